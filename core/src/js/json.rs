@@ -1,0 +1,350 @@
+//! `JSON.parse` and `JSON.stringify` with the semantics of V8.
+
+use super::number::number_to_string;
+use super::string::{escape_json_string_into, LONE_SURROGATE_BASE};
+use super::{Object, Value};
+
+/// Nesting deeper than this is reported as an error instead of risking the stack.
+const MAX_DEPTH: usize = 1000;
+
+/// Why `JSON.parse` failed, and where (a byte offset into the text).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParseError {
+    pub offset: usize,
+    pub message: String,
+}
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} at byte {}", self.message, self.offset)
+    }
+}
+
+/// `JSON.parse(text)`.
+pub fn parse(text: &str) -> Result<Value, ParseError> {
+    let mut p = Parser { s: text.as_bytes(), text, i: 0 };
+    p.ws();
+    let v = p.value(0)?;
+    p.ws();
+    if p.i != p.s.len() {
+        return Err(p.err("Unexpected non-whitespace character after JSON"));
+    }
+    Ok(v)
+}
+
+/// Like [`parse`], and the error's position as (line, column), both 1-based, column in chars.
+pub fn parse_with_position(text: &str) -> Result<Value, (ParseError, usize, usize)> {
+    parse(text).map_err(|e| {
+        let before = &text[..e.offset.min(text.len())];
+        let line = before.matches('\n').count() + 1;
+        let col = before.rsplit('\n').next().map(|l| l.chars().count()).unwrap_or(0) + 1;
+        (e, line, col)
+    })
+}
+
+struct Parser<'a> {
+    s: &'a [u8],
+    text: &'a str,
+    i: usize,
+}
+
+impl<'a> Parser<'a> {
+    fn err(&self, msg: &str) -> ParseError {
+        ParseError { offset: self.i, message: msg.to_string() }
+    }
+
+    fn ws(&mut self) {
+        while let Some(&b) = self.s.get(self.i) {
+            if b == b' ' || b == b'\t' || b == b'\n' || b == b'\r' {
+                self.i += 1;
+            } else {
+                break;
+            }
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> Result<Value, ParseError> {
+        if depth > MAX_DEPTH {
+            return Err(self.err("JSON nested too deeply"));
+        }
+        match self.s.get(self.i) {
+            None => Err(self.err("Unexpected end of JSON input")),
+            Some(b'{') => self.object(depth),
+            Some(b'[') => self.array(depth),
+            Some(b'"') => Ok(Value::String(self.string()?)),
+            Some(b't') => self.literal("true", Value::Bool(true)),
+            Some(b'f') => self.literal("false", Value::Bool(false)),
+            Some(b'n') => self.literal("null", Value::Null),
+            Some(b'-') | Some(b'0'..=b'9') => self.number(),
+            Some(_) => Err(self.err("Unexpected token")),
+        }
+    }
+
+    fn literal(&mut self, word: &str, v: Value) -> Result<Value, ParseError> {
+        if self.s[self.i..].starts_with(word.as_bytes()) {
+            self.i += word.len();
+            Ok(v)
+        } else {
+            Err(self.err("Unexpected token"))
+        }
+    }
+
+    fn number(&mut self) -> Result<Value, ParseError> {
+        let start = self.i;
+        if self.s[self.i] == b'-' {
+            self.i += 1;
+        }
+        match self.s.get(self.i) {
+            Some(b'0') => self.i += 1,
+            Some(b'1'..=b'9') => {
+                while matches!(self.s.get(self.i), Some(b'0'..=b'9')) {
+                    self.i += 1;
+                }
+            }
+            _ => return Err(self.err("No number after minus sign in JSON")),
+        }
+        if self.s.get(self.i) == Some(&b'.') {
+            self.i += 1;
+            if !matches!(self.s.get(self.i), Some(b'0'..=b'9')) {
+                return Err(self.err("Unterminated fractional number in JSON"));
+            }
+            while matches!(self.s.get(self.i), Some(b'0'..=b'9')) {
+                self.i += 1;
+            }
+        }
+        if matches!(self.s.get(self.i), Some(b'e') | Some(b'E')) {
+            self.i += 1;
+            if matches!(self.s.get(self.i), Some(b'+') | Some(b'-')) {
+                self.i += 1;
+            }
+            if !matches!(self.s.get(self.i), Some(b'0'..=b'9')) {
+                return Err(self.err("Exponent part is missing a number in JSON"));
+            }
+            while matches!(self.s.get(self.i), Some(b'0'..=b'9')) {
+                self.i += 1;
+            }
+        }
+        let lit = &self.text[start..self.i];
+        // Rust's float parsing is correctly rounded, as V8's is.
+        let n: f64 = lit.parse().map_err(|_| ParseError { offset: start, message: "Bad number".into() })?;
+        Ok(Value::Number(n))
+    }
+
+    fn hex4(&mut self) -> Result<u16, ParseError> {
+        let h = self.s.get(self.i..self.i + 4).ok_or_else(|| self.err("Bad Unicode escape in JSON"))?;
+        let mut v: u16 = 0;
+        for &b in h {
+            let d = match b {
+                b'0'..=b'9' => b - b'0',
+                b'a'..=b'f' => b - b'a' + 10,
+                b'A'..=b'F' => b - b'A' + 10,
+                _ => return Err(self.err("Bad Unicode escape in JSON")),
+            };
+            v = v * 16 + d as u16;
+        }
+        self.i += 4;
+        Ok(v)
+    }
+
+    fn string(&mut self) -> Result<String, ParseError> {
+        self.i += 1; // opening quote
+        let mut out = String::new();
+        loop {
+            // Copy the run of plain bytes at once.
+            let run_start = self.i;
+            while let Some(&b) = self.s.get(self.i) {
+                if b == b'"' || b == b'\\' || b < 0x20 {
+                    break;
+                }
+                self.i += 1;
+            }
+            out.push_str(&self.text[run_start..self.i]);
+            match self.s.get(self.i) {
+                None => return Err(self.err("Unterminated string in JSON")),
+                Some(b'"') => {
+                    self.i += 1;
+                    return Ok(out);
+                }
+                Some(b'\\') => {
+                    self.i += 1;
+                    let esc = *self.s.get(self.i).ok_or_else(|| self.err("Unterminated string in JSON"))?;
+                    self.i += 1;
+                    match esc {
+                        b'"' => out.push('"'),
+                        b'\\' => out.push('\\'),
+                        b'/' => out.push('/'),
+                        b'b' => out.push('\u{8}'),
+                        b'f' => out.push('\u{c}'),
+                        b'n' => out.push('\n'),
+                        b'r' => out.push('\r'),
+                        b't' => out.push('\t'),
+                        b'u' => {
+                            let cu = self.hex4()?;
+                            if (0xD800..0xDC00).contains(&cu) && self.s[self.i..].starts_with(b"\\u") {
+                                let save = self.i;
+                                self.i += 2;
+                                let lo = self.hex4()?;
+                                if (0xDC00..0xE000).contains(&lo) {
+                                    let c = 0x10000 + (((cu as u32) - 0xD800) << 10) + (lo as u32 - 0xDC00);
+                                    out.push(char::from_u32(c).unwrap());
+                                    continue;
+                                }
+                                self.i = save;
+                            }
+                            push_code_unit(&mut out, cu);
+                        }
+                        _ => {
+                            self.i -= 1;
+                            return Err(self.err("Bad escaped character in JSON"));
+                        }
+                    }
+                }
+                Some(_) => return Err(self.err("Bad control character in string literal in JSON")),
+            }
+        }
+    }
+
+    fn array(&mut self, depth: usize) -> Result<Value, ParseError> {
+        self.i += 1;
+        let mut items = Vec::new();
+        self.ws();
+        if self.s.get(self.i) == Some(&b']') {
+            self.i += 1;
+            return Ok(Value::Array(items));
+        }
+        loop {
+            self.ws();
+            items.push(self.value(depth + 1)?);
+            self.ws();
+            match self.s.get(self.i) {
+                Some(b',') => self.i += 1,
+                Some(b']') => {
+                    self.i += 1;
+                    return Ok(Value::Array(items));
+                }
+                None => return Err(self.err("Unexpected end of JSON input")),
+                _ => return Err(self.err("Expected ',' or ']' after array element in JSON")),
+            }
+        }
+    }
+
+    fn object(&mut self, depth: usize) -> Result<Value, ParseError> {
+        self.i += 1;
+        let mut obj = Object::new();
+        self.ws();
+        if self.s.get(self.i) == Some(&b'}') {
+            self.i += 1;
+            return Ok(Value::Object(obj));
+        }
+        loop {
+            self.ws();
+            if self.s.get(self.i) != Some(&b'"') {
+                return Err(self.err("Expected double-quoted property name in JSON"));
+            }
+            let key = self.string()?;
+            self.ws();
+            if self.s.get(self.i) != Some(&b':') {
+                return Err(self.err("Expected ':' after property name in JSON"));
+            }
+            self.i += 1;
+            self.ws();
+            let v = self.value(depth + 1)?;
+            obj.insert(key, v);
+            self.ws();
+            match self.s.get(self.i) {
+                Some(b',') => self.i += 1,
+                Some(b'}') => {
+                    self.i += 1;
+                    return Ok(Value::Object(obj));
+                }
+                None => return Err(self.err("Unexpected end of JSON input")),
+                _ => return Err(self.err("Expected ',' or '}' after property value in JSON")),
+            }
+        }
+    }
+}
+
+fn push_code_unit(out: &mut String, cu: u16) {
+    if (0xD800..0xE000).contains(&cu) {
+        out.push(char::from_u32(LONE_SURROGATE_BASE + (cu as u32 - 0xD800)).unwrap());
+    } else {
+        out.push(char::from_u32(cu as u32).unwrap());
+    }
+}
+
+pub(super) fn write_compact(v: &Value, out: &mut String) {
+    match v {
+        Value::Null => out.push_str("null"),
+        Value::Bool(true) => out.push_str("true"),
+        Value::Bool(false) => out.push_str("false"),
+        Value::Number(n) => {
+            if n.is_finite() {
+                out.push_str(&number_to_string(*n))
+            } else {
+                out.push_str("null")
+            }
+        }
+        Value::String(s) => escape_json_string_into(s, out),
+        Value::Array(a) => {
+            out.push('[');
+            for (i, item) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_compact(item, out);
+            }
+            out.push(']');
+        }
+        Value::Object(o) => {
+            out.push('{');
+            for (i, (k, item)) in o.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                escape_json_string_into(k, out);
+                out.push(':');
+                write_compact(item, out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+pub(super) fn write_pretty(v: &Value, out: &mut String, indent: usize, level: usize) {
+    let pad = |out: &mut String, level: usize| {
+        for _ in 0..indent * level {
+            out.push(' ');
+        }
+    };
+    match v {
+        Value::Array(a) if !a.is_empty() => {
+            out.push_str("[\n");
+            for (i, item) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(",\n");
+                }
+                pad(out, level + 1);
+                write_pretty(item, out, indent, level + 1);
+            }
+            out.push('\n');
+            pad(out, level);
+            out.push(']');
+        }
+        Value::Object(o) if !o.is_empty() => {
+            out.push_str("{\n");
+            for (i, (k, item)) in o.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(",\n");
+                }
+                pad(out, level + 1);
+                escape_json_string_into(k, out);
+                out.push_str(": ");
+                write_pretty(item, out, indent, level + 1);
+            }
+            out.push('\n');
+            pad(out, level);
+            out.push('}');
+        }
+        _ => write_compact(v, out),
+    }
+}

@@ -1,0 +1,353 @@
+//! What makes our bytes identical to Node's: a JSON value whose objects order their keys the way
+//! JS objects do, `JSON.parse` and `JSON.stringify` with JS semantics (escaping, number printing),
+//! string lengths and slices in UTF-16 code units, and pi's `shortHash`.
+//!
+//! Strings are Rust `String`s. JS strings may hold lone UTF-16 surrogates, which Rust strings
+//! cannot; a lone surrogate `0xD800 + k` is stored as the private-use scalar `U+10F800 + k`
+//! (see [`LONE_SURROGATE_BASE`]). Every function here that measures, slices or prints strings
+//! knows that convention, so lone surrogates survive a parse → stringify round trip, count as one
+//! UTF-16 unit, and are removed by [`sanitize_surrogates`] as pi's `sanitizeSurrogates` does.
+
+mod json;
+mod number;
+mod string;
+
+pub use json::{parse, parse_with_position, ParseError};
+pub use number::number_to_string;
+pub use string::{
+    escape_json_string_into, from_utf16, is_lone_surrogate_char, js_slice, js_trim, js_trim_is_empty,
+    sanitize_surrogates, short_hash, utf16_len, utf16_units, LONE_SURROGATE_BASE,
+};
+
+use std::fmt;
+
+/// A JSON value as JS holds it after `JSON.parse` or builds it in an object literal.
+#[derive(Clone, PartialEq, Default)]
+pub enum Value {
+    #[default]
+    Null,
+    Bool(bool),
+    Number(f64),
+    String(String),
+    Array(Vec<Value>),
+    Object(Object),
+}
+
+/// A JS object: integer-like keys come first in ascending order, then the other keys in
+/// insertion order. Setting an existing key keeps its position (as JS assignment does).
+#[derive(Clone, PartialEq, Default)]
+pub struct Object {
+    entries: Vec<(String, Value)>,
+}
+
+/// Whether JS treats `key` as an array index (a canonical decimal below 2^32 − 1), which
+/// orders it before all other keys.
+pub fn is_array_index(key: &str) -> Option<u32> {
+    if key.is_empty() || key.len() > 10 {
+        return None;
+    }
+    if key.len() > 1 && key.starts_with('0') {
+        return None;
+    }
+    if !key.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let n: u64 = key.parse().ok()?;
+    if n < u32::MAX as u64 {
+        Some(n as u32)
+    } else {
+        None
+    }
+}
+
+impl Object {
+    pub fn new() -> Self {
+        Object { entries: Vec::new() }
+    }
+
+    pub fn with_capacity(n: usize) -> Self {
+        Object { entries: Vec::with_capacity(n) }
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// `obj[key] = value`: replaces in place, or inserts at the JS position.
+    pub fn insert(&mut self, key: impl Into<String>, value: Value) {
+        let key = key.into();
+        if let Some(slot) = self.entries.iter_mut().find(|(k, _)| *k == key) {
+            slot.1 = value;
+            return;
+        }
+        match is_array_index(&key) {
+            None => self.entries.push((key, value)),
+            Some(idx) => {
+                let pos = self
+                    .entries
+                    .iter()
+                    .position(|(k, _)| match is_array_index(k) {
+                        Some(other) => other > idx,
+                        None => true,
+                    })
+                    .unwrap_or(self.entries.len());
+                self.entries.insert(pos, (key, value));
+            }
+        }
+    }
+
+    /// Builder form of [`Object::insert`].
+    pub fn with(mut self, key: impl Into<String>, value: impl Into<Value>) -> Self {
+        self.insert(key, value.into());
+        self
+    }
+
+    /// Inserts only when `value` is `Some` (JS drops `undefined` members when stringifying).
+    pub fn insert_opt(&mut self, key: impl Into<String>, value: Option<Value>) {
+        if let Some(v) = value {
+            self.insert(key, v);
+        }
+    }
+
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut Value> {
+        self.entries.iter_mut().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.entries.iter().any(|(k, _)| k == key)
+    }
+
+    /// `delete obj[key]`.
+    pub fn remove(&mut self, key: &str) -> Option<Value> {
+        let pos = self.entries.iter().position(|(k, _)| k == key)?;
+        Some(self.entries.remove(pos).1)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Value)> {
+        self.entries.iter().map(|(k, v)| (k, v))
+    }
+
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (&String, &mut Value)> {
+        self.entries.iter_mut().map(|(k, v)| (&*k, v))
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &String> {
+        self.entries.iter().map(|(k, _)| k)
+    }
+
+    /// `{...a, ...b}`: a shallow merge where `other`'s members override.
+    pub fn spread(&mut self, other: &Object) {
+        for (k, v) in other.iter() {
+            self.insert(k.clone(), v.clone());
+        }
+    }
+
+    pub fn get_str(&self, key: &str) -> Option<&str> {
+        self.get(key).and_then(Value::as_str)
+    }
+
+    pub fn get_bool(&self, key: &str) -> Option<bool> {
+        self.get(key).and_then(Value::as_bool)
+    }
+
+    pub fn get_f64(&self, key: &str) -> Option<f64> {
+        self.get(key).and_then(Value::as_f64)
+    }
+
+    pub fn get_array(&self, key: &str) -> Option<&Vec<Value>> {
+        self.get(key).and_then(Value::as_array)
+    }
+
+    pub fn get_object(&self, key: &str) -> Option<&Object> {
+        self.get(key).and_then(Value::as_object)
+    }
+}
+
+impl FromIterator<(String, Value)> for Object {
+    fn from_iter<T: IntoIterator<Item = (String, Value)>>(iter: T) -> Self {
+        let mut o = Object::new();
+        for (k, v) in iter {
+            o.insert(k, v);
+        }
+        o
+    }
+}
+
+impl Value {
+    pub fn object() -> Value {
+        Value::Object(Object::new())
+    }
+
+    pub fn str(s: impl Into<String>) -> Value {
+        Value::String(s.into())
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Value::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Value::Number(n) => Some(*n),
+            _ => None,
+        }
+    }
+
+    pub fn as_array(&self) -> Option<&Vec<Value>> {
+        match self {
+            Value::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    pub fn as_array_mut(&mut self) -> Option<&mut Vec<Value>> {
+        match self {
+            Value::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    pub fn as_object(&self) -> Option<&Object> {
+        match self {
+            Value::Object(o) => Some(o),
+            _ => None,
+        }
+    }
+
+    pub fn as_object_mut(&mut self) -> Option<&mut Object> {
+        match self {
+            Value::Object(o) => Some(o),
+            _ => None,
+        }
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+
+    /// Member access that yields `None` for non-objects and missing keys (`v?.[key]`).
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.as_object().and_then(|o| o.get(key))
+    }
+
+    pub fn get_str(&self, key: &str) -> Option<&str> {
+        self.get(key).and_then(Value::as_str)
+    }
+
+    /// JS truthiness.
+    pub fn truthy(&self) -> bool {
+        match self {
+            Value::Null => false,
+            Value::Bool(b) => *b,
+            Value::Number(n) => *n != 0.0 && !n.is_nan(),
+            Value::String(s) => !s.is_empty(),
+            Value::Array(_) | Value::Object(_) => true,
+        }
+    }
+
+    /// `JSON.stringify(value)`.
+    pub fn to_json(&self) -> String {
+        let mut out = String::new();
+        json::write_compact(self, &mut out);
+        out
+    }
+
+    /// `JSON.stringify(value, null, indent)`.
+    pub fn to_json_pretty(&self, indent: usize) -> String {
+        let mut out = String::new();
+        json::write_pretty(self, &mut out, indent, 0);
+        out
+    }
+
+    /// The UTF-16 length of `JSON.stringify(value)`, without building the string twice.
+    pub fn json_len_utf16(&self) -> usize {
+        utf16_len(&self.to_json())
+    }
+}
+
+impl fmt::Debug for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_json())
+    }
+}
+
+impl fmt::Debug for Object {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&Value::Object(self.clone()).to_json())
+    }
+}
+
+impl From<&str> for Value {
+    fn from(s: &str) -> Self {
+        Value::String(s.to_string())
+    }
+}
+
+impl From<String> for Value {
+    fn from(s: String) -> Self {
+        Value::String(s)
+    }
+}
+
+impl From<bool> for Value {
+    fn from(b: bool) -> Self {
+        Value::Bool(b)
+    }
+}
+
+impl From<f64> for Value {
+    fn from(n: f64) -> Self {
+        Value::Number(n)
+    }
+}
+
+impl From<i64> for Value {
+    fn from(n: i64) -> Self {
+        Value::Number(n as f64)
+    }
+}
+
+impl From<u32> for Value {
+    fn from(n: u32) -> Self {
+        Value::Number(n as f64)
+    }
+}
+
+impl From<usize> for Value {
+    fn from(n: usize) -> Self {
+        Value::Number(n as f64)
+    }
+}
+
+impl From<Object> for Value {
+    fn from(o: Object) -> Self {
+        Value::Object(o)
+    }
+}
+
+impl From<Vec<Value>> for Value {
+    fn from(a: Vec<Value>) -> Self {
+        Value::Array(a)
+    }
+}
+
+#[cfg(test)]
+mod tests;

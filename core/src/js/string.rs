@@ -1,0 +1,170 @@
+//! JS string semantics over Rust strings: UTF-16 lengths and slices, `trim`, JSON escaping,
+//! `sanitizeSurrogates` and pi's `shortHash`.
+
+/// A lone UTF-16 surrogate `0xD800 + k` is stored as the scalar `LONE_SURROGATE_BASE + k`
+/// (Supplementary Private Use Area-B, `U+10F800..=U+10FFFF`).
+pub const LONE_SURROGATE_BASE: u32 = 0x10F800;
+
+/// Whether `c` stands for a lone surrogate; returns its UTF-16 code unit.
+#[inline]
+pub fn is_lone_surrogate_char(c: char) -> Option<u16> {
+    let u = c as u32;
+    if u >= LONE_SURROGATE_BASE {
+        Some((0xD800 + (u - LONE_SURROGATE_BASE)) as u16)
+    } else {
+        None
+    }
+}
+
+/// `s.length` in JS.
+pub fn utf16_len(s: &str) -> usize {
+    // Fast path: ASCII and BMP characters are one unit, astral ones two; lone surrogates one.
+    let mut n = 0;
+    for c in s.chars() {
+        let u = c as u32;
+        n += if u < 0x10000 || u >= LONE_SURROGATE_BASE { 1 } else { 2 };
+    }
+    n
+}
+
+/// The UTF-16 code units of a JS string.
+pub fn utf16_units(s: &str) -> Vec<u16> {
+    let mut out = Vec::with_capacity(s.len());
+    for c in s.chars() {
+        if let Some(cu) = is_lone_surrogate_char(c) {
+            out.push(cu);
+        } else {
+            let mut buf = [0u16; 2];
+            out.extend_from_slice(c.encode_utf16(&mut buf));
+        }
+    }
+    out
+}
+
+/// Builds a string from UTF-16 code units; pairs combine, lone surrogates are kept (encoded).
+pub fn from_utf16(units: &[u16]) -> String {
+    let mut out = String::with_capacity(units.len());
+    for r in char::decode_utf16(units.iter().copied()) {
+        match r {
+            Ok(c) => out.push(c),
+            Err(e) => {
+                let cu = e.unpaired_surrogate();
+                out.push(char::from_u32(LONE_SURROGATE_BASE + (cu as u32 - 0xD800)).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// `s.slice(start, end)` with non-negative indices in UTF-16 units (clamped to the length).
+pub fn js_slice(s: &str, start: usize, end: Option<usize>) -> String {
+    if s.is_ascii() {
+        let end = end.unwrap_or(s.len()).min(s.len());
+        let start = start.min(end);
+        return s[start..end].to_string();
+    }
+    let units = utf16_units(s);
+    let end = end.unwrap_or(units.len()).min(units.len());
+    let start = start.min(end);
+    from_utf16(&units[start..end])
+}
+
+/// JS `WhiteSpace` and `LineTerminator` code points, which `String.prototype.trim` removes and
+/// `\s` matches.
+pub fn is_js_whitespace(c: char) -> bool {
+    matches!(
+        c,
+        '\u{9}' | '\u{a}' | '\u{b}' | '\u{c}' | '\u{d}' | ' ' | '\u{a0}' | '\u{1680}'
+            | '\u{2000}'..='\u{200a}'
+            | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}'
+    )
+}
+
+/// `s.trim()`.
+pub fn js_trim(s: &str) -> &str {
+    s.trim_matches(is_js_whitespace)
+}
+
+/// `s.trim().length === 0` (also `!s.trim()`).
+pub fn js_trim_is_empty(s: &str) -> bool {
+    s.chars().all(is_js_whitespace)
+}
+
+/// pi's `sanitizeSurrogates`: removes unpaired surrogates. Paired ones are real scalars in a Rust
+/// string, so this removes exactly the encoded lone ones.
+pub fn sanitize_surrogates(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.chars().any(|c| is_lone_surrogate_char(c).is_some()) {
+        std::borrow::Cow::Owned(s.chars().filter(|c| is_lone_surrogate_char(*c).is_none()).collect())
+    } else {
+        std::borrow::Cow::Borrowed(s)
+    }
+}
+
+/// Appends `JSON.stringify(s)` (the quoted, escaped string) to `out`.
+pub fn escape_json_string_into(s: &str, out: &mut String) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.reserve(s.len() + 2);
+    out.push('"');
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        let esc: Option<&str> = match c {
+            '"' => Some("\\\""),
+            '\\' => Some("\\\\"),
+            '\u{8}' => Some("\\b"),
+            '\u{c}' => Some("\\f"),
+            '\n' => Some("\\n"),
+            '\r' => Some("\\r"),
+            '\t' => Some("\\t"),
+            _ => None,
+        };
+        let needs = esc.is_some() || (c as u32) < 0x20 || is_lone_surrogate_char(c).is_some();
+        if !needs {
+            continue;
+        }
+        out.push_str(&s[start..i]);
+        start = i + c.len_utf8();
+        if let Some(e) = esc {
+            out.push_str(e);
+        } else {
+            let cu = is_lone_surrogate_char(c).unwrap_or(c as u16);
+            out.push_str("\\u");
+            for shift in [12, 8, 4, 0] {
+                out.push(HEX[((cu >> shift) & 0xf) as usize] as char);
+            }
+        }
+    }
+    out.push_str(std::str::from_utf8(&bytes[start..]).unwrap());
+    out.push('"');
+}
+
+/// pi's `shortHash` (pi-ai utils/hash.js): a cyrb53-style hash over UTF-16 code units, printed
+/// as `(h2>>>0).toString(36) + (h1>>>0).toString(36)`.
+pub fn short_hash(s: &str) -> String {
+    let mut h1: u32 = 0xdeadbeef;
+    let mut h2: u32 = 0x41c6ce57;
+    for ch in utf16_units(s) {
+        let ch = ch as u32;
+        h1 = (h1 ^ ch).wrapping_mul(2654435761);
+        h2 = (h2 ^ ch).wrapping_mul(1597334677);
+    }
+    let a = (h1 ^ (h1 >> 16)).wrapping_mul(2246822507) ^ (h2 ^ (h2 >> 13)).wrapping_mul(3266489909);
+    h1 = a;
+    let b = (h2 ^ (h2 >> 16)).wrapping_mul(2246822507) ^ (h1 ^ (h1 >> 13)).wrapping_mul(3266489909);
+    h2 = b;
+    format!("{}{}", to_base36(h2), to_base36(h1))
+}
+
+fn to_base36(mut n: u32) -> String {
+    if n == 0 {
+        return "0".into();
+    }
+    let mut digits = Vec::new();
+    while n > 0 {
+        let d = (n % 36) as u8;
+        digits.push(if d < 10 { b'0' + d } else { b'a' + d - 10 });
+        n /= 36;
+    }
+    digits.reverse();
+    String::from_utf8(digits).unwrap()
+}

@@ -1,0 +1,89 @@
+//! Expected values were printed by Node 22 (the runtime pi 0.85.1 runs on).
+use super::*;
+
+#[test]
+fn short_hash_matches_pi() {
+    let cases = [
+        ("", "k4n83c7h0j2b"),
+        ("a", "m8735310ae7sx"),
+        ("call_abc|fc_123", "jp01dsxufnom"),
+        ("héllo wörld 🙈", "18pfjaipnd5ky"),
+        ("\u{10F83D}", "18lfc671o48onq"), // a lone \ud83d
+        ("toolu_01ABCDEFGHIJKLMNOPQRSTUV|fc_0123456789abcdef0123456789abcdef", "1123mvk1mh53k4"),
+    ];
+    for (input, want) in cases {
+        assert_eq!(short_hash(input), want, "shortHash({input:?})");
+    }
+}
+
+#[test]
+fn numbers_print_like_js() {
+    let cases: [(f64, &str); 13] = [
+        (0.0, "0"),
+        (-0.0, "0"),
+        (1e21, "1e+21"),
+        (1e-7, "1e-7"),
+        (0.000001, "0.000001"),
+        (123456789012345680000.0, "123456789012345680000"),
+        (1.5, "1.5"),
+        (-2.25e-10, "-2.25e-10"),
+        (5e-324, "5e-324"),
+        (1.7976931348623157e308, "1.7976931348623157e+308"),
+        (0.1 + 0.2, "0.30000000000000004"),
+        (100.0, "100"),
+        (1795980794743.0, "1795980794743"),
+    ];
+    for (n, want) in cases {
+        assert_eq!(Value::Number(n).to_json(), want);
+    }
+}
+
+#[test]
+fn strings_escape_like_json_stringify() {
+    let v = parse(r#""a\u0001\b\f\n\r\t\"\\\/\u2028\u007f\ud800x\udc00""#).unwrap();
+    assert_eq!(v.to_json(), "\"a\\u0001\\b\\f\\n\\r\\t\\\"\\\\/\u{2028}\u{7f}\\ud800x\\udc00\"");
+}
+
+#[test]
+fn object_keys_order_like_js() {
+    let v = parse(r#"{"b":1,"2":2,"a":3,"1":4,"b":5,"01":6,"4294967295":7,"4294967294":8}"#).unwrap();
+    assert_eq!(v.to_json(), r#"{"1":4,"2":2,"4294967294":8,"b":5,"a":3,"01":6,"4294967295":7}"#);
+}
+
+#[test]
+fn surrogate_pairs_from_escapes_combine() {
+    let v = parse(r#""\ud83d\ude48 \ud83d""#).unwrap();
+    let s = v.as_str().unwrap();
+    assert!(s.starts_with('🙈'));
+    assert_eq!(utf16_len(s), 4);
+    assert_eq!(sanitize_surrogates(s), "🙈 ");
+    assert_eq!(v.to_json(), "\"🙈 \\ud83d\"");
+}
+
+#[test]
+fn utf16_lengths_and_slices() {
+    assert_eq!(utf16_len("héllo"), 5);
+    assert_eq!(utf16_len("🙈x"), 3);
+    assert_eq!(js_slice("a🙈b", 0, Some(2)), "a\u{10F83D}"); // cuts the pair: a lone high surrogate
+    assert_eq!(utf16_len(&js_slice("a🙈b", 0, Some(2))), 2);
+    assert_eq!(js_slice("abcdef", 2, Some(4)), "cd");
+    assert_eq!(js_trim("\u{feff} x \u{2028}"), "x");
+}
+
+#[test]
+fn parse_errors_are_located_not_panics() {
+    for bad in ["", "{", "[1,]", "{\"a\" 1}", "\"abc", "01x", "nul", "\"\u{1}\"", "[1 2]", "-"] {
+        let err = parse(bad).unwrap_err();
+        assert!(err.offset <= bad.len(), "{bad:?}: {err}");
+    }
+    let deep = "[".repeat(100_000);
+    assert!(parse(&deep).is_err());
+    let (_, line, col) = parse_with_position("{\n  \"a\": x\n}").unwrap_err();
+    assert_eq!((line, col), (2, 8));
+}
+
+#[test]
+fn pretty_matches_json_stringify_indent_2() {
+    let v = parse(r#"{"a":[1,{"b":[]}],"c":{}}"#).unwrap();
+    assert_eq!(v.to_json_pretty(2), "{\n  \"a\": [\n    1,\n    {\n      \"b\": []\n    }\n  ],\n  \"c\": {}\n}");
+}
