@@ -1,4 +1,28 @@
 //! ctxlens: rebuilds, offline and byte for byte, the HTTP request that the pi coding agent 0.85.1
 //! sends to an LLM, and records how it was assembled.
+//!
+//! The one entry point is [`assemble`]: plain data in ([`Inputs`]: the session text, a virtual
+//! file tree, flags, environment, the time), one [`Assembly`] out (body bytes, URL, headers,
+//! the stage-by-stage trace, statistics and diagnostics). Nothing here touches a filesystem, a
+//! clock, the network or the DOM.
 
+pub mod args;
+pub mod assemble;
+pub mod data;
+pub mod diagnostics;
+pub mod inputs;
 pub mod js;
+pub mod messages;
+pub mod model;
+pub mod prompt;
+pub mod protocols;
+pub mod resources;
+pub mod session;
+pub mod settings;
+pub mod stats;
+pub mod tools;
+pub mod trace;
+
+pub use assemble::{assemble, Assembly};
+pub use diagnostics::{Diagnostic, Severity};
+pub use inputs::{Inputs, SourceText, VirtualFs};

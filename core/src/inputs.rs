@@ -1,0 +1,235 @@
+//! Everything pi would read, as plain data. The core never touches a filesystem, a clock or the
+//! environment: the caller lays them out here.
+
+use std::collections::BTreeMap;
+
+/// A virtual file tree: absolute POSIX path → file bytes. Directories are implied by paths.
+#[derive(Clone, Debug, Default)]
+pub struct VirtualFs {
+    files: BTreeMap<String, Vec<u8>>,
+}
+
+impl VirtualFs {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds (or replaces) a file. The path is normalized (`//`, `.` and `..` removed).
+    pub fn insert(&mut self, path: &str, bytes: impl Into<Vec<u8>>) {
+        self.files.insert(normalize_path(path), bytes.into());
+    }
+
+    pub fn get(&self, path: &str) -> Option<&[u8]> {
+        self.files.get(&normalize_path(path)).map(|v| v.as_slice())
+    }
+
+    /// The file as UTF-8 text (invalid sequences replaced, as Node's `readFileSync(p, "utf8")`).
+    pub fn read_to_string(&self, path: &str) -> Option<String> {
+        self.get(path).map(|b| String::from_utf8_lossy(b).into_owned())
+    }
+
+    /// `existsSync(p) && statSync(p).isFile()`.
+    pub fn is_file(&self, path: &str) -> bool {
+        self.files.contains_key(&normalize_path(path))
+    }
+
+    /// Whether any file lives below `path`.
+    pub fn is_dir(&self, path: &str) -> bool {
+        let mut prefix = normalize_path(path);
+        if !prefix.ends_with('/') {
+            prefix.push('/');
+        }
+        self.files.range(prefix.clone()..).next().is_some_and(|(k, _)| k.starts_with(&prefix))
+    }
+
+    /// The names directly inside `dir` (files and subdirectories), sorted by byte order as
+    /// libuv's `readdir` returns them on POSIX; each with whether it is a directory.
+    pub fn read_dir(&self, dir: &str) -> Vec<(String, bool)> {
+        let mut prefix = normalize_path(dir);
+        if !prefix.ends_with('/') {
+            prefix.push('/');
+        }
+        let mut out: Vec<(String, bool)> = Vec::new();
+        for (k, _) in self.files.range(prefix.clone()..) {
+            let Some(rest) = k.strip_prefix(&prefix) else { break };
+            let (name, is_dir) = match rest.find('/') {
+                Some(i) => (&rest[..i], true),
+                None => (rest, false),
+            };
+            if out.last().map(|(n, _)| n.as_str()) != Some(name) {
+                out.push((name.to_string(), is_dir));
+            }
+        }
+        out.sort();
+        out.dedup_by(|a, b| a.0 == b.0);
+        out
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Vec<u8>)> {
+        self.files.iter()
+    }
+
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+}
+
+/// POSIX `path.normalize` for absolute paths (and a best effort for relative ones).
+pub fn normalize_path(path: &str) -> String {
+    let absolute = path.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for seg in path.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                if parts.last().is_some_and(|p| *p != "..") {
+                    parts.pop();
+                } else if !absolute {
+                    parts.push("..");
+                }
+            }
+            s => parts.push(s),
+        }
+    }
+    let joined = parts.join("/");
+    if absolute {
+        format!("/{joined}")
+    } else if joined.is_empty() {
+        ".".into()
+    } else {
+        joined
+    }
+}
+
+/// POSIX `path.resolve(base, p)`.
+pub fn resolve_path(base: &str, p: &str) -> String {
+    if p.starts_with('/') {
+        normalize_path(p)
+    } else {
+        normalize_path(&format!("{base}/{p}"))
+    }
+}
+
+/// POSIX `path.join(a, b)`.
+pub fn join_path(a: &str, b: &str) -> String {
+    normalize_path(&format!("{a}/{b}"))
+}
+
+/// POSIX `path.dirname`.
+pub fn dirname(p: &str) -> String {
+    match p.trim_end_matches('/').rfind('/') {
+        Some(0) => "/".into(),
+        Some(i) => p[..i].to_string(),
+        None => ".".into(),
+    }
+}
+
+/// POSIX `path.basename`.
+pub fn basename(p: &str) -> &str {
+    p.trim_end_matches('/').rsplit('/').next().unwrap_or("")
+}
+
+/// A named text input (the session file), kept with its name for diagnostics.
+#[derive(Clone, Debug, Default)]
+pub struct SourceText {
+    pub name: String,
+    pub text: String,
+}
+
+/// An extension tool as pi's `registerTool` takes it (the oracle's tools.json shape):
+/// `{name, label?, description, parameters, promptSnippet?, promptGuidelines?}`.
+pub type ExtensionToolsJson = SourceText;
+
+/// All inputs of one assembly.
+#[derive(Clone, Debug)]
+pub struct Inputs {
+    /// The pi session to resume (JSONL). `None`: pi starts a new session.
+    pub session: Option<SourceText>,
+    /// Every file pi could read: the project tree, the agent dir (settings.json, models.json,
+    /// AGENTS.md, SYSTEM.md, skills), attachments.
+    pub files: VirtualFs,
+    /// `$HOME`.
+    pub home: String,
+    /// pi's agent dir (`~/.pi/agent` or `$PI_CODING_AGENT_DIR`).
+    pub agent_dir: String,
+    /// The process working directory (a resumed session uses its header's cwd instead).
+    pub cwd: String,
+    /// The installed pi-coding-agent package dir (docs paths in the system prompt).
+    pub pi_package_dir: String,
+    /// `--model` (`provider/id`, `id`, optionally with a `:thinking` suffix).
+    pub model: Option<String>,
+    /// `--thinking`.
+    pub thinking: Option<String>,
+    /// The rest of pi's command line (`--tools`, `--system-prompt`, `@file`, ...).
+    pub args: Vec<String>,
+    /// Environment variables pi reads (`PI_CACHE_RETENTION`, `PI_EXPERIMENTAL`, ...).
+    pub env: BTreeMap<String, String>,
+    /// Extension tools (tools.json), appended after the built-in ones.
+    pub extension_tools: Option<ExtensionToolsJson>,
+    /// The next prompt. `None` = continue after tool results (no new user message).
+    pub prompt: Option<String>,
+    /// `Date.now()` when the prompt is sent, in ms.
+    pub now_ms: f64,
+    /// Replace the model's `api` (the protocol switch).
+    pub api: Option<String>,
+    /// The session id of a new session (pi makes a random uuidv7); a resumed session uses its
+    /// header id.
+    pub session_id: Option<String>,
+    /// `User-Agent` pi derives from the OS: `pi (linux 6.1.0; x64)`.
+    pub user_agent: String,
+}
+
+impl Default for Inputs {
+    fn default() -> Self {
+        Inputs {
+            session: None,
+            files: VirtualFs::new(),
+            home: "/home/user".into(),
+            agent_dir: "/home/user/.pi/agent".into(),
+            cwd: "/home/user/project".into(),
+            pi_package_dir: "/usr/lib/node_modules/@earendil-works/pi-coding-agent".into(),
+            model: None,
+            thinking: None,
+            args: Vec::new(),
+            env: BTreeMap::new(),
+            extension_tools: None,
+            prompt: None,
+            now_ms: 0.0,
+            api: None,
+            session_id: None,
+            user_agent: "pi (linux 6.1.0; x64)".into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_behave_like_node_posix_path() {
+        assert_eq!(normalize_path("/a//b/./c/../d/"), "/a/b/d");
+        assert_eq!(resolve_path("/a/b", "../c"), "/a/c");
+        assert_eq!(resolve_path("/a/b", "/x"), "/x");
+        assert_eq!(dirname("/a/b/SKILL.md"), "/a/b");
+        assert_eq!(dirname("/a"), "/");
+        assert_eq!(basename("/a/b/"), "b");
+    }
+
+    #[test]
+    fn read_dir_lists_files_and_dirs_sorted() {
+        let mut fs = VirtualFs::new();
+        fs.insert("/s/b/SKILL.md", "x");
+        fs.insert("/s/a.md", "y");
+        fs.insert("/s/b/c/d.md", "z");
+        fs.insert("/sx/e", "w");
+        assert_eq!(fs.read_dir("/s"), vec![("a.md".into(), false), ("b".into(), true)]);
+        assert!(fs.is_dir("/s/b"));
+        assert!(!fs.is_dir("/s/a.md"));
+        assert!(fs.is_file("/s/./b/SKILL.md"));
+    }
+}

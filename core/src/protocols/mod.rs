@@ -1,0 +1,97 @@
+//! One module per pi adapter (pi-ai `dist/api/<name>.js`), each turning the LLM context into the
+//! protocol's URL, headers and body bytes.
+
+pub mod anthropic_messages;
+pub mod openai_completions;
+
+use std::collections::BTreeMap;
+
+use crate::js::{Object, Value};
+use crate::model::Model;
+use crate::tools::ToolDef;
+use crate::trace::Events;
+
+/// Every protocol pi 0.85.1 has an adapter for.
+pub const APIS: [&str; 9] = [
+    "openai-completions",
+    "anthropic-messages",
+    "openai-responses",
+    "azure-openai-responses",
+    "openai-codex-responses",
+    "google-generative-ai",
+    "bedrock-converse-stream",
+    "mistral-conversations",
+    "pi-messages",
+];
+
+/// The protocols ctxlens assembles byte for byte today.
+pub const SUPPORTED_APIS: [&str; 2] = ["openai-completions", "anthropic-messages"];
+
+/// pi's `Context`: what the agent loop hands the adapter.
+#[derive(Clone, Debug, Default)]
+pub struct LlmContext {
+    pub system_prompt: String,
+    /// LLM messages (user, assistant, toolResult) as pi holds them after `convertToLlm`.
+    pub messages: Vec<Value>,
+    pub tools: Vec<ToolDef>,
+}
+
+/// What the coding agent passes to `streamSimple` (INVENTORY M5, M6), already resolved.
+#[derive(Clone, Debug, Default)]
+pub struct StreamOptions {
+    /// The thinking level, `None` when "off" (`reasoning` in pi).
+    pub reasoning: Option<String>,
+    /// The session header id.
+    pub session_id: Option<String>,
+    /// Environment variables (PI_CACHE_RETENTION, ...).
+    pub env: BTreeMap<String, String>,
+    /// `settings.thinkingBudgets`.
+    pub thinking_budgets: Option<Object>,
+    /// The API key pi resolved for the provider (models.json `apiKey`, default "test-key" in
+    /// the oracle). Only its kind matters (OAuth detection); it is never put in headers here.
+    pub api_key: String,
+    /// `User-Agent: pi (...)`.
+    pub user_agent: String,
+    /// Configured headers (models.json provider/model headers), merged case-insensitively.
+    pub headers: Vec<(String, String)>,
+}
+
+/// The HTTP request an adapter produces.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Request {
+    pub method: &'static str,
+    /// The full URL (`{baseUrl}/chat/completions`, ...).
+    pub url: String,
+    /// The protocol's own headers, in order (credentials shown as `<redacted>`; SDK runtime
+    /// headers such as x-stainless-* left out).
+    pub headers: Vec<(String, String)>,
+    /// The body as a value (the params after onPayload).
+    pub params: Value,
+    /// The exact body bytes.
+    pub body: String,
+}
+
+/// Why an adapter could not build a request (pi throws there too).
+#[derive(Clone, Debug, PartialEq)]
+pub struct AdapterError {
+    pub message: String,
+}
+
+/// Builds the request for `model.api()`.
+pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut Events) -> Result<Request, AdapterError> {
+    match model.api() {
+        "openai-completions" => openai_completions::build(model, ctx, opts, events),
+        "anthropic-messages" => anthropic_messages::build(model, ctx, opts, events),
+        other => Err(AdapterError { message: format!("protocol {other:?} is not supported yet") }),
+    }
+}
+
+/// `PI_CACHE_RETENTION === "long" ? "long" : "short"` (A6; the coding agent never sets the
+/// option).
+pub fn cache_retention(opts: &StreamOptions) -> &'static str {
+    if opts.env.get("PI_CACHE_RETENTION").map(String::as_str) == Some("long") {
+        "long"
+    } else {
+        "short"
+    }
+}
