@@ -1,1 +1,167 @@
-fn main() {}
+//! `ctxlens`: rebuilds the request pi 0.85.1 would send, from a case folder.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use ctxlens::protocols::APIS;
+use ctxlens_cli::{case, report};
+
+const HELP: &str = "\
+ctxlens — rebuild, byte for byte, the HTTP request pi 0.85.1 sends to an LLM
+
+USAGE:
+    ctxlens <COMMAND> --case CASE_DIR --env ENV_JSON [--now MS] [--api API]
+
+COMMANDS:
+    assemble      Print exactly the request body pi would send (no trailing newline)
+    stats         Print the character accounting as JSON (system prompt, tools, history;
+                  lengths in UTF-16 code units, as JS .length)
+    trace         Print the pipeline stages and what each did (--json for JSON)
+    request       Print the method, URL and headers, then the body
+    diagnostics   Print the problems found in the inputs, one per line (--json for JSON)
+
+OPTIONS:
+    --case DIR    A case folder in the oracle's layout: case.json, models.json, and optionally
+                  session.jsonl, tools.json, agent/ (laid at the env's agentDir) and fs/ (laid
+                  at the env's root)
+    --env FILE    The capture's env.json (root, home, agentDir, cwd, piPackageDir, sessionId,
+                  model, thinking, prompt, args)
+    --now MS      Date.now() when the prompt is sent (default: the prompt's timestamp in
+                  session.after.jsonl beside ENV_JSON, else 0)
+    --api API     Switch the model's protocol (the same model with its api replaced)
+    --json        Machine-readable output (trace, diagnostics)
+    -h, --help    Print this help
+
+EXIT STATUS:
+    0 on success; 1 when no request could be built (see diagnostics); 2 on usage errors.
+";
+
+struct Opts {
+    command: String,
+    case: Option<PathBuf>,
+    env: Option<PathBuf>,
+    now: Option<f64>,
+    api: Option<String>,
+    json: bool,
+}
+
+fn parse_args() -> Result<Opts, String> {
+    let mut args = std::env::args().skip(1);
+    let mut o = Opts { command: String::new(), case: None, env: None, now: None, api: None, json: false };
+    while let Some(a) = args.next() {
+        let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
+        match a.as_str() {
+            "-h" | "--help" | "help" => {
+                o.command = "help".into();
+                return Ok(o);
+            }
+            "--case" => o.case = Some(PathBuf::from(value("--case")?)),
+            "--env" => o.env = Some(PathBuf::from(value("--env")?)),
+            "--now" => o.now = Some(value("--now")?.parse().map_err(|_| "--now takes milliseconds".to_string())?),
+            "--api" => {
+                let api = value("--api")?;
+                if !APIS.contains(&api.as_str()) {
+                    return Err(format!("unknown --api {api:?}; one of: {}", APIS.join(", ")));
+                }
+                o.api = Some(api);
+            }
+            "--json" => o.json = true,
+            s if s.starts_with('-') => return Err(format!("unknown option {s}")),
+            s if o.command.is_empty() => o.command = s.to_string(),
+            s => return Err(format!("unexpected argument {s}")),
+        }
+    }
+    Ok(o)
+}
+
+fn main() -> ExitCode {
+    let o = match parse_args() {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("ctxlens: {e}\n\n{HELP}");
+            return ExitCode::from(2);
+        }
+    };
+    if o.command == "help" || o.command.is_empty() {
+        print!("{HELP}");
+        return if o.command.is_empty() { ExitCode::from(2) } else { ExitCode::SUCCESS };
+    }
+    if !["assemble", "stats", "trace", "request", "diagnostics"].contains(&o.command.as_str()) {
+        eprintln!("ctxlens: unknown command {:?}\n\n{HELP}", o.command);
+        return ExitCode::from(2);
+    }
+    let Some(case_dir) = &o.case else {
+        eprintln!("ctxlens: --case is required");
+        return ExitCode::from(2);
+    };
+    let env = o.env.clone().unwrap_or_else(|| case_dir.join("expected/env.json"));
+    let mut loaded = match case::load(case_dir, &env) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("ctxlens: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(now) = o.now {
+        loaded.inputs.now_ms = now;
+    }
+    loaded.inputs.api = o.api.clone();
+    let assembly = ctxlens::assemble(&loaded.inputs);
+    let mut out = std::io::stdout().lock();
+    let built = assembly.request.is_some();
+    let result = match o.command.as_str() {
+        "assemble" => match assembly.body() {
+            Some(b) => out.write_all(b.as_bytes()),
+            None => Ok(()),
+        },
+        "stats" => match &assembly.stats {
+            Some(s) => writeln!(out, "{}", ctxlens::stats::to_json(s).to_json_pretty(2)),
+            None => Ok(()),
+        },
+        "request" => match &assembly.request {
+            Some(r) => {
+                let mut s = format!("{} {}\n", r.method, r.url);
+                for (k, v) in &r.headers {
+                    s.push_str(&format!("{k}: {v}\n"));
+                }
+                s.push('\n');
+                s.push_str(&r.body);
+                writeln!(out, "{s}")
+            }
+            None => Ok(()),
+        },
+        "trace" if o.json => writeln!(out, "{}", report::trace_json(&assembly).to_json_pretty(2)),
+        "trace" => {
+            let mut s = String::new();
+            for (i, st) in assembly.trace.stages.iter().enumerate() {
+                s.push_str(&format!("{:2}. {} [{}]\n    {}\n", i + 1, st.id.title(), st.pi_source, st.summary));
+                for e in &st.events {
+                    s.push_str(&format!("    - {}: {}{}\n", e.kind.as_str(), e.message, e.pi_source.map(|p| format!(" ({p})")).unwrap_or_default()));
+                }
+            }
+            write!(out, "{s}")
+        }
+        "diagnostics" if o.json => writeln!(out, "{}", report::diagnostics_json(&assembly).to_json_pretty(2)),
+        _ => {
+            let mut s = String::new();
+            for d in &assembly.diagnostics {
+                s.push_str(&format!("{d}\n"));
+            }
+            write!(out, "{s}")
+        }
+    };
+    if result.is_err() {
+        return ExitCode::from(1);
+    }
+    if o.command != "diagnostics" {
+        for d in &assembly.diagnostics {
+            eprintln!("{d}");
+        }
+    }
+    if built {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}

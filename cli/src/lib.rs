@@ -1,0 +1,4 @@
+//! The `ctxlens` command line: reads case folders from disk and prints what the core assembles.
+
+pub mod case;
+pub mod report;
