@@ -17,6 +17,11 @@ fn cases(filter: &str) -> Vec<PathBuf> {
         .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().contains(filter)))
         .collect();
     v.sort();
+    // The visualizer's demo is a captured case too.
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../www/demo");
+    if "demo".contains(filter) || filter.is_empty() {
+        v.push(demo);
+    }
     v
 }
 
