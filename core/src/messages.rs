@@ -1,10 +1,149 @@
 //! Message conversion before the adapter: the new user message, `convertToLlm`,
 //! `transformMessages`, the token estimate and the max-token clamp (INVENTORY §3, A2–A5).
+//!
+//! Everything here is a port of pi's JS with JS semantics kept: `undefined` members are absent
+//! keys, arithmetic on a missing number gives `NaN` (which `Math.min`/`Math.max` propagate),
+//! string lengths are UTF-16 units, and spreads keep the key positions of the object spread.
 
-use crate::js::{Object, Value};
+use crate::data;
+use crate::js::{number_to_string, utf16_len, Object, Value};
 use crate::model::Model;
 use crate::protocols::LlmContext;
-use crate::trace::Events;
+use crate::trace::{Event, EventKind, Events};
+
+// ---------------------------------------------------------------------------------------------
+// JS operators used by the ports below (and by `model.rs`).
+// ---------------------------------------------------------------------------------------------
+
+/// `Number(v)` / unary `+v` (`None` is `undefined`): `undefined` → NaN, `null` → 0, booleans →
+/// 0/1, strings parsed as JS does (trimmed, empty → 0), objects → NaN (arrays by their string).
+pub fn to_number(v: Option<&Value>) -> f64 {
+    match v {
+        None => f64::NAN,
+        Some(Value::Null) => 0.0,
+        Some(Value::Bool(b)) => f64::from(u8::from(*b)),
+        Some(Value::Number(n)) => *n,
+        Some(Value::String(s)) => string_to_number(s),
+        Some(Value::Array(a)) => match a.len() {
+            0 => 0.0,
+            1 => string_to_number(&to_js_string(a.first())),
+            _ => f64::NAN,
+        },
+        Some(Value::Object(_)) => f64::NAN,
+    }
+}
+
+/// `Number(s)` for a string.
+fn string_to_number(s: &str) -> f64 {
+    let t = crate::js::js_trim(s);
+    if t.is_empty() {
+        return 0.0;
+    }
+    let lower = t.to_ascii_lowercase();
+    let radix = |p: &str, r: u32| u64::from_str_radix(&t[p.len()..], r).map(|n| n as f64).unwrap_or(f64::NAN);
+    if lower.starts_with("0x") {
+        return radix("0x", 16);
+    }
+    if lower.starts_with("0o") {
+        return radix("0o", 8);
+    }
+    if lower.starts_with("0b") {
+        return radix("0b", 2);
+    }
+    match t {
+        "Infinity" | "+Infinity" => return f64::INFINITY,
+        "-Infinity" => return f64::NEG_INFINITY,
+        _ => {}
+    }
+    // Rust accepts "inf"/"nan" spellings that JS does not.
+    if t.bytes().any(|b| b.is_ascii_alphabetic() && b != b'e' && b != b'E') {
+        return f64::NAN;
+    }
+    t.parse::<f64>().unwrap_or(f64::NAN)
+}
+
+/// `String(v)` / template-literal interpolation (`None` is `undefined`).
+pub fn to_js_string(v: Option<&Value>) -> String {
+    match v {
+        None => "undefined".into(),
+        Some(Value::Null) => "null".into(),
+        Some(Value::Bool(b)) => b.to_string(),
+        Some(Value::Number(n)) => number_to_string(*n),
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|x| match x {
+                Value::Null => String::new(),
+                other => to_js_string(Some(other)),
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+        Some(Value::Object(_)) => "[object Object]".into(),
+    }
+}
+
+/// `Math.min(a, b)`: NaN propagates, and `-0` is below `+0`.
+pub fn js_min(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else if a == b {
+        if a.is_sign_negative() { a } else { b }
+    } else if a < b {
+        a
+    } else {
+        b
+    }
+}
+
+/// `Math.max(a, b)`: NaN propagates, and `+0` is above `-0`.
+pub fn js_max(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else if a == b {
+        if a.is_sign_negative() { b } else { a }
+    } else if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+/// `v.length` as a number: UTF-16 length of a string, length of an array, `NaN` otherwise
+/// (where JS would get `undefined`, or throw on `null`/`undefined`).
+fn js_length(v: Option<&Value>) -> f64 {
+    match v {
+        Some(Value::String(s)) => utf16_len(s) as f64,
+        Some(Value::Array(a)) => a.len() as f64,
+        _ => f64::NAN,
+    }
+}
+
+/// `a + b` on numbers.
+fn js_add(a: Option<&Value>, b: Option<&Value>) -> f64 {
+    to_number(a) + to_number(b)
+}
+
+fn role_of(m: &Value) -> Option<&str> {
+    m.get_str("role")
+}
+
+/// `block.type === t`.
+fn is_type(block: &Value, t: &str) -> bool {
+    block.get_str("type") == Some(t)
+}
+
+fn text_block(text: impl Into<String>) -> Value {
+    Value::Object(Object::new().with("type", "text").with("text", text.into()))
+}
+
+/// A number from `defaults.json`, `NaN` when the data lacks it.
+fn default_number(key: &str) -> f64 {
+    data::defaults().get(key).and_then(Value::as_f64).unwrap_or(f64::NAN)
+}
+
+// ---------------------------------------------------------------------------------------------
+// This turn's input.
+// ---------------------------------------------------------------------------------------------
 
 /// The new prompt: `{role:"user", content:[{type:"text", text}, ...images], timestamp}` (S28).
 pub fn user_message(text: &str, images: Vec<Value>, now_ms: f64) -> Value {
@@ -13,37 +152,691 @@ pub fn user_message(text: &str, images: Vec<Value>, now_ms: f64) -> Value {
     Value::Object(Object::new().with("role", "user").with("content", Value::Array(content)).with("timestamp", now_ms))
 }
 
-/// `convertToLlm` (CA/core/messages.js:75–122) with the `images.blockImages` wrapper (M2, M3).
-pub fn convert_to_llm(messages: &[Value], block_images: bool, events: &mut Events) -> Vec<Value> {
-    let _ = (block_images, events);
-    messages.to_vec()
+// ---------------------------------------------------------------------------------------------
+// convertToLlm (CA/core/messages.js) and the blockImages wrapper (CA/core/sdk.js).
+// ---------------------------------------------------------------------------------------------
+
+/// `bashExecutionToText(msg)` (CA/core/messages.js:21–39).
+pub fn bash_execution_to_text(msg: &Value) -> String {
+    let s = |k: &str| data::string("messages", k);
+    let mut text = format!("{}{}{}", s("bashRanPrefix"), to_js_string(msg.get("command")), s("bashCommandSuffix"));
+    match msg.get("output") {
+        Some(out) if out.truthy() => {
+            text.push_str(s("bashOutputOpen"));
+            text.push_str(&to_js_string(Some(out)));
+            text.push_str(s("bashOutputClose"));
+        }
+        _ => text.push_str(s("bashNoOutput")),
+    }
+    let exit_code = msg.get("exitCode");
+    if msg.get("cancelled").is_some_and(Value::truthy) {
+        text.push_str(s("bashCancelled"));
+    } else if let Some(code) = exit_code.filter(|c| !c.is_null() && c.as_f64() != Some(0.0)) {
+        text.push_str(s("bashExitCodePrefix"));
+        text.push_str(&to_js_string(Some(code)));
+    }
+    if msg.get("truncated").is_some_and(Value::truthy) {
+        if let Some(path) = msg.get("fullOutputPath").filter(|p| p.truthy()) {
+            text.push_str(s("bashTruncatedPrefix"));
+            text.push_str(&to_js_string(Some(path)));
+            text.push_str(s("bashTruncatedSuffix"));
+        }
+    }
+    text
 }
+
+/// `{role:"user", content:[{type:"text", text}], timestamp: m.timestamp}`.
+fn user_text_message(text: String, timestamp: Option<&Value>) -> Value {
+    let mut o = Object::new().with("role", "user").with("content", Value::Array(vec![text_block(text)]));
+    o.insert_opt("timestamp", timestamp.cloned());
+    Value::Object(o)
+}
+
+/// `convertToLlm(messages)` (CA/core/messages.js:75–122; M2).
+pub fn convert_to_llm_messages(messages: &[Value], events: &mut Events) -> Vec<Value> {
+    let s = |k: &str| data::string("messages", k);
+    let mut out = Vec::with_capacity(messages.len());
+    for (i, m) in messages.iter().enumerate() {
+        let role = role_of(m);
+        match role {
+            Some("bashExecution") => {
+                if m.get("excludeFromContext").is_some_and(Value::truthy) {
+                    events.push(
+                        Event::new(EventKind::Dropped, format!("message {i}: bashExecution excluded from context (`!!`)"))
+                            .at("CA/core/messages.js:81"),
+                    );
+                    continue;
+                }
+                out.push(user_text_message(bash_execution_to_text(m), m.get("timestamp")));
+                events.push(Event::new(EventKind::Converted, format!("message {i}: bashExecution → user")).at("CA/core/messages.js:84"));
+            }
+            Some("custom") => {
+                let content = match m.get("content") {
+                    Some(Value::String(text)) => Some(Value::Array(vec![text_block(text.clone())])),
+                    other => other.cloned(),
+                };
+                let mut o = Object::new().with("role", "user");
+                o.insert_opt("content", content);
+                o.insert_opt("timestamp", m.get("timestamp").cloned());
+                out.push(Value::Object(o));
+                let kind = m.get_str("customType").map(|t| format!(" ({t})")).unwrap_or_default();
+                events.push(Event::new(EventKind::Converted, format!("message {i}: custom{kind} → user")).at("CA/core/messages.js:89"));
+            }
+            Some("branchSummary") => {
+                let text = format!("{}{}{}", s("branchSummaryPrefix"), to_js_string(m.get("summary")), s("branchSummarySuffix"));
+                out.push(user_text_message(text, m.get("timestamp")));
+                events.push(Event::new(EventKind::Converted, format!("message {i}: branchSummary → user")).at("CA/core/messages.js:97"));
+            }
+            Some("compactionSummary") => {
+                let text =
+                    format!("{}{}{}", s("compactionSummaryPrefix"), to_js_string(m.get("summary")), s("compactionSummarySuffix"));
+                out.push(user_text_message(text, m.get("timestamp")));
+                events.push(Event::new(EventKind::Converted, format!("message {i}: compactionSummary → user")).at("CA/core/messages.js:103"));
+            }
+            Some("user" | "assistant" | "toolResult") => out.push(m.clone()),
+            other => {
+                events.push(
+                    Event::new(EventKind::Dropped, format!("message {i}: unknown role {}", other.map_or("(none)".into(), |r| format!("{r:?}"))))
+                        .at("CA/core/messages.js:115"),
+                );
+            }
+        }
+    }
+    out
+}
+
+/// `convertToLlmWithBlockImages` (CA/core/sdk.js:147–175; M3): with `images.blockImages`, every
+/// image in user and toolResult content becomes the "Image reading is disabled." text, and
+/// consecutive copies of that text collapse into one.
+pub fn block_images(messages: Vec<Value>, events: &mut Events) -> Vec<Value> {
+    let disabled = data::string("sdk", "imageReadingDisabled");
+    let is_disabled_text = |c: &Value| is_type(c, "text") && c.get_str("text") == Some(disabled);
+    messages
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut msg)| {
+            if !matches!(role_of(&msg), Some("user" | "toolResult")) {
+                return msg;
+            }
+            let Some(Value::Array(content)) = msg.get("content") else { return msg };
+            let n_images = content.iter().filter(|c| is_type(c, "image")).count();
+            if n_images == 0 {
+                return msg;
+            }
+            let mapped: Vec<Value> =
+                content.iter().map(|c| if is_type(c, "image") { text_block(disabled) } else { c.clone() }).collect();
+            let filtered: Vec<Value> = mapped
+                .iter()
+                .enumerate()
+                .filter(|(k, c)| !(is_disabled_text(c) && *k > 0 && is_disabled_text(&mapped[k - 1])))
+                .map(|(_, c)| c.clone())
+                .collect();
+            events.push(
+                Event::new(EventKind::Replaced, format!("message {i}: {n_images} image(s) replaced by {disabled:?} (images.blockImages)"))
+                    .at("CA/core/sdk.js:160"),
+            );
+            if let Some(o) = msg.as_object_mut() {
+                o.insert("content", Value::Array(filtered));
+            }
+            msg
+        })
+        .collect()
+}
+
+/// `convertToLlm` (CA/core/messages.js:75–122) with the `images.blockImages` wrapper (M2, M3).
+pub fn convert_to_llm(messages: &[Value], block_images_setting: bool, events: &mut Events) -> Vec<Value> {
+    let converted = convert_to_llm_messages(messages, events);
+    if !block_images_setting {
+        return converted;
+    }
+    block_images(converted, events)
+}
+
+// ---------------------------------------------------------------------------------------------
+// transformMessages (AI/api/transform-messages.js).
+// ---------------------------------------------------------------------------------------------
 
 /// An adapter's tool-call id normalizer: `(id, target model, source assistant message) → id`.
 pub type NormalizeToolCallId<'a> = &'a dyn Fn(&str, &Model, &Value) -> String;
 
+/// `replaceImagesWithPlaceholder(content, placeholder)` (AI/api/transform-messages.js:3–18).
+/// Returns the new content and how many images were replaced.
+fn replace_images_with_placeholder(content: &Value, placeholder: &str) -> (Value, usize) {
+    // `for (const block of content)`: a string iterates by code point.
+    let blocks: Vec<Value> = match content {
+        Value::Array(a) => a.clone(),
+        Value::String(s) => s.chars().map(|c| Value::String(c.to_string())).collect(),
+        other => return (other.clone(), 0),
+    };
+    let mut result = Vec::with_capacity(blocks.len());
+    let mut previous_was_placeholder = false;
+    let mut replaced = 0;
+    for block in blocks {
+        if is_type(&block, "image") {
+            if !previous_was_placeholder {
+                result.push(text_block(placeholder));
+            }
+            previous_was_placeholder = true;
+            replaced += 1;
+            continue;
+        }
+        previous_was_placeholder = block.get_str("text") == Some(placeholder);
+        result.push(block);
+    }
+    (Value::Array(result), replaced)
+}
+
+/// `downgradeUnsupportedImages(messages, model)` (AI/api/transform-messages.js:19–38; M8).
+fn downgrade_unsupported_images(messages: Vec<Value>, model: &Model, events: &mut Events) -> Vec<Value> {
+    if model.supports_images() {
+        return messages;
+    }
+    let user_placeholder = data::string("transformMessages", "nonVisionUserImagePlaceholder");
+    let tool_placeholder = data::string("transformMessages", "nonVisionToolImagePlaceholder");
+    messages
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut msg)| {
+            let placeholder = match (role_of(&msg), msg.get("content")) {
+                (Some("user"), Some(Value::Array(_))) => user_placeholder,
+                (Some("toolResult"), Some(_)) => tool_placeholder,
+                _ => return msg,
+            };
+            let Some(o) = msg.as_object_mut() else { return msg };
+            let Some(content) = o.get("content") else { return msg };
+            let (content, replaced) = replace_images_with_placeholder(content, placeholder);
+            o.insert("content", content);
+            if replaced > 0 {
+                events.push(
+                    Event::new(
+                        EventKind::Replaced,
+                        format!("message {i}: {replaced} image(s) replaced by {placeholder:?} ({} has no image input)", model.reference()),
+                    )
+                    .at("AI/api/transform-messages.js:19"),
+                );
+            }
+            msg
+        })
+        .collect()
+}
+
+/// The first pass over one assistant message (AI/api/transform-messages.js:66–122; M9–M12).
+fn transform_assistant(
+    i: usize,
+    msg: &Value,
+    model: &Model,
+    normalize: Option<NormalizeToolCallId>,
+    id_map: &mut Vec<(String, String)>,
+    events: &mut Events,
+) -> Value {
+    let is_same_model = msg.get_str("provider") == Some(model.provider())
+        && msg.get_str("api") == Some(model.api())
+        && msg.get_str("model") == Some(model.id());
+    // `assistantMsg.content.flatMap(...)` needs an array (pi would throw otherwise).
+    let Some(content) = msg.get("content").and_then(Value::as_array) else { return msg.clone() };
+    let source = || {
+        format!(
+            "{}/{}",
+            msg.get_str("provider").unwrap_or("?"),
+            msg.get_str("model").unwrap_or("?")
+        )
+    };
+    let mut out: Vec<Value> = Vec::with_capacity(content.len());
+    for (k, block) in content.iter().enumerate() {
+        match block.get_str("type") {
+            Some("thinking") => {
+                if block.get("redacted").is_some_and(Value::truthy) {
+                    if is_same_model {
+                        out.push(block.clone());
+                    } else {
+                        events.push(
+                            Event::new(EventKind::Dropped, format!("message {i} block {k}: redacted thinking from {} (other model)", source()))
+                                .at("AI/api/transform-messages.js:75"),
+                        );
+                    }
+                    continue;
+                }
+                if is_same_model && block.get("thinkingSignature").is_some_and(Value::truthy) {
+                    out.push(block.clone());
+                    continue;
+                }
+                let thinking = block.get("thinking");
+                let empty = match thinking {
+                    None => true,
+                    Some(v) if !v.truthy() => true,
+                    Some(Value::String(s)) => crate::js::js_trim_is_empty(s),
+                    Some(_) => false,
+                };
+                if empty {
+                    events.push(
+                        Event::new(EventKind::Dropped, format!("message {i} block {k}: empty thinking"))
+                            .at("AI/api/transform-messages.js:83"),
+                    );
+                    continue;
+                }
+                if is_same_model {
+                    out.push(block.clone());
+                    continue;
+                }
+                let mut o = Object::new().with("type", "text");
+                o.insert_opt("text", thinking.cloned());
+                out.push(Value::Object(o));
+                events.push(
+                    Event::new(EventKind::Converted, format!("message {i} block {k}: thinking from {} → text", source()))
+                        .at("AI/api/transform-messages.js:87"),
+                );
+            }
+            Some("text") => {
+                if is_same_model {
+                    out.push(block.clone());
+                    continue;
+                }
+                let mut o = Object::new().with("type", "text");
+                o.insert_opt("text", block.get("text").cloned());
+                if block.get("textSignature").is_some() {
+                    events.push(
+                        Event::new(EventKind::Dropped, format!("message {i} block {k}: textSignature from {} stripped", source()))
+                            .at("AI/api/transform-messages.js:95"),
+                    );
+                }
+                out.push(Value::Object(o));
+            }
+            Some("toolCall") => {
+                let mut tc = block.clone();
+                if !is_same_model && block.get("thoughtSignature").is_some_and(Value::truthy) {
+                    if let Some(o) = tc.as_object_mut() {
+                        o.remove("thoughtSignature");
+                    }
+                    events.push(
+                        Event::new(EventKind::Dropped, format!("message {i} block {k}: thoughtSignature from {} removed", source()))
+                            .at("AI/api/transform-messages.js:103"),
+                    );
+                }
+                if let (false, Some(norm), Some(id)) = (is_same_model, normalize, block.get_str("id")) {
+                    let new_id = norm(id, model, msg);
+                    if new_id != id {
+                        match id_map.iter_mut().find(|(old, _)| old == id) {
+                            Some(slot) => slot.1 = new_id.clone(),
+                            None => id_map.push((id.to_string(), new_id.clone())),
+                        }
+                        if let Some(o) = tc.as_object_mut() {
+                            o.insert("id", Value::String(new_id.clone()));
+                        }
+                        events.push(
+                            Event::new(EventKind::Renamed, format!("message {i} block {k}: tool-call id {id:?} → {new_id:?}"))
+                                .at("AI/api/transform-messages.js:108"),
+                        );
+                    }
+                }
+                out.push(tc);
+            }
+            _ => out.push(block.clone()),
+        }
+    }
+    let mut result = msg.clone();
+    if let Some(o) = result.as_object_mut() {
+        o.insert("content", Value::Array(out));
+    }
+    result
+}
+
+/// The synthetic result for an orphaned tool call (AI/api/transform-messages.js:134–141).
+fn synthetic_tool_result(tool_call: &Value, now_ms: f64) -> Value {
+    let mut o = Object::new().with("role", "toolResult");
+    o.insert_opt("toolCallId", tool_call.get("id").cloned());
+    o.insert_opt("toolName", tool_call.get("name").cloned());
+    o.insert("content", Value::Array(vec![text_block(data::string("transformMessages", "missingToolResult"))]));
+    o.insert("isError", Value::Bool(true));
+    o.insert("timestamp", Value::Number(now_ms));
+    Value::Object(o)
+}
+
 /// `transformMessages` (AI/api/transform-messages.js:44–186; M7–M15). `now_ms` stamps the
 /// synthetic "No result provided" results.
-pub fn transform_messages(messages: &[Value], model: &Model, normalize: Option<NormalizeToolCallId>, now_ms: f64, events: &mut Events) -> Vec<Value> {
-    let _ = (model, normalize, now_ms, events);
-    messages.to_vec()
+pub fn transform_messages(
+    messages: &[Value],
+    model: &Model,
+    normalize: Option<NormalizeToolCallId>,
+    now_ms: f64,
+    events: &mut Events,
+) -> Vec<Value> {
+    // M7: `content == null` → `{...msg, content: []}`.
+    let normalized: Vec<Value> = messages
+        .iter()
+        .map(|m| {
+            let mut m = m.clone();
+            if let Some(o) = m.as_object_mut() {
+                if o.get("content").is_none_or(Value::is_null) {
+                    o.insert("content", Value::Array(Vec::new()));
+                }
+            }
+            m
+        })
+        .collect();
+    let image_aware = downgrade_unsupported_images(normalized, model, events);
+
+    // First pass.
+    let mut id_map: Vec<(String, String)> = Vec::new();
+    let mut transformed = Vec::with_capacity(image_aware.len());
+    for (i, msg) in image_aware.into_iter().enumerate() {
+        match role_of(&msg) {
+            Some("toolResult") => {
+                let current = msg.get_str("toolCallId");
+                let mapped = current.and_then(|id| id_map.iter().find(|(old, _)| old == id)).map(|(_, new)| new.clone());
+                match mapped {
+                    Some(new_id) if !new_id.is_empty() && Some(new_id.as_str()) != current => {
+                        events.push(
+                            Event::new(
+                                EventKind::Renamed,
+                                format!("message {i}: toolResult toolCallId {:?} → {new_id:?}", current.unwrap_or("")),
+                            )
+                            .at("AI/api/transform-messages.js:60"),
+                        );
+                        let mut m = msg;
+                        if let Some(o) = m.as_object_mut() {
+                            o.insert("toolCallId", Value::String(new_id));
+                        }
+                        transformed.push(m);
+                    }
+                    _ => transformed.push(msg),
+                }
+            }
+            Some("assistant") => transformed.push(transform_assistant(i, &msg, model, normalize, &mut id_map, events)),
+            _ => transformed.push(msg),
+        }
+    }
+
+    // Second pass: drop errored turns, insert synthetic results for orphaned tool calls.
+    let mut result: Vec<Value> = Vec::with_capacity(transformed.len());
+    let mut pending: Vec<Value> = Vec::new();
+    let mut existing: Vec<Option<Value>> = Vec::new();
+    let insert_synthetic = |result: &mut Vec<Value>, pending: &mut Vec<Value>, existing: &mut Vec<Option<Value>>, events: &mut Events| {
+        if pending.is_empty() {
+            return;
+        }
+        for tc in pending.iter() {
+            let id = tc.get("id").cloned();
+            if !existing.contains(&id) {
+                result.push(synthetic_tool_result(tc, now_ms));
+                events.push(
+                    Event::new(
+                        EventKind::Inserted,
+                        format!(
+                            "synthetic error result for orphaned tool call {} ({})",
+                            to_js_string(tc.get("id")),
+                            to_js_string(tc.get("name"))
+                        ),
+                    )
+                    .at("AI/api/transform-messages.js:134"),
+                );
+            }
+        }
+        pending.clear();
+        existing.clear();
+    };
+    for (i, msg) in transformed.into_iter().enumerate() {
+        match role_of(&msg) {
+            Some("assistant") => {
+                insert_synthetic(&mut result, &mut pending, &mut existing, events);
+                let stop = msg.get_str("stopReason");
+                if matches!(stop, Some("error" | "aborted")) {
+                    events.push(
+                        Event::new(EventKind::Dropped, format!("message {i}: assistant turn with stopReason {:?}", stop.unwrap_or("")))
+                            .at("AI/api/transform-messages.js:159"),
+                    );
+                    continue;
+                }
+                let tool_calls: Vec<Value> = msg
+                    .get("content")
+                    .and_then(Value::as_array)
+                    .map(|c| c.iter().filter(|b| is_type(b, "toolCall")).cloned().collect())
+                    .unwrap_or_default();
+                if !tool_calls.is_empty() {
+                    pending = tool_calls;
+                    existing.clear();
+                }
+                result.push(msg);
+            }
+            Some("toolResult") => {
+                existing.push(msg.get("toolCallId").cloned());
+                result.push(msg);
+            }
+            Some("user") => {
+                insert_synthetic(&mut result, &mut pending, &mut existing, events);
+                result.push(msg);
+            }
+            _ => result.push(msg),
+        }
+    }
+    insert_synthetic(&mut result, &mut pending, &mut existing, events);
+    result
+}
+
+// ---------------------------------------------------------------------------------------------
+// The token estimate (AI/utils/estimate.js).
+// ---------------------------------------------------------------------------------------------
+
+/// `ESTIMATED_IMAGE_CHARS` (AI/utils/estimate.js:2).
+const ESTIMATED_IMAGE_CHARS: f64 = 4800.0;
+/// `CHARS_PER_TOKEN` (AI/utils/estimate.js:1).
+const CHARS_PER_TOKEN: f64 = 4.0;
+
+/// `calculateContextTokens(usage)` (AI/utils/estimate.js:3–5):
+/// `usage.totalTokens || usage.input + usage.output + usage.cacheRead + usage.cacheWrite`.
+pub fn calculate_context_tokens(usage: Option<&Value>) -> f64 {
+    let Some(usage) = usage.filter(|u| !u.is_null()) else { return f64::NAN };
+    if let Some(total) = usage.get("totalTokens").filter(|t| t.truthy()) {
+        return to_number(Some(total));
+    }
+    js_add(usage.get("input"), usage.get("output")) + to_number(usage.get("cacheRead")) + to_number(usage.get("cacheWrite"))
+}
+
+/// `estimateTextAndImageContentChars(content)` (AI/utils/estimate.js:14–21).
+fn estimate_text_and_image_content_chars(content: Option<&Value>) -> f64 {
+    match content {
+        Some(Value::String(s)) => utf16_len(s) as f64,
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .map(|b| if is_type(b, "text") { js_length(b.get("text")) } else { ESTIMATED_IMAGE_CHARS })
+            .sum(),
+        _ => f64::NAN,
+    }
+}
+
+/// `estimateTextTokens(text)` (AI/utils/estimate.js:22–24).
+pub fn estimate_text_tokens(text: &str) -> f64 {
+    (utf16_len(text) as f64 / CHARS_PER_TOKEN).ceil()
+}
+
+/// `estimateMessageTokens(message)` (AI/utils/estimate.js:28–46).
+pub fn estimate_message_tokens(message: &Value) -> f64 {
+    if matches!(role_of(message), Some("user" | "toolResult")) {
+        return (estimate_text_and_image_content_chars(message.get("content")) / CHARS_PER_TOKEN).ceil();
+    }
+    let Some(blocks) = message.get("content").and_then(Value::as_array) else { return f64::NAN };
+    let mut chars = 0.0;
+    for block in blocks {
+        chars += match block.get_str("type") {
+            Some("text") => js_length(block.get("text")),
+            Some("thinking") => js_length(block.get("thinking")),
+            _ => {
+                // `safeJsonStringify(block.arguments)`: `undefined` gives "undefined".
+                let args_len = block.get("arguments").map_or(9.0, |a| utf16_len(&a.to_json()) as f64);
+                js_length(block.get("name")) + args_len
+            }
+        };
+    }
+    (chars / CHARS_PER_TOKEN).ceil()
+}
+
+/// `getLastAssistantUsageInfo(messages)` (AI/utils/estimate.js:47–67): the index of the last
+/// assistant whose usage still describes its prefix.
+fn get_last_assistant_usage_index(messages: &[Value]) -> Option<usize> {
+    let mut latest_prefix_timestamp = f64::NEG_INFINITY;
+    let mut found = None;
+    for (i, message) in messages.iter().enumerate() {
+        if role_of(message) == Some("assistant") {
+            // `assistant.timestamp >= latestPrefixTimestamp`: false for NaN on either side.
+            let applies = to_number(message.get("timestamp")) >= latest_prefix_timestamp;
+            let stop = message.get_str("stopReason");
+            if applies && stop != Some("aborted") && stop != Some("error") && calculate_context_tokens(message.get("usage")) > 0.0 {
+                found = Some(i);
+            }
+        }
+        latest_prefix_timestamp = js_max(latest_prefix_timestamp, to_number(message.get("timestamp")));
+    }
+    found
+}
+
+/// The result of `estimateContextTokens` (AI/utils/estimate.js:91–115).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContextEstimate {
+    pub tokens: f64,
+    pub usage_tokens: f64,
+    pub trailing_tokens: f64,
+    /// The assistant message whose usage was the base, if any.
+    pub last_usage_index: Option<usize>,
+}
+
+/// `estimateMessages(messages)` (AI/utils/estimate.js:68–82).
+fn estimate_messages(messages: &[Value]) -> ContextEstimate {
+    if let Some(index) = get_last_assistant_usage_index(messages) {
+        let usage_tokens = calculate_context_tokens(messages[index].get("usage"));
+        let trailing_tokens: f64 = messages[index + 1..].iter().map(estimate_message_tokens).sum();
+        return ContextEstimate { tokens: usage_tokens + trailing_tokens, usage_tokens, trailing_tokens, last_usage_index: Some(index) };
+    }
+    let tokens: f64 = messages.iter().map(estimate_message_tokens).sum();
+    ContextEstimate { tokens, usage_tokens: 0.0, trailing_tokens: tokens, last_usage_index: None }
+}
+
+/// `estimateToolsTokens(tools)` (AI/utils/estimate.js:83–87): `JSON.stringify` of the whole
+/// AgentTool objects (P22).
+fn estimate_tools_tokens<'a>(tools: impl Iterator<Item = &'a crate::tools::ToolDef>) -> f64 {
+    let json: Vec<Value> = tools.map(|t| t.agent_tool_json()).collect();
+    if json.is_empty() {
+        return 0.0;
+    }
+    estimate_text_tokens(&Value::Array(json).to_json())
+}
+
+/// `estimateContextTokens(context)` (AI/utils/estimate.js:91–115; A3).
+pub fn estimate_context(ctx: &LlmContext) -> ContextEstimate {
+    let estimate = estimate_messages(&ctx.messages);
+    if let Some(index) = estimate.last_usage_index {
+        let mut added: Vec<Value> = Vec::new();
+        for m in ctx.messages[index + 1..].iter().filter(|m| role_of(m) == Some("toolResult")) {
+            match m.get("addedToolNames") {
+                None | Some(Value::Null) => {}
+                Some(Value::Array(names)) => added.extend(names.iter().cloned()),
+                Some(other) => added.push(other.clone()),
+            }
+        }
+        let added_tokens =
+            estimate_tools_tokens(ctx.tools.iter().filter(|t| added.iter().any(|n| n.as_str() == Some(t.name.as_str()))));
+        return ContextEstimate {
+            tokens: estimate.tokens + added_tokens,
+            usage_tokens: estimate.usage_tokens,
+            trailing_tokens: estimate.trailing_tokens + added_tokens,
+            last_usage_index: estimate.last_usage_index,
+        };
+    }
+    let system = if ctx.system_prompt.is_empty() { 0.0 } else { estimate_text_tokens(&ctx.system_prompt) };
+    let prefix = system + estimate_tools_tokens(ctx.tools.iter());
+    ContextEstimate {
+        tokens: estimate.tokens + prefix,
+        usage_tokens: estimate.usage_tokens,
+        trailing_tokens: estimate.trailing_tokens + prefix,
+        last_usage_index: None,
+    }
 }
 
 /// `estimateContextTokens(context).tokens` (AI/utils/estimate.js:91–115; A3).
 pub fn estimate_context_tokens(ctx: &LlmContext) -> f64 {
-    let _ = ctx;
-    0.0
+    estimate_context(ctx).tokens
 }
+
+// ---------------------------------------------------------------------------------------------
+// AI/api/simple-options.js.
+// ---------------------------------------------------------------------------------------------
 
 /// `clampMaxTokensToContext(model, context, maxTokens)` (AI/api/simple-options.js:4–9; A2).
 pub fn clamp_max_tokens_to_context(model: &Model, ctx: &LlmContext, max_tokens: f64) -> f64 {
-    let _ = (model, ctx);
-    max_tokens
+    let min_max_tokens = default_number("minMaxTokens");
+    let context_window = to_number(model.obj.get("contextWindow"));
+    if context_window <= 0.0 {
+        return js_max(min_max_tokens, max_tokens);
+    }
+    let available = context_window - estimate_context_tokens(ctx) - default_number("contextSafetyTokens");
+    js_min(max_tokens, js_max(min_max_tokens, available))
+}
+
+/// `options.maxTokens ?? model.maxTokens` as the coding agent leaves it (it never sets
+/// `maxTokens`): the model's value as a number, NaN when absent.
+pub fn model_max_tokens(model: &Model) -> f64 {
+    to_number(model.obj.get("maxTokens"))
+}
+
+/// The `samplingParams` member of `buildBaseOptions` (AI/api/simple-options.js:11–13; A1):
+/// `model.samplingParams || options.samplingParams ? {...model.samplingParams, ...} : undefined`.
+/// The coding agent never passes `options.samplingParams`.
+pub fn sampling_params(model: &Model) -> Option<Object> {
+    let sp = model.obj.get("samplingParams").filter(|v| v.truthy())?;
+    let mut out = Object::new();
+    match sp {
+        Value::Object(o) => out.spread(o),
+        Value::Array(a) => {
+            for (i, v) in a.iter().enumerate() {
+                out.insert(i.to_string(), v.clone());
+            }
+        }
+        _ => {}
+    }
+    Some(out)
+}
+
+/// `clampReasoning(effort)` (AI/api/simple-options.js:44–46): xhigh and max become high.
+pub fn clamp_reasoning(effort: &str) -> &str {
+    if effort == "xhigh" || effort == "max" {
+        "high"
+    } else {
+        effort
+    }
+}
+
+/// `thinkingBudgetForLevel(level, customBudgets)` (AI/api/simple-options.js:47–51):
+/// `{...DEFAULT_THINKING_BUDGETS, ...customBudgets}[clampReasoning(level)]`, `None` when the
+/// merged budgets have no such key.
+pub fn thinking_budget_for_level(level: &str, budgets: Option<&Object>) -> Option<f64> {
+    let mut merged = Object::new();
+    if let Some(defaults) = data::defaults().get("defaultThinkingBudgets").and_then(Value::as_object) {
+        merged.spread(defaults);
+    }
+    if let Some(custom) = budgets {
+        merged.spread(custom);
+    }
+    merged.get(clamp_reasoning(level)).map(|v| to_number(Some(v)))
+}
+
+/// `clampThinkingBudgetToAnswerRoom(thinkingBudget, ceiling)` (AI/api/simple-options.js:53–55).
+pub fn clamp_thinking_budget_to_answer_room(thinking_budget: f64, ceiling: f64) -> f64 {
+    js_min(thinking_budget, js_max(0.0, ceiling - default_number("minAnswerTokens")))
 }
 
 /// `adjustMaxTokensForThinking(base, modelMax, level, budgets)` → `(maxTokens, thinkingBudget)`
-/// (A5). `base` is `None` for JS `undefined`.
+/// (AI/api/simple-options.js:56–65; A5). `base` is `None` for JS `undefined`; a level without a
+/// budget gives a NaN budget.
 pub fn adjust_max_tokens_for_thinking(base: Option<f64>, model_max: f64, level: &str, budgets: Option<&Object>) -> (f64, f64) {
-    let _ = (base, level, budgets);
-    (model_max, 0.0)
+    let mut thinking_budget = thinking_budget_for_level(level, budgets).unwrap_or(f64::NAN);
+    let max_tokens = match base {
+        None => model_max,
+        Some(b) => js_min(b + thinking_budget, model_max),
+    };
+    if max_tokens <= thinking_budget {
+        thinking_budget = clamp_thinking_budget_to_answer_room(thinking_budget, max_tokens);
+    }
+    (max_tokens, thinking_budget)
 }
+
+#[cfg(test)]
+#[path = "messages_tests.rs"]
+mod tests;
