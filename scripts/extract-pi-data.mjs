@@ -746,6 +746,28 @@ assertEq(
   assertEq(expand(SESSION, `${s.skillCommandPrefix}unknown x`), `${s.skillCommandPrefix}unknown x`, "unknown skill passes through");
   STR.agentSession = s;
 }
+// --- CA/cli/file-processor.js: @file wrappers (text inlined, images referenced) ---
+{
+  const FP = await imp(`${CA}/cli/file-processor.js`);
+  const dir = fs.mkdtempSync(path.join(TMP, "fp-"));
+  const txt = path.join(dir, "XTXTX.txt");
+  fs.writeFileSync(txt, "\uFEFFXBODYX");
+  const png = path.join(dir, "XIMGX.png");
+  fs.writeFileSync(png, Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64"));
+  const t = await FP.processFileArguments([txt], { autoResizeImages: false });
+  const i = await FP.processFileArguments([png], { autoResizeImages: false });
+  const [open, mid, close] = splitOn(t.text, [txt, "XBODYX"], "@file text");
+  const [iopen, iclose] = splitOn(i.text, [png], "@file image");
+  assertEq(iopen, open, "@file image and text wrappers open alike");
+  const f = { nameOpen: open, nameClose: lcp(mid, iclose) };
+  f.fileClose = stripPrefix(iclose, f.nameClose, "@file image close");
+  f.textBodyPrefix = stripPrefix(mid, f.nameClose, "@file text body prefix");
+  f.textBodySuffix = stripSuffix(close, f.fileClose, "@file text body suffix");
+  assertEq(t.images.length, 0, "@file text has no images");
+  assertEq(J(Object.keys(i.images[0])), J(["type", "mimeType", "data"]), "@file image block key order");
+  assertEq(i.images[0].data, fs.readFileSync(png).toString("base64"), "@file image data is the file's base64");
+  STR.fileProcessor = f;
+}
 // --- AI/api/transform-messages.js ---
 {
   const t = {
