@@ -8,6 +8,7 @@
 
 pub mod args;
 pub mod assemble;
+pub mod case;
 pub mod data;
 pub mod diagnostics;
 pub mod inputs;

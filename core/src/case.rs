@@ -1,0 +1,175 @@
+//! Case folders in the oracle's layout (`../shared/oracle/README.md`), as data: given the files
+//! of a case (relative path → bytes), lay them out as the oracle does before it runs pi —
+//! `fs/` at the env's `root`, `agent/` at its `agentDir`, models.json (base URLs pointed at the
+//! stand-in on 127.0.0.1, `apiKey` defaulting to "test-key") in the agent dir, the session at
+//! `<root>/session.jsonl` — and return the [`Inputs`]. The CLI reads folders from disk into this
+//! shape; the visualizer gets it from a dropped folder or the bundled demo.
+
+use std::collections::BTreeMap;
+
+use crate::inputs::join_path;
+use crate::js::{self, Value};
+use crate::{Inputs, SourceText, VirtualFs};
+
+/// A case folder's files: path relative to the case folder (`/`-separated) → bytes.
+pub type CaseFiles = BTreeMap<String, Vec<u8>>;
+
+/// Why a case could not be read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CaseError(pub String);
+
+impl std::fmt::Display for CaseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn text(files: &CaseFiles, path: &str) -> Option<String> {
+    files.get(path).map(|b| String::from_utf8_lossy(b).into_owned())
+}
+
+fn json(files: &CaseFiles, path: &str) -> Result<Option<Value>, CaseError> {
+    match text(files, path) {
+        None => Ok(None),
+        Some(t) => js::parse(&t).map(Some).map_err(|e| CaseError(format!("{path}: {e}"))),
+    }
+}
+
+/// The folder holding the capture's env.json: `expected/` in the corpus, or wherever it is.
+pub fn find_env_dir(files: &CaseFiles) -> Option<String> {
+    if files.contains_key("expected/env.json") {
+        return Some("expected".into());
+    }
+    files.keys().filter(|k| k.ends_with("env.json")).min_by_key(|k| k.len()).map(|k| match k.rfind('/') {
+        Some(i) => k[..i].to_string(),
+        None => String::new(),
+    })
+}
+
+fn in_dir(dir: &str, name: &str) -> String {
+    if dir.is_empty() {
+        name.to_string()
+    } else {
+        format!("{dir}/{name}")
+    }
+}
+
+/// The oracle's rewrite of models.json: every provider's `baseUrl` host becomes the stand-in's
+/// (`http://127.0.0.1:PORT`, path kept; `/v1` when there is none) and `apiKey` defaults to
+/// "test-key".
+pub fn rewrite_models_json(models: &Value, port: &str) -> Value {
+    let mut out = models.clone();
+    if let Some(providers) = out.as_object_mut().and_then(|o| o.get_mut("providers")).and_then(Value::as_object_mut) {
+        for (_, p) in providers.iter_mut() {
+            let Some(p) = p.as_object_mut() else { continue };
+            let base = match p.get_str("baseUrl").filter(|s| !s.is_empty()) {
+                Some(url) => {
+                    let rest = url
+                        .strip_prefix("https://")
+                        .or_else(|| url.strip_prefix("http://"))
+                        .map(|r| r.find('/').map(|i| &r[i..]).unwrap_or(""));
+                    match rest {
+                        Some(path) => format!("http://127.0.0.1:{port}{path}"),
+                        None => url.to_string(),
+                    }
+                }
+                None => format!("http://127.0.0.1:{port}/v1"),
+            };
+            p.insert("baseUrl", Value::String(base));
+            if p.get("apiKey").is_none_or(Value::is_null) {
+                p.insert("apiKey", Value::str("test-key"));
+            }
+        }
+    }
+    out
+}
+
+/// The time the captured prompt was sent: the timestamp of the first user message in
+/// `session.after.jsonl` that the input session did not have.
+pub fn captured_now(session_after: &str, original: Option<&str>) -> Option<f64> {
+    let known: std::collections::HashSet<String> = original
+        .unwrap_or("")
+        .lines()
+        .filter_map(|l| js::parse(l).ok())
+        .filter_map(|v| v.get_str("id").map(String::from))
+        .collect();
+    session_after.lines().filter_map(|l| js::parse(l).ok()).find_map(|v| {
+        let id = v.get_str("id")?;
+        if known.contains(id) || v.get_str("type") != Some("message") {
+            return None;
+        }
+        let msg = v.get("message")?;
+        (msg.get_str("role") == Some("user")).then(|| msg.get("timestamp").and_then(Value::as_f64)).flatten()
+    })
+}
+
+/// Lays out a case. `env_dir` is the folder (relative to the case) holding the capture's
+/// env.json, request-1.meta.json and session.after.jsonl; `None` finds it.
+pub fn inputs_from_case(files: &CaseFiles, env_dir: Option<&str>) -> Result<Inputs, CaseError> {
+    let case = json(files, "case.json")?.ok_or_else(|| CaseError("case.json is missing".into()))?;
+    let env_dir = env_dir.map(String::from).or_else(|| find_env_dir(files)).ok_or_else(|| CaseError("env.json is missing (a capture's expected/env.json)".into()))?;
+    let env = json(files, &in_dir(&env_dir, "env.json"))?.ok_or_else(|| CaseError(format!("{}: missing", in_dir(&env_dir, "env.json"))))?;
+    let str_field = |v: &Value, key: &str| v.get_str(key).map(String::from);
+    let root = str_field(&env, "root").ok_or_else(|| CaseError("env.json: no root".into()))?;
+    let agent_dir = str_field(&env, "agentDir").unwrap_or_else(|| format!("{root}/home/.pi/agent"));
+    let home = str_field(&env, "home").unwrap_or_else(|| format!("{root}/home"));
+
+    let meta = json(files, &in_dir(&env_dir, "request-1.meta.json")).ok().flatten();
+    let header = |name: &str| meta.as_ref().and_then(|m| m.get("headers")).and_then(|h| h.get_str(name)).map(String::from);
+    let port = header("host").and_then(|h| h.rsplit_once(':').map(|(_, p)| p.to_string())).unwrap_or_else(|| "8080".into());
+
+    let mut vfs = VirtualFs::new();
+    for (path, bytes) in files {
+        if let Some(rest) = path.strip_prefix("fs/") {
+            vfs.insert(&join_path(&root, rest), bytes.clone());
+        } else if let Some(rest) = path.strip_prefix("agent/") {
+            vfs.insert(&join_path(&agent_dir, rest), bytes.clone());
+        }
+    }
+    if let Some(models) = json(files, "models.json")? {
+        vfs.insert(&join_path(&agent_dir, "models.json"), rewrite_models_json(&models, &port).to_json_pretty(2));
+    }
+
+    let session_text = text(files, "session.jsonl");
+    let session = session_text.as_ref().map(|t| SourceText { name: format!("{root}/session.jsonl"), text: t.clone() });
+    let extension_tools = text(files, "tools.json").map(|t| SourceText { name: "tools.json".into(), text: t });
+
+    let mut env_vars: BTreeMap<String, String> = BTreeMap::new();
+    if let Some(o) = case.get("env").and_then(Value::as_object) {
+        for (k, v) in o.iter() {
+            let s = match v {
+                Value::String(s) => s.clone(),
+                other => other.to_json(),
+            };
+            env_vars.insert(k.clone(), s);
+        }
+    }
+    env_vars.insert("HOME".into(), home.clone());
+    env_vars.insert("PI_OFFLINE".into(), "1".into());
+
+    let args: Vec<String> = env
+        .get("args")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
+        .unwrap_or_default();
+    let now = text(files, &in_dir(&env_dir, "session.after.jsonl")).and_then(|after| captured_now(&after, session_text.as_deref()));
+
+    Ok(Inputs {
+        session,
+        files: vfs,
+        home,
+        agent_dir,
+        cwd: str_field(&env, "cwd").unwrap_or_else(|| root.clone()),
+        pi_package_dir: str_field(&env, "piPackageDir").unwrap_or_default(),
+        model: str_field(&env, "model").or_else(|| str_field(&case, "model")),
+        thinking: str_field(&env, "thinking").or_else(|| str_field(&case, "thinking")),
+        args,
+        env: env_vars,
+        extension_tools,
+        prompt: Some(str_field(&env, "prompt").unwrap_or_else(|| "go on".into())),
+        now_ms: now.unwrap_or(0.0),
+        api: None,
+        session_id: str_field(&env, "sessionId"),
+        user_agent: header("user-agent").unwrap_or_else(|| Inputs::default().user_agent),
+    })
+}

@@ -1,0 +1,38 @@
+//! Embeds the demo case (www/demo) into the app: generates a list of (relative path, bytes).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn walk(dir: &Path, base: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = fs::read_dir(dir) else { return };
+    for e in rd.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            walk(&p, base, out);
+        } else {
+            out.push(p);
+        }
+    }
+}
+
+fn main() {
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../www/demo");
+    let demo = demo.canonicalize().expect("www/demo exists");
+    println!("cargo:rerun-if-changed={}", demo.display());
+    let mut files = Vec::new();
+    walk(&demo, &demo, &mut files);
+    files.sort();
+    let mut src = String::from("/// The demo case: (path relative to www/demo, bytes).\npub static DEMO_FILES: &[(&str, &[u8])] = &[\n");
+    for f in &files {
+        let rel = f.strip_prefix(&demo).unwrap().to_string_lossy().replace('\\', "/");
+        // Only what an assembly reads: inputs and the capture's env.json.
+        if rel.starts_with("expected/") && rel != "expected/env.json" && rel != "expected/request-1.meta.json" && rel != "expected/session.after.jsonl" {
+            continue;
+        }
+        println!("cargo:rerun-if-changed={}", f.display());
+        src.push_str(&format!("    ({rel:?}, include_bytes!({:?})),\n", f.display().to_string()));
+    }
+    src.push_str("];\n");
+    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("demo_files.rs");
+    fs::write(out, src).unwrap();
+}
