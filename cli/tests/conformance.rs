@@ -61,3 +61,37 @@ fn every_case_is_byte_identical() {
         panic!("{} of {} cases differ:\n{}", failures.len(), all.len(), failures.join("\n"));
     }
 }
+
+/// Scripted captures hold later requests too (`request-2.json`, ...): pi sent them after running
+/// tool calls, with no new prompt. Each must be byte-identical as well.
+#[test]
+fn every_continuation_is_byte_identical() {
+    let filter = std::env::var("CTXLENS_CASE").unwrap_or_default();
+    let mut total = 0;
+    let mut failures = Vec::new();
+    for dir in cases(&filter) {
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let Ok(after) = std::fs::read_to_string(dir.join("expected/session.after.jsonl")) else { continue };
+        let Ok(loaded) = case::load(&dir, &dir.join("expected/env.json")) else { continue };
+        for n in 2.. {
+            let Ok(expected) = std::fs::read_to_string(dir.join(format!("expected/request-{n}.json"))) else { break };
+            total += 1;
+            let Some(inputs) = ctxlens::case::continuation_inputs(&loaded.inputs, &after, n) else {
+                failures.push(format!("{name} request-{n}: session.after.jsonl has fewer turns"));
+                continue;
+            };
+            match ctxlens::assemble(&inputs).body() {
+                None => failures.push(format!("{name} request-{n}: no request built")),
+                Some(body) => {
+                    if let Some((pos, got, want)) = case::first_difference(body, &expected) {
+                        failures.push(format!("{name} request-{n}: differs at byte {pos}\n     got: …{got}…\n    want: …{want}…"));
+                    }
+                }
+            }
+        }
+    }
+    println!("continuations: {} of {total} requests byte-identical", total - failures.len());
+    if !failures.is_empty() {
+        panic!("{} of {total} continuation requests differ:\n{}", failures.len(), failures.join("\n"));
+    }
+}

@@ -173,3 +173,44 @@ pub fn inputs_from_case(files: &CaseFiles, env_dir: Option<&str>) -> Result<Inpu
         user_agent: header("user-agent").unwrap_or_else(|| Inputs::default().user_agent),
     })
 }
+
+/// The inputs of the `n`-th request of a scripted capture (`n >= 2`): pi sent it after running
+/// the tool calls of turn `n - 1`, with no new user message. Its context is the session pi wrote
+/// (`session.after.jsonl`) up to, not including, the `n`-th assistant message the run added.
+/// `None` when the file has fewer turns.
+pub fn continuation_inputs(base: &Inputs, session_after: &str, n: usize) -> Option<Inputs> {
+    if n < 2 {
+        return None;
+    }
+    let original: std::collections::HashSet<String> = base
+        .session
+        .as_ref()
+        .map(|s| s.text.lines().filter_map(|l| js::parse(l).ok()).filter_map(|v| v.get_str("id").map(String::from)).collect())
+        .unwrap_or_default();
+    let mut kept = String::new();
+    let mut assistants = 0;
+    let mut complete = false;
+    for line in session_after.split_inclusive('\n') {
+        if let Ok(v) = js::parse(line) {
+            let is_new_assistant = v.get_str("type") == Some("message")
+                && v.get("message").and_then(|m| m.get_str("role")) == Some("assistant")
+                && v.get_str("id").is_some_and(|id| !original.contains(id));
+            if is_new_assistant {
+                assistants += 1;
+                if assistants == n {
+                    complete = true;
+                    break;
+                }
+            }
+        }
+        kept.push_str(line);
+    }
+    if !complete {
+        return None;
+    }
+    let mut inputs = base.clone();
+    let name = base.session.as_ref().map(|s| s.name.clone()).unwrap_or_else(|| "session.jsonl".into());
+    inputs.session = Some(SourceText { name, text: kept });
+    inputs.prompt = None;
+    Some(inputs)
+}
