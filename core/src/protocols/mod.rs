@@ -2,7 +2,16 @@
 //! protocol's URL, headers and body bytes.
 
 pub mod anthropic_messages;
+pub mod azure_openai_responses;
+pub mod bedrock_converse_stream;
+pub mod google_generative_ai;
+pub mod google_shared;
+pub mod mistral_conversations;
+pub mod openai_codex_responses;
 pub mod openai_completions;
+pub mod openai_responses;
+pub mod openai_responses_shared;
+pub mod pi_messages;
 
 use std::collections::BTreeMap;
 
@@ -24,8 +33,6 @@ pub const APIS: [&str; 9] = [
     "pi-messages",
 ];
 
-/// The protocols ctxlens assembles byte for byte today.
-pub const SUPPORTED_APIS: [&str; 2] = ["openai-completions", "anthropic-messages"];
 
 /// pi's `Context`: what the agent loop hands the adapter.
 #[derive(Clone, Debug, Default)]
@@ -82,6 +89,13 @@ pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut
     match model.api() {
         "openai-completions" => openai_completions::build(model, ctx, opts, events),
         "anthropic-messages" => anthropic_messages::build(model, ctx, opts, events),
+        "openai-responses" => openai_responses::build(model, ctx, opts, events),
+        "azure-openai-responses" => azure_openai_responses::build(model, ctx, opts, events),
+        "openai-codex-responses" => openai_codex_responses::build(model, ctx, opts, events),
+        "google-generative-ai" => google_generative_ai::build(model, ctx, opts, events),
+        "bedrock-converse-stream" => bedrock_converse_stream::build(model, ctx, opts, events),
+        "mistral-conversations" => mistral_conversations::build(model, ctx, opts, events),
+        "pi-messages" => pi_messages::build(model, ctx, opts, events),
         other => Err(AdapterError { message: format!("protocol {other:?} is not supported yet") }),
     }
 }
