@@ -1,16 +1,29 @@
 //! pi session files: JSONL parsing with pi's skip rules, v1/v2 → v3 migration, the entry tree,
 //! the active branch and the context it yields (INVENTORY §1, S1–S27; pi-coding-agent
 //! `dist/core/session-manager.js` and `dist/core/messages.js`).
+//!
+//! pi's code paths ported here, in the order pi runs them when it resumes a session:
+//! `loadEntriesFromFile` (split, skip, header check) → `migrateToCurrentVersion` →
+//! `_buildIndex` (id index, leaf, labels) → `buildSessionContext` (`buildSessionPath`,
+//! `getSessionContextSettings`, `buildContextEntries`, `sessionEntryToContextMessages`).
+//!
+//! Where pi would hang (a `parentId` cycle) or crash (a `message` entry without a message), this
+//! port stops or skips, and reports it as a [`Diagnostic`].
+
+use std::collections::HashMap;
 
 use crate::diagnostics::Diagnostic;
-use crate::inputs::SourceText;
-use crate::js::{Object, Value};
-use crate::trace::Events;
+use crate::inputs::{resolve_path, SourceText};
+use crate::js::{self, number_to_string, Object, Value};
+use crate::trace::{Event, EventKind, Events};
 
 /// One parsed entry with the 1-based line it came from.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Entry {
     pub line: u32,
+    /// The entry object. A line that parsed to a truthy non-object (`5`, `"x"`, `[]`, `true`) is
+    /// kept by pi as an entry whose `type`, `id` and `parentId` are all `undefined`; it is held
+    /// here as an empty object, which reads the same.
     pub value: Object,
 }
 
@@ -32,7 +45,8 @@ pub struct SessionFile {
     pub name: String,
     /// The header entry (`type: "session"`), if the file has a valid one.
     pub header: Option<Entry>,
-    /// The non-header entries in file order (after migration).
+    /// The non-header entries in file order (after migration). Like pi's `getEntries()`, this
+    /// leaves out every entry whose type is `"session"`.
     pub entries: Vec<Entry>,
     /// The version the file declared before migration (1 when absent).
     pub original_version: u32,
@@ -46,6 +60,52 @@ impl SessionFile {
     pub fn cwd(&self) -> Option<&str> {
         self.header.as_ref().and_then(|h| h.value.get_str("cwd"))
     }
+
+    /// The cwd pi runs a resumed session in (S27): `resolvePath(header.cwd)` when the header's
+    /// `cwd` is a string, else `process.cwd()` — `SessionManager.open` + `getSessionHeaderCwd`
+    /// (CA/core/session-manager.js:1234, :389) and the constructor's `resolvePath(cwd)` (:599),
+    /// with `resolvePath` from CA/utils/paths.js:82 (`~` expands to `home`, relative paths
+    /// resolve against `process_cwd`). `None` without a valid header (pi starts a new session).
+    pub fn resolved_cwd(&self, home: &str, process_cwd: &str) -> Option<String> {
+        let header = self.header.as_ref()?;
+        let cwd = header.value.get_str("cwd").unwrap_or(process_cwd);
+        Some(resolve_pi_path(cwd, home, process_cwd))
+    }
+}
+
+/// pi's `resolvePath(input)` (CA/utils/paths.js:82) on POSIX: `normalizePath` expands `~` and
+/// `~/…` (:69–75) and `file://` URLs (:76), then `path.resolve` against the process cwd.
+fn resolve_pi_path(input: &str, home: &str, process_cwd: &str) -> String {
+    let expanded: String = if input == "~" {
+        home.to_string()
+    } else if let Some(rest) = input.strip_prefix("~/") {
+        crate::inputs::join_path(home, rest)
+    } else if let Some(rest) = input.strip_prefix("file://") {
+        percent_decode(rest)
+    } else {
+        input.to_string()
+    };
+    resolve_path(&resolve_path("/", process_cwd), &expanded)
+}
+
+/// The path part of a `file://` URL as `fileURLToPath` decodes it (percent escapes).
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok().and_then(|h| u8::from_str_radix(h, 16).ok());
+            if let Some(b) = hex {
+                out.push(b);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Where a context message came from.
@@ -64,28 +124,1169 @@ pub struct SessionContext {
     pub messages: Vec<Value>,
     /// Parallel to `messages`.
     pub sources: Vec<MessageSource>,
-    /// Entry ids on the active branch, root → leaf (before compaction trimming).
+    /// Entry ids on the active branch, root → leaf (before compaction trimming). An entry whose
+    /// id is not a string (only the leaf can be one) is listed by its JSON text (`""` if none).
     pub path: Vec<String>,
+    /// The same branch as indices into [`SessionFile::entries`].
+    pub path_indices: Vec<usize>,
+    /// The compaction-aware selection (`buildContextEntries`) as indices into
+    /// [`SessionFile::entries`], in context order.
+    pub context_indices: Vec<usize>,
     pub leaf_id: Option<String>,
-    /// The last `thinking_level_change` on the path, `"off"` if none (S13).
+    /// The last `thinking_level_change` on the path, `"off"` if none (S13). When that entry's
+    /// `thinkingLevel` is not a string, this stays `"off"` and [`Self::thinking_level_value`]
+    /// says what pi would carry.
     pub thinking_level: String,
-    /// Whether the branch has a `thinking_level_change` entry (S24).
+    /// The raw `thinkingLevel` value pi's `getSessionContextSettings` returns: `None` for JS
+    /// `undefined` (an entry without the field), else the value (`"off"` when no entry).
+    pub thinking_level_value: Option<Value>,
+    /// Whether the branch has a `thinking_level_change` entry (S24). pi computes it with
+    /// `getBranch()` (no fallback to the last entry when the leaf id is falsy).
     pub has_thinking_entry: bool,
-    /// The last model on the path: (provider, model id) (S13).
+    /// The last model on the path: (provider, model id) (S13). `None` also when the last
+    /// model-setting entry has a non-string provider or id (pi finds no such model).
     pub model: Option<(String, String)>,
     /// The id of the compaction entry in effect (S14), if any.
     pub compaction_id: Option<String>,
-    /// Labels by target entry id (S10).
+    /// Labels by target entry id (S10), in pi's `labelsById` Map order.
     pub labels: Vec<(String, String)>,
 }
 
-/// Parses a session file (S1–S9). Never fails: bad lines and a bad header become diagnostics.
-pub fn parse(src: &SourceText) -> SessionFile {
-    SessionFile { name: src.name.clone(), ..Default::default() }
+impl SessionContext {
+    /// The label of an entry id, if any.
+    pub fn label(&self, id: &str) -> Option<&str> {
+        self.labels.iter().find(|(k, _)| k == id).map(|(_, v)| v.as_str())
+    }
 }
 
-/// Walks the active branch and converts its entries to agent messages (S10–S22).
-pub fn build_context(file: &SessionFile, events: &mut Events, diags: &mut Vec<Diagnostic>) -> SessionContext {
-    let _ = (file, events, diags);
-    SessionContext { thinking_level: "off".into(), ..Default::default() }
+/// One row of the session tree view, in file order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TreeNode {
+    pub id: Option<String>,
+    pub parent_id: Option<String>,
+    pub entry_type: String,
+    pub line: u32,
+    /// One line: the role or kind, and the first 80 characters of the text.
+    pub preview: String,
+    pub label: Option<String>,
+    /// On the path from the leaf to the root.
+    pub on_active_branch: bool,
+    /// Selected for the context (on the branch and not cut by a compaction).
+    pub in_context: bool,
 }
+
+// ---------------------------------------------------------------------------------------------
+// Parsing (S1–S5)
+// ---------------------------------------------------------------------------------------------
+
+/// How many characters of a bad line a diagnostic quotes.
+const EXCERPT_CHARS: usize = 60;
+
+/// Parses a session file (S1–S9). Never fails: bad lines and a bad header become diagnostics.
+///
+/// Ports `loadEntriesFromFile` (CA/core/session-manager.js:277–321), the header check of
+/// `_setSessionFile` (:619–635) and `_loadEntries` → `migrateToCurrentVersion` (:671–685, :75).
+pub fn parse(src: &SourceText) -> SessionFile {
+    let mut file = SessionFile { name: src.name.clone(), original_version: 3, ..Default::default() };
+    let mut parsed = load_entries_from_file(src, &mut file.diagnostics);
+
+    // Header validation (:312–317): the first parsed entry must be a session header with a
+    // string id; otherwise the loader returns [] and, for a non-empty file, pi throws (:626).
+    let valid_header = parsed.first().is_some_and(|(_, v)| {
+        v.get_str("type") == Some("session") && v.get("id").is_some_and(|id| id.as_str().is_some())
+    });
+    if !valid_header {
+        if !src.text.is_empty() {
+            let line = parsed.first().map(|(l, _)| *l);
+            let why = if parsed.is_empty() {
+                "no line parses as JSON".to_string()
+            } else {
+                "the first parsed entry is not a `session` header with a string id".to_string()
+            };
+            file.diagnostics.push(
+                Diagnostic::error(&src.name, line, format!("Session file is not a valid pi session: {why}; pi refuses to load it"))
+                    .skipping("the whole session"),
+            );
+        }
+        return file;
+    }
+
+    let (version, migrated) = migrate_to_current_version(&mut parsed, &src.name, &mut file.diagnostics);
+    file.original_version = version;
+    let _ = migrated;
+
+    let mut iter = parsed.into_iter();
+    if let Some((line, header)) = iter.next() {
+        file.header = Some(Entry { line, value: into_object(header) });
+    }
+    for (line, value) in iter {
+        if value.get_str("type") == Some("session") {
+            // getEntries() filters every `type: "session"` entry (:995–997).
+            file.diagnostics.push(
+                Diagnostic::info(&src.name, Some(line), "a second `session` header: pi ignores it (not indexed, not a leaf)")
+                    .skipping(format!("line {line}")),
+            );
+            continue;
+        }
+        file.entries.push(Entry { line, value: into_object(value) });
+    }
+    file
+}
+
+fn into_object(v: Value) -> Object {
+    match v {
+        Value::Object(o) => o,
+        _ => Object::new(),
+    }
+}
+
+/// `loadEntriesFromFile` (CA/core/session-manager.js:277–321): lines split on `\n` only (S1, S5:
+/// a `\r` stays on the line and JSON.parse takes it as whitespace), blank lines skipped, lines
+/// that do not parse skipped, the last unterminated line parsed too (S2). The values are
+/// returned with their 1-based line numbers.
+fn load_entries_from_file(src: &SourceText, diags: &mut Vec<Diagnostic>) -> Vec<(u32, Value)> {
+    let mut out = Vec::new();
+    for (i, line) in src.text.split('\n').enumerate() {
+        let line_no = u32::try_from(i + 1).unwrap_or(u32::MAX);
+        if let Some(v) = parse_session_entry_line(line, line_no, &src.name, diags) {
+            out.push((line_no, v));
+        }
+    }
+    out
+}
+
+/// `parseSessionEntryLine` (:265–275) and the `if (entry)` of its caller (:290): a blank line
+/// or one that fails `JSON.parse` gives nothing, and so does a line that parses to a falsy
+/// value (`null`, `false`, `0`, `""`).
+fn parse_session_entry_line(line: &str, line_no: u32, file: &str, diags: &mut Vec<Diagnostic>) -> Option<Value> {
+    if js::js_trim_is_empty(line) {
+        return None;
+    }
+    match js::parse(line) {
+        Err(e) => {
+            diags.push(
+                Diagnostic::warning(file, Some(line_no), format!("not valid JSON ({}): {}", e.message, excerpt(line)))
+                    .skipping(format!("line {line_no}")),
+            );
+            None
+        }
+        Ok(v) if !v.truthy() => {
+            diags.push(
+                Diagnostic::warning(file, Some(line_no), format!("the line parses to the falsy value {}, which pi skips", v.to_json()))
+                    .skipping(format!("line {line_no}")),
+            );
+            None
+        }
+        Ok(v) => {
+            if !matches!(v, Value::Object(_)) {
+                diags.push(Diagnostic::warning(
+                    file,
+                    Some(line_no),
+                    format!("the line parses to {}, not an object: pi keeps it as an entry without type or id", excerpt(&v.to_json())),
+                ));
+            }
+            Some(v)
+        }
+    }
+}
+
+/// The first characters of a line, for a diagnostic.
+fn excerpt(line: &str) -> String {
+    let trimmed = line.trim_end_matches('\r');
+    let mut s: String = trimmed.chars().take(EXCERPT_CHARS).collect();
+    if trimmed.chars().nth(EXCERPT_CHARS).is_some() {
+        s.push('…');
+    }
+    format!("`{s}`")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Migration (S6–S9)
+// ---------------------------------------------------------------------------------------------
+
+/// `migrateToCurrentVersion` (CA/core/session-manager.js:75–85): `version = header.version ?? 1`;
+/// nothing to do at `>= 3`, else v1→v2 (when `< 2`) then v2→v3 (when `< 3`). The comparisons are
+/// JS ones (`"2"` counts as 2, a non-numeric version as NaN, which migrates nothing).
+/// Returns the declared version (as a whole number, 0 for NaN) and whether pi counts the file
+/// as migrated.
+fn migrate_to_current_version(entries: &mut [(u32, Value)], file: &str, diags: &mut Vec<Diagnostic>) -> (u32, bool) {
+    let header_version = entries
+        .iter()
+        .find(|(_, e)| e.get_str("type") == Some("session"))
+        .and_then(|(_, h)| h.get("version"))
+        .filter(|v| !v.is_null());
+    let version = header_version.map_or(1.0, to_number);
+    let declared = if version.is_nan() { 0 } else { version.clamp(0.0, u32::MAX as f64) as u32 };
+    if version >= 3.0 {
+        return (declared, false);
+    }
+    if version < 2.0 {
+        migrate_v1_to_v2(entries, file, diags);
+    }
+    if version < 3.0 {
+        migrate_v2_to_v3(entries);
+    }
+    (declared, true)
+}
+
+/// The id given to the v1 entry on `line`. pi gives each entry `randomUUID().slice(0, 8)`
+/// (`generateId`, :21–29); those ids never reach a request body (INVENTORY E25), so this port
+/// derives them from the line number instead, which keeps the output deterministic: `v1-L<line>`.
+fn v1_entry_id(line: u32) -> String {
+    format!("v1-L{line}")
+}
+
+/// `migrateV1ToV2` (CA/core/session-manager.js:31–54): headers get `version = 2`; every other
+/// entry, in order, gets an id and `parentId` = the previous entry's id (`null` first). A
+/// compaction's `firstKeptEntryIndex` (an index into all parsed entries, header included)
+/// becomes `firstKeptEntryId` = the target's id *at that moment* — a later entry has not been
+/// given its new id yet, so pointing forward yields its old id (usually `undefined`).
+fn migrate_v1_to_v2(entries: &mut [(u32, Value)], file: &str, diags: &mut Vec<Diagnostic>) {
+    let mut prev_id: Value = Value::Null;
+    for i in 0..entries.len() {
+        let line = entries[i].0;
+        if entries[i].1.get_str("type") == Some("session") {
+            if let Value::Object(h) = &mut entries[i].1 {
+                h.insert("version", Value::Number(2.0));
+            }
+            continue;
+        }
+        if !matches!(entries[i].1, Value::Object(_) | Value::Array(_)) {
+            diags.push(Diagnostic::error(
+                file,
+                Some(line),
+                "pi would crash migrating this v1 entry (TypeError: cannot create property 'id' on a primitive)",
+            ));
+        }
+        let new_id = Value::String(v1_entry_id(line));
+        let kept_index = match &mut entries[i].1 {
+            Value::Object(e) => {
+                e.insert("id", new_id.clone());
+                e.insert("parentId", prev_id.clone());
+                if e.get_str("type") == Some("compaction") {
+                    e.get("firstKeptEntryIndex").and_then(Value::as_f64)
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        };
+        prev_id = new_id;
+        let Some(index) = kept_index else { continue };
+        // `entries[comp.firstKeptEntryIndex]`: only an exact non-negative integer index hits.
+        let target = if index >= 0.0 && index.fract() == 0.0 && index < entries.len() as f64 {
+            Some(index as usize)
+        } else {
+            None
+        };
+        let target_id = target.and_then(|t| {
+            let (_, tv) = &entries[t];
+            (tv.get_str("type") != Some("session")).then(|| tv.get("id").cloned())
+        });
+        if let Value::Object(e) = &mut entries[i].1 {
+            match target_id {
+                Some(Some(id)) => e.insert("firstKeptEntryId", id),
+                // `comp.firstKeptEntryId = undefined`: the same as no member.
+                Some(None) => {
+                    e.remove("firstKeptEntryId");
+                }
+                None => {}
+            }
+            e.remove("firstKeptEntryIndex");
+        }
+        match target {
+            None => diags.push(Diagnostic::warning(
+                file,
+                Some(line),
+                format!("v1 compaction: firstKeptEntryIndex {} is not an entry: nothing before the compaction is kept", number_to_string(index)),
+            )),
+            Some(t) if t > i => diags.push(Diagnostic::warning(
+                file,
+                Some(line),
+                format!("v1 compaction: firstKeptEntryIndex {t} points after the compaction; pi's migration reads that entry's old id"),
+            )),
+            _ => {}
+        }
+    }
+}
+
+/// `migrateV2ToV3` (CA/core/session-manager.js:56–70): headers get `version = 3`; a `message`
+/// entry whose `message.role` is `"hookMessage"` gets `role = "custom"` (same key position).
+fn migrate_v2_to_v3(entries: &mut [(u32, Value)]) {
+    for (_, entry) in entries.iter_mut() {
+        let Value::Object(e) = entry else { continue };
+        match e.get_str("type") {
+            Some("session") => e.insert("version", Value::Number(3.0)),
+            Some("message") => {
+                if let Some(Value::Object(m)) = e.get_mut("message") {
+                    if m.get_str("role") == Some("hookMessage") {
+                        m.insert("role", Value::str("custom"));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// JS `ToNumber` for a JSON value (used where pi compares a stored value with a number).
+fn to_number(v: &Value) -> f64 {
+    match v {
+        Value::Null => 0.0,
+        Value::Bool(b) => f64::from(u8::from(*b)),
+        Value::Number(n) => *n,
+        Value::String(s) => string_to_number(s),
+        Value::Array(a) => match a.as_slice() {
+            [] => 0.0,
+            [one] => string_to_number(&to_js_string(one)),
+            _ => f64::NAN,
+        },
+        Value::Object(_) => f64::NAN,
+    }
+}
+
+/// JS `StringToNumber`: whitespace trimmed, empty is 0, decimal literals, `Infinity`, and
+/// `0x`/`0o`/`0b` integers.
+fn string_to_number(s: &str) -> f64 {
+    let t = js::js_trim(s);
+    if t.is_empty() {
+        return 0.0;
+    }
+    let radix = |p: &str, r: u32| -> Option<f64> {
+        let digits = t.strip_prefix(p).or_else(|| t.strip_prefix(&p.to_uppercase()))?;
+        if digits.is_empty() || !digits.chars().all(|c| c.is_digit(r)) {
+            return Some(f64::NAN);
+        }
+        Some(digits.chars().fold(0.0, |acc, c| acc * f64::from(r) + f64::from(c.to_digit(r).unwrap_or(0))))
+    };
+    if let Some(n) = radix("0x", 16).or_else(|| radix("0o", 8)).or_else(|| radix("0b", 2)) {
+        return n;
+    }
+    let body = t.strip_prefix(['+', '-']).unwrap_or(t);
+    let negative = t.starts_with('-');
+    if body == "Infinity" {
+        return if negative { f64::NEG_INFINITY } else { f64::INFINITY };
+    }
+    let valid = !body.is_empty()
+        && body.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-'))
+        && body.chars().next().is_some_and(|c| c.is_ascii_digit() || c == '.');
+    if !valid {
+        return f64::NAN;
+    }
+    t.parse::<f64>().unwrap_or(f64::NAN)
+}
+
+/// JS `ToString` of a JSON value, as `Array.prototype.join` / template literals print it.
+fn to_js_string(v: &Value) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => number_to_string(*n),
+        Value::String(s) => s.clone(),
+        Value::Array(a) => a
+            .iter()
+            .map(|x| if x.is_null() { String::new() } else { to_js_string(x) })
+            .collect::<Vec<_>>()
+            .join(","),
+        Value::Object(_) => "[object Object]".into(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Index and leaf (S10)
+// ---------------------------------------------------------------------------------------------
+
+/// A `Map` key pi can find an entry by: `parentId` and `leafId` are looked up only when truthy,
+/// so only non-empty strings, non-zero numbers and `true` can ever match (an object id is a
+/// fresh reference that no lookup shares).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum IdKey<'a> {
+    Str(&'a str),
+    Num(u64),
+    True,
+}
+
+fn id_key(v: Option<&Value>) -> Option<IdKey<'_>> {
+    match v? {
+        Value::String(s) if !s.is_empty() => Some(IdKey::Str(s)),
+        Value::Number(n) if *n != 0.0 && !n.is_nan() => Some(IdKey::Num(n.to_bits())),
+        Value::Bool(true) => Some(IdKey::True),
+        _ => None,
+    }
+}
+
+/// pi's `byId`, `leafId` and `labelsById` after `_buildIndex`.
+struct SessionIndex<'a> {
+    by_id: HashMap<IdKey<'a>, usize>,
+    /// The last entry in file order (the leaf whatever its id), and its id value.
+    leaf: Option<usize>,
+    labels: Vec<(String, String)>,
+}
+
+/// `_buildIndex` (CA/core/session-manager.js:686–707): every non-header entry in file order goes
+/// into `byId` (the last duplicate id wins), `leafId` = the last entry's id, and each `label`
+/// entry sets (truthy `label`) or deletes its target's label.
+fn build_index<'a>(file: &'a SessionFile, diags: &mut Vec<Diagnostic>) -> SessionIndex<'a> {
+    let mut by_id: HashMap<IdKey<'a>, usize> = HashMap::with_capacity(file.entries.len());
+    // labelsById as a Map: a slot per live key, in insertion order; a deleted key re-inserted
+    // goes to the end.
+    let mut label_slots: Vec<Option<(String, String)>> = Vec::new();
+    let mut label_pos: HashMap<String, usize> = HashMap::new();
+    for (i, entry) in file.entries.iter().enumerate() {
+        if let Some(key) = id_key(entry.value.get("id")) {
+            if let Some(prev) = by_id.insert(key, i) {
+                diags.push(
+                    Diagnostic::warning(
+                        &file.name,
+                        Some(entry.line),
+                        format!(
+                            "duplicate entry id {} (also on line {}): pi's index keeps this later entry",
+                            id_text(entry),
+                            file.entries[prev].line
+                        ),
+                    )
+                    .skipping(format!("line {} in the id index", file.entries[prev].line)),
+                );
+            }
+        }
+        if entry.kind() == "label" {
+            let Some(target) = entry.value.get("targetId").map(label_key) else { continue };
+            let label = entry.value.get("label").filter(|l| l.truthy());
+            if let Some(pos) = label_pos.get(&target).copied() {
+                match label {
+                    Some(l) => label_slots[pos] = Some((target, to_js_string(l))),
+                    None => {
+                        label_slots[pos] = None;
+                        label_pos.remove(&target);
+                    }
+                }
+            } else if let Some(l) = label {
+                label_pos.insert(target.clone(), label_slots.len());
+                label_slots.push(Some((target, to_js_string(l))));
+            }
+        }
+    }
+    SessionIndex {
+        by_id,
+        leaf: file.entries.len().checked_sub(1),
+        labels: label_slots.into_iter().flatten().collect(),
+    }
+}
+
+/// A label's target as text (pi's Map keys are values; targets are entry ids, strings in
+/// practice).
+fn label_key(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_json(),
+    }
+}
+
+/// An entry's id as text: the string, else its JSON (`""` when missing).
+fn id_text(entry: &Entry) -> String {
+    match entry.value.get("id") {
+        Some(Value::String(s)) => s.clone(),
+        Some(v) => v.to_json(),
+        None => String::new(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The active branch (S11, S12)
+// ---------------------------------------------------------------------------------------------
+
+/// `buildSessionPath` (CA/core/session-manager.js:124–145) for pi's own leaf: `leafId === null`
+/// gives `[]`; otherwise the leaf is the last entry (a truthy `leafId` finds it in the index, a
+/// falsy one falls back to `entries[entries.length - 1]`, the same entry). Then the walk follows
+/// truthy `parentId`s through the index up to the root, and is reversed.
+///
+/// pi has no guard against a `parentId` cycle (it loops forever); this walk stops when it
+/// reaches an entry it has already visited and reports the cycle. A parent missing from the
+/// index ends the walk (the orphan is the root), also reported.
+fn build_session_path(file: &SessionFile, index: &SessionIndex, diags: &mut Vec<Diagnostic>) -> Vec<usize> {
+    let Some(leaf) = index.leaf else { return Vec::new() };
+    if matches!(file.entries[leaf].value.get("id"), Some(Value::Null)) {
+        diags.push(Diagnostic::warning(
+            &file.name,
+            Some(file.entries[leaf].line),
+            "the last entry has `id: null`, so pi's leafId is null and the context is empty",
+        ));
+        return Vec::new();
+    }
+    let mut visited = vec![false; file.entries.len()];
+    let mut path: Vec<usize> = Vec::new();
+    let mut current = Some(leaf);
+    while let Some(i) = current {
+        if visited[i] {
+            let start = path.iter().position(|&p| p == i).unwrap_or(0);
+            let lines: Vec<String> = path[start..].iter().map(|&p| file.entries[p].line.to_string()).collect();
+            diags.push(
+                Diagnostic::error(
+                    &file.name,
+                    Some(file.entries[i].line),
+                    format!("parentId cycle through lines {}: pi would loop forever here; the walk stops", lines.join(", ")),
+                )
+                .skipping("the rest of the branch above the cycle"),
+            );
+            break;
+        }
+        visited[i] = true;
+        path.push(i);
+        let entry = &file.entries[i];
+        let parent = entry.value.get("parentId").filter(|p| p.truthy());
+        current = match parent {
+            None => None,
+            Some(p) => {
+                let found = id_key(Some(p)).and_then(|k| index.by_id.get(&k).copied());
+                if found.is_none() {
+                    diags.push(Diagnostic::warning(
+                        &file.name,
+                        Some(entry.line),
+                        format!(
+                            "parent {} of entry {} is not in the session: pi treats this entry as the root",
+                            label_key(p),
+                            id_text(entry)
+                        ),
+                    ));
+                }
+                found
+            }
+        };
+    }
+    path.reverse();
+    path
+}
+
+// ---------------------------------------------------------------------------------------------
+// Context settings (S13)
+// ---------------------------------------------------------------------------------------------
+
+/// What `getSessionContextSettings` returns.
+struct ContextSettings {
+    thinking_level: Option<Value>,
+    model: Option<(String, String)>,
+}
+
+/// `getSessionContextSettings` (CA/core/session-manager.js:146–161) over the whole path: the
+/// last `thinking_level_change.thinkingLevel` (default `"off"`), and the last of `model_change`
+/// `{provider, modelId}` / an assistant message's `{provider, model}`.
+fn get_session_context_settings(file: &SessionFile, path: &[usize], diags: &mut Vec<Diagnostic>) -> ContextSettings {
+    let mut thinking_level = Some(Value::str("off"));
+    let mut model: Option<(String, String)> = None;
+    let pair = |a: Option<&Value>, b: Option<&Value>| -> Option<(String, String)> {
+        Some((a?.as_str()?.to_string(), b?.as_str()?.to_string()))
+    };
+    for &i in path {
+        let entry = &file.entries[i];
+        match entry.kind() {
+            "thinking_level_change" => {
+                thinking_level = entry.value.get("thinkingLevel").cloned();
+                if !matches!(thinking_level, Some(Value::String(_))) {
+                    diags.push(Diagnostic::warning(
+                        &file.name,
+                        Some(entry.line),
+                        format!(
+                            "thinking_level_change without a string thinkingLevel ({}): pi carries it as the session's level",
+                            thinking_level.as_ref().map_or("undefined".into(), Value::to_json)
+                        ),
+                    ));
+                }
+            }
+            "model_change" => model = pair(entry.value.get("provider"), entry.value.get("modelId")),
+            "message" => match entry.value.get("message") {
+                None | Some(Value::Null) => diags.push(Diagnostic::error(
+                    &file.name,
+                    Some(entry.line),
+                    "a `message` entry without a message: pi would crash (TypeError reading `role`)",
+                )),
+                Some(m) => {
+                    if m.get_str("role") == Some("assistant") {
+                        model = pair(m.get("provider"), m.get("model"));
+                    }
+                }
+            },
+            _ => {}
+        }
+    }
+    ContextSettings { thinking_level, model }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compaction-aware selection (S14–S16)
+// ---------------------------------------------------------------------------------------------
+
+/// JS `a === b` for two member values (`None` = `undefined`); objects and arrays are distinct
+/// references.
+fn strict_equals(a: Option<&Value>, b: Option<&Value>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(Value::Null), Some(Value::Null)) => true,
+        (Some(Value::Bool(x)), Some(Value::Bool(y))) => x == y,
+        (Some(Value::Number(x)), Some(Value::Number(y))) => x == y,
+        (Some(Value::String(x)), Some(Value::String(y))) => x == y,
+        _ => false,
+    }
+}
+
+/// `buildContextEntries` (CA/core/session-manager.js:198–226): with no compaction on the path,
+/// the path; else `[latestCompaction, ...path before it from the entry whose id ===
+/// firstKeptEntryId, ...path after it]`. Returns the indices and the compaction's index.
+fn build_context_entries(file: &SessionFile, path: &[usize], events: &mut Events) -> (Vec<usize>, Option<usize>) {
+    let Some(&compaction) = path.iter().rev().find(|&&i| file.entries[i].kind() == "compaction") else {
+        return (path.to_vec(), None);
+    };
+    let comp = &file.entries[compaction].value;
+    // `path.findIndex((entry) => entry.id === compaction.id)`.
+    let Some(compaction_idx) =
+        path.iter().position(|&i| i == compaction || strict_equals(file.entries[i].value.get("id"), comp.get("id")))
+    else {
+        return (path.to_vec(), None);
+    };
+    let first_kept = comp.get("firstKeptEntryId");
+    let mut out = Vec::with_capacity(path.len());
+    out.push(compaction);
+    let mut found = false;
+    for &i in &path[..compaction_idx] {
+        if !found && strict_equals(file.entries[i].value.get("id"), first_kept) {
+            found = true;
+        }
+        if found {
+            out.push(i);
+        }
+    }
+    let kept = out.len() - 1;
+    out.extend_from_slice(&path[compaction_idx + 1..]);
+
+    let line = file.entries[compaction].line;
+    events.push(
+        Event::new(
+            EventKind::Dropped,
+            format!(
+                "compaction (line {line}) applied: {} of {} earlier entries on the branch cut, {kept} kept{}",
+                compaction_idx - kept,
+                compaction_idx,
+                if found {
+                    format!(" from {}", first_kept.map(label_key).unwrap_or_default())
+                } else {
+                    match first_kept {
+                        Some(v) => format!(" (firstKeptEntryId {} is not on the branch)", label_key(v)),
+                        None => " (no firstKeptEntryId)".into(),
+                    }
+                }
+            ),
+        )
+        .at("CA/core/session-manager.js:198"),
+    );
+    (out, Some(compaction))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Entry → agent message (S17–S22)
+// ---------------------------------------------------------------------------------------------
+
+/// `sessionEntryToContextMessages` (CA/core/session-manager.js:166–189). `None` when the
+/// entry produces no message; a `message` entry pi could not handle is reported and skipped.
+fn session_entry_to_context_messages(entry: &Entry, file: &str, diags: &mut Vec<Diagnostic>, events: &mut Events) -> Option<Value> {
+    let e = &entry.value;
+    let line = entry.line;
+    match entry.kind() {
+        "message" => match e.get("message") {
+            Some(Value::Object(m)) => {
+                let role = m.get_str("role");
+                let null_content = m.get("content").is_none_or(Value::is_null);
+                if matches!(role, Some("user" | "assistant" | "toolResult")) && null_content {
+                    // `{ ...message, content: [] }`: `content` keeps its position if present.
+                    let mut copy = m.clone();
+                    copy.insert("content", Value::Array(Vec::new()));
+                    events.push(
+                        Event::new(EventKind::Replaced, format!("{} message (line {line}) has no content: content set to []", role.unwrap_or("")))
+                            .at("CA/core/session-manager.js:174"),
+                    );
+                    return Some(Value::Object(copy));
+                }
+                Some(Value::Object(m.clone()))
+            }
+            None | Some(Value::Null) => {
+                // Already reported by the settings pass (pi crashes there first).
+                None
+            }
+            Some(other) => {
+                diags.push(
+                    Diagnostic::error(
+                        file,
+                        Some(line),
+                        format!("the entry's message is {}, not an object: pi would pass it on as a message", excerpt(&other.to_json())),
+                    )
+                    .skipping(format!("line {line}")),
+                );
+                None
+            }
+        },
+        "custom_message" => {
+            let msg = create_custom_message(
+                e.get("customType"),
+                e.get("content").filter(|c| !c.is_null()).cloned().unwrap_or(Value::Array(Vec::new())),
+                e.get("display"),
+                e.get("details"),
+                entry_time(entry, file, diags),
+            );
+            events.push(
+                Event::new(
+                    EventKind::Converted,
+                    format!(
+                        "custom_message {} (line {line}) → custom message{}",
+                        e.get("customType").map(label_key).unwrap_or_default(),
+                        if e.get("display").is_some_and(Value::truthy) { "" } else { " (display is off: still in the context)" }
+                    ),
+                )
+                .at("CA/core/session-manager.js:180"),
+            );
+            Some(msg)
+        }
+        "branch_summary" => {
+            if !e.get("summary").is_some_and(Value::truthy) {
+                events.push(
+                    Event::new(EventKind::Dropped, format!("branch_summary (line {line}) with an empty summary produces no message"))
+                        .at("CA/core/session-manager.js:183"),
+                );
+                return None;
+            }
+            let msg = create_branch_summary_message(e.get("summary"), e.get("fromId"), entry_time(entry, file, diags));
+            events.push(
+                Event::new(EventKind::Converted, format!("branch_summary (line {line}) → branchSummary message"))
+                    .at("CA/core/session-manager.js:183"),
+            );
+            Some(msg)
+        }
+        "compaction" => {
+            let msg = create_compaction_summary_message(e.get("summary"), e.get("tokensBefore"), entry_time(entry, file, diags));
+            events.push(
+                Event::new(EventKind::Converted, format!("compaction (line {line}) → compactionSummary message"))
+                    .at("CA/core/session-manager.js:186"),
+            );
+            Some(msg)
+        }
+        _ => None,
+    }
+}
+
+/// `new Date(entry.timestamp).getTime()`, with a diagnostic when it is NaN.
+fn entry_time(entry: &Entry, file: &str, diags: &mut Vec<Diagnostic>) -> f64 {
+    let ts = entry.value.get("timestamp");
+    let t = date_get_time(ts);
+    if t.is_nan() {
+        diags.push(Diagnostic::warning(
+            file,
+            Some(entry.line),
+            format!(
+                "timestamp {} is not a date: the message's timestamp is NaN (null in JSON), as in pi",
+                ts.map_or("undefined".into(), Value::to_json)
+            ),
+        ));
+    }
+    t
+}
+
+/// `createBranchSummaryMessage` (CA/core/messages.js:40–47).
+fn create_branch_summary_message(summary: Option<&Value>, from_id: Option<&Value>, timestamp: f64) -> Value {
+    let mut o = Object::with_capacity(4);
+    o.insert("role", Value::str("branchSummary"));
+    o.insert_opt("summary", summary.cloned());
+    o.insert_opt("fromId", from_id.cloned());
+    o.insert("timestamp", Value::Number(timestamp));
+    Value::Object(o)
+}
+
+/// `createCompactionSummaryMessage` (CA/core/messages.js:48–55). No truthiness check: an
+/// absent summary stays absent (`undefined`).
+fn create_compaction_summary_message(summary: Option<&Value>, tokens_before: Option<&Value>, timestamp: f64) -> Value {
+    let mut o = Object::with_capacity(4);
+    o.insert("role", Value::str("compactionSummary"));
+    o.insert_opt("summary", summary.cloned());
+    o.insert_opt("tokensBefore", tokens_before.cloned());
+    o.insert("timestamp", Value::Number(timestamp));
+    Value::Object(o)
+}
+
+/// `createCustomMessage` (CA/core/messages.js:57–66): included whatever `display` says.
+fn create_custom_message(
+    custom_type: Option<&Value>,
+    content: Value,
+    display: Option<&Value>,
+    details: Option<&Value>,
+    timestamp: f64,
+) -> Value {
+    let mut o = Object::with_capacity(6);
+    o.insert("role", Value::str("custom"));
+    o.insert_opt("customType", custom_type.cloned());
+    o.insert("content", content);
+    o.insert_opt("display", display.cloned());
+    o.insert_opt("details", details.cloned());
+    o.insert("timestamp", Value::Number(timestamp));
+    Value::Object(o)
+}
+
+// ---------------------------------------------------------------------------------------------
+// buildSessionContext
+// ---------------------------------------------------------------------------------------------
+
+/// Walks the active branch and converts its entries to agent messages (S10–S22):
+/// `SessionManager.buildSessionContext` → `buildSessionContext(getEntries(), leafId, byId)`
+/// (CA/core/session-manager.js:232–237, :980), plus `getBranch()` for `has_thinking_entry`
+/// (CA/core/sdk.js:83).
+pub fn build_context(file: &SessionFile, events: &mut Events, diags: &mut Vec<Diagnostic>) -> SessionContext {
+    let index = build_index(file, diags);
+    let path = build_session_path(file, &index, diags);
+    let settings = get_session_context_settings(file, &path, diags);
+
+    let off_branch = file.entries.len() - path.len();
+    if let Some(leaf) = index.leaf {
+        events.push(
+            Event::new(
+                EventKind::Note,
+                format!(
+                    "active branch: {} entries from the root to the leaf {} (line {}), the last entry in the file",
+                    path.len(),
+                    id_text(&file.entries[leaf]),
+                    file.entries[leaf].line
+                ),
+            )
+            .at("CA/core/session-manager.js:686"),
+        );
+    }
+    if off_branch > 0 {
+        events.push(
+            Event::new(EventKind::Dropped, format!("{off_branch} entries off the active branch ignored"))
+                .at("CA/core/session-manager.js:124"),
+        );
+    }
+
+    let (context_indices, compaction) = build_context_entries(file, &path, events);
+
+    let mut messages = Vec::with_capacity(context_indices.len());
+    let mut sources = Vec::with_capacity(context_indices.len());
+    let mut silent: Vec<(String, usize)> = Vec::new();
+    for &i in &context_indices {
+        let entry = &file.entries[i];
+        match session_entry_to_context_messages(entry, &file.name, diags, events) {
+            Some(m) => {
+                messages.push(m);
+                sources.push(MessageSource {
+                    entry_id: entry.id().map(String::from),
+                    line: entry.line,
+                    entry_type: entry.kind().to_string(),
+                });
+            }
+            None => {
+                let kind = entry.kind();
+                if kind == "branch_summary" || kind == "message" {
+                    continue; // reported above
+                }
+                let kind = if kind.is_empty() { "untyped".to_string() } else { kind.to_string() };
+                match silent.iter_mut().find(|(k, _)| *k == kind) {
+                    Some((_, n)) => *n += 1,
+                    None => silent.push((kind, 1)),
+                }
+            }
+        }
+    }
+    if !silent.is_empty() {
+        let list: Vec<String> = silent.iter().map(|(k, n)| format!("{n} {k}")).collect();
+        events.push(
+            Event::new(EventKind::Dropped, format!("entries that produce no message: {}", list.join(", ")))
+                .at("CA/core/session-manager.js:188"),
+        );
+    }
+
+    let thinking_level = match &settings.thinking_level {
+        Some(Value::String(s)) => s.clone(),
+        _ => "off".to_string(),
+    };
+    // getBranch() starts from `leafId` only when it is truthy (:958–969).
+    let leaf_value = index.leaf.and_then(|l| file.entries[l].value.get("id"));
+    let branch_for_settings: &[usize] = if leaf_value.is_some_and(Value::truthy) { &path } else { &[] };
+    let has_thinking_entry = branch_for_settings.iter().any(|&i| file.entries[i].kind() == "thinking_level_change");
+
+    SessionContext {
+        messages,
+        sources,
+        path: path.iter().map(|&i| id_text(&file.entries[i])).collect(),
+        path_indices: path,
+        context_indices,
+        leaf_id: leaf_value.and_then(Value::as_str).map(String::from),
+        thinking_level,
+        thinking_level_value: settings.thinking_level,
+        has_thinking_entry,
+        model: settings.model,
+        compaction_id: compaction.and_then(|c| file.entries[c].id()).map(String::from),
+        labels: index.labels,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tree view
+// ---------------------------------------------------------------------------------------------
+
+/// How many characters of text a tree preview shows.
+const PREVIEW_CHARS: usize = 80;
+
+/// Every entry in file order with its place in the tree, for the UI.
+pub fn tree(file: &SessionFile, ctx: &SessionContext) -> Vec<TreeNode> {
+    let mut on_branch = vec![false; file.entries.len()];
+    for &i in &ctx.path_indices {
+        if let Some(b) = on_branch.get_mut(i) {
+            *b = true;
+        }
+    }
+    let mut in_context = vec![false; file.entries.len()];
+    for &i in &ctx.context_indices {
+        if let Some(b) = in_context.get_mut(i) {
+            *b = true;
+        }
+    }
+    let labels: HashMap<&str, &str> = ctx.labels.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    file.entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| TreeNode {
+            id: e.id().map(String::from),
+            parent_id: e.parent_id().map(String::from),
+            entry_type: e.kind().to_string(),
+            line: e.line,
+            preview: preview(e),
+            label: e.id().and_then(|id| labels.get(id)).map(|l| l.to_string()),
+            on_active_branch: on_branch[i],
+            in_context: in_context[i],
+        })
+        .collect()
+}
+
+/// The first text of a message `content` (a string, or the first `text` block).
+fn content_text(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .find_map(|b| match b.get_str("type") {
+                Some("text") => b.get_str("text").map(String::from),
+                Some("toolCall") => b.get_str("name").map(|n| format!("[tool call {n}]")),
+                Some("thinking") => b.get_str("thinking").map(|t| format!("[thinking] {t}")),
+                Some("image") => Some("[image]".into()),
+                _ => None,
+            })
+            .unwrap_or_default(),
+        _ => String::new(),
+    }
+}
+
+/// A one-line preview: a role or kind, then up to [`PREVIEW_CHARS`] characters of text.
+fn preview(entry: &Entry) -> String {
+    let e = &entry.value;
+    let s = |k: &str| e.get(k).map(to_js_string).unwrap_or_default();
+    let (head, text) = match entry.kind() {
+        "message" => {
+            let m = e.get("message");
+            let role = m.and_then(|m| m.get_str("role")).unwrap_or("?").to_string();
+            let text = match role.as_str() {
+                "bashExecution" => m.and_then(|m| m.get_str("command")).map(|c| format!("$ {c}")).unwrap_or_default(),
+                _ => content_text(m.and_then(|m| m.get("content"))),
+            };
+            (role, text)
+        }
+        "custom_message" => (format!("custom {}", s("customType")), content_text(e.get("content"))),
+        "compaction" | "branch_summary" => (entry.kind().to_string(), s("summary")),
+        "model_change" => ("model".into(), format!("{}/{}", s("provider"), s("modelId"))),
+        "thinking_level_change" => ("thinking".into(), s("thinkingLevel")),
+        "label" => ("label".into(), format!("{} → {}", s("targetId"), s("label"))),
+        "" => ("?".into(), String::new()),
+        k => (k.to_string(), String::new()),
+    };
+    let flat: String = text.chars().map(|c| if c.is_control() { ' ' } else { c }).take(PREVIEW_CHARS).collect();
+    let more = text.chars().nth(PREVIEW_CHARS).is_some();
+    match (flat.is_empty(), more) {
+        (true, _) => head,
+        (false, false) => format!("{head}: {flat}"),
+        (false, true) => format!("{head}: {flat}…"),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dates: `new Date(value).getTime()` as V8 computes it
+// ---------------------------------------------------------------------------------------------
+
+/// The largest time value a JS Date holds (TimeClip, ECMA-262 §21.4.1.31).
+const MAX_TIME: f64 = 8.64e15;
+
+/// `new Date(value).getTime()` for a JSON member (`None` = `undefined` → NaN): a string is
+/// parsed ([`date_parse`]), a number is time-clipped, `null` is 0, a boolean 0 or 1, an array
+/// is parsed as its joined text, an object is NaN.
+pub fn date_get_time(value: Option<&Value>) -> f64 {
+    match value {
+        None => f64::NAN,
+        Some(Value::Null) => 0.0,
+        Some(Value::Bool(b)) => f64::from(u8::from(*b)),
+        Some(Value::Number(n)) => time_clip(*n),
+        Some(Value::String(s)) => date_parse(s),
+        Some(v @ Value::Array(_)) => date_parse(&to_js_string(v)),
+        Some(Value::Object(_)) => f64::NAN,
+    }
+}
+
+/// TimeClip: NaN outside ±8.64e15, else truncated toward zero (−0 → +0).
+fn time_clip(t: f64) -> f64 {
+    if !t.is_finite() || t.abs() > MAX_TIME {
+        return f64::NAN;
+    }
+    t.trunc() + 0.0
+}
+
+/// `Date.parse(s)` for the date-time strings pi writes, following V8's ES5 ISO parser
+/// (`DateParser::ParseES5DateTime`): `YYYY[-MM[-DD]]` or `±YYYYYY[-MM[-DD]]`, then optionally
+/// `THH:mm[:ss[.fraction]]` (`T`/`Z` in either case; any number of fraction digits, of which
+/// the first three count; `24:00` allowed) and `Z`, `±HH:mm` or `±HHmm`. Date-only forms are
+/// UTC; date-time forms without an offset are local time, taken here as UTC (the oracle runs
+/// with TZ unset = UTC). V8 checks the day only against 1–31, so `2026-02-30` rolls over into
+/// March, as in Node. Also accepted, as V8's legacy fallback does: a space instead of `T` for
+/// a local time. Anything else is NaN (V8's legacy parser accepts more, e.g. `Nov 29 2026`).
+pub fn date_parse(s: &str) -> f64 {
+    parse_iso_date(s).unwrap_or(f64::NAN)
+}
+
+fn parse_iso_date(s: &str) -> Option<f64> {
+    let b = s.as_bytes();
+    let mut i = 0;
+    // Reads a run of ASCII digits; returns (value of at most 9 significant digits, length).
+    let digits = |i: &mut usize| -> (i64, usize) {
+        let start = *i;
+        let mut v: i64 = 0;
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            if *i - start < 9 {
+                v = v * 10 + i64::from(b[*i] - b'0');
+            }
+            *i += 1;
+        }
+        (v, *i - start)
+    };
+    let fixed = |i: &mut usize, n: usize| -> Option<i64> {
+        let (v, len) = digits(i);
+        (len == n).then_some(v)
+    };
+
+    let year = match b.first()? {
+        b'+' | b'-' => {
+            let negative = b[0] == b'-';
+            i = 1;
+            let y = fixed(&mut i, 6)?;
+            if negative && y == 0 {
+                return None;
+            }
+            if negative {
+                -y
+            } else {
+                y
+            }
+        }
+        _ => fixed(&mut i, 4)?,
+    };
+    let (mut month, mut day) = (1, 1);
+    if b.get(i) == Some(&b'-') {
+        i += 1;
+        month = fixed(&mut i, 2).filter(|m| (1..=12).contains(m))?;
+        if b.get(i) == Some(&b'-') {
+            i += 1;
+            day = fixed(&mut i, 2).filter(|d| (1..=31).contains(d))?;
+        }
+    }
+    let days = days_from_civil(year, month, day);
+    if i == b.len() {
+        return Some(time_clip(days as f64 * 86_400_000.0));
+    }
+    let sep = b[i];
+    let legacy_space = sep == b' ';
+    if !(sep == b'T' || sep == b't' || legacy_space) {
+        return None;
+    }
+    i += 1;
+    // After `T` comes a number token: a `T` glued to letters is a different word.
+    if !b.get(i).is_some_and(u8::is_ascii_digit) {
+        return None;
+    }
+    let hour = fixed(&mut i, 2).filter(|h| (0..=24).contains(h))?;
+    if b.get(i) != Some(&b':') {
+        return None;
+    }
+    i += 1;
+    let minute = fixed(&mut i, 2).filter(|m| (0..=59).contains(m))?;
+    let (mut second, mut ms) = (0, 0);
+    if b.get(i) == Some(&b':') {
+        i += 1;
+        second = fixed(&mut i, 2).filter(|s| (0..=59).contains(s))?;
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            let (v, len) = digits(&mut i);
+            ms = read_milliseconds(v, len)?;
+        }
+    }
+    if hour == 24 && (minute != 0 || second != 0 || ms != 0) {
+        return None;
+    }
+    let mut offset_min: i64 = 0;
+    match b.get(i) {
+        Some(b'Z' | b'z') => i += 1,
+        Some(&c @ (b'+' | b'-')) if !legacy_space => {
+            i += 1;
+            let sign = if c == b'+' { 1 } else { -1 };
+            let (v, len) = digits(&mut i);
+            let (h, m) = match len {
+                4 => (v / 100, v % 100),
+                2 => {
+                    if b.get(i) != Some(&b':') {
+                        return None;
+                    }
+                    i += 1;
+                    (v, fixed(&mut i, 2)?)
+                }
+                _ => return None,
+            };
+            if !(0..=23).contains(&h) || !(0..=59).contains(&m) {
+                return None;
+            }
+            offset_min = sign * (h * 60 + m);
+        }
+        _ => {}
+    }
+    if i != b.len() {
+        return None;
+    }
+    let t = days as f64 * 86_400_000.0
+        + (hour * 3_600_000 + minute * 60_000 + second * 1000 + ms) as f64
+        - (offset_min * 60_000) as f64;
+    Some(time_clip(t))
+}
+
+/// V8's `ReadMilliseconds`: the first three significant digits of the fraction.
+fn read_milliseconds(value: i64, len: usize) -> Option<i64> {
+    match len {
+        0 => None,
+        1 => Some(value * 100),
+        2 => Some(value * 10),
+        3 => Some(value),
+        n => Some(value / 10i64.pow((n.min(9) - 3) as u32)),
+    }
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (month 1–12; day may exceed the month
+/// and rolls over, as `MakeDay` does).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = if y >= 0 { y } else { y - 399 } / 400;
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468 + (day - 1)
+}
+
+#[cfg(test)]
+#[path = "session_tests.rs"]
+mod tests;
