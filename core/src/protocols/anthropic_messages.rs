@@ -1,10 +1,1512 @@
-//! pi-ai `dist/api/anthropic-messages.js`.
+//! pi-ai `dist/api/anthropic-messages.js` (INVENTORY §4.1, AN1–AN17), with the helpers it uses
+//! from `utils/deferred-tools.js` and `api/constrained-sampling.js`, and the part of
+//! `@anthropic-ai/sdk` 0.123.0 that shapes the wire request (`betas` moved to the
+//! `anthropic-beta` header, header merge order, `?beta=true`).
+//!
+//! Functions are named after pi's and cite their lines; `AI/` = pi-ai `dist/`,
+//! `SDK/` = `@anthropic-ai/sdk/`.
+
+use std::collections::HashSet;
 
 use super::{AdapterError, LlmContext, Request, StreamOptions};
+use crate::data;
+use crate::js::{js_trim, js_trim_is_empty, number_to_string, sanitize_surrogates, Object, Value};
+use crate::messages;
 use crate::model::Model;
-use crate::trace::Events;
+use crate::tools::ToolDef;
+use crate::trace::{Event, EventKind, Events};
 
+const DATA_GROUP: &str = "anthropicMessages";
+/// The path `client.beta.messages.create` posts to (SDK/resources/beta/messages/messages.js:42).
+const MESSAGES_PATH: &str = "/v1/messages?beta=true";
+/// The SDK's default base URL (SDK/client.js:80).
+const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+/// The SDK's own `User-Agent`, always overridden by pi's (SDK/client.js:838).
+const SDK_USER_AGENT: &str = "Anthropic/JS 0.123.0";
+
+/// Builds the request pi's `streamSimple` would send (the coding agent calls it through
+/// `ModelRuntime.streamSimple`).
 pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut Events) -> Result<Request, AdapterError> {
-    let _ = (model, ctx, opts, events);
-    Err(AdapterError { message: "not implemented yet".into() })
+    stream_simple(model, ctx, opts, events)
 }
+
+fn err(message: impl Into<String>) -> AdapterError {
+    AdapterError { message: message.into() }
+}
+
+fn ev(events: &mut Events, kind: EventKind, message: impl Into<String>, at: &'static str) {
+    events.push(Event::new(kind, message).at(at));
+}
+
+// ---------------------------------------------------------------------------------------------
+// JS helpers
+// ---------------------------------------------------------------------------------------------
+
+/// `Math.min(a, b)` (NaN wins, unlike `f64::min`).
+fn js_min(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.min(b)
+    }
+}
+
+/// `Math.max(a, b)` (NaN wins, unlike `f64::max`).
+fn js_max(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.max(b)
+    }
+}
+
+/// `a ?? b` on an optional member: `null` and `undefined` both fall through.
+fn nullish(v: Option<&Value>) -> Option<&Value> {
+    v.filter(|v| !v.is_null())
+}
+
+/// `String(v)` as `Array.prototype.join` applies it (`null`/`undefined` become "").
+fn join_item(v: Option<&Value>) -> String {
+    match v {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Bool(b)) => b.to_string(),
+        Some(Value::Number(n)) => number_to_string(*n),
+        Some(Value::Array(a)) => a.iter().map(|x| join_item(Some(x))).collect::<Vec<_>>().join(","),
+        Some(Value::Object(_)) => "[object Object]".into(),
+    }
+}
+
+/// A string member that pi calls a string method on (`.trim()`, `.replace()`): anything else
+/// throws a TypeError in pi.
+fn str_member<'a>(obj: &'a Value, key: &str, what: &str) -> Result<&'a str, AdapterError> {
+    obj.get_str(key).ok_or_else(|| err(format!("{what}: `{key}` is not a string (pi throws a TypeError)")))
+}
+
+/// A short description of message `i` for events.
+fn msg_label(i: usize, msg: &Value) -> String {
+    format!("message #{} ({})", i + 1, msg.get_str("role").unwrap_or("?"))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Data (pi's literal strings, versioned)
+// ---------------------------------------------------------------------------------------------
+
+fn data_group() -> Option<&'static Value> {
+    data::strings().get(DATA_GROUP)
+}
+
+fn data_str(key: &str) -> &'static str {
+    data::string(DATA_GROUP, key)
+}
+
+/// `claudeCodeTools` (:45–63).
+fn claude_code_tools() -> Vec<&'static str> {
+    data_group()
+        .and_then(|g| g.get("claudeCodeTools"))
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// A beta name from `betas.<key>` (:112–116).
+fn beta(key: &str) -> &'static str {
+    data_group().and_then(|g| g.get("betas")).and_then(|b| b.get_str(key)).unwrap_or("")
+}
+
+/// The OAuth betas (:760).
+fn oauth_betas() -> Vec<&'static str> {
+    data_group()
+        .and_then(|g| g.get("betas"))
+        .and_then(|b| b.get("oauth"))
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// `claude-cli/${claudeCodeVersion}` (:41, :718).
+fn claude_code_user_agent() -> String {
+    data_str("claudeCodeUserAgent").replace("{claudeCodeVersion}", data_str("claudeCodeVersion"))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compat, cache retention, OAuth names
+// ---------------------------------------------------------------------------------------------
+
+/// `getAnthropicCompat(model)` (:120–131), each flag as the truthiness pi tests it with.
+#[derive(Clone, Copy, Debug)]
+struct AnthropicCompat {
+    supports_eager_tool_input_streaming: bool,
+    supports_long_cache_retention: bool,
+    send_session_affinity_headers: bool,
+    supports_cache_control_on_tools: bool,
+    supports_temperature: bool,
+    allow_empty_signature: bool,
+    supports_strict_tools: bool,
+    supports_tool_references: bool,
+}
+
+/// `getAnthropicCompat(model)` (:120–131).
+fn get_anthropic_compat(model: &Model) -> AnthropicCompat {
+    let flag = |key: &str, default: bool| nullish(model.compat_value(key)).map_or(default, Value::truthy);
+    AnthropicCompat {
+        supports_eager_tool_input_streaming: flag("supportsEagerToolInputStreaming", true),
+        supports_long_cache_retention: flag("supportsLongCacheRetention", true),
+        send_session_affinity_headers: flag("sendSessionAffinityHeaders", false),
+        supports_cache_control_on_tools: flag("supportsCacheControlOnTools", true),
+        supports_temperature: flag("supportsTemperature", true),
+        allow_empty_signature: flag("allowEmptySignature", false),
+        supports_strict_tools: flag("supportsStrictTools", false),
+        supports_tool_references: nullish(model.compat_value("supportsToolReferences"))
+            .map_or_else(|| default_supports_tool_references(model), Value::truthy),
+    }
+}
+
+/// `model.compat?.[key] === true`.
+fn compat_is_true(model: &Model, key: &str) -> bool {
+    model.compat_value(key) == Some(&Value::Bool(true))
+}
+
+/// `defaultSupportsToolReferences(model)` (:137–146): provider `anthropic`, not haiku, and
+/// `/^claude-(?:opus|sonnet|fable)-(\d+)(?:-(\d+))?(?:-|$)/` with version ≥ 4.5 (a minor part of
+/// 8+ digits is a date and counts as 0).
+fn default_supports_tool_references(model: &Model) -> bool {
+    if model.provider() != "anthropic" || model.id().contains("haiku") {
+        return false;
+    }
+    let Some((major, minor)) = match_claude_version(model.id()) else {
+        return false;
+    };
+    let major: f64 = major.parse().unwrap_or(f64::NAN);
+    let minor: f64 = match minor {
+        Some(m) if m.len() < 8 => m.parse().unwrap_or(f64::NAN),
+        _ => 0.0,
+    };
+    major > 4.0 || (major == 4.0 && minor >= 5.0)
+}
+
+/// The regex of :140, by hand: returns the two digit groups.
+fn match_claude_version(id: &str) -> Option<(&str, Option<&str>)> {
+    let rest = id.strip_prefix("claude-")?;
+    let rest = ["opus-", "sonnet-", "fable-"].iter().find_map(|p| rest.strip_prefix(p))?;
+    let digits = |s: &str| s.bytes().take_while(u8::is_ascii_digit).count();
+    let n = digits(rest);
+    if n == 0 {
+        return None;
+    }
+    let (major, after) = rest.split_at(n);
+    if after.is_empty() {
+        return Some((major, None));
+    }
+    let tail = after.strip_prefix('-')?;
+    let m = digits(tail);
+    if m > 0 && (tail.len() == m || tail[m..].starts_with('-')) {
+        return Some((major, Some(&tail[..m])));
+    }
+    // The optional minor group fails; the `-` after the major part still matches.
+    Some((major, None))
+}
+
+/// `resolveCacheRetention(cacheRetention, env)` (:20–28). The coding agent never sets the
+/// option, so only `PI_CACHE_RETENTION` decides.
+fn resolve_cache_retention(opts: &StreamOptions) -> &'static str {
+    super::cache_retention(opts)
+}
+
+/// `getCacheControl(model, cacheRetention, env)` (:29–39): `None` for retention "none".
+fn get_cache_control(model: &Model, retention: &str) -> Option<Object> {
+    if retention == "none" {
+        return None;
+    }
+    let long = retention == "long" && get_anthropic_compat(model).supports_long_cache_retention;
+    let mut cc = Object::new().with("type", "ephemeral");
+    if long {
+        cc.insert("ttl", Value::str("1h"));
+    }
+    Some(cc)
+}
+
+/// `toClaudeCodeName(name)` (:66): Claude Code's casing when the name matches one of its tools
+/// case-insensitively.
+fn to_claude_code_name(name: &str) -> String {
+    let lower = name.to_lowercase();
+    claude_code_tools()
+        .into_iter()
+        .find(|t| t.to_lowercase() == lower)
+        .map(str::to_string)
+        .unwrap_or_else(|| name.to_string())
+}
+
+/// `normalizeToolName`: `toClaudeCodeName` with OAuth, the identity otherwise (:780).
+fn normalize_tool_name(name: &str, is_oauth: bool) -> String {
+    if is_oauth {
+        to_claude_code_name(name)
+    } else {
+        name.to_string()
+    }
+}
+
+/// `isOAuthToken(apiKey)` (:688–690).
+fn is_oauth_token(api_key: &str) -> bool {
+    api_key.contains("sk-ant-oat")
+}
+
+// ---------------------------------------------------------------------------------------------
+// streamSimple / stream
+// ---------------------------------------------------------------------------------------------
+
+/// The options `streamSimple` hands to `stream` that this adapter reads (`buildBaseOptions` plus
+/// the thinking fields). Members the coding agent never sets are kept so the rules stay visible.
+#[derive(Clone, Debug, Default)]
+struct AnthropicOptions {
+    max_tokens: f64,
+    thinking_enabled: bool,
+    thinking_budget_tokens: Option<f64>,
+    effort: Option<String>,
+    /// `options.temperature` (never set by the coding agent).
+    temperature: Option<f64>,
+    /// `options.metadata.user_id` when a string (never set by the coding agent).
+    metadata_user_id: Option<String>,
+    /// `options.toolChoice` (never set by the coding agent).
+    tool_choice: Option<Value>,
+    /// `options.interleavedThinking` (never set by the coding agent).
+    interleaved_thinking: Option<bool>,
+    /// `options.thinkingDisplay` (never set by the coding agent).
+    thinking_display: Option<String>,
+}
+
+/// `mapThinkingLevelToEffort(model, level)` (:639–654).
+fn map_thinking_level_to_effort(model: &Model, level: &str) -> String {
+    if let Some(mapped) = model.thinking_level_map().and_then(|m| m.get_str(level)) {
+        return mapped.to_string();
+    }
+    match level {
+        "minimal" | "low" => "low",
+        "medium" => "medium",
+        _ => "high",
+    }
+    .to_string()
+}
+
+/// `hasHeader(headers, name)` (:159–168).
+fn has_header(headers: &[(String, String)], name: &str) -> bool {
+    let expected = name.to_lowercase();
+    headers.iter().any(|(k, v)| k.to_lowercase() == expected && !js_trim(v).is_empty())
+}
+
+/// `assertRequestAuth(provider, apiKey, headers)` (:169–178). An empty key counts as none.
+fn assert_request_auth(model: &Model, api_key: &str, headers: &[(String, String)]) -> Result<(), AdapterError> {
+    if !api_key.is_empty() {
+        return Ok(());
+    }
+    if has_header(headers, "authorization") || has_header(headers, "x-api-key") || has_header(headers, "cf-aig-authorization") {
+        return Ok(());
+    }
+    Err(err(format!("No API key for provider: {}", model.provider())))
+}
+
+/// `streamSimple(model, context, options)` (:655–687): the max-token clamp of
+/// `buildBaseOptions`, then adaptive effort or a thinking budget.
+fn stream_simple(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut Events) -> Result<Request, AdapterError> {
+    assert_request_auth(model, &opts.api_key, &opts.headers)?;
+    // buildBaseOptions (AI/api/simple-options.js:273): the coding agent passes no maxTokens.
+    let model_max = model.max_tokens();
+    let base_max = messages::clamp_max_tokens_to_context(model, ctx, model_max);
+    if base_max != model_max {
+        ev(
+            events,
+            EventKind::Clamped,
+            format!("max_tokens {} clamped to {} to fit the context window", number_to_string(model_max), number_to_string(base_max)),
+            "AI/api/simple-options.js:4",
+        );
+    }
+    let mut o = AnthropicOptions { max_tokens: base_max, ..Default::default() };
+    let level = opts.reasoning.as_deref().filter(|l| !l.is_empty());
+    let Some(level) = level else {
+        ev(events, EventKind::Note, "thinking off: thinkingEnabled false", "AI/api/anthropic-messages.js:661");
+        return stream(model, ctx, opts, o, events);
+    };
+    o.thinking_enabled = true;
+    if compat_is_true(model, "forceAdaptiveThinking") {
+        let effort = map_thinking_level_to_effort(model, level);
+        let mapped = model.thinking_level_map().and_then(|m| m.get_str(level)).is_some();
+        ev(
+            events,
+            EventKind::Converted,
+            format!(
+                "forceAdaptiveThinking: level {level} → effort {effort}{}",
+                if mapped { " (from thinkingLevelMap)" } else { "" }
+            ),
+            "AI/api/anthropic-messages.js:639",
+        );
+        o.effort = Some(effort);
+        return stream(model, ctx, opts, o, events);
+    }
+    let (adjusted_max, budget) =
+        messages::adjust_max_tokens_for_thinking(Some(base_max), model_max, level, opts.thinking_budgets.as_ref());
+    let max_tokens = messages::clamp_max_tokens_to_context(model, ctx, adjusted_max);
+    let budget_tokens = js_min(budget, js_max(0.0, max_tokens - 1024.0));
+    ev(
+        events,
+        EventKind::Note,
+        format!(
+            "thinking budget for level {level}: {} (max_tokens min({} + budget, model max {}) = {}, clamped to context {}; budget ≤ max_tokens − 1024 → {})",
+            number_to_string(budget),
+            number_to_string(base_max),
+            number_to_string(model_max),
+            number_to_string(adjusted_max),
+            number_to_string(max_tokens),
+            number_to_string(budget_tokens)
+        ),
+        "AI/api/anthropic-messages.js:679",
+    );
+    if budget_tokens != budget {
+        ev(
+            events,
+            EventKind::Clamped,
+            format!("thinking budget {} clamped to {}", number_to_string(budget), number_to_string(budget_tokens)),
+            "AI/api/anthropic-messages.js:685",
+        );
+    }
+    o.max_tokens = max_tokens;
+    o.thinking_budget_tokens = Some(budget_tokens);
+    stream(model, ctx, opts, o, events)
+}
+
+/// The request half of `stream(model, context, options)` (:330–392): client headers,
+/// `buildParams`, `onPayload` (identity without extensions), then the SDK's serialization.
+fn stream(model: &Model, ctx: &LlmContext, opts: &StreamOptions, o: AnthropicOptions, events: &mut Events) -> Result<Request, AdapterError> {
+    let retention = resolve_cache_retention(opts);
+    let cache_session_id = if retention == "none" { None } else { opts.session_id.as_deref() };
+    let copilot_headers = (model.provider() == "github-copilot").then(|| build_copilot_dynamic_headers(ctx));
+    let client = create_client(model, &opts.api_key, &opts.headers, copilot_headers, cache_session_id, &opts.user_agent, events);
+    let params = build_params(model, ctx, client.is_oauth, opts, &o, retention, events)?;
+    Ok(sdk_messages_create(model, opts, &client, params, events))
+}
+
+/// `buildCopilotDynamicHeaders` with `hasCopilotVisionInput` (AI/api/github-copilot-headers.js).
+fn build_copilot_dynamic_headers(ctx: &LlmContext) -> Vec<(String, Value)> {
+    let last_role = ctx.messages.last().and_then(|m| m.get_str("role"));
+    let initiator = match ctx.messages.last() {
+        Some(_) if last_role != Some("user") => "agent",
+        _ => "user",
+    };
+    let has_images = ctx.messages.iter().any(|m| {
+        matches!(m.get_str("role"), Some("user") | Some("toolResult"))
+            && m.get("content").and_then(Value::as_array).is_some_and(|c| c.iter().any(|b| b.get_str("type") == Some("image")))
+    });
+    let mut h = vec![
+        ("X-Initiator".to_string(), Value::str(initiator)),
+        ("Openai-Intent".to_string(), Value::str("conversation-edits")),
+    ];
+    if has_images {
+        h.push(("Copilot-Vision-Request".to_string(), Value::str("true")));
+    }
+    h
+}
+
+/// What `createClient` configures the SDK with.
+struct Client {
+    is_oauth: bool,
+    /// `X-Api-Key` (apiKey) or `Authorization: Bearer` (authToken) from the SDK's auth.
+    auth_header: Option<&'static str>,
+    /// `defaultHeaders`: a plain object (case-sensitive keys, later same key overrides).
+    default_headers: Vec<(String, Value)>,
+}
+
+/// `Object.assign`-style merge into an ordered key list (case-sensitive keys).
+fn assign(target: &mut Vec<(String, Value)>, key: &str, value: Value) {
+    match target.iter_mut().find(|(k, _)| k == key) {
+        Some(slot) => slot.1 = value,
+        None => target.push((key.to_string(), value)),
+    }
+}
+
+/// `createClient(model, apiKey, optionsHeaders, fetch, dynamicHeaders, sessionId)` (:691–739)
+/// with `mergeClientHeaders` (:156): pi's User-Agent first, then the protocol headers, session
+/// affinity, `model.headers`, the configured headers.
+fn create_client(
+    model: &Model,
+    api_key: &str,
+    options_headers: &[(String, String)],
+    dynamic_headers: Option<Vec<(String, Value)>>,
+    session_id: Option<&str>,
+    user_agent: &str,
+    events: &mut Events,
+) -> Client {
+    let mut h: Vec<(String, Value)> = vec![("User-Agent".into(), Value::str(user_agent))];
+    assign(&mut h, "accept", Value::str("application/json"));
+    assign(&mut h, "anthropic-dangerous-direct-browser-access", Value::str("true"));
+    let is_copilot = model.provider() == "github-copilot";
+    let oauth = !is_copilot && !api_key.is_empty() && is_oauth_token(api_key);
+    if oauth {
+        assign(&mut h, "user-agent", Value::str(claude_code_user_agent()));
+        assign(&mut h, "x-app", Value::str("cli"));
+        ev(
+            events,
+            EventKind::Note,
+            "OAuth token (sk-ant-oat): Bearer auth, Claude Code user-agent and x-app headers",
+            "AI/api/anthropic-messages.js:708",
+        );
+    } else if !is_copilot {
+        let affinity = session_id.filter(|s| !s.is_empty()).filter(|_| get_anthropic_compat(model).send_session_affinity_headers);
+        if let Some(sid) = affinity {
+            assign(&mut h, "x-session-affinity", Value::str(sid));
+            ev(events, EventKind::Inserted, format!("x-session-affinity header {sid}"), "AI/api/anthropic-messages.js:725");
+        }
+    }
+    if let Some(headers) = model.headers() {
+        for (k, v) in headers.iter() {
+            assign(&mut h, k, v.clone());
+        }
+    }
+    if let Some(dynamic) = dynamic_headers {
+        for (k, v) in dynamic {
+            assign(&mut h, &k, v);
+        }
+    }
+    for (k, v) in options_headers {
+        assign(&mut h, k, Value::str(v));
+    }
+    let auth_header = if is_copilot || oauth {
+        (!api_key.is_empty()).then_some("Authorization")
+    } else {
+        (!api_key.is_empty()).then_some("X-Api-Key")
+    };
+    Client { is_oauth: oauth, auth_header, default_headers: h }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Betas
+// ---------------------------------------------------------------------------------------------
+
+/// `getBetaFeatures(model, context, isOAuthToken, options)` (:740–775).
+fn get_beta_features(model: &Model, ctx: &LlmContext, is_oauth: bool, opts: &StreamOptions, o: &AnthropicOptions, events: &mut Events) -> Vec<String> {
+    let at = "AI/api/anthropic-messages.js:740";
+    // `undefined` = not configured, `Some(Null)` = null.
+    let mut configured: Option<Value> = None;
+    if let Some(headers) = model.headers() {
+        for (name, value) in headers.iter() {
+            if name.to_lowercase() == "anthropic-beta" {
+                configured = Some(value.clone());
+            }
+        }
+    }
+    for (name, value) in &opts.headers {
+        if name.to_lowercase() == "anthropic-beta" {
+            configured = Some(Value::str(value));
+        }
+    }
+    match configured {
+        Some(Value::Null) => {
+            ev(events, EventKind::Dropped, "anthropic-beta header configured as null: no betas", at);
+            return Vec::new();
+        }
+        Some(value) => {
+            let text = join_item(Some(&value));
+            let mut features: Vec<String> = Vec::new();
+            for f in text.split(',').map(js_trim).filter(|f| !f.is_empty()) {
+                if !features.iter().any(|x| x == f) {
+                    features.push(f.to_string());
+                }
+            }
+            ev(
+                events,
+                EventKind::Replaced,
+                format!("configured anthropic-beta header replaces the computed betas: {}", features.join(",")),
+                at,
+            );
+            return features;
+        }
+        None => {}
+    }
+    let mut features: Vec<String> = Vec::new();
+    let mut push = |f: &str, why: &str, events: &mut Events| {
+        if !features.iter().any(|x| x == f) {
+            features.push(f.to_string());
+            ev(events, EventKind::Inserted, format!("beta {f}: {why}"), at);
+        }
+    };
+    if is_oauth {
+        for b in oauth_betas() {
+            push(b, "OAuth token", events);
+        }
+    }
+    if should_use_fine_grained_tool_streaming_beta(model, ctx) {
+        push(beta("fineGrainedToolStreaming"), "tools present and compat.supportsEagerToolInputStreaming is false", events);
+    }
+    if model.reasoning() && o.thinking_enabled && o.interleaved_thinking.unwrap_or(true) && !compat_is_true(model, "forceAdaptiveThinking") {
+        push(beta("interleavedThinking"), "reasoning model with budget thinking enabled", events);
+    }
+    if should_use_server_side_fallback_beta(model) {
+        push(beta("serverSideFallback"), "compat.allowedFallbackModels is non-empty", events);
+    }
+    if compat_is_true(model, "supportsMidConvoEffort") {
+        push(beta("midConversationOutputConfig"), "compat.supportsMidConvoEffort", events);
+        push(beta("thinkingBindingControls"), "compat.supportsMidConvoEffort", events);
+    }
+    features
+}
+
+/// `shouldUseFineGrainedToolStreamingBeta(model, context)` (:1105–1107).
+fn should_use_fine_grained_tool_streaming_beta(model: &Model, ctx: &LlmContext) -> bool {
+    !ctx.tools.is_empty() && !get_anthropic_compat(model).supports_eager_tool_input_streaming
+}
+
+/// `model.compat?.allowedFallbackModels`, when it is an array.
+fn allowed_fallback_models(model: &Model) -> &[Value] {
+    model.compat_value("allowedFallbackModels").and_then(Value::as_array).map_or(&[], Vec::as_slice)
+}
+
+/// `shouldUseServerSideFallbackBeta(model)` (:117–119).
+fn should_use_server_side_fallback_beta(model: &Model) -> bool {
+    !allowed_fallback_models(model).is_empty()
+}
+
+// ---------------------------------------------------------------------------------------------
+// buildParams
+// ---------------------------------------------------------------------------------------------
+
+/// `normalizeToolCallId(id)` (:897–899): `id.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64)`.
+/// Each UTF-16 unit outside the class becomes one `_`, so the result is ASCII.
+pub fn normalize_tool_call_id(id: &str) -> String {
+    let mut out = String::new();
+    for c in id.chars() {
+        let replacement = if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' };
+        // A supplementary-plane character is two UTF-16 units, each replaced.
+        let units = if (c as u32) > 0xFFFF && crate::js::is_lone_surrogate_char(c).is_none() { 2 } else { 1 };
+        for _ in 0..units {
+            if out.len() < 64 {
+                out.push(replacement);
+            }
+        }
+    }
+    out
+}
+
+/// `buildParams(model, context, isOAuthToken, options)` (:776–895).
+fn build_params(
+    model: &Model,
+    ctx: &LlmContext,
+    is_oauth: bool,
+    opts: &StreamOptions,
+    o: &AnthropicOptions,
+    retention: &str,
+    events: &mut Events,
+) -> Result<Object, AdapterError> {
+    let cache_control = get_cache_control(model, retention);
+    if let Some(cc) = &cache_control {
+        ev(
+            events,
+            EventKind::Note,
+            format!(
+                "cache retention {retention}: cache_control {}{}",
+                Value::Object(cc.clone()).to_json(),
+                if retention == "long" && !cc.contains_key("ttl") { " (no ttl: compat.supportsLongCacheRetention is false)" } else { "" }
+            ),
+            "AI/api/anthropic-messages.js:29",
+        );
+    }
+    let compat = get_anthropic_compat(model);
+    let normalize = |id: &str, _: &Model, _: &Value| normalize_tool_call_id(id);
+    let transformed = messages::transform_messages(&ctx.messages, model, Some(&normalize), 0.0, events);
+    let placement = split_deferred_tools(&ctx.tools, &transformed, compat.supports_tool_references, is_oauth, events)?;
+    let (mut immediate, mut deferred) = (placement.immediate, placement.deferred);
+    if immediate.is_empty() && !deferred.is_empty() {
+        ev(events, EventKind::Note, "every tool is deferred: all are sent as immediate tools", "AI/api/anthropic-messages.js:784");
+        immediate = std::mem::take(&mut deferred);
+    }
+    let deferred_names: HashSet<String> = deferred.iter().map(|t| normalize_tool_name(&t.name, is_oauth)).collect();
+    let managed_provider = compat_is_true(model, "supportsMidConvoEffort").then(|| model.provider());
+    let converted = convert_messages(
+        &transformed,
+        is_oauth,
+        cache_control.as_ref(),
+        compat.allow_empty_signature,
+        &deferred_names,
+        managed_provider,
+        events,
+    )?;
+    let default_effort = data_str("defaultEffort");
+    let active_effort = o.effort.clone().unwrap_or_else(|| default_effort.to_string());
+    let betas = get_beta_features(model, ctx, is_oauth, opts, o, events);
+
+    let mut params = Object::new();
+    params.insert_opt("model", model.obj.get("id").cloned());
+    let messages = if compat_is_true(model, "supportsMidConvoEffort") {
+        insert_thinking_level_messages(converted, &active_effort, events)
+    } else {
+        converted.messages
+    };
+    params.insert("messages", Value::Array(messages));
+    params.insert("max_tokens", Value::Number(o.max_tokens));
+    params.insert("stream", Value::Bool(true));
+    if !betas.is_empty() {
+        params.insert("betas", Value::Array(betas.into_iter().map(Value::String).collect()));
+    }
+
+    let text_block = |text: &str| {
+        let mut b = Object::new().with("type", "text").with("text", text);
+        if let Some(cc) = &cache_control {
+            b.insert("cache_control", Value::Object(cc.clone()));
+        }
+        Value::Object(b)
+    };
+    if is_oauth {
+        let mut system = vec![text_block(data_str("claudeCodeSystemPrompt"))];
+        ev(events, EventKind::Inserted, "Claude Code identity system block (OAuth)", "AI/api/anthropic-messages.js:802");
+        if !ctx.system_prompt.is_empty() {
+            system.push(text_block(&sanitize_surrogates(&ctx.system_prompt)));
+        }
+        params.insert("system", Value::Array(system));
+    } else if !ctx.system_prompt.is_empty() {
+        params.insert("system", Value::Array(vec![text_block(&sanitize_surrogates(&ctx.system_prompt))]));
+    }
+    if cache_control.is_some() && params.contains_key("system") {
+        ev(events, EventKind::Inserted, "cache_control on the system block(s)", "AI/api/anthropic-messages.js:807");
+    }
+
+    if let Some(t) = o.temperature {
+        if !o.thinking_enabled && !compat_is_true(model, "supportsMidConvoEffort") && compat.supports_temperature {
+            params.insert("temperature", Value::Number(t));
+        } else {
+            ev(events, EventKind::Dropped, "temperature not sent (thinking, managed effort or compat.supportsTemperature false)", "AI/api/anthropic-messages.js:829");
+        }
+    }
+
+    if !immediate.is_empty() || !deferred.is_empty() {
+        let tool_cc = if compat.supports_cache_control_on_tools { cache_control.as_ref() } else { None };
+        if cache_control.is_some() && tool_cc.is_none() {
+            ev(events, EventKind::Note, "no cache_control on tools: compat.supportsCacheControlOnTools is false", "AI/api/anthropic-messages.js:837");
+        }
+        let mut tools = convert_tools(&immediate, is_oauth, compat.supports_eager_tool_input_streaming, compat.supports_strict_tools, tool_cc, false, events)?;
+        tools.extend(convert_tools(&deferred, is_oauth, compat.supports_eager_tool_input_streaming, compat.supports_strict_tools, None, true, events)?);
+        params.insert("tools", Value::Array(tools));
+    }
+
+    let display = o.thinking_display.clone().unwrap_or_else(|| "summarized".to_string());
+    if compat_is_true(model, "supportsMidConvoEffort") {
+        let binding = Object::new().with("prefix_mismatch_behavior", "drop_block");
+        params.insert(
+            "thinking",
+            Value::Object(Object::new().with("type", "adaptive").with("display", display).with("block_binding", binding)),
+        );
+        params.insert("output_config", Value::Object(Object::new().with("effort", default_effort)));
+        ev(
+            events,
+            EventKind::Note,
+            "compat.supportsMidConvoEffort: adaptive thinking with block_binding and output_config effort high, whatever the level",
+            "AI/api/anthropic-messages.js:843",
+        );
+    } else if model.reasoning() {
+        if o.thinking_enabled {
+            if compat_is_true(model, "forceAdaptiveThinking") {
+                params.insert("thinking", Value::Object(Object::new().with("type", "adaptive").with("display", display)));
+                if let Some(effort) = o.effort.as_deref().filter(|e| !e.is_empty()) {
+                    params.insert("output_config", Value::Object(Object::new().with("effort", effort)));
+                }
+            } else {
+                let budget = o.thinking_budget_tokens.filter(|b| *b != 0.0 && !b.is_nan());
+                if budget.is_none() {
+                    ev(events, EventKind::Replaced, "thinking budget 0 sent as 1024", "AI/api/anthropic-messages.js:867");
+                }
+                params.insert(
+                    "thinking",
+                    Value::Object(
+                        Object::new()
+                            .with("type", "enabled")
+                            .with("budget_tokens", budget.unwrap_or(1024.0))
+                            .with("display", display),
+                    ),
+                );
+            }
+        } else if model.thinking_level_map().map_or(true, |m| m.get("off") != Some(&Value::Null)) {
+            params.insert("thinking", Value::Object(Object::new().with("type", "disabled")));
+        } else {
+            ev(events, EventKind::Note, "thinking off but thinkingLevelMap.off is null: no thinking field", "AI/api/anthropic-messages.js:872");
+        }
+    }
+
+    if let Some(user_id) = &o.metadata_user_id {
+        params.insert("metadata", Value::Object(Object::new().with("user_id", user_id.as_str())));
+    }
+    if let Some(choice) = &o.tool_choice {
+        match choice {
+            Value::String(s) if !s.is_empty() => {
+                params.insert("tool_choice", Value::Object(Object::new().with("type", s.as_str())));
+            }
+            v if v.truthy() => params.insert("tool_choice", v.clone()),
+            _ => {}
+        }
+    }
+    let fallbacks = allowed_fallback_models(model);
+    if !fallbacks.is_empty() {
+        let list: Vec<Value> = fallbacks
+            .iter()
+            .map(|f| {
+                let mut o = Object::new();
+                o.insert_opt("model", f.get("model").cloned());
+                Value::Object(o)
+            })
+            .collect();
+        ev(events, EventKind::Inserted, format!("fallbacks from compat.allowedFallbackModels: {}", Value::Array(list.clone()).to_json()), "AI/api/anthropic-messages.js:890");
+        params.insert("fallbacks", Value::Array(list));
+    }
+    Ok(params)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Deferred tools (AI/utils/deferred-tools.js)
+// ---------------------------------------------------------------------------------------------
+
+/// `splitDeferredTools`' result.
+struct ToolPlacement {
+    immediate: Vec<ToolDef>,
+    deferred: Vec<ToolDef>,
+}
+
+/// `splitDeferredTools(context, enabled, normalizeName)` (AI/utils/deferred-tools.js:3–34):
+/// tools de-duplicated by normalized name (a later duplicate replaces the value but keeps the
+/// first position); with `enabled`, a tool named in a result's `addedToolNames` and not called
+/// before is deferred.
+fn split_deferred_tools(tools: &[ToolDef], messages: &[Value], enabled: bool, is_oauth: bool, events: &mut Events) -> Result<ToolPlacement, AdapterError> {
+    let at = "AI/utils/deferred-tools.js:3";
+    let mut unique: Vec<(String, ToolDef)> = Vec::new();
+    for tool in tools {
+        let name = normalize_tool_name(&tool.name, is_oauth);
+        match unique.iter_mut().find(|(n, _)| *n == name) {
+            Some(slot) => {
+                ev(events, EventKind::Replaced, format!("duplicate tool {name}: the later definition replaces the earlier one in place"), at);
+                slot.1 = tool.clone();
+            }
+            None => unique.push((name, tool.clone())),
+        }
+    }
+    if !enabled {
+        return Ok(ToolPlacement { immediate: unique.into_iter().map(|(_, t)| t).collect(), deferred: Vec::new() });
+    }
+    let mut deferred_names: HashSet<String> = HashSet::new();
+    let mut used_names: HashSet<String> = HashSet::new();
+    for message in messages {
+        match message.get_str("role") {
+            Some("assistant") => {
+                for block in message.get("content").and_then(Value::as_array).map_or(&[][..], Vec::as_slice) {
+                    if block.get_str("type") == Some("toolCall") {
+                        let name = block.get_str("name").ok_or_else(|| err("a toolCall has no string name (pi throws a TypeError)"))?;
+                        used_names.insert(normalize_tool_name(name, is_oauth));
+                    }
+                }
+            }
+            Some("toolResult") => {
+                for name in added_tool_names(message) {
+                    let name = normalize_tool_name(name, is_oauth);
+                    if !used_names.contains(&name) {
+                        deferred_names.insert(name);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut placement = ToolPlacement { immediate: Vec::new(), deferred: Vec::new() };
+    for (name, tool) in unique {
+        if deferred_names.contains(&name) {
+            ev(
+                events,
+                EventKind::Converted,
+                format!("tool {name} deferred (defer_loading): loaded by a tool result's addedToolNames before any call"),
+                at,
+            );
+            placement.deferred.push(tool);
+        } else {
+            placement.immediate.push(tool);
+        }
+    }
+    Ok(placement)
+}
+
+/// `msg.addedToolNames ?? []` (string entries).
+fn added_tool_names(msg: &Value) -> impl Iterator<Item = &str> {
+    msg.get("addedToolNames").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str)
+}
+
+// ---------------------------------------------------------------------------------------------
+// convertMessages
+// ---------------------------------------------------------------------------------------------
+
+/// `convertContentBlocks(content)` (:79–111): a string of the texts joined by "\n" when there is
+/// no image, otherwise text and image blocks (with a placeholder text first when there is no
+/// text).
+fn convert_content_blocks(content: &[Value], label: &str, events: &mut Events) -> Result<Value, AdapterError> {
+    let has_images = content.iter().any(|c| c.get_str("type") == Some("image"));
+    if !has_images {
+        let joined = content.iter().map(|c| join_item(c.get("text"))).collect::<Vec<_>>().join(data_str("textBlocksJoin"));
+        if content.len() > 1 {
+            ev(events, EventKind::Converted, format!("{label}: {} text blocks joined with \\n into one string", content.len()), "AI/api/anthropic-messages.js:83");
+        }
+        return Ok(Value::String(sanitize_surrogates(&joined).into_owned()));
+    }
+    let mut blocks = Vec::with_capacity(content.len() + 1);
+    for block in content {
+        if block.get_str("type") == Some("text") {
+            let text = str_member(block, "text", label)?;
+            blocks.push(Value::Object(Object::new().with("type", "text").with("text", sanitize_surrogates(text).into_owned())));
+        } else {
+            blocks.push(image_block(block));
+        }
+    }
+    if !blocks.iter().any(|b| b.get_str("type") == Some("text")) {
+        blocks.insert(0, Value::Object(Object::new().with("type", "text").with("text", data_str("imageOnlyPlaceholder"))));
+        ev(events, EventKind::Inserted, format!("{label}: image-only result gets a \"{}\" text block first", data_str("imageOnlyPlaceholder")), "AI/api/anthropic-messages.js:104");
+    }
+    Ok(Value::Array(blocks))
+}
+
+/// `{type:"image", source:{type:"base64", media_type: mimeType, data}}` (:93–100, :952–959).
+fn image_block(block: &Value) -> Value {
+    let mut source = Object::new().with("type", "base64");
+    source.insert_opt("media_type", block.get("mimeType").cloned());
+    source.insert_opt("data", block.get("data").cloned());
+    Value::Object(Object::new().with("type", "image").with("source", Value::Object(source)))
+}
+
+/// `convertToolResult(...)` (:900–927).
+struct ConvertedToolResult {
+    tool_result: Value,
+    sibling_content: Vec<Value>,
+}
+
+/// `convertToolResult(msg, isOAuthToken, deferredToolNames, loadedToolNames, normalizeToolName)`
+/// (:900–927): `tool_reference` blocks for deferred tools loaded here, the real content then
+/// moving to sibling blocks.
+fn convert_tool_result(
+    msg: &Value,
+    label: &str,
+    is_oauth: bool,
+    deferred_names: &HashSet<String>,
+    loaded_names: &mut HashSet<String>,
+    events: &mut Events,
+) -> Result<ConvertedToolResult, AdapterError> {
+    let mut references = Vec::new();
+    for name in added_tool_names(msg) {
+        let normalized = normalize_tool_name(name, is_oauth);
+        if !deferred_names.contains(&normalized) || loaded_names.contains(&normalized) {
+            continue;
+        }
+        loaded_names.insert(normalized);
+        let tool_name = if is_oauth { to_claude_code_name(name) } else { name.to_string() };
+        ev(events, EventKind::Inserted, format!("{label}: tool_reference to deferred tool {tool_name}"), "AI/api/anthropic-messages.js:907");
+        references.push(Value::Object(Object::new().with("type", "tool_reference").with("tool_name", tool_name)));
+    }
+    let content = match msg.get("content") {
+        Some(Value::Array(a)) => a.as_slice(),
+        _ => return Err(err(format!("{label}: content is not an array (pi throws a TypeError)"))),
+    };
+    let converted = convert_content_blocks(content, label, events)?;
+    let mut tool_result = Object::new().with("type", "tool_result");
+    tool_result.insert_opt("tool_use_id", msg.get("toolCallId").cloned());
+    let sibling_content = if references.is_empty() {
+        tool_result.insert("content", converted);
+        Vec::new()
+    } else {
+        tool_result.insert("content", Value::Array(references));
+        ev(events, EventKind::Converted, format!("{label}: its own content moves after all tool_result blocks"), "AI/api/anthropic-messages.js:921");
+        match converted {
+            Value::String(s) => vec![Value::Object(Object::new().with("type", "text").with("text", s))],
+            Value::Array(a) => a,
+            _ => Vec::new(),
+        }
+    };
+    tool_result.insert_opt("is_error", msg.get("isError").cloned());
+    Ok(ConvertedToolResult { tool_result: Value::Object(tool_result), sibling_content })
+}
+
+/// `convertMessages`' result: the messages and, per output index, the stored effort of managed
+/// assistant messages.
+struct ConvertedMessages {
+    messages: Vec<Value>,
+    assistant_levels: Vec<(usize, String)>,
+}
+
+/// `convertMessages(transformedMessages, isOAuthToken, cacheControl, allowEmptySignature,
+/// deferredToolNames, normalizeToolName, managedProvider)` (:928–1089).
+fn convert_messages(
+    transformed: &[Value],
+    is_oauth: bool,
+    cache_control: Option<&Object>,
+    allow_empty_signature: bool,
+    deferred_names: &HashSet<String>,
+    managed_provider: Option<&str>,
+    events: &mut Events,
+) -> Result<ConvertedMessages, AdapterError> {
+    let mut params: Vec<Value> = Vec::new();
+    let mut assistant_levels = Vec::new();
+    let mut loaded_names: HashSet<String> = HashSet::new();
+    let mut i = 0;
+    while i < transformed.len() {
+        let msg = &transformed[i];
+        let label = msg_label(i, msg);
+        match msg.get_str("role") {
+            Some("user") => {
+                if let Some(user) = convert_user_message(msg, &label, events)? {
+                    params.push(user);
+                }
+            }
+            Some("assistant") => {
+                let blocks = convert_assistant_blocks(msg, &label, is_oauth, allow_empty_signature, events)?;
+                if blocks.is_empty() {
+                    ev(events, EventKind::Dropped, format!("{label}: no content left, message dropped"), "AI/api/anthropic-messages.js:1032");
+                } else {
+                    let index = params.len();
+                    params.push(Value::Object(Object::new().with("role", "assistant").with("content", Value::Array(blocks))));
+                    if let Some(provider) = managed_provider {
+                        let level = msg.get_str("providerThinkingLevel").filter(|l| is_anthropic_effort(l));
+                        if msg.get_str("api") == Some("anthropic-messages") && msg.get_str("provider") == Some(provider) {
+                            if let Some(level) = level {
+                                assistant_levels.push((index, level.to_string()));
+                            }
+                        }
+                    }
+                }
+            }
+            Some("toolResult") => {
+                let mut tool_results = Vec::new();
+                let mut sibling = Vec::new();
+                let mut j = i;
+                while j < transformed.len() && transformed[j].get_str("role") == Some("toolResult") {
+                    let l = msg_label(j, &transformed[j]);
+                    let c = convert_tool_result(&transformed[j], &l, is_oauth, deferred_names, &mut loaded_names, events)?;
+                    tool_results.push(c.tool_result);
+                    sibling.extend(c.sibling_content);
+                    j += 1;
+                }
+                if j - i > 1 {
+                    ev(
+                        events,
+                        EventKind::Converted,
+                        format!("messages #{}–#{}: {} consecutive tool results merged into one user message", i + 1, j, j - i),
+                        "AI/api/anthropic-messages.js:1047",
+                    );
+                } else {
+                    ev(events, EventKind::Converted, format!("{label}: sent as a user message with a tool_result block"), "AI/api/anthropic-messages.js:1060");
+                }
+                i = j - 1;
+                tool_results.extend(sibling);
+                params.push(Value::Object(Object::new().with("role", "user").with("content", Value::Array(tool_results))));
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if let Some(cc) = cache_control {
+        place_last_user_cache_control(&mut params, cc, events);
+    }
+    Ok(ConvertedMessages { messages: params, assistant_levels })
+}
+
+/// The user branch of `convertMessages` (:934–975).
+fn convert_user_message(msg: &Value, label: &str, events: &mut Events) -> Result<Option<Value>, AdapterError> {
+    match msg.get("content") {
+        Some(Value::String(s)) => {
+            if js_trim_is_empty(s) {
+                ev(events, EventKind::Dropped, format!("{label}: blank string content, message dropped"), "AI/api/anthropic-messages.js:936");
+                return Ok(None);
+            }
+            Ok(Some(Value::Object(
+                Object::new().with("role", "user").with("content", sanitize_surrogates(s).into_owned()),
+            )))
+        }
+        Some(Value::Array(items)) => {
+            let mut blocks = Vec::with_capacity(items.len());
+            for item in items {
+                if item.get_str("type") == Some("text") {
+                    let text = str_member(item, "text", label)?;
+                    let text = sanitize_surrogates(text);
+                    if js_trim_is_empty(&text) {
+                        ev(events, EventKind::Dropped, format!("{label}: blank text block dropped"), "AI/api/anthropic-messages.js:962");
+                        continue;
+                    }
+                    blocks.push(Value::Object(Object::new().with("type", "text").with("text", text.into_owned())));
+                } else {
+                    blocks.push(image_block(item));
+                }
+            }
+            if blocks.is_empty() {
+                ev(events, EventKind::Dropped, format!("{label}: no content left, message dropped"), "AI/api/anthropic-messages.js:968");
+                return Ok(None);
+            }
+            Ok(Some(Value::Object(Object::new().with("role", "user").with("content", Value::Array(blocks)))))
+        }
+        _ => Err(err(format!("{label}: content is neither a string nor an array (pi throws a TypeError)"))),
+    }
+}
+
+/// The assistant branch of `convertMessages` (:976–1031).
+fn convert_assistant_blocks(msg: &Value, label: &str, is_oauth: bool, allow_empty_signature: bool, events: &mut Events) -> Result<Vec<Value>, AdapterError> {
+    let content = match msg.get("content") {
+        Some(Value::Array(a)) => a.as_slice(),
+        // `for (const block of "...")` yields characters, none of which is a block.
+        Some(Value::String(_)) => &[],
+        _ => return Err(err(format!("{label}: content is not iterable (pi throws a TypeError)"))),
+    };
+    let mut blocks = Vec::new();
+    for block in content {
+        match block.get_str("type") {
+            Some("text") => {
+                let text = str_member(block, "text", label)?;
+                if js_trim_is_empty(text) {
+                    ev(events, EventKind::Dropped, format!("{label}: blank text block dropped"), "AI/api/anthropic-messages.js:980");
+                    continue;
+                }
+                blocks.push(Value::Object(Object::new().with("type", "text").with("text", sanitize_surrogates(text).into_owned())));
+            }
+            Some("thinking") => {
+                if block.get("redacted").is_some_and(Value::truthy) {
+                    let mut b = Object::new().with("type", "redacted_thinking");
+                    b.insert_opt("data", block.get("thinkingSignature").cloned());
+                    ev(events, EventKind::Converted, format!("{label}: redacted thinking sent as redacted_thinking"), "AI/api/anthropic-messages.js:989");
+                    blocks.push(Value::Object(b));
+                    continue;
+                }
+                let signature = block.get("thinkingSignature");
+                let has_signature = match signature {
+                    Some(v) if v.truthy() => match v.as_str() {
+                        Some(s) => !js_trim_is_empty(s),
+                        None => return Err(err(format!("{label}: thinkingSignature is not a string (pi throws a TypeError)"))),
+                    },
+                    _ => false,
+                };
+                let thinking = str_member(block, "thinking", label)?;
+                if js_trim_is_empty(thinking) && !has_signature {
+                    ev(events, EventKind::Dropped, format!("{label}: blank thinking without signature dropped"), "AI/api/anthropic-messages.js:998");
+                    continue;
+                }
+                let thinking = sanitize_surrogates(thinking).into_owned();
+                if !has_signature {
+                    if allow_empty_signature {
+                        ev(events, EventKind::Converted, format!("{label}: unsigned thinking kept with signature \"\" (compat.allowEmptySignature)"), "AI/api/anthropic-messages.js:1004");
+                        blocks.push(Value::Object(Object::new().with("type", "thinking").with("thinking", thinking).with("signature", "")));
+                    } else {
+                        ev(events, EventKind::Converted, format!("{label}: unsigned thinking sent as a text block"), "AI/api/anthropic-messages.js:1010");
+                        blocks.push(Value::Object(Object::new().with("type", "text").with("text", thinking)));
+                    }
+                } else {
+                    let mut b = Object::new().with("type", "thinking").with("thinking", thinking);
+                    b.insert_opt("signature", signature.cloned());
+                    blocks.push(Value::Object(b));
+                }
+            }
+            Some("toolCall") => {
+                let mut b = Object::new().with("type", "tool_use");
+                b.insert_opt("id", block.get("id").cloned());
+                if is_oauth {
+                    let name = str_member(block, "name", label)?;
+                    let cc = to_claude_code_name(name);
+                    if cc != name {
+                        ev(events, EventKind::Renamed, format!("{label}: tool_use name {name} → {cc} (OAuth, Claude Code casing)"), "AI/api/anthropic-messages.js:1027");
+                    }
+                    b.insert("name", Value::String(cc));
+                } else {
+                    b.insert_opt("name", block.get("name").cloned());
+                }
+                let input = match nullish(block.get("arguments")) {
+                    Some(v) => v.clone(),
+                    None => {
+                        ev(events, EventKind::Inserted, format!("{label}: tool call without arguments sends input {{}}"), "AI/api/anthropic-messages.js:1028");
+                        Value::object()
+                    }
+                };
+                b.insert("input", input);
+                blocks.push(Value::Object(b));
+            }
+            _ => {}
+        }
+    }
+    Ok(blocks)
+}
+
+/// The cache marker on the last message (:1066–1087): its last block when the message is a
+/// user message and that block is text, image or tool_result; string content becomes one text
+/// block.
+fn place_last_user_cache_control(params: &mut [Value], cc: &Object, events: &mut Events) {
+    let at = "AI/api/anthropic-messages.js:1067";
+    let Some(last) = params.last_mut().and_then(Value::as_object_mut) else {
+        return;
+    };
+    if last.get_str("role") != Some("user") {
+        ev(events, EventKind::Note, "no cache_control on messages: the last message is not a user message", at);
+        return;
+    }
+    match last.get_mut("content") {
+        Some(Value::Array(blocks)) => {
+            if let Some(Value::Object(block)) = blocks.last_mut() {
+                let ty = block.get_str("type").unwrap_or("").to_string();
+                if matches!(ty.as_str(), "text" | "image" | "tool_result") {
+                    block.insert("cache_control", Value::Object(cc.clone()));
+                    ev(events, EventKind::Inserted, format!("cache_control on the last {ty} block of the last user message"), at);
+                }
+            }
+        }
+        Some(Value::String(s)) => {
+            let block = Object::new().with("type", "text").with("text", std::mem::take(s)).with("cache_control", Value::Object(cc.clone()));
+            last.insert("content", Value::Array(vec![Value::Object(block)]));
+            ev(events, EventKind::Converted, "the last user message's string content becomes a text block carrying cache_control", at);
+        }
+        _ => {}
+    }
+}
+
+/// `isAnthropicEffort(value)` (:1090–1092).
+fn is_anthropic_effort(value: &str) -> bool {
+    matches!(value, "low" | "medium" | "high" | "xhigh" | "max")
+}
+
+/// `insertThinkingLevelMessages(converted, activeEffort)` (:1093–1104).
+fn insert_thinking_level_messages(converted: ConvertedMessages, active_effort: &str, events: &mut Events) -> Vec<Value> {
+    let at = "AI/api/anthropic-messages.js:1093";
+    let effort_message = |effort: &str| {
+        Value::Object(
+            Object::new()
+                .with("role", "system")
+                .with("content", Value::Array(Vec::new()))
+                .with("output_config", Value::Object(Object::new().with("effort", effort))),
+        )
+    };
+    let mut out = Vec::with_capacity(converted.messages.len() + converted.assistant_levels.len() + 1);
+    for (index, message) in converted.messages.into_iter().enumerate() {
+        if let Some((_, level)) = converted.assistant_levels.iter().find(|(i, _)| *i == index) {
+            ev(events, EventKind::Inserted, format!("system effort message ({level}) before the assistant message it was produced with"), at);
+            out.push(effort_message(level));
+        }
+        out.push(message);
+    }
+    ev(events, EventKind::Inserted, format!("final system effort message ({active_effort})"), at);
+    out.push(effort_message(active_effort));
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// convertTools and strict schemas
+// ---------------------------------------------------------------------------------------------
+
+/// `convertTools(tools, isOAuthToken, supportsEagerToolInputStreaming, supportsStrictTools,
+/// cacheControl, deferLoading)` (:1108–1136).
+fn convert_tools(
+    tools: &[ToolDef],
+    is_oauth: bool,
+    eager: bool,
+    supports_strict: bool,
+    cache_control: Option<&Object>,
+    defer_loading: bool,
+    events: &mut Events,
+) -> Result<Vec<Value>, AdapterError> {
+    let mut out = Vec::with_capacity(tools.len());
+    for (index, tool) in tools.iter().enumerate() {
+        let strict = resolve_json_schema_strict_sampling(tool, supports_strict)?;
+        let parameters = if strict { make_strict_json_schema(&tool.parameters).map_err(|e| err(e.0))? } else { tool.parameters.clone() };
+        let (properties, required) = match &parameters {
+            Value::Null => return Err(err(format!("tool {}: parameters is null (pi throws a TypeError)", tool.name))),
+            p => (
+                nullish(p.get("properties")).cloned().unwrap_or_else(Value::object),
+                nullish(p.get("required")).cloned().unwrap_or_else(|| Value::Array(Vec::new())),
+            ),
+        };
+        let legacy = Object::new().with("type", "object").with("properties", properties).with("required", required);
+        let input_schema = if strict {
+            let mut s = parameters.as_object().cloned().unwrap_or_default();
+            s.spread(&legacy);
+            ev(events, EventKind::Converted, format!("tool {}: strict input_schema (constrained sampling)", tool.name), "AI/api/constrained-sampling.js:135");
+            s
+        } else {
+            legacy
+        };
+        let name = if is_oauth { to_claude_code_name(&tool.name) } else { tool.name.clone() };
+        if name != tool.name {
+            ev(events, EventKind::Renamed, format!("tool {} → {name} (OAuth, Claude Code casing)", tool.name), "AI/api/anthropic-messages.js:1127");
+        }
+        let mut t = Object::new().with("name", name.as_str()).with("description", tool.description.as_str());
+        if eager {
+            t.insert("eager_input_streaming", Value::Bool(true));
+        }
+        if strict {
+            t.insert("strict", Value::Bool(true));
+        }
+        t.insert("input_schema", Value::Object(input_schema));
+        if defer_loading {
+            t.insert("defer_loading", Value::Bool(true));
+        }
+        if let Some(cc) = cache_control.filter(|_| index == tools.len() - 1) {
+            t.insert("cache_control", Value::Object(cc.clone()));
+            ev(events, EventKind::Inserted, format!("cache_control on the last immediate tool ({name})"), "AI/api/anthropic-messages.js:1133");
+        }
+        out.push(Value::Object(t));
+    }
+    Ok(out)
+}
+
+/// `UnsupportedStrictJsonSchemaError` (AI/api/constrained-sampling.js:1).
+#[derive(Debug)]
+struct UnsupportedStrictJsonSchema(String);
+
+const UNSUPPORTED_STRICT_SCHEMA_KEYS: [&str; 16] = [
+    "$ref",
+    "$defs",
+    "definitions",
+    "allOf",
+    "oneOf",
+    "patternProperties",
+    "dependentSchemas",
+    "dependencies",
+    "unevaluatedProperties",
+    "propertyNames",
+    "contains",
+    "prefixItems",
+    "not",
+    "if",
+    "then",
+    "else",
+];
+
+/// `resolveJsonSchemaStrictSampling(tool, supportsStrictMode)` (AI/api/constrained-sampling.js:
+/// 198–219): `true` only for `json_schema` tools whose schema converts, when the adapter
+/// supports strict tools; throws for `strict:"require"` otherwise.
+fn resolve_json_schema_strict_sampling(tool: &ToolDef, supports_strict: bool) -> Result<bool, AdapterError> {
+    let Some(config) = tool.constrained_sampling.as_ref().filter(|c| c.get_str("type") == Some("json_schema")) else {
+        return Ok(false);
+    };
+    let require = config.get_str("strict") == Some("require");
+    if supports_strict {
+        return match make_strict_json_schema(&tool.parameters) {
+            Ok(_) => Ok(true),
+            Err(_) if !require => Ok(false),
+            Err(e) => Err(err(format!("Tool \"{}\" requires JSON-schema constrained sampling, but {}.", tool.name, e.0))),
+        };
+    }
+    if require {
+        return Err(err(format!("Tool \"{}\" requires JSON-schema constrained sampling, but strict tools are unsupported.", tool.name)));
+    }
+    Ok(false)
+}
+
+/// `makeStrictJsonSchema(schema)` (AI/api/constrained-sampling.js:135–145).
+fn make_strict_json_schema(schema: &Value) -> Result<Value, UnsupportedStrictJsonSchema> {
+    let mut cloned = schema.clone();
+    if cloned.as_object().is_none() {
+        return Err(UnsupportedStrictJsonSchema("root schema must have type object".into()));
+    }
+    make_json_schema_node_strict(&mut cloned)?;
+    if cloned.get_str("type") != Some("object") {
+        return Err(UnsupportedStrictJsonSchema("root schema must have type object".into()));
+    }
+    Ok(cloned)
+}
+
+/// `isStructuredSchema(schema)` (AI/api/constrained-sampling.js:59–67).
+fn is_structured_schema(schema: &Value) -> bool {
+    let Some(o) = schema.as_object() else {
+        return false;
+    };
+    let types: Vec<&str> = match o.get("type") {
+        Some(Value::String(s)) => vec![s.as_str()],
+        Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    types.contains(&"object") || types.contains(&"array") || o.contains_key("properties") || o.contains_key("items")
+}
+
+/// `schemaAllowsNull(schema)` (AI/api/constrained-sampling.js:68–76).
+fn schema_allows_null(schema: &Value) -> bool {
+    let Some(o) = schema.as_object() else {
+        return false;
+    };
+    match o.get("type") {
+        Some(Value::String(s)) if s == "null" => return true,
+        Some(Value::Array(a)) if a.iter().any(|t| t.as_str() == Some("null")) => return true,
+        _ => {}
+    }
+    if o.get("const") == Some(&Value::Null) || o.get_array("enum").is_some_and(|e| e.contains(&Value::Null)) {
+        return true;
+    }
+    o.get_array("anyOf").is_some_and(|a| a.iter().any(schema_allows_null))
+}
+
+/// `makeJsonSchemaNodeStrict(schema)` (AI/api/constrained-sampling.js:77–133), in place.
+fn make_json_schema_node_strict(schema: &mut Value) -> Result<(), UnsupportedStrictJsonSchema> {
+    let unsupported = |m: &str| Err(UnsupportedStrictJsonSchema(m.to_string()));
+    let Some(obj) = schema.as_object_mut() else {
+        return unsupported("boolean schemas are unsupported");
+    };
+    for key in UNSUPPORTED_STRICT_SCHEMA_KEYS {
+        if obj.contains_key(key) {
+            return Err(UnsupportedStrictJsonSchema(format!("{key} schemas are unsupported")));
+        }
+    }
+    if let Some(any_of) = obj.get_mut("anyOf") {
+        let Some(variants) = any_of.as_array_mut().filter(|a| !a.is_empty()) else {
+            return unsupported("anyOf must contain at least one schema");
+        };
+        for variant in variants.iter_mut() {
+            if is_structured_schema(variant) {
+                return unsupported("object and array unions are unsupported");
+            }
+            make_json_schema_node_strict(variant)?;
+        }
+    }
+    if let Some(items) = obj.get_mut("items") {
+        if items.as_array().is_some() {
+            return unsupported("tuple schemas are unsupported");
+        }
+        make_json_schema_node_strict(items)?;
+    }
+    let is_object_schema = obj.get_str("type") == Some("object");
+    if obj.contains_key("properties") && !is_object_schema {
+        return unsupported("properties require type object");
+    }
+    if !is_object_schema {
+        return Ok(());
+    }
+    if obj.get("additionalProperties").is_some_and(|v| *v != Value::Bool(false)) {
+        return unsupported("schema-valued or true additionalProperties is unsupported");
+    }
+    if obj.get("properties").is_some_and(|p| p.as_object().is_none()) {
+        return unsupported("object properties must be a schema map");
+    }
+    if let Some(req) = obj.get("required") {
+        if !req.as_array().is_some_and(|a| a.iter().all(|k| k.as_str().is_some())) {
+            return unsupported("object required must be a string array");
+        }
+    }
+    let required: Vec<String> =
+        obj.get_array("required").map(|a| a.iter().filter_map(Value::as_str).map(String::from).collect()).unwrap_or_default();
+    let mut properties = nullish(obj.get("properties")).and_then(Value::as_object).cloned().unwrap_or_default();
+    let property_names: Vec<String> = properties.keys().cloned().collect();
+    if required.iter().any(|k| !property_names.contains(k)) {
+        return unsupported("required contains an unknown property");
+    }
+    for (key, property) in properties.iter_mut() {
+        make_json_schema_node_strict(property)?;
+        if !required.contains(key) && !schema_allows_null(property) {
+            let original = std::mem::take(property);
+            *property = Value::Object(
+                Object::new().with("anyOf", Value::Array(vec![original, Value::Object(Object::new().with("type", "null"))])),
+            );
+        }
+    }
+    // `schema.properties ?? {}` is mutated in place: only an existing object is written back.
+    if obj.get("properties").is_some_and(|p| p.as_object().is_some()) {
+        obj.insert("properties", Value::Object(properties));
+    }
+    obj.insert("required", Value::Array(property_names.into_iter().map(Value::String).collect()));
+    obj.insert("additionalProperties", Value::Bool(false));
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// The SDK's request
+// ---------------------------------------------------------------------------------------------
+
+/// `client.beta.messages.create(params)` (SDK/resources/beta/messages/messages.js:24–55) and
+/// `BaseAnthropic.buildRequest` (SDK/client.js:797–890): `betas` leaves the body for the
+/// `anthropic-beta` header, the body is `JSON.stringify`d, headers are merged in the SDK's order.
+fn sdk_messages_create(model: &Model, opts: &StreamOptions, client: &Client, params: Object, events: &mut Events) -> Request {
+    let at = "SDK/resources/beta/messages/messages.js:27";
+    let mut body = params.clone();
+    let betas = body.remove("betas");
+    let betas_header = betas.as_ref().map(|b| join_item(Some(b)));
+    if let Some(b) = &betas_header {
+        ev(events, EventKind::Converted, format!("betas leave the body for the anthropic-beta header: {b}"), at);
+    }
+    let headers = sdk_build_headers(opts, client, betas_header);
+    let url = sdk_build_url(model, opts);
+    Request { method: "POST", url, headers, params: Value::Object(params), body: Value::Object(body).to_json() }
+}
+
+/// One header source for [`build_headers`]: `(name, value)` where `None` is an explicit `null`.
+type HeaderSource = Vec<(String, Option<String>)>;
+
+/// `buildHeaders(sources)` (SDK/internal/headers.js:87–124) as the wire order comes out: each
+/// name set by a later source (or a later key of the same object) is removed and re-appended
+/// last; `null` removes it. Names are lower-cased as Node sends them.
+fn build_headers(sources: Vec<HeaderSource>) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for source in sources {
+        for (name, value) in source {
+            let lower = name.to_lowercase();
+            out.retain(|(k, _)| *k != lower);
+            if let Some(v) = value {
+                out.push((lower, v));
+            }
+        }
+    }
+    out
+}
+
+/// The SDK's header assembly (SDK/client.js:823–848) filtered to the protocol's own headers:
+/// SDK defaults, auth, `defaultHeaders` (with `ANTHROPIC_CUSTOM_HEADERS` first), the body's
+/// content-type, then the request's `anthropic-beta`. x-stainless-* are the runtime's and left
+/// out; credentials are shown as `<redacted>` (as the oracle does for names matching
+/// /auth|api-key|cookie/i).
+fn sdk_build_headers(opts: &StreamOptions, client: &Client, betas: Option<String>) -> Vec<(String, String)> {
+    let s = |k: &str, v: &str| (k.to_string(), Some(v.to_string()));
+    let sdk_defaults = vec![
+        s("Accept", "application/json"),
+        s("User-Agent", SDK_USER_AGENT),
+        s("anthropic-dangerous-direct-browser-access", "true"),
+        s("anthropic-version", "2023-06-01"),
+    ];
+    let auth: HeaderSource = client.auth_header.map(|h| vec![s(h, "<redacted>")]).unwrap_or_default();
+    let mut default_headers: HeaderSource = Vec::new();
+    if let Some(custom) = opts.env.get("ANTHROPIC_CUSTOM_HEADERS").filter(|c| !c.is_empty()) {
+        let mut parsed: Vec<(String, Value)> = Vec::new();
+        for line in custom.split('\n') {
+            if let Some((k, v)) = line.split_once(':') {
+                assign(&mut parsed, k.trim(), Value::str(v.trim()));
+            }
+        }
+        let mut merged = parsed;
+        for (k, v) in &client.default_headers {
+            assign(&mut merged, k, v.clone());
+        }
+        default_headers.extend(merged.into_iter().map(|(k, v)| (k, header_value(&v))));
+    } else {
+        default_headers.extend(client.default_headers.iter().map(|(k, v)| (k.clone(), header_value(v))));
+    }
+    let body_headers = vec![s("content-type", "application/json")];
+    let request_headers: HeaderSource = betas.map(|b| vec![("anthropic-beta".to_string(), Some(b))]).unwrap_or_default();
+    build_headers(vec![sdk_defaults, auth, default_headers, body_headers, request_headers])
+        .into_iter()
+        .map(|(k, v)| {
+            let lower = k.to_lowercase();
+            let secret = lower.contains("auth") || lower.contains("api-key") || lower.contains("cookie");
+            (k, if secret { "<redacted>".to_string() } else { v })
+        })
+        .collect()
+}
+
+/// A configured header's value as `Headers.append` stringifies it (`null` removes the header).
+fn header_value(v: &Value) -> Option<String> {
+    match v {
+        Value::Null => None,
+        other => Some(join_item(Some(other))),
+    }
+}
+
+/// `buildURL(path)` (SDK/client.js:389–404): `baseURL + path` (one slash dropped when both have
+/// it); `baseURL` is `model.baseUrl`, else `ANTHROPIC_BASE_URL`, else the SDK default. The URL is
+/// not re-normalized as `new URL()` would.
+fn sdk_build_url(model: &Model, opts: &StreamOptions) -> String {
+    let base = match model.obj.get("baseUrl") {
+        Some(Value::String(s)) if !s.is_empty() => s.clone(),
+        Some(Value::String(_)) => DEFAULT_BASE_URL.to_string(),
+        _ => opts.env.get("ANTHROPIC_BASE_URL").filter(|s| !s.is_empty()).cloned().unwrap_or_else(|| DEFAULT_BASE_URL.to_string()),
+    };
+    if base.ends_with('/') {
+        format!("{}{}", base, &MESSAGES_PATH[1..])
+    } else {
+        format!("{base}{MESSAGES_PATH}")
+    }
+}
+
+#[cfg(test)]
+#[path = "anthropic_messages_tests.rs"]
+mod tests;
