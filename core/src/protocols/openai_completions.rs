@@ -1,10 +1,1592 @@
-//! pi-ai `dist/api/openai-completions.js`.
+//! pi-ai `dist/api/openai-completions.js` (INVENTORY §4.2, AC1–AC20): the OpenAI Chat
+//! Completions adapter, from `streamSimple` down to the request the `openai` SDK 6.40.0 sends.
+//!
+//! The functions below are named after pi's and cite their lines; values that pi reads
+//! dynamically (`model.compat.*`, message blocks, tool schemas) stay [`Value`]s so that JS
+//! truthiness, `??` and `undefined` keep their meaning. `None` stands for `undefined`,
+//! `Some(Value::Null)` for `null`.
 
-use super::{AdapterError, LlmContext, Request, StreamOptions};
-use crate::model::Model;
-use crate::trace::Events;
+use std::cell::RefCell;
 
-pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut Events) -> Result<Request, AdapterError> {
-    let _ = (model, ctx, opts, events);
-    Err(AdapterError { message: "not implemented yet".into() })
+use super::{cache_retention, AdapterError, LlmContext, Request, StreamOptions};
+use crate::data;
+use crate::js::{self, number_to_string, sanitize_surrogates, utf16_len, Object, Value};
+use crate::messages;
+use crate::model::{self, Model};
+use crate::tools::ToolDef;
+use crate::trace::{Event, EventKind, Events};
+
+/// A text pi inserts into bodies (data/pi-0.85.1/strings.json, group `openaiCompletions`).
+fn text(key: &str) -> &'static str {
+    data::string("openaiCompletions", key)
 }
+
+fn err(message: impl Into<String>) -> AdapterError {
+    AdapterError { message: message.into() }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Entry point: streamSimple → stream → createClient + buildParams
+// ---------------------------------------------------------------------------------------------
+
+/// The options `stream` receives from `streamSimple` (after `buildBaseOptions`), reduced to
+/// what the coding agent can set (INVENTORY M5: no temperature, toolChoice, cacheRetention).
+#[derive(Clone, Debug, Default)]
+struct CompletionsOptions {
+    /// `clampMaxTokensToContext(model, context, model.maxTokens)`.
+    max_tokens: f64,
+    /// `{...model.samplingParams, ...options.samplingParams}` when either is set.
+    sampling_params: Option<Object>,
+    /// The clamped thinking level, `None` for off.
+    reasoning_effort: Option<String>,
+    thinking_budgets: Option<Object>,
+    session_id: Option<String>,
+    /// The configured headers (`options.headers`), in order.
+    headers: Vec<(String, String)>,
+}
+
+/// `streamSimple` (AI/api/openai-completions.js:533–546) and the part of `stream` (:168–223)
+/// that builds the request: the API key check, `createClient`, `buildParams`. With no
+/// extension, `onPayload` returns nothing and the params are sent as built.
+pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut Events) -> Result<Request, AdapterError> {
+    get_client_api_key(model.provider(), &opts.api_key, &opts.headers, events);
+    let options = stream_simple_options(model, ctx, opts, events);
+    let compat = get_compat(model, events);
+    let grammar_props = create_grammar_tool_input_properties(&ctx.tools, compat.truthy("supportsOpenAIGrammarTools"))?;
+    let retention = cache_retention(opts);
+    let cache_session_id = if retention == "none" { None } else { options.session_id.as_deref() };
+    let headers = create_client_headers(model, ctx, &opts.user_agent, &options.headers, cache_session_id, &compat, events);
+    let params = build_params(model, ctx, &options, &compat, retention, &grammar_props, events)?;
+    let url = chat_completions_url(model, opts);
+    let body = params.to_json();
+    Ok(Request { method: "POST", url, headers, params, body })
+}
+
+/// `streamSimple` (:533–546) with `buildBaseOptions` (AI/api/simple-options.js:10–35): the
+/// max-token clamp (A2), sampling params (A1) and the thinking-level clamp (AC1).
+fn stream_simple_options(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut Events) -> CompletionsOptions {
+    let model_max = model.max_tokens();
+    let max_tokens = messages::clamp_max_tokens_to_context(model, ctx, model_max);
+    if max_tokens != model_max {
+        events.push(
+            Event::new(EventKind::Clamped, format!("maxTokens {} → {} to fit the context window", number_to_string(model_max), number_to_string(max_tokens)))
+                .at("AI/api/simple-options.js:4"),
+        );
+    }
+    let sampling_params = match model.obj.get("samplingParams") {
+        Some(Value::Object(o)) => Some(o.clone()),
+        // `{...x}` of a truthy non-object spreads nothing (strings aside).
+        Some(v) if v.truthy() => Some(Object::new()),
+        _ => None,
+    };
+    let clamped = opts.reasoning.as_deref().filter(|r| !r.is_empty()).map(|r| model::clamp_thinking_level(model, r, events));
+    let reasoning_effort = clamped.filter(|level| level != "off");
+    CompletionsOptions {
+        max_tokens,
+        sampling_params,
+        reasoning_effort,
+        thinking_budgets: opts.thinking_budgets.clone(),
+        session_id: opts.session_id.clone(),
+        headers: opts.headers.clone(),
+    }
+}
+
+/// `hasHeader` (:22–31): a header with a non-blank value, by case-insensitive name.
+fn has_header(headers: &[(String, String)], name: &str) -> bool {
+    headers.iter().any(|(k, v)| k.eq_ignore_ascii_case(name) && !js::js_trim_is_empty(v))
+}
+
+/// `getClientApiKey` (:32–38). pi throws "No API key for provider" when there is neither a key
+/// nor an authorization header; the key's value never reaches the recorded request (it is
+/// redacted), so this records the situation instead of failing the assembly.
+fn get_client_api_key(provider: &str, api_key: &str, headers: &[(String, String)], events: &mut Events) {
+    if !api_key.is_empty() {
+        return;
+    }
+    if has_header(headers, "authorization") || has_header(headers, "cf-aig-authorization") {
+        events.push(Event::new(EventKind::Note, "no API key but an authorization header: the SDK key is \"unused\"").at("AI/api/openai-completions.js:32"));
+        return;
+    }
+    events.push(Event::new(EventKind::Note, format!("no API key for provider {provider}: pi would throw \"No API key for provider: {provider}\"")).at("AI/api/openai-completions.js:37"));
+}
+
+/// The SDK's `buildURL` (openai/client.js:281–295): `baseURL + "/chat/completions"`, without
+/// doubling a trailing slash; an empty baseUrl falls back to the SDK default.
+fn chat_completions_url(model: &Model, opts: &StreamOptions) -> String {
+    let base = match model.obj.get("baseUrl") {
+        Some(Value::String(s)) => s.clone(),
+        None => opts.env.get("OPENAI_BASE_URL").cloned().unwrap_or_default(),
+        Some(v) => js_string(v),
+    };
+    let base = if base.is_empty() { "https://api.openai.com/v1".to_string() } else { base };
+    if base.ends_with('/') {
+        format!("{base}chat/completions")
+    } else {
+        format!("{base}/chat/completions")
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Headers
+// ---------------------------------------------------------------------------------------------
+
+/// `createClient` (:547–580) plus the SDK's header assembly (openai/client.js:605–628 and
+/// internal/headers.js `buildHeaders`): `Accept`, the SDK `User-Agent`, `Authorization`, then
+/// pi's `defaultHeaders` object (each key deletes an earlier header of that name and appends,
+/// a `null` value removes it), then the body's `content-type`. Runtime headers (host,
+/// x-stainless-*, content-length, ...) are left out.
+fn create_client_headers(
+    model: &Model,
+    ctx: &LlmContext,
+    user_agent: &str,
+    options_headers: &[(String, String)],
+    session_id: Option<&str>,
+    compat: &Compat,
+    events: &mut Events,
+) -> Vec<(String, String)> {
+    // `getPiUserAgent()` (AI/utils/pi-user-agent.js) depends on the machine: the caller passes it.
+    let mut default_headers = Object::new().with("User-Agent", user_agent);
+    if let Some(h) = model.headers() {
+        default_headers.spread(h);
+    }
+    if model.provider() == "github-copilot" {
+        let has_images = has_copilot_vision_input(&ctx.messages);
+        default_headers.spread(&build_copilot_dynamic_headers(&ctx.messages, has_images));
+        events.push(Event::new(EventKind::Inserted, "GitHub Copilot dynamic headers (X-Initiator, Openai-Intent)").at("AI/api/openai-completions.js:549"));
+    }
+    if let Some(sid) = session_id.filter(|s| !s.is_empty()) {
+        if compat.truthy("sendSessionAffinityHeaders") {
+            if compat.str("sessionAffinityFormat") == Some("openrouter") {
+                default_headers.insert("x-session-id", Value::str(sid));
+            } else {
+                if compat.str("sessionAffinityFormat") == Some("openai") {
+                    default_headers.insert("session_id", Value::str(sid));
+                }
+                default_headers.insert("x-client-request-id", Value::str(sid));
+                default_headers.insert("x-session-affinity", Value::str(sid));
+            }
+            events.push(Event::new(EventKind::Inserted, "session affinity headers carry the session id").at("AI/api/openai-completions.js:557"));
+        }
+    }
+    for (k, v) in options_headers {
+        default_headers.insert(k.clone(), Value::str(v));
+    }
+
+    let mut headers: Vec<(String, String)> = Vec::new();
+    apply_header_set(&mut headers, &[("Accept".into(), Value::str("application/json")), ("User-Agent".into(), Value::str("OpenAI/JS 6.40.0"))]);
+    apply_header_set(&mut headers, &[("Authorization".into(), Value::str("Bearer <redacted>"))]);
+    let entries: Vec<(String, Value)> = default_headers.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    apply_header_set(&mut headers, &entries);
+    apply_header_set(&mut headers, &[("content-type".into(), Value::str("application/json"))]);
+    for (name, value) in headers.iter_mut() {
+        if name == "authorization" && value != "Bearer <redacted>" {
+            *value = "<redacted>".into();
+        }
+    }
+    headers
+}
+
+/// The SDK's `buildHeaders` for one object of headers: every key deletes the header of that
+/// name (case-insensitively) and appends its value(s); `null` deletes only; `undefined` is
+/// skipped. Names are lower-cased as undici's header list holds them.
+fn apply_header_set(target: &mut Vec<(String, String)>, set: &[(String, Value)]) {
+    for (name, value) in set {
+        let lower = name.to_ascii_lowercase();
+        target.retain(|(k, _)| *k != lower);
+        let values: Vec<String> = match value {
+            Value::Null => continue,
+            Value::Array(items) => items.iter().map(js_string).collect(),
+            v => vec![js_string(v)],
+        };
+        if !values.is_empty() {
+            target.push((lower, values.join(", ")));
+        }
+    }
+}
+
+/// `hasCopilotVisionInput` (AI/api/github-copilot-headers.js:8–18).
+fn has_copilot_vision_input(messages: &[Value]) -> bool {
+    messages.iter().any(|msg| {
+        let role = msg.get_str("role");
+        if role == Some("user") || role == Some("toolResult") {
+            if let Some(content) = msg.get("content").and_then(Value::as_array) {
+                return content.iter().any(|c| c.get_str("type") == Some("image"));
+            }
+        }
+        false
+    })
+}
+
+/// `buildCopilotDynamicHeaders` + `inferCopilotInitiator` (AI/api/github-copilot-headers.js:3–28).
+fn build_copilot_dynamic_headers(messages: &[Value], has_images: bool) -> Object {
+    let initiator = match messages.last() {
+        Some(last) if last.get_str("role") != Some("user") => "agent",
+        _ => "user",
+    };
+    let mut h = Object::new().with("X-Initiator", initiator).with("Openai-Intent", "conversation-edits");
+    if has_images {
+        h.insert("Copilot-Vision-Request", Value::str("true"));
+    }
+    h
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compat
+// ---------------------------------------------------------------------------------------------
+
+/// The resolved compat object (`getCompat`), kept as a JS object: absent keys are `undefined`.
+#[derive(Clone, Debug, Default)]
+struct Compat(Object);
+
+impl Compat {
+    fn get(&self, key: &str) -> Option<&Value> {
+        self.0.get(key)
+    }
+    fn truthy(&self, key: &str) -> bool {
+        self.get(key).is_some_and(Value::truthy)
+    }
+    /// `compat[key] === false`.
+    fn is_false(&self, key: &str) -> bool {
+        self.get(key) == Some(&Value::Bool(false))
+    }
+    fn str(&self, key: &str) -> Option<&str> {
+        self.get(key).and_then(Value::as_str)
+    }
+}
+
+/// `detectCompat` (:1236–1318): compat defaults from the provider id and the baseUrl (AC2).
+fn detect_compat(model: &Model) -> Object {
+    let provider = model.provider();
+    let base_url = model.base_url();
+    let id = model.id();
+    let is_zai = provider == "zai" || provider == "zai-coding-cn" || base_url.contains("api.z.ai") || base_url.contains("open.bigmodel.cn");
+    let is_together = provider == "together" || base_url.contains("api.together.ai") || base_url.contains("api.together.xyz");
+    let is_moonshot = provider == "moonshotai" || provider == "moonshotai-cn" || base_url.contains("api.moonshot.");
+    let is_open_router = provider == "openrouter" || base_url.contains("openrouter.ai");
+    let is_cf_workers = provider == "cloudflare-workers-ai" || base_url.contains("api.cloudflare.com");
+    let is_cf_gateway = provider == "cloudflare-ai-gateway" || base_url.contains("gateway.ai.cloudflare.com");
+    let is_nvidia = provider == "nvidia" || base_url.contains("integrate.api.nvidia.com");
+    let is_ant_ling = provider == "ant-ling" || base_url.contains("api.ant-ling.com");
+    let is_deepseek = provider == "deepseek" || js_to_lower(base_url).contains("deepseek.com");
+    let is_chutes = base_url.contains("chutes.ai");
+    let is_non_standard = is_nvidia
+        || provider == "cerebras"
+        || base_url.contains("cerebras.ai")
+        || provider == "xai"
+        || base_url.contains("api.x.ai")
+        || is_together
+        || is_chutes
+        || is_deepseek
+        || is_zai
+        || is_moonshot
+        || provider == "opencode"
+        || base_url.contains("opencode.ai")
+        || is_cf_workers
+        || is_cf_gateway
+        || is_ant_ling;
+    let use_max_tokens = is_chutes || is_deepseek || is_moonshot || is_cf_gateway || is_together || is_nvidia || is_ant_ling || is_zai;
+    let is_grok = provider == "xai" || base_url.contains("api.x.ai");
+    let is_or_developer_model = is_open_router && (id.starts_with("anthropic/") || id.starts_with("openai/"));
+    let thinking_format = if is_deepseek {
+        "deepseek"
+    } else if is_zai {
+        "zai"
+    } else if is_together {
+        "together"
+    } else if is_ant_ling {
+        "ant-ling"
+    } else if is_open_router {
+        "openrouter"
+    } else {
+        "openai"
+    };
+    let mut o = Object::new()
+        .with("supportsStore", !is_non_standard)
+        .with("supportsDeveloperRole", is_or_developer_model || (!is_non_standard && !is_open_router))
+        .with("supportsReasoningEffort", !is_grok && !is_zai && !is_moonshot && !is_together && !is_cf_gateway && !is_nvidia && !is_ant_ling)
+        .with("supportsUsageInStreaming", true)
+        .with("supportsFinishReason", true)
+        .with("maxTokensField", if use_max_tokens { "max_tokens" } else { "max_completion_tokens" })
+        .with("requiresToolResultName", false)
+        .with("requiresAssistantAfterToolResult", false)
+        .with("requiresThinkingAsText", false)
+        .with("requiresReasoningContentOnAssistantMessages", is_deepseek)
+        .with("thinkingFormat", thinking_format)
+        .with("openRouterRouting", Object::new())
+        .with("vercelGatewayRouting", Object::new())
+        .with("chatTemplateKwargs", Object::new())
+        .with("chatTemplateArgs", Object::new())
+        .with("zaiToolStream", false)
+        .with("supportsThinkingTokenBudget", false)
+        .with("supportsStrictMode", !is_moonshot && !is_together && !is_cf_gateway && !is_nvidia)
+        .with("supportsOpenAIGrammarTools", false);
+    if provider == "openrouter" && id.starts_with("anthropic/") {
+        o.insert("cacheControlFormat", Value::str("anthropic"));
+    }
+    o.insert("sendSessionAffinityHeaders", Value::Bool(false));
+    o.insert("sessionAffinityFormat", Value::str(if is_open_router { "openrouter" } else { "openai" }));
+    o.insert("supportsLongCacheRetention", Value::Bool(!(is_together || is_cf_workers || is_cf_gateway || is_nvidia || is_ant_ling)));
+    o
+}
+
+/// The keys `getCompat` resolves as `model.compat.X ?? detected.X`, in pi's order.
+const COMPAT_KEYS: [&str; 25] = [
+    "supportsStore",
+    "supportsDeveloperRole",
+    "supportsReasoningEffort",
+    "supportsUsageInStreaming",
+    "supportsFinishReason",
+    "maxTokensField",
+    "requiresToolResultName",
+    "requiresAssistantAfterToolResult",
+    "requiresThinkingAsText",
+    "requiresReasoningContentOnAssistantMessages",
+    "thinkingFormat",
+    "openRouterRouting",
+    "vercelGatewayRouting",
+    "chatTemplateKwargs",
+    "chatTemplateArgs",
+    "zaiToolStream",
+    "supportsThinkingTokenBudget",
+    "thinkingTokenBudgetField",
+    "supportsStrictMode",
+    "supportsOpenAIGrammarTools",
+    "cacheControlFormat",
+    "sendSessionAffinityHeaders",
+    "deferredToolsMode",
+    "sessionAffinityFormat",
+    "supportsLongCacheRetention",
+];
+
+/// `getCompat` (:1323–1356): every `model.compat.X ?? detected.X` (AC3); `openRouterRouting`
+/// falls back to `{}`, `vllmPriority` is taken as is.
+fn get_compat(model: &Model, events: &mut Events) -> Compat {
+    let detected = detect_compat(model);
+    let raw = model.obj.get("compat").filter(|c| c.truthy());
+    let Some(raw) = raw else {
+        events.push(compat_event(&detected, &[]));
+        return Compat(detected);
+    };
+    let mut resolved = Object::new();
+    let mut overridden = Vec::new();
+    for key in COMPAT_KEYS {
+        let own = raw.get(key).filter(|v| !v.is_null());
+        if own.is_some() {
+            overridden.push(key);
+        }
+        let value = match key {
+            "openRouterRouting" => Some(own.cloned().unwrap_or_else(Value::object)),
+            _ => own.or_else(|| detected.get(key)).cloned(),
+        };
+        resolved.insert_opt(key, value);
+    }
+    resolved.insert_opt("vllmPriority", raw.get("vllmPriority").cloned());
+    events.push(compat_event(&resolved, &overridden));
+    Compat(resolved)
+}
+
+fn compat_event(compat: &Object, overridden: &[&str]) -> Event {
+    let show = |k: &str| compat.get(k).map(Value::to_json).unwrap_or_else(|| "undefined".into());
+    let mut msg = format!(
+        "compat: thinkingFormat {}, maxTokensField {}, supportsDeveloperRole {}, supportsStore {}, supportsStrictMode {}",
+        show("thinkingFormat"),
+        show("maxTokensField"),
+        show("supportsDeveloperRole"),
+        show("supportsStore"),
+        show("supportsStrictMode")
+    );
+    if !overridden.is_empty() {
+        msg.push_str(&format!("; set by model.compat: {}", overridden.join(", ")));
+    }
+    Event::new(EventKind::Note, msg).at("AI/api/openai-completions.js:1323")
+}
+
+// ---------------------------------------------------------------------------------------------
+// buildParams
+// ---------------------------------------------------------------------------------------------
+
+/// `buildParams` (:581–765): the body, in pi's key order (AC4, AC5, AC14, AC16–AC19).
+fn build_params(
+    model: &Model,
+    ctx: &LlmContext,
+    options: &CompletionsOptions,
+    compat: &Compat,
+    retention: &str,
+    grammar_props: &[(String, String)],
+    events: &mut Events,
+) -> Result<Value, AdapterError> {
+    let mut messages = convert_messages(model, ctx, compat, grammar_props, events)?;
+    let cache_control = get_compat_cache_control(compat, retention);
+
+    let mut params = Object::new().with("model", model.obj.get("id").cloned().unwrap_or(Value::Null));
+    params.insert("messages", Value::Null); // filled below, keeping its position
+    params.insert("stream", Value::Bool(true));
+    let long_retention = retention == "long" && compat.truthy("supportsLongCacheRetention");
+    if (model.base_url().contains("api.openai.com") && retention != "none") || long_retention {
+        if let Some(key) = clamp_openai_prompt_cache_key(options.session_id.as_deref()) {
+            events.push(Event::new(EventKind::Inserted, format!("prompt_cache_key = the session id ({key})")).at("AI/api/openai-completions.js:588"));
+            params.insert("prompt_cache_key", Value::String(key));
+        }
+    }
+    if long_retention {
+        params.insert("prompt_cache_retention", Value::str("24h"));
+        events.push(Event::new(EventKind::Inserted, "prompt_cache_retention \"24h\" (PI_CACHE_RETENTION=long)").at("AI/api/openai-completions.js:592"));
+    }
+    if !compat.is_false("supportsUsageInStreaming") {
+        params.insert("stream_options", Object::new().with("include_usage", true).into());
+    }
+    if compat.truthy("supportsStore") {
+        params.insert("store", Value::Bool(false));
+        events.push(Event::new(EventKind::Inserted, "store: false").at("AI/api/openai-completions.js:598"));
+    }
+    if options.max_tokens != 0.0 && !options.max_tokens.is_nan() {
+        let field = if compat.str("maxTokensField") == Some("max_tokens") { "max_tokens" } else { "max_completion_tokens" };
+        params.insert(field, Value::Number(options.max_tokens));
+        events.push(Event::new(EventKind::Note, format!("{field} = {}", number_to_string(options.max_tokens))).at("AI/api/openai-completions.js:600"));
+    }
+
+    let deferred = if compat.str("deferredToolsMode") == Some("kimi") { get_deferred_tool_names(&ctx.messages) } else { Vec::new() };
+    let active_tools: Vec<&ToolDef> = ctx.tools.iter().filter(|t| !deferred.contains(&t.name)).collect();
+    for t in ctx.tools.iter().filter(|t| deferred.contains(&t.name)) {
+        events.push(Event::new(EventKind::Dropped, format!("tool {} left out of tools: deferred (kimi), announced after its tool result", t.name)).at("AI/api/openai-completions.js:610"));
+    }
+    let mut tools: Option<Vec<Value>> = None;
+    let mut tool_stream = false;
+    if !active_tools.is_empty() {
+        tools = Some(convert_tools(&active_tools, compat, events)?);
+        tool_stream = compat.truthy("zaiToolStream");
+    } else if has_tool_history(&ctx.messages)? {
+        tools = Some(Vec::new());
+        events.push(Event::new(EventKind::Inserted, "tools: [] because the conversation has tool calls or results but no tools are active").at("AI/api/openai-completions.js:621"));
+    }
+    if let Some(cc) = &cache_control {
+        apply_anthropic_cache_control(&mut messages, tools.as_mut(), cc, events);
+    }
+    params.insert("messages", Value::Array(messages));
+    if let Some(tools) = tools {
+        params.insert("tools", Value::Array(tools));
+        if tool_stream {
+            params.insert("tool_stream", Value::Bool(true));
+            events.push(Event::new(EventKind::Inserted, "tool_stream: true (zaiToolStream)").at("AI/api/openai-completions.js:616"));
+        }
+    }
+    if let Some(priority) = compat.get("vllmPriority") {
+        params.insert("priority", priority.clone());
+        events.push(Event::new(EventKind::Inserted, format!("priority = {} (compat.vllmPriority)", priority.to_json())).at("AI/api/openai-completions.js:630"));
+    }
+
+    let budget_field = resolve_thinking_token_budget_field(compat);
+    let thinking_budget = resolve_clamped_thinking_budget(model, options, &params);
+    apply_thinking_format(model, options, compat, thinking_budget, &mut params, events);
+    if let (Some(field), Some(budget)) = (budget_field, thinking_budget) {
+        params.insert(field.clone(), Value::Number(budget));
+        events.push(Event::new(EventKind::Inserted, format!("{field} = {} (thinking budget, leaving 1024 tokens for the answer)", number_to_string(budget))).at("AI/api/openai-completions.js:742"));
+    }
+
+    if let Some(routing) = model.compat_value("openRouterRouting").filter(|v| v.truthy()) {
+        params.insert("provider", routing.clone());
+        events.push(Event::new(EventKind::Inserted, "provider = compat.openRouterRouting").at("AI/api/openai-completions.js:746"));
+    }
+    if let Some(routing) = model.compat_value("vercelGatewayRouting").filter(|v| v.truthy()) {
+        let only = routing.get("only").filter(|v| v.truthy());
+        let order = routing.get("order").filter(|v| v.truthy());
+        if only.is_some() || order.is_some() {
+            let mut gateway = Object::new();
+            gateway.insert_opt("only", only.cloned());
+            gateway.insert_opt("order", order.cloned());
+            params.insert("providerOptions", Object::new().with("gateway", gateway).into());
+            events.push(Event::new(EventKind::Inserted, "providerOptions.gateway from compat.vercelGatewayRouting").at("AI/api/openai-completions.js:757"));
+        }
+    }
+    if let Some(sampling) = &options.sampling_params {
+        for (k, v) in sampling.iter() {
+            let kind = if params.contains_key(k) { EventKind::Replaced } else { EventKind::Inserted };
+            events.push(Event::new(kind, format!("{k} = {} from samplingParams", v.to_json())).at("AI/api/openai-completions.js:762"));
+            params.insert(k.clone(), v.clone());
+        }
+    }
+    Ok(Value::Object(params))
+}
+
+/// The thinking-format chain of `buildParams` (:634–736, AC17). Each branch applies only to
+/// reasoning models; an unmatched format falls through to the OpenAI-style `reasoning_effort`.
+fn apply_thinking_format(model: &Model, options: &CompletionsOptions, compat: &Compat, thinking_budget: Option<f64>, params: &mut Object, events: &mut Events) {
+    let effort = options.reasoning_effort.as_deref();
+    let map = model.thinking_level_map();
+    let map_get = |key: &str| map.and_then(|m| m.get(key));
+    // `map[effort] ?? effort`
+    let mapped_or_effort = |e: &str| match map_get(e) {
+        Some(v) if !v.is_null() => v.clone(),
+        _ => Value::str(e),
+    };
+    let format = compat.str("thinkingFormat");
+    let reasoning = model.reasoning();
+    let supports_effort = compat.truthy("supportsReasoningEffort");
+    let before: Vec<String> = params.keys().cloned().collect();
+    let at: &'static str;
+
+    if format == Some("zai") && reasoning {
+        at = "AI/api/openai-completions.js:634";
+        let thinking = if effort.is_some() { Object::new().with("type", "enabled").with("clear_thinking", false) } else { Object::new().with("type", "disabled") };
+        params.insert("thinking", thinking.into());
+        if let (Some(e), true) = (effort, supports_effort) {
+            let value = match map_get(e) {
+                None => Value::str(e),
+                Some(v) => v.clone(),
+            };
+            if let Value::String(_) = value {
+                params.insert("reasoning_effort", value);
+            }
+        }
+    } else if format == Some("qwen") && reasoning {
+        at = "AI/api/openai-completions.js:645";
+        params.insert("enable_thinking", Value::Bool(effort.is_some()));
+        if let (Some(e), true) = (effort, supports_effort) {
+            let value = mapped_or_effort(e);
+            if let Value::String(_) = value {
+                params.insert("reasoning_effort", value);
+            }
+        }
+    } else if format == Some("qwen-chat-template") && reasoning {
+        at = "AI/api/openai-completions.js:654";
+        params.insert("chat_template_kwargs", Object::new().with("enable_thinking", effort.is_some()).with("preserve_thinking", true).into());
+    } else if format == Some("chat-template") && reasoning {
+        at = "AI/api/openai-completions.js:660";
+        if let Some(values) = build_chat_template_values(model, options, compat.get("chatTemplateKwargs"), thinking_budget) {
+            params.insert("chat_template_kwargs", values.into());
+        }
+    } else if format == Some("baseten") && reasoning {
+        at = "AI/api/openai-completions.js:666";
+        if let Some(values) = build_chat_template_values(model, options, compat.get("chatTemplateArgs"), thinking_budget) {
+            params.insert("chat_template_args", values.into());
+        }
+        if supports_effort {
+            let mapped = match effort {
+                Some(e) => map_get(e),
+                None => map_get("off"),
+            };
+            let value = match mapped {
+                None => effort.map(Value::str),
+                Some(v) => Some(v.clone()),
+            };
+            if let Some(v @ Value::String(_)) = value {
+                params.insert("reasoning_effort", v);
+            }
+        }
+    } else if format == Some("deepseek") && reasoning {
+        at = "AI/api/openai-completions.js:681";
+        if effort.is_some() {
+            params.insert("thinking", Object::new().with("type", "enabled").into());
+        } else if map_get("off") != Some(&Value::Null) {
+            params.insert("thinking", Object::new().with("type", "disabled").into());
+        }
+        if let (Some(e), true) = (effort, supports_effort) {
+            params.insert("reasoning_effort", mapped_or_effort(e));
+        }
+    } else if format == Some("openrouter") && reasoning {
+        at = "AI/api/openai-completions.js:693";
+        if let Some(e) = effort {
+            params.insert("reasoning", Object::new().with("effort", mapped_or_effort(e)).into());
+        } else if map_get("off") != Some(&Value::Null) {
+            let off = map_get("off").cloned().unwrap_or_else(|| Value::str("none"));
+            params.insert("reasoning", Object::new().with("effort", off).into());
+        }
+    } else if format == Some("ant-ling") && reasoning && effort.is_some() {
+        at = "AI/api/openai-completions.js:705";
+        if let Some(v @ Value::String(_)) = effort.and_then(map_get) {
+            params.insert("reasoning", Object::new().with("effort", v.clone()).into());
+        }
+    } else if format == Some("together") && reasoning {
+        at = "AI/api/openai-completions.js:711";
+        params.insert("reasoning", Object::new().with("enabled", effort.is_some()).into());
+        if let (Some(e), true) = (effort, supports_effort) {
+            params.insert("reasoning_effort", mapped_or_effort(e));
+        }
+    } else if format == Some("string-thinking") && reasoning {
+        at = "AI/api/openai-completions.js:718";
+        if let Some(e) = effort {
+            params.insert("thinking", mapped_or_effort(e));
+        } else if map_get("off") != Some(&Value::Null) {
+            params.insert("thinking", map_get("off").cloned().unwrap_or_else(|| Value::str("none")));
+        }
+    } else if let (Some(e), true, true) = (effort, reasoning, supports_effort) {
+        at = "AI/api/openai-completions.js:729";
+        params.insert("reasoning_effort", mapped_or_effort(e));
+    } else if effort.is_none() && reasoning && supports_effort {
+        at = "AI/api/openai-completions.js:732";
+        if let Some(off @ Value::String(_)) = map_get("off") {
+            params.insert("reasoning_effort", off.clone());
+        }
+    } else {
+        if !reasoning && options.reasoning_effort.is_some() {
+            events.push(Event::new(EventKind::Dropped, "thinking level not sent: the model has reasoning: false").at("AI/api/openai-completions.js:634"));
+        }
+        return;
+    }
+    let added: Vec<String> = params
+        .iter()
+        .filter(|(k, _)| !before.contains(k))
+        .map(|(k, v)| format!("{k}: {}", v.to_json()))
+        .collect();
+    let format_name = format.unwrap_or("openai");
+    let level = effort.unwrap_or("off");
+    let message = if added.is_empty() {
+        format!("thinking format {format_name}, level {level}: no thinking fields")
+    } else {
+        format!("thinking format {format_name}, level {level}: {}", added.join(", "))
+    };
+    events.push(Event::new(EventKind::Converted, message).at(at));
+}
+
+/// `resolveThinkingTokenBudgetField` (:766–772).
+fn resolve_thinking_token_budget_field(compat: &Compat) -> Option<String> {
+    if let Some(field) = compat.get("thinkingTokenBudgetField").filter(|v| v.truthy()) {
+        return Some(js_string(field));
+    }
+    if compat.truthy("supportsThinkingTokenBudget") {
+        return Some("thinking_token_budget".into());
+    }
+    None
+}
+
+/// `resolveClampedThinkingBudget` (:773–779, AC18): the level's budget capped so 1024 tokens
+/// stay for the answer under `max_tokens ?? max_completion_tokens ?? model.maxTokens`.
+fn resolve_clamped_thinking_budget(model: &Model, options: &CompletionsOptions, params: &Object) -> Option<f64> {
+    let effort = options.reasoning_effort.as_deref()?;
+    if !model.reasoning() {
+        return None;
+    }
+    let ceiling = [params.get("max_tokens"), params.get("max_completion_tokens"), model.obj.get("maxTokens")]
+        .into_iter()
+        .flatten()
+        .find(|v| !v.is_null())
+        .map(js_to_number)
+        .unwrap_or(f64::NAN);
+    let budget = clamp_thinking_budget_to_answer_room(thinking_budget_for_level(effort, options.thinking_budgets.as_ref()), ceiling);
+    (budget > 0.0).then_some(budget)
+}
+
+/// `thinkingBudgetForLevel` (AI/api/simple-options.js:46–50): `{...DEFAULT_THINKING_BUDGETS,
+/// ...customBudgets}[clampReasoning(level)]`, as a number (`NaN` when missing).
+fn thinking_budget_for_level(level: &str, custom: Option<&Object>) -> f64 {
+    let level = if level == "xhigh" || level == "max" { "high" } else { level };
+    let custom_value = custom.and_then(|c| c.get(level));
+    match custom_value {
+        Some(v) => js_to_number(v),
+        None => data::defaults().get("defaultThinkingBudgets").and_then(|d| d.get(level)).map(js_to_number).unwrap_or(f64::NAN),
+    }
+}
+
+/// `clampThinkingBudgetToAnswerRoom` (AI/api/simple-options.js:52–54).
+fn clamp_thinking_budget_to_answer_room(budget: f64, ceiling: f64) -> f64 {
+    let min_answer = data::defaults().get("minAnswerTokens").and_then(Value::as_f64).unwrap_or(1024.0);
+    js_min(budget, js_max(0.0, ceiling - min_answer))
+}
+
+/// `buildChatTemplateValues` (:780–789).
+fn build_chat_template_values(model: &Model, options: &CompletionsOptions, values: Option<&Value>, thinking_budget: Option<f64>) -> Option<Object> {
+    let values = values?.as_object()?;
+    let mut resolved = Object::new();
+    for (key, value) in values.iter() {
+        if let Some(v) = resolve_chat_template_kwarg_value(model, options, value, thinking_budget) {
+            resolved.insert(key.clone(), v);
+        }
+    }
+    (!resolved.is_empty()).then_some(resolved)
+}
+
+/// `resolveChatTemplateKwargValue` (:790–806): literals pass through; `{$var}` objects become
+/// the thinking switch, the budget, or the mapped effort.
+fn resolve_chat_template_kwarg_value(model: &Model, options: &CompletionsOptions, value: &Value, thinking_budget: Option<f64>) -> Option<Value> {
+    if !matches!(value, Value::Object(_) | Value::Array(_)) {
+        return Some(value.clone());
+    }
+    let effort = options.reasoning_effort.as_deref();
+    if effort.is_none() && value.get("omitWhenOff").is_some_and(Value::truthy) {
+        return None;
+    }
+    match value.get("$var").and_then(Value::as_str) {
+        Some("thinking.enabled") => return Some(Value::Bool(effort.is_some())),
+        Some("thinking.budget") => return thinking_budget.map(Value::Number),
+        _ => {}
+    }
+    let map = model.thinking_level_map();
+    let mapped = map.and_then(|m| m.get(effort.unwrap_or("off")));
+    match mapped {
+        None => effort.map(Value::str),
+        Some(v @ Value::String(_)) => Some(v.clone()),
+        Some(_) => None,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Anthropic-style cache markers (AC16)
+// ---------------------------------------------------------------------------------------------
+
+/// `getCompatCacheControl` (:807–813).
+fn get_compat_cache_control(compat: &Compat, retention: &str) -> Option<Object> {
+    if compat.str("cacheControlFormat") != Some("anthropic") || retention == "none" {
+        return None;
+    }
+    let mut cc = Object::new().with("type", "ephemeral");
+    if retention == "long" && compat.truthy("supportsLongCacheRetention") {
+        cc.insert("ttl", Value::str("1h"));
+    }
+    Some(cc)
+}
+
+/// `applyAnthropicCacheControl` (:814–818).
+fn apply_anthropic_cache_control(messages: &mut [Value], tools: Option<&mut Vec<Value>>, cc: &Object, events: &mut Events) {
+    let ttl = cc.get_str("ttl").map(|t| format!(" (ttl {t})")).unwrap_or_default();
+    if let Some(i) = add_cache_control_to_system_prompt(messages, cc) {
+        events.push(Event::new(EventKind::Inserted, format!("cache_control{ttl} on the system prompt (message {i})")).at("AI/api/openai-completions.js:819"));
+    }
+    if let Some(name) = add_cache_control_to_last_tool(tools, cc) {
+        events.push(Event::new(EventKind::Inserted, format!("cache_control{ttl} on the last tool ({name})")).at("AI/api/openai-completions.js:837"));
+    }
+    if let Some(i) = add_cache_control_to_last_conversation_message(messages, cc) {
+        events.push(Event::new(EventKind::Inserted, format!("cache_control{ttl} on the last text of message {i}")).at("AI/api/openai-completions.js:827"));
+    }
+}
+
+/// `addCacheControlToSystemPrompt` (:819–826): the first system/developer message only.
+fn add_cache_control_to_system_prompt(messages: &mut [Value], cc: &Object) -> Option<usize> {
+    let i = messages.iter().position(|m| matches!(m.get_str("role"), Some("system") | Some("developer")))?;
+    add_cache_control_to_text_content(&mut messages[i], cc).then_some(i)
+}
+
+/// `addCacheControlToLastConversationMessage` (:827–836).
+fn add_cache_control_to_last_conversation_message(messages: &mut [Value], cc: &Object) -> Option<usize> {
+    for i in (0..messages.len()).rev() {
+        if matches!(messages[i].get_str("role"), Some("user") | Some("assistant") | Some("tool")) && add_cache_control_to_text_content(&mut messages[i], cc) {
+            return Some(i);
+        }
+    }
+    None
+}
+
+/// `addCacheControlToLastTool` (:837–843): `cache_control` beside `type` and `function`.
+fn add_cache_control_to_last_tool(tools: Option<&mut Vec<Value>>, cc: &Object) -> Option<String> {
+    let last = tools?.last_mut()?.as_object_mut()?;
+    last.insert("cache_control", Value::Object(cc.clone()));
+    let name = last.get("function").or_else(|| last.get("custom")).and_then(|f| f.get_str("name")).unwrap_or("").to_string();
+    Some(name)
+}
+
+/// `addCacheControlToTextContent` (:853–880): a non-empty string becomes one text part with the
+/// marker; in an array the last text part gets it.
+fn add_cache_control_to_text_content(message: &mut Value, cc: &Object) -> bool {
+    let Some(msg) = message.as_object_mut() else { return false };
+    match msg.get_mut("content") {
+        Some(Value::String(s)) => {
+            if s.is_empty() {
+                return false;
+            }
+            let text = std::mem::take(s);
+            let part = Object::new().with("type", "text").with("text", text).with("cache_control", cc.clone());
+            msg.insert("content", Value::Array(vec![part.into()]));
+            true
+        }
+        Some(Value::Array(parts)) => {
+            for part in parts.iter_mut().rev() {
+                if part.get_str("type") == Some("text") {
+                    if let Some(p) = part.as_object_mut() {
+                        p.insert("cache_control", Value::Object(cc.clone()));
+                        return true;
+                    }
+                }
+            }
+            false
+        }
+        _ => false,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// convertMessages
+// ---------------------------------------------------------------------------------------------
+
+/// The tool-call id normalizer of `convertMessages` (:883–907, AC11): ids with `|` (Responses
+/// `call_id|item_id`) are sanitized and combined, hashed past 40 chars; provider `openai`
+/// truncates to 40; others are kept.
+pub fn normalize_tool_call_id(id: &str, model: &Model) -> String {
+    if let Some((call, item)) = id.split_once('|') {
+        let call_id = replace_non_id_chars(call);
+        let item_id = replace_non_id_chars(item);
+        let combined = if item_id.is_empty() { call_id.clone() } else { format!("{call_id}_{item_id}") };
+        if combined.len() <= 40 {
+            return combined;
+        }
+        let hash = js::js_slice(&js::short_hash(id), 0, Some(8));
+        let prefix_len = 40usize.saturating_sub(utf16_len(&hash) + 1).max(1);
+        let prefix = js::js_slice(&call_id, 0, Some(prefix_len));
+        return format!("{prefix}_{hash}");
+    }
+    if model.provider() == "openai" && utf16_len(id) > 40 {
+        return js::js_slice(id, 0, Some(40));
+    }
+    id.to_string()
+}
+
+/// `.replace(/[^a-zA-Z0-9_-]/g, "_")`: per UTF-16 code unit, so an astral character becomes
+/// two underscores.
+fn replace_non_id_chars(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+            out.push(c);
+        } else {
+            let units = if js::is_lone_surrogate_char(c).is_some() { 1 } else { c.len_utf16() };
+            for _ in 0..units {
+                out.push('_');
+            }
+        }
+    }
+    out
+}
+
+/// `convertMessages` (:881–1145): `transformMessages` with this adapter's id normalizer, the
+/// system prompt (AC6), then user (AC7), assistant (AC8), tool-result batches (AC9, AC15) and
+/// the synthetic assistant bridge (AC10).
+fn convert_messages(model: &Model, ctx: &LlmContext, compat: &Compat, grammar_props: &[(String, String)], events: &mut Events) -> Result<Vec<Value>, AdapterError> {
+    let renamed: RefCell<Vec<(String, String)>> = RefCell::new(Vec::new());
+    let normalize = |id: &str, target: &Model, _source: &Value| {
+        let new_id = normalize_tool_call_id(id, target);
+        if new_id != id {
+            renamed.borrow_mut().push((id.to_string(), new_id.clone()));
+        }
+        new_id
+    };
+    let transformed = messages::transform_messages(&ctx.messages, model, Some(&normalize), 0.0, events);
+    for (old, new) in renamed.into_inner() {
+        events.push(Event::new(EventKind::Renamed, format!("tool call id {old} → {new}")).at("AI/api/openai-completions.js:883"));
+    }
+
+    let mut params: Vec<Value> = Vec::new();
+    if !ctx.system_prompt.is_empty() {
+        let developer = model.reasoning() && compat.truthy("supportsDeveloperRole");
+        let role = if developer { "developer" } else { "system" };
+        events.push(
+            Event::new(EventKind::Note, format!("system prompt sent as a {role:?} message{}", if developer { " (reasoning model, supportsDeveloperRole)" } else { "" }))
+                .at("AI/api/openai-completions.js:910"),
+        );
+        params.push(Object::new().with("role", role).with("content", sanitize_surrogates(&ctx.system_prompt).into_owned()).into());
+    }
+
+    let bridge_assistant = || Value::Object(Object::new().with("role", "assistant").with("content", text("assistantAfterToolResult")));
+    let requires_bridge = compat.truthy("requiresAssistantAfterToolResult");
+    let mut last_role: Option<String> = None;
+    let mut i = 0;
+    while i < transformed.len() {
+        let msg = &transformed[i];
+        let role = msg.get_str("role");
+        if requires_bridge && last_role.as_deref() == Some("toolResult") && role == Some("user") {
+            params.push(bridge_assistant());
+            events.push(Event::new(EventKind::Inserted, format!("assistant {:?} between tool results and a user message", text("assistantAfterToolResult"))).at("AI/api/openai-completions.js:919"));
+        }
+        match role {
+            Some("user") => {
+                if !convert_user_message(msg, &mut params, events)? {
+                    i += 1;
+                    continue;
+                }
+            }
+            Some("assistant") => {
+                let converted = convert_assistant_message(model, msg, compat, grammar_props, events)?;
+                match converted {
+                    Some(m) => params.push(m),
+                    None => {
+                        events.push(Event::new(EventKind::Dropped, format!("assistant message {i} has no content and no tool calls")).at("AI/api/openai-completions.js:1058"));
+                        i += 1;
+                        continue;
+                    }
+                }
+            }
+            Some("toolResult") => {
+                let (next, ended_with_user) = convert_tool_result_batch(model, ctx, &transformed, i, compat, &mut params, events)?;
+                i = next;
+                last_role = Some(if ended_with_user { "user" } else { "toolResult" }.into());
+                continue;
+            }
+            _ => {}
+        }
+        last_role = role.map(String::from);
+        i += 1;
+    }
+    Ok(params)
+}
+
+/// The user branch of `convertMessages` (:925–956). Returns false when pi skips the message
+/// (an empty content array).
+fn convert_user_message(msg: &Value, params: &mut Vec<Value>, events: &mut Events) -> Result<bool, AdapterError> {
+    match msg.get("content") {
+        Some(Value::String(s)) => {
+            params.push(Object::new().with("role", "user").with("content", sanitize_surrogates(s).into_owned()).into());
+        }
+        Some(Value::Array(items)) => {
+            let mut content = Vec::with_capacity(items.len());
+            for item in items {
+                if item.get_str("type") == Some("text") {
+                    let t = block_str(item, "text")?;
+                    content.push(Object::new().with("type", "text").with("text", sanitize_surrogates(t).into_owned()).into());
+                } else {
+                    content.push(image_url_part(item));
+                }
+            }
+            if content.is_empty() {
+                events.push(Event::new(EventKind::Dropped, "user message with empty content").at("AI/api/openai-completions.js:949"));
+                return Ok(false);
+            }
+            params.push(Object::new().with("role", "user").with("content", Value::Array(content)).into());
+        }
+        _ => return Err(err("user message content is neither a string nor an array (pi: msg.content.map is not a function)")),
+    }
+    Ok(true)
+}
+
+/// `{type:"image_url", image_url:{url:`data:${mimeType};base64,${data}`}}`.
+fn image_url_part(block: &Value) -> Value {
+    let url = format!("data:{};base64,{}", template(block.get("mimeType")), template(block.get("data")));
+    Object::new().with("type", "image_url").with("image_url", Object::new().with("url", url)).into()
+}
+
+/// The assistant branch of `convertMessages` (:957–1062, AC8). `None` when pi skips it.
+fn convert_assistant_message(model: &Model, msg: &Value, compat: &Compat, grammar_props: &[(String, String)], events: &mut Events) -> Result<Option<Value>, AdapterError> {
+    let blocks = content_array(msg, "assistant")?;
+    let mut out = Object::new().with("role", "assistant").with("content", if compat.truthy("requiresAssistantAfterToolResult") { Value::str("") } else { Value::Null });
+
+    let mut text_parts: Vec<String> = Vec::new();
+    let mut blank_texts = 0;
+    for b in blocks.iter().filter(|b| b.get_str("type") == Some("text")) {
+        let t = block_str(b, "text")?;
+        if js::js_trim_is_empty(t) {
+            blank_texts += 1;
+        } else {
+            text_parts.push(sanitize_surrogates(t).into_owned());
+        }
+    }
+    if blank_texts > 0 {
+        events.push(Event::new(EventKind::Dropped, format!("{blank_texts} blank assistant text block(s)")).at("AI/api/openai-completions.js:964"));
+    }
+    let assistant_text = text_parts.concat();
+    if text_parts.len() > 1 {
+        events.push(Event::new(EventKind::Converted, format!("{} assistant text blocks joined with no separator into one string", text_parts.len())).at("AI/api/openai-completions.js:969"));
+    }
+    let thinking_blocks: Vec<&Value> = blocks.iter().filter(|b| b.get_str("type") == Some("thinking")).collect();
+    let tool_calls: Vec<&Value> = blocks.iter().filter(|b| b.get_str("type") == Some("toolCall")).collect();
+
+    let signed = thinking_blocks.iter().find_map(|b| parse_openai_reasoning_details(b.get("thinkingSignature")));
+    let legacy: Vec<Value> = tool_calls.iter().filter_map(|tc| parse_legacy_encrypted_reasoning_detail(tc.get("thoughtSignature"))).collect();
+    let preserved = signed.or_else(|| (!legacy.is_empty()).then(|| Value::Array(legacy)));
+
+    let mut non_empty_thinking: Vec<(&Value, &str)> = Vec::new();
+    for b in &thinking_blocks {
+        let t = block_str(b, "thinking")?;
+        if !js::js_trim_is_empty(t) {
+            non_empty_thinking.push((b, t));
+        }
+    }
+
+    if !non_empty_thinking.is_empty() {
+        if compat.truthy("requiresThinkingAsText") {
+            let thinking_text = non_empty_thinking.iter().map(|(_, t)| sanitize_surrogates(t).into_owned()).collect::<Vec<_>>().join(text("thinkingAsTextJoin"));
+            let mut content = vec![Value::Object(Object::new().with("type", "text").with("text", thinking_text))];
+            content.extend(text_parts.iter().map(|t| Value::Object(Object::new().with("type", "text").with("text", t.as_str()))));
+            out.insert("content", Value::Array(content));
+            events.push(Event::new(EventKind::Converted, format!("{} thinking block(s) sent as a text part (requiresThinkingAsText)", non_empty_thinking.len())).at("AI/api/openai-completions.js:983"));
+        } else {
+            if !assistant_text.is_empty() {
+                out.insert("content", Value::String(assistant_text.clone()));
+            }
+            if preserved.is_none() {
+                let mut signature = non_empty_thinking[0].0.get("thinkingSignature").cloned();
+                if model.provider() == "opencode-go" && signature.as_ref().and_then(Value::as_str) == Some("reasoning") {
+                    signature = Some(Value::str("reasoning_content"));
+                }
+                match signature.as_ref().and_then(Value::as_str) {
+                    Some(field @ ("reasoning" | "reasoning_content" | "reasoning_text")) => {
+                        let joined = non_empty_thinking.iter().map(|(_, t)| *t).collect::<Vec<_>>().join(text("reasoningFieldJoin"));
+                        out.insert(field, Value::String(joined));
+                        events.push(Event::new(EventKind::Converted, format!("{} thinking block(s) replayed in the {field} field", non_empty_thinking.len())).at("AI/api/openai-completions.js:1006"));
+                    }
+                    _ => events.push(Event::new(EventKind::Dropped, format!("{} thinking block(s) not sent: no reasoning field signature", non_empty_thinking.len())).at("AI/api/openai-completions.js:1002")),
+                }
+            }
+        }
+    } else if !assistant_text.is_empty() {
+        out.insert("content", Value::String(assistant_text));
+    }
+
+    if !tool_calls.is_empty() {
+        let mut converted = Vec::with_capacity(tool_calls.len());
+        for tc in &tool_calls {
+            let name = tc.get_str("name");
+            let custom_prop = name.and_then(|n| grammar_props.iter().find(|(tool, _)| tool == n)).map(|(_, p)| p.as_str());
+            if let (Some(name), Some(prop)) = (name, custom_prop) {
+                let input = get_grammar_tool_input(name, tc.get("arguments"), prop)?;
+                let mut call = Object::new();
+                call.insert_opt("id", tc.get("id").cloned());
+                call.insert("type", Value::str("custom"));
+                call.insert("custom", Object::new().with("name", name).with("input", sanitize_surrogates(input).into_owned()).into());
+                converted.push(call.into());
+                continue;
+            }
+            let mut function = Object::new();
+            function.insert_opt("name", tc.get("name").cloned());
+            // `JSON.stringify(undefined)` is undefined: the member disappears.
+            function.insert_opt("arguments", tc.get("arguments").map(|a| Value::String(a.to_json())));
+            let mut call = Object::new();
+            call.insert_opt("id", tc.get("id").cloned());
+            call.insert("type", Value::str("function"));
+            call.insert("function", function.into());
+            converted.push(call.into());
+        }
+        out.insert("tool_calls", Value::Array(converted));
+    }
+    if let Some(details) = preserved {
+        out.insert("reasoning_details", details);
+        events.push(Event::new(EventKind::Converted, "thinking signature replayed as reasoning_details").at("AI/api/openai-completions.js:1043"));
+    }
+    if compat.truthy("requiresReasoningContentOnAssistantMessages") && model.reasoning() && !out.contains_key("reasoning_content") {
+        out.insert("reasoning_content", Value::str(""));
+        events.push(Event::new(EventKind::Inserted, "reasoning_content: \"\" (requiresReasoningContentOnAssistantMessages)").at("AI/api/openai-completions.js:1048"));
+    }
+    let has_content = match out.get("content") {
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(Value::Array(a)) => !a.is_empty(),
+        _ => false,
+    };
+    if !has_content && !out.contains_key("tool_calls") {
+        return Ok(None);
+    }
+    Ok(Some(out.into()))
+}
+
+/// The tool-result branch of `convertMessages` (:1063–1141, AC9, AC15): one `tool` message per
+/// consecutive toolResult, then the images of the whole batch in a user message, then kimi's
+/// deferred tools. Returns the index after the batch and whether a user message ended it.
+fn convert_tool_result_batch(
+    model: &Model,
+    ctx: &LlmContext,
+    transformed: &[Value],
+    start: usize,
+    compat: &Compat,
+    params: &mut Vec<Value>,
+    events: &mut Events,
+) -> Result<(usize, bool), AdapterError> {
+    let mut image_blocks: Vec<Value> = Vec::new();
+    let mut deferred_names: Vec<String> = Vec::new();
+    let kimi = compat.str("deferredToolsMode") == Some("kimi");
+    let mut j = start;
+    while j < transformed.len() && transformed[j].get_str("role") == Some("toolResult") {
+        let tool_msg = &transformed[j];
+        let content = content_array(tool_msg, "toolResult")?;
+        let text_result = content.iter().filter(|b| b.get_str("type") == Some("text")).map(|b| join_element(b.get("text"))).collect::<Vec<_>>().join(text("toolResultTextJoin"));
+        let has_images = content.iter().any(|c| c.get_str("type") == Some("image"));
+        let tool_result_text = if !text_result.is_empty() {
+            text_result
+        } else if has_images {
+            events.push(Event::new(EventKind::Replaced, format!("tool result {j} has only images: content {:?}", text("toolResultImageOnly"))).at("AI/api/openai-completions.js:1077"));
+            text("toolResultImageOnly").to_string()
+        } else {
+            events.push(Event::new(EventKind::Replaced, format!("tool result {j} is empty: content {:?}", text("toolResultEmpty"))).at("AI/api/openai-completions.js:1077"));
+            text("toolResultEmpty").to_string()
+        };
+        let mut out = Object::new().with("role", "tool").with("content", sanitize_surrogates(&tool_result_text).into_owned());
+        out.insert_opt("tool_call_id", tool_msg.get("toolCallId").cloned());
+        if compat.truthy("requiresToolResultName") {
+            if let Some(name) = tool_msg.get("toolName").filter(|v| v.truthy()) {
+                out.insert("name", name.clone());
+            }
+        }
+        params.push(out.into());
+        if kimi {
+            for name in tool_msg.get("addedToolNames").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
+                if !deferred_names.iter().any(|n| n == name) {
+                    deferred_names.push(name.to_string());
+                }
+            }
+        }
+        if has_images && model.supports_images() {
+            for block in content.iter().filter(|b| b.get_str("type") == Some("image")) {
+                image_blocks.push(image_url_part(block));
+            }
+        }
+        j += 1;
+    }
+
+    let ended_with_user = !image_blocks.is_empty();
+    if ended_with_user {
+        if compat.truthy("requiresAssistantAfterToolResult") {
+            params.push(Object::new().with("role", "assistant").with("content", text("assistantAfterToolResult")).into());
+            events.push(Event::new(EventKind::Inserted, format!("assistant {:?} before the tool-result images", text("assistantAfterToolResult"))).at("AI/api/openai-completions.js:1108"));
+        }
+        let n = image_blocks.len();
+        let mut content = vec![Value::Object(Object::new().with("type", "text").with("text", text("toolResultImagesUserText")))];
+        content.extend(image_blocks);
+        params.push(Object::new().with("role", "user").with("content", Value::Array(content)).into());
+        events.push(Event::new(EventKind::Converted, format!("{n} tool-result image(s) moved into a following user message")).at("AI/api/openai-completions.js:1114"));
+    }
+    if !deferred_names.is_empty() {
+        let deferred_tools = get_tools_by_name(&ctx.tools, &deferred_names);
+        if !deferred_tools.is_empty() {
+            let names: Vec<&str> = deferred_tools.iter().map(|t| t.name.as_str()).collect();
+            let tools = convert_tools(&deferred_tools, compat, events)?;
+            params.push(Object::new().with("role", "system").with("tools", Value::Array(tools)).into());
+            events.push(Event::new(EventKind::Inserted, format!("system message with the deferred tools {} (kimi; no content field)", names.join(", "))).at("AI/api/openai-completions.js:1132"));
+        }
+    }
+    Ok((j, ended_with_user))
+}
+
+/// `msg.content` as an array (pi calls array methods on it and would throw otherwise).
+fn content_array<'a>(msg: &'a Value, role: &str) -> Result<&'a Vec<Value>, AdapterError> {
+    msg.get("content").and_then(Value::as_array).ok_or_else(|| err(format!("{role} message content is not an array (pi: msg.content.filter is not a function)")))
+}
+
+/// A block's string member that pi calls string methods on (`.trim()`, `sanitizeSurrogates`).
+fn block_str<'a>(block: &'a Value, key: &str) -> Result<&'a str, AdapterError> {
+    block.get(key).and_then(Value::as_str).ok_or_else(|| err(format!("a content block's {key} is not a string (pi would throw a TypeError)")))
+}
+
+/// `hasToolHistory` (:39–51): any toolResult, or any assistant with a toolCall block.
+fn has_tool_history(messages: &[Value]) -> Result<bool, AdapterError> {
+    for msg in messages {
+        match msg.get_str("role") {
+            Some("toolResult") => return Ok(true),
+            Some("assistant") => {
+                if content_array(msg, "assistant")?.iter().any(|b| b.get_str("type") == Some("toolCall")) {
+                    return Ok(true);
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(false)
+}
+
+/// `getDeferredToolNames` (:52–62): every `addedToolNames` entry of every toolResult.
+fn get_deferred_tool_names(messages: &[Value]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for msg in messages.iter().filter(|m| m.get_str("role") == Some("toolResult")) {
+        for name in msg.get("addedToolNames").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
+            if !names.iter().any(|n| n == name) {
+                names.push(name.to_string());
+            }
+        }
+    }
+    names
+}
+
+/// `getToolsByName` (:63–70): in the order of `names`; a later duplicate tool name wins.
+fn get_tools_by_name<'a>(tools: &'a [ToolDef], names: &[String]) -> Vec<&'a ToolDef> {
+    names.iter().filter_map(|name| tools.iter().rev().find(|t| t.name == *name)).collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reasoning details
+// ---------------------------------------------------------------------------------------------
+
+/// `isOpenAIReasoningDetail` with `hasValidCommonReasoningDetailFields` (:83–106).
+fn is_openai_reasoning_detail(detail: &Value) -> bool {
+    let Some(d) = detail.as_object() else { return false };
+    let id_ok = matches!(d.get("id"), None | Some(Value::Null) | Some(Value::String(_)));
+    let format_ok = matches!(d.get("format"), None | Some(Value::String(_)));
+    let index_ok = matches!(d.get("index"), None | Some(Value::Number(_)));
+    if !(id_ok && format_ok && index_ok) {
+        return false;
+    }
+    let is_str = |k: &str| matches!(d.get(k), Some(Value::String(_)));
+    match d.get_str("type") {
+        Some("reasoning.summary") => is_str("summary"),
+        Some("reasoning.encrypted") => is_str("data"),
+        Some("reasoning.text") => is_str("text") && matches!(d.get("signature"), None | Some(Value::Null) | Some(Value::String(_))),
+        _ => false,
+    }
+}
+
+/// `JSON.parse` of a signature that pi requires to be truthy (non-strings are coerced and in
+/// practice never parse into the shapes below).
+fn parse_signature(signature: Option<&Value>) -> Option<Value> {
+    match signature {
+        Some(Value::String(s)) if !s.is_empty() => js::parse(s).ok(),
+        _ => None,
+    }
+}
+
+/// `parseOpenAIReasoningDetails` (:107–117): a non-empty array of valid details.
+fn parse_openai_reasoning_details(signature: Option<&Value>) -> Option<Value> {
+    let parsed = parse_signature(signature)?;
+    let arr = parsed.as_array()?;
+    (!arr.is_empty() && arr.iter().all(is_openai_reasoning_detail)).then_some(parsed)
+}
+
+/// `parseLegacyEncryptedReasoningDetail` (:118–134): one encrypted detail with an id and data.
+fn parse_legacy_encrypted_reasoning_detail(signature: Option<&Value>) -> Option<Value> {
+    let parsed = parse_signature(signature)?;
+    let ok = is_openai_reasoning_detail(&parsed)
+        && parsed.get_str("type") == Some("reasoning.encrypted")
+        && parsed.get_str("id").is_some_and(|id| !id.is_empty())
+        && parsed.get_str("data").is_some_and(|d| !d.is_empty());
+    ok.then_some(parsed)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tools and constrained sampling
+// ---------------------------------------------------------------------------------------------
+
+/// `convertTools` (:1146–1177, AC13): function tools with `strict` (unless the provider does not
+/// support it), or custom grammar tools.
+fn convert_tools(tools: &[&ToolDef], compat: &Compat, events: &mut Events) -> Result<Vec<Value>, AdapterError> {
+    let supports_strict = !compat.is_false("supportsStrictMode");
+    let mut out = Vec::with_capacity(tools.len());
+    for tool in tools {
+        if let Some(grammar) = resolve_grammar_constrained_sampling(tool, compat.truthy("supportsOpenAIGrammarTools"))? {
+            let format = Object::new().with("type", "grammar").with("grammar", Object::new().with("syntax", grammar.format).with("definition", grammar.definition));
+            let custom = Object::new().with("name", tool.name.as_str()).with("description", tool.description.as_str()).with("format", format);
+            out.push(Object::new().with("type", "custom").with("custom", custom).into());
+            events.push(Event::new(EventKind::Converted, format!("tool {} sent as a custom {} grammar tool", tool.name, grammar.format)).at("AI/api/openai-completions.js:1149"));
+            continue;
+        }
+        let strict = resolve_json_schema_strict_sampling(tool, supports_strict)?;
+        let parameters = if strict == Some(true) {
+            events.push(Event::new(EventKind::Converted, format!("tool {} schema made strict (strict: true)", tool.name)).at("AI/api/constrained-sampling.js:101"));
+            make_strict_json_schema(&tool.parameters).map_err(|e| err(format!("Tool \"{}\": {}", tool.name, e)))?
+        } else {
+            tool.parameters.clone()
+        };
+        let mut function = Object::new().with("name", tool.name.as_str()).with("description", tool.description.as_str()).with("parameters", parameters);
+        if supports_strict {
+            function.insert("strict", Value::Bool(strict.unwrap_or(false)));
+        }
+        out.push(Object::new().with("type", "function").with("function", function).into());
+    }
+    Ok(out)
+}
+
+/// Why a schema cannot be made strict (`UnsupportedStrictJsonSchemaError`).
+#[derive(Clone, Debug, PartialEq)]
+struct UnsupportedStrictSchema(String);
+
+impl std::fmt::Display for UnsupportedStrictSchema {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn unsupported(msg: &str) -> UnsupportedStrictSchema {
+    UnsupportedStrictSchema(msg.to_string())
+}
+
+const UNSUPPORTED_STRICT_SCHEMA_KEYS: [&str; 16] = [
+    "$ref",
+    "$defs",
+    "definitions",
+    "allOf",
+    "oneOf",
+    "patternProperties",
+    "dependentSchemas",
+    "dependencies",
+    "unevaluatedProperties",
+    "propertyNames",
+    "contains",
+    "prefixItems",
+    "not",
+    "if",
+    "then",
+    "else",
+];
+
+/// `isStructuredSchema` (AI/api/constrained-sampling.js:24–33).
+fn is_structured_schema(schema: &Value) -> bool {
+    let Some(s) = schema.as_object() else { return false };
+    let types: Vec<&Value> = match s.get("type") {
+        Some(t @ Value::String(_)) => vec![t],
+        Some(Value::Array(a)) => a.iter().collect(),
+        _ => Vec::new(),
+    };
+    let has = |name: &str| types.iter().any(|t| t.as_str() == Some(name));
+    has("object") || has("array") || s.contains_key("properties") || s.contains_key("items")
+}
+
+/// `schemaAllowsNull` (AI/api/constrained-sampling.js:34–41).
+fn schema_allows_null(schema: &Value) -> bool {
+    let Some(s) = schema.as_object() else { return false };
+    match s.get("type") {
+        Some(Value::String(t)) if t == "null" => return true,
+        Some(Value::Array(a)) if a.iter().any(|t| t.as_str() == Some("null")) => return true,
+        _ => {}
+    }
+    if s.get("const") == Some(&Value::Null) || s.get_array("enum").is_some_and(|e| e.iter().any(Value::is_null)) {
+        return true;
+    }
+    s.get_array("anyOf").is_some_and(|variants| variants.iter().any(schema_allows_null))
+}
+
+/// `makeJsonSchemaNodeStrict` (AI/api/constrained-sampling.js:42–98), in place.
+fn make_json_schema_node_strict(schema: &mut Value) -> Result<(), UnsupportedStrictSchema> {
+    let Some(s) = schema.as_object_mut() else { return Err(unsupported("boolean schemas are unsupported")) };
+    for key in UNSUPPORTED_STRICT_SCHEMA_KEYS {
+        if s.contains_key(key) {
+            return Err(UnsupportedStrictSchema(format!("{key} schemas are unsupported")));
+        }
+    }
+    if let Some(any_of) = s.get_mut("anyOf") {
+        let Some(variants) = any_of.as_array_mut().filter(|v| !v.is_empty()) else {
+            return Err(unsupported("anyOf must contain at least one schema"));
+        };
+        for variant in variants.iter_mut() {
+            if is_structured_schema(variant) {
+                return Err(unsupported("object and array unions are unsupported"));
+            }
+            make_json_schema_node_strict(variant)?;
+        }
+    }
+    if let Some(items) = s.get_mut("items") {
+        if items.as_array().is_some() {
+            return Err(unsupported("tuple schemas are unsupported"));
+        }
+        make_json_schema_node_strict(items)?;
+    }
+    let is_object_schema = s.get_str("type") == Some("object");
+    if s.contains_key("properties") && !is_object_schema {
+        return Err(unsupported("properties require type object"));
+    }
+    if !is_object_schema {
+        return Ok(());
+    }
+    if s.get("additionalProperties").is_some_and(|v| *v != Value::Bool(false)) {
+        return Err(unsupported("schema-valued or true additionalProperties is unsupported"));
+    }
+    if s.get("properties").is_some_and(|p| p.as_object().is_none()) {
+        return Err(unsupported("object properties must be a schema map"));
+    }
+    if let Some(req) = s.get("required") {
+        if !req.as_array().is_some_and(|r| r.iter().all(|k| k.as_str().is_some())) {
+            return Err(unsupported("object required must be a string array"));
+        }
+    }
+    let property_names: Vec<String> = s.get_object("properties").map(|p| p.keys().cloned().collect()).unwrap_or_default();
+    let required: Vec<String> = s.get_array("required").map(|r| r.iter().filter_map(Value::as_str).map(String::from).collect()).unwrap_or_default();
+    if required.iter().any(|k| !property_names.contains(k)) {
+        return Err(unsupported("required contains an unknown property"));
+    }
+    if let Some(Value::Object(properties)) = s.get_mut("properties") {
+        for key in &property_names {
+            let Some(property) = properties.get_mut(key) else { continue };
+            make_json_schema_node_strict(property)?;
+            if !required.contains(key) && !schema_allows_null(property) {
+                let inner = std::mem::take(property);
+                *property = Object::new().with("anyOf", vec![inner, Object::new().with("type", "null").into()]).into();
+            }
+        }
+    }
+    s.insert("required", Value::Array(property_names.into_iter().map(Value::String).collect()));
+    s.insert("additionalProperties", Value::Bool(false));
+    Ok(())
+}
+
+/// `makeStrictJsonSchema` (AI/api/constrained-sampling.js:100–110, A9).
+fn make_strict_json_schema(schema: &Value) -> Result<Value, UnsupportedStrictSchema> {
+    let mut cloned = schema.clone();
+    if cloned.as_object().is_none() {
+        return Err(unsupported("root schema must have type object"));
+    }
+    make_json_schema_node_strict(&mut cloned)?;
+    if cloned.get_str("type") != Some("object") {
+        return Err(unsupported("root schema must have type object"));
+    }
+    Ok(cloned)
+}
+
+/// `resolveJsonSchemaStrictSampling` (AI/api/constrained-sampling.js:164–183): `Some(true)`
+/// when the tool asks for JSON-schema sampling and its schema converts; an error when it
+/// requires it and cannot have it.
+fn resolve_json_schema_strict_sampling(tool: &ToolDef, supports_strict: bool) -> Result<Option<bool>, AdapterError> {
+    let Some(config) = tool.constrained_sampling.as_ref().filter(|c| c.truthy()) else { return Ok(None) };
+    if config.get_str("type") != Some("json_schema") {
+        return Ok(None);
+    }
+    let require = config.get_str("strict") == Some("require");
+    if supports_strict {
+        return match make_strict_json_schema(&tool.parameters) {
+            Ok(_) => Ok(Some(true)),
+            Err(_) if !require => Ok(None),
+            Err(e) => Err(err(format!("Tool \"{}\" requires JSON-schema constrained sampling, but {e}.", tool.name))),
+        };
+    }
+    if require {
+        return Err(err(format!("Tool \"{}\" requires JSON-schema constrained sampling, but strict tools are unsupported.", tool.name)));
+    }
+    Ok(None)
+}
+
+/// A resolved grammar: `{format: "lark"|"regex", definition, inputProperty}`.
+struct Grammar {
+    format: &'static str,
+    definition: String,
+    input_property: String,
+}
+
+/// `resolveGrammarConstrainedSampling` (AI/api/constrained-sampling.js:184–209, A10).
+fn resolve_grammar_constrained_sampling(tool: &ToolDef, supports_grammar: bool) -> Result<Option<Grammar>, AdapterError> {
+    let Some(config) = tool.constrained_sampling.as_ref().filter(|c| c.truthy()) else { return Ok(None) };
+    if config.get_str("type") != Some("grammar") || !supports_grammar {
+        return Ok(None);
+    }
+    let Some(variants) = config.get("variants").filter(|v| !v.is_null()) else {
+        return Err(err("Cannot read properties of undefined (reading 'openai_lark')"));
+    };
+    let usable = |k: &str| variants.get(k).and_then(Value::as_str).filter(|d| !js::js_trim_is_empty(d)).map(String::from);
+    let lark = usable("openai_lark");
+    let regex = usable("openai_regex");
+    let (format, definition) = match (lark, regex) {
+        (Some(l), _) => ("lark", l),
+        (None, Some(r)) => ("regex", r),
+        (None, None) => {
+            return Err(err(format!("Tool \"{}\" cannot use grammar constrained sampling: no supported grammar variant was provided.", tool.name)));
+        }
+    };
+    let input_property = infer_grammar_input_property(tool).map_err(|m| err(format!("Tool \"{}\" cannot use grammar constrained sampling: {m}.", tool.name)))?;
+    Ok(Some(Grammar { format, definition, input_property }))
+}
+
+/// `inferGrammarInputProperty` (AI/api/constrained-sampling.js:146–163).
+fn infer_grammar_input_property(tool: &ToolDef) -> Result<String, String> {
+    let schema = &tool.parameters;
+    if schema.get_str("type") != Some("object") {
+        return Err("grammar constrained sampling requires an object parameter schema".into());
+    }
+    let required = schema.get("required").and_then(Value::as_array);
+    let Some(input) = required.filter(|r| r.len() == 1).and_then(|r| r[0].as_str()) else {
+        return Err("grammar constrained sampling requires exactly one required string property".into());
+    };
+    let prop = schema.get("properties").and_then(|p| p.get(input)).filter(|p| p.truthy());
+    let Some(prop) = prop else {
+        return Err(format!("grammar constrained sampling requires a properties entry for {input}"));
+    };
+    if prop.get_str("type") != Some("string") {
+        return Err(format!("grammar constrained sampling property {input} must have type string"));
+    }
+    Ok(input.to_string())
+}
+
+/// `createGrammarToolInputProperties` (AI/api/constrained-sampling.js:210–219): tool name →
+/// its grammar input property (a later tool of the same name wins).
+fn create_grammar_tool_input_properties(tools: &[ToolDef], supports_grammar: bool) -> Result<Vec<(String, String)>, AdapterError> {
+    let mut props: Vec<(String, String)> = Vec::new();
+    for tool in tools {
+        if let Some(g) = resolve_grammar_constrained_sampling(tool, supports_grammar)? {
+            match props.iter_mut().find(|(n, _)| *n == tool.name) {
+                Some(slot) => slot.1 = g.input_property,
+                None => props.push((tool.name.clone(), g.input_property)),
+            }
+        }
+    }
+    Ok(props)
+}
+
+/// `getGrammarToolInput` (AI/api/constrained-sampling.js:114–120).
+fn get_grammar_tool_input<'a>(tool_name: &str, arguments: Option<&'a Value>, prop: &str) -> Result<&'a str, AdapterError> {
+    arguments
+        .and_then(|a| a.get(prop))
+        .and_then(Value::as_str)
+        .ok_or_else(|| err(format!("Grammar tool call \"{tool_name}\" requires argument \"{prop}\" to be a string.")))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small JS helpers
+// ---------------------------------------------------------------------------------------------
+
+/// `clampOpenAIPromptCacheKey` (AI/api/openai-prompt-cache.js): the first 64 code points.
+fn clamp_openai_prompt_cache_key(key: Option<&str>) -> Option<String> {
+    key.map(|k| k.chars().take(64).collect())
+}
+
+/// `String(v)`.
+fn js_string(v: &Value) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => number_to_string(*n),
+        Value::String(s) => s.clone(),
+        Value::Array(a) => a.iter().map(|e| join_element(Some(e))).collect::<Vec<_>>().join(","),
+        Value::Object(_) => "[object Object]".into(),
+    }
+}
+
+/// How `Array.prototype.join` prints an element: `null` and `undefined` as "".
+fn join_element(v: Option<&Value>) -> String {
+    match v {
+        None | Some(Value::Null) => String::new(),
+        Some(v) => js_string(v),
+    }
+}
+
+/// `${v}` in a template literal.
+fn template(v: Option<&Value>) -> String {
+    v.map(js_string).unwrap_or_else(|| "undefined".into())
+}
+
+/// `ToNumber(v)`.
+fn js_to_number(v: &Value) -> f64 {
+    match v {
+        Value::Null => 0.0,
+        Value::Bool(b) => f64::from(u8::from(*b)),
+        Value::Number(n) => *n,
+        Value::String(s) => string_to_number(s),
+        Value::Array(a) if a.is_empty() => 0.0,
+        Value::Array(a) if a.len() == 1 => string_to_number(&join_element(a.first())),
+        _ => f64::NAN,
+    }
+}
+
+fn string_to_number(s: &str) -> f64 {
+    let t = js::js_trim(s);
+    if t.is_empty() {
+        return 0.0;
+    }
+    match t {
+        "Infinity" | "+Infinity" => return f64::INFINITY,
+        "-Infinity" => return f64::NEG_INFINITY,
+        _ => {}
+    }
+    for (prefix, radix) in [("0x", 16), ("0X", 16), ("0o", 8), ("0O", 8), ("0b", 2), ("0B", 2)] {
+        if let Some(digits) = t.strip_prefix(prefix) {
+            return u64::from_str_radix(digits, radix).map(|n| n as f64).unwrap_or(f64::NAN);
+        }
+    }
+    let valid = t.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
+    if valid {
+        t.parse::<f64>().unwrap_or(f64::NAN)
+    } else {
+        f64::NAN
+    }
+}
+
+/// `Math.min(a, b)` (NaN wins).
+fn js_min(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.min(b)
+    }
+}
+
+/// `Math.max(a, b)` (NaN wins).
+fn js_max(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.max(b)
+    }
+}
+
+/// `s.toLowerCase()` for the substring checks of `detectCompat`.
+fn js_to_lower(s: &str) -> String {
+    s.to_lowercase()
+}
+
+#[cfg(test)]
+#[path = "openai_completions_tests.rs"]
+mod tests;
