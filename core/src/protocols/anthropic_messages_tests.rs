@@ -234,6 +234,7 @@ const ADAPTER_ONLY_CASES: &[(&str, Option<&str>)] = &[
     ("an-user-content-variants", None),
     ("an-user-string-last", None),
     ("an-whitespace-prompt-assistant-last", None),
+    ("anx-deferred-image-sibling", None),
 ];
 
 /// Cases that also need messages.rs (thinking budgets, the max-token clamp, transformMessages).
