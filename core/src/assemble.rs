@@ -104,7 +104,7 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
     let settings = settings::load(&inputs.files, &inputs.agent_dir, &cwd, &mut diags);
     let models_path = join_path(&inputs.agent_dir, "models.json");
     let models_json = inputs.files.read_to_string(&models_path).map(|text| SourceText { name: models_path.clone(), text });
-    let registry = Registry::load(models_json.as_ref(), &mut diags);
+    let registry = Registry::load(models_json.as_ref(), &inputs.env, &mut diags);
     let has_existing_session = !session_ctx.messages.is_empty();
     let mut choice = model::choose(
         &registry,
