@@ -225,9 +225,7 @@ fn fixture(dir: &std::path::Path) -> Option<Fixture> {
     let expected_body = std::fs::read_to_string(dir.join("expected/request-1.json")).ok()?;
     let expected = parse(&expected_body).ok()?;
     let meta = read_json(&dir.join("expected/request-1.meta.json"))?;
-    if case.get("args").and_then(Value::as_array).is_some_and(|a| a.iter().any(|x| x.as_str().is_some_and(|s| s.starts_with('@')))) {
-        return None;
-    }
+    let has_attachments = case.get("args").and_then(Value::as_array).is_some_and(|a| a.iter().any(|x| x.as_str().is_some_and(|s| s.starts_with('@'))));
     let (provider_id, model_id) = case.get_str("model")?.split_once('/')?;
     let provider = models.get("providers")?.get(provider_id)?;
     let m = provider.get("models")?.as_array()?.iter().find(|m| m.get_str("id") == Some(model_id))?;
@@ -267,13 +265,17 @@ fn fixture(dir: &std::path::Path) -> Option<Fixture> {
     let mut tools = Vec::new();
     for t in &tool_values {
         let f = t.get("function")?;
-        if f.get("strict") == Some(&Value::Bool(true)) {
-            return None;
-        }
         let mut d = tool("x");
         d.name = f.get_str("name")?.into();
         d.description = f.get_str("description")?.into();
         d.parameters = f.get("parameters")?.clone();
+        if f.get("strict") == Some(&Value::Bool(true)) || case.get("env").and_then(|e| e.get_str("PI_EXPERIMENTAL")) == Some("1") {
+            // The built-in tool's own schema and its experimental constrained sampling.
+            if let Some(builtin) = data::tools().as_array()?.iter().find(|b| b.get_str("name") == Some(d.name.as_str())) {
+                d.parameters = builtin.get("parameters")?.clone();
+                d.constrained_sampling = builtin.get("experimentalConstrainedSampling").cloned();
+            }
+        }
         tools.push(d);
     }
 
@@ -312,18 +314,40 @@ fn fixture(dir: &std::path::Path) -> Option<Fixture> {
         if prompt.starts_with('/') {
             return None;
         }
-        messages.push(user(prompt));
+        if has_attachments {
+            // The attachments as pi read them: the last user message of the body, back to blocks.
+            let last = body_msgs.iter().rev().find(|m| m.get_str("role") == Some("user"))?;
+            let mut content = Vec::new();
+            for part in last.get("content")?.as_array()? {
+                match part.get_str("type")? {
+                    "text" => content.push(Object::new().with("type", "text").with("text", part.get_str("text")?).into()),
+                    _ => {
+                        let url = part.get("image_url")?.get_str("url")?;
+                        let (mime, data) = url.strip_prefix("data:")?.split_once(";base64,")?;
+                        content.push(Object::new().with("type", "image").with("data", data).with("mimeType", mime).into());
+                    }
+                }
+            }
+            messages.push(Object::new().with("role", "user").with("content", Value::Array(content)).with("timestamp", 1.0).into());
+        } else {
+            messages.push(user(prompt));
+        }
     }
 
-    let level = case.get_str("thinking").unwrap_or("medium");
+    let settings = read_json(&dir.join("agent/settings.json"));
+    let settings_level = settings.as_ref().and_then(|s| {
+        s.get("modelThinkingLevels").and_then(|m| m.get_str(case.get_str("model")?)).or_else(|| s.get_str("defaultThinkingLevel"))
+    });
+    let level = case.get_str("thinking").or(settings_level).unwrap_or("medium");
     let level = clamp_level(&model, level);
     let mut headers = Vec::new();
-    if provider_id == "openrouter" {
-        headers = vec![
-            ("HTTP-Referer".to_string(), "https://pi.dev".to_string()),
-            ("X-OpenRouter-Title".to_string(), "pi".to_string()),
-            ("X-OpenRouter-Categories".to_string(), "cli-agent".to_string()),
-        ];
+    // Provider attribution headers (CA/core/provider-attribution.js, A12) arrive as options.headers.
+    let pair = |k: &str, v: &str| (k.to_string(), v.to_string());
+    match provider_id {
+        "openrouter" => headers = vec![pair("HTTP-Referer", "https://pi.dev"), pair("X-OpenRouter-Title", "pi"), pair("X-OpenRouter-Categories", "cli-agent")],
+        "nvidia" => headers = vec![pair("X-BILLING-INVOKE-ORIGIN", "Pi")],
+        "opencode" | "opencode-go" => headers = vec![pair("x-opencode-session", env.get_str("sessionId")?), pair("x-opencode-client", "pi")],
+        _ => {}
     }
     let mut env_vars = std::collections::BTreeMap::new();
     if let Some(e) = case.get("env").and_then(Value::as_object) {
@@ -341,7 +365,7 @@ fn fixture(dir: &std::path::Path) -> Option<Fixture> {
         reasoning: (level != "off").then_some(level),
         session_id: env.get_str("sessionId").map(String::from),
         env: env_vars,
-        thinking_budgets: None,
+        thinking_budgets: settings.as_ref().and_then(|s| s.get("thinkingBudgets")).and_then(Value::as_object).cloned(),
         api_key: "test-key".into(),
         user_agent: raw_headers.get_str("user-agent")?.to_string(),
         headers,
