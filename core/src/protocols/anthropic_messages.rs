@@ -720,7 +720,7 @@ fn build_params(
                     ),
                 );
             }
-        } else if model.thinking_level_map().map_or(true, |m| m.get("off") != Some(&Value::Null)) {
+        } else if model.thinking_level_map().is_none_or(|m| m.get("off") != Some(&Value::Null)) {
             params.insert("thinking", Value::Object(Object::new().with("type", "disabled")));
         } else {
             ev(events, EventKind::Note, "thinking off but thinkingLevelMap.off is null: no thinking field", "AI/api/anthropic-messages.js:872");
@@ -792,8 +792,14 @@ fn split_deferred_tools(tools: &[ToolDef], messages: &[Value], enabled: bool, is
             Some("assistant") => {
                 for block in message.get("content").and_then(Value::as_array).map_or(&[][..], Vec::as_slice) {
                     if block.get_str("type") == Some("toolCall") {
-                        let name = block.get_str("name").ok_or_else(|| err("a toolCall has no string name (pi throws a TypeError)"))?;
-                        used_names.insert(normalize_tool_name(name, is_oauth));
+                        match block.get_str("name") {
+                            Some(name) => {
+                                used_names.insert(normalize_tool_name(name, is_oauth));
+                            }
+                            // `toClaudeCodeName` calls `name.toLowerCase()`; the identity does not.
+                            None if is_oauth => return Err(err("a toolCall has no string name (pi throws a TypeError)")),
+                            None => {}
+                        }
                     }
                 }
             }
@@ -1212,6 +1218,9 @@ fn convert_tools(
             ),
         };
         let legacy = Object::new().with("type", "object").with("properties", properties).with("required", required);
+        if !strict {
+            note_input_schema_rebuild(tool, &parameters, events);
+        }
         let input_schema = if strict {
             let mut s = parameters.as_object().cloned().unwrap_or_default();
             s.spread(&legacy);
@@ -1242,6 +1251,29 @@ fn convert_tools(
         out.push(Value::Object(t));
     }
     Ok(out)
+}
+
+/// Trace for the legacy `input_schema` (:1115–1119): only `type`, `properties` and `required` are
+/// kept, in that order, with `{}` / `[]` when missing.
+fn note_input_schema_rebuild(tool: &ToolDef, parameters: &Value, events: &mut Events) {
+    let at = "AI/api/anthropic-messages.js:1115";
+    let Some(p) = parameters.as_object() else {
+        ev(events, EventKind::Replaced, format!("tool {}: parameters is not an object; input_schema is an empty object schema", tool.name), at);
+        return;
+    };
+    let dropped: Vec<&str> = p.keys().map(String::as_str).filter(|k| !matches!(*k, "type" | "properties" | "required")).collect();
+    if !dropped.is_empty() {
+        ev(events, EventKind::Dropped, format!("tool {}: input_schema keeps type, properties, required; dropped {}", tool.name, dropped.join(", ")), at);
+    }
+    if nullish(p.get("required")).is_none() {
+        ev(events, EventKind::Inserted, format!("tool {}: input_schema gets required: []", tool.name), at);
+    }
+    if nullish(p.get("properties")).is_none() {
+        ev(events, EventKind::Inserted, format!("tool {}: input_schema gets properties: {{}}", tool.name), at);
+    }
+    if p.get_str("type").is_some_and(|t| t != "object") {
+        ev(events, EventKind::Replaced, format!("tool {}: input_schema type forced to object", tool.name), at);
+    }
 }
 
 /// `UnsupportedStrictJsonSchemaError` (AI/api/constrained-sampling.js:1).

@@ -456,3 +456,23 @@ fn corpus_report_all() {
         }
     }
 }
+
+#[test]
+fn trace_records_what_the_adapter_changed() {
+    let c = load_case("an-oauth", None);
+    let mut events = Vec::new();
+    build(&c.model, &c.ctx, &c.opts, &mut events).expect("request");
+    let text: Vec<String> = events.iter().map(|e| format!("{} {} @{}", e.kind.as_str(), e.message, e.pi_source.unwrap_or("?"))).collect();
+    let has = |needle: &str| text.iter().any(|t| t.contains(needle));
+    assert!(has("tool_use name read → Read"), "{text:#?}");
+    assert!(has("tool bash → Bash"), "{text:#?}");
+    assert!(has("beta claude-code-20250219"), "{text:#?}");
+    assert!(has("Claude Code identity system block"), "{text:#?}");
+    assert!(has("consecutive tool results merged"), "{text:#?}");
+    assert!(has("cache_control on the last text block"), "{text:#?}");
+    assert!(has("thinking budget for level low"), "{text:#?}");
+    assert!(events.iter().all(|e| e.pi_source.is_some()));
+    if std::env::var_os("SHOW_TRACE").is_some() {
+        println!("{}", text.join("\n"));
+    }
+}
