@@ -101,7 +101,7 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
     // 2. Agent context: cwd, settings, model, thinking, tools, system prompt.
     let cwd = session_file.as_ref().and_then(|f| f.cwd()).map(String::from).unwrap_or_else(|| inputs.cwd.clone());
     let session_id = session_file.as_ref().and_then(|f| f.session_id()).map(String::from).or_else(|| inputs.session_id.clone());
-    let settings = settings::load(&inputs.files, &inputs.agent_dir, &cwd, &mut diags);
+    let settings = settings::load(&inputs.files, &inputs.home, &inputs.agent_dir, &cwd, &args, &mut diags);
     let models_path = join_path(&inputs.agent_dir, "models.json");
     let models_json = inputs.files.read_to_string(&models_path).map(|text| SourceText { name: models_path.clone(), text });
     let registry = Registry::load(models_json.as_ref(), &inputs.env, &mut diags);
@@ -122,11 +122,12 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
             m.obj.insert("api", Value::str(api));
         }
     }
-    let experimental = inputs.env.get("PI_EXPERIMENTAL").is_some_and(|v| v == "1" || v == "true");
+    // `areExperimentalFeaturesEnabled()`: exactly "1" (CA/core/experimental.js:2).
+    let experimental = inputs.env.get("PI_EXPERIMENTAL").is_some_and(|v| v == "1");
     let builtins = tools::builtin_tools(experimental);
     let extensions = inputs.extension_tools.as_ref().map(|src| tools::extension_tools(src, &mut diags)).unwrap_or_default();
     let active_tools = tools::select(builtins, extensions, &args, &settings, &mut diags);
-    let res = resources::load(&inputs.files, &inputs.home, &inputs.agent_dir, &cwd, &args, &settings, &mut diags);
+    let res = resources::load(&inputs.files, &inputs.home, &inputs.agent_dir, &cwd, &inputs.cwd, &args, &settings, &mut diags);
     let system_prompt = prompt::build(&active_tools, &res, &cwd, &inputs.pi_package_dir);
     stages.push(Stage {
         id: StageId::AgentContext,
@@ -151,7 +152,16 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
     let mut agent_messages = session_ctx.messages.clone();
     match &inputs.prompt {
         Some(text) => {
-            let att = args::process_file_args(&args.file_args, &cwd, &inputs.files, &mut diags);
+            // `@file` paths resolve against process.cwd() (CA/cli/file-processor.js:18); the first
+            // message is fileText + the first positional message (CA/cli/initial-message.js:5).
+            let att = args::process_file_args(&args.file_args, &inputs.cwd, &inputs.home, settings.image_auto_resize(), &inputs.files, &mut diags);
+            let text = match args.messages.first() {
+                Some(first) => {
+                    ev.push(Event::new(EventKind::Note, "the first positional message in args is pi's first prompt; `prompt` comes later").at("CA/cli/initial-message.js:5"));
+                    first
+                }
+                None => text,
+            };
             let full = format!("{}{}", att.text, text);
             let n_images = att.images.len();
             agent_messages.push(messages::user_message(&full, att.images, inputs.now_ms));

@@ -1,7 +1,11 @@
 //! The system prompt as a list of sections with UTF-16 spans and sources (INVENTORY §2b, P6–P16;
-//! pi-coding-agent `dist/core/system-prompt.js`).
+//! pi-coding-agent `dist/core/system-prompt.js`, `dist/core/skills.js:275–306`,
+//! `dist/core/agent-session.js:738–768`). Every literal piece comes from `data/prompt.json`.
 
-use crate::resources::Resources;
+use crate::data;
+use crate::inputs::join_path;
+use crate::js::{utf16_len, Value};
+use crate::resources::{Resources, Skill};
 use crate::tools::ToolDef;
 
 /// One span of the system prompt.
@@ -23,8 +27,186 @@ pub struct SystemPrompt {
     pub sections: Vec<Section>,
 }
 
-/// `buildSystemPrompt` for the active tools (in active order) and resources.
-pub fn build(tools: &[ToolDef], resources: &Resources, cwd: &str, pi_package_dir: &str) -> SystemPrompt {
-    let _ = (tools, resources, cwd, pi_package_dir);
-    SystemPrompt::default()
+impl SystemPrompt {
+    /// Appends `text` as a section.
+    fn push(&mut self, name: &str, source: &str, text: &str) {
+        let start = self.sections.last().map_or(0, |s| s.end);
+        let end = start + utf16_len(text);
+        self.text.push_str(text);
+        self.sections.push(Section { name: name.into(), source: source.into(), start, end });
+    }
 }
+
+fn p(key: &str) -> &'static str {
+    data::prompt_str(key)
+}
+
+fn skills_str(key: &str) -> &'static str {
+    data::prompt().get("skills").and_then(|s| s.get_str(key)).unwrap_or("")
+}
+
+/// `buildSystemPrompt` (CA/core/system-prompt.js:7–117) for the active tools (in active order;
+/// `_rebuildSystemPrompt`, agent-session.js:738, passes the names, the normalized snippets and the
+/// guidelines of the active tools) and resources.
+pub fn build(tools: &[ToolDef], resources: &Resources, cwd: &str, pi_package_dir: &str) -> SystemPrompt {
+    let mut sp = SystemPrompt::default();
+    let prompt_cwd = cwd.replace('\\', "/");
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    let skill_read_tool = data::prompt()
+        .get("skillFileReadToolPreference")
+        .and_then(Value::as_array)
+        .and_then(|a| a.iter().filter_map(Value::as_str).find(|t| names.contains(t)));
+    // `appendSystemPrompt = list.join("\n\n")` is falsy only for `[]` and `[""]` (P2, P4).
+    let append_section = match resources.append_prompts.as_slice() {
+        [] => false,
+        [only] => !only.text.is_empty(),
+        _ => true,
+    };
+
+    let custom = resources.custom_prompt.as_ref().filter(|c| !c.text.is_empty());
+    if let Some(c) = custom {
+        sp.push("custom", c.path.as_deref().unwrap_or("--system-prompt"), &c.text);
+    } else {
+        default_body(&mut sp, tools, pi_package_dir);
+    }
+    if append_section {
+        for a in &resources.append_prompts {
+            sp.push("append", a.path.as_deref().unwrap_or("--append-system-prompt"), &format!("{}{}", p("appendSeparator"), a.text));
+        }
+    }
+    if !resources.context_files.is_empty() {
+        sp.push("project-context", "pi", p("projectContextOpen"));
+        for f in &resources.context_files {
+            let text = format!(
+                "{}{}{}{}{}",
+                p("projectInstructionsOpenPrefix"),
+                f.path,
+                p("projectInstructionsOpenSuffix"),
+                f.content,
+                p("projectInstructionsClose")
+            );
+            sp.push("context-file", &f.path, &text);
+        }
+        sp.push("project-context", "pi", p("projectContextClose"));
+    }
+    if let Some(tool) = skill_read_tool {
+        format_skills_for_prompt(&mut sp, &resources.skills, tool);
+    }
+    let mut cwd_line = format!("{}{}", p("cwdLinePrefix"), prompt_cwd);
+    if custom.is_some() {
+        cwd_line.push_str(p("customPromptCwdLineSuffix"));
+    }
+    sp.push("cwd", "pi", &cwd_line);
+    sp
+}
+
+/// The default branch's template (CA/core/system-prompt.js:36–98): intro, tools list (P10),
+/// guidelines (P11), pi documentation paths (P12).
+fn default_body(sp: &mut SystemPrompt, tools: &[ToolDef], pi_package_dir: &str) {
+    sp.push("intro", "pi", p("defaultIntro"));
+    // P10: `- name: snippet` for active tools with a (normalized) snippet.
+    let visible: Vec<(&str, String)> = tools.iter().filter_map(|t| t.normalized_snippet().map(|s| (t.name.as_str(), s))).collect();
+    if visible.is_empty() {
+        sp.push("tools", "pi", p("noTools"));
+    }
+    for (i, (name, snippet)) in visible.iter().enumerate() {
+        let join = if i + 1 < visible.len() { p("toolsListJoin") } else { "" };
+        sp.push("tools", name, &format!("{}{}{}{}{}", p("toolsListItemPrefix"), name, p("toolsListItemSeparator"), snippet, join));
+    }
+    sp.push("tools", "pi", p("afterToolsList"));
+
+    // P11: an ordered set of guidelines, each with the tool that first contributed it.
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    let has = |n: &str| names.contains(&n);
+    let mut guidelines: Vec<(String, String)> = Vec::new();
+    let mut add = |g: &str, source: &str| {
+        if !guidelines.iter().any(|(x, _)| x == g) {
+            guidelines.push((g.to_string(), source.to_string()));
+        }
+    };
+    if (has("bash") || has("powershell")) && !has("grep") && !has("find") && !has("ls") {
+        let g = if has("bash") && has("powershell") {
+            p("guidelineBashAndPowerShell")
+        } else if has("powershell") {
+            p("guidelinePowerShell")
+        } else {
+            p("guidelineBash")
+        };
+        add(g, "pi");
+    }
+    for t in tools {
+        for g in t.normalized_guidelines() {
+            // buildSystemPrompt trims again; normalized guidelines are already trimmed.
+            add(&g, &t.name);
+        }
+    }
+    add(p("guidelineConcise"), "pi");
+    add(p("guidelineFilePaths"), "pi");
+    for (i, (g, source)) in guidelines.iter().enumerate() {
+        let join = if i + 1 < guidelines.len() { p("guidelinesJoin") } else { "" };
+        sp.push("guidelines", source, &format!("{}{}{}", p("guidelineItemPrefix"), g, join));
+    }
+
+    // P12: getReadmePath/getDocsPath/getExamplesPath (CA/config.js:357–367).
+    let paths = data::prompt().get("packagePaths");
+    let suffix = |k: &str| paths.and_then(|x| x.get_str(k)).unwrap_or("").trim_start_matches('/').to_string();
+    let docs = format!(
+        "{}{}{}{}{}{}{}",
+        p("afterGuidelines"),
+        join_path(pi_package_dir, &suffix("readmeSuffix")),
+        p("betweenReadmeAndDocs"),
+        join_path(pi_package_dir, &suffix("docsSuffix")),
+        p("betweenDocsAndExamples"),
+        join_path(pi_package_dir, &suffix("examplesSuffix")),
+        p("docsTail")
+    );
+    sp.push("pi-docs", "pi", &docs);
+}
+
+/// `escapeXml` (CA/core/skills.js:299–306), with the replacements from the data file.
+pub fn escape_xml(s: &str) -> String {
+    let mut out = s.to_string();
+    if let Some(pairs) = data::prompt().get("skills").and_then(|x| x.get("xmlEscapes")).and_then(Value::as_array) {
+        for pair in pairs {
+            if let (Some(from), Some(to)) = (pair.as_array().and_then(|a| a.first()).and_then(Value::as_str), pair.as_array().and_then(|a| a.get(1)).and_then(Value::as_str)) {
+                out = out.replace(from, to);
+            }
+        }
+    }
+    out
+}
+
+/// `formatSkillsForPrompt(skills, fileReadTool)` (CA/core/skills.js:275–298): nothing when no
+/// skill is visible (`disable-model-invocation`); otherwise the header lines, one block per skill
+/// and the closing tag, joined by `\n`.
+fn format_skills_for_prompt(sp: &mut SystemPrompt, skills: &[Skill], read_tool: &str) {
+    let visible: Vec<&Skill> = skills.iter().filter(|s| !s.disable_model_invocation).collect();
+    if visible.is_empty() {
+        return;
+    }
+    let j = skills_str("lineJoin");
+    let header = [
+        skills_str("header"),
+        if read_tool == "read" { skills_str("readToolLine") } else { skills_str("bashToolLine") },
+        skills_str("relativePathLine"),
+        skills_str("separatorLine"),
+        skills_str("listOpen"),
+    ]
+    .join(j);
+    sp.push("skills", "pi", &header);
+    for s in visible {
+        let lines = [
+            skills_str("skillOpen").to_string(),
+            format!("{}{}{}", skills_str("namePrefix"), escape_xml(&s.name), skills_str("nameSuffix")),
+            format!("{}{}{}", skills_str("descriptionPrefix"), escape_xml(&s.description), skills_str("descriptionSuffix")),
+            format!("{}{}{}", skills_str("locationPrefix"), escape_xml(&s.file_path), skills_str("locationSuffix")),
+            skills_str("skillClose").to_string(),
+        ];
+        sp.push("skills", &s.file_path, &format!("{j}{}", lines.join(j)));
+    }
+    sp.push("skills", "pi", &format!("{j}{}", skills_str("listClose")));
+}
+
+#[cfg(test)]
+#[path = "prompt_tests.rs"]
+mod tests;

@@ -1,7 +1,12 @@
 //! Tool definitions: pi's built-in tools (versioned data from the npm package), extension tools,
 //! and the active-tool selection from flags and settings (INVENTORY §2d, P19–P22).
 
-use crate::js::{Object, Value};
+use crate::args::PiArgs;
+use crate::data;
+use crate::diagnostics::Diagnostic;
+use crate::inputs::SourceText;
+use crate::js::{self, Object, Value};
+use crate::settings::Settings;
 
 /// Where a tool came from.
 #[derive(Clone, Debug, PartialEq)]
@@ -50,27 +55,254 @@ impl ToolDef {
     pub fn properties(&self) -> Option<&Object> {
         self.parameters.as_object().and_then(|p| p.get_object("properties"))
     }
+
+    /// `_normalizePromptSnippet(definition.promptSnippet)` (CA/core/agent-session.js:716): line
+    /// breaks and whitespace runs become one space, trimmed; `None` when nothing is left.
+    pub fn normalized_snippet(&self) -> Option<String> {
+        normalize_prompt_snippet(self.prompt_snippet.as_deref())
+    }
+
+    /// `_normalizePromptGuidelines(definition.promptGuidelines)` (CA/core/agent-session.js:725):
+    /// each trimmed, empty ones dropped, de-duplicated in first-seen order.
+    pub fn normalized_guidelines(&self) -> Vec<String> {
+        normalize_prompt_guidelines(self.prompt_guidelines.as_deref())
+    }
+}
+
+/// `_normalizePromptSnippet` (CA/core/agent-session.js:716–724):
+/// `text.replace(/[\r\n]+/g, " ").replace(/\s+/g, " ").trim()`, `undefined` if empty.
+pub fn normalize_prompt_snippet(text: Option<&str>) -> Option<String> {
+    let text = text.filter(|t| !t.is_empty())?;
+    // `[\r\n]+` → " " then `\s+` → " ": both collapse into one space per whitespace run, since
+    // \r and \n are JS whitespace too.
+    let mut out = String::with_capacity(text.len());
+    let mut in_ws = false;
+    for c in text.chars() {
+        if js::is_js_whitespace(c) {
+            if !in_ws {
+                out.push(' ');
+            }
+            in_ws = true;
+        } else {
+            out.push(c);
+            in_ws = false;
+        }
+    }
+    let trimmed = js::js_trim(&out);
+    (!trimmed.is_empty()).then(|| trimmed.to_string())
+}
+
+/// `_normalizePromptGuidelines` (CA/core/agent-session.js:725–737).
+pub fn normalize_prompt_guidelines(guidelines: Option<&[String]>) -> Vec<String> {
+    let mut unique: Vec<String> = Vec::new();
+    for g in guidelines.unwrap_or(&[]) {
+        let normalized = js::js_trim(g);
+        if !normalized.is_empty() && !unique.iter().any(|u| u == normalized) {
+            unique.push(normalized.to_string());
+        }
+    }
+    unique
 }
 
 /// pi's built-in tools from the versioned data (`data/pi-0.85.1/tools.json`), with
-/// `PI_EXPERIMENTAL` applied.
+/// `PI_EXPERIMENTAL` applied (`getExperimentalToolSampling`, CA/core/experimental.js:1–7).
+///
+/// The order is that of the data file; pi's registry order (`createAllToolDefinitions`,
+/// CA/core/tools/index.js:89) differs (powershell third) but never shows: the active order comes
+/// from the name lists in [`select`].
 pub fn builtin_tools(experimental: bool) -> Vec<ToolDef> {
-    let _ = experimental;
-    Vec::new()
+    let Some(list) = data::tools().as_array() else { return Vec::new() };
+    list.iter()
+        .filter_map(|t| {
+            let name = t.get_str("name")?.to_string();
+            Some(ToolDef {
+                label: t.get_str("label").unwrap_or(&name).to_string(),
+                description: t.get_str("description").unwrap_or("").to_string(),
+                parameters: t.get("parameters").cloned().unwrap_or_else(empty_schema),
+                constrained_sampling: if experimental {
+                    t.get("experimentalConstrainedSampling").filter(|v| !v.is_null()).cloned()
+                } else {
+                    None
+                },
+                execution_mode: t.get_str("executionMode").map(String::from),
+                prompt_snippet: t.get_str("promptSnippet").map(String::from),
+                prompt_guidelines: t
+                    .get("promptGuidelines")
+                    .and_then(Value::as_array)
+                    .map(|a| a.iter().filter_map(|g| g.as_str().map(String::from)).collect()),
+                source: ToolSource::Builtin,
+                name,
+            })
+        })
+        .collect()
 }
 
-/// Parses extension tools (the oracle's tools.json shape). Bad entries are reported and skipped.
-pub fn extension_tools(src: &crate::inputs::SourceText, diags: &mut Vec<crate::diagnostics::Diagnostic>) -> Vec<ToolDef> {
-    let _ = (src, diags);
-    Vec::new()
+fn empty_schema() -> Value {
+    Value::Object(Object::new().with("type", "object").with("properties", Value::object()))
 }
 
-/// The active tools in pi's order (P19): defaults or `settings.defaultTools`, `--tools`,
-/// `--no-tools`, `--no-builtin-tools`, `--exclude-tools`, extension tools appended.
-pub fn select(builtins: Vec<ToolDef>, extensions: Vec<ToolDef>, args: &crate::args::PiArgs, settings: &crate::settings::Settings, diags: &mut Vec<crate::diagnostics::Diagnostic>) -> Vec<ToolDef> {
-    let _ = (args, settings, diags);
-    let mut all = builtins;
-    all.truncate(4);
-    all.extend(extensions);
-    all
+/// Parses extension tools (the oracle's tools.json shape, `/work/shared/oracle/json-tools.mjs`:
+/// `label ?? name`, `parameters ?? {type:"object",properties:{}}`, `promptSnippet` and
+/// `promptGuidelines` only when present). Each is registered with `registerTool`
+/// (CA/core/extensions/loader.js:238), a `Map.set` by name: a later duplicate replaces the earlier
+/// definition but keeps its position. Bad entries are reported and skipped.
+pub fn extension_tools(src: &SourceText, diags: &mut Vec<Diagnostic>) -> Vec<ToolDef> {
+    let parsed = match js::parse(&src.text) {
+        Ok(v) => v,
+        Err(e) => {
+            diags.push(Diagnostic::error(&src.name, None, format!("not valid JSON: {e:?}")).skipping("all extension tools"));
+            return Vec::new();
+        }
+    };
+    let Some(list) = parsed.as_array() else {
+        diags.push(Diagnostic::error(&src.name, None, "expected an array of tool definitions").skipping("all extension tools"));
+        return Vec::new();
+    };
+    let mut out: Vec<ToolDef> = Vec::new();
+    for (index, t) in list.iter().enumerate() {
+        let Some(obj) = t.as_object() else {
+            diags.push(Diagnostic::warning(&src.name, None, format!("tool #{index} is not an object")).skipping(format!("tool #{index}")));
+            continue;
+        };
+        let Some(name) = obj.get_str("name") else {
+            diags.push(Diagnostic::warning(&src.name, None, format!("tool #{index} has no string `name`")).skipping(format!("tool #{index}")));
+            continue;
+        };
+        let description = match obj.get("description") {
+            Some(Value::String(s)) => s.clone(),
+            other => {
+                diags.push(Diagnostic::warning(
+                    &src.name,
+                    None,
+                    format!("tool {name:?}: `description` is {}, not a string; using \"\"", describe(other)),
+                ));
+                String::new()
+            }
+        };
+        let label = match obj.get("label") {
+            None | Some(Value::Null) => name.to_string(),
+            Some(Value::String(s)) => s.clone(),
+            Some(other) => {
+                diags.push(Diagnostic::warning(&src.name, None, format!("tool {name:?}: `label` is not a string ({other:?}); using the name")));
+                name.to_string()
+            }
+        };
+        let parameters = match obj.get("parameters") {
+            None | Some(Value::Null) => empty_schema(),
+            Some(p) => p.clone(),
+        };
+        let prompt_snippet = match obj.get("promptSnippet") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(v) if !v.truthy() => None,
+            Some(other) => {
+                diags.push(Diagnostic::error(&src.name, None, format!("tool {name:?}: `promptSnippet` is not a string ({other:?}); pi would throw on .replace")).skipping("its prompt snippet"));
+                None
+            }
+        };
+        let prompt_guidelines = match obj.get("promptGuidelines") {
+            None | Some(Value::Null) => None,
+            Some(Value::Array(a)) => {
+                let strings: Vec<String> = a.iter().filter_map(|g| g.as_str().map(String::from)).collect();
+                if strings.len() != a.len() {
+                    diags.push(Diagnostic::error(&src.name, None, format!("tool {name:?}: a prompt guideline is not a string; pi would throw on .trim")).skipping("non-string guidelines"));
+                }
+                Some(strings)
+            }
+            Some(other) => {
+                diags.push(Diagnostic::error(&src.name, None, format!("tool {name:?}: `promptGuidelines` is not an array ({other:?})")).skipping("its prompt guidelines"));
+                None
+            }
+        };
+        let def = ToolDef {
+            name: name.to_string(),
+            label,
+            description,
+            parameters,
+            constrained_sampling: None,
+            execution_mode: None,
+            prompt_snippet,
+            prompt_guidelines,
+            source: ToolSource::Extension { index },
+        };
+        match out.iter_mut().find(|d| d.name == def.name) {
+            Some(slot) => {
+                diags.push(Diagnostic::info(&src.name, None, format!("tool {name:?} is registered twice; the later definition replaces the earlier one in its position")));
+                *slot = def;
+            }
+            None => out.push(def),
+        }
+    }
+    out
 }
+
+fn describe(v: Option<&Value>) -> String {
+    match v {
+        None => "missing".into(),
+        Some(v) => format!("{v:?}"),
+    }
+}
+
+/// The active tools in pi's order (P19): `createAgentSession` (CA/core/sdk.js:139–144) picks
+/// the initial names and the allow/deny lists; `_refreshToolRegistry` (CA/core/agent-session.js:
+/// 2105–2181) builds the registry (built-ins, then extension tools replacing same-named ones in
+/// place), appends every allowed registry tool (with an allow-list) or every extension tool
+/// (`includeAllExtensionTools`), de-duplicates, and `setActiveToolsByName` (:659) keeps the names
+/// the registry has.
+pub fn select(builtins: Vec<ToolDef>, extensions: Vec<ToolDef>, args: &PiArgs, settings: &Settings, diags: &mut Vec<Diagnostic>) -> Vec<ToolDef> {
+    let _ = diags;
+    // main.js buildSessionOptions: --no-tools → "all", else --no-builtin-tools → "builtin".
+    let no_tools = args.no_tools || args.no_builtin_tools;
+    let allowed: Option<Vec<String>> = args.tools.clone().or_else(|| args.no_tools.then(Vec::new));
+    let excluded: Option<&Vec<String>> = args.exclude_tools.as_ref();
+    let is_excluded = |name: &str| excluded.is_some_and(|x| x.iter().any(|e| e == name));
+    let is_allowed = |name: &str| allowed.as_ref().is_none_or(|a| a.iter().any(|e| e == name)) && !is_excluded(name);
+
+    let default_names: Vec<String> = match data::prompt().get("defaultActiveTools").and_then(Value::as_array) {
+        Some(a) => a.iter().filter_map(|v| v.as_str().map(String::from)).collect(),
+        None => Vec::new(),
+    };
+    let initial: Vec<String> = match (&args.tools, no_tools) {
+        (Some(t), _) => t.clone(),
+        (None, true) => Vec::new(),
+        (None, false) => settings.default_tools().unwrap_or(default_names),
+    };
+    let initial: Vec<String> = initial.into_iter().filter(|n| !is_excluded(n)).collect();
+
+    // The registry: built-ins, then extension tools (Map.set keeps a replaced key's position).
+    let mut registry: Vec<ToolDef> = builtins.into_iter().filter(|t| is_allowed(&t.name)).collect();
+    let allowed_extensions: Vec<ToolDef> = extensions.into_iter().filter(|t| is_allowed(&t.name)).collect();
+    for ext in &allowed_extensions {
+        match registry.iter_mut().find(|t| t.name == ext.name) {
+            Some(slot) => *slot = ext.clone(),
+            None => registry.push(ext.clone()),
+        }
+    }
+
+    let mut next: Vec<String> = initial.into_iter().filter(|n| is_allowed(n)).collect();
+    if let Some(allowed) = &allowed {
+        for t in &registry {
+            if allowed.iter().any(|a| *a == t.name) {
+                next.push(t.name.clone());
+            }
+        }
+    } else {
+        next.extend(allowed_extensions.iter().map(|t| t.name.clone()));
+    }
+    let mut seen: Vec<&str> = Vec::new();
+    let mut active = Vec::new();
+    for name in &next {
+        if seen.contains(&name.as_str()) {
+            continue;
+        }
+        seen.push(name);
+        if let Some(t) = registry.iter().find(|t| t.name == *name) {
+            active.push(t.clone());
+        }
+    }
+    active
+}
+
+#[cfg(test)]
+#[path = "tools_tests.rs"]
+mod tests;
