@@ -55,7 +55,7 @@ pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut
     let grammar_props = create_grammar_tool_input_properties(&ctx.tools, compat.truthy("supportsOpenAIGrammarTools"))?;
     let retention = cache_retention(opts);
     let cache_session_id = if retention == "none" { None } else { options.session_id.as_deref() };
-    let headers = create_client_headers(model, ctx, &opts.user_agent, &options.headers, cache_session_id, &compat, events);
+    let headers = create_client_headers(model, ctx, &opts.user_agent, &opts.env, &options.headers, cache_session_id, &compat, events);
     let params = build_params(model, ctx, &options, &compat, retention, &grammar_props, events)?;
     let url = chat_completions_url(model, opts);
     let body = params.to_json();
@@ -115,7 +115,7 @@ fn get_client_api_key(provider: &str, api_key: &str, headers: &[(String, String)
 fn chat_completions_url(model: &Model, opts: &StreamOptions) -> String {
     let base = match model.obj.get("baseUrl") {
         Some(Value::String(s)) => s.clone(),
-        None => opts.env.get("OPENAI_BASE_URL").cloned().unwrap_or_default(),
+        None => opts.env.get("OPENAI_BASE_URL").map(|u| js::js_trim(u).to_string()).unwrap_or_default(),
         Some(v) => js_string(v),
     };
     let base = if base.is_empty() { "https://api.openai.com/v1".to_string() } else { base };
@@ -139,6 +139,7 @@ fn create_client_headers(
     model: &Model,
     ctx: &LlmContext,
     user_agent: &str,
+    env: &std::collections::BTreeMap<String, String>,
     options_headers: &[(String, String)],
     session_id: Option<&str>,
     compat: &Compat,
@@ -172,10 +173,15 @@ fn create_client_headers(
         default_headers.insert(k.clone(), Value::str(v));
     }
 
+    let mut entries: Vec<(String, Value)> = default_headers.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    if let Some(custom) = env_custom_headers(env) {
+        entries = merge_custom_headers(&custom, &entries);
+        events.push(Event::new(EventKind::Inserted, "OPENAI_CUSTOM_HEADERS added by the SDK (default headers then go out sorted by name)").at("openai/client.js:162"));
+    }
+
     let mut headers: Vec<(String, String)> = Vec::new();
     apply_header_set(&mut headers, &[("Accept".into(), Value::str("application/json")), ("User-Agent".into(), Value::str("OpenAI/JS 6.40.0"))]);
     apply_header_set(&mut headers, &[("Authorization".into(), Value::str("Bearer <redacted>"))]);
-    let entries: Vec<(String, Value)> = default_headers.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
     apply_header_set(&mut headers, &entries);
     apply_header_set(&mut headers, &[("content-type".into(), Value::str("application/json"))]);
     for (name, value) in headers.iter_mut() {
@@ -199,9 +205,54 @@ fn apply_header_set(target: &mut Vec<(String, String)>, set: &[(String, Value)])
             v => vec![js_string(v)],
         };
         if !values.is_empty() {
-            target.push((lower, values.join(", ")));
+            // undici normalizes a value by stripping leading and trailing HTTP whitespace.
+            let normalized: Vec<&str> = values.iter().map(|v| v.trim_matches(|c| matches!(c, ' ' | '\t' | '\r' | '\n'))).collect();
+            target.push((lower, normalized.join(", ")));
         }
     }
+}
+
+/// `readEnv("OPENAI_CUSTOM_HEADERS")` (openai/internal/utils/env.js: trimmed, empty is unset)
+/// parsed as the SDK constructor does (openai/client.js:162–171): one `Name: value` per line.
+fn env_custom_headers(env: &std::collections::BTreeMap<String, String>) -> Option<Object> {
+    let raw = js::js_trim(env.get("OPENAI_CUSTOM_HEADERS")?);
+    if raw.is_empty() {
+        return None;
+    }
+    let mut parsed = Object::new();
+    for line in raw.split('\n') {
+        if let Some((name, value)) = line.split_once(':') {
+            parsed.insert(js::js_trim(name), Value::str(js::js_trim(value)));
+        }
+    }
+    Some(parsed)
+}
+
+/// `buildHeaders([parsed, defaultHeaders])` in the SDK constructor: the result is a `Headers`
+/// object, which later iterates **sorted by lower-cased name**, followed by its removed names
+/// (`null`).
+fn merge_custom_headers(parsed: &Object, default_entries: &[(String, Value)]) -> Vec<(String, Value)> {
+    let mut merged: Vec<(String, String)> = Vec::new();
+    let mut nulls: Vec<String> = Vec::new();
+    let parsed_entries: Vec<(String, Value)> = parsed.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    for set in [parsed_entries.as_slice(), default_entries] {
+        for (name, value) in set {
+            let lower = name.to_ascii_lowercase();
+            if value.is_null() {
+                merged.retain(|(k, _)| *k != lower);
+                if !nulls.contains(&lower) {
+                    nulls.push(lower);
+                }
+            } else {
+                apply_header_set(&mut merged, std::slice::from_ref(&(name.clone(), value.clone())));
+                nulls.retain(|n| *n != lower);
+            }
+        }
+    }
+    merged.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut out: Vec<(String, Value)> = merged.into_iter().map(|(k, v)| (k, Value::String(v))).collect();
+    out.extend(nulls.into_iter().map(|n| (n, Value::Null)));
+    out
 }
 
 /// `hasCopilotVisionInput` (AI/api/github-copilot-headers.js:8–18).

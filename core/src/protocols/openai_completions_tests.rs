@@ -94,6 +94,18 @@ fn affinity_headers_and_model_header_override() {
 }
 
 #[test]
+fn sdk_env_custom_headers_sort_default_headers() {
+    let m = model(r#"{"id":"m","api":"openai-completions","provider":"mock","baseUrl":"http://x/v1","reasoning":false,"input":["text"],"maxTokens":100,"contextWindow":0,"headers":{"zeta":"1","Alpha":"2"}}"#);
+    let ctx = LlmContext { system_prompt: String::new(), messages: vec![user("hi")], tools: vec![] };
+    let mut o = opts(None);
+    o.env.insert("OPENAI_CUSTOM_HEADERS".into(), " X-Env: yes \nbad line\n".into());
+    let mut ev = Vec::new();
+    let r = build(&m, &ctx, &o, &mut ev).unwrap();
+    let names: Vec<&str> = r.headers.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(names, ["accept", "authorization", "alpha", "user-agent", "x-env", "zeta", "content-type"]);
+}
+
+#[test]
 fn normalize_ids() {
     let m = model(MOCK);
     assert_eq!(normalize_tool_call_id("call_abc|fc_123", &m), "call_abc_fc_123");
