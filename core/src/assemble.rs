@@ -162,7 +162,10 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
                 }
                 None => text,
             };
-            let full = format!("{}{}", att.text, text);
+            let (full, skill) = resources::expand_skill_command(&format!("{}{}", att.text, text), &res.skills, &inputs.files);
+            if let Some(skill) = skill {
+                ev.push(Event::new(EventKind::Converted, format!("/skill:{} expanded from {}", skill.name, skill.file_path)).at("CA/core/agent-session.js:983"));
+            }
             let n_images = att.images.len();
             agent_messages.push(messages::user_message(&full, att.images, inputs.now_ms));
             ev.push(Event::new(

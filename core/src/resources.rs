@@ -655,6 +655,52 @@ fn load_skills(fs: &VirtualFs, home: &str, agent_dir: &str, cwd: &str, process_c
     skills
 }
 
+/// `stripFrontmatter(content)` (CA/utils/frontmatter.js): the body after the frontmatter,
+/// trimmed (the whole normalized text when there is none). `None` when the YAML does not parse
+/// (pi throws).
+pub fn strip_frontmatter(content: &str) -> Option<String> {
+    parse_frontmatter(content).ok()?;
+    let normalized = content.strip_prefix('\u{FEFF}').unwrap_or(content).replace("\r\n", "\n").replace('\r', "\n");
+    let body = match normalized[..].starts_with("---").then(|| normalized[3..].find("\n---")).flatten() {
+        Some(e) => normalized[e + 3 + 4..].to_string(),
+        None => normalized.clone(),
+    };
+    Some(crate::js::js_trim(&body).to_string())
+}
+
+/// `_expandSkillCommand(text)` (CA/core/agent-session.js:983–1007): `/skill:name args` becomes
+/// the skill's body in a `<skill>` block, followed by the args. Unknown skills pass through.
+/// Returns the skill used, if any.
+pub fn expand_skill_command<'a>(text: &str, skills: &'a [Skill], fs: &VirtualFs) -> (String, Option<&'a Skill>) {
+    let s = |k: &str| data::string("agentSession", k);
+    let Some(rest) = text.strip_prefix(s("skillCommandPrefix")) else { return (text.to_string(), None) };
+    let (name, args) = match rest.find(' ') {
+        Some(i) => (&rest[..i], crate::js::js_trim(&rest[i + 1..])),
+        None => (rest, ""),
+    };
+    let Some(skill) = skills.iter().find(|k| k.name == name) else { return (text.to_string(), None) };
+    let Some(body) = fs.read_to_string(&skill.file_path).and_then(|c| strip_frontmatter(&c)) else {
+        return (text.to_string(), None);
+    };
+    let mut out = format!(
+        "{}{}{}{}{}{}{}{}{}",
+        s("skillBlockOpen"),
+        skill.name,
+        s("skillBlockLocationPrefix"),
+        skill.file_path,
+        s("skillBlockReferencesPrefix"),
+        skill.base_dir,
+        s("skillBlockBodyPrefix"),
+        body,
+        s("skillBlockClose")
+    );
+    if !args.is_empty() {
+        out.push_str(s("skillArgsSeparator"));
+        out.push_str(args);
+    }
+    (out, Some(skill))
+}
+
 /// `isLocalPath(value)` (CA/utils/paths.js:35–47).
 fn is_local_path(v: &str) -> bool {
     let t = crate::js::js_trim(v);
