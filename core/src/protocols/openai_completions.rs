@@ -41,8 +41,6 @@ struct CompletionsOptions {
     reasoning_effort: Option<String>,
     thinking_budgets: Option<Object>,
     session_id: Option<String>,
-    /// The configured headers (`options.headers`), in order.
-    headers: Vec<(String, String)>,
 }
 
 /// `streamSimple` (AI/api/openai-completions.js:533–546) and the part of `stream` (:168–223)
@@ -55,7 +53,7 @@ pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut
     let grammar_props = create_grammar_tool_input_properties(&ctx.tools, compat.truthy("supportsOpenAIGrammarTools"))?;
     let retention = cache_retention(opts);
     let cache_session_id = if retention == "none" { None } else { options.session_id.as_deref() };
-    let headers = create_client_headers(model, ctx, &opts.user_agent, &opts.env, &options.headers, cache_session_id, &compat, events);
+    let headers = create_client_headers(model, ctx, opts, cache_session_id, &compat, events);
     let params = build_params(model, ctx, &options, &compat, retention, &grammar_props, events)?;
     let url = chat_completions_url(model, opts);
     let body = params.to_json();
@@ -87,7 +85,6 @@ fn stream_simple_options(model: &Model, ctx: &LlmContext, opts: &StreamOptions, 
         reasoning_effort,
         thinking_budgets: opts.thinking_budgets.clone(),
         session_id: opts.session_id.clone(),
-        headers: opts.headers.clone(),
     }
 }
 
@@ -138,15 +135,13 @@ fn chat_completions_url(model: &Model, opts: &StreamOptions) -> String {
 fn create_client_headers(
     model: &Model,
     ctx: &LlmContext,
-    user_agent: &str,
-    env: &std::collections::BTreeMap<String, String>,
-    options_headers: &[(String, String)],
+    opts: &StreamOptions,
     session_id: Option<&str>,
     compat: &Compat,
     events: &mut Events,
 ) -> Vec<(String, String)> {
     // `getPiUserAgent()` (AI/utils/pi-user-agent.js) depends on the machine: the caller passes it.
-    let mut default_headers = Object::new().with("User-Agent", user_agent);
+    let mut default_headers = Object::new().with("User-Agent", opts.user_agent.as_str());
     if let Some(h) = model.headers() {
         default_headers.spread(h);
     }
@@ -169,12 +164,13 @@ fn create_client_headers(
             events.push(Event::new(EventKind::Inserted, "session affinity headers carry the session id").at("AI/api/openai-completions.js:557"));
         }
     }
-    for (k, v) in options_headers {
+    // `options.headers` (the configured and attribution headers) last.
+    for (k, v) in &opts.headers {
         default_headers.insert(k.clone(), Value::str(v));
     }
 
     let mut entries: Vec<(String, Value)> = default_headers.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-    if let Some(custom) = env_custom_headers(env) {
+    if let Some(custom) = env_custom_headers(&opts.env) {
         entries = merge_custom_headers(&custom, &entries);
         events.push(Event::new(EventKind::Inserted, "OPENAI_CUSTOM_HEADERS added by the SDK (default headers then go out sorted by name)").at("openai/client.js:162"));
     }
@@ -937,7 +933,8 @@ fn convert_messages(model: &Model, ctx: &LlmContext, compat: &Compat, grammar_pr
         }
         match role {
             Some("user") => {
-                if !convert_user_message(msg, &mut params, events)? {
+                let pushed = convert_user_message(msg, &mut params, events)?;
+                if !pushed {
                     i += 1;
                     continue;
                 }
@@ -1028,7 +1025,7 @@ fn convert_assistant_message(model: &Model, msg: &Value, compat: &Compat, gramma
 
     let signed = thinking_blocks.iter().find_map(|b| parse_openai_reasoning_details(b.get("thinkingSignature")));
     let legacy: Vec<Value> = tool_calls.iter().filter_map(|tc| parse_legacy_encrypted_reasoning_detail(tc.get("thoughtSignature"))).collect();
-    let preserved = signed.or_else(|| (!legacy.is_empty()).then(|| Value::Array(legacy)));
+    let preserved = signed.or_else(|| (!legacy.is_empty()).then_some(Value::Array(legacy)));
 
     let mut non_empty_thinking: Vec<(&Value, &str)> = Vec::new();
     for b in &thinking_blocks {
@@ -1205,11 +1202,7 @@ fn has_tool_history(messages: &[Value]) -> Result<bool, AdapterError> {
     for msg in messages {
         match msg.get_str("role") {
             Some("toolResult") => return Ok(true),
-            Some("assistant") => {
-                if content_array(msg, "assistant")?.iter().any(|b| b.get_str("type") == Some("toolCall")) {
-                    return Ok(true);
-                }
-            }
+            Some("assistant") if content_array(msg, "assistant")?.iter().any(|b| b.get_str("type") == Some("toolCall")) => return Ok(true),
             _ => {}
         }
     }
