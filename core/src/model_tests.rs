@@ -82,8 +82,7 @@ fn registry_matches_pi_key_order_and_merges() {
 
 #[test]
 fn catalog_alone() {
-    let (reg, diags) = (Registry::load(None, &env(&[("OPENAI_API_KEY", "k")]), &mut Vec::new()), ());
-    let _ = diags;
+    let reg = Registry::load(None, &env(&[("OPENAI_API_KEY", "k")]), &mut Vec::new());
     assert_eq!(reg.models.len(), 1354);
     assert!(reg.has_configured_auth("openai"));
     assert_eq!(reg.api_key("openai"), Some("k"));
@@ -203,7 +202,7 @@ fn choose_levels_and_sources() {
     assert_eq!((c.thinking_level.as_str(), c.level_source.as_str()), ("low", "--model suffix"));
     assert!(diags.iter().any(|d| d.message.contains("Invalid thinking level")));
     // Settings: modelThinkingLevels beats defaultThinkingLevel for a new session.
-    let s = Settings { merged: v(r#"{"defaultThinkingLevel":"minimal","modelThinkingLevels":{"mock/m1":"high"}}"#).as_object().unwrap().clone() };
+    let s = Settings { merged: v(r#"{"defaultThinkingLevel":"minimal","modelThinkingLevels":{"mock/m1":"high"}}"#).as_object().unwrap().clone(), ..Default::default() };
     let c = choose(&reg, Some("mock/m1"), None, &fresh, false, &s, &mut ev, &mut diags);
     assert_eq!((c.thinking_level.as_str(), c.level_source.as_str()), ("high", "settings.modelThinkingLevels"));
     // An existing session without a thinking entry uses defaultThinkingLevel, not the per-model level.
