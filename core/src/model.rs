@@ -738,8 +738,8 @@ impl Registry {
                 if configured {
                     self.configured.insert(pid.to_string());
                 }
-                if raw.starts_with('!') {
-                    diags.push(Diagnostic::info(file, None, format!("provider {pid}: the apiKey command `{}` is not run offline", &raw[1..])));
+                if let Some(command) = raw.strip_prefix('!') {
+                    diags.push(Diagnostic::info(file, None, format!("provider {pid}: the apiKey command `{command}` is not run offline")));
                 }
                 match resolve_config_value(raw, env) {
                     Some(key) => self.api_keys.push((pid.to_string(), key)),
