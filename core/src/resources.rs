@@ -374,6 +374,7 @@ fn collect_skill_entries(fs: &VirtualFs, dir: &str, agents_mode: bool, ig: &mut 
 }
 
 /// `loadSkillsFromDirInternal(dir, source, includeRootFiles)` (CA/core/skills.js:125–207).
+#[allow(clippy::too_many_arguments)]
 fn load_skills_from_dir(fs: &VirtualFs, dir: &str, source: &str, include_root_files: bool, ig: &mut IgnoreRules, root: &str, depth: usize, diags: &mut Vec<Diagnostic>) -> Vec<Skill> {
     let mut skills = Vec::new();
     if depth > 64 || !fs.is_dir(dir) {
@@ -747,7 +748,12 @@ pub mod yaml {
 
     /// `parse(text)` of the `yaml` package: a document's value (`Null` when empty).
     pub fn parse(src: &str) -> R<Value> {
-        let ls = Lines { lines: src.split('\n').collect() };
+        let mut lines: Vec<&str> = src.split('\n').collect();
+        // A final line break ends the last line; it does not start an empty one.
+        if src.ends_with('\n') {
+            lines.pop();
+        }
+        let ls = Lines { lines };
         let mut i = 0;
         skip_insignificant(&ls, &mut i);
         if i >= ls.lines.len() {

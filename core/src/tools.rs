@@ -282,7 +282,7 @@ pub fn select(builtins: Vec<ToolDef>, extensions: Vec<ToolDef>, args: &PiArgs, s
     let mut next: Vec<String> = initial.into_iter().filter(|n| is_allowed(n)).collect();
     if let Some(allowed) = &allowed {
         for t in &registry {
-            if allowed.iter().any(|a| *a == t.name) {
+            if allowed.contains(&t.name) {
                 next.push(t.name.clone());
             }
         }
