@@ -1,10 +1,467 @@
-//! pi-ai `dist/api/google-generative-ai.js`.
+//! pi-ai `dist/api/google-generative-ai.js` (INVENTORY §4.6, G1–G3, G8): `streamSimple` →
+//! `stream` → `createClient` + `buildParams`, then what `@google/genai` 1.52.0 does with the
+//! params in `models.generateContentStream` (the `generateContentParametersToMldev` converters in
+//! dist/node/index.cjs), which decides the REST body: `contents, systemInstruction, tools,
+//! toolConfig, generationConfig`.
 
+use super::google_shared::{self, err};
 use super::{AdapterError, LlmContext, Request, StreamOptions};
-use crate::model::Model;
-use crate::trace::Events;
+use crate::data;
+use crate::js::{sanitize_surrogates, Object, Value};
+use crate::messages;
+use crate::model::{self, Model};
+use crate::trace::{Event, EventKind, Events};
 
+/// The Node version in the SDK's `x-goog-api-client` header (`gl-node/${process.version}`): the
+/// oracle's Node (data/pi-0.85.1/manifest.json `extractedWithNode`).
+const NODE_VERSION: &str = "v22.23.5";
+/// `LIBRARY_LABEL` of @google/genai (dist/node/index.cjs:12923).
+const GENAI_LIBRARY_LABEL: &str = "google-genai-sdk/1.52.0";
+/// The SDK's base URL when the model has none (`initHttpOptions.baseUrl` + `GOOGLE_AI_API_DEFAULT_VERSION`).
+const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com/v1beta";
+
+fn ev(events: &mut Events, kind: EventKind, message: impl Into<String>, at: &'static str) {
+    events.push(Event::new(kind, message).at(at));
+}
+
+/// `options.thinking` as `streamSimple` hands it to `stream`.
+#[derive(Clone, Debug, PartialEq)]
+enum Thinking {
+    Disabled,
+    /// `{enabled: true, level}` (Gemini 3 Pro/Flash, Gemma 4).
+    Level(&'static str),
+    /// `{enabled: true, budgetTokens}` (anything else); a custom budget may be any JSON value,
+    /// `None` is `undefined`.
+    Budget(Option<Value>),
+}
+
+/// `streamSimple` (google-generative-ai.js:232–263) and the request half of `stream` (:12–46):
+/// the API-key check, `createClient`, `buildParams`, then the SDK's conversion and URL.
 pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut Events) -> Result<Request, AdapterError> {
-    let _ = (model, ctx, opts, events);
-    Err(AdapterError { message: "not implemented yet".into() })
+    if opts.api_key.is_empty() {
+        return Err(err(format!("No API key for provider: {}", model.provider())));
+    }
+    let max_tokens = messages::clamp_max_tokens_to_context(model, ctx, messages::model_max_tokens(model));
+    let thinking = stream_simple_thinking(model, opts, events)?;
+    let params = build_params(model, ctx, max_tokens, &thinking, events)?;
+    let body = generate_content_parameters_to_mldev(&params)?;
+    let url = format!("{}/{}:streamGenerateContent?alt=sse", request_base_url(model), t_model(model.id())?);
+    let headers = create_client_headers(model, opts);
+    Ok(Request { method: "POST", url, headers, params, body: body.to_json() })
+}
+
+/// The thinking half of `streamSimple` (google-generative-ai.js:241–262; G1): off →
+/// `{enabled:false}`; otherwise the level is clamped, resolved through `thinkingLevelMap`, and
+/// becomes a `thinkingLevel` for Gemini 3 Pro/Flash and Gemma 4, a `thinkingBudget` otherwise.
+fn stream_simple_thinking(model: &Model, opts: &StreamOptions, events: &mut Events) -> Result<Thinking, AdapterError> {
+    let Some(reasoning) = opts.reasoning.as_deref().filter(|r| !r.is_empty()) else {
+        return Ok(Thinking::Disabled);
+    };
+    let clamped = model::clamp_thinking_level(model, reasoning, events);
+    let resolved = google_shared::resolve_google_thinking_level(model, &clamped)?;
+    if is_gemini3_pro_model(model) || is_gemini3_flash_model(model) || is_gemma4_model(model) {
+        let level = get_thinking_level(&resolved, model);
+        ev(events, EventKind::Converted, format!("thinking level {clamped} → thinkingLevel {level}"), "AI/api/google-generative-ai.js:247");
+        return Ok(Thinking::Level(level));
+    }
+    let budget = get_google_budget(model, &resolved, opts.thinking_budgets.as_ref());
+    let shown = budget.as_ref().map_or_else(|| "undefined".to_string(), Value::to_json);
+    ev(events, EventKind::Converted, format!("thinking level {clamped} → thinkingBudget {shown}"), "AI/api/google-generative-ai.js:256");
+    Ok(Thinking::Budget(budget))
+}
+
+/// The SDK's request URL base (`getRequestUrlInternal`, dist/node/index.cjs:13053): pi sets
+/// `httpOptions.baseUrl = model.baseUrl` and `apiVersion = ""`; one trailing `/` is dropped.
+fn request_base_url(model: &Model) -> String {
+    let base = model.base_url();
+    if base.is_empty() {
+        return DEFAULT_BASE_URL.to_string();
+    }
+    base.strip_suffix('/').unwrap_or(base).to_string()
+}
+
+/// `tModel(apiClient, model)` for the Gemini API (dist/node/index.cjs:2965–2993).
+fn t_model(id: &str) -> Result<String, AdapterError> {
+    if id.is_empty() {
+        return Err(err("model is required and must be a string"));
+    }
+    if id.contains("..") || id.contains('?') || id.contains('&') {
+        return Err(err("invalid model parameter"));
+    }
+    if id.starts_with("models/") || id.starts_with("tunedModels/") {
+        return Ok(id.to_string());
+    }
+    Ok(format!("models/{id}"))
+}
+
+/// `createClient(model, apiKey, optionsHeaders)` (google-generative-ai.js:264–278) as the SDK
+/// sends the headers: its defaults `User-Agent`, `x-goog-api-client`, `Content-Type` patched
+/// with pi's `{"User-Agent": pi, ...model.headers, ...options.headers}` (nulls removed), then
+/// `x-goog-api-key`. Left out: the runtime's `host`, `connection`, `accept`,
+/// `accept-language`, `sec-fetch-mode`, `accept-encoding`, `content-length`.
+fn create_client_headers(model: &Model, opts: &StreamOptions) -> Vec<(String, String)> {
+    let mut headers: Vec<(String, String)> = vec![
+        ("User-Agent".into(), format!("{GENAI_LIBRARY_LABEL} gl-node/{NODE_VERSION}")),
+        ("x-goog-api-client".into(), format!("{GENAI_LIBRARY_LABEL} gl-node/{NODE_VERSION}")),
+        ("Content-Type".into(), "application/json".into()),
+    ];
+    let mut set = |name: &str, value: String| {
+        // `Object.assign` replaces an identical key in place; `new Headers()` then joins
+        // case-insensitive duplicates with ", ".
+        if let Some(slot) = headers.iter_mut().find(|(k, _)| k == name) {
+            slot.1 = value;
+        } else if let Some(slot) = headers.iter_mut().find(|(k, _)| k.eq_ignore_ascii_case(name)) {
+            slot.1 = format!("{}, {}", slot.1, value);
+        } else {
+            headers.push((name.to_string(), value));
+        }
+    };
+    set("User-Agent", opts.user_agent.clone());
+    if let Some(h) = model.headers() {
+        for (k, v) in h.iter() {
+            if !v.is_null() {
+                set(k, messages::to_js_string(Some(v)));
+            }
+        }
+    }
+    for (k, v) in &opts.headers {
+        set(k, v.clone());
+    }
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("x-goog-api-key")) {
+        headers.push(("x-goog-api-key".into(), "<redacted>".into()));
+    }
+    headers.into_iter().map(|(k, v)| (k.to_lowercase(), v)).collect()
+}
+
+/// `buildParams(model, context, options)` (google-generative-ai.js:279–329; G2, G3): pi's
+/// `{model, contents, config}` before the SDK converts it.
+fn build_params(model: &Model, ctx: &LlmContext, max_tokens: f64, thinking: &Thinking, events: &mut Events) -> Result<Value, AdapterError> {
+    let contents = google_shared::convert_messages(model, &ctx.messages, events)?;
+    let mut generation_config = Object::new();
+    generation_config.insert("maxOutputTokens", Value::Number(max_tokens));
+    let supports_strict_mode = google_shared::supports_google_strict_tool_sampling(model.id());
+    let function_calling_mode = if ctx.tools.is_empty() {
+        None
+    } else {
+        google_shared::resolve_google_function_calling_mode(&ctx.tools, supports_strict_mode)?
+    };
+    let mut config = Object::new();
+    config.spread(&generation_config);
+    if !ctx.system_prompt.is_empty() {
+        config.insert("systemInstruction", Value::String(sanitize_surrogates(&ctx.system_prompt).into_owned()));
+    }
+    if !ctx.tools.is_empty() {
+        // `convertTools` never returns undefined for a non-empty list.
+        config.insert_opt("tools", google_shared::convert_tools(&ctx.tools, supports_strict_mode, events)?);
+    }
+    if let Some(mode) = function_calling_mode {
+        ev(events, EventKind::Inserted, format!("toolConfig.functionCallingConfig.mode {mode} (a strict tool on Gemini ≥ 3)"), "AI/api/google-generative-ai.js:299");
+        config.insert("toolConfig", Value::Object(Object::new().with("functionCallingConfig", Object::new().with("mode", mode))));
+    }
+    match thinking {
+        Thinking::Level(level) if model.reasoning() => {
+            config.insert("thinkingConfig", Value::Object(Object::new().with("includeThoughts", true).with("thinkingLevel", *level)));
+        }
+        Thinking::Budget(budget) if model.reasoning() => {
+            // `budgetTokens !== undefined`: a custom budget of `null` is still sent.
+            let mut tc = Object::new().with("includeThoughts", true);
+            tc.insert_opt("thinkingBudget", budget.clone());
+            config.insert("thinkingConfig", Value::Object(tc));
+        }
+        Thinking::Disabled if model.reasoning() => {
+            let disabled = get_disabled_thinking_config(model);
+            ev(events, EventKind::Inserted, format!("thinking off on a reasoning model: thinkingConfig {}", disabled.to_json()), "AI/api/google-generative-ai.js:315");
+            config.insert("thinkingConfig", disabled);
+        }
+        _ => {}
+    }
+    Ok(Value::Object(Object::new().with("model", model.id()).with("contents", contents).with("config", config)))
+}
+
+/// `isGemma4Model(model)` (google-generative-ai.js:330–332): `/gemma-?4/`.
+fn is_gemma4_model(model: &Model) -> bool {
+    let id = model.id().to_lowercase();
+    id.contains("gemma-4") || id.contains("gemma4")
+}
+
+/// `/gemini-3(?:\.\d+)?-<suffix>/` on a lower-cased id.
+fn matches_gemini3(id: &str, suffix: &str) -> bool {
+    id.match_indices("gemini-3").any(|(i, m)| {
+        let rest = &id[i + m.len()..];
+        if rest.starts_with(suffix) {
+            return true;
+        }
+        match rest.strip_prefix('.') {
+            Some(after) => {
+                let digits = after.chars().take_while(char::is_ascii_digit).count();
+                // `\d+` backtracks, but a suffix starting with "-" cannot be a digit.
+                digits > 0 && after[digits..].starts_with(suffix)
+            }
+            None => false,
+        }
+    })
+}
+
+/// `isGemini3ProModel(model)` (google-generative-ai.js:333–335).
+fn is_gemini3_pro_model(model: &Model) -> bool {
+    matches_gemini3(&model.id().to_lowercase(), "-pro")
+}
+
+/// `isGemini3FlashModel(model)` (google-generative-ai.js:336–339).
+fn is_gemini3_flash_model(model: &Model) -> bool {
+    let id = model.id().to_lowercase();
+    matches_gemini3(&id, "-flash") || id == "gemini-flash-latest" || id == "gemini-flash-lite-latest"
+}
+
+/// `getDisabledThinkingConfig(model)` (google-generative-ai.js:340–355): Gemini 3 Pro cannot turn
+/// thinking off (`LOW`), Gemini 3 Flash and Gemma 4 use `MINIMAL`, others `thinkingBudget: 0`.
+fn get_disabled_thinking_config(model: &Model) -> Value {
+    if is_gemini3_pro_model(model) {
+        return Value::Object(Object::new().with("thinkingLevel", "LOW"));
+    }
+    if is_gemini3_flash_model(model) || is_gemma4_model(model) {
+        return Value::Object(Object::new().with("thinkingLevel", "MINIMAL"));
+    }
+    Value::Object(Object::new().with("thinkingBudget", 0.0))
+}
+
+/// `getThinkingLevel(effort, model)` (google-generative-ai.js:356–387).
+fn get_thinking_level(effort: &str, model: &Model) -> &'static str {
+    if is_gemini3_pro_model(model) {
+        match effort {
+            "minimal" | "low" => return "LOW",
+            "medium" | "high" => return "HIGH",
+            _ => {}
+        }
+    }
+    if is_gemma4_model(model) {
+        match effort {
+            "minimal" | "low" => return "MINIMAL",
+            "medium" | "high" => return "HIGH",
+            _ => {}
+        }
+    }
+    match effort {
+        "minimal" => "MINIMAL",
+        "low" => "LOW",
+        "medium" => "MEDIUM",
+        // `resolveGoogleThinkingLevel` only lets minimal/low/medium/high through.
+        _ => "HIGH",
+    }
+}
+
+/// `getGoogleBudget(model, level, customBudgets)` (google-generative-ai.js:388–420): a custom
+/// `thinkingBudgets[level]` first, then the per-family table (defaults.json
+/// `googleGenerativeAiThinkingBudgets`, first `id.includes` rule wins), else -1.
+fn get_google_budget(model: &Model, level: &str, custom: Option<&Object>) -> Option<Value> {
+    if let Some(v) = custom.and_then(|c| c.get(level)) {
+        return Some(v.clone());
+    }
+    let table = data::defaults().get("googleGenerativeAiThinkingBudgets");
+    let rules = table.and_then(|t| t.get("rules")).and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+    for rule in rules {
+        if rule.get_str("idIncludes").is_some_and(|s| model.id().contains(s)) {
+            // `budgets[level]` is undefined for a level outside the table.
+            return rule.get("budgets").and_then(|b| b.get(level)).cloned();
+        }
+    }
+    Some(table.and_then(|t| t.get("fallback")).cloned().unwrap_or(Value::Number(-1.0)))
+}
+
+// ---------------------------------------------------------------------------------------------
+// @google/genai 1.52.0: generateContentParametersToMldev and the converters it calls
+// (dist/node/index.cjs). Every member is copied only when `!= null`.
+// ---------------------------------------------------------------------------------------------
+
+/// `v != null`.
+fn present(v: Option<&Value>) -> Option<&Value> {
+    v.filter(|v| !v.is_null())
+}
+
+/// `generateContentParametersToMldev(apiClient, params)` (index.cjs:10326–10346) with
+/// `generateContentConfigToMldev` (:9981–10128): `contents`, then the members the config
+/// moves up (`systemInstruction`, `tools`, `toolConfig`), then `generationConfig`. `_url`
+/// (the model) goes into the path.
+fn generate_content_parameters_to_mldev(params: &Value) -> Result<Value, AdapterError> {
+    let mut body = Object::new();
+    if let Some(contents) = present(params.get("contents")) {
+        let list = t_contents(contents)?;
+        body.insert("contents", Value::Array(list.iter().map(content_to_mldev).collect()));
+    }
+    if let Some(config) = present(params.get("config")) {
+        let generation_config = generate_content_config_to_mldev(config, &mut body)?;
+        body.insert("generationConfig", generation_config);
+    }
+    Ok(Value::Object(body))
+}
+
+/// `tContents(origin)` (index.cjs:3126–3163) for pi's list of `Content` objects: an empty list
+/// throws.
+fn t_contents(origin: &Value) -> Result<Vec<Value>, AdapterError> {
+    match origin {
+        Value::Array(a) if a.is_empty() => Err(err("contents are required")),
+        Value::Array(a) => Ok(a.clone()),
+        other => Ok(vec![other.clone()]),
+    }
+}
+
+/// `generateContentConfigToMldev` (index.cjs:9981–10128) for the members pi sets.
+fn generate_content_config_to_mldev(config: &Value, parent: &mut Object) -> Result<Value, AdapterError> {
+    let mut out = Object::new();
+    if let Some(si) = present(config.get("systemInstruction")) {
+        parent.insert("systemInstruction", content_to_mldev(&t_content(si)?));
+    }
+    for key in ["temperature", "topP", "topK", "candidateCount", "maxOutputTokens"] {
+        if let Some(v) = present(config.get(key)) {
+            out.insert(key, v.clone());
+        }
+    }
+    if let Some(tools) = present(config.get("tools")) {
+        let list = match tools {
+            Value::Array(a) => a.clone(),
+            _ => return Err(err("tools is required and must be an array of Tools")),
+        };
+        parent.insert("tools", Value::Array(list.iter().map(tool_to_mldev).collect()));
+    }
+    if let Some(tc) = present(config.get("toolConfig")) {
+        parent.insert("toolConfig", tool_config_to_mldev(tc));
+    }
+    if let Some(tc) = present(config.get("thinkingConfig")) {
+        out.insert("thinkingConfig", tc.clone());
+    }
+    Ok(Value::Object(out))
+}
+
+/// `tContent(origin)` (index.cjs:3083–3096): a string becomes `{role:"user", parts:[{text}]}`.
+fn t_content(origin: &Value) -> Result<Value, AdapterError> {
+    if origin.get("parts").and_then(Value::as_array).is_some() {
+        return Ok(origin.clone());
+    }
+    let parts = match origin {
+        Value::String(s) => vec![Value::Object(Object::new().with("text", s.as_str()))],
+        Value::Array(a) if a.is_empty() => return Err(err("PartListUnion is required")),
+        Value::Array(a) => a.clone(),
+        Value::Object(_) => vec![origin.clone()],
+        _ => return Err(err("Unsupported part type")),
+    };
+    Ok(Value::Object(Object::new().with("role", "user").with("parts", parts)))
+}
+
+/// `contentToMldev$1` (index.cjs:9241–9258): `{parts, role}`.
+fn content_to_mldev(content: &Value) -> Value {
+    let mut out = Object::new();
+    if let Some(parts) = present(content.get("parts")) {
+        let parts = match parts {
+            Value::Array(a) => Value::Array(a.iter().map(part_to_mldev).collect()),
+            other => other.clone(),
+        };
+        out.insert("parts", parts);
+    }
+    if let Some(role) = present(content.get("role")) {
+        out.insert("role", role.clone());
+    }
+    Value::Object(out)
+}
+
+/// `partToMldev$1` (index.cjs:11732–11800): the members in the SDK's order; `functionCall` and
+/// `inlineData` converted, `functionResponse` passed as pi wrote it.
+fn part_to_mldev(part: &Value) -> Value {
+    const ORDER: [&str; 14] = [
+        "mediaResolution",
+        "codeExecutionResult",
+        "executableCode",
+        "fileData",
+        "functionCall",
+        "functionResponse",
+        "inlineData",
+        "text",
+        "thought",
+        "thoughtSignature",
+        "videoMetadata",
+        "toolCall",
+        "toolResponse",
+        "partMetadata",
+    ];
+    let mut out = Object::new();
+    for key in ORDER {
+        let Some(v) = present(part.get(key)) else { continue };
+        let converted = match key {
+            "functionCall" => reorder(v, &["id", "args", "name"]),
+            "inlineData" => reorder(v, &["data", "mimeType"]),
+            "fileData" => reorder(v, &["fileUri", "mimeType"]),
+            _ => v.clone(),
+        };
+        out.insert(key, converted);
+    }
+    Value::Object(out)
+}
+
+/// A converter that copies the listed members (`!= null`) in its own order
+/// (`functionCallToMldev$1` :9906, `blobToMldev$1` :9090, `fileDataToMldev$1` :9891).
+fn reorder(v: &Value, keys: &[&str]) -> Value {
+    let mut out = Object::new();
+    for key in keys {
+        if let Some(x) = present(v.get(key)) {
+            out.insert(*key, x.clone());
+        }
+    }
+    Value::Object(out)
+}
+
+/// `toolToMldev$1(tTool(item))` (index.cjs:12230–12290, 3344): pi's tools carry only
+/// `functionDeclarations` (with `parametersJsonSchema`, which `tTool` leaves alone).
+fn tool_to_mldev(tool: &Value) -> Value {
+    const ORDER: [&str; 9] =
+        ["computerUse", "fileSearch", "googleSearch", "googleMaps", "codeExecution", "functionDeclarations", "googleSearchRetrieval", "urlContext", "mcpServers"];
+    let mut out = Object::new();
+    for key in ORDER {
+        if let Some(v) = present(tool.get(key)) {
+            out.insert(key, v.clone());
+        }
+    }
+    Value::Object(out)
+}
+
+/// `toolConfigToMldev` (index.cjs:12190–12209) with `functionCallingConfigToMldev` (:9928).
+fn tool_config_to_mldev(tc: &Value) -> Value {
+    let mut out = Object::new();
+    if let Some(v) = present(tc.get("retrievalConfig")) {
+        out.insert("retrievalConfig", v.clone());
+    }
+    if let Some(v) = present(tc.get("functionCallingConfig")) {
+        out.insert("functionCallingConfig", reorder(v, &["allowedFunctionNames", "mode"]));
+    }
+    Value::Object(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(id: &str) -> Model {
+        Model { obj: Object::new().with("id", id) }
+    }
+
+    #[test]
+    fn model_families() {
+        assert!(is_gemini3_pro_model(&model("gemini-3.1-pro-preview")));
+        assert!(is_gemini3_pro_model(&model("gemini-3-pro")));
+        assert!(!is_gemini3_pro_model(&model("gemini-3.1-flash-lite")));
+        assert!(is_gemini3_flash_model(&model("gemini-3.1-flash-lite")));
+        assert!(is_gemini3_flash_model(&model("gemini-flash-latest")));
+        assert!(!is_gemini3_flash_model(&model("gemini-2.5-flash")));
+        assert!(!is_gemini3_flash_model(&model("gemini-3.-flash")));
+        assert!(is_gemma4_model(&model("gemma-4-31b-it")) && is_gemma4_model(&model("Gemma4")));
+    }
+
+    #[test]
+    fn budgets() {
+        let n = |x: f64| Some(Value::Number(x));
+        assert_eq!(get_google_budget(&model("gemini-2.5-flash-lite"), "minimal", None), n(512.0));
+        assert_eq!(get_google_budget(&model("gemini-2.5-flash"), "high", None), n(24576.0));
+        assert_eq!(get_google_budget(&model("gemini-2.5-pro"), "high", None), n(32768.0));
+        assert_eq!(get_google_budget(&model("other"), "high", None), n(-1.0));
+        let custom = Object::new().with("high", 99.0);
+        assert_eq!(get_google_budget(&model("gemini-2.5-pro"), "high", Some(&custom)), n(99.0));
+    }
 }
