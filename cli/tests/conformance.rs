@@ -95,3 +95,58 @@ fn every_continuation_is_byte_identical() {
         panic!("{} of {total} continuation requests differ:\n{}", failures.len(), failures.join("\n"));
     }
 }
+
+/// Headers the HTTP client adds at run time (not the protocol's own): left out of the comparison.
+fn is_runtime_header(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    matches!(n.as_str(), "host" | "connection" | "content-length" | "accept-encoding" | "accept-language" | "sec-fetch-mode" | "transfer-encoding" | "x-amz-date" | "x-amz-content-sha256" | "x-amz-user-agent" | "amz-sdk-invocation-id" | "amz-sdk-request" | "x-amz-security-token")
+        || n.starts_with("x-stainless-")
+}
+
+fn is_credential(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    n.contains("auth") || n.contains("api-key") || n.contains("cookie")
+}
+
+/// The protocol's own headers and the URL path match the capture: same names, same values
+/// (credentials only by presence), same order.
+#[test]
+fn every_case_has_the_captured_url_and_headers() {
+    let filter = std::env::var("CTXLENS_CASE").unwrap_or_default();
+    let all = cases(&filter);
+    let mut failures = Vec::new();
+    for dir in &all {
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let Ok(meta) = std::fs::read_to_string(dir.join("expected/request-1.meta.json")) else { continue };
+        let meta = ctxlens::js::parse(&meta).expect("meta.json is JSON");
+        let Ok(loaded) = case::load(dir, &dir.join("expected/env.json")) else { continue };
+        let assembly = ctxlens::assemble(&loaded.inputs);
+        let Some(req) = &assembly.request else {
+            failures.push(format!("{name}: no request built"));
+            continue;
+        };
+        let want_path = meta.get_str("url").unwrap_or("");
+        let got_path = req.url.find("://").and_then(|i| req.url[i + 3..].find('/').map(|j| &req.url[i + 3 + j..])).unwrap_or(&req.url);
+        if got_path != want_path {
+            failures.push(format!("{name}: url path {got_path:?}, pi sent {want_path:?}"));
+        }
+        let norm = |k: &str, v: &str| -> (String, String) {
+            let k = k.to_ascii_lowercase();
+            let v = if is_credential(&k) { "<redacted>".to_string() } else { v.to_string() };
+            (k, v)
+        };
+        let want: Vec<(String, String)> = meta
+            .get("headers")
+            .and_then(|h| h.as_object())
+            .map(|h| h.iter().filter(|(k, _)| !is_runtime_header(k)).map(|(k, v)| norm(k, v.as_str().unwrap_or(""))).collect())
+            .unwrap_or_default();
+        let got: Vec<(String, String)> = req.headers.iter().filter(|(k, _)| !is_runtime_header(k)).map(|(k, v)| norm(k, v)).collect();
+        if got != want {
+            failures.push(format!("{name}: headers differ\n     got: {got:?}\n    want: {want:?}"));
+        }
+    }
+    println!("headers: {} of {} cases match", all.len() - failures.len(), all.len());
+    if !failures.is_empty() {
+        panic!("{} of {} cases differ in URL or headers:\n{}", failures.len(), all.len(), failures.join("\n"));
+    }
+}
