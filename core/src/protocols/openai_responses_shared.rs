@@ -1,1 +1,1004 @@
-//! pi-ai `dist/api/openai-responses-shared.js`: the conversions shared by several adapters.
+//! pi-ai `dist/api/openai-responses-shared.js` (INVENTORY §4.3, AR6–AR12): the conversions shared
+//! by the three Responses adapters (openai-responses, azure-openai-responses,
+//! openai-codex-responses) — messages, tools, tool-call id normalization, reasoning items replayed
+//! from stored signatures — plus the helpers those adapters import from elsewhere in pi-ai:
+//! constrained sampling (`AI/api/constrained-sampling.js`), deferred tools
+//! (`AI/utils/deferred-tools.js`), the prompt-cache key clamp (`AI/api/openai-prompt-cache.js`),
+//! the Copilot headers (`AI/api/github-copilot-headers.js`) and the `openai` SDK's header merge.
+//!
+//! Values pi reads dynamically (message blocks, signatures, compat flags) stay [`Value`]s so that
+//! JS truthiness, `??` and `undefined` keep their meaning: `None` is `undefined`,
+//! `Some(Value::Null)` is `null`. Where pi would throw on malformed input, an [`AdapterError`] is
+//! returned.
+
+use super::{AdapterError, LlmContext};
+use crate::data;
+use crate::js::{self, sanitize_surrogates, short_hash, utf16_len, Object, Value};
+use crate::messages::{self, to_js_string};
+use crate::model::Model;
+use crate::tools::ToolDef;
+use crate::trace::{Event, EventKind, Events};
+
+/// A text pi inserts into bodies (data/pi-0.85.1/strings.json, group `openaiResponsesShared`).
+fn text(key: &str) -> &'static str {
+    data::string("openaiResponsesShared", key)
+}
+
+/// Fills `{name}` placeholders of a data template.
+fn fill(template: &str, pairs: &[(&str, &str)]) -> String {
+    pairs.iter().fold(template.to_string(), |acc, (k, v)| acc.replace(&format!("{{{k}}}"), v))
+}
+
+pub(crate) fn err(message: impl Into<String>) -> AdapterError {
+    AdapterError { message: message.into() }
+}
+
+/// `model.compat?.[key] ?? default`, read as JS truthiness where pi tests it with `if`.
+pub(crate) fn compat_flag(model: &Model, key: &str, default: bool) -> bool {
+    match model.compat_value(key) {
+        None | Some(Value::Null) => default,
+        Some(v) => v.truthy(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// AI/api/openai-prompt-cache.js
+// ---------------------------------------------------------------------------------------------
+
+/// `clampOpenAIPromptCacheKey(key)` (AI/api/openai-prompt-cache.js:2–9): at most 64 code points
+/// (`Array.from`, not UTF-16 units; INVENTORY R3).
+pub fn clamp_openai_prompt_cache_key(key: Option<&str>) -> Option<String> {
+    let key = key?;
+    // A lone surrogate is its own element of `Array.from`, as its stand-in char is here.
+    if key.chars().count() <= 64 {
+        return Some(key.to_string());
+    }
+    Some(key.chars().take(64).collect())
+}
+
+// ---------------------------------------------------------------------------------------------
+// AI/api/github-copilot-headers.js
+// ---------------------------------------------------------------------------------------------
+
+/// `hasCopilotVisionInput(messages)` (AI/api/github-copilot-headers.js:8–18).
+pub fn has_copilot_vision_input(messages: &[Value]) -> bool {
+    messages.iter().any(|msg| {
+        matches!(msg.get_str("role"), Some("user" | "toolResult"))
+            && msg.get("content").and_then(Value::as_array).is_some_and(|c| c.iter().any(|b| b.get_str("type") == Some("image")))
+    })
+}
+
+/// `buildCopilotDynamicHeaders({messages, hasImages})` with `inferCopilotInitiator`
+/// (AI/api/github-copilot-headers.js:3–28).
+pub fn build_copilot_dynamic_headers(messages: &[Value], has_images: bool) -> Object {
+    let initiator = match messages.last() {
+        Some(last) if last.get_str("role") != Some("user") => "agent",
+        _ => "user",
+    };
+    let mut h = Object::new().with("X-Initiator", initiator).with("Openai-Intent", "conversation-edits");
+    if has_images {
+        h.insert("Copilot-Vision-Request", Value::str("true"));
+    }
+    h
+}
+
+// ---------------------------------------------------------------------------------------------
+// The openai SDK's header merge (openai/internal/headers.js `buildHeaders`)
+// ---------------------------------------------------------------------------------------------
+
+/// `String(value)` for a header value.
+fn header_string(v: &Value) -> String {
+    to_js_string(Some(v))
+}
+
+/// One object of the SDK's `buildHeaders([...])` list: each key first deletes the header of that
+/// name (case-insensitively), then appends its value(s); `null` only deletes. Names are kept
+/// lower-case, as the receiving side sees them; a repeated append joins with ", ".
+pub fn apply_header_object(target: &mut Vec<(String, String)>, set: &Object) {
+    for (name, value) in set.iter() {
+        let lower = name.to_ascii_lowercase();
+        target.retain(|(k, _)| *k != lower);
+        let values: Vec<String> = match value {
+            Value::Null => continue,
+            Value::Array(items) => items.iter().map(header_string).collect(),
+            v => vec![header_string(v)],
+        };
+        if !values.is_empty() {
+            target.push((lower, values.join(", ")));
+        }
+    }
+}
+
+/// The headers the `openai` SDK 6.40.0 builds for a `POST` with a JSON body
+/// (openai/client.js:605–630): `Accept`, its own `User-Agent`, the auth header (`auth`), pi's
+/// `defaultHeaders`, then the body's `content-type`. The SDK's runtime headers
+/// (`x-stainless-retry-count`, `x-stainless-timeout`, `x-stainless-lang`,
+/// `x-stainless-package-version`, `x-stainless-os`, `x-stainless-arch`, `x-stainless-runtime`,
+/// `x-stainless-runtime-version`) and undici's (`host`, `connection`, `accept-language`,
+/// `sec-fetch-mode`, `accept-encoding`, `content-length`) are left out. Credentials are shown as
+/// `<redacted>`.
+pub fn sdk_request_headers(auth_header: &str, default_headers: &Object) -> Vec<(String, String)> {
+    let mut headers = Vec::new();
+    apply_header_object(&mut headers, &Object::new().with("Accept", "application/json").with("User-Agent", "OpenAI/JS 6.40.0"));
+    apply_header_object(&mut headers, &Object::new().with(auth_header, "<redacted>"));
+    apply_header_object(&mut headers, default_headers);
+    apply_header_object(&mut headers, &Object::new().with("content-type", "application/json"));
+    headers
+}
+
+// ---------------------------------------------------------------------------------------------
+// AI/utils/deferred-tools.js
+// ---------------------------------------------------------------------------------------------
+
+/// The result of `splitDeferredTools`: tools sent up front, and tools loaded later by a tool
+/// result's `addedToolNames` (a `Map` by name, in first-seen order).
+#[derive(Clone, Debug, Default)]
+pub struct ToolPlacement {
+    pub immediate: Vec<ToolDef>,
+    pub deferred: Vec<(String, ToolDef)>,
+}
+
+/// `msg.addedToolNames ?? []` iterated with `for...of`: an array's items, a string's code points.
+fn added_tool_names(msg: &Value) -> Result<Vec<Value>, AdapterError> {
+    match msg.get("addedToolNames") {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(a)) => Ok(a.clone()),
+        Some(Value::String(s)) => Ok(s.chars().map(|c| Value::String(c.to_string())).collect()),
+        Some(other) => Err(err(format!("msg.addedToolNames is not iterable ({other:?})"))),
+    }
+}
+
+/// `splitDeferredTools(context, enabled)` (AI/utils/deferred-tools.js:3–34; M17) with the
+/// identity name normalizer: tools de-duplicated by name (a later duplicate replaces the value in
+/// the first position); when enabled, a tool is deferred if a tool result's `addedToolNames`
+/// names it before any assistant tool call used it.
+pub fn split_deferred_tools(ctx: &LlmContext, enabled: bool, events: &mut Events) -> Result<ToolPlacement, AdapterError> {
+    let mut unique: Vec<ToolDef> = Vec::new();
+    for tool in &ctx.tools {
+        match unique.iter_mut().find(|t| t.name == tool.name) {
+            Some(slot) => *slot = tool.clone(),
+            None => unique.push(tool.clone()),
+        }
+    }
+    if !enabled {
+        return Ok(ToolPlacement { immediate: unique, deferred: Vec::new() });
+    }
+    let mut deferred_names: Vec<String> = Vec::new();
+    let mut used_names: Vec<String> = Vec::new();
+    for message in &ctx.messages {
+        match message.get_str("role") {
+            Some("assistant") => {
+                if let Some(blocks) = message.get("content").and_then(Value::as_array) {
+                    for block in blocks.iter().filter(|b| b.get_str("type") == Some("toolCall")) {
+                        used_names.push(to_js_string(block.get("name")));
+                    }
+                }
+            }
+            Some("toolResult") => {
+                for name in added_tool_names(message)? {
+                    let name = to_js_string(Some(&name));
+                    if !used_names.contains(&name) && !deferred_names.contains(&name) {
+                        deferred_names.push(name);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut placement = ToolPlacement::default();
+    for tool in unique {
+        if deferred_names.contains(&tool.name) {
+            events.push(
+                Event::new(EventKind::Dropped, format!("tool {} deferred: a tool result loads it later (addedToolNames)", tool.name))
+                    .at("AI/utils/deferred-tools.js:24"),
+            );
+            placement.deferred.push((tool.name.clone(), tool));
+        } else {
+            placement.immediate.push(tool);
+        }
+    }
+    Ok(placement)
+}
+
+// ---------------------------------------------------------------------------------------------
+// AI/api/constrained-sampling.js
+// ---------------------------------------------------------------------------------------------
+
+/// `UnsupportedStrictJsonSchemaError`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnsupportedStrictJsonSchema(pub String);
+
+fn unsupported(msg: &str) -> UnsupportedStrictJsonSchema {
+    UnsupportedStrictJsonSchema(msg.to_string())
+}
+
+/// `UNSUPPORTED_STRICT_SCHEMA_KEYS` (AI/api/constrained-sampling.js:3–20).
+const UNSUPPORTED_STRICT_SCHEMA_KEYS: [&str; 16] = [
+    "$ref",
+    "$defs",
+    "definitions",
+    "allOf",
+    "oneOf",
+    "patternProperties",
+    "dependentSchemas",
+    "dependencies",
+    "unevaluatedProperties",
+    "propertyNames",
+    "contains",
+    "prefixItems",
+    "not",
+    "if",
+    "then",
+    "else",
+];
+
+/// `isStructuredSchema` (AI/api/constrained-sampling.js:24–32).
+fn is_structured_schema(schema: &Value) -> bool {
+    let Some(s) = schema.as_object() else { return false };
+    let types: Vec<&Value> = match s.get("type") {
+        Some(t @ Value::String(_)) => vec![t],
+        Some(Value::Array(a)) => a.iter().collect(),
+        _ => Vec::new(),
+    };
+    let has = |name: &str| types.iter().any(|t| t.as_str() == Some(name));
+    has("object") || has("array") || s.contains_key("properties") || s.contains_key("items")
+}
+
+/// `schemaAllowsNull` (AI/api/constrained-sampling.js:33–41).
+fn schema_allows_null(schema: &Value) -> bool {
+    let Some(s) = schema.as_object() else { return false };
+    match s.get("type") {
+        Some(Value::String(t)) if t == "null" => return true,
+        Some(Value::Array(a)) if a.iter().any(|t| t.as_str() == Some("null")) => return true,
+        _ => {}
+    }
+    if s.get("const") == Some(&Value::Null) || s.get_array("enum").is_some_and(|e| e.iter().any(Value::is_null)) {
+        return true;
+    }
+    s.get_array("anyOf").is_some_and(|variants| variants.iter().any(schema_allows_null))
+}
+
+/// `makeJsonSchemaNodeStrict(schema)` (AI/api/constrained-sampling.js:42–98), in place.
+fn make_json_schema_node_strict(schema: &mut Value) -> Result<(), UnsupportedStrictJsonSchema> {
+    let Some(s) = schema.as_object_mut() else { return Err(unsupported("boolean schemas are unsupported")) };
+    for key in UNSUPPORTED_STRICT_SCHEMA_KEYS {
+        if s.contains_key(key) {
+            return Err(UnsupportedStrictJsonSchema(format!("{key} schemas are unsupported")));
+        }
+    }
+    if let Some(any_of) = s.get_mut("anyOf") {
+        let Some(variants) = any_of.as_array_mut().filter(|v| !v.is_empty()) else {
+            return Err(unsupported("anyOf must contain at least one schema"));
+        };
+        for variant in variants.iter_mut() {
+            if is_structured_schema(variant) {
+                return Err(unsupported("object and array unions are unsupported"));
+            }
+            make_json_schema_node_strict(variant)?;
+        }
+    }
+    if let Some(items) = s.get_mut("items") {
+        if items.as_array().is_some() {
+            return Err(unsupported("tuple schemas are unsupported"));
+        }
+        make_json_schema_node_strict(items)?;
+    }
+    let is_object_schema = s.get_str("type") == Some("object");
+    if s.contains_key("properties") && !is_object_schema {
+        return Err(unsupported("properties require type object"));
+    }
+    if !is_object_schema {
+        return Ok(());
+    }
+    if s.get("additionalProperties").is_some_and(|v| *v != Value::Bool(false)) {
+        return Err(unsupported("schema-valued or true additionalProperties is unsupported"));
+    }
+    if s.get("properties").is_some_and(|p| p.as_object().is_none()) {
+        return Err(unsupported("object properties must be a schema map"));
+    }
+    if let Some(req) = s.get("required") {
+        if !req.as_array().is_some_and(|r| r.iter().all(|k| k.as_str().is_some())) {
+            return Err(unsupported("object required must be a string array"));
+        }
+    }
+    let property_names: Vec<String> = s.get_object("properties").map(|p| p.keys().cloned().collect()).unwrap_or_default();
+    let required: Vec<String> = s.get_array("required").map(|r| r.iter().filter_map(Value::as_str).map(String::from).collect()).unwrap_or_default();
+    if required.iter().any(|k| !property_names.contains(k)) {
+        return Err(unsupported("required contains an unknown property"));
+    }
+    if let Some(Value::Object(properties)) = s.get_mut("properties") {
+        for key in &property_names {
+            let Some(property) = properties.get_mut(key) else { continue };
+            make_json_schema_node_strict(property)?;
+            if !required.contains(key) && !schema_allows_null(property) {
+                let wrapped = Object::new().with("anyOf", Value::Array(vec![property.clone(), Object::new().with("type", "null").into()]));
+                *property = Value::Object(wrapped);
+            }
+        }
+    }
+    s.insert("required", Value::Array(property_names.into_iter().map(Value::String).collect()));
+    s.insert("additionalProperties", Value::Bool(false));
+    Ok(())
+}
+
+/// `makeStrictJsonSchema(schema)` (AI/api/constrained-sampling.js:100–110; A9).
+pub fn make_strict_json_schema(schema: &Value) -> Result<Value, UnsupportedStrictJsonSchema> {
+    let mut cloned = schema.clone();
+    if cloned.as_object().is_none() {
+        return Err(unsupported("root schema must have type object"));
+    }
+    make_json_schema_node_strict(&mut cloned)?;
+    if cloned.get_str("type") != Some("object") {
+        return Err(unsupported("root schema must have type object"));
+    }
+    Ok(cloned)
+}
+
+/// `getJsonSchemaToolParameters(tool, strict)` (AI/api/constrained-sampling.js:111–113).
+fn get_json_schema_tool_parameters(tool: &ToolDef, strict: bool) -> Result<Value, AdapterError> {
+    if !strict {
+        return Ok(tool.parameters.clone());
+    }
+    make_strict_json_schema(&tool.parameters).map_err(|e| err(e.0))
+}
+
+/// `resolveJsonSchemaStrictSampling(tool, supportsStrictMode)` (AI/api/constrained-sampling.js:
+/// 163–184): `Some(true)` when the tool asks for JSON-schema constrained sampling, the adapter
+/// supports strict mode and the schema converts; `None` (undefined) otherwise; an error when the
+/// tool requires it (`strict: "require"`) and it cannot be had.
+pub fn resolve_json_schema_strict_sampling(tool: &ToolDef, supports_strict_mode: bool) -> Result<Option<bool>, AdapterError> {
+    let Some(config) = tool.constrained_sampling.as_ref().filter(|c| c.truthy()) else { return Ok(None) };
+    if config.get_str("type") != Some("json_schema") {
+        return Ok(None);
+    }
+    let requires = config.get_str("strict") == Some("require");
+    if supports_strict_mode {
+        return match make_strict_json_schema(&tool.parameters) {
+            Ok(_) => Ok(Some(true)),
+            Err(_) if !requires => Ok(None),
+            Err(e) => Err(err(format!("Tool \"{}\" requires JSON-schema constrained sampling, but {}.", tool.name, e.0))),
+        };
+    }
+    if requires {
+        return Err(err(format!("Tool \"{}\" requires JSON-schema constrained sampling, but strict tools are unsupported.", tool.name)));
+    }
+    Ok(None)
+}
+
+/// A resolved grammar tool (`resolveGrammarConstrainedSampling`'s result).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Grammar {
+    pub format: &'static str,
+    pub definition: String,
+    pub input_property: String,
+}
+
+/// `inferGrammarInputProperty(tool)` (AI/api/constrained-sampling.js:146–162).
+fn infer_grammar_input_property(tool: &ToolDef) -> Result<String, String> {
+    let schema = &tool.parameters;
+    if schema.get_str("type") != Some("object") {
+        return Err("grammar constrained sampling requires an object parameter schema".into());
+    }
+    let input_property = match schema.get("required").and_then(Value::as_array).map(Vec::as_slice) {
+        Some([Value::String(p)]) => p.clone(),
+        _ => return Err("grammar constrained sampling requires exactly one required string property".into()),
+    };
+    let property = schema.get("properties").and_then(|p| p.get(&input_property));
+    if !property.is_some_and(Value::truthy) {
+        return Err(format!("grammar constrained sampling requires a properties entry for {input_property}"));
+    }
+    if property.and_then(|p| p.get_str("type")) != Some("string") {
+        return Err(format!("grammar constrained sampling property {input_property} must have type string"));
+    }
+    Ok(input_property)
+}
+
+/// `resolveGrammarConstrainedSampling(tool, supportsOpenAIGrammarTools)`
+/// (AI/api/constrained-sampling.js:185–211; A10): lark preferred over regex.
+pub fn resolve_grammar_constrained_sampling(tool: &ToolDef, supports_grammar_tools: bool) -> Result<Option<Grammar>, AdapterError> {
+    let Some(config) = tool.constrained_sampling.as_ref().filter(|c| c.truthy()) else { return Ok(None) };
+    if config.get_str("type") != Some("grammar") || !supports_grammar_tools {
+        return Ok(None);
+    }
+    let Some(variants) = config.get("variants").filter(|v| !v.is_null()) else {
+        return Err(err("Cannot read properties of undefined (reading 'openai_lark')"));
+    };
+    let usable = |key: &str| variants.get_str(key).filter(|d| !js::js_trim_is_empty(d)).map(String::from);
+    let (format, definition) = match (usable("openai_lark"), usable("openai_regex")) {
+        (Some(lark), _) => ("lark", lark),
+        (None, Some(regex)) => ("regex", regex),
+        (None, None) => {
+            return Err(err(format!(
+                "Tool \"{}\" cannot use grammar constrained sampling: no supported grammar variant was provided.",
+                tool.name
+            )))
+        }
+    };
+    let input_property =
+        infer_grammar_input_property(tool).map_err(|m| err(format!("Tool \"{}\" cannot use grammar constrained sampling: {m}.", tool.name)))?;
+    Ok(Some(Grammar { format, definition, input_property }))
+}
+
+/// `createGrammarToolInputProperties(tools, supportsOpenAIGrammarTools)`
+/// (AI/api/constrained-sampling.js:212–221): tool name → the argument that carries the input.
+pub fn create_grammar_tool_input_properties(tools: &[ToolDef], supports_grammar_tools: bool) -> Result<Vec<(String, String)>, AdapterError> {
+    let mut props: Vec<(String, String)> = Vec::new();
+    for tool in tools {
+        if let Some(grammar) = resolve_grammar_constrained_sampling(tool, supports_grammar_tools)? {
+            match props.iter_mut().find(|(name, _)| *name == tool.name) {
+                Some(slot) => slot.1 = grammar.input_property,
+                None => props.push((tool.name.clone(), grammar.input_property)),
+            }
+        }
+    }
+    Ok(props)
+}
+
+fn grammar_property<'a>(props: &'a [(String, String)], name: Option<&str>) -> Option<&'a str> {
+    let name = name?;
+    props.iter().find(|(n, _)| n == name).map(|(_, p)| p.as_str())
+}
+
+/// `getGrammarToolInput(toolName, arguments, inputProperty)` (AI/api/constrained-sampling.js:
+/// 114–120).
+fn get_grammar_tool_input(tool_name: &str, arguments: Option<&Value>, input_property: &str) -> Result<String, AdapterError> {
+    let Some(arguments) = arguments.filter(|a| !a.is_null()) else {
+        return Err(err(format!("Cannot read properties of {} (reading '{input_property}')", to_js_string(arguments))));
+    };
+    match arguments.get(input_property) {
+        Some(Value::String(s)) => Ok(s.clone()),
+        _ => Err(err(format!("Grammar tool call \"{tool_name}\" requires argument \"{input_property}\" to be a string."))),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tool conversion
+// ---------------------------------------------------------------------------------------------
+
+/// The options of `convertResponsesTools`.
+#[derive(Clone, Debug, Default)]
+pub struct ToolOptions {
+    /// `options.strict`: `None` is undefined (default strict `false`), `Some(Null)` is codex's
+    /// `strict: null`.
+    pub strict: Option<Value>,
+    /// `options.supportsStrictMode` (`?? true` when `None`).
+    pub supports_strict_mode: Option<bool>,
+    pub supports_grammar_tools: bool,
+    pub defer_loading: bool,
+}
+
+/// `convertResponsesTools(tools, options)` (AI/api/openai-responses-shared.js:271–304; AR12):
+/// `{type:"function", name, description, parameters, defer_loading?, strict?}`, or a custom
+/// grammar tool.
+pub fn convert_responses_tools(tools: &[ToolDef], options: &ToolOptions, events: &mut Events) -> Result<Vec<Value>, AdapterError> {
+    let default_strict = options.strict.clone().unwrap_or(Value::Bool(false));
+    let supports_strict_mode = options.supports_strict_mode.unwrap_or(true);
+    let mut out = Vec::with_capacity(tools.len());
+    for tool in tools {
+        if let Some(grammar) = resolve_grammar_constrained_sampling(tool, options.supports_grammar_tools)? {
+            let format = Object::new().with("type", "grammar").with("syntax", grammar.format).with("definition", grammar.definition);
+            let mut custom = Object::new().with("type", "custom").with("name", tool.name.as_str()).with("description", tool.description.as_str()).with("format", format);
+            if options.defer_loading {
+                custom.insert("defer_loading", Value::Bool(true));
+            }
+            events.push(Event::new(EventKind::Converted, format!("tool {} sent as a custom {} grammar tool", tool.name, grammar.format)).at("AI/api/openai-responses-shared.js:277"));
+            out.push(custom.into());
+            continue;
+        }
+        let constrained_strict = resolve_json_schema_strict_sampling(tool, supports_strict_mode)?;
+        let strict = match constrained_strict {
+            Some(b) => Value::Bool(b),
+            None => default_strict.clone(),
+        };
+        let is_strict = strict == Value::Bool(true);
+        if is_strict {
+            events.push(Event::new(EventKind::Converted, format!("tool {} schema made strict (strict: true)", tool.name)).at("AI/api/constrained-sampling.js:100"));
+        }
+        let mut function = Object::new()
+            .with("type", "function")
+            .with("name", tool.name.as_str())
+            .with("description", tool.description.as_str())
+            .with("parameters", get_json_schema_tool_parameters(tool, is_strict)?);
+        if options.defer_loading {
+            function.insert("defer_loading", Value::Bool(true));
+        }
+        if supports_strict_mode {
+            function.insert("strict", strict);
+        }
+        out.push(function.into());
+    }
+    Ok(out)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Message conversion
+// ---------------------------------------------------------------------------------------------
+
+/// The options of `convertResponsesMessages`.
+#[derive(Clone, Debug)]
+pub struct ConvertOptions<'a> {
+    /// `options.includeSystemPrompt ?? true` (codex passes false: the prompt goes to
+    /// `instructions`).
+    pub include_system_prompt: bool,
+    pub grammar_tool_input_properties: &'a [(String, String)],
+    /// `options.deferredTools` (a Map by name), `None` when not passed.
+    pub deferred_tools: Option<&'a [(String, ToolDef)]>,
+    /// `"additional-tools"`, `"tool-search"` or `None`.
+    pub deferred_tools_mode: Option<&'static str>,
+    pub tool_options: ToolOptions,
+}
+
+impl ConvertOptions<'_> {
+    fn deferred_tool(&self, name: &Value) -> Option<&ToolDef> {
+        let name = name.as_str()?;
+        self.deferred_tools?.iter().find(|(n, _)| n == name).map(|(_, t)| t)
+    }
+}
+
+/// A text block's `textSignature`, parsed.
+#[derive(Clone, Debug, PartialEq)]
+struct TextSignature {
+    id: String,
+    phase: Option<String>,
+}
+
+/// `parseTextSignature(signature)` (AI/api/openai-responses-shared.js:16–34): the v1 JSON form
+/// `{"v":1,"id","phase"?}` (phase kept only for commentary / final_answer), else the legacy
+/// plain-string id.
+fn parse_text_signature(signature: Option<&Value>) -> Result<Option<TextSignature>, AdapterError> {
+    let Some(sig) = signature.filter(|s| s.truthy()) else { return Ok(None) };
+    let Value::String(sig) = sig else {
+        return Err(err(format!("signature.startsWith is not a function ({sig:?})")));
+    };
+    if sig.starts_with('{') {
+        if let Ok(parsed) = js::parse(sig) {
+            if parsed.get("v") == Some(&Value::Number(1.0)) {
+                if let Some(id) = parsed.get_str("id") {
+                    let phase = parsed.get_str("phase").filter(|p| *p == "commentary" || *p == "final_answer").map(String::from);
+                    return Ok(Some(TextSignature { id: id.to_string(), phase }));
+                }
+            }
+        }
+    }
+    Ok(Some(TextSignature { id: sig.clone(), phase: None }))
+}
+
+/// `sanitizeSurrogates(value)` on a member pi assumes is a string (`.replace` throws otherwise).
+fn sanitized_str(value: Option<&Value>, what: &str) -> Result<String, AdapterError> {
+    match value {
+        Some(Value::String(s)) => Ok(sanitize_surrogates(s).into_owned()),
+        other => Err(err(format!("Cannot read properties of {what}: text.replace is not a function ({})", to_js_string(other)))),
+    }
+}
+
+/// `data:${mimeType};base64,${data}`.
+fn image_data_url(block: &Value) -> String {
+    format!("data:{};base64,{}", to_js_string(block.get("mimeType")), to_js_string(block.get("data")))
+}
+
+fn input_image(block: &Value) -> Value {
+    Object::new().with("type", "input_image").with("detail", "auto").with("image_url", image_data_url(block)).into()
+}
+
+/// `Array.prototype.join` of one element: `undefined`/`null` give "".
+fn join_element(v: Option<&Value>) -> String {
+    match v {
+        None | Some(Value::Null) => String::new(),
+        other => to_js_string(other),
+    }
+}
+
+/// `convertToolResultOutput(model, content)` (AI/api/openai-responses-shared.js:35–57; AR10):
+/// the texts joined with "\n" as a string, or — when there are images and the model has vision —
+/// `[input_text?, input_image...]`.
+fn convert_tool_result_output(model: &Model, content: Option<&Value>, label: &str, events: &mut Events) -> Result<Value, AdapterError> {
+    let Some(Value::Array(content)) = content else {
+        return Err(err(format!("{label}: content.filter is not a function")));
+    };
+    if content.iter().any(Value::is_null) {
+        return Err(err(format!("{label}: Cannot read properties of null (reading 'type')")));
+    }
+    let text_result = content
+        .iter()
+        .filter(|c| c.get_str("type") == Some("text"))
+        .map(|c| join_element(c.get("text")))
+        .collect::<Vec<_>>()
+        .join(text("toolResultTextJoin"));
+    let images: Vec<&Value> = content.iter().filter(|c| c.get_str("type") == Some("image")).collect();
+    let has_text = utf16_len(&text_result) > 0;
+    if images.is_empty() || !model.supports_images() {
+        let out = if has_text {
+            text_result
+        } else if !images.is_empty() {
+            events.push(Event::new(EventKind::Replaced, format!("{label}: image-only result sent as {:?}", text("toolResultImageOnly"))).at("AI/api/openai-responses-shared.js:43"));
+            text("toolResultImageOnly").to_string()
+        } else {
+            events.push(Event::new(EventKind::Inserted, format!("{label}: empty result sent as {:?}", text("toolResultEmpty"))).at("AI/api/openai-responses-shared.js:43"));
+            text("toolResultEmpty").to_string()
+        };
+        return Ok(Value::String(sanitize_surrogates(&out).into_owned()));
+    }
+    let mut output = Vec::with_capacity(images.len() + 1);
+    if has_text {
+        output.push(Object::new().with("type", "input_text").with("text", sanitize_surrogates(&text_result).into_owned()).into());
+    }
+    output.extend(images.into_iter().map(input_image));
+    events.push(Event::new(EventKind::Converted, format!("{label}: output sent as an array with {} image(s)", output.len() - usize::from(has_text))).at("AI/api/openai-responses-shared.js:45"));
+    Ok(Value::Array(output))
+}
+
+/// `normalizeIdPart(part)` (AI/api/openai-responses-shared.js:64–68): every UTF-16 unit outside
+/// `[a-zA-Z0-9_-]` becomes `_`, truncated to 64, trailing `_` stripped.
+fn normalize_id_part(part: &str) -> String {
+    let mut sanitized = String::with_capacity(part.len());
+    for c in part.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+            sanitized.push(c);
+        } else {
+            let units = if js::is_lone_surrogate_char(c).is_some() { 1 } else { c.len_utf16() };
+            sanitized.extend(std::iter::repeat_n('_', units));
+        }
+    }
+    // All ASCII now: bytes are UTF-16 units.
+    sanitized.truncate(64);
+    sanitized.trim_end_matches('_').to_string()
+}
+
+/// `buildForeignResponsesItemId(itemId)` (AI/api/openai-responses-shared.js:69–72).
+fn build_foreign_responses_item_id(item_id: &str) -> String {
+    let normalized = fill(text("foreignItemId"), &[("shortHash", &short_hash(item_id))]);
+    if utf16_len(&normalized) > 64 {
+        js::js_slice(&normalized, 0, Some(64))
+    } else {
+        normalized
+    }
+}
+
+/// `id.split("|")` destructured as `[first, second]`.
+fn split_pipe(id: &str) -> (&str, Option<&str>) {
+    let mut parts = id.split('|');
+    let first = parts.next().unwrap_or("");
+    (first, parts.next())
+}
+
+/// `normalizeToolCallId(id, _targetModel, source)` (AI/api/openai-responses-shared.js:73–87;
+/// AR11): providers outside `allowed` or ids without `|` get `normalizeIdPart(id)` (the `|`
+/// becomes `_`); otherwise `callId|itemId`, with a foreign source's item id hashed to `fc_…`
+/// and the `fc_` prefix enforced.
+pub fn normalize_tool_call_id(id: &str, model: &Model, source: &Value, allowed_providers: &[&str]) -> String {
+    if !allowed_providers.contains(&model.provider()) || !id.contains('|') {
+        return normalize_id_part(id);
+    }
+    let (call_id, item_id) = split_pipe(id);
+    let item_id = item_id.unwrap_or("");
+    let normalized_call_id = normalize_id_part(call_id);
+    let is_foreign = source.get_str("provider") != Some(model.provider()) || source.get_str("api") != Some(model.api());
+    let mut normalized_item_id = if is_foreign { build_foreign_responses_item_id(item_id) } else { normalize_id_part(item_id) };
+    if !normalized_item_id.starts_with("fc_") {
+        normalized_item_id = normalize_id_part(&format!("fc_{normalized_item_id}"));
+    }
+    format!("{normalized_call_id}|{normalized_item_id}")
+}
+
+/// `convertResponsesMessages(model, context, allowedToolCallProviders, options)`
+/// (AI/api/openai-responses-shared.js:61–267): `transformMessages` with this module's id
+/// normalizer, the system prompt as a developer/system message (AR6), then users (AR7),
+/// assistants — reasoning items replayed from signatures, output_text messages, function calls
+/// (AR8) — and tool results with deferred-tool loading (AR10). `msgIndex` counts the messages
+/// not skipped (AR9).
+pub fn convert_responses_messages(
+    model: &Model,
+    ctx: &LlmContext,
+    allowed_providers: &[&str],
+    options: &ConvertOptions,
+    events: &mut Events,
+) -> Result<Vec<Value>, AdapterError> {
+    // transformMessages records each id it changes.
+    let normalize = |id: &str, target: &Model, source: &Value| normalize_tool_call_id(id, target, source, allowed_providers);
+    let transformed = messages::transform_messages(&ctx.messages, model, Some(&normalize), 0.0, events);
+
+    let mut messages: Vec<Value> = Vec::new();
+    let mut loaded_tool_names: Vec<String> = Vec::new();
+    if options.include_system_prompt && !ctx.system_prompt.is_empty() {
+        let developer = model.reasoning() && model.compat_value("supportsDeveloperRole") != Some(&Value::Bool(false));
+        let role = if developer { "developer" } else { "system" };
+        events.push(
+            Event::new(EventKind::Note, format!("system prompt sent as a {role:?} input message{}", if developer { " (reasoning model)" } else { "" }))
+                .at("AI/api/openai-responses-shared.js:90"),
+        );
+        messages.push(Object::new().with("role", role).with("content", sanitize_surrogates(&ctx.system_prompt).into_owned()).into());
+    }
+
+    let mut msg_index: usize = 0;
+    for (i, msg) in transformed.iter().enumerate() {
+        let label = format!("message {i}");
+        match msg.get_str("role") {
+            Some("user") => match msg.get("content") {
+                Some(Value::String(s)) => {
+                    let part = Object::new().with("type", "input_text").with("text", sanitize_surrogates(s).into_owned());
+                    messages.push(Object::new().with("role", "user").with("content", Value::Array(vec![part.into()])).into());
+                }
+                Some(Value::Array(items)) => {
+                    let mut content = Vec::with_capacity(items.len());
+                    for item in items {
+                        if item.is_null() {
+                            return Err(err(format!("{label}: Cannot read properties of null (reading 'type')")));
+                        }
+                        if item.get_str("type") == Some("text") {
+                            let text = sanitized_str(item.get("text"), &label)?;
+                            content.push(Object::new().with("type", "input_text").with("text", text).into());
+                        } else {
+                            content.push(input_image(item));
+                        }
+                    }
+                    if content.is_empty() {
+                        events.push(Event::new(EventKind::Dropped, format!("{label}: user message with empty content")).at("AI/api/openai-responses-shared.js:121"));
+                        continue;
+                    }
+                    messages.push(Object::new().with("role", "user").with("content", Value::Array(content)).into());
+                }
+                other => return Err(err(format!("{label}: msg.content.map is not a function ({})", to_js_string(other)))),
+            },
+            Some("assistant") => {
+                let output = convert_assistant_message(model, msg, msg_index, options, &label, events)?;
+                if output.is_empty() {
+                    events.push(Event::new(EventKind::Dropped, format!("{label}: assistant message with no output items")).at("AI/api/openai-responses-shared.js:206"));
+                    continue;
+                }
+                messages.extend(output);
+            }
+            Some("toolResult") => {
+                let Some(tool_call_id) = msg.get_str("toolCallId") else {
+                    return Err(err(format!("{label}: msg.toolCallId.split is not a function")));
+                };
+                let (call_id, _) = split_pipe(tool_call_id);
+                let output = convert_tool_result_output(model, msg.get("content"), &label, events)?;
+                let kind = if grammar_property(options.grammar_tool_input_properties, msg.get_str("toolName")).is_some() {
+                    "custom_tool_call_output"
+                } else {
+                    "function_call_output"
+                };
+                messages.push(Object::new().with("type", kind).with("call_id", call_id).with("output", output).into());
+                let mut deferred: Vec<ToolDef> = Vec::new();
+                for name in added_tool_names(msg)? {
+                    let Some(tool) = options.deferred_tool(&name) else { continue };
+                    if loaded_tool_names.contains(&tool.name) {
+                        continue;
+                    }
+                    loaded_tool_names.push(tool.name.clone());
+                    deferred.push(tool.clone());
+                }
+                if !deferred.is_empty() {
+                    load_deferred_tools(tool_call_id, &deferred, options, &mut messages, &label, events)?;
+                }
+            }
+            _ => {}
+        }
+        msg_index += 1;
+    }
+    Ok(messages)
+}
+
+/// The assistant branch of `convertResponsesMessages` (AI/api/openai-responses-shared.js:
+/// 129–209; AR8).
+fn convert_assistant_message(
+    model: &Model,
+    msg: &Value,
+    msg_index: usize,
+    options: &ConvertOptions,
+    label: &str,
+    events: &mut Events,
+) -> Result<Vec<Value>, AdapterError> {
+    let blocks: &[Value] = match msg.get("content") {
+        Some(Value::Array(a)) => a,
+        // `for...of` over a string yields characters, which have no `type`.
+        Some(Value::String(_)) => &[],
+        other => return Err(err(format!("{label}: msg.content is not iterable ({})", to_js_string(other)))),
+    };
+    let same_provider_and_api = msg.get_str("provider") == Some(model.provider()) && msg.get_str("api") == Some(model.api());
+    let same_model = same_provider_and_api && msg.get_str("model") == Some(model.id());
+    let different_model = same_provider_and_api && msg.get_str("model") != Some(model.id());
+    let mut output: Vec<Value> = Vec::new();
+    let mut text_block_index = 0usize;
+    for (k, block) in blocks.iter().enumerate() {
+        if block.is_null() {
+            return Err(err(format!("{label}: Cannot read properties of null (reading 'type')")));
+        }
+        match block.get_str("type") {
+            Some("thinking") => {
+                let Some(signature) = block.get("thinkingSignature").filter(|s| s.truthy()) else {
+                    events.push(Event::new(EventKind::Dropped, format!("{label} block {k}: thinking without a signature")).at("AI/api/openai-responses-shared.js:138"));
+                    continue;
+                };
+                let source = to_js_string(Some(signature));
+                let item = js::parse(&source).map_err(|e| {
+                    err(format!("{label} block {k}: thinkingSignature is not JSON ({}): JSON.parse throws and the request fails", e.message))
+                })?;
+                events.push(Event::new(EventKind::Converted, format!("{label} block {k}: thinking replayed as the stored reasoning item")).at("AI/api/openai-responses-shared.js:139"));
+                output.push(item);
+            }
+            Some("text") => {
+                let parsed = parse_text_signature(block.get("textSignature"))?;
+                let fallback = if text_block_index == 0 {
+                    fill(text("fallbackMessageIdFirst"), &[("msgIndex", &msg_index.to_string())])
+                } else {
+                    fill(text("fallbackMessageIdNext"), &[("msgIndex", &msg_index.to_string()), ("textBlockIndex", &text_block_index.to_string())])
+                };
+                text_block_index += 1;
+                let msg_id = match parsed.as_ref().map(|p| p.id.as_str()) {
+                    None | Some("") => {
+                        events.push(Event::new(EventKind::Inserted, format!("{label} block {k}: no text signature, message id {fallback:?}")).at("AI/api/openai-responses-shared.js:146"));
+                        fallback
+                    }
+                    Some(id) if utf16_len(id) > 64 => {
+                        let short = fill(text("longMessageId"), &[("shortHash", &short_hash(id))]);
+                        events.push(Event::new(EventKind::Renamed, format!("{label} block {k}: message id over 64 chars → {short:?}")).at("AI/api/openai-responses-shared.js:153"));
+                        short
+                    }
+                    Some(id) => id.to_string(),
+                };
+                let text_value = sanitized_str(block.get("text"), label)?;
+                let part = Object::new().with("type", "output_text").with("text", text_value).with("annotations", Value::Array(Vec::new()));
+                let mut item = Object::new()
+                    .with("type", "message")
+                    .with("role", "assistant")
+                    .with("content", Value::Array(vec![part.into()]))
+                    .with("status", "completed")
+                    .with("id", msg_id);
+                item.insert_opt("phase", parsed.and_then(|p| p.phase).map(Value::String));
+                output.push(item.into());
+            }
+            Some("toolCall") => output.push(convert_tool_call(block, same_model, different_model, options, label, k, events)?),
+            _ => {}
+        }
+    }
+    Ok(output)
+}
+
+/// A tool-call block of an assistant message (AI/api/openai-responses-shared.js:165–203): a
+/// `function_call` (or a grammar tool's `custom_tool_call`) with the call id, the item id when it
+/// may be replayed, and the namespace when the same model or a deferred tool made the call.
+fn convert_tool_call(
+    block: &Value,
+    same_model: bool,
+    different_model: bool,
+    options: &ConvertOptions,
+    label: &str,
+    k: usize,
+    events: &mut Events,
+) -> Result<Value, AdapterError> {
+    let Some(id) = block.get_str("id") else {
+        return Err(err(format!("{label} block {k}: toolCall.id.split is not a function")));
+    };
+    let (call_id, item_id_raw) = split_pipe(id);
+    let name = block.get("name");
+    let custom_input_property = grammar_property(options.grammar_tool_input_properties, name.and_then(Value::as_str));
+    let starts_fc = item_id_raw.is_some_and(|i| i.starts_with("fc_"));
+    let mut item_id = item_id_raw;
+    if (different_model && starts_fc) || (custom_input_property.is_none() && !starts_fc) {
+        if let Some(dropped) = item_id {
+            let why = if different_model && starts_fc { "a different model of the same provider" } else { "it does not start with fc_" };
+            events.push(Event::new(EventKind::Dropped, format!("{label} block {k}: item id {dropped:?} not replayed ({why})")).at("AI/api/openai-responses-shared.js:175"));
+        }
+        item_id = None;
+    }
+    let can_replay_namespace = same_model || name.is_some_and(|n| options.deferred_tool(n).is_some());
+    let namespace = block.get("namespace").filter(|_| can_replay_namespace).cloned();
+    let mut item = match custom_input_property {
+        Some(property) => {
+            let input = get_grammar_tool_input(&to_js_string(name), block.get("arguments"), property)?;
+            let mut o = Object::new().with("type", "custom_tool_call");
+            o.insert_opt("id", item_id.map(Value::str));
+            o.insert("call_id", Value::str(call_id));
+            o.insert_opt("name", name.cloned());
+            o.insert("input", Value::String(sanitize_surrogates(&input).into_owned()));
+            o
+        }
+        None => {
+            let mut o = Object::new().with("type", "function_call");
+            o.insert_opt("id", item_id.map(Value::str));
+            o.insert("call_id", Value::str(call_id));
+            o.insert_opt("name", name.cloned());
+            // `JSON.stringify(undefined)` is undefined: the member is dropped.
+            o.insert_opt("arguments", block.get("arguments").map(|a| Value::String(a.to_json())));
+            o
+        }
+    };
+    item.insert_opt("namespace", namespace);
+    Ok(item.into())
+}
+
+/// The deferred-tool loading after a tool result (AI/api/openai-responses-shared.js:235–262;
+/// AR10): an `additional_tools` developer item, or a client-executed tool search call and output.
+fn load_deferred_tools(
+    tool_call_id: &str,
+    deferred: &[ToolDef],
+    options: &ConvertOptions,
+    messages: &mut Vec<Value>,
+    label: &str,
+    events: &mut Events,
+) -> Result<(), AdapterError> {
+    let names: Vec<&str> = deferred.iter().map(|t| t.name.as_str()).collect();
+    match options.deferred_tools_mode {
+        Some("additional-tools") => {
+            let tools = convert_responses_tools(deferred, &options.tool_options, events)?;
+            messages.push(Object::new().with("type", "additional_tools").with("role", "developer").with("tools", Value::Array(tools)).into());
+            events.push(Event::new(EventKind::Inserted, format!("{label}: additional_tools item loads {}", names.join(", "))).at("AI/api/openai-responses-shared.js:236"));
+        }
+        Some("tool-search") => {
+            let hash = short_hash(&format!("{tool_call_id}:{}", names.join(",")));
+            let search_call_id = fill(text("toolSearchCallId"), &[("shortHash", &hash)]);
+            let arguments = Object::new().with("query", names.join(" ")).with("limit", names.len());
+            messages.push(
+                Object::new()
+                    .with("type", "tool_search_call")
+                    .with("call_id", search_call_id.as_str())
+                    .with("execution", "client")
+                    .with("status", "completed")
+                    .with("arguments", arguments)
+                    .into(),
+            );
+            let tool_options = ToolOptions { defer_loading: true, ..options.tool_options.clone() };
+            let tools = convert_responses_tools(deferred, &tool_options, events)?;
+            messages.push(
+                Object::new()
+                    .with("type", "tool_search_output")
+                    .with("call_id", search_call_id.as_str())
+                    .with("execution", "client")
+                    .with("status", "completed")
+                    .with("tools", Value::Array(tools))
+                    .into(),
+            );
+            events.push(Event::new(EventKind::Inserted, format!("{label}: tool_search_call + tool_search_output load {}", names.join(", "))).at("AI/api/openai-responses-shared.js:243"));
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(provider: &str, api: &str) -> Model {
+        Model { obj: Object::new().with("id", "m").with("provider", provider).with("api", api) }
+    }
+
+    #[test]
+    fn id_parts_are_sanitized_truncated_and_trimmed() {
+        assert_eq!(normalize_id_part("call.with.dots"), "call_with_dots");
+        assert_eq!(normalize_id_part("abc__"), "abc");
+        assert_eq!(normalize_id_part(&"x".repeat(70)), "x".repeat(64));
+        // A non-BMP character is two UTF-16 units, so two underscores.
+        assert_eq!(normalize_id_part("a😀b"), "a__b");
+    }
+
+    #[test]
+    fn tool_call_ids_follow_the_provider_rules() {
+        let source = Value::Object(Object::new().with("provider", "mock").with("api", "openai-completions"));
+        let openai = model("openai", "openai-responses");
+        assert_eq!(normalize_tool_call_id("call_abc|fc_123", &model("mock", "openai-responses"), &source, &["openai"]), "call_abc_fc_123");
+        let id = normalize_tool_call_id("call_abc|fc_123", &openai, &source, &["openai"]);
+        assert_eq!(id, format!("call_abc|fc_{}", short_hash("fc_123")));
+        let same = Value::Object(Object::new().with("provider", "openai").with("api", "openai-responses"));
+        assert_eq!(normalize_tool_call_id("call_abc|item.1", &openai, &same, &["openai"]), "call_abc|fc_item_1");
+    }
+
+    #[test]
+    fn text_signatures_parse_v1_and_legacy() {
+        let v1 = Value::str(r#"{"v":1,"id":"msg_1","phase":"commentary"}"#);
+        assert_eq!(parse_text_signature(Some(&v1)).ok().flatten(), Some(TextSignature { id: "msg_1".into(), phase: Some("commentary".into()) }));
+        let other_phase = Value::str(r#"{"v":1,"id":"msg_1","phase":"x"}"#);
+        assert_eq!(parse_text_signature(Some(&other_phase)).ok().flatten().and_then(|s| s.phase), None);
+        let legacy = Value::str("msg_legacy");
+        assert_eq!(parse_text_signature(Some(&legacy)).ok().flatten().map(|s| s.id), Some("msg_legacy".into()));
+        assert_eq!(parse_text_signature(Some(&Value::str(""))).ok().flatten(), None);
+    }
+
+    #[test]
+    fn prompt_cache_key_is_clamped_by_code_points() {
+        let long = "é".repeat(70);
+        assert_eq!(clamp_openai_prompt_cache_key(Some(&long)).map(|k| k.chars().count()), Some(64));
+        assert_eq!(clamp_openai_prompt_cache_key(None), None);
+    }
+}
