@@ -1,10 +1,840 @@
-//! pi-ai `dist/api/mistral-conversations.js`.
+//! pi-ai `dist/api/mistral-conversations.js` (INVENTORY §4.8, MI1–MI8): the native Mistral
+//! Chat Completions endpoint, reached with a raw `fetch`.
+//!
+//! pi builds the payload in the Mistral SDK's camelCase (`buildChatPayload`, :353–380) and then
+//! remaps it to the wire's snake_case (`toMistralWirePayload`, :219–251). The remap deletes and
+//! re-adds keys, so the remapped ones move to the end of their object; this module builds the
+//! camelCase objects and runs the same remap, so the order falls out as pi's does.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
 
 use super::{AdapterError, LlmContext, Request, StreamOptions};
-use crate::model::Model;
-use crate::trace::Events;
+use crate::data;
+use crate::js::{self, js_trim, js_trim_is_empty, sanitize_surrogates, Object, Value};
+use crate::messages::{self, to_js_string};
+use crate::model::{self, Model};
+use crate::tools::ToolDef;
+use crate::trace::{Event, EventKind, Events};
 
+/// `MISTRAL_TOOL_CALL_ID_LENGTH` (:11).
+const MISTRAL_TOOL_CALL_ID_LENGTH: usize = 9;
+
+/// The options `streamSimple` hands to `stream` (:68–79), reduced to what shapes the request.
+#[derive(Clone, Debug, Default)]
+struct MistralOptions {
+    /// `buildBaseOptions(...).maxTokens`: the context-clamped model maximum (NaN when the model
+    /// has none; JSON `null` then, as in pi).
+    max_tokens: f64,
+    /// `options.cacheRetention`: the coding agent never sets it, and unlike other adapters this
+    /// one does not read `PI_CACHE_RETENTION`.
+    cache_retention: Option<String>,
+    session_id: Option<String>,
+    /// `"reasoning"` for reasoning models other than the reasoning-effort ones (MI2).
+    prompt_mode: Option<&'static str>,
+    /// `thinkingLevelMap[level] ?? "high"` for mistral-small-2603/-latest and mistral-medium-3.5.
+    reasoning_effort: Option<Value>,
+}
+
+fn err(message: impl Into<String>) -> AdapterError {
+    AdapterError { message: message.into() }
+}
+
+fn ev(events: &mut Events, kind: EventKind, message: impl Into<String>, at: &'static str) {
+    events.push(Event::new(kind, message).at(at));
+}
+
+fn text(key: &str) -> &'static str {
+    data::string("mistralConversations", key)
+}
+
+/// `streamSimple` (:63–80) followed by the request-building part of `stream` (:16–32): the API
+/// key check, `transformMessages` with the Mistral id normalizer, `buildChatPayload`, then
+/// `requestMistralStream`'s URL, headers and `JSON.stringify(toMistralWirePayload(payload))`.
+/// With no extension, `onPayload` returns nothing and the payload is sent as built.
 pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut Events) -> Result<Request, AdapterError> {
-    let _ = (model, ctx, opts, events);
-    Err(AdapterError { message: "not implemented yet".into() })
+    let options = stream_simple(model, ctx, opts, events)?;
+    let normalize_mistral_tool_call_id = create_mistral_tool_call_id_normalizer();
+    let normalize = |id: &str, _model: &Model, _source: &Value| normalize_mistral_tool_call_id(id);
+    let transformed = messages::transform_messages(&ctx.messages, model, Some(&normalize), 0.0, events);
+    let payload = build_chat_payload(model, ctx, &transformed, &options, events)?;
+    let url = request_url(model.base_url())?;
+    let headers = build_mistral_headers(model, opts, &options, events);
+    let params = Value::Object(to_mistral_wire_payload(&payload));
+    let body = params.to_json();
+    Ok(Request { method: "POST", url, headers, params, body })
+}
+
+/// `streamSimple` (:63–80): the API key check, `buildBaseOptions` (max-token clamp, A1/A2), the
+/// thinking level clamped again and mapped to `promptMode` or `reasoningEffort` (MI2).
+fn stream_simple(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut Events) -> Result<MistralOptions, AdapterError> {
+    if opts.api_key.is_empty() {
+        return Err(err(format!("No API key for provider: {}", model.provider())));
+    }
+    let model_max = messages::model_max_tokens(model);
+    let max_tokens = messages::clamp_max_tokens_to_context(model, ctx, model_max);
+    if max_tokens != model_max && !(max_tokens.is_nan() && model_max.is_nan()) {
+        ev(
+            events,
+            EventKind::Clamped,
+            format!("maxTokens {} → {} to fit the context window", js::number_to_string(model_max), js::number_to_string(max_tokens)),
+            "AI/api/simple-options.js:4",
+        );
+    }
+    let clamped = opts.reasoning.as_deref().filter(|r| !r.is_empty()).map(|r| model::clamp_thinking_level(model, r, events));
+    let reasoning = clamped.filter(|level| level != "off");
+    let should_use_reasoning = model.reasoning() && reasoning.is_some();
+    let mut options = MistralOptions {
+        max_tokens,
+        cache_retention: None,
+        session_id: opts.session_id.clone(),
+        prompt_mode: None,
+        reasoning_effort: None,
+    };
+    if let Some(level) = reasoning.as_deref().filter(|_| should_use_reasoning) {
+        if uses_prompt_mode_reasoning(model) {
+            options.prompt_mode = Some("reasoning");
+            ev(events, EventKind::Converted, format!("thinking level {level} sent as prompt_mode: \"reasoning\""), "AI/api/mistral-conversations.js:77");
+        }
+        if uses_reasoning_effort(model) {
+            let effort = map_reasoning_effort(model, level);
+            ev(events, EventKind::Converted, format!("thinking level {level} sent as reasoning_effort: {}", effort.to_json()), "AI/api/mistral-conversations.js:78");
+            options.reasoning_effort = Some(effort);
+        }
+    } else if let (Some(level), false) = (reasoning.as_deref(), model.reasoning()) {
+        ev(events, EventKind::Dropped, format!("thinking level {level} not sent: the model has reasoning: false"), "AI/api/mistral-conversations.js:74");
+    }
+    Ok(options)
+}
+
+/// `usesReasoningEffort(model)` (:704–706).
+fn uses_reasoning_effort(model: &Model) -> bool {
+    matches!(model.id(), "mistral-small-2603" | "mistral-small-latest" | "mistral-medium-3.5")
+}
+
+/// `usesPromptModeReasoning(model)` (:707–709).
+fn uses_prompt_mode_reasoning(model: &Model) -> bool {
+    model.reasoning() && !uses_reasoning_effort(model)
+}
+
+/// `mapReasoningEffort(model, level)` (:710–712): `model.thinkingLevelMap?.[level] ?? "high"`.
+fn map_reasoning_effort(model: &Model, level: &str) -> Value {
+    match model.obj.get("thinkingLevelMap").and_then(|m| m.get(level)) {
+        Some(Value::Null) | None => Value::str("high"),
+        Some(v) => v.clone(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tool-call ids (MI8).
+// ---------------------------------------------------------------------------------------------
+
+/// `createMistralToolCallIdNormalizer()` (:100–119): one per request; the same source id always
+/// maps to the same Mistral id, and a candidate already owned by another id is retried with an
+/// `:attempt` suffix on the hash seed.
+fn create_mistral_tool_call_id_normalizer() -> impl Fn(&str) -> String {
+    let id_map: RefCell<HashMap<String, String>> = RefCell::new(HashMap::new());
+    let reverse_map: RefCell<HashMap<String, String>> = RefCell::new(HashMap::new());
+    move |id: &str| {
+        if let Some(existing) = id_map.borrow().get(id).filter(|e| !e.is_empty()) {
+            return existing.clone();
+        }
+        let mut attempt = 0u32;
+        loop {
+            let candidate = derive_mistral_tool_call_id(id, attempt);
+            let owner = reverse_map.borrow().get(&candidate).cloned();
+            if owner.as_deref().is_none_or(|o| o.is_empty() || o == id) {
+                id_map.borrow_mut().insert(id.to_string(), candidate.clone());
+                reverse_map.borrow_mut().insert(candidate.clone(), id.to_string());
+                return candidate;
+            }
+            attempt += 1;
+        }
+    }
+}
+
+/// `deriveMistralToolCallId(id, attempt)` (:120–129): the id's ASCII letters and digits if there
+/// are exactly nine of them, else the first nine characters of `shortHash(seed)`.
+fn derive_mistral_tool_call_id(id: &str, attempt: u32) -> String {
+    let normalized: String = id.chars().filter(char::is_ascii_alphanumeric).collect();
+    if attempt == 0 && normalized.len() == MISTRAL_TOOL_CALL_ID_LENGTH {
+        return normalized;
+    }
+    let seed_base = if normalized.is_empty() { id } else { normalized.as_str() };
+    let seed = if attempt == 0 { seed_base.to_string() } else { format!("{seed_base}:{attempt}") };
+    js::short_hash(&seed).chars().filter(char::is_ascii_alphanumeric).take(MISTRAL_TOOL_CALL_ID_LENGTH).collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// The HTTP request (requestMistralStream, buildMistralHeaders).
+// ---------------------------------------------------------------------------------------------
+
+/// The URL of `requestMistralStream` (:158–161): `new URL(model.baseUrl)` with the path's
+/// trailing slashes replaced by one, then `new URL("v1/chat/completions", base)` (the base's
+/// query and fragment are dropped). The WHATWG parser's normalizations that matter here are
+/// reproduced: scheme and host lower-cased, a default port removed.
+fn request_url(base_url: &str) -> Result<String, AdapterError> {
+    let trimmed = base_url.trim_matches(|c: char| c <= ' ');
+    let invalid = || err(format!("Invalid URL: {base_url}"));
+    let (scheme, rest) = trimmed.split_once("://").ok_or_else(invalid)?;
+    if scheme.is_empty() || !scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)) {
+        return Err(invalid());
+    }
+    let scheme = scheme.to_ascii_lowercase();
+    let authority_end = rest.find(['/', '?', '#', '\\']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(authority_end);
+    if authority.is_empty() {
+        return Err(invalid());
+    }
+    let (userinfo, host_port) = match authority.rsplit_once('@') {
+        Some((u, h)) => (format!("{u}@"), h),
+        None => (String::new(), authority),
+    };
+    let mut host_port = host_port.to_ascii_lowercase();
+    let default_port = match scheme.as_str() {
+        "http" | "ws" => Some(":80"),
+        "https" | "wss" => Some(":443"),
+        "ftp" => Some(":21"),
+        _ => None,
+    };
+    if let Some(port) = default_port.filter(|p| host_port.ends_with(p)) {
+        host_port.truncate(host_port.len() - port.len());
+    }
+    let path = tail.split(['?', '#']).next().unwrap_or("").replace('\\', "/");
+    let path = path.trim_end_matches('/');
+    Ok(format!("{scheme}://{userinfo}{host_port}{path}/v1/chat/completions"))
+}
+
+/// A header list with `Headers` semantics: names are case-insensitive (stored lower-case), `set`
+/// replaces a header in place or appends it, `delete` removes it.
+#[derive(Default)]
+struct HeaderList(Vec<(String, String)>);
+
+impl HeaderList {
+    fn set(&mut self, name: &str, value: String) {
+        let name = name.to_ascii_lowercase();
+        match self.0.iter_mut().find(|(k, _)| *k == name) {
+            Some(slot) => slot.1 = value,
+            None => self.0.push((name, value)),
+        }
+    }
+
+    fn delete(&mut self, name: &str) {
+        let name = name.to_ascii_lowercase();
+        self.0.retain(|(k, _)| *k != name);
+    }
+}
+
+/// `buildMistralHeaders(model, apiKey, options)` (:191–205): pi's User-Agent, `accept`,
+/// `authorization`, `content-type`, then the model's and the options' header overrides (a `null`
+/// value deletes), then `x-affinity: <sessionId>` when prompt caching applies and no override
+/// names x-affinity. The key itself is shown as `<redacted>`, as the oracle records it.
+fn build_mistral_headers(model: &Model, opts: &StreamOptions, options: &MistralOptions, events: &mut Events) -> Vec<(String, String)> {
+    let mut headers = HeaderList::default();
+    headers.set("User-Agent", opts.user_agent.clone());
+    headers.set("accept", "text/event-stream".into());
+    headers.set("authorization", "<redacted>".into());
+    headers.set("content-type", "application/json".into());
+    apply_mistral_header_overrides(&mut headers, model.headers().map(|h| h.iter().map(|(k, v)| (k.clone(), v.clone())).collect()));
+    let options_headers: Vec<(String, Value)> = opts.headers.iter().map(|(k, v)| (k.clone(), Value::str(v))).collect();
+    apply_mistral_header_overrides(&mut headers, (!opts.headers.is_empty()).then_some(options_headers));
+    let has_explicit_affinity = has_mistral_header_override(model.headers().map(|h| h.keys().cloned().collect()), "x-affinity")
+        || has_mistral_header_override((!opts.headers.is_empty()).then(|| opts.headers.iter().map(|(k, _)| k.clone()).collect()), "x-affinity");
+    if should_use_prompt_caching(options) && !has_explicit_affinity {
+        if let Some(sid) = &options.session_id {
+            headers.set("x-affinity", sid.clone());
+            ev(events, EventKind::Inserted, "x-affinity header carries the session id", "AI/api/mistral-conversations.js:202");
+        }
+    }
+    headers
+        .0
+        .into_iter()
+        .map(|(k, v)| {
+            let secret = ["auth", "api-key", "cookie"].iter().any(|s| k.contains(s));
+            let v = if secret { "<redacted>".to_string() } else { v };
+            (k, v)
+        })
+        .collect()
+}
+
+/// `applyMistralHeaderOverrides(headers, overrides)` (:206–215).
+fn apply_mistral_header_overrides(headers: &mut HeaderList, overrides: Option<Vec<(String, Value)>>) {
+    for (name, value) in overrides.unwrap_or_default() {
+        match value {
+            Value::Null => headers.delete(&name),
+            v => headers.set(&name, to_js_string(Some(&v))),
+        }
+    }
+}
+
+/// `hasMistralHeaderOverride(overrides, target)` (:216–218).
+fn has_mistral_header_override(override_names: Option<Vec<String>>, target: &str) -> bool {
+    override_names.is_some_and(|names| names.iter().any(|n| n.to_lowercase() == target))
+}
+
+// ---------------------------------------------------------------------------------------------
+// camelCase payload → wire payload (MI1).
+// ---------------------------------------------------------------------------------------------
+
+/// `toMistralWirePayload(payload)` (:219–251): each camelCase key is deleted and re-added in
+/// snake_case, in the order of the remap list, so those keys end up last; messages are remapped
+/// one by one.
+fn to_mistral_wire_payload(payload: &Object) -> Object {
+    let mut wire = payload.clone();
+    for (source, target) in [
+        ("topP", "top_p"),
+        ("maxTokens", "max_tokens"),
+        ("randomSeed", "random_seed"),
+        ("responseFormat", "response_format"),
+        ("toolChoice", "tool_choice"),
+        ("presencePenalty", "presence_penalty"),
+        ("frequencyPenalty", "frequency_penalty"),
+        ("parallelToolCalls", "parallel_tool_calls"),
+        ("reasoningEffort", "reasoning_effort"),
+        ("promptMode", "prompt_mode"),
+        ("promptCacheKey", "prompt_cache_key"),
+        ("safePrompt", "safe_prompt"),
+    ] {
+        remap_mistral_property(&mut wire, source, target);
+    }
+    let messages = payload.get_array("messages").map(|m| m.iter().map(to_mistral_wire_message).collect()).unwrap_or_default();
+    wire.insert("messages", Value::Array(messages));
+    // The coding agent never sets a response format (:238–249).
+    wire
+}
+
+/// `toMistralWireMessage(message)` (:252–260).
+fn to_mistral_wire_message(message: &Value) -> Value {
+    let Some(obj) = message.as_object() else { return message.clone() };
+    let mut wire = obj.clone();
+    remap_mistral_property(&mut wire, "toolCalls", "tool_calls");
+    remap_mistral_property(&mut wire, "toolCallId", "tool_call_id");
+    if let Some(content) = obj.get_array("content") {
+        wire.insert("content", Value::Array(content.iter().map(to_mistral_wire_content_chunk).collect()));
+    }
+    Value::Object(wire)
+}
+
+/// `toMistralWireContentChunk(chunk)` (:261–274).
+fn to_mistral_wire_content_chunk(chunk: &Value) -> Value {
+    let Some(obj) = chunk.as_object() else { return chunk.clone() };
+    let mut wire = obj.clone();
+    for (source, target) in [
+        ("imageUrl", "image_url"),
+        ("documentUrl", "document_url"),
+        ("documentName", "document_name"),
+        ("fileId", "file_id"),
+        ("referenceIds", "reference_ids"),
+        ("inputAudio", "input_audio"),
+    ] {
+        remap_mistral_property(&mut wire, source, target);
+    }
+    Value::Object(wire)
+}
+
+/// `remapMistralProperty(record, source, target)` (:275–280): `record[target] = record[source];
+/// delete record[source]`.
+fn remap_mistral_property(record: &mut Object, source: &str, target: &str) {
+    let Some(value) = record.get(source).cloned() else { return };
+    record.insert(target, value);
+    record.remove(source);
+}
+
+// ---------------------------------------------------------------------------------------------
+// buildChatPayload (MI1, MI3, MI7).
+// ---------------------------------------------------------------------------------------------
+
+/// `buildChatPayload(model, context, messages, options)` (:353–380), in camelCase: `model`,
+/// `stream`, `messages`, then `tools`, `maxTokens`, `promptMode`, `reasoningEffort`,
+/// `promptCacheKey` when set; the system prompt is unshifted as the first message.
+fn build_chat_payload(model: &Model, ctx: &LlmContext, messages: &[Value], options: &MistralOptions, events: &mut Events) -> Result<Object, AdapterError> {
+    let mut chat_messages = to_chat_messages(messages, model.supports_images(), events)?;
+    let mut payload = Object::new();
+    payload.insert_opt("model", model.obj.get("id").cloned());
+    payload.insert("stream", Value::Bool(true));
+    payload.insert("messages", Value::Array(Vec::new()));
+    if !ctx.tools.is_empty() {
+        payload.insert("tools", Value::Array(to_function_tools(&ctx.tools, events)?));
+    }
+    // `options.temperature` and `options.toolChoice` are never set by the coding agent.
+    payload.insert("maxTokens", Value::Number(options.max_tokens));
+    if let Some(mode) = options.prompt_mode {
+        payload.insert("promptMode", Value::str(mode));
+    }
+    if let Some(effort) = options.reasoning_effort.as_ref().filter(|e| e.truthy()) {
+        payload.insert("reasoningEffort", effort.clone());
+    }
+    if should_use_prompt_caching(options) {
+        if let Some(sid) = &options.session_id {
+            payload.insert("promptCacheKey", Value::str(sid));
+            ev(events, EventKind::Inserted, "prompt_cache_key = the session id", "AI/api/mistral-conversations.js:376");
+        }
+    }
+    if !ctx.system_prompt.is_empty() {
+        let system = Object::new().with("role", "system").with("content", sanitize_surrogates(&ctx.system_prompt).into_owned());
+        chat_messages.insert(0, Value::Object(system));
+        ev(events, EventKind::Inserted, "system prompt unshifted as the first message (role system)", "AI/api/mistral-conversations.js:378");
+    }
+    // `messages` keeps its third position: pi unshifts into the array it already holds.
+    payload.insert("messages", Value::Array(chat_messages));
+    Ok(payload)
+}
+
+/// `shouldUsePromptCaching(options)` (:384–386): `options.cacheRetention !== "none" &&
+/// !!options.sessionId`.
+fn should_use_prompt_caching(options: &MistralOptions) -> bool {
+    options.cache_retention.as_deref() != Some("none") && options.session_id.as_deref().is_some_and(|s| !s.is_empty())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tools (MI7).
+// ---------------------------------------------------------------------------------------------
+
+/// `toFunctionTools(tools)` (:573–586): `{type:"function", function:{name, description,
+/// parameters, strict: strict ?? false}}`; strict mode always counts as supported.
+fn to_function_tools(tools: &[ToolDef], events: &mut Events) -> Result<Vec<Value>, AdapterError> {
+    let mut out = Vec::with_capacity(tools.len());
+    for tool in tools {
+        let strict = resolve_json_schema_strict_sampling(tool, true)?;
+        let parameters = if strict == Some(true) {
+            ev(events, EventKind::Converted, format!("tool {} schema made strict (strict: true)", tool.name), "AI/api/constrained-sampling.js:101");
+            make_strict_json_schema(&tool.parameters).map_err(|e| err(format!("Tool \"{}\": {e}", tool.name)))?
+        } else {
+            tool.parameters.clone()
+        };
+        let function = Object::new()
+            .with("name", tool.name.as_str())
+            .with("description", tool.description.as_str())
+            .with("parameters", strip_symbol_keys(&parameters))
+            .with("strict", strict.unwrap_or(false));
+        out.push(Value::Object(Object::new().with("type", "function").with("function", function)));
+    }
+    Ok(out)
+}
+
+/// `stripSymbolKeys(value)` (:587–599): a deep copy through `Object.entries` (JSON values have no
+/// symbol keys). Assigning `result["__proto__"]` sets the prototype instead of a property, so
+/// such a key disappears.
+fn strip_symbol_keys(value: &Value) -> Value {
+    match value {
+        Value::Array(a) => Value::Array(a.iter().map(strip_symbol_keys).collect()),
+        Value::Object(o) => Value::Object(o.iter().filter(|(k, _)| k.as_str() != "__proto__").map(|(k, v)| (k.clone(), strip_symbol_keys(v))).collect()),
+        other => other.clone(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Messages (MI4, MI5, MI6).
+// ---------------------------------------------------------------------------------------------
+
+/// `block.type`, which throws on `null`.
+fn type_of<'a>(block: &'a Value, what: &str) -> Result<Option<&'a str>, AdapterError> {
+    match block {
+        Value::Null => Err(err(format!("Cannot read properties of null (reading 'type') in {what}"))),
+        other => Ok(other.get_str("type")),
+    }
+}
+
+/// A string that pi calls a string method on (`sanitizeSurrogates(x)`, `x.trim()`), which
+/// throws for anything else.
+fn string_arg<'a>(value: Option<&'a Value>, what: &str) -> Result<&'a str, AdapterError> {
+    match value {
+        Some(Value::String(s)) => Ok(s),
+        Some(other) => Err(err(format!("{what} is not a string: {}", other.to_json()))),
+        None => Err(err(format!("{what} is undefined"))),
+    }
+}
+
+/// `data:${mimeType};base64,${data}`.
+fn data_url(block: &Value) -> String {
+    format!("data:{};base64,{}", to_js_string(block.get("mimeType")), to_js_string(block.get("data")))
+}
+
+/// `toChatMessages(messages, supportsImages)` (:600–686).
+fn to_chat_messages(messages: &[Value], supports_images: bool, events: &mut Events) -> Result<Vec<Value>, AdapterError> {
+    let mut result = Vec::with_capacity(messages.len());
+    for (i, msg) in messages.iter().enumerate() {
+        let label = format!("message {i}");
+        if msg.is_null() {
+            return Err(err(format!("Cannot read properties of null (reading 'role') in {label}")));
+        }
+        match msg.get_str("role") {
+            Some("user") => {
+                if let Some(user) = user_message(&label, msg, supports_images, events)? {
+                    result.push(user);
+                }
+            }
+            Some("assistant") => {
+                if let Some(assistant) = assistant_message(&label, msg, events)? {
+                    result.push(assistant);
+                }
+            }
+            _ => result.push(tool_message(&label, msg, supports_images, events)?),
+        }
+    }
+    Ok(result)
+}
+
+/// The user branch of `toChatMessages` (:603–624, MI4): a string stays a string; an array keeps
+/// its texts, and its images only for a vision model (as `image_url` data-URL strings); an array
+/// left empty that had images becomes the "image omitted" placeholder.
+fn user_message(label: &str, msg: &Value, supports_images: bool, events: &mut Events) -> Result<Option<Value>, AdapterError> {
+    let user = |content: Value| Object::new().with("role", "user").with("content", content).into();
+    let blocks = match msg.get("content") {
+        Some(Value::String(s)) => return Ok(Some(user(Value::String(sanitize_surrogates(s).into_owned())))),
+        Some(Value::Array(a)) => a,
+        _ => return Err(err(format!("{label}: user content is neither a string nor an array (msg.content.some is not a function)"))),
+    };
+    let mut had_images = false;
+    for item in blocks {
+        had_images |= type_of(item, label)? == Some("image");
+    }
+    let mut content = Vec::new();
+    for item in blocks {
+        let is_text = type_of(item, label)? == Some("text");
+        if is_text {
+            let text = string_arg(item.get("text"), &format!("{label}: text"))?;
+            content.push(Object::new().with("type", "text").with("text", sanitize_surrogates(text).into_owned()).into());
+        } else if supports_images {
+            content.push(Object::new().with("type", "image_url").with("imageUrl", data_url(item)).into());
+        } else {
+            ev(events, EventKind::Dropped, format!("{label}: non-text block dropped (model without image input)"), "AI/api/mistral-conversations.js:610");
+        }
+    }
+    if !content.is_empty() {
+        return Ok(Some(user(Value::Array(content))));
+    }
+    if had_images && !supports_images {
+        ev(events, EventKind::Replaced, format!("{label}: user images replaced by a placeholder"), "AI/api/mistral-conversations.js:620");
+        return Ok(Some(user(Value::str(text("userImageOmitted")))));
+    }
+    ev(events, EventKind::Dropped, format!("{label}: user message with no content skipped"), "AI/api/mistral-conversations.js:623");
+    Ok(None)
+}
+
+/// The assistant branch of `toChatMessages` (:625–659, MI5): `{role:"assistant", prefix:false,
+/// content?, toolCalls?}`. Blank text and thinking are dropped; thinking is replayed as a
+/// `thinking` chunk; every other block is sent as a tool call; an empty message is skipped.
+fn assistant_message(label: &str, msg: &Value, events: &mut Events) -> Result<Option<Value>, AdapterError> {
+    let Some(blocks) = msg.get("content").and_then(Value::as_array) else {
+        return Err(err(format!("{label}: assistant content is not an array (msg.content is not iterable)")));
+    };
+    let mut content_parts = Vec::new();
+    let mut tool_calls = Vec::new();
+    for (j, block) in blocks.iter().enumerate() {
+        match type_of(block, label)? {
+            Some("text") => {
+                let text = string_arg(block.get("text"), &format!("{label}: text"))?;
+                if !js_trim_is_empty(text) {
+                    content_parts.push(Object::new().with("type", "text").with("text", sanitize_surrogates(text).into_owned()).into());
+                } else {
+                    ev(events, EventKind::Dropped, format!("{label}: blank text block {j} dropped"), "AI/api/mistral-conversations.js:630");
+                }
+            }
+            Some("thinking") => {
+                let thinking = string_arg(block.get("thinking"), &format!("{label}: thinking"))?;
+                if !js_trim_is_empty(thinking) {
+                    let part = Object::new().with("type", "text").with("text", sanitize_surrogates(thinking).into_owned());
+                    content_parts.push(Object::new().with("type", "thinking").with("thinking", vec![Value::Object(part)]).into());
+                    ev(events, EventKind::Converted, format!("{label}: thinking block {j} replayed as a thinking chunk"), "AI/api/mistral-conversations.js:637");
+                } else {
+                    ev(events, EventKind::Dropped, format!("{label}: blank thinking block {j} dropped"), "AI/api/mistral-conversations.js:636");
+                }
+            }
+            _ => {
+                let args = block.get("arguments").filter(|a| a.truthy()).cloned().unwrap_or_else(Value::object);
+                let mut function = Object::new();
+                function.insert_opt("name", block.get("name").cloned());
+                function.insert("arguments", Value::String(args.to_json()));
+                let mut call = Object::new();
+                call.insert_opt("id", block.get("id").cloned());
+                call.insert("type", Value::str("function"));
+                call.insert("function", Value::Object(function));
+                call.insert("index", Value::Number(0.0));
+                tool_calls.push(Value::Object(call));
+            }
+        }
+    }
+    let mut assistant = Object::new().with("role", "assistant").with("prefix", false);
+    let empty = content_parts.is_empty() && tool_calls.is_empty();
+    if !content_parts.is_empty() {
+        assistant.insert("content", Value::Array(content_parts));
+    }
+    if !tool_calls.is_empty() {
+        assistant.insert("toolCalls", Value::Array(tool_calls));
+    }
+    if empty {
+        ev(events, EventKind::Dropped, format!("{label}: assistant message with nothing to send skipped"), "AI/api/mistral-conversations.js:656");
+        return Ok(None);
+    }
+    Ok(Some(Value::Object(assistant)))
+}
+
+/// The tool-result branch of `toChatMessages` (:660–684, MI6): `{role:"tool", toolCallId, name,
+/// content:[{type:"text", text}, ...images]}` (the wire moves `tool_call_id` to the end).
+fn tool_message(label: &str, msg: &Value, supports_images: bool, events: &mut Events) -> Result<Value, AdapterError> {
+    let Some(parts) = msg.get("content").and_then(Value::as_array) else {
+        return Err(err(format!("{label}: tool result content is not an array (msg.content.filter is not a function)")));
+    };
+    let mut texts = Vec::new();
+    let mut has_images = false;
+    for part in parts {
+        match type_of(part, label)? {
+            Some("text") => texts.push(sanitize_surrogates(string_arg(part.get("text"), &format!("{label}: text"))?).into_owned()),
+            Some("image") => has_images = true,
+            _ => {}
+        }
+    }
+    let is_error = msg.get("isError").is_some_and(Value::truthy);
+    let tool_text = build_tool_result_text(&texts.join("\n"), has_images, supports_images, is_error);
+    if is_error {
+        ev(events, EventKind::Converted, format!("{label}: error result prefixed with \"[tool error] \""), "AI/api/mistral-conversations.js:689");
+    }
+    if has_images && !supports_images {
+        ev(events, EventKind::Replaced, format!("{label}: tool result images omitted (model without image input)"), "AI/api/mistral-conversations.js:691");
+    } else if js_trim_is_empty(&texts.join("\n")) {
+        ev(events, EventKind::Inserted, format!("{label}: tool result text {tool_text:?} stands in for empty output"), "AI/api/mistral-conversations.js:694");
+    }
+    let mut tool_content = vec![Value::Object(Object::new().with("type", "text").with("text", tool_text))];
+    if supports_images {
+        for part in parts {
+            if type_of(part, label)? == Some("image") {
+                tool_content.push(Object::new().with("type", "image_url").with("imageUrl", data_url(part)).into());
+            }
+        }
+    }
+    let mut tool = Object::new().with("role", "tool");
+    tool.insert_opt("toolCallId", msg.get("toolCallId").cloned());
+    tool.insert_opt("name", msg.get("toolName").cloned());
+    tool.insert("content", Value::Array(tool_content));
+    Ok(Value::Object(tool))
+}
+
+/// `buildToolResultText(text, hasImages, supportsImages, isError)` (:687–703).
+fn build_tool_result_text(text_result: &str, has_images: bool, supports_images: bool, is_error: bool) -> String {
+    let trimmed = js_trim(text_result);
+    let error_prefix = if is_error { text("toolErrorPrefix") } else { "" };
+    if !trimmed.is_empty() {
+        let image_suffix = if has_images && !supports_images { text("toolImageOmittedSuffix") } else { "" };
+        return format!("{error_prefix}{trimmed}{image_suffix}");
+    }
+    if has_images {
+        if supports_images {
+            return format!("{error_prefix}{}", text("toolResultImageOnly"));
+        }
+        return format!("{error_prefix}{}", text("toolResultImageOmitted"));
+    }
+    format!("{error_prefix}{}", text("toolResultEmpty"))
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON-schema strict sampling (AI/api/constrained-sampling.js; A9), as toFunctionTools uses it.
+// ---------------------------------------------------------------------------------------------
+
+/// Why a schema cannot be made strict (`UnsupportedStrictJsonSchemaError`).
+#[derive(Clone, Debug, PartialEq)]
+struct UnsupportedStrictSchema(String);
+
+impl std::fmt::Display for UnsupportedStrictSchema {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn unsupported(msg: &str) -> UnsupportedStrictSchema {
+    UnsupportedStrictSchema(msg.to_string())
+}
+
+/// `UNSUPPORTED_STRICT_SCHEMA_KEYS` (AI/api/constrained-sampling.js:3–20).
+const UNSUPPORTED_STRICT_SCHEMA_KEYS: [&str; 16] = [
+    "$ref",
+    "$defs",
+    "definitions",
+    "allOf",
+    "oneOf",
+    "patternProperties",
+    "dependentSchemas",
+    "dependencies",
+    "unevaluatedProperties",
+    "propertyNames",
+    "contains",
+    "prefixItems",
+    "not",
+    "if",
+    "then",
+    "else",
+];
+
+/// `isStructuredSchema(schema)` (AI/api/constrained-sampling.js:24–32).
+fn is_structured_schema(schema: &Value) -> bool {
+    let Some(s) = schema.as_object() else { return false };
+    let types: Vec<&Value> = match s.get("type") {
+        Some(t @ Value::String(_)) => vec![t],
+        Some(Value::Array(a)) => a.iter().collect(),
+        _ => Vec::new(),
+    };
+    let has = |name: &str| types.iter().any(|t| t.as_str() == Some(name));
+    has("object") || has("array") || s.contains_key("properties") || s.contains_key("items")
+}
+
+/// `schemaAllowsNull(schema)` (AI/api/constrained-sampling.js:33–41).
+fn schema_allows_null(schema: &Value) -> bool {
+    let Some(s) = schema.as_object() else { return false };
+    match s.get("type") {
+        Some(Value::String(t)) if t == "null" => return true,
+        Some(Value::Array(a)) if a.iter().any(|t| t.as_str() == Some("null")) => return true,
+        _ => {}
+    }
+    if s.get("const") == Some(&Value::Null) || s.get_array("enum").is_some_and(|e| e.iter().any(Value::is_null)) {
+        return true;
+    }
+    s.get_array("anyOf").is_some_and(|variants| variants.iter().any(schema_allows_null))
+}
+
+/// `makeJsonSchemaNodeStrict(schema)` (AI/api/constrained-sampling.js:42–98), in place.
+fn make_json_schema_node_strict(schema: &mut Value) -> Result<(), UnsupportedStrictSchema> {
+    let Some(s) = schema.as_object_mut() else { return Err(unsupported("boolean schemas are unsupported")) };
+    for key in UNSUPPORTED_STRICT_SCHEMA_KEYS {
+        if s.contains_key(key) {
+            return Err(UnsupportedStrictSchema(format!("{key} schemas are unsupported")));
+        }
+    }
+    if let Some(any_of) = s.get_mut("anyOf") {
+        let Some(variants) = any_of.as_array_mut().filter(|v| !v.is_empty()) else {
+            return Err(unsupported("anyOf must contain at least one schema"));
+        };
+        for variant in variants.iter_mut() {
+            if is_structured_schema(variant) {
+                return Err(unsupported("object and array unions are unsupported"));
+            }
+            make_json_schema_node_strict(variant)?;
+        }
+    }
+    if let Some(items) = s.get_mut("items") {
+        if items.as_array().is_some() {
+            return Err(unsupported("tuple schemas are unsupported"));
+        }
+        make_json_schema_node_strict(items)?;
+    }
+    let is_object_schema = s.get_str("type") == Some("object");
+    if s.contains_key("properties") && !is_object_schema {
+        return Err(unsupported("properties require type object"));
+    }
+    if !is_object_schema {
+        return Ok(());
+    }
+    if s.get("additionalProperties").is_some_and(|v| *v != Value::Bool(false)) {
+        return Err(unsupported("schema-valued or true additionalProperties is unsupported"));
+    }
+    if s.get("properties").is_some_and(|p| p.as_object().is_none()) {
+        return Err(unsupported("object properties must be a schema map"));
+    }
+    if let Some(req) = s.get("required") {
+        if !req.as_array().is_some_and(|r| r.iter().all(|k| k.as_str().is_some())) {
+            return Err(unsupported("object required must be a string array"));
+        }
+    }
+    let property_names: Vec<String> = s.get_object("properties").map(|p| p.keys().cloned().collect()).unwrap_or_default();
+    let required: Vec<String> = s.get_array("required").map(|r| r.iter().filter_map(Value::as_str).map(String::from).collect()).unwrap_or_default();
+    if required.iter().any(|k| !property_names.contains(k)) {
+        return Err(unsupported("required contains an unknown property"));
+    }
+    if let Some(Value::Object(properties)) = s.get_mut("properties") {
+        for key in &property_names {
+            let Some(property) = properties.get_mut(key) else { continue };
+            make_json_schema_node_strict(property)?;
+            if !required.contains(key) && !schema_allows_null(property) {
+                let inner = std::mem::take(property);
+                *property = Object::new().with("anyOf", vec![inner, Object::new().with("type", "null").into()]).into();
+            }
+        }
+    }
+    s.insert("required", Value::Array(property_names.into_iter().map(Value::String).collect()));
+    s.insert("additionalProperties", Value::Bool(false));
+    Ok(())
+}
+
+/// `makeStrictJsonSchema(schema)` (AI/api/constrained-sampling.js:100–110).
+fn make_strict_json_schema(schema: &Value) -> Result<Value, UnsupportedStrictSchema> {
+    let mut cloned = schema.clone();
+    if cloned.as_object().is_none() {
+        return Err(unsupported("root schema must have type object"));
+    }
+    make_json_schema_node_strict(&mut cloned)?;
+    if cloned.get_str("type") != Some("object") {
+        return Err(unsupported("root schema must have type object"));
+    }
+    Ok(cloned)
+}
+
+/// `resolveJsonSchemaStrictSampling(tool, supportsStrictMode)` (AI/api/constrained-sampling.js:
+/// 163–184): `Some(true)` when the tool asks for JSON-schema sampling and its schema converts;
+/// an error when it requires it and cannot have it.
+fn resolve_json_schema_strict_sampling(tool: &ToolDef, supports_strict: bool) -> Result<Option<bool>, AdapterError> {
+    let Some(config) = tool.constrained_sampling.as_ref().filter(|c| c.truthy()) else { return Ok(None) };
+    if config.get_str("type") != Some("json_schema") {
+        return Ok(None);
+    }
+    let require = config.get_str("strict") == Some("require");
+    if supports_strict {
+        return match make_strict_json_schema(&tool.parameters) {
+            Ok(_) => Ok(Some(true)),
+            Err(_) if !require => Ok(None),
+            Err(e) => Err(err(format!("Tool \"{}\" requires JSON-schema constrained sampling, but {e}.", tool.name))),
+        };
+    }
+    if require {
+        return Err(err(format!("Tool \"{}\" requires JSON-schema constrained sampling, but strict tools are unsupported.", tool.name)));
+    }
+    Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nine_alphanumerics_are_kept() {
+        assert_eq!(derive_mistral_tool_call_id("abc-DEF-123", 0), "abcDEF123");
+        assert_eq!(derive_mistral_tool_call_id("abcDEF123", 1).len(), 9);
+    }
+
+    #[test]
+    fn other_ids_are_hashed_and_collisions_retried() {
+        let normalize = create_mistral_tool_call_id_normalizer();
+        let a = normalize("call_1|fc_1");
+        assert_eq!(a.len(), 9);
+        assert_eq!(normalize("call_1|fc_1"), a);
+        // "call1fc1" and "call_1-fc_1" strip to the same seed: the second gets the ":1" seed.
+        let b = normalize("call_1-fc_1");
+        assert_ne!(a, b);
+        assert_eq!(b, derive_mistral_tool_call_id("call_1-fc_1", 1));
+    }
+
+    #[test]
+    fn url_keeps_the_base_path() {
+        assert_eq!(request_url("http://127.0.0.1:9/v1/").unwrap(), "http://127.0.0.1:9/v1/v1/chat/completions");
+        assert_eq!(request_url("https://API.mistral.ai:443").unwrap(), "https://api.mistral.ai/v1/chat/completions");
+        assert!(request_url("").is_err());
+    }
+
+    #[test]
+    fn tool_result_texts() {
+        assert_eq!(build_tool_result_text("  out ", true, false, true), "[tool error] out\n[tool image omitted: model does not support images]");
+        assert_eq!(build_tool_result_text("", true, true, false), "(see attached image)");
+        assert_eq!(build_tool_result_text(" ", false, false, false), "(no tool output)");
+    }
+
+    #[test]
+    fn remap_moves_keys_to_the_end() {
+        let payload = Object::new()
+            .with("model", "m")
+            .with("stream", true)
+            .with("messages", Vec::<Value>::new())
+            .with("maxTokens", 5.0)
+            .with("promptMode", "reasoning")
+            .with("promptCacheKey", "s");
+        let wire = Value::Object(to_mistral_wire_payload(&payload)).to_json();
+        assert_eq!(wire, r#"{"model":"m","stream":true,"messages":[],"max_tokens":5,"prompt_mode":"reasoning","prompt_cache_key":"s"}"#);
+    }
 }

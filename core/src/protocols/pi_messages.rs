@@ -1,10 +1,126 @@
-//! pi-ai `dist/api/pi-messages.js`.
+//! pi-ai `dist/api/pi-messages.js` (INVENTORY §4.9, PM1–PM3): pi's own message protocol. The
+//! request is one POST of `{model, context, options}` to `<baseUrl>/messages`, where `context`
+//! is the LLM context exactly as the agent loop holds it: no `transformMessages`, no
+//! sanitization, every message field kept, and the whole AgentTool objects as `JSON.stringify`
+//! shows them.
 
 use super::{AdapterError, LlmContext, Request, StreamOptions};
+use crate::js::{Object, Value};
 use crate::model::Model;
-use crate::trace::Events;
+use crate::trace::{Event, EventKind, Events};
 
+fn err(message: impl Into<String>) -> AdapterError {
+    AdapterError { message: message.into() }
+}
+
+/// `streamSimple` (:185–193) and the request-building part of `stream` (:122–160). The coding
+/// agent's options pass through as they are: no `buildBaseOptions`, so no `maxTokens` (PM3);
+/// `reasoning` is the agent's level, already clamped. With no extension, `onPayload` returns
+/// nothing and the payload is sent as built.
 pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut Events) -> Result<Request, AdapterError> {
-    let _ = (model, ctx, opts, events);
-    Err(AdapterError { message: "not implemented yet".into() })
+    if opts.api_key.is_empty() {
+        return Err(err(format!("No API key provided for provider \"{}\"", model.provider())));
+    }
+    let url = messages_url(model.base_url())?;
+    let headers = request_headers(opts);
+
+    let context = llm_context_json(ctx);
+    events.push(
+        Event::new(
+            EventKind::Note,
+            format!("raw context sent: {} messages, {} tools, no transformMessages and no sanitization", ctx.messages.len(), ctx.tools.len()),
+        )
+        .at("AI/api/pi-messages.js:136"),
+    );
+    // `{temperature, maxTokens, reasoning, cacheRetention, sessionId, toolChoice}`: the coding
+    // agent sets neither temperature, maxTokens nor toolChoice, and JSON.stringify drops them.
+    let mut options = Object::new();
+    options.insert_opt("reasoning", opts.reasoning.clone().filter(|r| !r.is_empty()).map(Value::String));
+    let retention = resolve_cache_retention(opts);
+    if let Some(r) = retention {
+        events.push(Event::new(EventKind::Note, format!("cacheRetention {r:?} from PI_CACHE_RETENTION")).at("AI/api/pi-messages.js:234"));
+    }
+    options.insert_opt("cacheRetention", retention.map(Value::str));
+    options.insert_opt("sessionId", opts.session_id.clone().map(Value::String));
+
+    let mut payload = Object::new();
+    payload.insert_opt("model", model.obj.get("id").cloned());
+    payload.insert("context", context);
+    payload.insert("options", Value::Object(options));
+    let params = Value::Object(payload);
+    let body = params.to_json();
+    Ok(Request { method: "POST", url, headers, params, body })
+}
+
+/// The LLM context object the agent loop builds (CORE/agent-loop.js:184–188):
+/// `{systemPrompt, messages, tools}`, with each tool as its AgentTool JSON (functions dropped,
+/// `label` kept).
+fn llm_context_json(ctx: &LlmContext) -> Value {
+    Object::new()
+        .with("systemPrompt", ctx.system_prompt.as_str())
+        .with("messages", Value::Array(ctx.messages.clone()))
+        .with("tools", Value::Array(ctx.tools.iter().map(|t| t.agent_tool_json()).collect()))
+        .into()
+}
+
+/// `resolveCacheRetention(cacheRetention, env)` (:234–240): the option (never set by the coding
+/// agent), else `"long"` when `PI_CACHE_RETENTION` is "long", else undefined (the backend's
+/// default applies).
+fn resolve_cache_retention(opts: &StreamOptions) -> Option<&'static str> {
+    (opts.env.get("PI_CACHE_RETENTION").map(String::as_str) == Some("long")).then_some("long")
+}
+
+/// `new URL(`${model.baseUrl.replace(/\/+$/u, "")}/messages`)` (:131). `new URL` throws on a
+/// string without a scheme.
+fn messages_url(base_url: &str) -> Result<String, AdapterError> {
+    let url = format!("{}/messages", base_url.trim_end_matches('/'));
+    let valid_scheme = url
+        .split_once(':')
+        .is_some_and(|(scheme, _)| scheme.starts_with(|c: char| c.is_ascii_alphabetic()) && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)));
+    if !valid_scheme {
+        return Err(err(format!("Invalid URL: {url}")));
+    }
+    Ok(url)
+}
+
+/// The `fetch` headers (:153–158): `{authorization, accept, "content-type",
+/// ...providerHeadersToRecord(options.headers)}` — the configured headers (models.json, merged
+/// into `options.headers` by the coding agent's `prepareRequest`) with `null` values left out.
+/// `model.headers` is not applied by this adapter. Spread keys replace same-named ones in place;
+/// `fetch` then joins names that differ only in case, and adds `user-agent: undici` when none was
+/// given (no pi User-Agent here; captured). The key is shown as `<redacted>`.
+fn request_headers(opts: &StreamOptions) -> Vec<(String, String)> {
+    let mut record = Object::new().with("authorization", "<redacted>").with("accept", "text/event-stream").with("content-type", "application/json");
+    for (k, v) in &opts.headers {
+        record.insert(k.clone(), Value::str(v));
+    }
+    let mut headers: Vec<(String, String)> = Vec::new();
+    for (name, value) in record.iter() {
+        let name = name.to_ascii_lowercase();
+        let value = value.as_str().unwrap_or_default().to_string();
+        match headers.iter_mut().find(|(k, _)| *k == name) {
+            Some(slot) => slot.1 = format!("{}, {value}", slot.1),
+            None => headers.push((name, value)),
+        }
+    }
+    for (name, value) in headers.iter_mut() {
+        if ["auth", "api-key", "cookie"].iter().any(|s| name.contains(s)) {
+            *value = "<redacted>".into();
+        }
+    }
+    if !headers.iter().any(|(k, _)| k == "user-agent") {
+        headers.push(("user-agent".into(), "undici".into()));
+    }
+    headers
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn url_trims_trailing_slashes() {
+        assert_eq!(messages_url("http://127.0.0.1:9/v1//").unwrap(), "http://127.0.0.1:9/v1/messages");
+        assert!(messages_url("").is_err());
+    }
 }
