@@ -1,10 +1,849 @@
-//! pi-ai `dist/api/bedrock-converse-stream.js`.
+//! pi-ai `dist/api/bedrock-converse-stream.js` (INVENTORY §4.7, B1–B9): `streamSimple` →
+//! `stream`'s command input (`convertMessages`, `buildSystemPrompt`, `convertToolConfig`,
+//! `buildAdditionalModelRequestFields`), then what `@aws-sdk/client-bedrock-runtime` 3.1048.0
+//! sends for `ConverseStreamCommand`: `POST /model/{modelId}/converse-stream` with the body
+//! written by the schema serializer (`JsonShapeSerializer2`, @smithy/core protocols) in the
+//! schema's member order, `null`s dropped from structures, byte blobs as canonical base64.
+//!
+//! In [`Request::params`] (pi's command input) the `Uint8Array` blobs are shown as their
+//! canonical base64 strings, as the SDK writes them.
 
-use super::{AdapterError, LlmContext, Request, StreamOptions};
+use super::base64;
+use super::google_shared::{err, get_json_schema_tool_parameters, resolve_json_schema_strict_sampling, sanitize_value};
+use super::{cache_retention, AdapterError, LlmContext, Request, StreamOptions};
+use crate::data;
+use crate::js::{is_js_whitespace, js_slice, js_trim_is_empty, Object, Value};
+use crate::messages::{self, js_max, js_min, to_js_string};
 use crate::model::Model;
-use crate::trace::Events;
+use crate::tools::ToolDef;
+use crate::trace::{Event, EventKind, Events};
 
+/// `x-amz-user-agent` of the SDK (its full `user-agent` names the OS and Node version, a
+/// runtime fact, and is left out).
+const AWS_SDK_USER_AGENT: &str = "aws-sdk-js/3.1048.0";
+
+/// A text pi inserts into bodies (data/pi-0.85.1/strings.json, group `bedrockConverseStream`).
+fn text(key: &str) -> &'static str {
+    data::string("bedrockConverseStream", key)
+}
+
+fn ev(events: &mut Events, kind: EventKind, message: impl Into<String>, at: &'static str) {
+    events.push(Event::new(kind, message).at(at));
+}
+
+/// The options `stream` receives from `streamSimple`, reduced to what the coding agent sets.
+#[derive(Clone, Debug, Default)]
+struct BedrockOptions {
+    /// `buildBaseOptions`' clamped `maxTokens` (adjusted for thinking on budget-based Claude).
+    max_tokens: f64,
+    /// The thinking level, `None` when off.
+    reasoning: Option<String>,
+    thinking_budgets: Option<Object>,
+}
+
+/// `streamSimple` (bedrock-converse-stream.js:383–418) and the request half of `stream`
+/// (:20–156): the command input, then the SDK's path and body.
 pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut Events) -> Result<Request, AdapterError> {
-    let _ = (model, ctx, opts, events);
-    Err(AdapterError { message: "not implemented yet".into() })
+    let options = stream_simple(model, ctx, opts, events);
+    let retention = cache_retention(opts);
+    let supports_strict_mode = model.compat_value("supportsStrictMode").filter(|v| !v.is_null()).is_some_and(Value::truthy);
+    let inference_max_tokens = options.max_tokens;
+    let mut input = Object::new();
+    input.insert("modelId", Value::str(model.id()));
+    input.insert("messages", Value::Array(convert_messages(ctx, model, retention, opts, events)?));
+    input.insert_opt("system", build_system_prompt(&ctx.system_prompt, model, retention, opts, events));
+    input.insert("inferenceConfig", Value::Object(Object::new().with("maxTokens", inference_max_tokens)));
+    input.insert_opt("toolConfig", convert_tool_config(&ctx.tools, supports_strict_mode, events)?);
+    input.insert_opt("additionalModelRequestFields", build_additional_model_request_fields(model, &options, opts, events));
+    let params = Value::Object(input);
+    let body = converse_stream_request_body(&params);
+    let url = format!("{}/model/{}/converse-stream", endpoint(model, opts, events), extended_encode_uri_component(model.id())?);
+    let headers = request_headers(opts);
+    Ok(Request { method: "POST", url, headers, params, body: body.to_json() })
+}
+
+/// `streamSimple` (bedrock-converse-stream.js:383–418; B1): no clamp of its own. Budget-based
+/// Claude models get `adjustMaxTokensForThinking` + the context clamp, and the budget of
+/// `clampReasoning(level)` capped to leave 1024 answer tokens.
+fn stream_simple(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut Events) -> BedrockOptions {
+    let base_max = messages::clamp_max_tokens_to_context(model, ctx, messages::model_max_tokens(model));
+    let Some(reasoning) = opts.reasoning.clone().filter(|r| !r.is_empty()) else {
+        return BedrockOptions { max_tokens: base_max, reasoning: None, thinking_budgets: None };
+    };
+    if !is_anthropic_claude_model(model) || supports_adaptive_thinking(model.id(), model.name()) {
+        return BedrockOptions { max_tokens: base_max, reasoning: Some(reasoning), thinking_budgets: opts.thinking_budgets.clone() };
+    }
+    let (adjusted_max, adjusted_budget) =
+        messages::adjust_max_tokens_for_thinking(Some(base_max), messages::model_max_tokens(model), &reasoning, opts.thinking_budgets.as_ref());
+    let max_tokens = messages::clamp_max_tokens_to_context(model, ctx, adjusted_max);
+    let budget = js_min(adjusted_budget, js_max(0.0, max_tokens - 1024.0));
+    let mut budgets = opts.thinking_budgets.clone().unwrap_or_default();
+    budgets.insert(messages::clamp_reasoning(&reasoning), Value::Number(budget));
+    if max_tokens != base_max {
+        ev(events, EventKind::Clamped, format!("maxTokens {base_max} → {max_tokens} (thinking budget {budget} on a budget-based Claude)"), "AI/api/bedrock-converse-stream.js:404");
+    }
+    BedrockOptions { max_tokens, reasoning: Some(reasoning), thinking_budgets: Some(budgets) }
+}
+
+/// `getModelMatchCandidates(modelId, modelName)` (bedrock-converse-stream.js:565–572): each
+/// lower-cased, and again with `[\s_.:]+` runs turned into `-`.
+fn get_model_match_candidates(model_id: &str, model_name: &str) -> Vec<String> {
+    let values: Vec<&str> = if model_name.is_empty() { vec![model_id] } else { vec![model_id, model_name] };
+    values
+        .into_iter()
+        .flat_map(|value| {
+            let lower = value.to_lowercase();
+            let mut dashed = String::with_capacity(lower.len());
+            let mut in_run = false;
+            for c in lower.chars() {
+                if is_js_whitespace(c) || c == '_' || c == '.' || c == ':' {
+                    if !in_run {
+                        dashed.push('-');
+                    }
+                    in_run = true;
+                } else {
+                    dashed.push(c);
+                    in_run = false;
+                }
+            }
+            [lower, dashed]
+        })
+        .collect()
+}
+
+/// `supportsAdaptiveThinking(modelId, modelName)` (bedrock-converse-stream.js:573–582; B2).
+fn supports_adaptive_thinking(model_id: &str, model_name: &str) -> bool {
+    const ADAPTIVE: [&str; 7] = ["opus-4-6", "opus-4-7", "opus-4-8", "opus-5", "sonnet-4-6", "sonnet-5", "fable-5"];
+    get_model_match_candidates(model_id, model_name).iter().any(|s| ADAPTIVE.iter().any(|a| s.contains(a)))
+}
+
+/// `supportsNativeXhighEffort(model)` (bedrock-converse-stream.js:583–590).
+fn supports_native_xhigh_effort(model: &Model) -> bool {
+    const NATIVE: [&str; 5] = ["opus-4-7", "opus-4-8", "opus-5", "sonnet-5", "fable-5"];
+    get_model_match_candidates(model.id(), model.name()).iter().any(|s| NATIVE.iter().any(|a| s.contains(a)))
+}
+
+/// `mapThinkingLevelToEffort(model, level)` (bedrock-converse-stream.js:591–608).
+fn map_thinking_level_to_effort(model: &Model, level: &str) -> Value {
+    if level == "xhigh" && supports_native_xhigh_effort(model) {
+        return Value::str("xhigh");
+    }
+    if let Some(Value::String(mapped)) = model.thinking_level_map().and_then(|m| m.get(level)) {
+        return Value::str(mapped.as_str());
+    }
+    Value::str(match level {
+        "minimal" | "low" => "low",
+        "medium" => "medium",
+        _ => "high",
+    })
+}
+
+/// `isAnthropicClaudeModel(model)` (bedrock-converse-stream.js:626–634; B2): the id or name holds
+/// `anthropic.claude` / `anthropic/claude`, or the name holds `claude`.
+fn is_anthropic_claude_model(model: &Model) -> bool {
+    let id = model.id().to_lowercase();
+    let name = model.name().to_lowercase();
+    id.contains("anthropic.claude") || id.contains("anthropic/claude") || name.contains("anthropic.claude") || name.contains("anthropic/claude") || name.contains("claude")
+}
+
+/// `supportsPromptCaching(model, env)` (bedrock-converse-stream.js:647–673; B4).
+fn supports_prompt_caching(model: &Model, opts: &StreamOptions) -> bool {
+    let candidates = get_model_match_candidates(model.id(), model.name());
+    if !candidates.iter().any(|s| s.contains("claude")) {
+        return env_value(opts, "AWS_BEDROCK_FORCE_CACHE") == Some("1");
+    }
+    candidates.iter().any(|s| {
+        s.contains("fable-5")
+            || s.contains("opus-5")
+            || s.contains("sonnet-5")
+            || s.contains("-4-")
+            || s.contains("claude-3-7-sonnet")
+            || s.contains("claude-3-5-haiku")
+    })
+}
+
+/// `getProviderEnvValue(name, env)` (AI/utils/provider-env.js): a non-empty value.
+fn env_value<'a>(opts: &'a StreamOptions, name: &str) -> Option<&'a str> {
+    opts.env.get(name).map(String::as_str).filter(|v| !v.is_empty())
+}
+
+/// `{cachePoint: {type: "default", ttl?: "1h"}}` (bedrock-converse-stream.js:688–690, 888–893).
+fn cache_point(retention: &str) -> Value {
+    let mut cp = Object::new().with("type", "default");
+    if retention == "long" {
+        cp.insert("ttl", Value::str("1h"));
+    }
+    Value::Object(Object::new().with("cachePoint", cp))
+}
+
+/// `buildSystemPrompt(systemPrompt, model, cacheRetention, env)` (bedrock-converse-stream.js:
+/// 682–693): the text, plus a cache point for models that cache.
+fn build_system_prompt(system_prompt: &str, model: &Model, retention: &str, opts: &StreamOptions, events: &mut Events) -> Option<Value> {
+    if system_prompt.is_empty() {
+        return None;
+    }
+    let mut blocks = vec![Value::Object(Object::new().with("text", crate::js::sanitize_surrogates(system_prompt).into_owned()))];
+    if retention != "none" && supports_prompt_caching(model, opts) {
+        ev(events, EventKind::Inserted, format!("cachePoint after the system prompt (retention {retention})"), "AI/api/bedrock-converse-stream.js:686");
+        blocks.push(cache_point(retention));
+    }
+    Some(Value::Array(blocks))
+}
+
+/// `normalizeToolCallId(id)` (bedrock-converse-stream.js:694–697; B8).
+fn normalize_tool_call_id(id: &str) -> String {
+    let sanitized: String = id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
+    js_slice(&sanitized, 0, Some(64))
+}
+
+/// `createNonBlankTextBlock(text)` (bedrock-converse-stream.js:698–701).
+fn create_non_blank_text_block(value: Option<&Value>) -> Result<Option<Value>, AdapterError> {
+    let sanitized = sanitize_value(value, "text block")?;
+    Ok((!js_trim_is_empty(&sanitized)).then(|| Value::Object(Object::new().with("text", sanitized))))
+}
+
+/// `{text: "<empty>"}` (`EMPTY_TEXT_PLACEHOLDER`).
+fn empty_text_block() -> Value {
+    Value::Object(Object::new().with("text", text("emptyTextPlaceholder")))
+}
+
+/// `createRequiredTextBlock(text)` (bedrock-converse-stream.js:702–704).
+fn create_required_text_block(value: Option<&Value>, events: &mut Events) -> Result<Value, AdapterError> {
+    Ok(match create_non_blank_text_block(value)? {
+        Some(block) => block,
+        None => {
+            ev(events, EventKind::Replaced, "blank user text sent as \"<empty>\"", "AI/api/bedrock-converse-stream.js:703");
+            empty_text_block()
+        }
+    })
+}
+
+/// `sanitizeBedrockDocument(value)` (bedrock-converse-stream.js:705–715): object members with an
+/// empty key are dropped, recursively.
+fn sanitize_bedrock_document(value: &Value) -> Value {
+    match value {
+        Value::Array(a) => Value::Array(a.iter().map(sanitize_bedrock_document).collect()),
+        Value::Object(o) => Value::Object(o.iter().filter(|(k, _)| !k.is_empty()).map(|(k, v)| (k.clone(), sanitize_bedrock_document(v))).collect()),
+        other => other.clone(),
+    }
+}
+
+/// `convertToolResultContent(content)` (bedrock-converse-stream.js:716–731).
+fn convert_tool_result_content(content: Option<&Value>, events: &mut Events) -> Result<Vec<Value>, AdapterError> {
+    let items: &[Value] = match content {
+        Some(Value::Array(a)) => a,
+        _ => return Err(err("TypeError: content is not iterable (tool result)")),
+    };
+    let mut result = Vec::new();
+    for c in items {
+        if c.get_str("type") == Some("image") {
+            result.push(Value::Object(Object::new().with("image", create_image_block(c.get("mimeType"), c.get("data"))?)));
+        } else if let Some(block) = create_non_blank_text_block(c.get("text"))? {
+            result.push(block);
+        }
+    }
+    if result.is_empty() {
+        ev(events, EventKind::Replaced, "empty tool result sent as \"<empty>\"", "AI/api/bedrock-converse-stream.js:729");
+        result.push(empty_text_block());
+    }
+    Ok(result)
+}
+
+/// `convertMessages(context, model, cacheRetention, env)` (bedrock-converse-stream.js:732–898;
+/// B5): user, assistant and merged tool-result messages, then a cache point on a last user
+/// message.
+fn convert_messages(ctx: &LlmContext, model: &Model, retention: &str, opts: &StreamOptions, events: &mut Events) -> Result<Vec<Value>, AdapterError> {
+    let normalize = |id: &str, _: &Model, _: &Value| normalize_tool_call_id(id);
+    let transformed = messages::transform_messages(&ctx.messages, model, Some(&normalize), 0.0, events);
+    let mut result: Vec<Value> = Vec::new();
+    let mut i = 0;
+    while i < transformed.len() {
+        let m = &transformed[i];
+        match m.get_str("role") {
+            Some("user") => {
+                let content = convert_user_content(m, events)?;
+                result.push(Value::Object(Object::new().with("role", "user").with("content", content)));
+            }
+            Some("assistant") => {
+                if let Some(content) = convert_assistant_content(m, model, events)? {
+                    result.push(Value::Object(Object::new().with("role", "assistant").with("content", content)));
+                }
+            }
+            Some("toolResult") => {
+                let mut tool_results = Vec::new();
+                let mut j = i;
+                while j < transformed.len() && transformed[j].get_str("role") == Some("toolResult") {
+                    tool_results.push(tool_result_block(&transformed[j], events)?);
+                    j += 1;
+                }
+                if tool_results.len() > 1 {
+                    ev(events, EventKind::Converted, format!("{} consecutive tool results merged into one user message", tool_results.len()), "AI/api/bedrock-converse-stream.js:864");
+                }
+                i = j - 1;
+                result.push(Value::Object(Object::new().with("role", "user").with("content", tool_results)));
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if retention != "none" && supports_prompt_caching(model, opts) {
+        if let Some(last) = result.last_mut().and_then(Value::as_object_mut) {
+            if last.get_str("role") == Some("user") {
+                if let Some(content) = last.get_mut("content").and_then(Value::as_array_mut) {
+                    content.push(cache_point(retention));
+                    ev(events, EventKind::Inserted, format!("cachePoint on the last user message (retention {retention})"), "AI/api/bedrock-converse-stream.js:886");
+                }
+            }
+        }
+    }
+    Ok(result)
+}
+
+/// The user branch of `convertMessages` (bedrock-converse-stream.js:738–768).
+fn convert_user_content(m: &Value, events: &mut Events) -> Result<Vec<Value>, AdapterError> {
+    let mut content = Vec::new();
+    match m.get("content") {
+        Some(Value::String(_)) => content.push(create_required_text_block(m.get("content"), events)?),
+        Some(Value::Array(items)) => {
+            for c in items {
+                match c.get_str("type") {
+                    Some("text") => match create_non_blank_text_block(c.get("text"))? {
+                        Some(block) => content.push(block),
+                        None => ev(events, EventKind::Dropped, "blank user text block", "AI/api/bedrock-converse-stream.js:746"),
+                    },
+                    Some("image") => content.push(Value::Object(Object::new().with("image", create_image_block(c.get("mimeType"), c.get("data"))?))),
+                    _ => {}
+                }
+            }
+            if content.is_empty() {
+                ev(events, EventKind::Replaced, "user message with no content sent as \"<empty>\"", "AI/api/bedrock-converse-stream.js:760");
+                content.push(empty_text_block());
+            }
+        }
+        _ => return Err(err("TypeError: m.content is not iterable (user message)")),
+    }
+    Ok(content)
+}
+
+/// The assistant branch of `convertMessages` (bedrock-converse-stream.js:769–849): `None` when
+/// the message is skipped (empty content, or every block filtered out).
+fn convert_assistant_content(m: &Value, model: &Model, events: &mut Events) -> Result<Option<Vec<Value>>, AdapterError> {
+    let blocks: &[Value] = match m.get("content") {
+        Some(Value::Array(a)) => a,
+        _ => &[],
+    };
+    if blocks.is_empty() {
+        ev(events, EventKind::Dropped, "assistant message with empty content", "AI/api/bedrock-converse-stream.js:773");
+        return Ok(None);
+    }
+    let mut content = Vec::new();
+    for c in blocks {
+        match c.get_str("type") {
+            Some("text") => match create_non_blank_text_block(c.get("text"))? {
+                Some(block) => content.push(block),
+                None => ev(events, EventKind::Dropped, "blank assistant text block", "AI/api/bedrock-converse-stream.js:781"),
+            },
+            Some("toolCall") => {
+                let mut tool_use = Object::new();
+                tool_use.insert_opt("toolUseId", c.get("id").cloned());
+                tool_use.insert_opt("name", c.get("name").cloned());
+                tool_use.insert_opt("input", c.get("arguments").map(sanitize_bedrock_document));
+                content.push(Value::Object(Object::new().with("toolUse", tool_use)));
+            }
+            Some("thinking") => {
+                if let Some(block) = convert_thinking_block(c, model, events)? {
+                    content.push(block);
+                }
+            }
+            _ => {}
+        }
+    }
+    if content.is_empty() {
+        ev(events, EventKind::Dropped, "assistant message with no blocks left", "AI/api/bedrock-converse-stream.js:841");
+        return Ok(None);
+    }
+    Ok(Some(content))
+}
+
+/// The thinking case of the assistant branch (bedrock-converse-stream.js:796–836): redacted
+/// payloads replayed as `redactedContent` bytes; signed Claude thinking as `reasoningText` with
+/// its signature, unsigned as plain text; other models' thinking without a signature.
+fn convert_thinking_block(c: &Value, model: &Model, events: &mut Events) -> Result<Option<Value>, AdapterError> {
+    if c.get("redacted").is_some_and(Value::truthy) {
+        return Ok(match decode_redacted_content(c.get("thinkingSignature")) {
+            Some(bytes) if !bytes.is_empty() => {
+                Some(Value::Object(Object::new().with("reasoningContent", Object::new().with("redactedContent", base64::encode(&bytes)))))
+            }
+            _ => {
+                ev(events, EventKind::Dropped, "redacted thinking whose payload is not base64", "AI/api/bedrock-converse-stream.js:802");
+                None
+            }
+        });
+    }
+    let thinking = sanitize_value(c.get("thinking"), "thinking")?;
+    if js_trim_is_empty(&thinking) {
+        ev(events, EventKind::Dropped, "blank thinking block", "AI/api/bedrock-converse-stream.js:809");
+        return Ok(None);
+    }
+    if !supports_thinking_signature(model) {
+        return Ok(Some(Value::Object(Object::new().with("reasoningContent", Object::new().with("reasoningText", Object::new().with("text", thinking))))));
+    }
+    let signature = c.get("thinkingSignature");
+    let blank_signature = match signature {
+        None | Some(Value::Null) => true,
+        Some(Value::String(s)) => js_trim_is_empty(s),
+        Some(v) if !v.truthy() => true,
+        Some(_) => return Err(err("TypeError: c.thinkingSignature.trim is not a function")),
+    };
+    if blank_signature {
+        ev(events, EventKind::Converted, "Claude thinking without a signature sent as text", "AI/api/bedrock-converse-stream.js:819");
+        return Ok(Some(Value::Object(Object::new().with("text", thinking))));
+    }
+    let mut reasoning_text = Object::new().with("text", thinking);
+    reasoning_text.insert_opt("signature", signature.cloned());
+    Ok(Some(Value::Object(Object::new().with("reasoningContent", Object::new().with("reasoningText", reasoning_text)))))
+}
+
+/// `supportsThinkingSignature(model)` (bedrock-converse-stream.js:679–681).
+fn supports_thinking_signature(model: &Model) -> bool {
+    is_anthropic_claude_model(model)
+}
+
+/// One `{toolResult: {toolUseId, content, status}}` (bedrock-converse-stream.js:851–874).
+fn tool_result_block(m: &Value, events: &mut Events) -> Result<Value, AdapterError> {
+    let mut tr = Object::new();
+    tr.insert_opt("toolUseId", m.get("toolCallId").cloned());
+    tr.insert("content", Value::Array(convert_tool_result_content(m.get("content"), events)?));
+    tr.insert("status", Value::str(if m.get("isError").is_some_and(Value::truthy) { "error" } else { "success" }));
+    Ok(Value::Object(Object::new().with("toolResult", tr)))
+}
+
+/// `convertToolConfig(tools, toolChoice, supportsStrictMode)` (bedrock-converse-stream.js:
+/// 899–929; B7) with the coding agent's undefined `toolChoice`.
+fn convert_tool_config(tools: &[ToolDef], supports_strict_mode: bool, events: &mut Events) -> Result<Option<Value>, AdapterError> {
+    if tools.is_empty() {
+        return Ok(None);
+    }
+    let mut bedrock_tools = Vec::with_capacity(tools.len());
+    for tool in tools {
+        let strict = resolve_json_schema_strict_sampling(tool, supports_strict_mode)?;
+        let mut spec = Object::new()
+            .with("name", tool.name.as_str())
+            .with("description", tool.description.as_str())
+            .with("inputSchema", Object::new().with("json", get_json_schema_tool_parameters(tool, strict)?));
+        if strict {
+            spec.insert("strict", Value::Bool(true));
+            ev(events, EventKind::Converted, format!("tool {}: strict input schema (compat.supportsStrictMode)", tool.name), "AI/api/bedrock-converse-stream.js:910");
+        }
+        bedrock_tools.push(Value::Object(Object::new().with("toolSpec", spec)));
+    }
+    Ok(Some(Value::Object(Object::new().with("tools", bedrock_tools))))
+}
+
+/// `getConfiguredBedrockRegion(options)` (bedrock-converse-stream.js:946–951).
+fn get_configured_bedrock_region(opts: &StreamOptions) -> Option<&str> {
+    env_value(opts, "AWS_REGION").or_else(|| env_value(opts, "AWS_DEFAULT_REGION"))
+}
+
+/// `getStandardBedrockEndpointRegion(baseUrl)` (bedrock-converse-stream.js:964–976):
+/// `bedrock-runtime[-fips].<region>.amazonaws.com[.cn]`.
+fn get_standard_bedrock_endpoint_region(base_url: &str) -> Option<String> {
+    let rest = base_url.split_once("://")?.1;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let host_port = authority.rsplit('@').next()?;
+    let host = host_port.split(':').next()?.to_lowercase();
+    let host = host.strip_suffix(".cn").unwrap_or(&host);
+    let inner = host.strip_suffix(".amazonaws.com")?;
+    let region = inner.strip_prefix("bedrock-runtime-fips.").or_else(|| inner.strip_prefix("bedrock-runtime."))?;
+    (!region.is_empty() && region.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')).then(|| region.to_string())
+}
+
+/// `isGovCloudBedrockTarget(model, options)` (bedrock-converse-stream.js:984–991).
+fn is_gov_cloud_bedrock_target(model: &Model, opts: &StreamOptions) -> bool {
+    if get_configured_bedrock_region(opts).is_some_and(|r| r.to_lowercase().starts_with("us-gov-")) {
+        return true;
+    }
+    let id = model.id().to_lowercase();
+    id.starts_with("us-gov.") || id.starts_with("arn:aws-us-gov:")
+}
+
+/// The endpoint the client sends to (bedrock-converse-stream.js:48–103; B9): the model's
+/// `baseUrl` unless it is a standard Bedrock endpoint and a region (env `AWS_REGION` /
+/// `AWS_DEFAULT_REGION`) or an ambient `AWS_PROFILE` is configured; then the SDK's regional
+/// endpoint for the region (an inference-profile ARN's region first).
+fn endpoint(model: &Model, opts: &StreamOptions, events: &mut Events) -> String {
+    let base = model.base_url();
+    let configured_region = get_configured_bedrock_region(opts);
+    let ambient_profile = env_value(opts, "AWS_PROFILE").is_some();
+    let endpoint_region = get_standard_bedrock_endpoint_region(base);
+    let explicit = endpoint_region.is_none() || (configured_region.is_none() && !ambient_profile);
+    if explicit && !base.is_empty() {
+        return base.strip_suffix('/').unwrap_or(base).to_string();
+    }
+    let region = arn_region(model.id()).or_else(|| configured_region.map(String::from)).or_else(|| (!ambient_profile).then(|| "us-east-1".to_string()));
+    match region {
+        Some(r) => {
+            let host_suffix = if r.starts_with("cn-") { "amazonaws.com.cn" } else { "amazonaws.com" };
+            let url = format!("https://bedrock-runtime.{r}.{host_suffix}");
+            if url != base.strip_suffix('/').unwrap_or(base) {
+                ev(events, EventKind::Replaced, format!("endpoint {base} → {url} (region {r} configured)"), "AI/api/bedrock-converse-stream.js:52");
+            }
+            url
+        }
+        None => {
+            ev(events, EventKind::Note, "region comes from the AWS profile, which is not read here: the model's baseUrl is shown", "AI/api/bedrock-converse-stream.js:79");
+            base.strip_suffix('/').unwrap_or(base).to_string()
+        }
+    }
+}
+
+/// The region of an inference-profile ARN, `/^arn:aws(?:-[a-z0-9-]+)?:bedrock:([a-z0-9-]+):/`
+/// (bedrock-converse-stream.js:69).
+fn arn_region(model_id: &str) -> Option<String> {
+    let rest = model_id.strip_prefix("arn:aws")?;
+    let rest = match rest.strip_prefix('-') {
+        Some(partition) => {
+            let end = partition.find(':')?;
+            if end == 0 || !partition[..end].bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
+                return None;
+            }
+            &partition[end..]
+        }
+        None => rest,
+    };
+    let rest = rest.strip_prefix(":bedrock:")?;
+    let end = rest.find(':')?;
+    let region = &rest[..end];
+    (end > 0 && region.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')).then(|| region.to_string())
+}
+
+/// `buildAdditionalModelRequestFields(model, options)` (bedrock-converse-stream.js:993–1032; B6):
+/// Claude only. Adaptive models get `{thinking:{type:"adaptive", display}, output_config:
+/// {effort}}`; others an enabled thinking budget and the interleaved-thinking beta. GovCloud
+/// leaves `display` out.
+fn build_additional_model_request_fields(model: &Model, options: &BedrockOptions, opts: &StreamOptions, events: &mut Events) -> Option<Value> {
+    let reasoning = options.reasoning.as_deref()?;
+    if !model.reasoning() || !is_anthropic_claude_model(model) {
+        return None;
+    }
+    let display = (!is_gov_cloud_bedrock_target(model, opts)).then_some("summarized");
+    let adaptive = supports_adaptive_thinking(model.id(), model.name());
+    let mut result = if adaptive {
+        let mut thinking = Object::new().with("type", "adaptive");
+        thinking.insert_opt("display", display.map(Value::str));
+        let effort = map_thinking_level_to_effort(model, reasoning);
+        ev(events, EventKind::Converted, format!("thinking level {reasoning} → adaptive thinking, effort {}", effort.to_json()), "AI/api/bedrock-converse-stream.js:1003");
+        Object::new().with("thinking", thinking).with("output_config", Object::new().with("effort", effort))
+    } else {
+        let level = if reasoning == "xhigh" || reasoning == "max" { "high" } else { reasoning };
+        let budget = options
+            .thinking_budgets
+            .as_ref()
+            .and_then(|b| b.get(level))
+            .filter(|v| !v.is_null())
+            .cloned()
+            .or_else(|| data::defaults().get("bedrockDefaultThinkingBudgets").and_then(|d| d.get(reasoning)).cloned());
+        let mut thinking = Object::new().with("type", "enabled");
+        thinking.insert_opt("budget_tokens", budget.clone());
+        thinking.insert_opt("display", display.map(Value::str));
+        ev(
+            events,
+            EventKind::Converted,
+            format!("thinking level {reasoning} → budget_tokens {}", budget.map_or_else(|| "undefined".into(), |b| b.to_json())),
+            "AI/api/bedrock-converse-stream.js:1010",
+        );
+        Object::new().with("thinking", thinking)
+    };
+    if !adaptive {
+        result.insert("anthropic_beta", Value::Array(vec![Value::str(text("interleavedThinkingBeta"))]));
+        ev(events, EventKind::Inserted, "anthropic_beta interleaved-thinking", "AI/api/bedrock-converse-stream.js:1028");
+    }
+    if display.is_none() {
+        ev(events, EventKind::Dropped, "thinking.display left out for a GovCloud target", "AI/api/bedrock-converse-stream.js:998");
+    }
+    Some(Value::Object(result))
+}
+
+/// `createImageBlock(mimeType, data)` (bedrock-converse-stream.js:1033–1053): jpeg/png/gif/webp,
+/// anything else throws; the base64 data decoded with `atob` (throws on invalid input) and
+/// re-encoded canonically by the SDK.
+fn create_image_block(mime_type: Option<&Value>, data: Option<&Value>) -> Result<Value, AdapterError> {
+    let format = match mime_type.and_then(Value::as_str) {
+        Some("image/jpeg") | Some("image/jpg") => "jpeg",
+        Some("image/png") => "png",
+        Some("image/gif") => "gif",
+        Some("image/webp") => "webp",
+        _ => return Err(err(format!("Unknown image type: {}", to_js_string(mime_type)))),
+    };
+    let input = to_js_string(data);
+    let bytes = base64::atob(&input).map_err(|e| err(format!("InvalidCharacterError: {e}")))?;
+    Ok(Value::Object(Object::new().with("source", Object::new().with("bytes", base64::encode(&bytes))).with("format", format)))
+}
+
+/// `decodeRedactedContent(signature)` (bedrock-converse-stream.js:1068–1077): `undefined` for a
+/// missing or undecodable payload.
+fn decode_redacted_content(signature: Option<&Value>) -> Option<Vec<u8>> {
+    let sig = signature.filter(|s| s.truthy())?;
+    base64::atob(&to_js_string(Some(sig))).ok()
+}
+
+/// The SDK's label encoding of the model id in the path (`extendedEncodeURIComponent`,
+/// @smithy/core): `encodeURIComponent` plus `!'()*`, so only `A-Za-z0-9-_.~` stay literal.
+fn extended_encode_uri_component(s: &str) -> Result<String, AdapterError> {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if crate::js::is_lone_surrogate_char(c).is_some() {
+            return Err(err("URIError: URI malformed"));
+        }
+        if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '~') {
+            out.push(c);
+        } else {
+            let mut buf = [0u8; 4];
+            for b in c.encode_utf8(&mut buf).bytes() {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The protocol's own headers: `content-type`, the SDK's `x-amz-user-agent`, the configured
+/// headers (`addCustomHeadersMiddleware`), and `authorization` (SigV4 with the env
+/// credentials, or `Bearer` with `AWS_BEARER_TOKEN_BEDROCK`), redacted. Left out: the runtime
+/// and per-request ones: `user-agent` (OS and Node version), `host`, `content-length`,
+/// `amz-sdk-invocation-id` (random), `amz-sdk-request`, `connection`, and the other SigV4
+/// signing headers.
+fn request_headers(opts: &StreamOptions) -> Vec<(String, String)> {
+    let mut headers = vec![("content-type".to_string(), "application/json".to_string()), ("x-amz-user-agent".to_string(), AWS_SDK_USER_AGENT.to_string())];
+    for (k, v) in &opts.headers {
+        headers.push((k.to_lowercase(), v.clone()));
+    }
+    headers.push(("authorization".into(), "<redacted>".into()));
+    headers
+}
+
+// ---------------------------------------------------------------------------------------------
+// @aws-sdk/client-bedrock-runtime 3.1048.0 schemas (dist-cjs/schemas/schemas_0.js) as
+// `JsonShapeSerializer2.writeStruct` walks them: members in schema order, `null`/`undefined`
+// members and list items left out, documents written as they are.
+// ---------------------------------------------------------------------------------------------
+
+type Writer = fn(&Value) -> Value;
+
+/// `writeStruct(ns, value)` for a structure or union with the given members.
+fn write_struct(value: &Value, members: &[(&str, Writer)]) -> Value {
+    let Some(obj) = value.as_object() else { return write_scalar(value) };
+    let mut out = Object::new();
+    for (name, writer) in members {
+        if let Some(v) = obj.get(name).filter(|v| !v.is_null()) {
+            out.insert(*name, writer(v));
+        }
+    }
+    Value::Object(out)
+}
+
+/// `writeList` of a non-sparse list: `null` items are skipped.
+fn write_list(value: &Value, item: Writer) -> Value {
+    match value {
+        Value::Array(a) => Value::Array(a.iter().filter(|v| !v.is_null()).map(item).collect()),
+        other => other.clone(),
+    }
+}
+
+/// A document (or a member pi never sets), written as it is.
+fn write_document(value: &Value) -> Value {
+    value.clone()
+}
+
+/// A string or number member: NaN and infinities are written as strings.
+fn write_scalar(value: &Value) -> Value {
+    match value {
+        Value::Number(n) if !n.is_finite() => Value::String(crate::js::number_to_string(*n)),
+        other => other.clone(),
+    }
+}
+
+/// `ConverseStreamRequest$` (schemas_0.js:683): `modelId` is the path label, the rest the body.
+fn converse_stream_request_body(input: &Value) -> Value {
+    write_struct(
+        input,
+        &[
+            ("messages", |v| write_list(v, write_message)),
+            ("system", |v| write_list(v, write_system_content_block)),
+            ("inferenceConfig", write_inference_configuration),
+            ("toolConfig", write_tool_configuration),
+            ("guardrailConfig", write_document),
+            ("additionalModelRequestFields", write_document),
+            ("promptVariables", write_document),
+            ("additionalModelResponseFieldPaths", write_document),
+            ("requestMetadata", write_document),
+            ("performanceConfig", write_document),
+            ("serviceTier", write_document),
+            ("outputConfig", write_document),
+        ],
+    )
+}
+
+/// `Message$` (schemas_0.js:1028).
+fn write_message(v: &Value) -> Value {
+    write_struct(v, &[("role", write_scalar), ("content", |c| write_list(c, write_content_block))])
+}
+
+/// `ContentBlock$` (schemas_0.js:1331).
+fn write_content_block(v: &Value) -> Value {
+    write_struct(
+        v,
+        &[
+            ("text", write_scalar),
+            ("image", write_image_block),
+            ("document", write_document),
+            ("video", write_document),
+            ("audio", write_document),
+            ("toolUse", write_tool_use_block),
+            ("toolResult", write_tool_result_block),
+            ("guardContent", write_document),
+            ("cachePoint", write_cache_point_block),
+            ("reasoningContent", write_reasoning_content_block),
+            ("citationsContent", write_document),
+            ("searchResult", write_document),
+        ],
+    )
+}
+
+/// `SystemContentBlock$` (schemas_0.js:1436).
+fn write_system_content_block(v: &Value) -> Value {
+    write_struct(v, &[("text", write_scalar), ("guardContent", write_document), ("cachePoint", write_cache_point_block)])
+}
+
+/// `ImageBlock$` (schemas_0.js:958) with `ImageSource$` (:1396): `format` before `source`.
+fn write_image_block(v: &Value) -> Value {
+    write_struct(
+        v,
+        &[("format", write_scalar), ("source", |s| write_struct(s, &[("bytes", write_scalar), ("s3Location", write_document)])), ("error", write_document)],
+    )
+}
+
+/// `ToolUseBlock$` (schemas_0.js:1148).
+fn write_tool_use_block(v: &Value) -> Value {
+    write_struct(v, &[("toolUseId", write_scalar), ("name", write_scalar), ("input", write_document), ("type", write_scalar)])
+}
+
+/// `ToolResultBlock$` (schemas_0.js:1133) with `ToolResultContentBlock$` (:1461).
+fn write_tool_result_block(v: &Value) -> Value {
+    write_struct(
+        v,
+        &[
+            ("toolUseId", write_scalar),
+            (
+                "content",
+                |c| {
+                    write_list(c, |b| {
+                        write_struct(
+                            b,
+                            &[
+                                ("json", write_document),
+                                ("text", write_scalar),
+                                ("image", write_image_block),
+                                ("document", write_document),
+                                ("video", write_document),
+                                ("searchResult", write_document),
+                            ],
+                        )
+                    })
+                },
+            ),
+            ("status", write_scalar),
+            ("type", write_scalar),
+        ],
+    )
+}
+
+/// `CachePointBlock$` (schemas_0.js:613).
+fn write_cache_point_block(v: &Value) -> Value {
+    write_struct(v, &[("type", write_scalar), ("ttl", write_scalar)])
+}
+
+/// `ReasoningContentBlock$` (schemas_0.js:1421) with `ReasoningTextBlock$` (:1068).
+fn write_reasoning_content_block(v: &Value) -> Value {
+    write_struct(
+        v,
+        &[("reasoningText", |r| write_struct(r, &[("text", write_scalar), ("signature", write_scalar)])), ("redactedContent", write_scalar)],
+    )
+}
+
+/// `InferenceConfiguration$` (schemas_0.js:973).
+fn write_inference_configuration(v: &Value) -> Value {
+    write_struct(v, &[("maxTokens", write_scalar), ("temperature", write_scalar), ("topP", write_scalar), ("stopSequences", write_document)])
+}
+
+/// `ToolConfiguration$` (schemas_0.js:1128) with `Tool$` (:1441), `ToolSpecification$` (:1143:
+/// `name, inputSchema, description, strict`) and `ToolInputSchema$` (:1451).
+fn write_tool_configuration(v: &Value) -> Value {
+    write_struct(
+        v,
+        &[
+            (
+                "tools",
+                |t| {
+                    write_list(t, |tool| {
+                        write_struct(
+                            tool,
+                            &[
+                                (
+                                    "toolSpec",
+                                    |s| {
+                                        write_struct(
+                                            s,
+                                            &[
+                                                ("name", write_scalar),
+                                                ("inputSchema", |i| write_struct(i, &[("json", write_document)])),
+                                                ("description", write_scalar),
+                                                ("strict", write_scalar),
+                                            ],
+                                        )
+                                    },
+                                ),
+                                ("systemTool", write_document),
+                                ("cachePoint", write_cache_point_block),
+                            ],
+                        )
+                    })
+                },
+            ),
+            ("toolChoice", write_document),
+        ],
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn candidates_and_families() {
+        assert_eq!(get_model_match_candidates("us.anthropic.claude-sonnet-4-5-20250929-v1:0", ""), vec![
+            "us.anthropic.claude-sonnet-4-5-20250929-v1:0".to_string(),
+            "us-anthropic-claude-sonnet-4-5-20250929-v1-0".to_string()
+        ]);
+        assert!(supports_adaptive_thinking("anthropic.claude-opus-4-6-v1", ""));
+        assert!(supports_adaptive_thinking("arn:aws:bedrock:us-east-1:1:application-inference-profile/x", "Claude Opus 4.7"));
+        assert!(!supports_adaptive_thinking("anthropic.claude-sonnet-4-5", "Claude Sonnet 4.5"));
+    }
+
+    #[test]
+    fn endpoints_and_ids() {
+        assert_eq!(get_standard_bedrock_endpoint_region("https://bedrock-runtime.eu-central-1.amazonaws.com"), Some("eu-central-1".into()));
+        assert_eq!(get_standard_bedrock_endpoint_region("https://bedrock-runtime-fips.us-gov-west-1.amazonaws.com/"), Some("us-gov-west-1".into()));
+        assert_eq!(get_standard_bedrock_endpoint_region("http://127.0.0.1:4000"), None);
+        assert_eq!(arn_region("arn:aws:bedrock:eu-west-1:123:inference-profile/x"), Some("eu-west-1".into()));
+        assert_eq!(arn_region("arn:aws-us-gov:bedrock:us-gov-west-1:1:x"), Some("us-gov-west-1".into()));
+        assert_eq!(extended_encode_uri_component("us.anthropic.claude-v1:0 (x)*!").unwrap(), "us.anthropic.claude-v1%3A0%20%28x%29%2A%21");
+        assert_eq!(normalize_tool_call_id("call.1:2 ü"), "call_1_2__");
+    }
+
+    #[test]
+    fn documents_drop_empty_keys() {
+        let v = crate::js::parse(r#"{"":1,"a":[{"":2,"b":3}],"2":4}"#).unwrap();
+        assert_eq!(sanitize_bedrock_document(&v).to_json(), r#"{"2":4,"a":[{"b":3}]}"#);
+    }
 }
