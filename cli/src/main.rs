@@ -17,6 +17,8 @@ COMMANDS:
     assemble      Print exactly the request body pi would send (no trailing newline)
     stats         Print the character accounting as JSON (system prompt, tools, history;
                   lengths in UTF-16 code units, as JS .length)
+    report        Print the whole assembly as JSON: request, model, stages, stats, system
+                  prompt sections, tools, context files, skills, session tree, diagnostics
     trace         Print the pipeline stages and what each did (--json for JSON)
     request       Print the method, URL and headers, then the body
     diagnostics   Print the problems found in the inputs, one per line (--json for JSON)
@@ -87,7 +89,7 @@ fn main() -> ExitCode {
         print!("{HELP}");
         return if o.command.is_empty() { ExitCode::from(2) } else { ExitCode::SUCCESS };
     }
-    if !["assemble", "stats", "trace", "request", "diagnostics"].contains(&o.command.as_str()) {
+    if !["assemble", "stats", "trace", "request", "diagnostics", "report"].contains(&o.command.as_str()) {
         eprintln!("ctxlens: unknown command {:?}\n\n{HELP}", o.command);
         return ExitCode::from(2);
     }
@@ -131,6 +133,7 @@ fn main() -> ExitCode {
             }
             None => Ok(()),
         },
+        "report" => writeln!(out, "{}", ctxlens::report::assembly_json(&assembly).to_json_pretty(2)),
         "trace" if o.json => writeln!(out, "{}", report::trace_json(&assembly).to_json_pretty(2)),
         "trace" => {
             let mut s = String::new();

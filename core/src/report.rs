@@ -1,0 +1,226 @@
+//! The assembly as one plain JSON value (camelCase): what the CLI prints with `--json`, what the
+//! npm package returns and what the visualizer's worker posts to the page. Only this module
+//! knows that wire shape.
+
+use crate::assemble::Assembly;
+use crate::js::{Object, Value};
+use crate::session;
+use crate::trace::Trace;
+
+fn opt_str(s: Option<&str>) -> Value {
+    s.map(Value::from).unwrap_or(Value::Null)
+}
+
+/// The stage-by-stage trace.
+pub fn trace_json(trace: &Trace) -> Value {
+    Value::Array(
+        trace
+            .stages
+            .iter()
+            .map(|s| {
+                let events: Vec<Value> = s
+                    .events
+                    .iter()
+                    .map(|e| {
+                        let mut o = Object::new().with("kind", e.kind.as_str()).with("message", e.message.as_str());
+                        o.insert_opt("piSource", e.pi_source.map(Value::from));
+                        o.into()
+                    })
+                    .collect();
+                let counts: Object = s.counts.iter().map(|(k, v)| (k.clone(), Value::Number(*v))).collect();
+                Object::new()
+                    .with("id", s.id.key())
+                    .with("title", s.id.title())
+                    .with("piSource", s.pi_source)
+                    .with("summary", s.summary.as_str())
+                    .with("counts", counts)
+                    .with("events", Value::Array(events))
+                    .into()
+            })
+            .collect(),
+    )
+}
+
+/// The diagnostics.
+pub fn diagnostics_json(a: &Assembly) -> Value {
+    Value::Array(
+        a.diagnostics
+            .iter()
+            .map(|d| {
+                let mut o = Object::new().with("severity", d.severity.as_str()).with("file", d.file.as_str());
+                o.insert("line", d.line.map(Value::from).unwrap_or(Value::Null));
+                o.insert("message", Value::str(&d.message));
+                o.insert("skipped", opt_str(d.skipped.as_deref()));
+                o.into()
+            })
+            .collect(),
+    )
+}
+
+/// The request: method, URL, headers (as `[name, value]` pairs, in order) and the body text.
+pub fn request_json(a: &Assembly) -> Value {
+    match &a.request {
+        None => Value::Null,
+        Some(r) => {
+            let headers: Vec<Value> = r.headers.iter().map(|(k, v)| Value::Array(vec![Value::str(k), Value::str(v)])).collect();
+            Object::new()
+                .with("method", r.method)
+                .with("url", r.url.as_str())
+                .with("headers", Value::Array(headers))
+                .with("body", r.body.as_str())
+                .into()
+        }
+    }
+}
+
+/// The session tree and the context it yielded.
+pub fn session_json(a: &Assembly) -> Value {
+    let p = &a.parts;
+    let Some(file) = &p.session else { return Value::Null };
+    let ctx = &p.session_context;
+    let nodes: Vec<Value> = session::tree(file, ctx)
+        .into_iter()
+        .map(|n| {
+            Object::new()
+                .with("id", opt_str(n.id.as_deref()))
+                .with("parentId", opt_str(n.parent_id.as_deref()))
+                .with("type", n.entry_type.as_str())
+                .with("line", n.line)
+                .with("preview", n.preview.as_str())
+                .with("label", opt_str(n.label.as_deref()))
+                .with("onActiveBranch", n.on_active_branch)
+                .with("inContext", n.in_context)
+                .into()
+        })
+        .collect();
+    let sources: Vec<Value> = ctx
+        .sources
+        .iter()
+        .map(|s| Object::new().with("entryId", opt_str(s.entry_id.as_deref())).with("line", s.line).with("entryType", s.entry_type.as_str()).into())
+        .collect();
+    Object::new()
+        .with("name", file.name.as_str())
+        .with("sessionId", opt_str(file.session_id()))
+        .with("cwd", opt_str(file.cwd()))
+        .with("version", file.original_version)
+        .with("leafId", opt_str(ctx.leaf_id.as_deref()))
+        .with("compactionId", opt_str(ctx.compaction_id.as_deref()))
+        .with("entries", Value::Array(nodes))
+        .with("messageSources", Value::Array(sources))
+        .into()
+}
+
+/// The system prompt with its sections (UTF-16 offsets).
+pub fn system_prompt_json(a: &Assembly) -> Value {
+    let sp = &a.parts.system_prompt;
+    let sections: Vec<Value> = sp
+        .sections
+        .iter()
+        .map(|s| Object::new().with("name", s.name.as_str()).with("source", s.source.as_str()).with("start", s.start).with("end", s.end).into())
+        .collect();
+    Object::new().with("text", sp.text.as_str()).with("sections", Value::Array(sections)).into()
+}
+
+/// The active tools, in order, with their sizes and prompt parts.
+pub fn tools_json(a: &Assembly) -> Value {
+    Value::Array(
+        a.parts
+            .tools
+            .iter()
+            .map(|t| {
+                let st = crate::stats::tool_stat(t);
+                let source = match t.source {
+                    crate::tools::ToolSource::Builtin => "builtin",
+                    crate::tools::ToolSource::Extension { .. } => "extension",
+                };
+                Object::new()
+                    .with("name", t.name.as_str())
+                    .with("source", source)
+                    .with("description", t.description.as_str())
+                    .with("parameters", t.parameters.clone())
+                    .with("chars", st.chars)
+                    .with("promptSnippet", opt_str(t.prompt_snippet.as_deref()))
+                    .with(
+                        "promptGuidelines",
+                        Value::Array(t.prompt_guidelines.iter().flatten().map(|g| Value::str(g)).collect()),
+                    )
+                    .with("strict", t.constrained_sampling.is_some())
+                    .into()
+            })
+            .collect(),
+    )
+}
+
+/// Context files (in prompt order, with the candidates they shadowed) and skills.
+pub fn resources_json(a: &Assembly) -> Value {
+    let r = &a.parts.resources;
+    let files: Vec<Value> = r
+        .context_files
+        .iter()
+        .map(|f| {
+            Object::new()
+                .with("path", f.path.as_str())
+                .with("chars", crate::js::utf16_len(&f.content))
+                .with("shadowed", Value::Array(f.shadowed.iter().map(|s| Value::str(s)).collect()))
+                .into()
+        })
+        .collect();
+    let skills: Vec<Value> = r
+        .skills
+        .iter()
+        .map(|s| {
+            Object::new()
+                .with("name", s.name.as_str())
+                .with("description", s.description.as_str())
+                .with("path", s.file_path.as_str())
+                .with("hidden", s.disable_model_invocation)
+                .with("source", s.source.as_str())
+                .into()
+        })
+        .collect();
+    let prompt_text = |p: &crate::resources::PromptText| -> Value { Object::new().with("text", p.text.as_str()).with("path", opt_str(p.path.as_deref())).into() };
+    Object::new()
+        .with("contextFiles", Value::Array(files))
+        .with("skills", Value::Array(skills))
+        .with("customPrompt", r.custom_prompt.as_ref().map(prompt_text).unwrap_or(Value::Null))
+        .with("appendPrompts", Value::Array(r.append_prompts.iter().map(prompt_text).collect()))
+        .into()
+}
+
+/// The model and thinking level pi chose.
+pub fn model_json(a: &Assembly) -> Value {
+    let c = &a.parts.model_choice;
+    match &c.model {
+        None => Value::Null,
+        Some(m) => Object::new()
+            .with("provider", m.provider())
+            .with("id", m.id())
+            .with("name", m.name())
+            .with("api", m.api())
+            .with("reasoning", m.reasoning())
+            .with("images", m.supports_images())
+            .with("contextWindow", m.context_window())
+            .with("maxTokens", m.max_tokens())
+            .with("thinkingRequested", c.requested_level.as_str())
+            .with("thinkingSource", c.level_source.as_str())
+            .with("thinking", c.thinking_level.as_str())
+            .into(),
+    }
+}
+
+/// Everything, in one object.
+pub fn assembly_json(a: &Assembly) -> Value {
+    Object::new()
+        .with("request", request_json(a))
+        .with("model", model_json(a))
+        .with("stages", trace_json(&a.trace))
+        .with("stats", a.stats.as_ref().map(crate::stats::to_json).unwrap_or(Value::Null))
+        .with("systemPrompt", system_prompt_json(a))
+        .with("tools", tools_json(a))
+        .with("resources", resources_json(a))
+        .with("session", session_json(a))
+        .with("cwd", a.parts.cwd.as_str())
+        .with("sessionId", opt_str(a.parts.session_id.as_deref()))
+        .with("diagnostics", diagnostics_json(a))
+        .into()
+}
