@@ -2,6 +2,8 @@
 //! request's URL, headers, body and the character accounting.
 
 mod demo;
+mod shared;
+mod views;
 
 use ctxlens::stats::Stats;
 use ctxlens::Assembly;
