@@ -206,6 +206,9 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
     // 5. The adapter: transformMessages, convertMessages, buildParams, body.
     let mut request = None;
     if let Some(model) = &choice.model {
+        let mut adapter_events = Vec::new();
+        // `prepareRequest` + `transformHeaders` (CA/core/model-runtime.js:422, CA/core/sdk.js:200).
+        let headers = crate::headers::request_headers(model, &registry, &settings, &inputs.env, session_id.as_deref(), &mut adapter_events);
         let opts = StreamOptions {
             reasoning: (choice.thinking_level != "off").then(|| choice.thinking_level.clone()),
             session_id: session_id.clone(),
@@ -213,10 +216,13 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
             thinking_budgets: settings.thinking_budgets().cloned(),
             api_key: registry.api_key(model.provider()).unwrap_or("").to_string(),
             user_agent: inputs.user_agent.clone(),
-            headers: Vec::new(),
+            headers: headers.clone().unwrap_or_default(),
         };
-        let mut adapter_events = Vec::new();
-        match protocols::build(model, &llm_ctx, &opts, &mut adapter_events) {
+        let built = match headers {
+            Ok(_) => protocols::build(model, &llm_ctx, &opts, &mut adapter_events),
+            Err(message) => Err(protocols::AdapterError { message }),
+        };
+        match built {
             Ok(req) => request = Some(req),
             Err(e) => diags.push(Diagnostic::error(model.api(), None, format!("pi would fail here: {}", e.message))),
         }

@@ -465,7 +465,7 @@ fn parse_config_value_template(config: &str) -> Vec<ConfigPart> {
 }
 
 /// `getConfigValueEnvVarNames(config)` (CA/core/resolve-config-value.js:103–106).
-fn config_value_env_var_names(config: &str) -> Vec<String> {
+pub fn config_value_env_var_names(config: &str) -> Vec<String> {
     if config.starts_with('!') {
         return Vec::new();
     }
@@ -663,6 +663,8 @@ pub struct Registry {
     index: HashMap<String, usize>,
     /// Providers whose auth is configured (`hasConfiguredAuth`).
     configured: HashSet<String>,
+    /// The validated models.json `providers` object (`ModelConfig.getProvider`), raw.
+    configs: Object,
 }
 
 fn index_key(provider: &str, id: &str) -> String {
@@ -716,6 +718,7 @@ impl Registry {
             }
             reg.resolve_auth(pid, config.get(pid), builtin.contains(pid), env, &file, diags);
         }
+        reg.configs = config;
         reg
     }
 
@@ -764,6 +767,12 @@ impl Registry {
     /// `provider/id` lookup (`getModel`: the first model of the provider with that id).
     pub fn find(&self, provider: &str, id: &str) -> Option<&Model> {
         self.index.get(&index_key(provider, id)).and_then(|i| self.models.get(*i))
+    }
+
+    /// The raw models.json config of a provider (`this.config.getProvider(id)`,
+    /// CA/core/model-runtime.js:349), if models.json has one.
+    pub fn provider_config(&self, provider: &str) -> Option<&Object> {
+        self.configs.get_object(provider)
     }
 
     /// The configured API key for a provider.
