@@ -84,8 +84,9 @@ pub fn rewrite_models_json(models: &Value, port: &str) -> Value {
     out
 }
 
-/// The time the captured prompt was sent: the timestamp of the first user message in
-/// `session.after.jsonl` that the input session did not have.
+/// The time the captured prompt was sent: the timestamp of the last user message in
+/// `session.after.jsonl` that the input session did not have (the last, not the first: a v1
+/// session is migrated with fresh entry ids, so all its user messages look new).
 pub fn captured_now(session_after: &str, original: Option<&str>) -> Option<f64> {
     let known: std::collections::HashSet<String> = original
         .unwrap_or("")
@@ -93,7 +94,7 @@ pub fn captured_now(session_after: &str, original: Option<&str>) -> Option<f64> 
         .filter_map(|l| js::parse(l).ok())
         .filter_map(|v| v.get_str("id").map(String::from))
         .collect();
-    session_after.lines().filter_map(|l| js::parse(l).ok()).find_map(|v| {
+    session_after.lines().filter_map(|l| js::parse(l).ok()).filter_map(|v| {
         let id = v.get_str("id")?;
         if known.contains(id) || v.get_str("type") != Some("message") {
             return None;
@@ -101,6 +102,7 @@ pub fn captured_now(session_after: &str, original: Option<&str>) -> Option<f64> 
         let msg = v.get("message")?;
         (msg.get_str("role") == Some("user")).then(|| msg.get("timestamp").and_then(Value::as_f64)).flatten()
     })
+    .last()
 }
 
 /// Lays out a case. `env_dir` is the folder (relative to the case) holding the capture's
