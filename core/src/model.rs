@@ -569,10 +569,12 @@ fn validate_models_config(root: &Value) -> Result<(), String> {
 /// validated. A broken file is reported and ignored entirely, as pi does.
 fn load_models_config(src: &SourceText, diags: &mut Vec<Diagnostic>) -> Option<Object> {
     let text = src.text.strip_prefix('\u{feff}').unwrap_or(&src.text);
-    let parsed = match js::parse(&strip_json_comments(text)) {
+    // Comment stripping keeps every newline, so positions map back to the file's lines.
+    let parsed = match js::parse_with_position(&strip_json_comments(text)) {
         Ok(v) => v,
-        Err(e) => {
-            diags.push(Diagnostic::error(&src.name, None, format!("Failed to parse models.json: {e}")).skipping("models.json"));
+        Err((e, line, column)) => {
+            let line = u32::try_from(line).ok();
+            diags.push(Diagnostic::error(&src.name, line, format!("Failed to parse models.json: {} (column {column})", e.message)).skipping("models.json"));
             return None;
         }
     };
