@@ -182,6 +182,15 @@ pub struct TreeNode {
 /// How many characters of a bad line a diagnostic quotes.
 const EXCERPT_CHARS: usize = 60;
 
+/// One line that pi keeps, as `loadEntriesFromFile` returns it.
+struct Parsed {
+    line: u32,
+    /// The entry; a truthy non-object value is held as an empty object (it reads the same).
+    value: Object,
+    /// The line was a primitive (`5`, `"x"`, `true`): pi cannot add properties to it.
+    primitive: bool,
+}
+
 /// Parses a session file (S1–S9). Never fails: bad lines and a bad header become diagnostics.
 ///
 /// Ports `loadEntriesFromFile` (CA/core/session-manager.js:277–321), the header check of
@@ -192,12 +201,12 @@ pub fn parse(src: &SourceText) -> SessionFile {
 
     // Header validation (:312–317): the first parsed entry must be a session header with a
     // string id; otherwise the loader returns [] and, for a non-empty file, pi throws (:626).
-    let valid_header = parsed.first().is_some_and(|(_, v)| {
-        v.get_str("type") == Some("session") && v.get("id").is_some_and(|id| id.as_str().is_some())
+    let valid_header = parsed.first().is_some_and(|p| {
+        p.value.get_str("type") == Some("session") && p.value.get("id").is_some_and(|id| id.as_str().is_some())
     });
     if !valid_header {
         if !src.text.is_empty() {
-            let line = parsed.first().map(|(l, _)| *l);
+            let line = parsed.first().map(|p| p.line);
             let why = if parsed.is_empty() {
                 "no line parses as JSON".to_string()
             } else {
@@ -211,15 +220,13 @@ pub fn parse(src: &SourceText) -> SessionFile {
         return file;
     }
 
-    let (version, migrated) = migrate_to_current_version(&mut parsed, &src.name, &mut file.diagnostics);
-    file.original_version = version;
-    let _ = migrated;
+    file.original_version = migrate_to_current_version(&mut parsed, &src.name, &mut file.diagnostics);
 
     let mut iter = parsed.into_iter();
-    if let Some((line, header)) = iter.next() {
-        file.header = Some(Entry { line, value: into_object(header) });
+    if let Some(h) = iter.next() {
+        file.header = Some(Entry { line: h.line, value: h.value });
     }
-    for (line, value) in iter {
+    for Parsed { line, value, .. } in iter {
         if value.get_str("type") == Some("session") {
             // getEntries() filters every `type: "session"` entry (:995–997).
             file.diagnostics.push(
@@ -228,28 +235,21 @@ pub fn parse(src: &SourceText) -> SessionFile {
             );
             continue;
         }
-        file.entries.push(Entry { line, value: into_object(value) });
+        file.entries.push(Entry { line, value });
     }
     file
-}
-
-fn into_object(v: Value) -> Object {
-    match v {
-        Value::Object(o) => o,
-        _ => Object::new(),
-    }
 }
 
 /// `loadEntriesFromFile` (CA/core/session-manager.js:277–321): lines split on `\n` only (S1, S5:
 /// a `\r` stays on the line and JSON.parse takes it as whitespace), blank lines skipped, lines
 /// that do not parse skipped, the last unterminated line parsed too (S2). The values are
 /// returned with their 1-based line numbers.
-fn load_entries_from_file(src: &SourceText, diags: &mut Vec<Diagnostic>) -> Vec<(u32, Value)> {
+fn load_entries_from_file(src: &SourceText, diags: &mut Vec<Diagnostic>) -> Vec<Parsed> {
     let mut out = Vec::new();
     for (i, line) in src.text.split('\n').enumerate() {
         let line_no = u32::try_from(i + 1).unwrap_or(u32::MAX);
-        if let Some(v) = parse_session_entry_line(line, line_no, &src.name, diags) {
-            out.push((line_no, v));
+        if let Some(p) = parse_session_entry_line(line, line_no, &src.name, diags) {
+            out.push(p);
         }
     }
     out
@@ -258,7 +258,7 @@ fn load_entries_from_file(src: &SourceText, diags: &mut Vec<Diagnostic>) -> Vec<
 /// `parseSessionEntryLine` (:265–275) and the `if (entry)` of its caller (:290): a blank line
 /// or one that fails `JSON.parse` gives nothing, and so does a line that parses to a falsy
 /// value (`null`, `false`, `0`, `""`).
-fn parse_session_entry_line(line: &str, line_no: u32, file: &str, diags: &mut Vec<Diagnostic>) -> Option<Value> {
+fn parse_session_entry_line(line: &str, line_no: u32, file: &str, diags: &mut Vec<Diagnostic>) -> Option<Parsed> {
     if js::js_trim_is_empty(line) {
         return None;
     }
@@ -277,15 +277,14 @@ fn parse_session_entry_line(line: &str, line_no: u32, file: &str, diags: &mut Ve
             );
             None
         }
+        Ok(Value::Object(o)) => Some(Parsed { line: line_no, value: o, primitive: false }),
         Ok(v) => {
-            if !matches!(v, Value::Object(_)) {
-                diags.push(Diagnostic::warning(
-                    file,
-                    Some(line_no),
-                    format!("the line parses to {}, not an object: pi keeps it as an entry without type or id", excerpt(&v.to_json())),
-                ));
-            }
-            Some(v)
+            diags.push(Diagnostic::warning(
+                file,
+                Some(line_no),
+                format!("the line parses to {}, not an object: pi keeps it as an entry without type or id", excerpt(&v.to_json())),
+            ));
+            Some(Parsed { line: line_no, value: Object::new(), primitive: !matches!(v, Value::Array(_)) })
         }
     }
 }
@@ -307,18 +306,17 @@ fn excerpt(line: &str) -> String {
 /// `migrateToCurrentVersion` (CA/core/session-manager.js:75–85): `version = header.version ?? 1`;
 /// nothing to do at `>= 3`, else v1→v2 (when `< 2`) then v2→v3 (when `< 3`). The comparisons are
 /// JS ones (`"2"` counts as 2, a non-numeric version as NaN, which migrates nothing).
-/// Returns the declared version (as a whole number, 0 for NaN) and whether pi counts the file
-/// as migrated.
-fn migrate_to_current_version(entries: &mut [(u32, Value)], file: &str, diags: &mut Vec<Diagnostic>) -> (u32, bool) {
+/// Returns the declared version as a whole number (0 for NaN).
+fn migrate_to_current_version(entries: &mut [Parsed], file: &str, diags: &mut Vec<Diagnostic>) -> u32 {
     let header_version = entries
         .iter()
-        .find(|(_, e)| e.get_str("type") == Some("session"))
-        .and_then(|(_, h)| h.get("version"))
+        .find(|p| p.value.get_str("type") == Some("session"))
+        .and_then(|h| h.value.get("version"))
         .filter(|v| !v.is_null());
     let version = header_version.map_or(1.0, to_number);
-    let declared = if version.is_nan() { 0 } else { version.clamp(0.0, u32::MAX as f64) as u32 };
+    let declared = if version.is_nan() { 0 } else { version.clamp(0.0, f64::from(u32::MAX)) as u32 };
     if version >= 3.0 {
-        return (declared, false);
+        return declared;
     }
     if version < 2.0 {
         migrate_v1_to_v2(entries, file, diags);
@@ -326,7 +324,7 @@ fn migrate_to_current_version(entries: &mut [(u32, Value)], file: &str, diags: &
     if version < 3.0 {
         migrate_v2_to_v3(entries);
     }
-    (declared, true)
+    declared
 }
 
 /// The id given to the v1 entry on `line`. pi gives each entry `randomUUID().slice(0, 8)`
@@ -341,17 +339,15 @@ fn v1_entry_id(line: u32) -> String {
 /// compaction's `firstKeptEntryIndex` (an index into all parsed entries, header included)
 /// becomes `firstKeptEntryId` = the target's id *at that moment* — a later entry has not been
 /// given its new id yet, so pointing forward yields its old id (usually `undefined`).
-fn migrate_v1_to_v2(entries: &mut [(u32, Value)], file: &str, diags: &mut Vec<Diagnostic>) {
+fn migrate_v1_to_v2(entries: &mut [Parsed], file: &str, diags: &mut Vec<Diagnostic>) {
     let mut prev_id: Value = Value::Null;
     for i in 0..entries.len() {
-        let line = entries[i].0;
-        if entries[i].1.get_str("type") == Some("session") {
-            if let Value::Object(h) = &mut entries[i].1 {
-                h.insert("version", Value::Number(2.0));
-            }
+        let line = entries[i].line;
+        if entries[i].value.get_str("type") == Some("session") {
+            entries[i].value.insert("version", Value::Number(2.0));
             continue;
         }
-        if !matches!(entries[i].1, Value::Object(_) | Value::Array(_)) {
+        if entries[i].primitive {
             diags.push(Diagnostic::error(
                 file,
                 Some(line),
@@ -359,46 +355,37 @@ fn migrate_v1_to_v2(entries: &mut [(u32, Value)], file: &str, diags: &mut Vec<Di
             ));
         }
         let new_id = Value::String(v1_entry_id(line));
-        let kept_index = match &mut entries[i].1 {
-            Value::Object(e) => {
-                e.insert("id", new_id.clone());
-                e.insert("parentId", prev_id.clone());
-                if e.get_str("type") == Some("compaction") {
-                    e.get("firstKeptEntryIndex").and_then(Value::as_f64)
-                } else {
-                    None
-                }
-            }
-            _ => None,
-        };
-        prev_id = new_id;
-        let Some(index) = kept_index else { continue };
+        let e = &mut entries[i].value;
+        e.insert("id", new_id.clone());
+        e.insert("parentId", std::mem::replace(&mut prev_id, new_id));
+        if e.get_str("type") != Some("compaction") {
+            continue;
+        }
+        let Some(index) = e.get("firstKeptEntryIndex").and_then(Value::as_f64) else { continue };
         // `entries[comp.firstKeptEntryIndex]`: only an exact non-negative integer index hits.
-        let target = if index >= 0.0 && index.fract() == 0.0 && index < entries.len() as f64 {
-            Some(index as usize)
-        } else {
-            None
-        };
+        let target = (index >= 0.0 && index.fract() == 0.0 && index < entries.len() as f64).then_some(index as usize);
         let target_id = target.and_then(|t| {
-            let (_, tv) = &entries[t];
+            let tv = &entries[t].value;
             (tv.get_str("type") != Some("session")).then(|| tv.get("id").cloned())
         });
-        if let Value::Object(e) = &mut entries[i].1 {
-            match target_id {
-                Some(Some(id)) => e.insert("firstKeptEntryId", id),
-                // `comp.firstKeptEntryId = undefined`: the same as no member.
-                Some(None) => {
-                    e.remove("firstKeptEntryId");
-                }
-                None => {}
+        let e = &mut entries[i].value;
+        match target_id {
+            Some(Some(id)) => e.insert("firstKeptEntryId", id),
+            // `comp.firstKeptEntryId = undefined`: the same as no member.
+            Some(None) => {
+                e.remove("firstKeptEntryId");
             }
-            e.remove("firstKeptEntryIndex");
+            None => {}
         }
+        e.remove("firstKeptEntryIndex");
         match target {
             None => diags.push(Diagnostic::warning(
                 file,
                 Some(line),
-                format!("v1 compaction: firstKeptEntryIndex {} is not an entry: nothing before the compaction is kept", number_to_string(index)),
+                format!(
+                    "v1 compaction: firstKeptEntryIndex {} is not an entry: nothing before the compaction is kept",
+                    number_to_string(index)
+                ),
             )),
             Some(t) if t > i => diags.push(Diagnostic::warning(
                 file,
@@ -412,9 +399,9 @@ fn migrate_v1_to_v2(entries: &mut [(u32, Value)], file: &str, diags: &mut Vec<Di
 
 /// `migrateV2ToV3` (CA/core/session-manager.js:56–70): headers get `version = 3`; a `message`
 /// entry whose `message.role` is `"hookMessage"` gets `role = "custom"` (same key position).
-fn migrate_v2_to_v3(entries: &mut [(u32, Value)]) {
-    for (_, entry) in entries.iter_mut() {
-        let Value::Object(e) = entry else { continue };
+fn migrate_v2_to_v3(entries: &mut [Parsed]) {
+    for p in entries.iter_mut() {
+        let e = &mut p.value;
         match e.get_str("type") {
             Some("session") => e.insert("version", Value::Number(3.0)),
             Some("message") => {
@@ -624,7 +611,7 @@ fn build_session_path(file: &SessionFile, index: &SessionIndex, diags: &mut Vec<
                 Diagnostic::error(
                     &file.name,
                     Some(file.entries[i].line),
-                    format!("parentId cycle through lines {}: pi would loop forever here; the walk stops", lines.join(", ")),
+                    format!("parentId cycle through lines {}: pi never finishes this walk (it grows the path until `RangeError: Invalid array length`); the walk stops here", lines.join(", ")),
                 )
                 .skipping("the rest of the branch above the cycle"),
             );
