@@ -18,9 +18,11 @@ use crate::model::Model;
 use crate::tools::ToolDef;
 use crate::trace::{Event, EventKind, Events};
 
-/// `x-amz-user-agent` of the SDK (its full `user-agent` names the OS and Node version, a
-/// runtime fact, and is left out).
+/// `x-amz-user-agent` of the SDK.
 const AWS_SDK_USER_AGENT: &str = "aws-sdk-js/3.1048.0";
+/// The Node version in the SDK's `user-agent`: the oracle's Node (data/pi-0.85.1/manifest.json
+/// `extractedWithNode`).
+const NODE_VERSION: &str = "v22.23.5";
 
 /// A text pi inserts into bodies (data/pi-0.85.1/strings.json, group `bedrockConverseStream`).
 fn text(key: &str) -> &'static str {
@@ -57,8 +59,9 @@ pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut
     input.insert_opt("additionalModelRequestFields", build_additional_model_request_fields(model, &options, opts, events));
     let params = Value::Object(input);
     let body = converse_stream_request_body(&params);
-    let url = format!("{}/model/{}/converse-stream", endpoint(model, opts, events), extended_encode_uri_component(model.id())?);
-    let headers = request_headers(opts);
+    let (endpoint_url, explicit_endpoint) = endpoint(model, opts, events);
+    let url = format!("{}/model/{}/converse-stream", endpoint_url, extended_encode_uri_component(model.id())?);
+    let headers = request_headers(opts, explicit_endpoint);
     Ok(Request { method: "POST", url, headers, params, body: body.to_json() })
 }
 
@@ -470,15 +473,16 @@ fn is_gov_cloud_bedrock_target(model: &Model, opts: &StreamOptions) -> bool {
 /// The endpoint the client sends to (bedrock-converse-stream.js:48–103; B9): the model's
 /// `baseUrl` unless it is a standard Bedrock endpoint and a region (env `AWS_REGION` /
 /// `AWS_DEFAULT_REGION`) or an ambient `AWS_PROFILE` is configured; then the SDK's regional
-/// endpoint for the region (an inference-profile ARN's region first).
-fn endpoint(model: &Model, opts: &StreamOptions, events: &mut Events) -> String {
+/// endpoint for the region (an inference-profile ARN's region first). Also says whether the
+/// endpoint was set explicitly (the SDK's `ENDPOINT_OVERRIDE` feature).
+fn endpoint(model: &Model, opts: &StreamOptions, events: &mut Events) -> (String, bool) {
     let base = model.base_url();
     let configured_region = get_configured_bedrock_region(opts);
     let ambient_profile = env_value(opts, "AWS_PROFILE").is_some();
     let endpoint_region = get_standard_bedrock_endpoint_region(base);
     let explicit = endpoint_region.is_none() || (configured_region.is_none() && !ambient_profile);
     if explicit && !base.is_empty() {
-        return base.strip_suffix('/').unwrap_or(base).to_string();
+        return (base.strip_suffix('/').unwrap_or(base).to_string(), true);
     }
     let region = arn_region(model.id()).or_else(|| configured_region.map(String::from)).or_else(|| (!ambient_profile).then(|| "us-east-1".to_string()));
     match region {
@@ -488,11 +492,11 @@ fn endpoint(model: &Model, opts: &StreamOptions, events: &mut Events) -> String 
             if url != base.strip_suffix('/').unwrap_or(base) {
                 ev(events, EventKind::Replaced, format!("endpoint {base} → {url} (region {r} configured)"), "AI/api/bedrock-converse-stream.js:52");
             }
-            url
+            (url, false)
         }
         None => {
             ev(events, EventKind::Note, "region comes from the AWS profile, which is not read here: the model's baseUrl is shown", "AI/api/bedrock-converse-stream.js:79");
-            base.strip_suffix('/').unwrap_or(base).to_string()
+            (base.strip_suffix('/').unwrap_or(base).to_string(), false)
         }
     }
 }
@@ -607,19 +611,42 @@ fn extended_encode_uri_component(s: &str) -> Result<String, AdapterError> {
     Ok(out)
 }
 
-/// The protocol's own headers: `content-type`, the SDK's `x-amz-user-agent`, the configured
-/// headers (`addCustomHeadersMiddleware`), and `authorization` (SigV4 with the env
-/// credentials, or `Bearer` with `AWS_BEARER_TOKEN_BEDROCK`), redacted. Left out: the runtime
-/// and per-request ones: `user-agent` (OS and Node version), `host`, `content-length`,
-/// `amz-sdk-invocation-id` (random), `amz-sdk-request`, `connection`, and the other SigV4
-/// signing headers.
-fn request_headers(opts: &StreamOptions) -> Vec<(String, String)> {
-    let mut headers = vec![("content-type".to_string(), "application/json".to_string()), ("x-amz-user-agent".to_string(), AWS_SDK_USER_AGENT.to_string())];
+/// The protocol's own headers, in the SDK's order: `content-type`, `x-amz-user-agent`, the
+/// SDK's `user-agent` (see [`aws_sdk_user_agent`]), the configured headers
+/// (`addCustomHeadersMiddleware`), and `authorization` (SigV4 with the env credentials, or
+/// `Bearer` with the API key or `AWS_BEARER_TOKEN_BEDROCK`), redacted. Left out: the runtime
+/// and per-request ones: `host`, `content-length`, `amz-sdk-invocation-id` (random),
+/// `amz-sdk-request`, `connection`, and the SigV4 signing headers (`x-amz-date`,
+/// `x-amz-content-sha256`, `x-amz-security-token`).
+fn request_headers(opts: &StreamOptions, explicit_endpoint: bool) -> Vec<(String, String)> {
+    let mut headers = vec![
+        ("content-type".to_string(), "application/json".to_string()),
+        ("x-amz-user-agent".to_string(), AWS_SDK_USER_AGENT.to_string()),
+        ("user-agent".to_string(), aws_sdk_user_agent(&opts.user_agent, explicit_endpoint)),
+    ];
     for (k, v) in &opts.headers {
         headers.push((k.to_lowercase(), v.clone()));
     }
     headers.push(("authorization".into(), "<redacted>".into()));
     headers
+}
+
+/// The SDK's `user-agent` (@aws-sdk/middleware-user-agent, util-user-agent-node):
+/// `aws-sdk-js/<v> ua/2.1 os/<platform>#<release> lang/js md/nodejs#<node> api/bedrock-runtime#<v>
+/// m/<features>`, with the features `N` (endpoint override, when the endpoint is explicit) and
+/// `E` (standard retries). The OS comes from the user agent the inputs give: pi's own
+/// `pi (<platform> <release>; <arch>)`, or an AWS SDK user agent as captured (its `os/` part).
+fn aws_sdk_user_agent(user_agent: &str, explicit_endpoint: bool) -> String {
+    let from_pi = user_agent
+        .strip_prefix("pi (")
+        .and_then(|rest| rest.split(';').next())
+        .and_then(|platform_release| platform_release.split_once(' '))
+        .map(|(platform, release)| format!("{platform}#{release}"));
+    let from_aws = user_agent.split(' ').find_map(|part| part.strip_prefix("os/")).map(String::from);
+    let os = from_pi.or(from_aws).unwrap_or_else(|| "other".to_string());
+    let node = NODE_VERSION.trim_start_matches('v');
+    let features = if explicit_endpoint { "N,E" } else { "E" };
+    format!("{AWS_SDK_USER_AGENT} ua/2.1 os/{os} lang/js md/nodejs#{node} api/bedrock-runtime#3.1048.0 m/{features}")
 }
 
 // ---------------------------------------------------------------------------------------------

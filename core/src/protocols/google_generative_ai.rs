@@ -97,8 +97,8 @@ fn t_model(id: &str) -> Result<String, AdapterError> {
 /// `createClient(model, apiKey, optionsHeaders)` (google-generative-ai.js:264–278) as the SDK
 /// sends the headers: its defaults `User-Agent`, `x-goog-api-client`, `Content-Type` patched
 /// with pi's `{"User-Agent": pi, ...model.headers, ...options.headers}` (nulls removed), then
-/// `x-goog-api-key`. Left out: the runtime's `host`, `connection`, `accept`,
-/// `accept-language`, `sec-fetch-mode`, `accept-encoding`, `content-length`.
+/// `x-goog-api-key`, and fetch's default `accept: */*`. Left out: the runtime's `host`,
+/// `connection`, `accept-language`, `sec-fetch-mode`, `accept-encoding`, `content-length`.
 fn create_client_headers(model: &Model, opts: &StreamOptions) -> Vec<(String, String)> {
     let mut headers: Vec<(String, String)> = vec![
         ("User-Agent".into(), format!("{GENAI_LIBRARY_LABEL} gl-node/{NODE_VERSION}")),
@@ -129,6 +129,10 @@ fn create_client_headers(model: &Model, opts: &StreamOptions) -> Vec<(String, St
     }
     if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("x-goog-api-key")) {
         headers.push(("x-goog-api-key".into(), "<redacted>".into()));
+    }
+    // fetch's default when the request has no Accept header.
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("accept")) {
+        headers.push(("accept".into(), "*/*".into()));
     }
     headers.into_iter().map(|(k, v)| (k.to_lowercase(), v)).collect()
 }
