@@ -825,6 +825,77 @@ mod tests {
         assert_eq!(build_tool_result_text(" ", false, false, false), "(no tool output)");
     }
 
+    fn model(id: &str, reasoning: bool, input: &[&str]) -> Model {
+        let input: Vec<Value> = input.iter().map(|s| Value::str(*s)).collect();
+        Model {
+            obj: Object::new()
+                .with("id", id)
+                .with("api", "mistral-conversations")
+                .with("provider", "mistral")
+                .with("baseUrl", "https://api.mistral.ai")
+                .with("reasoning", reasoning)
+                .with("input", input)
+                .with("contextWindow", 128000.0)
+                .with("maxTokens", 4096.0),
+        }
+    }
+
+    fn opts(reasoning: Option<&str>) -> StreamOptions {
+        StreamOptions {
+            reasoning: reasoning.map(String::from),
+            session_id: Some("sid".into()),
+            api_key: "k".into(),
+            user_agent: "pi (test)".into(),
+            ..Default::default()
+        }
+    }
+
+    fn msgs(json: &str) -> Vec<Value> {
+        js::parse(json).ok().and_then(|v| v.as_array().cloned()).unwrap_or_default()
+    }
+
+    #[test]
+    fn reasoning_effort_only_for_the_three_ids() {
+        let ctx = LlmContext { system_prompt: String::new(), messages: msgs(r#"[{"role":"user","content":"hi"}]"#), tools: Vec::new() };
+        let mut events = Vec::new();
+        let small = build(&model("mistral-small-latest", true, &["text"]), &ctx, &opts(Some("low")), &mut events).unwrap();
+        assert_eq!(small.body, r#"{"model":"mistral-small-latest","stream":true,"messages":[{"role":"user","content":"hi"}],"max_tokens":4096,"reasoning_effort":"high","prompt_cache_key":"sid"}"#);
+        let magistral = build(&model("magistral-small", true, &["text"]), &ctx, &opts(Some("low")), &mut events).unwrap();
+        assert!(magistral.body.ends_with(r#""max_tokens":4096,"prompt_mode":"reasoning","prompt_cache_key":"sid"}"#));
+        let off = build(&model("magistral-small", true, &["text"]), &ctx, &opts(None), &mut events).unwrap();
+        assert!(off.body.ends_with(r#""max_tokens":4096,"prompt_cache_key":"sid"}"#));
+    }
+
+    #[test]
+    fn odd_messages_error_instead_of_panicking() {
+        let m = model("codestral-latest", false, &["text"]);
+        for bad in [
+            r#"[null]"#,
+            r#"[{"role":"toolResult","toolCallId":"x","content":"text"}]"#,
+            r#"[{"role":"user","content":[{"type":"text","text":5}]}]"#,
+            r#"[{"role":"user","content":[null]}]"#,
+            r#"[{"role":"assistant","content":[{"type":"thinking"}],"stopReason":"stop"}]"#,
+        ] {
+            let ctx = LlmContext { system_prompt: "s".into(), messages: msgs(bad), tools: Vec::new() };
+            let _ = build(&m, &ctx, &opts(None), &mut Vec::new());
+        }
+        let ctx = LlmContext { system_prompt: "s".into(), messages: Vec::new(), tools: Vec::new() };
+        let no_key = StreamOptions { api_key: String::new(), ..opts(None) };
+        assert!(build(&m, &ctx, &no_key, &mut Vec::new()).is_err());
+    }
+
+    #[test]
+    fn non_text_user_blocks_on_a_vision_model_become_image_urls() {
+        let m = model("pixtral-12b", false, &["text", "image"]);
+        let ctx = LlmContext {
+            system_prompt: String::new(),
+            messages: msgs(r#"[{"role":"user","content":[{"type":"image","mimeType":"image/png","data":"AA"},{"type":"text","text":"x"}]}]"#),
+            tools: Vec::new(),
+        };
+        let req = build(&m, &ctx, &opts(None), &mut Vec::new()).unwrap();
+        assert!(req.body.contains(r#"[{"type":"image_url","image_url":"data:image/png;base64,AA"},{"type":"text","text":"x"}]"#));
+    }
+
     #[test]
     fn remap_moves_keys_to_the_end() {
         let payload = Object::new()

@@ -119,6 +119,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn headers_join_names_differing_in_case_and_add_the_runtime_user_agent() {
+        let opts = StreamOptions { headers: vec![("Accept".into(), "application/x-ndjson".into()), ("X-Team".into(), "ctx".into())], ..Default::default() };
+        let got = request_headers(&opts);
+        let want: Vec<(String, String)> = [
+            ("authorization", "<redacted>"),
+            ("accept", "text/event-stream, application/x-ndjson"),
+            ("content-type", "application/json"),
+            ("x-team", "ctx"),
+            ("user-agent", "undici"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
     fn url_trims_trailing_slashes() {
         assert_eq!(messages_url("http://127.0.0.1:9/v1//").unwrap(), "http://127.0.0.1:9/v1/messages");
         assert!(messages_url("").is_err());
