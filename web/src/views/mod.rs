@@ -1,6 +1,9 @@
 //! The views of one assembly. Every view takes [`ViewProps`]: the report of the current protocol
 //! (`ctxlens::report::assembly_json`, plus `findings`, `usage`, `provenance` when the core
 //! provides them), the reports of other protocols (for the compare mode), and the selection.
+//!
+//! The shell calls [`view_nav`] (the list of views for its navigation), [`ViewSwitch`] (renders
+//! the chosen view) and [`StageView`] (the selected pipeline stage, for the stepper slot).
 
 use std::collections::BTreeMap;
 
@@ -8,6 +11,24 @@ use ctxlens::js::Value;
 use yew::prelude::*;
 
 use crate::shared::Shared;
+
+#[path = "../components/mod.rs"]
+pub mod components;
+
+mod util;
+
+mod findings;
+mod history;
+mod overview;
+mod prompt;
+mod protocols;
+mod request;
+mod session;
+mod stage;
+mod tools;
+mod usage;
+
+pub use stage::StageView;
 
 #[derive(Clone, PartialEq, Properties)]
 pub struct ViewProps {
@@ -24,4 +45,45 @@ pub struct ViewProps {
     /// `finding:<id>`, ...
     pub selection: Option<AttrValue>,
     pub on_select: Callback<Option<AttrValue>>,
+}
+
+/// The views, in navigation order: (key, label). Keys are stable (they go into the hash).
+pub fn view_nav() -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("overview", "Overview"),
+        ("session", "Session"),
+        ("prompt", "System prompt"),
+        ("tools", "Tools"),
+        ("history", "History"),
+        ("request", "Request"),
+        ("protocols", "Protocols"),
+        ("usage", "Usage & cache"),
+        ("findings", "Findings"),
+    ]
+}
+
+#[derive(Properties, PartialEq)]
+pub struct ViewSwitchProps {
+    /// A key from [`view_nav`] (or `stage`); an unknown key shows the overview.
+    pub view: AttrValue,
+    pub props: ViewProps,
+}
+
+/// Renders the view named by `view`.
+#[function_component]
+pub fn ViewSwitch(p: &ViewSwitchProps) -> Html {
+    let props = p.props.clone();
+    let inner = match p.view.as_str() {
+        "stage" => html! { <StageView ..props /> },
+        "session" => html! { <session::SessionView ..props /> },
+        "prompt" => html! { <prompt::PromptView ..props /> },
+        "tools" => html! { <tools::ToolsView ..props /> },
+        "history" => html! { <history::HistoryView ..props /> },
+        "request" => html! { <request::RequestView ..props /> },
+        "protocols" => html! { <protocols::ProtocolsView ..props /> },
+        "usage" => html! { <usage::UsageView ..props /> },
+        "findings" => html! { <findings::FindingsView ..props /> },
+        _ => html! { <overview::OverviewView ..props /> },
+    };
+    html! { <div class="view" data-testid={format!("view-{}", p.view)}>{inner}</div> }
 }

@@ -1,0 +1,10 @@
+//! The overview view (placeholder).
+
+use yew::prelude::*;
+
+use super::ViewProps;
+
+#[function_component]
+pub fn OverviewView(_p: &ViewProps) -> Html {
+    html! { <section class="placeholder"><p class="na">{"Coming soon."}</p></section> }
+}

@@ -1,0 +1,10 @@
+//! The tools view (placeholder).
+
+use yew::prelude::*;
+
+use super::ViewProps;
+
+#[function_component]
+pub fn ToolsView(_p: &ViewProps) -> Html {
+    html! { <section class="placeholder"><p class="na">{"Coming soon."}</p></section> }
+}
