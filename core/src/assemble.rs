@@ -75,7 +75,7 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
             ev.push(Event::new(EventKind::Converted, format!("migrated from session version {} to 3", f.original_version)).at("CA/core/session-manager.js:75"));
         }
     }
-    let session_ctx = match &session_file {
+    let mut session_ctx = match &session_file {
         Some(f) => session::build_context(f, &mut ev, &mut diags),
         None => SessionContext { thinking_level: "off".into(), ..Default::default() },
     };
@@ -149,7 +149,8 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
     });
 
     // 3. This turn's input.
-    let mut agent_messages = session_ctx.messages.clone();
+    // The session's messages move on (no copy): `parts.session_context` keeps their sources.
+    let mut agent_messages = std::mem::take(&mut session_ctx.messages);
     match &inputs.prompt {
         Some(text) => {
             // `@file` paths resolve against process.cwd() (CA/cli/file-processor.js:18); the first
@@ -201,7 +202,7 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
         events: std::mem::take(&mut ev),
     });
 
-    let llm_ctx = LlmContext { system_prompt: system_prompt.text.clone(), messages: llm_messages.clone(), tools: active_tools.clone() };
+    let llm_ctx = LlmContext { system_prompt: system_prompt.text.clone(), messages: llm_messages, tools: active_tools.clone() };
 
     // 5. The adapter: transformMessages, convertMessages, buildParams, body.
     let mut request = None;
@@ -238,7 +239,7 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
         stages.push(Stage {
             id: StageId::ConvertMessages,
             pi_source: adapter_source(model.api()),
-            summary: format!("{} messages converted for {}", llm_messages.len(), model.api()),
+            summary: format!("{} messages converted for {}", llm_ctx.messages.len(), model.api()),
             counts: Vec::new(),
             events: Vec::new(),
         });
@@ -281,7 +282,7 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
     parts.cwd = cwd;
     parts.session_id = session_id;
     parts.agent_messages = agent_messages;
-    parts.llm_messages = llm_messages;
+    parts.llm_messages = llm_ctx.messages;
     parts.model_choice = std::mem::take(&mut choice);
 
     Assembly { request, trace: Trace { stages }, stats, diagnostics: diags, parts }
