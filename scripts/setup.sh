@@ -33,8 +33,8 @@ if [[ ! -x /usr/bin/chromium || ! -x /usr/bin/chromedriver ]]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver >/dev/null
 fi
 
-# npm packages: playwright-core (drives Debian's Chromium), binaryen (wasm-opt).
-if [[ ! -d node_modules/playwright-core || ! -d node_modules/binaryen || package-lock.json -nt node_modules/.package-lock.json ]]; then
+# npm packages: playwright-core (drives Debian's Chromium), binaryen (wasm-opt), typescript (tsc).
+if [[ ! -d node_modules/playwright-core || ! -d node_modules/binaryen || ! -d node_modules/typescript || package-lock.json -nt node_modules/.package-lock.json ]]; then
   say "npm ci"
   npm ci --no-audit --no-fund --loglevel=error
 fi

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test.sh: installs what is missing, then runs every test: the Rust unit tests, the conformance
 # corpus (byte-for-byte against pi 0.85.1's captured bodies), the wasm build of the visualizer,
-# and the browser end-to-end tests (Playwright + Debian Chromium, app served on 127.0.0.1).
+# the browser end-to-end tests (Playwright + Debian Chromium, app served on 127.0.0.1), and the npm
+# package (built and packed into pkg/, installed from the tarball, tested in Node, tsc, Chromium).
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
@@ -16,3 +17,7 @@ trunk build --release
 
 echo "== browser end-to-end tests" >&2
 node --test tests/e2e/
+
+echo "== npm package: build (wasm-bindgen, wasm-opt, npm pack) and tests (Node, tsc, Chromium)" >&2
+bash scripts/build-npm.sh >/dev/null
+node --test tests/npm/

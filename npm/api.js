@@ -1,0 +1,223 @@
+// The JS API of the `ctxlens` package, over the raw wasm exports (wasm/src/lib.rs). Shared by
+// the entry points: index.js (Node), web.js (browsers), bundler.js. Turns the options object
+// into what the wasm takes (JSON text, the session string, one byte buffer of files) and the
+// result back into plain objects. Misuse of the API throws an Error here, before the wasm runs.
+
+export const protocols = Object.freeze([
+  "openai-completions",
+  "anthropic-messages",
+  "openai-responses",
+  "azure-openai-responses",
+  "openai-codex-responses",
+  "google-generative-ai",
+  "bedrock-converse-stream",
+  "mistral-conversations",
+  "pi-messages",
+]);
+
+export const piVersion = "0.85.1";
+
+const STRING_OPTIONS = ["sessionPath", "home", "agentDir", "cwd", "piPackageDir", "model", "thinking", "sessionId", "userAgent"];
+const ASSEMBLE_OPTIONS = new Set([...STRING_OPTIONS, "session", "files", "models", "tools", "args", "env", "prompt", "now", "api"]);
+const CASE_OPTIONS = new Set(["now", "api", "envDir"]);
+const SESSION_OPTIONS = new Set(["path"]);
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+class CtxlensError extends Error {}
+Object.defineProperty(CtxlensError.prototype, "name", { value: "CtxlensError" });
+
+function fail(fn, message) {
+  throw new CtxlensError(`ctxlens.${fn}: ${message}`);
+}
+
+function typeName(v) {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "an array";
+  return typeof v === "object" ? "an object" : `a ${typeof v}`;
+}
+
+function isPlainObject(v) {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+function checkOptions(fn, options, allowed, required) {
+  if (options === undefined && !required) return {};
+  if (!isPlainObject(options)) fail(fn, `options must be an object, got ${typeName(options)}`);
+  for (const key of Object.keys(options)) {
+    if (!allowed.has(key)) fail(fn, `unknown option \`${key}\` (known: ${[...allowed].join(", ")})`);
+  }
+  return options;
+}
+
+function optString(fn, o, key) {
+  const v = o[key];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== "string") fail(fn, `\`${key}\` must be a string, got ${typeName(v)}`);
+  return v;
+}
+
+function optNow(fn, o) {
+  const v = o.now;
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== "number" || !Number.isFinite(v)) fail(fn, `\`now\` must be a finite number of milliseconds, got ${typeName(v)}`);
+  return v;
+}
+
+function optApi(fn, o) {
+  const v = optString(fn, o, "api");
+  if (v !== undefined && !protocols.includes(v)) fail(fn, `\`api\` must be one of ${protocols.join(", ")}; got ${JSON.stringify(v)}`);
+  return v;
+}
+
+function bytesOf(fn, path, content) {
+  if (typeof content === "string") return encoder.encode(content);
+  if (content instanceof Uint8Array) return content;
+  if (content instanceof ArrayBuffer) return new Uint8Array(content);
+  if (ArrayBuffer.isView(content)) return new Uint8Array(content.buffer, content.byteOffset, content.byteLength);
+  fail(fn, `file ${JSON.stringify(path)} must be a string, Uint8Array or ArrayBuffer, got ${typeName(content)}`);
+}
+
+/** Files → `[[path, byteLength], ...]` and one buffer holding them all, in that order. */
+function packFiles(fn, files, absolute) {
+  if (files === undefined || files === null) return { list: [], blob: new Uint8Array(0) };
+  let entries;
+  if (files instanceof Map) entries = [...files.entries()];
+  else if (isPlainObject(files)) entries = Object.entries(files);
+  else fail(fn, `files must be an object or a Map of path → content, got ${typeName(files)}`);
+  const list = [];
+  const parts = [];
+  let total = 0;
+  for (const [path, content] of entries) {
+    if (typeof path !== "string" || path === "") fail(fn, `file paths must be non-empty strings`);
+    if (absolute && !path.startsWith("/")) fail(fn, `file paths must be absolute POSIX paths; got ${JSON.stringify(path)}`);
+    const bytes = bytesOf(fn, path, content);
+    list.push([path, bytes.byteLength]);
+    parts.push(bytes);
+    total += bytes.byteLength;
+  }
+  const blob = parts.length === 1 ? parts[0] : new Uint8Array(total);
+  if (parts.length !== 1) {
+    let at = 0;
+    for (const p of parts) {
+      blob.set(p, at);
+      at += p.byteLength;
+    }
+  }
+  return { list, blob };
+}
+
+function textOf(fn, key, v) {
+  if (typeof v === "string") return v;
+  if (v instanceof Uint8Array) return decoder.decode(v);
+  fail(fn, `\`${key}\` must be a string or Uint8Array, got ${typeName(v)}`);
+}
+
+/** Calls the wasm; its errors (misuse the wasm itself caught) are rethrown with the function's name. */
+function call(fn, f) {
+  try {
+    return f();
+  } catch (e) {
+    if (typeof WebAssembly !== "undefined" && e instanceof WebAssembly.RuntimeError) {
+      throw new Error(`ctxlens.${fn}: internal error (a bug in ctxlens, please report it with the inputs): ${e.message}`, { cause: e });
+    }
+    throw new CtxlensError(`ctxlens.${fn}: ${e && e.message ? e.message : String(e)}`, { cause: e });
+  }
+}
+
+/** The wasm's `[metaJson, body?]` as the result object. */
+function toAssembly(out) {
+  const meta = JSON.parse(out[0]);
+  return {
+    body: out.length > 1 ? out[1] : null,
+    method: meta.method,
+    url: meta.url,
+    headers: meta.headers,
+    model: meta.model,
+    thinkingLevel: meta.thinkingLevel,
+    sessionId: meta.sessionId,
+    cwd: meta.cwd,
+    stages: meta.stages,
+    stats: meta.stats,
+    findings: meta.findings ?? [],
+    diagnostics: meta.diagnostics,
+  };
+}
+
+/**
+ * The API over the raw exports. `ready()` throws when the wasm is not initialized (the web
+ * entry before `await init()`).
+ */
+export function bind(raw, ready = () => {}) {
+  function assemble(options) {
+    const fn = "assemble";
+    const o = checkOptions(fn, options, ASSEMBLE_OPTIONS, true);
+    const json = {};
+    for (const key of STRING_OPTIONS) {
+      const v = optString(fn, o, key);
+      if (v !== undefined) json[key] = v;
+    }
+    const api = optApi(fn, o);
+    if (api !== undefined) json.api = api;
+    const now = optNow(fn, o);
+    if (now !== undefined) json.now = now;
+    if (o.prompt !== undefined && o.prompt !== null) json.prompt = textOf(fn, "prompt", o.prompt);
+    if (o.models !== undefined && o.models !== null) {
+      if (typeof o.models === "string") json.models = o.models;
+      else if (isPlainObject(o.models)) json.models = JSON.stringify(o.models, null, 2);
+      else fail(fn, `\`models\` must be models.json text or an object, got ${typeName(o.models)}`);
+    }
+    if (o.tools !== undefined && o.tools !== null) {
+      if (typeof o.tools === "string") json.tools = o.tools;
+      else if (Array.isArray(o.tools)) json.tools = JSON.stringify(o.tools);
+      else fail(fn, `\`tools\` must be tools.json text or a list of tools, got ${typeName(o.tools)}`);
+    }
+    if (o.args !== undefined && o.args !== null) {
+      if (!Array.isArray(o.args) || !o.args.every((a) => typeof a === "string")) fail(fn, "`args` must be a list of strings");
+      json.args = o.args;
+    }
+    if (o.env !== undefined && o.env !== null) {
+      if (!isPlainObject(o.env)) fail(fn, `\`env\` must be an object of strings, got ${typeName(o.env)}`);
+      for (const [k, v] of Object.entries(o.env)) if (typeof v !== "string") fail(fn, `\`env.${k}\` must be a string, got ${typeName(v)}`);
+      json.env = o.env;
+    }
+    const session = o.session === undefined || o.session === null ? undefined : textOf(fn, "session", o.session);
+    const { list, blob } = packFiles(fn, o.files, true);
+    json.files = list;
+    ready(fn);
+    return toAssembly(call(fn, () => raw.assembleRaw(JSON.stringify(json), session, blob)));
+  }
+
+  function assembleCase(files, options) {
+    const fn = "assembleCase";
+    const o = checkOptions(fn, options, CASE_OPTIONS, false);
+    const json = {};
+    const api = optApi(fn, o);
+    if (api !== undefined) json.api = api;
+    const now = optNow(fn, o);
+    if (now !== undefined) json.now = now;
+    const envDir = optString(fn, o, "envDir");
+    if (envDir !== undefined) json.envDir = envDir;
+    if (files === undefined || files === null) fail(fn, "files are required: the case folder's files by relative path");
+    const { list, blob } = packFiles(fn, files, false);
+    json.files = list;
+    ready(fn);
+    return toAssembly(call(fn, () => raw.assembleCaseRaw(JSON.stringify(json), blob)));
+  }
+
+  function parseSession(text, options) {
+    const fn = "parseSession";
+    const o = checkOptions(fn, options, SESSION_OPTIONS, false);
+    const json = {};
+    const path = optString(fn, o, "path");
+    if (path !== undefined) json.path = path;
+    const t = textOf(fn, "text", text);
+    ready(fn);
+    return JSON.parse(call(fn, () => raw.parseSessionRaw(JSON.stringify(json), t)));
+  }
+
+  return { assemble, assembleCase, parseSession };
+}

@@ -1,0 +1,2 @@
+// "ctxlens" (Node and bundlers): ready on import.
+export * from "./types.js";

@@ -1,0 +1,294 @@
+// The types of the `ctxlens` package, shared by its entry points ("ctxlens" and "ctxlens/web").
+// Hand-written beside npm/api.js; checked by `tsc --noEmit` in tests/npm/.
+
+/** The protocols (pi-ai "apis") pi 0.85.1 has adapters for. */
+export type Api =
+  | "openai-completions"
+  | "anthropic-messages"
+  | "openai-responses"
+  | "azure-openai-responses"
+  | "openai-codex-responses"
+  | "google-generative-ai"
+  | "bedrock-converse-stream"
+  | "mistral-conversations"
+  | "pi-messages";
+
+/** pi's thinking levels (`--thinking`). Other strings are accepted and reported as pi reports them. */
+export type ThinkingLevel = "off" | "minimal" | "low" | "medium" | "high" | "xhigh";
+
+/** A file's content: text (stored as UTF-8) or bytes (images and other binary files). */
+export type FileContent = string | Uint8Array | ArrayBuffer;
+
+/** Files by path: a plain object or a Map. */
+export type FileTree = Record<string, FileContent> | ReadonlyMap<string, FileContent>;
+
+/** A JSON value, as `JSON.parse` returns it. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/** An extension tool as pi's `registerTool` takes it (the shape of a case's tools.json). */
+export interface ExtensionTool {
+  name: string;
+  label?: string;
+  description: string;
+  /** The JSON Schema of the tool's arguments. */
+  parameters: { [key: string]: JsonValue };
+  promptSnippet?: string;
+  promptGuidelines?: string[];
+  [key: string]: unknown;
+}
+
+/** One provider of pi's models.json (`~/.pi/agent/models.json`). */
+export interface ProviderConfig {
+  baseUrl?: string;
+  api?: Api | string;
+  apiKey?: string;
+  headers?: { [name: string]: string };
+  models?: Array<{ id: string; [key: string]: unknown }>;
+  [key: string]: unknown;
+}
+
+/** pi's models.json. */
+export interface ModelsJson {
+  providers?: { [provider: string]: ProviderConfig };
+  [key: string]: unknown;
+}
+
+/** What pi would read, for {@link assemble}. Every field is optional. */
+export interface AssembleOptions {
+  /** The pi session to resume (JSONL text). Absent: pi starts a new session. */
+  session?: string | Uint8Array | null;
+  /** The session file's path, used in diagnostics. Default "session.jsonl". */
+  sessionPath?: string;
+  /**
+   * Every file pi could read, by absolute POSIX path: the project tree (AGENTS.md, CLAUDE.md,
+   * `.pi/`), the agent dir (settings.json, SYSTEM.md, skills/), `@file` attachments.
+   */
+  files?: FileTree;
+  /** `$HOME`. Default "/home/user". */
+  home?: string;
+  /** pi's agent dir. Default `${home}/.pi/agent`. */
+  agentDir?: string;
+  /** The working directory pi runs in (a resumed session uses its header's cwd). Default "/home/user/project". */
+  cwd?: string;
+  /** Where the pi-coding-agent package is installed (docs paths in the system prompt). */
+  piPackageDir?: string;
+  /** models.json (text or object), laid at `${agentDir}/models.json`. */
+  models?: string | ModelsJson;
+  /** `--model`: `provider/id` or `id`, optionally with a `:thinking` suffix. */
+  model?: string;
+  /** `--thinking`. */
+  thinking?: ThinkingLevel | (string & {});
+  /** Extension tools (tools.json text or the list), appended after the built-in tools. */
+  tools?: string | ExtensionTool[];
+  /** The rest of pi's command line: `--tools`, `--system-prompt`, `@file`, ... */
+  args?: string[];
+  /** Environment variables pi reads (`PI_CACHE_RETENTION`, `PI_EXPERIMENTAL`, `OPENAI_BASE_URL`, ...). */
+  env?: { [name: string]: string };
+  /** The next prompt. Absent or null: pi continues after the last tool results (no new user message). */
+  prompt?: string | null;
+  /** `Date.now()` when the prompt is sent, in ms. Default 0 (the same inputs always give the same bytes). */
+  now?: number;
+  /** Switch the protocol: the same model with its `api` replaced. */
+  api?: Api;
+  /** The id of a new session (pi makes a random uuidv7); a resumed session uses its header's id. */
+  sessionId?: string;
+  /** The `User-Agent` pi derives from the OS. Default "pi (linux 6.1.0; x64)". */
+  userAgent?: string;
+}
+
+/** Options of {@link assembleCase}. */
+export interface AssembleCaseOptions {
+  /** `Date.now()` for the prompt. Default: the prompt's timestamp in the capture's session.after.jsonl, else 0. */
+  now?: number;
+  /** Switch the protocol. */
+  api?: Api;
+  /** The folder (relative to the case) holding the capture's env.json. Default: `expected/`, else the shallowest env.json. */
+  envDir?: string;
+}
+
+/** Options of {@link parseSession}. */
+export interface ParseSessionOptions {
+  /** The session file's path, used in diagnostics. Default "session.jsonl". */
+  path?: string;
+}
+
+export type Severity = "info" | "warning" | "error";
+
+/** A problem in the inputs. Bad input never throws: it is reported here and the rest is still used. */
+export interface Diagnostic {
+  severity: Severity;
+  /** The input: the session path, a file's absolute path, "tools", "args", "model", ... */
+  file: string;
+  /** 1-based line, when the problem has one. */
+  line?: number;
+  /** The line's span in that input, in UTF-16 code units (JS string indices), when ctxlens holds its text. */
+  start?: number;
+  end?: number;
+  message: string;
+  /** What was left out because of it, if anything. */
+  skipped?: string;
+}
+
+export type StageId =
+  | "session-read"
+  | "agent-messages"
+  | "agent-context"
+  | "input-appended"
+  | "transform-context"
+  | "convert-to-llm"
+  | "transform-messages"
+  | "convert-messages"
+  | "build-params"
+  | "on-payload"
+  | "http-body";
+
+export type EventKind = "dropped" | "inserted" | "converted" | "renamed" | "clamped" | "replaced" | "note";
+
+/** What a stage did to one thing. */
+export interface StageEvent {
+  kind: EventKind;
+  message: string;
+  /** pi's source location of the rule (`AI/api/transform-messages.js:127`), when known. */
+  piSource?: string;
+}
+
+/** One stage of pi's request assembly. */
+export interface Stage {
+  id: StageId;
+  title: string;
+  /** Where the stage lives in pi (file:line). */
+  piSource: string;
+  summary: string;
+  /** Named counts after the stage (`messages`, `tools`, `bytes`, ...). */
+  counts: { [name: string]: number };
+  events: StageEvent[];
+}
+
+/** Character accounting; lengths are UTF-16 code units (JS `.length`) of text payloads. */
+export interface Stats {
+  systemPrompt: {
+    chars: number;
+    sections: Array<{ name: string; source: string; offset: number; chars: number }>;
+  };
+  tools: {
+    chars: number;
+    byTool: Array<{ name: string; chars: number; descriptionChars: number; parametersChars: number }>;
+  };
+  history: {
+    chars: number;
+    byRole: Array<{ role: string; count: number; chars: number }>;
+    byKind: {
+      userText: number;
+      assistantText: number;
+      reasoning: number;
+      toolArguments: number;
+      toolResults: number;
+      /** Images are counted, not measured. */
+      images: number;
+    };
+    toolResultsByTool: Array<{ name: string; count: number; chars: number }>;
+  };
+  /** Shares of system prompt, tools and history in their total, 0..1. */
+  shares: { systemPrompt: number; tools: number; history: number };
+  body: { bytes: number; chars: number };
+}
+
+/**
+ * A notable property of the request (waste, cache breakers, oversized tool results, ...).
+ * Reserved: this version of ctxlens reports none yet, so `findings` is always empty.
+ */
+export interface Finding {
+  id: string;
+  severity: Severity;
+  message: string;
+  stage?: StageId;
+}
+
+/** The model the assembly used. */
+export interface ModelInfo {
+  provider: string;
+  id: string;
+  api: string;
+  /** Where the choice came from: `--model`, `session`, `settings.defaultModel`, `available`. */
+  source: string;
+}
+
+/** Everything one assembly produced. `body`, `method` and `url` are null when pi would not send a request (see `diagnostics`). */
+export interface Assembly {
+  /** Exactly the request body pi would send. */
+  body: string | null;
+  method: "POST" | null;
+  url: string | null;
+  /** The protocol's own headers in order (credentials as `<redacted>`; SDK runtime headers left out). */
+  headers: Array<[name: string, value: string]>;
+  model: ModelInfo | null;
+  /** The thinking level after pi's clamp ("off" when there is no model). */
+  thinkingLevel: string;
+  sessionId: string | null;
+  /** The cwd pi runs in. */
+  cwd: string;
+  stages: Stage[];
+  stats: Stats | null;
+  findings: Finding[];
+  diagnostics: Diagnostic[];
+}
+
+/** One entry of a session file, in file order. */
+export interface SessionEntry {
+  id: string | null;
+  parentId: string | null;
+  /** The entry type: `message`, `compaction`, `model_change`, ... ("" when it has none). */
+  type: string;
+  /** 1-based line in the file. */
+  line: number;
+  /** The role or kind, then up to 80 characters of text. */
+  preview: string;
+  label: string | null;
+  /** On the path from the leaf to the root. */
+  onActiveBranch: boolean;
+  /** Selected for the context (on the branch and not cut by a compaction). */
+  inContext: boolean;
+}
+
+/** A session file as pi reads it. */
+export interface SessionTree {
+  sessionId: string | null;
+  cwd: string | null;
+  /** The version the file declared before migration. */
+  version: number;
+  entries: SessionEntry[];
+  leafId: string | null;
+  /** Entry ids on the active branch, root → leaf. */
+  branch: string[];
+  /** How many agent messages the branch yields. */
+  messages: number;
+  /** The last model on the branch. */
+  model: { provider: string; id: string } | null;
+  thinkingLevel: string;
+  /** The compaction in effect, if any. */
+  compactionId: string | null;
+  diagnostics: Diagnostic[];
+}
+
+/** The protocols pi 0.85.1 has adapters for. */
+export declare const protocols: readonly Api[];
+
+/** The pi version whose requests this package rebuilds. */
+export declare const piVersion: "0.85.1";
+
+/**
+ * Rebuilds the request pi would send next. Never throws on bad input (that is `diagnostics`);
+ * throws an `Error` when the options themselves are wrong (a field of the wrong type, an
+ * unknown option, an unknown `api`).
+ */
+export declare function assemble(options: AssembleOptions): Assembly;
+
+/**
+ * Assembles a case folder in the layout of pi's capture oracle (case.json, models.json,
+ * session.jsonl, tools.json, agent/, fs/, expected/env.json), given its files by relative path.
+ * Throws an `Error` when the files are not a case (no case.json or env.json).
+ */
+export declare function assembleCase(files: FileTree, options?: AssembleCaseOptions): Assembly;
+
+/** Reads a session file as pi does: the entries, the active branch and what it selects. */
+export declare function parseSession(text: string | Uint8Array, options?: ParseSessionOptions): SessionTree;

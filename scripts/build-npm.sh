@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# build-npm.sh: builds the `ctxlens` npm package from the repo into pkg/ and packs it.
+#   cargo (wasm/, release profile: opt-level z, lto) → wasm-bindgen --target web (the pinned CLI)
+#   → wasm-opt -Oz (npm binaryen) → pkg/ctxlens/ (npm/ template + wasm/) → npm pack → pkg/*.tgz
+# Prints the .wasm size, raw and gzipped (target: ≤ 350 KB gzipped). Incremental: cargo builds
+# incrementally and wasm-opt is skipped when wasm-bindgen's output did not change.
+set -euo pipefail
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$repo"
+
+say() { printf '\033[1m[build-npm]\033[0m %s\n' "$*" >&2; }
+
+want=$(sed -n 's/^wasm-bindgen = "=\(.*\)"/\1/p' Cargo.toml)
+if [[ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $want" ]]; then
+  echo "build-npm: wasm-bindgen $want is required (run scripts/setup.sh)" >&2
+  exit 1
+fi
+wasm_opt="$repo/node_modules/.bin/wasm-opt"
+[[ -x $wasm_opt ]] || { echo "build-npm: $wasm_opt is missing (npm ci)" >&2; exit 1; }
+
+say "cargo build -p ctxlens-wasm --release --target wasm32-unknown-unknown"
+cargo build -p ctxlens-wasm --release --target wasm32-unknown-unknown --quiet
+
+work="$repo/target/npm"
+out="$repo/pkg/ctxlens"
+mkdir -p "$work/bindgen"
+wasm-bindgen --target web --no-typescript --out-name ctxlens --out-dir "$work/bindgen" \
+  "$repo/target/wasm32-unknown-unknown/release/ctxlens_wasm.wasm"
+
+# wasm-opt only when wasm-bindgen's output changed.
+sum=$(sha256sum "$work/bindgen/ctxlens_bg.wasm" | cut -d' ' -f1)
+if [[ ! -f "$work/opt.wasm" || "$(cat "$work/opt.sum" 2>/dev/null)" != "$sum" ]]; then
+  say "wasm-opt -Oz"
+  "$wasm_opt" -Oz --strip-debug --strip-producers \
+    --enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int --enable-mutable-globals \
+    --enable-reference-types --enable-multivalue \
+    "$work/bindgen/ctxlens_bg.wasm" -o "$work/opt.wasm"
+  echo "$sum" >"$work/opt.sum"
+fi
+
+rm -rf "$out"
+mkdir -p "$out/wasm"
+cp npm/index.js npm/index.d.ts npm/web.js npm/web.d.ts npm/bundler.js npm/api.js npm/types.d.ts npm/README.md "$out/"
+cp "$work/bindgen/ctxlens.js" "$out/wasm/ctxlens.js"
+cp "$work/opt.wasm" "$out/wasm/ctxlens_bg.wasm"
+version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
+sed "s/\"0.0.0-set-by-build\"/\"$version\"/" npm/package.json >"$out/package.json"
+
+raw=$(wc -c <"$out/wasm/ctxlens_bg.wasm")
+gz=$(gzip -9 -c "$out/wasm/ctxlens_bg.wasm" | wc -c)
+say "$(printf 'ctxlens_bg.wasm: %d bytes (%.1f KB), gzipped %d bytes (%.1f KB; target ≤ 350 KB)' "$raw" "$(awk "BEGIN{print $raw/1024}")" "$gz" "$(awk "BEGIN{print $gz/1024}")")"
+if ((gz > 350 * 1024)); then
+  say "warning: over the 350 KB gzipped target"
+fi
+
+rm -f "$repo"/pkg/ctxlens-*.tgz
+tarball=$(cd "$out" && npm pack --pack-destination "$repo/pkg" --loglevel=error --silent)
+say "packed pkg/$tarball"
+echo "$repo/pkg/$tarball"

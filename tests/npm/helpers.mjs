@@ -1,0 +1,59 @@
+// Shared by the npm package tests: the packed tarball installed into a temporary project (as a
+// user would: `npm install <tarball>`, offline — the package has no dependencies), and the
+// conformance corpus read as case folders.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+/** The tarball scripts/build-npm.sh left in pkg/. */
+export function tarball() {
+  const dir = path.join(repo, "pkg");
+  const found = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => /^ctxlens-.*\.tgz$/.test(f)) : [];
+  if (found.length !== 1) throw new Error(`expected one pkg/ctxlens-*.tgz (run scripts/build-npm.sh), found ${found.length}`);
+  return path.join(dir, found[0]);
+}
+
+/** A temporary project with the tarball installed; returns its directory. */
+export function installPackage() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ctxlens-npm-"));
+  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "ctxlens-npm-test", private: true, type: "module" }));
+  execFileSync("npm", ["install", "--offline", "--no-audit", "--no-fund", "--loglevel=error", tarball()], { cwd: dir, stdio: ["ignore", "ignore", "inherit"] });
+  return dir;
+}
+
+/** Every file below `dir`, by path relative to it ("/"-separated) → bytes. */
+export function readTree(dir, base = dir, out = {}) {
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) readTree(p, base, out);
+    else if (e.isFile()) out[path.relative(base, p).split(path.sep).join("/")] = new Uint8Array(fs.readFileSync(p));
+  }
+  return out;
+}
+
+/** The conformance corpus (tests/conformance/* with expected/request-1.json) and www/demo, sorted by name. */
+export function corpus() {
+  const root = path.join(repo, "tests/conformance");
+  const cases = fs
+    .readdirSync(root)
+    .filter((n) => fs.existsSync(path.join(root, n, "case.json")) && fs.existsSync(path.join(root, n, "expected/request-1.json")))
+    .sort()
+    .map((name) => ({ name, dir: path.join(root, name) }));
+  cases.push({ name: "www/demo", dir: path.join(repo, "www/demo") });
+  return cases;
+}
+
+/** The native CLI's body for a case (the Rust assembly), or null when it builds none. */
+export function nativeBody(dir) {
+  const bin = path.join(repo, "target/debug/ctxlens");
+  if (!fs.existsSync(bin)) execFileSync("cargo", ["build", "-p", "ctxlens-cli", "--quiet"], { cwd: repo, stdio: "inherit" });
+  try {
+    return execFileSync(bin, ["assemble", "--case", dir, "--env", path.join(dir, "expected/env.json")], { stdio: ["ignore", "pipe", "ignore"], maxBuffer: 1 << 28 }).toString("utf8");
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,80 @@
+// The package's TypeScript types: a program using every input and output type checks with
+// `tsc --noEmit --strict` against the installed package, and misuse is a type error.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { spawnSync } from "node:child_process";
+import { installPackage, repo } from "./helpers.mjs";
+
+const tsc = path.join(repo, "node_modules/.bin/tsc");
+
+const program = `
+import { assemble, assembleCase, parseSession, protocols, piVersion } from "ctxlens";
+import type { Api, Assembly, AssembleOptions, Diagnostic, Finding, Stage, StageEvent, Stats, SessionTree, SessionEntry, ExtensionTool, ModelsJson } from "ctxlens";
+import init, { initSync, assemble as webAssemble } from "ctxlens/web";
+
+const tools: ExtensionTool[] = [{ name: "web_search", description: "Search", parameters: { type: "object", properties: { q: { type: "string" } } } }];
+const models: ModelsJson = { providers: { mock: { baseUrl: "http://127.0.0.1:1/v1", api: "openai-completions", apiKey: "k", models: [{ id: "m", reasoning: true }] } } };
+const options: AssembleOptions = {
+  session: "{}\\n", sessionPath: "/p/s.jsonl", files: { "/p/AGENTS.md": "be brief", "/p/img.png": new Uint8Array([137, 80]) },
+  agentDir: "/h/.pi/agent", home: "/h", cwd: "/p", piPackageDir: "/pi", models, model: "mock/m", thinking: "high",
+  tools, args: ["--tools", "read,bash"], env: { PI_CACHE_RETENTION: "long" }, prompt: "hi", now: 1, api: "anthropic-messages",
+  sessionId: "s", userAgent: "pi (linux; x64)",
+};
+const r: Assembly = assemble(options);
+const body: string | null = r.body;
+const url: string | null = r.url;
+const headers: Array<[string, string]> = r.headers;
+const stages: Stage[] = r.stages;
+const events: StageEvent[] = stages.flatMap((s) => s.events);
+const kinds: string[] = events.map((e) => e.kind + (e.piSource ?? ""));
+const stats: Stats | null = r.stats;
+const toolChars: number = stats ? stats.tools.byTool[0].descriptionChars + stats.history.byKind.images + stats.shares.history : 0;
+const findings: Finding[] = r.findings;
+const diagnostics: Diagnostic[] = r.diagnostics;
+const spans: Array<[number, number] | null> = diagnostics.map((d) => (d.start !== undefined && d.end !== undefined ? [d.start, d.end] : null));
+const api: Api | undefined = r.model?.api === "pi-messages" ? "pi-messages" : protocols[0];
+const fromCase: Assembly = assembleCase(new Map([["case.json", "{}"]]), { now: 0, api: "openai-responses", envDir: "expected" });
+const tree: SessionTree = parseSession("", { path: "/s.jsonl" });
+const entries: SessionEntry[] = tree.entries.filter((e) => e.onActiveBranch && e.inContext);
+const version: "0.85.1" = piVersion;
+async function web(): Promise<string | null> {
+  await init();
+  await init(new URL("https://example.test/ctxlens_bg.wasm"));
+  initSync(new Uint8Array(0));
+  return webAssemble({ model: "m" }).body;
+}
+void [body, url, headers, kinds, toolChars, findings, spans, api, fromCase, entries, version, web];
+
+// Misuse is a type error.
+// @ts-expect-error: an unknown protocol
+assemble({ api: "openai" });
+// @ts-expect-error: an unknown option
+assemble({ modle: "x" });
+// @ts-expect-error: args is a list
+assemble({ args: "--tools bash" });
+// @ts-expect-error: file contents are text or bytes
+assemble({ files: { "/a": 5 } });
+// @ts-expect-error: options are required
+assemble();
+// @ts-expect-error: the body may be null
+const len: number = r.body.length;
+void len;
+`;
+
+test("the types check with tsc --noEmit --strict", () => {
+  const project = installPackage();
+  fs.writeFileSync(path.join(project, "use.ts"), program);
+  fs.writeFileSync(
+    path.join(project, "tsconfig.json"),
+    JSON.stringify({ compilerOptions: { strict: true, noEmit: true, target: "es2022", module: "nodenext", moduleResolution: "nodenext", lib: ["es2022", "dom"], skipLibCheck: false, types: [] }, files: ["use.ts"] }),
+  );
+  const r = spawnSync(tsc, ["--noEmit", "-p", project], { cwd: project, encoding: "utf8" });
+  assert.equal(r.status, 0, `tsc failed:\n${r.stdout}${r.stderr}`);
+  // The package's declarations never fall back to \`any\`.
+  for (const f of ["types.d.ts", "index.d.ts", "web.d.ts"]) {
+    const text = fs.readFileSync(path.join(project, "node_modules/ctxlens", f), "utf8").replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "");
+    assert.doesNotMatch(text, /\bany\b/, `${f} mentions any`);
+  }
+});

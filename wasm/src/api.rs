@@ -1,0 +1,389 @@
+//! The binding's pure layer: what crosses the boundary is JSON text (options in, the result's
+//! metadata out), the session text, and one byte buffer holding every file. No wasm types here,
+//! so it is unit-tested natively; `lib.rs` only wraps these functions for wasm-bindgen.
+//!
+//! Errors returned here (`Err(String)`) are misuse of the API — the JS wrapper turns them into a
+//! thrown `Error`. Problems in the user's input are never errors: they come back as diagnostics.
+
+use std::collections::BTreeMap;
+
+use ctxlens::case::{inputs_from_case, CaseFiles};
+use ctxlens::inputs::join_path;
+use ctxlens::js::{self, utf16_len, Object, Value};
+use ctxlens::protocols::APIS;
+use ctxlens::session;
+use ctxlens::{Assembly, Inputs, SourceText, VirtualFs};
+
+/// The result of one assembly: the metadata as JSON text and the body (the body is kept apart
+/// so a 40 MB body is not escaped into, and parsed back out of, the JSON).
+#[derive(Debug)]
+pub struct Output {
+    pub meta: String,
+    pub body: Option<String>,
+}
+
+fn opts(json: &str) -> Result<Object, String> {
+    match js::parse(json) {
+        Ok(Value::Object(o)) => Ok(o),
+        Ok(_) => Err("options must be a JSON object".into()),
+        Err(e) => Err(format!("options are not valid JSON: {e}")),
+    }
+}
+
+fn opt_str(o: &Object, key: &str) -> Result<Option<String>, String> {
+    match o.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(format!("`{key}` must be a string")),
+    }
+}
+
+fn opt_f64(o: &Object, key: &str) -> Result<Option<f64>, String> {
+    match o.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) if n.is_finite() => Ok(Some(*n)),
+        Some(_) => Err(format!("`{key}` must be a finite number")),
+    }
+}
+
+fn opt_api(o: &Object) -> Result<Option<String>, String> {
+    let api = opt_str(o, "api")?;
+    if let Some(a) = &api {
+        if !APIS.contains(&a.as_str()) {
+            return Err(format!("`api` must be one of {}; got {a:?}", APIS.join(", ")));
+        }
+    }
+    Ok(api)
+}
+
+/// Splits `blob` into files by the `files` list `[[path, byteLength], ...]` of the options.
+fn split_files<'b>(o: &Object, blob: &'b [u8]) -> Result<Vec<(String, &'b [u8])>, String> {
+    let list = match o.get("files") {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Array(a)) => a,
+        Some(_) => return Err("`files` must be a list of [path, byteLength]".into()),
+    };
+    let mut out = Vec::with_capacity(list.len());
+    let mut at = 0usize;
+    for item in list {
+        let pair = item.as_array().filter(|p| p.len() == 2);
+        let (path, len) = match pair.map(|p| (&p[0], &p[1])) {
+            Some((Value::String(path), Value::Number(n))) if *n >= 0.0 && n.fract() == 0.0 => (path, *n as usize),
+            _ => return Err("`files` must be a list of [path, byteLength]".into()),
+        };
+        let end = at.checked_add(len).filter(|&e| e <= blob.len()).ok_or_else(|| format!("file {path:?}: the byte buffer is shorter than the lengths say"))?;
+        out.push((path.clone(), &blob[at..end]));
+        at = end;
+    }
+    if at != blob.len() {
+        return Err("the byte buffer is longer than the file lengths say".into());
+    }
+    Ok(out)
+}
+
+/// `assemble(options)`: the options of the JS API (already checked and normalized by the JS
+/// wrapper), the session text, and the files' bytes.
+pub fn assemble(options_json: &str, session: Option<String>, blob: &[u8]) -> Result<Output, String> {
+    let o = opts(options_json)?;
+    let d = Inputs::default();
+    let home = opt_str(&o, "home")?.unwrap_or(d.home.clone());
+    let agent_dir = opt_str(&o, "agentDir")?.unwrap_or_else(|| join_path(&home, ".pi/agent"));
+    let mut files = VirtualFs::new();
+    for (path, bytes) in split_files(&o, blob)? {
+        if !path.starts_with('/') {
+            return Err(format!("file paths must be absolute (POSIX); got {path:?}"));
+        }
+        files.insert(&path, bytes);
+    }
+    if let Some(models) = opt_str(&o, "models")? {
+        files.insert(&join_path(&agent_dir, "models.json"), models);
+    }
+    let args = match o.get("args") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(a)) => a.iter().map(|v| v.as_str().map(String::from).ok_or("`args` must be a list of strings")).collect::<Result<_, _>>()?,
+        Some(_) => return Err("`args` must be a list of strings".into()),
+    };
+    let mut env = BTreeMap::new();
+    match o.get("env") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(e)) => {
+            for (k, v) in e.iter() {
+                let v = v.as_str().ok_or_else(|| format!("`env.{k}` must be a string"))?;
+                env.insert(k.clone(), v.to_string());
+            }
+        }
+        Some(_) => return Err("`env` must be an object of strings".into()),
+    }
+    let session_name = opt_str(&o, "sessionPath")?.unwrap_or_else(|| "session.jsonl".into());
+    let inputs = Inputs {
+        session: session.map(|text| SourceText { name: session_name, text }),
+        files,
+        cwd: opt_str(&o, "cwd")?.unwrap_or(d.cwd),
+        pi_package_dir: opt_str(&o, "piPackageDir")?.unwrap_or(d.pi_package_dir),
+        model: opt_str(&o, "model")?,
+        thinking: opt_str(&o, "thinking")?,
+        args,
+        env,
+        extension_tools: opt_str(&o, "tools")?.map(|text| SourceText { name: "tools".into(), text }),
+        prompt: opt_str(&o, "prompt")?,
+        now_ms: opt_f64(&o, "now")?.unwrap_or(0.0),
+        api: opt_api(&o)?,
+        session_id: opt_str(&o, "sessionId")?,
+        user_agent: opt_str(&o, "userAgent")?.unwrap_or(d.user_agent),
+        home,
+        agent_dir,
+    };
+    Ok(run(&inputs))
+}
+
+/// `assembleCase(files, options)`: a case folder's files (relative paths) as the oracle lays
+/// them out (`ctxlens::case::inputs_from_case`).
+pub fn assemble_case(options_json: &str, blob: &[u8]) -> Result<Output, String> {
+    let o = opts(options_json)?;
+    let mut files = CaseFiles::new();
+    for (path, bytes) in split_files(&o, blob)? {
+        files.insert(path.trim_start_matches("./").to_string(), bytes.to_vec());
+    }
+    let env_dir = opt_str(&o, "envDir")?;
+    let mut inputs = inputs_from_case(&files, env_dir.as_deref()).map_err(|e| format!("not a case folder: {e}"))?;
+    if let Some(now) = opt_f64(&o, "now")? {
+        inputs.now_ms = now;
+    }
+    inputs.api = opt_api(&o)?;
+    Ok(run(&inputs))
+}
+
+fn run(inputs: &Inputs) -> Output {
+    let a = ctxlens::assemble(inputs);
+    let meta = meta_json(&a, inputs).to_json();
+    Output { meta, body: a.request.map(|r| r.body) }
+}
+
+fn meta_json(a: &Assembly, inputs: &Inputs) -> Value {
+    let mut o = Object::new();
+    match &a.request {
+        Some(r) => {
+            let headers: Vec<Value> = r.headers.iter().map(|(k, v)| Value::Array(vec![Value::str(k), Value::str(v)])).collect();
+            o.insert("method", Value::str(r.method));
+            o.insert("url", Value::str(&r.url));
+            o.insert("headers", Value::Array(headers));
+        }
+        None => {
+            o.insert("method", Value::Null);
+            o.insert("url", Value::Null);
+            o.insert("headers", Value::Array(Vec::new()));
+        }
+    }
+    let choice = &a.parts.model_choice;
+    o.insert(
+        "model",
+        match &choice.model {
+            Some(m) => Object::new()
+                .with("provider", m.provider())
+                .with("id", m.id())
+                .with("api", m.api())
+                .with("source", choice.model_source.as_str())
+                .into(),
+            None => Value::Null,
+        },
+    );
+    o.insert("thinkingLevel", Value::str(&choice.thinking_level));
+    o.insert("sessionId", a.parts.session_id.clone().map_or(Value::Null, Value::String));
+    o.insert("cwd", Value::str(&a.parts.cwd));
+    o.insert("stages", stages_json(a));
+    o.insert("stats", a.stats.as_ref().map_or(Value::Null, ctxlens::stats::to_json));
+    o.insert("diagnostics", diagnostics_json(&a.diagnostics, &|name| source_text(inputs, name)));
+    o.into()
+}
+
+/// The text of an input file by the name a diagnostic gives it, for UTF-16 offsets.
+fn source_text<'i>(inputs: &'i Inputs, name: &str) -> Option<std::borrow::Cow<'i, str>> {
+    if let Some(s) = inputs.session.as_ref().filter(|s| s.name == name) {
+        return Some(s.text.as_str().into());
+    }
+    if let Some(t) = inputs.extension_tools.as_ref().filter(|s| s.name == name) {
+        return Some(t.text.as_str().into());
+    }
+    if name.starts_with('/') {
+        return inputs.files.get(name).map(String::from_utf8_lossy);
+    }
+    None
+}
+
+fn stages_json(a: &Assembly) -> Value {
+    Value::Array(
+        a.trace
+            .stages
+            .iter()
+            .map(|s| {
+                let events: Vec<Value> = s
+                    .events
+                    .iter()
+                    .map(|e| {
+                        let mut o = Object::new().with("kind", e.kind.as_str()).with("message", e.message.as_str());
+                        o.insert_opt("piSource", e.pi_source.map(Value::from));
+                        o.into()
+                    })
+                    .collect();
+                let counts: Object = s.counts.iter().map(|(k, v)| (k.clone(), Value::Number(*v))).collect();
+                Object::new()
+                    .with("id", s.id.key())
+                    .with("title", s.id.title())
+                    .with("piSource", s.pi_source)
+                    .with("summary", s.summary.as_str())
+                    .with("counts", counts)
+                    .with("events", Value::Array(events))
+                    .into()
+            })
+            .collect(),
+    )
+}
+
+/// Diagnostics as JSON: where a diagnostic has a line in a text we hold, `start`/`end` are that
+/// line's span in UTF-16 code units (JS string indices), without its line break.
+fn diagnostics_json<'i>(diags: &[ctxlens::Diagnostic], text_of: &dyn Fn(&str) -> Option<std::borrow::Cow<'i, str>>) -> Value {
+    // One pass per file over the lines that are asked for.
+    let mut wanted: BTreeMap<&str, Vec<u32>> = BTreeMap::new();
+    for d in diags {
+        if let Some(l) = d.line {
+            wanted.entry(d.file.as_str()).or_default().push(l);
+        }
+    }
+    let mut spans: BTreeMap<(&str, u32), (usize, usize)> = BTreeMap::new();
+    for (file, mut lines) in wanted {
+        let Some(text) = text_of(file) else { continue };
+        lines.sort_unstable();
+        lines.dedup();
+        let mut want = lines.into_iter().peekable();
+        let mut offset16 = 0usize;
+        for (i, line) in text.split('\n').enumerate() {
+            let n = i as u32 + 1;
+            let len16 = utf16_len(line);
+            if want.peek() == Some(&n) {
+                let visible = utf16_len(line.strip_suffix('\r').unwrap_or(line));
+                spans.insert((file, n), (offset16, offset16 + visible));
+                want.next();
+                if want.peek().is_none() {
+                    break;
+                }
+            }
+            offset16 += len16 + 1;
+        }
+    }
+    Value::Array(
+        diags
+            .iter()
+            .map(|d| {
+                let mut o = Object::new().with("severity", d.severity.as_str()).with("file", d.file.as_str());
+                if let Some(l) = d.line {
+                    o.insert("line", Value::from(l));
+                    if let Some(&(start, end)) = spans.get(&(d.file.as_str(), l)) {
+                        o.insert("start", Value::from(start));
+                        o.insert("end", Value::from(end));
+                    }
+                }
+                o.insert("message", Value::str(&d.message));
+                o.insert_opt("skipped", d.skipped.clone().map(Value::String));
+                o.into()
+            })
+            .collect(),
+    )
+}
+
+/// `parseSession(text, options)`: the session's entries as a tree, its active branch and the
+/// settings it carries, with diagnostics.
+pub fn parse_session(options_json: &str, text: String) -> Result<String, String> {
+    let o = opts(options_json)?;
+    let name = opt_str(&o, "path")?.unwrap_or_else(|| "session.jsonl".into());
+    let src = SourceText { name, text };
+    let file = session::parse(&src);
+    let mut events = Vec::new();
+    let mut diags = file.diagnostics.clone();
+    let ctx = session::build_context(&file, &mut events, &mut diags);
+    let entries: Vec<Value> = session::tree(&file, &ctx)
+        .into_iter()
+        .map(|n| {
+            Object::new()
+                .with("id", n.id.map_or(Value::Null, Value::String))
+                .with("parentId", n.parent_id.map_or(Value::Null, Value::String))
+                .with("type", n.entry_type)
+                .with("line", n.line)
+                .with("preview", n.preview)
+                .with("label", n.label.map_or(Value::Null, Value::String))
+                .with("onActiveBranch", n.on_active_branch)
+                .with("inContext", n.in_context)
+                .into()
+        })
+        .collect();
+    let mut out = Object::new()
+        .with("sessionId", file.session_id().map_or(Value::Null, Value::str))
+        .with("cwd", file.cwd().map_or(Value::Null, Value::str))
+        .with("version", file.original_version)
+        .with("entries", Value::Array(entries))
+        .with("leafId", ctx.leaf_id.clone().map_or(Value::Null, Value::String))
+        .with("branch", Value::Array(ctx.path.iter().map(Value::str).collect()))
+        .with("messages", ctx.messages.len())
+        .with(
+            "model",
+            match &ctx.model {
+                Some((provider, id)) => Object::new().with("provider", provider.as_str()).with("id", id.as_str()).into(),
+                None => Value::Null,
+            },
+        )
+        .with("thinkingLevel", ctx.thinking_level.as_str())
+        .with("compactionId", ctx.compaction_id.clone().map_or(Value::Null, Value::String));
+    out.insert("diagnostics", diagnostics_json(&diags, &|n| (n == src.name).then(|| src.text.as_str().into())));
+    Ok(Value::from(out).to_json())
+}
+
+/// The protocols pi 0.85.1 has adapters for.
+pub fn protocols() -> Vec<String> {
+    APIS.iter().map(|s| s.to_string()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn misuse_is_an_error_with_a_message() {
+        assert!(assemble("[]", None, &[]).unwrap_err().contains("JSON object"));
+        assert!(assemble("{", None, &[]).unwrap_err().contains("not valid JSON"));
+        assert!(assemble(r#"{"api":"nope"}"#, None, &[]).unwrap_err().contains("one of"));
+        assert!(assemble(r#"{"files":[["/a",3]]}"#, None, b"ab").unwrap_err().contains("shorter"));
+        assert!(assemble(r#"{"files":[["/a",1]]}"#, None, b"ab").unwrap_err().contains("longer"));
+        assert!(assemble(r#"{"files":[["rel",1]]}"#, None, b"a").unwrap_err().contains("absolute"));
+        assert!(assemble(r#"{"args":[1]}"#, None, &[]).is_err());
+        assert!(assemble(r#"{"now":"x"}"#, None, &[]).is_err());
+        assert!(assemble_case("{}", &[]).unwrap_err().contains("case.json"));
+        assert!(parse_session("5", String::new()).is_err());
+    }
+
+    #[test]
+    fn no_model_is_a_diagnostic_not_an_error() {
+        let out = assemble(r#"{"prompt":"hi"}"#, None, &[]).unwrap();
+        assert!(out.body.is_none());
+        let meta = js::parse(&out.meta).unwrap();
+        assert!(meta.get("url").unwrap().is_null());
+        assert!(!meta.get("diagnostics").unwrap().as_array().unwrap().is_empty());
+    }
+
+    #[test]
+    fn diagnostics_carry_utf16_line_spans() {
+        let text = "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"cwd\":\"/p\"}\n\u{1F600}é\nnot json\n".to_string();
+        let json = parse_session(r#"{"path":"/s.jsonl"}"#, text).unwrap();
+        let v = js::parse(&json).unwrap();
+        let diags = v.get("diagnostics").unwrap().as_array().unwrap();
+        let d = diags.iter().find(|d| d.get("line").and_then(Value::as_f64) == Some(3.0)).expect("line 3 reported");
+        // Line 1 is 50 units + \n; line 2 is 😀 (2 units) + é (1 unit) + \n.
+        assert_eq!(d.get("start").and_then(Value::as_f64), Some(55.0));
+        assert_eq!(d.get("end").and_then(Value::as_f64), Some(63.0));
+    }
+
+    #[test]
+    fn files_are_split_from_one_buffer() {
+        let o = opts(r#"{"files":[["/a",2],["/b",0],["/c",1]]}"#).unwrap();
+        let f = split_files(&o, b"xyz").unwrap();
+        assert_eq!(f, vec![("/a".to_string(), &b"xy"[..]), ("/b".to_string(), &b""[..]), ("/c".to_string(), &b"z"[..])]);
+    }
+}

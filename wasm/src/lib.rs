@@ -1,0 +1,41 @@
+//! The `ctxlens` npm package's WebAssembly binding. The only crate that depends on
+//! wasm-bindgen; it owns the JS-facing shapes and keeps `ctxlens` (core/) free of wasm crates.
+//!
+//! The boundary is deliberately narrow: JSON text and strings in, JSON text and the body out,
+//! all files in one byte buffer (`[[path, byteLength], ...]` in the options says where each
+//! starts). The hand-written wrapper in `npm/` turns the user's options object into this and
+//! the result back into plain objects. These exports are internal; the package's API is the
+//! wrapper's (`npm/index.d.ts`).
+
+pub mod api;
+
+use wasm_bindgen::prelude::*;
+
+fn output(r: Result<api::Output, String>) -> Result<Vec<String>, JsError> {
+    let out = r.map_err(|e| JsError::new(&e))?;
+    let mut v = vec![out.meta];
+    v.extend(out.body);
+    Ok(v)
+}
+
+/// `[metaJson]` or `[metaJson, body]`.
+#[wasm_bindgen(js_name = assembleRaw)]
+pub fn assemble_raw(options_json: &str, session: Option<String>, files: &[u8]) -> Result<Vec<String>, JsError> {
+    output(api::assemble(options_json, session, files))
+}
+
+/// `[metaJson]` or `[metaJson, body]`.
+#[wasm_bindgen(js_name = assembleCaseRaw)]
+pub fn assemble_case_raw(options_json: &str, files: &[u8]) -> Result<Vec<String>, JsError> {
+    output(api::assemble_case(options_json, files))
+}
+
+#[wasm_bindgen(js_name = parseSessionRaw)]
+pub fn parse_session_raw(options_json: &str, text: String) -> Result<String, JsError> {
+    api::parse_session(options_json, text).map_err(|e| JsError::new(&e))
+}
+
+#[wasm_bindgen(js_name = protocolsRaw)]
+pub fn protocols_raw() -> Vec<String> {
+    api::protocols()
+}
