@@ -86,9 +86,15 @@ pub fn build_copilot_dynamic_headers(messages: &[Value], has_images: bool) -> Ob
 // The openai SDK's header merge (openai/internal/headers.js `buildHeaders`)
 // ---------------------------------------------------------------------------------------------
 
-/// `String(value)` for a header value.
-fn header_string(v: &Value) -> String {
-    to_js_string(Some(v))
+/// `String(value)` for a header value, normalized as fetch's `Headers` does (leading and
+/// trailing HTTP whitespace removed).
+pub(crate) fn header_string(v: &Value) -> String {
+    trim_http_whitespace(&to_js_string(Some(v))).to_string()
+}
+
+/// Header value normalization of the Fetch standard: strip tab, space, CR and LF at both ends.
+pub(crate) fn trim_http_whitespace(s: &str) -> &str {
+    s.trim_matches([' ', '\t', '\r', '\n'])
 }
 
 /// One object of the SDK's `buildHeaders([...])` list: each key first deletes the header of that
