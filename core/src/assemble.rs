@@ -99,7 +99,7 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
     });
 
     // 2. Agent context: cwd, settings, model, thinking, tools, system prompt.
-    let cwd = session_file.as_ref().and_then(|f| f.cwd()).map(String::from).unwrap_or_else(|| inputs.cwd.clone());
+    let cwd = session_file.as_ref().and_then(|f| f.resolved_cwd(&inputs.home, &inputs.cwd)).unwrap_or_else(|| inputs.cwd.clone());
     let session_id = session_file.as_ref().and_then(|f| f.session_id()).map(String::from).or_else(|| inputs.session_id.clone());
     let settings = settings::load(&inputs.files, &inputs.home, &inputs.agent_dir, &cwd, &args, &mut diags);
     let models_path = join_path(&inputs.agent_dir, "models.json");
