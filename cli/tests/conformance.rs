@@ -150,3 +150,36 @@ fn every_case_has_the_captured_url_and_headers() {
         panic!("{} of {} cases differ in URL or headers:\n{}", failures.len(), all.len(), failures.join("\n"));
     }
 }
+
+/// `--api` switches any case to any of the nine protocols: a request comes out, or — only where
+/// pi itself would throw (a Google thinking level it cannot map, a Codex key that is not a JWT,
+/// a stored reasoning signature that is not JSON) — a diagnostic saying so. Never a panic.
+#[test]
+fn every_case_switches_to_every_protocol() {
+    let filter = std::env::var("CTXLENS_CASE").unwrap_or_default();
+    let mut built = 0;
+    let mut refused: Vec<String> = Vec::new();
+    let mut bad: Vec<String> = Vec::new();
+    for dir in cases(&filter) {
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let Ok(loaded) = case::load(&dir, &dir.join("expected/env.json")) else { continue };
+        for api in ctxlens::protocols::APIS {
+            let mut inputs = loaded.inputs.clone();
+            inputs.api = Some(api.to_string());
+            let a = ctxlens::assemble(&inputs);
+            if a.request.is_some() {
+                built += 1;
+            } else if let Some(d) = a.diagnostics.iter().find(|d| d.message.starts_with("pi would fail here")) {
+                refused.push(format!("{name} → {api}: {}", d.message));
+            } else {
+                bad.push(format!("{name} → {api}: no request and no reason: {:?}", a.diagnostics));
+            }
+        }
+    }
+    println!("protocol switch: {built} requests built, {} refused as pi would refuse:", refused.len());
+    for r in &refused {
+        println!("  {r}");
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    assert!(built > 0);
+}
