@@ -1,10 +1,99 @@
-//! The overview view (placeholder).
+//! The whole request at a glance: its shares, a treemap of every part, the model.
 
 use yew::prelude::*;
 
+use super::components::charts::{Seg, StackedBar};
+use super::components::treemap::{TmGroup, TmItem, Treemap};
+use super::components::{pct, thousands};
+use super::util::{arr, at, base_name, not_available, num, s};
 use super::ViewProps;
 
+pub const KIND_LABELS: [(&str, &str); 6] = [
+    ("userText", "user text"),
+    ("assistantText", "assistant text"),
+    ("reasoning", "thinking"),
+    ("toolArguments", "tool arguments"),
+    ("toolResults", "tool results"),
+    ("images", "images"),
+];
+
+/// A section's display label: `guidelines · edit`, `context-file · AGENTS.md`.
+pub fn section_label(name: &str, source: &str) -> String {
+    if source == "pi" || source.is_empty() {
+        name.to_string()
+    } else {
+        format!("{name} · {}", base_name(source))
+    }
+}
+
 #[function_component]
-pub fn OverviewView(_p: &ViewProps) -> Html {
-    html! { <section class="placeholder"><p class="na">{"Coming soon."}</p></section> }
+pub fn OverviewView(p: &ViewProps) -> Html {
+    let r = &*p.report;
+    let Some(stats) = r.get("stats").filter(|v| !v.is_null()) else {
+        return html! { <section class="overview">{not_available("No request was assembled, so there is nothing to measure yet (see the diagnostics).")}</section> };
+    };
+    let sp = at(stats, &["systemPrompt", "chars"]).and_then(|v| v.as_f64()).unwrap_or(0.0);
+    let tl = at(stats, &["tools", "chars"]).and_then(|v| v.as_f64()).unwrap_or(0.0);
+    let hi = at(stats, &["history", "chars"]).and_then(|v| v.as_f64()).unwrap_or(0.0);
+    let body = at(stats, &["body", "chars"]).and_then(|v| v.as_f64()).unwrap_or(0.0);
+    let rest = (body - sp - tl - hi).max(0.0);
+    let segs = vec![
+        Seg::new("System prompt", sp, "var(--system)"),
+        Seg::new("Tools", tl, "var(--tools)"),
+        Seg::new("History", hi, "var(--history)"),
+        Seg::new("JSON structure & parameters", rest, "var(--v-structure)"),
+    ];
+    let sections = at(stats, &["systemPrompt", "sections"]).and_then(|v| v.as_array()).cloned().unwrap_or_default();
+    let groups = vec![
+        TmGroup {
+            label: "System prompt".into(),
+            color: "var(--system)".into(),
+            items: sections
+                .iter()
+                .enumerate()
+                .map(|(i, x)| TmItem { label: section_label(s(x, "name"), s(x, "source")), value: num(x, "chars"), key: Some(format!("section:{i}")) })
+                .collect(),
+        },
+        TmGroup {
+            label: "Tools".into(),
+            color: "var(--tools)".into(),
+            items: at(stats, &["tools", "byTool"])
+                .and_then(|v| v.as_array())
+                .map(|a| a.iter().map(|t| TmItem { label: s(t, "name").into(), value: num(t, "chars"), key: Some(format!("tool:{}", s(t, "name"))) }).collect())
+                .unwrap_or_default(),
+        },
+        TmGroup {
+            label: "History".into(),
+            color: "var(--history)".into(),
+            items: KIND_LABELS
+                .iter()
+                .map(|(k, l)| TmItem {
+                    label: (*l).into(),
+                    value: at(stats, &["history", "byKind", k]).and_then(|v| v.as_f64()).unwrap_or(0.0),
+                    key: Some(format!("kind:{k}")),
+                })
+                .collect(),
+        },
+        TmGroup { label: "Structure".into(), color: "var(--v-structure)".into(), items: vec![TmItem { label: "JSON syntax, keys, parameters".into(), value: rest, key: None }] },
+    ];
+    let m = r.get("model").cloned().unwrap_or_default();
+    let stages = arr(r, "stages");
+    let changes: usize = stages.iter().map(|st| arr(st, "events").iter().filter(|e| s(e, "kind") != "note").count()).sum();
+    html! {
+        <section class="overview" data-testid="overview">
+            <div class="cards">
+                <div class="card"><div class="k">{"Model"}</div><div class="v mono">{format!("{}/{}", s(&m, "provider"), s(&m, "id"))}</div><div class="sub mono">{s(&m, "api")}</div></div>
+                <div class="card"><div class="k">{"Thinking"}</div><div class="v">{s(&m, "thinking")}</div>
+                    <div class="sub">{ if s(&m, "thinkingRequested") != s(&m, "thinking") { format!("requested {} ({})", s(&m, "thinkingRequested"), s(&m, "thinkingSource")) } else { s(&m, "thinkingSource").to_string() } }</div></div>
+                <div class="card"><div class="k">{"Body"}</div><div class="v">{format!("{} bytes", thousands(num(&at(stats, &["body"]).cloned().unwrap_or_default(), "bytes")))}</div>
+                    <div class="sub">{format!("≈ {} tokens at 4 chars/token", thousands((body / 4.0).ceil()))}</div></div>
+                <div class="card"><div class="k">{"Pipeline"}</div><div class="v">{format!("{} stages", stages.len())}</div><div class="sub">{format!("{changes} changes recorded")}</div></div>
+            </div>
+            <h3>{"Where the characters go"}</h3>
+            <StackedBar segs={segs} testid="overview-shares" />
+            <h3>{"The whole request"}<span class="muted small">{format!(" · {} chars; click a part to select it", thousands(body))}</span></h3>
+            <Treemap groups={groups} testid="treemap" selected={p.selection.clone()} on_select={p.on_select.clone()} />
+            <p class="muted small">{format!("System prompt {} · tools {} · history {} of the body's characters (UTF-16 units, as JS counts them).", pct(sp, body), pct(tl, body), pct(hi, body))}</p>
+        </section>
+    }
 }

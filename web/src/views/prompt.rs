@@ -1,10 +1,214 @@
-//! The prompt view (placeholder).
+//! The system prompt: its text with the sections coloured, the seed's table (offset, section,
+//! chars, share), and which context files were read, in which order, and which were shadowed.
 
+use ctxlens::js::{Value, LONE_SURROGATE_BASE};
 use yew::prelude::*;
 
+use super::components::charts::{Seg, StackedBar};
+use super::components::dom::scroll_into_view;
+use super::components::{color, pct, thousands};
+use super::overview::section_label;
+use super::util::{arr, at, not_available, num, s, select, short_path};
 use super::ViewProps;
 
+/// Fixed colours for pi's section names; others hash.
+pub fn section_color(name: &str) -> String {
+    let i = match name {
+        "intro" => 0,
+        "tools" => 1,
+        "guidelines" => 2,
+        "pi-docs" => 3,
+        "project-context" => 4,
+        "context-file" => 5,
+        "skills" => 6,
+        "cwd" => 7,
+        "custom" | "custom-prompt" => 8,
+        "append" | "append-prompt" => 9,
+        other => super::components::color_of(other),
+    };
+    color(i)
+}
+
+/// Byte offsets of UTF-16 offsets in `text`. An offset inside a surrogate pair moves to the end
+/// of that character; offsets past the end clamp to the end.
+pub fn utf16_to_bytes(text: &str, offsets: &[usize]) -> Vec<usize> {
+    // (utf16 start, byte start) of every char, then the end.
+    let mut starts: Vec<(usize, usize)> = Vec::with_capacity(text.len() + 1);
+    let mut u = 0usize;
+    for (b, c) in text.char_indices() {
+        starts.push((u, b));
+        let cp = c as u32;
+        u += if cp < 0x10000 || cp >= LONE_SURROGATE_BASE { 1 } else { 2 };
+    }
+    starts.push((u, text.len()));
+    offsets
+        .iter()
+        .map(|&o| {
+            let i = starts.partition_point(|(su, _)| *su < o);
+            starts.get(i).map(|(_, b)| *b).unwrap_or(text.len())
+        })
+        .collect()
+}
+
+/// Splits `text` by the sections' UTF-16 spans: (section index or None for uncovered text, text).
+pub fn split_sections(text: &str, spans: &[(usize, usize)]) -> Vec<(Option<usize>, String)> {
+    let mut order: Vec<usize> = (0..spans.len()).collect();
+    order.sort_by_key(|&i| (spans[i].0, spans[i].1));
+    let flat: Vec<usize> = spans.iter().flat_map(|(a, b)| [*a, *b]).collect();
+    let bytes = utf16_to_bytes(text, &flat);
+    let mut out = Vec::new();
+    let mut pos = 0usize;
+    for i in order {
+        let (a, b) = (bytes[2 * i].max(pos), bytes[2 * i + 1].max(pos));
+        if a > pos {
+            out.push((None, text[pos..a].to_string()));
+        }
+        if b > a {
+            out.push((Some(i), text[a..b].to_string()));
+        }
+        pos = pos.max(b);
+    }
+    if pos < text.len() {
+        out.push((None, text[pos..].to_string()));
+    }
+    out
+}
+
 #[function_component]
-pub fn PromptView(_p: &ViewProps) -> Html {
-    html! { <section class="placeholder"><p class="na">{"Coming soon."}</p></section> }
+pub fn PromptView(p: &ViewProps) -> Html {
+    let r = &*p.report;
+    let text_ref = use_node_ref();
+    let sp = r.get("systemPrompt").cloned().unwrap_or_default();
+    let sections = arr(&sp, "sections").to_vec();
+    let text_empty = s(&sp, "text").is_empty();
+    let pieces = use_memo(p.report.clone(), |r| {
+        let sp = r.get("systemPrompt").cloned().unwrap_or_default();
+        let spans: Vec<(usize, usize)> = arr(&sp, "sections").iter().map(|x| (num(x, "start") as usize, num(x, "end") as usize)).collect();
+        split_sections(s(&sp, "text"), &spans)
+    });
+    let sel_section: Option<usize> = p.selection.as_deref().and_then(|k| k.strip_prefix("section:")).and_then(|i| i.parse().ok());
+    {
+        let text_ref = text_ref.clone();
+        use_effect_with(sel_section, move |sel| {
+            if let Some(i) = sel {
+                scroll_into_view(&text_ref, &format!("[data-section=\"{i}\"]"));
+            }
+        });
+    }
+    let table = at(r, &["stats", "systemPrompt", "sections"]).and_then(Value::as_array).cloned().unwrap_or_default();
+    let total = at(r, &["stats", "systemPrompt", "chars"]).and_then(Value::as_f64).unwrap_or(0.0);
+    // Shares by section name, in first-seen order.
+    let mut by_name: Vec<(String, f64, usize)> = Vec::new();
+    for (i, x) in table.iter().enumerate() {
+        let n = s(x, "name").to_string();
+        match by_name.iter_mut().find(|(k, _, _)| *k == n) {
+            Some(e) => e.1 += num(x, "chars"),
+            None => by_name.push((n, num(x, "chars"), i)),
+        }
+    }
+    let segs: Vec<Seg> = by_name.iter().map(|(n, v, i)| Seg::new(n.clone(), *v, section_color(n)).key(format!("section:{i}"))).collect();
+    let files = at(r, &["resources", "contextFiles"]).and_then(Value::as_array).cloned().unwrap_or_default();
+    let skills = at(r, &["resources", "skills"]).and_then(Value::as_array).cloned().unwrap_or_default();
+    let custom = at(r, &["resources", "customPrompt"]).filter(|v| !v.is_null()).cloned();
+    let appends = at(r, &["resources", "appendPrompts"]).and_then(Value::as_array).cloned().unwrap_or_default();
+    if text_empty && table.is_empty() {
+        return html! { <section class="prompt-view">{not_available("No system prompt.")}</section> };
+    }
+    html! {
+        <section class="prompt-view" data-testid="prompt-view">
+            <div class="prompt-top">
+                <div>
+                    <h3>{format!("System prompt · {} chars", thousands(total))}</h3>
+                    <StackedBar segs={segs} testid="prompt-shares" selected={p.selection.clone()} on_select={p.on_select.clone()} />
+                </div>
+            </div>
+            <div class="prompt-grid">
+                <div class="prompt-text-wrap">
+                    <pre class="prompt-text" data-testid="prompt-text" ref={text_ref}>
+                    { for pieces.iter().map(|(i, t)| match i {
+                        None => html! { <span class="gap">{t}</span> },
+                        Some(i) => {
+                            let x = &sections[*i];
+                            let sel = sel_section == Some(*i);
+                            html! {
+                                <span class={classes!("sec", sel.then_some("sel"))} data-section={i.to_string()}
+                                      style={format!("--c:{}", section_color(s(x, "name")))}
+                                      title={format!("#{} {} ({})", i + 1, s(x, "name"), s(x, "source"))}
+                                      onclick={select(&p.on_select, format!("section:{i}"))}>{t}</span>
+                            }
+                        }
+                    }) }
+                    </pre>
+                </div>
+                <div class="prompt-side">
+                    <table class="sections" data-testid="prompt-sections">
+                        <thead><tr><th>{"#"}</th><th class="num">{"offset"}</th><th>{"section"}</th><th class="num">{"chars"}</th><th class="num">{"share"}</th></tr></thead>
+                        <tbody>
+                        { for table.iter().enumerate().map(|(i, x)| {
+                            let sel = sel_section == Some(i);
+                            html! {
+                                <tr class={classes!("clickable", sel.then_some("sel"))} data-chars={format!("{}", num(x, "chars"))} onclick={select(&p.on_select, format!("section:{i}"))}>
+                                    <td class="muted">{i + 1}</td>
+                                    <td class="num">{thousands(num(x, "offset"))}</td>
+                                    <td><span class="sw" style={format!("background:{}", section_color(s(x, "name")))}></span>{section_label(s(x, "name"), s(x, "source"))}</td>
+                                    <td class="num">{thousands(num(x, "chars"))}</td>
+                                    <td class="num share">{pct(num(x, "chars"), total)}</td>
+                                </tr>
+                            }
+                        }) }
+                        </tbody>
+                        <tfoot><tr><td></td><td></td><th>{"total"}</th><th class="num" data-testid="prompt-sections-total">{thousands(table.iter().map(|x| num(x, "chars")).sum())}</th><td class="num">{"100%"}</td></tr></tfoot>
+                    </table>
+                    <h4>{"Context files, in prompt order"}</h4>
+                    if files.is_empty() {
+                        <p class="muted small">{"No AGENTS.md or CLAUDE.md was found."}</p>
+                    } else {
+                        <ol class="files" data-testid="context-files">
+                        { for files.iter().map(|f| html! {
+                            <li>
+                                <span class="mono" title={s(f, "path").to_string()}>{short_path(s(f, "path"), 3)}</span>
+                                <span class="muted">{format!(" · {} chars", thousands(num(f, "chars")))}</span>
+                                { for arr(f, "shadowed").iter().map(|x| html! {
+                                    <div class="shadowed" data-testid="shadowed-file" title="in the same folder, but not read: the file above takes precedence">
+                                        <span class="badge dropped">{"shadowed"}</span>{" "}<s class="mono">{short_path(x.as_str().unwrap_or(""), 3)}</s>
+                                    </div>
+                                }) }
+                            </li>
+                        }) }
+                        </ol>
+                    }
+                    if !skills.is_empty() {
+                        <h4>{"Skills"}</h4>
+                        <ul class="files">
+                        { for skills.iter().map(|k| html! {
+                            <li title={s(k, "description").to_string()}>
+                                <span class="mono">{s(k, "name")}</span>
+                                <span class="muted">{format!(" · {}", s(k, "source"))}</span>
+                                if k.get("hidden").and_then(Value::as_bool) == Some(true) { <span class="badge note">{"hidden from the model"}</span> }
+                            </li>
+                        }) }
+                        </ul>
+                    }
+                    if let Some(c) = custom {
+                        <p class="small"><span class="badge replaced">{"custom prompt"}</span>{format!(" {} replaces pi's base prompt", c.get_str("path").unwrap_or("--system-prompt"))}</p>
+                    }
+                    { for appends.iter().map(|a| html! { <p class="small"><span class="badge inserted">{"appended"}</span>{format!(" {}", a.get_str("path").unwrap_or("--append-system-prompt"))}</p> }) }
+                </div>
+            </div>
+        </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utf16_offsets_map_to_char_boundaries() {
+        let t = "a😀b\u{e9}c";
+        // a=0, 😀=1..3, b=3, é=4, c=5
+        assert_eq!(utf16_to_bytes(t, &[0, 1, 2, 3, 4, 5, 6, 99]), vec![0, 1, 5, 5, 6, 8, 9, 9]);
+        let parts = split_sections(t, &[(1, 3), (3, 5)]);
+        assert_eq!(parts, vec![(None, "a".into()), (Some(0), "😀".into()), (Some(1), "b\u{e9}".into()), (None, "c".into())]);
+    }
 }

@@ -1,10 +1,249 @@
-//! The request view (placeholder).
+//! The request: URL, headers, the body as a collapsible JSON tree whose parts name their source
+//! (from the report's `provenance` when present), Copy, Download and cURL, and the raw body.
 
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use ctxlens::js::Value;
 use yew::prelude::*;
 
+use super::components::dom::{blob_url, copy_text, revoke_url, scroll_into_view};
+use super::components::json_tree::JsonTree;
+use super::components::thousands;
+use super::util::{arr, not_available, parsed_body, s, text_of};
 use super::ViewProps;
 
+/// The report's provenance as path → source. Accepts an array of `{path, ...}` or an object
+/// keyed by path.
+pub fn provenance_map(report: &Value) -> Option<HashMap<String, Value>> {
+    match report.get("provenance")? {
+        Value::Array(a) => Some(a.iter().filter_map(|o| o.get_str("path").map(|p| (p.to_string(), o.clone()))).collect()),
+        Value::Object(o) => Some(o.iter().map(|(k, v)| (k.clone(), v.clone())).collect()),
+        _ => None,
+    }
+}
+
+/// Flattens the scalar fields of a source description: `source.kind = tool`, ...
+fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
+    match v {
+        Value::Object(o) => {
+            for (k, x) in o.iter() {
+                if k == "path" && prefix.is_empty() {
+                    continue;
+                }
+                let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                flatten(&key, x, out);
+            }
+        }
+        Value::Array(a) if a.iter().all(|x| !matches!(x, Value::Object(_) | Value::Array(_))) => {
+            out.push((prefix.to_string(), a.iter().map(text_of).collect::<Vec<_>>().join(", ")))
+        }
+        Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                flatten(&format!("{prefix}.{i}"), x, out);
+            }
+        }
+        Value::Null => {}
+        other => out.push((prefix.to_string(), text_of(other))),
+    }
+}
+
+/// A one-line description of a provenance record.
+pub fn describe(o: &Value) -> String {
+    let src = o.get("source").unwrap_or(o);
+    let kind = src.get_str("kind").or_else(|| o.get_str("kind")).unwrap_or("");
+    let g = |k: &str| src.get(k).map(text_of).unwrap_or_default();
+    match kind {
+        "system-prompt" => {
+            let secs: Vec<String> = arr(src, "sections").iter().map(|x| format!("{} ({})", s(x, "name"), s(x, "source"))).collect();
+            if secs.is_empty() { "the system prompt".into() } else { format!("system prompt: {}", secs.join(", ")) }
+        }
+        "tool" => format!("tool {} ({})", g("name"), g("part")),
+        "message" | "messages" => {
+            let line = src.get("line").or_else(|| src.get("origin").and_then(|x| x.get("line"))).map(text_of);
+            match line {
+                Some(l) => format!("{kind} from the session, line {l}"),
+                None => format!("{kind} of the context"),
+            }
+        }
+        "inserted" => format!("pi's inserted string {}", g("key")),
+        "parameter" => format!("parameter {}: {}", g("name"), g("rule")),
+        "" => "attributed".into(),
+        k => k.to_string(),
+    }
+}
+
+/// Single-quotes for a POSIX shell.
+pub fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// A cURL command for the request (shown, never run).
+pub fn curl_command(req: &Value) -> String {
+    let mut out = format!("curl {} \\\n  -X {}", shell_quote(s(req, "url")), s(req, "method"));
+    for h in arr(req, "headers") {
+        if let Some(pair) = h.as_array() {
+            let k = pair.first().and_then(Value::as_str).unwrap_or("");
+            let v = pair.get(1).and_then(Value::as_str).unwrap_or("");
+            out.push_str(&format!(" \\\n  -H {}", shell_quote(&format!("{k}: {v}"))));
+        }
+    }
+    out.push_str(&format!(" \\\n  --data-raw {}", shell_quote(s(req, "body"))));
+    out
+}
+
+fn source_panel(path: &str, prov: Option<&HashMap<String, Value>>) -> Html {
+    let label = if path.is_empty() { "(the whole body)".to_string() } else { path.to_string() };
+    let Some(map) = prov else {
+        return html! { <div class="prov" data-testid="provenance"><div class="mono path">{label}</div><p class="na">{"Source attribution is not available in this build of the core."}</p></div> };
+    };
+    // The part itself, else its nearest attributed ancestor.
+    let mut cur = path.to_string();
+    let mut found = None;
+    loop {
+        if let Some(v) = map.get(&cur) {
+            found = Some((cur.clone(), v));
+            break;
+        }
+        match cur.rfind('.') {
+            Some(i) => cur.truncate(i),
+            None => break,
+        }
+    }
+    let inside: Vec<(&String, &Value)> = if found.as_ref().map(|(p, _)| p == path).unwrap_or(false) {
+        Vec::new()
+    } else {
+        let pre = if path.is_empty() { String::new() } else { format!("{path}.") };
+        let mut v: Vec<(&String, &Value)> = map.iter().filter(|(k, _)| k.starts_with(&pre)).collect();
+        v.sort_by(|a, b| a.0.cmp(b.0));
+        v
+    };
+    let mut kinds: Vec<(String, usize)> = Vec::new();
+    for (_, v) in &inside {
+        let d = describe(v);
+        match kinds.iter_mut().find(|(k, _)| *k == d) {
+            Some(x) => x.1 += 1,
+            None => kinds.push((d, 1)),
+        }
+    }
+    kinds.sort_by(|a, b| b.1.cmp(&a.1));
+    html! {
+        <div class="prov" data-testid="provenance">
+            <div class="mono path">{label}</div>
+            if let Some((p, v)) = &found {
+                <p class="headline" data-testid="provenance-source">{describe(v)}</p>
+                if p != path { <p class="muted small">{format!("via its enclosing part {p}")}</p> }
+                <dl class="kv small">
+                { for { let mut f = Vec::new(); flatten("", v, &mut f); f }.into_iter().map(|(k, x)| html! { <><dt>{k}</dt><dd>{x}</dd></> }) }
+                </dl>
+            }
+            if !inside.is_empty() {
+                <p class="small">{format!("{} attributed parts inside:", inside.len())}</p>
+                <ul class="small">{ for kinds.iter().take(12).map(|(d, n)| html! { <li>{format!("{n} × {d}")}</li> }) }</ul>
+            }
+            if found.is_none() && inside.is_empty() { <p class="na">{"No source recorded for this part."}</p> }
+        </div>
+    }
+}
+
 #[function_component]
-pub fn RequestView(_p: &ViewProps) -> Html {
-    html! { <section class="placeholder"><p class="na">{"Coming soon."}</p></section> }
+pub fn RequestView(p: &ViewProps) -> Html {
+    let parsed = use_memo(p.report.clone(), parsed_body);
+    let prov = use_memo(p.report.clone(), |r| provenance_map(r).map(Rc::new));
+    let hover = use_state(|| None::<String>);
+    let show_curl = use_state(|| false);
+    let copied = use_state(|| None::<&'static str>);
+    let url = use_state(|| None::<String>);
+    {
+        let url = url.clone();
+        use_effect_with(p.report.clone(), move |r| {
+            let body = r.get("request").and_then(|q| q.get_str("body")).unwrap_or("");
+            let u = blob_url(body, "application/json");
+            url.set(u.clone());
+            move || {
+                if let Some(u) = u {
+                    revoke_url(&u)
+                }
+            }
+        });
+    }
+    let panel_ref = use_node_ref();
+    let sel_path: Option<String> = p.selection.as_deref().and_then(|k| k.strip_prefix("path:")).map(str::to_string);
+    {
+        let tree = panel_ref.clone();
+        use_effect_with(sel_path.clone(), move |sp| {
+            if let Some(sp) = sp {
+                let esc = sp.replace('\\', "\\\\").replace('"', "\\\"");
+                scroll_into_view(&tree, &format!("[data-path=\"{esc}\"]"));
+            }
+        });
+    }
+    let Some(req) = p.report.get("request").filter(|v| !v.is_null()) else {
+        return html! { <section class="request-view">{not_available("No request: pi would not send one for these inputs (see the diagnostics).")}</section> };
+    };
+    let body = s(req, "body").to_string();
+    let copy = |what: &'static str, text: String| {
+        let copied = copied.clone();
+        Callback::from(move |_: MouseEvent| copied.set(Some(if copy_text(&text) { what } else { "copy refused" })))
+    };
+    let on_select = {
+        let cb = p.on_select.clone();
+        Callback::from(move |path: Option<String>| cb.emit(path.map(|x| AttrValue::from(format!("path:{x}")))))
+    };
+    let on_hover = {
+        let hover = hover.clone();
+        Callback::from(move |path: Option<String>| hover.set(path))
+    };
+    let focus = (*hover).clone().or(sel_path.clone());
+    let curl = curl_command(req);
+    html! {
+        <section class="request-view" data-testid="request-view">
+            <div class="req-line">
+                <span class="method">{s(req, "method")}</span>
+                <span class="mono url" data-testid="request-view-url">{s(req, "url")}</span>
+            </div>
+            <table class="headers" data-testid="request-headers">
+                { for arr(req, "headers").iter().map(|h| {
+                    let k = h.as_array().and_then(|a| a.first()).map(text_of).unwrap_or_default();
+                    let v = h.as_array().and_then(|a| a.get(1)).map(text_of).unwrap_or_default();
+                    html! { <tr><th class="mono">{k}</th><td class="mono">{v}</td></tr> }
+                }) }
+            </table>
+            <div class="actions">
+                <button onclick={copy("body copied", body.clone())} data-testid="copy-body">{"Copy body"}</button>
+                if let Some(u) = &*url {
+                    <a class="button" href={u.clone()} download="request-body.json" data-testid="download-body">{"Download"}</a>
+                }
+                <button onclick={{ let sc = show_curl.clone(); Callback::from(move |_: MouseEvent| sc.set(!*sc)) }} data-testid="curl-toggle" aria-expanded={show_curl.to_string()}>{"cURL"}</button>
+                <span class="muted small">{format!("{} bytes · {} chars", thousands(body.len() as f64), thousands(ctxlens::js::utf16_len(&body) as f64))}</span>
+                if let Some(c) = *copied { <span class="ok small" role="status">{c}</span> }
+            </div>
+            if *show_curl {
+                <div class="curl">
+                    <div class="actions"><button onclick={copy("command copied", curl.clone())}>{"Copy command"}</button><span class="muted small">{"shown only — nothing is sent"}</span></div>
+                    <pre class="mono" data-testid="curl">{curl}</pre>
+                </div>
+            }
+            <div class="req-grid">
+                <div class="tree-col" ref={panel_ref}>
+                    if parsed.is_null() && !body.is_empty() {
+                        <p class="na">{"The body is not JSON."}</p>
+                    } else {
+                        <JsonTree value={(*parsed).clone()} selected={sel_path.clone().map(AttrValue::from)} on_select={on_select} on_hover={on_hover} testid="json-tree" />
+                    }
+                </div>
+                <aside class="prov-col">
+                    <h4>{"Where it came from"}</h4>
+                    if let Some(f) = &focus {
+                        { source_panel(f, prov.as_ref().as_ref().map(|m| &**m)) }
+                    } else {
+                        <p class="muted small">{"Hover or select a part of the body to see its source."}</p>
+                        if prov.is_none() { <p class="na">{"Source attribution (provenance) is not available yet."}</p> }
+                    }
+                </aside>
+            </div>
+            <h4>{"Raw body"}<span class="muted small">{" · exactly the bytes pi sends"}</span></h4>
+            <pre class="body raw" data-testid="body-json">{body}</pre>
+        </section>
+    }
 }

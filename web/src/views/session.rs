@@ -1,10 +1,210 @@
-//! The session view (placeholder).
+//! The session: the entry tree with the active branch highlighted (compactions, branch
+//! summaries, labels), and the messages it yields. Both lists are virtualized.
 
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use ctxlens::js::Value;
 use yew::prelude::*;
 
+use super::components::thousands;
+use super::components::vlist::VList;
+use super::util::{arr, not_available, num, s};
 use super::ViewProps;
 
+/// One row of the tree: index into `entries`, indentation, and whether it starts a branch.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TreeRow {
+    pub entry: usize,
+    pub depth: usize,
+    pub fork: bool,
+}
+
+/// Depth-first order (children in file order), iterative (sessions can be 10⁵ entries deep).
+/// Indentation grows only below a node with several children, so a linear session stays flat.
+pub fn tree_rows(entries: &[Value]) -> Vec<TreeRow> {
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    for (i, e) in entries.iter().enumerate() {
+        if let Some(id) = e.get_str("id") {
+            index.entry(id).or_insert(i);
+        }
+    }
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); entries.len()];
+    let mut roots = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        match e.get_str("parentId").and_then(|p| index.get(p)).copied() {
+            Some(pi) if pi != i && e.get_str("id").map(|id| index.get(id) == Some(&i)).unwrap_or(false) => children[pi].push(i),
+            _ => roots.push(i),
+        }
+    }
+    let mut out = Vec::with_capacity(entries.len());
+    let mut seen = vec![false; entries.len()];
+    let mut stack: Vec<(usize, usize, bool)> = roots.iter().rev().map(|&r| (r, 0, false)).collect();
+    while let Some((i, depth, fork)) = stack.pop() {
+        if seen[i] {
+            continue;
+        }
+        seen[i] = true;
+        out.push(TreeRow { entry: i, depth, fork });
+        let kids = &children[i];
+        let many = kids.len() > 1;
+        for &k in kids.iter().rev() {
+            stack.push((k, if many { depth + 1 } else { depth }, many));
+        }
+    }
+    // Anything unreachable (a cycle) still shows, at the end.
+    for (i, done) in seen.iter().enumerate() {
+        if !done {
+            out.push(TreeRow { entry: i, depth: 0, fork: false });
+        }
+    }
+    out
+}
+
+fn type_class(t: &str) -> &'static str {
+    match t {
+        "message" => "t-message",
+        "compaction" => "t-compaction",
+        "branch_summary" => "t-branch",
+        "label" => "t-label",
+        "custom_message" => "t-custom",
+        "model_change" | "thinking_level_change" => "t-setting",
+        _ => "t-other",
+    }
+}
+
 #[function_component]
-pub fn SessionView(_p: &ViewProps) -> Html {
-    html! { <section class="placeholder"><p class="na">{"Coming soon."}</p></section> }
+pub fn SessionView(p: &ViewProps) -> Html {
+    let rows = use_memo(p.report.clone(), |r| {
+        let entries = r.get("session").map(|s| arr(s, "entries").to_vec()).unwrap_or_default();
+        let rows = tree_rows(&entries);
+        (Rc::new(entries), Rc::new(rows))
+    });
+    let only_branch = use_state(|| false);
+    let Some(sess) = p.report.get("session").filter(|v| !v.is_null()) else {
+        return html! { <section class="session-view">{not_available("No session: this request starts a new conversation.")}</section> };
+    };
+    let (entries, all_rows) = (rows.0.clone(), rows.1.clone());
+    let shown: Rc<Vec<TreeRow>> = if *only_branch {
+        Rc::new(all_rows.iter().filter(|r| entries[r.entry].get("onActiveBranch").and_then(Value::as_bool) == Some(true)).map(|r| TreeRow { depth: 0, ..r.clone() }).collect())
+    } else {
+        all_rows.clone()
+    };
+    let selected_id = p.selection.as_deref().and_then(|k| k.strip_prefix("entry:")).map(str::to_string);
+    let scroll_to = selected_id.as_ref().and_then(|id| shown.iter().position(|r| entries[r.entry].get_str("id") == Some(id.as_str())));
+    let leaf = s(sess, "leafId").to_string();
+    let compaction = s(sess, "compactionId").to_string();
+    let on_branch = entries.iter().filter(|e| e.get("onActiveBranch").and_then(Value::as_bool) == Some(true)).count();
+    let in_ctx = entries.iter().filter(|e| e.get("inContext").and_then(Value::as_bool) == Some(true)).count();
+    let forks = all_rows.iter().filter(|r| r.fork).count();
+    let render = {
+        let (entries, shown, cb, sel) = (entries.clone(), shown.clone(), p.on_select.clone(), selected_id.clone());
+        let (leaf, compaction) = (leaf.clone(), compaction.clone());
+        Callback::from(move |i: usize| {
+            let Some(row) = shown.get(i) else { return Html::default() };
+            let e = &entries[row.entry];
+            let id = e.get_str("id").unwrap_or("").to_string();
+            let t = s(e, "type");
+            let active = e.get("onActiveBranch").and_then(Value::as_bool) == Some(true);
+            let in_ctx = e.get("inContext").and_then(Value::as_bool) == Some(true);
+            let cb = cb.clone();
+            let key = id.clone();
+            let onclick = Callback::from(move |_: MouseEvent| if !key.is_empty() { cb.emit(Some(AttrValue::from(format!("entry:{key}")))) });
+            let indent = row.depth.min(30);
+            html! {
+                <div class={classes!("entry", active.then_some("active"), (!in_ctx && active).then_some("cut"), (sel.as_deref() == Some(id.as_str()) && !id.is_empty()).then_some("sel"))}
+                     onclick={onclick} data-entry={id.clone()} title={s(e, "preview").to_string()}>
+                    <span class="line mono">{format!("{}", num(e, "line"))}</span>
+                    <span class="indent" style={format!("width:{}px", indent * 14)}>
+                        if row.depth > 30 { <span class="deep">{format!("{}", row.depth)}</span> }
+                    </span>
+                    <span class={classes!("node", row.fork.then_some("fork"))}>{ if row.fork { "├" } else { "•" } }</span>
+                    <span class={classes!("type", type_class(t))}>{t}</span>
+                    if let Some(l) = e.get_str("label") { <span class="chip label">{l}</span> }
+                    if id == leaf { <span class="chip leaf">{"leaf"}</span> }
+                    if !compaction.is_empty() && id == compaction { <span class="chip compaction">{"compaction in effect"}</span> }
+                    <span class="preview">{s(e, "preview")}</span>
+                    <span class="id mono">{id.clone()}</span>
+                </div>
+            }
+        })
+    };
+    let sources = arr(sess, "messageSources").to_vec();
+    let sources = Rc::new(sources);
+    let by_id: Rc<HashMap<String, usize>> = Rc::new(entries.iter().enumerate().filter_map(|(i, e)| e.get_str("id").map(|id| (id.to_string(), i))).collect());
+    let render_msg = {
+        let (sources, cb, sel, entries, by_id) = (sources.clone(), p.on_select.clone(), selected_id.clone(), entries.clone(), by_id.clone());
+        Callback::from(move |i: usize| {
+            let Some(src) = sources.get(i) else { return Html::default() };
+            let id = src.get_str("entryId").unwrap_or("").to_string();
+            let preview = by_id.get(&id).map(|&k| s(&entries[k], "preview").to_string()).unwrap_or_default();
+            let cb = cb.clone();
+            let key = id.clone();
+            let onclick = Callback::from(move |_: MouseEvent| if !key.is_empty() { cb.emit(Some(AttrValue::from(format!("entry:{key}")))) });
+            html! {
+                <div class={classes!("entry", "msg", (sel.as_deref() == Some(id.as_str()) && !id.is_empty()).then_some("sel"))} onclick={onclick} title={preview.clone()}>
+                    <span class="line mono">{format!("#{}", i + 1)}</span>
+                    <span class={classes!("type", type_class(s(src, "entryType")))}>{s(src, "entryType")}</span>
+                    <span class="preview">{preview}</span>
+                    <span class="id mono">{format!("line {}", num(src, "line"))}</span>
+                </div>
+            }
+        })
+    };
+    let toggle = {
+        let only_branch = only_branch.clone();
+        Callback::from(move |_: Event| only_branch.set(!*only_branch))
+    };
+    html! {
+        <section class="session-view" data-testid="session-view">
+            <h3>{"Session"}<span class="muted small mono">{format!(" {}", s(sess, "name"))}</span></h3>
+            <p class="muted small">
+                {format!("{} entries · {} on the active branch · {} in the context · {} branch points · version {}",
+                    thousands(entries.len() as f64), thousands(on_branch as f64), thousands(in_ctx as f64), forks, num(sess, "version"))}
+            </p>
+            <div class="two-col session-cols">
+                <div>
+                    <div class="list-head">
+                        <h4>{"Entry tree"}</h4>
+                        <label class="small"><input type="checkbox" checked={*only_branch} onchange={toggle} data-testid="session-branch-only" />{" active branch only"}</label>
+                    </div>
+                    <VList count={shown.len()} render={render} testid="session-tree" row_height={26.0} height={520.0} scroll_to={scroll_to} />
+                    <p class="legend-note small muted"><span class="key active"></span>{" active branch "}<span class="key cut"></span>{" on the branch but cut by a compaction"}</p>
+                </div>
+                <div>
+                    <h4>{format!("Messages it yields ({})", sources.len())}</h4>
+                    <VList count={sources.len()} render={render_msg} testid="session-messages" row_height={26.0} height={520.0} />
+                </div>
+            </div>
+        </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ctxlens::js::Object;
+
+    fn e(id: &str, parent: Option<&str>) -> Value {
+        let mut o = Object::new().with("id", id);
+        o.insert("parentId", parent.map(Value::from).unwrap_or(Value::Null));
+        o.into()
+    }
+
+    #[test]
+    fn linear_is_flat_and_forks_indent() {
+        let entries = vec![e("a", None), e("b", Some("a")), e("c", Some("b")), e("d", Some("b")), e("x", Some("d"))];
+        let rows = tree_rows(&entries);
+        let got: Vec<(usize, usize)> = rows.iter().map(|r| (r.entry, r.depth)).collect();
+        assert_eq!(got, vec![(0, 0), (1, 0), (2, 1), (3, 1), (4, 1)]);
+    }
+
+    #[test]
+    fn deep_chain_does_not_recurse() {
+        let mut entries = vec![e("0", None)];
+        for i in 1..200_000 {
+            entries.push(e(&i.to_string(), Some(&(i - 1).to_string())));
+        }
+        assert_eq!(tree_rows(&entries).len(), 200_000);
+    }
 }

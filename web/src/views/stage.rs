@@ -1,19 +1,181 @@
-//! The selected pipeline stage (placeholder).
+//! The selected pipeline stage: what it holds and what it changed, with pi's source location.
 
+use ctxlens::js::Value;
 use yew::prelude::*;
 
-use super::util::{arr, s};
+use super::components::thousands;
+use super::util::{arr, at, num, s, text_of};
 use super::ViewProps;
+
+/// Event kinds in display order, with their label.
+pub const KINDS: [(&str, &str); 7] = [
+    ("dropped", "dropped"),
+    ("inserted", "inserted"),
+    ("converted", "converted"),
+    ("renamed", "renamed"),
+    ("replaced", "replaced"),
+    ("clamped", "clamped"),
+    ("note", "note"),
+];
+
+fn kind_counts(st: &Value) -> Vec<(&'static str, usize)> {
+    let ev = arr(st, "events");
+    KINDS.iter().map(|(k, _)| (*k, ev.iter().filter(|e| s(e, "kind") == *k).count())).filter(|(_, n)| *n > 0).collect()
+}
+
+fn counts_of(st: &Value) -> Vec<(String, f64)> {
+    st.get("counts").and_then(Value::as_object).map(|o| o.iter().map(|(k, v)| (k.clone(), v.as_f64().unwrap_or(0.0))).collect()).unwrap_or_default()
+}
+
+/// `systemPromptChars` → `system prompt chars`.
+fn words(k: &str) -> String {
+    let mut out = String::new();
+    for c in k.chars() {
+        if c.is_ascii_uppercase() {
+            out.push(' ');
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn stage_data(p: &ViewProps, id: &str) -> Html {
+    let r = &*p.report;
+    match id {
+        "session-read" | "agent-messages" => {
+            let Some(sess) = r.get("session").filter(|v| !v.is_null()) else {
+                return html! { <p class="na">{"No session: the context starts empty."}</p> };
+            };
+            let entries = arr(sess, "entries");
+            let on_branch = entries.iter().filter(|e| e.get("onActiveBranch").and_then(Value::as_bool) == Some(true)).count();
+            let in_ctx = entries.iter().filter(|e| e.get("inContext").and_then(Value::as_bool) == Some(true)).count();
+            let mut types: Vec<(String, usize)> = Vec::new();
+            for e in entries {
+                let t = s(e, "type").to_string();
+                match types.iter_mut().find(|(k, _)| *k == t) {
+                    Some(x) => x.1 += 1,
+                    None => types.push((t, 1)),
+                }
+            }
+            html! {
+                <dl class="kv">
+                    <dt>{"file"}</dt><dd class="mono">{s(sess, "name")}</dd>
+                    <dt>{"version"}</dt><dd>{text_of(sess.get("version").unwrap_or(&Value::Null))}</dd>
+                    <dt>{"entries"}</dt><dd>{format!("{} ({} on the active branch, {} in the context)", thousands(entries.len() as f64), thousands(on_branch as f64), thousands(in_ctx as f64))}</dd>
+                    <dt>{"by type"}</dt><dd>{types.iter().map(|(t, n)| format!("{t} {n}")).collect::<Vec<_>>().join(" · ")}</dd>
+                    <dt>{"leaf"}</dt><dd class="mono">{s(sess, "leafId")}</dd>
+                    if sess.get_str("compactionId").is_some() { <><dt>{"compaction"}</dt><dd class="mono">{s(sess, "compactionId")}</dd></> }
+                    <dt>{"messages yielded"}</dt><dd>{arr(sess, "messageSources").len()}</dd>
+                </dl>
+            }
+        }
+        "agent-context" => {
+            let m = r.get("model").cloned().unwrap_or_default();
+            let requested = s(&m, "thinkingRequested");
+            let chosen = s(&m, "thinking");
+            let tools = arr(r, "tools");
+            let files = at(r, &["resources", "contextFiles"]).and_then(Value::as_array).cloned().unwrap_or_default();
+            let skills = at(r, &["resources", "skills"]).and_then(Value::as_array).cloned().unwrap_or_default();
+            html! {
+                <dl class="kv">
+                    <dt>{"model"}</dt><dd class="mono">{format!("{}/{}", s(&m, "provider"), s(&m, "id"))}</dd>
+                    <dt>{"api"}</dt><dd class="mono">{s(&m, "api")}</dd>
+                    <dt>{"thinking"}</dt>
+                    <dd>
+                        if !requested.is_empty() && requested != chosen {
+                            <span class="clamp" data-testid="thinking-clamp">{format!("{requested} → {chosen}")}</span>{format!(" (requested by {})", s(&m, "thinkingSource"))}
+                        } else {
+                            {format!("{chosen} ({})", s(&m, "thinkingSource"))}
+                        }
+                    </dd>
+                    <dt>{"limits"}</dt><dd>{format!("context window {} · max tokens {}", thousands(num(&m, "contextWindow")), thousands(num(&m, "maxTokens")))}</dd>
+                    <dt>{"tools"}</dt><dd>{ for tools.iter().map(|t| html! { <span class="chip mono">{s(t, "name")}</span> }) }</dd>
+                    <dt>{"context files"}</dt><dd>{ for files.iter().map(|f| html! { <div class="mono small">{s(f, "path")}</div> }) }</dd>
+                    <dt>{"skills"}</dt><dd>{ for skills.iter().map(|k| html! { <span class="chip mono">{s(k, "name")}</span> }) }</dd>
+                    <dt>{"system prompt"}</dt><dd>{format!("{} chars", thousands(num(&at(r, &["stats", "systemPrompt"]).cloned().unwrap_or_default(), "chars")))}</dd>
+                </dl>
+            }
+        }
+        "http-body" | "build-params" | "on-payload" => {
+            let Some(req) = r.get("request").filter(|v| !v.is_null()) else {
+                return html! { <p class="na">{"No request was built (see the diagnostics)."}</p> };
+            };
+            let body = s(req, "body");
+            let parsed = super::util::parsed_body(&p.report);
+            let keys: Vec<String> = parsed.as_object().map(|o| o.keys().cloned().collect()).unwrap_or_default();
+            html! {
+                <dl class="kv">
+                    <dt>{"request"}</dt><dd class="mono">{format!("{} {}", s(req, "method"), s(req, "url"))}</dd>
+                    <dt>{"headers"}</dt><dd>{arr(req, "headers").len()}</dd>
+                    <dt>{"body"}</dt><dd>{format!("{} bytes, {} chars", thousands(body.len() as f64), thousands(ctxlens::js::utf16_len(body) as f64))}</dd>
+                    <dt>{"top-level fields"}</dt><dd>{ for keys.iter().map(|k| html! { <span class="chip mono">{k}</span> }) }</dd>
+                </dl>
+            }
+        }
+        _ => Html::default(),
+    }
+}
 
 #[function_component]
 pub fn StageView(p: &ViewProps) -> Html {
     let stages = arr(&p.report, "stages");
-    let Some(st) = stages.get(p.stage) else { return html! { <p class="na">{"No stage."}</p> } };
+    if stages.is_empty() {
+        return html! { <section class="stage-view" data-testid="stage-view"><p class="na">{"No pipeline trace (nothing was assembled)."}</p></section> };
+    }
+    let i = p.stage.min(stages.len() - 1);
+    let st = &stages[i];
+    let prev = i.checked_sub(1).and_then(|j| stages.get(j));
+    let kinds = kind_counts(st);
+    let changes: Vec<&(&str, usize)> = kinds.iter().filter(|(k, _)| *k != "note").collect();
+    let counts = counts_of(st);
+    let prev_counts = prev.map(counts_of).unwrap_or_default();
+    let id = s(st, "id");
     html! {
-        <section class="stage" data-testid="stage-view">
-            <h3>{s(st, "title")}</h3>
-            <code>{s(st, "piSource")}</code>
-            <p>{s(st, "summary")}</p>
+        <section class="stage-view" data-testid="stage-view" data-stage={id.to_string()}>
+            <div class="stage-head">
+                <h3 data-testid="stage-title"><span class="muted">{format!("{}/{} ", i + 1, stages.len())}</span>{s(st, "title")}</h3>
+                <code class="pi-source" title="where this stage lives in pi">{s(st, "piSource")}</code>
+            </div>
+            <p class="summary" data-testid="stage-summary">{s(st, "summary")}</p>
+            <div class="changes" data-testid="stage-changes">
+                if changes.is_empty() {
+                    <span class="muted">{"No changes: the data passes through."}</span>
+                } else {
+                    { for changes.iter().map(|(k, n)| html! { <span class={classes!("badge", *k)}>{format!("{n} {k}")}</span> }) }
+                }
+            </div>
+            if !counts.is_empty() {
+                <dl class="counts">
+                { for counts.iter().map(|(k, v)| {
+                    let before = prev_counts.iter().find(|(pk, _)| pk == k).map(|(_, pv)| *pv);
+                    html! {
+                        <div>
+                            <dt>{words(k)}</dt>
+                            <dd>
+                                {thousands(*v)}
+                                if let Some(b) = before.filter(|b| b != v) {
+                                    <span class={classes!("delta", if *v > b { "up" } else { "down" })}>{format!(" ({:+})", v - b)}</span>
+                                }
+                            </dd>
+                        </div>
+                    }
+                }) }
+                </dl>
+            }
+            if !arr(st, "events").is_empty() {
+                <ul class="events" data-testid="stage-events">
+                { for arr(st, "events").iter().map(|e| html! {
+                    <li class={classes!("event", s(e, "kind").to_string())}>
+                        <span class={classes!("badge", s(e, "kind").to_string())}>{s(e, "kind")}</span>
+                        <span class="msg">{s(e, "message")}</span>
+                        if let Some(src) = e.get_str("piSource") { <code class="pi-source">{src}</code> }
+                    </li>
+                }) }
+                </ul>
+            }
+            <div class="stage-data">{stage_data(p, id)}</div>
         </section>
     }
 }

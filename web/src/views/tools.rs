@@ -1,10 +1,111 @@
-//! The tools view (placeholder).
+//! The active tools, sorted by size: description vs schema bars, snippet present or not, the
+//! guidelines each contributes to the system prompt.
 
+use ctxlens::js::Value;
 use yew::prelude::*;
 
+use super::components::charts::{BarRow, Bars, Seg};
+use super::components::json_tree::JsonTree;
+use super::components::thousands;
+use super::util::{arr, at, not_available, num, s};
 use super::ViewProps;
+use crate::shared::Shared;
+
+struct Row {
+    name: String,
+    source: String,
+    chars: f64,
+    desc: f64,
+    params: f64,
+    snippet: Option<String>,
+    guidelines: Vec<String>,
+    prompt_chars: f64,
+}
+
+fn rows(r: &Value) -> Vec<Row> {
+    let by_tool = at(r, &["stats", "tools", "byTool"]).and_then(Value::as_array).cloned().unwrap_or_default();
+    let sections = at(r, &["stats", "systemPrompt", "sections"]).and_then(Value::as_array).cloned().unwrap_or_default();
+    let mut out: Vec<Row> = arr(r, "tools")
+        .iter()
+        .map(|t| {
+            let name = s(t, "name").to_string();
+            let st = by_tool.iter().find(|b| s(b, "name") == name);
+            let chars = num(t, "chars");
+            Row {
+                source: s(t, "source").to_string(),
+                desc: st.map(|b| num(b, "descriptionChars")).unwrap_or(0.0),
+                params: st.map(|b| num(b, "parametersChars")).unwrap_or(chars),
+                chars,
+                snippet: t.get_str("promptSnippet").map(str::to_string),
+                guidelines: arr(t, "promptGuidelines").iter().filter_map(|g| g.as_str().map(str::to_string)).collect(),
+                prompt_chars: sections.iter().filter(|x| s(x, "source") == name).map(|x| num(x, "chars")).sum(),
+                name,
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| b.chars.partial_cmp(&a.chars).unwrap_or(std::cmp::Ordering::Equal));
+    out
+}
 
 #[function_component]
-pub fn ToolsView(_p: &ViewProps) -> Html {
-    html! { <section class="placeholder"><p class="na">{"Coming soon."}</p></section> }
+pub fn ToolsView(p: &ViewProps) -> Html {
+    let r = &*p.report;
+    let list = rows(r);
+    let selected = p.selection.as_deref().and_then(|k| k.strip_prefix("tool:")).map(str::to_string);
+    let params = use_memo((p.report.clone(), selected.clone()), |(rep, sel)| {
+        let v = sel.as_ref().and_then(|n| arr(rep, "tools").iter().find(|t| s(t, "name") == n).and_then(|t| t.get("parameters").cloned()));
+        Shared::new(v.unwrap_or(Value::Null))
+    });
+    if list.is_empty() {
+        return html! { <section class="tools-view">{not_available("No tools are active.")}</section> };
+    }
+    let total: f64 = list.iter().map(|t| t.chars).sum();
+    let prompt_total: f64 = list.iter().map(|t| t.prompt_chars).sum();
+    let bar_rows: Vec<BarRow> = list
+        .iter()
+        .map(|t| BarRow {
+            label: t.name.clone(),
+            key: Some(format!("tool:{}", t.name)),
+            segs: vec![Seg::new("description", t.desc, "var(--v-desc)"), Seg::new("parameters schema", t.params, "var(--tools)")],
+            extra: vec![
+                t.source.clone(),
+                if t.snippet.is_some() { "✓ snippet".into() } else { "— none".into() },
+                if t.guidelines.is_empty() { "—".into() } else { format!("{} ({} chars)", t.guidelines.len(), t.guidelines.iter().map(|g| ctxlens::js::utf16_len(g)).sum::<usize>()) },
+                if t.prompt_chars > 0.0 { thousands(t.prompt_chars) } else { "—".into() },
+            ],
+        })
+        .collect();
+    let sel = selected.as_ref().and_then(|n| list.iter().find(|t| &t.name == n));
+    let on_json = {
+        let cb = p.on_select.clone();
+        let name = selected.clone().unwrap_or_default();
+        Callback::from(move |path: Option<String>| cb.emit(path.map(|x| AttrValue::from(format!("tool:{name}:{x}")))))
+    };
+    html! {
+        <section class="tools-view" data-testid="tools-view">
+            <h3>{format!("{} tools · {} chars in the request's tool definitions", list.len(), thousands(total))}
+                <span class="muted small">{format!(" · plus {} chars of snippets and guidelines in the system prompt", thousands(prompt_total))}</span></h3>
+            <ul class="legend inline">
+                <li><span class="sw" style="background:var(--v-desc)"></span><span class="lbl">{"description"}</span></li>
+                <li><span class="sw" style="background:var(--tools)"></span><span class="lbl">{"parameters schema"}</span></li>
+            </ul>
+            <Bars rows={bar_rows} testid="tools-bars" selected={p.selection.clone()} on_select={p.on_select.clone()}
+                  extra_heads={vec!["source", "snippet", "guidelines", "in prompt"]} />
+            if let Some(t) = sel {
+                <div class="detail" data-testid="tool-detail">
+                    <h4 class="mono">{&t.name}<span class="muted small">{format!(" · {} · {} chars ({} description + {} schema)", t.source, thousands(t.chars), thousands(t.desc), thousands(t.params))}</span></h4>
+                    <p class="desc">{ arr(r, "tools").iter().find(|x| s(x, "name") == t.name).map(|x| s(x, "description").to_string()).unwrap_or_default() }</p>
+                    <dl class="kv">
+                        <dt>{"snippet"}</dt><dd>{ t.snippet.clone().unwrap_or_else(|| "none: the tool is not listed under \"Available tools\"".into()) }</dd>
+                        <dt>{"guidelines"}</dt>
+                        <dd>if t.guidelines.is_empty() { {"none"} } else { <ul>{ for t.guidelines.iter().map(|g| html! { <li>{g}</li> }) }</ul> }</dd>
+                    </dl>
+                    <h4>{"Parameters"}</h4>
+                    <JsonTree value={(*params).clone()} on_select={on_json} open_depth={3} testid="tool-params" />
+                </div>
+            } else {
+                <p class="muted small">{"Select a tool for its description, guidelines and schema."}</p>
+            }
+        </section>
+    }
 }

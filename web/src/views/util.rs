@@ -26,3 +26,67 @@ pub fn at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a Value> {
     }
     Some(cur)
 }
+
+use yew::prelude::*;
+
+/// A click handler selecting `key`.
+pub fn select(cb: &Callback<Option<AttrValue>>, key: impl Into<String>) -> Callback<MouseEvent> {
+    let cb = cb.clone();
+    let key: AttrValue = AttrValue::from(key.into());
+    Callback::from(move |_: MouseEvent| cb.emit(Some(key.clone())))
+}
+
+/// A short "not available" note.
+pub fn not_available(what: &str) -> Html {
+    html! { <p class="na" data-testid="not-available">{what}</p> }
+}
+
+/// A value as display text: strings bare, everything else as JSON.
+pub fn text_of(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Number(n) => ctxlens::js::number_to_string(*n),
+        other => other.to_json(),
+    }
+}
+
+/// The last path component of a file path.
+pub fn base_name(p: &str) -> &str {
+    p.rsplit('/').next().unwrap_or(p)
+}
+
+/// A file path shortened for display: the last `n` components.
+pub fn short_path(p: &str, n: usize) -> String {
+    let parts: Vec<&str> = p.split('/').filter(|x| !x.is_empty()).collect();
+    if parts.len() <= n {
+        return p.to_string();
+    }
+    format!("…/{}", parts[parts.len() - n..].join("/"))
+}
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use crate::shared::Shared;
+
+thread_local! {
+    static BODIES: RefCell<Vec<(Shared<Value>, Shared<Value>)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `report.request.body` parsed (Null when absent or unparsable), cached per report so the
+/// views share one parse.
+pub fn parsed_body(report: &Shared<Value>) -> Shared<Value> {
+    BODIES.with(|c| {
+        let mut c = c.borrow_mut();
+        if let Some((_, v)) = c.iter().find(|(r, _)| r == report) {
+            return v.clone();
+        }
+        let body = at(report, &["request", "body"]).and_then(Value::as_str).unwrap_or("");
+        let v = Shared(Rc::new(ctxlens::js::parse(body).unwrap_or(Value::Null)));
+        c.push((report.clone(), v.clone()));
+        if c.len() > 4 {
+            c.remove(0);
+        }
+        v
+    })
+}
