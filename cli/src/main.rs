@@ -18,10 +18,17 @@ COMMANDS:
     stats         Print the character accounting as JSON (system prompt, tools, history;
                   lengths in UTF-16 code units, as JS .length)
     report        Print the whole assembly as JSON: request, model, stages, stats, system
-                  prompt sections, tools, context files, skills, session tree, diagnostics
+                  prompt sections, tools, context files, skills, session tree, diagnostics,
+                  findings, usage and cache facts, provenance of every body path
     trace         Print the pipeline stages and what each did (--json for JSON)
     request       Print the method, URL and headers, then the body
     diagnostics   Print the problems found in the inputs, one per line (--json for JSON)
+    findings      Print the numbered findings: the seed article's checks on this request
+                  (tool schemas vs prompt, largest tools, shadowed context files, thinking
+                  clamps, dropped or converted thinking, renamed ids, ...; --json for JSON)
+    compare       Compare the body under --api (default: the model's own) with the body
+                  under --with API: where each block lives, sizes, what one drops or adds
+                  (JSON)
 
 OPTIONS:
     --case DIR    A case folder in the oracle's layout: case.json, models.json, and optionally
@@ -32,7 +39,8 @@ OPTIONS:
     --now MS      Date.now() when the prompt is sent (default: the prompt's timestamp in
                   session.after.jsonl beside ENV_JSON, else 0)
     --api API     Switch the model's protocol (the same model with its api replaced)
-    --json        Machine-readable output (trace, diagnostics)
+    --with API    The second protocol of `compare`
+    --json        Machine-readable output (trace, diagnostics, findings)
     -h, --help    Print this help
 
 EXIT STATUS:
@@ -45,12 +53,13 @@ struct Opts {
     env: Option<PathBuf>,
     now: Option<f64>,
     api: Option<String>,
+    with: Option<String>,
     json: bool,
 }
 
 fn parse_args() -> Result<Opts, String> {
     let mut args = std::env::args().skip(1);
-    let mut o = Opts { command: String::new(), case: None, env: None, now: None, api: None, json: false };
+    let mut o = Opts { command: String::new(), case: None, env: None, now: None, api: None, with: None, json: false };
     while let Some(a) = args.next() {
         let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
         match a.as_str() {
@@ -67,6 +76,13 @@ fn parse_args() -> Result<Opts, String> {
                     return Err(format!("unknown --api {api:?}; one of: {}", APIS.join(", ")));
                 }
                 o.api = Some(api);
+            }
+            "--with" => {
+                let api = value("--with")?;
+                if !APIS.contains(&api.as_str()) {
+                    return Err(format!("unknown --with {api:?}; one of: {}", APIS.join(", ")));
+                }
+                o.with = Some(api);
             }
             "--json" => o.json = true,
             s if s.starts_with('-') => return Err(format!("unknown option {s}")),
@@ -89,7 +105,7 @@ fn main() -> ExitCode {
         print!("{HELP}");
         return if o.command.is_empty() { ExitCode::from(2) } else { ExitCode::SUCCESS };
     }
-    if !["assemble", "stats", "trace", "request", "diagnostics", "report"].contains(&o.command.as_str()) {
+    if !["assemble", "stats", "trace", "request", "diagnostics", "report", "findings", "compare"].contains(&o.command.as_str()) {
         eprintln!("ctxlens: unknown command {:?}\n\n{HELP}", o.command);
         return ExitCode::from(2);
     }
@@ -108,8 +124,17 @@ fn main() -> ExitCode {
     if let Some(now) = o.now {
         loaded.inputs.now_ms = now;
     }
+    if o.command == "compare" && o.with.is_none() {
+        eprintln!("ctxlens: compare needs --with API");
+        return ExitCode::from(2);
+    }
     loaded.inputs.api = o.api.clone();
     let assembly = ctxlens::assemble(&loaded.inputs);
+    let other = o.with.as_ref().map(|w| {
+        let mut inputs = loaded.inputs.clone();
+        inputs.api = Some(w.clone());
+        ctxlens::assemble(&inputs)
+    });
     let mut out = std::io::stdout().lock();
     let built = assembly.request.is_some();
     let result = match o.command.as_str() {
@@ -134,6 +159,29 @@ fn main() -> ExitCode {
             None => Ok(()),
         },
         "report" => writeln!(out, "{}", ctxlens::report::assembly_json(&assembly).to_json_pretty(2)),
+        "findings" => {
+            let list = ctxlens::findings::findings(&assembly);
+            if o.json {
+                writeln!(out, "{}", ctxlens::findings::to_json(&list).to_json_pretty(2))
+            } else {
+                let mut s = String::new();
+                for f in &list {
+                    s.push_str(&format!("{:2}. [{}] {} ({})\n    {}\n", f.number, f.severity.as_str(), f.title, f.id, f.detail));
+                    if let Some(st) = f.stage {
+                        s.push_str(&format!("    stage: {}", st.key()));
+                        if let Some(sub) = &f.subject {
+                            s.push_str(&format!(", subject: {sub}"));
+                        }
+                        s.push('\n');
+                    }
+                }
+                write!(out, "{s}")
+            }
+        }
+        "compare" => match &other {
+            Some(b) => writeln!(out, "{}", ctxlens::report::compare_json(&assembly, b).to_json_pretty(2)),
+            None => Ok(()),
+        },
         "trace" if o.json => writeln!(out, "{}", report::trace_json(&assembly).to_json_pretty(2)),
         "trace" => {
             let mut s = String::new();

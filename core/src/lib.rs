@@ -9,14 +9,17 @@
 pub mod args;
 pub mod assemble;
 pub mod case;
+pub mod compare;
 pub mod data;
 pub mod diagnostics;
+pub mod findings;
 pub mod headers;
 pub mod inputs;
 pub mod js;
 pub mod messages;
 pub mod model;
 pub mod prompt;
+pub mod provenance;
 pub mod protocols;
 pub mod report;
 pub mod resources;
@@ -25,6 +28,10 @@ pub mod settings;
 pub mod stats;
 pub mod tools;
 pub mod trace;
+pub mod usage;
+
+#[cfg(test)]
+mod testcase;
 
 pub use assemble::{assemble, Assembly};
 pub use diagnostics::{Diagnostic, Severity};

@@ -222,5 +222,13 @@ pub fn assembly_json(a: &Assembly) -> Value {
         .with("cwd", a.parts.cwd.as_str())
         .with("sessionId", opt_str(a.parts.session_id.as_deref()))
         .with("diagnostics", diagnostics_json(a))
+        .with("findings", crate::findings::to_json(&crate::findings::findings(a)))
+        .with("usage", crate::usage::usage_json(a))
+        .with("provenance", crate::provenance::to_json(&crate::provenance::provenance(a)))
         .into()
+}
+
+/// Two assemblies of the same inputs under two protocols, side by side (the compare mode).
+pub fn compare_json(a: &Assembly, b: &Assembly) -> Value {
+    crate::compare::to_json(&crate::compare::compare(a, b))
 }

@@ -1,0 +1,346 @@
+//! Usage and cache: the token usage pi recorded on each assistant message of the session, call by
+//! call, beside the fixed prefix (system prompt + tools) and the growing history — the seed's
+//! "cache facts" for the user's own session, and where the cache likely broke.
+
+use crate::assemble::Assembly;
+use crate::js::{Object, Value};
+use crate::messages::to_number;
+
+/// One LLM call, as pi recorded it on the assistant message it produced.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UsagePoint {
+    pub entry_id: Option<String>,
+    /// 1-based line in the session file.
+    pub line: u32,
+    /// The entry's `timestamp` (ISO text as written by pi).
+    pub timestamp: Option<String>,
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub api: Option<String>,
+    pub input: f64,
+    pub output: f64,
+    pub cache_read: f64,
+    pub cache_write: f64,
+    /// `usage.totalTokens`, or the sum of the four counts when pi recorded none.
+    pub total_tokens: f64,
+    pub stop_reason: Option<String>,
+    /// On the path from the root to the leaf (compacted-away calls included).
+    pub on_branch: bool,
+    /// Still in the context sent now (on the branch and not cut by a compaction).
+    pub in_context: bool,
+}
+
+/// A call whose cacheRead dropped below the previous call of the same model on the branch.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CacheBreak {
+    /// Index into the timeline.
+    pub index: usize,
+    pub entry_id: Option<String>,
+    pub line: u32,
+    /// The previous call of the same provider/model: its timeline index and cacheRead.
+    pub previous_index: usize,
+    pub previous_cache_read: f64,
+    pub cache_read: f64,
+    /// The call just before this one (on the branch) used another model / provider.
+    pub model_changed: bool,
+    pub provider_changed: bool,
+    /// A compaction entry sits between the previous call of this model and this one.
+    pub compaction_between: bool,
+}
+
+/// The seed's cache facts for this session and request.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CacheFacts {
+    pub system_prompt_chars: usize,
+    pub tools_chars: usize,
+    /// System prompt + tools: what every call repeats first.
+    pub prefix_chars: usize,
+    /// `ceil(prefix_chars / 4)`, pi's estimate rule.
+    pub prefix_tokens_estimate: usize,
+    /// The conversation in this request.
+    pub history_chars: usize,
+    pub history_tokens_estimate: usize,
+    /// Calls on the branch (the ones `breaks` looks at).
+    pub calls: usize,
+    pub total_input: f64,
+    pub total_output: f64,
+    pub total_cache_read: f64,
+    pub total_cache_write: f64,
+    /// cacheRead / (input + cacheRead + cacheWrite) over the branch, 0 when nothing was read.
+    pub cache_read_share: f64,
+    pub breaks: Vec<CacheBreak>,
+}
+
+fn num(o: Option<&Value>) -> f64 {
+    let n = to_number(o);
+    if n.is_finite() {
+        n
+    } else {
+        0.0
+    }
+}
+
+/// Every assistant message with a `usage` in the session, in file order.
+pub fn usage_timeline(a: &Assembly) -> Vec<UsagePoint> {
+    let Some(file) = &a.parts.session else { return Vec::new() };
+    let ctx = &a.parts.session_context;
+    let mut on_branch = vec![false; file.entries.len()];
+    for &i in &ctx.path_indices {
+        if let Some(b) = on_branch.get_mut(i) {
+            *b = true;
+        }
+    }
+    let mut in_context = vec![false; file.entries.len()];
+    for &i in &ctx.context_indices {
+        if let Some(b) = in_context.get_mut(i) {
+            *b = true;
+        }
+    }
+    let mut out = Vec::new();
+    for (i, e) in file.entries.iter().enumerate() {
+        if e.kind() != "message" {
+            continue;
+        }
+        let Some(m) = e.value.get("message") else { continue };
+        if m.get_str("role") != Some("assistant") {
+            continue;
+        }
+        let Some(u) = m.get("usage").filter(|u| u.as_object().is_some()) else { continue };
+        let (input, output, cache_read, cache_write) = (num(u.get("input")), num(u.get("output")), num(u.get("cacheRead")), num(u.get("cacheWrite")));
+        let total = u.get("totalTokens").map(|t| num(Some(t))).filter(|t| *t > 0.0).unwrap_or(input + output + cache_read + cache_write);
+        out.push(UsagePoint {
+            entry_id: e.id().map(String::from),
+            line: e.line,
+            timestamp: e.value.get_str("timestamp").map(String::from),
+            provider: m.get_str("provider").map(String::from),
+            model: m.get_str("model").map(String::from),
+            api: m.get_str("api").map(String::from),
+            input,
+            output,
+            cache_read,
+            cache_write,
+            total_tokens: total,
+            stop_reason: m.get_str("stopReason").map(String::from),
+            on_branch: on_branch[i],
+            in_context: in_context[i],
+        });
+    }
+    out
+}
+
+/// The fixed prefix, the history, totals and the likely cache breaks along the branch.
+pub fn cache_facts(a: &Assembly) -> CacheFacts {
+    cache_facts_from(a, &usage_timeline(a))
+}
+
+/// [`cache_facts`] over a timeline already computed.
+pub fn cache_facts_from(a: &Assembly, timeline: &[UsagePoint]) -> CacheFacts {
+    let (sp, tools, history) = match &a.stats {
+        Some(s) => (s.system_prompt_chars, s.tools_chars, s.history_chars),
+        None => (crate::js::utf16_len(&a.parts.system_prompt.text), a.parts.tools.iter().map(|t| crate::stats::tool_stat(t).chars).sum(), 0),
+    };
+    let mut f = CacheFacts {
+        system_prompt_chars: sp,
+        tools_chars: tools,
+        prefix_chars: sp + tools,
+        prefix_tokens_estimate: (sp + tools).div_ceil(4),
+        history_chars: history,
+        history_tokens_estimate: history.div_ceil(4),
+        ..Default::default()
+    };
+    // Compaction lines on the branch, to tell whether one sits between two calls.
+    let compaction_lines: Vec<u32> = a
+        .parts
+        .session
+        .as_ref()
+        .map(|file| a.parts.session_context.path_indices.iter().filter_map(|&i| file.entries.get(i)).filter(|e| e.kind() == "compaction").map(|e| e.line).collect())
+        .unwrap_or_default();
+    // Branch calls in branch order (the path runs root → leaf; file order is the same for a
+    // well-formed session, but follow the path).
+    let mut branch: Vec<usize> = timeline.iter().enumerate().filter(|(_, p)| p.on_branch).map(|(i, _)| i).collect();
+    if let Some(file) = &a.parts.session {
+        let pos: std::collections::HashMap<u32, usize> =
+            a.parts.session_context.path_indices.iter().enumerate().filter_map(|(k, &i)| file.entries.get(i).map(|e| (e.line, k))).collect();
+        branch.sort_by_key(|&i| pos.get(&timeline[i].line).copied().unwrap_or(usize::MAX));
+    }
+    f.calls = branch.len();
+    for (k, &i) in branch.iter().enumerate() {
+        let p = &timeline[i];
+        f.total_input += p.input;
+        f.total_output += p.output;
+        f.total_cache_read += p.cache_read;
+        f.total_cache_write += p.cache_write;
+        let same = |q: &UsagePoint| q.provider == p.provider && q.model == p.model;
+        let Some(&prev) = branch[..k].iter().rev().find(|&&j| same(&timeline[j])) else { continue };
+        let q = &timeline[prev];
+        if p.cache_read < q.cache_read {
+            let before = &timeline[branch[k - 1]];
+            let (lo, hi) = (q.line.min(p.line), q.line.max(p.line));
+            f.breaks.push(CacheBreak {
+                index: i,
+                entry_id: p.entry_id.clone(),
+                line: p.line,
+                previous_index: prev,
+                previous_cache_read: q.cache_read,
+                cache_read: p.cache_read,
+                model_changed: before.model != p.model || before.provider != p.provider,
+                provider_changed: before.provider != p.provider,
+                compaction_between: compaction_lines.iter().any(|&l| l > lo && l < hi),
+            });
+        }
+    }
+    let denom = f.total_input + f.total_cache_read + f.total_cache_write;
+    f.cache_read_share = if denom > 0.0 { f.total_cache_read / denom } else { 0.0 };
+    f
+}
+
+fn opt(s: Option<&str>) -> Value {
+    s.map(Value::from).unwrap_or(Value::Null)
+}
+
+/// The timeline as JSON (camelCase).
+pub fn timeline_json(t: &[UsagePoint]) -> Value {
+    Value::Array(
+        t.iter()
+            .map(|p| {
+                Object::new()
+                    .with("entryId", opt(p.entry_id.as_deref()))
+                    .with("line", p.line)
+                    .with("timestamp", opt(p.timestamp.as_deref()))
+                    .with("provider", opt(p.provider.as_deref()))
+                    .with("model", opt(p.model.as_deref()))
+                    .with("api", opt(p.api.as_deref()))
+                    .with("input", p.input)
+                    .with("output", p.output)
+                    .with("cacheRead", p.cache_read)
+                    .with("cacheWrite", p.cache_write)
+                    .with("totalTokens", p.total_tokens)
+                    .with("stopReason", opt(p.stop_reason.as_deref()))
+                    .with("onBranch", p.on_branch)
+                    .with("inContext", p.in_context)
+                    .into()
+            })
+            .collect(),
+    )
+}
+
+/// The cache facts as JSON (camelCase).
+pub fn cache_facts_json(f: &CacheFacts) -> Value {
+    let breaks: Vec<Value> = f
+        .breaks
+        .iter()
+        .map(|b| {
+            Object::new()
+                .with("index", b.index)
+                .with("entryId", opt(b.entry_id.as_deref()))
+                .with("line", b.line)
+                .with("previousIndex", b.previous_index)
+                .with("previousCacheRead", b.previous_cache_read)
+                .with("cacheRead", b.cache_read)
+                .with("modelChanged", b.model_changed)
+                .with("providerChanged", b.provider_changed)
+                .with("compactionBetween", b.compaction_between)
+                .into()
+        })
+        .collect();
+    Object::new()
+        .with("systemPromptChars", f.system_prompt_chars)
+        .with("toolsChars", f.tools_chars)
+        .with("prefixChars", f.prefix_chars)
+        .with("prefixTokensEstimate", f.prefix_tokens_estimate)
+        .with("historyChars", f.history_chars)
+        .with("historyTokensEstimate", f.history_tokens_estimate)
+        .with("calls", f.calls)
+        .with("totalInput", f.total_input)
+        .with("totalOutput", f.total_output)
+        .with("totalCacheRead", f.total_cache_read)
+        .with("totalCacheWrite", f.total_cache_write)
+        .with("cacheReadShare", (f.cache_read_share * 10000.0).round() / 10000.0)
+        .with("breaks", Value::Array(breaks))
+        .into()
+}
+
+/// `{ "timeline": [...], "cache": {...} }`.
+pub fn usage_json(a: &Assembly) -> Value {
+    let t = usage_timeline(a);
+    let f = cache_facts_from(a, &t);
+    Object::new().with("timeline", timeline_json(&t)).with("cache", cache_facts_json(&f)).into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testcase::assembly;
+
+    #[test]
+    fn demo_has_six_calls_growing_cache() {
+        let a = assembly("demo", None);
+        let t = usage_timeline(&a);
+        assert_eq!(t.len(), 6);
+        assert!(t.iter().all(|p| p.on_branch && p.in_context));
+        assert_eq!(t[0].entry_id.as_deref(), Some("c9756be4"));
+        assert_eq!(t[0].line, 5);
+        assert_eq!((t[0].input, t[0].output, t[0].cache_read, t[0].total_tokens), (50.0, 20.0, 50.0, 120.0));
+        assert_eq!(t[5].stop_reason.as_deref(), Some("stop"));
+        assert_eq!(t[5].model.as_deref(), Some("qwen3.8-flash"));
+        assert_eq!(t[5].api.as_deref(), Some("openai-completions"));
+        let f = cache_facts_from(&a, &t);
+        assert_eq!(f.calls, 6);
+        assert!(f.breaks.is_empty(), "cacheRead only grows in the demo");
+        assert_eq!(f.prefix_chars, f.system_prompt_chars + f.tools_chars);
+        assert_eq!(f.prefix_tokens_estimate, f.prefix_chars.div_ceil(4));
+        assert_eq!(f.total_cache_read, 50.0 + 100.0 + 150.0 + 200.0 + 250.0 + 300.0);
+    }
+
+    #[test]
+    fn off_branch_calls_are_flagged() {
+        let a = assembly("oc-session-leaf-other-branch", None);
+        let t = usage_timeline(&a);
+        assert!(t.iter().any(|p| !p.on_branch), "{t:?}");
+        assert!(t.iter().any(|p| p.on_branch));
+    }
+
+    #[test]
+    fn compacted_calls_stay_on_the_branch_but_leave_the_context() {
+        let a = assembly("oc-session-compaction", None);
+        let t = usage_timeline(&a);
+        assert!(t.iter().any(|p| p.on_branch && !p.in_context) || t.iter().all(|p| p.in_context), "{t:?}");
+    }
+
+    #[test]
+    fn a_drop_in_cache_read_is_a_break_and_says_the_model_changed() {
+        // Three calls: model A reads 100, model B reads 0, model A reads 10 → a break at the third.
+        let a0 = assembly("demo", None);
+        let mk = |id: &str, model: &str, cr: f64, line: u32| UsagePoint {
+            entry_id: Some(id.into()),
+            line,
+            timestamp: None,
+            provider: Some("p".into()),
+            model: Some(model.into()),
+            api: None,
+            input: 5.0,
+            output: 1.0,
+            cache_read: cr,
+            cache_write: 0.0,
+            total_tokens: 6.0 + cr,
+            stop_reason: None,
+            on_branch: true,
+            in_context: true,
+        };
+        let t = vec![mk("x1", "a", 100.0, 5), mk("x2", "b", 0.0, 7), mk("x3", "a", 10.0, 9)];
+        let mut a = a0.clone();
+        a.parts.session = None;
+        let f = cache_facts_from(&a, &t);
+        assert_eq!(f.breaks.len(), 1);
+        let b = &f.breaks[0];
+        assert_eq!((b.index, b.previous_index, b.previous_cache_read, b.cache_read), (2, 0, 100.0, 10.0));
+        assert!(b.model_changed && !b.provider_changed && !b.compaction_between);
+    }
+
+    #[test]
+    fn no_session_no_usage() {
+        let a = assembly("oc-demo", None);
+        assert!(usage_timeline(&a).is_empty());
+        assert_eq!(cache_facts(&a).calls, 0);
+    }
+}
