@@ -376,7 +376,7 @@ pub fn compare(a: &Assembly, b: &Assembly) -> Comparison {
 
 fn placement_json(p: &Placement) -> Value {
     Object::new()
-        .with("paths", Value::Array(p.paths.iter().map(|s| Value::str(s)).collect()))
+        .with("paths", Value::Array(p.paths.iter().map(Value::str).collect()))
         .with("leaves", p.leaves)
         .with("chars", p.chars)
         .with("value", p.value.as_deref().map(Value::from).unwrap_or(Value::Null))

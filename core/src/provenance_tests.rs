@@ -161,7 +161,7 @@ fn a_big_session_is_linear() {
     let base = i.session.as_ref().expect("session").text.clone();
     let mut text = String::with_capacity(45_000_000);
     text.push_str(&base);
-    let last = base.lines().filter_map(|l| crate::js::parse(l).ok()).filter_map(|v| v.get_str("id").map(String::from)).last().expect("id");
+    let last = base.lines().filter_map(|l| crate::js::parse(l).ok()).filter_map(|v| v.get_str("id").map(String::from)).next_back().expect("id");
     let mut parent = last;
     let blob = "x".repeat(10_000);
     for k in 0..4000 {
