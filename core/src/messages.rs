@@ -6,107 +6,13 @@
 //! string lengths are UTF-16 units, and spreads keep the key positions of the object spread.
 
 use crate::data;
-use crate::js::{number_to_string, utf16_len, Object, Value};
+use crate::js::{utf16_len, Object, Value};
 use crate::model::Model;
 use crate::protocols::LlmContext;
 use crate::trace::{Event, EventKind, Events};
 
-// ---------------------------------------------------------------------------------------------
-// JS operators used by the ports below (and by `model.rs`).
-// ---------------------------------------------------------------------------------------------
-
-/// `Number(v)` / unary `+v` (`None` is `undefined`): `undefined` → NaN, `null` → 0, booleans →
-/// 0/1, strings parsed as JS does (trimmed, empty → 0), objects → NaN (arrays by their string).
-pub fn to_number(v: Option<&Value>) -> f64 {
-    match v {
-        None => f64::NAN,
-        Some(Value::Null) => 0.0,
-        Some(Value::Bool(b)) => f64::from(u8::from(*b)),
-        Some(Value::Number(n)) => *n,
-        Some(Value::String(s)) => string_to_number(s),
-        Some(Value::Array(a)) => match a.len() {
-            0 => 0.0,
-            1 => string_to_number(&to_js_string(a.first())),
-            _ => f64::NAN,
-        },
-        Some(Value::Object(_)) => f64::NAN,
-    }
-}
-
-/// `Number(s)` for a string.
-fn string_to_number(s: &str) -> f64 {
-    let t = crate::js::js_trim(s);
-    if t.is_empty() {
-        return 0.0;
-    }
-    let lower = t.to_ascii_lowercase();
-    let radix = |p: &str, r: u32| u64::from_str_radix(&t[p.len()..], r).map(|n| n as f64).unwrap_or(f64::NAN);
-    if lower.starts_with("0x") {
-        return radix("0x", 16);
-    }
-    if lower.starts_with("0o") {
-        return radix("0o", 8);
-    }
-    if lower.starts_with("0b") {
-        return radix("0b", 2);
-    }
-    match t {
-        "Infinity" | "+Infinity" => return f64::INFINITY,
-        "-Infinity" => return f64::NEG_INFINITY,
-        _ => {}
-    }
-    // Rust accepts "inf"/"nan" spellings that JS does not.
-    if t.bytes().any(|b| b.is_ascii_alphabetic() && b != b'e' && b != b'E') {
-        return f64::NAN;
-    }
-    t.parse::<f64>().unwrap_or(f64::NAN)
-}
-
-/// `String(v)` / template-literal interpolation (`None` is `undefined`).
-pub fn to_js_string(v: Option<&Value>) -> String {
-    match v {
-        None => "undefined".into(),
-        Some(Value::Null) => "null".into(),
-        Some(Value::Bool(b)) => b.to_string(),
-        Some(Value::Number(n)) => number_to_string(*n),
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(a)) => a
-            .iter()
-            .map(|x| match x {
-                Value::Null => String::new(),
-                other => to_js_string(Some(other)),
-            })
-            .collect::<Vec<_>>()
-            .join(","),
-        Some(Value::Object(_)) => "[object Object]".into(),
-    }
-}
-
-/// `Math.min(a, b)`: NaN propagates, and `-0` is below `+0`.
-pub fn js_min(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else if a == b {
-        if a.is_sign_negative() { a } else { b }
-    } else if a < b {
-        a
-    } else {
-        b
-    }
-}
-
-/// `Math.max(a, b)`: NaN propagates, and `+0` is above `-0`.
-pub fn js_max(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else if a == b {
-        if a.is_sign_negative() { b } else { a }
-    } else if a > b {
-        a
-    } else {
-        b
-    }
-}
+// The JS operators used by the ports below, re-exported for the modules that import them from here.
+pub use crate::js::{js_max, js_min, to_js_string, to_number};
 
 /// `v.length` as a number: UTF-16 length of a string, length of an array, `NaN` otherwise
 /// (where JS would get `undefined`, or throw on `null`/`undefined`).

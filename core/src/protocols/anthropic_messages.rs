@@ -8,13 +8,13 @@
 
 use std::collections::HashSet;
 
-use super::{AdapterError, LlmContext, Request, StreamOptions};
+use super::{err, ev, AdapterError, LlmContext, Request, StreamOptions};
 use crate::data;
-use crate::js::{js_trim, js_trim_is_empty, number_to_string, sanitize_surrogates, Object, Value};
+use crate::js::{join_element, js_max, js_min, js_trim, js_trim_is_empty, non_nullish, number_to_string, sanitize_surrogates, Object, Value};
 use crate::messages;
 use crate::model::Model;
 use crate::tools::ToolDef;
-use crate::trace::{Event, EventKind, Events};
+use crate::trace::{EventKind, Events};
 
 const DATA_GROUP: &str = "anthropicMessages";
 /// The path `client.beta.messages.create` posts to (SDK/resources/beta/messages/messages.js:42).
@@ -30,52 +30,9 @@ pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut
     stream_simple(model, ctx, opts, events)
 }
 
-fn err(message: impl Into<String>) -> AdapterError {
-    AdapterError { message: message.into() }
-}
-
-fn ev(events: &mut Events, kind: EventKind, message: impl Into<String>, at: &'static str) {
-    events.push(Event::new(kind, message).at(at));
-}
-
 // ---------------------------------------------------------------------------------------------
 // JS helpers
 // ---------------------------------------------------------------------------------------------
-
-/// `Math.min(a, b)` (NaN wins, unlike `f64::min`).
-fn js_min(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else {
-        a.min(b)
-    }
-}
-
-/// `Math.max(a, b)` (NaN wins, unlike `f64::max`).
-fn js_max(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else {
-        a.max(b)
-    }
-}
-
-/// `a ?? b` on an optional member: `null` and `undefined` both fall through.
-fn nullish(v: Option<&Value>) -> Option<&Value> {
-    v.filter(|v| !v.is_null())
-}
-
-/// `String(v)` as `Array.prototype.join` applies it (`null`/`undefined` become "").
-fn join_item(v: Option<&Value>) -> String {
-    match v {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Bool(b)) => b.to_string(),
-        Some(Value::Number(n)) => number_to_string(*n),
-        Some(Value::Array(a)) => a.iter().map(|x| join_item(Some(x))).collect::<Vec<_>>().join(","),
-        Some(Value::Object(_)) => "[object Object]".into(),
-    }
-}
 
 /// A string member that pi calls a string method on (`.trim()`, `.replace()`): anything else
 /// throws a TypeError in pi.
@@ -148,7 +105,7 @@ struct AnthropicCompat {
 
 /// `getAnthropicCompat(model)` (:120–131).
 fn get_anthropic_compat(model: &Model) -> AnthropicCompat {
-    let flag = |key: &str, default: bool| nullish(model.compat_value(key)).map_or(default, Value::truthy);
+    let flag = |key: &str, default: bool| non_nullish(model.compat_value(key)).map_or(default, Value::truthy);
     AnthropicCompat {
         supports_eager_tool_input_streaming: flag("supportsEagerToolInputStreaming", true),
         supports_long_cache_retention: flag("supportsLongCacheRetention", true),
@@ -157,7 +114,7 @@ fn get_anthropic_compat(model: &Model) -> AnthropicCompat {
         supports_temperature: flag("supportsTemperature", true),
         allow_empty_signature: flag("allowEmptySignature", false),
         supports_strict_tools: flag("supportsStrictTools", false),
-        supports_tool_references: nullish(model.compat_value("supportsToolReferences"))
+        supports_tool_references: non_nullish(model.compat_value("supportsToolReferences"))
             .map_or_else(|| default_supports_tool_references(model), Value::truthy),
     }
 }
@@ -503,7 +460,7 @@ fn get_beta_features(model: &Model, ctx: &LlmContext, is_oauth: bool, opts: &Str
             return Vec::new();
         }
         Some(value) => {
-            let text = join_item(Some(&value));
+            let text = join_element(Some(&value));
             let mut features: Vec<String> = Vec::new();
             for f in text.split(',').map(js_trim).filter(|f| !f.is_empty()) {
                 if !features.iter().any(|x| x == f) {
@@ -846,7 +803,7 @@ fn added_tool_names(msg: &Value) -> impl Iterator<Item = &str> {
 fn convert_content_blocks(content: &[Value], label: &str, events: &mut Events) -> Result<Value, AdapterError> {
     let has_images = content.iter().any(|c| c.get_str("type") == Some("image"));
     if !has_images {
-        let joined = content.iter().map(|c| join_item(c.get("text"))).collect::<Vec<_>>().join(data_str("textBlocksJoin"));
+        let joined = content.iter().map(|c| join_element(c.get("text"))).collect::<Vec<_>>().join(data_str("textBlocksJoin"));
         if content.len() > 1 {
             ev(events, EventKind::Converted, format!("{label}: {} text blocks joined with \\n into one string", content.len()), "AI/api/anthropic-messages.js:83");
         }
@@ -1115,7 +1072,7 @@ fn convert_assistant_blocks(msg: &Value, label: &str, is_oauth: bool, allow_empt
                 } else {
                     b.insert_opt("name", block.get("name").cloned());
                 }
-                let input = match nullish(block.get("arguments")) {
+                let input = match non_nullish(block.get("arguments")) {
                     Some(v) => v.clone(),
                     None => {
                         ev(events, EventKind::Inserted, format!("{label}: tool call without arguments sends input {{}}"), "AI/api/anthropic-messages.js:1028");
@@ -1213,8 +1170,8 @@ fn convert_tools(
         let (properties, required) = match &parameters {
             Value::Null => return Err(err(format!("tool {}: parameters is null (pi throws a TypeError)", tool.name))),
             p => (
-                nullish(p.get("properties")).cloned().unwrap_or_else(Value::object),
-                nullish(p.get("required")).cloned().unwrap_or_else(|| Value::Array(Vec::new())),
+                non_nullish(p.get("properties")).cloned().unwrap_or_else(Value::object),
+                non_nullish(p.get("required")).cloned().unwrap_or_else(|| Value::Array(Vec::new())),
             ),
         };
         let legacy = Object::new().with("type", "object").with("properties", properties).with("required", required);
@@ -1265,10 +1222,10 @@ fn note_input_schema_rebuild(tool: &ToolDef, parameters: &Value, events: &mut Ev
     if !dropped.is_empty() {
         ev(events, EventKind::Dropped, format!("tool {}: input_schema keeps type, properties, required; dropped {}", tool.name, dropped.join(", ")), at);
     }
-    if nullish(p.get("required")).is_none() {
+    if non_nullish(p.get("required")).is_none() {
         ev(events, EventKind::Inserted, format!("tool {}: input_schema gets required: []", tool.name), at);
     }
-    if nullish(p.get("properties")).is_none() {
+    if non_nullish(p.get("properties")).is_none() {
         ev(events, EventKind::Inserted, format!("tool {}: input_schema gets properties: {{}}", tool.name), at);
     }
     if p.get_str("type").is_some_and(|t| t != "object") {
@@ -1410,7 +1367,7 @@ fn make_json_schema_node_strict(schema: &mut Value) -> Result<(), UnsupportedStr
     }
     let required: Vec<String> =
         obj.get_array("required").map(|a| a.iter().filter_map(Value::as_str).map(String::from).collect()).unwrap_or_default();
-    let mut properties = nullish(obj.get("properties")).and_then(Value::as_object).cloned().unwrap_or_default();
+    let mut properties = non_nullish(obj.get("properties")).and_then(Value::as_object).cloned().unwrap_or_default();
     let property_names: Vec<String> = properties.keys().cloned().collect();
     if required.iter().any(|k| !property_names.contains(k)) {
         return unsupported("required contains an unknown property");
@@ -1444,7 +1401,7 @@ fn sdk_messages_create(model: &Model, opts: &StreamOptions, client: &Client, par
     let at = "SDK/resources/beta/messages/messages.js:27";
     let mut body = params.clone();
     let betas = body.remove("betas");
-    let betas_header = betas.as_ref().map(|b| join_item(Some(b)));
+    let betas_header = betas.as_ref().map(|b| join_element(Some(b)));
     if let Some(b) = &betas_header {
         ev(events, EventKind::Converted, format!("betas leave the body for the anthropic-beta header: {b}"), at);
     }
@@ -1519,7 +1476,7 @@ fn sdk_build_headers(opts: &StreamOptions, client: &Client, betas: Option<String
 fn header_value(v: &Value) -> Option<String> {
     match v {
         Value::Null => None,
-        other => Some(join_item(Some(other))),
+        other => Some(join_element(Some(other))),
     }
 }
 

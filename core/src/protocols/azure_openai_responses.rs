@@ -4,9 +4,9 @@
 //! `/deployments/{model}` endpoints) with the key in an `api-key` header. The conversions are
 //! [`super::openai_responses_shared`]'s.
 
-use super::openai_responses_shared::{self as shared, clamp_openai_prompt_cache_key, compat_flag, convert_responses_messages, convert_responses_tools, err, ConvertOptions, ToolOptions};
-use super::{AdapterError, LlmContext, Request, StreamOptions};
-use crate::js::{js_trim, number_to_string, Object, Value};
+use super::openai_responses_shared::{self as shared, clamp_openai_prompt_cache_key, compat_flag, convert_responses_messages, convert_responses_tools, ConvertOptions, ToolOptions};
+use super::{err, AdapterError, LlmContext, Request, StreamOptions};
+use crate::js::{self, js_trim, number_to_string, Object, Value};
 use crate::messages;
 use crate::model::{self, Model};
 use crate::trace::{Event, EventKind, Events};
@@ -253,7 +253,7 @@ fn build_params(
     params.insert_opt("prompt_cache_key", prompt_cache_key.map(Value::String));
     params.insert("store", Value::Bool(false));
     if max_tokens != 0.0 && !max_tokens.is_nan() {
-        params.insert("max_output_tokens", Value::Number(messages::js_max(max_tokens, OPENAI_RESPONSES_MIN_OUTPUT_TOKENS)));
+        params.insert("max_output_tokens", Value::Number(js::js_max(max_tokens, OPENAI_RESPONSES_MIN_OUTPUT_TOKENS)));
     }
     if !ctx.tools.is_empty() {
         let tool_options = ToolOptions {

@@ -9,14 +9,15 @@
 //! canonical base64 strings, as the SDK writes them.
 
 use super::base64;
-use super::google_shared::{err, get_json_schema_tool_parameters, resolve_json_schema_strict_sampling, sanitize_value};
-use super::{cache_retention, AdapterError, LlmContext, Request, StreamOptions};
+use super::err;
+use super::google_shared::{get_json_schema_tool_parameters, resolve_json_schema_strict_sampling, sanitize_value};
+use super::{ev, cache_retention, AdapterError, LlmContext, Request, StreamOptions};
 use crate::data;
-use crate::js::{is_js_whitespace, js_slice, js_trim_is_empty, Object, Value};
-use crate::messages::{self, js_max, js_min, to_js_string};
+use crate::js::{is_js_whitespace, js_max, js_min, js_slice, js_trim_is_empty, to_js_string, Object, Value};
+use crate::messages;
 use crate::model::Model;
 use crate::tools::ToolDef;
-use crate::trace::{Event, EventKind, Events};
+use crate::trace::{EventKind, Events};
 
 /// `x-amz-user-agent` of the SDK.
 const AWS_SDK_USER_AGENT: &str = "aws-sdk-js/3.1048.0";
@@ -27,10 +28,6 @@ const NODE_VERSION: &str = "v22.23.5";
 /// A text pi inserts into bodies (data/pi-0.85.1/strings.json, group `bedrockConverseStream`).
 fn text(key: &str) -> &'static str {
     data::string("bedrockConverseStream", key)
-}
-
-fn ev(events: &mut Events, kind: EventKind, message: impl Into<String>, at: &'static str) {
-    events.push(Event::new(kind, message).at(at));
 }
 
 /// The options `stream` receives from `streamSimple`, reduced to what the coding agent sets.

@@ -4,13 +4,13 @@
 //! dist/node/index.cjs), which decides the REST body: `contents, systemInstruction, tools,
 //! toolConfig, generationConfig`.
 
-use super::google_shared::{self, err};
-use super::{AdapterError, LlmContext, Request, StreamOptions};
+use super::{err, google_shared};
+use super::{ev, AdapterError, LlmContext, Request, StreamOptions};
 use crate::data;
-use crate::js::{sanitize_surrogates, Object, Value};
+use crate::js::{self, non_nullish, sanitize_surrogates, Object, Value};
 use crate::messages;
 use crate::model::{self, Model};
-use crate::trace::{Event, EventKind, Events};
+use crate::trace::{EventKind, Events};
 
 /// The Node version in the SDK's `x-goog-api-client` header (`gl-node/${process.version}`): the
 /// oracle's Node (data/pi-0.85.1/manifest.json `extractedWithNode`).
@@ -19,10 +19,6 @@ const NODE_VERSION: &str = "v22.23.5";
 const GENAI_LIBRARY_LABEL: &str = "google-genai-sdk/1.52.0";
 /// The SDK's base URL when the model has none (`initHttpOptions.baseUrl` + `GOOGLE_AI_API_DEFAULT_VERSION`).
 const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com/v1beta";
-
-fn ev(events: &mut Events, kind: EventKind, message: impl Into<String>, at: &'static str) {
-    events.push(Event::new(kind, message).at(at));
-}
 
 /// `options.thinking` as `streamSimple` hands it to `stream`.
 #[derive(Clone, Debug, PartialEq)]
@@ -120,7 +116,7 @@ fn create_client_headers(model: &Model, opts: &StreamOptions) -> Vec<(String, St
     if let Some(h) = model.headers() {
         for (k, v) in h.iter() {
             if !v.is_null() {
-                set(k, messages::to_js_string(Some(v)));
+                set(k, js::to_js_string(Some(v)));
             }
         }
     }
@@ -277,22 +273,17 @@ fn get_google_budget(model: &Model, level: &str, custom: Option<&Object>) -> Opt
 // (dist/node/index.cjs). Every member is copied only when `!= null`.
 // ---------------------------------------------------------------------------------------------
 
-/// `v != null`.
-fn present(v: Option<&Value>) -> Option<&Value> {
-    v.filter(|v| !v.is_null())
-}
-
 /// `generateContentParametersToMldev(apiClient, params)` (index.cjs:10326–10346) with
 /// `generateContentConfigToMldev` (:9981–10128): `contents`, then the members the config
 /// moves up (`systemInstruction`, `tools`, `toolConfig`), then `generationConfig`. `_url`
 /// (the model) goes into the path.
 fn generate_content_parameters_to_mldev(params: &Value) -> Result<Value, AdapterError> {
     let mut body = Object::new();
-    if let Some(contents) = present(params.get("contents")) {
+    if let Some(contents) = non_nullish(params.get("contents")) {
         let list = t_contents(contents)?;
         body.insert("contents", Value::Array(list.iter().map(content_to_mldev).collect()));
     }
-    if let Some(config) = present(params.get("config")) {
+    if let Some(config) = non_nullish(params.get("config")) {
         let generation_config = generate_content_config_to_mldev(config, &mut body)?;
         body.insert("generationConfig", generation_config);
     }
@@ -312,25 +303,25 @@ fn t_contents(origin: &Value) -> Result<Vec<Value>, AdapterError> {
 /// `generateContentConfigToMldev` (index.cjs:9981–10128) for the members pi sets.
 fn generate_content_config_to_mldev(config: &Value, parent: &mut Object) -> Result<Value, AdapterError> {
     let mut out = Object::new();
-    if let Some(si) = present(config.get("systemInstruction")) {
+    if let Some(si) = non_nullish(config.get("systemInstruction")) {
         parent.insert("systemInstruction", content_to_mldev(&t_content(si)?));
     }
     for key in ["temperature", "topP", "topK", "candidateCount", "maxOutputTokens"] {
-        if let Some(v) = present(config.get(key)) {
+        if let Some(v) = non_nullish(config.get(key)) {
             out.insert(key, v.clone());
         }
     }
-    if let Some(tools) = present(config.get("tools")) {
+    if let Some(tools) = non_nullish(config.get("tools")) {
         let list = match tools {
             Value::Array(a) => a.clone(),
             _ => return Err(err("tools is required and must be an array of Tools")),
         };
         parent.insert("tools", Value::Array(list.iter().map(tool_to_mldev).collect()));
     }
-    if let Some(tc) = present(config.get("toolConfig")) {
+    if let Some(tc) = non_nullish(config.get("toolConfig")) {
         parent.insert("toolConfig", tool_config_to_mldev(tc));
     }
-    if let Some(tc) = present(config.get("thinkingConfig")) {
+    if let Some(tc) = non_nullish(config.get("thinkingConfig")) {
         out.insert("thinkingConfig", tc.clone());
     }
     Ok(Value::Object(out))
@@ -354,14 +345,14 @@ fn t_content(origin: &Value) -> Result<Value, AdapterError> {
 /// `contentToMldev$1` (index.cjs:9241–9258): `{parts, role}`.
 fn content_to_mldev(content: &Value) -> Value {
     let mut out = Object::new();
-    if let Some(parts) = present(content.get("parts")) {
+    if let Some(parts) = non_nullish(content.get("parts")) {
         let parts = match parts {
             Value::Array(a) => Value::Array(a.iter().map(part_to_mldev).collect()),
             other => other.clone(),
         };
         out.insert("parts", parts);
     }
-    if let Some(role) = present(content.get("role")) {
+    if let Some(role) = non_nullish(content.get("role")) {
         out.insert("role", role.clone());
     }
     Value::Object(out)
@@ -388,7 +379,7 @@ fn part_to_mldev(part: &Value) -> Value {
     ];
     let mut out = Object::new();
     for key in ORDER {
-        let Some(v) = present(part.get(key)) else { continue };
+        let Some(v) = non_nullish(part.get(key)) else { continue };
         let converted = match key {
             "functionCall" => reorder(v, &["id", "args", "name"]),
             "inlineData" => reorder(v, &["data", "mimeType"]),
@@ -405,7 +396,7 @@ fn part_to_mldev(part: &Value) -> Value {
 fn reorder(v: &Value, keys: &[&str]) -> Value {
     let mut out = Object::new();
     for key in keys {
-        if let Some(x) = present(v.get(key)) {
+        if let Some(x) = non_nullish(v.get(key)) {
             out.insert(*key, x.clone());
         }
     }
@@ -419,7 +410,7 @@ fn tool_to_mldev(tool: &Value) -> Value {
         ["computerUse", "fileSearch", "googleSearch", "googleMaps", "codeExecution", "functionDeclarations", "googleSearchRetrieval", "urlContext", "mcpServers"];
     let mut out = Object::new();
     for key in ORDER {
-        if let Some(v) = present(tool.get(key)) {
+        if let Some(v) = non_nullish(tool.get(key)) {
             out.insert(key, v.clone());
         }
     }
@@ -429,10 +420,10 @@ fn tool_to_mldev(tool: &Value) -> Value {
 /// `toolConfigToMldev` (index.cjs:12190–12209) with `functionCallingConfigToMldev` (:9928).
 fn tool_config_to_mldev(tc: &Value) -> Value {
     let mut out = Object::new();
-    if let Some(v) = present(tc.get("retrievalConfig")) {
+    if let Some(v) = non_nullish(tc.get("retrievalConfig")) {
         out.insert("retrievalConfig", v.clone());
     }
-    if let Some(v) = present(tc.get("functionCallingConfig")) {
+    if let Some(v) = non_nullish(tc.get("functionCallingConfig")) {
         out.insert("functionCallingConfig", reorder(v, &["allowedFunctionNames", "mode"]));
     }
     Value::Object(out)

@@ -5,25 +5,17 @@
 //!
 //! Values pi reads dynamically stay [`Value`]s; `None` stands for JS `undefined`.
 
-use super::AdapterError;
+use super::{err, ev, AdapterError};
 use crate::data;
-use crate::js::{sanitize_surrogates, utf16_len, Object, Value};
-use crate::messages::{self, to_js_string};
+use crate::js::{join_element, sanitize_surrogates, to_js_string, utf16_len, Object, Value};
+use crate::messages;
 use crate::model::Model;
 use crate::tools::ToolDef;
-use crate::trace::{Event, EventKind, Events};
+use crate::trace::{EventKind, Events};
 
 /// A text pi inserts into bodies (data/pi-0.85.1/strings.json, group `googleShared`).
 fn text(key: &str) -> &'static str {
     data::string("googleShared", key)
-}
-
-pub(crate) fn err(message: impl Into<String>) -> AdapterError {
-    AdapterError { message: message.into() }
-}
-
-fn ev(events: &mut Events, kind: EventKind, message: impl Into<String>, at: &'static str) {
-    events.push(Event::new(kind, message).at(at));
 }
 
 /// `sanitizeSurrogates(value)` on a member pi expects to be a string: anything else makes
@@ -257,7 +249,7 @@ fn convert_tool_result(model: &Model, msg: &Value, contents: &mut Vec<Value>, ev
         _ => return Err(err("TypeError: msg.content.filter is not a function (tool result)")),
     };
     let text_result =
-        content.iter().filter(|c| c.get_str("type") == Some("text")).map(|c| join_item(c.get("text"))).collect::<Vec<_>>().join(text("toolResultTextJoin"));
+        content.iter().filter(|c| c.get_str("type") == Some("text")).map(|c| join_element(c.get("text"))).collect::<Vec<_>>().join(text("toolResultTextJoin"));
     let images: Vec<&Value> =
         if model.supports_images() { content.iter().filter(|c| c.get_str("type") == Some("image")).collect() } else { Vec::new() };
     let has_text = !text_result.is_empty();
@@ -302,14 +294,6 @@ fn convert_tool_result(model: &Model, msg: &Value, contents: &mut Vec<Value>, ev
         ev(events, EventKind::Inserted, "tool result images sent in a separate user turn (Gemini < 3)", "AI/api/google-shared.js:240");
     }
     Ok(())
-}
-
-/// `String(v)` as `Array.prototype.join` applies it (`null`/`undefined` become "").
-fn join_item(v: Option<&Value>) -> String {
-    match v {
-        None | Some(Value::Null) => String::new(),
-        Some(v) => to_js_string(Some(v)),
-    }
 }
 
 /// `convertTools(tools, useParameters = false, supportsStrictMode)` (google-shared.js:283–301;

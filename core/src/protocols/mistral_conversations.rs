@@ -9,13 +9,13 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use super::{AdapterError, LlmContext, Request, StreamOptions};
+use super::{err, ev, AdapterError, LlmContext, Request, StreamOptions};
 use crate::data;
-use crate::js::{self, js_trim, js_trim_is_empty, sanitize_surrogates, Object, Value};
-use crate::messages::{self, to_js_string};
+use crate::js::{self, js_trim, js_trim_is_empty, sanitize_surrogates, to_js_string, Object, Value};
+use crate::messages;
 use crate::model::{self, Model};
 use crate::tools::ToolDef;
-use crate::trace::{Event, EventKind, Events};
+use crate::trace::{EventKind, Events};
 
 /// `MISTRAL_TOOL_CALL_ID_LENGTH` (:11).
 const MISTRAL_TOOL_CALL_ID_LENGTH: usize = 9;
@@ -34,14 +34,6 @@ struct MistralOptions {
     prompt_mode: Option<&'static str>,
     /// `thinkingLevelMap[level] ?? "high"` for mistral-small-2603/-latest and mistral-medium-3.5.
     reasoning_effort: Option<Value>,
-}
-
-fn err(message: impl Into<String>) -> AdapterError {
-    AdapterError { message: message.into() }
-}
-
-fn ev(events: &mut Events, kind: EventKind, message: impl Into<String>, at: &'static str) {
-    events.push(Event::new(kind, message).at(at));
 }
 
 fn text(key: &str) -> &'static str {

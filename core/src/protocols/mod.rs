@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use crate::js::{Object, Value};
 use crate::model::Model;
 use crate::tools::ToolDef;
-use crate::trace::Events;
+use crate::trace::{Event, EventKind, Events};
 
 /// Every protocol pi 0.85.1 has an adapter for.
 pub const APIS: [&str; 9] = [
@@ -83,6 +83,16 @@ pub struct Request {
 #[derive(Clone, Debug, PartialEq)]
 pub struct AdapterError {
     pub message: String,
+}
+
+/// An [`AdapterError`] with `message` (where pi throws).
+pub(crate) fn err(message: impl Into<String>) -> AdapterError {
+    AdapterError { message: message.into() }
+}
+
+/// Records a trace event of `kind` at a pi source location.
+pub(crate) fn ev(events: &mut Events, kind: EventKind, message: impl Into<String>, at: &'static str) {
+    events.push(Event::new(kind, message).at(at));
 }
 
 /// Builds the request for `model.api()`.

@@ -6,11 +6,10 @@
 //! here is the uncompressed JSON, as the oracle stores it). The WebSocket variant is described by
 //! an event on the request (CX7). The conversions are [`super::openai_responses_shared`]'s.
 
-use super::openai_responses_shared::{self as shared, clamp_openai_prompt_cache_key, compat_flag, convert_responses_messages, convert_responses_tools, err, ConvertOptions, ToolOptions};
-use super::{AdapterError, LlmContext, Request, StreamOptions};
+use super::openai_responses_shared::{self as shared, clamp_openai_prompt_cache_key, compat_flag, convert_responses_messages, convert_responses_tools, ConvertOptions, ToolOptions};
+use super::{err, AdapterError, LlmContext, Request, StreamOptions};
 use crate::data;
-use crate::js::{self, Object, Value};
-use crate::messages::to_js_string;
+use crate::js::{self, to_js_string, Object, Value};
 use crate::model::{self, Model};
 use crate::trace::{Event, EventKind, Events};
 

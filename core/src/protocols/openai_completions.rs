@@ -8,9 +8,9 @@
 
 use std::cell::RefCell;
 
-use super::{cache_retention, AdapterError, LlmContext, Request, StreamOptions};
+use super::{err, cache_retention, AdapterError, LlmContext, Request, StreamOptions};
 use crate::data;
-use crate::js::{self, number_to_string, sanitize_surrogates, utf16_len, Object, Value};
+use crate::js::{self, join_element, number_to_string, sanitize_surrogates, to_js_string, to_number, utf16_len, Object, Value};
 use crate::messages;
 use crate::model::{self, Model};
 use crate::tools::ToolDef;
@@ -19,10 +19,6 @@ use crate::trace::{Event, EventKind, Events};
 /// A text pi inserts into bodies (data/pi-0.85.1/strings.json, group `openaiCompletions`).
 fn text(key: &str) -> &'static str {
     data::string("openaiCompletions", key)
-}
-
-fn err(message: impl Into<String>) -> AdapterError {
-    AdapterError { message: message.into() }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -113,7 +109,7 @@ fn chat_completions_url(model: &Model, opts: &StreamOptions) -> String {
     let base = match model.obj.get("baseUrl") {
         Some(Value::String(s)) => s.clone(),
         None => opts.env.get("OPENAI_BASE_URL").map(|u| js::js_trim(u).to_string()).unwrap_or_default(),
-        Some(v) => js_string(v),
+        Some(v) => to_js_string(Some(v)),
     };
     let base = if base.is_empty() { "https://api.openai.com/v1".to_string() } else { base };
     if base.ends_with('/') {
@@ -197,8 +193,8 @@ fn apply_header_set(target: &mut Vec<(String, String)>, set: &[(String, Value)])
         target.retain(|(k, _)| *k != lower);
         let values: Vec<String> = match value {
             Value::Null => continue,
-            Value::Array(items) => items.iter().map(js_string).collect(),
-            v => vec![js_string(v)],
+            Value::Array(items) => items.iter().map(|v| to_js_string(Some(v))).collect(),
+            v => vec![to_js_string(Some(v))],
         };
         if !values.is_empty() {
             // undici normalizes a value by stripping leading and trailing HTTP whitespace.
@@ -314,7 +310,7 @@ fn detect_compat(model: &Model) -> Object {
     let is_cf_gateway = provider == "cloudflare-ai-gateway" || base_url.contains("gateway.ai.cloudflare.com");
     let is_nvidia = provider == "nvidia" || base_url.contains("integrate.api.nvidia.com");
     let is_ant_ling = provider == "ant-ling" || base_url.contains("api.ant-ling.com");
-    let is_deepseek = provider == "deepseek" || js_to_lower(base_url).contains("deepseek.com");
+    let is_deepseek = provider == "deepseek" || base_url.to_lowercase().contains("deepseek.com");
     let is_chutes = base_url.contains("chutes.ai");
     let is_non_standard = is_nvidia
         || provider == "cerebras"
@@ -688,7 +684,7 @@ fn apply_thinking_format(model: &Model, options: &CompletionsOptions, compat: &C
 /// `resolveThinkingTokenBudgetField` (:766–772).
 fn resolve_thinking_token_budget_field(compat: &Compat) -> Option<String> {
     if let Some(field) = compat.get("thinkingTokenBudgetField").filter(|v| v.truthy()) {
-        return Some(js_string(field));
+        return Some(to_js_string(Some(field)));
     }
     if compat.truthy("supportsThinkingTokenBudget") {
         return Some("thinking_token_budget".into());
@@ -707,27 +703,13 @@ fn resolve_clamped_thinking_budget(model: &Model, options: &CompletionsOptions, 
         .into_iter()
         .flatten()
         .find(|v| !v.is_null())
-        .map(js_to_number)
+        .map(|v| to_number(Some(v)))
         .unwrap_or(f64::NAN);
-    let budget = clamp_thinking_budget_to_answer_room(thinking_budget_for_level(effort, options.thinking_budgets.as_ref()), ceiling);
+    let budget = messages::clamp_thinking_budget_to_answer_room(
+        messages::thinking_budget_for_level(effort, options.thinking_budgets.as_ref()).unwrap_or(f64::NAN),
+        ceiling,
+    );
     (budget > 0.0).then_some(budget)
-}
-
-/// `thinkingBudgetForLevel` (AI/api/simple-options.js:46–50): `{...DEFAULT_THINKING_BUDGETS,
-/// ...customBudgets}[clampReasoning(level)]`, as a number (`NaN` when missing).
-fn thinking_budget_for_level(level: &str, custom: Option<&Object>) -> f64 {
-    let level = if level == "xhigh" || level == "max" { "high" } else { level };
-    let custom_value = custom.and_then(|c| c.get(level));
-    match custom_value {
-        Some(v) => js_to_number(v),
-        None => data::defaults().get("defaultThinkingBudgets").and_then(|d| d.get(level)).map(js_to_number).unwrap_or(f64::NAN),
-    }
-}
-
-/// `clampThinkingBudgetToAnswerRoom` (AI/api/simple-options.js:52–54).
-fn clamp_thinking_budget_to_answer_room(budget: f64, ceiling: f64) -> f64 {
-    let min_answer = data::defaults().get("minAnswerTokens").and_then(Value::as_f64).unwrap_or(1024.0);
-    js_min(budget, js_max(0.0, ceiling - min_answer))
 }
 
 /// `buildChatTemplateValues` (:780–789).
@@ -994,7 +976,7 @@ fn convert_user_message(msg: &Value, params: &mut Vec<Value>, events: &mut Event
 
 /// `{type:"image_url", image_url:{url:`data:${mimeType};base64,${data}`}}`.
 fn image_url_part(block: &Value) -> Value {
-    let url = format!("data:{};base64,{}", template(block.get("mimeType")), template(block.get("data")));
+    let url = format!("data:{};base64,{}", to_js_string(block.get("mimeType")), to_js_string(block.get("data")));
     Object::new().with("type", "image_url").with("image_url", Object::new().with("url", url)).into()
 }
 
@@ -1545,90 +1527,6 @@ fn get_grammar_tool_input<'a>(tool_name: &str, arguments: Option<&'a Value>, pro
 /// `clampOpenAIPromptCacheKey` (AI/api/openai-prompt-cache.js): the first 64 code points.
 fn clamp_openai_prompt_cache_key(key: Option<&str>) -> Option<String> {
     key.map(|k| k.chars().take(64).collect())
-}
-
-/// `String(v)`.
-fn js_string(v: &Value) -> String {
-    match v {
-        Value::Null => "null".into(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => number_to_string(*n),
-        Value::String(s) => s.clone(),
-        Value::Array(a) => a.iter().map(|e| join_element(Some(e))).collect::<Vec<_>>().join(","),
-        Value::Object(_) => "[object Object]".into(),
-    }
-}
-
-/// How `Array.prototype.join` prints an element: `null` and `undefined` as "".
-fn join_element(v: Option<&Value>) -> String {
-    match v {
-        None | Some(Value::Null) => String::new(),
-        Some(v) => js_string(v),
-    }
-}
-
-/// `${v}` in a template literal.
-fn template(v: Option<&Value>) -> String {
-    v.map(js_string).unwrap_or_else(|| "undefined".into())
-}
-
-/// `ToNumber(v)`.
-fn js_to_number(v: &Value) -> f64 {
-    match v {
-        Value::Null => 0.0,
-        Value::Bool(b) => f64::from(u8::from(*b)),
-        Value::Number(n) => *n,
-        Value::String(s) => string_to_number(s),
-        Value::Array(a) if a.is_empty() => 0.0,
-        Value::Array(a) if a.len() == 1 => string_to_number(&join_element(a.first())),
-        _ => f64::NAN,
-    }
-}
-
-fn string_to_number(s: &str) -> f64 {
-    let t = js::js_trim(s);
-    if t.is_empty() {
-        return 0.0;
-    }
-    match t {
-        "Infinity" | "+Infinity" => return f64::INFINITY,
-        "-Infinity" => return f64::NEG_INFINITY,
-        _ => {}
-    }
-    for (prefix, radix) in [("0x", 16), ("0X", 16), ("0o", 8), ("0O", 8), ("0b", 2), ("0B", 2)] {
-        if let Some(digits) = t.strip_prefix(prefix) {
-            return u64::from_str_radix(digits, radix).map(|n| n as f64).unwrap_or(f64::NAN);
-        }
-    }
-    let valid = t.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
-    if valid {
-        t.parse::<f64>().unwrap_or(f64::NAN)
-    } else {
-        f64::NAN
-    }
-}
-
-/// `Math.min(a, b)` (NaN wins).
-fn js_min(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else {
-        a.min(b)
-    }
-}
-
-/// `Math.max(a, b)` (NaN wins).
-fn js_max(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else {
-        a.max(b)
-    }
-}
-
-/// `s.toLowerCase()` for the substring checks of `detectCompat`.
-fn js_to_lower(s: &str) -> String {
-    s.to_lowercase()
 }
 
 #[cfg(test)]

@@ -8,9 +8,9 @@
 //! `null`.
 
 use super::openai_responses_shared::{
-    self as shared, clamp_openai_prompt_cache_key, compat_flag, convert_responses_messages, convert_responses_tools, err, ConvertOptions, ToolOptions,
+    self as shared, clamp_openai_prompt_cache_key, compat_flag, convert_responses_messages, convert_responses_tools, ConvertOptions, ToolOptions,
 };
-use super::{cache_retention, AdapterError, LlmContext, Request, StreamOptions};
+use super::{cache_retention, err, AdapterError, LlmContext, Request, StreamOptions};
 use crate::js::{self, number_to_string, Object, Value};
 use crate::messages;
 use crate::model::{self, Model};
@@ -151,7 +151,7 @@ fn responses_url(model: &Model, opts: &StreamOptions) -> String {
     let base = match model.obj.get("baseUrl") {
         Some(Value::String(s)) => s.clone(),
         None | Some(Value::Null) => opts.env.get("OPENAI_BASE_URL").cloned().unwrap_or_default(),
-        Some(v) => messages::to_js_string(Some(v)),
+        Some(v) => js::to_js_string(Some(v)),
     };
     let base = if base.is_empty() { "https://api.openai.com/v1".to_string() } else { base };
     if base.ends_with('/') {
@@ -252,7 +252,7 @@ fn build_params(
     params.insert("store", Value::Bool(false));
     let max_tokens = options.max_tokens;
     if max_tokens != 0.0 && !max_tokens.is_nan() && compat.supports_max_output_tokens {
-        let value = messages::js_max(max_tokens, OPENAI_RESPONSES_MIN_OUTPUT_TOKENS);
+        let value = js::js_max(max_tokens, OPENAI_RESPONSES_MIN_OUTPUT_TOKENS);
         if value != max_tokens {
             events.push(Event::new(EventKind::Clamped, format!("max_output_tokens raised to the minimum {}", number_to_string(value))).at("AI/api/openai-responses.js:236"));
         }

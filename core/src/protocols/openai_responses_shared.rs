@@ -11,10 +11,10 @@
 //! `Some(Value::Null)` is `null`. Where pi would throw on malformed input, an [`AdapterError`] is
 //! returned.
 
-use super::{AdapterError, LlmContext};
+use super::{err, AdapterError, LlmContext};
 use crate::data;
-use crate::js::{self, sanitize_surrogates, short_hash, utf16_len, Object, Value};
-use crate::messages::{self, to_js_string};
+use crate::js::{self, join_element, sanitize_surrogates, short_hash, to_js_string, utf16_len, Object, Value};
+use crate::messages;
 use crate::model::Model;
 use crate::tools::ToolDef;
 use crate::trace::{Event, EventKind, Events};
@@ -27,10 +27,6 @@ fn text(key: &str) -> &'static str {
 /// Fills `{name}` placeholders of a data template.
 fn fill(template: &str, pairs: &[(&str, &str)]) -> String {
     pairs.iter().fold(template.to_string(), |acc, (k, v)| acc.replace(&format!("{{{k}}}"), v))
-}
-
-pub(crate) fn err(message: impl Into<String>) -> AdapterError {
-    AdapterError { message: message.into() }
 }
 
 /// `model.compat?.[key] ?? default`, read as JS truthiness where pi tests it with `if`.
@@ -584,14 +580,6 @@ fn image_data_url(block: &Value) -> String {
 
 fn input_image(block: &Value) -> Value {
     Object::new().with("type", "input_image").with("detail", "auto").with("image_url", image_data_url(block)).into()
-}
-
-/// `Array.prototype.join` of one element: `undefined`/`null` give "".
-fn join_element(v: Option<&Value>) -> String {
-    match v {
-        None | Some(Value::Null) => String::new(),
-        other => to_js_string(other),
-    }
 }
 
 /// `convertToolResultOutput(model, content)` (AI/api/openai-responses-shared.js:35–57; AR10):

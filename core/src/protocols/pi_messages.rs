@@ -4,14 +4,10 @@
 //! sanitization, every message field kept, and the whole AgentTool objects as `JSON.stringify`
 //! shows them.
 
-use super::{AdapterError, LlmContext, Request, StreamOptions};
+use super::{err, AdapterError, LlmContext, Request, StreamOptions};
 use crate::js::{Object, Value};
 use crate::model::Model;
 use crate::trace::{Event, EventKind, Events};
-
-fn err(message: impl Into<String>) -> AdapterError {
-    AdapterError { message: message.into() }
-}
 
 /// `streamSimple` (:185–193) and the request-building part of `stream` (:122–160). The coding
 /// agent's options pass through as they are: no `buildBaseOptions`, so no `maxTokens` (PM3);
