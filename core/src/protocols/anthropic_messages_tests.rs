@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::*;
+use crate::protocols::constrained_sampling::make_strict_json_schema;
 use crate::js;
 use crate::tools::ToolSource;
 

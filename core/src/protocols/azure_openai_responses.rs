@@ -5,7 +5,7 @@
 //! [`super::openai_responses_shared`]'s.
 
 use super::openai_responses_shared::{self as shared, clamp_openai_prompt_cache_key, compat_flag, convert_responses_messages, convert_responses_tools, ConvertOptions, ToolOptions};
-use super::{err, AdapterError, LlmContext, Request, StreamOptions};
+use super::{constrained_sampling, err, AdapterError, LlmContext, Request, StreamOptions};
 use crate::js::{self, js_trim, number_to_string, Object, Value};
 use crate::messages;
 use crate::model::{self, Model};
@@ -203,7 +203,7 @@ pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut
     let deployment_name = resolve_deployment_name(model, opts, events);
     let (headers, url) = create_client(model, opts, events)?;
     let supports_grammar = compat_flag(model, "supportsOpenAIGrammarTools", false);
-    let grammar_props = shared::create_grammar_tool_input_properties(&ctx.tools, supports_grammar)?;
+    let grammar_props = constrained_sampling::create_grammar_tool_input_properties(&ctx.tools, supports_grammar)?;
     let params = build_params(model, ctx, opts, max_tokens, reasoning_effort.as_deref(), &deployment_name, &grammar_props, events)?;
     let body = params.to_json();
     Ok(Request { method: "POST", url, headers, params, body })

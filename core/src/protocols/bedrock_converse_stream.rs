@@ -8,10 +8,9 @@
 //! In [`Request::params`] (pi's command input) the `Uint8Array` blobs are shown as their
 //! canonical base64 strings, as the SDK writes them.
 
-use super::base64;
-use super::err;
-use super::google_shared::{get_json_schema_tool_parameters, resolve_json_schema_strict_sampling, sanitize_value};
-use super::{ev, cache_retention, AdapterError, LlmContext, Request, StreamOptions};
+use super::constrained_sampling::{get_json_schema_tool_parameters, resolve_json_schema_strict_sampling};
+use super::google_shared::sanitize_value;
+use super::{base64, cache_retention, err, ev, AdapterError, LlmContext, Request, StreamOptions};
 use crate::data;
 use crate::js::{is_js_whitespace, js_max, js_min, js_slice, js_trim_is_empty, to_js_string, Object, Value};
 use crate::messages;
@@ -426,7 +425,7 @@ fn convert_tool_config(tools: &[ToolDef], supports_strict_mode: bool, events: &m
     }
     let mut bedrock_tools = Vec::with_capacity(tools.len());
     for tool in tools {
-        let strict = resolve_json_schema_strict_sampling(tool, supports_strict_mode)?;
+        let strict = resolve_json_schema_strict_sampling(tool, supports_strict_mode)? == Some(true);
         let mut spec = Object::new()
             .with("name", tool.name.as_str())
             .with("description", tool.description.as_str())

@@ -4,8 +4,7 @@
 //! dist/node/index.cjs), which decides the REST body: `contents, systemInstruction, tools,
 //! toolConfig, generationConfig`.
 
-use super::{err, google_shared};
-use super::{ev, AdapterError, LlmContext, Request, StreamOptions};
+use super::{err, ev, google_shared, AdapterError, LlmContext, Request, StreamOptions};
 use crate::data;
 use crate::js::{self, non_nullish, sanitize_surrogates, Object, Value};
 use crate::messages;

@@ -5,6 +5,7 @@
 //!
 //! Values pi reads dynamically stay [`Value`]s; `None` stands for JS `undefined`.
 
+use super::constrained_sampling::{get_json_schema_tool_parameters, resolve_json_schema_strict_sampling};
 use super::{err, ev, AdapterError};
 use crate::data;
 use crate::js::{join_element, sanitize_surrogates, to_js_string, utf16_len, Object, Value};
@@ -306,7 +307,7 @@ pub fn convert_tools(tools: &[ToolDef], supports_strict_mode: bool, events: &mut
     }
     let mut declarations = Vec::with_capacity(tools.len());
     for tool in tools {
-        let strict = resolve_json_schema_strict_sampling(tool, supports_strict_mode)?;
+        let strict = resolve_json_schema_strict_sampling(tool, supports_strict_mode)? == Some(true);
         if strict {
             ev(events, EventKind::Converted, format!("tool {}: strict parametersJsonSchema (constrained sampling)", tool.name), "AI/api/google-shared.js:290");
         }
@@ -329,181 +330,12 @@ pub fn supports_google_strict_tool_sampling(model_id: &str) -> bool {
 pub fn resolve_google_function_calling_mode(tools: &[ToolDef], supports_strict_mode: bool) -> Result<Option<&'static str>, AdapterError> {
     let mut use_strict = false;
     for tool in tools {
-        if resolve_json_schema_strict_sampling(tool, supports_strict_mode)? {
+        if resolve_json_schema_strict_sampling(tool, supports_strict_mode)? == Some(true) {
             use_strict = true;
             break;
         }
     }
     Ok(use_strict.then_some("VALIDATED"))
-}
-
-// ---------------------------------------------------------------------------------------------
-// AI/api/constrained-sampling.js (A9), for the Google adapters and Bedrock.
-// ---------------------------------------------------------------------------------------------
-
-/// `UnsupportedStrictJsonSchemaError` (constrained-sampling.js:1).
-#[derive(Debug)]
-struct UnsupportedStrictJsonSchema(String);
-
-const UNSUPPORTED_STRICT_SCHEMA_KEYS: [&str; 16] = [
-    "$ref",
-    "$defs",
-    "definitions",
-    "allOf",
-    "oneOf",
-    "patternProperties",
-    "dependentSchemas",
-    "dependencies",
-    "unevaluatedProperties",
-    "propertyNames",
-    "contains",
-    "prefixItems",
-    "not",
-    "if",
-    "then",
-    "else",
-];
-
-/// `resolveJsonSchemaStrictSampling(tool, supportsStrictMode)` (constrained-sampling.js:
-/// 198–219): `true` only for `json_schema` tools whose schema converts, when the adapter
-/// supports strict tools; throws for `strict:"require"` otherwise.
-pub fn resolve_json_schema_strict_sampling(tool: &ToolDef, supports_strict: bool) -> Result<bool, AdapterError> {
-    let Some(config) = tool.constrained_sampling.as_ref().filter(|c| c.get_str("type") == Some("json_schema")) else {
-        return Ok(false);
-    };
-    let require = config.get_str("strict") == Some("require");
-    if supports_strict {
-        return match make_strict_json_schema(&tool.parameters) {
-            Ok(_) => Ok(true),
-            Err(_) if !require => Ok(false),
-            Err(e) => Err(err(format!("Tool \"{}\" requires JSON-schema constrained sampling, but {}.", tool.name, e.0))),
-        };
-    }
-    if require {
-        return Err(err(format!("Tool \"{}\" requires JSON-schema constrained sampling, but strict tools are unsupported.", tool.name)));
-    }
-    Ok(false)
-}
-
-/// `getJsonSchemaToolParameters(tool, strict)` (constrained-sampling.js:146–148).
-pub fn get_json_schema_tool_parameters(tool: &ToolDef, strict: bool) -> Result<Value, AdapterError> {
-    if !strict {
-        return Ok(tool.parameters.clone());
-    }
-    make_strict_json_schema(&tool.parameters).map_err(|e| err(format!("Tool \"{}\": {}", tool.name, e.0)))
-}
-
-/// `makeStrictJsonSchema(schema)` (constrained-sampling.js:135–145).
-fn make_strict_json_schema(schema: &Value) -> Result<Value, UnsupportedStrictJsonSchema> {
-    let mut cloned = schema.clone();
-    if cloned.as_object().is_none() {
-        return Err(UnsupportedStrictJsonSchema("root schema must have type object".into()));
-    }
-    make_json_schema_node_strict(&mut cloned)?;
-    if cloned.get_str("type") != Some("object") {
-        return Err(UnsupportedStrictJsonSchema("root schema must have type object".into()));
-    }
-    Ok(cloned)
-}
-
-/// `isStructuredSchema(schema)` (constrained-sampling.js:25–32).
-fn is_structured_schema(schema: &Value) -> bool {
-    let Some(o) = schema.as_object() else {
-        return false;
-    };
-    let types: Vec<&str> = match o.get("type") {
-        Some(Value::String(s)) => vec![s.as_str()],
-        Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
-        _ => Vec::new(),
-    };
-    types.contains(&"object") || types.contains(&"array") || o.contains_key("properties") || o.contains_key("items")
-}
-
-/// `schemaAllowsNull(schema)` (constrained-sampling.js:33–41).
-fn schema_allows_null(schema: &Value) -> bool {
-    let Some(o) = schema.as_object() else {
-        return false;
-    };
-    match o.get("type") {
-        Some(Value::String(s)) if s == "null" => return true,
-        Some(Value::Array(a)) if a.iter().any(|t| t.as_str() == Some("null")) => return true,
-        _ => {}
-    }
-    if o.get("const") == Some(&Value::Null) || o.get_array("enum").is_some_and(|e| e.contains(&Value::Null)) {
-        return true;
-    }
-    o.get_array("anyOf").is_some_and(|a| a.iter().any(schema_allows_null))
-}
-
-/// `makeJsonSchemaNodeStrict(schema)` (constrained-sampling.js:42–96), in place.
-fn make_json_schema_node_strict(schema: &mut Value) -> Result<(), UnsupportedStrictJsonSchema> {
-    let unsupported = |m: &str| Err(UnsupportedStrictJsonSchema(m.to_string()));
-    let Some(obj) = schema.as_object_mut() else {
-        return unsupported("boolean schemas are unsupported");
-    };
-    for key in UNSUPPORTED_STRICT_SCHEMA_KEYS {
-        if obj.contains_key(key) {
-            return Err(UnsupportedStrictJsonSchema(format!("{key} schemas are unsupported")));
-        }
-    }
-    if let Some(any_of) = obj.get_mut("anyOf") {
-        let Some(variants) = any_of.as_array_mut().filter(|a| !a.is_empty()) else {
-            return unsupported("anyOf must contain at least one schema");
-        };
-        for variant in variants.iter_mut() {
-            if is_structured_schema(variant) {
-                return unsupported("object and array unions are unsupported");
-            }
-            make_json_schema_node_strict(variant)?;
-        }
-    }
-    if let Some(items) = obj.get_mut("items") {
-        if items.as_array().is_some() {
-            return unsupported("tuple schemas are unsupported");
-        }
-        make_json_schema_node_strict(items)?;
-    }
-    let is_object_schema = obj.get_str("type") == Some("object");
-    if obj.contains_key("properties") && !is_object_schema {
-        return unsupported("properties require type object");
-    }
-    if !is_object_schema {
-        return Ok(());
-    }
-    if obj.get("additionalProperties").is_some_and(|v| *v != Value::Bool(false)) {
-        return unsupported("schema-valued or true additionalProperties is unsupported");
-    }
-    if obj.get("properties").is_some_and(|p| p.as_object().is_none()) {
-        return unsupported("object properties must be a schema map");
-    }
-    if let Some(req) = obj.get("required") {
-        if !req.as_array().is_some_and(|a| a.iter().all(|k| k.as_str().is_some())) {
-            return unsupported("object required must be a string array");
-        }
-    }
-    let required: Vec<String> =
-        obj.get_array("required").map(|a| a.iter().filter_map(Value::as_str).map(String::from).collect()).unwrap_or_default();
-    let mut properties = obj.get("properties").filter(|v| !v.is_null()).and_then(Value::as_object).cloned().unwrap_or_default();
-    let property_names: Vec<String> = properties.keys().cloned().collect();
-    if required.iter().any(|k| !property_names.contains(k)) {
-        return unsupported("required contains an unknown property");
-    }
-    for (key, property) in properties.iter_mut() {
-        make_json_schema_node_strict(property)?;
-        if !required.contains(key) && !schema_allows_null(property) {
-            let original = std::mem::take(property);
-            *property = Value::Object(
-                Object::new().with("anyOf", Value::Array(vec![original, Value::Object(Object::new().with("type", "null"))])),
-            );
-        }
-    }
-    // `schema.properties ?? {}` is mutated in place: only an existing object is written back.
-    if obj.get("properties").is_some_and(|p| p.as_object().is_some()) {
-        obj.insert("properties", Value::Object(properties));
-    }
-    obj.insert("required", Value::Array(property_names.into_iter().map(Value::String).collect()));
-    obj.insert("additionalProperties", Value::Bool(false));
-    Ok(())
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ pub mod anthropic_messages;
 pub mod azure_openai_responses;
 pub mod base64;
 pub mod bedrock_converse_stream;
+pub mod constrained_sampling;
 pub mod google_generative_ai;
 pub mod google_shared;
 pub mod mistral_conversations;

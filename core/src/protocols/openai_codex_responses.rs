@@ -7,7 +7,7 @@
 //! an event on the request (CX7). The conversions are [`super::openai_responses_shared`]'s.
 
 use super::openai_responses_shared::{self as shared, clamp_openai_prompt_cache_key, compat_flag, convert_responses_messages, convert_responses_tools, ConvertOptions, ToolOptions};
-use super::{err, AdapterError, LlmContext, Request, StreamOptions};
+use super::{constrained_sampling, err, AdapterError, LlmContext, Request, StreamOptions};
 use crate::data;
 use crate::js::{self, to_js_string, Object, Value};
 use crate::model::{self, Model};
@@ -44,7 +44,7 @@ pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut
         .filter(|level| level != "off");
     let account_id = extract_account_id(&opts.api_key)?;
     let supports_grammar = compat_flag(model, "supportsOpenAIGrammarTools", false);
-    let grammar_props = shared::create_grammar_tool_input_properties(&ctx.tools, supports_grammar)?;
+    let grammar_props = constrained_sampling::create_grammar_tool_input_properties(&ctx.tools, supports_grammar)?;
     // The coding agent never sets `cacheRetention`, and PI_CACHE_RETENTION is not read here (CX2).
     let codex_session_id = clamp_openai_prompt_cache_key(opts.session_id.as_deref());
     let params = build_request_body(model, ctx, reasoning_effort.as_deref(), codex_session_id.as_deref(), &grammar_props, events)?;

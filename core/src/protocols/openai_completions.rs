@@ -8,6 +8,7 @@
 
 use std::cell::RefCell;
 
+use super::constrained_sampling::{create_grammar_tool_input_properties, get_grammar_tool_input, grammar_property, make_strict_json_schema, resolve_grammar_constrained_sampling, resolve_json_schema_strict_sampling};
 use super::{err, cache_retention, AdapterError, LlmContext, Request, StreamOptions};
 use crate::data;
 use crate::js::{self, join_element, number_to_string, sanitize_surrogates, to_js_string, to_number, utf16_len, Object, Value};
@@ -1051,13 +1052,13 @@ fn convert_assistant_message(model: &Model, msg: &Value, compat: &Compat, gramma
         let mut converted = Vec::with_capacity(tool_calls.len());
         for tc in &tool_calls {
             let name = tc.get_str("name");
-            let custom_prop = name.and_then(|n| grammar_props.iter().find(|(tool, _)| tool == n)).map(|(_, p)| p.as_str());
+            let custom_prop = grammar_property(grammar_props, name);
             if let (Some(name), Some(prop)) = (name, custom_prop) {
                 let input = get_grammar_tool_input(name, tc.get("arguments"), prop)?;
                 let mut call = Object::new();
                 call.insert_opt("id", tc.get("id").cloned());
                 call.insert("type", Value::str("custom"));
-                call.insert("custom", Object::new().with("name", name).with("input", sanitize_surrogates(input).into_owned()).into());
+                call.insert("custom", Object::new().with("name", name).with("input", sanitize_surrogates(&input).into_owned()).into());
                 converted.push(call.into());
                 continue;
             }
@@ -1288,236 +1289,6 @@ fn convert_tools(tools: &[&ToolDef], compat: &Compat, events: &mut Events) -> Re
         out.push(Object::new().with("type", "function").with("function", function).into());
     }
     Ok(out)
-}
-
-/// Why a schema cannot be made strict (`UnsupportedStrictJsonSchemaError`).
-#[derive(Clone, Debug, PartialEq)]
-struct UnsupportedStrictSchema(String);
-
-impl std::fmt::Display for UnsupportedStrictSchema {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-fn unsupported(msg: &str) -> UnsupportedStrictSchema {
-    UnsupportedStrictSchema(msg.to_string())
-}
-
-const UNSUPPORTED_STRICT_SCHEMA_KEYS: [&str; 16] = [
-    "$ref",
-    "$defs",
-    "definitions",
-    "allOf",
-    "oneOf",
-    "patternProperties",
-    "dependentSchemas",
-    "dependencies",
-    "unevaluatedProperties",
-    "propertyNames",
-    "contains",
-    "prefixItems",
-    "not",
-    "if",
-    "then",
-    "else",
-];
-
-/// `isStructuredSchema` (AI/api/constrained-sampling.js:24–33).
-fn is_structured_schema(schema: &Value) -> bool {
-    let Some(s) = schema.as_object() else { return false };
-    let types: Vec<&Value> = match s.get("type") {
-        Some(t @ Value::String(_)) => vec![t],
-        Some(Value::Array(a)) => a.iter().collect(),
-        _ => Vec::new(),
-    };
-    let has = |name: &str| types.iter().any(|t| t.as_str() == Some(name));
-    has("object") || has("array") || s.contains_key("properties") || s.contains_key("items")
-}
-
-/// `schemaAllowsNull` (AI/api/constrained-sampling.js:34–41).
-fn schema_allows_null(schema: &Value) -> bool {
-    let Some(s) = schema.as_object() else { return false };
-    match s.get("type") {
-        Some(Value::String(t)) if t == "null" => return true,
-        Some(Value::Array(a)) if a.iter().any(|t| t.as_str() == Some("null")) => return true,
-        _ => {}
-    }
-    if s.get("const") == Some(&Value::Null) || s.get_array("enum").is_some_and(|e| e.iter().any(Value::is_null)) {
-        return true;
-    }
-    s.get_array("anyOf").is_some_and(|variants| variants.iter().any(schema_allows_null))
-}
-
-/// `makeJsonSchemaNodeStrict` (AI/api/constrained-sampling.js:42–98), in place.
-fn make_json_schema_node_strict(schema: &mut Value) -> Result<(), UnsupportedStrictSchema> {
-    let Some(s) = schema.as_object_mut() else { return Err(unsupported("boolean schemas are unsupported")) };
-    for key in UNSUPPORTED_STRICT_SCHEMA_KEYS {
-        if s.contains_key(key) {
-            return Err(UnsupportedStrictSchema(format!("{key} schemas are unsupported")));
-        }
-    }
-    if let Some(any_of) = s.get_mut("anyOf") {
-        let Some(variants) = any_of.as_array_mut().filter(|v| !v.is_empty()) else {
-            return Err(unsupported("anyOf must contain at least one schema"));
-        };
-        for variant in variants.iter_mut() {
-            if is_structured_schema(variant) {
-                return Err(unsupported("object and array unions are unsupported"));
-            }
-            make_json_schema_node_strict(variant)?;
-        }
-    }
-    if let Some(items) = s.get_mut("items") {
-        if items.as_array().is_some() {
-            return Err(unsupported("tuple schemas are unsupported"));
-        }
-        make_json_schema_node_strict(items)?;
-    }
-    let is_object_schema = s.get_str("type") == Some("object");
-    if s.contains_key("properties") && !is_object_schema {
-        return Err(unsupported("properties require type object"));
-    }
-    if !is_object_schema {
-        return Ok(());
-    }
-    if s.get("additionalProperties").is_some_and(|v| *v != Value::Bool(false)) {
-        return Err(unsupported("schema-valued or true additionalProperties is unsupported"));
-    }
-    if s.get("properties").is_some_and(|p| p.as_object().is_none()) {
-        return Err(unsupported("object properties must be a schema map"));
-    }
-    if let Some(req) = s.get("required") {
-        if !req.as_array().is_some_and(|r| r.iter().all(|k| k.as_str().is_some())) {
-            return Err(unsupported("object required must be a string array"));
-        }
-    }
-    let property_names: Vec<String> = s.get_object("properties").map(|p| p.keys().cloned().collect()).unwrap_or_default();
-    let required: Vec<String> = s.get_array("required").map(|r| r.iter().filter_map(Value::as_str).map(String::from).collect()).unwrap_or_default();
-    if required.iter().any(|k| !property_names.contains(k)) {
-        return Err(unsupported("required contains an unknown property"));
-    }
-    if let Some(Value::Object(properties)) = s.get_mut("properties") {
-        for key in &property_names {
-            let Some(property) = properties.get_mut(key) else { continue };
-            make_json_schema_node_strict(property)?;
-            if !required.contains(key) && !schema_allows_null(property) {
-                let inner = std::mem::take(property);
-                *property = Object::new().with("anyOf", vec![inner, Object::new().with("type", "null").into()]).into();
-            }
-        }
-    }
-    s.insert("required", Value::Array(property_names.into_iter().map(Value::String).collect()));
-    s.insert("additionalProperties", Value::Bool(false));
-    Ok(())
-}
-
-/// `makeStrictJsonSchema` (AI/api/constrained-sampling.js:100–110, A9).
-fn make_strict_json_schema(schema: &Value) -> Result<Value, UnsupportedStrictSchema> {
-    let mut cloned = schema.clone();
-    if cloned.as_object().is_none() {
-        return Err(unsupported("root schema must have type object"));
-    }
-    make_json_schema_node_strict(&mut cloned)?;
-    if cloned.get_str("type") != Some("object") {
-        return Err(unsupported("root schema must have type object"));
-    }
-    Ok(cloned)
-}
-
-/// `resolveJsonSchemaStrictSampling` (AI/api/constrained-sampling.js:164–183): `Some(true)`
-/// when the tool asks for JSON-schema sampling and its schema converts; an error when it
-/// requires it and cannot have it.
-fn resolve_json_schema_strict_sampling(tool: &ToolDef, supports_strict: bool) -> Result<Option<bool>, AdapterError> {
-    let Some(config) = tool.constrained_sampling.as_ref().filter(|c| c.truthy()) else { return Ok(None) };
-    if config.get_str("type") != Some("json_schema") {
-        return Ok(None);
-    }
-    let require = config.get_str("strict") == Some("require");
-    if supports_strict {
-        return match make_strict_json_schema(&tool.parameters) {
-            Ok(_) => Ok(Some(true)),
-            Err(_) if !require => Ok(None),
-            Err(e) => Err(err(format!("Tool \"{}\" requires JSON-schema constrained sampling, but {e}.", tool.name))),
-        };
-    }
-    if require {
-        return Err(err(format!("Tool \"{}\" requires JSON-schema constrained sampling, but strict tools are unsupported.", tool.name)));
-    }
-    Ok(None)
-}
-
-/// A resolved grammar: `{format: "lark"|"regex", definition, inputProperty}`.
-struct Grammar {
-    format: &'static str,
-    definition: String,
-    input_property: String,
-}
-
-/// `resolveGrammarConstrainedSampling` (AI/api/constrained-sampling.js:184–209, A10).
-fn resolve_grammar_constrained_sampling(tool: &ToolDef, supports_grammar: bool) -> Result<Option<Grammar>, AdapterError> {
-    let Some(config) = tool.constrained_sampling.as_ref().filter(|c| c.truthy()) else { return Ok(None) };
-    if config.get_str("type") != Some("grammar") || !supports_grammar {
-        return Ok(None);
-    }
-    let Some(variants) = config.get("variants").filter(|v| !v.is_null()) else {
-        return Err(err("Cannot read properties of undefined (reading 'openai_lark')"));
-    };
-    let usable = |k: &str| variants.get(k).and_then(Value::as_str).filter(|d| !js::js_trim_is_empty(d)).map(String::from);
-    let lark = usable("openai_lark");
-    let regex = usable("openai_regex");
-    let (format, definition) = match (lark, regex) {
-        (Some(l), _) => ("lark", l),
-        (None, Some(r)) => ("regex", r),
-        (None, None) => {
-            return Err(err(format!("Tool \"{}\" cannot use grammar constrained sampling: no supported grammar variant was provided.", tool.name)));
-        }
-    };
-    let input_property = infer_grammar_input_property(tool).map_err(|m| err(format!("Tool \"{}\" cannot use grammar constrained sampling: {m}.", tool.name)))?;
-    Ok(Some(Grammar { format, definition, input_property }))
-}
-
-/// `inferGrammarInputProperty` (AI/api/constrained-sampling.js:146–163).
-fn infer_grammar_input_property(tool: &ToolDef) -> Result<String, String> {
-    let schema = &tool.parameters;
-    if schema.get_str("type") != Some("object") {
-        return Err("grammar constrained sampling requires an object parameter schema".into());
-    }
-    let required = schema.get("required").and_then(Value::as_array);
-    let Some(input) = required.filter(|r| r.len() == 1).and_then(|r| r[0].as_str()) else {
-        return Err("grammar constrained sampling requires exactly one required string property".into());
-    };
-    let prop = schema.get("properties").and_then(|p| p.get(input)).filter(|p| p.truthy());
-    let Some(prop) = prop else {
-        return Err(format!("grammar constrained sampling requires a properties entry for {input}"));
-    };
-    if prop.get_str("type") != Some("string") {
-        return Err(format!("grammar constrained sampling property {input} must have type string"));
-    }
-    Ok(input.to_string())
-}
-
-/// `createGrammarToolInputProperties` (AI/api/constrained-sampling.js:210–219): tool name →
-/// its grammar input property (a later tool of the same name wins).
-fn create_grammar_tool_input_properties(tools: &[ToolDef], supports_grammar: bool) -> Result<Vec<(String, String)>, AdapterError> {
-    let mut props: Vec<(String, String)> = Vec::new();
-    for tool in tools {
-        if let Some(g) = resolve_grammar_constrained_sampling(tool, supports_grammar)? {
-            match props.iter_mut().find(|(n, _)| *n == tool.name) {
-                Some(slot) => slot.1 = g.input_property,
-                None => props.push((tool.name.clone(), g.input_property)),
-            }
-        }
-    }
-    Ok(props)
-}
-
-/// `getGrammarToolInput` (AI/api/constrained-sampling.js:114–120).
-fn get_grammar_tool_input<'a>(tool_name: &str, arguments: Option<&'a Value>, prop: &str) -> Result<&'a str, AdapterError> {
-    arguments
-        .and_then(|a| a.get(prop))
-        .and_then(Value::as_str)
-        .ok_or_else(|| err(format!("Grammar tool call \"{tool_name}\" requires argument \"{prop}\" to be a string.")))
 }
 
 // ---------------------------------------------------------------------------------------------

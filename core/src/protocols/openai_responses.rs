@@ -10,7 +10,7 @@
 use super::openai_responses_shared::{
     self as shared, clamp_openai_prompt_cache_key, compat_flag, convert_responses_messages, convert_responses_tools, ConvertOptions, ToolOptions,
 };
-use super::{cache_retention, err, AdapterError, LlmContext, Request, StreamOptions};
+use super::{cache_retention, constrained_sampling, err, AdapterError, LlmContext, Request, StreamOptions};
 use crate::js::{self, number_to_string, Object, Value};
 use crate::messages;
 use crate::model::{self, Model};
@@ -138,7 +138,7 @@ pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut
     let retention = cache_retention(opts);
     let cache_session_id = if retention == "none" { None } else { options.session_id.as_deref() };
     let compat = get_compat(model);
-    let grammar_props = shared::create_grammar_tool_input_properties(&ctx.tools, compat.supports_openai_grammar_tools)?;
+    let grammar_props = constrained_sampling::create_grammar_tool_input_properties(&ctx.tools, compat.supports_openai_grammar_tools)?;
     let headers = create_client(model, ctx, opts, cache_session_id, &compat, events);
     let params = build_params(model, ctx, &options, &compat, &grammar_props, retention, events)?;
     let body = params.to_json();
