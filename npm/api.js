@@ -142,7 +142,7 @@ function toAssembly(out) {
     cwd: meta.cwd,
     stages: meta.stages,
     stats: meta.stats,
-    findings: meta.findings ?? [],
+    findings: meta.findings,
     diagnostics: meta.diagnostics,
   };
 }

@@ -193,15 +193,22 @@ export interface Stats {
   body: { bytes: number; chars: number };
 }
 
-/**
- * A notable property of the request (waste, cache breakers, oversized tool results, ...).
- * Reserved: this version of ctxlens reports none yet, so `findings` is always empty.
- */
+/** How much a finding matters. */
+export type FindingSeverity = "info" | "notice" | "warning";
+
+/** A notable property of the request (from \`ctxlens::findings\`): where the characters go, what breaks caching, ... */
 export interface Finding {
+  /** Stable id (\`tool-schemas\`, \`context-file-shadowed\`, ...). */
   id: string;
-  severity: Severity;
-  message: string;
-  stage?: StageId;
+  /** 1-based position in the list. */
+  number: number;
+  severity: FindingSeverity;
+  title: string;
+  /** The numbers behind it. */
+  detail: string;
+  stage: StageId | null;
+  /** A selection key: \`tool:<name>\`, \`section:<i>\`, \`entry:<id>\`, \`path:<json path>\`. */
+  subject: string | null;
 }
 
 /** The model the assembly used. */
@@ -229,6 +236,7 @@ export interface Assembly {
   cwd: string;
   stages: Stage[];
   stats: Stats | null;
+  /** Notable properties of the request, most important first. */
   findings: Finding[];
   diagnostics: Diagnostic[];
 }

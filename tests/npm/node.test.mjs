@@ -28,7 +28,7 @@ test("the conformance corpus is byte-identical through assembleCase", () => {
       assert.equal(typeof result.url, "string");
       assert.equal(result.stages.at(-1).id, "http-body");
       assert.equal(result.stats.body.bytes, Buffer.byteLength(expected));
-      assert.deepEqual(result.findings, []);
+      for (const f of result.findings) assert.ok(["info", "notice", "warning"].includes(f.severity) && typeof f.title === "string", JSON.stringify(f));
       continue;
     }
     // Not identical: a failure unless the Rust assembly (the CLI) misses this case too, i.e. a

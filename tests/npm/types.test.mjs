@@ -32,6 +32,7 @@ const kinds: string[] = events.map((e) => e.kind + (e.piSource ?? ""));
 const stats: Stats | null = r.stats;
 const toolChars: number = stats ? stats.tools.byTool[0].descriptionChars + stats.history.byKind.images + stats.shares.history : 0;
 const findings: Finding[] = r.findings;
+const titles: string[] = findings.map((f) => f.title + f.detail + (f.stage ?? "") + (f.subject ?? "") + f.number);
 const diagnostics: Diagnostic[] = r.diagnostics;
 const spans: Array<[number, number] | null> = diagnostics.map((d) => (d.start !== undefined && d.end !== undefined ? [d.start, d.end] : null));
 const api: Api | undefined = r.model?.api === "pi-messages" ? "pi-messages" : protocols[0];
@@ -45,7 +46,7 @@ async function web(): Promise<string | null> {
   initSync(new Uint8Array(0));
   return webAssemble({ model: "m" }).body;
 }
-void [body, url, headers, kinds, toolChars, findings, spans, api, fromCase, entries, version, web];
+void [titles, body, url, headers, kinds, toolChars, findings, spans, api, fromCase, entries, version, web];
 
 // Misuse is a type error.
 // @ts-expect-error: an unknown protocol

@@ -192,6 +192,7 @@ fn meta_json(a: &Assembly, inputs: &Inputs) -> Value {
     o.insert("cwd", Value::str(&a.parts.cwd));
     o.insert("stages", stages_json(a));
     o.insert("stats", a.stats.as_ref().map_or(Value::Null, ctxlens::stats::to_json));
+    o.insert("findings", ctxlens::findings::to_json(&ctxlens::findings::findings(a)));
     o.insert("diagnostics", diagnostics_json(&a.diagnostics, &|name| source_text(inputs, name)));
     o.into()
 }
