@@ -8,6 +8,7 @@
 
 use std::collections::HashSet;
 
+use super::github_copilot_headers::{build_copilot_dynamic_headers, has_copilot_vision_input};
 use super::constrained_sampling::{get_json_schema_tool_parameters, resolve_json_schema_strict_sampling};
 use super::{err, ev, AdapterError, LlmContext, Request, StreamOptions};
 use crate::data;
@@ -336,31 +337,13 @@ fn stream_simple(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: 
 fn stream(model: &Model, ctx: &LlmContext, opts: &StreamOptions, o: AnthropicOptions, events: &mut Events) -> Result<Request, AdapterError> {
     let retention = resolve_cache_retention(opts);
     let cache_session_id = if retention == "none" { None } else { opts.session_id.as_deref() };
-    let copilot_headers = (model.provider() == "github-copilot").then(|| build_copilot_dynamic_headers(ctx));
+    let copilot_headers = (model.provider() == "github-copilot").then(|| {
+        let headers = build_copilot_dynamic_headers(&ctx.messages, has_copilot_vision_input(&ctx.messages));
+        headers.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+    });
     let client = create_client(model, &opts.api_key, &opts.headers, copilot_headers, cache_session_id, &opts.user_agent, events);
     let params = build_params(model, ctx, client.is_oauth, opts, &o, retention, events)?;
     Ok(sdk_messages_create(model, opts, &client, params, events))
-}
-
-/// `buildCopilotDynamicHeaders` with `hasCopilotVisionInput` (AI/api/github-copilot-headers.js).
-fn build_copilot_dynamic_headers(ctx: &LlmContext) -> Vec<(String, Value)> {
-    let last_role = ctx.messages.last().and_then(|m| m.get_str("role"));
-    let initiator = match ctx.messages.last() {
-        Some(_) if last_role != Some("user") => "agent",
-        _ => "user",
-    };
-    let has_images = ctx.messages.iter().any(|m| {
-        matches!(m.get_str("role"), Some("user") | Some("toolResult"))
-            && m.get("content").and_then(Value::as_array).is_some_and(|c| c.iter().any(|b| b.get_str("type") == Some("image")))
-    });
-    let mut h = vec![
-        ("X-Initiator".to_string(), Value::str(initiator)),
-        ("Openai-Intent".to_string(), Value::str("conversation-edits")),
-    ];
-    if has_images {
-        h.push(("Copilot-Vision-Request".to_string(), Value::str("true")));
-    }
-    h
 }
 
 /// What `createClient` configures the SDK with.

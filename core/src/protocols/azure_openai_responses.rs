@@ -4,7 +4,8 @@
 //! `/deployments/{model}` endpoints) with the key in an `api-key` header. The conversions are
 //! [`super::openai_responses_shared`]'s.
 
-use super::openai_responses_shared::{self as shared, clamp_openai_prompt_cache_key, compat_flag, convert_responses_messages, convert_responses_tools, ConvertOptions, ToolOptions};
+use super::openai_prompt_cache::clamp_openai_prompt_cache_key;
+use super::openai_responses_shared::{self as shared, compat_flag, convert_responses_messages, convert_responses_tools, ConvertOptions, ToolOptions};
 use super::{constrained_sampling, err, AdapterError, LlmContext, Request, StreamOptions};
 use crate::js::{self, js_trim, number_to_string, Object, Value};
 use crate::messages;

@@ -6,7 +6,8 @@
 //! here is the uncompressed JSON, as the oracle stores it). The WebSocket variant is described by
 //! an event on the request (CX7). The conversions are [`super::openai_responses_shared`]'s.
 
-use super::openai_responses_shared::{self as shared, clamp_openai_prompt_cache_key, compat_flag, convert_responses_messages, convert_responses_tools, ConvertOptions, ToolOptions};
+use super::openai_prompt_cache::clamp_openai_prompt_cache_key;
+use super::openai_responses_shared::{self as shared, compat_flag, convert_responses_messages, convert_responses_tools, ConvertOptions, ToolOptions};
 use super::{constrained_sampling, err, AdapterError, LlmContext, Request, StreamOptions};
 use crate::data;
 use crate::js::{self, to_js_string, Object, Value};

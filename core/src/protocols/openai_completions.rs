@@ -8,6 +8,8 @@
 
 use std::cell::RefCell;
 
+use super::github_copilot_headers::{build_copilot_dynamic_headers, has_copilot_vision_input};
+use super::openai_prompt_cache::clamp_openai_prompt_cache_key;
 use super::constrained_sampling::{create_grammar_tool_input_properties, get_grammar_tool_input, grammar_property, make_strict_json_schema, resolve_grammar_constrained_sampling, resolve_json_schema_strict_sampling};
 use super::{err, cache_retention, AdapterError, LlmContext, Request, StreamOptions};
 use crate::data;
@@ -246,32 +248,6 @@ fn merge_custom_headers(parsed: &Object, default_entries: &[(String, Value)]) ->
     let mut out: Vec<(String, Value)> = merged.into_iter().map(|(k, v)| (k, Value::String(v))).collect();
     out.extend(nulls.into_iter().map(|n| (n, Value::Null)));
     out
-}
-
-/// `hasCopilotVisionInput` (AI/api/github-copilot-headers.js:8–18).
-fn has_copilot_vision_input(messages: &[Value]) -> bool {
-    messages.iter().any(|msg| {
-        let role = msg.get_str("role");
-        if role == Some("user") || role == Some("toolResult") {
-            if let Some(content) = msg.get("content").and_then(Value::as_array) {
-                return content.iter().any(|c| c.get_str("type") == Some("image"));
-            }
-        }
-        false
-    })
-}
-
-/// `buildCopilotDynamicHeaders` + `inferCopilotInitiator` (AI/api/github-copilot-headers.js:3–28).
-fn build_copilot_dynamic_headers(messages: &[Value], has_images: bool) -> Object {
-    let initiator = match messages.last() {
-        Some(last) if last.get_str("role") != Some("user") => "agent",
-        _ => "user",
-    };
-    let mut h = Object::new().with("X-Initiator", initiator).with("Openai-Intent", "conversation-edits");
-    if has_images {
-        h.insert("Copilot-Vision-Request", Value::str("true"));
-    }
-    h
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1294,11 +1270,6 @@ fn convert_tools(tools: &[&ToolDef], compat: &Compat, events: &mut Events) -> Re
 // ---------------------------------------------------------------------------------------------
 // Small JS helpers
 // ---------------------------------------------------------------------------------------------
-
-/// `clampOpenAIPromptCacheKey` (AI/api/openai-prompt-cache.js): the first 64 code points.
-fn clamp_openai_prompt_cache_key(key: Option<&str>) -> Option<String> {
-    key.map(|k| k.chars().take(64).collect())
-}
 
 #[cfg(test)]
 #[path = "openai_completions_tests.rs"]

@@ -7,8 +7,10 @@
 //! Values pi reads dynamically stay [`Value`]s: `None` is `undefined`, `Some(Value::Null)` is
 //! `null`.
 
+use super::github_copilot_headers::{build_copilot_dynamic_headers, has_copilot_vision_input};
+use super::openai_prompt_cache::clamp_openai_prompt_cache_key;
 use super::openai_responses_shared::{
-    self as shared, clamp_openai_prompt_cache_key, compat_flag, convert_responses_messages, convert_responses_tools, ConvertOptions, ToolOptions,
+    self as shared, compat_flag, convert_responses_messages, convert_responses_tools, ConvertOptions, ToolOptions,
 };
 use super::{cache_retention, constrained_sampling, err, AdapterError, LlmContext, Request, StreamOptions};
 use crate::js::{self, number_to_string, Object, Value};
@@ -178,8 +180,8 @@ fn create_client(
         headers.spread(h);
     }
     if model.provider() == "github-copilot" {
-        let has_images = shared::has_copilot_vision_input(&ctx.messages);
-        headers.spread(&shared::build_copilot_dynamic_headers(&ctx.messages, has_images));
+        let has_images = has_copilot_vision_input(&ctx.messages);
+        headers.spread(&build_copilot_dynamic_headers(&ctx.messages, has_images));
         events.push(Event::new(EventKind::Inserted, "GitHub Copilot dynamic headers (X-Initiator, Openai-Intent)").at("AI/api/openai-responses.js:178"));
     }
     if let Some(sid) = session_id.filter(|s| !s.is_empty()) {

@@ -2,9 +2,10 @@
 //! by the three Responses adapters (openai-responses, azure-openai-responses,
 //! openai-codex-responses) — messages, tools, tool-call id normalization, reasoning items replayed
 //! from stored signatures — plus the helpers those adapters import from elsewhere in pi-ai:
-//! constrained sampling (`AI/api/constrained-sampling.js`), deferred tools
-//! (`AI/utils/deferred-tools.js`), the prompt-cache key clamp (`AI/api/openai-prompt-cache.js`),
-//! the Copilot headers (`AI/api/github-copilot-headers.js`) and the `openai` SDK's header merge.
+//! deferred tools (`AI/utils/deferred-tools.js`) and the `openai` SDK's header merge. Constrained
+//! sampling, the prompt-cache key clamp and the Copilot headers have their own modules
+//! ([`super::constrained_sampling`], [`super::openai_prompt_cache`],
+//! [`super::github_copilot_headers`]).
 //!
 //! Values pi reads dynamically (message blocks, signatures, compat flags) stay [`Value`]s so that
 //! JS truthiness, `??` and `undefined` keep their meaning: `None` is `undefined`,
@@ -36,47 +37,6 @@ pub(crate) fn compat_flag(model: &Model, key: &str, default: bool) -> bool {
         None | Some(Value::Null) => default,
         Some(v) => v.truthy(),
     }
-}
-
-// ---------------------------------------------------------------------------------------------
-// AI/api/openai-prompt-cache.js
-// ---------------------------------------------------------------------------------------------
-
-/// `clampOpenAIPromptCacheKey(key)` (AI/api/openai-prompt-cache.js:2–9): at most 64 code points
-/// (`Array.from`, not UTF-16 units; INVENTORY R3).
-pub fn clamp_openai_prompt_cache_key(key: Option<&str>) -> Option<String> {
-    let key = key?;
-    // A lone surrogate is its own element of `Array.from`, as its stand-in char is here.
-    if key.chars().count() <= 64 {
-        return Some(key.to_string());
-    }
-    Some(key.chars().take(64).collect())
-}
-
-// ---------------------------------------------------------------------------------------------
-// AI/api/github-copilot-headers.js
-// ---------------------------------------------------------------------------------------------
-
-/// `hasCopilotVisionInput(messages)` (AI/api/github-copilot-headers.js:8–18).
-pub fn has_copilot_vision_input(messages: &[Value]) -> bool {
-    messages.iter().any(|msg| {
-        matches!(msg.get_str("role"), Some("user" | "toolResult"))
-            && msg.get("content").and_then(Value::as_array).is_some_and(|c| c.iter().any(|b| b.get_str("type") == Some("image")))
-    })
-}
-
-/// `buildCopilotDynamicHeaders({messages, hasImages})` with `inferCopilotInitiator`
-/// (AI/api/github-copilot-headers.js:3–28).
-pub fn build_copilot_dynamic_headers(messages: &[Value], has_images: bool) -> Object {
-    let initiator = match messages.last() {
-        Some(last) if last.get_str("role") != Some("user") => "agent",
-        _ => "user",
-    };
-    let mut h = Object::new().with("X-Initiator", initiator).with("Openai-Intent", "conversation-edits");
-    if has_images {
-        h.insert("Copilot-Vision-Request", Value::str("true"));
-    }
-    h
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -703,6 +663,7 @@ fn load_deferred_tools(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocols::openai_prompt_cache::clamp_openai_prompt_cache_key;
 
     fn model(provider: &str, api: &str) -> Model {
         Model { obj: Object::new().with("id", "m").with("provider", provider).with("api", api) }
