@@ -86,6 +86,16 @@ fn scalar(v: &Value, path: &str, ctx: &Ctx) -> Html {
     }
 }
 
+/// A collapsed object's identifying fields (`role: "user"`, `type: "function"`, `name: "read"`).
+fn peek(v: &Value) -> Option<String> {
+    let o = v.as_object()?;
+    let parts: Vec<String> = ["role", "type", "name"]
+        .iter()
+        .filter_map(|k| o.get_str(k).map(|x| format!("{k}: {}", json_str(&x.chars().take(40).collect::<String>()))))
+        .collect();
+    (!parts.is_empty()).then(|| parts.join(", "))
+}
+
 fn node(ctx: &Ctx, label: Option<String>, path: String, v: &Value, depth: usize, comma: bool) -> Html {
     let selected = ctx.selected == Some(path.as_str());
     let onclick = {
@@ -131,6 +141,7 @@ fn node(ctx: &Ctx, label: Option<String>, path: String, v: &Value, depth: usize,
         return html! {
             <div class={classes!("jt-row", selected.then_some("sel"))} data-path={path.clone()} onclick={onclick} onmouseenter={onmouseenter}>
                 {caret}{key}<span class="jt-punct">{open_b}</span>
+                if let Some(peek) = peek(v) { <span class="jt-peek">{format!(" {peek}")}</span> }
                 if len > 0 { <span class="jt-summary">{format!(" {len} {kind} ")}</span> }
                 <span class="jt-punct">{close_b}</span>{comma_h}
             </div>

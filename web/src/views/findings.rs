@@ -105,7 +105,7 @@ pub fn FindingsView(p: &ViewProps) -> Html {
                 let sel = p.selection.as_deref() == Some(key.as_str()) || (f.subject.is_some() && p.selection.as_deref() == f.subject.as_deref());
                 let subject = f.subject.clone().map(|sub| {
                     let cb = p.on_select.clone();
-                    let label = sub.clone();
+                    let label = super::subject_label(&sub);
                     html! { <button class="link" data-testid="finding-subject" onclick={Callback::from(move |_: MouseEvent| cb.emit(Some(AttrValue::from(sub.clone()))))}>{format!("→ {label}")}</button> }
                 });
                 let stage = f.stage.as_ref().and_then(|id| stages.iter().position(|x| s(x, "id") == id).map(|j| (j, s(&stages[j], "title").to_string()))).map(|(j, title)| {
@@ -115,9 +115,9 @@ pub fn FindingsView(p: &ViewProps) -> Html {
                 html! {
                     <li class={classes!("finding", f.severity.clone(), sel.then_some("sel"))} data-id={f.id.clone()}>
                         <span class="n">{i + 1}</span>
-                        <div class="body">
+                        <div class="f-body">
                             <div class="title"><span class={classes!("sev", f.severity.clone())}>{&f.severity}</span>{" "}{&f.title}</div>
-                            if !f.detail.is_empty() { <p class="detail">{&f.detail}</p> }
+                            if !f.detail.is_empty() { <p class="f-detail">{&f.detail}</p> }
                             <div class="links">{subject}{stage}</div>
                         </div>
                     </li>

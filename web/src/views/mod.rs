@@ -62,6 +62,37 @@ pub fn view_nav() -> Vec<(&'static str, &'static str)> {
     ]
 }
 
+/// The view that shows a selection key best (`tool:edit` → `tools`, `section:3` → `prompt`,
+/// `entry:…` → `session`, `path:…` → `request`, `kind:…`/`role:…` → `history`), so the shell can
+/// switch to it when a finding's subject is chosen.
+pub fn view_for_selection(key: &str) -> Option<&'static str> {
+    let (prefix, _) = key.split_once(':')?;
+    Some(match prefix {
+        "tool" => "tools",
+        "section" => "prompt",
+        "entry" => "session",
+        "path" => "request",
+        "kind" | "role" => "history",
+        "finding" => "findings",
+        _ => return None,
+    })
+}
+
+/// A selection key for people: `tool:edit` → `tool edit`, `section:3` → `system prompt section 4`.
+pub fn subject_label(key: &str) -> String {
+    match key.split_once(':') {
+        Some(("tool", n)) => format!("tool {n}"),
+        Some(("section", i)) => match i.parse::<usize>() {
+            Ok(i) => format!("system prompt section {}", i + 1),
+            Err(_) => format!("system prompt section {i}"),
+        },
+        Some(("entry", id)) => format!("session entry {id}"),
+        Some(("path", p)) => format!("body {p}"),
+        Some(("kind", k)) => format!("history: {k}"),
+        _ => key.to_string(),
+    }
+}
+
 #[derive(Properties, PartialEq)]
 pub struct ViewSwitchProps {
     /// A key from [`view_nav`] (or `stage`); an unknown key shows the overview.

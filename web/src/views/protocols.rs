@@ -10,7 +10,6 @@ use yew::prelude::*;
 
 use super::components::thousands;
 use super::overview::KIND_LABELS;
-use super::request::provenance_map;
 use super::util::{arr, at, not_available, num, parsed_body, s, text_of};
 use super::ViewProps;
 use crate::shared::Shared;
@@ -119,34 +118,143 @@ fn label(k: &str) -> &str {
     k.split_once(' ').map(|(_, l)| l).unwrap_or(k)
 }
 
-/// Blocks by provenance: `kind (part)` → generalized paths.
-fn by_provenance(report: &Value) -> Option<BTreeMap<String, BTreeSet<String>>> {
-    let map = provenance_map(report)?;
-    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for (path, o) in map {
-        let src = o.get("source").unwrap_or(&o);
-        let kind = src.get_str("kind").unwrap_or("?");
-        let part = src.get_str("part").or_else(|| src.get("message").and_then(|m| m.get_str("part"))).unwrap_or("");
-        let k = if part.is_empty() { kind.to_string() } else { format!("{kind} ({part})") };
-        let gen: String = path.split('.').map(|c| if c.bytes().all(|b| b.is_ascii_digit()) && !c.is_empty() { "[]" } else { c }).collect::<Vec<_>>().join(".").replace(".[]", "[]");
-        let e = out.entry(k).or_default();
-        if e.len() < 6 {
-            e.insert(gen);
+/// The block kinds of the mapping table (as the core's compare names them), in display order.
+pub const BLOCKS: [(&str, &str); 14] = [
+    ("system-prompt", "System prompt"),
+    ("tool-definitions", "Tool definitions"),
+    ("user-text", "User text"),
+    ("assistant-text", "Assistant text"),
+    ("thinking", "Thinking"),
+    ("thinking-signatures", "Thinking signatures"),
+    ("tool-calls", "Tool calls"),
+    ("tool-results", "Tool results"),
+    ("images", "Images"),
+    ("inserted", "pi's inserted text"),
+    ("cache-markers", "Cache markers"),
+    ("thinking-config", "Thinking level / config"),
+    ("max-tokens", "Max tokens"),
+    ("parameters", "Other parameters"),
+];
+
+/// Where one kind of block lives in one body.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Place {
+    pub paths: Vec<String>,
+    pub leaves: usize,
+    pub chars: f64,
+    pub values: Vec<String>,
+}
+
+/// `messages.3.content.0.text` → `messages[*].content[*].text`.
+pub fn pattern(path: &str) -> String {
+    let mut out = String::new();
+    for c in path.split('.') {
+        if !c.is_empty() && c.bytes().all(|b| b.is_ascii_digit()) {
+            out.push_str("[*]");
+        } else {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(c);
+        }
+    }
+    out
+}
+
+fn value_at<'a>(body: &'a Value, path: &str) -> Option<&'a Value> {
+    let mut cur = body;
+    for c in path.split('.') {
+        cur = match cur {
+            Value::Object(o) => o.get(c)?,
+            Value::Array(a) => a.get(c.parse::<usize>().ok()?)?,
+            _ => return None,
+        };
+    }
+    Some(cur)
+}
+
+fn block_of(o: &Value) -> Option<&'static str> {
+    let src = o.get("source").unwrap_or(o);
+    let structure = o.get_str("matched") == Some("structure");
+    match src.get_str("kind")? {
+        "system-prompt" if !structure => Some("system-prompt"),
+        "tool" => Some("tool-definitions"),
+        "inserted" => Some("inserted"),
+        "message" | "messages" => {
+            let (role, part) = match src.get_str("kind") {
+                Some("messages") => arr(src, "messages").first().map(|m| (s(m, "role"), s(m, "part"))).unwrap_or(("", "")),
+                _ => (s(src, "role"), s(src, "part")),
+            };
+            match part {
+                "thinking" => Some("thinking"),
+                "signature" => Some("thinking-signatures"),
+                "tool-call" | "tool-arguments" => Some("tool-calls"),
+                "tool-result" => Some("tool-results"),
+                "image" => Some("images"),
+                "text" if role == "toolResult" => Some("tool-results"),
+                "text" if role == "assistant" => Some("assistant-text"),
+                "text" => Some("user-text"),
+                _ => None,
+            }
+        }
+        "parameter" => {
+            let n = s(src, "name").to_ascii_lowercase();
+            if n.contains("cache") {
+                Some("cache-markers")
+            } else if n.contains("thinking") || n.contains("reasoning") || n.contains("effort") || n.contains("budget") {
+                Some("thinking-config")
+            } else if n.contains("max") && n.contains("token") {
+                Some("max-tokens")
+            } else if ["messages", "tools", "system", "input", "contents", "model"].contains(&n.as_str()) {
+                None
+            } else {
+                Some("parameters")
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The mapping of one body from its provenance: block kind → place.
+pub fn mapping_from_provenance(report: &Value, body: &Value) -> Option<BTreeMap<&'static str, Place>> {
+    let list = report.get("provenance")?.as_array()?;
+    let mut out: BTreeMap<&'static str, Place> = BTreeMap::new();
+    for o in list {
+        let Some(block) = block_of(o) else { continue };
+        let path = s(o, "path");
+        let v = value_at(body, path);
+        let is_leaf = !matches!(v, Some(Value::Object(_)) | Some(Value::Array(_)));
+        let e = out.entry(block).or_default();
+        let pat = pattern(path);
+        if !e.paths.contains(&pat) && e.paths.len() < 8 {
+            e.paths.push(pat);
+        }
+        if is_leaf {
+            e.leaves += 1;
+            e.chars += num(o, "chars");
+            if matches!(block, "thinking-config" | "max-tokens" | "parameters" | "cache-markers") && e.values.len() < 6 {
+                if let Some(v) = v {
+                    e.values.push(format!("{path} = {}", text_of(v)));
+                }
+            }
         }
     }
     Some(out)
 }
 
-fn events_of(r: &Value) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
+/// Trace events of the adapter stages grouped by (kind, pi source): count and an example.
+fn event_groups(r: &Value) -> BTreeMap<(String, String), (usize, String)> {
+    let mut out: BTreeMap<(String, String), (usize, String)> = BTreeMap::new();
     for st in arr(r, "stages") {
         if !matches!(s(st, "id"), "transform-messages" | "convert-messages" | "build-params") {
             continue;
         }
         for e in arr(st, "events") {
-            if s(e, "kind") != "note" {
-                out.insert(format!("{}: {}", s(e, "kind"), s(e, "message")));
+            if s(e, "kind") == "note" {
+                continue;
             }
+            let x = out.entry((s(e, "kind").to_string(), e.get_str("piSource").unwrap_or("").to_string())).or_insert((0, s(e, "message").to_string()));
+            x.0 += 1;
         }
     }
     out
@@ -156,12 +264,56 @@ fn top_keys(body: &Value) -> BTreeSet<String> {
     body.as_object().map(|o| o.keys().cloned().collect()).unwrap_or_default()
 }
 
+fn paths_cell(paths: &[Value]) -> Html {
+    html! { <>{ for paths.iter().map(|x| html! { <div class="mono">{text_of(x)}</div> }) }</> }
+}
+
+fn place_cell(p: Option<&Place>) -> Html {
+    match p {
+        Some(p) if p.leaves > 0 || !p.paths.is_empty() => html! {
+            <>
+                { for p.paths.iter().map(|x| html! { <div class="mono">{x}</div> }) }
+                if !p.values.is_empty() {
+                    <div class="muted small">{p.values.join(" · ")}</div>
+                } else if p.chars > 0.0 {
+                    <div class="muted small">{format!("{} chars in {} part{}", thousands(p.chars), p.leaves, if p.leaves == 1 { "" } else { "s" })}</div>
+                }
+            </>
+        },
+        _ => html! { <span class="badge dropped">{"not sent"}</span> },
+    }
+}
+
+/// The core's comparison for (current, other), when the report carries one: `compare` as one
+/// comparison (checked by `b.api`) or as an object keyed by the other api.
+fn core_compare(report: &Value, other: &str) -> Option<Value> {
+    let c = report.get("compare")?;
+    if c.get("mapping").is_some() {
+        return (at(c, &["b", "api"]).and_then(Value::as_str) == Some(other)).then(|| c.clone());
+    }
+    c.get(other).filter(|x| x.get("mapping").is_some()).cloned()
+}
+
 #[function_component]
 pub fn ProtocolsView(p: &ViewProps) -> Html {
     let other = use_state(|| None::<String>);
     let apis: Vec<String> = p.reports.keys().cloned().collect();
     let a_api = p.api.to_string();
     let b_api = (*other).clone().filter(|x| apis.contains(x) && *x != a_api).or_else(|| apis.iter().find(|x| **x != a_api).cloned());
+    let b_report: Option<Shared<Value>> = b_api.as_ref().and_then(|x| p.reports.get(x).cloned());
+    let computed = use_memo((p.report.clone(), b_report.clone()), |(a, b)| {
+        let pa = parsed_body(a);
+        let ma = mapping_from_provenance(a, &pa);
+        let la = locate(a, &pa);
+        let (mb, lb) = match b {
+            Some(b) => {
+                let pb = parsed_body(b);
+                (mapping_from_provenance(b, &pb), locate(b, &pb))
+            }
+            None => (None, BTreeMap::new()),
+        };
+        (ma, mb, la, lb)
+    });
     let pick = |api: String| {
         let other = other.clone();
         Callback::from(move |_: MouseEvent| other.set(Some(api.clone())))
@@ -175,28 +327,14 @@ pub fn ProtocolsView(p: &ViewProps) -> Html {
             }) }
         </div>
     };
-    let b_report: Option<Shared<Value>> = b_api.as_ref().and_then(|x| p.reports.get(x).cloned());
-    let located = use_memo((p.report.clone(), b_report.clone()), |(a, b)| {
-        let la = locate(a, &parsed_body(a));
-        let lb = b.as_ref().map(|b| locate(b, &parsed_body(b))).unwrap_or_default();
-        (la, lb)
-    });
-    let Some(b_api) = b_api else {
+    let (Some(b_api), Some(b)) = (b_api, b_report) else {
         return html! { <section class="protocols-view" data-testid="protocols-view"><h3>{"Compare protocols"}</h3>
             {not_available("Only one protocol has been assembled so far; the others appear here as they are assembled (open another protocol tab).")}</section> };
     };
     let a: Shared<Value> = p.report.clone();
-    let b: Shared<Value> = p.reports.get(&b_api).cloned().unwrap_or_else(|| p.report.clone());
     let (ba, bb) = (parsed_body(&a), parsed_body(&b));
-    let (la, lb) = (&located.0, &located.1);
-    let blocks: BTreeSet<&'static str> = la.keys().chain(lb.keys()).copied().collect();
-    let cell = |m: &BTreeMap<&'static str, Vec<String>>, k: &str| -> Html {
-        match m.get(k) {
-            Some(v) => html! { <>{ for v.iter().map(|x| html! { <div class="mono">{x}</div> }) }</> },
-            None => html! { <span class="badge dropped">{"not sent"}</span> },
-        }
-    };
-    let prov = (by_provenance(&a), by_provenance(&b));
+    let (ma, mb, la, lb) = (&computed.0, &computed.1, &computed.2, &computed.3);
+    let core = core_compare(&a, &b_api);
     let stat = |r: &Value, path: &[&str]| at(r, path).and_then(Value::as_f64).unwrap_or(0.0);
     let rows_stats: Vec<(&str, f64, f64)> = vec![
         ("body bytes", stat(&a, &["stats", "body", "bytes"]), stat(&b, &["stats", "body", "bytes"])),
@@ -207,62 +345,127 @@ pub fn ProtocolsView(p: &ViewProps) -> Html {
     .into_iter()
     .chain(KIND_LABELS.iter().map(|(k, l)| (*l, stat(&a, &["stats", "history", "byKind", k]), stat(&b, &["stats", "history", "byKind", k]))))
     .collect();
-    // The loss report.
+
+    // The mapping table: the core's, else from provenance, else located by content.
+    let mapping: Html = if let Some(c) = &core {
+        html! {
+            <table class="mapping" data-testid="mapping-table" data-source="core">
+                <thead><tr><th>{"block"}</th><th class="mono">{&a_api}</th><th class="mono">{&b_api}</th></tr></thead>
+                <tbody>
+                { for arr(c, "mapping").iter().filter(|m| !arr(m.get("a").unwrap_or(&Value::Null), "paths").is_empty() || !arr(m.get("b").unwrap_or(&Value::Null), "paths").is_empty()).map(|m| {
+                    let side = |k: &str| {
+                        let x = m.get(k).cloned().unwrap_or_default();
+                        let paths = arr(&x, "paths");
+                        if paths.is_empty() { html! { <span class="badge dropped">{"not sent"}</span> } } else {
+                            html! { <>{paths_cell(paths)}
+                                if let Some(v) = x.get_str("value") { <div class="muted small">{v}</div> }
+                                else if num(&x, "chars") > 0.0 { <div class="muted small">{format!("{} chars in {} parts", thousands(num(&x, "chars")), num(&x, "leaves"))}</div> }
+                            </> }
+                        }
+                    };
+                    html! { <tr><th>{s(m, "title")}</th><td>{side("a")}</td><td>{side("b")}</td></tr> }
+                }) }
+                </tbody>
+            </table>
+        }
+    } else if let (Some(ma), Some(mb)) = (ma, mb) {
+        html! {
+            <table class="mapping" data-testid="mapping-table" data-source="provenance">
+                <thead><tr><th>{"block"}</th><th class="mono">{&a_api}</th><th class="mono">{&b_api}</th></tr></thead>
+                <tbody>
+                { for BLOCKS.iter().filter(|(k, _)| ma.contains_key(k) || mb.contains_key(k)).map(|(k, title)| html! {
+                    <tr><th>{*title}</th><td>{place_cell(ma.get(k))}</td><td>{place_cell(mb.get(k))}</td></tr>
+                }) }
+                </tbody>
+            </table>
+        }
+    } else {
+        let blocks: BTreeSet<&'static str> = la.keys().chain(lb.keys()).copied().collect();
+        let cell = |m: &BTreeMap<&'static str, Vec<String>>, k: &str| -> Html {
+            match m.get(k) {
+                Some(v) => html! { <>{ for v.iter().map(|x| html! { <div class="mono">{x}</div> }) }</> },
+                None => html! { <span class="badge dropped">{"not sent"}</span> },
+            }
+        };
+        html! {
+            <table class="mapping" data-testid="mapping-table" data-source="located">
+                <thead><tr><th>{"block"}</th><th class="mono">{&a_api}</th><th class="mono">{&b_api}</th></tr></thead>
+                <tbody>
+                { for blocks.iter().map(|k| html! { <tr><th>{label(k)}</th><td>{cell(la, k)}</td><td>{cell(lb, k)}</td></tr> }) }
+                </tbody>
+            </table>
+        }
+    };
+
+    // The loss report: the core's, else computed here.
     let mut losses: Vec<(String, String)> = Vec::new();
-    for (k, l) in KIND_LABELS {
-        let (x, y) = (stat(&a, &["stats", "history", "byKind", k]), stat(&b, &["stats", "history", "byKind", k]));
-        if x > 0.0 && y == 0.0 {
-            losses.push(("dropped".into(), format!("{b_api} sends no {l} ({} chars in {a_api})", thousands(x))));
-        } else if y > 0.0 && x == 0.0 {
-            losses.push(("dropped".into(), format!("{a_api} sends no {l} ({} chars in {b_api})", thousands(y))));
+    if let Some(c) = &core {
+        for l in arr(c, "losses") {
+            losses.push((s(l, "kind").to_string(), s(l, "detail").to_string()));
+        }
+    } else {
+        if let (Some(ma), Some(mb)) = (ma, mb) {
+            for (k, title) in BLOCKS {
+                match (ma.get(k), mb.get(k)) {
+                    (Some(x), None) if x.leaves > 0 => losses.push(("dropped".into(), format!("{b_api} sends no {} ({} chars in {a_api})", title.to_lowercase(), thousands(x.chars)))),
+                    (None, Some(y)) if y.leaves > 0 => losses.push(("dropped".into(), format!("{a_api} sends no {} ({} chars in {b_api})", title.to_lowercase(), thousands(y.chars)))),
+                    (Some(x), Some(y)) if (x.chars - y.chars).abs() > 0.0 && !matches!(k, "parameters" | "thinking-config" | "max-tokens" | "cache-markers") => {
+                        losses.push(("size".into(), format!("{title}: {} chars in {a_api}, {} in {b_api}", thousands(x.chars), thousands(y.chars))))
+                    }
+                    _ => {}
+                }
+            }
+        } else {
+            for (k, l) in KIND_LABELS {
+                let (x, y) = (stat(&a, &["stats", "history", "byKind", k]), stat(&b, &["stats", "history", "byKind", k]));
+                if x != y {
+                    losses.push(("size".into(), format!("{l}: {} chars in {a_api}, {} in {b_api}", thousands(x), thousands(y))));
+                }
+            }
+        }
+        let (ka, kb) = (top_keys(&ba), top_keys(&bb));
+        let only_a: Vec<&String> = ka.difference(&kb).collect();
+        let only_b: Vec<&String> = kb.difference(&ka).collect();
+        if !only_a.is_empty() {
+            losses.push(("renamed".into(), format!("top-level fields only in {a_api}: {}", only_a.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "))));
+        }
+        if !only_b.is_empty() {
+            losses.push(("renamed".into(), format!("top-level fields only in {b_api}: {}", only_b.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "))));
         }
     }
-    let (ka, kb) = (top_keys(&ba), top_keys(&bb));
-    for k in ka.difference(&kb) {
-        losses.push(("renamed".into(), format!("top-level \"{k}\" only in {a_api}")));
-    }
-    for k in kb.difference(&ka) {
-        losses.push(("renamed".into(), format!("top-level \"{k}\" only in {b_api}")));
-    }
-    for blk in &blocks {
-        if la.contains_key(blk) != lb.contains_key(blk) {
-            let (has, lacks) = if la.contains_key(blk) { (&a_api, &b_api) } else { (&b_api, &a_api) };
-            losses.push(("dropped".into(), format!("{} appears in {has} but not in {lacks}", label(blk))));
+    let events = |r: &Value, side: &str| -> Vec<(String, usize, String, String)> {
+        if let Some(c) = &core {
+            return arr(c.get("events").unwrap_or(&Value::Null), side).iter().map(|e| (s(e, "kind").to_string(), num(e, "count") as usize, s(e, "example").to_string(), s(e, "piSource").to_string())).collect();
         }
-    }
-    let (ea, eb) = (events_of(&a), events_of(&b));
-    let only_a: Vec<&String> = ea.difference(&eb).collect();
-    let only_b: Vec<&String> = eb.difference(&ea).collect();
-    let compare_from_core = p.report.get("compare").filter(|v| !v.is_null()).cloned();
+        event_groups(r).into_iter().map(|((k, src), (n, ex))| (k, n, ex, src)).collect()
+    };
+    let (ea, eb) = (events(&a, "a"), events(&b, "b"));
+    let event_list = |api: &str, list: &[(String, usize, String, String)]| html! {
+        <>
+            <h4>{format!("What {api}'s adapter did")}</h4>
+            if list.is_empty() { <p class="muted small">{"Nothing changed the messages."}</p> }
+            <ul class="losses">
+            { for list.iter().map(|(k, n, ex, src)| html! {
+                <li><span class={classes!("badge", k.clone())}>{format!("{k} ×{n}")}</span>{" "}{ex}{" "}<code class="pi-source">{src}</code></li>
+            }) }
+            </ul>
+        </>
+    };
     html! {
         <section class="protocols-view" data-testid="protocols-view">
             <h3>{"Compare protocols"}</h3>
             {chooser}
+            <h4>{"Where each block went"}<span class="muted small">{ if core.is_some() { " · the core's comparison" } else if ma.is_some() && mb.is_some() { " · from each body's provenance" } else { " · located by content" } }</span></h4>
+            {mapping}
             <div class="two-col">
                 <div>
-                    <h4>{"Where each block went"}</h4>
-                    <table class="mapping" data-testid="mapping-table">
-                        <thead><tr><th>{"block"}</th><th class="mono">{&a_api}</th><th class="mono">{&b_api}</th></tr></thead>
-                        <tbody>
-                        { for blocks.iter().map(|k| html! { <tr><th>{label(k)}</th><td>{cell(la, k)}</td><td>{cell(lb, k)}</td></tr> }) }
-                        </tbody>
-                    </table>
-                    if let (Some(pa), Some(pb)) = &prov {
-                        <h4>{"By source (provenance)"}</h4>
-                        <table class="mapping">
-                            <thead><tr><th>{"source"}</th><th class="mono">{&a_api}</th><th class="mono">{&b_api}</th></tr></thead>
-                            <tbody>
-                            { for pa.keys().chain(pb.keys()).collect::<BTreeSet<_>>().into_iter().map(|k| html! {
-                                <tr><th>{k}</th>
-                                    <td>{ for pa.get(k).into_iter().flatten().map(|x| html! { <div class="mono">{x}</div> }) }</td>
-                                    <td>{ for pb.get(k).into_iter().flatten().map(|x| html! { <div class="mono">{x}</div> }) }</td></tr>
-                            }) }
-                            </tbody>
-                        </table>
-                    }
-                    if let Some(c) = compare_from_core {
-                        <details><summary>{"The core's comparison"}</summary><pre class="mono small">{c.to_json_pretty(2)}</pre></details>
-                    }
+                    <h4>{"Loss report"}</h4>
+                    <ul class="losses" data-testid="loss-report">
+                        if losses.is_empty() { <li class="muted">{"Nothing is lost or added between these two."}</li> }
+                        { for losses.iter().map(|(k, m)| html! { <li><span class={classes!("badge", k.clone())}>{if k == "renamed" { "shape" } else { k.as_str() }}</span>{" "}{m}</li> }) }
+                    </ul>
+                    {event_list(&a_api, &ea)}
+                    {event_list(&b_api, &eb)}
                 </div>
                 <div>
                     <h4>{"Sizes"}</h4>
@@ -275,16 +478,8 @@ pub fn ProtocolsView(p: &ViewProps) -> Html {
                         }) }
                         </tbody>
                     </table>
-                    <h4>{"Loss report"}</h4>
-                    <ul class="losses" data-testid="loss-report">
-                        if losses.is_empty() && only_a.is_empty() && only_b.is_empty() { <li class="muted">{"Nothing is lost or added between these two."}</li> }
-                        { for losses.iter().map(|(k, m)| html! { <li><span class={classes!("badge", k.clone())}>{if k == "renamed" { "shape" } else { k.as_str() }}</span>{" "}{m}</li> }) }
-                        { for only_a.iter().map(|m| html! { <li><span class="badge note">{format!("only {a_api}")}</span>{" "}{m.to_string()}</li> }) }
-                        { for only_b.iter().map(|m| html! { <li><span class="badge note">{format!("only {b_api}")}</span>{" "}{m.to_string()}</li> }) }
-                    </ul>
-                    <p class="muted small">{format!("{} vs {}: {} vs {} top-level fields.", a_api, b_api, ka.len(), kb.len())}</p>
-                    <p class="muted small">{format!("URLs: {} · {}", at(&a, &["request", "url"]).map(text_of).unwrap_or_default(), at(&b, &["request", "url"]).map(text_of).unwrap_or_default())}</p>
-                    <p class="muted small">{format!("{} bytes in {a_api}, {} in {b_api}.", thousands(num(&at(&a, &["stats", "body"]).cloned().unwrap_or_default(), "bytes")), thousands(num(&at(&b, &["stats", "body"]).cloned().unwrap_or_default(), "bytes")))}</p>
+                    <p class="muted small mono">{at(&a, &["request", "url"]).map(text_of).unwrap_or_default()}</p>
+                    <p class="muted small mono">{at(&b, &["request", "url"]).map(text_of).unwrap_or_default()}</p>
                 </div>
             </div>
         </section>

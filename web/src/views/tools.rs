@@ -69,8 +69,8 @@ pub fn ToolsView(p: &ViewProps) -> Html {
             segs: vec![Seg::new("description", t.desc, "var(--v-desc)"), Seg::new("parameters schema", t.params, "var(--tools)")],
             extra: vec![
                 t.source.clone(),
-                if t.snippet.is_some() { "✓ snippet".into() } else { "— none".into() },
-                if t.guidelines.is_empty() { "—".into() } else { format!("{} ({} chars)", t.guidelines.len(), t.guidelines.iter().map(|g| ctxlens::js::utf16_len(g)).sum::<usize>()) },
+                if t.snippet.is_some() { "✓".into() } else { "—".into() },
+                if t.guidelines.is_empty() { "—".into() } else { format!("{} · {} ch", t.guidelines.len(), t.guidelines.iter().map(|g| ctxlens::js::utf16_len(g)).sum::<usize>()) },
                 if t.prompt_chars > 0.0 { thousands(t.prompt_chars) } else { "—".into() },
             ],
         })

@@ -1,0 +1,237 @@
+// The views on the bundled demo: every pipeline stage, every view with its real numbers, the
+// collapsible JSON tree and its sources, Copy / Download / cURL, the compare mode, findings, the
+// virtualized session list on a large session; screenshots of every main view in light and dark.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { serve, launch, open, repo, screenshotPath } from "./harness.mjs";
+
+const expectedBody = fs.readFileSync(path.join(repo, "www/demo/expected/request-1.json"), "utf8");
+const VIEWS = [
+  ["overview", "Overview"], ["session", "Session"], ["prompt", "System prompt"], ["tools", "Tools"], ["history", "History"],
+  ["request", "Request"], ["protocols", "Protocols"], ["usage", "Usage & cache"], ["findings", "Findings"],
+];
+
+let server, browser;
+const opened = [];
+before(async () => {
+  server = await serve();
+  browser = await launch();
+});
+after(async () => {
+  for (const o of opened) {
+    const foreign = o.seen.filter((u) => !u.startsWith(server.url + "/") && !u.startsWith("data:") && !u.startsWith("blob:"));
+    assert.deepEqual(foreign, [], "no request leaves the page's origin");
+    assert.deepEqual(o.errors, [], "no page errors");
+  }
+  await browser?.close();
+  await server?.close();
+});
+
+async function openDemo(opts = {}) {
+  const o = await open(browser, server.url + "/", opts);
+  opened.push(o);
+  await o.page.getByTestId("stat-system-chars").waitFor({ timeout: 60000 });
+  await o.page.locator('[data-testid^="view-"]').first().waitFor({ timeout: 60000 });
+  return o;
+}
+
+async function showView(page, key, label) {
+  await page.locator("nav.view-tabs button", { hasText: new RegExp(`^${label.replace(/[&]/g, "\\$&")}$`) }).click();
+  await page.getByTestId(`view-${key}`).waitFor({ timeout: 10000 });
+}
+
+const num = (s) => Number(String(s).replace(/[^0-9.-]/g, ""));
+
+test("stepping through every pipeline stage shows each stage's data and changes", async () => {
+  const { page, context } = await openDemo();
+  const stage = page.getByTestId("stage-view");
+  await stage.waitFor();
+  const seen = [];
+  for (let i = 0; i < 30; i++) {
+    const id = await stage.getAttribute("data-stage");
+    seen.push(id);
+    const title = await page.getByTestId("stage-title").textContent();
+    assert.match(title, new RegExp(`^${i + 1}/\\d+ `), "the title numbers the stage");
+    assert.ok((await page.getByTestId("stage-summary").textContent()).length > 0);
+    assert.ok((await stage.locator(".pi-source").first().textContent()).length > 0, "pi's source location is shown");
+    if (id === "agent-context") {
+      assert.equal(await page.getByTestId("thinking-clamp").textContent(), "low → high", "the clamp from X to Y");
+      assert.match(await page.getByTestId("stage-changes").textContent(), /1 clamped/);
+    }
+    if (id === "session-read") assert.match(await page.getByTestId("stage-changes").textContent(), /dropped/);
+    const next = page.getByTestId("stage-next");
+    if (await next.isDisabled()) break;
+    await next.click();
+    await page.waitForFunction((prev) => document.querySelector('[data-testid="stage-view"]')?.getAttribute("data-stage") !== prev, id);
+  }
+  assert.deepEqual(seen, [
+    "session-read", "agent-messages", "agent-context", "input-appended", "transform-context", "convert-to-llm",
+    "transform-messages", "convert-messages", "build-params", "on-payload", "http-body",
+  ]);
+  // And back with the keyboard.
+  await page.keyboard.press("ArrowLeft");
+  await page.waitForFunction(() => document.querySelector('[data-testid="stage-view"]')?.getAttribute("data-stage") === "on-payload");
+  await context.close();
+});
+
+test("every view opens on the demo and shows the demo's numbers", async () => {
+  const { page, context } = await openDemo();
+  const sys = num(await page.getByTestId("stat-system-chars").textContent());
+  const tools = num(await page.getByTestId("stat-tools-chars").textContent());
+  const hist = num(await page.getByTestId("stat-history-chars").textContent());
+  const body = JSON.parse(expectedBody);
+
+  await showView(page, "overview", "Overview");
+  assert.ok((await page.locator('[data-testid="treemap"] .tm-item').count()) > 20, "the treemap has every part");
+
+  await showView(page, "prompt", "System prompt");
+  const chars = await page.locator('[data-testid="prompt-sections"] tbody tr').evaluateAll((rows) => rows.map((r) => Number(r.dataset.chars)));
+  assert.equal(chars.length, 29);
+  assert.equal(chars.reduce((a, b) => a + b, 0), sys, "the section table sums to stat-system-chars");
+  assert.equal(await page.getByTestId("prompt-text").textContent(), body.messages[0].content, "the coloured text is exactly the system prompt");
+  assert.equal(await page.locator('[data-testid="context-files"] li').count(), 2);
+  await page.locator('[data-testid="prompt-sections"] tbody tr').nth(21).click();
+  assert.equal(await page.locator('[data-testid="prompt-text"] .sec.sel').count(), 1, "selecting a row marks its span");
+
+  await showView(page, "tools", "Tools");
+  const rows = await page.locator('[data-testid="tools-bars"] tbody tr').evaluateAll((rs) => rs.map((r) => [r.dataset.key, Number(r.dataset.value)]));
+  assert.equal(rows.length, 7, "the demo's 7 tools");
+  assert.equal(rows[0][0], "tool:edit", "edit is the largest");
+  for (let i = 1; i < rows.length; i++) assert.ok(rows[i - 1][1] >= rows[i][1], "sorted by size");
+  assert.equal(rows.reduce((a, r) => a + r[1], 0), tools, "the bars sum to stat-tools-chars");
+  await page.locator('[data-testid="tools-bars"] tbody tr').first().click();
+  await page.getByTestId("tool-detail").waitFor();
+  assert.ok((await page.locator('[data-testid="tool-params"] .jt-row').count()) > 5, "the schema as a tree");
+
+  await showView(page, "history", "History");
+  const kinds = await page.locator('[data-testid="history-kinds"] .legend .num').allTextContents();
+  assert.equal(kinds.map(num).reduce((a, b) => a + b, 0), hist, "the kinds sum to stat-history-chars");
+  assert.equal(await page.locator('[data-testid="history-results"] tbody tr').count(), 4, "read, bash, edit, todo results");
+
+  await showView(page, "session", "Session");
+  assert.equal(await page.getByTestId("session-tree").getAttribute("data-count"), "15");
+  assert.equal(await page.getByTestId("session-messages").getAttribute("data-count"), "13");
+  assert.equal(await page.locator('[data-testid="session-tree"] .entry.active').count(), 15, "all on the active branch");
+
+  await showView(page, "usage", "Usage & cache");
+  assert.equal(await page.locator('[data-testid="usage-chart"] g.col').count(), 6, "six calls with usage");
+  assert.equal(await page.getByTestId("cache-read-share").textContent(), "50.0%");
+
+  await showView(page, "findings", "Findings");
+  const findings = page.locator('[data-testid="findings"] > li');
+  assert.ok((await findings.count()) > 0, "the findings list is non-empty on the demo");
+  const subject = findings.first().getByTestId("finding-subject");
+  await subject.click();
+  await page.waitForFunction(() => decodeURIComponent(location.hash).includes("sel=tool:edit"));
+  await context.close();
+});
+
+test("the request view: JSON tree, sources, raw body, Copy, Download, cURL", async () => {
+  const { page, context, seen } = await openDemo();
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url });
+  await showView(page, "request", "Request");
+  assert.equal(await page.locator('[data-testid="body-json"]').count(), 1, "exactly one body-json on the page");
+  assert.equal(await page.getByTestId("body-json").textContent(), expectedBody, "the raw body is pi's bytes");
+
+  const tree = page.getByTestId("json-tree");
+  const before = await tree.locator(".jt-row").count();
+  const closed = tree.locator('[data-path="messages.1"] > .jt-toggle');
+  await closed.click();
+  const after = await tree.locator(".jt-row").count();
+  assert.ok(after > before, "a node expands");
+  await tree.locator('[data-path="messages.1"] > .jt-toggle').first().click();
+  assert.equal(await tree.locator(".jt-row").count(), before, "and collapses");
+
+  await tree.locator('[data-path="model"]').hover();
+  assert.match(await page.getByTestId("provenance").textContent(), /parameter model/, "hovering names the source");
+  await tree.locator('[data-path="messages.0.content"]').click();
+  await page.waitForFunction(() => decodeURIComponent(location.hash).includes("sel=path:messages.0.content"));
+  await page.mouse.move(0, 0);
+  assert.match(await page.getByTestId("provenance").textContent(), /system prompt/, "the selection names its source");
+
+  await page.getByTestId("copy-body").click();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), expectedBody, "Copy puts the body on the clipboard");
+
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("download-body").click()]);
+  assert.equal(fs.readFileSync(await download.path(), "utf8"), expectedBody, "Download saves the body");
+  assert.match(await page.getByTestId("download-body").getAttribute("href"), /^blob:/);
+
+  await page.getByTestId("curl-toggle").click();
+  const curl = await page.getByTestId("curl").textContent();
+  assert.match(curl, /^curl 'http:\/\/127\.0\.0\.1:35261\/v1\/chat\/completions'/);
+  assert.match(curl, /-H 'content-type: application\/json'/);
+  assert.ok(curl.includes(`--data-raw '${expectedBody.replaceAll("'", "'\\''")}'`), "the body, shell-quoted");
+  assert.ok(!seen.some((u) => u.includes(":35261")), "the request's URL is never fetched");
+  await context.close();
+});
+
+test("the compare mode maps each block of two protocols and reports losses", async () => {
+  const { page, context } = await openDemo();
+  await showView(page, "protocols", "Protocols");
+  const b = page.getByTestId("compare-b-anthropic-messages");
+  await b.waitFor({ timeout: 60000 });
+  await b.click();
+  const table = page.getByTestId("mapping-table");
+  const sysRow = table.locator("tr", { hasText: "System prompt" }).first();
+  const cells = await sysRow.locator("td").allTextContents();
+  assert.match(cells[0], /messages\[\*?0?\]\.content/);
+  assert.match(cells[1], /system\[[*0]\]\.text/);
+  assert.ok((await page.locator('[data-testid="loss-report"] li').count()) > 0);
+  await context.close();
+});
+
+test("a large session: the entry tree renders only the visible rows", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ctxlens-big-"));
+  const n = 20000;
+  const lines = [JSON.stringify({ type: "session", version: 3, id: "01a228d3-c51b-77ee-9b97-000000000000", timestamp: "2026-11-29T19:41:36.924Z", cwd: "/tmp/pi-ctx-demo/shop" })];
+  let parent = null;
+  for (let i = 0; i < n; i++) {
+    const id = i.toString(16).padStart(8, "0");
+    const ts = new Date(1795981297000 + i * 1000);
+    const message = i % 2 === 0
+      ? { role: "user", content: [{ type: "text", text: `question ${i}` }], timestamp: ts.getTime() }
+      : { role: "assistant", content: [{ type: "text", text: `answer ${i}` }], api: "openai-completions", provider: "mock", model: "qwen3.8-flash",
+          usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15 }, stopReason: "stop", timestamp: ts.getTime() };
+    lines.push(JSON.stringify({ type: "message", id, parentId: parent, timestamp: ts.toISOString(), message }));
+    parent = id;
+  }
+  const file = path.join(dir, "big.jsonl");
+  fs.writeFileSync(file, lines.join("\n") + "\n");
+  const { page, context } = await openDemo();
+  await page.getByTestId("file-input").setInputFiles(file);
+  await showView(page, "session", "Session");
+  await page.waitForFunction((n) => document.querySelector('[data-testid="session-tree"]')?.dataset.count === String(n), n, { timeout: 120000 });
+  const rendered = await page.locator('[data-testid="session-tree"] .vrow').count();
+  assert.ok(rendered > 10 && rendered < 100, `only the visible rows are in the DOM (${rendered})`);
+  const t0 = Date.now();
+  await page.getByTestId("session-tree").evaluate((el) => { el.scrollTop = el.scrollHeight / 2; el.dispatchEvent(new Event("scroll")); });
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="session-tree"] .entry')].some((e) => /question 100\d\d|answer 100\d\d/.test(e.textContent)));
+  assert.ok(Date.now() - t0 < 2000, "scrolling to the middle re-renders at once");
+  await context.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test("screenshots of every main view, light and dark, at 1280 and 1920", async () => {
+  for (const colorScheme of ["light", "dark"]) {
+    for (const width of [1280, 1920]) {
+      const { page, context } = await openDemo({ viewport: { width, height: 1000 }, colorScheme });
+      for (const [key, label] of VIEWS) {
+        await showView(page, key, label);
+        if (key === "tools") await page.locator('[data-testid="tools-bars"] tbody tr').first().click();
+        if (key === "request") await page.getByTestId("json-tree").locator('[data-path="messages.2"] > .jt-toggle').click();
+        if (key === "protocols") {
+          await page.getByTestId("compare-b-anthropic-messages").click({ timeout: 60000 });
+        }
+        await page.waitForTimeout(150);
+        // The view itself (its area), and at 1280 the whole page once.
+        const el = page.getByTestId(`view-${key}`);
+        await el.screenshot({ path: screenshotPath(`view-${key}-${colorScheme}-${width}.png`) });
+      }
+      if (width === 1280) await page.screenshot({ path: screenshotPath(`views-page-${colorScheme}.png`), fullPage: false });
+      await context.close();
+    }
+  }
+});
