@@ -22,6 +22,7 @@ pub use string::{
 };
 
 use std::fmt;
+use std::sync::Arc;
 
 /// A JSON value as JS holds it after `JSON.parse` or builds it in an object literal.
 #[derive(Clone, PartialEq, Default)]
@@ -37,9 +38,12 @@ pub enum Value {
 
 /// A JS object: integer-like keys come first in ascending order, then the other keys in
 /// insertion order. Setting an existing key keeps its position (as JS assignment does).
+///
+/// The entries are shared copy-on-write: cloning an object (a message passed from stage to
+/// stage) is O(1), and only an object that is then changed gets its own copy.
 #[derive(Clone, PartialEq, Default)]
 pub struct Object {
-    entries: Vec<(String, Value)>,
+    entries: Arc<Vec<(String, Value)>>,
 }
 
 /// Whether JS treats `key` as an array index (a canonical decimal below 2^32 − 1), which
@@ -64,11 +68,11 @@ pub fn is_array_index(key: &str) -> Option<u32> {
 
 impl Object {
     pub fn new() -> Self {
-        Object { entries: Vec::new() }
+        Object { entries: Arc::new(Vec::new()) }
     }
 
     pub fn with_capacity(n: usize) -> Self {
-        Object { entries: Vec::with_capacity(n) }
+        Object { entries: Arc::new(Vec::with_capacity(n)) }
     }
 
     pub fn len(&self) -> usize {
@@ -82,22 +86,22 @@ impl Object {
     /// `obj[key] = value`: replaces in place, or inserts at the JS position.
     pub fn insert(&mut self, key: impl Into<String>, value: Value) {
         let key = key.into();
-        if let Some(slot) = self.entries.iter_mut().find(|(k, _)| *k == key) {
+        let entries = Arc::make_mut(&mut self.entries);
+        if let Some(slot) = entries.iter_mut().find(|(k, _)| *k == key) {
             slot.1 = value;
             return;
         }
         match is_array_index(&key) {
-            None => self.entries.push((key, value)),
+            None => entries.push((key, value)),
             Some(idx) => {
-                let pos = self
-                    .entries
+                let pos = entries
                     .iter()
                     .position(|(k, _)| match is_array_index(k) {
                         Some(other) => other > idx,
                         None => true,
                     })
-                    .unwrap_or(self.entries.len());
-                self.entries.insert(pos, (key, value));
+                    .unwrap_or(entries.len());
+                entries.insert(pos, (key, value));
             }
         }
     }
@@ -120,7 +124,10 @@ impl Object {
     }
 
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Value> {
-        self.entries.iter_mut().find(|(k, _)| k == key).map(|(_, v)| v)
+        if !self.contains_key(key) {
+            return None;
+        }
+        Arc::make_mut(&mut self.entries).iter_mut().find(|(k, _)| k == key).map(|(_, v)| v)
     }
 
     pub fn contains_key(&self, key: &str) -> bool {
@@ -130,7 +137,7 @@ impl Object {
     /// `delete obj[key]`.
     pub fn remove(&mut self, key: &str) -> Option<Value> {
         let pos = self.entries.iter().position(|(k, _)| k == key)?;
-        Some(self.entries.remove(pos).1)
+        Some(Arc::make_mut(&mut self.entries).remove(pos).1)
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&String, &Value)> {
@@ -138,7 +145,7 @@ impl Object {
     }
 
     pub fn iter_mut(&mut self) -> impl Iterator<Item = (&String, &mut Value)> {
-        self.entries.iter_mut().map(|(k, v)| (&*k, v))
+        Arc::make_mut(&mut self.entries).iter_mut().map(|(k, v)| (&*k, v))
     }
 
     pub fn keys(&self) -> impl Iterator<Item = &String> {
