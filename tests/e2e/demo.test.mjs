@@ -16,7 +16,8 @@ after(async () => {
 });
 
 test("the demo's body is byte-identical to pi's captured request", async () => {
-  const { page, seen, errors, context } = await open(browser, server.url + "/");
+  // The raw body is on the Request view.
+  const { page, seen, errors, context } = await open(browser, server.url + "/#view=request");
   const body = page.getByTestId("body-json");
   await body.waitFor({ timeout: 30000 });
   const shown = await body.textContent();

@@ -1,4 +1,5 @@
-//! The bundled demo scenario (www/demo), a captured case laid out as the oracle lays it out.
+//! The bundled demo scenario (www/demo), a captured case laid out as the oracle lays it out; the
+//! page loads it on start.
 
 use ctxlens::case::{inputs_from_case, CaseFiles};
 use ctxlens::Inputs;

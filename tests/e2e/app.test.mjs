@@ -1,0 +1,242 @@
+// The shell: case folders opened through the folder chooser give pi's exact bytes; every protocol
+// tab gives a body or a diagnostic saying why; malformed files are reported with file and line;
+// deep links; the export; nothing leaves the page's origin. Screenshots in light and dark.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { serve, launch, open, repo, screenshotPath } from "./harness.mjs";
+
+const APIS = [
+  "openai-completions", "anthropic-messages", "openai-responses", "azure-openai-responses", "openai-codex-responses",
+  "google-generative-ai", "bedrock-converse-stream", "mistral-conversations", "pi-messages",
+];
+const corpus = path.join(repo, "tests/conformance");
+
+let server, browser;
+const pages = [];
+before(async () => {
+  server = await serve();
+  browser = await launch();
+});
+after(async () => {
+  for (const p of pages) {
+    const foreign = p.seen.filter((u) => !u.startsWith(server.url + "/") && !u.startsWith("data:") && !u.startsWith("blob:"));
+    assert.deepEqual(foreign, [], "no request leaves the page's origin");
+  }
+  await browser?.close();
+  await server?.close();
+});
+
+/** Opens the app (by default on the Request view, which holds `body-json`) with the demo on screen. */
+async function openApp(hash = "#view=request", opts = {}) {
+  const o = await open(browser, server.url + "/" + hash, opts);
+  pages.push(o);
+  await o.page.locator('.view-area[data-state="ready"]').waitFor({ state: "attached", timeout: 30000 });
+  return o;
+}
+
+/** Waits until `fn()` (run in the page) returns a truthy value; returns it. */
+async function until(page, fn, arg, timeout = 30000) {
+  const h = await page.waitForFunction(fn, arg, { timeout, polling: 50 });
+  return h.jsonValue();
+}
+
+const bodyText = (page) => page.getByTestId("body-json").textContent();
+
+/** The demo's models.json as a user has it: with a base URL and a key. */
+function userModelsJson() {
+  const m = JSON.parse(fs.readFileSync(path.join(repo, "www/demo/models.json"), "utf8"));
+  for (const p of Object.values(m.providers)) Object.assign(p, { baseUrl: "https://llm.example/v1", apiKey: "key" });
+  return JSON.stringify(m, null, 2);
+}
+
+for (const name of ["oc-demo", "an-scripted", "oc-session-compaction", "an-cross-provider-history", "sp-trusted-project-files"]) {
+  test(`opening the case folder ${name} shows pi's exact body`, async () => {
+    const { page, errors, context } = await openApp();
+    await page.getByTestId("folder-input").setInputFiles(path.join(corpus, name));
+    await until(page, (n) => document.querySelector(".scenario")?.textContent === n, name);
+    const expected = fs.readFileSync(path.join(corpus, name, "expected/request-1.json"), "utf8");
+    await until(page, (exp) => document.querySelector('[data-testid="body-json"]')?.textContent === exp, expected).catch(() => {});
+    assert.equal(await bodyText(page), expected);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+}
+
+test("every protocol tab gives a body or a diagnostic saying why", async () => {
+  const { page, errors, context } = await openApp();
+  for (const api of APIS) {
+    await page.getByTestId(`protocol-${api}`).click();
+    assert.equal(await page.getByTestId(`protocol-${api}`).getAttribute("aria-selected"), "true");
+    const outcome = await until(page, (a) => {
+      const area = document.querySelector(`.view-area[data-api="${a}"]`);
+      if (!area || area.dataset.state === "loading") return null;
+      return area.dataset.state === "ready" && area.dataset.request === "true" ? "body" : "diagnostic";
+    }, api);
+    if (outcome === "body") {
+      const body = JSON.parse(await bodyText(page));
+      assert.ok(body && typeof body === "object", `${api}: the body is a JSON object`);
+    } else {
+      const errorsShown = await page.locator('[data-testid="diagnostics"] .diag.error').allTextContents();
+      assert.ok(errorsShown.length > 0, `${api}: an error diagnostic explains the missing request`);
+      console.log(`${api}: no request — ${errorsShown.join(" | ")}`);
+    }
+    assert.match(page.url(), new RegExp(`#.*api=${api}`), "the protocol is in the hash");
+  }
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("a deep link restores protocol, view and stage; ←/→ step through the pipeline", async () => {
+  const { page, errors, context } = await openApp("#api=anthropic-messages&view=tools&stage=2");
+  assert.equal(await page.getByTestId("protocol-anthropic-messages").getAttribute("aria-selected"), "true");
+  await until(page, () => document.querySelector('.view-area[data-api="anthropic-messages"][data-state="ready"]'));
+  assert.match(await page.locator(".step-count").textContent(), /^3 \/ \d+$/);
+  assert.equal(await page.locator(".view-tab.selected").textContent(), "Tools");
+  await page.locator("body").click({ position: { x: 5, y: 5 } });
+  await page.keyboard.press("ArrowRight");
+  await until(page, () => /^4 \//.test(document.querySelector(".step-count").textContent));
+  await page.getByTestId("stage-prev").click();
+  await page.getByTestId("stage-prev").click();
+  await until(page, () => /^2 \//.test(document.querySelector(".step-count").textContent));
+  assert.match(page.url(), /stage=1/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("malformed files are reported with file and line, and the rest is still used", async () => {
+  const { page, errors, context } = await openApp();
+  const demoSession = fs.readFileSync(path.join(repo, "www/demo/session.jsonl"), "utf8").split("\n");
+  const broken = [demoSession[0], "this is not json", ...demoSession.slice(1, 4), "{\"type\": \"message\", \"id\": ", ""].join("\n");
+  await page.getByTestId("file-input").setInputFiles([
+    { name: "broken.jsonl", mimeType: "application/x-ndjson", buffer: Buffer.from(broken) },
+    { name: "models.json", mimeType: "application/json", buffer: Buffer.from('{\n  "providers": {\n    "mock": ,\n  }\n}\n') },
+    { name: "tools.json", mimeType: "application/json", buffer: Buffer.from("[\n {\"name\": \"x\",\n") },
+  ]);
+  await until(page, () => document.querySelector(".scenario")?.textContent === "broken.jsonl");
+  const diag = page.getByTestId("diagnostics");
+  await until(page, () => /broken\.jsonl:2/.test(document.querySelector('[data-testid="diagnostics"]').textContent));
+  const text = await diag.textContent();
+  assert.match(text, /broken\.jsonl:2/, "the garbage line of the session, by its file name");
+  assert.match(text, /broken\.jsonl:6/, "the cut-off line");
+  assert.match(text, /models\.json:\d+/, "the models.json syntax error, with its line");
+  assert.match(text, /tools\.json:3/, "the tool set that is not JSON");
+  await page.screenshot({ path: screenshotPath("app-diagnostics.png") });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("loose files: a session, context files in folders, a skill; the settings change the body", async () => {
+  const { page, errors, context } = await openApp();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ctxlens-loose-"));
+  fs.mkdirSync(path.join(dir, "shop/sub"), { recursive: true });
+  fs.copyFileSync(path.join(repo, "www/demo/session.jsonl"), path.join(dir, "shop/session.jsonl"));
+  fs.writeFileSync(path.join(dir, "shop/models.json"), userModelsJson());
+  fs.writeFileSync(path.join(dir, "shop/AGENTS.md"), "Always run the tests. <b>not html</b>\n");
+  fs.mkdirSync(path.join(dir, "shop/skills/x"), { recursive: true });
+  fs.writeFileSync(path.join(dir, "shop/skills/x/SKILL.md"), "---\nname: deploy\ndescription: Deploys the shop.\n---\nSteps.\n");
+  await page.getByTestId("folder-input").setInputFiles(path.join(dir, "shop"));
+  await until(page, () => document.querySelectorAll(".files li").length === 4);
+  const kinds = await page.locator(".files .kind").allTextContents();
+  assert.deepEqual(kinds.sort(), ["context file", "models.json", "session", "skill deploy"]);
+  await until(page, () => document.querySelector('[data-testid="body-json"]')?.textContent.includes("Always run the tests. <b>not html</b>"));
+  assert.equal(await page.locator("b", { hasText: "not html" }).count(), 0, "untrusted text is rendered as text");
+  const body = JSON.parse(await bodyText(page));
+  assert.ok(JSON.stringify(body).includes("deploy"), "the skill reached the prompt");
+  // A custom system prompt replaces pi's.
+  await page.locator("#set-system").fill("You are terse.");
+  await page.locator("#set-system").blur();
+  await until(page, () => document.querySelector('[data-testid="body-json"]')?.textContent.includes("You are terse."));
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("the export is a zip of the case folder", async () => {
+  const { page, errors, context } = await openApp();
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export case (.zip)" }).click()]);
+  const file = await download.path();
+  const zip = fs.readFileSync(file);
+  assert.equal(zip.subarray(0, 4).toString("latin1"), "PK\x03\x04");
+  const text = zip.toString("latin1");
+  for (const name of ["case.json", "models.json", "session.jsonl", "tools.json", "expected/env.json", "agent/AGENTS.md"]) {
+    assert.ok(text.includes(`/${name}`), `the zip holds ${name}`);
+  }
+  assert.equal(download.suggestedFilename().endsWith(".zip"), true);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("a pasted session is assembled", async () => {
+  const { page, errors, context } = await openApp();
+  await page.getByTestId("file-input").setInputFiles({ name: "models.json", mimeType: "application/json", buffer: Buffer.from(userModelsJson()) });
+  await until(page, () => document.querySelector(".scenario")?.textContent === "models.json");
+  await page.getByRole("button", { name: "Paste a session" }).click();
+  await page.getByLabel("session JSONL").fill(fs.readFileSync(path.join(repo, "www/demo/session.jsonl"), "utf8"));
+  await page.getByRole("button", { name: "Use this session" }).click();
+  await until(page, () => document.querySelectorAll(".files li").length === 2);
+  await until(page, () => document.querySelector('[data-testid="body-json"]')?.textContent.length > 1000);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+for (const colorScheme of ["light", "dark"]) {
+  for (const [w, h] of [[1280, 800], [1920, 1080]]) {
+    test(`screenshot: ${colorScheme} at ${w}px`, async () => {
+      const { page, errors, context } = await openApp("#view=overview", { viewport: { width: w, height: h }, colorScheme });
+      await until(page, () => document.querySelector('[data-testid="status"]'));
+      await page.screenshot({ path: screenshotPath(`app-${colorScheme}-${w}.png`) });
+      assert.deepEqual(errors, []);
+      await context.close();
+    });
+  }
+}
+
+// A large generated session (CTXLENS_E2E_LARGE=MB, e.g. 40): load time, responsiveness, memory.
+const largeMb = Number(process.env.CTXLENS_E2E_LARGE || 0);
+test(`a ${largeMb} MB session loads off the main thread`, { skip: !largeMb && "set CTXLENS_E2E_LARGE=40 to measure" }, async () => {
+  const { page, errors, context } = await openApp("#view=overview");
+  const lines = fs.readFileSync(path.join(repo, "www/demo/session.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+  const header = lines[0];
+  const entries = lines.slice(1).filter((e) => e.type === "message");
+  const out = [JSON.stringify(header)];
+  let size = out[0].length;
+  let parent = null;
+  let n = 0;
+  const pad = "x".repeat(2000);
+  while (size < largeMb * 1024 * 1024) {
+    for (const e of entries) {
+      const id = (n++).toString(16).padStart(8, "0");
+      const copy = { ...e, id, parentId: parent };
+      if (copy.message?.role === "toolResult") copy.message = { ...copy.message, content: [{ type: "text", text: pad + id }] };
+      parent = id;
+      const line = JSON.stringify(copy);
+      out.push(line);
+      size += line.length + 1;
+    }
+  }
+  const file = path.join(os.tmpdir(), `ctxlens-large-${largeMb}.jsonl`);
+  fs.writeFileSync(file, out.join("\n") + "\n");
+  await page.evaluate(() => {
+    window.__longTasks = [];
+    new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__longTasks.push(e.duration); }).observe({ type: "longtask", buffered: false });
+  });
+  const t0 = Date.now();
+  await page.getByTestId("file-input").setInputFiles(file);
+  await until(page, () => document.querySelector(".scenario")?.textContent.startsWith("ctxlens-large"), undefined, 120000);
+  await until(page, () => document.querySelector('[data-testid="status"]') && document.querySelector('.view-area[data-state="ready"]'), undefined, 300000);
+  const loadMs = Date.now() - t0;
+  const status = await page.getByTestId("status").textContent();
+  const longTasks = await page.evaluate(() => window.__longTasks);
+  const heap = await page.evaluate(() => performance.memory?.usedJSHeapSize ?? 0);
+  const t1 = Date.now();
+  await page.getByTestId("protocol-anthropic-messages").click();
+  await until(page, () => document.querySelector('.view-area[data-api="anthropic-messages"][data-state="ready"]'), undefined, 300000);
+  const switchMs = Date.now() - t1;
+  const result = { sessionMB: +(size / 1048576).toFixed(1), lines: out.length, loadMs, switchMs, status, pageHeapMB: +(heap / 1048576).toFixed(1), longTasks: longTasks.length, longestTaskMs: Math.round(Math.max(0, ...longTasks)) };
+  console.log("large session:", JSON.stringify(result));
+  fs.writeFileSync(screenshotPath(`large-${largeMb}.json`), JSON.stringify(result, null, 2));
+  assert.deepEqual(errors, []);
+  await context.close();
+});

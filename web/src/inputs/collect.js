@@ -1,0 +1,83 @@
+// Reads what the user dropped or chose into [relativePath, Uint8Array] pairs. Folders are walked
+// with webkitGetAsEntry, keeping their relative paths; version-control and dependency folders
+// are skipped (reported back as `skipped`).
+
+const SKIP_DIRS = new Set([".git", "node_modules", "target", ".venv", "__pycache__", ".hg", ".svn"]);
+const MAX_FILE = 512 * 1024 * 1024;
+
+function skipPath(path) {
+  return path.split("/").slice(0, -1).some((seg) => SKIP_DIRS.has(seg));
+}
+
+function fileOf(entry) {
+  return new Promise((resolve, reject) => entry.file(resolve, reject));
+}
+
+function readBatch(reader) {
+  return new Promise((resolve, reject) => reader.readEntries(resolve, reject));
+}
+
+async function walk(entry, out, skipped) {
+  const path = entry.fullPath.replace(/^\/+/, "");
+  if (entry.isFile) {
+    out.push([path, await fileOf(entry)]);
+  } else if (entry.isDirectory) {
+    if (SKIP_DIRS.has(entry.name)) { skipped.push(path + "/"); return; }
+    const reader = entry.createReader();
+    for (;;) {
+      const batch = await readBatch(reader);
+      if (batch.length === 0) break;
+      for (const e of batch) await walk(e, out, skipped);
+    }
+  }
+}
+
+async function readAll(pairs, skipped) {
+  const files = [];
+  for (const [path, file] of pairs) {
+    if (skipPath(path)) { skipped.push(path); continue; }
+    if (file.size > MAX_FILE) { skipped.push(path + " (larger than 512 MB)"); continue; }
+    files.push([path, new Uint8Array(await file.arrayBuffer())]);
+  }
+  return { files, skipped };
+}
+
+/** A drop: must be called synchronously from the drop handler (the items vanish after it). */
+export function collectDrop(dataTransfer) {
+  const items = Array.from(dataTransfer?.items ?? []);
+  const entries = [];
+  const loose = [];
+  for (const item of items) {
+    if (item.kind !== "file") continue;
+    const entry = item.webkitGetAsEntry ? item.webkitGetAsEntry() : null;
+    if (entry) entries.push(entry);
+    else { const f = item.getAsFile(); if (f) loose.push([f.name, f]); }
+  }
+  if (entries.length === 0 && loose.length === 0) {
+    for (const f of Array.from(dataTransfer?.files ?? [])) loose.push([f.webkitRelativePath || f.name, f]);
+  }
+  return (async () => {
+    const pairs = [...loose];
+    const skipped = [];
+    for (const e of entries) await walk(e, pairs, skipped);
+    return readAll(pairs, skipped);
+  })();
+}
+
+/** A file or folder chooser's FileList (webkitRelativePath keeps a chosen folder's layout). */
+export function collectFileList(fileList) {
+  const pairs = Array.from(fileList ?? []).map((f) => [f.webkitRelativePath || f.name, f]);
+  return readAll(pairs, []);
+}
+
+/** Offers `bytes` as a download named `name`. */
+export function download(name, bytes, type) {
+  const url = URL.createObjectURL(new Blob([bytes], { type }));
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+}

@@ -1,0 +1,18 @@
+//! The ctxlens visualizer, as a library shared by its two wasm binaries: the page
+//! (`src/main.rs` → [`app::run`]) and the Web Worker that runs the core (`src/bin/ctxlens-worker.rs`
+//! → [`worker::run`]).
+//!
+//! - [`state`]: the scenario (files + the user's overrides) and how it becomes a case folder and
+//!   `Inputs`; the view state of the URL hash.
+//! - [`inputs`]: dropped and chosen files and folders, what each file is, the zip export.
+//! - [`worker`]: the message protocol between the page and the worker, both sides.
+//! - [`app`]: the shell (header, stepper, settings, diagnostics) around the views.
+//! - [`views`]: the views of one assembly, behind the `ViewProps` contract.
+
+pub mod app;
+pub mod demo;
+pub mod inputs;
+pub mod shared;
+pub mod state;
+pub mod views;
+pub mod worker;
