@@ -223,7 +223,10 @@ test(`a ${largeMb} MB session loads off the main thread`, { skip: !largeMb && "s
     new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__longTasks.push(e.duration); }).observe({ type: "longtask", buffered: false });
   });
   const t0 = Date.now();
-  await page.getByTestId("file-input").setInputFiles(file);
+  await page.getByTestId("file-input").setInputFiles([
+    { name: path.basename(file), mimeType: "application/x-ndjson", buffer: fs.readFileSync(file) },
+    { name: "models.json", mimeType: "application/json", buffer: Buffer.from(userModelsJson()) },
+  ]);
   await until(page, () => document.querySelector(".scenario")?.textContent.startsWith("ctxlens-large"), undefined, 120000);
   await until(page, () => document.querySelector('[data-testid="status"]') && document.querySelector('.view-area[data-state="ready"]'), undefined, 300000);
   const loadMs = Date.now() - t0;
