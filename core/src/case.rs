@@ -88,21 +88,25 @@ pub fn rewrite_models_json(models: &Value, port: &str) -> Value {
 /// `session.after.jsonl` that the input session did not have (the last, not the first: a v1
 /// session is migrated with fresh entry ids, so all its user messages look new).
 pub fn captured_now(session_after: &str, original: Option<&str>) -> Option<f64> {
-    let known: std::collections::HashSet<String> = original
-        .unwrap_or("")
-        .lines()
-        .filter_map(|l| js::parse(l).ok())
-        .filter_map(|v| v.get_str("id").map(String::from))
-        .collect();
-    session_after.lines().filter_map(|l| js::parse(l).ok()).filter_map(|v| {
-        let id = v.get_str("id")?;
-        if known.contains(id) || v.get_str("type") != Some("message") {
-            return None;
+    // Only user-message lines are parsed: a session can be tens of megabytes.
+    let user_lines = || session_after.lines().filter(|l| l.contains("\"user\""));
+    let mut known: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for line in original.unwrap_or("").lines().filter(|l| l.contains("\"user\"")) {
+        if let Some(id) = js::parse(line).ok().and_then(|v| v.get_str("id").map(String::from)) {
+            known.insert(id);
         }
-        let msg = v.get("message")?;
-        (msg.get_str("role") == Some("user")).then(|| msg.get("timestamp").and_then(Value::as_f64)).flatten()
-    })
-    .last()
+    }
+    user_lines()
+        .filter_map(|l| js::parse(l).ok())
+        .filter_map(|v| {
+            let id = v.get_str("id")?;
+            if known.contains(id) || v.get_str("type") != Some("message") {
+                return None;
+            }
+            let msg = v.get("message")?;
+            (msg.get_str("role") == Some("user")).then(|| msg.get("timestamp").and_then(Value::as_f64)).flatten()
+        })
+        .last()
 }
 
 /// Lays out a case. `env_dir` is the folder (relative to the case) holding the capture's
