@@ -22,7 +22,7 @@ pub fn utf16_len(s: &str) -> usize {
     let mut n = 0;
     for c in s.chars() {
         let u = c as u32;
-        n += if u < 0x10000 || u >= LONE_SURROGATE_BASE { 1 } else { 2 };
+        n += if (0x10000..LONE_SURROGATE_BASE).contains(&u) { 2 } else { 1 };
     }
     n
 }
