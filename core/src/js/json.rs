@@ -230,11 +230,12 @@ impl<'a> Parser<'a> {
 
     fn object(&mut self, depth: usize) -> Result<Value, ParseError> {
         self.i += 1;
-        let mut obj = Object::new();
+        // Entries are collected first and the object built once (see `Object::from_parsed`).
+        let mut entries: Vec<(String, Value)> = Vec::with_capacity(6);
         self.ws();
         if self.s.get(self.i) == Some(&b'}') {
             self.i += 1;
-            return Ok(Value::Object(obj));
+            return Ok(Value::Object(Object::new()));
         }
         loop {
             self.ws();
@@ -249,13 +250,13 @@ impl<'a> Parser<'a> {
             self.i += 1;
             self.ws();
             let v = self.value(depth + 1)?;
-            obj.insert(key, v);
+            entries.push((key, v));
             self.ws();
             match self.s.get(self.i) {
                 Some(b',') => self.i += 1,
                 Some(b'}') => {
                     self.i += 1;
-                    return Ok(Value::Object(obj));
+                    return Ok(Value::Object(Object::from_parsed(entries)));
                 }
                 None => return Err(self.err("Unexpected end of JSON input")),
                 _ => return Err(self.err("Expected ',' or '}' after property value in JSON")),

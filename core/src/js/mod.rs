@@ -75,6 +75,28 @@ impl Object {
         Object { entries: Arc::new(Vec::with_capacity(n)) }
     }
 
+    /// Builds an object from members in source order, as `JSON.parse` assigns them: a repeated
+    /// key keeps its first position and takes the last value, array-index keys sort first.
+    pub fn from_parsed(mut entries: Vec<(String, Value)>) -> Self {
+        let plain = entries.iter().all(|(k, _)| is_array_index(k).is_none()) && {
+            if entries.len() <= 16 {
+                entries.iter().enumerate().all(|(i, (k, _))| entries[..i].iter().all(|(p, _)| p != k))
+            } else {
+                let mut seen = std::collections::HashSet::with_capacity(entries.len());
+                entries.iter().all(|(k, _)| seen.insert(k.as_str()))
+            }
+        };
+        if plain {
+            entries.shrink_to_fit();
+            return Object { entries: Arc::new(entries) };
+        }
+        let mut o = Object::with_capacity(entries.len());
+        for (k, v) in entries {
+            o.insert(k, v);
+        }
+        o
+    }
+
     pub fn len(&self) -> usize {
         self.entries.len()
     }
