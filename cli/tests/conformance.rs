@@ -152,8 +152,9 @@ fn every_case_has_the_captured_url_and_headers() {
 }
 
 /// `--api` switches any case to any of the nine protocols: a request comes out, or — only where
-/// pi itself would throw (a Google thinking level it cannot map, a Codex key that is not a JWT,
-/// a stored reasoning signature that is not JSON) — a diagnostic saying so. Never a panic.
+/// the session itself makes pi throw (a stored reasoning signature that is not JSON) — a
+/// diagnostic saying so. Where pi would refuse only because the model's key or level map belongs
+/// to its own protocol, the switched adapter states a stand-in instead. Never a panic.
 #[test]
 fn every_case_switches_to_every_protocol() {
     let filter = std::env::var("CTXLENS_CASE").unwrap_or_default();
@@ -181,5 +182,7 @@ fn every_case_switches_to_every_protocol() {
         println!("  {r}");
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
+    // Only failures that come from the session's own data remain.
+    assert!(refused.iter().all(|r| r.contains("thinkingSignature is not JSON")), "{}", refused.join("\n"));
     assert!(built > 0);
 }

@@ -116,8 +116,10 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
         &mut ev,
         &mut diags,
     );
+    let mut switched_from: Option<String> = None;
     if let (Some(api), Some(m)) = (&inputs.api, choice.model.as_mut()) {
         if m.api() != api {
+            switched_from = Some(m.api().to_string());
             ev.push(Event::new(EventKind::Replaced, format!("protocol switched from {} to {}", m.api(), api)));
             m.obj.insert("api", Value::str(api));
         }
@@ -218,6 +220,7 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
             api_key: registry.api_key(model.provider()).unwrap_or("").to_string(),
             user_agent: inputs.user_agent.clone(),
             headers: headers.clone().unwrap_or_default(),
+            switched_from: switched_from.clone(),
         };
         let built = match headers {
             Ok(_) => protocols::build(model, &llm_ctx, &opts, &mut adapter_events),

@@ -159,6 +159,7 @@ fn load_case(name: &str, reasoning: Option<&str>) -> Case {
         api_key,
         user_agent,
         headers: Vec::new(),
+        switched_from: None,
     };
     Case {
         model,

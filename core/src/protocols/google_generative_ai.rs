@@ -53,7 +53,20 @@ fn stream_simple_thinking(model: &Model, opts: &StreamOptions, events: &mut Even
         return Ok(Thinking::Disabled);
     };
     let clamped = model::clamp_thinking_level(model, reasoning, events);
-    let resolved = google_shared::resolve_google_thinking_level(model, &clamped)?;
+    let resolved = match (google_shared::resolve_google_thinking_level(model, &clamped), &opts.switched_from) {
+        (Ok(level), _) => level,
+        (Err(e), Some(from)) => {
+            // A what-if: the level map belongs to the model's own protocol. Stand in with pi's
+            // `clampReasoning` (xhigh and max → high) and say so.
+            let stand_in = match crate::messages::clamp_reasoning(&clamped) {
+                l @ ("minimal" | "low" | "medium" | "high") => l.to_string(),
+                _ => "high".to_string(),
+            };
+            ev(events, EventKind::Replaced, format!("{}; switched from {from}, thinking level {stand_in} stands in", e.message), "AI/api/google-shared.js:10");
+            stand_in
+        }
+        (Err(e), None) => return Err(e),
+    };
     if is_gemini3_pro_model(model) || is_gemini3_flash_model(model) || is_gemma4_model(model) {
         let level = get_thinking_level(&resolved, model);
         ev(events, EventKind::Converted, format!("thinking level {clamped} → thinkingLevel {level}"), "AI/api/google-generative-ai.js:247");

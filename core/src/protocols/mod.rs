@@ -63,6 +63,11 @@ pub struct StreamOptions {
     pub api_key: String,
     /// `User-Agent: pi (...)`.
     pub user_agent: String,
+    /// The model's own api when the protocol was switched (`Inputs::api`): a what-if, so where
+    /// pi would refuse only because the model's metadata or key belongs to another protocol
+    /// (a Codex key that is not a ChatGPT token, a thinking level Google cannot map), the adapter
+    /// goes on with a stated stand-in instead.
+    pub switched_from: Option<String>,
     /// Configured headers (models.json provider/model headers), merged case-insensitively.
     pub headers: Vec<(String, String)>,
 }

@@ -43,7 +43,18 @@ pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut
         .filter(|r| !r.is_empty())
         .map(|r| model::clamp_thinking_level(model, r, events))
         .filter(|level| level != "off");
-    let account_id = extract_account_id(&opts.api_key)?;
+    let account_id = match (extract_account_id(&opts.api_key), &opts.switched_from) {
+        (Ok(id), _) => id,
+        (Err(e), Some(from)) => {
+            events.push(Event::new(
+                EventKind::Replaced,
+                format!("the key is not a ChatGPT token, so pi would fail here ({}); switched from {from}, the chatgpt-account-id header shows a stand-in", e.message),
+            )
+            .at("AI/api/openai-codex-responses.js:1247"));
+            SWITCHED_ACCOUNT_ID.to_string()
+        }
+        (Err(e), None) => return Err(e),
+    };
     let supports_grammar = compat_flag(model, "supportsOpenAIGrammarTools", false);
     let grammar_props = constrained_sampling::create_grammar_tool_input_properties(&ctx.tools, supports_grammar)?;
     // The coding agent never sets `cacheRetention`, and PI_CACHE_RETENTION is not read here (CX2).
@@ -123,6 +134,9 @@ fn atob(text: &str) -> Option<String> {
     }
     Some(out)
 }
+
+/// The `chatgpt-account-id` shown when a switched protocol has no ChatGPT token to read it from.
+const SWITCHED_ACCOUNT_ID: &str = "<account id of your ChatGPT token>";
 
 /// `extractAccountId(token)` (:1247–1261): the `chatgpt_account_id` claim of the JWT payload.
 fn extract_account_id(token: &str) -> Result<String, AdapterError> {

@@ -382,6 +382,7 @@ fn fixture(dir: &std::path::Path) -> Option<Fixture> {
         api_key: "test-key".into(),
         user_agent: raw_headers.get_str("user-agent")?.to_string(),
         headers,
+        switched_from: None,
     };
     Some(Fixture { model, ctx: LlmContext { system_prompt, messages, tools }, opts, expected_body, expected_headers })
 }
