@@ -63,10 +63,13 @@ pub fn request_json(a: &Assembly) -> Value {
         None => Value::Null,
         Some(r) => {
             let headers: Vec<Value> = r.headers.iter().map(|(k, v)| Value::Array(vec![Value::str(k), Value::str(v)])).collect();
+            let api = a.parts.model_choice.model.as_ref().map(|m| m.api()).unwrap_or("");
+            let runtime: Vec<Value> = crate::protocols::runtime_headers(api).iter().map(|h| Value::str(*h)).collect();
             Object::new()
                 .with("method", r.method)
                 .with("url", r.url.as_str())
                 .with("headers", Value::Array(headers))
+                .with("runtimeHeaders", Value::Array(runtime))
                 .with("body", r.body.as_str())
                 .into()
         }

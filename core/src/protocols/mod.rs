@@ -38,6 +38,35 @@ pub const APIS: [&str; 9] = [
 ];
 
 
+/// Headers that the SDK or the HTTP client adds at run time, which [`Request::headers`] leaves
+/// out: they describe the machine and the connection, not the protocol (as seen in the captures
+/// of pi 0.85.1 on Node 22). Bedrock also signs the request (SigV4) when it has no API key.
+pub fn runtime_headers(api: &str) -> &'static [&'static str] {
+    const FETCH: [&str; 6] = ["host", "connection", "content-length", "accept-encoding", "accept-language", "sec-fetch-mode"];
+    const STAINLESS: [&str; 14] = [
+        "host",
+        "connection",
+        "content-length",
+        "accept-encoding",
+        "accept-language",
+        "sec-fetch-mode",
+        "x-stainless-retry-count",
+        "x-stainless-timeout",
+        "x-stainless-lang",
+        "x-stainless-package-version",
+        "x-stainless-os",
+        "x-stainless-arch",
+        "x-stainless-runtime",
+        "x-stainless-runtime-version",
+    ];
+    const AWS: [&str; 5] = ["host", "connection", "content-length", "amz-sdk-invocation-id", "amz-sdk-request"];
+    match api {
+        "openai-completions" | "anthropic-messages" | "openai-responses" | "azure-openai-responses" => &STAINLESS,
+        "bedrock-converse-stream" => &AWS,
+        _ => &FETCH,
+    }
+}
+
 /// pi's `Context`: what the agent loop hands the adapter.
 #[derive(Clone, Debug, Default)]
 pub struct LlmContext {
