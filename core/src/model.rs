@@ -673,6 +673,22 @@ fn index_key(provider: &str, id: &str) -> String {
     format!("{provider}\0{id}")
 }
 
+/// The built-in catalog grouped by provider, in catalog order (built once).
+fn builtin_catalog() -> &'static [(String, Vec<Object>)] {
+    static CELL: std::sync::OnceLock<Vec<(String, Vec<Object>)>> = std::sync::OnceLock::new();
+    CELL.get_or_init(|| {
+        let mut out: Vec<(String, Vec<Object>)> = Vec::new();
+        for o in data::catalog().as_array().into_iter().flatten().filter_map(Value::as_object) {
+            let p = o.get_str("provider").unwrap_or("");
+            match out.iter_mut().find(|(q, _)| q == p) {
+                Some((_, ms)) => ms.push(o.clone()),
+                None => out.push((p.to_string(), vec![o.clone()])),
+            }
+        }
+        out
+    })
+}
+
 impl Registry {
     /// Loads the built-in catalog and overlays `models_json` (the text of
     /// `<agentDir>/models.json`, if any), as ModelRuntime does (CA/core/model-runtime.js:125–165,
@@ -682,43 +698,41 @@ impl Registry {
         let file = models_json.map_or("models.json".to_string(), |s| s.name.clone());
         let config = models_json.and_then(|src| load_models_config(src, diags)).unwrap_or_default();
 
-        // Built-in providers, in catalog order.
-        let mut order: Vec<String> = Vec::new();
-        let mut base: HashMap<String, Vec<JsObj>> = HashMap::new();
-        for m in data::catalog().as_array().into_iter().flatten() {
-            let Some(o) = m.as_object() else { continue };
-            let p = o.get_str("provider").unwrap_or("").to_string();
-            if !base.contains_key(&p) {
-                order.push(p.clone());
-            }
-            base.entry(p).or_default().push(JsObj::from_object(o));
-        }
-        let builtin: HashSet<String> = order.iter().cloned().collect();
+        // Built-in providers, in catalog order (grouped once per process; the objects are
+        // shared, so a provider models.json leaves alone costs no copies).
+        let catalog = builtin_catalog();
+        let mut order: Vec<&str> = catalog.iter().map(|(p, _)| p.as_str()).collect();
         for pid in config.keys() {
-            if !builtin.contains(pid) {
-                order.push(pid.clone());
+            if !catalog.iter().any(|(p, _)| p == pid) {
+                order.push(pid);
             }
         }
 
         let mut reg = Registry::default();
-        for pid in &order {
-            let base_models = base.remove(pid).unwrap_or_default();
-            let models = match config.get(pid) {
-                None => base_models,
-                Some(cfg) => match compose_provider_models(pid, &base_models, cfg) {
-                    Ok(models) => models,
-                    Err(e) => {
-                        diags.push(Diagnostic::error(&file, None, format!("Provider \"{pid}\": {e}")).skipping(format!("models.json provider {pid}")));
-                        base_models
+        reg.models.reserve(catalog.iter().map(|(_, ms)| ms.len()).sum());
+        reg.index.reserve(reg.models.capacity());
+        for pid in order {
+            let base_objs: &[Object] = catalog.iter().find(|(p, _)| p == pid).map_or(&[], |(_, ms)| ms.as_slice());
+            let is_builtin = !base_objs.is_empty() || catalog.iter().any(|(p, _)| p == pid);
+            let models: Vec<Object> = match config.get(pid) {
+                None => base_objs.to_vec(),
+                Some(cfg) => {
+                    let base_models: Vec<JsObj> = base_objs.iter().map(JsObj::from_object).collect();
+                    match compose_provider_models(pid, &base_models, cfg) {
+                        Ok(models) => models.into_iter().map(JsObj::into_object).collect(),
+                        Err(e) => {
+                            diags.push(Diagnostic::error(&file, None, format!("Provider \"{pid}\": {e}")).skipping(format!("models.json provider {pid}")));
+                            base_objs.to_vec()
+                        }
                     }
-                },
+                }
             };
-            for m in models {
-                let model = Model { obj: m.into_object() };
+            for obj in models {
+                let model = Model { obj };
                 reg.index.entry(index_key(model.provider(), model.id())).or_insert(reg.models.len());
                 reg.models.push(model);
             }
-            reg.resolve_auth(pid, config.get(pid), builtin.contains(pid), env, &file, diags);
+            reg.resolve_auth(pid, config.get(pid), is_builtin, env, &file, diags);
         }
         reg.configs = config;
         reg
