@@ -18,8 +18,8 @@ export const protocols = Object.freeze([
 export const piVersion = "0.85.1";
 
 const STRING_OPTIONS = ["sessionPath", "home", "agentDir", "cwd", "piPackageDir", "model", "thinking", "sessionId", "userAgent"];
-const ASSEMBLE_OPTIONS = new Set([...STRING_OPTIONS, "session", "files", "models", "tools", "args", "env", "prompt", "now", "api"]);
-const CASE_OPTIONS = new Set(["now", "api", "envDir"]);
+const ASSEMBLE_OPTIONS = new Set([...STRING_OPTIONS, "session", "files", "models", "tools", "args", "env", "prompt", "now", "api", "compareWith"]);
+const CASE_OPTIONS = new Set(["now", "api", "envDir", "compareWith"]);
 const SESSION_OPTIONS = new Set(["path"]);
 
 const encoder = new TextEncoder();
@@ -67,9 +67,9 @@ function optNow(fn, o) {
   return v;
 }
 
-function optApi(fn, o) {
-  const v = optString(fn, o, "api");
-  if (v !== undefined && !protocols.includes(v)) fail(fn, `\`api\` must be one of ${protocols.join(", ")}; got ${JSON.stringify(v)}`);
+function optApi(fn, o, key = "api") {
+  const v = optString(fn, o, key);
+  if (v !== undefined && !protocols.includes(v)) fail(fn, `\`${key}\` must be one of ${protocols.join(", ")}; got ${JSON.stringify(v)}`);
   return v;
 }
 
@@ -144,6 +144,7 @@ function toAssembly(out) {
     stats: meta.stats,
     findings: meta.findings,
     diagnostics: meta.diagnostics,
+    ...(meta.comparison ? { comparison: meta.comparison } : {}),
   };
 }
 
@@ -162,6 +163,8 @@ export function bind(raw, ready = () => {}) {
     }
     const api = optApi(fn, o);
     if (api !== undefined) json.api = api;
+    const compareWith = optApi(fn, o, "compareWith");
+    if (compareWith !== undefined) json.compareWith = compareWith;
     const now = optNow(fn, o);
     if (now !== undefined) json.now = now;
     if (o.prompt !== undefined && o.prompt !== null) json.prompt = textOf(fn, "prompt", o.prompt);
@@ -197,6 +200,8 @@ export function bind(raw, ready = () => {}) {
     const json = {};
     const api = optApi(fn, o);
     if (api !== undefined) json.api = api;
+    const compareWith = optApi(fn, o, "compareWith");
+    if (compareWith !== undefined) json.compareWith = compareWith;
     const now = optNow(fn, o);
     if (now !== undefined) json.now = now;
     const envDir = optString(fn, o, "envDir");

@@ -90,6 +90,8 @@ export interface AssembleOptions {
   now?: number;
   /** Switch the protocol: the same model with its `api` replaced. */
   api?: Api;
+  /** Also assemble under this protocol and compare the two bodies: `result.comparison`. */
+  compareWith?: Api;
   /** The id of a new session (pi makes a random uuidv7); a resumed session uses its header's id. */
   sessionId?: string;
   /** The `User-Agent` pi derives from the OS. Default "pi (linux 6.1.0; x64)". */
@@ -102,6 +104,8 @@ export interface AssembleCaseOptions {
   now?: number;
   /** Switch the protocol. */
   api?: Api;
+  /** Also assemble under this protocol and compare the two bodies: `result.comparison`. */
+  compareWith?: Api;
   /** The folder (relative to the case) holding the capture's env.json. Default: `expected/`, else the shallowest env.json. */
   envDir?: string;
 }
@@ -220,6 +224,63 @@ export interface ModelInfo {
   source: string;
 }
 
+/** One body of a {@link Comparison}. */
+export interface ComparisonSide {
+  api: string;
+  /** `provider/id`. */
+  model: string;
+  bodyBytes: number;
+  bodyChars: number;
+}
+
+/** Where one kind of block lives in one body. */
+export interface Placement {
+  /** JSON paths (`messages[*].content[*].text`), in order of first appearance. */
+  paths: string[];
+  /** How many leaves. */
+  leaves: number;
+  /** UTF-16 units of its string leaves. */
+  chars: number;
+  /** For parameters: `path=value` (`max_tokens=64000`). */
+  value: string | null;
+}
+
+/** The mapping table's row for one kind of block (system prompt, tool definitions, thinking, ...). */
+export interface MappingRow {
+  kind: string;
+  title: string;
+  a: Placement;
+  b: Placement;
+}
+
+/** Something one body drops, converts, renames or adds that the other does not. */
+export interface Loss {
+  /** The body it happens in. */
+  side: "a" | "b" | "both";
+  kind: "dropped" | "converted" | "renamed" | "inserted" | "replaced" | "size" | (string & {});
+  /** A mapping row's `kind`, or `messages`. */
+  what: string;
+  count: number;
+  detail: string;
+}
+
+/** Trace events of one body, grouped. */
+export interface EventGroup {
+  kind: EventKind;
+  piSource: string | null;
+  count: number;
+  example: string;
+}
+
+/** The same inputs under two protocols side by side (`compareWith`): `a` is the result's own body. */
+export interface Comparison {
+  a: ComparisonSide;
+  b: ComparisonSide;
+  mapping: MappingRow[];
+  losses: Loss[];
+  events: { a: EventGroup[]; b: EventGroup[] };
+}
+
 /** Everything one assembly produced. `body`, `method` and `url` are null when pi would not send a request (see `diagnostics`). */
 export interface Assembly {
   /** Exactly the request body pi would send. */
@@ -239,6 +300,8 @@ export interface Assembly {
   /** Notable properties of the request, most important first. */
   findings: Finding[];
   diagnostics: Diagnostic[];
+  /** Present when `compareWith` was given. */
+  comparison?: Comparison;
 }
 
 /** One entry of a session file, in file order. */

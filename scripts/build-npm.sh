@@ -40,7 +40,7 @@ fi
 
 rm -rf "$out"
 mkdir -p "$out/wasm"
-cp npm/index.js npm/index.d.ts npm/web.js npm/web.d.ts npm/bundler.js npm/api.js npm/types.d.ts npm/README.md "$out/"
+cp npm/index.js npm/index.d.ts npm/web.js npm/web.d.ts npm/element.js npm/element.d.ts npm/bundler.js npm/api.js npm/types.d.ts npm/README.md "$out/"
 cp "$work/bindgen/ctxlens.js" "$out/wasm/ctxlens.js"
 cp "$work/opt.wasm" "$out/wasm/ctxlens_bg.wasm"
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)

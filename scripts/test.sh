@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # test.sh: installs what is missing, then runs every test: the Rust unit tests, the conformance
-# corpus (byte-for-byte against pi 0.85.1's captured bodies), the wasm build of the visualizer,
-# the browser end-to-end tests (Playwright + Debian Chromium, app served on 127.0.0.1), and the npm
-# package (built and packed into pkg/, installed from the tarball, tested in Node, tsc, Chromium).
+# corpus (byte-for-byte against pi 0.85.1's captured bodies), the npm package (built and packed
+# into pkg/), the wasm build of the visualizer with the docs example page, the browser end-to-end
+# tests (Playwright + Debian Chromium, served on 127.0.0.1: the app, its views, the embeds), and the
+# npm package's tests (installed from the tarball, tested in Node, tsc, Chromium).
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
@@ -12,12 +13,16 @@ export PATH="$repo/node_modules/.bin:$PATH"
 echo "== cargo test (core, CLI, conformance corpus)" >&2
 cargo test --workspace --exclude ctxlens-web
 
-echo "== trunk build (the visualizer, release)" >&2
+# The npm package first: the Trunk build copies its browser files into dist/ for the embeds
+# (scripts/embed-assets.sh, Trunk's post_build hook). Incremental, so a no-op when nothing changed.
+echo "== npm package: build (wasm-bindgen, wasm-opt, npm pack)" >&2
+bash scripts/build-npm.sh >/dev/null
+
+echo "== trunk build (the visualizer, release; the docs example page and the embeds' files)" >&2
 trunk build --release
 
-echo "== browser end-to-end tests" >&2
+echo "== browser end-to-end tests (the app, its views, the embeds)" >&2
 node --test tests/e2e/
 
-echo "== npm package: build (wasm-bindgen, wasm-opt, npm pack) and tests (Node, tsc, Chromium)" >&2
-bash scripts/build-npm.sh >/dev/null
+echo "== npm package tests (Node, tsc, Chromium)" >&2
 node --test tests/npm/

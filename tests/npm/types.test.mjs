@@ -13,6 +13,9 @@ const program = `
 import { assemble, assembleCase, parseSession, protocols, piVersion } from "ctxlens";
 import type { Api, Assembly, AssembleOptions, Diagnostic, Finding, Stage, StageEvent, Stats, SessionTree, SessionEntry, ExtensionTool, ModelsJson } from "ctxlens";
 import init, { initSync, assemble as webAssemble } from "ctxlens/web";
+import { mount, loadWasm, parseContext, TAG, VIEWS, CtxlensView } from "ctxlens/element";
+import type { ViewOptions, ViewName, ContextFile } from "ctxlens/element";
+import type { Comparison, Loss, MappingRow } from "ctxlens";
 
 const tools: ExtensionTool[] = [{ name: "web_search", description: "Search", parameters: { type: "object", properties: { q: { type: "string" } } } }];
 const models: ModelsJson = { providers: { mock: { baseUrl: "http://127.0.0.1:1/v1", api: "openai-completions", apiKey: "k", models: [{ id: "m", reasoning: true }] } } };
@@ -48,6 +51,38 @@ async function web(): Promise<string | null> {
 }
 void [titles, body, url, headers, kinds, toolChars, findings, spans, api, fromCase, entries, version, web];
 
+// compareWith and the comparison.
+const compared: Assembly = assemble({ model: "m", compareWith: "anthropic-messages" });
+const cmp: Comparison | undefined = compared.comparison;
+const rows: MappingRow[] = cmp ? cmp.mapping : [];
+const losses: Loss[] = cmp ? cmp.losses.filter((l) => l.side !== "both") : [];
+const aBytes: number = cmp ? cmp.a.bodyBytes + cmp.b.bodyChars + rows[0].a.chars + (rows[0].b.value ?? "").length : 0;
+void [losses, aBytes];
+
+// The element.
+const ctx: ContextFile[] = [{ url: "docs/AGENTS.md", folder: "sub" }, { url: "AGENTS.md" }];
+const opts: ViewOptions = { src: "s.jsonl", case: "c/ctxlens-case.json", tools: "tools.json", context: ctx, model: "anthropic/claude-sonnet-4-5",
+  thinking: "high", protocol: "anthropic-messages", view: "compare", with: "openai-responses", stage: "convert-messages", compact: true, app: "index.html", prompt: "hi" };
+async function element(host: HTMLElement): Promise<void> {
+  await loadWasm();
+  const view: CtxlensView = mount(host, opts);
+  const same: CtxlensView = view.update({ view: "stats", compact: false, context: "a/AGENTS.md=sub,b/CLAUDE.md" });
+  const state: "idle" | "loading" | "ready" | "error" = same.state;
+  const result: Assembly | null = view.result;
+  const fromTag: CtxlensView = document.createElement("ctxlens-view");
+  view.addEventListener("ctxlens-ready", (e) => { const v: ViewName = e.detail.view; void v; });
+  view.addEventListener("ctxlens-error", (e) => { const m: string = e.detail.message; void m; });
+  const tag: "ctxlens-view" = TAG;
+  const views: readonly ViewName[] = VIEWS;
+  const parsed: Array<{ url: string; folder: string }> = parseContext("a=b");
+  void [state, result, fromTag, tag, views, parsed];
+}
+void element;
+// @ts-expect-error: an unknown view
+mount(document.body, { view: "tree" });
+// @ts-expect-error: an unknown protocol to compare with
+mount(document.body, { with: "openai" });
+
 // Misuse is a type error.
 // @ts-expect-error: an unknown protocol
 assemble({ api: "openai" });
@@ -74,7 +109,7 @@ test("the types check with tsc --noEmit --strict", () => {
   const r = spawnSync(tsc, ["--noEmit", "-p", project], { cwd: project, encoding: "utf8" });
   assert.equal(r.status, 0, `tsc failed:\n${r.stdout}${r.stderr}`);
   // The package's declarations never fall back to \`any\`.
-  for (const f of ["types.d.ts", "index.d.ts", "web.d.ts"]) {
+  for (const f of ["types.d.ts", "index.d.ts", "web.d.ts", "element.d.ts"]) {
     const text = fs.readFileSync(path.join(project, "node_modules/ctxlens", f), "utf8").replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "");
     assert.doesNotMatch(text, /\bany\b/, `${f} mentions any`);
   }

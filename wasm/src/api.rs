@@ -33,7 +33,7 @@ fn opts(json: &str) -> Result<Object, String> {
 fn opt_str(o: &Object, key: &str) -> Result<Option<String>, String> {
     match o.get(key) {
         None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(Value::String(s)) => Ok(Some(s.to_string())),
         Some(_) => Err(format!("`{key}` must be a string")),
     }
 }
@@ -72,7 +72,7 @@ fn split_files<'b>(o: &Object, blob: &'b [u8]) -> Result<Vec<(String, &'b [u8])>
             _ => return Err("`files` must be a list of [path, byteLength]".into()),
         };
         let end = at.checked_add(len).filter(|&e| e <= blob.len()).ok_or_else(|| format!("file {path:?}: the byte buffer is shorter than the lengths say"))?;
-        out.push((path.clone(), &blob[at..end]));
+        out.push((path.to_string(), &blob[at..end]));
         at = end;
     }
     if at != blob.len() {
@@ -109,7 +109,7 @@ pub fn assemble(options_json: &str, session: Option<String>, blob: &[u8]) -> Res
         Some(Value::Object(e)) => {
             for (k, v) in e.iter() {
                 let v = v.as_str().ok_or_else(|| format!("`env.{k}` must be a string"))?;
-                env.insert(k.clone(), v.to_string());
+                env.insert(k.to_string(), v.to_string());
             }
         }
         Some(_) => return Err("`env` must be an object of strings".into()),
@@ -133,7 +133,7 @@ pub fn assemble(options_json: &str, session: Option<String>, blob: &[u8]) -> Res
         home,
         agent_dir,
     };
-    Ok(run(&inputs))
+    Ok(run(&inputs, opt_compare(&o)?))
 }
 
 /// `assembleCase(files, options)`: a case folder's files (relative paths) as the oracle lays
@@ -150,13 +150,28 @@ pub fn assemble_case(options_json: &str, blob: &[u8]) -> Result<Output, String> 
         inputs.now_ms = now;
     }
     inputs.api = opt_api(&o)?;
-    Ok(run(&inputs))
+    Ok(run(&inputs, opt_compare(&o)?))
 }
 
-fn run(inputs: &Inputs) -> Output {
+/// `compareWith`: a second protocol to compare the body with (the visualizer's compare mode).
+fn opt_compare(o: &Object) -> Result<Option<String>, String> {
+    let with = opt_str(o, "compareWith")?;
+    if let Some(a) = &with {
+        if !APIS.contains(&a.as_str()) {
+            return Err(format!("`compareWith` must be one of {}; got {a:?}", APIS.join(", ")));
+        }
+    }
+    Ok(with)
+}
+
+fn run(inputs: &Inputs, compare_with: Option<String>) -> Output {
     let a = ctxlens::assemble(inputs);
-    let meta = meta_json(&a, inputs).to_json();
-    Output { meta, body: a.request.map(|r| r.body) }
+    let mut meta = meta_json(&a, inputs);
+    if let (Some(with), Value::Object(o)) = (compare_with, &mut meta) {
+        let b = ctxlens::assemble(&Inputs { api: Some(with), ..inputs.clone() });
+        o.insert("comparison", ctxlens::compare::to_json(&ctxlens::compare::compare(&a, &b)));
+    }
+    Output { meta: meta.to_json(), body: a.request.map(|r| r.body) }
 }
 
 fn meta_json(a: &Assembly, inputs: &Inputs) -> Value {
@@ -188,7 +203,7 @@ fn meta_json(a: &Assembly, inputs: &Inputs) -> Value {
         },
     );
     o.insert("thinkingLevel", Value::str(&choice.thinking_level));
-    o.insert("sessionId", a.parts.session_id.clone().map_or(Value::Null, Value::String));
+    o.insert("sessionId", a.parts.session_id.clone().map_or(Value::Null, Value::from));
     o.insert("cwd", Value::str(&a.parts.cwd));
     o.insert("stages", stages_json(a));
     o.insert("stats", a.stats.as_ref().map_or(Value::Null, ctxlens::stats::to_json));
@@ -284,7 +299,7 @@ fn diagnostics_json<'i>(diags: &[ctxlens::Diagnostic], text_of: &dyn Fn(&str) ->
                     }
                 }
                 o.insert("message", Value::str(&d.message));
-                o.insert_opt("skipped", d.skipped.clone().map(Value::String));
+                o.insert_opt("skipped", d.skipped.clone().map(Value::from));
                 o.into()
             })
             .collect(),
@@ -305,12 +320,12 @@ pub fn parse_session(options_json: &str, text: String) -> Result<String, String>
         .into_iter()
         .map(|n| {
             Object::new()
-                .with("id", n.id.map_or(Value::Null, Value::String))
-                .with("parentId", n.parent_id.map_or(Value::Null, Value::String))
+                .with("id", n.id.map_or(Value::Null, Value::from))
+                .with("parentId", n.parent_id.map_or(Value::Null, Value::from))
                 .with("type", n.entry_type)
                 .with("line", n.line)
                 .with("preview", n.preview)
-                .with("label", n.label.map_or(Value::Null, Value::String))
+                .with("label", n.label.map_or(Value::Null, Value::from))
                 .with("onActiveBranch", n.on_active_branch)
                 .with("inContext", n.in_context)
                 .into()
@@ -321,7 +336,7 @@ pub fn parse_session(options_json: &str, text: String) -> Result<String, String>
         .with("cwd", file.cwd().map_or(Value::Null, Value::str))
         .with("version", file.original_version)
         .with("entries", Value::Array(entries))
-        .with("leafId", ctx.leaf_id.clone().map_or(Value::Null, Value::String))
+        .with("leafId", ctx.leaf_id.clone().map_or(Value::Null, Value::from))
         .with("branch", Value::Array(ctx.path.iter().map(Value::str).collect()))
         .with("messages", ctx.messages.len())
         .with(
@@ -332,7 +347,7 @@ pub fn parse_session(options_json: &str, text: String) -> Result<String, String>
             },
         )
         .with("thinkingLevel", ctx.thinking_level.as_str())
-        .with("compactionId", ctx.compaction_id.clone().map_or(Value::Null, Value::String));
+        .with("compactionId", ctx.compaction_id.clone().map_or(Value::Null, Value::from));
     out.insert("diagnostics", diagnostics_json(&diags, &|n| (n == src.name).then(|| src.text.as_str().into())));
     Ok(Value::from(out).to_json())
 }
@@ -358,6 +373,19 @@ mod tests {
         assert!(assemble(r#"{"now":"x"}"#, None, &[]).is_err());
         assert!(assemble_case("{}", &[]).unwrap_err().contains("case.json"));
         assert!(parse_session("5", String::new()).is_err());
+        assert!(assemble(r#"{"compareWith":"nope"}"#, None, &[]).unwrap_err().contains("compareWith"));
+    }
+
+    #[test]
+    fn compare_with_adds_the_comparison() {
+        let out = assemble(r#"{"model":"anthropic/claude-sonnet-4-5","env":{"ANTHROPIC_API_KEY":"k"},"prompt":"hi","compareWith":"openai-responses"}"#, None, &[]).unwrap();
+        let meta = js::parse(&out.meta).unwrap();
+        let c = meta.get("comparison").expect("comparison");
+        assert_eq!(c.get("a").and_then(|a| a.get_str("api")), Some("anthropic-messages"));
+        assert_eq!(c.get("b").and_then(|b| b.get_str("api")), Some("openai-responses"));
+        assert!(c.get("mapping").and_then(Value::as_array).is_some_and(|m| !m.is_empty()));
+        let plain = assemble(r#"{"prompt":"hi"}"#, None, &[]).unwrap();
+        assert!(js::parse(&plain.meta).unwrap().get("comparison").is_none());
     }
 
     #[test]

@@ -101,6 +101,8 @@ pub enum Action {
     ToggleCompare,
     Hash(ViewState),
     WantCatalog,
+    /// The scenario the URL parameters named (`embed::load`).
+    Embedded(Scenario),
 }
 
 fn now() -> f64 {
@@ -109,7 +111,7 @@ fn now() -> f64 {
 
 impl AppState {
     fn new(host: Rc<Host>, view: ViewState) -> AppState {
-        let scenario = Scenario::demo();
+        let scenario = crate::embed::initial_scenario().unwrap_or_else(Scenario::demo);
         let laid = scenario.lay_out();
         AppState {
             scenario: Shared::new(scenario),
@@ -329,6 +331,7 @@ impl Reducible for AppState {
             }
             Action::ToggleCompare => s.view.compare = !s.view.compare,
             Action::Hash(v) => s.view = v,
+            Action::Embedded(sc) => s.set_scenario(sc),
             Action::WantCatalog => {
                 if !s.catalog_requested {
                     s.catalog_requested = true;
@@ -753,7 +756,7 @@ fn api_label(api: &str) -> &str {
 pub fn app() -> Html {
     let state = use_reducer(|| {
         let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
-        AppState::new(Rc::new(Host::default()), ViewState::from_hash(&hash))
+        AppState::new(Rc::new(Host::default()), crate::embed::initial_view(&hash))
     });
     let dispatch = state.dispatcher();
     let dragging = use_state(|| false);
@@ -766,6 +769,15 @@ pub fn app() -> Html {
             if let Err(e) = host.start() {
                 web_sys::console::error_1(&e.into());
             }
+            || ()
+        });
+    }
+
+    // The URL parameters' files and the iframe mode (web/src/embed.rs).
+    {
+        let d = dispatch.clone();
+        use_effect_with((), move |_| {
+            crate::embed::start(Callback::from(move |sc| d.dispatch(Action::Embedded(sc))));
             || ()
         });
     }
@@ -965,6 +977,7 @@ pub fn app() -> Html {
 
     html! {
         <div class={classes!("app", dragging.then_some("dragging"))} {ondragover} {ondragleave} {ondrop}>
+            if crate::embed::active() { <crate::embed::EmbedBar name={state.scenario.name.clone()} api={current_api.clone()} /> }
             <header class="top">
                 <div class="brand">
                     <h1>{"ctxlens"}</h1>

@@ -6,11 +6,13 @@
 //!   `Inputs`; the view state of the URL hash.
 //! - [`inputs`]: dropped and chosen files and folders, what each file is, the zip export.
 //! - [`worker`]: the message protocol between the page and the worker, both sides.
+//! - [`embed`]: the URL parameters (files, protocol, view, stage) and the iframe mode (`embed=1`).
 //! - [`app`]: the shell (header, stepper, settings, diagnostics) around the views.
 //! - [`views`]: the views of one assembly, behind the `ViewProps` contract.
 
 pub mod app;
 pub mod demo;
+pub mod embed;
 pub mod inputs;
 pub mod shared;
 pub mod state;
