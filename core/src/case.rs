@@ -75,7 +75,7 @@ pub fn rewrite_models_json(models: &Value, port: &str) -> Value {
                 }
                 None => format!("http://127.0.0.1:{port}/v1"),
             };
-            p.insert("baseUrl", Value::String(base));
+            p.insert("baseUrl", Value::String(base.into()));
             if p.get("apiKey").is_none_or(Value::is_null) {
                 p.insert("apiKey", Value::str("test-key"));
             }
@@ -145,9 +145,9 @@ pub fn inputs_from_case(files: &CaseFiles, env_dir: Option<&str>) -> Result<Inpu
         for (k, v) in o.iter() {
             let s = match v {
                 Value::String(s) => s.clone(),
-                other => other.to_json(),
+                other => other.to_json().into(),
             };
-            env_vars.insert(k.clone(), s);
+            env_vars.insert(k.to_string(), s.to_string());
         }
     }
     env_vars.insert("HOME".into(), home.clone());

@@ -50,7 +50,7 @@ pub fn merge_headers(base: Option<&Object>, override_: Option<&Object>) -> Optio
     let mut merged = base.cloned().unwrap_or_default();
     for (name, value) in override_.into_iter().flat_map(Object::iter) {
         let lower = name.to_lowercase();
-        let doomed: Vec<String> = merged.keys().filter(|k| k.to_lowercase() == lower).cloned().collect();
+        let doomed: Vec<String> = merged.keys().filter(|k| k.to_lowercase() == lower).map(|k| k.to_string()).collect();
         for k in doomed {
             merged.remove(&k);
         }
@@ -101,7 +101,7 @@ pub fn resolve_headers_or_throw(
     for (key, value) in headers.iter() {
         let raw = crate::messages::to_js_string(Some(value));
         let v = resolve_config_value_or_throw(&raw, &format!("{description} header \"{key}\""), env, events)?;
-        resolved.insert(key.clone(), Value::String(v));
+        resolved.insert(key.clone(), Value::String(v.into()));
     }
     Ok((!resolved.is_empty()).then_some(resolved))
 }
@@ -245,7 +245,7 @@ pub fn with_configured_auth(auth: Auth, headers: Option<&Object>, auth_header: b
     };
     if auth_header {
         let Some(key) = &auth.api_key else { return Err("authHeader requires a resolved API key".into()) };
-        merged.get_or_insert_with(Object::new).insert("Authorization", Value::String(format!("Bearer {key}")));
+        merged.get_or_insert_with(Object::new).insert("Authorization", Value::String(format!("Bearer {key}").into()));
     }
     Ok(Auth { api_key: auth.api_key, headers: merged })
 }
@@ -428,8 +428,8 @@ pub fn request_headers(
     let auth = get_auth(model, registry, env, events)?;
     let headers = merge_headers(auth.headers.as_ref(), None).unwrap_or_default();
     let attributed = merge_provider_attribution_headers(model, settings, env, session_id, &[Some(&headers)]).unwrap_or_default();
-    let configured: Vec<&String> = headers.keys().collect();
-    let added: Vec<&String> = attributed.keys().filter(|k| !configured.contains(k)).collect();
+    let configured: Vec<&crate::js::Str> = headers.keys().collect();
+    let added: Vec<&crate::js::Str> = attributed.keys().filter(|k| !configured.contains(k)).collect();
     if !configured.is_empty() {
         events.push(
             Event::new(EventKind::Inserted, format!("configured headers: {}", configured.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(", ")))
@@ -446,7 +446,7 @@ pub fn request_headers(
     for (k, v) in attributed.iter() {
         match v {
             Value::Null => events.push(Event::new(EventKind::Dropped, format!("header {k} is null: the SDK leaves it out"))),
-            v => out.push((k.clone(), crate::messages::to_js_string(Some(v)))),
+            v => out.push((k.to_string(), crate::messages::to_js_string(Some(v)))),
         }
     }
     Ok(out)

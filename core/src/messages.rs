@@ -211,7 +211,7 @@ fn replace_images_with_placeholder(content: &Value, placeholder: &str) -> (Value
     // `for (const block of content)`: a string iterates by code point.
     let blocks: Vec<Value> = match content {
         Value::Array(a) => a.clone(),
-        Value::String(s) => s.chars().map(|c| Value::String(c.to_string())).collect(),
+        Value::String(s) => s.chars().map(|c| Value::String(c.to_string().into())).collect(),
         other => return (other.clone(), 0),
     };
     let mut result = Vec::with_capacity(blocks.len());
@@ -366,7 +366,7 @@ fn transform_assistant(
                             None => id_map.push((id.to_string(), new_id.clone())),
                         }
                         if let Some(o) = tc.as_object_mut() {
-                            o.insert("id", Value::String(new_id.clone()));
+                            o.insert("id", Value::String(new_id.clone().into()));
                         }
                         events.push(
                             Event::new(EventKind::Renamed, format!("message {i} block {k}: tool-call id {id:?} → {new_id:?}"))
@@ -440,7 +440,7 @@ pub fn transform_messages(
                         );
                         let mut m = msg;
                         if let Some(o) = m.as_object_mut() {
-                            o.insert("toolCallId", Value::String(new_id));
+                            o.insert("toolCallId", Value::String(new_id.into()));
                         }
                         transformed.push(m);
                     }

@@ -87,7 +87,7 @@ struct JsObj {
 
 impl JsObj {
     fn from_object(o: &Object) -> JsObj {
-        JsObj { entries: o.iter().map(|(k, v)| (k.clone(), Some(v.clone()))).collect() }
+        JsObj { entries: o.iter().map(|(k, v)| (k.to_string(), Some(v.clone()))).collect() }
     }
     /// `obj[key] = value` (position kept when the key exists).
     fn set(&mut self, key: &str, value: Option<Value>) {
@@ -131,7 +131,7 @@ fn spread_into(target: &mut Object, v: Option<&Value>) {
         }
         Some(Value::String(s)) => {
             for (i, u) in js::utf16_units(s).iter().enumerate() {
-                target.insert(i.to_string(), Value::String(js::from_utf16(&[*u])));
+                target.insert(i.to_string(), Value::String(js::from_utf16(&[*u]).into()));
             }
         }
         _ => {}

@@ -170,7 +170,7 @@ fn pi_strings() -> Vec<(String, &'static str)> {
             Value::String(s) if utf16_len(s) >= 4 => out.push((prefix.to_string(), s.as_str())),
             Value::Object(o) => {
                 for (k, x) in o.iter() {
-                    let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                    let key = if prefix.is_empty() { k.to_string() } else { format!("{prefix}.{k}") };
                     walk(&key, x, out);
                 }
             }
@@ -327,7 +327,7 @@ fn walk<'v>(a: &Assembly, v: &'v Value, nodes: &mut Vec<Node<'v>>) {
     while let Some(n) = stack.pop() {
         let value = nodes[n].value;
         let children: Vec<(String, &'v Value)> = match value {
-            Value::Object(o) => o.iter().map(|(k, x)| (k.clone(), x)).collect(),
+            Value::Object(o) => o.iter().map(|(k, x)| (k.to_string(), x)).collect(),
             Value::Array(arr) => arr.iter().enumerate().map(|(i, x)| (i.to_string(), x)).collect(),
             _ => continue,
         };

@@ -58,7 +58,7 @@ fn every_leaf_and_top_level_key_has_an_origin() {
             let mut leaves = Vec::new();
             fn walk(v: &Value, p: String, out: &mut Vec<String>) {
                 match v {
-                    Value::Object(o) => o.iter().for_each(|(k, x)| walk(x, if p.is_empty() { k.clone() } else { format!("{p}.{k}") }, out)),
+                    Value::Object(o) => o.iter().for_each(|(k, x)| walk(x, if p.is_empty() { k.to_string() } else { format!("{p}.{k}") }, out)),
                     Value::Array(a) => a.iter().enumerate().for_each(|(i, x)| walk(x, format!("{p}.{i}"), out)),
                     _ => out.push(p),
                 }

@@ -475,7 +475,7 @@ fn load_skill_from_file(fs: &VirtualFs, path: &str, source: &str, diags: &mut Ve
     }
     let name = match fm.get("name") {
         Some(Value::String(n)) if !n.is_empty() => n.clone(),
-        _ => basename(&skill_dir).to_string(),
+        _ => basename(&skill_dir).to_string().into(),
     };
     for e in validate_name(&name) {
         diags.push(Diagnostic::warning(path, None, e));
@@ -484,7 +484,7 @@ fn load_skill_from_file(fs: &VirtualFs, path: &str, source: &str, diags: &mut Ve
         return None;
     }
     Some(Skill {
-        name,
+        name: name.to_string(),
         description: description.and_then(Value::as_str).unwrap_or("").to_string(),
         file_path: path.to_string(),
         base_dir: skill_dir,
@@ -1016,7 +1016,7 @@ pub mod yaml {
         while j > i + 1 && is_blank(ls.lines[j - 1]) {
             j -= 1;
         }
-        Ok((if force_string { Value::String(text) } else { resolve_plain(&text) }, j))
+        Ok((if force_string { Value::String(text.into()) } else { resolve_plain(&text) }, j))
     }
 
     /// The text of a plain scalar line up to a ` #` comment, trimmed; `: ` inside is an error.
@@ -1089,7 +1089,7 @@ pub mod yaml {
                 return Value::Number(v);
             }
         }
-        Value::String(s.to_string())
+        Value::String(s.to_string().into())
     }
 
     /// A `|` or `>` block scalar with its chomping and indentation indicators.
@@ -1182,7 +1182,7 @@ pub mod yaml {
                 }
             }
         }
-        Ok((Value::String(text), j))
+        Ok((Value::String(text.into()), j))
     }
 
     /// A single- or double-quoted scalar, possibly over several lines (folded).
@@ -1253,7 +1253,7 @@ pub mod yaml {
                 if !after.is_empty() && !after.starts_with('#') {
                     return err(j, "Unexpected scalar at node end");
                 }
-                return Ok((Value::String(out), j + 1));
+                return Ok((Value::String(out.into()), j + 1));
             }
             // Line break inside the quotes: fold.
             if !escaped_break {
@@ -1365,8 +1365,8 @@ pub mod yaml {
                         }
                         let key = match self.value()? {
                             Value::String(s) => s,
-                            Value::Null => String::new(),
-                            other => other.to_json(),
+                            Value::Null => String::new().into(),
+                            other => other.to_json().into(),
                         };
                         self.ws();
                         let v = if self.s.get(self.k) == Some(&':') {
@@ -1401,7 +1401,7 @@ pub mod yaml {
                                     continue;
                                 }
                                 self.k += 1;
-                                return Ok(Value::String(out));
+                                return Ok(Value::String(out.into()));
                             }
                             Some('\\') if q == '"' => {
                                 let e = self.s.get(self.k + 1).copied().unwrap_or('\\');

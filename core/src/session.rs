@@ -246,9 +246,10 @@ pub fn parse(src: &SourceText) -> SessionFile {
 /// returned with their 1-based line numbers.
 fn load_entries_from_file(src: &SourceText, diags: &mut Vec<Diagnostic>) -> Vec<Parsed> {
     let mut out = Vec::new();
+    let mut cache = js::StrCache::default();
     for (i, line) in src.text.split('\n').enumerate() {
         let line_no = u32::try_from(i + 1).unwrap_or(u32::MAX);
-        if let Some(p) = parse_session_entry_line(line, line_no, &src.name, diags) {
+        if let Some(p) = parse_session_entry_line(line, line_no, &src.name, &mut cache, diags) {
             out.push(p);
         }
     }
@@ -258,11 +259,11 @@ fn load_entries_from_file(src: &SourceText, diags: &mut Vec<Diagnostic>) -> Vec<
 /// `parseSessionEntryLine` (:265–275) and the `if (entry)` of its caller (:290): a blank line
 /// or one that fails `JSON.parse` gives nothing, and so does a line that parses to a falsy
 /// value (`null`, `false`, `0`, `""`).
-fn parse_session_entry_line(line: &str, line_no: u32, file: &str, diags: &mut Vec<Diagnostic>) -> Option<Parsed> {
+fn parse_session_entry_line(line: &str, line_no: u32, file: &str, cache: &mut js::StrCache, diags: &mut Vec<Diagnostic>) -> Option<Parsed> {
     if js::js_trim_is_empty(line) {
         return None;
     }
-    match js::parse(line) {
+    match js::parse_shared(line, cache) {
         Err(e) => {
             diags.push(
                 Diagnostic::warning(file, Some(line_no), format!("not valid JSON ({}): {}", e.message, excerpt(line)))
@@ -354,7 +355,7 @@ fn migrate_v1_to_v2(entries: &mut [Parsed], file: &str, diags: &mut Vec<Diagnost
                 "pi would crash migrating this v1 entry (TypeError: cannot create property 'id' on a primitive)",
             ));
         }
-        let new_id = Value::String(v1_entry_id(line));
+        let new_id = Value::String(v1_entry_id(line).into());
         let e = &mut entries[i].value;
         e.insert("id", new_id.clone());
         e.insert("parentId", std::mem::replace(&mut prev_id, new_id));
@@ -469,7 +470,7 @@ fn to_js_string(v: &Value) -> String {
         Value::Null => "null".into(),
         Value::Bool(b) => b.to_string(),
         Value::Number(n) => number_to_string(*n),
-        Value::String(s) => s.clone(),
+        Value::String(s) => s.to_string(),
         Value::Array(a) => a
             .iter()
             .map(|x| if x.is_null() { String::new() } else { to_js_string(x) })
@@ -564,7 +565,7 @@ fn build_index<'a>(file: &'a SessionFile, diags: &mut Vec<Diagnostic>) -> Sessio
 /// practice).
 fn label_key(v: &Value) -> String {
     match v {
-        Value::String(s) => s.clone(),
+        Value::String(s) => s.to_string(),
         other => other.to_json(),
     }
 }
@@ -572,7 +573,7 @@ fn label_key(v: &Value) -> String {
 /// An entry's id as text: the string, else its JSON (`""` when missing).
 fn id_text(entry: &Entry) -> String {
     match entry.value.get("id") {
-        Some(Value::String(s)) => s.clone(),
+        Some(Value::String(s)) => s.to_string(),
         Some(v) => v.to_json(),
         None => String::new(),
     }
@@ -987,7 +988,7 @@ pub fn build_context(file: &SessionFile, events: &mut Events, diags: &mut Vec<Di
 
     let thinking_level = match &settings.thinking_level {
         Some(Value::String(s)) => s.clone(),
-        _ => "off".to_string(),
+        _ => "off".to_string().into(),
     };
     // getBranch() starts from `leafId` only when it is truthy (:958–969).
     let leaf_value = index.leaf.and_then(|l| file.entries[l].value.get("id"));
@@ -1001,7 +1002,7 @@ pub fn build_context(file: &SessionFile, events: &mut Events, diags: &mut Vec<Di
         path_indices: path,
         context_indices,
         leaf_id: leaf_value.and_then(Value::as_str).map(String::from),
-        thinking_level,
+        thinking_level: thinking_level.to_string(),
         thinking_level_value: settings.thinking_level,
         has_thinking_entry,
         model: settings.model,
@@ -1051,7 +1052,7 @@ pub fn tree(file: &SessionFile, ctx: &SessionContext) -> Vec<TreeNode> {
 /// The first text of a message `content` (a string, or the first `text` block).
 fn content_text(content: Option<&Value>) -> String {
     match content {
-        Some(Value::String(s)) => s.clone(),
+        Some(Value::String(s)) => s.to_string(),
         Some(Value::Array(blocks)) => blocks
             .iter()
             .find_map(|b| match b.get_str("type") {

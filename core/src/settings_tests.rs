@@ -24,7 +24,7 @@ fn project_settings_merge_deeply_over_global_when_trusted() {
     assert_eq!(s.transport(), "sse");
     assert_eq!(s.default_tools(), Some(vec!["read".to_string()]));
     // queueMode migrated to steeringMode, moved to the end.
-    assert_eq!(s.global.keys().last().map(String::as_str), Some("steeringMode"));
+    assert_eq!(s.global.keys().last().map(|k| k.as_str()), Some("steeringMode"));
 }
 
 #[test]

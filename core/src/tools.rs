@@ -47,7 +47,7 @@ impl ToolDef {
         o.insert("description", Value::str(&self.description));
         o.insert("parameters", self.parameters.clone());
         o.insert_opt("constrainedSampling", self.constrained_sampling.clone());
-        o.insert_opt("executionMode", self.execution_mode.clone().map(Value::String));
+        o.insert_opt("executionMode", self.execution_mode.clone().map(Value::from));
         Value::Object(o)
     }
 
@@ -169,7 +169,7 @@ pub fn extension_tools(src: &SourceText, diags: &mut Vec<Diagnostic>) -> Vec<Too
             continue;
         };
         let description = match obj.get("description") {
-            Some(Value::String(s)) => s.clone(),
+            Some(Value::String(s)) => s.to_string(),
             other => {
                 diags.push(Diagnostic::warning(
                     &src.name,
@@ -181,7 +181,7 @@ pub fn extension_tools(src: &SourceText, diags: &mut Vec<Diagnostic>) -> Vec<Too
         };
         let label = match obj.get("label") {
             None | Some(Value::Null) => name.to_string(),
-            Some(Value::String(s)) => s.clone(),
+            Some(Value::String(s)) => s.to_string(),
             Some(other) => {
                 diags.push(Diagnostic::warning(&src.name, None, format!("tool {name:?}: `label` is not a string ({other:?}); using the name")));
                 name.to_string()
@@ -193,7 +193,7 @@ pub fn extension_tools(src: &SourceText, diags: &mut Vec<Diagnostic>) -> Vec<Too
         };
         let prompt_snippet = match obj.get("promptSnippet") {
             None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::String(s)) => Some(s.to_string()),
             Some(v) if !v.truthy() => None,
             Some(other) => {
                 diags.push(Diagnostic::error(&src.name, None, format!("tool {name:?}: `promptSnippet` is not a string ({other:?}); pi would throw on .replace")).skipping("its prompt snippet"));

@@ -2,7 +2,7 @@
 
 use super::number::number_to_string;
 use super::string::{escape_json_string_into, LONE_SURROGATE_BASE};
-use super::{Object, Value};
+use super::{Object, Str, Value};
 
 /// Nesting deeper than this is reported as an error instead of risking the stack.
 const MAX_DEPTH: usize = 1000;
@@ -22,7 +22,23 @@ impl std::fmt::Display for ParseError {
 
 /// `JSON.parse(text)`.
 pub fn parse(text: &str) -> Result<Value, ParseError> {
-    let mut p = Parser { s: text.as_bytes(), text, i: 0 };
+    parse_shared(text, &mut StrCache::default())
+}
+
+/// Recently parsed short strings (keys, `"type"` values, roles), shared by the parses that use
+/// the same cache (a session's lines): a repeat shares the allocation instead of making a new
+/// one. Direct-mapped by a hash of the bytes.
+#[derive(Default)]
+pub struct StrCache {
+    slots: Vec<Option<Str>>,
+}
+
+/// [`parse`] with a [`StrCache`] kept across calls.
+pub fn parse_shared(text: &str, cache: &mut StrCache) -> Result<Value, ParseError> {
+    if cache.slots.is_empty() {
+        cache.slots.resize(CACHE_SLOTS, None);
+    }
+    let mut p = Parser { s: text.as_bytes(), text, i: 0, cache: &mut cache.slots };
     p.ws();
     let v = p.value(0)?;
     p.ws();
@@ -46,6 +62,20 @@ struct Parser<'a> {
     s: &'a [u8],
     text: &'a str,
     i: usize,
+    cache: &'a mut [Option<Str>],
+}
+
+const CACHE_SLOTS: usize = 128;
+/// Strings up to this many bytes go through the cache.
+const CACHE_MAX_LEN: usize = 24;
+
+/// Whether any of the 8 bytes in `w` is `"`, `\\` or a control character (< 0x20).
+#[inline]
+fn has_special(w: u64) -> bool {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let zero = |x: u64| x.wrapping_sub(LO) & !x & HI;
+    (zero(w ^ (LO * b'"' as u64)) | zero(w ^ (LO * b'\\' as u64)) | (w.wrapping_sub(LO * 0x20) & !w & HI)) != 0
 }
 
 impl<'a> Parser<'a> {
@@ -146,7 +176,50 @@ impl<'a> Parser<'a> {
         Ok(v)
     }
 
-    fn string(&mut self) -> Result<String, ParseError> {
+    /// A string literal as a shared [`Str`]. The common case, no escapes, is one scan and one
+    /// allocation (none for a short string seen recently).
+    fn string(&mut self) -> Result<Str, ParseError> {
+        let start = self.i + 1;
+        let mut i = start;
+        let s = self.s;
+        while i + 8 <= s.len() {
+            let w = u64::from_le_bytes(s[i..i + 8].try_into().unwrap());
+            if has_special(w) {
+                break;
+            }
+            i += 8;
+        }
+        while let Some(&b) = s.get(i) {
+            if b == b'"' || b == b'\\' || b < 0x20 {
+                break;
+            }
+            i += 1;
+        }
+        if s.get(i) != Some(&b'"') {
+            return self.string_slow().map(Str::from);
+        }
+        self.i = i + 1;
+        let raw = &self.text[start..i];
+        if raw.len() > CACHE_MAX_LEN {
+            return Ok(Str::from(raw));
+        }
+        let b = raw.as_bytes();
+        let h = match b {
+            [] => 0,
+            [first, .., last] => (*first as usize).wrapping_mul(31) ^ (*last as usize).wrapping_mul(7) ^ b.len().wrapping_mul(131) ^ b[b.len() / 2] as usize,
+            [one] => *one as usize,
+        } % CACHE_SLOTS;
+        match &self.cache[h] {
+            Some(hit) if hit.as_bytes() == b => Ok(hit.clone()),
+            _ => {
+                let v = Str::from(raw);
+                self.cache[h] = Some(v.clone());
+                Ok(v)
+            }
+        }
+    }
+
+    fn string_slow(&mut self) -> Result<String, ParseError> {
         self.i += 1; // opening quote
         let mut out = String::new();
         loop {
@@ -231,7 +304,7 @@ impl<'a> Parser<'a> {
     fn object(&mut self, depth: usize) -> Result<Value, ParseError> {
         self.i += 1;
         // Entries are collected first and the object built once (see `Object::from_parsed`).
-        let mut entries: Vec<(String, Value)> = Vec::with_capacity(6);
+        let mut entries: Vec<(Str, Value)> = Vec::with_capacity(6);
         self.ws();
         if self.s.get(self.i) == Some(&b'}') {
             self.i += 1;

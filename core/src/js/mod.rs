@@ -2,7 +2,8 @@
 //! JS objects do, `JSON.parse` and `JSON.stringify` with JS semantics (escaping, number printing),
 //! string lengths and slices in UTF-16 code units, and pi's `shortHash`.
 //!
-//! Strings are Rust `String`s. JS strings may hold lone UTF-16 surrogates, which Rust strings
+//! Strings are [`Str`]s: shared, immutable UTF-8 (`Arc<str>`), so a text copied from the session
+//! into the adapter's params is a reference count, not a copy. JS strings may hold lone UTF-16 surrogates, which Rust strings
 //! cannot; a lone surrogate `0xD800 + k` is stored as the private-use scalar `U+10F800 + k`
 //! (see [`LONE_SURROGATE_BASE`]). Every function here that measures, slices or prints strings
 //! knows that convention, so lone surrogates survive a parse → stringify round trip, count as one
@@ -13,7 +14,7 @@ mod number;
 mod ops;
 mod string;
 
-pub use json::{parse, parse_with_position, ParseError};
+pub use json::{parse, parse_shared, parse_with_position, ParseError, StrCache};
 pub use number::number_to_string;
 pub use ops::{js_max, js_min, join_element, non_nullish, string_to_number, to_js_string, to_number};
 pub use string::{
@@ -24,6 +25,9 @@ pub use string::{
 use std::fmt;
 use std::sync::Arc;
 
+mod str_type;
+pub use str_type::Str;
+
 /// A JSON value as JS holds it after `JSON.parse` or builds it in an object literal.
 #[derive(Clone, PartialEq, Default)]
 pub enum Value {
@@ -31,7 +35,7 @@ pub enum Value {
     Null,
     Bool(bool),
     Number(f64),
-    String(String),
+    String(Str),
     Array(Vec<Value>),
     Object(Object),
 }
@@ -43,7 +47,7 @@ pub enum Value {
 /// stage) is O(1), and only an object that is then changed gets its own copy.
 #[derive(Clone, PartialEq, Default)]
 pub struct Object {
-    entries: Arc<Vec<(String, Value)>>,
+    entries: Arc<Vec<(Str, Value)>>,
 }
 
 /// Whether JS treats `key` as an array index (a canonical decimal below 2^32 − 1), which
@@ -77,7 +81,7 @@ impl Object {
 
     /// Builds an object from members in source order, as `JSON.parse` assigns them: a repeated
     /// key keeps its first position and takes the last value, array-index keys sort first.
-    pub fn from_parsed(mut entries: Vec<(String, Value)>) -> Self {
+    pub fn from_parsed(mut entries: Vec<(Str, Value)>) -> Self {
         let plain = entries.iter().all(|(k, _)| is_array_index(k).is_none()) && {
             if entries.len() <= 16 {
                 entries.iter().enumerate().all(|(i, (k, _))| entries[..i].iter().all(|(p, _)| p != k))
@@ -106,7 +110,7 @@ impl Object {
     }
 
     /// `obj[key] = value`: replaces in place, or inserts at the JS position.
-    pub fn insert(&mut self, key: impl Into<String>, value: Value) {
+    pub fn insert(&mut self, key: impl Into<Str>, value: Value) {
         let key = key.into();
         let entries = Arc::make_mut(&mut self.entries);
         if let Some(slot) = entries.iter_mut().find(|(k, _)| *k == key) {
@@ -129,13 +133,13 @@ impl Object {
     }
 
     /// Builder form of [`Object::insert`].
-    pub fn with(mut self, key: impl Into<String>, value: impl Into<Value>) -> Self {
+    pub fn with(mut self, key: impl Into<Str>, value: impl Into<Value>) -> Self {
         self.insert(key, value.into());
         self
     }
 
     /// Inserts only when `value` is `Some` (JS drops `undefined` members when stringifying).
-    pub fn insert_opt(&mut self, key: impl Into<String>, value: Option<Value>) {
+    pub fn insert_opt(&mut self, key: impl Into<Str>, value: Option<Value>) {
         if let Some(v) = value {
             self.insert(key, v);
         }
@@ -162,15 +166,15 @@ impl Object {
         Some(Arc::make_mut(&mut self.entries).remove(pos).1)
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = (&String, &Value)> {
+    pub fn iter(&self) -> impl Iterator<Item = (&Str, &Value)> {
         self.entries.iter().map(|(k, v)| (k, v))
     }
 
-    pub fn iter_mut(&mut self) -> impl Iterator<Item = (&String, &mut Value)> {
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (&Str, &mut Value)> {
         Arc::make_mut(&mut self.entries).iter_mut().map(|(k, v)| (&*k, v))
     }
 
-    pub fn keys(&self) -> impl Iterator<Item = &String> {
+    pub fn keys(&self) -> impl Iterator<Item = &Str> {
         self.entries.iter().map(|(k, _)| k)
     }
 
@@ -202,8 +206,8 @@ impl Object {
     }
 }
 
-impl FromIterator<(String, Value)> for Object {
-    fn from_iter<T: IntoIterator<Item = (String, Value)>>(iter: T) -> Self {
+impl<K: Into<Str>> FromIterator<(K, Value)> for Object {
+    fn from_iter<T: IntoIterator<Item = (K, Value)>>(iter: T) -> Self {
         let mut o = Object::new();
         for (k, v) in iter {
             o.insert(k, v);
@@ -217,7 +221,7 @@ impl Value {
         Value::Object(Object::new())
     }
 
-    pub fn str(s: impl Into<String>) -> Value {
+    pub fn str(s: impl Into<Str>) -> Value {
         Value::String(s.into())
     }
 
@@ -328,12 +332,18 @@ impl fmt::Debug for Object {
 
 impl From<&str> for Value {
     fn from(s: &str) -> Self {
-        Value::String(s.to_string())
+        Value::String(s.into())
     }
 }
 
 impl From<String> for Value {
     fn from(s: String) -> Self {
+        Value::String(s.into())
+    }
+}
+
+impl From<Str> for Value {
+    fn from(s: Str) -> Self {
         Value::String(s)
     }
 }

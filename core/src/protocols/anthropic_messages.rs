@@ -339,7 +339,7 @@ fn stream(model: &Model, ctx: &LlmContext, opts: &StreamOptions, o: AnthropicOpt
     let cache_session_id = if retention == "none" { None } else { opts.session_id.as_deref() };
     let copilot_headers = (model.provider() == "github-copilot").then(|| {
         let headers = build_copilot_dynamic_headers(&ctx.messages, has_copilot_vision_input(&ctx.messages));
-        headers.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+        headers.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()
     });
     let client = create_client(model, &opts.api_key, &opts.headers, copilot_headers, cache_session_id, &opts.user_agent, events);
     let params = build_params(model, ctx, client.is_oauth, opts, &o, retention, events)?;
@@ -583,7 +583,7 @@ fn build_params(
     params.insert("max_tokens", Value::Number(o.max_tokens));
     params.insert("stream", Value::Bool(true));
     if !betas.is_empty() {
-        params.insert("betas", Value::Array(betas.into_iter().map(Value::String).collect()));
+        params.insert("betas", Value::Array(betas.into_iter().map(Value::from).collect()));
     }
 
     let text_block = |text: &str| {
@@ -791,7 +791,7 @@ fn convert_content_blocks(content: &[Value], label: &str, events: &mut Events) -
         if content.len() > 1 {
             ev(events, EventKind::Converted, format!("{label}: {} text blocks joined with \\n into one string", content.len()), "AI/api/anthropic-messages.js:83");
         }
-        return Ok(Value::String(sanitize_surrogates(&joined).into_owned()));
+        return Ok(Value::String(sanitize_surrogates(&joined).into_owned().into()));
     }
     let mut blocks = Vec::with_capacity(content.len() + 1);
     for block in content {
@@ -1052,7 +1052,7 @@ fn convert_assistant_blocks(msg: &Value, label: &str, is_oauth: bool, allow_empt
                     if cc != name {
                         ev(events, EventKind::Renamed, format!("{label}: tool_use name {name} → {cc} (OAuth, Claude Code casing)"), "AI/api/anthropic-messages.js:1027");
                     }
-                    b.insert("name", Value::String(cc));
+                    b.insert("name", Value::String(cc.into()));
                 } else {
                     b.insert_opt("name", block.get("name").cloned());
                 }
@@ -1202,7 +1202,7 @@ fn note_input_schema_rebuild(tool: &ToolDef, parameters: &Value, events: &mut Ev
         ev(events, EventKind::Replaced, format!("tool {}: parameters is not an object; input_schema is an empty object schema", tool.name), at);
         return;
     };
-    let dropped: Vec<&str> = p.keys().map(String::as_str).filter(|k| !matches!(*k, "type" | "properties" | "required")).collect();
+    let dropped: Vec<&str> = p.keys().map(|k| k.as_str()).filter(|k| !matches!(*k, "type" | "properties" | "required")).collect();
     if !dropped.is_empty() {
         ev(events, EventKind::Dropped, format!("tool {}: input_schema keeps type, properties, required; dropped {}", tool.name, dropped.join(", ")), at);
     }
@@ -1313,8 +1313,8 @@ fn header_value(v: &Value) -> Option<String> {
 fn sdk_build_url(model: &Model, opts: &StreamOptions) -> String {
     let base = match model.obj.get("baseUrl") {
         Some(Value::String(s)) if !s.is_empty() => s.clone(),
-        Some(Value::String(_)) => DEFAULT_BASE_URL.to_string(),
-        _ => opts.env.get("ANTHROPIC_BASE_URL").filter(|s| !s.is_empty()).cloned().unwrap_or_else(|| DEFAULT_BASE_URL.to_string()),
+        Some(Value::String(_)) => DEFAULT_BASE_URL.to_string().into(),
+        _ => opts.env.get("ANTHROPIC_BASE_URL").filter(|s| !s.is_empty()).cloned().unwrap_or_else(|| DEFAULT_BASE_URL.to_string()).into(),
     };
     if base.ends_with('/') {
         format!("{}{}", base, &MESSAGES_PATH[1..])

@@ -122,7 +122,7 @@ fn load_case(name: &str, reasoning: Option<&str>) -> Case {
     let env: BTreeMap<String, String> = case_json
         .get("env")
         .and_then(Value::as_object)
-        .map(|o| o.iter().filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string()))).collect())
+        .map(|o| o.iter().filter_map(|(k, v)| v.as_str().map(|s| (k.to_string(), s.to_string()))).collect())
         .unwrap_or_default();
     let experimental = env.get("PI_EXPERIMENTAL").is_some_and(|v| v == "1");
     let system = body.get("system").and_then(Value::as_array).and_then(|s| s.last()).and_then(|b| b.get_str("text")).unwrap_or("");
@@ -145,7 +145,7 @@ fn load_case(name: &str, reasoning: Option<&str>) -> Case {
     let expected_headers: Vec<(String, String)> = meta_headers
         .iter()
         .filter(|(k, _)| !k.starts_with("x-stainless-") && !runtime.contains(&k.as_str()))
-        .map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string()))
+        .map(|(k, v)| (k.to_string(), v.as_str().unwrap_or("").to_string()))
         .collect();
     let user_agent = meta_headers.get_str("user-agent").filter(|u| u.starts_with("pi ")).unwrap_or("pi (linux; x64)").to_string();
     // `reasoning` overrides the level (pi clamps it before the adapter); "off" means none.

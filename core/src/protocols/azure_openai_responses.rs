@@ -251,7 +251,7 @@ fn build_params(
     if let Some(key) = &prompt_cache_key {
         events.push(Event::new(EventKind::Inserted, format!("prompt_cache_key = the session id {key:?} (Azure: whatever the cache retention)")).at("AI/api/azure-openai-responses.js:208"));
     }
-    params.insert_opt("prompt_cache_key", prompt_cache_key.map(Value::String));
+    params.insert_opt("prompt_cache_key", prompt_cache_key.map(Value::from));
     params.insert("store", Value::Bool(false));
     if max_tokens != 0.0 && !max_tokens.is_nan() {
         params.insert("max_output_tokens", Value::Number(js::js_max(max_tokens, OPENAI_RESPONSES_MIN_OUTPUT_TOKENS)));

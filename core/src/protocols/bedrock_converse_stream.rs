@@ -681,7 +681,7 @@ fn write_document(value: &Value) -> Value {
 /// A string or number member: NaN and infinities are written as strings.
 fn write_scalar(value: &Value) -> Value {
     match value {
-        Value::Number(n) if !n.is_finite() => Value::String(crate::js::number_to_string(*n)),
+        Value::Number(n) if !n.is_finite() => Value::String(crate::js::number_to_string(*n).into()),
         other => other.clone(),
     }
 }

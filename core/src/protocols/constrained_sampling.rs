@@ -113,7 +113,7 @@ fn make_json_schema_node_strict(schema: &mut Value) -> Result<(), UnsupportedStr
             return Err(unsupported("object required must be a string array"));
         }
     }
-    let property_names: Vec<String> = s.get_object("properties").map(|p| p.keys().cloned().collect()).unwrap_or_default();
+    let property_names: Vec<String> = s.get_object("properties").map(|p| p.keys().map(|k| k.to_string()).collect()).unwrap_or_default();
     let required: Vec<String> = s.get_array("required").map(|r| r.iter().filter_map(Value::as_str).map(String::from).collect()).unwrap_or_default();
     if required.iter().any(|k| !property_names.contains(k)) {
         return Err(unsupported("required contains an unknown property"));
@@ -128,7 +128,7 @@ fn make_json_schema_node_strict(schema: &mut Value) -> Result<(), UnsupportedStr
             }
         }
     }
-    s.insert("required", Value::Array(property_names.into_iter().map(Value::String).collect()));
+    s.insert("required", Value::Array(property_names.into_iter().map(Value::from).collect()));
     s.insert("additionalProperties", Value::Bool(false));
     Ok(())
 }
@@ -162,7 +162,7 @@ pub fn get_grammar_tool_input(tool_name: &str, arguments: Option<&Value>, input_
         return Err(err(format!("Cannot read properties of {} (reading '{input_property}')", to_js_string(arguments))));
     };
     match arguments.get(input_property) {
-        Some(Value::String(s)) => Ok(s.clone()),
+        Some(Value::String(s)) => Ok(s.to_string()),
         _ => Err(err(format!("Grammar tool call \"{tool_name}\" requires argument \"{input_property}\" to be a string."))),
     }
 }
@@ -184,7 +184,7 @@ fn infer_grammar_input_property(tool: &ToolDef) -> Result<String, String> {
     if property.and_then(|p| p.get_str("type")) != Some("string") {
         return Err(format!("grammar constrained sampling property {input_property} must have type string"));
     }
-    Ok(input_property)
+    Ok(input_property.to_string())
 }
 
 /// `resolveJsonSchemaStrictSampling(tool, supportsStrictMode)` (AI/api/constrained-sampling.js:

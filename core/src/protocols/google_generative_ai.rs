@@ -160,7 +160,7 @@ fn build_params(model: &Model, ctx: &LlmContext, max_tokens: f64, thinking: &Thi
     let mut config = Object::new();
     config.spread(&generation_config);
     if !ctx.system_prompt.is_empty() {
-        config.insert("systemInstruction", Value::String(sanitize_surrogates(&ctx.system_prompt).into_owned()));
+        config.insert("systemInstruction", Value::String(sanitize_surrogates(&ctx.system_prompt).into_owned().into()));
     }
     if !ctx.tools.is_empty() {
         // `convertTools` never returns undefined for a non-empty list.

@@ -228,10 +228,10 @@ fn build_mistral_headers(model: &Model, opts: &StreamOptions, options: &MistralO
     headers.set("accept", "text/event-stream".into());
     headers.set("authorization", "<redacted>".into());
     headers.set("content-type", "application/json".into());
-    apply_mistral_header_overrides(&mut headers, model.headers().map(|h| h.iter().map(|(k, v)| (k.clone(), v.clone())).collect()));
+    apply_mistral_header_overrides(&mut headers, model.headers().map(|h| h.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()));
     let options_headers: Vec<(String, Value)> = opts.headers.iter().map(|(k, v)| (k.clone(), Value::str(v))).collect();
     apply_mistral_header_overrides(&mut headers, (!opts.headers.is_empty()).then_some(options_headers));
-    let has_explicit_affinity = has_mistral_header_override(model.headers().map(|h| h.keys().cloned().collect()), "x-affinity")
+    let has_explicit_affinity = has_mistral_header_override(model.headers().map(|h| h.keys().map(|k| k.to_string()).collect()), "x-affinity")
         || has_mistral_header_override((!opts.headers.is_empty()).then(|| opts.headers.iter().map(|(k, _)| k.clone()).collect()), "x-affinity");
     if should_use_prompt_caching(options) && !has_explicit_affinity {
         if let Some(sid) = &options.session_id {
@@ -474,7 +474,7 @@ fn to_chat_messages(messages: &[Value], supports_images: bool, events: &mut Even
 fn user_message(label: &str, msg: &Value, supports_images: bool, events: &mut Events) -> Result<Option<Value>, AdapterError> {
     let user = |content: Value| Object::new().with("role", "user").with("content", content).into();
     let blocks = match msg.get("content") {
-        Some(Value::String(s)) => return Ok(Some(user(Value::String(sanitize_surrogates(s).into_owned())))),
+        Some(Value::String(s)) => return Ok(Some(user(Value::String(sanitize_surrogates(s).into_owned().into())))),
         Some(Value::Array(a)) => a,
         _ => return Err(err(format!("{label}: user content is neither a string nor an array (msg.content.some is not a function)"))),
     };
@@ -538,7 +538,7 @@ fn assistant_message(label: &str, msg: &Value, events: &mut Events) -> Result<Op
                 let args = block.get("arguments").filter(|a| a.truthy()).cloned().unwrap_or_else(Value::object);
                 let mut function = Object::new();
                 function.insert_opt("name", block.get("name").cloned());
-                function.insert("arguments", Value::String(args.to_json()));
+                function.insert("arguments", Value::String(args.to_json().into()));
                 let mut call = Object::new();
                 call.insert_opt("id", block.get("id").cloned());
                 call.insert("type", Value::str("function"));

@@ -111,10 +111,10 @@ fn get_client_api_key(provider: &str, api_key: &str, headers: &[(String, String)
 fn chat_completions_url(model: &Model, opts: &StreamOptions) -> String {
     let base = match model.obj.get("baseUrl") {
         Some(Value::String(s)) => s.clone(),
-        None => opts.env.get("OPENAI_BASE_URL").map(|u| js::js_trim(u).to_string()).unwrap_or_default(),
-        Some(v) => to_js_string(Some(v)),
+        None => opts.env.get("OPENAI_BASE_URL").map(|u| js::js_trim(u).to_string()).unwrap_or_default().into(),
+        Some(v) => to_js_string(Some(v)).into(),
     };
-    let base = if base.is_empty() { "https://api.openai.com/v1".to_string() } else { base };
+    let base = if base.is_empty() { "https://api.openai.com/v1".to_string() } else { base.to_string() };
     if base.ends_with('/') {
         format!("{base}chat/completions")
     } else {
@@ -168,7 +168,7 @@ fn create_client_headers(
         default_headers.insert(k.clone(), Value::str(v));
     }
 
-    let mut entries: Vec<(String, Value)> = default_headers.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let mut entries: Vec<(String, Value)> = default_headers.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
     if let Some(custom) = env_custom_headers(&opts.env) {
         entries = merge_custom_headers(&custom, &entries);
         events.push(Event::new(EventKind::Inserted, "OPENAI_CUSTOM_HEADERS added by the SDK (default headers then go out sorted by name)").at("openai/client.js:162"));
@@ -229,7 +229,7 @@ fn env_custom_headers(env: &std::collections::BTreeMap<String, String>) -> Optio
 fn merge_custom_headers(parsed: &Object, default_entries: &[(String, Value)]) -> Vec<(String, Value)> {
     let mut merged: Vec<(String, String)> = Vec::new();
     let mut nulls: Vec<String> = Vec::new();
-    let parsed_entries: Vec<(String, Value)> = parsed.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let parsed_entries: Vec<(String, Value)> = parsed.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
     for set in [parsed_entries.as_slice(), default_entries] {
         for (name, value) in set {
             let lower = name.to_ascii_lowercase();
@@ -245,7 +245,7 @@ fn merge_custom_headers(parsed: &Object, default_entries: &[(String, Value)]) ->
         }
     }
     merged.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut out: Vec<(String, Value)> = merged.into_iter().map(|(k, v)| (k, Value::String(v))).collect();
+    let mut out: Vec<(String, Value)> = merged.into_iter().map(|(k, v)| (k, Value::String(v.into()))).collect();
     out.extend(nulls.into_iter().map(|n| (n, Value::Null)));
     out
 }
@@ -445,7 +445,7 @@ fn build_params(
     if (model.base_url().contains("api.openai.com") && retention != "none") || long_retention {
         if let Some(key) = clamp_openai_prompt_cache_key(options.session_id.as_deref()) {
             events.push(Event::new(EventKind::Inserted, format!("prompt_cache_key = the session id ({key})")).at("AI/api/openai-completions.js:588"));
-            params.insert("prompt_cache_key", Value::String(key));
+            params.insert("prompt_cache_key", Value::String(key.into()));
         }
     }
     if long_retention {
@@ -542,7 +542,7 @@ fn apply_thinking_format(model: &Model, options: &CompletionsOptions, compat: &C
     let format = compat.str("thinkingFormat");
     let reasoning = model.reasoning();
     let supports_effort = compat.truthy("supportsReasoningEffort");
-    let before: Vec<String> = params.keys().cloned().collect();
+    let before: Vec<String> = params.keys().map(|k| k.to_string()).collect();
     let at: &'static str;
 
     if format == Some("zai") && reasoning {
@@ -645,7 +645,7 @@ fn apply_thinking_format(model: &Model, options: &CompletionsOptions, compat: &C
     }
     let added: Vec<String> = params
         .iter()
-        .filter(|(k, _)| !before.contains(k))
+        .filter(|(k, _)| !before.iter().any(|b| b == k.as_str()))
         .map(|(k, v)| format!("{k}: {}", v.to_json()))
         .collect();
     let format_name = format.unwrap_or("openai");
@@ -1003,7 +1003,7 @@ fn convert_assistant_message(model: &Model, msg: &Value, compat: &Compat, gramma
             events.push(Event::new(EventKind::Converted, format!("{} thinking block(s) sent as a text part (requiresThinkingAsText)", non_empty_thinking.len())).at("AI/api/openai-completions.js:983"));
         } else {
             if !assistant_text.is_empty() {
-                out.insert("content", Value::String(assistant_text.clone()));
+                out.insert("content", Value::String(assistant_text.clone().into()));
             }
             if preserved.is_none() {
                 let mut signature = non_empty_thinking[0].0.get("thinkingSignature").cloned();
@@ -1013,7 +1013,7 @@ fn convert_assistant_message(model: &Model, msg: &Value, compat: &Compat, gramma
                 match signature.as_ref().and_then(Value::as_str) {
                     Some(field @ ("reasoning" | "reasoning_content" | "reasoning_text")) => {
                         let joined = non_empty_thinking.iter().map(|(_, t)| *t).collect::<Vec<_>>().join(text("reasoningFieldJoin"));
-                        out.insert(field, Value::String(joined));
+                        out.insert(field, Value::String(joined.into()));
                         events.push(Event::new(EventKind::Converted, format!("{} thinking block(s) replayed in the {field} field", non_empty_thinking.len())).at("AI/api/openai-completions.js:1006"));
                     }
                     _ => events.push(Event::new(EventKind::Dropped, format!("{} thinking block(s) not sent: no reasoning field signature", non_empty_thinking.len())).at("AI/api/openai-completions.js:1002")),
@@ -1021,7 +1021,7 @@ fn convert_assistant_message(model: &Model, msg: &Value, compat: &Compat, gramma
             }
         }
     } else if !assistant_text.is_empty() {
-        out.insert("content", Value::String(assistant_text));
+        out.insert("content", Value::String(assistant_text.into()));
     }
 
     if !tool_calls.is_empty() {
@@ -1041,7 +1041,7 @@ fn convert_assistant_message(model: &Model, msg: &Value, compat: &Compat, gramma
             let mut function = Object::new();
             function.insert_opt("name", tc.get("name").cloned());
             // `JSON.stringify(undefined)` is undefined: the member disappears.
-            function.insert_opt("arguments", tc.get("arguments").map(|a| Value::String(a.to_json())));
+            function.insert_opt("arguments", tc.get("arguments").map(|a| Value::String(a.to_json().into())));
             let mut call = Object::new();
             call.insert_opt("id", tc.get("id").cloned());
             call.insert("type", Value::str("function"));

@@ -264,7 +264,7 @@ fn fixture(dir: &std::path::Path) -> Option<Fixture> {
     let first = &body_msgs[0];
     let system_prompt = match first.get_str("role") {
         Some("system") | Some("developer") if first.get("content").is_some() => match first.get("content")? {
-            Value::String(s) => s.clone(),
+            Value::String(s) => s.to_string(),
             Value::Array(a) => a[0].get_str("text")?.to_string(),
             _ => return None,
         },
@@ -365,14 +365,14 @@ fn fixture(dir: &std::path::Path) -> Option<Fixture> {
     // (the SDK reads OPENAI_CUSTOM_HEADERS from the environment pi runs in)
     if let Some(e) = case.get("env").and_then(Value::as_object) {
         for (k, v) in e.iter() {
-            env_vars.insert(k.clone(), v.as_str()?.to_string());
+            env_vars.insert(k.to_string(), v.as_str()?.to_string());
         }
     }
     let raw_headers = meta.get("headers")?.as_object()?;
     let expected_headers = raw_headers
         .iter()
         .filter(|(k, _)| !matches!(k.as_str(), "host" | "connection" | "content-length" | "accept-encoding" | "accept-language" | "sec-fetch-mode") && !k.starts_with("x-stainless"))
-        .map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string()))
+        .map(|(k, v)| (k.to_string(), v.as_str().unwrap_or("").to_string()))
         .collect();
     let opts = StreamOptions {
         reasoning: (level != "off").then_some(level),

@@ -152,10 +152,10 @@ pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut
 fn responses_url(model: &Model, opts: &StreamOptions) -> String {
     let base = match model.obj.get("baseUrl") {
         Some(Value::String(s)) => s.clone(),
-        None | Some(Value::Null) => opts.env.get("OPENAI_BASE_URL").cloned().unwrap_or_default(),
-        Some(v) => js::to_js_string(Some(v)),
+        None | Some(Value::Null) => opts.env.get("OPENAI_BASE_URL").cloned().unwrap_or_default().into(),
+        Some(v) => js::to_js_string(Some(v)).into(),
     };
-    let base = if base.is_empty() { "https://api.openai.com/v1".to_string() } else { base };
+    let base = if base.is_empty() { "https://api.openai.com/v1".to_string() } else { base.to_string() };
     if base.ends_with('/') {
         format!("{base}responses")
     } else {
@@ -240,7 +240,7 @@ fn build_params(
     if let Some(key) = &prompt_cache_key {
         events.push(Event::new(EventKind::Inserted, format!("prompt_cache_key = the session id {key:?}")).at("AI/api/openai-responses.js:230"));
     }
-    params.insert_opt("prompt_cache_key", prompt_cache_key.map(Value::String));
+    params.insert_opt("prompt_cache_key", prompt_cache_key.map(Value::from));
     let cache_retention_value = get_prompt_cache_retention(compat, retention);
     if cache_retention_value.is_some() {
         events.push(Event::new(EventKind::Inserted, "prompt_cache_retention \"24h\" (PI_CACHE_RETENTION=long)").at("AI/api/openai-responses.js:64"));

@@ -106,7 +106,7 @@ fn added_tool_names(msg: &Value) -> Result<Vec<Value>, AdapterError> {
     match msg.get("addedToolNames") {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Array(a)) => Ok(a.clone()),
-        Some(Value::String(s)) => Ok(s.chars().map(|c| Value::String(c.to_string())).collect()),
+        Some(Value::String(s)) => Ok(s.chars().map(|c| Value::String(c.to_string().into())).collect()),
         Some(other) => Err(err(format!("msg.addedToolNames is not iterable ({other:?})"))),
     }
 }
@@ -272,7 +272,7 @@ fn parse_text_signature(signature: Option<&Value>) -> Result<Option<TextSignatur
             }
         }
     }
-    Ok(Some(TextSignature { id: sig.clone(), phase: None }))
+    Ok(Some(TextSignature { id: sig.to_string(), phase: None }))
 }
 
 /// `sanitizeSurrogates(value)` on a member pi assumes is a string (`.replace` throws otherwise).
@@ -320,7 +320,7 @@ fn convert_tool_result_output(model: &Model, content: Option<&Value>, label: &st
             events.push(Event::new(EventKind::Inserted, format!("{label}: empty result sent as {:?}", text("toolResultEmpty"))).at("AI/api/openai-responses-shared.js:43"));
             text("toolResultEmpty").to_string()
         };
-        return Ok(Value::String(sanitize_surrogates(&out).into_owned()));
+        return Ok(Value::String(sanitize_surrogates(&out).into_owned().into()));
     }
     let mut output = Vec::with_capacity(images.len() + 1);
     if has_text {
@@ -549,7 +549,7 @@ fn convert_assistant_message(
                     .with("content", Value::Array(vec![part.into()]))
                     .with("status", "completed")
                     .with("id", msg_id);
-                item.insert_opt("phase", parsed.and_then(|p| p.phase).map(Value::String));
+                item.insert_opt("phase", parsed.and_then(|p| p.phase).map(Value::from));
                 output.push(item.into());
             }
             Some("toolCall") => output.push(convert_tool_call(block, same_model, different_model, options, label, k, events)?),
@@ -595,7 +595,7 @@ fn convert_tool_call(
             o.insert_opt("id", item_id.map(Value::str));
             o.insert("call_id", Value::str(call_id));
             o.insert_opt("name", name.cloned());
-            o.insert("input", Value::String(sanitize_surrogates(&input).into_owned()));
+            o.insert("input", Value::String(sanitize_surrogates(&input).into_owned().into()));
             o
         }
         None => {
@@ -604,7 +604,7 @@ fn convert_tool_call(
             o.insert("call_id", Value::str(call_id));
             o.insert_opt("name", name.cloned());
             // `JSON.stringify(undefined)` is undefined: the member is dropped.
-            o.insert_opt("arguments", block.get("arguments").map(|a| Value::String(a.to_json())));
+            o.insert_opt("arguments", block.get("arguments").map(|a| Value::String(a.to_json().into())));
             o
         }
     };

@@ -31,13 +31,13 @@ pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut
     // `{temperature, maxTokens, reasoning, cacheRetention, sessionId, toolChoice}`: the coding
     // agent sets neither temperature, maxTokens nor toolChoice, and JSON.stringify drops them.
     let mut options = Object::new();
-    options.insert_opt("reasoning", opts.reasoning.clone().filter(|r| !r.is_empty()).map(Value::String));
+    options.insert_opt("reasoning", opts.reasoning.clone().filter(|r| !r.is_empty()).map(Value::from));
     let retention = resolve_cache_retention(opts);
     if let Some(r) = retention {
         events.push(Event::new(EventKind::Note, format!("cacheRetention {r:?} from PI_CACHE_RETENTION")).at("AI/api/pi-messages.js:234"));
     }
     options.insert_opt("cacheRetention", retention.map(Value::str));
-    options.insert_opt("sessionId", opts.session_id.clone().map(Value::String));
+    options.insert_opt("sessionId", opts.session_id.clone().map(Value::from));
 
     let mut payload = Object::new();
     payload.insert_opt("model", model.obj.get("id").cloned());
