@@ -370,7 +370,7 @@ impl Scenario {
             args.push("--tools".into());
             args.push(active.join(","));
         }
-        env.insert("args", Value::Array(args.into_iter().map(Value::String).collect()));
+        env.insert("args", Value::Array(args.into_iter().map(Value::from).collect()));
         let agent_dir = env.get_str("agentDir").map(String::from).unwrap_or_else(|| format!("{root}/home/.pi/agent"));
         let origins = placed
             .into_iter()

@@ -261,7 +261,7 @@ fn event_groups(r: &Value) -> BTreeMap<(String, String), (usize, String)> {
 }
 
 fn top_keys(body: &Value) -> BTreeSet<String> {
-    body.as_object().map(|o| o.keys().cloned().collect()).unwrap_or_default()
+    body.as_object().map(|o| o.keys().map(|k| k.to_string()).collect()).unwrap_or_default()
 }
 
 fn paths_cell(paths: &[Value]) -> Html {

@@ -18,7 +18,7 @@ use super::ViewProps;
 pub fn provenance_map(report: &Value) -> Option<HashMap<String, Value>> {
     match report.get("provenance")? {
         Value::Array(a) => Some(a.iter().filter_map(|o| o.get_str("path").map(|p| (p.to_string(), o.clone()))).collect()),
-        Value::Object(o) => Some(o.iter().map(|(k, v)| (k.clone(), v.clone())).collect()),
+        Value::Object(o) => Some(o.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()),
         _ => None,
     }
 }
@@ -31,7 +31,7 @@ fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
                 if k == "path" && prefix.is_empty() {
                     continue;
                 }
-                let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                let key = if prefix.is_empty() { k.to_string() } else { format!("{prefix}.{k}") };
                 flatten(&key, x, out);
             }
         }

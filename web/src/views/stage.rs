@@ -24,7 +24,7 @@ fn kind_counts(st: &Value) -> Vec<(&'static str, usize)> {
 }
 
 fn counts_of(st: &Value) -> Vec<(String, f64)> {
-    st.get("counts").and_then(Value::as_object).map(|o| o.iter().map(|(k, v)| (k.clone(), v.as_f64().unwrap_or(0.0))).collect()).unwrap_or_default()
+    st.get("counts").and_then(Value::as_object).map(|o| o.iter().map(|(k, v)| (k.to_string(), v.as_f64().unwrap_or(0.0))).collect()).unwrap_or_default()
 }
 
 /// `systemPromptChars` → `system prompt chars`.
@@ -104,7 +104,7 @@ fn stage_data(p: &ViewProps, id: &str) -> Html {
             };
             let body = s(req, "body");
             let parsed = super::util::parsed_body(&p.report);
-            let keys: Vec<String> = parsed.as_object().map(|o| o.keys().cloned().collect()).unwrap_or_default();
+            let keys: Vec<String> = parsed.as_object().map(|o| o.keys().map(|k| k.to_string()).collect()).unwrap_or_default();
             html! {
                 <dl class="kv">
                     <dt>{"request"}</dt><dd class="mono">{format!("{} {}", s(req, "method"), s(req, "url"))}</dd>

@@ -44,7 +44,7 @@ pub fn not_available(what: &str) -> Html {
 /// A value as display text: strings bare, everything else as JSON.
 pub fn text_of(v: &Value) -> String {
     match v {
-        Value::String(s) => s.clone(),
+        Value::String(s) => s.to_string(),
         Value::Number(n) => ctxlens::js::number_to_string(*n),
         other => other.to_json(),
     }
