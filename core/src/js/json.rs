@@ -1,7 +1,7 @@
 //! `JSON.parse` and `JSON.stringify` with the semantics of V8.
 
 use super::number::number_to_string;
-use super::string::{escape_json_string_into, LONE_SURROGATE_BASE};
+use super::string::{escape_json_string_into, has_json_special as has_special, LONE_SURROGATE_BASE};
 use super::{Object, Str, Value};
 
 /// Nesting deeper than this is reported as an error instead of risking the stack.
@@ -68,15 +68,6 @@ struct Parser<'a> {
 const CACHE_SLOTS: usize = 128;
 /// Strings up to this many bytes go through the cache.
 const CACHE_MAX_LEN: usize = 24;
-
-/// Whether any of the 8 bytes in `w` is `"`, `\\` or a control character (< 0x20).
-#[inline]
-fn has_special(w: u64) -> bool {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    let zero = |x: u64| x.wrapping_sub(LO) & !x & HI;
-    (zero(w ^ (LO * b'"' as u64)) | zero(w ^ (LO * b'\\' as u64)) | (w.wrapping_sub(LO * 0x20) & !w & HI)) != 0
-}
 
 impl<'a> Parser<'a> {
     fn err(&self, msg: &str) -> ParseError {

@@ -18,13 +18,45 @@ pub fn is_lone_surrogate_char(c: char) -> Option<u16> {
 
 /// `s.length` in JS.
 pub fn utf16_len(s: &str) -> usize {
-    // Fast path: ASCII and BMP characters are one unit, astral ones two; lone surrogates one.
-    let mut n = 0;
-    for c in s.chars() {
-        let u = c as u32;
-        n += if (0x10000..LONE_SURROGATE_BASE).contains(&u) { 2 } else { 1 };
+    // Counted on the bytes, 8 at a time: every byte that does not continue a character starts
+    // one unit, a 4-byte lead (0xF0..) starts an astral character (two units); lone surrogates
+    // (stored as 4-byte characters, lead 0xF4) are one unit and corrected for after.
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let b = s.as_bytes();
+    let mut n = 0usize;
+    let mut chunks = b.chunks_exact(8);
+    for c in &mut chunks {
+        let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        let continuation = w & !(w << 1) & HI;
+        let four = w & (w << 1) & (w << 2) & (w << 3) & HI;
+        n += 8 - continuation.count_ones() as usize + four.count_ones() as usize;
+    }
+    for &x in chunks.remainder() {
+        n += ((x as i8) >= -64) as usize + (x >= 0xF0) as usize;
+    }
+    if b.contains(&0xF4) {
+        n -= s.chars().filter(|c| is_lone_surrogate_char(*c).is_some()).count();
     }
     n
+}
+
+/// Whether any of the 8 bytes in `w` is `"`, `\\` or a control character (< 0x20): the bytes a
+/// JSON string escapes (or, in JSON text, ends or rejects on).
+#[inline]
+pub(crate) fn has_json_special(w: u64) -> bool {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let zero = |x: u64| x.wrapping_sub(LO) & !x & HI;
+    (zero(w ^ (LO * b'"' as u64)) | zero(w ^ (LO * b'\\' as u64)) | (w.wrapping_sub(LO * 0x20) & !w & HI)) != 0
+}
+
+/// Whether any of the 8 bytes in `w` is 0xF4 (the lead byte of every encoded lone surrogate).
+#[inline]
+fn has_f4(w: u64) -> bool {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let x = w ^ (LO * 0xF4);
+    x.wrapping_sub(LO) & !x & HI != 0
 }
 
 /// The UTF-16 code units of a JS string.
@@ -93,7 +125,7 @@ pub fn js_trim_is_empty(s: &str) -> bool {
 /// pi's `sanitizeSurrogates`: removes unpaired surrogates. Paired ones are real scalars in a Rust
 /// string, so this removes exactly the encoded lone ones.
 pub fn sanitize_surrogates(s: &str) -> std::borrow::Cow<'_, str> {
-    if s.chars().any(|c| is_lone_surrogate_char(c).is_some()) {
+    if s.as_bytes().contains(&0xF4) && s.chars().any(|c| is_lone_surrogate_char(c).is_some()) {
         std::borrow::Cow::Owned(s.chars().filter(|c| is_lone_surrogate_char(*c).is_none()).collect())
     } else {
         std::borrow::Cow::Borrowed(s)
@@ -105,36 +137,55 @@ pub fn escape_json_string_into(s: &str, out: &mut String) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.reserve(s.len() + 2);
     out.push('"');
-    let bytes = s.as_bytes();
+    let b = s.as_bytes();
     let mut start = 0;
-    for (i, c) in s.char_indices() {
-        let esc: Option<&str> = match c {
-            '"' => Some("\\\""),
-            '\\' => Some("\\\\"),
-            '\u{8}' => Some("\\b"),
-            '\u{c}' => Some("\\f"),
-            '\n' => Some("\\n"),
-            '\r' => Some("\\r"),
-            '\t' => Some("\\t"),
+    let mut i = 0;
+    while i < b.len() {
+        if let Some(c) = b.get(i..i + 8) {
+            let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+            if !has_json_special(w) && !has_f4(w) {
+                i += 8;
+                continue;
+            }
+        }
+        let x = b[i];
+        let esc: Option<&str> = match x {
+            b'"' => Some("\\\""),
+            b'\\' => Some("\\\\"),
+            0x08 => Some("\\b"),
+            0x0c => Some("\\f"),
+            b'\n' => Some("\\n"),
+            b'\r' => Some("\\r"),
+            b'\t' => Some("\\t"),
             _ => None,
         };
-        let needs = esc.is_some() || (c as u32) < 0x20 || is_lone_surrogate_char(c).is_some();
-        if !needs {
+        let (cu, len) = if esc.is_some() || x < 0x20 {
+            (x as u16, 1)
+        } else if x == 0xF4 {
+            match s[i..].chars().next().and_then(is_lone_surrogate_char) {
+                Some(cu) => (cu, 4),
+                None => {
+                    i += 1;
+                    continue;
+                }
+            }
+        } else {
+            i += 1;
             continue;
-        }
+        };
         out.push_str(&s[start..i]);
-        start = i + c.len_utf8();
+        i += len;
+        start = i;
         if let Some(e) = esc {
             out.push_str(e);
         } else {
-            let cu = is_lone_surrogate_char(c).unwrap_or(c as u16);
             out.push_str("\\u");
             for shift in [12, 8, 4, 0] {
                 out.push(HEX[((cu >> shift) & 0xf) as usize] as char);
             }
         }
     }
-    out.push_str(std::str::from_utf8(&bytes[start..]).unwrap());
+    out.push_str(&s[start..]);
     out.push('"');
 }
 

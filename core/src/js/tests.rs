@@ -87,3 +87,23 @@ fn pretty_matches_json_stringify_indent_2() {
     let v = parse(r#"{"a":[1,{"b":[]}],"c":{}}"#).unwrap();
     assert_eq!(v.to_json_pretty(2), "{\n  \"a\": [\n    1,\n    {\n      \"b\": []\n    }\n  ],\n  \"c\": {}\n}");
 }
+
+#[test]
+fn byte_level_fast_paths_agree_with_char_by_char() {
+    // Lengths, escaping and parsing across the 8-byte chunk boundaries, with every kind of
+    // character: ASCII, 2/3/4-byte UTF-8, escapes, control characters and lone surrogates.
+    let pieces = ["a", "é", "✓", "🙈", "\"", "\\", "\n", "\u{1}", "\u{7f}", "\u{10F800}", "\u{10FBFF}", "\u{10FFFF}", "\u{F8FF}", "\u{100000}"];
+    for n in 0..400usize {
+        let mut s = String::new();
+        for k in 0..(n % 23) {
+            s.push_str(pieces[(n * 7 + k * 3 + k * k) % pieces.len()]);
+        }
+        let reference: usize = s.chars().map(|c| if (0x10000..LONE_SURROGATE_BASE).contains(&(c as u32)) { 2 } else { 1 }).sum();
+        assert_eq!(utf16_len(&s), reference, "{s:?}");
+        let json = Value::str(s.as_str()).to_json();
+        assert_eq!(parse(&json).unwrap().as_str(), Some(s.as_str()), "{json:?}");
+        assert!(!json.contains('\n') && !json.contains('\u{1}') && !json.contains('\u{10F800}'));
+        let lone = json.matches("\\ud8").count() + json.matches("\\udb").count() + json.matches("\\udf").count();
+        assert_eq!(lone, s.chars().filter(|c| is_lone_surrogate_char(*c).is_some()).count(), "{json:?}");
+    }
+}
