@@ -147,6 +147,7 @@ test("the request view: JSON tree, sources, raw body, Copy, Download, cURL", asy
 
   await tree.locator('[data-path="model"]').hover();
   assert.match(await page.getByTestId("provenance").textContent(), /parameter model/, "hovering names the source");
+  await tree.locator('[data-path="messages.0"] > .jt-toggle').click();
   await tree.locator('[data-path="messages.0.content"]').click();
   await page.waitForFunction(() => decodeURIComponent(location.hash).includes("sel=path:messages.0.content"));
   await page.mouse.move(0, 0);
@@ -180,6 +181,29 @@ test("the compare mode maps each block of two protocols and reports losses", asy
   assert.match(cells[0], /messages\[\*?0?\]\.content/);
   assert.match(cells[1], /system\[[*0]\]\.text/);
   assert.ok((await page.locator('[data-testid="loss-report"] li').count()) > 0);
+  await context.close();
+});
+
+test("branches, labels and compactions in the session tree", async () => {
+  const { page, context } = await openDemo();
+  for (const [name, check] of [
+    ["an-branch-summary", async () => {
+      assert.ok((await page.locator('[data-testid="session-tree"] .node.fork').count()) > 0, "a branch point indents");
+      assert.ok((await page.locator('[data-testid="session-tree"] .entry:not(.active)').count()) > 0, "entries off the active branch");
+      assert.ok((await page.locator('[data-testid="session-tree"] .t-branch').count()) > 0, "branch summaries are marked");
+    }],
+    ["an-compaction-kept-range", async () => {
+      assert.ok((await page.locator('[data-testid="session-tree"] .t-compaction').count()) > 0, "compactions are marked");
+      assert.ok((await page.locator('[data-testid="session-tree"] .entry.active.cut').count()) > 0, "entries cut by the compaction");
+    }],
+  ]) {
+    await page.getByTestId("folder-input").setInputFiles(path.join(repo, "tests/conformance", name));
+    await page.waitForFunction((n) => document.querySelector(".scenario")?.textContent === n, name, { timeout: 60000 });
+    await showView(page, "session", "Session");
+    await page.waitForFunction((n) => document.querySelector('[data-testid="session-view"] h3')?.textContent.includes("session"), null, { timeout: 30000 });
+    await check();
+    await page.getByTestId("view-session").screenshot({ path: screenshotPath(`view-session-${name}.png`) });
+  }
   await context.close();
 });
 

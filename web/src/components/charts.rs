@@ -60,12 +60,14 @@ pub fn StackedBar(p: &StackedProps) -> Html {
             <ul class="legend">
             { for p.segs.iter().map(|s| {
                 let sel = s.key.is_some() && s.key.as_deref() == p.selected.as_deref();
-                let onclick = match (&p.on_select, &s.key) {
-                    (Some(cb), Some(k)) => { let cb = cb.clone(); let k = k.clone(); Some(Callback::from(move |_: MouseEvent| cb.emit(Some(AttrValue::from(k.clone()))))) }
+                let h = match (&p.on_select, &s.key) {
+                    (Some(cb), Some(k)) => Some(super::select_handlers(cb, k)),
                     _ => None,
                 };
+                let focusable = h.is_some();
+                let (onclick, onkeydown) = h.map(|(a, b)| (Some(a), Some(b))).unwrap_or((None, None));
                 html! {
-                    <li class={classes!(sel.then_some("sel"), onclick.is_some().then_some("clickable"))} onclick={onclick}>
+                    <li class={classes!(sel.then_some("sel"), focusable.then_some("clickable"))} onclick={onclick} onkeydown={onkeydown} tabindex={focusable.then_some("0")}>
                         <span class="sw" style={format!("background:{}", s.color)}></span>
                         <span class="lbl">{&s.label}</span>
                         <span class="num">{thousands(s.value)}</span>
@@ -129,13 +131,15 @@ pub fn Bars(p: &BarsProps) -> Html {
             { for p.rows.iter().map(|r| {
                 let v: f64 = r.segs.iter().map(|s| s.value.max(0.0)).sum();
                 let sel = r.key.is_some() && r.key.as_deref() == p.selected.as_deref();
-                let onclick = match (&p.on_select, &r.key) {
-                    (Some(cb), Some(k)) => { let cb = cb.clone(); let k = k.clone(); Some(Callback::from(move |_: MouseEvent| cb.emit(Some(AttrValue::from(k.clone()))))) }
+                let h = match (&p.on_select, &r.key) {
+                    (Some(cb), Some(k)) => Some(super::select_handlers(cb, k)),
                     _ => None,
                 };
+                let focusable = h.is_some();
+                let (onclick, onkeydown) = h.map(|(a, b)| (Some(a), Some(b))).unwrap_or((None, None));
                 let mut x = 0.0;
                 html! {
-                    <tr class={classes!("bar-row", sel.then_some("sel"), onclick.is_some().then_some("clickable"))} onclick={onclick}
+                    <tr class={classes!("bar-row", sel.then_some("sel"), focusable.then_some("clickable"))} onclick={onclick} onkeydown={onkeydown} tabindex={focusable.then_some("0")}
                         data-key={r.key.clone().unwrap_or_default()} data-value={format!("{v}")}>
                         <th class="lbl" title={r.label.clone()}>{&r.label}</th>
                         <td class="barcol">

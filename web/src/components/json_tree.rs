@@ -106,6 +106,20 @@ fn node(ctx: &Ctx, label: Option<String>, path: String, v: &Value, depth: usize,
             cb.emit(Some(p.clone()))
         })
     };
+    let onkeydown = {
+        let cb = ctx.on_select.clone();
+        let p = path.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Enter" {
+                e.prevent_default();
+                cb.emit(Some(p.clone()))
+            }
+        })
+    };
+    let onfocus = ctx.on_hover.clone().map(|cb| {
+        let p = path.clone();
+        Callback::from(move |_: FocusEvent| cb.emit(Some(p.clone())))
+    });
     let onmouseenter = ctx.on_hover.clone().map(|cb| {
         let p = path.clone();
         Callback::from(move |_: MouseEvent| cb.emit(Some(p.clone())))
@@ -113,11 +127,11 @@ fn node(ctx: &Ctx, label: Option<String>, path: String, v: &Value, depth: usize,
     let key = label.map(|l| html! { <><span class="jt-key">{l}</span><span class="jt-colon">{": "}</span></> });
     let comma_h = comma.then(|| html! { <span class="jt-punct">{","}</span> });
     let (open_b, close_b, len, kind) = match v {
-        Value::Object(o) => ("{", "}", o.len(), "keys"),
-        Value::Array(a) => ("[", "]", a.len(), "items"),
+        Value::Object(o) => ("{", "}", o.len(), if o.len() == 1 { "key" } else { "keys" }),
+        Value::Array(a) => ("[", "]", a.len(), if a.len() == 1 { "item" } else { "items" }),
         _ => {
             return html! {
-                <div class={classes!("jt-row", selected.then_some("sel"))} data-path={path.clone()} onclick={onclick} onmouseenter={onmouseenter}>
+                <div class={classes!("jt-row", selected.then_some("sel"))} data-path={path.clone()} onclick={onclick} onmouseenter={onmouseenter} tabindex="0" onkeydown={onkeydown.clone()} onfocus={onfocus.clone()}>
                     <span class="jt-caret-space"></span>{key}{scalar(v, &path, ctx)}{comma_h}
                 </div>
             }
@@ -139,7 +153,7 @@ fn node(ctx: &Ctx, label: Option<String>, path: String, v: &Value, depth: usize,
     };
     if !open {
         return html! {
-            <div class={classes!("jt-row", selected.then_some("sel"))} data-path={path.clone()} onclick={onclick} onmouseenter={onmouseenter}>
+            <div class={classes!("jt-row", selected.then_some("sel"))} data-path={path.clone()} onclick={onclick} onmouseenter={onmouseenter} tabindex="0" onkeydown={onkeydown.clone()} onfocus={onfocus.clone()}>
                 {caret}{key}<span class="jt-punct">{open_b}</span>
                 if let Some(peek) = peek(v) { <span class="jt-peek">{format!(" {peek}")}</span> }
                 if len > 0 { <span class="jt-summary">{format!(" {len} {kind} ")}</span> }
@@ -172,7 +186,7 @@ fn node(ctx: &Ctx, label: Option<String>, path: String, v: &Value, depth: usize,
     };
     html! {
         <div class="jt-node">
-            <div class={classes!("jt-row", selected.then_some("sel"))} data-path={path.clone()} onclick={onclick} onmouseenter={onmouseenter}>
+            <div class={classes!("jt-row", selected.then_some("sel"))} data-path={path.clone()} onclick={onclick} onmouseenter={onmouseenter} tabindex="0" onkeydown={onkeydown.clone()} onfocus={onfocus.clone()}>
                 {caret}{key}<span class="jt-punct">{open_b}</span>
             </div>
             <div class="jt-children">{children}</div>

@@ -7,6 +7,24 @@ pub mod json_tree;
 pub mod treemap;
 pub mod vlist;
 
+use yew::prelude::*;
+
+/// A click and an Enter/Space key handler that both select `key` (for focusable chart parts).
+pub fn select_handlers(cb: &Callback<Option<AttrValue>>, key: &str) -> (Callback<MouseEvent>, Callback<KeyboardEvent>) {
+    let k: AttrValue = AttrValue::from(key.to_string());
+    let (c1, k1) = (cb.clone(), k.clone());
+    let (c2, k2) = (cb.clone(), k);
+    (
+        Callback::from(move |_: MouseEvent| c1.emit(Some(k1.clone()))),
+        Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Enter" || e.key() == " " {
+                e.prevent_default();
+                c2.emit(Some(k2.clone()))
+            }
+        }),
+    )
+}
+
 /// A category colour: `var(--vc-<i>)` (ten colours, light and dark variants in views.css).
 pub fn color(i: usize) -> String {
     format!("var(--vc-{})", i % 10)

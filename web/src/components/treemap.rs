@@ -114,19 +114,18 @@ pub fn Treemap(p: &TreemapProps) -> Html {
         let irs = squarify(&vals, inner);
         let items = g.items.iter().zip(irs).filter(|(_, ir)| ir.w > 0.2 && ir.h > 0.2).map(|(it, ir)| {
             let sel = it.key.is_some() && it.key.as_deref() == p.selected.as_deref();
-            let onclick = match (&p.on_select, &it.key) {
-                (Some(cb), Some(k)) => {
-                    let cb = cb.clone();
-                    let k = k.clone();
-                    Some(Callback::from(move |_: MouseEvent| cb.emit(Some(AttrValue::from(k.clone())))))
-                }
+            let h = match (&p.on_select, &it.key) {
+                (Some(cb), Some(k)) => Some(super::select_handlers(cb, k)),
                 _ => None,
             };
+            let focusable = h.is_some();
+            let (onclick, onkeydown) = h.map(|(a, b)| (Some(a), Some(b))).unwrap_or((None, None));
             let fits = ir.w > 46.0 && ir.h > 15.0;
             let max_chars = ((ir.w - 8.0) / 6.6).max(0.0) as usize;
             let label = ellipsize(&it.label, max_chars);
             html! {
-                <g class={classes!("tm-item", sel.then_some("sel"), onclick.is_some().then_some("clickable"))} onclick={onclick} data-key={it.key.clone().unwrap_or_default()}>
+                <g class={classes!("tm-item", sel.then_some("sel"), focusable.then_some("clickable"))} onclick={onclick} onkeydown={onkeydown} tabindex={focusable.then_some("0")}
+                   role={focusable.then_some("button")} aria-label={format!("{}: {} chars", it.label, thousands(it.value))} data-key={it.key.clone().unwrap_or_default()}>
                     <title>{format!("{} · {}: {} chars ({} of the request)", g.label, it.label, thousands(it.value), pct(it.value, grand))}</title>
                     <rect x={format!("{:.1}", ir.x)} y={format!("{:.1}", ir.y)} width={format!("{:.1}", ir.w)} height={format!("{:.1}", ir.h)} fill={g.color.clone()} />
                     if fits {

@@ -225,7 +225,16 @@ pub fn mapping_from_provenance(report: &Value, body: &Value) -> Option<BTreeMap<
         let v = value_at(body, path);
         let is_leaf = !matches!(v, Some(Value::Object(_)) | Some(Value::Array(_)));
         let e = out.entry(block).or_default();
-        let pat = pattern(path);
+        let mut pat = pattern(path);
+        if block == "tool-definitions" {
+            // A schema is one block: cut its inner paths at the schema's root.
+            for root in [".parameters.", ".input_schema.", ".inputSchema.", ".parametersJsonSchema.", ".parameters_json_schema."] {
+                if let Some(i) = pat.find(root) {
+                    pat.truncate(i + root.len() - 1);
+                    break;
+                }
+            }
+        }
         if !e.paths.contains(&pat) && e.paths.len() < 8 {
             e.paths.push(pat);
         }

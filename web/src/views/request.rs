@@ -55,15 +55,25 @@ pub fn describe(o: &Value) -> String {
     let g = |k: &str| src.get(k).map(text_of).unwrap_or_default();
     match kind {
         "system-prompt" => {
-            let secs: Vec<String> = arr(src, "sections").iter().map(|x| format!("{} ({})", s(x, "name"), s(x, "source"))).collect();
-            if secs.is_empty() { "the system prompt".into() } else { format!("system prompt: {}", secs.join(", ")) }
+            let secs: Vec<String> = arr(src, "sections").iter().map(|x| if s(x, "source") == "pi" { s(x, "name").to_string() } else { format!("{} ({})", s(x, "name"), super::util::base_name(s(x, "source"))) }).collect();
+            match secs.len() {
+                0 => "the system prompt".into(),
+                n if n > 4 => format!("system prompt: {} and {} more sections", secs[..4].join(", "), n - 4),
+                _ => format!("system prompt: {}", secs.join(", ")),
+            }
         }
         "tool" => format!("tool {} ({})", g("name"), g("part")),
         "message" | "messages" => {
-            let line = src.get("line").or_else(|| src.get("origin").and_then(|x| x.get("line"))).map(text_of);
-            match line {
-                Some(l) => format!("{kind} from the session, line {l}"),
-                None => format!("{kind} of the context"),
+            let m = if kind == "messages" { arr(src, "messages").first().cloned().unwrap_or_default() } else { src.clone() };
+            let what = format!("{} {}", s(&m, "role"), s(&m, "part")).trim().to_string();
+            let what = if what.is_empty() { "a message".to_string() } else { what };
+            let more = if kind == "messages" { format!(" (+{} merged)", arr(src, "messages").len().saturating_sub(1)) } else { String::new() };
+            if m.get("thisTurn").and_then(Value::as_bool) == Some(true) {
+                format!("{what}{more}: this turn's prompt")
+            } else if let Some(l) = m.get("line").map(text_of) {
+                format!("{what}{more}: session line {l}, entry {}", s(&m, "entryId"))
+            } else {
+                format!("{what}{more}")
             }
         }
         "inserted" => format!("pi's inserted string {}", g("key")),
@@ -97,10 +107,13 @@ fn source_panel(path: &str, prov: Option<&HashMap<String, Value>>) -> Html {
     let Some(map) = prov else {
         return html! { <div class="prov" data-testid="provenance"><div class="mono path">{label}</div><p class="na">{"Source attribution is not available in this build of the core."}</p></div> };
     };
-    // The part itself, else its nearest attributed ancestor.
+    // The part itself; else, for a container, what is inside it; else its nearest attributed
+    // ancestor.
+    let pre = if path.is_empty() { String::new() } else { format!("{path}.") };
+    let has_inside = map.keys().any(|k| k.starts_with(&pre));
     let mut cur = path.to_string();
     let mut found = None;
-    loop {
+    if map.get(path).is_some() || !has_inside { loop {
         if let Some(v) = map.get(&cur) {
             found = Some((cur.clone(), v));
             break;
@@ -109,7 +122,7 @@ fn source_panel(path: &str, prov: Option<&HashMap<String, Value>>) -> Html {
             Some(i) => cur.truncate(i),
             None => break,
         }
-    }
+    } }
     let inside: Vec<(&String, &Value)> = if found.as_ref().map(|(p, _)| p == path).unwrap_or(false) {
         Vec::new()
     } else {
