@@ -10,6 +10,13 @@ cd "$repo"
 bash scripts/setup.sh
 export PATH="$repo/node_modules/.bin:$PATH"
 
+# CI runs in a fresh clone: keep cargo's build folder between runs on the same machine, so a warm
+# run compiles only what changed.
+if [[ -n ${CI:-} && ! -e target ]]; then
+  mkdir -p "$HOME/.cache/ctxlens/target"
+  ln -s "$HOME/.cache/ctxlens/target" target
+fi
+
 echo "== cargo test (core, CLI, conformance corpus)" >&2
 cargo test --workspace --exclude ctxlens-web
 
