@@ -259,3 +259,49 @@ test("screenshots of every main view, light and dark, at 1280 and 1920", async (
     }
   }
 });
+
+// Opt-in (CTXLENS_E2E_LARGE=40): how long each view takes to open on a large session.
+const largeMb = Number(process.env.CTXLENS_E2E_LARGE || 0);
+test(`each view opens quickly on a ${largeMb} MB session`, { skip: !largeMb && "set CTXLENS_E2E_LARGE=40 to measure" }, async () => {
+  const lines = fs.readFileSync(path.join(repo, "www/demo/session.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+  const entries = lines.slice(1).filter((e) => e.type === "message");
+  const out = [JSON.stringify(lines[0])];
+  let size = out[0].length, parent = null, n = 0;
+  const pad = "x".repeat(2000);
+  while (size < largeMb * 1048576) {
+    for (const e of entries) {
+      const id = (n++).toString(16).padStart(8, "0");
+      const c = { ...e, id, parentId: parent };
+      if (c.message?.role === "toolResult") c.message = { ...c.message, content: [{ type: "text", text: pad + id }] };
+      parent = id;
+      const l = JSON.stringify(c);
+      out.push(l);
+      size += l.length + 1;
+    }
+  }
+  const models = JSON.parse(fs.readFileSync(path.join(repo, "www/demo/models.json"), "utf8"));
+  for (const p of Object.values(models.providers)) Object.assign(p, { baseUrl: "https://llm.example/v1", apiKey: "key" });
+  const { page, context } = await openDemo();
+  await page.getByTestId("file-input").setInputFiles([
+    { name: "large.jsonl", mimeType: "application/x-ndjson", buffer: Buffer.from(out.join("\n") + "\n") },
+    { name: "models.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(models)) },
+  ]);
+  await page.waitForFunction(() => document.querySelector(".scenario")?.textContent.startsWith("large") && document.querySelector('.view-area[data-state="ready"]'), null, { timeout: 300000, polling: 200 });
+  const times = {};
+  for (const [key, label] of VIEWS) {
+    const t0 = Date.now();
+    await showView(page, key, label);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
+    times[key] = Date.now() - t0;
+  }
+  await showView(page, "request", "Request");
+  const t0 = Date.now();
+  await page.getByTestId("json-tree").locator('[data-path="messages.3"]').hover();
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
+  times.hoverSource = Date.now() - t0;
+  const result = { sessionMB: +(size / 1048576).toFixed(1), lines: out.length, viewOpenMs: times };
+  console.log("views on a large session:", JSON.stringify(result));
+  fs.writeFileSync(screenshotPath(`views-large-${largeMb}.json`), JSON.stringify(result, null, 2));
+  for (const [k, ms] of Object.entries(times)) assert.ok(ms < 3000, `${k} opens in under 3 s (${ms} ms)`);
+  await context.close();
+});

@@ -12,6 +12,8 @@ extern "C" {
     pub fn scroll_top(this: &El) -> f64;
     #[wasm_bindgen(method, setter = scrollTop)]
     pub fn set_scroll_top(this: &El, v: f64);
+    #[wasm_bindgen(method, getter = open)]
+    pub fn open(this: &El) -> bool;
     #[wasm_bindgen(method, getter = clientHeight)]
     pub fn client_height(this: &El) -> f64;
 
@@ -36,6 +38,11 @@ extern "C" {
 /// The scroll position of an event's target (0 when it is not an element).
 pub fn event_scroll_top(e: &yew::Event) -> f64 {
     e.target().map(|t| t.unchecked_into::<El>().scroll_top()).unwrap_or(0.0)
+}
+
+/// Whether the `<details>` an event (a `toggle`) came from is open.
+pub fn details_open(e: &yew::Event) -> bool {
+    e.target().map(|t| t.unchecked_into::<El>().open()).unwrap_or(false)
 }
 
 /// Writes `text` to the clipboard; false when the API is missing or refused at once.

@@ -1,7 +1,7 @@
 //! The request: URL, headers, the body as a collapsible JSON tree whose parts name their source
 //! (from the report's `provenance` when present), Copy, Download and cURL, and the raw body.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use ctxlens::js::Value;
@@ -10,17 +10,37 @@ use yew::prelude::*;
 use super::components::dom::{blob_url, copy_text, revoke_url, scroll_into_view};
 use super::components::json_tree::JsonTree;
 use super::components::thousands;
-use super::util::{arr, not_available, parsed_body, s, text_of};
+use super::util::{arr, at, not_available, parsed_body, s, text_of};
 use super::ViewProps;
 
 /// The report's provenance as path → source. Accepts an array of `{path, ...}` or an object
 /// keyed by path.
-pub fn provenance_map(report: &Value) -> Option<HashMap<String, Value>> {
+pub fn provenance_map(report: &Value) -> Option<BTreeMap<String, Value>> {
     match report.get("provenance")? {
         Value::Array(a) => Some(a.iter().filter_map(|o| o.get_str("path").map(|p| (p.to_string(), o.clone()))).collect()),
         Value::Object(o) => Some(o.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()),
         _ => None,
     }
+}
+
+thread_local! {
+    static PROV: std::cell::RefCell<Vec<(crate::shared::Shared<Value>, Option<Rc<BTreeMap<String, Value>>>)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// [`provenance_map`] of a report, cached (revisiting the view on a large body is instant).
+pub fn cached_provenance(report: &crate::shared::Shared<Value>) -> Option<Rc<BTreeMap<String, Value>>> {
+    PROV.with(|c| {
+        let mut c = c.borrow_mut();
+        if let Some((_, v)) = c.iter().find(|(r, _)| r == report) {
+            return v.clone();
+        }
+        let v = provenance_map(report).map(Rc::new);
+        c.push((report.clone(), v.clone()));
+        if c.len() > 2 {
+            c.remove(0);
+        }
+        v
+    })
 }
 
 /// Flattens the scalar fields of a source description: `source.kind = tool`, ...
@@ -83,6 +103,10 @@ pub fn describe(o: &Value) -> String {
     }
 }
 
+/// Bodies from this size on start with the raw text folded (laying out megabytes of text takes
+/// seconds); the text is in the page either way.
+const RAW_OPEN_LIMIT: usize = 200_000;
+
 /// Single-quotes for a POSIX shell.
 pub fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
@@ -102,7 +126,7 @@ pub fn curl_command(req: &Value) -> String {
     out
 }
 
-fn source_panel(path: &str, prov: Option<&HashMap<String, Value>>) -> Html {
+fn source_panel(path: &str, prov: Option<&BTreeMap<String, Value>>) -> Html {
     let label = if path.is_empty() { "(the whole body)".to_string() } else { path.to_string() };
     let Some(map) = prov else {
         return html! { <div class="prov" data-testid="provenance"><div class="mono path">{label}</div><p class="na">{"Source attribution is not available in this build of the core."}</p></div> };
@@ -110,7 +134,7 @@ fn source_panel(path: &str, prov: Option<&HashMap<String, Value>>) -> Html {
     // The part itself; else, for a container, what is inside it; else its nearest attributed
     // ancestor.
     let pre = if path.is_empty() { String::new() } else { format!("{path}.") };
-    let has_inside = map.keys().any(|k| k.starts_with(&pre));
+    let has_inside = map.range(pre.clone()..).next().is_some_and(|(k, _)| k.starts_with(&pre));
     let mut cur = path.to_string();
     let mut found = None;
     if map.get(path).is_some() || !has_inside { loop {
@@ -126,10 +150,7 @@ fn source_panel(path: &str, prov: Option<&HashMap<String, Value>>) -> Html {
     let inside: Vec<(&String, &Value)> = if found.as_ref().map(|(p, _)| p == path).unwrap_or(false) {
         Vec::new()
     } else {
-        let pre = if path.is_empty() { String::new() } else { format!("{path}.") };
-        let mut v: Vec<(&String, &Value)> = map.iter().filter(|(k, _)| k.starts_with(&pre)).collect();
-        v.sort_by(|a, b| a.0.cmp(b.0));
-        v
+        map.range(pre.clone()..).take_while(|(k, _)| k.starts_with(&pre)).take(20_000).collect()
     };
     let mut kinds: Vec<(String, usize)> = Vec::new();
     for (_, v) in &inside {
@@ -159,10 +180,28 @@ fn source_panel(path: &str, prov: Option<&HashMap<String, Value>>) -> Html {
     }
 }
 
+#[derive(Properties, PartialEq)]
+struct RawBodyProps {
+    report: crate::shared::Shared<Value>,
+}
+
+/// The body's exact text (`body-json`); re-rendered only when the report changes.
+#[function_component]
+fn RawBody(p: &RawBodyProps) -> Html {
+    let body = at(&p.report, &["request", "body"]).and_then(Value::as_str).unwrap_or("");
+    let big = body.len() >= RAW_OPEN_LIMIT;
+    html! {
+        <details class="raw-body" open={!big}>
+            <summary><h4>{"Raw body"}<span class="muted small">{ if big { format!(" · exactly the bytes pi sends ({:.1} MB: open to lay it out)", body.len() as f64 / 1048576.0) } else { " · exactly the bytes pi sends".to_string() } }</span></h4></summary>
+            <pre class="body raw" data-testid="body-json">{body}</pre>
+        </details>
+    }
+}
+
 #[function_component]
 pub fn RequestView(p: &ViewProps) -> Html {
     let parsed = use_memo(p.report.clone(), parsed_body);
-    let prov = use_memo(p.report.clone(), |r| provenance_map(r).map(Rc::new));
+    let prov = use_memo(p.report.clone(), cached_provenance);
     let hover = use_state(|| None::<String>);
     let show_curl = use_state(|| false);
     let copied = use_state(|| None::<&'static str>);
@@ -194,10 +233,16 @@ pub fn RequestView(p: &ViewProps) -> Html {
     let Some(req) = p.report.get("request").filter(|v| !v.is_null()) else {
         return html! { <section class="request-view">{not_available("No request: pi would not send one for these inputs (see the diagnostics).")}</section> };
     };
-    let body = s(req, "body").to_string();
-    let copy = |what: &'static str, text: String| {
+    let body = s(req, "body");
+    // The texts are made at click time (a body can be tens of megabytes).
+    let copy = |what: &'static str, curl: bool| {
         let copied = copied.clone();
-        Callback::from(move |_: MouseEvent| copied.set(Some(if copy_text(&text) { what } else { "copy refused" })))
+        let report = p.report.clone();
+        Callback::from(move |_: MouseEvent| {
+            let Some(req) = report.get("request") else { return };
+            let text = if curl { curl_command(req) } else { s(req, "body").to_string() };
+            copied.set(Some(if copy_text(&text) { what } else { "copy refused" }))
+        })
     };
     let on_select = {
         let cb = p.on_select.clone();
@@ -208,7 +253,7 @@ pub fn RequestView(p: &ViewProps) -> Html {
         Callback::from(move |path: Option<String>| hover.set(path))
     };
     let focus = (*hover).clone().or(sel_path.clone());
-    let curl = curl_command(req);
+    let curl = if *show_curl { curl_command(req) } else { String::new() };
     html! {
         <section class="request-view" data-testid="request-view">
             <div class="req-line">
@@ -223,7 +268,7 @@ pub fn RequestView(p: &ViewProps) -> Html {
                 }) }
             </table>
             <div class="actions">
-                <button onclick={copy("body copied", body.clone())} data-testid="copy-body">{"Copy body"}</button>
+                <button onclick={copy("body copied", false)} data-testid="copy-body">{"Copy body"}</button>
                 if let Some(u) = &*url {
                     <a class="button" href={u.clone()} download="request-body.json" data-testid="download-body">{"Download"}</a>
                 }
@@ -233,7 +278,7 @@ pub fn RequestView(p: &ViewProps) -> Html {
             </div>
             if *show_curl {
                 <div class="curl">
-                    <div class="actions"><button onclick={copy("command copied", curl.clone())}>{"Copy command"}</button><span class="muted small">{"shown only — nothing is sent"}</span></div>
+                    <div class="actions"><button onclick={copy("command copied", true)}>{"Copy command"}</button><span class="muted small">{"shown only — nothing is sent"}</span></div>
                     <pre class="mono" data-testid="curl">{curl}</pre>
                 </div>
             }
@@ -255,8 +300,7 @@ pub fn RequestView(p: &ViewProps) -> Html {
                     }
                 </aside>
             </div>
-            <h4>{"Raw body"}<span class="muted small">{" · exactly the bytes pi sends"}</span></h4>
-            <pre class="body raw" data-testid="body-json">{body}</pre>
+            <RawBody report={p.report.clone()} />
         </section>
     }
 }

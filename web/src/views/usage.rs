@@ -10,6 +10,11 @@ use super::components::{color, pct, thousands};
 use super::util::{arr, at, not_available, num, s, select};
 use super::ViewProps;
 
+/// Columns drawn at most; longer timelines are bucketed.
+const MAX_COLUMNS: usize = 240;
+/// Rows of the call table.
+const MAX_ROWS: usize = 500;
+
 fn truthy(v: &Value, k: &str) -> bool {
     v.get(k).and_then(Value::as_bool) == Some(true)
 }
@@ -33,6 +38,7 @@ fn break_reason(b: &Value) -> String {
 
 #[function_component]
 pub fn UsageView(p: &ViewProps) -> Html {
+    let show_calls = use_state(|| false);
     let r = &*p.report;
     let st = r.get("stats").cloned().unwrap_or_default();
     let sp = at(&st, &["systemPrompt", "chars"]).and_then(Value::as_f64).unwrap_or(0.0);
@@ -67,13 +73,26 @@ pub fn UsageView(p: &ViewProps) -> Html {
         ("input (uncached)".to_string(), color(0)),
         ("output".to_string(), color(3)),
     ];
+    // One column per call; a long session is bucketed (the mean of each bucket of calls).
+    let per = timeline.len().div_ceil(MAX_COLUMNS).max(1);
     let columns: Vec<Column> = timeline
-        .iter()
+        .chunks(per)
         .enumerate()
-        .map(|(i, t)| Column {
-            label: format!("call {} · line {} · {}", i + 1, num(t, "line"), t.get_str("model").unwrap_or("")),
-            values: vec![num(t, "cacheRead"), num(t, "cacheWrite"), num(t, "input"), num(t, "output")],
-            mark: breaks.iter().find(|b| num(b, "index") as usize == i).map(|b| format!("cache break: {}", break_reason(b))),
+        .map(|(b, chunk)| {
+            let first = b * per;
+            let n = chunk.len() as f64;
+            let mean = |k: &str| chunk.iter().map(|t| num(t, k)).sum::<f64>() / n;
+            let last = first + chunk.len() - 1;
+            let brk = breaks.iter().find(|x| (first..=last).contains(&(num(x, "index") as usize)));
+            Column {
+                label: if per == 1 {
+                    format!("call {} · line {} · {}", first + 1, num(&chunk[0], "line"), chunk[0].get_str("model").unwrap_or(""))
+                } else {
+                    format!("calls {}–{} (mean of {})", first + 1, last + 1, chunk.len())
+                },
+                values: vec![mean("cacheRead"), mean("cacheWrite"), mean("input"), mean("output")],
+                mark: brk.map(|x| format!("cache break at call {}: {}", num(x, "index") + 1.0, break_reason(x))),
+            }
         })
         .collect();
     let read_share = num(&cache, "cacheReadShare");
@@ -112,12 +131,13 @@ pub fn UsageView(p: &ViewProps) -> Html {
             }
             {prefix_bar}
             if !timeline.is_empty() {
-                <details class="calls">
-                    <summary>{"Every call"}</summary>
+                <details class="calls" open={*show_calls} ontoggle={{ let s = show_calls.clone(); Callback::from(move |e: Event| s.set(super::components::dom::details_open(&e))) }}>
+                    <summary>{ if timeline.len() > MAX_ROWS { format!("Every call (the first {MAX_ROWS} of {})", timeline.len()) } else { "Every call".to_string() } }</summary>
+                    if *show_calls {
                     <table class="calls-table">
                         <thead><tr><th>{"#"}</th><th>{"line"}</th><th>{"model"}</th><th class="num">{"input"}</th><th class="num">{"cache read"}</th><th class="num">{"cache write"}</th><th class="num">{"output"}</th><th>{"stop"}</th></tr></thead>
                         <tbody>
-                        { for timeline.iter().enumerate().take(2000).map(|(i, t)| html! {
+                        { for timeline.iter().enumerate().take(MAX_ROWS).map(|(i, t)| html! {
                             <tr class={classes!((!truthy(t, "inContext")).then_some("muted"))}>
                                 <td>{i + 1}</td><td>{num(t, "line")}</td><td class="mono">{s(t, "model")}</td>
                                 <td class="num">{thousands(num(t, "input"))}</td><td class="num">{thousands(num(t, "cacheRead"))}</td>
@@ -126,6 +146,7 @@ pub fn UsageView(p: &ViewProps) -> Html {
                         }) }
                         </tbody>
                     </table>
+                    }
                 </details>
             }
         </section>
