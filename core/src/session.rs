@@ -470,7 +470,7 @@ fn to_js_string(v: &Value) -> String {
         Value::Null => "null".into(),
         Value::Bool(b) => b.to_string(),
         Value::Number(n) => number_to_string(*n),
-        Value::String(s) => s.to_string(),
+        Value::String(s) => s.as_str().to_owned(),
         Value::Array(a) => a
             .iter()
             .map(|x| if x.is_null() { String::new() } else { to_js_string(x) })
@@ -565,7 +565,7 @@ fn build_index<'a>(file: &'a SessionFile, diags: &mut Vec<Diagnostic>) -> Sessio
 /// practice).
 fn label_key(v: &Value) -> String {
     match v {
-        Value::String(s) => s.to_string(),
+        Value::String(s) => s.as_str().to_owned(),
         other => other.to_json(),
     }
 }
@@ -573,7 +573,7 @@ fn label_key(v: &Value) -> String {
 /// An entry's id as text: the string, else its JSON (`""` when missing).
 fn id_text(entry: &Entry) -> String {
     match entry.value.get("id") {
-        Some(Value::String(s)) => s.to_string(),
+        Some(Value::String(s)) => s.as_str().to_owned(),
         Some(v) => v.to_json(),
         None => String::new(),
     }
@@ -1052,7 +1052,7 @@ pub fn tree(file: &SessionFile, ctx: &SessionContext) -> Vec<TreeNode> {
 /// The first text of a message `content` (a string, or the first `text` block).
 fn content_text(content: Option<&Value>) -> String {
     match content {
-        Some(Value::String(s)) => s.to_string(),
+        Some(Value::String(s)) => s.as_str().to_owned(),
         Some(Value::Array(blocks)) => blocks
             .iter()
             .find_map(|b| match b.get_str("type") {

@@ -169,7 +169,7 @@ pub fn extension_tools(src: &SourceText, diags: &mut Vec<Diagnostic>) -> Vec<Too
             continue;
         };
         let description = match obj.get("description") {
-            Some(Value::String(s)) => s.to_string(),
+            Some(Value::String(s)) => s.as_str().to_owned(),
             other => {
                 diags.push(Diagnostic::warning(
                     &src.name,
@@ -181,7 +181,7 @@ pub fn extension_tools(src: &SourceText, diags: &mut Vec<Diagnostic>) -> Vec<Too
         };
         let label = match obj.get("label") {
             None | Some(Value::Null) => name.to_string(),
-            Some(Value::String(s)) => s.to_string(),
+            Some(Value::String(s)) => s.as_str().to_owned(),
             Some(other) => {
                 diags.push(Diagnostic::warning(&src.name, None, format!("tool {name:?}: `label` is not a string ({other:?}); using the name")));
                 name.to_string()

@@ -110,8 +110,12 @@ impl Object {
     }
 
     /// `obj[key] = value`: replaces in place, or inserts at the JS position.
+    #[inline]
     pub fn insert(&mut self, key: impl Into<Str>, value: Value) {
-        let key = key.into();
+        self.insert_str(key.into(), value)
+    }
+
+    fn insert_str(&mut self, key: Str, value: Value) {
         let entries = Arc::make_mut(&mut self.entries);
         if let Some(slot) = entries.iter_mut().find(|(k, _)| *k == key) {
             slot.1 = value;
@@ -146,7 +150,8 @@ impl Object {
     }
 
     pub fn get(&self, key: &str) -> Option<&Value> {
-        self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+        let key = key.as_bytes();
+        self.entries.iter().find(|(k, _)| k.len() == key.len() && k.as_bytes() == key).map(|(_, v)| v)
     }
 
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Value> {

@@ -58,7 +58,7 @@ pub fn to_js_string(v: Option<&Value>) -> String {
         Some(Value::Null) => "null".into(),
         Some(Value::Bool(b)) => b.to_string(),
         Some(Value::Number(n)) => number_to_string(*n),
-        Some(Value::String(s)) => s.to_string(),
+        Some(Value::String(s)) => s.as_str().to_owned(),
         Some(Value::Array(a)) => a.iter().map(|x| join_element(Some(x))).collect::<Vec<_>>().join(","),
         Some(Value::Object(_)) => "[object Object]".into(),
     }

@@ -11,6 +11,7 @@ use std::sync::Arc;
 pub struct Str(Arc<str>);
 
 impl Str {
+    #[inline(always)]
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -18,7 +19,7 @@ impl Str {
 
 impl Deref for Str {
     type Target = str;
-    #[inline]
+    #[inline(always)]
     fn deref(&self) -> &str {
         &self.0
     }
@@ -49,6 +50,7 @@ impl fmt::Debug for Str {
 }
 
 impl From<&str> for Str {
+    #[inline(never)]
     fn from(s: &str) -> Self {
         Str(Arc::from(s))
     }
@@ -56,13 +58,14 @@ impl From<&str> for Str {
 
 impl From<&String> for Str {
     fn from(s: &String) -> Self {
-        Str(Arc::from(s.as_str()))
+        Str::from(s.as_str())
     }
 }
 
 impl From<String> for Str {
+    #[inline(never)]
     fn from(s: String) -> Self {
-        Str(Arc::from(s))
+        Str::from(s.as_str())
     }
 }
 
@@ -79,6 +82,7 @@ impl From<Str> for String {
 }
 
 impl PartialEq<str> for Str {
+    #[inline(always)]
     fn eq(&self, other: &str) -> bool {
         *self.0 == *other
     }

@@ -42,7 +42,7 @@ pub fn utf16_len(s: &str) -> usize {
 
 /// Whether any of the 8 bytes in `w` is `"`, `\\` or a control character (< 0x20): the bytes a
 /// JSON string escapes (or, in JSON text, ends or rejects on).
-#[inline]
+#[inline(always)]
 pub(crate) fn has_json_special(w: u64) -> bool {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
@@ -51,7 +51,7 @@ pub(crate) fn has_json_special(w: u64) -> bool {
 }
 
 /// Whether any of the 8 bytes in `w` is 0xF4 (the lead byte of every encoded lone surrogate).
-#[inline]
+#[inline(always)]
 fn has_f4(w: u64) -> bool {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;

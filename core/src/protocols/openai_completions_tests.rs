@@ -264,7 +264,7 @@ fn fixture(dir: &std::path::Path) -> Option<Fixture> {
     let first = &body_msgs[0];
     let system_prompt = match first.get_str("role") {
         Some("system") | Some("developer") if first.get("content").is_some() => match first.get("content")? {
-            Value::String(s) => s.to_string(),
+            Value::String(s) => s.as_str().to_owned(),
             Value::Array(a) => a[0].get_str("text")?.to_string(),
             _ => return None,
         },
