@@ -54,6 +54,21 @@ pub fn thousands(n: usize) -> String {
     out
 }
 
+/// `hay.contains(needle)`, found by jumping to each occurrence of the needle's ASCII byte at
+/// `anchor` (a rare one: the jump is a memchr) and comparing there.
+fn contains_at_anchor(hay: &str, needle: &str, anchor: usize) -> bool {
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    let mut from = 0;
+    while let Some(i) = hay[from..].find(n[anchor] as char) {
+        let at = from + i;
+        if at >= anchor && h[at - anchor..].starts_with(n) {
+            return true;
+        }
+        from = at + 1;
+    }
+    false
+}
+
 /// `part / whole` as a percentage with one decimal.
 pub fn pct(part: usize, whole: usize) -> String {
     if whole == 0 {
@@ -545,7 +560,8 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
     // 15. No cache markers where the protocol has them.
     if let (Some(r), Some(m)) = (&a.request, model) {
         let explicit = matches!(m.api(), "anthropic-messages" | "bedrock-converse-stream");
-        let has_cache = r.body.contains("\"cache_control\"") || r.body.contains("\"cachePoint\"");
+        // Only the explicit-marker protocols need the (whole-body) search.
+        let has_cache = explicit && (contains_at_anchor(&r.body, "\"cache_control\"", 6) || contains_at_anchor(&r.body, "\"cachePoint\"", 6));
         let gaps: Vec<&Event> = events(a, StageId::BuildParams).filter(|e| e.kind == EventKind::Note && at(e, CACHE_GAPS)).collect();
         if explicit && !has_cache {
             list.push(

@@ -134,3 +134,12 @@ fn no_panic_on_any_case_or_protocol() {
         }
     }
 }
+
+#[test]
+fn contains_at_anchor_is_contains() {
+    for hay in ["", "\"cache_control\"", "x\"cache_control\"y", "_\"cache_control_\"", "\"cache_contro\"", "__\"cachePoint\"", "\"cachePoint", "é_\"cachePoint\""] {
+        for needle in ["\"cache_control\"", "\"cachePoint\""] {
+            assert_eq!(super::contains_at_anchor(hay, needle, 6), hay.contains(needle), "{hay:?} {needle:?}");
+        }
+    }
+}
