@@ -424,6 +424,13 @@ pub fn ProtocolsView(p: &ViewProps) -> Html {
                     _ => {}
                 }
             }
+            for (api, m) in [(&a_api, ma), (&b_api, mb)] {
+                if let Some(th) = m.get("thinking").filter(|x| x.leaves > 0) {
+                    if !th.paths.iter().any(|x| x.contains("reason") || x.contains("think") || x.contains("thought")) {
+                        losses.push(("converted".into(), format!("{api} sends the thinking as plain text ({})", th.paths.join(", "))));
+                    }
+                }
+            }
         } else {
             for (k, l) in KIND_LABELS {
                 let (x, y) = (stat(&a, &["stats", "history", "byKind", k]), stat(&b, &["stats", "history", "byKind", k]));
