@@ -168,3 +168,22 @@ pub fn ellipsize(s: &str, n: usize) -> String {
     out.push('…');
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn squarify_fills_the_rect_with_proportional_areas() {
+        let vals = [6.0, 6.0, 4.0, 3.0, 2.0, 2.0, 1.0, 0.0];
+        let r = Rect { x: 0.0, y: 0.0, w: 600.0, h: 400.0 };
+        let out = squarify(&vals, r);
+        let total: f64 = vals.iter().sum();
+        for (v, q) in vals.iter().zip(&out) {
+            assert!((q.w * q.h - v / total * 240_000.0).abs() < 1e-6, "area of {v}");
+            assert!(q.x >= -1e-9 && q.y >= -1e-9 && q.x + q.w <= 600.0 + 1e-6 && q.y + q.h <= 400.0 + 1e-6);
+        }
+        assert_eq!(out[7].w * out[7].h, 0.0, "zero gets no area");
+        assert_eq!(ellipsize("abcdef", 4), "abc…");
+    }
+}

@@ -38,7 +38,7 @@ pub fn utf16_to_bytes(text: &str, offsets: &[usize]) -> Vec<usize> {
     for (b, c) in text.char_indices() {
         starts.push((u, b));
         let cp = c as u32;
-        u += if cp < 0x10000 || cp >= LONE_SURROGATE_BASE { 1 } else { 2 };
+        u += if (0x10000..LONE_SURROGATE_BASE).contains(&cp) { 2 } else { 1 };
     }
     starts.push((u, text.len()));
     offsets

@@ -81,10 +81,9 @@ pub fn locate(report: &Value, body: &Value) -> BTreeMap<&'static str, Vec<String
                 if (key == "input" || key == "args" || key == "arguments") && gen.contains("[]") && !gen.starts_with("tools") {
                     add("7 tool-call arguments", gen.clone());
                 }
-                if key == "parameters" || key == "input_schema" || key == "inputschema" || key == "parametersjsonschema" || (key == "json" && gen.contains("inputSchema")) {
-                    if o.contains_key("properties") || o.contains_key("type") {
-                        add("4 tool schemas", gen.clone());
-                    }
+                let schema_key = key == "parameters" || key == "input_schema" || key == "inputschema" || key == "parametersjsonschema" || (key == "json" && gen.contains("inputSchema"));
+                if schema_key && (o.contains_key("properties") || o.contains_key("type")) {
+                    add("4 tool schemas", gen.clone());
                 }
             }
             Value::Number(_) | Value::Bool(_) => {
@@ -499,5 +498,20 @@ pub fn ProtocolsView(p: &ViewProps) -> Html {
                 </div>
             </div>
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns_and_selection_views() {
+        assert_eq!(pattern("messages.3.content.0.text"), "messages[*].content[*].text");
+        assert_eq!(pattern("max_tokens"), "max_tokens");
+        assert_eq!(crate::views::view_for_selection("tool:edit"), Some("tools"));
+        assert_eq!(crate::views::view_for_selection("section:3"), Some("prompt"));
+        assert_eq!(crate::views::view_for_selection("nothing"), None);
+        assert_eq!(crate::views::subject_label("section:24"), "system prompt section 25");
     }
 }

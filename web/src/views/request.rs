@@ -23,8 +23,10 @@ pub fn provenance_map(report: &Value) -> Option<BTreeMap<String, Value>> {
     }
 }
 
+type ProvMap = Option<Rc<BTreeMap<String, Value>>>;
+
 thread_local! {
-    static PROV: std::cell::RefCell<Vec<(crate::shared::Shared<Value>, Option<Rc<BTreeMap<String, Value>>>)>> = const { std::cell::RefCell::new(Vec::new()) };
+    static PROV: std::cell::RefCell<Vec<(crate::shared::Shared<Value>, ProvMap)>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// [`provenance_map`] of a report, cached (revisiting the view on a large body is instant).
@@ -160,7 +162,7 @@ fn source_panel(path: &str, prov: Option<&BTreeMap<String, Value>>) -> Html {
             None => kinds.push((d, 1)),
         }
     }
-    kinds.sort_by(|a, b| b.1.cmp(&a.1));
+    kinds.sort_by_key(|k| std::cmp::Reverse(k.1));
     html! {
         <div class="prov" data-testid="provenance">
             <div class="mono path">{label}</div>
@@ -273,7 +275,7 @@ pub fn RequestView(p: &ViewProps) -> Html {
                     <a class="button" href={u.clone()} download="request-body.json" data-testid="download-body">{"Download"}</a>
                 }
                 <button onclick={{ let sc = show_curl.clone(); Callback::from(move |_: MouseEvent| sc.set(!*sc)) }} data-testid="curl-toggle" aria-expanded={show_curl.to_string()}>{"cURL"}</button>
-                <span class="muted small">{format!("{} bytes · {} chars", thousands(body.len() as f64), thousands(ctxlens::js::utf16_len(&body) as f64))}</span>
+                <span class="muted small">{format!("{} bytes · {} chars", thousands(body.len() as f64), thousands(ctxlens::js::utf16_len(body) as f64))}</span>
                 if let Some(c) = *copied { <span class="ok small" role="status">{c}</span> }
             </div>
             if *show_curl {
@@ -302,5 +304,16 @@ pub fn RequestView(p: &ViewProps) -> Html {
             </div>
             <RawBody report={p.report.clone()} />
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn curl_quotes_for_the_shell() {
+        let req = ctxlens::js::parse(r#"{"method":"POST","url":"https://x/v1?a=1","headers":[["content-type","application/json"]],"body":"{\"t\":\"it's\"}"}"#).unwrap();
+        assert_eq!(curl_command(&req), "curl 'https://x/v1?a=1' \\\n  -X POST \\\n  -H 'content-type: application/json' \\\n  --data-raw '{\"t\":\"it'\\''s\"}'");
     }
 }
