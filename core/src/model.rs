@@ -661,16 +661,10 @@ pub struct Registry {
     /// resolved, or a built-in provider's env var), used for auth checks (S23) and OAuth
     /// detection (AN5). A `!command` key is kept unresolved.
     pub api_keys: Vec<(String, String)>,
-    /// `provider\0id` → index of the first such model in `models`.
-    index: HashMap<String, usize>,
     /// Providers whose auth is configured (`hasConfiguredAuth`).
     configured: HashSet<String>,
     /// The validated models.json `providers` object (`ModelConfig.getProvider`), raw.
     configs: Object,
-}
-
-fn index_key(provider: &str, id: &str) -> String {
-    format!("{provider}\0{id}")
 }
 
 /// The built-in catalog grouped by provider, in catalog order (built once).
@@ -710,7 +704,6 @@ impl Registry {
 
         let mut reg = Registry::default();
         reg.models.reserve(catalog.iter().map(|(_, ms)| ms.len()).sum());
-        reg.index.reserve(reg.models.capacity());
         for pid in order {
             let base_objs: &[Object] = catalog.iter().find(|(p, _)| p == pid).map_or(&[], |(_, ms)| ms.as_slice());
             let is_builtin = !base_objs.is_empty() || catalog.iter().any(|(p, _)| p == pid);
@@ -729,7 +722,6 @@ impl Registry {
             };
             for obj in models {
                 let model = Model { obj };
-                reg.index.entry(index_key(model.provider(), model.id())).or_insert(reg.models.len());
                 reg.models.push(model);
             }
             reg.resolve_auth(pid, config.get(pid), is_builtin, env, &file, diags);
@@ -782,7 +774,7 @@ impl Registry {
 
     /// `provider/id` lookup (`getModel`: the first model of the provider with that id).
     pub fn find(&self, provider: &str, id: &str) -> Option<&Model> {
-        self.index.get(&index_key(provider, id)).and_then(|i| self.models.get(*i))
+        self.models.iter().find(|m| m.provider() == provider && m.id() == id)
     }
 
     /// The raw models.json config of a provider (`this.config.getProvider(id)`,
@@ -992,8 +984,13 @@ fn resolve_cli_model(registry: &Registry, cli_model: &str, cli_thinking: Option<
         return Resolved { error: Some("No models available. Check your installation or add models to models.json.".into()), ..Default::default() };
     }
     let mut provider_map: HashMap<String, &str> = HashMap::new();
+    let mut last: Option<&str> = None;
     for m in &all {
-        provider_map.insert(m.provider().to_lowercase(), m.provider());
+        // Models come grouped by provider: lowercase each run of one provider once.
+        if last != Some(m.provider()) {
+            provider_map.insert(m.provider().to_lowercase(), m.provider());
+            last = Some(m.provider());
+        }
     }
     let mut provider: Option<&str> = None;
     let mut pattern = cli_model;
