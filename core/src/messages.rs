@@ -5,6 +5,8 @@
 //! keys, arithmetic on a missing number gives `NaN` (which `Math.min`/`Math.max` propagate),
 //! string lengths are UTF-16 units, and spreads keep the key positions of the object spread.
 
+use std::collections::HashMap;
+
 use crate::data;
 use crate::js::{utf16_len, Object, Value};
 use crate::model::Model;
@@ -272,7 +274,7 @@ fn transform_assistant(
     msg: &Value,
     model: &Model,
     normalize: Option<NormalizeToolCallId>,
-    id_map: &mut Vec<(String, String)>,
+    id_map: &mut HashMap<String, String>,
     events: &mut Events,
 ) -> Value {
     let is_same_model = msg.get_str("provider") == Some(model.provider())
@@ -361,10 +363,7 @@ fn transform_assistant(
                 if let (false, Some(norm), Some(id)) = (is_same_model, normalize, block.get_str("id")) {
                     let new_id = norm(id, model, msg);
                     if new_id != id {
-                        match id_map.iter_mut().find(|(old, _)| old == id) {
-                            Some(slot) => slot.1 = new_id.clone(),
-                            None => id_map.push((id.to_string(), new_id.clone())),
-                        }
+                        id_map.insert(id.to_string(), new_id.clone());
                         if let Some(o) = tc.as_object_mut() {
                             o.insert("id", Value::String(new_id.clone().into()));
                         }
@@ -422,13 +421,14 @@ pub fn transform_messages(
     let image_aware = downgrade_unsupported_images(normalized, model, events);
 
     // First pass.
-    let mut id_map: Vec<(String, String)> = Vec::new();
+    // Source tool-call id → normalized id (a map: every id of a long session may be renamed).
+    let mut id_map: HashMap<String, String> = HashMap::new();
     let mut transformed = Vec::with_capacity(image_aware.len());
     for (i, msg) in image_aware.into_iter().enumerate() {
         match role_of(&msg) {
             Some("toolResult") => {
                 let current = msg.get_str("toolCallId");
-                let mapped = current.and_then(|id| id_map.iter().find(|(old, _)| old == id)).map(|(_, new)| new.clone());
+                let mapped = current.and_then(|id| id_map.get(id)).cloned();
                 match mapped {
                     Some(new_id) if !new_id.is_empty() && Some(new_id.as_str()) != current => {
                         events.push(
