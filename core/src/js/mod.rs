@@ -16,7 +16,7 @@ mod string;
 
 pub use json::{parse, parse_shared, parse_with_position, ParseError, StrCache};
 pub use number::number_to_string;
-pub use ops::{js_max, js_min, join_element, non_nullish, string_to_number, to_js_string, to_number};
+pub use ops::{js_max, js_min, join_element, join_shared, non_nullish, sanitize_shared, string_to_number, to_js_string, to_number};
 pub use string::{
     escape_json_string_into, from_utf16, is_js_whitespace, is_lone_surrogate_char, js_slice, js_trim, js_trim_is_empty,
     sanitize_surrogates, short_hash, utf16_len, utf16_units, LONE_SURROGATE_BASE,

@@ -2,7 +2,7 @@
 //! `Array.prototype.join` prints an element, `Math.min`/`Math.max` (NaN propagates) and `??`.
 //! `None` stands for `undefined` throughout.
 
-use super::{js_trim, number_to_string, Value};
+use super::{js_trim, number_to_string, Str, Value};
 
 /// `Number(v)` / unary `+v` (`None` is `undefined`): `undefined` → NaN, `null` → 0, booleans →
 /// 0/1, strings parsed as JS does (trimmed, empty → 0), objects → NaN (arrays by their string).
@@ -66,6 +66,23 @@ pub fn to_js_string(v: Option<&Value>) -> String {
 
 /// How `Array.prototype.join` prints one element: `null` and `undefined` as "", anything else
 /// as `String(v)`.
+/// `[a, b, ...].join(sep)` over members (`join_element` each) as a shared string: a lone string
+/// member is shared, not copied (a tool result's one text block).
+pub fn join_shared(members: &[Option<&Value>], sep: &str) -> Str {
+    match members {
+        [Some(Value::String(s))] => s.clone(),
+        _ => members.iter().map(|v| join_element(*v)).collect::<Vec<_>>().join(sep).into(),
+    }
+}
+
+/// `sanitizeSurrogates(s)` as a shared string: `s` itself when it has no lone surrogate.
+pub fn sanitize_shared(s: &Str) -> Str {
+    match super::sanitize_surrogates(s) {
+        std::borrow::Cow::Borrowed(_) => s.clone(),
+        std::borrow::Cow::Owned(o) => o.into(),
+    }
+}
+
 pub fn join_element(v: Option<&Value>) -> String {
     match v {
         None | Some(Value::Null) => String::new(),

@@ -12,7 +12,7 @@ use super::github_copilot_headers::{build_copilot_dynamic_headers, has_copilot_v
 use super::constrained_sampling::{get_json_schema_tool_parameters, resolve_json_schema_strict_sampling};
 use super::{err, ev, AdapterError, LlmContext, Request, StreamOptions};
 use crate::data;
-use crate::js::{join_element, js_max, js_min, js_trim, js_trim_is_empty, non_nullish, number_to_string, sanitize_surrogates, Object, Value};
+use crate::js::{join_element, join_shared, js_max, js_min, js_trim, js_trim_is_empty, non_nullish, number_to_string, sanitize_shared, sanitize_surrogates, Object, Str, Value};
 use crate::messages;
 use crate::model::Model;
 use crate::tools::ToolDef;
@@ -38,8 +38,11 @@ pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut
 
 /// A string member that pi calls a string method on (`.trim()`, `.replace()`): anything else
 /// throws a TypeError in pi.
-fn str_member<'a>(obj: &'a Value, key: &str, what: &str) -> Result<&'a str, AdapterError> {
-    obj.get_str(key).ok_or_else(|| err(format!("{what}: `{key}` is not a string (pi throws a TypeError)")))
+fn str_member<'a>(obj: &'a Value, key: &str, what: &str) -> Result<&'a Str, AdapterError> {
+    match obj.get(key) {
+        Some(Value::String(s)) => Ok(s),
+        _ => Err(err(format!("{what}: `{key}` is not a string (pi throws a TypeError)"))),
+    }
 }
 
 /// A short description of message `i` for events.
@@ -787,17 +790,17 @@ fn added_tool_names(msg: &Value) -> impl Iterator<Item = &str> {
 fn convert_content_blocks(content: &[Value], label: &str, events: &mut Events) -> Result<Value, AdapterError> {
     let has_images = content.iter().any(|c| c.get_str("type") == Some("image"));
     if !has_images {
-        let joined = content.iter().map(|c| join_element(c.get("text"))).collect::<Vec<_>>().join(data_str("textBlocksJoin"));
+        let joined = join_shared(&content.iter().map(|c| c.get("text")).collect::<Vec<_>>(), data_str("textBlocksJoin"));
         if content.len() > 1 {
             ev(events, EventKind::Converted, format!("{label}: {} text blocks joined with \\n into one string", content.len()), "AI/api/anthropic-messages.js:83");
         }
-        return Ok(Value::String(sanitize_surrogates(&joined).into_owned().into()));
+        return Ok(Value::String(sanitize_shared(&joined)));
     }
     let mut blocks = Vec::with_capacity(content.len() + 1);
     for block in content {
         if block.get_str("type") == Some("text") {
             let text = str_member(block, "text", label)?;
-            blocks.push(Value::Object(Object::new().with("type", "text").with("text", sanitize_surrogates(text).into_owned())));
+            blocks.push(Value::Object(Object::new().with("type", "text").with("text", sanitize_shared(text))));
         } else {
             blocks.push(image_block(block));
         }
@@ -1005,7 +1008,7 @@ fn convert_assistant_blocks(msg: &Value, label: &str, is_oauth: bool, allow_empt
                     ev(events, EventKind::Dropped, format!("{label}: blank text block dropped"), "AI/api/anthropic-messages.js:980");
                     continue;
                 }
-                blocks.push(Value::Object(Object::new().with("type", "text").with("text", sanitize_surrogates(text).into_owned())));
+                blocks.push(Value::Object(Object::new().with("type", "text").with("text", sanitize_shared(text))));
             }
             Some("thinking") => {
                 if block.get("redacted").is_some_and(Value::truthy) {
@@ -1028,7 +1031,7 @@ fn convert_assistant_blocks(msg: &Value, label: &str, is_oauth: bool, allow_empt
                     ev(events, EventKind::Dropped, format!("{label}: blank thinking without signature dropped"), "AI/api/anthropic-messages.js:998");
                     continue;
                 }
-                let thinking = sanitize_surrogates(thinking).into_owned();
+                let thinking = sanitize_shared(thinking);
                 if !has_signature {
                     if allow_empty_signature {
                         ev(events, EventKind::Converted, format!("{label}: unsigned thinking kept with signature \"\" (compat.allowEmptySignature)"), "AI/api/anthropic-messages.js:1004");
@@ -1049,7 +1052,7 @@ fn convert_assistant_blocks(msg: &Value, label: &str, is_oauth: bool, allow_empt
                 if is_oauth {
                     let name = str_member(block, "name", label)?;
                     let cc = to_claude_code_name(name);
-                    if cc != name {
+                    if cc != name.as_str() {
                         ev(events, EventKind::Renamed, format!("{label}: tool_use name {name} → {cc} (OAuth, Claude Code casing)"), "AI/api/anthropic-messages.js:1027");
                     }
                     b.insert("name", Value::String(cc.into()));

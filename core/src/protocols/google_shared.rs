@@ -8,7 +8,7 @@
 use super::constrained_sampling::{get_json_schema_tool_parameters, resolve_json_schema_strict_sampling};
 use super::{err, ev, AdapterError};
 use crate::data;
-use crate::js::{join_element, sanitize_surrogates, to_js_string, utf16_len, Object, Value};
+use crate::js::{join_shared, sanitize_shared, to_js_string, utf16_len, Object, Str, Value};
 use crate::messages;
 use crate::model::Model;
 use crate::tools::ToolDef;
@@ -21,9 +21,9 @@ fn text(key: &str) -> &'static str {
 
 /// `sanitizeSurrogates(value)` on a member pi expects to be a string: anything else makes
 /// `text.replace` throw a TypeError in pi.
-pub(crate) fn sanitize_value(value: Option<&Value>, what: &str) -> Result<String, AdapterError> {
+pub(crate) fn sanitize_value(value: Option<&Value>, what: &str) -> Result<Str, AdapterError> {
     match value {
-        Some(Value::String(s)) => Ok(sanitize_surrogates(s).into_owned()),
+        Some(Value::String(s)) => Ok(sanitize_shared(s)),
         Some(Value::Null) => Err(err(format!("TypeError: Cannot read properties of null (reading 'replace') ({what})"))),
         None => Err(err(format!("TypeError: Cannot read properties of undefined (reading 'replace') ({what})"))),
         Some(_) => Err(err(format!("TypeError: text.replace is not a function ({what})"))),
@@ -156,7 +156,7 @@ pub fn convert_messages(model: &Model, messages_in: &[Value], events: &mut Event
 /// The user branch of `convertMessages` (google-shared.js:106–134; G4).
 fn convert_user_message(msg: &Value, contents: &mut Vec<Value>, events: &mut Events) -> Result<(), AdapterError> {
     let parts: Vec<Value> = match msg.get("content") {
-        Some(Value::String(s)) => vec![Value::Object(Object::new().with("text", sanitize_surrogates(s).into_owned()))],
+        Some(Value::String(s)) => vec![Value::Object(Object::new().with("text", sanitize_shared(s)))],
         Some(Value::Array(items)) => {
             let mut parts = Vec::with_capacity(items.len());
             for item in items {
@@ -249,20 +249,19 @@ fn convert_tool_result(model: &Model, msg: &Value, contents: &mut Vec<Value>, ev
         Some(Value::Array(a)) => a,
         _ => return Err(err("TypeError: msg.content.filter is not a function (tool result)")),
     };
-    let text_result =
-        content.iter().filter(|c| c.get_str("type") == Some("text")).map(|c| join_element(c.get("text"))).collect::<Vec<_>>().join(text("toolResultTextJoin"));
+    let text_result = join_shared(&content.iter().filter(|c| c.get_str("type") == Some("text")).map(|c| c.get("text")).collect::<Vec<_>>(), text("toolResultTextJoin"));
     let images: Vec<&Value> =
         if model.supports_images() { content.iter().filter(|c| c.get_str("type") == Some("image")).collect() } else { Vec::new() };
     let has_text = !text_result.is_empty();
     let has_images = !images.is_empty();
     let multimodal = supports_multimodal_function_response(model.id());
-    let response_value = if has_text {
-        sanitize_surrogates(&text_result).into_owned()
+    let response_value: Str = if has_text {
+        sanitize_shared(&text_result)
     } else if has_images {
         ev(events, EventKind::Inserted, format!("image-only tool result answered with {:?}", text("toolResultImageOnly")), "AI/api/google-shared.js:211");
-        text("toolResultImageOnly").to_string()
+        text("toolResultImageOnly").into()
     } else {
-        text("toolResultEmpty").to_string()
+        text("toolResultEmpty").into()
     };
     let image_parts: Vec<Value> = images.iter().map(|b| inline_data_part(b)).collect();
     let is_error = msg.get("isError").is_some_and(Value::truthy);

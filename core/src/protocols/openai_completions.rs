@@ -13,7 +13,7 @@ use super::openai_prompt_cache::clamp_openai_prompt_cache_key;
 use super::constrained_sampling::{create_grammar_tool_input_properties, get_grammar_tool_input, grammar_property, make_strict_json_schema, resolve_grammar_constrained_sampling, resolve_json_schema_strict_sampling};
 use super::{err, cache_retention, AdapterError, LlmContext, Request, StreamOptions};
 use crate::data;
-use crate::js::{self, join_element, number_to_string, sanitize_surrogates, to_js_string, to_number, utf16_len, Object, Value};
+use crate::js::{self, join_shared, number_to_string, sanitize_shared, sanitize_surrogates, to_js_string, to_number, utf16_len, Object, Str, Value};
 use crate::messages;
 use crate::model::{self, Model};
 use crate::tools::ToolDef;
@@ -928,7 +928,7 @@ fn convert_messages(model: &Model, ctx: &LlmContext, compat: &Compat, grammar_pr
 fn convert_user_message(msg: &Value, params: &mut Vec<Value>, events: &mut Events) -> Result<bool, AdapterError> {
     match msg.get("content") {
         Some(Value::String(s)) => {
-            params.push(Object::new().with("role", "user").with("content", sanitize_surrogates(s).into_owned()).into());
+            params.push(Object::new().with("role", "user").with("content", sanitize_shared(s)).into());
         }
         Some(Value::Array(items)) => {
             let mut content = Vec::with_capacity(items.len());
@@ -1088,18 +1088,18 @@ fn convert_tool_result_batch(
     while j < transformed.len() && transformed[j].get_str("role") == Some("toolResult") {
         let tool_msg = &transformed[j];
         let content = content_array(tool_msg, "toolResult")?;
-        let text_result = content.iter().filter(|b| b.get_str("type") == Some("text")).map(|b| join_element(b.get("text"))).collect::<Vec<_>>().join(text("toolResultTextJoin"));
+        let text_result = join_shared(&content.iter().filter(|b| b.get_str("type") == Some("text")).map(|b| b.get("text")).collect::<Vec<_>>(), text("toolResultTextJoin"));
         let has_images = content.iter().any(|c| c.get_str("type") == Some("image"));
-        let tool_result_text = if !text_result.is_empty() {
+        let tool_result_text: Str = if !text_result.is_empty() {
             text_result
         } else if has_images {
             events.push(Event::new(EventKind::Replaced, format!("tool result {j} has only images: content {:?}", text("toolResultImageOnly"))).at("AI/api/openai-completions.js:1077"));
-            text("toolResultImageOnly").to_string()
+            text("toolResultImageOnly").into()
         } else {
             events.push(Event::new(EventKind::Replaced, format!("tool result {j} is empty: content {:?}", text("toolResultEmpty"))).at("AI/api/openai-completions.js:1077"));
-            text("toolResultEmpty").to_string()
+            text("toolResultEmpty").into()
         };
-        let mut out = Object::new().with("role", "tool").with("content", sanitize_surrogates(&tool_result_text).into_owned());
+        let mut out = Object::new().with("role", "tool").with("content", sanitize_shared(&tool_result_text));
         out.insert_opt("tool_call_id", tool_msg.get("toolCallId").cloned());
         if compat.truthy("requiresToolResultName") {
             if let Some(name) = tool_msg.get("toolName").filter(|v| v.truthy()) {

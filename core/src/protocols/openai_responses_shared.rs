@@ -15,7 +15,7 @@
 use super::constrained_sampling::{get_grammar_tool_input, get_json_schema_tool_parameters, grammar_property, resolve_grammar_constrained_sampling, resolve_json_schema_strict_sampling};
 use super::{err, AdapterError, LlmContext};
 use crate::data;
-use crate::js::{self, join_element, sanitize_surrogates, short_hash, to_js_string, utf16_len, Object, Value};
+use crate::js::{self, join_shared, sanitize_shared, sanitize_surrogates, short_hash, to_js_string, utf16_len, Object, Str, Value};
 use crate::messages;
 use crate::model::Model;
 use crate::tools::ToolDef;
@@ -302,29 +302,24 @@ fn convert_tool_result_output(model: &Model, content: Option<&Value>, label: &st
     if content.iter().any(Value::is_null) {
         return Err(err(format!("{label}: Cannot read properties of null (reading 'type')")));
     }
-    let text_result = content
-        .iter()
-        .filter(|c| c.get_str("type") == Some("text"))
-        .map(|c| join_element(c.get("text")))
-        .collect::<Vec<_>>()
-        .join(text("toolResultTextJoin"));
+    let text_result = join_shared(&content.iter().filter(|c| c.get_str("type") == Some("text")).map(|c| c.get("text")).collect::<Vec<_>>(), text("toolResultTextJoin"));
     let images: Vec<&Value> = content.iter().filter(|c| c.get_str("type") == Some("image")).collect();
     let has_text = utf16_len(&text_result) > 0;
     if images.is_empty() || !model.supports_images() {
-        let out = if has_text {
+        let out: Str = if has_text {
             text_result
         } else if !images.is_empty() {
             events.push(Event::new(EventKind::Replaced, format!("{label}: image-only result sent as {:?}", text("toolResultImageOnly"))).at("AI/api/openai-responses-shared.js:43"));
-            text("toolResultImageOnly").to_string()
+            text("toolResultImageOnly").into()
         } else {
             events.push(Event::new(EventKind::Inserted, format!("{label}: empty result sent as {:?}", text("toolResultEmpty"))).at("AI/api/openai-responses-shared.js:43"));
-            text("toolResultEmpty").to_string()
+            text("toolResultEmpty").into()
         };
-        return Ok(Value::String(sanitize_surrogates(&out).into_owned().into()));
+        return Ok(Value::String(sanitize_shared(&out)));
     }
     let mut output = Vec::with_capacity(images.len() + 1);
     if has_text {
-        output.push(Object::new().with("type", "input_text").with("text", sanitize_surrogates(&text_result).into_owned()).into());
+        output.push(Object::new().with("type", "input_text").with("text", sanitize_shared(&text_result)).into());
     }
     output.extend(images.into_iter().map(input_image));
     events.push(Event::new(EventKind::Converted, format!("{label}: output sent as an array with {} image(s)", output.len() - usize::from(has_text))).at("AI/api/openai-responses-shared.js:45"));
