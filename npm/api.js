@@ -187,7 +187,10 @@ export function bind(raw, ready = () => {}) {
       for (const [k, v] of Object.entries(o.env)) if (typeof v !== "string") fail(fn, `\`env.${k}\` must be a string, got ${typeName(v)}`);
       json.env = o.env;
     }
-    const session = o.session === undefined || o.session === null ? undefined : textOf(fn, "session", o.session);
+    // The session goes in as UTF-8 bytes of its exact size: a string argument would be encoded
+    // into a wasm buffer sized for the worst case (3 bytes per UTF-16 unit), which the wasm
+    // memory never gives back.
+    const session = o.session === undefined || o.session === null ? undefined : encoder.encode(textOf(fn, "session", o.session));
     const { list, blob } = packFiles(fn, o.files, true);
     json.files = list;
     ready(fn);

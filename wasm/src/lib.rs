@@ -18,9 +18,11 @@ fn output(r: Result<api::Output, String>) -> Result<Vec<String>, JsError> {
     Ok(v)
 }
 
-/// `[metaJson]` or `[metaJson, body]`.
+/// `[metaJson]` or `[metaJson, body]`. The session is its UTF-8 bytes (`TextEncoder`), copied
+/// into a buffer of exactly that size.
 #[wasm_bindgen(js_name = assembleRaw)]
-pub fn assemble_raw(options_json: &str, session: Option<String>, files: &[u8]) -> Result<Vec<String>, JsError> {
+pub fn assemble_raw(options_json: &str, session: Option<Vec<u8>>, files: &[u8]) -> Result<Vec<String>, JsError> {
+    let session = session.map(|b| String::from_utf8(b).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()));
     output(api::assemble(options_json, session, files))
 }
 
