@@ -18,11 +18,22 @@ fn output(r: Result<api::Output, String>) -> Result<Vec<String>, JsError> {
     Ok(v)
 }
 
+/// Grows the heap in one step to what an assembly of a `len`-byte session needs (about 3× its
+/// size): the allocator would otherwise grow the wasm memory a few pages at a time, and many
+/// small `memory.grow`s cost far more than one large one. The block is freed at once and the
+/// allocator hands it out again.
+fn reserve_heap(len: usize) {
+    if len > 1 << 20 {
+        drop(Vec::<u8>::with_capacity(len.saturating_mul(3)));
+    }
+}
+
 /// `[metaJson]` or `[metaJson, body]`. The session is its UTF-8 bytes (`TextEncoder`), copied
 /// into a buffer of exactly that size.
 #[wasm_bindgen(js_name = assembleRaw)]
 pub fn assemble_raw(options_json: &str, session: Option<Vec<u8>>, files: &[u8]) -> Result<Vec<String>, JsError> {
     let session = session.map(|b| String::from_utf8(b).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()));
+    reserve_heap(session.as_ref().map_or(0, |s| s.len()));
     output(api::assemble(options_json, session, files))
 }
 
