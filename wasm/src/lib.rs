@@ -22,10 +22,19 @@ fn output(r: Result<api::Output, String>) -> Result<Vec<String>, JsError> {
 /// size): the allocator would otherwise grow the wasm memory a few pages at a time, and many
 /// small `memory.grow`s cost far more than one large one. The block is freed at once and the
 /// allocator hands it out again.
+/// Only the part the memory does not have yet is asked for: a heap already that large (an
+/// earlier call) is left as it is.
 fn reserve_heap(len: usize) {
-    if len > 1 << 20 {
-        drop(Vec::<u8>::with_capacity(len.saturating_mul(3)));
+    #[cfg(target_arch = "wasm32")]
+    {
+        let have = core::arch::wasm32::memory_size(0) * 65536;
+        let want = len.saturating_mul(3);
+        if len > 1 << 20 && want > have {
+            drop(Vec::<u8>::with_capacity(want - have));
+        }
     }
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = len;
 }
 
 /// `[metaJson]` or `[metaJson, body]`. The session is its UTF-8 bytes (`TextEncoder`), copied
