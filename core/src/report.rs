@@ -145,7 +145,7 @@ pub fn tools_json(a: &Assembly) -> Value {
                     .with("promptSnippet", opt_str(t.prompt_snippet.as_deref()))
                     .with(
                         "promptGuidelines",
-                        Value::Array(t.prompt_guidelines.iter().flatten().map(|g| Value::str(g)).collect()),
+                        Value::Array(t.prompt_guidelines.iter().flatten().map(Value::str).collect()),
                     )
                     .with("strict", t.constrained_sampling.is_some())
                     .into()
@@ -164,7 +164,7 @@ pub fn resources_json(a: &Assembly) -> Value {
             Object::new()
                 .with("path", f.path.as_str())
                 .with("chars", crate::js::utf16_len(&f.content))
-                .with("shadowed", Value::Array(f.shadowed.iter().map(|s| Value::str(s)).collect()))
+                .with("shadowed", Value::Array(f.shadowed.iter().map(Value::str).collect()))
                 .into()
         })
         .collect();
