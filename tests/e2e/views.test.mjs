@@ -282,10 +282,11 @@ test(`each view opens quickly on a ${largeMb} MB session`, { skip: !largeMb && "
   const models = JSON.parse(fs.readFileSync(path.join(repo, "www/demo/models.json"), "utf8"));
   for (const p of Object.values(models.providers)) Object.assign(p, { baseUrl: "https://llm.example/v1", apiKey: "key" });
   const { page, context } = await openDemo();
-  await page.getByTestId("file-input").setInputFiles([
-    { name: "large.jsonl", mimeType: "application/x-ndjson", buffer: Buffer.from(out.join("\n") + "\n") },
-    { name: "models.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(models)) },
-  ]);
+  // From disk: a buffer would be decoded from base64 in the page by the test harness.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ctxlens-views-large-"));
+  fs.writeFileSync(path.join(dir, "large.jsonl"), out.join("\n") + "\n");
+  fs.writeFileSync(path.join(dir, "models.json"), JSON.stringify(models));
+  await page.getByTestId("file-input").setInputFiles([path.join(dir, "large.jsonl"), path.join(dir, "models.json")]);
   await page.waitForFunction(() => document.querySelector(".scenario")?.textContent.startsWith("large") && document.querySelector('.view-area[data-state="ready"]'), null, { timeout: 300000, polling: 200 });
   const times = {};
   for (const [key, label] of VIEWS) {
@@ -304,4 +305,5 @@ test(`each view opens quickly on a ${largeMb} MB session`, { skip: !largeMb && "
   fs.writeFileSync(screenshotPath(`views-large-${largeMb}.json`), JSON.stringify(result, null, 2));
   for (const [k, ms] of Object.entries(times)) assert.ok(ms < 3000, `${k} opens in under 3 s (${ms} ms)`);
   await context.close();
+  fs.rmSync(dir, { recursive: true, force: true });
 });

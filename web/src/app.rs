@@ -45,6 +45,9 @@ pub struct Busy {
     pub api: Option<String>,
     pub stage: String,
     pub since: f64,
+    /// The share of the work done (0–1): the worker's stages, then the page's reading of the
+    /// report by bytes.
+    pub done: f64,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -83,6 +86,9 @@ pub struct AppState {
     pub catalog_requested: bool,
     pub reading: Option<String>,
     pub host: Rc<Host>,
+    /// Reports whose provenance stayed in the worker: api → the answers so far (path → answer,
+    /// Null while asked).
+    pub prov: BTreeMap<String, Shared<BTreeMap<String, Value>>>,
 }
 
 pub enum Action {
@@ -100,6 +106,12 @@ pub enum Action {
     SetSelection(Option<String>),
     ToggleCompare,
     Hash(ViewState),
+    /// Stop the assembly in progress (the worker is terminated and a new one started).
+    Stop,
+    /// Assemble again what was stopped or failed.
+    Retry,
+    /// The source of one body path of the current report, from the worker.
+    AskProvenance(String),
     WantCatalog,
     /// The scenario the URL parameters named (`embed::load`).
     Embedded(Scenario),
@@ -130,6 +142,7 @@ impl AppState {
             catalog_requested: false,
             reading: None,
             host,
+            prov: BTreeMap::new(),
         }
     }
 
@@ -150,10 +163,29 @@ impl AppState {
         self.native_api = None;
         self.failures.clear();
         self.busy = None;
-        if self.ready {
-            if let Some(l) = self.host.link.borrow().as_ref() {
+        self.prov.clear();
+        if let Some(l) = self.host.link.borrow().as_ref() {
+            l.cancel_joining();
+            if self.ready {
                 l.load(self.gen, &self.laid);
             }
+        }
+    }
+
+    /// Terminates the worker (whatever it is doing) and starts a new one; what was being
+    /// assembled is marked as stopped.
+    fn stop(&mut self) {
+        let Some((_, api)) = self.in_flight.take() else { return };
+        let key = api.clone().unwrap_or_default();
+        if key.is_empty() {
+            self.native_api = Some(String::new());
+        }
+        self.failures.insert(key, "stopped: you stopped the assembly (Assemble again to retry)".into());
+        self.busy = None;
+        self.ready = false;
+        *self.host.link.borrow_mut() = None;
+        if let Err(e) = self.host.start() {
+            self.failures.insert("worker".into(), e);
         }
     }
 
@@ -186,7 +218,7 @@ impl AppState {
         link.assemble(self.gen, api.as_deref());
         let shown = api.is_none() || api == self.current_api();
         if shown {
-            self.busy = Some(Busy { api: api.clone(), stage: "starting".into(), since: now() });
+            self.busy = Some(Busy { api: api.clone(), stage: "starting".into(), since: now(), done: 0.0 });
         }
         self.in_flight = Some((self.gen, api));
     }
@@ -204,14 +236,15 @@ impl AppState {
                     }
                 }
             }
-            FromWorker::Progress { gen, api, stage } => {
+            FromWorker::Progress { gen, api, stage, done } => {
                 if gen == self.gen {
                     if let Some(b) = self.busy.as_mut().filter(|b| b.api == api) {
                         b.stage = stage;
+                        b.done = done;
                     }
                 }
             }
-            FromWorker::Report { gen, api, json, ms, memory_bytes } => {
+            FromWorker::Report { gen, api, report, parsed_body, provenance_in_worker, bytes, ms, memory_bytes } => {
                 if self.in_flight == Some((gen, api.clone())) {
                     self.in_flight = None;
                 }
@@ -221,24 +254,44 @@ impl AppState {
                 if self.busy.as_ref().is_some_and(|b| b.api == api) {
                     self.busy = None;
                 }
-                match js::parse(&json) {
-                    Ok(v) => {
-                        let key = api.clone().unwrap_or_else(|| v.get("model").and_then(|m| m.get_str("api")).unwrap_or("").to_string());
-                        if api.is_none() {
-                            self.native_api = Some(key.clone());
-                        }
-                        if api.is_none() || Some(&key) == self.current_api().as_ref() {
-                            self.last = Some(Timing { api: key.clone(), ms, memory_bytes, json_bytes: json.len() });
-                        }
-                        let mut map = (*self.reports).clone();
-                        map.insert(key, Shared::new(v));
-                        self.reports = Shared::new(map);
-                    }
-                    Err(e) => {
-                        self.failures.insert(api.clone().unwrap_or_default(), format!("the worker's report did not parse: {e}"));
-                        if api.is_none() {
-                            self.native_api = Some(String::new());
-                        }
+                let key = api.clone().unwrap_or_else(|| report.get("model").and_then(|m| m.get_str("api")).unwrap_or("").to_string());
+                if api.is_none() {
+                    self.native_api = Some(key.clone());
+                }
+                if api.is_none() || Some(&key) == self.current_api().as_ref() {
+                    self.last = Some(Timing { api: key.clone(), ms, memory_bytes, json_bytes: bytes });
+                }
+                crate::views::prime_parsed_body(&report, parsed_body);
+                if provenance_in_worker {
+                    self.prov.insert(key.clone(), Shared::new(BTreeMap::new()));
+                } else {
+                    self.prov.remove(&key);
+                }
+                let mut map = (*self.reports).clone();
+                map.insert(key, report);
+                self.reports = Shared::new(map);
+            }
+            FromWorker::BadReport { gen, api, error } => {
+                if self.in_flight == Some((gen, api.clone())) {
+                    self.in_flight = None;
+                }
+                if gen != self.gen {
+                    return;
+                }
+                if self.busy.as_ref().is_some_and(|b| b.api == api) {
+                    self.busy = None;
+                }
+                self.failures.insert(api.clone().unwrap_or_default(), error);
+                if api.is_none() {
+                    self.native_api = Some(String::new());
+                }
+            }
+            FromWorker::Provenance { gen, api, path, answer } => {
+                if gen == self.gen {
+                    if let Some(m) = self.prov.get_mut(&api) {
+                        let mut map = (**m).clone();
+                        map.insert(path, answer);
+                        *m = Shared::new(map);
                     }
                 }
             }
@@ -331,6 +384,27 @@ impl Reducible for AppState {
             }
             Action::ToggleCompare => s.view.compare = !s.view.compare,
             Action::Hash(v) => s.view = v,
+            Action::Stop => s.stop(),
+            Action::Retry => {
+                let stopped: Vec<String> = s.failures.keys().filter(|k| *k != "worker").cloned().collect();
+                for k in stopped {
+                    s.failures.remove(&k);
+                }
+                if s.native_api.as_deref() == Some("") {
+                    s.native_api = None;
+                }
+            }
+            Action::AskProvenance(path) => {
+                let api = s.current_api().unwrap_or_default();
+                if let Some(m) = s.prov.get_mut(&api).filter(|m| !m.contains_key(&path)) {
+                    let mut map = (**m).clone();
+                    map.insert(path.clone(), Value::Null);
+                    *m = Shared::new(map);
+                    if let (true, Some(l)) = (s.ready, s.host.link.borrow().as_ref()) {
+                        l.provenance(s.gen, &api, &path);
+                    }
+                }
+            }
             Action::Embedded(sc) => s.set_scenario(sc),
             Action::WantCatalog => {
                 if !s.catalog_requested {
@@ -927,6 +1001,11 @@ pub fn app() -> Html {
             let d = dispatch.clone();
             Callback::from(move |s: Option<AttrValue>| d.dispatch(Action::SetSelection(s.map(|s| s.to_string()))))
         },
+        prov_answers: state.prov.get(&current_api).cloned(),
+        on_prov: {
+            let d = dispatch.clone();
+            Callback::from(move |path: AttrValue| d.dispatch(Action::AskProvenance(path.to_string())))
+        },
     };
     let failure = state.failures.get(&current_api).cloned().or_else(|| state.failures.get("worker").cloned());
     let mut notes = state.scenario.notes.clone();
@@ -967,10 +1046,23 @@ pub fn app() -> Html {
         let on_stage = on_stage.clone();
         Callback::from(move |_| on_stage.emit((stage + 1).min(stage_count.saturating_sub(1))))
     };
+    let stop = {
+        let d = dispatch.clone();
+        Callback::from(move |_| d.dispatch(Action::Stop))
+    };
     let status = if let Some(b) = &state.busy {
-        html! { <div class="status busy" role="status"><span class="spinner" aria-hidden="true"></span>{format!("{}: {}…", b.api.clone().unwrap_or_else(|| "assembling".into()), b.stage)}</div> }
+        let pct = (b.done.clamp(0.0, 1.0) * 100.0).round();
+        html! {
+            <div class="status busy" role="status" data-testid="progress-status">
+                <progress class="progress" data-testid="progress" max="100" value={pct.to_string()} aria-label="assembly progress">{format!("{pct}%")}</progress>
+                <span class="progress-label" data-testid="progress-label">{format!("{}: {}… {pct}%", b.api.clone().unwrap_or_else(|| "assembling".into()), b.stage)}</span>
+                <button class="button stop" data-testid="stop" onclick={stop} title="Stop: terminate the worker">{"Stop"}</button>
+            </div>
+        }
     } else if let Some(t) = &state.last {
-        html! { <div class="status" role="status" data-testid="status" title="time in the worker, its wasm memory, and the report's size">{format!("{} in {:.0} ms · worker {} · report {}", if t.api.is_empty() { "no model:" } else { api_label(&t.api) }, t.ms, fmt_bytes(t.memory_bytes), fmt_bytes(t.json_bytes as f64))}</div> }
+        // The page's own wasm memory, for measurements (the JS heap does not count it).
+        let page_memory = wasm_bindgen::memory().dyn_into::<js_sys::WebAssembly::Memory>().ok().and_then(|m| js_sys::Reflect::get(&m.buffer(), &"byteLength".into()).ok()).and_then(|v| v.as_f64()).unwrap_or(0.0);
+        html! { <div class="status" role="status" data-testid="status" data-page-memory={page_memory.to_string()} title="time in the worker, its wasm memory, and the size of what the page read">{format!("{} in {:.0} ms · worker {} · report {}", if t.api.is_empty() { "no model:" } else { api_label(&t.api) }, t.ms, fmt_bytes(t.memory_bytes), fmt_bytes(t.json_bytes as f64))}</div> }
     } else {
         html! { <div class="status busy" role="status"><span class="spinner" aria-hidden="true"></span>{"starting the worker…"}</div> }
     };
@@ -1026,6 +1118,7 @@ pub fn app() -> Html {
                         <crate::views::ViewSwitch view={view_key.clone()} props={props} />
                     } else if failure.is_some() {
                         <p class="muted">{"No report for this protocol: see the diagnostics."}</p>
+                        <button class="button" data-testid="retry" onclick={{ let d = dispatch.clone(); Callback::from(move |_| d.dispatch(Action::Retry)) }}>{"Assemble again"}</button>
                     } else {
                         <p class="muted loading"><span class="spinner" aria-hidden="true"></span>{"assembling…"}</p>
                     }

@@ -9,6 +9,7 @@
 //! - [`embed`]: the URL parameters (files, protocol, view, stage) and the iframe mode (`embed=1`).
 //! - [`app`]: the shell (header, stepper, settings, diagnostics) around the views.
 //! - [`views`]: the views of one assembly, behind the `ViewProps` contract.
+//! - [`wire`]: large values split into small JSON parts (worker) and joined again (page).
 
 pub mod app;
 pub mod demo;
@@ -17,4 +18,5 @@ pub mod inputs;
 pub mod shared;
 pub mod state;
 pub mod views;
+pub mod wire;
 pub mod worker;

@@ -102,6 +102,13 @@ fn session_header(text: &str) -> Option<Value> {
     js::parse(first).ok().filter(|v| v.get_str("type") == Some("session"))
 }
 
+/// The bytes up to the end of the first line that is not blank.
+fn first_line(bytes: &[u8]) -> &[u8] {
+    let start = bytes.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(bytes.len());
+    let end = bytes[start..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |i| start + i);
+    &bytes[..end]
+}
+
 /// `$HOME` for a cwd: `/home/NAME`, `/Users/NAME`, `/root`, else `/home/user`.
 fn home_for(cwd: &str) -> String {
     let segs: Vec<&str> = cwd.split('/').collect();
@@ -230,7 +237,8 @@ impl Scenario {
                 o
             }
             None => {
-                let header = loose_session.and_then(|s| session_header(&String::from_utf8_lossy(&s.bytes)));
+                // Only the first line is read (a session can be tens of megabytes).
+                let header = loose_session.and_then(|s| session_header(&String::from_utf8_lossy(first_line(&s.bytes))));
                 let cwd = header.as_ref().and_then(|h| h.get_str("cwd")).unwrap_or("/home/user/project").to_string();
                 let home = home_for(&cwd);
                 let mut o = Object::new().with("root", "/").with("home", home.as_str()).with("agentDir", format!("{home}/.pi/agent")).with("cwd", cwd.as_str());

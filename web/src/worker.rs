@@ -1,25 +1,36 @@
 //! The Web Worker that runs the core off the page's thread, and the page's handle on it.
 //!
-//! Messages (plain JS objects; the report travels as JSON text):
+//! Messages (plain JS objects; the report travels as JSON text in small parts, see
+//! [`crate::wire`], so the page parses it in short tasks):
 //!
 //! | page → worker | |
 //! |---|---|
-//! | `{type: "load", gen, files: [[path, Uint8Array]…], continueOnly, nowMs}` | a laid-out case folder |
+//! | `{type: "load", gen, files: [[path, Uint8Array]…], continueOnly, nowMs}` | a laid-out case folder (the buffers are transferred) |
 //! | `{type: "assemble", gen, api}` | assemble it (`api`: `null` = the model's own) |
+//! | `{type: "provenance", gen, api, path}` | the source of one body path of a report whose provenance was left out |
 //! | `{type: "catalog"}` | pi 0.85.1's model catalog, for the model picker |
 //!
 //! | worker → page | |
 //! |---|---|
 //! | `{type: "ready", builtinTools}` | the worker is listening |
-//! | `{type: "progress", gen, api, stage}` | what it is doing now |
-//! | `{type: "report", gen, api, json, ms, memoryBytes}` | `report::assembly_json(..).to_json()` |
+//! | `{type: "progress", gen, api, stage, done}` | what it is doing now; `done`: the share of the work done (0–1) |
+//! | `{type: "report", gen, api, parts, partsBytes, bodyParts, bodyPartsBytes, body, provenanceInWorker, ms, memoryBytes}` | see below |
+//! | `{type: "provenance", gen, api, path, json}` | `views::prov_answer` for that path (or `{error}`) |
 //! | `{type: "catalog", json}` | `[{ref, name, api, reasoning}]` |
+//!
+//! A report is `report::assembly_json` without `request.body` and, when it has more than
+//! [`PROVENANCE_INLINE`] entries, without `provenance` (the worker keeps it and answers path by
+//! path): `parts` is `[[path, append, offset, length]…]` ([`crate::wire::split`]) into the UTF-8
+//! JSON of `partsBytes`; `body` is the body's UTF-8 bytes (no JSON escaping); `bodyParts` /
+//! `bodyPartsBytes` is the body parsed and split the same way (the page needs the parsed body for
+//! its tree, and parsing 30 MB at once would freeze it). The three buffers are transferred.
 //!
 //! The worker is loaded by `www/worker.js` (a module worker; the CSP allows `worker-src 'self'`).
 //! A crash (a panic aborts the wasm instance) reaches the page as an `error` event; the page
 //! reports it and starts a new worker.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use ctxlens::case::CaseFiles;
@@ -27,7 +38,12 @@ use ctxlens::js::{Object, Value};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::shared::Shared;
 use crate::state::{inputs_of, Laid, LayOptions};
+use crate::wire::{split, take, Part, PART_BYTES};
+
+/// Reports with more provenance entries than this leave it in the worker (path by path on demand).
+pub const PROVENANCE_INLINE: usize = 20_000;
 
 fn get(o: &JsValue, k: &str) -> JsValue {
     js_sys::Reflect::get(o, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED)
@@ -45,8 +61,13 @@ fn opt_str(v: Option<&str>) -> JsValue {
 #[derive(Clone, Debug, PartialEq)]
 pub enum FromWorker {
     Ready { builtin_tools: Vec<String> },
-    Progress { gen: u64, api: Option<String>, stage: String },
-    Report { gen: u64, api: Option<String>, json: Rc<String>, ms: f64, memory_bytes: f64 },
+    Progress { gen: u64, api: Option<String>, stage: String, done: f64 },
+    /// A report, joined on the page from its parts; `parsed_body` is its body parsed.
+    Report { gen: u64, api: Option<String>, report: Shared<Value>, parsed_body: Shared<Value>, provenance_in_worker: bool, bytes: usize, ms: f64, memory_bytes: f64 },
+    /// A report that came but could not be put together.
+    BadReport { gen: u64, api: Option<String>, error: String },
+    /// The worker's answer for one body path (`views::prov_answer`).
+    Provenance { gen: u64, api: String, path: String, answer: Value },
     Catalog { json: Rc<String> },
     /// The worker died (a bug in the core); it is restarted.
     Crashed { message: String },
@@ -60,13 +81,12 @@ impl FromWorker {
             "ready" => FromWorker::Ready {
                 builtin_tools: s("builtinTools").and_then(|t| ctxlens::js::parse(&t).ok()).and_then(|v| v.as_array().map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect())).unwrap_or_default(),
             },
-            "progress" => FromWorker::Progress { gen, api: s("api"), stage: s("stage").unwrap_or_default() },
-            "report" => FromWorker::Report {
+            "progress" => FromWorker::Progress { gen, api: s("api"), stage: s("stage").unwrap_or_default(), done: get(data, "done").as_f64().unwrap_or(0.0) },
+            "provenance" => FromWorker::Provenance {
                 gen,
-                api: s("api"),
-                json: Rc::new(s("json").unwrap_or_default()),
-                ms: get(data, "ms").as_f64().unwrap_or(0.0),
-                memory_bytes: get(data, "memoryBytes").as_f64().unwrap_or(0.0),
+                api: s("api").unwrap_or_default(),
+                path: s("path").unwrap_or_default(),
+                answer: s("json").and_then(|j| ctxlens::js::parse(&j).ok()).unwrap_or(Value::Null),
             },
             "catalog" => FromWorker::Catalog { json: Rc::new(s("json").unwrap_or_default()) },
             _ => return None,
@@ -77,12 +97,15 @@ impl FromWorker {
 /// The page's handle on the worker.
 pub struct WorkerLink {
     worker: web_sys::Worker,
+    /// Bumped to stop the page's joining of reports in flight (a new scenario, Stop, a restart).
+    epoch: Rc<Cell<u64>>,
     _on_message: Closure<dyn FnMut(web_sys::MessageEvent)>,
     _on_error: Closure<dyn FnMut(web_sys::Event)>,
 }
 
 impl Drop for WorkerLink {
     fn drop(&mut self) {
+        self.epoch.set(self.epoch.get() + 1);
         self.worker.terminate();
     }
 }
@@ -94,8 +117,13 @@ impl WorkerLink {
         opts.set_type(web_sys::WorkerType::Module);
         let worker = web_sys::Worker::new_with_options("./worker.js", &opts).map_err(|e| format!("could not start the worker: {e:?}"))?;
         let cb = on_message.clone();
+        let epoch = Rc::new(Cell::new(0u64));
+        let ep = epoch.clone();
         let on_msg = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
-            if let Some(m) = FromWorker::from_js(&e.data()) {
+            let data = e.data();
+            if get(&data, "type").as_string().as_deref() == Some("report") {
+                wasm_bindgen_futures::spawn_local(join_report(data, cb.clone(), ep.clone()));
+            } else if let Some(m) = FromWorker::from_js(&data) {
                 cb(m);
             }
         });
@@ -107,7 +135,12 @@ impl WorkerLink {
         });
         worker.set_onmessage(Some(on_msg.as_ref().unchecked_ref()));
         worker.set_onerror(Some(on_err.as_ref().unchecked_ref()));
-        Ok(WorkerLink { worker, _on_message: on_msg, _on_error: on_err })
+        Ok(WorkerLink { worker, epoch, _on_message: on_msg, _on_error: on_err })
+    }
+
+    /// Stops joining the reports that have come (they belong to a scenario that is gone).
+    pub fn cancel_joining(&self) {
+        self.epoch.set(self.epoch.get() + 1);
     }
 
     /// Sends a laid-out scenario (the file bytes are transferred, not copied twice).
@@ -138,11 +171,148 @@ impl WorkerLink {
         let _ = self.worker.post_message(&msg);
     }
 
+    /// Asks for the source of one body path of the report of `api` (its provenance stayed in the
+    /// worker).
+    pub fn provenance(&self, gen: u64, api: &str, path: &str) {
+        let msg = js_sys::Object::new();
+        set(&msg, "type", "provenance");
+        set(&msg, "gen", gen as f64);
+        set(&msg, "api", api);
+        set(&msg, "path", path);
+        let _ = self.worker.post_message(&msg);
+    }
+
     pub fn catalog(&self) {
         let msg = js_sys::Object::new();
         set(&msg, "type", "catalog");
         let _ = self.worker.post_message(&msg);
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The page side: joining a report in short tasks.
+
+/// Lets the page's thread handle input and paint (a message to itself: no timer clamping).
+async fn yield_to_page() {
+    let Ok(ch) = web_sys::MessageChannel::new() else { return };
+    let p = js_sys::Promise::new(&mut |resolve, _| ch.port1().set_onmessage(Some(&resolve)));
+    if ch.port2().post_message(&JsValue::NULL).is_ok() {
+        let _ = wasm_bindgen_futures::JsFuture::from(p).await;
+    }
+    ch.port1().set_onmessage(None);
+}
+
+fn now_ms() -> f64 {
+    js_sys::global().dyn_into::<web_sys::Window>().ok().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or_else(js_sys::Date::now)
+}
+
+/// Work for about this long, then let the page breathe.
+const SLICE_MS: f64 = 12.0;
+
+/// The parts of a `report` message: `(path, append, offset, length)` into its bytes.
+fn parts_of(v: &JsValue) -> Vec<(Vec<String>, bool, u32, u32)> {
+    let arr: js_sys::Array = v.clone().dyn_into().unwrap_or_default();
+    arr.iter()
+        .filter_map(|p| {
+            let p: js_sys::Array = p.dyn_into().ok()?;
+            let path: js_sys::Array = p.get(0).dyn_into().ok()?;
+            Some((path.iter().filter_map(|k| k.as_string()).collect(), p.get(1).as_bool().unwrap_or(false), p.get(2).as_f64()? as u32, p.get(3).as_f64()? as u32))
+        })
+        .collect()
+}
+
+/// `len` bytes at `offset` of a buffer, as text.
+fn text_at(bytes: &js_sys::Uint8Array, offset: u32, len: u32) -> Option<String> {
+    if offset.checked_add(len)? > bytes.length() {
+        return None;
+    }
+    String::from_utf8(bytes.subarray(offset, offset + len).to_vec()).ok()
+}
+
+/// Joins one report from its parts, yielding to the page between short slices of work and
+/// saying how far it got; gives up quietly when `epoch` moves (the scenario changed, Stop).
+async fn join_report(data: JsValue, cb: Rc<dyn Fn(FromWorker)>, epoch: Rc<Cell<u64>>) {
+    let start_epoch = epoch.get();
+    let live = || epoch.get() == start_epoch;
+    let gen = get(&data, "gen").as_f64().unwrap_or(0.0) as u64;
+    let api = get(&data, "api").as_string();
+    let parts = parts_of(&get(&data, "parts"));
+    let body_parts = parts_of(&get(&data, "bodyParts"));
+    let bytes_of = |k: &str| get(&data, k).dyn_into::<js_sys::Uint8Array>().unwrap_or_else(|_| js_sys::Uint8Array::new_with_length(0));
+    let (part_bytes, body_part_bytes) = (bytes_of("partsBytes"), bytes_of("bodyPartsBytes"));
+    let body_js: Option<js_sys::Uint8Array> = get(&data, "body").dyn_into().ok();
+    let total = (part_bytes.length() + body_part_bytes.length()) as f64 + body_js.as_ref().map(|b| b.length() as f64).unwrap_or(0.0);
+    let mut done = 0.0;
+    let mut slice_start = now_ms();
+    let progress = |done: f64| {
+        let mb = |x: f64| x / 1_048_576.0;
+        cb(FromWorker::Progress { gen, api: api.clone(), stage: format!("reading the report on the page ({:.1} of {:.1} MB)", mb(done), mb(total)), done: 0.75 + 0.25 * done / total.max(1.0) })
+    };
+    let bad = |error: String| cb(FromWorker::BadReport { gen, api: api.clone(), error });
+    progress(0.0);
+    // The report, then the parsed body, part by part.
+    let mut values = Vec::with_capacity(2);
+    for (list, bytes) in [(&parts, &part_bytes), (&body_parts, &body_part_bytes)] {
+        let mut joiner = crate::wire::Joiner::new();
+        for (path, append, offset, len) in list {
+            let Some(text) = text_at(bytes, *offset, *len) else { return bad("a part of the worker's report is not UTF-8 text".into()) };
+            done += text.len() as f64;
+            let v = match ctxlens::js::parse(&text) {
+                Ok(v) => v,
+                Err(e) => return bad(format!("a part of the worker's report did not parse: {}", e.message)),
+            };
+            drop(text);
+            if let Err(e) = joiner.add(path, *append, v) {
+                return bad(format!("the worker's report did not join: {e}"));
+            }
+            if now_ms() - slice_start > SLICE_MS {
+                progress(done);
+                yield_to_page().await;
+                if !live() {
+                    return;
+                }
+                slice_start = now_ms();
+            }
+        }
+        values.push(joiner.finish());
+    }
+    let (mut report, parsed_body) = (values.remove(0), values.remove(0));
+    if let Some(b) = &body_js {
+        // The body's bytes, copied a slice at a time.
+        const SLICE: u32 = 8 << 20;
+        let mut bytes = Vec::with_capacity(b.length() as usize);
+        let mut at = 0;
+        while at < b.length() {
+            progress(done);
+            yield_to_page().await;
+            if !live() {
+                return;
+            }
+            let end = (at + SLICE).min(b.length());
+            let from = bytes.len();
+            bytes.resize(from + (end - at) as usize, 0);
+            b.subarray(at, end).copy_to(&mut bytes[from..]);
+            done += (end - at) as f64;
+            at = end;
+        }
+        let Ok(text) = String::from_utf8(bytes) else { return bad("the body is not UTF-8 text".into()) };
+        if let Some(req) = report.as_object_mut().and_then(|o| o.get_mut("request")).and_then(Value::as_object_mut) {
+            req.insert("body", Value::str(text));
+        }
+    }
+    if !live() {
+        return;
+    }
+    cb(FromWorker::Report {
+        gen,
+        api,
+        report: Shared::new(report),
+        parsed_body: Shared::new(parsed_body),
+        provenance_in_worker: get(&data, "provenanceInWorker").as_bool().unwrap_or(false),
+        bytes: total as usize,
+        ms: get(&data, "ms").as_f64().unwrap_or(0.0),
+        memory_bytes: get(&data, "memoryBytes").as_f64().unwrap_or(0.0),
+    });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -152,18 +322,38 @@ struct Loaded {
     gen: u64,
     files: CaseFiles,
     opts: LayOptions,
+    /// The provenance of this scenario's reports that left it out, by api (the last few).
+    provenance: Vec<(String, Rc<BTreeMap<String, Value>>)>,
+}
+
+/// Parts as `[[path, append, offset, length]…]` into one UTF-8 buffer (transferred, not copied
+/// or re-encoded on the way).
+fn parts_js(parts: Vec<Part>) -> (js_sys::Array, js_sys::Uint8Array) {
+    let index = js_sys::Array::new();
+    let mut bytes = Vec::with_capacity(parts.iter().map(|p| p.json.len()).sum());
+    for p in parts {
+        let path = js_sys::Array::new();
+        for k in &p.path {
+            path.push(&JsValue::from_str(k));
+        }
+        let entry = js_sys::Array::of4(&path, &JsValue::from_bool(p.append), &JsValue::from_f64(bytes.len() as f64), &JsValue::from_f64(p.json.len() as f64));
+        index.push(&entry);
+        bytes.extend_from_slice(p.json.as_bytes());
+    }
+    (index, js_sys::Uint8Array::from(bytes.as_slice()))
 }
 
 fn post(scope: &web_sys::DedicatedWorkerGlobalScope, msg: &js_sys::Object) {
     let _ = scope.post_message(msg);
 }
 
-fn progress(scope: &web_sys::DedicatedWorkerGlobalScope, gen: u64, api: Option<&str>, stage: &str) {
+fn progress(scope: &web_sys::DedicatedWorkerGlobalScope, gen: u64, api: Option<&str>, stage: &str, done: f64) {
     let m = js_sys::Object::new();
     set(&m, "type", "progress");
     set(&m, "gen", gen as f64);
     set(&m, "api", opt_str(api));
     set(&m, "stage", stage);
+    set(&m, "done", done);
     post(scope, &m);
 }
 
@@ -176,6 +366,7 @@ fn memory_bytes() -> f64 {
 }
 
 fn handle(scope: &web_sys::DedicatedWorkerGlobalScope, loaded: &RefCell<Option<Loaded>>, data: JsValue) {
+    let p = |gen, api: Option<&str>, stage: &str, done| progress(scope, gen, api, stage, done);
     let gen = get(&data, "gen").as_f64().unwrap_or(0.0) as u64;
     match get(&data, "type").as_string().as_deref() {
         Some("load") => {
@@ -187,35 +378,86 @@ fn handle(scope: &web_sys::DedicatedWorkerGlobalScope, loaded: &RefCell<Option<L
                 files.insert(path, bytes.to_vec());
             }
             let opts = LayOptions { continue_only: get(&data, "continueOnly").as_bool().unwrap_or(false), now_ms: get(&data, "nowMs").as_f64() };
-            *loaded.borrow_mut() = Some(Loaded { gen, files, opts });
+            *loaded.borrow_mut() = Some(Loaded { gen, files, opts, provenance: Vec::new() });
         }
         Some("assemble") => {
             let api = get(&data, "api").as_string();
-            let guard = loaded.borrow();
-            let Some(l) = guard.as_ref().filter(|l| l.gen == gen) else { return };
+            let mut guard = loaded.borrow_mut();
+            let Some(l) = guard.as_mut().filter(|l| l.gen == gen) else { return };
             let start = js_sys::Date::now();
             let session = l.files.get("session.jsonl").map(Vec::len).unwrap_or(0);
             let total: usize = l.files.values().map(Vec::len).sum();
-            progress(scope, gen, api.as_deref(), &format!("laying out {} files ({})", l.files.len(), mb(total)));
-            let (inputs, notes) = inputs_of(&l.files, l.opts, api.as_deref());
+            let api = api.as_deref();
+            p(gen, api, &format!("laying out {} files ({})", l.files.len(), mb(total)), 0.02);
+            let (inputs, notes) = inputs_of(&l.files, l.opts, api);
             let what = if session > 0 { format!("parsing a {} session and assembling", mb(session)) } else { "assembling".into() };
-            progress(scope, gen, api.as_deref(), &what);
+            p(gen, api, &what, 0.05);
             let mut assembly = ctxlens::assemble(&inputs);
             drop(inputs);
             // Problems reading the case come first: they explain the rest.
             let mut diags = notes;
             diags.append(&mut assembly.diagnostics);
             assembly.diagnostics = diags;
-            progress(scope, gen, api.as_deref(), "writing the report");
-            let json = ctxlens::report::assembly_json(&assembly).to_json();
+            p(gen, api, "writing the report", 0.45);
+            let mut report = ctxlens::report::assembly_json(&assembly);
             drop(assembly);
+            let key = api.map(String::from).unwrap_or_else(|| report.get("model").and_then(|m| m.get_str("api")).unwrap_or("").to_string());
+            let body = report.as_object_mut().and_then(|o| o.get_mut("request")).and_then(|r| take(r, "body"));
+            let body = body.as_ref().and_then(Value::as_str);
+            // A large provenance stays here; the page asks for the paths it shows.
+            let in_worker = report.get("provenance").and_then(Value::as_array).is_some_and(|a| a.len() > PROVENANCE_INLINE);
+            if in_worker {
+                let prov = take(&mut report, "provenance").unwrap_or(Value::Null);
+                let map = crate::views::provenance_map(&Value::from(Object::new().with("provenance", prov))).unwrap_or_default();
+                l.provenance.retain(|(a, _)| *a != key);
+                l.provenance.push((key.clone(), Rc::new(map)));
+                if l.provenance.len() > 3 {
+                    l.provenance.remove(0);
+                }
+            }
+            let parts = split(&report, PART_BYTES);
+            drop(report);
+            p(gen, api, "parsing the body for the page", 0.6);
+            let body_parts = body.map(|b| split(&ctxlens::js::parse(b).unwrap_or(Value::Null), PART_BYTES)).unwrap_or_else(|| split(&Value::Null, PART_BYTES));
+            p(gen, api, "sending the report", 0.72);
             let m = js_sys::Object::new();
+            let transfer = js_sys::Array::new();
             set(&m, "type", "report");
             set(&m, "gen", gen as f64);
-            set(&m, "api", opt_str(api.as_deref()));
-            set(&m, "json", json.as_str());
+            set(&m, "api", opt_str(api));
+            for (k, list) in [("parts", parts), ("bodyParts", body_parts)] {
+                let (index, bytes) = parts_js(list);
+                set(&m, k, index);
+                transfer.push(&bytes.buffer());
+                set(&m, &format!("{k}Bytes"), bytes);
+            }
+            if let Some(b) = body {
+                let bytes = js_sys::Uint8Array::from(b.as_bytes());
+                transfer.push(&bytes.buffer());
+                set(&m, "body", bytes);
+            }
+            set(&m, "provenanceInWorker", in_worker);
             set(&m, "ms", js_sys::Date::now() - start);
             set(&m, "memoryBytes", memory_bytes());
+            if scope.post_message_with_transfer(&m, &transfer).is_err() {
+                post(scope, &m);
+            }
+        }
+        Some("provenance") => {
+            let api = get(&data, "api").as_string().unwrap_or_default();
+            let path = get(&data, "path").as_string().unwrap_or_default();
+            let guard = loaded.borrow();
+            let map = guard.as_ref().filter(|l| l.gen == gen).and_then(|l| l.provenance.iter().find(|(a, _)| *a == api)).map(|(_, m)| m.clone());
+            let answer = match map {
+                Some(map) => crate::views::prov_answer(&path, &map),
+                None => Object::new().with("error", "The worker no longer holds this assembly's sources (it was restarted or moved on): open the scenario again.").into(),
+            };
+            let m = js_sys::Object::new();
+            set(&m, "type", "provenance");
+            set(&m, "gen", gen as f64);
+            set(&m, "api", api.as_str());
+            set(&m, "path", path.as_str());
+            set(&m, "json", answer.to_json().as_str());
             post(scope, &m);
         }
         Some("catalog") => {

@@ -1,6 +1,7 @@
 //! The views of one assembly. Every view takes [`ViewProps`]: the report of the current protocol
 //! (`ctxlens::report::assembly_json`, plus `findings`, `usage`, `provenance` when the core
-//! provides them), the reports of other protocols (for the compare mode), and the selection.
+//! provides them), the reports of other protocols (for the compare mode), and the selection. A
+//! large body's `provenance` stays in the worker: `prov_answers` / `on_prov` ask it path by path.
 //!
 //! The shell calls [`view_nav`] (the list of views for its navigation), [`ViewSwitch`] (renders
 //! the chosen view) and [`StageView`] (the selected pipeline stage, for the stepper slot).
@@ -28,7 +29,9 @@ mod stage;
 mod tools;
 mod usage;
 
+pub use request::{prov_answer, provenance_map};
 pub use stage::StageView;
+pub use util::prime_parsed_body;
 
 #[derive(Clone, PartialEq, Properties)]
 pub struct ViewProps {
@@ -45,6 +48,13 @@ pub struct ViewProps {
     /// `finding:<id>`, ...
     pub selection: Option<AttrValue>,
     pub on_select: Callback<Option<AttrValue>>,
+    /// `None`: the report carries its own `provenance`. `Some`: it was left out (a large body)
+    /// and the worker answers for one body path at a time: the answers so far, path →
+    /// [`prov_answer`] (Null while asked), asked for with `on_prov`.
+    #[prop_or_default]
+    pub prov_answers: Option<Shared<BTreeMap<String, Value>>>,
+    #[prop_or_default]
+    pub on_prov: Callback<AttrValue>,
 }
 
 /// The views, in navigation order: (key, label). Keys are stable (they go into the hash).

@@ -38,7 +38,7 @@ pub fn cached_provenance(report: &crate::shared::Shared<Value>) -> Option<Rc<BTr
         }
         let v = provenance_map(report).map(Rc::new);
         c.push((report.clone(), v.clone()));
-        if c.len() > 2 {
+        if c.len() > 12 {
             c.remove(0);
         }
         v
@@ -128,27 +128,28 @@ pub fn curl_command(req: &Value) -> String {
     out
 }
 
-fn source_panel(path: &str, prov: Option<&BTreeMap<String, Value>>) -> Html {
-    let label = if path.is_empty() { "(the whole body)".to_string() } else { path.to_string() };
-    let Some(map) = prov else {
-        return html! { <div class="prov" data-testid="provenance"><div class="mono path">{label}</div><p class="na">{"Source attribution is not available in this build of the core."}</p></div> };
-    };
+/// What the source panel shows for `path`, from a path → source map: `{found: {path, entry} |
+/// null, inside: n, kinds: [[description, count]…]}`. The worker computes the same answer from its
+/// copy when the report leaves the provenance out (a large body).
+pub fn prov_answer(path: &str, map: &BTreeMap<String, Value>) -> Value {
     // The part itself; else, for a container, what is inside it; else its nearest attributed
     // ancestor.
     let pre = if path.is_empty() { String::new() } else { format!("{path}.") };
     let has_inside = map.range(pre.clone()..).next().is_some_and(|(k, _)| k.starts_with(&pre));
     let mut cur = path.to_string();
     let mut found = None;
-    if map.get(path).is_some() || !has_inside { loop {
-        if let Some(v) = map.get(&cur) {
-            found = Some((cur.clone(), v));
-            break;
+    if map.get(path).is_some() || !has_inside {
+        loop {
+            if let Some(v) = map.get(&cur) {
+                found = Some((cur.clone(), v));
+                break;
+            }
+            match cur.rfind('.') {
+                Some(i) => cur.truncate(i),
+                None => break,
+            }
         }
-        match cur.rfind('.') {
-            Some(i) => cur.truncate(i),
-            None => break,
-        }
-    } }
+    }
     let inside: Vec<(&String, &Value)> = if found.as_ref().map(|(p, _)| p == path).unwrap_or(false) {
         Vec::new()
     } else {
@@ -163,6 +164,39 @@ fn source_panel(path: &str, prov: Option<&BTreeMap<String, Value>>) -> Html {
         }
     }
     kinds.sort_by_key(|k| std::cmp::Reverse(k.1));
+    let found = found.map(|(p, v)| Value::from(ctxlens::js::Object::new().with("path", p).with("entry", v.clone()))).unwrap_or(Value::Null);
+    let kinds: Vec<Value> = kinds.into_iter().take(12).map(|(d, n)| Value::Array(vec![Value::str(d), Value::from(n)])).collect();
+    ctxlens::js::Object::new().with("found", found).with("inside", inside.len()).with("kinds", Value::Array(kinds)).into()
+}
+
+/// Where the source of a part comes from: the report's own provenance, the worker (asked for one
+/// path at a time), or nowhere.
+enum ProvSource<'a> {
+    Local(Option<&'a BTreeMap<String, Value>>),
+    Worker(Option<&'a Value>),
+}
+
+fn source_panel(path: &str, prov: ProvSource) -> Html {
+    let label = if path.is_empty() { "(the whole body)".to_string() } else { path.to_string() };
+    let answer = match prov {
+        ProvSource::Local(None) => {
+            return html! { <div class="prov" data-testid="provenance"><div class="mono path">{label}</div><p class="na">{"Source attribution is not available in this build of the core."}</p></div> };
+        }
+        ProvSource::Local(Some(map)) => prov_answer(path, map),
+        ProvSource::Worker(Some(a)) if !a.is_null() => a.clone(),
+        ProvSource::Worker(_) => {
+            return html! { <div class="prov" data-testid="provenance" aria-busy="true"><div class="mono path">{label}</div><p class="muted small"><span class="spinner" aria-hidden="true"></span>{"looking up its source…"}</p></div> };
+        }
+    };
+    if let Some(e) = answer.get_str("error") {
+        return html! { <div class="prov" data-testid="provenance"><div class="mono path">{label}</div><p class="na">{e.to_string()}</p></div> };
+    }
+    let found = answer.get("found").filter(|f| !f.is_null()).map(|f| (s(f, "path").to_string(), f.get("entry").cloned().unwrap_or_default()));
+    let inside = answer.get("inside").and_then(Value::as_f64).unwrap_or(0.0) as usize;
+    let kinds: Vec<(String, usize)> = arr(&answer, "kinds")
+        .iter()
+        .filter_map(|k| Some((k.as_array()?.first()?.as_str()?.to_string(), k.as_array()?.get(1)?.as_f64()? as usize)))
+        .collect();
     html! {
         <div class="prov" data-testid="provenance">
             <div class="mono path">{label}</div>
@@ -173,11 +207,11 @@ fn source_panel(path: &str, prov: Option<&BTreeMap<String, Value>>) -> Html {
                 { for { let mut f = Vec::new(); flatten("", v, &mut f); f }.into_iter().map(|(k, x)| html! { <><dt>{k}</dt><dd>{x}</dd></> }) }
                 </dl>
             }
-            if !inside.is_empty() {
-                <p class="small">{format!("{} attributed parts inside:", inside.len())}</p>
-                <ul class="small">{ for kinds.iter().take(12).map(|(d, n)| html! { <li>{format!("{n} × {d}")}</li> }) }</ul>
+            if inside > 0 {
+                <p class="small">{format!("{inside} attributed parts inside:")}</p>
+                <ul class="small">{ for kinds.iter().map(|(d, n)| html! { <li>{format!("{n} × {d}")}</li> }) }</ul>
             }
-            if found.is_none() && inside.is_empty() { <p class="na">{"No source recorded for this part."}</p> }
+            if found.is_none() && inside == 0 { <p class="na">{"No source recorded for this part."}</p> }
         </div>
     }
 }
@@ -255,6 +289,17 @@ pub fn RequestView(p: &ViewProps) -> Html {
         Callback::from(move |path: Option<String>| hover.set(path))
     };
     let focus = (*hover).clone().or(sel_path.clone());
+    // A large body's provenance stays in the worker: ask it for the part in focus.
+    {
+        let (answers, ask) = (p.prov_answers.clone(), p.on_prov.clone());
+        use_effect_with((focus.clone(), answers), move |(focus, answers)| {
+            if let (Some(f), Some(a)) = (focus, answers) {
+                if !a.contains_key(f.as_str()) {
+                    ask.emit(AttrValue::from(f.clone()));
+                }
+            }
+        });
+    }
     let curl = if *show_curl { curl_command(req) } else { String::new() };
     html! {
         <section class="request-view" data-testid="request-view">
@@ -295,10 +340,13 @@ pub fn RequestView(p: &ViewProps) -> Html {
                 <aside class="prov-col">
                     <h4>{"Where it came from"}</h4>
                     if let Some(f) = &focus {
-                        { source_panel(f, prov.as_ref().as_ref().map(|m| &**m)) }
+                        { source_panel(f, match &p.prov_answers {
+                            Some(a) => ProvSource::Worker(a.get(f.as_str())),
+                            None => ProvSource::Local(prov.as_ref().as_ref().map(|m| &**m)),
+                        }) }
                     } else {
                         <p class="muted small">{"Hover or select a part of the body to see its source."}</p>
-                        if prov.is_none() { <p class="na">{"Source attribution (provenance) is not available yet."}</p> }
+                        if prov.is_none() && p.prov_answers.is_none() { <p class="na">{"Source attribution (provenance) is not available yet."}</p> }
                     }
                 </aside>
             </div>

@@ -73,20 +73,40 @@ thread_local! {
     static BODIES: RefCell<Vec<(Shared<Value>, Shared<Value>)>> = const { RefCell::new(Vec::new()) };
 }
 
+/// The parsed bodies kept: up to this many, and past the first, only while their texts add up
+/// to less than [`PARSED_KEEP_BYTES`] (a protocol switch on a seed-sized session re-parses
+/// nothing; a 40 MB one keeps one or two).
+const PARSED_KEEP: usize = 12;
+const PARSED_KEEP_BYTES: usize = 48 << 20;
+
+fn body_len(report: &Shared<Value>) -> usize {
+    at(report, &["request", "body"]).and_then(Value::as_str).map(str::len).unwrap_or(0)
+}
+
+fn keep(c: &mut Vec<(Shared<Value>, Shared<Value>)>, report: Shared<Value>, parsed: Shared<Value>) {
+    c.retain(|(r, _)| *r != report);
+    c.push((report, parsed));
+    while c.len() > PARSED_KEEP || (c.len() > 1 && c.iter().map(|(r, _)| body_len(r)).sum::<usize>() > PARSED_KEEP_BYTES) {
+        c.remove(0);
+    }
+}
+
+/// Gives the views a body parsed elsewhere (the page joins it from the worker's parts in small
+/// tasks), so [`parsed_body`] does not parse it again in one long task.
+pub fn prime_parsed_body(report: &Shared<Value>, parsed: Shared<Value>) {
+    BODIES.with(|c| keep(&mut c.borrow_mut(), report.clone(), parsed));
+}
+
 /// `report.request.body` parsed (Null when absent or unparsable), cached per report so the
 /// views share one parse.
 pub fn parsed_body(report: &Shared<Value>) -> Shared<Value> {
     BODIES.with(|c| {
-        let mut c = c.borrow_mut();
-        if let Some((_, v)) = c.iter().find(|(r, _)| r == report) {
+        if let Some((_, v)) = c.borrow().iter().find(|(r, _)| r == report) {
             return v.clone();
         }
         let body = at(report, &["request", "body"]).and_then(Value::as_str).unwrap_or("");
         let v = Shared(Rc::new(ctxlens::js::parse(body).unwrap_or(Value::Null)));
-        c.push((report.clone(), v.clone()));
-        if c.len() > 4 {
-            c.remove(0);
-        }
+        keep(&mut c.borrow_mut(), report.clone(), v.clone());
         v
     })
 }

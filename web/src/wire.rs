@@ -1,0 +1,185 @@
+//! How a large value crosses from the worker to the page without one long task on the page's
+//! thread: the worker [`split`]s it into [`Part`]s of about [`PART_BYTES`] of JSON each (objects
+//! member by member, arrays by runs of elements), the page parses them one small task at a time
+//! and a [`Joiner`] puts the value back together, in the same key order.
+
+use ctxlens::js::{Object, Value};
+
+/// About this many bytes of JSON per part (a few milliseconds of parsing on the page).
+pub const PART_BYTES: usize = 256 * 1024;
+
+/// Objects deeper than this are not split further (their parts stay whole).
+const MAX_DEPTH: usize = 4;
+
+/// One piece of a split value: the JSON at `path` (object keys from the root), or, when
+/// `append`, elements to add to the array at `path`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Part {
+    pub path: Vec<String>,
+    pub append: bool,
+    pub json: String,
+}
+
+/// Splits `v` into parts of about `limit` bytes of JSON each, in order.
+pub fn split(v: &Value, limit: usize) -> Vec<Part> {
+    let mut out = Vec::new();
+    split_at(v, &mut Vec::new(), limit, &mut out);
+    out
+}
+
+fn split_at(v: &Value, path: &mut Vec<String>, limit: usize, out: &mut Vec<Part>) {
+    let part = |path: &[String], append: bool, json: String| Part { path: path.to_vec(), append, json };
+    let splittable = match v {
+        Value::Object(o) => path.len() < MAX_DEPTH && o.len() > 1,
+        Value::Array(a) => a.len() > 1,
+        _ => false,
+    };
+    let json = v.to_json();
+    if !splittable || json.len() <= limit {
+        out.push(part(path, false, json));
+        return;
+    }
+    drop(json);
+    match v {
+        Value::Object(o) => {
+            out.push(part(path, false, "{}".into()));
+            for (k, x) in o.iter() {
+                path.push(k.to_string());
+                split_at(x, path, limit, out);
+                path.pop();
+            }
+        }
+        Value::Array(a) => {
+            out.push(part(path, false, "[]".into()));
+            let mut buf = String::from("[");
+            let mut n = 0;
+            for x in a {
+                let j = x.to_json();
+                if n > 0 && buf.len() + j.len() > limit {
+                    buf.push(']');
+                    out.push(part(path, true, std::mem::replace(&mut buf, String::from("["))));
+                    n = 0;
+                }
+                if n > 0 {
+                    buf.push(',');
+                }
+                buf.push_str(&j);
+                n += 1;
+            }
+            if n > 0 {
+                buf.push(']');
+                out.push(part(path, true, buf));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Puts a split value back together, part by part.
+#[derive(Debug, Default)]
+pub struct Joiner {
+    root: Option<Value>,
+}
+
+impl Joiner {
+    pub fn new() -> Joiner {
+        Joiner::default()
+    }
+
+    /// Adds the parsed value of one part (in the order [`split`] made them).
+    pub fn add(&mut self, path: &[String], append: bool, v: Value) -> Result<(), String> {
+        let Some((last, parents)) = path.split_last() else {
+            return match (&mut self.root, append) {
+                (Some(Value::Array(a)), true) => extend(a, v),
+                (_, false) => {
+                    self.root = Some(v);
+                    Ok(())
+                }
+                _ => Err("elements for a value that is not an array".into()),
+            };
+        };
+        let mut cur = self.root.as_mut().ok_or("a member before its object")?;
+        for k in parents {
+            cur = cur.as_object_mut().and_then(|o| o.get_mut(k)).ok_or_else(|| format!("no object at {k}"))?;
+        }
+        let obj = cur.as_object_mut().ok_or_else(|| format!("no object for {last}"))?;
+        if append {
+            match obj.get_mut(last) {
+                Some(Value::Array(a)) => extend(a, v),
+                _ => Err(format!("elements for {last}, which is not an array")),
+            }
+        } else {
+            obj.insert(last.as_str(), v);
+            Ok(())
+        }
+    }
+
+    /// The value (Null when nothing came).
+    pub fn finish(self) -> Value {
+        self.root.unwrap_or(Value::Null)
+    }
+}
+
+fn extend(a: &mut Vec<Value>, v: Value) -> Result<(), String> {
+    match v {
+        Value::Array(items) => {
+            a.extend(items);
+            Ok(())
+        }
+        _ => Err("array elements that are not an array".into()),
+    }
+}
+
+/// The object `v` with `key` taken out (`v` unchanged when it is not an object).
+pub fn take(v: &mut Value, key: &str) -> Option<Value> {
+    v.as_object_mut().and_then(|o: &mut Object| o.remove(key))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ctxlens::js;
+
+    fn round_trip(text: &str, limit: usize) -> (Value, usize) {
+        let v = js::parse(text).unwrap();
+        let parts = split(&v, limit);
+        let mut j = Joiner::new();
+        for p in &parts {
+            j.add(&p.path, p.append, js::parse(&p.json).unwrap()).unwrap();
+        }
+        (j.finish(), parts.len())
+    }
+
+    #[test]
+    fn a_split_value_joins_back_with_its_key_order() {
+        let text = r#"{"z":1,"a":{"list":[1,"two",{"x":[3,4]},null,5.5,"\ud800"],"n":{"2":"b","1":"a","k":true}},"10":"ten","arr":[[1],[2],[3]],"s":"x"}"#;
+        for limit in [1, 8, 20, 64, 100_000] {
+            let (v, n) = round_trip(text, limit);
+            assert_eq!(v.to_json(), js::parse(text).unwrap().to_json(), "limit {limit}");
+            if limit == 100_000 {
+                assert_eq!(n, 1);
+            } else {
+                assert!(n > 3, "limit {limit}: {n} parts");
+            }
+        }
+    }
+
+    #[test]
+    fn scalars_and_empty_containers_stay_whole() {
+        for text in ["3", "\"s\"", "[]", "{}", "null", "[1]", "{\"a\":\"long long long\"}"] {
+            let (v, n) = round_trip(text, 1);
+            assert_eq!(v.to_json(), text);
+            assert_eq!(n, 1, "{text}");
+        }
+    }
+
+    #[test]
+    fn parts_out_of_order_are_errors_not_panics() {
+        let mut j = Joiner::new();
+        assert!(j.add(&["a".into()], false, Value::Null).is_err());
+        j.add(&[], false, js::parse("{\"a\":1}").unwrap()).unwrap();
+        assert!(j.add(&["a".into()], true, js::parse("[1]").unwrap()).is_err());
+        assert!(j.add(&["b".into(), "c".into()], false, Value::Null).is_err());
+        assert!(j.add(&[], true, Value::Null).is_err());
+    }
+}
