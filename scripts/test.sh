@@ -19,6 +19,8 @@ fi
 
 echo "== cargo test (core, CLI, conformance corpus)" >&2
 cargo test --workspace --exclude ctxlens-web
+echo "== cargo test (the visualizer's unit tests)" >&2
+cargo test -p ctxlens-web --lib
 
 # The npm package first: the Trunk build copies its browser files into dist/ for the embeds
 # (scripts/embed-assets.sh, Trunk's post_build hook). Incremental, so a no-op when nothing changed.
