@@ -1,7 +1,7 @@
 //! `JSON.parse` and `JSON.stringify` with the semantics of V8.
 
 use super::number::number_to_string;
-use super::string::{escape_json_string_into, has_json_special as has_special, LONE_SURROGATE_BASE};
+use super::string::{escape_json_string_into, escaped_json_len, has_json_special as has_special, LONE_SURROGATE_BASE};
 use super::{Object, Str, Value};
 
 /// Nesting deeper than this is reported as an error instead of risking the stack.
@@ -334,6 +334,25 @@ fn push_code_unit(out: &mut String, cu: u16) {
         out.push(char::from_u32(LONE_SURROGATE_BASE + (cu as u32 - 0xD800)).unwrap());
     } else {
         out.push(char::from_u32(cu as u32).unwrap());
+    }
+}
+
+/// The byte length of `JSON.stringify(v)`, so the text is written into a string of its exact
+/// size (a large body grown by doubling would hold up to twice its size, and copy itself).
+pub(super) fn compact_len(v: &Value) -> usize {
+    match v {
+        Value::Null | Value::Bool(true) => 4,
+        Value::Bool(false) => 5,
+        Value::Number(n) => {
+            if n.is_finite() {
+                number_to_string(*n).len()
+            } else {
+                4
+            }
+        }
+        Value::String(s) => escaped_json_len(s),
+        Value::Array(a) => 2 + a.len().saturating_sub(1) + a.iter().map(compact_len).sum::<usize>(),
+        Value::Object(o) => 2 + o.len().saturating_sub(1) + o.iter().map(|(k, v)| escaped_json_len(k) + 1 + compact_len(v)).sum::<usize>(),
     }
 }
 

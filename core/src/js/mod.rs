@@ -305,7 +305,7 @@ impl Value {
 
     /// `JSON.stringify(value)`.
     pub fn to_json(&self) -> String {
-        let mut out = String::new();
+        let mut out = String::with_capacity(json::compact_len(self));
         json::write_compact(self, &mut out);
         out
     }

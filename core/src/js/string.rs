@@ -132,6 +132,31 @@ pub fn sanitize_surrogates(s: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// The byte length of `JSON.stringify(s)` (what [`escape_json_string_into`] appends).
+pub fn escaped_json_len(s: &str) -> usize {
+    let b = s.as_bytes();
+    let mut n = b.len() + 2;
+    let mut i = 0;
+    while i < b.len() {
+        if let Some(c) = b.get(i..i + 8) {
+            let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+            if !has_json_special(w) && !has_f4(w) {
+                i += 8;
+                continue;
+            }
+        }
+        let x = b[i];
+        match x {
+            b'"' | b'\\' | 0x08 | 0x0c | b'\n' | b'\r' | b'\t' => n += 1,
+            0..=0x1f => n += 5,
+            0xF4 if s[i..].chars().next().and_then(is_lone_surrogate_char).is_some() => n += 2,
+            _ => {}
+        }
+        i += 1;
+    }
+    n
+}
+
 /// Appends `JSON.stringify(s)` (the quoted, escaped string) to `out`.
 pub fn escape_json_string_into(s: &str, out: &mut String) {
     const HEX: &[u8; 16] = b"0123456789abcdef";

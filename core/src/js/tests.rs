@@ -107,3 +107,12 @@ fn byte_level_fast_paths_agree_with_char_by_char() {
         assert_eq!(lone, s.chars().filter(|c| is_lone_surrogate_char(*c).is_some()).count(), "{json:?}");
     }
 }
+
+#[test]
+fn to_json_is_written_at_its_exact_size() {
+    let text = r#"{"a":[1,2.5,-0,1e21,null,true,false,"x\"\\\b\f\n\r\t\u0001\ud800é🙈"],"":{},"k\n":[],"n":{"m":"\udfff"}}"#;
+    let v = parse(text).unwrap();
+    let out = v.to_json();
+    assert_eq!(out.len(), super::json::compact_len(&v));
+    assert_eq!(out.capacity(), out.len());
+}
