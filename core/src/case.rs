@@ -106,7 +106,7 @@ pub fn captured_now(session_after: &str, original: Option<&str>) -> Option<f64> 
             let msg = v.get("message")?;
             (msg.get_str("role") == Some("user")).then(|| msg.get("timestamp").and_then(Value::as_f64)).flatten()
         })
-        .last()
+        .next_back()
 }
 
 /// Lays out a case. `env_dir` is the folder (relative to the case) holding the capture's
