@@ -205,7 +205,7 @@ fn meta_json(a: &Assembly, inputs: &Inputs) -> Value {
     o.insert("thinkingLevel", Value::str(&choice.thinking_level));
     o.insert("sessionId", a.parts.session_id.clone().map_or(Value::Null, Value::from));
     o.insert("cwd", Value::str(&a.parts.cwd));
-    o.insert("stages", stages_json(a));
+    o.insert("stages", ctxlens::report::trace_json(&a.trace));
     o.insert("stats", a.stats.as_ref().map_or(Value::Null, ctxlens::stats::to_json));
     o.insert("findings", ctxlens::findings::to_json(&ctxlens::findings::findings(a)));
     o.insert("diagnostics", diagnostics_json(&a.diagnostics, &|name| source_text(inputs, name)));
@@ -224,35 +224,6 @@ fn source_text<'i>(inputs: &'i Inputs, name: &str) -> Option<std::borrow::Cow<'i
         return inputs.files.get(name).map(String::from_utf8_lossy);
     }
     None
-}
-
-fn stages_json(a: &Assembly) -> Value {
-    Value::Array(
-        a.trace
-            .stages
-            .iter()
-            .map(|s| {
-                let events: Vec<Value> = s
-                    .events
-                    .iter()
-                    .map(|e| {
-                        let mut o = Object::new().with("kind", e.kind.as_str()).with("message", e.message.as_str());
-                        o.insert_opt("piSource", e.pi_source.map(Value::from));
-                        o.into()
-                    })
-                    .collect();
-                let counts: Object = s.counts.iter().map(|(k, v)| (k.clone(), Value::Number(*v))).collect();
-                Object::new()
-                    .with("id", s.id.key())
-                    .with("title", s.id.title())
-                    .with("piSource", s.pi_source)
-                    .with("summary", s.summary.as_str())
-                    .with("counts", counts)
-                    .with("events", Value::Array(events))
-                    .into()
-            })
-            .collect(),
-    )
 }
 
 /// Diagnostics as JSON: where a diagnostic has a line in a text we hold, `start`/`end` are that
