@@ -145,7 +145,9 @@ test("loose files: a session, context files in folders, a skill; the settings ch
   assert.equal(await page.locator("b", { hasText: "not html" }).count(), 0, "untrusted text is rendered as text");
   const body = JSON.parse(await bodyText(page));
   assert.ok(JSON.stringify(body).includes("deploy"), "the skill reached the prompt");
-  // A custom system prompt replaces pi's.
+  // A custom system prompt replaces pi's. (Edited once the other protocols are assembled in
+  // the background: an edit made while their reports arrive can be lost — a known issue.)
+  await until(page, () => document.querySelectorAll(".proto-tab.pending").length === 0);
   await page.locator("#set-system").fill("You are terse.");
   await page.locator("#set-system").blur();
   await until(page, () => document.querySelector('[data-testid="body-json"]')?.textContent.includes("You are terse."));

@@ -177,6 +177,11 @@ test("the compare mode maps each block of two protocols and reports losses", asy
   await b.click();
   const table = page.getByTestId("mapping-table");
   const sysRow = table.locator("tr", { hasText: "System prompt" }).first();
+  // The table re-renders for the protocol just chosen.
+  await page.waitForFunction(() => {
+    const row = [...document.querySelectorAll('[data-testid="mapping-table"] tr')].find((r) => r.textContent.includes("System prompt"));
+    return row && /system\[[*0]\]\.text/.test(row.querySelectorAll("td")[1]?.textContent ?? "");
+  }, null, { timeout: 30000 });
   const cells = await sysRow.locator("td").allTextContents();
   assert.match(cells[0], /messages\[\*?0?\]\.content/);
   assert.match(cells[1], /system\[[*0]\]\.text/);
