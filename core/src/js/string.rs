@@ -132,18 +132,28 @@ pub fn sanitize_surrogates(s: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// Whether the 8 bytes at `i` need no escaping (no quote, backslash, control byte or lone
+/// surrogate lead byte): the fast path of the JSON writers.
+#[inline]
+fn plain_json_word_at(b: &[u8], i: usize) -> bool {
+    match b.get(i..i + 8) {
+        Some(c) => {
+            let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+            !has_json_special(w) && !has_f4(w)
+        }
+        None => false,
+    }
+}
+
 /// The byte length of `JSON.stringify(s)` (what [`escape_json_string_into`] appends).
 pub fn escaped_json_len(s: &str) -> usize {
     let b = s.as_bytes();
     let mut n = b.len() + 2;
     let mut i = 0;
     while i < b.len() {
-        if let Some(c) = b.get(i..i + 8) {
-            let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-            if !has_json_special(w) && !has_f4(w) {
-                i += 8;
-                continue;
-            }
+        if plain_json_word_at(b, i) {
+            i += 8;
+            continue;
         }
         let x = b[i];
         match x {
@@ -166,12 +176,9 @@ pub fn escape_json_string_into(s: &str, out: &mut String) {
     let mut start = 0;
     let mut i = 0;
     while i < b.len() {
-        if let Some(c) = b.get(i..i + 8) {
-            let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-            if !has_json_special(w) && !has_f4(w) {
-                i += 8;
-                continue;
-            }
+        if plain_json_word_at(b, i) {
+            i += 8;
+            continue;
         }
         let x = b[i];
         let esc: Option<&str> = match x {
