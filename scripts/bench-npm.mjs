@@ -3,6 +3,7 @@
 // same run, and prints the ratios and the memory used.
 //
 //   node scripts/bench-npm.mjs [--sizes 0.4,4,40] [--apis a,b] [--pi /opt/pi-oracle]
+//   node scripts/bench-npm.mjs --generate DIR [--sizes …]   (only write the sessions)
 //
 // Needs the package built (scripts/build-npm.sh → pkg/ctxlens/) and pi 0.85.1 with its Node 22
 // as the oracle installs them (../shared/oracle/capture: /opt/pi-oracle). Both sides run under
@@ -156,6 +157,13 @@ function generateSession(mb) {
 }
 
 const sizes = arg("--sizes", "0.4,4,40").split(",").map(Number);
+// --generate DIR: only write the sessions (session-<mb>MB.jsonl), for profiling the native build.
+if (arg("--generate", null)) {
+  const dir = arg("--generate", null);
+  fs.mkdirSync(dir, { recursive: true });
+  for (const mb of sizes) fs.writeFileSync(path.join(dir, `session-${mb}MB.jsonl`), generateSession(mb));
+  process.exit(0);
+}
 const apis = arg("--apis", APIS.join(",")).split(",");
 if (!fs.existsSync(path.join(repo, "pkg/ctxlens/wasm/ctxlens_bg.wasm"))) {
   console.error("bench-npm: build the package first: bash scripts/build-npm.sh");
