@@ -25,13 +25,22 @@ pub fn read_tree(dir: &Path, prefix: &str, files: &mut CaseFiles) -> Result<(), 
         for entry in rd {
             let entry = entry.map_err(|e| CaseError(format!("{}: {e}", d.display())))?;
             let name = entry.file_name().to_string_lossy().into_owned();
-            let rel = if p.is_empty() { name.clone() } else { format!("{p}/{name}") };
+            let rel = if p.is_empty() {
+                name.clone()
+            } else {
+                format!("{p}/{name}")
+            };
             let path = entry.path();
-            let ft = entry.file_type().map_err(|e| CaseError(format!("{}: {e}", path.display())))?;
+            let ft = entry
+                .file_type()
+                .map_err(|e| CaseError(format!("{}: {e}", path.display())))?;
             if ft.is_dir() {
                 stack.push((path, rel));
             } else if ft.is_file() {
-                files.insert(rel, fs::read(&path).map_err(|e| CaseError(format!("{}: {e}", path.display())))?);
+                files.insert(
+                    rel,
+                    fs::read(&path).map_err(|e| CaseError(format!("{}: {e}", path.display())))?,
+                );
             }
         }
     }
@@ -52,7 +61,11 @@ pub fn load(case_dir: &Path, env_json: &Path) -> Result<LoadedCase, CaseError> {
     // The capture's files may live outside the case folder: mount them under a folder of their own.
     const ENV_DIR: &str = "\u{0}env";
     for name in ["env.json", "request-1.meta.json", "session.after.jsonl"] {
-        let p = if name == "env.json" { env_json.to_path_buf() } else { env_dir.join(name) };
+        let p = if name == "env.json" {
+            env_json.to_path_buf()
+        } else {
+            env_dir.join(name)
+        };
         if let Ok(bytes) = fs::read(&p) {
             files.insert(format!("{ENV_DIR}/{name}"), bytes);
         } else if name == "env.json" {
@@ -65,7 +78,11 @@ pub fn load(case_dir: &Path, env_json: &Path) -> Result<LoadedCase, CaseError> {
 
 /// The first byte where `a` and `b` differ, with a little context from each.
 pub fn first_difference(a: &str, b: &str) -> Option<(usize, String, String)> {
-    let pos = a.bytes().zip(b.bytes()).position(|(x, y)| x != y).or_else(|| (a.len() != b.len()).then(|| a.len().min(b.len())))?;
+    let pos = a
+        .bytes()
+        .zip(b.bytes())
+        .position(|(x, y)| x != y)
+        .or_else(|| (a.len() != b.len()).then(|| a.len().min(b.len())))?;
     let ctx = |s: &str| {
         let mut start = pos.saturating_sub(60);
         while !s.is_char_boundary(start) {
@@ -79,4 +96,3 @@ pub fn first_difference(a: &str, b: &str) -> Option<(usize, String, String)> {
     };
     Some((pos, ctx(a), ctx(b)))
 }
-

@@ -59,7 +59,15 @@ struct Opts {
 
 fn parse_args() -> Result<Opts, String> {
     let mut args = std::env::args().skip(1);
-    let mut o = Opts { command: String::new(), case: None, env: None, now: None, api: None, with: None, json: false };
+    let mut o = Opts {
+        command: String::new(),
+        case: None,
+        env: None,
+        now: None,
+        api: None,
+        with: None,
+        json: false,
+    };
     while let Some(a) = args.next() {
         let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
         match a.as_str() {
@@ -69,18 +77,30 @@ fn parse_args() -> Result<Opts, String> {
             }
             "--case" => o.case = Some(PathBuf::from(value("--case")?)),
             "--env" => o.env = Some(PathBuf::from(value("--env")?)),
-            "--now" => o.now = Some(value("--now")?.parse().map_err(|_| "--now takes milliseconds".to_string())?),
+            "--now" => {
+                o.now = Some(
+                    value("--now")?
+                        .parse()
+                        .map_err(|_| "--now takes milliseconds".to_string())?,
+                )
+            }
             "--api" => {
                 let api = value("--api")?;
                 if !APIS.contains(&api.as_str()) {
-                    return Err(format!("unknown --api {api:?}; one of: {}", APIS.join(", ")));
+                    return Err(format!(
+                        "unknown --api {api:?}; one of: {}",
+                        APIS.join(", ")
+                    ));
                 }
                 o.api = Some(api);
             }
             "--with" => {
                 let api = value("--with")?;
                 if !APIS.contains(&api.as_str()) {
-                    return Err(format!("unknown --with {api:?}; one of: {}", APIS.join(", ")));
+                    return Err(format!(
+                        "unknown --with {api:?}; one of: {}",
+                        APIS.join(", ")
+                    ));
                 }
                 o.with = Some(api);
             }
@@ -103,9 +123,24 @@ fn main() -> ExitCode {
     };
     if o.command == "help" || o.command.is_empty() {
         print!("{HELP}");
-        return if o.command.is_empty() { ExitCode::from(2) } else { ExitCode::SUCCESS };
+        return if o.command.is_empty() {
+            ExitCode::from(2)
+        } else {
+            ExitCode::SUCCESS
+        };
     }
-    if !["assemble", "stats", "trace", "request", "diagnostics", "report", "findings", "compare"].contains(&o.command.as_str()) {
+    if ![
+        "assemble",
+        "stats",
+        "trace",
+        "request",
+        "diagnostics",
+        "report",
+        "findings",
+        "compare",
+    ]
+    .contains(&o.command.as_str())
+    {
         eprintln!("ctxlens: unknown command {:?}\n\n{HELP}", o.command);
         return ExitCode::from(2);
     }
@@ -113,7 +148,10 @@ fn main() -> ExitCode {
         eprintln!("ctxlens: --case is required");
         return ExitCode::from(2);
     };
-    let env = o.env.clone().unwrap_or_else(|| case_dir.join("expected/env.json"));
+    let env = o
+        .env
+        .clone()
+        .unwrap_or_else(|| case_dir.join("expected/env.json"));
     let mut loaded = match case::load(case_dir, &env) {
         Ok(l) => l,
         Err(e) => {
@@ -158,15 +196,30 @@ fn main() -> ExitCode {
             }
             None => Ok(()),
         },
-        "report" => writeln!(out, "{}", ctxlens::report::assembly_json(&assembly).to_json_pretty(2)),
+        "report" => writeln!(
+            out,
+            "{}",
+            ctxlens::report::assembly_json(&assembly).to_json_pretty(2)
+        ),
         "findings" => {
             let list = ctxlens::findings::findings(&assembly);
             if o.json {
-                writeln!(out, "{}", ctxlens::findings::to_json(&list).to_json_pretty(2))
+                writeln!(
+                    out,
+                    "{}",
+                    ctxlens::findings::to_json(&list).to_json_pretty(2)
+                )
             } else {
                 let mut s = String::new();
                 for f in &list {
-                    s.push_str(&format!("{:2}. [{}] {} ({})\n    {}\n", f.number, f.severity.as_str(), f.title, f.id, f.detail));
+                    s.push_str(&format!(
+                        "{:2}. [{}] {} ({})\n    {}\n",
+                        f.number,
+                        f.severity.as_str(),
+                        f.title,
+                        f.id,
+                        f.detail
+                    ));
                     if let Some(st) = f.stage {
                         s.push_str(&format!("    stage: {}", st.key()));
                         if let Some(sub) = &f.subject {
@@ -179,21 +232,40 @@ fn main() -> ExitCode {
             }
         }
         "compare" => match &other {
-            Some(b) => writeln!(out, "{}", ctxlens::report::compare_json(&assembly, b).to_json_pretty(2)),
+            Some(b) => writeln!(
+                out,
+                "{}",
+                ctxlens::report::compare_json(&assembly, b).to_json_pretty(2)
+            ),
             None => Ok(()),
         },
         "trace" if o.json => writeln!(out, "{}", report::trace_json(&assembly).to_json_pretty(2)),
         "trace" => {
             let mut s = String::new();
             for (i, st) in assembly.trace.stages.iter().enumerate() {
-                s.push_str(&format!("{:2}. {} [{}]\n    {}\n", i + 1, st.id.title(), st.pi_source, st.summary));
+                s.push_str(&format!(
+                    "{:2}. {} [{}]\n    {}\n",
+                    i + 1,
+                    st.id.title(),
+                    st.pi_source,
+                    st.summary
+                ));
                 for e in &st.events {
-                    s.push_str(&format!("    - {}: {}{}\n", e.kind.as_str(), e.message, e.pi_source.map(|p| format!(" ({p})")).unwrap_or_default()));
+                    s.push_str(&format!(
+                        "    - {}: {}{}\n",
+                        e.kind.as_str(),
+                        e.message,
+                        e.pi_source.map(|p| format!(" ({p})")).unwrap_or_default()
+                    ));
                 }
             }
             write!(out, "{s}")
         }
-        "diagnostics" if o.json => writeln!(out, "{}", report::diagnostics_json(&assembly).to_json_pretty(2)),
+        "diagnostics" if o.json => writeln!(
+            out,
+            "{}",
+            report::diagnostics_json(&assembly).to_json_pretty(2)
+        ),
         _ => {
             let mut s = String::new();
             for d in &assembly.diagnostics {

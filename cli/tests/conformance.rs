@@ -14,7 +14,10 @@ fn cases(filter: &str) -> Vec<PathBuf> {
         .expect("tests/conformance exists")
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.join("case.json").is_file() && p.join("expected/request-1.json").is_file())
-        .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().contains(filter)))
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().contains(filter))
+        })
         .collect();
     v.sort();
     // The visualizer's demo is a captured case too.
@@ -46,19 +49,34 @@ fn every_case_is_byte_identical() {
         match assembly.body() {
             None => failures.push(format!(
                 "{name}: no request built: {}",
-                assembly.diagnostics.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("; ")
+                assembly
+                    .diagnostics
+                    .iter()
+                    .map(|d| d.to_string())
+                    .collect::<Vec<_>>()
+                    .join("; ")
             )),
             Some(body) => {
                 if let Some((pos, got, want)) = case::first_difference(body, &expected) {
-                    failures.push(format!("{name}: differs at byte {pos}\n     got: …{got}…\n    want: …{want}…"));
+                    failures.push(format!(
+                        "{name}: differs at byte {pos}\n     got: …{got}…\n    want: …{want}…"
+                    ));
                 }
             }
         }
     }
     let passed = all.len() - failures.len();
-    println!("conformance: {passed} of {} cases byte-identical", all.len());
+    println!(
+        "conformance: {passed} of {} cases byte-identical",
+        all.len()
+    );
     if !failures.is_empty() {
-        panic!("{} of {} cases differ:\n{}", failures.len(), all.len(), failures.join("\n"));
+        panic!(
+            "{} of {} cases differ:\n{}",
+            failures.len(),
+            all.len(),
+            failures.join("\n")
+        );
     }
 }
 
@@ -71,13 +89,23 @@ fn every_continuation_is_byte_identical() {
     let mut failures = Vec::new();
     for dir in cases(&filter) {
         let name = dir.file_name().unwrap().to_string_lossy().into_owned();
-        let Ok(after) = std::fs::read_to_string(dir.join("expected/session.after.jsonl")) else { continue };
-        let Ok(loaded) = case::load(&dir, &dir.join("expected/env.json")) else { continue };
+        let Ok(after) = std::fs::read_to_string(dir.join("expected/session.after.jsonl")) else {
+            continue;
+        };
+        let Ok(loaded) = case::load(&dir, &dir.join("expected/env.json")) else {
+            continue;
+        };
         for n in 2.. {
-            let Ok(expected) = std::fs::read_to_string(dir.join(format!("expected/request-{n}.json"))) else { break };
+            let Ok(expected) =
+                std::fs::read_to_string(dir.join(format!("expected/request-{n}.json")))
+            else {
+                break;
+            };
             total += 1;
             let Some(inputs) = ctxlens::case::continuation_inputs(&loaded.inputs, &after, n) else {
-                failures.push(format!("{name} request-{n}: session.after.jsonl has fewer turns"));
+                failures.push(format!(
+                    "{name} request-{n}: session.after.jsonl has fewer turns"
+                ));
                 continue;
             };
             match ctxlens::assemble(&inputs).body() {
@@ -90,9 +118,16 @@ fn every_continuation_is_byte_identical() {
             }
         }
     }
-    println!("continuations: {} of {total} requests byte-identical", total - failures.len());
+    println!(
+        "continuations: {} of {total} requests byte-identical",
+        total - failures.len()
+    );
     if !failures.is_empty() {
-        panic!("{} of {total} continuation requests differ:\n{}", failures.len(), failures.join("\n"));
+        panic!(
+            "{} of {total} continuation requests differ:\n{}",
+            failures.len(),
+            failures.join("\n")
+        );
     }
 }
 
@@ -110,40 +145,76 @@ fn every_case_has_the_captured_url_and_headers() {
     let mut failures = Vec::new();
     for dir in &all {
         let name = dir.file_name().unwrap().to_string_lossy().into_owned();
-        let Ok(meta) = std::fs::read_to_string(dir.join("expected/request-1.meta.json")) else { continue };
+        let Ok(meta) = std::fs::read_to_string(dir.join("expected/request-1.meta.json")) else {
+            continue;
+        };
         let meta = ctxlens::js::parse(&meta).expect("meta.json is JSON");
-        let Ok(loaded) = case::load(dir, &dir.join("expected/env.json")) else { continue };
+        let Ok(loaded) = case::load(dir, &dir.join("expected/env.json")) else {
+            continue;
+        };
         let assembly = ctxlens::assemble(&loaded.inputs);
         let Some(req) = &assembly.request else {
             failures.push(format!("{name}: no request built"));
             continue;
         };
         let want_path = meta.get_str("url").unwrap_or("");
-        let got_path = req.url.find("://").and_then(|i| req.url[i + 3..].find('/').map(|j| &req.url[i + 3 + j..])).unwrap_or(&req.url);
+        let got_path = req
+            .url
+            .find("://")
+            .and_then(|i| req.url[i + 3..].find('/').map(|j| &req.url[i + 3 + j..]))
+            .unwrap_or(&req.url);
         if got_path != want_path {
-            failures.push(format!("{name}: url path {got_path:?}, pi sent {want_path:?}"));
+            failures.push(format!(
+                "{name}: url path {got_path:?}, pi sent {want_path:?}"
+            ));
         }
         // The runtime headers the core names for this protocol are the only ones left out.
-        let api = assembly.parts.model_choice.model.as_ref().map(|m| m.api().to_string()).unwrap_or_default();
+        let api = assembly
+            .parts
+            .model_choice
+            .model
+            .as_ref()
+            .map(|m| m.api().to_string())
+            .unwrap_or_default();
         let runtime = ctxlens::protocols::runtime_headers(&api);
         let norm = |k: &str, v: &str| -> (String, String) {
             let k = k.to_ascii_lowercase();
-            let v = if is_credential(&k) { "<redacted>".to_string() } else { v.to_string() };
+            let v = if is_credential(&k) {
+                "<redacted>".to_string()
+            } else {
+                v.to_string()
+            };
             (k, v)
         };
         let want: Vec<(String, String)> = meta
             .get("headers")
             .and_then(|h| h.as_object())
-            .map(|h| h.iter().filter(|(k, _)| !runtime.contains(&k.to_ascii_lowercase().as_str())).map(|(k, v)| norm(k, v.as_str().unwrap_or(""))).collect())
+            .map(|h| {
+                h.iter()
+                    .filter(|(k, _)| !runtime.contains(&k.to_ascii_lowercase().as_str()))
+                    .map(|(k, v)| norm(k, v.as_str().unwrap_or("")))
+                    .collect()
+            })
             .unwrap_or_default();
         let got: Vec<(String, String)> = req.headers.iter().map(|(k, v)| norm(k, v)).collect();
         if got != want {
-            failures.push(format!("{name}: headers differ\n     got: {got:?}\n    want: {want:?}"));
+            failures.push(format!(
+                "{name}: headers differ\n     got: {got:?}\n    want: {want:?}"
+            ));
         }
     }
-    println!("headers: {} of {} cases match", all.len() - failures.len(), all.len());
+    println!(
+        "headers: {} of {} cases match",
+        all.len() - failures.len(),
+        all.len()
+    );
     if !failures.is_empty() {
-        panic!("{} of {} cases differ in URL or headers:\n{}", failures.len(), all.len(), failures.join("\n"));
+        panic!(
+            "{} of {} cases differ in URL or headers:\n{}",
+            failures.len(),
+            all.len(),
+            failures.join("\n")
+        );
     }
 }
 
@@ -159,26 +230,44 @@ fn every_case_switches_to_every_protocol() {
     let mut bad: Vec<String> = Vec::new();
     for dir in cases(&filter) {
         let name = dir.file_name().unwrap().to_string_lossy().into_owned();
-        let Ok(loaded) = case::load(&dir, &dir.join("expected/env.json")) else { continue };
+        let Ok(loaded) = case::load(&dir, &dir.join("expected/env.json")) else {
+            continue;
+        };
         for api in ctxlens::protocols::APIS {
             let mut inputs = loaded.inputs.clone();
             inputs.api = Some(api.to_string());
             let a = ctxlens::assemble(&inputs);
             if a.request.is_some() {
                 built += 1;
-            } else if let Some(d) = a.diagnostics.iter().find(|d| d.message.starts_with("pi would fail here")) {
+            } else if let Some(d) = a
+                .diagnostics
+                .iter()
+                .find(|d| d.message.starts_with("pi would fail here"))
+            {
                 refused.push(format!("{name} → {api}: {}", d.message));
             } else {
-                bad.push(format!("{name} → {api}: no request and no reason: {:?}", a.diagnostics));
+                bad.push(format!(
+                    "{name} → {api}: no request and no reason: {:?}",
+                    a.diagnostics
+                ));
             }
         }
     }
-    println!("protocol switch: {built} requests built, {} refused as pi would refuse:", refused.len());
+    println!(
+        "protocol switch: {built} requests built, {} refused as pi would refuse:",
+        refused.len()
+    );
     for r in &refused {
         println!("  {r}");
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
     // Only failures that come from the session's own data remain.
-    assert!(refused.iter().all(|r| r.contains("thinkingSignature is not JSON")), "{}", refused.join("\n"));
+    assert!(
+        refused
+            .iter()
+            .all(|r| r.contains("thinkingSignature is not JSON")),
+        "{}",
+        refused.join("\n")
+    );
     assert!(built > 0);
 }

@@ -3,7 +3,7 @@
 
 use crate::data;
 use crate::diagnostics::Diagnostic;
-use crate::inputs::{normalize_path, resolve_path, join_path, VirtualFs};
+use crate::inputs::{join_path, normalize_path, resolve_path, VirtualFs};
 use crate::js::{Object, Value};
 
 /// Where argv diagnostics point.
@@ -63,7 +63,11 @@ fn is_valid_thinking_level(level: &str) -> bool {
 
 /// `value.split(",").map(s => s.trim()).filter(name => name.length > 0)`.
 fn split_list(value: &str) -> Vec<String> {
-    value.split(',').map(|s| crate::js::js_trim(s).to_string()).filter(|s| !s.is_empty()).collect()
+    value
+        .split(',')
+        .map(|s| crate::js::js_trim(s).to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
 }
 
 /// `parseArgs` (CA/cli/args.js:14–242), without the program name. Flags that take a value
@@ -86,12 +90,24 @@ pub fn parse(args: &[String], diags: &mut Vec<Diagnostic>) -> PiArgs {
                 break;
             }
             "--help" | "-h" | "--version" | "-v" => {
-                diags.push(Diagnostic::warning(ARGS, None, format!("{arg}: pi would print and exit without sending a request")));
+                diags.push(Diagnostic::warning(
+                    ARGS,
+                    None,
+                    format!("{arg}: pi would print and exit without sending a request"),
+                ));
             }
-            "--continue" | "-c" | "--resume" | "-r" | "--no-session" | "--verbose" | "--offline" | "--no-prompt-templates" | "-np"
+            "--continue"
+            | "-c"
+            | "--resume"
+            | "-r"
+            | "--no-session"
+            | "--verbose"
+            | "--offline"
+            | "--no-prompt-templates"
+            | "-np"
             | "--no-themes" => {}
-            "--mode" | "--api-key" | "--session" | "--session-id" | "--fork" | "--session-dir" | "--models" | "--export"
-            | "--prompt-template" | "--theme"
+            "--mode" | "--api-key" | "--session" | "--session-id" | "--fork" | "--session-dir"
+            | "--models" | "--export" | "--prompt-template" | "--theme"
                 if has_next(i) =>
             {
                 i += 1;
@@ -113,7 +129,9 @@ pub fn parse(args: &[String], diags: &mut Vec<Diagnostic>) -> PiArgs {
             }
             "--append-system-prompt" if has_next(i) => {
                 i += 1;
-                out.append_system_prompt.get_or_insert_with(Vec::new).push(args[i].clone());
+                out.append_system_prompt
+                    .get_or_insert_with(Vec::new)
+                    .push(args[i].clone());
             }
             "--name" | "-n" => {
                 if has_next(i) {
@@ -148,7 +166,8 @@ pub fn parse(args: &[String], diags: &mut Vec<Diagnostic>) -> PiArgs {
             "--print" | "-p" => {
                 out.print = true;
                 if let Some(next) = args.get(i + 1) {
-                    if !next.starts_with('@') && (!next.starts_with('-') || next.starts_with("---")) {
+                    if !next.starts_with('@') && (!next.starts_with('-') || next.starts_with("---"))
+                    {
                         out.messages.push(next.clone());
                         i += 1;
                     }
@@ -161,22 +180,45 @@ pub fn parse(args: &[String], diags: &mut Vec<Diagnostic>) -> PiArgs {
             }
             "--use-theme" => match args.get(i + 1) {
                 Some(t) if !t.starts_with('-') => i += 1,
-                _ => diags.push(Diagnostic::error(ARGS, None, "--use-theme requires a theme name")),
+                _ => diags.push(Diagnostic::error(
+                    ARGS,
+                    None,
+                    "--use-theme requires a theme name",
+                )),
             },
             "--no-skills" | "-ns" => out.no_skills = true,
             "--no-context-files" | "-nc" => out.no_context_files = true,
             "--list-models" => {
-                diags.push(Diagnostic::warning(ARGS, None, "--list-models: pi would list models and exit without sending a request"));
-                if args.get(i + 1).is_some_and(|n| !n.starts_with('-') && !n.starts_with('@')) {
+                diags.push(Diagnostic::warning(
+                    ARGS,
+                    None,
+                    "--list-models: pi would list models and exit without sending a request",
+                ));
+                if args
+                    .get(i + 1)
+                    .is_some_and(|n| !n.starts_with('-') && !n.starts_with('@'))
+                {
                     i += 1;
                 }
             }
             "--tui-mode" => match args.get(i + 1).map(String::as_str) {
                 Some("regular" | "fullscreen") => i += 1,
-                None => diags.push(Diagnostic::error(ARGS, None, "--tui-mode requires regular or fullscreen")),
-                Some(m) if m.starts_with('-') => diags.push(Diagnostic::error(ARGS, None, "--tui-mode requires regular or fullscreen")),
+                None => diags.push(Diagnostic::error(
+                    ARGS,
+                    None,
+                    "--tui-mode requires regular or fullscreen",
+                )),
+                Some(m) if m.starts_with('-') => diags.push(Diagnostic::error(
+                    ARGS,
+                    None,
+                    "--tui-mode requires regular or fullscreen",
+                )),
                 Some(m) => {
-                    diags.push(Diagnostic::error(ARGS, None, format!("Invalid TUI mode \"{m}\". Valid values: regular, fullscreen")));
+                    diags.push(Diagnostic::error(
+                        ARGS,
+                        None,
+                        format!("Invalid TUI mode \"{m}\". Valid values: regular, fullscreen"),
+                    ));
                     i += 1;
                 }
             },
@@ -197,11 +239,15 @@ pub fn parse(args: &[String], diags: &mut Vec<Diagnostic>) -> PiArgs {
                 // Unknown flags go to extensions (CA/core/agent-session-services.js:20–43); with
                 // none registering them pi stops with "Unknown option".
                 diags.push(
-                    Diagnostic::error(ARGS, None, format!("Unknown option: --{name} (no extension registers it)"))
-                        .skipping(match &value {
-                            Some(v) => format!("--{name} {v}"),
-                            None => format!("--{name}"),
-                        }),
+                    Diagnostic::error(
+                        ARGS,
+                        None,
+                        format!("Unknown option: --{name} (no extension registers it)"),
+                    )
+                    .skipping(match &value {
+                        Some(v) => format!("--{name} {v}"),
+                        None => format!("--{name}"),
+                    }),
                 );
                 match out.unknown_flags.iter_mut().find(|(n, _)| *n == name) {
                     Some(slot) => slot.1 = value,
@@ -209,7 +255,10 @@ pub fn parse(args: &[String], diags: &mut Vec<Diagnostic>) -> PiArgs {
                 }
             }
             _ if arg.starts_with('-') => {
-                diags.push(Diagnostic::error(ARGS, None, format!("Unknown option: {arg}")).skipping(arg.to_string()));
+                diags.push(
+                    Diagnostic::error(ARGS, None, format!("Unknown option: {arg}"))
+                        .skipping(arg.to_string()),
+                );
             }
             _ => out.messages.push(arg.to_string()),
         }
@@ -230,7 +279,10 @@ pub struct Attachments {
 
 /// `[\u00A0\u2000-\u200A\u202F\u205F\u3000]` (CA/utils/paths.js:6).
 fn is_unicode_space(c: char) -> bool {
-    matches!(c, '\u{00A0}' | '\u{2000}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}')
+    matches!(
+        c,
+        '\u{00A0}' | '\u{2000}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}'
+    )
 }
 
 /// Options of pi's `normalizePath` (CA/utils/paths.js:58).
@@ -244,9 +296,16 @@ pub struct PathOptions {
 /// `normalizePath(input, options)` (CA/utils/paths.js:58–81) on POSIX: optional trim, unicode
 /// spaces to " ", one leading `@` stripped, `~` expanded with `home`, `file://` URLs decoded.
 pub fn normalize_pi_path(input: &str, home: &str, opts: PathOptions) -> String {
-    let mut s: String = if opts.trim { crate::js::js_trim(input).to_string() } else { input.to_string() };
+    let mut s: String = if opts.trim {
+        crate::js::js_trim(input).to_string()
+    } else {
+        input.to_string()
+    };
     if opts.normalize_unicode_spaces {
-        s = s.chars().map(|c| if is_unicode_space(c) { ' ' } else { c }).collect();
+        s = s
+            .chars()
+            .map(|c| if is_unicode_space(c) { ' ' } else { c })
+            .collect();
     }
     if opts.strip_at_prefix {
         if let Some(rest) = s.strip_prefix('@') {
@@ -272,7 +331,10 @@ fn percent_decode(s: &str) -> String {
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let (Some(h), Some(l)) = ((bytes[i + 1] as char).to_digit(16), (bytes[i + 2] as char).to_digit(16)) {
+            if let (Some(h), Some(l)) = (
+                (bytes[i + 1] as char).to_digit(16),
+                (bytes[i + 2] as char).to_digit(16),
+            ) {
                 out.push((h * 16 + l) as u8);
                 i += 3;
                 continue;
@@ -300,7 +362,16 @@ pub fn resolve_pi_path(input: &str, base: &str, home: &str, opts: PathOptions) -
 /// the macOS screenshot variants (narrow no-break space before AM/PM, curly apostrophe). The NFD
 /// variant is not tried (file names in the virtual tree are taken as given).
 pub fn resolve_read_path(file_path: &str, cwd: &str, home: &str, fs: &VirtualFs) -> String {
-    let resolved = resolve_pi_path(file_path, cwd, home, PathOptions { normalize_unicode_spaces: true, strip_at_prefix: true, trim: false });
+    let resolved = resolve_pi_path(
+        file_path,
+        cwd,
+        home,
+        PathOptions {
+            normalize_unicode_spaces: true,
+            strip_at_prefix: true,
+            trim: false,
+        },
+    );
     let exists = |p: &str| fs.is_file(p) || fs.is_dir(p);
     if exists(&resolved) {
         return resolved;
@@ -346,14 +417,32 @@ fn replace_am_pm(s: &str) -> String {
 /// [`detect_supported_image_mime_type`]) become `{type:"image", mimeType, data}` blocks plus a
 /// `<file name="...">` reference; text files are inlined as `<file name="...">\n...\n</file>\n`.
 /// pi exits on a missing file; here that becomes an error diagnostic and the file is skipped.
-pub fn process_file_args(file_args: &[String], cwd: &str, home: &str, auto_resize_images: bool, fs: &VirtualFs, diags: &mut Vec<Diagnostic>) -> Attachments {
+pub fn process_file_args(
+    file_args: &[String],
+    cwd: &str,
+    home: &str,
+    auto_resize_images: bool,
+    fs: &VirtualFs,
+    diags: &mut Vec<Diagnostic>,
+) -> Attachments {
     let s = |k: &str| data::string("fileProcessor", k);
     let mut out = Attachments::default();
     for arg in file_args {
         let path = resolve_read_path(arg, cwd, home, fs);
         let Some(bytes) = fs.get(&path) else {
-            let what = if fs.is_dir(&path) { "is a directory" } else { "not found" };
-            diags.push(Diagnostic::error(format!("@{arg}"), None, format!("Error: File {what}: {path} (pi would exit)")).skipping(format!("@{arg}")));
+            let what = if fs.is_dir(&path) {
+                "is a directory"
+            } else {
+                "not found"
+            };
+            diags.push(
+                Diagnostic::error(
+                    format!("@{arg}"),
+                    None,
+                    format!("Error: File {what}: {path} (pi would exit)"),
+                )
+                .skipping(format!("@{arg}")),
+            );
             continue;
         };
         if bytes.is_empty() {
@@ -364,9 +453,20 @@ pub fn process_file_args(file_args: &[String], cwd: &str, home: &str, auto_resiz
         let sniff = &bytes[..bytes.len().min(IMAGE_TYPE_SNIFF_BYTES)];
         if let Some(mime) = detect_supported_image_mime_type(sniff) {
             let (mime_type, data) = process_image(bytes, mime, auto_resize_images, &path, diags);
-            out.images.push(Value::Object(Object::new().with("type", "image").with("mimeType", mime_type).with("data", data)));
+            out.images.push(Value::Object(
+                Object::new()
+                    .with("type", "image")
+                    .with("mimeType", mime_type)
+                    .with("data", data),
+            ));
             // No processing hints without a resize or conversion: `<file name="...">` + "" + `</file>\n`.
-            out.text.push_str(&format!("{}{}{}{}", s("nameOpen"), path, s("nameClose"), s("fileClose")));
+            out.text.push_str(&format!(
+                "{}{}{}{}",
+                s("nameOpen"),
+                path,
+                s("nameClose"),
+                s("fileClose")
+            ));
         } else {
             let text = String::from_utf8_lossy(bytes);
             let text = text.strip_prefix('\u{FEFF}').unwrap_or(&text);
@@ -389,7 +489,13 @@ pub fn process_file_args(file_args: &[String], cwd: &str, home: &str, auto_resiz
 /// JPEG, GIF and WebP pass through as base64 when they are within pi's resize limits (2000×2000
 /// pixels, 4.5 MB of base64). Conversion (BMP) and resizing need pi's image library: those are
 /// reported, and the original bytes are used.
-fn process_image(bytes: &[u8], mime: &'static str, auto_resize: bool, path: &str, diags: &mut Vec<Diagnostic>) -> (&'static str, String) {
+fn process_image(
+    bytes: &[u8],
+    mime: &'static str,
+    auto_resize: bool,
+    path: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> (&'static str, String) {
     if mime == "image/bmp" {
         diags.push(Diagnostic::warning(path, None, "pi converts BMP images to PNG with its image library; ctxlens cannot reproduce those bytes"));
         return ("image/png", base64(bytes));
@@ -403,7 +509,11 @@ fn process_image(bytes: &[u8], mime: &'static str, auto_resize: bool, path: &str
             diags.push(Diagnostic::warning(path, None, "pi resizes this image (over 2000 px or 4.5 MB) with its image library; ctxlens cannot reproduce those bytes and keeps the original"));
         }
         if dims.is_none() {
-            diags.push(Diagnostic::info(path, None, "image dimensions unreadable; pi's image library may reject or resize it"));
+            diags.push(Diagnostic::info(
+                path,
+                None,
+                "image dimensions unreadable; pi's image library may reject or resize it",
+            ));
         }
     }
     (mime, base64(bytes))
@@ -411,8 +521,14 @@ fn process_image(bytes: &[u8], mime: &'static str, auto_resize: bool, path: &str
 
 /// Width and height from the image header, when it can be read.
 fn image_dimensions(b: &[u8], mime: &str) -> Option<(u32, u32)> {
-    let be32 = |o: usize| b.get(o..o + 4).map(|x| u32::from_be_bytes([x[0], x[1], x[2], x[3]]));
-    let le16 = |o: usize| b.get(o..o + 2).map(|x| u16::from_le_bytes([x[0], x[1]]) as u32);
+    let be32 = |o: usize| {
+        b.get(o..o + 4)
+            .map(|x| u32::from_be_bytes([x[0], x[1], x[2], x[3]]))
+    };
+    let le16 = |o: usize| {
+        b.get(o..o + 2)
+            .map(|x| u16::from_le_bytes([x[0], x[1]]) as u32)
+    };
     match mime {
         "image/png" => Some((be32(16)?, be32(20)?)),
         "image/gif" => Some((le16(6)?, le16(8)?)),
@@ -426,7 +542,10 @@ fn image_dimensions(b: &[u8], mime: &str) -> Option<(u32, u32)> {
             b"VP8X" => {
                 let w = b.get(24..27)?;
                 let h = b.get(27..30)?;
-                Some((u32::from_le_bytes([w[0], w[1], w[2], 0]) + 1, u32::from_le_bytes([h[0], h[1], h[2], 0]) + 1))
+                Some((
+                    u32::from_le_bytes([w[0], w[1], w[2], 0]) + 1,
+                    u32::from_le_bytes([h[0], h[1], h[2], 0]) + 1,
+                ))
             }
             _ => None,
         },
@@ -460,11 +579,21 @@ pub fn base64(bytes: &[u8]) -> String {
     const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
-        let n = (chunk[0] as u32) << 16 | (*chunk.get(1).unwrap_or(&0) as u32) << 8 | *chunk.get(2).unwrap_or(&0) as u32;
+        let n = (chunk[0] as u32) << 16
+            | (*chunk.get(1).unwrap_or(&0) as u32) << 8
+            | *chunk.get(2).unwrap_or(&0) as u32;
         out.push(T[(n >> 18) as usize & 63] as char);
         out.push(T[(n >> 12) as usize & 63] as char);
-        out.push(if chunk.len() > 1 { T[(n >> 6) as usize & 63] as char } else { '=' });
-        out.push(if chunk.len() > 2 { T[n as usize & 63] as char } else { '=' });
+        out.push(if chunk.len() > 1 {
+            T[(n >> 6) as usize & 63] as char
+        } else {
+            '='
+        });
+        out.push(if chunk.len() > 2 {
+            T[n as usize & 63] as char
+        } else {
+            '='
+        });
     }
     out
 }
@@ -476,7 +605,11 @@ const PNG_SIGNATURE: [u8; 8] = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 /// `detectSupportedImageMimeType` (CA/utils/mime.js:4–21) over the first 4100 bytes.
 pub fn detect_supported_image_mime_type(buf: &[u8]) -> Option<&'static str> {
     if buf.starts_with(&[0xff, 0xd8, 0xff]) {
-        return if buf.get(3) == Some(&0xf7) { None } else { Some("image/jpeg") };
+        return if buf.get(3) == Some(&0xf7) {
+            None
+        } else {
+            Some("image/jpeg")
+        };
     }
     if buf.starts_with(&PNG_SIGNATURE) {
         return (is_png(buf) && !is_animated_png(buf)).then_some("image/png");
@@ -498,11 +631,13 @@ fn byte(b: &[u8], i: usize) -> u32 {
 }
 
 fn read_u32_be(b: &[u8], o: usize) -> u64 {
-    byte(b, o) as u64 * 0x1000000 + ((byte(b, o + 1) << 16) + (byte(b, o + 2) << 8) + byte(b, o + 3)) as u64
+    byte(b, o) as u64 * 0x1000000
+        + ((byte(b, o + 1) << 16) + (byte(b, o + 2) << 8) + byte(b, o + 3)) as u64
 }
 
 fn read_u32_le(b: &[u8], o: usize) -> u64 {
-    (byte(b, o) + (byte(b, o + 1) << 8) + (byte(b, o + 2) << 16)) as u64 + byte(b, o + 3) as u64 * 0x1000000
+    (byte(b, o) + (byte(b, o + 1) << 8) + (byte(b, o + 2) << 16)) as u64
+        + byte(b, o + 3) as u64 * 0x1000000
 }
 
 fn read_u16_le(b: &[u8], o: usize) -> u32 {

@@ -72,38 +72,78 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
     if let Some(f) = &session_file {
         diags.extend(f.diagnostics.iter().cloned());
         if f.original_version < 3 && f.header.is_some() {
-            ev.push(Event::new(EventKind::Converted, format!("migrated from session version {} to 3", f.original_version)).at("CA/core/session-manager.js:75"));
+            ev.push(
+                Event::new(
+                    EventKind::Converted,
+                    format!("migrated from session version {} to 3", f.original_version),
+                )
+                .at("CA/core/session-manager.js:75"),
+            );
         }
     }
     let mut session_ctx = match &session_file {
         Some(f) => session::build_context(f, &mut ev, &mut diags),
-        None => SessionContext { thinking_level: "off".into(), ..Default::default() },
+        None => SessionContext {
+            thinking_level: "off".into(),
+            ..Default::default()
+        },
     };
     let entries = session_file.as_ref().map_or(0, |f| f.entries.len());
     stages.push(Stage {
         id: StageId::SessionRead,
         pi_source: "CA/core/session-manager.js:265",
         summary: match &session_file {
-            Some(f) => format!("{} entries read from {}; {} on the active branch", entries, f.name, session_ctx.path.len()),
+            Some(f) => format!(
+                "{} entries read from {}; {} on the active branch",
+                entries,
+                f.name,
+                session_ctx.path.len()
+            ),
             None => "no session: pi starts a new one".into(),
         },
-        counts: vec![("entries".into(), entries as f64), ("branch".into(), session_ctx.path.len() as f64)],
+        counts: vec![
+            ("entries".into(), entries as f64),
+            ("branch".into(), session_ctx.path.len() as f64),
+        ],
         events: std::mem::take(&mut ev),
     });
     stages.push(Stage {
         id: StageId::AgentMessages,
         pi_source: "CA/core/session-manager.js:166",
-        summary: format!("{} agent messages from the branch", session_ctx.messages.len()),
+        summary: format!(
+            "{} agent messages from the branch",
+            session_ctx.messages.len()
+        ),
         counts: vec![("messages".into(), session_ctx.messages.len() as f64)],
         events: Vec::new(),
     });
 
     // 2. Agent context: cwd, settings, model, thinking, tools, system prompt.
-    let cwd = session_file.as_ref().and_then(|f| f.resolved_cwd(&inputs.home, &inputs.cwd)).unwrap_or_else(|| inputs.cwd.clone());
-    let session_id = session_file.as_ref().and_then(|f| f.session_id()).map(String::from).or_else(|| inputs.session_id.clone());
-    let settings = settings::load(&inputs.files, &inputs.home, &inputs.agent_dir, &cwd, &args, &mut diags);
+    let cwd = session_file
+        .as_ref()
+        .and_then(|f| f.resolved_cwd(&inputs.home, &inputs.cwd))
+        .unwrap_or_else(|| inputs.cwd.clone());
+    let session_id = session_file
+        .as_ref()
+        .and_then(|f| f.session_id())
+        .map(String::from)
+        .or_else(|| inputs.session_id.clone());
+    let settings = settings::load(
+        &inputs.files,
+        &inputs.home,
+        &inputs.agent_dir,
+        &cwd,
+        &args,
+        &mut diags,
+    );
     let models_path = join_path(&inputs.agent_dir, "models.json");
-    let models_json = inputs.files.read_to_string(&models_path).map(|text| SourceText { name: models_path.clone(), text });
+    let models_json = inputs
+        .files
+        .read_to_string(&models_path)
+        .map(|text| SourceText {
+            name: models_path.clone(),
+            text,
+        });
     let registry = Registry::load(models_json.as_ref(), &inputs.env, &mut diags);
     let has_existing_session = !session_ctx.messages.is_empty();
     let mut choice = model::choose(
@@ -120,30 +160,53 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
     if let (Some(api), Some(m)) = (&inputs.api, choice.model.as_mut()) {
         if m.api() != api {
             switched_from = Some(m.api().to_string());
-            ev.push(Event::new(EventKind::Replaced, format!("protocol switched from {} to {}", m.api(), api)));
+            ev.push(Event::new(
+                EventKind::Replaced,
+                format!("protocol switched from {} to {}", m.api(), api),
+            ));
             m.obj.insert("api", Value::str(api));
         }
     }
     // `areExperimentalFeaturesEnabled()`: exactly "1" (CA/core/experimental.js:2).
     let experimental = inputs.env.get("PI_EXPERIMENTAL").is_some_and(|v| v == "1");
     let builtins = tools::builtin_tools(experimental);
-    let extensions = inputs.extension_tools.as_ref().map(|src| tools::extension_tools(src, &mut diags)).unwrap_or_default();
+    let extensions = inputs
+        .extension_tools
+        .as_ref()
+        .map(|src| tools::extension_tools(src, &mut diags))
+        .unwrap_or_default();
     let active_tools = tools::select(builtins, extensions, &args, &settings, &mut diags);
-    let res = resources::load(&inputs.files, &inputs.home, &inputs.agent_dir, &cwd, &inputs.cwd, &args, &settings, &mut diags);
+    let res = resources::load(
+        &inputs.files,
+        &inputs.home,
+        &inputs.agent_dir,
+        &cwd,
+        &inputs.cwd,
+        &args,
+        &settings,
+        &mut diags,
+    );
     let system_prompt = prompt::build(&active_tools, &res, &cwd, &inputs.pi_package_dir);
     stages.push(Stage {
         id: StageId::AgentContext,
         pi_source: "CA/core/sdk.js:66",
         summary: format!(
             "model {}, thinking {}, {} tools, system prompt {} chars",
-            choice.model.as_ref().map(Model::reference).unwrap_or_else(|| "none".into()),
+            choice
+                .model
+                .as_ref()
+                .map(Model::reference)
+                .unwrap_or_else(|| "none".into()),
             choice.thinking_level,
             active_tools.len(),
             utf16_len(&system_prompt.text)
         ),
         counts: vec![
             ("tools".into(), active_tools.len() as f64),
-            ("systemPromptChars".into(), utf16_len(&system_prompt.text) as f64),
+            (
+                "systemPromptChars".into(),
+                utf16_len(&system_prompt.text) as f64,
+            ),
             ("contextFiles".into(), res.context_files.len() as f64),
             ("skills".into(), res.skills.len() as f64),
         ],
@@ -157,7 +220,14 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
         Some(text) => {
             // `@file` paths resolve against process.cwd() (CA/cli/file-processor.js:18); the first
             // message is fileText + the first positional message (CA/cli/initial-message.js:5).
-            let att = args::process_file_args(&args.file_args, &inputs.cwd, &inputs.home, settings.image_auto_resize(), &inputs.files, &mut diags);
+            let att = args::process_file_args(
+                &args.file_args,
+                &inputs.cwd,
+                &inputs.home,
+                settings.image_auto_resize(),
+                &inputs.files,
+                &mut diags,
+            );
             let text = match args.messages.first() {
                 Some(first) => {
                     ev.push(Event::new(EventKind::Note, "the first positional message in args is pi's first prompt; `prompt` comes later").at("CA/cli/initial-message.js:5"));
@@ -165,19 +235,42 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
                 }
                 None => text,
             };
-            let (full, skill) = resources::expand_skill_command(&format!("{}{}", att.text, text), &res.skills, &inputs.files);
+            let (full, skill) = resources::expand_skill_command(
+                &format!("{}{}", att.text, text),
+                &res.skills,
+                &inputs.files,
+            );
             if let Some(skill) = skill {
-                ev.push(Event::new(EventKind::Converted, format!("/skill:{} expanded from {}", skill.name, skill.file_path)).at("CA/core/agent-session.js:983"));
+                ev.push(
+                    Event::new(
+                        EventKind::Converted,
+                        format!("/skill:{} expanded from {}", skill.name, skill.file_path),
+                    )
+                    .at("CA/core/agent-session.js:983"),
+                );
             }
             let n_images = att.images.len();
             agent_messages.push(messages::user_message(&full, att.images, inputs.now_ms));
-            ev.push(Event::new(
-                EventKind::Inserted,
-                format!("user message of {} chars{}", utf16_len(&full), if n_images > 0 { format!(" with {n_images} image(s)") } else { String::new() }),
-            )
-            .at("CA/core/agent-session.js:900"));
+            ev.push(
+                Event::new(
+                    EventKind::Inserted,
+                    format!(
+                        "user message of {} chars{}",
+                        utf16_len(&full),
+                        if n_images > 0 {
+                            format!(" with {n_images} image(s)")
+                        } else {
+                            String::new()
+                        }
+                    ),
+                )
+                .at("CA/core/agent-session.js:900"),
+            );
         }
-        None => ev.push(Event::new(EventKind::Note, "no new prompt: pi continues after the last tool results")),
+        None => ev.push(Event::new(
+            EventKind::Note,
+            "no new prompt: pi continues after the last tool results",
+        )),
     }
     stages.push(Stage {
         id: StageId::InputAppended,
@@ -204,14 +297,25 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
         events: std::mem::take(&mut ev),
     });
 
-    let llm_ctx = LlmContext { system_prompt: system_prompt.text.clone(), messages: llm_messages, tools: active_tools.clone() };
+    let llm_ctx = LlmContext {
+        system_prompt: system_prompt.text.clone(),
+        messages: llm_messages,
+        tools: active_tools.clone(),
+    };
 
     // 5. The adapter: transformMessages, convertMessages, buildParams, body.
     let mut request = None;
     if let Some(model) = &choice.model {
         let mut adapter_events = Vec::new();
         // `prepareRequest` + `transformHeaders` (CA/core/model-runtime.js:422, CA/core/sdk.js:200).
-        let headers = crate::headers::request_headers(model, &registry, &settings, &inputs.env, session_id.as_deref(), &mut adapter_events);
+        let headers = crate::headers::request_headers(
+            model,
+            &registry,
+            &settings,
+            &inputs.env,
+            session_id.as_deref(),
+            &mut adapter_events,
+        );
         let opts = StreamOptions {
             reasoning: (choice.thinking_level != "off").then(|| choice.thinking_level.clone()),
             session_id: session_id.clone(),
@@ -228,10 +332,17 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
         };
         match built {
             Ok(req) => request = Some(req),
-            Err(e) => diags.push(Diagnostic::error(model.api(), None, format!("pi would fail here: {}", e.message))),
+            Err(e) => diags.push(Diagnostic::error(
+                model.api(),
+                None,
+                format!("pi would fail here: {}", e.message),
+            )),
         }
         let (transform, rest): (Vec<Event>, Vec<Event>) =
-            adapter_events.into_iter().partition(|e| e.pi_source.is_some_and(|s| s.contains("transform-messages")));
+            adapter_events.into_iter().partition(|e| {
+                e.pi_source
+                    .is_some_and(|s| s.contains("transform-messages"))
+            });
         stages.push(Stage {
             id: StageId::TransformMessages,
             pi_source: "AI/api/transform-messages.js:44",
@@ -242,24 +353,41 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
         stages.push(Stage {
             id: StageId::ConvertMessages,
             pi_source: adapter_source(model.api()),
-            summary: format!("{} messages converted for {}", llm_ctx.messages.len(), model.api()),
+            summary: format!(
+                "{} messages converted for {}",
+                llm_ctx.messages.len(),
+                model.api()
+            ),
             counts: Vec::new(),
             events: Vec::new(),
         });
         stages.push(Stage {
             id: StageId::BuildParams,
             pi_source: adapter_source(model.api()),
-            summary: request.as_ref().map(|r| format!("{} top-level fields", r.params.as_object().map_or(0, |o| o.len()))).unwrap_or_default(),
+            summary: request
+                .as_ref()
+                .map(|r| {
+                    format!(
+                        "{} top-level fields",
+                        r.params.as_object().map_or(0, |o| o.len())
+                    )
+                })
+                .unwrap_or_default(),
             counts: Vec::new(),
             events: rest,
         });
     } else {
-        diags.push(Diagnostic::error("model", None, "no model: pass --model provider/id or a session whose model is configured"));
+        diags.push(Diagnostic::error(
+            "model",
+            None,
+            "no model: pass --model provider/id or a session whose model is configured",
+        ));
     }
     stages.push(Stage {
         id: StageId::OnPayload,
         pi_source: "AI/api/simple-options.js:22",
-        summary: "no extension `before_provider_request` handlers: the params pass unchanged".into(),
+        summary: "no extension `before_provider_request` handlers: the params pass unchanged"
+            .into(),
         counts: Vec::new(),
         events: Vec::new(),
     });
@@ -268,12 +396,23 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
             id: StageId::HttpBody,
             pi_source: adapter_source(r_api(&choice)),
             summary: format!("POST {} ({} bytes)", r.url, r.body.len()),
-            counts: vec![("bytes".into(), r.body.len() as f64), ("chars".into(), utf16_len(&r.body) as f64)],
+            counts: vec![
+                ("bytes".into(), r.body.len() as f64),
+                ("chars".into(), utf16_len(&r.body) as f64),
+            ],
             events: Vec::new(),
         });
     }
 
-    let stats = request.as_ref().map(|r| stats::compute(&system_prompt, &active_tools, &llm_ctx, r, choice.model.as_ref()));
+    let stats = request.as_ref().map(|r| {
+        stats::compute(
+            &system_prompt,
+            &active_tools,
+            &llm_ctx,
+            r,
+            choice.model.as_ref(),
+        )
+    });
 
     parts.args = std::mem::take(&mut args);
     parts.session = session_file;
@@ -288,7 +427,13 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
     parts.llm_messages = llm_ctx.messages;
     parts.model_choice = std::mem::take(&mut choice);
 
-    Assembly { request, trace: Trace { stages }, stats, diagnostics: diags, parts }
+    Assembly {
+        request,
+        trace: Trace { stages },
+        stats,
+        diagnostics: diags,
+        parts,
+    }
 }
 
 fn r_api(choice: &ModelChoice) -> &str {

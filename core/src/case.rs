@@ -25,13 +25,17 @@ impl std::fmt::Display for CaseError {
 }
 
 fn text(files: &CaseFiles, path: &str) -> Option<String> {
-    files.get(path).map(|b| String::from_utf8_lossy(b).into_owned())
+    files
+        .get(path)
+        .map(|b| String::from_utf8_lossy(b).into_owned())
 }
 
 fn json(files: &CaseFiles, path: &str) -> Result<Option<Value>, CaseError> {
     match text(files, path) {
         None => Ok(None),
-        Some(t) => js::parse(&t).map(Some).map_err(|e| CaseError(format!("{path}: {e}"))),
+        Some(t) => js::parse(&t)
+            .map(Some)
+            .map_err(|e| CaseError(format!("{path}: {e}"))),
     }
 }
 
@@ -40,10 +44,14 @@ pub fn find_env_dir(files: &CaseFiles) -> Option<String> {
     if files.contains_key("expected/env.json") {
         return Some("expected".into());
     }
-    files.keys().filter(|k| k.ends_with("env.json")).min_by_key(|k| k.len()).map(|k| match k.rfind('/') {
-        Some(i) => k[..i].to_string(),
-        None => String::new(),
-    })
+    files
+        .keys()
+        .filter(|k| k.ends_with("env.json"))
+        .min_by_key(|k| k.len())
+        .map(|k| match k.rfind('/') {
+            Some(i) => k[..i].to_string(),
+            None => String::new(),
+        })
 }
 
 fn in_dir(dir: &str, name: &str) -> String {
@@ -59,7 +67,11 @@ fn in_dir(dir: &str, name: &str) -> String {
 /// "test-key".
 pub fn rewrite_models_json(models: &Value, port: &str) -> Value {
     let mut out = models.clone();
-    if let Some(providers) = out.as_object_mut().and_then(|o| o.get_mut("providers")).and_then(Value::as_object_mut) {
+    if let Some(providers) = out
+        .as_object_mut()
+        .and_then(|o| o.get_mut("providers"))
+        .and_then(Value::as_object_mut)
+    {
         for (_, p) in providers.iter_mut() {
             let Some(p) = p.as_object_mut() else { continue };
             let base = match p.get_str("baseUrl").filter(|s| !s.is_empty()) {
@@ -91,8 +103,15 @@ pub fn captured_now(session_after: &str, original: Option<&str>) -> Option<f64> 
     // Only user-message lines are parsed: a session can be tens of megabytes.
     let user_lines = || session_after.lines().filter(|l| l.contains("\"user\""));
     let mut known: std::collections::HashSet<String> = std::collections::HashSet::new();
-    for line in original.unwrap_or("").lines().filter(|l| l.contains("\"user\"")) {
-        if let Some(id) = js::parse(line).ok().and_then(|v| v.get_str("id").map(String::from)) {
+    for line in original
+        .unwrap_or("")
+        .lines()
+        .filter(|l| l.contains("\"user\""))
+    {
+        if let Some(id) = js::parse(line)
+            .ok()
+            .and_then(|v| v.get_str("id").map(String::from))
+        {
             known.insert(id);
         }
     }
@@ -104,7 +123,9 @@ pub fn captured_now(session_after: &str, original: Option<&str>) -> Option<f64> 
                 return None;
             }
             let msg = v.get("message")?;
-            (msg.get_str("role") == Some("user")).then(|| msg.get("timestamp").and_then(Value::as_f64)).flatten()
+            (msg.get_str("role") == Some("user"))
+                .then(|| msg.get("timestamp").and_then(Value::as_f64))
+                .flatten()
         })
         .next_back()
 }
@@ -113,16 +134,29 @@ pub fn captured_now(session_after: &str, original: Option<&str>) -> Option<f64> 
 /// env.json, request-1.meta.json and session.after.jsonl; `None` finds it.
 pub fn inputs_from_case(files: &CaseFiles, env_dir: Option<&str>) -> Result<Inputs, CaseError> {
     let case = json(files, "case.json")?.ok_or_else(|| CaseError("case.json is missing".into()))?;
-    let env_dir = env_dir.map(String::from).or_else(|| find_env_dir(files)).ok_or_else(|| CaseError("env.json is missing (a capture's expected/env.json)".into()))?;
-    let env = json(files, &in_dir(&env_dir, "env.json"))?.ok_or_else(|| CaseError(format!("{}: missing", in_dir(&env_dir, "env.json"))))?;
+    let env_dir = env_dir
+        .map(String::from)
+        .or_else(|| find_env_dir(files))
+        .ok_or_else(|| CaseError("env.json is missing (a capture's expected/env.json)".into()))?;
+    let env = json(files, &in_dir(&env_dir, "env.json"))?
+        .ok_or_else(|| CaseError(format!("{}: missing", in_dir(&env_dir, "env.json"))))?;
     let str_field = |v: &Value, key: &str| v.get_str(key).map(String::from);
     let root = str_field(&env, "root").ok_or_else(|| CaseError("env.json: no root".into()))?;
     let agent_dir = str_field(&env, "agentDir").unwrap_or_else(|| format!("{root}/home/.pi/agent"));
     let home = str_field(&env, "home").unwrap_or_else(|| format!("{root}/home"));
 
-    let meta = json(files, &in_dir(&env_dir, "request-1.meta.json")).ok().flatten();
-    let header = |name: &str| meta.as_ref().and_then(|m| m.get("headers")).and_then(|h| h.get_str(name)).map(String::from);
-    let port = header("host").and_then(|h| h.rsplit_once(':').map(|(_, p)| p.to_string())).unwrap_or_else(|| "8080".into());
+    let meta = json(files, &in_dir(&env_dir, "request-1.meta.json"))
+        .ok()
+        .flatten();
+    let header = |name: &str| {
+        meta.as_ref()
+            .and_then(|m| m.get("headers"))
+            .and_then(|h| h.get_str(name))
+            .map(String::from)
+    };
+    let port = header("host")
+        .and_then(|h| h.rsplit_once(':').map(|(_, p)| p.to_string()))
+        .unwrap_or_else(|| "8080".into());
 
     let mut vfs = VirtualFs::new();
     for (path, bytes) in files {
@@ -133,12 +167,21 @@ pub fn inputs_from_case(files: &CaseFiles, env_dir: Option<&str>) -> Result<Inpu
         }
     }
     if let Some(models) = json(files, "models.json")? {
-        vfs.insert(&join_path(&agent_dir, "models.json"), rewrite_models_json(&models, &port).to_json_pretty(2));
+        vfs.insert(
+            &join_path(&agent_dir, "models.json"),
+            rewrite_models_json(&models, &port).to_json_pretty(2),
+        );
     }
 
     let session_text = text(files, "session.jsonl");
-    let session = session_text.as_ref().map(|t| SourceText { name: format!("{root}/session.jsonl"), text: t.clone() });
-    let extension_tools = text(files, "tools.json").map(|t| SourceText { name: "tools.json".into(), text: t });
+    let session = session_text.as_ref().map(|t| SourceText {
+        name: format!("{root}/session.jsonl"),
+        text: t.clone(),
+    });
+    let extension_tools = text(files, "tools.json").map(|t| SourceText {
+        name: "tools.json".into(),
+        text: t,
+    });
 
     let mut env_vars: BTreeMap<String, String> = BTreeMap::new();
     if let Some(o) = case.get("env").and_then(Value::as_object) {
@@ -156,9 +199,14 @@ pub fn inputs_from_case(files: &CaseFiles, env_dir: Option<&str>) -> Result<Inpu
     let args: Vec<String> = env
         .get("args")
         .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect()
+        })
         .unwrap_or_default();
-    let now = text(files, &in_dir(&env_dir, "session.after.jsonl")).and_then(|after| captured_now(&after, session_text.as_deref()));
+    let now = text(files, &in_dir(&env_dir, "session.after.jsonl"))
+        .and_then(|after| captured_now(&after, session_text.as_deref()));
 
     Ok(Inputs {
         session,
@@ -191,7 +239,13 @@ pub fn continuation_inputs(base: &Inputs, session_after: &str, n: usize) -> Opti
     let original: std::collections::HashSet<String> = base
         .session
         .as_ref()
-        .map(|s| s.text.lines().filter_map(|l| js::parse(l).ok()).filter_map(|v| v.get_str("id").map(String::from)).collect())
+        .map(|s| {
+            s.text
+                .lines()
+                .filter_map(|l| js::parse(l).ok())
+                .filter_map(|v| v.get_str("id").map(String::from))
+                .collect()
+        })
         .unwrap_or_default();
     let mut kept = String::new();
     let mut assistants = 0;
@@ -215,7 +269,11 @@ pub fn continuation_inputs(base: &Inputs, session_after: &str, n: usize) -> Opti
         return None;
     }
     let mut inputs = base.clone();
-    let name = base.session.as_ref().map(|s| s.name.clone()).unwrap_or_else(|| "session.jsonl".into());
+    let name = base
+        .session
+        .as_ref()
+        .map(|s| s.name.clone())
+        .unwrap_or_else(|| "session.jsonl".into());
     inputs.session = Some(SourceText { name, text: kept });
     inputs.prompt = None;
     Some(inputs)

@@ -165,14 +165,22 @@ pub fn value_at<'v>(v: &'v Value, path: &str) -> Option<&'v Value> {
 }
 
 fn placements(a: &Assembly, origins: &[Origin]) -> Vec<Placement> {
-    let body = a.request.as_ref().and_then(|r| crate::js::parse(&r.body).ok());
+    let body = a
+        .request
+        .as_ref()
+        .and_then(|r| crate::js::parse(&r.body).ok());
     let mut out = vec![Placement::default(); KINDS.len()];
     let mut concrete: Vec<Vec<String>> = vec![Vec::new(); KINDS.len()];
     let mut values: Vec<Vec<String>> = vec![Vec::new(); KINDS.len()];
     for o in origins {
         let Some(k) = kind_of(o) else { continue };
-        let Some(i) = KINDS.iter().position(|x| x.0 == k) else { continue };
-        let is_leaf = body.as_ref().and_then(|b| value_at(b, &o.path)).is_some_and(|v| !matches!(v, Value::Array(_) | Value::Object(_)));
+        let Some(i) = KINDS.iter().position(|x| x.0 == k) else {
+            continue;
+        };
+        let is_leaf = body
+            .as_ref()
+            .and_then(|b| value_at(b, &o.path))
+            .is_some_and(|v| !matches!(v, Value::Array(_) | Value::Object(_)));
         if !is_leaf {
             continue;
         }
@@ -206,11 +214,17 @@ fn placements(a: &Assembly, origins: &[Origin]) -> Vec<Placement> {
 /// A tool schema leaf's pattern cut at the schema (`tools[*].input_schema.properties.x.type` →
 /// `tools[*].input_schema`).
 fn schema_root(p: &str) -> String {
-    [".properties", ".required", ".type", ".additionalProperties", ".$schema"]
-        .iter()
-        .filter_map(|m| p.find(m))
-        .min()
-        .map_or_else(|| p.to_string(), |i| p[..i].to_string())
+    [
+        ".properties",
+        ".required",
+        ".type",
+        ".additionalProperties",
+        ".$schema",
+    ]
+    .iter()
+    .filter_map(|m| p.find(m))
+    .min()
+    .map_or_else(|| p.to_string(), |i| p[..i].to_string())
 }
 
 fn side_info(a: &Assembly) -> SideInfo {
@@ -219,17 +233,33 @@ fn side_info(a: &Assembly) -> SideInfo {
         api: m.map(|m| m.api().to_string()).unwrap_or_default(),
         model: m.map(|m| m.reference()).unwrap_or_default(),
         body_bytes: a.request.as_ref().map_or(0, |r| r.body.len()),
-        body_chars: a.request.as_ref().map_or(0, |r| crate::js::utf16_len(&r.body)),
+        body_chars: a
+            .request
+            .as_ref()
+            .map_or(0, |r| crate::js::utf16_len(&r.body)),
     }
 }
 
 fn event_groups(a: &Assembly) -> Vec<EventGroup> {
     let mut out: Vec<EventGroup> = Vec::new();
-    for s in a.trace.stages.iter().filter(|s| matches!(s.id, StageId::TransformMessages | StageId::ConvertMessages | StageId::BuildParams)) {
+    for s in a.trace.stages.iter().filter(|s| {
+        matches!(
+            s.id,
+            StageId::TransformMessages | StageId::ConvertMessages | StageId::BuildParams
+        )
+    }) {
         for e in s.events.iter().filter(|e| e.kind != EventKind::Note) {
-            match out.iter_mut().find(|g| g.kind == e.kind && g.pi_source == e.pi_source) {
+            match out
+                .iter_mut()
+                .find(|g| g.kind == e.kind && g.pi_source == e.pi_source)
+            {
                 Some(g) => g.count += 1,
-                None => out.push(EventGroup { kind: e.kind, pi_source: e.pi_source, count: 1, example: e.message.clone() }),
+                None => out.push(EventGroup {
+                    kind: e.kind,
+                    pi_source: e.pi_source,
+                    count: 1,
+                    example: e.message.clone(),
+                }),
             }
         }
     }
@@ -252,7 +282,12 @@ fn messages_in(origins: &[Origin]) -> std::collections::BTreeSet<usize> {
 }
 
 fn count_events(a: &Assembly, kind: EventKind, sources: &[&str]) -> usize {
-    a.trace.stages.iter().flat_map(|s| s.events.iter()).filter(|e| e.kind == kind && e.pi_source.is_some_and(|p| sources.contains(&p))).count()
+    a.trace
+        .stages
+        .iter()
+        .flat_map(|s| s.events.iter())
+        .filter(|e| e.kind == kind && e.pi_source.is_some_and(|p| sources.contains(&p)))
+        .count()
 }
 
 fn renamed_ids(a: &Assembly) -> usize {
@@ -260,7 +295,13 @@ fn renamed_ids(a: &Assembly) -> usize {
         .stages
         .iter()
         .flat_map(|s| s.events.iter())
-        .filter(|e| e.kind == EventKind::Renamed && !e.pi_source.is_some_and(|p| crate::findings::TOOL_NAME_RENAMES.contains(&p) || crate::findings::RENAME_ECHOES.contains(&p)))
+        .filter(|e| {
+            e.kind == EventKind::Renamed
+                && !e.pi_source.is_some_and(|p| {
+                    crate::findings::TOOL_NAME_RENAMES.contains(&p)
+                        || crate::findings::RENAME_ECHOES.contains(&p)
+                })
+        })
         .count()
 }
 
@@ -268,8 +309,16 @@ fn renamed_ids(a: &Assembly) -> usize {
 pub fn compare(a: &Assembly, b: &Assembly) -> Comparison {
     let (oa, ob) = (provenance::provenance(a), provenance::provenance(b));
     let (pa, pb) = (placements(a, &oa), placements(b, &ob));
-    let rows: Vec<MappingRow> =
-        KINDS.iter().enumerate().map(|(i, (k, t))| MappingRow { kind: k, title: t, a: pa[i].clone(), b: pb[i].clone() }).collect();
+    let rows: Vec<MappingRow> = KINDS
+        .iter()
+        .enumerate()
+        .map(|(i, (k, t))| MappingRow {
+            kind: k,
+            title: t,
+            a: pa[i].clone(),
+            b: pb[i].clone(),
+        })
+        .collect();
     let (ia, ib) = (side_info(a), side_info(b));
     let mut losses: Vec<Loss> = Vec::new();
     let name = |s: Side| match s {
@@ -281,18 +330,46 @@ pub fn compare(a: &Assembly, b: &Assembly) -> Comparison {
     // Messages of the LLM context that a body does not carry.
     let (ma, mb) = (messages_in(&oa), messages_in(&ob));
     let n = a.parts.llm_messages.len().max(b.parts.llm_messages.len());
-    let missing = |set: &std::collections::BTreeSet<usize>| (0..n).filter(|i| !set.contains(i)).collect::<Vec<_>>();
+    let missing = |set: &std::collections::BTreeSet<usize>| {
+        (0..n).filter(|i| !set.contains(i)).collect::<Vec<_>>()
+    };
     let (xa, xb) = (missing(&ma), missing(&mb));
     let both: Vec<usize> = xa.iter().copied().filter(|i| xb.contains(i)).collect();
-    for (side, list) in [(Side::Both, both.clone()), (Side::A, xa.iter().copied().filter(|i| !both.contains(i)).collect()), (Side::B, xb.iter().copied().filter(|i| !both.contains(i)).collect())] {
+    for (side, list) in [
+        (Side::Both, both.clone()),
+        (
+            Side::A,
+            xa.iter().copied().filter(|i| !both.contains(i)).collect(),
+        ),
+        (
+            Side::B,
+            xb.iter().copied().filter(|i| !both.contains(i)).collect(),
+        ),
+    ] {
         if !list.is_empty() {
-            let roles: Vec<String> = list.iter().map(|&i| format!("#{i} ({})", a.parts.llm_messages.get(i).and_then(|m| m.get_str("role")).unwrap_or("?"))).collect();
+            let roles: Vec<String> = list
+                .iter()
+                .map(|&i| {
+                    format!(
+                        "#{i} ({})",
+                        a.parts
+                            .llm_messages
+                            .get(i)
+                            .and_then(|m| m.get_str("role"))
+                            .unwrap_or("?")
+                    )
+                })
+                .collect();
             losses.push(Loss {
                 side,
                 kind: "dropped",
                 what: "messages",
                 count: list.len(),
-                detail: format!("{}: LLM messages {} are not in the body", name(side), roles.join(", ")),
+                detail: format!(
+                    "{}: LLM messages {} are not in the body",
+                    name(side),
+                    roles.join(", ")
+                ),
             });
         }
     }
@@ -300,8 +377,10 @@ pub fn compare(a: &Assembly, b: &Assembly) -> Comparison {
     // Thinking: kept as thinking, converted to text, dropped.
     let thinking_chars = |p: &[Placement]| p[4].chars;
     let (ta, tb) = (thinking_chars(&pa), thinking_chars(&pb));
-    let conv = |x: &Assembly| count_events(x, EventKind::Converted, crate::findings::THINKING_TO_TEXT);
-    let drop = |x: &Assembly| count_events(x, EventKind::Dropped, crate::findings::THINKING_DROPPED);
+    let conv =
+        |x: &Assembly| count_events(x, EventKind::Converted, crate::findings::THINKING_TO_TEXT);
+    let drop =
+        |x: &Assembly| count_events(x, EventKind::Dropped, crate::findings::THINKING_DROPPED);
     for (side, mine, other, x) in [(Side::A, ta, tb, a), (Side::B, tb, ta, b)] {
         if mine == 0 && other > 0 {
             losses.push(Loss {
@@ -309,34 +388,77 @@ pub fn compare(a: &Assembly, b: &Assembly) -> Comparison {
                 kind: "dropped",
                 what: "thinking",
                 count: other,
-                detail: format!("{} carries no thinking, the other {} chars", name(side), thousands(other)),
+                detail: format!(
+                    "{} carries no thinking, the other {} chars",
+                    name(side),
+                    thousands(other)
+                ),
             });
         }
         let (c, d) = (conv(x), drop(x));
         if c > 0 {
-            losses.push(Loss { side, kind: "converted", what: "thinking", count: c, detail: format!("{}: {c} thinking block(s) sent as plain text", name(side)) });
+            losses.push(Loss {
+                side,
+                kind: "converted",
+                what: "thinking",
+                count: c,
+                detail: format!("{}: {c} thinking block(s) sent as plain text", name(side)),
+            });
         }
         if d > 0 {
-            losses.push(Loss { side, kind: "dropped", what: "thinking", count: d, detail: format!("{}: {d} thinking block(s) not sent", name(side)) });
+            losses.push(Loss {
+                side,
+                kind: "dropped",
+                what: "thinking",
+                count: d,
+                detail: format!("{}: {d} thinking block(s) not sent", name(side)),
+            });
         }
     }
     // Signatures.
-    for (side, mine, other) in [(Side::A, pa[5].leaves, pb[5].leaves), (Side::B, pb[5].leaves, pa[5].leaves)] {
+    for (side, mine, other) in [
+        (Side::A, pa[5].leaves, pb[5].leaves),
+        (Side::B, pb[5].leaves, pa[5].leaves),
+    ] {
         if mine < other {
-            losses.push(Loss { side, kind: "dropped", what: "thinking-signatures", count: other - mine, detail: format!("{} replays {mine} signature(s), the other {other}", name(side)) });
+            losses.push(Loss {
+                side,
+                kind: "dropped",
+                what: "thinking-signatures",
+                count: other - mine,
+                detail: format!(
+                    "{} replays {mine} signature(s), the other {other}",
+                    name(side)
+                ),
+            });
         }
     }
     // Ids renamed.
     let (ra, rb) = (renamed_ids(a), renamed_ids(b));
     for (side, mine, other) in [(Side::A, ra, rb), (Side::B, rb, ra)] {
         if mine > other {
-            losses.push(Loss { side, kind: "renamed", what: "tool-calls", count: mine, detail: format!("{} rewrites {mine} id(s), the other {other}", name(side)) });
+            losses.push(Loss {
+                side,
+                kind: "renamed",
+                what: "tool-calls",
+                count: mine,
+                detail: format!("{} rewrites {mine} id(s), the other {other}", name(side)),
+            });
         }
     }
     // Images.
-    for (side, mine, other) in [(Side::A, pa[8].leaves, pb[8].leaves), (Side::B, pb[8].leaves, pa[8].leaves)] {
+    for (side, mine, other) in [
+        (Side::A, pa[8].leaves, pb[8].leaves),
+        (Side::B, pb[8].leaves, pa[8].leaves),
+    ] {
         if mine < other {
-            losses.push(Loss { side, kind: "replaced", what: "images", count: other - mine, detail: format!("{} sends {mine} image(s), the other {other}", name(side)) });
+            losses.push(Loss {
+                side,
+                kind: "replaced",
+                what: "images",
+                count: other - mine,
+                detail: format!("{} sends {mine} image(s), the other {other}", name(side)),
+            });
         }
     }
     // pi's inserted text.
@@ -347,7 +469,13 @@ pub fn compare(a: &Assembly, b: &Assembly) -> Comparison {
                 kind: "inserted",
                 what: "inserted",
                 count: mine.leaves - other.leaves,
-                detail: format!("{} adds {} more text(s) of pi's own ({} chars vs {})", name(side), mine.leaves - other.leaves, thousands(mine.chars), thousands(other.chars)),
+                detail: format!(
+                    "{} adds {} more text(s) of pi's own ({} chars vs {})",
+                    name(side),
+                    mine.leaves - other.leaves,
+                    thousands(mine.chars),
+                    thousands(other.chars)
+                ),
             });
         }
     }
@@ -361,25 +489,50 @@ pub fn compare(a: &Assembly, b: &Assembly) -> Comparison {
                 kind: "size",
                 what: k,
                 count: x.abs_diff(y),
-                detail: format!("{t}: {} chars in {}, {} in {}", thousands(x), ia.api, thousands(y), ib.api),
+                detail: format!(
+                    "{t}: {} chars in {}, {} in {}",
+                    thousands(x),
+                    ia.api,
+                    thousands(y),
+                    ib.api
+                ),
             });
         }
     }
     // Cache markers present in one only.
     if (pa[10].leaves == 0) != (pb[10].leaves == 0) {
         let side = if pa[10].leaves == 0 { Side::A } else { Side::B };
-        losses.push(Loss { side, kind: "dropped", what: "cache-markers", count: 1, detail: format!("{} sends no cache marker or key", name(side)) });
+        losses.push(Loss {
+            side,
+            kind: "dropped",
+            what: "cache-markers",
+            count: 1,
+            detail: format!("{} sends no cache marker or key", name(side)),
+        });
     }
 
-    Comparison { a: ia, b: ib, rows, losses, a_events: event_groups(a), b_events: event_groups(b) }
+    Comparison {
+        a: ia,
+        b: ib,
+        rows,
+        losses,
+        a_events: event_groups(a),
+        b_events: event_groups(b),
+    }
 }
 
 fn placement_json(p: &Placement) -> Value {
     Object::new()
-        .with("paths", Value::Array(p.paths.iter().map(Value::str).collect()))
+        .with(
+            "paths",
+            Value::Array(p.paths.iter().map(Value::str).collect()),
+        )
         .with("leaves", p.leaves)
         .with("chars", p.chars)
-        .with("value", p.value.as_deref().map(Value::from).unwrap_or(Value::Null))
+        .with(
+            "value",
+            p.value.as_deref().map(Value::from).unwrap_or(Value::Null),
+        )
         .into()
 }
 
@@ -389,7 +542,10 @@ fn events_json(gs: &[EventGroup]) -> Value {
             .map(|g| {
                 Object::new()
                     .with("kind", g.kind.as_str())
-                    .with("piSource", g.pi_source.map(Value::from).unwrap_or(Value::Null))
+                    .with(
+                        "piSource",
+                        g.pi_source.map(Value::from).unwrap_or(Value::Null),
+                    )
                     .with("count", g.count)
                     .with("example", g.example.as_str())
                     .into()
@@ -399,7 +555,12 @@ fn events_json(gs: &[EventGroup]) -> Value {
 }
 
 fn side_json(s: &SideInfo) -> Value {
-    Object::new().with("api", s.api.as_str()).with("model", s.model.as_str()).with("bodyBytes", s.body_bytes).with("bodyChars", s.body_chars).into()
+    Object::new()
+        .with("api", s.api.as_str())
+        .with("model", s.model.as_str())
+        .with("bodyBytes", s.body_bytes)
+        .with("bodyChars", s.body_chars)
+        .into()
 }
 
 /// The comparison as JSON (camelCase).
@@ -407,19 +568,39 @@ pub fn to_json(c: &Comparison) -> Value {
     let rows: Vec<Value> = c
         .rows
         .iter()
-        .map(|r| Object::new().with("kind", r.kind).with("title", r.title).with("a", placement_json(&r.a)).with("b", placement_json(&r.b)).into())
+        .map(|r| {
+            Object::new()
+                .with("kind", r.kind)
+                .with("title", r.title)
+                .with("a", placement_json(&r.a))
+                .with("b", placement_json(&r.b))
+                .into()
+        })
         .collect();
     let losses: Vec<Value> = c
         .losses
         .iter()
-        .map(|l| Object::new().with("side", l.side.as_str()).with("kind", l.kind).with("what", l.what).with("count", l.count).with("detail", l.detail.as_str()).into())
+        .map(|l| {
+            Object::new()
+                .with("side", l.side.as_str())
+                .with("kind", l.kind)
+                .with("what", l.what)
+                .with("count", l.count)
+                .with("detail", l.detail.as_str())
+                .into()
+        })
         .collect();
     Object::new()
         .with("a", side_json(&c.a))
         .with("b", side_json(&c.b))
         .with("mapping", Value::Array(rows))
         .with("losses", Value::Array(losses))
-        .with("events", Object::new().with("a", events_json(&c.a_events)).with("b", events_json(&c.b_events)))
+        .with(
+            "events",
+            Object::new()
+                .with("a", events_json(&c.a_events))
+                .with("b", events_json(&c.b_events)),
+        )
         .into()
 }
 
@@ -443,20 +624,47 @@ mod tests {
         assert_eq!(sp.a.paths, vec!["messages[0].content"]);
         assert_eq!(sp.b.paths, vec!["system[0].text"]);
         assert_eq!(sp.a.chars, sp.b.chars);
-        assert_eq!(sp.a.chars, crate::js::utf16_len(&a.parts.system_prompt.text));
-        let g = compare(&a, &assembly("an-cross-provider-history", Some("google-generative-ai")));
-        assert_eq!(row(&g, "system-prompt").b.paths, vec!["systemInstruction.parts[0].text"]);
+        assert_eq!(
+            sp.a.chars,
+            crate::js::utf16_len(&a.parts.system_prompt.text)
+        );
+        let g = compare(
+            &a,
+            &assembly("an-cross-provider-history", Some("google-generative-ai")),
+        );
+        assert_eq!(
+            row(&g, "system-prompt").b.paths,
+            vec!["systemInstruction.parts[0].text"]
+        );
         let tools = row(&c, "tool-definitions");
-        assert!(tools.a.paths.iter().all(|p| p.starts_with("tools[")), "{tools:?}");
+        assert!(
+            tools.a.paths.iter().all(|p| p.starts_with("tools[")),
+            "{tools:?}"
+        );
         assert!(tools.b.leaves > 0);
         let mt = row(&c, "max-tokens");
         assert_eq!(mt.a.value.as_deref(), Some("max_completion_tokens=64000"));
         assert_eq!(mt.b.value.as_deref(), Some("max_tokens=64000"));
         assert!(row(&c, "cache-markers").b.leaves > 0);
-        assert!(row(&c, "thinking-config").b.value.as_deref().is_some_and(|v| v.contains("budget_tokens")));
+        assert!(row(&c, "thinking-config")
+            .b
+            .value
+            .as_deref()
+            .is_some_and(|v| v.contains("budget_tokens")));
         // Tool results are merged into user messages in anthropic, separate messages in completions.
-        assert!(row(&c, "tool-results").a.paths.contains(&"messages[*].content".to_string()));
-        assert!(row(&c, "tool-results").b.paths.iter().any(|p| p.contains("content[*].content")), "{:?}", row(&c, "tool-results").b);
+        assert!(row(&c, "tool-results")
+            .a
+            .paths
+            .contains(&"messages[*].content".to_string()));
+        assert!(
+            row(&c, "tool-results")
+                .b
+                .paths
+                .iter()
+                .any(|p| p.contains("content[*].content")),
+            "{:?}",
+            row(&c, "tool-results").b
+        );
     }
 
     #[test]
@@ -467,11 +675,29 @@ mod tests {
         let b = assembly("demo", Some("anthropic-messages"));
         let c = compare(&a, &b);
         let j = to_json(&c);
-        assert!(j.get("mapping").and_then(Value::as_array).is_some_and(|m| m.len() == KINDS.len()));
-        assert!(c.losses.iter().any(|l| l.side == Side::A && l.what == "cache-markers"), "{:?}", c.losses);
+        assert!(j
+            .get("mapping")
+            .and_then(Value::as_array)
+            .is_some_and(|m| m.len() == KINDS.len()));
+        assert!(
+            c.losses
+                .iter()
+                .any(|l| l.side == Side::A && l.what == "cache-markers"),
+            "{:?}",
+            c.losses
+        );
         // Cross-provider history: both sides convert foreign thinking to text.
-        let x = compare(&assembly("an-cross-provider-history", Some("openai-completions")), &assembly("an-cross-provider-history", Some("anthropic-messages")));
-        assert!(x.losses.iter().any(|l| l.kind == "converted" && l.what == "thinking"), "{:?}", x.losses);
+        let x = compare(
+            &assembly("an-cross-provider-history", Some("openai-completions")),
+            &assembly("an-cross-provider-history", Some("anthropic-messages")),
+        );
+        assert!(
+            x.losses
+                .iter()
+                .any(|l| l.kind == "converted" && l.what == "thinking"),
+            "{:?}",
+            x.losses
+        );
     }
 
     #[test]
@@ -479,13 +705,20 @@ mod tests {
         let a = assembly("oc-session-errored-aborted", None);
         let b = assembly("oc-session-errored-aborted", Some("anthropic-messages"));
         let c = compare(&a, &b);
-        let l = c.losses.iter().find(|l| l.what == "messages" && l.side == Side::Both).expect("both drop");
+        let l = c
+            .losses
+            .iter()
+            .find(|l| l.what == "messages" && l.side == Side::Both)
+            .expect("both drop");
         assert_eq!(l.count, 2, "{l:?}");
     }
 
     #[test]
     fn patterns() {
-        assert_eq!(pattern("messages.3.content.0.text", false), "messages[*].content[*].text");
+        assert_eq!(
+            pattern("messages.3.content.0.text", false),
+            "messages[*].content[*].text"
+        );
         assert_eq!(pattern("system.0.text", true), "system[0].text");
         assert_eq!(pattern("instructions", false), "instructions");
     }

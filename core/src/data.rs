@@ -27,7 +27,9 @@ data_file!(defaults, "defaults.json");
 
 /// A string from `prompt.json`.
 pub fn prompt_str(key: &str) -> &'static str {
-    prompt().get_str(key).unwrap_or_else(|| panic!("prompt.json has no string {key:?}"))
+    prompt()
+        .get_str(key)
+        .unwrap_or_else(|| panic!("prompt.json has no string {key:?}"))
 }
 
 /// A string from `strings.json`, by `group.key`.

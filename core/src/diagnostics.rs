@@ -34,8 +34,19 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    pub fn new(severity: Severity, file: impl Into<String>, line: Option<u32>, message: impl Into<String>) -> Self {
-        Diagnostic { severity, file: file.into(), line, message: message.into(), skipped: None }
+    pub fn new(
+        severity: Severity,
+        file: impl Into<String>,
+        line: Option<u32>,
+        message: impl Into<String>,
+    ) -> Self {
+        Diagnostic {
+            severity,
+            file: file.into(),
+            line,
+            message: message.into(),
+            skipped: None,
+        }
     }
 
     pub fn warning(file: impl Into<String>, line: Option<u32>, message: impl Into<String>) -> Self {

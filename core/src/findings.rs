@@ -78,11 +78,17 @@ pub fn pct(part: usize, whole: usize) -> String {
 }
 
 fn events(a: &Assembly, stage: StageId) -> impl Iterator<Item = &Event> {
-    a.trace.stage(stage).into_iter().flat_map(|s| s.events.iter())
+    a.trace
+        .stage(stage)
+        .into_iter()
+        .flat_map(|s| s.events.iter())
 }
 
 fn all_events(a: &Assembly) -> impl Iterator<Item = (StageId, &Event)> {
-    a.trace.stages.iter().flat_map(|s| s.events.iter().map(move |e| (s.id, e)))
+    a.trace
+        .stages
+        .iter()
+        .flat_map(|s| s.events.iter().map(move |e| (s.id, e)))
 }
 
 fn at(e: &Event, sources: &[&str]) -> bool {
@@ -98,16 +104,34 @@ struct List {
 }
 
 impl List {
-    fn push(&mut self, id: &'static str, severity: Severity, title: impl Into<String>, detail: impl Into<String>, stage: Option<StageId>, subject: Option<String>) {
+    fn push(
+        &mut self,
+        id: &'static str,
+        severity: Severity,
+        title: impl Into<String>,
+        detail: impl Into<String>,
+        stage: Option<StageId>,
+        subject: Option<String>,
+    ) {
         let number = self.items.len() + 1;
-        self.items.push(Finding { id, number, severity, title: title.into(), detail: detail.into(), stage, subject });
+        self.items.push(Finding {
+            id,
+            number,
+            severity,
+            title: title.into(),
+            detail: detail.into(),
+            stage,
+            subject,
+        });
     }
 }
 
 /// The entry id of LLM message `i`, as a selection key.
 fn entry_subject(a: &Assembly, map: &[usize], i: usize) -> Option<String> {
     match crate::provenance::message_origin(a, map, i) {
-        crate::provenance::MessageOrigin::Session { entry_id: Some(id), .. } => Some(format!("entry:{id}")),
+        crate::provenance::MessageOrigin::Session {
+            entry_id: Some(id), ..
+        } => Some(format!("entry:{id}")),
         _ => None,
     }
 }
@@ -125,10 +149,19 @@ pub(crate) const THINKING_DROPPED: &[&str] = &[
     "AI/api/openai-responses-shared.js:138",
     "AI/api/bedrock-converse-stream.js:802",
 ];
-const SIGNATURES_STRIPPED: &[&str] = &["AI/api/transform-messages.js:95", "AI/api/transform-messages.js:103"];
-pub(crate) const TOOL_NAME_RENAMES: &[&str] = &["AI/api/anthropic-messages.js:1027", "AI/api/anthropic-messages.js:1127"];
+const SIGNATURES_STRIPPED: &[&str] = &[
+    "AI/api/transform-messages.js:95",
+    "AI/api/transform-messages.js:103",
+];
+pub(crate) const TOOL_NAME_RENAMES: &[&str] = &[
+    "AI/api/anthropic-messages.js:1027",
+    "AI/api/anthropic-messages.js:1127",
+];
 /// Renames that repeat another one (the result side of a tool-call id) or are not ids of calls.
-pub(crate) const RENAME_ECHOES: &[&str] = &["AI/api/transform-messages.js:60", "AI/api/openai-responses-shared.js:153"];
+pub(crate) const RENAME_ECHOES: &[&str] = &[
+    "AI/api/transform-messages.js:60",
+    "AI/api/openai-responses-shared.js:153",
+];
 const SYNTHETIC: &[&str] = &[
     "AI/api/transform-messages.js:134",
     "AI/api/openai-completions.js:919",
@@ -144,7 +177,10 @@ const SYNTHETIC: &[&str] = &[
 const MAX_TOKENS_CLAMP: &str = "AI/api/simple-options.js:4";
 const THINKING_CLAMP: &str = "AI/models.js:563";
 const ERRORED_DROPPED: &str = "AI/api/transform-messages.js:159";
-const CACHE_GAPS: &[&str] = &["AI/api/anthropic-messages.js:837", "AI/api/anthropic-messages.js:1067"];
+const CACHE_GAPS: &[&str] = &[
+    "AI/api/anthropic-messages.js:837",
+    "AI/api/anthropic-messages.js:1067",
+];
 
 /// Runs every check on `a`.
 pub fn findings(a: &Assembly) -> Vec<Finding> {
@@ -152,13 +188,30 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
     let p = &a.parts;
     let map = crate::provenance::llm_to_agent_indices(a);
     let model = p.model_choice.model.as_ref();
-    let current = model.map(|m| (m.provider().to_string(), m.api().to_string(), m.id().to_string()));
+    let current = model.map(|m| {
+        (
+            m.provider().to_string(),
+            m.api().to_string(),
+            m.id().to_string(),
+        )
+    });
 
     // 1. Tool schemas vs the system prompt.
     if let Some(s) = &a.stats {
         if s.tools_chars > 0 {
-            let (sev, verb) = if s.tools_chars > s.system_prompt_chars { (Severity::Notice, "outweigh") } else { (Severity::Info, "are lighter than") };
-            let ratio = if s.system_prompt_chars > 0 { format!(" ({:.1}×)", s.tools_chars as f64 / s.system_prompt_chars as f64) } else { String::new() };
+            let (sev, verb) = if s.tools_chars > s.system_prompt_chars {
+                (Severity::Notice, "outweigh")
+            } else {
+                (Severity::Info, "are lighter than")
+            };
+            let ratio = if s.system_prompt_chars > 0 {
+                format!(
+                    " ({:.1}×)",
+                    s.tools_chars as f64 / s.system_prompt_chars as f64
+                )
+            } else {
+                String::new()
+            };
             list.push(
                 "tool-schemas",
                 sev,
@@ -178,14 +231,32 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
 
         // 2. The largest tools.
         if s.by_tool.len() >= 2 {
-            let top: Vec<String> =
-                s.by_tool.iter().take(3).map(|t| format!("{} {} chars ({})", t.name, thousands(t.chars), pct(t.chars, s.tools_chars))).collect();
+            let top: Vec<String> = s
+                .by_tool
+                .iter()
+                .take(3)
+                .map(|t| {
+                    format!(
+                        "{} {} chars ({})",
+                        t.name,
+                        thousands(t.chars),
+                        pct(t.chars, s.tools_chars)
+                    )
+                })
+                .collect();
             let top_sum: usize = s.by_tool.iter().take(3).map(|t| t.chars).sum();
             list.push(
                 "largest-tools",
                 Severity::Info,
-                format!("The largest tool{}", if s.by_tool.len() > 2 { "s" } else { "" }),
-                format!("{}; together {} of the tool definitions.", top.join(", "), pct(top_sum, s.tools_chars)),
+                format!(
+                    "The largest tool{}",
+                    if s.by_tool.len() > 2 { "s" } else { "" }
+                ),
+                format!(
+                    "{}; together {} of the tool definitions.",
+                    top.join(", "),
+                    pct(top_sum, s.tools_chars)
+                ),
                 Some(StageId::AgentContext),
                 s.by_tool.first().map(|t| format!("tool:{}", t.name)),
             );
@@ -194,11 +265,22 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
 
     // 3. Skills' share of the system prompt.
     let sp_chars = utf16_len(&p.system_prompt.text);
-    let skills: Vec<(usize, usize)> =
-        p.system_prompt.sections.iter().enumerate().filter(|(_, s)| s.name == "skills").map(|(i, s)| (i, s.end - s.start)).collect();
+    let skills: Vec<(usize, usize)> = p
+        .system_prompt
+        .sections
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.name == "skills")
+        .map(|(i, s)| (i, s.end - s.start))
+        .collect();
     let skills_chars: usize = skills.iter().map(|x| x.1).sum();
     if skills_chars > 0 {
-        let visible = p.resources.skills.iter().filter(|s| !s.disable_model_invocation).count();
+        let visible = p
+            .resources
+            .skills
+            .iter()
+            .filter(|s| !s.disable_model_invocation)
+            .count();
         list.push(
             "skills-share",
             Severity::Info,
@@ -217,12 +299,25 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
     }
 
     // 4. Context files: shadowed candidates, and their share.
-    for f in p.resources.context_files.iter().filter(|f| !f.shadowed.is_empty()) {
-        let section = p.system_prompt.sections.iter().position(|s| s.name == "context-file" && s.source == f.path);
+    for f in p
+        .resources
+        .context_files
+        .iter()
+        .filter(|f| !f.shadowed.is_empty())
+    {
+        let section = p
+            .system_prompt
+            .sections
+            .iter()
+            .position(|s| s.name == "context-file" && s.source == f.path);
         list.push(
             "context-file-shadowed",
             Severity::Warning,
-            format!("{} not read: {} won in the same directory", f.shadowed.join(", "), file_name(&f.path)),
+            format!(
+                "{} not read: {} won in the same directory",
+                f.shadowed.join(", "),
+                file_name(&f.path)
+            ),
             format!(
                 "pi reads one context file per directory; {} ({} chars) was used and {} ignored.",
                 f.path,
@@ -233,17 +328,36 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
             section.map(|i| format!("section:{i}")),
         );
     }
-    let ctx_chars: usize = p.system_prompt.sections.iter().filter(|s| s.name == "context-file").map(|s| s.end - s.start).sum();
+    let ctx_chars: usize = p
+        .system_prompt
+        .sections
+        .iter()
+        .filter(|s| s.name == "context-file")
+        .map(|s| s.end - s.start)
+        .sum();
     if ctx_chars > 0 {
-        let first = p.system_prompt.sections.iter().position(|s| s.name == "context-file");
+        let first = p
+            .system_prompt
+            .sections
+            .iter()
+            .position(|s| s.name == "context-file");
         list.push(
             "context-files-share",
             Severity::Info,
             "Context files in the system prompt",
             format!(
                 "{} ({}) {} {} chars, {} of the system prompt.",
-                plural(p.resources.context_files.len(), "context file", "context files"),
-                p.resources.context_files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>().join(", "),
+                plural(
+                    p.resources.context_files.len(),
+                    "context file",
+                    "context files"
+                ),
+                p.resources
+                    .context_files
+                    .iter()
+                    .map(|f| f.path.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 takes(p.resources.context_files.len()),
                 thousands(ctx_chars),
                 pct(ctx_chars, sp_chars)
@@ -254,13 +368,33 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
     }
 
     // 5. The custom system prompt drops pi's tool list and guidelines.
-    if let Some(c) = p.resources.custom_prompt.as_ref().filter(|c| !c.text.is_empty()) {
+    if let Some(c) = p
+        .resources
+        .custom_prompt
+        .as_ref()
+        .filter(|c| !c.text.is_empty())
+    {
         let mut res = p.resources.clone();
         res.custom_prompt = None;
         let default = crate::prompt::build(&p.tools, &res, &p.cwd, "");
-        let sum = |name: &str| default.sections.iter().filter(|s| s.name == name).map(|s| s.end - s.start).sum::<usize>();
-        let snippets = p.tools.iter().filter(|t| t.normalized_snippet().is_some()).count();
-        let guidelines = default.sections.iter().filter(|s| s.name == "guidelines").count();
+        let sum = |name: &str| {
+            default
+                .sections
+                .iter()
+                .filter(|s| s.name == name)
+                .map(|s| s.end - s.start)
+                .sum::<usize>()
+        };
+        let snippets = p
+            .tools
+            .iter()
+            .filter(|t| t.normalized_snippet().is_some())
+            .count();
+        let guidelines = default
+            .sections
+            .iter()
+            .filter(|s| s.name == "guidelines")
+            .count();
         list.push(
             "custom-prompt",
             Severity::Warning,
@@ -282,14 +416,23 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
     // 6. A silent thinking clamp.
     let c = &p.model_choice;
     if model.is_some() && !c.requested_level.is_empty() && c.requested_level != c.thinking_level {
-        let why = events(a, StageId::AgentContext).find(|e| e.kind == EventKind::Clamped && at(e, &[THINKING_CLAMP])).map(|e| e.message.clone());
+        let why = events(a, StageId::AgentContext)
+            .find(|e| e.kind == EventKind::Clamped && at(e, &[THINKING_CLAMP]))
+            .map(|e| e.message.clone());
         list.push(
             "thinking-clamped",
             Severity::Warning,
-            format!("Thinking level {} was sent as {}", c.requested_level, c.thinking_level),
+            format!(
+                "Thinking level {} was sent as {}",
+                c.requested_level, c.thinking_level
+            ),
             format!(
                 "{} asked for {}, {} takes {}: pi clamps the level without a word.{}",
-                if c.level_source.is_empty() { "the default" } else { &c.level_source },
+                if c.level_source.is_empty() {
+                    "the default"
+                } else {
+                    &c.level_source
+                },
                 c.requested_level,
                 model.map(|m| m.reference()).unwrap_or_default(),
                 c.thinking_level,
@@ -299,13 +442,19 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
             None,
         );
     }
-    let budget: Vec<&Event> = events(a, StageId::BuildParams).filter(|e| e.kind == EventKind::Clamped && !at(e, &[MAX_TOKENS_CLAMP])).collect();
+    let budget: Vec<&Event> = events(a, StageId::BuildParams)
+        .filter(|e| e.kind == EventKind::Clamped && !at(e, &[MAX_TOKENS_CLAMP]))
+        .collect();
     if !budget.is_empty() {
         list.push(
             "thinking-budget-clamped",
             Severity::Notice,
             "The thinking budget was cut",
-            budget.iter().map(|e| e.message.as_str()).collect::<Vec<_>>().join("; "),
+            budget
+                .iter()
+                .map(|e| e.message.as_str())
+                .collect::<Vec<_>>()
+                .join("; "),
             Some(StageId::BuildParams),
             None,
         );
@@ -319,7 +468,10 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
             list.push(
                 "user-text-share",
                 Severity::Info,
-                format!("What you typed is {} of the request", pct(s.by_kind.user_text, total)),
+                format!(
+                    "What you typed is {} of the request",
+                    pct(s.by_kind.user_text, total)
+                ),
                 format!(
                     "User text {} chars of {} (system prompt {}, tools {}, history {}){}",
                     thousands(s.by_kind.user_text),
@@ -327,7 +479,11 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
                     thousands(s.system_prompt_chars),
                     thousands(s.tools_chars),
                     thousands(s.history_chars),
-                    if share < 0.05 { ": the rest is pi's prefix and the agent's own work." } else { "." }
+                    if share < 0.05 {
+                        ": the rest is pi's prefix and the agent's own work."
+                    } else {
+                        "."
+                    }
                 ),
                 Some(StageId::InputAppended),
                 None,
@@ -338,12 +494,21 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
             list.push(
                 "tool-results-share",
                 Severity::Info,
-                format!("Tool results are {} of the history", pct(s.by_kind.tool_results, s.history_chars)),
+                format!(
+                    "Tool results are {} of the history",
+                    pct(s.by_kind.tool_results, s.history_chars)
+                ),
                 format!(
                     "{} chars of tool output in {} chars of history{}.",
                     thousands(s.by_kind.tool_results),
                     thousands(s.history_chars),
-                    top.map(|t| format!("; the most from {} ({} results, {} chars)", t.name, t.count, thousands(t.chars))).unwrap_or_default()
+                    top.map(|t| format!(
+                        "; the most from {} ({} results, {} chars)",
+                        t.name,
+                        t.count,
+                        thousands(t.chars)
+                    ))
+                    .unwrap_or_default()
                 ),
                 Some(StageId::ConvertToLlm),
                 top.map(|t| format!("tool:{}", t.name)),
@@ -360,37 +525,64 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
             if m.get_str("role") != Some("assistant") {
                 continue;
             }
-            let same = m.get_str("provider") == Some(prov) && m.get_str("api") == Some(api) && m.get_str("model") == Some(id);
+            let same = m.get_str("provider") == Some(prov)
+                && m.get_str("api") == Some(api)
+                && m.get_str("model") == Some(id);
             if same {
                 continue;
             }
-            let r = format!("{}/{}", m.get_str("provider").unwrap_or("?"), m.get_str("model").unwrap_or("?"));
+            let r = format!(
+                "{}/{}",
+                m.get_str("provider").unwrap_or("?"),
+                m.get_str("model").unwrap_or("?")
+            );
             if !other_models.contains(&r) {
                 other_models.push(r);
             }
             let chars: usize = m
                 .get("content")
                 .and_then(Value::as_array)
-                .map(|bs| bs.iter().filter(|b| b.get_str("type") == Some("thinking")).filter_map(|b| b.get_str("thinking")).map(utf16_len).sum())
+                .map(|bs| {
+                    bs.iter()
+                        .filter(|b| b.get_str("type") == Some("thinking"))
+                        .filter_map(|b| b.get_str("thinking"))
+                        .map(utf16_len)
+                        .sum()
+                })
                 .unwrap_or(0);
             if chars > 0 && first_other.is_none() {
                 first_other = Some(i);
             }
             thinking_chars += chars;
         }
-        let converted = all_events(a).filter(|(_, e)| e.kind == EventKind::Converted && at(e, THINKING_TO_TEXT)).count();
-        let dropped = all_events(a).filter(|(_, e)| e.kind == EventKind::Dropped && at(e, THINKING_DROPPED)).count();
-        let sigs = all_events(a).filter(|(_, e)| at(e, SIGNATURES_STRIPPED)).count();
+        let converted = all_events(a)
+            .filter(|(_, e)| e.kind == EventKind::Converted && at(e, THINKING_TO_TEXT))
+            .count();
+        let dropped = all_events(a)
+            .filter(|(_, e)| e.kind == EventKind::Dropped && at(e, THINKING_DROPPED))
+            .count();
+        let sigs = all_events(a)
+            .filter(|(_, e)| at(e, SIGNATURES_STRIPPED))
+            .count();
         if converted + dropped + sigs > 0 {
             let mut parts = Vec::new();
             if converted > 0 {
-                parts.push(format!("{} converted to plain text", plural(converted, "thinking block", "thinking blocks")));
+                parts.push(format!(
+                    "{} converted to plain text",
+                    plural(converted, "thinking block", "thinking blocks")
+                ));
             }
             if dropped > 0 {
-                parts.push(format!("{} dropped", plural(dropped, "thinking block", "thinking blocks")));
+                parts.push(format!(
+                    "{} dropped",
+                    plural(dropped, "thinking block", "thinking blocks")
+                ));
             }
             if sigs > 0 {
-                parts.push(format!("{} stripped", plural(sigs, "signature", "signatures")));
+                parts.push(format!(
+                    "{} stripped",
+                    plural(sigs, "signature", "signatures")
+                ));
             }
             list.push(
                 "thinking-replay-lost",
@@ -409,7 +601,12 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
     }
 
     // 9. Tool-call ids renamed; tool names renamed.
-    let renames: Vec<&Event> = all_events(a).filter(|(_, e)| e.kind == EventKind::Renamed && !at(e, TOOL_NAME_RENAMES) && !at(e, RENAME_ECHOES)).map(|(_, e)| e).collect();
+    let renames: Vec<&Event> = all_events(a)
+        .filter(|(_, e)| {
+            e.kind == EventKind::Renamed && !at(e, TOOL_NAME_RENAMES) && !at(e, RENAME_ECHOES)
+        })
+        .map(|(_, e)| e)
+        .collect();
     if !renames.is_empty() {
         list.push(
             "tool-call-ids-renamed",
@@ -423,7 +620,9 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
             None,
         );
     }
-    let name_renames = all_events(a).filter(|(_, e)| e.kind == EventKind::Renamed && at(e, TOOL_NAME_RENAMES)).count();
+    let name_renames = all_events(a)
+        .filter(|(_, e)| e.kind == EventKind::Renamed && at(e, TOOL_NAME_RENAMES))
+        .count();
     if name_renames > 0 {
         list.push(
             "tool-names-renamed",
@@ -436,7 +635,11 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
     }
 
     // 10. Synthetic messages and text.
-    let synth: Vec<(StageId, &Event)> = all_events(a).filter(|(_, e)| matches!(e.kind, EventKind::Inserted | EventKind::Converted) && at(e, SYNTHETIC)).collect();
+    let synth: Vec<(StageId, &Event)> = all_events(a)
+        .filter(|(_, e)| {
+            matches!(e.kind, EventKind::Inserted | EventKind::Converted) && at(e, SYNTHETIC)
+        })
+        .collect();
     if !synth.is_empty() {
         let mut groups: Vec<(&str, usize, &str)> = Vec::new();
         for (_, e) in &synth {
@@ -449,8 +652,15 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
         list.push(
             "synthetic-messages",
             Severity::Notice,
-            format!("{} inserted that you never wrote", plural(synth.len(), "message or text", "messages or texts")),
-            groups.iter().map(|(src, n, msg)| format!("{n} × {msg} ({src})")).collect::<Vec<_>>().join("; "),
+            format!(
+                "{} inserted that you never wrote",
+                plural(synth.len(), "message or text", "messages or texts")
+            ),
+            groups
+                .iter()
+                .map(|(src, n, msg)| format!("{n} × {msg} ({src})"))
+                .collect::<Vec<_>>()
+                .join("; "),
             Some(synth[0].0),
             None,
         );
@@ -474,7 +684,11 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
                 Severity::Warning,
                 format!("{} not sent", plural(images, "image", "images")),
                 if blocked {
-                    format!("images.blockImages is set: {} replaced by \"{}\".", plural(images, "image", "images"), crate::data::string("sdk", "imageReadingDisabled"))
+                    format!(
+                        "images.blockImages is set: {} replaced by \"{}\".",
+                        plural(images, "image", "images"),
+                        crate::data::string("sdk", "imageReadingDisabled")
+                    )
                 } else {
                     format!(
                         "{} has no image input: {} replaced by a placeholder text.",
@@ -482,14 +696,20 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
                         plural(images, "image", "images")
                     )
                 },
-                Some(if blocked { StageId::ConvertToLlm } else { StageId::TransformMessages }),
+                Some(if blocked {
+                    StageId::ConvertToLlm
+                } else {
+                    StageId::TransformMessages
+                }),
                 None,
             );
         }
     }
 
     // 12. Max tokens clamped by the context window.
-    if let Some(e) = events(a, StageId::BuildParams).find(|e| e.kind == EventKind::Clamped && at(e, &[MAX_TOKENS_CLAMP])) {
+    if let Some(e) = events(a, StageId::BuildParams)
+        .find(|e| e.kind == EventKind::Clamped && at(e, &[MAX_TOKENS_CLAMP]))
+    {
         list.push(
             "max-tokens-clamped",
             Severity::Warning,
@@ -510,15 +730,22 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
         .llm_messages
         .iter()
         .enumerate()
-        .filter(|(_, m)| m.get_str("role") == Some("assistant") && matches!(m.get_str("stopReason"), Some("error" | "aborted")))
+        .filter(|(_, m)| {
+            m.get_str("role") == Some("assistant")
+                && matches!(m.get_str("stopReason"), Some("error" | "aborted"))
+        })
         .map(|(i, _)| i)
         .collect();
-    let dropped_events = events(a, StageId::TransformMessages).filter(|e| e.kind == EventKind::Dropped && at(e, &[ERRORED_DROPPED])).count();
+    let dropped_events = events(a, StageId::TransformMessages)
+        .filter(|e| e.kind == EventKind::Dropped && at(e, &[ERRORED_DROPPED]))
+        .count();
     if !errored.is_empty() && dropped_events > 0 {
         let lines: Vec<String> = errored
             .iter()
             .filter_map(|&i| match crate::provenance::message_origin(a, &map, i) {
-                crate::provenance::MessageOrigin::Session { line, .. } => Some(format!("line {line}")),
+                crate::provenance::MessageOrigin::Session { line, .. } => {
+                    Some(format!("line {line}"))
+                }
                 _ => None,
             })
             .collect();
@@ -561,8 +788,12 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
     if let (Some(r), Some(m)) = (&a.request, model) {
         let explicit = matches!(m.api(), "anthropic-messages" | "bedrock-converse-stream");
         // Only the explicit-marker protocols need the (whole-body) search.
-        let has_cache = explicit && (contains_at_anchor(&r.body, "\"cache_control\"", 6) || contains_at_anchor(&r.body, "\"cachePoint\"", 6));
-        let gaps: Vec<&Event> = events(a, StageId::BuildParams).filter(|e| e.kind == EventKind::Note && at(e, CACHE_GAPS)).collect();
+        let has_cache = explicit
+            && (contains_at_anchor(&r.body, "\"cache_control\"", 6)
+                || contains_at_anchor(&r.body, "\"cachePoint\"", 6));
+        let gaps: Vec<&Event> = events(a, StageId::BuildParams)
+            .filter(|e| e.kind == EventKind::Note && at(e, CACHE_GAPS))
+            .collect();
         if explicit && !has_cache {
             list.push(
                 "no-cache-markers",
@@ -577,7 +808,10 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
                 "no-cache-markers",
                 Severity::Notice,
                 "Part of the request carries no cache marker",
-                gaps.iter().map(|e| e.message.as_str()).collect::<Vec<_>>().join("; "),
+                gaps.iter()
+                    .map(|e| e.message.as_str())
+                    .collect::<Vec<_>>()
+                    .join("; "),
                 Some(StageId::BuildParams),
                 None,
             );
@@ -611,7 +845,10 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
     // 17. Compaction in effect.
     if let (Some(cid), Some(file)) = (&p.session_context.compaction_id, &p.session) {
         let ctx = &p.session_context;
-        let cut = ctx.path_indices.len().saturating_sub(ctx.context_indices.len());
+        let cut = ctx
+            .path_indices
+            .len()
+            .saturating_sub(ctx.context_indices.len());
         let summary = ctx
             .messages
             .iter()
@@ -619,7 +856,11 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
             .and_then(|m| m.get_str("summary"))
             .map(utf16_len)
             .unwrap_or(0);
-        let line = file.entries.iter().find(|e| e.id() == Some(cid.as_str())).map(|e| e.line);
+        let line = file
+            .entries
+            .iter()
+            .find(|e| e.id() == Some(cid.as_str()))
+            .map(|e| e.line);
         list.push(
             "compaction",
             Severity::Info,

@@ -6,7 +6,9 @@ fn ids(list: &[Finding]) -> Vec<&'static str> {
 }
 
 fn get<'a>(list: &'a [Finding], id: &str) -> &'a Finding {
-    list.iter().find(|f| f.id == id).unwrap_or_else(|| panic!("no {id} in {:?}", ids(list)))
+    list.iter()
+        .find(|f| f.id == id)
+        .unwrap_or_else(|| panic!("no {id} in {:?}", ids(list)))
 }
 
 #[test]
@@ -14,17 +16,34 @@ fn get<'a>(list: &'a [Finding], id: &str) -> &'a Finding {
 fn print_findings() {
     let case = std::env::var("CASE").unwrap_or_else(|_| "demo".into());
     for f in findings(&assembly(&case, None)) {
-        println!("{}. [{}] {} ({}) — {} | {:?} {:?}", f.number, f.severity.as_str(), f.title, f.id, f.detail, f.stage, f.subject);
+        println!(
+            "{}. [{}] {} ({}) — {} | {:?} {:?}",
+            f.number,
+            f.severity.as_str(),
+            f.title,
+            f.id,
+            f.detail,
+            f.stage,
+            f.subject
+        );
     }
 }
 
 #[test]
 fn numbered_in_order_and_never_zero_counts() {
-    for case in ["demo", "oc-demo", "an-cross-provider-history", "oc-session-errored-aborted"] {
+    for case in [
+        "demo",
+        "oc-demo",
+        "an-cross-provider-history",
+        "oc-session-errored-aborted",
+    ] {
         let list = findings(&assembly(case, None));
         for (i, f) in list.iter().enumerate() {
             assert_eq!(f.number, i + 1);
-            assert!(!f.title.starts_with("0 ") && !f.detail.starts_with("0 "), "{case}: {f:?}");
+            assert!(
+                !f.title.starts_with("0 ") && !f.detail.starts_with("0 "),
+                "{case}: {f:?}"
+            );
         }
     }
 }
@@ -35,13 +54,23 @@ fn demo_tools_outweigh_the_prompt_and_skills_are_counted() {
     let s = a.stats.clone().expect("stats");
     let list = findings(&a);
     let t = get(&list, "tool-schemas");
-    assert!(t.detail.contains(&thousands(s.tools_chars)) && t.detail.contains(&thousands(s.system_prompt_chars)), "{t:?}");
-    assert_eq!(t.subject.as_deref(), Some(format!("tool:{}", s.by_tool[0].name).as_str()));
+    assert!(
+        t.detail.contains(&thousands(s.tools_chars))
+            && t.detail.contains(&thousands(s.system_prompt_chars)),
+        "{t:?}"
+    );
+    assert_eq!(
+        t.subject.as_deref(),
+        Some(format!("tool:{}", s.by_tool[0].name).as_str())
+    );
     let l = get(&list, "largest-tools");
     for tool in s.by_tool.iter().take(3) {
         assert!(l.detail.contains(&tool.name), "{l:?}");
     }
-    assert!(get(&list, "skills-share").subject.as_deref().is_some_and(|s| s.starts_with("section:")));
+    assert!(get(&list, "skills-share")
+        .subject
+        .as_deref()
+        .is_some_and(|s| s.starts_with("section:")));
     // The demo's model only supports high/max: low is clamped up.
     let c = get(&list, "thinking-clamped");
     assert_eq!(c.title, "Thinking level low was sent as high");
@@ -49,27 +78,56 @@ fn demo_tools_outweigh_the_prompt_and_skills_are_counted() {
     assert!(list.iter().any(|f| f.id == "user-text-share"));
     assert!(list.iter().any(|f| f.id == "cache-prefix"));
     // Nothing that does not apply.
-    for id in ["context-file-shadowed", "custom-prompt", "images-omitted", "errored-turns-dropped", "compaction", "off-branch", "thinking-replay-lost", "cache-breaks"] {
-        assert!(!list.iter().any(|f| f.id == id), "{id} should not apply: {:?}", ids(&list));
+    for id in [
+        "context-file-shadowed",
+        "custom-prompt",
+        "images-omitted",
+        "errored-turns-dropped",
+        "compaction",
+        "off-branch",
+        "thinking-replay-lost",
+        "cache-breaks",
+    ] {
+        assert!(
+            !list.iter().any(|f| f.id == id),
+            "{id} should not apply: {:?}",
+            ids(&list)
+        );
     }
 }
 
 #[test]
 fn shadowed_claude_md_is_named() {
     let a = assembly("oc-context-shadowing", None);
-    let shadowed: Vec<_> = a.parts.resources.context_files.iter().filter(|f| !f.shadowed.is_empty()).collect();
+    let shadowed: Vec<_> = a
+        .parts
+        .resources
+        .context_files
+        .iter()
+        .filter(|f| !f.shadowed.is_empty())
+        .collect();
     assert!(!shadowed.is_empty());
     let list = findings(&a);
-    let fs: Vec<&Finding> = list.iter().filter(|f| f.id == "context-file-shadowed").collect();
+    let fs: Vec<&Finding> = list
+        .iter()
+        .filter(|f| f.id == "context-file-shadowed")
+        .collect();
     assert_eq!(fs.len(), shadowed.len());
     for (f, cf) in fs.iter().zip(shadowed) {
         assert!(f.detail.contains(&cf.path), "{f:?}");
         for s in &cf.shadowed {
             assert!(f.title.contains(s.as_str()), "{f:?}");
         }
-        assert!(f.subject.as_deref().is_some_and(|s| s.starts_with("section:")));
+        assert!(f
+            .subject
+            .as_deref()
+            .is_some_and(|s| s.starts_with("section:")));
     }
-    assert!(fs.iter().any(|f| f.title.contains("CLAUDE.md") && f.title.contains("AGENTS.md")), "{fs:?}");
+    assert!(
+        fs.iter()
+            .any(|f| f.title.contains("CLAUDE.md") && f.title.contains("AGENTS.md")),
+        "{fs:?}"
+    );
 }
 
 #[test]
@@ -78,9 +136,15 @@ fn cross_provider_history_converts_thinking_and_renames_ids() {
     let t = get(&list, "thinking-replay-lost");
     assert!(t.detail.contains("converted to plain text"), "{t:?}");
     assert!(t.detail.contains("mock-openai/gpt-5.5"), "{t:?}");
-    assert!(t.detail.contains("dropped") && t.detail.contains("stripped"), "{t:?}");
+    assert!(
+        t.detail.contains("dropped") && t.detail.contains("stripped"),
+        "{t:?}"
+    );
     assert_eq!(t.stage, Some(StageId::TransformMessages));
-    assert!(t.subject.as_deref().is_some_and(|s| s.starts_with("entry:")));
+    assert!(t
+        .subject
+        .as_deref()
+        .is_some_and(|s| s.starts_with("entry:")));
     let r = get(&list, "tool-call-ids-renamed");
     assert!(r.title.starts_with("3 tool-call ids"), "{r:?}");
 }
@@ -90,7 +154,10 @@ fn errored_turns_and_synthetic_results() {
     let list = findings(&assembly("oc-session-errored-aborted", None));
     let e = get(&list, "errored-turns-dropped");
     assert!(e.title.starts_with("2 errored"), "{e:?}");
-    assert!(e.subject.as_deref().is_some_and(|s| s.starts_with("entry:")));
+    assert!(e
+        .subject
+        .as_deref()
+        .is_some_and(|s| s.starts_with("entry:")));
     let s = get(&list, "synthetic-messages");
     assert!(s.detail.contains("2 × synthetic error result"), "{s:?}");
 }
@@ -98,22 +165,36 @@ fn errored_turns_and_synthetic_results() {
 #[test]
 fn thinking_off_clamped_up() {
     let list = findings(&assembly("an-thinking-off-clamped-up", None));
-    assert_eq!(get(&list, "thinking-clamped").title, "Thinking level off was sent as minimal");
+    assert_eq!(
+        get(&list, "thinking-clamped").title,
+        "Thinking level off was sent as minimal"
+    );
 }
 
 #[test]
 fn images_custom_prompt_max_tokens_compaction_branches() {
     let i = findings(&assembly("oc-images-text-only", None));
-    assert!(get(&i, "images-omitted").detail.contains("has no image input"));
+    assert!(get(&i, "images-omitted")
+        .detail
+        .contains("has no image input"));
     let b = findings(&assembly("oc-images-blocked", None));
-    assert!(get(&b, "images-omitted").detail.contains("images.blockImages"));
+    assert!(get(&b, "images-omitted")
+        .detail
+        .contains("images.blockImages"));
     let c = findings(&assembly("oc-sysprompt-literal", None));
     let f = get(&c, "custom-prompt");
-    assert!(f.detail.contains("tool snippets") && f.detail.contains("guidelines"), "{f:?}");
+    assert!(
+        f.detail.contains("tool snippets") && f.detail.contains("guidelines"),
+        "{f:?}"
+    );
     let m = findings(&assembly("oc-maxtokens-clamp-estimate", None));
     assert!(get(&m, "max-tokens-clamped").detail.contains("14498"));
     let k = findings(&assembly("oc-session-compaction", None));
-    assert!(get(&k, "compaction").detail.contains("2 entries"), "{:?}", get(&k, "compaction"));
+    assert!(
+        get(&k, "compaction").detail.contains("2 entries"),
+        "{:?}",
+        get(&k, "compaction")
+    );
     let o = findings(&assembly("oc-session-leaf-other-branch", None));
     assert!(get(&o, "off-branch").title.starts_with("4 entries"));
 }
@@ -127,7 +208,11 @@ fn cache_marker_gaps() {
 #[test]
 fn no_panic_on_any_case_or_protocol() {
     for case in all_cases() {
-        for api in [None, Some("anthropic-messages"), Some("google-generative-ai")] {
+        for api in [
+            None,
+            Some("anthropic-messages"),
+            Some("google-generative-ai"),
+        ] {
             let a = assembly(&case, api);
             let list = findings(&a);
             let _ = to_json(&list);
@@ -137,9 +222,22 @@ fn no_panic_on_any_case_or_protocol() {
 
 #[test]
 fn contains_at_anchor_is_contains() {
-    for hay in ["", "\"cache_control\"", "x\"cache_control\"y", "_\"cache_control_\"", "\"cache_contro\"", "__\"cachePoint\"", "\"cachePoint", "é_\"cachePoint\""] {
+    for hay in [
+        "",
+        "\"cache_control\"",
+        "x\"cache_control\"y",
+        "_\"cache_control_\"",
+        "\"cache_contro\"",
+        "__\"cachePoint\"",
+        "\"cachePoint",
+        "é_\"cachePoint\"",
+    ] {
         for needle in ["\"cache_control\"", "\"cachePoint\""] {
-            assert_eq!(super::contains_at_anchor(hay, needle, 6), hay.contains(needle), "{hay:?} {needle:?}");
+            assert_eq!(
+                super::contains_at_anchor(hay, needle, 6),
+                hay.contains(needle),
+                "{hay:?} {needle:?}"
+            );
         }
     }
 }

@@ -50,7 +50,11 @@ pub fn merge_headers(base: Option<&Object>, override_: Option<&Object>) -> Optio
     let mut merged = base.cloned().unwrap_or_default();
     for (name, value) in override_.into_iter().flat_map(Object::iter) {
         let lower = name.to_lowercase();
-        let doomed: Vec<String> = merged.keys().filter(|k| k.to_lowercase() == lower).map(|k| k.to_string()).collect();
+        let doomed: Vec<String> = merged
+            .keys()
+            .filter(|k| k.to_lowercase() == lower)
+            .map(|k| k.to_string())
+            .collect();
         for k in doomed {
             merged.remove(&k);
         }
@@ -69,7 +73,12 @@ fn env_value<'a>(name: &str, env: &'a BTreeMap<String, String>) -> Option<&'a st
 /// `resolveConfigValueOrThrow(config, description, env)` (CA/core/resolve-config-value.js:183–204),
 /// offline: `$VAR` / `${VAR}` templates resolve against `env`; a `!command` is kept as written
 /// (noted in `events`). The error is pi's message.
-pub fn resolve_config_value_or_throw(config: &str, description: &str, env: &BTreeMap<String, String>, events: &mut Events) -> Result<String, String> {
+pub fn resolve_config_value_or_throw(
+    config: &str,
+    description: &str,
+    env: &BTreeMap<String, String>,
+    events: &mut Events,
+) -> Result<String, String> {
     if let Some(command) = config.strip_prefix('!') {
         events.push(
             Event::new(EventKind::Note, format!("{description}: the command `{command}` is not run offline; its text is used as the value"))
@@ -80,11 +89,20 @@ pub fn resolve_config_value_or_throw(config: &str, description: &str, env: &BTre
     if let Some(v) = model::resolve_config_value(config, env) {
         return Ok(v);
     }
-    let missing: Vec<String> = model::config_value_env_var_names(config).into_iter().filter(|n| env_value(n, env).is_none()).collect();
+    let missing: Vec<String> = model::config_value_env_var_names(config)
+        .into_iter()
+        .filter(|n| env_value(n, env).is_none())
+        .collect();
     Err(match missing.len() {
-        1 => format!("Failed to resolve {description} from environment variable: {}", missing[0]),
+        1 => format!(
+            "Failed to resolve {description} from environment variable: {}",
+            missing[0]
+        ),
         0 => format!("Failed to resolve {description}"),
-        _ => format!("Failed to resolve {description} from environment variables: {}", missing.join(", ")),
+        _ => format!(
+            "Failed to resolve {description} from environment variables: {}",
+            missing.join(", ")
+        ),
     })
 }
 
@@ -96,11 +114,18 @@ pub fn resolve_headers_or_throw(
     env: &BTreeMap<String, String>,
     events: &mut Events,
 ) -> Result<Option<Object>, String> {
-    let Some(headers) = headers else { return Ok(None) };
+    let Some(headers) = headers else {
+        return Ok(None);
+    };
     let mut resolved = Object::new();
     for (key, value) in headers.iter() {
         let raw = crate::messages::to_js_string(Some(value));
-        let v = resolve_config_value_or_throw(&raw, &format!("{description} header \"{key}\""), env, events)?;
+        let v = resolve_config_value_or_throw(
+            &raw,
+            &format!("{description} header \"{key}\""),
+            env,
+            events,
+        )?;
         resolved.insert(key.clone(), Value::String(v.into()));
     }
     Ok((!resolved.is_empty()).then_some(resolved))
@@ -121,12 +146,18 @@ pub fn configured_headers(config: Option<&Object>) -> Option<Object> {
 pub fn raw_model_headers(model: &Model, config: Option<&Object>) -> Option<Object> {
     let config = config?;
     let mut headers = Object::new();
-    if let Some(h) = config.get_object("modelOverrides").and_then(|o| o.get_object(model.id())).and_then(|o| o.get_object("headers")) {
+    if let Some(h) = config
+        .get_object("modelOverrides")
+        .and_then(|o| o.get_object(model.id()))
+        .and_then(|o| o.get_object("headers"))
+    {
         headers.spread(h);
     }
-    let definition = config
-        .get_array("models")
-        .and_then(|ms| ms.iter().filter_map(Value::as_object).find(|m| m.get_str("id") == Some(model.id())));
+    let definition = config.get_array("models").and_then(|ms| {
+        ms.iter()
+            .filter_map(Value::as_object)
+            .find(|m| m.get_str("id") == Some(model.id()))
+    });
     if let Some(h) = definition.and_then(|d| d.get_object("headers")) {
         headers.spread(h);
     }
@@ -142,7 +173,12 @@ pub fn resolve_configured_model_headers(
     events: &mut Events,
 ) -> Result<Option<Object>, String> {
     let desc = format!("model \"{}/{}\"", model.provider(), model.id());
-    resolve_headers_or_throw(raw_model_headers(model, config).as_ref(), &desc, env, events)
+    resolve_headers_or_throw(
+        raw_model_headers(model, config).as_ref(),
+        &desc,
+        env,
+        events,
+    )
 }
 
 /// What `resolveCompatibilityRequestConfig` returns.
@@ -167,7 +203,8 @@ pub fn resolve_compatibility_request_config(
         raw.spread(&h);
     }
     let desc = format!("model \"{}/{}\"", model.provider(), model.id());
-    let configured = resolve_headers_or_throw((!raw.is_empty()).then_some(&raw), &desc, env, events)?;
+    let configured =
+        resolve_headers_or_throw((!raw.is_empty()).then_some(&raw), &desc, env, events)?;
     let headers = if model.headers().is_some() || configured.is_some() {
         let mut h = model.headers().cloned().unwrap_or_default();
         if let Some(c) = &configured {
@@ -177,7 +214,12 @@ pub fn resolve_compatibility_request_config(
     } else {
         None
     };
-    Ok(CompatibilityRequestConfig { headers, auth_header: config.and_then(|c| c.get("authHeader")).is_some_and(Value::truthy) })
+    Ok(CompatibilityRequestConfig {
+        headers,
+        auth_header: config
+            .and_then(|c| c.get("authHeader"))
+            .is_some_and(Value::truthy),
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -194,7 +236,9 @@ pub struct Auth {
 /// `ctx.env(name)` of the default auth context (AI/auth/context.js:17–21): a value only when it
 /// is not blank.
 fn ctx_env<'a>(name: &str, env: &'a BTreeMap<String, String>) -> Option<&'a str> {
-    env.get(name).map(String::as_str).filter(|v| !v.trim().is_empty())
+    env.get(name)
+        .map(String::as_str)
+        .filter(|v| !v.trim().is_empty())
 }
 
 /// The built-in API-key auth's `resolve` result, as far as it carries headers offline
@@ -207,33 +251,55 @@ fn ctx_env<'a>(name: &str, env: &'a BTreeMap<String, String>) -> Option<&'a str>
 ///   string headers and are noted instead.
 ///
 /// Everything else: the key the registry resolved, no headers.
-pub fn builtin_auth(provider: &str, configured_key: Option<&str>, registry_key: Option<&str>, env: &BTreeMap<String, String>, events: &mut Events) -> Auth {
+pub fn builtin_auth(
+    provider: &str,
+    configured_key: Option<&str>,
+    registry_key: Option<&str>,
+    env: &BTreeMap<String, String>,
+    events: &mut Events,
+) -> Auth {
     match provider {
         "anthropic" if configured_key.is_none() => {
             if let Some(token) = ctx_env("ANTHROPIC_AUTH_TOKEN", env) {
-                return Auth { api_key: None, headers: Some(Object::new().with("Authorization", format!("Bearer {token}"))) };
+                return Auth {
+                    api_key: None,
+                    headers: Some(Object::new().with("Authorization", format!("Bearer {token}"))),
+                };
             }
         }
         "cloudflare-ai-gateway" => {
             let key = configured_key.or_else(|| ctx_env("CLOUDFLARE_API_KEY", env));
-            let ids = ctx_env("CLOUDFLARE_ACCOUNT_ID", env).is_some() && ctx_env("CLOUDFLARE_GATEWAY_ID", env).is_some();
+            let ids = ctx_env("CLOUDFLARE_ACCOUNT_ID", env).is_some()
+                && ctx_env("CLOUDFLARE_GATEWAY_ID", env).is_some();
             if let (Some(key), true) = (key.filter(|k| !k.is_empty()), ids) {
                 events.push(
                     Event::new(EventKind::Note, "cloudflare-ai-gateway auth also sets Authorization and x-api-key to null (the SDK drops them); not modelled")
                         .at("AI/providers/cloudflare-auth.js:74"),
                 );
-                return Auth { api_key: None, headers: Some(Object::new().with("cf-aig-authorization", format!("Bearer {key}"))) };
+                return Auth {
+                    api_key: None,
+                    headers: Some(
+                        Object::new().with("cf-aig-authorization", format!("Bearer {key}")),
+                    ),
+                };
             }
         }
         _ => {}
     }
-    Auth { api_key: registry_key.map(String::from), headers: None }
+    Auth {
+        api_key: registry_key.map(String::from),
+        headers: None,
+    }
 }
 
 /// `withConfiguredAuth(auth, headers, authHeader)` (CA/core/provider-composer.js:162–169):
 /// `{...auth.headers, ...headers}` (plain spread), then `Authorization: Bearer <apiKey>` when
 /// `authHeader` is set (an error without a key).
-pub fn with_configured_auth(auth: Auth, headers: Option<&Object>, auth_header: bool) -> Result<Auth, String> {
+pub fn with_configured_auth(
+    auth: Auth,
+    headers: Option<&Object>,
+    auth_header: bool,
+) -> Result<Auth, String> {
     let mut merged = if auth.headers.is_some() || headers.is_some() {
         let mut m = auth.headers.clone().unwrap_or_default();
         if let Some(h) = headers {
@@ -244,37 +310,74 @@ pub fn with_configured_auth(auth: Auth, headers: Option<&Object>, auth_header: b
         None
     };
     if auth_header {
-        let Some(key) = &auth.api_key else { return Err("authHeader requires a resolved API key".into()) };
-        merged.get_or_insert_with(Object::new).insert("Authorization", Value::String(format!("Bearer {key}").into()));
+        let Some(key) = &auth.api_key else {
+            return Err("authHeader requires a resolved API key".into());
+        };
+        merged.get_or_insert_with(Object::new).insert(
+            "Authorization",
+            Value::String(format!("Bearer {key}").into()),
+        );
     }
-    Ok(Auth { api_key: auth.api_key, headers: merged })
+    Ok(Auth {
+        api_key: auth.api_key,
+        headers: merged,
+    })
 }
 
 /// `composeApiKeyAuth(...).resolve` for the request (CA/core/provider-composer.js:230–256):
 /// the built-in auth, then the provider's configured headers (env templates resolved) and
 /// `authHeader`. pi wraps a failure as "API key auth failed for provider X: ..."
 /// (AI/auth/resolve.js:118–124).
-pub fn resolve_provider_auth(model: &Model, registry: &Registry, env: &BTreeMap<String, String>, events: &mut Events) -> Result<Auth, String> {
+pub fn resolve_provider_auth(
+    model: &Model,
+    registry: &Registry,
+    env: &BTreeMap<String, String>,
+    events: &mut Events,
+) -> Result<Auth, String> {
     let provider = model.provider();
     let config = registry.provider_config(provider);
     let configured_key = config.and_then(|c| c.get_str("apiKey"));
-    let auth = builtin_auth(provider, configured_key, registry.api_key(provider), env, events);
+    let auth = builtin_auth(
+        provider,
+        configured_key,
+        registry.api_key(provider),
+        env,
+        events,
+    );
     let wrap = |e: String| format!("API key auth failed for provider {provider}: {e}");
     let raw = configured_headers(config);
-    let headers = resolve_headers_or_throw(raw.as_ref(), &format!("provider \"{provider}\""), env, events).map_err(wrap)?;
-    let auth_header = config.and_then(|c| c.get("authHeader")).is_some_and(Value::truthy);
+    let headers = resolve_headers_or_throw(
+        raw.as_ref(),
+        &format!("provider \"{provider}\""),
+        env,
+        events,
+    )
+    .map_err(wrap)?;
+    let auth_header = config
+        .and_then(|c| c.get("authHeader"))
+        .is_some_and(Value::truthy);
     with_configured_auth(auth, headers.as_ref(), auth_header).map_err(wrap)
 }
 
 /// `ModelRuntime.getAuth(model)` (CA/core/model-runtime.js:343–355, over `Models.getAuth`,
 /// AI/models.js:275–290): the provider auth's headers, the model's own `headers`, then the
 /// models.json model-level headers, each merged case-insensitively.
-pub fn get_auth(model: &Model, registry: &Registry, env: &BTreeMap<String, String>, events: &mut Events) -> Result<Auth, String> {
+pub fn get_auth(
+    model: &Model,
+    registry: &Registry,
+    env: &BTreeMap<String, String>,
+    events: &mut Events,
+) -> Result<Auth, String> {
     let mut auth = resolve_provider_auth(model, registry, env, events)?;
     if let Some(h) = model.headers() {
         auth.headers = merge_headers(auth.headers.as_ref(), Some(h));
     }
-    let configured = resolve_configured_model_headers(model, registry.provider_config(model.provider()), env, events)?;
+    let configured = resolve_configured_model_headers(
+        model,
+        registry.provider_config(model.provider()),
+        env,
+        events,
+    )?;
     auth.headers = merge_headers(auth.headers.as_ref(), configured.as_ref());
     Ok(auth)
 }
@@ -305,22 +408,33 @@ pub fn is_install_telemetry_enabled(settings: &Settings, env: &BTreeMap<String, 
 /// optional port; lower-cased. `None` where the URL constructor would throw or there is no
 /// host.
 fn url_hostname(url: &str) -> Option<String> {
-    let url: String = url.trim_matches(|c: char| c <= ' ').chars().filter(|c| !matches!(c, '\t' | '\n' | '\r')).collect();
+    let url: String = url
+        .trim_matches(|c: char| c <= ' ')
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
     let colon = url.find(':')?;
     let scheme = &url[..colon];
     let mut sc = scheme.chars();
-    if !sc.next().is_some_and(|c| c.is_ascii_alphabetic()) || !sc.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')) {
+    if !sc.next().is_some_and(|c| c.is_ascii_alphabetic())
+        || !sc.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    {
         return None;
     }
     let scheme = scheme.to_ascii_lowercase();
-    let special = matches!(scheme.as_str(), "http" | "https" | "ws" | "wss" | "ftp" | "file");
+    let special = matches!(
+        scheme.as_str(),
+        "http" | "https" | "ws" | "wss" | "ftp" | "file"
+    );
     let rest = &url[colon + 1..];
     let rest = if special {
         rest.trim_start_matches(['/', '\\'])
     } else {
         rest.strip_prefix("//")?
     };
-    let end = rest.find(|c: char| c == '/' || c == '?' || c == '#' || (special && c == '\\')).unwrap_or(rest.len());
+    let end = rest
+        .find(|c: char| c == '/' || c == '?' || c == '#' || (special && c == '\\'))
+        .unwrap_or(rest.len());
     let authority = &rest[..end];
     let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
     let host = if host_port.starts_with('[') {
@@ -351,20 +465,29 @@ pub fn is_nvidia_nim_model(model: &Model) -> bool {
 
 /// `isCloudflareModel(model)` (CA/core/provider-attribution.js:21–26).
 pub fn is_cloudflare_model(model: &Model) -> bool {
-    matches!(model.provider(), "cloudflare-workers-ai" | "cloudflare-ai-gateway")
-        || matches_host(model.base_url(), CLOUDFLARE_API_HOST)
+    matches!(
+        model.provider(),
+        "cloudflare-workers-ai" | "cloudflare-ai-gateway"
+    ) || matches_host(model.base_url(), CLOUDFLARE_API_HOST)
         || matches_host(model.base_url(), CLOUDFLARE_AI_GATEWAY_HOST)
 }
 
 /// `getDefaultAttributionHeaders(model, settingsManager)` (CA/core/provider-attribution.js:27–49):
 /// only with install telemetry on; OpenRouter, then NVIDIA NIM, then Cloudflare.
-pub fn get_default_attribution_headers(model: &Model, settings: &Settings, env: &BTreeMap<String, String>) -> Option<Object> {
+pub fn get_default_attribution_headers(
+    model: &Model,
+    settings: &Settings,
+    env: &BTreeMap<String, String>,
+) -> Option<Object> {
     if !is_install_telemetry_enabled(settings, env) {
         return None;
     }
     if is_open_router_model(model) {
         return Some(
-            Object::new().with("HTTP-Referer", "https://pi.dev").with("X-OpenRouter-Title", "pi").with("X-OpenRouter-Categories", "cli-agent"),
+            Object::new()
+                .with("HTTP-Referer", "https://pi.dev")
+                .with("X-OpenRouter-Title", "pi")
+                .with("X-OpenRouter-Categories", "cli-agent"),
         );
     }
     if is_nvidia_nim_model(model) {
@@ -380,10 +503,17 @@ pub fn get_default_attribution_headers(model: &Model, settings: &Settings, env: 
 /// (by provider or host) with a non-empty session id.
 pub fn get_session_headers(model: &Model, session_id: Option<&str>) -> Option<Object> {
     let sid = session_id.filter(|s| !s.is_empty())?;
-    if model.provider() != "opencode" && model.provider() != "opencode-go" && !matches_host(model.base_url(), OPENCODE_HOST) {
+    if model.provider() != "opencode"
+        && model.provider() != "opencode-go"
+        && !matches_host(model.base_url(), OPENCODE_HOST)
+    {
         return None;
     }
-    Some(Object::new().with("x-opencode-session", sid).with("x-opencode-client", "pi"))
+    Some(
+        Object::new()
+            .with("x-opencode-session", sid)
+            .with("x-opencode-client", "pi"),
+    )
 }
 
 /// `mergeProviderAttributionHeaders(model, settingsManager, sessionId, ...headerSources)`
@@ -427,25 +557,53 @@ pub fn request_headers(
 ) -> Result<Vec<(String, String)>, String> {
     let auth = get_auth(model, registry, env, events)?;
     let headers = merge_headers(auth.headers.as_ref(), None).unwrap_or_default();
-    let attributed = merge_provider_attribution_headers(model, settings, env, session_id, &[Some(&headers)]).unwrap_or_default();
+    let attributed =
+        merge_provider_attribution_headers(model, settings, env, session_id, &[Some(&headers)])
+            .unwrap_or_default();
     let configured: Vec<&crate::js::Str> = headers.keys().collect();
-    let added: Vec<&crate::js::Str> = attributed.keys().filter(|k| !configured.contains(k)).collect();
+    let added: Vec<&crate::js::Str> = attributed
+        .keys()
+        .filter(|k| !configured.contains(k))
+        .collect();
     if !configured.is_empty() {
         events.push(
-            Event::new(EventKind::Inserted, format!("configured headers: {}", configured.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(", ")))
-                .at("CA/core/model-runtime.js:343"),
+            Event::new(
+                EventKind::Inserted,
+                format!(
+                    "configured headers: {}",
+                    configured
+                        .iter()
+                        .map(|k| k.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )
+            .at("CA/core/model-runtime.js:343"),
         );
     }
     if !added.is_empty() {
         events.push(
-            Event::new(EventKind::Inserted, format!("provider attribution headers: {}", added.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(", ")))
-                .at("CA/core/provider-attribution.js:60"),
+            Event::new(
+                EventKind::Inserted,
+                format!(
+                    "provider attribution headers: {}",
+                    added
+                        .iter()
+                        .map(|k| k.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )
+            .at("CA/core/provider-attribution.js:60"),
         );
     }
     let mut out = Vec::with_capacity(attributed.len());
     for (k, v) in attributed.iter() {
         match v {
-            Value::Null => events.push(Event::new(EventKind::Dropped, format!("header {k} is null: the SDK leaves it out"))),
+            Value::Null => events.push(Event::new(
+                EventKind::Dropped,
+                format!("header {k} is null: the SDK leaves it out"),
+            )),
             v => out.push((k.to_string(), crate::messages::to_js_string(Some(v)))),
         }
     }
@@ -458,16 +616,25 @@ mod tests {
     use crate::inputs::SourceText;
 
     fn obj(pairs: &[(&str, &str)]) -> Object {
-        pairs.iter().map(|(k, v)| (k.to_string(), Value::str(*v))).collect()
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), Value::str(*v)))
+            .collect()
     }
 
     fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
     }
 
     fn registry(models_json: &str, e: &BTreeMap<String, String>) -> Registry {
         let mut diags = Vec::new();
-        let src = SourceText { name: "models.json".into(), text: models_json.into() };
+        let src = SourceText {
+            name: "models.json".into(),
+            text: models_json.into(),
+        };
         let r = Registry::load(Some(&src), e, &mut diags);
         assert!(diags.is_empty(), "{diags:?}");
         r
@@ -475,19 +642,33 @@ mod tests {
 
     fn settings(json: &str) -> Settings {
         match crate::js::parse(json) {
-            Ok(Value::Object(merged)) => Settings { merged, ..Default::default() },
+            Ok(Value::Object(merged)) => Settings {
+                merged,
+                ..Default::default()
+            },
             other => panic!("settings JSON: {other:?}"),
         }
     }
 
-    fn headers_for(models_json: &str, reference: (&str, &str), e: &BTreeMap<String, String>, s: &Settings, sid: Option<&str>) -> Result<Vec<(String, String)>, String> {
+    fn headers_for(
+        models_json: &str,
+        reference: (&str, &str),
+        e: &BTreeMap<String, String>,
+        s: &Settings,
+        sid: Option<&str>,
+    ) -> Result<Vec<(String, String)>, String> {
         let r = registry(models_json, e);
-        let m = r.find(reference.0, reference.1).cloned().expect("model in registry");
+        let m = r
+            .find(reference.0, reference.1)
+            .cloned()
+            .expect("model in registry");
         request_headers(&m, &r, s, e, sid, &mut Vec::new())
     }
 
     fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
-        v.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+        v.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
     }
 
     #[test]
@@ -496,7 +677,10 @@ mod tests {
         let merged = merge_headers(Some(&base), Some(&obj(&[("X-b", "9")]))).expect("merged");
         assert_eq!(merged, obj(&[("X-A", "1"), ("c", "4"), ("X-b", "9")]));
         assert_eq!(merge_headers(None, None), None);
-        assert_eq!(merge_headers(None, Some(&obj(&[("a", "1")]))), Some(obj(&[("a", "1")])));
+        assert_eq!(
+            merge_headers(None, Some(&obj(&[("a", "1")]))),
+            Some(obj(&[("a", "1")]))
+        );
     }
 
     #[test]
@@ -504,15 +688,32 @@ mod tests {
         let e = env(&[("TEAM", "ctx"), ("EMPTY", "")]);
         let mut ev = Vec::new();
         let h = obj(&[("a", "$TEAM"), ("b", "x-${TEAM}-$$"), ("c", "plain")]);
-        let got = resolve_headers_or_throw(Some(&h), "provider \"p\"", &e, &mut ev).expect("resolves");
-        assert_eq!(got, Some(obj(&[("a", "ctx"), ("b", "x-ctx-$"), ("c", "plain")])));
-        let err = resolve_headers_or_throw(Some(&obj(&[("k", "$NOPE")])), "provider \"p\"", &e, &mut ev).unwrap_err();
-        assert_eq!(err, "Failed to resolve provider \"p\" header \"k\" from environment variable: NOPE");
-        let err = resolve_headers_or_throw(Some(&obj(&[("k", "${EMPTY}$NOPE")])), "d", &e, &mut ev).unwrap_err();
-        assert_eq!(err, "Failed to resolve d header \"k\" from environment variables: EMPTY, NOPE");
-        assert_eq!(resolve_headers_or_throw(Some(&Object::new()), "d", &e, &mut ev), Ok(None));
+        let got =
+            resolve_headers_or_throw(Some(&h), "provider \"p\"", &e, &mut ev).expect("resolves");
+        assert_eq!(
+            got,
+            Some(obj(&[("a", "ctx"), ("b", "x-ctx-$"), ("c", "plain")]))
+        );
+        let err =
+            resolve_headers_or_throw(Some(&obj(&[("k", "$NOPE")])), "provider \"p\"", &e, &mut ev)
+                .unwrap_err();
+        assert_eq!(
+            err,
+            "Failed to resolve provider \"p\" header \"k\" from environment variable: NOPE"
+        );
+        let err = resolve_headers_or_throw(Some(&obj(&[("k", "${EMPTY}$NOPE")])), "d", &e, &mut ev)
+            .unwrap_err();
+        assert_eq!(
+            err,
+            "Failed to resolve d header \"k\" from environment variables: EMPTY, NOPE"
+        );
+        assert_eq!(
+            resolve_headers_or_throw(Some(&Object::new()), "d", &e, &mut ev),
+            Ok(None)
+        );
         // A command is kept as written, with a note.
-        let got = resolve_headers_or_throw(Some(&obj(&[("k", "!echo hi")])), "d", &e, &mut ev).expect("kept");
+        let got = resolve_headers_or_throw(Some(&obj(&[("k", "!echo hi")])), "d", &e, &mut ev)
+            .expect("kept");
         assert_eq!(got, Some(obj(&[("k", "!echo hi")])));
         assert_eq!(ev.len(), 1);
     }
@@ -527,12 +728,31 @@ mod tests {
     #[test]
     fn model_level_headers_override_provider_level_ones_case_insensitively() {
         let e = env(&[("TEAM", "ctx")]);
-        let got = headers_for(LAYERS, ("mock", "m"), &e, &Settings::default(), Some("sid")).expect("headers");
-        assert_eq!(got, pairs(&[("x-provider", "p"), ("x-shared", "provider"), ("x-over", "o"), ("X-Model", "from-definition"), ("x-team", "model")]));
-        let got = headers_for(LAYERS, ("mock", "n"), &e, &Settings::default(), None).expect("headers");
-        assert_eq!(got, pairs(&[("X-Team", "ctx"), ("x-provider", "p"), ("x-shared", "provider")]));
+        let got = headers_for(LAYERS, ("mock", "m"), &e, &Settings::default(), Some("sid"))
+            .expect("headers");
+        assert_eq!(
+            got,
+            pairs(&[
+                ("x-provider", "p"),
+                ("x-shared", "provider"),
+                ("x-over", "o"),
+                ("X-Model", "from-definition"),
+                ("x-team", "model")
+            ])
+        );
+        let got =
+            headers_for(LAYERS, ("mock", "n"), &e, &Settings::default(), None).expect("headers");
+        assert_eq!(
+            got,
+            pairs(&[
+                ("X-Team", "ctx"),
+                ("x-provider", "p"),
+                ("x-shared", "provider")
+            ])
+        );
         // A provider header's missing variable fails the request as pi's auth does.
-        let err = headers_for(LAYERS, ("mock", "n"), &env(&[]), &Settings::default(), None).unwrap_err();
+        let err =
+            headers_for(LAYERS, ("mock", "n"), &env(&[]), &Settings::default(), None).unwrap_err();
         assert_eq!(err, "API key auth failed for provider mock: Failed to resolve provider \"mock\" header \"X-Team\" from environment variable: TEAM");
     }
 
@@ -540,8 +760,18 @@ mod tests {
     fn auth_header_adds_a_bearer_authorization() {
         let mj = r#"{"providers": {"mock": {"api": "openai-completions", "baseUrl": "http://x/v1", "apiKey": "$KEY", "authHeader": true,
             "headers": {"authorization": "lower"}, "models": [{"id": "m"}]}}}"#;
-        let got = headers_for(mj, ("mock", "m"), &env(&[("KEY", "sk")]), &Settings::default(), None).expect("headers");
-        assert_eq!(got, pairs(&[("authorization", "lower"), ("Authorization", "Bearer sk")]));
+        let got = headers_for(
+            mj,
+            ("mock", "m"),
+            &env(&[("KEY", "sk")]),
+            &Settings::default(),
+            None,
+        )
+        .expect("headers");
+        assert_eq!(
+            got,
+            pairs(&[("authorization", "lower"), ("Authorization", "Bearer sk")])
+        );
     }
 
     const OPENROUTER: &str = r#"{"providers": {"openrouter": {"api": "openai-completions", "baseUrl": "http://127.0.0.1:9/v1", "apiKey": "k",
@@ -549,35 +779,90 @@ mod tests {
 
     #[test]
     fn openrouter_attribution_follows_install_telemetry() {
-        let on = headers_for(OPENROUTER, ("openrouter", "z"), &env(&[]), &Settings::default(), None).expect("headers");
+        let on = headers_for(
+            OPENROUTER,
+            ("openrouter", "z"),
+            &env(&[]),
+            &Settings::default(),
+            None,
+        )
+        .expect("headers");
         // The configured header wins by value and keeps the attribution's position.
-        assert_eq!(on, pairs(&[("HTTP-Referer", "https://pi.dev"), ("X-OpenRouter-Title", "mine"), ("X-OpenRouter-Categories", "cli-agent")]));
+        assert_eq!(
+            on,
+            pairs(&[
+                ("HTTP-Referer", "https://pi.dev"),
+                ("X-OpenRouter-Title", "mine"),
+                ("X-OpenRouter-Categories", "cli-agent")
+            ])
+        );
         let only_configured = pairs(&[("X-OpenRouter-Title", "mine")]);
         for (e, s) in [
             (env(&[("PI_TELEMETRY", "0")]), Settings::default()),
             (env(&[("PI_TELEMETRY", "")]), Settings::default()),
             (env(&[]), settings(r#"{"enableInstallTelemetry": false}"#)),
         ] {
-            assert_eq!(headers_for(OPENROUTER, ("openrouter", "z"), &e, &s, None).expect("headers"), only_configured);
+            assert_eq!(
+                headers_for(OPENROUTER, ("openrouter", "z"), &e, &s, None).expect("headers"),
+                only_configured
+            );
         }
         // PI_TELEMETRY, when set, beats the setting.
         let s = settings(r#"{"enableInstallTelemetry": false}"#);
         for v in ["1", "TRUE", "yes"] {
-            assert_eq!(headers_for(OPENROUTER, ("openrouter", "z"), &env(&[("PI_TELEMETRY", v)]), &s, None).expect("headers"), on);
+            assert_eq!(
+                headers_for(
+                    OPENROUTER,
+                    ("openrouter", "z"),
+                    &env(&[("PI_TELEMETRY", v)]),
+                    &s,
+                    None
+                )
+                .expect("headers"),
+                on
+            );
         }
-        assert!(is_install_telemetry_enabled(&settings(r#"{"enableInstallTelemetry": null}"#), &env(&[])));
+        assert!(is_install_telemetry_enabled(
+            &settings(r#"{"enableInstallTelemetry": null}"#),
+            &env(&[])
+        ));
     }
 
     #[test]
     fn attribution_by_provider_and_host() {
-        let m = |provider: &str, base: &str| Model { obj: Object::new().with("id", "x").with("provider", provider).with("baseUrl", base) };
+        let m = |provider: &str, base: &str| Model {
+            obj: Object::new()
+                .with("id", "x")
+                .with("provider", provider)
+                .with("baseUrl", base),
+        };
         let s = Settings::default();
         let e = env(&[]);
-        let keys = |m: &Model| get_default_attribution_headers(m, &s, &e).map(|o| o.keys().cloned().collect::<Vec<_>>()).unwrap_or_default();
-        assert_eq!(keys(&m("x", "https://proxy/openrouter.ai/v1")), ["HTTP-Referer", "X-OpenRouter-Title", "X-OpenRouter-Categories"]);
-        assert_eq!(keys(&m("x", "https://integrate.api.nvidia.com/v1")), ["X-BILLING-INVOKE-ORIGIN"]);
-        assert_eq!(keys(&m("nvidia", "http://127.0.0.1")), ["X-BILLING-INVOKE-ORIGIN"]);
-        assert_eq!(keys(&m("x", "https://u:p@GATEWAY.ai.cloudflare.com:443/v1")), ["User-Agent"]);
+        let keys = |m: &Model| {
+            get_default_attribution_headers(m, &s, &e)
+                .map(|o| o.keys().cloned().collect::<Vec<_>>())
+                .unwrap_or_default()
+        };
+        assert_eq!(
+            keys(&m("x", "https://proxy/openrouter.ai/v1")),
+            [
+                "HTTP-Referer",
+                "X-OpenRouter-Title",
+                "X-OpenRouter-Categories"
+            ]
+        );
+        assert_eq!(
+            keys(&m("x", "https://integrate.api.nvidia.com/v1")),
+            ["X-BILLING-INVOKE-ORIGIN"]
+        );
+        assert_eq!(
+            keys(&m("nvidia", "http://127.0.0.1")),
+            ["X-BILLING-INVOKE-ORIGIN"]
+        );
+        assert_eq!(
+            keys(&m("x", "https://u:p@GATEWAY.ai.cloudflare.com:443/v1")),
+            ["User-Agent"]
+        );
         assert_eq!(keys(&m("cloudflare-workers-ai", "")), ["User-Agent"]);
         assert!(keys(&m("x", "https://integrate.api.nvidia.com.evil/v1")).is_empty());
         assert!(keys(&m("x", "integrate.api.nvidia.com")).is_empty());
@@ -586,31 +871,80 @@ mod tests {
 
     #[test]
     fn opencode_session_headers_need_a_session_id() {
-        let m = |provider: &str, base: &str| Model { obj: Object::new().with("id", "x").with("provider", provider).with("baseUrl", base) };
-        let want = Some(obj(&[("x-opencode-session", "s1"), ("x-opencode-client", "pi")]));
-        assert_eq!(get_session_headers(&m("opencode", "http://127.0.0.1/v1"), Some("s1")), want);
-        assert_eq!(get_session_headers(&m("opencode-go", "http://127.0.0.1/v1"), Some("s1")), want);
-        assert_eq!(get_session_headers(&m("mine", "https://opencode.ai/zen/v1"), Some("s1")), want);
-        assert_eq!(get_session_headers(&m("opencode", "http://127.0.0.1/v1"), None), None);
-        assert_eq!(get_session_headers(&m("opencode", "http://127.0.0.1/v1"), Some("")), None);
-        assert_eq!(get_session_headers(&m("mine", "https://api.opencode.ai.x/v1"), Some("s1")), None);
+        let m = |provider: &str, base: &str| Model {
+            obj: Object::new()
+                .with("id", "x")
+                .with("provider", provider)
+                .with("baseUrl", base),
+        };
+        let want = Some(obj(&[
+            ("x-opencode-session", "s1"),
+            ("x-opencode-client", "pi"),
+        ]));
+        assert_eq!(
+            get_session_headers(&m("opencode", "http://127.0.0.1/v1"), Some("s1")),
+            want
+        );
+        assert_eq!(
+            get_session_headers(&m("opencode-go", "http://127.0.0.1/v1"), Some("s1")),
+            want
+        );
+        assert_eq!(
+            get_session_headers(&m("mine", "https://opencode.ai/zen/v1"), Some("s1")),
+            want
+        );
+        assert_eq!(
+            get_session_headers(&m("opencode", "http://127.0.0.1/v1"), None),
+            None
+        );
+        assert_eq!(
+            get_session_headers(&m("opencode", "http://127.0.0.1/v1"), Some("")),
+            None
+        );
+        assert_eq!(
+            get_session_headers(&m("mine", "https://api.opencode.ai.x/v1"), Some("s1")),
+            None
+        );
         // Session headers first, then a request header of the same name replaces the value in place.
         let s = Settings::default();
-        let merged = merge_provider_attribution_headers(&m("opencode", ""), &s, &env(&[]), Some("s1"), &[Some(&obj(&[("a", "1"), ("x-opencode-client", "me")]))]);
-        assert_eq!(merged, Some(obj(&[("x-opencode-session", "s1"), ("x-opencode-client", "me"), ("a", "1")])));
-        assert_eq!(merge_provider_attribution_headers(&m("x", ""), &s, &env(&[]), Some("s1"), &[None]), None);
+        let merged = merge_provider_attribution_headers(
+            &m("opencode", ""),
+            &s,
+            &env(&[]),
+            Some("s1"),
+            &[Some(&obj(&[("a", "1"), ("x-opencode-client", "me")]))],
+        );
+        assert_eq!(
+            merged,
+            Some(obj(&[
+                ("x-opencode-session", "s1"),
+                ("x-opencode-client", "me"),
+                ("a", "1")
+            ]))
+        );
+        assert_eq!(
+            merge_provider_attribution_headers(&m("x", ""), &s, &env(&[]), Some("s1"), &[None]),
+            None
+        );
     }
 
     #[test]
     fn anthropic_auth_token_becomes_an_authorization_header() {
         let e = env(&[("ANTHROPIC_AUTH_TOKEN", "tok")]);
         let r = Registry::load(None, &e, &mut Vec::new());
-        let m = r.find("anthropic", "claude-sonnet-4-5").cloned().expect("catalog model");
-        let got = request_headers(&m, &r, &Settings::default(), &e, None, &mut Vec::new()).expect("headers");
+        let m = r
+            .find("anthropic", "claude-sonnet-4-5")
+            .cloned()
+            .expect("catalog model");
+        let got = request_headers(&m, &r, &Settings::default(), &e, None, &mut Vec::new())
+            .expect("headers");
         assert_eq!(got, pairs(&[("Authorization", "Bearer tok")]));
         // A blank token is not a token.
         let e = env(&[("ANTHROPIC_AUTH_TOKEN", "  ")]);
-        assert_eq!(request_headers(&m, &r, &Settings::default(), &e, None, &mut Vec::new()), Ok(Vec::new()));
+        assert_eq!(
+            request_headers(&m, &r, &Settings::default(), &e, None, &mut Vec::new()),
+            Ok(Vec::new())
+        );
     }
 
     #[test]
@@ -618,11 +952,24 @@ mod tests {
         let e = env(&[("TEAM", "ctx")]);
         let r = registry(LAYERS, &e);
         let m = r.find("mock", "m").cloned().expect("model");
-        let c = resolve_compatibility_request_config(&m, r.provider_config("mock"), &e, &mut Vec::new()).expect("config");
+        let c = resolve_compatibility_request_config(
+            &m,
+            r.provider_config("mock"),
+            &e,
+            &mut Vec::new(),
+        )
+        .expect("config");
         assert!(!c.auth_header);
         assert_eq!(
             c.headers,
-            Some(obj(&[("X-Team", "ctx"), ("x-provider", "p"), ("x-shared", "provider"), ("x-over", "o"), ("X-Model", "from-definition"), ("x-team", "model")]))
+            Some(obj(&[
+                ("X-Team", "ctx"),
+                ("x-provider", "p"),
+                ("x-shared", "provider"),
+                ("x-over", "o"),
+                ("X-Model", "from-definition"),
+                ("x-team", "model")
+            ]))
         );
     }
 }

@@ -25,7 +25,8 @@ impl VirtualFs {
 
     /// The file as UTF-8 text (invalid sequences replaced, as Node's `readFileSync(p, "utf8")`).
     pub fn read_to_string(&self, path: &str) -> Option<String> {
-        self.get(path).map(|b| String::from_utf8_lossy(b).into_owned())
+        self.get(path)
+            .map(|b| String::from_utf8_lossy(b).into_owned())
     }
 
     /// `existsSync(p) && statSync(p).isFile()`.
@@ -39,7 +40,10 @@ impl VirtualFs {
         if !prefix.ends_with('/') {
             prefix.push('/');
         }
-        self.files.range(prefix.clone()..).next().is_some_and(|(k, _)| k.starts_with(&prefix))
+        self.files
+            .range(prefix.clone()..)
+            .next()
+            .is_some_and(|(k, _)| k.starts_with(&prefix))
     }
 
     /// The names directly inside `dir` (files and subdirectories), sorted by byte order as
@@ -51,7 +55,9 @@ impl VirtualFs {
         }
         let mut out: Vec<(String, bool)> = Vec::new();
         for (k, _) in self.files.range(prefix.clone()..) {
-            let Some(rest) = k.strip_prefix(&prefix) else { break };
+            let Some(rest) = k.strip_prefix(&prefix) else {
+                break;
+            };
             let (name, is_dir) = match rest.find('/') {
                 Some(i) => (&rest[..i], true),
                 None => (rest, false),
@@ -227,7 +233,10 @@ mod tests {
         fs.insert("/s/a.md", "y");
         fs.insert("/s/b/c/d.md", "z");
         fs.insert("/sx/e", "w");
-        assert_eq!(fs.read_dir("/s"), vec![("a.md".into(), false), ("b".into(), true)]);
+        assert_eq!(
+            fs.read_dir("/s"),
+            vec![("a.md".into(), false), ("b".into(), true)]
+        );
         assert!(fs.is_dir("/s/b"));
         assert!(!fs.is_dir("/s/a.md"));
         assert!(fs.is_file("/s/./b/SKILL.md"));

@@ -46,7 +46,10 @@ fn text_block(text: impl Into<String>) -> Value {
 
 /// A number from `defaults.json`, `NaN` when the data lacks it.
 fn default_number(key: &str) -> f64 {
-    data::defaults().get(key).and_then(Value::as_f64).unwrap_or(f64::NAN)
+    data::defaults()
+        .get(key)
+        .and_then(Value::as_f64)
+        .unwrap_or(f64::NAN)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -55,9 +58,16 @@ fn default_number(key: &str) -> f64 {
 
 /// The new prompt: `{role:"user", content:[{type:"text", text}, ...images], timestamp}` (S28).
 pub fn user_message(text: &str, images: Vec<Value>, now_ms: f64) -> Value {
-    let mut content = vec![Value::Object(Object::new().with("type", "text").with("text", text))];
+    let mut content = vec![Value::Object(
+        Object::new().with("type", "text").with("text", text),
+    )];
     content.extend(images);
-    Value::Object(Object::new().with("role", "user").with("content", Value::Array(content)).with("timestamp", now_ms))
+    Value::Object(
+        Object::new()
+            .with("role", "user")
+            .with("content", Value::Array(content))
+            .with("timestamp", now_ms),
+    )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -67,7 +77,12 @@ pub fn user_message(text: &str, images: Vec<Value>, now_ms: f64) -> Value {
 /// `bashExecutionToText(msg)` (CA/core/messages.js:21–39).
 pub fn bash_execution_to_text(msg: &Value) -> String {
     let s = |k: &str| data::string("messages", k);
-    let mut text = format!("{}{}{}", s("bashRanPrefix"), to_js_string(msg.get("command")), s("bashCommandSuffix"));
+    let mut text = format!(
+        "{}{}{}",
+        s("bashRanPrefix"),
+        to_js_string(msg.get("command")),
+        s("bashCommandSuffix")
+    );
     match msg.get("output") {
         Some(out) if out.truthy() => {
             text.push_str(s("bashOutputOpen"));
@@ -95,7 +110,9 @@ pub fn bash_execution_to_text(msg: &Value) -> String {
 
 /// `{role:"user", content:[{type:"text", text}], timestamp: m.timestamp}`.
 fn user_text_message(text: String, timestamp: Option<&Value>) -> Value {
-    let mut o = Object::new().with("role", "user").with("content", Value::Array(vec![text_block(text)]));
+    let mut o = Object::new()
+        .with("role", "user")
+        .with("content", Value::Array(vec![text_block(text)]));
     o.insert_opt("timestamp", timestamp.cloned());
     Value::Object(o)
 }
@@ -110,13 +127,25 @@ pub fn convert_to_llm_messages(messages: &[Value], events: &mut Events) -> Vec<V
             Some("bashExecution") => {
                 if m.get("excludeFromContext").is_some_and(Value::truthy) {
                     events.push(
-                        Event::new(EventKind::Dropped, format!("message {i}: bashExecution excluded from context (`!!`)"))
-                            .at("CA/core/messages.js:81"),
+                        Event::new(
+                            EventKind::Dropped,
+                            format!("message {i}: bashExecution excluded from context (`!!`)"),
+                        )
+                        .at("CA/core/messages.js:81"),
                     );
                     continue;
                 }
-                out.push(user_text_message(bash_execution_to_text(m), m.get("timestamp")));
-                events.push(Event::new(EventKind::Converted, format!("message {i}: bashExecution → user")).at("CA/core/messages.js:84"));
+                out.push(user_text_message(
+                    bash_execution_to_text(m),
+                    m.get("timestamp"),
+                ));
+                events.push(
+                    Event::new(
+                        EventKind::Converted,
+                        format!("message {i}: bashExecution → user"),
+                    )
+                    .at("CA/core/messages.js:84"),
+                );
             }
             Some("custom") => {
                 let content = match m.get("content") {
@@ -127,25 +156,61 @@ pub fn convert_to_llm_messages(messages: &[Value], events: &mut Events) -> Vec<V
                 o.insert_opt("content", content);
                 o.insert_opt("timestamp", m.get("timestamp").cloned());
                 out.push(Value::Object(o));
-                let kind = m.get_str("customType").map(|t| format!(" ({t})")).unwrap_or_default();
-                events.push(Event::new(EventKind::Converted, format!("message {i}: custom{kind} → user")).at("CA/core/messages.js:89"));
+                let kind = m
+                    .get_str("customType")
+                    .map(|t| format!(" ({t})"))
+                    .unwrap_or_default();
+                events.push(
+                    Event::new(
+                        EventKind::Converted,
+                        format!("message {i}: custom{kind} → user"),
+                    )
+                    .at("CA/core/messages.js:89"),
+                );
             }
             Some("branchSummary") => {
-                let text = format!("{}{}{}", s("branchSummaryPrefix"), to_js_string(m.get("summary")), s("branchSummarySuffix"));
+                let text = format!(
+                    "{}{}{}",
+                    s("branchSummaryPrefix"),
+                    to_js_string(m.get("summary")),
+                    s("branchSummarySuffix")
+                );
                 out.push(user_text_message(text, m.get("timestamp")));
-                events.push(Event::new(EventKind::Converted, format!("message {i}: branchSummary → user")).at("CA/core/messages.js:97"));
+                events.push(
+                    Event::new(
+                        EventKind::Converted,
+                        format!("message {i}: branchSummary → user"),
+                    )
+                    .at("CA/core/messages.js:97"),
+                );
             }
             Some("compactionSummary") => {
-                let text =
-                    format!("{}{}{}", s("compactionSummaryPrefix"), to_js_string(m.get("summary")), s("compactionSummarySuffix"));
+                let text = format!(
+                    "{}{}{}",
+                    s("compactionSummaryPrefix"),
+                    to_js_string(m.get("summary")),
+                    s("compactionSummarySuffix")
+                );
                 out.push(user_text_message(text, m.get("timestamp")));
-                events.push(Event::new(EventKind::Converted, format!("message {i}: compactionSummary → user")).at("CA/core/messages.js:103"));
+                events.push(
+                    Event::new(
+                        EventKind::Converted,
+                        format!("message {i}: compactionSummary → user"),
+                    )
+                    .at("CA/core/messages.js:103"),
+                );
             }
             Some("user" | "assistant" | "toolResult") => out.push(m.clone()),
             other => {
                 events.push(
-                    Event::new(EventKind::Dropped, format!("message {i}: unknown role {}", other.map_or("(none)".into(), |r| format!("{r:?}"))))
-                        .at("CA/core/messages.js:115"),
+                    Event::new(
+                        EventKind::Dropped,
+                        format!(
+                            "message {i}: unknown role {}",
+                            other.map_or("(none)".into(), |r| format!("{r:?}"))
+                        ),
+                    )
+                    .at("CA/core/messages.js:115"),
                 );
             }
         }
@@ -192,7 +257,11 @@ pub fn block_images(messages: Vec<Value>, events: &mut Events) -> Vec<Value> {
 }
 
 /// `convertToLlm` (CA/core/messages.js:75–122) with the `images.blockImages` wrapper (M2, M3).
-pub fn convert_to_llm(messages: &[Value], block_images_setting: bool, events: &mut Events) -> Vec<Value> {
+pub fn convert_to_llm(
+    messages: &[Value],
+    block_images_setting: bool,
+    events: &mut Events,
+) -> Vec<Value> {
     let converted = convert_to_llm_messages(messages, events);
     if !block_images_setting {
         return converted;
@@ -213,7 +282,10 @@ fn replace_images_with_placeholder(content: &Value, placeholder: &str) -> (Value
     // `for (const block of content)`: a string iterates by code point.
     let blocks: Vec<Value> = match content {
         Value::Array(a) => a.clone(),
-        Value::String(s) => s.chars().map(|c| Value::String(c.to_string().into())).collect(),
+        Value::String(s) => s
+            .chars()
+            .map(|c| Value::String(c.to_string().into()))
+            .collect(),
         other => return (other.clone(), 0),
     };
     let mut result = Vec::with_capacity(blocks.len());
@@ -235,7 +307,11 @@ fn replace_images_with_placeholder(content: &Value, placeholder: &str) -> (Value
 }
 
 /// `downgradeUnsupportedImages(messages, model)` (AI/api/transform-messages.js:19–38; M8).
-fn downgrade_unsupported_images(messages: Vec<Value>, model: &Model, events: &mut Events) -> Vec<Value> {
+fn downgrade_unsupported_images(
+    messages: Vec<Value>,
+    model: &Model,
+    events: &mut Events,
+) -> Vec<Value> {
     if model.supports_images() {
         return messages;
     }
@@ -281,7 +357,9 @@ fn transform_assistant(
         && msg.get_str("api") == Some(model.api())
         && msg.get_str("model") == Some(model.id());
     // `assistantMsg.content.flatMap(...)` needs an array (pi would throw otherwise).
-    let Some(content) = msg.get("content").and_then(Value::as_array) else { return msg.clone() };
+    let Some(content) = msg.get("content").and_then(Value::as_array) else {
+        return msg.clone();
+    };
     let source = || {
         format!(
             "{}/{}",
@@ -317,8 +395,11 @@ fn transform_assistant(
                 };
                 if empty {
                     events.push(
-                        Event::new(EventKind::Dropped, format!("message {i} block {k}: empty thinking"))
-                            .at("AI/api/transform-messages.js:83"),
+                        Event::new(
+                            EventKind::Dropped,
+                            format!("message {i} block {k}: empty thinking"),
+                        )
+                        .at("AI/api/transform-messages.js:83"),
                     );
                     continue;
                 }
@@ -330,8 +411,11 @@ fn transform_assistant(
                 o.insert_opt("text", thinking.cloned());
                 out.push(Value::Object(o));
                 events.push(
-                    Event::new(EventKind::Converted, format!("message {i} block {k}: thinking from {} → text", source()))
-                        .at("AI/api/transform-messages.js:87"),
+                    Event::new(
+                        EventKind::Converted,
+                        format!("message {i} block {k}: thinking from {} → text", source()),
+                    )
+                    .at("AI/api/transform-messages.js:87"),
                 );
             }
             Some("text") => {
@@ -343,8 +427,14 @@ fn transform_assistant(
                 o.insert_opt("text", block.get("text").cloned());
                 if block.get("textSignature").is_some() {
                     events.push(
-                        Event::new(EventKind::Dropped, format!("message {i} block {k}: textSignature from {} stripped", source()))
-                            .at("AI/api/transform-messages.js:95"),
+                        Event::new(
+                            EventKind::Dropped,
+                            format!(
+                                "message {i} block {k}: textSignature from {} stripped",
+                                source()
+                            ),
+                        )
+                        .at("AI/api/transform-messages.js:95"),
                     );
                 }
                 out.push(Value::Object(o));
@@ -356,11 +446,19 @@ fn transform_assistant(
                         o.remove("thoughtSignature");
                     }
                     events.push(
-                        Event::new(EventKind::Dropped, format!("message {i} block {k}: thoughtSignature from {} removed", source()))
-                            .at("AI/api/transform-messages.js:103"),
+                        Event::new(
+                            EventKind::Dropped,
+                            format!(
+                                "message {i} block {k}: thoughtSignature from {} removed",
+                                source()
+                            ),
+                        )
+                        .at("AI/api/transform-messages.js:103"),
                     );
                 }
-                if let (false, Some(norm), Some(id)) = (is_same_model, normalize, block.get_str("id")) {
+                if let (false, Some(norm), Some(id)) =
+                    (is_same_model, normalize, block.get_str("id"))
+                {
                     let new_id = norm(id, model, msg);
                     if new_id != id {
                         id_map.insert(id.to_string(), new_id.clone());
@@ -368,8 +466,11 @@ fn transform_assistant(
                             o.insert("id", Value::String(new_id.clone().into()));
                         }
                         events.push(
-                            Event::new(EventKind::Renamed, format!("message {i} block {k}: tool-call id {id:?} → {new_id:?}"))
-                                .at("AI/api/transform-messages.js:108"),
+                            Event::new(
+                                EventKind::Renamed,
+                                format!("message {i} block {k}: tool-call id {id:?} → {new_id:?}"),
+                            )
+                            .at("AI/api/transform-messages.js:108"),
                         );
                     }
                 }
@@ -390,7 +491,13 @@ fn synthetic_tool_result(tool_call: &Value, now_ms: f64) -> Value {
     let mut o = Object::new().with("role", "toolResult");
     o.insert_opt("toolCallId", tool_call.get("id").cloned());
     o.insert_opt("toolName", tool_call.get("name").cloned());
-    o.insert("content", Value::Array(vec![text_block(data::string("transformMessages", "missingToolResult"))]));
+    o.insert(
+        "content",
+        Value::Array(vec![text_block(data::string(
+            "transformMessages",
+            "missingToolResult",
+        ))]),
+    );
     o.insert("isError", Value::Bool(true));
     o.insert("timestamp", Value::Number(now_ms));
     Value::Object(o)
@@ -434,7 +541,10 @@ pub fn transform_messages(
                         events.push(
                             Event::new(
                                 EventKind::Renamed,
-                                format!("message {i}: toolResult toolCallId {:?} → {new_id:?}", current.unwrap_or("")),
+                                format!(
+                                    "message {i}: toolResult toolCallId {:?} → {new_id:?}",
+                                    current.unwrap_or("")
+                                ),
                             )
                             .at("AI/api/transform-messages.js:60"),
                         );
@@ -447,7 +557,14 @@ pub fn transform_messages(
                     _ => transformed.push(msg),
                 }
             }
-            Some("assistant") => transformed.push(transform_assistant(i, &msg, model, normalize, &mut id_map, events)),
+            Some("assistant") => transformed.push(transform_assistant(
+                i,
+                &msg,
+                model,
+                normalize,
+                &mut id_map,
+                events,
+            )),
             _ => transformed.push(msg),
         }
     }
@@ -456,7 +573,10 @@ pub fn transform_messages(
     let mut result: Vec<Value> = Vec::with_capacity(transformed.len());
     let mut pending: Vec<Value> = Vec::new();
     let mut existing: Vec<Option<Value>> = Vec::new();
-    let insert_synthetic = |result: &mut Vec<Value>, pending: &mut Vec<Value>, existing: &mut Vec<Option<Value>>, events: &mut Events| {
+    let insert_synthetic = |result: &mut Vec<Value>,
+                            pending: &mut Vec<Value>,
+                            existing: &mut Vec<Option<Value>>,
+                            events: &mut Events| {
         if pending.is_empty() {
             return;
         }
@@ -487,15 +607,26 @@ pub fn transform_messages(
                 let stop = msg.get_str("stopReason");
                 if matches!(stop, Some("error" | "aborted")) {
                     events.push(
-                        Event::new(EventKind::Dropped, format!("message {i}: assistant turn with stopReason {:?}", stop.unwrap_or("")))
-                            .at("AI/api/transform-messages.js:159"),
+                        Event::new(
+                            EventKind::Dropped,
+                            format!(
+                                "message {i}: assistant turn with stopReason {:?}",
+                                stop.unwrap_or("")
+                            ),
+                        )
+                        .at("AI/api/transform-messages.js:159"),
                     );
                     continue;
                 }
                 let tool_calls: Vec<Value> = msg
                     .get("content")
                     .and_then(Value::as_array)
-                    .map(|c| c.iter().filter(|b| is_type(b, "toolCall")).cloned().collect())
+                    .map(|c| {
+                        c.iter()
+                            .filter(|b| is_type(b, "toolCall"))
+                            .cloned()
+                            .collect()
+                    })
                     .unwrap_or_default();
                 if !tool_calls.is_empty() {
                     pending = tool_calls;
@@ -530,11 +661,15 @@ const CHARS_PER_TOKEN: f64 = 4.0;
 /// `calculateContextTokens(usage)` (AI/utils/estimate.js:3–5):
 /// `usage.totalTokens || usage.input + usage.output + usage.cacheRead + usage.cacheWrite`.
 pub fn calculate_context_tokens(usage: Option<&Value>) -> f64 {
-    let Some(usage) = usage.filter(|u| !u.is_null()) else { return f64::NAN };
+    let Some(usage) = usage.filter(|u| !u.is_null()) else {
+        return f64::NAN;
+    };
     if let Some(total) = usage.get("totalTokens").filter(|t| t.truthy()) {
         return to_number(Some(total));
     }
-    js_add(usage.get("input"), usage.get("output")) + to_number(usage.get("cacheRead")) + to_number(usage.get("cacheWrite"))
+    js_add(usage.get("input"), usage.get("output"))
+        + to_number(usage.get("cacheRead"))
+        + to_number(usage.get("cacheWrite"))
 }
 
 /// `estimateTextAndImageContentChars(content)` (AI/utils/estimate.js:14–21).
@@ -543,7 +678,13 @@ fn estimate_text_and_image_content_chars(content: Option<&Value>) -> f64 {
         Some(Value::String(s)) => utf16_len(s) as f64,
         Some(Value::Array(blocks)) => blocks
             .iter()
-            .map(|b| if is_type(b, "text") { js_length(b.get("text")) } else { ESTIMATED_IMAGE_CHARS })
+            .map(|b| {
+                if is_type(b, "text") {
+                    js_length(b.get("text"))
+                } else {
+                    ESTIMATED_IMAGE_CHARS
+                }
+            })
             .sum(),
         _ => f64::NAN,
     }
@@ -557,9 +698,12 @@ pub fn estimate_text_tokens(text: &str) -> f64 {
 /// `estimateMessageTokens(message)` (AI/utils/estimate.js:28–46).
 pub fn estimate_message_tokens(message: &Value) -> f64 {
     if matches!(role_of(message), Some("user" | "toolResult")) {
-        return (estimate_text_and_image_content_chars(message.get("content")) / CHARS_PER_TOKEN).ceil();
+        return (estimate_text_and_image_content_chars(message.get("content")) / CHARS_PER_TOKEN)
+            .ceil();
     }
-    let Some(blocks) = message.get("content").and_then(Value::as_array) else { return f64::NAN };
+    let Some(blocks) = message.get("content").and_then(Value::as_array) else {
+        return f64::NAN;
+    };
     let mut chars = 0.0;
     for block in blocks {
         chars += match block.get_str("type") {
@@ -567,7 +711,9 @@ pub fn estimate_message_tokens(message: &Value) -> f64 {
             Some("thinking") => js_length(block.get("thinking")),
             _ => {
                 // `safeJsonStringify(block.arguments)`: `undefined` gives "undefined".
-                let args_len = block.get("arguments").map_or(9.0, |a| utf16_len(&a.to_json()) as f64);
+                let args_len = block
+                    .get("arguments")
+                    .map_or(9.0, |a| utf16_len(&a.to_json()) as f64);
                 js_length(block.get("name")) + args_len
             }
         };
@@ -585,11 +731,16 @@ fn get_last_assistant_usage_index(messages: &[Value]) -> Option<usize> {
             // `assistant.timestamp >= latestPrefixTimestamp`: false for NaN on either side.
             let applies = to_number(message.get("timestamp")) >= latest_prefix_timestamp;
             let stop = message.get_str("stopReason");
-            if applies && stop != Some("aborted") && stop != Some("error") && calculate_context_tokens(message.get("usage")) > 0.0 {
+            if applies
+                && stop != Some("aborted")
+                && stop != Some("error")
+                && calculate_context_tokens(message.get("usage")) > 0.0
+            {
                 found = Some(i);
             }
         }
-        latest_prefix_timestamp = js_max(latest_prefix_timestamp, to_number(message.get("timestamp")));
+        latest_prefix_timestamp =
+            js_max(latest_prefix_timestamp, to_number(message.get("timestamp")));
     }
     found
 }
@@ -608,11 +759,24 @@ pub struct ContextEstimate {
 fn estimate_messages(messages: &[Value]) -> ContextEstimate {
     if let Some(index) = get_last_assistant_usage_index(messages) {
         let usage_tokens = calculate_context_tokens(messages[index].get("usage"));
-        let trailing_tokens: f64 = messages[index + 1..].iter().map(estimate_message_tokens).sum();
-        return ContextEstimate { tokens: usage_tokens + trailing_tokens, usage_tokens, trailing_tokens, last_usage_index: Some(index) };
+        let trailing_tokens: f64 = messages[index + 1..]
+            .iter()
+            .map(estimate_message_tokens)
+            .sum();
+        return ContextEstimate {
+            tokens: usage_tokens + trailing_tokens,
+            usage_tokens,
+            trailing_tokens,
+            last_usage_index: Some(index),
+        };
     }
     let tokens: f64 = messages.iter().map(estimate_message_tokens).sum();
-    ContextEstimate { tokens, usage_tokens: 0.0, trailing_tokens: tokens, last_usage_index: None }
+    ContextEstimate {
+        tokens,
+        usage_tokens: 0.0,
+        trailing_tokens: tokens,
+        last_usage_index: None,
+    }
 }
 
 /// `estimateToolsTokens(tools)` (AI/utils/estimate.js:83–87): `JSON.stringify` of the whole
@@ -630,15 +794,21 @@ pub fn estimate_context(ctx: &LlmContext) -> ContextEstimate {
     let estimate = estimate_messages(&ctx.messages);
     if let Some(index) = estimate.last_usage_index {
         let mut added: Vec<Value> = Vec::new();
-        for m in ctx.messages[index + 1..].iter().filter(|m| role_of(m) == Some("toolResult")) {
+        for m in ctx.messages[index + 1..]
+            .iter()
+            .filter(|m| role_of(m) == Some("toolResult"))
+        {
             match m.get("addedToolNames") {
                 None | Some(Value::Null) => {}
                 Some(Value::Array(names)) => added.extend(names.iter().cloned()),
                 Some(other) => added.push(other.clone()),
             }
         }
-        let added_tokens =
-            estimate_tools_tokens(ctx.tools.iter().filter(|t| added.iter().any(|n| n.as_str() == Some(t.name.as_str()))));
+        let added_tokens = estimate_tools_tokens(
+            ctx.tools
+                .iter()
+                .filter(|t| added.iter().any(|n| n.as_str() == Some(t.name.as_str()))),
+        );
         return ContextEstimate {
             tokens: estimate.tokens + added_tokens,
             usage_tokens: estimate.usage_tokens,
@@ -646,7 +816,11 @@ pub fn estimate_context(ctx: &LlmContext) -> ContextEstimate {
             last_usage_index: estimate.last_usage_index,
         };
     }
-    let system = if ctx.system_prompt.is_empty() { 0.0 } else { estimate_text_tokens(&ctx.system_prompt) };
+    let system = if ctx.system_prompt.is_empty() {
+        0.0
+    } else {
+        estimate_text_tokens(&ctx.system_prompt)
+    };
     let prefix = system + estimate_tools_tokens(ctx.tools.iter());
     ContextEstimate {
         tokens: estimate.tokens + prefix,
@@ -672,7 +846,8 @@ pub fn clamp_max_tokens_to_context(model: &Model, ctx: &LlmContext, max_tokens: 
     if context_window <= 0.0 {
         return js_max(min_max_tokens, max_tokens);
     }
-    let available = context_window - estimate_context_tokens(ctx) - default_number("contextSafetyTokens");
+    let available =
+        context_window - estimate_context_tokens(ctx) - default_number("contextSafetyTokens");
     js_min(max_tokens, js_max(min_max_tokens, available))
 }
 
@@ -714,24 +889,37 @@ pub fn clamp_reasoning(effort: &str) -> &str {
 /// merged budgets have no such key.
 pub fn thinking_budget_for_level(level: &str, budgets: Option<&Object>) -> Option<f64> {
     let mut merged = Object::new();
-    if let Some(defaults) = data::defaults().get("defaultThinkingBudgets").and_then(Value::as_object) {
+    if let Some(defaults) = data::defaults()
+        .get("defaultThinkingBudgets")
+        .and_then(Value::as_object)
+    {
         merged.spread(defaults);
     }
     if let Some(custom) = budgets {
         merged.spread(custom);
     }
-    merged.get(clamp_reasoning(level)).map(|v| to_number(Some(v)))
+    merged
+        .get(clamp_reasoning(level))
+        .map(|v| to_number(Some(v)))
 }
 
 /// `clampThinkingBudgetToAnswerRoom(thinkingBudget, ceiling)` (AI/api/simple-options.js:53–55).
 pub fn clamp_thinking_budget_to_answer_room(thinking_budget: f64, ceiling: f64) -> f64 {
-    js_min(thinking_budget, js_max(0.0, ceiling - default_number("minAnswerTokens")))
+    js_min(
+        thinking_budget,
+        js_max(0.0, ceiling - default_number("minAnswerTokens")),
+    )
 }
 
 /// `adjustMaxTokensForThinking(base, modelMax, level, budgets)` → `(maxTokens, thinkingBudget)`
 /// (AI/api/simple-options.js:56–65; A5). `base` is `None` for JS `undefined`; a level without a
 /// budget gives a NaN budget.
-pub fn adjust_max_tokens_for_thinking(base: Option<f64>, model_max: f64, level: &str, budgets: Option<&Object>) -> (f64, f64) {
+pub fn adjust_max_tokens_for_thinking(
+    base: Option<f64>,
+    model_max: f64,
+    level: &str,
+    budgets: Option<&Object>,
+) -> (f64, f64) {
     let mut thinking_budget = thinking_budget_for_level(level, budgets).unwrap_or(f64::NAN);
     let max_tokens = match base {
         None => model_max,

@@ -38,7 +38,9 @@ impl Model {
     }
     /// `model.input.includes("image")`.
     pub fn supports_images(&self) -> bool {
-        self.obj.get_array("input").is_some_and(|a| a.iter().any(|v| v.as_str() == Some("image")))
+        self.obj
+            .get_array("input")
+            .is_some_and(|a| a.iter().any(|v| v.as_str() == Some("image")))
     }
     pub fn context_window(&self) -> f64 {
         self.obj.get_f64("contextWindow").unwrap_or(0.0)
@@ -87,7 +89,12 @@ struct JsObj {
 
 impl JsObj {
     fn from_object(o: &Object) -> JsObj {
-        JsObj { entries: o.iter().map(|(k, v)| (k.to_string(), Some(v.clone()))).collect() }
+        JsObj {
+            entries: o
+                .iter()
+                .map(|(k, v)| (k.to_string(), Some(v.clone())))
+                .collect(),
+        }
     }
     /// `obj[key] = value` (position kept when the key exists).
     fn set(&mut self, key: &str, value: Option<Value>) {
@@ -97,7 +104,10 @@ impl JsObj {
         }
     }
     fn get(&self, key: &str) -> Option<&Value> {
-        self.entries.iter().find(|(k, _)| k == key).and_then(|(_, v)| v.as_ref())
+        self.entries
+            .iter()
+            .find(|(k, _)| k == key)
+            .and_then(|(_, v)| v.as_ref())
     }
     fn get_str(&self, key: &str) -> Option<&str> {
         self.get(key).and_then(Value::as_str)
@@ -157,9 +167,17 @@ fn is_object(v: Option<&Value>) -> bool {
 /// `mergeCompat(base, override)` (CA/core/provider-composer.js:5–21): a shallow merge, with a
 /// deep merge of the routing and chat-template objects.
 fn merge_compat(base: Option<&Value>, over: Option<&Value>) -> Option<Value> {
-    let Some(over) = over.filter(|o| o.truthy()) else { return base.cloned() };
-    let Value::Object(mut merged) = spread2(base, Some(over)) else { return None };
-    let keys = data::defaults().get("compatDeepMergeKeys").and_then(Value::as_array).cloned().unwrap_or_default();
+    let Some(over) = over.filter(|o| o.truthy()) else {
+        return base.cloned();
+    };
+    let Value::Object(mut merged) = spread2(base, Some(over)) else {
+        return None;
+    };
+    let keys = data::defaults()
+        .get("compatDeepMergeKeys")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     for key in keys.iter().filter_map(Value::as_str) {
         let base_value = base.and_then(|b| b.get(key));
         let over_value = over.get(key);
@@ -174,7 +192,10 @@ fn merge_compat(base: Option<&Value>, over: Option<&Value>) -> Option<Value> {
 fn apply_model_override(model: &JsObj, over: &Value) -> JsObj {
     let mut m = model.clone();
     m.set("name", nullish_or(over.get("name"), model.get("name")));
-    m.set("reasoning", nullish_or(over.get("reasoning"), model.get("reasoning")));
+    m.set(
+        "reasoning",
+        nullish_or(over.get("reasoning"), model.get("reasoning")),
+    );
     let tlm = match over.get("thinkingLevelMap").filter(|v| v.truthy()) {
         Some(o) => Some(spread2(model.get("thinkingLevelMap"), Some(o))),
         None => model.get("thinkingLevelMap").cloned(),
@@ -193,38 +214,62 @@ fn apply_model_override(model: &JsObj, over: &Value) -> JsObj {
         None => model.get("cost").cloned(),
     };
     m.set("cost", cost);
-    m.set("contextWindow", nullish_or(over.get("contextWindow"), model.get("contextWindow")));
-    m.set("maxTokens", nullish_or(over.get("maxTokens"), model.get("maxTokens")));
+    m.set(
+        "contextWindow",
+        nullish_or(over.get("contextWindow"), model.get("contextWindow")),
+    );
+    m.set(
+        "maxTokens",
+        nullish_or(over.get("maxTokens"), model.get("maxTokens")),
+    );
     let sp = match over.get("samplingParams").filter(|v| v.truthy()) {
         Some(o) => Some(spread2(model.get("samplingParams"), Some(o))),
         None => model.get("samplingParams").cloned(),
     };
     m.set("samplingParams", sp);
-    m.set("compat", merge_compat(model.get("compat"), over.get("compat")));
+    m.set(
+        "compat",
+        merge_compat(model.get("compat"), over.get("compat")),
+    );
     m
 }
 
 /// `modelFromJson(providerId, definition, providerConfig, defaults)`
 /// (CA/core/provider-composer.js:48–78): a custom model with pi's defaults, in pi's key order.
-fn model_from_json(provider_id: &str, def: &Value, config: &Value, defaults: Option<&JsObj>) -> Result<JsObj, String> {
+fn model_from_json(
+    provider_id: &str,
+    def: &Value,
+    config: &Value,
+    defaults: Option<&JsObj>,
+) -> Result<JsObj, String> {
     let model_id = crate::messages::to_js_string(def.get("id"));
-    let api = nullish_or(def.get("api"), config.get("api")).or_else(|| defaults.and_then(|d| d.get("api")).cloned());
+    let api = nullish_or(def.get("api"), config.get("api"))
+        .or_else(|| defaults.and_then(|d| d.get("api")).cloned());
     let Some(api) = api.filter(|a| a.truthy()) else {
         return Err(format!("Provider {provider_id}, model {model_id}: no \"api\" specified. Set at provider or model level."));
     };
-    let base_url =
-        nullish_or(def.get("baseUrl"), config.get("baseUrl")).or_else(|| defaults.and_then(|d| d.get("baseUrl")).cloned());
+    let base_url = nullish_or(def.get("baseUrl"), config.get("baseUrl"))
+        .or_else(|| defaults.and_then(|d| d.get("baseUrl")).cloned());
     let Some(base_url) = base_url.filter(|b| b.truthy()) else {
-        return Err(format!("Provider {provider_id}: \"baseUrl\" is required when defining custom models."));
+        return Err(format!(
+            "Provider {provider_id}: \"baseUrl\" is required when defining custom models."
+        ));
     };
-    for (key, what) in [("contextWindow", "contextWindow"), ("maxTokens", "maxTokens")] {
+    for (key, what) in [
+        ("contextWindow", "contextWindow"),
+        ("maxTokens", "maxTokens"),
+    ] {
         if let Some(v) = def.get(key) {
             if crate::messages::to_number(Some(v)) <= 0.0 || v.is_null() {
-                return Err(format!("Provider {provider_id}, model {model_id}: invalid {what}"));
+                return Err(format!(
+                    "Provider {provider_id}, model {model_id}: invalid {what}"
+                ));
             }
         }
     }
-    let d = data::defaults().get("customModel").and_then(|c| c.get("defaults"));
+    let d = data::defaults()
+        .get("customModel")
+        .and_then(|c| c.get("defaults"));
     let dflt = |k: &str| d.and_then(|d| d.get(k)).cloned();
     let mut m = JsObj::default();
     m.set("id", def.get("id").cloned());
@@ -232,36 +277,74 @@ fn model_from_json(provider_id: &str, def: &Value, config: &Value, defaults: Opt
     m.set("api", Some(api));
     m.set("provider", Some(Value::str(provider_id)));
     m.set("baseUrl", Some(base_url));
-    m.set("reasoning", nullish_or(def.get("reasoning"), dflt("reasoning").as_ref()));
+    m.set(
+        "reasoning",
+        nullish_or(def.get("reasoning"), dflt("reasoning").as_ref()),
+    );
     m.set("thinkingLevelMap", def.get("thinkingLevelMap").cloned());
-    m.set("input", nullish_or(def.get("input"), dflt("input").as_ref()));
+    m.set(
+        "input",
+        nullish_or(def.get("input"), dflt("input").as_ref()),
+    );
     m.set("cost", nullish_or(def.get("cost"), dflt("cost").as_ref()));
-    m.set("contextWindow", nullish_or(def.get("contextWindow"), dflt("contextWindow").as_ref()));
-    m.set("maxTokens", nullish_or(def.get("maxTokens"), dflt("maxTokens").as_ref()));
+    m.set(
+        "contextWindow",
+        nullish_or(def.get("contextWindow"), dflt("contextWindow").as_ref()),
+    );
+    m.set(
+        "maxTokens",
+        nullish_or(def.get("maxTokens"), dflt("maxTokens").as_ref()),
+    );
     m.set("samplingParams", def.get("samplingParams").cloned());
     m.set("headers", None);
-    m.set("compat", merge_compat(config.get("compat"), def.get("compat")));
+    m.set(
+        "compat",
+        merge_compat(config.get("compat"), def.get("compat")),
+    );
     Ok(m)
 }
 
 /// `findModelDefaults(models, modelId, api)` (CA/core/provider-composer.js:79–84).
-fn find_model_defaults<'a>(models: &'a [JsObj], model_id: Option<&Value>, api: Option<&Value>) -> Option<&'a JsObj> {
+fn find_model_defaults<'a>(
+    models: &'a [JsObj],
+    model_id: Option<&Value>,
+    api: Option<&Value>,
+) -> Option<&'a JsObj> {
     models
         .iter()
         .find(|m| model_id.is_some() && m.get("id") == model_id)
-        .or_else(|| api.filter(|a| a.truthy()).and_then(|a| models.iter().find(|m| m.get("api") == Some(a))))
-        .or_else(|| models.iter().find(|m| m.get_str("api") == Some("openai-completions")))
+        .or_else(|| {
+            api.filter(|a| a.truthy())
+                .and_then(|a| models.iter().find(|m| m.get("api") == Some(a)))
+        })
+        .or_else(|| {
+            models
+                .iter()
+                .find(|m| m.get_str("api") == Some("openai-completions"))
+        })
         .or_else(|| models.first())
 }
 
 /// `applyModelsJson(providerId, baseModels, config)` (CA/core/provider-composer.js:85–117).
-fn apply_models_json(provider_id: &str, base: &[JsObj], config: &Value) -> Result<Vec<JsObj>, String> {
+fn apply_models_json(
+    provider_id: &str,
+    base: &[JsObj],
+    config: &Value,
+) -> Result<Vec<JsObj>, String> {
     let truthy = |k: &str| config.get(k).is_some_and(Value::truthy);
     if truthy("oauth") && !truthy("baseUrl") {
-        return Err(format!("Provider {provider_id}: \"baseUrl\" is required when \"oauth\" is set."));
+        return Err(format!(
+            "Provider {provider_id}: \"baseUrl\" is required when \"oauth\" is set."
+        ));
     }
-    let has_overrides = config.get("modelOverrides").and_then(Value::as_object).is_some_and(|o| !o.is_empty());
-    let has_models = config.get("models").and_then(Value::as_array).is_some_and(|a| !a.is_empty());
+    let has_overrides = config
+        .get("modelOverrides")
+        .and_then(Value::as_object)
+        .is_some_and(|o| !o.is_empty());
+    let has_models = config
+        .get("models")
+        .and_then(Value::as_array)
+        .is_some_and(|a| !a.is_empty());
     if !has_models
         && !truthy("baseUrl")
         && !truthy("headers")
@@ -279,13 +362,24 @@ fn apply_models_json(provider_id: &str, base: &[JsObj], config: &Value) -> Resul
         .map(|m| {
             let mut m = m.clone();
             if !radius {
-                m.set("baseUrl", nullish_or(config.get("baseUrl"), m.get("baseUrl")));
+                m.set(
+                    "baseUrl",
+                    nullish_or(config.get("baseUrl"), m.get("baseUrl")),
+                );
             }
-            m.set("compat", merge_compat(m.get("compat"), config.get("compat")));
+            m.set(
+                "compat",
+                merge_compat(m.get("compat"), config.get("compat")),
+            );
             m
         })
         .collect();
-    for def in config.get("models").and_then(Value::as_array).into_iter().flatten() {
+    for def in config
+        .get("models")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         let existing = models.iter().position(|m| m.get("id") == def.get("id"));
         let api = nullish_or(def.get("api"), config.get("api"));
         let defaults = find_model_defaults(&models, def.get("id"), api.as_ref()).cloned();
@@ -301,14 +395,21 @@ fn apply_models_json(provider_id: &str, base: &[JsObj], config: &Value) -> Resul
 /// The models of one provider after `composeModelProvider`'s `getModels`
 /// (CA/core/provider-composer.js:298–307): models.json layered on the built-ins, then
 /// `modelOverrides`.
-fn compose_provider_models(provider_id: &str, base: &[JsObj], config: &Value) -> Result<Vec<JsObj>, String> {
+fn compose_provider_models(
+    provider_id: &str,
+    base: &[JsObj],
+    config: &Value,
+) -> Result<Vec<JsObj>, String> {
     let models = apply_models_json(provider_id, base, config)?;
     let overrides = config.get("modelOverrides");
     Ok(models
         .into_iter()
         .map(|m| {
             let id = m.get_str("id").map(String::from);
-            match id.as_deref().and_then(|id| overrides.and_then(|o| o.get(id))) {
+            match id
+                .as_deref()
+                .and_then(|id| overrides.and_then(|o| o.get(id)))
+            {
                 Some(over) => apply_model_override(&m, over),
                 None => m,
             }
@@ -325,7 +426,10 @@ fn compose_provider_models(provider_id: &str, base: &[JsObj], config: &Value) ->
 pub fn strip_json_comments(input: &str) -> String {
     let pass1 = regex_like_replace(input, |chars, i| {
         if chars[i] == '/' && chars.get(i + 1) == Some(&'/') {
-            let end = chars[i..].iter().position(|c| *c == '\n').map_or(chars.len(), |p| i + p);
+            let end = chars[i..]
+                .iter()
+                .position(|c| *c == '\n')
+                .map_or(chars.len(), |p| i + p);
             return Some((end, String::new()));
         }
         None
@@ -347,7 +451,10 @@ pub fn strip_json_comments(input: &str) -> String {
 
 /// Scans like a global regex `"(?:\\.|[^"\\])*"|<other>`: string literals are kept, and at
 /// other positions `other` may consume `[i, end)` and substitute text.
-fn regex_like_replace(input: &str, other: impl Fn(&[char], usize) -> Option<(usize, String)>) -> String {
+fn regex_like_replace(
+    input: &str,
+    other: impl Fn(&[char], usize) -> Option<(usize, String)>,
+) -> String {
     let chars: Vec<char> = input.chars().collect();
     let mut out = String::with_capacity(input.len());
     let mut i = 0;
@@ -434,14 +541,19 @@ fn parse_config_value_template(config: &str) -> Vec<ConfigPart> {
                 literal(&mut parts, &c.to_string());
                 i = dollar + 2;
             }
-            Some('{') => match chars[dollar + 2..].iter().position(|c| *c == '}').map(|p| dollar + 2 + p) {
+            Some('{') => match chars[dollar + 2..]
+                .iter()
+                .position(|c| *c == '}')
+                .map(|p| dollar + 2 + p)
+            {
                 None => {
                     literal(&mut parts, "$");
                     i = dollar + 1;
                 }
                 Some(end) => {
                     let name = text(dollar + 2, end);
-                    let valid = name.chars().next().is_some_and(is_env_name_start) && name.chars().all(is_env_name_char);
+                    let valid = name.chars().next().is_some_and(is_env_name_start)
+                        && name.chars().all(is_env_name_char);
                     if valid {
                         parts.push(ConfigPart::Env(name));
                     } else {
@@ -451,7 +563,10 @@ fn parse_config_value_template(config: &str) -> Vec<ConfigPart> {
                 }
             },
             Some(c) if is_env_name_start(*c) => {
-                let len = chars[dollar + 1..].iter().take_while(|c| is_env_name_char(**c)).count();
+                let len = chars[dollar + 1..]
+                    .iter()
+                    .take_while(|c| is_env_name_char(**c))
+                    .count();
                 parts.push(ConfigPart::Env(text(dollar + 1, dollar + 1 + len)));
                 i = dollar + 1 + len;
             }
@@ -500,19 +615,35 @@ pub fn resolve_config_value(config: &str, env: &BTreeMap<String, String>) -> Opt
 /// Why models.json does not match pi's TypeBox schema (CA/core/model-config.js:114–293), if it
 /// does not. Simplified: the types of the members pi reads are checked.
 fn validate_models_config(root: &Value) -> Result<(), String> {
-    fn opt_type(o: &Object, key: &str, ok: impl Fn(&Value) -> bool, path: &str) -> Result<(), String> {
+    fn opt_type(
+        o: &Object,
+        key: &str,
+        ok: impl Fn(&Value) -> bool,
+        path: &str,
+    ) -> Result<(), String> {
         match o.get(key) {
             Some(v) if !ok(v) => Err(format!("{path}.{key}: has the wrong type")),
             _ => Ok(()),
         }
     }
     let nonempty_str = |v: &Value| v.as_str().is_some_and(|s| !s.is_empty());
-    let string_record = |v: &Value| v.as_object().is_some_and(|o| o.iter().all(|(_, x)| x.as_str().is_some()));
+    let string_record = |v: &Value| {
+        v.as_object()
+            .is_some_and(|o| o.iter().all(|(_, x)| x.as_str().is_some()))
+    };
     let record = |v: &Value| v.as_object().is_some();
     let bool_ = |v: &Value| v.as_bool().is_some();
     let number = |v: &Value| v.as_f64().is_some();
-    let input = |v: &Value| v.as_array().is_some_and(|a| a.iter().all(|x| matches!(x.as_str(), Some("text" | "image"))));
-    let tlm = |v: &Value| v.as_object().is_some_and(|o| o.iter().all(|(_, x)| x.is_null() || x.as_str().is_some()));
+    let input = |v: &Value| {
+        v.as_array().is_some_and(|a| {
+            a.iter()
+                .all(|x| matches!(x.as_str(), Some("text" | "image")))
+        })
+    };
+    let tlm = |v: &Value| {
+        v.as_object()
+            .is_some_and(|o| o.iter().all(|(_, x)| x.is_null() || x.as_str().is_some()))
+    };
     let cost = |v: &Value| v.as_object().is_some();
     let model_fields = |o: &Object, path: &str| -> Result<(), String> {
         opt_type(o, "name", nonempty_str, path)?;
@@ -528,10 +659,14 @@ fn validate_models_config(root: &Value) -> Result<(), String> {
     };
     let root = root.as_object().ok_or("root: must be an object")?;
     let providers = root.get("providers").ok_or("providers: is required")?;
-    let providers = providers.as_object().ok_or("providers: must be an object")?;
+    let providers = providers
+        .as_object()
+        .ok_or("providers: must be an object")?;
     for (pid, p) in providers.iter() {
         let path = format!("providers.{pid}");
-        let p = p.as_object().ok_or_else(|| format!("{path}: must be an object"))?;
+        let p = p
+            .as_object()
+            .ok_or_else(|| format!("{path}: must be an object"))?;
         for key in ["name", "baseUrl", "apiKey", "api"] {
             opt_type(p, key, nonempty_str, &path)?;
         }
@@ -540,10 +675,14 @@ fn validate_models_config(root: &Value) -> Result<(), String> {
         opt_type(p, "compat", record, &path)?;
         opt_type(p, "authHeader", bool_, &path)?;
         if let Some(models) = p.get("models") {
-            let models = models.as_array().ok_or_else(|| format!("{path}.models: must be an array"))?;
+            let models = models
+                .as_array()
+                .ok_or_else(|| format!("{path}.models: must be an array"))?;
             for (i, m) in models.iter().enumerate() {
                 let mpath = format!("{path}.models.{i}");
-                let m = m.as_object().ok_or_else(|| format!("{mpath}: must be an object"))?;
+                let m = m
+                    .as_object()
+                    .ok_or_else(|| format!("{mpath}: must be an object"))?;
                 match m.get("id") {
                     Some(v) if nonempty_str(v) => {}
                     _ => return Err(format!("{mpath}.id: must be a non-empty string")),
@@ -554,10 +693,14 @@ fn validate_models_config(root: &Value) -> Result<(), String> {
             }
         }
         if let Some(ov) = p.get("modelOverrides") {
-            let ov = ov.as_object().ok_or_else(|| format!("{path}.modelOverrides: must be an object"))?;
+            let ov = ov
+                .as_object()
+                .ok_or_else(|| format!("{path}.modelOverrides: must be an object"))?;
             for (id, o) in ov.iter() {
                 let opath = format!("{path}.modelOverrides.{id}");
-                let o = o.as_object().ok_or_else(|| format!("{opath}: must be an object"))?;
+                let o = o
+                    .as_object()
+                    .ok_or_else(|| format!("{opath}: must be an object"))?;
                 model_fields(o, &opath)?;
             }
         }
@@ -574,12 +717,29 @@ fn load_models_config(src: &SourceText, diags: &mut Vec<Diagnostic>) -> Option<O
         Ok(v) => v,
         Err((e, line, column)) => {
             let line = u32::try_from(line).ok();
-            diags.push(Diagnostic::error(&src.name, line, format!("Failed to parse models.json: {} (column {column})", e.message)).skipping("models.json"));
+            diags.push(
+                Diagnostic::error(
+                    &src.name,
+                    line,
+                    format!(
+                        "Failed to parse models.json: {} (column {column})",
+                        e.message
+                    ),
+                )
+                .skipping("models.json"),
+            );
             return None;
         }
     };
     if let Err(why) = validate_models_config(&parsed) {
-        diags.push(Diagnostic::error(&src.name, None, format!("Invalid models.json schema: {why}")).skipping("models.json"));
+        diags.push(
+            Diagnostic::error(
+                &src.name,
+                None,
+                format!("Invalid models.json schema: {why}"),
+            )
+            .skipping("models.json"),
+        );
         return None;
     }
     parsed.get("providers").and_then(Value::as_object).cloned()
@@ -593,7 +753,11 @@ fn load_models_config(src: &SourceText, diags: &mut Vec<Diagnostic>) -> Option<O
 fn builtin_api_key_env_vars(provider: &str) -> &'static [&'static str] {
     match provider {
         "github-copilot" => &["COPILOT_GITHUB_TOKEN"],
-        "anthropic" => &["ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"],
+        "anthropic" => &[
+            "ANTHROPIC_AUTH_TOKEN",
+            "ANTHROPIC_OAUTH_TOKEN",
+            "ANTHROPIC_API_KEY",
+        ],
         "ant-ling" => &["ANT_LING_API_KEY"],
         "qwen-token-plan" | "qwen-token-plan-individual" => &["QWEN_TOKEN_PLAN_API_KEY"],
         "qwen-token-plan-cn" => &["QWEN_TOKEN_PLAN_CN_API_KEY"],
@@ -634,8 +798,16 @@ fn builtin_api_key_env_vars(provider: &str) -> &'static [&'static str] {
 /// and whether its auth is configured at all (AWS credentials count for Bedrock).
 fn builtin_env_auth(provider: &str, env: &BTreeMap<String, String>) -> (Option<String>, bool) {
     let set = |k: &str| env.get(k).is_some_and(|v| !v.is_empty());
-    let found: Vec<&str> = builtin_api_key_env_vars(provider).iter().copied().filter(|k| set(k)).collect();
-    let key_var = if provider == "anthropic" { found.iter().find(|k| **k != "ANTHROPIC_AUTH_TOKEN") } else { found.first() };
+    let found: Vec<&str> = builtin_api_key_env_vars(provider)
+        .iter()
+        .copied()
+        .filter(|k| set(k))
+        .collect();
+    let key_var = if provider == "anthropic" {
+        found.iter().find(|k| **k != "ANTHROPIC_AUTH_TOKEN")
+    } else {
+        found.first()
+    };
     let key = key_var.and_then(|k| env.get(*k)).cloned();
     let aws = provider == "amazon-bedrock"
         && (set("AWS_PROFILE")
@@ -672,7 +844,12 @@ fn builtin_catalog() -> &'static [(String, Vec<Object>)] {
     static CELL: std::sync::OnceLock<Vec<(String, Vec<Object>)>> = std::sync::OnceLock::new();
     CELL.get_or_init(|| {
         let mut out: Vec<(String, Vec<Object>)> = Vec::new();
-        for o in data::catalog().as_array().into_iter().flatten().filter_map(Value::as_object) {
+        for o in data::catalog()
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_object)
+        {
             let p = o.get_str("provider").unwrap_or("");
             match out.iter_mut().find(|(q, _)| q == p) {
                 Some((_, ms)) => ms.push(o.clone()),
@@ -688,9 +865,15 @@ impl Registry {
     /// `<agentDir>/models.json`, if any), as ModelRuntime does (CA/core/model-runtime.js:125–165,
     /// CA/core/provider-composer.js:291–377). `env` resolves `$VAR` references in `apiKey` and
     /// built-in providers' key variables. Problems are reported, never fatal.
-    pub fn load(models_json: Option<&SourceText>, env: &BTreeMap<String, String>, diags: &mut Vec<Diagnostic>) -> Registry {
+    pub fn load(
+        models_json: Option<&SourceText>,
+        env: &BTreeMap<String, String>,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Registry {
         let file = models_json.map_or("models.json".to_string(), |s| s.name.clone());
-        let config = models_json.and_then(|src| load_models_config(src, diags)).unwrap_or_default();
+        let config = models_json
+            .and_then(|src| load_models_config(src, diags))
+            .unwrap_or_default();
 
         // Built-in providers, in catalog order (grouped once per process; the objects are
         // shared, so a provider models.json leaves alone costs no copies).
@@ -703,18 +886,26 @@ impl Registry {
         }
 
         let mut reg = Registry::default();
-        reg.models.reserve(catalog.iter().map(|(_, ms)| ms.len()).sum());
+        reg.models
+            .reserve(catalog.iter().map(|(_, ms)| ms.len()).sum());
         for pid in order {
-            let base_objs: &[Object] = catalog.iter().find(|(p, _)| p == pid).map_or(&[], |(_, ms)| ms.as_slice());
+            let base_objs: &[Object] = catalog
+                .iter()
+                .find(|(p, _)| p == pid)
+                .map_or(&[], |(_, ms)| ms.as_slice());
             let is_builtin = !base_objs.is_empty() || catalog.iter().any(|(p, _)| p == pid);
             let models: Vec<Object> = match config.get(pid) {
                 None => base_objs.to_vec(),
                 Some(cfg) => {
-                    let base_models: Vec<JsObj> = base_objs.iter().map(JsObj::from_object).collect();
+                    let base_models: Vec<JsObj> =
+                        base_objs.iter().map(JsObj::from_object).collect();
                     match compose_provider_models(pid, &base_models, cfg) {
                         Ok(models) => models.into_iter().map(JsObj::into_object).collect(),
                         Err(e) => {
-                            diags.push(Diagnostic::error(&file, None, format!("Provider \"{pid}\": {e}")).skipping(format!("models.json provider {pid}")));
+                            diags.push(
+                                Diagnostic::error(&file, None, format!("Provider \"{pid}\": {e}"))
+                                    .skipping(format!("models.json provider {pid}")),
+                            );
                             base_objs.to_vec()
                         }
                     }
@@ -742,22 +933,38 @@ impl Registry {
         diags: &mut Vec<Diagnostic>,
     ) {
         let raw_key = config.and_then(|c| c.get_str("apiKey"));
-        let (env_key, env_configured) = if is_builtin { builtin_env_auth(pid, env) } else { (None, false) };
+        let (env_key, env_configured) = if is_builtin {
+            builtin_env_auth(pid, env)
+        } else {
+            (None, false)
+        };
         match raw_key {
             Some(raw) => {
-                let configured = raw.starts_with('!') || config_value_env_var_names(raw).iter().all(|n| env.contains_key(n));
+                let configured = raw.starts_with('!')
+                    || config_value_env_var_names(raw)
+                        .iter()
+                        .all(|n| env.contains_key(n));
                 if configured {
                     self.configured.insert(pid.to_string());
                 }
                 if let Some(command) = raw.strip_prefix('!') {
-                    diags.push(Diagnostic::info(file, None, format!("provider {pid}: the apiKey command `{command}` is not run offline")));
+                    diags.push(Diagnostic::info(
+                        file,
+                        None,
+                        format!(
+                            "provider {pid}: the apiKey command `{command}` is not run offline"
+                        ),
+                    ));
                 }
                 match resolve_config_value(raw, env) {
                     Some(key) => self.api_keys.push((pid.to_string(), key)),
                     None => diags.push(Diagnostic::warning(
                         file,
                         None,
-                        format!("provider {pid}: apiKey references unset environment variables ({})", config_value_env_var_names(raw).join(", ")),
+                        format!(
+                            "provider {pid}: apiKey references unset environment variables ({})",
+                            config_value_env_var_names(raw).join(", ")
+                        ),
                     )),
                 }
             }
@@ -774,7 +981,9 @@ impl Registry {
 
     /// `provider/id` lookup (`getModel`: the first model of the provider with that id).
     pub fn find(&self, provider: &str, id: &str) -> Option<&Model> {
-        self.models.iter().find(|m| m.provider() == provider && m.id() == id)
+        self.models
+            .iter()
+            .find(|m| m.provider() == provider && m.id() == id)
     }
 
     /// The raw models.json config of a provider (`this.config.getProvider(id)`,
@@ -785,7 +994,10 @@ impl Registry {
 
     /// The configured API key for a provider.
     pub fn api_key(&self, provider: &str) -> Option<&str> {
-        self.api_keys.iter().find(|(p, _)| p == provider).map(|(_, k)| k.as_str())
+        self.api_keys
+            .iter()
+            .find(|(p, _)| p == provider)
+            .map(|(_, k)| k.as_str())
     }
 
     /// `modelRuntime.hasConfiguredAuth(provider)` (CA/core/model-runtime.js:336), offline: an
@@ -797,7 +1009,9 @@ impl Registry {
 
     /// `getAvailableSnapshot()`: the models of providers with configured auth.
     pub fn available(&self) -> impl Iterator<Item = &Model> {
-        self.models.iter().filter(|m| self.has_configured_auth(m.provider()))
+        self.models
+            .iter()
+            .filter(|m| self.has_configured_auth(m.provider()))
     }
 }
 
@@ -847,7 +1061,13 @@ pub fn clamp_thinking_level(model: &Model, level: &str, events: &mut Events) -> 
     } else {
         format!("{} is not a reasoning model", model.reference())
     };
-    events.push(Event::new(EventKind::Clamped, format!("thinking level {level} → {clamped} ({why})")).at("AI/models.js:563"));
+    events.push(
+        Event::new(
+            EventKind::Clamped,
+            format!("thinking level {level} → {clamped} ({why})"),
+        )
+        .at("AI/models.js:563"),
+    );
     clamped.to_string()
 }
 
@@ -861,7 +1081,8 @@ fn is_alias(id: &str) -> bool {
         return true;
     }
     let b = id.as_bytes();
-    let dated = b.len() >= 9 && b[b.len() - 9] == b'-' && b[b.len() - 8..].iter().all(u8::is_ascii_digit);
+    let dated =
+        b.len() >= 9 && b[b.len() - 9] == b'-' && b[b.len() - 8..].iter().all(u8::is_ascii_digit);
     !dated
 }
 
@@ -889,13 +1110,20 @@ fn locale_compare(a: &str, b: &str) -> std::cmp::Ordering {
 }
 
 /// `findExactModelReferenceMatch(reference, models)` (CA/core/model-resolver.js:69–99).
-fn find_exact_model_reference_match<'a>(reference: &str, models: &[&'a Model]) -> Option<&'a Model> {
+fn find_exact_model_reference_match<'a>(
+    reference: &str,
+    models: &[&'a Model],
+) -> Option<&'a Model> {
     let trimmed = js_trim(reference);
     if trimmed.is_empty() {
         return None;
     }
     let normalized = trimmed.to_lowercase();
-    let canonical: Vec<&Model> = models.iter().copied().filter(|m| m.reference().to_lowercase() == normalized).collect();
+    let canonical: Vec<&Model> = models
+        .iter()
+        .copied()
+        .filter(|m| m.reference().to_lowercase() == normalized)
+        .collect();
     match canonical.len() {
         1 => return Some(canonical[0]),
         n if n > 1 => return None,
@@ -904,8 +1132,11 @@ fn find_exact_model_reference_match<'a>(reference: &str, models: &[&'a Model]) -
     if let Some((provider, id)) = trimmed.split_once('/') {
         let (provider, id) = (js_trim(provider).to_lowercase(), js_trim(id).to_lowercase());
         if !provider.is_empty() && !id.is_empty() {
-            let matches: Vec<&Model> =
-                models.iter().copied().filter(|m| m.provider().to_lowercase() == provider && m.id().to_lowercase() == id).collect();
+            let matches: Vec<&Model> = models
+                .iter()
+                .copied()
+                .filter(|m| m.provider().to_lowercase() == provider && m.id().to_lowercase() == id)
+                .collect();
             match matches.len() {
                 1 => return Some(matches[0]),
                 n if n > 1 => return None,
@@ -913,7 +1144,11 @@ fn find_exact_model_reference_match<'a>(reference: &str, models: &[&'a Model]) -
             }
         }
     }
-    let ids: Vec<&Model> = models.iter().copied().filter(|m| m.id().to_lowercase() == normalized).collect();
+    let ids: Vec<&Model> = models
+        .iter()
+        .copied()
+        .filter(|m| m.id().to_lowercase() == normalized)
+        .collect();
     if ids.len() == 1 {
         Some(ids[0])
     } else {
@@ -928,10 +1163,18 @@ fn try_match_model<'a>(pattern: &str, models: &[&'a Model]) -> Option<&'a Model>
         return Some(m);
     }
     let p = pattern.to_lowercase();
-    let matches: Vec<&Model> =
-        models.iter().copied().filter(|m| m.id().to_lowercase().contains(&p) || m.name().to_lowercase().contains(&p)).collect();
-    let (mut aliases, mut dated): (Vec<&Model>, Vec<&Model>) = matches.into_iter().partition(|m| is_alias(m.id()));
-    let pool = if aliases.is_empty() { &mut dated } else { &mut aliases };
+    let matches: Vec<&Model> = models
+        .iter()
+        .copied()
+        .filter(|m| m.id().to_lowercase().contains(&p) || m.name().to_lowercase().contains(&p))
+        .collect();
+    let (mut aliases, mut dated): (Vec<&Model>, Vec<&Model>) =
+        matches.into_iter().partition(|m| is_alias(m.id()));
+    let pool = if aliases.is_empty() {
+        &mut dated
+    } else {
+        &mut aliases
+    };
     pool.sort_by(|a, b| locale_compare(b.id(), a.id()));
     pool.first().copied()
 }
@@ -949,25 +1192,43 @@ struct Resolved {
 /// (CA/core/model-resolver.js:156–202), as the CLI uses it.
 fn parse_model_pattern(pattern: &str, models: &[&Model]) -> Resolved {
     if let Some(m) = try_match_model(pattern, models) {
-        return Resolved { model: Some(m.clone()), ..Default::default() };
+        return Resolved {
+            model: Some(m.clone()),
+            ..Default::default()
+        };
     }
-    let Some(colon) = pattern.rfind(':') else { return Resolved::default() };
+    let Some(colon) = pattern.rfind(':') else {
+        return Resolved::default();
+    };
     let (prefix, suffix) = (&pattern[..colon], &pattern[colon + 1..]);
     if !is_valid_thinking_level(suffix) {
         return Resolved::default();
     }
     let inner = parse_model_pattern(prefix, models);
     if inner.model.is_some() {
-        let thinking_level = if inner.warning.is_some() { None } else { Some(suffix.to_string()) };
-        return Resolved { thinking_level, ..inner };
+        let thinking_level = if inner.warning.is_some() {
+            None
+        } else {
+            Some(suffix.to_string())
+        };
+        return Resolved {
+            thinking_level,
+            ..inner
+        };
     }
     inner
 }
 
 /// `buildFallbackModel(provider, modelId, models)` (CA/core/model-resolver.js:129–142).
 fn build_fallback_model(provider: &str, model_id: &str, models: &[&Model]) -> Option<Model> {
-    let provider_models: Vec<&Model> = models.iter().copied().filter(|m| m.provider() == provider).collect();
-    let default_id = data::defaults().get("defaultModelPerProvider").and_then(|d| d.get_str(provider));
+    let provider_models: Vec<&Model> = models
+        .iter()
+        .copied()
+        .filter(|m| m.provider() == provider)
+        .collect();
+    let default_id = data::defaults()
+        .get("defaultModelPerProvider")
+        .and_then(|d| d.get_str(provider));
     let base = default_id
         .and_then(|d| provider_models.iter().find(|m| m.id() == d))
         .or(provider_models.first())?;
@@ -981,7 +1242,12 @@ fn build_fallback_model(provider: &str, model_id: &str, models: &[&Model]) -> Op
 fn resolve_cli_model(registry: &Registry, cli_model: &str, cli_thinking: Option<&str>) -> Resolved {
     let all: Vec<&Model> = registry.models.iter().collect();
     if all.is_empty() {
-        return Resolved { error: Some("No models available. Check your installation or add models to models.json.".into()), ..Default::default() };
+        return Resolved {
+            error: Some(
+                "No models available. Check your installation or add models to models.json.".into(),
+            ),
+            ..Default::default()
+        };
     }
     let mut provider_map: HashMap<String, &str> = HashMap::new();
     let mut last: Option<&str> = None;
@@ -1003,16 +1269,27 @@ fn resolve_cli_model(registry: &Registry, cli_model: &str, cli_thinking: Option<
         }
     }
     let lower = cli_model.to_lowercase();
-    let exact_raw = |m: &&Model| m.id().to_lowercase() == lower || m.reference().to_lowercase() == lower;
+    let exact_raw =
+        |m: &&Model| m.id().to_lowercase() == lower || m.reference().to_lowercase() == lower;
     if provider.is_none() {
         let exact: Vec<&Model> = all.iter().copied().filter(exact_raw).collect();
         if exact.len() == 1 {
-            return Resolved { model: Some(exact[0].clone()), ..Default::default() };
+            return Resolved {
+                model: Some(exact[0].clone()),
+                ..Default::default()
+            };
         }
         if exact.len() > 1 {
-            let authed: Vec<&Model> = exact.iter().copied().filter(|m| registry.has_configured_auth(m.provider())).collect();
+            let authed: Vec<&Model> = exact
+                .iter()
+                .copied()
+                .filter(|m| registry.has_configured_auth(m.provider()))
+                .collect();
             if authed.len() == 1 {
-                return Resolved { model: Some(authed[0].clone()), ..Default::default() };
+                return Resolved {
+                    model: Some(authed[0].clone()),
+                    ..Default::default()
+                };
             }
             let mut refs: Vec<String> = exact.iter().map(|m| m.reference()).collect();
             refs.sort_by(|a, b| locale_compare(a, b));
@@ -1037,18 +1314,27 @@ fn resolve_cli_model(registry: &Registry, cli_model: &str, cli_thinking: Option<
             let raw: Vec<&Model> = all
                 .iter()
                 .copied()
-                .filter(|m| m.id().to_lowercase() == lower && !(m.id() == model.id() && m.provider() == model.provider()))
+                .filter(|m| {
+                    m.id().to_lowercase() == lower
+                        && !(m.id() == model.id() && m.provider() == model.provider())
+                })
                 .filter(|m| registry.has_configured_auth(m.provider()))
                 .collect();
             if raw.len() == 1 {
-                return Resolved { model: Some(raw[0].clone()), ..Default::default() };
+                return Resolved {
+                    model: Some(raw[0].clone()),
+                    ..Default::default()
+                };
             }
         }
         return found;
     }
     if inferred {
         if let Some(exact) = all.iter().copied().find(exact_raw) {
-            return Resolved { model: Some(exact.clone()), ..Default::default() };
+            return Resolved {
+                model: Some(exact.clone()),
+                ..Default::default()
+            };
         }
         let fallback = parse_model_pattern(cli_model, &all);
         if fallback.model.is_some() {
@@ -1068,7 +1354,9 @@ fn resolve_cli_model(registry: &Registry, cli_model: &str, cli_thinking: Option<
             }
         }
         if let Some(mut model) = build_fallback_model(p, fallback_pattern, &all) {
-            let requested = cli_thinking.map(String::from).or_else(|| fallback_thinking.clone());
+            let requested = cli_thinking
+                .map(String::from)
+                .or_else(|| fallback_thinking.clone());
             if requested.as_deref().is_some_and(|r| r != "off") {
                 model.obj.insert("reasoning", Value::Bool(true));
             }
@@ -1084,27 +1372,55 @@ fn resolve_cli_model(registry: &Registry, cli_model: &str, cli_thinking: Option<
         Some(p) => format!("{p}/{pattern}"),
         None => cli_model.to_string(),
     };
-    Resolved { error: Some(format!("Model \"{display}\" not found. Use --list-models to see available models.")), ..Default::default() }
+    Resolved {
+        error: Some(format!(
+            "Model \"{display}\" not found. Use --list-models to see available models."
+        )),
+        ..Default::default()
+    }
 }
 
 /// `findInitialModel` steps 3–5 (CA/core/model-resolver.js:472–532): the settings default when
 /// its provider has auth, else the first available provider default, else the first available
 /// model. Returns the model and the level that step would use (`None` = pi's default).
-fn find_initial_model(registry: &Registry, settings: &crate::settings::Settings) -> Option<(Model, Option<String>)> {
-    let default_provider = settings.get("defaultProvider").and_then(Value::as_str).filter(|s| !s.is_empty());
-    let default_model = settings.get("defaultModel").and_then(Value::as_str).filter(|s| !s.is_empty());
+fn find_initial_model(
+    registry: &Registry,
+    settings: &crate::settings::Settings,
+) -> Option<(Model, Option<String>)> {
+    let default_provider = settings
+        .get("defaultProvider")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty());
+    let default_model = settings
+        .get("defaultModel")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty());
     if let (Some(p), Some(id)) = (default_provider, default_model) {
-        if let Some(found) = registry.find(p, id).filter(|m| registry.has_configured_auth(m.provider())) {
+        if let Some(found) = registry
+            .find(p, id)
+            .filter(|m| registry.has_configured_auth(m.provider()))
+        {
             let per_model = model_thinking_level(settings, p, id);
-            let level = per_model.or_else(|| settings.default_thinking_level().filter(|s| !s.is_empty()).map(String::from));
+            let level = per_model.or_else(|| {
+                settings
+                    .default_thinking_level()
+                    .filter(|s| !s.is_empty())
+                    .map(String::from)
+            });
             return Some((found.clone(), level));
         }
     }
     let available: Vec<&Model> = registry.available().collect();
     let first = *available.first()?;
-    if let Some(defaults) = data::defaults().get("defaultModelPerProvider").and_then(Value::as_object) {
+    if let Some(defaults) = data::defaults()
+        .get("defaultModelPerProvider")
+        .and_then(Value::as_object)
+    {
         for (provider, id) in defaults.iter() {
-            if let Some(m) = available.iter().find(|m| m.provider() == provider && Some(m.id()) == id.as_str()) {
+            if let Some(m) = available
+                .iter()
+                .find(|m| m.provider() == provider && Some(m.id()) == id.as_str())
+            {
                 return Some(((*m).clone(), None));
             }
         }
@@ -1113,7 +1429,11 @@ fn find_initial_model(registry: &Registry, settings: &crate::settings::Settings)
 }
 
 /// `settings.modelThinkingLevels["provider/id"]`, when truthy.
-fn model_thinking_level(settings: &crate::settings::Settings, provider: &str, id: &str) -> Option<String> {
+fn model_thinking_level(
+    settings: &crate::settings::Settings,
+    provider: &str,
+    id: &str,
+) -> Option<String> {
     settings
         .get("modelThinkingLevels")
         .and_then(|m| m.get(&format!("{provider}/{id}")))
@@ -1157,7 +1477,10 @@ pub fn choose(
             diags.push(Diagnostic::warning(
                 "args",
                 None,
-                format!("Invalid thinking level \"{t}\". Valid values: {}", THINKING_LEVELS.join(", ")),
+                format!(
+                    "Invalid thinking level \"{t}\". Valid values: {}",
+                    THINKING_LEVELS.join(", ")
+                ),
             ));
             None
         }
@@ -1176,7 +1499,13 @@ pub fn choose(
             diags.push(Diagnostic::error("args", None, e.clone()));
         }
         if let Some(m) = resolved.model {
-            events.push(Event::new(EventKind::Note, format!("--model {cm} resolved to {}", m.reference())).at("CA/core/model-resolver.js:291"));
+            events.push(
+                Event::new(
+                    EventKind::Note,
+                    format!("--model {cm} resolved to {}", m.reference()),
+                )
+                .at("CA/core/model-resolver.js:291"),
+            );
             model = Some(m);
             model_source = "--model".into();
             if cli_thinking.is_none() {
@@ -1203,7 +1532,11 @@ pub fn choose(
                     None,
                     format!(
                         "Could not restore model {p}/{id} ({})",
-                        if found.is_none() { "model no longer exists" } else { "no auth configured" }
+                        if found.is_none() {
+                            "model no longer exists"
+                        } else {
+                            "no auth configured"
+                        }
                     ),
                 )),
             }
@@ -1213,12 +1546,27 @@ pub fn choose(
     if model.is_none() {
         match find_initial_model(registry, settings) {
             Some((m, l)) => {
-                model_source = if l.is_some() || settings.get("defaultModel").is_some() { "settings.defaultModel" } else { "available" }.into();
-                events.push(Event::new(EventKind::Note, format!("model {} chosen by pi's default rules", m.reference())).at("CA/core/model-resolver.js:472"));
+                model_source = if l.is_some() || settings.get("defaultModel").is_some() {
+                    "settings.defaultModel"
+                } else {
+                    "available"
+                }
+                .into();
+                events.push(
+                    Event::new(
+                        EventKind::Note,
+                        format!("model {} chosen by pi's default rules", m.reference()),
+                    )
+                    .at("CA/core/model-resolver.js:472"),
+                );
                 model = Some(m);
                 initial_level = l;
             }
-            None => diags.push(Diagnostic::error("model", None, "No models available: pass --model provider/id or configure an API key")),
+            None => diags.push(Diagnostic::error(
+                "model",
+                None,
+                "No models available: pass --model provider/id or configure an API key",
+            )),
         }
     }
     let _ = initial_level; // findInitialModel's level is not used by createAgentSession.
@@ -1228,9 +1576,22 @@ pub fn choose(
         settings
             .get("defaultThinkingLevel")
             .filter(|v| !v.is_null())
-            .map(|v| (crate::messages::to_js_string(Some(v)), "settings.defaultThinkingLevel"))
+            .map(|v| {
+                (
+                    crate::messages::to_js_string(Some(v)),
+                    "settings.defaultThinkingLevel",
+                )
+            })
     };
-    let data_default = || (data::defaults().get_str("defaultThinkingLevel").unwrap_or("medium").to_string(), "default");
+    let data_default = || {
+        (
+            data::defaults()
+                .get_str("defaultThinkingLevel")
+                .unwrap_or("medium")
+                .to_string(),
+            "default",
+        )
+    };
     if level.is_none() && has_existing_session {
         level = Some(if session.has_thinking_entry {
             (session.thinking_level.clone(), "session")
@@ -1250,7 +1611,13 @@ pub fn choose(
         Some(m) => clamp_thinking_level(m, &requested, events),
         None => "off".to_string(),
     };
-    ModelChoice { model, thinking_level, requested_level: requested, level_source: source.to_string(), model_source }
+    ModelChoice {
+        model,
+        thinking_level,
+        requested_level: requested,
+        level_source: source.to_string(),
+        model_source,
+    }
 }
 
 #[cfg(test)]

@@ -14,7 +14,10 @@ fn model(json: &str) -> Model {
 }
 
 fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-    pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
 }
 
 /// A models.json exercising comments, trailing commas, provider-level baseUrl/compat/apiKey,
@@ -45,28 +48,58 @@ const MODELS_JSON: &str = r##"{
 
 /// What pi 0.85.1's ModelRuntime holds for `MODELS_JSON` (dumped with node, FOO=f BAR=b).
 const EXPECTED: &[(&str, &str)] = &[
-    ("anthropic/claude-sonnet-4-5", r#"{"id":"claude-sonnet-4-5","name":"Claude Sonnet 4.5 (latest)","api":"anthropic-messages","provider":"anthropic","baseUrl":"http://127.0.0.1:9/x","reasoning":true,"input":["text","image"],"cost":{"input":1,"output":15,"cacheRead":0.3,"cacheWrite":3.75},"contextWindow":1000000,"maxTokens":64000,"compat":{"supportsStrictTools":true,"supportsLongCacheRetention":false,"openRouterRouting":{"only":["a"],"order":["b"]}},"thinkingLevelMap":{"xhigh":"high"},"samplingParams":{"top_k":3}}"#),
-    ("anthropic/my-claude", r#"{"id":"my-claude","name":"my-claude","api":"anthropic-messages","provider":"anthropic","baseUrl":"http://127.0.0.1:9/x","reasoning":true,"input":["text"],"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0},"contextWindow":128000,"maxTokens":16384,"compat":{"supportsLongCacheRetention":false,"openRouterRouting":{"only":["a"]},"chatTemplateKwargs":{"x":1}}}"#),
-    ("anthropic/claude-opus-4-6", r#"{"id":"claude-opus-4-6","name":"Claude Opus 4.6","api":"anthropic-messages","provider":"anthropic","baseUrl":"http://127.0.0.1:9/x","reasoning":true,"input":["text","image"],"cost":{"input":5,"output":25,"cacheRead":0.5,"cacheWrite":6.25},"contextWindow":1000000,"maxTokens":128000,"thinkingLevelMap":{"max":"max"},"compat":{"forceAdaptiveThinking":true,"supportsStrictTools":true,"supportsLongCacheRetention":false,"openRouterRouting":{"only":["a"]}}}"#),
-    ("mock/m1", r#"{"id":"m1","name":"One","api":"openai-completions","provider":"mock","baseUrl":"http://127.0.0.1:9/v1","reasoning":true,"input":["text"],"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0},"contextWindow":128000,"maxTokens":16384}"#),
-    ("mock/m2", r#"{"id":"m2","name":"Two","api":"openai-completions","provider":"mock","baseUrl":"http://127.0.0.1:9/v1","reasoning":false,"thinkingLevelMap":{"off":null},"input":["text"],"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0},"contextWindow":128000,"maxTokens":16384,"samplingParams":{"temperature":0.5}}"#),
-    ("nokey/k", r#"{"id":"k","name":"k","api":"openai-completions","provider":"nokey","baseUrl":"http://x","reasoning":false,"input":["text"],"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0},"contextWindow":128000,"maxTokens":16384}"#),
+    (
+        "anthropic/claude-sonnet-4-5",
+        r#"{"id":"claude-sonnet-4-5","name":"Claude Sonnet 4.5 (latest)","api":"anthropic-messages","provider":"anthropic","baseUrl":"http://127.0.0.1:9/x","reasoning":true,"input":["text","image"],"cost":{"input":1,"output":15,"cacheRead":0.3,"cacheWrite":3.75},"contextWindow":1000000,"maxTokens":64000,"compat":{"supportsStrictTools":true,"supportsLongCacheRetention":false,"openRouterRouting":{"only":["a"],"order":["b"]}},"thinkingLevelMap":{"xhigh":"high"},"samplingParams":{"top_k":3}}"#,
+    ),
+    (
+        "anthropic/my-claude",
+        r#"{"id":"my-claude","name":"my-claude","api":"anthropic-messages","provider":"anthropic","baseUrl":"http://127.0.0.1:9/x","reasoning":true,"input":["text"],"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0},"contextWindow":128000,"maxTokens":16384,"compat":{"supportsLongCacheRetention":false,"openRouterRouting":{"only":["a"]},"chatTemplateKwargs":{"x":1}}}"#,
+    ),
+    (
+        "anthropic/claude-opus-4-6",
+        r#"{"id":"claude-opus-4-6","name":"Claude Opus 4.6","api":"anthropic-messages","provider":"anthropic","baseUrl":"http://127.0.0.1:9/x","reasoning":true,"input":["text","image"],"cost":{"input":5,"output":25,"cacheRead":0.5,"cacheWrite":6.25},"contextWindow":1000000,"maxTokens":128000,"thinkingLevelMap":{"max":"max"},"compat":{"forceAdaptiveThinking":true,"supportsStrictTools":true,"supportsLongCacheRetention":false,"openRouterRouting":{"only":["a"]}}}"#,
+    ),
+    (
+        "mock/m1",
+        r#"{"id":"m1","name":"One","api":"openai-completions","provider":"mock","baseUrl":"http://127.0.0.1:9/v1","reasoning":true,"input":["text"],"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0},"contextWindow":128000,"maxTokens":16384}"#,
+    ),
+    (
+        "mock/m2",
+        r#"{"id":"m2","name":"Two","api":"openai-completions","provider":"mock","baseUrl":"http://127.0.0.1:9/v1","reasoning":false,"thinkingLevelMap":{"off":null},"input":["text"],"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0},"contextWindow":128000,"maxTokens":16384,"samplingParams":{"temperature":0.5}}"#,
+    ),
+    (
+        "nokey/k",
+        r#"{"id":"k","name":"k","api":"openai-completions","provider":"nokey","baseUrl":"http://x","reasoning":false,"input":["text"],"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0},"contextWindow":128000,"maxTokens":16384}"#,
+    ),
 ];
 
 fn load(text: &str, e: &BTreeMap<String, String>) -> (Registry, Vec<Diagnostic>) {
     let mut diags = Vec::new();
-    let src = SourceText { name: "agent/models.json".into(), text: text.into() };
+    let src = SourceText {
+        name: "agent/models.json".into(),
+        text: text.into(),
+    };
     (Registry::load(Some(&src), e, &mut diags), diags)
 }
 
 #[test]
 fn registry_matches_pi_key_order_and_merges() {
     let (reg, diags) = load(MODELS_JSON, &env(&[("FOO", "f"), ("BAR", "b")]));
-    assert!(diags.iter().all(|d| d.severity != crate::Severity::Error), "{diags:?}");
+    assert!(
+        diags.iter().all(|d| d.severity != crate::Severity::Error),
+        "{diags:?}"
+    );
     for (reference, expected) in EXPECTED {
         let (p, id) = reference.split_once('/').unwrap();
-        let m = reg.find(p, id).unwrap_or_else(|| panic!("{reference} missing"));
-        assert_eq!(Value::Object(m.obj.clone()).to_json(), *expected, "{reference}");
+        let m = reg
+            .find(p, id)
+            .unwrap_or_else(|| panic!("{reference} missing"));
+        assert_eq!(
+            Value::Object(m.obj.clone()).to_json(),
+            *expected,
+            "{reference}"
+        );
     }
     assert!(reg.has_configured_auth("anthropic"));
     assert!(reg.has_configured_auth("mock"));
@@ -74,7 +107,10 @@ fn registry_matches_pi_key_order_and_merges() {
     assert!(!reg.has_configured_auth("openai"));
     assert_eq!(reg.api_key("anthropic"), Some("sk-f-b"));
     // Config-only providers come after the built-ins.
-    assert_eq!(reg.models.last().map(Model::reference).as_deref(), Some("nokey/k"));
+    assert_eq!(
+        reg.models.last().map(Model::reference).as_deref(),
+        Some("nokey/k")
+    );
     // Unset env: not configured.
     let (reg, _) = load(MODELS_JSON, &env(&[("FOO", "f")]));
     assert!(!reg.has_configured_auth("anthropic"));
@@ -98,7 +134,10 @@ fn broken_models_json_is_ignored() {
     assert!(reg.find("x", "").is_none());
     assert_eq!(diags.len(), 1);
     // A provider that throws during composition keeps its built-in models untouched.
-    let (reg, diags) = load(r#"{"providers":{"openai":{"apiKey":"k","models":[{"id":"bad","maxTokens":0}]}}}"#, &env(&[]));
+    let (reg, diags) = load(
+        r#"{"providers":{"openai":{"apiKey":"k","models":[{"id":"bad","maxTokens":0}]}}}"#,
+        &env(&[]),
+    );
     assert_eq!(diags.len(), 1);
     assert!(reg.find("openai", "bad").is_none());
     assert!(reg.find("openai", "gpt-5.5").is_some());
@@ -106,55 +145,100 @@ fn broken_models_json_is_ignored() {
 
 #[test]
 fn strip_comments_and_trailing_commas() {
-    assert_eq!(strip_json_comments("{\"a\": \"//x\", // c\n \"b\": [1,2,],\n}"), "{\"a\": \"//x\", \n \"b\": [1,2]\n}");
+    assert_eq!(
+        strip_json_comments("{\"a\": \"//x\", // c\n \"b\": [1,2,],\n}"),
+        "{\"a\": \"//x\", \n \"b\": [1,2]\n}"
+    );
 }
 
 #[test]
 fn config_value_templates() {
     let e = env(&[("A", "1"), ("EMPTY", "")]);
-    assert_eq!(resolve_config_value("x$A-${A}$$$!", &e).as_deref(), Some("x1-1$!"));
+    assert_eq!(
+        resolve_config_value("x$A-${A}$$$!", &e).as_deref(),
+        Some("x1-1$!")
+    );
     assert_eq!(resolve_config_value("$EMPTY", &e), None);
     assert_eq!(resolve_config_value("${9x}", &e).as_deref(), Some("${9x}"));
     assert_eq!(resolve_config_value("$", &e).as_deref(), Some("$"));
-    assert_eq!(config_value_env_var_names("$A$B$A"), vec!["A".to_string(), "B".to_string()]);
+    assert_eq!(
+        config_value_env_var_names("$A$B$A"),
+        vec!["A".to_string(), "B".to_string()]
+    );
 }
 
 // --- thinking levels --------------------------------------------------------------------------
 
 const NON_REASONING: &str = r#"{"id":"n","provider":"p","reasoning":false}"#;
 const PLAIN: &str = r#"{"id":"r","provider":"p","reasoning":true}"#;
-const OFF_NULL: &str = r#"{"id":"g","provider":"p","reasoning":true,"thinkingLevelMap":{"off":null,"xhigh":"xhigh"}}"#;
-const MAX_ONLY: &str = r#"{"id":"o","provider":"p","reasoning":true,"thinkingLevelMap":{"max":"max"}}"#;
+const OFF_NULL: &str =
+    r#"{"id":"g","provider":"p","reasoning":true,"thinkingLevelMap":{"off":null,"xhigh":"xhigh"}}"#;
+const MAX_ONLY: &str =
+    r#"{"id":"o","provider":"p","reasoning":true,"thinkingLevelMap":{"max":"max"}}"#;
 const SPARSE: &str = r#"{"id":"q","provider":"p","reasoning":true,"thinkingLevelMap":{"minimal":null,"low":null,"medium":null}}"#;
 
 #[test]
 fn supported_levels_table() {
     assert_eq!(supported_thinking_levels(&model(NON_REASONING)), ["off"]);
-    assert_eq!(supported_thinking_levels(&model(PLAIN)), ["off", "minimal", "low", "medium", "high"]);
-    assert_eq!(supported_thinking_levels(&model(OFF_NULL)), ["minimal", "low", "medium", "high", "xhigh"]);
-    assert_eq!(supported_thinking_levels(&model(MAX_ONLY)), ["off", "minimal", "low", "medium", "high", "max"]);
+    assert_eq!(
+        supported_thinking_levels(&model(PLAIN)),
+        ["off", "minimal", "low", "medium", "high"]
+    );
+    assert_eq!(
+        supported_thinking_levels(&model(OFF_NULL)),
+        ["minimal", "low", "medium", "high", "xhigh"]
+    );
+    assert_eq!(
+        supported_thinking_levels(&model(MAX_ONLY)),
+        ["off", "minimal", "low", "medium", "high", "max"]
+    );
     assert_eq!(supported_thinking_levels(&model(SPARSE)), ["off", "high"]);
 }
 
 #[test]
 fn clamp_table() {
     let cases: &[(&str, [&str; 7])] = &[
-        (NON_REASONING, ["off", "off", "off", "off", "off", "off", "off"]),
-        (PLAIN, ["off", "minimal", "low", "medium", "high", "high", "high"]),
-        (OFF_NULL, ["minimal", "minimal", "low", "medium", "high", "xhigh", "xhigh"]),
-        (MAX_ONLY, ["off", "minimal", "low", "medium", "high", "max", "max"]),
-        (SPARSE, ["off", "high", "high", "high", "high", "high", "high"]),
+        (
+            NON_REASONING,
+            ["off", "off", "off", "off", "off", "off", "off"],
+        ),
+        (
+            PLAIN,
+            ["off", "minimal", "low", "medium", "high", "high", "high"],
+        ),
+        (
+            OFF_NULL,
+            [
+                "minimal", "minimal", "low", "medium", "high", "xhigh", "xhigh",
+            ],
+        ),
+        (
+            MAX_ONLY,
+            ["off", "minimal", "low", "medium", "high", "max", "max"],
+        ),
+        (
+            SPARSE,
+            ["off", "high", "high", "high", "high", "high", "high"],
+        ),
     ];
     for (m, expected) in cases {
         let m = model(m);
         for (level, want) in THINKING_LEVELS.iter().zip(expected) {
             let mut ev = Vec::new();
-            assert_eq!(clamp_thinking_level(&m, level, &mut ev), *want, "{} {level}", m.id());
+            assert_eq!(
+                clamp_thinking_level(&m, level, &mut ev),
+                *want,
+                "{} {level}",
+                m.id()
+            );
             assert_eq!(ev.len(), usize::from(level != want), "{} {level}", m.id());
         }
     }
     // An unknown level gives the first supported one.
-    assert_eq!(clamp_thinking_level(&model(OFF_NULL), "bogus", &mut Vec::new()), "minimal");
+    assert_eq!(
+        clamp_thinking_level(&model(OFF_NULL), "bogus", &mut Vec::new()),
+        "minimal"
+    );
 }
 
 // --- resolution -------------------------------------------------------------------------------
@@ -169,11 +253,17 @@ fn cli_model_resolution() {
     assert_eq!(r.thinking_level.as_deref(), Some("high"));
     // A bare unique id.
     let r = resolve_cli_model(&reg, "my-claude", None);
-    assert_eq!(r.model.map(|m| m.reference()).as_deref(), Some("anthropic/my-claude"));
+    assert_eq!(
+        r.model.map(|m| m.reference()).as_deref(),
+        Some("anthropic/my-claude")
+    );
     // Unknown id under a known provider: a fallback model built from the provider's default.
     let r = resolve_cli_model(&reg, "anthropic/claude-nope:low", None);
     let m = r.model.expect("fallback");
-    assert_eq!((m.id(), m.name(), m.reasoning()), ("claude-nope", "claude-nope", true));
+    assert_eq!(
+        (m.id(), m.name(), m.reasoning()),
+        ("claude-nope", "claude-nope", true)
+    );
     assert_eq!(r.thinking_level.as_deref(), Some("low"));
     assert!(r.warning.is_some());
     // Unknown everything.
@@ -181,30 +271,99 @@ fn cli_model_resolution() {
     assert!(r.model.is_none() && r.error.is_some());
     // Fuzzy: partial id, aliases preferred.
     let r = resolve_cli_model(&reg, "anthropic/sonnet-4-5", None);
-    assert_eq!(r.model.map(|m| m.id().to_string()).as_deref(), Some("claude-sonnet-4-5"));
+    assert_eq!(
+        r.model.map(|m| m.id().to_string()).as_deref(),
+        Some("claude-sonnet-4-5")
+    );
 }
 
 #[test]
 fn choose_levels_and_sources() {
     let (reg, _) = load(MODELS_JSON, &env(&[("FOO", "f"), ("BAR", "b")]));
     let settings = Settings::default();
-    let fresh = SessionContext { thinking_level: "off".into(), ..Default::default() };
+    let fresh = SessionContext {
+        thinking_level: "off".into(),
+        ..Default::default()
+    };
     let mut ev = Vec::new();
     let mut diags = Vec::new();
     // Default level "medium" on a non-reasoning model clamps to off.
-    let c = choose(&reg, Some("mock/m2"), None, &fresh, false, &settings, &mut ev, &mut diags);
-    assert_eq!((c.requested_level.as_str(), c.thinking_level.as_str(), c.level_source.as_str()), ("medium", "off", "default"));
-    assert_eq!(ev.iter().filter(|e| e.kind == EventKind::Clamped).count(), 1);
+    let c = choose(
+        &reg,
+        Some("mock/m2"),
+        None,
+        &fresh,
+        false,
+        &settings,
+        &mut ev,
+        &mut diags,
+    );
+    assert_eq!(
+        (
+            c.requested_level.as_str(),
+            c.thinking_level.as_str(),
+            c.level_source.as_str()
+        ),
+        ("medium", "off", "default")
+    );
+    assert_eq!(
+        ev.iter().filter(|e| e.kind == EventKind::Clamped).count(),
+        1
+    );
     // --thinking wins over the model suffix; invalid --thinking is ignored with a warning.
-    let c = choose(&reg, Some("mock/m1:low"), Some("high"), &fresh, false, &settings, &mut ev, &mut diags);
-    assert_eq!((c.thinking_level.as_str(), c.level_source.as_str()), ("high", "--thinking"));
-    let c = choose(&reg, Some("mock/m1:low"), Some("extreme"), &fresh, false, &settings, &mut ev, &mut diags);
-    assert_eq!((c.thinking_level.as_str(), c.level_source.as_str()), ("low", "--model suffix"));
-    assert!(diags.iter().any(|d| d.message.contains("Invalid thinking level")));
+    let c = choose(
+        &reg,
+        Some("mock/m1:low"),
+        Some("high"),
+        &fresh,
+        false,
+        &settings,
+        &mut ev,
+        &mut diags,
+    );
+    assert_eq!(
+        (c.thinking_level.as_str(), c.level_source.as_str()),
+        ("high", "--thinking")
+    );
+    let c = choose(
+        &reg,
+        Some("mock/m1:low"),
+        Some("extreme"),
+        &fresh,
+        false,
+        &settings,
+        &mut ev,
+        &mut diags,
+    );
+    assert_eq!(
+        (c.thinking_level.as_str(), c.level_source.as_str()),
+        ("low", "--model suffix")
+    );
+    assert!(diags
+        .iter()
+        .any(|d| d.message.contains("Invalid thinking level")));
     // Settings: modelThinkingLevels beats defaultThinkingLevel for a new session.
-    let s = Settings { merged: v(r#"{"defaultThinkingLevel":"minimal","modelThinkingLevels":{"mock/m1":"high"}}"#).as_object().unwrap().clone(), ..Default::default() };
-    let c = choose(&reg, Some("mock/m1"), None, &fresh, false, &s, &mut ev, &mut diags);
-    assert_eq!((c.thinking_level.as_str(), c.level_source.as_str()), ("high", "settings.modelThinkingLevels"));
+    let s = Settings {
+        merged: v(r#"{"defaultThinkingLevel":"minimal","modelThinkingLevels":{"mock/m1":"high"}}"#)
+            .as_object()
+            .unwrap()
+            .clone(),
+        ..Default::default()
+    };
+    let c = choose(
+        &reg,
+        Some("mock/m1"),
+        None,
+        &fresh,
+        false,
+        &s,
+        &mut ev,
+        &mut diags,
+    );
+    assert_eq!(
+        (c.thinking_level.as_str(), c.level_source.as_str()),
+        ("high", "settings.modelThinkingLevels")
+    );
     // An existing session without a thinking entry uses defaultThinkingLevel, not the per-model level.
     let resumed = SessionContext {
         thinking_level: "off".into(),
@@ -213,17 +372,44 @@ fn choose_levels_and_sources() {
         ..Default::default()
     };
     let c = choose(&reg, None, None, &resumed, true, &s, &mut ev, &mut diags);
-    assert_eq!(c.model.as_ref().map(Model::reference).as_deref(), Some("mock/m1"));
-    assert_eq!((c.thinking_level.as_str(), c.level_source.as_str(), c.model_source.as_str()), ("minimal", "settings.defaultThinkingLevel", "session"));
-    let with_entry = SessionContext { thinking_level: "low".into(), has_thinking_entry: true, ..resumed.clone() };
+    assert_eq!(
+        c.model.as_ref().map(Model::reference).as_deref(),
+        Some("mock/m1")
+    );
+    assert_eq!(
+        (
+            c.thinking_level.as_str(),
+            c.level_source.as_str(),
+            c.model_source.as_str()
+        ),
+        ("minimal", "settings.defaultThinkingLevel", "session")
+    );
+    let with_entry = SessionContext {
+        thinking_level: "low".into(),
+        has_thinking_entry: true,
+        ..resumed.clone()
+    };
     let c = choose(&reg, None, None, &with_entry, true, &s, &mut ev, &mut diags);
-    assert_eq!((c.thinking_level.as_str(), c.level_source.as_str()), ("low", "session"));
+    assert_eq!(
+        (c.thinking_level.as_str(), c.level_source.as_str()),
+        ("low", "session")
+    );
     // The session's model is not restored without auth.
-    let unauthed = SessionContext { model: Some(("nokey".into(), "k".into())), ..resumed };
+    let unauthed = SessionContext {
+        model: Some(("nokey".into(), "k".into())),
+        ..resumed
+    };
     let mut d2 = Vec::new();
-    let c = choose(&reg, None, None, &unauthed, true, &settings, &mut ev, &mut d2);
-    assert_ne!(c.model.as_ref().map(Model::reference).as_deref(), Some("nokey/k"));
-    assert!(d2.iter().any(|d| d.message.contains("Could not restore model nokey/k")));
+    let c = choose(
+        &reg, None, None, &unauthed, true, &settings, &mut ev, &mut d2,
+    );
+    assert_ne!(
+        c.model.as_ref().map(Model::reference).as_deref(),
+        Some("nokey/k")
+    );
+    assert!(d2
+        .iter()
+        .any(|d| d.message.contains("Could not restore model nokey/k")));
 }
 
 #[test]

@@ -33,7 +33,12 @@ impl SystemPrompt {
         let start = self.sections.last().map_or(0, |s| s.end);
         let end = start + utf16_len(text);
         self.text.push_str(text);
-        self.sections.push(Section { name: name.into(), source: source.into(), start, end });
+        self.sections.push(Section {
+            name: name.into(),
+            source: source.into(),
+            start,
+            end,
+        });
     }
 }
 
@@ -42,20 +47,32 @@ fn p(key: &str) -> &'static str {
 }
 
 fn skills_str(key: &str) -> &'static str {
-    data::prompt().get("skills").and_then(|s| s.get_str(key)).unwrap_or("")
+    data::prompt()
+        .get("skills")
+        .and_then(|s| s.get_str(key))
+        .unwrap_or("")
 }
 
 /// `buildSystemPrompt` (CA/core/system-prompt.js:7–117) for the active tools (in active order;
 /// `_rebuildSystemPrompt`, agent-session.js:738, passes the names, the normalized snippets and the
 /// guidelines of the active tools) and resources.
-pub fn build(tools: &[ToolDef], resources: &Resources, cwd: &str, pi_package_dir: &str) -> SystemPrompt {
+pub fn build(
+    tools: &[ToolDef],
+    resources: &Resources,
+    cwd: &str,
+    pi_package_dir: &str,
+) -> SystemPrompt {
     let mut sp = SystemPrompt::default();
     let prompt_cwd = cwd.replace('\\', "/");
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     let skill_read_tool = data::prompt()
         .get("skillFileReadToolPreference")
         .and_then(Value::as_array)
-        .and_then(|a| a.iter().filter_map(Value::as_str).find(|t| names.contains(t)));
+        .and_then(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .find(|t| names.contains(t))
+        });
     // `appendSystemPrompt = list.join("\n\n")` is falsy only for `[]` and `[""]` (P2, P4).
     let append_section = match resources.append_prompts.as_slice() {
         [] => false,
@@ -63,15 +80,26 @@ pub fn build(tools: &[ToolDef], resources: &Resources, cwd: &str, pi_package_dir
         _ => true,
     };
 
-    let custom = resources.custom_prompt.as_ref().filter(|c| !c.text.is_empty());
+    let custom = resources
+        .custom_prompt
+        .as_ref()
+        .filter(|c| !c.text.is_empty());
     if let Some(c) = custom {
-        sp.push("custom", c.path.as_deref().unwrap_or("--system-prompt"), &c.text);
+        sp.push(
+            "custom",
+            c.path.as_deref().unwrap_or("--system-prompt"),
+            &c.text,
+        );
     } else {
         default_body(&mut sp, tools, pi_package_dir);
     }
     if append_section {
         for a in &resources.append_prompts {
-            sp.push("append", a.path.as_deref().unwrap_or("--append-system-prompt"), &format!("{}{}", p("appendSeparator"), a.text));
+            sp.push(
+                "append",
+                a.path.as_deref().unwrap_or("--append-system-prompt"),
+                &format!("{}{}", p("appendSeparator"), a.text),
+            );
         }
     }
     if !resources.context_files.is_empty() {
@@ -105,13 +133,31 @@ pub fn build(tools: &[ToolDef], resources: &Resources, cwd: &str, pi_package_dir
 fn default_body(sp: &mut SystemPrompt, tools: &[ToolDef], pi_package_dir: &str) {
     sp.push("intro", "pi", p("defaultIntro"));
     // P10: `- name: snippet` for active tools with a (normalized) snippet.
-    let visible: Vec<(&str, String)> = tools.iter().filter_map(|t| t.normalized_snippet().map(|s| (t.name.as_str(), s))).collect();
+    let visible: Vec<(&str, String)> = tools
+        .iter()
+        .filter_map(|t| t.normalized_snippet().map(|s| (t.name.as_str(), s)))
+        .collect();
     if visible.is_empty() {
         sp.push("tools", "pi", p("noTools"));
     }
     for (i, (name, snippet)) in visible.iter().enumerate() {
-        let join = if i + 1 < visible.len() { p("toolsListJoin") } else { "" };
-        sp.push("tools", name, &format!("{}{}{}{}{}", p("toolsListItemPrefix"), name, p("toolsListItemSeparator"), snippet, join));
+        let join = if i + 1 < visible.len() {
+            p("toolsListJoin")
+        } else {
+            ""
+        };
+        sp.push(
+            "tools",
+            name,
+            &format!(
+                "{}{}{}{}{}",
+                p("toolsListItemPrefix"),
+                name,
+                p("toolsListItemSeparator"),
+                snippet,
+                join
+            ),
+        );
     }
     sp.push("tools", "pi", p("afterToolsList"));
 
@@ -143,13 +189,27 @@ fn default_body(sp: &mut SystemPrompt, tools: &[ToolDef], pi_package_dir: &str) 
     add(p("guidelineConcise"), "pi");
     add(p("guidelineFilePaths"), "pi");
     for (i, (g, source)) in guidelines.iter().enumerate() {
-        let join = if i + 1 < guidelines.len() { p("guidelinesJoin") } else { "" };
-        sp.push("guidelines", source, &format!("{}{}{}", p("guidelineItemPrefix"), g, join));
+        let join = if i + 1 < guidelines.len() {
+            p("guidelinesJoin")
+        } else {
+            ""
+        };
+        sp.push(
+            "guidelines",
+            source,
+            &format!("{}{}{}", p("guidelineItemPrefix"), g, join),
+        );
     }
 
     // P12: getReadmePath/getDocsPath/getExamplesPath (CA/config.js:357–367).
     let paths = data::prompt().get("packagePaths");
-    let suffix = |k: &str| paths.and_then(|x| x.get_str(k)).unwrap_or("").trim_start_matches('/').to_string();
+    let suffix = |k: &str| {
+        paths
+            .and_then(|x| x.get_str(k))
+            .unwrap_or("")
+            .trim_start_matches('/')
+            .to_string()
+    };
     let docs = format!(
         "{}{}{}{}{}{}{}",
         p("afterGuidelines"),
@@ -166,9 +226,20 @@ fn default_body(sp: &mut SystemPrompt, tools: &[ToolDef], pi_package_dir: &str) 
 /// `escapeXml` (CA/core/skills.js:299–306), with the replacements from the data file.
 pub fn escape_xml(s: &str) -> String {
     let mut out = s.to_string();
-    if let Some(pairs) = data::prompt().get("skills").and_then(|x| x.get("xmlEscapes")).and_then(Value::as_array) {
+    if let Some(pairs) = data::prompt()
+        .get("skills")
+        .and_then(|x| x.get("xmlEscapes"))
+        .and_then(Value::as_array)
+    {
         for pair in pairs {
-            if let (Some(from), Some(to)) = (pair.as_array().and_then(|a| a.first()).and_then(Value::as_str), pair.as_array().and_then(|a| a.get(1)).and_then(Value::as_str)) {
+            if let (Some(from), Some(to)) = (
+                pair.as_array()
+                    .and_then(|a| a.first())
+                    .and_then(Value::as_str),
+                pair.as_array()
+                    .and_then(|a| a.get(1))
+                    .and_then(Value::as_str),
+            ) {
                 out = out.replace(from, to);
             }
         }
@@ -180,14 +251,21 @@ pub fn escape_xml(s: &str) -> String {
 /// skill is visible (`disable-model-invocation`); otherwise the header lines, one block per skill
 /// and the closing tag, joined by `\n`.
 fn format_skills_for_prompt(sp: &mut SystemPrompt, skills: &[Skill], read_tool: &str) {
-    let visible: Vec<&Skill> = skills.iter().filter(|s| !s.disable_model_invocation).collect();
+    let visible: Vec<&Skill> = skills
+        .iter()
+        .filter(|s| !s.disable_model_invocation)
+        .collect();
     if visible.is_empty() {
         return;
     }
     let j = skills_str("lineJoin");
     let header = [
         skills_str("header"),
-        if read_tool == "read" { skills_str("readToolLine") } else { skills_str("bashToolLine") },
+        if read_tool == "read" {
+            skills_str("readToolLine")
+        } else {
+            skills_str("bashToolLine")
+        },
         skills_str("relativePathLine"),
         skills_str("separatorLine"),
         skills_str("listOpen"),
@@ -197,9 +275,24 @@ fn format_skills_for_prompt(sp: &mut SystemPrompt, skills: &[Skill], read_tool: 
     for s in visible {
         let lines = [
             skills_str("skillOpen").to_string(),
-            format!("{}{}{}", skills_str("namePrefix"), escape_xml(&s.name), skills_str("nameSuffix")),
-            format!("{}{}{}", skills_str("descriptionPrefix"), escape_xml(&s.description), skills_str("descriptionSuffix")),
-            format!("{}{}{}", skills_str("locationPrefix"), escape_xml(&s.file_path), skills_str("locationSuffix")),
+            format!(
+                "{}{}{}",
+                skills_str("namePrefix"),
+                escape_xml(&s.name),
+                skills_str("nameSuffix")
+            ),
+            format!(
+                "{}{}{}",
+                skills_str("descriptionPrefix"),
+                escape_xml(&s.description),
+                skills_str("descriptionSuffix")
+            ),
+            format!(
+                "{}{}{}",
+                skills_str("locationPrefix"),
+                escape_xml(&s.file_path),
+                skills_str("locationSuffix")
+            ),
             skills_str("skillClose").to_string(),
         ];
         sp.push("skills", &s.file_path, &format!("{j}{}", lines.join(j)));

@@ -57,7 +57,11 @@ pub struct SectionSpan {
 #[derive(Clone, Debug, PartialEq)]
 pub enum MessageOrigin {
     /// A session entry (`SessionContext.sources`).
-    Session { entry_id: Option<String>, line: u32, entry_type: String },
+    Session {
+        entry_id: Option<String>,
+        line: u32,
+        entry_type: String,
+    },
     /// This turn's prompt.
     ThisTurn,
 }
@@ -79,17 +83,30 @@ pub struct MessageRef {
 pub enum Source {
     /// The system prompt; `sections` are the sections the leaf holds (empty for a structural
     /// leaf such as a `role: "system"`).
-    SystemPrompt { sections: Vec<SectionSpan> },
+    SystemPrompt {
+        sections: Vec<SectionSpan>,
+    },
     /// A tool definition: `part` is `name`, `description` or `schema`.
-    Tool { name: String, builtin: bool, part: &'static str },
+    Tool {
+        name: String,
+        builtin: bool,
+        part: &'static str,
+    },
     Message(MessageRef),
     /// A wire container that merges several LLM messages (consecutive tool results).
     Messages(Vec<MessageRef>),
     /// One of pi's literal inserted strings (`strings.json` key, e.g.
     /// `transformMessages.missingToolResult`): synthetic results, placeholders, bridges.
-    Inserted { key: String, text: String },
+    Inserted {
+        key: String,
+        text: String,
+    },
     /// A parameter pi sets, with the rule and where in pi it lives.
-    Parameter { name: String, rule: String, pi_source: Option<String> },
+    Parameter {
+        name: String,
+        rule: String,
+        pi_source: Option<String>,
+    },
 }
 
 impl Source {
@@ -145,7 +162,12 @@ struct Index<'a> {
     pi_strings: Vec<(String, &'static str)>,
 }
 
-fn add<'a>(map: &mut HashMap<&'a str, Vec<Piece>>, text: &'a str, owner: Owner, part: &'static str) {
+fn add<'a>(
+    map: &mut HashMap<&'a str, Vec<Piece>>,
+    text: &'a str,
+    owner: Owner,
+    part: &'static str,
+) {
     if text.is_empty() {
         return;
     }
@@ -170,7 +192,11 @@ fn pi_strings() -> Vec<(String, &'static str)> {
             Value::String(s) if utf16_len(s) >= 4 => out.push((prefix.to_string(), s.as_str())),
             Value::Object(o) => {
                 for (k, x) in o.iter() {
-                    let key = if prefix.is_empty() { k.to_string() } else { format!("{prefix}.{k}") };
+                    let key = if prefix.is_empty() {
+                        k.to_string()
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
                     walk(&key, x, out);
                 }
             }
@@ -185,12 +211,21 @@ fn pi_strings() -> Vec<(String, &'static str)> {
 impl<'a> Index<'a> {
     fn build(a: &'a Assembly, tool_args: &'a [Vec<String>]) -> Index<'a> {
         let p = &a.parts;
-        let mut ix = Index { strong: HashMap::new(), weak: HashMap::new(), msg_texts: Vec::new(), pi_strings: pi_strings() };
+        let mut ix = Index {
+            strong: HashMap::new(),
+            weak: HashMap::new(),
+            msg_texts: Vec::new(),
+            pi_strings: pi_strings(),
+        };
         for (i, m) in p.llm_messages.iter().enumerate() {
             let mut texts: Vec<(&'a str, &'static str)> = Vec::new();
             let owner = Owner::Msg(i);
             let role = m.get_str("role").unwrap_or("");
-            let text_part = if role == "toolResult" { "tool-result" } else { "text" };
+            let text_part = if role == "toolResult" {
+                "tool-result"
+            } else {
+                "text"
+            };
             match m.get("content") {
                 Some(Value::String(s)) => texts.push((s, text_part)),
                 Some(Value::Array(blocks)) => {
@@ -253,9 +288,19 @@ impl<'a> Index<'a> {
             }
             ix.msg_texts.push(texts);
         }
-        add(&mut ix.strong, &p.system_prompt.text, Owner::SystemPrompt, "text");
+        add(
+            &mut ix.strong,
+            &p.system_prompt.text,
+            Owner::SystemPrompt,
+            "text",
+        );
         for (i, t) in p.tools.iter().enumerate() {
-            add(&mut ix.strong, &t.description, Owner::Tool(i), "description");
+            add(
+                &mut ix.strong,
+                &t.description,
+                Owner::Tool(i),
+                "description",
+            );
             add(&mut ix.weak, &t.name, Owner::Tool(i), "name");
         }
         // pi's strings: static, so they outlive `'a`.
@@ -313,7 +358,17 @@ fn has_schema(v: &Value, depth: usize) -> bool {
 /// the tool's description or a JSON schema.
 fn tool_def(o: &Object, a: &Assembly) -> Option<usize> {
     let name = o.get_str("name")?;
-    let i = a.parts.tools.iter().position(|t| t.name == name).or_else(|| a.parts.tools.iter().position(|t| t.name.eq_ignore_ascii_case(name)))?;
+    let i = a
+        .parts
+        .tools
+        .iter()
+        .position(|t| t.name == name)
+        .or_else(|| {
+            a.parts
+                .tools
+                .iter()
+                .position(|t| t.name.eq_ignore_ascii_case(name))
+        })?;
     let t = &a.parts.tools[i];
     let described = o.get_str("description").is_some_and(|d| d == t.description);
     let schema = o.iter().any(|(k, v)| k != "name" && has_schema(v, 2));
@@ -322,23 +377,55 @@ fn tool_def(o: &Object, a: &Assembly) -> Option<usize> {
 
 fn walk<'v>(a: &Assembly, v: &'v Value, nodes: &mut Vec<Node<'v>>) {
     // Iterative pre-order walk (deep JSON must not overflow the stack).
-    nodes.push(Node { parent: None, path: String::new(), key: String::new(), value: v, top: None, tool: None, cache: None });
+    nodes.push(Node {
+        parent: None,
+        path: String::new(),
+        key: String::new(),
+        value: v,
+        top: None,
+        tool: None,
+        cache: None,
+    });
     let mut stack: Vec<usize> = vec![0];
     while let Some(n) = stack.pop() {
         let value = nodes[n].value;
         let children: Vec<(String, &'v Value)> = match value {
             Value::Object(o) => o.iter().map(|(k, x)| (k.to_string(), x)).collect(),
-            Value::Array(arr) => arr.iter().enumerate().map(|(i, x)| (i.to_string(), x)).collect(),
+            Value::Array(arr) => arr
+                .iter()
+                .enumerate()
+                .map(|(i, x)| (i.to_string(), x))
+                .collect(),
             _ => continue,
         };
         let first = nodes.len();
         for (k, x) in children {
             let parent = &nodes[n];
-            let path = if parent.path.is_empty() { k.clone() } else { format!("{}.{}", parent.path, k) };
+            let path = if parent.path.is_empty() {
+                k.clone()
+            } else {
+                format!("{}.{}", parent.path, k)
+            };
             let top = parent.top.or(if n == 0 { Some(nodes.len()) } else { None });
-            let cache = parent.cache.clone().or_else(|| (!matches!(value, Value::Array(_)) && is_cache_key(&k)).then(|| k.clone()));
-            let tool = parent.tool.or_else(|| if cache.is_none() { x.as_object().and_then(|o| tool_def(o, a)) } else { None });
-            nodes.push(Node { parent: Some(n), path, key: k, value: x, top, tool, cache });
+            let cache = parent.cache.clone().or_else(|| {
+                (!matches!(value, Value::Array(_)) && is_cache_key(&k)).then(|| k.clone())
+            });
+            let tool = parent.tool.or_else(|| {
+                if cache.is_none() {
+                    x.as_object().and_then(|o| tool_def(o, a))
+                } else {
+                    None
+                }
+            });
+            nodes.push(Node {
+                parent: Some(n),
+                path,
+                key: k,
+                value: x,
+                top,
+                tool,
+                cache,
+            });
         }
         for c in (first..nodes.len()).rev() {
             stack.push(c);
@@ -357,7 +444,10 @@ pub fn llm_to_agent_indices(a: &Assembly) -> Vec<usize> {
     for (i, m) in a.parts.agent_messages.iter().enumerate() {
         let keep = match m.get_str("role") {
             Some("bashExecution") => !m.get("excludeFromContext").is_some_and(Value::truthy),
-            Some("custom" | "branchSummary" | "compactionSummary" | "user" | "assistant" | "toolResult") => true,
+            Some(
+                "custom" | "branchSummary" | "compactionSummary" | "user" | "assistant"
+                | "toolResult",
+            ) => true,
             _ => false,
         };
         if keep {
@@ -371,7 +461,11 @@ pub fn llm_to_agent_indices(a: &Assembly) -> Vec<usize> {
 pub fn message_origin(a: &Assembly, map: &[usize], index: usize) -> MessageOrigin {
     let agent = map.get(index).copied().unwrap_or(usize::MAX);
     match a.parts.session_context.sources.get(agent) {
-        Some(s) => MessageOrigin::Session { entry_id: s.entry_id.clone(), line: s.line, entry_type: s.entry_type.clone() },
+        Some(s) => MessageOrigin::Session {
+            entry_id: s.entry_id.clone(),
+            line: s.line,
+            entry_type: s.entry_type.clone(),
+        },
         None => MessageOrigin::ThisTurn,
     }
 }
@@ -379,7 +473,13 @@ pub fn message_origin(a: &Assembly, map: &[usize], index: usize) -> MessageOrigi
 fn message_ref(a: &Assembly, map: &[usize], index: usize, part: &'static str) -> MessageRef {
     MessageRef {
         index,
-        role: a.parts.llm_messages.get(index).and_then(|m| m.get_str("role")).unwrap_or("").to_string(),
+        role: a
+            .parts
+            .llm_messages
+            .get(index)
+            .and_then(|m| m.get_str("role"))
+            .unwrap_or("")
+            .to_string(),
         part,
         origin: message_origin(a, map, index),
     }
@@ -390,7 +490,13 @@ fn message_ref(a: &Assembly, map: &[usize], index: usize, part: &'static str) ->
 // ---------------------------------------------------------------------------------------------
 
 /// Top-level keys whose members are separate parameters.
-const CONTAINERS: [&str; 5] = ["generationConfig", "inferenceConfig", "additionalModelRequestFields", "providerOptions", "config"];
+const CONTAINERS: [&str; 5] = [
+    "generationConfig",
+    "inferenceConfig",
+    "additionalModelRequestFields",
+    "providerOptions",
+    "config",
+];
 
 fn param_name(nodes: &[Node], n: usize) -> String {
     let node = &nodes[n];
@@ -410,7 +516,13 @@ pub fn param_class(name: &str) -> &'static str {
         "cache"
     } else if l.contains("max") && l.contains("token") {
         "max-tokens"
-    } else if l.contains("think") || l.contains("reason") || l.contains("effort") || l.contains("prompt_mode") || l.contains("chat_template") || l.contains("output_config") {
+    } else if l.contains("think")
+        || l.contains("reason")
+        || l.contains("effort")
+        || l.contains("prompt_mode")
+        || l.contains("chat_template")
+        || l.contains("output_config")
+    {
         "thinking"
     } else if l == "model" || l == "modelid" {
         "model"
@@ -420,7 +532,12 @@ pub fn param_class(name: &str) -> &'static str {
         "tools"
     } else if l == "store" {
         "store"
-    } else if l.contains("temperature") || l.contains("top_p") || l.contains("top_k") || l.contains("penalty") || l.contains("seed") {
+    } else if l.contains("temperature")
+        || l.contains("top_p")
+        || l.contains("top_k")
+        || l.contains("penalty")
+        || l.contains("seed")
+    {
         "sampling"
     } else if l.contains("session") || l == "user" || l == "metadata" {
         "session"
@@ -436,13 +553,26 @@ pub fn param_rule(a: &Assembly, name: &str) -> (String, Option<String>) {
     let model = c.model.as_ref();
     let last = name.rsplit('.').next().unwrap_or(name);
     let stage = a.trace.stage(StageId::BuildParams);
-    let events: Vec<&crate::trace::Event> = stage.map(|s| s.events.iter().collect()).unwrap_or_default();
+    let events: Vec<&crate::trace::Event> =
+        stage.map(|s| s.events.iter().collect()).unwrap_or_default();
     let mentions = |e: &crate::trace::Event| {
-        e.message.split(|ch: char| !(ch.is_alphanumeric() || ch == '_')).any(|w| w == last || w == name)
+        e.message
+            .split(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
+            .any(|w| w == last || w == name)
     };
-    let clamp = events.iter().find(|e| e.kind == crate::trace::EventKind::Clamped && e.pi_source.is_some_and(|s| s.starts_with("AI/api/simple-options.js")));
-    let specific = last.contains('_') || last.chars().any(|ch| ch.is_ascii_uppercase()) || param_class(name) == "thinking";
-    let event = if specific { events.iter().copied().find(|e| mentions(e)) } else { None };
+    let clamp = events.iter().find(|e| {
+        e.kind == crate::trace::EventKind::Clamped
+            && e.pi_source
+                .is_some_and(|s| s.starts_with("AI/api/simple-options.js"))
+    });
+    let specific = last.contains('_')
+        || last.chars().any(|ch| ch.is_ascii_uppercase())
+        || param_class(name) == "thinking";
+    let event = if specific {
+        events.iter().copied().find(|e| mentions(e))
+    } else {
+        None
+    };
     let mut rule = match param_class(name) {
         "model" => format!(
             "the model id of {} (chosen by {})",
@@ -474,7 +604,10 @@ pub fn param_rule(a: &Assembly, name: &str) -> (String, Option<String>) {
             rule = format!("{rule}; {}", e.message);
         }
     }
-    let src = event.and_then(|e| e.pi_source).or(stage.map(|s| s.pi_source)).map(String::from);
+    let src = event
+        .and_then(|e| e.pi_source)
+        .or(stage.map(|s| s.pi_source))
+        .map(String::from);
     (rule, src)
 }
 
@@ -488,7 +621,13 @@ fn sections_at(a: &Assembly, offset: usize) -> Vec<SectionSpan> {
         .sections
         .iter()
         .enumerate()
-        .map(|(i, s)| SectionSpan { index: i, name: s.name.clone(), source: s.source.clone(), start: s.start + offset, end: s.end + offset })
+        .map(|(i, s)| SectionSpan {
+            index: i,
+            name: s.name.clone(),
+            source: s.source.clone(),
+            start: s.start + offset,
+            end: s.end + offset,
+        })
         .collect()
 }
 
@@ -521,7 +660,9 @@ fn pick(cands: &[Piece], cursor: usize) -> Piece {
 /// Every leaf of the request's params, and every top-level parameter, with its source. Empty
 /// when no request was built.
 pub fn provenance(a: &Assembly) -> Vec<Origin> {
-    let Some(req) = &a.request else { return Vec::new() };
+    let Some(req) = &a.request else {
+        return Vec::new();
+    };
     // `JSON.stringify(arguments)` per tool call, built once so the index can borrow it.
     let tool_args: Vec<Vec<String>> = a
         .parts
@@ -530,7 +671,12 @@ pub fn provenance(a: &Assembly) -> Vec<Origin> {
         .map(|m| {
             m.get("content")
                 .and_then(Value::as_array)
-                .map(|bs| bs.iter().filter(|b| b.get_str("type") == Some("toolCall")).map(|b| b.get("arguments").map(Value::to_json).unwrap_or_default()).collect())
+                .map(|bs| {
+                    bs.iter()
+                        .filter(|b| b.get_str("type") == Some("toolCall"))
+                        .map(|b| b.get("arguments").map(Value::to_json).unwrap_or_default())
+                        .collect()
+                })
                 .unwrap_or_default()
         })
         .collect();
@@ -553,13 +699,23 @@ pub fn provenance(a: &Assembly) -> Vec<Origin> {
         if node.tool.is_some() || node.cache.is_some() {
             continue;
         }
-        let Value::String(s) = node.value else { continue };
-        let key: &str = match s.strip_prefix("data:").and_then(|r| r.split_once(";base64,")) {
+        let Value::String(s) = node.value else {
+            continue;
+        };
+        let key: &str = match s
+            .strip_prefix("data:")
+            .and_then(|r| r.split_once(";base64,"))
+        {
             Some((_, data)) if !ix.strong.contains_key(s.as_str()) => data,
             _ => s,
         };
         let top = node.parent == Some(0);
-        let cands: Option<Vec<Piece>> = ix.strong.get(key).map(|c| c.iter().copied().filter(|p| !top || !matches!(p.owner, Owner::Pi(_))).collect());
+        let cands: Option<Vec<Piece>> = ix.strong.get(key).map(|c| {
+            c.iter()
+                .copied()
+                .filter(|p| !top || !matches!(p.owner, Owner::Pi(_)))
+                .collect()
+        });
         if let Some(c) = cands.filter(|c| !c.is_empty()) {
             let p = pick(&c, cursor);
             if let Owner::Msg(i) = p.owner {
@@ -578,16 +734,29 @@ pub fn provenance(a: &Assembly) -> Vec<Origin> {
         while k < msg_order.len() && msg_order[k].0 < n {
             k += 1;
         }
-        if matched[n].is_some() || nodes[n].tool.is_some() || nodes[n].cache.is_some() || nodes[n].parent == Some(0) {
+        if matched[n].is_some()
+            || nodes[n].tool.is_some()
+            || nodes[n].cache.is_some()
+            || nodes[n].parent == Some(0)
+        {
             continue;
         }
-        let Value::String(s) = nodes[n].value else { continue };
+        let Value::String(s) = nodes[n].value else {
+            continue;
+        };
         if s.len() < 8 {
             continue;
         }
         if !sp.is_empty() && s.len() > sp.len() {
             if let Some(pos) = s.find(sp) {
-                matched[n] = Some((Piece { owner: Owner::SystemPrompt, part: "text" }, Match::Contains, utf16_len(&s[..pos])));
+                matched[n] = Some((
+                    Piece {
+                        owner: Owner::SystemPrompt,
+                        part: "text",
+                    },
+                    Match::Contains,
+                    utf16_len(&s[..pos]),
+                ));
                 continue;
             }
         }
@@ -604,13 +773,24 @@ pub fn provenance(a: &Assembly) -> Vec<Origin> {
         'outer: for i in lo..hi {
             for (t, part) in &ix.msg_texts[i] {
                 if (t.len() >= 4 && s.contains(t)) || (s.len() >= 16 && t.contains(s.as_str())) {
-                    found = Some(Piece { owner: Owner::Msg(i), part });
+                    found = Some(Piece {
+                        owner: Owner::Msg(i),
+                        part,
+                    });
                     break 'outer;
                 }
             }
         }
         if found.is_none() {
-            found = ix.pi_strings.iter().enumerate().find(|(_, (_, t))| t.len() >= 8 && s.contains(t)).map(|(i, _)| Piece { owner: Owner::Pi(i), part: "inserted" });
+            found = ix
+                .pi_strings
+                .iter()
+                .enumerate()
+                .find(|(_, (_, t))| t.len() >= 8 && s.contains(t))
+                .map(|(i, _)| Piece {
+                    owner: Owner::Pi(i),
+                    part: "inserted",
+                });
         }
         if let Some(p) = found {
             matched[n] = Some((p, Match::Contains, 0));
@@ -649,22 +829,47 @@ pub fn provenance(a: &Assembly) -> Vec<Origin> {
     // Phase 3: every leaf and every top-level key gets an origin.
     let tool_source = |i: usize, part: &'static str| {
         let t = &a.parts.tools[i];
-        Source::Tool { name: t.name.clone(), builtin: matches!(t.source, ToolSource::Builtin), part }
+        Source::Tool {
+            name: t.name.clone(),
+            builtin: matches!(t.source, ToolSource::Builtin),
+            part,
+        }
     };
     let pis = pi_strings_static();
     let from_owner = |o: Owner, part: &'static str, offset: usize, structure: bool| -> Source {
         match o {
-            Owner::Msg(i) => Source::Message(message_ref(a, &map, i, if structure { "structure" } else { part })),
-            Owner::SystemPrompt => Source::SystemPrompt { sections: if structure { Vec::new() } else { sections_at(a, offset) } },
+            Owner::Msg(i) => Source::Message(message_ref(
+                a,
+                &map,
+                i,
+                if structure { "structure" } else { part },
+            )),
+            Owner::SystemPrompt => Source::SystemPrompt {
+                sections: if structure {
+                    Vec::new()
+                } else {
+                    sections_at(a, offset)
+                },
+            },
             Owner::Tool(i) => tool_source(i, if structure { "schema" } else { part }),
-            Owner::Pi(k) => Source::Inserted { key: pis[k].0.clone(), text: pis[k].1.to_string() },
+            Owner::Pi(k) => Source::Inserted {
+                key: pis[k].0.clone(),
+                text: pis[k].1.to_string(),
+            },
         }
     };
     let mut out = Vec::with_capacity(n_nodes);
     let mut params_cache: HashMap<String, (String, Option<String>)> = HashMap::new();
     let param = |cache: &mut HashMap<String, (String, Option<String>)>, name: String| -> Source {
-        let (rule, pi_source) = cache.entry(name.clone()).or_insert_with(|| param_rule(a, &name)).clone();
-        Source::Parameter { name, rule, pi_source }
+        let (rule, pi_source) = cache
+            .entry(name.clone())
+            .or_insert_with(|| param_rule(a, &name))
+            .clone();
+        Source::Parameter {
+            name,
+            rule,
+            pi_source,
+        }
     };
     for n in 1..n_nodes {
         let node = &nodes[n];
@@ -678,14 +883,25 @@ pub fn provenance(a: &Assembly) -> Vec<Origin> {
             _ => 0,
         };
         if node.cache.is_some() {
-            out.push(Origin { path: node.path.clone(), source: param(&mut params_cache, param_name(&nodes, n)), matched: Match::Rule, chars });
+            out.push(Origin {
+                path: node.path.clone(),
+                source: param(&mut params_cache, param_name(&nodes, n)),
+                matched: Match::Rule,
+                chars,
+            });
             continue;
         }
         if !is_leaf {
             // A top-level container: what it holds.
             let os = &owners[n];
-            let source = if os.contains(&Owner::SystemPrompt) && !os.iter().any(|o| matches!(o, Owner::Msg(_) | Owner::Tool(_))) {
-                Source::SystemPrompt { sections: Vec::new() }
+            let source = if os.contains(&Owner::SystemPrompt)
+                && !os
+                    .iter()
+                    .any(|o| matches!(o, Owner::Msg(_) | Owner::Tool(_)))
+            {
+                Source::SystemPrompt {
+                    sections: Vec::new(),
+                }
             } else {
                 let name = node.key.clone();
                 let msgs = os.iter().filter(|o| matches!(o, Owner::Msg(_))).count();
@@ -693,13 +909,30 @@ pub fn provenance(a: &Assembly) -> Vec<Origin> {
                 let (rule, pi_source) = if msgs > 0 {
                     (format!("the conversation: {} LLM messages after convertToLlm, transformed and converted by the adapter", a.parts.llm_messages.len()), a.trace.stage(StageId::ConvertMessages).map(|s| s.pi_source.to_string()))
                 } else if tools > 0 {
-                    (format!("the {} active tools", a.parts.tools.len()), a.trace.stage(StageId::AgentContext).map(|s| s.pi_source.to_string()))
+                    (
+                        format!("the {} active tools", a.parts.tools.len()),
+                        a.trace
+                            .stage(StageId::AgentContext)
+                            .map(|s| s.pi_source.to_string()),
+                    )
                 } else {
-                    params_cache.entry(name.clone()).or_insert_with(|| param_rule(a, &name)).clone()
+                    params_cache
+                        .entry(name.clone())
+                        .or_insert_with(|| param_rule(a, &name))
+                        .clone()
                 };
-                Source::Parameter { name, rule, pi_source }
+                Source::Parameter {
+                    name,
+                    rule,
+                    pi_source,
+                }
             };
-            out.push(Origin { path: node.path.clone(), source, matched: Match::Rule, chars });
+            out.push(Origin {
+                path: node.path.clone(),
+                source,
+                matched: Match::Rule,
+                chars,
+            });
             continue;
         }
         if let Some(t) = node.tool {
@@ -708,12 +941,26 @@ pub fn provenance(a: &Assembly) -> Vec<Origin> {
                 ("description", Some(s)) if s == a.parts.tools[t].description => "description",
                 _ => "schema",
             };
-            let m = if part == "schema" { Match::Structure } else { Match::Exact };
-            out.push(Origin { path: node.path.clone(), source: tool_source(t, part), matched: m, chars });
+            let m = if part == "schema" {
+                Match::Structure
+            } else {
+                Match::Exact
+            };
+            out.push(Origin {
+                path: node.path.clone(),
+                source: tool_source(t, part),
+                matched: m,
+                chars,
+            });
             continue;
         }
         if let Some((p, m, offset)) = matched[n] {
-            out.push(Origin { path: node.path.clone(), source: from_owner(p.owner, p.part, offset, false), matched: m, chars });
+            out.push(Origin {
+                path: node.path.clone(),
+                source: from_owner(p.owner, p.part, offset, false),
+                matched: m,
+                chars,
+            });
             continue;
         }
         // The nearest enclosing object below the top level with owners.
@@ -729,12 +976,28 @@ pub fn provenance(a: &Assembly) -> Vec<Origin> {
                 break;
             }
             if os.len() > 1 {
-                let mut idx: Vec<usize> = os.iter().filter_map(|o| if let Owner::Msg(i) = o { Some(*i) } else { None }).collect();
+                let mut idx: Vec<usize> = os
+                    .iter()
+                    .filter_map(|o| {
+                        if let Owner::Msg(i) = o {
+                            Some(*i)
+                        } else {
+                            None
+                        }
+                    })
+                    .collect();
                 idx.sort_unstable();
-                let msgs: Vec<MessageRef> = idx.into_iter().map(|i| message_ref(a, &map, i, "structure")).collect();
+                let msgs: Vec<MessageRef> = idx
+                    .into_iter()
+                    .map(|i| message_ref(a, &map, i, "structure"))
+                    .collect();
                 source = Some(match msgs.len() {
                     0 => from_owner(os[0], "structure", 0, true),
-                    1 => Source::Message(msgs.into_iter().next().unwrap_or_else(|| message_ref(a, &map, 0, "structure"))),
+                    1 => Source::Message(
+                        msgs.into_iter()
+                            .next()
+                            .unwrap_or_else(|| message_ref(a, &map, 0, "structure")),
+                    ),
                     _ => Source::Messages(msgs),
                 });
                 break;
@@ -742,32 +1005,61 @@ pub fn provenance(a: &Assembly) -> Vec<Origin> {
             anc = nodes[x].parent;
         }
         if let Some(source) = source {
-            out.push(Origin { path: node.path.clone(), source, matched: Match::Structure, chars });
+            out.push(Origin {
+                path: node.path.clone(),
+                source,
+                matched: Match::Structure,
+                chars,
+            });
             continue;
         }
         // Weak matches (ids, names) outside any owned object.
         if let Some(s) = node.value.as_str().filter(|_| node.parent != Some(0)) {
             if let Some(c) = ix.weak.get(s) {
                 let p = pick(c, cursor);
-                out.push(Origin { path: node.path.clone(), source: from_owner(p.owner, p.part, 0, false), matched: Match::Exact, chars });
+                out.push(Origin {
+                    path: node.path.clone(),
+                    source: from_owner(p.owner, p.part, 0, false),
+                    matched: Match::Exact,
+                    chars,
+                });
                 continue;
             }
         }
-        out.push(Origin { path: node.path.clone(), source: param(&mut params_cache, param_name(&nodes, n)), matched: Match::Rule, chars });
+        out.push(Origin {
+            path: node.path.clone(),
+            source: param(&mut params_cache, param_name(&nodes, n)),
+            matched: Match::Rule,
+            chars,
+        });
     }
     out
 }
 
 /// Origins as a map from path to index in `origins` (the UI's lookup).
 pub fn by_path(origins: &[Origin]) -> HashMap<&str, usize> {
-    origins.iter().enumerate().map(|(i, o)| (o.path.as_str(), i)).collect()
+    origins
+        .iter()
+        .enumerate()
+        .map(|(i, o)| (o.path.as_str(), i))
+        .collect()
 }
 
 fn message_json(m: &MessageRef) -> Object {
-    let mut o = Object::new().with("index", m.index).with("role", m.role.as_str()).with("part", m.part);
+    let mut o = Object::new()
+        .with("index", m.index)
+        .with("role", m.role.as_str())
+        .with("part", m.part);
     match &m.origin {
-        MessageOrigin::Session { entry_id, line, entry_type } => {
-            o.insert("entryId", entry_id.as_deref().map(Value::from).unwrap_or(Value::Null));
+        MessageOrigin::Session {
+            entry_id,
+            line,
+            entry_type,
+        } => {
+            o.insert(
+                "entryId",
+                entry_id.as_deref().map(Value::from).unwrap_or(Value::Null),
+            );
             o.insert("line", Value::from(*line));
             o.insert("entryType", Value::str(entry_type));
             o.insert("thisTurn", Value::Bool(false));
@@ -791,11 +1083,26 @@ pub fn source_json(s: &Source) -> Value {
             Value::Array(
                 sections
                     .iter()
-                    .map(|x| Object::new().with("index", x.index).with("name", x.name.as_str()).with("source", x.source.as_str()).with("start", x.start).with("end", x.end).into())
+                    .map(|x| {
+                        Object::new()
+                            .with("index", x.index)
+                            .with("name", x.name.as_str())
+                            .with("source", x.source.as_str())
+                            .with("start", x.start)
+                            .with("end", x.end)
+                            .into()
+                    })
                     .collect(),
             ),
         ),
-        Source::Tool { name, builtin, part } => o.with("name", name.as_str()).with("builtin", *builtin).with("part", *part),
+        Source::Tool {
+            name,
+            builtin,
+            part,
+        } => o
+            .with("name", name.as_str())
+            .with("builtin", *builtin)
+            .with("part", *part),
         Source::Message(m) => {
             let mut o = o;
             for (k, v) in message_json(m).iter() {
@@ -803,11 +1110,22 @@ pub fn source_json(s: &Source) -> Value {
             }
             o
         }
-        Source::Messages(ms) => o.with("messages", Value::Array(ms.iter().map(|m| Value::Object(message_json(m))).collect())),
+        Source::Messages(ms) => o.with(
+            "messages",
+            Value::Array(ms.iter().map(|m| Value::Object(message_json(m))).collect()),
+        ),
         Source::Inserted { key, text } => o.with("key", key.as_str()).with("text", text.as_str()),
-        Source::Parameter { name, rule, pi_source } => {
-            o.with("name", name.as_str()).with("rule", rule.as_str()).with("piSource", pi_source.as_deref().map(Value::from).unwrap_or(Value::Null))
-        }
+        Source::Parameter {
+            name,
+            rule,
+            pi_source,
+        } => o
+            .with("name", name.as_str())
+            .with("rule", rule.as_str())
+            .with(
+                "piSource",
+                pi_source.as_deref().map(Value::from).unwrap_or(Value::Null),
+            ),
     }
     .into()
 }
@@ -817,7 +1135,14 @@ pub fn to_json(origins: &[Origin]) -> Value {
     Value::Array(
         origins
             .iter()
-            .map(|o| Object::new().with("path", o.path.as_str()).with("matched", o.matched.as_str()).with("chars", o.chars).with("source", source_json(&o.source)).into())
+            .map(|o| {
+                Object::new()
+                    .with("path", o.path.as_str())
+                    .with("matched", o.matched.as_str())
+                    .with("chars", o.chars)
+                    .with("source", source_json(&o.source))
+                    .into()
+            })
             .collect(),
     )
 }

@@ -6,12 +6,23 @@ fn dump(a: &Assembly) -> String {
         .iter()
         .map(|o| {
             let s = match &o.source {
-                Source::SystemPrompt { sections } => format!("system-prompt ({} sections)", sections.len()),
+                Source::SystemPrompt { sections } => {
+                    format!("system-prompt ({} sections)", sections.len())
+                }
                 Source::Tool { name, part, .. } => format!("tool {name} {part}"),
-                Source::Message(m) => format!("message {} {} {} {:?}", m.index, m.role, m.part, m.origin),
-                Source::Messages(ms) => format!("messages {:?}", ms.iter().map(|m| m.index).collect::<Vec<_>>()),
+                Source::Message(m) => {
+                    format!("message {} {} {} {:?}", m.index, m.role, m.part, m.origin)
+                }
+                Source::Messages(ms) => format!(
+                    "messages {:?}",
+                    ms.iter().map(|m| m.index).collect::<Vec<_>>()
+                ),
                 Source::Inserted { key, .. } => format!("inserted {key}"),
-                Source::Parameter { name, rule, pi_source } => format!("param {name}: {rule} @ {pi_source:?}"),
+                Source::Parameter {
+                    name,
+                    rule,
+                    pi_source,
+                } => format!("param {name}: {rule} @ {pi_source:?}"),
             };
             format!("{} [{}] {}\n", o.path, o.matched.as_str(), s)
         })
@@ -35,7 +46,12 @@ fn params_vs_body() {
             let same = r.params.to_json() == r.body;
             println!("{api}: params == body: {same}");
             if !same {
-                println!("  params keys: {:?}", r.params.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>()));
+                println!(
+                    "  params keys: {:?}",
+                    r.params
+                        .as_object()
+                        .map(|o| o.keys().cloned().collect::<Vec<_>>())
+                );
                 println!("  body: {}", &r.body[..r.body.len().min(200)]);
             }
         }
@@ -43,29 +59,53 @@ fn params_vs_body() {
 }
 
 fn at<'a>(os: &'a [Origin], path: &str) -> &'a Origin {
-    os.iter().find(|o| o.path == path).unwrap_or_else(|| panic!("no origin for {path}"))
+    os.iter()
+        .find(|o| o.path == path)
+        .unwrap_or_else(|| panic!("no origin for {path}"))
 }
 
 #[test]
 fn every_leaf_and_top_level_key_has_an_origin() {
-    for case in ["demo", "an-cross-provider-history", "oc-session-errored-aborted", "oc-images-text-only"] {
+    for case in [
+        "demo",
+        "an-cross-provider-history",
+        "oc-session-errored-aborted",
+        "oc-images-text-only",
+    ] {
         for api in crate::protocols::APIS {
             let a = assembly(case, Some(api));
             let Some(r) = &a.request else { continue };
             let body = crate::js::parse(&r.body).expect("body");
             let os = provenance(&a);
-            let paths: std::collections::HashSet<&str> = os.iter().map(|o| o.path.as_str()).collect();
+            let paths: std::collections::HashSet<&str> =
+                os.iter().map(|o| o.path.as_str()).collect();
             let mut leaves = Vec::new();
             fn walk(v: &Value, p: String, out: &mut Vec<String>) {
                 match v {
-                    Value::Object(o) => o.iter().for_each(|(k, x)| walk(x, if p.is_empty() { k.to_string() } else { format!("{p}.{k}") }, out)),
-                    Value::Array(a) => a.iter().enumerate().for_each(|(i, x)| walk(x, format!("{p}.{i}"), out)),
+                    Value::Object(o) => o.iter().for_each(|(k, x)| {
+                        walk(
+                            x,
+                            if p.is_empty() {
+                                k.to_string()
+                            } else {
+                                format!("{p}.{k}")
+                            },
+                            out,
+                        )
+                    }),
+                    Value::Array(a) => a
+                        .iter()
+                        .enumerate()
+                        .for_each(|(i, x)| walk(x, format!("{p}.{i}"), out)),
                     _ => out.push(p),
                 }
             }
             walk(&body, String::new(), &mut leaves);
             for l in &leaves {
-                assert!(paths.contains(l.as_str()), "{case} {api}: {l} has no origin");
+                assert!(
+                    paths.contains(l.as_str()),
+                    "{case} {api}: {l} has no origin"
+                );
             }
             for k in body.as_object().expect("object").keys() {
                 assert!(paths.contains(k.as_str()), "{case} {api}: top-level {k}");
@@ -82,19 +122,39 @@ fn demo_texts_trace_to_entries_and_this_turn() {
     match &at(&os, "messages.0.content").source {
         Source::SystemPrompt { sections } => {
             assert_eq!(sections.len(), a.parts.system_prompt.sections.len());
-            assert_eq!(sections.last().map(|s| s.end), Some(crate::js::utf16_len(&a.parts.system_prompt.text)));
+            assert_eq!(
+                sections.last().map(|s| s.end),
+                Some(crate::js::utf16_len(&a.parts.system_prompt.text))
+            );
         }
         s => panic!("{s:?}"),
     }
     match &at(&os, "messages.1.content.0.text").source {
         Source::Message(m) => {
             assert_eq!((m.index, m.role.as_str(), m.part), (0, "user", "text"));
-            assert_eq!(m.origin, MessageOrigin::Session { entry_id: Some("44e3f427".into()), line: 4, entry_type: "message".into() });
+            assert_eq!(
+                m.origin,
+                MessageOrigin::Session {
+                    entry_id: Some("44e3f427".into()),
+                    line: 4,
+                    entry_type: "message".into()
+                }
+            );
         }
         s => panic!("{s:?}"),
     }
     match &at(&os, "messages.2.reasoning_content").source {
-        Source::Message(m) => assert_eq!((m.part, m.origin.clone()), ("thinking", MessageOrigin::Session { entry_id: Some("c9756be4".into()), line: 5, entry_type: "message".into() })),
+        Source::Message(m) => assert_eq!(
+            (m.part, m.origin.clone()),
+            (
+                "thinking",
+                MessageOrigin::Session {
+                    entry_id: Some("c9756be4".into()),
+                    line: 5,
+                    entry_type: "message".into()
+                }
+            )
+        ),
         s => panic!("{s:?}"),
     }
     match &at(&os, "messages.2.tool_calls.0.function.arguments").source {
@@ -107,7 +167,14 @@ fn demo_texts_trace_to_entries_and_this_turn() {
         s => panic!("{s:?}"),
     }
     match &at(&os, "tools.0.function.description").source {
-        Source::Tool { name, builtin, part } => assert_eq!((name.as_str(), *builtin, *part), (a.parts.tools[0].name.as_str(), true, "description")),
+        Source::Tool {
+            name,
+            builtin,
+            part,
+        } => assert_eq!(
+            (name.as_str(), *builtin, *part),
+            (a.parts.tools[0].name.as_str(), true, "description")
+        ),
         s => panic!("{s:?}"),
     }
     match &at(&os, "max_completion_tokens").source {
@@ -118,9 +185,14 @@ fn demo_texts_trace_to_entries_and_this_turn() {
         s => panic!("{s:?}"),
     }
     match &at(&os, "enable_thinking").source {
-        Source::Parameter { rule, pi_source, .. } => {
+        Source::Parameter {
+            rule, pi_source, ..
+        } => {
             assert!(rule.contains("requested low"), "{rule}");
-            assert_eq!(pi_source.as_deref(), Some("AI/api/openai-completions.js:645"));
+            assert_eq!(
+                pi_source.as_deref(),
+                Some("AI/api/openai-completions.js:645")
+            );
         }
         s => panic!("{s:?}"),
     }
@@ -131,12 +203,23 @@ fn synthetic_results_merged_results_and_placeholders() {
     let a = assembly("oc-session-errored-aborted", None);
     let os = provenance(&a);
     let synthetic: Vec<&Origin> = os.iter().filter(|o| matches!(&o.source, Source::Inserted { key, .. } if key == "transformMessages.missingToolResult")).collect();
-    assert!(synthetic.iter().filter(|o| o.matched == Match::Exact).count() == 2, "{synthetic:?}");
+    assert!(
+        synthetic
+            .iter()
+            .filter(|o| o.matched == Match::Exact)
+            .count()
+            == 2,
+        "{synthetic:?}"
+    );
 
     let b = assembly("an-cross-provider-history", None);
     let os = provenance(&b);
-    assert!(matches!(&at(&os, "messages.2.role").source, Source::Messages(ms) if ms.iter().map(|m| m.index).collect::<Vec<_>>() == vec![2, 3, 4]));
-    assert!(matches!(&at(&os, "messages.8.content.0.cache_control.type").source, Source::Parameter { name, .. } if name == "cache_control"));
+    assert!(
+        matches!(&at(&os, "messages.2.role").source, Source::Messages(ms) if ms.iter().map(|m| m.index).collect::<Vec<_>>() == vec![2, 3, 4])
+    );
+    assert!(
+        matches!(&at(&os, "messages.8.content.0.cache_control.type").source, Source::Parameter { name, .. } if name == "cache_control")
+    );
     // Joined assistant texts in openai-completions are found by containment.
     let c = assembly("an-cross-provider-history", Some("openai-completions"));
     let os = provenance(&c);
@@ -146,12 +229,18 @@ fn synthetic_results_merged_results_and_placeholders() {
 
     let d = assembly("oc-images-text-only", None);
     let os = provenance(&d);
-    assert!(matches!(&at(&os, "messages.1.content.1.text").source, Source::Inserted { key, .. } if key == "transformMessages.nonVisionUserImagePlaceholder"));
+    assert!(
+        matches!(&at(&os, "messages.1.content.1.text").source, Source::Inserted { key, .. } if key == "transformMessages.nonVisionUserImagePlaceholder")
+    );
     // google systemInstruction: the prompt by content.
     let e = assembly("an-cross-provider-history", Some("google-generative-ai"));
     let os = provenance(&e);
-    assert!(matches!(&at(&os, "systemInstruction.parts.0.text").source, Source::SystemPrompt { sections } if !sections.is_empty()));
-    assert!(matches!(&at(&os, "systemInstruction.role").source, Source::SystemPrompt { sections } if sections.is_empty()));
+    assert!(
+        matches!(&at(&os, "systemInstruction.parts.0.text").source, Source::SystemPrompt { sections } if !sections.is_empty())
+    );
+    assert!(
+        matches!(&at(&os, "systemInstruction.role").source, Source::SystemPrompt { sections } if sections.is_empty())
+    );
 }
 
 #[test]
@@ -161,7 +250,12 @@ fn a_long_session_attributes_every_tool_result() {
     let base = i.session.as_ref().expect("session").text.clone();
     let mut text = String::with_capacity(45_000_000);
     text.push_str(&base);
-    let last = base.lines().filter_map(|l| crate::js::parse(l).ok()).filter_map(|v| v.get_str("id").map(String::from)).next_back().expect("id");
+    let last = base
+        .lines()
+        .filter_map(|l| crate::js::parse(l).ok())
+        .filter_map(|v| v.get_str("id").map(String::from))
+        .next_back()
+        .expect("id");
     let mut parent = last;
     let blob = "x".repeat(10_000);
     for k in 0..400 {

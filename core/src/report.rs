@@ -22,12 +22,18 @@ pub fn trace_json(trace: &Trace) -> Value {
                     .events
                     .iter()
                     .map(|e| {
-                        let mut o = Object::new().with("kind", e.kind.as_str()).with("message", e.message.as_str());
+                        let mut o = Object::new()
+                            .with("kind", e.kind.as_str())
+                            .with("message", e.message.as_str());
                         o.insert_opt("piSource", e.pi_source.map(Value::from));
                         o.into()
                     })
                     .collect();
-                let counts: Object = s.counts.iter().map(|(k, v)| (k.clone(), Value::Number(*v))).collect();
+                let counts: Object = s
+                    .counts
+                    .iter()
+                    .map(|(k, v)| (k.clone(), Value::Number(*v)))
+                    .collect();
                 Object::new()
                     .with("id", s.id.key())
                     .with("title", s.id.title())
@@ -47,7 +53,9 @@ pub fn diagnostics_json(a: &Assembly) -> Value {
         a.diagnostics
             .iter()
             .map(|d| {
-                let mut o = Object::new().with("severity", d.severity.as_str()).with("file", d.file.as_str());
+                let mut o = Object::new()
+                    .with("severity", d.severity.as_str())
+                    .with("file", d.file.as_str());
                 o.insert("line", d.line.map(Value::from).unwrap_or(Value::Null));
                 o.insert("message", Value::str(&d.message));
                 o.insert("skipped", opt_str(d.skipped.as_deref()));
@@ -62,9 +70,22 @@ pub fn request_json(a: &Assembly) -> Value {
     match &a.request {
         None => Value::Null,
         Some(r) => {
-            let headers: Vec<Value> = r.headers.iter().map(|(k, v)| Value::Array(vec![Value::str(k), Value::str(v)])).collect();
-            let api = a.parts.model_choice.model.as_ref().map(|m| m.api()).unwrap_or("");
-            let runtime: Vec<Value> = crate::protocols::runtime_headers(api).iter().map(|h| Value::str(*h)).collect();
+            let headers: Vec<Value> = r
+                .headers
+                .iter()
+                .map(|(k, v)| Value::Array(vec![Value::str(k), Value::str(v)]))
+                .collect();
+            let api = a
+                .parts
+                .model_choice
+                .model
+                .as_ref()
+                .map(|m| m.api())
+                .unwrap_or("");
+            let runtime: Vec<Value> = crate::protocols::runtime_headers(api)
+                .iter()
+                .map(|h| Value::str(*h))
+                .collect();
             Object::new()
                 .with("method", r.method)
                 .with("url", r.url.as_str())
@@ -79,7 +100,9 @@ pub fn request_json(a: &Assembly) -> Value {
 /// The session tree and the context it yielded.
 pub fn session_json(a: &Assembly) -> Value {
     let p = &a.parts;
-    let Some(file) = &p.session else { return Value::Null };
+    let Some(file) = &p.session else {
+        return Value::Null;
+    };
     let ctx = &p.session_context;
     let nodes: Vec<Value> = session::tree(file, ctx)
         .into_iter()
@@ -99,7 +122,13 @@ pub fn session_json(a: &Assembly) -> Value {
     let sources: Vec<Value> = ctx
         .sources
         .iter()
-        .map(|s| Object::new().with("entryId", opt_str(s.entry_id.as_deref())).with("line", s.line).with("entryType", s.entry_type.as_str()).into())
+        .map(|s| {
+            Object::new()
+                .with("entryId", opt_str(s.entry_id.as_deref()))
+                .with("line", s.line)
+                .with("entryType", s.entry_type.as_str())
+                .into()
+        })
         .collect();
     Object::new()
         .with("name", file.name.as_str())
@@ -119,9 +148,19 @@ pub fn system_prompt_json(a: &Assembly) -> Value {
     let sections: Vec<Value> = sp
         .sections
         .iter()
-        .map(|s| Object::new().with("name", s.name.as_str()).with("source", s.source.as_str()).with("start", s.start).with("end", s.end).into())
+        .map(|s| {
+            Object::new()
+                .with("name", s.name.as_str())
+                .with("source", s.source.as_str())
+                .with("start", s.start)
+                .with("end", s.end)
+                .into()
+        })
         .collect();
-    Object::new().with("text", sp.text.as_str()).with("sections", Value::Array(sections)).into()
+    Object::new()
+        .with("text", sp.text.as_str())
+        .with("sections", Value::Array(sections))
+        .into()
 }
 
 /// The active tools, in order, with their sizes and prompt parts.
@@ -145,7 +184,13 @@ pub fn tools_json(a: &Assembly) -> Value {
                     .with("promptSnippet", opt_str(t.prompt_snippet.as_deref()))
                     .with(
                         "promptGuidelines",
-                        Value::Array(t.prompt_guidelines.iter().flatten().map(Value::str).collect()),
+                        Value::Array(
+                            t.prompt_guidelines
+                                .iter()
+                                .flatten()
+                                .map(Value::str)
+                                .collect(),
+                        ),
                     )
                     .with("strict", t.constrained_sampling.is_some())
                     .into()
@@ -164,7 +209,10 @@ pub fn resources_json(a: &Assembly) -> Value {
             Object::new()
                 .with("path", f.path.as_str())
                 .with("chars", crate::js::utf16_len(&f.content))
-                .with("shadowed", Value::Array(f.shadowed.iter().map(Value::str).collect()))
+                .with(
+                    "shadowed",
+                    Value::Array(f.shadowed.iter().map(Value::str).collect()),
+                )
                 .into()
         })
         .collect();
@@ -181,12 +229,26 @@ pub fn resources_json(a: &Assembly) -> Value {
                 .into()
         })
         .collect();
-    let prompt_text = |p: &crate::resources::PromptText| -> Value { Object::new().with("text", p.text.as_str()).with("path", opt_str(p.path.as_deref())).into() };
+    let prompt_text = |p: &crate::resources::PromptText| -> Value {
+        Object::new()
+            .with("text", p.text.as_str())
+            .with("path", opt_str(p.path.as_deref()))
+            .into()
+    };
     Object::new()
         .with("contextFiles", Value::Array(files))
         .with("skills", Value::Array(skills))
-        .with("customPrompt", r.custom_prompt.as_ref().map(prompt_text).unwrap_or(Value::Null))
-        .with("appendPrompts", Value::Array(r.append_prompts.iter().map(prompt_text).collect()))
+        .with(
+            "customPrompt",
+            r.custom_prompt
+                .as_ref()
+                .map(prompt_text)
+                .unwrap_or(Value::Null),
+        )
+        .with(
+            "appendPrompts",
+            Value::Array(r.append_prompts.iter().map(prompt_text).collect()),
+        )
         .into()
 }
 
@@ -217,7 +279,13 @@ pub fn assembly_json(a: &Assembly) -> Value {
         .with("request", request_json(a))
         .with("model", model_json(a))
         .with("stages", trace_json(&a.trace))
-        .with("stats", a.stats.as_ref().map(crate::stats::to_json).unwrap_or(Value::Null))
+        .with(
+            "stats",
+            a.stats
+                .as_ref()
+                .map(crate::stats::to_json)
+                .unwrap_or(Value::Null),
+        )
         .with("systemPrompt", system_prompt_json(a))
         .with("tools", tools_json(a))
         .with("resources", resources_json(a))
@@ -225,9 +293,15 @@ pub fn assembly_json(a: &Assembly) -> Value {
         .with("cwd", a.parts.cwd.as_str())
         .with("sessionId", opt_str(a.parts.session_id.as_deref()))
         .with("diagnostics", diagnostics_json(a))
-        .with("findings", crate::findings::to_json(&crate::findings::findings(a)))
+        .with(
+            "findings",
+            crate::findings::to_json(&crate::findings::findings(a)),
+        )
         .with("usage", crate::usage::usage_json(a))
-        .with("provenance", crate::provenance::to_json(&crate::provenance::provenance(a)))
+        .with(
+            "provenance",
+            crate::provenance::to_json(&crate::provenance::provenance(a)),
+        )
         .into()
 }
 

@@ -64,31 +64,76 @@ fn strip_bom(s: String) -> String {
 /// (`DefaultResourceLoader.reload`, resource-loader.js:241–383). `cwd` is the runtime cwd (a
 /// resumed session's), `process_cwd` the directory pi was started in (CLI paths resolve there).
 #[allow(clippy::too_many_arguments)]
-pub fn load(fs: &VirtualFs, home: &str, agent_dir: &str, cwd: &str, process_cwd: &str, args: &PiArgs, settings: &Settings, diags: &mut Vec<Diagnostic>) -> Resources {
+pub fn load(
+    fs: &VirtualFs,
+    home: &str,
+    agent_dir: &str,
+    cwd: &str,
+    process_cwd: &str,
+    args: &PiArgs,
+    settings: &Settings,
+    diags: &mut Vec<Diagnostic>,
+) -> Resources {
     let cwd = normalize_path(cwd);
     let agent_dir = normalize_path(agent_dir);
-    let context_files = if args.no_context_files { Vec::new() } else { load_project_context_files(fs, &cwd, &agent_dir) };
-    let skills = load_skills(fs, home, &agent_dir, &cwd, process_cwd, args, settings, diags);
+    let context_files = if args.no_context_files {
+        Vec::new()
+    } else {
+        load_project_context_files(fs, &cwd, &agent_dir)
+    };
+    let skills = load_skills(
+        fs,
+        home,
+        &agent_dir,
+        &cwd,
+        process_cwd,
+        args,
+        settings,
+        diags,
+    );
 
     // System prompt (resource-loader.js:365–369): the CLI value, else a discovered file.
     let system_source = match &args.system_prompt {
         Some(s) => Some(s.clone()),
         None => discover_prompt_file(fs, &cwd, &agent_dir, "SYSTEM.md", settings.project_trusted),
     };
-    let custom_prompt = system_source.and_then(|s| resolve_prompt_input(fs, &s, process_cwd, "system prompt", diags));
+    let custom_prompt = system_source
+        .and_then(|s| resolve_prompt_input(fs, &s, process_cwd, "system prompt", diags));
 
     // Append (:370–382): every CLI value, else a discovered file; empty values are dropped.
     let append_sources = match &args.append_system_prompt {
         Some(list) => list.clone(),
-        None => discover_prompt_file(fs, &cwd, &agent_dir, "APPEND_SYSTEM.md", settings.project_trusted).into_iter().collect(),
+        None => discover_prompt_file(
+            fs,
+            &cwd,
+            &agent_dir,
+            "APPEND_SYSTEM.md",
+            settings.project_trusted,
+        )
+        .into_iter()
+        .collect(),
     };
-    let append_prompts = append_sources.iter().filter_map(|s| resolve_prompt_input(fs, s, process_cwd, "append system prompt", diags)).collect();
-    Resources { context_files, skills, custom_prompt, append_prompts }
+    let append_prompts = append_sources
+        .iter()
+        .filter_map(|s| resolve_prompt_input(fs, s, process_cwd, "append system prompt", diags))
+        .collect();
+    Resources {
+        context_files,
+        skills,
+        custom_prompt,
+        append_prompts,
+    }
 }
 
 /// `discoverSystemPromptFile` / `discoverAppendSystemPromptFile` (resource-loader.js:809–830):
 /// `<cwd>/.pi/NAME` only in a trusted project, else `<agentDir>/NAME`.
-fn discover_prompt_file(fs: &VirtualFs, cwd: &str, agent_dir: &str, name: &str, trusted: bool) -> Option<String> {
+fn discover_prompt_file(
+    fs: &VirtualFs,
+    cwd: &str,
+    agent_dir: &str,
+    name: &str,
+    trusted: bool,
+) -> Option<String> {
     let project = join_path(&join_path(cwd, ".pi"), name);
     if trusted && exists(fs, &project) {
         return Some(project);
@@ -99,26 +144,49 @@ fn discover_prompt_file(fs: &VirtualFs, cwd: &str, agent_dir: &str, name: &str, 
 
 /// `resolvePromptInput(input)` (resource-loader.js:17–31): an existing path is read (BOM
 /// stripped); anything else is the text itself. `""` gives nothing.
-fn resolve_prompt_input(fs: &VirtualFs, input: &str, process_cwd: &str, what: &str, diags: &mut Vec<Diagnostic>) -> Option<PromptText> {
+fn resolve_prompt_input(
+    fs: &VirtualFs,
+    input: &str,
+    process_cwd: &str,
+    what: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<PromptText> {
     if input.is_empty() {
         return None;
     }
     let abs = resolve_path(process_cwd, input);
     if fs.is_file(&abs) {
         let text = strip_bom(fs.read_to_string(&abs).unwrap_or_default());
-        return Some(PromptText { text, path: Some(abs) });
+        return Some(PromptText {
+            text,
+            path: Some(abs),
+        });
     }
     if fs.is_dir(&abs) {
-        diags.push(Diagnostic::warning(&abs, None, format!("Could not read {what} file {input}: it is a directory; pi uses the value as text")));
-        return Some(PromptText { text: input.to_string(), path: None });
+        diags.push(Diagnostic::warning(
+            &abs,
+            None,
+            format!(
+                "Could not read {what} file {input}: it is a directory; pi uses the value as text"
+            ),
+        ));
+        return Some(PromptText {
+            text: input.to_string(),
+            path: None,
+        });
     }
-    Some(PromptText { text: input.to_string(), path: None })
+    Some(PromptText {
+        text: input.to_string(),
+        path: None,
+    })
 }
 
 /// `loadContextFileFromDir(dir)` (resource-loader.js:32–51): the first candidate that is a
 /// regular file; the later existing candidates are recorded as shadowed.
 fn load_context_file_from_dir(fs: &VirtualFs, dir: &str) -> Option<ContextFile> {
-    let candidates = data::prompt().get("contextFileCandidates").and_then(Value::as_array)?;
+    let candidates = data::prompt()
+        .get("contextFileCandidates")
+        .and_then(Value::as_array)?;
     let mut found: Option<ContextFile> = None;
     for c in candidates.iter().filter_map(Value::as_str) {
         let path = join_path(dir, c);
@@ -126,7 +194,13 @@ fn load_context_file_from_dir(fs: &VirtualFs, dir: &str) -> Option<ContextFile> 
             continue;
         }
         match &mut found {
-            None => found = Some(ContextFile { content: strip_bom(fs.read_to_string(&path).unwrap_or_default()), path, shadowed: Vec::new() }),
+            None => {
+                found = Some(ContextFile {
+                    content: strip_bom(fs.read_to_string(&path).unwrap_or_default()),
+                    path,
+                    shadowed: Vec::new(),
+                })
+            }
             Some(f) => f.shadowed.push(path),
         }
     }
@@ -228,9 +302,15 @@ impl IgnoreRules {
     /// `addIgnoreRules(ig, dir, rootDir)`: each file's patterns, prefixed with dir relative to root.
     fn add_dir(&mut self, fs: &VirtualFs, dir: &str, root: &str) {
         let rel = dir.strip_prefix(root).unwrap_or("").trim_start_matches('/');
-        let prefix = if rel.is_empty() { String::new() } else { format!("{rel}/") };
+        let prefix = if rel.is_empty() {
+            String::new()
+        } else {
+            format!("{rel}/")
+        };
         for name in IGNORE_FILE_NAMES {
-            let Some(content) = fs.read_to_string(&join_path(dir, name)) else { continue };
+            let Some(content) = fs.read_to_string(&join_path(dir, name)) else {
+                continue;
+            };
             for line in content.split('\n') {
                 let line = line.strip_suffix('\r').unwrap_or(line);
                 if let Some(rule) = prefix_ignore_pattern(line, &prefix) {
@@ -296,10 +376,17 @@ fn glob_match(pat: &str, text: &str) -> bool {
         match p.first() {
             None => t.is_empty(),
             Some('*') if p.get(1) == Some(&'*') => {
-                let rest = if p.get(2) == Some(&'/') { &p[3..] } else { &p[2..] };
-                (0..=t.len()).any(|k| (k == 0 || t[k - 1] == '/' || rest.is_empty()) && m(rest, &t[k..]))
+                let rest = if p.get(2) == Some(&'/') {
+                    &p[3..]
+                } else {
+                    &p[2..]
+                };
+                (0..=t.len())
+                    .any(|k| (k == 0 || t[k - 1] == '/' || rest.is_empty()) && m(rest, &t[k..]))
             }
-            Some('*') => (0..=t.len()).take_while(|&k| k == 0 || t[k - 1] != '/').any(|k| m(&p[1..], &t[k..])),
+            Some('*') => (0..=t.len())
+                .take_while(|&k| k == 0 || t[k - 1] != '/')
+                .any(|k| m(&p[1..], &t[k..])),
             Some('?') => t.first().is_some_and(|c| *c != '/') && m(&p[1..], &t[1..]),
             Some('[') => {
                 let Some(close) = p.iter().skip(1).position(|c| *c == ']').map(|x| x + 1) else {
@@ -334,13 +421,23 @@ fn glob_match(pat: &str, text: &str) -> bool {
 }
 
 fn rel_path(root: &str, path: &str) -> String {
-    path.strip_prefix(root).unwrap_or(path).trim_start_matches('/').to_string()
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .trim_start_matches('/')
+        .to_string()
 }
 
 /// `collectSkillEntries(dir, mode)` (CA/core/package-manager.js:183–248): a directory with a
 /// `SKILL.md` yields only that file; otherwise `.md` files (at the root in `pi` mode, below it in
 /// `agents` mode) and the entries of subdirectories (dot entries and node_modules skipped).
-fn collect_skill_entries(fs: &VirtualFs, dir: &str, agents_mode: bool, ig: &mut IgnoreRules, root: &str, depth: usize) -> Vec<String> {
+fn collect_skill_entries(
+    fs: &VirtualFs,
+    dir: &str,
+    agents_mode: bool,
+    ig: &mut IgnoreRules,
+    root: &str,
+    depth: usize,
+) -> Vec<String> {
     let mut entries = Vec::new();
     if depth > 64 || !fs.is_dir(dir) {
         return entries;
@@ -368,14 +465,30 @@ fn collect_skill_entries(fs: &VirtualFs, dir: &str, agents_mode: bool, ig: &mut 
         if !is_dir || ig.ignores(&format!("{rel}/")) {
             continue;
         }
-        entries.extend(collect_skill_entries(fs, &full, agents_mode, ig, root, depth + 1));
+        entries.extend(collect_skill_entries(
+            fs,
+            &full,
+            agents_mode,
+            ig,
+            root,
+            depth + 1,
+        ));
     }
     entries
 }
 
 /// `loadSkillsFromDirInternal(dir, source, includeRootFiles)` (CA/core/skills.js:125–207).
 #[allow(clippy::too_many_arguments)]
-fn load_skills_from_dir(fs: &VirtualFs, dir: &str, source: &str, include_root_files: bool, ig: &mut IgnoreRules, root: &str, depth: usize, diags: &mut Vec<Diagnostic>) -> Vec<Skill> {
+fn load_skills_from_dir(
+    fs: &VirtualFs,
+    dir: &str,
+    source: &str,
+    include_root_files: bool,
+    ig: &mut IgnoreRules,
+    root: &str,
+    depth: usize,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<Skill> {
     let mut skills = Vec::new();
     if depth > 64 || !fs.is_dir(dir) {
         return skills;
@@ -399,7 +512,16 @@ fn load_skills_from_dir(fs: &VirtualFs, dir: &str, source: &str, include_root_fi
             continue;
         }
         if *is_dir {
-            skills.extend(load_skills_from_dir(fs, &full, source, false, ig, root, depth + 1, diags));
+            skills.extend(load_skills_from_dir(
+                fs,
+                &full,
+                source,
+                false,
+                ig,
+                root,
+                depth + 1,
+                diags,
+            ));
         } else if include_root_files && name.ends_with(".md") {
             skills.extend(load_skill_from_file(fs, &full, source, diags));
         }
@@ -410,11 +532,17 @@ fn load_skills_from_dir(fs: &VirtualFs, dir: &str, source: &str, include_root_fi
 /// `parseFrontmatter(content)` (CA/utils/frontmatter.js): CRLF/CR normalized, BOM stripped; the
 /// YAML between a leading `---` and the next `\n---`; `parse(yaml) ?? {}`.
 pub fn parse_frontmatter(content: &str) -> Result<Value, yaml::YamlError> {
-    let normalized = content.strip_prefix('\u{FEFF}').unwrap_or(content).replace("\r\n", "\n").replace('\r', "\n");
+    let normalized = content
+        .strip_prefix('\u{FEFF}')
+        .unwrap_or(content)
+        .replace("\r\n", "\n")
+        .replace('\r', "\n");
     if !normalized.starts_with("---") {
         return Ok(Value::object());
     }
-    let Some(end) = normalized[3..].find("\n---").map(|e| e + 3) else { return Ok(Value::object()) };
+    let Some(end) = normalized[3..].find("\n---").map(|e| e + 3) else {
+        return Ok(Value::object());
+    };
     let yaml_string = if end >= 4 { &normalized[4..end] } else { "" };
     if yaml_string.is_empty() {
         return Ok(Value::object());
@@ -432,8 +560,14 @@ fn validate_name(name: &str) -> Vec<String> {
     if len > 64 {
         errors.push(format!("name exceeds 64 characters ({len})"));
     }
-    if name.is_empty() || !name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-') {
-        errors.push("name contains invalid characters (must be lowercase a-z, 0-9, hyphens only)".into());
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+    {
+        errors.push(
+            "name contains invalid characters (must be lowercase a-z, 0-9, hyphens only)".into(),
+        );
     }
     if name.starts_with('-') || name.ends_with('-') {
         errors.push("name must not start or end with a hyphen".into());
@@ -446,20 +580,34 @@ fn validate_name(name: &str) -> Vec<String> {
 
 /// `loadSkillFromFile(filePath, source)` (CA/core/skills.js:208–266). pi's warnings become
 /// diagnostics; a skill without a description is skipped.
-fn load_skill_from_file(fs: &VirtualFs, path: &str, source: &str, diags: &mut Vec<Diagnostic>) -> Option<Skill> {
+fn load_skill_from_file(
+    fs: &VirtualFs,
+    path: &str,
+    source: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Skill> {
     let declared = basename(path) == "SKILL.md";
     let raw = fs.read_to_string(path)?;
     let fm = match parse_frontmatter(&raw) {
         Ok(v) => v,
         Err(e) => {
             if declared {
-                diags.push(Diagnostic::warning(path, Some(e.line as u32 + 1), format!("frontmatter is not valid YAML: {}", e.message)).skipping(format!("skill {path}")));
+                diags.push(
+                    Diagnostic::warning(
+                        path,
+                        Some(e.line as u32 + 1),
+                        format!("frontmatter is not valid YAML: {}", e.message),
+                    )
+                    .skipping(format!("skill {path}")),
+                );
             }
             return None;
         }
     };
     let description = fm.get("description");
-    let has_description = description.and_then(Value::as_str).is_some_and(|d| !crate::js::js_trim_is_empty(d));
+    let has_description = description
+        .and_then(Value::as_str)
+        .is_some_and(|d| !crate::js::js_trim_is_empty(d));
     if !declared && !has_description {
         return None;
     }
@@ -468,10 +616,17 @@ fn load_skill_from_file(fs: &VirtualFs, path: &str, source: &str, diags: &mut Ve
         Some(Value::String(d)) if !crate::js::js_trim_is_empty(d) => {
             let len = crate::js::utf16_len(d);
             if len > 1024 {
-                diags.push(Diagnostic::warning(path, None, format!("description exceeds 1024 characters ({len})")));
+                diags.push(Diagnostic::warning(
+                    path,
+                    None,
+                    format!("description exceeds 1024 characters ({len})"),
+                ));
             }
         }
-        _ => diags.push(Diagnostic::warning(path, None, "description is required").skipping(format!("skill {path}"))),
+        _ => diags.push(
+            Diagnostic::warning(path, None, "description is required")
+                .skipping(format!("skill {path}")),
+        ),
     }
     let name = match fm.get("name") {
         Some(Value::String(n)) if !n.is_empty() => n.clone(),
@@ -485,7 +640,10 @@ fn load_skill_from_file(fs: &VirtualFs, path: &str, source: &str, diags: &mut Ve
     }
     Some(Skill {
         name: name.to_string(),
-        description: description.and_then(Value::as_str).unwrap_or("").to_string(),
+        description: description
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string(),
         file_path: path.to_string(),
         base_dir: skill_dir,
         disable_model_invocation: fm.get("disable-model-invocation") == Some(&Value::Bool(true)),
@@ -505,7 +663,14 @@ struct SkillEntry {
 /// and `.agents/skills` up to the git root when trusted, `<agentDir>/skills`, `~/.agents/skills`),
 /// first path wins, stably sorted by rank. Pattern entries (`!`, `+`, `-`, globs) are reported and
 /// ignored.
-fn resolve_skill_resources(fs: &VirtualFs, home: &str, agent_dir: &str, cwd: &str, settings: &Settings, diags: &mut Vec<Diagnostic>) -> Vec<String> {
+fn resolve_skill_resources(
+    fs: &VirtualFs,
+    home: &str,
+    agent_dir: &str,
+    cwd: &str,
+    settings: &Settings,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<String> {
     let mut acc: Vec<SkillEntry> = Vec::new();
     let add = |acc: &mut Vec<SkillEntry>, path: String, rank: u8| {
         if !acc.iter().any(|e| e.path == path) {
@@ -514,12 +679,29 @@ fn resolve_skill_resources(fs: &VirtualFs, home: &str, agent_dir: &str, cwd: &st
     };
     let project_base = join_path(cwd, ".pi");
     for (entries, base, rank, file) in [
-        (strings_of(settings.project.get("skills")), project_base.clone(), 0u8, join_path(&project_base, "settings.json")),
-        (strings_of(settings.global.get("skills")), agent_dir.to_string(), 2u8, join_path(agent_dir, "settings.json")),
+        (
+            strings_of(settings.project.get("skills")),
+            project_base.clone(),
+            0u8,
+            join_path(&project_base, "settings.json"),
+        ),
+        (
+            strings_of(settings.global.get("skills")),
+            agent_dir.to_string(),
+            2u8,
+            join_path(agent_dir, "settings.json"),
+        ),
     ] {
         for e in entries {
             if e.starts_with(['!', '+', '-']) || e.contains('*') || e.contains('?') {
-                diags.push(Diagnostic::warning(&file, None, format!("skills pattern {e:?} is not supported by ctxlens")).skipping(e.clone()));
+                diags.push(
+                    Diagnostic::warning(
+                        &file,
+                        None,
+                        format!("skills pattern {e:?} is not supported by ctxlens"),
+                    )
+                    .skipping(e.clone()),
+                );
                 continue;
             }
             let p = resolve_pi_path(&e, &base, home, PathOptions::default());
@@ -538,7 +720,10 @@ fn resolve_skill_resources(fs: &VirtualFs, home: &str, agent_dir: &str, cwd: &st
         for f in collect_skill_entries(fs, &d, false, &mut IgnoreRules::default(), &d, 0) {
             add(&mut acc, f, 1);
         }
-        for d in collect_ancestor_agents_skill_dirs(fs, cwd).into_iter().filter(|d| *d != user_agents) {
+        for d in collect_ancestor_agents_skill_dirs(fs, cwd)
+            .into_iter()
+            .filter(|d| *d != user_agents)
+        {
             for f in collect_skill_entries(fs, &d, true, &mut IgnoreRules::default(), &d, 0) {
                 add(&mut acc, f, 1);
             }
@@ -548,7 +733,14 @@ fn resolve_skill_resources(fs: &VirtualFs, home: &str, agent_dir: &str, cwd: &st
     for f in collect_skill_entries(fs, &d, false, &mut IgnoreRules::default(), &d, 0) {
         add(&mut acc, f, 3);
     }
-    for f in collect_skill_entries(fs, &user_agents, true, &mut IgnoreRules::default(), &user_agents, 0) {
+    for f in collect_skill_entries(
+        fs,
+        &user_agents,
+        true,
+        &mut IgnoreRules::default(),
+        &user_agents,
+        0,
+    ) {
         add(&mut acc, f, 3);
     }
     acc.sort_by_key(|e| e.rank);
@@ -556,7 +748,13 @@ fn resolve_skill_resources(fs: &VirtualFs, home: &str, agent_dir: &str, cwd: &st
 }
 
 fn strings_of(v: Option<&Value>) -> Vec<String> {
-    v.and_then(Value::as_array).map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect()).unwrap_or_default()
+    v.and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// `collectAncestorAgentsSkillDirs(startDir)` (CA/core/package-manager.js:263–280): `.agents/skills`
@@ -595,19 +793,46 @@ fn collect_ancestor_agents_skill_dirs(fs: &VirtualFs, start: &str) -> Vec<String
 /// and the `--skill` paths, merged (`mergePaths`, resource-loader.js:607), then `loadSkills`
 /// (CA/core/skills.js:311–406): name collisions keep the first and are reported.
 #[allow(clippy::too_many_arguments)]
-fn load_skills(fs: &VirtualFs, home: &str, agent_dir: &str, cwd: &str, process_cwd: &str, args: &PiArgs, settings: &Settings, diags: &mut Vec<Diagnostic>) -> Vec<Skill> {
+fn load_skills(
+    fs: &VirtualFs,
+    home: &str,
+    agent_dir: &str,
+    cwd: &str,
+    process_cwd: &str,
+    args: &PiArgs,
+    settings: &Settings,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<Skill> {
     let cli: Vec<String> = args
         .skills
         .iter()
-        .map(|s| if is_local_path(s) { resolve_pi_path(s, process_cwd, home, PathOptions::default()) } else { s.clone() })
+        .map(|s| {
+            if is_local_path(s) {
+                resolve_pi_path(s, process_cwd, home, PathOptions::default())
+            } else {
+                s.clone()
+            }
+        })
         .collect();
-    let primary = if args.no_skills { Vec::new() } else { resolve_skill_resources(fs, home, agent_dir, cwd, settings, diags) };
+    let primary = if args.no_skills {
+        Vec::new()
+    } else {
+        resolve_skill_resources(fs, home, agent_dir, cwd, settings, diags)
+    };
     if args.no_skills && cli.is_empty() {
         return Vec::new();
     }
     let mut skill_paths: Vec<String> = Vec::new();
     for p in primary.iter().chain(cli.iter()) {
-        let r = resolve_pi_path(p, cwd, home, PathOptions { trim: true, ..Default::default() });
+        let r = resolve_pi_path(
+            p,
+            cwd,
+            home,
+            PathOptions {
+                trim: true,
+                ..Default::default()
+            },
+        );
         if !skill_paths.contains(&r) {
             skill_paths.push(r);
         }
@@ -623,8 +848,12 @@ fn load_skills(fs: &VirtualFs, home: &str, agent_dir: &str, cwd: &str, process_c
             }
             if let Some(winner) = skills.iter().find(|k| k.name == s.name) {
                 diags.push(
-                    Diagnostic::warning(&s.file_path, None, format!("name \"{}\" collision: {} wins", s.name, winner.file_path))
-                        .skipping(format!("skill {}", s.file_path)),
+                    Diagnostic::warning(
+                        &s.file_path,
+                        None,
+                        format!("name \"{}\" collision: {} wins", s.name, winner.file_path),
+                    )
+                    .skipping(format!("skill {}", s.file_path)),
                 );
             } else {
                 skills.push(s);
@@ -640,14 +869,29 @@ fn load_skills(fs: &VirtualFs, home: &str, agent_dir: &str, cwd: &str, process_c
             "path"
         };
         if fs.is_dir(p) {
-            let found = load_skills_from_dir(fs, p, source, true, &mut IgnoreRules::default(), p, 0, diags);
+            let found = load_skills_from_dir(
+                fs,
+                p,
+                source,
+                true,
+                &mut IgnoreRules::default(),
+                p,
+                0,
+                diags,
+            );
             add(found, diags, &mut skills);
         } else if fs.is_file(p) {
             if p.ends_with(".md") {
-                let found = load_skill_from_file(fs, p, source, diags).into_iter().collect();
+                let found = load_skill_from_file(fs, p, source, diags)
+                    .into_iter()
+                    .collect();
                 add(found, diags, &mut skills);
             } else {
-                diags.push(Diagnostic::warning(p, None, "skill path is not a markdown file"));
+                diags.push(Diagnostic::warning(
+                    p,
+                    None,
+                    "skill path is not a markdown file",
+                ));
             }
         } else {
             diags.push(Diagnostic::warning(p, None, "skill path does not exist"));
@@ -661,8 +905,16 @@ fn load_skills(fs: &VirtualFs, home: &str, agent_dir: &str, cwd: &str, process_c
 /// (pi throws).
 pub fn strip_frontmatter(content: &str) -> Option<String> {
     parse_frontmatter(content).ok()?;
-    let normalized = content.strip_prefix('\u{FEFF}').unwrap_or(content).replace("\r\n", "\n").replace('\r', "\n");
-    let body = match normalized[..].starts_with("---").then(|| normalized[3..].find("\n---")).flatten() {
+    let normalized = content
+        .strip_prefix('\u{FEFF}')
+        .unwrap_or(content)
+        .replace("\r\n", "\n")
+        .replace('\r', "\n");
+    let body = match normalized[..]
+        .starts_with("---")
+        .then(|| normalized[3..].find("\n---"))
+        .flatten()
+    {
         Some(e) => normalized[e + 3 + 4..].to_string(),
         None => normalized.clone(),
     };
@@ -672,15 +924,26 @@ pub fn strip_frontmatter(content: &str) -> Option<String> {
 /// `_expandSkillCommand(text)` (CA/core/agent-session.js:983–1007): `/skill:name args` becomes
 /// the skill's body in a `<skill>` block, followed by the args. Unknown skills pass through.
 /// Returns the skill used, if any.
-pub fn expand_skill_command<'a>(text: &str, skills: &'a [Skill], fs: &VirtualFs) -> (String, Option<&'a Skill>) {
+pub fn expand_skill_command<'a>(
+    text: &str,
+    skills: &'a [Skill],
+    fs: &VirtualFs,
+) -> (String, Option<&'a Skill>) {
     let s = |k: &str| data::string("agentSession", k);
-    let Some(rest) = text.strip_prefix(s("skillCommandPrefix")) else { return (text.to_string(), None) };
+    let Some(rest) = text.strip_prefix(s("skillCommandPrefix")) else {
+        return (text.to_string(), None);
+    };
     let (name, args) = match rest.find(' ') {
         Some(i) => (&rest[..i], crate::js::js_trim(&rest[i + 1..])),
         None => (rest, ""),
     };
-    let Some(skill) = skills.iter().find(|k| k.name == name) else { return (text.to_string(), None) };
-    let Some(body) = fs.read_to_string(&skill.file_path).and_then(|c| strip_frontmatter(&c)) else {
+    let Some(skill) = skills.iter().find(|k| k.name == name) else {
+        return (text.to_string(), None);
+    };
+    let Some(body) = fs
+        .read_to_string(&skill.file_path)
+        .and_then(|c| strip_frontmatter(&c))
+    else {
         return (text.to_string(), None);
     };
     let mut out = format!(
@@ -705,7 +968,9 @@ pub fn expand_skill_command<'a>(text: &str, skills: &'a [Skill], fs: &VirtualFs)
 /// `isLocalPath(value)` (CA/utils/paths.js:35–47).
 fn is_local_path(v: &str) -> bool {
     let t = crate::js::js_trim(v);
-    !["npm:", "git:", "github:", "http:", "https:", "ssh:"].iter().any(|p| t.starts_with(p))
+    !["npm:", "git:", "github:", "http:", "https:", "ssh:"]
+        .iter()
+        .any(|p| t.starts_with(p))
 }
 
 #[cfg(test)]
@@ -727,7 +992,10 @@ pub mod yaml {
     type R<T> = Result<T, YamlError>;
 
     fn err<T>(line: usize, message: impl Into<String>) -> R<T> {
-        Err(YamlError { line: line + 1, message: message.into() })
+        Err(YamlError {
+            line: line + 1,
+            message: message.into(),
+        })
     }
 
     struct Lines<'a> {
@@ -760,7 +1028,10 @@ pub mod yaml {
             return Ok(Value::Null);
         }
         let first = ls.lines[i];
-        let value = if split_key(first.trim_start_matches(' '), i)?.is_some() || first.trim_start().starts_with("- ") || first.trim() == "-" {
+        let value = if split_key(first.trim_start_matches(' '), i)?.is_some()
+            || first.trim_start().starts_with("- ")
+            || first.trim() == "-"
+        {
             let ind = indent_of(first);
             parse_block(&ls, &mut i, ind)?
         } else {
@@ -796,9 +1067,14 @@ pub mod yaml {
     fn split_key(t: &str, line: usize) -> R<Option<(String, String)>> {
         if t.starts_with('"') || t.starts_with('\'') {
             let q = t.as_bytes()[0] as char;
-            let Some((k, after)) = quoted_single_line(t, q) else { return Ok(None) };
+            let Some((k, after)) = quoted_single_line(t, q) else {
+                return Ok(None);
+            };
             let after = after.trim_start_matches(' ');
-            return Ok(after.strip_prefix(':').filter(|r| r.is_empty() || r.starts_with([' ', '\t'])).map(|r| (k, r.trim_start().to_string())));
+            return Ok(after
+                .strip_prefix(':')
+                .filter(|r| r.is_empty() || r.starts_with([' ', '\t']))
+                .map(|r| (k, r.trim_start().to_string())));
         }
         let mut prev_space = false;
         for (idx, c) in t.char_indices() {
@@ -867,7 +1143,10 @@ pub mod yaml {
             let t = &l[ind..];
             if t.starts_with("- ") || t == "-" {
                 if ind == 0 && obj.is_empty() {
-                    return err(*i, "A block sequence may not be used as an implicit map key");
+                    return err(
+                        *i,
+                        "A block sequence may not be used as an implicit map key",
+                    );
                 }
                 break;
             }
@@ -910,7 +1189,9 @@ pub mod yaml {
                 let mut sub: Vec<&str> = vec![];
                 let owned = format!("{}{}", " ".repeat(item_col), rest);
                 let mut j = *i + 1;
-                while j < ls.lines.len() && (is_blank(ls.lines[j]) || indent_of(ls.lines[j]) >= item_col) {
+                while j < ls.lines.len()
+                    && (is_blank(ls.lines[j]) || indent_of(ls.lines[j]) >= item_col)
+                {
                     j += 1;
                 }
                 sub.push(&owned);
@@ -968,26 +1249,49 @@ pub mod yaml {
                     return parse_plain(ls, j, t, parent, force_string);
                 }
             }
-            return Ok((if force_string { Value::str("") } else { Value::Null }, i + 1));
+            return Ok((
+                if force_string {
+                    Value::str("")
+                } else {
+                    Value::Null
+                },
+                i + 1,
+            ));
         }
         let c = rest.as_bytes()[0];
         match c {
             b'|' | b'>' => parse_block_scalar(ls, i, rest, parent),
             b'"' | b'\'' => parse_quoted(ls, i, rest, c as char, &more_indented),
             b'[' | b'{' => parse_flow_value(ls, i, rest, &more_indented),
-            b'@' | b'`' => err(i, format!("Plain value cannot start with reserved character {}", c as char)),
-            b'%' => err(i, "Plain value cannot start with directive indicator character %"),
+            b'@' | b'`' => err(
+                i,
+                format!(
+                    "Plain value cannot start with reserved character {}",
+                    c as char
+                ),
+            ),
+            b'%' => err(
+                i,
+                "Plain value cannot start with directive indicator character %",
+            ),
             b'*' => err(i, "Unresolved alias (aliases are not supported)"),
             b']' | b'}' | b',' => err(i, format!("Unexpected flow indicator {}", c as char)),
-            b'-' | b'?' | b':' if rest.len() == 1 || rest.as_bytes()[1] == b' ' => {
-                err(i, "Nested mappings or sequences are not allowed in compact mappings")
-            }
+            b'-' | b'?' | b':' if rest.len() == 1 || rest.as_bytes()[1] == b' ' => err(
+                i,
+                "Nested mappings or sequences are not allowed in compact mappings",
+            ),
             _ => parse_plain(ls, i, rest, parent, force_string),
         }
     }
 
     /// A plain scalar, folded over continuation lines indented deeper than `parent`.
-    fn parse_plain(ls: &Lines, i: usize, first: &str, parent: Option<usize>, force_string: bool) -> R<(Value, usize)> {
+    fn parse_plain(
+        ls: &Lines,
+        i: usize,
+        first: &str,
+        parent: Option<usize>,
+        force_string: bool,
+    ) -> R<(Value, usize)> {
         let p = parent.map_or(-1, |x| x as i64);
         let mut text = strip_comment(first, i)?;
         let mut j = i + 1;
@@ -1016,7 +1320,14 @@ pub mod yaml {
         while j > i + 1 && is_blank(ls.lines[j - 1]) {
             j -= 1;
         }
-        Ok((if force_string { Value::String(text.into()) } else { resolve_plain(&text) }, j))
+        Ok((
+            if force_string {
+                Value::String(text.into())
+            } else {
+                resolve_plain(&text)
+            },
+            j,
+        ))
     }
 
     /// The text of a plain scalar line up to a ` #` comment, trimmed; `: ` inside is an error.
@@ -1049,16 +1360,24 @@ pub mod yaml {
         let unsigned = s.strip_prefix(['-', '+']).unwrap_or(s);
         let neg = s.starts_with('-');
         if matches!(unsigned, ".inf" | ".Inf" | ".INF") {
-            return Value::Number(if neg { f64::NEG_INFINITY } else { f64::INFINITY });
+            return Value::Number(if neg {
+                f64::NEG_INFINITY
+            } else {
+                f64::INFINITY
+            });
         }
         if let Some(h) = s.strip_prefix("0x") {
             if !h.is_empty() && h.chars().all(|c| c.is_ascii_hexdigit()) {
-                return Value::Number(u128::from_str_radix(h, 16).map_or(f64::INFINITY, |v| v as f64));
+                return Value::Number(
+                    u128::from_str_radix(h, 16).map_or(f64::INFINITY, |v| v as f64),
+                );
             }
         }
         if let Some(o) = s.strip_prefix("0o") {
             if !o.is_empty() && o.chars().all(|c| ('0'..='7').contains(&c)) {
-                return Value::Number(u128::from_str_radix(o, 8).map_or(f64::INFINITY, |v| v as f64));
+                return Value::Number(
+                    u128::from_str_radix(o, 8).map_or(f64::INFINITY, |v| v as f64),
+                );
             }
         }
         let is_num = {
@@ -1093,7 +1412,12 @@ pub mod yaml {
     }
 
     /// A `|` or `>` block scalar with its chomping and indentation indicators.
-    fn parse_block_scalar(ls: &Lines, i: usize, header: &str, parent: Option<usize>) -> R<(Value, usize)> {
+    fn parse_block_scalar(
+        ls: &Lines,
+        i: usize,
+        header: &str,
+        parent: Option<usize>,
+    ) -> R<(Value, usize)> {
         let folded = header.starts_with('>');
         let mut chomp = 'c';
         let mut explicit: Option<usize> = None;
@@ -1186,7 +1510,13 @@ pub mod yaml {
     }
 
     /// A single- or double-quoted scalar, possibly over several lines (folded).
-    fn parse_quoted(ls: &Lines, i: usize, rest: &str, q: char, more_indented: &dyn Fn(&str) -> bool) -> R<(Value, usize)> {
+    fn parse_quoted(
+        ls: &Lines,
+        i: usize,
+        rest: &str,
+        q: char,
+        more_indented: &dyn Fn(&str) -> bool,
+    ) -> R<(Value, usize)> {
         let mut out = String::new();
         let mut j = i;
         let mut cur: String = rest[1..].to_string();
@@ -1239,7 +1569,9 @@ pub mod yaml {
                         'U' => 8,
                         _ => return err(j, format!("Invalid escape sequence \\{e}")),
                     };
-                    let hex: String = (0..n).filter_map(|_| chars.next().map(|(_, h)| h)).collect();
+                    let hex: String = (0..n)
+                        .filter_map(|_| chars.next().map(|(_, h)| h))
+                        .collect();
                     match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
                         Some(ch) if hex.len() == n => out.push(ch),
                         _ => return err(j, format!("Invalid escape sequence \\{e}{hex}")),
@@ -1270,7 +1602,10 @@ pub mod yaml {
                 return err(i, "Missing closing quote");
             }
             if !more_indented(ls.lines[j]) && !ls.lines[j].trim_start().starts_with(q) {
-                return err(j, "Missing closing quote (continuation lines must be indented)");
+                return err(
+                    j,
+                    "Missing closing quote (continuation lines must be indented)",
+                );
             }
             if blanks > 0 {
                 out.push_str(&"\n".repeat(blanks));
@@ -1282,11 +1617,20 @@ pub mod yaml {
     }
 
     /// A flow sequence or mapping (`[a, b]`, `{k: v}`), possibly over several lines.
-    fn parse_flow_value(ls: &Lines, i: usize, rest: &str, more_indented: &dyn Fn(&str) -> bool) -> R<(Value, usize)> {
+    fn parse_flow_value(
+        ls: &Lines,
+        i: usize,
+        rest: &str,
+        more_indented: &dyn Fn(&str) -> bool,
+    ) -> R<(Value, usize)> {
         let mut text = rest.to_string();
         let mut j = i + 1;
         loop {
-            let mut p = FlowParser { s: text.chars().collect(), k: 0, line: i };
+            let mut p = FlowParser {
+                s: text.chars().collect(),
+                k: 0,
+                line: i,
+            };
             match p.value() {
                 Ok(v) => {
                     p.ws();
@@ -1297,12 +1641,18 @@ pub mod yaml {
                     }
                     return Ok((v, j));
                 }
-                Err(e) if e.message == "eof" && j < ls.lines.len() && (is_blank(ls.lines[j]) || more_indented(ls.lines[j])) => {
+                Err(e)
+                    if e.message == "eof"
+                        && j < ls.lines.len()
+                        && (is_blank(ls.lines[j]) || more_indented(ls.lines[j])) =>
+                {
                     text.push(' ');
                     text.push_str(ls.lines[j].trim());
                     j += 1;
                 }
-                Err(e) if e.message == "eof" => return err(i, "Flow collection must end with ] or }"),
+                Err(e) if e.message == "eof" => {
+                    return err(i, "Flow collection must end with ] or }")
+                }
                 Err(e) => return Err(e),
             }
         }
@@ -1321,7 +1671,10 @@ pub mod yaml {
             }
         }
         fn eof<T>(&self) -> R<T> {
-            Err(YamlError { line: self.line + 1, message: "eof".into() })
+            Err(YamlError {
+                line: self.line + 1,
+                message: "eof".into(),
+            })
         }
         fn value(&mut self) -> R<Value> {
             self.ws();
@@ -1346,7 +1699,9 @@ pub mod yaml {
                             Some(',') => self.k += 1,
                             Some(']') => {}
                             None => return self.eof(),
-                            Some(_) => return err(self.line, "Unexpected character in a flow sequence"),
+                            Some(_) => {
+                                return err(self.line, "Unexpected character in a flow sequence")
+                            }
                         }
                     }
                 }
@@ -1384,7 +1739,9 @@ pub mod yaml {
                             Some(',') => self.k += 1,
                             Some('}') => {}
                             None => return self.eof(),
-                            Some(_) => return err(self.line, "Unexpected character in a flow mapping"),
+                            Some(_) => {
+                                return err(self.line, "Unexpected character in a flow mapping")
+                            }
                         }
                     }
                 }
@@ -1422,7 +1779,13 @@ pub mod yaml {
                 Some(_) => {
                     let start = self.k;
                     while let Some(&c) = self.s.get(self.k) {
-                        if matches!(c, ',' | ']' | '}') || (c == ':' && self.s.get(self.k + 1).is_none_or(|n| matches!(n, ' ' | ',' | ']' | '}'))) {
+                        if matches!(c, ',' | ']' | '}')
+                            || (c == ':'
+                                && self
+                                    .s
+                                    .get(self.k + 1)
+                                    .is_none_or(|n| matches!(n, ' ' | ',' | ']' | '}')))
+                        {
                             break;
                         }
                         self.k += 1;

@@ -95,7 +95,9 @@ fn percent_decode(s: &str) -> String {
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'%' && i + 2 < bytes.len() {
-            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok().and_then(|h| u8::from_str_radix(h, 16).ok());
+            let hex = std::str::from_utf8(&bytes[i + 1..i + 3])
+                .ok()
+                .and_then(|h| u8::from_str_radix(h, 16).ok());
             if let Some(b) = hex {
                 out.push(b);
                 i += 3;
@@ -155,7 +157,10 @@ pub struct SessionContext {
 impl SessionContext {
     /// The label of an entry id, if any.
     pub fn label(&self, id: &str) -> Option<&str> {
-        self.labels.iter().find(|(k, _)| k == id).map(|(_, v)| v.as_str())
+        self.labels
+            .iter()
+            .find(|(k, _)| k == id)
+            .map(|(_, v)| v.as_str())
     }
 }
 
@@ -196,13 +201,18 @@ struct Parsed {
 /// Ports `loadEntriesFromFile` (CA/core/session-manager.js:277–321), the header check of
 /// `_setSessionFile` (:619–635) and `_loadEntries` → `migrateToCurrentVersion` (:671–685, :75).
 pub fn parse(src: &SourceText) -> SessionFile {
-    let mut file = SessionFile { name: src.name.clone(), original_version: 3, ..Default::default() };
+    let mut file = SessionFile {
+        name: src.name.clone(),
+        original_version: 3,
+        ..Default::default()
+    };
     let mut parsed = load_entries_from_file(src, &mut file.diagnostics);
 
     // Header validation (:312–317): the first parsed entry must be a session header with a
     // string id; otherwise the loader returns [] and, for a non-empty file, pi throws (:626).
     let valid_header = parsed.first().is_some_and(|p| {
-        p.value.get_str("type") == Some("session") && p.value.get("id").is_some_and(|id| id.as_str().is_some())
+        p.value.get_str("type") == Some("session")
+            && p.value.get("id").is_some_and(|id| id.as_str().is_some())
     });
     if !valid_header {
         if !src.text.is_empty() {
@@ -213,25 +223,37 @@ pub fn parse(src: &SourceText) -> SessionFile {
                 "the first parsed entry is not a `session` header with a string id".to_string()
             };
             file.diagnostics.push(
-                Diagnostic::error(&src.name, line, format!("Session file is not a valid pi session: {why}; pi refuses to load it"))
-                    .skipping("the whole session"),
+                Diagnostic::error(
+                    &src.name,
+                    line,
+                    format!("Session file is not a valid pi session: {why}; pi refuses to load it"),
+                )
+                .skipping("the whole session"),
             );
         }
         return file;
     }
 
-    file.original_version = migrate_to_current_version(&mut parsed, &src.name, &mut file.diagnostics);
+    file.original_version =
+        migrate_to_current_version(&mut parsed, &src.name, &mut file.diagnostics);
 
     let mut iter = parsed.into_iter();
     if let Some(h) = iter.next() {
-        file.header = Some(Entry { line: h.line, value: h.value });
+        file.header = Some(Entry {
+            line: h.line,
+            value: h.value,
+        });
     }
     for Parsed { line, value, .. } in iter {
         if value.get_str("type") == Some("session") {
             // getEntries() filters every `type: "session"` entry (:995–997).
             file.diagnostics.push(
-                Diagnostic::info(&src.name, Some(line), "a second `session` header: pi ignores it (not indexed, not a leaf)")
-                    .skipping(format!("line {line}")),
+                Diagnostic::info(
+                    &src.name,
+                    Some(line),
+                    "a second `session` header: pi ignores it (not indexed, not a leaf)",
+                )
+                .skipping(format!("line {line}")),
             );
             continue;
         }
@@ -259,33 +281,58 @@ fn load_entries_from_file(src: &SourceText, diags: &mut Vec<Diagnostic>) -> Vec<
 /// `parseSessionEntryLine` (:265–275) and the `if (entry)` of its caller (:290): a blank line
 /// or one that fails `JSON.parse` gives nothing, and so does a line that parses to a falsy
 /// value (`null`, `false`, `0`, `""`).
-fn parse_session_entry_line(line: &str, line_no: u32, file: &str, cache: &mut js::StrCache, diags: &mut Vec<Diagnostic>) -> Option<Parsed> {
+fn parse_session_entry_line(
+    line: &str,
+    line_no: u32,
+    file: &str,
+    cache: &mut js::StrCache,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Parsed> {
     if js::js_trim_is_empty(line) {
         return None;
     }
     match js::parse_shared(line, cache) {
         Err(e) => {
             diags.push(
-                Diagnostic::warning(file, Some(line_no), format!("not valid JSON ({}): {}", e.message, excerpt(line)))
-                    .skipping(format!("line {line_no}")),
+                Diagnostic::warning(
+                    file,
+                    Some(line_no),
+                    format!("not valid JSON ({}): {}", e.message, excerpt(line)),
+                )
+                .skipping(format!("line {line_no}")),
             );
             None
         }
         Ok(v) if !v.truthy() => {
             diags.push(
-                Diagnostic::warning(file, Some(line_no), format!("the line parses to the falsy value {}, which pi skips", v.to_json()))
-                    .skipping(format!("line {line_no}")),
+                Diagnostic::warning(
+                    file,
+                    Some(line_no),
+                    format!(
+                        "the line parses to the falsy value {}, which pi skips",
+                        v.to_json()
+                    ),
+                )
+                .skipping(format!("line {line_no}")),
             );
             None
         }
-        Ok(Value::Object(o)) => Some(Parsed { line: line_no, value: o, primitive: false }),
+        Ok(Value::Object(o)) => Some(Parsed {
+            line: line_no,
+            value: o,
+            primitive: false,
+        }),
         Ok(v) => {
             diags.push(Diagnostic::warning(
                 file,
                 Some(line_no),
                 format!("the line parses to {}, not an object: pi keeps it as an entry without type or id", excerpt(&v.to_json())),
             ));
-            Some(Parsed { line: line_no, value: Object::new(), primitive: !matches!(v, Value::Array(_)) })
+            Some(Parsed {
+                line: line_no,
+                value: Object::new(),
+                primitive: !matches!(v, Value::Array(_)),
+            })
         }
     }
 }
@@ -308,14 +355,22 @@ fn excerpt(line: &str) -> String {
 /// nothing to do at `>= 3`, else v1→v2 (when `< 2`) then v2→v3 (when `< 3`). The comparisons are
 /// JS ones (`"2"` counts as 2, a non-numeric version as NaN, which migrates nothing).
 /// Returns the declared version as a whole number (0 for NaN).
-fn migrate_to_current_version(entries: &mut [Parsed], file: &str, diags: &mut Vec<Diagnostic>) -> u32 {
+fn migrate_to_current_version(
+    entries: &mut [Parsed],
+    file: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> u32 {
     let header_version = entries
         .iter()
         .find(|p| p.value.get_str("type") == Some("session"))
         .and_then(|h| h.value.get("version"))
         .filter(|v| !v.is_null());
     let version = header_version.map_or(1.0, to_number);
-    let declared = if version.is_nan() { 0 } else { version.clamp(0.0, f64::from(u32::MAX)) as u32 };
+    let declared = if version.is_nan() {
+        0
+    } else {
+        version.clamp(0.0, f64::from(u32::MAX)) as u32
+    };
     if version >= 3.0 {
         return declared;
     }
@@ -362,9 +417,12 @@ fn migrate_v1_to_v2(entries: &mut [Parsed], file: &str, diags: &mut Vec<Diagnost
         if e.get_str("type") != Some("compaction") {
             continue;
         }
-        let Some(index) = e.get("firstKeptEntryIndex").and_then(Value::as_f64) else { continue };
+        let Some(index) = e.get("firstKeptEntryIndex").and_then(Value::as_f64) else {
+            continue;
+        };
         // `entries[comp.firstKeptEntryIndex]`: only an exact non-negative integer index hits.
-        let target = (index >= 0.0 && index.fract() == 0.0 && index < entries.len() as f64).then_some(index as usize);
+        let target = (index >= 0.0 && index.fract() == 0.0 && index < entries.len() as f64)
+            .then_some(index as usize);
         let target_id = target.and_then(|t| {
             let tv = &entries[t].value;
             (tv.get_str("type") != Some("session")).then(|| tv.get("id").cloned())
@@ -441,23 +499,39 @@ fn string_to_number(s: &str) -> f64 {
         return 0.0;
     }
     let radix = |p: &str, r: u32| -> Option<f64> {
-        let digits = t.strip_prefix(p).or_else(|| t.strip_prefix(&p.to_uppercase()))?;
+        let digits = t
+            .strip_prefix(p)
+            .or_else(|| t.strip_prefix(&p.to_uppercase()))?;
         if digits.is_empty() || !digits.chars().all(|c| c.is_digit(r)) {
             return Some(f64::NAN);
         }
-        Some(digits.chars().fold(0.0, |acc, c| acc * f64::from(r) + f64::from(c.to_digit(r).unwrap_or(0))))
+        Some(digits.chars().fold(0.0, |acc, c| {
+            acc * f64::from(r) + f64::from(c.to_digit(r).unwrap_or(0))
+        }))
     };
-    if let Some(n) = radix("0x", 16).or_else(|| radix("0o", 8)).or_else(|| radix("0b", 2)) {
+    if let Some(n) = radix("0x", 16)
+        .or_else(|| radix("0o", 8))
+        .or_else(|| radix("0b", 2))
+    {
         return n;
     }
     let body = t.strip_prefix(['+', '-']).unwrap_or(t);
     let negative = t.starts_with('-');
     if body == "Infinity" {
-        return if negative { f64::NEG_INFINITY } else { f64::INFINITY };
+        return if negative {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        };
     }
     let valid = !body.is_empty()
-        && body.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-'))
-        && body.chars().next().is_some_and(|c| c.is_ascii_digit() || c == '.');
+        && body
+            .chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-'))
+        && body
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit() || c == '.');
     if !valid {
         return f64::NAN;
     }
@@ -473,7 +547,13 @@ fn to_js_string(v: &Value) -> String {
         Value::String(s) => s.as_str().to_owned(),
         Value::Array(a) => a
             .iter()
-            .map(|x| if x.is_null() { String::new() } else { to_js_string(x) })
+            .map(|x| {
+                if x.is_null() {
+                    String::new()
+                } else {
+                    to_js_string(x)
+                }
+            })
             .collect::<Vec<_>>()
             .join(","),
         Value::Object(_) => "[object Object]".into(),
@@ -538,7 +618,9 @@ fn build_index<'a>(file: &'a SessionFile, diags: &mut Vec<Diagnostic>) -> Sessio
             }
         }
         if entry.kind() == "label" {
-            let Some(target) = entry.value.get("targetId").map(label_key) else { continue };
+            let Some(target) = entry.value.get("targetId").map(label_key) else {
+                continue;
+            };
             let label = entry.value.get("label").filter(|l| l.truthy());
             if let Some(pos) = label_pos.get(&target).copied() {
                 match label {
@@ -591,8 +673,14 @@ fn id_text(entry: &Entry) -> String {
 /// pi has no guard against a `parentId` cycle (it loops forever); this walk stops when it
 /// reaches an entry it has already visited and reports the cycle. A parent missing from the
 /// index ends the walk (the orphan is the root), also reported.
-fn build_session_path(file: &SessionFile, index: &SessionIndex, diags: &mut Vec<Diagnostic>) -> Vec<usize> {
-    let Some(leaf) = index.leaf else { return Vec::new() };
+fn build_session_path(
+    file: &SessionFile,
+    index: &SessionIndex,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<usize> {
+    let Some(leaf) = index.leaf else {
+        return Vec::new();
+    };
     if matches!(file.entries[leaf].value.get("id"), Some(Value::Null)) {
         diags.push(Diagnostic::warning(
             &file.name,
@@ -607,7 +695,10 @@ fn build_session_path(file: &SessionFile, index: &SessionIndex, diags: &mut Vec<
     while let Some(i) = current {
         if visited[i] {
             let start = path.iter().position(|&p| p == i).unwrap_or(0);
-            let lines: Vec<String> = path[start..].iter().map(|&p| file.entries[p].line.to_string()).collect();
+            let lines: Vec<String> = path[start..]
+                .iter()
+                .map(|&p| file.entries[p].line.to_string())
+                .collect();
             diags.push(
                 Diagnostic::error(
                     &file.name,
@@ -658,7 +749,11 @@ struct ContextSettings {
 /// `getSessionContextSettings` (CA/core/session-manager.js:146–161) over the whole path: the
 /// last `thinking_level_change.thinkingLevel` (default `"off"`), and the last of `model_change`
 /// `{provider, modelId}` / an assistant message's `{provider, model}`.
-fn get_session_context_settings(file: &SessionFile, path: &[usize], diags: &mut Vec<Diagnostic>) -> ContextSettings {
+fn get_session_context_settings(
+    file: &SessionFile,
+    path: &[usize],
+    diags: &mut Vec<Diagnostic>,
+) -> ContextSettings {
     let mut thinking_level = Some(Value::str("off"));
     let mut model: Option<(String, String)> = None;
     let pair = |a: Option<&Value>, b: Option<&Value>| -> Option<(String, String)> {
@@ -696,7 +791,10 @@ fn get_session_context_settings(file: &SessionFile, path: &[usize], diags: &mut 
             _ => {}
         }
     }
-    ContextSettings { thinking_level, model }
+    ContextSettings {
+        thinking_level,
+        model,
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -719,15 +817,23 @@ fn strict_equals(a: Option<&Value>, b: Option<&Value>) -> bool {
 /// `buildContextEntries` (CA/core/session-manager.js:198–226): with no compaction on the path,
 /// the path; else `[latestCompaction, ...path before it from the entry whose id ===
 /// firstKeptEntryId, ...path after it]`. Returns the indices and the compaction's index.
-fn build_context_entries(file: &SessionFile, path: &[usize], events: &mut Events) -> (Vec<usize>, Option<usize>) {
-    let Some(&compaction) = path.iter().rev().find(|&&i| file.entries[i].kind() == "compaction") else {
+fn build_context_entries(
+    file: &SessionFile,
+    path: &[usize],
+    events: &mut Events,
+) -> (Vec<usize>, Option<usize>) {
+    let Some(&compaction) = path
+        .iter()
+        .rev()
+        .find(|&&i| file.entries[i].kind() == "compaction")
+    else {
         return (path.to_vec(), None);
     };
     let comp = &file.entries[compaction].value;
     // `path.findIndex((entry) => entry.id === compaction.id)`.
-    let Some(compaction_idx) =
-        path.iter().position(|&i| i == compaction || strict_equals(file.entries[i].value.get("id"), comp.get("id")))
-    else {
+    let Some(compaction_idx) = path.iter().position(|&i| {
+        i == compaction || strict_equals(file.entries[i].value.get("id"), comp.get("id"))
+    }) else {
         return (path.to_vec(), None);
     };
     let first_kept = comp.get("firstKeptEntryId");
@@ -774,7 +880,12 @@ fn build_context_entries(file: &SessionFile, path: &[usize], events: &mut Events
 
 /// `sessionEntryToContextMessages` (CA/core/session-manager.js:166–189). `None` when the
 /// entry produces no message; a `message` entry pi could not handle is reported and skipped.
-fn session_entry_to_context_messages(entry: &Entry, file: &str, diags: &mut Vec<Diagnostic>, events: &mut Events) -> Option<Value> {
+fn session_entry_to_context_messages(
+    entry: &Entry,
+    file: &str,
+    diags: &mut Vec<Diagnostic>,
+    events: &mut Events,
+) -> Option<Value> {
     let e = &entry.value;
     let line = entry.line;
     match entry.kind() {
@@ -787,8 +898,14 @@ fn session_entry_to_context_messages(entry: &Entry, file: &str, diags: &mut Vec<
                     let mut copy = m.clone();
                     copy.insert("content", Value::Array(Vec::new()));
                     events.push(
-                        Event::new(EventKind::Replaced, format!("{} message (line {line}) has no content: content set to []", role.unwrap_or("")))
-                            .at("CA/core/session-manager.js:174"),
+                        Event::new(
+                            EventKind::Replaced,
+                            format!(
+                                "{} message (line {line}) has no content: content set to []",
+                                role.unwrap_or("")
+                            ),
+                        )
+                        .at("CA/core/session-manager.js:174"),
                     );
                     return Some(Value::Object(copy));
                 }
@@ -813,7 +930,10 @@ fn session_entry_to_context_messages(entry: &Entry, file: &str, diags: &mut Vec<
         "custom_message" => {
             let msg = create_custom_message(
                 e.get("customType"),
-                e.get("content").filter(|c| !c.is_null()).cloned().unwrap_or(Value::Array(Vec::new())),
+                e.get("content")
+                    .filter(|c| !c.is_null())
+                    .cloned()
+                    .unwrap_or(Value::Array(Vec::new())),
                 e.get("display"),
                 e.get("details"),
                 entry_time(entry, file, diags),
@@ -824,7 +944,11 @@ fn session_entry_to_context_messages(entry: &Entry, file: &str, diags: &mut Vec<
                     format!(
                         "custom_message {} (line {line}) → custom message{}",
                         e.get("customType").map(label_key).unwrap_or_default(),
-                        if e.get("display").is_some_and(Value::truthy) { "" } else { " (display is off: still in the context)" }
+                        if e.get("display").is_some_and(Value::truthy) {
+                            ""
+                        } else {
+                            " (display is off: still in the context)"
+                        }
                     ),
                 )
                 .at("CA/core/session-manager.js:180"),
@@ -839,18 +963,32 @@ fn session_entry_to_context_messages(entry: &Entry, file: &str, diags: &mut Vec<
                 );
                 return None;
             }
-            let msg = create_branch_summary_message(e.get("summary"), e.get("fromId"), entry_time(entry, file, diags));
+            let msg = create_branch_summary_message(
+                e.get("summary"),
+                e.get("fromId"),
+                entry_time(entry, file, diags),
+            );
             events.push(
-                Event::new(EventKind::Converted, format!("branch_summary (line {line}) → branchSummary message"))
-                    .at("CA/core/session-manager.js:183"),
+                Event::new(
+                    EventKind::Converted,
+                    format!("branch_summary (line {line}) → branchSummary message"),
+                )
+                .at("CA/core/session-manager.js:183"),
             );
             Some(msg)
         }
         "compaction" => {
-            let msg = create_compaction_summary_message(e.get("summary"), e.get("tokensBefore"), entry_time(entry, file, diags));
+            let msg = create_compaction_summary_message(
+                e.get("summary"),
+                e.get("tokensBefore"),
+                entry_time(entry, file, diags),
+            );
             events.push(
-                Event::new(EventKind::Converted, format!("compaction (line {line}) → compactionSummary message"))
-                    .at("CA/core/session-manager.js:186"),
+                Event::new(
+                    EventKind::Converted,
+                    format!("compaction (line {line}) → compactionSummary message"),
+                )
+                .at("CA/core/session-manager.js:186"),
             );
             Some(msg)
         }
@@ -876,7 +1014,11 @@ fn entry_time(entry: &Entry, file: &str, diags: &mut Vec<Diagnostic>) -> f64 {
 }
 
 /// `createBranchSummaryMessage` (CA/core/messages.js:40–47).
-fn create_branch_summary_message(summary: Option<&Value>, from_id: Option<&Value>, timestamp: f64) -> Value {
+fn create_branch_summary_message(
+    summary: Option<&Value>,
+    from_id: Option<&Value>,
+    timestamp: f64,
+) -> Value {
     let mut o = Object::with_capacity(4);
     o.insert("role", Value::str("branchSummary"));
     o.insert_opt("summary", summary.cloned());
@@ -887,7 +1029,11 @@ fn create_branch_summary_message(summary: Option<&Value>, from_id: Option<&Value
 
 /// `createCompactionSummaryMessage` (CA/core/messages.js:48–55). No truthiness check: an
 /// absent summary stays absent (`undefined`).
-fn create_compaction_summary_message(summary: Option<&Value>, tokens_before: Option<&Value>, timestamp: f64) -> Value {
+fn create_compaction_summary_message(
+    summary: Option<&Value>,
+    tokens_before: Option<&Value>,
+    timestamp: f64,
+) -> Value {
     let mut o = Object::with_capacity(4);
     o.insert("role", Value::str("compactionSummary"));
     o.insert_opt("summary", summary.cloned());
@@ -922,7 +1068,11 @@ fn create_custom_message(
 /// `SessionManager.buildSessionContext` → `buildSessionContext(getEntries(), leafId, byId)`
 /// (CA/core/session-manager.js:232–237, :980), plus `getBranch()` for `has_thinking_entry`
 /// (CA/core/sdk.js:83).
-pub fn build_context(file: &SessionFile, events: &mut Events, diags: &mut Vec<Diagnostic>) -> SessionContext {
+pub fn build_context(
+    file: &SessionFile,
+    events: &mut Events,
+    diags: &mut Vec<Diagnostic>,
+) -> SessionContext {
     let index = build_index(file, diags);
     let path = build_session_path(file, &index, diags);
     let settings = get_session_context_settings(file, &path, diags);
@@ -944,8 +1094,11 @@ pub fn build_context(file: &SessionFile, events: &mut Events, diags: &mut Vec<Di
     }
     if off_branch > 0 {
         events.push(
-            Event::new(EventKind::Dropped, format!("{off_branch} entries off the active branch ignored"))
-                .at("CA/core/session-manager.js:124"),
+            Event::new(
+                EventKind::Dropped,
+                format!("{off_branch} entries off the active branch ignored"),
+            )
+            .at("CA/core/session-manager.js:124"),
         );
     }
 
@@ -970,7 +1123,11 @@ pub fn build_context(file: &SessionFile, events: &mut Events, diags: &mut Vec<Di
                 if kind == "branch_summary" || kind == "message" {
                     continue; // reported above
                 }
-                let kind = if kind.is_empty() { "untyped".to_string() } else { kind.to_string() };
+                let kind = if kind.is_empty() {
+                    "untyped".to_string()
+                } else {
+                    kind.to_string()
+                };
                 match silent.iter_mut().find(|(k, _)| *k == kind) {
                     Some((_, n)) => *n += 1,
                     None => silent.push((kind, 1)),
@@ -981,8 +1138,11 @@ pub fn build_context(file: &SessionFile, events: &mut Events, diags: &mut Vec<Di
     if !silent.is_empty() {
         let list: Vec<String> = silent.iter().map(|(k, n)| format!("{n} {k}")).collect();
         events.push(
-            Event::new(EventKind::Dropped, format!("entries that produce no message: {}", list.join(", ")))
-                .at("CA/core/session-manager.js:188"),
+            Event::new(
+                EventKind::Dropped,
+                format!("entries that produce no message: {}", list.join(", ")),
+            )
+            .at("CA/core/session-manager.js:188"),
         );
     }
 
@@ -992,8 +1152,14 @@ pub fn build_context(file: &SessionFile, events: &mut Events, diags: &mut Vec<Di
     };
     // getBranch() starts from `leafId` only when it is truthy (:958–969).
     let leaf_value = index.leaf.and_then(|l| file.entries[l].value.get("id"));
-    let branch_for_settings: &[usize] = if leaf_value.is_some_and(Value::truthy) { &path } else { &[] };
-    let has_thinking_entry = branch_for_settings.iter().any(|&i| file.entries[i].kind() == "thinking_level_change");
+    let branch_for_settings: &[usize] = if leaf_value.is_some_and(Value::truthy) {
+        &path
+    } else {
+        &[]
+    };
+    let has_thinking_entry = branch_for_settings
+        .iter()
+        .any(|&i| file.entries[i].kind() == "thinking_level_change");
 
     SessionContext {
         messages,
@@ -1006,7 +1172,9 @@ pub fn build_context(file: &SessionFile, events: &mut Events, diags: &mut Vec<Di
         thinking_level_value: settings.thinking_level,
         has_thinking_entry,
         model: settings.model,
-        compaction_id: compaction.and_then(|c| file.entries[c].id()).map(String::from),
+        compaction_id: compaction
+            .and_then(|c| file.entries[c].id())
+            .map(String::from),
         labels: index.labels,
     }
 }
@@ -1032,7 +1200,11 @@ pub fn tree(file: &SessionFile, ctx: &SessionContext) -> Vec<TreeNode> {
             *b = true;
         }
     }
-    let labels: HashMap<&str, &str> = ctx.labels.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let labels: HashMap<&str, &str> = ctx
+        .labels
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
     file.entries
         .iter()
         .enumerate()
@@ -1076,20 +1248,36 @@ fn preview(entry: &Entry) -> String {
             let m = e.get("message");
             let role = m.and_then(|m| m.get_str("role")).unwrap_or("?").to_string();
             let text = match role.as_str() {
-                "bashExecution" => m.and_then(|m| m.get_str("command")).map(|c| format!("$ {c}")).unwrap_or_default(),
+                "bashExecution" => m
+                    .and_then(|m| m.get_str("command"))
+                    .map(|c| format!("$ {c}"))
+                    .unwrap_or_default(),
                 _ => content_text(m.and_then(|m| m.get("content"))),
             };
             (role, text)
         }
-        "custom_message" => (format!("custom {}", s("customType")), content_text(e.get("content"))),
+        "custom_message" => (
+            format!("custom {}", s("customType")),
+            content_text(e.get("content")),
+        ),
         "compaction" | "branch_summary" => (entry.kind().to_string(), s("summary")),
-        "model_change" => ("model".into(), format!("{}/{}", s("provider"), s("modelId"))),
+        "model_change" => (
+            "model".into(),
+            format!("{}/{}", s("provider"), s("modelId")),
+        ),
         "thinking_level_change" => ("thinking".into(), s("thinkingLevel")),
-        "label" => ("label".into(), format!("{} → {}", s("targetId"), s("label"))),
+        "label" => (
+            "label".into(),
+            format!("{} → {}", s("targetId"), s("label")),
+        ),
         "" => ("?".into(), String::new()),
         k => (k.to_string(), String::new()),
     };
-    let flat: String = text.chars().map(|c| if c.is_control() { ' ' } else { c }).take(PREVIEW_CHARS).collect();
+    let flat: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .take(PREVIEW_CHARS)
+        .collect();
     let more = text.chars().nth(PREVIEW_CHARS).is_some();
     match (flat.is_empty(), more) {
         (true, _) => head,

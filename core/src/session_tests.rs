@@ -4,7 +4,10 @@ use crate::diagnostics::Severity;
 const HEADER: &str = r#"{"type":"session","version":3,"id":"sess-1","timestamp":"2026-01-05T09:00:00.000Z","cwd":"/p"}"#;
 
 fn file(text: &str) -> SessionFile {
-    parse(&SourceText { name: "s.jsonl".into(), text: text.into() })
+    parse(&SourceText {
+        name: "s.jsonl".into(),
+        text: text.into(),
+    })
 }
 
 /// Parses and builds the context; all diagnostics (parse + build) and events returned.
@@ -33,7 +36,11 @@ fn texts(ctx: &SessionContext) -> Vec<String> {
     ctx.messages
         .iter()
         .map(|m| match m.get_str("role") {
-            Some("compactionSummary") | Some("branchSummary") => format!("{}:{}", m.get_str("role").unwrap_or(""), m.get_str("summary").unwrap_or("")),
+            Some("compactionSummary") | Some("branchSummary") => format!(
+                "{}:{}",
+                m.get_str("role").unwrap_or(""),
+                m.get_str("summary").unwrap_or("")
+            ),
             Some(role) => format!("{role}:{}", content_text(m.get("content"))),
             None => "?".into(),
         })
@@ -59,9 +66,17 @@ fn skip_rules_report_line_numbers() {
     assert_eq!(f.entries.len(), 2);
     assert_eq!(f.entries[0].line, 4);
     assert_eq!(f.entries[1].line, 10);
-    let skipped: Vec<u32> = f.diagnostics.iter().filter(|d| d.skipped.is_some()).filter_map(|d| d.line).collect();
+    let skipped: Vec<u32> = f
+        .diagnostics
+        .iter()
+        .filter(|d| d.skipped.is_some())
+        .filter_map(|d| d.line)
+        .collect();
     assert_eq!(skipped, vec![5, 7, 8, 9]);
-    assert!(f.diagnostics.iter().any(|d| d.message.contains("{not json")));
+    assert!(f
+        .diagnostics
+        .iter()
+        .any(|d| d.message.contains("{not json")));
     assert_eq!(texts(&ctx), vec!["user:one", "assistant:two"]);
     assert!(diags.iter().all(|d| d.severity != Severity::Error));
 }
@@ -78,7 +93,13 @@ fn missing_or_bad_header_refuses_the_file() {
         let f = file(&text);
         assert!(f.header.is_none(), "{text}");
         assert!(f.entries.is_empty());
-        assert!(f.diagnostics.iter().any(|d| d.severity == Severity::Error && d.message.contains("not a valid pi session")), "{text}");
+        assert!(
+            f.diagnostics
+                .iter()
+                .any(|d| d.severity == Severity::Error
+                    && d.message.contains("not a valid pi session")),
+            "{text}"
+        );
     }
     // An empty file is a new session, not an error.
     let f = file("");
@@ -91,7 +112,11 @@ fn missing_or_bad_header_refuses_the_file() {
 
 #[test]
 fn crlf_lines_load() {
-    let text = format!("{HEADER}\r\n{}\r\n{}\r\n", user("a1", None, "one"), assistant("a2", "a1", "two", "m"));
+    let text = format!(
+        "{HEADER}\r\n{}\r\n{}\r\n",
+        user("a1", None, "one"),
+        assistant("a2", "a1", "two", "m")
+    );
     let (f, ctx, _, diags) = run(&text);
     assert!(diags.is_empty(), "{diags:?}");
     assert_eq!(f.entries.len(), 2);
@@ -110,16 +135,27 @@ fn duplicate_ids_last_wins() {
     .join("\n");
     let (_, ctx, _, diags) = run(&text);
     assert_eq!(texts(&ctx), vec!["user:second a1", "assistant:answer"]);
-    assert!(diags.iter().any(|d| d.line == Some(3) && d.message.contains("duplicate entry id a1")));
+    assert!(diags
+        .iter()
+        .any(|d| d.line == Some(3) && d.message.contains("duplicate entry id a1")));
     assert_eq!(ctx.path_indices, vec![1, 2]);
 }
 
 #[test]
 fn parent_cycle_terminates_and_is_reported() {
-    let text = [HEADER.to_string(), user("a", Some("c"), "A"), user("b", Some("a"), "B"), user("c", Some("b"), "C")].join("\n");
+    let text = [
+        HEADER.to_string(),
+        user("a", Some("c"), "A"),
+        user("b", Some("a"), "B"),
+        user("c", Some("b"), "C"),
+    ]
+    .join("\n");
     let (_, ctx, _, diags) = run(&text);
     assert_eq!(texts(&ctx), vec!["user:A", "user:B", "user:C"]);
-    let d = diags.iter().find(|d| d.message.contains("cycle")).expect("cycle reported");
+    let d = diags
+        .iter()
+        .find(|d| d.message.contains("cycle"))
+        .expect("cycle reported");
     assert_eq!(d.severity, Severity::Error);
     assert!(d.message.contains("4, 3, 2"), "{}", d.message);
     // A self-parent too.
@@ -130,11 +166,21 @@ fn parent_cycle_terminates_and_is_reported() {
 
 #[test]
 fn orphan_parent_ends_the_walk() {
-    let text = [HEADER.to_string(), user("a1", None, "lost"), user("a2", Some("missing"), "orphan"), assistant("a3", "a2", "ok", "m")].join("\n");
+    let text = [
+        HEADER.to_string(),
+        user("a1", None, "lost"),
+        user("a2", Some("missing"), "orphan"),
+        assistant("a3", "a2", "ok", "m"),
+    ]
+    .join("\n");
     let (_, ctx, events, diags) = run(&text);
     assert_eq!(texts(&ctx), vec!["user:orphan", "assistant:ok"]);
-    assert!(diags.iter().any(|d| d.line == Some(3) && d.message.contains("missing")));
-    assert!(events.iter().any(|e| e.message.contains("1 entries off the active branch")));
+    assert!(diags
+        .iter()
+        .any(|d| d.line == Some(3) && d.message.contains("missing")));
+    assert!(events
+        .iter()
+        .any(|e| e.message.contains("1 entries off the active branch")));
 }
 
 #[test]
@@ -152,7 +198,9 @@ fn leaf_is_the_last_entry_even_on_another_branch() {
     assert_eq!(ctx.path, vec!["a1", "b2"]);
     assert_eq!(texts(&ctx), vec!["user:root", "assistant:branch answer"]);
     assert_eq!(ctx.model, Some(("mock".into(), "m2".into())));
-    assert!(events.iter().any(|e| e.message.contains("2 entries off the active branch")));
+    assert!(events
+        .iter()
+        .any(|e| e.message.contains("2 entries off the active branch")));
 }
 
 #[test]
@@ -185,7 +233,10 @@ fn labels_follow_map_semantics() {
     ]
     .join("\n");
     let (_, ctx, _, _) = run(&text);
-    assert_eq!(ctx.labels, vec![("zz".into(), "two".into()), ("a1".into(), "three".into())]);
+    assert_eq!(
+        ctx.labels,
+        vec![("zz".into(), "two".into()), ("a1".into(), "three".into())]
+    );
 }
 
 #[test]
@@ -202,16 +253,32 @@ fn v1_migration_assigns_ids_and_converts_first_kept_index() {
     .join("\n");
     let (f, ctx, events, _) = run(&text);
     assert_eq!(f.original_version, 1);
-    assert_eq!(f.header.as_ref().and_then(|h| h.value.get_f64("version")), Some(3.0));
+    assert_eq!(
+        f.header.as_ref().and_then(|h| h.value.get_f64("version")),
+        Some(3.0)
+    );
     assert_eq!(f.entries[0].id(), Some("v1-L2"));
     assert_eq!(f.entries[0].value.get("parentId"), Some(&Value::Null));
     assert_eq!(f.entries[1].parent_id(), Some("v1-L2"));
     let comp = &f.entries[4].value;
     assert_eq!(comp.get_str("firstKeptEntryId"), Some("v1-L4"));
     assert!(comp.get("firstKeptEntryIndex").is_none());
-    assert_eq!(texts(&ctx), vec!["compactionSummary:S", "user:kept", "custom:hook", "user:after"]);
-    assert_eq!(ctx.messages[0].get("timestamp"), Some(&Value::Number(1767603605000.0)));
-    assert!(events.iter().any(|e| e.message.contains("2 of 4 earlier entries on the branch cut, 2 kept")));
+    assert_eq!(
+        texts(&ctx),
+        vec![
+            "compactionSummary:S",
+            "user:kept",
+            "custom:hook",
+            "user:after"
+        ]
+    );
+    assert_eq!(
+        ctx.messages[0].get("timestamp"),
+        Some(&Value::Number(1767603605000.0))
+    );
+    assert!(events.iter().any(|e| e
+        .message
+        .contains("2 of 4 earlier entries on the branch cut, 2 kept")));
 }
 
 #[test]
@@ -225,7 +292,10 @@ fn v1_first_kept_index_pointing_at_header_or_forward_keeps_nothing() {
         ]
         .join("\n");
         let (f, ctx, _, _) = run(&text);
-        assert!(f.entries[1].value.get("firstKeptEntryId").is_none(), "{idx}");
+        assert!(
+            f.entries[1].value.get("firstKeptEntryId").is_none(),
+            "{idx}"
+        );
         assert_eq!(texts(&ctx), vec!["compactionSummary:S", "user:b"], "{idx}");
     }
 }
@@ -240,7 +310,10 @@ fn v2_hook_message_becomes_custom() {
     let (f, ctx, _, _) = run(&text);
     assert_eq!(f.original_version, 2);
     assert_eq!(f.entries[0].id(), Some("h1"));
-    assert_eq!(ctx.messages[0].to_json(), r#"{"role":"custom","customType":"x","content":"hi","display":false,"timestamp":1}"#);
+    assert_eq!(
+        ctx.messages[0].to_json(),
+        r#"{"role":"custom","customType":"x","content":"hi","display":false,"timestamp":1}"#
+    );
 }
 
 fn compaction(id: &str, parent: &str, first_kept: Option<&str>, summary: &str) -> String {
@@ -263,14 +336,29 @@ fn compaction_with_first_kept_id() {
     ]
     .join("\n");
     let (_, ctx, _, _) = run(&text);
-    assert_eq!(texts(&ctx), vec!["compactionSummary:sum", "user:kept", "assistant:kept answer", "user:new"]);
+    assert_eq!(
+        texts(&ctx),
+        vec![
+            "compactionSummary:sum",
+            "user:kept",
+            "assistant:kept answer",
+            "user:new"
+        ]
+    );
     assert_eq!(ctx.compaction_id.as_deref(), Some("c1"));
     assert_eq!(ctx.path.len(), 6);
     assert_eq!(
         ctx.messages[0].to_json(),
         r#"{"role":"compactionSummary","summary":"sum","tokensBefore":1234,"timestamp":1767607200000}"#
     );
-    assert_eq!(ctx.sources[0], MessageSource { entry_id: Some("c1".into()), line: 6, entry_type: "compaction".into() });
+    assert_eq!(
+        ctx.sources[0],
+        MessageSource {
+            entry_id: Some("c1".into()),
+            line: 6,
+            entry_type: "compaction".into()
+        }
+    );
 }
 
 #[test]
@@ -286,7 +374,9 @@ fn compaction_without_or_with_unknown_first_kept_id_keeps_nothing_before() {
         .join("\n");
         let (_, ctx, events, _) = run(&text);
         assert_eq!(texts(&ctx), vec!["compactionSummary:sum", "user:new"]);
-        assert!(events.iter().any(|e| e.message.contains("2 of 2 earlier entries on the branch cut")));
+        assert!(events.iter().any(|e| e
+            .message
+            .contains("2 of 2 earlier entries on the branch cut")));
     }
 }
 
@@ -305,7 +395,13 @@ fn two_compactions_latest_wins_and_older_in_kept_range_is_converted() {
     let (_, ctx, _, _) = run(&text);
     assert_eq!(
         texts(&ctx),
-        vec!["compactionSummary:second", "compactionSummary:first", "user:middle", "assistant:middle answer", "user:new"]
+        vec![
+            "compactionSummary:second",
+            "compactionSummary:first",
+            "user:middle",
+            "assistant:middle answer",
+            "user:new"
+        ]
     );
     assert_eq!(ctx.compaction_id.as_deref(), Some("c2"));
 }
@@ -325,7 +421,9 @@ fn branch_summary_with_empty_summary_produces_nothing() {
         ctx.messages[1].to_json(),
         r#"{"role":"branchSummary","summary":"went elsewhere","fromId":"y","timestamp":1767603604000}"#
     );
-    assert!(events.iter().any(|e| e.kind == EventKind::Dropped && e.message.contains("empty summary")));
+    assert!(events
+        .iter()
+        .any(|e| e.kind == EventKind::Dropped && e.message.contains("empty summary")));
 }
 
 #[test]
@@ -345,9 +443,16 @@ fn custom_message_with_display_false_is_kept() {
         r#"{"role":"custom","customType":"note","content":[],"display":false,"details":{"k":1},"timestamp":1767603603000}"#
     );
     // An unparseable timestamp is NaN, printed as null like JSON.stringify does.
-    assert_eq!(ctx.messages[1].to_json(), r#"{"role":"custom","customType":"n2","content":"hi","display":true,"timestamp":null}"#);
-    assert!(diags.iter().any(|d| d.line == Some(3) && d.message.contains("NaN")));
-    assert!(events.iter().any(|e| e.message.contains("1 custom, 1 model_change")));
+    assert_eq!(
+        ctx.messages[1].to_json(),
+        r#"{"role":"custom","customType":"n2","content":"hi","display":true,"timestamp":null}"#
+    );
+    assert!(diags
+        .iter()
+        .any(|d| d.line == Some(3) && d.message.contains("NaN")));
+    assert!(events
+        .iter()
+        .any(|e| e.message.contains("1 custom, 1 model_change")));
     assert_eq!(ctx.model, Some(("p".into(), "x".into())));
 }
 
@@ -361,17 +466,28 @@ fn null_content_becomes_empty_array_in_place() {
     ]
     .join("\n");
     let (_, ctx, _, _) = run(&text);
-    assert_eq!(ctx.messages[0].to_json(), r#"{"role":"user","content":[],"timestamp":3}"#);
-    assert_eq!(ctx.messages[1].to_json(), r#"{"role":"toolResult","toolCallId":"t","timestamp":4,"content":[]}"#);
-    assert_eq!(ctx.messages[2].to_json(), r#"{"role":"bashExecution","command":"ls","timestamp":5}"#);
+    assert_eq!(
+        ctx.messages[0].to_json(),
+        r#"{"role":"user","content":[],"timestamp":3}"#
+    );
+    assert_eq!(
+        ctx.messages[1].to_json(),
+        r#"{"role":"toolResult","toolCallId":"t","timestamp":4,"content":[]}"#
+    );
+    assert_eq!(
+        ctx.messages[2].to_json(),
+        r#"{"role":"bashExecution","command":"ls","timestamp":5}"#
+    );
 }
 
 #[test]
 fn settings_come_from_the_whole_path() {
     let text = [
         HEADER.to_string(),
-        r#"{"type":"thinking_level_change","id":"t1","parentId":null,"thinkingLevel":"high"}"#.into(),
-        r#"{"type":"model_change","id":"m1","parentId":"t1","provider":"p","modelId":"first"}"#.into(),
+        r#"{"type":"thinking_level_change","id":"t1","parentId":null,"thinkingLevel":"high"}"#
+            .into(),
+        r#"{"type":"model_change","id":"m1","parentId":"t1","provider":"p","modelId":"first"}"#
+            .into(),
         assistant("a1", "m1", "x", "second"),
         compaction("c1", "a1", None, "sum"),
         user("u1", Some("c1"), "go"),
@@ -406,7 +522,12 @@ fn leaf_without_id_falls_back_but_get_branch_is_empty() {
 
 #[test]
 fn leaf_with_null_id_gives_an_empty_context() {
-    let text = [HEADER.to_string(), user("a1", None, "x"), r#"{"type":"custom","id":null,"parentId":"a1"}"#.into()].join("\n");
+    let text = [
+        HEADER.to_string(),
+        user("a1", None, "x"),
+        r#"{"type":"custom","id":null,"parentId":"a1"}"#.into(),
+    ]
+    .join("\n");
     let (_, ctx, _, _) = run(&text);
     assert!(ctx.messages.is_empty());
     assert!(ctx.path.is_empty());
@@ -414,21 +535,41 @@ fn leaf_with_null_id_gives_an_empty_context() {
 
 #[test]
 fn message_entry_without_message_is_reported_not_a_panic() {
-    let text = [HEADER.to_string(), user("a1", None, "x"), r#"{"type":"message","id":"a2","parentId":"a1"}"#.into(), "5".into()].join("\n");
+    let text = [
+        HEADER.to_string(),
+        user("a1", None, "x"),
+        r#"{"type":"message","id":"a2","parentId":"a1"}"#.into(),
+        "5".into(),
+    ]
+    .join("\n");
     let (f, ctx, _, diags) = run(&text);
     assert_eq!(f.entries.len(), 3);
     // The trailing `5` is an id-less leaf: the path is just it, which yields nothing.
     assert!(ctx.messages.is_empty());
-    assert!(diags.iter().any(|d| d.line == Some(4) && d.message.contains("not an object")));
-    let text = [HEADER.to_string(), user("a1", None, "x"), r#"{"type":"message","id":"a2","parentId":"a1"}"#.into()].join("\n");
+    assert!(diags
+        .iter()
+        .any(|d| d.line == Some(4) && d.message.contains("not an object")));
+    let text = [
+        HEADER.to_string(),
+        user("a1", None, "x"),
+        r#"{"type":"message","id":"a2","parentId":"a1"}"#.into(),
+    ]
+    .join("\n");
     let (_, ctx, _, diags) = run(&text);
     assert_eq!(texts(&ctx), vec!["user:x"]);
-    assert!(diags.iter().any(|d| d.severity == Severity::Error && d.line == Some(3)));
+    assert!(diags
+        .iter()
+        .any(|d| d.severity == Severity::Error && d.line == Some(3)));
 }
 
 #[test]
 fn second_header_is_not_an_entry() {
-    let text = [HEADER.to_string(), user("a1", None, "x"), r#"{"type":"session","id":"again"}"#.into()].join("\n");
+    let text = [
+        HEADER.to_string(),
+        user("a1", None, "x"),
+        r#"{"type":"session","id":"again"}"#.into(),
+    ]
+    .join("\n");
     let (f, ctx, _, _) = run(&text);
     assert_eq!(f.entries.len(), 1);
     assert_eq!(ctx.leaf_id.as_deref(), Some("a1"));
@@ -484,7 +625,10 @@ fn date_parse_matches_v8() {
     assert_eq!(date_get_time(Some(&Value::Number(1.7))), 1.0);
     assert_eq!(date_get_time(Some(&Value::Number(-1.7))), -1.0);
     assert!(date_get_time(None).is_nan());
-    assert_eq!(date_get_time(Some(&Value::Array(vec![Value::str("2026-01-01")]))), 1767225600000.0);
+    assert_eq!(
+        date_get_time(Some(&Value::Array(vec![Value::str("2026-01-01")]))),
+        1767225600000.0
+    );
 }
 
 #[test]
@@ -492,7 +636,10 @@ fn resolved_cwd_follows_pi_resolve_path() {
     let f = file(HEADER);
     assert_eq!(f.resolved_cwd("/home/u", "/x").as_deref(), Some("/p"));
     let f = file(r#"{"type":"session","id":"s","cwd":"~/proj/../w"}"#);
-    assert_eq!(f.resolved_cwd("/home/u", "/x").as_deref(), Some("/home/u/w"));
+    assert_eq!(
+        f.resolved_cwd("/home/u", "/x").as_deref(),
+        Some("/home/u/w")
+    );
     let f = file(r#"{"type":"session","id":"s","cwd":"rel"}"#);
     assert_eq!(f.resolved_cwd("/home/u", "/x").as_deref(), Some("/x/rel"));
     let f = file(r#"{"type":"session","id":"s","cwd":5}"#);
@@ -514,7 +661,10 @@ fn tree_lists_every_entry_in_file_order() {
     assert_eq!(t.len(), 4);
     assert_eq!(t[0].preview, "user: root question that is fairly long");
     assert_eq!(t[2].preview, "compaction: sum");
-    assert_eq!(t.iter().map(|n| n.on_active_branch).collect::<Vec<_>>(), vec![true, false, false, true]);
+    assert_eq!(
+        t.iter().map(|n| n.on_active_branch).collect::<Vec<_>>(),
+        vec![true, false, false, true]
+    );
     assert_eq!(t[3].parent_id.as_deref(), Some("a1"));
     assert_eq!(t[3].line, 5);
 }
@@ -525,7 +675,11 @@ fn long_linear_session_is_fast_and_iterative() {
     let n = 50_000;
     for i in 0..n {
         text.push('\n');
-        let parent = if i == 0 { None } else { Some(format!("e{}", i - 1)) };
+        let parent = if i == 0 {
+            None
+        } else {
+            Some(format!("e{}", i - 1))
+        };
         text.push_str(&user(&format!("e{i}"), parent.as_deref(), "hello"));
     }
     let start = std::time::Instant::now();

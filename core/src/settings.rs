@@ -34,24 +34,37 @@ impl Settings {
     /// `getModelThinkingLevel(provider, modelId)` (:516):
     /// `settings.modelThinkingLevels?.["provider/id"]`.
     pub fn model_thinking_level(&self, provider: &str, model_id: &str) -> Option<&str> {
-        self.merged.get_object("modelThinkingLevels").and_then(|m| m.get_str(&format!("{provider}/{model_id}")))
+        self.merged
+            .get_object("modelThinkingLevels")
+            .and_then(|m| m.get_str(&format!("{provider}/{model_id}")))
     }
     /// `getDefaultTools()` (:916): `tools ? [...tools] : undefined`. A string spreads into its
     /// characters, as in JS; non-string entries can never match a tool name and are left out.
     pub fn default_tools(&self) -> Option<Vec<String>> {
         match self.merged.get("defaultTools") {
-            Some(Value::Array(a)) => Some(a.iter().filter_map(|v| v.as_str().map(String::from)).collect()),
+            Some(Value::Array(a)) => Some(
+                a.iter()
+                    .filter_map(|v| v.as_str().map(String::from))
+                    .collect(),
+            ),
             Some(Value::String(s)) if !s.is_empty() => Some(s.chars().map(String::from).collect()),
             _ => None,
         }
     }
     /// `getBlockImages()` (:902): `settings.images?.blockImages ?? false`, used for truthiness.
     pub fn block_images(&self) -> bool {
-        self.merged.get_object("images").and_then(|o| o.get("blockImages")).is_some_and(Value::truthy)
+        self.merged
+            .get_object("images")
+            .and_then(|o| o.get("blockImages"))
+            .is_some_and(Value::truthy)
     }
     /// `getImageAutoResize()` (:891): `settings.images?.autoResize ?? true`.
     pub fn image_auto_resize(&self) -> bool {
-        match self.merged.get_object("images").and_then(|o| o.get("autoResize")) {
+        match self
+            .merged
+            .get_object("images")
+            .and_then(|o| o.get("autoResize"))
+        {
             None | Some(Value::Null) => true,
             Some(v) => v.truthy(),
         }
@@ -85,12 +98,25 @@ impl Settings {
 }
 
 fn strings(v: Option<&Value>) -> Vec<String> {
-    v.and_then(Value::as_array).map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect()).unwrap_or_default()
+    v.and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// The entries of `<cwd>/.pi` that make a project need trust (trust-manager.js:8–16).
-const TRUST_REQUIRING_PROJECT_CONFIG_RESOURCES: [&str; 7] =
-    ["settings.json", "extensions", "skills", "prompts", "themes", "SYSTEM.md", "APPEND_SYSTEM.md"];
+const TRUST_REQUIRING_PROJECT_CONFIG_RESOURCES: [&str; 7] = [
+    "settings.json",
+    "extensions",
+    "skills",
+    "prompts",
+    "themes",
+    "SYSTEM.md",
+    "APPEND_SYSTEM.md",
+];
 
 fn exists(fs: &VirtualFs, p: &str) -> bool {
     fs.is_file(p) || fs.is_dir(p)
@@ -102,7 +128,10 @@ pub fn has_trust_requiring_project_resources(fs: &VirtualFs, home: &str, cwd: &s
     let user_agents_skills = join_path(&normalize_path(home), ".agents/skills");
     let mut dir = normalize_path(cwd);
     let config_dir = join_path(&dir, ".pi");
-    if TRUST_REQUIRING_PROJECT_CONFIG_RESOURCES.iter().any(|e| exists(fs, &join_path(&config_dir, e))) {
+    if TRUST_REQUIRING_PROJECT_CONFIG_RESOURCES
+        .iter()
+        .any(|e| exists(fs, &join_path(&config_dir, e)))
+    {
         return true;
     }
     loop {
@@ -120,17 +149,30 @@ pub fn has_trust_requiring_project_resources(fs: &VirtualFs, home: &str, cwd: &s
 
 /// `ProjectTrustStore.get(cwd)` (trust-manager.js:171–180): the nearest entry of
 /// `<agentDir>/trust.json` for cwd or an ancestor that is `true` or `false`.
-fn trust_store_get(fs: &VirtualFs, agent_dir: &str, cwd: &str, diags: &mut Vec<Diagnostic>) -> Option<bool> {
+fn trust_store_get(
+    fs: &VirtualFs,
+    agent_dir: &str,
+    cwd: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<bool> {
     let path = join_path(agent_dir, "trust.json");
     let text = fs.read_to_string(&path)?;
     let parsed = match js::parse(text.strip_prefix('\u{FEFF}').unwrap_or(&text)) {
         Ok(Value::Object(o)) => o,
         Ok(_) => {
-            diags.push(Diagnostic::error(&path, None, format!("Invalid trust store {path}: expected an object")));
+            diags.push(Diagnostic::error(
+                &path,
+                None,
+                format!("Invalid trust store {path}: expected an object"),
+            ));
             return None;
         }
         Err(e) => {
-            diags.push(Diagnostic::error(&path, None, format!("Failed to read trust store {path}: {e:?}")));
+            diags.push(Diagnostic::error(
+                &path,
+                None,
+                format!("Failed to read trust store {path}: {e:?}"),
+            ));
             return None;
         }
     };
@@ -169,7 +211,10 @@ pub fn migrate_settings(settings: &mut Object) {
     }
     if !settings.contains_key("transport") {
         if let Some(Value::Bool(ws)) = settings.get("websockets").cloned() {
-            settings.insert("transport", Value::str(if ws { "websocket" } else { "sse" }));
+            settings.insert(
+                "transport",
+                Value::str(if ws { "websocket" } else { "sse" }),
+            );
             settings.remove("websockets");
         }
     }
@@ -180,7 +225,9 @@ pub fn migrate_settings(settings: &mut Object) {
             }
         }
         match skills.get("customDirectories") {
-            Some(Value::Array(dirs)) if !dirs.is_empty() => settings.insert("skills", Value::Array(dirs.clone())),
+            Some(Value::Array(dirs)) if !dirs.is_empty() => {
+                settings.insert("skills", Value::Array(dirs.clone()))
+            }
             _ => {
                 settings.remove("skills");
             }
@@ -189,7 +236,11 @@ pub fn migrate_settings(settings: &mut Object) {
     if let Some(Value::Object(retry)) = settings.get_mut("retry") {
         let provider = retry.get("provider").and_then(Value::as_object).cloned();
         if let Some(Value::Number(max)) = retry.get("maxDelayMs").cloned() {
-            if provider.as_ref().and_then(|p| p.get("maxRetryDelayMs")).is_none_or(Value::is_null) {
+            if provider
+                .as_ref()
+                .and_then(|p| p.get("maxRetryDelayMs"))
+                .is_none_or(Value::is_null)
+            {
                 let mut p = provider.unwrap_or_default();
                 p.insert("maxRetryDelayMs", Value::Number(max));
                 retry.insert("provider", Value::Object(p));
@@ -203,7 +254,9 @@ pub fn migrate_settings(settings: &mut Object) {
 /// missing or empty → `{}`; BOM stripped; a parse error is reported and gives `{}` (pi records it
 /// and goes on with `{}`, :203–210).
 fn load_file(fs: &VirtualFs, path: &str, diags: &mut Vec<Diagnostic>) -> Object {
-    let Some(text) = fs.read_to_string(path) else { return Object::new() };
+    let Some(text) = fs.read_to_string(path) else {
+        return Object::new();
+    };
     if text.is_empty() {
         return Object::new();
     }
@@ -214,11 +267,21 @@ fn load_file(fs: &VirtualFs, path: &str, diags: &mut Vec<Diagnostic>) -> Object 
             o
         }
         Ok(other) => {
-            diags.push(Diagnostic::error(path, None, format!("settings must be a JSON object, not {other:?}")).skipping("the whole file"));
+            diags.push(
+                Diagnostic::error(
+                    path,
+                    None,
+                    format!("settings must be a JSON object, not {other:?}"),
+                )
+                .skipping("the whole file"),
+            );
             Object::new()
         }
         Err((e, line, _col)) => {
-            diags.push(Diagnostic::error(path, Some(line as u32), format!("invalid JSON: {e:?}")).skipping("the whole file"));
+            diags.push(
+                Diagnostic::error(path, Some(line as u32), format!("invalid JSON: {e:?}"))
+                    .skipping("the whole file"),
+            );
             Object::new()
         }
     }
@@ -229,33 +292,69 @@ fn load_file(fs: &VirtualFs, path: &str, diags: &mut Vec<Diagnostic>) -> Object 
 /// project-trust.js:17–58): `--approve`/`--no-approve` decide; a project with no trust-requiring
 /// resources is trusted; otherwise the trust store (`<agentDir>/trust.json`), then the global
 /// `defaultProjectTrust` (`always`/`never`); `ask` has no UI in print mode, so: untrusted.
-pub fn load(fs: &VirtualFs, home: &str, agent_dir: &str, cwd: &str, args: &PiArgs, diags: &mut Vec<Diagnostic>) -> Settings {
+pub fn load(
+    fs: &VirtualFs,
+    home: &str,
+    agent_dir: &str,
+    cwd: &str,
+    args: &PiArgs,
+    diags: &mut Vec<Diagnostic>,
+) -> Settings {
     let global_path = join_path(agent_dir, "settings.json");
     let project_path = join_path(&join_path(cwd, ".pi"), "settings.json");
     let global = load_file(fs, &global_path, diags);
-    let global_only = Settings { global: global.clone(), ..Default::default() };
+    let global_only = Settings {
+        global: global.clone(),
+        ..Default::default()
+    };
     let (trusted, reason) = if let Some(o) = args.approve {
-        (o, if o { "--approve".to_string() } else { "--no-approve".to_string() })
+        (
+            o,
+            if o {
+                "--approve".to_string()
+            } else {
+                "--no-approve".to_string()
+            },
+        )
     } else if !has_trust_requiring_project_resources(fs, home, cwd) {
         (true, "no trust-requiring project resources".to_string())
     } else if let Some(d) = trust_store_get(fs, agent_dir, cwd, diags) {
-        (d, format!("trust store {}", join_path(agent_dir, "trust.json")))
+        (
+            d,
+            format!("trust store {}", join_path(agent_dir, "trust.json")),
+        )
     } else {
         match global_only.default_project_trust() {
             "always" => (true, "defaultProjectTrust: always".to_string()),
             "never" => (false, "defaultProjectTrust: never".to_string()),
-            _ => (false, "no trust decision (print mode cannot ask)".to_string()),
+            _ => (
+                false,
+                "no trust decision (print mode cannot ask)".to_string(),
+            ),
         }
     };
     let project = if trusted {
         load_file(fs, &project_path, diags)
     } else {
         if fs.is_file(&project_path) {
-            diags.push(Diagnostic::info(&project_path, None, format!("project not trusted ({reason}): pi ignores it")).skipping("project settings"));
+            diags.push(
+                Diagnostic::info(
+                    &project_path,
+                    None,
+                    format!("project not trusted ({reason}): pi ignores it"),
+                )
+                .skipping("project settings"),
+            );
         }
         Object::new()
     };
-    Settings { merged: deep_merge(&global, &project), global, project, project_trusted: trusted, trust_reason: reason }
+    Settings {
+        merged: deep_merge(&global, &project),
+        global,
+        project,
+        project_trusted: trusted,
+        trust_reason: reason,
+    }
 }
 
 #[cfg(test)]

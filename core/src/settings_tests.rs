@@ -11,20 +11,46 @@ fn fs_with(files: &[(&str, &str)]) -> VirtualFs {
 #[test]
 fn project_settings_merge_deeply_over_global_when_trusted() {
     let fs = fs_with(&[
-        ("/h/.pi/agent/settings.json", r#"{"images":{"blockImages":true,"autoResize":false},"transport":"sse","queueMode":"all"}"#),
-        ("/p/.pi/settings.json", "\u{FEFF}{\"images\":{\"blockImages\":false},\"defaultTools\":[\"read\"]}"),
+        (
+            "/h/.pi/agent/settings.json",
+            r#"{"images":{"blockImages":true,"autoResize":false},"transport":"sse","queueMode":"all"}"#,
+        ),
+        (
+            "/p/.pi/settings.json",
+            "\u{FEFF}{\"images\":{\"blockImages\":false},\"defaultTools\":[\"read\"]}",
+        ),
     ]);
     let mut d = Vec::new();
-    let s = load(&fs, "/h", "/h/.pi/agent", "/p", &PiArgs { approve: Some(true), ..Default::default() }, &mut d);
+    let s = load(
+        &fs,
+        "/h",
+        "/h/.pi/agent",
+        "/p",
+        &PiArgs {
+            approve: Some(true),
+            ..Default::default()
+        },
+        &mut d,
+    );
     assert!(d.is_empty(), "{d:?}");
     assert!(s.project_trusted);
-    assert_eq!(s.merged.to_owned().get("images").map(|v| v.to_json()).as_deref(), Some(r#"{"blockImages":false,"autoResize":false}"#));
+    assert_eq!(
+        s.merged
+            .to_owned()
+            .get("images")
+            .map(|v| v.to_json())
+            .as_deref(),
+        Some(r#"{"blockImages":false,"autoResize":false}"#)
+    );
     assert!(!s.block_images());
     assert!(!s.image_auto_resize());
     assert_eq!(s.transport(), "sse");
     assert_eq!(s.default_tools(), Some(vec!["read".to_string()]));
     // queueMode migrated to steeringMode, moved to the end.
-    assert_eq!(s.global.keys().last().map(|k| k.as_str()), Some("steeringMode"));
+    assert_eq!(
+        s.global.keys().last().map(|k| k.as_str()),
+        Some("steeringMode")
+    );
 }
 
 #[test]
@@ -35,15 +61,37 @@ fn a_project_with_trust_requiring_resources_is_untrusted_without_a_decision() {
     assert!(!s.project_trusted);
     assert_eq!(s.transport(), "auto");
     // The trust store decides, for cwd or an ancestor.
-    let fs = fs_with(&[("/p/.pi/settings.json", r#"{"transport":"websocket"}"#), ("/h/.pi/agent/trust.json", r#"{"/":true}"#)]);
+    let fs = fs_with(&[
+        ("/p/.pi/settings.json", r#"{"transport":"websocket"}"#),
+        ("/h/.pi/agent/trust.json", r#"{"/":true}"#),
+    ]);
     let s = load(&fs, "/h", "/h/.pi/agent", "/p", &PiArgs::default(), &mut d);
     assert!(s.project_trusted);
     assert_eq!(s.transport(), "websocket");
     // defaultProjectTrust: always (global settings).
-    let fs = fs_with(&[("/p/.pi/SYSTEM.md", "x"), ("/h/.pi/agent/settings.json", r#"{"defaultProjectTrust":"always"}"#)]);
+    let fs = fs_with(&[
+        ("/p/.pi/SYSTEM.md", "x"),
+        (
+            "/h/.pi/agent/settings.json",
+            r#"{"defaultProjectTrust":"always"}"#,
+        ),
+    ]);
     assert!(load(&fs, "/h", "/h/.pi/agent", "/p", &PiArgs::default(), &mut d).project_trusted);
     // --no-approve wins.
-    assert!(!load(&fs, "/h", "/h/.pi/agent", "/p", &PiArgs { approve: Some(false), ..Default::default() }, &mut d).project_trusted);
+    assert!(
+        !load(
+            &fs,
+            "/h",
+            "/h/.pi/agent",
+            "/p",
+            &PiArgs {
+                approve: Some(false),
+                ..Default::default()
+            },
+            &mut d
+        )
+        .project_trusted
+    );
 }
 
 #[test]
@@ -67,7 +115,9 @@ fn bad_json_is_reported_with_its_line_and_ignored() {
 
 #[test]
 fn legacy_settings_are_migrated() {
-    let mut o = match js::parse(r#"{"websockets":false,"skills":{"enableSkillCommands":false,"customDirectories":["/s"]},"retry":{"maxDelayMs":5}}"#) {
+    let mut o = match js::parse(
+        r#"{"websockets":false,"skills":{"enableSkillCommands":false,"customDirectories":["/s"]},"retry":{"maxDelayMs":5}}"#,
+    ) {
         Ok(Value::Object(o)) => o,
         _ => unreachable!(),
     };

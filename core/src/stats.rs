@@ -74,7 +74,11 @@ impl Stats {
     /// Shares of (system prompt, tools, history) in the total, 0..1.
     pub fn shares(&self) -> (f64, f64, f64) {
         let t = self.total_chars().max(1) as f64;
-        (self.system_prompt_chars as f64 / t, self.tools_chars as f64 / t, self.history_chars as f64 / t)
+        (
+            self.system_prompt_chars as f64 / t,
+            self.tools_chars as f64 / t,
+            self.history_chars as f64 / t,
+        )
     }
 }
 
@@ -82,7 +86,12 @@ impl Stats {
 pub fn tool_stat(tool: &ToolDef) -> ToolStat {
     let description_chars = utf16_len(&tool.description);
     let parameters_chars = utf16_len(&tool.parameters.to_json());
-    ToolStat { name: tool.name.clone(), chars: description_chars + parameters_chars, description_chars, parameters_chars }
+    ToolStat {
+        name: tool.name.clone(),
+        chars: description_chars + parameters_chars,
+        description_chars,
+        parameters_chars,
+    }
 }
 
 fn text_of_blocks(content: Option<&Value>, kinds: &mut KindStats, into_user: bool) -> usize {
@@ -108,7 +117,9 @@ fn wire_role(api: &str, pi_role: &str) -> &'static str {
     match (api, pi_role) {
         (_, "user") => "user",
         (_, "assistant") => "assistant",
-        ("anthropic-messages", "toolResult") | ("bedrock-converse-stream", "toolResult") | ("google-generative-ai", "toolResult") => "user",
+        ("anthropic-messages", "toolResult")
+        | ("bedrock-converse-stream", "toolResult")
+        | ("google-generative-ai", "toolResult") => "user",
         (_, "toolResult") => "tool",
         _ => "other",
     }
@@ -120,19 +131,34 @@ fn bump_role(roles: &mut Vec<RoleStat>, role: &str, chars: usize) {
             r.count += 1;
             r.chars += chars;
         }
-        None => roles.push(RoleStat { role: role.to_string(), count: 1, chars }),
+        None => roles.push(RoleStat {
+            role: role.to_string(),
+            count: 1,
+            chars,
+        }),
     }
 }
 
 /// Computes the statistics of one assembly.
-pub fn compute(prompt: &SystemPrompt, tools: &[ToolDef], ctx: &LlmContext, request: &Request, model: Option<&Model>) -> Stats {
+pub fn compute(
+    prompt: &SystemPrompt,
+    tools: &[ToolDef],
+    ctx: &LlmContext,
+    request: &Request,
+    model: Option<&Model>,
+) -> Stats {
     let api = model.map(|m| m.api()).unwrap_or("");
     let mut s = Stats {
         system_prompt_chars: utf16_len(&prompt.text),
         sections: prompt
             .sections
             .iter()
-            .map(|sec| SectionStat { name: sec.name.clone(), source: sec.source.clone(), offset: sec.start, chars: sec.end - sec.start })
+            .map(|sec| SectionStat {
+                name: sec.name.clone(),
+                source: sec.source.clone(),
+                offset: sec.start,
+                chars: sec.end - sec.start,
+            })
             .collect(),
         by_tool: tools.iter().map(tool_stat).collect(),
         body_bytes: request.body.len(),
@@ -140,7 +166,8 @@ pub fn compute(prompt: &SystemPrompt, tools: &[ToolDef], ctx: &LlmContext, reque
         ..Default::default()
     };
     s.tools_chars = s.by_tool.iter().map(|t| t.chars).sum();
-    s.by_tool.sort_by(|a, b| b.chars.cmp(&a.chars).then(a.name.cmp(&b.name)));
+    s.by_tool
+        .sort_by(|a, b| b.chars.cmp(&a.chars).then(a.name.cmp(&b.name)));
 
     let mut kinds = KindStats::default();
     let mut roles: Vec<RoleStat> = Vec::new();
@@ -188,7 +215,11 @@ pub fn compute(prompt: &SystemPrompt, tools: &[ToolDef], ctx: &LlmContext, reque
                         t.count += 1;
                         t.chars += n;
                     }
-                    None => by_result_tool.push(ToolResultStat { name: name.to_string(), count: 1, chars: n }),
+                    None => by_result_tool.push(ToolResultStat {
+                        name: name.to_string(),
+                        count: 1,
+                        chars: n,
+                    }),
                 }
                 n
             }
@@ -197,7 +228,11 @@ pub fn compute(prompt: &SystemPrompt, tools: &[ToolDef], ctx: &LlmContext, reque
         bump_role(&mut roles, wire_role(api, role), chars);
     }
     by_result_tool.sort_by(|a, b| b.chars.cmp(&a.chars).then(a.name.cmp(&b.name)));
-    s.history_chars = kinds.user_text + kinds.assistant_text + kinds.reasoning + kinds.tool_arguments + kinds.tool_results;
+    s.history_chars = kinds.user_text
+        + kinds.assistant_text
+        + kinds.reasoning
+        + kinds.tool_arguments
+        + kinds.tool_results;
     s.by_kind = kinds;
     s.by_role = roles;
     s.tool_results_by_tool = by_result_tool;
@@ -210,7 +245,14 @@ pub fn to_json(s: &Stats) -> Value {
     let sections: Vec<Value> = s
         .sections
         .iter()
-        .map(|x| Object::new().with("name", x.name.as_str()).with("source", x.source.as_str()).with("offset", x.offset).with("chars", x.chars).into())
+        .map(|x| {
+            Object::new()
+                .with("name", x.name.as_str())
+                .with("source", x.source.as_str())
+                .with("offset", x.offset)
+                .with("chars", x.chars)
+                .into()
+        })
         .collect();
     let by_tool: Vec<Value> = s
         .by_tool
@@ -224,17 +266,42 @@ pub fn to_json(s: &Stats) -> Value {
                 .into()
         })
         .collect();
-    let by_role: Vec<Value> =
-        s.by_role.iter().map(|r| Object::new().with("role", r.role.as_str()).with("count", r.count).with("chars", r.chars).into()).collect();
+    let by_role: Vec<Value> = s
+        .by_role
+        .iter()
+        .map(|r| {
+            Object::new()
+                .with("role", r.role.as_str())
+                .with("count", r.count)
+                .with("chars", r.chars)
+                .into()
+        })
+        .collect();
     let by_result: Vec<Value> = s
         .tool_results_by_tool
         .iter()
-        .map(|r| Object::new().with("name", r.name.as_str()).with("count", r.count).with("chars", r.chars).into())
+        .map(|r| {
+            Object::new()
+                .with("name", r.name.as_str())
+                .with("count", r.count)
+                .with("chars", r.chars)
+                .into()
+        })
         .collect();
     let k = &s.by_kind;
     Object::new()
-        .with("systemPrompt", Object::new().with("chars", s.system_prompt_chars).with("sections", Value::Array(sections)))
-        .with("tools", Object::new().with("chars", s.tools_chars).with("byTool", Value::Array(by_tool)))
+        .with(
+            "systemPrompt",
+            Object::new()
+                .with("chars", s.system_prompt_chars)
+                .with("sections", Value::Array(sections)),
+        )
+        .with(
+            "tools",
+            Object::new()
+                .with("chars", s.tools_chars)
+                .with("byTool", Value::Array(by_tool)),
+        )
         .with(
             "history",
             Object::new()
@@ -252,8 +319,19 @@ pub fn to_json(s: &Stats) -> Value {
                 )
                 .with("toolResultsByTool", Value::Array(by_result)),
         )
-        .with("shares", Object::new().with("systemPrompt", round4(sp)).with("tools", round4(tl)).with("history", round4(hi)))
-        .with("body", Object::new().with("bytes", s.body_bytes).with("chars", s.body_chars))
+        .with(
+            "shares",
+            Object::new()
+                .with("systemPrompt", round4(sp))
+                .with("tools", round4(tl))
+                .with("history", round4(hi)),
+        )
+        .with(
+            "body",
+            Object::new()
+                .with("bytes", s.body_bytes)
+                .with("chars", s.body_chars),
+        )
         .into()
 }
 

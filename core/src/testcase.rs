@@ -6,10 +6,16 @@ use crate::case::{inputs_from_case, CaseFiles};
 use crate::{assemble, Assembly, Inputs};
 
 fn read_tree(dir: &Path, prefix: &str, files: &mut CaseFiles) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
     for entry in rd.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        let rel = if prefix.is_empty() { name.clone() } else { format!("{prefix}/{name}") };
+        let rel = if prefix.is_empty() {
+            name.clone()
+        } else {
+            format!("{prefix}/{name}")
+        };
         let path = entry.path();
         if path.is_dir() {
             read_tree(&path, &rel, files);
@@ -44,9 +50,15 @@ pub fn assembly(name: &str, api: Option<&str>) -> Assembly {
 
 /// Every case folder name of the corpus.
 pub fn all_cases() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(case_dir("x").parent().unwrap_or(Path::new(".")))
-        .map(|rd| rd.flatten().filter(|e| e.path().join("case.json").exists()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
-        .unwrap_or_default();
+    let mut names: Vec<String> =
+        std::fs::read_dir(case_dir("x").parent().unwrap_or(Path::new(".")))
+            .map(|rd| {
+                rd.flatten()
+                    .filter(|e| e.path().join("case.json").exists())
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
     names.sort();
     names
 }

@@ -47,13 +47,18 @@ impl ToolDef {
         o.insert("description", Value::str(&self.description));
         o.insert("parameters", self.parameters.clone());
         o.insert_opt("constrainedSampling", self.constrained_sampling.clone());
-        o.insert_opt("executionMode", self.execution_mode.clone().map(Value::from));
+        o.insert_opt(
+            "executionMode",
+            self.execution_mode.clone().map(Value::from),
+        );
         Value::Object(o)
     }
 
     /// `schema.properties`.
     pub fn properties(&self) -> Option<&Object> {
-        self.parameters.as_object().and_then(|p| p.get_object("properties"))
+        self.parameters
+            .as_object()
+            .and_then(|p| p.get_object("properties"))
     }
 
     /// `_normalizePromptSnippet(definition.promptSnippet)` (CA/core/agent-session.js:716): line
@@ -111,7 +116,9 @@ pub fn normalize_prompt_guidelines(guidelines: Option<&[String]>) -> Vec<String>
 /// CA/core/tools/index.js:89) differs (powershell third) but never shows: the active order comes
 /// from the name lists in [`select`].
 pub fn builtin_tools(experimental: bool) -> Vec<ToolDef> {
-    let Some(list) = data::tools().as_array() else { return Vec::new() };
+    let Some(list) = data::tools().as_array() else {
+        return Vec::new();
+    };
     list.iter()
         .filter_map(|t| {
             let name = t.get_str("name")?.to_string();
@@ -120,7 +127,9 @@ pub fn builtin_tools(experimental: bool) -> Vec<ToolDef> {
                 description: t.get_str("description").unwrap_or("").to_string(),
                 parameters: t.get("parameters").cloned().unwrap_or_else(empty_schema),
                 constrained_sampling: if experimental {
-                    t.get("experimentalConstrainedSampling").filter(|v| !v.is_null()).cloned()
+                    t.get("experimentalConstrainedSampling")
+                        .filter(|v| !v.is_null())
+                        .cloned()
                 } else {
                     None
                 },
@@ -129,7 +138,11 @@ pub fn builtin_tools(experimental: bool) -> Vec<ToolDef> {
                 prompt_guidelines: t
                     .get("promptGuidelines")
                     .and_then(Value::as_array)
-                    .map(|a| a.iter().filter_map(|g| g.as_str().map(String::from)).collect()),
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|g| g.as_str().map(String::from))
+                            .collect()
+                    }),
                 source: ToolSource::Builtin,
                 name,
             })
@@ -138,7 +151,11 @@ pub fn builtin_tools(experimental: bool) -> Vec<ToolDef> {
 }
 
 fn empty_schema() -> Value {
-    Value::Object(Object::new().with("type", "object").with("properties", Value::object()))
+    Value::Object(
+        Object::new()
+            .with("type", "object")
+            .with("properties", Value::object()),
+    )
 }
 
 /// Parses extension tools (the oracle's tools.json shape, `/work/shared/oracle/json-tools.mjs`:
@@ -150,22 +167,38 @@ pub fn extension_tools(src: &SourceText, diags: &mut Vec<Diagnostic>) -> Vec<Too
     let parsed = match js::parse(&src.text) {
         Ok(v) => v,
         Err(e) => {
-            diags.push(Diagnostic::error(&src.name, None, format!("not valid JSON: {e:?}")).skipping("all extension tools"));
+            diags.push(
+                Diagnostic::error(&src.name, None, format!("not valid JSON: {e:?}"))
+                    .skipping("all extension tools"),
+            );
             return Vec::new();
         }
     };
     let Some(list) = parsed.as_array() else {
-        diags.push(Diagnostic::error(&src.name, None, "expected an array of tool definitions").skipping("all extension tools"));
+        diags.push(
+            Diagnostic::error(&src.name, None, "expected an array of tool definitions")
+                .skipping("all extension tools"),
+        );
         return Vec::new();
     };
     let mut out: Vec<ToolDef> = Vec::new();
     for (index, t) in list.iter().enumerate() {
         let Some(obj) = t.as_object() else {
-            diags.push(Diagnostic::warning(&src.name, None, format!("tool #{index} is not an object")).skipping(format!("tool #{index}")));
+            diags.push(
+                Diagnostic::warning(&src.name, None, format!("tool #{index} is not an object"))
+                    .skipping(format!("tool #{index}")),
+            );
             continue;
         };
         let Some(name) = obj.get_str("name") else {
-            diags.push(Diagnostic::warning(&src.name, None, format!("tool #{index} has no string `name`")).skipping(format!("tool #{index}")));
+            diags.push(
+                Diagnostic::warning(
+                    &src.name,
+                    None,
+                    format!("tool #{index} has no string `name`"),
+                )
+                .skipping(format!("tool #{index}")),
+            );
             continue;
         };
         let description = match obj.get("description") {
@@ -174,7 +207,10 @@ pub fn extension_tools(src: &SourceText, diags: &mut Vec<Diagnostic>) -> Vec<Too
                 diags.push(Diagnostic::warning(
                     &src.name,
                     None,
-                    format!("tool {name:?}: `description` is {}, not a string; using \"\"", describe(other)),
+                    format!(
+                        "tool {name:?}: `description` is {}, not a string; using \"\"",
+                        describe(other)
+                    ),
                 ));
                 String::new()
             }
@@ -183,7 +219,11 @@ pub fn extension_tools(src: &SourceText, diags: &mut Vec<Diagnostic>) -> Vec<Too
             None | Some(Value::Null) => name.to_string(),
             Some(Value::String(s)) => s.as_str().to_owned(),
             Some(other) => {
-                diags.push(Diagnostic::warning(&src.name, None, format!("tool {name:?}: `label` is not a string ({other:?}); using the name")));
+                diags.push(Diagnostic::warning(
+                    &src.name,
+                    None,
+                    format!("tool {name:?}: `label` is not a string ({other:?}); using the name"),
+                ));
                 name.to_string()
             }
         };
@@ -203,14 +243,24 @@ pub fn extension_tools(src: &SourceText, diags: &mut Vec<Diagnostic>) -> Vec<Too
         let prompt_guidelines = match obj.get("promptGuidelines") {
             None | Some(Value::Null) => None,
             Some(Value::Array(a)) => {
-                let strings: Vec<String> = a.iter().filter_map(|g| g.as_str().map(String::from)).collect();
+                let strings: Vec<String> = a
+                    .iter()
+                    .filter_map(|g| g.as_str().map(String::from))
+                    .collect();
                 if strings.len() != a.len() {
                     diags.push(Diagnostic::error(&src.name, None, format!("tool {name:?}: a prompt guideline is not a string; pi would throw on .trim")).skipping("non-string guidelines"));
                 }
                 Some(strings)
             }
             Some(other) => {
-                diags.push(Diagnostic::error(&src.name, None, format!("tool {name:?}: `promptGuidelines` is not an array ({other:?})")).skipping("its prompt guidelines"));
+                diags.push(
+                    Diagnostic::error(
+                        &src.name,
+                        None,
+                        format!("tool {name:?}: `promptGuidelines` is not an array ({other:?})"),
+                    )
+                    .skipping("its prompt guidelines"),
+                );
                 None
             }
         };
@@ -249,17 +299,31 @@ fn describe(v: Option<&Value>) -> String {
 /// place), appends every allowed registry tool (with an allow-list) or every extension tool
 /// (`includeAllExtensionTools`), de-duplicates, and `setActiveToolsByName` (:659) keeps the names
 /// the registry has.
-pub fn select(builtins: Vec<ToolDef>, extensions: Vec<ToolDef>, args: &PiArgs, settings: &Settings, diags: &mut Vec<Diagnostic>) -> Vec<ToolDef> {
+pub fn select(
+    builtins: Vec<ToolDef>,
+    extensions: Vec<ToolDef>,
+    args: &PiArgs,
+    settings: &Settings,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<ToolDef> {
     let _ = diags;
     // main.js buildSessionOptions: --no-tools → "all", else --no-builtin-tools → "builtin".
     let no_tools = args.no_tools || args.no_builtin_tools;
     let allowed: Option<Vec<String>> = args.tools.clone().or_else(|| args.no_tools.then(Vec::new));
     let excluded: Option<&Vec<String>> = args.exclude_tools.as_ref();
     let is_excluded = |name: &str| excluded.is_some_and(|x| x.iter().any(|e| e == name));
-    let is_allowed = |name: &str| allowed.as_ref().is_none_or(|a| a.iter().any(|e| e == name)) && !is_excluded(name);
+    let is_allowed = |name: &str| {
+        allowed.as_ref().is_none_or(|a| a.iter().any(|e| e == name)) && !is_excluded(name)
+    };
 
-    let default_names: Vec<String> = match data::prompt().get("defaultActiveTools").and_then(Value::as_array) {
-        Some(a) => a.iter().filter_map(|v| v.as_str().map(String::from)).collect(),
+    let default_names: Vec<String> = match data::prompt()
+        .get("defaultActiveTools")
+        .and_then(Value::as_array)
+    {
+        Some(a) => a
+            .iter()
+            .filter_map(|v| v.as_str().map(String::from))
+            .collect(),
         None => Vec::new(),
     };
     let initial: Vec<String> = match (&args.tools, no_tools) {
@@ -270,8 +334,14 @@ pub fn select(builtins: Vec<ToolDef>, extensions: Vec<ToolDef>, args: &PiArgs, s
     let initial: Vec<String> = initial.into_iter().filter(|n| !is_excluded(n)).collect();
 
     // The registry: built-ins, then extension tools (Map.set keeps a replaced key's position).
-    let mut registry: Vec<ToolDef> = builtins.into_iter().filter(|t| is_allowed(&t.name)).collect();
-    let allowed_extensions: Vec<ToolDef> = extensions.into_iter().filter(|t| is_allowed(&t.name)).collect();
+    let mut registry: Vec<ToolDef> = builtins
+        .into_iter()
+        .filter(|t| is_allowed(&t.name))
+        .collect();
+    let allowed_extensions: Vec<ToolDef> = extensions
+        .into_iter()
+        .filter(|t| is_allowed(&t.name))
+        .collect();
     for ext in &allowed_extensions {
         match registry.iter_mut().find(|t| t.name == ext.name) {
             Some(slot) => *slot = ext.clone(),

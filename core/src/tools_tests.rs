@@ -9,52 +9,119 @@ fn names(t: &[ToolDef]) -> Vec<&str> {
 
 fn ext(json: &str) -> Vec<ToolDef> {
     let mut d = Vec::new();
-    extension_tools(&SourceText { name: "tools.json".into(), text: json.into() }, &mut d)
+    extension_tools(
+        &SourceText {
+            name: "tools.json".into(),
+            text: json.into(),
+        },
+        &mut d,
+    )
 }
 
 fn sel(args: PiArgs, settings: Settings, exts: Vec<ToolDef>) -> Vec<String> {
     let mut d = Vec::new();
-    select(builtin_tools(false), exts, &args, &settings, &mut d).into_iter().map(|t| t.name).collect()
+    select(builtin_tools(false), exts, &args, &settings, &mut d)
+        .into_iter()
+        .map(|t| t.name)
+        .collect()
 }
 
 #[test]
 fn builtins_come_from_the_data_and_experimental_adds_constrained_sampling() {
     let plain = builtin_tools(false);
-    assert_eq!(names(&plain), ["read", "bash", "edit", "write", "grep", "find", "ls", "powershell"]);
+    assert_eq!(
+        names(&plain),
+        [
+            "read",
+            "bash",
+            "edit",
+            "write",
+            "grep",
+            "find",
+            "ls",
+            "powershell"
+        ]
+    );
     assert!(plain.iter().all(|t| t.constrained_sampling.is_none()));
     let exp = builtin_tools(true);
-    let with: Vec<&str> = exp.iter().filter(|t| t.constrained_sampling.is_some()).map(|t| t.name.as_str()).collect();
+    let with: Vec<&str> = exp
+        .iter()
+        .filter(|t| t.constrained_sampling.is_some())
+        .map(|t| t.name.as_str())
+        .collect();
     assert_eq!(with, ["read", "bash", "edit", "write", "powershell"]);
 }
 
 #[test]
 fn default_selection_is_read_bash_edit_write_then_extension_tools() {
     let e = ext(r#"[{"name":"deploy","description":"d"},{"name":"lint","description":"l"}]"#);
-    assert_eq!(sel(PiArgs::default(), Settings::default(), e), ["read", "bash", "edit", "write", "deploy", "lint"]);
+    assert_eq!(
+        sel(PiArgs::default(), Settings::default(), e),
+        ["read", "bash", "edit", "write", "deploy", "lint"]
+    );
 }
 
 #[test]
 fn tools_flag_is_an_allow_list_for_extension_tools_too() {
     let e = ext(r#"[{"name":"deploy","description":"d"},{"name":"lint","description":"l"}]"#);
-    let args = PiArgs { tools: Some(vec!["ls".into(), "lint".into(), "read".into(), "nope".into()]), ..Default::default() };
+    let args = PiArgs {
+        tools: Some(vec![
+            "ls".into(),
+            "lint".into(),
+            "read".into(),
+            "nope".into(),
+        ]),
+        ..Default::default()
+    };
     assert_eq!(sel(args, Settings::default(), e), ["ls", "lint", "read"]);
 }
 
 #[test]
 fn no_tools_disables_everything_and_no_builtin_tools_keeps_extensions() {
     let e = ext(r#"[{"name":"deploy","description":"d"}]"#);
-    assert!(sel(PiArgs { no_tools: true, ..Default::default() }, Settings::default(), e.clone()).is_empty());
-    assert_eq!(sel(PiArgs { no_builtin_tools: true, ..Default::default() }, Settings::default(), e.clone()), ["deploy"]);
+    assert!(sel(
+        PiArgs {
+            no_tools: true,
+            ..Default::default()
+        },
+        Settings::default(),
+        e.clone()
+    )
+    .is_empty());
+    assert_eq!(
+        sel(
+            PiArgs {
+                no_builtin_tools: true,
+                ..Default::default()
+            },
+            Settings::default(),
+            e.clone()
+        ),
+        ["deploy"]
+    );
     // --tools wins over --no-tools.
-    let args = PiArgs { no_tools: true, tools: Some(vec!["bash".into()]), ..Default::default() };
+    let args = PiArgs {
+        no_tools: true,
+        tools: Some(vec!["bash".into()]),
+        ..Default::default()
+    };
     assert_eq!(sel(args, Settings::default(), e), ["bash"]);
 }
 
 #[test]
 fn exclude_tools_and_settings_default_tools() {
     let e = ext(r#"[{"name":"deploy","description":"d"}]"#);
-    let settings = Settings { merged: Object::new().with("defaultTools", Value::Array(vec!["grep".into(), "read".into()])), ..Default::default() };
-    let args = PiArgs { exclude_tools: Some(vec!["read".into(), "deploy".into()]), ..Default::default() };
+    let settings = Settings {
+        merged: Object::new().with(
+            "defaultTools",
+            Value::Array(vec!["grep".into(), "read".into()]),
+        ),
+        ..Default::default()
+    };
+    let args = PiArgs {
+        exclude_tools: Some(vec!["read".into(), "deploy".into()]),
+        ..Default::default()
+    };
     assert_eq!(sel(args, settings, e), ["grep"]);
 }
 
@@ -62,7 +129,13 @@ fn exclude_tools_and_settings_default_tools() {
 fn an_extension_tool_replaces_a_builtin_of_the_same_name_in_place() {
     let e = ext(r#"[{"name":"read","description":"mine","promptSnippet":"My read"}]"#);
     let mut d = Vec::new();
-    let active = select(builtin_tools(false), e, &PiArgs::default(), &Settings::default(), &mut d);
+    let active = select(
+        builtin_tools(false),
+        e,
+        &PiArgs::default(),
+        &Settings::default(),
+        &mut d,
+    );
     assert_eq!(names(&active), ["read", "bash", "edit", "write"]);
     assert_eq!(active[0].description, "mine");
     assert_eq!(active[0].source, ToolSource::Extension { index: 0 });
@@ -70,20 +143,35 @@ fn an_extension_tool_replaces_a_builtin_of_the_same_name_in_place() {
 
 #[test]
 fn extension_tool_defaults_and_duplicates() {
-    let e = ext(r#"[{"name":"a","description":"1"},{"name":"b","description":"2","label":"B"},{"name":"a","description":"3"}]"#);
+    let e = ext(
+        r#"[{"name":"a","description":"1"},{"name":"b","description":"2","label":"B"},{"name":"a","description":"3"}]"#,
+    );
     assert_eq!(names(&e), ["a", "b"]);
     assert_eq!(e[0].description, "3");
     assert_eq!(e[0].label, "a");
     assert_eq!(e[1].label, "B");
-    assert_eq!(e[0].parameters.to_json(), r#"{"type":"object","properties":{}}"#);
+    assert_eq!(
+        e[0].parameters.to_json(),
+        r#"{"type":"object","properties":{}}"#
+    );
     let mut d = Vec::new();
-    assert!(extension_tools(&SourceText { name: "t".into(), text: "{".into() }, &mut d).is_empty());
+    assert!(extension_tools(
+        &SourceText {
+            name: "t".into(),
+            text: "{".into()
+        },
+        &mut d
+    )
+    .is_empty());
     assert_eq!(d.len(), 1);
 }
 
 #[test]
 fn snippets_and_guidelines_are_normalized_like_pi() {
-    assert_eq!(normalize_prompt_snippet(Some("  a\r\n\n b\t c  ")).as_deref(), Some("a b c"));
+    assert_eq!(
+        normalize_prompt_snippet(Some("  a\r\n\n b\t c  ")).as_deref(),
+        Some("a b c")
+    );
     assert_eq!(normalize_prompt_snippet(Some(" \n ")), None);
     assert_eq!(normalize_prompt_snippet(Some("")), None);
     let g = vec![" x ".to_string(), "".into(), "x".into(), "y".into()];

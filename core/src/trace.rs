@@ -119,7 +119,11 @@ pub struct Event {
 
 impl Event {
     pub fn new(kind: EventKind, message: impl Into<String>) -> Self {
-        Event { kind, message: message.into(), pi_source: None }
+        Event {
+            kind,
+            message: message.into(),
+            pi_source: None,
+        }
     }
 
     pub fn at(mut self, pi_source: &'static str) -> Self {

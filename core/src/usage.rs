@@ -82,7 +82,9 @@ fn num(o: Option<&Value>) -> f64 {
 
 /// Every assistant message with a `usage` in the session, in file order.
 pub fn usage_timeline(a: &Assembly) -> Vec<UsagePoint> {
-    let Some(file) = &a.parts.session else { return Vec::new() };
+    let Some(file) = &a.parts.session else {
+        return Vec::new();
+    };
     let ctx = &a.parts.session_context;
     let mut on_branch = vec![false; file.entries.len()];
     for &i in &ctx.path_indices {
@@ -101,13 +103,26 @@ pub fn usage_timeline(a: &Assembly) -> Vec<UsagePoint> {
         if e.kind() != "message" {
             continue;
         }
-        let Some(m) = e.value.get("message") else { continue };
+        let Some(m) = e.value.get("message") else {
+            continue;
+        };
         if m.get_str("role") != Some("assistant") {
             continue;
         }
-        let Some(u) = m.get("usage").filter(|u| u.as_object().is_some()) else { continue };
-        let (input, output, cache_read, cache_write) = (num(u.get("input")), num(u.get("output")), num(u.get("cacheRead")), num(u.get("cacheWrite")));
-        let total = u.get("totalTokens").map(|t| num(Some(t))).filter(|t| *t > 0.0).unwrap_or(input + output + cache_read + cache_write);
+        let Some(u) = m.get("usage").filter(|u| u.as_object().is_some()) else {
+            continue;
+        };
+        let (input, output, cache_read, cache_write) = (
+            num(u.get("input")),
+            num(u.get("output")),
+            num(u.get("cacheRead")),
+            num(u.get("cacheWrite")),
+        );
+        let total = u
+            .get("totalTokens")
+            .map(|t| num(Some(t)))
+            .filter(|t| *t > 0.0)
+            .unwrap_or(input + output + cache_read + cache_write);
         out.push(UsagePoint {
             entry_id: e.id().map(String::from),
             line: e.line,
@@ -137,7 +152,15 @@ pub fn cache_facts(a: &Assembly) -> CacheFacts {
 pub fn cache_facts_from(a: &Assembly, timeline: &[UsagePoint]) -> CacheFacts {
     let (sp, tools, history) = match &a.stats {
         Some(s) => (s.system_prompt_chars, s.tools_chars, s.history_chars),
-        None => (crate::js::utf16_len(&a.parts.system_prompt.text), a.parts.tools.iter().map(|t| crate::stats::tool_stat(t).chars).sum(), 0),
+        None => (
+            crate::js::utf16_len(&a.parts.system_prompt.text),
+            a.parts
+                .tools
+                .iter()
+                .map(|t| crate::stats::tool_stat(t).chars)
+                .sum(),
+            0,
+        ),
     };
     let mut f = CacheFacts {
         system_prompt_chars: sp,
@@ -153,14 +176,34 @@ pub fn cache_facts_from(a: &Assembly, timeline: &[UsagePoint]) -> CacheFacts {
         .parts
         .session
         .as_ref()
-        .map(|file| a.parts.session_context.path_indices.iter().filter_map(|&i| file.entries.get(i)).filter(|e| e.kind() == "compaction").map(|e| e.line).collect())
+        .map(|file| {
+            a.parts
+                .session_context
+                .path_indices
+                .iter()
+                .filter_map(|&i| file.entries.get(i))
+                .filter(|e| e.kind() == "compaction")
+                .map(|e| e.line)
+                .collect()
+        })
         .unwrap_or_default();
     // Branch calls in branch order (the path runs root → leaf; file order is the same for a
     // well-formed session, but follow the path).
-    let mut branch: Vec<usize> = timeline.iter().enumerate().filter(|(_, p)| p.on_branch).map(|(i, _)| i).collect();
+    let mut branch: Vec<usize> = timeline
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.on_branch)
+        .map(|(i, _)| i)
+        .collect();
     if let Some(file) = &a.parts.session {
-        let pos: std::collections::HashMap<u32, usize> =
-            a.parts.session_context.path_indices.iter().enumerate().filter_map(|(k, &i)| file.entries.get(i).map(|e| (e.line, k))).collect();
+        let pos: std::collections::HashMap<u32, usize> = a
+            .parts
+            .session_context
+            .path_indices
+            .iter()
+            .enumerate()
+            .filter_map(|(k, &i)| file.entries.get(i).map(|e| (e.line, k)))
+            .collect();
         branch.sort_by_key(|&i| pos.get(&timeline[i].line).copied().unwrap_or(usize::MAX));
     }
     f.calls = branch.len();
@@ -171,7 +214,9 @@ pub fn cache_facts_from(a: &Assembly, timeline: &[UsagePoint]) -> CacheFacts {
         f.total_cache_read += p.cache_read;
         f.total_cache_write += p.cache_write;
         let same = |q: &UsagePoint| q.provider == p.provider && q.model == p.model;
-        let Some(&prev) = branch[..k].iter().rev().find(|&&j| same(&timeline[j])) else { continue };
+        let Some(&prev) = branch[..k].iter().rev().find(|&&j| same(&timeline[j])) else {
+            continue;
+        };
         let q = &timeline[prev];
         if p.cache_read < q.cache_read {
             let before = &timeline[branch[k - 1]];
@@ -190,7 +235,11 @@ pub fn cache_facts_from(a: &Assembly, timeline: &[UsagePoint]) -> CacheFacts {
         }
     }
     let denom = f.total_input + f.total_cache_read + f.total_cache_write;
-    f.cache_read_share = if denom > 0.0 { f.total_cache_read / denom } else { 0.0 };
+    f.cache_read_share = if denom > 0.0 {
+        f.total_cache_read / denom
+    } else {
+        0.0
+    };
     f
 }
 
@@ -255,7 +304,10 @@ pub fn cache_facts_json(f: &CacheFacts) -> Value {
         .with("totalOutput", f.total_output)
         .with("totalCacheRead", f.total_cache_read)
         .with("totalCacheWrite", f.total_cache_write)
-        .with("cacheReadShare", (f.cache_read_share * 10000.0).round() / 10000.0)
+        .with(
+            "cacheReadShare",
+            (f.cache_read_share * 10000.0).round() / 10000.0,
+        )
         .with("breaks", Value::Array(breaks))
         .into()
 }
@@ -264,7 +316,10 @@ pub fn cache_facts_json(f: &CacheFacts) -> Value {
 pub fn usage_json(a: &Assembly) -> Value {
     let t = usage_timeline(a);
     let f = cache_facts_from(a, &t);
-    Object::new().with("timeline", timeline_json(&t)).with("cache", cache_facts_json(&f)).into()
+    Object::new()
+        .with("timeline", timeline_json(&t))
+        .with("cache", cache_facts_json(&f))
+        .into()
 }
 
 #[cfg(test)]
@@ -280,7 +335,10 @@ mod tests {
         assert!(t.iter().all(|p| p.on_branch && p.in_context));
         assert_eq!(t[0].entry_id.as_deref(), Some("c9756be4"));
         assert_eq!(t[0].line, 5);
-        assert_eq!((t[0].input, t[0].output, t[0].cache_read, t[0].total_tokens), (50.0, 20.0, 50.0, 120.0));
+        assert_eq!(
+            (t[0].input, t[0].output, t[0].cache_read, t[0].total_tokens),
+            (50.0, 20.0, 50.0, 120.0)
+        );
         assert_eq!(t[5].stop_reason.as_deref(), Some("stop"));
         assert_eq!(t[5].model.as_deref(), Some("qwen3.8-flash"));
         assert_eq!(t[5].api.as_deref(), Some("openai-completions"));
@@ -289,7 +347,10 @@ mod tests {
         assert!(f.breaks.is_empty(), "cacheRead only grows in the demo");
         assert_eq!(f.prefix_chars, f.system_prompt_chars + f.tools_chars);
         assert_eq!(f.prefix_tokens_estimate, f.prefix_chars.div_ceil(4));
-        assert_eq!(f.total_cache_read, 50.0 + 100.0 + 150.0 + 200.0 + 250.0 + 300.0);
+        assert_eq!(
+            f.total_cache_read,
+            50.0 + 100.0 + 150.0 + 200.0 + 250.0 + 300.0
+        );
     }
 
     #[test]
@@ -304,7 +365,10 @@ mod tests {
     fn compacted_calls_stay_on_the_branch_but_leave_the_context() {
         let a = assembly("oc-session-compaction", None);
         let t = usage_timeline(&a);
-        assert!(t.iter().any(|p| p.on_branch && !p.in_context) || t.iter().all(|p| p.in_context), "{t:?}");
+        assert!(
+            t.iter().any(|p| p.on_branch && !p.in_context) || t.iter().all(|p| p.in_context),
+            "{t:?}"
+        );
     }
 
     #[test]
@@ -327,13 +391,25 @@ mod tests {
             on_branch: true,
             in_context: true,
         };
-        let t = vec![mk("x1", "a", 100.0, 5), mk("x2", "b", 0.0, 7), mk("x3", "a", 10.0, 9)];
+        let t = vec![
+            mk("x1", "a", 100.0, 5),
+            mk("x2", "b", 0.0, 7),
+            mk("x3", "a", 10.0, 9),
+        ];
         let mut a = a0.clone();
         a.parts.session = None;
         let f = cache_facts_from(&a, &t);
         assert_eq!(f.breaks.len(), 1);
         let b = &f.breaks[0];
-        assert_eq!((b.index, b.previous_index, b.previous_cache_read, b.cache_read), (2, 0, 100.0, 10.0));
+        assert_eq!(
+            (
+                b.index,
+                b.previous_index,
+                b.previous_cache_read,
+                b.cache_read
+            ),
+            (2, 0, 100.0, 10.0)
+        );
         assert!(b.model_changed && !b.provider_changed && !b.compaction_between);
     }
 

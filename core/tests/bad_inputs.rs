@@ -11,7 +11,11 @@ fn read_case(dir: &Path) -> CaseFiles {
     fn walk(dir: &Path, prefix: &str, out: &mut CaseFiles) {
         for e in std::fs::read_dir(dir).unwrap().flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
-            let rel = if prefix.is_empty() { name.clone() } else { format!("{prefix}/{name}") };
+            let rel = if prefix.is_empty() {
+                name.clone()
+            } else {
+                format!("{prefix}/{name}")
+            };
             if e.path().is_dir() {
                 walk(&e.path(), &rel, out);
             } else {
@@ -40,14 +44,24 @@ fn garbage_lines_are_reported_with_their_line_and_skipped() {
     lines.insert(3, "{not json".into());
     lines.insert(6, "".into());
     lines.insert(8, "[1,2".into());
-    inputs.session = Some(SourceText { name: "broken.jsonl".into(), text: lines.join("\n") });
+    inputs.session = Some(SourceText {
+        name: "broken.jsonl".into(),
+        text: lines.join("\n"),
+    });
     let a = assemble(&inputs);
     assert!(a.request.is_some(), "the rest of the session is still used");
-    let bad: Vec<_> = a.diagnostics.iter().filter(|d| d.file == "broken.jsonl").collect();
+    let bad: Vec<_> = a
+        .diagnostics
+        .iter()
+        .filter(|d| d.file == "broken.jsonl")
+        .collect();
     let lines_reported: Vec<u32> = bad.iter().filter_map(|d| d.line).collect();
     assert!(lines_reported.contains(&4), "line 4 reported: {bad:?}");
     assert!(lines_reported.contains(&9), "line 9 reported: {bad:?}");
-    assert!(bad.iter().all(|d| d.skipped.is_some()), "each says what was skipped: {bad:?}");
+    assert!(
+        bad.iter().all(|d| d.skipped.is_some()),
+        "each says what was skipped: {bad:?}"
+    );
     // The body is the same as without the garbage: pi skips such lines too.
     let clean = assemble(&demo());
     assert_eq!(a.body(), clean.body());
@@ -58,10 +72,15 @@ fn a_missing_header_is_an_error_pi_refuses_the_file() {
     let mut inputs = demo();
     let text = session_text(&inputs);
     let without_header: String = text.lines().skip(1).collect::<Vec<_>>().join("\n");
-    inputs.session = Some(SourceText { name: "noheader.jsonl".into(), text: without_header });
+    inputs.session = Some(SourceText {
+        name: "noheader.jsonl".into(),
+        text: without_header,
+    });
     let a = assemble(&inputs);
     assert!(
-        a.diagnostics.iter().any(|d| d.file == "noheader.jsonl" && d.severity == Severity::Error),
+        a.diagnostics
+            .iter()
+            .any(|d| d.file == "noheader.jsonl" && d.severity == Severity::Error),
         "{:?}",
         a.diagnostics
     );
@@ -78,9 +97,16 @@ fn a_parent_cycle_terminates_and_is_reported() {
         "\n"
     );
     let mut inputs = demo();
-    inputs.session = Some(SourceText { name: "cycle.jsonl".into(), text: text.into() });
+    inputs.session = Some(SourceText {
+        name: "cycle.jsonl".into(),
+        text: text.into(),
+    });
     let a = assemble(&inputs);
-    let cycle: Vec<_> = a.diagnostics.iter().filter(|d| d.file == "cycle.jsonl" && d.message.to_lowercase().contains("cycle")).collect();
+    let cycle: Vec<_> = a
+        .diagnostics
+        .iter()
+        .filter(|d| d.file == "cycle.jsonl" && d.message.to_lowercase().contains("cycle"))
+        .collect();
     assert!(!cycle.is_empty(), "{:?}", a.diagnostics);
     assert!(cycle.iter().all(|d| d.line.is_some()));
     assert!(a.request.is_some());
@@ -90,31 +116,62 @@ fn a_parent_cycle_terminates_and_is_reported() {
 fn a_broken_models_json_is_reported_and_the_catalog_still_used() {
     let mut inputs = demo();
     let path = format!("{}/models.json", inputs.agent_dir);
-    inputs.files.insert(&path, "{\"providers\": {\n  \"mock\": {,}\n}");
+    inputs
+        .files
+        .insert(&path, "{\"providers\": {\n  \"mock\": {,}\n}");
     inputs.model = Some("anthropic/claude-sonnet-4-5".into());
-    inputs.env.insert("ANTHROPIC_API_KEY".into(), "sk-ant-test".into());
+    inputs
+        .env
+        .insert("ANTHROPIC_API_KEY".into(), "sk-ant-test".into());
     let a = assemble(&inputs);
-    assert!(a.diagnostics.iter().any(|d| d.file == path && d.line.is_some()), "{:?}", a.diagnostics);
+    assert!(
+        a.diagnostics
+            .iter()
+            .any(|d| d.file == path && d.line.is_some()),
+        "{:?}",
+        a.diagnostics
+    );
     let r = a.request.expect("a catalog model still assembles");
-    assert!(r.body.starts_with("{\"model\":\"claude-sonnet-4-5\""), "{}", &r.body[..60]);
+    assert!(
+        r.body.starts_with("{\"model\":\"claude-sonnet-4-5\""),
+        "{}",
+        &r.body[..60]
+    );
 }
 
 #[test]
 fn a_broken_tools_json_is_reported_and_builtins_kept() {
     let mut inputs = demo();
-    inputs.extension_tools = Some(SourceText { name: "tools.json".into(), text: "[{\"name\": 3}, {\"description\": \"no name\"}, 7".into() });
+    inputs.extension_tools = Some(SourceText {
+        name: "tools.json".into(),
+        text: "[{\"name\": 3}, {\"description\": \"no name\"}, 7".into(),
+    });
     let a = assemble(&inputs);
-    assert!(a.diagnostics.iter().any(|d| d.file == "tools.json"), "{:?}", a.diagnostics);
-    assert_eq!(a.parts.tools.len(), 4, "the four default built-in tools remain");
+    assert!(
+        a.diagnostics.iter().any(|d| d.file == "tools.json"),
+        "{:?}",
+        a.diagnostics
+    );
+    assert_eq!(
+        a.parts.tools.len(),
+        4,
+        "the four default built-in tools remain"
+    );
 }
 
 #[test]
 fn bad_skill_frontmatter_is_reported_with_its_file() {
     let mut inputs = demo();
     let path = format!("{}/skills/broken/SKILL.md", inputs.agent_dir);
-    inputs.files.insert(&path, "---\nname: [unclosed\ndescription: x\n---\nbody");
+    inputs
+        .files
+        .insert(&path, "---\nname: [unclosed\ndescription: x\n---\nbody");
     let a = assemble(&inputs);
-    assert!(a.diagnostics.iter().any(|d| d.file == path), "{:?}", a.diagnostics);
+    assert!(
+        a.diagnostics.iter().any(|d| d.file == path),
+        "{:?}",
+        a.diagnostics
+    );
     assert!(a.request.is_some());
 }
 
@@ -161,7 +218,10 @@ fn mutated_sessions_never_panic() {
             }
         }
         let mut inputs = base.clone();
-        inputs.session = Some(SourceText { name: format!("mutant-{round}.jsonl"), text: String::from_utf8_lossy(&b).into_owned() });
+        inputs.session = Some(SourceText {
+            name: format!("mutant-{round}.jsonl"),
+            text: String::from_utf8_lossy(&b).into_owned(),
+        });
         for api in ["openai-completions", "anthropic-messages"] {
             inputs.api = Some(api.into());
             let _ = assemble(&inputs);

@@ -50,7 +50,10 @@ fn opt_api(o: &Object) -> Result<Option<String>, String> {
     let api = opt_str(o, "api")?;
     if let Some(a) = &api {
         if !APIS.contains(&a.as_str()) {
-            return Err(format!("`api` must be one of {}; got {a:?}", APIS.join(", ")));
+            return Err(format!(
+                "`api` must be one of {}; got {a:?}",
+                APIS.join(", ")
+            ));
         }
     }
     Ok(api)
@@ -68,10 +71,17 @@ fn split_files<'b>(o: &Object, blob: &'b [u8]) -> Result<Vec<(String, &'b [u8])>
     for item in list {
         let pair = item.as_array().filter(|p| p.len() == 2);
         let (path, len) = match pair.map(|p| (&p[0], &p[1])) {
-            Some((Value::String(path), Value::Number(n))) if *n >= 0.0 && n.fract() == 0.0 => (path, *n as usize),
+            Some((Value::String(path), Value::Number(n))) if *n >= 0.0 && n.fract() == 0.0 => {
+                (path, *n as usize)
+            }
             _ => return Err("`files` must be a list of [path, byteLength]".into()),
         };
-        let end = at.checked_add(len).filter(|&e| e <= blob.len()).ok_or_else(|| format!("file {path:?}: the byte buffer is shorter than the lengths say"))?;
+        let end = at
+            .checked_add(len)
+            .filter(|&e| e <= blob.len())
+            .ok_or_else(|| {
+                format!("file {path:?}: the byte buffer is shorter than the lengths say")
+            })?;
         out.push((path.to_string(), &blob[at..end]));
         at = end;
     }
@@ -83,7 +93,11 @@ fn split_files<'b>(o: &Object, blob: &'b [u8]) -> Result<Vec<(String, &'b [u8])>
 
 /// `assemble(options)`: the options of the JS API (already checked and normalized by the JS
 /// wrapper), the session text, and the files' bytes.
-pub fn assemble(options_json: &str, session: Option<String>, blob: &[u8]) -> Result<Output, String> {
+pub fn assemble(
+    options_json: &str,
+    session: Option<String>,
+    blob: &[u8],
+) -> Result<Output, String> {
     let o = opts(options_json)?;
     let d = Inputs::default();
     let home = opt_str(&o, "home")?.unwrap_or(d.home.clone());
@@ -100,7 +114,14 @@ pub fn assemble(options_json: &str, session: Option<String>, blob: &[u8]) -> Res
     }
     let args = match o.get("args") {
         None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(a)) => a.iter().map(|v| v.as_str().map(String::from).ok_or("`args` must be a list of strings")).collect::<Result<_, _>>()?,
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|v| {
+                v.as_str()
+                    .map(String::from)
+                    .ok_or("`args` must be a list of strings")
+            })
+            .collect::<Result<_, _>>()?,
         Some(_) => return Err("`args` must be a list of strings".into()),
     };
     let mut env = BTreeMap::new();
@@ -108,7 +129,9 @@ pub fn assemble(options_json: &str, session: Option<String>, blob: &[u8]) -> Res
         None | Some(Value::Null) => {}
         Some(Value::Object(e)) => {
             for (k, v) in e.iter() {
-                let v = v.as_str().ok_or_else(|| format!("`env.{k}` must be a string"))?;
+                let v = v
+                    .as_str()
+                    .ok_or_else(|| format!("`env.{k}` must be a string"))?;
                 env.insert(k.to_string(), v.to_string());
             }
         }
@@ -116,7 +139,10 @@ pub fn assemble(options_json: &str, session: Option<String>, blob: &[u8]) -> Res
     }
     let session_name = opt_str(&o, "sessionPath")?.unwrap_or_else(|| "session.jsonl".into());
     let inputs = Inputs {
-        session: session.map(|text| SourceText { name: session_name, text }),
+        session: session.map(|text| SourceText {
+            name: session_name,
+            text,
+        }),
         files,
         cwd: opt_str(&o, "cwd")?.unwrap_or(d.cwd),
         pi_package_dir: opt_str(&o, "piPackageDir")?.unwrap_or(d.pi_package_dir),
@@ -124,7 +150,10 @@ pub fn assemble(options_json: &str, session: Option<String>, blob: &[u8]) -> Res
         thinking: opt_str(&o, "thinking")?,
         args,
         env,
-        extension_tools: opt_str(&o, "tools")?.map(|text| SourceText { name: "tools".into(), text }),
+        extension_tools: opt_str(&o, "tools")?.map(|text| SourceText {
+            name: "tools".into(),
+            text,
+        }),
         prompt: opt_str(&o, "prompt")?,
         now_ms: opt_f64(&o, "now")?.unwrap_or(0.0),
         api: opt_api(&o)?,
@@ -145,7 +174,8 @@ pub fn assemble_case(options_json: &str, blob: &[u8]) -> Result<Output, String> 
         files.insert(path.trim_start_matches("./").to_string(), bytes.to_vec());
     }
     let env_dir = opt_str(&o, "envDir")?;
-    let mut inputs = inputs_from_case(&files, env_dir.as_deref()).map_err(|e| format!("not a case folder: {e}"))?;
+    let mut inputs = inputs_from_case(&files, env_dir.as_deref())
+        .map_err(|e| format!("not a case folder: {e}"))?;
     if let Some(now) = opt_f64(&o, "now")? {
         inputs.now_ms = now;
     }
@@ -158,7 +188,10 @@ fn opt_compare(o: &Object) -> Result<Option<String>, String> {
     let with = opt_str(o, "compareWith")?;
     if let Some(a) = &with {
         if !APIS.contains(&a.as_str()) {
-            return Err(format!("`compareWith` must be one of {}; got {a:?}", APIS.join(", ")));
+            return Err(format!(
+                "`compareWith` must be one of {}; got {a:?}",
+                APIS.join(", ")
+            ));
         }
     }
     Ok(with)
@@ -168,17 +201,30 @@ fn run(inputs: &Inputs, compare_with: Option<String>) -> Output {
     let a = ctxlens::assemble(inputs);
     let mut meta = meta_json(&a, inputs);
     if let (Some(with), Value::Object(o)) = (compare_with, &mut meta) {
-        let b = ctxlens::assemble(&Inputs { api: Some(with), ..inputs.clone() });
-        o.insert("comparison", ctxlens::compare::to_json(&ctxlens::compare::compare(&a, &b)));
+        let b = ctxlens::assemble(&Inputs {
+            api: Some(with),
+            ..inputs.clone()
+        });
+        o.insert(
+            "comparison",
+            ctxlens::compare::to_json(&ctxlens::compare::compare(&a, &b)),
+        );
     }
-    Output { meta: meta.to_json(), body: a.request.map(|r| r.body) }
+    Output {
+        meta: meta.to_json(),
+        body: a.request.map(|r| r.body),
+    }
 }
 
 fn meta_json(a: &Assembly, inputs: &Inputs) -> Value {
     let mut o = Object::new();
     match &a.request {
         Some(r) => {
-            let headers: Vec<Value> = r.headers.iter().map(|(k, v)| Value::Array(vec![Value::str(k), Value::str(v)])).collect();
+            let headers: Vec<Value> = r
+                .headers
+                .iter()
+                .map(|(k, v)| Value::Array(vec![Value::str(k), Value::str(v)]))
+                .collect();
             o.insert("method", Value::str(r.method));
             o.insert("url", Value::str(&r.url));
             o.insert("headers", Value::Array(headers));
@@ -203,12 +249,26 @@ fn meta_json(a: &Assembly, inputs: &Inputs) -> Value {
         },
     );
     o.insert("thinkingLevel", Value::str(&choice.thinking_level));
-    o.insert("sessionId", a.parts.session_id.clone().map_or(Value::Null, Value::from));
+    o.insert(
+        "sessionId",
+        a.parts.session_id.clone().map_or(Value::Null, Value::from),
+    );
     o.insert("cwd", Value::str(&a.parts.cwd));
     o.insert("stages", ctxlens::report::trace_json(&a.trace));
-    o.insert("stats", a.stats.as_ref().map_or(Value::Null, ctxlens::stats::to_json));
-    o.insert("findings", ctxlens::findings::to_json(&ctxlens::findings::findings(a)));
-    o.insert("diagnostics", diagnostics_json(&a.diagnostics, &|name| source_text(inputs, name)));
+    o.insert(
+        "stats",
+        a.stats
+            .as_ref()
+            .map_or(Value::Null, ctxlens::stats::to_json),
+    );
+    o.insert(
+        "findings",
+        ctxlens::findings::to_json(&ctxlens::findings::findings(a)),
+    );
+    o.insert(
+        "diagnostics",
+        diagnostics_json(&a.diagnostics, &|name| source_text(inputs, name)),
+    );
     o.into()
 }
 
@@ -228,7 +288,10 @@ fn source_text<'i>(inputs: &'i Inputs, name: &str) -> Option<std::borrow::Cow<'i
 
 /// Diagnostics as JSON: where a diagnostic has a line in a text we hold, `start`/`end` are that
 /// line's span in UTF-16 code units (JS string indices), without its line break.
-fn diagnostics_json<'i>(diags: &[ctxlens::Diagnostic], text_of: &dyn Fn(&str) -> Option<std::borrow::Cow<'i, str>>) -> Value {
+fn diagnostics_json<'i>(
+    diags: &[ctxlens::Diagnostic],
+    text_of: &dyn Fn(&str) -> Option<std::borrow::Cow<'i, str>>,
+) -> Value {
     // One pass per file over the lines that are asked for.
     let mut wanted: BTreeMap<&str, Vec<u32>> = BTreeMap::new();
     for d in diags {
@@ -261,7 +324,9 @@ fn diagnostics_json<'i>(diags: &[ctxlens::Diagnostic], text_of: &dyn Fn(&str) ->
         diags
             .iter()
             .map(|d| {
-                let mut o = Object::new().with("severity", d.severity.as_str()).with("file", d.file.as_str());
+                let mut o = Object::new()
+                    .with("severity", d.severity.as_str())
+                    .with("file", d.file.as_str());
                 if let Some(l) = d.line {
                     o.insert("line", Value::from(l));
                     if let Some(&(start, end)) = spans.get(&(d.file.as_str(), l)) {
@@ -303,23 +368,43 @@ pub fn parse_session(options_json: &str, text: String) -> Result<String, String>
         })
         .collect();
     let mut out = Object::new()
-        .with("sessionId", file.session_id().map_or(Value::Null, Value::str))
+        .with(
+            "sessionId",
+            file.session_id().map_or(Value::Null, Value::str),
+        )
         .with("cwd", file.cwd().map_or(Value::Null, Value::str))
         .with("version", file.original_version)
         .with("entries", Value::Array(entries))
-        .with("leafId", ctx.leaf_id.clone().map_or(Value::Null, Value::from))
-        .with("branch", Value::Array(ctx.path.iter().map(Value::str).collect()))
+        .with(
+            "leafId",
+            ctx.leaf_id.clone().map_or(Value::Null, Value::from),
+        )
+        .with(
+            "branch",
+            Value::Array(ctx.path.iter().map(Value::str).collect()),
+        )
         .with("messages", ctx.messages.len())
         .with(
             "model",
             match &ctx.model {
-                Some((provider, id)) => Object::new().with("provider", provider.as_str()).with("id", id.as_str()).into(),
+                Some((provider, id)) => Object::new()
+                    .with("provider", provider.as_str())
+                    .with("id", id.as_str())
+                    .into(),
                 None => Value::Null,
             },
         )
         .with("thinkingLevel", ctx.thinking_level.as_str())
-        .with("compactionId", ctx.compaction_id.clone().map_or(Value::Null, Value::from));
-    out.insert("diagnostics", diagnostics_json(&diags, &|n| (n == src.name).then(|| src.text.as_str().into())));
+        .with(
+            "compactionId",
+            ctx.compaction_id.clone().map_or(Value::Null, Value::from),
+        );
+    out.insert(
+        "diagnostics",
+        diagnostics_json(&diags, &|n| {
+            (n == src.name).then(|| src.text.as_str().into())
+        }),
+    );
     Ok(Value::from(out).to_json())
 }
 
@@ -334,17 +419,31 @@ mod tests {
 
     #[test]
     fn misuse_is_an_error_with_a_message() {
-        assert!(assemble("[]", None, &[]).unwrap_err().contains("JSON object"));
-        assert!(assemble("{", None, &[]).unwrap_err().contains("not valid JSON"));
-        assert!(assemble(r#"{"api":"nope"}"#, None, &[]).unwrap_err().contains("one of"));
-        assert!(assemble(r#"{"files":[["/a",3]]}"#, None, b"ab").unwrap_err().contains("shorter"));
-        assert!(assemble(r#"{"files":[["/a",1]]}"#, None, b"ab").unwrap_err().contains("longer"));
-        assert!(assemble(r#"{"files":[["rel",1]]}"#, None, b"a").unwrap_err().contains("absolute"));
+        assert!(assemble("[]", None, &[])
+            .unwrap_err()
+            .contains("JSON object"));
+        assert!(assemble("{", None, &[])
+            .unwrap_err()
+            .contains("not valid JSON"));
+        assert!(assemble(r#"{"api":"nope"}"#, None, &[])
+            .unwrap_err()
+            .contains("one of"));
+        assert!(assemble(r#"{"files":[["/a",3]]}"#, None, b"ab")
+            .unwrap_err()
+            .contains("shorter"));
+        assert!(assemble(r#"{"files":[["/a",1]]}"#, None, b"ab")
+            .unwrap_err()
+            .contains("longer"));
+        assert!(assemble(r#"{"files":[["rel",1]]}"#, None, b"a")
+            .unwrap_err()
+            .contains("absolute"));
         assert!(assemble(r#"{"args":[1]}"#, None, &[]).is_err());
         assert!(assemble(r#"{"now":"x"}"#, None, &[]).is_err());
         assert!(assemble_case("{}", &[]).unwrap_err().contains("case.json"));
         assert!(parse_session("5", String::new()).is_err());
-        assert!(assemble(r#"{"compareWith":"nope"}"#, None, &[]).unwrap_err().contains("compareWith"));
+        assert!(assemble(r#"{"compareWith":"nope"}"#, None, &[])
+            .unwrap_err()
+            .contains("compareWith"));
     }
 
     #[test]
@@ -352,9 +451,18 @@ mod tests {
         let out = assemble(r#"{"model":"anthropic/claude-sonnet-4-5","env":{"ANTHROPIC_API_KEY":"k"},"prompt":"hi","compareWith":"openai-responses"}"#, None, &[]).unwrap();
         let meta = js::parse(&out.meta).unwrap();
         let c = meta.get("comparison").expect("comparison");
-        assert_eq!(c.get("a").and_then(|a| a.get_str("api")), Some("anthropic-messages"));
-        assert_eq!(c.get("b").and_then(|b| b.get_str("api")), Some("openai-responses"));
-        assert!(c.get("mapping").and_then(Value::as_array).is_some_and(|m| !m.is_empty()));
+        assert_eq!(
+            c.get("a").and_then(|a| a.get_str("api")),
+            Some("anthropic-messages")
+        );
+        assert_eq!(
+            c.get("b").and_then(|b| b.get_str("api")),
+            Some("openai-responses")
+        );
+        assert!(c
+            .get("mapping")
+            .and_then(Value::as_array)
+            .is_some_and(|m| !m.is_empty()));
         let plain = assemble(r#"{"prompt":"hi"}"#, None, &[]).unwrap();
         assert!(js::parse(&plain.meta).unwrap().get("comparison").is_none());
     }
@@ -365,7 +473,12 @@ mod tests {
         assert!(out.body.is_none());
         let meta = js::parse(&out.meta).unwrap();
         assert!(meta.get("url").unwrap().is_null());
-        assert!(!meta.get("diagnostics").unwrap().as_array().unwrap().is_empty());
+        assert!(!meta
+            .get("diagnostics")
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .is_empty());
     }
 
     #[test]
@@ -374,7 +487,10 @@ mod tests {
         let json = parse_session(r#"{"path":"/s.jsonl"}"#, text).unwrap();
         let v = js::parse(&json).unwrap();
         let diags = v.get("diagnostics").unwrap().as_array().unwrap();
-        let d = diags.iter().find(|d| d.get("line").and_then(Value::as_f64) == Some(3.0)).expect("line 3 reported");
+        let d = diags
+            .iter()
+            .find(|d| d.get("line").and_then(Value::as_f64) == Some(3.0))
+            .expect("line 3 reported");
         // Line 1 is 50 units + \n; line 2 is 😀 (2 units) + é (1 unit) + \n.
         assert_eq!(d.get("start").and_then(Value::as_f64), Some(55.0));
         assert_eq!(d.get("end").and_then(Value::as_f64), Some(63.0));
@@ -384,6 +500,13 @@ mod tests {
     fn files_are_split_from_one_buffer() {
         let o = opts(r#"{"files":[["/a",2],["/b",0],["/c",1]]}"#).unwrap();
         let f = split_files(&o, b"xyz").unwrap();
-        assert_eq!(f, vec![("/a".to_string(), &b"xy"[..]), ("/b".to_string(), &b""[..]), ("/c".to_string(), &b"z"[..])]);
+        assert_eq!(
+            f,
+            vec![
+                ("/a".to_string(), &b"xy"[..]),
+                ("/b".to_string(), &b""[..]),
+                ("/c".to_string(), &b"z"[..])
+            ]
+        );
     }
 }

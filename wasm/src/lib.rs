@@ -40,8 +40,14 @@ fn reserve_heap(len: usize) {
 /// `[metaJson]` or `[metaJson, body]`. The session is its UTF-8 bytes (`TextEncoder`), copied
 /// into a buffer of exactly that size.
 #[wasm_bindgen(js_name = assembleRaw)]
-pub fn assemble_raw(options_json: &str, session: Option<Vec<u8>>, files: &[u8]) -> Result<Vec<String>, JsError> {
-    let session = session.map(|b| String::from_utf8(b).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()));
+pub fn assemble_raw(
+    options_json: &str,
+    session: Option<Vec<u8>>,
+    files: &[u8],
+) -> Result<Vec<String>, JsError> {
+    let session = session.map(|b| {
+        String::from_utf8(b).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    });
     reserve_heap(session.as_ref().map_or(0, |s| s.len()));
     output(api::assemble(options_json, session, files))
 }

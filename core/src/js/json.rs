@@ -1,7 +1,9 @@
 //! `JSON.parse` and `JSON.stringify` with the semantics of V8.
 
 use super::number::number_to_string;
-use super::string::{escape_json_string_into, escaped_json_len, has_json_special as has_special, LONE_SURROGATE_BASE};
+use super::string::{
+    escape_json_string_into, escaped_json_len, has_json_special as has_special, LONE_SURROGATE_BASE,
+};
 use super::{Object, Str, Value};
 
 /// Nesting deeper than this is reported as an error instead of risking the stack.
@@ -38,7 +40,12 @@ pub fn parse_shared(text: &str, cache: &mut StrCache) -> Result<Value, ParseErro
     if cache.slots.is_empty() {
         cache.slots.resize(CACHE_SLOTS, None);
     }
-    let mut p = Parser { s: text.as_bytes(), text, i: 0, cache: &mut cache.slots };
+    let mut p = Parser {
+        s: text.as_bytes(),
+        text,
+        i: 0,
+        cache: &mut cache.slots,
+    };
     p.ws();
     let v = p.value(0)?;
     p.ws();
@@ -53,7 +60,12 @@ pub fn parse_with_position(text: &str) -> Result<Value, (ParseError, usize, usiz
     parse(text).map_err(|e| {
         let before = &text[..e.offset.min(text.len())];
         let line = before.matches('\n').count() + 1;
-        let col = before.rsplit('\n').next().map(|l| l.chars().count()).unwrap_or(0) + 1;
+        let col = before
+            .rsplit('\n')
+            .next()
+            .map(|l| l.chars().count())
+            .unwrap_or(0)
+            + 1;
         (e, line, col)
     })
 }
@@ -71,7 +83,10 @@ const CACHE_MAX_LEN: usize = 24;
 
 impl<'a> Parser<'a> {
     fn err(&self, msg: &str) -> ParseError {
-        ParseError { offset: self.i, message: msg.to_string() }
+        ParseError {
+            offset: self.i,
+            message: msg.to_string(),
+        }
     }
 
     fn ws(&mut self) {
@@ -147,12 +162,18 @@ impl<'a> Parser<'a> {
         }
         let lit = &self.text[start..self.i];
         // Rust's float parsing is correctly rounded, as V8's is.
-        let n: f64 = lit.parse().map_err(|_| ParseError { offset: start, message: "Bad number".into() })?;
+        let n: f64 = lit.parse().map_err(|_| ParseError {
+            offset: start,
+            message: "Bad number".into(),
+        })?;
         Ok(Value::Number(n))
     }
 
     fn hex4(&mut self) -> Result<u16, ParseError> {
-        let h = self.s.get(self.i..self.i + 4).ok_or_else(|| self.err("Bad Unicode escape in JSON"))?;
+        let h = self
+            .s
+            .get(self.i..self.i + 4)
+            .ok_or_else(|| self.err("Bad Unicode escape in JSON"))?;
         let mut v: u16 = 0;
         for &b in h {
             let d = match b {
@@ -197,7 +218,12 @@ impl<'a> Parser<'a> {
         let b = raw.as_bytes();
         let h = match b {
             [] => 0,
-            [first, .., last] => (*first as usize).wrapping_mul(31) ^ (*last as usize).wrapping_mul(7) ^ b.len().wrapping_mul(131) ^ b[b.len() / 2] as usize,
+            [first, .., last] => {
+                (*first as usize).wrapping_mul(31)
+                    ^ (*last as usize).wrapping_mul(7)
+                    ^ b.len().wrapping_mul(131)
+                    ^ b[b.len() / 2] as usize
+            }
             [one] => *one as usize,
         } % CACHE_SLOTS;
         match &self.cache[h] {
@@ -231,7 +257,10 @@ impl<'a> Parser<'a> {
                 }
                 Some(b'\\') => {
                     self.i += 1;
-                    let esc = *self.s.get(self.i).ok_or_else(|| self.err("Unterminated string in JSON"))?;
+                    let esc = *self
+                        .s
+                        .get(self.i)
+                        .ok_or_else(|| self.err("Unterminated string in JSON"))?;
                     self.i += 1;
                     match esc {
                         b'"' => out.push('"'),
@@ -244,12 +273,16 @@ impl<'a> Parser<'a> {
                         b't' => out.push('\t'),
                         b'u' => {
                             let cu = self.hex4()?;
-                            if (0xD800..0xDC00).contains(&cu) && self.s[self.i..].starts_with(b"\\u") {
+                            if (0xD800..0xDC00).contains(&cu)
+                                && self.s[self.i..].starts_with(b"\\u")
+                            {
                                 let save = self.i;
                                 self.i += 2;
                                 let lo = self.hex4()?;
                                 if (0xDC00..0xE000).contains(&lo) {
-                                    let c = 0x10000 + (((cu as u32) - 0xD800) << 10) + (lo as u32 - 0xDC00);
+                                    let c = 0x10000
+                                        + (((cu as u32) - 0xD800) << 10)
+                                        + (lo as u32 - 0xDC00);
                                     out.push(char::from_u32(c).unwrap());
                                     continue;
                                 }
@@ -352,7 +385,12 @@ pub(super) fn compact_len(v: &Value) -> usize {
         }
         Value::String(s) => escaped_json_len(s),
         Value::Array(a) => 2 + a.len().saturating_sub(1) + a.iter().map(compact_len).sum::<usize>(),
-        Value::Object(o) => 2 + o.len().saturating_sub(1) + o.iter().map(|(k, v)| escaped_json_len(k) + 1 + compact_len(v)).sum::<usize>(),
+        Value::Object(o) => {
+            2 + o.len().saturating_sub(1)
+                + o.iter()
+                    .map(|(k, v)| escaped_json_len(k) + 1 + compact_len(v))
+                    .sum::<usize>()
+        }
     }
 }
 

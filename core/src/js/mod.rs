@@ -16,10 +16,14 @@ mod string;
 
 pub use json::{parse, parse_shared, parse_with_position, ParseError, StrCache};
 pub use number::number_to_string;
-pub use ops::{js_max, js_min, join_element, join_shared, non_nullish, sanitize_shared, string_to_number, to_js_string, to_number};
+pub use ops::{
+    join_element, join_shared, js_max, js_min, non_nullish, sanitize_shared, string_to_number,
+    to_js_string, to_number,
+};
 pub use string::{
-    escape_json_string_into, from_utf16, is_js_whitespace, is_lone_surrogate_char, js_slice, js_trim, js_trim_is_empty,
-    sanitize_surrogates, short_hash, utf16_len, utf16_units, LONE_SURROGATE_BASE,
+    escape_json_string_into, from_utf16, is_js_whitespace, is_lone_surrogate_char, js_slice,
+    js_trim, js_trim_is_empty, sanitize_surrogates, short_hash, utf16_len, utf16_units,
+    LONE_SURROGATE_BASE,
 };
 
 use std::fmt;
@@ -72,11 +76,15 @@ pub fn is_array_index(key: &str) -> Option<u32> {
 
 impl Object {
     pub fn new() -> Self {
-        Object { entries: Arc::new(Vec::new()) }
+        Object {
+            entries: Arc::new(Vec::new()),
+        }
     }
 
     pub fn with_capacity(n: usize) -> Self {
-        Object { entries: Arc::new(Vec::with_capacity(n)) }
+        Object {
+            entries: Arc::new(Vec::with_capacity(n)),
+        }
     }
 
     /// Builds an object from members in source order, as `JSON.parse` assigns them: a repeated
@@ -84,7 +92,10 @@ impl Object {
     pub fn from_parsed(mut entries: Vec<(Str, Value)>) -> Self {
         let plain = entries.iter().all(|(k, _)| is_array_index(k).is_none()) && {
             if entries.len() <= 16 {
-                entries.iter().enumerate().all(|(i, (k, _))| entries[..i].iter().all(|(p, _)| p != k))
+                entries
+                    .iter()
+                    .enumerate()
+                    .all(|(i, (k, _))| entries[..i].iter().all(|(p, _)| p != k))
             } else {
                 let mut seen = std::collections::HashSet::with_capacity(entries.len());
                 entries.iter().all(|(k, _)| seen.insert(k.as_str()))
@@ -92,7 +103,9 @@ impl Object {
         };
         if plain {
             entries.shrink_to_fit();
-            return Object { entries: Arc::new(entries) };
+            return Object {
+                entries: Arc::new(entries),
+            };
         }
         let mut o = Object::with_capacity(entries.len());
         for (k, v) in entries {
@@ -151,14 +164,20 @@ impl Object {
 
     pub fn get(&self, key: &str) -> Option<&Value> {
         let key = key.as_bytes();
-        self.entries.iter().find(|(k, _)| k.len() == key.len() && k.as_bytes() == key).map(|(_, v)| v)
+        self.entries
+            .iter()
+            .find(|(k, _)| k.len() == key.len() && k.as_bytes() == key)
+            .map(|(_, v)| v)
     }
 
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Value> {
         if !self.contains_key(key) {
             return None;
         }
-        Arc::make_mut(&mut self.entries).iter_mut().find(|(k, _)| k == key).map(|(_, v)| v)
+        Arc::make_mut(&mut self.entries)
+            .iter_mut()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v)
     }
 
     pub fn contains_key(&self, key: &str) -> bool {
@@ -176,7 +195,9 @@ impl Object {
     }
 
     pub fn iter_mut(&mut self) -> impl Iterator<Item = (&Str, &mut Value)> {
-        Arc::make_mut(&mut self.entries).iter_mut().map(|(k, v)| (&*k, v))
+        Arc::make_mut(&mut self.entries)
+            .iter_mut()
+            .map(|(k, v)| (&*k, v))
     }
 
     pub fn keys(&self) -> impl Iterator<Item = &Str> {

@@ -10,7 +10,11 @@ pub fn number_to_string(n: f64) -> String {
         return "NaN".to_string();
     }
     if n.is_infinite() {
-        return if n > 0.0 { "Infinity".into() } else { "-Infinity".into() };
+        return if n > 0.0 {
+            "Infinity".into()
+        } else {
+            "-Infinity".into()
+        };
     }
     let mut buf = ryu_js::Buffer::new();
     buf.format_finite(n).to_string()

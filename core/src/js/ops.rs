@@ -29,7 +29,11 @@ pub fn string_to_number(s: &str) -> f64 {
         return 0.0;
     }
     let lower = t.to_ascii_lowercase();
-    let radix = |p: &str, r: u32| u64::from_str_radix(&t[p.len()..], r).map(|n| n as f64).unwrap_or(f64::NAN);
+    let radix = |p: &str, r: u32| {
+        u64::from_str_radix(&t[p.len()..], r)
+            .map(|n| n as f64)
+            .unwrap_or(f64::NAN)
+    };
     if lower.starts_with("0x") {
         return radix("0x", 16);
     }
@@ -45,7 +49,9 @@ pub fn string_to_number(s: &str) -> f64 {
         _ => {}
     }
     // Rust accepts "inf"/"nan" spellings that JS does not.
-    if t.bytes().any(|b| b.is_ascii_alphabetic() && b != b'e' && b != b'E') {
+    if t.bytes()
+        .any(|b| b.is_ascii_alphabetic() && b != b'e' && b != b'E')
+    {
         return f64::NAN;
     }
     t.parse::<f64>().unwrap_or(f64::NAN)
@@ -59,7 +65,11 @@ pub fn to_js_string(v: Option<&Value>) -> String {
         Some(Value::Bool(b)) => b.to_string(),
         Some(Value::Number(n)) => number_to_string(*n),
         Some(Value::String(s)) => s.as_str().to_owned(),
-        Some(Value::Array(a)) => a.iter().map(|x| join_element(Some(x))).collect::<Vec<_>>().join(","),
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|x| join_element(Some(x)))
+            .collect::<Vec<_>>()
+            .join(","),
         Some(Value::Object(_)) => "[object Object]".into(),
     }
 }
@@ -71,7 +81,12 @@ pub fn to_js_string(v: Option<&Value>) -> String {
 pub fn join_shared(members: &[Option<&Value>], sep: &str) -> Str {
     match members {
         [Some(Value::String(s))] => s.clone(),
-        _ => members.iter().map(|v| join_element(*v)).collect::<Vec<_>>().join(sep).into(),
+        _ => members
+            .iter()
+            .map(|v| join_element(*v))
+            .collect::<Vec<_>>()
+            .join(sep)
+            .into(),
     }
 }
 
@@ -101,7 +116,11 @@ pub fn js_min(a: f64, b: f64) -> f64 {
     if a.is_nan() || b.is_nan() {
         f64::NAN
     } else if a == b {
-        if a.is_sign_negative() { a } else { b }
+        if a.is_sign_negative() {
+            a
+        } else {
+            b
+        }
     } else if a < b {
         a
     } else {
@@ -114,7 +133,11 @@ pub fn js_max(a: f64, b: f64) -> f64 {
     if a.is_nan() || b.is_nan() {
         f64::NAN
     } else if a == b {
-        if a.is_sign_negative() { b } else { a }
+        if a.is_sign_negative() {
+            b
+        } else {
+            a
+        }
     } else if a > b {
         a
     } else {

@@ -35,7 +35,10 @@ pub fn utf16_len(s: &str) -> usize {
         n += ((x as i8) >= -64) as usize + (x >= 0xF0) as usize;
     }
     if b.contains(&0xF4) {
-        n -= s.chars().filter(|c| is_lone_surrogate_char(*c).is_some()).count();
+        n -= s
+            .chars()
+            .filter(|c| is_lone_surrogate_char(*c).is_some())
+            .count();
     }
     n
 }
@@ -47,7 +50,10 @@ pub(crate) fn has_json_special(w: u64) -> bool {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
     let zero = |x: u64| x.wrapping_sub(LO) & !x & HI;
-    (zero(w ^ (LO * b'"' as u64)) | zero(w ^ (LO * b'\\' as u64)) | (w.wrapping_sub(LO * 0x20) & !w & HI)) != 0
+    (zero(w ^ (LO * b'"' as u64))
+        | zero(w ^ (LO * b'\\' as u64))
+        | (w.wrapping_sub(LO * 0x20) & !w & HI))
+        != 0
 }
 
 /// Whether any of the 8 bytes in `w` is 0xF4 (the lead byte of every encoded lone surrogate).
@@ -106,9 +112,14 @@ pub fn js_slice(s: &str, start: usize, end: Option<usize>) -> String {
 pub fn is_js_whitespace(c: char) -> bool {
     matches!(
         c,
-        '\u{9}' | '\u{a}' | '\u{b}' | '\u{c}' | '\u{d}' | ' ' | '\u{a0}' | '\u{1680}'
-            | '\u{2000}'..='\u{200a}'
-            | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}'
+        '\u{9}' | '\u{a}' | '\u{b}' | '\u{c}' | '\u{d}' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200a}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202f}'
+                | '\u{205f}'
+                | '\u{3000}'
+                | '\u{feff}'
     )
 }
 
@@ -126,7 +137,11 @@ pub fn js_trim_is_empty(s: &str) -> bool {
 /// string, so this removes exactly the encoded lone ones.
 pub fn sanitize_surrogates(s: &str) -> std::borrow::Cow<'_, str> {
     if s.as_bytes().contains(&0xF4) && s.chars().any(|c| is_lone_surrogate_char(c).is_some()) {
-        std::borrow::Cow::Owned(s.chars().filter(|c| is_lone_surrogate_char(*c).is_none()).collect())
+        std::borrow::Cow::Owned(
+            s.chars()
+                .filter(|c| is_lone_surrogate_char(*c).is_none())
+                .collect(),
+        )
     } else {
         std::borrow::Cow::Borrowed(s)
     }
@@ -159,7 +174,14 @@ pub fn escaped_json_len(s: &str) -> usize {
         match x {
             b'"' | b'\\' | 0x08 | 0x0c | b'\n' | b'\r' | b'\t' => n += 1,
             0..=0x1f => n += 5,
-            0xF4 if s[i..].chars().next().and_then(is_lone_surrogate_char).is_some() => n += 2,
+            0xF4 if s[i..]
+                .chars()
+                .next()
+                .and_then(is_lone_surrogate_char)
+                .is_some() =>
+            {
+                n += 2
+            }
             _ => {}
         }
         i += 1;

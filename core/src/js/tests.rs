@@ -9,7 +9,10 @@ fn short_hash_matches_pi() {
         ("call_abc|fc_123", "jp01dsxufnom"),
         ("héllo wörld 🙈", "18pfjaipnd5ky"),
         ("\u{10F83D}", "18lfc671o48onq"), // a lone \ud83d
-        ("toolu_01ABCDEFGHIJKLMNOPQRSTUV|fc_0123456789abcdef0123456789abcdef", "1123mvk1mh53k4"),
+        (
+            "toolu_01ABCDEFGHIJKLMNOPQRSTUV|fc_0123456789abcdef0123456789abcdef",
+            "1123mvk1mh53k4",
+        ),
     ];
     for (input, want) in cases {
         assert_eq!(short_hash(input), want, "shortHash({input:?})");
@@ -41,13 +44,20 @@ fn numbers_print_like_js() {
 #[test]
 fn strings_escape_like_json_stringify() {
     let v = parse(r#""a\u0001\b\f\n\r\t\"\\\/\u2028\u007f\ud800x\udc00""#).unwrap();
-    assert_eq!(v.to_json(), "\"a\\u0001\\b\\f\\n\\r\\t\\\"\\\\/\u{2028}\u{7f}\\ud800x\\udc00\"");
+    assert_eq!(
+        v.to_json(),
+        "\"a\\u0001\\b\\f\\n\\r\\t\\\"\\\\/\u{2028}\u{7f}\\ud800x\\udc00\""
+    );
 }
 
 #[test]
 fn object_keys_order_like_js() {
-    let v = parse(r#"{"b":1,"2":2,"a":3,"1":4,"b":5,"01":6,"4294967295":7,"4294967294":8}"#).unwrap();
-    assert_eq!(v.to_json(), r#"{"1":4,"2":2,"4294967294":8,"b":5,"a":3,"01":6,"4294967295":7}"#);
+    let v =
+        parse(r#"{"b":1,"2":2,"a":3,"1":4,"b":5,"01":6,"4294967295":7,"4294967294":8}"#).unwrap();
+    assert_eq!(
+        v.to_json(),
+        r#"{"1":4,"2":2,"4294967294":8,"b":5,"a":3,"01":6,"4294967295":7}"#
+    );
 }
 
 #[test]
@@ -72,7 +82,18 @@ fn utf16_lengths_and_slices() {
 
 #[test]
 fn parse_errors_are_located_not_panics() {
-    for bad in ["", "{", "[1,]", "{\"a\" 1}", "\"abc", "01x", "nul", "\"\u{1}\"", "[1 2]", "-"] {
+    for bad in [
+        "",
+        "{",
+        "[1,]",
+        "{\"a\" 1}",
+        "\"abc",
+        "01x",
+        "nul",
+        "\"\u{1}\"",
+        "[1 2]",
+        "-",
+    ] {
         let err = parse(bad).unwrap_err();
         assert!(err.offset <= bad.len(), "{bad:?}: {err}");
     }
@@ -85,26 +106,61 @@ fn parse_errors_are_located_not_panics() {
 #[test]
 fn pretty_matches_json_stringify_indent_2() {
     let v = parse(r#"{"a":[1,{"b":[]}],"c":{}}"#).unwrap();
-    assert_eq!(v.to_json_pretty(2), "{\n  \"a\": [\n    1,\n    {\n      \"b\": []\n    }\n  ],\n  \"c\": {}\n}");
+    assert_eq!(
+        v.to_json_pretty(2),
+        "{\n  \"a\": [\n    1,\n    {\n      \"b\": []\n    }\n  ],\n  \"c\": {}\n}"
+    );
 }
 
 #[test]
 fn byte_level_fast_paths_agree_with_char_by_char() {
     // Lengths, escaping and parsing across the 8-byte chunk boundaries, with every kind of
     // character: ASCII, 2/3/4-byte UTF-8, escapes, control characters and lone surrogates.
-    let pieces = ["a", "é", "✓", "🙈", "\"", "\\", "\n", "\u{1}", "\u{7f}", "\u{10F800}", "\u{10FBFF}", "\u{10FFFF}", "\u{F8FF}", "\u{100000}"];
+    let pieces = [
+        "a",
+        "é",
+        "✓",
+        "🙈",
+        "\"",
+        "\\",
+        "\n",
+        "\u{1}",
+        "\u{7f}",
+        "\u{10F800}",
+        "\u{10FBFF}",
+        "\u{10FFFF}",
+        "\u{F8FF}",
+        "\u{100000}",
+    ];
     for n in 0..400usize {
         let mut s = String::new();
         for k in 0..(n % 23) {
             s.push_str(pieces[(n * 7 + k * 3 + k * k) % pieces.len()]);
         }
-        let reference: usize = s.chars().map(|c| if (0x10000..LONE_SURROGATE_BASE).contains(&(c as u32)) { 2 } else { 1 }).sum();
+        let reference: usize = s
+            .chars()
+            .map(|c| {
+                if (0x10000..LONE_SURROGATE_BASE).contains(&(c as u32)) {
+                    2
+                } else {
+                    1
+                }
+            })
+            .sum();
         assert_eq!(utf16_len(&s), reference, "{s:?}");
         let json = Value::str(s.as_str()).to_json();
         assert_eq!(parse(&json).unwrap().as_str(), Some(s.as_str()), "{json:?}");
         assert!(!json.contains('\n') && !json.contains('\u{1}') && !json.contains('\u{10F800}'));
-        let lone = json.matches("\\ud8").count() + json.matches("\\udb").count() + json.matches("\\udf").count();
-        assert_eq!(lone, s.chars().filter(|c| is_lone_surrogate_char(*c).is_some()).count(), "{json:?}");
+        let lone = json.matches("\\ud8").count()
+            + json.matches("\\udb").count()
+            + json.matches("\\udf").count();
+        assert_eq!(
+            lone,
+            s.chars()
+                .filter(|c| is_lone_surrogate_char(*c).is_some())
+                .count(),
+            "{json:?}"
+        );
     }
 }
 

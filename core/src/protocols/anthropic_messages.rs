@@ -8,11 +8,16 @@
 
 use std::collections::HashSet;
 
+use super::constrained_sampling::{
+    get_json_schema_tool_parameters, resolve_json_schema_strict_sampling,
+};
 use super::github_copilot_headers::{build_copilot_dynamic_headers, has_copilot_vision_input};
-use super::constrained_sampling::{get_json_schema_tool_parameters, resolve_json_schema_strict_sampling};
 use super::{err, ev, AdapterError, LlmContext, Request, StreamOptions};
 use crate::data;
-use crate::js::{join_element, join_shared, js_max, js_min, js_trim, js_trim_is_empty, non_nullish, number_to_string, sanitize_shared, sanitize_surrogates, Object, Str, Value};
+use crate::js::{
+    join_element, join_shared, js_max, js_min, js_trim, js_trim_is_empty, non_nullish,
+    number_to_string, sanitize_shared, sanitize_surrogates, Object, Str, Value,
+};
 use crate::messages;
 use crate::model::Model;
 use crate::tools::ToolDef;
@@ -28,7 +33,12 @@ const SDK_USER_AGENT: &str = "Anthropic/JS 0.123.0";
 
 /// Builds the request pi's `streamSimple` would send (the coding agent calls it through
 /// `ModelRuntime.streamSimple`).
-pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut Events) -> Result<Request, AdapterError> {
+pub fn build(
+    model: &Model,
+    ctx: &LlmContext,
+    opts: &StreamOptions,
+    events: &mut Events,
+) -> Result<Request, AdapterError> {
     stream_simple(model, ctx, opts, events)
 }
 
@@ -41,13 +51,19 @@ pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut
 fn str_member<'a>(obj: &'a Value, key: &str, what: &str) -> Result<&'a Str, AdapterError> {
     match obj.get(key) {
         Some(Value::String(s)) => Ok(s),
-        _ => Err(err(format!("{what}: `{key}` is not a string (pi throws a TypeError)"))),
+        _ => Err(err(format!(
+            "{what}: `{key}` is not a string (pi throws a TypeError)"
+        ))),
     }
 }
 
 /// A short description of message `i` for events.
 fn msg_label(i: usize, msg: &Value) -> String {
-    format!("message #{} ({})", i + 1, msg.get_str("role").unwrap_or("?"))
+    format!(
+        "message #{} ({})",
+        i + 1,
+        msg.get_str("role").unwrap_or("?")
+    )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -73,7 +89,10 @@ fn claude_code_tools() -> Vec<&'static str> {
 
 /// A beta name from `betas.<key>` (:112–116).
 fn beta(key: &str) -> &'static str {
-    data_group().and_then(|g| g.get("betas")).and_then(|b| b.get_str(key)).unwrap_or("")
+    data_group()
+        .and_then(|g| g.get("betas"))
+        .and_then(|b| b.get_str(key))
+        .unwrap_or("")
 }
 
 /// The OAuth betas (:760).
@@ -110,7 +129,9 @@ struct AnthropicCompat {
 
 /// `getAnthropicCompat(model)` (:120–131).
 fn get_anthropic_compat(model: &Model) -> AnthropicCompat {
-    let flag = |key: &str, default: bool| non_nullish(model.compat_value(key)).map_or(default, Value::truthy);
+    let flag = |key: &str, default: bool| {
+        non_nullish(model.compat_value(key)).map_or(default, Value::truthy)
+    };
     AnthropicCompat {
         supports_eager_tool_input_streaming: flag("supportsEagerToolInputStreaming", true),
         supports_long_cache_retention: flag("supportsLongCacheRetention", true),
@@ -150,7 +171,9 @@ fn default_supports_tool_references(model: &Model) -> bool {
 /// The regex of :140, by hand: returns the two digit groups.
 fn match_claude_version(id: &str) -> Option<(&str, Option<&str>)> {
     let rest = id.strip_prefix("claude-")?;
-    let rest = ["opus-", "sonnet-", "fable-"].iter().find_map(|p| rest.strip_prefix(p))?;
+    let rest = ["opus-", "sonnet-", "fable-"]
+        .iter()
+        .find_map(|p| rest.strip_prefix(p))?;
     let digits = |s: &str| s.bytes().take_while(u8::is_ascii_digit).count();
     let n = digits(rest);
     if n == 0 {
@@ -253,23 +276,40 @@ fn map_thinking_level_to_effort(model: &Model, level: &str) -> String {
 /// `hasHeader(headers, name)` (:159–168).
 fn has_header(headers: &[(String, String)], name: &str) -> bool {
     let expected = name.to_lowercase();
-    headers.iter().any(|(k, v)| k.to_lowercase() == expected && !js_trim(v).is_empty())
+    headers
+        .iter()
+        .any(|(k, v)| k.to_lowercase() == expected && !js_trim(v).is_empty())
 }
 
 /// `assertRequestAuth(provider, apiKey, headers)` (:169–178). An empty key counts as none.
-fn assert_request_auth(model: &Model, api_key: &str, headers: &[(String, String)]) -> Result<(), AdapterError> {
+fn assert_request_auth(
+    model: &Model,
+    api_key: &str,
+    headers: &[(String, String)],
+) -> Result<(), AdapterError> {
     if !api_key.is_empty() {
         return Ok(());
     }
-    if has_header(headers, "authorization") || has_header(headers, "x-api-key") || has_header(headers, "cf-aig-authorization") {
+    if has_header(headers, "authorization")
+        || has_header(headers, "x-api-key")
+        || has_header(headers, "cf-aig-authorization")
+    {
         return Ok(());
     }
-    Err(err(format!("No API key for provider: {}", model.provider())))
+    Err(err(format!(
+        "No API key for provider: {}",
+        model.provider()
+    )))
 }
 
 /// `streamSimple(model, context, options)` (:655–687): the max-token clamp of
 /// `buildBaseOptions`, then adaptive effort or a thinking budget.
-fn stream_simple(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut Events) -> Result<Request, AdapterError> {
+fn stream_simple(
+    model: &Model,
+    ctx: &LlmContext,
+    opts: &StreamOptions,
+    events: &mut Events,
+) -> Result<Request, AdapterError> {
     assert_request_auth(model, &opts.api_key, &opts.headers)?;
     // buildBaseOptions (AI/api/simple-options.js:273): the coding agent passes no maxTokens.
     let model_max = model.max_tokens();
@@ -278,34 +318,57 @@ fn stream_simple(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: 
         ev(
             events,
             EventKind::Clamped,
-            format!("max_tokens {} clamped to {} to fit the context window", number_to_string(model_max), number_to_string(base_max)),
+            format!(
+                "max_tokens {} clamped to {} to fit the context window",
+                number_to_string(model_max),
+                number_to_string(base_max)
+            ),
             "AI/api/simple-options.js:4",
         );
     }
-    let mut o = AnthropicOptions { max_tokens: base_max, ..Default::default() };
+    let mut o = AnthropicOptions {
+        max_tokens: base_max,
+        ..Default::default()
+    };
     let level = opts.reasoning.as_deref().filter(|l| !l.is_empty());
     let Some(level) = level else {
-        ev(events, EventKind::Note, "thinking off: thinkingEnabled false", "AI/api/anthropic-messages.js:661");
+        ev(
+            events,
+            EventKind::Note,
+            "thinking off: thinkingEnabled false",
+            "AI/api/anthropic-messages.js:661",
+        );
         return stream(model, ctx, opts, o, events);
     };
     o.thinking_enabled = true;
     if compat_is_true(model, "forceAdaptiveThinking") {
         let effort = map_thinking_level_to_effort(model, level);
-        let mapped = model.thinking_level_map().and_then(|m| m.get_str(level)).is_some();
+        let mapped = model
+            .thinking_level_map()
+            .and_then(|m| m.get_str(level))
+            .is_some();
         ev(
             events,
             EventKind::Converted,
             format!(
                 "forceAdaptiveThinking: level {level} → effort {effort}{}",
-                if mapped { " (from thinkingLevelMap)" } else { "" }
+                if mapped {
+                    " (from thinkingLevelMap)"
+                } else {
+                    ""
+                }
             ),
             "AI/api/anthropic-messages.js:639",
         );
         o.effort = Some(effort);
         return stream(model, ctx, opts, o, events);
     }
-    let (adjusted_max, budget) =
-        messages::adjust_max_tokens_for_thinking(Some(base_max), model_max, level, opts.thinking_budgets.as_ref());
+    let (adjusted_max, budget) = messages::adjust_max_tokens_for_thinking(
+        Some(base_max),
+        model_max,
+        level,
+        opts.thinking_budgets.as_ref(),
+    );
     let max_tokens = messages::clamp_max_tokens_to_context(model, ctx, adjusted_max);
     let budget_tokens = js_min(budget, js_max(0.0, max_tokens - 1024.0));
     ev(
@@ -326,7 +389,11 @@ fn stream_simple(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: 
         ev(
             events,
             EventKind::Clamped,
-            format!("thinking budget {} clamped to {}", number_to_string(budget), number_to_string(budget_tokens)),
+            format!(
+                "thinking budget {} clamped to {}",
+                number_to_string(budget),
+                number_to_string(budget_tokens)
+            ),
             "AI/api/anthropic-messages.js:685",
         );
     }
@@ -337,14 +404,36 @@ fn stream_simple(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: 
 
 /// The request half of `stream(model, context, options)` (:330–392): client headers,
 /// `buildParams`, `onPayload` (identity without extensions), then the SDK's serialization.
-fn stream(model: &Model, ctx: &LlmContext, opts: &StreamOptions, o: AnthropicOptions, events: &mut Events) -> Result<Request, AdapterError> {
+fn stream(
+    model: &Model,
+    ctx: &LlmContext,
+    opts: &StreamOptions,
+    o: AnthropicOptions,
+    events: &mut Events,
+) -> Result<Request, AdapterError> {
     let retention = resolve_cache_retention(opts);
-    let cache_session_id = if retention == "none" { None } else { opts.session_id.as_deref() };
+    let cache_session_id = if retention == "none" {
+        None
+    } else {
+        opts.session_id.as_deref()
+    };
     let copilot_headers = (model.provider() == "github-copilot").then(|| {
-        let headers = build_copilot_dynamic_headers(&ctx.messages, has_copilot_vision_input(&ctx.messages));
-        headers.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()
+        let headers =
+            build_copilot_dynamic_headers(&ctx.messages, has_copilot_vision_input(&ctx.messages));
+        headers
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect()
     });
-    let client = create_client(model, &opts.api_key, &opts.headers, copilot_headers, cache_session_id, &opts.user_agent, events);
+    let client = create_client(
+        model,
+        &opts.api_key,
+        &opts.headers,
+        copilot_headers,
+        cache_session_id,
+        &opts.user_agent,
+        events,
+    );
     let params = build_params(model, ctx, client.is_oauth, opts, &o, retention, events)?;
     Ok(sdk_messages_create(model, opts, &client, params, events))
 }
@@ -380,7 +469,11 @@ fn create_client(
 ) -> Client {
     let mut h: Vec<(String, Value)> = vec![("User-Agent".into(), Value::str(user_agent))];
     assign(&mut h, "accept", Value::str("application/json"));
-    assign(&mut h, "anthropic-dangerous-direct-browser-access", Value::str("true"));
+    assign(
+        &mut h,
+        "anthropic-dangerous-direct-browser-access",
+        Value::str("true"),
+    );
     let is_copilot = model.provider() == "github-copilot";
     let oauth = !is_copilot && !api_key.is_empty() && is_oauth_token(api_key);
     if oauth {
@@ -393,10 +486,17 @@ fn create_client(
             "AI/api/anthropic-messages.js:708",
         );
     } else if !is_copilot {
-        let affinity = session_id.filter(|s| !s.is_empty()).filter(|_| get_anthropic_compat(model).send_session_affinity_headers);
+        let affinity = session_id
+            .filter(|s| !s.is_empty())
+            .filter(|_| get_anthropic_compat(model).send_session_affinity_headers);
         if let Some(sid) = affinity {
             assign(&mut h, "x-session-affinity", Value::str(sid));
-            ev(events, EventKind::Inserted, format!("x-session-affinity header {sid}"), "AI/api/anthropic-messages.js:725");
+            ev(
+                events,
+                EventKind::Inserted,
+                format!("x-session-affinity header {sid}"),
+                "AI/api/anthropic-messages.js:725",
+            );
         }
     }
     if let Some(headers) = model.headers() {
@@ -417,7 +517,11 @@ fn create_client(
     } else {
         (!api_key.is_empty()).then_some("X-Api-Key")
     };
-    Client { is_oauth: oauth, auth_header, default_headers: h }
+    Client {
+        is_oauth: oauth,
+        auth_header,
+        default_headers: h,
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -425,7 +529,14 @@ fn create_client(
 // ---------------------------------------------------------------------------------------------
 
 /// `getBetaFeatures(model, context, isOAuthToken, options)` (:740–775).
-fn get_beta_features(model: &Model, ctx: &LlmContext, is_oauth: bool, opts: &StreamOptions, o: &AnthropicOptions, events: &mut Events) -> Vec<String> {
+fn get_beta_features(
+    model: &Model,
+    ctx: &LlmContext,
+    is_oauth: bool,
+    opts: &StreamOptions,
+    o: &AnthropicOptions,
+    events: &mut Events,
+) -> Vec<String> {
     let at = "AI/api/anthropic-messages.js:740";
     // `undefined` = not configured, `Some(Null)` = null.
     let mut configured: Option<Value> = None;
@@ -443,7 +554,12 @@ fn get_beta_features(model: &Model, ctx: &LlmContext, is_oauth: bool, opts: &Str
     }
     match configured {
         Some(Value::Null) => {
-            ev(events, EventKind::Dropped, "anthropic-beta header configured as null: no betas", at);
+            ev(
+                events,
+                EventKind::Dropped,
+                "anthropic-beta header configured as null: no betas",
+                at,
+            );
             return Vec::new();
         }
         Some(value) => {
@@ -457,7 +573,10 @@ fn get_beta_features(model: &Model, ctx: &LlmContext, is_oauth: bool, opts: &Str
             ev(
                 events,
                 EventKind::Replaced,
-                format!("configured anthropic-beta header replaces the computed betas: {}", features.join(",")),
+                format!(
+                    "configured anthropic-beta header replaces the computed betas: {}",
+                    features.join(",")
+                ),
                 at,
             );
             return features;
@@ -477,17 +596,41 @@ fn get_beta_features(model: &Model, ctx: &LlmContext, is_oauth: bool, opts: &Str
         }
     }
     if should_use_fine_grained_tool_streaming_beta(model, ctx) {
-        push(beta("fineGrainedToolStreaming"), "tools present and compat.supportsEagerToolInputStreaming is false", events);
+        push(
+            beta("fineGrainedToolStreaming"),
+            "tools present and compat.supportsEagerToolInputStreaming is false",
+            events,
+        );
     }
-    if model.reasoning() && o.thinking_enabled && o.interleaved_thinking.unwrap_or(true) && !compat_is_true(model, "forceAdaptiveThinking") {
-        push(beta("interleavedThinking"), "reasoning model with budget thinking enabled", events);
+    if model.reasoning()
+        && o.thinking_enabled
+        && o.interleaved_thinking.unwrap_or(true)
+        && !compat_is_true(model, "forceAdaptiveThinking")
+    {
+        push(
+            beta("interleavedThinking"),
+            "reasoning model with budget thinking enabled",
+            events,
+        );
     }
     if should_use_server_side_fallback_beta(model) {
-        push(beta("serverSideFallback"), "compat.allowedFallbackModels is non-empty", events);
+        push(
+            beta("serverSideFallback"),
+            "compat.allowedFallbackModels is non-empty",
+            events,
+        );
     }
     if compat_is_true(model, "supportsMidConvoEffort") {
-        push(beta("midConversationOutputConfig"), "compat.supportsMidConvoEffort", events);
-        push(beta("thinkingBindingControls"), "compat.supportsMidConvoEffort", events);
+        push(
+            beta("midConversationOutputConfig"),
+            "compat.supportsMidConvoEffort",
+            events,
+        );
+        push(
+            beta("thinkingBindingControls"),
+            "compat.supportsMidConvoEffort",
+            events,
+        );
     }
     features
 }
@@ -499,7 +642,10 @@ fn should_use_fine_grained_tool_streaming_beta(model: &Model, ctx: &LlmContext) 
 
 /// `model.compat?.allowedFallbackModels`, when it is an array.
 fn allowed_fallback_models(model: &Model) -> &[Value] {
-    model.compat_value("allowedFallbackModels").and_then(Value::as_array).map_or(&[], Vec::as_slice)
+    model
+        .compat_value("allowedFallbackModels")
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
 }
 
 /// `shouldUseServerSideFallbackBeta(model)` (:117–119).
@@ -516,9 +662,17 @@ fn should_use_server_side_fallback_beta(model: &Model) -> bool {
 pub fn normalize_tool_call_id(id: &str) -> String {
     let mut out = String::new();
     for c in id.chars() {
-        let replacement = if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' };
+        let replacement = if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+            c
+        } else {
+            '_'
+        };
         // A supplementary-plane character is two UTF-16 units, each replaced.
-        let units = if (c as u32) > 0xFFFF && crate::js::is_lone_surrogate_char(c).is_none() { 2 } else { 1 };
+        let units = if (c as u32) > 0xFFFF && crate::js::is_lone_surrogate_char(c).is_none() {
+            2
+        } else {
+            1
+        };
         for _ in 0..units {
             if out.len() < 64 {
                 out.push(replacement);
@@ -546,22 +700,42 @@ fn build_params(
             format!(
                 "cache retention {retention}: cache_control {}{}",
                 Value::Object(cc.clone()).to_json(),
-                if retention == "long" && !cc.contains_key("ttl") { " (no ttl: compat.supportsLongCacheRetention is false)" } else { "" }
+                if retention == "long" && !cc.contains_key("ttl") {
+                    " (no ttl: compat.supportsLongCacheRetention is false)"
+                } else {
+                    ""
+                }
             ),
             "AI/api/anthropic-messages.js:29",
         );
     }
     let compat = get_anthropic_compat(model);
     let normalize = |id: &str, _: &Model, _: &Value| normalize_tool_call_id(id);
-    let transformed = messages::transform_messages(&ctx.messages, model, Some(&normalize), 0.0, events);
-    let placement = split_deferred_tools(&ctx.tools, &transformed, compat.supports_tool_references, is_oauth, events)?;
+    let transformed =
+        messages::transform_messages(&ctx.messages, model, Some(&normalize), 0.0, events);
+    let placement = split_deferred_tools(
+        &ctx.tools,
+        &transformed,
+        compat.supports_tool_references,
+        is_oauth,
+        events,
+    )?;
     let (mut immediate, mut deferred) = (placement.immediate, placement.deferred);
     if immediate.is_empty() && !deferred.is_empty() {
-        ev(events, EventKind::Note, "every tool is deferred: all are sent as immediate tools", "AI/api/anthropic-messages.js:784");
+        ev(
+            events,
+            EventKind::Note,
+            "every tool is deferred: all are sent as immediate tools",
+            "AI/api/anthropic-messages.js:784",
+        );
         immediate = std::mem::take(&mut deferred);
     }
-    let deferred_names: HashSet<String> = deferred.iter().map(|t| normalize_tool_name(&t.name, is_oauth)).collect();
-    let managed_provider = compat_is_true(model, "supportsMidConvoEffort").then(|| model.provider());
+    let deferred_names: HashSet<String> = deferred
+        .iter()
+        .map(|t| normalize_tool_name(&t.name, is_oauth))
+        .collect();
+    let managed_provider =
+        compat_is_true(model, "supportsMidConvoEffort").then(|| model.provider());
     let converted = convert_messages(
         &transformed,
         is_oauth,
@@ -572,7 +746,10 @@ fn build_params(
         events,
     )?;
     let default_effort = data_str("defaultEffort");
-    let active_effort = o.effort.clone().unwrap_or_else(|| default_effort.to_string());
+    let active_effort = o
+        .effort
+        .clone()
+        .unwrap_or_else(|| default_effort.to_string());
     let betas = get_beta_features(model, ctx, is_oauth, opts, o, events);
 
     let mut params = Object::new();
@@ -586,7 +763,10 @@ fn build_params(
     params.insert("max_tokens", Value::Number(o.max_tokens));
     params.insert("stream", Value::Bool(true));
     if !betas.is_empty() {
-        params.insert("betas", Value::Array(betas.into_iter().map(Value::from).collect()));
+        params.insert(
+            "betas",
+            Value::Array(betas.into_iter().map(Value::from).collect()),
+        );
     }
 
     let text_block = |text: &str| {
@@ -598,20 +778,36 @@ fn build_params(
     };
     if is_oauth {
         let mut system = vec![text_block(data_str("claudeCodeSystemPrompt"))];
-        ev(events, EventKind::Inserted, "Claude Code identity system block (OAuth)", "AI/api/anthropic-messages.js:802");
+        ev(
+            events,
+            EventKind::Inserted,
+            "Claude Code identity system block (OAuth)",
+            "AI/api/anthropic-messages.js:802",
+        );
         if !ctx.system_prompt.is_empty() {
             system.push(text_block(&sanitize_surrogates(&ctx.system_prompt)));
         }
         params.insert("system", Value::Array(system));
     } else if !ctx.system_prompt.is_empty() {
-        params.insert("system", Value::Array(vec![text_block(&sanitize_surrogates(&ctx.system_prompt))]));
+        params.insert(
+            "system",
+            Value::Array(vec![text_block(&sanitize_surrogates(&ctx.system_prompt))]),
+        );
     }
     if cache_control.is_some() && params.contains_key("system") {
-        ev(events, EventKind::Inserted, "cache_control on the system block(s)", "AI/api/anthropic-messages.js:807");
+        ev(
+            events,
+            EventKind::Inserted,
+            "cache_control on the system block(s)",
+            "AI/api/anthropic-messages.js:807",
+        );
     }
 
     if let Some(t) = o.temperature {
-        if !o.thinking_enabled && !compat_is_true(model, "supportsMidConvoEffort") && compat.supports_temperature {
+        if !o.thinking_enabled
+            && !compat_is_true(model, "supportsMidConvoEffort")
+            && compat.supports_temperature
+        {
             params.insert("temperature", Value::Number(t));
         } else {
             ev(events, EventKind::Dropped, "temperature not sent (thinking, managed effort or compat.supportsTemperature false)", "AI/api/anthropic-messages.js:829");
@@ -619,23 +815,59 @@ fn build_params(
     }
 
     if !immediate.is_empty() || !deferred.is_empty() {
-        let tool_cc = if compat.supports_cache_control_on_tools { cache_control.as_ref() } else { None };
+        let tool_cc = if compat.supports_cache_control_on_tools {
+            cache_control.as_ref()
+        } else {
+            None
+        };
         if cache_control.is_some() && tool_cc.is_none() {
-            ev(events, EventKind::Note, "no cache_control on tools: compat.supportsCacheControlOnTools is false", "AI/api/anthropic-messages.js:837");
+            ev(
+                events,
+                EventKind::Note,
+                "no cache_control on tools: compat.supportsCacheControlOnTools is false",
+                "AI/api/anthropic-messages.js:837",
+            );
         }
-        let mut tools = convert_tools(&immediate, is_oauth, compat.supports_eager_tool_input_streaming, compat.supports_strict_tools, tool_cc, false, events)?;
-        tools.extend(convert_tools(&deferred, is_oauth, compat.supports_eager_tool_input_streaming, compat.supports_strict_tools, None, true, events)?);
+        let mut tools = convert_tools(
+            &immediate,
+            is_oauth,
+            compat.supports_eager_tool_input_streaming,
+            compat.supports_strict_tools,
+            tool_cc,
+            false,
+            events,
+        )?;
+        tools.extend(convert_tools(
+            &deferred,
+            is_oauth,
+            compat.supports_eager_tool_input_streaming,
+            compat.supports_strict_tools,
+            None,
+            true,
+            events,
+        )?);
         params.insert("tools", Value::Array(tools));
     }
 
-    let display = o.thinking_display.clone().unwrap_or_else(|| "summarized".to_string());
+    let display = o
+        .thinking_display
+        .clone()
+        .unwrap_or_else(|| "summarized".to_string());
     if compat_is_true(model, "supportsMidConvoEffort") {
         let binding = Object::new().with("prefix_mismatch_behavior", "drop_block");
         params.insert(
             "thinking",
-            Value::Object(Object::new().with("type", "adaptive").with("display", display).with("block_binding", binding)),
+            Value::Object(
+                Object::new()
+                    .with("type", "adaptive")
+                    .with("display", display)
+                    .with("block_binding", binding),
+            ),
         );
-        params.insert("output_config", Value::Object(Object::new().with("effort", default_effort)));
+        params.insert(
+            "output_config",
+            Value::Object(Object::new().with("effort", default_effort)),
+        );
         ev(
             events,
             EventKind::Note,
@@ -645,14 +877,31 @@ fn build_params(
     } else if model.reasoning() {
         if o.thinking_enabled {
             if compat_is_true(model, "forceAdaptiveThinking") {
-                params.insert("thinking", Value::Object(Object::new().with("type", "adaptive").with("display", display)));
+                params.insert(
+                    "thinking",
+                    Value::Object(
+                        Object::new()
+                            .with("type", "adaptive")
+                            .with("display", display),
+                    ),
+                );
                 if let Some(effort) = o.effort.as_deref().filter(|e| !e.is_empty()) {
-                    params.insert("output_config", Value::Object(Object::new().with("effort", effort)));
+                    params.insert(
+                        "output_config",
+                        Value::Object(Object::new().with("effort", effort)),
+                    );
                 }
             } else {
-                let budget = o.thinking_budget_tokens.filter(|b| *b != 0.0 && !b.is_nan());
+                let budget = o
+                    .thinking_budget_tokens
+                    .filter(|b| *b != 0.0 && !b.is_nan());
                 if budget.is_none() {
-                    ev(events, EventKind::Replaced, "thinking budget 0 sent as 1024", "AI/api/anthropic-messages.js:867");
+                    ev(
+                        events,
+                        EventKind::Replaced,
+                        "thinking budget 0 sent as 1024",
+                        "AI/api/anthropic-messages.js:867",
+                    );
                 }
                 params.insert(
                     "thinking",
@@ -664,20 +913,37 @@ fn build_params(
                     ),
                 );
             }
-        } else if model.thinking_level_map().is_none_or(|m| m.get("off") != Some(&Value::Null)) {
-            params.insert("thinking", Value::Object(Object::new().with("type", "disabled")));
+        } else if model
+            .thinking_level_map()
+            .is_none_or(|m| m.get("off") != Some(&Value::Null))
+        {
+            params.insert(
+                "thinking",
+                Value::Object(Object::new().with("type", "disabled")),
+            );
         } else {
-            ev(events, EventKind::Note, "thinking off but thinkingLevelMap.off is null: no thinking field", "AI/api/anthropic-messages.js:872");
+            ev(
+                events,
+                EventKind::Note,
+                "thinking off but thinkingLevelMap.off is null: no thinking field",
+                "AI/api/anthropic-messages.js:872",
+            );
         }
     }
 
     if let Some(user_id) = &o.metadata_user_id {
-        params.insert("metadata", Value::Object(Object::new().with("user_id", user_id.as_str())));
+        params.insert(
+            "metadata",
+            Value::Object(Object::new().with("user_id", user_id.as_str())),
+        );
     }
     if let Some(choice) = &o.tool_choice {
         match choice {
             Value::String(s) if !s.is_empty() => {
-                params.insert("tool_choice", Value::Object(Object::new().with("type", s.as_str())));
+                params.insert(
+                    "tool_choice",
+                    Value::Object(Object::new().with("type", s.as_str())),
+                );
             }
             v if v.truthy() => params.insert("tool_choice", v.clone()),
             _ => {}
@@ -693,7 +959,15 @@ fn build_params(
                 Value::Object(o)
             })
             .collect();
-        ev(events, EventKind::Inserted, format!("fallbacks from compat.allowedFallbackModels: {}", Value::Array(list.clone()).to_json()), "AI/api/anthropic-messages.js:890");
+        ev(
+            events,
+            EventKind::Inserted,
+            format!(
+                "fallbacks from compat.allowedFallbackModels: {}",
+                Value::Array(list.clone()).to_json()
+            ),
+            "AI/api/anthropic-messages.js:890",
+        );
         params.insert("fallbacks", Value::Array(list));
     }
     Ok(params)
@@ -713,7 +987,13 @@ struct ToolPlacement {
 /// tools de-duplicated by normalized name (a later duplicate replaces the value but keeps the
 /// first position); with `enabled`, a tool named in a result's `addedToolNames` and not called
 /// before is deferred.
-fn split_deferred_tools(tools: &[ToolDef], messages: &[Value], enabled: bool, is_oauth: bool, events: &mut Events) -> Result<ToolPlacement, AdapterError> {
+fn split_deferred_tools(
+    tools: &[ToolDef],
+    messages: &[Value],
+    enabled: bool,
+    is_oauth: bool,
+    events: &mut Events,
+) -> Result<ToolPlacement, AdapterError> {
     let at = "AI/utils/deferred-tools.js:3";
     let mut unique: Vec<(String, ToolDef)> = Vec::new();
     for tool in tools {
@@ -727,21 +1007,32 @@ fn split_deferred_tools(tools: &[ToolDef], messages: &[Value], enabled: bool, is
         }
     }
     if !enabled {
-        return Ok(ToolPlacement { immediate: unique.into_iter().map(|(_, t)| t).collect(), deferred: Vec::new() });
+        return Ok(ToolPlacement {
+            immediate: unique.into_iter().map(|(_, t)| t).collect(),
+            deferred: Vec::new(),
+        });
     }
     let mut deferred_names: HashSet<String> = HashSet::new();
     let mut used_names: HashSet<String> = HashSet::new();
     for message in messages {
         match message.get_str("role") {
             Some("assistant") => {
-                for block in message.get("content").and_then(Value::as_array).map_or(&[][..], Vec::as_slice) {
+                for block in message
+                    .get("content")
+                    .and_then(Value::as_array)
+                    .map_or(&[][..], Vec::as_slice)
+                {
                     if block.get_str("type") == Some("toolCall") {
                         match block.get_str("name") {
                             Some(name) => {
                                 used_names.insert(normalize_tool_name(name, is_oauth));
                             }
                             // `toClaudeCodeName` calls `name.toLowerCase()`; the identity does not.
-                            None if is_oauth => return Err(err("a toolCall has no string name (pi throws a TypeError)")),
+                            None if is_oauth => {
+                                return Err(err(
+                                    "a toolCall has no string name (pi throws a TypeError)",
+                                ))
+                            }
                             None => {}
                         }
                     }
@@ -758,7 +1049,10 @@ fn split_deferred_tools(tools: &[ToolDef], messages: &[Value], enabled: bool, is
             _ => {}
         }
     }
-    let mut placement = ToolPlacement { immediate: Vec::new(), deferred: Vec::new() };
+    let mut placement = ToolPlacement {
+        immediate: Vec::new(),
+        deferred: Vec::new(),
+    };
     for (name, tool) in unique {
         if deferred_names.contains(&name) {
             ev(
@@ -777,7 +1071,11 @@ fn split_deferred_tools(tools: &[ToolDef], messages: &[Value], enabled: bool, is
 
 /// `msg.addedToolNames ?? []` (string entries).
 fn added_tool_names(msg: &Value) -> impl Iterator<Item = &str> {
-    msg.get("addedToolNames").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str)
+    msg.get("addedToolNames")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -787,12 +1085,27 @@ fn added_tool_names(msg: &Value) -> impl Iterator<Item = &str> {
 /// `convertContentBlocks(content)` (:79–111): a string of the texts joined by "\n" when there is
 /// no image, otherwise text and image blocks (with a placeholder text first when there is no
 /// text).
-fn convert_content_blocks(content: &[Value], label: &str, events: &mut Events) -> Result<Value, AdapterError> {
+fn convert_content_blocks(
+    content: &[Value],
+    label: &str,
+    events: &mut Events,
+) -> Result<Value, AdapterError> {
     let has_images = content.iter().any(|c| c.get_str("type") == Some("image"));
     if !has_images {
-        let joined = join_shared(&content.iter().map(|c| c.get("text")).collect::<Vec<_>>(), data_str("textBlocksJoin"));
+        let joined = join_shared(
+            &content.iter().map(|c| c.get("text")).collect::<Vec<_>>(),
+            data_str("textBlocksJoin"),
+        );
         if content.len() > 1 {
-            ev(events, EventKind::Converted, format!("{label}: {} text blocks joined with \\n into one string", content.len()), "AI/api/anthropic-messages.js:83");
+            ev(
+                events,
+                EventKind::Converted,
+                format!(
+                    "{label}: {} text blocks joined with \\n into one string",
+                    content.len()
+                ),
+                "AI/api/anthropic-messages.js:83",
+            );
         }
         return Ok(Value::String(sanitize_shared(&joined)));
     }
@@ -800,14 +1113,33 @@ fn convert_content_blocks(content: &[Value], label: &str, events: &mut Events) -
     for block in content {
         if block.get_str("type") == Some("text") {
             let text = str_member(block, "text", label)?;
-            blocks.push(Value::Object(Object::new().with("type", "text").with("text", sanitize_shared(text))));
+            blocks.push(Value::Object(
+                Object::new()
+                    .with("type", "text")
+                    .with("text", sanitize_shared(text)),
+            ));
         } else {
             blocks.push(image_block(block));
         }
     }
     if !blocks.iter().any(|b| b.get_str("type") == Some("text")) {
-        blocks.insert(0, Value::Object(Object::new().with("type", "text").with("text", data_str("imageOnlyPlaceholder"))));
-        ev(events, EventKind::Inserted, format!("{label}: image-only result gets a \"{}\" text block first", data_str("imageOnlyPlaceholder")), "AI/api/anthropic-messages.js:104");
+        blocks.insert(
+            0,
+            Value::Object(
+                Object::new()
+                    .with("type", "text")
+                    .with("text", data_str("imageOnlyPlaceholder")),
+            ),
+        );
+        ev(
+            events,
+            EventKind::Inserted,
+            format!(
+                "{label}: image-only result gets a \"{}\" text block first",
+                data_str("imageOnlyPlaceholder")
+            ),
+            "AI/api/anthropic-messages.js:104",
+        );
     }
     Ok(Value::Array(blocks))
 }
@@ -817,7 +1149,11 @@ fn image_block(block: &Value) -> Value {
     let mut source = Object::new().with("type", "base64");
     source.insert_opt("media_type", block.get("mimeType").cloned());
     source.insert_opt("data", block.get("data").cloned());
-    Value::Object(Object::new().with("type", "image").with("source", Value::Object(source)))
+    Value::Object(
+        Object::new()
+            .with("type", "image")
+            .with("source", Value::Object(source)),
+    )
 }
 
 /// `convertToolResult(...)` (:900–927).
@@ -844,13 +1180,30 @@ fn convert_tool_result(
             continue;
         }
         loaded_names.insert(normalized);
-        let tool_name = if is_oauth { to_claude_code_name(name) } else { name.to_string() };
-        ev(events, EventKind::Inserted, format!("{label}: tool_reference to deferred tool {tool_name}"), "AI/api/anthropic-messages.js:907");
-        references.push(Value::Object(Object::new().with("type", "tool_reference").with("tool_name", tool_name)));
+        let tool_name = if is_oauth {
+            to_claude_code_name(name)
+        } else {
+            name.to_string()
+        };
+        ev(
+            events,
+            EventKind::Inserted,
+            format!("{label}: tool_reference to deferred tool {tool_name}"),
+            "AI/api/anthropic-messages.js:907",
+        );
+        references.push(Value::Object(
+            Object::new()
+                .with("type", "tool_reference")
+                .with("tool_name", tool_name),
+        ));
     }
     let content = match msg.get("content") {
         Some(Value::Array(a)) => a.as_slice(),
-        _ => return Err(err(format!("{label}: content is not an array (pi throws a TypeError)"))),
+        _ => {
+            return Err(err(format!(
+                "{label}: content is not an array (pi throws a TypeError)"
+            )))
+        }
     };
     let converted = convert_content_blocks(content, label, events)?;
     let mut tool_result = Object::new().with("type", "tool_result");
@@ -860,15 +1213,25 @@ fn convert_tool_result(
         Vec::new()
     } else {
         tool_result.insert("content", Value::Array(references));
-        ev(events, EventKind::Converted, format!("{label}: its own content moves after all tool_result blocks"), "AI/api/anthropic-messages.js:921");
+        ev(
+            events,
+            EventKind::Converted,
+            format!("{label}: its own content moves after all tool_result blocks"),
+            "AI/api/anthropic-messages.js:921",
+        );
         match converted {
-            Value::String(s) => vec![Value::Object(Object::new().with("type", "text").with("text", s))],
+            Value::String(s) => vec![Value::Object(
+                Object::new().with("type", "text").with("text", s),
+            )],
             Value::Array(a) => a,
             _ => Vec::new(),
         }
     };
     tool_result.insert_opt("is_error", msg.get("isError").cloned());
-    Ok(ConvertedToolResult { tool_result: Value::Object(tool_result), sibling_content })
+    Ok(ConvertedToolResult {
+        tool_result: Value::Object(tool_result),
+        sibling_content,
+    })
 }
 
 /// `convertMessages`' result: the messages and, per output index, the stored effort of managed
@@ -903,15 +1266,29 @@ fn convert_messages(
                 }
             }
             Some("assistant") => {
-                let blocks = convert_assistant_blocks(msg, &label, is_oauth, allow_empty_signature, events)?;
+                let blocks =
+                    convert_assistant_blocks(msg, &label, is_oauth, allow_empty_signature, events)?;
                 if blocks.is_empty() {
-                    ev(events, EventKind::Dropped, format!("{label}: no content left, message dropped"), "AI/api/anthropic-messages.js:1032");
+                    ev(
+                        events,
+                        EventKind::Dropped,
+                        format!("{label}: no content left, message dropped"),
+                        "AI/api/anthropic-messages.js:1032",
+                    );
                 } else {
                     let index = params.len();
-                    params.push(Value::Object(Object::new().with("role", "assistant").with("content", Value::Array(blocks))));
+                    params.push(Value::Object(
+                        Object::new()
+                            .with("role", "assistant")
+                            .with("content", Value::Array(blocks)),
+                    ));
                     if let Some(provider) = managed_provider {
-                        let level = msg.get_str("providerThinkingLevel").filter(|l| is_anthropic_effort(l));
-                        if msg.get_str("api") == Some("anthropic-messages") && msg.get_str("provider") == Some(provider) {
+                        let level = msg
+                            .get_str("providerThinkingLevel")
+                            .filter(|l| is_anthropic_effort(l));
+                        if msg.get_str("api") == Some("anthropic-messages")
+                            && msg.get_str("provider") == Some(provider)
+                        {
                             if let Some(level) = level {
                                 assistant_levels.push((index, level.to_string()));
                             }
@@ -923,9 +1300,17 @@ fn convert_messages(
                 let mut tool_results = Vec::new();
                 let mut sibling = Vec::new();
                 let mut j = i;
-                while j < transformed.len() && transformed[j].get_str("role") == Some("toolResult") {
+                while j < transformed.len() && transformed[j].get_str("role") == Some("toolResult")
+                {
                     let l = msg_label(j, &transformed[j]);
-                    let c = convert_tool_result(&transformed[j], &l, is_oauth, deferred_names, &mut loaded_names, events)?;
+                    let c = convert_tool_result(
+                        &transformed[j],
+                        &l,
+                        is_oauth,
+                        deferred_names,
+                        &mut loaded_names,
+                        events,
+                    )?;
                     tool_results.push(c.tool_result);
                     sibling.extend(c.sibling_content);
                     j += 1;
@@ -938,11 +1323,20 @@ fn convert_messages(
                         "AI/api/anthropic-messages.js:1047",
                     );
                 } else {
-                    ev(events, EventKind::Converted, format!("{label}: sent as a user message with a tool_result block"), "AI/api/anthropic-messages.js:1060");
+                    ev(
+                        events,
+                        EventKind::Converted,
+                        format!("{label}: sent as a user message with a tool_result block"),
+                        "AI/api/anthropic-messages.js:1060",
+                    );
                 }
                 i = j - 1;
                 tool_results.extend(sibling);
-                params.push(Value::Object(Object::new().with("role", "user").with("content", Value::Array(tool_results))));
+                params.push(Value::Object(
+                    Object::new()
+                        .with("role", "user")
+                        .with("content", Value::Array(tool_results)),
+                ));
             }
             _ => {}
         }
@@ -951,19 +1345,33 @@ fn convert_messages(
     if let Some(cc) = cache_control {
         place_last_user_cache_control(&mut params, cc, events);
     }
-    Ok(ConvertedMessages { messages: params, assistant_levels })
+    Ok(ConvertedMessages {
+        messages: params,
+        assistant_levels,
+    })
 }
 
 /// The user branch of `convertMessages` (:934–975).
-fn convert_user_message(msg: &Value, label: &str, events: &mut Events) -> Result<Option<Value>, AdapterError> {
+fn convert_user_message(
+    msg: &Value,
+    label: &str,
+    events: &mut Events,
+) -> Result<Option<Value>, AdapterError> {
     match msg.get("content") {
         Some(Value::String(s)) => {
             if js_trim_is_empty(s) {
-                ev(events, EventKind::Dropped, format!("{label}: blank string content, message dropped"), "AI/api/anthropic-messages.js:936");
+                ev(
+                    events,
+                    EventKind::Dropped,
+                    format!("{label}: blank string content, message dropped"),
+                    "AI/api/anthropic-messages.js:936",
+                );
                 return Ok(None);
             }
             Ok(Some(Value::Object(
-                Object::new().with("role", "user").with("content", sanitize_surrogates(s).into_owned()),
+                Object::new()
+                    .with("role", "user")
+                    .with("content", sanitize_surrogates(s).into_owned()),
             )))
         }
         Some(Value::Array(items)) => {
@@ -973,31 +1381,61 @@ fn convert_user_message(msg: &Value, label: &str, events: &mut Events) -> Result
                     let text = str_member(item, "text", label)?;
                     let text = sanitize_surrogates(text);
                     if js_trim_is_empty(&text) {
-                        ev(events, EventKind::Dropped, format!("{label}: blank text block dropped"), "AI/api/anthropic-messages.js:962");
+                        ev(
+                            events,
+                            EventKind::Dropped,
+                            format!("{label}: blank text block dropped"),
+                            "AI/api/anthropic-messages.js:962",
+                        );
                         continue;
                     }
-                    blocks.push(Value::Object(Object::new().with("type", "text").with("text", text.into_owned())));
+                    blocks.push(Value::Object(
+                        Object::new()
+                            .with("type", "text")
+                            .with("text", text.into_owned()),
+                    ));
                 } else {
                     blocks.push(image_block(item));
                 }
             }
             if blocks.is_empty() {
-                ev(events, EventKind::Dropped, format!("{label}: no content left, message dropped"), "AI/api/anthropic-messages.js:968");
+                ev(
+                    events,
+                    EventKind::Dropped,
+                    format!("{label}: no content left, message dropped"),
+                    "AI/api/anthropic-messages.js:968",
+                );
                 return Ok(None);
             }
-            Ok(Some(Value::Object(Object::new().with("role", "user").with("content", Value::Array(blocks)))))
+            Ok(Some(Value::Object(
+                Object::new()
+                    .with("role", "user")
+                    .with("content", Value::Array(blocks)),
+            )))
         }
-        _ => Err(err(format!("{label}: content is neither a string nor an array (pi throws a TypeError)"))),
+        _ => Err(err(format!(
+            "{label}: content is neither a string nor an array (pi throws a TypeError)"
+        ))),
     }
 }
 
 /// The assistant branch of `convertMessages` (:976–1031).
-fn convert_assistant_blocks(msg: &Value, label: &str, is_oauth: bool, allow_empty_signature: bool, events: &mut Events) -> Result<Vec<Value>, AdapterError> {
+fn convert_assistant_blocks(
+    msg: &Value,
+    label: &str,
+    is_oauth: bool,
+    allow_empty_signature: bool,
+    events: &mut Events,
+) -> Result<Vec<Value>, AdapterError> {
     let content = match msg.get("content") {
         Some(Value::Array(a)) => a.as_slice(),
         // `for (const block of "...")` yields characters, none of which is a block.
         Some(Value::String(_)) => &[],
-        _ => return Err(err(format!("{label}: content is not iterable (pi throws a TypeError)"))),
+        _ => {
+            return Err(err(format!(
+                "{label}: content is not iterable (pi throws a TypeError)"
+            )))
+        }
     };
     let mut blocks = Vec::new();
     for block in content {
@@ -1005,16 +1443,30 @@ fn convert_assistant_blocks(msg: &Value, label: &str, is_oauth: bool, allow_empt
             Some("text") => {
                 let text = str_member(block, "text", label)?;
                 if js_trim_is_empty(text) {
-                    ev(events, EventKind::Dropped, format!("{label}: blank text block dropped"), "AI/api/anthropic-messages.js:980");
+                    ev(
+                        events,
+                        EventKind::Dropped,
+                        format!("{label}: blank text block dropped"),
+                        "AI/api/anthropic-messages.js:980",
+                    );
                     continue;
                 }
-                blocks.push(Value::Object(Object::new().with("type", "text").with("text", sanitize_shared(text))));
+                blocks.push(Value::Object(
+                    Object::new()
+                        .with("type", "text")
+                        .with("text", sanitize_shared(text)),
+                ));
             }
             Some("thinking") => {
                 if block.get("redacted").is_some_and(Value::truthy) {
                     let mut b = Object::new().with("type", "redacted_thinking");
                     b.insert_opt("data", block.get("thinkingSignature").cloned());
-                    ev(events, EventKind::Converted, format!("{label}: redacted thinking sent as redacted_thinking"), "AI/api/anthropic-messages.js:989");
+                    ev(
+                        events,
+                        EventKind::Converted,
+                        format!("{label}: redacted thinking sent as redacted_thinking"),
+                        "AI/api/anthropic-messages.js:989",
+                    );
                     blocks.push(Value::Object(b));
                     continue;
                 }
@@ -1022,26 +1474,47 @@ fn convert_assistant_blocks(msg: &Value, label: &str, is_oauth: bool, allow_empt
                 let has_signature = match signature {
                     Some(v) if v.truthy() => match v.as_str() {
                         Some(s) => !js_trim_is_empty(s),
-                        None => return Err(err(format!("{label}: thinkingSignature is not a string (pi throws a TypeError)"))),
+                        None => return Err(err(format!(
+                            "{label}: thinkingSignature is not a string (pi throws a TypeError)"
+                        ))),
                     },
                     _ => false,
                 };
                 let thinking = str_member(block, "thinking", label)?;
                 if js_trim_is_empty(thinking) && !has_signature {
-                    ev(events, EventKind::Dropped, format!("{label}: blank thinking without signature dropped"), "AI/api/anthropic-messages.js:998");
+                    ev(
+                        events,
+                        EventKind::Dropped,
+                        format!("{label}: blank thinking without signature dropped"),
+                        "AI/api/anthropic-messages.js:998",
+                    );
                     continue;
                 }
                 let thinking = sanitize_shared(thinking);
                 if !has_signature {
                     if allow_empty_signature {
                         ev(events, EventKind::Converted, format!("{label}: unsigned thinking kept with signature \"\" (compat.allowEmptySignature)"), "AI/api/anthropic-messages.js:1004");
-                        blocks.push(Value::Object(Object::new().with("type", "thinking").with("thinking", thinking).with("signature", "")));
+                        blocks.push(Value::Object(
+                            Object::new()
+                                .with("type", "thinking")
+                                .with("thinking", thinking)
+                                .with("signature", ""),
+                        ));
                     } else {
-                        ev(events, EventKind::Converted, format!("{label}: unsigned thinking sent as a text block"), "AI/api/anthropic-messages.js:1010");
-                        blocks.push(Value::Object(Object::new().with("type", "text").with("text", thinking)));
+                        ev(
+                            events,
+                            EventKind::Converted,
+                            format!("{label}: unsigned thinking sent as a text block"),
+                            "AI/api/anthropic-messages.js:1010",
+                        );
+                        blocks.push(Value::Object(
+                            Object::new().with("type", "text").with("text", thinking),
+                        ));
                     }
                 } else {
-                    let mut b = Object::new().with("type", "thinking").with("thinking", thinking);
+                    let mut b = Object::new()
+                        .with("type", "thinking")
+                        .with("thinking", thinking);
                     b.insert_opt("signature", signature.cloned());
                     blocks.push(Value::Object(b));
                 }
@@ -1053,7 +1526,14 @@ fn convert_assistant_blocks(msg: &Value, label: &str, is_oauth: bool, allow_empt
                     let name = str_member(block, "name", label)?;
                     let cc = to_claude_code_name(name);
                     if cc != name.as_str() {
-                        ev(events, EventKind::Renamed, format!("{label}: tool_use name {name} → {cc} (OAuth, Claude Code casing)"), "AI/api/anthropic-messages.js:1027");
+                        ev(
+                            events,
+                            EventKind::Renamed,
+                            format!(
+                                "{label}: tool_use name {name} → {cc} (OAuth, Claude Code casing)"
+                            ),
+                            "AI/api/anthropic-messages.js:1027",
+                        );
                     }
                     b.insert("name", Value::String(cc.into()));
                 } else {
@@ -1062,7 +1542,12 @@ fn convert_assistant_blocks(msg: &Value, label: &str, is_oauth: bool, allow_empt
                 let input = match non_nullish(block.get("arguments")) {
                     Some(v) => v.clone(),
                     None => {
-                        ev(events, EventKind::Inserted, format!("{label}: tool call without arguments sends input {{}}"), "AI/api/anthropic-messages.js:1028");
+                        ev(
+                            events,
+                            EventKind::Inserted,
+                            format!("{label}: tool call without arguments sends input {{}}"),
+                            "AI/api/anthropic-messages.js:1028",
+                        );
                         Value::object()
                     }
                 };
@@ -1084,7 +1569,12 @@ fn place_last_user_cache_control(params: &mut [Value], cc: &Object, events: &mut
         return;
     };
     if last.get_str("role") != Some("user") {
-        ev(events, EventKind::Note, "no cache_control on messages: the last message is not a user message", at);
+        ev(
+            events,
+            EventKind::Note,
+            "no cache_control on messages: the last message is not a user message",
+            at,
+        );
         return;
     }
     match last.get_mut("content") {
@@ -1093,12 +1583,20 @@ fn place_last_user_cache_control(params: &mut [Value], cc: &Object, events: &mut
                 let ty = block.get_str("type").unwrap_or("").to_string();
                 if matches!(ty.as_str(), "text" | "image" | "tool_result") {
                     block.insert("cache_control", Value::Object(cc.clone()));
-                    ev(events, EventKind::Inserted, format!("cache_control on the last {ty} block of the last user message"), at);
+                    ev(
+                        events,
+                        EventKind::Inserted,
+                        format!("cache_control on the last {ty} block of the last user message"),
+                        at,
+                    );
                 }
             }
         }
         Some(Value::String(s)) => {
-            let block = Object::new().with("type", "text").with("text", std::mem::take(s)).with("cache_control", Value::Object(cc.clone()));
+            let block = Object::new()
+                .with("type", "text")
+                .with("text", std::mem::take(s))
+                .with("cache_control", Value::Object(cc.clone()));
             last.insert("content", Value::Array(vec![Value::Object(block)]));
             ev(events, EventKind::Converted, "the last user message's string content becomes a text block carrying cache_control", at);
         }
@@ -1112,17 +1610,25 @@ fn is_anthropic_effort(value: &str) -> bool {
 }
 
 /// `insertThinkingLevelMessages(converted, activeEffort)` (:1093–1104).
-fn insert_thinking_level_messages(converted: ConvertedMessages, active_effort: &str, events: &mut Events) -> Vec<Value> {
+fn insert_thinking_level_messages(
+    converted: ConvertedMessages,
+    active_effort: &str,
+    events: &mut Events,
+) -> Vec<Value> {
     let at = "AI/api/anthropic-messages.js:1093";
     let effort_message = |effort: &str| {
         Value::Object(
             Object::new()
                 .with("role", "system")
                 .with("content", Value::Array(Vec::new()))
-                .with("output_config", Value::Object(Object::new().with("effort", effort))),
+                .with(
+                    "output_config",
+                    Value::Object(Object::new().with("effort", effort)),
+                ),
         )
     };
-    let mut out = Vec::with_capacity(converted.messages.len() + converted.assistant_levels.len() + 1);
+    let mut out =
+        Vec::with_capacity(converted.messages.len() + converted.assistant_levels.len() + 1);
     for (index, message) in converted.messages.into_iter().enumerate() {
         if let Some((_, level)) = converted.assistant_levels.iter().find(|(i, _)| *i == index) {
             ev(events, EventKind::Inserted, format!("system effort message ({level}) before the assistant message it was produced with"), at);
@@ -1130,7 +1636,12 @@ fn insert_thinking_level_messages(converted: ConvertedMessages, active_effort: &
         }
         out.push(message);
     }
-    ev(events, EventKind::Inserted, format!("final system effort message ({active_effort})"), at);
+    ev(
+        events,
+        EventKind::Inserted,
+        format!("final system effort message ({active_effort})"),
+        at,
+    );
     out.push(effort_message(active_effort));
     out
 }
@@ -1155,29 +1666,60 @@ fn convert_tools(
         let strict = resolve_json_schema_strict_sampling(tool, supports_strict)? == Some(true);
         let parameters = get_json_schema_tool_parameters(tool, strict)?;
         let (properties, required) = match &parameters {
-            Value::Null => return Err(err(format!("tool {}: parameters is null (pi throws a TypeError)", tool.name))),
+            Value::Null => {
+                return Err(err(format!(
+                    "tool {}: parameters is null (pi throws a TypeError)",
+                    tool.name
+                )))
+            }
             p => (
-                non_nullish(p.get("properties")).cloned().unwrap_or_else(Value::object),
-                non_nullish(p.get("required")).cloned().unwrap_or_else(|| Value::Array(Vec::new())),
+                non_nullish(p.get("properties"))
+                    .cloned()
+                    .unwrap_or_else(Value::object),
+                non_nullish(p.get("required"))
+                    .cloned()
+                    .unwrap_or_else(|| Value::Array(Vec::new())),
             ),
         };
-        let legacy = Object::new().with("type", "object").with("properties", properties).with("required", required);
+        let legacy = Object::new()
+            .with("type", "object")
+            .with("properties", properties)
+            .with("required", required);
         if !strict {
             note_input_schema_rebuild(tool, &parameters, events);
         }
         let input_schema = if strict {
             let mut s = parameters.as_object().cloned().unwrap_or_default();
             s.spread(&legacy);
-            ev(events, EventKind::Converted, format!("tool {}: strict input_schema (constrained sampling)", tool.name), "AI/api/constrained-sampling.js:135");
+            ev(
+                events,
+                EventKind::Converted,
+                format!(
+                    "tool {}: strict input_schema (constrained sampling)",
+                    tool.name
+                ),
+                "AI/api/constrained-sampling.js:135",
+            );
             s
         } else {
             legacy
         };
-        let name = if is_oauth { to_claude_code_name(&tool.name) } else { tool.name.clone() };
+        let name = if is_oauth {
+            to_claude_code_name(&tool.name)
+        } else {
+            tool.name.clone()
+        };
         if name != tool.name {
-            ev(events, EventKind::Renamed, format!("tool {} → {name} (OAuth, Claude Code casing)", tool.name), "AI/api/anthropic-messages.js:1127");
+            ev(
+                events,
+                EventKind::Renamed,
+                format!("tool {} → {name} (OAuth, Claude Code casing)", tool.name),
+                "AI/api/anthropic-messages.js:1127",
+            );
         }
-        let mut t = Object::new().with("name", name.as_str()).with("description", tool.description.as_str());
+        let mut t = Object::new()
+            .with("name", name.as_str())
+            .with("description", tool.description.as_str());
         if eager {
             t.insert("eager_input_streaming", Value::Bool(true));
         }
@@ -1190,7 +1732,12 @@ fn convert_tools(
         }
         if let Some(cc) = cache_control.filter(|_| index == tools.len() - 1) {
             t.insert("cache_control", Value::Object(cc.clone()));
-            ev(events, EventKind::Inserted, format!("cache_control on the last immediate tool ({name})"), "AI/api/anthropic-messages.js:1133");
+            ev(
+                events,
+                EventKind::Inserted,
+                format!("cache_control on the last immediate tool ({name})"),
+                "AI/api/anthropic-messages.js:1133",
+            );
         }
         out.push(Value::Object(t));
     }
@@ -1202,21 +1749,57 @@ fn convert_tools(
 fn note_input_schema_rebuild(tool: &ToolDef, parameters: &Value, events: &mut Events) {
     let at = "AI/api/anthropic-messages.js:1115";
     let Some(p) = parameters.as_object() else {
-        ev(events, EventKind::Replaced, format!("tool {}: parameters is not an object; input_schema is an empty object schema", tool.name), at);
+        ev(
+            events,
+            EventKind::Replaced,
+            format!(
+                "tool {}: parameters is not an object; input_schema is an empty object schema",
+                tool.name
+            ),
+            at,
+        );
         return;
     };
-    let dropped: Vec<&str> = p.keys().map(|k| k.as_str()).filter(|k| !matches!(*k, "type" | "properties" | "required")).collect();
+    let dropped: Vec<&str> = p
+        .keys()
+        .map(|k| k.as_str())
+        .filter(|k| !matches!(*k, "type" | "properties" | "required"))
+        .collect();
     if !dropped.is_empty() {
-        ev(events, EventKind::Dropped, format!("tool {}: input_schema keeps type, properties, required; dropped {}", tool.name, dropped.join(", ")), at);
+        ev(
+            events,
+            EventKind::Dropped,
+            format!(
+                "tool {}: input_schema keeps type, properties, required; dropped {}",
+                tool.name,
+                dropped.join(", ")
+            ),
+            at,
+        );
     }
     if non_nullish(p.get("required")).is_none() {
-        ev(events, EventKind::Inserted, format!("tool {}: input_schema gets required: []", tool.name), at);
+        ev(
+            events,
+            EventKind::Inserted,
+            format!("tool {}: input_schema gets required: []", tool.name),
+            at,
+        );
     }
     if non_nullish(p.get("properties")).is_none() {
-        ev(events, EventKind::Inserted, format!("tool {}: input_schema gets properties: {{}}", tool.name), at);
+        ev(
+            events,
+            EventKind::Inserted,
+            format!("tool {}: input_schema gets properties: {{}}", tool.name),
+            at,
+        );
     }
     if p.get_str("type").is_some_and(|t| t != "object") {
-        ev(events, EventKind::Replaced, format!("tool {}: input_schema type forced to object", tool.name), at);
+        ev(
+            events,
+            EventKind::Replaced,
+            format!("tool {}: input_schema type forced to object", tool.name),
+            at,
+        );
     }
 }
 
@@ -1227,17 +1810,34 @@ fn note_input_schema_rebuild(tool: &ToolDef, parameters: &Value, events: &mut Ev
 /// `client.beta.messages.create(params)` (SDK/resources/beta/messages/messages.js:24–55) and
 /// `BaseAnthropic.buildRequest` (SDK/client.js:797–890): `betas` leaves the body for the
 /// `anthropic-beta` header, the body is `JSON.stringify`d, headers are merged in the SDK's order.
-fn sdk_messages_create(model: &Model, opts: &StreamOptions, client: &Client, params: Object, events: &mut Events) -> Request {
+fn sdk_messages_create(
+    model: &Model,
+    opts: &StreamOptions,
+    client: &Client,
+    params: Object,
+    events: &mut Events,
+) -> Request {
     let at = "SDK/resources/beta/messages/messages.js:27";
     let mut body = params.clone();
     let betas = body.remove("betas");
     let betas_header = betas.as_ref().map(|b| join_element(Some(b)));
     if let Some(b) = &betas_header {
-        ev(events, EventKind::Converted, format!("betas leave the body for the anthropic-beta header: {b}"), at);
+        ev(
+            events,
+            EventKind::Converted,
+            format!("betas leave the body for the anthropic-beta header: {b}"),
+            at,
+        );
     }
     let headers = sdk_build_headers(opts, client, betas_header);
     let url = sdk_build_url(model, opts);
-    Request { method: "POST", url, headers, params: Value::Object(params), body: Value::Object(body).to_json() }
+    Request {
+        method: "POST",
+        url,
+        headers,
+        params: Value::Object(params),
+        body: Value::Object(body).to_json(),
+    }
 }
 
 /// One header source for [`build_headers`]: `(name, value)` where `None` is an explicit `null`.
@@ -1265,7 +1865,11 @@ fn build_headers(sources: Vec<HeaderSource>) -> Vec<(String, String)> {
 /// content-type, then the request's `anthropic-beta`. x-stainless-* are the runtime's and left
 /// out; credentials are shown as `<redacted>` (as the oracle does for names matching
 /// /auth|api-key|cookie/i).
-fn sdk_build_headers(opts: &StreamOptions, client: &Client, betas: Option<String>) -> Vec<(String, String)> {
+fn sdk_build_headers(
+    opts: &StreamOptions,
+    client: &Client,
+    betas: Option<String>,
+) -> Vec<(String, String)> {
     let s = |k: &str, v: &str| (k.to_string(), Some(v.to_string()));
     let sdk_defaults = vec![
         s("Accept", "application/json"),
@@ -1273,9 +1877,16 @@ fn sdk_build_headers(opts: &StreamOptions, client: &Client, betas: Option<String
         s("anthropic-dangerous-direct-browser-access", "true"),
         s("anthropic-version", "2023-06-01"),
     ];
-    let auth: HeaderSource = client.auth_header.map(|h| vec![s(h, "<redacted>")]).unwrap_or_default();
+    let auth: HeaderSource = client
+        .auth_header
+        .map(|h| vec![s(h, "<redacted>")])
+        .unwrap_or_default();
     let mut default_headers: HeaderSource = Vec::new();
-    if let Some(custom) = opts.env.get("ANTHROPIC_CUSTOM_HEADERS").filter(|c| !c.is_empty()) {
+    if let Some(custom) = opts
+        .env
+        .get("ANTHROPIC_CUSTOM_HEADERS")
+        .filter(|c| !c.is_empty())
+    {
         let mut parsed: Vec<(String, Value)> = Vec::new();
         for line in custom.split('\n') {
             if let Some((k, v)) = line.split_once(':') {
@@ -1288,18 +1899,32 @@ fn sdk_build_headers(opts: &StreamOptions, client: &Client, betas: Option<String
         }
         default_headers.extend(merged.into_iter().map(|(k, v)| (k, header_value(&v))));
     } else {
-        default_headers.extend(client.default_headers.iter().map(|(k, v)| (k.clone(), header_value(v))));
+        default_headers.extend(
+            client
+                .default_headers
+                .iter()
+                .map(|(k, v)| (k.clone(), header_value(v))),
+        );
     }
     let body_headers = vec![s("content-type", "application/json")];
-    let request_headers: HeaderSource = betas.map(|b| vec![("anthropic-beta".to_string(), Some(b))]).unwrap_or_default();
-    build_headers(vec![sdk_defaults, auth, default_headers, body_headers, request_headers])
-        .into_iter()
-        .map(|(k, v)| {
-            let lower = k.to_lowercase();
-            let secret = lower.contains("auth") || lower.contains("api-key") || lower.contains("cookie");
-            (k, if secret { "<redacted>".to_string() } else { v })
-        })
-        .collect()
+    let request_headers: HeaderSource = betas
+        .map(|b| vec![("anthropic-beta".to_string(), Some(b))])
+        .unwrap_or_default();
+    build_headers(vec![
+        sdk_defaults,
+        auth,
+        default_headers,
+        body_headers,
+        request_headers,
+    ])
+    .into_iter()
+    .map(|(k, v)| {
+        let lower = k.to_lowercase();
+        let secret =
+            lower.contains("auth") || lower.contains("api-key") || lower.contains("cookie");
+        (k, if secret { "<redacted>".to_string() } else { v })
+    })
+    .collect()
 }
 
 /// A configured header's value as `Headers.append` stringifies it (`null` removes the header).
@@ -1317,7 +1942,13 @@ fn sdk_build_url(model: &Model, opts: &StreamOptions) -> String {
     let base = match model.obj.get("baseUrl") {
         Some(Value::String(s)) if !s.is_empty() => s.clone(),
         Some(Value::String(_)) => DEFAULT_BASE_URL.to_string().into(),
-        _ => opts.env.get("ANTHROPIC_BASE_URL").filter(|s| !s.is_empty()).cloned().unwrap_or_else(|| DEFAULT_BASE_URL.to_string()).into(),
+        _ => opts
+            .env
+            .get("ANTHROPIC_BASE_URL")
+            .filter(|s| !s.is_empty())
+            .cloned()
+            .unwrap_or_else(|| DEFAULT_BASE_URL.to_string())
+            .into(),
     };
     if base.ends_with('/') {
         format!("{}{}", base, &MESSAGES_PATH[1..])

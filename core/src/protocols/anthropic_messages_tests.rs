@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::*;
-use crate::protocols::constrained_sampling::make_strict_json_schema;
 use crate::js;
+use crate::protocols::constrained_sampling::make_strict_json_schema;
 use crate::tools::ToolSource;
 
 fn corpus() -> PathBuf {
@@ -25,7 +25,10 @@ fn case_model(case: &Path, reference: &str) -> (Model, String) {
     let (provider, id) = reference.split_once('/').expect("provider/id");
     let models_json = read_json(&case.join("models.json")).unwrap_or_else(Value::object);
     let prov = models_json.get("providers").and_then(|p| p.get(provider));
-    let api_key = prov.and_then(|p| p.get_str("apiKey")).unwrap_or("test-key").to_string();
+    let api_key = prov
+        .and_then(|p| p.get_str("apiKey"))
+        .unwrap_or("test-key")
+        .to_string();
     let custom = prov
         .and_then(|p| p.get("models"))
         .and_then(Value::as_array)
@@ -35,25 +38,40 @@ fn case_model(case: &Path, reference: &str) -> (Model, String) {
             let mut o = Object::new().with("id", id).with("name", id);
             o.insert_opt("api", prov.and_then(|p| p.get("api")).cloned());
             o.insert("provider", Value::str(provider));
-            o.insert("baseUrl", prov.and_then(|p| p.get("baseUrl")).cloned().unwrap_or_else(|| Value::str("http://127.0.0.1:1/v1")));
+            o.insert(
+                "baseUrl",
+                prov.and_then(|p| p.get("baseUrl"))
+                    .cloned()
+                    .unwrap_or_else(|| Value::str("http://127.0.0.1:1/v1")),
+            );
             o.spread(m.as_object().expect("model object"));
             o
         }
         None => data::catalog()
             .as_array()
-            .and_then(|ms| ms.iter().find(|m| m.get_str("provider") == Some(provider) && m.get_str("id") == Some(id)))
+            .and_then(|ms| {
+                ms.iter().find(|m| {
+                    m.get_str("provider") == Some(provider) && m.get_str("id") == Some(id)
+                })
+            })
             .and_then(Value::as_object)
             .cloned()
             .unwrap_or_else(|| panic!("no model {reference}")),
     };
-    if let Some(compat) = prov.and_then(|p| p.get("compat")).and_then(Value::as_object) {
+    if let Some(compat) = prov
+        .and_then(|p| p.get("compat"))
+        .and_then(Value::as_object)
+    {
         let mut c = compat.clone();
         if let Some(mc) = obj.get_object("compat") {
             c.spread(mc);
         }
         obj.insert("compat", Value::Object(c));
     }
-    if let Some(headers) = prov.and_then(|p| p.get("headers")).and_then(Value::as_object) {
+    if let Some(headers) = prov
+        .and_then(|p| p.get("headers"))
+        .and_then(Value::as_object)
+    {
         let mut h = headers.clone();
         if let Some(mh) = obj.get_object("headers") {
             h.spread(mh);
@@ -69,7 +87,11 @@ fn tool_def(v: &Value, experimental: bool) -> ToolDef {
         label: v.get_str("label").unwrap_or("").into(),
         description: v.get_str("description").unwrap_or("").into(),
         parameters: v.get("parameters").cloned().unwrap_or(Value::Null),
-        constrained_sampling: if experimental { v.get("experimentalConstrainedSampling").cloned() } else { None },
+        constrained_sampling: if experimental {
+            v.get("experimentalConstrainedSampling").cloned()
+        } else {
+            None
+        },
         execution_mode: None,
         prompt_snippet: None,
         prompt_guidelines: None,
@@ -81,11 +103,18 @@ fn case_tools(case: &Path, args: &[String], experimental: bool) -> Vec<ToolDef> 
     let names: Vec<String> = if args.iter().any(|a| a == "--no-tools") {
         Vec::new()
     } else if let Some(i) = args.iter().position(|a| a == "--tools") {
-        args.get(i + 1).map(|s| s.split(',').map(String::from).collect()).unwrap_or_default()
+        args.get(i + 1)
+            .map(|s| s.split(',').map(String::from).collect())
+            .unwrap_or_default()
     } else {
-        ["read", "bash", "edit", "write"].iter().map(|s| s.to_string()).collect()
+        ["read", "bash", "edit", "write"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
     };
-    let extension = read_json(&case.join("tools.json")).and_then(|v| v.as_array().cloned()).unwrap_or_default();
+    let extension = read_json(&case.join("tools.json"))
+        .and_then(|v| v.as_array().cloned())
+        .unwrap_or_default();
     let builtin = data::tools().as_array().cloned().unwrap_or_default();
     names
         .iter()
@@ -94,7 +123,12 @@ fn case_tools(case: &Path, args: &[String], experimental: bool) -> Vec<ToolDef> 
                 .iter()
                 .find(|t| t.get_str("name") == Some(n))
                 .map(|t| tool_def(t, experimental))
-                .or_else(|| extension.iter().find(|t| t.get_str("name") == Some(n)).map(|t| tool_def(t, false)))
+                .or_else(|| {
+                    extension
+                        .iter()
+                        .find(|t| t.get_str("name") == Some(n))
+                        .map(|t| tool_def(t, false))
+                })
         })
         .collect()
 }
@@ -113,20 +147,42 @@ fn load_case(name: &str, reasoning: Option<&str>) -> Case {
     let case = corpus().join(name);
     let case_json = read_json(&case.join("case.json")).expect("case.json");
     let env_json = read_json(&case.join("expected/env.json")).expect("env.json");
-    let expected_body = std::fs::read_to_string(case.join("expected/request-1.json")).expect("request-1.json");
+    let expected_body =
+        std::fs::read_to_string(case.join("expected/request-1.json")).expect("request-1.json");
     let body = js::parse(&expected_body).expect("body");
     let meta = read_json(&case.join("expected/request-1.meta.json")).expect("meta");
     let (model, api_key) = case_model(&case, case_json.get_str("model").expect("model"));
-    let args: Vec<String> =
-        case_json.get("args").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).map(String::from).collect()).unwrap_or_default();
+    let args: Vec<String> = case_json
+        .get("args")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default();
     let env: BTreeMap<String, String> = case_json
         .get("env")
         .and_then(Value::as_object)
-        .map(|o| o.iter().filter_map(|(k, v)| v.as_str().map(|s| (k.to_string(), s.to_string()))).collect())
+        .map(|o| {
+            o.iter()
+                .filter_map(|(k, v)| v.as_str().map(|s| (k.to_string(), s.to_string())))
+                .collect()
+        })
         .unwrap_or_default();
     let experimental = env.get("PI_EXPERIMENTAL").is_some_and(|v| v == "1");
-    let system = body.get("system").and_then(Value::as_array).and_then(|s| s.last()).and_then(|b| b.get_str("text")).unwrap_or("");
-    let system = if system == data_str("claudeCodeSystemPrompt") { "" } else { system };
+    let system = body
+        .get("system")
+        .and_then(Value::as_array)
+        .and_then(|s| s.last())
+        .and_then(|b| b.get_str("text"))
+        .unwrap_or("");
+    let system = if system == data_str("claudeCodeSystemPrompt") {
+        ""
+    } else {
+        system
+    };
     let mut messages: Vec<Value> = Vec::new();
     if let Ok(text) = std::fs::read_to_string(case.join("session.jsonl")) {
         for line in text.lines() {
@@ -140,16 +196,34 @@ fn load_case(name: &str, reasoning: Option<&str>) -> Case {
     if let Some(prompt) = case_json.get_str("prompt") {
         messages.push(crate::messages::user_message(prompt, Vec::new(), 0.0));
     }
-    let meta_headers = meta.get("headers").and_then(Value::as_object).cloned().unwrap_or_default();
-    let runtime = ["host", "connection", "content-length", "accept-encoding", "accept-language", "sec-fetch-mode"];
+    let meta_headers = meta
+        .get("headers")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let runtime = [
+        "host",
+        "connection",
+        "content-length",
+        "accept-encoding",
+        "accept-language",
+        "sec-fetch-mode",
+    ];
     let expected_headers: Vec<(String, String)> = meta_headers
         .iter()
         .filter(|(k, _)| !k.starts_with("x-stainless-") && !runtime.contains(&k.as_str()))
         .map(|(k, v)| (k.to_string(), v.as_str().unwrap_or("").to_string()))
         .collect();
-    let user_agent = meta_headers.get_str("user-agent").filter(|u| u.starts_with("pi ")).unwrap_or("pi (linux; x64)").to_string();
+    let user_agent = meta_headers
+        .get_str("user-agent")
+        .filter(|u| u.starts_with("pi "))
+        .unwrap_or("pi (linux; x64)")
+        .to_string();
     // `reasoning` overrides the level (pi clamps it before the adapter); "off" means none.
-    let level = reasoning.or_else(|| env_json.get_str("thinking")).filter(|t| *t != "off").map(String::from);
+    let level = reasoning
+        .or_else(|| env_json.get_str("thinking"))
+        .filter(|t| *t != "off")
+        .map(String::from);
     let opts = StreamOptions {
         reasoning: level,
         session_id: env_json.get_str("sessionId").map(String::from),
@@ -163,7 +237,11 @@ fn load_case(name: &str, reasoning: Option<&str>) -> Case {
     };
     Case {
         model,
-        ctx: LlmContext { system_prompt: system.to_string(), messages, tools: case_tools(&case, &args, experimental) },
+        ctx: LlmContext {
+            system_prompt: system.to_string(),
+            messages,
+            tools: case_tools(&case, &args, experimental),
+        },
         opts,
         expected_body,
         expected_headers,
@@ -172,25 +250,46 @@ fn load_case(name: &str, reasoning: Option<&str>) -> Case {
 }
 
 fn first_diff(a: &str, b: &str) -> String {
-    let pos = a.bytes().zip(b.bytes()).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
+    let pos = a
+        .bytes()
+        .zip(b.bytes())
+        .position(|(x, y)| x != y)
+        .unwrap_or(a.len().min(b.len()));
     let from = pos.saturating_sub(80);
-    let snip = |s: &str| String::from_utf8_lossy(&s.as_bytes()[from.min(s.len())..(pos + 120).min(s.len())]).into_owned();
-    format!("first difference at byte {pos}:\n  ours: …{}\n  pi's: …{}", snip(a), snip(b))
+    let snip = |s: &str| {
+        String::from_utf8_lossy(&s.as_bytes()[from.min(s.len())..(pos + 120).min(s.len())])
+            .into_owned()
+    };
+    format!(
+        "first difference at byte {pos}:\n  ours: …{}\n  pi's: …{}",
+        snip(a),
+        snip(b)
+    )
 }
 
 /// Builds a corpus case and compares body, headers and URL path with the capture.
 fn check_case(name: &str, reasoning: Option<&str>) -> Result<Request, String> {
     let c = load_case(name, reasoning);
     let mut events = Vec::new();
-    let req = build(&c.model, &c.ctx, &c.opts, &mut events).map_err(|e| format!("{name}: error {}", e.message))?;
+    let req = build(&c.model, &c.ctx, &c.opts, &mut events)
+        .map_err(|e| format!("{name}: error {}", e.message))?;
     if req.body != c.expected_body {
-        return Err(format!("{name}: body differs; {}", first_diff(&req.body, &c.expected_body)));
+        return Err(format!(
+            "{name}: body differs; {}",
+            first_diff(&req.body, &c.expected_body)
+        ));
     }
     if req.headers != c.expected_headers {
-        return Err(format!("{name}: headers differ\n  ours: {:?}\n  pi's: {:?}", req.headers, c.expected_headers));
+        return Err(format!(
+            "{name}: headers differ\n  ours: {:?}\n  pi's: {:?}",
+            req.headers, c.expected_headers
+        ));
     }
     if !req.url.ends_with(&c.expected_path) {
-        return Err(format!("{name}: url {} does not end with {}", req.url, c.expected_path));
+        return Err(format!(
+            "{name}: url {} does not end with {}",
+            req.url, c.expected_path
+        ));
     }
     Ok(req)
 }
@@ -269,13 +368,23 @@ fn run_cases(cases: &[(&str, Option<&str>)]) -> Vec<String> {
 #[test]
 fn corpus_cases_of_this_adapter() {
     let failures = run_cases(ADAPTER_ONLY_CASES);
-    assert!(failures.is_empty(), "{} failing:\n{}", failures.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failing:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
 }
 
 #[test]
 fn corpus_budget_cases() {
     let failures = run_cases(BUDGET_CASES);
-    assert!(failures.is_empty(), "{} failing:\n{}", failures.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failing:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -283,15 +392,27 @@ fn corpus_budget_cases() {
 // ---------------------------------------------------------------------------------------------
 
 fn model(json: &str) -> Model {
-    Model { obj: js::parse(json).expect("model json").as_object().cloned().expect("object") }
+    Model {
+        obj: js::parse(json)
+            .expect("model json")
+            .as_object()
+            .cloned()
+            .expect("object"),
+    }
 }
 
 fn sonnet() -> Model {
-    model(r#"{"id":"claude-sonnet-4-5","api":"anthropic-messages","provider":"mock","baseUrl":"http://h/v1","reasoning":true,"input":["text","image"],"contextWindow":200000,"maxTokens":64000}"#)
+    model(
+        r#"{"id":"claude-sonnet-4-5","api":"anthropic-messages","provider":"mock","baseUrl":"http://h/v1","reasoning":true,"input":["text","image"],"contextWindow":200000,"maxTokens":64000}"#,
+    )
 }
 
 fn opts() -> StreamOptions {
-    StreamOptions { api_key: "test-key".into(), user_agent: "pi (test)".into(), ..Default::default() }
+    StreamOptions {
+        api_key: "test-key".into(),
+        user_agent: "pi (test)".into(),
+        ..Default::default()
+    }
 }
 
 fn msg(json: &str) -> Value {
@@ -314,16 +435,44 @@ fn tool_call_ids_are_normalized_in_utf16_units() {
 
 #[test]
 fn tool_reference_support_follows_the_model_id() {
-    let m = |provider: &str, id: &str| model(&format!(r#"{{"id":"{id}","provider":"{provider}"}}"#));
-    assert!(default_supports_tool_references(&m("anthropic", "claude-sonnet-4-5")));
-    assert!(default_supports_tool_references(&m("anthropic", "claude-opus-4-5-20251101")));
-    assert!(default_supports_tool_references(&m("anthropic", "claude-fable-5")));
-    assert!(!default_supports_tool_references(&m("anthropic", "claude-opus-4-20250514")));
-    assert!(!default_supports_tool_references(&m("anthropic", "claude-opus-4-1")));
-    assert!(!default_supports_tool_references(&m("anthropic", "claude-haiku-4-5")));
-    assert!(!default_supports_tool_references(&m("mock", "claude-sonnet-4-5")));
-    assert!(!default_supports_tool_references(&m("anthropic", "claude-opus-4-5x")));
-    assert!(!default_supports_tool_references(&m("anthropic", "claude-opus-45x")));
+    let m =
+        |provider: &str, id: &str| model(&format!(r#"{{"id":"{id}","provider":"{provider}"}}"#));
+    assert!(default_supports_tool_references(&m(
+        "anthropic",
+        "claude-sonnet-4-5"
+    )));
+    assert!(default_supports_tool_references(&m(
+        "anthropic",
+        "claude-opus-4-5-20251101"
+    )));
+    assert!(default_supports_tool_references(&m(
+        "anthropic",
+        "claude-fable-5"
+    )));
+    assert!(!default_supports_tool_references(&m(
+        "anthropic",
+        "claude-opus-4-20250514"
+    )));
+    assert!(!default_supports_tool_references(&m(
+        "anthropic",
+        "claude-opus-4-1"
+    )));
+    assert!(!default_supports_tool_references(&m(
+        "anthropic",
+        "claude-haiku-4-5"
+    )));
+    assert!(!default_supports_tool_references(&m(
+        "mock",
+        "claude-sonnet-4-5"
+    )));
+    assert!(!default_supports_tool_references(&m(
+        "anthropic",
+        "claude-opus-4-5x"
+    )));
+    assert!(!default_supports_tool_references(&m(
+        "anthropic",
+        "claude-opus-45x"
+    )));
 }
 
 #[test]
@@ -350,7 +499,9 @@ fn blank_user_content_is_dropped_and_string_last_gets_cache_block() {
     let body = body_of(&sonnet(), &ctx, &opts());
     assert_eq!(
         body.get("messages").map(Value::to_json).as_deref(),
-        Some(r#"[{"role":"user","content":[{"type":"text","text":"hello","cache_control":{"type":"ephemeral"}}]}]"#)
+        Some(
+            r#"[{"role":"user","content":[{"type":"text","text":"hello","cache_control":{"type":"ephemeral"}}]}]"#
+        )
     );
     assert!(body.get("system").is_none());
 }
@@ -360,8 +511,12 @@ fn image_only_tool_result_gets_placeholder_and_images_keep_blocks() {
     let ctx = LlmContext {
         system_prompt: "sys".into(),
         messages: vec![
-            msg(r#"{"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"read"}],"stopReason":"toolUse"}"#),
-            msg(r#"{"role":"toolResult","toolCallId":"t1","toolName":"read","content":[{"type":"image","mimeType":"image/png","data":"AA=="}],"isError":false}"#),
+            msg(
+                r#"{"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"read"}],"stopReason":"toolUse"}"#,
+            ),
+            msg(
+                r#"{"role":"toolResult","toolCallId":"t1","toolName":"read","content":[{"type":"image","mimeType":"image/png","data":"AA=="}],"isError":false}"#,
+            ),
         ],
         tools: Vec::new(),
     };
@@ -375,24 +530,45 @@ fn image_only_tool_result_gets_placeholder_and_images_keep_blocks() {
 
 #[test]
 fn strict_schema_wraps_optional_properties() {
-    let schema = msg(r#"{"type":"object","required":["a"],"properties":{"a":{"type":"string"},"b":{"type":"number"},"c":{"type":["string","null"]}}}"#);
+    let schema = msg(
+        r#"{"type":"object","required":["a"],"properties":{"a":{"type":"string"},"b":{"type":"number"},"c":{"type":["string","null"]}}}"#,
+    );
     let strict = make_strict_json_schema(&schema).expect("strict");
     assert_eq!(
         strict.to_json(),
         r#"{"type":"object","required":["a","b","c"],"properties":{"a":{"type":"string"},"b":{"anyOf":[{"type":"number"},{"type":"null"}]},"c":{"type":["string","null"]}},"additionalProperties":false}"#
     );
-    assert!(make_strict_json_schema(&msg(r#"{"type":"object","properties":{"x":{"$ref":"x/a"}}}"#)).is_err());
-    assert!(make_strict_json_schema(&msg(r#"{"type":"object","additionalProperties":true}"#)).is_err());
-    assert!(make_strict_json_schema(&msg(r#"{"type":"object","required":["zz"],"properties":{}}"#)).is_err());
+    assert!(make_strict_json_schema(&msg(
+        r#"{"type":"object","properties":{"x":{"$ref":"x/a"}}}"#
+    ))
+    .is_err());
+    assert!(
+        make_strict_json_schema(&msg(r#"{"type":"object","additionalProperties":true}"#)).is_err()
+    );
+    assert!(make_strict_json_schema(&msg(
+        r#"{"type":"object","required":["zz"],"properties":{}}"#
+    ))
+    .is_err());
 }
 
 #[test]
 fn strict_require_without_support_is_an_error() {
-    let mut tool = tool_def(&msg(r#"{"name":"t","description":"d","parameters":{"type":"object","properties":{}}}"#), false);
+    let mut tool = tool_def(
+        &msg(r#"{"name":"t","description":"d","parameters":{"type":"object","properties":{}}}"#),
+        false,
+    );
     tool.constrained_sampling = Some(msg(r#"{"type":"json_schema","strict":"require"}"#));
-    let ctx = LlmContext { system_prompt: String::new(), messages: Vec::new(), tools: vec![tool] };
+    let ctx = LlmContext {
+        system_prompt: String::new(),
+        messages: Vec::new(),
+        tools: vec![tool],
+    };
     let e = build(&sonnet(), &ctx, &opts(), &mut Vec::new()).unwrap_err();
-    assert!(e.message.contains("strict tools are unsupported"), "{}", e.message);
+    assert!(
+        e.message.contains("strict tools are unsupported"),
+        "{}",
+        e.message
+    );
 }
 
 #[test]
@@ -407,9 +583,24 @@ fn headers_follow_the_sdk_order_and_configured_betas() {
     let names: Vec<&str> = req.headers.iter().map(|(k, _)| k.as_str()).collect();
     assert_eq!(
         names,
-        ["anthropic-version", "x-api-key", "user-agent", "accept", "anthropic-dangerous-direct-browser-access", "x-custom", "content-type", "anthropic-beta"]
+        [
+            "anthropic-version",
+            "x-api-key",
+            "user-agent",
+            "accept",
+            "anthropic-dangerous-direct-browser-access",
+            "x-custom",
+            "content-type",
+            "anthropic-beta"
+        ]
     );
-    assert_eq!(req.headers.iter().find(|(k, _)| k == "x-custom").map(|(_, v)| v.as_str()), Some("2"));
+    assert_eq!(
+        req.headers
+            .iter()
+            .find(|(k, _)| k == "x-custom")
+            .map(|(_, v)| v.as_str()),
+        Some("2")
+    );
     assert_eq!(req.headers.last().map(|(_, v)| v.as_str()), Some("a,b"));
     assert!(!req.body.contains("betas"));
     assert!(req.params.get("betas").is_some());
@@ -428,13 +619,30 @@ fn odd_inputs_do_not_panic() {
     assert!(build(&sonnet(), &ctx, &opts(), &mut Vec::new()).is_err());
     let ctx = LlmContext {
         system_prompt: "\u{10F800}x".into(),
-        messages: vec![msg(r#"{"role":"assistant","content":[{"type":"thinking","thinking":"t","thinkingSignature":7}]}"#)],
-        tools: vec![tool_def(&msg(r#"{"name":"t","description":"d","parameters":null}"#), false)],
+        messages: vec![msg(
+            r#"{"role":"assistant","content":[{"type":"thinking","thinking":"t","thinkingSignature":7}]}"#,
+        )],
+        tools: vec![tool_def(
+            &msg(r#"{"name":"t","description":"d","parameters":null}"#),
+            false,
+        )],
     };
     assert!(build(&sonnet(), &ctx, &opts(), &mut Vec::new()).is_err());
-    let m = model(r#"{"id":"x","provider":"p","maxTokens":"lots","compat":{"allowedFallbackModels":["a"]}}"#);
-    let body = body_of(&m, &LlmContext { system_prompt: "s".into(), ..Default::default() }, &opts());
-    assert_eq!(body.get("fallbacks").map(Value::to_json).as_deref(), Some("[{}]"));
+    let m = model(
+        r#"{"id":"x","provider":"p","maxTokens":"lots","compat":{"allowedFallbackModels":["a"]}}"#,
+    );
+    let body = body_of(
+        &m,
+        &LlmContext {
+            system_prompt: "s".into(),
+            ..Default::default()
+        },
+        &opts(),
+    );
+    assert_eq!(
+        body.get("fallbacks").map(Value::to_json).as_deref(),
+        Some("[{}]")
+    );
 }
 
 /// Every an-* case through the naive loader (linear sessions only): a report, not a check.
@@ -442,7 +650,11 @@ fn odd_inputs_do_not_panic() {
 #[ignore]
 fn corpus_report_all() {
     let mut names: Vec<String> = std::fs::read_dir(corpus())
-        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
         .unwrap_or_default();
     names.retain(|n| n.starts_with("an-") || n.starts_with("anx-"));
     names.sort();
@@ -450,7 +662,11 @@ fn corpus_report_all() {
         if !corpus().join(&n).join("expected/request-1.json").exists() {
             continue;
         }
-        let level = ADAPTER_ONLY_CASES.iter().chain(BUDGET_CASES).find(|(c, _)| *c == n).and_then(|(_, l)| *l);
+        let level = ADAPTER_ONLY_CASES
+            .iter()
+            .chain(BUDGET_CASES)
+            .find(|(c, _)| *c == n)
+            .and_then(|(_, l)| *l);
         match std::panic::catch_unwind(|| check_case(&n, level)) {
             Ok(Ok(_)) => println!("PASS {n}"),
             Ok(Err(e)) => println!("FAIL {e}\n"),
@@ -464,7 +680,17 @@ fn trace_records_what_the_adapter_changed() {
     let c = load_case("an-oauth", None);
     let mut events = Vec::new();
     build(&c.model, &c.ctx, &c.opts, &mut events).expect("request");
-    let text: Vec<String> = events.iter().map(|e| format!("{} {} @{}", e.kind.as_str(), e.message, e.pi_source.unwrap_or("?"))).collect();
+    let text: Vec<String> = events
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {} @{}",
+                e.kind.as_str(),
+                e.message,
+                e.pi_source.unwrap_or("?")
+            )
+        })
+        .collect();
     let has = |needle: &str| text.iter().any(|t| t.contains(needle));
     assert!(has("tool_use name read → Read"), "{text:#?}");
     assert!(has("tool bash → Bash"), "{text:#?}");

@@ -5,7 +5,10 @@
 //! [`super::openai_responses_shared`]'s.
 
 use super::openai_prompt_cache::clamp_openai_prompt_cache_key;
-use super::openai_responses_shared::{self as shared, compat_flag, convert_responses_messages, convert_responses_tools, ConvertOptions, ToolOptions};
+use super::openai_responses_shared::{
+    self as shared, compat_flag, convert_responses_messages, convert_responses_tools,
+    ConvertOptions, ToolOptions,
+};
 use super::{constrained_sampling, err, AdapterError, LlmContext, Request, StreamOptions};
 use crate::js::{self, js_trim, number_to_string, Object, Value};
 use crate::messages;
@@ -16,14 +19,22 @@ use crate::trace::{Event, EventKind, Events};
 const DEFAULT_AZURE_API_VERSION: &str = "v1";
 
 /// `AZURE_TOOL_CALL_PROVIDERS` (:14; AZ3).
-const AZURE_TOOL_CALL_PROVIDERS: [&str; 4] = ["openai", "openai-codex", "opencode", "azure-openai-responses"];
+const AZURE_TOOL_CALL_PROVIDERS: [&str; 4] = [
+    "openai",
+    "openai-codex",
+    "opencode",
+    "azure-openai-responses",
+];
 
 /// `OPENAI_RESPONSES_MIN_OUTPUT_TOKENS` (:16).
 const OPENAI_RESPONSES_MIN_OUTPUT_TOKENS: f64 = 16.0;
 
 /// `getProviderEnvValue(name, env)` (AI/utils/provider-env.js:38–43): a non-empty value.
 fn env_value<'a>(opts: &'a StreamOptions, name: &str) -> Option<&'a str> {
-    opts.env.get(name).map(String::as_str).filter(|v| !v.is_empty())
+    opts.env
+        .get(name)
+        .map(String::as_str)
+        .filter(|v| !v.is_empty())
 }
 
 /// `parseDeploymentNameMap(value)` (:17–31): `id=deployment,...`, entries trimmed, incomplete
@@ -37,11 +48,16 @@ fn parse_deployment_name_map(value: Option<&str>) -> Vec<(String, String)> {
         }
         // `split("=", 2)`: at most the first two pieces.
         let mut pieces = trimmed.split('=');
-        let (Some(model_id), Some(deployment)) = (pieces.next(), pieces.next()) else { continue };
+        let (Some(model_id), Some(deployment)) = (pieces.next(), pieces.next()) else {
+            continue;
+        };
         if model_id.is_empty() || deployment.is_empty() {
             continue;
         }
-        let (model_id, deployment) = (js_trim(model_id).to_string(), js_trim(deployment).to_string());
+        let (model_id, deployment) = (
+            js_trim(model_id).to_string(),
+            js_trim(deployment).to_string(),
+        );
         match map.iter_mut().find(|(k, _)| *k == model_id) {
             Some(slot) => slot.1 = deployment,
             None => map.push((model_id, deployment)),
@@ -55,7 +71,12 @@ fn parse_deployment_name_map(value: Option<&str>) -> Vec<(String, String)> {
 /// `azureDeploymentName`).
 fn resolve_deployment_name(model: &Model, opts: &StreamOptions, events: &mut Events) -> String {
     let map = parse_deployment_name_map(env_value(opts, "AZURE_OPENAI_DEPLOYMENT_NAME_MAP"));
-    match map.into_iter().find(|(k, _)| k == model.id()).map(|(_, v)| v).filter(|v| !v.is_empty()) {
+    match map
+        .into_iter()
+        .find(|(k, _)| k == model.id())
+        .map(|(_, v)| v)
+        .filter(|v| !v.is_empty())
+    {
         Some(deployment) => {
             events.push(
                 Event::new(EventKind::Renamed, format!("body model {} → deployment {deployment:?} (AZURE_OPENAI_DEPLOYMENT_NAME_MAP)", model.id()))
@@ -82,7 +103,11 @@ struct ParsedUrl<'a> {
 /// scheme is invalid.
 fn parse_url(text: &str) -> Option<ParsedUrl<'_>> {
     let (scheme, after) = text.split_once("://")?;
-    if scheme.is_empty() || !scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)) {
+    if scheme.is_empty()
+        || !scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    {
         return None;
     }
     let scheme = scheme.to_ascii_lowercase();
@@ -110,22 +135,41 @@ fn parse_url(text: &str) -> Option<ParsedUrl<'_>> {
         Some(p) => format!("{scheme}://{host}:{p}"),
         None => format!("{scheme}://{host}"),
     };
-    Some(ParsedUrl { origin, host, path, rest })
+    Some(ParsedUrl {
+        origin,
+        host,
+        path,
+        rest,
+    })
 }
 
 /// `normalizeAzureBaseUrl(baseUrl)` (:136–160): trailing slashes trimmed; on Azure hosts an
 /// empty, `/openai` or `/openai/v1/responses` path becomes `/openai/v1` (query dropped).
 fn normalize_azure_base_url(base_url: &str, events: &mut Events) -> Result<String, AdapterError> {
     let trimmed = js_trim(base_url).trim_end_matches('/');
-    let url = parse_url(trimmed).ok_or_else(|| err(format!("Invalid Azure OpenAI base URL: {base_url}")))?;
-    let is_azure_host = [".openai.azure.com", ".cognitiveservices.azure.com", ".ai.azure.com"].iter().any(|s| url.host.ends_with(s));
+    let url = parse_url(trimmed)
+        .ok_or_else(|| err(format!("Invalid Azure OpenAI base URL: {base_url}")))?;
+    let is_azure_host = [
+        ".openai.azure.com",
+        ".cognitiveservices.azure.com",
+        ".ai.azure.com",
+    ]
+    .iter()
+    .any(|s| url.host.ends_with(s));
     let normalized_path = url.path.trim_end_matches('/');
-    let (path, rest) = if is_azure_host && matches!(normalized_path, "" | "/openai" | "/openai/v1/responses") {
-        events.push(Event::new(EventKind::Converted, format!("Azure base URL path {:?} → \"/openai/v1\"", url.path)).at("AI/api/azure-openai-responses.js:151"));
-        ("/openai/v1", "")
-    } else {
-        (if url.path.is_empty() { "/" } else { url.path }, url.rest)
-    };
+    let (path, rest) =
+        if is_azure_host && matches!(normalized_path, "" | "/openai" | "/openai/v1/responses") {
+            events.push(
+                Event::new(
+                    EventKind::Converted,
+                    format!("Azure base URL path {:?} → \"/openai/v1\"", url.path),
+                )
+                .at("AI/api/azure-openai-responses.js:151"),
+            );
+            ("/openai/v1", "")
+        } else {
+            (if url.path.is_empty() { "/" } else { url.path }, url.rest)
+        };
     let full = format!("{}{path}{rest}", url.origin);
     Ok(full.trim_end_matches('/').to_string())
 }
@@ -133,9 +177,18 @@ fn normalize_azure_base_url(base_url: &str, events: &mut Events) -> Result<Strin
 /// `resolveAzureConfig(model, options)` (:164–184; AZ5): the API version and base URL from the
 /// environment (`AZURE_OPENAI_API_VERSION`, `AZURE_OPENAI_BASE_URL`,
 /// `AZURE_OPENAI_RESOURCE_NAME`) or the model.
-fn resolve_azure_config(model: &Model, opts: &StreamOptions, events: &mut Events) -> Result<(String, String), AdapterError> {
-    let api_version = env_value(opts, "AZURE_OPENAI_API_VERSION").unwrap_or(DEFAULT_AZURE_API_VERSION).to_string();
-    let base_url = env_value(opts, "AZURE_OPENAI_BASE_URL").map(js_trim).filter(|s| !s.is_empty()).map(String::from);
+fn resolve_azure_config(
+    model: &Model,
+    opts: &StreamOptions,
+    events: &mut Events,
+) -> Result<(String, String), AdapterError> {
+    let api_version = env_value(opts, "AZURE_OPENAI_API_VERSION")
+        .unwrap_or(DEFAULT_AZURE_API_VERSION)
+        .to_string();
+    let base_url = env_value(opts, "AZURE_OPENAI_BASE_URL")
+        .map(js_trim)
+        .filter(|s| !s.is_empty())
+        .map(String::from);
     let resource_name = env_value(opts, "AZURE_OPENAI_RESOURCE_NAME");
     let resolved = base_url
         .or_else(|| resource_name.map(|r| format!("https://{r}.openai.azure.com/openai/v1")))
@@ -154,7 +207,11 @@ fn responses_url(base_url: &str, api_version: &str) -> String {
         Some((b, q)) => (b, q.split('#').next().unwrap_or("")),
         None => (base_url.split('#').next().unwrap_or(base_url), ""),
     };
-    let path = if base.ends_with('/') { format!("{base}responses") } else { format!("{base}/responses") };
+    let path = if base.ends_with('/') {
+        format!("{base}responses")
+    } else {
+        format!("{base}/responses")
+    };
     let mut pairs: Vec<(String, String)> = query
         .split('&')
         .filter(|p| !p.is_empty())
@@ -165,7 +222,11 @@ fn responses_url(base_url: &str, api_version: &str) -> String {
         .filter(|(k, _)| k != "api-version")
         .collect();
     pairs.push(("api-version".into(), form_encode(api_version)));
-    let query = pairs.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("&");
+    let query = pairs
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join("&");
     format!("{path}?{query}")
 }
 
@@ -183,16 +244,31 @@ fn form_encode(s: &str) -> String {
 }
 
 /// `streamSimple` (:120–135) → `stream` (:45–119): the key check, `createClient`, `buildParams`.
-pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut Events) -> Result<Request, AdapterError> {
+pub fn build(
+    model: &Model,
+    ctx: &LlmContext,
+    opts: &StreamOptions,
+    events: &mut Events,
+) -> Result<Request, AdapterError> {
     if opts.api_key.is_empty() {
-        return Err(err(format!("No API key for provider: {}", model.provider())));
+        return Err(err(format!(
+            "No API key for provider: {}",
+            model.provider()
+        )));
     }
     let model_max = messages::model_max_tokens(model);
     let max_tokens = messages::clamp_max_tokens_to_context(model, ctx, model_max);
     if max_tokens != model_max && !(max_tokens.is_nan() && model_max.is_nan()) {
         events.push(
-            Event::new(EventKind::Clamped, format!("maxTokens {} → {} to fit the context window", number_to_string(model_max), number_to_string(max_tokens)))
-                .at("AI/api/simple-options.js:4"),
+            Event::new(
+                EventKind::Clamped,
+                format!(
+                    "maxTokens {} → {} to fit the context window",
+                    number_to_string(model_max),
+                    number_to_string(max_tokens)
+                ),
+            )
+            .at("AI/api/simple-options.js:4"),
         );
     }
     let reasoning_effort = opts
@@ -204,16 +280,36 @@ pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut
     let deployment_name = resolve_deployment_name(model, opts, events);
     let (headers, url) = create_client(model, opts, events)?;
     let supports_grammar = compat_flag(model, "supportsOpenAIGrammarTools", false);
-    let grammar_props = constrained_sampling::create_grammar_tool_input_properties(&ctx.tools, supports_grammar)?;
-    let params = build_params(model, ctx, opts, max_tokens, reasoning_effort.as_deref(), &deployment_name, &grammar_props, events)?;
+    let grammar_props =
+        constrained_sampling::create_grammar_tool_input_properties(&ctx.tools, supports_grammar)?;
+    let params = build_params(
+        model,
+        ctx,
+        opts,
+        max_tokens,
+        reasoning_effort.as_deref(),
+        &deployment_name,
+        &grammar_props,
+        events,
+    )?;
     let body = params.to_json();
-    Ok(Request { method: "POST", url, headers, params, body })
+    Ok(Request {
+        method: "POST",
+        url,
+        headers,
+        params,
+        body,
+    })
 }
 
 /// `createClient(model, apiKey, options)` (:185–199) and the `AzureOpenAI` SDK's headers
 /// (openai/azure.js `authHeaders`: `api-key`): `User-Agent`, model headers, configured headers.
 /// No session headers (AZ5). Returns the headers and the URL.
-fn create_client(model: &Model, opts: &StreamOptions, events: &mut Events) -> Result<(Vec<(String, String)>, String), AdapterError> {
+fn create_client(
+    model: &Model,
+    opts: &StreamOptions,
+    events: &mut Events,
+) -> Result<(Vec<(String, String)>, String), AdapterError> {
     let mut headers = Object::new().with("User-Agent", opts.user_agent.as_str());
     if let Some(h) = model.headers() {
         headers.spread(h);
@@ -222,7 +318,10 @@ fn create_client(model: &Model, opts: &StreamOptions, events: &mut Events) -> Re
         headers.insert(k.clone(), Value::str(v));
     }
     let (base_url, api_version) = resolve_azure_config(model, opts, events)?;
-    Ok((shared::sdk_request_headers("api-key", &headers), responses_url(&base_url, &api_version)))
+    Ok((
+        shared::sdk_request_headers("api-key", &headers),
+        responses_url(&base_url, &api_version),
+    ))
 }
 
 /// `buildParams(model, context, options, deploymentName)` (:200–248; AZ2–AZ4): no deferred-tool
@@ -245,8 +344,17 @@ fn build_params(
         deferred_tools_mode: None,
         tool_options: ToolOptions::default(),
     };
-    let input = convert_responses_messages(model, ctx, &AZURE_TOOL_CALL_PROVIDERS, &convert_options, events)?;
-    let mut params = Object::new().with("model", deployment_name).with("input", Value::Array(input)).with("stream", true);
+    let input = convert_responses_messages(
+        model,
+        ctx,
+        &AZURE_TOOL_CALL_PROVIDERS,
+        &convert_options,
+        events,
+    )?;
+    let mut params = Object::new()
+        .with("model", deployment_name)
+        .with("input", Value::Array(input))
+        .with("stream", true);
     let prompt_cache_key = clamp_openai_prompt_cache_key(opts.session_id.as_deref());
     if let Some(key) = &prompt_cache_key {
         events.push(Event::new(EventKind::Inserted, format!("prompt_cache_key = the session id {key:?} (Azure: whatever the cache retention)")).at("AI/api/azure-openai-responses.js:208"));
@@ -254,7 +362,10 @@ fn build_params(
     params.insert_opt("prompt_cache_key", prompt_cache_key.map(Value::from));
     params.insert("store", Value::Bool(false));
     if max_tokens != 0.0 && !max_tokens.is_nan() {
-        params.insert("max_output_tokens", Value::Number(js::js_max(max_tokens, OPENAI_RESPONSES_MIN_OUTPUT_TOKENS)));
+        params.insert(
+            "max_output_tokens",
+            Value::Number(js::js_max(max_tokens, OPENAI_RESPONSES_MIN_OUTPUT_TOKENS)),
+        );
     }
     if !ctx.tools.is_empty() {
         let tool_options = ToolOptions {
@@ -263,7 +374,10 @@ fn build_params(
             supports_grammar_tools: compat_flag(model, "supportsOpenAIGrammarTools", false),
             defer_loading: false,
         };
-        params.insert("tools", Value::Array(convert_responses_tools(&ctx.tools, &tool_options, events)?));
+        params.insert(
+            "tools",
+            Value::Array(convert_responses_tools(&ctx.tools, &tool_options, events)?),
+        );
     }
     if model.reasoning() {
         let map = model.thinking_level_map();
@@ -272,15 +386,36 @@ fn build_params(
                 None | Some(Value::Null) => Value::str(effort),
                 Some(v) => v.clone(),
             };
-            events.push(Event::new(EventKind::Converted, format!("thinking level {effort} → reasoning.effort {mapped:?}")).at("AI/api/azure-openai-responses.js:228"));
-            params.insert("reasoning", Object::new().with("effort", mapped).with("summary", "auto").into());
-            params.insert("include", Value::Array(vec![Value::str("reasoning.encrypted_content")]));
+            events.push(
+                Event::new(
+                    EventKind::Converted,
+                    format!("thinking level {effort} → reasoning.effort {mapped:?}"),
+                )
+                .at("AI/api/azure-openai-responses.js:228"),
+            );
+            params.insert(
+                "reasoning",
+                Object::new()
+                    .with("effort", mapped)
+                    .with("summary", "auto")
+                    .into(),
+            );
+            params.insert(
+                "include",
+                Value::Array(vec![Value::str("reasoning.encrypted_content")]),
+            );
         } else if map.and_then(|m| m.get("off")) != Some(&Value::Null) {
             let off = match map.and_then(|m| m.get("off")) {
                 None | Some(Value::Null) => Value::str("none"),
                 Some(v) => v.clone(),
             };
-            events.push(Event::new(EventKind::Inserted, format!("thinking off → reasoning.effort {off:?}")).at("AI/api/azure-openai-responses.js:237"));
+            events.push(
+                Event::new(
+                    EventKind::Inserted,
+                    format!("thinking off → reasoning.effort {off:?}"),
+                )
+                .at("AI/api/azure-openai-responses.js:237"),
+            );
             params.insert("reasoning", Object::new().with("effort", off).into());
         }
     }
@@ -297,15 +432,34 @@ mod tests {
     #[test]
     fn deployment_map_is_parsed_like_pi() {
         let map = parse_deployment_name_map(Some(" gpt-5 = my-gpt5 , bad, =x, gpt-4o=a=b"));
-        assert_eq!(map, vec![("gpt-5".to_string(), "my-gpt5".to_string()), ("gpt-4o".to_string(), "a".to_string())]);
+        assert_eq!(
+            map,
+            vec![
+                ("gpt-5".to_string(), "my-gpt5".to_string()),
+                ("gpt-4o".to_string(), "a".to_string())
+            ]
+        );
     }
 
     #[test]
     fn azure_hosts_get_the_v1_path() {
         let mut ev = Vec::new();
-        assert_eq!(normalize_azure_base_url("https://res.openai.azure.com/", &mut ev).ok().as_deref(), Some("https://res.openai.azure.com/openai/v1"));
-        assert_eq!(normalize_azure_base_url("http://127.0.0.1:9/openai/v1/", &mut ev).ok().as_deref(), Some("http://127.0.0.1:9/openai/v1"));
+        assert_eq!(
+            normalize_azure_base_url("https://res.openai.azure.com/", &mut ev)
+                .ok()
+                .as_deref(),
+            Some("https://res.openai.azure.com/openai/v1")
+        );
+        assert_eq!(
+            normalize_azure_base_url("http://127.0.0.1:9/openai/v1/", &mut ev)
+                .ok()
+                .as_deref(),
+            Some("http://127.0.0.1:9/openai/v1")
+        );
         assert!(normalize_azure_base_url("not a url", &mut ev).is_err());
-        assert_eq!(responses_url("http://h/openai/v1", "v1"), "http://h/openai/v1/responses?api-version=v1");
+        assert_eq!(
+            responses_url("http://h/openai/v1", "v1"),
+            "http://h/openai/v1/responses?api-version=v1"
+        );
     }
 }

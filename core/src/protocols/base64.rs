@@ -61,7 +61,9 @@ pub fn atob(input: &str) -> Result<Vec<u8>, AtobError> {
             }
             continue;
         }
-        let Some(v) = sextet(c) else { return Err(AtobError::InvalidCharacter) };
+        let Some(v) = sextet(c) else {
+            return Err(AtobError::InvalidCharacter);
+        };
         if equals > 0 {
             return Err(AtobError::InvalidCharacter);
         }
@@ -99,8 +101,16 @@ pub fn encode(data: &[u8]) -> String {
         let c = chunk.get(2).copied().unwrap_or(0) as usize;
         out.push(ALPHABET[a >> 2] as char);
         out.push(ALPHABET[((a & 0x03) << 4) | (b >> 4)] as char);
-        out.push(if chunk.len() > 1 { ALPHABET[((b & 0x0f) << 2) | (c >> 6)] as char } else { '=' });
-        out.push(if chunk.len() > 2 { ALPHABET[c & 0x3f] as char } else { '=' });
+        out.push(if chunk.len() > 1 {
+            ALPHABET[((b & 0x0f) << 2) | (c >> 6)] as char
+        } else {
+            '='
+        });
+        out.push(if chunk.len() > 2 {
+            ALPHABET[c & 0x3f] as char
+        } else {
+            '='
+        });
     }
     out
 }
@@ -125,7 +135,11 @@ mod tests {
             ("  ", ""),
         ];
         for (input, canonical) in ok {
-            assert_eq!(atob(input).map(|b| encode(&b)), Ok(canonical.to_string()), "{input:?}");
+            assert_eq!(
+                atob(input).map(|b| encode(&b)),
+                Ok(canonical.to_string()),
+                "{input:?}"
+            );
         }
         for bad in ["QQ=", "Q=Q=", "-_", "QUJD=", "QUJDRA===", "AB\u{e9}"] {
             assert_eq!(atob(bad), Err(AtobError::InvalidCharacter), "{bad:?}");

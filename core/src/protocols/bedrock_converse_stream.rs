@@ -8,11 +8,15 @@
 //! In [`Request::params`] (pi's command input) the `Uint8Array` blobs are shown as their
 //! canonical base64 strings, as the SDK writes them.
 
-use super::constrained_sampling::{get_json_schema_tool_parameters, resolve_json_schema_strict_sampling};
+use super::constrained_sampling::{
+    get_json_schema_tool_parameters, resolve_json_schema_strict_sampling,
+};
 use super::google_shared::sanitize_value;
 use super::{base64, cache_retention, err, ev, AdapterError, LlmContext, Request, StreamOptions};
 use crate::data;
-use crate::js::{is_js_whitespace, js_max, js_min, js_slice, js_trim_is_empty, to_js_string, Object, Value};
+use crate::js::{
+    is_js_whitespace, js_max, js_min, js_slice, js_trim_is_empty, to_js_string, Object, Value,
+};
 use crate::messages;
 use crate::model::Model;
 use crate::tools::ToolDef;
@@ -41,39 +45,90 @@ struct BedrockOptions {
 
 /// `streamSimple` (bedrock-converse-stream.js:383–418) and the request half of `stream`
 /// (:20–156): the command input, then the SDK's path and body.
-pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut Events) -> Result<Request, AdapterError> {
+pub fn build(
+    model: &Model,
+    ctx: &LlmContext,
+    opts: &StreamOptions,
+    events: &mut Events,
+) -> Result<Request, AdapterError> {
     let options = stream_simple(model, ctx, opts, events);
     let retention = cache_retention(opts);
-    let supports_strict_mode = model.compat_value("supportsStrictMode").filter(|v| !v.is_null()).is_some_and(Value::truthy);
+    let supports_strict_mode = model
+        .compat_value("supportsStrictMode")
+        .filter(|v| !v.is_null())
+        .is_some_and(Value::truthy);
     let inference_max_tokens = options.max_tokens;
     let mut input = Object::new();
     input.insert("modelId", Value::str(model.id()));
-    input.insert("messages", Value::Array(convert_messages(ctx, model, retention, opts, events)?));
-    input.insert_opt("system", build_system_prompt(&ctx.system_prompt, model, retention, opts, events));
-    input.insert("inferenceConfig", Value::Object(Object::new().with("maxTokens", inference_max_tokens)));
-    input.insert_opt("toolConfig", convert_tool_config(&ctx.tools, supports_strict_mode, events)?);
-    input.insert_opt("additionalModelRequestFields", build_additional_model_request_fields(model, &options, opts, events));
+    input.insert(
+        "messages",
+        Value::Array(convert_messages(ctx, model, retention, opts, events)?),
+    );
+    input.insert_opt(
+        "system",
+        build_system_prompt(&ctx.system_prompt, model, retention, opts, events),
+    );
+    input.insert(
+        "inferenceConfig",
+        Value::Object(Object::new().with("maxTokens", inference_max_tokens)),
+    );
+    input.insert_opt(
+        "toolConfig",
+        convert_tool_config(&ctx.tools, supports_strict_mode, events)?,
+    );
+    input.insert_opt(
+        "additionalModelRequestFields",
+        build_additional_model_request_fields(model, &options, opts, events),
+    );
     let params = Value::Object(input);
     let body = converse_stream_request_body(&params);
     let (endpoint_url, explicit_endpoint) = endpoint(model, opts, events);
-    let url = format!("{}/model/{}/converse-stream", endpoint_url, extended_encode_uri_component(model.id())?);
+    let url = format!(
+        "{}/model/{}/converse-stream",
+        endpoint_url,
+        extended_encode_uri_component(model.id())?
+    );
     let headers = request_headers(opts, explicit_endpoint);
-    Ok(Request { method: "POST", url, headers, params, body: body.to_json() })
+    Ok(Request {
+        method: "POST",
+        url,
+        headers,
+        params,
+        body: body.to_json(),
+    })
 }
 
 /// `streamSimple` (bedrock-converse-stream.js:383–418; B1): no clamp of its own. Budget-based
 /// Claude models get `adjustMaxTokensForThinking` + the context clamp, and the budget of
 /// `clampReasoning(level)` capped to leave 1024 answer tokens.
-fn stream_simple(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut Events) -> BedrockOptions {
-    let base_max = messages::clamp_max_tokens_to_context(model, ctx, messages::model_max_tokens(model));
+fn stream_simple(
+    model: &Model,
+    ctx: &LlmContext,
+    opts: &StreamOptions,
+    events: &mut Events,
+) -> BedrockOptions {
+    let base_max =
+        messages::clamp_max_tokens_to_context(model, ctx, messages::model_max_tokens(model));
     let Some(reasoning) = opts.reasoning.clone().filter(|r| !r.is_empty()) else {
-        return BedrockOptions { max_tokens: base_max, reasoning: None, thinking_budgets: None };
+        return BedrockOptions {
+            max_tokens: base_max,
+            reasoning: None,
+            thinking_budgets: None,
+        };
     };
     if !is_anthropic_claude_model(model) || supports_adaptive_thinking(model.id(), model.name()) {
-        return BedrockOptions { max_tokens: base_max, reasoning: Some(reasoning), thinking_budgets: opts.thinking_budgets.clone() };
+        return BedrockOptions {
+            max_tokens: base_max,
+            reasoning: Some(reasoning),
+            thinking_budgets: opts.thinking_budgets.clone(),
+        };
     }
-    let (adjusted_max, adjusted_budget) =
-        messages::adjust_max_tokens_for_thinking(Some(base_max), messages::model_max_tokens(model), &reasoning, opts.thinking_budgets.as_ref());
+    let (adjusted_max, adjusted_budget) = messages::adjust_max_tokens_for_thinking(
+        Some(base_max),
+        messages::model_max_tokens(model),
+        &reasoning,
+        opts.thinking_budgets.as_ref(),
+    );
     let max_tokens = messages::clamp_max_tokens_to_context(model, ctx, adjusted_max);
     let budget = js_min(adjusted_budget, js_max(0.0, max_tokens - 1024.0));
     let mut budgets = opts.thinking_budgets.clone().unwrap_or_default();
@@ -81,13 +136,21 @@ fn stream_simple(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: 
     if max_tokens != base_max {
         ev(events, EventKind::Clamped, format!("maxTokens {base_max} → {max_tokens} (thinking budget {budget} on a budget-based Claude)"), "AI/api/bedrock-converse-stream.js:404");
     }
-    BedrockOptions { max_tokens, reasoning: Some(reasoning), thinking_budgets: Some(budgets) }
+    BedrockOptions {
+        max_tokens,
+        reasoning: Some(reasoning),
+        thinking_budgets: Some(budgets),
+    }
 }
 
 /// `getModelMatchCandidates(modelId, modelName)` (bedrock-converse-stream.js:565–572): each
 /// lower-cased, and again with `[\s_.:]+` runs turned into `-`.
 fn get_model_match_candidates(model_id: &str, model_name: &str) -> Vec<String> {
-    let values: Vec<&str> = if model_name.is_empty() { vec![model_id] } else { vec![model_id, model_name] };
+    let values: Vec<&str> = if model_name.is_empty() {
+        vec![model_id]
+    } else {
+        vec![model_id, model_name]
+    };
     values
         .into_iter()
         .flat_map(|value| {
@@ -112,14 +175,26 @@ fn get_model_match_candidates(model_id: &str, model_name: &str) -> Vec<String> {
 
 /// `supportsAdaptiveThinking(modelId, modelName)` (bedrock-converse-stream.js:573–582; B2).
 fn supports_adaptive_thinking(model_id: &str, model_name: &str) -> bool {
-    const ADAPTIVE: [&str; 7] = ["opus-4-6", "opus-4-7", "opus-4-8", "opus-5", "sonnet-4-6", "sonnet-5", "fable-5"];
-    get_model_match_candidates(model_id, model_name).iter().any(|s| ADAPTIVE.iter().any(|a| s.contains(a)))
+    const ADAPTIVE: [&str; 7] = [
+        "opus-4-6",
+        "opus-4-7",
+        "opus-4-8",
+        "opus-5",
+        "sonnet-4-6",
+        "sonnet-5",
+        "fable-5",
+    ];
+    get_model_match_candidates(model_id, model_name)
+        .iter()
+        .any(|s| ADAPTIVE.iter().any(|a| s.contains(a)))
 }
 
 /// `supportsNativeXhighEffort(model)` (bedrock-converse-stream.js:583–590).
 fn supports_native_xhigh_effort(model: &Model) -> bool {
     const NATIVE: [&str; 5] = ["opus-4-7", "opus-4-8", "opus-5", "sonnet-5", "fable-5"];
-    get_model_match_candidates(model.id(), model.name()).iter().any(|s| NATIVE.iter().any(|a| s.contains(a)))
+    get_model_match_candidates(model.id(), model.name())
+        .iter()
+        .any(|s| NATIVE.iter().any(|a| s.contains(a)))
 }
 
 /// `mapThinkingLevelToEffort(model, level)` (bedrock-converse-stream.js:591–608).
@@ -142,7 +217,11 @@ fn map_thinking_level_to_effort(model: &Model, level: &str) -> Value {
 fn is_anthropic_claude_model(model: &Model) -> bool {
     let id = model.id().to_lowercase();
     let name = model.name().to_lowercase();
-    id.contains("anthropic.claude") || id.contains("anthropic/claude") || name.contains("anthropic.claude") || name.contains("anthropic/claude") || name.contains("claude")
+    id.contains("anthropic.claude")
+        || id.contains("anthropic/claude")
+        || name.contains("anthropic.claude")
+        || name.contains("anthropic/claude")
+        || name.contains("claude")
 }
 
 /// `supportsPromptCaching(model, env)` (bedrock-converse-stream.js:647–673; B4).
@@ -163,7 +242,10 @@ fn supports_prompt_caching(model: &Model, opts: &StreamOptions) -> bool {
 
 /// `getProviderEnvValue(name, env)` (AI/utils/provider-env.js): a non-empty value.
 fn env_value<'a>(opts: &'a StreamOptions, name: &str) -> Option<&'a str> {
-    opts.env.get(name).map(String::as_str).filter(|v| !v.is_empty())
+    opts.env
+        .get(name)
+        .map(String::as_str)
+        .filter(|v| !v.is_empty())
 }
 
 /// `{cachePoint: {type: "default", ttl?: "1h"}}` (bedrock-converse-stream.js:688–690, 888–893).
@@ -177,13 +259,27 @@ fn cache_point(retention: &str) -> Value {
 
 /// `buildSystemPrompt(systemPrompt, model, cacheRetention, env)` (bedrock-converse-stream.js:
 /// 682–693): the text, plus a cache point for models that cache.
-fn build_system_prompt(system_prompt: &str, model: &Model, retention: &str, opts: &StreamOptions, events: &mut Events) -> Option<Value> {
+fn build_system_prompt(
+    system_prompt: &str,
+    model: &Model,
+    retention: &str,
+    opts: &StreamOptions,
+    events: &mut Events,
+) -> Option<Value> {
     if system_prompt.is_empty() {
         return None;
     }
-    let mut blocks = vec![Value::Object(Object::new().with("text", crate::js::sanitize_surrogates(system_prompt).into_owned()))];
+    let mut blocks = vec![Value::Object(Object::new().with(
+        "text",
+        crate::js::sanitize_surrogates(system_prompt).into_owned(),
+    ))];
     if retention != "none" && supports_prompt_caching(model, opts) {
-        ev(events, EventKind::Inserted, format!("cachePoint after the system prompt (retention {retention})"), "AI/api/bedrock-converse-stream.js:686");
+        ev(
+            events,
+            EventKind::Inserted,
+            format!("cachePoint after the system prompt (retention {retention})"),
+            "AI/api/bedrock-converse-stream.js:686",
+        );
         blocks.push(cache_point(retention));
     }
     Some(Value::Array(blocks))
@@ -191,14 +287,24 @@ fn build_system_prompt(system_prompt: &str, model: &Model, retention: &str, opts
 
 /// `normalizeToolCallId(id)` (bedrock-converse-stream.js:694–697; B8).
 fn normalize_tool_call_id(id: &str) -> String {
-    let sanitized: String = id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
+    let sanitized: String = id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
     js_slice(&sanitized, 0, Some(64))
 }
 
 /// `createNonBlankTextBlock(text)` (bedrock-converse-stream.js:698–701).
 fn create_non_blank_text_block(value: Option<&Value>) -> Result<Option<Value>, AdapterError> {
     let sanitized = sanitize_value(value, "text block")?;
-    Ok((!js_trim_is_empty(&sanitized)).then(|| Value::Object(Object::new().with("text", sanitized))))
+    Ok((!js_trim_is_empty(&sanitized))
+        .then(|| Value::Object(Object::new().with("text", sanitized))))
 }
 
 /// `{text: "<empty>"}` (`EMPTY_TEXT_PLACEHOLDER`).
@@ -207,11 +313,19 @@ fn empty_text_block() -> Value {
 }
 
 /// `createRequiredTextBlock(text)` (bedrock-converse-stream.js:702–704).
-fn create_required_text_block(value: Option<&Value>, events: &mut Events) -> Result<Value, AdapterError> {
+fn create_required_text_block(
+    value: Option<&Value>,
+    events: &mut Events,
+) -> Result<Value, AdapterError> {
     Ok(match create_non_blank_text_block(value)? {
         Some(block) => block,
         None => {
-            ev(events, EventKind::Replaced, "blank user text sent as \"<empty>\"", "AI/api/bedrock-converse-stream.js:703");
+            ev(
+                events,
+                EventKind::Replaced,
+                "blank user text sent as \"<empty>\"",
+                "AI/api/bedrock-converse-stream.js:703",
+            );
             empty_text_block()
         }
     })
@@ -222,13 +336,21 @@ fn create_required_text_block(value: Option<&Value>, events: &mut Events) -> Res
 fn sanitize_bedrock_document(value: &Value) -> Value {
     match value {
         Value::Array(a) => Value::Array(a.iter().map(sanitize_bedrock_document).collect()),
-        Value::Object(o) => Value::Object(o.iter().filter(|(k, _)| !k.is_empty()).map(|(k, v)| (k.clone(), sanitize_bedrock_document(v))).collect()),
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .filter(|(k, _)| !k.is_empty())
+                .map(|(k, v)| (k.clone(), sanitize_bedrock_document(v)))
+                .collect(),
+        ),
         other => other.clone(),
     }
 }
 
 /// `convertToolResultContent(content)` (bedrock-converse-stream.js:716–731).
-fn convert_tool_result_content(content: Option<&Value>, events: &mut Events) -> Result<Vec<Value>, AdapterError> {
+fn convert_tool_result_content(
+    content: Option<&Value>,
+    events: &mut Events,
+) -> Result<Vec<Value>, AdapterError> {
     let items: &[Value] = match content {
         Some(Value::Array(a)) => a,
         _ => return Err(err("TypeError: content is not iterable (tool result)")),
@@ -236,13 +358,21 @@ fn convert_tool_result_content(content: Option<&Value>, events: &mut Events) -> 
     let mut result = Vec::new();
     for c in items {
         if c.get_str("type") == Some("image") {
-            result.push(Value::Object(Object::new().with("image", create_image_block(c.get("mimeType"), c.get("data"))?)));
+            result.push(Value::Object(Object::new().with(
+                "image",
+                create_image_block(c.get("mimeType"), c.get("data"))?,
+            )));
         } else if let Some(block) = create_non_blank_text_block(c.get("text"))? {
             result.push(block);
         }
     }
     if result.is_empty() {
-        ev(events, EventKind::Replaced, "empty tool result sent as \"<empty>\"", "AI/api/bedrock-converse-stream.js:729");
+        ev(
+            events,
+            EventKind::Replaced,
+            "empty tool result sent as \"<empty>\"",
+            "AI/api/bedrock-converse-stream.js:729",
+        );
         result.push(empty_text_block());
     }
     Ok(result)
@@ -251,9 +381,16 @@ fn convert_tool_result_content(content: Option<&Value>, events: &mut Events) -> 
 /// `convertMessages(context, model, cacheRetention, env)` (bedrock-converse-stream.js:732–898;
 /// B5): user, assistant and merged tool-result messages, then a cache point on a last user
 /// message.
-fn convert_messages(ctx: &LlmContext, model: &Model, retention: &str, opts: &StreamOptions, events: &mut Events) -> Result<Vec<Value>, AdapterError> {
+fn convert_messages(
+    ctx: &LlmContext,
+    model: &Model,
+    retention: &str,
+    opts: &StreamOptions,
+    events: &mut Events,
+) -> Result<Vec<Value>, AdapterError> {
     let normalize = |id: &str, _: &Model, _: &Value| normalize_tool_call_id(id);
-    let transformed = messages::transform_messages(&ctx.messages, model, Some(&normalize), 0.0, events);
+    let transformed =
+        messages::transform_messages(&ctx.messages, model, Some(&normalize), 0.0, events);
     let mut result: Vec<Value> = Vec::new();
     let mut i = 0;
     while i < transformed.len() {
@@ -261,25 +398,44 @@ fn convert_messages(ctx: &LlmContext, model: &Model, retention: &str, opts: &Str
         match m.get_str("role") {
             Some("user") => {
                 let content = convert_user_content(m, events)?;
-                result.push(Value::Object(Object::new().with("role", "user").with("content", content)));
+                result.push(Value::Object(
+                    Object::new().with("role", "user").with("content", content),
+                ));
             }
             Some("assistant") => {
                 if let Some(content) = convert_assistant_content(m, model, events)? {
-                    result.push(Value::Object(Object::new().with("role", "assistant").with("content", content)));
+                    result.push(Value::Object(
+                        Object::new()
+                            .with("role", "assistant")
+                            .with("content", content),
+                    ));
                 }
             }
             Some("toolResult") => {
                 let mut tool_results = Vec::new();
                 let mut j = i;
-                while j < transformed.len() && transformed[j].get_str("role") == Some("toolResult") {
+                while j < transformed.len() && transformed[j].get_str("role") == Some("toolResult")
+                {
                     tool_results.push(tool_result_block(&transformed[j], events)?);
                     j += 1;
                 }
                 if tool_results.len() > 1 {
-                    ev(events, EventKind::Converted, format!("{} consecutive tool results merged into one user message", tool_results.len()), "AI/api/bedrock-converse-stream.js:864");
+                    ev(
+                        events,
+                        EventKind::Converted,
+                        format!(
+                            "{} consecutive tool results merged into one user message",
+                            tool_results.len()
+                        ),
+                        "AI/api/bedrock-converse-stream.js:864",
+                    );
                 }
                 i = j - 1;
-                result.push(Value::Object(Object::new().with("role", "user").with("content", tool_results)));
+                result.push(Value::Object(
+                    Object::new()
+                        .with("role", "user")
+                        .with("content", tool_results),
+                ));
             }
             _ => {}
         }
@@ -290,7 +446,12 @@ fn convert_messages(ctx: &LlmContext, model: &Model, retention: &str, opts: &Str
             if last.get_str("role") == Some("user") {
                 if let Some(content) = last.get_mut("content").and_then(Value::as_array_mut) {
                     content.push(cache_point(retention));
-                    ev(events, EventKind::Inserted, format!("cachePoint on the last user message (retention {retention})"), "AI/api/bedrock-converse-stream.js:886");
+                    ev(
+                        events,
+                        EventKind::Inserted,
+                        format!("cachePoint on the last user message (retention {retention})"),
+                        "AI/api/bedrock-converse-stream.js:886",
+                    );
                 }
             }
         }
@@ -302,20 +463,35 @@ fn convert_messages(ctx: &LlmContext, model: &Model, retention: &str, opts: &Str
 fn convert_user_content(m: &Value, events: &mut Events) -> Result<Vec<Value>, AdapterError> {
     let mut content = Vec::new();
     match m.get("content") {
-        Some(Value::String(_)) => content.push(create_required_text_block(m.get("content"), events)?),
+        Some(Value::String(_)) => {
+            content.push(create_required_text_block(m.get("content"), events)?)
+        }
         Some(Value::Array(items)) => {
             for c in items {
                 match c.get_str("type") {
                     Some("text") => match create_non_blank_text_block(c.get("text"))? {
                         Some(block) => content.push(block),
-                        None => ev(events, EventKind::Dropped, "blank user text block", "AI/api/bedrock-converse-stream.js:746"),
+                        None => ev(
+                            events,
+                            EventKind::Dropped,
+                            "blank user text block",
+                            "AI/api/bedrock-converse-stream.js:746",
+                        ),
                     },
-                    Some("image") => content.push(Value::Object(Object::new().with("image", create_image_block(c.get("mimeType"), c.get("data"))?))),
+                    Some("image") => content.push(Value::Object(Object::new().with(
+                        "image",
+                        create_image_block(c.get("mimeType"), c.get("data"))?,
+                    ))),
                     _ => {}
                 }
             }
             if content.is_empty() {
-                ev(events, EventKind::Replaced, "user message with no content sent as \"<empty>\"", "AI/api/bedrock-converse-stream.js:760");
+                ev(
+                    events,
+                    EventKind::Replaced,
+                    "user message with no content sent as \"<empty>\"",
+                    "AI/api/bedrock-converse-stream.js:760",
+                );
                 content.push(empty_text_block());
             }
         }
@@ -326,13 +502,22 @@ fn convert_user_content(m: &Value, events: &mut Events) -> Result<Vec<Value>, Ad
 
 /// The assistant branch of `convertMessages` (bedrock-converse-stream.js:769–849): `None` when
 /// the message is skipped (empty content, or every block filtered out).
-fn convert_assistant_content(m: &Value, model: &Model, events: &mut Events) -> Result<Option<Vec<Value>>, AdapterError> {
+fn convert_assistant_content(
+    m: &Value,
+    model: &Model,
+    events: &mut Events,
+) -> Result<Option<Vec<Value>>, AdapterError> {
     let blocks: &[Value] = match m.get("content") {
         Some(Value::Array(a)) => a,
         _ => &[],
     };
     if blocks.is_empty() {
-        ev(events, EventKind::Dropped, "assistant message with empty content", "AI/api/bedrock-converse-stream.js:773");
+        ev(
+            events,
+            EventKind::Dropped,
+            "assistant message with empty content",
+            "AI/api/bedrock-converse-stream.js:773",
+        );
         return Ok(None);
     }
     let mut content = Vec::new();
@@ -340,7 +525,12 @@ fn convert_assistant_content(m: &Value, model: &Model, events: &mut Events) -> R
         match c.get_str("type") {
             Some("text") => match create_non_blank_text_block(c.get("text"))? {
                 Some(block) => content.push(block),
-                None => ev(events, EventKind::Dropped, "blank assistant text block", "AI/api/bedrock-converse-stream.js:781"),
+                None => ev(
+                    events,
+                    EventKind::Dropped,
+                    "blank assistant text block",
+                    "AI/api/bedrock-converse-stream.js:781",
+                ),
             },
             Some("toolCall") => {
                 let mut tool_use = Object::new();
@@ -358,7 +548,12 @@ fn convert_assistant_content(m: &Value, model: &Model, events: &mut Events) -> R
         }
     }
     if content.is_empty() {
-        ev(events, EventKind::Dropped, "assistant message with no blocks left", "AI/api/bedrock-converse-stream.js:841");
+        ev(
+            events,
+            EventKind::Dropped,
+            "assistant message with no blocks left",
+            "AI/api/bedrock-converse-stream.js:841",
+        );
         return Ok(None);
     }
     Ok(Some(content))
@@ -367,25 +562,43 @@ fn convert_assistant_content(m: &Value, model: &Model, events: &mut Events) -> R
 /// The thinking case of the assistant branch (bedrock-converse-stream.js:796–836): redacted
 /// payloads replayed as `redactedContent` bytes; signed Claude thinking as `reasoningText` with
 /// its signature, unsigned as plain text; other models' thinking without a signature.
-fn convert_thinking_block(c: &Value, model: &Model, events: &mut Events) -> Result<Option<Value>, AdapterError> {
+fn convert_thinking_block(
+    c: &Value,
+    model: &Model,
+    events: &mut Events,
+) -> Result<Option<Value>, AdapterError> {
     if c.get("redacted").is_some_and(Value::truthy) {
         return Ok(match decode_redacted_content(c.get("thinkingSignature")) {
-            Some(bytes) if !bytes.is_empty() => {
-                Some(Value::Object(Object::new().with("reasoningContent", Object::new().with("redactedContent", base64::encode(&bytes)))))
-            }
+            Some(bytes) if !bytes.is_empty() => Some(Value::Object(Object::new().with(
+                "reasoningContent",
+                Object::new().with("redactedContent", base64::encode(&bytes)),
+            ))),
             _ => {
-                ev(events, EventKind::Dropped, "redacted thinking whose payload is not base64", "AI/api/bedrock-converse-stream.js:802");
+                ev(
+                    events,
+                    EventKind::Dropped,
+                    "redacted thinking whose payload is not base64",
+                    "AI/api/bedrock-converse-stream.js:802",
+                );
                 None
             }
         });
     }
     let thinking = sanitize_value(c.get("thinking"), "thinking")?;
     if js_trim_is_empty(&thinking) {
-        ev(events, EventKind::Dropped, "blank thinking block", "AI/api/bedrock-converse-stream.js:809");
+        ev(
+            events,
+            EventKind::Dropped,
+            "blank thinking block",
+            "AI/api/bedrock-converse-stream.js:809",
+        );
         return Ok(None);
     }
     if !supports_thinking_signature(model) {
-        return Ok(Some(Value::Object(Object::new().with("reasoningContent", Object::new().with("reasoningText", Object::new().with("text", thinking))))));
+        return Ok(Some(Value::Object(Object::new().with(
+            "reasoningContent",
+            Object::new().with("reasoningText", Object::new().with("text", thinking)),
+        ))));
     }
     let signature = c.get("thinkingSignature");
     let blank_signature = match signature {
@@ -395,12 +608,20 @@ fn convert_thinking_block(c: &Value, model: &Model, events: &mut Events) -> Resu
         Some(_) => return Err(err("TypeError: c.thinkingSignature.trim is not a function")),
     };
     if blank_signature {
-        ev(events, EventKind::Converted, "Claude thinking without a signature sent as text", "AI/api/bedrock-converse-stream.js:819");
+        ev(
+            events,
+            EventKind::Converted,
+            "Claude thinking without a signature sent as text",
+            "AI/api/bedrock-converse-stream.js:819",
+        );
         return Ok(Some(Value::Object(Object::new().with("text", thinking))));
     }
     let mut reasoning_text = Object::new().with("text", thinking);
     reasoning_text.insert_opt("signature", signature.cloned());
-    Ok(Some(Value::Object(Object::new().with("reasoningContent", Object::new().with("reasoningText", reasoning_text)))))
+    Ok(Some(Value::Object(Object::new().with(
+        "reasoningContent",
+        Object::new().with("reasoningText", reasoning_text),
+    ))))
 }
 
 /// `supportsThinkingSignature(model)` (bedrock-converse-stream.js:679–681).
@@ -412,14 +633,28 @@ fn supports_thinking_signature(model: &Model) -> bool {
 fn tool_result_block(m: &Value, events: &mut Events) -> Result<Value, AdapterError> {
     let mut tr = Object::new();
     tr.insert_opt("toolUseId", m.get("toolCallId").cloned());
-    tr.insert("content", Value::Array(convert_tool_result_content(m.get("content"), events)?));
-    tr.insert("status", Value::str(if m.get("isError").is_some_and(Value::truthy) { "error" } else { "success" }));
+    tr.insert(
+        "content",
+        Value::Array(convert_tool_result_content(m.get("content"), events)?),
+    );
+    tr.insert(
+        "status",
+        Value::str(if m.get("isError").is_some_and(Value::truthy) {
+            "error"
+        } else {
+            "success"
+        }),
+    );
     Ok(Value::Object(Object::new().with("toolResult", tr)))
 }
 
 /// `convertToolConfig(tools, toolChoice, supportsStrictMode)` (bedrock-converse-stream.js:
 /// 899–929; B7) with the coding agent's undefined `toolChoice`.
-fn convert_tool_config(tools: &[ToolDef], supports_strict_mode: bool, events: &mut Events) -> Result<Option<Value>, AdapterError> {
+fn convert_tool_config(
+    tools: &[ToolDef],
+    supports_strict_mode: bool,
+    events: &mut Events,
+) -> Result<Option<Value>, AdapterError> {
     if tools.is_empty() {
         return Ok(None);
     }
@@ -429,14 +664,27 @@ fn convert_tool_config(tools: &[ToolDef], supports_strict_mode: bool, events: &m
         let mut spec = Object::new()
             .with("name", tool.name.as_str())
             .with("description", tool.description.as_str())
-            .with("inputSchema", Object::new().with("json", get_json_schema_tool_parameters(tool, strict)?));
+            .with(
+                "inputSchema",
+                Object::new().with("json", get_json_schema_tool_parameters(tool, strict)?),
+            );
         if strict {
             spec.insert("strict", Value::Bool(true));
-            ev(events, EventKind::Converted, format!("tool {}: strict input schema (compat.supportsStrictMode)", tool.name), "AI/api/bedrock-converse-stream.js:910");
+            ev(
+                events,
+                EventKind::Converted,
+                format!(
+                    "tool {}: strict input schema (compat.supportsStrictMode)",
+                    tool.name
+                ),
+                "AI/api/bedrock-converse-stream.js:910",
+            );
         }
         bedrock_tools.push(Value::Object(Object::new().with("toolSpec", spec)));
     }
-    Ok(Some(Value::Object(Object::new().with("tools", bedrock_tools))))
+    Ok(Some(Value::Object(
+        Object::new().with("tools", bedrock_tools),
+    )))
 }
 
 /// `getConfiguredBedrockRegion(options)` (bedrock-converse-stream.js:946–951).
@@ -453,13 +701,20 @@ fn get_standard_bedrock_endpoint_region(base_url: &str) -> Option<String> {
     let host = host_port.split(':').next()?.to_lowercase();
     let host = host.strip_suffix(".cn").unwrap_or(&host);
     let inner = host.strip_suffix(".amazonaws.com")?;
-    let region = inner.strip_prefix("bedrock-runtime-fips.").or_else(|| inner.strip_prefix("bedrock-runtime."))?;
-    (!region.is_empty() && region.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')).then(|| region.to_string())
+    let region = inner
+        .strip_prefix("bedrock-runtime-fips.")
+        .or_else(|| inner.strip_prefix("bedrock-runtime."))?;
+    (!region.is_empty()
+        && region
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'))
+    .then(|| region.to_string())
 }
 
 /// `isGovCloudBedrockTarget(model, options)` (bedrock-converse-stream.js:984–991).
 fn is_gov_cloud_bedrock_target(model: &Model, opts: &StreamOptions) -> bool {
-    if get_configured_bedrock_region(opts).is_some_and(|r| r.to_lowercase().starts_with("us-gov-")) {
+    if get_configured_bedrock_region(opts).is_some_and(|r| r.to_lowercase().starts_with("us-gov-"))
+    {
         return true;
     }
     let id = model.id().to_lowercase();
@@ -480,13 +735,24 @@ fn endpoint(model: &Model, opts: &StreamOptions, events: &mut Events) -> (String
     if explicit && !base.is_empty() {
         return (base.strip_suffix('/').unwrap_or(base).to_string(), true);
     }
-    let region = arn_region(model.id()).or_else(|| configured_region.map(String::from)).or_else(|| (!ambient_profile).then(|| "us-east-1".to_string()));
+    let region = arn_region(model.id())
+        .or_else(|| configured_region.map(String::from))
+        .or_else(|| (!ambient_profile).then(|| "us-east-1".to_string()));
     match region {
         Some(r) => {
-            let host_suffix = if r.starts_with("cn-") { "amazonaws.com.cn" } else { "amazonaws.com" };
+            let host_suffix = if r.starts_with("cn-") {
+                "amazonaws.com.cn"
+            } else {
+                "amazonaws.com"
+            };
             let url = format!("https://bedrock-runtime.{r}.{host_suffix}");
             if url != base.strip_suffix('/').unwrap_or(base) {
-                ev(events, EventKind::Replaced, format!("endpoint {base} → {url} (region {r} configured)"), "AI/api/bedrock-converse-stream.js:52");
+                ev(
+                    events,
+                    EventKind::Replaced,
+                    format!("endpoint {base} → {url} (region {r} configured)"),
+                    "AI/api/bedrock-converse-stream.js:52",
+                );
             }
             (url, false)
         }
@@ -504,7 +770,11 @@ fn arn_region(model_id: &str) -> Option<String> {
     let rest = match rest.strip_prefix('-') {
         Some(partition) => {
             let end = partition.find(':')?;
-            if end == 0 || !partition[..end].bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
+            if end == 0
+                || !partition[..end]
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            {
                 return None;
             }
             &partition[end..]
@@ -514,14 +784,23 @@ fn arn_region(model_id: &str) -> Option<String> {
     let rest = rest.strip_prefix(":bedrock:")?;
     let end = rest.find(':')?;
     let region = &rest[..end];
-    (end > 0 && region.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')).then(|| region.to_string())
+    (end > 0
+        && region
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'))
+    .then(|| region.to_string())
 }
 
 /// `buildAdditionalModelRequestFields(model, options)` (bedrock-converse-stream.js:993–1032; B6):
 /// Claude only. Adaptive models get `{thinking:{type:"adaptive", display}, output_config:
 /// {effort}}`; others an enabled thinking budget and the interleaved-thinking beta. GovCloud
 /// leaves `display` out.
-fn build_additional_model_request_fields(model: &Model, options: &BedrockOptions, opts: &StreamOptions, events: &mut Events) -> Option<Value> {
+fn build_additional_model_request_fields(
+    model: &Model,
+    options: &BedrockOptions,
+    opts: &StreamOptions,
+    events: &mut Events,
+) -> Option<Value> {
     let reasoning = options.reasoning.as_deref()?;
     if !model.reasoning() || !is_anthropic_claude_model(model) {
         return None;
@@ -532,34 +811,69 @@ fn build_additional_model_request_fields(model: &Model, options: &BedrockOptions
         let mut thinking = Object::new().with("type", "adaptive");
         thinking.insert_opt("display", display.map(Value::str));
         let effort = map_thinking_level_to_effort(model, reasoning);
-        ev(events, EventKind::Converted, format!("thinking level {reasoning} → adaptive thinking, effort {}", effort.to_json()), "AI/api/bedrock-converse-stream.js:1003");
-        Object::new().with("thinking", thinking).with("output_config", Object::new().with("effort", effort))
+        ev(
+            events,
+            EventKind::Converted,
+            format!(
+                "thinking level {reasoning} → adaptive thinking, effort {}",
+                effort.to_json()
+            ),
+            "AI/api/bedrock-converse-stream.js:1003",
+        );
+        Object::new()
+            .with("thinking", thinking)
+            .with("output_config", Object::new().with("effort", effort))
     } else {
-        let level = if reasoning == "xhigh" || reasoning == "max" { "high" } else { reasoning };
+        let level = if reasoning == "xhigh" || reasoning == "max" {
+            "high"
+        } else {
+            reasoning
+        };
         let budget = options
             .thinking_budgets
             .as_ref()
             .and_then(|b| b.get(level))
             .filter(|v| !v.is_null())
             .cloned()
-            .or_else(|| data::defaults().get("bedrockDefaultThinkingBudgets").and_then(|d| d.get(reasoning)).cloned());
+            .or_else(|| {
+                data::defaults()
+                    .get("bedrockDefaultThinkingBudgets")
+                    .and_then(|d| d.get(reasoning))
+                    .cloned()
+            });
         let mut thinking = Object::new().with("type", "enabled");
         thinking.insert_opt("budget_tokens", budget.clone());
         thinking.insert_opt("display", display.map(Value::str));
         ev(
             events,
             EventKind::Converted,
-            format!("thinking level {reasoning} → budget_tokens {}", budget.map_or_else(|| "undefined".into(), |b| b.to_json())),
+            format!(
+                "thinking level {reasoning} → budget_tokens {}",
+                budget.map_or_else(|| "undefined".into(), |b| b.to_json())
+            ),
             "AI/api/bedrock-converse-stream.js:1010",
         );
         Object::new().with("thinking", thinking)
     };
     if !adaptive {
-        result.insert("anthropic_beta", Value::Array(vec![Value::str(text("interleavedThinkingBeta"))]));
-        ev(events, EventKind::Inserted, "anthropic_beta interleaved-thinking", "AI/api/bedrock-converse-stream.js:1028");
+        result.insert(
+            "anthropic_beta",
+            Value::Array(vec![Value::str(text("interleavedThinkingBeta"))]),
+        );
+        ev(
+            events,
+            EventKind::Inserted,
+            "anthropic_beta interleaved-thinking",
+            "AI/api/bedrock-converse-stream.js:1028",
+        );
     }
     if display.is_none() {
-        ev(events, EventKind::Dropped, "thinking.display left out for a GovCloud target", "AI/api/bedrock-converse-stream.js:998");
+        ev(
+            events,
+            EventKind::Dropped,
+            "thinking.display left out for a GovCloud target",
+            "AI/api/bedrock-converse-stream.js:998",
+        );
     }
     Some(Value::Object(result))
 }
@@ -567,17 +881,32 @@ fn build_additional_model_request_fields(model: &Model, options: &BedrockOptions
 /// `createImageBlock(mimeType, data)` (bedrock-converse-stream.js:1033–1053): jpeg/png/gif/webp,
 /// anything else throws; the base64 data decoded with `atob` (throws on invalid input) and
 /// re-encoded canonically by the SDK.
-fn create_image_block(mime_type: Option<&Value>, data: Option<&Value>) -> Result<Value, AdapterError> {
+fn create_image_block(
+    mime_type: Option<&Value>,
+    data: Option<&Value>,
+) -> Result<Value, AdapterError> {
     let format = match mime_type.and_then(Value::as_str) {
         Some("image/jpeg") | Some("image/jpg") => "jpeg",
         Some("image/png") => "png",
         Some("image/gif") => "gif",
         Some("image/webp") => "webp",
-        _ => return Err(err(format!("Unknown image type: {}", to_js_string(mime_type)))),
+        _ => {
+            return Err(err(format!(
+                "Unknown image type: {}",
+                to_js_string(mime_type)
+            )))
+        }
     };
     let input = to_js_string(data);
     let bytes = base64::atob(&input).map_err(|e| err(format!("InvalidCharacterError: {e}")))?;
-    Ok(Value::Object(Object::new().with("source", Object::new().with("bytes", base64::encode(&bytes))).with("format", format)))
+    Ok(Value::Object(
+        Object::new()
+            .with(
+                "source",
+                Object::new().with("bytes", base64::encode(&bytes)),
+            )
+            .with("format", format),
+    ))
 }
 
 /// `decodeRedactedContent(signature)` (bedrock-converse-stream.js:1068–1077): `undefined` for a
@@ -617,8 +946,14 @@ fn extended_encode_uri_component(s: &str) -> Result<String, AdapterError> {
 fn request_headers(opts: &StreamOptions, explicit_endpoint: bool) -> Vec<(String, String)> {
     let mut headers = vec![
         ("content-type".to_string(), "application/json".to_string()),
-        ("x-amz-user-agent".to_string(), AWS_SDK_USER_AGENT.to_string()),
-        ("user-agent".to_string(), aws_sdk_user_agent(&opts.user_agent, explicit_endpoint)),
+        (
+            "x-amz-user-agent".to_string(),
+            AWS_SDK_USER_AGENT.to_string(),
+        ),
+        (
+            "user-agent".to_string(),
+            aws_sdk_user_agent(&opts.user_agent, explicit_endpoint),
+        ),
     ];
     for (k, v) in &opts.headers {
         headers.push((k.to_lowercase(), v.clone()));
@@ -638,7 +973,10 @@ fn aws_sdk_user_agent(user_agent: &str, explicit_endpoint: bool) -> String {
         .and_then(|rest| rest.split(';').next())
         .and_then(|platform_release| platform_release.split_once(' '))
         .map(|(platform, release)| format!("{platform}#{release}"));
-    let from_aws = user_agent.split(' ').find_map(|part| part.strip_prefix("os/")).map(String::from);
+    let from_aws = user_agent
+        .split(' ')
+        .find_map(|part| part.strip_prefix("os/"))
+        .map(String::from);
     let os = from_pi.or(from_aws).unwrap_or_else(|| "other".to_string());
     let node = NODE_VERSION.trim_start_matches('v');
     let features = if explicit_endpoint { "N,E" } else { "E" };
@@ -655,7 +993,9 @@ type Writer = fn(&Value) -> Value;
 
 /// `writeStruct(ns, value)` for a structure or union with the given members.
 fn write_struct(value: &Value, members: &[(&str, Writer)]) -> Value {
-    let Some(obj) = value.as_object() else { return write_scalar(value) };
+    let Some(obj) = value.as_object() else {
+        return write_scalar(value);
+    };
     let mut out = Object::new();
     for (name, writer) in members {
         if let Some(v) = obj.get(name).filter(|v| !v.is_null()) {
@@ -709,7 +1049,13 @@ fn converse_stream_request_body(input: &Value) -> Value {
 
 /// `Message$` (schemas_0.js:1028).
 fn write_message(v: &Value) -> Value {
-    write_struct(v, &[("role", write_scalar), ("content", |c| write_list(c, write_content_block))])
+    write_struct(
+        v,
+        &[
+            ("role", write_scalar),
+            ("content", |c| write_list(c, write_content_block)),
+        ],
+    )
 }
 
 /// `ContentBlock$` (schemas_0.js:1331).
@@ -735,20 +1081,44 @@ fn write_content_block(v: &Value) -> Value {
 
 /// `SystemContentBlock$` (schemas_0.js:1436).
 fn write_system_content_block(v: &Value) -> Value {
-    write_struct(v, &[("text", write_scalar), ("guardContent", write_document), ("cachePoint", write_cache_point_block)])
+    write_struct(
+        v,
+        &[
+            ("text", write_scalar),
+            ("guardContent", write_document),
+            ("cachePoint", write_cache_point_block),
+        ],
+    )
 }
 
 /// `ImageBlock$` (schemas_0.js:958) with `ImageSource$` (:1396): `format` before `source`.
 fn write_image_block(v: &Value) -> Value {
     write_struct(
         v,
-        &[("format", write_scalar), ("source", |s| write_struct(s, &[("bytes", write_scalar), ("s3Location", write_document)])), ("error", write_document)],
+        &[
+            ("format", write_scalar),
+            ("source", |s| {
+                write_struct(
+                    s,
+                    &[("bytes", write_scalar), ("s3Location", write_document)],
+                )
+            }),
+            ("error", write_document),
+        ],
     )
 }
 
 /// `ToolUseBlock$` (schemas_0.js:1148).
 fn write_tool_use_block(v: &Value) -> Value {
-    write_struct(v, &[("toolUseId", write_scalar), ("name", write_scalar), ("input", write_document), ("type", write_scalar)])
+    write_struct(
+        v,
+        &[
+            ("toolUseId", write_scalar),
+            ("name", write_scalar),
+            ("input", write_document),
+            ("type", write_scalar),
+        ],
+    )
 }
 
 /// `ToolResultBlock$` (schemas_0.js:1133) with `ToolResultContentBlock$` (:1461).
@@ -757,24 +1127,21 @@ fn write_tool_result_block(v: &Value) -> Value {
         v,
         &[
             ("toolUseId", write_scalar),
-            (
-                "content",
-                |c| {
-                    write_list(c, |b| {
-                        write_struct(
-                            b,
-                            &[
-                                ("json", write_document),
-                                ("text", write_scalar),
-                                ("image", write_image_block),
-                                ("document", write_document),
-                                ("video", write_document),
-                                ("searchResult", write_document),
-                            ],
-                        )
-                    })
-                },
-            ),
+            ("content", |c| {
+                write_list(c, |b| {
+                    write_struct(
+                        b,
+                        &[
+                            ("json", write_document),
+                            ("text", write_scalar),
+                            ("image", write_image_block),
+                            ("document", write_document),
+                            ("video", write_document),
+                            ("searchResult", write_document),
+                        ],
+                    )
+                })
+            }),
             ("status", write_scalar),
             ("type", write_scalar),
         ],
@@ -790,13 +1157,26 @@ fn write_cache_point_block(v: &Value) -> Value {
 fn write_reasoning_content_block(v: &Value) -> Value {
     write_struct(
         v,
-        &[("reasoningText", |r| write_struct(r, &[("text", write_scalar), ("signature", write_scalar)])), ("redactedContent", write_scalar)],
+        &[
+            ("reasoningText", |r| {
+                write_struct(r, &[("text", write_scalar), ("signature", write_scalar)])
+            }),
+            ("redactedContent", write_scalar),
+        ],
     )
 }
 
 /// `InferenceConfiguration$` (schemas_0.js:973).
 fn write_inference_configuration(v: &Value) -> Value {
-    write_struct(v, &[("maxTokens", write_scalar), ("temperature", write_scalar), ("topP", write_scalar), ("stopSequences", write_document)])
+    write_struct(
+        v,
+        &[
+            ("maxTokens", write_scalar),
+            ("temperature", write_scalar),
+            ("topP", write_scalar),
+            ("stopSequences", write_document),
+        ],
+    )
 }
 
 /// `ToolConfiguration$` (schemas_0.js:1128) with `Tool$` (:1441), `ToolSpecification$` (:1143:
@@ -805,34 +1185,30 @@ fn write_tool_configuration(v: &Value) -> Value {
     write_struct(
         v,
         &[
-            (
-                "tools",
-                |t| {
-                    write_list(t, |tool| {
-                        write_struct(
-                            tool,
-                            &[
-                                (
-                                    "toolSpec",
-                                    |s| {
-                                        write_struct(
-                                            s,
-                                            &[
-                                                ("name", write_scalar),
-                                                ("inputSchema", |i| write_struct(i, &[("json", write_document)])),
-                                                ("description", write_scalar),
-                                                ("strict", write_scalar),
-                                            ],
-                                        )
-                                    },
-                                ),
-                                ("systemTool", write_document),
-                                ("cachePoint", write_cache_point_block),
-                            ],
-                        )
-                    })
-                },
-            ),
+            ("tools", |t| {
+                write_list(t, |tool| {
+                    write_struct(
+                        tool,
+                        &[
+                            ("toolSpec", |s| {
+                                write_struct(
+                                    s,
+                                    &[
+                                        ("name", write_scalar),
+                                        ("inputSchema", |i| {
+                                            write_struct(i, &[("json", write_document)])
+                                        }),
+                                        ("description", write_scalar),
+                                        ("strict", write_scalar),
+                                    ],
+                                )
+                            }),
+                            ("systemTool", write_document),
+                            ("cachePoint", write_cache_point_block),
+                        ],
+                    )
+                })
+            }),
             ("toolChoice", write_document),
         ],
     )
@@ -844,29 +1220,66 @@ mod tests {
 
     #[test]
     fn candidates_and_families() {
-        assert_eq!(get_model_match_candidates("us.anthropic.claude-sonnet-4-5-20250929-v1:0", ""), vec![
-            "us.anthropic.claude-sonnet-4-5-20250929-v1:0".to_string(),
-            "us-anthropic-claude-sonnet-4-5-20250929-v1-0".to_string()
-        ]);
-        assert!(supports_adaptive_thinking("anthropic.claude-opus-4-6-v1", ""));
-        assert!(supports_adaptive_thinking("arn:aws:bedrock:us-east-1:1:application-inference-profile/x", "Claude Opus 4.7"));
-        assert!(!supports_adaptive_thinking("anthropic.claude-sonnet-4-5", "Claude Sonnet 4.5"));
+        assert_eq!(
+            get_model_match_candidates("us.anthropic.claude-sonnet-4-5-20250929-v1:0", ""),
+            vec![
+                "us.anthropic.claude-sonnet-4-5-20250929-v1:0".to_string(),
+                "us-anthropic-claude-sonnet-4-5-20250929-v1-0".to_string()
+            ]
+        );
+        assert!(supports_adaptive_thinking(
+            "anthropic.claude-opus-4-6-v1",
+            ""
+        ));
+        assert!(supports_adaptive_thinking(
+            "arn:aws:bedrock:us-east-1:1:application-inference-profile/x",
+            "Claude Opus 4.7"
+        ));
+        assert!(!supports_adaptive_thinking(
+            "anthropic.claude-sonnet-4-5",
+            "Claude Sonnet 4.5"
+        ));
     }
 
     #[test]
     fn endpoints_and_ids() {
-        assert_eq!(get_standard_bedrock_endpoint_region("https://bedrock-runtime.eu-central-1.amazonaws.com"), Some("eu-central-1".into()));
-        assert_eq!(get_standard_bedrock_endpoint_region("https://bedrock-runtime-fips.us-gov-west-1.amazonaws.com/"), Some("us-gov-west-1".into()));
-        assert_eq!(get_standard_bedrock_endpoint_region("http://127.0.0.1:4000"), None);
-        assert_eq!(arn_region("arn:aws:bedrock:eu-west-1:123:inference-profile/x"), Some("eu-west-1".into()));
-        assert_eq!(arn_region("arn:aws-us-gov:bedrock:us-gov-west-1:1:x"), Some("us-gov-west-1".into()));
-        assert_eq!(extended_encode_uri_component("us.anthropic.claude-v1:0 (x)*!").unwrap(), "us.anthropic.claude-v1%3A0%20%28x%29%2A%21");
+        assert_eq!(
+            get_standard_bedrock_endpoint_region(
+                "https://bedrock-runtime.eu-central-1.amazonaws.com"
+            ),
+            Some("eu-central-1".into())
+        );
+        assert_eq!(
+            get_standard_bedrock_endpoint_region(
+                "https://bedrock-runtime-fips.us-gov-west-1.amazonaws.com/"
+            ),
+            Some("us-gov-west-1".into())
+        );
+        assert_eq!(
+            get_standard_bedrock_endpoint_region("http://127.0.0.1:4000"),
+            None
+        );
+        assert_eq!(
+            arn_region("arn:aws:bedrock:eu-west-1:123:inference-profile/x"),
+            Some("eu-west-1".into())
+        );
+        assert_eq!(
+            arn_region("arn:aws-us-gov:bedrock:us-gov-west-1:1:x"),
+            Some("us-gov-west-1".into())
+        );
+        assert_eq!(
+            extended_encode_uri_component("us.anthropic.claude-v1:0 (x)*!").unwrap(),
+            "us.anthropic.claude-v1%3A0%20%28x%29%2A%21"
+        );
         assert_eq!(normalize_tool_call_id("call.1:2 ü"), "call_1_2__");
     }
 
     #[test]
     fn documents_drop_empty_keys() {
         let v = crate::js::parse(r#"{"":1,"a":[{"":2,"b":3}],"2":4}"#).unwrap();
-        assert_eq!(sanitize_bedrock_document(&v).to_json(), r#"{"2":4,"a":[{"b":3}]}"#);
+        assert_eq!(
+            sanitize_bedrock_document(&v).to_json(),
+            r#"{"2":4,"a":[{"b":3}]}"#
+        );
     }
 }

@@ -45,7 +45,9 @@ const UNSUPPORTED_STRICT_SCHEMA_KEYS: [&str; 16] = [
 
 /// `isStructuredSchema(schema)` (AI/api/constrained-sampling.js:24–32).
 fn is_structured_schema(schema: &Value) -> bool {
-    let Some(s) = schema.as_object() else { return false };
+    let Some(s) = schema.as_object() else {
+        return false;
+    };
     let types: Vec<&Value> = match s.get("type") {
         Some(t @ Value::String(_)) => vec![t],
         Some(Value::Array(a)) => a.iter().collect(),
@@ -57,25 +59,35 @@ fn is_structured_schema(schema: &Value) -> bool {
 
 /// `schemaAllowsNull(schema)` (AI/api/constrained-sampling.js:33–41).
 fn schema_allows_null(schema: &Value) -> bool {
-    let Some(s) = schema.as_object() else { return false };
+    let Some(s) = schema.as_object() else {
+        return false;
+    };
     match s.get("type") {
         Some(Value::String(t)) if t == "null" => return true,
         Some(Value::Array(a)) if a.iter().any(|t| t.as_str() == Some("null")) => return true,
         _ => {}
     }
-    if s.get("const") == Some(&Value::Null) || s.get_array("enum").is_some_and(|e| e.iter().any(Value::is_null)) {
+    if s.get("const") == Some(&Value::Null)
+        || s.get_array("enum")
+            .is_some_and(|e| e.iter().any(Value::is_null))
+    {
         return true;
     }
-    s.get_array("anyOf").is_some_and(|variants| variants.iter().any(schema_allows_null))
+    s.get_array("anyOf")
+        .is_some_and(|variants| variants.iter().any(schema_allows_null))
 }
 
 /// `makeJsonSchemaNodeStrict(schema)` (AI/api/constrained-sampling.js:42–98), in place. Only an
 /// existing `properties` object is rewritten (`schema.properties ?? {}` is mutated in place).
 fn make_json_schema_node_strict(schema: &mut Value) -> Result<(), UnsupportedStrictJsonSchema> {
-    let Some(s) = schema.as_object_mut() else { return Err(unsupported("boolean schemas are unsupported")) };
+    let Some(s) = schema.as_object_mut() else {
+        return Err(unsupported("boolean schemas are unsupported"));
+    };
     for key in UNSUPPORTED_STRICT_SCHEMA_KEYS {
         if s.contains_key(key) {
-            return Err(UnsupportedStrictJsonSchema(format!("{key} schemas are unsupported")));
+            return Err(UnsupportedStrictJsonSchema(format!(
+                "{key} schemas are unsupported"
+            )));
         }
     }
     if let Some(any_of) = s.get_mut("anyOf") {
@@ -102,33 +114,61 @@ fn make_json_schema_node_strict(schema: &mut Value) -> Result<(), UnsupportedStr
     if !is_object_schema {
         return Ok(());
     }
-    if s.get("additionalProperties").is_some_and(|v| *v != Value::Bool(false)) {
-        return Err(unsupported("schema-valued or true additionalProperties is unsupported"));
+    if s.get("additionalProperties")
+        .is_some_and(|v| *v != Value::Bool(false))
+    {
+        return Err(unsupported(
+            "schema-valued or true additionalProperties is unsupported",
+        ));
     }
     if s.get("properties").is_some_and(|p| p.as_object().is_none()) {
         return Err(unsupported("object properties must be a schema map"));
     }
     if let Some(req) = s.get("required") {
-        if !req.as_array().is_some_and(|r| r.iter().all(|k| k.as_str().is_some())) {
+        if !req
+            .as_array()
+            .is_some_and(|r| r.iter().all(|k| k.as_str().is_some()))
+        {
             return Err(unsupported("object required must be a string array"));
         }
     }
-    let property_names: Vec<String> = s.get_object("properties").map(|p| p.keys().map(|k| k.to_string()).collect()).unwrap_or_default();
-    let required: Vec<String> = s.get_array("required").map(|r| r.iter().filter_map(Value::as_str).map(String::from).collect()).unwrap_or_default();
+    let property_names: Vec<String> = s
+        .get_object("properties")
+        .map(|p| p.keys().map(|k| k.to_string()).collect())
+        .unwrap_or_default();
+    let required: Vec<String> = s
+        .get_array("required")
+        .map(|r| {
+            r.iter()
+                .filter_map(Value::as_str)
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default();
     if required.iter().any(|k| !property_names.contains(k)) {
         return Err(unsupported("required contains an unknown property"));
     }
     if let Some(Value::Object(properties)) = s.get_mut("properties") {
         for key in &property_names {
-            let Some(property) = properties.get_mut(key) else { continue };
+            let Some(property) = properties.get_mut(key) else {
+                continue;
+            };
             make_json_schema_node_strict(property)?;
             if !required.contains(key) && !schema_allows_null(property) {
                 let inner = std::mem::take(property);
-                *property = Object::new().with("anyOf", vec![inner, Object::new().with("type", "null").into()]).into();
+                *property = Object::new()
+                    .with(
+                        "anyOf",
+                        vec![inner, Object::new().with("type", "null").into()],
+                    )
+                    .into();
             }
         }
     }
-    s.insert("required", Value::Array(property_names.into_iter().map(Value::from).collect()));
+    s.insert(
+        "required",
+        Value::Array(property_names.into_iter().map(Value::from).collect()),
+    );
     s.insert("additionalProperties", Value::Bool(false));
     Ok(())
 }
@@ -148,7 +188,10 @@ pub fn make_strict_json_schema(schema: &Value) -> Result<Value, UnsupportedStric
 
 /// `getJsonSchemaToolParameters(tool, strict)` (AI/api/constrained-sampling.js:111–113): the
 /// strict schema when `strict`, else the parameters as they are.
-pub fn get_json_schema_tool_parameters(tool: &ToolDef, strict: bool) -> Result<Value, AdapterError> {
+pub fn get_json_schema_tool_parameters(
+    tool: &ToolDef,
+    strict: bool,
+) -> Result<Value, AdapterError> {
     if !strict {
         return Ok(tool.parameters.clone());
     }
@@ -157,9 +200,16 @@ pub fn get_json_schema_tool_parameters(tool: &ToolDef, strict: bool) -> Result<V
 
 /// `getGrammarToolInput(toolName, arguments, inputProperty)` (AI/api/constrained-sampling.js:
 /// 114–120); missing arguments throw the TypeError pi's property read does.
-pub fn get_grammar_tool_input(tool_name: &str, arguments: Option<&Value>, input_property: &str) -> Result<String, AdapterError> {
+pub fn get_grammar_tool_input(
+    tool_name: &str,
+    arguments: Option<&Value>,
+    input_property: &str,
+) -> Result<String, AdapterError> {
     let Some(arguments) = arguments.filter(|a| !a.is_null()) else {
-        return Err(err(format!("Cannot read properties of {} (reading '{input_property}')", to_js_string(arguments))));
+        return Err(err(format!(
+            "Cannot read properties of {} (reading '{input_property}')",
+            to_js_string(arguments)
+        )));
     };
     match arguments.get(input_property) {
         Some(Value::String(s)) => Ok(s.to_string()),
@@ -173,16 +223,30 @@ fn infer_grammar_input_property(tool: &ToolDef) -> Result<String, String> {
     if schema.get_str("type") != Some("object") {
         return Err("grammar constrained sampling requires an object parameter schema".into());
     }
-    let input_property = match schema.get("required").and_then(Value::as_array).map(Vec::as_slice) {
+    let input_property = match schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+    {
         Some([Value::String(p)]) => p.clone(),
-        _ => return Err("grammar constrained sampling requires exactly one required string property".into()),
+        _ => {
+            return Err(
+                "grammar constrained sampling requires exactly one required string property".into(),
+            )
+        }
     };
-    let property = schema.get("properties").and_then(|p| p.get(&input_property));
+    let property = schema
+        .get("properties")
+        .and_then(|p| p.get(&input_property));
     if !property.is_some_and(Value::truthy) {
-        return Err(format!("grammar constrained sampling requires a properties entry for {input_property}"));
+        return Err(format!(
+            "grammar constrained sampling requires a properties entry for {input_property}"
+        ));
     }
     if property.and_then(|p| p.get_str("type")) != Some("string") {
-        return Err(format!("grammar constrained sampling property {input_property} must have type string"));
+        return Err(format!(
+            "grammar constrained sampling property {input_property} must have type string"
+        ));
     }
     Ok(input_property.to_string())
 }
@@ -191,8 +255,13 @@ fn infer_grammar_input_property(tool: &ToolDef) -> Result<String, String> {
 /// 163–184): `Some(true)` when the tool asks for JSON-schema constrained sampling, the adapter
 /// supports strict mode and the schema converts; `None` (undefined) otherwise; an error when the
 /// tool requires it (`strict: "require"`) and it cannot be had.
-pub fn resolve_json_schema_strict_sampling(tool: &ToolDef, supports_strict_mode: bool) -> Result<Option<bool>, AdapterError> {
-    let Some(config) = tool.constrained_sampling.as_ref().filter(|c| c.truthy()) else { return Ok(None) };
+pub fn resolve_json_schema_strict_sampling(
+    tool: &ToolDef,
+    supports_strict_mode: bool,
+) -> Result<Option<bool>, AdapterError> {
+    let Some(config) = tool.constrained_sampling.as_ref().filter(|c| c.truthy()) else {
+        return Ok(None);
+    };
     if config.get_str("type") != Some("json_schema") {
         return Ok(None);
     }
@@ -201,7 +270,10 @@ pub fn resolve_json_schema_strict_sampling(tool: &ToolDef, supports_strict_mode:
         return match make_strict_json_schema(&tool.parameters) {
             Ok(_) => Ok(Some(true)),
             Err(_) if !requires => Ok(None),
-            Err(e) => Err(err(format!("Tool \"{}\" requires JSON-schema constrained sampling, but {}.", tool.name, e.0))),
+            Err(e) => Err(err(format!(
+                "Tool \"{}\" requires JSON-schema constrained sampling, but {}.",
+                tool.name, e.0
+            ))),
         };
     }
     if requires {
@@ -220,15 +292,27 @@ pub struct Grammar {
 
 /// `resolveGrammarConstrainedSampling(tool, supportsOpenAIGrammarTools)`
 /// (AI/api/constrained-sampling.js:185–211; A10): lark preferred over regex.
-pub fn resolve_grammar_constrained_sampling(tool: &ToolDef, supports_grammar_tools: bool) -> Result<Option<Grammar>, AdapterError> {
-    let Some(config) = tool.constrained_sampling.as_ref().filter(|c| c.truthy()) else { return Ok(None) };
+pub fn resolve_grammar_constrained_sampling(
+    tool: &ToolDef,
+    supports_grammar_tools: bool,
+) -> Result<Option<Grammar>, AdapterError> {
+    let Some(config) = tool.constrained_sampling.as_ref().filter(|c| c.truthy()) else {
+        return Ok(None);
+    };
     if config.get_str("type") != Some("grammar") || !supports_grammar_tools {
         return Ok(None);
     }
     let Some(variants) = config.get("variants").filter(|v| !v.is_null()) else {
-        return Err(err("Cannot read properties of undefined (reading 'openai_lark')"));
+        return Err(err(
+            "Cannot read properties of undefined (reading 'openai_lark')",
+        ));
     };
-    let usable = |key: &str| variants.get_str(key).filter(|d| !js::js_trim_is_empty(d)).map(String::from);
+    let usable = |key: &str| {
+        variants
+            .get_str(key)
+            .filter(|d| !js::js_trim_is_empty(d))
+            .map(String::from)
+    };
     let (format, definition) = match (usable("openai_lark"), usable("openai_regex")) {
         (Some(lark), _) => ("lark", lark),
         (None, Some(regex)) => ("regex", regex),
@@ -239,15 +323,26 @@ pub fn resolve_grammar_constrained_sampling(tool: &ToolDef, supports_grammar_too
             )))
         }
     };
-    let input_property =
-        infer_grammar_input_property(tool).map_err(|m| err(format!("Tool \"{}\" cannot use grammar constrained sampling: {m}.", tool.name)))?;
-    Ok(Some(Grammar { format, definition, input_property }))
+    let input_property = infer_grammar_input_property(tool).map_err(|m| {
+        err(format!(
+            "Tool \"{}\" cannot use grammar constrained sampling: {m}.",
+            tool.name
+        ))
+    })?;
+    Ok(Some(Grammar {
+        format,
+        definition,
+        input_property,
+    }))
 }
 
 /// `createGrammarToolInputProperties(tools, supportsOpenAIGrammarTools)`
 /// (AI/api/constrained-sampling.js:212–221): tool name → the argument that carries the input (a
 /// later tool of the same name wins, in the first one's position).
-pub fn create_grammar_tool_input_properties(tools: &[ToolDef], supports_grammar_tools: bool) -> Result<Vec<(String, String)>, AdapterError> {
+pub fn create_grammar_tool_input_properties(
+    tools: &[ToolDef],
+    supports_grammar_tools: bool,
+) -> Result<Vec<(String, String)>, AdapterError> {
     let mut props: Vec<(String, String)> = Vec::new();
     for tool in tools {
         if let Some(grammar) = resolve_grammar_constrained_sampling(tool, supports_grammar_tools)? {
@@ -264,5 +359,8 @@ pub fn create_grammar_tool_input_properties(tools: &[ToolDef], supports_grammar_
 /// returns.
 pub fn grammar_property<'a>(props: &'a [(String, String)], name: Option<&str>) -> Option<&'a str> {
     let name = name?;
-    props.iter().find(|(n, _)| n == name).map(|(_, p)| p.as_str())
+    props
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, p)| p.as_str())
 }

@@ -7,7 +7,10 @@ use crate::js::{Object, Value};
 pub fn has_copilot_vision_input(messages: &[Value]) -> bool {
     messages.iter().any(|msg| {
         matches!(msg.get_str("role"), Some("user" | "toolResult"))
-            && msg.get("content").and_then(Value::as_array).is_some_and(|c| c.iter().any(|b| b.get_str("type") == Some("image")))
+            && msg
+                .get("content")
+                .and_then(Value::as_array)
+                .is_some_and(|c| c.iter().any(|b| b.get_str("type") == Some("image")))
     })
 }
 
@@ -18,7 +21,9 @@ pub fn build_copilot_dynamic_headers(messages: &[Value], has_images: bool) -> Ob
         Some(last) if last.get_str("role") != Some("user") => "agent",
         _ => "user",
     };
-    let mut h = Object::new().with("X-Initiator", initiator).with("Openai-Intent", "conversation-edits");
+    let mut h = Object::new()
+        .with("X-Initiator", initiator)
+        .with("Openai-Intent", "conversation-edits");
     if has_images {
         h.insert("Copilot-Vision-Request", Value::str("true"));
     }

@@ -32,28 +32,54 @@ enum Thinking {
 
 /// `streamSimple` (google-generative-ai.js:232–263) and the request half of `stream` (:12–46):
 /// the API-key check, `createClient`, `buildParams`, then the SDK's conversion and URL.
-pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut Events) -> Result<Request, AdapterError> {
+pub fn build(
+    model: &Model,
+    ctx: &LlmContext,
+    opts: &StreamOptions,
+    events: &mut Events,
+) -> Result<Request, AdapterError> {
     if opts.api_key.is_empty() {
-        return Err(err(format!("No API key for provider: {}", model.provider())));
+        return Err(err(format!(
+            "No API key for provider: {}",
+            model.provider()
+        )));
     }
-    let max_tokens = messages::clamp_max_tokens_to_context(model, ctx, messages::model_max_tokens(model));
+    let max_tokens =
+        messages::clamp_max_tokens_to_context(model, ctx, messages::model_max_tokens(model));
     let thinking = stream_simple_thinking(model, opts, events)?;
     let params = build_params(model, ctx, max_tokens, &thinking, events)?;
     let body = generate_content_parameters_to_mldev(&params)?;
-    let url = format!("{}/{}:streamGenerateContent?alt=sse", request_base_url(model), t_model(model.id())?);
+    let url = format!(
+        "{}/{}:streamGenerateContent?alt=sse",
+        request_base_url(model),
+        t_model(model.id())?
+    );
     let headers = create_client_headers(model, opts);
-    Ok(Request { method: "POST", url, headers, params, body: body.to_json() })
+    Ok(Request {
+        method: "POST",
+        url,
+        headers,
+        params,
+        body: body.to_json(),
+    })
 }
 
 /// The thinking half of `streamSimple` (google-generative-ai.js:241–262; G1): off →
 /// `{enabled:false}`; otherwise the level is clamped, resolved through `thinkingLevelMap`, and
 /// becomes a `thinkingLevel` for Gemini 3 Pro/Flash and Gemma 4, a `thinkingBudget` otherwise.
-fn stream_simple_thinking(model: &Model, opts: &StreamOptions, events: &mut Events) -> Result<Thinking, AdapterError> {
+fn stream_simple_thinking(
+    model: &Model,
+    opts: &StreamOptions,
+    events: &mut Events,
+) -> Result<Thinking, AdapterError> {
     let Some(reasoning) = opts.reasoning.as_deref().filter(|r| !r.is_empty()) else {
         return Ok(Thinking::Disabled);
     };
     let clamped = model::clamp_thinking_level(model, reasoning, events);
-    let resolved = match (google_shared::resolve_google_thinking_level(model, &clamped), &opts.switched_from) {
+    let resolved = match (
+        google_shared::resolve_google_thinking_level(model, &clamped),
+        &opts.switched_from,
+    ) {
         (Ok(level), _) => level,
         (Err(e), Some(from)) => {
             // A what-if: the level map belongs to the model's own protocol. Stand in with pi's
@@ -62,19 +88,39 @@ fn stream_simple_thinking(model: &Model, opts: &StreamOptions, events: &mut Even
                 l @ ("minimal" | "low" | "medium" | "high") => l.to_string(),
                 _ => "high".to_string(),
             };
-            ev(events, EventKind::Replaced, format!("{}; switched from {from}, thinking level {stand_in} stands in", e.message), "AI/api/google-shared.js:10");
+            ev(
+                events,
+                EventKind::Replaced,
+                format!(
+                    "{}; switched from {from}, thinking level {stand_in} stands in",
+                    e.message
+                ),
+                "AI/api/google-shared.js:10",
+            );
             stand_in
         }
         (Err(e), None) => return Err(e),
     };
     if is_gemini3_pro_model(model) || is_gemini3_flash_model(model) || is_gemma4_model(model) {
         let level = get_thinking_level(&resolved, model);
-        ev(events, EventKind::Converted, format!("thinking level {clamped} → thinkingLevel {level}"), "AI/api/google-generative-ai.js:247");
+        ev(
+            events,
+            EventKind::Converted,
+            format!("thinking level {clamped} → thinkingLevel {level}"),
+            "AI/api/google-generative-ai.js:247",
+        );
         return Ok(Thinking::Level(level));
     }
     let budget = get_google_budget(model, &resolved, opts.thinking_budgets.as_ref());
-    let shown = budget.as_ref().map_or_else(|| "undefined".to_string(), Value::to_json);
-    ev(events, EventKind::Converted, format!("thinking level {clamped} → thinkingBudget {shown}"), "AI/api/google-generative-ai.js:256");
+    let shown = budget
+        .as_ref()
+        .map_or_else(|| "undefined".to_string(), Value::to_json);
+    ev(
+        events,
+        EventKind::Converted,
+        format!("thinking level {clamped} → thinkingBudget {shown}"),
+        "AI/api/google-generative-ai.js:256",
+    );
     Ok(Thinking::Budget(budget))
 }
 
@@ -109,8 +155,14 @@ fn t_model(id: &str) -> Result<String, AdapterError> {
 /// `connection`, `accept-language`, `sec-fetch-mode`, `accept-encoding`, `content-length`.
 fn create_client_headers(model: &Model, opts: &StreamOptions) -> Vec<(String, String)> {
     let mut headers: Vec<(String, String)> = vec![
-        ("User-Agent".into(), format!("{GENAI_LIBRARY_LABEL} gl-node/{NODE_VERSION}")),
-        ("x-goog-api-client".into(), format!("{GENAI_LIBRARY_LABEL} gl-node/{NODE_VERSION}")),
+        (
+            "User-Agent".into(),
+            format!("{GENAI_LIBRARY_LABEL} gl-node/{NODE_VERSION}"),
+        ),
+        (
+            "x-goog-api-client".into(),
+            format!("{GENAI_LIBRARY_LABEL} gl-node/{NODE_VERSION}"),
+        ),
         ("Content-Type".into(), "application/json".into()),
     ];
     let mut set = |name: &str, value: String| {
@@ -118,7 +170,10 @@ fn create_client_headers(model: &Model, opts: &StreamOptions) -> Vec<(String, St
         // case-insensitive duplicates with ", ".
         if let Some(slot) = headers.iter_mut().find(|(k, _)| k == name) {
             slot.1 = value;
-        } else if let Some(slot) = headers.iter_mut().find(|(k, _)| k.eq_ignore_ascii_case(name)) {
+        } else if let Some(slot) = headers
+            .iter_mut()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+        {
             slot.1 = format!("{}, {}", slot.1, value);
         } else {
             headers.push((name.to_string(), value));
@@ -135,19 +190,34 @@ fn create_client_headers(model: &Model, opts: &StreamOptions) -> Vec<(String, St
     for (k, v) in &opts.headers {
         set(k, v.clone());
     }
-    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("x-goog-api-key")) {
+    if !headers
+        .iter()
+        .any(|(k, _)| k.eq_ignore_ascii_case("x-goog-api-key"))
+    {
         headers.push(("x-goog-api-key".into(), "<redacted>".into()));
     }
     // fetch's default when the request has no Accept header.
-    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("accept")) {
+    if !headers
+        .iter()
+        .any(|(k, _)| k.eq_ignore_ascii_case("accept"))
+    {
         headers.push(("accept".into(), "*/*".into()));
     }
-    headers.into_iter().map(|(k, v)| (k.to_lowercase(), v)).collect()
+    headers
+        .into_iter()
+        .map(|(k, v)| (k.to_lowercase(), v))
+        .collect()
 }
 
 /// `buildParams(model, context, options)` (google-generative-ai.js:279–329; G2, G3): pi's
 /// `{model, contents, config}` before the SDK converts it.
-fn build_params(model: &Model, ctx: &LlmContext, max_tokens: f64, thinking: &Thinking, events: &mut Events) -> Result<Value, AdapterError> {
+fn build_params(
+    model: &Model,
+    ctx: &LlmContext,
+    max_tokens: f64,
+    thinking: &Thinking,
+    events: &mut Events,
+) -> Result<Value, AdapterError> {
     let contents = google_shared::convert_messages(model, &ctx.messages, events)?;
     let mut generation_config = Object::new();
     generation_config.insert("maxOutputTokens", Value::Number(max_tokens));
@@ -160,19 +230,42 @@ fn build_params(model: &Model, ctx: &LlmContext, max_tokens: f64, thinking: &Thi
     let mut config = Object::new();
     config.spread(&generation_config);
     if !ctx.system_prompt.is_empty() {
-        config.insert("systemInstruction", Value::String(sanitize_surrogates(&ctx.system_prompt).into_owned().into()));
+        config.insert(
+            "systemInstruction",
+            Value::String(sanitize_surrogates(&ctx.system_prompt).into_owned().into()),
+        );
     }
     if !ctx.tools.is_empty() {
         // `convertTools` never returns undefined for a non-empty list.
-        config.insert_opt("tools", google_shared::convert_tools(&ctx.tools, supports_strict_mode, events)?);
+        config.insert_opt(
+            "tools",
+            google_shared::convert_tools(&ctx.tools, supports_strict_mode, events)?,
+        );
     }
     if let Some(mode) = function_calling_mode {
-        ev(events, EventKind::Inserted, format!("toolConfig.functionCallingConfig.mode {mode} (a strict tool on Gemini ≥ 3)"), "AI/api/google-generative-ai.js:299");
-        config.insert("toolConfig", Value::Object(Object::new().with("functionCallingConfig", Object::new().with("mode", mode))));
+        ev(
+            events,
+            EventKind::Inserted,
+            format!("toolConfig.functionCallingConfig.mode {mode} (a strict tool on Gemini ≥ 3)"),
+            "AI/api/google-generative-ai.js:299",
+        );
+        config.insert(
+            "toolConfig",
+            Value::Object(
+                Object::new().with("functionCallingConfig", Object::new().with("mode", mode)),
+            ),
+        );
     }
     match thinking {
         Thinking::Level(level) if model.reasoning() => {
-            config.insert("thinkingConfig", Value::Object(Object::new().with("includeThoughts", true).with("thinkingLevel", *level)));
+            config.insert(
+                "thinkingConfig",
+                Value::Object(
+                    Object::new()
+                        .with("includeThoughts", true)
+                        .with("thinkingLevel", *level),
+                ),
+            );
         }
         Thinking::Budget(budget) if model.reasoning() => {
             // `budgetTokens !== undefined`: a custom budget of `null` is still sent.
@@ -182,12 +275,25 @@ fn build_params(model: &Model, ctx: &LlmContext, max_tokens: f64, thinking: &Thi
         }
         Thinking::Disabled if model.reasoning() => {
             let disabled = get_disabled_thinking_config(model);
-            ev(events, EventKind::Inserted, format!("thinking off on a reasoning model: thinkingConfig {}", disabled.to_json()), "AI/api/google-generative-ai.js:315");
+            ev(
+                events,
+                EventKind::Inserted,
+                format!(
+                    "thinking off on a reasoning model: thinkingConfig {}",
+                    disabled.to_json()
+                ),
+                "AI/api/google-generative-ai.js:315",
+            );
             config.insert("thinkingConfig", disabled);
         }
         _ => {}
     }
-    Ok(Value::Object(Object::new().with("model", model.id()).with("contents", contents).with("config", config)))
+    Ok(Value::Object(
+        Object::new()
+            .with("model", model.id())
+            .with("contents", contents)
+            .with("config", config),
+    ))
 }
 
 /// `isGemma4Model(model)` (google-generative-ai.js:330–332): `/gemma-?4/`.
@@ -222,7 +328,9 @@ fn is_gemini3_pro_model(model: &Model) -> bool {
 /// `isGemini3FlashModel(model)` (google-generative-ai.js:336–339).
 fn is_gemini3_flash_model(model: &Model) -> bool {
     let id = model.id().to_lowercase();
-    matches_gemini3(&id, "-flash") || id == "gemini-flash-latest" || id == "gemini-flash-lite-latest"
+    matches_gemini3(&id, "-flash")
+        || id == "gemini-flash-latest"
+        || id == "gemini-flash-lite-latest"
 }
 
 /// `getDisabledThinkingConfig(model)` (google-generative-ai.js:340–355): Gemini 3 Pro cannot turn
@@ -270,14 +378,26 @@ fn get_google_budget(model: &Model, level: &str, custom: Option<&Object>) -> Opt
         return Some(v.clone());
     }
     let table = data::defaults().get("googleGenerativeAiThinkingBudgets");
-    let rules = table.and_then(|t| t.get("rules")).and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+    let rules = table
+        .and_then(|t| t.get("rules"))
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
     for rule in rules {
-        if rule.get_str("idIncludes").is_some_and(|s| model.id().contains(s)) {
+        if rule
+            .get_str("idIncludes")
+            .is_some_and(|s| model.id().contains(s))
+        {
             // `budgets[level]` is undefined for a level outside the table.
             return rule.get("budgets").and_then(|b| b.get(level)).cloned();
         }
     }
-    Some(table.and_then(|t| t.get("fallback")).cloned().unwrap_or(Value::Number(-1.0)))
+    Some(
+        table
+            .and_then(|t| t.get("fallback"))
+            .cloned()
+            .unwrap_or(Value::Number(-1.0)),
+    )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -293,7 +413,10 @@ fn generate_content_parameters_to_mldev(params: &Value) -> Result<Value, Adapter
     let mut body = Object::new();
     if let Some(contents) = non_nullish(params.get("contents")) {
         let list = t_contents(contents)?;
-        body.insert("contents", Value::Array(list.iter().map(content_to_mldev).collect()));
+        body.insert(
+            "contents",
+            Value::Array(list.iter().map(content_to_mldev).collect()),
+        );
     }
     if let Some(config) = non_nullish(params.get("config")) {
         let generation_config = generate_content_config_to_mldev(config, &mut body)?;
@@ -313,12 +436,21 @@ fn t_contents(origin: &Value) -> Result<Vec<Value>, AdapterError> {
 }
 
 /// `generateContentConfigToMldev` (index.cjs:9981–10128) for the members pi sets.
-fn generate_content_config_to_mldev(config: &Value, parent: &mut Object) -> Result<Value, AdapterError> {
+fn generate_content_config_to_mldev(
+    config: &Value,
+    parent: &mut Object,
+) -> Result<Value, AdapterError> {
     let mut out = Object::new();
     if let Some(si) = non_nullish(config.get("systemInstruction")) {
         parent.insert("systemInstruction", content_to_mldev(&t_content(si)?));
     }
-    for key in ["temperature", "topP", "topK", "candidateCount", "maxOutputTokens"] {
+    for key in [
+        "temperature",
+        "topP",
+        "topK",
+        "candidateCount",
+        "maxOutputTokens",
+    ] {
         if let Some(v) = non_nullish(config.get(key)) {
             out.insert(key, v.clone());
         }
@@ -328,7 +460,10 @@ fn generate_content_config_to_mldev(config: &Value, parent: &mut Object) -> Resu
             Value::Array(a) => a.clone(),
             _ => return Err(err("tools is required and must be an array of Tools")),
         };
-        parent.insert("tools", Value::Array(list.iter().map(tool_to_mldev).collect()));
+        parent.insert(
+            "tools",
+            Value::Array(list.iter().map(tool_to_mldev).collect()),
+        );
     }
     if let Some(tc) = non_nullish(config.get("toolConfig")) {
         parent.insert("toolConfig", tool_config_to_mldev(tc));
@@ -351,7 +486,9 @@ fn t_content(origin: &Value) -> Result<Value, AdapterError> {
         Value::Object(_) => vec![origin.clone()],
         _ => return Err(err("Unsupported part type")),
     };
-    Ok(Value::Object(Object::new().with("role", "user").with("parts", parts)))
+    Ok(Value::Object(
+        Object::new().with("role", "user").with("parts", parts),
+    ))
 }
 
 /// `contentToMldev$1` (index.cjs:9241–9258): `{parts, role}`.
@@ -391,7 +528,9 @@ fn part_to_mldev(part: &Value) -> Value {
     ];
     let mut out = Object::new();
     for key in ORDER {
-        let Some(v) = non_nullish(part.get(key)) else { continue };
+        let Some(v) = non_nullish(part.get(key)) else {
+            continue;
+        };
         let converted = match key {
             "functionCall" => reorder(v, &["id", "args", "name"]),
             "inlineData" => reorder(v, &["data", "mimeType"]),
@@ -418,8 +557,17 @@ fn reorder(v: &Value, keys: &[&str]) -> Value {
 /// `toolToMldev$1(tTool(item))` (index.cjs:12230–12290, 3344): pi's tools carry only
 /// `functionDeclarations` (with `parametersJsonSchema`, which `tTool` leaves alone).
 fn tool_to_mldev(tool: &Value) -> Value {
-    const ORDER: [&str; 9] =
-        ["computerUse", "fileSearch", "googleSearch", "googleMaps", "codeExecution", "functionDeclarations", "googleSearchRetrieval", "urlContext", "mcpServers"];
+    const ORDER: [&str; 9] = [
+        "computerUse",
+        "fileSearch",
+        "googleSearch",
+        "googleMaps",
+        "codeExecution",
+        "functionDeclarations",
+        "googleSearchRetrieval",
+        "urlContext",
+        "mcpServers",
+    ];
     let mut out = Object::new();
     for key in ORDER {
         if let Some(v) = non_nullish(tool.get(key)) {
@@ -436,7 +584,10 @@ fn tool_config_to_mldev(tc: &Value) -> Value {
         out.insert("retrievalConfig", v.clone());
     }
     if let Some(v) = non_nullish(tc.get("functionCallingConfig")) {
-        out.insert("functionCallingConfig", reorder(v, &["allowedFunctionNames", "mode"]));
+        out.insert(
+            "functionCallingConfig",
+            reorder(v, &["allowedFunctionNames", "mode"]),
+        );
     }
     Value::Object(out)
 }
@@ -446,7 +597,9 @@ mod tests {
     use super::*;
 
     fn model(id: &str) -> Model {
-        Model { obj: Object::new().with("id", id) }
+        Model {
+            obj: Object::new().with("id", id),
+        }
     }
 
     #[test]
@@ -464,11 +617,23 @@ mod tests {
     #[test]
     fn budgets() {
         let n = |x: f64| Some(Value::Number(x));
-        assert_eq!(get_google_budget(&model("gemini-2.5-flash-lite"), "minimal", None), n(512.0));
-        assert_eq!(get_google_budget(&model("gemini-2.5-flash"), "high", None), n(24576.0));
-        assert_eq!(get_google_budget(&model("gemini-2.5-pro"), "high", None), n(32768.0));
+        assert_eq!(
+            get_google_budget(&model("gemini-2.5-flash-lite"), "minimal", None),
+            n(512.0)
+        );
+        assert_eq!(
+            get_google_budget(&model("gemini-2.5-flash"), "high", None),
+            n(24576.0)
+        );
+        assert_eq!(
+            get_google_budget(&model("gemini-2.5-pro"), "high", None),
+            n(32768.0)
+        );
         assert_eq!(get_google_budget(&model("other"), "high", None), n(-1.0));
         let custom = Object::new().with("high", 99.0);
-        assert_eq!(get_google_budget(&model("gemini-2.5-pro"), "high", Some(&custom)), n(99.0));
+        assert_eq!(
+            get_google_budget(&model("gemini-2.5-pro"), "high", Some(&custom)),
+            n(99.0)
+        );
     }
 }

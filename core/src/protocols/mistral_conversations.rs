@@ -12,7 +12,9 @@ use std::collections::HashMap;
 use super::constrained_sampling::{make_strict_json_schema, resolve_json_schema_strict_sampling};
 use super::{err, ev, AdapterError, LlmContext, Request, StreamOptions};
 use crate::data;
-use crate::js::{self, js_trim, js_trim_is_empty, sanitize_surrogates, to_js_string, Object, Value};
+use crate::js::{
+    self, js_trim, js_trim_is_empty, sanitize_surrogates, to_js_string, Object, Value,
+};
 use crate::messages;
 use crate::model::{self, Model};
 use crate::tools::ToolDef;
@@ -45,24 +47,44 @@ fn text(key: &str) -> &'static str {
 /// key check, `transformMessages` with the Mistral id normalizer, `buildChatPayload`, then
 /// `requestMistralStream`'s URL, headers and `JSON.stringify(toMistralWirePayload(payload))`.
 /// With no extension, `onPayload` returns nothing and the payload is sent as built.
-pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut Events) -> Result<Request, AdapterError> {
+pub fn build(
+    model: &Model,
+    ctx: &LlmContext,
+    opts: &StreamOptions,
+    events: &mut Events,
+) -> Result<Request, AdapterError> {
     let options = stream_simple(model, ctx, opts, events)?;
     let normalize_mistral_tool_call_id = create_mistral_tool_call_id_normalizer();
     let normalize = |id: &str, _model: &Model, _source: &Value| normalize_mistral_tool_call_id(id);
-    let transformed = messages::transform_messages(&ctx.messages, model, Some(&normalize), 0.0, events);
+    let transformed =
+        messages::transform_messages(&ctx.messages, model, Some(&normalize), 0.0, events);
     let payload = build_chat_payload(model, ctx, &transformed, &options, events)?;
     let url = request_url(model.base_url())?;
     let headers = build_mistral_headers(model, opts, &options, events);
     let params = Value::Object(to_mistral_wire_payload(&payload));
     let body = params.to_json();
-    Ok(Request { method: "POST", url, headers, params, body })
+    Ok(Request {
+        method: "POST",
+        url,
+        headers,
+        params,
+        body,
+    })
 }
 
 /// `streamSimple` (:63–80): the API key check, `buildBaseOptions` (max-token clamp, A1/A2), the
 /// thinking level clamped again and mapped to `promptMode` or `reasoningEffort` (MI2).
-fn stream_simple(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut Events) -> Result<MistralOptions, AdapterError> {
+fn stream_simple(
+    model: &Model,
+    ctx: &LlmContext,
+    opts: &StreamOptions,
+    events: &mut Events,
+) -> Result<MistralOptions, AdapterError> {
     if opts.api_key.is_empty() {
-        return Err(err(format!("No API key for provider: {}", model.provider())));
+        return Err(err(format!(
+            "No API key for provider: {}",
+            model.provider()
+        )));
     }
     let model_max = messages::model_max_tokens(model);
     let max_tokens = messages::clamp_max_tokens_to_context(model, ctx, model_max);
@@ -70,11 +92,19 @@ fn stream_simple(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: 
         ev(
             events,
             EventKind::Clamped,
-            format!("maxTokens {} → {} to fit the context window", js::number_to_string(model_max), js::number_to_string(max_tokens)),
+            format!(
+                "maxTokens {} → {} to fit the context window",
+                js::number_to_string(model_max),
+                js::number_to_string(max_tokens)
+            ),
             "AI/api/simple-options.js:4",
         );
     }
-    let clamped = opts.reasoning.as_deref().filter(|r| !r.is_empty()).map(|r| model::clamp_thinking_level(model, r, events));
+    let clamped = opts
+        .reasoning
+        .as_deref()
+        .filter(|r| !r.is_empty())
+        .map(|r| model::clamp_thinking_level(model, r, events));
     let reasoning = clamped.filter(|level| level != "off");
     let should_use_reasoning = model.reasoning() && reasoning.is_some();
     let mut options = MistralOptions {
@@ -87,22 +117,43 @@ fn stream_simple(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: 
     if let Some(level) = reasoning.as_deref().filter(|_| should_use_reasoning) {
         if uses_prompt_mode_reasoning(model) {
             options.prompt_mode = Some("reasoning");
-            ev(events, EventKind::Converted, format!("thinking level {level} sent as prompt_mode: \"reasoning\""), "AI/api/mistral-conversations.js:77");
+            ev(
+                events,
+                EventKind::Converted,
+                format!("thinking level {level} sent as prompt_mode: \"reasoning\""),
+                "AI/api/mistral-conversations.js:77",
+            );
         }
         if uses_reasoning_effort(model) {
             let effort = map_reasoning_effort(model, level);
-            ev(events, EventKind::Converted, format!("thinking level {level} sent as reasoning_effort: {}", effort.to_json()), "AI/api/mistral-conversations.js:78");
+            ev(
+                events,
+                EventKind::Converted,
+                format!(
+                    "thinking level {level} sent as reasoning_effort: {}",
+                    effort.to_json()
+                ),
+                "AI/api/mistral-conversations.js:78",
+            );
             options.reasoning_effort = Some(effort);
         }
     } else if let (Some(level), false) = (reasoning.as_deref(), model.reasoning()) {
-        ev(events, EventKind::Dropped, format!("thinking level {level} not sent: the model has reasoning: false"), "AI/api/mistral-conversations.js:74");
+        ev(
+            events,
+            EventKind::Dropped,
+            format!("thinking level {level} not sent: the model has reasoning: false"),
+            "AI/api/mistral-conversations.js:74",
+        );
     }
     Ok(options)
 }
 
 /// `usesReasoningEffort(model)` (:704–706).
 fn uses_reasoning_effort(model: &Model) -> bool {
-    matches!(model.id(), "mistral-small-2603" | "mistral-small-latest" | "mistral-medium-3.5")
+    matches!(
+        model.id(),
+        "mistral-small-2603" | "mistral-small-latest" | "mistral-medium-3.5"
+    )
 }
 
 /// `usesPromptModeReasoning(model)` (:707–709).
@@ -137,8 +188,12 @@ fn create_mistral_tool_call_id_normalizer() -> impl Fn(&str) -> String {
             let candidate = derive_mistral_tool_call_id(id, attempt);
             let owner = reverse_map.borrow().get(&candidate).cloned();
             if owner.as_deref().is_none_or(|o| o.is_empty() || o == id) {
-                id_map.borrow_mut().insert(id.to_string(), candidate.clone());
-                reverse_map.borrow_mut().insert(candidate.clone(), id.to_string());
+                id_map
+                    .borrow_mut()
+                    .insert(id.to_string(), candidate.clone());
+                reverse_map
+                    .borrow_mut()
+                    .insert(candidate.clone(), id.to_string());
                 return candidate;
             }
             attempt += 1;
@@ -153,9 +208,21 @@ fn derive_mistral_tool_call_id(id: &str, attempt: u32) -> String {
     if attempt == 0 && normalized.len() == MISTRAL_TOOL_CALL_ID_LENGTH {
         return normalized;
     }
-    let seed_base = if normalized.is_empty() { id } else { normalized.as_str() };
-    let seed = if attempt == 0 { seed_base.to_string() } else { format!("{seed_base}:{attempt}") };
-    js::short_hash(&seed).chars().filter(char::is_ascii_alphanumeric).take(MISTRAL_TOOL_CALL_ID_LENGTH).collect()
+    let seed_base = if normalized.is_empty() {
+        id
+    } else {
+        normalized.as_str()
+    };
+    let seed = if attempt == 0 {
+        seed_base.to_string()
+    } else {
+        format!("{seed_base}:{attempt}")
+    };
+    js::short_hash(&seed)
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .take(MISTRAL_TOOL_CALL_ID_LENGTH)
+        .collect()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -170,7 +237,11 @@ fn request_url(base_url: &str) -> Result<String, AdapterError> {
     let trimmed = base_url.trim_matches(|c: char| c <= ' ');
     let invalid = || err(format!("Invalid URL: {base_url}"));
     let (scheme, rest) = trimmed.split_once("://").ok_or_else(invalid)?;
-    if scheme.is_empty() || !scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)) {
+    if scheme.is_empty()
+        || !scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    {
         return Err(invalid());
     }
     let scheme = scheme.to_ascii_lowercase();
@@ -193,9 +264,15 @@ fn request_url(base_url: &str) -> Result<String, AdapterError> {
     if let Some(port) = default_port.filter(|p| host_port.ends_with(p)) {
         host_port.truncate(host_port.len() - port.len());
     }
-    let path = tail.split(['?', '#']).next().unwrap_or("").replace('\\', "/");
+    let path = tail
+        .split(['?', '#'])
+        .next()
+        .unwrap_or("")
+        .replace('\\', "/");
     let path = path.trim_end_matches('/');
-    Ok(format!("{scheme}://{userinfo}{host_port}{path}/v1/chat/completions"))
+    Ok(format!(
+        "{scheme}://{userinfo}{host_port}{path}/v1/chat/completions"
+    ))
 }
 
 /// A header list with `Headers` semantics: names are case-insensitive (stored lower-case), `set`
@@ -222,21 +299,50 @@ impl HeaderList {
 /// `authorization`, `content-type`, then the model's and the options' header overrides (a `null`
 /// value deletes), then `x-affinity: <sessionId>` when prompt caching applies and no override
 /// names x-affinity. The key itself is shown as `<redacted>`, as the oracle records it.
-fn build_mistral_headers(model: &Model, opts: &StreamOptions, options: &MistralOptions, events: &mut Events) -> Vec<(String, String)> {
+fn build_mistral_headers(
+    model: &Model,
+    opts: &StreamOptions,
+    options: &MistralOptions,
+    events: &mut Events,
+) -> Vec<(String, String)> {
     let mut headers = HeaderList::default();
     headers.set("User-Agent", opts.user_agent.clone());
     headers.set("accept", "text/event-stream".into());
     headers.set("authorization", "<redacted>".into());
     headers.set("content-type", "application/json".into());
-    apply_mistral_header_overrides(&mut headers, model.headers().map(|h| h.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()));
-    let options_headers: Vec<(String, Value)> = opts.headers.iter().map(|(k, v)| (k.clone(), Value::str(v))).collect();
-    apply_mistral_header_overrides(&mut headers, (!opts.headers.is_empty()).then_some(options_headers));
-    let has_explicit_affinity = has_mistral_header_override(model.headers().map(|h| h.keys().map(|k| k.to_string()).collect()), "x-affinity")
-        || has_mistral_header_override((!opts.headers.is_empty()).then(|| opts.headers.iter().map(|(k, _)| k.clone()).collect()), "x-affinity");
+    apply_mistral_header_overrides(
+        &mut headers,
+        model
+            .headers()
+            .map(|h| h.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()),
+    );
+    let options_headers: Vec<(String, Value)> = opts
+        .headers
+        .iter()
+        .map(|(k, v)| (k.clone(), Value::str(v)))
+        .collect();
+    apply_mistral_header_overrides(
+        &mut headers,
+        (!opts.headers.is_empty()).then_some(options_headers),
+    );
+    let has_explicit_affinity = has_mistral_header_override(
+        model
+            .headers()
+            .map(|h| h.keys().map(|k| k.to_string()).collect()),
+        "x-affinity",
+    ) || has_mistral_header_override(
+        (!opts.headers.is_empty()).then(|| opts.headers.iter().map(|(k, _)| k.clone()).collect()),
+        "x-affinity",
+    );
     if should_use_prompt_caching(options) && !has_explicit_affinity {
         if let Some(sid) = &options.session_id {
             headers.set("x-affinity", sid.clone());
-            ev(events, EventKind::Inserted, "x-affinity header carries the session id", "AI/api/mistral-conversations.js:202");
+            ev(
+                events,
+                EventKind::Inserted,
+                "x-affinity header carries the session id",
+                "AI/api/mistral-conversations.js:202",
+            );
         }
     }
     headers
@@ -251,7 +357,10 @@ fn build_mistral_headers(model: &Model, opts: &StreamOptions, options: &MistralO
 }
 
 /// `applyMistralHeaderOverrides(headers, overrides)` (:206–215).
-fn apply_mistral_header_overrides(headers: &mut HeaderList, overrides: Option<Vec<(String, Value)>>) {
+fn apply_mistral_header_overrides(
+    headers: &mut HeaderList,
+    overrides: Option<Vec<(String, Value)>>,
+) {
     for (name, value) in overrides.unwrap_or_default() {
         match value {
             Value::Null => headers.delete(&name),
@@ -290,7 +399,10 @@ fn to_mistral_wire_payload(payload: &Object) -> Object {
     ] {
         remap_mistral_property(&mut wire, source, target);
     }
-    let messages = payload.get_array("messages").map(|m| m.iter().map(to_mistral_wire_message).collect()).unwrap_or_default();
+    let messages = payload
+        .get_array("messages")
+        .map(|m| m.iter().map(to_mistral_wire_message).collect())
+        .unwrap_or_default();
     wire.insert("messages", Value::Array(messages));
     // The coding agent never sets a response format (:238–249).
     wire
@@ -298,19 +410,26 @@ fn to_mistral_wire_payload(payload: &Object) -> Object {
 
 /// `toMistralWireMessage(message)` (:252–260).
 fn to_mistral_wire_message(message: &Value) -> Value {
-    let Some(obj) = message.as_object() else { return message.clone() };
+    let Some(obj) = message.as_object() else {
+        return message.clone();
+    };
     let mut wire = obj.clone();
     remap_mistral_property(&mut wire, "toolCalls", "tool_calls");
     remap_mistral_property(&mut wire, "toolCallId", "tool_call_id");
     if let Some(content) = obj.get_array("content") {
-        wire.insert("content", Value::Array(content.iter().map(to_mistral_wire_content_chunk).collect()));
+        wire.insert(
+            "content",
+            Value::Array(content.iter().map(to_mistral_wire_content_chunk).collect()),
+        );
     }
     Value::Object(wire)
 }
 
 /// `toMistralWireContentChunk(chunk)` (:261–274).
 fn to_mistral_wire_content_chunk(chunk: &Value) -> Value {
-    let Some(obj) = chunk.as_object() else { return chunk.clone() };
+    let Some(obj) = chunk.as_object() else {
+        return chunk.clone();
+    };
     let mut wire = obj.clone();
     for (source, target) in [
         ("imageUrl", "image_url"),
@@ -328,7 +447,9 @@ fn to_mistral_wire_content_chunk(chunk: &Value) -> Value {
 /// `remapMistralProperty(record, source, target)` (:275–280): `record[target] = record[source];
 /// delete record[source]`.
 fn remap_mistral_property(record: &mut Object, source: &str, target: &str) {
-    let Some(value) = record.get(source).cloned() else { return };
+    let Some(value) = record.get(source).cloned() else {
+        return;
+    };
     record.insert(target, value);
     record.remove(source);
 }
@@ -340,14 +461,23 @@ fn remap_mistral_property(record: &mut Object, source: &str, target: &str) {
 /// `buildChatPayload(model, context, messages, options)` (:353–380), in camelCase: `model`,
 /// `stream`, `messages`, then `tools`, `maxTokens`, `promptMode`, `reasoningEffort`,
 /// `promptCacheKey` when set; the system prompt is unshifted as the first message.
-fn build_chat_payload(model: &Model, ctx: &LlmContext, messages: &[Value], options: &MistralOptions, events: &mut Events) -> Result<Object, AdapterError> {
+fn build_chat_payload(
+    model: &Model,
+    ctx: &LlmContext,
+    messages: &[Value],
+    options: &MistralOptions,
+    events: &mut Events,
+) -> Result<Object, AdapterError> {
     let mut chat_messages = to_chat_messages(messages, model.supports_images(), events)?;
     let mut payload = Object::new();
     payload.insert_opt("model", model.obj.get("id").cloned());
     payload.insert("stream", Value::Bool(true));
     payload.insert("messages", Value::Array(Vec::new()));
     if !ctx.tools.is_empty() {
-        payload.insert("tools", Value::Array(to_function_tools(&ctx.tools, events)?));
+        payload.insert(
+            "tools",
+            Value::Array(to_function_tools(&ctx.tools, events)?),
+        );
     }
     // `options.temperature` and `options.toolChoice` are never set by the coding agent.
     payload.insert("maxTokens", Value::Number(options.max_tokens));
@@ -360,13 +490,26 @@ fn build_chat_payload(model: &Model, ctx: &LlmContext, messages: &[Value], optio
     if should_use_prompt_caching(options) {
         if let Some(sid) = &options.session_id {
             payload.insert("promptCacheKey", Value::str(sid));
-            ev(events, EventKind::Inserted, "prompt_cache_key = the session id", "AI/api/mistral-conversations.js:376");
+            ev(
+                events,
+                EventKind::Inserted,
+                "prompt_cache_key = the session id",
+                "AI/api/mistral-conversations.js:376",
+            );
         }
     }
     if !ctx.system_prompt.is_empty() {
-        let system = Object::new().with("role", "system").with("content", sanitize_surrogates(&ctx.system_prompt).into_owned());
+        let system = Object::new().with("role", "system").with(
+            "content",
+            sanitize_surrogates(&ctx.system_prompt).into_owned(),
+        );
         chat_messages.insert(0, Value::Object(system));
-        ev(events, EventKind::Inserted, "system prompt unshifted as the first message (role system)", "AI/api/mistral-conversations.js:378");
+        ev(
+            events,
+            EventKind::Inserted,
+            "system prompt unshifted as the first message (role system)",
+            "AI/api/mistral-conversations.js:378",
+        );
     }
     // `messages` keeps its third position: pi unshifts into the array it already holds.
     payload.insert("messages", Value::Array(chat_messages));
@@ -376,7 +519,8 @@ fn build_chat_payload(model: &Model, ctx: &LlmContext, messages: &[Value], optio
 /// `shouldUsePromptCaching(options)` (:384–386): `options.cacheRetention !== "none" &&
 /// !!options.sessionId`.
 fn should_use_prompt_caching(options: &MistralOptions) -> bool {
-    options.cache_retention.as_deref() != Some("none") && options.session_id.as_deref().is_some_and(|s| !s.is_empty())
+    options.cache_retention.as_deref() != Some("none")
+        && options.session_id.as_deref().is_some_and(|s| !s.is_empty())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -390,8 +534,14 @@ fn to_function_tools(tools: &[ToolDef], events: &mut Events) -> Result<Vec<Value
     for tool in tools {
         let strict = resolve_json_schema_strict_sampling(tool, true)?;
         let parameters = if strict == Some(true) {
-            ev(events, EventKind::Converted, format!("tool {} schema made strict (strict: true)", tool.name), "AI/api/constrained-sampling.js:101");
-            make_strict_json_schema(&tool.parameters).map_err(|e| err(format!("Tool \"{}\": {e}", tool.name)))?
+            ev(
+                events,
+                EventKind::Converted,
+                format!("tool {} schema made strict (strict: true)", tool.name),
+                "AI/api/constrained-sampling.js:101",
+            );
+            make_strict_json_schema(&tool.parameters)
+                .map_err(|e| err(format!("Tool \"{}\": {e}", tool.name)))?
         } else {
             tool.parameters.clone()
         };
@@ -400,7 +550,11 @@ fn to_function_tools(tools: &[ToolDef], events: &mut Events) -> Result<Vec<Value
             .with("description", tool.description.as_str())
             .with("parameters", strip_symbol_keys(&parameters))
             .with("strict", strict.unwrap_or(false));
-        out.push(Value::Object(Object::new().with("type", "function").with("function", function)));
+        out.push(Value::Object(
+            Object::new()
+                .with("type", "function")
+                .with("function", function),
+        ));
     }
     Ok(out)
 }
@@ -411,7 +565,12 @@ fn to_function_tools(tools: &[ToolDef], events: &mut Events) -> Result<Vec<Value
 fn strip_symbol_keys(value: &Value) -> Value {
     match value {
         Value::Array(a) => Value::Array(a.iter().map(strip_symbol_keys).collect()),
-        Value::Object(o) => Value::Object(o.iter().filter(|(k, _)| k.as_str() != "__proto__").map(|(k, v)| (k.clone(), strip_symbol_keys(v))).collect()),
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .filter(|(k, _)| k.as_str() != "__proto__")
+                .map(|(k, v)| (k.clone(), strip_symbol_keys(v)))
+                .collect(),
+        ),
         other => other.clone(),
     }
 }
@@ -423,7 +582,9 @@ fn strip_symbol_keys(value: &Value) -> Value {
 /// `block.type`, which throws on `null`.
 fn type_of<'a>(block: &'a Value, what: &str) -> Result<Option<&'a str>, AdapterError> {
     match block {
-        Value::Null => Err(err(format!("Cannot read properties of null (reading 'type') in {what}"))),
+        Value::Null => Err(err(format!(
+            "Cannot read properties of null (reading 'type') in {what}"
+        ))),
         other => Ok(other.get_str("type")),
     }
 }
@@ -440,16 +601,26 @@ fn string_arg<'a>(value: Option<&'a Value>, what: &str) -> Result<&'a str, Adapt
 
 /// `data:${mimeType};base64,${data}`.
 fn data_url(block: &Value) -> String {
-    format!("data:{};base64,{}", to_js_string(block.get("mimeType")), to_js_string(block.get("data")))
+    format!(
+        "data:{};base64,{}",
+        to_js_string(block.get("mimeType")),
+        to_js_string(block.get("data"))
+    )
 }
 
 /// `toChatMessages(messages, supportsImages)` (:600–686).
-fn to_chat_messages(messages: &[Value], supports_images: bool, events: &mut Events) -> Result<Vec<Value>, AdapterError> {
+fn to_chat_messages(
+    messages: &[Value],
+    supports_images: bool,
+    events: &mut Events,
+) -> Result<Vec<Value>, AdapterError> {
     let mut result = Vec::with_capacity(messages.len());
     for (i, msg) in messages.iter().enumerate() {
         let label = format!("message {i}");
         if msg.is_null() {
-            return Err(err(format!("Cannot read properties of null (reading 'role') in {label}")));
+            return Err(err(format!(
+                "Cannot read properties of null (reading 'role') in {label}"
+            )));
         }
         match msg.get_str("role") {
             Some("user") => {
@@ -471,8 +642,18 @@ fn to_chat_messages(messages: &[Value], supports_images: bool, events: &mut Even
 /// The user branch of `toChatMessages` (:603–624, MI4): a string stays a string; an array keeps
 /// its texts, and its images only for a vision model (as `image_url` data-URL strings); an array
 /// left empty that had images becomes the "image omitted" placeholder.
-fn user_message(label: &str, msg: &Value, supports_images: bool, events: &mut Events) -> Result<Option<Value>, AdapterError> {
-    let user = |content: Value| Object::new().with("role", "user").with("content", content).into();
+fn user_message(
+    label: &str,
+    msg: &Value,
+    supports_images: bool,
+    events: &mut Events,
+) -> Result<Option<Value>, AdapterError> {
+    let user = |content: Value| {
+        Object::new()
+            .with("role", "user")
+            .with("content", content)
+            .into()
+    };
     let blocks = match msg.get("content") {
         Some(Value::String(s)) => return Ok(Some(user(Value::String(sanitize_surrogates(s).into_owned().into())))),
         Some(Value::Array(a)) => a,
@@ -487,30 +668,61 @@ fn user_message(label: &str, msg: &Value, supports_images: bool, events: &mut Ev
         let is_text = type_of(item, label)? == Some("text");
         if is_text {
             let text = string_arg(item.get("text"), &format!("{label}: text"))?;
-            content.push(Object::new().with("type", "text").with("text", sanitize_surrogates(text).into_owned()).into());
+            content.push(
+                Object::new()
+                    .with("type", "text")
+                    .with("text", sanitize_surrogates(text).into_owned())
+                    .into(),
+            );
         } else if supports_images {
-            content.push(Object::new().with("type", "image_url").with("imageUrl", data_url(item)).into());
+            content.push(
+                Object::new()
+                    .with("type", "image_url")
+                    .with("imageUrl", data_url(item))
+                    .into(),
+            );
         } else {
-            ev(events, EventKind::Dropped, format!("{label}: non-text block dropped (model without image input)"), "AI/api/mistral-conversations.js:610");
+            ev(
+                events,
+                EventKind::Dropped,
+                format!("{label}: non-text block dropped (model without image input)"),
+                "AI/api/mistral-conversations.js:610",
+            );
         }
     }
     if !content.is_empty() {
         return Ok(Some(user(Value::Array(content))));
     }
     if had_images && !supports_images {
-        ev(events, EventKind::Replaced, format!("{label}: user images replaced by a placeholder"), "AI/api/mistral-conversations.js:620");
+        ev(
+            events,
+            EventKind::Replaced,
+            format!("{label}: user images replaced by a placeholder"),
+            "AI/api/mistral-conversations.js:620",
+        );
         return Ok(Some(user(Value::str(text("userImageOmitted")))));
     }
-    ev(events, EventKind::Dropped, format!("{label}: user message with no content skipped"), "AI/api/mistral-conversations.js:623");
+    ev(
+        events,
+        EventKind::Dropped,
+        format!("{label}: user message with no content skipped"),
+        "AI/api/mistral-conversations.js:623",
+    );
     Ok(None)
 }
 
 /// The assistant branch of `toChatMessages` (:625–659, MI5): `{role:"assistant", prefix:false,
 /// content?, toolCalls?}`. Blank text and thinking are dropped; thinking is replayed as a
 /// `thinking` chunk; every other block is sent as a tool call; an empty message is skipped.
-fn assistant_message(label: &str, msg: &Value, events: &mut Events) -> Result<Option<Value>, AdapterError> {
+fn assistant_message(
+    label: &str,
+    msg: &Value,
+    events: &mut Events,
+) -> Result<Option<Value>, AdapterError> {
     let Some(blocks) = msg.get("content").and_then(Value::as_array) else {
-        return Err(err(format!("{label}: assistant content is not an array (msg.content is not iterable)")));
+        return Err(err(format!(
+            "{label}: assistant content is not an array (msg.content is not iterable)"
+        )));
     };
     let mut content_parts = Vec::new();
     let mut tool_calls = Vec::new();
@@ -519,23 +731,54 @@ fn assistant_message(label: &str, msg: &Value, events: &mut Events) -> Result<Op
             Some("text") => {
                 let text = string_arg(block.get("text"), &format!("{label}: text"))?;
                 if !js_trim_is_empty(text) {
-                    content_parts.push(Object::new().with("type", "text").with("text", sanitize_surrogates(text).into_owned()).into());
+                    content_parts.push(
+                        Object::new()
+                            .with("type", "text")
+                            .with("text", sanitize_surrogates(text).into_owned())
+                            .into(),
+                    );
                 } else {
-                    ev(events, EventKind::Dropped, format!("{label}: blank text block {j} dropped"), "AI/api/mistral-conversations.js:630");
+                    ev(
+                        events,
+                        EventKind::Dropped,
+                        format!("{label}: blank text block {j} dropped"),
+                        "AI/api/mistral-conversations.js:630",
+                    );
                 }
             }
             Some("thinking") => {
                 let thinking = string_arg(block.get("thinking"), &format!("{label}: thinking"))?;
                 if !js_trim_is_empty(thinking) {
-                    let part = Object::new().with("type", "text").with("text", sanitize_surrogates(thinking).into_owned());
-                    content_parts.push(Object::new().with("type", "thinking").with("thinking", vec![Value::Object(part)]).into());
-                    ev(events, EventKind::Converted, format!("{label}: thinking block {j} replayed as a thinking chunk"), "AI/api/mistral-conversations.js:637");
+                    let part = Object::new()
+                        .with("type", "text")
+                        .with("text", sanitize_surrogates(thinking).into_owned());
+                    content_parts.push(
+                        Object::new()
+                            .with("type", "thinking")
+                            .with("thinking", vec![Value::Object(part)])
+                            .into(),
+                    );
+                    ev(
+                        events,
+                        EventKind::Converted,
+                        format!("{label}: thinking block {j} replayed as a thinking chunk"),
+                        "AI/api/mistral-conversations.js:637",
+                    );
                 } else {
-                    ev(events, EventKind::Dropped, format!("{label}: blank thinking block {j} dropped"), "AI/api/mistral-conversations.js:636");
+                    ev(
+                        events,
+                        EventKind::Dropped,
+                        format!("{label}: blank thinking block {j} dropped"),
+                        "AI/api/mistral-conversations.js:636",
+                    );
                 }
             }
             _ => {
-                let args = block.get("arguments").filter(|a| a.truthy()).cloned().unwrap_or_else(Value::object);
+                let args = block
+                    .get("arguments")
+                    .filter(|a| a.truthy())
+                    .cloned()
+                    .unwrap_or_else(Value::object);
                 let mut function = Object::new();
                 function.insert_opt("name", block.get("name").cloned());
                 function.insert("arguments", Value::String(args.to_json().into()));
@@ -548,7 +791,9 @@ fn assistant_message(label: &str, msg: &Value, events: &mut Events) -> Result<Op
             }
         }
     }
-    let mut assistant = Object::new().with("role", "assistant").with("prefix", false);
+    let mut assistant = Object::new()
+        .with("role", "assistant")
+        .with("prefix", false);
     let empty = content_parts.is_empty() && tool_calls.is_empty();
     if !content_parts.is_empty() {
         assistant.insert("content", Value::Array(content_parts));
@@ -557,7 +802,12 @@ fn assistant_message(label: &str, msg: &Value, events: &mut Events) -> Result<Op
         assistant.insert("toolCalls", Value::Array(tool_calls));
     }
     if empty {
-        ev(events, EventKind::Dropped, format!("{label}: assistant message with nothing to send skipped"), "AI/api/mistral-conversations.js:656");
+        ev(
+            events,
+            EventKind::Dropped,
+            format!("{label}: assistant message with nothing to send skipped"),
+            "AI/api/mistral-conversations.js:656",
+        );
         return Ok(None);
     }
     Ok(Some(Value::Object(assistant)))
@@ -565,34 +815,67 @@ fn assistant_message(label: &str, msg: &Value, events: &mut Events) -> Result<Op
 
 /// The tool-result branch of `toChatMessages` (:660–684, MI6): `{role:"tool", toolCallId, name,
 /// content:[{type:"text", text}, ...images]}` (the wire moves `tool_call_id` to the end).
-fn tool_message(label: &str, msg: &Value, supports_images: bool, events: &mut Events) -> Result<Value, AdapterError> {
+fn tool_message(
+    label: &str,
+    msg: &Value,
+    supports_images: bool,
+    events: &mut Events,
+) -> Result<Value, AdapterError> {
     let Some(parts) = msg.get("content").and_then(Value::as_array) else {
-        return Err(err(format!("{label}: tool result content is not an array (msg.content.filter is not a function)")));
+        return Err(err(format!(
+            "{label}: tool result content is not an array (msg.content.filter is not a function)"
+        )));
     };
     let mut texts = Vec::new();
     let mut has_images = false;
     for part in parts {
         match type_of(part, label)? {
-            Some("text") => texts.push(sanitize_surrogates(string_arg(part.get("text"), &format!("{label}: text"))?).into_owned()),
+            Some("text") => texts.push(
+                sanitize_surrogates(string_arg(part.get("text"), &format!("{label}: text"))?)
+                    .into_owned(),
+            ),
             Some("image") => has_images = true,
             _ => {}
         }
     }
     let is_error = msg.get("isError").is_some_and(Value::truthy);
-    let tool_text = build_tool_result_text(&texts.join("\n"), has_images, supports_images, is_error);
+    let tool_text =
+        build_tool_result_text(&texts.join("\n"), has_images, supports_images, is_error);
     if is_error {
-        ev(events, EventKind::Converted, format!("{label}: error result prefixed with \"[tool error] \""), "AI/api/mistral-conversations.js:689");
+        ev(
+            events,
+            EventKind::Converted,
+            format!("{label}: error result prefixed with \"[tool error] \""),
+            "AI/api/mistral-conversations.js:689",
+        );
     }
     if has_images && !supports_images {
-        ev(events, EventKind::Replaced, format!("{label}: tool result images omitted (model without image input)"), "AI/api/mistral-conversations.js:691");
+        ev(
+            events,
+            EventKind::Replaced,
+            format!("{label}: tool result images omitted (model without image input)"),
+            "AI/api/mistral-conversations.js:691",
+        );
     } else if js_trim_is_empty(&texts.join("\n")) {
-        ev(events, EventKind::Inserted, format!("{label}: tool result text {tool_text:?} stands in for empty output"), "AI/api/mistral-conversations.js:694");
+        ev(
+            events,
+            EventKind::Inserted,
+            format!("{label}: tool result text {tool_text:?} stands in for empty output"),
+            "AI/api/mistral-conversations.js:694",
+        );
     }
-    let mut tool_content = vec![Value::Object(Object::new().with("type", "text").with("text", tool_text))];
+    let mut tool_content = vec![Value::Object(
+        Object::new().with("type", "text").with("text", tool_text),
+    )];
     if supports_images {
         for part in parts {
             if type_of(part, label)? == Some("image") {
-                tool_content.push(Object::new().with("type", "image_url").with("imageUrl", data_url(part)).into());
+                tool_content.push(
+                    Object::new()
+                        .with("type", "image_url")
+                        .with("imageUrl", data_url(part))
+                        .into(),
+                );
             }
         }
     }
@@ -604,11 +887,24 @@ fn tool_message(label: &str, msg: &Value, supports_images: bool, events: &mut Ev
 }
 
 /// `buildToolResultText(text, hasImages, supportsImages, isError)` (:687–703).
-fn build_tool_result_text(text_result: &str, has_images: bool, supports_images: bool, is_error: bool) -> String {
+fn build_tool_result_text(
+    text_result: &str,
+    has_images: bool,
+    supports_images: bool,
+    is_error: bool,
+) -> String {
     let trimmed = js_trim(text_result);
-    let error_prefix = if is_error { text("toolErrorPrefix") } else { "" };
+    let error_prefix = if is_error {
+        text("toolErrorPrefix")
+    } else {
+        ""
+    };
     if !trimmed.is_empty() {
-        let image_suffix = if has_images && !supports_images { text("toolImageOmittedSuffix") } else { "" };
+        let image_suffix = if has_images && !supports_images {
+            text("toolImageOmittedSuffix")
+        } else {
+            ""
+        };
         return format!("{error_prefix}{trimmed}{image_suffix}");
     }
     if has_images {
@@ -644,16 +940,31 @@ mod tests {
 
     #[test]
     fn url_keeps_the_base_path() {
-        assert_eq!(request_url("http://127.0.0.1:9/v1/").unwrap(), "http://127.0.0.1:9/v1/v1/chat/completions");
-        assert_eq!(request_url("https://API.mistral.ai:443").unwrap(), "https://api.mistral.ai/v1/chat/completions");
+        assert_eq!(
+            request_url("http://127.0.0.1:9/v1/").unwrap(),
+            "http://127.0.0.1:9/v1/v1/chat/completions"
+        );
+        assert_eq!(
+            request_url("https://API.mistral.ai:443").unwrap(),
+            "https://api.mistral.ai/v1/chat/completions"
+        );
         assert!(request_url("").is_err());
     }
 
     #[test]
     fn tool_result_texts() {
-        assert_eq!(build_tool_result_text("  out ", true, false, true), "[tool error] out\n[tool image omitted: model does not support images]");
-        assert_eq!(build_tool_result_text("", true, true, false), "(see attached image)");
-        assert_eq!(build_tool_result_text(" ", false, false, false), "(no tool output)");
+        assert_eq!(
+            build_tool_result_text("  out ", true, false, true),
+            "[tool error] out\n[tool image omitted: model does not support images]"
+        );
+        assert_eq!(
+            build_tool_result_text("", true, true, false),
+            "(see attached image)"
+        );
+        assert_eq!(
+            build_tool_result_text(" ", false, false, false),
+            "(no tool output)"
+        );
     }
 
     fn model(id: &str, reasoning: bool, input: &[&str]) -> Model {
@@ -682,19 +993,51 @@ mod tests {
     }
 
     fn msgs(json: &str) -> Vec<Value> {
-        js::parse(json).ok().and_then(|v| v.as_array().cloned()).unwrap_or_default()
+        js::parse(json)
+            .ok()
+            .and_then(|v| v.as_array().cloned())
+            .unwrap_or_default()
     }
 
     #[test]
     fn reasoning_effort_only_for_the_three_ids() {
-        let ctx = LlmContext { system_prompt: String::new(), messages: msgs(r#"[{"role":"user","content":"hi"}]"#), tools: Vec::new() };
+        let ctx = LlmContext {
+            system_prompt: String::new(),
+            messages: msgs(r#"[{"role":"user","content":"hi"}]"#),
+            tools: Vec::new(),
+        };
         let mut events = Vec::new();
-        let small = build(&model("mistral-small-latest", true, &["text"]), &ctx, &opts(Some("low")), &mut events).unwrap();
-        assert_eq!(small.body, r#"{"model":"mistral-small-latest","stream":true,"messages":[{"role":"user","content":"hi"}],"max_tokens":4096,"reasoning_effort":"high","prompt_cache_key":"sid"}"#);
-        let magistral = build(&model("magistral-small", true, &["text"]), &ctx, &opts(Some("low")), &mut events).unwrap();
-        assert!(magistral.body.ends_with(r#""max_tokens":4096,"prompt_mode":"reasoning","prompt_cache_key":"sid"}"#));
-        let off = build(&model("magistral-small", true, &["text"]), &ctx, &opts(None), &mut events).unwrap();
-        assert!(off.body.ends_with(r#""max_tokens":4096,"prompt_cache_key":"sid"}"#));
+        let small = build(
+            &model("mistral-small-latest", true, &["text"]),
+            &ctx,
+            &opts(Some("low")),
+            &mut events,
+        )
+        .unwrap();
+        assert_eq!(
+            small.body,
+            r#"{"model":"mistral-small-latest","stream":true,"messages":[{"role":"user","content":"hi"}],"max_tokens":4096,"reasoning_effort":"high","prompt_cache_key":"sid"}"#
+        );
+        let magistral = build(
+            &model("magistral-small", true, &["text"]),
+            &ctx,
+            &opts(Some("low")),
+            &mut events,
+        )
+        .unwrap();
+        assert!(magistral
+            .body
+            .ends_with(r#""max_tokens":4096,"prompt_mode":"reasoning","prompt_cache_key":"sid"}"#));
+        let off = build(
+            &model("magistral-small", true, &["text"]),
+            &ctx,
+            &opts(None),
+            &mut events,
+        )
+        .unwrap();
+        assert!(off
+            .body
+            .ends_with(r#""max_tokens":4096,"prompt_cache_key":"sid"}"#));
     }
 
     #[test]
@@ -707,11 +1050,22 @@ mod tests {
             r#"[{"role":"user","content":[null]}]"#,
             r#"[{"role":"assistant","content":[{"type":"thinking"}],"stopReason":"stop"}]"#,
         ] {
-            let ctx = LlmContext { system_prompt: "s".into(), messages: msgs(bad), tools: Vec::new() };
+            let ctx = LlmContext {
+                system_prompt: "s".into(),
+                messages: msgs(bad),
+                tools: Vec::new(),
+            };
             let _ = build(&m, &ctx, &opts(None), &mut Vec::new());
         }
-        let ctx = LlmContext { system_prompt: "s".into(), messages: Vec::new(), tools: Vec::new() };
-        let no_key = StreamOptions { api_key: String::new(), ..opts(None) };
+        let ctx = LlmContext {
+            system_prompt: "s".into(),
+            messages: Vec::new(),
+            tools: Vec::new(),
+        };
+        let no_key = StreamOptions {
+            api_key: String::new(),
+            ..opts(None)
+        };
         assert!(build(&m, &ctx, &no_key, &mut Vec::new()).is_err());
     }
 
@@ -720,7 +1074,9 @@ mod tests {
         let m = model("pixtral-12b", false, &["text", "image"]);
         let ctx = LlmContext {
             system_prompt: String::new(),
-            messages: msgs(r#"[{"role":"user","content":[{"type":"image","mimeType":"image/png","data":"AA"},{"type":"text","text":"x"}]}]"#),
+            messages: msgs(
+                r#"[{"role":"user","content":[{"type":"image","mimeType":"image/png","data":"AA"},{"type":"text","text":"x"}]}]"#,
+            ),
             tools: Vec::new(),
         };
         let req = build(&m, &ctx, &opts(None), &mut Vec::new()).unwrap();
@@ -737,6 +1093,9 @@ mod tests {
             .with("promptMode", "reasoning")
             .with("promptCacheKey", "s");
         let wire = Value::Object(to_mistral_wire_payload(&payload)).to_json();
-        assert_eq!(wire, r#"{"model":"m","stream":true,"messages":[],"max_tokens":5,"prompt_mode":"reasoning","prompt_cache_key":"s"}"#);
+        assert_eq!(
+            wire,
+            r#"{"model":"m","stream":true,"messages":[],"max_tokens":5,"prompt_mode":"reasoning","prompt_cache_key":"s"}"#
+        );
     }
 }

@@ -37,12 +37,18 @@ pub const APIS: [&str; 9] = [
     "pi-messages",
 ];
 
-
 /// Headers that the SDK or the HTTP client adds at run time, which [`Request::headers`] leaves
 /// out: they describe the machine and the connection, not the protocol (as seen in the captures
 /// of pi 0.85.1 on Node 22). Bedrock also signs the request (SigV4) when it has no API key.
 pub fn runtime_headers(api: &str) -> &'static [&'static str] {
-    const FETCH: [&str; 6] = ["host", "connection", "content-length", "accept-encoding", "accept-language", "sec-fetch-mode"];
+    const FETCH: [&str; 6] = [
+        "host",
+        "connection",
+        "content-length",
+        "accept-encoding",
+        "accept-language",
+        "sec-fetch-mode",
+    ];
     const STAINLESS: [&str; 14] = [
         "host",
         "connection",
@@ -59,9 +65,18 @@ pub fn runtime_headers(api: &str) -> &'static [&'static str] {
         "x-stainless-runtime",
         "x-stainless-runtime-version",
     ];
-    const AWS: [&str; 5] = ["host", "connection", "content-length", "amz-sdk-invocation-id", "amz-sdk-request"];
+    const AWS: [&str; 5] = [
+        "host",
+        "connection",
+        "content-length",
+        "amz-sdk-invocation-id",
+        "amz-sdk-request",
+    ];
     match api {
-        "openai-completions" | "anthropic-messages" | "openai-responses" | "azure-openai-responses" => &STAINLESS,
+        "openai-completions"
+        | "anthropic-messages"
+        | "openai-responses"
+        | "azure-openai-responses" => &STAINLESS,
         "bedrock-converse-stream" => &AWS,
         _ => &FETCH,
     }
@@ -124,16 +139,28 @@ pub struct AdapterError {
 
 /// An [`AdapterError`] with `message` (where pi throws).
 pub(crate) fn err(message: impl Into<String>) -> AdapterError {
-    AdapterError { message: message.into() }
+    AdapterError {
+        message: message.into(),
+    }
 }
 
 /// Records a trace event of `kind` at a pi source location.
-pub(crate) fn ev(events: &mut Events, kind: EventKind, message: impl Into<String>, at: &'static str) {
+pub(crate) fn ev(
+    events: &mut Events,
+    kind: EventKind,
+    message: impl Into<String>,
+    at: &'static str,
+) {
     events.push(Event::new(kind, message).at(at));
 }
 
 /// Builds the request for `model.api()`.
-pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut Events) -> Result<Request, AdapterError> {
+pub fn build(
+    model: &Model,
+    ctx: &LlmContext,
+    opts: &StreamOptions,
+    events: &mut Events,
+) -> Result<Request, AdapterError> {
     match model.api() {
         "openai-completions" => openai_completions::build(model, ctx, opts, events),
         "anthropic-messages" => anthropic_messages::build(model, ctx, opts, events),
@@ -144,7 +171,9 @@ pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut
         "bedrock-converse-stream" => bedrock_converse_stream::build(model, ctx, opts, events),
         "mistral-conversations" => mistral_conversations::build(model, ctx, opts, events),
         "pi-messages" => pi_messages::build(model, ctx, opts, events),
-        other => Err(AdapterError { message: format!("protocol {other:?} is not supported yet") }),
+        other => Err(AdapterError {
+            message: format!("protocol {other:?} is not supported yet"),
+        }),
     }
 }
 

@@ -7,7 +7,10 @@
 //! an event on the request (CX7). The conversions are [`super::openai_responses_shared`]'s.
 
 use super::openai_prompt_cache::clamp_openai_prompt_cache_key;
-use super::openai_responses_shared::{self as shared, compat_flag, convert_responses_messages, convert_responses_tools, ConvertOptions, ToolOptions};
+use super::openai_responses_shared::{
+    self as shared, compat_flag, convert_responses_messages, convert_responses_tools,
+    ConvertOptions, ToolOptions,
+};
 use super::{constrained_sampling, err, AdapterError, LlmContext, Request, StreamOptions};
 use crate::data;
 use crate::js::{self, to_js_string, Object, Value};
@@ -28,14 +31,24 @@ const OPENAI_BETA_RESPONSES_WEBSOCKETS: &str = "responses_websockets=2026-02-06"
 
 /// A literal of the `openaiCodexResponses` group in data/pi-0.85.1/strings.json.
 fn data_value(key: &str) -> Option<&'static Value> {
-    data::strings().get("openaiCodexResponses").and_then(|g| g.get(key))
+    data::strings()
+        .get("openaiCodexResponses")
+        .and_then(|g| g.get(key))
 }
 
 /// `streamSimple` (:352–370) → `stream` (:142–351), up to the SSE request: the key check,
 /// `extractAccountId`, `buildRequestBody`, `buildSSEHeaders`, the zstd header.
-pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut Events) -> Result<Request, AdapterError> {
+pub fn build(
+    model: &Model,
+    ctx: &LlmContext,
+    opts: &StreamOptions,
+    events: &mut Events,
+) -> Result<Request, AdapterError> {
     if opts.api_key.is_empty() {
-        return Err(err(format!("No API key for provider: {}", model.provider())));
+        return Err(err(format!(
+            "No API key for provider: {}",
+            model.provider()
+        )));
     }
     let reasoning_effort = opts
         .reasoning
@@ -56,11 +69,25 @@ pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut
         (Err(e), None) => return Err(e),
     };
     let supports_grammar = compat_flag(model, "supportsOpenAIGrammarTools", false);
-    let grammar_props = constrained_sampling::create_grammar_tool_input_properties(&ctx.tools, supports_grammar)?;
+    let grammar_props =
+        constrained_sampling::create_grammar_tool_input_properties(&ctx.tools, supports_grammar)?;
     // The coding agent never sets `cacheRetention`, and PI_CACHE_RETENTION is not read here (CX2).
     let codex_session_id = clamp_openai_prompt_cache_key(opts.session_id.as_deref());
-    let params = build_request_body(model, ctx, reasoning_effort.as_deref(), codex_session_id.as_deref(), &grammar_props, events)?;
-    let mut headers = build_sse_headers(model.headers(), &opts.headers, &account_id, &opts.user_agent, codex_session_id.as_deref());
+    let params = build_request_body(
+        model,
+        ctx,
+        reasoning_effort.as_deref(),
+        codex_session_id.as_deref(),
+        &grammar_props,
+        events,
+    )?;
+    let mut headers = build_sse_headers(
+        model.headers(),
+        &opts.headers,
+        &account_id,
+        &opts.user_agent,
+        codex_session_id.as_deref(),
+    );
     // `compressRequestBodyZstd` (:124–141): Node ≥ 22.15 has `zlib.zstdCompressSync`.
     set_header(&mut headers, "content-encoding", "zstd");
     events.push(
@@ -69,7 +96,13 @@ pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut
     );
     events.push(websocket_note(model, codex_session_id.as_deref()));
     let body = params.to_json();
-    Ok(Request { method: "POST", url: resolve_codex_url(model.obj.get("baseUrl")), headers, params, body })
+    Ok(Request {
+        method: "POST",
+        url: resolve_codex_url(model.obj.get("baseUrl")),
+        headers,
+        params,
+        body,
+    })
 }
 
 /// The WebSocket transport that pi uses by default (CX7; :183–241, 1153–1186, 1289–1299).
@@ -102,7 +135,10 @@ fn websocket_note(model: &Model, session_id: Option<&str>) -> Event {
 /// `atob(text)`: forgiving base64 (whitespace ignored, up to two trailing `=` when the length is
 /// a multiple of 4), each byte a Latin-1 character. `None` where `atob` throws.
 fn atob(text: &str) -> Option<String> {
-    let mut s: Vec<u8> = text.bytes().filter(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\x0c' | b'\r')).collect();
+    let mut s: Vec<u8> = text
+        .bytes()
+        .filter(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\x0c' | b'\r'))
+        .collect();
     if s.len() % 4 == 0 {
         for _ in 0..2 {
             if s.last() == Some(&b'=') {
@@ -140,13 +176,21 @@ const SWITCHED_ACCOUNT_ID: &str = "<account id of your ChatGPT token>";
 
 /// `extractAccountId(token)` (:1247–1261): the `chatgpt_account_id` claim of the JWT payload.
 fn extract_account_id(token: &str) -> Result<String, AdapterError> {
-    let fail = || err("Failed to extract accountId from token (the openai-codex key must be a JWT with a chatgpt_account_id claim)");
+    let fail = || {
+        err("Failed to extract accountId from token (the openai-codex key must be a JWT with a chatgpt_account_id claim)")
+    };
     let parts: Vec<&str> = token.split('.').collect();
     if parts.len() != 3 {
         return Err(fail());
     }
-    let payload = atob(parts[1]).and_then(|p| js::parse(&p).ok()).ok_or_else(fail)?;
-    let account = payload.get(JWT_CLAIM_PATH).and_then(|c| c.get("chatgpt_account_id")).filter(|a| a.truthy()).ok_or_else(fail)?;
+    let payload = atob(parts[1])
+        .and_then(|p| js::parse(&p).ok())
+        .ok_or_else(fail)?;
+    let account = payload
+        .get(JWT_CLAIM_PATH)
+        .and_then(|c| c.get("chatgpt_account_id"))
+        .filter(|a| a.truthy())
+        .ok_or_else(fail)?;
     Ok(to_js_string(Some(account)))
 }
 
@@ -157,7 +201,11 @@ fn resolve_codex_url(base_url: Option<&Value>) -> String {
         Some(v) if v.truthy() => to_js_string(Some(v)),
         _ => String::new(),
     };
-    let raw = if js::js_trim_is_empty(&raw) { DEFAULT_CODEX_BASE_URL.to_string() } else { raw };
+    let raw = if js::js_trim_is_empty(&raw) {
+        DEFAULT_CODEX_BASE_URL.to_string()
+    } else {
+        raw
+    };
     let normalized = raw.trim_end_matches('/');
     if normalized.ends_with("/codex/responses") {
         normalized.to_string()
@@ -233,15 +281,26 @@ fn build_request_body(
 ) -> Result<Value, AdapterError> {
     let supports_strict_mode = compat_flag(model, "supportsStrictMode", true);
     let supports_grammar_tools = compat_flag(model, "supportsOpenAIGrammarTools", false);
-    let deferred_tools_mode = if model.compat_value("supportsAdditionalTools").is_some_and(Value::truthy) {
+    let deferred_tools_mode = if model
+        .compat_value("supportsAdditionalTools")
+        .is_some_and(Value::truthy)
+    {
         Some("additional-tools")
-    } else if model.compat_value("supportsToolSearch").is_some_and(Value::truthy) {
+    } else if model
+        .compat_value("supportsToolSearch")
+        .is_some_and(Value::truthy)
+    {
         Some("tool-search")
     } else {
         None
     };
     let placement = shared::split_deferred_tools(ctx, deferred_tools_mode.is_some(), events)?;
-    let tool_options = ToolOptions { strict: Some(Value::Null), supports_strict_mode: Some(supports_strict_mode), supports_grammar_tools, defer_loading: false };
+    let tool_options = ToolOptions {
+        strict: Some(Value::Null),
+        supports_strict_mode: Some(supports_strict_mode),
+        supports_grammar_tools,
+        defer_loading: false,
+    };
     let convert_options = ConvertOptions {
         include_system_prompt: false,
         grammar_tool_input_properties: grammar_props,
@@ -249,18 +308,38 @@ fn build_request_body(
         deferred_tools_mode,
         tool_options: tool_options.clone(),
     };
-    let input = convert_responses_messages(model, ctx, &CODEX_TOOL_CALL_PROVIDERS, &convert_options, events)?;
+    let input = convert_responses_messages(
+        model,
+        ctx,
+        &CODEX_TOOL_CALL_PROVIDERS,
+        &convert_options,
+        events,
+    )?;
 
     let instructions = if ctx.system_prompt.is_empty() {
         let default = data::string("openaiCodexResponses", "defaultInstructions");
-        events.push(Event::new(EventKind::Inserted, format!("no system prompt: instructions {default:?}")).at("AI/api/openai-codex-responses.js:397"));
+        events.push(
+            Event::new(
+                EventKind::Inserted,
+                format!("no system prompt: instructions {default:?}"),
+            )
+            .at("AI/api/openai-codex-responses.js:397"),
+        );
         default.to_string()
     } else {
-        events.push(Event::new(EventKind::Note, "the system prompt goes to `instructions`, not into input").at("AI/api/openai-codex-responses.js:397"));
+        events.push(
+            Event::new(
+                EventKind::Note,
+                "the system prompt goes to `instructions`, not into input",
+            )
+            .at("AI/api/openai-codex-responses.js:397"),
+        );
         ctx.system_prompt.clone()
     };
     let verbosity = data::string("openaiCodexResponses", "defaultTextVerbosity");
-    let include = data_value("include").cloned().unwrap_or_else(|| Value::Array(vec![Value::str("reasoning.encrypted_content")]));
+    let include = data_value("include")
+        .cloned()
+        .unwrap_or_else(|| Value::Array(vec![Value::str("reasoning.encrypted_content")]));
     let mut body = Object::new()
         .with("model", model.id())
         .with("store", false)
@@ -273,7 +352,14 @@ fn build_request_body(
     body.insert("tool_choice", Value::str("auto"));
     body.insert("parallel_tool_calls", Value::Bool(true));
     if !placement.immediate.is_empty() {
-        body.insert("tools", Value::Array(convert_responses_tools(&placement.immediate, &tool_options, events)?));
+        body.insert(
+            "tools",
+            Value::Array(convert_responses_tools(
+                &placement.immediate,
+                &tool_options,
+                events,
+            )?),
+        );
     }
     if let Some(effort) = reasoning_effort {
         let map = model.thinking_level_map();
@@ -281,10 +367,25 @@ fn build_request_body(
             None | Some(Value::Null) => Value::str(effort),
             Some(v) => v.clone(),
         };
-        events.push(Event::new(EventKind::Converted, format!("thinking level {effort} → reasoning.effort {mapped:?}")).at("AI/api/openai-codex-responses.js:412"));
-        body.insert("reasoning", Object::new().with("effort", mapped).with("summary", "auto").into());
+        events.push(
+            Event::new(
+                EventKind::Converted,
+                format!("thinking level {effort} → reasoning.effort {mapped:?}"),
+            )
+            .at("AI/api/openai-codex-responses.js:412"),
+        );
+        body.insert(
+            "reasoning",
+            Object::new()
+                .with("effort", mapped)
+                .with("summary", "auto")
+                .into(),
+        );
     } else {
-        events.push(Event::new(EventKind::Note, "thinking off: no reasoning member").at("AI/api/openai-codex-responses.js:411"));
+        events.push(
+            Event::new(EventKind::Note, "thinking off: no reasoning member")
+                .at("AI/api/openai-codex-responses.js:411"),
+        );
     }
     Ok(body.into())
 }
@@ -295,17 +396,35 @@ mod tests {
 
     #[test]
     fn urls_end_in_codex_responses() {
-        assert_eq!(resolve_codex_url(None), "https://chatgpt.com/backend-api/codex/responses");
-        assert_eq!(resolve_codex_url(Some(&Value::str("http://h/x/codex/"))), "http://h/x/codex/responses");
-        assert_eq!(resolve_codex_url(Some(&Value::str("http://h/codex/responses//"))), "http://h/codex/responses");
-        assert_eq!(resolve_codex_url(Some(&Value::str("http://h/v1"))), "http://h/v1/codex/responses");
+        assert_eq!(
+            resolve_codex_url(None),
+            "https://chatgpt.com/backend-api/codex/responses"
+        );
+        assert_eq!(
+            resolve_codex_url(Some(&Value::str("http://h/x/codex/"))),
+            "http://h/x/codex/responses"
+        );
+        assert_eq!(
+            resolve_codex_url(Some(&Value::str("http://h/codex/responses//"))),
+            "http://h/codex/responses"
+        );
+        assert_eq!(
+            resolve_codex_url(Some(&Value::str("http://h/v1"))),
+            "http://h/v1/codex/responses"
+        );
     }
 
     #[test]
     fn account_id_comes_from_the_jwt_claim() {
         // {"https://api.openai.com/auth":{"chatgpt_account_id":"acc_1"}}
-        let payload = "eyJodHRwczovL2FwaS5vcGVuYWkuY29tL2F1dGgiOnsiY2hhdGdwdF9hY2NvdW50X2lkIjoiYWNjXzEifX0";
-        assert_eq!(extract_account_id(&format!("h.{payload}.s")).ok().as_deref(), Some("acc_1"));
+        let payload =
+            "eyJodHRwczovL2FwaS5vcGVuYWkuY29tL2F1dGgiOnsiY2hhdGdwdF9hY2NvdW50X2lkIjoiYWNjXzEifX0";
+        assert_eq!(
+            extract_account_id(&format!("h.{payload}.s"))
+                .ok()
+                .as_deref(),
+            Some("acc_1")
+        );
         assert!(extract_account_id("test-key").is_err());
         assert!(extract_account_id("a.b.c").is_err());
     }

@@ -8,12 +8,19 @@
 
 use std::cell::RefCell;
 
+use super::constrained_sampling::{
+    create_grammar_tool_input_properties, get_grammar_tool_input, grammar_property,
+    make_strict_json_schema, resolve_grammar_constrained_sampling,
+    resolve_json_schema_strict_sampling,
+};
 use super::github_copilot_headers::{build_copilot_dynamic_headers, has_copilot_vision_input};
 use super::openai_prompt_cache::clamp_openai_prompt_cache_key;
-use super::constrained_sampling::{create_grammar_tool_input_properties, get_grammar_tool_input, grammar_property, make_strict_json_schema, resolve_grammar_constrained_sampling, resolve_json_schema_strict_sampling};
-use super::{err, cache_retention, AdapterError, LlmContext, Request, StreamOptions};
+use super::{cache_retention, err, AdapterError, LlmContext, Request, StreamOptions};
 use crate::data;
-use crate::js::{self, join_shared, number_to_string, sanitize_shared, sanitize_surrogates, to_js_string, to_number, utf16_len, Object, Str, Value};
+use crate::js::{
+    self, join_shared, number_to_string, sanitize_shared, sanitize_surrogates, to_js_string,
+    to_number, utf16_len, Object, Str, Value,
+};
 use crate::messages;
 use crate::model::{self, Model};
 use crate::tools::ToolDef;
@@ -45,29 +52,67 @@ struct CompletionsOptions {
 /// `streamSimple` (AI/api/openai-completions.js:533–546) and the part of `stream` (:168–223)
 /// that builds the request: the API key check, `createClient`, `buildParams`. With no
 /// extension, `onPayload` returns nothing and the params are sent as built.
-pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut Events) -> Result<Request, AdapterError> {
+pub fn build(
+    model: &Model,
+    ctx: &LlmContext,
+    opts: &StreamOptions,
+    events: &mut Events,
+) -> Result<Request, AdapterError> {
     get_client_api_key(model.provider(), &opts.api_key, &opts.headers, events);
     let options = stream_simple_options(model, ctx, opts, events);
     let compat = get_compat(model, events);
-    let grammar_props = create_grammar_tool_input_properties(&ctx.tools, compat.truthy("supportsOpenAIGrammarTools"))?;
+    let grammar_props = create_grammar_tool_input_properties(
+        &ctx.tools,
+        compat.truthy("supportsOpenAIGrammarTools"),
+    )?;
     let retention = cache_retention(opts);
-    let cache_session_id = if retention == "none" { None } else { options.session_id.as_deref() };
+    let cache_session_id = if retention == "none" {
+        None
+    } else {
+        options.session_id.as_deref()
+    };
     let headers = create_client_headers(model, ctx, opts, cache_session_id, &compat, events);
-    let params = build_params(model, ctx, &options, &compat, retention, &grammar_props, events)?;
+    let params = build_params(
+        model,
+        ctx,
+        &options,
+        &compat,
+        retention,
+        &grammar_props,
+        events,
+    )?;
     let url = chat_completions_url(model, opts);
     let body = params.to_json();
-    Ok(Request { method: "POST", url, headers, params, body })
+    Ok(Request {
+        method: "POST",
+        url,
+        headers,
+        params,
+        body,
+    })
 }
 
 /// `streamSimple` (:533–546) with `buildBaseOptions` (AI/api/simple-options.js:10–35): the
 /// max-token clamp (A2), sampling params (A1) and the thinking-level clamp (AC1).
-fn stream_simple_options(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut Events) -> CompletionsOptions {
+fn stream_simple_options(
+    model: &Model,
+    ctx: &LlmContext,
+    opts: &StreamOptions,
+    events: &mut Events,
+) -> CompletionsOptions {
     let model_max = model.max_tokens();
     let max_tokens = messages::clamp_max_tokens_to_context(model, ctx, model_max);
     if max_tokens != model_max {
         events.push(
-            Event::new(EventKind::Clamped, format!("maxTokens {} → {} to fit the context window", number_to_string(model_max), number_to_string(max_tokens)))
-                .at("AI/api/simple-options.js:4"),
+            Event::new(
+                EventKind::Clamped,
+                format!(
+                    "maxTokens {} → {} to fit the context window",
+                    number_to_string(model_max),
+                    number_to_string(max_tokens)
+                ),
+            )
+            .at("AI/api/simple-options.js:4"),
         );
     }
     let sampling_params = match model.obj.get("samplingParams") {
@@ -76,7 +121,11 @@ fn stream_simple_options(model: &Model, ctx: &LlmContext, opts: &StreamOptions, 
         Some(v) if v.truthy() => Some(Object::new()),
         _ => None,
     };
-    let clamped = opts.reasoning.as_deref().filter(|r| !r.is_empty()).map(|r| model::clamp_thinking_level(model, r, events));
+    let clamped = opts
+        .reasoning
+        .as_deref()
+        .filter(|r| !r.is_empty())
+        .map(|r| model::clamp_thinking_level(model, r, events));
     let reasoning_effort = clamped.filter(|level| level != "off");
     CompletionsOptions {
         max_tokens,
@@ -89,18 +138,31 @@ fn stream_simple_options(model: &Model, ctx: &LlmContext, opts: &StreamOptions, 
 
 /// `hasHeader` (:22–31): a header with a non-blank value, by case-insensitive name.
 fn has_header(headers: &[(String, String)], name: &str) -> bool {
-    headers.iter().any(|(k, v)| k.eq_ignore_ascii_case(name) && !js::js_trim_is_empty(v))
+    headers
+        .iter()
+        .any(|(k, v)| k.eq_ignore_ascii_case(name) && !js::js_trim_is_empty(v))
 }
 
 /// `getClientApiKey` (:32–38). pi throws "No API key for provider" when there is neither a key
 /// nor an authorization header; the key's value never reaches the recorded request (it is
 /// redacted), so this records the situation instead of failing the assembly.
-fn get_client_api_key(provider: &str, api_key: &str, headers: &[(String, String)], events: &mut Events) {
+fn get_client_api_key(
+    provider: &str,
+    api_key: &str,
+    headers: &[(String, String)],
+    events: &mut Events,
+) {
     if !api_key.is_empty() {
         return;
     }
     if has_header(headers, "authorization") || has_header(headers, "cf-aig-authorization") {
-        events.push(Event::new(EventKind::Note, "no API key but an authorization header: the SDK key is \"unused\"").at("AI/api/openai-completions.js:32"));
+        events.push(
+            Event::new(
+                EventKind::Note,
+                "no API key but an authorization header: the SDK key is \"unused\"",
+            )
+            .at("AI/api/openai-completions.js:32"),
+        );
         return;
     }
     events.push(Event::new(EventKind::Note, format!("no API key for provider {provider}: pi would throw \"No API key for provider: {provider}\"")).at("AI/api/openai-completions.js:37"));
@@ -111,10 +173,19 @@ fn get_client_api_key(provider: &str, api_key: &str, headers: &[(String, String)
 fn chat_completions_url(model: &Model, opts: &StreamOptions) -> String {
     let base = match model.obj.get("baseUrl") {
         Some(Value::String(s)) => s.clone(),
-        None => opts.env.get("OPENAI_BASE_URL").map(|u| js::js_trim(u).to_string()).unwrap_or_default().into(),
+        None => opts
+            .env
+            .get("OPENAI_BASE_URL")
+            .map(|u| js::js_trim(u).to_string())
+            .unwrap_or_default()
+            .into(),
         Some(v) => to_js_string(Some(v)).into(),
     };
-    let base = if base.is_empty() { "https://api.openai.com/v1".to_string() } else { base.to_string() };
+    let base = if base.is_empty() {
+        "https://api.openai.com/v1".to_string()
+    } else {
+        base.to_string()
+    };
     if base.ends_with('/') {
         format!("{base}chat/completions")
     } else {
@@ -147,7 +218,13 @@ fn create_client_headers(
     if model.provider() == "github-copilot" {
         let has_images = has_copilot_vision_input(&ctx.messages);
         default_headers.spread(&build_copilot_dynamic_headers(&ctx.messages, has_images));
-        events.push(Event::new(EventKind::Inserted, "GitHub Copilot dynamic headers (X-Initiator, Openai-Intent)").at("AI/api/openai-completions.js:549"));
+        events.push(
+            Event::new(
+                EventKind::Inserted,
+                "GitHub Copilot dynamic headers (X-Initiator, Openai-Intent)",
+            )
+            .at("AI/api/openai-completions.js:549"),
+        );
     }
     if let Some(sid) = session_id.filter(|s| !s.is_empty()) {
         if compat.truthy("sendSessionAffinityHeaders") {
@@ -160,7 +237,13 @@ fn create_client_headers(
                 default_headers.insert("x-client-request-id", Value::str(sid));
                 default_headers.insert("x-session-affinity", Value::str(sid));
             }
-            events.push(Event::new(EventKind::Inserted, "session affinity headers carry the session id").at("AI/api/openai-completions.js:557"));
+            events.push(
+                Event::new(
+                    EventKind::Inserted,
+                    "session affinity headers carry the session id",
+                )
+                .at("AI/api/openai-completions.js:557"),
+            );
         }
     }
     // `options.headers` (the configured and attribution headers) last.
@@ -168,17 +251,32 @@ fn create_client_headers(
         default_headers.insert(k.clone(), Value::str(v));
     }
 
-    let mut entries: Vec<(String, Value)> = default_headers.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+    let mut entries: Vec<(String, Value)> = default_headers
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect();
     if let Some(custom) = env_custom_headers(&opts.env) {
         entries = merge_custom_headers(&custom, &entries);
         events.push(Event::new(EventKind::Inserted, "OPENAI_CUSTOM_HEADERS added by the SDK (default headers then go out sorted by name)").at("openai/client.js:162"));
     }
 
     let mut headers: Vec<(String, String)> = Vec::new();
-    apply_header_set(&mut headers, &[("Accept".into(), Value::str("application/json")), ("User-Agent".into(), Value::str("OpenAI/JS 6.40.0"))]);
-    apply_header_set(&mut headers, &[("Authorization".into(), Value::str("Bearer <redacted>"))]);
+    apply_header_set(
+        &mut headers,
+        &[
+            ("Accept".into(), Value::str("application/json")),
+            ("User-Agent".into(), Value::str("OpenAI/JS 6.40.0")),
+        ],
+    );
+    apply_header_set(
+        &mut headers,
+        &[("Authorization".into(), Value::str("Bearer <redacted>"))],
+    );
     apply_header_set(&mut headers, &entries);
-    apply_header_set(&mut headers, &[("content-type".into(), Value::str("application/json"))]);
+    apply_header_set(
+        &mut headers,
+        &[("content-type".into(), Value::str("application/json"))],
+    );
     for (name, value) in headers.iter_mut() {
         if name == "authorization" && value != "Bearer <redacted>" {
             *value = "<redacted>".into();
@@ -201,7 +299,10 @@ fn apply_header_set(target: &mut Vec<(String, String)>, set: &[(String, Value)])
         };
         if !values.is_empty() {
             // undici normalizes a value by stripping leading and trailing HTTP whitespace.
-            let normalized: Vec<&str> = values.iter().map(|v| v.trim_matches(|c| matches!(c, ' ' | '\t' | '\r' | '\n'))).collect();
+            let normalized: Vec<&str> = values
+                .iter()
+                .map(|v| v.trim_matches(|c| matches!(c, ' ' | '\t' | '\r' | '\n')))
+                .collect();
             target.push((lower, normalized.join(", ")));
         }
     }
@@ -226,10 +327,16 @@ fn env_custom_headers(env: &std::collections::BTreeMap<String, String>) -> Optio
 /// `buildHeaders([parsed, defaultHeaders])` in the SDK constructor: the result is a `Headers`
 /// object, which later iterates **sorted by lower-cased name**, followed by its removed names
 /// (`null`).
-fn merge_custom_headers(parsed: &Object, default_entries: &[(String, Value)]) -> Vec<(String, Value)> {
+fn merge_custom_headers(
+    parsed: &Object,
+    default_entries: &[(String, Value)],
+) -> Vec<(String, Value)> {
     let mut merged: Vec<(String, String)> = Vec::new();
     let mut nulls: Vec<String> = Vec::new();
-    let parsed_entries: Vec<(String, Value)> = parsed.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+    let parsed_entries: Vec<(String, Value)> = parsed
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect();
     for set in [parsed_entries.as_slice(), default_entries] {
         for (name, value) in set {
             let lower = name.to_ascii_lowercase();
@@ -239,13 +346,19 @@ fn merge_custom_headers(parsed: &Object, default_entries: &[(String, Value)]) ->
                     nulls.push(lower);
                 }
             } else {
-                apply_header_set(&mut merged, std::slice::from_ref(&(name.clone(), value.clone())));
+                apply_header_set(
+                    &mut merged,
+                    std::slice::from_ref(&(name.clone(), value.clone())),
+                );
                 nulls.retain(|n| *n != lower);
             }
         }
     }
     merged.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut out: Vec<(String, Value)> = merged.into_iter().map(|(k, v)| (k, Value::String(v.into()))).collect();
+    let mut out: Vec<(String, Value)> = merged
+        .into_iter()
+        .map(|(k, v)| (k, Value::String(v.into())))
+        .collect();
     out.extend(nulls.into_iter().map(|n| (n, Value::Null)));
     out
 }
@@ -279,12 +392,21 @@ fn detect_compat(model: &Model) -> Object {
     let provider = model.provider();
     let base_url = model.base_url();
     let id = model.id();
-    let is_zai = provider == "zai" || provider == "zai-coding-cn" || base_url.contains("api.z.ai") || base_url.contains("open.bigmodel.cn");
-    let is_together = provider == "together" || base_url.contains("api.together.ai") || base_url.contains("api.together.xyz");
-    let is_moonshot = provider == "moonshotai" || provider == "moonshotai-cn" || base_url.contains("api.moonshot.");
+    let is_zai = provider == "zai"
+        || provider == "zai-coding-cn"
+        || base_url.contains("api.z.ai")
+        || base_url.contains("open.bigmodel.cn");
+    let is_together = provider == "together"
+        || base_url.contains("api.together.ai")
+        || base_url.contains("api.together.xyz");
+    let is_moonshot = provider == "moonshotai"
+        || provider == "moonshotai-cn"
+        || base_url.contains("api.moonshot.");
     let is_open_router = provider == "openrouter" || base_url.contains("openrouter.ai");
-    let is_cf_workers = provider == "cloudflare-workers-ai" || base_url.contains("api.cloudflare.com");
-    let is_cf_gateway = provider == "cloudflare-ai-gateway" || base_url.contains("gateway.ai.cloudflare.com");
+    let is_cf_workers =
+        provider == "cloudflare-workers-ai" || base_url.contains("api.cloudflare.com");
+    let is_cf_gateway =
+        provider == "cloudflare-ai-gateway" || base_url.contains("gateway.ai.cloudflare.com");
     let is_nvidia = provider == "nvidia" || base_url.contains("integrate.api.nvidia.com");
     let is_ant_ling = provider == "ant-ling" || base_url.contains("api.ant-ling.com");
     let is_deepseek = provider == "deepseek" || base_url.to_lowercase().contains("deepseek.com");
@@ -304,9 +426,17 @@ fn detect_compat(model: &Model) -> Object {
         || is_cf_workers
         || is_cf_gateway
         || is_ant_ling;
-    let use_max_tokens = is_chutes || is_deepseek || is_moonshot || is_cf_gateway || is_together || is_nvidia || is_ant_ling || is_zai;
+    let use_max_tokens = is_chutes
+        || is_deepseek
+        || is_moonshot
+        || is_cf_gateway
+        || is_together
+        || is_nvidia
+        || is_ant_ling
+        || is_zai;
     let is_grok = provider == "xai" || base_url.contains("api.x.ai");
-    let is_or_developer_model = is_open_router && (id.starts_with("anthropic/") || id.starts_with("openai/"));
+    let is_or_developer_model =
+        is_open_router && (id.starts_with("anthropic/") || id.starts_with("openai/"));
     let thinking_format = if is_deepseek {
         "deepseek"
     } else if is_zai {
@@ -322,11 +452,30 @@ fn detect_compat(model: &Model) -> Object {
     };
     let mut o = Object::new()
         .with("supportsStore", !is_non_standard)
-        .with("supportsDeveloperRole", is_or_developer_model || (!is_non_standard && !is_open_router))
-        .with("supportsReasoningEffort", !is_grok && !is_zai && !is_moonshot && !is_together && !is_cf_gateway && !is_nvidia && !is_ant_ling)
+        .with(
+            "supportsDeveloperRole",
+            is_or_developer_model || (!is_non_standard && !is_open_router),
+        )
+        .with(
+            "supportsReasoningEffort",
+            !is_grok
+                && !is_zai
+                && !is_moonshot
+                && !is_together
+                && !is_cf_gateway
+                && !is_nvidia
+                && !is_ant_ling,
+        )
         .with("supportsUsageInStreaming", true)
         .with("supportsFinishReason", true)
-        .with("maxTokensField", if use_max_tokens { "max_tokens" } else { "max_completion_tokens" })
+        .with(
+            "maxTokensField",
+            if use_max_tokens {
+                "max_tokens"
+            } else {
+                "max_completion_tokens"
+            },
+        )
         .with("requiresToolResultName", false)
         .with("requiresAssistantAfterToolResult", false)
         .with("requiresThinkingAsText", false)
@@ -338,14 +487,27 @@ fn detect_compat(model: &Model) -> Object {
         .with("chatTemplateArgs", Object::new())
         .with("zaiToolStream", false)
         .with("supportsThinkingTokenBudget", false)
-        .with("supportsStrictMode", !is_moonshot && !is_together && !is_cf_gateway && !is_nvidia)
+        .with(
+            "supportsStrictMode",
+            !is_moonshot && !is_together && !is_cf_gateway && !is_nvidia,
+        )
         .with("supportsOpenAIGrammarTools", false);
     if provider == "openrouter" && id.starts_with("anthropic/") {
         o.insert("cacheControlFormat", Value::str("anthropic"));
     }
     o.insert("sendSessionAffinityHeaders", Value::Bool(false));
-    o.insert("sessionAffinityFormat", Value::str(if is_open_router { "openrouter" } else { "openai" }));
-    o.insert("supportsLongCacheRetention", Value::Bool(!(is_together || is_cf_workers || is_cf_gateway || is_nvidia || is_ant_ling)));
+    o.insert(
+        "sessionAffinityFormat",
+        Value::str(if is_open_router {
+            "openrouter"
+        } else {
+            "openai"
+        }),
+    );
+    o.insert(
+        "supportsLongCacheRetention",
+        Value::Bool(!(is_together || is_cf_workers || is_cf_gateway || is_nvidia || is_ant_ling)),
+    );
     o
 }
 
@@ -406,7 +568,12 @@ fn get_compat(model: &Model, events: &mut Events) -> Compat {
 }
 
 fn compat_event(compat: &Object, overridden: &[&str]) -> Event {
-    let show = |k: &str| compat.get(k).map(Value::to_json).unwrap_or_else(|| "undefined".into());
+    let show = |k: &str| {
+        compat
+            .get(k)
+            .map(Value::to_json)
+            .unwrap_or_else(|| "undefined".into())
+    };
     let mut msg = format!(
         "compat: thinkingFormat {}, maxTokensField {}, supportsDeveloperRole {}, supportsStore {}, supportsStrictMode {}",
         show("thinkingFormat"),
@@ -438,37 +605,82 @@ fn build_params(
     let mut messages = convert_messages(model, ctx, compat, grammar_props, events)?;
     let cache_control = get_compat_cache_control(compat, retention);
 
-    let mut params = Object::new().with("model", model.obj.get("id").cloned().unwrap_or(Value::Null));
+    let mut params =
+        Object::new().with("model", model.obj.get("id").cloned().unwrap_or(Value::Null));
     params.insert("messages", Value::Null); // filled below, keeping its position
     params.insert("stream", Value::Bool(true));
     let long_retention = retention == "long" && compat.truthy("supportsLongCacheRetention");
     if (model.base_url().contains("api.openai.com") && retention != "none") || long_retention {
         if let Some(key) = clamp_openai_prompt_cache_key(options.session_id.as_deref()) {
-            events.push(Event::new(EventKind::Inserted, format!("prompt_cache_key = the session id ({key})")).at("AI/api/openai-completions.js:588"));
+            events.push(
+                Event::new(
+                    EventKind::Inserted,
+                    format!("prompt_cache_key = the session id ({key})"),
+                )
+                .at("AI/api/openai-completions.js:588"),
+            );
             params.insert("prompt_cache_key", Value::String(key.into()));
         }
     }
     if long_retention {
         params.insert("prompt_cache_retention", Value::str("24h"));
-        events.push(Event::new(EventKind::Inserted, "prompt_cache_retention \"24h\" (PI_CACHE_RETENTION=long)").at("AI/api/openai-completions.js:592"));
+        events.push(
+            Event::new(
+                EventKind::Inserted,
+                "prompt_cache_retention \"24h\" (PI_CACHE_RETENTION=long)",
+            )
+            .at("AI/api/openai-completions.js:592"),
+        );
     }
     if !compat.is_false("supportsUsageInStreaming") {
-        params.insert("stream_options", Object::new().with("include_usage", true).into());
+        params.insert(
+            "stream_options",
+            Object::new().with("include_usage", true).into(),
+        );
     }
     if compat.truthy("supportsStore") {
         params.insert("store", Value::Bool(false));
-        events.push(Event::new(EventKind::Inserted, "store: false").at("AI/api/openai-completions.js:598"));
+        events.push(
+            Event::new(EventKind::Inserted, "store: false").at("AI/api/openai-completions.js:598"),
+        );
     }
     if options.max_tokens != 0.0 && !options.max_tokens.is_nan() {
-        let field = if compat.str("maxTokensField") == Some("max_tokens") { "max_tokens" } else { "max_completion_tokens" };
+        let field = if compat.str("maxTokensField") == Some("max_tokens") {
+            "max_tokens"
+        } else {
+            "max_completion_tokens"
+        };
         params.insert(field, Value::Number(options.max_tokens));
-        events.push(Event::new(EventKind::Note, format!("{field} = {}", number_to_string(options.max_tokens))).at("AI/api/openai-completions.js:600"));
+        events.push(
+            Event::new(
+                EventKind::Note,
+                format!("{field} = {}", number_to_string(options.max_tokens)),
+            )
+            .at("AI/api/openai-completions.js:600"),
+        );
     }
 
-    let deferred = if compat.str("deferredToolsMode") == Some("kimi") { get_deferred_tool_names(&ctx.messages) } else { Vec::new() };
-    let active_tools: Vec<&ToolDef> = ctx.tools.iter().filter(|t| !deferred.contains(&t.name)).collect();
+    let deferred = if compat.str("deferredToolsMode") == Some("kimi") {
+        get_deferred_tool_names(&ctx.messages)
+    } else {
+        Vec::new()
+    };
+    let active_tools: Vec<&ToolDef> = ctx
+        .tools
+        .iter()
+        .filter(|t| !deferred.contains(&t.name))
+        .collect();
     for t in ctx.tools.iter().filter(|t| deferred.contains(&t.name)) {
-        events.push(Event::new(EventKind::Dropped, format!("tool {} left out of tools: deferred (kimi), announced after its tool result", t.name)).at("AI/api/openai-completions.js:610"));
+        events.push(
+            Event::new(
+                EventKind::Dropped,
+                format!(
+                    "tool {} left out of tools: deferred (kimi), announced after its tool result",
+                    t.name
+                ),
+            )
+            .at("AI/api/openai-completions.js:610"),
+        );
     }
     let mut tools: Option<Vec<Value>> = None;
     let mut tool_stream = false;
@@ -487,12 +699,21 @@ fn build_params(
         params.insert("tools", Value::Array(tools));
         if tool_stream {
             params.insert("tool_stream", Value::Bool(true));
-            events.push(Event::new(EventKind::Inserted, "tool_stream: true (zaiToolStream)").at("AI/api/openai-completions.js:616"));
+            events.push(
+                Event::new(EventKind::Inserted, "tool_stream: true (zaiToolStream)")
+                    .at("AI/api/openai-completions.js:616"),
+            );
         }
     }
     if let Some(priority) = compat.get("vllmPriority") {
         params.insert("priority", priority.clone());
-        events.push(Event::new(EventKind::Inserted, format!("priority = {} (compat.vllmPriority)", priority.to_json())).at("AI/api/openai-completions.js:630"));
+        events.push(
+            Event::new(
+                EventKind::Inserted,
+                format!("priority = {} (compat.vllmPriority)", priority.to_json()),
+            )
+            .at("AI/api/openai-completions.js:630"),
+        );
     }
 
     let budget_field = resolve_thinking_token_budget_field(compat);
@@ -500,28 +721,62 @@ fn build_params(
     apply_thinking_format(model, options, compat, thinking_budget, &mut params, events);
     if let (Some(field), Some(budget)) = (budget_field, thinking_budget) {
         params.insert(field.clone(), Value::Number(budget));
-        events.push(Event::new(EventKind::Inserted, format!("{field} = {} (thinking budget, leaving 1024 tokens for the answer)", number_to_string(budget))).at("AI/api/openai-completions.js:742"));
+        events.push(
+            Event::new(
+                EventKind::Inserted,
+                format!(
+                    "{field} = {} (thinking budget, leaving 1024 tokens for the answer)",
+                    number_to_string(budget)
+                ),
+            )
+            .at("AI/api/openai-completions.js:742"),
+        );
     }
 
-    if let Some(routing) = model.compat_value("openRouterRouting").filter(|v| v.truthy()) {
+    if let Some(routing) = model
+        .compat_value("openRouterRouting")
+        .filter(|v| v.truthy())
+    {
         params.insert("provider", routing.clone());
-        events.push(Event::new(EventKind::Inserted, "provider = compat.openRouterRouting").at("AI/api/openai-completions.js:746"));
+        events.push(
+            Event::new(EventKind::Inserted, "provider = compat.openRouterRouting")
+                .at("AI/api/openai-completions.js:746"),
+        );
     }
-    if let Some(routing) = model.compat_value("vercelGatewayRouting").filter(|v| v.truthy()) {
+    if let Some(routing) = model
+        .compat_value("vercelGatewayRouting")
+        .filter(|v| v.truthy())
+    {
         let only = routing.get("only").filter(|v| v.truthy());
         let order = routing.get("order").filter(|v| v.truthy());
         if only.is_some() || order.is_some() {
             let mut gateway = Object::new();
             gateway.insert_opt("only", only.cloned());
             gateway.insert_opt("order", order.cloned());
-            params.insert("providerOptions", Object::new().with("gateway", gateway).into());
-            events.push(Event::new(EventKind::Inserted, "providerOptions.gateway from compat.vercelGatewayRouting").at("AI/api/openai-completions.js:757"));
+            params.insert(
+                "providerOptions",
+                Object::new().with("gateway", gateway).into(),
+            );
+            events.push(
+                Event::new(
+                    EventKind::Inserted,
+                    "providerOptions.gateway from compat.vercelGatewayRouting",
+                )
+                .at("AI/api/openai-completions.js:757"),
+            );
         }
     }
     if let Some(sampling) = &options.sampling_params {
         for (k, v) in sampling.iter() {
-            let kind = if params.contains_key(k) { EventKind::Replaced } else { EventKind::Inserted };
-            events.push(Event::new(kind, format!("{k} = {} from samplingParams", v.to_json())).at("AI/api/openai-completions.js:762"));
+            let kind = if params.contains_key(k) {
+                EventKind::Replaced
+            } else {
+                EventKind::Inserted
+            };
+            events.push(
+                Event::new(kind, format!("{k} = {} from samplingParams", v.to_json()))
+                    .at("AI/api/openai-completions.js:762"),
+            );
             params.insert(k.clone(), v.clone());
         }
     }
@@ -530,7 +785,14 @@ fn build_params(
 
 /// The thinking-format chain of `buildParams` (:634–736, AC17). Each branch applies only to
 /// reasoning models; an unmatched format falls through to the OpenAI-style `reasoning_effort`.
-fn apply_thinking_format(model: &Model, options: &CompletionsOptions, compat: &Compat, thinking_budget: Option<f64>, params: &mut Object, events: &mut Events) {
+fn apply_thinking_format(
+    model: &Model,
+    options: &CompletionsOptions,
+    compat: &Compat,
+    thinking_budget: Option<f64>,
+    params: &mut Object,
+    events: &mut Events,
+) {
     let effort = options.reasoning_effort.as_deref();
     let map = model.thinking_level_map();
     let map_get = |key: &str| map.and_then(|m| m.get(key));
@@ -547,7 +809,13 @@ fn apply_thinking_format(model: &Model, options: &CompletionsOptions, compat: &C
 
     if format == Some("zai") && reasoning {
         at = "AI/api/openai-completions.js:634";
-        let thinking = if effort.is_some() { Object::new().with("type", "enabled").with("clear_thinking", false) } else { Object::new().with("type", "disabled") };
+        let thinking = if effort.is_some() {
+            Object::new()
+                .with("type", "enabled")
+                .with("clear_thinking", false)
+        } else {
+            Object::new().with("type", "disabled")
+        };
         params.insert("thinking", thinking.into());
         if let (Some(e), true) = (effort, supports_effort) {
             let value = match map_get(e) {
@@ -569,15 +837,31 @@ fn apply_thinking_format(model: &Model, options: &CompletionsOptions, compat: &C
         }
     } else if format == Some("qwen-chat-template") && reasoning {
         at = "AI/api/openai-completions.js:654";
-        params.insert("chat_template_kwargs", Object::new().with("enable_thinking", effort.is_some()).with("preserve_thinking", true).into());
+        params.insert(
+            "chat_template_kwargs",
+            Object::new()
+                .with("enable_thinking", effort.is_some())
+                .with("preserve_thinking", true)
+                .into(),
+        );
     } else if format == Some("chat-template") && reasoning {
         at = "AI/api/openai-completions.js:660";
-        if let Some(values) = build_chat_template_values(model, options, compat.get("chatTemplateKwargs"), thinking_budget) {
+        if let Some(values) = build_chat_template_values(
+            model,
+            options,
+            compat.get("chatTemplateKwargs"),
+            thinking_budget,
+        ) {
             params.insert("chat_template_kwargs", values.into());
         }
     } else if format == Some("baseten") && reasoning {
         at = "AI/api/openai-completions.js:666";
-        if let Some(values) = build_chat_template_values(model, options, compat.get("chatTemplateArgs"), thinking_budget) {
+        if let Some(values) = build_chat_template_values(
+            model,
+            options,
+            compat.get("chatTemplateArgs"),
+            thinking_budget,
+        ) {
             params.insert("chat_template_args", values.into());
         }
         if supports_effort {
@@ -606,9 +890,14 @@ fn apply_thinking_format(model: &Model, options: &CompletionsOptions, compat: &C
     } else if format == Some("openrouter") && reasoning {
         at = "AI/api/openai-completions.js:693";
         if let Some(e) = effort {
-            params.insert("reasoning", Object::new().with("effort", mapped_or_effort(e)).into());
+            params.insert(
+                "reasoning",
+                Object::new().with("effort", mapped_or_effort(e)).into(),
+            );
         } else if map_get("off") != Some(&Value::Null) {
-            let off = map_get("off").cloned().unwrap_or_else(|| Value::str("none"));
+            let off = map_get("off")
+                .cloned()
+                .unwrap_or_else(|| Value::str("none"));
             params.insert("reasoning", Object::new().with("effort", off).into());
         }
     } else if format == Some("ant-ling") && reasoning && effort.is_some() {
@@ -618,7 +907,10 @@ fn apply_thinking_format(model: &Model, options: &CompletionsOptions, compat: &C
         }
     } else if format == Some("together") && reasoning {
         at = "AI/api/openai-completions.js:711";
-        params.insert("reasoning", Object::new().with("enabled", effort.is_some()).into());
+        params.insert(
+            "reasoning",
+            Object::new().with("enabled", effort.is_some()).into(),
+        );
         if let (Some(e), true) = (effort, supports_effort) {
             params.insert("reasoning_effort", mapped_or_effort(e));
         }
@@ -627,7 +919,12 @@ fn apply_thinking_format(model: &Model, options: &CompletionsOptions, compat: &C
         if let Some(e) = effort {
             params.insert("thinking", mapped_or_effort(e));
         } else if map_get("off") != Some(&Value::Null) {
-            params.insert("thinking", map_get("off").cloned().unwrap_or_else(|| Value::str("none")));
+            params.insert(
+                "thinking",
+                map_get("off")
+                    .cloned()
+                    .unwrap_or_else(|| Value::str("none")),
+            );
         }
     } else if let (Some(e), true, true) = (effort, reasoning, supports_effort) {
         at = "AI/api/openai-completions.js:729";
@@ -639,7 +936,13 @@ fn apply_thinking_format(model: &Model, options: &CompletionsOptions, compat: &C
         }
     } else {
         if !reasoning && options.reasoning_effort.is_some() {
-            events.push(Event::new(EventKind::Dropped, "thinking level not sent: the model has reasoning: false").at("AI/api/openai-completions.js:634"));
+            events.push(
+                Event::new(
+                    EventKind::Dropped,
+                    "thinking level not sent: the model has reasoning: false",
+                )
+                .at("AI/api/openai-completions.js:634"),
+            );
         }
         return;
     }
@@ -653,14 +956,20 @@ fn apply_thinking_format(model: &Model, options: &CompletionsOptions, compat: &C
     let message = if added.is_empty() {
         format!("thinking format {format_name}, level {level}: no thinking fields")
     } else {
-        format!("thinking format {format_name}, level {level}: {}", added.join(", "))
+        format!(
+            "thinking format {format_name}, level {level}: {}",
+            added.join(", ")
+        )
     };
     events.push(Event::new(EventKind::Converted, message).at(at));
 }
 
 /// `resolveThinkingTokenBudgetField` (:766–772).
 fn resolve_thinking_token_budget_field(compat: &Compat) -> Option<String> {
-    if let Some(field) = compat.get("thinkingTokenBudgetField").filter(|v| v.truthy()) {
+    if let Some(field) = compat
+        .get("thinkingTokenBudgetField")
+        .filter(|v| v.truthy())
+    {
         return Some(to_js_string(Some(field)));
     }
     if compat.truthy("supportsThinkingTokenBudget") {
@@ -671,26 +980,40 @@ fn resolve_thinking_token_budget_field(compat: &Compat) -> Option<String> {
 
 /// `resolveClampedThinkingBudget` (:773–779, AC18): the level's budget capped so 1024 tokens
 /// stay for the answer under `max_tokens ?? max_completion_tokens ?? model.maxTokens`.
-fn resolve_clamped_thinking_budget(model: &Model, options: &CompletionsOptions, params: &Object) -> Option<f64> {
+fn resolve_clamped_thinking_budget(
+    model: &Model,
+    options: &CompletionsOptions,
+    params: &Object,
+) -> Option<f64> {
     let effort = options.reasoning_effort.as_deref()?;
     if !model.reasoning() {
         return None;
     }
-    let ceiling = [params.get("max_tokens"), params.get("max_completion_tokens"), model.obj.get("maxTokens")]
-        .into_iter()
-        .flatten()
-        .find(|v| !v.is_null())
-        .map(|v| to_number(Some(v)))
-        .unwrap_or(f64::NAN);
+    let ceiling = [
+        params.get("max_tokens"),
+        params.get("max_completion_tokens"),
+        model.obj.get("maxTokens"),
+    ]
+    .into_iter()
+    .flatten()
+    .find(|v| !v.is_null())
+    .map(|v| to_number(Some(v)))
+    .unwrap_or(f64::NAN);
     let budget = messages::clamp_thinking_budget_to_answer_room(
-        messages::thinking_budget_for_level(effort, options.thinking_budgets.as_ref()).unwrap_or(f64::NAN),
+        messages::thinking_budget_for_level(effort, options.thinking_budgets.as_ref())
+            .unwrap_or(f64::NAN),
         ceiling,
     );
     (budget > 0.0).then_some(budget)
 }
 
 /// `buildChatTemplateValues` (:780–789).
-fn build_chat_template_values(model: &Model, options: &CompletionsOptions, values: Option<&Value>, thinking_budget: Option<f64>) -> Option<Object> {
+fn build_chat_template_values(
+    model: &Model,
+    options: &CompletionsOptions,
+    values: Option<&Value>,
+    thinking_budget: Option<f64>,
+) -> Option<Object> {
     let values = values?.as_object()?;
     let mut resolved = Object::new();
     for (key, value) in values.iter() {
@@ -703,7 +1026,12 @@ fn build_chat_template_values(model: &Model, options: &CompletionsOptions, value
 
 /// `resolveChatTemplateKwargValue` (:790–806): literals pass through; `{$var}` objects become
 /// the thinking switch, the budget, or the mapped effort.
-fn resolve_chat_template_kwarg_value(model: &Model, options: &CompletionsOptions, value: &Value, thinking_budget: Option<f64>) -> Option<Value> {
+fn resolve_chat_template_kwarg_value(
+    model: &Model,
+    options: &CompletionsOptions,
+    value: &Value,
+    thinking_budget: Option<f64>,
+) -> Option<Value> {
     if !matches!(value, Value::Object(_) | Value::Array(_)) {
         return Some(value.clone());
     }
@@ -742,29 +1070,64 @@ fn get_compat_cache_control(compat: &Compat, retention: &str) -> Option<Object> 
 }
 
 /// `applyAnthropicCacheControl` (:814–818).
-fn apply_anthropic_cache_control(messages: &mut [Value], tools: Option<&mut Vec<Value>>, cc: &Object, events: &mut Events) {
-    let ttl = cc.get_str("ttl").map(|t| format!(" (ttl {t})")).unwrap_or_default();
+fn apply_anthropic_cache_control(
+    messages: &mut [Value],
+    tools: Option<&mut Vec<Value>>,
+    cc: &Object,
+    events: &mut Events,
+) {
+    let ttl = cc
+        .get_str("ttl")
+        .map(|t| format!(" (ttl {t})"))
+        .unwrap_or_default();
     if let Some(i) = add_cache_control_to_system_prompt(messages, cc) {
-        events.push(Event::new(EventKind::Inserted, format!("cache_control{ttl} on the system prompt (message {i})")).at("AI/api/openai-completions.js:819"));
+        events.push(
+            Event::new(
+                EventKind::Inserted,
+                format!("cache_control{ttl} on the system prompt (message {i})"),
+            )
+            .at("AI/api/openai-completions.js:819"),
+        );
     }
     if let Some(name) = add_cache_control_to_last_tool(tools, cc) {
-        events.push(Event::new(EventKind::Inserted, format!("cache_control{ttl} on the last tool ({name})")).at("AI/api/openai-completions.js:837"));
+        events.push(
+            Event::new(
+                EventKind::Inserted,
+                format!("cache_control{ttl} on the last tool ({name})"),
+            )
+            .at("AI/api/openai-completions.js:837"),
+        );
     }
     if let Some(i) = add_cache_control_to_last_conversation_message(messages, cc) {
-        events.push(Event::new(EventKind::Inserted, format!("cache_control{ttl} on the last text of message {i}")).at("AI/api/openai-completions.js:827"));
+        events.push(
+            Event::new(
+                EventKind::Inserted,
+                format!("cache_control{ttl} on the last text of message {i}"),
+            )
+            .at("AI/api/openai-completions.js:827"),
+        );
     }
 }
 
 /// `addCacheControlToSystemPrompt` (:819–826): the first system/developer message only.
 fn add_cache_control_to_system_prompt(messages: &mut [Value], cc: &Object) -> Option<usize> {
-    let i = messages.iter().position(|m| matches!(m.get_str("role"), Some("system") | Some("developer")))?;
+    let i = messages
+        .iter()
+        .position(|m| matches!(m.get_str("role"), Some("system") | Some("developer")))?;
     add_cache_control_to_text_content(&mut messages[i], cc).then_some(i)
 }
 
 /// `addCacheControlToLastConversationMessage` (:827–836).
-fn add_cache_control_to_last_conversation_message(messages: &mut [Value], cc: &Object) -> Option<usize> {
+fn add_cache_control_to_last_conversation_message(
+    messages: &mut [Value],
+    cc: &Object,
+) -> Option<usize> {
     for i in (0..messages.len()).rev() {
-        if matches!(messages[i].get_str("role"), Some("user") | Some("assistant") | Some("tool")) && add_cache_control_to_text_content(&mut messages[i], cc) {
+        if matches!(
+            messages[i].get_str("role"),
+            Some("user") | Some("assistant") | Some("tool")
+        ) && add_cache_control_to_text_content(&mut messages[i], cc)
+        {
             return Some(i);
         }
     }
@@ -775,21 +1138,31 @@ fn add_cache_control_to_last_conversation_message(messages: &mut [Value], cc: &O
 fn add_cache_control_to_last_tool(tools: Option<&mut Vec<Value>>, cc: &Object) -> Option<String> {
     let last = tools?.last_mut()?.as_object_mut()?;
     last.insert("cache_control", Value::Object(cc.clone()));
-    let name = last.get("function").or_else(|| last.get("custom")).and_then(|f| f.get_str("name")).unwrap_or("").to_string();
+    let name = last
+        .get("function")
+        .or_else(|| last.get("custom"))
+        .and_then(|f| f.get_str("name"))
+        .unwrap_or("")
+        .to_string();
     Some(name)
 }
 
 /// `addCacheControlToTextContent` (:853–880): a non-empty string becomes one text part with the
 /// marker; in an array the last text part gets it.
 fn add_cache_control_to_text_content(message: &mut Value, cc: &Object) -> bool {
-    let Some(msg) = message.as_object_mut() else { return false };
+    let Some(msg) = message.as_object_mut() else {
+        return false;
+    };
     match msg.get_mut("content") {
         Some(Value::String(s)) => {
             if s.is_empty() {
                 return false;
             }
             let text = std::mem::take(s);
-            let part = Object::new().with("type", "text").with("text", text).with("cache_control", cc.clone());
+            let part = Object::new()
+                .with("type", "text")
+                .with("text", text)
+                .with("cache_control", cc.clone());
             msg.insert("content", Value::Array(vec![part.into()]));
             true
         }
@@ -819,7 +1192,11 @@ pub fn normalize_tool_call_id(id: &str, model: &Model) -> String {
     if let Some((call, item)) = id.split_once('|') {
         let call_id = replace_non_id_chars(call);
         let item_id = replace_non_id_chars(item);
-        let combined = if item_id.is_empty() { call_id.clone() } else { format!("{call_id}_{item_id}") };
+        let combined = if item_id.is_empty() {
+            call_id.clone()
+        } else {
+            format!("{call_id}_{item_id}")
+        };
         if combined.len() <= 40 {
             return combined;
         }
@@ -842,7 +1219,11 @@ fn replace_non_id_chars(s: &str) -> String {
         if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
             out.push(c);
         } else {
-            let units = if js::is_lone_surrogate_char(c).is_some() { 1 } else { c.len_utf16() };
+            let units = if js::is_lone_surrogate_char(c).is_some() {
+                1
+            } else {
+                c.len_utf16()
+            };
             for _ in 0..units {
                 out.push('_');
             }
@@ -854,7 +1235,13 @@ fn replace_non_id_chars(s: &str) -> String {
 /// `convertMessages` (:881–1145): `transformMessages` with this adapter's id normalizer, the
 /// system prompt (AC6), then user (AC7), assistant (AC8), tool-result batches (AC9, AC15) and
 /// the synthetic assistant bridge (AC10).
-fn convert_messages(model: &Model, ctx: &LlmContext, compat: &Compat, grammar_props: &[(String, String)], events: &mut Events) -> Result<Vec<Value>, AdapterError> {
+fn convert_messages(
+    model: &Model,
+    ctx: &LlmContext,
+    compat: &Compat,
+    grammar_props: &[(String, String)],
+    events: &mut Events,
+) -> Result<Vec<Value>, AdapterError> {
     let renamed: RefCell<Vec<(String, String)>> = RefCell::new(Vec::new());
     let normalize = |id: &str, target: &Model, _source: &Value| {
         let new_id = normalize_tool_call_id(id, target);
@@ -863,9 +1250,13 @@ fn convert_messages(model: &Model, ctx: &LlmContext, compat: &Compat, grammar_pr
         }
         new_id
     };
-    let transformed = messages::transform_messages(&ctx.messages, model, Some(&normalize), 0.0, events);
+    let transformed =
+        messages::transform_messages(&ctx.messages, model, Some(&normalize), 0.0, events);
     for (old, new) in renamed.into_inner() {
-        events.push(Event::new(EventKind::Renamed, format!("tool call id {old} → {new}")).at("AI/api/openai-completions.js:883"));
+        events.push(
+            Event::new(EventKind::Renamed, format!("tool call id {old} → {new}"))
+                .at("AI/api/openai-completions.js:883"),
+        );
     }
 
     let mut params: Vec<Value> = Vec::new();
@@ -873,13 +1264,37 @@ fn convert_messages(model: &Model, ctx: &LlmContext, compat: &Compat, grammar_pr
         let developer = model.reasoning() && compat.truthy("supportsDeveloperRole");
         let role = if developer { "developer" } else { "system" };
         events.push(
-            Event::new(EventKind::Note, format!("system prompt sent as a {role:?} message{}", if developer { " (reasoning model, supportsDeveloperRole)" } else { "" }))
-                .at("AI/api/openai-completions.js:910"),
+            Event::new(
+                EventKind::Note,
+                format!(
+                    "system prompt sent as a {role:?} message{}",
+                    if developer {
+                        " (reasoning model, supportsDeveloperRole)"
+                    } else {
+                        ""
+                    }
+                ),
+            )
+            .at("AI/api/openai-completions.js:910"),
         );
-        params.push(Object::new().with("role", role).with("content", sanitize_surrogates(&ctx.system_prompt).into_owned()).into());
+        params.push(
+            Object::new()
+                .with("role", role)
+                .with(
+                    "content",
+                    sanitize_surrogates(&ctx.system_prompt).into_owned(),
+                )
+                .into(),
+        );
     }
 
-    let bridge_assistant = || Value::Object(Object::new().with("role", "assistant").with("content", text("assistantAfterToolResult")));
+    let bridge_assistant = || {
+        Value::Object(
+            Object::new()
+                .with("role", "assistant")
+                .with("content", text("assistantAfterToolResult")),
+        )
+    };
     let requires_bridge = compat.truthy("requiresAssistantAfterToolResult");
     let mut last_role: Option<String> = None;
     let mut i = 0;
@@ -888,7 +1303,16 @@ fn convert_messages(model: &Model, ctx: &LlmContext, compat: &Compat, grammar_pr
         let role = msg.get_str("role");
         if requires_bridge && last_role.as_deref() == Some("toolResult") && role == Some("user") {
             params.push(bridge_assistant());
-            events.push(Event::new(EventKind::Inserted, format!("assistant {:?} between tool results and a user message", text("assistantAfterToolResult"))).at("AI/api/openai-completions.js:919"));
+            events.push(
+                Event::new(
+                    EventKind::Inserted,
+                    format!(
+                        "assistant {:?} between tool results and a user message",
+                        text("assistantAfterToolResult")
+                    ),
+                )
+                .at("AI/api/openai-completions.js:919"),
+            );
         }
         match role {
             Some("user") => {
@@ -899,20 +1323,42 @@ fn convert_messages(model: &Model, ctx: &LlmContext, compat: &Compat, grammar_pr
                 }
             }
             Some("assistant") => {
-                let converted = convert_assistant_message(model, msg, compat, grammar_props, events)?;
+                let converted =
+                    convert_assistant_message(model, msg, compat, grammar_props, events)?;
                 match converted {
                     Some(m) => params.push(m),
                     None => {
-                        events.push(Event::new(EventKind::Dropped, format!("assistant message {i} has no content and no tool calls")).at("AI/api/openai-completions.js:1058"));
+                        events.push(
+                            Event::new(
+                                EventKind::Dropped,
+                                format!("assistant message {i} has no content and no tool calls"),
+                            )
+                            .at("AI/api/openai-completions.js:1058"),
+                        );
                         i += 1;
                         continue;
                     }
                 }
             }
             Some("toolResult") => {
-                let (next, ended_with_user) = convert_tool_result_batch(model, ctx, &transformed, i, compat, &mut params, events)?;
+                let (next, ended_with_user) = convert_tool_result_batch(
+                    model,
+                    ctx,
+                    &transformed,
+                    i,
+                    compat,
+                    &mut params,
+                    events,
+                )?;
                 i = next;
-                last_role = Some(if ended_with_user { "user" } else { "toolResult" }.into());
+                last_role = Some(
+                    if ended_with_user {
+                        "user"
+                    } else {
+                        "toolResult"
+                    }
+                    .into(),
+                );
                 continue;
             }
             _ => {}
@@ -925,7 +1371,11 @@ fn convert_messages(model: &Model, ctx: &LlmContext, compat: &Compat, grammar_pr
 
 /// The user branch of `convertMessages` (:925–956). Returns false when pi skips the message
 /// (an empty content array).
-fn convert_user_message(msg: &Value, params: &mut Vec<Value>, events: &mut Events) -> Result<bool, AdapterError> {
+fn convert_user_message(
+    msg: &Value,
+    params: &mut Vec<Value>,
+    events: &mut Events,
+) -> Result<bool, AdapterError> {
     match msg.get("content") {
         Some(Value::String(s)) => {
             params.push(Object::new().with("role", "user").with("content", sanitize_shared(s)).into());
@@ -953,14 +1403,34 @@ fn convert_user_message(msg: &Value, params: &mut Vec<Value>, events: &mut Event
 
 /// `{type:"image_url", image_url:{url:`data:${mimeType};base64,${data}`}}`.
 fn image_url_part(block: &Value) -> Value {
-    let url = format!("data:{};base64,{}", to_js_string(block.get("mimeType")), to_js_string(block.get("data")));
-    Object::new().with("type", "image_url").with("image_url", Object::new().with("url", url)).into()
+    let url = format!(
+        "data:{};base64,{}",
+        to_js_string(block.get("mimeType")),
+        to_js_string(block.get("data"))
+    );
+    Object::new()
+        .with("type", "image_url")
+        .with("image_url", Object::new().with("url", url))
+        .into()
 }
 
 /// The assistant branch of `convertMessages` (:957–1062, AC8). `None` when pi skips it.
-fn convert_assistant_message(model: &Model, msg: &Value, compat: &Compat, grammar_props: &[(String, String)], events: &mut Events) -> Result<Option<Value>, AdapterError> {
+fn convert_assistant_message(
+    model: &Model,
+    msg: &Value,
+    compat: &Compat,
+    grammar_props: &[(String, String)],
+    events: &mut Events,
+) -> Result<Option<Value>, AdapterError> {
     let blocks = content_array(msg, "assistant")?;
-    let mut out = Object::new().with("role", "assistant").with("content", if compat.truthy("requiresAssistantAfterToolResult") { Value::str("") } else { Value::Null });
+    let mut out = Object::new().with("role", "assistant").with(
+        "content",
+        if compat.truthy("requiresAssistantAfterToolResult") {
+            Value::str("")
+        } else {
+            Value::Null
+        },
+    );
 
     let mut text_parts: Vec<String> = Vec::new();
     let mut blank_texts = 0;
@@ -973,17 +1443,43 @@ fn convert_assistant_message(model: &Model, msg: &Value, compat: &Compat, gramma
         }
     }
     if blank_texts > 0 {
-        events.push(Event::new(EventKind::Dropped, format!("{blank_texts} blank assistant text block(s)")).at("AI/api/openai-completions.js:964"));
+        events.push(
+            Event::new(
+                EventKind::Dropped,
+                format!("{blank_texts} blank assistant text block(s)"),
+            )
+            .at("AI/api/openai-completions.js:964"),
+        );
     }
     let assistant_text = text_parts.concat();
     if text_parts.len() > 1 {
-        events.push(Event::new(EventKind::Converted, format!("{} assistant text blocks joined with no separator into one string", text_parts.len())).at("AI/api/openai-completions.js:969"));
+        events.push(
+            Event::new(
+                EventKind::Converted,
+                format!(
+                    "{} assistant text blocks joined with no separator into one string",
+                    text_parts.len()
+                ),
+            )
+            .at("AI/api/openai-completions.js:969"),
+        );
     }
-    let thinking_blocks: Vec<&Value> = blocks.iter().filter(|b| b.get_str("type") == Some("thinking")).collect();
-    let tool_calls: Vec<&Value> = blocks.iter().filter(|b| b.get_str("type") == Some("toolCall")).collect();
+    let thinking_blocks: Vec<&Value> = blocks
+        .iter()
+        .filter(|b| b.get_str("type") == Some("thinking"))
+        .collect();
+    let tool_calls: Vec<&Value> = blocks
+        .iter()
+        .filter(|b| b.get_str("type") == Some("toolCall"))
+        .collect();
 
-    let signed = thinking_blocks.iter().find_map(|b| parse_openai_reasoning_details(b.get("thinkingSignature")));
-    let legacy: Vec<Value> = tool_calls.iter().filter_map(|tc| parse_legacy_encrypted_reasoning_detail(tc.get("thoughtSignature"))).collect();
+    let signed = thinking_blocks
+        .iter()
+        .find_map(|b| parse_openai_reasoning_details(b.get("thinkingSignature")));
+    let legacy: Vec<Value> = tool_calls
+        .iter()
+        .filter_map(|tc| parse_legacy_encrypted_reasoning_detail(tc.get("thoughtSignature")))
+        .collect();
     let preserved = signed.or_else(|| (!legacy.is_empty()).then_some(Value::Array(legacy)));
 
     let mut non_empty_thinking: Vec<(&Value, &str)> = Vec::new();
@@ -996,27 +1492,70 @@ fn convert_assistant_message(model: &Model, msg: &Value, compat: &Compat, gramma
 
     if !non_empty_thinking.is_empty() {
         if compat.truthy("requiresThinkingAsText") {
-            let thinking_text = non_empty_thinking.iter().map(|(_, t)| sanitize_surrogates(t).into_owned()).collect::<Vec<_>>().join(text("thinkingAsTextJoin"));
-            let mut content = vec![Value::Object(Object::new().with("type", "text").with("text", thinking_text))];
-            content.extend(text_parts.iter().map(|t| Value::Object(Object::new().with("type", "text").with("text", t.as_str()))));
+            let thinking_text = non_empty_thinking
+                .iter()
+                .map(|(_, t)| sanitize_surrogates(t).into_owned())
+                .collect::<Vec<_>>()
+                .join(text("thinkingAsTextJoin"));
+            let mut content = vec![Value::Object(
+                Object::new()
+                    .with("type", "text")
+                    .with("text", thinking_text),
+            )];
+            content.extend(text_parts.iter().map(|t| {
+                Value::Object(Object::new().with("type", "text").with("text", t.as_str()))
+            }));
             out.insert("content", Value::Array(content));
-            events.push(Event::new(EventKind::Converted, format!("{} thinking block(s) sent as a text part (requiresThinkingAsText)", non_empty_thinking.len())).at("AI/api/openai-completions.js:983"));
+            events.push(
+                Event::new(
+                    EventKind::Converted,
+                    format!(
+                        "{} thinking block(s) sent as a text part (requiresThinkingAsText)",
+                        non_empty_thinking.len()
+                    ),
+                )
+                .at("AI/api/openai-completions.js:983"),
+            );
         } else {
             if !assistant_text.is_empty() {
                 out.insert("content", Value::String(assistant_text.clone().into()));
             }
             if preserved.is_none() {
                 let mut signature = non_empty_thinking[0].0.get("thinkingSignature").cloned();
-                if model.provider() == "opencode-go" && signature.as_ref().and_then(Value::as_str) == Some("reasoning") {
+                if model.provider() == "opencode-go"
+                    && signature.as_ref().and_then(Value::as_str) == Some("reasoning")
+                {
                     signature = Some(Value::str("reasoning_content"));
                 }
                 match signature.as_ref().and_then(Value::as_str) {
                     Some(field @ ("reasoning" | "reasoning_content" | "reasoning_text")) => {
-                        let joined = non_empty_thinking.iter().map(|(_, t)| *t).collect::<Vec<_>>().join(text("reasoningFieldJoin"));
+                        let joined = non_empty_thinking
+                            .iter()
+                            .map(|(_, t)| *t)
+                            .collect::<Vec<_>>()
+                            .join(text("reasoningFieldJoin"));
                         out.insert(field, Value::String(joined.into()));
-                        events.push(Event::new(EventKind::Converted, format!("{} thinking block(s) replayed in the {field} field", non_empty_thinking.len())).at("AI/api/openai-completions.js:1006"));
+                        events.push(
+                            Event::new(
+                                EventKind::Converted,
+                                format!(
+                                    "{} thinking block(s) replayed in the {field} field",
+                                    non_empty_thinking.len()
+                                ),
+                            )
+                            .at("AI/api/openai-completions.js:1006"),
+                        );
                     }
-                    _ => events.push(Event::new(EventKind::Dropped, format!("{} thinking block(s) not sent: no reasoning field signature", non_empty_thinking.len())).at("AI/api/openai-completions.js:1002")),
+                    _ => events.push(
+                        Event::new(
+                            EventKind::Dropped,
+                            format!(
+                                "{} thinking block(s) not sent: no reasoning field signature",
+                                non_empty_thinking.len()
+                            ),
+                        )
+                        .at("AI/api/openai-completions.js:1002"),
+                    ),
                 }
             }
         }
@@ -1034,14 +1573,24 @@ fn convert_assistant_message(model: &Model, msg: &Value, compat: &Compat, gramma
                 let mut call = Object::new();
                 call.insert_opt("id", tc.get("id").cloned());
                 call.insert("type", Value::str("custom"));
-                call.insert("custom", Object::new().with("name", name).with("input", sanitize_surrogates(&input).into_owned()).into());
+                call.insert(
+                    "custom",
+                    Object::new()
+                        .with("name", name)
+                        .with("input", sanitize_surrogates(&input).into_owned())
+                        .into(),
+                );
                 converted.push(call.into());
                 continue;
             }
             let mut function = Object::new();
             function.insert_opt("name", tc.get("name").cloned());
             // `JSON.stringify(undefined)` is undefined: the member disappears.
-            function.insert_opt("arguments", tc.get("arguments").map(|a| Value::String(a.to_json().into())));
+            function.insert_opt(
+                "arguments",
+                tc.get("arguments")
+                    .map(|a| Value::String(a.to_json().into())),
+            );
             let mut call = Object::new();
             call.insert_opt("id", tc.get("id").cloned());
             call.insert("type", Value::str("function"));
@@ -1052,11 +1601,26 @@ fn convert_assistant_message(model: &Model, msg: &Value, compat: &Compat, gramma
     }
     if let Some(details) = preserved {
         out.insert("reasoning_details", details);
-        events.push(Event::new(EventKind::Converted, "thinking signature replayed as reasoning_details").at("AI/api/openai-completions.js:1043"));
+        events.push(
+            Event::new(
+                EventKind::Converted,
+                "thinking signature replayed as reasoning_details",
+            )
+            .at("AI/api/openai-completions.js:1043"),
+        );
     }
-    if compat.truthy("requiresReasoningContentOnAssistantMessages") && model.reasoning() && !out.contains_key("reasoning_content") {
+    if compat.truthy("requiresReasoningContentOnAssistantMessages")
+        && model.reasoning()
+        && !out.contains_key("reasoning_content")
+    {
         out.insert("reasoning_content", Value::str(""));
-        events.push(Event::new(EventKind::Inserted, "reasoning_content: \"\" (requiresReasoningContentOnAssistantMessages)").at("AI/api/openai-completions.js:1048"));
+        events.push(
+            Event::new(
+                EventKind::Inserted,
+                "reasoning_content: \"\" (requiresReasoningContentOnAssistantMessages)",
+            )
+            .at("AI/api/openai-completions.js:1048"),
+        );
     }
     let has_content = match out.get("content") {
         Some(Value::String(s)) => !s.is_empty(),
@@ -1088,18 +1652,45 @@ fn convert_tool_result_batch(
     while j < transformed.len() && transformed[j].get_str("role") == Some("toolResult") {
         let tool_msg = &transformed[j];
         let content = content_array(tool_msg, "toolResult")?;
-        let text_result = join_shared(&content.iter().filter(|b| b.get_str("type") == Some("text")).map(|b| b.get("text")).collect::<Vec<_>>(), text("toolResultTextJoin"));
+        let text_result = join_shared(
+            &content
+                .iter()
+                .filter(|b| b.get_str("type") == Some("text"))
+                .map(|b| b.get("text"))
+                .collect::<Vec<_>>(),
+            text("toolResultTextJoin"),
+        );
         let has_images = content.iter().any(|c| c.get_str("type") == Some("image"));
         let tool_result_text: Str = if !text_result.is_empty() {
             text_result
         } else if has_images {
-            events.push(Event::new(EventKind::Replaced, format!("tool result {j} has only images: content {:?}", text("toolResultImageOnly"))).at("AI/api/openai-completions.js:1077"));
+            events.push(
+                Event::new(
+                    EventKind::Replaced,
+                    format!(
+                        "tool result {j} has only images: content {:?}",
+                        text("toolResultImageOnly")
+                    ),
+                )
+                .at("AI/api/openai-completions.js:1077"),
+            );
             text("toolResultImageOnly").into()
         } else {
-            events.push(Event::new(EventKind::Replaced, format!("tool result {j} is empty: content {:?}", text("toolResultEmpty"))).at("AI/api/openai-completions.js:1077"));
+            events.push(
+                Event::new(
+                    EventKind::Replaced,
+                    format!(
+                        "tool result {j} is empty: content {:?}",
+                        text("toolResultEmpty")
+                    ),
+                )
+                .at("AI/api/openai-completions.js:1077"),
+            );
             text("toolResultEmpty").into()
         };
-        let mut out = Object::new().with("role", "tool").with("content", sanitize_shared(&tool_result_text));
+        let mut out = Object::new()
+            .with("role", "tool")
+            .with("content", sanitize_shared(&tool_result_text));
         out.insert_opt("tool_call_id", tool_msg.get("toolCallId").cloned());
         if compat.truthy("requiresToolResultName") {
             if let Some(name) = tool_msg.get("toolName").filter(|v| v.truthy()) {
@@ -1108,14 +1699,23 @@ fn convert_tool_result_batch(
         }
         params.push(out.into());
         if kimi {
-            for name in tool_msg.get("addedToolNames").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
+            for name in tool_msg
+                .get("addedToolNames")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+            {
                 if !deferred_names.iter().any(|n| n == name) {
                     deferred_names.push(name.to_string());
                 }
             }
         }
         if has_images && model.supports_images() {
-            for block in content.iter().filter(|b| b.get_str("type") == Some("image")) {
+            for block in content
+                .iter()
+                .filter(|b| b.get_str("type") == Some("image"))
+            {
                 image_blocks.push(image_url_part(block));
             }
         }
@@ -1125,22 +1725,65 @@ fn convert_tool_result_batch(
     let ended_with_user = !image_blocks.is_empty();
     if ended_with_user {
         if compat.truthy("requiresAssistantAfterToolResult") {
-            params.push(Object::new().with("role", "assistant").with("content", text("assistantAfterToolResult")).into());
-            events.push(Event::new(EventKind::Inserted, format!("assistant {:?} before the tool-result images", text("assistantAfterToolResult"))).at("AI/api/openai-completions.js:1108"));
+            params.push(
+                Object::new()
+                    .with("role", "assistant")
+                    .with("content", text("assistantAfterToolResult"))
+                    .into(),
+            );
+            events.push(
+                Event::new(
+                    EventKind::Inserted,
+                    format!(
+                        "assistant {:?} before the tool-result images",
+                        text("assistantAfterToolResult")
+                    ),
+                )
+                .at("AI/api/openai-completions.js:1108"),
+            );
         }
         let n = image_blocks.len();
-        let mut content = vec![Value::Object(Object::new().with("type", "text").with("text", text("toolResultImagesUserText")))];
+        let mut content = vec![Value::Object(
+            Object::new()
+                .with("type", "text")
+                .with("text", text("toolResultImagesUserText")),
+        )];
         content.extend(image_blocks);
-        params.push(Object::new().with("role", "user").with("content", Value::Array(content)).into());
-        events.push(Event::new(EventKind::Converted, format!("{n} tool-result image(s) moved into a following user message")).at("AI/api/openai-completions.js:1114"));
+        params.push(
+            Object::new()
+                .with("role", "user")
+                .with("content", Value::Array(content))
+                .into(),
+        );
+        events.push(
+            Event::new(
+                EventKind::Converted,
+                format!("{n} tool-result image(s) moved into a following user message"),
+            )
+            .at("AI/api/openai-completions.js:1114"),
+        );
     }
     if !deferred_names.is_empty() {
         let deferred_tools = get_tools_by_name(&ctx.tools, &deferred_names);
         if !deferred_tools.is_empty() {
             let names: Vec<&str> = deferred_tools.iter().map(|t| t.name.as_str()).collect();
             let tools = convert_tools(&deferred_tools, compat, events)?;
-            params.push(Object::new().with("role", "system").with("tools", Value::Array(tools)).into());
-            events.push(Event::new(EventKind::Inserted, format!("system message with the deferred tools {} (kimi; no content field)", names.join(", "))).at("AI/api/openai-completions.js:1132"));
+            params.push(
+                Object::new()
+                    .with("role", "system")
+                    .with("tools", Value::Array(tools))
+                    .into(),
+            );
+            events.push(
+                Event::new(
+                    EventKind::Inserted,
+                    format!(
+                        "system message with the deferred tools {} (kimi; no content field)",
+                        names.join(", ")
+                    ),
+                )
+                .at("AI/api/openai-completions.js:1132"),
+            );
         }
     }
     Ok((j, ended_with_user))
@@ -1148,12 +1791,20 @@ fn convert_tool_result_batch(
 
 /// `msg.content` as an array (pi calls array methods on it and would throw otherwise).
 fn content_array<'a>(msg: &'a Value, role: &str) -> Result<&'a Vec<Value>, AdapterError> {
-    msg.get("content").and_then(Value::as_array).ok_or_else(|| err(format!("{role} message content is not an array (pi: msg.content.filter is not a function)")))
+    msg.get("content").and_then(Value::as_array).ok_or_else(|| {
+        err(format!(
+            "{role} message content is not an array (pi: msg.content.filter is not a function)"
+        ))
+    })
 }
 
 /// A block's string member that pi calls string methods on (`.trim()`, `sanitizeSurrogates`).
 fn block_str<'a>(block: &'a Value, key: &str) -> Result<&'a str, AdapterError> {
-    block.get(key).and_then(Value::as_str).ok_or_else(|| err(format!("a content block's {key} is not a string (pi would throw a TypeError)")))
+    block.get(key).and_then(Value::as_str).ok_or_else(|| {
+        err(format!(
+            "a content block's {key} is not a string (pi would throw a TypeError)"
+        ))
+    })
 }
 
 /// `hasToolHistory` (:39–51): any toolResult, or any assistant with a toolCall block.
@@ -1161,7 +1812,13 @@ fn has_tool_history(messages: &[Value]) -> Result<bool, AdapterError> {
     for msg in messages {
         match msg.get_str("role") {
             Some("toolResult") => return Ok(true),
-            Some("assistant") if content_array(msg, "assistant")?.iter().any(|b| b.get_str("type") == Some("toolCall")) => return Ok(true),
+            Some("assistant")
+                if content_array(msg, "assistant")?
+                    .iter()
+                    .any(|b| b.get_str("type") == Some("toolCall")) =>
+            {
+                return Ok(true)
+            }
             _ => {}
         }
     }
@@ -1171,8 +1828,17 @@ fn has_tool_history(messages: &[Value]) -> Result<bool, AdapterError> {
 /// `getDeferredToolNames` (:52–62): every `addedToolNames` entry of every toolResult.
 fn get_deferred_tool_names(messages: &[Value]) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
-    for msg in messages.iter().filter(|m| m.get_str("role") == Some("toolResult")) {
-        for name in msg.get("addedToolNames").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
+    for msg in messages
+        .iter()
+        .filter(|m| m.get_str("role") == Some("toolResult"))
+    {
+        for name in msg
+            .get("addedToolNames")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+        {
             if !names.iter().any(|n| n == name) {
                 names.push(name.to_string());
             }
@@ -1183,7 +1849,10 @@ fn get_deferred_tool_names(messages: &[Value]) -> Vec<String> {
 
 /// `getToolsByName` (:63–70): in the order of `names`; a later duplicate tool name wins.
 fn get_tools_by_name<'a>(tools: &'a [ToolDef], names: &[String]) -> Vec<&'a ToolDef> {
-    names.iter().filter_map(|name| tools.iter().rev().find(|t| t.name == *name)).collect()
+    names
+        .iter()
+        .filter_map(|name| tools.iter().rev().find(|t| t.name == *name))
+        .collect()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1192,8 +1861,13 @@ fn get_tools_by_name<'a>(tools: &'a [ToolDef], names: &[String]) -> Vec<&'a Tool
 
 /// `isOpenAIReasoningDetail` with `hasValidCommonReasoningDetailFields` (:83–106).
 fn is_openai_reasoning_detail(detail: &Value) -> bool {
-    let Some(d) = detail.as_object() else { return false };
-    let id_ok = matches!(d.get("id"), None | Some(Value::Null) | Some(Value::String(_)));
+    let Some(d) = detail.as_object() else {
+        return false;
+    };
+    let id_ok = matches!(
+        d.get("id"),
+        None | Some(Value::Null) | Some(Value::String(_))
+    );
     let format_ok = matches!(d.get("format"), None | Some(Value::String(_)));
     let index_ok = matches!(d.get("index"), None | Some(Value::Number(_)));
     if !(id_ok && format_ok && index_ok) {
@@ -1203,7 +1877,13 @@ fn is_openai_reasoning_detail(detail: &Value) -> bool {
     match d.get_str("type") {
         Some("reasoning.summary") => is_str("summary"),
         Some("reasoning.encrypted") => is_str("data"),
-        Some("reasoning.text") => is_str("text") && matches!(d.get("signature"), None | Some(Value::Null) | Some(Value::String(_))),
+        Some("reasoning.text") => {
+            is_str("text")
+                && matches!(
+                    d.get("signature"),
+                    None | Some(Value::Null) | Some(Value::String(_))
+                )
+        }
         _ => false,
     }
 }
@@ -1240,29 +1920,72 @@ fn parse_legacy_encrypted_reasoning_detail(signature: Option<&Value>) -> Option<
 
 /// `convertTools` (:1146–1177, AC13): function tools with `strict` (unless the provider does not
 /// support it), or custom grammar tools.
-fn convert_tools(tools: &[&ToolDef], compat: &Compat, events: &mut Events) -> Result<Vec<Value>, AdapterError> {
+fn convert_tools(
+    tools: &[&ToolDef],
+    compat: &Compat,
+    events: &mut Events,
+) -> Result<Vec<Value>, AdapterError> {
     let supports_strict = !compat.is_false("supportsStrictMode");
     let mut out = Vec::with_capacity(tools.len());
     for tool in tools {
-        if let Some(grammar) = resolve_grammar_constrained_sampling(tool, compat.truthy("supportsOpenAIGrammarTools"))? {
-            let format = Object::new().with("type", "grammar").with("grammar", Object::new().with("syntax", grammar.format).with("definition", grammar.definition));
-            let custom = Object::new().with("name", tool.name.as_str()).with("description", tool.description.as_str()).with("format", format);
-            out.push(Object::new().with("type", "custom").with("custom", custom).into());
-            events.push(Event::new(EventKind::Converted, format!("tool {} sent as a custom {} grammar tool", tool.name, grammar.format)).at("AI/api/openai-completions.js:1149"));
+        if let Some(grammar) =
+            resolve_grammar_constrained_sampling(tool, compat.truthy("supportsOpenAIGrammarTools"))?
+        {
+            let format = Object::new().with("type", "grammar").with(
+                "grammar",
+                Object::new()
+                    .with("syntax", grammar.format)
+                    .with("definition", grammar.definition),
+            );
+            let custom = Object::new()
+                .with("name", tool.name.as_str())
+                .with("description", tool.description.as_str())
+                .with("format", format);
+            out.push(
+                Object::new()
+                    .with("type", "custom")
+                    .with("custom", custom)
+                    .into(),
+            );
+            events.push(
+                Event::new(
+                    EventKind::Converted,
+                    format!(
+                        "tool {} sent as a custom {} grammar tool",
+                        tool.name, grammar.format
+                    ),
+                )
+                .at("AI/api/openai-completions.js:1149"),
+            );
             continue;
         }
         let strict = resolve_json_schema_strict_sampling(tool, supports_strict)?;
         let parameters = if strict == Some(true) {
-            events.push(Event::new(EventKind::Converted, format!("tool {} schema made strict (strict: true)", tool.name)).at("AI/api/constrained-sampling.js:101"));
-            make_strict_json_schema(&tool.parameters).map_err(|e| err(format!("Tool \"{}\": {}", tool.name, e)))?
+            events.push(
+                Event::new(
+                    EventKind::Converted,
+                    format!("tool {} schema made strict (strict: true)", tool.name),
+                )
+                .at("AI/api/constrained-sampling.js:101"),
+            );
+            make_strict_json_schema(&tool.parameters)
+                .map_err(|e| err(format!("Tool \"{}\": {}", tool.name, e)))?
         } else {
             tool.parameters.clone()
         };
-        let mut function = Object::new().with("name", tool.name.as_str()).with("description", tool.description.as_str()).with("parameters", parameters);
+        let mut function = Object::new()
+            .with("name", tool.name.as_str())
+            .with("description", tool.description.as_str())
+            .with("parameters", parameters);
         if supports_strict {
             function.insert("strict", Value::Bool(strict.unwrap_or(false)));
         }
-        out.push(Object::new().with("type", "function").with("function", function).into());
+        out.push(
+            Object::new()
+                .with("type", "function")
+                .with("function", function)
+                .into(),
+        );
     }
     Ok(out)
 }

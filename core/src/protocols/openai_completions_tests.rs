@@ -13,7 +13,11 @@ fn model(json: &str) -> Model {
 }
 
 fn user(text: &str) -> Value {
-    parse(&format!(r#"{{"role":"user","content":[{{"type":"text","text":{}}}],"timestamp":1}}"#, Value::str(text).to_json())).unwrap()
+    parse(&format!(
+        r#"{{"role":"user","content":[{{"type":"text","text":{}}}],"timestamp":1}}"#,
+        Value::str(text).to_json()
+    ))
+    .unwrap()
 }
 
 fn tool(name: &str) -> ToolDef {
@@ -50,7 +54,11 @@ const MOCK: &str = r#"{"id":"m","name":"m","api":"openai-completions","provider"
 #[test]
 fn basic_body_order_and_defaults() {
     let m = model(MOCK);
-    let ctx = LlmContext { system_prompt: "SYS".into(), messages: vec![user("hi")], tools: vec![tool("read")] };
+    let ctx = LlmContext {
+        system_prompt: "SYS".into(),
+        messages: vec![user("hi")],
+        tools: vec![tool("read")],
+    };
     let b = body(&m, &ctx, &opts(Some("low")));
     assert_eq!(
         b.to_json(),
@@ -61,23 +69,40 @@ fn basic_body_order_and_defaults() {
 #[test]
 fn request_url_and_headers() {
     let m = model(MOCK);
-    let ctx = LlmContext { system_prompt: String::new(), messages: vec![user("hi")], tools: vec![] };
+    let ctx = LlmContext {
+        system_prompt: String::new(),
+        messages: vec![user("hi")],
+        tools: vec![],
+    };
     let mut ev = Vec::new();
     let r = build(&m, &ctx, &opts(None), &mut ev).unwrap();
     assert_eq!(r.url, "http://127.0.0.1:1/v1/chat/completions");
     let names: Vec<&str> = r.headers.iter().map(|(k, _)| k.as_str()).collect();
-    assert_eq!(names, ["accept", "authorization", "user-agent", "content-type"]);
+    assert_eq!(
+        names,
+        ["accept", "authorization", "user-agent", "content-type"]
+    );
     assert_eq!(r.headers[2].1, "pi (test)");
 }
 
 #[test]
 fn affinity_headers_and_model_header_override() {
-    let m = model(r#"{"id":"m","api":"openai-completions","provider":"mock","baseUrl":"http://x/v1/","reasoning":false,"input":["text"],"maxTokens":100,"contextWindow":0,"headers":{"X-Extra":"1","user-agent":"custom"},"compat":{"sendSessionAffinityHeaders":true}}"#);
-    let ctx = LlmContext { system_prompt: String::new(), messages: vec![user("hi")], tools: vec![] };
+    let m = model(
+        r#"{"id":"m","api":"openai-completions","provider":"mock","baseUrl":"http://x/v1/","reasoning":false,"input":["text"],"maxTokens":100,"contextWindow":0,"headers":{"X-Extra":"1","user-agent":"custom"},"compat":{"sendSessionAffinityHeaders":true}}"#,
+    );
+    let ctx = LlmContext {
+        system_prompt: String::new(),
+        messages: vec![user("hi")],
+        tools: vec![],
+    };
     let mut ev = Vec::new();
     let r = build(&m, &ctx, &opts(None), &mut ev).unwrap();
     assert_eq!(r.url, "http://x/v1/chat/completions");
-    let got: Vec<(&str, &str)> = r.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let got: Vec<(&str, &str)> = r
+        .headers
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
     assert_eq!(
         got,
         [
@@ -95,20 +120,43 @@ fn affinity_headers_and_model_header_override() {
 
 #[test]
 fn sdk_env_custom_headers_sort_default_headers() {
-    let m = model(r#"{"id":"m","api":"openai-completions","provider":"mock","baseUrl":"http://x/v1","reasoning":false,"input":["text"],"maxTokens":100,"contextWindow":0,"headers":{"zeta":"1","Alpha":"2"}}"#);
-    let ctx = LlmContext { system_prompt: String::new(), messages: vec![user("hi")], tools: vec![] };
+    let m = model(
+        r#"{"id":"m","api":"openai-completions","provider":"mock","baseUrl":"http://x/v1","reasoning":false,"input":["text"],"maxTokens":100,"contextWindow":0,"headers":{"zeta":"1","Alpha":"2"}}"#,
+    );
+    let ctx = LlmContext {
+        system_prompt: String::new(),
+        messages: vec![user("hi")],
+        tools: vec![],
+    };
     let mut o = opts(None);
-    o.env.insert("OPENAI_CUSTOM_HEADERS".into(), " X-Env: yes \nbad line\n".into());
+    o.env.insert(
+        "OPENAI_CUSTOM_HEADERS".into(),
+        " X-Env: yes \nbad line\n".into(),
+    );
     let mut ev = Vec::new();
     let r = build(&m, &ctx, &o, &mut ev).unwrap();
     let names: Vec<&str> = r.headers.iter().map(|(k, _)| k.as_str()).collect();
-    assert_eq!(names, ["accept", "authorization", "alpha", "user-agent", "x-env", "zeta", "content-type"]);
+    assert_eq!(
+        names,
+        [
+            "accept",
+            "authorization",
+            "alpha",
+            "user-agent",
+            "x-env",
+            "zeta",
+            "content-type"
+        ]
+    );
 }
 
 #[test]
 fn normalize_ids() {
     let m = model(MOCK);
-    assert_eq!(normalize_tool_call_id("call_abc|fc_123", &m), "call_abc_fc_123");
+    assert_eq!(
+        normalize_tool_call_id("call_abc|fc_123", &m),
+        "call_abc_fc_123"
+    );
     assert_eq!(normalize_tool_call_id("call_a+b|", &m), "call_a_b");
     let long = format!("call_X|{}", "y/".repeat(40));
     let n = normalize_tool_call_id(&long, &m);
@@ -124,7 +172,9 @@ fn normalize_ids() {
 
 #[test]
 fn assistant_conversion_and_tool_results() {
-    let m = model(r#"{"id":"m","api":"openai-completions","provider":"mock","baseUrl":"http://x/v1","reasoning":true,"input":["text","image"],"maxTokens":100,"contextWindow":0,"compat":{"requiresAssistantAfterToolResult":true,"requiresToolResultName":true}}"#);
+    let m = model(
+        r#"{"id":"m","api":"openai-completions","provider":"mock","baseUrl":"http://x/v1","reasoning":true,"input":["text","image"],"maxTokens":100,"contextWindow":0,"compat":{"requiresAssistantAfterToolResult":true,"requiresToolResultName":true}}"#,
+    );
     let msgs = vec![
         user("q"),
         parse(r#"{"role":"assistant","content":[{"type":"thinking","thinking":"hmm","thinkingSignature":"reasoning_content"},{"type":"text","text":"A"},{"type":"text","text":"  "},{"type":"text","text":"B"},{"type":"toolCall","id":"c1","name":"read","arguments":{"a":"x"}}],"provider":"mock","api":"openai-completions","model":"m","stopReason":"toolUse"}"#).unwrap(),
@@ -133,7 +183,11 @@ fn assistant_conversion_and_tool_results() {
         parse(r#"{"role":"assistant","content":[],"stopReason":"stop"}"#).unwrap(),
         user("next"),
     ];
-    let ctx = LlmContext { system_prompt: String::new(), messages: msgs, tools: vec![] };
+    let ctx = LlmContext {
+        system_prompt: String::new(),
+        messages: msgs,
+        tools: vec![],
+    };
     let b = body(&m, &ctx, &opts(None));
     let got = b.get("messages").unwrap().to_json();
     assert_eq!(
@@ -160,31 +214,60 @@ fn strict_schema() {
         strict.to_json(),
         r#"{"type":"object","properties":{"a":{"type":"string"},"b":{"anyOf":[{"type":"number"},{"type":"null"}]},"c":{"type":["string","null"]}},"required":["a","b","c"],"additionalProperties":false}"#
     );
-    assert!(make_strict_json_schema(&parse(r#"{"type":"object","properties":{"x":{"$ref":"x"}}}"#).unwrap()).is_err());
-    assert!(make_strict_json_schema(&parse(r#"{"type":"object","additionalProperties":true}"#).unwrap()).is_err());
+    assert!(make_strict_json_schema(
+        &parse(r#"{"type":"object","properties":{"x":{"$ref":"x"}}}"#).unwrap()
+    )
+    .is_err());
+    assert!(make_strict_json_schema(
+        &parse(r#"{"type":"object","additionalProperties":true}"#).unwrap()
+    )
+    .is_err());
     assert!(make_strict_json_schema(&parse(r#"true"#).unwrap()).is_err());
 }
 
 #[test]
 fn grammar_tools() {
     let mut t = tool("apply");
-    t.parameters = parse(r#"{"type":"object","properties":{"patch":{"type":"string"}},"required":["patch"]}"#).unwrap();
-    t.constrained_sampling = Some(parse(r#"{"type":"grammar","variants":{"openai_lark":"start: /.+/","openai_regex":".+"}}"#).unwrap());
-    let m = model(r#"{"id":"m","api":"openai-completions","provider":"mock","baseUrl":"http://x/v1","reasoning":false,"input":["text"],"maxTokens":100,"contextWindow":0,"compat":{"supportsOpenAIGrammarTools":true}}"#);
+    t.parameters =
+        parse(r#"{"type":"object","properties":{"patch":{"type":"string"}},"required":["patch"]}"#)
+            .unwrap();
+    t.constrained_sampling = Some(
+        parse(r#"{"type":"grammar","variants":{"openai_lark":"start: /.+/","openai_regex":".+"}}"#)
+            .unwrap(),
+    );
+    let m = model(
+        r#"{"id":"m","api":"openai-completions","provider":"mock","baseUrl":"http://x/v1","reasoning":false,"input":["text"],"maxTokens":100,"contextWindow":0,"compat":{"supportsOpenAIGrammarTools":true}}"#,
+    );
     let msgs = vec![
         user("q"),
         parse(r#"{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"apply","arguments":{"patch":"P"}}]}"#).unwrap(),
     ];
-    let ctx = LlmContext { system_prompt: String::new(), messages: msgs, tools: vec![t] };
+    let ctx = LlmContext {
+        system_prompt: String::new(),
+        messages: msgs,
+        tools: vec![t],
+    };
     let b = body(&m, &ctx, &opts(None));
-    assert_eq!(b.get("tools").unwrap().to_json(), r#"[{"type":"custom","custom":{"name":"apply","description":"apply tool","format":{"type":"grammar","grammar":{"syntax":"lark","definition":"start: /.+/"}}}}]"#);
-    assert_eq!(b.get("messages").unwrap().as_array().unwrap()[1].to_json(), r#"{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"custom","custom":{"name":"apply","input":"P"}}]}"#);
+    assert_eq!(
+        b.get("tools").unwrap().to_json(),
+        r#"[{"type":"custom","custom":{"name":"apply","description":"apply tool","format":{"type":"grammar","grammar":{"syntax":"lark","definition":"start: /.+/"}}}}]"#
+    );
+    assert_eq!(
+        b.get("messages").unwrap().as_array().unwrap()[1].to_json(),
+        r#"{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"custom","custom":{"name":"apply","input":"P"}}]}"#
+    );
 }
 
 #[test]
 fn thinking_budget_field() {
-    let m = model(r#"{"id":"m","api":"openai-completions","provider":"mock","baseUrl":"http://x/v1","reasoning":true,"input":["text"],"maxTokens":4096,"contextWindow":0,"compat":{"thinkingFormat":"qwen","supportsThinkingTokenBudget":true}}"#);
-    let ctx = LlmContext { system_prompt: String::new(), messages: vec![user("q")], tools: vec![] };
+    let m = model(
+        r#"{"id":"m","api":"openai-completions","provider":"mock","baseUrl":"http://x/v1","reasoning":true,"input":["text"],"maxTokens":4096,"contextWindow":0,"compat":{"thinkingFormat":"qwen","supportsThinkingTokenBudget":true}}"#,
+    );
+    let ctx = LlmContext {
+        system_prompt: String::new(),
+        messages: vec![user("q")],
+        tools: vec![],
+    };
     let b = body(&m, &ctx, &opts(Some("high")));
     assert_eq!(b.get("enable_thinking"), Some(&Value::Bool(true)));
     assert_eq!(b.get("thinking_token_budget"), Some(&Value::Number(3072.0)));
@@ -225,7 +308,12 @@ fn clamp_level(model: &Model, level: &str) -> String {
         return level.into();
     }
     let i = levels.iter().position(|l| *l == level).unwrap_or(0);
-    levels[i..].iter().chain(levels[..i].iter().rev()).find(|l| supported(l)).map(|l| l.to_string()).unwrap_or_else(|| level.into())
+    levels[i..]
+        .iter()
+        .chain(levels[..i].iter().rev())
+        .find(|l| supported(l))
+        .map(|l| l.to_string())
+        .unwrap_or_else(|| level.into())
 }
 
 /// Rebuilds the adapter's inputs from a captured case. `None` when the case needs stages this
@@ -237,19 +325,47 @@ fn fixture(dir: &std::path::Path) -> Option<Fixture> {
     let expected_body = std::fs::read_to_string(dir.join("expected/request-1.json")).ok()?;
     let expected = parse(&expected_body).ok()?;
     let meta = read_json(&dir.join("expected/request-1.meta.json"))?;
-    let has_attachments = case.get("args").and_then(Value::as_array).is_some_and(|a| a.iter().any(|x| x.as_str().is_some_and(|s| s.starts_with('@'))));
+    let has_attachments = case.get("args").and_then(Value::as_array).is_some_and(|a| {
+        a.iter()
+            .any(|x| x.as_str().is_some_and(|s| s.starts_with('@')))
+    });
     let (provider_id, model_id) = case.get_str("model")?.split_once('/')?;
     let provider = models.get("providers")?.get(provider_id)?;
-    let m = provider.get("models")?.as_array()?.iter().find(|m| m.get_str("id") == Some(model_id))?;
-    let mut obj = Object::new().with("id", model_id).with("name", m.get("name").cloned().unwrap_or(Value::str(model_id)));
+    let m = provider
+        .get("models")?
+        .as_array()?
+        .iter()
+        .find(|m| m.get_str("id") == Some(model_id))?;
+    let mut obj = Object::new().with("id", model_id).with(
+        "name",
+        m.get("name").cloned().unwrap_or(Value::str(model_id)),
+    );
     obj.insert("api", m.get("api").or(provider.get("api")).cloned()?);
     obj.insert("provider", Value::str(provider_id));
     obj.insert("baseUrl", Value::str("http://127.0.0.1:1/v1"));
-    obj.insert("reasoning", m.get("reasoning").cloned().unwrap_or(Value::Bool(false)));
+    obj.insert(
+        "reasoning",
+        m.get("reasoning").cloned().unwrap_or(Value::Bool(false)),
+    );
     obj.insert_opt("thinkingLevelMap", m.get("thinkingLevelMap").cloned());
-    obj.insert("input", m.get("input").cloned().unwrap_or_else(|| parse(r#"["text"]"#).unwrap()));
-    obj.insert("contextWindow", m.get("contextWindow").cloned().unwrap_or(Value::Number(128000.0)));
-    obj.insert("maxTokens", m.get("maxTokens").cloned().unwrap_or(Value::Number(16384.0)));
+    obj.insert(
+        "input",
+        m.get("input")
+            .cloned()
+            .unwrap_or_else(|| parse(r#"["text"]"#).unwrap()),
+    );
+    obj.insert(
+        "contextWindow",
+        m.get("contextWindow")
+            .cloned()
+            .unwrap_or(Value::Number(128000.0)),
+    );
+    obj.insert(
+        "maxTokens",
+        m.get("maxTokens")
+            .cloned()
+            .unwrap_or(Value::Number(16384.0)),
+    );
     obj.insert_opt("samplingParams", m.get("samplingParams").cloned());
     obj.insert_opt("headers", m.get("headers").cloned());
     let mut compat = provider.get("compat").and_then(Value::as_object).cloned();
@@ -263,14 +379,20 @@ fn fixture(dir: &std::path::Path) -> Option<Fixture> {
     let body_msgs = expected.get("messages")?.as_array()?;
     let first = &body_msgs[0];
     let system_prompt = match first.get_str("role") {
-        Some("system") | Some("developer") if first.get("content").is_some() => match first.get("content")? {
-            Value::String(s) => s.as_str().to_owned(),
-            Value::Array(a) => a[0].get_str("text")?.to_string(),
-            _ => return None,
-        },
+        Some("system") | Some("developer") if first.get("content").is_some() => {
+            match first.get("content")? {
+                Value::String(s) => s.as_str().to_owned(),
+                Value::Array(a) => a[0].get_str("text")?.to_string(),
+                _ => return None,
+            }
+        }
         _ => String::new(),
     };
-    let mut tool_values: Vec<Value> = expected.get("tools").and_then(Value::as_array).cloned().unwrap_or_default();
+    let mut tool_values: Vec<Value> = expected
+        .get("tools")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     for msg in body_msgs.iter().filter(|m| m.get("tools").is_some()) {
         tool_values.extend(msg.get("tools")?.as_array()?.iter().cloned());
     }
@@ -281,9 +403,15 @@ fn fixture(dir: &std::path::Path) -> Option<Fixture> {
         d.name = f.get_str("name")?.into();
         d.description = f.get_str("description")?.into();
         d.parameters = f.get("parameters")?.clone();
-        if f.get("strict") == Some(&Value::Bool(true)) || case.get("env").and_then(|e| e.get_str("PI_EXPERIMENTAL")) == Some("1") {
+        if f.get("strict") == Some(&Value::Bool(true))
+            || case.get("env").and_then(|e| e.get_str("PI_EXPERIMENTAL")) == Some("1")
+        {
             // The built-in tool's own schema and its experimental constrained sampling.
-            if let Some(builtin) = data::tools().as_array()?.iter().find(|b| b.get_str("name") == Some(d.name.as_str())) {
+            if let Some(builtin) = data::tools()
+                .as_array()?
+                .iter()
+                .find(|b| b.get_str("name") == Some(d.name.as_str()))
+            {
                 d.parameters = builtin.get("parameters")?.clone();
                 d.constrained_sampling = builtin.get("experimentalConstrainedSampling").cloned();
             }
@@ -302,7 +430,11 @@ fn fixture(dir: &std::path::Path) -> Option<Fixture> {
             }
         }
         let mut path = Vec::new();
-        let mut cur = entries.iter().rev().find(|e| e.get_str("type") != Some("session")).cloned();
+        let mut cur = entries
+            .iter()
+            .rev()
+            .find(|e| e.get_str("type") != Some("session"))
+            .cloned();
         while let Some(e) = cur {
             cur = e.get_str("parentId").and_then(|p| by_id.get(p)).cloned();
             path.push(e);
@@ -312,12 +444,18 @@ fn fixture(dir: &std::path::Path) -> Option<Fixture> {
             match e.get_str("type") {
                 Some("message") => {
                     let msg = e.get("message")?.clone();
-                    if !matches!(msg.get_str("role"), Some("user") | Some("assistant") | Some("toolResult")) {
+                    if !matches!(
+                        msg.get_str("role"),
+                        Some("user") | Some("assistant") | Some("toolResult")
+                    ) {
                         return None;
                     }
                     messages.push(msg);
                 }
-                Some("model_change") | Some("thinking_level_change") | Some("label") | Some("session_info") => {}
+                Some("model_change")
+                | Some("thinking_level_change")
+                | Some("label")
+                | Some("session_info") => {}
                 _ => return None,
             }
         }
@@ -328,19 +466,39 @@ fn fixture(dir: &std::path::Path) -> Option<Fixture> {
         }
         if has_attachments {
             // The attachments as pi read them: the last user message of the body, back to blocks.
-            let last = body_msgs.iter().rev().find(|m| m.get_str("role") == Some("user"))?;
+            let last = body_msgs
+                .iter()
+                .rev()
+                .find(|m| m.get_str("role") == Some("user"))?;
             let mut content = Vec::new();
             for part in last.get("content")?.as_array()? {
                 match part.get_str("type")? {
-                    "text" => content.push(Object::new().with("type", "text").with("text", part.get_str("text")?).into()),
+                    "text" => content.push(
+                        Object::new()
+                            .with("type", "text")
+                            .with("text", part.get_str("text")?)
+                            .into(),
+                    ),
                     _ => {
                         let url = part.get("image_url")?.get_str("url")?;
                         let (mime, data) = url.strip_prefix("data:")?.split_once(";base64,")?;
-                        content.push(Object::new().with("type", "image").with("data", data).with("mimeType", mime).into());
+                        content.push(
+                            Object::new()
+                                .with("type", "image")
+                                .with("data", data)
+                                .with("mimeType", mime)
+                                .into(),
+                        );
                     }
                 }
             }
-            messages.push(Object::new().with("role", "user").with("content", Value::Array(content)).with("timestamp", 1.0).into());
+            messages.push(
+                Object::new()
+                    .with("role", "user")
+                    .with("content", Value::Array(content))
+                    .with("timestamp", 1.0)
+                    .into(),
+            );
         } else {
             messages.push(user(prompt));
         }
@@ -348,17 +506,33 @@ fn fixture(dir: &std::path::Path) -> Option<Fixture> {
 
     let settings = read_json(&dir.join("agent/settings.json"));
     let settings_level = settings.as_ref().and_then(|s| {
-        s.get("modelThinkingLevels").and_then(|m| m.get_str(case.get_str("model")?)).or_else(|| s.get_str("defaultThinkingLevel"))
+        s.get("modelThinkingLevels")
+            .and_then(|m| m.get_str(case.get_str("model")?))
+            .or_else(|| s.get_str("defaultThinkingLevel"))
     });
-    let level = case.get_str("thinking").or(settings_level).unwrap_or("medium");
+    let level = case
+        .get_str("thinking")
+        .or(settings_level)
+        .unwrap_or("medium");
     let level = clamp_level(&model, level);
     let mut headers = Vec::new();
     // Provider attribution headers (CA/core/provider-attribution.js, A12) arrive as options.headers.
     let pair = |k: &str, v: &str| (k.to_string(), v.to_string());
     match provider_id {
-        "openrouter" => headers = vec![pair("HTTP-Referer", "https://pi.dev"), pair("X-OpenRouter-Title", "pi"), pair("X-OpenRouter-Categories", "cli-agent")],
+        "openrouter" => {
+            headers = vec![
+                pair("HTTP-Referer", "https://pi.dev"),
+                pair("X-OpenRouter-Title", "pi"),
+                pair("X-OpenRouter-Categories", "cli-agent"),
+            ]
+        }
         "nvidia" => headers = vec![pair("X-BILLING-INVOKE-ORIGIN", "Pi")],
-        "opencode" | "opencode-go" => headers = vec![pair("x-opencode-session", env.get_str("sessionId")?), pair("x-opencode-client", "pi")],
+        "opencode" | "opencode-go" => {
+            headers = vec![
+                pair("x-opencode-session", env.get_str("sessionId")?),
+                pair("x-opencode-client", "pi"),
+            ]
+        }
         _ => {}
     }
     let mut env_vars = std::collections::BTreeMap::new();
@@ -371,27 +545,63 @@ fn fixture(dir: &std::path::Path) -> Option<Fixture> {
     let raw_headers = meta.get("headers")?.as_object()?;
     let expected_headers = raw_headers
         .iter()
-        .filter(|(k, _)| !matches!(k.as_str(), "host" | "connection" | "content-length" | "accept-encoding" | "accept-language" | "sec-fetch-mode") && !k.starts_with("x-stainless"))
+        .filter(|(k, _)| {
+            !matches!(
+                k.as_str(),
+                "host"
+                    | "connection"
+                    | "content-length"
+                    | "accept-encoding"
+                    | "accept-language"
+                    | "sec-fetch-mode"
+            ) && !k.starts_with("x-stainless")
+        })
         .map(|(k, v)| (k.to_string(), v.as_str().unwrap_or("").to_string()))
         .collect();
     let opts = StreamOptions {
         reasoning: (level != "off").then_some(level),
         session_id: env.get_str("sessionId").map(String::from),
         env: env_vars,
-        thinking_budgets: settings.as_ref().and_then(|s| s.get("thinkingBudgets")).and_then(Value::as_object).cloned(),
+        thinking_budgets: settings
+            .as_ref()
+            .and_then(|s| s.get("thinkingBudgets"))
+            .and_then(Value::as_object)
+            .cloned(),
         api_key: "test-key".into(),
         user_agent: raw_headers.get_str("user-agent")?.to_string(),
         headers,
         switched_from: None,
     };
-    Some(Fixture { model, ctx: LlmContext { system_prompt, messages, tools }, opts, expected_body, expected_headers })
+    Some(Fixture {
+        model,
+        ctx: LlmContext {
+            system_prompt,
+            messages,
+            tools,
+        },
+        opts,
+        expected_body,
+        expected_headers,
+    })
 }
 
 fn first_difference(a: &str, b: &str) -> String {
-    let pos = a.bytes().zip(b.bytes()).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
+    let pos = a
+        .bytes()
+        .zip(b.bytes())
+        .position(|(x, y)| x != y)
+        .unwrap_or(a.len().min(b.len()));
     let from = pos.saturating_sub(60);
-    let snip = |s: &str| s.get(from..(pos + 80).min(s.len())).unwrap_or("").to_string();
-    format!("at byte {pos}:\n  got:      {}\n  expected: {}", snip(a), snip(b))
+    let snip = |s: &str| {
+        s.get(from..(pos + 80).min(s.len()))
+            .unwrap_or("")
+            .to_string()
+    };
+    format!(
+        "at byte {pos}:\n  got:      {}\n  expected: {}",
+        snip(a),
+        snip(b)
+    )
 }
 
 /// Every captured oc-* case this test can rebuild: reports mismatches, fails only on cases that
@@ -399,8 +609,14 @@ fn first_difference(a: &str, b: &str) -> String {
 #[test]
 fn conformance_corpus() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/conformance");
-    let Ok(dirs) = std::fs::read_dir(&root) else { return };
-    let mut names: Vec<String> = dirs.filter_map(|d| d.ok()).map(|d| d.file_name().to_string_lossy().into_owned()).filter(|n| n.starts_with("oc")).collect();
+    let Ok(dirs) = std::fs::read_dir(&root) else {
+        return;
+    };
+    let mut names: Vec<String> = dirs
+        .filter_map(|d| d.ok())
+        .map(|d| d.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("oc"))
+        .collect();
     names.sort();
     let (mut pass, mut fail, mut skipped) = (Vec::new(), Vec::new(), Vec::new());
     for name in &names {
@@ -411,11 +627,30 @@ fn conformance_corpus() {
         let mut ev = Vec::new();
         match build(&f.model, &f.ctx, &f.opts, &mut ev) {
             Ok(r) => {
-                let headers: Vec<(String, String)> = r.headers.iter().map(|(k, v)| (k.clone(), if k == "authorization" { "<redacted>".into() } else { v.clone() })).collect();
+                let headers: Vec<(String, String)> = r
+                    .headers
+                    .iter()
+                    .map(|(k, v)| {
+                        (
+                            k.clone(),
+                            if k == "authorization" {
+                                "<redacted>".into()
+                            } else {
+                                v.clone()
+                            },
+                        )
+                    })
+                    .collect();
                 if r.body != f.expected_body {
-                    fail.push(format!("{name}: body {}", first_difference(&r.body, &f.expected_body)));
+                    fail.push(format!(
+                        "{name}: body {}",
+                        first_difference(&r.body, &f.expected_body)
+                    ));
                 } else if headers != f.expected_headers {
-                    fail.push(format!("{name}: headers\n  got:      {headers:?}\n  expected: {:?}", f.expected_headers));
+                    fail.push(format!(
+                        "{name}: headers\n  got:      {headers:?}\n  expected: {:?}",
+                        f.expected_headers
+                    ));
                 } else {
                     pass.push(name.clone());
                 }
@@ -430,7 +665,20 @@ fn conformance_corpus() {
     }
     // Cases that need the message transform, the context estimate or other stages are known to
     // differ until those land; see the report printed above.
-    let must_pass = ["oc-basic", "oc-think-openrouter", "oc-think-chat-template", "oc-think-baseten", "oc-kimi-deferred", "oc-cache-openrouter-anthropic-long", "oc-sampling-priority-gateway", "oc-affinity-headers", "ocx-bridge-env-headers"];
-    let broken: Vec<&String> = fail.iter().filter(|f| must_pass.iter().any(|m| f.starts_with(&format!("{m}:")))).collect();
+    let must_pass = [
+        "oc-basic",
+        "oc-think-openrouter",
+        "oc-think-chat-template",
+        "oc-think-baseten",
+        "oc-kimi-deferred",
+        "oc-cache-openrouter-anthropic-long",
+        "oc-sampling-priority-gateway",
+        "oc-affinity-headers",
+        "ocx-bridge-env-headers",
+    ];
+    let broken: Vec<&String> = fail
+        .iter()
+        .filter(|f| must_pass.iter().any(|m| f.starts_with(&format!("{m}:"))))
+        .collect();
     assert!(broken.is_empty(), "{broken:#?}");
 }

@@ -10,9 +10,12 @@
 use super::github_copilot_headers::{build_copilot_dynamic_headers, has_copilot_vision_input};
 use super::openai_prompt_cache::clamp_openai_prompt_cache_key;
 use super::openai_responses_shared::{
-    self as shared, compat_flag, convert_responses_messages, convert_responses_tools, ConvertOptions, ToolOptions,
+    self as shared, compat_flag, convert_responses_messages, convert_responses_tools,
+    ConvertOptions, ToolOptions,
 };
-use super::{cache_retention, constrained_sampling, err, AdapterError, LlmContext, Request, StreamOptions};
+use super::{
+    cache_retention, constrained_sampling, err, AdapterError, LlmContext, Request, StreamOptions,
+};
 use crate::js::{self, number_to_string, Object, Value};
 use crate::messages;
 use crate::model::{self, Model};
@@ -52,7 +55,11 @@ fn get_compat(model: &Model) -> ResponsesCompat {
         supports_openai_grammar_tools: compat_flag(model, "supportsOpenAIGrammarTools", false),
         supports_additional_tools: compat_flag(model, "supportsAdditionalTools", false),
         supports_tool_search: compat_flag(model, "supportsToolSearch", false),
-        supports_explicit_prompt_cache_mode: compat_flag(model, "supportsExplicitPromptCacheMode", false),
+        supports_explicit_prompt_cache_mode: compat_flag(
+            model,
+            "supportsExplicitPromptCacheMode",
+            false,
+        ),
         supports_max_output_tokens: compat_flag(model, "supportsMaxOutputTokens", true),
     }
 }
@@ -68,7 +75,10 @@ fn detect_session_affinity_format(model: &Model) -> &'static str {
 
 /// `getPromptCacheRetention(compat, cacheRetention)` (:64–68; AR3).
 fn get_prompt_cache_retention(compat: &ResponsesCompat, retention: &str) -> Option<Value> {
-    (retention == "long" && compat.supports_long_cache_retention && !compat.supports_explicit_prompt_cache_mode).then(|| Value::str("24h"))
+    (retention == "long"
+        && compat.supports_long_cache_retention
+        && !compat.supports_explicit_prompt_cache_mode)
+        .then(|| Value::str("24h"))
 }
 
 /// `getPromptCacheOptions(compat, cacheRetention)` (:69–77; AR3).
@@ -87,13 +97,22 @@ fn get_prompt_cache_options(compat: &ResponsesCompat, retention: &str) -> Option
 
 /// `hasHeader(headers, name)` (:18–27).
 fn has_header(headers: &[(String, String)], name: &str) -> bool {
-    headers.iter().any(|(k, v)| k.eq_ignore_ascii_case(name) && !js::js_trim_is_empty(v))
+    headers
+        .iter()
+        .any(|(k, v)| k.eq_ignore_ascii_case(name) && !js::js_trim_is_empty(v))
 }
 
 /// `getClientApiKey(provider, apiKey, headers)` (:28–34): pi throws without a key or an
 /// authorization header.
-fn get_client_api_key(provider: &str, api_key: &str, headers: &[(String, String)]) -> Result<(), AdapterError> {
-    if !api_key.is_empty() || has_header(headers, "authorization") || has_header(headers, "cf-aig-authorization") {
+fn get_client_api_key(
+    provider: &str,
+    api_key: &str,
+    headers: &[(String, String)],
+) -> Result<(), AdapterError> {
+    if !api_key.is_empty()
+        || has_header(headers, "authorization")
+        || has_header(headers, "cf-aig-authorization")
+    {
         return Ok(());
     }
     Err(err(format!("No API key for provider: {provider}")))
@@ -114,16 +133,32 @@ struct ResponsesOptions {
 }
 
 /// `streamSimple` (:162–174; AR1) with `buildBaseOptions` (AI/api/simple-options.js:10–35).
-fn stream_simple_options(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut Events) -> ResponsesOptions {
+fn stream_simple_options(
+    model: &Model,
+    ctx: &LlmContext,
+    opts: &StreamOptions,
+    events: &mut Events,
+) -> ResponsesOptions {
     let model_max = messages::model_max_tokens(model);
     let max_tokens = messages::clamp_max_tokens_to_context(model, ctx, model_max);
     if max_tokens != model_max && !(max_tokens.is_nan() && model_max.is_nan()) {
         events.push(
-            Event::new(EventKind::Clamped, format!("maxTokens {} → {} to fit the context window", number_to_string(model_max), number_to_string(max_tokens)))
-                .at("AI/api/simple-options.js:4"),
+            Event::new(
+                EventKind::Clamped,
+                format!(
+                    "maxTokens {} → {} to fit the context window",
+                    number_to_string(model_max),
+                    number_to_string(max_tokens)
+                ),
+            )
+            .at("AI/api/simple-options.js:4"),
         );
     }
-    let clamped = opts.reasoning.as_deref().filter(|r| !r.is_empty()).map(|r| model::clamp_thinking_level(model, r, events));
+    let clamped = opts
+        .reasoning
+        .as_deref()
+        .filter(|r| !r.is_empty())
+        .map(|r| model::clamp_thinking_level(model, r, events));
     ResponsesOptions {
         max_tokens,
         sampling_params: messages::sampling_params(model),
@@ -134,17 +169,43 @@ fn stream_simple_options(model: &Model, ctx: &LlmContext, opts: &StreamOptions, 
 
 /// `streamSimple` → `stream` (:84–174): the API key check, `createClient`, `buildParams`. With no
 /// extension, `onPayload` returns nothing and the params are sent as built.
-pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut Events) -> Result<Request, AdapterError> {
+pub fn build(
+    model: &Model,
+    ctx: &LlmContext,
+    opts: &StreamOptions,
+    events: &mut Events,
+) -> Result<Request, AdapterError> {
     get_client_api_key(model.provider(), &opts.api_key, &opts.headers)?;
     let options = stream_simple_options(model, ctx, opts, events);
     let retention = cache_retention(opts);
-    let cache_session_id = if retention == "none" { None } else { options.session_id.as_deref() };
+    let cache_session_id = if retention == "none" {
+        None
+    } else {
+        options.session_id.as_deref()
+    };
     let compat = get_compat(model);
-    let grammar_props = constrained_sampling::create_grammar_tool_input_properties(&ctx.tools, compat.supports_openai_grammar_tools)?;
+    let grammar_props = constrained_sampling::create_grammar_tool_input_properties(
+        &ctx.tools,
+        compat.supports_openai_grammar_tools,
+    )?;
     let headers = create_client(model, ctx, opts, cache_session_id, &compat, events);
-    let params = build_params(model, ctx, &options, &compat, &grammar_props, retention, events)?;
+    let params = build_params(
+        model,
+        ctx,
+        &options,
+        &compat,
+        &grammar_props,
+        retention,
+        events,
+    )?;
     let body = params.to_json();
-    Ok(Request { method: "POST", url: responses_url(model, opts), headers, params, body })
+    Ok(Request {
+        method: "POST",
+        url: responses_url(model, opts),
+        headers,
+        params,
+        body,
+    })
 }
 
 /// The SDK's `buildURL` for `/responses` (openai/client.js:281–295) with the client's `baseURL`
@@ -152,10 +213,19 @@ pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut
 fn responses_url(model: &Model, opts: &StreamOptions) -> String {
     let base = match model.obj.get("baseUrl") {
         Some(Value::String(s)) => s.clone(),
-        None | Some(Value::Null) => opts.env.get("OPENAI_BASE_URL").cloned().unwrap_or_default().into(),
+        None | Some(Value::Null) => opts
+            .env
+            .get("OPENAI_BASE_URL")
+            .cloned()
+            .unwrap_or_default()
+            .into(),
         Some(v) => js::to_js_string(Some(v)).into(),
     };
-    let base = if base.is_empty() { "https://api.openai.com/v1".to_string() } else { base.to_string() };
+    let base = if base.is_empty() {
+        "https://api.openai.com/v1".to_string()
+    } else {
+        base.to_string()
+    };
     if base.ends_with('/') {
         format!("{base}responses")
     } else {
@@ -182,7 +252,13 @@ fn create_client(
     if model.provider() == "github-copilot" {
         let has_images = has_copilot_vision_input(&ctx.messages);
         headers.spread(&build_copilot_dynamic_headers(&ctx.messages, has_images));
-        events.push(Event::new(EventKind::Inserted, "GitHub Copilot dynamic headers (X-Initiator, Openai-Intent)").at("AI/api/openai-responses.js:178"));
+        events.push(
+            Event::new(
+                EventKind::Inserted,
+                "GitHub Copilot dynamic headers (X-Initiator, Openai-Intent)",
+            )
+            .at("AI/api/openai-responses.js:178"),
+        );
     }
     if let Some(sid) = session_id.filter(|s| !s.is_empty()) {
         if compat.session_affinity_format.as_str() == Some("openrouter") {
@@ -193,7 +269,10 @@ fn create_client(
             }
             headers.insert("x-client-request-id", Value::str(sid));
         }
-        events.push(Event::new(EventKind::Inserted, "session headers carry the session id").at("AI/api/openai-responses.js:186"));
+        events.push(
+            Event::new(EventKind::Inserted, "session headers carry the session id")
+                .at("AI/api/openai-responses.js:186"),
+        );
     }
     for (k, v) in &opts.headers {
         headers.insert(k.clone(), Value::str(v));
@@ -233,22 +312,53 @@ fn build_params(
         deferred_tools_mode,
         tool_options: tool_options.clone(),
     };
-    let input = convert_responses_messages(model, ctx, &OPENAI_TOOL_CALL_PROVIDERS, &convert_options, events)?;
+    let input = convert_responses_messages(
+        model,
+        ctx,
+        &OPENAI_TOOL_CALL_PROVIDERS,
+        &convert_options,
+        events,
+    )?;
 
-    let mut params = Object::new().with("model", model.id()).with("input", Value::Array(input)).with("stream", true);
-    let prompt_cache_key = if retention == "none" { None } else { clamp_openai_prompt_cache_key(options.session_id.as_deref()) };
+    let mut params = Object::new()
+        .with("model", model.id())
+        .with("input", Value::Array(input))
+        .with("stream", true);
+    let prompt_cache_key = if retention == "none" {
+        None
+    } else {
+        clamp_openai_prompt_cache_key(options.session_id.as_deref())
+    };
     if let Some(key) = &prompt_cache_key {
-        events.push(Event::new(EventKind::Inserted, format!("prompt_cache_key = the session id {key:?}")).at("AI/api/openai-responses.js:230"));
+        events.push(
+            Event::new(
+                EventKind::Inserted,
+                format!("prompt_cache_key = the session id {key:?}"),
+            )
+            .at("AI/api/openai-responses.js:230"),
+        );
     }
     params.insert_opt("prompt_cache_key", prompt_cache_key.map(Value::from));
     let cache_retention_value = get_prompt_cache_retention(compat, retention);
     if cache_retention_value.is_some() {
-        events.push(Event::new(EventKind::Inserted, "prompt_cache_retention \"24h\" (PI_CACHE_RETENTION=long)").at("AI/api/openai-responses.js:64"));
+        events.push(
+            Event::new(
+                EventKind::Inserted,
+                "prompt_cache_retention \"24h\" (PI_CACHE_RETENTION=long)",
+            )
+            .at("AI/api/openai-responses.js:64"),
+        );
     }
     params.insert_opt("prompt_cache_retention", cache_retention_value);
     let cache_options = get_prompt_cache_options(compat, retention);
     if let Some(o) = &cache_options {
-        events.push(Event::new(EventKind::Inserted, format!("prompt_cache_options {o:?} (explicit prompt cache mode)")).at("AI/api/openai-responses.js:69"));
+        events.push(
+            Event::new(
+                EventKind::Inserted,
+                format!("prompt_cache_options {o:?} (explicit prompt cache mode)"),
+            )
+            .at("AI/api/openai-responses.js:69"),
+        );
     }
     params.insert_opt("prompt_cache_options", cache_options);
     params.insert("store", Value::Bool(false));
@@ -256,12 +366,28 @@ fn build_params(
     if max_tokens != 0.0 && !max_tokens.is_nan() && compat.supports_max_output_tokens {
         let value = js::js_max(max_tokens, OPENAI_RESPONSES_MIN_OUTPUT_TOKENS);
         if value != max_tokens {
-            events.push(Event::new(EventKind::Clamped, format!("max_output_tokens raised to the minimum {}", number_to_string(value))).at("AI/api/openai-responses.js:236"));
+            events.push(
+                Event::new(
+                    EventKind::Clamped,
+                    format!(
+                        "max_output_tokens raised to the minimum {}",
+                        number_to_string(value)
+                    ),
+                )
+                .at("AI/api/openai-responses.js:236"),
+            );
         }
         params.insert("max_output_tokens", Value::Number(value));
     }
     if !placement.immediate.is_empty() {
-        params.insert("tools", Value::Array(convert_responses_tools(&placement.immediate, &tool_options, events)?));
+        params.insert(
+            "tools",
+            Value::Array(convert_responses_tools(
+                &placement.immediate,
+                &tool_options,
+                events,
+            )?),
+        );
     }
     if model.reasoning() {
         let map = model.thinking_level_map();
@@ -270,19 +396,45 @@ fn build_params(
                 None | Some(Value::Null) => Value::str(effort.as_str()),
                 Some(v) => v.clone(),
             };
-            events.push(Event::new(EventKind::Converted, format!("thinking level {effort} → reasoning.effort {mapped:?}")).at("AI/api/openai-responses.js:255"));
-            params.insert("reasoning", Object::new().with("effort", mapped).with("summary", "auto").into());
-            params.insert("include", Value::Array(vec![Value::str("reasoning.encrypted_content")]));
-        } else if model.provider() != "github-copilot" && map.and_then(|m| m.get("off")) != Some(&Value::Null) {
+            events.push(
+                Event::new(
+                    EventKind::Converted,
+                    format!("thinking level {effort} → reasoning.effort {mapped:?}"),
+                )
+                .at("AI/api/openai-responses.js:255"),
+            );
+            params.insert(
+                "reasoning",
+                Object::new()
+                    .with("effort", mapped)
+                    .with("summary", "auto")
+                    .into(),
+            );
+            params.insert(
+                "include",
+                Value::Array(vec![Value::str("reasoning.encrypted_content")]),
+            );
+        } else if model.provider() != "github-copilot"
+            && map.and_then(|m| m.get("off")) != Some(&Value::Null)
+        {
             let off = match map.and_then(|m| m.get("off")) {
                 None | Some(Value::Null) => Value::str("none"),
                 Some(v) => v.clone(),
             };
-            events.push(Event::new(EventKind::Inserted, format!("thinking off → reasoning.effort {off:?}")).at("AI/api/openai-responses.js:264"));
+            events.push(
+                Event::new(
+                    EventKind::Inserted,
+                    format!("thinking off → reasoning.effort {off:?}"),
+                )
+                .at("AI/api/openai-responses.js:264"),
+            );
             params.insert("reasoning", Object::new().with("effort", off).into());
         }
         if model.provider() == "xai" {
-            params.insert("include", Value::Array(vec![Value::str("reasoning.encrypted_content")]));
+            params.insert(
+                "include",
+                Value::Array(vec![Value::str("reasoning.encrypted_content")]),
+            );
         }
     }
     if let Some(sp) = &options.sampling_params {

@@ -12,10 +12,16 @@
 //! `Some(Value::Null)` is `null`. Where pi would throw on malformed input, an [`AdapterError`] is
 //! returned.
 
-use super::constrained_sampling::{get_grammar_tool_input, get_json_schema_tool_parameters, grammar_property, resolve_grammar_constrained_sampling, resolve_json_schema_strict_sampling};
+use super::constrained_sampling::{
+    get_grammar_tool_input, get_json_schema_tool_parameters, grammar_property,
+    resolve_grammar_constrained_sampling, resolve_json_schema_strict_sampling,
+};
 use super::{err, AdapterError, LlmContext};
 use crate::data;
-use crate::js::{self, join_shared, sanitize_shared, sanitize_surrogates, short_hash, to_js_string, utf16_len, Object, Str, Value};
+use crate::js::{
+    self, join_shared, sanitize_shared, sanitize_surrogates, short_hash, to_js_string, utf16_len,
+    Object, Str, Value,
+};
 use crate::messages;
 use crate::model::Model;
 use crate::tools::ToolDef;
@@ -28,7 +34,9 @@ fn text(key: &str) -> &'static str {
 
 /// Fills `{name}` placeholders of a data template.
 fn fill(template: &str, pairs: &[(&str, &str)]) -> String {
-    pairs.iter().fold(template.to_string(), |acc, (k, v)| acc.replace(&format!("{{{k}}}"), v))
+    pairs.iter().fold(template.to_string(), |acc, (k, v)| {
+        acc.replace(&format!("{{{k}}}"), v)
+    })
 }
 
 /// `model.compat?.[key] ?? default`, read as JS truthiness where pi tests it with `if`.
@@ -82,10 +90,18 @@ pub fn apply_header_object(target: &mut Vec<(String, String)>, set: &Object) {
 /// `<redacted>`.
 pub fn sdk_request_headers(auth_header: &str, default_headers: &Object) -> Vec<(String, String)> {
     let mut headers = Vec::new();
-    apply_header_object(&mut headers, &Object::new().with("Accept", "application/json").with("User-Agent", "OpenAI/JS 6.40.0"));
+    apply_header_object(
+        &mut headers,
+        &Object::new()
+            .with("Accept", "application/json")
+            .with("User-Agent", "OpenAI/JS 6.40.0"),
+    );
     apply_header_object(&mut headers, &Object::new().with(auth_header, "<redacted>"));
     apply_header_object(&mut headers, default_headers);
-    apply_header_object(&mut headers, &Object::new().with("content-type", "application/json"));
+    apply_header_object(
+        &mut headers,
+        &Object::new().with("content-type", "application/json"),
+    );
     headers
 }
 
@@ -106,8 +122,13 @@ fn added_tool_names(msg: &Value) -> Result<Vec<Value>, AdapterError> {
     match msg.get("addedToolNames") {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Array(a)) => Ok(a.clone()),
-        Some(Value::String(s)) => Ok(s.chars().map(|c| Value::String(c.to_string().into())).collect()),
-        Some(other) => Err(err(format!("msg.addedToolNames is not iterable ({other:?})"))),
+        Some(Value::String(s)) => Ok(s
+            .chars()
+            .map(|c| Value::String(c.to_string().into()))
+            .collect()),
+        Some(other) => Err(err(format!(
+            "msg.addedToolNames is not iterable ({other:?})"
+        ))),
     }
 }
 
@@ -115,7 +136,11 @@ fn added_tool_names(msg: &Value) -> Result<Vec<Value>, AdapterError> {
 /// identity name normalizer: tools de-duplicated by name (a later duplicate replaces the value in
 /// the first position); when enabled, a tool is deferred if a tool result's `addedToolNames`
 /// names it before any assistant tool call used it.
-pub fn split_deferred_tools(ctx: &LlmContext, enabled: bool, events: &mut Events) -> Result<ToolPlacement, AdapterError> {
+pub fn split_deferred_tools(
+    ctx: &LlmContext,
+    enabled: bool,
+    events: &mut Events,
+) -> Result<ToolPlacement, AdapterError> {
     let mut unique: Vec<ToolDef> = Vec::new();
     for tool in &ctx.tools {
         match unique.iter_mut().find(|t| t.name == tool.name) {
@@ -124,7 +149,10 @@ pub fn split_deferred_tools(ctx: &LlmContext, enabled: bool, events: &mut Events
         }
     }
     if !enabled {
-        return Ok(ToolPlacement { immediate: unique, deferred: Vec::new() });
+        return Ok(ToolPlacement {
+            immediate: unique,
+            deferred: Vec::new(),
+        });
     }
     let mut deferred_names: Vec<String> = Vec::new();
     let mut used_names: Vec<String> = Vec::new();
@@ -132,7 +160,10 @@ pub fn split_deferred_tools(ctx: &LlmContext, enabled: bool, events: &mut Events
         match message.get_str("role") {
             Some("assistant") => {
                 if let Some(blocks) = message.get("content").and_then(Value::as_array) {
-                    for block in blocks.iter().filter(|b| b.get_str("type") == Some("toolCall")) {
+                    for block in blocks
+                        .iter()
+                        .filter(|b| b.get_str("type") == Some("toolCall"))
+                    {
                         used_names.push(to_js_string(block.get("name")));
                     }
                 }
@@ -152,8 +183,14 @@ pub fn split_deferred_tools(ctx: &LlmContext, enabled: bool, events: &mut Events
     for tool in unique {
         if deferred_names.contains(&tool.name) {
             events.push(
-                Event::new(EventKind::Dropped, format!("tool {} deferred: a tool result loads it later (addedToolNames)", tool.name))
-                    .at("AI/utils/deferred-tools.js:24"),
+                Event::new(
+                    EventKind::Dropped,
+                    format!(
+                        "tool {} deferred: a tool result loads it later (addedToolNames)",
+                        tool.name
+                    ),
+                )
+                .at("AI/utils/deferred-tools.js:24"),
             );
             placement.deferred.push((tool.name.clone(), tool));
         } else {
@@ -182,18 +219,40 @@ pub struct ToolOptions {
 /// `convertResponsesTools(tools, options)` (AI/api/openai-responses-shared.js:271–304; AR12):
 /// `{type:"function", name, description, parameters, defer_loading?, strict?}`, or a custom
 /// grammar tool.
-pub fn convert_responses_tools(tools: &[ToolDef], options: &ToolOptions, events: &mut Events) -> Result<Vec<Value>, AdapterError> {
+pub fn convert_responses_tools(
+    tools: &[ToolDef],
+    options: &ToolOptions,
+    events: &mut Events,
+) -> Result<Vec<Value>, AdapterError> {
     let default_strict = options.strict.clone().unwrap_or(Value::Bool(false));
     let supports_strict_mode = options.supports_strict_mode.unwrap_or(true);
     let mut out = Vec::with_capacity(tools.len());
     for tool in tools {
-        if let Some(grammar) = resolve_grammar_constrained_sampling(tool, options.supports_grammar_tools)? {
-            let format = Object::new().with("type", "grammar").with("syntax", grammar.format).with("definition", grammar.definition);
-            let mut custom = Object::new().with("type", "custom").with("name", tool.name.as_str()).with("description", tool.description.as_str()).with("format", format);
+        if let Some(grammar) =
+            resolve_grammar_constrained_sampling(tool, options.supports_grammar_tools)?
+        {
+            let format = Object::new()
+                .with("type", "grammar")
+                .with("syntax", grammar.format)
+                .with("definition", grammar.definition);
+            let mut custom = Object::new()
+                .with("type", "custom")
+                .with("name", tool.name.as_str())
+                .with("description", tool.description.as_str())
+                .with("format", format);
             if options.defer_loading {
                 custom.insert("defer_loading", Value::Bool(true));
             }
-            events.push(Event::new(EventKind::Converted, format!("tool {} sent as a custom {} grammar tool", tool.name, grammar.format)).at("AI/api/openai-responses-shared.js:277"));
+            events.push(
+                Event::new(
+                    EventKind::Converted,
+                    format!(
+                        "tool {} sent as a custom {} grammar tool",
+                        tool.name, grammar.format
+                    ),
+                )
+                .at("AI/api/openai-responses-shared.js:277"),
+            );
             out.push(custom.into());
             continue;
         }
@@ -204,13 +263,22 @@ pub fn convert_responses_tools(tools: &[ToolDef], options: &ToolOptions, events:
         };
         let is_strict = strict == Value::Bool(true);
         if is_strict {
-            events.push(Event::new(EventKind::Converted, format!("tool {} schema made strict (strict: true)", tool.name)).at("AI/api/constrained-sampling.js:100"));
+            events.push(
+                Event::new(
+                    EventKind::Converted,
+                    format!("tool {} schema made strict (strict: true)", tool.name),
+                )
+                .at("AI/api/constrained-sampling.js:100"),
+            );
         }
         let mut function = Object::new()
             .with("type", "function")
             .with("name", tool.name.as_str())
             .with("description", tool.description.as_str())
-            .with("parameters", get_json_schema_tool_parameters(tool, is_strict)?);
+            .with(
+                "parameters",
+                get_json_schema_tool_parameters(tool, is_strict)?,
+            );
         if options.defer_loading {
             function.insert("defer_loading", Value::Bool(true));
         }
@@ -243,7 +311,10 @@ pub struct ConvertOptions<'a> {
 impl ConvertOptions<'_> {
     fn deferred_tool(&self, name: &Value) -> Option<&ToolDef> {
         let name = name.as_str()?;
-        self.deferred_tools?.iter().find(|(n, _)| n == name).map(|(_, t)| t)
+        self.deferred_tools?
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, t)| t)
     }
 }
 
@@ -258,71 +329,144 @@ struct TextSignature {
 /// `{"v":1,"id","phase"?}` (phase kept only for commentary / final_answer), else the legacy
 /// plain-string id.
 fn parse_text_signature(signature: Option<&Value>) -> Result<Option<TextSignature>, AdapterError> {
-    let Some(sig) = signature.filter(|s| s.truthy()) else { return Ok(None) };
+    let Some(sig) = signature.filter(|s| s.truthy()) else {
+        return Ok(None);
+    };
     let Value::String(sig) = sig else {
-        return Err(err(format!("signature.startsWith is not a function ({sig:?})")));
+        return Err(err(format!(
+            "signature.startsWith is not a function ({sig:?})"
+        )));
     };
     if sig.starts_with('{') {
         if let Ok(parsed) = js::parse(sig) {
             if parsed.get("v") == Some(&Value::Number(1.0)) {
                 if let Some(id) = parsed.get_str("id") {
-                    let phase = parsed.get_str("phase").filter(|p| *p == "commentary" || *p == "final_answer").map(String::from);
-                    return Ok(Some(TextSignature { id: id.to_string(), phase }));
+                    let phase = parsed
+                        .get_str("phase")
+                        .filter(|p| *p == "commentary" || *p == "final_answer")
+                        .map(String::from);
+                    return Ok(Some(TextSignature {
+                        id: id.to_string(),
+                        phase,
+                    }));
                 }
             }
         }
     }
-    Ok(Some(TextSignature { id: sig.to_string(), phase: None }))
+    Ok(Some(TextSignature {
+        id: sig.to_string(),
+        phase: None,
+    }))
 }
 
 /// `sanitizeSurrogates(value)` on a member pi assumes is a string (`.replace` throws otherwise).
 fn sanitized_str(value: Option<&Value>, what: &str) -> Result<String, AdapterError> {
     match value {
         Some(Value::String(s)) => Ok(sanitize_surrogates(s).into_owned()),
-        other => Err(err(format!("Cannot read properties of {what}: text.replace is not a function ({})", to_js_string(other)))),
+        other => Err(err(format!(
+            "Cannot read properties of {what}: text.replace is not a function ({})",
+            to_js_string(other)
+        ))),
     }
 }
 
 /// `data:${mimeType};base64,${data}`.
 fn image_data_url(block: &Value) -> String {
-    format!("data:{};base64,{}", to_js_string(block.get("mimeType")), to_js_string(block.get("data")))
+    format!(
+        "data:{};base64,{}",
+        to_js_string(block.get("mimeType")),
+        to_js_string(block.get("data"))
+    )
 }
 
 fn input_image(block: &Value) -> Value {
-    Object::new().with("type", "input_image").with("detail", "auto").with("image_url", image_data_url(block)).into()
+    Object::new()
+        .with("type", "input_image")
+        .with("detail", "auto")
+        .with("image_url", image_data_url(block))
+        .into()
 }
 
 /// `convertToolResultOutput(model, content)` (AI/api/openai-responses-shared.js:35–57; AR10):
 /// the texts joined with "\n" as a string, or — when there are images and the model has vision —
 /// `[input_text?, input_image...]`.
-fn convert_tool_result_output(model: &Model, content: Option<&Value>, label: &str, events: &mut Events) -> Result<Value, AdapterError> {
+fn convert_tool_result_output(
+    model: &Model,
+    content: Option<&Value>,
+    label: &str,
+    events: &mut Events,
+) -> Result<Value, AdapterError> {
     let Some(Value::Array(content)) = content else {
         return Err(err(format!("{label}: content.filter is not a function")));
     };
     if content.iter().any(Value::is_null) {
-        return Err(err(format!("{label}: Cannot read properties of null (reading 'type')")));
+        return Err(err(format!(
+            "{label}: Cannot read properties of null (reading 'type')"
+        )));
     }
-    let text_result = join_shared(&content.iter().filter(|c| c.get_str("type") == Some("text")).map(|c| c.get("text")).collect::<Vec<_>>(), text("toolResultTextJoin"));
-    let images: Vec<&Value> = content.iter().filter(|c| c.get_str("type") == Some("image")).collect();
+    let text_result = join_shared(
+        &content
+            .iter()
+            .filter(|c| c.get_str("type") == Some("text"))
+            .map(|c| c.get("text"))
+            .collect::<Vec<_>>(),
+        text("toolResultTextJoin"),
+    );
+    let images: Vec<&Value> = content
+        .iter()
+        .filter(|c| c.get_str("type") == Some("image"))
+        .collect();
     let has_text = utf16_len(&text_result) > 0;
     if images.is_empty() || !model.supports_images() {
         let out: Str = if has_text {
             text_result
         } else if !images.is_empty() {
-            events.push(Event::new(EventKind::Replaced, format!("{label}: image-only result sent as {:?}", text("toolResultImageOnly"))).at("AI/api/openai-responses-shared.js:43"));
+            events.push(
+                Event::new(
+                    EventKind::Replaced,
+                    format!(
+                        "{label}: image-only result sent as {:?}",
+                        text("toolResultImageOnly")
+                    ),
+                )
+                .at("AI/api/openai-responses-shared.js:43"),
+            );
             text("toolResultImageOnly").into()
         } else {
-            events.push(Event::new(EventKind::Inserted, format!("{label}: empty result sent as {:?}", text("toolResultEmpty"))).at("AI/api/openai-responses-shared.js:43"));
+            events.push(
+                Event::new(
+                    EventKind::Inserted,
+                    format!(
+                        "{label}: empty result sent as {:?}",
+                        text("toolResultEmpty")
+                    ),
+                )
+                .at("AI/api/openai-responses-shared.js:43"),
+            );
             text("toolResultEmpty").into()
         };
         return Ok(Value::String(sanitize_shared(&out)));
     }
     let mut output = Vec::with_capacity(images.len() + 1);
     if has_text {
-        output.push(Object::new().with("type", "input_text").with("text", sanitize_shared(&text_result)).into());
+        output.push(
+            Object::new()
+                .with("type", "input_text")
+                .with("text", sanitize_shared(&text_result))
+                .into(),
+        );
     }
     output.extend(images.into_iter().map(input_image));
-    events.push(Event::new(EventKind::Converted, format!("{label}: output sent as an array with {} image(s)", output.len() - usize::from(has_text))).at("AI/api/openai-responses-shared.js:45"));
+    events.push(
+        Event::new(
+            EventKind::Converted,
+            format!(
+                "{label}: output sent as an array with {} image(s)",
+                output.len() - usize::from(has_text)
+            ),
+        )
+        .at("AI/api/openai-responses-shared.js:45"),
+    );
     Ok(Value::Array(output))
 }
 
@@ -334,7 +478,11 @@ fn normalize_id_part(part: &str) -> String {
         if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
             sanitized.push(c);
         } else {
-            let units = if js::is_lone_surrogate_char(c).is_some() { 1 } else { c.len_utf16() };
+            let units = if js::is_lone_surrogate_char(c).is_some() {
+                1
+            } else {
+                c.len_utf16()
+            };
             sanitized.extend(std::iter::repeat_n('_', units));
         }
     }
@@ -345,7 +493,10 @@ fn normalize_id_part(part: &str) -> String {
 
 /// `buildForeignResponsesItemId(itemId)` (AI/api/openai-responses-shared.js:69–72).
 fn build_foreign_responses_item_id(item_id: &str) -> String {
-    let normalized = fill(text("foreignItemId"), &[("shortHash", &short_hash(item_id))]);
+    let normalized = fill(
+        text("foreignItemId"),
+        &[("shortHash", &short_hash(item_id))],
+    );
     if utf16_len(&normalized) > 64 {
         js::js_slice(&normalized, 0, Some(64))
     } else {
@@ -364,15 +515,25 @@ fn split_pipe(id: &str) -> (&str, Option<&str>) {
 /// AR11): providers outside `allowed` or ids without `|` get `normalizeIdPart(id)` (the `|`
 /// becomes `_`); otherwise `callId|itemId`, with a foreign source's item id hashed to `fc_…`
 /// and the `fc_` prefix enforced.
-pub fn normalize_tool_call_id(id: &str, model: &Model, source: &Value, allowed_providers: &[&str]) -> String {
+pub fn normalize_tool_call_id(
+    id: &str,
+    model: &Model,
+    source: &Value,
+    allowed_providers: &[&str],
+) -> String {
     if !allowed_providers.contains(&model.provider()) || !id.contains('|') {
         return normalize_id_part(id);
     }
     let (call_id, item_id) = split_pipe(id);
     let item_id = item_id.unwrap_or("");
     let normalized_call_id = normalize_id_part(call_id);
-    let is_foreign = source.get_str("provider") != Some(model.provider()) || source.get_str("api") != Some(model.api());
-    let mut normalized_item_id = if is_foreign { build_foreign_responses_item_id(item_id) } else { normalize_id_part(item_id) };
+    let is_foreign = source.get_str("provider") != Some(model.provider())
+        || source.get_str("api") != Some(model.api());
+    let mut normalized_item_id = if is_foreign {
+        build_foreign_responses_item_id(item_id)
+    } else {
+        normalize_id_part(item_id)
+    };
     if !normalized_item_id.starts_with("fc_") {
         normalized_item_id = normalize_id_part(&format!("fc_{normalized_item_id}"));
     }
@@ -393,19 +554,37 @@ pub fn convert_responses_messages(
     events: &mut Events,
 ) -> Result<Vec<Value>, AdapterError> {
     // transformMessages records each id it changes.
-    let normalize = |id: &str, target: &Model, source: &Value| normalize_tool_call_id(id, target, source, allowed_providers);
-    let transformed = messages::transform_messages(&ctx.messages, model, Some(&normalize), 0.0, events);
+    let normalize = |id: &str, target: &Model, source: &Value| {
+        normalize_tool_call_id(id, target, source, allowed_providers)
+    };
+    let transformed =
+        messages::transform_messages(&ctx.messages, model, Some(&normalize), 0.0, events);
 
     let mut messages: Vec<Value> = Vec::new();
     let mut loaded_tool_names: Vec<String> = Vec::new();
     if options.include_system_prompt && !ctx.system_prompt.is_empty() {
-        let developer = model.reasoning() && model.compat_value("supportsDeveloperRole") != Some(&Value::Bool(false));
+        let developer = model.reasoning()
+            && model.compat_value("supportsDeveloperRole") != Some(&Value::Bool(false));
         let role = if developer { "developer" } else { "system" };
         events.push(
-            Event::new(EventKind::Note, format!("system prompt sent as a {role:?} input message{}", if developer { " (reasoning model)" } else { "" }))
-                .at("AI/api/openai-responses-shared.js:90"),
+            Event::new(
+                EventKind::Note,
+                format!(
+                    "system prompt sent as a {role:?} input message{}",
+                    if developer { " (reasoning model)" } else { "" }
+                ),
+            )
+            .at("AI/api/openai-responses-shared.js:90"),
         );
-        messages.push(Object::new().with("role", role).with("content", sanitize_surrogates(&ctx.system_prompt).into_owned()).into());
+        messages.push(
+            Object::new()
+                .with("role", role)
+                .with(
+                    "content",
+                    sanitize_surrogates(&ctx.system_prompt).into_owned(),
+                )
+                .into(),
+        );
     }
 
     let mut msg_index: usize = 0;
@@ -414,53 +593,105 @@ pub fn convert_responses_messages(
         match msg.get_str("role") {
             Some("user") => match msg.get("content") {
                 Some(Value::String(s)) => {
-                    let part = Object::new().with("type", "input_text").with("text", sanitize_surrogates(s).into_owned());
-                    messages.push(Object::new().with("role", "user").with("content", Value::Array(vec![part.into()])).into());
+                    let part = Object::new()
+                        .with("type", "input_text")
+                        .with("text", sanitize_surrogates(s).into_owned());
+                    messages.push(
+                        Object::new()
+                            .with("role", "user")
+                            .with("content", Value::Array(vec![part.into()]))
+                            .into(),
+                    );
                 }
                 Some(Value::Array(items)) => {
                     let mut content = Vec::with_capacity(items.len());
                     for item in items {
                         if item.is_null() {
-                            return Err(err(format!("{label}: Cannot read properties of null (reading 'type')")));
+                            return Err(err(format!(
+                                "{label}: Cannot read properties of null (reading 'type')"
+                            )));
                         }
                         if item.get_str("type") == Some("text") {
                             let text = sanitized_str(item.get("text"), &label)?;
-                            content.push(Object::new().with("type", "input_text").with("text", text).into());
+                            content.push(
+                                Object::new()
+                                    .with("type", "input_text")
+                                    .with("text", text)
+                                    .into(),
+                            );
                         } else {
                             content.push(input_image(item));
                         }
                     }
                     if content.is_empty() {
-                        events.push(Event::new(EventKind::Dropped, format!("{label}: user message with empty content")).at("AI/api/openai-responses-shared.js:121"));
+                        events.push(
+                            Event::new(
+                                EventKind::Dropped,
+                                format!("{label}: user message with empty content"),
+                            )
+                            .at("AI/api/openai-responses-shared.js:121"),
+                        );
                         continue;
                     }
-                    messages.push(Object::new().with("role", "user").with("content", Value::Array(content)).into());
+                    messages.push(
+                        Object::new()
+                            .with("role", "user")
+                            .with("content", Value::Array(content))
+                            .into(),
+                    );
                 }
-                other => return Err(err(format!("{label}: msg.content.map is not a function ({})", to_js_string(other)))),
+                other => {
+                    return Err(err(format!(
+                        "{label}: msg.content.map is not a function ({})",
+                        to_js_string(other)
+                    )))
+                }
             },
             Some("assistant") => {
-                let output = convert_assistant_message(model, msg, msg_index, options, &label, events)?;
+                let output =
+                    convert_assistant_message(model, msg, msg_index, options, &label, events)?;
                 if output.is_empty() {
-                    events.push(Event::new(EventKind::Dropped, format!("{label}: assistant message with no output items")).at("AI/api/openai-responses-shared.js:206"));
+                    events.push(
+                        Event::new(
+                            EventKind::Dropped,
+                            format!("{label}: assistant message with no output items"),
+                        )
+                        .at("AI/api/openai-responses-shared.js:206"),
+                    );
                     continue;
                 }
                 messages.extend(output);
             }
             Some("toolResult") => {
                 let Some(tool_call_id) = msg.get_str("toolCallId") else {
-                    return Err(err(format!("{label}: msg.toolCallId.split is not a function")));
+                    return Err(err(format!(
+                        "{label}: msg.toolCallId.split is not a function"
+                    )));
                 };
                 let (call_id, _) = split_pipe(tool_call_id);
                 let output = convert_tool_result_output(model, msg.get("content"), &label, events)?;
-                let kind = if grammar_property(options.grammar_tool_input_properties, msg.get_str("toolName")).is_some() {
+                let kind = if grammar_property(
+                    options.grammar_tool_input_properties,
+                    msg.get_str("toolName"),
+                )
+                .is_some()
+                {
                     "custom_tool_call_output"
                 } else {
                     "function_call_output"
                 };
-                messages.push(Object::new().with("type", kind).with("call_id", call_id).with("output", output).into());
+                messages.push(
+                    Object::new()
+                        .with("type", kind)
+                        .with("call_id", call_id)
+                        .with("output", output)
+                        .into(),
+                );
                 let mut deferred: Vec<ToolDef> = Vec::new();
                 for name in added_tool_names(msg)? {
-                    let Some(tool) = options.deferred_tool(&name) else { continue };
+                    let Some(tool) = options.deferred_tool(&name) else {
+                        continue;
+                    };
                     if loaded_tool_names.contains(&tool.name) {
                         continue;
                     }
@@ -468,7 +699,14 @@ pub fn convert_responses_messages(
                     deferred.push(tool.clone());
                 }
                 if !deferred.is_empty() {
-                    load_deferred_tools(tool_call_id, &deferred, options, &mut messages, &label, events)?;
+                    load_deferred_tools(
+                        tool_call_id,
+                        &deferred,
+                        options,
+                        &mut messages,
+                        &label,
+                        events,
+                    )?;
                 }
             }
             _ => {}
@@ -492,52 +730,100 @@ fn convert_assistant_message(
         Some(Value::Array(a)) => a,
         // `for...of` over a string yields characters, which have no `type`.
         Some(Value::String(_)) => &[],
-        other => return Err(err(format!("{label}: msg.content is not iterable ({})", to_js_string(other)))),
+        other => {
+            return Err(err(format!(
+                "{label}: msg.content is not iterable ({})",
+                to_js_string(other)
+            )))
+        }
     };
-    let same_provider_and_api = msg.get_str("provider") == Some(model.provider()) && msg.get_str("api") == Some(model.api());
+    let same_provider_and_api = msg.get_str("provider") == Some(model.provider())
+        && msg.get_str("api") == Some(model.api());
     let same_model = same_provider_and_api && msg.get_str("model") == Some(model.id());
     let different_model = same_provider_and_api && msg.get_str("model") != Some(model.id());
     let mut output: Vec<Value> = Vec::new();
     let mut text_block_index = 0usize;
     for (k, block) in blocks.iter().enumerate() {
         if block.is_null() {
-            return Err(err(format!("{label}: Cannot read properties of null (reading 'type')")));
+            return Err(err(format!(
+                "{label}: Cannot read properties of null (reading 'type')"
+            )));
         }
         match block.get_str("type") {
             Some("thinking") => {
                 let Some(signature) = block.get("thinkingSignature").filter(|s| s.truthy()) else {
-                    events.push(Event::new(EventKind::Dropped, format!("{label} block {k}: thinking without a signature")).at("AI/api/openai-responses-shared.js:138"));
+                    events.push(
+                        Event::new(
+                            EventKind::Dropped,
+                            format!("{label} block {k}: thinking without a signature"),
+                        )
+                        .at("AI/api/openai-responses-shared.js:138"),
+                    );
                     continue;
                 };
                 let source = to_js_string(Some(signature));
                 let item = js::parse(&source).map_err(|e| {
                     err(format!("{label} block {k}: thinkingSignature is not JSON ({}): JSON.parse throws and the request fails", e.message))
                 })?;
-                events.push(Event::new(EventKind::Converted, format!("{label} block {k}: thinking replayed as the stored reasoning item")).at("AI/api/openai-responses-shared.js:139"));
+                events.push(
+                    Event::new(
+                        EventKind::Converted,
+                        format!(
+                            "{label} block {k}: thinking replayed as the stored reasoning item"
+                        ),
+                    )
+                    .at("AI/api/openai-responses-shared.js:139"),
+                );
                 output.push(item);
             }
             Some("text") => {
                 let parsed = parse_text_signature(block.get("textSignature"))?;
                 let fallback = if text_block_index == 0 {
-                    fill(text("fallbackMessageIdFirst"), &[("msgIndex", &msg_index.to_string())])
+                    fill(
+                        text("fallbackMessageIdFirst"),
+                        &[("msgIndex", &msg_index.to_string())],
+                    )
                 } else {
-                    fill(text("fallbackMessageIdNext"), &[("msgIndex", &msg_index.to_string()), ("textBlockIndex", &text_block_index.to_string())])
+                    fill(
+                        text("fallbackMessageIdNext"),
+                        &[
+                            ("msgIndex", &msg_index.to_string()),
+                            ("textBlockIndex", &text_block_index.to_string()),
+                        ],
+                    )
                 };
                 text_block_index += 1;
                 let msg_id = match parsed.as_ref().map(|p| p.id.as_str()) {
                     None | Some("") => {
-                        events.push(Event::new(EventKind::Inserted, format!("{label} block {k}: no text signature, message id {fallback:?}")).at("AI/api/openai-responses-shared.js:146"));
+                        events.push(
+                            Event::new(
+                                EventKind::Inserted,
+                                format!(
+                                    "{label} block {k}: no text signature, message id {fallback:?}"
+                                ),
+                            )
+                            .at("AI/api/openai-responses-shared.js:146"),
+                        );
                         fallback
                     }
                     Some(id) if utf16_len(id) > 64 => {
                         let short = fill(text("longMessageId"), &[("shortHash", &short_hash(id))]);
-                        events.push(Event::new(EventKind::Renamed, format!("{label} block {k}: message id over 64 chars → {short:?}")).at("AI/api/openai-responses-shared.js:153"));
+                        events.push(
+                            Event::new(
+                                EventKind::Renamed,
+                                format!("{label} block {k}: message id over 64 chars → {short:?}"),
+                            )
+                            .at("AI/api/openai-responses-shared.js:153"),
+                        );
                         short
                     }
                     Some(id) => id.to_string(),
                 };
                 let text_value = sanitized_str(block.get("text"), label)?;
-                let part = Object::new().with("type", "output_text").with("text", text_value).with("annotations", Value::Array(Vec::new()));
+                let part = Object::new()
+                    .with("type", "output_text")
+                    .with("text", text_value)
+                    .with("annotations", Value::Array(Vec::new()));
                 let mut item = Object::new()
                     .with("type", "message")
                     .with("role", "assistant")
@@ -547,7 +833,15 @@ fn convert_assistant_message(
                 item.insert_opt("phase", parsed.and_then(|p| p.phase).map(Value::from));
                 output.push(item.into());
             }
-            Some("toolCall") => output.push(convert_tool_call(block, same_model, different_model, options, label, k, events)?),
+            Some("toolCall") => output.push(convert_tool_call(
+                block,
+                same_model,
+                different_model,
+                options,
+                label,
+                k,
+                events,
+            )?),
             _ => {}
         }
     }
@@ -567,30 +861,53 @@ fn convert_tool_call(
     events: &mut Events,
 ) -> Result<Value, AdapterError> {
     let Some(id) = block.get_str("id") else {
-        return Err(err(format!("{label} block {k}: toolCall.id.split is not a function")));
+        return Err(err(format!(
+            "{label} block {k}: toolCall.id.split is not a function"
+        )));
     };
     let (call_id, item_id_raw) = split_pipe(id);
     let name = block.get("name");
-    let custom_input_property = grammar_property(options.grammar_tool_input_properties, name.and_then(Value::as_str));
+    let custom_input_property = grammar_property(
+        options.grammar_tool_input_properties,
+        name.and_then(Value::as_str),
+    );
     let starts_fc = item_id_raw.is_some_and(|i| i.starts_with("fc_"));
     let mut item_id = item_id_raw;
     if (different_model && starts_fc) || (custom_input_property.is_none() && !starts_fc) {
         if let Some(dropped) = item_id {
-            let why = if different_model && starts_fc { "a different model of the same provider" } else { "it does not start with fc_" };
-            events.push(Event::new(EventKind::Dropped, format!("{label} block {k}: item id {dropped:?} not replayed ({why})")).at("AI/api/openai-responses-shared.js:175"));
+            let why = if different_model && starts_fc {
+                "a different model of the same provider"
+            } else {
+                "it does not start with fc_"
+            };
+            events.push(
+                Event::new(
+                    EventKind::Dropped,
+                    format!("{label} block {k}: item id {dropped:?} not replayed ({why})"),
+                )
+                .at("AI/api/openai-responses-shared.js:175"),
+            );
         }
         item_id = None;
     }
-    let can_replay_namespace = same_model || name.is_some_and(|n| options.deferred_tool(n).is_some());
-    let namespace = block.get("namespace").filter(|_| can_replay_namespace).cloned();
+    let can_replay_namespace =
+        same_model || name.is_some_and(|n| options.deferred_tool(n).is_some());
+    let namespace = block
+        .get("namespace")
+        .filter(|_| can_replay_namespace)
+        .cloned();
     let mut item = match custom_input_property {
         Some(property) => {
-            let input = get_grammar_tool_input(&to_js_string(name), block.get("arguments"), property)?;
+            let input =
+                get_grammar_tool_input(&to_js_string(name), block.get("arguments"), property)?;
             let mut o = Object::new().with("type", "custom_tool_call");
             o.insert_opt("id", item_id.map(Value::str));
             o.insert("call_id", Value::str(call_id));
             o.insert_opt("name", name.cloned());
-            o.insert("input", Value::String(sanitize_surrogates(&input).into_owned().into()));
+            o.insert(
+                "input",
+                Value::String(sanitize_surrogates(&input).into_owned().into()),
+            );
             o
         }
         None => {
@@ -599,7 +916,12 @@ fn convert_tool_call(
             o.insert("call_id", Value::str(call_id));
             o.insert_opt("name", name.cloned());
             // `JSON.stringify(undefined)` is undefined: the member is dropped.
-            o.insert_opt("arguments", block.get("arguments").map(|a| Value::String(a.to_json().into())));
+            o.insert_opt(
+                "arguments",
+                block
+                    .get("arguments")
+                    .map(|a| Value::String(a.to_json().into())),
+            );
             o
         }
     };
@@ -621,13 +943,27 @@ fn load_deferred_tools(
     match options.deferred_tools_mode {
         Some("additional-tools") => {
             let tools = convert_responses_tools(deferred, &options.tool_options, events)?;
-            messages.push(Object::new().with("type", "additional_tools").with("role", "developer").with("tools", Value::Array(tools)).into());
-            events.push(Event::new(EventKind::Inserted, format!("{label}: additional_tools item loads {}", names.join(", "))).at("AI/api/openai-responses-shared.js:236"));
+            messages.push(
+                Object::new()
+                    .with("type", "additional_tools")
+                    .with("role", "developer")
+                    .with("tools", Value::Array(tools))
+                    .into(),
+            );
+            events.push(
+                Event::new(
+                    EventKind::Inserted,
+                    format!("{label}: additional_tools item loads {}", names.join(", ")),
+                )
+                .at("AI/api/openai-responses-shared.js:236"),
+            );
         }
         Some("tool-search") => {
             let hash = short_hash(&format!("{tool_call_id}:{}", names.join(",")));
             let search_call_id = fill(text("toolSearchCallId"), &[("shortHash", &hash)]);
-            let arguments = Object::new().with("query", names.join(" ")).with("limit", names.len());
+            let arguments = Object::new()
+                .with("query", names.join(" "))
+                .with("limit", names.len());
             messages.push(
                 Object::new()
                     .with("type", "tool_search_call")
@@ -637,7 +973,10 @@ fn load_deferred_tools(
                     .with("arguments", arguments)
                     .into(),
             );
-            let tool_options = ToolOptions { defer_loading: true, ..options.tool_options.clone() };
+            let tool_options = ToolOptions {
+                defer_loading: true,
+                ..options.tool_options.clone()
+            };
             let tools = convert_responses_tools(deferred, &tool_options, events)?;
             messages.push(
                 Object::new()
@@ -648,7 +987,16 @@ fn load_deferred_tools(
                     .with("tools", Value::Array(tools))
                     .into(),
             );
-            events.push(Event::new(EventKind::Inserted, format!("{label}: tool_search_call + tool_search_output load {}", names.join(", "))).at("AI/api/openai-responses-shared.js:243"));
+            events.push(
+                Event::new(
+                    EventKind::Inserted,
+                    format!(
+                        "{label}: tool_search_call + tool_search_output load {}",
+                        names.join(", ")
+                    ),
+                )
+                .at("AI/api/openai-responses-shared.js:243"),
+            );
         }
         _ => {}
     }
@@ -661,7 +1009,12 @@ mod tests {
     use crate::protocols::openai_prompt_cache::clamp_openai_prompt_cache_key;
 
     fn model(provider: &str, api: &str) -> Model {
-        Model { obj: Object::new().with("id", "m").with("provider", provider).with("api", api) }
+        Model {
+            obj: Object::new()
+                .with("id", "m")
+                .with("provider", provider)
+                .with("api", api),
+        }
     }
 
     #[test]
@@ -675,30 +1028,72 @@ mod tests {
 
     #[test]
     fn tool_call_ids_follow_the_provider_rules() {
-        let source = Value::Object(Object::new().with("provider", "mock").with("api", "openai-completions"));
+        let source = Value::Object(
+            Object::new()
+                .with("provider", "mock")
+                .with("api", "openai-completions"),
+        );
         let openai = model("openai", "openai-responses");
-        assert_eq!(normalize_tool_call_id("call_abc|fc_123", &model("mock", "openai-responses"), &source, &["openai"]), "call_abc_fc_123");
+        assert_eq!(
+            normalize_tool_call_id(
+                "call_abc|fc_123",
+                &model("mock", "openai-responses"),
+                &source,
+                &["openai"]
+            ),
+            "call_abc_fc_123"
+        );
         let id = normalize_tool_call_id("call_abc|fc_123", &openai, &source, &["openai"]);
         assert_eq!(id, format!("call_abc|fc_{}", short_hash("fc_123")));
-        let same = Value::Object(Object::new().with("provider", "openai").with("api", "openai-responses"));
-        assert_eq!(normalize_tool_call_id("call_abc|item.1", &openai, &same, &["openai"]), "call_abc|fc_item_1");
+        let same = Value::Object(
+            Object::new()
+                .with("provider", "openai")
+                .with("api", "openai-responses"),
+        );
+        assert_eq!(
+            normalize_tool_call_id("call_abc|item.1", &openai, &same, &["openai"]),
+            "call_abc|fc_item_1"
+        );
     }
 
     #[test]
     fn text_signatures_parse_v1_and_legacy() {
         let v1 = Value::str(r#"{"v":1,"id":"msg_1","phase":"commentary"}"#);
-        assert_eq!(parse_text_signature(Some(&v1)).ok().flatten(), Some(TextSignature { id: "msg_1".into(), phase: Some("commentary".into()) }));
+        assert_eq!(
+            parse_text_signature(Some(&v1)).ok().flatten(),
+            Some(TextSignature {
+                id: "msg_1".into(),
+                phase: Some("commentary".into())
+            })
+        );
         let other_phase = Value::str(r#"{"v":1,"id":"msg_1","phase":"x"}"#);
-        assert_eq!(parse_text_signature(Some(&other_phase)).ok().flatten().and_then(|s| s.phase), None);
+        assert_eq!(
+            parse_text_signature(Some(&other_phase))
+                .ok()
+                .flatten()
+                .and_then(|s| s.phase),
+            None
+        );
         let legacy = Value::str("msg_legacy");
-        assert_eq!(parse_text_signature(Some(&legacy)).ok().flatten().map(|s| s.id), Some("msg_legacy".into()));
-        assert_eq!(parse_text_signature(Some(&Value::str(""))).ok().flatten(), None);
+        assert_eq!(
+            parse_text_signature(Some(&legacy))
+                .ok()
+                .flatten()
+                .map(|s| s.id),
+            Some("msg_legacy".into())
+        );
+        assert_eq!(
+            parse_text_signature(Some(&Value::str(""))).ok().flatten(),
+            None
+        );
     }
 
     /// Reads a case folder into the `CaseFiles` shape.
     fn read_case(dir: &std::path::Path) -> crate::case::CaseFiles {
         fn walk(base: &std::path::Path, dir: &std::path::Path, out: &mut crate::case::CaseFiles) {
-            let Ok(entries) = std::fs::read_dir(dir) else { return };
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                return;
+            };
             for e in entries.flatten() {
                 let p = e.path();
                 if p.is_dir() {
@@ -718,15 +1113,28 @@ mod tests {
     #[test]
     fn every_corpus_case_assembles_with_the_responses_adapters() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/conformance");
-        let Ok(dirs) = std::fs::read_dir(&root) else { return };
+        let Ok(dirs) = std::fs::read_dir(&root) else {
+            return;
+        };
         // {"https://api.openai.com/auth":{"chatgpt_account_id":"acct_pi_test_0001"}}
         let jwt = "eyJhbGciOiJub25lIn0.eyJodHRwczovL2FwaS5vcGVuYWkuY29tL2F1dGgiOnsiY2hhdGdwdF9hY2NvdW50X2lkIjoiYWNjdF9waV90ZXN0XzAwMDEifX0.sig";
         let mut unexpected = Vec::new();
-        for dir in dirs.flatten().map(|d| d.path()).filter(|p| p.join("case.json").is_file()) {
+        for dir in dirs
+            .flatten()
+            .map(|d| d.path())
+            .filter(|p| p.join("case.json").is_file())
+        {
             let mut files = read_case(&dir);
-            if let Some(models) = files.get("models.json").and_then(|b| js::parse(&String::from_utf8_lossy(b)).ok()) {
+            if let Some(models) = files
+                .get("models.json")
+                .and_then(|b| js::parse(&String::from_utf8_lossy(b)).ok())
+            {
                 let mut models = models;
-                if let Some(providers) = models.as_object_mut().and_then(|o| o.get_mut("providers")).and_then(Value::as_object_mut) {
+                if let Some(providers) = models
+                    .as_object_mut()
+                    .and_then(|o| o.get_mut("providers"))
+                    .and_then(Value::as_object_mut)
+                {
                     for (_, p) in providers.iter_mut() {
                         if let Some(p) = p.as_object_mut() {
                             p.insert("apiKey", Value::str(jwt));
@@ -735,16 +1143,30 @@ mod tests {
                 }
                 files.insert("models.json".into(), models.to_json().into_bytes());
             }
-            let Ok(inputs) = crate::case::inputs_from_case(&files, None) else { continue };
-            for api in ["openai-responses", "azure-openai-responses", "openai-codex-responses"] {
+            let Ok(inputs) = crate::case::inputs_from_case(&files, None) else {
+                continue;
+            };
+            for api in [
+                "openai-responses",
+                "azure-openai-responses",
+                "openai-codex-responses",
+            ] {
                 let mut inputs = inputs.clone();
                 inputs.api = Some(api.into());
                 let assembly = crate::assemble(&inputs);
                 if assembly.request.is_none() {
-                    let why: Vec<String> = assembly.diagnostics.iter().map(|d| d.to_string()).collect();
+                    let why: Vec<String> =
+                        assembly.diagnostics.iter().map(|d| d.to_string()).collect();
                     // pi's JSON.parse of a non-JSON stored reasoning signature throws (AR8).
-                    if !why.iter().any(|w| w.contains("thinkingSignature is not JSON")) {
-                        unexpected.push(format!("{} --api {api}: {}", dir.display(), why.join("; ")));
+                    if !why
+                        .iter()
+                        .any(|w| w.contains("thinkingSignature is not JSON"))
+                    {
+                        unexpected.push(format!(
+                            "{} --api {api}: {}",
+                            dir.display(),
+                            why.join("; ")
+                        ));
                     }
                 }
             }
@@ -755,7 +1177,10 @@ mod tests {
     #[test]
     fn prompt_cache_key_is_clamped_by_code_points() {
         let long = "é".repeat(70);
-        assert_eq!(clamp_openai_prompt_cache_key(Some(&long)).map(|k| k.chars().count()), Some(64));
+        assert_eq!(
+            clamp_openai_prompt_cache_key(Some(&long)).map(|k| k.chars().count()),
+            Some(64)
+        );
         assert_eq!(clamp_openai_prompt_cache_key(None), None);
     }
 }

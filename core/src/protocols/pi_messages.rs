@@ -13,9 +13,17 @@ use crate::trace::{Event, EventKind, Events};
 /// agent's options pass through as they are: no `buildBaseOptions`, so no `maxTokens` (PM3);
 /// `reasoning` is the agent's level, already clamped. With no extension, `onPayload` returns
 /// nothing and the payload is sent as built.
-pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut Events) -> Result<Request, AdapterError> {
+pub fn build(
+    model: &Model,
+    ctx: &LlmContext,
+    opts: &StreamOptions,
+    events: &mut Events,
+) -> Result<Request, AdapterError> {
     if opts.api_key.is_empty() {
-        return Err(err(format!("No API key provided for provider \"{}\"", model.provider())));
+        return Err(err(format!(
+            "No API key provided for provider \"{}\"",
+            model.provider()
+        )));
     }
     let url = messages_url(model.base_url())?;
     let headers = request_headers(opts);
@@ -24,17 +32,33 @@ pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut
     events.push(
         Event::new(
             EventKind::Note,
-            format!("raw context sent: {} messages, {} tools, no transformMessages and no sanitization", ctx.messages.len(), ctx.tools.len()),
+            format!(
+                "raw context sent: {} messages, {} tools, no transformMessages and no sanitization",
+                ctx.messages.len(),
+                ctx.tools.len()
+            ),
         )
         .at("AI/api/pi-messages.js:136"),
     );
     // `{temperature, maxTokens, reasoning, cacheRetention, sessionId, toolChoice}`: the coding
     // agent sets neither temperature, maxTokens nor toolChoice, and JSON.stringify drops them.
     let mut options = Object::new();
-    options.insert_opt("reasoning", opts.reasoning.clone().filter(|r| !r.is_empty()).map(Value::from));
+    options.insert_opt(
+        "reasoning",
+        opts.reasoning
+            .clone()
+            .filter(|r| !r.is_empty())
+            .map(Value::from),
+    );
     let retention = resolve_cache_retention(opts);
     if let Some(r) = retention {
-        events.push(Event::new(EventKind::Note, format!("cacheRetention {r:?} from PI_CACHE_RETENTION")).at("AI/api/pi-messages.js:234"));
+        events.push(
+            Event::new(
+                EventKind::Note,
+                format!("cacheRetention {r:?} from PI_CACHE_RETENTION"),
+            )
+            .at("AI/api/pi-messages.js:234"),
+        );
     }
     options.insert_opt("cacheRetention", retention.map(Value::str));
     options.insert_opt("sessionId", opts.session_id.clone().map(Value::from));
@@ -45,7 +69,13 @@ pub fn build(model: &Model, ctx: &LlmContext, opts: &StreamOptions, events: &mut
     payload.insert("options", Value::Object(options));
     let params = Value::Object(payload);
     let body = params.to_json();
-    Ok(Request { method: "POST", url, headers, params, body })
+    Ok(Request {
+        method: "POST",
+        url,
+        headers,
+        params,
+        body,
+    })
 }
 
 /// The LLM context object the agent loop builds (CORE/agent-loop.js:184–188):
@@ -55,7 +85,10 @@ fn llm_context_json(ctx: &LlmContext) -> Value {
     Object::new()
         .with("systemPrompt", ctx.system_prompt.as_str())
         .with("messages", Value::Array(ctx.messages.clone()))
-        .with("tools", Value::Array(ctx.tools.iter().map(|t| t.agent_tool_json()).collect()))
+        .with(
+            "tools",
+            Value::Array(ctx.tools.iter().map(|t| t.agent_tool_json()).collect()),
+        )
         .into()
 }
 
@@ -70,9 +103,12 @@ fn resolve_cache_retention(opts: &StreamOptions) -> Option<&'static str> {
 /// string without a scheme.
 fn messages_url(base_url: &str) -> Result<String, AdapterError> {
     let url = format!("{}/messages", base_url.trim_end_matches('/'));
-    let valid_scheme = url
-        .split_once(':')
-        .is_some_and(|(scheme, _)| scheme.starts_with(|c: char| c.is_ascii_alphabetic()) && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)));
+    let valid_scheme = url.split_once(':').is_some_and(|(scheme, _)| {
+        scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    });
     if !valid_scheme {
         return Err(err(format!("Invalid URL: {url}")));
     }
@@ -86,7 +122,10 @@ fn messages_url(base_url: &str) -> Result<String, AdapterError> {
 /// `fetch` then joins names that differ only in case, and adds `user-agent: undici` when none was
 /// given (no pi User-Agent here; captured). The key is shown as `<redacted>`.
 fn request_headers(opts: &StreamOptions) -> Vec<(String, String)> {
-    let mut record = Object::new().with("authorization", "<redacted>").with("accept", "text/event-stream").with("content-type", "application/json");
+    let mut record = Object::new()
+        .with("authorization", "<redacted>")
+        .with("accept", "text/event-stream")
+        .with("content-type", "application/json");
     for (k, v) in &opts.headers {
         record.insert(k.clone(), Value::str(v));
     }
@@ -100,7 +139,10 @@ fn request_headers(opts: &StreamOptions) -> Vec<(String, String)> {
         }
     }
     for (name, value) in headers.iter_mut() {
-        if ["auth", "api-key", "cookie"].iter().any(|s| name.contains(s)) {
+        if ["auth", "api-key", "cookie"]
+            .iter()
+            .any(|s| name.contains(s))
+        {
             *value = "<redacted>".into();
         }
     }
@@ -116,7 +158,13 @@ mod tests {
 
     #[test]
     fn headers_join_names_differing_in_case_and_add_the_runtime_user_agent() {
-        let opts = StreamOptions { headers: vec![("Accept".into(), "application/x-ndjson".into()), ("X-Team".into(), "ctx".into())], ..Default::default() };
+        let opts = StreamOptions {
+            headers: vec![
+                ("Accept".into(), "application/x-ndjson".into()),
+                ("X-Team".into(), "ctx".into()),
+            ],
+            ..Default::default()
+        };
         let got = request_headers(&opts);
         let want: Vec<(String, String)> = [
             ("authorization", "<redacted>"),
@@ -133,7 +181,10 @@ mod tests {
 
     #[test]
     fn url_trims_trailing_slashes() {
-        assert_eq!(messages_url("http://127.0.0.1:9/v1//").unwrap(), "http://127.0.0.1:9/v1/messages");
+        assert_eq!(
+            messages_url("http://127.0.0.1:9/v1//").unwrap(),
+            "http://127.0.0.1:9/v1/messages"
+        );
         assert!(messages_url("").is_err());
     }
 }
