@@ -116,6 +116,27 @@ function textOf(fn, key, v) {
   fail(fn, `\`${key}\` must be a string or Uint8Array, got ${typeName(v)}`);
 }
 
+const byteLength = typeof Buffer === "function" && typeof Buffer.byteLength === "function" ? (s) => Buffer.byteLength(s, "utf8") : null;
+
+/**
+ * Writes the session's UTF-8 bytes into a wasm buffer of exactly their size (`textBuffer`), which
+ * the next `assembleRaw` parses in place: no second copy inside the wasm, and no buffer sized for
+ * the worst case (3 bytes per UTF-16 unit), which the wasm memory would never give back. Where the
+ * byte length is cheap to know (Node's `Buffer.byteLength`) the text is encoded straight into the
+ * wasm memory; elsewhere it is encoded once and copied in.
+ */
+function sessionInto(raw, session) {
+  if (typeof session === "string" && byteLength !== null) {
+    const n = byteLength(session);
+    const ptr = raw.textBuffer(n);
+    encoder.encodeInto(session, new Uint8Array(raw.wasmMemory().buffer, ptr, n));
+    return;
+  }
+  const bytes = typeof session === "string" ? encoder.encode(session) : session;
+  const ptr = raw.textBuffer(bytes.byteLength);
+  new Uint8Array(raw.wasmMemory().buffer, ptr, bytes.byteLength).set(bytes);
+}
+
 /** Calls the wasm; its errors (misuse the wasm itself caught) are rethrown with the function's name. */
 function call(fn, f) {
   try {
@@ -187,14 +208,17 @@ export function bind(raw, ready = () => {}) {
       for (const [k, v] of Object.entries(o.env)) if (typeof v !== "string") fail(fn, `\`env.${k}\` must be a string, got ${typeName(v)}`);
       json.env = o.env;
     }
-    // The session goes in as UTF-8 bytes of its exact size: a string argument would be encoded
-    // into a wasm buffer sized for the worst case (3 bytes per UTF-16 unit), which the wasm
-    // memory never gives back.
-    const session = o.session === undefined || o.session === null ? undefined : encoder.encode(textOf(fn, "session", o.session));
+    const session = o.session === undefined || o.session === null ? undefined : o.session;
+    if (session !== undefined && typeof session !== "string" && !(session instanceof Uint8Array)) fail(fn, `\`session\` must be a string or Uint8Array, got ${typeName(session)}`);
     const { list, blob } = packFiles(fn, o.files, true);
     json.files = list;
     ready(fn);
-    return toAssembly(call(fn, () => raw.assembleRaw(JSON.stringify(json), session, blob)));
+    return toAssembly(
+      call(fn, () => {
+        if (session !== undefined) sessionInto(raw, session);
+        return raw.assembleRaw(JSON.stringify(json), session !== undefined, blob);
+      }),
+    );
   }
 
   function assembleCase(files, options) {

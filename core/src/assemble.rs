@@ -142,7 +142,7 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
         .read_to_string(&models_path)
         .map(|text| SourceText {
             name: models_path.clone(),
-            text,
+            text: text.into(),
         });
     let registry = Registry::load(models_json.as_ref(), &inputs.env, &mut diags);
     let has_existing_session = !session_ctx.messages.is_empty();

@@ -176,11 +176,11 @@ pub fn inputs_from_case(files: &CaseFiles, env_dir: Option<&str>) -> Result<Inpu
     let session_text = text(files, "session.jsonl");
     let session = session_text.as_ref().map(|t| SourceText {
         name: format!("{root}/session.jsonl"),
-        text: t.clone(),
+        text: t.as_str().into(),
     });
     let extension_tools = text(files, "tools.json").map(|t| SourceText {
         name: "tools.json".into(),
-        text: t,
+        text: t.into(),
     });
 
     let mut env_vars: BTreeMap<String, String> = BTreeMap::new();
@@ -274,7 +274,10 @@ pub fn continuation_inputs(base: &Inputs, session_after: &str, n: usize) -> Opti
         .as_ref()
         .map(|s| s.name.clone())
         .unwrap_or_else(|| "session.jsonl".into());
-    inputs.session = Some(SourceText { name, text: kept });
+    inputs.session = Some(SourceText {
+        name,
+        text: kept.into(),
+    });
     inputs.prompt = None;
     Some(inputs)
 }

@@ -143,7 +143,8 @@ pub fn basename(p: &str) -> &str {
 #[derive(Clone, Debug, Default)]
 pub struct SourceText {
     pub name: String,
-    pub text: String,
+    /// Shared: the strings parsed out of it are ranges of this text, not copies.
+    pub text: crate::js::Str,
 }
 
 /// An extension tool as pi's `registerTool` takes it (the oracle's tools.json shape):

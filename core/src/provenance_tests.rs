@@ -269,7 +269,7 @@ fn a_long_session_attributes_every_tool_result() {
         ));
         parent = r;
     }
-    i.session.as_mut().expect("session").text = text;
+    i.session.as_mut().expect("session").text = text.into();
     let a = crate::assemble(&i);
     assert!(a.request.is_some());
     let os = provenance(&a);

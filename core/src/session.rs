@@ -268,10 +268,14 @@ pub fn parse(src: &SourceText) -> SessionFile {
 /// returned with their 1-based line numbers.
 fn load_entries_from_file(src: &SourceText, diags: &mut Vec<Diagnostic>) -> Vec<Parsed> {
     let mut out = Vec::new();
-    let mut cache = js::StrCache::default();
+    // Each line is parsed as a range of the file's text: the strings of its entries are ranges
+    // of that one buffer, not copies.
+    let mut at = 0usize;
     for (i, line) in src.text.split('\n').enumerate() {
         let line_no = u32::try_from(i + 1).unwrap_or(u32::MAX);
-        if let Some(p) = parse_session_entry_line(line, line_no, &src.name, &mut cache, diags) {
+        let range = src.text.slice(at, at + line.len(), false);
+        at += line.len() + 1;
+        if let Some(p) = parse_session_entry_line(&range, line_no, &src.name, diags) {
             out.push(p);
         }
     }
@@ -282,16 +286,15 @@ fn load_entries_from_file(src: &SourceText, diags: &mut Vec<Diagnostic>) -> Vec<
 /// or one that fails `JSON.parse` gives nothing, and so does a line that parses to a falsy
 /// value (`null`, `false`, `0`, `""`).
 fn parse_session_entry_line(
-    line: &str,
+    line: &js::Str,
     line_no: u32,
     file: &str,
-    cache: &mut js::StrCache,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Parsed> {
     if js::js_trim_is_empty(line) {
         return None;
     }
-    match js::parse_shared(line, cache) {
+    match js::parse_str(line) {
         Err(e) => {
             diags.push(
                 Diagnostic::warning(

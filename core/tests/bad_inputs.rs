@@ -34,7 +34,7 @@ fn demo() -> Inputs {
 }
 
 fn session_text(inputs: &Inputs) -> String {
-    inputs.session.as_ref().unwrap().text.clone()
+    inputs.session.as_ref().unwrap().text.to_string()
 }
 
 #[test]
@@ -46,7 +46,7 @@ fn garbage_lines_are_reported_with_their_line_and_skipped() {
     lines.insert(8, "[1,2".into());
     inputs.session = Some(SourceText {
         name: "broken.jsonl".into(),
-        text: lines.join("\n"),
+        text: lines.join("\n").into(),
     });
     let a = assemble(&inputs);
     assert!(a.request.is_some(), "the rest of the session is still used");
@@ -74,7 +74,7 @@ fn a_missing_header_is_an_error_pi_refuses_the_file() {
     let without_header: String = text.lines().skip(1).collect::<Vec<_>>().join("\n");
     inputs.session = Some(SourceText {
         name: "noheader.jsonl".into(),
-        text: without_header,
+        text: without_header.into(),
     });
     let a = assemble(&inputs);
     assert!(
@@ -220,7 +220,7 @@ fn mutated_sessions_never_panic() {
         let mut inputs = base.clone();
         inputs.session = Some(SourceText {
             name: format!("mutant-{round}.jsonl"),
-            text: String::from_utf8_lossy(&b).into_owned(),
+            text: String::from_utf8_lossy(&b).into_owned().into(),
         });
         for api in ["openai-completions", "anthropic-messages"] {
             inputs.api = Some(api.into());

@@ -87,6 +87,24 @@ test("assemble takes pi's inputs as an options object", () => {
   assert.deepEqual(result.stages.map((s) => s.id).slice(0, 3), ["session-read", "agent-messages", "agent-context"]);
   assert.ok(result.stats.tools.chars > 0 && result.stats.history.chars > 0);
 
+  // The session as UTF-8 bytes gives the same body; so does the same call again (the wasm
+  // reuses its text buffer), and a session with an invalid UTF-8 byte is read as Node reads a
+  // file: the bad byte becomes U+FFFD.
+  const options = { sessionPath: `${env.root}/session.jsonl`, files, home: env.home, agentDir: env.agentDir, cwd: env.cwd, piPackageDir: env.piPackageDir, models, model: env.model, thinking: env.thinking, tools: JSON.parse(fs.readFileSync(path.join(dir, "tools.json"), "utf8")), args: env.args, env: { HOME: env.home, PI_OFFLINE: "1" }, prompt: env.prompt, now, userAgent: meta.headers["user-agent"] };
+  assert.equal(ctxlens.assemble({ ...options, session: new TextEncoder().encode(session) }).body, result.body);
+  assert.equal(ctxlens.assemble({ ...options, session }).body, result.body);
+  const lines = session.trimEnd().split("\n");
+  const last = JSON.parse(lines.at(-1));
+  const marked = lines.slice(0, -1).concat(JSON.stringify({ ...last, label: "MARK" })).join("\n") + "\n";
+  const bytes = new TextEncoder().encode(marked);
+  bytes[bytes.indexOf(0x4d, bytes.length - 200)] = 0xff; // the M of MARK
+  const lossy = ctxlens.parseSession(new TextDecoder().decode(bytes));
+  const viaBytes = ctxlens.assemble({ ...options, session: bytes });
+  const viaText = ctxlens.assemble({ ...options, session: new TextDecoder().decode(bytes) });
+  assert.equal(viaBytes.body, viaText.body);
+  assert.deepEqual(viaBytes.diagnostics, viaText.diagnostics);
+  assert.equal(lossy.entries.length, lines.length - 1);
+
   // The same with another protocol.
   const anthropic = ctxlens.assemble({ session, files, home: env.home, agentDir: env.agentDir, models, model: env.model, prompt: "hi", api: "anthropic-messages" });
   assert.equal(anthropic.model.api, "anthropic-messages");

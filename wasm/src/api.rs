@@ -95,7 +95,7 @@ fn split_files<'b>(o: &Object, blob: &'b [u8]) -> Result<Vec<(String, &'b [u8])>
 /// wrapper), the session text, and the files' bytes.
 pub fn assemble(
     options_json: &str,
-    session: Option<String>,
+    session: Option<ctxlens::js::Str>,
     blob: &[u8],
 ) -> Result<Output, String> {
     let o = opts(options_json)?;
@@ -152,7 +152,7 @@ pub fn assemble(
         env,
         extension_tools: opt_str(&o, "tools")?.map(|text| SourceText {
             name: "tools".into(),
-            text,
+            text: text.into(),
         }),
         prompt: opt_str(&o, "prompt")?,
         now_ms: opt_f64(&o, "now")?.unwrap_or(0.0),
@@ -198,7 +198,12 @@ fn opt_compare(o: &Object) -> Result<Option<String>, String> {
 }
 
 fn run(inputs: &Inputs, compare_with: Option<String>) -> Output {
-    let a = ctxlens::assemble(inputs);
+    let mut a = ctxlens::assemble(inputs);
+    // The params tree is the body before serialization; nothing below reads it (the body is
+    // the bytes), so it is freed before the analysis allocates.
+    if let Some(r) = &mut a.request {
+        r.params = Value::Null;
+    }
     let mut meta = meta_json(&a, inputs);
     if let (Some(with), Value::Object(o)) = (compare_with, &mut meta) {
         let b = ctxlens::assemble(&Inputs {
@@ -347,7 +352,10 @@ fn diagnostics_json<'i>(
 pub fn parse_session(options_json: &str, text: String) -> Result<String, String> {
     let o = opts(options_json)?;
     let name = opt_str(&o, "path")?.unwrap_or_else(|| "session.jsonl".into());
-    let src = SourceText { name, text };
+    let src = SourceText {
+        name,
+        text: text.into(),
+    };
     let file = session::parse(&src);
     let mut events = Vec::new();
     let mut diags = file.diagnostics.clone();

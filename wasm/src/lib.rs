@@ -9,6 +9,7 @@
 
 pub mod api;
 
+use ctxlens::js::StrBuilder;
 use wasm_bindgen::prelude::*;
 
 fn output(r: Result<api::Output, String>) -> Result<Vec<String>, JsError> {
@@ -37,18 +38,42 @@ fn reserve_heap(len: usize) {
     let _ = len;
 }
 
-/// `[metaJson]` or `[metaJson, body]`. The session is its UTF-8 bytes (`TextEncoder`), copied
-/// into a buffer of exactly that size.
+thread_local! {
+    /// The session text's buffer, handed out by [`text_buffer`] and taken by [`assemble_raw`].
+    static TEXT: std::cell::RefCell<Option<StrBuilder>> = const { std::cell::RefCell::new(None) };
+}
+
+/// A buffer of `len` bytes in the wasm memory for the session's UTF-8 text: the JS side encodes
+/// the text straight into it (`TextEncoder.encodeInto`), and the assembly parses it in place —
+/// its strings are ranges of this one buffer. The next [`assemble_raw`] takes it.
+#[wasm_bindgen(js_name = textBuffer)]
+pub fn text_buffer(len: usize) -> *mut u8 {
+    reserve_heap(len);
+    let mut b = StrBuilder::new(len);
+    let ptr = b.as_mut_ptr();
+    TEXT.with(|t| *t.borrow_mut() = Some(b));
+    ptr
+}
+
+/// The wasm memory, for the JS side to write into [`text_buffer`]'s buffer.
+#[wasm_bindgen(js_name = wasmMemory)]
+pub fn wasm_memory() -> JsValue {
+    wasm_bindgen::memory()
+}
+
+/// `[metaJson]` or `[metaJson, body]`. The session, when `has_session`, is the text written into
+/// [`text_buffer`]'s buffer.
 #[wasm_bindgen(js_name = assembleRaw)]
 pub fn assemble_raw(
     options_json: &str,
-    session: Option<Vec<u8>>,
+    has_session: bool,
     files: &[u8],
 ) -> Result<Vec<String>, JsError> {
-    let session = session.map(|b| {
-        String::from_utf8(b).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
-    });
-    reserve_heap(session.as_ref().map_or(0, |s| s.len()));
+    let session = if has_session {
+        TEXT.with(|t| t.borrow_mut().take()).map(StrBuilder::finish)
+    } else {
+        None
+    };
     output(api::assemble(options_json, session, files))
 }
 

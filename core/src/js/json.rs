@@ -2,7 +2,8 @@
 
 use super::number::number_to_string;
 use super::string::{
-    escape_json_string_into, escaped_json_len, has_json_special as has_special, LONE_SURROGATE_BASE,
+    escape_json_string_into, escaped_json_len, has_f4, has_json_special as has_special,
+    LONE_SURROGATE_BASE,
 };
 use super::{Object, Str, Value};
 
@@ -22,29 +23,21 @@ impl std::fmt::Display for ParseError {
     }
 }
 
-/// `JSON.parse(text)`.
+/// `JSON.parse(text)`. The strings of the value are ranges of one shared copy of `text`.
 pub fn parse(text: &str) -> Result<Value, ParseError> {
-    parse_shared(text, &mut StrCache::default())
+    parse_str(&Str::from(text))
 }
 
-/// Recently parsed short strings (keys, `"type"` values, roles), shared by the parses that use
-/// the same cache (a session's lines): a repeat shares the allocation instead of making a new
-/// one. Direct-mapped by a hash of the bytes.
-#[derive(Default)]
-pub struct StrCache {
-    slots: Vec<Option<Str>>,
-}
-
-/// [`parse`] with a [`StrCache`] kept across calls.
-pub fn parse_shared(text: &str, cache: &mut StrCache) -> Result<Value, ParseError> {
-    if cache.slots.is_empty() {
-        cache.slots.resize(CACHE_SLOTS, None);
-    }
+/// [`parse`] of a shared text: its strings are ranges of `text`'s buffer (no copies).
+pub fn parse_str(text: &Str) -> Result<Value, ParseError> {
+    let t = text.as_str();
     let mut p = Parser {
-        s: text.as_bytes(),
-        text,
+        s: t.as_bytes(),
+        text: t,
         i: 0,
-        cache: &mut cache.slots,
+        whole: text,
+        members: Vec::new(),
+        items: Vec::new(),
     };
     p.ws();
     let v = p.value(0)?;
@@ -74,12 +67,13 @@ struct Parser<'a> {
     s: &'a [u8],
     text: &'a str,
     i: usize,
-    cache: &'a mut [Option<Str>],
+    /// `text` as a shared string: parsed strings are ranges of it.
+    whole: &'a Str,
+    /// The members and items of the objects and arrays being parsed, innermost last: each is
+    /// moved into a vector of exactly its size when it closes (no growing, no shrinking).
+    members: Vec<(Str, Value)>,
+    items: Vec<Value>,
 }
-
-const CACHE_SLOTS: usize = 128;
-/// Strings up to this many bytes go through the cache.
-const CACHE_MAX_LEN: usize = 24;
 
 impl<'a> Parser<'a> {
     fn err(&self, msg: &str) -> ParseError {
@@ -188,52 +182,35 @@ impl<'a> Parser<'a> {
         Ok(v)
     }
 
-    /// A string literal as a shared [`Str`]. The common case, no escapes, is one scan and one
-    /// allocation (none for a short string seen recently).
+    /// A string literal as a shared [`Str`]. The common case, no escapes, is one scan and a
+    /// range of the text (no copy).
     fn string(&mut self) -> Result<Str, ParseError> {
         let start = self.i + 1;
         let mut i = start;
         let s = self.s;
-        while i + 8 <= s.len() {
-            let w = u64::from_le_bytes(s[i..i + 8].try_into().unwrap());
-            if has_special(w) {
-                break;
+        // Plain: nothing JSON.stringify would escape, lone surrogates (0xF4 leads) included.
+        let mut plain = true;
+        loop {
+            while i + 8 <= s.len() {
+                let w = u64::from_le_bytes(s[i..i + 8].try_into().unwrap());
+                if has_special(w) || has_f4(w) {
+                    break;
+                }
+                i += 8;
             }
-            i += 8;
-        }
-        while let Some(&b) = s.get(i) {
-            if b == b'"' || b == b'\\' || b < 0x20 {
-                break;
+            match s.get(i) {
+                Some(&b) if b != b'"' && b != b'\\' && b >= 0x20 => {
+                    plain &= b != 0xF4;
+                    i += 1;
+                }
+                _ => break,
             }
-            i += 1;
         }
         if s.get(i) != Some(&b'"') {
             return self.string_slow().map(Str::from);
         }
         self.i = i + 1;
-        let raw = &self.text[start..i];
-        if raw.len() > CACHE_MAX_LEN {
-            return Ok(Str::from(raw));
-        }
-        let b = raw.as_bytes();
-        let h = match b {
-            [] => 0,
-            [first, .., last] => {
-                (*first as usize).wrapping_mul(31)
-                    ^ (*last as usize).wrapping_mul(7)
-                    ^ b.len().wrapping_mul(131)
-                    ^ b[b.len() / 2] as usize
-            }
-            [one] => *one as usize,
-        } % CACHE_SLOTS;
-        match &self.cache[h] {
-            Some(hit) if hit.as_bytes() == b => Ok(hit.clone()),
-            _ => {
-                let v = Str::from(raw);
-                self.cache[h] = Some(v.clone());
-                Ok(v)
-            }
-        }
+        Ok(self.whole.slice(start, i, plain))
     }
 
     fn string_slow(&mut self) -> Result<String, ParseError> {
@@ -303,21 +280,22 @@ impl<'a> Parser<'a> {
 
     fn array(&mut self, depth: usize) -> Result<Value, ParseError> {
         self.i += 1;
-        let mut items = Vec::new();
         self.ws();
         if self.s.get(self.i) == Some(&b']') {
             self.i += 1;
-            return Ok(Value::Array(items));
+            return Ok(Value::Array(Vec::new()));
         }
+        let base = self.items.len();
         loop {
             self.ws();
-            items.push(self.value(depth + 1)?);
+            let v = self.value(depth + 1)?;
+            self.items.push(v);
             self.ws();
             match self.s.get(self.i) {
                 Some(b',') => self.i += 1,
                 Some(b']') => {
                     self.i += 1;
-                    return Ok(Value::Array(items));
+                    return Ok(Value::Array(self.items.drain(base..).collect()));
                 }
                 None => return Err(self.err("Unexpected end of JSON input")),
                 _ => return Err(self.err("Expected ',' or ']' after array element in JSON")),
@@ -327,8 +305,8 @@ impl<'a> Parser<'a> {
 
     fn object(&mut self, depth: usize) -> Result<Value, ParseError> {
         self.i += 1;
-        // Entries are collected first and the object built once (see `Object::from_parsed`).
-        let mut entries: Vec<(Str, Value)> = Vec::with_capacity(6);
+        // Members are collected first and the object built once (see `Object::from_parsed`).
+        let base = self.members.len();
         self.ws();
         if self.s.get(self.i) == Some(&b'}') {
             self.i += 1;
@@ -347,18 +325,42 @@ impl<'a> Parser<'a> {
             self.i += 1;
             self.ws();
             let v = self.value(depth + 1)?;
-            entries.push((key, v));
+            self.members.push((key, v));
             self.ws();
             match self.s.get(self.i) {
                 Some(b',') => self.i += 1,
                 Some(b'}') => {
                     self.i += 1;
-                    return Ok(Value::Object(Object::from_parsed(entries)));
+                    return Ok(Value::Object(Object::from_parsed(
+                        self.members.drain(base..).collect(),
+                    )));
                 }
                 None => return Err(self.err("Unexpected end of JSON input")),
                 _ => return Err(self.err("Expected ',' or '}' after property value in JSON")),
             }
         }
+    }
+}
+
+/// `JSON.stringify(s).length` in bytes; a plain string is its own bytes and the quotes.
+#[inline]
+fn str_json_len(s: &Str) -> usize {
+    if s.is_plain() {
+        s.len() + 2
+    } else {
+        escaped_json_len(s)
+    }
+}
+
+/// Appends `JSON.stringify(s)`; a plain string is copied as it is.
+#[inline]
+fn write_str(s: &Str, out: &mut String) {
+    if s.is_plain() {
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+    } else {
+        escape_json_string_into(s, out)
     }
 }
 
@@ -383,12 +385,12 @@ pub(super) fn compact_len(v: &Value) -> usize {
                 4
             }
         }
-        Value::String(s) => escaped_json_len(s),
+        Value::String(s) => str_json_len(s),
         Value::Array(a) => 2 + a.len().saturating_sub(1) + a.iter().map(compact_len).sum::<usize>(),
         Value::Object(o) => {
             2 + o.len().saturating_sub(1)
                 + o.iter()
-                    .map(|(k, v)| escaped_json_len(k) + 1 + compact_len(v))
+                    .map(|(k, v)| str_json_len(k) + 1 + compact_len(v))
                     .sum::<usize>()
         }
     }
@@ -406,7 +408,7 @@ pub(super) fn write_compact(v: &Value, out: &mut String) {
                 out.push_str("null")
             }
         }
-        Value::String(s) => escape_json_string_into(s, out),
+        Value::String(s) => write_str(s, out),
         Value::Array(a) => {
             out.push('[');
             for (i, item) in a.iter().enumerate() {
@@ -423,7 +425,7 @@ pub(super) fn write_compact(v: &Value, out: &mut String) {
                 if i > 0 {
                     out.push(',');
                 }
-                escape_json_string_into(k, out);
+                write_str(k, out);
                 out.push(':');
                 write_compact(item, out);
             }

@@ -14,7 +14,7 @@ mod number;
 mod ops;
 mod string;
 
-pub use json::{parse, parse_shared, parse_with_position, ParseError, StrCache};
+pub use json::{parse, parse_str, parse_with_position, ParseError};
 pub use number::number_to_string;
 pub use ops::{
     join_element, join_shared, js_max, js_min, non_nullish, sanitize_shared, string_to_number,
@@ -30,7 +30,7 @@ use std::fmt;
 use std::sync::Arc;
 
 mod str_type;
-pub use str_type::Str;
+pub use str_type::{Str, StrBuilder};
 
 /// A JSON value as JS holds it after `JSON.parse` or builds it in an object literal.
 #[derive(Clone, PartialEq, Default)]
@@ -57,10 +57,12 @@ pub struct Object {
 /// Whether JS treats `key` as an array index (a canonical decimal below 2^32 − 1), which
 /// orders it before all other keys.
 pub fn is_array_index(key: &str) -> Option<u32> {
-    if key.is_empty() || key.len() > 10 {
-        return None;
+    let b = key.as_bytes();
+    match b.first() {
+        Some(c) if c.is_ascii_digit() && b.len() <= 10 => {}
+        _ => return None,
     }
-    if key.len() > 1 && key.starts_with('0') {
+    if b.len() > 1 && b[0] == b'0' {
         return None;
     }
     if !key.bytes().all(|b| b.is_ascii_digit()) {
@@ -71,6 +73,21 @@ pub fn is_array_index(key: &str) -> Option<u32> {
         Some(n as u32)
     } else {
         None
+    }
+}
+
+/// Key equality for the short keys of JSON objects: most keys differ in length or first byte,
+/// and a byte loop beats a `memcmp` call on a few bytes (in wasm above all).
+#[inline(always)]
+fn key_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    match a.first() {
+        None => true,
+        Some(x) if *x != b[0] => false,
+        _ if a.len() <= 16 => a.iter().zip(b).all(|(x, y)| x == y),
+        _ => a == b,
     }
 }
 
@@ -92,10 +109,11 @@ impl Object {
     pub fn from_parsed(mut entries: Vec<(Str, Value)>) -> Self {
         let plain = entries.iter().all(|(k, _)| is_array_index(k).is_none()) && {
             if entries.len() <= 16 {
-                entries
-                    .iter()
-                    .enumerate()
-                    .all(|(i, (k, _))| entries[..i].iter().all(|(p, _)| p != k))
+                entries.iter().enumerate().all(|(i, (k, _))| {
+                    entries[..i]
+                        .iter()
+                        .all(|(p, _)| !key_eq(p.as_bytes(), k.as_bytes()))
+                })
             } else {
                 let mut seen = std::collections::HashSet::with_capacity(entries.len());
                 entries.iter().all(|(k, _)| seen.insert(k.as_str()))
@@ -130,7 +148,10 @@ impl Object {
 
     fn insert_str(&mut self, key: Str, value: Value) {
         let entries = Arc::make_mut(&mut self.entries);
-        if let Some(slot) = entries.iter_mut().find(|(k, _)| *k == key) {
+        if let Some(slot) = entries
+            .iter_mut()
+            .find(|(k, _)| key_eq(k.as_bytes(), key.as_bytes()))
+        {
             slot.1 = value;
             return;
         }
@@ -166,7 +187,7 @@ impl Object {
         let key = key.as_bytes();
         self.entries
             .iter()
-            .find(|(k, _)| k.len() == key.len() && k.as_bytes() == key)
+            .find(|(k, _)| key_eq(k.as_bytes(), key))
             .map(|(_, v)| v)
     }
 
@@ -176,17 +197,22 @@ impl Object {
         }
         Arc::make_mut(&mut self.entries)
             .iter_mut()
-            .find(|(k, _)| k == key)
+            .find(|(k, _)| key_eq(k.as_bytes(), key.as_bytes()))
             .map(|(_, v)| v)
     }
 
     pub fn contains_key(&self, key: &str) -> bool {
-        self.entries.iter().any(|(k, _)| k == key)
+        self.entries
+            .iter()
+            .any(|(k, _)| key_eq(k.as_bytes(), key.as_bytes()))
     }
 
     /// `delete obj[key]`.
     pub fn remove(&mut self, key: &str) -> Option<Value> {
-        let pos = self.entries.iter().position(|(k, _)| k == key)?;
+        let pos = self
+            .entries
+            .iter()
+            .position(|(k, _)| key_eq(k.as_bytes(), key.as_bytes()))?;
         Some(Arc::make_mut(&mut self.entries).remove(pos).1)
     }
 
@@ -418,3 +444,10 @@ impl From<Vec<Value>> for Value {
 
 #[cfg(test)]
 mod tests;
+
+// A value is two words and a tag: 16 bytes in wasm32 (24 natively). Checked at compile time so
+// a change to `Str` or `Object` that grows every value (and the heap of a large session) shows.
+#[cfg(target_pointer_width = "32")]
+const _: () = assert!(std::mem::size_of::<Value>() == 16 && std::mem::size_of::<Str>() == 12);
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<Value>() == 32 && std::mem::size_of::<Str>() == 24);

@@ -1,58 +1,279 @@
 //! [`Str`]: the string of a [`Value`](super::Value) and of an object key.
 
+use std::alloc::{alloc, dealloc, handle_alloc_error, Layout};
 use std::borrow::Borrow;
+use std::cmp::Ordering;
 use std::fmt;
+use std::hash::{Hash, Hasher};
 use std::ops::Deref;
-use std::sync::Arc;
+use std::ptr::NonNull;
+use std::sync::atomic::{fence, AtomicUsize, Ordering::*};
 
-/// An immutable, shared string (`Arc<str>`): cloning is a reference count, so a text passed
-/// from the session through the stages into the body is stored once. Reads as a `&str`.
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct Str(Arc<str>);
+/// An immutable, shared string: a range of a shared, reference-counted buffer. Cloning is a
+/// reference count, so a text passed from the session through the stages into the body is
+/// stored once; and a string parsed out of a larger text (a session line) is a range of that
+/// text, not a copy of it. Reads as a `&str`.
+///
+/// A string the JSON parser took verbatim from its text (no escapes) is marked *plain*: it holds
+/// nothing `JSON.stringify` escapes, so it is written back as its bytes without a scan.
+///
+/// Three words: a thin pointer to the buffer (its header holds the count and length, the bytes
+/// follow), the start and the length. In wasm32 that is 12 bytes, so a [`Value`](super::Value)
+/// stays 16.
+pub struct Str {
+    buf: NonNull<Header>,
+    start: usize,
+    /// The byte length, and [`PLAIN`] in the top bit.
+    meta: usize,
+}
+
+// SAFETY: the buffer is immutable once shared and its count is atomic (as `Arc<str>`).
+unsafe impl Send for Str {}
+unsafe impl Sync for Str {}
+
+/// The head of a buffer; `len` bytes of UTF-8 follow it.
+struct Header {
+    count: AtomicUsize,
+    len: usize,
+}
+
+const PLAIN: usize = 1 << (usize::BITS - 1);
+const HEAD: usize = std::mem::size_of::<Header>();
+
+fn layout(len: usize) -> Layout {
+    match HEAD
+        .checked_add(len)
+        .and_then(|n| Layout::from_size_align(n, std::mem::align_of::<Header>()).ok())
+    {
+        Some(l) => l,
+        None => handle_alloc_error(Layout::new::<Header>()),
+    }
+}
+
+/// A new buffer of `len` bytes, count 1, bytes uninitialized.
+fn new_buffer(len: usize) -> NonNull<Header> {
+    let l = layout(len);
+    // SAFETY: `l` has a non-zero size (the header).
+    let p = unsafe { alloc(l) } as *mut Header;
+    let Some(p) = NonNull::new(p) else {
+        handle_alloc_error(l)
+    };
+    // SAFETY: freshly allocated, aligned for `Header`.
+    unsafe {
+        p.as_ptr().write(Header {
+            count: AtomicUsize::new(1),
+            len,
+        })
+    };
+    p
+}
 
 impl Str {
     #[inline(always)]
+    fn bytes_ptr(&self) -> *const u8 {
+        // SAFETY: the bytes follow the header in the same allocation.
+        unsafe { (self.buf.as_ptr() as *const u8).add(HEAD) }
+    }
+
+    #[inline]
     pub fn as_str(&self) -> &str {
-        &self.0
+        let len = self.meta & !PLAIN;
+        // SAFETY: every constructor checks that `start..start + len` lies within the buffer, on
+        // char boundaries of its UTF-8 text.
+        unsafe {
+            std::str::from_utf8_unchecked(std::slice::from_raw_parts(
+                self.bytes_ptr().add(self.start),
+                len,
+            ))
+        }
+    }
+
+    /// `self[start..end]` without a copy; `plain` says the text needs no JSON escaping (the
+    /// caller knows: it scanned it). Falls back to a copy where the range is not on char
+    /// boundaries (or is out of range: then it is empty).
+    #[inline]
+    pub fn slice(&self, start: usize, end: usize, plain: bool) -> Str {
+        match self.as_str().get(start..end) {
+            Some(_) if end - start < PLAIN => {
+                // SAFETY: the header is live while `self` is.
+                unsafe { self.buf.as_ref() }.count.fetch_add(1, Relaxed);
+                Str {
+                    buf: self.buf,
+                    start: self.start + start,
+                    meta: (end - start) | if plain { PLAIN } else { 0 },
+                }
+            }
+            Some(s) => Str::from(s),
+            None => Str::from(""),
+        }
+    }
+
+    /// Whether the text is known to need no JSON escaping (see the type's docs).
+    #[inline(always)]
+    pub fn is_plain(&self) -> bool {
+        self.meta & PLAIN != 0
+    }
+}
+
+impl Clone for Str {
+    #[inline]
+    fn clone(&self) -> Str {
+        // SAFETY: the header is live while `self` is.
+        let old = unsafe { self.buf.as_ref() }.count.fetch_add(1, Relaxed);
+        if old > isize::MAX as usize {
+            std::process::abort();
+        }
+        Str {
+            buf: self.buf,
+            start: self.start,
+            meta: self.meta,
+        }
+    }
+}
+
+impl Drop for Str {
+    #[inline]
+    fn drop(&mut self) {
+        // SAFETY: the header is live until the last owner frees it here (as `Arc`'s drop).
+        unsafe {
+            if self.buf.as_ref().count.fetch_sub(1, Release) != 1 {
+                return;
+            }
+            fence(Acquire);
+            let len = self.buf.as_ref().len;
+            dealloc(self.buf.as_ptr() as *mut u8, layout(len));
+        }
+    }
+}
+
+/// A buffer being filled from outside (the wasm binding's session text, written by JS), to
+/// become a [`Str`] once its bytes are checked.
+pub struct StrBuilder {
+    buf: NonNull<Header>,
+    len: usize,
+}
+
+impl StrBuilder {
+    /// A buffer of `len` bytes, zeroed.
+    pub fn new(len: usize) -> StrBuilder {
+        let buf = new_buffer(len);
+        // SAFETY: the `len` bytes after the header are ours.
+        unsafe { std::ptr::write_bytes((buf.as_ptr() as *mut u8).add(HEAD), 0, len) };
+        StrBuilder { buf, len }
+    }
+
+    /// Where the bytes go.
+    pub fn as_mut_ptr(&mut self) -> *mut u8 {
+        // SAFETY: the bytes follow the header.
+        unsafe { (self.buf.as_ptr() as *mut u8).add(HEAD) }
+    }
+
+    /// The string, if the bytes are UTF-8; else a copy with U+FFFD for the bad sequences (as
+    /// `TextDecoder` does).
+    pub fn finish(self) -> Str {
+        let (buf, len) = (self.buf, self.len);
+        std::mem::forget(self);
+        let s = Str {
+            buf,
+            start: 0,
+            meta: len,
+        };
+        // SAFETY: `len` initialized (zeroed, then written) bytes.
+        let bytes = unsafe { std::slice::from_raw_parts(s.bytes_ptr(), len) };
+        match std::str::from_utf8(bytes) {
+            Ok(_) if len < PLAIN => s,
+            _ => Str::from(String::from_utf8_lossy(bytes).as_ref()),
+        }
+    }
+}
+
+impl Drop for StrBuilder {
+    fn drop(&mut self) {
+        // SAFETY: never shared: the builder owns its buffer.
+        unsafe { dealloc(self.buf.as_ptr() as *mut u8, layout(self.len)) };
+    }
+}
+
+impl Default for Str {
+    fn default() -> Self {
+        Str::from("")
+    }
+}
+
+impl PartialEq for Str {
+    #[inline]
+    fn eq(&self, other: &Str) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Str {}
+
+impl PartialOrd for Str {
+    fn partial_cmp(&self, other: &Str) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Str {
+    fn cmp(&self, other: &Str) -> Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl Hash for Str {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state)
     }
 }
 
 impl Deref for Str {
     type Target = str;
-    #[inline(always)]
+    #[inline]
     fn deref(&self) -> &str {
-        &self.0
+        self.as_str()
     }
 }
 
 impl AsRef<str> for Str {
     fn as_ref(&self) -> &str {
-        &self.0
+        self.as_str()
     }
 }
 
 impl Borrow<str> for Str {
     fn borrow(&self) -> &str {
-        &self.0
+        self.as_str()
     }
 }
 
 impl fmt::Display for Str {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&*self.0, f)
+        fmt::Display::fmt(self.as_str(), f)
     }
 }
 
 impl fmt::Debug for Str {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&*self.0, f)
+        fmt::Debug::fmt(self.as_str(), f)
     }
 }
 
 impl From<&str> for Str {
     #[inline(never)]
     fn from(s: &str) -> Self {
-        Str(Arc::from(s))
+        let buf = new_buffer(s.len());
+        // SAFETY: the buffer has room for `s.len()` bytes after the header.
+        unsafe {
+            std::ptr::copy_nonoverlapping(s.as_ptr(), (buf.as_ptr() as *mut u8).add(HEAD), s.len())
+        };
+        // A string of 2 GiB or more (only possible natively) keeps its bytes but not the plain bit;
+        // its length would collide with the bit, so such strings are cut off at the limit.
+        Str {
+            buf,
+            start: 0,
+            meta: s.len().min(PLAIN - 1),
+        }
     }
 }
 
@@ -77,43 +298,43 @@ impl From<&Str> for Str {
 
 impl From<Str> for String {
     fn from(s: Str) -> Self {
-        String::from(&*s.0)
+        String::from(s.as_str())
     }
 }
 
 impl PartialEq<str> for Str {
     #[inline(always)]
     fn eq(&self, other: &str) -> bool {
-        *self.0 == *other
+        self.as_str() == other
     }
 }
 
 impl PartialEq<&str> for Str {
     fn eq(&self, other: &&str) -> bool {
-        *self.0 == **other
+        self.as_str() == *other
     }
 }
 
 impl PartialEq<String> for Str {
     fn eq(&self, other: &String) -> bool {
-        *self.0 == **other
+        self.as_str() == *other
     }
 }
 
 impl PartialEq<Str> for str {
     fn eq(&self, other: &Str) -> bool {
-        *self == *other.0
+        self == other.as_str()
     }
 }
 
 impl PartialEq<Str> for &str {
     fn eq(&self, other: &Str) -> bool {
-        **self == *other.0
+        *self == other.as_str()
     }
 }
 
 impl PartialEq<Str> for String {
     fn eq(&self, other: &Str) -> bool {
-        **self == *other.0
+        *self == other.as_str()
     }
 }

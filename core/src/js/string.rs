@@ -58,7 +58,7 @@ pub(crate) fn has_json_special(w: u64) -> bool {
 
 /// Whether any of the 8 bytes in `w` is 0xF4 (the lead byte of every encoded lone surrogate).
 #[inline(always)]
-fn has_f4(w: u64) -> bool {
+pub(crate) fn has_f4(w: u64) -> bool {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
     let x = w ^ (LO * 0xF4);

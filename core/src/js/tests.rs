@@ -172,3 +172,66 @@ fn to_json_is_written_at_its_exact_size() {
     assert_eq!(out.len(), super::json::compact_len(&v));
     assert_eq!(out.capacity(), out.len());
 }
+
+#[test]
+fn parsed_strings_are_ranges_of_the_text_and_plain_ones_skip_escaping() {
+    let text = Str::from(r#"{"a":"plain text","b":"line\nbreak","c":"caf\u00e9","d":"naïve ✓"}"#);
+    let v = parse_str(&text).unwrap();
+    let o = v.as_object().unwrap();
+    let s = |k: &str| match o.get(k) {
+        Some(Value::String(s)) => s.clone(),
+        _ => panic!("{k}"),
+    };
+    // Verbatim strings are plain (written back as their bytes); escaped ones are not.
+    assert!(s("a").is_plain() && s("d").is_plain());
+    assert!(!s("b").is_plain() && !s("c").is_plain());
+    assert_eq!(s("b").as_str(), "line\nbreak");
+    assert_eq!(s("c").as_str(), "café");
+    // The writer gives the same bytes either way, and so does the measured length.
+    assert_eq!(
+        v.to_json(),
+        r#"{"a":"plain text","b":"line\nbreak","c":"café","d":"naïve ✓"}"#
+    );
+    // A range outlives the text it was cut from.
+    let a = s("a");
+    drop(v);
+    drop(text);
+    assert_eq!(a.as_str(), "plain text");
+    assert_eq!(a.clone(), Str::from("plain text"));
+}
+
+#[test]
+fn a_plain_string_with_a_lone_surrogate_char_is_not_plain() {
+    // U+10F800 is how a lone surrogate is stored: JSON.stringify writes it as \ud800.
+    let text = Str::from("[\"x\u{10F800}y\"]");
+    let v = parse_str(&text).unwrap();
+    let Some(Value::String(s)) = v.as_array().and_then(|a| a.first()) else {
+        panic!()
+    };
+    assert!(!s.is_plain());
+    assert_eq!(v.to_json(), "[\"x\\ud800y\"]");
+}
+
+#[test]
+fn slices_off_char_boundaries_or_out_of_range_fall_back() {
+    let s = Str::from("é✓");
+    assert_eq!(s.slice(0, 2, false).as_str(), "é");
+    assert_eq!(s.slice(2, 5, true).as_str(), "✓");
+    assert!(s.slice(2, 5, true).is_plain());
+    assert_eq!(s.slice(1, 2, false).as_str(), "");
+    assert_eq!(s.slice(3, 99, false).as_str(), "");
+    let sub = s.slice(2, 5, false);
+    assert_eq!(sub.slice(0, 3, false).as_str(), "✓");
+}
+
+#[test]
+fn a_builder_checks_its_bytes() {
+    let mut b = StrBuilder::new(4);
+    unsafe { std::ptr::copy_nonoverlapping("abé".as_ptr(), b.as_mut_ptr(), 4) };
+    assert_eq!(b.finish().as_str(), "abé");
+    let mut bad = StrBuilder::new(3);
+    unsafe { std::ptr::copy_nonoverlapping([b'a', 0xFF, b'b'].as_ptr(), bad.as_mut_ptr(), 3) };
+    assert_eq!(bad.finish().as_str(), "a\u{FFFD}b");
+    drop(StrBuilder::new(10));
+    assert_eq!(StrBuilder::new(0).finish().as_str(), "");
+}

@@ -56,12 +56,17 @@ pub fn build(
     let options = stream_simple(model, ctx, opts, events)?;
     let normalize_mistral_tool_call_id = create_mistral_tool_call_id_normalizer();
     let normalize = |id: &str, _model: &Model, _source: &Value| normalize_mistral_tool_call_id(id);
-    let transformed =
-        messages::transform_messages(&ctx.messages, model, Some(&normalize), 0.0, events);
-    let payload = build_chat_payload(model, ctx, &transformed, &options, events)?;
+    // The transformed messages and the camelCase payload are freed once the wire payload is
+    // built, before the body is written (a large session would otherwise hold all three).
+    let payload = {
+        let transformed =
+            messages::transform_messages(&ctx.messages, model, Some(&normalize), 0.0, events);
+        build_chat_payload(model, ctx, &transformed, &options, events)?
+    };
     let url = request_url(model.base_url())?;
     let headers = build_mistral_headers(model, opts, &options, events);
     let params = Value::Object(to_mistral_wire_payload(&payload));
+    drop(payload);
     let body = params.to_json();
     Ok(Request {
         method: "POST",
