@@ -91,6 +91,9 @@ pub struct AppState {
     pub prov: BTreeMap<String, Shared<BTreeMap<String, Value>>>,
 }
 
+/// A change to the settings panel's overrides.
+pub type OverridesEdit = Box<dyn FnOnce(&mut Overrides)>;
+
 pub enum Action {
     Worker(FromWorker),
     Reading(String),
@@ -99,7 +102,9 @@ pub enum Action {
     Paste(String),
     Demo,
     Clear,
-    SetOverrides(Overrides),
+    /// An edit from the settings panel, applied to the overrides of the scenario on screen (not
+    /// to the copy the panel rendered from).
+    EditOverrides(OverridesEdit),
     SetApi(Option<String>),
     SetView(String),
     SetStage(usize),
@@ -358,9 +363,15 @@ impl Reducible for AppState {
             }
             Action::Demo => s.set_scenario(Scenario::demo()),
             Action::Clear => s.set_scenario(Scenario { name: "empty".into(), now_ms: now(), ..Default::default() }),
-            Action::SetOverrides(o) => {
+            Action::EditOverrides(edit) => {
+                let mut overrides = s.scenario.overrides.clone();
+                edit(&mut overrides);
+                // Nothing changed: keep the reports (an unchanged scenario is not assembled again).
+                if overrides == s.scenario.overrides {
+                    return self;
+                }
                 let mut sc = (*s.scenario).clone();
-                sc.overrides = o;
+                sc.overrides = overrides;
                 s.set_scenario(sc);
             }
             Action::SetApi(api) => {
@@ -543,13 +554,66 @@ fn input_value(e: &Event) -> String {
 }
 
 #[derive(Properties, PartialEq)]
+struct TextFieldProps {
+    id: AttrValue,
+    /// The committed value: what the scenario's overrides say.
+    value: AttrValue,
+    placeholder: AttrValue,
+    #[prop_or_default]
+    multiline: bool,
+    /// A `<datalist>` id (inputs only).
+    #[prop_or_default]
+    list: Option<AttrValue>,
+    /// The value, when the field's `change` event commits it (Enter in an input, leaving the field).
+    on_commit: Callback<String>,
+    #[prop_or_default]
+    onfocus: Option<Callback<FocusEvent>>,
+}
+
+/// A text input or textarea that keeps what is typed (its draft) until it is committed.
+///
+/// Yew sets a field's DOM value whenever it differs from the value rendered, so a field rendered
+/// straight from the committed value lost the text typed so far at any render of the panel —
+/// and the page renders each time a background report arrives from the worker. The draft is
+/// rendered instead while there is one; it is dropped when the committed value changes (the edit
+/// landed, or a reset or another scenario replaced it).
+#[function_component]
+fn TextField(p: &TextFieldProps) -> Html {
+    let draft = use_state_eq(|| None::<String>);
+    {
+        let draft = draft.clone();
+        use_effect_with(p.value.clone(), move |_| {
+            draft.set(None);
+            || ()
+        });
+    }
+    let oninput = {
+        let draft = draft.clone();
+        Callback::from(move |e: InputEvent| draft.set(Some(input_value(&e))))
+    };
+    let onchange = {
+        let cb = p.on_commit.clone();
+        Callback::from(move |e: Event| cb.emit(input_value(&e)))
+    };
+    let value: AttrValue = (*draft).clone().map(AttrValue::from).unwrap_or_else(|| p.value.clone());
+    let onfocus = p.onfocus.clone();
+    if p.multiline {
+        html! { <textarea id={p.id.clone()} rows="3" spellcheck="false" {value} placeholder={p.placeholder.clone()} {oninput} {onchange} {onfocus} /> }
+    } else {
+        html! { <input id={p.id.clone()} type="text" list={p.list.clone()} spellcheck="false" {value} placeholder={p.placeholder.clone()} {oninput} {onchange} {onfocus} /> }
+    }
+}
+
+#[derive(Properties, PartialEq)]
 struct SettingsProps {
     overrides: Overrides,
     base: crate::state::EnvView,
     report: Option<Shared<Value>>,
     builtin_tools: Vec<String>,
     catalog: Option<Rc<Vec<CatalogModel>>>,
-    on_change: Callback<Overrides>,
+    /// Edits are applied by the reducer to the overrides on screen then (never to this render's
+    /// copy: two edits in a row both count).
+    on_edit: Callback<OverridesEdit>,
     on_want_catalog: Callback<()>,
 }
 
@@ -559,41 +623,38 @@ const THINKING: [&str; 6] = ["off", "minimal", "low", "medium", "high", "xhigh"]
 #[function_component(SettingsPanel)]
 fn settings_panel(p: &SettingsProps) -> Html {
     let o = &p.overrides;
-    let field = |label: &'static str, id: &'static str, value: Option<String>, placeholder: String, set: fn(&mut Overrides, Option<String>)| {
-        let (ov, cb) = (o.clone(), p.on_change.clone());
-        let onchange = Callback::from(move |e: Event| {
-            let v = input_value(&e);
-            let mut n = ov.clone();
-            set(&mut n, (!v.trim().is_empty()).then_some(v));
-            cb.emit(n);
-        });
+    // A field's committed text → an edit of the overrides.
+    let commit = |set: fn(&mut Overrides, String)| {
+        let cb = p.on_edit.clone();
+        Callback::from(move |v: String| cb.emit(Box::new(move |o: &mut Overrides| set(o, v))))
+    };
+    let field = |label: &'static str, id: &'static str, value: Option<String>, placeholder: String, set: fn(&mut Overrides, String)| {
         html! {
             <label class="field" for={id}><span>{label}</span>
-                <input id={id} type="text" spellcheck="false" value={value.unwrap_or_default()} placeholder={placeholder} {onchange} />
+                <TextField id={id} value={value.unwrap_or_default()} placeholder={placeholder} on_commit={commit(set)} />
             </label>
         }
     };
-    let model_value = o.model.clone();
+    let textarea = |label: &'static str, id: &'static str, value: Option<String>, placeholder: &'static str, set: fn(&mut Overrides, String)| {
+        html! {
+            <label class="field" for={id}><span>{label}</span>
+                <TextField id={id} multiline=true value={value.unwrap_or_default()} placeholder={placeholder} on_commit={commit(set)} />
+            </label>
+        }
+    };
+    /// Blank text = as the scenario says.
+    fn text(v: String) -> Option<String> {
+        (!v.trim().is_empty()).then_some(v)
+    }
     let report_model = p.report.as_ref().and_then(|r| r.get("model").cloned()).filter(|m| !m.is_null());
     let model_placeholder = report_model.as_ref().map(|m| format!("{}/{}", m.get_str("provider").unwrap_or(""), m.get_str("id").unwrap_or(""))).unwrap_or_else(|| p.base.model.clone());
-    let on_model = {
-        let (ov, cb) = (o.clone(), p.on_change.clone());
-        Callback::from(move |e: Event| {
-            let v = input_value(&e);
-            let mut n = ov.clone();
-            n.model = (!v.trim().is_empty()).then(|| v.trim().to_string());
-            cb.emit(n);
-        })
-    };
     let want = p.on_want_catalog.clone();
     let on_model_focus = Callback::from(move |_: FocusEvent| want.emit(()));
     let on_thinking = {
-        let (ov, cb) = (o.clone(), p.on_change.clone());
+        let cb = p.on_edit.clone();
         Callback::from(move |e: Event| {
             let v = input_value(&e);
-            let mut n = ov.clone();
-            n.thinking = (!v.is_empty()).then_some(v);
-            cb.emit(n);
+            cb.emit(Box::new(move |o: &mut Overrides| o.thinking = (!v.is_empty()).then_some(v)));
         })
     };
     // Tools: pi's built-ins, then whatever else the report has (extension tools).
@@ -606,50 +667,34 @@ fn settings_panel(p: &SettingsProps) -> Html {
     }
     let active_set: BTreeSet<String> = o.tools.clone().unwrap_or_else(|| active.clone()).into_iter().collect();
     let tool_box = |name: &String| {
-        let (ov, cb, name2, cands, set) = (o.clone(), p.on_change.clone(), name.clone(), candidates.clone(), active_set.clone());
+        let (cb, name2, cands, shown) = (p.on_edit.clone(), name.clone(), candidates.clone(), active.clone());
         let onchange = Callback::from(move |_: Event| {
-            let mut set = set.clone();
-            if !set.remove(&name2) {
-                set.insert(name2.clone());
-            }
-            let mut n = ov.clone();
-            n.tools = Some(cands.iter().filter(|c| set.contains(*c)).cloned().collect());
-            cb.emit(n);
+            let (name2, cands, shown) = (name2.clone(), cands.clone(), shown.clone());
+            cb.emit(Box::new(move |o: &mut Overrides| {
+                let mut set: BTreeSet<String> = o.tools.clone().unwrap_or(shown).into_iter().collect();
+                if !set.remove(&name2) {
+                    set.insert(name2);
+                }
+                o.tools = Some(cands.iter().filter(|c| set.contains(*c)).cloned().collect());
+            }));
         });
         html! { <label class="tool-check"><input type="checkbox" checked={active_set.contains(name)} {onchange} /><span>{name}</span></label> }
     };
-    let textarea = |label: &'static str, id: &'static str, value: Option<String>, placeholder: &'static str, set: fn(&mut Overrides, Option<String>)| {
-        let (ov, cb) = (o.clone(), p.on_change.clone());
-        let onchange = Callback::from(move |e: Event| {
-            let v = input_value(&e);
-            let mut n = ov.clone();
-            set(&mut n, Some(v));
-            cb.emit(n);
-        });
-        html! {
-            <label class="field" for={id}><span>{label}</span>
-                <textarea id={id} rows="3" spellcheck="false" value={value.unwrap_or_default()} placeholder={placeholder} {onchange} />
-            </label>
-        }
-    };
     let reset = {
-        let cb = p.on_change.clone();
-        Callback::from(move |_| cb.emit(Overrides::default()))
+        let cb = p.on_edit.clone();
+        Callback::from(move |_| cb.emit(Box::new(|o: &mut Overrides| *o = Overrides::default())))
     };
     let reset_tools = {
-        let (ov, cb) = (o.clone(), p.on_change.clone());
-        Callback::from(move |_| {
-            let mut n = ov.clone();
-            n.tools = None;
-            cb.emit(n);
-        })
+        let cb = p.on_edit.clone();
+        Callback::from(move |_| cb.emit(Box::new(|o: &mut Overrides| o.tools = None)))
     };
     let prompt_value = o.prompt.clone().unwrap_or_else(|| p.base.prompt.clone());
     html! {
         <section class="panel settings" aria-labelledby="settings-h">
             <h2 id="settings-h">{"Settings"}<button class="link" onclick={reset} title="Back to what the scenario says">{"reset"}</button></h2>
             <label class="field" for="set-model"><span>{"Model"}</span>
-                <input id="set-model" type="text" list="model-list" spellcheck="false" value={model_value.unwrap_or_default()} placeholder={model_placeholder} onchange={on_model} onfocus={on_model_focus} />
+                <TextField id="set-model" list={Some(AttrValue::from("model-list"))} value={o.model.clone().unwrap_or_default()} placeholder={model_placeholder}
+                    on_commit={commit(|o, v| o.model = text(v).map(|v| v.trim().to_string()))} onfocus={Some(on_model_focus)} />
             </label>
             <datalist id="model-list">
                 { for p.base.custom_models.iter().map(|m| html! { <option value={m.clone()}>{"models.json"}</option> }) }
@@ -661,16 +706,16 @@ fn settings_panel(p: &SettingsProps) -> Html {
                     { for THINKING.iter().map(|t| html! { <option value={*t} selected={o.thinking.as_deref() == Some(*t)}>{*t}</option> }) }
                 </select>
             </label>
-            { field("Working directory (cwd)", "set-cwd", o.cwd.clone(), p.base.cwd.clone(), |o, v| o.cwd = v) }
-            { field("Agent dir", "set-agent-dir", o.agent_dir.clone(), p.base.agent_dir.clone(), |o, v| o.agent_dir = v) }
-            { field("pi package dir", "set-pi-dir", o.pi_package_dir.clone(), p.base.pi_package_dir.clone(), |o, v| o.pi_package_dir = v) }
+            { field("Working directory (cwd)", "set-cwd", o.cwd.clone(), p.base.cwd.clone(), |o, v| o.cwd = text(v)) }
+            { field("Agent dir", "set-agent-dir", o.agent_dir.clone(), p.base.agent_dir.clone(), |o, v| o.agent_dir = text(v)) }
+            { field("pi package dir", "set-pi-dir", o.pi_package_dir.clone(), p.base.pi_package_dir.clone(), |o, v| o.pi_package_dir = text(v)) }
             <fieldset class="tools-set">
                 <legend>{"Active tools"}if o.tools.is_some() { <button class="link" onclick={reset_tools}>{"as the scenario says"}</button> }</legend>
                 { for candidates.iter().map(tool_box) }
             </fieldset>
-            { textarea("Custom system prompt (--system-prompt)", "set-system", o.system_prompt.clone(), "pi's own prompt", |o, v| o.system_prompt = v) }
-            { textarea("Appended system prompt (--append-system-prompt)", "set-append", o.append_system_prompt.clone(), "nothing appended", |o, v| o.append_system_prompt = v) }
-            { textarea("Next prompt", "set-prompt", Some(prompt_value), "empty: continue after the tool results (no new user message)", |o, v| o.prompt = v) }
+            { textarea("Custom system prompt (--system-prompt)", "set-system", o.system_prompt.clone(), "pi's own prompt", |o, v| o.system_prompt = Some(v)) }
+            { textarea("Appended system prompt (--append-system-prompt)", "set-append", o.append_system_prompt.clone(), "nothing appended", |o, v| o.append_system_prompt = Some(v)) }
+            { textarea("Next prompt", "set-prompt", Some(prompt_value), "empty: continue after the tool results (no new user message)", |o, v| o.prompt = Some(v)) }
         </section>
     }
 }
@@ -1128,7 +1173,7 @@ pub fn app() -> Html {
                 <InputsPanel scenario={state.scenario.clone()} laid={state.laid.clone()} reading={state.reading.clone()} dispatch={dispatch.clone()} />
                 <SettingsPanel overrides={state.scenario.overrides.clone()} base={state.laid.base.clone()} report={report.clone()} builtin_tools={state.builtin_tools.clone()}
                     catalog={state.catalog.clone()}
-                    on_change={{ let d = dispatch.clone(); Callback::from(move |o| d.dispatch(Action::SetOverrides(o))) }}
+                    on_edit={{ let d = dispatch.clone(); Callback::from(move |e| d.dispatch(Action::EditOverrides(e))) }}
                     on_want_catalog={{ let d = dispatch.clone(); Callback::from(move |_| d.dispatch(Action::WantCatalog)) }} />
             </aside>
             <div class="bottom">
