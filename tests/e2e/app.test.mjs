@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import zlib from "node:zlib";
 import { serve, launch, open, repo, screenshotPath } from "./harness.mjs";
 
 const APIS = [
@@ -208,6 +209,128 @@ test("the export is a zip of the case folder", async () => {
     assert.ok(text.includes(`/${name}`), `the zip holds ${name}`);
   }
   assert.equal(download.suggestedFilename().endsWith(".zip"), true);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+/** CRC-32 as zip uses it (node's own where it has one). */
+const crc32 = zlib.crc32 ?? ((data) => {
+  let c = ~0;
+  for (const b of data) {
+    c ^= b;
+    for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0xedb88320 : c >>> 1;
+  }
+  return ~c >>> 0;
+});
+
+/** A zip archive of `entries` ({name, data, method}: 8 = deflate with node's zlib, 0 = stored,
+ * anything else is written as stored bytes under that method number). */
+function makeZip(entries) {
+  const locals = [];
+  const central = [];
+  let offset = 0;
+  for (const { name, data, method = 8 } of entries) {
+    const packed = method === 8 ? zlib.deflateRawSync(data) : data;
+    const nameBytes = Buffer.from(name);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(1 << 11, 6);
+    local.writeUInt16LE(method, 8);
+    local.writeUInt32LE(crc32(data), 14);
+    local.writeUInt32LE(packed.length, 18);
+    local.writeUInt32LE(data.length, 22);
+    local.writeUInt16LE(nameBytes.length, 26);
+    const record = Buffer.alloc(46);
+    record.writeUInt32LE(0x02014b50, 0);
+    record.writeUInt16LE(20, 4);
+    record.writeUInt16LE(20, 6);
+    record.writeUInt16LE(1 << 11, 8);
+    record.writeUInt16LE(method, 10);
+    record.writeUInt32LE(crc32(data), 16);
+    record.writeUInt32LE(packed.length, 20);
+    record.writeUInt32LE(data.length, 24);
+    record.writeUInt16LE(nameBytes.length, 28);
+    record.writeUInt32LE(offset, 42);
+    locals.push(local, nameBytes, packed);
+    central.push(record, nameBytes);
+    offset += 30 + nameBytes.length + packed.length;
+  }
+  const cd = Buffer.concat(central);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(cd.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, cd, end]);
+}
+
+/** Every file below `dir`, as relative paths. */
+function filesBelow(dir, rel = "") {
+  return fs.readdirSync(path.join(dir, rel), { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? filesBelow(dir, path.join(rel, e.name)) : [path.join(rel, e.name)]);
+}
+
+test("an exported case zip, chosen again, opens as the same case with the same body", async () => {
+  const { page, errors, context } = await openApp();
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export case (.zip)" }).click()]);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ctxlens-zip-"));
+  const file = path.join(dir, download.suggestedFilename());
+  await download.saveAs(file);
+  await page.getByTestId("file-input").setInputFiles(file);
+  const folder = download.suggestedFilename().replace(/\.zip$/, "");
+  await until(page, (n) => document.querySelector(".scenario")?.textContent === n, folder);
+  const expected = fs.readFileSync(path.join(repo, "www/demo/expected/request-1.json"), "utf8");
+  await until(page, (exp) => document.querySelector('[data-testid="body-json"]')?.textContent === exp, expected).catch(() => {});
+  assert.equal(await bodyText(page), expected);
+  assert.doesNotMatch(await page.getByTestId("diagnostics").textContent(), /\.zip/, "no diagnostic about the archive");
+  assert.deepEqual(errors, []);
+  await context.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test("a deflated zip of a case folder opens as that folder: pi's exact body", async () => {
+  const { page, errors, context } = await openApp();
+  const name = "an-cross-provider-history";
+  const root = path.join(corpus, name);
+  const entries = filesBelow(root).map((rel) => ({ name: `${name}/${rel.split(path.sep).join("/")}`, data: fs.readFileSync(path.join(root, rel)) }));
+  const zip = makeZip(entries);
+  assert.ok(zip.length < entries.reduce((n, e) => n + e.data.length, 0), "the entries are deflated");
+  await page.getByTestId("file-input").setInputFiles({ name: `${name}.zip`, mimeType: "application/zip", buffer: zip });
+  await until(page, (n) => document.querySelector(".scenario")?.textContent === n, name);
+  const expected = fs.readFileSync(path.join(root, "expected/request-1.json"), "utf8");
+  await until(page, (exp) => document.querySelector('[data-testid="body-json"]')?.textContent === exp, expected).catch(() => {});
+  assert.equal(await bodyText(page), expected);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("a damaged zip is reported with its name and what was left out; the rest is used", async () => {
+  const { page, errors, context } = await openApp();
+  const session = fs.readFileSync(path.join(repo, "www/demo/session.jsonl"));
+  const zip = makeZip([
+    { name: "shop/session.jsonl", data: session },
+    { name: "shop/models.json", data: Buffer.from(userModelsJson()), method: 0 },
+    { name: "shop/AGENTS.md", data: Buffer.from("Use bzip2.\n"), method: 12 },
+    { name: "shop/sub/CLAUDE.md", data: Buffer.from("The sub folder's rules, a long text. ".repeat(50)) },
+  ]);
+  // Cut inside the last entry: its data and the central directory are gone.
+  const cut = zip.subarray(0, zip.indexOf(Buffer.from("shop/sub/CLAUDE.md")) + 40);
+  await page.getByTestId("file-input").setInputFiles({ name: "shop.zip", mimeType: "application/zip", buffer: cut });
+  await until(page, () => document.querySelector(".scenario")?.textContent === "session.jsonl" && document.querySelectorAll(".files li").length === 2);
+  await until(page, () => /shop\.zip/.test(document.querySelector('[data-testid="diagnostics"]').textContent));
+  const rows = await page.locator('[data-testid="diagnostics"] .diag').allTextContents();
+  const about = rows.filter((r) => r.includes("shop.zip"));
+  assert.ok(about.some((r) => /shop\/AGENTS\.md: compression method 12 \(bzip2\)/.test(r) && /skipped: shop\/AGENTS\.md/.test(r)), about.join("\n"));
+  assert.ok(about.some((r) => /shop\/sub\/CLAUDE\.md: cut off/.test(r) && /skipped: shop\/sub\/CLAUDE\.md/.test(r)), about.join("\n"));
+  assert.ok(about.some((r) => /the archive is cut off/.test(r)), about.join("\n"));
+  await until(page, () => document.querySelector('[data-testid="body-json"]')?.textContent.length > 1000);
+  // Not a zip at all: reported, and what is on screen stays.
+  await page.getByTestId("file-input").setInputFiles({ name: "notes.zip", mimeType: "application/zip", buffer: Buffer.from("<b>not a zip</b>") });
+  await until(page, () => /notes\.zip/.test(document.querySelector('[data-testid="diagnostics"]').textContent));
+  assert.match(await page.getByTestId("diagnostics").textContent(), /notes\.zip.*not opened: not a zip archive.*skipped: notes\.zip/);
+  assert.equal(await page.locator(".scenario").textContent(), "session.jsonl");
   assert.deepEqual(errors, []);
   await context.close();
 });

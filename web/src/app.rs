@@ -346,12 +346,14 @@ impl Reducible for AppState {
             }
             Action::AddFiles(c) => {
                 s.reading = None;
-                if c.files.is_empty() && c.skipped.is_empty() {
+                if c.files.is_empty() && c.skipped.is_empty() && c.notes.is_empty() {
                     return self;
                 }
-                // Loose files added to the bundled demo start a scenario of their own.
-                let mut sc = if s.scenario.case.is_some() && s.scenario.name.starts_with("demo") { Scenario::default() } else { (*s.scenario).clone() };
-                sc.add_files(c.files, c.skipped, now());
+                // Loose files added to the bundled demo start a scenario of their own; when nothing
+                // could be used (an archive that did not open), what is on screen stays, with the notes.
+                let replace_demo = !c.files.is_empty() && s.scenario.case.is_some() && s.scenario.name.starts_with("demo");
+                let mut sc = if replace_demo { Scenario::default() } else { (*s.scenario).clone() };
+                sc.add_collected(c, now());
                 s.view.stage = 0;
                 s.view.selection = None;
                 s.set_scenario(sc);
@@ -808,7 +810,7 @@ fn inputs_panel(p: &InputsProps) -> Html {
         <section class="panel inputs" aria-labelledby="inputs-h">
             <h2 id="inputs-h">{"Inputs"}</h2>
             <div class="drop-zone" data-testid="drop-zone">
-                <p class="drop-hint">{"Drop files or folders anywhere: a session (.jsonl), AGENTS.md / CLAUDE.md with their folders, SKILL.md, a tool set, models.json, settings.json, images — or a whole case folder."}</p>
+                <p class="drop-hint">{"Drop files or folders anywhere: a session (.jsonl), AGENTS.md / CLAUDE.md with their folders, SKILL.md, a tool set, models.json, settings.json, images — or a whole case folder, or a .zip of one (as the export writes)."}</p>
                 <div class="buttons">
                     <label class="button" for="file-input">{"Choose files…"}</label>
                     <input id="file-input" class="visually-hidden" type="file" multiple=true data-testid="file-input" onchange={on_files.clone()} />

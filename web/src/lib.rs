@@ -4,7 +4,7 @@
 //!
 //! - [`state`]: the scenario (files + the user's overrides) and how it becomes a case folder and
 //!   `Inputs`; the view state of the URL hash.
-//! - [`inputs`]: dropped and chosen files and folders, what each file is, the zip export.
+//! - [`inputs`]: dropped and chosen files, folders and zips, what each file is, the zip export.
 //! - [`worker`]: the message protocol between the page and the worker, both sides.
 //! - [`embed`]: the URL parameters (files, protocol, view, stage) and the iframe mode (`embed=1`).
 //! - [`app`]: the shell (header, stepper, settings, diagnostics) around the views.

@@ -14,6 +14,7 @@ use ctxlens::js::{self, Object, Value};
 use ctxlens::{Diagnostic, Inputs};
 
 use crate::inputs::recognize::{base_name, find_case, recognize, FileKind};
+use crate::inputs::Collected;
 
 /// What the settings panel changes. `None` = as the scenario says.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -157,7 +158,14 @@ impl Scenario {
     /// Adds what was dropped or chosen. A case folder replaces the scenario; loose files are added
     /// to it (laid out in its folders), replacing files of the same role.
     pub fn add_files(&mut self, files: Vec<(String, Vec<u8>)>, skipped: Vec<String>, now_ms: f64) {
-        let mut notes = Vec::new();
+        self.add_collected(Collected { files, skipped, notes: Vec::new() }, now_ms);
+    }
+
+    /// [`Scenario::add_files`], with what reading the files found (an archive that could not be
+    /// opened in full) among the scenario's notes.
+    pub fn add_collected(&mut self, collected: Collected, now_ms: f64) {
+        let Collected { files, skipped, notes: found } = collected;
+        let mut notes = found;
         for s in &skipped {
             notes.push(Diagnostic::info(s.as_str(), None, "not read").skipping(s.as_str()));
         }

@@ -1,10 +1,14 @@
 //! The inputs: files and folders dropped anywhere on the page or chosen with the file and folder
-//! choosers, a pasted session; what each file is ([`recognize`]); the case-folder export
-//! ([`zip`]). Reading the browser's files is the small JS module `collect.js` (folder walks
+//! choosers, a pasted session; what each file is ([`recognize`]); zip archives ([`zip`]: the
+//! case-folder export, and a dropped or chosen `.zip` opened as the folder it holds, with
+//! [`inflate`]). Reading the browser's files is the small JS module `collect.js` (folder walks
 //! with `webkitGetAsEntry` are callback APIs; promises read better there).
 
+pub mod inflate;
 pub mod recognize;
 pub mod zip;
+
+use ctxlens::Diagnostic;
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -19,11 +23,22 @@ extern "C" {
     fn download_js(name: &str, bytes: &js_sys::Uint8Array, mime: &str) -> Result<(), JsValue>;
 }
 
-/// What was read: files as (relative path, bytes), and what was skipped on the way.
+/// What was read: files as (relative path, bytes), what was skipped on the way, and problems
+/// found (a zip that could not be opened in full).
 #[derive(Default)]
 pub struct Collected {
     pub files: Vec<(String, Vec<u8>)>,
     pub skipped: Vec<String>,
+    pub notes: Vec<Diagnostic>,
+}
+
+impl Collected {
+    /// Every `.zip` among the files replaced by its entries (`zip::expand_zips`, the page's caps).
+    pub fn open_zips(mut self) -> Collected {
+        let files = std::mem::take(&mut self.files);
+        self.files = zip::expand_zips(files, &mut self.skipped, &mut self.notes, zip::LIMITS);
+        self
+    }
 }
 
 fn to_collected(v: JsValue) -> Collected {
@@ -47,16 +62,16 @@ fn error_text(e: JsValue) -> String {
     e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())).or_else(|| e.as_string()).unwrap_or_else(|| "could not read the files".into())
 }
 
-/// Starts reading a drop (synchronously takes the items; the reading is async).
+/// Starts reading a drop (synchronously takes the items; the reading is async). Zips are opened.
 pub fn collect_drop(dt: &web_sys::DataTransfer) -> impl std::future::Future<Output = Result<Collected, String>> {
     let p = collect_drop_js(dt);
-    async move { wasm_bindgen_futures::JsFuture::from(p).await.map(to_collected).map_err(error_text) }
+    async move { wasm_bindgen_futures::JsFuture::from(p).await.map(|v| to_collected(v).open_zips()).map_err(error_text) }
 }
 
-/// Reads a chooser's files.
+/// Reads a chooser's files. Zips are opened.
 pub fn collect_file_list(files: &web_sys::FileList) -> impl std::future::Future<Output = Result<Collected, String>> {
     let p = collect_file_list_js(files);
-    async move { wasm_bindgen_futures::JsFuture::from(p).await.map(to_collected).map_err(error_text) }
+    async move { wasm_bindgen_futures::JsFuture::from(p).await.map(|v| to_collected(v).open_zips()).map_err(error_text) }
 }
 
 /// Offers bytes as a download.
