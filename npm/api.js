@@ -149,11 +149,21 @@ function call(fn, f) {
   }
 }
 
-/** The wasm's `[metaJson, body?]` as the result object. */
-function toAssembly(out) {
-  const meta = JSON.parse(out[0]);
+/**
+ * The wasm's metadata JSON and body bytes as the result object. `bodyBytes` are the exact bytes
+ * pi would send; `body` is their text, decoded when first read (a large body's decoding is
+ * much of the call's cost, and a caller writing the request out needs only the bytes).
+ */
+function toAssembly(metaJson, bytes) {
+  const meta = JSON.parse(metaJson);
+  const bodyBytes = bytes ?? null;
+  let body = bodyBytes === null ? null : undefined;
   return {
-    body: out.length > 1 ? out[1] : null,
+    get body() {
+      if (body === undefined) body = decoder.decode(bodyBytes);
+      return body;
+    },
+    bodyBytes,
     method: meta.method,
     url: meta.url,
     headers: meta.headers,
@@ -213,12 +223,11 @@ export function bind(raw, ready = () => {}) {
     const { list, blob } = packFiles(fn, o.files, true);
     json.files = list;
     ready(fn);
-    return toAssembly(
-      call(fn, () => {
-        if (session !== undefined) sessionInto(raw, session);
-        return raw.assembleRaw(JSON.stringify(json), session !== undefined, blob);
-      }),
-    );
+    return call(fn, () => {
+      if (session !== undefined) sessionInto(raw, session);
+      const meta = raw.assembleRaw(JSON.stringify(json), session !== undefined, blob);
+      return toAssembly(meta, raw.takeBody());
+    });
   }
 
   function assembleCase(files, options) {
@@ -237,7 +246,10 @@ export function bind(raw, ready = () => {}) {
     const { list, blob } = packFiles(fn, files, false);
     json.files = list;
     ready(fn);
-    return toAssembly(call(fn, () => raw.assembleCaseRaw(JSON.stringify(json), blob)));
+    return call(fn, () => {
+      const meta = raw.assembleCaseRaw(JSON.stringify(json), blob);
+      return toAssembly(meta, raw.takeBody());
+    });
   }
 
   function parseSession(text, options) {

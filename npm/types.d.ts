@@ -283,8 +283,10 @@ export interface Comparison {
 
 /** Everything one assembly produced. `body`, `method` and `url` are null when pi would not send a request (see `diagnostics`). */
 export interface Assembly {
-  /** Exactly the request body pi would send. */
-  body: string | null;
+  /** Exactly the request body pi would send (decoded from `bodyBytes` when first read). */
+  readonly body: string | null;
+  /** The body's UTF-8 bytes, as they go on the wire: what a caller writing the request needs. */
+  bodyBytes: Uint8Array | null;
   method: "POST" | null;
   url: string | null;
   /** The protocol's own headers in order (credentials as `<redacted>`; SDK runtime headers left out). */

@@ -9,6 +9,10 @@
 // as the oracle installs them (../shared/oracle/capture: /opt/pi-oracle). Both sides run under
 // that Node 22, each (side, size, protocol) in a fresh process so peak memory is its own.
 //
+// Two ways in and out, each timed for both: text (the session as a string, the body as a string)
+// and bytes (the file's bytes in, the body's UTF-8 bytes out: pi decodes the file it reads and
+// its HTTP client encodes the body; ctxlens takes the bytes and hands back `bodyBytes`).
+//
 // pi's pipeline: parseSessionEntries → migrateSessionEntries → buildSessionContext → the new user
 // message → convertToLlm → the adapter's streamSimple (pi-ai/api/<api>.js) with an onPayload hook
 // that captures the params and aborts before any request → JSON.stringify(params). ctxlens:
@@ -39,8 +43,12 @@ const APIS = ["openai-completions", "anthropic-messages", "openai-responses", "a
 // Child: one side, one size, one protocol.
 // ---------------------------------------------------------------------------------------------
 if (process.argv[2] === "--child") {
-  const [, , , side, file, api] = process.argv;
-  const text = fs.readFileSync(file, "utf8");
+  const [, , , side, file, api, mode] = process.argv;
+  // "text": the session as a string in, the body as a string out. "bytes": the file's bytes in,
+  // the body's bytes out (pi decodes the file it reads and its HTTP client encodes the body).
+  const bytesMode = mode === "bytes";
+  const raw8 = fs.readFileSync(file);
+  const text = raw8.toString("utf8");
   const prompt = "Now summarize what changed.";
   const now = 1767225600000;
   const runs = text.length > 20e6 ? 2 : text.length > 2e6 ? 4 : 10;
@@ -55,17 +63,18 @@ if (process.argv[2] === "--child") {
     wasmMemory = () => exports.memory.buffer.byteLength;
     const models = { providers: { bench: { baseUrl: "https://bench.example/v1", api: "openai-completions", apiKey: keyFor(api), models: [{ id: "m", name: "m", reasoning: true, input: ["text", "image"], contextWindow: 1000000, maxTokens: 64000, cost: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 } }] } } };
     run = () => {
-      const r = assemble({ session: text, models, model: "bench/m", thinking: "medium", prompt, now, api, env: { AWS_REGION: "us-east-1" } });
-      if (r.body === null) throw new Error(`ctxlens built no request: ${JSON.stringify(r.diagnostics)}`);
-      return r.body.length;
+      const r = assemble({ session: bytesMode ? raw8 : text, models, model: "bench/m", thinking: "medium", prompt, now, api, env: { AWS_REGION: "us-east-1" } });
+      if (r.bodyBytes === null) throw new Error(`ctxlens built no request: ${JSON.stringify(r.diagnostics)}`);
+      return bytesMode ? r.bodyBytes.length : r.body.length;
     };
   } else {
     const ca = await import(pathToFileURL(path.join(piHome, "node_modules/@earendil-works/pi-coding-agent/dist/index.js")).href);
     const adapter = await import(pathToFileURL(path.join(piHome, `node_modules/@earendil-works/pi-ai/dist/api/${api}.js`)).href);
     const model = { id: "m", name: "m", api, provider: "bench", baseUrl: "https://bench.example/v1", reasoning: true, input: ["text", "image"], cost: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 }, contextWindow: 1000000, maxTokens: 64000 };
     if (api === "bedrock-converse-stream") process.env.AWS_REGION ??= "us-east-1";
+    const encoder = new TextEncoder();
     run = async () => {
-      const entries = ca.parseSessionEntries(text);
+      const entries = ca.parseSessionEntries(bytesMode ? raw8.toString("utf8") : text);
       ca.migrateSessionEntries(entries);
       const header = entries.find((e) => e.type === "session");
       const body = entries.filter((e) => e.type !== "session");
@@ -87,7 +96,8 @@ if (process.argv[2] === "--child") {
       });
       await stream.result();
       if (params === null) throw new Error(`pi's ${api} adapter did not reach onPayload`);
-      return JSON.stringify(params).length;
+      const json = JSON.stringify(params);
+      return bytesMode ? encoder.encode(json).length : json.length;
     };
   }
   // Peak memory of the first (cold) run, then the time of the following ones.
@@ -180,35 +190,42 @@ const files = sizes.map((mb) => {
   return { mb, file: f, bytes: fs.statSync(f).size };
 });
 const me = fileURLToPath(import.meta.url);
-function child(side, file, api) {
-  const r = spawnSync(node22, ["--expose-gc", "--max-old-space-size=8192", me, "--child", side, file, api], { encoding: "utf8", maxBuffer: 1 << 26 });
+function child(side, file, api, mode) {
+  const r = spawnSync(node22, ["--expose-gc", "--max-old-space-size=8192", me, "--child", side, file, api, mode], { encoding: "utf8", maxBuffer: 1 << 26 });
   if (r.status !== 0) return { error: (r.stderr || r.stdout).trim().split("\n").slice(-3).join(" ") };
   return JSON.parse(r.stdout);
 }
 const fmt = (ms) => (ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0));
 const mem = (b, input) => (b / input).toFixed(1) + "×";
 console.log(`node ${execFileSync(node22, ["--version"]).toString().trim()}, ${os.cpus()[0].model}; median of repeated runs after a cold one`);
-console.log("| session | protocol | ctxlens ms | pi ms | ratio | ctxlens cold ms | ctxlens peak RSS | wasm memory | pi peak RSS |");
-console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|");
+console.log("| session | protocol | ctxlens ms | pi ms | ratio | bytes→bytes: ctxlens ms | pi ms | ratio | ctxlens cold ms | ctxlens peak RSS | wasm memory | pi peak RSS |");
+console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
 const ratios = [];
 for (const { mb, file, bytes } of files) {
   for (const api of apis) {
-    const c = child("ctxlens", file, api);
-    const p = child("pi", file, api);
+    const c = child("ctxlens", file, api, "text");
+    const p = child("pi", file, api, "text");
+    const cb = child("ctxlens", file, api, "bytes");
+    const pb = child("pi", file, api, "bytes");
     const size = `${(bytes / 1e6).toFixed(2)} MB`;
-    if (c.error || p.error) {
-      console.log(`| ${size} | ${api} | ${c.error ? "error: " + c.error : fmt(c.median)} | ${p.error ? "error: " + p.error : fmt(p.median)} | | | | | |`);
+    const err = [c, p, cb, pb].find((r) => r.error);
+    if (err) {
+      console.log(`| ${size} | ${api} | error: ${err.error} | | | | | | | | | |`);
       continue;
     }
     const ratio = c.median / p.median;
-    ratios.push({ mb, api, ratio, mem: c.peak / bytes, wasm: c.wasm / bytes });
-    console.log(`| ${size} | ${api} | ${fmt(c.median)} | ${fmt(p.median)} | ${ratio.toFixed(2)} | ${fmt(c.cold)} | ${mem(c.peak, bytes)} | ${mem(c.wasm, bytes)} | ${mem(p.peak, bytes)} |`);
+    const ratioBytes = cb.median / pb.median;
+    ratios.push({ mb, api, ratio, ratioBytes, mem: c.peak / bytes, wasm: c.wasm / bytes });
+    console.log(`| ${size} | ${api} | ${fmt(c.median)} | ${fmt(p.median)} | ${ratio.toFixed(2)} | ${fmt(cb.median)} | ${fmt(pb.median)} | ${ratioBytes.toFixed(2)} | ${fmt(c.cold)} | ${mem(c.peak, bytes)} | ${mem(c.wasm, bytes)} | ${mem(p.peak, bytes)} |`);
   }
 }
+const geo = (xs) => Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length);
 for (const mb of sizes) {
   const rs = ratios.filter((r) => r.mb === mb);
   if (!rs.length) continue;
-  const geo = Math.exp(rs.reduce((s, r) => s + Math.log(r.ratio), 0) / rs.length);
-  console.log(`${mb} MB: ctxlens/pi time ratio geometric mean ${geo.toFixed(2)} (goal ≤ 0.5); ctxlens wasm memory max ${Math.max(...rs.map((r) => r.wasm)).toFixed(1)}× the input (goal < 4×)`);
+  console.log(
+    `${mb} MB: ctxlens/pi time ratio geometric mean ${geo(rs.map((r) => r.ratio)).toFixed(2)} (text in, text out), ${geo(rs.map((r) => r.ratioBytes)).toFixed(2)} (bytes in, bytes out) — goal ≤ 0.5; ` +
+      `ctxlens wasm memory max ${Math.max(...rs.map((r) => r.wasm)).toFixed(1)}× the input (goal < 4×)`,
+  );
 }
 fs.rmSync(tmp, { recursive: true, force: true });

@@ -80,6 +80,8 @@ test("assemble takes pi's inputs as an options object", () => {
     userAgent: meta.headers["user-agent"],
   });
   assert.equal(result.body, fs.readFileSync(path.join(dir, "expected/request-1.json"), "utf8"));
+  assert.deepEqual(Buffer.from(result.bodyBytes), fs.readFileSync(path.join(dir, "expected/request-1.json")));
+  assert.equal(JSON.parse(JSON.stringify(result)).body, result.body, "body is an enumerable property");
   assert.equal(new URL(result.url).pathname, meta.url);
   assert.equal(result.method, "POST");
   assert.ok(result.headers.some(([k]) => k === "content-type"));

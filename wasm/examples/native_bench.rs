@@ -33,7 +33,7 @@ unsafe impl GlobalAlloc for Counting {
     }
 }
 
-#[global_allocator]
+#[cfg_attr(feature = "count-allocations", global_allocator)]
 static A: Counting = Counting;
 
 fn main() {

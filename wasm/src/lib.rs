@@ -1,7 +1,7 @@
 //! The `ctxlens` npm package's WebAssembly binding. The only crate that depends on
 //! wasm-bindgen; it owns the JS-facing shapes and keeps `ctxlens` (core/) free of wasm crates.
 //!
-//! The boundary is deliberately narrow: JSON text and strings in, JSON text and the body out,
+//! The boundary is deliberately narrow: JSON text and strings in, JSON text and the body's bytes out,
 //! all files in one byte buffer (`[[path, byteLength], ...]` in the options says where each
 //! starts). The hand-written wrapper in `npm/` turns the user's options object into this and
 //! the result back into plain objects. These exports are internal; the package's API is the
@@ -12,11 +12,23 @@ pub mod api;
 use ctxlens::js::StrBuilder;
 use wasm_bindgen::prelude::*;
 
-fn output(r: Result<api::Output, String>) -> Result<Vec<String>, JsError> {
+/// The metadata JSON; the body's bytes wait in `BODY` for [`take_body`].
+fn output(r: Result<api::Output, String>) -> Result<String, JsError> {
     let out = r.map_err(|e| JsError::new(&e))?;
-    let mut v = vec![out.meta];
-    v.extend(out.body);
-    Ok(v)
+    BODY.with(|b| *b.borrow_mut() = out.body.map(String::into_bytes));
+    Ok(out.meta)
+}
+
+thread_local! {
+    /// The body of the last assembly, until the JS side takes it.
+    static BODY: std::cell::RefCell<Option<Vec<u8>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The last assembly's body as UTF-8 bytes (a `Uint8Array` on the JS side, which decodes it to
+/// a string only when `result.body` is read), or nothing when no request was built.
+#[wasm_bindgen(js_name = takeBody)]
+pub fn take_body() -> Option<Vec<u8>> {
+    BODY.with(|b| b.borrow_mut().take())
 }
 
 /// Grows the heap in one step to what an assembly of a `len`-byte session needs (about 3× its
@@ -61,14 +73,14 @@ pub fn wasm_memory() -> JsValue {
     wasm_bindgen::memory()
 }
 
-/// `[metaJson]` or `[metaJson, body]`. The session, when `has_session`, is the text written into
-/// [`text_buffer`]'s buffer.
+/// The metadata JSON (the body follows with [`take_body`]). The session, when `has_session`, is
+/// the text written into [`text_buffer`]'s buffer.
 #[wasm_bindgen(js_name = assembleRaw)]
 pub fn assemble_raw(
     options_json: &str,
     has_session: bool,
     files: &[u8],
-) -> Result<Vec<String>, JsError> {
+) -> Result<String, JsError> {
     let session = if has_session {
         TEXT.with(|t| t.borrow_mut().take()).map(StrBuilder::finish)
     } else {
@@ -77,9 +89,9 @@ pub fn assemble_raw(
     output(api::assemble(options_json, session, files))
 }
 
-/// `[metaJson]` or `[metaJson, body]`.
+/// The metadata JSON (the body follows with [`take_body`]).
 #[wasm_bindgen(js_name = assembleCaseRaw)]
-pub fn assemble_case_raw(options_json: &str, files: &[u8]) -> Result<Vec<String>, JsError> {
+pub fn assemble_case_raw(options_json: &str, files: &[u8]) -> Result<String, JsError> {
     output(api::assemble_case(options_json, files))
 }
 

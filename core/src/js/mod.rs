@@ -14,7 +14,7 @@ mod number;
 mod ops;
 mod string;
 
-pub use json::{parse, parse_str, parse_with_position, ParseError};
+pub use json::{parse, parse_str, parse_str_cached, parse_with_position, ParseError, StrCache};
 pub use number::number_to_string;
 pub use ops::{
     join_element, join_shared, js_max, js_min, non_nullish, sanitize_shared, string_to_number,
