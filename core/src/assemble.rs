@@ -398,7 +398,8 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
             summary: format!("POST {} ({} bytes)", r.url, r.body.len()),
             counts: vec![
                 ("bytes".into(), r.body.len() as f64),
-                ("chars".into(), utf16_len(&r.body) as f64),
+                // Filled in from the statistics below (one pass over a large body, not two).
+                ("chars".into(), 0.0),
             ],
             events: Vec::new(),
         });
@@ -413,6 +414,12 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
             choice.model.as_ref(),
         )
     });
+    // The body stage's character count is the one the statistics measured.
+    if let (Some(s), Some(stage)) = (&stats, stages.iter_mut().find(|s| s.id == StageId::HttpBody)) {
+        if let Some(c) = stage.counts.iter_mut().find(|(k, _)| k == "chars") {
+            c.1 = s.body_chars as f64;
+        }
+    }
 
     parts.args = std::mem::take(&mut args);
     parts.session = session_file;

@@ -20,21 +20,29 @@ pub fn is_lone_surrogate_char(c: char) -> Option<u16> {
 pub fn utf16_len(s: &str) -> usize {
     // Counted on the bytes, 8 at a time: every byte that does not continue a character starts
     // one unit, a 4-byte lead (0xF0..) starts an astral character (two units); lone surrogates
-    // (stored as 4-byte characters, lead 0xF4) are one unit and corrected for after.
+    // (stored as 4-byte characters, lead 0xF4) are one unit and corrected for after — only
+    // when the text has a 4-byte character at all. An all-ASCII word is 8 units.
     const HI: u64 = 0x8080_8080_8080_8080;
     let b = s.as_bytes();
     let mut n = 0usize;
+    let mut fours = 0u64;
     let mut chunks = b.chunks_exact(8);
     for c in &mut chunks {
         let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        if w & HI == 0 {
+            n += 8;
+            continue;
+        }
         let continuation = w & !(w << 1) & HI;
         let four = w & (w << 1) & (w << 2) & (w << 3) & HI;
+        fours |= four;
         n += 8 - continuation.count_ones() as usize + four.count_ones() as usize;
     }
     for &x in chunks.remainder() {
         n += ((x as i8) >= -64) as usize + (x >= 0xF0) as usize;
+        fours |= (x >= 0xF0) as u64;
     }
-    if b.contains(&0xF4) {
+    if fours != 0 && b.contains(&0xF4) {
         n -= s
             .chars()
             .filter(|c| is_lone_surrogate_char(*c).is_some())
