@@ -129,8 +129,9 @@ function sessionInto(raw, session) {
   if (typeof session === "string" && byteLength !== null) {
     const n = byteLength(session);
     const ptr = raw.textBuffer(n);
-    encoder.encodeInto(session, new Uint8Array(raw.wasmMemory().buffer, ptr, n));
-    return;
+    const { read, written } = encoder.encodeInto(session, new Uint8Array(raw.wasmMemory().buffer, ptr, n));
+    if (read === session.length && written === n) return;
+    // Never expected (both count unpaired surrogates as U+FFFD's 3 bytes); the slow way is exact.
   }
   const bytes = typeof session === "string" ? encoder.encode(session) : session;
   const ptr = raw.textBuffer(bytes.byteLength);

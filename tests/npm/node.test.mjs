@@ -106,6 +106,10 @@ test("assemble takes pi's inputs as an options object", () => {
   assert.equal(viaBytes.body, viaText.body);
   assert.deepEqual(viaBytes.diagnostics, viaText.diagnostics);
   assert.equal(lossy.entries.length, lines.length - 1);
+  // A JS string may hold an unpaired surrogate, which UTF-8 cannot: it goes in as U+FFFD, as
+  // writing the string to a file and reading it back would give.
+  const lone = lines.slice(0, -1).concat(JSON.stringify({ ...last, label: "MARK" }).replace("MARK", "M\ud800K")).join("\n") + "\n";
+  assert.equal(ctxlens.assemble({ ...options, session: lone }).body, ctxlens.assemble({ ...options, session: Buffer.from(lone, "utf8") }).body);
 
   // The same with another protocol.
   const anthropic = ctxlens.assemble({ session, files, home: env.home, agentDir: env.agentDir, models, model: env.model, prompt: "hi", api: "anthropic-messages" });

@@ -49,6 +49,20 @@ fn main() {
         r#"{{"models":{},"model":"bench/m","thinking":"medium","prompt":"Now summarize what changed.","now":1767225600000,"api":"{api}","env":{{"AWS_REGION":"us-east-1"}},"files":[]}}"#,
         ctxlens::js::Value::str(models).to_json()
     );
+    if api == "parse" {
+        // Only the session read (JSON.parse of every line, the migration, the header checks).
+        let src = ctxlens::SourceText { name: "s.jsonl".into(), text: ctxlens::js::Str::from(text.as_str()) };
+        let mut t = Vec::new();
+        for _ in 0..runs {
+            let t0 = Instant::now();
+            let f = ctxlens::session::parse(&src);
+            assert!(!f.entries.is_empty());
+            t.push(t0.elapsed().as_secs_f64() * 1e3);
+        }
+        t.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        println!("{file} parse: median {:.2} ms, min {:.2} ms", t[t.len() / 2], t[0]);
+        return;
+    }
     let mut times = Vec::new();
     for _ in 0..runs {
         let t = Instant::now();
