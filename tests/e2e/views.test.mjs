@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { execFileSync } from "node:child_process";
 import { serve, launch, open, repo, screenshotPath } from "./harness.mjs";
 
 const expectedBody = fs.readFileSync(path.join(repo, "www/demo/expected/request-1.json"), "utf8");
@@ -44,6 +45,16 @@ async function showView(page, key, label) {
 }
 
 const num = (s) => Number(String(s).replace(/[^0-9.-]/g, ""));
+
+/** The CLI (the native assembly): the debug build scripts/test.sh makes, else a release build. */
+function cli(args) {
+  let bin = ["target/debug/ctxlens", "target/release/ctxlens"].map((p) => path.join(repo, p)).find((p) => fs.existsSync(p));
+  if (!bin) {
+    execFileSync("cargo", ["build", "-p", "ctxlens-cli", "--quiet"], { cwd: repo, stdio: "inherit" });
+    bin = path.join(repo, "target/debug/ctxlens");
+  }
+  return execFileSync(bin, args, { maxBuffer: 1 << 28 }).toString("utf8");
+}
 
 test("stepping through every pipeline stage shows each stage's data and changes", async () => {
   const { page, context } = await openDemo();
@@ -186,6 +197,49 @@ test("the compare mode maps each block of two protocols and reports losses", asy
   assert.match(cells[0], /messages\[\*?0?\]\.content/);
   assert.match(cells[1], /system\[[*0]\]\.text/);
   assert.ok((await page.locator('[data-testid="loss-report"] li').count()) > 0);
+  await context.close();
+});
+
+test("the compare table, loss report and adapter events are `ctxlens compare`'s, from the worker", async () => {
+  const demo = path.join(repo, "www/demo");
+  const want = JSON.parse(cli(["compare", "--case", demo, "--env", path.join(demo, "expected/env.json"), "--with", "anthropic-messages"]));
+  const { page, context } = await openDemo();
+  await showView(page, "protocols", "Protocols");
+  await page.getByTestId("compare-b-anthropic-messages").click({ timeout: 60000 });
+  const view = page.locator('[data-testid="protocols-view"][data-b="anthropic-messages"]');
+  await view.locator('[data-testid="mapping-table"]').waitFor({ timeout: 60000 });
+  assert.equal(await view.getAttribute("data-state"), "ready");
+  assert.equal(await view.getAttribute("data-a"), want.a.api);
+  const shown = await page.evaluate(() => {
+    const cell = (td) => ({
+      paths: [...td.querySelectorAll(".mono")].map((d) => d.textContent),
+      note: td.querySelector(".muted")?.textContent ?? null,
+      notSent: !!td.querySelector(".badge.dropped"),
+    });
+    const events = (side) => [...document.querySelectorAll(`[data-testid="compare-events-${side}"] li`)].map((li) => li.textContent.trim());
+    return {
+      rows: [...document.querySelectorAll('[data-testid="mapping-table"] tbody tr')].map((tr) => {
+        const td = tr.querySelectorAll("td");
+        return { kind: tr.dataset.kind, title: tr.querySelector("th").textContent, a: cell(td[0]), b: cell(td[1]) };
+      }),
+      losses: [...document.querySelectorAll('[data-testid="loss-report"] li')].map((li) => ({ side: li.dataset.side, kind: li.querySelector(".badge").classList[1], detail: li.querySelector(".loss-detail").textContent })),
+      events: { a: events("a"), b: events("b") },
+    };
+  });
+  const side = (x) => ({
+    paths: x.paths,
+    note: x.paths.length === 0 ? null : x.value ?? (x.chars > 0 ? `${x.chars.toLocaleString("en-US")} chars in ${x.leaves} part${x.leaves === 1 ? "" : "s"}` : null),
+    notSent: x.paths.length === 0,
+  });
+  const rows = want.mapping.filter((m) => m.a.paths.length || m.b.paths.length);
+  assert.ok(rows.length >= 5, "the demo has blocks to map");
+  assert.deepEqual(shown.rows, rows.map((m) => ({ kind: m.kind, title: m.title, a: side(m.a), b: side(m.b) })));
+  assert.ok(want.losses.length > 0, "the demo loses something between the two");
+  assert.deepEqual(shown.losses, want.losses.map((l) => ({ side: l.side, kind: l.kind, detail: l.detail })));
+  for (const s of ["a", "b"]) {
+    assert.deepEqual(shown.events[s], want.events[s].map((e) => `${e.kind} ×${e.count} ${e.example} ${e.piSource ?? ""}`.trim()));
+  }
+  await page.getByTestId("view-protocols").screenshot({ path: screenshotPath("view-protocols-compare-cli.png") });
   await context.close();
 });
 

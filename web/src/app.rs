@@ -18,7 +18,7 @@ use yew::prelude::*;
 use crate::inputs::{self, Collected};
 use crate::shared::Shared;
 use crate::state::{Laid, Overrides, Scenario, ViewState};
-use crate::views::ViewProps;
+use crate::views::{Comparison, ViewProps};
 use crate::worker::{FromWorker, WorkerLink};
 
 /// Reports larger than this (body bytes) are not assembled for every protocol in advance.
@@ -89,6 +89,8 @@ pub struct AppState {
     /// Reports whose provenance stayed in the worker: api → the answers so far (path → answer,
     /// Null while asked).
     pub prov: BTreeMap<String, Shared<BTreeMap<String, Value>>>,
+    /// The worker's comparisons of two protocols (the Protocols view), by (current, other).
+    pub compares: Shared<BTreeMap<(String, String), Comparison>>,
 }
 
 /// A change to the settings panel's overrides.
@@ -117,6 +119,8 @@ pub enum Action {
     Retry,
     /// The source of one body path of the current report, from the worker.
     AskProvenance(String),
+    /// The core's comparison of (current api, other api), from the worker.
+    Compare(String, String),
     WantCatalog,
     /// The scenario the URL parameters named (`embed::load`).
     Embedded(Scenario),
@@ -148,6 +152,7 @@ impl AppState {
             reading: None,
             host,
             prov: BTreeMap::new(),
+            compares: Shared::new(BTreeMap::new()),
         }
     }
 
@@ -169,6 +174,7 @@ impl AppState {
         self.failures.clear();
         self.busy = None;
         self.prov.clear();
+        self.compares = Shared::new(BTreeMap::new());
         if let Some(l) = self.host.link.borrow().as_ref() {
             l.cancel_joining();
             if self.ready {
@@ -189,9 +195,28 @@ impl AppState {
         self.busy = None;
         self.ready = false;
         *self.host.link.borrow_mut() = None;
+        self.fail_pending_compares("you stopped the worker before it answered");
         if let Err(e) = self.host.start() {
             self.failures.insert("worker".into(), e);
         }
+    }
+
+    fn set_compare(&mut self, key: (String, String), c: Comparison) {
+        let mut map = (*self.compares).clone();
+        map.insert(key, c);
+        self.compares = Shared::new(map);
+    }
+
+    /// The comparisons still on their way are lost with the worker: each says why.
+    fn fail_pending_compares(&mut self, why: &str) {
+        if !self.compares.values().any(|c| *c == Comparison::Pending) {
+            return;
+        }
+        let mut map = (*self.compares).clone();
+        for c in map.values_mut().filter(|c| **c == Comparison::Pending) {
+            *c = Comparison::Failed(format!("No comparison: {why}."));
+        }
+        self.compares = Shared::new(map);
     }
 
     fn prefetch_allowed(&self) -> bool {
@@ -238,6 +263,10 @@ impl AppState {
                     l.load(self.gen, &self.laid);
                     if self.catalog_requested && self.catalog.is_none() {
                         l.catalog();
+                    }
+                    // Asked for while the worker was starting.
+                    for ((a, b), _) in self.compares.iter().filter(|(_, c)| **c == Comparison::Pending) {
+                        l.compare(self.gen, a, b);
                     }
                 }
             }
@@ -300,6 +329,15 @@ impl AppState {
                     }
                 }
             }
+            FromWorker::Compare { gen, a, b, answer } => {
+                if gen == self.gen && self.compares.contains_key(&(a.clone(), b.clone())) {
+                    let c = match answer {
+                        Ok(v) => Comparison::Ready(Shared::new(v)),
+                        Err(e) => Comparison::Failed(e),
+                    };
+                    self.set_compare((a, b), c);
+                }
+            }
             FromWorker::Catalog { json } => {
                 let list = js::parse(&json).ok().and_then(|v| v.as_array().cloned()).unwrap_or_default();
                 let models = list
@@ -311,14 +349,19 @@ impl AppState {
                 self.catalog = Some(Rc::new(models));
             }
             FromWorker::Crashed { message } => {
-                let key = match &self.in_flight {
-                    Some((_, Some(a))) => a.clone(),
-                    _ => String::new(),
-                };
-                if key.is_empty() {
-                    self.native_api = Some(String::new());
+                // With no assembly in flight, it was a comparison that stopped the worker.
+                let comparing = self.in_flight.is_none() && self.compares.values().any(|c| *c == Comparison::Pending);
+                self.fail_pending_compares(&format!("the worker stopped ({message})"));
+                if !comparing {
+                    let key = match &self.in_flight {
+                        Some((_, Some(a))) => a.clone(),
+                        _ => String::new(),
+                    };
+                    if key.is_empty() {
+                        self.native_api = Some(String::new());
+                    }
+                    self.failures.insert(key, format!("the assembly stopped: {message}"));
                 }
-                self.failures.insert(key, format!("the assembly stopped: {message}"));
                 self.in_flight = None;
                 self.busy = None;
                 self.ready = false;
@@ -416,6 +459,15 @@ impl Reducible for AppState {
                     if let (true, Some(l)) = (s.ready, s.host.link.borrow().as_ref()) {
                         l.provenance(s.gen, &api, &path);
                     }
+                }
+            }
+            Action::Compare(a, b) => {
+                let key = (a, b);
+                if matches!(s.compares.get(&key), None | Some(Comparison::Failed(_))) {
+                    if let (true, Some(l)) = (s.ready, s.host.link.borrow().as_ref()) {
+                        l.compare(s.gen, &key.0, &key.1);
+                    }
+                    s.set_compare(key, Comparison::Pending);
                 }
             }
             Action::Embedded(sc) => s.set_scenario(sc),
@@ -1052,6 +1104,11 @@ pub fn app() -> Html {
         on_prov: {
             let d = dispatch.clone();
             Callback::from(move |path: AttrValue| d.dispatch(Action::AskProvenance(path.to_string())))
+        },
+        compares: state.compares.clone(),
+        on_compare: {
+            let d = dispatch.clone();
+            Callback::from(move |(a, b): (String, String)| d.dispatch(Action::Compare(a, b)))
         },
     };
     let failure = state.failures.get(&current_api).cloned().or_else(|| state.failures.get("worker").cloned());

@@ -135,6 +135,34 @@ pub fn take(v: &mut Value, key: &str) -> Option<Value> {
     v.as_object_mut().and_then(|o: &mut Object| o.remove(key))
 }
 
+/// The worker's answer to a `compare` request (the core's comparison of two protocols'
+/// assemblies, `ctxlens::report::compare_json`), as the JSON text it posts: `{"comparison": …}`,
+/// or `{"error": "…"}` when it could not compare.
+pub fn compare_answer(result: Result<Value, String>) -> String {
+    let v: Value = match result {
+        Ok(c) => Object::new().with("comparison", c).into(),
+        Err(e) => Object::new().with("error", e).into(),
+    };
+    v.to_json()
+}
+
+/// Reads a [`compare_answer`] on the page: the comparison of `a` with `b`, or why there is none.
+/// A comparison of another pair of protocols than the one asked for is an error too.
+pub fn read_compare_answer(text: &str, a: &str, b: &str) -> Result<Value, String> {
+    let v = ctxlens::js::parse(text).map_err(|e| format!("the worker's comparison did not parse: {}", e.message))?;
+    if let Some(e) = v.get_str("error") {
+        return Err(e.to_string());
+    }
+    let c = v.get("comparison").filter(|c| c.get("mapping").is_some_and(|m| m.as_array().is_some())).ok_or("the worker's answer holds no comparison")?;
+    for (side, want) in [("a", a), ("b", b)] {
+        let got = c.get(side).and_then(|s| s.get_str("api")).unwrap_or("");
+        if !got.is_empty() && got != want {
+            return Err(format!("the worker compared {got}, not {want}"));
+        }
+    }
+    Ok(c.clone())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,5 +209,17 @@ mod tests {
         assert!(j.add(&["a".into()], true, js::parse("[1]").unwrap()).is_err());
         assert!(j.add(&["b".into(), "c".into()], false, Value::Null).is_err());
         assert!(j.add(&[], true, Value::Null).is_err());
+    }
+
+    #[test]
+    fn a_compare_answer_reads_back_or_says_why_not() {
+        let c = js::parse(r#"{"a":{"api":"openai-completions"},"b":{"api":"anthropic-messages"},"mapping":[{"kind":"system-prompt","a":{"paths":["messages[0].content"]}}],"losses":[]}"#).unwrap();
+        let text = compare_answer(Ok(c.clone()));
+        assert_eq!(read_compare_answer(&text, "openai-completions", "anthropic-messages").unwrap().to_json(), c.to_json());
+        let swapped = read_compare_answer(&text, "anthropic-messages", "openai-completions").unwrap_err();
+        assert!(swapped.contains("compared openai-completions, not anthropic-messages"), "{swapped}");
+        assert_eq!(read_compare_answer(&compare_answer(Err("no scenario".into())), "x", "y").unwrap_err(), "no scenario");
+        assert!(read_compare_answer("{\"comparison\":{}}", "x", "y").is_err());
+        assert!(read_compare_answer("not json", "x", "y").unwrap_err().contains("did not parse"));
     }
 }

@@ -8,6 +8,7 @@
 //! | `{type: "load", gen, files: [[path, Uint8Array]…], continueOnly, nowMs}` | a laid-out case folder (the buffers are transferred) |
 //! | `{type: "assemble", gen, api}` | assemble it (`api`: `null` = the model's own) |
 //! | `{type: "provenance", gen, api, path}` | the source of one body path of a report whose provenance was left out |
+//! | `{type: "compare", gen, a, b}` | the core's comparison of protocol `a` with protocol `b` (the Protocols view) |
 //! | `{type: "catalog"}` | pi 0.85.1's model catalog, for the model picker |
 //!
 //! | worker → page | |
@@ -16,6 +17,7 @@
 //! | `{type: "progress", gen, api, stage, done}` | what it is doing now; `done`: the share of the work done (0–1) |
 //! | `{type: "report", gen, api, parts, partsBytes, bodyParts, bodyPartsBytes, body, provenanceInWorker, ms, memoryBytes}` | see below |
 //! | `{type: "provenance", gen, api, path, json}` | `views::prov_answer` for that path (or `{error}`) |
+//! | `{type: "compare", gen, a, b, json}` | [`crate::wire::compare_answer`]: `ctxlens::report::compare_json` of the two assemblies (or `{error}`) |
 //! | `{type: "catalog", json}` | `[{ref, name, api, reasoning}]` |
 //!
 //! A report is `report::assembly_json` without `request.body` and, when it has more than
@@ -24,6 +26,11 @@
 //! JSON of `partsBytes`; `body` is the body's UTF-8 bytes (no JSON escaping); `bodyParts` /
 //! `bodyPartsBytes` is the body parsed and split the same way (the page needs the parsed body for
 //! its tree, and parsing 30 MB at once would freeze it). The three buffers are transferred.
+//!
+//! The worker keeps the assemblies it made for the current scenario while they are small
+//! ([`KEPT_ASSEMBLY_BYTES`] in all, the oldest let go first), so a `compare` of two protocols
+//! whose reports the page has is answered without assembling again; an assembly it no longer
+//! holds is made again for the comparison.
 //!
 //! The worker is loaded by `www/worker.js` (a module worker; the CSP allows `worker-src 'self'`).
 //! A crash (a panic aborts the wasm instance) reaches the page as an `error` event; the page
@@ -35,15 +42,20 @@ use std::rc::Rc;
 
 use ctxlens::case::CaseFiles;
 use ctxlens::js::{Object, Value};
+use ctxlens::Assembly;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::shared::Shared;
 use crate::state::{inputs_of, Laid, LayOptions};
-use crate::wire::{split, take, Part, PART_BYTES};
+use crate::wire::{compare_answer, read_compare_answer, split, take, Part, PART_BYTES};
 
 /// Reports with more provenance entries than this leave it in the worker (path by path on demand).
 pub const PROVENANCE_INLINE: usize = 20_000;
+
+/// The worker keeps the assemblies of the current scenario up to about this many bytes (its
+/// session and body, for each), for `compare`; larger ones are not kept.
+pub const KEPT_ASSEMBLY_BYTES: usize = 32 << 20;
 
 fn get(o: &JsValue, k: &str) -> JsValue {
     js_sys::Reflect::get(o, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED)
@@ -68,6 +80,9 @@ pub enum FromWorker {
     BadReport { gen: u64, api: Option<String>, error: String },
     /// The worker's answer for one body path (`views::prov_answer`).
     Provenance { gen: u64, api: String, path: String, answer: Value },
+    /// The core's comparison of protocol `a` with protocol `b` (`ctxlens::report::compare_json`),
+    /// or why the worker could not make it.
+    Compare { gen: u64, a: String, b: String, answer: Result<Value, String> },
     Catalog { json: Rc<String> },
     /// The worker died (a bug in the core); it is restarted.
     Crashed { message: String },
@@ -88,6 +103,11 @@ impl FromWorker {
                 path: s("path").unwrap_or_default(),
                 answer: s("json").and_then(|j| ctxlens::js::parse(&j).ok()).unwrap_or(Value::Null),
             },
+            "compare" => {
+                let (a, b) = (s("a").unwrap_or_default(), s("b").unwrap_or_default());
+                let answer = read_compare_answer(&s("json").unwrap_or_default(), &a, &b);
+                FromWorker::Compare { gen, a, b, answer }
+            }
             "catalog" => FromWorker::Catalog { json: Rc::new(s("json").unwrap_or_default()) },
             _ => return None,
         })
@@ -179,6 +199,17 @@ impl WorkerLink {
         set(&msg, "gen", gen as f64);
         set(&msg, "api", api);
         set(&msg, "path", path);
+        let _ = self.worker.post_message(&msg);
+    }
+
+    /// Asks for the core's comparison of protocol `a` with protocol `b` (answered by a
+    /// [`FromWorker::Compare`]).
+    pub fn compare(&self, gen: u64, a: &str, b: &str) {
+        let msg = js_sys::Object::new();
+        set(&msg, "type", "compare");
+        set(&msg, "gen", gen as f64);
+        set(&msg, "a", a);
+        set(&msg, "b", b);
         let _ = self.worker.post_message(&msg);
     }
 
@@ -324,6 +355,47 @@ struct Loaded {
     opts: LayOptions,
     /// The provenance of this scenario's reports that left it out, by api (the last few).
     provenance: Vec<(String, Rc<BTreeMap<String, Value>>)>,
+    /// The assemblies made for this scenario, by api, oldest first, with what each holds in
+    /// bytes (see [`KEPT_ASSEMBLY_BYTES`]).
+    assemblies: Vec<(String, Rc<Assembly>, usize)>,
+}
+
+impl Loaded {
+    /// Assembles this scenario under `api` (`None`: the model's own protocol); problems reading
+    /// the case come first in its diagnostics (they explain the rest).
+    fn assemble(&self, api: Option<&str>) -> Assembly {
+        let (inputs, notes) = inputs_of(&self.files, self.opts, api);
+        let mut assembly = ctxlens::assemble(&inputs);
+        drop(inputs);
+        let mut diags = notes;
+        diags.append(&mut assembly.diagnostics);
+        assembly.diagnostics = diags;
+        assembly
+    }
+
+    /// Keeps `assembly` (of protocol `key`) for later comparisons, when it is small enough; lets
+    /// the oldest go to stay under [`KEPT_ASSEMBLY_BYTES`].
+    fn keep(&mut self, key: &str, assembly: Rc<Assembly>) {
+        self.assemblies.retain(|(k, _, _)| k != key);
+        let bytes = self.files.get("session.jsonl").map_or(0, Vec::len) + assembly.body().map_or(0, str::len);
+        if bytes > KEPT_ASSEMBLY_BYTES {
+            return;
+        }
+        self.assemblies.push((key.to_string(), assembly, bytes));
+        while self.assemblies.iter().map(|x| x.2).sum::<usize>() > KEPT_ASSEMBLY_BYTES {
+            self.assemblies.remove(0);
+        }
+    }
+
+    /// The assembly of protocol `api`: the one kept, else made now (and kept).
+    fn assembly_of(&mut self, api: &str) -> Rc<Assembly> {
+        if let Some((_, a, _)) = self.assemblies.iter().find(|(k, _, _)| k == api) {
+            return a.clone();
+        }
+        let a = Rc::new(self.assemble(Some(api)));
+        self.keep(api, a.clone());
+        a
+    }
 }
 
 /// Parts as `[[path, append, offset, length]…]` into one UTF-8 buffer (transferred, not copied
@@ -378,7 +450,7 @@ fn handle(scope: &web_sys::DedicatedWorkerGlobalScope, loaded: &RefCell<Option<L
                 files.insert(path, bytes.to_vec());
             }
             let opts = LayOptions { continue_only: get(&data, "continueOnly").as_bool().unwrap_or(false), now_ms: get(&data, "nowMs").as_f64() };
-            *loaded.borrow_mut() = Some(Loaded { gen, files, opts, provenance: Vec::new() });
+            *loaded.borrow_mut() = Some(Loaded { gen, files, opts, provenance: Vec::new(), assemblies: Vec::new() });
         }
         Some("assemble") => {
             let api = get(&data, "api").as_string();
@@ -389,19 +461,14 @@ fn handle(scope: &web_sys::DedicatedWorkerGlobalScope, loaded: &RefCell<Option<L
             let total: usize = l.files.values().map(Vec::len).sum();
             let api = api.as_deref();
             p(gen, api, &format!("laying out {} files ({})", l.files.len(), mb(total)), 0.02);
-            let (inputs, notes) = inputs_of(&l.files, l.opts, api);
             let what = if session > 0 { format!("parsing a {} session and assembling", mb(session)) } else { "assembling".into() };
             p(gen, api, &what, 0.05);
-            let mut assembly = ctxlens::assemble(&inputs);
-            drop(inputs);
-            // Problems reading the case come first: they explain the rest.
-            let mut diags = notes;
-            diags.append(&mut assembly.diagnostics);
-            assembly.diagnostics = diags;
+            let assembly = l.assemble(api);
             p(gen, api, "writing the report", 0.45);
             let mut report = ctxlens::report::assembly_json(&assembly);
-            drop(assembly);
             let key = api.map(String::from).unwrap_or_else(|| report.get("model").and_then(|m| m.get_str("api")).unwrap_or("").to_string());
+            // Kept for a comparison with another protocol, when small; else let go now.
+            l.keep(&key, Rc::new(assembly));
             let body = report.as_object_mut().and_then(|o| o.get_mut("request")).and_then(|r| take(r, "body"));
             let body = body.as_ref().and_then(Value::as_str);
             // A large provenance stays here; the page asks for the paths it shows.
@@ -458,6 +525,25 @@ fn handle(scope: &web_sys::DedicatedWorkerGlobalScope, loaded: &RefCell<Option<L
             set(&m, "api", api.as_str());
             set(&m, "path", path.as_str());
             set(&m, "json", answer.to_json().as_str());
+            post(scope, &m);
+        }
+        Some("compare") => {
+            let (a, b) = (get(&data, "a").as_string().unwrap_or_default(), get(&data, "b").as_string().unwrap_or_default());
+            let mut guard = loaded.borrow_mut();
+            let answer = match guard.as_mut().filter(|l| l.gen == gen) {
+                Some(l) => {
+                    let (x, y) = (l.assembly_of(&a), l.assembly_of(&b));
+                    Ok(ctxlens::report::compare_json(&x, &y))
+                }
+                None => Err("The worker no longer holds this scenario (it was restarted or moved on): open the scenario again.".to_string()),
+            };
+            drop(guard);
+            let m = js_sys::Object::new();
+            set(&m, "type", "compare");
+            set(&m, "gen", gen as f64);
+            set(&m, "a", a.as_str());
+            set(&m, "b", b.as_str());
+            set(&m, "json", compare_answer(answer).as_str());
             post(scope, &m);
         }
         Some("catalog") => {

@@ -2,6 +2,8 @@
 //! (`ctxlens::report::assembly_json`, plus `findings`, `usage`, `provenance` when the core
 //! provides them), the reports of other protocols (for the compare mode), and the selection. A
 //! large body's `provenance` stays in the worker: `prov_answers` / `on_prov` ask it path by path.
+//! The comparison of two protocols comes from the worker too (`compares` / `on_compare`: the
+//! core's `ctxlens::report::compare_json`).
 //!
 //! The shell calls [`view_nav`] (the list of views for its navigation), [`ViewSwitch`] (renders
 //! the chosen view) and [`StageView`] (the selected pipeline stage, for the stepper slot).
@@ -33,6 +35,17 @@ pub use request::{prov_answer, provenance_map};
 pub use stage::StageView;
 pub use util::prime_parsed_body;
 
+/// The worker's comparison of two protocols, as the Protocols view sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Comparison {
+    /// Asked for; the answer is on its way.
+    Pending,
+    /// `ctxlens::report::compare_json` of the two assemblies.
+    Ready(Shared<Value>),
+    /// Why there is none (the worker stopped or crashed, or could not compare).
+    Failed(String),
+}
+
 #[derive(Clone, PartialEq, Properties)]
 pub struct ViewProps {
     /// The report of the protocol on screen.
@@ -55,6 +68,12 @@ pub struct ViewProps {
     pub prov_answers: Option<Shared<BTreeMap<String, Value>>>,
     #[prop_or_default]
     pub on_prov: Callback<AttrValue>,
+    /// The comparisons asked of the worker, by (current api, other api).
+    #[prop_or_default]
+    pub compares: Shared<BTreeMap<(String, String), Comparison>>,
+    /// Asks the worker to compare (current api, other api) (again, after a failure).
+    #[prop_or_default]
+    pub on_compare: Callback<(String, String)>,
 }
 
 /// The views, in navigation order: (key, label). Keys are stable (they go into the hash).
@@ -127,4 +146,15 @@ pub fn ViewSwitch(p: &ViewSwitchProps) -> Html {
         _ => html! { <overview::OverviewView ..props /> },
     };
     html! { <div class="view" data-testid={format!("view-{}", p.view)}>{inner}</div> }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn selections_and_their_views() {
+        assert_eq!(super::view_for_selection("tool:edit"), Some("tools"));
+        assert_eq!(super::view_for_selection("section:3"), Some("prompt"));
+        assert_eq!(super::view_for_selection("nothing"), None);
+        assert_eq!(super::subject_label("section:24"), "system prompt section 25");
+    }
 }
