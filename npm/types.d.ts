@@ -257,7 +257,7 @@ export interface MappingRow {
 export interface Loss {
   /** The body it happens in. */
   side: "a" | "b" | "both";
-  kind: "dropped" | "converted" | "renamed" | "inserted" | "replaced" | "size" | (string & {});
+  kind: "dropped" | "converted" | "renamed" | "inserted" | "replaced" | "size" | "shape" | (string & {});
   /** A mapping row's `kind`, or `messages`. */
   what: string;
   count: number;

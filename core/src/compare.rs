@@ -12,7 +12,7 @@ use crate::provenance::{self, param_class, Origin, Source};
 use crate::trace::{EventKind, StageId};
 
 /// The block kinds of the mapping table, in display order: (key, title).
-pub const KINDS: [(&str, &str); 13] = [
+pub const KINDS: [(&str, &str); 14] = [
     ("system-prompt", "System prompt"),
     ("tool-definitions", "Tool definitions"),
     ("user-text", "User text"),
@@ -26,6 +26,7 @@ pub const KINDS: [(&str, &str); 13] = [
     ("cache-markers", "Cache markers"),
     ("thinking-config", "Thinking level / config"),
     ("max-tokens", "Max tokens"),
+    ("parameters", "Other parameters"),
 ];
 
 /// Where a kind of block lives in one body.
@@ -72,7 +73,8 @@ impl Side {
 pub struct Loss {
     /// The body it happens in.
     pub side: Side,
-    /// `dropped`, `converted`, `renamed`, `inserted`, `replaced`, `size`.
+    /// `dropped`, `converted`, `renamed`, `inserted`, `replaced`, `size`, `shape` (top-level
+    /// fields one body has and the other not).
     pub kind: &'static str,
     /// What: a block kind key of [`KINDS`] or `messages`.
     pub what: &'static str,
@@ -127,7 +129,10 @@ pub fn kind_of(o: &Origin) -> Option<&'static str> {
             "cache" => Some("cache-markers"),
             "thinking" => Some("thinking-config"),
             "max-tokens" => Some("max-tokens"),
-            _ => None,
+            // The model id is the same on both sides; the containers are the blocks above.
+            "model" => None,
+            _ if matches!(name.as_str(), "messages" | "tools" | "system" | "input" | "contents") => None,
+            _ => Some("parameters"),
         },
         _ => None,
     }
@@ -194,7 +199,7 @@ fn placements(a: &Assembly, origins: &[Origin]) -> Vec<Placement> {
             p.paths.push(pat);
             concrete[i].push(cut(pattern(&o.path, true)));
         }
-        if matches!(k, "cache-markers" | "thinking-config" | "max-tokens") && values[i].len() < 8 {
+        if matches!(k, "cache-markers" | "thinking-config" | "max-tokens" | "parameters") && values[i].len() < 8 {
             if let Some(v) = body.as_ref().and_then(|b| value_at(b, &o.path)) {
                 values[i].push(format!("{}={}", pattern(&o.path, true), v.to_json()));
             }
@@ -497,6 +502,29 @@ pub fn compare(a: &Assembly, b: &Assembly) -> Comparison {
                     ib.api
                 ),
             });
+        }
+    }
+    // Top-level fields one body has and the other not (the shape of the two requests).
+    let top = |x: &Assembly| -> Vec<String> {
+        x.request
+            .as_ref()
+            .and_then(|r| crate::js::parse(&r.body).ok())
+            .and_then(|v| v.as_object().map(|o| o.keys().map(|k| k.to_string()).collect()))
+            .unwrap_or_default()
+    };
+    let (ka, kb) = (top(a), top(b));
+    if !ka.is_empty() && !kb.is_empty() {
+        for (side, mine, other) in [(Side::A, &ka, &kb), (Side::B, &kb, &ka)] {
+            let only: Vec<&str> = mine.iter().filter(|k| !other.contains(k)).map(String::as_str).collect();
+            if !only.is_empty() {
+                losses.push(Loss {
+                    side,
+                    kind: "shape",
+                    what: "parameters",
+                    count: only.len(),
+                    detail: format!("top-level fields only in {}: {}", name(side), only.join(", ")),
+                });
+            }
         }
     }
     // Cache markers present in one only.
