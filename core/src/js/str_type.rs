@@ -267,17 +267,69 @@ impl fmt::Debug for Str {
 impl From<&str> for Str {
     #[inline(never)]
     fn from(s: &str) -> Self {
+        if s.len() <= INTERN_MAX_LEN {
+            if let Some(hit) = interned(s) {
+                return hit;
+            }
+        }
+        Str::copy_of(s)
+    }
+}
+
+/// Strings up to this many bytes (object keys, roles, block types) are shared through a small
+/// per-thread table: the adapters build their objects from the same few keys over and over.
+const INTERN_MAX_LEN: usize = 24;
+const INTERN_SLOTS: usize = 512;
+
+thread_local! {
+    static INTERNED: std::cell::RefCell<Vec<Option<Str>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The shared copy of a short string (made on a miss); `None` while the thread is being torn
+/// down.
+fn interned(s: &str) -> Option<Str> {
+    let b = s.as_bytes();
+    let h = match b {
+        [] => 0,
+        [one] => *one as usize,
+        [first, .., last] => {
+            (*first as usize).wrapping_mul(31) ^ (*last as usize).wrapping_mul(7) ^ b.len().wrapping_mul(131) ^ (b[b.len() / 2] as usize).wrapping_mul(17)
+        }
+    } % INTERN_SLOTS;
+    INTERNED
+        .try_with(|t| {
+            let mut t = t.borrow_mut();
+            if t.is_empty() {
+                t.resize(INTERN_SLOTS, None);
+            }
+            match &t[h] {
+                Some(hit) if hit.as_bytes() == b => hit.clone(),
+                _ => {
+                    let v = Str::copy_of(s);
+                    t[h] = Some(v.clone());
+                    v
+                }
+            }
+        })
+        .ok()
+}
+
+impl Str {
+    /// A new buffer holding `s`; a short text is checked for what JSON escapes and marked plain
+    /// when there is nothing.
+    fn copy_of(s: &str) -> Str {
         let buf = new_buffer(s.len());
         // SAFETY: the buffer has room for `s.len()` bytes after the header.
         unsafe {
             std::ptr::copy_nonoverlapping(s.as_ptr(), (buf.as_ptr() as *mut u8).add(HEAD), s.len())
         };
+        let plain = s.len() <= INTERN_MAX_LEN && s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\' && b != 0xF4);
         // A string of 2 GiB or more (only possible natively) keeps its bytes but not the plain bit;
         // its length would collide with the bit, so such strings are cut off at the limit.
         Str {
             buf,
             start: 0,
-            meta: s.len().min(PLAIN - 1),
+            meta: s.len().min(PLAIN - 1) | if plain { PLAIN } else { 0 },
         }
     }
 }

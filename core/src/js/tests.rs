@@ -182,9 +182,13 @@ fn parsed_strings_are_ranges_of_the_text_and_plain_ones_skip_escaping() {
         Some(Value::String(s)) => s.clone(),
         _ => panic!("{k}"),
     };
-    // Verbatim strings are plain (written back as their bytes); escaped ones are not.
-    assert!(s("a").is_plain() && s("d").is_plain());
-    assert!(!s("b").is_plain() && !s("c").is_plain());
+    // Verbatim strings are plain (written back as their bytes), and so is a short decoded one
+    // with nothing to escape; one holding a line break is not.
+    assert!(s("a").is_plain() && s("d").is_plain() && s("c").is_plain());
+    assert!(!s("b").is_plain());
+    assert!(!Str::from("a\"b").is_plain() && !Str::from("x\u{10F800}").is_plain() && Str::from("role").is_plain());
+    // Short strings made in Rust are shared: the same buffer, not a copy.
+    assert_eq!(Str::from("content").as_str().as_ptr(), Str::from("content").as_str().as_ptr());
     assert_eq!(s("b").as_str(), "line\nbreak");
     assert_eq!(s("c").as_str(), "café");
     // The writer gives the same bytes either way, and so does the measured length.
