@@ -74,7 +74,14 @@ pub fn pct(part: usize, whole: usize) -> String {
     if whole == 0 {
         return "0%".into();
     }
-    format!("{:.1}%", part as f64 * 100.0 / whole as f64)
+    format!("{}%", fixed1(part as f64 * 100.0 / whole as f64))
+}
+
+/// A non-negative number with one decimal (`58.3`), without the float formatter (its code is
+/// a good part of the wasm's size budget).
+pub fn fixed1(x: f64) -> String {
+    let tenths = (x * 10.0).round().max(0.0) as u64;
+    format!("{}.{}", tenths / 10, tenths % 10)
 }
 
 fn events(a: &Assembly, stage: StageId) -> impl Iterator<Item = &Event> {
@@ -206,8 +213,8 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
             };
             let ratio = if s.system_prompt_chars > 0 {
                 format!(
-                    " ({:.1}×)",
-                    s.tools_chars as f64 / s.system_prompt_chars as f64
+                    " ({}×)",
+                    fixed1(s.tools_chars as f64 / s.system_prompt_chars as f64)
                 )
             } else {
                 String::new()

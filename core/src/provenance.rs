@@ -580,8 +580,8 @@ pub fn param_rule(a: &Assembly, name: &str) -> (String, Option<String>) {
             if c.model_source.is_empty() { "default" } else { &c.model_source }
         ),
         "max-tokens" => match (clamp, model) {
-            (Some(e), Some(m)) => format!("model.maxTokens ({}) clamped to the context window ({}): {}", m.max_tokens(), m.context_window(), e.message),
-            (_, Some(m)) => format!("model.maxTokens ({}), within the context window ({})", m.max_tokens(), m.context_window()),
+            (Some(e), Some(m)) => format!("model.maxTokens ({}) clamped to the context window ({}): {}", crate::js::number_to_string(m.max_tokens()), crate::js::number_to_string(m.context_window()), e.message),
+            (_, Some(m)) => format!("model.maxTokens ({}), within the context window ({})", crate::js::number_to_string(m.max_tokens()), crate::js::number_to_string(m.context_window())),
             _ => "model.maxTokens".into(),
         },
         "thinking" => {

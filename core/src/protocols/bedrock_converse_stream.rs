@@ -134,7 +134,7 @@ fn stream_simple(
     let mut budgets = opts.thinking_budgets.clone().unwrap_or_default();
     budgets.insert(messages::clamp_reasoning(&reasoning), Value::Number(budget));
     if max_tokens != base_max {
-        ev(events, EventKind::Clamped, format!("maxTokens {base_max} → {max_tokens} (thinking budget {budget} on a budget-based Claude)"), "AI/api/bedrock-converse-stream.js:404");
+        ev(events, EventKind::Clamped, format!("maxTokens {} → {} (thinking budget {} on a budget-based Claude)", crate::js::number_to_string(base_max), crate::js::number_to_string(max_tokens), crate::js::number_to_string(budget)), "AI/api/bedrock-converse-stream.js:404");
     }
     BedrockOptions {
         max_tokens,
