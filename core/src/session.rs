@@ -271,12 +271,11 @@ fn load_entries_from_file(src: &SourceText, diags: &mut Vec<Diagnostic>) -> Vec<
     // Each line is parsed as a range of the file's text: the strings of its entries are ranges
     // of that one buffer, not copies.
     let mut at = 0usize;
-    let mut cache = js::StrCache::default();
     for (i, line) in src.text.split('\n').enumerate() {
         let line_no = u32::try_from(i + 1).unwrap_or(u32::MAX);
         let range = src.text.slice(at, at + line.len(), false);
         at += line.len() + 1;
-        if let Some(p) = parse_session_entry_line(&range, line_no, &src.name, &mut cache, diags) {
+        if let Some(p) = parse_session_entry_line(&range, line_no, &src.name, diags) {
             out.push(p);
         }
     }
@@ -290,13 +289,12 @@ fn parse_session_entry_line(
     line: &js::Str,
     line_no: u32,
     file: &str,
-    cache: &mut js::StrCache,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Parsed> {
     if js::js_trim_is_empty(line) {
         return None;
     }
-    match js::parse_str_cached(line, cache) {
+    match js::parse_str(line) {
         Err(e) => {
             diags.push(
                 Diagnostic::warning(

@@ -28,30 +28,10 @@ pub fn parse(text: &str) -> Result<Value, ParseError> {
     parse_str(&Str::from(text))
 }
 
-/// [`parse`] of a shared text: its strings are ranges of `text`'s buffer (no copies), short ones
-/// shared through a [`StrCache`].
+/// [`parse`] of a shared text: its strings are ranges of `text`'s buffer (no copies); short
+/// ones (keys, `"type"` values, roles) are the shared copies `Str::from` keeps, so the keys
+/// every lookup compares sit in a few hot cache lines instead of being spread over the text.
 pub fn parse_str(text: &Str) -> Result<Value, ParseError> {
-    parse_str_cached(text, &mut StrCache::default())
-}
-
-/// Short strings seen recently (keys, `"type"` values, roles), shared by the parses that use
-/// the same cache (a session's lines). A repeat is the same small buffer, not a range of the
-/// text: the keys every lookup compares stay in a few hot cache lines instead of being spread
-/// over the whole session. Direct-mapped by a hash of the bytes.
-#[derive(Default)]
-pub struct StrCache {
-    slots: Vec<Option<Str>>,
-}
-
-const CACHE_SLOTS: usize = 256;
-/// Strings up to this many bytes go through the cache.
-const CACHE_MAX_LEN: usize = 24;
-
-/// [`parse_str`] with a [`StrCache`] kept across calls.
-pub fn parse_str_cached(text: &Str, cache: &mut StrCache) -> Result<Value, ParseError> {
-    if cache.slots.is_empty() {
-        cache.slots.resize(CACHE_SLOTS, None);
-    }
     let t = text.as_str();
     let mut p = Parser {
         s: t.as_bytes(),
@@ -60,7 +40,6 @@ pub fn parse_str_cached(text: &Str, cache: &mut StrCache) -> Result<Value, Parse
         whole: text,
         members: Vec::new(),
         items: Vec::new(),
-        cache: &mut cache.slots,
     };
     p.ws();
     let v = p.value(0)?;
@@ -86,6 +65,9 @@ pub fn parse_with_position(text: &str) -> Result<Value, (ParseError, usize, usiz
     })
 }
 
+/// Strings up to this many bytes are shared copies rather than ranges of the text.
+const SHARED_MAX_LEN: usize = 24;
+
 struct Parser<'a> {
     s: &'a [u8],
     text: &'a str,
@@ -96,7 +78,6 @@ struct Parser<'a> {
     /// moved into a vector of exactly its size when it closes (no growing, no shrinking).
     members: Vec<(Str, Value)>,
     items: Vec<Value>,
-    cache: &'a mut [Option<Str>],
 }
 
 impl<'a> Parser<'a> {
@@ -234,24 +215,10 @@ impl<'a> Parser<'a> {
             return self.string_slow().map(Str::from);
         }
         self.i = i + 1;
-        let b = &s[start..i];
-        if b.len() > CACHE_MAX_LEN || !plain {
-            return Ok(self.whole.slice(start, i, plain));
+        if plain && i - start <= SHARED_MAX_LEN {
+            return Ok(Str::from(&self.text[start..i]));
         }
-        let h = match b {
-            [] => 0,
-            [first, .., last] => (*first as usize).wrapping_mul(31) ^ (*last as usize).wrapping_mul(7) ^ b.len().wrapping_mul(131) ^ b[b.len() / 2] as usize,
-            [one] => *one as usize,
-        } % CACHE_SLOTS;
-        match &self.cache[h] {
-            Some(hit) if hit.as_bytes() == b => Ok(hit.clone()),
-            _ => {
-                let mut v = Str::from(&self.text[start..i]);
-                v.mark_plain();
-                self.cache[h] = Some(v.clone());
-                Ok(v)
-            }
-        }
+        Ok(self.whole.slice(start, i, plain))
     }
 
     fn string_slow(&mut self) -> Result<String, ParseError> {

@@ -14,7 +14,7 @@ mod number;
 mod ops;
 mod string;
 
-pub use json::{parse, parse_str, parse_str_cached, parse_with_position, ParseError, StrCache};
+pub use json::{parse, parse_str, parse_with_position, ParseError};
 pub use number::number_to_string;
 pub use ops::{
     join_element, join_shared, js_max, js_min, non_nullish, sanitize_shared, string_to_number,
@@ -80,15 +80,20 @@ pub fn is_array_index(key: &str) -> Option<u32> {
 /// and a byte loop beats a `memcmp` call on a few bytes (in wasm above all).
 #[inline(always)]
 fn key_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
+    let n = a.len();
+    if n != b.len() {
         return false;
     }
-    match a.first() {
-        None => true,
-        Some(x) if *x != b[0] => false,
-        _ if a.len() <= 16 => a.iter().zip(b).all(|(x, y)| x == y),
-        _ => a == b,
+    // A plain loop, inlined: most keys differ in length or first byte, and a `memcmp` call (or
+    // an iterator adapter opt-level "z" leaves out of line) costs more than the compare.
+    let mut i = 0;
+    while i < n {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
     }
+    true
 }
 
 impl Object {

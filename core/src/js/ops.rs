@@ -92,6 +92,10 @@ pub fn join_shared(members: &[Option<&Value>], sep: &str) -> Str {
 
 /// `sanitizeSurrogates(s)` as a shared string: `s` itself when it has no lone surrogate.
 pub fn sanitize_shared(s: &Str) -> Str {
+    // A plain string holds no lone surrogate (see `Str::is_plain`): nothing to scan.
+    if s.is_plain() {
+        return s.clone();
+    }
     match super::sanitize_surrogates(s) {
         std::borrow::Cow::Borrowed(_) => s.clone(),
         std::borrow::Cow::Owned(o) => o.into(),

@@ -108,11 +108,6 @@ impl Str {
         }
     }
 
-    /// Marks the text as needing no JSON escaping; the caller has checked (the JSON parser).
-    pub(crate) fn mark_plain(&mut self) {
-        self.meta |= PLAIN;
-    }
-
     /// Whether the text is known to need no JSON escaping (see the type's docs).
     #[inline(always)]
     pub fn is_plain(&self) -> bool {
