@@ -126,17 +126,27 @@ impl<'a> Parser<'a> {
 
     fn number(&mut self) -> Result<Value, ParseError> {
         let start = self.i;
-        if self.s[self.i] == b'-' {
+        let negative = self.s[self.i] == b'-';
+        if negative {
             self.i += 1;
         }
+        // The integer part, accumulated as it is scanned: most numbers in a session (timestamps,
+        // token counts) are integers of up to 15 digits, exact in an f64 without float parsing.
+        let mut int: u64 = 0;
+        let digits_start = self.i;
         match self.s.get(self.i) {
             Some(b'0') => self.i += 1,
             Some(b'1'..=b'9') => {
-                while matches!(self.s.get(self.i), Some(b'0'..=b'9')) {
+                while let Some(&d @ b'0'..=b'9') = self.s.get(self.i) {
+                    int = int.wrapping_mul(10).wrapping_add((d - b'0') as u64);
                     self.i += 1;
                 }
             }
             _ => return Err(self.err("No number after minus sign in JSON")),
+        }
+        if self.i - digits_start <= 15 && !matches!(self.s.get(self.i), Some(b'.' | b'e' | b'E')) {
+            let n = int as f64;
+            return Ok(Value::Number(if negative { -n } else { n }));
         }
         if self.s.get(self.i) == Some(&b'.') {
             self.i += 1;

@@ -239,3 +239,24 @@ fn a_builder_checks_its_bytes() {
     drop(StrBuilder::new(10));
     assert_eq!(StrBuilder::new(0).finish().as_str(), "");
 }
+
+#[test]
+fn integers_parse_exactly_on_the_fast_path_and_the_rest_as_floats() {
+    for (text, expected) in [
+        ("0", 0.0),
+        ("-0", -0.0),
+        ("7", 7.0),
+        ("-42", -42.0),
+        ("1767225600000", 1767225600000.0),
+        ("999999999999999", 999999999999999.0),
+        ("9007199254740993", 9007199254740992.0),
+        ("12345678901234567890", 12345678901234567000.0),
+        ("1.5", 1.5),
+        ("1e3", 1000.0),
+        ("-2.5E-3", -0.0025),
+    ] {
+        let Value::Number(n) = parse(text).unwrap() else { panic!("{text}") };
+        assert_eq!(n.to_bits(), f64::to_bits(expected), "{text}");
+    }
+    assert!(parse("-").is_err() && parse("01").is_err() && parse("1.").is_err());
+}
