@@ -175,7 +175,7 @@ pub fn inputs_from_case(files: &CaseFiles, env_dir: Option<&str>) -> Result<Inpu
 
     let session_text = text(files, "session.jsonl");
     let session = session_text.as_ref().map(|t| SourceText {
-        name: format!("{root}/session.jsonl"),
+        name: join_path(&root, "session.jsonl"),
         text: t.as_str().into(),
     });
     let extension_tools = text(files, "tools.json").map(|t| SourceText {
