@@ -3,27 +3,27 @@
 //! "cache facts" for the user's own session, and where the cache likely broke.
 
 use crate::assemble::Assembly;
-use crate::js::{Object, Value};
+use crate::js::{Object, Str, Value};
 use crate::messages::to_number;
 
 /// One LLM call, as pi recorded it on the assistant message it produced.
 #[derive(Clone, Debug, PartialEq)]
 pub struct UsagePoint {
-    pub entry_id: Option<String>,
+    pub entry_id: Option<Str>,
     /// 1-based line in the session file.
     pub line: u32,
     /// The entry's `timestamp` (ISO text as written by pi).
-    pub timestamp: Option<String>,
-    pub provider: Option<String>,
-    pub model: Option<String>,
-    pub api: Option<String>,
+    pub timestamp: Option<Str>,
+    pub provider: Option<Str>,
+    pub model: Option<Str>,
+    pub api: Option<Str>,
     pub input: f64,
     pub output: f64,
     pub cache_read: f64,
     pub cache_write: f64,
     /// `usage.totalTokens`, or the sum of the four counts when pi recorded none.
     pub total_tokens: f64,
-    pub stop_reason: Option<String>,
+    pub stop_reason: Option<Str>,
     /// On the path from the root to the leaf (compacted-away calls included).
     pub on_branch: bool,
     /// Still in the context sent now (on the branch and not cut by a compaction).
@@ -35,7 +35,7 @@ pub struct UsagePoint {
 pub struct CacheBreak {
     /// Index into the timeline.
     pub index: usize,
-    pub entry_id: Option<String>,
+    pub entry_id: Option<Str>,
     pub line: u32,
     /// The previous call of the same provider/model: its timeline index and cacheRead.
     pub previous_index: usize,
@@ -123,19 +123,24 @@ pub fn usage_timeline(a: &Assembly) -> Vec<UsagePoint> {
             .map(|t| num(Some(t)))
             .filter(|t| *t > 0.0)
             .unwrap_or(input + output + cache_read + cache_write);
+        // The texts are the session's own strings, shared (no copies).
+        let text = |v: Option<&Value>| match v {
+            Some(Value::String(s)) => Some(s.clone()),
+            _ => None,
+        };
         out.push(UsagePoint {
-            entry_id: e.id().map(String::from),
+            entry_id: text(e.value.get("id")),
             line: e.line,
-            timestamp: e.value.get_str("timestamp").map(String::from),
-            provider: m.get_str("provider").map(String::from),
-            model: m.get_str("model").map(String::from),
-            api: m.get_str("api").map(String::from),
+            timestamp: text(e.value.get("timestamp")),
+            provider: text(m.get("provider")),
+            model: text(m.get("model")),
+            api: text(m.get("api")),
             input,
             output,
             cache_read,
             cache_write,
             total_tokens: total,
-            stop_reason: m.get_str("stopReason").map(String::from),
+            stop_reason: text(m.get("stopReason")),
             on_branch: on_branch[i],
             in_context: in_context[i],
         });
@@ -196,15 +201,15 @@ pub fn cache_facts_from(a: &Assembly, timeline: &[UsagePoint]) -> CacheFacts {
         .map(|(i, _)| i)
         .collect();
     if let Some(file) = &a.parts.session {
-        let pos: std::collections::HashMap<u32, usize> = a
-            .parts
-            .session_context
-            .path_indices
-            .iter()
-            .enumerate()
-            .filter_map(|(k, &i)| file.entries.get(i).map(|e| (e.line, k)))
-            .collect();
-        branch.sort_by_key(|&i| pos.get(&timeline[i].line).copied().unwrap_or(usize::MAX));
+        // Position on the path by line (lines are small and dense: a table, not a hash map).
+        let max_line = file.entries.iter().map(|e| e.line as usize).max().unwrap_or(0);
+        let mut pos = vec![usize::MAX; max_line + 1];
+        for (k, &i) in a.parts.session_context.path_indices.iter().enumerate() {
+            if let Some(e) = file.entries.get(i) {
+                pos[e.line as usize] = k;
+            }
+        }
+        branch.sort_by_key(|&i| pos.get(timeline[i].line as usize).copied().unwrap_or(usize::MAX));
     }
     f.calls = branch.len();
     for (k, &i) in branch.iter().enumerate() {

@@ -59,6 +59,43 @@ fn main() {
         r#"{{"models":{},"model":"bench/m","thinking":"medium","prompt":"Now summarize what changed.","now":1767225600000,"api":"{api}","env":{{"AWS_REGION":"us-east-1"}},"files":[]}}"#,
         ctxlens::js::Value::str(models).to_json()
     );
+    if let Some(target) = api.strip_prefix("analysis:") {
+        // Only the analysis of an assembly (findings, stages JSON, stats JSON), for `target`.
+        let inputs = ctxlens::Inputs {
+            session: Some(ctxlens::SourceText { name: "s.jsonl".into(), text: ctxlens::js::Str::from(text.as_str()) }),
+            files: {
+                let mut f = ctxlens::VirtualFs::new();
+                f.insert("/home/user/.pi/agent/models.json", models.as_bytes());
+                f
+            },
+            model: Some("bench/m".into()),
+            thinking: Some("medium".into()),
+            prompt: Some("hi".into()),
+            api: Some(target.into()),
+            env: [("AWS_REGION".to_string(), "us-east-1".to_string())].into(),
+            ..Default::default()
+        };
+        let a = ctxlens::assemble(&inputs);
+        assert!(a.request.is_some());
+        for (name, f) in [
+            ("findings", &(|a: &ctxlens::Assembly| ctxlens::findings::to_json(&ctxlens::findings::findings(a)).to_json().len()) as &dyn Fn(&ctxlens::Assembly) -> usize),
+            ("stages", &|a: &ctxlens::Assembly| ctxlens::report::trace_json(&a.trace).to_json().len()),
+            ("drop", &|a: &ctxlens::Assembly| {
+                drop(a.clone());
+                0
+            }),
+        ] {
+            let mut t = Vec::new();
+            for _ in 0..runs {
+                let t0 = Instant::now();
+                std::hint::black_box(f(&a));
+                t.push(t0.elapsed().as_secs_f64() * 1e3);
+            }
+            t.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            println!("{name}: median {:.2} ms", t[t.len() / 2]);
+        }
+        return;
+    }
     if api == "parse" {
         // Only the session read (JSON.parse of every line, the migration, the header checks).
         let src = ctxlens::SourceText { name: "s.jsonl".into(), text: ctxlens::js::Str::from(text.as_str()) };
