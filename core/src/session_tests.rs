@@ -670,7 +670,9 @@ fn tree_lists_every_entry_in_file_order() {
 }
 
 #[test]
-fn long_linear_session_is_fast_and_iterative() {
+fn long_linear_session_is_iterative() {
+    // 50,000 entries in one chain: walking it recursively would overflow the stack. (Speed on
+    // long sessions is measured by scripts/bench-npm.mjs, not asserted here.)
     let mut text = String::from(HEADER);
     let n = 50_000;
     for i in 0..n {
@@ -682,9 +684,7 @@ fn long_linear_session_is_fast_and_iterative() {
         };
         text.push_str(&user(&format!("e{i}"), parent.as_deref(), "hello"));
     }
-    let start = std::time::Instant::now();
     let (_, ctx, _, _) = run(&text);
     assert_eq!(ctx.messages.len(), n);
-    // Debug builds are slow; this only catches quadratic behaviour.
-    assert!(start.elapsed().as_secs() < 20);
+    assert_eq!(ctx.path.len(), n);
 }
