@@ -391,20 +391,6 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
         counts: Vec::new(),
         events: Vec::new(),
     });
-    if let Some(r) = &request {
-        stages.push(Stage {
-            id: StageId::HttpBody,
-            pi_source: adapter_source(r_api(&choice)),
-            summary: format!("POST {} ({} bytes)", r.url, r.body.len()),
-            counts: vec![
-                ("bytes".into(), r.body.len() as f64),
-                // Filled in from the statistics below (one pass over a large body, not two).
-                ("chars".into(), 0.0),
-            ],
-            events: Vec::new(),
-        });
-    }
-
     let stats = request.as_ref().map(|r| {
         stats::compute(
             &system_prompt,
@@ -414,11 +400,18 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
             choice.model.as_ref(),
         )
     });
-    // The body stage's character count is the one the statistics measured.
-    if let (Some(s), Some(stage)) = (&stats, stages.iter_mut().find(|s| s.id == StageId::HttpBody)) {
-        if let Some(c) = stage.counts.iter_mut().find(|(k, _)| k == "chars") {
-            c.1 = s.body_chars as f64;
-        }
+    if let (Some(r), Some(s)) = (&request, &stats) {
+        stages.push(Stage {
+            id: StageId::HttpBody,
+            pi_source: adapter_source(r_api(&choice)),
+            summary: format!("POST {} ({} bytes)", r.url, r.body.len()),
+            // The statistics measured the body once; a large body is not scanned again.
+            counts: vec![
+                ("bytes".into(), s.body_bytes as f64),
+                ("chars".into(), s.body_chars as f64),
+            ],
+            events: Vec::new(),
+        });
     }
 
     parts.args = std::mem::take(&mut args);

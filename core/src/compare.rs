@@ -169,11 +169,12 @@ pub fn value_at<'v>(v: &'v Value, path: &str) -> Option<&'v Value> {
     Some(cur)
 }
 
-fn placements(a: &Assembly, origins: &[Origin]) -> Vec<Placement> {
-    let body = a
-        .request
-        .as_ref()
-        .and_then(|r| crate::js::parse(&r.body).ok());
+/// The body as parsed JSON (where each origin's path leads).
+fn parsed_body(a: &Assembly) -> Option<Value> {
+    a.request.as_ref().and_then(|r| crate::js::parse(&r.body).ok())
+}
+
+fn placements(body: Option<&Value>, origins: &[Origin]) -> Vec<Placement> {
     let mut out = vec![Placement::default(); KINDS.len()];
     let mut concrete: Vec<Vec<String>> = vec![Vec::new(); KINDS.len()];
     let mut values: Vec<Vec<String>> = vec![Vec::new(); KINDS.len()];
@@ -183,7 +184,6 @@ fn placements(a: &Assembly, origins: &[Origin]) -> Vec<Placement> {
             continue;
         };
         let is_leaf = body
-            .as_ref()
             .and_then(|b| value_at(b, &o.path))
             .is_some_and(|v| !matches!(v, Value::Array(_) | Value::Object(_)));
         if !is_leaf {
@@ -200,7 +200,7 @@ fn placements(a: &Assembly, origins: &[Origin]) -> Vec<Placement> {
             concrete[i].push(cut(pattern(&o.path, true)));
         }
         if matches!(k, "cache-markers" | "thinking-config" | "max-tokens" | "parameters") && values[i].len() < 8 {
-            if let Some(v) = body.as_ref().and_then(|b| value_at(b, &o.path)) {
+            if let Some(v) = body.and_then(|b| value_at(b, &o.path)) {
                 values[i].push(format!("{}={}", pattern(&o.path, true), v.to_json()));
             }
         }
@@ -313,7 +313,8 @@ fn renamed_ids(a: &Assembly) -> usize {
 /// Compares two assemblies of the same inputs (usually the same model under two protocols).
 pub fn compare(a: &Assembly, b: &Assembly) -> Comparison {
     let (oa, ob) = (provenance::provenance(a), provenance::provenance(b));
-    let (pa, pb) = (placements(a, &oa), placements(b, &ob));
+    let (body_a, body_b) = (parsed_body(a), parsed_body(b));
+    let (pa, pb) = (placements(body_a.as_ref(), &oa), placements(body_b.as_ref(), &ob));
     let rows: Vec<MappingRow> = KINDS
         .iter()
         .enumerate()
@@ -505,17 +506,13 @@ pub fn compare(a: &Assembly, b: &Assembly) -> Comparison {
         }
     }
     // Top-level fields one body has and the other not (the shape of the two requests).
-    let top = |x: &Assembly| -> Vec<String> {
-        x.request
-            .as_ref()
-            .and_then(|r| crate::js::parse(&r.body).ok())
-            .and_then(|v| v.as_object().map(|o| o.keys().map(|k| k.to_string()).collect()))
-            .unwrap_or_default()
-    };
-    let (ka, kb) = (top(a), top(b));
+    fn top(body: Option<&Value>) -> Vec<&str> {
+        body.and_then(Value::as_object).map(|o| o.keys().map(|k| k.as_str()).collect()).unwrap_or_default()
+    }
+    let (ka, kb) = (top(body_a.as_ref()), top(body_b.as_ref()));
     if !ka.is_empty() && !kb.is_empty() {
         for (side, mine, other) in [(Side::A, &ka, &kb), (Side::B, &kb, &ka)] {
-            let only: Vec<&str> = mine.iter().filter(|k| !other.contains(k)).map(String::as_str).collect();
+            let only: Vec<&str> = mine.iter().filter(|k| !other.contains(k)).copied().collect();
             if !only.is_empty() {
                 losses.push(Loss {
                     side,

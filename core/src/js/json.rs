@@ -5,6 +5,7 @@ use super::string::{
     escape_json_string_into, escaped_json_len, has_f4, has_json_special as has_special,
     LONE_SURROGATE_BASE,
 };
+use super::str_type::INTERN_MAX_LEN;
 use super::{Object, Str, Value};
 
 /// Nesting deeper than this is reported as an error instead of risking the stack.
@@ -64,9 +65,6 @@ pub fn parse_with_position(text: &str) -> Result<Value, (ParseError, usize, usiz
         (e, line, col)
     })
 }
-
-/// Strings up to this many bytes are shared copies rather than ranges of the text.
-const SHARED_MAX_LEN: usize = 24;
 
 struct Parser<'a> {
     s: &'a [u8],
@@ -225,7 +223,7 @@ impl<'a> Parser<'a> {
             return self.string_slow().map(Str::from);
         }
         self.i = i + 1;
-        if plain && i - start <= SHARED_MAX_LEN {
+        if plain && i - start <= INTERN_MAX_LEN {
             return Ok(Str::from(&self.text[start..i]));
         }
         Ok(self.whole.slice(start, i, plain))

@@ -77,15 +77,14 @@ pub fn is_array_index(key: &str) -> Option<u32> {
 }
 
 /// Key equality for the short keys of JSON objects: most keys differ in length or first byte,
-/// and a byte loop beats a `memcmp` call on a few bytes (in wasm above all).
+/// so an inlined byte loop beats a `memcmp` call (or an iterator adapter opt-level "z" leaves
+/// out of line) on a few bytes, in wasm above all.
 #[inline(always)]
 fn key_eq(a: &[u8], b: &[u8]) -> bool {
     let n = a.len();
     if n != b.len() {
         return false;
     }
-    // A plain loop, inlined: most keys differ in length or first byte, and a `memcmp` call (or
-    // an iterator adapter opt-level "z" leaves out of line) costs more than the compare.
     let mut i = 0;
     while i < n {
         if a[i] != b[i] {

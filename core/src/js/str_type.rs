@@ -95,13 +95,10 @@ impl Str {
     pub fn slice(&self, start: usize, end: usize, plain: bool) -> Str {
         match self.as_str().get(start..end) {
             Some(_) if end - start < PLAIN => {
-                // SAFETY: the header is live while `self` is.
-                unsafe { self.buf.as_ref() }.count.fetch_add(1, Relaxed);
-                Str {
-                    buf: self.buf,
-                    start: self.start + start,
-                    meta: (end - start) | if plain { PLAIN } else { 0 },
-                }
+                let mut s = self.clone();
+                s.start += start;
+                s.meta = (end - start) | if plain { PLAIN } else { 0 };
+                s
             }
             Some(s) => Str::from(s),
             None => Str::from(""),
@@ -272,8 +269,9 @@ impl From<&str> for Str {
 }
 
 /// Strings up to this many bytes (object keys, roles, block types) are shared through a small
-/// per-thread table: the adapters build their objects from the same few keys over and over.
-const INTERN_MAX_LEN: usize = 24;
+/// per-thread table: the adapters build their objects from the same few keys over and over,
+/// and the JSON parser takes its short strings from there too.
+pub(crate) const INTERN_MAX_LEN: usize = 24;
 const INTERN_SLOTS: usize = 512;
 
 thread_local! {
