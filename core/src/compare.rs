@@ -726,6 +726,21 @@ mod tests {
     }
 
     #[test]
+    fn other_parameters_and_top_level_fields_differ_by_side() {
+        let c = compare(&assembly("demo", None), &assembly("demo", Some("anthropic-messages")));
+        let row = c.rows.iter().find(|r| r.kind == "parameters").expect("parameters row");
+        // openai-completions sends stream, store and stream_options; anthropic-messages stream.
+        assert!(row.a.paths.iter().any(|p| p == "store") && row.a.paths.iter().any(|p| p == "stream"), "{:?}", row.a);
+        assert_eq!(row.b.paths, vec!["stream".to_string()]);
+        assert!(row.a.value.as_deref().is_some_and(|v| v.contains("store=false")), "{:?}", row.a.value);
+        let shape = |side: Side| c.losses.iter().find(|l| l.kind == "shape" && l.side == side).map(|l| l.detail.clone());
+        let a = shape(Side::A).expect("fields only in openai-completions");
+        assert!(a.contains("store") && a.contains("max_completion_tokens") && !a.contains("messages"), "{a}");
+        let b = shape(Side::B).expect("fields only in anthropic-messages");
+        assert!(b.contains("system") && b.contains("max_tokens") && !b.contains("stream"), "{b}");
+    }
+
+    #[test]
     fn errored_turns_are_missing_from_both() {
         let a = assembly("oc-session-errored-aborted", None);
         let b = assembly("oc-session-errored-aborted", Some("anthropic-messages"));
