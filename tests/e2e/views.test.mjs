@@ -44,6 +44,14 @@ async function showView(page, key, label) {
   await page.getByTestId(`view-${key}`).waitFor({ timeout: 10000 });
 }
 
+/** Picks the Protocols view's second protocol, once every protocol's report is in (a chip
+ * added while the test clicks shifts the others under the pointer), and waits for the pick. */
+async function chooseCompareB(page, api) {
+  await page.waitForFunction(() => document.querySelectorAll(".proto-tab").length > 0 && document.querySelectorAll(".proto-tab.pending").length === 0, null, { timeout: 120000 });
+  await page.getByTestId(`compare-b-${api}`).click({ timeout: 60000 });
+  await page.waitForFunction((id) => document.querySelector(`[data-testid="${id}"]`)?.getAttribute("aria-pressed") === "true", `compare-b-${api}`, { timeout: 10000 });
+}
+
 const num = (s) => Number(String(s).replace(/[^0-9.-]/g, ""));
 
 /** The CLI (the native assembly): the debug build scripts/test.sh makes, else a release build. */
@@ -183,9 +191,7 @@ test("the request view: JSON tree, sources, raw body, Copy, Download, cURL", asy
 test("the compare mode maps each block of two protocols and reports losses", async () => {
   const { page, context } = await openDemo();
   await showView(page, "protocols", "Protocols");
-  const b = page.getByTestId("compare-b-anthropic-messages");
-  await b.waitFor({ timeout: 60000 });
-  await b.click();
+  await chooseCompareB(page, "anthropic-messages");
   const table = page.getByTestId("mapping-table");
   const sysRow = table.locator("tr", { hasText: "System prompt" }).first();
   // The table re-renders for the protocol just chosen.
@@ -205,11 +211,7 @@ test("the compare table, loss report and adapter events are `ctxlens compare`'s,
   const want = JSON.parse(cli(["compare", "--case", demo, "--env", path.join(demo, "expected/env.json"), "--with", "anthropic-messages"]));
   const { page, context } = await openDemo();
   await showView(page, "protocols", "Protocols");
-  // Every protocol's report in first: a chip added while the test clicks shifts the others
-  // under the pointer.
-  await page.waitForFunction(() => document.querySelectorAll(".proto-tab").length > 0 && document.querySelectorAll(".proto-tab.pending").length === 0, null, { timeout: 120000 });
-  await page.getByTestId("compare-b-anthropic-messages").click({ timeout: 60000 });
-  await page.waitForFunction(() => document.querySelector('[data-testid="compare-b-anthropic-messages"]')?.getAttribute("aria-pressed") === "true", null, { timeout: 10000 });
+  await chooseCompareB(page, "anthropic-messages");
   const view = page.locator('[data-testid="protocols-view"][data-b="anthropic-messages"]');
   await view.locator('[data-testid="mapping-table"]').waitFor({ timeout: 60000 });
   assert.equal(await view.getAttribute("data-state"), "ready");
