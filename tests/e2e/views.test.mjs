@@ -312,9 +312,7 @@ test("screenshots of every main view, light and dark, at 1280 and 1920", async (
         await showView(page, key, label);
         if (key === "tools") await page.locator('[data-testid="tools-bars"] tbody tr').first().click();
         if (key === "request") await page.getByTestId("json-tree").locator('[data-path="messages.2"] > .jt-toggle').click();
-        if (key === "protocols") {
-          await page.getByTestId("compare-b-anthropic-messages").click({ timeout: 60000 });
-        }
+        if (key === "protocols") await chooseCompareB(page, "anthropic-messages");
         await page.waitForTimeout(150);
         // The view itself (its area), and at 1280 the whole page once.
         const el = page.getByTestId(`view-${key}`);
