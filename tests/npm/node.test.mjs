@@ -161,8 +161,12 @@ test("misuse of the API throws an Error with a clear message", () => {
   assert.equal(ctxlens.parseSession("").entries.length, 0);
 });
 
-test("protocols lists the nine apis; the web entry works in Node after initSync", () => {
+test("protocols lists the nine apis; the web entry works in Node after initSync", async () => {
   assert.deepEqual([...ctxlens.protocols], ["openai-completions", "anthropic-messages", "openai-responses", "azure-openai-responses", "openai-codex-responses", "google-generative-ai", "bedrock-converse-stream", "mistral-conversations", "pi-messages"]);
+  // The list is a literal in api.js (the web entry exports it before the wasm is loaded): it
+  // must be the core's own list.
+  const raw = await import(pathToFileURL(path.join(project, "node_modules/ctxlens/wasm/ctxlens.js")).href);
+  assert.deepEqual([...ctxlens.protocols], raw.protocolsRaw());
   assert.ok(Object.isFrozen(ctxlens.protocols));
   assert.equal(ctxlens.piVersion, "0.85.1");
   assert.throws(() => web.parseSession(""), /call `await init\(\)`/);
