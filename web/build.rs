@@ -24,13 +24,24 @@ fn main() {
     files.sort();
     let mut src = String::from("/// The demo case: (path relative to www/demo, bytes).\npub static DEMO_FILES: &[(&str, &[u8])] = &[\n");
     for f in &files {
-        let rel = f.strip_prefix(&demo).unwrap().to_string_lossy().replace('\\', "/");
+        let rel = f
+            .strip_prefix(&demo)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
         // Only what an assembly reads: inputs and the capture's env.json.
-        if rel.starts_with("expected/") && rel != "expected/env.json" && rel != "expected/request-1.meta.json" && rel != "expected/session.after.jsonl" {
+        if rel.starts_with("expected/")
+            && rel != "expected/env.json"
+            && rel != "expected/request-1.meta.json"
+            && rel != "expected/session.after.jsonl"
+        {
             continue;
         }
         println!("cargo:rerun-if-changed={}", f.display());
-        src.push_str(&format!("    ({rel:?}, include_bytes!({:?})),\n", f.display().to_string()));
+        src.push_str(&format!(
+            "    ({rel:?}, include_bytes!({:?})),\n",
+            f.display().to_string()
+        ));
     }
     src.push_str("];\n");
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("demo_files.rs");

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use ctxlens::protocols::APIS;
+use ctxlens::Api;
 use ctxlens_cli::{case, report};
 
 const HELP: &str = "\
@@ -52,9 +52,19 @@ struct Opts {
     case: Option<PathBuf>,
     env: Option<PathBuf>,
     now: Option<f64>,
-    api: Option<String>,
-    with: Option<String>,
+    api: Option<Api>,
+    with: Option<Api>,
     json: bool,
+}
+
+/// A protocol named on the command line.
+fn parse_api(flag: &str, value: &str) -> Result<Api, String> {
+    value.parse().map_err(|_| {
+        format!(
+            "unknown {flag} {value:?}; one of: {}",
+            Api::ALL.map(Api::as_str).join(", ")
+        )
+    })
 }
 
 fn parse_args() -> Result<Opts, String> {
@@ -84,26 +94,8 @@ fn parse_args() -> Result<Opts, String> {
                         .map_err(|_| "--now takes milliseconds".to_string())?,
                 )
             }
-            "--api" => {
-                let api = value("--api")?;
-                if !APIS.contains(&api.as_str()) {
-                    return Err(format!(
-                        "unknown --api {api:?}; one of: {}",
-                        APIS.join(", ")
-                    ));
-                }
-                o.api = Some(api);
-            }
-            "--with" => {
-                let api = value("--with")?;
-                if !APIS.contains(&api.as_str()) {
-                    return Err(format!(
-                        "unknown --with {api:?}; one of: {}",
-                        APIS.join(", ")
-                    ));
-                }
-                o.with = Some(api);
-            }
+            "--api" => o.api = Some(parse_api("--api", &value("--api")?)?),
+            "--with" => o.with = Some(parse_api("--with", &value("--with")?)?),
             "--json" => o.json = true,
             s if s.starts_with('-') => return Err(format!("unknown option {s}")),
             s if o.command.is_empty() => o.command = s.to_string(),
@@ -166,11 +158,11 @@ fn main() -> ExitCode {
         eprintln!("ctxlens: compare needs --with API");
         return ExitCode::from(2);
     }
-    loaded.inputs.api = o.api.clone();
+    loaded.inputs.api = o.api;
     let assembly = ctxlens::assemble(&loaded.inputs);
-    let other = o.with.as_ref().map(|w| {
+    let other = o.with.map(|w| {
         let mut inputs = loaded.inputs.clone();
-        inputs.api = Some(w.clone());
+        inputs.api = Some(w);
         ctxlens::assemble(&inputs)
     });
     let mut out = std::io::stdout().lock();

@@ -176,7 +176,9 @@ fn every_case_has_the_captured_url_and_headers() {
             .as_ref()
             .map(|m| m.api().to_string())
             .unwrap_or_default();
-        let runtime = ctxlens::protocols::runtime_headers(&api);
+        let runtime = api
+            .parse::<ctxlens::Api>()
+            .map_or(&[][..], ctxlens::Api::runtime_headers);
         let norm = |k: &str, v: &str| -> (String, String) {
             let k = k.to_ascii_lowercase();
             let v = if is_credential(&k) {
@@ -233,9 +235,9 @@ fn every_case_switches_to_every_protocol() {
         let Ok(loaded) = case::load(&dir, &dir.join("expected/env.json")) else {
             continue;
         };
-        for api in ctxlens::protocols::APIS {
+        for api in ctxlens::Api::ALL {
             let mut inputs = loaded.inputs.clone();
-            inputs.api = Some(api.to_string());
+            inputs.api = Some(api);
             let a = ctxlens::assemble(&inputs);
             if a.request.is_some() {
                 built += 1;

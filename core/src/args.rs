@@ -1,10 +1,10 @@
 //! pi's command line as it shapes the request (pi-coding-agent `dist/cli/args.js`), and `@file`
 //! attachments (`dist/cli/file-processor.js`, `dist/utils/mime.js`).
 
-use crate::data;
 use crate::diagnostics::Diagnostic;
 use crate::inputs::{join_path, normalize_path, resolve_path, VirtualFs};
 use crate::js::{Object, Value};
+use crate::pi::Pi;
 
 /// Where argv diagnostics point.
 const ARGS: &str = "args";
@@ -54,8 +54,9 @@ pub struct PiArgs {
 }
 
 /// The thinking levels `--thinking` accepts (CA/cli/args.js:6).
-fn is_valid_thinking_level(level: &str) -> bool {
-    data::defaults()
+fn is_valid_thinking_level(pi: &Pi, level: &str) -> bool {
+    pi.data
+        .defaults
         .get("thinkingLevels")
         .and_then(Value::as_array)
         .is_some_and(|a| a.iter().any(|v| v.as_str() == Some(level)))
@@ -73,7 +74,7 @@ fn split_list(value: &str) -> Vec<String> {
 /// `parseArgs` (CA/cli/args.js:14–242), without the program name. Flags that take a value
 /// consume it only when one follows (as pi's `i + 1 < args.length` checks do); otherwise the flag
 /// falls through to the unknown-flag branch, as in pi. Diagnostics use pi's messages.
-pub fn parse(args: &[String], diags: &mut Vec<Diagnostic>) -> PiArgs {
+pub fn parse(pi: &Pi, args: &[String], diags: &mut Vec<Diagnostic>) -> PiArgs {
     let mut out = PiArgs::default();
     let mut i = 0;
     let has_next = |i: usize| i + 1 < args.len();
@@ -153,7 +154,7 @@ pub fn parse(args: &[String], diags: &mut Vec<Diagnostic>) -> PiArgs {
             "--thinking" if has_next(i) => {
                 i += 1;
                 let level = &args[i];
-                if is_valid_thinking_level(level) {
+                if is_valid_thinking_level(pi, level) {
                     out.thinking = Some(level.clone());
                 } else {
                     diags.push(Diagnostic::warning(
@@ -418,6 +419,7 @@ fn replace_am_pm(s: &str) -> String {
 /// `<file name="...">` reference; text files are inlined as `<file name="...">\n...\n</file>\n`.
 /// pi exits on a missing file; here that becomes an error diagnostic and the file is skipped.
 pub fn process_file_args(
+    pi: &Pi,
     file_args: &[String],
     cwd: &str,
     home: &str,
@@ -425,7 +427,7 @@ pub fn process_file_args(
     fs: &VirtualFs,
     diags: &mut Vec<Diagnostic>,
 ) -> Attachments {
-    let s = |k: &str| data::string("fileProcessor", k);
+    let s = |k: &str| pi.data.string("fileProcessor", k);
     let mut out = Attachments::default();
     for arg in file_args {
         let path = resolve_read_path(arg, cwd, home, fs);

@@ -1,9 +1,10 @@
 use super::*;
+use crate::testcase::pi;
 
 fn a(v: &[&str]) -> (PiArgs, Vec<Diagnostic>) {
     let mut d = Vec::new();
     let args: Vec<String> = v.iter().map(|s| s.to_string()).collect();
-    (parse(&args, &mut d), d)
+    (parse(&pi(), &args, &mut d), d)
 }
 
 #[test]
@@ -126,7 +127,7 @@ fn file_args_inline_text_and_attach_images() {
         .iter()
         .map(|s| s.to_string())
         .collect();
-    let att = process_file_args(&files, "/w", "/h", true, &fs, &mut d);
+    let att = process_file_args(&pi(), &files, "/w", "/h", true, &fs, &mut d);
     assert_eq!(
         att.text,
         "<file name=\"/w/notes.md\">\nhello\n</file>\n<file name=\"/w/shot.gif\"></file>\n"

@@ -1,12 +1,17 @@
 //! The chain of stages (INVENTORY §0), run as pure functions over [`Inputs`], each recording
 //! what it did.
+//!
+//! [`assemble`] reads as the pipeline: one method of [`Run`] per stage, in pi's order, each
+//! taking what the stages before it produced and recording itself in the trace.
 
+use crate::api::Api;
 use crate::args::{self, PiArgs};
 use crate::diagnostics::Diagnostic;
 use crate::inputs::{join_path, Inputs, SourceText};
 use crate::js::{utf16_len, Value};
 use crate::messages;
 use crate::model::{self, Model, ModelChoice, Registry};
+use crate::pi::Pi;
 use crate::prompt::{self, SystemPrompt};
 use crate::protocols::{self, LlmContext, Request, StreamOptions};
 use crate::resources::{self, Resources};
@@ -14,11 +19,14 @@ use crate::session::{self, SessionContext, SessionFile};
 use crate::settings::{self, Settings};
 use crate::stats::{self, Stats};
 use crate::tools::{self, ToolDef};
-use crate::trace::{Event, EventKind, Stage, StageId, Trace};
+use crate::trace::{Event, EventKind, Recorder, StageId, Trace};
 
 /// Everything one assembly produced.
 #[derive(Clone, Debug, Default)]
 pub struct Assembly {
+    /// The pi release rebuilt, with its rules and data; `None` only when that release's data
+    /// is not available (then a diagnostic says so and nothing else was built).
+    pub pi: Option<Pi>,
     /// The HTTP request, when one could be built.
     pub request: Option<Request>,
     pub trace: Trace,
@@ -57,314 +65,437 @@ impl Assembly {
 
 /// Runs pi's request assembly on `inputs`.
 pub fn assemble(inputs: &Inputs) -> Assembly {
-    let mut diags: Vec<Diagnostic> = Vec::new();
-    let mut stages: Vec<Stage> = Vec::new();
-    let mut parts = Parts::default();
-
-    // Command line.
-    let mut args = args::parse(&inputs.args, &mut diags);
-    let cli_model = inputs.model.clone().or_else(|| args.model.clone());
-    let cli_thinking = inputs.thinking.clone().or_else(|| args.thinking.clone());
-
-    // 1. Session read.
-    let mut ev = Vec::new();
-    let session_file = inputs.session.as_ref().map(session::parse);
-    if let Some(f) = &session_file {
-        diags.extend(f.diagnostics.iter().cloned());
-        if f.original_version < 3 && f.header.is_some() {
-            ev.push(
-                Event::new(
-                    EventKind::Converted,
-                    format!("migrated from session version {} to 3", f.original_version),
-                )
-                .at("CA/core/session-manager.js:75"),
-            );
+    let pi = match Pi::new(inputs.pi) {
+        Ok(pi) => pi,
+        Err(e) => {
+            return Assembly {
+                diagnostics: vec![Diagnostic::error("pi", None, e.to_string())],
+                ..Default::default()
+            }
         }
-    }
-    let mut session_ctx = match &session_file {
-        Some(f) => session::build_context(f, &mut ev, &mut diags),
-        None => SessionContext {
-            thinking_level: "off".into(),
-            ..Default::default()
-        },
     };
-    let entries = session_file.as_ref().map_or(0, |f| f.entries.len());
-    stages.push(Stage {
-        id: StageId::SessionRead,
-        pi_source: "CA/core/session-manager.js:265",
-        summary: match &session_file {
-            Some(f) => format!(
-                "{} entries read from {}; {} on the active branch",
-                entries,
-                f.name,
-                session_ctx.path.len()
+    let mut run = Run {
+        pi,
+        inputs,
+        rec: Recorder::default(),
+        diags: Vec::new(),
+        parts: Parts::default(),
+        registry: Registry::default(),
+        switched_from: None,
+        llm: LlmContext::default(),
+    };
+    if !pi.rules.ported {
+        run.diags.push(Diagnostic::warning(
+            "pi",
+            None,
+            format!(
+                "pi {}'s own rules are not ported yet: this body follows pi 0.85.1's rules with pi {}'s data",
+                pi.version, pi.version
             ),
-            None => "no session: pi starts a new one".into(),
-        },
-        counts: vec![
-            ("entries".into(), entries as f64),
-            ("branch".into(), session_ctx.path.len() as f64),
-        ],
-        events: std::mem::take(&mut ev),
-    });
-    stages.push(Stage {
-        id: StageId::AgentMessages,
-        pi_source: "CA/core/session-manager.js:166",
-        summary: format!(
-            "{} agent messages from the branch",
-            session_ctx.messages.len()
-        ),
-        counts: vec![("messages".into(), session_ctx.messages.len() as f64)],
-        events: Vec::new(),
-    });
-
-    // 2. Agent context: cwd, settings, model, thinking, tools, system prompt.
-    let cwd = session_file
-        .as_ref()
-        .and_then(|f| f.resolved_cwd(&inputs.home, &inputs.cwd))
-        .unwrap_or_else(|| inputs.cwd.clone());
-    let session_id = session_file
-        .as_ref()
-        .and_then(|f| f.session_id())
-        .map(String::from)
-        .or_else(|| inputs.session_id.clone());
-    let settings = settings::load(
-        &inputs.files,
-        &inputs.home,
-        &inputs.agent_dir,
-        &cwd,
-        &args,
-        &mut diags,
-    );
-    let models_path = join_path(&inputs.agent_dir, "models.json");
-    let models_json = inputs
-        .files
-        .read_to_string(&models_path)
-        .map(|text| SourceText {
-            name: models_path.clone(),
-            text: text.into(),
-        });
-    let registry = Registry::load(models_json.as_ref(), &inputs.env, &mut diags);
-    let has_existing_session = !session_ctx.messages.is_empty();
-    let mut choice = model::choose(
-        &registry,
-        cli_model.as_deref(),
-        cli_thinking.as_deref(),
-        &session_ctx,
-        has_existing_session,
-        &settings,
-        &mut ev,
-        &mut diags,
-    );
-    let mut switched_from: Option<String> = None;
-    if let (Some(api), Some(m)) = (&inputs.api, choice.model.as_mut()) {
-        if m.api() != api {
-            switched_from = Some(m.api().to_string());
-            ev.push(Event::new(
-                EventKind::Replaced,
-                format!("protocol switched from {} to {}", m.api(), api),
-            ));
-            m.obj.insert("api", Value::str(api));
-        }
+        ));
     }
-    // `areExperimentalFeaturesEnabled()`: exactly "1" (CA/core/experimental.js:2).
-    let experimental = inputs.env.get("PI_EXPERIMENTAL").is_some_and(|v| v == "1");
-    let builtins = tools::builtin_tools(experimental);
-    let extensions = inputs
-        .extension_tools
-        .as_ref()
-        .map(|src| tools::extension_tools(src, &mut diags))
-        .unwrap_or_default();
-    let active_tools = tools::select(builtins, extensions, &args, &settings, &mut diags);
-    let res = resources::load(
-        &inputs.files,
-        &inputs.home,
-        &inputs.agent_dir,
-        &cwd,
-        &inputs.cwd,
-        &args,
-        &settings,
-        &mut diags,
-    );
-    let system_prompt = prompt::build(&active_tools, &res, &cwd, &inputs.pi_package_dir);
-    stages.push(Stage {
-        id: StageId::AgentContext,
-        pi_source: "CA/core/sdk.js:66",
-        summary: format!(
-            "model {}, thinking {}, {} tools, system prompt {} chars",
-            choice
-                .model
-                .as_ref()
-                .map(Model::reference)
-                .unwrap_or_else(|| "none".into()),
-            choice.thinking_level,
-            active_tools.len(),
-            utf16_len(&system_prompt.text)
-        ),
-        counts: vec![
-            ("tools".into(), active_tools.len() as f64),
-            (
-                "systemPromptChars".into(),
-                utf16_len(&system_prompt.text) as f64,
-            ),
-            ("contextFiles".into(), res.context_files.len() as f64),
-            ("skills".into(), res.skills.len() as f64),
-        ],
-        events: std::mem::take(&mut ev),
-    });
+    run.command_line();
+    run.session_read();
+    run.agent_context();
+    run.input_appended();
+    run.transform_context();
+    run.convert_to_llm();
+    let request = run.adapter();
+    run.on_payload();
+    let stats = run.http_body(request.as_ref());
+    // The LLM messages move back into the parts (no copy) once the statistics have them.
+    run.parts.llm_messages = std::mem::take(&mut run.llm.messages);
+    Assembly {
+        pi: Some(pi),
+        request,
+        trace: run.rec.finish(),
+        stats,
+        diagnostics: run.diags,
+        parts: run.parts,
+    }
+}
 
-    // 3. This turn's input.
-    // The session's messages move on (no copy): `parts.session_context` keeps their sources.
-    let mut agent_messages = std::mem::take(&mut session_ctx.messages);
-    match &inputs.prompt {
-        Some(text) => {
-            // `@file` paths resolve against process.cwd() (CA/cli/file-processor.js:18); the first
-            // message is fileText + the first positional message (CA/cli/initial-message.js:5).
-            let att = args::process_file_args(
-                &args.file_args,
-                &inputs.cwd,
-                &inputs.home,
-                settings.image_auto_resize(),
-                &inputs.files,
-                &mut diags,
-            );
-            let text = match args.messages.first() {
-                Some(first) => {
-                    ev.push(Event::new(EventKind::Note, "the first positional message in args is pi's first prompt; `prompt` comes later").at("CA/cli/initial-message.js:5"));
-                    first
-                }
-                None => text,
-            };
-            let (full, skill) = resources::expand_skill_command(
-                &format!("{}{}", att.text, text),
-                &res.skills,
-                &inputs.files,
-            );
-            if let Some(skill) = skill {
-                ev.push(
+/// One assembly in progress: the release, the inputs, the trace so far, the problems found and
+/// the data each stage hands on.
+struct Run<'a> {
+    pi: Pi,
+    inputs: &'a Inputs,
+    rec: Recorder,
+    diags: Vec<Diagnostic>,
+    parts: Parts,
+    /// The models pi knows (the agent context's), for the adapter's auth and headers.
+    registry: Registry,
+    /// The model's own api when the protocol was switched (`Inputs::api`).
+    switched_from: Option<String>,
+    /// What the agent loop hands the adapter (`{systemPrompt, messages, tools}`).
+    llm: LlmContext,
+}
+
+impl Run<'_> {
+    /// pi's command line (`--tools`, `--model`, `@file`, ...; CA/cli/args.js).
+    fn command_line(&mut self) {
+        self.parts.args = args::parse(&self.pi, &self.inputs.args, &mut self.diags);
+    }
+
+    /// The session JSONL read, migrated and walked (S1–S12), then turned into agent messages
+    /// (`buildSessionContext`, S13–S22).
+    fn session_read(&mut self) {
+        let pi = self.pi;
+        self.rec.begin(StageId::SessionRead);
+        let file = self.inputs.session.as_ref().map(|s| session::parse(&pi, s));
+        if let Some(f) = &file {
+            self.diags.extend(f.diagnostics.iter().cloned());
+            if f.original_version < pi.rules.session_version && f.header.is_some() {
+                self.rec.events.push(
                     Event::new(
                         EventKind::Converted,
-                        format!("/skill:{} expanded from {}", skill.name, skill.file_path),
+                        format!(
+                            "migrated from session version {} to {}",
+                            f.original_version, pi.rules.session_version
+                        ),
                     )
-                    .at("CA/core/agent-session.js:983"),
+                    .at("CA/core/session-manager.js:75"),
                 );
             }
-            let n_images = att.images.len();
-            agent_messages.push(messages::user_message(&full, att.images, inputs.now_ms));
-            ev.push(
-                Event::new(
-                    EventKind::Inserted,
-                    format!(
-                        "user message of {} chars{}",
-                        utf16_len(&full),
-                        if n_images > 0 {
-                            format!(" with {n_images} image(s)")
-                        } else {
-                            String::new()
-                        }
-                    ),
-                )
-                .at("CA/core/agent-session.js:900"),
-            );
         }
-        None => ev.push(Event::new(
-            EventKind::Note,
-            "no new prompt: pi continues after the last tool results",
-        )),
+        let context = match &file {
+            Some(f) => session::build_context(f, &mut self.rec.events, &mut self.diags),
+            None => SessionContext {
+                thinking_level: "off".into(),
+                ..Default::default()
+            },
+        };
+        let entries = file.as_ref().map_or(0, |f| f.entries.len());
+        self.rec.record(
+            StageId::SessionRead,
+            "CA/core/session-manager.js:265",
+            match &file {
+                Some(f) => format!(
+                    "{} entries read from {}; {} on the active branch",
+                    entries,
+                    f.name,
+                    context.path.len()
+                ),
+                None => "no session: pi starts a new one".into(),
+            },
+            vec![
+                ("entries".into(), entries as f64),
+                ("branch".into(), context.path.len() as f64),
+            ],
+        );
+        self.rec.record(
+            StageId::AgentMessages,
+            "CA/core/session-manager.js:166",
+            format!("{} agent messages from the branch", context.messages.len()),
+            vec![("messages".into(), context.messages.len() as f64)],
+        );
+        self.parts.session = file;
+        self.parts.session_context = context;
     }
-    stages.push(Stage {
-        id: StageId::InputAppended,
-        pi_source: "CA/core/agent-session.js:821",
-        summary: format!("{} agent messages", agent_messages.len()),
-        counts: vec![("messages".into(), agent_messages.len() as f64)],
-        events: std::mem::take(&mut ev),
-    });
-    stages.push(Stage {
-        id: StageId::TransformContext,
-        pi_source: "CORE/agent-loop.js:176",
-        summary: "no extension `context` handlers: the messages pass unchanged".into(),
-        counts: vec![("messages".into(), agent_messages.len() as f64)],
-        events: Vec::new(),
-    });
 
-    // 4. convertToLlm.
-    let llm_messages = messages::convert_to_llm(&agent_messages, settings.block_images(), &mut ev);
-    stages.push(Stage {
-        id: StageId::ConvertToLlm,
-        pi_source: "CA/core/messages.js:75",
-        summary: format!("{} LLM messages", llm_messages.len()),
-        counts: vec![("messages".into(), llm_messages.len() as f64)],
-        events: std::mem::take(&mut ev),
-    });
-
-    let llm_ctx = LlmContext {
-        system_prompt: system_prompt.text.clone(),
-        messages: llm_messages,
-        tools: active_tools.clone(),
-    };
-
-    // 5. The adapter: transformMessages, convertMessages, buildParams, body.
-    let mut request = None;
-    if let Some(model) = &choice.model {
-        let mut adapter_events = Vec::new();
-        // `prepareRequest` + `transformHeaders` (CA/core/model-runtime.js:422, CA/core/sdk.js:200).
-        let headers = crate::headers::request_headers(
-            model,
+    /// The agent's state (`createAgentSession`, CA/core/sdk.js:66–274): cwd, settings, the model
+    /// and thinking level, the active tools, context files and skills, the system prompt.
+    fn agent_context(&mut self) {
+        let (pi, inputs) = (self.pi, self.inputs);
+        self.rec.begin(StageId::AgentContext);
+        let file = self.parts.session.as_ref();
+        let cwd = file
+            .and_then(|f| f.resolved_cwd(&inputs.home, &inputs.cwd))
+            .unwrap_or_else(|| inputs.cwd.clone());
+        let session_id = file
+            .and_then(|f| f.session_id())
+            .map(String::from)
+            .or_else(|| inputs.session_id.clone());
+        let args = &self.parts.args;
+        let settings = settings::load(
+            &inputs.files,
+            &inputs.home,
+            &inputs.agent_dir,
+            &cwd,
+            args,
+            &mut self.diags,
+        );
+        let models_path = join_path(&inputs.agent_dir, "models.json");
+        let models_json = inputs
+            .files
+            .read_to_string(&models_path)
+            .map(|text| SourceText {
+                name: models_path.clone(),
+                text: text.into(),
+            });
+        let registry = Registry::load(&pi, models_json.as_ref(), &inputs.env, &mut self.diags);
+        let session_ctx = &self.parts.session_context;
+        let cli_model = inputs.model.clone().or_else(|| args.model.clone());
+        let cli_thinking = inputs.thinking.clone().or_else(|| args.thinking.clone());
+        let mut choice = model::choose(
+            &pi,
             &registry,
+            cli_model.as_deref(),
+            cli_thinking.as_deref(),
+            session_ctx,
+            !session_ctx.messages.is_empty(),
             &settings,
+            &mut self.rec.events,
+            &mut self.diags,
+        );
+        let mut switched_from = None;
+        if let (Some(api), Some(m)) = (inputs.api, choice.model.as_mut()) {
+            if m.api() != api.as_str() {
+                switched_from = Some(m.api().to_string());
+                self.rec.events.push(Event::new(
+                    EventKind::Replaced,
+                    format!("protocol switched from {} to {}", m.api(), api),
+                ));
+                m.obj.insert("api", Value::str(api.as_str()));
+            }
+        }
+        // `areExperimentalFeaturesEnabled()`: exactly "1" (CA/core/experimental.js:2).
+        let experimental = inputs.env.get("PI_EXPERIMENTAL").is_some_and(|v| v == "1");
+        let builtins = tools::builtin_tools(&pi, experimental);
+        let extensions = inputs
+            .extension_tools
+            .as_ref()
+            .map(|src| tools::extension_tools(src, &mut self.diags))
+            .unwrap_or_default();
+        let active_tools =
+            tools::select(&pi, builtins, extensions, args, &settings, &mut self.diags);
+        let res = resources::load(
+            &pi,
+            &inputs.files,
+            &inputs.home,
+            &inputs.agent_dir,
+            &cwd,
+            &inputs.cwd,
+            args,
+            &settings,
+            &mut self.diags,
+        );
+        let system_prompt = prompt::build(&pi, &active_tools, &res, &cwd, &inputs.pi_package_dir);
+        let prompt_chars = utf16_len(&system_prompt.text);
+        self.rec.record(
+            StageId::AgentContext,
+            "CA/core/sdk.js:66",
+            format!(
+                "model {}, thinking {}, {} tools, system prompt {} chars",
+                choice
+                    .model
+                    .as_ref()
+                    .map(Model::reference)
+                    .unwrap_or_else(|| "none".into()),
+                choice.thinking_level,
+                active_tools.len(),
+                prompt_chars
+            ),
+            vec![
+                ("tools".into(), active_tools.len() as f64),
+                ("systemPromptChars".into(), prompt_chars as f64),
+                ("contextFiles".into(), res.context_files.len() as f64),
+                ("skills".into(), res.skills.len() as f64),
+            ],
+        );
+        self.parts.settings = settings;
+        self.parts.model_choice = std::mem::take(&mut choice);
+        self.parts.tools = active_tools;
+        self.parts.resources = res;
+        self.parts.system_prompt = system_prompt;
+        self.parts.cwd = cwd;
+        self.parts.session_id = session_id;
+        self.registry = registry;
+        self.switched_from = switched_from;
+    }
+
+    /// This turn's input (`AgentSession.prompt`, CA/core/agent-session.js:821–950): the new user
+    /// message with its `@file` attachments and `/skill:` expansion, or nothing when pi continues
+    /// after tool results.
+    fn input_appended(&mut self) {
+        let (pi, inputs) = (self.pi, self.inputs);
+        self.rec.begin(StageId::InputAppended);
+        // The session's messages move on (no copy): `parts.session_context` keeps their sources.
+        let mut messages = std::mem::take(&mut self.parts.session_context.messages);
+        match &inputs.prompt {
+            Some(text) => {
+                let args = &self.parts.args;
+                // `@file` paths resolve against process.cwd() (CA/cli/file-processor.js:18); the
+                // first message is fileText + the first positional message
+                // (CA/cli/initial-message.js:5).
+                let att = args::process_file_args(
+                    &pi,
+                    &args.file_args,
+                    &inputs.cwd,
+                    &inputs.home,
+                    self.parts.settings.image_auto_resize(),
+                    &inputs.files,
+                    &mut self.diags,
+                );
+                let text = match args.messages.first() {
+                    Some(first) => {
+                        self.rec.events.push(Event::new(EventKind::Note, "the first positional message in args is pi's first prompt; `prompt` comes later").at("CA/cli/initial-message.js:5"));
+                        first
+                    }
+                    None => text,
+                };
+                let (full, skill) = resources::expand_skill_command(
+                    &pi,
+                    &format!("{}{}", att.text, text),
+                    &self.parts.resources.skills,
+                    &inputs.files,
+                );
+                if let Some(skill) = skill {
+                    self.rec.events.push(
+                        Event::new(
+                            EventKind::Converted,
+                            format!("/skill:{} expanded from {}", skill.name, skill.file_path),
+                        )
+                        .at("CA/core/agent-session.js:983"),
+                    );
+                }
+                let n_images = att.images.len();
+                messages.push(messages::user_message(&full, att.images, inputs.now_ms));
+                self.rec.events.push(
+                    Event::new(
+                        EventKind::Inserted,
+                        format!(
+                            "user message of {} chars{}",
+                            utf16_len(&full),
+                            if n_images > 0 {
+                                format!(" with {n_images} image(s)")
+                            } else {
+                                String::new()
+                            }
+                        ),
+                    )
+                    .at("CA/core/agent-session.js:900"),
+                );
+            }
+            None => self.rec.events.push(Event::new(
+                EventKind::Note,
+                "no new prompt: pi continues after the last tool results",
+            )),
+        }
+        self.rec.record(
+            StageId::InputAppended,
+            "CA/core/agent-session.js:821",
+            format!("{} agent messages", messages.len()),
+            vec![("messages".into(), messages.len() as f64)],
+        );
+        self.parts.agent_messages = messages;
+    }
+
+    /// The extension `context` hook (CORE/agent-loop.js:176): the identity without extensions.
+    fn transform_context(&mut self) {
+        let n = self.parts.agent_messages.len();
+        self.rec.record(
+            StageId::TransformContext,
+            "CORE/agent-loop.js:176",
+            "no extension `context` handlers: the messages pass unchanged",
+            vec![("messages".into(), n as f64)],
+        );
+    }
+
+    /// `convertToLlm` (CA/core/messages.js:75) with the `images.blockImages` wrapper.
+    fn convert_to_llm(&mut self) {
+        let pi = self.pi;
+        self.rec.begin(StageId::ConvertToLlm);
+        let llm = messages::convert_to_llm(
+            &pi,
+            &self.parts.agent_messages,
+            self.parts.settings.block_images(),
+            &mut self.rec.events,
+        );
+        self.rec.record(
+            StageId::ConvertToLlm,
+            "CA/core/messages.js:75",
+            format!("{} LLM messages", llm.len()),
+            vec![("messages".into(), llm.len() as f64)],
+        );
+        self.llm = LlmContext {
+            system_prompt: self.parts.system_prompt.text.clone(),
+            messages: llm,
+            tools: self.parts.tools.clone(),
+        };
+    }
+
+    /// The adapter (`streamSimple` of the model's api): headers pi merges first
+    /// (`prepareRequest` + `transformHeaders`, CA/core/model-runtime.js:422, CA/core/sdk.js:200),
+    /// then `transformMessages`, the message conversion and the parameters. `None` where pi
+    /// would refuse to send (a diagnostic says why).
+    fn adapter(&mut self) -> Option<Request> {
+        let (pi, inputs) = (self.pi, self.inputs);
+        let Some(model) = self.parts.model_choice.model.clone() else {
+            self.diags.push(Diagnostic::error(
+                "model",
+                None,
+                "no model: pass --model provider/id or a session whose model is configured",
+            ));
+            return None;
+        };
+        let choice = &self.parts.model_choice;
+        self.rec.begin(StageId::BuildParams);
+        let headers = crate::headers::request_headers(
+            &model,
+            &self.registry,
+            &self.parts.settings,
             &inputs.env,
-            session_id.as_deref(),
-            &mut adapter_events,
+            self.parts.session_id.as_deref(),
+            &mut self.rec.events,
         );
         let opts = StreamOptions {
             reasoning: (choice.thinking_level != "off").then(|| choice.thinking_level.clone()),
-            session_id: session_id.clone(),
+            session_id: self.parts.session_id.clone(),
             env: inputs.env.clone(),
-            thinking_budgets: settings.thinking_budgets().cloned(),
-            api_key: registry.api_key(model.provider()).unwrap_or("").to_string(),
+            thinking_budgets: self.parts.settings.thinking_budgets().cloned(),
+            api_key: self
+                .registry
+                .api_key(model.provider())
+                .unwrap_or("")
+                .to_string(),
             user_agent: inputs.user_agent.clone(),
             headers: headers.clone().unwrap_or_default(),
-            switched_from: switched_from.clone(),
+            switched_from: self.switched_from.clone(),
         };
+        let ctx = &self.llm;
         let built = match headers {
-            Ok(_) => protocols::build(model, &llm_ctx, &opts, &mut adapter_events),
+            Ok(_) => protocols::build(&pi, &model, ctx, &opts, &mut self.rec.events),
             Err(message) => Err(protocols::AdapterError { message }),
         };
-        match built {
-            Ok(req) => request = Some(req),
-            Err(e) => diags.push(Diagnostic::error(
-                model.api(),
-                None,
-                format!("pi would fail here: {}", e.message),
-            )),
-        }
-        let (transform, rest): (Vec<Event>, Vec<Event>) =
-            adapter_events.into_iter().partition(|e| {
-                e.pi_source
-                    .is_some_and(|s| s.contains("transform-messages"))
-            });
-        stages.push(Stage {
-            id: StageId::TransformMessages,
-            pi_source: "AI/api/transform-messages.js:44",
-            summary: format!("{} changes", transform.len()),
-            counts: Vec::new(),
-            events: transform,
-        });
-        stages.push(Stage {
-            id: StageId::ConvertMessages,
-            pi_source: adapter_source(model.api()),
-            summary: format!(
+        let request = match built {
+            Ok(req) => Some(req),
+            Err(e) => {
+                self.diags.push(Diagnostic::error(
+                    model.api(),
+                    None,
+                    format!("pi would fail here: {}", e.message),
+                ));
+                None
+            }
+        };
+        let file = model.api().parse::<Api>().map_or("AI/api", Api::pi_file);
+        let changes = self
+            .rec
+            .events
+            .iter()
+            .filter(|e| e.stage == StageId::TransformMessages)
+            .count();
+        self.rec.record(
+            StageId::TransformMessages,
+            "AI/api/transform-messages.js:44",
+            format!("{changes} changes"),
+            Vec::new(),
+        );
+        self.rec.record(
+            StageId::ConvertMessages,
+            file,
+            format!(
                 "{} messages converted for {}",
-                llm_ctx.messages.len(),
+                ctx.messages.len(),
                 model.api()
             ),
-            counts: Vec::new(),
-            events: Vec::new(),
-        });
-        stages.push(Stage {
-            id: StageId::BuildParams,
-            pi_source: adapter_source(model.api()),
-            summary: request
+            Vec::new(),
+        );
+        self.rec.record(
+            StageId::BuildParams,
+            file,
+            request
                 .as_ref()
                 .map(|r| {
                     format!(
@@ -373,84 +504,49 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
                     )
                 })
                 .unwrap_or_default(),
-            counts: Vec::new(),
-            events: rest,
-        });
-    } else {
-        diags.push(Diagnostic::error(
-            "model",
-            None,
-            "no model: pass --model provider/id or a session whose model is configured",
-        ));
+            Vec::new(),
+        );
+        request
     }
-    stages.push(Stage {
-        id: StageId::OnPayload,
-        pi_source: "AI/api/simple-options.js:22",
-        summary: "no extension `before_provider_request` handlers: the params pass unchanged"
-            .into(),
-        counts: Vec::new(),
-        events: Vec::new(),
-    });
-    let stats = request.as_ref().map(|r| {
-        stats::compute(
-            &system_prompt,
-            &active_tools,
-            &llm_ctx,
+
+    /// The extension `before_provider_request` hook (AI/api/simple-options.js:22): the identity
+    /// without extensions.
+    fn on_payload(&mut self) {
+        self.rec.record(
+            StageId::OnPayload,
+            "AI/api/simple-options.js:22",
+            "no extension `before_provider_request` handlers: the params pass unchanged",
+            Vec::new(),
+        );
+    }
+
+    /// The serialized request and the character accounting of what it carries.
+    fn http_body(&mut self, request: Option<&Request>) -> Option<Stats> {
+        let r = request?;
+        let p = &self.parts;
+        let stats = stats::compute(
+            &p.system_prompt,
+            &p.tools,
+            &self.llm,
             r,
-            choice.model.as_ref(),
-        )
-    });
-    if let (Some(r), Some(s)) = (&request, &stats) {
-        stages.push(Stage {
-            id: StageId::HttpBody,
-            pi_source: adapter_source(r_api(&choice)),
-            summary: format!("POST {} ({} bytes)", r.url, r.body.len()),
+            p.model_choice.model.as_ref(),
+        );
+        let file = p
+            .model_choice
+            .model
+            .as_ref()
+            .and_then(|m| m.api().parse::<Api>().ok())
+            .map_or("AI/api", Api::pi_file);
+        self.rec.record(
+            StageId::HttpBody,
+            file,
+            format!("POST {} ({} bytes)", r.url, r.body.len()),
             // The statistics measured the body once; a large body is not scanned again.
-            counts: vec![
-                ("bytes".into(), s.body_bytes as f64),
-                ("chars".into(), s.body_chars as f64),
+            vec![
+                ("bytes".into(), stats.body_bytes as f64),
+                ("chars".into(), stats.body_chars as f64),
             ],
-            events: Vec::new(),
-        });
-    }
-
-    parts.args = std::mem::take(&mut args);
-    parts.session = session_file;
-    parts.session_context = session_ctx;
-    parts.settings = settings;
-    parts.resources = res;
-    parts.system_prompt = system_prompt;
-    parts.tools = active_tools;
-    parts.cwd = cwd;
-    parts.session_id = session_id;
-    parts.agent_messages = agent_messages;
-    parts.llm_messages = llm_ctx.messages;
-    parts.model_choice = std::mem::take(&mut choice);
-
-    Assembly {
-        request,
-        trace: Trace { stages },
-        stats,
-        diagnostics: diags,
-        parts,
-    }
-}
-
-fn r_api(choice: &ModelChoice) -> &str {
-    choice.model.as_ref().map(|m| m.api()).unwrap_or("")
-}
-
-fn adapter_source(api: &str) -> &'static str {
-    match api {
-        "openai-completions" => "AI/api/openai-completions.js",
-        "anthropic-messages" => "AI/api/anthropic-messages.js",
-        "openai-responses" => "AI/api/openai-responses.js",
-        "azure-openai-responses" => "AI/api/azure-openai-responses.js",
-        "openai-codex-responses" => "AI/api/openai-codex-responses.js",
-        "google-generative-ai" => "AI/api/google-generative-ai.js",
-        "bedrock-converse-stream" => "AI/api/bedrock-converse-stream.js",
-        "mistral-conversations" => "AI/api/mistral-conversations.js",
-        "pi-messages" => "AI/api/pi-messages.js",
-        _ => "AI/api",
+        );
+        Some(stats)
     }
 }

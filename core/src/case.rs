@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use crate::inputs::join_path;
 use crate::js::{self, Value};
+use crate::pi::PiVersion;
 use crate::{Inputs, SourceText, VirtualFs};
 
 /// A case folder's files: path relative to the case folder (`/`-separated) → bytes.
@@ -145,6 +146,13 @@ pub fn inputs_from_case(files: &CaseFiles, env_dir: Option<&str>) -> Result<Inpu
     let agent_dir = str_field(&env, "agentDir").unwrap_or_else(|| format!("{root}/home/.pi/agent"));
     let home = str_field(&env, "home").unwrap_or_else(|| format!("{root}/home"));
 
+    // The release that made the capture (the oracle writes it); older captures say nothing.
+    let pi = match str_field(&env, "piVersion") {
+        Some(v) => v
+            .parse::<PiVersion>()
+            .map_err(|e| CaseError(format!("{}: {e}", in_dir(&env_dir, "env.json"))))?,
+        None => Inputs::default().pi,
+    };
     let meta = json(files, &in_dir(&env_dir, "request-1.meta.json"))
         .ok()
         .flatten();
@@ -223,6 +231,7 @@ pub fn inputs_from_case(files: &CaseFiles, env_dir: Option<&str>) -> Result<Inpu
         prompt: Some(str_field(&env, "prompt").unwrap_or_else(|| "go on".into())),
         now_ms: now.unwrap_or(0.0),
         api: None,
+        pi,
         session_id: str_field(&env, "sessionId"),
         user_agent: header("user-agent").unwrap_or_else(|| Inputs::default().user_agent),
     })

@@ -131,7 +131,13 @@ pub fn kind_of(o: &Origin) -> Option<&'static str> {
             "max-tokens" => Some("max-tokens"),
             // The model id is the same on both sides; the containers are the blocks above.
             "model" => None,
-            _ if matches!(name.as_str(), "messages" | "tools" | "system" | "input" | "contents") => None,
+            _ if matches!(
+                name.as_str(),
+                "messages" | "tools" | "system" | "input" | "contents"
+            ) =>
+            {
+                None
+            }
             _ => Some("parameters"),
         },
         _ => None,
@@ -171,7 +177,9 @@ pub fn value_at<'v>(v: &'v Value, path: &str) -> Option<&'v Value> {
 
 /// The body as parsed JSON (where each origin's path leads).
 fn parsed_body(a: &Assembly) -> Option<Value> {
-    a.request.as_ref().and_then(|r| crate::js::parse(&r.body).ok())
+    a.request
+        .as_ref()
+        .and_then(|r| crate::js::parse(&r.body).ok())
 }
 
 fn placements(body: Option<&Value>, origins: &[Origin]) -> Vec<Placement> {
@@ -199,7 +207,11 @@ fn placements(body: Option<&Value>, origins: &[Origin]) -> Vec<Placement> {
             p.paths.push(pat);
             concrete[i].push(cut(pattern(&o.path, true)));
         }
-        if matches!(k, "cache-markers" | "thinking-config" | "max-tokens" | "parameters") && values[i].len() < 8 {
+        if matches!(
+            k,
+            "cache-markers" | "thinking-config" | "max-tokens" | "parameters"
+        ) && values[i].len() < 8
+        {
             if let Some(v) = body.and_then(|b| value_at(b, &o.path)) {
                 values[i].push(format!("{}={}", pattern(&o.path, true), v.to_json()));
             }
@@ -314,7 +326,10 @@ fn renamed_ids(a: &Assembly) -> usize {
 pub fn compare(a: &Assembly, b: &Assembly) -> Comparison {
     let (oa, ob) = (provenance::provenance(a), provenance::provenance(b));
     let (body_a, body_b) = (parsed_body(a), parsed_body(b));
-    let (pa, pb) = (placements(body_a.as_ref(), &oa), placements(body_b.as_ref(), &ob));
+    let (pa, pb) = (
+        placements(body_a.as_ref(), &oa),
+        placements(body_b.as_ref(), &ob),
+    );
     let rows: Vec<MappingRow> = KINDS
         .iter()
         .enumerate()
@@ -507,19 +522,29 @@ pub fn compare(a: &Assembly, b: &Assembly) -> Comparison {
     }
     // Top-level fields one body has and the other not (the shape of the two requests).
     fn top(body: Option<&Value>) -> Vec<&str> {
-        body.and_then(Value::as_object).map(|o| o.keys().map(|k| k.as_str()).collect()).unwrap_or_default()
+        body.and_then(Value::as_object)
+            .map(|o| o.keys().map(|k| k.as_str()).collect())
+            .unwrap_or_default()
     }
     let (ka, kb) = (top(body_a.as_ref()), top(body_b.as_ref()));
     if !ka.is_empty() && !kb.is_empty() {
         for (side, mine, other) in [(Side::A, &ka, &kb), (Side::B, &kb, &ka)] {
-            let only: Vec<&str> = mine.iter().filter(|k| !other.contains(k)).copied().collect();
+            let only: Vec<&str> = mine
+                .iter()
+                .filter(|k| !other.contains(k))
+                .copied()
+                .collect();
             if !only.is_empty() {
                 losses.push(Loss {
                     side,
                     kind: "shape",
                     what: "parameters",
                     count: only.len(),
-                    detail: format!("top-level fields only in {}: {}", name(side), only.join(", ")),
+                    detail: format!(
+                        "top-level fields only in {}: {}",
+                        name(side),
+                        only.join(", ")
+                    ),
                 });
             }
         }
@@ -727,17 +752,46 @@ mod tests {
 
     #[test]
     fn other_parameters_and_top_level_fields_differ_by_side() {
-        let c = compare(&assembly("demo", None), &assembly("demo", Some("anthropic-messages")));
-        let row = c.rows.iter().find(|r| r.kind == "parameters").expect("parameters row");
+        let c = compare(
+            &assembly("demo", None),
+            &assembly("demo", Some("anthropic-messages")),
+        );
+        let row = c
+            .rows
+            .iter()
+            .find(|r| r.kind == "parameters")
+            .expect("parameters row");
         // openai-completions sends stream, store and stream_options; anthropic-messages stream.
-        assert!(row.a.paths.iter().any(|p| p == "store") && row.a.paths.iter().any(|p| p == "stream"), "{:?}", row.a);
+        assert!(
+            row.a.paths.iter().any(|p| p == "store") && row.a.paths.iter().any(|p| p == "stream"),
+            "{:?}",
+            row.a
+        );
         assert_eq!(row.b.paths, vec!["stream".to_string()]);
-        assert!(row.a.value.as_deref().is_some_and(|v| v.contains("store=false")), "{:?}", row.a.value);
-        let shape = |side: Side| c.losses.iter().find(|l| l.kind == "shape" && l.side == side).map(|l| l.detail.clone());
+        assert!(
+            row.a
+                .value
+                .as_deref()
+                .is_some_and(|v| v.contains("store=false")),
+            "{:?}",
+            row.a.value
+        );
+        let shape = |side: Side| {
+            c.losses
+                .iter()
+                .find(|l| l.kind == "shape" && l.side == side)
+                .map(|l| l.detail.clone())
+        };
         let a = shape(Side::A).expect("fields only in openai-completions");
-        assert!(a.contains("store") && a.contains("max_completion_tokens") && !a.contains("messages"), "{a}");
+        assert!(
+            a.contains("store") && a.contains("max_completion_tokens") && !a.contains("messages"),
+            "{a}"
+        );
         let b = shape(Side::B).expect("fields only in anthropic-messages");
-        assert!(b.contains("system") && b.contains("max_tokens") && !b.contains("stream"), "{b}");
+        assert!(
+            b.contains("system") && b.contains("max_tokens") && !b.contains("stream"),
+            "{b}"
+        );
     }
 
     #[test]

@@ -191,6 +191,10 @@ const CACHE_GAPS: &[&str] = &[
 
 /// Runs every check on `a`.
 pub fn findings(a: &Assembly) -> Vec<Finding> {
+    // Without the release's data nothing was assembled.
+    let Some(pi) = a.pi.as_ref() else {
+        return Vec::new();
+    };
     let mut list = List { items: Vec::new() };
     let p = &a.parts;
     let map = crate::provenance::llm_to_agent_indices(a);
@@ -383,7 +387,7 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
     {
         let mut res = p.resources.clone();
         res.custom_prompt = None;
-        let default = crate::prompt::build(&p.tools, &res, &p.cwd, "");
+        let default = crate::prompt::build(pi, &p.tools, &res, &p.cwd, "");
         let sum = |name: &str| {
             default
                 .sections
@@ -694,7 +698,7 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
                     format!(
                         "images.blockImages is set: {} replaced by \"{}\".",
                         plural(images, "image", "images"),
-                        crate::data::string("sdk", "imageReadingDisabled")
+                        pi.data.string("sdk", "imageReadingDisabled")
                     )
                 } else {
                     format!(

@@ -614,6 +614,7 @@ pub fn request_headers(
 mod tests {
     use super::*;
     use crate::inputs::SourceText;
+    use crate::testcase::pi;
 
     fn obj(pairs: &[(&str, &str)]) -> Object {
         pairs
@@ -635,7 +636,7 @@ mod tests {
             name: "models.json".into(),
             text: models_json.into(),
         };
-        let r = Registry::load(Some(&src), e, &mut diags);
+        let r = Registry::load(&pi(), Some(&src), e, &mut diags);
         assert!(diags.is_empty(), "{diags:?}");
         r
     }
@@ -662,7 +663,7 @@ mod tests {
             .find(reference.0, reference.1)
             .cloned()
             .expect("model in registry");
-        request_headers(&m, &r, s, e, sid, &mut Vec::new())
+        request_headers(&m, &r, s, e, sid, &mut Events::default())
     }
 
     fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
@@ -686,7 +687,7 @@ mod tests {
     #[test]
     fn env_templates_resolve_and_missing_variables_fail_like_pi() {
         let e = env(&[("TEAM", "ctx"), ("EMPTY", "")]);
-        let mut ev = Vec::new();
+        let mut ev = Events::default();
         let h = obj(&[("a", "$TEAM"), ("b", "x-${TEAM}-$$"), ("c", "plain")]);
         let got =
             resolve_headers_or_throw(Some(&h), "provider \"p\"", &e, &mut ev).expect("resolves");
@@ -931,18 +932,32 @@ mod tests {
     #[test]
     fn anthropic_auth_token_becomes_an_authorization_header() {
         let e = env(&[("ANTHROPIC_AUTH_TOKEN", "tok")]);
-        let r = Registry::load(None, &e, &mut Vec::new());
+        let r = Registry::load(&pi(), None, &e, &mut Vec::new());
         let m = r
             .find("anthropic", "claude-sonnet-4-5")
             .cloned()
             .expect("catalog model");
-        let got = request_headers(&m, &r, &Settings::default(), &e, None, &mut Vec::new())
-            .expect("headers");
+        let got = request_headers(
+            &m,
+            &r,
+            &Settings::default(),
+            &e,
+            None,
+            &mut Events::default(),
+        )
+        .expect("headers");
         assert_eq!(got, pairs(&[("Authorization", "Bearer tok")]));
         // A blank token is not a token.
         let e = env(&[("ANTHROPIC_AUTH_TOKEN", "  ")]);
         assert_eq!(
-            request_headers(&m, &r, &Settings::default(), &e, None, &mut Vec::new()),
+            request_headers(
+                &m,
+                &r,
+                &Settings::default(),
+                &e,
+                None,
+                &mut Events::default()
+            ),
             Ok(Vec::new())
         );
     }
@@ -956,7 +971,7 @@ mod tests {
             &m,
             r.provider_config("mock"),
             &e,
-            &mut Vec::new(),
+            &mut Events::default(),
         )
         .expect("config");
         assert!(!c.auth_header);

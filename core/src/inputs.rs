@@ -3,6 +3,9 @@
 
 use std::collections::BTreeMap;
 
+use crate::api::Api;
+use crate::pi::PiVersion;
+
 /// A virtual file tree: absolute POSIX path → file bytes. Directories are implied by paths.
 #[derive(Clone, Debug, Default)]
 pub struct VirtualFs {
@@ -182,7 +185,9 @@ pub struct Inputs {
     /// `Date.now()` when the prompt is sent, in ms.
     pub now_ms: f64,
     /// Replace the model's `api` (the protocol switch).
-    pub api: Option<String>,
+    pub api: Option<Api>,
+    /// The pi release whose request is rebuilt.
+    pub pi: PiVersion,
     /// The session id of a new session (pi makes a random uuidv7); a resumed session uses its
     /// header id.
     pub session_id: Option<String>,
@@ -207,6 +212,8 @@ impl Default for Inputs {
             prompt: None,
             now_ms: 0.0,
             api: None,
+            // 0.85.1 until 1.6.0's rules are ported (its data loads; its rules do not yet).
+            pi: PiVersion::V0_85_1,
             session_id: None,
             user_agent: "pi (linux 6.1.0; x64)".into(),
         }

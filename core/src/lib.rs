@@ -6,11 +6,11 @@
 //! the stage-by-stage trace, statistics and diagnostics). Nothing here touches a filesystem, a
 //! clock, the network or the DOM.
 
+pub mod api;
 pub mod args;
 pub mod assemble;
 pub mod case;
 pub mod compare;
-pub mod data;
 pub mod diagnostics;
 pub mod findings;
 pub mod headers;
@@ -18,6 +18,7 @@ pub mod inputs;
 pub mod js;
 pub mod messages;
 pub mod model;
+pub mod pi;
 pub mod prompt;
 pub mod protocols;
 pub mod provenance;
@@ -33,6 +34,8 @@ pub mod usage;
 #[cfg(test)]
 mod testcase;
 
+pub use api::Api;
 pub use assemble::{assemble, Assembly};
 pub use diagnostics::{Diagnostic, Severity};
 pub use inputs::{Inputs, SourceText, VirtualFs};
+pub use pi::{Pi, PiVersion};

@@ -7,11 +7,11 @@
 
 use std::collections::HashMap;
 
-use crate::data;
 use crate::js::{utf16_len, Object, Value};
 use crate::model::Model;
+use crate::pi::Pi;
 use crate::protocols::LlmContext;
-use crate::trace::{Event, EventKind, Events};
+use crate::trace::{Event, EventKind, Events, StageId};
 
 // The JS operators used by the ports below, re-exported for the modules that import them from here.
 pub use crate::js::{js_max, js_min, to_js_string, to_number};
@@ -44,14 +44,6 @@ fn text_block(text: impl Into<String>) -> Value {
     Value::Object(Object::new().with("type", "text").with("text", text.into()))
 }
 
-/// A number from `defaults.json`, `NaN` when the data lacks it.
-fn default_number(key: &str) -> f64 {
-    data::defaults()
-        .get(key)
-        .and_then(Value::as_f64)
-        .unwrap_or(f64::NAN)
-}
-
 // ---------------------------------------------------------------------------------------------
 // This turn's input.
 // ---------------------------------------------------------------------------------------------
@@ -75,8 +67,8 @@ pub fn user_message(text: &str, images: Vec<Value>, now_ms: f64) -> Value {
 // ---------------------------------------------------------------------------------------------
 
 /// `bashExecutionToText(msg)` (CA/core/messages.js:21–39).
-pub fn bash_execution_to_text(msg: &Value) -> String {
-    let s = |k: &str| data::string("messages", k);
+pub fn bash_execution_to_text(pi: &Pi, msg: &Value) -> String {
+    let s = |k: &str| pi.data.string("messages", k);
     let mut text = format!(
         "{}{}{}",
         s("bashRanPrefix"),
@@ -118,8 +110,8 @@ fn user_text_message(text: String, timestamp: Option<&Value>) -> Value {
 }
 
 /// `convertToLlm(messages)` (CA/core/messages.js:75–122; M2).
-pub fn convert_to_llm_messages(messages: &[Value], events: &mut Events) -> Vec<Value> {
-    let s = |k: &str| data::string("messages", k);
+pub fn convert_to_llm_messages(pi: &Pi, messages: &[Value], events: &mut Events) -> Vec<Value> {
+    let s = |k: &str| pi.data.string("messages", k);
     let mut out = Vec::with_capacity(messages.len());
     for (i, m) in messages.iter().enumerate() {
         let role = role_of(m);
@@ -136,7 +128,7 @@ pub fn convert_to_llm_messages(messages: &[Value], events: &mut Events) -> Vec<V
                     continue;
                 }
                 out.push(user_text_message(
-                    bash_execution_to_text(m),
+                    bash_execution_to_text(pi, m),
                     m.get("timestamp"),
                 ));
                 events.push(
@@ -221,8 +213,8 @@ pub fn convert_to_llm_messages(messages: &[Value], events: &mut Events) -> Vec<V
 /// `convertToLlmWithBlockImages` (CA/core/sdk.js:147–175; M3): with `images.blockImages`, every
 /// image in user and toolResult content becomes the "Image reading is disabled." text, and
 /// consecutive copies of that text collapse into one.
-pub fn block_images(messages: Vec<Value>, events: &mut Events) -> Vec<Value> {
-    let disabled = data::string("sdk", "imageReadingDisabled");
+pub fn block_images(pi: &Pi, messages: Vec<Value>, events: &mut Events) -> Vec<Value> {
+    let disabled = pi.data.string("sdk", "imageReadingDisabled");
     let is_disabled_text = |c: &Value| is_type(c, "text") && c.get_str("text") == Some(disabled);
     messages
         .into_iter()
@@ -258,15 +250,16 @@ pub fn block_images(messages: Vec<Value>, events: &mut Events) -> Vec<Value> {
 
 /// `convertToLlm` (CA/core/messages.js:75–122) with the `images.blockImages` wrapper (M2, M3).
 pub fn convert_to_llm(
+    pi: &Pi,
     messages: &[Value],
     block_images_setting: bool,
     events: &mut Events,
 ) -> Vec<Value> {
-    let converted = convert_to_llm_messages(messages, events);
+    let converted = convert_to_llm_messages(pi, messages, events);
     if !block_images_setting {
         return converted;
     }
-    block_images(converted, events)
+    block_images(pi, converted, events)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -308,6 +301,7 @@ fn replace_images_with_placeholder(content: &Value, placeholder: &str) -> (Value
 
 /// `downgradeUnsupportedImages(messages, model)` (AI/api/transform-messages.js:19–38; M8).
 fn downgrade_unsupported_images(
+    pi: &Pi,
     messages: Vec<Value>,
     model: &Model,
     events: &mut Events,
@@ -315,8 +309,12 @@ fn downgrade_unsupported_images(
     if model.supports_images() {
         return messages;
     }
-    let user_placeholder = data::string("transformMessages", "nonVisionUserImagePlaceholder");
-    let tool_placeholder = data::string("transformMessages", "nonVisionToolImagePlaceholder");
+    let user_placeholder = pi
+        .data
+        .string("transformMessages", "nonVisionUserImagePlaceholder");
+    let tool_placeholder = pi
+        .data
+        .string("transformMessages", "nonVisionToolImagePlaceholder");
     messages
         .into_iter()
         .enumerate()
@@ -487,16 +485,15 @@ fn transform_assistant(
 }
 
 /// The synthetic result for an orphaned tool call (AI/api/transform-messages.js:134–141).
-fn synthetic_tool_result(tool_call: &Value, now_ms: f64) -> Value {
+fn synthetic_tool_result(pi: &Pi, tool_call: &Value, now_ms: f64) -> Value {
     let mut o = Object::new().with("role", "toolResult");
     o.insert_opt("toolCallId", tool_call.get("id").cloned());
     o.insert_opt("toolName", tool_call.get("name").cloned());
     o.insert(
         "content",
-        Value::Array(vec![text_block(data::string(
-            "transformMessages",
-            "missingToolResult",
-        ))]),
+        Value::Array(vec![text_block(
+            pi.data.string("transformMessages", "missingToolResult"),
+        )]),
     );
     o.insert("isError", Value::Bool(true));
     o.insert("timestamp", Value::Number(now_ms));
@@ -506,6 +503,20 @@ fn synthetic_tool_result(tool_call: &Value, now_ms: f64) -> Value {
 /// `transformMessages` (AI/api/transform-messages.js:44–186; M7–M15). `now_ms` stamps the
 /// synthetic "No result provided" results.
 pub fn transform_messages(
+    pi: &Pi,
+    messages: &[Value],
+    model: &Model,
+    normalize: Option<NormalizeToolCallId>,
+    now_ms: f64,
+    events: &mut Events,
+) -> Vec<Value> {
+    events.within(StageId::TransformMessages, |events| {
+        transform_messages_in(pi, messages, model, normalize, now_ms, events)
+    })
+}
+
+fn transform_messages_in(
+    pi: &Pi,
     messages: &[Value],
     model: &Model,
     normalize: Option<NormalizeToolCallId>,
@@ -525,7 +536,7 @@ pub fn transform_messages(
             m
         })
         .collect();
-    let image_aware = downgrade_unsupported_images(normalized, model, events);
+    let image_aware = downgrade_unsupported_images(pi, normalized, model, events);
 
     // First pass.
     // Source tool-call id → normalized id (a map: every id of a long session may be renamed).
@@ -583,7 +594,7 @@ pub fn transform_messages(
         for tc in pending.iter() {
             let id = tc.get("id").cloned();
             if !existing.contains(&id) {
-                result.push(synthetic_tool_result(tc, now_ms));
+                result.push(synthetic_tool_result(pi, tc, now_ms));
                 events.push(
                     Event::new(
                         EventKind::Inserted,
@@ -840,14 +851,20 @@ pub fn estimate_context_tokens(ctx: &LlmContext) -> f64 {
 // ---------------------------------------------------------------------------------------------
 
 /// `clampMaxTokensToContext(model, context, maxTokens)` (AI/api/simple-options.js:4–9; A2).
-pub fn clamp_max_tokens_to_context(model: &Model, ctx: &LlmContext, max_tokens: f64) -> f64 {
-    let min_max_tokens = default_number("minMaxTokens");
+pub fn clamp_max_tokens_to_context(
+    pi: &Pi,
+    model: &Model,
+    ctx: &LlmContext,
+    max_tokens: f64,
+) -> f64 {
+    let min_max_tokens = pi.data.default_number("minMaxTokens");
     let context_window = to_number(model.obj.get("contextWindow"));
     if context_window <= 0.0 {
         return js_max(min_max_tokens, max_tokens);
     }
-    let available =
-        context_window - estimate_context_tokens(ctx) - default_number("contextSafetyTokens");
+    let available = context_window
+        - estimate_context_tokens(ctx)
+        - pi.data.default_number("contextSafetyTokens");
     js_min(max_tokens, js_max(min_max_tokens, available))
 }
 
@@ -887,9 +904,11 @@ pub fn clamp_reasoning(effort: &str) -> &str {
 /// `thinkingBudgetForLevel(level, customBudgets)` (AI/api/simple-options.js:47–51):
 /// `{...DEFAULT_THINKING_BUDGETS, ...customBudgets}[clampReasoning(level)]`, `None` when the
 /// merged budgets have no such key.
-pub fn thinking_budget_for_level(level: &str, budgets: Option<&Object>) -> Option<f64> {
+pub fn thinking_budget_for_level(pi: &Pi, level: &str, budgets: Option<&Object>) -> Option<f64> {
     let mut merged = Object::new();
-    if let Some(defaults) = data::defaults()
+    if let Some(defaults) = pi
+        .data
+        .defaults
         .get("defaultThinkingBudgets")
         .and_then(Value::as_object)
     {
@@ -904,10 +923,10 @@ pub fn thinking_budget_for_level(level: &str, budgets: Option<&Object>) -> Optio
 }
 
 /// `clampThinkingBudgetToAnswerRoom(thinkingBudget, ceiling)` (AI/api/simple-options.js:53–55).
-pub fn clamp_thinking_budget_to_answer_room(thinking_budget: f64, ceiling: f64) -> f64 {
+pub fn clamp_thinking_budget_to_answer_room(pi: &Pi, thinking_budget: f64, ceiling: f64) -> f64 {
     js_min(
         thinking_budget,
-        js_max(0.0, ceiling - default_number("minAnswerTokens")),
+        js_max(0.0, ceiling - pi.data.default_number("minAnswerTokens")),
     )
 }
 
@@ -915,18 +934,19 @@ pub fn clamp_thinking_budget_to_answer_room(thinking_budget: f64, ceiling: f64) 
 /// (AI/api/simple-options.js:56–65; A5). `base` is `None` for JS `undefined`; a level without a
 /// budget gives a NaN budget.
 pub fn adjust_max_tokens_for_thinking(
+    pi: &Pi,
     base: Option<f64>,
     model_max: f64,
     level: &str,
     budgets: Option<&Object>,
 ) -> (f64, f64) {
-    let mut thinking_budget = thinking_budget_for_level(level, budgets).unwrap_or(f64::NAN);
+    let mut thinking_budget = thinking_budget_for_level(pi, level, budgets).unwrap_or(f64::NAN);
     let max_tokens = match base {
         None => model_max,
         Some(b) => js_min(b + thinking_budget, model_max),
     };
     if max_tokens <= thinking_budget {
-        thinking_budget = clamp_thinking_budget_to_answer_room(thinking_budget, max_tokens);
+        thinking_budget = clamp_thinking_budget_to_answer_room(pi, thinking_budget, max_tokens);
     }
     (max_tokens, thinking_budget)
 }

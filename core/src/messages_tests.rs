@@ -1,5 +1,6 @@
 use super::*;
 use crate::js::parse;
+use crate::testcase::pi;
 use crate::tools::{ToolDef, ToolSource};
 
 fn v(json: &str) -> Value {
@@ -37,19 +38,22 @@ fn bash_execution_text_variants() {
         r#"{"role":"bashExecution","command":"ls","output":"a\nb","exitCode":2,"truncated":true,"fullOutputPath":"/tmp/o","timestamp":5}"#,
     );
     assert_eq!(
-        bash_execution_to_text(&m),
+        bash_execution_to_text(&pi(), &m),
         "Ran `ls`\n```\na\nb\n```\n\nCommand exited with code 2\n\n[Output truncated. Full output: /tmp/o]"
     );
     let m =
         v(r#"{"role":"bashExecution","command":"x","output":"","cancelled":true,"exitCode":1}"#);
     assert_eq!(
-        bash_execution_to_text(&m),
+        bash_execution_to_text(&pi(), &m),
         "Ran `x`\n(no output)\n\n(command cancelled)"
     );
     let m = v(r#"{"role":"bashExecution","output":"o","exitCode":0,"truncated":true}"#);
-    assert_eq!(bash_execution_to_text(&m), "Ran `undefined`\n```\no\n```");
+    assert_eq!(
+        bash_execution_to_text(&pi(), &m),
+        "Ran `undefined`\n```\no\n```"
+    );
     let m = v(r#"{"role":"bashExecution","command":"y","exitCode":null}"#);
-    assert_eq!(bash_execution_to_text(&m), "Ran `y`\n(no output)");
+    assert_eq!(bash_execution_to_text(&pi(), &m), "Ran `y`\n(no output)");
 }
 
 #[test]
@@ -72,8 +76,8 @@ fn convert_to_llm_wrappers() {
         v(r#"{"role":"weird"}"#),
         v("42"),
     ];
-    let mut ev = Vec::new();
-    let out = convert_to_llm(&msgs, false, &mut ev);
+    let mut ev = Events::default();
+    let out = convert_to_llm(&pi(), &msgs, false, &mut ev);
     assert_eq!(
         json(&out),
         concat!(
@@ -110,8 +114,8 @@ fn block_images_replaces_and_collapses() {
         ),
         v(r#"{"role":"assistant","content":[{"type":"image"}]}"#),
     ];
-    let mut ev = Vec::new();
-    let out = convert_to_llm(&msgs, true, &mut ev);
+    let mut ev = Events::default();
+    let out = convert_to_llm(&pi(), &msgs, true, &mut ev);
     assert_eq!(
         json(&out),
         concat!(
@@ -144,8 +148,8 @@ fn image_downgrade_collapses_runs_and_existing_placeholder() {
             r#"{"role":"toolResult","toolCallId":"a","content":[{"type":"text","text":"x"},{"type":"image"},{"type":"image"}],"timestamp":1}"#,
         ),
     ];
-    let mut ev = Vec::new();
-    let out = transform_messages(&msgs, &text_model(), None, 0.0, &mut ev);
+    let mut ev = Events::default();
+    let out = transform_messages(&pi(), &msgs, &text_model(), None, 0.0, &mut ev);
     assert_eq!(
         json(&out),
         concat!(
@@ -159,7 +163,14 @@ fn image_downgrade_collapses_runs_and_existing_placeholder() {
         .pi_source
         .is_some_and(|s| s.contains("transform-messages"))));
     // A vision model keeps images.
-    let out = transform_messages(&msgs, &vision_model(), None, 0.0, &mut Vec::new());
+    let out = transform_messages(
+        &pi(),
+        &msgs,
+        &vision_model(),
+        None,
+        0.0,
+        &mut Events::default(),
+    );
     assert_eq!(json(&out), json(&msgs));
 }
 
@@ -169,7 +180,14 @@ fn null_content_becomes_empty_array_in_place() {
         v(r#"{"role":"user","content":null,"timestamp":1}"#),
         v(r#"{"role":"toolResult","toolCallId":"x","timestamp":1}"#),
     ];
-    let out = transform_messages(&msgs, &vision_model(), None, 0.0, &mut Vec::new());
+    let out = transform_messages(
+        &pi(),
+        &msgs,
+        &vision_model(),
+        None,
+        0.0,
+        &mut Events::default(),
+    );
     assert_eq!(
         json(&out),
         r#"[{"role":"user","content":[],"timestamp":1},{"role":"toolResult","toolCallId":"x","timestamp":1,"content":[]}]"#
@@ -200,7 +218,14 @@ fn same_model_keeps_thinking_signatures_and_ids() {
         ),
     ];
     let norm = |id: &str, _: &Model, _: &Value| id.replace('|', "_");
-    let out = transform_messages(&msgs, &text_model(), Some(&norm), 0.0, &mut Vec::new());
+    let out = transform_messages(
+        &pi(),
+        &msgs,
+        &text_model(),
+        Some(&norm),
+        0.0,
+        &mut Events::default(),
+    );
     assert_eq!(
         out[0].get("content").unwrap().to_json(),
         r#"[{"type":"thinking","thinking":"secret","thinkingSignature":"sig","redacted":true},{"type":"thinking","thinking":"","thinkingSignature":"sig2"},{"type":"thinking","thinking":"plan"},{"type":"text","text":"hello","textSignature":"ts"},{"type":"toolCall","id":"call|1","name":"read","arguments":{"path":"a"},"thoughtSignature":"th"}]"#
@@ -217,8 +242,8 @@ fn cross_model_converts_thinking_and_renames_ids() {
         ),
     ];
     let norm = |id: &str, _: &Model, _: &Value| id.replace('|', "_");
-    let mut ev = Vec::new();
-    let out = transform_messages(&msgs, &text_model(), Some(&norm), 0.0, &mut ev);
+    let mut ev = Events::default();
+    let out = transform_messages(&pi(), &msgs, &text_model(), Some(&norm), 0.0, &mut ev);
     assert_eq!(
         out[0].get("content").unwrap().to_json(),
         r#"[{"type":"text","text":"plan"},{"type":"text","text":"hello"},{"type":"toolCall","id":"call_1","name":"read","arguments":{"path":"a"}}]"#
@@ -237,7 +262,14 @@ fn cross_model_converts_thinking_and_renames_ids() {
         .as_object_mut()
         .unwrap()
         .insert("api", Value::str("anthropic-messages"));
-    let out = transform_messages(&[other_api], &text_model(), None, 0.0, &mut Vec::new());
+    let out = transform_messages(
+        &pi(),
+        &[other_api],
+        &text_model(),
+        None,
+        0.0,
+        &mut Events::default(),
+    );
     assert_eq!(out[0].get("content").unwrap().as_array().unwrap().len(), 3);
 }
 
@@ -280,8 +312,8 @@ fn errored_turns_and_orphans() {
             "toolUse",
         ),
     ];
-    let mut ev = Vec::new();
-    let out = transform_messages(&msgs, &text_model(), None, 123.0, &mut ev);
+    let mut ev = Events::default();
+    let out = transform_messages(&pi(), &msgs, &text_model(), None, 123.0, &mut ev);
     let summary: Vec<String> = out
         .iter()
         .map(|m| {
@@ -458,18 +490,21 @@ fn clamp_max_tokens() {
         tools: vec![],
     }; // 1000 tokens
     let m = text_model(); // window 100000
-    assert_eq!(clamp_max_tokens_to_context(&m, &ctx, 32000.0), 32000.0);
     assert_eq!(
-        clamp_max_tokens_to_context(&m, &ctx, 99000.0),
+        clamp_max_tokens_to_context(&pi(), &m, &ctx, 32000.0),
+        32000.0
+    );
+    assert_eq!(
+        clamp_max_tokens_to_context(&pi(), &m, &ctx, 99000.0),
         100000.0 - 1000.0 - 4096.0
     );
     let small = model(r#"{"id":"s","contextWindow":1000,"maxTokens":500}"#);
-    assert_eq!(clamp_max_tokens_to_context(&small, &ctx, 500.0), 1.0);
+    assert_eq!(clamp_max_tokens_to_context(&pi(), &small, &ctx, 500.0), 1.0);
     let zero = model(r#"{"id":"z","contextWindow":0}"#);
-    assert_eq!(clamp_max_tokens_to_context(&zero, &ctx, 0.0), 1.0);
+    assert_eq!(clamp_max_tokens_to_context(&pi(), &zero, &ctx, 0.0), 1.0);
     let missing = model(r#"{"id":"z"}"#);
-    assert!(clamp_max_tokens_to_context(&missing, &ctx, 10.0).is_nan());
-    assert!(clamp_max_tokens_to_context(&m, &ctx, f64::NAN).is_nan());
+    assert!(clamp_max_tokens_to_context(&pi(), &missing, &ctx, 10.0).is_nan());
+    assert!(clamp_max_tokens_to_context(&pi(), &m, &ctx, f64::NAN).is_nan());
 }
 
 #[test]
@@ -477,34 +512,40 @@ fn thinking_budgets() {
     assert_eq!(clamp_reasoning("xhigh"), "high");
     assert_eq!(clamp_reasoning("max"), "high");
     assert_eq!(clamp_reasoning("low"), "low");
-    assert_eq!(thinking_budget_for_level("minimal", None), Some(1024.0));
-    assert_eq!(thinking_budget_for_level("max", None), Some(16384.0));
-    assert_eq!(thinking_budget_for_level("off", None), None);
+    assert_eq!(
+        thinking_budget_for_level(&pi(), "minimal", None),
+        Some(1024.0)
+    );
+    assert_eq!(thinking_budget_for_level(&pi(), "max", None), Some(16384.0));
+    assert_eq!(thinking_budget_for_level(&pi(), "off", None), None);
     let custom = v(r#"{"medium":5000}"#);
     assert_eq!(
-        thinking_budget_for_level("medium", custom.as_object()),
+        thinking_budget_for_level(&pi(), "medium", custom.as_object()),
         Some(5000.0)
     );
     // base undefined: the model max, budget kept when it fits.
     assert_eq!(
-        adjust_max_tokens_for_thinking(None, 64000.0, "medium", None),
+        adjust_max_tokens_for_thinking(&pi(), None, 64000.0, "medium", None),
         (64000.0, 8192.0)
     );
     // base + budget capped by the model max.
     assert_eq!(
-        adjust_max_tokens_for_thinking(Some(1000.0), 64000.0, "high", None),
+        adjust_max_tokens_for_thinking(&pi(), Some(1000.0), 64000.0, "high", None),
         (17384.0, 16384.0)
     );
     // maxTokens <= budget: the budget leaves 1024 for the answer.
     assert_eq!(
-        adjust_max_tokens_for_thinking(None, 8192.0, "medium", None),
+        adjust_max_tokens_for_thinking(&pi(), None, 8192.0, "medium", None),
         (8192.0, 7168.0)
     );
     assert_eq!(
-        adjust_max_tokens_for_thinking(None, 500.0, "minimal", None),
+        adjust_max_tokens_for_thinking(&pi(), None, 500.0, "minimal", None),
         (500.0, 0.0)
     );
-    assert_eq!(clamp_thinking_budget_to_answer_room(4000.0, 3000.0), 1976.0);
+    assert_eq!(
+        clamp_thinking_budget_to_answer_room(&pi(), 4000.0, 3000.0),
+        1976.0
+    );
 }
 
 #[test]

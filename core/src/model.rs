@@ -3,10 +3,10 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use crate::data;
 use crate::diagnostics::Diagnostic;
 use crate::inputs::SourceText;
 use crate::js::{self, js_trim, Object, Value};
+use crate::pi::Pi;
 use crate::trace::{Event, EventKind, Events};
 
 /// A resolved pi `Model` object, kept as the object pi would hold (its key order matters where a
@@ -166,14 +166,16 @@ fn is_object(v: Option<&Value>) -> bool {
 
 /// `mergeCompat(base, override)` (CA/core/provider-composer.js:5–21): a shallow merge, with a
 /// deep merge of the routing and chat-template objects.
-fn merge_compat(base: Option<&Value>, over: Option<&Value>) -> Option<Value> {
+fn merge_compat(pi: &Pi, base: Option<&Value>, over: Option<&Value>) -> Option<Value> {
     let Some(over) = over.filter(|o| o.truthy()) else {
         return base.cloned();
     };
     let Value::Object(mut merged) = spread2(base, Some(over)) else {
         return None;
     };
-    let keys = data::defaults()
+    let keys = pi
+        .data
+        .defaults
         .get("compatDeepMergeKeys")
         .and_then(Value::as_array)
         .cloned()
@@ -189,7 +191,7 @@ fn merge_compat(base: Option<&Value>, over: Option<&Value>) -> Option<Value> {
 }
 
 /// `applyModelOverride(model, override)` (CA/core/provider-composer.js:22–47).
-fn apply_model_override(model: &JsObj, over: &Value) -> JsObj {
+fn apply_model_override(pi: &Pi, model: &JsObj, over: &Value) -> JsObj {
     let mut m = model.clone();
     m.set("name", nullish_or(over.get("name"), model.get("name")));
     m.set(
@@ -229,7 +231,7 @@ fn apply_model_override(model: &JsObj, over: &Value) -> JsObj {
     m.set("samplingParams", sp);
     m.set(
         "compat",
-        merge_compat(model.get("compat"), over.get("compat")),
+        merge_compat(pi, model.get("compat"), over.get("compat")),
     );
     m
 }
@@ -237,6 +239,7 @@ fn apply_model_override(model: &JsObj, over: &Value) -> JsObj {
 /// `modelFromJson(providerId, definition, providerConfig, defaults)`
 /// (CA/core/provider-composer.js:48–78): a custom model with pi's defaults, in pi's key order.
 fn model_from_json(
+    pi: &Pi,
     provider_id: &str,
     def: &Value,
     config: &Value,
@@ -267,7 +270,9 @@ fn model_from_json(
             }
         }
     }
-    let d = data::defaults()
+    let d = pi
+        .data
+        .defaults
         .get("customModel")
         .and_then(|c| c.get("defaults"));
     let dflt = |k: &str| d.and_then(|d| d.get(k)).cloned();
@@ -299,7 +304,7 @@ fn model_from_json(
     m.set("headers", None);
     m.set(
         "compat",
-        merge_compat(config.get("compat"), def.get("compat")),
+        merge_compat(pi, config.get("compat"), def.get("compat")),
     );
     Ok(m)
 }
@@ -327,6 +332,7 @@ fn find_model_defaults<'a>(
 
 /// `applyModelsJson(providerId, baseModels, config)` (CA/core/provider-composer.js:85–117).
 fn apply_models_json(
+    pi: &Pi,
     provider_id: &str,
     base: &[JsObj],
     config: &Value,
@@ -369,7 +375,7 @@ fn apply_models_json(
             }
             m.set(
                 "compat",
-                merge_compat(m.get("compat"), config.get("compat")),
+                merge_compat(pi, m.get("compat"), config.get("compat")),
             );
             m
         })
@@ -383,7 +389,7 @@ fn apply_models_json(
         let existing = models.iter().position(|m| m.get("id") == def.get("id"));
         let api = nullish_or(def.get("api"), config.get("api"));
         let defaults = find_model_defaults(&models, def.get("id"), api.as_ref()).cloned();
-        let model = model_from_json(provider_id, def, config, defaults.as_ref())?;
+        let model = model_from_json(pi, provider_id, def, config, defaults.as_ref())?;
         match existing {
             Some(i) => models[i] = model,
             None => models.push(model),
@@ -396,11 +402,12 @@ fn apply_models_json(
 /// (CA/core/provider-composer.js:298–307): models.json layered on the built-ins, then
 /// `modelOverrides`.
 fn compose_provider_models(
+    pi: &Pi,
     provider_id: &str,
     base: &[JsObj],
     config: &Value,
 ) -> Result<Vec<JsObj>, String> {
-    let models = apply_models_json(provider_id, base, config)?;
+    let models = apply_models_json(pi, provider_id, base, config)?;
     let overrides = config.get("modelOverrides");
     Ok(models
         .into_iter()
@@ -410,7 +417,7 @@ fn compose_provider_models(
                 .as_deref()
                 .and_then(|id| overrides.and_then(|o| o.get(id)))
             {
-                Some(over) => apply_model_override(&m, over),
+                Some(over) => apply_model_override(pi, &m, over),
                 None => m,
             }
         })
@@ -839,33 +846,13 @@ pub struct Registry {
     configs: Object,
 }
 
-/// The built-in catalog grouped by provider, in catalog order (built once).
-fn builtin_catalog() -> &'static [(String, Vec<Object>)] {
-    static CELL: std::sync::OnceLock<Vec<(String, Vec<Object>)>> = std::sync::OnceLock::new();
-    CELL.get_or_init(|| {
-        let mut out: Vec<(String, Vec<Object>)> = Vec::new();
-        for o in data::catalog()
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_object)
-        {
-            let p = o.get_str("provider").unwrap_or("");
-            match out.iter_mut().find(|(q, _)| q == p) {
-                Some((_, ms)) => ms.push(o.clone()),
-                None => out.push((p.to_string(), vec![o.clone()])),
-            }
-        }
-        out
-    })
-}
-
 impl Registry {
     /// Loads the built-in catalog and overlays `models_json` (the text of
     /// `<agentDir>/models.json`, if any), as ModelRuntime does (CA/core/model-runtime.js:125–165,
     /// CA/core/provider-composer.js:291–377). `env` resolves `$VAR` references in `apiKey` and
     /// built-in providers' key variables. Problems are reported, never fatal.
     pub fn load(
+        pi: &Pi,
         models_json: Option<&SourceText>,
         env: &BTreeMap<String, String>,
         diags: &mut Vec<Diagnostic>,
@@ -877,7 +864,7 @@ impl Registry {
 
         // Built-in providers, in catalog order (grouped once per process; the objects are
         // shared, so a provider models.json leaves alone costs no copies).
-        let catalog = builtin_catalog();
+        let catalog = pi.data.catalog_by_provider();
         let mut order: Vec<&str> = catalog.iter().map(|(p, _)| p.as_str()).collect();
         for pid in config.keys() {
             if !catalog.iter().any(|(p, _)| p == pid) {
@@ -899,7 +886,7 @@ impl Registry {
                 Some(cfg) => {
                     let base_models: Vec<JsObj> =
                         base_objs.iter().map(JsObj::from_object).collect();
-                    match compose_provider_models(pid, &base_models, cfg) {
+                    match compose_provider_models(pi, pid, &base_models, cfg) {
                         Ok(models) => models.into_iter().map(JsObj::into_object).collect(),
                         Err(e) => {
                             diags.push(
@@ -1220,13 +1207,20 @@ fn parse_model_pattern(pattern: &str, models: &[&Model]) -> Resolved {
 }
 
 /// `buildFallbackModel(provider, modelId, models)` (CA/core/model-resolver.js:129–142).
-fn build_fallback_model(provider: &str, model_id: &str, models: &[&Model]) -> Option<Model> {
+fn build_fallback_model(
+    pi: &Pi,
+    provider: &str,
+    model_id: &str,
+    models: &[&Model],
+) -> Option<Model> {
     let provider_models: Vec<&Model> = models
         .iter()
         .copied()
         .filter(|m| m.provider() == provider)
         .collect();
-    let default_id = data::defaults()
+    let default_id = pi
+        .data
+        .defaults
         .get("defaultModelPerProvider")
         .and_then(|d| d.get_str(provider));
     let base = default_id
@@ -1239,7 +1233,12 @@ fn build_fallback_model(provider: &str, model_id: &str, models: &[&Model]) -> Op
 }
 
 /// `resolveCliModel({cliModel, cliThinking})` without `--provider` (CA/core/model-resolver.js:291–463).
-fn resolve_cli_model(registry: &Registry, cli_model: &str, cli_thinking: Option<&str>) -> Resolved {
+fn resolve_cli_model(
+    pi: &Pi,
+    registry: &Registry,
+    cli_model: &str,
+    cli_thinking: Option<&str>,
+) -> Resolved {
     let all: Vec<&Model> = registry.models.iter().collect();
     if all.is_empty() {
         return Resolved {
@@ -1353,7 +1352,7 @@ fn resolve_cli_model(registry: &Registry, cli_model: &str, cli_thinking: Option<
                 }
             }
         }
-        if let Some(mut model) = build_fallback_model(p, fallback_pattern, &all) {
+        if let Some(mut model) = build_fallback_model(pi, p, fallback_pattern, &all) {
             let requested = cli_thinking
                 .map(String::from)
                 .or_else(|| fallback_thinking.clone());
@@ -1384,6 +1383,7 @@ fn resolve_cli_model(registry: &Registry, cli_model: &str, cli_thinking: Option<
 /// its provider has auth, else the first available provider default, else the first available
 /// model. Returns the model and the level that step would use (`None` = pi's default).
 fn find_initial_model(
+    pi: &Pi,
     registry: &Registry,
     settings: &crate::settings::Settings,
 ) -> Option<(Model, Option<String>)> {
@@ -1412,7 +1412,9 @@ fn find_initial_model(
     }
     let available: Vec<&Model> = registry.available().collect();
     let first = *available.first()?;
-    if let Some(defaults) = data::defaults()
+    if let Some(defaults) = pi
+        .data
+        .defaults
         .get("defaultModelPerProvider")
         .and_then(Value::as_object)
     {
@@ -1460,6 +1462,7 @@ pub struct ModelChoice {
 /// CA/main.js:347–426, then `createAgentSession`, CA/core/sdk.js:81–138).
 #[allow(clippy::too_many_arguments)]
 pub fn choose(
+    pi: &Pi,
     registry: &Registry,
     cli_model: Option<&str>,
     cli_thinking: Option<&str>,
@@ -1491,7 +1494,7 @@ pub fn choose(
     let mut model_source = String::new();
     let mut level: Option<(String, &str)> = None;
     if let Some(cm) = cli_model.filter(|m| !m.is_empty()) {
-        let resolved = resolve_cli_model(registry, cm, cli_thinking);
+        let resolved = resolve_cli_model(pi, registry, cm, cli_thinking);
         if let Some(w) = &resolved.warning {
             diags.push(Diagnostic::warning("args", None, w.clone()));
         }
@@ -1544,7 +1547,7 @@ pub fn choose(
     }
     let mut initial_level: Option<String> = None;
     if model.is_none() {
-        match find_initial_model(registry, settings) {
+        match find_initial_model(pi, registry, settings) {
             Some((m, l)) => {
                 model_source = if l.is_some() || settings.get("defaultModel").is_some() {
                     "settings.defaultModel"
@@ -1585,7 +1588,8 @@ pub fn choose(
     };
     let data_default = || {
         (
-            data::defaults()
+            pi.data
+                .defaults
                 .get_str("defaultThinkingLevel")
                 .unwrap_or("medium")
                 .to_string(),

@@ -1,6 +1,7 @@
 use super::*;
 use crate::session::SessionContext;
 use crate::settings::Settings;
+use crate::testcase::pi;
 
 fn v(json: &str) -> Value {
     js::parse(json).expect("test JSON")
@@ -80,7 +81,7 @@ fn load(text: &str, e: &BTreeMap<String, String>) -> (Registry, Vec<Diagnostic>)
         name: "agent/models.json".into(),
         text: text.into(),
     };
-    (Registry::load(Some(&src), e, &mut diags), diags)
+    (Registry::load(&pi(), Some(&src), e, &mut diags), diags)
 }
 
 #[test]
@@ -118,7 +119,12 @@ fn registry_matches_pi_key_order_and_merges() {
 
 #[test]
 fn catalog_alone() {
-    let reg = Registry::load(None, &env(&[("OPENAI_API_KEY", "k")]), &mut Vec::new());
+    let reg = Registry::load(
+        &pi(),
+        None,
+        &env(&[("OPENAI_API_KEY", "k")]),
+        &mut Vec::new(),
+    );
     assert_eq!(reg.models.len(), 1354);
     assert!(reg.has_configured_auth("openai"));
     assert_eq!(reg.api_key("openai"), Some("k"));
@@ -224,7 +230,7 @@ fn clamp_table() {
     for (m, expected) in cases {
         let m = model(m);
         for (level, want) in THINKING_LEVELS.iter().zip(expected) {
-            let mut ev = Vec::new();
+            let mut ev = Events::default();
             assert_eq!(
                 clamp_thinking_level(&m, level, &mut ev),
                 *want,
@@ -236,7 +242,7 @@ fn clamp_table() {
     }
     // An unknown level gives the first supported one.
     assert_eq!(
-        clamp_thinking_level(&model(OFF_NULL), "bogus", &mut Vec::new()),
+        clamp_thinking_level(&model(OFF_NULL), "bogus", &mut Events::default()),
         "minimal"
     );
 }
@@ -246,19 +252,19 @@ fn clamp_table() {
 #[test]
 fn cli_model_resolution() {
     let (reg, _) = load(MODELS_JSON, &env(&[("FOO", "f"), ("BAR", "b")]));
-    let r = resolve_cli_model(&reg, "mock/m1", None);
+    let r = resolve_cli_model(&pi(), &reg, "mock/m1", None);
     assert_eq!(r.model.map(|m| m.reference()).as_deref(), Some("mock/m1"));
-    let r = resolve_cli_model(&reg, "mock/m2:high", None);
+    let r = resolve_cli_model(&pi(), &reg, "mock/m2:high", None);
     assert_eq!(r.model.map(|m| m.reference()).as_deref(), Some("mock/m2"));
     assert_eq!(r.thinking_level.as_deref(), Some("high"));
     // A bare unique id.
-    let r = resolve_cli_model(&reg, "my-claude", None);
+    let r = resolve_cli_model(&pi(), &reg, "my-claude", None);
     assert_eq!(
         r.model.map(|m| m.reference()).as_deref(),
         Some("anthropic/my-claude")
     );
     // Unknown id under a known provider: a fallback model built from the provider's default.
-    let r = resolve_cli_model(&reg, "anthropic/claude-nope:low", None);
+    let r = resolve_cli_model(&pi(), &reg, "anthropic/claude-nope:low", None);
     let m = r.model.expect("fallback");
     assert_eq!(
         (m.id(), m.name(), m.reasoning()),
@@ -267,10 +273,10 @@ fn cli_model_resolution() {
     assert_eq!(r.thinking_level.as_deref(), Some("low"));
     assert!(r.warning.is_some());
     // Unknown everything.
-    let r = resolve_cli_model(&reg, "zzz-no-such-model", None);
+    let r = resolve_cli_model(&pi(), &reg, "zzz-no-such-model", None);
     assert!(r.model.is_none() && r.error.is_some());
     // Fuzzy: partial id, aliases preferred.
-    let r = resolve_cli_model(&reg, "anthropic/sonnet-4-5", None);
+    let r = resolve_cli_model(&pi(), &reg, "anthropic/sonnet-4-5", None);
     assert_eq!(
         r.model.map(|m| m.id().to_string()).as_deref(),
         Some("claude-sonnet-4-5")
@@ -285,10 +291,11 @@ fn choose_levels_and_sources() {
         thinking_level: "off".into(),
         ..Default::default()
     };
-    let mut ev = Vec::new();
+    let mut ev = Events::default();
     let mut diags = Vec::new();
     // Default level "medium" on a non-reasoning model clamps to off.
     let c = choose(
+        &pi(),
         &reg,
         Some("mock/m2"),
         None,
@@ -312,6 +319,7 @@ fn choose_levels_and_sources() {
     );
     // --thinking wins over the model suffix; invalid --thinking is ignored with a warning.
     let c = choose(
+        &pi(),
         &reg,
         Some("mock/m1:low"),
         Some("high"),
@@ -326,6 +334,7 @@ fn choose_levels_and_sources() {
         ("high", "--thinking")
     );
     let c = choose(
+        &pi(),
         &reg,
         Some("mock/m1:low"),
         Some("extreme"),
@@ -351,6 +360,7 @@ fn choose_levels_and_sources() {
         ..Default::default()
     };
     let c = choose(
+        &pi(),
         &reg,
         Some("mock/m1"),
         None,
@@ -371,7 +381,17 @@ fn choose_levels_and_sources() {
         messages: vec![v(r#"{"role":"user","content":"x"}"#)],
         ..Default::default()
     };
-    let c = choose(&reg, None, None, &resumed, true, &s, &mut ev, &mut diags);
+    let c = choose(
+        &pi(),
+        &reg,
+        None,
+        None,
+        &resumed,
+        true,
+        &s,
+        &mut ev,
+        &mut diags,
+    );
     assert_eq!(
         c.model.as_ref().map(Model::reference).as_deref(),
         Some("mock/m1")
@@ -389,7 +409,17 @@ fn choose_levels_and_sources() {
         has_thinking_entry: true,
         ..resumed.clone()
     };
-    let c = choose(&reg, None, None, &with_entry, true, &s, &mut ev, &mut diags);
+    let c = choose(
+        &pi(),
+        &reg,
+        None,
+        None,
+        &with_entry,
+        true,
+        &s,
+        &mut ev,
+        &mut diags,
+    );
     assert_eq!(
         (c.thinking_level.as_str(), c.level_source.as_str()),
         ("low", "session")
@@ -401,7 +431,15 @@ fn choose_levels_and_sources() {
     };
     let mut d2 = Vec::new();
     let c = choose(
-        &reg, None, None, &unauthed, true, &settings, &mut ev, &mut d2,
+        &pi(),
+        &reg,
+        None,
+        None,
+        &unauthed,
+        true,
+        &settings,
+        &mut ev,
+        &mut d2,
     );
     assert_ne!(
         c.model.as_ref().map(Model::reference).as_deref(),

@@ -2,9 +2,9 @@
 //! pi-coding-agent `dist/core/system-prompt.js`, `dist/core/skills.js:275–306`,
 //! `dist/core/agent-session.js:738–768`). Every literal piece comes from `data/prompt.json`.
 
-use crate::data;
 use crate::inputs::join_path;
 use crate::js::{utf16_len, Value};
+use crate::pi::Pi;
 use crate::resources::{Resources, Skill};
 use crate::tools::ToolDef;
 
@@ -42,12 +42,13 @@ impl SystemPrompt {
     }
 }
 
-fn p(key: &str) -> &'static str {
-    data::prompt_str(key)
+fn p(pi: &Pi, key: &str) -> &'static str {
+    pi.data.prompt_str(key)
 }
 
-fn skills_str(key: &str) -> &'static str {
-    data::prompt()
+fn skills_str(pi: &Pi, key: &str) -> &'static str {
+    pi.data
+        .prompt
         .get("skills")
         .and_then(|s| s.get_str(key))
         .unwrap_or("")
@@ -57,6 +58,7 @@ fn skills_str(key: &str) -> &'static str {
 /// `_rebuildSystemPrompt`, agent-session.js:738, passes the names, the normalized snippets and the
 /// guidelines of the active tools) and resources.
 pub fn build(
+    pi: &Pi,
     tools: &[ToolDef],
     resources: &Resources,
     cwd: &str,
@@ -65,7 +67,9 @@ pub fn build(
     let mut sp = SystemPrompt::default();
     let prompt_cwd = cwd.replace('\\', "/");
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
-    let skill_read_tool = data::prompt()
+    let skill_read_tool = pi
+        .data
+        .prompt
         .get("skillFileReadToolPreference")
         .and_then(Value::as_array)
         .and_then(|a| {
@@ -91,38 +95,38 @@ pub fn build(
             &c.text,
         );
     } else {
-        default_body(&mut sp, tools, pi_package_dir);
+        default_body(pi, &mut sp, tools, pi_package_dir);
     }
     if append_section {
         for a in &resources.append_prompts {
             sp.push(
                 "append",
                 a.path.as_deref().unwrap_or("--append-system-prompt"),
-                &format!("{}{}", p("appendSeparator"), a.text),
+                &format!("{}{}", p(pi, "appendSeparator"), a.text),
             );
         }
     }
     if !resources.context_files.is_empty() {
-        sp.push("project-context", "pi", p("projectContextOpen"));
+        sp.push("project-context", "pi", p(pi, "projectContextOpen"));
         for f in &resources.context_files {
             let text = format!(
                 "{}{}{}{}{}",
-                p("projectInstructionsOpenPrefix"),
+                p(pi, "projectInstructionsOpenPrefix"),
                 f.path,
-                p("projectInstructionsOpenSuffix"),
+                p(pi, "projectInstructionsOpenSuffix"),
                 f.content,
-                p("projectInstructionsClose")
+                p(pi, "projectInstructionsClose")
             );
             sp.push("context-file", &f.path, &text);
         }
-        sp.push("project-context", "pi", p("projectContextClose"));
+        sp.push("project-context", "pi", p(pi, "projectContextClose"));
     }
     if let Some(tool) = skill_read_tool {
-        format_skills_for_prompt(&mut sp, &resources.skills, tool);
+        format_skills_for_prompt(pi, &mut sp, &resources.skills, tool);
     }
-    let mut cwd_line = format!("{}{}", p("cwdLinePrefix"), prompt_cwd);
+    let mut cwd_line = format!("{}{}", p(pi, "cwdLinePrefix"), prompt_cwd);
     if custom.is_some() {
-        cwd_line.push_str(p("customPromptCwdLineSuffix"));
+        cwd_line.push_str(p(pi, "customPromptCwdLineSuffix"));
     }
     sp.push("cwd", "pi", &cwd_line);
     sp
@@ -130,19 +134,19 @@ pub fn build(
 
 /// The default branch's template (CA/core/system-prompt.js:36–98): intro, tools list (P10),
 /// guidelines (P11), pi documentation paths (P12).
-fn default_body(sp: &mut SystemPrompt, tools: &[ToolDef], pi_package_dir: &str) {
-    sp.push("intro", "pi", p("defaultIntro"));
+fn default_body(pi: &Pi, sp: &mut SystemPrompt, tools: &[ToolDef], pi_package_dir: &str) {
+    sp.push("intro", "pi", p(pi, "defaultIntro"));
     // P10: `- name: snippet` for active tools with a (normalized) snippet.
     let visible: Vec<(&str, String)> = tools
         .iter()
         .filter_map(|t| t.normalized_snippet().map(|s| (t.name.as_str(), s)))
         .collect();
     if visible.is_empty() {
-        sp.push("tools", "pi", p("noTools"));
+        sp.push("tools", "pi", p(pi, "noTools"));
     }
     for (i, (name, snippet)) in visible.iter().enumerate() {
         let join = if i + 1 < visible.len() {
-            p("toolsListJoin")
+            p(pi, "toolsListJoin")
         } else {
             ""
         };
@@ -151,15 +155,15 @@ fn default_body(sp: &mut SystemPrompt, tools: &[ToolDef], pi_package_dir: &str) 
             name,
             &format!(
                 "{}{}{}{}{}",
-                p("toolsListItemPrefix"),
+                p(pi, "toolsListItemPrefix"),
                 name,
-                p("toolsListItemSeparator"),
+                p(pi, "toolsListItemSeparator"),
                 snippet,
                 join
             ),
         );
     }
-    sp.push("tools", "pi", p("afterToolsList"));
+    sp.push("tools", "pi", p(pi, "afterToolsList"));
 
     // P11: an ordered set of guidelines, each with the tool that first contributed it.
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
@@ -172,11 +176,11 @@ fn default_body(sp: &mut SystemPrompt, tools: &[ToolDef], pi_package_dir: &str) 
     };
     if (has("bash") || has("powershell")) && !has("grep") && !has("find") && !has("ls") {
         let g = if has("bash") && has("powershell") {
-            p("guidelineBashAndPowerShell")
+            p(pi, "guidelineBashAndPowerShell")
         } else if has("powershell") {
-            p("guidelinePowerShell")
+            p(pi, "guidelinePowerShell")
         } else {
-            p("guidelineBash")
+            p(pi, "guidelineBash")
         };
         add(g, "pi");
     }
@@ -186,23 +190,23 @@ fn default_body(sp: &mut SystemPrompt, tools: &[ToolDef], pi_package_dir: &str) 
             add(&g, &t.name);
         }
     }
-    add(p("guidelineConcise"), "pi");
-    add(p("guidelineFilePaths"), "pi");
+    add(p(pi, "guidelineConcise"), "pi");
+    add(p(pi, "guidelineFilePaths"), "pi");
     for (i, (g, source)) in guidelines.iter().enumerate() {
         let join = if i + 1 < guidelines.len() {
-            p("guidelinesJoin")
+            p(pi, "guidelinesJoin")
         } else {
             ""
         };
         sp.push(
             "guidelines",
             source,
-            &format!("{}{}{}", p("guidelineItemPrefix"), g, join),
+            &format!("{}{}{}", p(pi, "guidelineItemPrefix"), g, join),
         );
     }
 
     // P12: getReadmePath/getDocsPath/getExamplesPath (CA/config.js:357–367).
-    let paths = data::prompt().get("packagePaths");
+    let paths = pi.data.prompt.get("packagePaths");
     let suffix = |k: &str| {
         paths
             .and_then(|x| x.get_str(k))
@@ -212,21 +216,23 @@ fn default_body(sp: &mut SystemPrompt, tools: &[ToolDef], pi_package_dir: &str) 
     };
     let docs = format!(
         "{}{}{}{}{}{}{}",
-        p("afterGuidelines"),
+        p(pi, "afterGuidelines"),
         join_path(pi_package_dir, &suffix("readmeSuffix")),
-        p("betweenReadmeAndDocs"),
+        p(pi, "betweenReadmeAndDocs"),
         join_path(pi_package_dir, &suffix("docsSuffix")),
-        p("betweenDocsAndExamples"),
+        p(pi, "betweenDocsAndExamples"),
         join_path(pi_package_dir, &suffix("examplesSuffix")),
-        p("docsTail")
+        p(pi, "docsTail")
     );
     sp.push("pi-docs", "pi", &docs);
 }
 
 /// `escapeXml` (CA/core/skills.js:299–306), with the replacements from the data file.
-pub fn escape_xml(s: &str) -> String {
+pub fn escape_xml(pi: &Pi, s: &str) -> String {
     let mut out = s.to_string();
-    if let Some(pairs) = data::prompt()
+    if let Some(pairs) = pi
+        .data
+        .prompt
         .get("skills")
         .and_then(|x| x.get("xmlEscapes"))
         .and_then(Value::as_array)
@@ -250,7 +256,7 @@ pub fn escape_xml(s: &str) -> String {
 /// `formatSkillsForPrompt(skills, fileReadTool)` (CA/core/skills.js:275–298): nothing when no
 /// skill is visible (`disable-model-invocation`); otherwise the header lines, one block per skill
 /// and the closing tag, joined by `\n`.
-fn format_skills_for_prompt(sp: &mut SystemPrompt, skills: &[Skill], read_tool: &str) {
+fn format_skills_for_prompt(pi: &Pi, sp: &mut SystemPrompt, skills: &[Skill], read_tool: &str) {
     let visible: Vec<&Skill> = skills
         .iter()
         .filter(|s| !s.disable_model_invocation)
@@ -258,46 +264,50 @@ fn format_skills_for_prompt(sp: &mut SystemPrompt, skills: &[Skill], read_tool: 
     if visible.is_empty() {
         return;
     }
-    let j = skills_str("lineJoin");
+    let j = skills_str(pi, "lineJoin");
     let header = [
-        skills_str("header"),
+        skills_str(pi, "header"),
         if read_tool == "read" {
-            skills_str("readToolLine")
+            skills_str(pi, "readToolLine")
         } else {
-            skills_str("bashToolLine")
+            skills_str(pi, "bashToolLine")
         },
-        skills_str("relativePathLine"),
-        skills_str("separatorLine"),
-        skills_str("listOpen"),
+        skills_str(pi, "relativePathLine"),
+        skills_str(pi, "separatorLine"),
+        skills_str(pi, "listOpen"),
     ]
     .join(j);
     sp.push("skills", "pi", &header);
     for s in visible {
         let lines = [
-            skills_str("skillOpen").to_string(),
+            skills_str(pi, "skillOpen").to_string(),
             format!(
                 "{}{}{}",
-                skills_str("namePrefix"),
-                escape_xml(&s.name),
-                skills_str("nameSuffix")
+                skills_str(pi, "namePrefix"),
+                escape_xml(pi, &s.name),
+                skills_str(pi, "nameSuffix")
             ),
             format!(
                 "{}{}{}",
-                skills_str("descriptionPrefix"),
-                escape_xml(&s.description),
-                skills_str("descriptionSuffix")
+                skills_str(pi, "descriptionPrefix"),
+                escape_xml(pi, &s.description),
+                skills_str(pi, "descriptionSuffix")
             ),
             format!(
                 "{}{}{}",
-                skills_str("locationPrefix"),
-                escape_xml(&s.file_path),
-                skills_str("locationSuffix")
+                skills_str(pi, "locationPrefix"),
+                escape_xml(pi, &s.file_path),
+                skills_str(pi, "locationSuffix")
             ),
-            skills_str("skillClose").to_string(),
+            skills_str(pi, "skillClose").to_string(),
         ];
         sp.push("skills", &s.file_path, &format!("{j}{}", lines.join(j)));
     }
-    sp.push("skills", "pi", &format!("{j}{}", skills_str("listClose")));
+    sp.push(
+        "skills",
+        "pi",
+        &format!("{j}{}", skills_str(pi, "listClose")),
+    );
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 use super::*;
 use crate::resources::{ContextFile, PromptText, Resources, Skill};
+use crate::testcase::pi;
 use crate::tools::builtin_tools;
 
 fn assert_tiles(sp: &SystemPrompt) {
@@ -17,7 +18,7 @@ fn assert_tiles(sp: &SystemPrompt) {
 }
 
 fn default_tools() -> Vec<ToolDef> {
-    builtin_tools(false)
+    builtin_tools(&pi(), false)
         .into_iter()
         .filter(|t| ["read", "bash", "edit", "write"].contains(&t.name.as_str()))
         .collect()
@@ -49,7 +50,7 @@ fn default_branch_tiles_and_matches_pi_layout() {
             path: None,
         }],
     };
-    let sp = build(&default_tools(), &res, "/p", "/pkg");
+    let sp = build(&pi(), &default_tools(), &res, "/p", "/pkg");
     assert_tiles(&sp);
     assert!(sp.text.starts_with("You are an expert coding assistant"));
     assert!(sp.text.contains("- read: Read file contents\n- bash: "));
@@ -98,7 +99,7 @@ fn custom_branch_has_a_trailing_newline_and_no_tools_list() {
         ],
         ..Default::default()
     };
-    let sp = build(&default_tools(), &res, "C:\\w", "/pkg");
+    let sp = build(&pi(), &default_tools(), &res, "C:\\w", "/pkg");
     assert_tiles(&sp);
     assert_eq!(
         sp.text,
@@ -109,11 +110,11 @@ fn custom_branch_has_a_trailing_newline_and_no_tools_list() {
 
 #[test]
 fn no_tools_and_the_file_exploration_guideline_variants() {
-    let sp = build(&[], &Resources::default(), "/", "/pkg");
+    let sp = build(&pi(), &[], &Resources::default(), "/", "/pkg");
     assert_tiles(&sp);
     assert!(sp.text.contains("Available tools:\n(none)\n\nIn addition"));
     assert!(sp.text.contains("Guidelines:\n- Be concise in your responses\n- Show file paths clearly when working with files\n\nPi documentation"));
-    let all = builtin_tools(false);
+    let all = builtin_tools(&pi(), false);
     let pick = |n: &[&str]| {
         all.iter()
             .filter(|t| n.contains(&t.name.as_str()))
@@ -121,6 +122,7 @@ fn no_tools_and_the_file_exploration_guideline_variants() {
             .collect::<Vec<_>>()
     };
     let both = build(
+        &pi(),
         &pick(&["bash", "powershell"]),
         &Resources::default(),
         "/",
@@ -131,9 +133,21 @@ fn no_tools_and_the_file_exploration_guideline_variants() {
         .contains("- Use bash or PowerShell for file operations"));
     // The PI_* guideline of bash and powershell appears once.
     assert_eq!(both.text.matches("PI_* environment").count(), 1);
-    let ps = build(&pick(&["powershell"]), &Resources::default(), "/", "/pkg");
+    let ps = build(
+        &pi(),
+        &pick(&["powershell"]),
+        &Resources::default(),
+        "/",
+        "/pkg",
+    );
     assert!(ps.text.contains("- Use PowerShell for file operations"));
-    let with_ls = build(&pick(&["bash", "ls"]), &Resources::default(), "/", "/pkg");
+    let with_ls = build(
+        &pi(),
+        &pick(&["bash", "ls"]),
+        &Resources::default(),
+        "/",
+        "/pkg",
+    );
     assert!(!with_ls.text.contains("for file operations"));
 }
 
@@ -143,18 +157,18 @@ fn skills_need_read_or_bash_and_use_the_matching_line() {
         skills: vec![skill("a", false)],
         ..Default::default()
     };
-    let all = builtin_tools(false);
+    let all = builtin_tools(&pi(), false);
     let bash: Vec<ToolDef> = all.iter().filter(|t| t.name == "bash").cloned().collect();
-    assert!(build(&bash, &res, "/", "/pkg")
+    assert!(build(&pi(), &bash, &res, "/", "/pkg")
         .text
         .contains("Use bash to load a skill's file"));
     let edit: Vec<ToolDef> = all.iter().filter(|t| t.name == "edit").cloned().collect();
-    assert!(!build(&edit, &res, "/", "/pkg")
+    assert!(!build(&pi(), &edit, &res, "/", "/pkg")
         .text
         .contains("<available_skills>"));
 }
 
 #[test]
 fn escape_xml_replaces_the_five_characters() {
-    assert_eq!(escape_xml("a&<>\"'"), "a&amp;&lt;&gt;&quot;&apos;");
+    assert_eq!(escape_xml(&pi(), "a&<>\"'"), "a&amp;&lt;&gt;&quot;&apos;");
 }

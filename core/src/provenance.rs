@@ -13,7 +13,6 @@
 use std::collections::HashMap;
 
 use crate::assemble::Assembly;
-use crate::data;
 use crate::js::{utf16_len, Object, Value};
 use crate::tools::ToolSource;
 use crate::trace::StageId;
@@ -159,7 +158,7 @@ struct Index<'a> {
     weak: HashMap<&'a str, Vec<Piece>>,
     /// Per LLM message, its strong texts (for containment).
     msg_texts: Vec<Vec<(&'a str, &'static str)>>,
-    pi_strings: Vec<(String, &'static str)>,
+    pi_strings: &'static [(String, &'static str)],
 }
 
 fn add<'a>(
@@ -186,28 +185,6 @@ fn collect_strings<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
     }
 }
 
-fn pi_strings() -> Vec<(String, &'static str)> {
-    fn walk(prefix: &str, v: &'static Value, out: &mut Vec<(String, &'static str)>) {
-        match v {
-            Value::String(s) if utf16_len(s) >= 4 => out.push((prefix.to_string(), s.as_str())),
-            Value::Object(o) => {
-                for (k, x) in o.iter() {
-                    let key = if prefix.is_empty() {
-                        k.to_string()
-                    } else {
-                        format!("{prefix}.{k}")
-                    };
-                    walk(&key, x, out);
-                }
-            }
-            _ => {}
-        }
-    }
-    let mut out = Vec::new();
-    walk("", data::strings(), &mut out);
-    out
-}
-
 impl<'a> Index<'a> {
     fn build(a: &'a Assembly, tool_args: &'a [Vec<String>]) -> Index<'a> {
         let p = &a.parts;
@@ -215,7 +192,7 @@ impl<'a> Index<'a> {
             strong: HashMap::new(),
             weak: HashMap::new(),
             msg_texts: Vec::new(),
-            pi_strings: pi_strings(),
+            pi_strings: a.pi.map_or(&[][..], |pi| pi.data.inserted_strings()),
         };
         for (i, m) in p.llm_messages.iter().enumerate() {
             let mut texts: Vec<(&'a str, &'static str)> = Vec::new();
@@ -304,7 +281,8 @@ impl<'a> Index<'a> {
             add(&mut ix.weak, &t.name, Owner::Tool(i), "name");
         }
         // pi's strings: static, so they outlive `'a`.
-        let pis: &'static [(String, &'static str)] = pi_strings_static();
+        let pis: &'static [(String, &'static str)] =
+            a.pi.map_or(&[][..], |pi| pi.data.inserted_strings());
         for (k, (_, s)) in pis.iter().enumerate() {
             if utf16_len(s) < 8 {
                 continue;
@@ -313,11 +291,6 @@ impl<'a> Index<'a> {
         }
         ix
     }
-}
-
-fn pi_strings_static() -> &'static [(String, &'static str)] {
-    static CELL: std::sync::OnceLock<Vec<(String, &'static str)>> = std::sync::OnceLock::new();
-    CELL.get_or_init(pi_strings)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -835,7 +808,7 @@ pub fn provenance(a: &Assembly) -> Vec<Origin> {
             part,
         }
     };
-    let pis = pi_strings_static();
+    let pis = a.pi.map_or(&[][..], |pi| pi.data.inserted_strings());
     let from_owner = |o: Owner, part: &'static str, offset: usize, structure: bool| -> Source {
         match o {
             Owner::Msg(i) => Source::Message(message_ref(

@@ -40,7 +40,7 @@ fn print_provenance() {
 #[test]
 #[ignore]
 fn params_vs_body() {
-    for api in crate::protocols::APIS {
+    for api in crate::Api::ALL.map(crate::Api::as_str) {
         let a = assembly("an-cross-provider-history", Some(api));
         if let Some(r) = &a.request {
             let same = r.params.to_json() == r.body;
@@ -72,7 +72,7 @@ fn every_leaf_and_top_level_key_has_an_origin() {
         "oc-session-errored-aborted",
         "oc-images-text-only",
     ] {
-        for api in crate::protocols::APIS {
+        for api in crate::Api::ALL.map(crate::Api::as_str) {
             let a = assembly(case, Some(api));
             let Some(r) = &a.request else { continue };
             let body = crate::js::parse(&r.body).expect("body");

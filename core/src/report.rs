@@ -82,7 +82,9 @@ pub fn request_json(a: &Assembly) -> Value {
                 .as_ref()
                 .map(|m| m.api())
                 .unwrap_or("");
-            let runtime: Vec<Value> = crate::protocols::runtime_headers(api)
+            let runtime: Vec<Value> = api
+                .parse::<crate::Api>()
+                .map_or(&[][..], crate::Api::runtime_headers)
                 .iter()
                 .map(|h| Value::str(*h))
                 .collect();

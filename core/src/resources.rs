@@ -4,10 +4,10 @@
 //! `dist/core/package-manager.js`, `dist/utils/frontmatter.js`).
 
 use crate::args::{resolve_pi_path, PathOptions, PiArgs};
-use crate::data;
 use crate::diagnostics::Diagnostic;
 use crate::inputs::{basename, dirname, join_path, normalize_path, resolve_path, VirtualFs};
 use crate::js::Value;
+use crate::pi::Pi;
 use crate::settings::Settings;
 
 /// A context file that made it into the prompt.
@@ -65,6 +65,7 @@ fn strip_bom(s: String) -> String {
 /// resumed session's), `process_cwd` the directory pi was started in (CLI paths resolve there).
 #[allow(clippy::too_many_arguments)]
 pub fn load(
+    pi: &Pi,
     fs: &VirtualFs,
     home: &str,
     agent_dir: &str,
@@ -79,7 +80,7 @@ pub fn load(
     let context_files = if args.no_context_files {
         Vec::new()
     } else {
-        load_project_context_files(fs, &cwd, &agent_dir)
+        load_project_context_files(pi, fs, &cwd, &agent_dir)
     };
     let skills = load_skills(
         fs,
@@ -183,8 +184,10 @@ fn resolve_prompt_input(
 
 /// `loadContextFileFromDir(dir)` (resource-loader.js:32–51): the first candidate that is a
 /// regular file; the later existing candidates are recorded as shadowed.
-fn load_context_file_from_dir(fs: &VirtualFs, dir: &str) -> Option<ContextFile> {
-    let candidates = data::prompt()
+fn load_context_file_from_dir(pi: &Pi, fs: &VirtualFs, dir: &str) -> Option<ContextFile> {
+    let candidates = pi
+        .data
+        .prompt
         .get("contextFileCandidates")
         .and_then(Value::as_array)?;
     let mut found: Option<ContextFile> = None;
@@ -242,7 +245,7 @@ fn find_git_paths(fs: &VirtualFs, cwd: &str) -> Option<(String, String)> {
 
 /// `findShadowedContextFile(cwd)` (resource-loader.js:62–81): the main repo's context file that
 /// a nested linked worktree's own context file shadows.
-fn find_shadowed_context_file(fs: &VirtualFs, cwd: &str) -> Option<String> {
+fn find_shadowed_context_file(pi: &Pi, fs: &VirtualFs, cwd: &str) -> Option<String> {
     let (worktree_root, common) = find_git_paths(fs, cwd)?;
     let main_root = dirname(&common);
     if !worktree_root.starts_with(&format!("{main_root}/")) {
@@ -251,24 +254,29 @@ fn find_shadowed_context_file(fs: &VirtualFs, cwd: &str) -> Option<String> {
     if join_path(&main_root, ".git") != common {
         return None;
     }
-    let wt = load_context_file_from_dir(fs, &worktree_root)?;
+    let wt = load_context_file_from_dir(pi, fs, &worktree_root)?;
     Some(join_path(&main_root, basename(&wt.path)))
 }
 
 /// `loadProjectContextFiles` (resource-loader.js:82–106): the agent dir's file first, then the
 /// ancestors from the root down to cwd; duplicates by path removed.
-pub fn load_project_context_files(fs: &VirtualFs, cwd: &str, agent_dir: &str) -> Vec<ContextFile> {
+pub fn load_project_context_files(
+    pi: &Pi,
+    fs: &VirtualFs,
+    cwd: &str,
+    agent_dir: &str,
+) -> Vec<ContextFile> {
     let mut files = Vec::new();
     let mut seen: Vec<String> = Vec::new();
-    if let Some(g) = load_context_file_from_dir(fs, agent_dir) {
+    if let Some(g) = load_context_file_from_dir(pi, fs, agent_dir) {
         seen.push(g.path.clone());
         files.push(g);
     }
-    let shadowed = find_shadowed_context_file(fs, cwd);
+    let shadowed = find_shadowed_context_file(pi, fs, cwd);
     let mut ancestors = Vec::new();
     let mut dir = cwd.to_string();
     loop {
-        if let Some(f) = load_context_file_from_dir(fs, &dir) {
+        if let Some(f) = load_context_file_from_dir(pi, fs, &dir) {
             let is_shadowed = shadowed.as_deref() == Some(f.path.as_str());
             if !is_shadowed && !seen.contains(&f.path) {
                 seen.push(f.path.clone());
@@ -925,11 +933,12 @@ pub fn strip_frontmatter(content: &str) -> Option<String> {
 /// the skill's body in a `<skill>` block, followed by the args. Unknown skills pass through.
 /// Returns the skill used, if any.
 pub fn expand_skill_command<'a>(
+    pi: &Pi,
     text: &str,
     skills: &'a [Skill],
     fs: &VirtualFs,
 ) -> (String, Option<&'a Skill>) {
-    let s = |k: &str| data::string("agentSession", k);
+    let s = |k: &str| pi.data.string("agentSession", k);
     let Some(rest) = text.strip_prefix(s("skillCommandPrefix")) else {
         return (text.to_string(), None);
     };

@@ -1,4 +1,5 @@
 use super::*;
+use crate::testcase::pi;
 
 fn fs_with(files: &[(&str, &str)]) -> VirtualFs {
     let mut fs = VirtualFs::new();
@@ -154,7 +155,7 @@ fn context_files_agent_dir_first_then_root_to_cwd() {
         ("/p/q/AGENTS.md", "shadowed"),
         ("/p/q/r/CLAUDE.MD", "upper"),
     ]);
-    let files = load_project_context_files(&fs, "/p/q/r", "/h/.pi/agent");
+    let files = load_project_context_files(&pi(), &fs, "/p/q/r", "/h/.pi/agent");
     let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
     assert_eq!(
         paths,
@@ -169,7 +170,7 @@ fn context_files_agent_dir_first_then_root_to_cwd() {
     assert_eq!(files[2].shadowed, ["/p/CLAUDE.md"]);
     assert_eq!(files[3].shadowed, ["/p/q/AGENTS.md"]);
     // The agent dir inside the walk is not repeated.
-    let files = load_project_context_files(&fs, "/h/.pi/agent", "/h/.pi/agent");
+    let files = load_project_context_files(&pi(), &fs, "/h/.pi/agent", "/h/.pi/agent");
     assert_eq!(
         files
             .iter()
@@ -189,7 +190,7 @@ fn a_nested_worktree_shadows_the_main_repo_context_file() {
         ("/repo/.git/worktrees/wt/commondir", "../..\n"),
         ("/repo/wt/AGENTS.md", "worktree"),
     ]);
-    let paths: Vec<String> = load_project_context_files(&fs, "/repo/wt", "/h/.pi/agent")
+    let paths: Vec<String> = load_project_context_files(&pi(), &fs, "/repo/wt", "/h/.pi/agent")
         .into_iter()
         .map(|f| f.path)
         .collect();
@@ -204,6 +205,7 @@ fn load_all(fs: &VirtualFs, args: &PiArgs, trusted: bool) -> (Resources, Vec<Dia
     };
     (
         load(
+            &pi(),
             fs,
             "/h",
             "/h/.pi/agent",
@@ -376,14 +378,17 @@ fn skill_command_expansion() {
         disable_model_invocation: false,
         source: "user".into(),
     }];
-    let (t, used) = expand_skill_command("/skill:deploy  now ", &skills, &fs);
+    let (t, used) = expand_skill_command(&pi(), "/skill:deploy  now ", &skills, &fs);
     assert!(used.is_some());
     assert_eq!(t, "<skill name=\"deploy\" location=\"/s/deploy/SKILL.md\">\nReferences are relative to /s/deploy.\n\nSteps.\n</skill>\n\nnow");
     assert_eq!(
-        expand_skill_command("/skill:other x", &skills, &fs).0,
+        expand_skill_command(&pi(), "/skill:other x", &skills, &fs).0,
         "/skill:other x"
     );
-    assert_eq!(expand_skill_command("hello", &skills, &fs).0, "hello");
+    assert_eq!(
+        expand_skill_command(&pi(), "hello", &skills, &fs).0,
+        "hello"
+    );
 }
 
 #[test]

@@ -15,6 +15,7 @@ use std::collections::HashMap;
 use crate::diagnostics::Diagnostic;
 use crate::inputs::{resolve_path, SourceText};
 use crate::js::{self, number_to_string, Object, Value};
+use crate::pi::Pi;
 use crate::trace::{Event, EventKind, Events};
 
 /// One parsed entry with the 1-based line it came from.
@@ -200,10 +201,10 @@ struct Parsed {
 ///
 /// Ports `loadEntriesFromFile` (CA/core/session-manager.js:277–321), the header check of
 /// `_setSessionFile` (:619–635) and `_loadEntries` → `migrateToCurrentVersion` (:671–685, :75).
-pub fn parse(src: &SourceText) -> SessionFile {
+pub fn parse(pi: &Pi, src: &SourceText) -> SessionFile {
     let mut file = SessionFile {
         name: src.name.clone(),
-        original_version: 3,
+        original_version: pi.rules.session_version,
         ..Default::default()
     };
     let mut parsed = load_entries_from_file(src, &mut file.diagnostics);
@@ -235,7 +236,7 @@ pub fn parse(src: &SourceText) -> SessionFile {
     }
 
     file.original_version =
-        migrate_to_current_version(&mut parsed, &src.name, &mut file.diagnostics);
+        migrate_to_current_version(pi, &mut parsed, &src.name, &mut file.diagnostics);
 
     let mut iter = parsed.into_iter();
     if let Some(h) = iter.next() {
@@ -355,10 +356,12 @@ fn excerpt(line: &str) -> String {
 // ---------------------------------------------------------------------------------------------
 
 /// `migrateToCurrentVersion` (CA/core/session-manager.js:75–85): `version = header.version ?? 1`;
-/// nothing to do at `>= 3`, else v1→v2 (when `< 2`) then v2→v3 (when `< 3`). The comparisons are
-/// JS ones (`"2"` counts as 2, a non-numeric version as NaN, which migrates nothing).
-/// Returns the declared version as a whole number (0 for NaN).
+/// nothing to do at `>= CURRENT_SESSION_VERSION` (the release's `session_version`, 3), else
+/// v1→v2 (when `< 2`) then v2→v3 (when `< 3`). The comparisons are JS ones (`"2"` counts as 2, a
+/// non-numeric version as NaN, which migrates nothing). Returns the declared version as a whole
+/// number (0 for NaN).
 fn migrate_to_current_version(
+    pi: &Pi,
     entries: &mut [Parsed],
     file: &str,
     diags: &mut Vec<Diagnostic>,
@@ -374,7 +377,7 @@ fn migrate_to_current_version(
     } else {
         version.clamp(0.0, f64::from(u32::MAX)) as u32
     };
-    if version >= 3.0 {
+    if version >= f64::from(pi.rules.session_version) {
         return declared;
     }
     if version < 2.0 {

@@ -1,19 +1,23 @@
 use super::*;
 use crate::diagnostics::Severity;
+use crate::testcase::pi;
 
 const HEADER: &str = r#"{"type":"session","version":3,"id":"sess-1","timestamp":"2026-01-05T09:00:00.000Z","cwd":"/p"}"#;
 
 fn file(text: &str) -> SessionFile {
-    parse(&SourceText {
-        name: "s.jsonl".into(),
-        text: text.into(),
-    })
+    parse(
+        &pi(),
+        &SourceText {
+            name: "s.jsonl".into(),
+            text: text.into(),
+        },
+    )
 }
 
 /// Parses and builds the context; all diagnostics (parse + build) and events returned.
 fn run(text: &str) -> (SessionFile, SessionContext, Events, Vec<Diagnostic>) {
     let f = file(text);
-    let mut events = Vec::new();
+    let mut events = Events::default();
     let mut diags = f.diagnostics.clone();
     let ctx = build_context(&f, &mut events, &mut diags);
     (f, ctx, events, diags)

@@ -350,12 +350,29 @@ mod tests {
         // protocol: bytes and UTF-16 units of the body, in the stats and in the body stage.
         for name in testcase::all_cases() {
             let a = testcase::assembly(&name, None);
-            let (Some(r), Some(s)) = (&a.request, &a.stats) else { continue };
-            let units = r.body.encode_utf16().count() - r.body.chars().filter(|c| crate::js::is_lone_surrogate_char(*c).is_some()).count();
+            let (Some(r), Some(s)) = (&a.request, &a.stats) else {
+                continue;
+            };
+            let units = r.body.encode_utf16().count()
+                - r.body
+                    .chars()
+                    .filter(|c| crate::js::is_lone_surrogate_char(*c).is_some())
+                    .count();
             assert_eq!(s.body_chars, units, "{name}");
             assert_eq!(s.body_bytes, r.body.len(), "{name}");
-            let stage = a.trace.stages.iter().find(|st| st.id == StageId::HttpBody).expect("body stage");
-            let count = |k: &str| stage.counts.iter().find(|(n, _)| n == k).map(|(_, v)| *v as usize);
+            let stage = a
+                .trace
+                .stages
+                .iter()
+                .find(|st| st.id == StageId::HttpBody)
+                .expect("body stage");
+            let count = |k: &str| {
+                stage
+                    .counts
+                    .iter()
+                    .find(|(n, _)| n == k)
+                    .map(|(_, v)| *v as usize)
+            };
             assert_eq!(count("chars"), Some(units), "{name}");
             assert_eq!(count("bytes"), Some(r.body.len()), "{name}");
         }

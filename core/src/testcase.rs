@@ -44,7 +44,7 @@ pub fn inputs(name: &str) -> Inputs {
 /// The assembly of a corpus case, optionally under another protocol.
 pub fn assembly(name: &str, api: Option<&str>) -> Assembly {
     let mut i = inputs(name);
-    i.api = api.map(String::from);
+    i.api = api.map(|a| a.parse().expect("an api"));
     assemble(&i)
 }
 
@@ -61,4 +61,9 @@ pub fn all_cases() -> Vec<String> {
             .unwrap_or_default();
     names.sort();
     names
+}
+
+/// pi 0.85.1, the release the unit tests are written against.
+pub fn pi() -> crate::Pi {
+    crate::Pi::new(crate::PiVersion::V0_85_1).expect("pi 0.85.1's data is compiled in")
 }

@@ -2,10 +2,10 @@
 //! and the active-tool selection from flags and settings (INVENTORY §2d, P19–P22).
 
 use crate::args::PiArgs;
-use crate::data;
 use crate::diagnostics::Diagnostic;
 use crate::inputs::SourceText;
 use crate::js::{self, Object, Value};
+use crate::pi::Pi;
 use crate::settings::Settings;
 
 /// Where a tool came from.
@@ -115,8 +115,8 @@ pub fn normalize_prompt_guidelines(guidelines: Option<&[String]>) -> Vec<String>
 /// The order is that of the data file; pi's registry order (`createAllToolDefinitions`,
 /// CA/core/tools/index.js:89) differs (powershell third) but never shows: the active order comes
 /// from the name lists in [`select`].
-pub fn builtin_tools(experimental: bool) -> Vec<ToolDef> {
-    let Some(list) = data::tools().as_array() else {
+pub fn builtin_tools(pi: &Pi, experimental: bool) -> Vec<ToolDef> {
+    let Some(list) = pi.data.tools.as_array() else {
         return Vec::new();
     };
     list.iter()
@@ -300,6 +300,7 @@ fn describe(v: Option<&Value>) -> String {
 /// (`includeAllExtensionTools`), de-duplicates, and `setActiveToolsByName` (:659) keeps the names
 /// the registry has.
 pub fn select(
+    pi: &Pi,
     builtins: Vec<ToolDef>,
     extensions: Vec<ToolDef>,
     args: &PiArgs,
@@ -316,7 +317,9 @@ pub fn select(
         allowed.as_ref().is_none_or(|a| a.iter().any(|e| e == name)) && !is_excluded(name)
     };
 
-    let default_names: Vec<String> = match data::prompt()
+    let default_names: Vec<String> = match pi
+        .data
+        .prompt
         .get("defaultActiveTools")
         .and_then(Value::as_array)
     {

@@ -2,6 +2,7 @@ use super::*;
 use crate::args::PiArgs;
 use crate::inputs::SourceText;
 use crate::js::Object;
+use crate::testcase::pi;
 
 fn names(t: &[ToolDef]) -> Vec<&str> {
     t.iter().map(|t| t.name.as_str()).collect()
@@ -20,15 +21,22 @@ fn ext(json: &str) -> Vec<ToolDef> {
 
 fn sel(args: PiArgs, settings: Settings, exts: Vec<ToolDef>) -> Vec<String> {
     let mut d = Vec::new();
-    select(builtin_tools(false), exts, &args, &settings, &mut d)
-        .into_iter()
-        .map(|t| t.name)
-        .collect()
+    select(
+        &pi(),
+        builtin_tools(&pi(), false),
+        exts,
+        &args,
+        &settings,
+        &mut d,
+    )
+    .into_iter()
+    .map(|t| t.name)
+    .collect()
 }
 
 #[test]
 fn builtins_come_from_the_data_and_experimental_adds_constrained_sampling() {
-    let plain = builtin_tools(false);
+    let plain = builtin_tools(&pi(), false);
     assert_eq!(
         names(&plain),
         [
@@ -43,7 +51,7 @@ fn builtins_come_from_the_data_and_experimental_adds_constrained_sampling() {
         ]
     );
     assert!(plain.iter().all(|t| t.constrained_sampling.is_none()));
-    let exp = builtin_tools(true);
+    let exp = builtin_tools(&pi(), true);
     let with: Vec<&str> = exp
         .iter()
         .filter(|t| t.constrained_sampling.is_some())
@@ -130,7 +138,8 @@ fn an_extension_tool_replaces_a_builtin_of_the_same_name_in_place() {
     let e = ext(r#"[{"name":"read","description":"mine","promptSnippet":"My read"}]"#);
     let mut d = Vec::new();
     let active = select(
-        builtin_tools(false),
+        &pi(),
+        builtin_tools(&pi(), false),
         e,
         &PiArgs::default(),
         &Settings::default(),

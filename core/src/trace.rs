@@ -1,9 +1,10 @@
 //! The record of what each pipeline stage did: the seed article's chain, stage by stage.
 
 /// The stages of pi's request assembly, in order (INVENTORY §0).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum StageId {
     /// The session JSONL read, migrated and indexed; the active branch walked.
+    #[default]
     SessionRead,
     /// `buildSessionContext`: entries on the branch turned into agent messages.
     AgentMessages,
@@ -111,15 +112,20 @@ impl EventKind {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Event {
+    /// The stage that did it (set by the [`Events`] sink it was pushed into).
+    pub stage: StageId,
     pub kind: EventKind,
     pub message: String,
-    /// pi's source location of the rule (`AI/api/transform-messages.js:127`), when known.
+    /// The rule's pi source key (`AI/api/transform-messages.js:127`, a location in the release
+    /// the rule was ported from; [`Pi::source`](crate::pi::Pi::source) gives its location in
+    /// the release being rebuilt), when known.
     pub pi_source: Option<&'static str>,
 }
 
 impl Event {
     pub fn new(kind: EventKind, message: impl Into<String>) -> Self {
         Event {
+            stage: StageId::default(),
             kind,
             message: message.into(),
             pi_source: None,
@@ -132,8 +138,68 @@ impl Event {
     }
 }
 
-/// A sink for events, so stage functions need not know where they go.
-pub type Events = Vec<Event>;
+/// A sink for events, so stage functions need not know where they go: every event pushed is
+/// filed under the sink's current stage.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Events {
+    stage: StageId,
+    list: Vec<Event>,
+}
+
+impl Events {
+    /// A sink filing events under `stage`.
+    pub fn new(stage: StageId) -> Self {
+        Events {
+            stage,
+            list: Vec::new(),
+        }
+    }
+
+    pub fn push(&mut self, mut event: Event) {
+        event.stage = self.stage;
+        self.list.push(event);
+    }
+
+    pub fn extend(&mut self, events: impl IntoIterator<Item = Event>) {
+        for e in events {
+            self.push(e);
+        }
+    }
+
+    /// Files the events pushed from now on under `stage`; returns the stage before.
+    pub fn enter(&mut self, stage: StageId) -> StageId {
+        std::mem::replace(&mut self.stage, stage)
+    }
+
+    /// Runs `f` with its events filed under `stage`, then goes back to the stage before.
+    pub fn within<T>(&mut self, stage: StageId, f: impl FnOnce(&mut Events) -> T) -> T {
+        let before = self.enter(stage);
+        let out = f(self);
+        self.enter(before);
+        out
+    }
+
+    pub fn into_vec(self) -> Vec<Event> {
+        self.list
+    }
+}
+
+impl std::ops::Deref for Events {
+    type Target = [Event];
+
+    fn deref(&self) -> &[Event] {
+        &self.list
+    }
+}
+
+impl IntoIterator for Events {
+    type Item = Event;
+    type IntoIter = std::vec::IntoIter<Event>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.list.into_iter()
+    }
+}
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Stage {
@@ -156,5 +222,50 @@ pub struct Trace {
 impl Trace {
     pub fn stage(&self, id: StageId) -> Option<&Stage> {
         self.stages.iter().find(|s| s.id == id)
+    }
+}
+
+/// Records the trace while the stages run: each stage's one-line record, and every event under
+/// the stage that pushed it.
+#[derive(Debug, Default)]
+pub struct Recorder {
+    /// Where the stages push their events.
+    pub events: Events,
+    stages: Vec<Stage>,
+}
+
+impl Recorder {
+    /// Starts filing events under `stage` (until the next call).
+    pub fn begin(&mut self, stage: StageId) {
+        self.events.enter(stage);
+    }
+
+    /// The record of a stage that ran: where it lives in pi, what it produced, its counts.
+    pub fn record(
+        &mut self,
+        id: StageId,
+        pi_source: &'static str,
+        summary: impl Into<String>,
+        counts: Vec<(String, f64)>,
+    ) {
+        self.stages.push(Stage {
+            id,
+            pi_source,
+            summary: summary.into(),
+            counts,
+            events: Vec::new(),
+        });
+    }
+
+    /// The trace: stages in [`StageId::ALL`] order, each with its events in the order pushed.
+    pub fn finish(self) -> Trace {
+        let mut stages = self.stages;
+        stages.sort_by_key(|s| s.id);
+        for e in self.events {
+            if let Some(s) = stages.iter_mut().find(|s| s.id == e.stage) {
+                s.events.push(e);
+            }
+        }
+        Trace { stages }
     }
 }

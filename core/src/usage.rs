@@ -202,14 +202,23 @@ pub fn cache_facts_from(a: &Assembly, timeline: &[UsagePoint]) -> CacheFacts {
         .collect();
     if let Some(file) = &a.parts.session {
         // Position on the path by line (lines are small and dense: a table, not a hash map).
-        let max_line = file.entries.iter().map(|e| e.line as usize).max().unwrap_or(0);
+        let max_line = file
+            .entries
+            .iter()
+            .map(|e| e.line as usize)
+            .max()
+            .unwrap_or(0);
         let mut pos = vec![usize::MAX; max_line + 1];
         for (k, &i) in a.parts.session_context.path_indices.iter().enumerate() {
             if let Some(e) = file.entries.get(i) {
                 pos[e.line as usize] = k;
             }
         }
-        branch.sort_by_key(|&i| pos.get(timeline[i].line as usize).copied().unwrap_or(usize::MAX));
+        branch.sort_by_key(|&i| {
+            pos.get(timeline[i].line as usize)
+                .copied()
+                .unwrap_or(usize::MAX)
+        });
     }
     f.calls = branch.len();
     for (k, &i) in branch.iter().enumerate() {

@@ -223,7 +223,7 @@ fn mutated_sessions_never_panic() {
             text: String::from_utf8_lossy(&b).into_owned().into(),
         });
         for api in ["openai-completions", "anthropic-messages"] {
-            inputs.api = Some(api.into());
+            inputs.api = Some(api.parse().expect("an api"));
             let _ = assemble(&inputs);
         }
     }

@@ -62,7 +62,10 @@ fn main() {
     if let Some(target) = api.strip_prefix("analysis:") {
         // Only the analysis of an assembly (findings, stages JSON, stats JSON), for `target`.
         let inputs = ctxlens::Inputs {
-            session: Some(ctxlens::SourceText { name: "s.jsonl".into(), text: ctxlens::js::Str::from(text.as_str()) }),
+            session: Some(ctxlens::SourceText {
+                name: "s.jsonl".into(),
+                text: ctxlens::js::Str::from(text.as_str()),
+            }),
             files: {
                 let mut f = ctxlens::VirtualFs::new();
                 f.insert("/home/user/.pi/agent/models.json", models.as_bytes());
@@ -71,15 +74,24 @@ fn main() {
             model: Some("bench/m".into()),
             thinking: Some("medium".into()),
             prompt: Some("hi".into()),
-            api: Some(target.into()),
+            api: Some(target.parse().expect("an api")),
             env: [("AWS_REGION".to_string(), "us-east-1".to_string())].into(),
             ..Default::default()
         };
         let a = ctxlens::assemble(&inputs);
         assert!(a.request.is_some());
         for (name, f) in [
-            ("findings", &(|a: &ctxlens::Assembly| ctxlens::findings::to_json(&ctxlens::findings::findings(a)).to_json().len()) as &dyn Fn(&ctxlens::Assembly) -> usize),
-            ("stages", &|a: &ctxlens::Assembly| ctxlens::report::trace_json(&a.trace).to_json().len()),
+            (
+                "findings",
+                &(|a: &ctxlens::Assembly| {
+                    ctxlens::findings::to_json(&ctxlens::findings::findings(a))
+                        .to_json()
+                        .len()
+                }) as &dyn Fn(&ctxlens::Assembly) -> usize,
+            ),
+            ("stages", &|a: &ctxlens::Assembly| {
+                ctxlens::report::trace_json(&a.trace).to_json().len()
+            }),
             ("drop", &|a: &ctxlens::Assembly| {
                 drop(a.clone());
                 0
@@ -98,16 +110,26 @@ fn main() {
     }
     if api == "parse" {
         // Only the session read (JSON.parse of every line, the migration, the header checks).
-        let src = ctxlens::SourceText { name: "s.jsonl".into(), text: ctxlens::js::Str::from(text.as_str()) };
+        let src = ctxlens::SourceText {
+            name: "s.jsonl".into(),
+            text: ctxlens::js::Str::from(text.as_str()),
+        };
         let mut t = Vec::new();
         for _ in 0..runs {
             let t0 = Instant::now();
-            let f = ctxlens::session::parse(&src);
+            let f = ctxlens::session::parse(
+                &ctxlens::Pi::new(ctxlens::Inputs::default().pi).expect("data"),
+                &src,
+            );
             assert!(!f.entries.is_empty());
             t.push(t0.elapsed().as_secs_f64() * 1e3);
         }
         t.sort_by(|a, b| a.partial_cmp(b).unwrap());
-        println!("{file} parse: median {:.2} ms, min {:.2} ms", t[t.len() / 2], t[0]);
+        println!(
+            "{file} parse: median {:.2} ms, min {:.2} ms",
+            t[t.len() / 2],
+            t[0]
+        );
         return;
     }
     let mut times = Vec::new();

@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 use ctxlens::case::{inputs_from_case, CaseFiles};
 use ctxlens::inputs::join_path;
 use ctxlens::js::{self, utf16_len, Object, Value};
-use ctxlens::protocols::APIS;
 use ctxlens::session;
+use ctxlens::{Api, Pi};
 use ctxlens::{Assembly, Inputs, SourceText, VirtualFs};
 
 /// The result of one assembly: the metadata as JSON text and the body (the body is kept apart
@@ -46,17 +46,22 @@ fn opt_f64(o: &Object, key: &str) -> Result<Option<f64>, String> {
     }
 }
 
-fn opt_api(o: &Object) -> Result<Option<String>, String> {
-    let api = opt_str(o, "api")?;
-    if let Some(a) = &api {
-        if !APIS.contains(&a.as_str()) {
-            return Err(format!(
-                "`api` must be one of {}; got {a:?}",
-                APIS.join(", ")
-            ));
-        }
-    }
-    Ok(api)
+/// A protocol option (`api`, `compareWith`): one of the nine.
+fn opt_api_named(o: &Object, key: &str) -> Result<Option<Api>, String> {
+    opt_str(o, key)?
+        .map(|a| {
+            a.parse().map_err(|_| {
+                format!(
+                    "`{key}` must be one of {}; got {a:?}",
+                    Api::ALL.map(Api::as_str).join(", ")
+                )
+            })
+        })
+        .transpose()
+}
+
+fn opt_api(o: &Object) -> Result<Option<Api>, String> {
+    opt_api_named(o, "api")
 }
 
 /// Splits `blob` into files by the `files` list `[[path, byteLength], ...]` of the options.
@@ -157,6 +162,7 @@ pub fn assemble(
         prompt: opt_str(&o, "prompt")?,
         now_ms: opt_f64(&o, "now")?.unwrap_or(0.0),
         api: opt_api(&o)?,
+        pi: d.pi,
         session_id: opt_str(&o, "sessionId")?,
         user_agent: opt_str(&o, "userAgent")?.unwrap_or(d.user_agent),
         home,
@@ -184,20 +190,11 @@ pub fn assemble_case(options_json: &str, blob: &[u8]) -> Result<Output, String> 
 }
 
 /// `compareWith`: a second protocol to compare the body with (the visualizer's compare mode).
-fn opt_compare(o: &Object) -> Result<Option<String>, String> {
-    let with = opt_str(o, "compareWith")?;
-    if let Some(a) = &with {
-        if !APIS.contains(&a.as_str()) {
-            return Err(format!(
-                "`compareWith` must be one of {}; got {a:?}",
-                APIS.join(", ")
-            ));
-        }
-    }
-    Ok(with)
+fn opt_compare(o: &Object) -> Result<Option<Api>, String> {
+    opt_api_named(o, "compareWith")
 }
 
-fn run(inputs: &Inputs, compare_with: Option<String>) -> Output {
+fn run(inputs: &Inputs, compare_with: Option<Api>) -> Output {
     let mut a = ctxlens::assemble(inputs);
     // The params tree is the body before serialization; nothing below reads it (the body is
     // the bytes), so it is freed before the analysis allocates.
@@ -356,8 +353,9 @@ pub fn parse_session(options_json: &str, text: String) -> Result<String, String>
         name,
         text: text.into(),
     };
-    let file = session::parse(&src);
-    let mut events = Vec::new();
+    let pi = Pi::new(Inputs::default().pi).map_err(|e| e.to_string())?;
+    let file = session::parse(&pi, &src);
+    let mut events = ctxlens::trace::Events::default();
     let mut diags = file.diagnostics.clone();
     let ctx = session::build_context(&file, &mut events, &mut diags);
     let entries: Vec<Value> = session::tree(&file, &ctx)
@@ -416,9 +414,9 @@ pub fn parse_session(options_json: &str, text: String) -> Result<String, String>
     Ok(Value::from(out).to_json())
 }
 
-/// The protocols pi 0.85.1 has adapters for.
+/// The protocols pi has adapters for.
 pub fn protocols() -> Vec<String> {
-    APIS.iter().map(|s| s.to_string()).collect()
+    Api::ALL.iter().map(|a| a.to_string()).collect()
 }
 
 #[cfg(test)]

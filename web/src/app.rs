@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 use ctxlens::js::{self, Value};
-use ctxlens::protocols::APIS;
+use ctxlens::Api;
 use ctxlens::Diagnostic;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -33,7 +33,11 @@ pub struct Host {
 
 impl Host {
     fn start(&self) -> Result<(), String> {
-        let cb = self.on_message.borrow().clone().ok_or("no message handler")?;
+        let cb = self
+            .on_message
+            .borrow()
+            .clone()
+            .ok_or("no message handler")?;
         let link = WorkerLink::start(cb)?;
         *self.link.borrow_mut() = Some(link);
         Ok(())
@@ -162,7 +166,8 @@ impl AppState {
     }
 
     pub fn current_report(&self) -> Option<Shared<Value>> {
-        self.current_api().and_then(|a| self.reports.get(&a).cloned())
+        self.current_api()
+            .and_then(|a| self.reports.get(&a).cloned())
     }
 
     fn set_scenario(&mut self, scenario: Scenario) {
@@ -186,12 +191,17 @@ impl AppState {
     /// Terminates the worker (whatever it is doing) and starts a new one; what was being
     /// assembled is marked as stopped.
     fn stop(&mut self) {
-        let Some((_, api)) = self.in_flight.take() else { return };
+        let Some((_, api)) = self.in_flight.take() else {
+            return;
+        };
         let key = api.clone().unwrap_or_default();
         if key.is_empty() {
             self.native_api = Some(String::new());
         }
-        self.failures.insert(key, "stopped: you stopped the assembly (Assemble again to retry)".into());
+        self.failures.insert(
+            key,
+            "stopped: you stopped the assembly (Assemble again to retry)".into(),
+        );
         self.busy = None;
         self.ready = false;
         *self.host.link.borrow_mut() = None;
@@ -224,7 +234,13 @@ impl AppState {
             return true;
         }
         let native = self.native_api.as_ref().and_then(|a| self.reports.get(a));
-        native.is_some_and(|r| r.get("request").and_then(|q| q.get_str("body")).map(|b| b.len() as f64).unwrap_or(0.0) < PREFETCH_LIMIT)
+        native.is_some_and(|r| {
+            r.get("request")
+                .and_then(|q| q.get_str("body"))
+                .map(|b| b.len() as f64)
+                .unwrap_or(0.0)
+                < PREFETCH_LIMIT
+        })
     }
 
     /// Asks the worker for the next report this scenario needs, if it is idle.
@@ -233,22 +249,32 @@ impl AppState {
             return;
         }
         let has = |a: &str| self.reports.contains_key(a) || self.failures.contains_key(a);
-        let want: Option<Option<String>> = if let Some(a) = self.view.api.clone().filter(|a| !has(a)) {
-            Some(Some(a))
-        } else if self.native_api.is_none() && !self.failures.contains_key("") {
-            Some(None)
-        } else if self.prefetch_allowed() {
-            APIS.iter().find(|a| !has(a)).map(|a| Some(a.to_string()))
-        } else {
-            None
-        };
+        let want: Option<Option<String>> =
+            if let Some(a) = self.view.api.clone().filter(|a| !has(a)) {
+                Some(Some(a))
+            } else if self.native_api.is_none() && !self.failures.contains_key("") {
+                Some(None)
+            } else if self.prefetch_allowed() {
+                Api::ALL
+                    .iter()
+                    .map(|a| a.as_str())
+                    .find(|a| !has(a))
+                    .map(|a| Some(a.to_string()))
+            } else {
+                None
+            };
         let Some(api) = want else { return };
         let link = self.host.link.borrow();
         let Some(link) = link.as_ref() else { return };
         link.assemble(self.gen, api.as_deref());
         let shown = api.is_none() || api == self.current_api();
         if shown {
-            self.busy = Some(Busy { api: api.clone(), stage: "starting".into(), since: now(), done: 0.0 });
+            self.busy = Some(Busy {
+                api: api.clone(),
+                stage: "starting".into(),
+                since: now(),
+                done: 0.0,
+            });
         }
         self.in_flight = Some((self.gen, api));
     }
@@ -265,12 +291,21 @@ impl AppState {
                         l.catalog();
                     }
                     // Asked for while the worker was starting.
-                    for ((a, b), _) in self.compares.iter().filter(|(_, c)| **c == Comparison::Pending) {
+                    for ((a, b), _) in self
+                        .compares
+                        .iter()
+                        .filter(|(_, c)| **c == Comparison::Pending)
+                    {
                         l.compare(self.gen, a, b);
                     }
                 }
             }
-            FromWorker::Progress { gen, api, stage, done } => {
+            FromWorker::Progress {
+                gen,
+                api,
+                stage,
+                done,
+            } => {
                 if gen == self.gen {
                     if let Some(b) = self.busy.as_mut().filter(|b| b.api == api) {
                         b.stage = stage;
@@ -278,7 +313,16 @@ impl AppState {
                     }
                 }
             }
-            FromWorker::Report { gen, api, report, parsed_body, provenance_in_worker, bytes, ms, memory_bytes } => {
+            FromWorker::Report {
+                gen,
+                api,
+                report,
+                parsed_body,
+                provenance_in_worker,
+                bytes,
+                ms,
+                memory_bytes,
+            } => {
                 if self.in_flight == Some((gen, api.clone())) {
                     self.in_flight = None;
                 }
@@ -288,12 +332,23 @@ impl AppState {
                 if self.busy.as_ref().is_some_and(|b| b.api == api) {
                     self.busy = None;
                 }
-                let key = api.clone().unwrap_or_else(|| report.get("model").and_then(|m| m.get_str("api")).unwrap_or("").to_string());
+                let key = api.clone().unwrap_or_else(|| {
+                    report
+                        .get("model")
+                        .and_then(|m| m.get_str("api"))
+                        .unwrap_or("")
+                        .to_string()
+                });
                 if api.is_none() {
                     self.native_api = Some(key.clone());
                 }
                 if api.is_none() || Some(&key) == self.current_api().as_ref() {
-                    self.last = Some(Timing { api: key.clone(), ms, memory_bytes, json_bytes: bytes });
+                    self.last = Some(Timing {
+                        api: key.clone(),
+                        ms,
+                        memory_bytes,
+                        json_bytes: bytes,
+                    });
                 }
                 crate::views::prime_parsed_body(&report, parsed_body);
                 if provenance_in_worker {
@@ -320,7 +375,12 @@ impl AppState {
                     self.native_api = Some(String::new());
                 }
             }
-            FromWorker::Provenance { gen, api, path, answer } => {
+            FromWorker::Provenance {
+                gen,
+                api,
+                path,
+                answer,
+            } => {
                 if gen == self.gen {
                     if let Some(m) = self.prov.get_mut(&api) {
                         let mut map = (**m).clone();
@@ -339,18 +399,26 @@ impl AppState {
                 }
             }
             FromWorker::Catalog { json } => {
-                let list = js::parse(&json).ok().and_then(|v| v.as_array().cloned()).unwrap_or_default();
+                let list = js::parse(&json)
+                    .ok()
+                    .and_then(|v| v.as_array().cloned())
+                    .unwrap_or_default();
                 let models = list
                     .iter()
                     .filter_map(|m| {
-                        Some(CatalogModel { reference: m.get_str("ref")?.to_string(), name: m.get_str("name").unwrap_or("").to_string(), api: m.get_str("api").unwrap_or("").to_string() })
+                        Some(CatalogModel {
+                            reference: m.get_str("ref")?.to_string(),
+                            name: m.get_str("name").unwrap_or("").to_string(),
+                            api: m.get_str("api").unwrap_or("").to_string(),
+                        })
                     })
                     .collect();
                 self.catalog = Some(Rc::new(models));
             }
             FromWorker::Crashed { message } => {
                 // With no assembly in flight, it was a comparison that stopped the worker.
-                let comparing = self.in_flight.is_none() && self.compares.values().any(|c| *c == Comparison::Pending);
+                let comparing = self.in_flight.is_none()
+                    && self.compares.values().any(|c| *c == Comparison::Pending);
                 self.fail_pending_compares(&format!("the worker stopped ({message})"));
                 if !comparing {
                     let key = match &self.in_flight {
@@ -360,7 +428,8 @@ impl AppState {
                     if key.is_empty() {
                         self.native_api = Some(String::new());
                     }
-                    self.failures.insert(key, format!("the assembly stopped: {message}"));
+                    self.failures
+                        .insert(key, format!("the assembly stopped: {message}"));
                 }
                 self.in_flight = None;
                 self.busy = None;
@@ -394,20 +463,34 @@ impl Reducible for AppState {
                 }
                 // Loose files added to the bundled demo start a scenario of their own; when nothing
                 // could be used (an archive that did not open), what is on screen stays, with the notes.
-                let replace_demo = !c.files.is_empty() && s.scenario.case.is_some() && s.scenario.name.starts_with("demo");
-                let mut sc = if replace_demo { Scenario::default() } else { (*s.scenario).clone() };
+                let replace_demo = !c.files.is_empty()
+                    && s.scenario.case.is_some()
+                    && s.scenario.name.starts_with("demo");
+                let mut sc = if replace_demo {
+                    Scenario::default()
+                } else {
+                    (*s.scenario).clone()
+                };
                 sc.add_collected(c, now());
                 s.view.stage = 0;
                 s.view.selection = None;
                 s.set_scenario(sc);
             }
             Action::Paste(text) => {
-                let mut sc = if s.scenario.case.is_some() && s.scenario.name.starts_with("demo") { Scenario::default() } else { (*s.scenario).clone() };
+                let mut sc = if s.scenario.case.is_some() && s.scenario.name.starts_with("demo") {
+                    Scenario::default()
+                } else {
+                    (*s.scenario).clone()
+                };
                 sc.add_pasted_session(text, now());
                 s.set_scenario(sc);
             }
             Action::Demo => s.set_scenario(Scenario::demo()),
-            Action::Clear => s.set_scenario(Scenario { name: "empty".into(), now_ms: now(), ..Default::default() }),
+            Action::Clear => s.set_scenario(Scenario {
+                name: "empty".into(),
+                now_ms: now(),
+                ..Default::default()
+            }),
             Action::EditOverrides(edit) => {
                 let mut overrides = s.scenario.overrides.clone();
                 edit(&mut overrides);
@@ -422,7 +505,10 @@ impl Reducible for AppState {
             Action::SetApi(api) => {
                 s.view.api = api;
                 s.view.selection = None;
-                let stages = s.current_report().and_then(|r| r.get("stages").and_then(Value::as_array).map(Vec::len)).unwrap_or(0);
+                let stages = s
+                    .current_report()
+                    .and_then(|r| r.get("stages").and_then(Value::as_array).map(Vec::len))
+                    .unwrap_or(0);
                 if stages > 0 && s.view.stage >= stages {
                     s.view.stage = stages - 1;
                 }
@@ -442,7 +528,12 @@ impl Reducible for AppState {
             Action::Hash(v) => s.view = v,
             Action::Stop => s.stop(),
             Action::Retry => {
-                let stopped: Vec<String> = s.failures.keys().filter(|k| *k != "worker").cloned().collect();
+                let stopped: Vec<String> = s
+                    .failures
+                    .keys()
+                    .filter(|k| *k != "worker")
+                    .cloned()
+                    .collect();
                 for k in stopped {
                     s.failures.remove(&k);
                 }
@@ -510,7 +601,11 @@ struct StatsStripProps {
 /// The compact character accounting in the header (UTF-16 code units, as pi counts).
 #[function_component(StatsStrip)]
 fn stats_strip(p: &StatsStripProps) -> Html {
-    let stats = p.report.as_ref().and_then(|r| r.get("stats").cloned()).filter(|s| !s.is_null());
+    let stats = p
+        .report
+        .as_ref()
+        .and_then(|r| r.get("stats").cloned())
+        .filter(|s| !s.is_null());
     let Some(stats) = stats else {
         return html! { <div class="stats-strip empty" aria-label="character accounting">{"no request"}</div> };
     };
@@ -555,7 +650,14 @@ struct DiagnosticsProps {
     laid: Shared<Laid>,
 }
 
-fn diag_row(laid: &Laid, severity: &str, file: &str, line: Option<f64>, message: &str, skipped: Option<&str>) -> Html {
+fn diag_row(
+    laid: &Laid,
+    severity: &str,
+    file: &str,
+    line: Option<f64>,
+    message: &str,
+    skipped: Option<&str>,
+) -> Html {
     // A dropped file is named as the user dropped it; the title says where it was laid.
     let (shown, title) = match laid.origins.get(file) {
         Some(original) => (original.as_str(), format!("laid out at {file}")),
@@ -578,7 +680,11 @@ fn diag_row(laid: &Laid, severity: &str, file: &str, line: Option<f64>, message:
 /// Problems with the inputs: recognising the files, then the assembly's own.
 #[function_component(DiagnosticsPanel)]
 fn diagnostics_panel(p: &DiagnosticsProps) -> Html {
-    let from_report: Vec<Value> = p.report.as_ref().and_then(|r| r.get("diagnostics").and_then(Value::as_array).cloned()).unwrap_or_default();
+    let from_report: Vec<Value> = p
+        .report
+        .as_ref()
+        .and_then(|r| r.get("diagnostics").and_then(Value::as_array).cloned())
+        .unwrap_or_default();
     let count = p.notes.len() + from_report.len() + p.failure.iter().count();
     html! {
         <section class="panel diagnostics-panel" aria-labelledby="diag-h">
@@ -595,13 +701,22 @@ fn diagnostics_panel(p: &DiagnosticsProps) -> Html {
 
 fn input_value(e: &Event) -> String {
     let t = e.target();
-    if let Some(i) = t.as_ref().and_then(|t| t.dyn_ref::<web_sys::HtmlInputElement>()) {
+    if let Some(i) = t
+        .as_ref()
+        .and_then(|t| t.dyn_ref::<web_sys::HtmlInputElement>())
+    {
         return i.value();
     }
-    if let Some(i) = t.as_ref().and_then(|t| t.dyn_ref::<web_sys::HtmlTextAreaElement>()) {
+    if let Some(i) = t
+        .as_ref()
+        .and_then(|t| t.dyn_ref::<web_sys::HtmlTextAreaElement>())
+    {
         return i.value();
     }
-    if let Some(i) = t.as_ref().and_then(|t| t.dyn_ref::<web_sys::HtmlSelectElement>()) {
+    if let Some(i) = t
+        .as_ref()
+        .and_then(|t| t.dyn_ref::<web_sys::HtmlSelectElement>())
+    {
         return i.value();
     }
     String::new()
@@ -649,7 +764,10 @@ fn TextField(p: &TextFieldProps) -> Html {
         let cb = p.on_commit.clone();
         Callback::from(move |e: Event| cb.emit(input_value(&e)))
     };
-    let value: AttrValue = (*draft).clone().map(AttrValue::from).unwrap_or_else(|| p.value.clone());
+    let value: AttrValue = (*draft)
+        .clone()
+        .map(AttrValue::from)
+        .unwrap_or_else(|| p.value.clone());
     let onfocus = p.onfocus.clone();
     if p.multiline {
         html! { <textarea id={p.id.clone()} rows="3" spellcheck="false" {value} placeholder={p.placeholder.clone()} {oninput} {onchange} {onfocus} /> }
@@ -682,14 +800,22 @@ fn settings_panel(p: &SettingsProps) -> Html {
         let cb = p.on_edit.clone();
         Callback::from(move |v: String| cb.emit(Box::new(move |o: &mut Overrides| set(o, v))))
     };
-    let field = |label: &'static str, id: &'static str, value: Option<String>, placeholder: String, set: fn(&mut Overrides, String)| {
+    let field = |label: &'static str,
+                 id: &'static str,
+                 value: Option<String>,
+                 placeholder: String,
+                 set: fn(&mut Overrides, String)| {
         html! {
             <label class="field" for={id}><span>{label}</span>
                 <TextField id={id} value={value.unwrap_or_default()} placeholder={placeholder} on_commit={commit(set)} />
             </label>
         }
     };
-    let textarea = |label: &'static str, id: &'static str, value: Option<String>, placeholder: &'static str, set: fn(&mut Overrides, String)| {
+    let textarea = |label: &'static str,
+                    id: &'static str,
+                    value: Option<String>,
+                    placeholder: &'static str,
+                    set: fn(&mut Overrides, String)| {
         html! {
             <label class="field" for={id}><span>{label}</span>
                 <TextField id={id} multiline=true value={value.unwrap_or_default()} placeholder={placeholder} on_commit={commit(set)} />
@@ -700,32 +826,68 @@ fn settings_panel(p: &SettingsProps) -> Html {
     fn text(v: String) -> Option<String> {
         (!v.trim().is_empty()).then_some(v)
     }
-    let report_model = p.report.as_ref().and_then(|r| r.get("model").cloned()).filter(|m| !m.is_null());
-    let model_placeholder = report_model.as_ref().map(|m| format!("{}/{}", m.get_str("provider").unwrap_or(""), m.get_str("id").unwrap_or(""))).unwrap_or_else(|| p.base.model.clone());
+    let report_model = p
+        .report
+        .as_ref()
+        .and_then(|r| r.get("model").cloned())
+        .filter(|m| !m.is_null());
+    let model_placeholder = report_model
+        .as_ref()
+        .map(|m| {
+            format!(
+                "{}/{}",
+                m.get_str("provider").unwrap_or(""),
+                m.get_str("id").unwrap_or("")
+            )
+        })
+        .unwrap_or_else(|| p.base.model.clone());
     let want = p.on_want_catalog.clone();
     let on_model_focus = Callback::from(move |_: FocusEvent| want.emit(()));
     let on_thinking = {
         let cb = p.on_edit.clone();
         Callback::from(move |e: Event| {
             let v = input_value(&e);
-            cb.emit(Box::new(move |o: &mut Overrides| o.thinking = (!v.is_empty()).then_some(v)));
+            cb.emit(Box::new(move |o: &mut Overrides| {
+                o.thinking = (!v.is_empty()).then_some(v)
+            }));
         })
     };
     // Tools: pi's built-ins, then whatever else the report has (extension tools).
-    let active: Vec<String> = p.report.as_ref().and_then(|r| r.get("tools").and_then(Value::as_array).map(|a| a.iter().filter_map(|t| t.get_str("name").map(String::from)).collect())).unwrap_or_default();
+    let active: Vec<String> = p
+        .report
+        .as_ref()
+        .and_then(|r| {
+            r.get("tools").and_then(Value::as_array).map(|a| {
+                a.iter()
+                    .filter_map(|t| t.get_str("name").map(String::from))
+                    .collect()
+            })
+        })
+        .unwrap_or_default();
     let mut candidates: Vec<String> = p.builtin_tools.clone();
     for t in active.iter().chain(o.tools.iter().flatten()) {
         if !candidates.contains(t) {
             candidates.push(t.clone());
         }
     }
-    let active_set: BTreeSet<String> = o.tools.clone().unwrap_or_else(|| active.clone()).into_iter().collect();
+    let active_set: BTreeSet<String> = o
+        .tools
+        .clone()
+        .unwrap_or_else(|| active.clone())
+        .into_iter()
+        .collect();
     let tool_box = |name: &String| {
-        let (cb, name2, cands, shown) = (p.on_edit.clone(), name.clone(), candidates.clone(), active.clone());
+        let (cb, name2, cands, shown) = (
+            p.on_edit.clone(),
+            name.clone(),
+            candidates.clone(),
+            active.clone(),
+        );
         let onchange = Callback::from(move |_: Event| {
             let (name2, cands, shown) = (name2.clone(), cands.clone(), shown.clone());
             cb.emit(Box::new(move |o: &mut Overrides| {
-                let mut set: BTreeSet<String> = o.tools.clone().unwrap_or(shown).into_iter().collect();
+                let mut set: BTreeSet<String> =
+                    o.tools.clone().unwrap_or(shown).into_iter().collect();
                 if !set.remove(&name2) {
                     set.insert(name2);
                 }
@@ -782,7 +944,11 @@ struct InputsProps {
     dispatch: UseReducerDispatcher<AppState>,
 }
 
-fn read_into(dispatch: UseReducerDispatcher<AppState>, what: String, fut: impl std::future::Future<Output = Result<Collected, String>> + 'static) {
+fn read_into(
+    dispatch: UseReducerDispatcher<AppState>,
+    what: String,
+    fut: impl std::future::Future<Output = Result<Collected, String>> + 'static,
+) {
     dispatch.dispatch(Action::Reading(what));
     wasm_bindgen_futures::spawn_local(async move {
         match fut.await {
@@ -800,9 +966,18 @@ fn inputs_panel(p: &InputsProps) -> Html {
     let on_files = {
         let d = p.dispatch.clone();
         Callback::from(move |e: Event| {
-            let Some(input) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
+            let Some(input) = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+            else {
+                return;
+            };
             if let Some(files) = input.files() {
-                read_into(d.clone(), format!("reading {} file(s)", files.length()), inputs::collect_file_list(&files));
+                read_into(
+                    d.clone(),
+                    format!("reading {} file(s)", files.length()),
+                    inputs::collect_file_list(&files),
+                );
             }
             input.set_value("");
         })
@@ -826,9 +1001,28 @@ fn inputs_panel(p: &InputsProps) -> Html {
     let export = {
         let (laid, name) = (p.laid.clone(), p.scenario.name.clone());
         Callback::from(move |_| {
-            let folder: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '-' }).collect::<String>().trim_matches('-').to_string();
-            let folder = if folder.is_empty() { "ctxlens-case".to_string() } else { folder };
-            let entries: Vec<(String, &[u8])> = laid.files.iter().map(|(k, v)| (format!("{folder}/{k}"), v.as_slice())).collect();
+            let folder: String = name
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                        c
+                    } else {
+                        '-'
+                    }
+                })
+                .collect::<String>()
+                .trim_matches('-')
+                .to_string();
+            let folder = if folder.is_empty() {
+                "ctxlens-case".to_string()
+            } else {
+                folder
+            };
+            let entries: Vec<(String, &[u8])> = laid
+                .files
+                .iter()
+                .map(|(k, v)| (format!("{folder}/{k}"), v.as_slice()))
+                .collect();
             let zip = inputs::zip::write(entries.iter().map(|(k, v)| (k.as_str(), *v)));
             if let Err(e) = inputs::download(&format!("{folder}.zip"), &zip, "application/zip") {
                 web_sys::console::error_1(&e.into());
@@ -897,29 +1091,29 @@ fn inputs_panel(p: &InputsProps) -> Html {
 }
 
 fn is_editable(target: Option<web_sys::EventTarget>) -> bool {
-    target.and_then(|t| t.dyn_into::<web_sys::Element>().ok()).is_some_and(|el| {
-        let tag = el.tag_name().to_ascii_lowercase();
-        tag == "input" || tag == "textarea" || tag == "select" || el.get_attribute("contenteditable").is_some()
-    })
+    target
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .is_some_and(|el| {
+            let tag = el.tag_name().to_ascii_lowercase();
+            tag == "input"
+                || tag == "textarea"
+                || tag == "select"
+                || el.get_attribute("contenteditable").is_some()
+        })
 }
 
 /// Whether pasted text is a pi session.
 fn looks_like_session(text: &str) -> bool {
-    text.lines().find(|l| !l.trim().is_empty()).and_then(|l| js::parse(l).ok()).is_some_and(|v| v.get_str("type") == Some("session"))
+    text.lines()
+        .find(|l| !l.trim().is_empty())
+        .and_then(|l| js::parse(l).ok())
+        .is_some_and(|v| v.get_str("type") == Some("session"))
 }
 
 fn api_label(api: &str) -> &str {
-    match api {
-        "openai-completions" => "OpenAI Chat",
-        "anthropic-messages" => "Anthropic",
-        "openai-responses" => "OpenAI Responses",
-        "azure-openai-responses" => "Azure Responses",
-        "openai-codex-responses" => "Codex",
-        "google-generative-ai" => "Google",
-        "bedrock-converse-stream" => "Bedrock",
-        "mistral-conversations" => "Mistral",
-        "pi-messages" => "pi",
-        other => other,
+    match api.parse::<Api>() {
+        Ok(a) => a.label(),
+        Err(_) => api,
     }
 }
 
@@ -928,7 +1122,9 @@ fn api_label(api: &str) -> &str {
 #[function_component(App)]
 pub fn app() -> Html {
     let state = use_reducer(|| {
-        let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+        let hash = web_sys::window()
+            .and_then(|w| w.location().hash().ok())
+            .unwrap_or_default();
         AppState::new(Rc::new(Host::default()), crate::embed::initial_view(&hash))
     });
     let dispatch = state.dispatcher();
@@ -963,32 +1159,49 @@ pub fn app() -> Html {
             let doc = window.as_ref().and_then(|w| w.document());
             let d1 = d.clone();
             let on_hash = Closure::<dyn FnMut()>::new(move || {
-                let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+                let hash = web_sys::window()
+                    .and_then(|w| w.location().hash().ok())
+                    .unwrap_or_default();
                 d1.dispatch(Action::Hash(ViewState::from_hash(&hash)));
             });
             let d2 = d.clone();
-            let on_paste = Closure::<dyn FnMut(web_sys::ClipboardEvent)>::new(move |e: web_sys::ClipboardEvent| {
-                if is_editable(e.target()) {
-                    return;
-                }
-                let text = e.clipboard_data().and_then(|c| c.get_data("text/plain").ok()).unwrap_or_default();
-                if looks_like_session(&text) {
-                    e.prevent_default();
-                    d2.dispatch(Action::Paste(text));
-                }
-            });
+            let on_paste = Closure::<dyn FnMut(web_sys::ClipboardEvent)>::new(
+                move |e: web_sys::ClipboardEvent| {
+                    if is_editable(e.target()) {
+                        return;
+                    }
+                    let text = e
+                        .clipboard_data()
+                        .and_then(|c| c.get_data("text/plain").ok())
+                        .unwrap_or_default();
+                    if looks_like_session(&text) {
+                        e.prevent_default();
+                        d2.dispatch(Action::Paste(text));
+                    }
+                },
+            );
             if let Some(w) = &window {
-                let _ = w.add_event_listener_with_callback("hashchange", on_hash.as_ref().unchecked_ref());
+                let _ = w.add_event_listener_with_callback(
+                    "hashchange",
+                    on_hash.as_ref().unchecked_ref(),
+                );
             }
             if let Some(doc) = &doc {
-                let _ = doc.add_event_listener_with_callback("paste", on_paste.as_ref().unchecked_ref());
+                let _ = doc
+                    .add_event_listener_with_callback("paste", on_paste.as_ref().unchecked_ref());
             }
             move || {
                 if let Some(w) = &window {
-                    let _ = w.remove_event_listener_with_callback("hashchange", on_hash.as_ref().unchecked_ref());
+                    let _ = w.remove_event_listener_with_callback(
+                        "hashchange",
+                        on_hash.as_ref().unchecked_ref(),
+                    );
                 }
                 if let Some(doc) = &doc {
-                    let _ = doc.remove_event_listener_with_callback("paste", on_paste.as_ref().unchecked_ref());
+                    let _ = doc.remove_event_listener_with_callback(
+                        "paste",
+                        on_paste.as_ref().unchecked_ref(),
+                    );
                 }
                 drop(on_hash);
                 drop(on_paste);
@@ -997,7 +1210,10 @@ pub fn app() -> Html {
     }
 
     let report = state.current_report();
-    let stage_count = report.as_ref().and_then(|r| r.get("stages").and_then(Value::as_array).map(Vec::len)).unwrap_or(0);
+    let stage_count = report
+        .as_ref()
+        .and_then(|r| r.get("stages").and_then(Value::as_array).map(Vec::len))
+        .unwrap_or(0);
     let stage = state.view.stage.min(stage_count.saturating_sub(1));
     let on_stage = {
         let d = dispatch.clone();
@@ -1009,28 +1225,39 @@ pub fn app() -> Html {
         let on_stage = on_stage.clone();
         use_effect_with((stage, stage_count), move |&(stage, count)| {
             let doc = web_sys::window().and_then(|w| w.document());
-            let on_key = Closure::<dyn FnMut(web_sys::KeyboardEvent)>::new(move |e: web_sys::KeyboardEvent| {
-                if is_editable(e.target()) || e.alt_key() || e.ctrl_key() || e.meta_key() || count == 0 {
-                    return;
-                }
-                match e.key().as_str() {
-                    "ArrowLeft" if stage > 0 => {
-                        e.prevent_default();
-                        on_stage.emit(stage - 1);
+            let on_key = Closure::<dyn FnMut(web_sys::KeyboardEvent)>::new(
+                move |e: web_sys::KeyboardEvent| {
+                    if is_editable(e.target())
+                        || e.alt_key()
+                        || e.ctrl_key()
+                        || e.meta_key()
+                        || count == 0
+                    {
+                        return;
                     }
-                    "ArrowRight" if stage + 1 < count => {
-                        e.prevent_default();
-                        on_stage.emit(stage + 1);
+                    match e.key().as_str() {
+                        "ArrowLeft" if stage > 0 => {
+                            e.prevent_default();
+                            on_stage.emit(stage - 1);
+                        }
+                        "ArrowRight" if stage + 1 < count => {
+                            e.prevent_default();
+                            on_stage.emit(stage + 1);
+                        }
+                        _ => {}
                     }
-                    _ => {}
-                }
-            });
+                },
+            );
             if let Some(doc) = &doc {
-                let _ = doc.add_event_listener_with_callback("keydown", on_key.as_ref().unchecked_ref());
+                let _ = doc
+                    .add_event_listener_with_callback("keydown", on_key.as_ref().unchecked_ref());
             }
             move || {
                 if let Some(doc) = &doc {
-                    let _ = doc.remove_event_listener_with_callback("keydown", on_key.as_ref().unchecked_ref());
+                    let _ = doc.remove_event_listener_with_callback(
+                        "keydown",
+                        on_key.as_ref().unchecked_ref(),
+                    );
                 }
                 drop(on_key);
             }
@@ -1045,9 +1272,17 @@ pub fn app() -> Html {
                 let loc = w.location();
                 let current = loc.hash().unwrap_or_default();
                 if current != *hash && !(current == "#" && hash.is_empty()) {
-                    let base = format!("{}{}", loc.pathname().unwrap_or_default(), loc.search().unwrap_or_default());
+                    let base = format!(
+                        "{}{}",
+                        loc.pathname().unwrap_or_default(),
+                        loc.search().unwrap_or_default()
+                    );
                     if let Ok(h) = w.history() {
-                        let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(&format!("{base}{hash}")));
+                        let _ = h.replace_state_with_url(
+                            &JsValue::NULL,
+                            "",
+                            Some(&format!("{base}{hash}")),
+                        );
                     }
                 }
             }
@@ -1081,14 +1316,25 @@ pub fn app() -> Html {
             e.prevent_default();
             dragging.set(false);
             if let Some(dt) = e.data_transfer() {
-                read_into(d.clone(), "reading the dropped files".into(), inputs::collect_drop(&dt));
+                read_into(
+                    d.clone(),
+                    "reading the dropped files".into(),
+                    inputs::collect_drop(&dt),
+                );
             }
         })
     };
 
     let current_api = state.current_api().unwrap_or_default();
     let views = view_nav();
-    let view_key: AttrValue = state.view.view.clone().filter(|v| views.iter().any(|(k, _)| k == v)).or_else(|| views.first().map(|(k, _)| k.to_string())).unwrap_or_default().into();
+    let view_key: AttrValue = state
+        .view
+        .view
+        .clone()
+        .filter(|v| views.iter().any(|(k, _)| k == v))
+        .or_else(|| views.first().map(|(k, _)| k.to_string()))
+        .unwrap_or_default()
+        .into();
     let props = ViewProps {
         report: report.clone().unwrap_or_else(|| Shared::new(Value::Null)),
         reports: state.reports.clone(),
@@ -1098,12 +1344,16 @@ pub fn app() -> Html {
         selection: state.view.selection.clone().map(AttrValue::from),
         on_select: {
             let d = dispatch.clone();
-            Callback::from(move |s: Option<AttrValue>| d.dispatch(Action::SetSelection(s.map(|s| s.to_string()))))
+            Callback::from(move |s: Option<AttrValue>| {
+                d.dispatch(Action::SetSelection(s.map(|s| s.to_string())))
+            })
         },
         prov_answers: state.prov.get(&current_api).cloned(),
         on_prov: {
             let d = dispatch.clone();
-            Callback::from(move |path: AttrValue| d.dispatch(Action::AskProvenance(path.to_string())))
+            Callback::from(move |path: AttrValue| {
+                d.dispatch(Action::AskProvenance(path.to_string()))
+            })
         },
         compares: state.compares.clone(),
         on_compare: {
@@ -1111,16 +1361,25 @@ pub fn app() -> Html {
             Callback::from(move |(a, b): (String, String)| d.dispatch(Action::Compare(a, b)))
         },
     };
-    let failure = state.failures.get(&current_api).cloned().or_else(|| state.failures.get("worker").cloned());
+    let failure = state
+        .failures
+        .get(&current_api)
+        .cloned()
+        .or_else(|| state.failures.get("worker").cloned());
     let mut notes = state.scenario.notes.clone();
     notes.extend(state.laid.notes.iter().cloned());
-    let has_request = report.as_ref().map(|r| !r.get("request").is_none_or(Value::is_null));
+    let has_request = report
+        .as_ref()
+        .map(|r| !r.get("request").is_none_or(Value::is_null));
 
     let tab = |api: &'static str| {
         let d = dispatch.clone();
         let selected = current_api == api;
         let native = state.native_api.as_deref() == Some(api);
-        let has = state.reports.get(api).map(|r| !r.get("request").is_none_or(Value::is_null));
+        let has = state
+            .reports
+            .get(api)
+            .map(|r| !r.get("request").is_none_or(Value::is_null));
         let failed = state.failures.contains_key(api);
         let onclick = Callback::from(move |_| d.dispatch(Action::SetApi(Some(api.to_string()))));
         let status = match (has, failed) {
@@ -1141,7 +1400,16 @@ pub fn app() -> Html {
         let d = dispatch.clone();
         Callback::from(move |_| d.dispatch(Action::ToggleCompare))
     };
-    let stage_titles: Vec<String> = report.as_ref().and_then(|r| r.get("stages").and_then(Value::as_array).map(|a| a.iter().map(|s| s.get_str("title").unwrap_or("").to_string()).collect())).unwrap_or_default();
+    let stage_titles: Vec<String> = report
+        .as_ref()
+        .and_then(|r| {
+            r.get("stages").and_then(Value::as_array).map(|a| {
+                a.iter()
+                    .map(|s| s.get_str("title").unwrap_or("").to_string())
+                    .collect()
+            })
+        })
+        .unwrap_or_default();
     let prev = {
         let on_stage = on_stage.clone();
         Callback::from(move |_| on_stage.emit(stage.saturating_sub(1)))
@@ -1165,7 +1433,12 @@ pub fn app() -> Html {
         }
     } else if let Some(t) = &state.last {
         // The page's own wasm memory, for measurements (the JS heap does not count it).
-        let page_memory = wasm_bindgen::memory().dyn_into::<js_sys::WebAssembly::Memory>().ok().and_then(|m| js_sys::Reflect::get(&m.buffer(), &"byteLength".into()).ok()).and_then(|v| v.as_f64()).unwrap_or(0.0);
+        let page_memory = wasm_bindgen::memory()
+            .dyn_into::<js_sys::WebAssembly::Memory>()
+            .ok()
+            .and_then(|m| js_sys::Reflect::get(&m.buffer(), &"byteLength".into()).ok())
+            .and_then(|v| v.as_f64())
+            .unwrap_or(0.0);
         html! { <div class="status" role="status" data-testid="status" data-page-memory={page_memory.to_string()} title="time in the worker, its wasm memory, and the size of what the page read">{format!("{} in {:.0} ms · worker {} · report {}", if t.api.is_empty() { "no model:" } else { api_label(&t.api) }, t.ms, fmt_bytes(t.memory_bytes), fmt_bytes(t.json_bytes as f64))}</div> }
     } else {
         html! { <div class="status busy" role="status"><span class="spinner" aria-hidden="true"></span>{"starting the worker…"}</div> }
@@ -1182,7 +1455,7 @@ pub fn app() -> Html {
                 <StatsStrip report={report.clone()} />
                 { status }
                 <nav class="protocols" aria-label="protocol">
-                    <div role="tablist" class="tabs">{ for APIS.iter().map(|a| tab(a)) }</div>
+                    <div role="tablist" class="tabs">{ for Api::ALL.iter().map(|a| tab(a.as_str())) }</div>
                     <button class={classes!("compare-toggle", state.view.compare.then_some("on"))} aria-pressed={state.view.compare.to_string()} data-testid="compare-toggle" onclick={compare}
                         title="Put two protocols side by side">{"Compare"}</button>
                 </nav>

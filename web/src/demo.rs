@@ -8,7 +8,10 @@ include!(concat!(env!("OUT_DIR"), "/demo_files.rs"));
 
 /// The demo's files, as a case folder.
 pub fn files() -> CaseFiles {
-    DEMO_FILES.iter().map(|(p, b)| (p.to_string(), b.to_vec())).collect()
+    DEMO_FILES
+        .iter()
+        .map(|(p, b)| (p.to_string(), b.to_vec()))
+        .collect()
 }
 
 /// The demo's inputs.

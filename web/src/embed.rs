@@ -21,8 +21,8 @@
 //! Nothing from another origin is fetched: such a URL is refused with a diagnostic.
 
 use ctxlens::js::{Object, Value};
-use ctxlens::protocols::APIS;
 use ctxlens::trace::StageId;
+use ctxlens::Api;
 use ctxlens::Diagnostic;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -57,14 +57,21 @@ pub struct Params {
 
 fn decode(s: &str) -> String {
     let s = s.replace('+', " ");
-    js_sys::decode_uri_component(&s).ok().and_then(|v| v.as_string()).unwrap_or(s)
+    js_sys::decode_uri_component(&s)
+        .ok()
+        .and_then(|v| v.as_string())
+        .unwrap_or(s)
 }
 
 impl Params {
     /// Parses a query string (`?a=b&c=d`).
     pub fn parse(search: &str) -> Params {
         let mut p = Params::default();
-        for pair in search.trim_start_matches('?').split('&').filter(|s| !s.is_empty()) {
+        for pair in search
+            .trim_start_matches('?')
+            .split('&')
+            .filter(|s| !s.is_empty())
+        {
             let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
             let v = decode(v).trim().to_string();
             let some = || (!v.is_empty()).then(|| v.clone());
@@ -98,12 +105,18 @@ impl Params {
 
     /// Whether the query names any file.
     pub fn has_files(&self) -> bool {
-        self.case.is_some() || self.session.is_some() || self.tools.is_some() || !self.context.is_empty()
+        self.case.is_some()
+            || self.session.is_some()
+            || self.tools.is_some()
+            || !self.context.is_empty()
     }
 
     /// The view state the query asks for.
     pub fn view_state(&self) -> ViewState {
-        let mut v = ViewState { api: self.protocol.clone().filter(|a| APIS.contains(&a.as_str())), ..Default::default() };
+        let mut v = ViewState {
+            api: self.protocol.clone().filter(|a| a.parse::<Api>().is_ok()),
+            ..Default::default()
+        };
         if let Some(view) = &self.view {
             let (key, compare) = match view.as_str() {
                 "stats" => ("overview", false),
@@ -116,7 +129,11 @@ impl Params {
             v.compare = compare;
         }
         if let Some(stage) = &self.stage {
-            v.stage = StageId::ALL.iter().position(|s| s.key() == stage).or_else(|| stage.parse().ok()).unwrap_or(0);
+            v.stage = StageId::ALL
+                .iter()
+                .position(|s| s.key() == stage)
+                .or_else(|| stage.parse().ok())
+                .unwrap_or(0);
         }
         v
     }
@@ -149,13 +166,17 @@ pub fn initial_view(hash: &str) -> ViewState {
 /// The scenario to start with when the query names files: an empty one while they load (not
 /// the demo, which would flash first).
 pub fn initial_scenario() -> Option<Scenario> {
-    params().has_files().then(|| Scenario { name: "loading…".into(), ..Default::default() })
+    params().has_files().then(|| Scenario {
+        name: "loading…".into(),
+        ..Default::default()
+    })
 }
 
 /// A same-origin URL resolved against `base`, or why not.
 fn same_origin(what: &str, url: &str, base: &str) -> Result<String, String> {
     let origin = location().and_then(|l| l.origin().ok()).unwrap_or_default();
-    let u = web_sys::Url::new_with_base(url, base).map_err(|_| format!("{what}: {url:?} is not a URL"))?;
+    let u = web_sys::Url::new_with_base(url, base)
+        .map_err(|_| format!("{what}: {url:?} is not a URL"))?;
     if u.origin() != origin {
         return Err(format!("{what}: {} is another origin — ctxlens only loads files from this page's origin ({origin})", u.origin()));
     }
@@ -163,14 +184,19 @@ fn same_origin(what: &str, url: &str, base: &str) -> Result<String, String> {
 }
 
 fn js_error(e: JsValue) -> String {
-    e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())).or_else(|| e.as_string()).unwrap_or_else(|| "failed".into())
+    e.dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| e.as_string())
+        .unwrap_or_else(|| "failed".into())
 }
 
 /// Starts fetching a URL (`mode: "same-origin"`: the browser refuses anything else, redirects
 /// included); the request is in flight when this returns.
 fn start_fetch(url: &str) -> js_sys::Promise {
     let init = js_sys::Object::new();
-    let set = |k: &str, v: &str| js_sys::Reflect::set(&init, &JsValue::from_str(k), &JsValue::from_str(v));
+    let set = |k: &str, v: &str| {
+        js_sys::Reflect::set(&init, &JsValue::from_str(k), &JsValue::from_str(v))
+    };
     let _ = set("mode", "same-origin");
     let _ = set("credentials", "same-origin");
     fetch_with_init(url, &init)
@@ -178,14 +204,28 @@ fn start_fetch(url: &str) -> js_sys::Promise {
 
 /// The bytes of a fetch started by [`start_fetch`].
 async fn bytes_of(url: &str, request: js_sys::Promise) -> Result<Vec<u8>, String> {
-    let resp = JsFuture::from(request).await.map_err(|e| format!("{url}: {}", js_error(e)))?;
-    let get = |k: &str| js_sys::Reflect::get(&resp, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED);
+    let resp = JsFuture::from(request)
+        .await
+        .map_err(|e| format!("{url}: {}", js_error(e)))?;
+    let get =
+        |k: &str| js_sys::Reflect::get(&resp, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED);
     if get("ok").as_bool() != Some(true) {
-        return Err(format!("{url}: HTTP {}", get("status").as_f64().unwrap_or(0.0)));
+        return Err(format!(
+            "{url}: HTTP {}",
+            get("status").as_f64().unwrap_or(0.0)
+        ));
     }
-    let f: js_sys::Function = get("arrayBuffer").dyn_into().map_err(|_| format!("{url}: not a response"))?;
-    let p: js_sys::Promise = f.call0(&resp).map_err(js_error)?.dyn_into().map_err(|_| format!("{url}: not a response"))?;
-    let buf = JsFuture::from(p).await.map_err(|e| format!("{url}: {}", js_error(e)))?;
+    let f: js_sys::Function = get("arrayBuffer")
+        .dyn_into()
+        .map_err(|_| format!("{url}: not a response"))?;
+    let p: js_sys::Promise = f
+        .call0(&resp)
+        .map_err(js_error)?
+        .dyn_into()
+        .map_err(|_| format!("{url}: not a response"))?;
+    let buf = JsFuture::from(p)
+        .await
+        .map_err(|e| format!("{url}: {}", js_error(e)))?;
     Ok(js_sys::Uint8Array::new(&buf).to_vec())
 }
 
@@ -200,15 +240,21 @@ fn base_name(url: &str) -> String {
 
 /// The case manifest's file list.
 fn manifest_files(bytes: &[u8]) -> Result<Vec<String>, String> {
-    let v = ctxlens::js::parse(&String::from_utf8_lossy(bytes)).map_err(|e| format!("case: not a case manifest ({e})"))?;
+    let v = ctxlens::js::parse(&String::from_utf8_lossy(bytes))
+        .map_err(|e| format!("case: not a case manifest ({e})"))?;
     let list = match &v {
         Value::Array(a) => a,
-        Value::Object(o) => o.get("files").and_then(Value::as_array).ok_or("case: the manifest has no \"files\" list")?,
+        Value::Object(o) => o
+            .get("files")
+            .and_then(Value::as_array)
+            .ok_or("case: the manifest has no \"files\" list")?,
         _ => return Err("case: the manifest must be {\"files\": [\"case.json\", ...]}".into()),
     };
     let mut out = Vec::new();
     for f in list {
-        let f = f.as_str().ok_or("case: the manifest's files must be paths")?;
+        let f = f
+            .as_str()
+            .ok_or("case: the manifest's files must be paths")?;
         if f.starts_with('/') || f.split('/').any(|s| s == "..") || f.contains(':') {
             return Err(format!("case: {f:?} is not a path inside the case folder"));
         }
@@ -220,7 +266,9 @@ fn manifest_files(bytes: &[u8]) -> Result<Vec<String>, String> {
 fn header_of(session: &[u8]) -> Option<Value> {
     let text = String::from_utf8_lossy(session);
     let first = text.lines().find(|l| !l.trim().is_empty())?;
-    ctxlens::js::parse(first).ok().filter(|v| v.get_str("type") == Some("session"))
+    ctxlens::js::parse(first)
+        .ok()
+        .filter(|v| v.get_str("type") == Some("session"))
 }
 
 const PLACEHOLDER_KEY: &str = "ctxlens-placeholder-key";
@@ -233,7 +281,12 @@ fn key_var(provider: &str) -> String {
         "vercel-ai-gateway" => "AI_GATEWAY_API_KEY".into(),
         "amazon-bedrock" => "AWS_BEARER_TOKEN_BEDROCK".into(),
         "github-copilot" => "COPILOT_GITHUB_TOKEN".into(),
-        other => format!("{}_API_KEY", other.to_ascii_uppercase().replace(|c: char| !c.is_ascii_alphanumeric(), "_")),
+        other => format!(
+            "{}_API_KEY",
+            other
+                .to_ascii_uppercase()
+                .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+        ),
     }
 }
 
@@ -245,7 +298,11 @@ fn with_key(case_json: &[u8], model: &str) -> Option<Vec<u8>> {
         Ok(Value::Object(o)) => o,
         _ => return None,
     };
-    let mut env = case.get("env").and_then(Value::as_object).cloned().unwrap_or_default();
+    let mut env = case
+        .get("env")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
     let var = key_var(provider);
     if env.get(&var).is_none() {
         env.insert(var, Value::str(PLACEHOLDER_KEY));
@@ -258,7 +315,11 @@ fn with_key(case_json: &[u8], model: &str) -> Option<Vec<u8>> {
 /// provider: a page has no key, and pi would not send without one).
 fn skeleton(session: Option<&[u8]>, model: Option<&str>) -> Vec<(String, Vec<u8>)> {
     let header = session.and_then(header_of);
-    let cwd = header.as_ref().and_then(|h| h.get_str("cwd")).unwrap_or("/home/user/project").to_string();
+    let cwd = header
+        .as_ref()
+        .and_then(|h| h.get_str("cwd"))
+        .unwrap_or("/home/user/project")
+        .to_string();
     let segs: Vec<&str> = cwd.split('/').collect();
     let home = match segs.as_slice() {
         ["", "home" | "Users", name, ..] if !name.is_empty() => format!("/{}/{}", segs[1], name),
@@ -266,15 +327,25 @@ fn skeleton(session: Option<&[u8]>, model: Option<&str>) -> Vec<(String, Vec<u8>
         _ => "/home/user".into(),
     };
     // The provider: --model's, else the session's last model_change.
-    let provider = model.and_then(|m| m.split_once('/').map(|(p, _)| p.to_string())).or_else(|| {
-        let text = String::from_utf8_lossy(session?);
-        text.lines().rev().filter_map(|l| ctxlens::js::parse(l).ok()).find_map(|v| v.get_str("provider").map(String::from))
-    });
+    let provider = model
+        .and_then(|m| m.split_once('/').map(|(p, _)| p.to_string()))
+        .or_else(|| {
+            let text = String::from_utf8_lossy(session?);
+            text.lines()
+                .rev()
+                .filter_map(|l| ctxlens::js::parse(l).ok())
+                .find_map(|v| v.get_str("provider").map(String::from))
+        });
     let mut env_vars = Object::new();
     if let Some(p) = provider {
         env_vars.insert(key_var(&p), Value::str(PLACEHOLDER_KEY));
     }
-    let case = Object::new().with("about", "Made by the ctxlens iframe mode from its URL parameters").with("env", Value::Object(env_vars));
+    let case = Object::new()
+        .with(
+            "about",
+            "Made by the ctxlens iframe mode from its URL parameters",
+        )
+        .with("env", Value::Object(env_vars));
     let env = Object::new()
         .with("root", "/")
         .with("home", home.as_str())
@@ -282,8 +353,14 @@ fn skeleton(session: Option<&[u8]>, model: Option<&str>) -> Vec<(String, Vec<u8>
         .with("cwd", cwd.as_str())
         .with("args", Value::Array(Vec::new()));
     vec![
-        ("embed/case.json".into(), Value::Object(case).to_json_pretty(1).into_bytes()),
-        ("embed/expected/env.json".into(), Value::Object(env).to_json_pretty(2).into_bytes()),
+        (
+            "embed/case.json".into(),
+            Value::Object(case).to_json_pretty(1).into_bytes(),
+        ),
+        (
+            "embed/expected/env.json".into(),
+            Value::Object(env).to_json_pretty(2).into_bytes(),
+        ),
     ]
 }
 
@@ -292,7 +369,8 @@ fn skeleton(session: Option<&[u8]>, model: Option<&str>) -> Vec<(String, Vec<u8>
 pub async fn load(p: Params) -> Scenario {
     let base = location().and_then(|l| l.href().ok()).unwrap_or_default();
     let mut notes: Vec<Diagnostic> = Vec::new();
-    let mut note = |e: String| notes.push(Diagnostic::error("URL parameters", None, e).skipping("that file"));
+    let mut note =
+        |e: String| notes.push(Diagnostic::error("URL parameters", None, e).skipping("that file"));
     let fetch = |what: &'static str, url: String| {
         let base = base.clone();
         async move {
@@ -365,7 +443,10 @@ pub async fn load(p: Params) -> Scenario {
                 // The recognizer lays `x/<below>/NAME` at cwd/<below>, and `…/.pi/agent/NAME` in the agent dir.
                 let path = match folder {
                     "" | "." => format!("context/{name}"),
-                    f if f == "~" || f.starts_with("~/") => format!("context/{}/{name}", f.trim_start_matches('~').trim_start_matches('/')),
+                    f if f == "~" || f.starts_with("~/") => format!(
+                        "context/{}/{name}",
+                        f.trim_start_matches('~').trim_start_matches('/')
+                    ),
                     f => format!("context/{f}/{name}"),
                 };
                 loose.push((path, b));
@@ -378,7 +459,10 @@ pub async fn load(p: Params) -> Scenario {
     let mut sc = Scenario::default();
     if !case_files.is_empty() {
         if let Some(m) = &p.model {
-            for (_, bytes) in case_files.iter_mut().filter(|(path, _)| path == "case/case.json") {
+            for (_, bytes) in case_files
+                .iter_mut()
+                .filter(|(path, _)| path == "case/case.json")
+            {
                 if let Some(b) = with_key(bytes, m) {
                     *bytes = b;
                 }
@@ -386,17 +470,29 @@ pub async fn load(p: Params) -> Scenario {
         }
         sc.add_files(case_files, Vec::new(), now);
     } else if p.session.is_some() {
-        sc.add_files(skeleton(session.as_deref(), p.model.as_deref()), Vec::new(), now);
+        sc.add_files(
+            skeleton(session.as_deref(), p.model.as_deref()),
+            Vec::new(),
+            now,
+        );
     }
     if !loose.is_empty() {
         sc.add_files(loose, Vec::new(), now);
     }
-    sc.name = p.case.clone().or_else(|| p.session.clone()).map(|u| base_name(&u)).unwrap_or_else(|| "embedded".into());
+    sc.name = p
+        .case
+        .clone()
+        .or_else(|| p.session.clone())
+        .map(|u| base_name(&u))
+        .unwrap_or_else(|| "embedded".into());
     sc.overrides.model = p.model.clone();
     sc.overrides.thinking = p.thinking.clone();
     sc.overrides.prompt = p.prompt.clone();
-    if let Some(a) = p.protocol.as_ref().filter(|a| !APIS.contains(&a.as_str())) {
-        note(format!("protocol: {a:?} is not one of {}", APIS.join(", ")));
+    if let Some(a) = p.protocol.as_ref().filter(|a| a.parse::<Api>().is_err()) {
+        note(format!(
+            "protocol: {a:?} is not one of {}",
+            Api::ALL.map(Api::as_str).join(", ")
+        ));
     }
     sc.notes.extend(notes);
     sc
@@ -415,7 +511,9 @@ pub fn start(done: Callback<Scenario>) {
 }
 
 fn install_style() {
-    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
     if doc.get_element_by_id("ctxlens-embed-style").is_some() {
         return;
     }
@@ -432,11 +530,25 @@ fn install_style() {
 
 /// The full app's URL for this page: the same query without `embed`, the same hash.
 fn full_app_url() -> String {
-    let Some(l) = location() else { return "index.html".into() };
+    let Some(l) = location() else {
+        return "index.html".into();
+    };
     let search = l.search().unwrap_or_default();
-    let kept: Vec<&str> = search.trim_start_matches('?').split('&').filter(|s| !s.is_empty() && !s.starts_with("embed=") && *s != "embed").collect();
-    let q = if kept.is_empty() { String::new() } else { format!("?{}", kept.join("&")) };
-    format!("{}{q}{}", l.pathname().unwrap_or_default(), l.hash().unwrap_or_default())
+    let kept: Vec<&str> = search
+        .trim_start_matches('?')
+        .split('&')
+        .filter(|s| !s.is_empty() && !s.starts_with("embed=") && *s != "embed")
+        .collect();
+    let q = if kept.is_empty() {
+        String::new()
+    } else {
+        format!("?{}", kept.join("&"))
+    };
+    format!(
+        "{}{q}{}",
+        l.pathname().unwrap_or_default(),
+        l.hash().unwrap_or_default()
+    )
 }
 
 #[derive(Properties, PartialEq)]
@@ -468,7 +580,10 @@ mod tests {
 
     #[test]
     fn manifests() {
-        assert_eq!(manifest_files(br#"{"files":["case.json","expected/env.json"]}"#).unwrap(), ["case.json", "expected/env.json"]);
+        assert_eq!(
+            manifest_files(br#"{"files":["case.json","expected/env.json"]}"#).unwrap(),
+            ["case.json", "expected/env.json"]
+        );
         assert_eq!(manifest_files(br#"["case.json"]"#).unwrap(), ["case.json"]);
         assert!(manifest_files(br#"{"files":["../x"]}"#).is_err());
         assert!(manifest_files(br#"{"files":["/etc/passwd"]}"#).is_err());
@@ -486,10 +601,20 @@ mod tests {
         assert_eq!(env.get_str("cwd"), Some("/home/ann/proj"));
         assert_eq!(env.get_str("home"), Some("/home/ann"));
         let case = ctxlens::js::parse(&String::from_utf8_lossy(&files[0].1)).unwrap();
-        assert!(case.get("env").and_then(|e| e.get("ANTHROPIC_API_KEY")).is_some());
-        let patched = with_key(br#"{"model":"mock/m","env":{"X":"1"}}"#, "google/gemini-2.5-pro").unwrap();
+        assert!(case
+            .get("env")
+            .and_then(|e| e.get("ANTHROPIC_API_KEY"))
+            .is_some());
+        let patched = with_key(
+            br#"{"model":"mock/m","env":{"X":"1"}}"#,
+            "google/gemini-2.5-pro",
+        )
+        .unwrap();
         let v = ctxlens::js::parse(&String::from_utf8_lossy(&patched)).unwrap();
-        assert_eq!(v.get("env").and_then(|e| e.get_str("GEMINI_API_KEY")), Some(PLACEHOLDER_KEY));
+        assert_eq!(
+            v.get("env").and_then(|e| e.get_str("GEMINI_API_KEY")),
+            Some(PLACEHOLDER_KEY)
+        );
         assert_eq!(v.get("env").and_then(|e| e.get_str("X")), Some("1"));
     }
 }

@@ -94,19 +94,29 @@ const ENV_FILE: &str = "expected/env.json";
 const PI_PACKAGE_DIR: &str = "/usr/lib/node_modules/@earendil-works/pi-coding-agent";
 
 fn file_text(files: &CaseFiles, path: &str) -> Option<String> {
-    files.get(path).map(|b| String::from_utf8_lossy(b).into_owned())
+    files
+        .get(path)
+        .map(|b| String::from_utf8_lossy(b).into_owned())
 }
 
 /// The header of a session (its first line), if it is one.
 fn session_header(text: &str) -> Option<Value> {
     let first = text.lines().find(|l| !l.trim().is_empty())?;
-    js::parse(first).ok().filter(|v| v.get_str("type") == Some("session"))
+    js::parse(first)
+        .ok()
+        .filter(|v| v.get_str("type") == Some("session"))
 }
 
 /// The bytes up to the end of the first line that is not blank.
 fn first_line(bytes: &[u8]) -> &[u8] {
-    let start = bytes.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(bytes.len());
-    let end = bytes[start..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |i| start + i);
+    let start = bytes
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(bytes.len());
+    let end = bytes[start..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(bytes.len(), |i| start + i);
     &bytes[..end]
 }
 
@@ -122,11 +132,18 @@ fn home_for(cwd: &str) -> String {
 
 /// The `provider/id` of each model a models.json defines.
 pub fn custom_models(text: &str) -> Vec<String> {
-    let Ok(v) = js::parse(text) else { return Vec::new() };
+    let Ok(v) = js::parse(text) else {
+        return Vec::new();
+    };
     let mut out = Vec::new();
     if let Some(providers) = v.get("providers").and_then(Value::as_object) {
         for (p, conf) in providers.iter() {
-            for m in conf.get("models").and_then(Value::as_array).into_iter().flatten() {
+            for m in conf
+                .get("models")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
                 if let Some(id) = m.get_str("id") {
                     out.push(format!("{p}/{id}"));
                 }
@@ -141,7 +158,11 @@ fn remove_flag(args: &mut Vec<String>, flags: &[&str], takes_value: bool) {
     let mut i = 0;
     while i < args.len() {
         if flags.contains(&args[i].as_str()) {
-            let n = if takes_value && i + 1 < args.len() { 2 } else { 1 };
+            let n = if takes_value && i + 1 < args.len() {
+                2
+            } else {
+                1
+            };
             args.drain(i..i + n);
         } else {
             i += 1;
@@ -152,19 +173,34 @@ fn remove_flag(args: &mut Vec<String>, flags: &[&str], takes_value: bool) {
 impl Scenario {
     /// The bundled demo.
     pub fn demo() -> Scenario {
-        Scenario { name: "demo (a captured pi session)".into(), case: Some(crate::demo::files()), ..Default::default() }
+        Scenario {
+            name: "demo (a captured pi session)".into(),
+            case: Some(crate::demo::files()),
+            ..Default::default()
+        }
     }
 
     /// Adds what was dropped or chosen. A case folder replaces the scenario; loose files are added
     /// to it (laid out in its folders), replacing files of the same role.
     pub fn add_files(&mut self, files: Vec<(String, Vec<u8>)>, skipped: Vec<String>, now_ms: f64) {
-        self.add_collected(Collected { files, skipped, notes: Vec::new() }, now_ms);
+        self.add_collected(
+            Collected {
+                files,
+                skipped,
+                notes: Vec::new(),
+            },
+            now_ms,
+        );
     }
 
     /// [`Scenario::add_files`], with what reading the files found (an archive that could not be
     /// opened in full) among the scenario's notes.
     pub fn add_collected(&mut self, collected: Collected, now_ms: f64) {
-        let Collected { files, skipped, notes: found } = collected;
+        let Collected {
+            files,
+            skipped,
+            notes: found,
+        } = collected;
         let mut notes = found;
         for s in &skipped {
             notes.push(Diagnostic::info(s.as_str(), None, "not read").skipping(s.as_str()));
@@ -174,11 +210,23 @@ impl Scenario {
                 notes.push(Diagnostic::warning(
                     format!("{prefix}/"),
                     None,
-                    format!("{others} more case.json below this folder: only the top case is opened"),
+                    format!(
+                        "{others} more case.json below this folder: only the top case is opened"
+                    ),
                 ));
             }
-            let name = if prefix.is_empty() { "case folder".to_string() } else { base_name(&prefix).to_string() };
-            *self = Scenario { name, case: Some(case), now_ms, notes, ..Default::default() };
+            let name = if prefix.is_empty() {
+                "case folder".to_string()
+            } else {
+                base_name(&prefix).to_string()
+            };
+            *self = Scenario {
+                name,
+                case: Some(case),
+                now_ms,
+                notes,
+                ..Default::default()
+            };
             return;
         }
         let mut ignored = Vec::new();
@@ -195,8 +243,23 @@ impl Scenario {
         }
         if !ignored.is_empty() {
             let shown: Vec<&str> = ignored.iter().take(8).map(String::as_str).collect();
-            let more = if ignored.len() > 8 { format!(" and {} more", ignored.len() - 8) } else { String::new() };
-            notes.push(Diagnostic::info("dropped files", None, format!("{} file(s) left out: {}{more}", ignored.len(), shown.join(", "))).skipping(format!("{} file(s)", ignored.len())));
+            let more = if ignored.len() > 8 {
+                format!(" and {} more", ignored.len() - 8)
+            } else {
+                String::new()
+            };
+            notes.push(
+                Diagnostic::info(
+                    "dropped files",
+                    None,
+                    format!(
+                        "{} file(s) left out: {}{more}",
+                        ignored.len(),
+                        shown.join(", ")
+                    ),
+                )
+                .skipping(format!("{} file(s)", ignored.len())),
+            );
         }
         if self.now_ms == 0.0 {
             self.now_ms = now_ms;
@@ -206,7 +269,11 @@ impl Scenario {
 
     /// A pasted session.
     pub fn add_pasted_session(&mut self, text: String, now_ms: f64) {
-        self.add_files(vec![("pasted-session.jsonl".into(), text.into_bytes())], Vec::new(), now_ms);
+        self.add_files(
+            vec![("pasted-session.jsonl".into(), text.into_bytes())],
+            Vec::new(),
+            now_ms,
+        );
     }
 
     /// The scenario as one case folder in the oracle's layout, with the overrides applied.
@@ -214,7 +281,8 @@ impl Scenario {
         let mut notes = Vec::new();
         let mut files = self.case.clone().unwrap_or_default();
         let had_case = self.case.is_some();
-        let latest = |pred: &dyn Fn(&FileKind) -> bool| self.loose.iter().rev().find(|f| pred(&f.kind));
+        let latest =
+            |pred: &dyn Fn(&FileKind) -> bool| self.loose.iter().rev().find(|f| pred(&f.kind));
         let loose_session = latest(&|k| *k == FileKind::Session);
 
         // env.json: the capture's, or one made for loose files.
@@ -223,33 +291,60 @@ impl Scenario {
             Some(_) => "env.json".into(),
             None => ENV_FILE.into(),
         };
-        let case_json = file_text(&files, "case.json").and_then(|t| js::parse(&t).ok()).unwrap_or_else(Value::object);
+        let case_json = file_text(&files, "case.json")
+            .and_then(|t| js::parse(&t).ok())
+            .unwrap_or_else(Value::object);
         let mut env: Object = match file_text(&files, &env_path).map(|t| js::parse(&t)) {
             Some(Ok(Value::Object(o))) => o,
             Some(_) => {
-                notes.push(Diagnostic::error(env_path.as_str(), None, "env.json is not a JSON object: made a new one"));
+                notes.push(Diagnostic::error(
+                    env_path.as_str(),
+                    None,
+                    "env.json is not a JSON object: made a new one",
+                ));
                 Object::new()
             }
             None if had_case => {
                 // An oracle case without a capture: lay it out the way the oracle does.
                 let root = "/tmp/pi-ctx-demo";
-                let mut o = Object::new().with("root", root).with("home", format!("{root}/home")).with("agentDir", format!("{root}/home/.pi/agent"));
-                o.insert("cwd", Value::str(join_path(root, case_json.get_str("cwd").unwrap_or(""))));
+                let mut o = Object::new()
+                    .with("root", root)
+                    .with("home", format!("{root}/home"))
+                    .with("agentDir", format!("{root}/home/.pi/agent"));
+                o.insert(
+                    "cwd",
+                    Value::str(join_path(root, case_json.get_str("cwd").unwrap_or(""))),
+                );
                 for k in ["model", "thinking", "prompt"] {
                     if let Some(v) = case_json.get(k) {
                         o.insert(k, v.clone());
                     }
                 }
-                o.insert("args", case_json.get("args").cloned().unwrap_or(Value::Array(Vec::new())));
+                o.insert(
+                    "args",
+                    case_json
+                        .get("args")
+                        .cloned()
+                        .unwrap_or(Value::Array(Vec::new())),
+                );
                 notes.push(Diagnostic::info("case.json", None, "the case has no capture (expected/env.json): laid out at /tmp/pi-ctx-demo as the oracle does"));
                 o
             }
             None => {
                 // Only the first line is read (a session can be tens of megabytes).
-                let header = loose_session.and_then(|s| session_header(&String::from_utf8_lossy(first_line(&s.bytes))));
-                let cwd = header.as_ref().and_then(|h| h.get_str("cwd")).unwrap_or("/home/user/project").to_string();
+                let header = loose_session
+                    .and_then(|s| session_header(&String::from_utf8_lossy(first_line(&s.bytes))));
+                let cwd = header
+                    .as_ref()
+                    .and_then(|h| h.get_str("cwd"))
+                    .unwrap_or("/home/user/project")
+                    .to_string();
                 let home = home_for(&cwd);
-                let mut o = Object::new().with("root", "/").with("home", home.as_str()).with("agentDir", format!("{home}/.pi/agent")).with("cwd", cwd.as_str());
+                let mut o = Object::new()
+                    .with("root", "/")
+                    .with("home", home.as_str())
+                    .with("agentDir", format!("{home}/.pi/agent"))
+                    .with("cwd", cwd.as_str());
                 o.insert("piPackageDir", Value::str(PI_PACKAGE_DIR));
                 if let Some(id) = header.as_ref().and_then(|h| h.get_str("id")) {
                     o.insert("sessionId", Value::str(id));
@@ -259,16 +354,51 @@ impl Scenario {
             }
         };
         let s = |o: &Object, k: &str| o.get_str(k).unwrap_or("").to_string();
-        let mut args: Vec<String> = env.get_array("args").map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect()).unwrap_or_default();
+        let mut args: Vec<String> = env
+            .get_array("args")
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default();
         let root = s(&env, "root");
         let base = EnvView {
-            home: if env.contains_key("home") { s(&env, "home") } else { format!("{root}/home") },
-            agent_dir: if env.contains_key("agentDir") { s(&env, "agentDir") } else { format!("{root}/home/.pi/agent") },
-            cwd: if env.contains_key("cwd") { s(&env, "cwd") } else { root.clone() },
-            pi_package_dir: if env.contains_key("piPackageDir") { s(&env, "piPackageDir") } else { PI_PACKAGE_DIR.into() },
-            model: env.get_str("model").or_else(|| case_json.get_str("model")).unwrap_or("").to_string(),
-            thinking: env.get_str("thinking").or_else(|| case_json.get_str("thinking")).unwrap_or("").to_string(),
-            prompt: if had_case { env.get_str("prompt").unwrap_or("go on").to_string() } else { String::new() },
+            home: if env.contains_key("home") {
+                s(&env, "home")
+            } else {
+                format!("{root}/home")
+            },
+            agent_dir: if env.contains_key("agentDir") {
+                s(&env, "agentDir")
+            } else {
+                format!("{root}/home/.pi/agent")
+            },
+            cwd: if env.contains_key("cwd") {
+                s(&env, "cwd")
+            } else {
+                root.clone()
+            },
+            pi_package_dir: if env.contains_key("piPackageDir") {
+                s(&env, "piPackageDir")
+            } else {
+                PI_PACKAGE_DIR.into()
+            },
+            model: env
+                .get_str("model")
+                .or_else(|| case_json.get_str("model"))
+                .unwrap_or("")
+                .to_string(),
+            thinking: env
+                .get_str("thinking")
+                .or_else(|| case_json.get_str("thinking"))
+                .unwrap_or("")
+                .to_string(),
+            prompt: if had_case {
+                env.get_str("prompt").unwrap_or("go on").to_string()
+            } else {
+                String::new()
+            },
             args: args.clone(),
             root,
             custom_models: Vec::new(),
@@ -282,7 +412,11 @@ impl Scenario {
             }
         };
         set(&mut env, "cwd", &o.cwd.as_ref().map(|c| normalize_path(c)));
-        set(&mut env, "agentDir", &o.agent_dir.as_ref().map(|c| normalize_path(c)));
+        set(
+            &mut env,
+            "agentDir",
+            &o.agent_dir.as_ref().map(|c| normalize_path(c)),
+        );
         set(&mut env, "piPackageDir", &o.pi_package_dir);
         set(&mut env, "model", &o.model);
         set(&mut env, "thinking", &o.thinking);
@@ -301,7 +435,10 @@ impl Scenario {
                 args.push(tools.join(","));
             }
         }
-        for (flag, v) in [("--system-prompt", &o.system_prompt), ("--append-system-prompt", &o.append_system_prompt)] {
+        for (flag, v) in [
+            ("--system-prompt", &o.system_prompt),
+            ("--append-system-prompt", &o.append_system_prompt),
+        ] {
             if let Some(v) = v {
                 remove_flag(&mut args, &[flag], true);
                 if !v.is_empty() {
@@ -313,10 +450,17 @@ impl Scenario {
 
         // Loose files, laid out relative to the (overridden) cwd and agent dir.
         let root = s(&env, "root");
-        let cwd = env.get_str("cwd").map(String::from).unwrap_or_else(|| root.clone());
+        let cwd = env
+            .get_str("cwd")
+            .map(String::from)
+            .unwrap_or_else(|| root.clone());
         let fs_path = |abs: &str| -> Option<String> {
             let abs = normalize_path(abs);
-            let rel = if root == "/" { abs.strip_prefix('/').map(String::from) } else { abs.strip_prefix(&format!("{root}/")).map(String::from) };
+            let rel = if root == "/" {
+                abs.strip_prefix('/').map(String::from)
+            } else {
+                abs.strip_prefix(&format!("{root}/")).map(String::from)
+            };
             rel.map(|r| format!("fs/{r}"))
         };
         let mut tools_active: Option<Vec<String>> = None;
@@ -326,8 +470,15 @@ impl Scenario {
             let segs: Vec<&str> = f.path.split('/').collect();
             let name = base_name(&f.path);
             // Inside a dropped folder: the path below the folder itself.
-            let inner = if segs.len() > 1 { segs[1..].join("/") } else { name.to_string() };
-            let under_agent = f.path.find(".pi/agent/").map(|i| format!("agent/{}", &f.path[i + ".pi/agent/".len()..]));
+            let inner = if segs.len() > 1 {
+                segs[1..].join("/")
+            } else {
+                name.to_string()
+            };
+            let under_agent = f
+                .path
+                .find(".pi/agent/")
+                .map(|i| format!("agent/{}", &f.path[i + ".pi/agent/".len()..]));
             let in_project = segs.len() > 1 && segs[segs.len() - 2] == ".pi";
             let in_cwd = |rel: &str| fs_path(&join_path(&cwd, rel));
             let target: Option<String> = match &f.kind {
@@ -361,7 +512,14 @@ impl Scenario {
                 FileKind::SystemPrompt { .. } if in_project => in_cwd(&inner),
                 FileKind::SystemPrompt { .. } => Some(format!("agent/{name}")),
                 FileKind::Skill { name: skill } => {
-                    let dir = if skill.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.') { skill.clone() } else { "skill".into() };
+                    let dir = if skill
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
+                    {
+                        skill.clone()
+                    } else {
+                        "skill".into()
+                    };
                     Some(format!("agent/skills/{dir}/SKILL.md"))
                 }
                 FileKind::Image => {
@@ -378,7 +536,14 @@ impl Scenario {
                     files.insert(t.clone(), f.bytes.clone());
                     placed.push((t, f.path.clone()));
                 }
-                None => notes.push(Diagnostic::warning(f.path.as_str(), None, format!("the cwd {cwd} is outside the case's root {root}")).skipping(name.to_string())),
+                None => notes.push(
+                    Diagnostic::warning(
+                        f.path.as_str(),
+                        None,
+                        format!("the cwd {cwd} is outside the case's root {root}"),
+                    )
+                    .skipping(name.to_string()),
+                ),
             }
         }
         if let (Some(active), None) = (tools_active, &o.tools) {
@@ -386,8 +551,14 @@ impl Scenario {
             args.push("--tools".into());
             args.push(active.join(","));
         }
-        env.insert("args", Value::Array(args.into_iter().map(Value::from).collect()));
-        let agent_dir = env.get_str("agentDir").map(String::from).unwrap_or_else(|| format!("{root}/home/.pi/agent"));
+        env.insert(
+            "args",
+            Value::Array(args.into_iter().map(Value::from).collect()),
+        );
+        let agent_dir = env
+            .get_str("agentDir")
+            .map(String::from)
+            .unwrap_or_else(|| format!("{root}/home/.pi/agent"));
         let origins = placed
             .into_iter()
             .map(|(case_path, original)| {
@@ -409,19 +580,37 @@ impl Scenario {
             origins.insert(format!("{root}/session.jsonl"), o);
         }
         if !files.contains_key("case.json") {
-            let mut c = Object::new().with("about", format!("Made by the ctxlens visualizer from: {}", self.name));
+            let mut c = Object::new().with(
+                "about",
+                format!("Made by the ctxlens visualizer from: {}", self.name),
+            );
             for k in ["model", "thinking", "cwd"] {
                 if let Some(v) = env.get(k) {
                     c.insert(k, v.clone());
                 }
             }
-            files.insert("case.json".into(), Value::Object(c).to_json_pretty(1).into_bytes());
+            files.insert(
+                "case.json".into(),
+                Value::Object(c).to_json_pretty(1).into_bytes(),
+            );
         }
         files.insert(env_path, Value::Object(env).to_json_pretty(2).into_bytes());
         let mut base = base;
-        base.custom_models = ["agent/models.json", "models.json"].iter().filter_map(|p| file_text(&files, p)).flat_map(|t| custom_models(&t)).collect();
-        let now_ms = (!files.keys().any(|k| k.ends_with("session.after.jsonl"))).then_some(self.now_ms);
-        Laid { files, continue_only, now_ms, base, notes, origins }
+        base.custom_models = ["agent/models.json", "models.json"]
+            .iter()
+            .filter_map(|p| file_text(&files, p))
+            .flat_map(|t| custom_models(&t))
+            .collect();
+        let now_ms =
+            (!files.keys().any(|k| k.ends_with("session.after.jsonl"))).then_some(self.now_ms);
+        Laid {
+            files,
+            continue_only,
+            now_ms,
+            base,
+            notes,
+            origins,
+        }
     }
 }
 
@@ -434,7 +623,11 @@ pub struct LayOptions {
 
 /// The `Inputs` of a laid-out scenario (run by the worker). A case that cannot be read gives
 /// empty inputs and a diagnostic saying why.
-pub fn inputs_of(files: &CaseFiles, opts: LayOptions, api: Option<&str>) -> (Inputs, Vec<Diagnostic>) {
+pub fn inputs_of(
+    files: &CaseFiles,
+    opts: LayOptions,
+    api: Option<&str>,
+) -> (Inputs, Vec<Diagnostic>) {
     let mut notes = Vec::new();
     let mut inputs = match inputs_from_case(files, None) {
         Ok(i) => i,
@@ -451,7 +644,7 @@ pub fn inputs_of(files: &CaseFiles, opts: LayOptions, api: Option<&str>) -> (Inp
             inputs.now_ms = now;
         }
     }
-    inputs.api = api.map(String::from);
+    inputs.api = api.and_then(|a| a.parse().ok());
     (inputs, notes)
 }
 
@@ -472,7 +665,10 @@ fn pct_decode(s: &str) -> String {
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'%' && i + 2 < b.len() {
-            if let Some(v) = std::str::from_utf8(&b[i + 1..i + 3]).ok().and_then(|h| u8::from_str_radix(h, 16).ok()) {
+            if let Some(v) = std::str::from_utf8(&b[i + 1..i + 3])
+                .ok()
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+            {
                 out.push(v);
                 i += 3;
                 continue;
@@ -503,7 +699,7 @@ impl ViewState {
             let (k, val) = pair.split_once('=').unwrap_or((pair, ""));
             let val = pct_decode(val);
             match k {
-                "api" if ctxlens::protocols::APIS.contains(&val.as_str()) => v.api = Some(val),
+                "api" if val.parse::<ctxlens::Api>().is_ok() => v.api = Some(val),
                 "view" if !val.is_empty() => v.view = Some(val),
                 "stage" => v.stage = val.parse().unwrap_or(0),
                 "sel" if !val.is_empty() => v.selection = Some(val),
@@ -545,14 +741,25 @@ mod tests {
 
     fn demo_body(api: Option<&str>) -> Option<String> {
         let laid = Scenario::demo().lay_out();
-        let (inputs, notes) = inputs_of(&laid.files, LayOptions { continue_only: laid.continue_only, now_ms: laid.now_ms }, api);
+        let (inputs, notes) = inputs_of(
+            &laid.files,
+            LayOptions {
+                continue_only: laid.continue_only,
+                now_ms: laid.now_ms,
+            },
+            api,
+        );
         assert!(notes.is_empty(), "{notes:?}");
         ctxlens::assemble(&inputs).request.map(|r| r.body)
     }
 
     #[test]
     fn the_demo_lays_out_as_itself() {
-        let expected = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../www/demo/expected/request-1.json")).unwrap();
+        let expected = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../www/demo/expected/request-1.json"
+        ))
+        .unwrap();
         assert_eq!(demo_body(None).as_deref(), Some(expected.as_str()));
     }
 
@@ -565,8 +772,14 @@ mod tests {
                 ("s.jsonl".into(), session.as_bytes().to_vec()),
                 ("proj/AGENTS.md".into(), b"root rules".to_vec()),
                 ("proj/sub/CLAUDE.md".into(), b"sub rules".to_vec()),
-                ("skills/x/SKILL.md".into(), b"---\nname: lint\ndescription: d\n---\n".to_vec()),
-                ("models.json".into(), b"{\"providers\":{\"p\":{\"models\":[{\"id\":\"m\"}]}}}".to_vec()),
+                (
+                    "skills/x/SKILL.md".into(),
+                    b"---\nname: lint\ndescription: d\n---\n".to_vec(),
+                ),
+                (
+                    "models.json".into(),
+                    b"{\"providers\":{\"p\":{\"models\":[{\"id\":\"m\"}]}}}".to_vec(),
+                ),
                 ("shot.png".into(), vec![0x89, b'P', b'N', b'G']),
                 ("notes.txt".into(), b"x".to_vec()),
             ],
@@ -585,15 +798,33 @@ mod tests {
         assert!(laid.continue_only);
         let env = js::parse(&file_text(&laid.files, ENV_FILE).unwrap()).unwrap();
         assert_eq!(env.get_str("agentDir"), Some("/home/ann/.pi/agent"));
-        assert_eq!(env.get("args").unwrap().as_array().unwrap()[0].as_str(), Some("@shot.png"));
+        assert_eq!(
+            env.get("args").unwrap().as_array().unwrap()[0].as_str(),
+            Some("@shot.png")
+        );
         assert!(sc.notes.iter().any(|d| d.message.contains("notes.txt")));
-        let (inputs, _) = inputs_of(&laid.files, LayOptions { continue_only: true, now_ms: laid.now_ms }, None);
+        let (inputs, _) = inputs_of(
+            &laid.files,
+            LayOptions {
+                continue_only: true,
+                now_ms: laid.now_ms,
+            },
+            None,
+        );
         assert_eq!(inputs.cwd, "/home/ann/proj");
         assert!(inputs.files.is_file("/home/ann/proj/AGENTS.md"));
         assert!(inputs.prompt.is_none());
         assert_eq!(inputs.now_ms, 1000.0);
-        assert_eq!(laid.origins.get("/session.jsonl").map(String::as_str), Some("s.jsonl"));
-        assert_eq!(laid.origins.get("/home/ann/.pi/agent/models.json").map(String::as_str), Some("models.json"));
+        assert_eq!(
+            laid.origins.get("/session.jsonl").map(String::as_str),
+            Some("s.jsonl")
+        );
+        assert_eq!(
+            laid.origins
+                .get("/home/ann/.pi/agent/models.json")
+                .map(String::as_str),
+            Some("models.json")
+        );
     }
 
     #[test]
@@ -605,14 +836,30 @@ mod tests {
         let laid = sc.lay_out();
         assert!(laid.continue_only);
         let env = js::parse(&file_text(&laid.files, ENV_FILE).unwrap()).unwrap();
-        let args: Vec<&str> = env.get("args").unwrap().as_array().unwrap().iter().filter_map(Value::as_str).collect();
+        let args: Vec<&str> = env
+            .get("args")
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
         assert_eq!(args, ["--tools", "read", "--system-prompt", "be brief"]);
     }
 
     #[test]
     fn hash_round_trip() {
-        let v = ViewState { api: Some("anthropic-messages".into()), view: Some("tools".into()), stage: 3, selection: Some("tool:read me&x".into()), compare: true };
+        let v = ViewState {
+            api: Some("anthropic-messages".into()),
+            view: Some("tools".into()),
+            stage: 3,
+            selection: Some("tool:read me&x".into()),
+            compare: true,
+        };
         assert_eq!(ViewState::from_hash(&v.to_hash()), v);
-        assert_eq!(ViewState::from_hash("#api=nope&stage=x"), ViewState::default());
+        assert_eq!(
+            ViewState::from_hash("#api=nope&stage=x"),
+            ViewState::default()
+        );
     }
 }

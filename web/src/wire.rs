@@ -28,7 +28,11 @@ pub fn split(v: &Value, limit: usize) -> Vec<Part> {
 }
 
 fn split_at(v: &Value, path: &mut Vec<String>, limit: usize, out: &mut Vec<Part>) {
-    let part = |path: &[String], append: bool, json: String| Part { path: path.to_vec(), append, json };
+    let part = |path: &[String], append: bool, json: String| Part {
+        path: path.to_vec(),
+        append,
+        json,
+    };
     let splittable = match v {
         Value::Object(o) => path.len() < MAX_DEPTH && o.len() > 1,
         Value::Array(a) => a.len() > 1,
@@ -57,7 +61,11 @@ fn split_at(v: &Value, path: &mut Vec<String>, limit: usize, out: &mut Vec<Part>
                 let j = x.to_json();
                 if n > 0 && buf.len() + j.len() > limit {
                     buf.push(']');
-                    out.push(part(path, true, std::mem::replace(&mut buf, String::from("["))));
+                    out.push(part(
+                        path,
+                        true,
+                        std::mem::replace(&mut buf, String::from("[")),
+                    ));
                     n = 0;
                 }
                 if n > 0 {
@@ -100,9 +108,14 @@ impl Joiner {
         };
         let mut cur = self.root.as_mut().ok_or("a member before its object")?;
         for k in parents {
-            cur = cur.as_object_mut().and_then(|o| o.get_mut(k)).ok_or_else(|| format!("no object at {k}"))?;
+            cur = cur
+                .as_object_mut()
+                .and_then(|o| o.get_mut(k))
+                .ok_or_else(|| format!("no object at {k}"))?;
         }
-        let obj = cur.as_object_mut().ok_or_else(|| format!("no object for {last}"))?;
+        let obj = cur
+            .as_object_mut()
+            .ok_or_else(|| format!("no object for {last}"))?;
         if append {
             match obj.get_mut(last) {
                 Some(Value::Array(a)) => extend(a, v),
@@ -149,11 +162,15 @@ pub fn compare_answer(result: Result<Value, String>) -> String {
 /// Reads a [`compare_answer`] on the page: the comparison of `a` with `b`, or why there is none.
 /// A comparison of another pair of protocols than the one asked for is an error too.
 pub fn read_compare_answer(text: &str, a: &str, b: &str) -> Result<Value, String> {
-    let v = ctxlens::js::parse(text).map_err(|e| format!("the worker's comparison did not parse: {}", e.message))?;
+    let v = ctxlens::js::parse(text)
+        .map_err(|e| format!("the worker's comparison did not parse: {}", e.message))?;
     if let Some(e) = v.get_str("error") {
         return Err(e.to_string());
     }
-    let c = v.get("comparison").filter(|c| c.get("mapping").is_some_and(|m| m.as_array().is_some())).ok_or("the worker's answer holds no comparison")?;
+    let c = v
+        .get("comparison")
+        .filter(|c| c.get("mapping").is_some_and(|m| m.as_array().is_some()))
+        .ok_or("the worker's answer holds no comparison")?;
     for (side, want) in [("a", a), ("b", b)] {
         let got = c.get(side).and_then(|s| s.get_str("api")).unwrap_or("");
         if !got.is_empty() && got != want {
@@ -173,7 +190,8 @@ mod tests {
         let parts = split(&v, limit);
         let mut j = Joiner::new();
         for p in &parts {
-            j.add(&p.path, p.append, js::parse(&p.json).unwrap()).unwrap();
+            j.add(&p.path, p.append, js::parse(&p.json).unwrap())
+                .unwrap();
         }
         (j.finish(), parts.len())
     }
@@ -183,7 +201,11 @@ mod tests {
         let text = r#"{"z":1,"a":{"list":[1,"two",{"x":[3,4]},null,5.5,"\ud800"],"n":{"2":"b","1":"a","k":true}},"10":"ten","arr":[[1],[2],[3]],"s":"x"}"#;
         for limit in [1, 8, 20, 64, 100_000] {
             let (v, n) = round_trip(text, limit);
-            assert_eq!(v.to_json(), js::parse(text).unwrap().to_json(), "limit {limit}");
+            assert_eq!(
+                v.to_json(),
+                js::parse(text).unwrap().to_json(),
+                "limit {limit}"
+            );
             if limit == 100_000 {
                 assert_eq!(n, 1);
             } else {
@@ -194,7 +216,15 @@ mod tests {
 
     #[test]
     fn scalars_and_empty_containers_stay_whole() {
-        for text in ["3", "\"s\"", "[]", "{}", "null", "[1]", "{\"a\":\"long long long\"}"] {
+        for text in [
+            "3",
+            "\"s\"",
+            "[]",
+            "{}",
+            "null",
+            "[1]",
+            "{\"a\":\"long long long\"}",
+        ] {
             let (v, n) = round_trip(text, 1);
             assert_eq!(v.to_json(), text);
             assert_eq!(n, 1, "{text}");
@@ -206,8 +236,12 @@ mod tests {
         let mut j = Joiner::new();
         assert!(j.add(&["a".into()], false, Value::Null).is_err());
         j.add(&[], false, js::parse("{\"a\":1}").unwrap()).unwrap();
-        assert!(j.add(&["a".into()], true, js::parse("[1]").unwrap()).is_err());
-        assert!(j.add(&["b".into(), "c".into()], false, Value::Null).is_err());
+        assert!(j
+            .add(&["a".into()], true, js::parse("[1]").unwrap())
+            .is_err());
+        assert!(j
+            .add(&["b".into(), "c".into()], false, Value::Null)
+            .is_err());
         assert!(j.add(&[], true, Value::Null).is_err());
     }
 
@@ -215,11 +249,25 @@ mod tests {
     fn a_compare_answer_reads_back_or_says_why_not() {
         let c = js::parse(r#"{"a":{"api":"openai-completions"},"b":{"api":"anthropic-messages"},"mapping":[{"kind":"system-prompt","a":{"paths":["messages[0].content"]}}],"losses":[]}"#).unwrap();
         let text = compare_answer(Ok(c.clone()));
-        assert_eq!(read_compare_answer(&text, "openai-completions", "anthropic-messages").unwrap().to_json(), c.to_json());
-        let swapped = read_compare_answer(&text, "anthropic-messages", "openai-completions").unwrap_err();
-        assert!(swapped.contains("compared openai-completions, not anthropic-messages"), "{swapped}");
-        assert_eq!(read_compare_answer(&compare_answer(Err("no scenario".into())), "x", "y").unwrap_err(), "no scenario");
+        assert_eq!(
+            read_compare_answer(&text, "openai-completions", "anthropic-messages")
+                .unwrap()
+                .to_json(),
+            c.to_json()
+        );
+        let swapped =
+            read_compare_answer(&text, "anthropic-messages", "openai-completions").unwrap_err();
+        assert!(
+            swapped.contains("compared openai-completions, not anthropic-messages"),
+            "{swapped}"
+        );
+        assert_eq!(
+            read_compare_answer(&compare_answer(Err("no scenario".into())), "x", "y").unwrap_err(),
+            "no scenario"
+        );
         assert!(read_compare_answer("{\"comparison\":{}}", "x", "y").is_err());
-        assert!(read_compare_answer("not json", "x", "y").unwrap_err().contains("did not parse"));
+        assert!(read_compare_answer("not json", "x", "y")
+            .unwrap_err()
+            .contains("did not parse"));
     }
 }

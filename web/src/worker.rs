@@ -72,20 +72,54 @@ fn opt_str(v: Option<&str>) -> JsValue {
 /// A message from the worker, as the page sees it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum FromWorker {
-    Ready { builtin_tools: Vec<String> },
-    Progress { gen: u64, api: Option<String>, stage: String, done: f64 },
+    Ready {
+        builtin_tools: Vec<String>,
+    },
+    Progress {
+        gen: u64,
+        api: Option<String>,
+        stage: String,
+        done: f64,
+    },
     /// A report, joined on the page from its parts; `parsed_body` is its body parsed.
-    Report { gen: u64, api: Option<String>, report: Shared<Value>, parsed_body: Shared<Value>, provenance_in_worker: bool, bytes: usize, ms: f64, memory_bytes: f64 },
+    Report {
+        gen: u64,
+        api: Option<String>,
+        report: Shared<Value>,
+        parsed_body: Shared<Value>,
+        provenance_in_worker: bool,
+        bytes: usize,
+        ms: f64,
+        memory_bytes: f64,
+    },
     /// A report that came but could not be put together.
-    BadReport { gen: u64, api: Option<String>, error: String },
+    BadReport {
+        gen: u64,
+        api: Option<String>,
+        error: String,
+    },
     /// The worker's answer for one body path (`views::prov_answer`).
-    Provenance { gen: u64, api: String, path: String, answer: Value },
+    Provenance {
+        gen: u64,
+        api: String,
+        path: String,
+        answer: Value,
+    },
     /// The core's comparison of protocol `a` with protocol `b` (`ctxlens::report::compare_json`),
     /// or why the worker could not make it.
-    Compare { gen: u64, a: String, b: String, answer: Result<Value, String> },
-    Catalog { json: Rc<String> },
+    Compare {
+        gen: u64,
+        a: String,
+        b: String,
+        answer: Result<Value, String>,
+    },
+    Catalog {
+        json: Rc<String>,
+    },
     /// The worker died (a bug in the core); it is restarted.
-    Crashed { message: String },
+    Crashed {
+        message: String,
+    },
 }
 
 impl FromWorker {
@@ -94,21 +128,39 @@ impl FromWorker {
         let gen = get(data, "gen").as_f64().unwrap_or(0.0) as u64;
         Some(match s("type")?.as_str() {
             "ready" => FromWorker::Ready {
-                builtin_tools: s("builtinTools").and_then(|t| ctxlens::js::parse(&t).ok()).and_then(|v| v.as_array().map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect())).unwrap_or_default(),
+                builtin_tools: s("builtinTools")
+                    .and_then(|t| ctxlens::js::parse(&t).ok())
+                    .and_then(|v| {
+                        v.as_array().map(|a| {
+                            a.iter()
+                                .filter_map(|x| x.as_str().map(String::from))
+                                .collect()
+                        })
+                    })
+                    .unwrap_or_default(),
             },
-            "progress" => FromWorker::Progress { gen, api: s("api"), stage: s("stage").unwrap_or_default(), done: get(data, "done").as_f64().unwrap_or(0.0) },
+            "progress" => FromWorker::Progress {
+                gen,
+                api: s("api"),
+                stage: s("stage").unwrap_or_default(),
+                done: get(data, "done").as_f64().unwrap_or(0.0),
+            },
             "provenance" => FromWorker::Provenance {
                 gen,
                 api: s("api").unwrap_or_default(),
                 path: s("path").unwrap_or_default(),
-                answer: s("json").and_then(|j| ctxlens::js::parse(&j).ok()).unwrap_or(Value::Null),
+                answer: s("json")
+                    .and_then(|j| ctxlens::js::parse(&j).ok())
+                    .unwrap_or(Value::Null),
             },
             "compare" => {
                 let (a, b) = (s("a").unwrap_or_default(), s("b").unwrap_or_default());
                 let answer = read_compare_answer(&s("json").unwrap_or_default(), &a, &b);
                 FromWorker::Compare { gen, a, b, answer }
             }
-            "catalog" => FromWorker::Catalog { json: Rc::new(s("json").unwrap_or_default()) },
+            "catalog" => FromWorker::Catalog {
+                json: Rc::new(s("json").unwrap_or_default()),
+            },
             _ => return None,
         })
     }
@@ -135,27 +187,36 @@ impl WorkerLink {
     pub fn start(on_message: Rc<dyn Fn(FromWorker)>) -> Result<WorkerLink, String> {
         let opts = web_sys::WorkerOptions::new();
         opts.set_type(web_sys::WorkerType::Module);
-        let worker = web_sys::Worker::new_with_options("./worker.js", &opts).map_err(|e| format!("could not start the worker: {e:?}"))?;
+        let worker = web_sys::Worker::new_with_options("./worker.js", &opts)
+            .map_err(|e| format!("could not start the worker: {e:?}"))?;
         let cb = on_message.clone();
         let epoch = Rc::new(Cell::new(0u64));
         let ep = epoch.clone();
-        let on_msg = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
-            let data = e.data();
-            if get(&data, "type").as_string().as_deref() == Some("report") {
-                wasm_bindgen_futures::spawn_local(join_report(data, cb.clone(), ep.clone()));
-            } else if let Some(m) = FromWorker::from_js(&data) {
-                cb(m);
-            }
-        });
+        let on_msg =
+            Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+                let data = e.data();
+                if get(&data, "type").as_string().as_deref() == Some("report") {
+                    wasm_bindgen_futures::spawn_local(join_report(data, cb.clone(), ep.clone()));
+                } else if let Some(m) = FromWorker::from_js(&data) {
+                    cb(m);
+                }
+            });
         let cb = on_message;
         let on_err = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
             e.prevent_default();
-            let message = get(&e, "message").as_string().unwrap_or_else(|| "the worker stopped".into());
+            let message = get(&e, "message")
+                .as_string()
+                .unwrap_or_else(|| "the worker stopped".into());
             cb(FromWorker::Crashed { message });
         });
         worker.set_onmessage(Some(on_msg.as_ref().unchecked_ref()));
         worker.set_onerror(Some(on_err.as_ref().unchecked_ref()));
-        Ok(WorkerLink { worker, epoch, _on_message: on_msg, _on_error: on_err })
+        Ok(WorkerLink {
+            worker,
+            epoch,
+            _on_message: on_msg,
+            _on_error: on_err,
+        })
     }
 
     /// Stops joining the reports that have come (they belong to a scenario that is gone).
@@ -177,9 +238,16 @@ impl WorkerLink {
         set(&msg, "gen", gen as f64);
         set(&msg, "files", files);
         set(&msg, "continueOnly", laid.continue_only);
-        set(&msg, "nowMs", laid.now_ms.map(JsValue::from_f64).unwrap_or(JsValue::NULL));
+        set(
+            &msg,
+            "nowMs",
+            laid.now_ms.map(JsValue::from_f64).unwrap_or(JsValue::NULL),
+        );
         if let Err(e) = self.worker.post_message_with_transfer(&msg, &transfer) {
-            web_sys::console::error_2(&"ctxlens: could not send the scenario to the worker".into(), &e);
+            web_sys::console::error_2(
+                &"ctxlens: could not send the scenario to the worker".into(),
+                &e,
+            );
         }
     }
 
@@ -225,7 +293,9 @@ impl WorkerLink {
 
 /// Lets the page's thread handle input and paint (a message to itself: no timer clamping).
 async fn yield_to_page() {
-    let Ok(ch) = web_sys::MessageChannel::new() else { return };
+    let Ok(ch) = web_sys::MessageChannel::new() else {
+        return;
+    };
     let p = js_sys::Promise::new(&mut |resolve, _| ch.port1().set_onmessage(Some(&resolve)));
     if ch.port2().post_message(&JsValue::NULL).is_ok() {
         let _ = wasm_bindgen_futures::JsFuture::from(p).await;
@@ -234,7 +304,12 @@ async fn yield_to_page() {
 }
 
 fn now_ms() -> f64 {
-    js_sys::global().dyn_into::<web_sys::Window>().ok().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or_else(js_sys::Date::now)
+    js_sys::global()
+        .dyn_into::<web_sys::Window>()
+        .ok()
+        .and_then(|w| w.performance())
+        .map(|p| p.now())
+        .unwrap_or_else(js_sys::Date::now)
 }
 
 /// Work for about this long, then let the page breathe.
@@ -247,7 +322,12 @@ fn parts_of(v: &JsValue) -> Vec<(Vec<String>, bool, u32, u32)> {
         .filter_map(|p| {
             let p: js_sys::Array = p.dyn_into().ok()?;
             let path: js_sys::Array = p.get(0).dyn_into().ok()?;
-            Some((path.iter().filter_map(|k| k.as_string()).collect(), p.get(1).as_bool().unwrap_or(false), p.get(2).as_f64()? as u32, p.get(3).as_f64()? as u32))
+            Some((
+                path.iter().filter_map(|k| k.as_string()).collect(),
+                p.get(1).as_bool().unwrap_or(false),
+                p.get(2).as_f64()? as u32,
+                p.get(3).as_f64()? as u32,
+            ))
         })
         .collect()
 }
@@ -269,28 +349,55 @@ async fn join_report(data: JsValue, cb: Rc<dyn Fn(FromWorker)>, epoch: Rc<Cell<u
     let api = get(&data, "api").as_string();
     let parts = parts_of(&get(&data, "parts"));
     let body_parts = parts_of(&get(&data, "bodyParts"));
-    let bytes_of = |k: &str| get(&data, k).dyn_into::<js_sys::Uint8Array>().unwrap_or_else(|_| js_sys::Uint8Array::new_with_length(0));
+    let bytes_of = |k: &str| {
+        get(&data, k)
+            .dyn_into::<js_sys::Uint8Array>()
+            .unwrap_or_else(|_| js_sys::Uint8Array::new_with_length(0))
+    };
     let (part_bytes, body_part_bytes) = (bytes_of("partsBytes"), bytes_of("bodyPartsBytes"));
     let body_js: Option<js_sys::Uint8Array> = get(&data, "body").dyn_into().ok();
-    let total = (part_bytes.length() + body_part_bytes.length()) as f64 + body_js.as_ref().map(|b| b.length() as f64).unwrap_or(0.0);
+    let total = (part_bytes.length() + body_part_bytes.length()) as f64
+        + body_js.as_ref().map(|b| b.length() as f64).unwrap_or(0.0);
     let mut done = 0.0;
     let mut slice_start = now_ms();
     let progress = |done: f64| {
         let mb = |x: f64| x / 1_048_576.0;
-        cb(FromWorker::Progress { gen, api: api.clone(), stage: format!("reading the report on the page ({:.1} of {:.1} MB)", mb(done), mb(total)), done: 0.75 + 0.25 * done / total.max(1.0) })
+        cb(FromWorker::Progress {
+            gen,
+            api: api.clone(),
+            stage: format!(
+                "reading the report on the page ({:.1} of {:.1} MB)",
+                mb(done),
+                mb(total)
+            ),
+            done: 0.75 + 0.25 * done / total.max(1.0),
+        })
     };
-    let bad = |error: String| cb(FromWorker::BadReport { gen, api: api.clone(), error });
+    let bad = |error: String| {
+        cb(FromWorker::BadReport {
+            gen,
+            api: api.clone(),
+            error,
+        })
+    };
     progress(0.0);
     // The report, then the parsed body, part by part.
     let mut values = Vec::with_capacity(2);
     for (list, bytes) in [(&parts, &part_bytes), (&body_parts, &body_part_bytes)] {
         let mut joiner = crate::wire::Joiner::new();
         for (path, append, offset, len) in list {
-            let Some(text) = text_at(bytes, *offset, *len) else { return bad("a part of the worker's report is not UTF-8 text".into()) };
+            let Some(text) = text_at(bytes, *offset, *len) else {
+                return bad("a part of the worker's report is not UTF-8 text".into());
+            };
             done += text.len() as f64;
             let v = match ctxlens::js::parse(&text) {
                 Ok(v) => v,
-                Err(e) => return bad(format!("a part of the worker's report did not parse: {}", e.message)),
+                Err(e) => {
+                    return bad(format!(
+                        "a part of the worker's report did not parse: {}",
+                        e.message
+                    ))
+                }
             };
             drop(text);
             if let Err(e) = joiner.add(path, *append, v) {
@@ -326,8 +433,14 @@ async fn join_report(data: JsValue, cb: Rc<dyn Fn(FromWorker)>, epoch: Rc<Cell<u
             done += (end - at) as f64;
             at = end;
         }
-        let Ok(text) = String::from_utf8(bytes) else { return bad("the body is not UTF-8 text".into()) };
-        if let Some(req) = report.as_object_mut().and_then(|o| o.get_mut("request")).and_then(Value::as_object_mut) {
+        let Ok(text) = String::from_utf8(bytes) else {
+            return bad("the body is not UTF-8 text".into());
+        };
+        if let Some(req) = report
+            .as_object_mut()
+            .and_then(|o| o.get_mut("request"))
+            .and_then(Value::as_object_mut)
+        {
             req.insert("body", Value::str(text));
         }
     }
@@ -377,7 +490,8 @@ impl Loaded {
     /// the oldest go to stay under [`KEPT_ASSEMBLY_BYTES`].
     fn keep(&mut self, key: &str, assembly: Rc<Assembly>) {
         self.assemblies.retain(|(k, _, _)| k != key);
-        let bytes = self.files.get("session.jsonl").map_or(0, Vec::len) + assembly.body().map_or(0, str::len);
+        let bytes = self.files.get("session.jsonl").map_or(0, Vec::len)
+            + assembly.body().map_or(0, str::len);
         if bytes > KEPT_ASSEMBLY_BYTES {
             return;
         }
@@ -408,7 +522,12 @@ fn parts_js(parts: Vec<Part>) -> (js_sys::Array, js_sys::Uint8Array) {
         for k in &p.path {
             path.push(&JsValue::from_str(k));
         }
-        let entry = js_sys::Array::of4(&path, &JsValue::from_bool(p.append), &JsValue::from_f64(bytes.len() as f64), &JsValue::from_f64(p.json.len() as f64));
+        let entry = js_sys::Array::of4(
+            &path,
+            &JsValue::from_bool(p.append),
+            &JsValue::from_f64(bytes.len() as f64),
+            &JsValue::from_f64(p.json.len() as f64),
+        );
         index.push(&entry);
         bytes.extend_from_slice(p.json.as_bytes());
     }
@@ -419,7 +538,13 @@ fn post(scope: &web_sys::DedicatedWorkerGlobalScope, msg: &js_sys::Object) {
     let _ = scope.post_message(msg);
 }
 
-fn progress(scope: &web_sys::DedicatedWorkerGlobalScope, gen: u64, api: Option<&str>, stage: &str, done: f64) {
+fn progress(
+    scope: &web_sys::DedicatedWorkerGlobalScope,
+    gen: u64,
+    api: Option<&str>,
+    stage: &str,
+    done: f64,
+) {
     let m = js_sys::Object::new();
     set(&m, "type", "progress");
     set(&m, "gen", gen as f64);
@@ -434,10 +559,17 @@ fn mb(bytes: usize) -> String {
 }
 
 fn memory_bytes() -> f64 {
-    wasm_bindgen::memory().dyn_into::<js_sys::WebAssembly::Memory>().map(|m| get(&m.buffer(), "byteLength").as_f64().unwrap_or(0.0)).unwrap_or(0.0)
+    wasm_bindgen::memory()
+        .dyn_into::<js_sys::WebAssembly::Memory>()
+        .map(|m| get(&m.buffer(), "byteLength").as_f64().unwrap_or(0.0))
+        .unwrap_or(0.0)
 }
 
-fn handle(scope: &web_sys::DedicatedWorkerGlobalScope, loaded: &RefCell<Option<Loaded>>, data: JsValue) {
+fn handle(
+    scope: &web_sys::DedicatedWorkerGlobalScope,
+    loaded: &RefCell<Option<Loaded>>,
+    data: JsValue,
+) {
     let p = |gen, api: Option<&str>, stage: &str, done| progress(scope, gen, api, stage, done);
     let gen = get(&data, "gen").as_f64().unwrap_or(0.0) as u64;
     match get(&data, "type").as_string().as_deref() {
@@ -446,36 +578,76 @@ fn handle(scope: &web_sys::DedicatedWorkerGlobalScope, loaded: &RefCell<Option<L
             let arr: js_sys::Array = get(&data, "files").dyn_into().unwrap_or_default();
             for pair in arr.iter() {
                 let pair: js_sys::Array = pair.dyn_into().unwrap_or_default();
-                let (Some(path), Ok(bytes)) = (pair.get(0).as_string(), pair.get(1).dyn_into::<js_sys::Uint8Array>()) else { continue };
+                let (Some(path), Ok(bytes)) = (
+                    pair.get(0).as_string(),
+                    pair.get(1).dyn_into::<js_sys::Uint8Array>(),
+                ) else {
+                    continue;
+                };
                 files.insert(path, bytes.to_vec());
             }
-            let opts = LayOptions { continue_only: get(&data, "continueOnly").as_bool().unwrap_or(false), now_ms: get(&data, "nowMs").as_f64() };
-            *loaded.borrow_mut() = Some(Loaded { gen, files, opts, provenance: Vec::new(), assemblies: Vec::new() });
+            let opts = LayOptions {
+                continue_only: get(&data, "continueOnly").as_bool().unwrap_or(false),
+                now_ms: get(&data, "nowMs").as_f64(),
+            };
+            *loaded.borrow_mut() = Some(Loaded {
+                gen,
+                files,
+                opts,
+                provenance: Vec::new(),
+                assemblies: Vec::new(),
+            });
         }
         Some("assemble") => {
             let api = get(&data, "api").as_string();
             let mut guard = loaded.borrow_mut();
-            let Some(l) = guard.as_mut().filter(|l| l.gen == gen) else { return };
+            let Some(l) = guard.as_mut().filter(|l| l.gen == gen) else {
+                return;
+            };
             let start = js_sys::Date::now();
             let session = l.files.get("session.jsonl").map(Vec::len).unwrap_or(0);
             let total: usize = l.files.values().map(Vec::len).sum();
             let api = api.as_deref();
-            p(gen, api, &format!("laying out {} files ({})", l.files.len(), mb(total)), 0.02);
-            let what = if session > 0 { format!("parsing a {} session and assembling", mb(session)) } else { "assembling".into() };
+            p(
+                gen,
+                api,
+                &format!("laying out {} files ({})", l.files.len(), mb(total)),
+                0.02,
+            );
+            let what = if session > 0 {
+                format!("parsing a {} session and assembling", mb(session))
+            } else {
+                "assembling".into()
+            };
             p(gen, api, &what, 0.05);
             let assembly = l.assemble(api);
             p(gen, api, "writing the report", 0.45);
             let mut report = ctxlens::report::assembly_json(&assembly);
-            let key = api.map(String::from).unwrap_or_else(|| report.get("model").and_then(|m| m.get_str("api")).unwrap_or("").to_string());
+            let key = api.map(String::from).unwrap_or_else(|| {
+                report
+                    .get("model")
+                    .and_then(|m| m.get_str("api"))
+                    .unwrap_or("")
+                    .to_string()
+            });
             // Kept for a comparison with another protocol, when small; else let go now.
             l.keep(&key, Rc::new(assembly));
-            let body = report.as_object_mut().and_then(|o| o.get_mut("request")).and_then(|r| take(r, "body"));
+            let body = report
+                .as_object_mut()
+                .and_then(|o| o.get_mut("request"))
+                .and_then(|r| take(r, "body"));
             let body = body.as_ref().and_then(Value::as_str);
             // A large provenance stays here; the page asks for the paths it shows.
-            let in_worker = report.get("provenance").and_then(Value::as_array).is_some_and(|a| a.len() > PROVENANCE_INLINE);
+            let in_worker = report
+                .get("provenance")
+                .and_then(Value::as_array)
+                .is_some_and(|a| a.len() > PROVENANCE_INLINE);
             if in_worker {
                 let prov = take(&mut report, "provenance").unwrap_or(Value::Null);
-                let map = crate::views::provenance_map(&Value::from(Object::new().with("provenance", prov))).unwrap_or_default();
+                let map = crate::views::provenance_map(&Value::from(
+                    Object::new().with("provenance", prov),
+                ))
+                .unwrap_or_default();
                 l.provenance.retain(|(a, _)| *a != key);
                 l.provenance.push((key.clone(), Rc::new(map)));
                 if l.provenance.len() > 3 {
@@ -485,7 +657,9 @@ fn handle(scope: &web_sys::DedicatedWorkerGlobalScope, loaded: &RefCell<Option<L
             let parts = split(&report, PART_BYTES);
             drop(report);
             p(gen, api, "parsing the body for the page", 0.6);
-            let body_parts = body.map(|b| split(&ctxlens::js::parse(b).unwrap_or(Value::Null), PART_BYTES)).unwrap_or_else(|| split(&Value::Null, PART_BYTES));
+            let body_parts = body
+                .map(|b| split(&ctxlens::js::parse(b).unwrap_or(Value::Null), PART_BYTES))
+                .unwrap_or_else(|| split(&Value::Null, PART_BYTES));
             p(gen, api, "sending the report", 0.72);
             let m = js_sys::Object::new();
             let transfer = js_sys::Array::new();
@@ -514,7 +688,11 @@ fn handle(scope: &web_sys::DedicatedWorkerGlobalScope, loaded: &RefCell<Option<L
             let api = get(&data, "api").as_string().unwrap_or_default();
             let path = get(&data, "path").as_string().unwrap_or_default();
             let guard = loaded.borrow();
-            let map = guard.as_ref().filter(|l| l.gen == gen).and_then(|l| l.provenance.iter().find(|(a, _)| *a == api)).map(|(_, m)| m.clone());
+            let map = guard
+                .as_ref()
+                .filter(|l| l.gen == gen)
+                .and_then(|l| l.provenance.iter().find(|(a, _)| *a == api))
+                .map(|(_, m)| m.clone());
             let answer = match map {
                 Some(map) => crate::views::prov_answer(&path, &map),
                 None => Object::new().with("error", "The worker no longer holds this assembly's sources (it was restarted or moved on): open the scenario again.").into(),
@@ -528,7 +706,10 @@ fn handle(scope: &web_sys::DedicatedWorkerGlobalScope, loaded: &RefCell<Option<L
             post(scope, &m);
         }
         Some("compare") => {
-            let (a, b) = (get(&data, "a").as_string().unwrap_or_default(), get(&data, "b").as_string().unwrap_or_default());
+            let (a, b) = (
+                get(&data, "a").as_string().unwrap_or_default(),
+                get(&data, "b").as_string().unwrap_or_default(),
+            );
             let mut guard = loaded.borrow_mut();
             let answer = match guard.as_mut().filter(|l| l.gen == gen) {
                 Some(l) => {
@@ -547,8 +728,9 @@ fn handle(scope: &web_sys::DedicatedWorkerGlobalScope, loaded: &RefCell<Option<L
             post(scope, &m);
         }
         Some("catalog") => {
-            let models: Vec<Value> = ctxlens::data::catalog()
-                .as_array()
+            let models: Vec<Value> = ctxlens::Pi::new(ctxlens::Inputs::default().pi)
+                .ok()
+                .and_then(|pi| pi.data.catalog.as_array())
                 .map(|a| {
                     a.iter()
                         .filter_map(|m| {
@@ -558,7 +740,10 @@ fn handle(scope: &web_sys::DedicatedWorkerGlobalScope, loaded: &RefCell<Option<L
                                     .with("ref", r)
                                     .with("name", m.get_str("name").unwrap_or(""))
                                     .with("api", m.get_str("api").unwrap_or(""))
-                                    .with("reasoning", m.get("reasoning").is_some_and(Value::truthy))
+                                    .with(
+                                        "reasoning",
+                                        m.get("reasoning").is_some_and(Value::truthy),
+                                    )
                                     .into(),
                             )
                         })
@@ -582,10 +767,21 @@ pub fn run() {
     };
     let loaded: Rc<RefCell<Option<Loaded>>> = Rc::new(RefCell::new(None));
     let s = scope.clone();
-    let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| handle(&s, &loaded, e.data()));
+    let on_message =
+        Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+            handle(&s, &loaded, e.data())
+        });
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     on_message.forget();
-    let tools: Vec<Value> = ctxlens::data::tools().as_array().map(|a| a.iter().filter_map(|t| t.get_str("name").map(Value::str)).collect()).unwrap_or_default();
+    let tools: Vec<Value> = ctxlens::Pi::new(ctxlens::Inputs::default().pi)
+        .ok()
+        .and_then(|pi| pi.data.tools.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|t| t.get_str("name").map(Value::str))
+                .collect()
+        })
+        .unwrap_or_default();
     let m = js_sys::Object::new();
     set(&m, "type", "ready");
     set(&m, "builtinTools", Value::Array(tools).to_json().as_str());

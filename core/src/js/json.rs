@@ -1,11 +1,11 @@
 //! `JSON.parse` and `JSON.stringify` with the semantics of V8.
 
 use super::number::number_to_string;
+use super::str_type::INTERN_MAX_LEN;
 use super::string::{
     escape_json_string_into, escaped_json_len, has_f4, has_json_special as has_special,
     LONE_SURROGATE_BASE,
 };
-use super::str_type::INTERN_MAX_LEN;
 use super::{Object, Str, Value};
 
 /// Nesting deeper than this is reported as an error instead of risking the stack.

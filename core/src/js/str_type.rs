@@ -286,7 +286,10 @@ fn interned(s: &str) -> Option<Str> {
         [] => 0,
         [one] => *one as usize,
         [first, .., last] => {
-            (*first as usize).wrapping_mul(31) ^ (*last as usize).wrapping_mul(7) ^ b.len().wrapping_mul(131) ^ (b[b.len() / 2] as usize).wrapping_mul(17)
+            (*first as usize).wrapping_mul(31)
+                ^ (*last as usize).wrapping_mul(7)
+                ^ b.len().wrapping_mul(131)
+                ^ (b[b.len() / 2] as usize).wrapping_mul(17)
         }
     } % INTERN_SLOTS;
     INTERNED
@@ -316,7 +319,9 @@ impl Str {
         unsafe {
             std::ptr::copy_nonoverlapping(s.as_ptr(), (buf.as_ptr() as *mut u8).add(HEAD), s.len())
         };
-        let plain = s.len() <= INTERN_MAX_LEN && s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\' && b != 0xF4);
+        let plain = s.len() <= INTERN_MAX_LEN
+            && s.bytes()
+                .all(|b| b >= 0x20 && b != b'"' && b != b'\\' && b != 0xF4);
         // A string of 2 GiB or more (only possible natively) keeps its bytes but not the plain bit;
         // its length would collide with the bit, so such strings are cut off at the limit.
         Str {

@@ -186,9 +186,16 @@ fn parsed_strings_are_ranges_of_the_text_and_plain_ones_skip_escaping() {
     // with nothing to escape; one holding a line break is not.
     assert!(s("a").is_plain() && s("d").is_plain() && s("c").is_plain());
     assert!(!s("b").is_plain());
-    assert!(!Str::from("a\"b").is_plain() && !Str::from("x\u{10F800}").is_plain() && Str::from("role").is_plain());
+    assert!(
+        !Str::from("a\"b").is_plain()
+            && !Str::from("x\u{10F800}").is_plain()
+            && Str::from("role").is_plain()
+    );
     // Short strings made in Rust are shared: the same buffer, not a copy.
-    assert_eq!(Str::from("content").as_str().as_ptr(), Str::from("content").as_str().as_ptr());
+    assert_eq!(
+        Str::from("content").as_str().as_ptr(),
+        Str::from("content").as_str().as_ptr()
+    );
     assert_eq!(s("b").as_str(), "line\nbreak");
     assert_eq!(s("c").as_str(), "café");
     // The writer gives the same bytes either way, and so does the measured length.
@@ -255,7 +262,9 @@ fn integers_parse_exactly_on_the_fast_path_and_the_rest_as_floats() {
         ("1e3", 1000.0),
         ("-2.5E-3", -0.0025),
     ] {
-        let Value::Number(n) = parse(text).unwrap() else { panic!("{text}") };
+        let Value::Number(n) = parse(text).unwrap() else {
+            panic!("{text}")
+        };
         assert_eq!(n.to_bits(), f64::to_bits(expected), "{text}");
     }
     assert!(parse("-").is_err() && parse("01").is_err() && parse("1.").is_err());

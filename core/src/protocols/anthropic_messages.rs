@@ -13,13 +13,13 @@ use super::constrained_sampling::{
 };
 use super::github_copilot_headers::{build_copilot_dynamic_headers, has_copilot_vision_input};
 use super::{err, ev, AdapterError, LlmContext, Request, StreamOptions};
-use crate::data;
 use crate::js::{
     join_element, join_shared, js_max, js_min, js_trim, js_trim_is_empty, non_nullish,
     number_to_string, sanitize_shared, sanitize_surrogates, Object, Str, Value,
 };
 use crate::messages;
 use crate::model::Model;
+use crate::pi::Pi;
 use crate::tools::ToolDef;
 use crate::trace::{EventKind, Events};
 
@@ -28,18 +28,17 @@ const DATA_GROUP: &str = "anthropicMessages";
 const MESSAGES_PATH: &str = "/v1/messages?beta=true";
 /// The SDK's default base URL (SDK/client.js:80).
 const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
-/// The SDK's own `User-Agent`, always overridden by pi's (SDK/client.js:838).
-const SDK_USER_AGENT: &str = "Anthropic/JS 0.123.0";
 
 /// Builds the request pi's `streamSimple` would send (the coding agent calls it through
 /// `ModelRuntime.streamSimple`).
 pub fn build(
+    pi: &Pi,
     model: &Model,
     ctx: &LlmContext,
     opts: &StreamOptions,
     events: &mut Events,
 ) -> Result<Request, AdapterError> {
-    stream_simple(model, ctx, opts, events)
+    stream_simple(pi, model, ctx, opts, events)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -70,17 +69,17 @@ fn msg_label(i: usize, msg: &Value) -> String {
 // Data (pi's literal strings, versioned)
 // ---------------------------------------------------------------------------------------------
 
-fn data_group() -> Option<&'static Value> {
-    data::strings().get(DATA_GROUP)
+fn data_group(pi: &Pi) -> Option<&'static Value> {
+    pi.data.strings.get(DATA_GROUP)
 }
 
-fn data_str(key: &str) -> &'static str {
-    data::string(DATA_GROUP, key)
+fn data_str(pi: &Pi, key: &str) -> &'static str {
+    pi.data.string(DATA_GROUP, key)
 }
 
 /// `claudeCodeTools` (:45–63).
-fn claude_code_tools() -> Vec<&'static str> {
-    data_group()
+fn claude_code_tools(pi: &Pi) -> Vec<&'static str> {
+    data_group(pi)
         .and_then(|g| g.get("claudeCodeTools"))
         .and_then(Value::as_array)
         .map(|a| a.iter().filter_map(Value::as_str).collect())
@@ -88,16 +87,16 @@ fn claude_code_tools() -> Vec<&'static str> {
 }
 
 /// A beta name from `betas.<key>` (:112–116).
-fn beta(key: &str) -> &'static str {
-    data_group()
+fn beta(pi: &Pi, key: &str) -> &'static str {
+    data_group(pi)
         .and_then(|g| g.get("betas"))
         .and_then(|b| b.get_str(key))
         .unwrap_or("")
 }
 
 /// The OAuth betas (:760).
-fn oauth_betas() -> Vec<&'static str> {
-    data_group()
+fn oauth_betas(pi: &Pi) -> Vec<&'static str> {
+    data_group(pi)
         .and_then(|g| g.get("betas"))
         .and_then(|b| b.get("oauth"))
         .and_then(Value::as_array)
@@ -106,8 +105,9 @@ fn oauth_betas() -> Vec<&'static str> {
 }
 
 /// `claude-cli/${claudeCodeVersion}` (:41, :718).
-fn claude_code_user_agent() -> String {
-    data_str("claudeCodeUserAgent").replace("{claudeCodeVersion}", data_str("claudeCodeVersion"))
+fn claude_code_user_agent(pi: &Pi) -> String {
+    data_str(pi, "claudeCodeUserAgent")
+        .replace("{claudeCodeVersion}", data_str(pi, "claudeCodeVersion"))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -213,9 +213,9 @@ fn get_cache_control(model: &Model, retention: &str) -> Option<Object> {
 
 /// `toClaudeCodeName(name)` (:66): Claude Code's casing when the name matches one of its tools
 /// case-insensitively.
-fn to_claude_code_name(name: &str) -> String {
+fn to_claude_code_name(pi: &Pi, name: &str) -> String {
     let lower = name.to_lowercase();
-    claude_code_tools()
+    claude_code_tools(pi)
         .into_iter()
         .find(|t| t.to_lowercase() == lower)
         .map(str::to_string)
@@ -223,9 +223,9 @@ fn to_claude_code_name(name: &str) -> String {
 }
 
 /// `normalizeToolName`: `toClaudeCodeName` with OAuth, the identity otherwise (:780).
-fn normalize_tool_name(name: &str, is_oauth: bool) -> String {
+fn normalize_tool_name(pi: &Pi, name: &str, is_oauth: bool) -> String {
     if is_oauth {
-        to_claude_code_name(name)
+        to_claude_code_name(pi, name)
     } else {
         name.to_string()
     }
@@ -305,6 +305,7 @@ fn assert_request_auth(
 /// `streamSimple(model, context, options)` (:655–687): the max-token clamp of
 /// `buildBaseOptions`, then adaptive effort or a thinking budget.
 fn stream_simple(
+    pi: &Pi,
     model: &Model,
     ctx: &LlmContext,
     opts: &StreamOptions,
@@ -313,7 +314,7 @@ fn stream_simple(
     assert_request_auth(model, &opts.api_key, &opts.headers)?;
     // buildBaseOptions (AI/api/simple-options.js:273): the coding agent passes no maxTokens.
     let model_max = model.max_tokens();
-    let base_max = messages::clamp_max_tokens_to_context(model, ctx, model_max);
+    let base_max = messages::clamp_max_tokens_to_context(pi, model, ctx, model_max);
     if base_max != model_max {
         ev(
             events,
@@ -338,7 +339,7 @@ fn stream_simple(
             "thinking off: thinkingEnabled false",
             "AI/api/anthropic-messages.js:661",
         );
-        return stream(model, ctx, opts, o, events);
+        return stream(pi, model, ctx, opts, o, events);
     };
     o.thinking_enabled = true;
     if compat_is_true(model, "forceAdaptiveThinking") {
@@ -361,15 +362,16 @@ fn stream_simple(
             "AI/api/anthropic-messages.js:639",
         );
         o.effort = Some(effort);
-        return stream(model, ctx, opts, o, events);
+        return stream(pi, model, ctx, opts, o, events);
     }
     let (adjusted_max, budget) = messages::adjust_max_tokens_for_thinking(
+        pi,
         Some(base_max),
         model_max,
         level,
         opts.thinking_budgets.as_ref(),
     );
-    let max_tokens = messages::clamp_max_tokens_to_context(model, ctx, adjusted_max);
+    let max_tokens = messages::clamp_max_tokens_to_context(pi, model, ctx, adjusted_max);
     let budget_tokens = js_min(budget, js_max(0.0, max_tokens - 1024.0));
     ev(
         events,
@@ -399,12 +401,13 @@ fn stream_simple(
     }
     o.max_tokens = max_tokens;
     o.thinking_budget_tokens = Some(budget_tokens);
-    stream(model, ctx, opts, o, events)
+    stream(pi, model, ctx, opts, o, events)
 }
 
-/// The request half of `stream(model, context, options)` (:330–392): client headers,
+/// The request half of `stream(pi, model, context, options)` (:330–392): client headers,
 /// `buildParams`, `onPayload` (identity without extensions), then the SDK's serialization.
 fn stream(
+    pi: &Pi,
     model: &Model,
     ctx: &LlmContext,
     opts: &StreamOptions,
@@ -426,6 +429,7 @@ fn stream(
             .collect()
     });
     let client = create_client(
+        pi,
         model,
         &opts.api_key,
         &opts.headers,
@@ -434,8 +438,10 @@ fn stream(
         &opts.user_agent,
         events,
     );
-    let params = build_params(model, ctx, client.is_oauth, opts, &o, retention, events)?;
-    Ok(sdk_messages_create(model, opts, &client, params, events))
+    let params = build_params(pi, model, ctx, client.is_oauth, opts, &o, retention, events)?;
+    Ok(sdk_messages_create(
+        pi, model, opts, &client, params, events,
+    ))
 }
 
 /// What `createClient` configures the SDK with.
@@ -459,6 +465,7 @@ fn assign(target: &mut Vec<(String, Value)>, key: &str, value: Value) {
 /// with `mergeClientHeaders` (:156): pi's User-Agent first, then the protocol headers, session
 /// affinity, `model.headers`, the configured headers.
 fn create_client(
+    pi: &Pi,
     model: &Model,
     api_key: &str,
     options_headers: &[(String, String)],
@@ -477,7 +484,7 @@ fn create_client(
     let is_copilot = model.provider() == "github-copilot";
     let oauth = !is_copilot && !api_key.is_empty() && is_oauth_token(api_key);
     if oauth {
-        assign(&mut h, "user-agent", Value::str(claude_code_user_agent()));
+        assign(&mut h, "user-agent", Value::str(claude_code_user_agent(pi)));
         assign(&mut h, "x-app", Value::str("cli"));
         ev(
             events,
@@ -530,6 +537,7 @@ fn create_client(
 
 /// `getBetaFeatures(model, context, isOAuthToken, options)` (:740–775).
 fn get_beta_features(
+    pi: &Pi,
     model: &Model,
     ctx: &LlmContext,
     is_oauth: bool,
@@ -591,13 +599,13 @@ fn get_beta_features(
         }
     };
     if is_oauth {
-        for b in oauth_betas() {
+        for b in oauth_betas(pi) {
             push(b, "OAuth token", events);
         }
     }
     if should_use_fine_grained_tool_streaming_beta(model, ctx) {
         push(
-            beta("fineGrainedToolStreaming"),
+            beta(pi, "fineGrainedToolStreaming"),
             "tools present and compat.supportsEagerToolInputStreaming is false",
             events,
         );
@@ -608,26 +616,26 @@ fn get_beta_features(
         && !compat_is_true(model, "forceAdaptiveThinking")
     {
         push(
-            beta("interleavedThinking"),
+            beta(pi, "interleavedThinking"),
             "reasoning model with budget thinking enabled",
             events,
         );
     }
     if should_use_server_side_fallback_beta(model) {
         push(
-            beta("serverSideFallback"),
+            beta(pi, "serverSideFallback"),
             "compat.allowedFallbackModels is non-empty",
             events,
         );
     }
     if compat_is_true(model, "supportsMidConvoEffort") {
         push(
-            beta("midConversationOutputConfig"),
+            beta(pi, "midConversationOutputConfig"),
             "compat.supportsMidConvoEffort",
             events,
         );
         push(
-            beta("thinkingBindingControls"),
+            beta(pi, "thinkingBindingControls"),
             "compat.supportsMidConvoEffort",
             events,
         );
@@ -684,6 +692,7 @@ pub fn normalize_tool_call_id(id: &str) -> String {
 
 /// `buildParams(model, context, isOAuthToken, options)` (:776–895).
 fn build_params(
+    pi: &Pi,
     model: &Model,
     ctx: &LlmContext,
     is_oauth: bool,
@@ -712,8 +721,9 @@ fn build_params(
     let compat = get_anthropic_compat(model);
     let normalize = |id: &str, _: &Model, _: &Value| normalize_tool_call_id(id);
     let transformed =
-        messages::transform_messages(&ctx.messages, model, Some(&normalize), 0.0, events);
+        messages::transform_messages(pi, &ctx.messages, model, Some(&normalize), 0.0, events);
     let placement = split_deferred_tools(
+        pi,
         &ctx.tools,
         &transformed,
         compat.supports_tool_references,
@@ -732,11 +742,12 @@ fn build_params(
     }
     let deferred_names: HashSet<String> = deferred
         .iter()
-        .map(|t| normalize_tool_name(&t.name, is_oauth))
+        .map(|t| normalize_tool_name(pi, &t.name, is_oauth))
         .collect();
     let managed_provider =
         compat_is_true(model, "supportsMidConvoEffort").then(|| model.provider());
     let converted = convert_messages(
+        pi,
         &transformed,
         is_oauth,
         cache_control.as_ref(),
@@ -745,12 +756,12 @@ fn build_params(
         managed_provider,
         events,
     )?;
-    let default_effort = data_str("defaultEffort");
+    let default_effort = data_str(pi, "defaultEffort");
     let active_effort = o
         .effort
         .clone()
         .unwrap_or_else(|| default_effort.to_string());
-    let betas = get_beta_features(model, ctx, is_oauth, opts, o, events);
+    let betas = get_beta_features(pi, model, ctx, is_oauth, opts, o, events);
 
     let mut params = Object::new();
     params.insert_opt("model", model.obj.get("id").cloned());
@@ -777,7 +788,7 @@ fn build_params(
         Value::Object(b)
     };
     if is_oauth {
-        let mut system = vec![text_block(data_str("claudeCodeSystemPrompt"))];
+        let mut system = vec![text_block(data_str(pi, "claudeCodeSystemPrompt"))];
         ev(
             events,
             EventKind::Inserted,
@@ -829,6 +840,7 @@ fn build_params(
             );
         }
         let mut tools = convert_tools(
+            pi,
             &immediate,
             is_oauth,
             compat.supports_eager_tool_input_streaming,
@@ -838,6 +850,7 @@ fn build_params(
             events,
         )?;
         tools.extend(convert_tools(
+            pi,
             &deferred,
             is_oauth,
             compat.supports_eager_tool_input_streaming,
@@ -988,6 +1001,7 @@ struct ToolPlacement {
 /// first position); with `enabled`, a tool named in a result's `addedToolNames` and not called
 /// before is deferred.
 fn split_deferred_tools(
+    pi: &Pi,
     tools: &[ToolDef],
     messages: &[Value],
     enabled: bool,
@@ -997,7 +1011,7 @@ fn split_deferred_tools(
     let at = "AI/utils/deferred-tools.js:3";
     let mut unique: Vec<(String, ToolDef)> = Vec::new();
     for tool in tools {
-        let name = normalize_tool_name(&tool.name, is_oauth);
+        let name = normalize_tool_name(pi, &tool.name, is_oauth);
         match unique.iter_mut().find(|(n, _)| *n == name) {
             Some(slot) => {
                 ev(events, EventKind::Replaced, format!("duplicate tool {name}: the later definition replaces the earlier one in place"), at);
@@ -1025,7 +1039,7 @@ fn split_deferred_tools(
                     if block.get_str("type") == Some("toolCall") {
                         match block.get_str("name") {
                             Some(name) => {
-                                used_names.insert(normalize_tool_name(name, is_oauth));
+                                used_names.insert(normalize_tool_name(pi, name, is_oauth));
                             }
                             // `toClaudeCodeName` calls `name.toLowerCase()`; the identity does not.
                             None if is_oauth => {
@@ -1040,7 +1054,7 @@ fn split_deferred_tools(
             }
             Some("toolResult") => {
                 for name in added_tool_names(message) {
-                    let name = normalize_tool_name(name, is_oauth);
+                    let name = normalize_tool_name(pi, name, is_oauth);
                     if !used_names.contains(&name) {
                         deferred_names.insert(name);
                     }
@@ -1086,6 +1100,7 @@ fn added_tool_names(msg: &Value) -> impl Iterator<Item = &str> {
 /// no image, otherwise text and image blocks (with a placeholder text first when there is no
 /// text).
 fn convert_content_blocks(
+    pi: &Pi,
     content: &[Value],
     label: &str,
     events: &mut Events,
@@ -1094,7 +1109,7 @@ fn convert_content_blocks(
     if !has_images {
         let joined = join_shared(
             &content.iter().map(|c| c.get("text")).collect::<Vec<_>>(),
-            data_str("textBlocksJoin"),
+            data_str(pi, "textBlocksJoin"),
         );
         if content.len() > 1 {
             ev(
@@ -1128,7 +1143,7 @@ fn convert_content_blocks(
             Value::Object(
                 Object::new()
                     .with("type", "text")
-                    .with("text", data_str("imageOnlyPlaceholder")),
+                    .with("text", data_str(pi, "imageOnlyPlaceholder")),
             ),
         );
         ev(
@@ -1136,7 +1151,7 @@ fn convert_content_blocks(
             EventKind::Inserted,
             format!(
                 "{label}: image-only result gets a \"{}\" text block first",
-                data_str("imageOnlyPlaceholder")
+                data_str(pi, "imageOnlyPlaceholder")
             ),
             "AI/api/anthropic-messages.js:104",
         );
@@ -1166,6 +1181,7 @@ struct ConvertedToolResult {
 /// (:900–927): `tool_reference` blocks for deferred tools loaded here, the real content then
 /// moving to sibling blocks.
 fn convert_tool_result(
+    pi: &Pi,
     msg: &Value,
     label: &str,
     is_oauth: bool,
@@ -1175,13 +1191,13 @@ fn convert_tool_result(
 ) -> Result<ConvertedToolResult, AdapterError> {
     let mut references = Vec::new();
     for name in added_tool_names(msg) {
-        let normalized = normalize_tool_name(name, is_oauth);
+        let normalized = normalize_tool_name(pi, name, is_oauth);
         if !deferred_names.contains(&normalized) || loaded_names.contains(&normalized) {
             continue;
         }
         loaded_names.insert(normalized);
         let tool_name = if is_oauth {
-            to_claude_code_name(name)
+            to_claude_code_name(pi, name)
         } else {
             name.to_string()
         };
@@ -1205,7 +1221,7 @@ fn convert_tool_result(
             )))
         }
     };
-    let converted = convert_content_blocks(content, label, events)?;
+    let converted = convert_content_blocks(pi, content, label, events)?;
     let mut tool_result = Object::new().with("type", "tool_result");
     tool_result.insert_opt("tool_use_id", msg.get("toolCallId").cloned());
     let sibling_content = if references.is_empty() {
@@ -1244,6 +1260,7 @@ struct ConvertedMessages {
 /// `convertMessages(transformedMessages, isOAuthToken, cacheControl, allowEmptySignature,
 /// deferredToolNames, normalizeToolName, managedProvider)` (:928–1089).
 fn convert_messages(
+    pi: &Pi,
     transformed: &[Value],
     is_oauth: bool,
     cache_control: Option<&Object>,
@@ -1266,8 +1283,14 @@ fn convert_messages(
                 }
             }
             Some("assistant") => {
-                let blocks =
-                    convert_assistant_blocks(msg, &label, is_oauth, allow_empty_signature, events)?;
+                let blocks = convert_assistant_blocks(
+                    pi,
+                    msg,
+                    &label,
+                    is_oauth,
+                    allow_empty_signature,
+                    events,
+                )?;
                 if blocks.is_empty() {
                     ev(
                         events,
@@ -1304,6 +1327,7 @@ fn convert_messages(
                 {
                     let l = msg_label(j, &transformed[j]);
                     let c = convert_tool_result(
+                        pi,
                         &transformed[j],
                         &l,
                         is_oauth,
@@ -1421,6 +1445,7 @@ fn convert_user_message(
 
 /// The assistant branch of `convertMessages` (:976–1031).
 fn convert_assistant_blocks(
+    pi: &Pi,
     msg: &Value,
     label: &str,
     is_oauth: bool,
@@ -1474,9 +1499,11 @@ fn convert_assistant_blocks(
                 let has_signature = match signature {
                     Some(v) if v.truthy() => match v.as_str() {
                         Some(s) => !js_trim_is_empty(s),
-                        None => return Err(err(format!(
+                        None => {
+                            return Err(err(format!(
                             "{label}: thinkingSignature is not a string (pi throws a TypeError)"
-                        ))),
+                        )))
+                        }
                     },
                     _ => false,
                 };
@@ -1524,7 +1551,7 @@ fn convert_assistant_blocks(
                 b.insert_opt("id", block.get("id").cloned());
                 if is_oauth {
                     let name = str_member(block, "name", label)?;
-                    let cc = to_claude_code_name(name);
+                    let cc = to_claude_code_name(pi, name);
                     if cc != name.as_str() {
                         ev(
                             events,
@@ -1653,6 +1680,7 @@ fn insert_thinking_level_messages(
 /// `convertTools(tools, isOAuthToken, supportsEagerToolInputStreaming, supportsStrictTools,
 /// cacheControl, deferLoading)` (:1108–1136).
 fn convert_tools(
+    pi: &Pi,
     tools: &[ToolDef],
     is_oauth: bool,
     eager: bool,
@@ -1705,7 +1733,7 @@ fn convert_tools(
             legacy
         };
         let name = if is_oauth {
-            to_claude_code_name(&tool.name)
+            to_claude_code_name(pi, &tool.name)
         } else {
             tool.name.clone()
         };
@@ -1811,13 +1839,14 @@ fn note_input_schema_rebuild(tool: &ToolDef, parameters: &Value, events: &mut Ev
 /// `BaseAnthropic.buildRequest` (SDK/client.js:797–890): `betas` leaves the body for the
 /// `anthropic-beta` header, the body is `JSON.stringify`d, headers are merged in the SDK's order.
 fn sdk_messages_create(
+    pi: &Pi,
     model: &Model,
     opts: &StreamOptions,
     client: &Client,
     params: Object,
     events: &mut Events,
 ) -> Request {
-    let at = "SDK/resources/beta/messages/messages.js:27";
+    let at = "@anthropic-ai/sdk/resources/beta/messages/messages.js:27";
     let mut body = params.clone();
     let betas = body.remove("betas");
     let betas_header = betas.as_ref().map(|b| join_element(Some(b)));
@@ -1829,7 +1858,7 @@ fn sdk_messages_create(
             at,
         );
     }
-    let headers = sdk_build_headers(opts, client, betas_header);
+    let headers = sdk_build_headers(pi, opts, client, betas_header);
     let url = sdk_build_url(model, opts);
     Request {
         method: "POST",
@@ -1866,6 +1895,7 @@ fn build_headers(sources: Vec<HeaderSource>) -> Vec<(String, String)> {
 /// out; credentials are shown as `<redacted>` (as the oracle does for names matching
 /// /auth|api-key|cookie/i).
 fn sdk_build_headers(
+    pi: &Pi,
     opts: &StreamOptions,
     client: &Client,
     betas: Option<String>,
@@ -1873,7 +1903,11 @@ fn sdk_build_headers(
     let s = |k: &str, v: &str| (k.to_string(), Some(v.to_string()));
     let sdk_defaults = vec![
         s("Accept", "application/json"),
-        s("User-Agent", SDK_USER_AGENT),
+        s(
+            "User-Agent",
+            // The SDK's own `User-Agent`, always overridden by pi's (SDK/client.js:838).
+            &format!("Anthropic/JS {}", pi.data.sdk_version("@anthropic-ai/sdk")),
+        ),
         s("anthropic-dangerous-direct-browser-access", "true"),
         s("anthropic-version", "2023-06-01"),
     ];

@@ -3,6 +3,8 @@
 //! captured body, tools from pi's data and the case's tools.json, messages from a linear
 //! session.jsonl plus the prompt) and compared byte for byte with what pi sent.
 
+use crate::testcase::pi;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -47,7 +49,9 @@ fn case_model(case: &Path, reference: &str) -> (Model, String) {
             o.spread(m.as_object().expect("model object"));
             o
         }
-        None => data::catalog()
+        None => pi()
+            .data
+            .catalog
             .as_array()
             .and_then(|ms| {
                 ms.iter().find(|m| {
@@ -115,7 +119,7 @@ fn case_tools(case: &Path, args: &[String], experimental: bool) -> Vec<ToolDef> 
     let extension = read_json(&case.join("tools.json"))
         .and_then(|v| v.as_array().cloned())
         .unwrap_or_default();
-    let builtin = data::tools().as_array().cloned().unwrap_or_default();
+    let builtin = pi().data.tools.as_array().cloned().unwrap_or_default();
     names
         .iter()
         .filter_map(|n| {
@@ -178,7 +182,7 @@ fn load_case(name: &str, reasoning: Option<&str>) -> Case {
         .and_then(|s| s.last())
         .and_then(|b| b.get_str("text"))
         .unwrap_or("");
-    let system = if system == data_str("claudeCodeSystemPrompt") {
+    let system = if system == data_str(&pi(), "claudeCodeSystemPrompt") {
         ""
     } else {
         system
@@ -270,8 +274,8 @@ fn first_diff(a: &str, b: &str) -> String {
 /// Builds a corpus case and compares body, headers and URL path with the capture.
 fn check_case(name: &str, reasoning: Option<&str>) -> Result<Request, String> {
     let c = load_case(name, reasoning);
-    let mut events = Vec::new();
-    let req = build(&c.model, &c.ctx, &c.opts, &mut events)
+    let mut events = Events::default();
+    let req = build(&pi(), &c.model, &c.ctx, &c.opts, &mut events)
         .map_err(|e| format!("{name}: error {}", e.message))?;
     if req.body != c.expected_body {
         return Err(format!(
@@ -420,8 +424,8 @@ fn msg(json: &str) -> Value {
 }
 
 fn body_of(m: &Model, ctx: &LlmContext, o: &StreamOptions) -> Value {
-    let mut events = Vec::new();
-    let req = build(m, ctx, o, &mut events).expect("request");
+    let mut events = Events::default();
+    let req = build(&pi(), m, ctx, o, &mut events).expect("request");
     js::parse(&req.body).expect("body json")
 }
 
@@ -479,10 +483,24 @@ fn tool_reference_support_follows_the_model_id() {
 fn missing_key_throws_like_pi() {
     let mut o = opts();
     o.api_key.clear();
-    let e = build(&sonnet(), &LlmContext::default(), &o, &mut Vec::new()).unwrap_err();
+    let e = build(
+        &pi(),
+        &sonnet(),
+        &LlmContext::default(),
+        &o,
+        &mut Events::default(),
+    )
+    .unwrap_err();
     assert_eq!(e.message, "No API key for provider: mock");
     o.headers.push(("Authorization".into(), "Bearer x".into()));
-    assert!(build(&sonnet(), &LlmContext::default(), &o, &mut Vec::new()).is_ok());
+    assert!(build(
+        &pi(),
+        &sonnet(),
+        &LlmContext::default(),
+        &o,
+        &mut Events::default()
+    )
+    .is_ok());
 }
 
 #[test]
@@ -523,7 +541,7 @@ fn image_only_tool_result_gets_placeholder_and_images_keep_blocks() {
     let body = body_of(&sonnet(), &ctx, &opts());
     let expected = format!(
         r#"[{{"role":"assistant","content":[{{"type":"tool_use","id":"t1","name":"read","input":{{}}}}]}},{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"t1","content":[{{"type":"text","text":"{}"}},{{"type":"image","source":{{"type":"base64","media_type":"image/png","data":"AA=="}}}}],"is_error":false,"cache_control":{{"type":"ephemeral"}}}}]}}]"#,
-        data_str("imageOnlyPlaceholder")
+        data_str(&pi(), "imageOnlyPlaceholder")
     );
     assert_eq!(body.get("messages").map(Value::to_json), Some(expected));
 }
@@ -563,7 +581,7 @@ fn strict_require_without_support_is_an_error() {
         messages: Vec::new(),
         tools: vec![tool],
     };
-    let e = build(&sonnet(), &ctx, &opts(), &mut Vec::new()).unwrap_err();
+    let e = build(&pi(), &sonnet(), &ctx, &opts(), &mut Events::default()).unwrap_err();
     assert!(
         e.message.contains("strict tools are unsupported"),
         "{}",
@@ -578,7 +596,14 @@ fn headers_follow_the_sdk_order_and_configured_betas() {
     );
     let mut o = opts();
     o.headers.push(("x-custom".into(), "2".into()));
-    let req = build(&m, &LlmContext::default(), &o, &mut Vec::new()).expect("request");
+    let req = build(
+        &pi(),
+        &m,
+        &LlmContext::default(),
+        &o,
+        &mut Events::default(),
+    )
+    .expect("request");
     assert_eq!(req.url, "http://h/v1/messages?beta=true");
     let names: Vec<&str> = req.headers.iter().map(|(k, _)| k.as_str()).collect();
     assert_eq!(
@@ -616,7 +641,7 @@ fn odd_inputs_do_not_panic() {
         ],
         tools: Vec::new(),
     };
-    assert!(build(&sonnet(), &ctx, &opts(), &mut Vec::new()).is_err());
+    assert!(build(&pi(), &sonnet(), &ctx, &opts(), &mut Events::default()).is_err());
     let ctx = LlmContext {
         system_prompt: "\u{10F800}x".into(),
         messages: vec![msg(
@@ -627,7 +652,7 @@ fn odd_inputs_do_not_panic() {
             false,
         )],
     };
-    assert!(build(&sonnet(), &ctx, &opts(), &mut Vec::new()).is_err());
+    assert!(build(&pi(), &sonnet(), &ctx, &opts(), &mut Events::default()).is_err());
     let m = model(
         r#"{"id":"x","provider":"p","maxTokens":"lots","compat":{"allowedFallbackModels":["a"]}}"#,
     );
@@ -678,8 +703,8 @@ fn corpus_report_all() {
 #[test]
 fn trace_records_what_the_adapter_changed() {
     let c = load_case("an-oauth", None);
-    let mut events = Vec::new();
-    build(&c.model, &c.ctx, &c.opts, &mut events).expect("request");
+    let mut events = Events::default();
+    build(&pi(), &c.model, &c.ctx, &c.opts, &mut events).expect("request");
     let text: Vec<String> = events
         .iter()
         .map(|e| {

@@ -13,6 +13,7 @@ use super::{constrained_sampling, err, AdapterError, LlmContext, Request, Stream
 use crate::js::{self, js_trim, number_to_string, Object, Value};
 use crate::messages;
 use crate::model::{self, Model};
+use crate::pi::Pi;
 use crate::trace::{Event, EventKind, Events};
 
 /// `DEFAULT_AZURE_API_VERSION` (:13).
@@ -245,6 +246,7 @@ fn form_encode(s: &str) -> String {
 
 /// `streamSimple` (:120–135) → `stream` (:45–119): the key check, `createClient`, `buildParams`.
 pub fn build(
+    pi: &Pi,
     model: &Model,
     ctx: &LlmContext,
     opts: &StreamOptions,
@@ -257,7 +259,7 @@ pub fn build(
         )));
     }
     let model_max = messages::model_max_tokens(model);
-    let max_tokens = messages::clamp_max_tokens_to_context(model, ctx, model_max);
+    let max_tokens = messages::clamp_max_tokens_to_context(pi, model, ctx, model_max);
     if max_tokens != model_max && !(max_tokens.is_nan() && model_max.is_nan()) {
         events.push(
             Event::new(
@@ -283,6 +285,7 @@ pub fn build(
     let grammar_props =
         constrained_sampling::create_grammar_tool_input_properties(&ctx.tools, supports_grammar)?;
     let params = build_params(
+        pi,
         model,
         ctx,
         opts,
@@ -328,6 +331,7 @@ fn create_client(
 /// split, `prompt_cache_key` whatever the retention, strict mode on by default.
 #[allow(clippy::too_many_arguments)]
 fn build_params(
+    pi: &Pi,
     model: &Model,
     ctx: &LlmContext,
     opts: &StreamOptions,
@@ -345,6 +349,7 @@ fn build_params(
         tool_options: ToolOptions::default(),
     };
     let input = convert_responses_messages(
+        pi,
         model,
         ctx,
         &AZURE_TOOL_CALL_PROVIDERS,
@@ -443,7 +448,7 @@ mod tests {
 
     #[test]
     fn azure_hosts_get_the_v1_path() {
-        let mut ev = Vec::new();
+        let mut ev = Events::default();
         assert_eq!(
             normalize_azure_base_url("https://res.openai.azure.com/", &mut ev)
                 .ok()

@@ -13,24 +13,18 @@ use super::constrained_sampling::{
 };
 use super::google_shared::sanitize_value;
 use super::{base64, cache_retention, err, ev, AdapterError, LlmContext, Request, StreamOptions};
-use crate::data;
 use crate::js::{
     is_js_whitespace, js_max, js_min, js_slice, js_trim_is_empty, to_js_string, Object, Value,
 };
 use crate::messages;
 use crate::model::Model;
+use crate::pi::Pi;
 use crate::tools::ToolDef;
 use crate::trace::{EventKind, Events};
 
-/// `x-amz-user-agent` of the SDK.
-const AWS_SDK_USER_AGENT: &str = "aws-sdk-js/3.1048.0";
-/// The Node version in the SDK's `user-agent`: the oracle's Node (data/pi-0.85.1/manifest.json
-/// `extractedWithNode`).
-const NODE_VERSION: &str = "v22.23.5";
-
 /// A text pi inserts into bodies (data/pi-0.85.1/strings.json, group `bedrockConverseStream`).
-fn text(key: &str) -> &'static str {
-    data::string("bedrockConverseStream", key)
+fn text(pi: &Pi, key: &str) -> &'static str {
+    pi.data.string("bedrockConverseStream", key)
 }
 
 /// The options `stream` receives from `streamSimple`, reduced to what the coding agent sets.
@@ -46,12 +40,13 @@ struct BedrockOptions {
 /// `streamSimple` (bedrock-converse-stream.js:383–418) and the request half of `stream`
 /// (:20–156): the command input, then the SDK's path and body.
 pub fn build(
+    pi: &Pi,
     model: &Model,
     ctx: &LlmContext,
     opts: &StreamOptions,
     events: &mut Events,
 ) -> Result<Request, AdapterError> {
-    let options = stream_simple(model, ctx, opts, events);
+    let options = stream_simple(pi, model, ctx, opts, events);
     let retention = cache_retention(opts);
     let supports_strict_mode = model
         .compat_value("supportsStrictMode")
@@ -62,7 +57,7 @@ pub fn build(
     input.insert("modelId", Value::str(model.id()));
     input.insert(
         "messages",
-        Value::Array(convert_messages(ctx, model, retention, opts, events)?),
+        Value::Array(convert_messages(pi, ctx, model, retention, opts, events)?),
     );
     input.insert_opt(
         "system",
@@ -78,7 +73,7 @@ pub fn build(
     );
     input.insert_opt(
         "additionalModelRequestFields",
-        build_additional_model_request_fields(model, &options, opts, events),
+        build_additional_model_request_fields(pi, model, &options, opts, events),
     );
     let params = Value::Object(input);
     let body = converse_stream_request_body(&params);
@@ -88,7 +83,7 @@ pub fn build(
         endpoint_url,
         extended_encode_uri_component(model.id())?
     );
-    let headers = request_headers(opts, explicit_endpoint);
+    let headers = request_headers(pi, opts, explicit_endpoint);
     Ok(Request {
         method: "POST",
         url,
@@ -102,13 +97,14 @@ pub fn build(
 /// Claude models get `adjustMaxTokensForThinking` + the context clamp, and the budget of
 /// `clampReasoning(level)` capped to leave 1024 answer tokens.
 fn stream_simple(
+    pi: &Pi,
     model: &Model,
     ctx: &LlmContext,
     opts: &StreamOptions,
     events: &mut Events,
 ) -> BedrockOptions {
     let base_max =
-        messages::clamp_max_tokens_to_context(model, ctx, messages::model_max_tokens(model));
+        messages::clamp_max_tokens_to_context(pi, model, ctx, messages::model_max_tokens(model));
     let Some(reasoning) = opts.reasoning.clone().filter(|r| !r.is_empty()) else {
         return BedrockOptions {
             max_tokens: base_max,
@@ -124,17 +120,28 @@ fn stream_simple(
         };
     }
     let (adjusted_max, adjusted_budget) = messages::adjust_max_tokens_for_thinking(
+        pi,
         Some(base_max),
         messages::model_max_tokens(model),
         &reasoning,
         opts.thinking_budgets.as_ref(),
     );
-    let max_tokens = messages::clamp_max_tokens_to_context(model, ctx, adjusted_max);
+    let max_tokens = messages::clamp_max_tokens_to_context(pi, model, ctx, adjusted_max);
     let budget = js_min(adjusted_budget, js_max(0.0, max_tokens - 1024.0));
     let mut budgets = opts.thinking_budgets.clone().unwrap_or_default();
     budgets.insert(messages::clamp_reasoning(&reasoning), Value::Number(budget));
     if max_tokens != base_max {
-        ev(events, EventKind::Clamped, format!("maxTokens {} → {} (thinking budget {} on a budget-based Claude)", crate::js::number_to_string(base_max), crate::js::number_to_string(max_tokens), crate::js::number_to_string(budget)), "AI/api/bedrock-converse-stream.js:404");
+        ev(
+            events,
+            EventKind::Clamped,
+            format!(
+                "maxTokens {} → {} (thinking budget {} on a budget-based Claude)",
+                crate::js::number_to_string(base_max),
+                crate::js::number_to_string(max_tokens),
+                crate::js::number_to_string(budget)
+            ),
+            "AI/api/bedrock-converse-stream.js:404",
+        );
     }
     BedrockOptions {
         max_tokens,
@@ -308,12 +315,13 @@ fn create_non_blank_text_block(value: Option<&Value>) -> Result<Option<Value>, A
 }
 
 /// `{text: "<empty>"}` (`EMPTY_TEXT_PLACEHOLDER`).
-fn empty_text_block() -> Value {
-    Value::Object(Object::new().with("text", text("emptyTextPlaceholder")))
+fn empty_text_block(pi: &Pi) -> Value {
+    Value::Object(Object::new().with("text", text(pi, "emptyTextPlaceholder")))
 }
 
 /// `createRequiredTextBlock(text)` (bedrock-converse-stream.js:702–704).
 fn create_required_text_block(
+    pi: &Pi,
     value: Option<&Value>,
     events: &mut Events,
 ) -> Result<Value, AdapterError> {
@@ -326,7 +334,7 @@ fn create_required_text_block(
                 "blank user text sent as \"<empty>\"",
                 "AI/api/bedrock-converse-stream.js:703",
             );
-            empty_text_block()
+            empty_text_block(pi)
         }
     })
 }
@@ -348,6 +356,7 @@ fn sanitize_bedrock_document(value: &Value) -> Value {
 
 /// `convertToolResultContent(content)` (bedrock-converse-stream.js:716–731).
 fn convert_tool_result_content(
+    pi: &Pi,
     content: Option<&Value>,
     events: &mut Events,
 ) -> Result<Vec<Value>, AdapterError> {
@@ -373,7 +382,7 @@ fn convert_tool_result_content(
             "empty tool result sent as \"<empty>\"",
             "AI/api/bedrock-converse-stream.js:729",
         );
-        result.push(empty_text_block());
+        result.push(empty_text_block(pi));
     }
     Ok(result)
 }
@@ -382,6 +391,7 @@ fn convert_tool_result_content(
 /// B5): user, assistant and merged tool-result messages, then a cache point on a last user
 /// message.
 fn convert_messages(
+    pi: &Pi,
     ctx: &LlmContext,
     model: &Model,
     retention: &str,
@@ -390,14 +400,14 @@ fn convert_messages(
 ) -> Result<Vec<Value>, AdapterError> {
     let normalize = |id: &str, _: &Model, _: &Value| normalize_tool_call_id(id);
     let transformed =
-        messages::transform_messages(&ctx.messages, model, Some(&normalize), 0.0, events);
+        messages::transform_messages(pi, &ctx.messages, model, Some(&normalize), 0.0, events);
     let mut result: Vec<Value> = Vec::new();
     let mut i = 0;
     while i < transformed.len() {
         let m = &transformed[i];
         match m.get_str("role") {
             Some("user") => {
-                let content = convert_user_content(m, events)?;
+                let content = convert_user_content(pi, m, events)?;
                 result.push(Value::Object(
                     Object::new().with("role", "user").with("content", content),
                 ));
@@ -416,7 +426,7 @@ fn convert_messages(
                 let mut j = i;
                 while j < transformed.len() && transformed[j].get_str("role") == Some("toolResult")
                 {
-                    tool_results.push(tool_result_block(&transformed[j], events)?);
+                    tool_results.push(tool_result_block(pi, &transformed[j], events)?);
                     j += 1;
                 }
                 if tool_results.len() > 1 {
@@ -460,11 +470,15 @@ fn convert_messages(
 }
 
 /// The user branch of `convertMessages` (bedrock-converse-stream.js:738–768).
-fn convert_user_content(m: &Value, events: &mut Events) -> Result<Vec<Value>, AdapterError> {
+fn convert_user_content(
+    pi: &Pi,
+    m: &Value,
+    events: &mut Events,
+) -> Result<Vec<Value>, AdapterError> {
     let mut content = Vec::new();
     match m.get("content") {
         Some(Value::String(_)) => {
-            content.push(create_required_text_block(m.get("content"), events)?)
+            content.push(create_required_text_block(pi, m.get("content"), events)?)
         }
         Some(Value::Array(items)) => {
             for c in items {
@@ -492,7 +506,7 @@ fn convert_user_content(m: &Value, events: &mut Events) -> Result<Vec<Value>, Ad
                     "user message with no content sent as \"<empty>\"",
                     "AI/api/bedrock-converse-stream.js:760",
                 );
-                content.push(empty_text_block());
+                content.push(empty_text_block(pi));
             }
         }
         _ => return Err(err("TypeError: m.content is not iterable (user message)")),
@@ -630,12 +644,12 @@ fn supports_thinking_signature(model: &Model) -> bool {
 }
 
 /// One `{toolResult: {toolUseId, content, status}}` (bedrock-converse-stream.js:851–874).
-fn tool_result_block(m: &Value, events: &mut Events) -> Result<Value, AdapterError> {
+fn tool_result_block(pi: &Pi, m: &Value, events: &mut Events) -> Result<Value, AdapterError> {
     let mut tr = Object::new();
     tr.insert_opt("toolUseId", m.get("toolCallId").cloned());
     tr.insert(
         "content",
-        Value::Array(convert_tool_result_content(m.get("content"), events)?),
+        Value::Array(convert_tool_result_content(pi, m.get("content"), events)?),
     );
     tr.insert(
         "status",
@@ -796,6 +810,7 @@ fn arn_region(model_id: &str) -> Option<String> {
 /// {effort}}`; others an enabled thinking budget and the interleaved-thinking beta. GovCloud
 /// leaves `display` out.
 fn build_additional_model_request_fields(
+    pi: &Pi,
     model: &Model,
     options: &BedrockOptions,
     opts: &StreamOptions,
@@ -836,7 +851,8 @@ fn build_additional_model_request_fields(
             .filter(|v| !v.is_null())
             .cloned()
             .or_else(|| {
-                data::defaults()
+                pi.data
+                    .defaults
                     .get("bedrockDefaultThinkingBudgets")
                     .and_then(|d| d.get(reasoning))
                     .cloned()
@@ -858,7 +874,7 @@ fn build_additional_model_request_fields(
     if !adaptive {
         result.insert(
             "anthropic_beta",
-            Value::Array(vec![Value::str(text("interleavedThinkingBeta"))]),
+            Value::Array(vec![Value::str(text(pi, "interleavedThinkingBeta"))]),
         );
         ev(
             events,
@@ -936,6 +952,14 @@ fn extended_encode_uri_component(s: &str) -> Result<String, AdapterError> {
     Ok(out)
 }
 
+/// The SDK package whose version the headers name.
+const BEDROCK_CLIENT: &str = "@aws-sdk/client-bedrock-runtime";
+
+/// `aws-sdk-js/<version of @aws-sdk/client-bedrock-runtime>`: the SDK's `x-amz-user-agent`.
+fn aws_sdk_js(pi: &Pi) -> String {
+    format!("aws-sdk-js/{}", pi.data.sdk_version(BEDROCK_CLIENT))
+}
+
 /// The protocol's own headers, in the SDK's order: `content-type`, `x-amz-user-agent`, the
 /// SDK's `user-agent` (see [`aws_sdk_user_agent`]), the configured headers
 /// (`addCustomHeadersMiddleware`), and `authorization` (SigV4 with the env credentials, or
@@ -943,16 +967,17 @@ fn extended_encode_uri_component(s: &str) -> Result<String, AdapterError> {
 /// and per-request ones: `host`, `content-length`, `amz-sdk-invocation-id` (random),
 /// `amz-sdk-request`, `connection`, and the SigV4 signing headers (`x-amz-date`,
 /// `x-amz-content-sha256`, `x-amz-security-token`).
-fn request_headers(opts: &StreamOptions, explicit_endpoint: bool) -> Vec<(String, String)> {
+fn request_headers(
+    pi: &Pi,
+    opts: &StreamOptions,
+    explicit_endpoint: bool,
+) -> Vec<(String, String)> {
     let mut headers = vec![
         ("content-type".to_string(), "application/json".to_string()),
-        (
-            "x-amz-user-agent".to_string(),
-            AWS_SDK_USER_AGENT.to_string(),
-        ),
+        ("x-amz-user-agent".to_string(), aws_sdk_js(pi)),
         (
             "user-agent".to_string(),
-            aws_sdk_user_agent(&opts.user_agent, explicit_endpoint),
+            aws_sdk_user_agent(pi, &opts.user_agent, explicit_endpoint),
         ),
     ];
     for (k, v) in &opts.headers {
@@ -967,7 +992,7 @@ fn request_headers(opts: &StreamOptions, explicit_endpoint: bool) -> Vec<(String
 /// m/<features>`, with the features `N` (endpoint override, when the endpoint is explicit) and
 /// `E` (standard retries). The OS comes from the user agent the inputs give: pi's own
 /// `pi (<platform> <release>; <arch>)`, or an AWS SDK user agent as captured (its `os/` part).
-fn aws_sdk_user_agent(user_agent: &str, explicit_endpoint: bool) -> String {
+fn aws_sdk_user_agent(pi: &Pi, user_agent: &str, explicit_endpoint: bool) -> String {
     let from_pi = user_agent
         .strip_prefix("pi (")
         .and_then(|rest| rest.split(';').next())
@@ -978,9 +1003,13 @@ fn aws_sdk_user_agent(user_agent: &str, explicit_endpoint: bool) -> String {
         .find_map(|part| part.strip_prefix("os/"))
         .map(String::from);
     let os = from_pi.or(from_aws).unwrap_or_else(|| "other".to_string());
-    let node = NODE_VERSION.trim_start_matches('v');
+    let node = pi.data.node_version().trim_start_matches('v');
     let features = if explicit_endpoint { "N,E" } else { "E" };
-    format!("{AWS_SDK_USER_AGENT} ua/2.1 os/{os} lang/js md/nodejs#{node} api/bedrock-runtime#3.1048.0 m/{features}")
+    format!(
+        "{} ua/2.1 os/{os} lang/js md/nodejs#{node} api/bedrock-runtime#{} m/{features}",
+        aws_sdk_js(pi),
+        pi.data.sdk_version(BEDROCK_CLIENT)
+    )
 }
 
 // ---------------------------------------------------------------------------------------------

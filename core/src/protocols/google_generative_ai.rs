@@ -5,17 +5,12 @@
 //! toolConfig, generationConfig`.
 
 use super::{err, ev, google_shared, AdapterError, LlmContext, Request, StreamOptions};
-use crate::data;
 use crate::js::{self, non_nullish, sanitize_surrogates, Object, Value};
 use crate::messages;
 use crate::model::{self, Model};
+use crate::pi::Pi;
 use crate::trace::{EventKind, Events};
 
-/// The Node version in the SDK's `x-goog-api-client` header (`gl-node/${process.version}`): the
-/// oracle's Node (data/pi-0.85.1/manifest.json `extractedWithNode`).
-const NODE_VERSION: &str = "v22.23.5";
-/// `LIBRARY_LABEL` of @google/genai (dist/node/index.cjs:12923).
-const GENAI_LIBRARY_LABEL: &str = "google-genai-sdk/1.52.0";
 /// The SDK's base URL when the model has none (`initHttpOptions.baseUrl` + `GOOGLE_AI_API_DEFAULT_VERSION`).
 const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com/v1beta";
 
@@ -33,6 +28,7 @@ enum Thinking {
 /// `streamSimple` (google-generative-ai.js:232–263) and the request half of `stream` (:12–46):
 /// the API-key check, `createClient`, `buildParams`, then the SDK's conversion and URL.
 pub fn build(
+    pi: &Pi,
     model: &Model,
     ctx: &LlmContext,
     opts: &StreamOptions,
@@ -45,16 +41,16 @@ pub fn build(
         )));
     }
     let max_tokens =
-        messages::clamp_max_tokens_to_context(model, ctx, messages::model_max_tokens(model));
-    let thinking = stream_simple_thinking(model, opts, events)?;
-    let params = build_params(model, ctx, max_tokens, &thinking, events)?;
+        messages::clamp_max_tokens_to_context(pi, model, ctx, messages::model_max_tokens(model));
+    let thinking = stream_simple_thinking(pi, model, opts, events)?;
+    let params = build_params(pi, model, ctx, max_tokens, &thinking, events)?;
     let body = generate_content_parameters_to_mldev(&params)?;
     let url = format!(
         "{}/{}:streamGenerateContent?alt=sse",
         request_base_url(model),
         t_model(model.id())?
     );
-    let headers = create_client_headers(model, opts);
+    let headers = create_client_headers(pi, model, opts);
     Ok(Request {
         method: "POST",
         url,
@@ -68,6 +64,7 @@ pub fn build(
 /// `{enabled:false}`; otherwise the level is clamped, resolved through `thinkingLevelMap`, and
 /// becomes a `thinkingLevel` for Gemini 3 Pro/Flash and Gemma 4, a `thinkingBudget` otherwise.
 fn stream_simple_thinking(
+    pi: &Pi,
     model: &Model,
     opts: &StreamOptions,
     events: &mut Events,
@@ -111,7 +108,7 @@ fn stream_simple_thinking(
         );
         return Ok(Thinking::Level(level));
     }
-    let budget = get_google_budget(model, &resolved, opts.thinking_budgets.as_ref());
+    let budget = get_google_budget(pi, model, &resolved, opts.thinking_budgets.as_ref());
     let shown = budget
         .as_ref()
         .map_or_else(|| "undefined".to_string(), Value::to_json);
@@ -148,21 +145,26 @@ fn t_model(id: &str) -> Result<String, AdapterError> {
     Ok(format!("models/{id}"))
 }
 
+/// The SDK's `x-goog-api-client` header: `LIBRARY_LABEL` of @google/genai
+/// (`google-genai-sdk/<version>`, dist/node/index.cjs) and `gl-node/${process.version}`, the
+/// Node that runs pi (the oracle's, `manifest.json` `extractedWithNode`).
+fn x_goog_api_client(pi: &Pi) -> String {
+    format!(
+        "google-genai-sdk/{} gl-node/{}",
+        pi.data.sdk_version("@google/genai"),
+        pi.data.node_version()
+    )
+}
+
 /// `createClient(model, apiKey, optionsHeaders)` (google-generative-ai.js:264–278) as the SDK
 /// sends the headers: its defaults `User-Agent`, `x-goog-api-client`, `Content-Type` patched
 /// with pi's `{"User-Agent": pi, ...model.headers, ...options.headers}` (nulls removed), then
 /// `x-goog-api-key`, and fetch's default `accept: */*`. Left out: the runtime's `host`,
 /// `connection`, `accept-language`, `sec-fetch-mode`, `accept-encoding`, `content-length`.
-fn create_client_headers(model: &Model, opts: &StreamOptions) -> Vec<(String, String)> {
+fn create_client_headers(pi: &Pi, model: &Model, opts: &StreamOptions) -> Vec<(String, String)> {
     let mut headers: Vec<(String, String)> = vec![
-        (
-            "User-Agent".into(),
-            format!("{GENAI_LIBRARY_LABEL} gl-node/{NODE_VERSION}"),
-        ),
-        (
-            "x-goog-api-client".into(),
-            format!("{GENAI_LIBRARY_LABEL} gl-node/{NODE_VERSION}"),
-        ),
+        ("User-Agent".into(), x_goog_api_client(pi)),
+        ("x-goog-api-client".into(), x_goog_api_client(pi)),
         ("Content-Type".into(), "application/json".into()),
     ];
     let mut set = |name: &str, value: String| {
@@ -212,13 +214,14 @@ fn create_client_headers(model: &Model, opts: &StreamOptions) -> Vec<(String, St
 /// `buildParams(model, context, options)` (google-generative-ai.js:279–329; G2, G3): pi's
 /// `{model, contents, config}` before the SDK converts it.
 fn build_params(
+    pi: &Pi,
     model: &Model,
     ctx: &LlmContext,
     max_tokens: f64,
     thinking: &Thinking,
     events: &mut Events,
 ) -> Result<Value, AdapterError> {
-    let contents = google_shared::convert_messages(model, &ctx.messages, events)?;
+    let contents = google_shared::convert_messages(pi, model, &ctx.messages, events)?;
     let mut generation_config = Object::new();
     generation_config.insert("maxOutputTokens", Value::Number(max_tokens));
     let supports_strict_mode = google_shared::supports_google_strict_tool_sampling(model.id());
@@ -373,11 +376,16 @@ fn get_thinking_level(effort: &str, model: &Model) -> &'static str {
 /// `getGoogleBudget(model, level, customBudgets)` (google-generative-ai.js:388–420): a custom
 /// `thinkingBudgets[level]` first, then the per-family table (defaults.json
 /// `googleGenerativeAiThinkingBudgets`, first `id.includes` rule wins), else -1.
-fn get_google_budget(model: &Model, level: &str, custom: Option<&Object>) -> Option<Value> {
+fn get_google_budget(
+    pi: &Pi,
+    model: &Model,
+    level: &str,
+    custom: Option<&Object>,
+) -> Option<Value> {
     if let Some(v) = custom.and_then(|c| c.get(level)) {
         return Some(v.clone());
     }
-    let table = data::defaults().get("googleGenerativeAiThinkingBudgets");
+    let table = pi.data.defaults.get("googleGenerativeAiThinkingBudgets");
     let rules = table
         .and_then(|t| t.get("rules"))
         .and_then(Value::as_array)
@@ -595,6 +603,7 @@ fn tool_config_to_mldev(tc: &Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testcase::pi;
 
     fn model(id: &str) -> Model {
         Model {
@@ -618,21 +627,24 @@ mod tests {
     fn budgets() {
         let n = |x: f64| Some(Value::Number(x));
         assert_eq!(
-            get_google_budget(&model("gemini-2.5-flash-lite"), "minimal", None),
+            get_google_budget(&pi(), &model("gemini-2.5-flash-lite"), "minimal", None),
             n(512.0)
         );
         assert_eq!(
-            get_google_budget(&model("gemini-2.5-flash"), "high", None),
+            get_google_budget(&pi(), &model("gemini-2.5-flash"), "high", None),
             n(24576.0)
         );
         assert_eq!(
-            get_google_budget(&model("gemini-2.5-pro"), "high", None),
+            get_google_budget(&pi(), &model("gemini-2.5-pro"), "high", None),
             n(32768.0)
         );
-        assert_eq!(get_google_budget(&model("other"), "high", None), n(-1.0));
+        assert_eq!(
+            get_google_budget(&pi(), &model("other"), "high", None),
+            n(-1.0)
+        );
         let custom = Object::new().with("high", 99.0);
         assert_eq!(
-            get_google_budget(&model("gemini-2.5-pro"), "high", Some(&custom)),
+            get_google_budget(&pi(), &model("gemini-2.5-pro"), "high", Some(&custom)),
             n(99.0)
         );
     }

@@ -9,16 +9,16 @@ use super::constrained_sampling::{
     get_json_schema_tool_parameters, resolve_json_schema_strict_sampling,
 };
 use super::{err, ev, AdapterError};
-use crate::data;
 use crate::js::{join_shared, sanitize_shared, to_js_string, utf16_len, Object, Str, Value};
 use crate::messages;
 use crate::model::Model;
+use crate::pi::Pi;
 use crate::tools::ToolDef;
 use crate::trace::{EventKind, Events};
 
 /// A text pi inserts into bodies (data/pi-0.85.1/strings.json, group `googleShared`).
-fn text(key: &str) -> &'static str {
-    data::string("googleShared", key)
+fn text(pi: &Pi, key: &str) -> &'static str {
+    pi.data.string("googleShared", key)
 }
 
 /// `sanitizeSurrogates(value)` on a member pi expects to be a string: anything else makes
@@ -169,6 +169,7 @@ fn inline_data_part(block: &Value) -> Value {
 /// `convertMessages(model, context)` (google-shared.js:97–249; G4–G7): pi's `Content[]` before
 /// the SDK reshapes it.
 pub fn convert_messages(
+    pi: &Pi,
     model: &Model,
     messages_in: &[Value],
     events: &mut Events,
@@ -176,12 +177,12 @@ pub fn convert_messages(
     let mut contents: Vec<Value> = Vec::new();
     let normalize = |id: &str, m: &Model, _: &Value| normalize_tool_call_id(id, m);
     let transformed =
-        messages::transform_messages(messages_in, model, Some(&normalize), 0.0, events);
+        messages::transform_messages(pi, messages_in, model, Some(&normalize), 0.0, events);
     for msg in &transformed {
         match msg.get_str("role") {
             Some("user") => convert_user_message(msg, &mut contents, events)?,
             Some("assistant") => convert_assistant_message(model, msg, &mut contents, events)?,
-            Some("toolResult") => convert_tool_result(model, msg, &mut contents, events)?,
+            Some("toolResult") => convert_tool_result(pi, model, msg, &mut contents, events)?,
             _ => {}
         }
     }
@@ -347,6 +348,7 @@ fn convert_assistant_message(
 /// function responses; images nested for Gemini ≥ 3 (and non-Gemini ids), else sent in an extra
 /// user content.
 fn convert_tool_result(
+    pi: &Pi,
     model: &Model,
     msg: &Value,
     contents: &mut Vec<Value>,
@@ -366,7 +368,7 @@ fn convert_tool_result(
             .filter(|c| c.get_str("type") == Some("text"))
             .map(|c| c.get("text"))
             .collect::<Vec<_>>(),
-        text("toolResultTextJoin"),
+        text(pi, "toolResultTextJoin"),
     );
     let images: Vec<&Value> = if model.supports_images() {
         content
@@ -387,13 +389,13 @@ fn convert_tool_result(
             EventKind::Inserted,
             format!(
                 "image-only tool result answered with {:?}",
-                text("toolResultImageOnly")
+                text(pi, "toolResultImageOnly")
             ),
             "AI/api/google-shared.js:211",
         );
-        text("toolResultImageOnly").into()
+        text(pi, "toolResultImageOnly").into()
     } else {
-        text("toolResultEmpty").into()
+        text(pi, "toolResultEmpty").into()
     };
     let image_parts: Vec<Value> = images.iter().map(|b| inline_data_part(b)).collect();
     let is_error = msg.get("isError").is_some_and(Value::truthy);
@@ -444,7 +446,7 @@ fn convert_tool_result(
     }
     if has_images && !multimodal {
         let mut parts = vec![Value::Object(
-            Object::new().with("text", text("toolResultImageUserText")),
+            Object::new().with("text", text(pi, "toolResultImageUserText")),
         )];
         parts.extend(image_parts);
         contents.push(Value::Object(

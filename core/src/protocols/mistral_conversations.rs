@@ -11,12 +11,12 @@ use std::collections::HashMap;
 
 use super::constrained_sampling::{make_strict_json_schema, resolve_json_schema_strict_sampling};
 use super::{err, ev, AdapterError, LlmContext, Request, StreamOptions};
-use crate::data;
 use crate::js::{
     self, js_trim, js_trim_is_empty, sanitize_surrogates, to_js_string, Object, Value,
 };
 use crate::messages;
 use crate::model::{self, Model};
+use crate::pi::Pi;
 use crate::tools::ToolDef;
 use crate::trace::{EventKind, Events};
 
@@ -39,8 +39,8 @@ struct MistralOptions {
     reasoning_effort: Option<Value>,
 }
 
-fn text(key: &str) -> &'static str {
-    data::string("mistralConversations", key)
+fn text(pi: &Pi, key: &str) -> &'static str {
+    pi.data.string("mistralConversations", key)
 }
 
 /// `streamSimple` (:63–80) followed by the request-building part of `stream` (:16–32): the API
@@ -48,20 +48,21 @@ fn text(key: &str) -> &'static str {
 /// `requestMistralStream`'s URL, headers and `JSON.stringify(toMistralWirePayload(payload))`.
 /// With no extension, `onPayload` returns nothing and the payload is sent as built.
 pub fn build(
+    pi: &Pi,
     model: &Model,
     ctx: &LlmContext,
     opts: &StreamOptions,
     events: &mut Events,
 ) -> Result<Request, AdapterError> {
-    let options = stream_simple(model, ctx, opts, events)?;
+    let options = stream_simple(pi, model, ctx, opts, events)?;
     let normalize_mistral_tool_call_id = create_mistral_tool_call_id_normalizer();
     let normalize = |id: &str, _model: &Model, _source: &Value| normalize_mistral_tool_call_id(id);
     // The transformed messages and the camelCase payload are freed once the wire payload is
     // built, before the body is written (a large session would otherwise hold all three).
     let payload = {
         let transformed =
-            messages::transform_messages(&ctx.messages, model, Some(&normalize), 0.0, events);
-        build_chat_payload(model, ctx, &transformed, &options, events)?
+            messages::transform_messages(pi, &ctx.messages, model, Some(&normalize), 0.0, events);
+        build_chat_payload(pi, model, ctx, &transformed, &options, events)?
     };
     let url = request_url(model.base_url())?;
     let headers = build_mistral_headers(model, opts, &options, events);
@@ -80,6 +81,7 @@ pub fn build(
 /// `streamSimple` (:63–80): the API key check, `buildBaseOptions` (max-token clamp, A1/A2), the
 /// thinking level clamped again and mapped to `promptMode` or `reasoningEffort` (MI2).
 fn stream_simple(
+    pi: &Pi,
     model: &Model,
     ctx: &LlmContext,
     opts: &StreamOptions,
@@ -92,7 +94,7 @@ fn stream_simple(
         )));
     }
     let model_max = messages::model_max_tokens(model);
-    let max_tokens = messages::clamp_max_tokens_to_context(model, ctx, model_max);
+    let max_tokens = messages::clamp_max_tokens_to_context(pi, model, ctx, model_max);
     if max_tokens != model_max && !(max_tokens.is_nan() && model_max.is_nan()) {
         ev(
             events,
@@ -467,13 +469,14 @@ fn remap_mistral_property(record: &mut Object, source: &str, target: &str) {
 /// `stream`, `messages`, then `tools`, `maxTokens`, `promptMode`, `reasoningEffort`,
 /// `promptCacheKey` when set; the system prompt is unshifted as the first message.
 fn build_chat_payload(
+    pi: &Pi,
     model: &Model,
     ctx: &LlmContext,
     messages: &[Value],
     options: &MistralOptions,
     events: &mut Events,
 ) -> Result<Object, AdapterError> {
-    let mut chat_messages = to_chat_messages(messages, model.supports_images(), events)?;
+    let mut chat_messages = to_chat_messages(pi, messages, model.supports_images(), events)?;
     let mut payload = Object::new();
     payload.insert_opt("model", model.obj.get("id").cloned());
     payload.insert("stream", Value::Bool(true));
@@ -615,6 +618,7 @@ fn data_url(block: &Value) -> String {
 
 /// `toChatMessages(messages, supportsImages)` (:600–686).
 fn to_chat_messages(
+    pi: &Pi,
     messages: &[Value],
     supports_images: bool,
     events: &mut Events,
@@ -629,7 +633,7 @@ fn to_chat_messages(
         }
         match msg.get_str("role") {
             Some("user") => {
-                if let Some(user) = user_message(&label, msg, supports_images, events)? {
+                if let Some(user) = user_message(pi, &label, msg, supports_images, events)? {
                     result.push(user);
                 }
             }
@@ -638,7 +642,7 @@ fn to_chat_messages(
                     result.push(assistant);
                 }
             }
-            _ => result.push(tool_message(&label, msg, supports_images, events)?),
+            _ => result.push(tool_message(pi, &label, msg, supports_images, events)?),
         }
     }
     Ok(result)
@@ -648,6 +652,7 @@ fn to_chat_messages(
 /// its texts, and its images only for a vision model (as `image_url` data-URL strings); an array
 /// left empty that had images becomes the "image omitted" placeholder.
 fn user_message(
+    pi: &Pi,
     label: &str,
     msg: &Value,
     supports_images: bool,
@@ -705,7 +710,7 @@ fn user_message(
             format!("{label}: user images replaced by a placeholder"),
             "AI/api/mistral-conversations.js:620",
         );
-        return Ok(Some(user(Value::str(text("userImageOmitted")))));
+        return Ok(Some(user(Value::str(text(pi, "userImageOmitted")))));
     }
     ev(
         events,
@@ -821,6 +826,7 @@ fn assistant_message(
 /// The tool-result branch of `toChatMessages` (:660–684, MI6): `{role:"tool", toolCallId, name,
 /// content:[{type:"text", text}, ...images]}` (the wire moves `tool_call_id` to the end).
 fn tool_message(
+    pi: &Pi,
     label: &str,
     msg: &Value,
     supports_images: bool,
@@ -845,7 +851,7 @@ fn tool_message(
     }
     let is_error = msg.get("isError").is_some_and(Value::truthy);
     let tool_text =
-        build_tool_result_text(&texts.join("\n"), has_images, supports_images, is_error);
+        build_tool_result_text(pi, &texts.join("\n"), has_images, supports_images, is_error);
     if is_error {
         ev(
             events,
@@ -893,6 +899,7 @@ fn tool_message(
 
 /// `buildToolResultText(text, hasImages, supportsImages, isError)` (:687–703).
 fn build_tool_result_text(
+    pi: &Pi,
     text_result: &str,
     has_images: bool,
     supports_images: bool,
@@ -900,13 +907,13 @@ fn build_tool_result_text(
 ) -> String {
     let trimmed = js_trim(text_result);
     let error_prefix = if is_error {
-        text("toolErrorPrefix")
+        text(pi, "toolErrorPrefix")
     } else {
         ""
     };
     if !trimmed.is_empty() {
         let image_suffix = if has_images && !supports_images {
-            text("toolImageOmittedSuffix")
+            text(pi, "toolImageOmittedSuffix")
         } else {
             ""
         };
@@ -914,16 +921,17 @@ fn build_tool_result_text(
     }
     if has_images {
         if supports_images {
-            return format!("{error_prefix}{}", text("toolResultImageOnly"));
+            return format!("{error_prefix}{}", text(pi, "toolResultImageOnly"));
         }
-        return format!("{error_prefix}{}", text("toolResultImageOmitted"));
+        return format!("{error_prefix}{}", text(pi, "toolResultImageOmitted"));
     }
-    format!("{error_prefix}{}", text("toolResultEmpty"))
+    format!("{error_prefix}{}", text(pi, "toolResultEmpty"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testcase::pi;
 
     #[test]
     fn nine_alphanumerics_are_kept() {
@@ -959,15 +967,15 @@ mod tests {
     #[test]
     fn tool_result_texts() {
         assert_eq!(
-            build_tool_result_text("  out ", true, false, true),
+            build_tool_result_text(&pi(), "  out ", true, false, true),
             "[tool error] out\n[tool image omitted: model does not support images]"
         );
         assert_eq!(
-            build_tool_result_text("", true, true, false),
+            build_tool_result_text(&pi(), "", true, true, false),
             "(see attached image)"
         );
         assert_eq!(
-            build_tool_result_text(" ", false, false, false),
+            build_tool_result_text(&pi(), " ", false, false, false),
             "(no tool output)"
         );
     }
@@ -1011,8 +1019,9 @@ mod tests {
             messages: msgs(r#"[{"role":"user","content":"hi"}]"#),
             tools: Vec::new(),
         };
-        let mut events = Vec::new();
+        let mut events = Events::default();
         let small = build(
+            &pi(),
             &model("mistral-small-latest", true, &["text"]),
             &ctx,
             &opts(Some("low")),
@@ -1024,6 +1033,7 @@ mod tests {
             r#"{"model":"mistral-small-latest","stream":true,"messages":[{"role":"user","content":"hi"}],"max_tokens":4096,"reasoning_effort":"high","prompt_cache_key":"sid"}"#
         );
         let magistral = build(
+            &pi(),
             &model("magistral-small", true, &["text"]),
             &ctx,
             &opts(Some("low")),
@@ -1034,6 +1044,7 @@ mod tests {
             .body
             .ends_with(r#""max_tokens":4096,"prompt_mode":"reasoning","prompt_cache_key":"sid"}"#));
         let off = build(
+            &pi(),
             &model("magistral-small", true, &["text"]),
             &ctx,
             &opts(None),
@@ -1060,7 +1071,7 @@ mod tests {
                 messages: msgs(bad),
                 tools: Vec::new(),
             };
-            let _ = build(&m, &ctx, &opts(None), &mut Vec::new());
+            let _ = build(&pi(), &m, &ctx, &opts(None), &mut Events::default());
         }
         let ctx = LlmContext {
             system_prompt: "s".into(),
@@ -1071,7 +1082,7 @@ mod tests {
             api_key: String::new(),
             ..opts(None)
         };
-        assert!(build(&m, &ctx, &no_key, &mut Vec::new()).is_err());
+        assert!(build(&pi(), &m, &ctx, &no_key, &mut Events::default()).is_err());
     }
 
     #[test]
@@ -1084,7 +1095,7 @@ mod tests {
             ),
             tools: Vec::new(),
         };
-        let req = build(&m, &ctx, &opts(None), &mut Vec::new()).unwrap();
+        let req = build(&pi(), &m, &ctx, &opts(None), &mut Events::default()).unwrap();
         assert!(req.body.contains(r#"[{"type":"image_url","image_url":"data:image/png;base64,AA"},{"type":"text","text":"x"}]"#));
     }
 

@@ -19,68 +19,12 @@ pub mod pi_messages;
 
 use std::collections::BTreeMap;
 
+use crate::api::Api;
 use crate::js::{Object, Value};
 use crate::model::Model;
+use crate::pi::Pi;
 use crate::tools::ToolDef;
 use crate::trace::{Event, EventKind, Events};
-
-/// Every protocol pi 0.85.1 has an adapter for.
-pub const APIS: [&str; 9] = [
-    "openai-completions",
-    "anthropic-messages",
-    "openai-responses",
-    "azure-openai-responses",
-    "openai-codex-responses",
-    "google-generative-ai",
-    "bedrock-converse-stream",
-    "mistral-conversations",
-    "pi-messages",
-];
-
-/// Headers that the SDK or the HTTP client adds at run time, which [`Request::headers`] leaves
-/// out: they describe the machine and the connection, not the protocol (as seen in the captures
-/// of pi 0.85.1 on Node 22). Bedrock also signs the request (SigV4) when it has no API key.
-pub fn runtime_headers(api: &str) -> &'static [&'static str] {
-    const FETCH: [&str; 6] = [
-        "host",
-        "connection",
-        "content-length",
-        "accept-encoding",
-        "accept-language",
-        "sec-fetch-mode",
-    ];
-    const STAINLESS: [&str; 14] = [
-        "host",
-        "connection",
-        "content-length",
-        "accept-encoding",
-        "accept-language",
-        "sec-fetch-mode",
-        "x-stainless-retry-count",
-        "x-stainless-timeout",
-        "x-stainless-lang",
-        "x-stainless-package-version",
-        "x-stainless-os",
-        "x-stainless-arch",
-        "x-stainless-runtime",
-        "x-stainless-runtime-version",
-    ];
-    const AWS: [&str; 5] = [
-        "host",
-        "connection",
-        "content-length",
-        "amz-sdk-invocation-id",
-        "amz-sdk-request",
-    ];
-    match api {
-        "openai-completions"
-        | "anthropic-messages"
-        | "openai-responses"
-        | "azure-openai-responses" => &STAINLESS,
-        "bedrock-converse-stream" => &AWS,
-        _ => &FETCH,
-    }
-}
 
 /// pi's `Context`: what the agent loop hands the adapter.
 #[derive(Clone, Debug, Default)]
@@ -154,26 +98,29 @@ pub(crate) fn ev(
     events.push(Event::new(kind, message).at(at));
 }
 
-/// Builds the request for `model.api()`.
+/// Builds the request for `model.api()` (pi's `getApiProvider(model.api)`, which throws for an
+/// api it has no adapter for).
 pub fn build(
+    pi: &Pi,
     model: &Model,
     ctx: &LlmContext,
     opts: &StreamOptions,
     events: &mut Events,
 ) -> Result<Request, AdapterError> {
-    match model.api() {
-        "openai-completions" => openai_completions::build(model, ctx, opts, events),
-        "anthropic-messages" => anthropic_messages::build(model, ctx, opts, events),
-        "openai-responses" => openai_responses::build(model, ctx, opts, events),
-        "azure-openai-responses" => azure_openai_responses::build(model, ctx, opts, events),
-        "openai-codex-responses" => openai_codex_responses::build(model, ctx, opts, events),
-        "google-generative-ai" => google_generative_ai::build(model, ctx, opts, events),
-        "bedrock-converse-stream" => bedrock_converse_stream::build(model, ctx, opts, events),
-        "mistral-conversations" => mistral_conversations::build(model, ctx, opts, events),
-        "pi-messages" => pi_messages::build(model, ctx, opts, events),
-        other => Err(AdapterError {
-            message: format!("protocol {other:?} is not supported yet"),
-        }),
+    let api: Api = model
+        .api()
+        .parse()
+        .map_err(|e: crate::api::UnknownApi| err(e.to_string()))?;
+    match api {
+        Api::OpenAiCompletions => openai_completions::build(pi, model, ctx, opts, events),
+        Api::AnthropicMessages => anthropic_messages::build(pi, model, ctx, opts, events),
+        Api::OpenAiResponses => openai_responses::build(pi, model, ctx, opts, events),
+        Api::AzureOpenAiResponses => azure_openai_responses::build(pi, model, ctx, opts, events),
+        Api::OpenAiCodexResponses => openai_codex_responses::build(pi, model, ctx, opts, events),
+        Api::GoogleGenerativeAi => google_generative_ai::build(pi, model, ctx, opts, events),
+        Api::BedrockConverseStream => bedrock_converse_stream::build(pi, model, ctx, opts, events),
+        Api::MistralConversations => mistral_conversations::build(pi, model, ctx, opts, events),
+        Api::PiMessages => pi_messages::build(pi, model, ctx, opts, events),
     }
 }
 

@@ -12,9 +12,9 @@ use super::openai_responses_shared::{
     ConvertOptions, ToolOptions,
 };
 use super::{constrained_sampling, err, AdapterError, LlmContext, Request, StreamOptions};
-use crate::data;
 use crate::js::{self, to_js_string, Object, Value};
 use crate::model::{self, Model};
+use crate::pi::Pi;
 use crate::trace::{Event, EventKind, Events};
 
 /// `DEFAULT_CODEX_BASE_URL` (:19).
@@ -30,8 +30,9 @@ const CODEX_TOOL_CALL_PROVIDERS: [&str; 3] = ["openai", "openai-codex", "opencod
 const OPENAI_BETA_RESPONSES_WEBSOCKETS: &str = "responses_websockets=2026-02-06";
 
 /// A literal of the `openaiCodexResponses` group in data/pi-0.85.1/strings.json.
-fn data_value(key: &str) -> Option<&'static Value> {
-    data::strings()
+fn data_value(pi: &Pi, key: &str) -> Option<&'static Value> {
+    pi.data
+        .strings
         .get("openaiCodexResponses")
         .and_then(|g| g.get(key))
 }
@@ -39,6 +40,7 @@ fn data_value(key: &str) -> Option<&'static Value> {
 /// `streamSimple` (:352–370) → `stream` (:142–351), up to the SSE request: the key check,
 /// `extractAccountId`, `buildRequestBody`, `buildSSEHeaders`, the zstd header.
 pub fn build(
+    pi: &Pi,
     model: &Model,
     ctx: &LlmContext,
     opts: &StreamOptions,
@@ -74,6 +76,7 @@ pub fn build(
     // The coding agent never sets `cacheRetention`, and PI_CACHE_RETENTION is not read here (CX2).
     let codex_session_id = clamp_openai_prompt_cache_key(opts.session_id.as_deref());
     let params = build_request_body(
+        pi,
         model,
         ctx,
         reasoning_effort.as_deref(),
@@ -272,6 +275,7 @@ fn build_sse_headers(
 /// (:371–428; CX1, CX3–CX5): `instructions` instead of a system message, no max tokens or
 /// sampling params, tools with `strict: null`, reasoning only when thinking is on.
 fn build_request_body(
+    pi: &Pi,
     model: &Model,
     ctx: &LlmContext,
     reasoning_effort: Option<&str>,
@@ -309,6 +313,7 @@ fn build_request_body(
         tool_options: tool_options.clone(),
     };
     let input = convert_responses_messages(
+        pi,
         model,
         ctx,
         &CODEX_TOOL_CALL_PROVIDERS,
@@ -317,7 +322,9 @@ fn build_request_body(
     )?;
 
     let instructions = if ctx.system_prompt.is_empty() {
-        let default = data::string("openaiCodexResponses", "defaultInstructions");
+        let default = pi
+            .data
+            .string("openaiCodexResponses", "defaultInstructions");
         events.push(
             Event::new(
                 EventKind::Inserted,
@@ -336,8 +343,10 @@ fn build_request_body(
         );
         ctx.system_prompt.clone()
     };
-    let verbosity = data::string("openaiCodexResponses", "defaultTextVerbosity");
-    let include = data_value("include")
+    let verbosity = pi
+        .data
+        .string("openaiCodexResponses", "defaultTextVerbosity");
+    let include = data_value(pi, "include")
         .cloned()
         .unwrap_or_else(|| Value::Array(vec![Value::str("reasoning.encrypted_content")]));
     let mut body = Object::new()

@@ -16,19 +16,19 @@ use super::constrained_sampling::{
 use super::github_copilot_headers::{build_copilot_dynamic_headers, has_copilot_vision_input};
 use super::openai_prompt_cache::clamp_openai_prompt_cache_key;
 use super::{cache_retention, err, AdapterError, LlmContext, Request, StreamOptions};
-use crate::data;
 use crate::js::{
     self, join_shared, number_to_string, sanitize_shared, sanitize_surrogates, to_js_string,
     to_number, utf16_len, Object, Str, Value,
 };
 use crate::messages;
 use crate::model::{self, Model};
+use crate::pi::Pi;
 use crate::tools::ToolDef;
 use crate::trace::{Event, EventKind, Events};
 
 /// A text pi inserts into bodies (data/pi-0.85.1/strings.json, group `openaiCompletions`).
-fn text(key: &str) -> &'static str {
-    data::string("openaiCompletions", key)
+fn text(pi: &Pi, key: &str) -> &'static str {
+    pi.data.string("openaiCompletions", key)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -53,13 +53,14 @@ struct CompletionsOptions {
 /// that builds the request: the API key check, `createClient`, `buildParams`. With no
 /// extension, `onPayload` returns nothing and the params are sent as built.
 pub fn build(
+    pi: &Pi,
     model: &Model,
     ctx: &LlmContext,
     opts: &StreamOptions,
     events: &mut Events,
 ) -> Result<Request, AdapterError> {
     get_client_api_key(model.provider(), &opts.api_key, &opts.headers, events);
-    let options = stream_simple_options(model, ctx, opts, events);
+    let options = stream_simple_options(pi, model, ctx, opts, events);
     let compat = get_compat(model, events);
     let grammar_props = create_grammar_tool_input_properties(
         &ctx.tools,
@@ -73,6 +74,7 @@ pub fn build(
     };
     let headers = create_client_headers(model, ctx, opts, cache_session_id, &compat, events);
     let params = build_params(
+        pi,
         model,
         ctx,
         &options,
@@ -95,13 +97,14 @@ pub fn build(
 /// `streamSimple` (:533–546) with `buildBaseOptions` (AI/api/simple-options.js:10–35): the
 /// max-token clamp (A2), sampling params (A1) and the thinking-level clamp (AC1).
 fn stream_simple_options(
+    pi: &Pi,
     model: &Model,
     ctx: &LlmContext,
     opts: &StreamOptions,
     events: &mut Events,
 ) -> CompletionsOptions {
     let model_max = model.max_tokens();
-    let max_tokens = messages::clamp_max_tokens_to_context(model, ctx, model_max);
+    let max_tokens = messages::clamp_max_tokens_to_context(pi, model, ctx, model_max);
     if max_tokens != model_max {
         events.push(
             Event::new(
@@ -594,6 +597,7 @@ fn compat_event(compat: &Object, overridden: &[&str]) -> Event {
 
 /// `buildParams` (:581–765): the body, in pi's key order (AC4, AC5, AC14, AC16–AC19).
 fn build_params(
+    pi: &Pi,
     model: &Model,
     ctx: &LlmContext,
     options: &CompletionsOptions,
@@ -602,7 +606,7 @@ fn build_params(
     grammar_props: &[(String, String)],
     events: &mut Events,
 ) -> Result<Value, AdapterError> {
-    let mut messages = convert_messages(model, ctx, compat, grammar_props, events)?;
+    let mut messages = convert_messages(pi, model, ctx, compat, grammar_props, events)?;
     let cache_control = get_compat_cache_control(compat, retention);
 
     let mut params =
@@ -717,7 +721,7 @@ fn build_params(
     }
 
     let budget_field = resolve_thinking_token_budget_field(compat);
-    let thinking_budget = resolve_clamped_thinking_budget(model, options, &params);
+    let thinking_budget = resolve_clamped_thinking_budget(pi, model, options, &params);
     apply_thinking_format(model, options, compat, thinking_budget, &mut params, events);
     if let (Some(field), Some(budget)) = (budget_field, thinking_budget) {
         params.insert(field.clone(), Value::Number(budget));
@@ -981,6 +985,7 @@ fn resolve_thinking_token_budget_field(compat: &Compat) -> Option<String> {
 /// `resolveClampedThinkingBudget` (:773–779, AC18): the level's budget capped so 1024 tokens
 /// stay for the answer under `max_tokens ?? max_completion_tokens ?? model.maxTokens`.
 fn resolve_clamped_thinking_budget(
+    pi: &Pi,
     model: &Model,
     options: &CompletionsOptions,
     params: &Object,
@@ -1000,7 +1005,8 @@ fn resolve_clamped_thinking_budget(
     .map(|v| to_number(Some(v)))
     .unwrap_or(f64::NAN);
     let budget = messages::clamp_thinking_budget_to_answer_room(
-        messages::thinking_budget_for_level(effort, options.thinking_budgets.as_ref())
+        pi,
+        messages::thinking_budget_for_level(pi, effort, options.thinking_budgets.as_ref())
             .unwrap_or(f64::NAN),
         ceiling,
     );
@@ -1236,6 +1242,7 @@ fn replace_non_id_chars(s: &str) -> String {
 /// system prompt (AC6), then user (AC7), assistant (AC8), tool-result batches (AC9, AC15) and
 /// the synthetic assistant bridge (AC10).
 fn convert_messages(
+    pi: &Pi,
     model: &Model,
     ctx: &LlmContext,
     compat: &Compat,
@@ -1251,7 +1258,7 @@ fn convert_messages(
         new_id
     };
     let transformed =
-        messages::transform_messages(&ctx.messages, model, Some(&normalize), 0.0, events);
+        messages::transform_messages(pi, &ctx.messages, model, Some(&normalize), 0.0, events);
     for (old, new) in renamed.into_inner() {
         events.push(
             Event::new(EventKind::Renamed, format!("tool call id {old} → {new}"))
@@ -1292,7 +1299,7 @@ fn convert_messages(
         Value::Object(
             Object::new()
                 .with("role", "assistant")
-                .with("content", text("assistantAfterToolResult")),
+                .with("content", text(pi, "assistantAfterToolResult")),
         )
     };
     let requires_bridge = compat.truthy("requiresAssistantAfterToolResult");
@@ -1308,7 +1315,7 @@ fn convert_messages(
                     EventKind::Inserted,
                     format!(
                         "assistant {:?} between tool results and a user message",
-                        text("assistantAfterToolResult")
+                        text(pi, "assistantAfterToolResult")
                     ),
                 )
                 .at("AI/api/openai-completions.js:919"),
@@ -1324,7 +1331,7 @@ fn convert_messages(
             }
             Some("assistant") => {
                 let converted =
-                    convert_assistant_message(model, msg, compat, grammar_props, events)?;
+                    convert_assistant_message(pi, model, msg, compat, grammar_props, events)?;
                 match converted {
                     Some(m) => params.push(m),
                     None => {
@@ -1342,6 +1349,7 @@ fn convert_messages(
             }
             Some("toolResult") => {
                 let (next, ended_with_user) = convert_tool_result_batch(
+                    pi,
                     model,
                     ctx,
                     &transformed,
@@ -1416,6 +1424,7 @@ fn image_url_part(block: &Value) -> Value {
 
 /// The assistant branch of `convertMessages` (:957–1062, AC8). `None` when pi skips it.
 fn convert_assistant_message(
+    pi: &Pi,
     model: &Model,
     msg: &Value,
     compat: &Compat,
@@ -1496,7 +1505,7 @@ fn convert_assistant_message(
                 .iter()
                 .map(|(_, t)| sanitize_surrogates(t).into_owned())
                 .collect::<Vec<_>>()
-                .join(text("thinkingAsTextJoin"));
+                .join(text(pi, "thinkingAsTextJoin"));
             let mut content = vec![Value::Object(
                 Object::new()
                     .with("type", "text")
@@ -1533,7 +1542,7 @@ fn convert_assistant_message(
                             .iter()
                             .map(|(_, t)| *t)
                             .collect::<Vec<_>>()
-                            .join(text("reasoningFieldJoin"));
+                            .join(text(pi, "reasoningFieldJoin"));
                         out.insert(field, Value::String(joined.into()));
                         events.push(
                             Event::new(
@@ -1637,6 +1646,7 @@ fn convert_assistant_message(
 /// consecutive toolResult, then the images of the whole batch in a user message, then kimi's
 /// deferred tools. Returns the index after the batch and whether a user message ended it.
 fn convert_tool_result_batch(
+    pi: &Pi,
     model: &Model,
     ctx: &LlmContext,
     transformed: &[Value],
@@ -1658,7 +1668,7 @@ fn convert_tool_result_batch(
                 .filter(|b| b.get_str("type") == Some("text"))
                 .map(|b| b.get("text"))
                 .collect::<Vec<_>>(),
-            text("toolResultTextJoin"),
+            text(pi, "toolResultTextJoin"),
         );
         let has_images = content.iter().any(|c| c.get_str("type") == Some("image"));
         let tool_result_text: Str = if !text_result.is_empty() {
@@ -1669,24 +1679,24 @@ fn convert_tool_result_batch(
                     EventKind::Replaced,
                     format!(
                         "tool result {j} has only images: content {:?}",
-                        text("toolResultImageOnly")
+                        text(pi, "toolResultImageOnly")
                     ),
                 )
                 .at("AI/api/openai-completions.js:1077"),
             );
-            text("toolResultImageOnly").into()
+            text(pi, "toolResultImageOnly").into()
         } else {
             events.push(
                 Event::new(
                     EventKind::Replaced,
                     format!(
                         "tool result {j} is empty: content {:?}",
-                        text("toolResultEmpty")
+                        text(pi, "toolResultEmpty")
                     ),
                 )
                 .at("AI/api/openai-completions.js:1077"),
             );
-            text("toolResultEmpty").into()
+            text(pi, "toolResultEmpty").into()
         };
         let mut out = Object::new()
             .with("role", "tool")
@@ -1728,7 +1738,7 @@ fn convert_tool_result_batch(
             params.push(
                 Object::new()
                     .with("role", "assistant")
-                    .with("content", text("assistantAfterToolResult"))
+                    .with("content", text(pi, "assistantAfterToolResult"))
                     .into(),
             );
             events.push(
@@ -1736,7 +1746,7 @@ fn convert_tool_result_batch(
                     EventKind::Inserted,
                     format!(
                         "assistant {:?} before the tool-result images",
-                        text("assistantAfterToolResult")
+                        text(pi, "assistantAfterToolResult")
                     ),
                 )
                 .at("AI/api/openai-completions.js:1108"),
@@ -1746,7 +1756,7 @@ fn convert_tool_result_batch(
         let mut content = vec![Value::Object(
             Object::new()
                 .with("type", "text")
-                .with("text", text("toolResultImagesUserText")),
+                .with("text", text(pi, "toolResultImagesUserText")),
         )];
         content.extend(image_blocks);
         params.push(

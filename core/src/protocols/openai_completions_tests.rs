@@ -2,6 +2,8 @@
 //! `tests/conformance/oc-*` bodies rebuilt from their case files (system prompt and tools taken
 //! from the captured body, so that only this adapter is under test).
 
+use crate::testcase::pi;
+
 use super::*;
 use crate::js::parse;
 
@@ -45,8 +47,8 @@ fn opts(level: Option<&str>) -> StreamOptions {
 }
 
 fn body(m: &Model, ctx: &LlmContext, o: &StreamOptions) -> Value {
-    let mut ev = Vec::new();
-    build(m, ctx, o, &mut ev).expect("build").params
+    let mut ev = Events::default();
+    build(&pi(), m, ctx, o, &mut ev).expect("build").params
 }
 
 const MOCK: &str = r#"{"id":"m","name":"m","api":"openai-completions","provider":"mock","baseUrl":"http://127.0.0.1:1/v1","reasoning":true,"input":["text"],"contextWindow":200000,"maxTokens":16384}"#;
@@ -74,8 +76,8 @@ fn request_url_and_headers() {
         messages: vec![user("hi")],
         tools: vec![],
     };
-    let mut ev = Vec::new();
-    let r = build(&m, &ctx, &opts(None), &mut ev).unwrap();
+    let mut ev = Events::default();
+    let r = build(&pi(), &m, &ctx, &opts(None), &mut ev).unwrap();
     assert_eq!(r.url, "http://127.0.0.1:1/v1/chat/completions");
     let names: Vec<&str> = r.headers.iter().map(|(k, _)| k.as_str()).collect();
     assert_eq!(
@@ -95,8 +97,8 @@ fn affinity_headers_and_model_header_override() {
         messages: vec![user("hi")],
         tools: vec![],
     };
-    let mut ev = Vec::new();
-    let r = build(&m, &ctx, &opts(None), &mut ev).unwrap();
+    let mut ev = Events::default();
+    let r = build(&pi(), &m, &ctx, &opts(None), &mut ev).unwrap();
     assert_eq!(r.url, "http://x/v1/chat/completions");
     let got: Vec<(&str, &str)> = r
         .headers
@@ -133,8 +135,8 @@ fn sdk_env_custom_headers_sort_default_headers() {
         "OPENAI_CUSTOM_HEADERS".into(),
         " X-Env: yes \nbad line\n".into(),
     );
-    let mut ev = Vec::new();
-    let r = build(&m, &ctx, &o, &mut ev).unwrap();
+    let mut ev = Events::default();
+    let r = build(&pi(), &m, &ctx, &o, &mut ev).unwrap();
     let names: Vec<&str> = r.headers.iter().map(|(k, _)| k.as_str()).collect();
     assert_eq!(
         names,
@@ -407,7 +409,9 @@ fn fixture(dir: &std::path::Path) -> Option<Fixture> {
             || case.get("env").and_then(|e| e.get_str("PI_EXPERIMENTAL")) == Some("1")
         {
             // The built-in tool's own schema and its experimental constrained sampling.
-            if let Some(builtin) = data::tools()
+            if let Some(builtin) = pi()
+                .data
+                .tools
                 .as_array()?
                 .iter()
                 .find(|b| b.get_str("name") == Some(d.name.as_str()))
@@ -624,8 +628,8 @@ fn conformance_corpus() {
             skipped.push(name.clone());
             continue;
         };
-        let mut ev = Vec::new();
-        match build(&f.model, &f.ctx, &f.opts, &mut ev) {
+        let mut ev = Events::default();
+        match build(&pi(), &f.model, &f.ctx, &f.opts, &mut ev) {
             Ok(r) => {
                 let headers: Vec<(String, String)> = r
                     .headers

@@ -19,6 +19,7 @@ use super::{
 use crate::js::{self, number_to_string, Object, Value};
 use crate::messages;
 use crate::model::{self, Model};
+use crate::pi::Pi;
 use crate::trace::{Event, EventKind, Events};
 
 /// `OPENAI_TOOL_CALL_PROVIDERS` (:15): providers whose `call|item` tool-call ids are kept as pairs.
@@ -134,13 +135,14 @@ struct ResponsesOptions {
 
 /// `streamSimple` (:162–174; AR1) with `buildBaseOptions` (AI/api/simple-options.js:10–35).
 fn stream_simple_options(
+    pi: &Pi,
     model: &Model,
     ctx: &LlmContext,
     opts: &StreamOptions,
     events: &mut Events,
 ) -> ResponsesOptions {
     let model_max = messages::model_max_tokens(model);
-    let max_tokens = messages::clamp_max_tokens_to_context(model, ctx, model_max);
+    let max_tokens = messages::clamp_max_tokens_to_context(pi, model, ctx, model_max);
     if max_tokens != model_max && !(max_tokens.is_nan() && model_max.is_nan()) {
         events.push(
             Event::new(
@@ -170,13 +172,14 @@ fn stream_simple_options(
 /// `streamSimple` → `stream` (:84–174): the API key check, `createClient`, `buildParams`. With no
 /// extension, `onPayload` returns nothing and the params are sent as built.
 pub fn build(
+    pi: &Pi,
     model: &Model,
     ctx: &LlmContext,
     opts: &StreamOptions,
     events: &mut Events,
 ) -> Result<Request, AdapterError> {
     get_client_api_key(model.provider(), &opts.api_key, &opts.headers)?;
-    let options = stream_simple_options(model, ctx, opts, events);
+    let options = stream_simple_options(pi, model, ctx, opts, events);
     let retention = cache_retention(opts);
     let cache_session_id = if retention == "none" {
         None
@@ -190,6 +193,7 @@ pub fn build(
     )?;
     let headers = create_client(model, ctx, opts, cache_session_id, &compat, events);
     let params = build_params(
+        pi,
         model,
         ctx,
         &options,
@@ -283,6 +287,7 @@ fn create_client(
 /// `buildParams(model, context, options, compat, grammarToolInputProperties)` (:209–277): the
 /// body in pi's key order (AR3–AR5), tools split for deferral (M17, AR12).
 fn build_params(
+    pi: &Pi,
     model: &Model,
     ctx: &LlmContext,
     options: &ResponsesOptions,
@@ -313,6 +318,7 @@ fn build_params(
         tool_options: tool_options.clone(),
     };
     let input = convert_responses_messages(
+        pi,
         model,
         ctx,
         &OPENAI_TOOL_CALL_PROVIDERS,

@@ -17,19 +17,19 @@ use super::constrained_sampling::{
     resolve_grammar_constrained_sampling, resolve_json_schema_strict_sampling,
 };
 use super::{err, AdapterError, LlmContext};
-use crate::data;
 use crate::js::{
     self, join_shared, sanitize_shared, sanitize_surrogates, short_hash, to_js_string, utf16_len,
     Object, Str, Value,
 };
 use crate::messages;
 use crate::model::Model;
+use crate::pi::Pi;
 use crate::tools::ToolDef;
 use crate::trace::{Event, EventKind, Events};
 
 /// A text pi inserts into bodies (data/pi-0.85.1/strings.json, group `openaiResponsesShared`).
-fn text(key: &str) -> &'static str {
-    data::string("openaiResponsesShared", key)
+fn text(pi: &Pi, key: &str) -> &'static str {
+    pi.data.string("openaiResponsesShared", key)
 }
 
 /// Fills `{name}` placeholders of a data template.
@@ -391,6 +391,7 @@ fn input_image(block: &Value) -> Value {
 /// the texts joined with "\n" as a string, or — when there are images and the model has vision —
 /// `[input_text?, input_image...]`.
 fn convert_tool_result_output(
+    pi: &Pi,
     model: &Model,
     content: Option<&Value>,
     label: &str,
@@ -410,7 +411,7 @@ fn convert_tool_result_output(
             .filter(|c| c.get_str("type") == Some("text"))
             .map(|c| c.get("text"))
             .collect::<Vec<_>>(),
-        text("toolResultTextJoin"),
+        text(pi, "toolResultTextJoin"),
     );
     let images: Vec<&Value> = content
         .iter()
@@ -426,24 +427,24 @@ fn convert_tool_result_output(
                     EventKind::Replaced,
                     format!(
                         "{label}: image-only result sent as {:?}",
-                        text("toolResultImageOnly")
+                        text(pi, "toolResultImageOnly")
                     ),
                 )
                 .at("AI/api/openai-responses-shared.js:43"),
             );
-            text("toolResultImageOnly").into()
+            text(pi, "toolResultImageOnly").into()
         } else {
             events.push(
                 Event::new(
                     EventKind::Inserted,
                     format!(
                         "{label}: empty result sent as {:?}",
-                        text("toolResultEmpty")
+                        text(pi, "toolResultEmpty")
                     ),
                 )
                 .at("AI/api/openai-responses-shared.js:43"),
             );
-            text("toolResultEmpty").into()
+            text(pi, "toolResultEmpty").into()
         };
         return Ok(Value::String(sanitize_shared(&out)));
     }
@@ -492,9 +493,9 @@ fn normalize_id_part(part: &str) -> String {
 }
 
 /// `buildForeignResponsesItemId(itemId)` (AI/api/openai-responses-shared.js:69–72).
-fn build_foreign_responses_item_id(item_id: &str) -> String {
+fn build_foreign_responses_item_id(pi: &Pi, item_id: &str) -> String {
     let normalized = fill(
-        text("foreignItemId"),
+        text(pi, "foreignItemId"),
         &[("shortHash", &short_hash(item_id))],
     );
     if utf16_len(&normalized) > 64 {
@@ -516,6 +517,7 @@ fn split_pipe(id: &str) -> (&str, Option<&str>) {
 /// becomes `_`); otherwise `callId|itemId`, with a foreign source's item id hashed to `fc_…`
 /// and the `fc_` prefix enforced.
 pub fn normalize_tool_call_id(
+    pi: &Pi,
     id: &str,
     model: &Model,
     source: &Value,
@@ -530,7 +532,7 @@ pub fn normalize_tool_call_id(
     let is_foreign = source.get_str("provider") != Some(model.provider())
         || source.get_str("api") != Some(model.api());
     let mut normalized_item_id = if is_foreign {
-        build_foreign_responses_item_id(item_id)
+        build_foreign_responses_item_id(pi, item_id)
     } else {
         normalize_id_part(item_id)
     };
@@ -547,6 +549,7 @@ pub fn normalize_tool_call_id(
 /// (AR8) — and tool results with deferred-tool loading (AR10). `msgIndex` counts the messages
 /// not skipped (AR9).
 pub fn convert_responses_messages(
+    pi: &Pi,
     model: &Model,
     ctx: &LlmContext,
     allowed_providers: &[&str],
@@ -555,10 +558,10 @@ pub fn convert_responses_messages(
 ) -> Result<Vec<Value>, AdapterError> {
     // transformMessages records each id it changes.
     let normalize = |id: &str, target: &Model, source: &Value| {
-        normalize_tool_call_id(id, target, source, allowed_providers)
+        normalize_tool_call_id(pi, id, target, source, allowed_providers)
     };
     let transformed =
-        messages::transform_messages(&ctx.messages, model, Some(&normalize), 0.0, events);
+        messages::transform_messages(pi, &ctx.messages, model, Some(&normalize), 0.0, events);
 
     let mut messages: Vec<Value> = Vec::new();
     let mut loaded_tool_names: Vec<String> = Vec::new();
@@ -649,7 +652,7 @@ pub fn convert_responses_messages(
             },
             Some("assistant") => {
                 let output =
-                    convert_assistant_message(model, msg, msg_index, options, &label, events)?;
+                    convert_assistant_message(pi, model, msg, msg_index, options, &label, events)?;
                 if output.is_empty() {
                     events.push(
                         Event::new(
@@ -669,7 +672,8 @@ pub fn convert_responses_messages(
                     )));
                 };
                 let (call_id, _) = split_pipe(tool_call_id);
-                let output = convert_tool_result_output(model, msg.get("content"), &label, events)?;
+                let output =
+                    convert_tool_result_output(pi, model, msg.get("content"), &label, events)?;
                 let kind = if grammar_property(
                     options.grammar_tool_input_properties,
                     msg.get_str("toolName"),
@@ -700,6 +704,7 @@ pub fn convert_responses_messages(
                 }
                 if !deferred.is_empty() {
                     load_deferred_tools(
+                        pi,
                         tool_call_id,
                         &deferred,
                         options,
@@ -719,6 +724,7 @@ pub fn convert_responses_messages(
 /// The assistant branch of `convertResponsesMessages` (AI/api/openai-responses-shared.js:
 /// 129–209; AR8).
 fn convert_assistant_message(
+    pi: &Pi,
     model: &Model,
     msg: &Value,
     msg_index: usize,
@@ -780,12 +786,12 @@ fn convert_assistant_message(
                 let parsed = parse_text_signature(block.get("textSignature"))?;
                 let fallback = if text_block_index == 0 {
                     fill(
-                        text("fallbackMessageIdFirst"),
+                        text(pi, "fallbackMessageIdFirst"),
                         &[("msgIndex", &msg_index.to_string())],
                     )
                 } else {
                     fill(
-                        text("fallbackMessageIdNext"),
+                        text(pi, "fallbackMessageIdNext"),
                         &[
                             ("msgIndex", &msg_index.to_string()),
                             ("textBlockIndex", &text_block_index.to_string()),
@@ -807,7 +813,8 @@ fn convert_assistant_message(
                         fallback
                     }
                     Some(id) if utf16_len(id) > 64 => {
-                        let short = fill(text("longMessageId"), &[("shortHash", &short_hash(id))]);
+                        let short =
+                            fill(text(pi, "longMessageId"), &[("shortHash", &short_hash(id))]);
                         events.push(
                             Event::new(
                                 EventKind::Renamed,
@@ -932,6 +939,7 @@ fn convert_tool_call(
 /// The deferred-tool loading after a tool result (AI/api/openai-responses-shared.js:235–262;
 /// AR10): an `additional_tools` developer item, or a client-executed tool search call and output.
 fn load_deferred_tools(
+    pi: &Pi,
     tool_call_id: &str,
     deferred: &[ToolDef],
     options: &ConvertOptions,
@@ -960,7 +968,7 @@ fn load_deferred_tools(
         }
         Some("tool-search") => {
             let hash = short_hash(&format!("{tool_call_id}:{}", names.join(",")));
-            let search_call_id = fill(text("toolSearchCallId"), &[("shortHash", &hash)]);
+            let search_call_id = fill(text(pi, "toolSearchCallId"), &[("shortHash", &hash)]);
             let arguments = Object::new()
                 .with("query", names.join(" "))
                 .with("limit", names.len());
@@ -1007,6 +1015,7 @@ fn load_deferred_tools(
 mod tests {
     use super::*;
     use crate::protocols::openai_prompt_cache::clamp_openai_prompt_cache_key;
+    use crate::testcase::pi;
 
     fn model(provider: &str, api: &str) -> Model {
         Model {
@@ -1036,6 +1045,7 @@ mod tests {
         let openai = model("openai", "openai-responses");
         assert_eq!(
             normalize_tool_call_id(
+                &pi(),
                 "call_abc|fc_123",
                 &model("mock", "openai-responses"),
                 &source,
@@ -1043,7 +1053,7 @@ mod tests {
             ),
             "call_abc_fc_123"
         );
-        let id = normalize_tool_call_id("call_abc|fc_123", &openai, &source, &["openai"]);
+        let id = normalize_tool_call_id(&pi(), "call_abc|fc_123", &openai, &source, &["openai"]);
         assert_eq!(id, format!("call_abc|fc_{}", short_hash("fc_123")));
         let same = Value::Object(
             Object::new()
@@ -1051,7 +1061,7 @@ mod tests {
                 .with("api", "openai-responses"),
         );
         assert_eq!(
-            normalize_tool_call_id("call_abc|item.1", &openai, &same, &["openai"]),
+            normalize_tool_call_id(&pi(), "call_abc|item.1", &openai, &same, &["openai"]),
             "call_abc|fc_item_1"
         );
     }
@@ -1152,7 +1162,7 @@ mod tests {
                 "openai-codex-responses",
             ] {
                 let mut inputs = inputs.clone();
-                inputs.api = Some(api.into());
+                inputs.api = Some(api.parse().expect("an api"));
                 let assembly = crate::assemble(&inputs);
                 if assembly.request.is_none() {
                     let why: Vec<String> =

@@ -7,6 +7,7 @@
 use super::{err, AdapterError, LlmContext, Request, StreamOptions};
 use crate::js::{Object, Value};
 use crate::model::Model;
+use crate::pi::Pi;
 use crate::trace::{Event, EventKind, Events};
 
 /// `streamSimple` (:185–193) and the request-building part of `stream` (:122–160). The coding
@@ -14,6 +15,7 @@ use crate::trace::{Event, EventKind, Events};
 /// `reasoning` is the agent's level, already clamped. With no extension, `onPayload` returns
 /// nothing and the payload is sent as built.
 pub fn build(
+    _pi: &Pi,
     model: &Model,
     ctx: &LlmContext,
     opts: &StreamOptions,

@@ -18,7 +18,12 @@ pub struct Seg {
 
 impl Seg {
     pub fn new(label: impl Into<String>, value: f64, color: impl Into<String>) -> Self {
-        Seg { label: label.into(), value, color: color.into(), key: None }
+        Seg {
+            label: label.into(),
+            value,
+            color: color.into(),
+            key: None,
+        }
     }
     pub fn key(mut self, k: impl Into<String>) -> Self {
         self.key = Some(k.into());
@@ -119,8 +124,16 @@ pub struct BarsProps {
 /// Horizontal bars, scaled to the largest row, each a stack of its parts.
 #[function_component]
 pub fn Bars(p: &BarsProps) -> Html {
-    let max = p.rows.iter().map(|r| r.segs.iter().map(|s| s.value.max(0.0)).sum::<f64>()).fold(0.0, f64::max);
-    let total: f64 = p.rows.iter().map(|r| r.segs.iter().map(|s| s.value.max(0.0)).sum::<f64>()).sum();
+    let max = p
+        .rows
+        .iter()
+        .map(|r| r.segs.iter().map(|s| s.value.max(0.0)).sum::<f64>())
+        .fold(0.0, f64::max);
+    let total: f64 = p
+        .rows
+        .iter()
+        .map(|r| r.segs.iter().map(|s| s.value.max(0.0)).sum::<f64>())
+        .sum();
     html! {
         <table class="bars" data-testid={p.testid.clone()}>
             <thead><tr>
@@ -189,7 +202,12 @@ pub struct ColumnsProps {
 pub fn Columns(p: &ColumnsProps) -> Html {
     let (w, h, left, bottom, top) = (1000.0, 280.0, 64.0, 24.0, 18.0);
     let n = p.columns.len().max(1) as f64;
-    let max = p.columns.iter().map(|c| c.values.iter().map(|v| v.max(0.0)).sum::<f64>()).fold(0.0, f64::max).max(1.0);
+    let max = p
+        .columns
+        .iter()
+        .map(|c| c.values.iter().map(|v| v.max(0.0)).sum::<f64>())
+        .fold(0.0, f64::max)
+        .max(1.0);
     let nice = nice_ceiling(max);
     let plot_h = h - bottom - top;
     let slot = (w - left - 8.0) / n;

@@ -37,12 +37,16 @@ extern "C" {
 
 /// The scroll position of an event's target (0 when it is not an element).
 pub fn event_scroll_top(e: &yew::Event) -> f64 {
-    e.target().map(|t| t.unchecked_into::<El>().scroll_top()).unwrap_or(0.0)
+    e.target()
+        .map(|t| t.unchecked_into::<El>().scroll_top())
+        .unwrap_or(0.0)
 }
 
 /// Whether the `<details>` an event (a `toggle`) came from is open.
 pub fn details_open(e: &yew::Event) -> bool {
-    e.target().map(|t| t.unchecked_into::<El>().open()).unwrap_or(false)
+    e.target()
+        .map(|t| t.unchecked_into::<El>().open())
+        .unwrap_or(false)
 }
 
 /// Writes `text` to the clipboard; false when the API is missing or refused at once.
@@ -52,7 +56,11 @@ pub fn copy_text(text: &str) -> bool {
 
 /// A `blob:` URL holding `text` with a MIME type; None if the browser refuses.
 pub fn blob_url(text: &str, mime: &str) -> Option<String> {
-    let opts = json_parse(&format!("{{\"type\":\"{}\"}}", mime.replace(['"', '\\'], ""))).unwrap_or(JsValue::UNDEFINED);
+    let opts = json_parse(&format!(
+        "{{\"type\":\"{}\"}}",
+        mime.replace(['"', '\\'], "")
+    ))
+    .unwrap_or(JsValue::UNDEFINED);
     let blob = Blob::new(&array_of1(&JsValue::from_str(text)), &opts).ok()?;
     create_object_url(&blob).ok()
 }
@@ -74,7 +82,8 @@ pub fn scroll_into_view(root: &yew::NodeRef, selector: &str) {
     let Some(n) = root.get() else { return };
     let el: El = n.unchecked_into();
     if let Ok(Some(t)) = el.query_selector_(selector) {
-        let opts = json_parse("{\"block\":\"nearest\",\"behavior\":\"smooth\"}").unwrap_or(JsValue::UNDEFINED);
+        let opts = json_parse("{\"block\":\"nearest\",\"behavior\":\"smooth\"}")
+            .unwrap_or(JsValue::UNDEFINED);
         let _ = t.scroll_into_view_(&opts);
     }
 }

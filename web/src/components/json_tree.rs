@@ -43,7 +43,10 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn is_open(&self, path: &str, depth: usize) -> bool {
-        let ancestor_of_selected = self.selected.is_some_and(|s| path.is_empty() || (s.len() > path.len() && s.starts_with(path) && s.as_bytes()[path.len()] == b'.'));
+        let ancestor_of_selected = self.selected.is_some_and(|s| {
+            path.is_empty()
+                || (s.len() > path.len() && s.starts_with(path) && s.as_bytes()[path.len()] == b'.')
+        });
         let default = ancestor_of_selected || self.all.unwrap_or(depth < self.open_depth);
         default != self.toggled.contains(path)
     }
@@ -91,12 +94,22 @@ fn peek(v: &Value) -> Option<String> {
     let o = v.as_object()?;
     let parts: Vec<String> = ["role", "type", "name"]
         .iter()
-        .filter_map(|k| o.get_str(k).map(|x| format!("{k}: {}", json_str(&x.chars().take(40).collect::<String>()))))
+        .filter_map(|k| {
+            o.get_str(k)
+                .map(|x| format!("{k}: {}", json_str(&x.chars().take(40).collect::<String>())))
+        })
         .collect();
     (!parts.is_empty()).then(|| parts.join(", "))
 }
 
-fn node(ctx: &Ctx, label: Option<String>, path: String, v: &Value, depth: usize, comma: bool) -> Html {
+fn node(
+    ctx: &Ctx,
+    label: Option<String>,
+    path: String,
+    v: &Value,
+    depth: usize,
+    comma: bool,
+) -> Html {
     let selected = ctx.selected == Some(path.as_str());
     let onclick = {
         let cb = ctx.on_select.clone();
@@ -124,11 +137,18 @@ fn node(ctx: &Ctx, label: Option<String>, path: String, v: &Value, depth: usize,
         let p = path.clone();
         Callback::from(move |_: MouseEvent| cb.emit(Some(p.clone())))
     });
-    let key = label.map(|l| html! { <><span class="jt-key">{l}</span><span class="jt-colon">{": "}</span></> });
+    let key = label.map(
+        |l| html! { <><span class="jt-key">{l}</span><span class="jt-colon">{": "}</span></> },
+    );
     let comma_h = comma.then(|| html! { <span class="jt-punct">{","}</span> });
     let (open_b, close_b, len, kind) = match v {
         Value::Object(o) => ("{", "}", o.len(), if o.len() == 1 { "key" } else { "keys" }),
-        Value::Array(a) => ("[", "]", a.len(), if a.len() == 1 { "item" } else { "items" }),
+        Value::Array(a) => (
+            "[",
+            "]",
+            a.len(),
+            if a.len() == 1 { "item" } else { "items" },
+        ),
         _ => {
             return html! {
                 <div class={classes!("jt-row", selected.then_some("sel"))} data-path={path.clone()} onclick={onclick} onmouseenter={onmouseenter} tabindex="0" onkeydown={onkeydown.clone()} onfocus={onfocus.clone()}>
@@ -164,13 +184,38 @@ fn node(ctx: &Ctx, label: Option<String>, path: String, v: &Value, depth: usize,
     let children: Html = match v {
         Value::Object(o) => {
             let n = o.len();
-            o.iter().enumerate().map(|(i, (k, x))| node(ctx, Some(json_str(k)), child_path(&path, k), x, depth + 1, i + 1 < n)).collect()
+            o.iter()
+                .enumerate()
+                .map(|(i, (k, x))| {
+                    node(
+                        ctx,
+                        Some(json_str(k)),
+                        child_path(&path, k),
+                        x,
+                        depth + 1,
+                        i + 1 < n,
+                    )
+                })
+                .collect()
         }
         Value::Array(a) => {
             let limit = ctx.more.get(&path).copied().unwrap_or(CHUNK).min(a.len());
             let n = a.len();
-            let mut items: Vec<Html> =
-                a.iter().take(limit).enumerate().map(|(i, x)| node(ctx, None, child_path(&path, &i.to_string()), x, depth + 1, i + 1 < n)).collect();
+            let mut items: Vec<Html> = a
+                .iter()
+                .take(limit)
+                .enumerate()
+                .map(|(i, x)| {
+                    node(
+                        ctx,
+                        None,
+                        child_path(&path, &i.to_string()),
+                        x,
+                        depth + 1,
+                        i + 1 < n,
+                    )
+                })
+                .collect();
             if limit < n {
                 let m = ctx.on_more.clone();
                 let p = path.clone();
@@ -245,7 +290,10 @@ pub fn JsonTree(p: &JsonTreeProps) -> Html {
         on_select: p.on_select.clone(),
         on_hover: p.on_hover.clone(),
     };
-    let onleave = p.on_hover.clone().map(|cb| Callback::from(move |_: MouseEvent| cb.emit(None)));
+    let onleave = p
+        .on_hover
+        .clone()
+        .map(|cb| Callback::from(move |_: MouseEvent| cb.emit(None)));
     html! {
         <div class="json-tree-wrap">
             <div class="jt-tools">

@@ -10,7 +10,10 @@ pub mod vlist;
 use yew::prelude::*;
 
 /// A click and an Enter/Space key handler that both select `key` (for focusable chart parts).
-pub fn select_handlers(cb: &Callback<Option<AttrValue>>, key: &str) -> (Callback<MouseEvent>, Callback<KeyboardEvent>) {
+pub fn select_handlers(
+    cb: &Callback<Option<AttrValue>>,
+    key: &str,
+) -> (Callback<MouseEvent>, Callback<KeyboardEvent>) {
     let k: AttrValue = AttrValue::from(key.to_string());
     let (c1, k1) = (cb.clone(), k.clone());
     let (c2, k2) = (cb.clone(), k);

@@ -28,9 +28,23 @@ pub struct Rect {
 
 /// Lays out `values` (any order; returned in the same order) in `r`, areas proportional.
 pub fn squarify(values: &[f64], r: Rect) -> Vec<Rect> {
-    let mut order: Vec<usize> = (0..values.len()).filter(|&i| values[i] > 0.0 && values[i].is_finite()).collect();
-    order.sort_by(|&a, &b| values[b].partial_cmp(&values[a]).unwrap_or(std::cmp::Ordering::Equal));
-    let mut out = vec![Rect { x: r.x, y: r.y, w: 0.0, h: 0.0 }; values.len()];
+    let mut order: Vec<usize> = (0..values.len())
+        .filter(|&i| values[i] > 0.0 && values[i].is_finite())
+        .collect();
+    order.sort_by(|&a, &b| {
+        values[b]
+            .partial_cmp(&values[a])
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    let mut out = vec![
+        Rect {
+            x: r.x,
+            y: r.y,
+            w: 0.0,
+            h: 0.0
+        };
+        values.len()
+    ];
     let total: f64 = order.iter().map(|&i| values[i]).sum();
     if total <= 0.0 || r.w <= 0.0 || r.h <= 0.0 {
         return out;
@@ -65,20 +79,48 @@ pub fn squarify(values: &[f64], r: Rect) -> Vec<Rect> {
             let cw = if rest.h > 0.0 { sum / rest.h } else { 0.0 };
             let mut y = rest.y;
             for &k in &row {
-                let hh = if cw > 0.0 { values[k] * scale / cw } else { 0.0 };
-                out[k] = Rect { x: rest.x, y, w: cw, h: hh };
+                let hh = if cw > 0.0 {
+                    values[k] * scale / cw
+                } else {
+                    0.0
+                };
+                out[k] = Rect {
+                    x: rest.x,
+                    y,
+                    w: cw,
+                    h: hh,
+                };
                 y += hh;
             }
-            rest = Rect { x: rest.x + cw, y: rest.y, w: (rest.w - cw).max(0.0), h: rest.h };
+            rest = Rect {
+                x: rest.x + cw,
+                y: rest.y,
+                w: (rest.w - cw).max(0.0),
+                h: rest.h,
+            };
         } else {
             let rh = if rest.w > 0.0 { sum / rest.w } else { 0.0 };
             let mut x = rest.x;
             for &k in &row {
-                let ww = if rh > 0.0 { values[k] * scale / rh } else { 0.0 };
-                out[k] = Rect { x, y: rest.y, w: ww, h: rh };
+                let ww = if rh > 0.0 {
+                    values[k] * scale / rh
+                } else {
+                    0.0
+                };
+                out[k] = Rect {
+                    x,
+                    y: rest.y,
+                    w: ww,
+                    h: rh,
+                };
                 x += ww;
             }
-            rest = Rect { x: rest.x, y: rest.y + rh, w: rest.w, h: (rest.h - rh).max(0.0) };
+            rest = Rect {
+                x: rest.x,
+                y: rest.y + rh,
+                w: rest.w,
+                h: (rest.h - rh).max(0.0),
+            };
         }
         i = j;
     }
@@ -104,9 +146,21 @@ pub struct TreemapProps {
 #[function_component]
 pub fn Treemap(p: &TreemapProps) -> Html {
     let (w, h) = (p.width, p.height);
-    let totals: Vec<f64> = p.groups.iter().map(|g| g.items.iter().map(|i| i.value.max(0.0)).sum()).collect();
+    let totals: Vec<f64> = p
+        .groups
+        .iter()
+        .map(|g| g.items.iter().map(|i| i.value.max(0.0)).sum())
+        .collect();
     let grand: f64 = totals.iter().sum();
-    let rects = squarify(&totals, Rect { x: 0.0, y: 0.0, w, h });
+    let rects = squarify(
+        &totals,
+        Rect {
+            x: 0.0,
+            y: 0.0,
+            w,
+            h,
+        },
+    );
     let groups = p.groups.iter().zip(&rects).zip(&totals).filter(|((_, r), _)| r.w > 0.5 && r.h > 0.5).map(|((g, r), t)| {
         let head = if r.h > 40.0 && r.w > 60.0 { 18.0 } else { 0.0 };
         let inner = Rect { x: r.x + 1.5, y: r.y + head + 1.5, w: (r.w - 3.0).max(0.0), h: (r.h - head - 3.0).max(0.0) };
@@ -176,12 +230,25 @@ mod tests {
     #[test]
     fn squarify_fills_the_rect_with_proportional_areas() {
         let vals = [6.0, 6.0, 4.0, 3.0, 2.0, 2.0, 1.0, 0.0];
-        let r = Rect { x: 0.0, y: 0.0, w: 600.0, h: 400.0 };
+        let r = Rect {
+            x: 0.0,
+            y: 0.0,
+            w: 600.0,
+            h: 400.0,
+        };
         let out = squarify(&vals, r);
         let total: f64 = vals.iter().sum();
         for (v, q) in vals.iter().zip(&out) {
-            assert!((q.w * q.h - v / total * 240_000.0).abs() < 1e-6, "area of {v}");
-            assert!(q.x >= -1e-9 && q.y >= -1e-9 && q.x + q.w <= 600.0 + 1e-6 && q.y + q.h <= 400.0 + 1e-6);
+            assert!(
+                (q.w * q.h - v / total * 240_000.0).abs() < 1e-6,
+                "area of {v}"
+            );
+            assert!(
+                q.x >= -1e-9
+                    && q.y >= -1e-9
+                    && q.x + q.w <= 600.0 + 1e-6
+                    && q.y + q.h <= 400.0 + 1e-6
+            );
         }
         assert_eq!(out[7].w * out[7].h, 0.0, "zero gets no area");
         assert_eq!(ellipsize("abcdef", 4), "abc…");

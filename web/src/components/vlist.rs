@@ -52,7 +52,9 @@ pub fn VList(p: &VListProps) -> Html {
     };
     let rh = p.row_height.max(1.0);
     let overscan = 8usize;
-    let first = ((*top / rh).floor() as usize).saturating_sub(overscan).min(p.count);
+    let first = ((*top / rh).floor() as usize)
+        .saturating_sub(overscan)
+        .min(p.count);
     let visible = (p.height / rh).ceil() as usize + 2 * overscan;
     let last = (first + visible).min(p.count);
     html! {

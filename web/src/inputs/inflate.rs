@@ -90,7 +90,11 @@ impl Huffman {
             }
             code <<= 1;
         }
-        Ok(Huffman { fast, counts, symbols })
+        Ok(Huffman {
+            fast,
+            counts,
+            symbols,
+        })
     }
 }
 
@@ -162,7 +166,9 @@ impl Bits<'_> {
             first = (first + count) << 1;
             code <<= 1;
         }
-        Err(InflateError::Invalid("a Huffman code that is not in the table"))
+        Err(InflateError::Invalid(
+            "a Huffman code that is not in the table",
+        ))
     }
 
     /// Drops the bits up to the next byte boundary and gives the buffered whole bytes back.
@@ -174,11 +180,24 @@ impl Bits<'_> {
     }
 }
 
-const LEN_BASE: [u16; 29] = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258];
-const LEN_EXTRA: [u8; 29] = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0];
-const DIST_BASE: [u16; 30] = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577];
-const DIST_EXTRA: [u8; 30] = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13];
-const CL_ORDER: [usize; 19] = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15];
+const LEN_BASE: [u16; 29] = [
+    3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131,
+    163, 195, 227, 258,
+];
+const LEN_EXTRA: [u8; 29] = [
+    0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0,
+];
+const DIST_BASE: [u16; 30] = [
+    1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537,
+    2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577,
+];
+const DIST_EXTRA: [u8; 30] = [
+    0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13,
+    13,
+];
+const CL_ORDER: [usize; 19] = [
+    16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15,
+];
 
 fn fixed() -> (Huffman, Huffman) {
     let mut l = [0u8; 288];
@@ -186,7 +205,10 @@ fn fixed() -> (Huffman, Huffman) {
     l[144..256].fill(9);
     l[256..280].fill(7);
     l[280..].fill(8);
-    (Huffman::new(&l).expect("the fixed code is valid"), Huffman::new(&[5u8; 30]).expect("the fixed code is valid"))
+    (
+        Huffman::new(&l).expect("the fixed code is valid"),
+        Huffman::new(&[5u8; 30]).expect("the fixed code is valid"),
+    )
 }
 
 fn dynamic(bits: &mut Bits) -> Result<(Huffman, Huffman), InflateError> {
@@ -225,29 +247,45 @@ fn dynamic(bits: &mut Bits) -> Result<(Huffman, Huffman), InflateError> {
     if lengths[256] == 0 {
         return Err(InflateError::Invalid("no end-of-block code"));
     }
-    Ok((Huffman::new(&lengths[..nlen])?, Huffman::new(&lengths[nlen..nlen + ndist])?))
+    Ok((
+        Huffman::new(&lengths[..nlen])?,
+        Huffman::new(&lengths[nlen..nlen + ndist])?,
+    ))
 }
 
 /// Inflates raw DEFLATE `data`, producing at most `limit` bytes. `size_hint` (the size the
 /// archive states) only sizes the first allocation, never beyond what `data` could inflate to.
 pub fn inflate(data: &[u8], limit: usize, size_hint: usize) -> Result<Inflated, InflateError> {
     // DEFLATE cannot expand more than ~1032:1: a stated size beyond that is not allocated.
-    let cap = size_hint.min(limit).min(data.len().saturating_mul(1032).saturating_add(1024));
+    let cap = size_hint
+        .min(limit)
+        .min(data.len().saturating_mul(1032).saturating_add(1024));
     let mut out: Vec<u8> = Vec::with_capacity(cap);
-    let mut bits = Bits { data, pos: 0, buf: 0, count: 0 };
+    let mut bits = Bits {
+        data,
+        pos: 0,
+        buf: 0,
+        count: 0,
+    };
     loop {
         let last = bits.bits(1)? == 1;
         match bits.bits(2)? {
             0 => {
                 bits.align();
-                let head = data.get(bits.pos..bits.pos + 4).ok_or(InflateError::Truncated)?;
+                let head = data
+                    .get(bits.pos..bits.pos + 4)
+                    .ok_or(InflateError::Truncated)?;
                 let len = u16::from_le_bytes([head[0], head[1]]);
                 let nlen = u16::from_le_bytes([head[2], head[3]]);
                 if len != !nlen {
-                    return Err(InflateError::Invalid("a stored block's length does not match its complement"));
+                    return Err(InflateError::Invalid(
+                        "a stored block's length does not match its complement",
+                    ));
                 }
                 bits.pos += 4;
-                let block = data.get(bits.pos..bits.pos + len as usize).ok_or(InflateError::Truncated)?;
+                let block = data
+                    .get(bits.pos..bits.pos + len as usize)
+                    .ok_or(InflateError::Truncated)?;
                 if out.len() + block.len() > limit {
                     return Err(InflateError::Limit);
                 }
@@ -255,7 +293,11 @@ pub fn inflate(data: &[u8], limit: usize, size_hint: usize) -> Result<Inflated, 
                 bits.pos += len as usize;
             }
             kind @ (1 | 2) => {
-                let (lit, dist) = if kind == 1 { fixed() } else { dynamic(&mut bits)? };
+                let (lit, dist) = if kind == 1 {
+                    fixed()
+                } else {
+                    dynamic(&mut bits)?
+                };
                 loop {
                     let sym = bits.decode(&lit)?;
                     if sym < 256 {
@@ -277,9 +319,12 @@ pub fn inflate(data: &[u8], limit: usize, size_hint: usize) -> Result<Inflated, 
                     if d >= 30 {
                         return Err(InflateError::Invalid("a distance code out of range"));
                     }
-                    let distance = DIST_BASE[d] as usize + bits.bits(DIST_EXTRA[d] as u32)? as usize;
+                    let distance =
+                        DIST_BASE[d] as usize + bits.bits(DIST_EXTRA[d] as u32)? as usize;
                     if distance > out.len() {
-                        return Err(InflateError::Invalid("a distance before the start of the data"));
+                        return Err(InflateError::Invalid(
+                            "a distance before the start of the data",
+                        ));
                     }
                     if out.len() + len > limit {
                         return Err(InflateError::Limit);
@@ -301,7 +346,10 @@ pub fn inflate(data: &[u8], limit: usize, size_hint: usize) -> Result<Inflated, 
         }
     }
     let consumed = bits.pos - (bits.count / 8) as usize;
-    Ok(Inflated { data: out, consumed })
+    Ok(Inflated {
+        data: out,
+        consumed,
+    })
 }
 
 #[cfg(test)]
@@ -317,7 +365,10 @@ mod tests {
         assert_eq!(r.consumed, stored.len());
         // Fixed Huffman: zlib's raw deflate (level 9) of "hello hello hello hello".
         let fixed = [0xcb, 0x48, 0xcd, 0xc9, 0xc9, 0x57, 0xc8, 0x40, 0x27, 0x01];
-        assert_eq!(inflate(&fixed, 100, 0).unwrap().data, b"hello hello hello hello");
+        assert_eq!(
+            inflate(&fixed, 100, 0).unwrap().data,
+            b"hello hello hello hello"
+        );
         // Empty input of a fixed block: just end-of-block.
         assert_eq!(inflate(&[0x03, 0x00], 10, 0).unwrap().data, b"");
     }
@@ -325,9 +376,18 @@ mod tests {
     #[test]
     fn bad_data_is_an_error_not_a_panic() {
         assert_eq!(inflate(&[], 10, 0).err(), Some(InflateError::Truncated));
-        assert_eq!(inflate(&[0x07], 10, 0).err(), Some(InflateError::Invalid("a block of the reserved type 3")));
-        assert!(matches!(inflate(&[0x01, 0x05, 0x00, 0x00, 0x00], 10, 0), Err(InflateError::Invalid(_))));
-        assert_eq!(inflate(&[0x01, 0x05, 0x00, 0xfa, 0xff, b'h'], 10, 0).err(), Some(InflateError::Truncated));
+        assert_eq!(
+            inflate(&[0x07], 10, 0).err(),
+            Some(InflateError::Invalid("a block of the reserved type 3"))
+        );
+        assert!(matches!(
+            inflate(&[0x01, 0x05, 0x00, 0x00, 0x00], 10, 0),
+            Err(InflateError::Invalid(_))
+        ));
+        assert_eq!(
+            inflate(&[0x01, 0x05, 0x00, 0xfa, 0xff, b'h'], 10, 0).err(),
+            Some(InflateError::Truncated)
+        );
         // Every prefix of a valid stream, and every single-byte corruption, ends without a panic.
         let fixed = [0xcb, 0x48, 0xcd, 0xc9, 0xc9, 0x57, 0xc8, 0x40, 0x27, 0x01];
         for n in 0..fixed.len() {
@@ -359,7 +419,10 @@ mod tests {
         let full = inflate(&data, usize::MAX, 0).unwrap();
         assert_eq!(full.data.len(), 1 + 258 * 10_000);
         assert!(full.data.iter().all(|&b| b == b'a'));
-        assert_eq!(inflate(&data, 100_000, usize::MAX).err(), Some(InflateError::Limit));
+        assert_eq!(
+            inflate(&data, 100_000, usize::MAX).err(),
+            Some(InflateError::Limit)
+        );
     }
 
     /// Writes DEFLATE bits (LSB first; Huffman codes MSB first).

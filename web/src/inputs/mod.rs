@@ -42,13 +42,19 @@ impl Collected {
 }
 
 fn to_collected(v: JsValue) -> Collected {
-    let get = |o: &JsValue, k: &str| js_sys::Reflect::get(o, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED);
+    let get = |o: &JsValue, k: &str| {
+        js_sys::Reflect::get(o, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED)
+    };
     let mut out = Collected::default();
     let files: js_sys::Array = get(&v, "files").dyn_into().unwrap_or_default();
     for pair in files.iter() {
         let pair: js_sys::Array = pair.dyn_into().unwrap_or_default();
         let path = pair.get(0).as_string().unwrap_or_default();
-        let bytes = pair.get(1).dyn_into::<js_sys::Uint8Array>().map(|a| a.to_vec()).unwrap_or_default();
+        let bytes = pair
+            .get(1)
+            .dyn_into::<js_sys::Uint8Array>()
+            .map(|a| a.to_vec())
+            .unwrap_or_default();
         if !path.is_empty() {
             out.files.push((path, bytes));
         }
@@ -59,19 +65,36 @@ fn to_collected(v: JsValue) -> Collected {
 }
 
 fn error_text(e: JsValue) -> String {
-    e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())).or_else(|| e.as_string()).unwrap_or_else(|| "could not read the files".into())
+    e.dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| e.as_string())
+        .unwrap_or_else(|| "could not read the files".into())
 }
 
 /// Starts reading a drop (synchronously takes the items; the reading is async). Zips are opened.
-pub fn collect_drop(dt: &web_sys::DataTransfer) -> impl std::future::Future<Output = Result<Collected, String>> {
+pub fn collect_drop(
+    dt: &web_sys::DataTransfer,
+) -> impl std::future::Future<Output = Result<Collected, String>> {
     let p = collect_drop_js(dt);
-    async move { wasm_bindgen_futures::JsFuture::from(p).await.map(|v| to_collected(v).open_zips()).map_err(error_text) }
+    async move {
+        wasm_bindgen_futures::JsFuture::from(p)
+            .await
+            .map(|v| to_collected(v).open_zips())
+            .map_err(error_text)
+    }
 }
 
 /// Reads a chooser's files. Zips are opened.
-pub fn collect_file_list(files: &web_sys::FileList) -> impl std::future::Future<Output = Result<Collected, String>> {
+pub fn collect_file_list(
+    files: &web_sys::FileList,
+) -> impl std::future::Future<Output = Result<Collected, String>> {
     let p = collect_file_list_js(files);
-    async move { wasm_bindgen_futures::JsFuture::from(p).await.map(|v| to_collected(v).open_zips()).map_err(error_text) }
+    async move {
+        wasm_bindgen_futures::JsFuture::from(p)
+            .await
+            .map(|v| to_collected(v).open_zips())
+            .map_err(error_text)
+    }
 }
 
 /// Offers bytes as a download.

@@ -19,7 +19,12 @@ pub enum FileKind {
     /// A tool set, converted to pi's extension tool shape (the oracle's tools.json).
     /// `active`: the tool names in order when the set came from a captured request or a
     /// provider's `tools` array that names pi's built-ins (so `--tools` can say which were on).
-    Tools { json: String, shape: &'static str, count: usize, active: Option<Vec<String>> },
+    Tools {
+        json: String,
+        shape: &'static str,
+        count: usize,
+        active: Option<Vec<String>>,
+    },
     /// AGENTS.md / AGENTS.override.md / AGENTS.MD / CLAUDE.md / CLAUDE.MD.
     ContextFile,
     /// SYSTEM.md (`append: false`) or APPEND_SYSTEM.md (`append: true`).
@@ -55,13 +60,21 @@ pub fn base_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
-const CONTEXT_FILES: [&str; 5] = ["AGENTS.md", "AGENTS.override.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"];
+const CONTEXT_FILES: [&str; 5] = [
+    "AGENTS.md",
+    "AGENTS.override.md",
+    "AGENTS.MD",
+    "CLAUDE.md",
+    "CLAUDE.MD",
+];
 const IMAGE_EXTS: [&str; 6] = ["png", "jpg", "jpeg", "gif", "webp", "bmp"];
 /// pi's built-in tool names (to recognise a captured tool list that includes them).
 pub const BUILTIN_TOOLS: [&str; 7] = ["read", "bash", "edit", "write", "grep", "find", "ls"];
 
 fn ext(name: &str) -> String {
-    name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default()
+    name.rsplit_once('.')
+        .map(|(_, e)| e.to_ascii_lowercase())
+        .unwrap_or_default()
 }
 
 /// Parses JSON text; a syntax error becomes a diagnostic with the line.
@@ -69,7 +82,14 @@ pub fn parse_json(path: &str, text: &str, notes: &mut Vec<Diagnostic>) -> Option
     match js::parse_with_position(text.trim_start_matches('\u{feff}')) {
         Ok(v) => Some(v),
         Err((e, line, col)) => {
-            notes.push(Diagnostic::error(path, Some(line as u32), format!("not valid JSON: {} (column {col})", e.message)).skipping(base_name(path).to_string()));
+            notes.push(
+                Diagnostic::error(
+                    path,
+                    Some(line as u32),
+                    format!("not valid JSON: {} (column {col})", e.message),
+                )
+                .skipping(base_name(path).to_string()),
+            );
             None
         }
     }
@@ -95,8 +115,19 @@ pub fn frontmatter_name(text: &str) -> Option<String> {
 /// One tool in pi's extension shape.
 fn pi_tool(name: &str, description: Option<&Value>, parameters: Option<&Value>) -> Value {
     let mut o = Object::new().with("name", name);
-    o.insert("description", description.cloned().unwrap_or_else(|| Value::str("")));
-    o.insert("parameters", parameters.cloned().unwrap_or_else(|| Object::new().with("type", "object").with("properties", Value::object()).into()));
+    o.insert(
+        "description",
+        description.cloned().unwrap_or_else(|| Value::str("")),
+    );
+    o.insert(
+        "parameters",
+        parameters.cloned().unwrap_or_else(|| {
+            Object::new()
+                .with("type", "object")
+                .with("properties", Value::object())
+                .into()
+        }),
+    );
     o.into()
 }
 
@@ -111,23 +142,53 @@ fn tools_from_array(items: &[Value]) -> Option<(Vec<Value>, &'static str)> {
         let o = t.as_object()?;
         let (tool, s) = if let Some(f) = o.get_object("function") {
             // OpenAI Chat Completions / Mistral: {type: "function", function: {name, description, parameters}}
-            (pi_tool(f.get_str("name")?, f.get("description"), f.get("parameters")), "OpenAI")
+            (
+                pi_tool(
+                    f.get_str("name")?,
+                    f.get("description"),
+                    f.get("parameters"),
+                ),
+                "OpenAI",
+            )
         } else if let Some(spec) = o.get_object("toolSpec") {
             // Bedrock Converse: {toolSpec: {name, description, inputSchema: {json}}}
-            (pi_tool(spec.get_str("name")?, spec.get("description"), spec.get("inputSchema").and_then(|s| s.get("json"))), "Bedrock")
+            (
+                pi_tool(
+                    spec.get_str("name")?,
+                    spec.get("description"),
+                    spec.get("inputSchema").and_then(|s| s.get("json")),
+                ),
+                "Bedrock",
+            )
         } else if let Some(decls) = o.get_array("functionDeclarations") {
             // Google: {functionDeclarations: [{name, description, parameters | parametersJsonSchema}]}
             for d in decls {
                 let d = d.as_object()?;
-                out.push(pi_tool(d.get_str("name")?, d.get("description"), d.get("parametersJsonSchema").or_else(|| d.get("parameters"))));
+                out.push(pi_tool(
+                    d.get_str("name")?,
+                    d.get("description"),
+                    d.get("parametersJsonSchema")
+                        .or_else(|| d.get("parameters")),
+                ));
             }
             shape = "Google";
             continue;
         } else if o.contains_key("input_schema") {
-            (pi_tool(o.get_str("name")?, o.get("description"), o.get("input_schema")), "Anthropic")
+            (
+                pi_tool(
+                    o.get_str("name")?,
+                    o.get("description"),
+                    o.get("input_schema"),
+                ),
+                "Anthropic",
+            )
         } else if o.contains_key("parameters") && o.get_str("name").is_some() {
             // pi's own shape (tools.json), or OpenAI Responses ({type: "function", name, ...}).
-            let s = if o.get_str("type") == Some("function") { "OpenAI Responses" } else { "pi" };
+            let s = if o.get_str("type") == Some("function") {
+                "OpenAI Responses"
+            } else {
+                "pi"
+            };
             let mut tool = o.clone();
             tool.remove("type");
             tool.remove("strict");
@@ -149,7 +210,10 @@ fn tool_set(v: &Value) -> Option<(Vec<Value>, &'static str, bool)> {
         return tools_from_array(a).map(|(t, s)| (t, s, false));
     }
     let o = v.as_object()?;
-    let arr = o.get_array("tools").or_else(|| o.get_object("toolConfig").and_then(|c| c.get_array("tools")))?;
+    let arr = o.get_array("tools").or_else(|| {
+        o.get_object("toolConfig")
+            .and_then(|c| c.get_array("tools"))
+    })?;
     tools_from_array(arr).map(|(t, s)| (t, s, true))
 }
 
@@ -167,12 +231,16 @@ pub fn recognize(path: &str, bytes: &[u8], notes: &mut Vec<Diagnostic>) -> FileK
         return FileKind::ContextFile;
     }
     if name == "SYSTEM.md" || name == "APPEND_SYSTEM.md" {
-        return FileKind::SystemPrompt { append: name == "APPEND_SYSTEM.md" };
+        return FileKind::SystemPrompt {
+            append: name == "APPEND_SYSTEM.md",
+        };
     }
     let text = || String::from_utf8_lossy(bytes).into_owned();
     if name == "SKILL.md" {
         let folder = path.rsplit('/').nth(1).unwrap_or("skill").to_string();
-        return FileKind::Skill { name: frontmatter_name(&text()).unwrap_or(folder) };
+        return FileKind::Skill {
+            name: frontmatter_name(&text()).unwrap_or(folder),
+        };
     }
     if name == "models.json" {
         return FileKind::Models;
@@ -182,12 +250,24 @@ pub fn recognize(path: &str, bytes: &[u8], notes: &mut Vec<Diagnostic>) -> FileK
     }
     if e == "json" {
         let Some(v) = parse_json(path, &text(), notes) else {
-            return FileKind::Ignored { why: "not valid JSON".into() };
+            return FileKind::Ignored {
+                why: "not valid JSON".into(),
+            };
         };
         if let Some((tools, shape, from_body)) = tool_set(&v) {
-            let names: Vec<String> = tools.iter().filter_map(|t| t.get_str("name").map(String::from)).collect();
+            let names: Vec<String> = tools
+                .iter()
+                .filter_map(|t| t.get_str("name").map(String::from))
+                .collect();
             let names_builtins = names.iter().any(|n| BUILTIN_TOOLS.contains(&n.as_str()));
-            let extension: Vec<Value> = tools.iter().filter(|t| !t.get_str("name").is_some_and(|n| BUILTIN_TOOLS.contains(&n))).cloned().collect();
+            let extension: Vec<Value> = tools
+                .iter()
+                .filter(|t| {
+                    !t.get_str("name")
+                        .is_some_and(|n| BUILTIN_TOOLS.contains(&n))
+                })
+                .cloned()
+                .collect();
             if names_builtins {
                 notes.push(Diagnostic::info(
                     path,
@@ -198,7 +278,11 @@ pub fn recognize(path: &str, bytes: &[u8], notes: &mut Vec<Diagnostic>) -> FileK
                     ),
                 ));
             }
-            let shape = if from_body { "from a request body" } else { shape };
+            let shape = if from_body {
+                "from a request body"
+            } else {
+                shape
+            };
             let count = tools.len();
             return FileKind::Tools {
                 json: Value::Array(extension).to_json_pretty(2),
@@ -207,9 +291,18 @@ pub fn recognize(path: &str, bytes: &[u8], notes: &mut Vec<Diagnostic>) -> FileK
                 active: (names_builtins || from_body).then_some(names),
             };
         }
-        return FileKind::Ignored { why: "JSON that is neither a tool set, models.json nor settings.json".into() };
+        return FileKind::Ignored {
+            why: "JSON that is neither a tool set, models.json nor settings.json".into(),
+        };
     }
-    let why = if e == "md" { "a Markdown file pi does not read as context".to_string() } else { format!("not an input pi reads ({})", if e.is_empty() { "no extension" } else { &e }) };
+    let why = if e == "md" {
+        "a Markdown file pi does not read as context".to_string()
+    } else {
+        format!(
+            "not an input pi reads ({})",
+            if e.is_empty() { "no extension" } else { &e }
+        )
+    };
     FileKind::Ignored { why }
 }
 
@@ -217,14 +310,27 @@ pub fn recognize(path: &str, bytes: &[u8], notes: &mut Vec<Diagnostic>) -> FileK
 /// case; returns its folder (prefix, `""` or `name/`) and its files relative to it. The capture's
 /// bodies (`expected/request-N.json`) are left out: they are what pi sent, not inputs.
 pub fn find_case(files: &[(String, Vec<u8>)]) -> Option<(String, CaseFiles, usize)> {
-    let case_json = files.iter().map(|(p, _)| p).filter(|p| base_name(p) == "case.json").min_by_key(|p| (p.matches('/').count(), (*p).clone()))?;
+    let case_json = files
+        .iter()
+        .map(|(p, _)| p)
+        .filter(|p| base_name(p) == "case.json")
+        .min_by_key(|p| (p.matches('/').count(), (*p).clone()))?;
     let prefix = &case_json[..case_json.len() - "case.json".len()];
-    let others = files.iter().filter(|(p, _)| base_name(p) == "case.json" && p != case_json).count();
+    let others = files
+        .iter()
+        .filter(|(p, _)| base_name(p) == "case.json" && p != case_json)
+        .count();
     let mut out = CaseFiles::new();
     for (p, b) in files {
-        let Some(rel) = p.strip_prefix(prefix) else { continue };
+        let Some(rel) = p.strip_prefix(prefix) else {
+            continue;
+        };
         let bn = base_name(rel);
-        if rel.contains('/') && bn.starts_with("request-") && bn.ends_with(".json") && !bn.ends_with(".meta.json") {
+        if rel.contains('/')
+            && bn.starts_with("request-")
+            && bn.ends_with(".json")
+            && !bn.ends_with(".meta.json")
+        {
             continue;
         }
         if bn == "pi.stdout" || bn == "pi.stderr" {
@@ -252,8 +358,18 @@ mod tests {
         assert_eq!(kind("CLAUDE.MD", "x").0, FileKind::ContextFile);
         assert_eq!(kind("a/shot.PNG", "x").0, FileKind::Image);
         assert_eq!(kind("models.json", "{").0, FileKind::Models);
-        assert_eq!(kind("x/skills/foo/SKILL.md", "---\nname: bar\ndescription: d\n---\nbody").0, FileKind::Skill { name: "bar".into() });
-        assert_eq!(kind("x/skills/foo/SKILL.md", "no frontmatter").0, FileKind::Skill { name: "foo".into() });
+        assert_eq!(
+            kind(
+                "x/skills/foo/SKILL.md",
+                "---\nname: bar\ndescription: d\n---\nbody"
+            )
+            .0,
+            FileKind::Skill { name: "bar".into() }
+        );
+        assert_eq!(
+            kind("x/skills/foo/SKILL.md", "no frontmatter").0,
+            FileKind::Skill { name: "foo".into() }
+        );
     }
 
     #[test]
@@ -263,16 +379,42 @@ mod tests {
         let pi = r#"[{"name":"t","description":"d","parameters":{"type":"object"},"promptSnippet":"s"}]"#;
         let body = r#"{"model":"m","tools":[{"name":"read","description":"r","input_schema":{}},{"name":"t","description":"d","input_schema":{"type":"object"}}]}"#;
         for (text, shape) in [(openai, "OpenAI"), (anthropic, "Anthropic"), (pi, "pi")] {
-            let FileKind::Tools { json, shape: s, count, active } = kind("tools.json", text).0 else { panic!("{shape}") };
+            let FileKind::Tools {
+                json,
+                shape: s,
+                count,
+                active,
+            } = kind("tools.json", text).0
+            else {
+                panic!("{shape}")
+            };
             assert_eq!((s, count, active), (shape, 1, None));
             let v = js::parse(&json).unwrap();
             assert_eq!(v.as_array().unwrap()[0].get_str("name"), Some("t"));
-            assert_eq!(v.as_array().unwrap()[0].get("parameters").unwrap().get_str("type"), Some("object"));
+            assert_eq!(
+                v.as_array().unwrap()[0]
+                    .get("parameters")
+                    .unwrap()
+                    .get_str("type"),
+                Some("object")
+            );
         }
-        let FileKind::Tools { json, count, active, .. } = kind("request-1.json", body).0 else { panic!() };
+        let FileKind::Tools {
+            json,
+            count,
+            active,
+            ..
+        } = kind("request-1.json", body).0
+        else {
+            panic!()
+        };
         assert_eq!(count, 2);
         assert_eq!(active, Some(vec!["read".to_string(), "t".to_string()]));
-        assert_eq!(js::parse(&json).unwrap().as_array().unwrap().len(), 1, "built-ins stay pi's own");
+        assert_eq!(
+            js::parse(&json).unwrap().as_array().unwrap().len(),
+            1,
+            "built-ins stay pi's own"
+        );
     }
 
     #[test]
@@ -285,13 +427,27 @@ mod tests {
 
     #[test]
     fn a_case_folder_is_found_with_its_prefix() {
-        let files: Vec<(String, Vec<u8>)> = ["c/case.json", "c/models.json", "c/expected/env.json", "c/expected/request-1.json", "c/fs/a/case.json"]
-            .iter()
-            .map(|p| (p.to_string(), b"{}".to_vec()))
-            .collect();
+        let files: Vec<(String, Vec<u8>)> = [
+            "c/case.json",
+            "c/models.json",
+            "c/expected/env.json",
+            "c/expected/request-1.json",
+            "c/fs/a/case.json",
+        ]
+        .iter()
+        .map(|p| (p.to_string(), b"{}".to_vec()))
+        .collect();
         let (prefix, case, others) = find_case(&files).unwrap();
         assert_eq!(prefix, "c");
         assert_eq!(others, 1);
-        assert_eq!(case.keys().cloned().collect::<Vec<_>>(), ["case.json", "expected/env.json", "fs/a/case.json", "models.json"]);
+        assert_eq!(
+            case.keys().cloned().collect::<Vec<_>>(),
+            [
+                "case.json",
+                "expected/env.json",
+                "fs/a/case.json",
+                "models.json"
+            ]
+        );
     }
 }

@@ -12,7 +12,11 @@ pub fn crc32(data: &[u8]) -> u32 {
         for (i, slot) in t.iter_mut().enumerate() {
             let mut c = i as u32;
             for _ in 0..8 {
-                c = if c & 1 != 0 { 0xEDB8_8320 ^ (c >> 1) } else { c >> 1 };
+                c = if c & 1 != 0 {
+                    0xEDB8_8320 ^ (c >> 1)
+                } else {
+                    c >> 1
+                };
             }
             *slot = c;
         }
@@ -111,10 +115,21 @@ pub struct Limits {
 }
 
 /// The caps the page uses: 512 MB inflated (the chooser's cap on one file) and 20,000 entries.
-pub const LIMITS: Limits = Limits { total: 512 * 1024 * 1024, entries: 20_000 };
+pub const LIMITS: Limits = Limits {
+    total: 512 * 1024 * 1024,
+    entries: 20_000,
+};
 
 /// The folders a folder drop leaves out (as `collect.js` does).
-const SKIP_DIRS: [&str; 7] = [".git", "node_modules", "target", ".venv", "__pycache__", ".hg", ".svn"];
+const SKIP_DIRS: [&str; 7] = [
+    ".git",
+    "node_modules",
+    "target",
+    ".venv",
+    "__pycache__",
+    ".hg",
+    ".svn",
+];
 
 /// Code page 437 (the zip default for names not flagged UTF-8), bytes 0x80–0xFF.
 const CP437: &str = "ÇüéâäàåçêëèïîìÄÅÉæÆôöòûùÿÖÜ¢£¥₧ƒáíóúñÑªº¿⌐¬½¼¡«»░▒▓│┤╡╢╖╕╣║╗╝╜╛┐└┴┬├─┼╞╟╚╔╩╦╠═╬╧╨╤╥╙╘╒╓╫╪┘┌█▄▌▐▀αßΓπΣσµτΦΘΩδ∞φε∩≡±≥≤⌠⌡÷≈°∙·√ⁿ²■\u{a0}";
@@ -163,7 +178,16 @@ fn entry_name(raw: &[u8], utf8_flag: bool) -> String {
     match std::str::from_utf8(raw) {
         Ok(s) => s.to_string(),
         Err(_) if utf8_flag => String::from_utf8_lossy(raw).into_owned(),
-        Err(_) => raw.iter().map(|&b| if b < 0x80 { b as char } else { CP437.chars().nth(b as usize - 0x80).unwrap_or('?') }).collect(),
+        Err(_) => raw
+            .iter()
+            .map(|&b| {
+                if b < 0x80 {
+                    b as char
+                } else {
+                    CP437.chars().nth(b as usize - 0x80).unwrap_or('?')
+                }
+            })
+            .collect(),
     }
 }
 
@@ -185,7 +209,9 @@ fn zip64_extra(extra: &[u8], usize: &mut u64, csize: &mut u64, offset: Option<&m
     while i + 4 <= extra.len() {
         let id = le(extra, i, 2).unwrap_or(0);
         let len = le(extra, i + 2, 2).unwrap_or(0) as usize;
-        let body = extra.get(i + 4..(i + 4 + len).min(extra.len())).unwrap_or(&[]);
+        let body = extra
+            .get(i + 4..(i + 4 + len).min(extra.len()))
+            .unwrap_or(&[]);
         if id == 1 {
             let mut at = 0;
             let mut take = |v: &mut u64| {
@@ -215,7 +241,9 @@ fn central_directory(data: &[u8]) -> Option<Result<Vec<Entry>, String>> {
         return None;
     }
     let lowest = data.len().saturating_sub(22 + 0xFFFF);
-    let eocd = (lowest..=data.len() - 22).rev().find(|&i| data[i..i + 4] == EOCD)?;
+    let eocd = (lowest..=data.len() - 22)
+        .rev()
+        .find(|&i| data[i..i + 4] == EOCD)?;
     let disk = le(data, eocd + 4, 2)?;
     let mut count = le(data, eocd + 10, 2)?;
     let mut size = le(data, eocd + 12, 4)?;
@@ -249,9 +277,22 @@ fn central_directory(data: &[u8]) -> Option<Result<Vec<Entry>, String>> {
     let mut p = usize::try_from(offset.checked_add(shift)?).ok()?;
     for _ in 0..count {
         if !sig(data, p, b"PK\x01\x02") {
-            return Some(Err(format!("its central directory is damaged after {} entries", entries.len())));
+            return Some(Err(format!(
+                "its central directory is damaged after {} entries",
+                entries.len()
+            )));
         }
-        let (Some(flags), Some(method), Some(crc), Some(mut csize), Some(mut usize), Some(nlen), Some(xlen), Some(clen), Some(mut loc)) = (
+        let (
+            Some(flags),
+            Some(method),
+            Some(crc),
+            Some(mut csize),
+            Some(mut usize),
+            Some(nlen),
+            Some(xlen),
+            Some(clen),
+            Some(mut loc),
+        ) = (
             le(data, p + 8, 2),
             le(data, p + 10, 2),
             le(data, p + 16, 4),
@@ -261,14 +302,23 @@ fn central_directory(data: &[u8]) -> Option<Result<Vec<Entry>, String>> {
             le(data, p + 30, 2),
             le(data, p + 32, 2),
             le(data, p + 42, 4),
-        ) else {
+        )
+        else {
             return None;
         };
         let (nlen, xlen, clen) = (nlen as usize, xlen as usize, clen as usize);
         let raw = data.get(p + 46..p + 46 + nlen)?;
         let extra = data.get(p + 46 + nlen..p + 46 + nlen + xlen)?;
         zip64_extra(extra, &mut usize, &mut csize, Some(&mut loc));
-        entries.push(Entry { name: entry_name(raw, flags & (1 << 11) != 0), flags: flags as u16, method: method as u16, crc: crc as u32, csize, usize, offset: loc.saturating_add(shift) });
+        entries.push(Entry {
+            name: entry_name(raw, flags & (1 << 11) != 0),
+            flags: flags as u16,
+            method: method as u16,
+            crc: crc as u32,
+            csize,
+            usize,
+            offset: loc.saturating_add(shift),
+        });
         p += 46 + nlen + xlen + clen;
     }
     Some(Ok(entries))
@@ -283,9 +333,16 @@ enum Skip {
 }
 
 /// One entry's bytes. `data` starts at the entry's data; `limit` is what is left of the budget.
-fn extract(e: &Entry, data: &[u8], sizes_known: bool, limit: usize) -> Result<(Vec<u8>, usize), Skip> {
+fn extract(
+    e: &Entry,
+    data: &[u8],
+    sizes_known: bool,
+    limit: usize,
+) -> Result<(Vec<u8>, usize), Skip> {
     if e.flags & 1 != 0 {
-        return Err(Skip::Why("encrypted: ctxlens does not read encrypted entries".into()));
+        return Err(Skip::Why(
+            "encrypted: ctxlens does not read encrypted entries".into(),
+        ));
     }
     if sizes_known && e.usize > limit as u64 {
         return Err(Skip::Budget);
@@ -296,14 +353,23 @@ fn extract(e: &Entry, data: &[u8], sizes_known: bool, limit: usize) -> Result<(V
                 return Err(Skip::Why("stored with its size after the data, in an archive without its directory: cannot be read".into()));
             }
             if e.csize != e.usize {
-                return Err(Skip::Why(format!("corrupt: stored, but its sizes differ ({} and {} bytes)", e.csize, e.usize)));
+                return Err(Skip::Why(format!(
+                    "corrupt: stored, but its sizes differ ({} and {} bytes)",
+                    e.csize, e.usize
+                )));
             }
-            let body = usize::try_from(e.csize).ok().and_then(|n| data.get(..n)).ok_or_else(|| Skip::Why("cut off: the archive ends inside it".into()))?;
+            let body = usize::try_from(e.csize)
+                .ok()
+                .and_then(|n| data.get(..n))
+                .ok_or_else(|| Skip::Why("cut off: the archive ends inside it".into()))?;
             (body.to_vec(), body.len())
         }
         8 => {
             let input = if sizes_known {
-                usize::try_from(e.csize).ok().and_then(|n| data.get(..n)).ok_or_else(|| Skip::Why("cut off: the archive ends inside it".into()))?
+                usize::try_from(e.csize)
+                    .ok()
+                    .and_then(|n| data.get(..n))
+                    .ok_or_else(|| Skip::Why("cut off: the archive ends inside it".into()))?
             } else {
                 data
             };
@@ -313,16 +379,30 @@ fn extract(e: &Entry, data: &[u8], sizes_known: bool, limit: usize) -> Result<(V
                     let used = if sizes_known { input.len() } else { r.consumed };
                     (r.data, used)
                 }
-                Err(InflateError::Limit) if sizes_known => return Err(Skip::Why(format!("corrupt: it inflates past its stated size of {} bytes", e.usize))),
+                Err(InflateError::Limit) if sizes_known => {
+                    return Err(Skip::Why(format!(
+                        "corrupt: it inflates past its stated size of {} bytes",
+                        e.usize
+                    )))
+                }
                 Err(InflateError::Limit) => return Err(Skip::Budget),
-                Err(InflateError::Truncated) if !sizes_known => return Err(Skip::Why("cut off: the archive ends inside it".into())),
+                Err(InflateError::Truncated) if !sizes_known => {
+                    return Err(Skip::Why("cut off: the archive ends inside it".into()))
+                }
                 Err(err) => return Err(Skip::Why(format!("corrupt: {err}"))),
             }
         }
-        m => return Err(Skip::Why(format!("{}, which ctxlens does not read (only stored and deflate)", method_name(m)))),
+        m => {
+            return Err(Skip::Why(format!(
+                "{}, which ctxlens does not read (only stored and deflate)",
+                method_name(m)
+            )))
+        }
     };
     if sizes_known && (out.len() as u64 != e.usize || crc32(&out) != e.crc) {
-        return Err(Skip::Why("corrupt: its CRC-32 or size does not match the archive's".into()));
+        return Err(Skip::Why(
+            "corrupt: its CRC-32 or size does not match the archive's".into(),
+        ));
     }
     Ok((out, used))
 }
@@ -366,7 +446,10 @@ impl Reader<'_> {
                 Ok(0)
             }
             Err(Skip::Why(why)) => {
-                self.notes.push(Diagnostic::error(self.zip, None, format!("{}: {why}", e.name)).skipping(e.name.clone()));
+                self.notes.push(
+                    Diagnostic::error(self.zip, None, format!("{}: {why}", e.name))
+                        .skipping(e.name.clone()),
+                );
                 Err(())
             }
         }
@@ -375,13 +458,24 @@ impl Reader<'_> {
     fn central(&mut self, data: &[u8], entries: Vec<Entry>) {
         let files = entries.iter().filter(|e| !e.name.ends_with('/')).count();
         if files == 0 {
-            self.notes.push(Diagnostic::info(self.zip, None, "the archive holds no files"));
+            self.notes.push(Diagnostic::info(
+                self.zip,
+                None,
+                "the archive holds no files",
+            ));
         }
         let allowed = files.min(self.budget.entries);
         if allowed < files {
             self.notes.push(
-                Diagnostic::error(self.zip, None, format!("{files} entries: only the first {allowed} are read (at most {} in all)", self.budget.limits.entries))
-                    .skipping(format!("{} entries", files - allowed)),
+                Diagnostic::error(
+                    self.zip,
+                    None,
+                    format!(
+                        "{files} entries: only the first {allowed} are read (at most {} in all)",
+                        self.budget.limits.entries
+                    ),
+                )
+                .skipping(format!("{} entries", files - allowed)),
             );
         }
         let mut n = 0;
@@ -393,10 +487,24 @@ impl Reader<'_> {
                 break;
             }
             n += 1;
-            let local = usize::try_from(e.offset).ok().filter(|&p| sig(data, p, b"PK\x03\x04"));
-            let start = local.and_then(|p| Some(p + 30 + le(data, p + 26, 2)? as usize + le(data, p + 28, 2)? as usize));
+            let local = usize::try_from(e.offset)
+                .ok()
+                .filter(|&p| sig(data, p, b"PK\x03\x04"));
+            let start = local.and_then(|p| {
+                Some(p + 30 + le(data, p + 26, 2)? as usize + le(data, p + 28, 2)? as usize)
+            });
             let Some(start) = start else {
-                self.notes.push(Diagnostic::error(self.zip, None, format!("{}: its local header is missing (a damaged archive)", e.name)).skipping(e.name.clone()));
+                self.notes.push(
+                    Diagnostic::error(
+                        self.zip,
+                        None,
+                        format!(
+                            "{}: its local header is missing (a damaged archive)",
+                            e.name
+                        ),
+                    )
+                    .skipping(e.name.clone()),
+                );
                 continue;
             };
             let _ = self.take(e, data.get(start..).unwrap_or(&[]), true);
@@ -407,17 +515,49 @@ impl Reader<'_> {
     /// No directory at the end: the local headers from the start, as far as they go.
     fn salvage(&mut self, data: &[u8]) {
         if !sig(data, 0, b"PK\x03\x04") {
-            self.notes.push(Diagnostic::error(self.zip, None, "not opened: not a zip archive (or cut off before its first entry)").skipping(self.zip.to_string()));
+            self.notes.push(
+                Diagnostic::error(
+                    self.zip,
+                    None,
+                    "not opened: not a zip archive (or cut off before its first entry)",
+                )
+                .skipping(self.zip.to_string()),
+            );
             return;
         }
         let mut p = 0;
         while sig(data, p, b"PK\x03\x04") && self.over.is_empty() {
             if self.budget.entries == 0 {
-                self.notes.push(Diagnostic::error(self.zip, None, format!("more than {} entries in all: the rest is left out", self.budget.limits.entries)).skipping("the remaining entries"));
+                self.notes.push(
+                    Diagnostic::error(
+                        self.zip,
+                        None,
+                        format!(
+                            "more than {} entries in all: the rest is left out",
+                            self.budget.limits.entries
+                        ),
+                    )
+                    .skipping("the remaining entries"),
+                );
                 break;
             }
-            let (Some(flags), Some(method), Some(crc), Some(mut csize), Some(mut usize), Some(nlen), Some(xlen)) =
-                (le(data, p + 6, 2), le(data, p + 8, 2), le(data, p + 14, 4), le(data, p + 18, 4), le(data, p + 22, 4), le(data, p + 26, 2), le(data, p + 28, 2))
+            let (
+                Some(flags),
+                Some(method),
+                Some(crc),
+                Some(mut csize),
+                Some(mut usize),
+                Some(nlen),
+                Some(xlen),
+            ) = (
+                le(data, p + 6, 2),
+                le(data, p + 8, 2),
+                le(data, p + 14, 4),
+                le(data, p + 18, 4),
+                le(data, p + 22, 4),
+                le(data, p + 26, 2),
+                le(data, p + 28, 2),
+            )
             else {
                 self.cut_header();
                 break;
@@ -432,7 +572,15 @@ impl Reader<'_> {
             let zip64 = extra_ids(extra).any(|id| id == 1);
             zip64_extra(extra, &mut usize, &mut csize, None);
             let descriptor = flags & 8 != 0;
-            let e = Entry { name: entry_name(raw, flags & (1 << 11) != 0), flags: flags as u16, method: method as u16, crc: crc as u32, csize, usize, offset: p as u64 };
+            let e = Entry {
+                name: entry_name(raw, flags & (1 << 11) != 0),
+                flags: flags as u16,
+                method: method as u16,
+                crc: crc as u32,
+                csize,
+                usize,
+                offset: p as u64,
+            };
             let start = p + 30 + nlen + xlen;
             let used = match self.take(&e, data.get(start..).unwrap_or(&[]), !descriptor) {
                 Ok(used) => used,
@@ -443,17 +591,35 @@ impl Reader<'_> {
             if !e.name.ends_with('/') {
                 self.budget.entries -= 1;
             }
-            p = start.saturating_add(if descriptor { used } else { usize::try_from(csize).unwrap_or(usize::MAX) });
+            p = start.saturating_add(if descriptor {
+                used
+            } else {
+                usize::try_from(csize).unwrap_or(usize::MAX)
+            });
             if descriptor {
                 // The data descriptor: an optional signature, the CRC and the two sizes.
                 if sig(data, p, b"PK\x07\x08") {
                     p += 4;
                 }
-                let read = self.out.last().filter(|(n, _)| *n == e.name).map(|(_, b)| crc32(b));
+                let read = self
+                    .out
+                    .last()
+                    .filter(|(n, _)| *n == e.name)
+                    .map(|(_, b)| crc32(b));
                 if let (Some(got), Some(stated)) = (read, le(data, p, 4)) {
                     if got != stated as u32 {
                         self.out.pop();
-                        self.notes.push(Diagnostic::error(self.zip, None, format!("{}: corrupt: its CRC-32 does not match the archive's", e.name)).skipping(e.name.clone()));
+                        self.notes.push(
+                            Diagnostic::error(
+                                self.zip,
+                                None,
+                                format!(
+                                    "{}: corrupt: its CRC-32 does not match the archive's",
+                                    e.name
+                                ),
+                            )
+                            .skipping(e.name.clone()),
+                        );
                     }
                 }
                 p = p.saturating_add(if zip64 { 20 } else { 12 });
@@ -469,8 +635,19 @@ impl Reader<'_> {
 
 impl Reader<'_> {
     fn cut_header(&mut self) {
-        let after = self.out.last().map(|(n, _)| format!(" (the one after {n})")).unwrap_or_default();
-        self.notes.push(Diagnostic::error(self.zip, None, format!("an entry{after} is cut off in its header")).skipping("the entry cut off"));
+        let after = self
+            .out
+            .last()
+            .map(|(n, _)| format!(" (the one after {n})"))
+            .unwrap_or_default();
+        self.notes.push(
+            Diagnostic::error(
+                self.zip,
+                None,
+                format!("an entry{after} is cut off in its header"),
+            )
+            .skipping("the entry cut off"),
+        );
     }
 }
 
@@ -485,11 +662,24 @@ fn extra_ids(extra: &[u8]) -> impl Iterator<Item = u64> + '_ {
 }
 
 /// The entries of one archive (paths as stored), with notes about what was not read.
-fn read_archive(zip: &str, data: &[u8], budget: &mut Budget, notes: &mut Vec<Diagnostic>) -> Vec<(String, Vec<u8>)> {
-    let mut r = Reader { zip, budget, out: Vec::new(), notes, over: Vec::new() };
+fn read_archive(
+    zip: &str,
+    data: &[u8],
+    budget: &mut Budget,
+    notes: &mut Vec<Diagnostic>,
+) -> Vec<(String, Vec<u8>)> {
+    let mut r = Reader {
+        zip,
+        budget,
+        out: Vec::new(),
+        notes,
+        over: Vec::new(),
+    };
     match central_directory(data) {
         Some(Ok(entries)) => r.central(data, entries),
-        Some(Err(why)) => r.notes.push(Diagnostic::error(zip, None, format!("not opened: {why}")).skipping(zip.to_string())),
+        Some(Err(why)) => r.notes.push(
+            Diagnostic::error(zip, None, format!("not opened: {why}")).skipping(zip.to_string()),
+        ),
         None => r.salvage(data),
     }
     if !r.over.is_empty() {
@@ -507,7 +697,10 @@ fn clean_path(name: &str) -> Result<String, &'static str> {
     if name.starts_with('/') || name.as_bytes().get(1) == Some(&b':') {
         return Err("an absolute path");
     }
-    let segs: Vec<&str> = name.split('/').filter(|s| !s.is_empty() && *s != ".").collect();
+    let segs: Vec<&str> = name
+        .split('/')
+        .filter(|s| !s.is_empty() && *s != ".")
+        .collect();
     if segs.contains(&"..") {
         return Err("a path that leaves the archive (..)");
     }
@@ -520,11 +713,20 @@ fn clean_path(name: &str) -> Result<String, &'static str> {
 /// folders a folder drop leaves out (`.git`, `node_modules`, …) join `skipped`; what cannot be
 /// read (damaged, cut off, encrypted, another compression method, past the caps) is a
 /// diagnostic naming the archive and the entry.
-pub fn expand_zips(files: Vec<(String, Vec<u8>)>, skipped: &mut Vec<String>, notes: &mut Vec<Diagnostic>, limits: Limits) -> Vec<(String, Vec<u8>)> {
+pub fn expand_zips(
+    files: Vec<(String, Vec<u8>)>,
+    skipped: &mut Vec<String>,
+    notes: &mut Vec<Diagnostic>,
+    limits: Limits,
+) -> Vec<(String, Vec<u8>)> {
     if !files.iter().any(|(p, _)| is_zip(p)) {
         return files;
     }
-    let mut budget = Budget { bytes: limits.total, entries: limits.entries, limits };
+    let mut budget = Budget {
+        bytes: limits.total,
+        entries: limits.entries,
+        limits,
+    };
     let mut out = Vec::new();
     for (path, bytes) in files {
         if !is_zip(&path) {
@@ -542,21 +744,47 @@ pub fn expand_zips(files: Vec<(String, Vec<u8>)>, skipped: &mut Vec<String>, not
         let mut mac = 0;
         for (name, data) in entries {
             match clean_path(&name) {
-                Err(why) => notes.push(Diagnostic::warning(path.as_str(), None, format!("{name}: {why}: left out")).skipping(name)),
+                Err(why) => notes.push(
+                    Diagnostic::warning(path.as_str(), None, format!("{name}: {why}: left out"))
+                        .skipping(name),
+                ),
                 Ok(p) if p.is_empty() => {}
                 Ok(p) if p.starts_with("__MACOSX/") => mac += 1,
                 Ok(p) => kept.push((p, data)),
             }
         }
         if mac > 0 {
-            notes.push(Diagnostic::info(path.as_str(), None, format!("{mac} macOS metadata file(s) (__MACOSX/) left out")).skipping("__MACOSX/"));
+            notes.push(
+                Diagnostic::info(
+                    path.as_str(),
+                    None,
+                    format!("{mac} macOS metadata file(s) (__MACOSX/) left out"),
+                )
+                .skipping("__MACOSX/"),
+            );
         }
         let first = |p: &str| p.split('/').next().unwrap_or("").to_string();
-        let one_folder = kept.first().map(|(p, _)| first(p)).filter(|f| kept.iter().all(|(p, _)| p.contains('/') && first(p) == *f)).is_some();
-        let prefix = if one_folder { parent } else { format!("{parent}{}/", if stem.is_empty() { "archive" } else { stem }) };
+        let one_folder = kept
+            .first()
+            .map(|(p, _)| first(p))
+            .filter(|f| kept.iter().all(|(p, _)| p.contains('/') && first(p) == *f))
+            .is_some();
+        let prefix = if one_folder {
+            parent
+        } else {
+            format!(
+                "{parent}{}/",
+                if stem.is_empty() { "archive" } else { stem }
+            )
+        };
         for (p, data) in kept {
             let full = format!("{prefix}{p}");
-            if full.split('/').rev().skip(1).any(|seg| SKIP_DIRS.contains(&seg)) {
+            if full
+                .split('/')
+                .rev()
+                .skip(1)
+                .any(|seg| SKIP_DIRS.contains(&seg))
+            {
                 skipped.push(full);
             } else {
                 out.push((full, data));
@@ -588,22 +816,48 @@ mod tests {
     }
 
     fn big_text() -> Vec<u8> {
-        (0..3000).map(|i| format!("{i:05} {}\n", "abcdefghij".repeat(i % 7))).collect::<String>().into_bytes()
+        (0..3000)
+            .map(|i| format!("{i:05} {}\n", "abcdefghij".repeat(i % 7)))
+            .collect::<String>()
+            .into_bytes()
     }
 
     fn fixture(name: &str) -> Vec<u8> {
-        std::fs::read(format!("{}/src/inputs/testdata/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+        std::fs::read(format!(
+            "{}/src/inputs/testdata/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap()
     }
 
-    const BIG: Limits = Limits { total: usize::MAX, entries: usize::MAX };
+    const BIG: Limits = Limits {
+        total: usize::MAX,
+        entries: usize::MAX,
+    };
 
     type Files = Vec<(String, Vec<u8>)>;
 
     /// `expand_zips` of one archive: (files, skipped, notes as "severity file: message [skipped]").
     fn open(path: &str, zip: Vec<u8>, limits: Limits) -> (Files, Vec<String>, Vec<String>) {
         let (mut skipped, mut notes) = (Vec::new(), Vec::new());
-        let files = expand_zips(vec![(path.to_string(), zip)], &mut skipped, &mut notes, limits);
-        let notes = notes.iter().map(|d| format!("{} {}: {} [{}]", d.severity.as_str(), d.file, d.message, d.skipped.as_deref().unwrap_or(""))).collect();
+        let files = expand_zips(
+            vec![(path.to_string(), zip)],
+            &mut skipped,
+            &mut notes,
+            limits,
+        );
+        let notes = notes
+            .iter()
+            .map(|d| {
+                format!(
+                    "{} {}: {} [{}]",
+                    d.severity.as_str(),
+                    d.file,
+                    d.message,
+                    d.skipped.as_deref().unwrap_or("")
+                )
+            })
+            .collect();
         (files, skipped, notes)
     }
 
@@ -616,7 +870,15 @@ mod tests {
         // Python's zipfile (zlib): dynamic and fixed Huffman blocks, a stored entry, an empty one,
         // a directory entry.
         let (files, skipped, notes) = open("dl/case.zip", fixture("deflate.zip"), BIG);
-        assert_eq!(names(&files), ["dl/case/big.txt", "dl/case/hello.txt", "dl/case/stored.txt", "dl/case/empty.txt"]);
+        assert_eq!(
+            names(&files),
+            [
+                "dl/case/big.txt",
+                "dl/case/hello.txt",
+                "dl/case/stored.txt",
+                "dl/case/empty.txt"
+            ]
+        );
         assert_eq!(files[0].1, big_text());
         assert_eq!(files[1].1, b"hello hello hello hello");
         assert_eq!(files[2].1, b"stored as it is\n");
@@ -638,20 +900,47 @@ mod tests {
         assert_eq!(names(&files), ["streamed/big.txt", "streamed/hello.txt"]);
         assert_eq!(files[0].1, big_text());
         assert_eq!(notes.len(), 1);
-        assert!(notes[0].starts_with("warning s.zip: the archive is cut off") && notes[0].contains("read 2 entries"), "{notes:?}");
+        assert!(
+            notes[0].starts_with("warning s.zip: the archive is cut off")
+                && notes[0].contains("read 2 entries"),
+            "{notes:?}"
+        );
     }
 
     #[test]
     fn the_export_opens_as_the_case_it_was() {
         let laid = crate::state::Scenario::demo().lay_out();
-        let zip = write(laid.files.iter().map(|(k, v)| (k.as_str(), v.as_slice())).collect::<Vec<_>>().iter().map(|(k, v)| (*k, *v)));
+        let zip = write(
+            laid.files
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_slice()))
+                .collect::<Vec<_>>()
+                .iter()
+                .map(|(k, v)| (*k, *v)),
+        );
         // As the export names them: one folder.
-        let zip2 = write(laid.files.iter().map(|(k, v)| (format!("demo/{k}"), v.clone())).collect::<Vec<_>>().iter().map(|(k, v)| (k.as_str(), v.as_slice())));
-        for (path, z, folder) in [("demo.zip", zip2, "demo"), ("Downloads/flat.zip", zip, "Downloads/flat")] {
+        let zip2 = write(
+            laid.files
+                .iter()
+                .map(|(k, v)| (format!("demo/{k}"), v.clone()))
+                .collect::<Vec<_>>()
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_slice())),
+        );
+        for (path, z, folder) in [
+            ("demo.zip", zip2, "demo"),
+            ("Downloads/flat.zip", zip, "Downloads/flat"),
+        ] {
             let (files, skipped, notes) = open(path, z, LIMITS);
             assert!(skipped.is_empty() && notes.is_empty(), "{notes:?}");
             assert_eq!(files.len(), laid.files.len());
-            assert!(files.iter().all(|(p, _)| p.starts_with(&format!("{folder}/"))), "{:?}", names(&files));
+            assert!(
+                files
+                    .iter()
+                    .all(|(p, _)| p.starts_with(&format!("{folder}/"))),
+                "{:?}",
+                names(&files)
+            );
             let mut sc = crate::state::Scenario::default();
             sc.add_files(files, skipped, 1.0);
             assert_eq!(sc.name, folder.rsplit('/').next().unwrap());
@@ -661,17 +950,43 @@ mod tests {
 
     #[test]
     fn loose_entries_go_in_a_folder_named_after_the_archive() {
-        let z = write([("session.jsonl", &b"{}"[..]), ("proj/AGENTS.md", &b"rules"[..]), ("__MACOSX/proj/._AGENTS.md", &b"x"[..]), (".git/config", &b"x"[..]), ("proj/node_modules/a/AGENTS.md", &b"x"[..])]);
+        let z = write([
+            ("session.jsonl", &b"{}"[..]),
+            ("proj/AGENTS.md", &b"rules"[..]),
+            ("__MACOSX/proj/._AGENTS.md", &b"x"[..]),
+            (".git/config", &b"x"[..]),
+            ("proj/node_modules/a/AGENTS.md", &b"x"[..]),
+        ]);
         let (files, skipped, notes) = open("in/My Case.zip", z, LIMITS);
-        assert_eq!(names(&files), ["in/My Case/session.jsonl", "in/My Case/proj/AGENTS.md"]);
-        assert_eq!(skipped, ["in/My Case/.git/config", "in/My Case/proj/node_modules/a/AGENTS.md"]);
-        assert_eq!(notes, ["info in/My Case.zip: 1 macOS metadata file(s) (__MACOSX/) left out [__MACOSX/]"]);
+        assert_eq!(
+            names(&files),
+            ["in/My Case/session.jsonl", "in/My Case/proj/AGENTS.md"]
+        );
+        assert_eq!(
+            skipped,
+            [
+                "in/My Case/.git/config",
+                "in/My Case/proj/node_modules/a/AGENTS.md"
+            ]
+        );
+        assert_eq!(
+            notes,
+            ["info in/My Case.zip: 1 macOS metadata file(s) (__MACOSX/) left out [__MACOSX/]"]
+        );
         // Paths that would leave the folder are refused.
-        let z = write([("../evil.md", &b"x"[..]), ("/etc/passwd", &b"x"[..]), ("ok/AGENTS.md", &b"x"[..])]);
+        let z = write([
+            ("../evil.md", &b"x"[..]),
+            ("/etc/passwd", &b"x"[..]),
+            ("ok/AGENTS.md", &b"x"[..]),
+        ]);
         let (files, _, notes) = open("a.zip", z, LIMITS);
         assert_eq!(names(&files), ["ok/AGENTS.md"]);
         assert_eq!(notes.len(), 2, "{notes:?}");
-        assert!(notes[0].contains("../evil.md: a path that leaves the archive") && notes[1].contains("/etc/passwd: an absolute path"), "{notes:?}");
+        assert!(
+            notes[0].contains("../evil.md: a path that leaves the archive")
+                && notes[1].contains("/etc/passwd: an absolute path"),
+            "{notes:?}"
+        );
     }
 
     #[test]
@@ -682,7 +997,12 @@ mod tests {
         assert_eq!(CP437.chars().count(), 128);
         assert!(is_zip("日本.zip") && is_zip("a.ZIP") && !is_zip("日本") && !is_zip(".zip"));
         let (mut skipped, mut notes) = (Vec::new(), Vec::new());
-        let files = expand_zips(vec![("a.jsonl".into(), b"{}".to_vec()), ("x.ZIP".into(), z)], &mut skipped, &mut notes, LIMITS);
+        let files = expand_zips(
+            vec![("a.jsonl".into(), b"{}".to_vec()), ("x.ZIP".into(), z)],
+            &mut skipped,
+            &mut notes,
+            LIMITS,
+        );
         assert_eq!(names(&files), ["a.jsonl", "d/caf\u{e9}.md"]);
     }
 
@@ -715,20 +1035,43 @@ mod tests {
 
     #[test]
     fn damaged_archives_never_panic_and_say_what_was_skipped() {
-        let good = write([("c/case.json", &b"{}"[..]), ("c/session.jsonl", &b"{\"type\":\"session\"}\n"[..])]);
+        let good = write([
+            ("c/case.json", &b"{}"[..]),
+            ("c/session.jsonl", &b"{\"type\":\"session\"}\n"[..]),
+        ]);
         for n in 0..good.len() {
             let (files, _, notes) = open("cut.zip", good[..n].to_vec(), LIMITS);
             assert!(files.len() <= 2);
             if files.len() < 2 {
-                assert!(!notes.is_empty() && notes.iter().all(|d| d.contains("cut.zip")), "cut at {n}: {notes:?}");
+                assert!(
+                    !notes.is_empty() && notes.iter().all(|d| d.contains("cut.zip")),
+                    "cut at {n}: {notes:?}"
+                );
             }
         }
         // Cut inside the second entry: the first is read, the second is named as cut off.
-        let second = good.windows(4).enumerate().filter(|(_, w)| *w == b"PK\x03\x04").nth(1).unwrap().0;
+        let second = good
+            .windows(4)
+            .enumerate()
+            .filter(|(_, w)| *w == b"PK\x03\x04")
+            .nth(1)
+            .unwrap()
+            .0;
         let (files, _, notes) = open("cut.zip", good[..second + 50].to_vec(), LIMITS);
         assert_eq!(names(&files), ["c/case.json"]);
-        assert!(notes.iter().any(|d| d.starts_with("error cut.zip: c/session.jsonl: cut off") && d.ends_with("[c/session.jsonl]")), "{notes:?}");
-        assert!(notes.iter().any(|d| d.starts_with("warning cut.zip: the archive is cut off")), "{notes:?}");
+        assert!(
+            notes
+                .iter()
+                .any(|d| d.starts_with("error cut.zip: c/session.jsonl: cut off")
+                    && d.ends_with("[c/session.jsonl]")),
+            "{notes:?}"
+        );
+        assert!(
+            notes
+                .iter()
+                .any(|d| d.starts_with("warning cut.zip: the archive is cut off")),
+            "{notes:?}"
+        );
         // Cut inside its header.
         let (_, _, notes) = open("cut.zip", good[..second + 40].to_vec(), LIMITS);
         assert!(notes.iter().any(|d| d == "error cut.zip: an entry (the one after c/case.json) is cut off in its header [the entry cut off]"), "{notes:?}");
@@ -747,8 +1090,16 @@ mod tests {
         let mut z = zip.clone();
         z[200] ^= 0xff;
         let (files, _, notes) = open("bad.zip", z, LIMITS);
-        assert!(!names(&files).contains(&"bad/case/big.txt") && !names(&files).contains(&"case/big.txt"));
-        assert!(notes.iter().any(|d| d.starts_with("error bad.zip: case/big.txt: corrupt")), "{notes:?}");
+        assert!(
+            !names(&files).contains(&"bad/case/big.txt")
+                && !names(&files).contains(&"case/big.txt")
+        );
+        assert!(
+            notes
+                .iter()
+                .any(|d| d.starts_with("error bad.zip: case/big.txt: corrupt")),
+            "{notes:?}"
+        );
     }
 
     #[test]
@@ -758,7 +1109,10 @@ mod tests {
         let (files, _, notes) = open("bomb.zip", bomb.clone(), BIG);
         assert_eq!(files[0].1.len(), 4 * 1024 * 1024);
         assert!(notes.is_empty());
-        let small = Limits { total: 1024 * 1024, entries: 100 };
+        let small = Limits {
+            total: 1024 * 1024,
+            entries: 100,
+        };
         let (files, _, notes) = open("bomb.zip", bomb.clone(), small);
         assert!(files.is_empty());
         assert_eq!(notes, ["error bomb.zip: the entries inflate to more than 1 MB in all (a zip bomb?): 1 entries left out, from bomb/a.txt [1 entries]"]);
@@ -788,11 +1142,25 @@ mod tests {
         end[10..12].copy_from_slice(&50u16.to_le_bytes());
         end[12..16].copy_from_slice(&((record.len() * 50) as u32).to_le_bytes());
         z.extend_from_slice(&end);
-        let (files, _, notes) = open("overlap.zip", z.clone(), Limits { total: 10 * 1024 * 1024, entries: 1000 });
+        let (files, _, notes) = open(
+            "overlap.zip",
+            z.clone(),
+            Limits {
+                total: 10 * 1024 * 1024,
+                entries: 1000,
+            },
+        );
         assert_eq!(files.len(), 2, "2 × 4 MB fit in 10 MB");
         assert_eq!(notes, ["error overlap.zip: the entries inflate to more than 10 MB in all (a zip bomb?): 48 entries left out, from bomb/a.txt [48 entries]"]);
         // The entry cap.
-        let (files, _, notes) = open("overlap.zip", z, Limits { total: usize::MAX, entries: 3 });
+        let (files, _, notes) = open(
+            "overlap.zip",
+            z,
+            Limits {
+                total: usize::MAX,
+                entries: 3,
+            },
+        );
         assert_eq!(files.len(), 3);
         assert_eq!(notes, ["error overlap.zip: 50 entries: only the first 3 are read (at most 3 in all) [47 entries]"]);
     }

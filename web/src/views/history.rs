@@ -30,7 +30,14 @@ pub fn HistoryView(p: &ViewProps) -> Html {
     let total = num(h, "chars");
     let kinds: Vec<Seg> = KIND_LABELS
         .iter()
-        .map(|(k, l)| Seg::new(*l, at(h, &["byKind", k]).and_then(Value::as_f64).unwrap_or(0.0), kind_color(k)).key(format!("kind:{k}")))
+        .map(|(k, l)| {
+            Seg::new(
+                *l,
+                at(h, &["byKind", k]).and_then(Value::as_f64).unwrap_or(0.0),
+                kind_color(k),
+            )
+            .key(format!("kind:{k}"))
+        })
         .collect();
     let roles: Vec<BarRow> = at(h, &["byRole"])
         .and_then(Value::as_array)
@@ -45,15 +52,33 @@ pub fn HistoryView(p: &ViewProps) -> Html {
                 .collect()
         })
         .unwrap_or_default();
-    let mut results: Vec<Value> = at(h, &["toolResultsByTool"]).and_then(Value::as_array).cloned().unwrap_or_default();
-    results.sort_by(|a, b| num(b, "chars").partial_cmp(&num(a, "chars")).unwrap_or(std::cmp::Ordering::Equal));
+    let mut results: Vec<Value> = at(h, &["toolResultsByTool"])
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    results.sort_by(|a, b| {
+        num(b, "chars")
+            .partial_cmp(&num(a, "chars"))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
     let result_rows: Vec<BarRow> = results
         .iter()
         .map(|x| BarRow {
             label: s(x, "name").to_string(),
             key: Some(format!("tool:{}", s(x, "name"))),
-            segs: vec![Seg::new("results", num(x, "chars"), kind_color("toolResults"))],
-            extra: vec![thousands(num(x, "count")), if num(x, "count") > 0.0 { thousands((num(x, "chars") / num(x, "count")).round()) } else { "–".into() }],
+            segs: vec![Seg::new(
+                "results",
+                num(x, "chars"),
+                kind_color("toolResults"),
+            )],
+            extra: vec![
+                thousands(num(x, "count")),
+                if num(x, "count") > 0.0 {
+                    thousands((num(x, "chars") / num(x, "count")).round())
+                } else {
+                    "–".into()
+                },
+            ],
         })
         .collect();
     html! {

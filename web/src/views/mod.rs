@@ -155,6 +155,9 @@ mod tests {
         assert_eq!(super::view_for_selection("tool:edit"), Some("tools"));
         assert_eq!(super::view_for_selection("section:3"), Some("prompt"));
         assert_eq!(super::view_for_selection("nothing"), None);
-        assert_eq!(super::subject_label("section:24"), "system prompt section 25");
+        assert_eq!(
+            super::subject_label("section:24"),
+            "system prompt section 25"
+        );
     }
 }

@@ -32,10 +32,18 @@ pub fn OverviewView(p: &ViewProps) -> Html {
     let Some(stats) = r.get("stats").filter(|v| !v.is_null()) else {
         return html! { <section class="overview">{not_available("No request was assembled, so there is nothing to measure yet (see the diagnostics).")}</section> };
     };
-    let sp = at(stats, &["systemPrompt", "chars"]).and_then(|v| v.as_f64()).unwrap_or(0.0);
-    let tl = at(stats, &["tools", "chars"]).and_then(|v| v.as_f64()).unwrap_or(0.0);
-    let hi = at(stats, &["history", "chars"]).and_then(|v| v.as_f64()).unwrap_or(0.0);
-    let body = at(stats, &["body", "chars"]).and_then(|v| v.as_f64()).unwrap_or(0.0);
+    let sp = at(stats, &["systemPrompt", "chars"])
+        .and_then(|v| v.as_f64())
+        .unwrap_or(0.0);
+    let tl = at(stats, &["tools", "chars"])
+        .and_then(|v| v.as_f64())
+        .unwrap_or(0.0);
+    let hi = at(stats, &["history", "chars"])
+        .and_then(|v| v.as_f64())
+        .unwrap_or(0.0);
+    let body = at(stats, &["body", "chars"])
+        .and_then(|v| v.as_f64())
+        .unwrap_or(0.0);
     let rest = (body - sp - tl - hi).max(0.0);
     let segs = vec![
         Seg::new("System prompt", sp, "var(--system)"),
@@ -43,7 +51,10 @@ pub fn OverviewView(p: &ViewProps) -> Html {
         Seg::new("History", hi, "var(--history)"),
         Seg::new("JSON structure & parameters", rest, "var(--v-structure)"),
     ];
-    let sections = at(stats, &["systemPrompt", "sections"]).and_then(|v| v.as_array()).cloned().unwrap_or_default();
+    let sections = at(stats, &["systemPrompt", "sections"])
+        .and_then(|v| v.as_array())
+        .cloned()
+        .unwrap_or_default();
     let groups = vec![
         TmGroup {
             label: "System prompt".into(),
@@ -51,7 +62,11 @@ pub fn OverviewView(p: &ViewProps) -> Html {
             items: sections
                 .iter()
                 .enumerate()
-                .map(|(i, x)| TmItem { label: section_label(s(x, "name"), s(x, "source")), value: num(x, "chars"), key: Some(format!("section:{i}")) })
+                .map(|(i, x)| TmItem {
+                    label: section_label(s(x, "name"), s(x, "source")),
+                    value: num(x, "chars"),
+                    key: Some(format!("section:{i}")),
+                })
                 .collect(),
         },
         TmGroup {
@@ -59,7 +74,15 @@ pub fn OverviewView(p: &ViewProps) -> Html {
             color: "var(--tools)".into(),
             items: at(stats, &["tools", "byTool"])
                 .and_then(|v| v.as_array())
-                .map(|a| a.iter().map(|t| TmItem { label: s(t, "name").into(), value: num(t, "chars"), key: Some(format!("tool:{}", s(t, "name"))) }).collect())
+                .map(|a| {
+                    a.iter()
+                        .map(|t| TmItem {
+                            label: s(t, "name").into(),
+                            value: num(t, "chars"),
+                            key: Some(format!("tool:{}", s(t, "name"))),
+                        })
+                        .collect()
+                })
                 .unwrap_or_default(),
         },
         TmGroup {
@@ -69,16 +92,34 @@ pub fn OverviewView(p: &ViewProps) -> Html {
                 .iter()
                 .map(|(k, l)| TmItem {
                     label: (*l).into(),
-                    value: at(stats, &["history", "byKind", k]).and_then(|v| v.as_f64()).unwrap_or(0.0),
+                    value: at(stats, &["history", "byKind", k])
+                        .and_then(|v| v.as_f64())
+                        .unwrap_or(0.0),
                     key: Some(format!("kind:{k}")),
                 })
                 .collect(),
         },
-        TmGroup { label: "Structure".into(), color: "var(--v-structure)".into(), items: vec![TmItem { label: "JSON syntax, keys, parameters".into(), value: rest, key: None }] },
+        TmGroup {
+            label: "Structure".into(),
+            color: "var(--v-structure)".into(),
+            items: vec![TmItem {
+                label: "JSON syntax, keys, parameters".into(),
+                value: rest,
+                key: None,
+            }],
+        },
     ];
     let m = r.get("model").cloned().unwrap_or_default();
     let stages = arr(r, "stages");
-    let changes: usize = stages.iter().map(|st| arr(st, "events").iter().filter(|e| s(e, "kind") != "note").count()).sum();
+    let changes: usize = stages
+        .iter()
+        .map(|st| {
+            arr(st, "events")
+                .iter()
+                .filter(|e| s(e, "kind") != "note")
+                .count()
+        })
+        .sum();
     html! {
         <section class="overview" data-testid="overview">
             <div class="cards">

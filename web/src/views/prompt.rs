@@ -38,7 +38,11 @@ pub fn utf16_to_bytes(text: &str, offsets: &[usize]) -> Vec<usize> {
     for (b, c) in text.char_indices() {
         starts.push((u, b));
         let cp = c as u32;
-        u += if (0x10000..LONE_SURROGATE_BASE).contains(&cp) { 2 } else { 1 };
+        u += if (0x10000..LONE_SURROGATE_BASE).contains(&cp) {
+            2
+        } else {
+            1
+        };
     }
     starts.push((u, text.len()));
     offsets
@@ -83,10 +87,17 @@ pub fn PromptView(p: &ViewProps) -> Html {
     let text_empty = s(&sp, "text").is_empty();
     let pieces = use_memo(p.report.clone(), |r| {
         let sp = r.get("systemPrompt").cloned().unwrap_or_default();
-        let spans: Vec<(usize, usize)> = arr(&sp, "sections").iter().map(|x| (num(x, "start") as usize, num(x, "end") as usize)).collect();
+        let spans: Vec<(usize, usize)> = arr(&sp, "sections")
+            .iter()
+            .map(|x| (num(x, "start") as usize, num(x, "end") as usize))
+            .collect();
         split_sections(s(&sp, "text"), &spans)
     });
-    let sel_section: Option<usize> = p.selection.as_deref().and_then(|k| k.strip_prefix("section:")).and_then(|i| i.parse().ok());
+    let sel_section: Option<usize> = p
+        .selection
+        .as_deref()
+        .and_then(|k| k.strip_prefix("section:"))
+        .and_then(|i| i.parse().ok());
     {
         let text_ref = text_ref.clone();
         use_effect_with(sel_section, move |sel| {
@@ -95,8 +106,13 @@ pub fn PromptView(p: &ViewProps) -> Html {
             }
         });
     }
-    let table = at(r, &["stats", "systemPrompt", "sections"]).and_then(Value::as_array).cloned().unwrap_or_default();
-    let total = at(r, &["stats", "systemPrompt", "chars"]).and_then(Value::as_f64).unwrap_or(0.0);
+    let table = at(r, &["stats", "systemPrompt", "sections"])
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let total = at(r, &["stats", "systemPrompt", "chars"])
+        .and_then(Value::as_f64)
+        .unwrap_or(0.0);
     // Shares by section name, in first-seen order.
     let mut by_name: Vec<(String, f64, usize)> = Vec::new();
     for (i, x) in table.iter().enumerate() {
@@ -106,11 +122,25 @@ pub fn PromptView(p: &ViewProps) -> Html {
             None => by_name.push((n, num(x, "chars"), i)),
         }
     }
-    let segs: Vec<Seg> = by_name.iter().map(|(n, v, i)| Seg::new(n.clone(), *v, section_color(n)).key(format!("section:{i}"))).collect();
-    let files = at(r, &["resources", "contextFiles"]).and_then(Value::as_array).cloned().unwrap_or_default();
-    let skills = at(r, &["resources", "skills"]).and_then(Value::as_array).cloned().unwrap_or_default();
-    let custom = at(r, &["resources", "customPrompt"]).filter(|v| !v.is_null()).cloned();
-    let appends = at(r, &["resources", "appendPrompts"]).and_then(Value::as_array).cloned().unwrap_or_default();
+    let segs: Vec<Seg> = by_name
+        .iter()
+        .map(|(n, v, i)| Seg::new(n.clone(), *v, section_color(n)).key(format!("section:{i}")))
+        .collect();
+    let files = at(r, &["resources", "contextFiles"])
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let skills = at(r, &["resources", "skills"])
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let custom = at(r, &["resources", "customPrompt"])
+        .filter(|v| !v.is_null())
+        .cloned();
+    let appends = at(r, &["resources", "appendPrompts"])
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     if text_empty && table.is_empty() {
         return html! { <section class="prompt-view">{not_available("No system prompt.")}</section> };
     }
@@ -207,8 +237,19 @@ mod tests {
     fn utf16_offsets_map_to_char_boundaries() {
         let t = "a😀b\u{e9}c";
         // a=0, 😀=1..3, b=3, é=4, c=5
-        assert_eq!(utf16_to_bytes(t, &[0, 1, 2, 3, 4, 5, 6, 99]), vec![0, 1, 5, 5, 6, 8, 9, 9]);
+        assert_eq!(
+            utf16_to_bytes(t, &[0, 1, 2, 3, 4, 5, 6, 99]),
+            vec![0, 1, 5, 5, 6, 8, 9, 9]
+        );
         let parts = split_sections(t, &[(1, 3), (3, 5)]);
-        assert_eq!(parts, vec![(None, "a".into()), (Some(0), "😀".into()), (Some(1), "b\u{e9}".into()), (None, "c".into())]);
+        assert_eq!(
+            parts,
+            vec![
+                (None, "a".into()),
+                (Some(0), "😀".into()),
+                (Some(1), "b\u{e9}".into()),
+                (None, "c".into())
+            ]
+        );
     }
 }

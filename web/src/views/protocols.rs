@@ -37,7 +37,14 @@ fn side_cell(x: &Value) -> Html {
 /// The mapping table, and the loss report with the adapters' events, of one comparison.
 fn comparison_html(c: &Value, a_api: &str, b_api: &str) -> (Html, Html) {
     let null = Value::Null;
-    let rows: Vec<&Value> = arr(c, "mapping").iter().filter(|m| ["a", "b"].iter().any(|k| !arr(m.get(k).unwrap_or(&null), "paths").is_empty())).collect();
+    let rows: Vec<&Value> = arr(c, "mapping")
+        .iter()
+        .filter(|m| {
+            ["a", "b"]
+                .iter()
+                .any(|k| !arr(m.get(k).unwrap_or(&null), "paths").is_empty())
+        })
+        .collect();
     let losses = arr(c, "losses");
     let event_list = |api: &str, side: &str| {
         let list = arr(c.get("events").unwrap_or(&null), side);
@@ -85,9 +92,15 @@ pub fn ProtocolsView(p: &ViewProps) -> Html {
     let other = use_state(|| None::<String>);
     let apis: Vec<String> = p.reports.keys().cloned().collect();
     let a_api = p.api.to_string();
-    let b_api = (*other).clone().filter(|x| apis.contains(x) && *x != a_api).or_else(|| apis.iter().find(|x| **x != a_api).cloned());
+    let b_api = (*other)
+        .clone()
+        .filter(|x| apis.contains(x) && *x != a_api)
+        .or_else(|| apis.iter().find(|x| **x != a_api).cloned());
     let b_report: Option<Shared<Value>> = b_api.as_ref().and_then(|x| p.reports.get(x).cloned());
-    let pair = b_api.clone().filter(|_| !a_api.is_empty()).map(|b| (a_api.clone(), b));
+    let pair = b_api
+        .clone()
+        .filter(|_| !a_api.is_empty())
+        .map(|b| (a_api.clone(), b));
     let comparison = pair.as_ref().and_then(|k| p.compares.get(k).cloned());
     // The worker is asked once per pair and scenario (after rendering, not during it).
     {
@@ -114,18 +127,40 @@ pub fn ProtocolsView(p: &ViewProps) -> Html {
     };
     let (Some((a_api, b_api)), Some(b)) = (pair, b_report) else {
         return html! { <section class="protocols-view" data-testid="protocols-view"><h3>{"Compare protocols"}</h3>
-            {not_available("Only one protocol has been assembled so far; the others appear here as they are assembled (open another protocol tab).")}</section> };
+        {not_available("Only one protocol has been assembled so far; the others appear here as they are assembled (open another protocol tab).")}</section> };
     };
     let a: Shared<Value> = p.report.clone();
     let stat = |r: &Value, path: &[&str]| at(r, path).and_then(Value::as_f64).unwrap_or(0.0);
     let rows_stats: Vec<(&str, f64, f64)> = vec![
-        ("body bytes", stat(&a, &["stats", "body", "bytes"]), stat(&b, &["stats", "body", "bytes"])),
-        ("system prompt chars", stat(&a, &["stats", "systemPrompt", "chars"]), stat(&b, &["stats", "systemPrompt", "chars"])),
-        ("tools chars", stat(&a, &["stats", "tools", "chars"]), stat(&b, &["stats", "tools", "chars"])),
-        ("history chars", stat(&a, &["stats", "history", "chars"]), stat(&b, &["stats", "history", "chars"])),
+        (
+            "body bytes",
+            stat(&a, &["stats", "body", "bytes"]),
+            stat(&b, &["stats", "body", "bytes"]),
+        ),
+        (
+            "system prompt chars",
+            stat(&a, &["stats", "systemPrompt", "chars"]),
+            stat(&b, &["stats", "systemPrompt", "chars"]),
+        ),
+        (
+            "tools chars",
+            stat(&a, &["stats", "tools", "chars"]),
+            stat(&b, &["stats", "tools", "chars"]),
+        ),
+        (
+            "history chars",
+            stat(&a, &["stats", "history", "chars"]),
+            stat(&b, &["stats", "history", "chars"]),
+        ),
     ]
     .into_iter()
-    .chain(KIND_LABELS.iter().map(|(k, l)| (*l, stat(&a, &["stats", "history", "byKind", k]), stat(&b, &["stats", "history", "byKind", k]))))
+    .chain(KIND_LABELS.iter().map(|(k, l)| {
+        (
+            *l,
+            stat(&a, &["stats", "history", "byKind", k]),
+            stat(&b, &["stats", "history", "byKind", k]),
+        )
+    }))
     .collect();
 
     let (mapping, losses): (Html, Html) = match &comparison {

@@ -17,7 +17,11 @@ use super::ViewProps;
 /// keyed by path.
 pub fn provenance_map(report: &Value) -> Option<BTreeMap<String, Value>> {
     match report.get("provenance")? {
-        Value::Array(a) => Some(a.iter().filter_map(|o| o.get_str("path").map(|p| (p.to_string(), o.clone()))).collect()),
+        Value::Array(a) => Some(
+            a.iter()
+                .filter_map(|o| o.get_str("path").map(|p| (p.to_string(), o.clone())))
+                .collect(),
+        ),
         Value::Object(o) => Some(o.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()),
         _ => None,
     }
@@ -30,7 +34,9 @@ thread_local! {
 }
 
 /// [`provenance_map`] of a report, cached (revisiting the view on a large body is instant).
-pub fn cached_provenance(report: &crate::shared::Shared<Value>) -> Option<Rc<BTreeMap<String, Value>>> {
+pub fn cached_provenance(
+    report: &crate::shared::Shared<Value>,
+) -> Option<Rc<BTreeMap<String, Value>>> {
     PROV.with(|c| {
         let mut c = c.borrow_mut();
         if let Some((_, v)) = c.iter().find(|(r, _)| r == report) {
@@ -53,12 +59,22 @@ fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
                 if k == "path" && prefix.is_empty() {
                     continue;
                 }
-                let key = if prefix.is_empty() { k.to_string() } else { format!("{prefix}.{k}") };
+                let key = if prefix.is_empty() {
+                    k.to_string()
+                } else {
+                    format!("{prefix}.{k}")
+                };
                 flatten(&key, x, out);
             }
         }
-        Value::Array(a) if a.iter().all(|x| !matches!(x, Value::Object(_) | Value::Array(_))) => {
-            out.push((prefix.to_string(), a.iter().map(text_of).collect::<Vec<_>>().join(", ")))
+        Value::Array(a)
+            if a.iter()
+                .all(|x| !matches!(x, Value::Object(_) | Value::Array(_))) =>
+        {
+            out.push((
+                prefix.to_string(),
+                a.iter().map(text_of).collect::<Vec<_>>().join(", "),
+            ))
         }
         Value::Array(a) => {
             for (i, x) in a.iter().enumerate() {
@@ -73,23 +89,60 @@ fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
 /// A one-line description of a provenance record.
 pub fn describe(o: &Value) -> String {
     let src = o.get("source").unwrap_or(o);
-    let kind = src.get_str("kind").or_else(|| o.get_str("kind")).unwrap_or("");
+    let kind = src
+        .get_str("kind")
+        .or_else(|| o.get_str("kind"))
+        .unwrap_or("");
     let g = |k: &str| src.get(k).map(text_of).unwrap_or_default();
     match kind {
         "system-prompt" => {
-            let secs: Vec<String> = arr(src, "sections").iter().map(|x| if s(x, "source") == "pi" { s(x, "name").to_string() } else { format!("{} ({})", s(x, "name"), super::util::base_name(s(x, "source"))) }).collect();
+            let secs: Vec<String> = arr(src, "sections")
+                .iter()
+                .map(|x| {
+                    if s(x, "source") == "pi" {
+                        s(x, "name").to_string()
+                    } else {
+                        format!(
+                            "{} ({})",
+                            s(x, "name"),
+                            super::util::base_name(s(x, "source"))
+                        )
+                    }
+                })
+                .collect();
             match secs.len() {
                 0 => "the system prompt".into(),
-                n if n > 4 => format!("system prompt: {} and {} more sections", secs[..4].join(", "), n - 4),
+                n if n > 4 => format!(
+                    "system prompt: {} and {} more sections",
+                    secs[..4].join(", "),
+                    n - 4
+                ),
                 _ => format!("system prompt: {}", secs.join(", ")),
             }
         }
         "tool" => format!("tool {} ({})", g("name"), g("part")),
         "message" | "messages" => {
-            let m = if kind == "messages" { arr(src, "messages").first().cloned().unwrap_or_default() } else { src.clone() };
-            let what = format!("{} {}", s(&m, "role"), s(&m, "part")).trim().to_string();
-            let what = if what.is_empty() { "a message".to_string() } else { what };
-            let more = if kind == "messages" { format!(" (+{} merged)", arr(src, "messages").len().saturating_sub(1)) } else { String::new() };
+            let m = if kind == "messages" {
+                arr(src, "messages").first().cloned().unwrap_or_default()
+            } else {
+                src.clone()
+            };
+            let what = format!("{} {}", s(&m, "role"), s(&m, "part"))
+                .trim()
+                .to_string();
+            let what = if what.is_empty() {
+                "a message".to_string()
+            } else {
+                what
+            };
+            let more = if kind == "messages" {
+                format!(
+                    " (+{} merged)",
+                    arr(src, "messages").len().saturating_sub(1)
+                )
+            } else {
+                String::new()
+            };
             if m.get("thisTurn").and_then(Value::as_bool) == Some(true) {
                 format!("{what}{more}: this turn's prompt")
             } else if let Some(l) = m.get("line").map(text_of) {
@@ -116,7 +169,11 @@ pub fn shell_quote(s: &str) -> String {
 
 /// A cURL command for the request (shown, never run).
 pub fn curl_command(req: &Value) -> String {
-    let mut out = format!("curl {} \\\n  -X {}", shell_quote(s(req, "url")), s(req, "method"));
+    let mut out = format!(
+        "curl {} \\\n  -X {}",
+        shell_quote(s(req, "url")),
+        s(req, "method")
+    );
     for h in arr(req, "headers") {
         if let Some(pair) = h.as_array() {
             let k = pair.first().and_then(Value::as_str).unwrap_or("");
@@ -124,7 +181,10 @@ pub fn curl_command(req: &Value) -> String {
             out.push_str(&format!(" \\\n  -H {}", shell_quote(&format!("{k}: {v}"))));
         }
     }
-    out.push_str(&format!(" \\\n  --data-raw {}", shell_quote(s(req, "body"))));
+    out.push_str(&format!(
+        " \\\n  --data-raw {}",
+        shell_quote(s(req, "body"))
+    ));
     out
 }
 
@@ -134,8 +194,15 @@ pub fn curl_command(req: &Value) -> String {
 pub fn prov_answer(path: &str, map: &BTreeMap<String, Value>) -> Value {
     // The part itself; else, for a container, what is inside it; else its nearest attributed
     // ancestor.
-    let pre = if path.is_empty() { String::new() } else { format!("{path}.") };
-    let has_inside = map.range(pre.clone()..).next().is_some_and(|(k, _)| k.starts_with(&pre));
+    let pre = if path.is_empty() {
+        String::new()
+    } else {
+        format!("{path}.")
+    };
+    let has_inside = map
+        .range(pre.clone()..)
+        .next()
+        .is_some_and(|(k, _)| k.starts_with(&pre));
     let mut cur = path.to_string();
     let mut found = None;
     if map.get(path).is_some() || !has_inside {
@@ -150,10 +217,14 @@ pub fn prov_answer(path: &str, map: &BTreeMap<String, Value>) -> Value {
             }
         }
     }
-    let inside: Vec<(&String, &Value)> = if found.as_ref().map(|(p, _)| p == path).unwrap_or(false) {
+    let inside: Vec<(&String, &Value)> = if found.as_ref().map(|(p, _)| p == path).unwrap_or(false)
+    {
         Vec::new()
     } else {
-        map.range(pre.clone()..).take_while(|(k, _)| k.starts_with(&pre)).take(20_000).collect()
+        map.range(pre.clone()..)
+            .take_while(|(k, _)| k.starts_with(&pre))
+            .take(20_000)
+            .collect()
     };
     let mut kinds: Vec<(String, usize)> = Vec::new();
     for (_, v) in &inside {
@@ -164,9 +235,25 @@ pub fn prov_answer(path: &str, map: &BTreeMap<String, Value>) -> Value {
         }
     }
     kinds.sort_by_key(|k| std::cmp::Reverse(k.1));
-    let found = found.map(|(p, v)| Value::from(ctxlens::js::Object::new().with("path", p).with("entry", v.clone()))).unwrap_or(Value::Null);
-    let kinds: Vec<Value> = kinds.into_iter().take(12).map(|(d, n)| Value::Array(vec![Value::str(d), Value::from(n)])).collect();
-    ctxlens::js::Object::new().with("found", found).with("inside", inside.len()).with("kinds", Value::Array(kinds)).into()
+    let found = found
+        .map(|(p, v)| {
+            Value::from(
+                ctxlens::js::Object::new()
+                    .with("path", p)
+                    .with("entry", v.clone()),
+            )
+        })
+        .unwrap_or(Value::Null);
+    let kinds: Vec<Value> = kinds
+        .into_iter()
+        .take(12)
+        .map(|(d, n)| Value::Array(vec![Value::str(d), Value::from(n)]))
+        .collect();
+    ctxlens::js::Object::new()
+        .with("found", found)
+        .with("inside", inside.len())
+        .with("kinds", Value::Array(kinds))
+        .into()
 }
 
 /// Where the source of a part comes from: the report's own provenance, the worker (asked for one
@@ -177,7 +264,11 @@ enum ProvSource<'a> {
 }
 
 fn source_panel(path: &str, prov: ProvSource) -> Html {
-    let label = if path.is_empty() { "(the whole body)".to_string() } else { path.to_string() };
+    let label = if path.is_empty() {
+        "(the whole body)".to_string()
+    } else {
+        path.to_string()
+    };
     let answer = match prov {
         ProvSource::Local(None) => {
             return html! { <div class="prov" data-testid="provenance"><div class="mono path">{label}</div><p class="na">{"Source attribution is not available in this build of the core."}</p></div> };
@@ -191,11 +282,21 @@ fn source_panel(path: &str, prov: ProvSource) -> Html {
     if let Some(e) = answer.get_str("error") {
         return html! { <div class="prov" data-testid="provenance"><div class="mono path">{label}</div><p class="na">{e.to_string()}</p></div> };
     }
-    let found = answer.get("found").filter(|f| !f.is_null()).map(|f| (s(f, "path").to_string(), f.get("entry").cloned().unwrap_or_default()));
+    let found = answer.get("found").filter(|f| !f.is_null()).map(|f| {
+        (
+            s(f, "path").to_string(),
+            f.get("entry").cloned().unwrap_or_default(),
+        )
+    });
     let inside = answer.get("inside").and_then(Value::as_f64).unwrap_or(0.0) as usize;
     let kinds: Vec<(String, usize)> = arr(&answer, "kinds")
         .iter()
-        .filter_map(|k| Some((k.as_array()?.first()?.as_str()?.to_string(), k.as_array()?.get(1)?.as_f64()? as usize)))
+        .filter_map(|k| {
+            Some((
+                k.as_array()?.first()?.as_str()?.to_string(),
+                k.as_array()?.get(1)?.as_f64()? as usize,
+            ))
+        })
         .collect();
     html! {
         <div class="prov" data-testid="provenance">
@@ -224,7 +325,9 @@ struct RawBodyProps {
 /// The body's exact text (`body-json`); re-rendered only when the report changes.
 #[function_component]
 fn RawBody(p: &RawBodyProps) -> Html {
-    let body = at(&p.report, &["request", "body"]).and_then(Value::as_str).unwrap_or("");
+    let body = at(&p.report, &["request", "body"])
+        .and_then(Value::as_str)
+        .unwrap_or("");
     let big = body.len() >= RAW_OPEN_LIMIT;
     html! {
         <details class="raw-body" open={!big}>
@@ -245,7 +348,10 @@ pub fn RequestView(p: &ViewProps) -> Html {
     {
         let url = url.clone();
         use_effect_with(p.report.clone(), move |r| {
-            let body = r.get("request").and_then(|q| q.get_str("body")).unwrap_or("");
+            let body = r
+                .get("request")
+                .and_then(|q| q.get_str("body"))
+                .unwrap_or("");
             let u = blob_url(body, "application/json");
             url.set(u.clone());
             move || {
@@ -256,7 +362,11 @@ pub fn RequestView(p: &ViewProps) -> Html {
         });
     }
     let panel_ref = use_node_ref();
-    let sel_path: Option<String> = p.selection.as_deref().and_then(|k| k.strip_prefix("path:")).map(str::to_string);
+    let sel_path: Option<String> = p
+        .selection
+        .as_deref()
+        .and_then(|k| k.strip_prefix("path:"))
+        .map(str::to_string);
     {
         let tree = panel_ref.clone();
         use_effect_with(sel_path.clone(), move |sp| {
@@ -275,14 +385,26 @@ pub fn RequestView(p: &ViewProps) -> Html {
         let copied = copied.clone();
         let report = p.report.clone();
         Callback::from(move |_: MouseEvent| {
-            let Some(req) = report.get("request") else { return };
-            let text = if curl { curl_command(req) } else { s(req, "body").to_string() };
-            copied.set(Some(if copy_text(&text) { what } else { "copy refused" }))
+            let Some(req) = report.get("request") else {
+                return;
+            };
+            let text = if curl {
+                curl_command(req)
+            } else {
+                s(req, "body").to_string()
+            };
+            copied.set(Some(if copy_text(&text) {
+                what
+            } else {
+                "copy refused"
+            }))
         })
     };
     let on_select = {
         let cb = p.on_select.clone();
-        Callback::from(move |path: Option<String>| cb.emit(path.map(|x| AttrValue::from(format!("path:{x}")))))
+        Callback::from(move |path: Option<String>| {
+            cb.emit(path.map(|x| AttrValue::from(format!("path:{x}"))))
+        })
     };
     let on_hover = {
         let hover = hover.clone();
@@ -300,7 +422,11 @@ pub fn RequestView(p: &ViewProps) -> Html {
             }
         });
     }
-    let curl = if *show_curl { curl_command(req) } else { String::new() };
+    let curl = if *show_curl {
+        curl_command(req)
+    } else {
+        String::new()
+    };
     html! {
         <section class="request-view" data-testid="request-view">
             <div class="req-line">

@@ -33,7 +33,14 @@ pub fn tree_rows(entries: &[Value]) -> Vec<TreeRow> {
     let mut roots = Vec::new();
     for (i, e) in entries.iter().enumerate() {
         match e.get_str("parentId").and_then(|p| index.get(p)).copied() {
-            Some(pi) if pi != i && e.get_str("id").map(|id| index.get(id) == Some(&i)).unwrap_or(false) => children[pi].push(i),
+            Some(pi)
+                if pi != i
+                    && e.get_str("id")
+                        .map(|id| index.get(id) == Some(&i))
+                        .unwrap_or(false) =>
+            {
+                children[pi].push(i)
+            }
             _ => roots.push(i),
         }
     }
@@ -45,7 +52,11 @@ pub fn tree_rows(entries: &[Value]) -> Vec<TreeRow> {
             continue;
         }
         seen[i] = true;
-        out.push(TreeRow { entry: i, depth, fork });
+        out.push(TreeRow {
+            entry: i,
+            depth,
+            fork,
+        });
         let kids = &children[i];
         let many = kids.len() > 1;
         for &k in kids.iter().rev() {
@@ -55,7 +66,11 @@ pub fn tree_rows(entries: &[Value]) -> Vec<TreeRow> {
     // Anything unreachable (a cycle) still shows, at the end.
     for (i, done) in seen.iter().enumerate() {
         if !done {
-            out.push(TreeRow { entry: i, depth: 0, fork: false });
+            out.push(TreeRow {
+                entry: i,
+                depth: 0,
+                fork: false,
+            });
         }
     }
     out
@@ -76,7 +91,10 @@ fn type_class(t: &str) -> &'static str {
 #[function_component]
 pub fn SessionView(p: &ViewProps) -> Html {
     let rows = use_memo(p.report.clone(), |r| {
-        let entries = r.get("session").map(|s| arr(s, "entries").to_vec()).unwrap_or_default();
+        let entries = r
+            .get("session")
+            .map(|s| arr(s, "entries").to_vec())
+            .unwrap_or_default();
         let rows = tree_rows(&entries);
         (Rc::new(entries), Rc::new(rows))
     });
@@ -86,22 +104,57 @@ pub fn SessionView(p: &ViewProps) -> Html {
     };
     let (entries, all_rows) = (rows.0.clone(), rows.1.clone());
     let shown: Rc<Vec<TreeRow>> = if *only_branch {
-        Rc::new(all_rows.iter().filter(|r| entries[r.entry].get("onActiveBranch").and_then(Value::as_bool) == Some(true)).map(|r| TreeRow { depth: 0, ..r.clone() }).collect())
+        Rc::new(
+            all_rows
+                .iter()
+                .filter(|r| {
+                    entries[r.entry]
+                        .get("onActiveBranch")
+                        .and_then(Value::as_bool)
+                        == Some(true)
+                })
+                .map(|r| TreeRow {
+                    depth: 0,
+                    ..r.clone()
+                })
+                .collect(),
+        )
     } else {
         all_rows.clone()
     };
-    let selected_id = p.selection.as_deref().and_then(|k| k.strip_prefix("entry:")).map(str::to_string);
-    let scroll_to = selected_id.as_ref().and_then(|id| shown.iter().position(|r| entries[r.entry].get_str("id") == Some(id.as_str())));
+    let selected_id = p
+        .selection
+        .as_deref()
+        .and_then(|k| k.strip_prefix("entry:"))
+        .map(str::to_string);
+    let scroll_to = selected_id.as_ref().and_then(|id| {
+        shown
+            .iter()
+            .position(|r| entries[r.entry].get_str("id") == Some(id.as_str()))
+    });
     let leaf = s(sess, "leafId").to_string();
     let compaction = s(sess, "compactionId").to_string();
-    let on_branch = entries.iter().filter(|e| e.get("onActiveBranch").and_then(Value::as_bool) == Some(true)).count();
-    let in_ctx = entries.iter().filter(|e| e.get("inContext").and_then(Value::as_bool) == Some(true)).count();
+    let on_branch = entries
+        .iter()
+        .filter(|e| e.get("onActiveBranch").and_then(Value::as_bool) == Some(true))
+        .count();
+    let in_ctx = entries
+        .iter()
+        .filter(|e| e.get("inContext").and_then(Value::as_bool) == Some(true))
+        .count();
     let forks = all_rows.iter().filter(|r| r.fork).count();
     let render = {
-        let (entries, shown, cb, sel) = (entries.clone(), shown.clone(), p.on_select.clone(), selected_id.clone());
+        let (entries, shown, cb, sel) = (
+            entries.clone(),
+            shown.clone(),
+            p.on_select.clone(),
+            selected_id.clone(),
+        );
         let (leaf, compaction) = (leaf.clone(), compaction.clone());
         Callback::from(move |i: usize| {
-            let Some(row) = shown.get(i) else { return Html::default() };
+            let Some(row) = shown.get(i) else {
+                return Html::default();
+            };
             let e = &entries[row.entry];
             let id = e.get_str("id").unwrap_or("").to_string();
             let t = s(e, "type");
@@ -109,7 +162,11 @@ pub fn SessionView(p: &ViewProps) -> Html {
             let in_ctx = e.get("inContext").and_then(Value::as_bool) == Some(true);
             let cb = cb.clone();
             let key = id.clone();
-            let onclick = Callback::from(move |_: MouseEvent| if !key.is_empty() { cb.emit(Some(AttrValue::from(format!("entry:{key}")))) });
+            let onclick = Callback::from(move |_: MouseEvent| {
+                if !key.is_empty() {
+                    cb.emit(Some(AttrValue::from(format!("entry:{key}"))))
+                }
+            });
             let indent = row.depth.min(30);
             html! {
                 <div class={classes!("entry", active.then_some("active"), (!in_ctx && active).then_some("cut"), (sel.as_deref() == Some(id.as_str()) && !id.is_empty()).then_some("sel"))}
@@ -131,16 +188,37 @@ pub fn SessionView(p: &ViewProps) -> Html {
     };
     let sources = arr(sess, "messageSources").to_vec();
     let sources = Rc::new(sources);
-    let by_id: Rc<HashMap<String, usize>> = Rc::new(entries.iter().enumerate().filter_map(|(i, e)| e.get_str("id").map(|id| (id.to_string(), i))).collect());
+    let by_id: Rc<HashMap<String, usize>> = Rc::new(
+        entries
+            .iter()
+            .enumerate()
+            .filter_map(|(i, e)| e.get_str("id").map(|id| (id.to_string(), i)))
+            .collect(),
+    );
     let render_msg = {
-        let (sources, cb, sel, entries, by_id) = (sources.clone(), p.on_select.clone(), selected_id.clone(), entries.clone(), by_id.clone());
+        let (sources, cb, sel, entries, by_id) = (
+            sources.clone(),
+            p.on_select.clone(),
+            selected_id.clone(),
+            entries.clone(),
+            by_id.clone(),
+        );
         Callback::from(move |i: usize| {
-            let Some(src) = sources.get(i) else { return Html::default() };
+            let Some(src) = sources.get(i) else {
+                return Html::default();
+            };
             let id = src.get_str("entryId").unwrap_or("").to_string();
-            let preview = by_id.get(&id).map(|&k| s(&entries[k], "preview").to_string()).unwrap_or_default();
+            let preview = by_id
+                .get(&id)
+                .map(|&k| s(&entries[k], "preview").to_string())
+                .unwrap_or_default();
             let cb = cb.clone();
             let key = id.clone();
-            let onclick = Callback::from(move |_: MouseEvent| if !key.is_empty() { cb.emit(Some(AttrValue::from(format!("entry:{key}")))) });
+            let onclick = Callback::from(move |_: MouseEvent| {
+                if !key.is_empty() {
+                    cb.emit(Some(AttrValue::from(format!("entry:{key}"))))
+                }
+            });
             html! {
                 <div class={classes!("entry", "msg", (sel.as_deref() == Some(id.as_str()) && !id.is_empty()).then_some("sel"))} onclick={onclick} title={preview.clone()}>
                     <span class="line mono">{format!("#{}", i + 1)}</span>
@@ -193,7 +271,13 @@ mod tests {
 
     #[test]
     fn linear_is_flat_and_forks_indent() {
-        let entries = vec![e("a", None), e("b", Some("a")), e("c", Some("b")), e("d", Some("b")), e("x", Some("d"))];
+        let entries = vec![
+            e("a", None),
+            e("b", Some("a")),
+            e("c", Some("b")),
+            e("d", Some("b")),
+            e("x", Some("d")),
+        ];
         let rows = tree_rows(&entries);
         let got: Vec<(usize, usize)> = rows.iter().map(|r| (r.entry, r.depth)).collect();
         assert_eq!(got, vec![(0, 0), (1, 0), (2, 1), (3, 1), (4, 1)]);

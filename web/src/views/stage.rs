@@ -20,11 +20,22 @@ pub const KINDS: [(&str, &str); 7] = [
 
 fn kind_counts(st: &Value) -> Vec<(&'static str, usize)> {
     let ev = arr(st, "events");
-    KINDS.iter().map(|(k, _)| (*k, ev.iter().filter(|e| s(e, "kind") == *k).count())).filter(|(_, n)| *n > 0).collect()
+    KINDS
+        .iter()
+        .map(|(k, _)| (*k, ev.iter().filter(|e| s(e, "kind") == *k).count()))
+        .filter(|(_, n)| *n > 0)
+        .collect()
 }
 
 fn counts_of(st: &Value) -> Vec<(String, f64)> {
-    st.get("counts").and_then(Value::as_object).map(|o| o.iter().map(|(k, v)| (k.to_string(), v.as_f64().unwrap_or(0.0))).collect()).unwrap_or_default()
+    st.get("counts")
+        .and_then(Value::as_object)
+        .map(|o| {
+            o.iter()
+                .map(|(k, v)| (k.to_string(), v.as_f64().unwrap_or(0.0)))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// `systemPromptChars` → `system prompt chars`.
@@ -49,8 +60,14 @@ fn stage_data(p: &ViewProps, id: &str) -> Html {
                 return html! { <p class="na">{"No session: the context starts empty."}</p> };
             };
             let entries = arr(sess, "entries");
-            let on_branch = entries.iter().filter(|e| e.get("onActiveBranch").and_then(Value::as_bool) == Some(true)).count();
-            let in_ctx = entries.iter().filter(|e| e.get("inContext").and_then(Value::as_bool) == Some(true)).count();
+            let on_branch = entries
+                .iter()
+                .filter(|e| e.get("onActiveBranch").and_then(Value::as_bool) == Some(true))
+                .count();
+            let in_ctx = entries
+                .iter()
+                .filter(|e| e.get("inContext").and_then(Value::as_bool) == Some(true))
+                .count();
             let mut types: Vec<(String, usize)> = Vec::new();
             for e in entries {
                 let t = s(e, "type").to_string();
@@ -76,8 +93,14 @@ fn stage_data(p: &ViewProps, id: &str) -> Html {
             let requested = s(&m, "thinkingRequested");
             let chosen = s(&m, "thinking");
             let tools = arr(r, "tools");
-            let files = at(r, &["resources", "contextFiles"]).and_then(Value::as_array).cloned().unwrap_or_default();
-            let skills = at(r, &["resources", "skills"]).and_then(Value::as_array).cloned().unwrap_or_default();
+            let files = at(r, &["resources", "contextFiles"])
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            let skills = at(r, &["resources", "skills"])
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
             html! {
                 <dl class="kv">
                     <dt>{"model"}</dt><dd class="mono">{format!("{}/{}", s(&m, "provider"), s(&m, "id"))}</dd>
@@ -104,7 +127,10 @@ fn stage_data(p: &ViewProps, id: &str) -> Html {
             };
             let body = s(req, "body");
             let parsed = super::util::parsed_body(&p.report);
-            let keys: Vec<String> = parsed.as_object().map(|o| o.keys().map(|k| k.to_string()).collect()).unwrap_or_default();
+            let keys: Vec<String> = parsed
+                .as_object()
+                .map(|o| o.keys().map(|k| k.to_string()).collect())
+                .unwrap_or_default();
             html! {
                 <dl class="kv">
                     <dt>{"request"}</dt><dd class="mono">{format!("{} {}", s(req, "method"), s(req, "url"))}</dd>

@@ -23,8 +23,14 @@ struct Row {
 }
 
 fn rows(r: &Value) -> Vec<Row> {
-    let by_tool = at(r, &["stats", "tools", "byTool"]).and_then(Value::as_array).cloned().unwrap_or_default();
-    let sections = at(r, &["stats", "systemPrompt", "sections"]).and_then(Value::as_array).cloned().unwrap_or_default();
+    let by_tool = at(r, &["stats", "tools", "byTool"])
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let sections = at(r, &["stats", "systemPrompt", "sections"])
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     let mut out: Vec<Row> = arr(r, "tools")
         .iter()
         .map(|t| {
@@ -37,13 +43,24 @@ fn rows(r: &Value) -> Vec<Row> {
                 params: st.map(|b| num(b, "parametersChars")).unwrap_or(chars),
                 chars,
                 snippet: t.get_str("promptSnippet").map(str::to_string),
-                guidelines: arr(t, "promptGuidelines").iter().filter_map(|g| g.as_str().map(str::to_string)).collect(),
-                prompt_chars: sections.iter().filter(|x| s(x, "source") == name).map(|x| num(x, "chars")).sum(),
+                guidelines: arr(t, "promptGuidelines")
+                    .iter()
+                    .filter_map(|g| g.as_str().map(str::to_string))
+                    .collect(),
+                prompt_chars: sections
+                    .iter()
+                    .filter(|x| s(x, "source") == name)
+                    .map(|x| num(x, "chars"))
+                    .sum(),
                 name,
             }
         })
         .collect();
-    out.sort_by(|a, b| b.chars.partial_cmp(&a.chars).unwrap_or(std::cmp::Ordering::Equal));
+    out.sort_by(|a, b| {
+        b.chars
+            .partial_cmp(&a.chars)
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
     out
 }
 
@@ -51,9 +68,18 @@ fn rows(r: &Value) -> Vec<Row> {
 pub fn ToolsView(p: &ViewProps) -> Html {
     let r = &*p.report;
     let list = rows(r);
-    let selected = p.selection.as_deref().and_then(|k| k.strip_prefix("tool:")).map(str::to_string);
+    let selected = p
+        .selection
+        .as_deref()
+        .and_then(|k| k.strip_prefix("tool:"))
+        .map(str::to_string);
     let params = use_memo((p.report.clone(), selected.clone()), |(rep, sel)| {
-        let v = sel.as_ref().and_then(|n| arr(rep, "tools").iter().find(|t| s(t, "name") == n).and_then(|t| t.get("parameters").cloned()));
+        let v = sel.as_ref().and_then(|n| {
+            arr(rep, "tools")
+                .iter()
+                .find(|t| s(t, "name") == n)
+                .and_then(|t| t.get("parameters").cloned())
+        });
         Shared::new(v.unwrap_or(Value::Null))
     });
     if list.is_empty() {
@@ -66,20 +92,46 @@ pub fn ToolsView(p: &ViewProps) -> Html {
         .map(|t| BarRow {
             label: t.name.clone(),
             key: Some(format!("tool:{}", t.name)),
-            segs: vec![Seg::new("description", t.desc, "var(--v-desc)"), Seg::new("parameters schema", t.params, "var(--tools)")],
+            segs: vec![
+                Seg::new("description", t.desc, "var(--v-desc)"),
+                Seg::new("parameters schema", t.params, "var(--tools)"),
+            ],
             extra: vec![
                 t.source.clone(),
-                if t.snippet.is_some() { "✓".into() } else { "—".into() },
-                if t.guidelines.is_empty() { "—".into() } else { format!("{} · {} ch", t.guidelines.len(), t.guidelines.iter().map(|g| ctxlens::js::utf16_len(g)).sum::<usize>()) },
-                if t.prompt_chars > 0.0 { thousands(t.prompt_chars) } else { "—".into() },
+                if t.snippet.is_some() {
+                    "✓".into()
+                } else {
+                    "—".into()
+                },
+                if t.guidelines.is_empty() {
+                    "—".into()
+                } else {
+                    format!(
+                        "{} · {} ch",
+                        t.guidelines.len(),
+                        t.guidelines
+                            .iter()
+                            .map(|g| ctxlens::js::utf16_len(g))
+                            .sum::<usize>()
+                    )
+                },
+                if t.prompt_chars > 0.0 {
+                    thousands(t.prompt_chars)
+                } else {
+                    "—".into()
+                },
             ],
         })
         .collect();
-    let sel = selected.as_ref().and_then(|n| list.iter().find(|t| &t.name == n));
+    let sel = selected
+        .as_ref()
+        .and_then(|n| list.iter().find(|t| &t.name == n));
     let on_json = {
         let cb = p.on_select.clone();
         let name = selected.clone().unwrap_or_default();
-        Callback::from(move |path: Option<String>| cb.emit(path.map(|x| AttrValue::from(format!("tool:{name}:{x}")))))
+        Callback::from(move |path: Option<String>| {
+            cb.emit(path.map(|x| AttrValue::from(format!("tool:{name}:{x}"))))
+        })
     };
     html! {
         <section class="tools-view" data-testid="tools-view">

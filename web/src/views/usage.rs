@@ -31,7 +31,9 @@ fn break_reason(b: &Value) -> String {
         why.push("a compaction rewrote the history");
     }
     if why.is_empty() {
-        why.push("the prefix changed (system prompt, tools or an earlier message) or the cache expired");
+        why.push(
+            "the prefix changed (system prompt, tools or an earlier message) or the cache expired",
+        );
     }
     why.join("; ")
 }
@@ -41,9 +43,15 @@ pub fn UsageView(p: &ViewProps) -> Html {
     let show_calls = use_state(|| false);
     let r = &*p.report;
     let st = r.get("stats").cloned().unwrap_or_default();
-    let sp = at(&st, &["systemPrompt", "chars"]).and_then(Value::as_f64).unwrap_or(0.0);
-    let tl = at(&st, &["tools", "chars"]).and_then(Value::as_f64).unwrap_or(0.0);
-    let hi = at(&st, &["history", "chars"]).and_then(Value::as_f64).unwrap_or(0.0);
+    let sp = at(&st, &["systemPrompt", "chars"])
+        .and_then(Value::as_f64)
+        .unwrap_or(0.0);
+    let tl = at(&st, &["tools", "chars"])
+        .and_then(Value::as_f64)
+        .unwrap_or(0.0);
+    let hi = at(&st, &["history", "chars"])
+        .and_then(Value::as_f64)
+        .unwrap_or(0.0);
     let prefix_bar = html! {
         <div class="prefix">
             <h4>{"This request: the fixed prefix and the growing history"}</h4>
@@ -83,15 +91,33 @@ pub fn UsageView(p: &ViewProps) -> Html {
             let n = chunk.len() as f64;
             let mean = |k: &str| chunk.iter().map(|t| num(t, k)).sum::<f64>() / n;
             let last = first + chunk.len() - 1;
-            let brk = breaks.iter().find(|x| (first..=last).contains(&(num(x, "index") as usize)));
+            let brk = breaks
+                .iter()
+                .find(|x| (first..=last).contains(&(num(x, "index") as usize)));
             Column {
                 label: if per == 1 {
-                    format!("call {} · line {} · {}", first + 1, num(&chunk[0], "line"), chunk[0].get_str("model").unwrap_or(""))
+                    format!(
+                        "call {} · line {} · {}",
+                        first + 1,
+                        num(&chunk[0], "line"),
+                        chunk[0].get_str("model").unwrap_or("")
+                    )
                 } else {
                     format!("calls {}–{} (mean of {})", first + 1, last + 1, chunk.len())
                 },
-                values: vec![mean("cacheRead"), mean("cacheWrite"), mean("input"), mean("output")],
-                mark: brk.map(|x| format!("cache break at call {}: {}", num(x, "index") + 1.0, break_reason(x))),
+                values: vec![
+                    mean("cacheRead"),
+                    mean("cacheWrite"),
+                    mean("input"),
+                    mean("output"),
+                ],
+                mark: brk.map(|x| {
+                    format!(
+                        "cache break at call {}: {}",
+                        num(x, "index") + 1.0,
+                        break_reason(x)
+                    )
+                }),
             }
         })
         .collect();

@@ -5,7 +5,10 @@ use ctxlens::js::Value;
 
 /// `v[key]` as an array (empty when absent).
 pub fn arr<'a>(v: &'a Value, key: &str) -> &'a [Value] {
-    v.get(key).and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
+    v.get(key)
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
 }
 
 /// `v[key]` as a number (0 when absent).
@@ -80,13 +83,18 @@ const PARSED_KEEP: usize = 12;
 const PARSED_KEEP_BYTES: usize = 48 << 20;
 
 fn body_len(report: &Shared<Value>) -> usize {
-    at(report, &["request", "body"]).and_then(Value::as_str).map(str::len).unwrap_or(0)
+    at(report, &["request", "body"])
+        .and_then(Value::as_str)
+        .map(str::len)
+        .unwrap_or(0)
 }
 
 fn keep(c: &mut Vec<(Shared<Value>, Shared<Value>)>, report: Shared<Value>, parsed: Shared<Value>) {
     c.retain(|(r, _)| *r != report);
     c.push((report, parsed));
-    while c.len() > PARSED_KEEP || (c.len() > 1 && c.iter().map(|(r, _)| body_len(r)).sum::<usize>() > PARSED_KEEP_BYTES) {
+    while c.len() > PARSED_KEEP
+        || (c.len() > 1 && c.iter().map(|(r, _)| body_len(r)).sum::<usize>() > PARSED_KEEP_BYTES)
+    {
         c.remove(0);
     }
 }
@@ -104,7 +112,9 @@ pub fn parsed_body(report: &Shared<Value>) -> Shared<Value> {
         if let Some((_, v)) = c.borrow().iter().find(|(r, _)| r == report) {
             return v.clone();
         }
-        let body = at(report, &["request", "body"]).and_then(Value::as_str).unwrap_or("");
+        let body = at(report, &["request", "body"])
+            .and_then(Value::as_str)
+            .unwrap_or("");
         let v = Shared(Rc::new(ctxlens::js::parse(body).unwrap_or(Value::Null)));
         keep(&mut c.borrow_mut(), report.clone(), v.clone());
         v

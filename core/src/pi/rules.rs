@@ -1,0 +1,38 @@
+//! What each pi release does differently: the one place that maps a version to behaviour.
+//!
+//! Every switch names the release that introduced it and the captured cases that prove it.
+//! Small differences are `if pi.rules.x` at the rule's site; a rewrite of a whole pi function
+//! is a second port beside the first, chosen by one `match` on a rule.
+
+use super::PiVersion;
+
+/// The behaviour switches of one pi release.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rules {
+    /// `CURRENT_SESSION_VERSION`: the session format pi writes and migrates older files to
+    /// (CA/core/session-manager.js). 3 in every supported release (0.85.1 … 1.6.0: no new
+    /// migration). Cases: `oc-session-v1`, `an-session-v1-migration`, `ss-v1-forward-index`.
+    pub session_version: u32,
+    /// Whether ctxlens has ported this release's own rules. A release whose rules are not
+    /// ported yet is rebuilt with the nearest ported release's rules and its own data, and
+    /// every assembly says so in a diagnostic.
+    pub ported: bool,
+}
+
+impl PiVersion {
+    /// The rules of this release.
+    pub fn rules(self) -> &'static Rules {
+        static V0_85_1: Rules = Rules {
+            session_version: 3,
+            ported: true,
+        };
+        static V1_6_0: Rules = Rules {
+            session_version: 3,
+            ported: false,
+        };
+        match self {
+            PiVersion::V0_85_1 => &V0_85_1,
+            PiVersion::V1_6_0 => &V1_6_0,
+        }
+    }
+}

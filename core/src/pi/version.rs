@@ -1,0 +1,107 @@
+//! The pi releases ctxlens rebuilds: a closed set, ordered by release.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A release of the pi coding agent (`@earendil-works/pi-coding-agent` on npm) whose requests
+/// ctxlens rebuilds. Each has its data folder (`core/data/pi-<version>/`) and its [`Rules`].
+///
+/// Code never compares versions: it asks the version's rules (`pi.rules.x`), which
+/// [`PiVersion::rules`] derives in one place.
+///
+/// [`Rules`]: super::Rules
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PiVersion {
+    /// 2026-09-06.
+    V0_85_1,
+    /// 2026-11-20.
+    V1_6_0,
+}
+
+impl PiVersion {
+    /// Every supported release, oldest first.
+    pub const ALL: [PiVersion; 2] = [PiVersion::V0_85_1, PiVersion::V1_6_0];
+    /// The newest supported release.
+    pub const LATEST: PiVersion = PiVersion::V1_6_0;
+
+    /// The npm version string (`"0.85.1"`).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            PiVersion::V0_85_1 => "0.85.1",
+            PiVersion::V1_6_0 => "1.6.0",
+        }
+    }
+
+    /// The date the release was published on npm (`YYYY-MM-DD`, UTC).
+    pub const fn released(self) -> &'static str {
+        match self {
+            PiVersion::V0_85_1 => "2026-09-06",
+            PiVersion::V1_6_0 => "2026-11-20",
+        }
+    }
+}
+
+impl fmt::Display for PiVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A version string ctxlens does not rebuild.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownVersion(pub String);
+
+impl fmt::Display for UnknownVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "pi {} is not a release ctxlens rebuilds (supported: {})",
+            self.0,
+            PiVersion::ALL.map(PiVersion::as_str).join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnknownVersion {}
+
+impl FromStr for PiVersion {
+    type Err = UnknownVersion;
+
+    /// `"1.6.0"`, also with a leading `v` or `pi@`/`pi `.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let t = s.trim();
+        let t = t
+            .strip_prefix("pi@")
+            .or_else(|| t.strip_prefix("pi "))
+            .unwrap_or(t);
+        let t = t.strip_prefix('v').unwrap_or(t);
+        PiVersion::ALL
+            .into_iter()
+            .find(|v| v.as_str() == t)
+            .ok_or_else(|| UnknownVersion(s.trim().to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_parse_print_and_order_by_release() {
+        for v in PiVersion::ALL {
+            assert_eq!(v.as_str().parse::<PiVersion>(), Ok(v));
+            assert_eq!(format!("v{v}").parse::<PiVersion>(), Ok(v));
+        }
+        assert_eq!("pi@1.6.0".parse::<PiVersion>(), Ok(PiVersion::V1_6_0));
+        assert!(PiVersion::ALL.windows(2).all(|w| w[0] < w[1]));
+        assert!(PiVersion::ALL
+            .windows(2)
+            .all(|w| w[0].released() < w[1].released()));
+        assert_eq!(PiVersion::LATEST, *PiVersion::ALL.last().unwrap());
+        let e = "1.0.3".parse::<PiVersion>().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "pi 1.0.3 is not a release ctxlens rebuilds (supported: 0.85.1, 1.6.0)"
+        );
+    }
+}
