@@ -7,7 +7,8 @@
 use crate::api::Api;
 use crate::args::{self, PiArgs};
 use crate::diagnostics::Diagnostic;
-use crate::inputs::{join_path, Inputs, SourceText};
+use crate::inputs::{Inputs, SourceText};
+use crate::js::path::join_path;
 use crate::js::{utf16_len, Value};
 use crate::messages;
 use crate::model::{self, Model, ModelChoice, Registry};

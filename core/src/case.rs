@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::inputs::join_path;
+use crate::js::path::join_path;
 use crate::js::{self, Value};
 use crate::pi::PiVersion;
 use crate::{Inputs, SourceText, VirtualFs};

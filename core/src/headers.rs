@@ -610,6 +610,16 @@ pub fn request_headers(
     Ok(out)
 }
 
+/// pi-ai's `hasHeader(headers, name)` (each of AI/api/openai-completions.js:22,
+/// openai-responses.js:18, anthropic-messages.js:159 has a copy): a header of that name
+/// (`toLowerCase()` on both sides) whose value is not null and not blank after `trim()`.
+pub fn has_header(headers: &[(String, String)], name: &str) -> bool {
+    let expected = name.to_lowercase();
+    headers
+        .iter()
+        .any(|(k, v)| k.to_lowercase() == expected && !crate::js::js_trim_is_empty(v))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::diagnostics::Diagnostic;
 use crate::inputs::SourceText;
-use crate::js::{self, js_trim, Object, Value};
+use crate::js::{self, is_js_whitespace, js_trim, Object, Value};
 use crate::pi::Pi;
 use crate::trace::{Event, EventKind, Events};
 
@@ -497,12 +497,6 @@ fn match_string_literal(chars: &[char], start: usize) -> Option<usize> {
         }
     }
     None
-}
-
-/// JS `\s` / `trim()` whitespace.
-fn is_js_whitespace(c: char) -> bool {
-    let mut buf = [0u8; 4];
-    js_trim(c.encode_utf8(&mut buf)).is_empty()
 }
 
 /// One part of a config value template (CA/core/resolve-config-value.js:21–64).

@@ -2,7 +2,7 @@
 //! pi-coding-agent `dist/core/system-prompt.js`, `dist/core/skills.js:275–306`,
 //! `dist/core/agent-session.js:738–768`). Every literal piece comes from `data/prompt.json`.
 
-use crate::inputs::join_path;
+use crate::js::path::join_path;
 use crate::js::{utf16_len, Value};
 use crate::pi::Pi;
 use crate::resources::{Resources, Skill};

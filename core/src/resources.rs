@@ -3,10 +3,12 @@
 //! pi-coding-agent `dist/core/resource-loader.js`, `dist/core/skills.js`,
 //! `dist/core/package-manager.js`, `dist/utils/frontmatter.js`).
 
-use crate::args::{resolve_pi_path, PathOptions, PiArgs};
+use crate::args::PiArgs;
 use crate::diagnostics::Diagnostic;
-use crate::inputs::{basename, dirname, join_path, normalize_path, resolve_path, VirtualFs};
+use crate::inputs::VirtualFs;
+use crate::js::path::{basename, dirname, join_path, normalize_path, resolve_path};
 use crate::js::Value;
+use crate::paths::{resolve_pi_path, PathOptions};
 use crate::pi::Pi;
 use crate::settings::Settings;
 

@@ -13,8 +13,9 @@
 use std::collections::HashMap;
 
 use crate::diagnostics::Diagnostic;
-use crate::inputs::{resolve_path, SourceText};
+use crate::inputs::SourceText;
 use crate::js::{self, number_to_string, Object, Value};
+use crate::paths;
 use crate::pi::Pi;
 use crate::trace::{Event, EventKind, Events};
 
@@ -70,45 +71,13 @@ impl SessionFile {
     pub fn resolved_cwd(&self, home: &str, process_cwd: &str) -> Option<String> {
         let header = self.header.as_ref()?;
         let cwd = header.value.get_str("cwd").unwrap_or(process_cwd);
-        Some(resolve_pi_path(cwd, home, process_cwd))
+        Some(paths::resolve_pi_path(
+            cwd,
+            process_cwd,
+            home,
+            paths::PathOptions::default(),
+        ))
     }
-}
-
-/// pi's `resolvePath(input)` (CA/utils/paths.js:82) on POSIX: `normalizePath` expands `~` and
-/// `~/…` (:69–75) and `file://` URLs (:76), then `path.resolve` against the process cwd.
-fn resolve_pi_path(input: &str, home: &str, process_cwd: &str) -> String {
-    let expanded: String = if input == "~" {
-        home.to_string()
-    } else if let Some(rest) = input.strip_prefix("~/") {
-        crate::inputs::join_path(home, rest)
-    } else if let Some(rest) = input.strip_prefix("file://") {
-        percent_decode(rest)
-    } else {
-        input.to_string()
-    };
-    resolve_path(&resolve_path("/", process_cwd), &expanded)
-}
-
-/// The path part of a `file://` URL as `fileURLToPath` decodes it (percent escapes).
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            let hex = std::str::from_utf8(&bytes[i + 1..i + 3])
-                .ok()
-                .and_then(|h| u8::from_str_radix(h, 16).ok());
-            if let Some(b) = hex {
-                out.push(b);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Where a context message came from.
@@ -371,7 +340,7 @@ fn migrate_to_current_version(
         .find(|p| p.value.get_str("type") == Some("session"))
         .and_then(|h| h.value.get("version"))
         .filter(|v| !v.is_null());
-    let version = header_version.map_or(1.0, to_number);
+    let version = header_version.map_or(1.0, |v| js::to_number(Some(v)));
     let declared = if version.is_nan() {
         0
     } else {
@@ -481,91 +450,6 @@ fn migrate_v2_to_v3(entries: &mut [Parsed]) {
     }
 }
 
-/// JS `ToNumber` for a JSON value (used where pi compares a stored value with a number).
-fn to_number(v: &Value) -> f64 {
-    match v {
-        Value::Null => 0.0,
-        Value::Bool(b) => f64::from(u8::from(*b)),
-        Value::Number(n) => *n,
-        Value::String(s) => string_to_number(s),
-        Value::Array(a) => match a.as_slice() {
-            [] => 0.0,
-            [one] => string_to_number(&to_js_string(one)),
-            _ => f64::NAN,
-        },
-        Value::Object(_) => f64::NAN,
-    }
-}
-
-/// JS `StringToNumber`: whitespace trimmed, empty is 0, decimal literals, `Infinity`, and
-/// `0x`/`0o`/`0b` integers.
-fn string_to_number(s: &str) -> f64 {
-    let t = js::js_trim(s);
-    if t.is_empty() {
-        return 0.0;
-    }
-    let radix = |p: &str, r: u32| -> Option<f64> {
-        let digits = t
-            .strip_prefix(p)
-            .or_else(|| t.strip_prefix(&p.to_uppercase()))?;
-        if digits.is_empty() || !digits.chars().all(|c| c.is_digit(r)) {
-            return Some(f64::NAN);
-        }
-        Some(digits.chars().fold(0.0, |acc, c| {
-            acc * f64::from(r) + f64::from(c.to_digit(r).unwrap_or(0))
-        }))
-    };
-    if let Some(n) = radix("0x", 16)
-        .or_else(|| radix("0o", 8))
-        .or_else(|| radix("0b", 2))
-    {
-        return n;
-    }
-    let body = t.strip_prefix(['+', '-']).unwrap_or(t);
-    let negative = t.starts_with('-');
-    if body == "Infinity" {
-        return if negative {
-            f64::NEG_INFINITY
-        } else {
-            f64::INFINITY
-        };
-    }
-    let valid = !body.is_empty()
-        && body
-            .chars()
-            .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-'))
-        && body
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_digit() || c == '.');
-    if !valid {
-        return f64::NAN;
-    }
-    t.parse::<f64>().unwrap_or(f64::NAN)
-}
-
-/// JS `ToString` of a JSON value, as `Array.prototype.join` / template literals print it.
-fn to_js_string(v: &Value) -> String {
-    match v {
-        Value::Null => "null".into(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => number_to_string(*n),
-        Value::String(s) => s.as_str().to_owned(),
-        Value::Array(a) => a
-            .iter()
-            .map(|x| {
-                if x.is_null() {
-                    String::new()
-                } else {
-                    to_js_string(x)
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(","),
-        Value::Object(_) => "[object Object]".into(),
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Index and leaf (S10)
 // ---------------------------------------------------------------------------------------------
@@ -630,7 +514,7 @@ fn build_index<'a>(file: &'a SessionFile, diags: &mut Vec<Diagnostic>) -> Sessio
             let label = entry.value.get("label").filter(|l| l.truthy());
             if let Some(pos) = label_pos.get(&target).copied() {
                 match label {
-                    Some(l) => label_slots[pos] = Some((target, to_js_string(l))),
+                    Some(l) => label_slots[pos] = Some((target, js::to_js_string(Some(l)))),
                     None => {
                         label_slots[pos] = None;
                         label_pos.remove(&target);
@@ -638,7 +522,7 @@ fn build_index<'a>(file: &'a SessionFile, diags: &mut Vec<Diagnostic>) -> Sessio
                 }
             } else if let Some(l) = label {
                 label_pos.insert(target.clone(), label_slots.len());
-                label_slots.push(Some((target, to_js_string(l))));
+                label_slots.push(Some((target, js::to_js_string(Some(l)))));
             }
         }
     }
@@ -1005,7 +889,7 @@ fn session_entry_to_context_messages(
 /// `new Date(entry.timestamp).getTime()`, with a diagnostic when it is NaN.
 fn entry_time(entry: &Entry, file: &str, diags: &mut Vec<Diagnostic>) -> f64 {
     let ts = entry.value.get("timestamp");
-    let t = date_get_time(ts);
+    let t = js::date::date_get_time(ts);
     if t.is_nan() {
         diags.push(Diagnostic::warning(
             file,
@@ -1248,7 +1132,11 @@ fn content_text(content: Option<&Value>) -> String {
 /// A one-line preview: a role or kind, then up to [`PREVIEW_CHARS`] characters of text.
 fn preview(entry: &Entry) -> String {
     let e = &entry.value;
-    let s = |k: &str| e.get(k).map(to_js_string).unwrap_or_default();
+    let s = |k: &str| {
+        e.get(k)
+            .map(|v| js::to_js_string(Some(v)))
+            .unwrap_or_default()
+    };
     let (head, text) = match entry.kind() {
         "message" => {
             let m = e.get("message");
@@ -1290,183 +1178,6 @@ fn preview(entry: &Entry) -> String {
         (false, false) => format!("{head}: {flat}"),
         (false, true) => format!("{head}: {flat}…"),
     }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Dates: `new Date(value).getTime()` as V8 computes it
-// ---------------------------------------------------------------------------------------------
-
-/// The largest time value a JS Date holds (TimeClip, ECMA-262 §21.4.1.31).
-const MAX_TIME: f64 = 8.64e15;
-
-/// `new Date(value).getTime()` for a JSON member (`None` = `undefined` → NaN): a string is
-/// parsed ([`date_parse`]), a number is time-clipped, `null` is 0, a boolean 0 or 1, an array
-/// is parsed as its joined text, an object is NaN.
-pub fn date_get_time(value: Option<&Value>) -> f64 {
-    match value {
-        None => f64::NAN,
-        Some(Value::Null) => 0.0,
-        Some(Value::Bool(b)) => f64::from(u8::from(*b)),
-        Some(Value::Number(n)) => time_clip(*n),
-        Some(Value::String(s)) => date_parse(s),
-        Some(v @ Value::Array(_)) => date_parse(&to_js_string(v)),
-        Some(Value::Object(_)) => f64::NAN,
-    }
-}
-
-/// TimeClip: NaN outside ±8.64e15, else truncated toward zero (−0 → +0).
-fn time_clip(t: f64) -> f64 {
-    if !t.is_finite() || t.abs() > MAX_TIME {
-        return f64::NAN;
-    }
-    t.trunc() + 0.0
-}
-
-/// `Date.parse(s)` for the date-time strings pi writes, following V8's ES5 ISO parser
-/// (`DateParser::ParseES5DateTime`): `YYYY[-MM[-DD]]` or `±YYYYYY[-MM[-DD]]`, then optionally
-/// `THH:mm[:ss[.fraction]]` (`T`/`Z` in either case; any number of fraction digits, of which
-/// the first three count; `24:00` allowed) and `Z`, `±HH:mm` or `±HHmm`. Date-only forms are
-/// UTC; date-time forms without an offset are local time, taken here as UTC (the oracle runs
-/// with TZ unset = UTC). V8 checks the day only against 1–31, so `2026-02-30` rolls over into
-/// March, as in Node. Also accepted, as V8's legacy fallback does: a space instead of `T` for
-/// a local time. Anything else is NaN (V8's legacy parser accepts more, e.g. `Nov 29 2026`).
-pub fn date_parse(s: &str) -> f64 {
-    parse_iso_date(s).unwrap_or(f64::NAN)
-}
-
-fn parse_iso_date(s: &str) -> Option<f64> {
-    let b = s.as_bytes();
-    let mut i = 0;
-    // Reads a run of ASCII digits; returns (value of at most 9 significant digits, length).
-    let digits = |i: &mut usize| -> (i64, usize) {
-        let start = *i;
-        let mut v: i64 = 0;
-        while *i < b.len() && b[*i].is_ascii_digit() {
-            if *i - start < 9 {
-                v = v * 10 + i64::from(b[*i] - b'0');
-            }
-            *i += 1;
-        }
-        (v, *i - start)
-    };
-    let fixed = |i: &mut usize, n: usize| -> Option<i64> {
-        let (v, len) = digits(i);
-        (len == n).then_some(v)
-    };
-
-    let year = match b.first()? {
-        b'+' | b'-' => {
-            let negative = b[0] == b'-';
-            i = 1;
-            let y = fixed(&mut i, 6)?;
-            if negative && y == 0 {
-                return None;
-            }
-            if negative {
-                -y
-            } else {
-                y
-            }
-        }
-        _ => fixed(&mut i, 4)?,
-    };
-    let (mut month, mut day) = (1, 1);
-    if b.get(i) == Some(&b'-') {
-        i += 1;
-        month = fixed(&mut i, 2).filter(|m| (1..=12).contains(m))?;
-        if b.get(i) == Some(&b'-') {
-            i += 1;
-            day = fixed(&mut i, 2).filter(|d| (1..=31).contains(d))?;
-        }
-    }
-    let days = days_from_civil(year, month, day);
-    if i == b.len() {
-        return Some(time_clip(days as f64 * 86_400_000.0));
-    }
-    let sep = b[i];
-    let legacy_space = sep == b' ';
-    if !(sep == b'T' || sep == b't' || legacy_space) {
-        return None;
-    }
-    i += 1;
-    // After `T` comes a number token: a `T` glued to letters is a different word.
-    if !b.get(i).is_some_and(u8::is_ascii_digit) {
-        return None;
-    }
-    let hour = fixed(&mut i, 2).filter(|h| (0..=24).contains(h))?;
-    if b.get(i) != Some(&b':') {
-        return None;
-    }
-    i += 1;
-    let minute = fixed(&mut i, 2).filter(|m| (0..=59).contains(m))?;
-    let (mut second, mut ms) = (0, 0);
-    if b.get(i) == Some(&b':') {
-        i += 1;
-        second = fixed(&mut i, 2).filter(|s| (0..=59).contains(s))?;
-        if b.get(i) == Some(&b'.') {
-            i += 1;
-            let (v, len) = digits(&mut i);
-            ms = read_milliseconds(v, len)?;
-        }
-    }
-    if hour == 24 && (minute != 0 || second != 0 || ms != 0) {
-        return None;
-    }
-    let mut offset_min: i64 = 0;
-    match b.get(i) {
-        Some(b'Z' | b'z') => i += 1,
-        Some(&c @ (b'+' | b'-')) if !legacy_space => {
-            i += 1;
-            let sign = if c == b'+' { 1 } else { -1 };
-            let (v, len) = digits(&mut i);
-            let (h, m) = match len {
-                4 => (v / 100, v % 100),
-                2 => {
-                    if b.get(i) != Some(&b':') {
-                        return None;
-                    }
-                    i += 1;
-                    (v, fixed(&mut i, 2)?)
-                }
-                _ => return None,
-            };
-            if !(0..=23).contains(&h) || !(0..=59).contains(&m) {
-                return None;
-            }
-            offset_min = sign * (h * 60 + m);
-        }
-        _ => {}
-    }
-    if i != b.len() {
-        return None;
-    }
-    let t = days as f64 * 86_400_000.0
-        + (hour * 3_600_000 + minute * 60_000 + second * 1000 + ms) as f64
-        - (offset_min * 60_000) as f64;
-    Some(time_clip(t))
-}
-
-/// V8's `ReadMilliseconds`: the first three significant digits of the fraction.
-fn read_milliseconds(value: i64, len: usize) -> Option<i64> {
-    match len {
-        0 => None,
-        1 => Some(value * 100),
-        2 => Some(value * 10),
-        3 => Some(value),
-        n => Some(value / 10i64.pow((n.min(9) - 3) as u32)),
-    }
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (month 1–12; day may exceed the month
-/// and rolls over, as `MakeDay` does).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = if y >= 0 { y } else { y - 399 } / 400;
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468 + (day - 1)
 }
 
 #[cfg(test)]

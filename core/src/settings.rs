@@ -5,7 +5,8 @@
 
 use crate::args::PiArgs;
 use crate::diagnostics::Diagnostic;
-use crate::inputs::{dirname, join_path, normalize_path, VirtualFs};
+use crate::inputs::VirtualFs;
+use crate::js::path::{dirname, join_path, normalize_path};
 use crate::js::{self, Object, Value};
 
 #[derive(Clone, Debug, Default, PartialEq)]

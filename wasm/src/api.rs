@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use ctxlens::case::{inputs_from_case, CaseFiles};
-use ctxlens::inputs::join_path;
+use ctxlens::js::path::join_path;
 use ctxlens::js::{self, utf16_len, Object, Value};
 use ctxlens::session;
 use ctxlens::{Api, Pi};

@@ -9,7 +9,7 @@
 //! [`ViewState`] is what the URL hash holds (protocol, view, stage, selection); never user data.
 
 use ctxlens::case::{find_env_dir, inputs_from_case, CaseFiles};
-use ctxlens::inputs::{join_path, normalize_path};
+use ctxlens::js::path::{join_path, normalize_path};
 use ctxlens::js::{self, Object, Value};
 use ctxlens::{Diagnostic, Inputs};
 

@@ -9,9 +9,12 @@
 //! knows that convention, so lone surrogates survive a parse → stringify round trip, count as one
 //! UTF-16 unit, and are removed by [`sanitize_surrogates`] as pi's `sanitizeSurrogates` does.
 
+pub mod date;
+pub mod headers;
 mod json;
 mod number;
 mod ops;
+pub mod path;
 mod string;
 
 pub use json::{parse, parse_str, parse_with_position, ParseError};
@@ -22,8 +25,8 @@ pub use ops::{
 };
 pub use string::{
     escape_json_string_into, from_utf16, is_js_whitespace, is_lone_surrogate_char, js_slice,
-    js_trim, js_trim_is_empty, sanitize_surrogates, short_hash, utf16_len, utf16_units,
-    LONE_SURROGATE_BASE,
+    js_trim, js_trim_is_empty, replace_units_outside, sanitize_surrogates, short_hash, utf16_len,
+    utf16_units, LONE_SURROGATE_BASE,
 };
 
 use std::fmt;

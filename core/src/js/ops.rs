@@ -22,36 +22,51 @@ pub fn to_number(v: Option<&Value>) -> f64 {
     }
 }
 
-/// `Number(s)` for a string.
+/// `Number(s)` for a string (`StringToNumber`): JS whitespace trimmed, empty is 0, decimal
+/// literals, `Infinity` with an optional sign, and unsigned `0x`/`0o`/`0b` integers of any size.
 pub fn string_to_number(s: &str) -> f64 {
     let t = js_trim(s);
     if t.is_empty() {
         return 0.0;
     }
-    let lower = t.to_ascii_lowercase();
-    let radix = |p: &str, r: u32| {
-        u64::from_str_radix(&t[p.len()..], r)
-            .map(|n| n as f64)
-            .unwrap_or(f64::NAN)
-    };
-    if lower.starts_with("0x") {
-        return radix("0x", 16);
-    }
-    if lower.starts_with("0o") {
-        return radix("0o", 8);
-    }
-    if lower.starts_with("0b") {
-        return radix("0b", 2);
+    let b = t.as_bytes();
+    if b.len() >= 2 && b[0] == b'0' {
+        let radix = match b[1] {
+            b'x' | b'X' => Some(16),
+            b'o' | b'O' => Some(8),
+            b'b' | b'B' => Some(2),
+            _ => None,
+        };
+        if let Some(r) = radix {
+            let digits = &t[2..];
+            if digits.is_empty() || !digits.chars().all(|c| c.is_digit(r)) {
+                return f64::NAN;
+            }
+            return digits.chars().fold(0.0, |acc, c| {
+                acc * f64::from(r) + f64::from(c.to_digit(r).unwrap_or(0))
+            });
+        }
     }
     match t {
         "Infinity" | "+Infinity" => return f64::INFINITY,
         "-Infinity" => return f64::NEG_INFINITY,
         _ => {}
     }
-    // Rust accepts "inf"/"nan" spellings that JS does not.
-    if t.bytes()
-        .any(|b| b.is_ascii_alphabetic() && b != b'e' && b != b'E')
-    {
+    // A StrDecimalLiteral: an optional sign, digits with an optional point (at least one digit
+    // on either side), an optional exponent. Rust's parser accepts more ("inf", "nan").
+    let body = t.strip_prefix(['+', '-']).unwrap_or(t);
+    let (mantissa, exponent) = match body.find(['e', 'E']) {
+        Some(i) => (&body[..i], Some(&body[i + 1..])),
+        None => (body, None),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let all_digits = |x: &str| x.bytes().all(|c| c.is_ascii_digit());
+    let mantissa_ok = all_digits(int) && all_digits(frac) && !(int.is_empty() && frac.is_empty());
+    let exponent_ok = exponent.is_none_or(|e| {
+        let e = e.strip_prefix(['+', '-']).unwrap_or(e);
+        !e.is_empty() && all_digits(e)
+    });
+    if !(mantissa_ok && exponent_ok) {
         return f64::NAN;
     }
     t.parse::<f64>().unwrap_or(f64::NAN)

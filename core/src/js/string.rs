@@ -16,6 +16,28 @@ pub fn is_lone_surrogate_char(c: char) -> Option<u16> {
     }
 }
 
+/// `s.replace(/[^CLASS]/g, replacement)` for a class of ASCII characters (`in_class`), as JS
+/// runs a regex without the `u` flag: code unit by code unit, so a character outside the BMP
+/// (two UTF-16 units) is replaced twice and a lone surrogate once.
+pub fn replace_units_outside(s: &str, in_class: impl Fn(u8) -> bool, replacement: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_ascii() && in_class(c as u8) {
+            out.push(c);
+            continue;
+        }
+        let units = if is_lone_surrogate_char(c).is_some() {
+            1
+        } else {
+            c.len_utf16()
+        };
+        for _ in 0..units {
+            out.push_str(replacement);
+        }
+    }
+    out
+}
+
 /// `s.length` in JS.
 pub fn utf16_len(s: &str) -> usize {
     // Counted on the bytes, 8 at a time: every byte that does not continue a character starts

@@ -269,3 +269,53 @@ fn integers_parse_exactly_on_the_fast_path_and_the_rest_as_floats() {
     }
     assert!(parse("-").is_err() && parse("01").is_err() && parse("1.").is_err());
 }
+
+/// `Number(s)` as Node prints it (values taken from Node 22).
+#[test]
+fn string_to_number_matches_node() {
+    use super::string_to_number as n;
+    let cases: &[(&str, f64)] = &[
+        ("5.", 5.0),
+        (".5", 0.5),
+        ("1.e5", 100000.0),
+        ("1e5", 100000.0),
+        ("+.5e-3", 0.0005),
+        ("0x1F", 31.0),
+        ("0X1f", 31.0),
+        (" 12 ", 12.0),
+        ("Infinity", f64::INFINITY),
+        ("-Infinity", f64::NEG_INFINITY),
+        ("+Infinity", f64::INFINITY),
+        ("0o17", 15.0),
+        ("0x1fffffffffffffffff", 590295810358705700000.0),
+        ("\u{a0} 7 \u{feff}", 7.0),
+        ("", 0.0),
+    ];
+    for (s, want) in cases {
+        assert_eq!(n(s), *want, "{s:?}");
+    }
+    for s in [
+        "0x+1f", "0x", "-0x10", "1_000", "infinity", "1e", "e5", ".", "+", "0b102", "00x1", "1,5",
+        "nan", "inf",
+    ] {
+        assert!(n(s).is_nan(), "{s:?}");
+    }
+}
+
+/// A regex over an ASCII class without the `u` flag replaces per UTF-16 unit.
+#[test]
+fn replace_units_outside_counts_utf16_units() {
+    let id_char = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'-';
+    assert_eq!(
+        super::replace_units_outside("call_1|fc-2", id_char, "_"),
+        "call_1_fc-2"
+    );
+    assert_eq!(super::replace_units_outside("a🔧b", id_char, "_"), "a__b");
+    assert_eq!(super::replace_units_outside("é", id_char, "_"), "_");
+    let lone = char::from_u32(super::LONE_SURROGATE_BASE + 5).unwrap();
+    assert_eq!(
+        super::replace_units_outside(&format!("x{lone}"), id_char, "_"),
+        "x_"
+    );
+    assert_eq!(super::replace_units_outside("a🔧", |b| b == b'a', ""), "a");
+}

@@ -13,6 +13,7 @@ use super::constrained_sampling::{
 };
 use super::github_copilot_headers::{build_copilot_dynamic_headers, has_copilot_vision_input};
 use super::{err, ev, AdapterError, LlmContext, Request, StreamOptions};
+use crate::headers::has_header;
 use crate::js::{
     join_element, join_shared, js_max, js_min, js_trim, js_trim_is_empty, non_nullish,
     number_to_string, sanitize_shared, sanitize_surrogates, Object, Str, Value,
@@ -271,14 +272,6 @@ fn map_thinking_level_to_effort(model: &Model, level: &str) -> String {
         _ => "high",
     }
     .to_string()
-}
-
-/// `hasHeader(headers, name)` (:159–168).
-fn has_header(headers: &[(String, String)], name: &str) -> bool {
-    let expected = name.to_lowercase();
-    headers
-        .iter()
-        .any(|(k, v)| k.to_lowercase() == expected && !js_trim(v).is_empty())
 }
 
 /// `assertRequestAuth(provider, apiKey, headers)` (:169–178). An empty key counts as none.
@@ -666,27 +659,10 @@ fn should_use_server_side_fallback_beta(model: &Model) -> bool {
 // ---------------------------------------------------------------------------------------------
 
 /// `normalizeToolCallId(id)` (:897–899): `id.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64)`.
-/// Each UTF-16 unit outside the class becomes one `_`, so the result is ASCII.
 pub fn normalize_tool_call_id(id: &str) -> String {
-    let mut out = String::new();
-    for c in id.chars() {
-        let replacement = if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-            c
-        } else {
-            '_'
-        };
-        // A supplementary-plane character is two UTF-16 units, each replaced.
-        let units = if (c as u32) > 0xFFFF && crate::js::is_lone_surrogate_char(c).is_none() {
-            2
-        } else {
-            1
-        };
-        for _ in 0..units {
-            if out.len() < 64 {
-                out.push(replacement);
-            }
-        }
-    }
+    // All ASCII after sanitizing: bytes are UTF-16 units.
+    let mut out = super::sanitize_tool_call_id(id);
+    out.truncate(64);
     out
 }
 

@@ -6,8 +6,7 @@
 
 use super::openai_prompt_cache::clamp_openai_prompt_cache_key;
 use super::openai_responses_shared::{
-    self as shared, compat_flag, convert_responses_messages, convert_responses_tools,
-    ConvertOptions, ToolOptions,
+    compat_flag, convert_responses_messages, convert_responses_tools, ConvertOptions, ToolOptions,
 };
 use super::{constrained_sampling, err, AdapterError, LlmContext, Request, StreamOptions};
 use crate::js::{self, js_trim, number_to_string, Object, Value};
@@ -280,7 +279,7 @@ pub fn build(
         .map(|r| model::clamp_thinking_level(model, r, events))
         .filter(|level| level != "off");
     let deployment_name = resolve_deployment_name(model, opts, events);
-    let (headers, url) = create_client(model, opts, events)?;
+    let (headers, url) = create_client(pi, model, opts, events)?;
     let supports_grammar = compat_flag(model, "supportsOpenAIGrammarTools", false);
     let grammar_props =
         constrained_sampling::create_grammar_tool_input_properties(&ctx.tools, supports_grammar)?;
@@ -309,6 +308,7 @@ pub fn build(
 /// (openai/azure.js `authHeaders`: `api-key`): `User-Agent`, model headers, configured headers.
 /// No session headers (AZ5). Returns the headers and the URL.
 fn create_client(
+    pi: &Pi,
     model: &Model,
     opts: &StreamOptions,
     events: &mut Events,
@@ -322,7 +322,7 @@ fn create_client(
     }
     let (base_url, api_version) = resolve_azure_config(model, opts, events)?;
     Ok((
-        shared::sdk_request_headers("api-key", &headers),
+        crate::sdk::openai::request_headers(pi, "api-key", &headers, &opts.env, events),
         responses_url(&base_url, &api_version),
     ))
 }

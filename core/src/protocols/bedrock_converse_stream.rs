@@ -13,9 +13,7 @@ use super::constrained_sampling::{
 };
 use super::google_shared::sanitize_value;
 use super::{base64, cache_retention, err, ev, AdapterError, LlmContext, Request, StreamOptions};
-use crate::js::{
-    is_js_whitespace, js_max, js_min, js_slice, js_trim_is_empty, to_js_string, Object, Value,
-};
+use crate::js::{is_js_whitespace, js_max, js_min, js_trim_is_empty, to_js_string, Object, Value};
 use crate::messages;
 use crate::model::Model;
 use crate::pi::Pi;
@@ -294,17 +292,10 @@ fn build_system_prompt(
 
 /// `normalizeToolCallId(id)` (bedrock-converse-stream.js:694–697; B8).
 fn normalize_tool_call_id(id: &str) -> String {
-    let sanitized: String = id
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    js_slice(&sanitized, 0, Some(64))
+    // All ASCII after sanitizing: bytes are UTF-16 units.
+    let mut sanitized = super::sanitize_tool_call_id(id);
+    sanitized.truncate(64);
+    sanitized
 }
 
 /// `createNonBlankTextBlock(text)` (bedrock-converse-stream.js:698–701).

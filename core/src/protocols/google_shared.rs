@@ -145,17 +145,10 @@ fn normalize_tool_call_id(id: &str, model: &Model) -> String {
     if !requires_tool_call_id(model.id()) {
         return id.to_string();
     }
-    let sanitized: String = id
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    crate::js::js_slice(&sanitized, 0, Some(64))
+    // All ASCII after sanitizing: bytes are UTF-16 units.
+    let mut sanitized = super::sanitize_tool_call_id(id);
+    sanitized.truncate(64);
+    sanitized
 }
 
 /// `{ inlineData: { mimeType, data } }` as pi writes it (google-shared.js:119–124, 212–217).

@@ -124,6 +124,17 @@ pub fn build(
     }
 }
 
+/// pi's tool-call id sanitizing, `id.replace(/[^a-zA-Z0-9_-]/g, "_")` (written out in each of
+/// anthropic-messages.js, openai-completions.js, openai-responses-shared.js, google-shared.js and
+/// bedrock-converse-stream.js): per UTF-16 unit, as the regex has no `u` flag.
+pub(crate) fn sanitize_tool_call_id(id: &str) -> String {
+    crate::js::replace_units_outside(
+        id,
+        |b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-',
+        "_",
+    )
+}
+
 /// `PI_CACHE_RETENTION === "long" ? "long" : "short"` (A6; the coding agent never sets the
 /// option).
 pub fn cache_retention(opts: &StreamOptions) -> &'static str {

@@ -223,7 +223,7 @@ fn resolve_codex_url(base_url: Option<&Value>) -> String {
 /// case-insensitive, kept lower-case here), else appends.
 fn set_header(headers: &mut Vec<(String, String)>, name: &str, value: &str) {
     let lower = name.to_ascii_lowercase();
-    let value = shared::trim_http_whitespace(value).to_string();
+    let value = crate::js::headers::normalize_value(value).to_string();
     match headers.iter_mut().find(|(k, _)| *k == lower) {
         Some(slot) => slot.1 = value,
         None => headers.push((lower, value)),
@@ -247,7 +247,7 @@ fn build_sse_headers(
         for (k, v) in init.iter() {
             // `new Headers(record)` appends; a repeated name joins with ", ".
             let lower = k.to_ascii_lowercase();
-            let value = shared::header_string(v);
+            let value = crate::js::headers::header_value(v);
             match headers.iter_mut().find(|(n, _)| *n == lower) {
                 Some(slot) => slot.1 = format!("{}, {value}", slot.1),
                 None => headers.push((lower, value)),

@@ -16,6 +16,7 @@ use super::constrained_sampling::{
 use super::github_copilot_headers::{build_copilot_dynamic_headers, has_copilot_vision_input};
 use super::openai_prompt_cache::clamp_openai_prompt_cache_key;
 use super::{cache_retention, err, AdapterError, LlmContext, Request, StreamOptions};
+use crate::headers::has_header;
 use crate::js::{
     self, join_shared, number_to_string, sanitize_shared, sanitize_surrogates, to_js_string,
     to_number, utf16_len, Object, Str, Value,
@@ -72,7 +73,7 @@ pub fn build(
     } else {
         options.session_id.as_deref()
     };
-    let headers = create_client_headers(model, ctx, opts, cache_session_id, &compat, events);
+    let headers = create_client_headers(pi, model, ctx, opts, cache_session_id, &compat, events);
     let params = build_params(
         pi,
         model,
@@ -139,13 +140,6 @@ fn stream_simple_options(
     }
 }
 
-/// `hasHeader` (:22–31): a header with a non-blank value, by case-insensitive name.
-fn has_header(headers: &[(String, String)], name: &str) -> bool {
-    headers
-        .iter()
-        .any(|(k, v)| k.eq_ignore_ascii_case(name) && !js::js_trim_is_empty(v))
-}
-
 /// `getClientApiKey` (:32–38). pi throws "No API key for provider" when there is neither a key
 /// nor an authorization header; the key's value never reaches the recorded request (it is
 /// redacted), so this records the situation instead of failing the assembly.
@@ -206,6 +200,7 @@ fn chat_completions_url(model: &Model, opts: &StreamOptions) -> String {
 /// a `null` value removes it), then the body's `content-type`. Runtime headers (host,
 /// x-stainless-*, content-length, ...) are left out.
 fn create_client_headers(
+    pi: &Pi,
     model: &Model,
     ctx: &LlmContext,
     opts: &StreamOptions,
@@ -254,116 +249,7 @@ fn create_client_headers(
         default_headers.insert(k.clone(), Value::str(v));
     }
 
-    let mut entries: Vec<(String, Value)> = default_headers
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.clone()))
-        .collect();
-    if let Some(custom) = env_custom_headers(&opts.env) {
-        entries = merge_custom_headers(&custom, &entries);
-        events.push(Event::new(EventKind::Inserted, "OPENAI_CUSTOM_HEADERS added by the SDK (default headers then go out sorted by name)").at("openai/client.js:162"));
-    }
-
-    let mut headers: Vec<(String, String)> = Vec::new();
-    apply_header_set(
-        &mut headers,
-        &[
-            ("Accept".into(), Value::str("application/json")),
-            ("User-Agent".into(), Value::str("OpenAI/JS 6.40.0")),
-        ],
-    );
-    apply_header_set(
-        &mut headers,
-        &[("Authorization".into(), Value::str("Bearer <redacted>"))],
-    );
-    apply_header_set(&mut headers, &entries);
-    apply_header_set(
-        &mut headers,
-        &[("content-type".into(), Value::str("application/json"))],
-    );
-    for (name, value) in headers.iter_mut() {
-        if name == "authorization" && value != "Bearer <redacted>" {
-            *value = "<redacted>".into();
-        }
-    }
-    headers
-}
-
-/// The SDK's `buildHeaders` for one object of headers: every key deletes the header of that
-/// name (case-insensitively) and appends its value(s); `null` deletes only; `undefined` is
-/// skipped. Names are lower-cased as undici's header list holds them.
-fn apply_header_set(target: &mut Vec<(String, String)>, set: &[(String, Value)]) {
-    for (name, value) in set {
-        let lower = name.to_ascii_lowercase();
-        target.retain(|(k, _)| *k != lower);
-        let values: Vec<String> = match value {
-            Value::Null => continue,
-            Value::Array(items) => items.iter().map(|v| to_js_string(Some(v))).collect(),
-            v => vec![to_js_string(Some(v))],
-        };
-        if !values.is_empty() {
-            // undici normalizes a value by stripping leading and trailing HTTP whitespace.
-            let normalized: Vec<&str> = values
-                .iter()
-                .map(|v| v.trim_matches(|c| matches!(c, ' ' | '\t' | '\r' | '\n')))
-                .collect();
-            target.push((lower, normalized.join(", ")));
-        }
-    }
-}
-
-/// `readEnv("OPENAI_CUSTOM_HEADERS")` (openai/internal/utils/env.js: trimmed, empty is unset)
-/// parsed as the SDK constructor does (openai/client.js:162–171): one `Name: value` per line.
-fn env_custom_headers(env: &std::collections::BTreeMap<String, String>) -> Option<Object> {
-    let raw = js::js_trim(env.get("OPENAI_CUSTOM_HEADERS")?);
-    if raw.is_empty() {
-        return None;
-    }
-    let mut parsed = Object::new();
-    for line in raw.split('\n') {
-        if let Some((name, value)) = line.split_once(':') {
-            parsed.insert(js::js_trim(name), Value::str(js::js_trim(value)));
-        }
-    }
-    Some(parsed)
-}
-
-/// `buildHeaders([parsed, defaultHeaders])` in the SDK constructor: the result is a `Headers`
-/// object, which later iterates **sorted by lower-cased name**, followed by its removed names
-/// (`null`).
-fn merge_custom_headers(
-    parsed: &Object,
-    default_entries: &[(String, Value)],
-) -> Vec<(String, Value)> {
-    let mut merged: Vec<(String, String)> = Vec::new();
-    let mut nulls: Vec<String> = Vec::new();
-    let parsed_entries: Vec<(String, Value)> = parsed
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.clone()))
-        .collect();
-    for set in [parsed_entries.as_slice(), default_entries] {
-        for (name, value) in set {
-            let lower = name.to_ascii_lowercase();
-            if value.is_null() {
-                merged.retain(|(k, _)| *k != lower);
-                if !nulls.contains(&lower) {
-                    nulls.push(lower);
-                }
-            } else {
-                apply_header_set(
-                    &mut merged,
-                    std::slice::from_ref(&(name.clone(), value.clone())),
-                );
-                nulls.retain(|n| *n != lower);
-            }
-        }
-    }
-    merged.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut out: Vec<(String, Value)> = merged
-        .into_iter()
-        .map(|(k, v)| (k, Value::String(v.into())))
-        .collect();
-    out.extend(nulls.into_iter().map(|n| (n, Value::Null)));
-    out
+    crate::sdk::openai::request_headers(pi, "Authorization", &default_headers, &opts.env, events)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1196,8 +1082,8 @@ fn add_cache_control_to_text_content(message: &mut Value, cc: &Object) -> bool {
 /// truncates to 40; others are kept.
 pub fn normalize_tool_call_id(id: &str, model: &Model) -> String {
     if let Some((call, item)) = id.split_once('|') {
-        let call_id = replace_non_id_chars(call);
-        let item_id = replace_non_id_chars(item);
+        let call_id = super::sanitize_tool_call_id(call);
+        let item_id = super::sanitize_tool_call_id(item);
         let combined = if item_id.is_empty() {
             call_id.clone()
         } else {
@@ -1215,27 +1101,6 @@ pub fn normalize_tool_call_id(id: &str, model: &Model) -> String {
         return js::js_slice(id, 0, Some(40));
     }
     id.to_string()
-}
-
-/// `.replace(/[^a-zA-Z0-9_-]/g, "_")`: per UTF-16 code unit, so an astral character becomes
-/// two underscores.
-fn replace_non_id_chars(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-            out.push(c);
-        } else {
-            let units = if js::is_lone_surrogate_char(c).is_some() {
-                1
-            } else {
-                c.len_utf16()
-            };
-            for _ in 0..units {
-                out.push('_');
-            }
-        }
-    }
-    out
 }
 
 /// `convertMessages` (:881–1145): `transformMessages` with this adapter's id normalizer, the

@@ -16,6 +16,7 @@ use super::openai_responses_shared::{
 use super::{
     cache_retention, constrained_sampling, err, AdapterError, LlmContext, Request, StreamOptions,
 };
+use crate::headers::has_header;
 use crate::js::{self, number_to_string, Object, Value};
 use crate::messages;
 use crate::model::{self, Model};
@@ -94,13 +95,6 @@ fn get_prompt_cache_options(compat: &ResponsesCompat, retention: &str) -> Option
         return Some(Object::new().with("ttl", "30m").into());
     }
     None
-}
-
-/// `hasHeader(headers, name)` (:18–27).
-fn has_header(headers: &[(String, String)], name: &str) -> bool {
-    headers
-        .iter()
-        .any(|(k, v)| k.eq_ignore_ascii_case(name) && !js::js_trim_is_empty(v))
 }
 
 /// `getClientApiKey(provider, apiKey, headers)` (:28–34): pi throws without a key or an
@@ -191,7 +185,7 @@ pub fn build(
         &ctx.tools,
         compat.supports_openai_grammar_tools,
     )?;
-    let headers = create_client(model, ctx, opts, cache_session_id, &compat, events);
+    let headers = create_client(pi, model, ctx, opts, cache_session_id, &compat, events);
     let params = build_params(
         pi,
         model,
@@ -241,6 +235,7 @@ fn responses_url(model: &Model, opts: &StreamOptions) -> String {
 /// the Copilot dynamic headers, the session headers (`x-session-id` for OpenRouter; else
 /// `session_id` for the "openai" format and `x-client-request-id`), then configured headers.
 fn create_client(
+    pi: &Pi,
     model: &Model,
     ctx: &LlmContext,
     opts: &StreamOptions,
@@ -281,7 +276,7 @@ fn create_client(
     for (k, v) in &opts.headers {
         headers.insert(k.clone(), Value::str(v));
     }
-    shared::sdk_request_headers("Authorization", &headers)
+    crate::sdk::openai::request_headers(pi, "Authorization", &headers, &opts.env, events)
 }
 
 /// `buildParams(model, context, options, compat, grammarToolInputProperties)` (:209–277): the

@@ -48,64 +48,6 @@ pub(crate) fn compat_flag(model: &Model, key: &str, default: bool) -> bool {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The openai SDK's header merge (openai/internal/headers.js `buildHeaders`)
-// ---------------------------------------------------------------------------------------------
-
-/// `String(value)` for a header value, normalized as fetch's `Headers` does (leading and
-/// trailing HTTP whitespace removed).
-pub(crate) fn header_string(v: &Value) -> String {
-    trim_http_whitespace(&to_js_string(Some(v))).to_string()
-}
-
-/// Header value normalization of the Fetch standard: strip tab, space, CR and LF at both ends.
-pub(crate) fn trim_http_whitespace(s: &str) -> &str {
-    s.trim_matches([' ', '\t', '\r', '\n'])
-}
-
-/// One object of the SDK's `buildHeaders([...])` list: each key first deletes the header of that
-/// name (case-insensitively), then appends its value(s); `null` only deletes. Names are kept
-/// lower-case, as the receiving side sees them; a repeated append joins with ", ".
-pub fn apply_header_object(target: &mut Vec<(String, String)>, set: &Object) {
-    for (name, value) in set.iter() {
-        let lower = name.to_ascii_lowercase();
-        target.retain(|(k, _)| *k != lower);
-        let values: Vec<String> = match value {
-            Value::Null => continue,
-            Value::Array(items) => items.iter().map(header_string).collect(),
-            v => vec![header_string(v)],
-        };
-        if !values.is_empty() {
-            target.push((lower, values.join(", ")));
-        }
-    }
-}
-
-/// The headers the `openai` SDK 6.40.0 builds for a `POST` with a JSON body
-/// (openai/client.js:605–630): `Accept`, its own `User-Agent`, the auth header (`auth`), pi's
-/// `defaultHeaders`, then the body's `content-type`. The SDK's runtime headers
-/// (`x-stainless-retry-count`, `x-stainless-timeout`, `x-stainless-lang`,
-/// `x-stainless-package-version`, `x-stainless-os`, `x-stainless-arch`, `x-stainless-runtime`,
-/// `x-stainless-runtime-version`) and undici's (`host`, `connection`, `accept-language`,
-/// `sec-fetch-mode`, `accept-encoding`, `content-length`) are left out. Credentials are shown as
-/// `<redacted>`.
-pub fn sdk_request_headers(auth_header: &str, default_headers: &Object) -> Vec<(String, String)> {
-    let mut headers = Vec::new();
-    apply_header_object(
-        &mut headers,
-        &Object::new()
-            .with("Accept", "application/json")
-            .with("User-Agent", "OpenAI/JS 6.40.0"),
-    );
-    apply_header_object(&mut headers, &Object::new().with(auth_header, "<redacted>"));
-    apply_header_object(&mut headers, default_headers);
-    apply_header_object(
-        &mut headers,
-        &Object::new().with("content-type", "application/json"),
-    );
-    headers
-}
-
-// ---------------------------------------------------------------------------------------------
 // AI/utils/deferred-tools.js
 // ---------------------------------------------------------------------------------------------
 
@@ -474,19 +416,7 @@ fn convert_tool_result_output(
 /// `normalizeIdPart(part)` (AI/api/openai-responses-shared.js:64–68): every UTF-16 unit outside
 /// `[a-zA-Z0-9_-]` becomes `_`, truncated to 64, trailing `_` stripped.
 fn normalize_id_part(part: &str) -> String {
-    let mut sanitized = String::with_capacity(part.len());
-    for c in part.chars() {
-        if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-            sanitized.push(c);
-        } else {
-            let units = if js::is_lone_surrogate_char(c).is_some() {
-                1
-            } else {
-                c.len_utf16()
-            };
-            sanitized.extend(std::iter::repeat_n('_', units));
-        }
-    }
+    let mut sanitized = super::sanitize_tool_call_id(part);
     // All ASCII now: bytes are UTF-16 units.
     sanitized.truncate(64);
     sanitized.trim_end_matches('_').to_string()
