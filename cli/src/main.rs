@@ -173,7 +173,11 @@ fn main() -> ExitCode {
             None => Ok(()),
         },
         "stats" => match &assembly.stats {
-            Some(s) => writeln!(out, "{}", ctxlens::stats::to_json(s).to_json_pretty(2)),
+            Some(s) => writeln!(
+                out,
+                "{}",
+                ctxlens::report::stats::to_json(s).to_json_pretty(2)
+            ),
             None => Ok(()),
         },
         "request" => match &assembly.request {
@@ -194,12 +198,12 @@ fn main() -> ExitCode {
             ctxlens::report::assembly_json(&assembly).to_json_pretty(2)
         ),
         "findings" => {
-            let list = ctxlens::findings::findings(&assembly);
+            let list = ctxlens::analysis::findings::findings(&assembly);
             if o.json {
                 writeln!(
                     out,
                     "{}",
-                    ctxlens::findings::to_json(&list).to_json_pretty(2)
+                    ctxlens::report::findings::to_json(&list).to_json_pretty(2)
                 )
             } else {
                 let mut s = String::new();

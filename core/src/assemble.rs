@@ -4,8 +4,10 @@
 //! [`assemble`] reads as the pipeline: one method of [`Run`] per stage, in pi's order, each
 //! taking what the stages before it produced and recording itself in the trace.
 
+use crate::analysis::stats::{self, Stats};
 use crate::api::Api;
 use crate::args::{self, PiArgs};
+use crate::context::LlmContext;
 use crate::diagnostics::Diagnostic;
 use crate::inputs::{Inputs, SourceText};
 use crate::js::path::join_path;
@@ -14,11 +16,10 @@ use crate::messages;
 use crate::model::{self, Model, ModelChoice, Registry};
 use crate::pi::Pi;
 use crate::prompt::{self, SystemPrompt};
-use crate::protocols::{self, LlmContext, Request, StreamOptions};
+use crate::protocols::{self, Request, StreamOptions};
 use crate::resources::{self, Resources};
 use crate::session::{self, SessionContext, SessionFile};
 use crate::settings::{self, Settings};
-use crate::stats::{self, Stats};
 use crate::tools::{self, ToolDef};
 use crate::trace::{Event, EventKind, Recorder, StageId, Trace};
 

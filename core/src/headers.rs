@@ -119,7 +119,7 @@ pub fn resolve_headers_or_throw(
     };
     let mut resolved = Object::new();
     for (key, value) in headers.iter() {
-        let raw = crate::messages::to_js_string(Some(value));
+        let raw = crate::js::to_js_string(Some(value));
         let v = resolve_config_value_or_throw(
             &raw,
             &format!("{description} header \"{key}\""),
@@ -604,7 +604,7 @@ pub fn request_headers(
                 EventKind::Dropped,
                 format!("header {k} is null: the SDK leaves it out"),
             )),
-            v => out.push((k.to_string(), crate::messages::to_js_string(Some(v)))),
+            v => out.push((k.to_string(), crate::js::to_js_string(Some(v)))),
         }
     }
     Ok(out)

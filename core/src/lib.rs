@@ -6,13 +6,13 @@
 //! the stage-by-stage trace, statistics and diagnostics). Nothing here touches a filesystem, a
 //! clock, the network or the DOM.
 
+pub mod analysis;
 pub mod api;
 pub mod args;
 pub mod assemble;
 pub mod case;
-pub mod compare;
+pub mod context;
 pub mod diagnostics;
-pub mod findings;
 pub mod headers;
 pub mod inputs;
 pub mod js;
@@ -22,16 +22,13 @@ pub mod paths;
 pub mod pi;
 pub mod prompt;
 pub mod protocols;
-pub mod provenance;
 pub mod report;
 pub mod resources;
 pub mod sdk;
 pub mod session;
 pub mod settings;
-pub mod stats;
 pub mod tools;
 pub mod trace;
-pub mod usage;
 
 #[cfg(test)]
 mod testcase;

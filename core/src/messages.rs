@@ -7,14 +7,13 @@
 
 use std::collections::HashMap;
 
+use crate::context::LlmContext;
 use crate::js::{utf16_len, Object, Value};
 use crate::model::Model;
 use crate::pi::Pi;
-use crate::protocols::LlmContext;
 use crate::trace::{Event, EventKind, Events, StageId};
 
-// The JS operators used by the ports below, re-exported for the modules that import them from here.
-pub use crate::js::{js_max, js_min, to_js_string, to_number};
+use crate::js::{js_max, js_min, to_js_string, to_number};
 
 /// `v.length` as a number: UTF-16 length of a string, length of an array, `NaN` otherwise
 /// (where JS would get `undefined`, or throw on `null`/`undefined`).

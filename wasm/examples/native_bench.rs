@@ -84,7 +84,7 @@ fn main() {
             (
                 "findings",
                 &(|a: &ctxlens::Assembly| {
-                    ctxlens::findings::to_json(&ctxlens::findings::findings(a))
+                    ctxlens::report::findings::to_json(&ctxlens::analysis::findings::findings(a))
                         .to_json()
                         .len()
                 }) as &dyn Fn(&ctxlens::Assembly) -> usize,

@@ -209,7 +209,7 @@ fn run(inputs: &Inputs, compare_with: Option<Api>) -> Output {
         });
         o.insert(
             "comparison",
-            ctxlens::compare::to_json(&ctxlens::compare::compare(&a, &b)),
+            ctxlens::report::compare::to_json(&ctxlens::analysis::compare::compare(&a, &b)),
         );
     }
     Output {
@@ -261,11 +261,11 @@ fn meta_json(a: &Assembly, inputs: &Inputs) -> Value {
         "stats",
         a.stats
             .as_ref()
-            .map_or(Value::Null, ctxlens::stats::to_json),
+            .map_or(Value::Null, ctxlens::report::stats::to_json),
     );
     o.insert(
         "findings",
-        ctxlens::findings::to_json(&ctxlens::findings::findings(a)),
+        ctxlens::report::findings::to_json(&ctxlens::analysis::findings::findings(a)),
     );
     o.insert(
         "diagnostics",

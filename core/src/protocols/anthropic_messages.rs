@@ -12,7 +12,8 @@ use super::constrained_sampling::{
     get_json_schema_tool_parameters, resolve_json_schema_strict_sampling,
 };
 use super::github_copilot_headers::{build_copilot_dynamic_headers, has_copilot_vision_input};
-use super::{err, ev, AdapterError, LlmContext, Request, StreamOptions};
+use super::{err, ev, AdapterError, Request, StreamOptions};
+use crate::context::LlmContext;
 use crate::headers::has_header;
 use crate::js::{
     join_element, join_shared, js_max, js_min, js_trim, js_trim_is_empty, non_nullish,

@@ -8,7 +8,8 @@ use super::openai_prompt_cache::clamp_openai_prompt_cache_key;
 use super::openai_responses_shared::{
     compat_flag, convert_responses_messages, convert_responses_tools, ConvertOptions, ToolOptions,
 };
-use super::{constrained_sampling, err, AdapterError, LlmContext, Request, StreamOptions};
+use super::{constrained_sampling, err, AdapterError, Request, StreamOptions};
+use crate::context::LlmContext;
 use crate::js::{self, js_trim, number_to_string, Object, Value};
 use crate::messages;
 use crate::model::{self, Model};

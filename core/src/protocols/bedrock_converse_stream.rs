@@ -12,7 +12,8 @@ use super::constrained_sampling::{
     get_json_schema_tool_parameters, resolve_json_schema_strict_sampling,
 };
 use super::google_shared::sanitize_value;
-use super::{base64, cache_retention, err, ev, AdapterError, LlmContext, Request, StreamOptions};
+use super::{base64, cache_retention, err, ev, AdapterError, Request, StreamOptions};
+use crate::context::LlmContext;
 use crate::js::{is_js_whitespace, js_max, js_min, js_trim_is_empty, to_js_string, Object, Value};
 use crate::messages;
 use crate::model::Model;

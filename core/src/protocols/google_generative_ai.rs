@@ -4,7 +4,8 @@
 //! dist/node/index.cjs), which decides the REST body: `contents, systemInstruction, tools,
 //! toolConfig, generationConfig`.
 
-use super::{err, ev, google_shared, AdapterError, LlmContext, Request, StreamOptions};
+use super::{err, ev, google_shared, AdapterError, Request, StreamOptions};
+use crate::context::LlmContext;
 use crate::js::{self, non_nullish, sanitize_surrogates, Object, Value};
 use crate::messages;
 use crate::model::{self, Model};

@@ -10,7 +10,8 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 
 use super::constrained_sampling::{make_strict_json_schema, resolve_json_schema_strict_sampling};
-use super::{err, ev, AdapterError, LlmContext, Request, StreamOptions};
+use super::{err, ev, AdapterError, Request, StreamOptions};
+use crate::context::LlmContext;
 use crate::js::{
     self, js_trim, js_trim_is_empty, sanitize_surrogates, to_js_string, Object, Value,
 };

@@ -20,20 +20,11 @@ pub mod pi_messages;
 use std::collections::BTreeMap;
 
 use crate::api::Api;
+use crate::context::LlmContext;
 use crate::js::{Object, Value};
 use crate::model::Model;
 use crate::pi::Pi;
-use crate::tools::ToolDef;
 use crate::trace::{Event, EventKind, Events};
-
-/// pi's `Context`: what the agent loop hands the adapter.
-#[derive(Clone, Debug, Default)]
-pub struct LlmContext {
-    pub system_prompt: String,
-    /// LLM messages (user, assistant, toolResult) as pi holds them after `convertToLlm`.
-    pub messages: Vec<Value>,
-    pub tools: Vec<ToolDef>,
-}
 
 /// What the coding agent passes to `streamSimple` (INVENTORY M5, M6), already resolved.
 #[derive(Clone, Debug, Default)]

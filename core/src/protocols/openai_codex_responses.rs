@@ -11,7 +11,8 @@ use super::openai_responses_shared::{
     self as shared, compat_flag, convert_responses_messages, convert_responses_tools,
     ConvertOptions, ToolOptions,
 };
-use super::{constrained_sampling, err, AdapterError, LlmContext, Request, StreamOptions};
+use super::{constrained_sampling, err, AdapterError, Request, StreamOptions};
+use crate::context::LlmContext;
 use crate::js::{self, to_js_string, Object, Value};
 use crate::model::{self, Model};
 use crate::pi::Pi;

@@ -15,7 +15,8 @@ use super::constrained_sampling::{
 };
 use super::github_copilot_headers::{build_copilot_dynamic_headers, has_copilot_vision_input};
 use super::openai_prompt_cache::clamp_openai_prompt_cache_key;
-use super::{cache_retention, err, AdapterError, LlmContext, Request, StreamOptions};
+use super::{cache_retention, err, AdapterError, Request, StreamOptions};
+use crate::context::LlmContext;
 use crate::headers::has_header;
 use crate::js::{
     self, join_shared, number_to_string, sanitize_shared, sanitize_surrogates, to_js_string,

@@ -13,9 +13,8 @@ use super::openai_responses_shared::{
     self as shared, compat_flag, convert_responses_messages, convert_responses_tools,
     ConvertOptions, ToolOptions,
 };
-use super::{
-    cache_retention, constrained_sampling, err, AdapterError, LlmContext, Request, StreamOptions,
-};
+use super::{cache_retention, constrained_sampling, err, AdapterError, Request, StreamOptions};
+use crate::context::LlmContext;
 use crate::headers::has_header;
 use crate::js::{self, number_to_string, Object, Value};
 use crate::messages;

@@ -16,7 +16,8 @@ use super::constrained_sampling::{
     get_grammar_tool_input, get_json_schema_tool_parameters, grammar_property,
     resolve_grammar_constrained_sampling, resolve_json_schema_strict_sampling,
 };
-use super::{err, AdapterError, LlmContext};
+use super::{err, AdapterError};
+use crate::context::LlmContext;
 use crate::js::{
     self, join_shared, sanitize_shared, sanitize_surrogates, short_hash, to_js_string, utf16_len,
     Object, Str, Value,

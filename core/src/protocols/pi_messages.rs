@@ -4,7 +4,8 @@
 //! sanitization, every message field kept, and the whole AgentTool objects as `JSON.stringify`
 //! shows them.
 
-use super::{err, AdapterError, LlmContext, Request, StreamOptions};
+use super::{err, AdapterError, Request, StreamOptions};
+use crate::context::LlmContext;
 use crate::js::{Object, Value};
 use crate::model::Model;
 use crate::pi::Pi;

@@ -1,6 +1,6 @@
 //! The compare mode: two protocols side by side — where each block of the request went (the
 //! seed's mapping table), a loss report (what one drops, converts, renames or adds) and what each
-//! adapter did. All of it is the core's comparison (`ctxlens::compare`, the JSON of
+//! adapter did. All of it is the core's comparison (`ctxlens::analysis::compare`, the JSON of
 //! `ctxlens::report::compare_json`, as `ctxlens compare` prints it): the page holds the two
 //! reports, not the two assemblies, so it asks the worker, which compares its assemblies
 //! (`ViewProps::compares` / `on_compare`). The sizes table is the two reports' stats.

@@ -2,13 +2,13 @@
 //! mode): where each kind of block lives in each body and how big it is (the seed's mapping
 //! table), and what one drops, renames, converts or adds that the other does not.
 //!
-//! Placements come from [`crate::provenance`] (found in the actual bodies, not per protocol);
+//! Placements come from [`crate::analysis::provenance`] (found in the actual bodies, not per protocol);
 //! losses from the provenance, the LLM context and the two traces.
 
+use crate::analysis::findings::thousands;
+use crate::analysis::provenance::{self, param_class, Origin, Source};
 use crate::assemble::Assembly;
-use crate::findings::thousands;
-use crate::js::{Object, Value};
-use crate::provenance::{self, param_class, Origin, Source};
+use crate::js::Value;
 use crate::trace::{EventKind, StageId};
 
 /// The block kinds of the mapping table, in display order: (key, title).
@@ -315,8 +315,8 @@ fn renamed_ids(a: &Assembly) -> usize {
         .filter(|e| {
             e.kind == EventKind::Renamed
                 && !e.pi_source.is_some_and(|p| {
-                    crate::findings::TOOL_NAME_RENAMES.contains(&p)
-                        || crate::findings::RENAME_ECHOES.contains(&p)
+                    crate::analysis::findings::TOOL_NAME_RENAMES.contains(&p)
+                        || crate::analysis::findings::RENAME_ECHOES.contains(&p)
                 })
         })
         .count()
@@ -398,10 +398,20 @@ pub fn compare(a: &Assembly, b: &Assembly) -> Comparison {
     // Thinking: kept as thinking, converted to text, dropped.
     let thinking_chars = |p: &[Placement]| p[4].chars;
     let (ta, tb) = (thinking_chars(&pa), thinking_chars(&pb));
-    let conv =
-        |x: &Assembly| count_events(x, EventKind::Converted, crate::findings::THINKING_TO_TEXT);
-    let drop =
-        |x: &Assembly| count_events(x, EventKind::Dropped, crate::findings::THINKING_DROPPED);
+    let conv = |x: &Assembly| {
+        count_events(
+            x,
+            EventKind::Converted,
+            crate::analysis::findings::THINKING_TO_TEXT,
+        )
+    };
+    let drop = |x: &Assembly| {
+        count_events(
+            x,
+            EventKind::Dropped,
+            crate::analysis::findings::THINKING_DROPPED,
+        )
+    };
     for (side, mine, other, x) in [(Side::A, ta, tb, a), (Side::B, tb, ta, b)] {
         if mine == 0 && other > 0 {
             losses.push(Loss {
@@ -571,89 +581,6 @@ pub fn compare(a: &Assembly, b: &Assembly) -> Comparison {
     }
 }
 
-fn placement_json(p: &Placement) -> Value {
-    Object::new()
-        .with(
-            "paths",
-            Value::Array(p.paths.iter().map(Value::str).collect()),
-        )
-        .with("leaves", p.leaves)
-        .with("chars", p.chars)
-        .with(
-            "value",
-            p.value.as_deref().map(Value::from).unwrap_or(Value::Null),
-        )
-        .into()
-}
-
-fn events_json(gs: &[EventGroup]) -> Value {
-    Value::Array(
-        gs.iter()
-            .map(|g| {
-                Object::new()
-                    .with("kind", g.kind.as_str())
-                    .with(
-                        "piSource",
-                        g.pi_source.map(Value::from).unwrap_or(Value::Null),
-                    )
-                    .with("count", g.count)
-                    .with("example", g.example.as_str())
-                    .into()
-            })
-            .collect(),
-    )
-}
-
-fn side_json(s: &SideInfo) -> Value {
-    Object::new()
-        .with("api", s.api.as_str())
-        .with("model", s.model.as_str())
-        .with("bodyBytes", s.body_bytes)
-        .with("bodyChars", s.body_chars)
-        .into()
-}
-
-/// The comparison as JSON (camelCase).
-pub fn to_json(c: &Comparison) -> Value {
-    let rows: Vec<Value> = c
-        .rows
-        .iter()
-        .map(|r| {
-            Object::new()
-                .with("kind", r.kind)
-                .with("title", r.title)
-                .with("a", placement_json(&r.a))
-                .with("b", placement_json(&r.b))
-                .into()
-        })
-        .collect();
-    let losses: Vec<Value> = c
-        .losses
-        .iter()
-        .map(|l| {
-            Object::new()
-                .with("side", l.side.as_str())
-                .with("kind", l.kind)
-                .with("what", l.what)
-                .with("count", l.count)
-                .with("detail", l.detail.as_str())
-                .into()
-        })
-        .collect();
-    Object::new()
-        .with("a", side_json(&c.a))
-        .with("b", side_json(&c.b))
-        .with("mapping", Value::Array(rows))
-        .with("losses", Value::Array(losses))
-        .with(
-            "events",
-            Object::new()
-                .with("a", events_json(&c.a_events))
-                .with("b", events_json(&c.b_events)),
-        )
-        .into()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -724,7 +651,7 @@ mod tests {
         let a = assembly("demo", None);
         let b = assembly("demo", Some("anthropic-messages"));
         let c = compare(&a, &b);
-        let j = to_json(&c);
+        let j = crate::report::compare::to_json(&c);
         assert!(j
             .get("mapping")
             .and_then(Value::as_array)

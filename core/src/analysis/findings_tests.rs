@@ -215,7 +215,7 @@ fn no_panic_on_any_case_or_protocol() {
         ] {
             let a = assembly(&case, api);
             let list = findings(&a);
-            let _ = to_json(&list);
+            let _ = crate::report::findings::to_json(&list);
         }
     }
 }

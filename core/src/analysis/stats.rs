@@ -2,10 +2,11 @@
 //! the tool definitions and the history. Lengths are UTF-16 code units (JS `.length`), counting
 //! text payloads and not JSON punctuation.
 
-use crate::js::{utf16_len, Object, Value};
+use crate::context::LlmContext;
+use crate::js::{utf16_len, Value};
 use crate::model::Model;
 use crate::prompt::SystemPrompt;
-use crate::protocols::{LlmContext, Request};
+use crate::protocols::Request;
 use crate::tools::ToolDef;
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -237,106 +238,6 @@ pub fn compute(
     s.by_role = roles;
     s.tool_results_by_tool = by_result_tool;
     s
-}
-
-/// The statistics as the CLI's `stats` JSON (camelCase, the shape).
-pub fn to_json(s: &Stats) -> Value {
-    let (sp, tl, hi) = s.shares();
-    let sections: Vec<Value> = s
-        .sections
-        .iter()
-        .map(|x| {
-            Object::new()
-                .with("name", x.name.as_str())
-                .with("source", x.source.as_str())
-                .with("offset", x.offset)
-                .with("chars", x.chars)
-                .into()
-        })
-        .collect();
-    let by_tool: Vec<Value> = s
-        .by_tool
-        .iter()
-        .map(|t| {
-            Object::new()
-                .with("name", t.name.as_str())
-                .with("chars", t.chars)
-                .with("descriptionChars", t.description_chars)
-                .with("parametersChars", t.parameters_chars)
-                .into()
-        })
-        .collect();
-    let by_role: Vec<Value> = s
-        .by_role
-        .iter()
-        .map(|r| {
-            Object::new()
-                .with("role", r.role.as_str())
-                .with("count", r.count)
-                .with("chars", r.chars)
-                .into()
-        })
-        .collect();
-    let by_result: Vec<Value> = s
-        .tool_results_by_tool
-        .iter()
-        .map(|r| {
-            Object::new()
-                .with("name", r.name.as_str())
-                .with("count", r.count)
-                .with("chars", r.chars)
-                .into()
-        })
-        .collect();
-    let k = &s.by_kind;
-    Object::new()
-        .with(
-            "systemPrompt",
-            Object::new()
-                .with("chars", s.system_prompt_chars)
-                .with("sections", Value::Array(sections)),
-        )
-        .with(
-            "tools",
-            Object::new()
-                .with("chars", s.tools_chars)
-                .with("byTool", Value::Array(by_tool)),
-        )
-        .with(
-            "history",
-            Object::new()
-                .with("chars", s.history_chars)
-                .with("byRole", Value::Array(by_role))
-                .with(
-                    "byKind",
-                    Object::new()
-                        .with("userText", k.user_text)
-                        .with("assistantText", k.assistant_text)
-                        .with("reasoning", k.reasoning)
-                        .with("toolArguments", k.tool_arguments)
-                        .with("toolResults", k.tool_results)
-                        .with("images", k.images),
-                )
-                .with("toolResultsByTool", Value::Array(by_result)),
-        )
-        .with(
-            "shares",
-            Object::new()
-                .with("systemPrompt", round4(sp))
-                .with("tools", round4(tl))
-                .with("history", round4(hi)),
-        )
-        .with(
-            "body",
-            Object::new()
-                .with("bytes", s.body_bytes)
-                .with("chars", s.body_chars),
-        )
-        .into()
-}
-
-fn round4(x: f64) -> f64 {
-    (x * 10000.0).round() / 10000.0
 }
 
 #[cfg(test)]

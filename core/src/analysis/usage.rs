@@ -3,8 +3,8 @@
 //! "cache facts" for the user's own session, and where the cache likely broke.
 
 use crate::assemble::Assembly;
-use crate::js::{Object, Str, Value};
-use crate::messages::to_number;
+use crate::js::to_number;
+use crate::js::{Str, Value};
 
 /// One LLM call, as pi recorded it on the assistant message it produced.
 #[derive(Clone, Debug, PartialEq)]
@@ -162,7 +162,7 @@ pub fn cache_facts_from(a: &Assembly, timeline: &[UsagePoint]) -> CacheFacts {
             a.parts
                 .tools
                 .iter()
-                .map(|t| crate::stats::tool_stat(t).chars)
+                .map(|t| crate::analysis::stats::tool_stat(t).chars)
                 .sum(),
             0,
         ),
@@ -255,85 +255,6 @@ pub fn cache_facts_from(a: &Assembly, timeline: &[UsagePoint]) -> CacheFacts {
         0.0
     };
     f
-}
-
-fn opt(s: Option<&str>) -> Value {
-    s.map(Value::from).unwrap_or(Value::Null)
-}
-
-/// The timeline as JSON (camelCase).
-pub fn timeline_json(t: &[UsagePoint]) -> Value {
-    Value::Array(
-        t.iter()
-            .map(|p| {
-                Object::new()
-                    .with("entryId", opt(p.entry_id.as_deref()))
-                    .with("line", p.line)
-                    .with("timestamp", opt(p.timestamp.as_deref()))
-                    .with("provider", opt(p.provider.as_deref()))
-                    .with("model", opt(p.model.as_deref()))
-                    .with("api", opt(p.api.as_deref()))
-                    .with("input", p.input)
-                    .with("output", p.output)
-                    .with("cacheRead", p.cache_read)
-                    .with("cacheWrite", p.cache_write)
-                    .with("totalTokens", p.total_tokens)
-                    .with("stopReason", opt(p.stop_reason.as_deref()))
-                    .with("onBranch", p.on_branch)
-                    .with("inContext", p.in_context)
-                    .into()
-            })
-            .collect(),
-    )
-}
-
-/// The cache facts as JSON (camelCase).
-pub fn cache_facts_json(f: &CacheFacts) -> Value {
-    let breaks: Vec<Value> = f
-        .breaks
-        .iter()
-        .map(|b| {
-            Object::new()
-                .with("index", b.index)
-                .with("entryId", opt(b.entry_id.as_deref()))
-                .with("line", b.line)
-                .with("previousIndex", b.previous_index)
-                .with("previousCacheRead", b.previous_cache_read)
-                .with("cacheRead", b.cache_read)
-                .with("modelChanged", b.model_changed)
-                .with("providerChanged", b.provider_changed)
-                .with("compactionBetween", b.compaction_between)
-                .into()
-        })
-        .collect();
-    Object::new()
-        .with("systemPromptChars", f.system_prompt_chars)
-        .with("toolsChars", f.tools_chars)
-        .with("prefixChars", f.prefix_chars)
-        .with("prefixTokensEstimate", f.prefix_tokens_estimate)
-        .with("historyChars", f.history_chars)
-        .with("historyTokensEstimate", f.history_tokens_estimate)
-        .with("calls", f.calls)
-        .with("totalInput", f.total_input)
-        .with("totalOutput", f.total_output)
-        .with("totalCacheRead", f.total_cache_read)
-        .with("totalCacheWrite", f.total_cache_write)
-        .with(
-            "cacheReadShare",
-            (f.cache_read_share * 10000.0).round() / 10000.0,
-        )
-        .with("breaks", Value::Array(breaks))
-        .into()
-}
-
-/// `{ "timeline": [...], "cache": {...} }`.
-pub fn usage_json(a: &Assembly) -> Value {
-    let t = usage_timeline(a);
-    let f = cache_facts_from(a, &t);
-    Object::new()
-        .with("timeline", timeline_json(&t))
-        .with("cache", cache_facts_json(&f))
-        .into()
 }
 
 #[cfg(test)]

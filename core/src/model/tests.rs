@@ -1,7 +1,14 @@
+use std::collections::BTreeMap;
+
+use super::resolver::{locale_compare, resolve_cli_model};
 use super::*;
+use crate::diagnostics::Diagnostic;
+use crate::inputs::SourceText;
+use crate::js;
 use crate::session::SessionContext;
 use crate::settings::Settings;
 use crate::testcase::pi;
+use crate::trace::{EventKind, Events};
 
 fn v(json: &str) -> Value {
     js::parse(json).expect("test JSON")

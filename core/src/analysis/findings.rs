@@ -6,7 +6,7 @@
 //! location, never by their wording.
 
 use crate::assemble::Assembly;
-use crate::js::{utf16_len, Object, Value};
+use crate::js::{utf16_len, Value};
 use crate::trace::{Event, EventKind, StageId};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -135,8 +135,8 @@ impl List {
 
 /// The entry id of LLM message `i`, as a selection key.
 fn entry_subject(a: &Assembly, map: &[usize], i: usize) -> Option<String> {
-    match crate::provenance::message_origin(a, map, i) {
-        crate::provenance::MessageOrigin::Session {
+    match crate::analysis::provenance::message_origin(a, map, i) {
+        crate::analysis::provenance::MessageOrigin::Session {
             entry_id: Some(id), ..
         } => Some(format!("entry:{id}")),
         _ => None,
@@ -197,7 +197,7 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
     };
     let mut list = List { items: Vec::new() };
     let p = &a.parts;
-    let map = crate::provenance::llm_to_agent_indices(a);
+    let map = crate::analysis::provenance::llm_to_agent_indices(a);
     let model = p.model_choice.model.as_ref();
     let current = model.map(|m| {
         (
@@ -753,12 +753,14 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
     if !errored.is_empty() && dropped_events > 0 {
         let lines: Vec<String> = errored
             .iter()
-            .filter_map(|&i| match crate::provenance::message_origin(a, &map, i) {
-                crate::provenance::MessageOrigin::Session { line, .. } => {
-                    Some(format!("line {line}"))
-                }
-                _ => None,
-            })
+            .filter_map(
+                |&i| match crate::analysis::provenance::message_origin(a, &map, i) {
+                    crate::analysis::provenance::MessageOrigin::Session { line, .. } => {
+                        Some(format!("line {line}"))
+                    }
+                    _ => None,
+                },
+            )
             .collect();
         list.push(
             "errored-turns-dropped",
@@ -830,8 +832,8 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
     }
 
     // 16. Usage: likely cache breaks along the branch.
-    let timeline = crate::usage::usage_timeline(a);
-    let facts = crate::usage::cache_facts_from(a, &timeline);
+    let timeline = crate::analysis::usage::usage_timeline(a);
+    let facts = crate::analysis::usage::cache_facts_from(a, &timeline);
     if !facts.breaks.is_empty() {
         let b = &facts.breaks[0];
         let with_switch = facts.breaks.iter().filter(|b| b.model_changed).count();
@@ -928,29 +930,6 @@ fn takes(n: usize) -> &'static str {
 
 fn file_name(path: &str) -> &str {
     path.rsplit(['/', '\\']).next().unwrap_or(path)
-}
-
-fn opt(s: Option<&str>) -> Value {
-    s.map(Value::from).unwrap_or(Value::Null)
-}
-
-/// The findings as JSON (an array, camelCase).
-pub fn to_json(list: &[Finding]) -> Value {
-    Value::Array(
-        list.iter()
-            .map(|f| {
-                Object::new()
-                    .with("id", f.id)
-                    .with("number", f.number)
-                    .with("severity", f.severity.as_str())
-                    .with("title", f.title.as_str())
-                    .with("detail", f.detail.as_str())
-                    .with("stage", opt(f.stage.map(|s| s.key())))
-                    .with("subject", opt(f.subject.as_deref()))
-                    .into()
-            })
-            .collect(),
-    )
 }
 
 #[cfg(test)]

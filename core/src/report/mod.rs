@@ -2,12 +2,18 @@
 //! npm package returns and what the visualizer's worker posts to the page. Only this module
 //! knows that wire shape.
 
+pub mod compare;
+pub mod findings;
+pub mod provenance;
+pub mod stats;
+pub mod usage;
+
 use crate::assemble::Assembly;
 use crate::js::{Object, Value};
 use crate::session;
 use crate::trace::Trace;
 
-fn opt_str(s: Option<&str>) -> Value {
+pub(crate) fn opt_str(s: Option<&str>) -> Value {
     s.map(Value::from).unwrap_or(Value::Null)
 }
 
@@ -172,7 +178,7 @@ pub fn tools_json(a: &Assembly) -> Value {
             .tools
             .iter()
             .map(|t| {
-                let st = crate::stats::tool_stat(t);
+                let st = crate::analysis::stats::tool_stat(t);
                 let source = match t.source {
                     crate::tools::ToolSource::Builtin => "builtin",
                     crate::tools::ToolSource::Extension { .. } => "extension",
@@ -283,10 +289,7 @@ pub fn assembly_json(a: &Assembly) -> Value {
         .with("stages", trace_json(&a.trace))
         .with(
             "stats",
-            a.stats
-                .as_ref()
-                .map(crate::stats::to_json)
-                .unwrap_or(Value::Null),
+            a.stats.as_ref().map(stats::to_json).unwrap_or(Value::Null),
         )
         .with("systemPrompt", system_prompt_json(a))
         .with("tools", tools_json(a))
@@ -297,17 +300,17 @@ pub fn assembly_json(a: &Assembly) -> Value {
         .with("diagnostics", diagnostics_json(a))
         .with(
             "findings",
-            crate::findings::to_json(&crate::findings::findings(a)),
+            findings::to_json(&crate::analysis::findings::findings(a)),
         )
-        .with("usage", crate::usage::usage_json(a))
+        .with("usage", usage::usage_json(a))
         .with(
             "provenance",
-            crate::provenance::to_json(&crate::provenance::provenance(a)),
+            provenance::to_json(&crate::analysis::provenance::provenance(a)),
         )
         .into()
 }
 
 /// Two assemblies of the same inputs under two protocols, side by side (the compare mode).
 pub fn compare_json(a: &Assembly, b: &Assembly) -> Value {
-    crate::compare::to_json(&crate::compare::compare(a, b))
+    compare::to_json(&crate::analysis::compare::compare(a, b))
 }

@@ -1,0 +1,10 @@
+//! What ctxlens tells about an assembly beyond pi's bytes: the character accounting
+//! (`stats`), the seed article's checks (`findings`), the usage timeline and cache facts
+//! (`usage`), two protocols side by side (`compare`), and the source of every leaf of the body
+//! (`provenance`). Their JSON is written by [`crate::report`] alone.
+
+pub mod compare;
+pub mod findings;
+pub mod provenance;
+pub mod stats;
+pub mod usage;
