@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # recapture.sh [CASE...]: re-captures the conformance cases (all, or only the named ones) with the
-# real pi through the oracle's capture script, replacing each case's expected/ folder.
+# real pi through the oracle's capture script, replacing each case's expected/ folder. A case
+# where pi sends nothing keeps pi's error message as expected/pi-error.txt.
 # The oracle lays its files at a fixed root, so captures are serialized with flock.
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -20,6 +21,10 @@ for name in "${names[@]}"; do
   [[ -f $dir/case.json ]] || { echo "no such case: $name" >&2; exit 1; }
   echo "== $name" >&2
   rm -rf "$dir/expected"
-  flock /tmp/pi-capture.lock "$capture" "$dir" "$dir/expected"
+  # A case where pi sends nothing keeps pi's error instead of a body (expected/pi-error.txt).
+  if ! flock /tmp/pi-capture.lock "$capture" "$dir" "$dir/expected"; then
+    [[ -s $dir/expected/pi.stderr && ! -e $dir/expected/request-1.json ]] || exit 1
+    mv "$dir/expected/pi.stderr" "$dir/expected/pi-error.txt"
+  fi
   rm -f "$dir/expected/pi.stdout" "$dir/expected/pi.stderr"
 done

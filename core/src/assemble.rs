@@ -85,6 +85,7 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
         registry: Registry::default(),
         switched_from: None,
         llm: LlmContext::default(),
+        failed: false,
     };
     if !pi.rules.ported {
         run.diags.push(Diagnostic::warning(
@@ -131,6 +132,8 @@ struct Run<'a> {
     switched_from: Option<String>,
     /// What the agent loop hands the adapter (`{systemPrompt, messages, tools}`).
     llm: LlmContext,
+    /// pi throws before the adapter (a diagnostic says why): no request is built.
+    failed: bool,
 }
 
 impl Run<'_> {
@@ -383,13 +386,71 @@ impl Run<'_> {
         self.parts.agent_messages = messages;
     }
 
-    /// The extension `context` hook (CORE/agent-loop.js:176): the identity without extensions.
+    /// `transformContext` (CORE/agent-loop.js:176 → CA/core/sdk.js:227): the extension
+    /// runner's `emitContext`, which copies the messages with `structuredClone` and passes them
+    /// through its (here: no) `context` handlers. A message nested deeper than V8's serializer
+    /// can copy makes it throw: pi sends nothing (`Rules::max_context_depth`).
     fn transform_context(&mut self) {
+        self.rec.begin(StageId::TransformContext);
         let n = self.parts.agent_messages.len();
+        let limit = self.pi.rules.max_context_depth;
+        // A line nests at least as deeply as the message taken from it: only lines deep enough
+        // to matter are measured.
+        let entries = self
+            .parts
+            .session
+            .as_ref()
+            .map_or(&[][..], |f| &f.entries[..]);
+        let too_deep = self
+            .parts
+            .session_context
+            .sources
+            .iter()
+            .enumerate()
+            .filter(|(_, src)| {
+                entries
+                    .binary_search_by_key(&src.line, |e| e.line)
+                    .is_ok_and(|k| entries[k].depth as usize >= limit)
+            })
+            .map(|(i, src)| (i, src, 1 + self.parts.agent_messages[i].nesting_depth()))
+            .find(|(_, _, depth)| *depth > limit);
+        if let Some((i, src, depth)) = too_deep {
+            let file = self.parts.session.as_ref().map_or("", |f| f.name.as_str());
+            self.diags.push(Diagnostic::error(
+                file,
+                Some(src.line),
+                format!(
+                    "pi would fail here: RangeError: Maximum call stack size exceeded. pi copies the messages with structuredClone before the `context` hook, and message {} is nested {} levels deep counting the messages array, past the {} levels V8 copies there (measured with pi {} on Node 22)",
+                    i + 1,
+                    if depth > crate::js::json::MAX_BUILT_DEPTH {
+                        format!("more than {}", crate::js::json::MAX_BUILT_DEPTH)
+                    } else {
+                        depth.to_string()
+                    },
+                    limit,
+                    self.pi.version
+                ),
+            ));
+            self.rec.events.push(
+                Event::new(
+                    EventKind::Note,
+                    format!(
+                        "structuredClone of the messages throws: message {} is nested too deeply",
+                        i + 1
+                    ),
+                )
+                .at("CA/core/extensions/runner.js:793"),
+            );
+            self.failed = true;
+        }
         self.rec.record(
             StageId::TransformContext,
             "CORE/agent-loop.js:176",
-            "no extension `context` handlers: the messages pass unchanged",
+            if self.failed {
+                "structuredClone of the messages throws: pi stops here"
+            } else {
+                "no extension `context` handlers: the messages pass unchanged"
+            },
             vec![("messages".into(), n as f64)],
         );
     }
@@ -423,6 +484,9 @@ impl Run<'_> {
     /// would refuse to send (a diagnostic says why).
     fn adapter(&mut self) -> Option<Request> {
         let (pi, inputs) = (self.pi, self.inputs);
+        if self.failed {
+            return None;
+        }
         let Some(model) = self.parts.model_choice.model.clone() else {
             self.diags.push(Diagnostic::error(
                 "model",

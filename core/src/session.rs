@@ -23,6 +23,8 @@ use crate::trace::{Event, EventKind, Events};
 #[derive(Clone, Debug, PartialEq)]
 pub struct Entry {
     pub line: u32,
+    /// How deeply the line's JSON nests (1 for an object of scalars).
+    pub depth: u32,
     /// The entry object. A line that parsed to a truthy non-object (`5`, `"x"`, `[]`, `true`) is
     /// kept by pi as an entry whose `type`, `id` and `parentId` are all `undefined`; it is held
     /// here as an empty object, which reads the same.
@@ -160,6 +162,7 @@ const EXCERPT_CHARS: usize = 60;
 /// One line that pi keeps, as `loadEntriesFromFile` returns it.
 struct Parsed {
     line: u32,
+    depth: u32,
     /// The entry; a truthy non-object value is held as an empty object (it reads the same).
     value: Object,
     /// The line was a primitive (`5`, `"x"`, `true`): pi cannot add properties to it.
@@ -211,10 +214,14 @@ pub fn parse(pi: &Pi, src: &SourceText) -> SessionFile {
     if let Some(h) = iter.next() {
         file.header = Some(Entry {
             line: h.line,
+            depth: h.depth,
             value: h.value,
         });
     }
-    for Parsed { line, value, .. } in iter {
+    for Parsed {
+        line, depth, value, ..
+    } in iter
+    {
         if value.get_str("type") == Some("session") {
             // getEntries() filters every `type: "session"` entry (:995–997).
             file.diagnostics.push(
@@ -227,7 +234,7 @@ pub fn parse(pi: &Pi, src: &SourceText) -> SessionFile {
             );
             continue;
         }
-        file.entries.push(Entry { line, value });
+        file.entries.push(Entry { line, depth, value });
     }
     file
 }
@@ -264,7 +271,7 @@ fn parse_session_entry_line(
     if js::js_trim_is_empty(line) {
         return None;
     }
-    match js::parse_str(line) {
+    match js::parse_str_with_depth(line) {
         Err(e) => {
             diags.push(
                 Diagnostic::warning(
@@ -276,7 +283,7 @@ fn parse_session_entry_line(
             );
             None
         }
-        Ok(v) if !v.truthy() => {
+        Ok((v, _)) if !v.truthy() => {
             diags.push(
                 Diagnostic::warning(
                     file,
@@ -290,12 +297,13 @@ fn parse_session_entry_line(
             );
             None
         }
-        Ok(Value::Object(o)) => Some(Parsed {
+        Ok((Value::Object(o), depth)) => Some(Parsed {
             line: line_no,
+            depth: depth as u32,
             value: o,
             primitive: false,
         }),
-        Ok(v) => {
+        Ok((v, depth)) => {
             diags.push(Diagnostic::warning(
                 file,
                 Some(line_no),
@@ -303,6 +311,7 @@ fn parse_session_entry_line(
             ));
             Some(Parsed {
                 line: line_no,
+                depth: depth as u32,
                 value: Object::new(),
                 primitive: !matches!(v, Value::Array(_)),
             })

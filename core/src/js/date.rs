@@ -17,7 +17,7 @@ pub fn date_get_time(value: Option<&Value>) -> f64 {
         Some(Value::Number(n)) => time_clip(*n),
         Some(Value::String(s)) => date_parse(s),
         Some(v @ Value::Array(_)) => date_parse(&to_js_string(Some(v))),
-        Some(Value::Object(_)) => f64::NAN,
+        Some(Value::Object(_) | Value::Deep(_)) => f64::NAN,
     }
 }
 

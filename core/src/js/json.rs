@@ -8,8 +8,12 @@ use super::string::{
 };
 use super::{Object, Str, Value};
 
-/// Nesting deeper than this is reported as an error instead of risking the stack.
-const MAX_DEPTH: usize = 1000;
+/// Containers nested deeper than this are kept as their text ([`Value::Deep`]) instead of being
+/// built: V8's `JSON.parse` has no depth limit, so no line is refused for its depth, and every
+/// value ctxlens builds can be walked, copied and dropped by recursive code without risking the
+/// stack. pi itself cannot send anything this deep (V8's `structuredClone` and `JSON.stringify`
+/// recurse and give up far earlier: see [`crate::pi::Rules::max_message_depth`]).
+pub const MAX_BUILT_DEPTH: usize = 2048;
 
 /// Why `JSON.parse` failed, and where (a byte offset into the text).
 #[derive(Debug, Clone, PartialEq)]
@@ -33,6 +37,12 @@ pub fn parse(text: &str) -> Result<Value, ParseError> {
 /// ones (keys, `"type"` values, roles) are the shared copies `Str::from` keeps, so the keys
 /// every lookup compares sit in a few hot cache lines instead of being spread over the text.
 pub fn parse_str(text: &Str) -> Result<Value, ParseError> {
+    parse_str_with_depth(text).map(|(v, _)| v)
+}
+
+/// [`parse_str`], and how deeply the value nests: 0 for a scalar, 1 for a container of
+/// scalars, one more per level (counted through [`Value::Deep`] parts too).
+pub fn parse_str_with_depth(text: &Str) -> Result<(Value, usize), ParseError> {
     let t = text.as_str();
     let mut p = Parser {
         s: t.as_bytes(),
@@ -41,14 +51,29 @@ pub fn parse_str(text: &Str) -> Result<Value, ParseError> {
         whole: text,
         members: Vec::new(),
         items: Vec::new(),
+        keys: Vec::new(),
+        max_depth: 0,
     };
     p.ws();
-    let v = p.value(0)?;
+    let v = p.value()?;
     p.ws();
     if p.i != p.s.len() {
         return Err(p.err("Unexpected non-whitespace character after JSON"));
     }
-    Ok(v)
+    Ok((v, p.max_depth))
+}
+
+/// An open container of the value being parsed (the parser keeps its own stack, so nesting
+/// depth costs heap, never call stack).
+enum Frame {
+    /// Its items so far are `items[base..]`.
+    Array { base: usize },
+    /// Its members so far are `members[base..]`; the key waiting for its value is on top of
+    /// the parser's `keys`.
+    Object { base: usize },
+    /// A container below [`MAX_BUILT_DEPTH`], checked but not built; `start` is the offset of
+    /// its opening bracket when it is the outermost of its run (else `None`).
+    Skipped { close: u8, start: Option<usize> },
 }
 
 /// Like [`parse`], and the error's position as (line, column), both 1-based, column in chars.
@@ -76,6 +101,10 @@ struct Parser<'a> {
     /// moved into a vector of exactly its size when it closes (no growing, no shrinking).
     members: Vec<(Str, Value)>,
     items: Vec<Value>,
+    /// The keys of the open objects, each waiting for its value.
+    keys: Vec<Str>,
+    /// The deepest nesting seen so far.
+    max_depth: usize,
 }
 
 impl<'a> Parser<'a> {
@@ -96,21 +125,172 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn value(&mut self, depth: usize) -> Result<Value, ParseError> {
-        if depth > MAX_DEPTH {
-            return Err(self.err("JSON nested too deeply"));
+    /// One JSON value, iteratively: containers open frames on [`Frame`]s, and each value
+    /// that completes is attached to the innermost open one.
+    fn value(&mut self) -> Result<Value, ParseError> {
+        let mut stack: Vec<Frame> = Vec::new();
+        'value: loop {
+            let mut v = match self.s.get(self.i) {
+                None => return Err(self.err("Unexpected end of JSON input")),
+                Some(&open @ (b'{' | b'[')) => {
+                    let depth = stack.len() + 1;
+                    let skipping = matches!(stack.last(), Some(Frame::Skipped { .. }));
+                    self.max_depth = self.max_depth.max(depth);
+                    let start = self.i;
+                    self.i += 1;
+                    self.ws();
+                    let close = if open == b'{' { b'}' } else { b']' };
+                    if self.s.get(self.i) == Some(&close) {
+                        self.i += 1;
+                        if depth > MAX_BUILT_DEPTH && !skipping {
+                            Value::Deep(self.whole.slice(start, self.i, false))
+                        } else if open == b'{' {
+                            Value::Object(Object::new())
+                        } else {
+                            Value::Array(Vec::new())
+                        }
+                    } else {
+                        if depth > MAX_BUILT_DEPTH {
+                            stack.push(Frame::Skipped {
+                                close,
+                                start: (!skipping).then_some(start),
+                            });
+                            if open == b'{' {
+                                self.key()?;
+                            }
+                        } else if open == b'{' {
+                            let key = self.key()?;
+                            self.keys.push(key);
+                            stack.push(Frame::Object {
+                                base: self.members.len(),
+                            });
+                        } else {
+                            stack.push(Frame::Array {
+                                base: self.items.len(),
+                            });
+                        }
+                        self.ws();
+                        continue 'value;
+                    }
+                }
+                Some(b'"') => Value::String(self.string()?),
+                Some(b't') => self.literal("true", Value::Bool(true))?,
+                Some(b'f') => self.literal("false", Value::Bool(false))?,
+                Some(b'n') => self.literal("null", Value::Null)?,
+                Some(b'-') | Some(b'0'..=b'9') => self.number()?,
+                Some(_) => return Err(self.err("Unexpected token")),
+            };
+            // Attach `v` to the innermost open container; close containers as they end.
+            loop {
+                let Some(frame) = stack.last_mut() else {
+                    return Ok(v);
+                };
+                self.ws();
+                let next = self.s.get(self.i).copied();
+                match frame {
+                    Frame::Array { base } => {
+                        self.items.push(v);
+                        match next {
+                            Some(b',') => {}
+                            Some(b']') => {
+                                let base = *base;
+                                self.i += 1;
+                                stack.pop();
+                                v = Value::Array(self.items.drain(base..).collect());
+                                continue;
+                            }
+                            None => return Err(self.err("Unexpected end of JSON input")),
+                            _ => {
+                                return Err(
+                                    self.err("Expected ',' or ']' after array element in JSON")
+                                )
+                            }
+                        }
+                        self.i += 1;
+                        self.ws();
+                        continue 'value;
+                    }
+                    Frame::Object { base } => {
+                        let key = self.keys.pop().expect("an open object has a pending key");
+                        self.members.push((key, v));
+                        match next {
+                            Some(b',') => {}
+                            Some(b'}') => {
+                                let base = *base;
+                                self.i += 1;
+                                stack.pop();
+                                v = Value::Object(Object::from_parsed(
+                                    self.members.drain(base..).collect(),
+                                ));
+                                continue;
+                            }
+                            None => return Err(self.err("Unexpected end of JSON input")),
+                            _ => {
+                                return Err(
+                                    self.err("Expected ',' or '}' after property value in JSON")
+                                )
+                            }
+                        }
+                        self.i += 1;
+                        self.ws();
+                        let key = self.key()?;
+                        self.keys.push(key);
+                        continue 'value;
+                    }
+                    Frame::Skipped { close, start } => {
+                        let (close, start) = (*close, *start);
+                        match next {
+                            Some(b',') => {
+                                self.i += 1;
+                                self.ws();
+                                if close == b'}' {
+                                    self.key()?;
+                                }
+                                self.ws();
+                                continue 'value;
+                            }
+                            Some(c) if c == close => {
+                                self.i += 1;
+                                stack.pop();
+                                v = match start {
+                                    Some(start) => {
+                                        Value::Deep(self.whole.slice(start, self.i, false))
+                                    }
+                                    None => Value::Null,
+                                };
+                                continue;
+                            }
+                            None => return Err(self.err("Unexpected end of JSON input")),
+                            _ if close == b']' => {
+                                return Err(
+                                    self.err("Expected ',' or ']' after array element in JSON")
+                                )
+                            }
+                            _ => {
+                                return Err(
+                                    self.err("Expected ',' or '}' after property value in JSON")
+                                )
+                            }
+                        }
+                    }
+                }
+            }
         }
-        match self.s.get(self.i) {
-            None => Err(self.err("Unexpected end of JSON input")),
-            Some(b'{') => self.object(depth),
-            Some(b'[') => self.array(depth),
-            Some(b'"') => Ok(Value::String(self.string()?)),
-            Some(b't') => self.literal("true", Value::Bool(true)),
-            Some(b'f') => self.literal("false", Value::Bool(false)),
-            Some(b'n') => self.literal("null", Value::Null),
-            Some(b'-') | Some(b'0'..=b'9') => self.number(),
-            Some(_) => Err(self.err("Unexpected token")),
+    }
+
+    /// A property name and its `:` (at a `"`, after whitespace).
+    fn key(&mut self) -> Result<Str, ParseError> {
+        if self.s.get(self.i) != Some(&b'"') {
+            return Err(self.err("Expected double-quoted property name in JSON"));
         }
+        let key = self.string()?;
+        self.ws();
+        if self.s.get(self.i) != Some(&b':') {
+            return Err(self.err("Expected ':' after property name in JSON"));
+        }
+        self.i += 1;
+        self.ws();
+        Ok(key)
     }
 
     fn literal(&mut self, word: &str, v: Value) -> Result<Value, ParseError> {
@@ -293,69 +473,6 @@ impl<'a> Parser<'a> {
             }
         }
     }
-
-    fn array(&mut self, depth: usize) -> Result<Value, ParseError> {
-        self.i += 1;
-        self.ws();
-        if self.s.get(self.i) == Some(&b']') {
-            self.i += 1;
-            return Ok(Value::Array(Vec::new()));
-        }
-        let base = self.items.len();
-        loop {
-            self.ws();
-            let v = self.value(depth + 1)?;
-            self.items.push(v);
-            self.ws();
-            match self.s.get(self.i) {
-                Some(b',') => self.i += 1,
-                Some(b']') => {
-                    self.i += 1;
-                    return Ok(Value::Array(self.items.drain(base..).collect()));
-                }
-                None => return Err(self.err("Unexpected end of JSON input")),
-                _ => return Err(self.err("Expected ',' or ']' after array element in JSON")),
-            }
-        }
-    }
-
-    fn object(&mut self, depth: usize) -> Result<Value, ParseError> {
-        self.i += 1;
-        // Members are collected first and the object built once (see `Object::from_parsed`).
-        let base = self.members.len();
-        self.ws();
-        if self.s.get(self.i) == Some(&b'}') {
-            self.i += 1;
-            return Ok(Value::Object(Object::new()));
-        }
-        loop {
-            self.ws();
-            if self.s.get(self.i) != Some(&b'"') {
-                return Err(self.err("Expected double-quoted property name in JSON"));
-            }
-            let key = self.string()?;
-            self.ws();
-            if self.s.get(self.i) != Some(&b':') {
-                return Err(self.err("Expected ':' after property name in JSON"));
-            }
-            self.i += 1;
-            self.ws();
-            let v = self.value(depth + 1)?;
-            self.members.push((key, v));
-            self.ws();
-            match self.s.get(self.i) {
-                Some(b',') => self.i += 1,
-                Some(b'}') => {
-                    self.i += 1;
-                    return Ok(Value::Object(Object::from_parsed(
-                        self.members.drain(base..).collect(),
-                    )));
-                }
-                None => return Err(self.err("Unexpected end of JSON input")),
-                _ => return Err(self.err("Expected ',' or '}' after property value in JSON")),
-            }
-        }
-    }
 }
 
 /// `JSON.stringify(s).length` in bytes; a plain string is its own bytes and the quotes.
@@ -402,6 +519,7 @@ pub(super) fn compact_len(v: &Value) -> usize {
             }
         }
         Value::String(s) => str_json_len(s),
+        Value::Deep(text) => text.len(),
         Value::Array(a) => 2 + a.len().saturating_sub(1) + a.iter().map(compact_len).sum::<usize>(),
         Value::Object(o) => {
             2 + o.len().saturating_sub(1)
@@ -425,6 +543,7 @@ pub(super) fn write_compact(v: &Value, out: &mut String) {
             }
         }
         Value::String(s) => write_str(s, out),
+        Value::Deep(text) => out.push_str(text),
         Value::Array(a) => {
             out.push('[');
             for (i, item) in a.iter().enumerate() {

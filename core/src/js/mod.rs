@@ -11,13 +11,13 @@
 
 pub mod date;
 pub mod headers;
-mod json;
+pub mod json;
 mod number;
 mod ops;
 pub mod path;
 mod string;
 
-pub use json::{parse, parse_str, parse_with_position, ParseError};
+pub use json::{parse, parse_str, parse_str_with_depth, parse_with_position, ParseError};
 pub use number::number_to_string;
 pub use ops::{
     join_element, join_shared, js_max, js_min, non_nullish, sanitize_shared, string_to_number,
@@ -45,6 +45,10 @@ pub enum Value {
     String(Str),
     Array(Vec<Value>),
     Object(Object),
+    /// An array or object nested below [`json::MAX_BUILT_DEPTH`] levels of the text it was
+    /// parsed from, kept as its exact JSON text instead of being built (see
+    /// `json::MAX_BUILT_DEPTH`). It reads as an opaque, truthy object.
+    Deep(Str),
 }
 
 /// A JS object: integer-like keys come first in ascending order, then the other keys in
@@ -346,6 +350,18 @@ impl Value {
         self.get(key).and_then(Value::as_str)
     }
 
+    /// How deeply the value nests: 0 for a scalar, 1 for a container of scalars, one more per
+    /// level. A [`Value::Deep`] part counts as deeper than anything built
+    /// (`json::MAX_BUILT_DEPTH + 1`, at least).
+    pub fn nesting_depth(&self) -> usize {
+        match self {
+            Value::Array(a) => 1 + a.iter().map(Value::nesting_depth).max().unwrap_or(0),
+            Value::Object(o) => 1 + o.iter().map(|(_, v)| v.nesting_depth()).max().unwrap_or(0),
+            Value::Deep(_) => json::MAX_BUILT_DEPTH + 1,
+            _ => 0,
+        }
+    }
+
     /// JS truthiness.
     pub fn truthy(&self) -> bool {
         match self {
@@ -353,7 +369,7 @@ impl Value {
             Value::Bool(b) => *b,
             Value::Number(n) => *n != 0.0 && !n.is_nan(),
             Value::String(s) => !s.is_empty(),
-            Value::Array(_) | Value::Object(_) => true,
+            Value::Array(_) | Value::Object(_) | Value::Deep(_) => true,
         }
     }
 

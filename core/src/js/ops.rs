@@ -18,7 +18,7 @@ pub fn to_number(v: Option<&Value>) -> f64 {
             1 => string_to_number(&to_js_string(a.first())),
             _ => f64::NAN,
         },
-        Some(Value::Object(_)) => f64::NAN,
+        Some(Value::Object(_) | Value::Deep(_)) => f64::NAN,
     }
 }
 
@@ -85,7 +85,8 @@ pub fn to_js_string(v: Option<&Value>) -> String {
             .map(|x| join_element(Some(x)))
             .collect::<Vec<_>>()
             .join(","),
-        Some(Value::Object(_)) => "[object Object]".into(),
+        // A value this deep is never printed by pi (its recursion gives up first).
+        Some(Value::Object(_) | Value::Deep(_)) => "[object Object]".into(),
     }
 }
 

@@ -319,3 +319,50 @@ fn replace_units_outside_counts_utf16_units() {
     );
     assert_eq!(super::replace_units_outside("a🔧", |b| b == b'a', ""), "a");
 }
+
+/// V8's `JSON.parse` has no depth limit: a line nested 100,000 levels parses, without recursion;
+/// the part below `MAX_BUILT_DEPTH` is kept as its text and written back exactly.
+#[test]
+fn deep_nesting_parses_without_recursion() {
+    use super::json::MAX_BUILT_DEPTH;
+    for (open, close) in [("{\"a\":", "}"), ("[", "]")] {
+        let n = 100_000;
+        let text = format!(
+            "{{\"type\":\"custom\",\"data\":{}1{}}}",
+            open.repeat(n),
+            close.repeat(n)
+        );
+        let (v, depth) = super::parse_str_with_depth(&Str::from(text.as_str())).expect("parses");
+        assert_eq!(depth, n + 1);
+        assert_eq!(v.to_json(), text);
+        // The deep part is text from the first unbuilt level on.
+        let mut cur = v.get("data").expect("data");
+        let mut levels = 1;
+        loop {
+            match cur {
+                Value::Object(o) => cur = o.get("a").expect("a"),
+                Value::Array(a) => cur = &a[0],
+                Value::Deep(t) => {
+                    assert!(t.starts_with(open));
+                    break;
+                }
+                other => panic!("unexpected {other:?}"),
+            }
+            levels += 1;
+        }
+        assert_eq!(levels + 1, MAX_BUILT_DEPTH + 1);
+        drop(v);
+    }
+    // Errors inside the unbuilt part are still errors, at their offset.
+    let bad = format!("{}1,]{}", "[".repeat(3000), "]".repeat(2999));
+    assert!(super::parse(&bad).is_err());
+    let bad = format!("{}\"a\" 1}}{}", "{\"k\":".repeat(3000), "}".repeat(2999));
+    assert!(super::parse(&bad).is_err());
+    // Empty containers and siblings below the cut.
+    let text = format!(
+        "{}[{{}},[],{{\"x\":[1,2]}}]{}",
+        "[".repeat(2100),
+        "]".repeat(2100)
+    );
+    assert_eq!(super::parse(&text).expect("parses").to_json(), text);
+}
