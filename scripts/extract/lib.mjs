@@ -61,6 +61,7 @@ export function evalTemplate(lit, placeholders) {
   const parts = [];
   let rest = lit.slice(1, -1);
   const names = [];
+  const used = new Set();
   for (;;) {
     const i = rest.indexOf("${");
     if (i < 0) break;
@@ -77,10 +78,12 @@ export function evalTemplate(lit, placeholders) {
     if (!(expr in placeholders)) fail(`no placeholder given for \${${expr}} in ${lit}`);
     parts.push(rest.slice(0, i));
     names.push(placeholders[expr]);
+    used.add(expr);
     rest = rest.slice(j + 1);
   }
   parts.push(rest);
-  assertEq(names.length, Object.keys(placeholders).length, `placeholder count in ${lit}`);
+  // Every placeholder is used (a placeholder may occur more than once: `<${name}>…</${name}>`).
+  assertEq(used.size, Object.keys(placeholders).length, `placeholder count in ${lit}`);
   const texts = parts.map((p) => evalLiteral("`" + p + "`"));
   let out = texts[0];
   for (let k = 0; k < names.length; k++) out += `{${names[k]}}` + texts[k + 1];
