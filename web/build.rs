@@ -3,32 +3,15 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-fn walk(dir: &Path, base: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = fs::read_dir(dir) else { return };
-    for e in rd.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            walk(&p, base, out);
-        } else {
-            out.push(p);
-        }
-    }
-}
-
 fn main() {
     let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../www/demo");
     let demo = demo.canonicalize().expect("www/demo exists");
     println!("cargo:rerun-if-changed={}", demo.display());
-    let mut files = Vec::new();
-    walk(&demo, &demo, &mut files);
-    files.sort();
+    // The case's files, read as every test reads cases (sorted by relative path).
+    let files = ctxlens_corpus::read_folder(&demo).expect("www/demo reads");
     let mut src = String::from("/// The demo case: (path relative to www/demo, bytes).\npub static DEMO_FILES: &[(&str, &[u8])] = &[\n");
-    for f in &files {
-        let rel = f
-            .strip_prefix(&demo)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
+    for rel in files.keys() {
+        let f = demo.join(rel);
         // Only what an assembly reads: inputs and the capture's env.json.
         if rel.starts_with("expected/")
             && rel != "expected/env.json"

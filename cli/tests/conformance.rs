@@ -1,120 +1,129 @@
-//! The conformance suite: every captured case in tests/conformance/ must assemble to exactly the
-//! bytes pi sent (expected/request-1.json). Bytes are compared, not parsed JSON.
+//! The conformance suite over the captured corpus (tests/conformance/ and the demo), each case on
+//! the pi release that captured it (`expected/env.json` `piVersion`):
+//!
+//! - every body is byte-identical to what pi sent (bytes compared, not parsed JSON); a failure
+//!   names the byte, the JSON path of the first difference and the source of that part;
+//! - every later request of a scripted capture too, and every URL path and protocol header;
+//! - where pi sent nothing (`expected/pi-error.txt`), ctxlens builds nothing and says why;
+//! - every case switches to every protocol without a panic;
+//! - per case, a snapshot of what ctxlens says beyond pi's bytes (`tests/snapshots/<case>.snap`:
+//!   the trace, the statistics, the findings, the diagnostics, and the request under each other
+//!   protocol), so a change in behaviour is a reviewed diff. `UPDATE_EXPECT=1` rewrites them.
+//!
+//! `CTXLENS_CASE=oc-` narrows every test to the cases whose name contains the text.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use ctxlens_cli::case;
+use ctxlens::case::{continuation_inputs, first_difference, inputs_from_case, json_difference};
+use ctxlens::js::{self, Value};
+use ctxlens::{Api, Assembly, Inputs};
+use ctxlens_corpus::Case;
 
-fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/conformance")
+fn cases() -> Vec<Case> {
+    let all = ctxlens_corpus::cases(&ctxlens_corpus::filter_from_env());
+    assert!(!all.is_empty(), "no conformance cases found");
+    all
 }
 
-fn cases(filter: &str) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(corpus())
-        .expect("tests/conformance exists")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.join("case.json").is_file() && p.join("expected/request-1.json").is_file())
-        .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().contains(filter))
-        })
-        .collect();
-    v.sort();
-    // The visualizer's demo is a captured case too.
-    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../www/demo");
-    if "demo".contains(filter) || filter.is_empty() {
-        v.push(demo);
+fn load(case: &Case) -> Result<Inputs, String> {
+    inputs_from_case(&case.files(), None).map_err(|e| format!("{}: cannot load: {e}", case.name))
+}
+
+/// Why `body` is not `want`: the byte, the JSON path, and the source of that part of the body.
+fn explain(name: &str, a: &Assembly, body: &str, want: &str) -> Option<String> {
+    let (pos, got_ctx, want_ctx) = first_difference(body, want)?;
+    let mut out =
+        format!("{name}: differs at byte {pos}\n     got: …{got_ctx}…\n    want: …{want_ctx}…");
+    if let Some((path, got, want)) = json_difference(body, want) {
+        out.push_str(&format!(
+            "\n    path: {path}\n     got: {got}\n    want: {want}"
+        ));
+        // The nearest part of the body whose source ctxlens knows.
+        let origins = ctxlens::analysis::provenance::provenance(a);
+        let source =
+            std::iter::successors(Some(path.as_str()), |p| p.rsplit_once('.').map(|(h, _)| h))
+                .find_map(|p| origins.iter().find(|o| o.path == p));
+        if let Some(o) = source {
+            let src = ctxlens::report::provenance::source_json(&o.source);
+            out.push_str(&format!("\n  source: {} ({})", src.to_json(), o.path));
+        }
     }
-    v
+    Some(out)
 }
 
 #[test]
 fn every_case_is_byte_identical() {
-    // `CTXLENS_CASE=oc-` narrows the run to matching case names.
-    let filter = std::env::var("CTXLENS_CASE").unwrap_or_default();
-    let all = cases(&filter);
-    assert!(!all.is_empty(), "no conformance cases found");
+    let all = cases();
     let mut failures = Vec::new();
-    for dir in &all {
-        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
-        let loaded = match case::load(dir, &dir.join("expected/env.json")) {
-            Ok(l) => l,
+    let mut per_version: std::collections::BTreeMap<String, usize> = Default::default();
+    let mut checked = 0;
+    for case in &all {
+        let Some(want) = case.body(1) else { continue };
+        checked += 1;
+        let inputs = match load(case) {
+            Ok(i) => i,
             Err(e) => {
-                failures.push(format!("{name}: cannot load: {e}"));
+                failures.push(e);
                 continue;
             }
         };
-        let expected = std::fs::read_to_string(dir.join("expected/request-1.json")).unwrap();
-        let assembly = ctxlens::assemble(&loaded.inputs);
-        match assembly.body() {
+        let a = ctxlens::assemble(&inputs);
+        match a.body() {
             None => failures.push(format!(
-                "{name}: no request built: {}",
-                assembly
-                    .diagnostics
+                "{}: no request built: {}",
+                case.name,
+                a.diagnostics
                     .iter()
                     .map(|d| d.to_string())
                     .collect::<Vec<_>>()
                     .join("; ")
             )),
-            Some(body) => {
-                if let Some((pos, got, want)) = case::first_difference(body, &expected) {
-                    failures.push(format!(
-                        "{name}: differs at byte {pos}\n     got: …{got}…\n    want: …{want}…"
-                    ));
-                }
-            }
+            Some(body) => match explain(&case.name, &a, body, &want) {
+                Some(why) => failures.push(why),
+                None => *per_version.entry(inputs.pi.to_string()).or_default() += 1,
+            },
         }
     }
-    let passed = all.len() - failures.len();
     println!(
-        "conformance: {passed} of {} cases byte-identical",
-        all.len()
+        "conformance: {} of {checked} cases byte-identical ({})",
+        checked - failures.len(),
+        per_version
+            .iter()
+            .map(|(v, n)| format!("pi {v}: {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
     );
-    if !failures.is_empty() {
-        panic!(
-            "{} of {} cases differ:\n{}",
-            failures.len(),
-            all.len(),
-            failures.join("\n")
-        );
-    }
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} cases differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 /// Scripted captures hold later requests too (`request-2.json`, ...): pi sent them after running
 /// tool calls, with no new prompt. Each must be byte-identical as well.
 #[test]
 fn every_continuation_is_byte_identical() {
-    let filter = std::env::var("CTXLENS_CASE").unwrap_or_default();
     let mut total = 0;
     let mut failures = Vec::new();
-    for dir in cases(&filter) {
-        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
-        let Ok(after) = std::fs::read_to_string(dir.join("expected/session.after.jsonl")) else {
+    for case in cases() {
+        let Some(after) = case.session_after() else {
             continue;
         };
-        let Ok(loaded) = case::load(&dir, &dir.join("expected/env.json")) else {
-            continue;
-        };
+        let Ok(base) = load(&case) else { continue };
         for n in 2.. {
-            let Ok(expected) =
-                std::fs::read_to_string(dir.join(format!("expected/request-{n}.json")))
-            else {
-                break;
-            };
+            let Some(want) = case.body(n) else { break };
             total += 1;
-            let Some(inputs) = ctxlens::case::continuation_inputs(&loaded.inputs, &after, n) else {
-                failures.push(format!(
-                    "{name} request-{n}: session.after.jsonl has fewer turns"
-                ));
+            let name = format!("{} request-{n}", case.name);
+            let Some(inputs) = continuation_inputs(&base, &after, n) else {
+                failures.push(format!("{name}: session.after.jsonl has fewer turns"));
                 continue;
             };
-            match ctxlens::assemble(&inputs).body() {
-                None => failures.push(format!("{name} request-{n}: no request built")),
-                Some(body) => {
-                    if let Some((pos, got, want)) = case::first_difference(body, &expected) {
-                        failures.push(format!("{name} request-{n}: differs at byte {pos}\n     got: …{got}…\n    want: …{want}…"));
-                    }
-                }
+            let a = ctxlens::assemble(&inputs);
+            match a.body() {
+                None => failures.push(format!("{name}: no request built")),
+                Some(body) => failures.extend(explain(&name, &a, body, &want)),
             }
         }
     }
@@ -122,13 +131,12 @@ fn every_continuation_is_byte_identical() {
         "continuations: {} of {total} requests byte-identical",
         total - failures.len()
     );
-    if !failures.is_empty() {
-        panic!(
-            "{} of {total} continuation requests differ:\n{}",
-            failures.len(),
-            failures.join("\n")
-        );
-    }
+    assert!(
+        failures.is_empty(),
+        "{} of {total} continuation requests differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 fn is_credential(name: &str) -> bool {
@@ -140,21 +148,17 @@ fn is_credential(name: &str) -> bool {
 /// (credentials only by presence), same order.
 #[test]
 fn every_case_has_the_captured_url_and_headers() {
-    let filter = std::env::var("CTXLENS_CASE").unwrap_or_default();
-    let all = cases(&filter);
+    let all = cases();
     let mut failures = Vec::new();
-    for dir in &all {
-        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
-        let Ok(meta) = std::fs::read_to_string(dir.join("expected/request-1.meta.json")) else {
-            continue;
-        };
-        let meta = ctxlens::js::parse(&meta).expect("meta.json is JSON");
-        let Ok(loaded) = case::load(dir, &dir.join("expected/env.json")) else {
-            continue;
-        };
-        let assembly = ctxlens::assemble(&loaded.inputs);
-        let Some(req) = &assembly.request else {
-            failures.push(format!("{name}: no request built"));
+    let mut checked = 0;
+    for case in &all {
+        let Some(meta) = case.meta(1) else { continue };
+        let Ok(inputs) = load(case) else { continue };
+        checked += 1;
+        let meta = js::parse(&meta).expect("meta.json is JSON");
+        let a = ctxlens::assemble(&inputs);
+        let Some(req) = &a.request else {
+            failures.push(format!("{}: no request built", case.name));
             continue;
         };
         let want_path = meta.get_str("url").unwrap_or("");
@@ -165,20 +169,19 @@ fn every_case_has_the_captured_url_and_headers() {
             .unwrap_or(&req.url);
         if got_path != want_path {
             failures.push(format!(
-                "{name}: url path {got_path:?}, pi sent {want_path:?}"
+                "{}: url path {got_path:?}, pi sent {want_path:?}",
+                case.name
             ));
         }
         // The runtime headers the core names for this protocol are the only ones left out.
-        let api = assembly
+        let api = a
             .parts
             .model_choice
             .model
             .as_ref()
             .map(|m| m.api().to_string())
             .unwrap_or_default();
-        let runtime = api
-            .parse::<ctxlens::Api>()
-            .map_or(&[][..], ctxlens::Api::runtime_headers);
+        let runtime = api.parse::<Api>().map_or(&[][..], Api::runtime_headers);
         let norm = |k: &str, v: &str| -> (String, String) {
             let k = k.to_ascii_lowercase();
             let v = if is_credential(&k) {
@@ -201,42 +204,83 @@ fn every_case_has_the_captured_url_and_headers() {
         let got: Vec<(String, String)> = req.headers.iter().map(|(k, v)| norm(k, v)).collect();
         if got != want {
             failures.push(format!(
-                "{name}: headers differ\n     got: {got:?}\n    want: {want:?}"
+                "{}: headers differ\n     got: {got:?}\n    want: {want:?}",
+                case.name
             ));
         }
     }
     println!(
-        "headers: {} of {} cases match",
-        all.len() - failures.len(),
-        all.len()
+        "headers: {} of {checked} cases match",
+        checked - failures.len()
     );
-    if !failures.is_empty() {
-        panic!(
-            "{} of {} cases differ in URL or headers:\n{}",
-            failures.len(),
-            all.len(),
-            failures.join("\n")
-        );
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} cases differ in URL or headers:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Where pi sent nothing (its error kept as `expected/pi-error.txt`), ctxlens builds no request
+/// either, and a "pi would fail here" diagnostic carries pi's message.
+#[test]
+fn every_refused_case_is_refused() {
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for case in cases() {
+        let Some(error) = case.pi_error() else {
+            continue;
+        };
+        checked += 1;
+        let inputs = match load(&case) {
+            Ok(i) => i,
+            Err(e) => {
+                failures.push(e);
+                continue;
+            }
+        };
+        let a = ctxlens::assemble(&inputs);
+        let said = a.diagnostics.iter().any(|d| {
+            d.message.starts_with("pi would fail here") && d.message.contains(error.trim())
+        });
+        if a.request.is_some() || !said {
+            failures.push(format!(
+                "{}: pi sent nothing ({}), ctxlens {}: {:?}",
+                case.name,
+                error.trim(),
+                if a.request.is_some() {
+                    "built a request"
+                } else {
+                    "did not say why"
+                },
+                a.diagnostics
+                    .iter()
+                    .map(|d| d.to_string())
+                    .collect::<Vec<_>>()
+            ));
+        }
     }
+    println!(
+        "refused: {} of {checked} cases refused as pi refuses",
+        checked - failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 /// `--api` switches any case to any of the nine protocols: a request comes out, or — only where
-/// the session itself makes pi throw (a stored reasoning signature that is not JSON) — a
-/// diagnostic saying so. Where pi would refuse only because the model's key or level map belongs
-/// to its own protocol, the switched adapter states a stand-in instead. Never a panic.
+/// the session itself makes pi throw (a stored reasoning signature that is not JSON, a message
+/// too deep to copy) — a diagnostic saying so. Where pi would refuse only because the model's
+/// key or level map belongs to its own protocol, the switched adapter states a stand-in
+/// instead. Never a panic.
 #[test]
 fn every_case_switches_to_every_protocol() {
-    let filter = std::env::var("CTXLENS_CASE").unwrap_or_default();
     let mut built = 0;
     let mut refused: Vec<String> = Vec::new();
     let mut bad: Vec<String> = Vec::new();
-    for dir in cases(&filter) {
-        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
-        let Ok(loaded) = case::load(&dir, &dir.join("expected/env.json")) else {
-            continue;
-        };
-        for api in ctxlens::Api::ALL {
-            let mut inputs = loaded.inputs.clone();
+    for case in cases() {
+        let Ok(base) = load(&case) else { continue };
+        for api in Api::ALL {
+            let mut inputs = base.clone();
             inputs.api = Some(api);
             let a = ctxlens::assemble(&inputs);
             if a.request.is_some() {
@@ -246,11 +290,11 @@ fn every_case_switches_to_every_protocol() {
                 .iter()
                 .find(|d| d.message.starts_with("pi would fail here"))
             {
-                refused.push(format!("{name} → {api}: {}", d.message));
+                refused.push(format!("{} → {api}: {}", case.name, d.message));
             } else {
                 bad.push(format!(
-                    "{name} → {api}: no request and no reason: {:?}",
-                    a.diagnostics
+                    "{} → {api}: no request and no reason: {:?}",
+                    case.name, a.diagnostics
                 ));
             }
         }
@@ -267,9 +311,214 @@ fn every_case_switches_to_every_protocol() {
     assert!(
         refused
             .iter()
-            .all(|r| r.contains("thinkingSignature is not JSON")),
+            .all(|r| r.contains("thinkingSignature is not JSON")
+                || r.contains("Maximum call stack size exceeded")),
         "{}",
         refused.join("\n")
     );
     assert!(built > 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Snapshots
+// ---------------------------------------------------------------------------------------------
+
+fn snapshots() -> PathBuf {
+    ctxlens_corpus::workspace().join("tests/snapshots")
+}
+
+/// A body for the snapshot, small enough to review: each top-level member on its line, and the
+/// items of a top-level array (the messages, the tools) one per line, in compact JSON; strings
+/// of more than 80 UTF-16 units are written as their length and pi's short hash
+/// (`«1,234 chars #ab12cd»`), so a changed text still changes the snapshot.
+fn body_for_snapshot(body: &str) -> String {
+    match js::parse(body) {
+        Ok(v @ Value::Object(_)) => outline(&v),
+        _ => format!(
+            "(not a JSON object: {} bytes #{})\n",
+            body.len(),
+            js::short_hash(body)
+        ),
+    }
+}
+
+/// A JSON object as lines: each member on its line, the items of an array member one per line,
+/// in compact JSON with long strings shortened.
+fn outline(value: &Value) -> String {
+    fn shorten(v: &Value) -> Value {
+        match v {
+            Value::String(s) if js::utf16_len(s) > 80 => Value::str(format!(
+                "«{} chars #{}»",
+                js::utf16_len(s),
+                js::short_hash(s)
+            )),
+            Value::Array(a) => Value::Array(a.iter().map(shorten).collect()),
+            Value::Object(o) => {
+                let mut out = js::Object::new();
+                for (k, x) in o.iter() {
+                    out.insert(k.clone(), shorten(x));
+                }
+                Value::Object(out)
+            }
+            Value::Deep(t) => Value::str(format!(
+                "«{} bytes nested too deep #{}»",
+                t.len(),
+                js::short_hash(t)
+            )),
+            other => other.clone(),
+        }
+    }
+    let Value::Object(top) = value else {
+        return shorten(value).to_json() + "\n";
+    };
+    let mut out = String::new();
+    for (k, v) in top.iter() {
+        match shorten(v) {
+            Value::Array(items) if !items.is_empty() => {
+                out.push_str(&format!("{}: [\n", Value::str(k.clone()).to_json()));
+                for item in &items {
+                    out.push_str(&format!("  {}\n", item.to_json()));
+                }
+                out.push_str("]\n");
+            }
+            v => out.push_str(&format!(
+                "{}: {}\n",
+                Value::str(k.clone()).to_json(),
+                v.to_json()
+            )),
+        }
+    }
+    out
+}
+
+/// What the snapshot of one case holds: everything ctxlens says about the case's own request
+/// beyond pi's bytes, and the request under each other protocol.
+fn snapshot(case: &Case, inputs: &Inputs) -> String {
+    let a = ctxlens::assemble(inputs);
+    let native = a
+        .parts
+        .model_choice
+        .model
+        .as_ref()
+        .and_then(|m| m.api().parse::<Api>().ok());
+    let mut s = format!(
+        "ctxlens snapshot of {} (pi {}, {}). Regenerate: UPDATE_EXPECT=1 cargo test -p ctxlens-cli --test conformance\n",
+        case.name,
+        inputs.pi,
+        native.map_or("no model".to_string(), |a| a.to_string())
+    );
+    s.push_str("\n== trace\n");
+    for st in &a.trace.stages {
+        let counts: Vec<String> = st
+            .counts
+            .iter()
+            .map(|(k, v)| format!("{k}={}", js::number_to_string(*v)))
+            .collect();
+        s.push_str(&format!(
+            "{} @{}: {} [{}]\n",
+            st.id.key(),
+            st.pi_source,
+            st.summary,
+            counts.join(" ")
+        ));
+        for e in &st.events {
+            s.push_str(&format!(
+                "  {} {}{}\n",
+                e.kind.as_str(),
+                e.message,
+                e.pi_source.map(|p| format!(" @{p}")).unwrap_or_default()
+            ));
+        }
+    }
+    s.push_str("\n== diagnostics\n");
+    for d in &a.diagnostics {
+        s.push_str(&format!("{d}\n"));
+    }
+    s.push_str("\n== stats\n");
+    if let Some(st) = &a.stats {
+        s.push_str(&outline(&ctxlens::report::stats::to_json(st)));
+    }
+    s.push_str("\n== findings\n");
+    for f in ctxlens::analysis::findings::findings(&a) {
+        s.push_str(&format!(
+            "{} {} {}: {}\n  {}\n",
+            f.number,
+            f.severity.as_str(),
+            f.id,
+            f.title,
+            f.detail
+        ));
+    }
+    for api in Api::ALL.into_iter().filter(|a| Some(*a) != native) {
+        let mut switched = inputs.clone();
+        switched.api = Some(api);
+        let b = ctxlens::assemble(&switched);
+        s.push_str(&format!("\n== request under {api}\n"));
+        match &b.request {
+            Some(r) => {
+                s.push_str(&format!("{} {}\n", r.method, r.url));
+                for (k, v) in &r.headers {
+                    s.push_str(&format!("{k}: {v}\n"));
+                }
+                s.push_str(&body_for_snapshot(&r.body));
+            }
+            None => {
+                for d in b
+                    .diagnostics
+                    .iter()
+                    .filter(|d| d.severity == ctxlens::Severity::Error)
+                {
+                    s.push_str(&format!("no request: {d}\n"));
+                }
+            }
+        }
+    }
+    s
+}
+
+#[test]
+fn every_case_matches_its_snapshot() {
+    let update = std::env::var("UPDATE_EXPECT").is_ok_and(|v| v == "1");
+    let dir = snapshots();
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for case in cases() {
+        let Ok(inputs) = load(&case) else { continue };
+        checked += 1;
+        let got = snapshot(&case, &inputs);
+        let path = dir.join(format!("{}.snap", case.name));
+        let want = std::fs::read_to_string(&path).unwrap_or_default();
+        if got == want {
+            continue;
+        }
+        if update {
+            std::fs::create_dir_all(&dir).expect("tests/snapshots");
+            std::fs::write(&path, &got).expect("write the snapshot");
+            continue;
+        }
+        let line = got
+            .lines()
+            .zip(want.lines())
+            .position(|(g, w)| g != w)
+            .unwrap_or_else(|| got.lines().count().min(want.lines().count()));
+        failures.push(format!(
+            "{}: differs from {} at line {}\n     got: {}\n    want: {}",
+            case.name,
+            path.display(),
+            line + 1,
+            got.lines().nth(line).unwrap_or("(end)"),
+            want.lines().nth(line).unwrap_or("(end)")
+        ));
+    }
+    println!(
+        "snapshots: {} of {checked} cases match{}",
+        checked - failures.len(),
+        if update { " (updated)" } else { "" }
+    );
+    assert!(
+        failures.is_empty(),
+        "{} snapshots differ (review, then UPDATE_EXPECT=1 cargo test -p ctxlens-cli --test conformance):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

@@ -237,6 +237,89 @@ pub fn inputs_from_case(files: &CaseFiles, env_dir: Option<&str>) -> Result<Inpu
     })
 }
 
+/// The first byte where `got` and `want` differ, with up to 60 bytes of context from each.
+pub fn first_difference(got: &str, want: &str) -> Option<(usize, String, String)> {
+    let pos = got
+        .bytes()
+        .zip(want.bytes())
+        .position(|(x, y)| x != y)
+        .or_else(|| (got.len() != want.len()).then(|| got.len().min(want.len())))?;
+    let ctx = |s: &str| {
+        let mut start = pos.saturating_sub(60).min(s.len());
+        while !s.is_char_boundary(start) {
+            start -= 1;
+        }
+        let mut end = (pos + 60).min(s.len());
+        while !s.is_char_boundary(end) {
+            end += 1;
+        }
+        s[start..end].to_string()
+    };
+    Some((pos, ctx(got), ctx(want)))
+}
+
+/// Where two JSON texts first differ as values: the dot path (`messages.3.content.0.text`,
+/// array indices as numbers; a key order or a member one side lacks is a difference at the
+/// object), with each side's value there (compact JSON, cut to 200 bytes). `None` when they
+/// are equal as JSON values in key order, or when either is not JSON.
+pub fn json_difference(got: &str, want: &str) -> Option<(String, String, String)> {
+    fn cut(v: Option<&Value>) -> String {
+        let s = v.map_or_else(|| "(absent)".to_string(), Value::to_json);
+        match s.char_indices().nth(200) {
+            Some((i, _)) => format!("{}…", &s[..i]),
+            None => s,
+        }
+    }
+    fn walk(path: &mut Vec<String>, a: &Value, b: &Value) -> Option<(String, String, String)> {
+        let here = |path: &[String]| path.join(".");
+        match (a, b) {
+            (Value::Object(x), Value::Object(y)) => {
+                let kx: Vec<&str> = x.keys().map(|k| k.as_str()).collect();
+                let ky: Vec<&str> = y.keys().map(|k| k.as_str()).collect();
+                for (i, k) in kx.iter().enumerate() {
+                    if ky.get(i) != Some(k) {
+                        // A member out of order or only on one side.
+                        path.push((*k).to_string());
+                        let at = here(path);
+                        path.pop();
+                        return Some((at, cut(x.get(k)), cut(y.get(k))));
+                    }
+                    path.push((*k).to_string());
+                    let d = walk(path, x.get(k)?, y.get(k)?);
+                    path.pop();
+                    if d.is_some() {
+                        return d;
+                    }
+                }
+                ky.get(kx.len()).map(|k| {
+                    path.push((*k).to_string());
+                    let at = here(path);
+                    path.pop();
+                    (at, cut(None), cut(y.get(k)))
+                })
+            }
+            (Value::Array(x), Value::Array(y)) => {
+                for i in 0..x.len().max(y.len()) {
+                    path.push(i.to_string());
+                    let d = match (x.get(i), y.get(i)) {
+                        (Some(p), Some(q)) => walk(path, p, q),
+                        (p, q) => Some((here(path), cut(p), cut(q))),
+                    };
+                    path.pop();
+                    if d.is_some() {
+                        return d;
+                    }
+                }
+                None
+            }
+            _ if a.to_json() == b.to_json() => None,
+            _ => Some((here(path), cut(Some(a)), cut(Some(b)))),
+        }
+    }
+    let (a, b) = (js::parse(got).ok()?, js::parse(want).ok()?);
+    walk(&mut Vec::new(), &a, &b)
+}
+
 /// The inputs of the `n`-th request of a scripted capture (`n >= 2`): pi sent it after running
 /// the tool calls of turn `n - 1`, with no new user message. Its context is the session pi wrote
 /// (`session.after.jsonl`) up to, not including, the `n`-th assistant message the run added.

@@ -393,13 +393,14 @@ fn skill_command_expansion() {
 
 #[test]
 fn ignore_rules() {
-    let mut ig = IgnoreRules::default();
-    ig.rules = vec![
-        (false, "*.tmp".into()),
-        (false, "build/".into()),
-        (true, "keep.tmp".into()),
-        (false, "sub/x.md".into()),
-    ];
+    let ig = IgnoreRules {
+        rules: vec![
+            (false, "*.tmp".into()),
+            (false, "build/".into()),
+            (true, "keep.tmp".into()),
+            (false, "sub/x.md".into()),
+        ],
+    };
     assert!(ig.ignores("a/b.tmp"));
     assert!(!ig.ignores("keep.tmp"));
     assert!(ig.ignores("build/"));

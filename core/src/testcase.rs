@@ -1,43 +1,12 @@
-//! Test helper: assemble a case of the conformance corpus (or the bundled demo) from disk.
+//! Test helper: assemble a case of the conformance corpus (or the bundled demo), read through
+//! `ctxlens_corpus`, the one case reader.
 
-use std::path::{Path, PathBuf};
-
-use crate::case::{inputs_from_case, CaseFiles};
+use crate::case::inputs_from_case;
 use crate::{assemble, Assembly, Inputs};
-
-fn read_tree(dir: &Path, prefix: &str, files: &mut CaseFiles) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in rd.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let rel = if prefix.is_empty() {
-            name.clone()
-        } else {
-            format!("{prefix}/{name}")
-        };
-        let path = entry.path();
-        if path.is_dir() {
-            read_tree(&path, &rel, files);
-        } else if let Ok(bytes) = std::fs::read(&path) {
-            files.insert(rel, bytes);
-        }
-    }
-}
-
-fn case_dir(name: &str) -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    if name == "demo" {
-        root.join("www/demo")
-    } else {
-        root.join("tests/conformance").join(name)
-    }
-}
 
 /// The inputs of a corpus case (`"demo"` is `www/demo`).
 pub fn inputs(name: &str) -> Inputs {
-    let mut files = CaseFiles::new();
-    read_tree(&case_dir(name), "", &mut files);
+    let files = ctxlens_corpus::Case::named(name).files();
     inputs_from_case(&files, None).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
@@ -48,19 +17,13 @@ pub fn assembly(name: &str, api: Option<&str>) -> Assembly {
     assemble(&i)
 }
 
-/// Every case folder name of the corpus.
+/// Every case folder name of the corpus (the demo left out).
 pub fn all_cases() -> Vec<String> {
-    let mut names: Vec<String> =
-        std::fs::read_dir(case_dir("x").parent().unwrap_or(Path::new(".")))
-            .map(|rd| {
-                rd.flatten()
-                    .filter(|e| e.path().join("case.json").exists())
-                    .map(|e| e.file_name().to_string_lossy().into_owned())
-                    .collect()
-            })
-            .unwrap_or_default();
-    names.sort();
-    names
+    ctxlens_corpus::cases("")
+        .into_iter()
+        .map(|c| c.name)
+        .filter(|n| n != "demo")
+        .collect()
 }
 
 /// pi 0.85.1, the release the unit tests are written against.

@@ -1,36 +1,12 @@
 //! Bad input never panics or hangs: every problem is reported with its file and line, what was
 //! skipped, and the rest of the input is still used.
 
-use std::collections::BTreeMap;
-use std::path::Path;
-
-use ctxlens::case::{inputs_from_case, CaseFiles};
+use ctxlens::case::inputs_from_case;
 use ctxlens::{assemble, Inputs, Severity, SourceText};
 
-fn read_case(dir: &Path) -> CaseFiles {
-    fn walk(dir: &Path, prefix: &str, out: &mut CaseFiles) {
-        for e in std::fs::read_dir(dir).unwrap().flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let rel = if prefix.is_empty() {
-                name.clone()
-            } else {
-                format!("{prefix}/{name}")
-            };
-            if e.path().is_dir() {
-                walk(&e.path(), &rel, out);
-            } else {
-                out.insert(rel, std::fs::read(e.path()).unwrap());
-            }
-        }
-    }
-    let mut files = BTreeMap::new();
-    walk(dir, "", &mut files);
-    files
-}
-
 fn demo() -> Inputs {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../www/demo");
-    inputs_from_case(&read_case(&dir), None).expect("the demo case loads")
+    inputs_from_case(&ctxlens_corpus::Case::named("demo").files(), None)
+        .expect("the demo case loads")
 }
 
 fn session_text(inputs: &Inputs) -> String {

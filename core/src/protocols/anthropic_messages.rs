@@ -458,6 +458,7 @@ fn assign(target: &mut Vec<(String, Value)>, key: &str, value: Value) {
 /// `createClient(model, apiKey, optionsHeaders, fetch, dynamicHeaders, sessionId)` (:691–739)
 /// with `mergeClientHeaders` (:156): pi's User-Agent first, then the protocol headers, session
 /// affinity, `model.headers`, the configured headers.
+#[allow(clippy::too_many_arguments)]
 fn create_client(
     pi: &Pi,
     model: &Model,
@@ -668,6 +669,7 @@ pub fn normalize_tool_call_id(id: &str) -> String {
 }
 
 /// `buildParams(model, context, isOAuthToken, options)` (:776–895).
+#[allow(clippy::too_many_arguments)]
 fn build_params(
     pi: &Pi,
     model: &Model,
@@ -1236,6 +1238,7 @@ struct ConvertedMessages {
 
 /// `convertMessages(transformedMessages, isOAuthToken, cacheControl, allowEmptySignature,
 /// deferredToolNames, normalizeToolName, managedProvider)` (:928–1089).
+#[allow(clippy::too_many_arguments)]
 fn convert_messages(
     pi: &Pi,
     transformed: &[Value],
@@ -1656,6 +1659,7 @@ fn insert_thinking_level_messages(
 
 /// `convertTools(tools, isOAuthToken, supportsEagerToolInputStreaming, supportsStrictTools,
 /// cacheControl, deferLoading)` (:1108–1136).
+#[allow(clippy::too_many_arguments)]
 fn convert_tools(
     pi: &Pi,
     tools: &[ToolDef],

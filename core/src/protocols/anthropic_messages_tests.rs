@@ -6,26 +6,31 @@
 use crate::testcase::pi;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+
+use ctxlens_corpus::Files;
 
 use super::*;
 use crate::js;
 use crate::protocols::constrained_sampling::make_strict_json_schema;
 use crate::tools::ToolSource;
 
-fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/conformance")
+/// A file of a case, as text.
+fn text_in(files: &Files, rel: &str) -> Option<String> {
+    files
+        .get(rel)
+        .map(|b| String::from_utf8_lossy(b).into_owned())
 }
 
-fn read_json(path: &Path) -> Option<Value> {
-    js::parse(&std::fs::read_to_string(path).ok()?).ok()
+/// A JSON file of a case.
+fn read_json(files: &Files, rel: &str) -> Option<Value> {
+    js::parse(&text_in(files, rel)?).ok()
 }
 
 /// The model pi resolves for `provider/id`: a models.json custom model (provider fields merged as
 /// pi's composer does for what this adapter reads) or the built-in catalog.
-fn case_model(case: &Path, reference: &str) -> (Model, String) {
+fn case_model(case: &Files, reference: &str) -> (Model, String) {
     let (provider, id) = reference.split_once('/').expect("provider/id");
-    let models_json = read_json(&case.join("models.json")).unwrap_or_else(Value::object);
+    let models_json = read_json(case, "models.json").unwrap_or_else(Value::object);
     let prov = models_json.get("providers").and_then(|p| p.get(provider));
     let api_key = prov
         .and_then(|p| p.get_str("apiKey"))
@@ -103,7 +108,7 @@ fn tool_def(v: &Value, experimental: bool) -> ToolDef {
     }
 }
 
-fn case_tools(case: &Path, args: &[String], experimental: bool) -> Vec<ToolDef> {
+fn case_tools(case: &Files, args: &[String], experimental: bool) -> Vec<ToolDef> {
     let names: Vec<String> = if args.iter().any(|a| a == "--no-tools") {
         Vec::new()
     } else if let Some(i) = args.iter().position(|a| a == "--tools") {
@@ -116,7 +121,7 @@ fn case_tools(case: &Path, args: &[String], experimental: bool) -> Vec<ToolDef> 
             .map(|s| s.to_string())
             .collect()
     };
-    let extension = read_json(&case.join("tools.json"))
+    let extension = read_json(case, "tools.json")
         .and_then(|v| v.as_array().cloned())
         .unwrap_or_default();
     let builtin = pi().data.tools.as_array().cloned().unwrap_or_default();
@@ -148,14 +153,14 @@ struct Case {
 
 /// Rebuilds a corpus case whose session (if any) is one linear branch of plain messages.
 fn load_case(name: &str, reasoning: Option<&str>) -> Case {
-    let case = corpus().join(name);
-    let case_json = read_json(&case.join("case.json")).expect("case.json");
-    let env_json = read_json(&case.join("expected/env.json")).expect("env.json");
-    let expected_body =
-        std::fs::read_to_string(case.join("expected/request-1.json")).expect("request-1.json");
+    let files = ctxlens_corpus::Case::named(name).files();
+    let case = &files;
+    let case_json = read_json(case, "case.json").expect("case.json");
+    let env_json = read_json(case, "expected/env.json").expect("env.json");
+    let expected_body = text_in(case, "expected/request-1.json").expect("request-1.json");
     let body = js::parse(&expected_body).expect("body");
-    let meta = read_json(&case.join("expected/request-1.meta.json")).expect("meta");
-    let (model, api_key) = case_model(&case, case_json.get_str("model").expect("model"));
+    let meta = read_json(case, "expected/request-1.meta.json").expect("meta");
+    let (model, api_key) = case_model(case, case_json.get_str("model").expect("model"));
     let args: Vec<String> = case_json
         .get("args")
         .and_then(Value::as_array)
@@ -188,7 +193,7 @@ fn load_case(name: &str, reasoning: Option<&str>) -> Case {
         system
     };
     let mut messages: Vec<Value> = Vec::new();
-    if let Ok(text) = std::fs::read_to_string(case.join("session.jsonl")) {
+    if let Some(text) = text_in(case, "session.jsonl") {
         for line in text.lines() {
             if let Ok(entry) = js::parse(line) {
                 if entry.get_str("type") == Some("message") {
@@ -232,7 +237,7 @@ fn load_case(name: &str, reasoning: Option<&str>) -> Case {
         reasoning: level,
         session_id: env_json.get_str("sessionId").map(String::from),
         env,
-        thinking_budgets: read_json(&case.join("agent/settings.json"))
+        thinking_budgets: read_json(case, "agent/settings.json")
             .and_then(|s| s.get("thinkingBudgets").and_then(Value::as_object).cloned()),
         api_key,
         user_agent,
@@ -244,7 +249,7 @@ fn load_case(name: &str, reasoning: Option<&str>) -> Case {
         ctx: LlmContext {
             system_prompt: system.to_string(),
             messages,
-            tools: case_tools(&case, &args, experimental),
+            tools: case_tools(case, &args, experimental),
         },
         opts,
         expected_body,
@@ -364,7 +369,7 @@ const BUDGET_CASES: &[(&str, Option<&str>)] = &[
 fn run_cases(cases: &[(&str, Option<&str>)]) -> Vec<String> {
     cases
         .iter()
-        .filter(|(name, _)| corpus().join(name).join("expected/request-1.json").exists())
+        .filter(|(name, _)| ctxlens_corpus::Case::named(name).body(1).is_some())
         .filter_map(|(name, level)| check_case(name, *level).err())
         .collect()
 }
@@ -674,17 +679,9 @@ fn odd_inputs_do_not_panic() {
 #[test]
 #[ignore]
 fn corpus_report_all() {
-    let mut names: Vec<String> = std::fs::read_dir(corpus())
-        .map(|d| {
-            d.filter_map(|e| e.ok())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default();
-    names.retain(|n| n.starts_with("an-") || n.starts_with("anx-"));
-    names.sort();
-    for n in names {
-        if !corpus().join(&n).join("expected/request-1.json").exists() {
+    for c in ctxlens_corpus::cases("an") {
+        let n = c.name.clone();
+        if !(n.starts_with("an-") || n.starts_with("anx-")) || c.body(1).is_none() {
             continue;
         }
         let level = ADAPTER_ONLY_CASES

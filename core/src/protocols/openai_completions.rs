@@ -483,6 +483,7 @@ fn compat_event(compat: &Object, overridden: &[&str]) -> Event {
 // ---------------------------------------------------------------------------------------------
 
 /// `buildParams` (:581–765): the body, in pi's key order (AC4, AC5, AC14, AC16–AC19).
+#[allow(clippy::too_many_arguments)]
 fn build_params(
     pi: &Pi,
     model: &Model,
@@ -1511,6 +1512,7 @@ fn convert_assistant_message(
 /// The tool-result branch of `convertMessages` (:1063–1141, AC9, AC15): one `tool` message per
 /// consecutive toolResult, then the images of the whole batch in a user message, then kimi's
 /// deferred tools. Returns the index after the batch and whether a user message ended it.
+#[allow(clippy::too_many_arguments)]
 fn convert_tool_result_batch(
     pi: &Pi,
     model: &Model,

@@ -287,8 +287,16 @@ struct Fixture {
     expected_headers: Vec<(String, String)>,
 }
 
-fn read_json(path: &std::path::Path) -> Option<Value> {
-    parse(&std::fs::read_to_string(path).ok()?).ok()
+/// A file of a case, as text.
+fn text_in(files: &ctxlens_corpus::Files, rel: &str) -> Option<String> {
+    files
+        .get(rel)
+        .map(|b| String::from_utf8_lossy(b).into_owned())
+}
+
+/// A JSON file of a case.
+fn read_json(files: &ctxlens_corpus::Files, rel: &str) -> Option<Value> {
+    parse(&text_in(files, rel)?).ok()
 }
 
 /// `getSupportedThinkingLevels` + `clampThinkingLevel` (AI/models.js:550–580), for the fixtures
@@ -320,13 +328,13 @@ fn clamp_level(model: &Model, level: &str) -> String {
 
 /// Rebuilds the adapter's inputs from a captured case. `None` when the case needs stages this
 /// test cannot stand in for (custom messages, compactions, attachments).
-fn fixture(dir: &std::path::Path) -> Option<Fixture> {
-    let case = read_json(&dir.join("case.json"))?;
-    let models = read_json(&dir.join("models.json"))?;
-    let env = read_json(&dir.join("expected/env.json"))?;
-    let expected_body = std::fs::read_to_string(dir.join("expected/request-1.json")).ok()?;
+fn fixture(dir: &ctxlens_corpus::Files) -> Option<Fixture> {
+    let case = read_json(dir, "case.json")?;
+    let models = read_json(dir, "models.json")?;
+    let env = read_json(dir, "expected/env.json")?;
+    let expected_body = text_in(dir, "expected/request-1.json")?;
     let expected = parse(&expected_body).ok()?;
-    let meta = read_json(&dir.join("expected/request-1.meta.json"))?;
+    let meta = read_json(dir, "expected/request-1.meta.json")?;
     let has_attachments = case.get("args").and_then(Value::as_array).is_some_and(|a| {
         a.iter()
             .any(|x| x.as_str().is_some_and(|s| s.starts_with('@')))
@@ -425,7 +433,7 @@ fn fixture(dir: &std::path::Path) -> Option<Fixture> {
 
     // The session branch (linear), then this turn's prompt.
     let mut messages = Vec::new();
-    if let Ok(text) = std::fs::read_to_string(dir.join("session.jsonl")) {
+    if let Some(text) = text_in(dir, "session.jsonl") {
         let entries: Vec<Value> = text.lines().filter_map(|l| parse(l).ok()).collect();
         let mut by_id = std::collections::HashMap::new();
         for e in &entries {
@@ -508,7 +516,7 @@ fn fixture(dir: &std::path::Path) -> Option<Fixture> {
         }
     }
 
-    let settings = read_json(&dir.join("agent/settings.json"));
+    let settings = read_json(dir, "agent/settings.json");
     let settings_level = settings.as_ref().and_then(|s| {
         s.get("modelThinkingLevels")
             .and_then(|m| m.get_str(case.get_str("model")?))
@@ -612,19 +620,14 @@ fn first_difference(a: &str, b: &str) -> String {
 /// depend on nothing but this adapter.
 #[test]
 fn conformance_corpus() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/conformance");
-    let Ok(dirs) = std::fs::read_dir(&root) else {
-        return;
-    };
-    let mut names: Vec<String> = dirs
-        .filter_map(|d| d.ok())
-        .map(|d| d.file_name().to_string_lossy().into_owned())
+    let names: Vec<String> = ctxlens_corpus::cases("oc")
+        .into_iter()
+        .map(|c| c.name)
         .filter(|n| n.starts_with("oc"))
         .collect();
-    names.sort();
     let (mut pass, mut fail, mut skipped) = (Vec::new(), Vec::new(), Vec::new());
     for name in &names {
-        let Some(f) = fixture(&root.join(name)) else {
+        let Some(f) = fixture(&ctxlens_corpus::Case::named(name).files()) else {
             skipped.push(name.clone());
             continue;
         };

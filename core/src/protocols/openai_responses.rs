@@ -280,6 +280,7 @@ fn create_client(
 
 /// `buildParams(model, context, options, compat, grammarToolInputProperties)` (:209–277): the
 /// body in pi's key order (AR3–AR5), tools split for deferral (M17, AR12).
+#[allow(clippy::too_many_arguments)]
 fn build_params(
     pi: &Pi,
     model: &Model,
