@@ -11,6 +11,13 @@ TRUNK_VERSION=0.21.14
 
 say() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
 
+for component in rustfmt clippy; do
+  if ! rustup component list --installed 2>/dev/null | grep -q "^$component"; then
+    say "rustup component add $component"
+    rustup component add "$component"
+  fi
+done
+
 if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
   say "rustup target add wasm32-unknown-unknown"
   rustup target add wasm32-unknown-unknown

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# test.sh: installs what is missing, then runs every test: the Rust unit tests, the conformance
-# corpus (byte-for-byte against pi 0.85.1's captured bodies), the npm package (built and packed
+# test.sh: installs what is missing, then runs every test: formatting and clippy, the Rust unit
+# tests, the conformance corpus (byte-for-byte against the bodies the real pi captured, each case
+# on its release) and its snapshots, the npm package (built and packed
 # into pkg/), the wasm build of the visualizer with the docs example page, the browser end-to-end
 # tests (Playwright + Debian Chromium, served on 127.0.0.1: the app, its views, the embeds), and the
 # npm package's tests (installed from the tarball, tested in Node, tsc, Chromium).
@@ -17,7 +18,11 @@ if [[ -n ${CI:-} && ! -e target ]]; then
   ln -s "$HOME/.cache/ctxlens/target" target
 fi
 
-echo "== cargo test (core, CLI, conformance corpus)" >&2
+echo "== cargo fmt --check, cargo clippy (warnings are errors)" >&2
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets -- -D warnings
+
+echo "== cargo test (core, CLI, conformance corpus and snapshots)" >&2
 cargo test --workspace --exclude ctxlens-web
 echo "== cargo test (the visualizer's unit tests)" >&2
 cargo test -p ctxlens-web --lib

@@ -1,0 +1,66 @@
+//! The diagnostics panel: problems in the inputs with their file and line.
+
+use ctxlens::js::Value;
+use ctxlens::Diagnostic;
+use yew::prelude::*;
+
+use crate::shared::Shared;
+use crate::state::Laid;
+
+#[derive(Properties, PartialEq)]
+pub(super) struct DiagnosticsProps {
+    pub(super) notes: Vec<Diagnostic>,
+    pub(super) report: Option<Shared<Value>>,
+    pub(super) failure: Option<String>,
+    pub(super) api: String,
+    pub(super) laid: Shared<Laid>,
+}
+
+pub(super) fn diag_row(
+    laid: &Laid,
+    severity: &str,
+    file: &str,
+    line: Option<f64>,
+    message: &str,
+    skipped: Option<&str>,
+) -> Html {
+    // A dropped file is named as the user dropped it; the title says where it was laid.
+    let (shown, title) = match laid.origins.get(file) {
+        Some(original) => (original.as_str(), format!("laid out at {file}")),
+        None => (file, String::new()),
+    };
+    let loc = match line {
+        Some(l) => format!("{shown}:{l}"),
+        None => shown.to_string(),
+    };
+    html! {
+        <li class={classes!("diag", severity.to_string())}>
+            <span class="sev">{severity}</span>
+            <code class="where" title={title}>{loc}</code>
+            <span class="what">{message}</span>
+            if let Some(s) = skipped { <span class="skipped">{format!("skipped: {s}")}</span> }
+        </li>
+    }
+}
+
+/// Problems with the inputs: recognising the files, then the assembly's own.
+#[function_component(DiagnosticsPanel)]
+pub(super) fn diagnostics_panel(p: &DiagnosticsProps) -> Html {
+    let from_report: Vec<Value> = p
+        .report
+        .as_ref()
+        .and_then(|r| r.get("diagnostics").and_then(Value::as_array).cloned())
+        .unwrap_or_default();
+    let count = p.notes.len() + from_report.len() + p.failure.iter().count();
+    html! {
+        <section class="panel diagnostics-panel" aria-labelledby="diag-h">
+            <h2 id="diag-h">{"Diagnostics"}<span class="count">{count}</span></h2>
+            <ul class="diagnostics" data-testid="diagnostics">
+                if let Some(f) = &p.failure { { diag_row(&p.laid, "error", &p.api, None, f, None) } }
+                { for p.notes.iter().map(|d| diag_row(&p.laid, d.severity.as_str(), &d.file, d.line.map(f64::from), &d.message, d.skipped.as_deref())) }
+                { for from_report.iter().map(|d| diag_row(&p.laid, d.get_str("severity").unwrap_or("info"), d.get_str("file").unwrap_or(""), d.get("line").and_then(Value::as_f64), d.get_str("message").unwrap_or(""), d.get_str("skipped"))) }
+                if count == 0 { <li class="diag none">{"No problems with the inputs."}</li> }
+            </ul>
+        </section>
+    }
+}

@@ -1,0 +1,440 @@
+//! The shell around the views: the header (scenario, the stats strip, protocol tabs, compare),
+//! the pipeline stepper's buttons and keys, the view area, the inputs and settings panels and the
+//! diagnostics. The state lives in one reducer ([`AppState`]); the worker is driven from it: a
+//! changed scenario is laid out and sent once, then one assembly at a time is asked for — the
+//! protocol on screen first, the others after it (for instant switching and the compare mode).
+
+mod diagnostics;
+mod inputs_panel;
+mod reducer;
+mod settings;
+mod stats_strip;
+mod util;
+
+use std::rc::Rc;
+
+use ctxlens::js::Value;
+use ctxlens::Api;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+use crate::inputs::{self};
+use crate::shared::Shared;
+use crate::state::ViewState;
+use crate::views::ViewProps;
+
+use diagnostics::*;
+use inputs_panel::*;
+use reducer::*;
+use settings::*;
+use stats_strip::*;
+use util::*;
+
+pub use reducer::{Action, AppState};
+
+// ---------------------------------------------------------------------------------------------
+
+#[function_component(App)]
+pub fn app() -> Html {
+    let state = use_reducer(|| {
+        let hash = web_sys::window()
+            .and_then(|w| w.location().hash().ok())
+            .unwrap_or_default();
+        AppState::new(Rc::new(Host::default()), crate::embed::initial_view(&hash))
+    });
+    let dispatch = state.dispatcher();
+    let dragging = use_state(|| false);
+
+    // Start the worker once.
+    {
+        let (host, d) = (state.host.clone(), dispatch.clone());
+        use_effect_with((), move |_| {
+            *host.on_message.borrow_mut() = Some(Rc::new(move |m| d.dispatch(Action::Worker(m))));
+            if let Err(e) = host.start() {
+                web_sys::console::error_1(&e.into());
+            }
+            || ()
+        });
+    }
+
+    // The URL parameters' files and the iframe mode (web/src/embed.rs).
+    {
+        let d = dispatch.clone();
+        use_effect_with((), move |_| {
+            crate::embed::start(Callback::from(move |sc| {
+                d.dispatch(Action::Embedded(Box::new(sc)))
+            }));
+            || ()
+        });
+    }
+
+    // Keys, the hash, pasting a session.
+    {
+        let d = dispatch.clone();
+        use_effect_with((), move |_| {
+            let window = web_sys::window();
+            let doc = window.as_ref().and_then(|w| w.document());
+            let d1 = d.clone();
+            let on_hash = Closure::<dyn FnMut()>::new(move || {
+                let hash = web_sys::window()
+                    .and_then(|w| w.location().hash().ok())
+                    .unwrap_or_default();
+                d1.dispatch(Action::Hash(ViewState::from_hash(&hash)));
+            });
+            let d2 = d.clone();
+            let on_paste = Closure::<dyn FnMut(web_sys::ClipboardEvent)>::new(
+                move |e: web_sys::ClipboardEvent| {
+                    if is_editable(e.target()) {
+                        return;
+                    }
+                    let text = e
+                        .clipboard_data()
+                        .and_then(|c| c.get_data("text/plain").ok())
+                        .unwrap_or_default();
+                    if looks_like_session(&text) {
+                        e.prevent_default();
+                        d2.dispatch(Action::Paste(text));
+                    }
+                },
+            );
+            if let Some(w) = &window {
+                let _ = w.add_event_listener_with_callback(
+                    "hashchange",
+                    on_hash.as_ref().unchecked_ref(),
+                );
+            }
+            if let Some(doc) = &doc {
+                let _ = doc
+                    .add_event_listener_with_callback("paste", on_paste.as_ref().unchecked_ref());
+            }
+            move || {
+                if let Some(w) = &window {
+                    let _ = w.remove_event_listener_with_callback(
+                        "hashchange",
+                        on_hash.as_ref().unchecked_ref(),
+                    );
+                }
+                if let Some(doc) = &doc {
+                    let _ = doc.remove_event_listener_with_callback(
+                        "paste",
+                        on_paste.as_ref().unchecked_ref(),
+                    );
+                }
+                drop(on_hash);
+                drop(on_paste);
+            }
+        });
+    }
+
+    let report = state.current_report();
+    let stage_count = report
+        .as_ref()
+        .and_then(|r| r.get("stages").and_then(Value::as_array).map(Vec::len))
+        .unwrap_or(0);
+    let stage = state.view.stage.min(stage_count.saturating_sub(1));
+    let on_stage = {
+        let d = dispatch.clone();
+        Callback::from(move |i: usize| d.dispatch(Action::SetStage(i)))
+    };
+
+    // ←/→ step through the pipeline (not while typing).
+    {
+        let on_stage = on_stage.clone();
+        use_effect_with((stage, stage_count), move |&(stage, count)| {
+            let doc = web_sys::window().and_then(|w| w.document());
+            let on_key = Closure::<dyn FnMut(web_sys::KeyboardEvent)>::new(
+                move |e: web_sys::KeyboardEvent| {
+                    if is_editable(e.target())
+                        || e.alt_key()
+                        || e.ctrl_key()
+                        || e.meta_key()
+                        || count == 0
+                    {
+                        return;
+                    }
+                    match e.key().as_str() {
+                        "ArrowLeft" if stage > 0 => {
+                            e.prevent_default();
+                            on_stage.emit(stage - 1);
+                        }
+                        "ArrowRight" if stage + 1 < count => {
+                            e.prevent_default();
+                            on_stage.emit(stage + 1);
+                        }
+                        _ => {}
+                    }
+                },
+            );
+            if let Some(doc) = &doc {
+                let _ = doc
+                    .add_event_listener_with_callback("keydown", on_key.as_ref().unchecked_ref());
+            }
+            move || {
+                if let Some(doc) = &doc {
+                    let _ = doc.remove_event_listener_with_callback(
+                        "keydown",
+                        on_key.as_ref().unchecked_ref(),
+                    );
+                }
+                drop(on_key);
+            }
+        });
+    }
+
+    // The view state goes into the hash (replaceState: no history entry per click).
+    {
+        let hash = state.view.to_hash();
+        use_effect_with(hash, move |hash| {
+            if let Some(w) = web_sys::window() {
+                let loc = w.location();
+                let current = loc.hash().unwrap_or_default();
+                if current != *hash && !(current == "#" && hash.is_empty()) {
+                    let base = format!(
+                        "{}{}",
+                        loc.pathname().unwrap_or_default(),
+                        loc.search().unwrap_or_default()
+                    );
+                    if let Ok(h) = w.history() {
+                        let _ = h.replace_state_with_url(
+                            &JsValue::NULL,
+                            "",
+                            Some(&format!("{base}{hash}")),
+                        );
+                    }
+                }
+            }
+            || ()
+        });
+    }
+
+    let ondragover = {
+        let dragging = dragging.clone();
+        Callback::from(move |e: DragEvent| {
+            e.prevent_default();
+            if let Some(dt) = e.data_transfer() {
+                dt.set_drop_effect("copy");
+            }
+            if !*dragging {
+                dragging.set(true);
+            }
+        })
+    };
+    let ondragleave = {
+        let dragging = dragging.clone();
+        Callback::from(move |e: DragEvent| {
+            if e.related_target().is_none() {
+                dragging.set(false);
+            }
+        })
+    };
+    let ondrop = {
+        let (dragging, d) = (dragging.clone(), dispatch.clone());
+        Callback::from(move |e: DragEvent| {
+            e.prevent_default();
+            dragging.set(false);
+            if let Some(dt) = e.data_transfer() {
+                read_into(
+                    d.clone(),
+                    "reading the dropped files".into(),
+                    inputs::collect_drop(&dt),
+                );
+            }
+        })
+    };
+
+    let current_api = state.current_api().unwrap_or_default();
+    let views = view_nav();
+    let view_key: AttrValue = state
+        .view
+        .view
+        .clone()
+        .filter(|v| views.iter().any(|(k, _)| k == v))
+        .or_else(|| views.first().map(|(k, _)| k.to_string()))
+        .unwrap_or_default()
+        .into();
+    let props = ViewProps {
+        report: report.clone().unwrap_or_else(|| Shared::new(Value::Null)),
+        reports: state.reports.clone(),
+        api: current_api.clone().into(),
+        stage,
+        on_stage: on_stage.clone(),
+        selection: state.view.selection.clone().map(AttrValue::from),
+        on_select: {
+            let d = dispatch.clone();
+            Callback::from(move |s: Option<AttrValue>| {
+                d.dispatch(Action::SetSelection(s.map(|s| s.to_string())))
+            })
+        },
+        prov_answers: state.prov.get(&current_api).cloned(),
+        on_prov: {
+            let d = dispatch.clone();
+            Callback::from(move |path: AttrValue| {
+                d.dispatch(Action::AskProvenance(path.to_string()))
+            })
+        },
+        compares: state.compares.clone(),
+        on_compare: {
+            let d = dispatch.clone();
+            Callback::from(move |(a, b): (String, String)| d.dispatch(Action::Compare(a, b)))
+        },
+    };
+    let failure = state
+        .failures
+        .get(&current_api)
+        .cloned()
+        .or_else(|| state.failures.get("worker").cloned());
+    let mut notes = state.scenario.notes.clone();
+    notes.extend(state.laid.notes.iter().cloned());
+    let has_request = report
+        .as_ref()
+        .map(|r| !r.get("request").is_none_or(Value::is_null));
+
+    let tab = |api: &'static str| {
+        let d = dispatch.clone();
+        let selected = current_api == api;
+        let native = state.native_api.as_deref() == Some(api);
+        let has = state
+            .reports
+            .get(api)
+            .map(|r| !r.get("request").is_none_or(Value::is_null));
+        let failed = state.failures.contains_key(api);
+        let onclick = Callback::from(move |_| d.dispatch(Action::SetApi(Some(api.to_string()))));
+        let status = match (has, failed) {
+            (_, true) => "failed",
+            (Some(true), _) => "ok",
+            (Some(false), _) => "none",
+            (None, _) => "pending",
+        };
+        html! {
+            <button role="tab" class={classes!("proto-tab", status, selected.then_some("selected"))} aria-selected={selected.to_string()}
+                data-testid={format!("protocol-{api}")} title={format!("{api}{}", if native { " (the model's own protocol)" } else { "" })} {onclick}>
+                { api_label(api) }
+                if native { <span class="native" aria-label="the model's own">{"●"}</span> }
+            </button>
+        }
+    };
+    let compare = {
+        let d = dispatch.clone();
+        Callback::from(move |_| d.dispatch(Action::ToggleCompare))
+    };
+    let stage_titles: Vec<String> = report
+        .as_ref()
+        .and_then(|r| {
+            r.get("stages").and_then(Value::as_array).map(|a| {
+                a.iter()
+                    .map(|s| s.get_str("title").unwrap_or("").to_string())
+                    .collect()
+            })
+        })
+        .unwrap_or_default();
+    let prev = {
+        let on_stage = on_stage.clone();
+        Callback::from(move |_| on_stage.emit(stage.saturating_sub(1)))
+    };
+    let next = {
+        let on_stage = on_stage.clone();
+        Callback::from(move |_| on_stage.emit((stage + 1).min(stage_count.saturating_sub(1))))
+    };
+    let stop = {
+        let d = dispatch.clone();
+        Callback::from(move |_| d.dispatch(Action::Stop))
+    };
+    let status = if let Some(b) = &state.busy {
+        let pct = (b.done.clamp(0.0, 1.0) * 100.0).round();
+        html! {
+            <div class="status busy" role="status" data-testid="progress-status">
+                <progress class="progress" data-testid="progress" max="100" value={pct.to_string()} aria-label="assembly progress">{format!("{pct}%")}</progress>
+                <span class="progress-label" data-testid="progress-label">{format!("{}: {}… {pct}%", b.api.clone().unwrap_or_else(|| "assembling".into()), b.stage)}</span>
+                <button class="button stop" data-testid="stop" onclick={stop} title="Stop: terminate the worker">{"Stop"}</button>
+            </div>
+        }
+    } else if let Some(t) = &state.last {
+        // The page's own wasm memory, for measurements (the JS heap does not count it).
+        let page_memory = wasm_bindgen::memory()
+            .dyn_into::<js_sys::WebAssembly::Memory>()
+            .ok()
+            .and_then(|m| js_sys::Reflect::get(&m.buffer(), &"byteLength".into()).ok())
+            .and_then(|v| v.as_f64())
+            .unwrap_or(0.0);
+        html! { <div class="status" role="status" data-testid="status" data-page-memory={page_memory.to_string()} title="time in the worker, its wasm memory, and the size of what the page read">{format!("{} in {:.0} ms · worker {} · report {}", if t.api.is_empty() { "no model:" } else { api_label(&t.api) }, t.ms, fmt_bytes(t.memory_bytes), fmt_bytes(t.json_bytes as f64))}</div> }
+    } else {
+        html! { <div class="status busy" role="status"><span class="spinner" aria-hidden="true"></span>{"starting the worker…"}</div> }
+    };
+
+    html! {
+        <div class={classes!("app", dragging.then_some("dragging"))} {ondragover} {ondragleave} {ondrop}>
+            if crate::embed::active() { <crate::embed::EmbedBar name={state.scenario.name.clone()} api={current_api.clone()} /> }
+            <header class="top">
+                <div class="brand">
+                    <h1>{"ctxlens"}</h1>
+                    <span class="scenario" title="the scenario on screen">{&state.scenario.name}</span>
+                </div>
+                <StatsStrip report={report.clone()} />
+                { status }
+                <nav class="protocols" aria-label="protocol">
+                    <div role="tablist" class="tabs">{ for Api::ALL.iter().map(|a| tab(a.as_str())) }</div>
+                    <button class={classes!("compare-toggle", state.view.compare.then_some("on"))} aria-pressed={state.view.compare.to_string()} data-testid="compare-toggle" onclick={compare}
+                        title="Put two protocols side by side">{"Compare"}</button>
+                </nav>
+            </header>
+            <aside class="stepper" aria-label="pipeline">
+                <h2>{"Pipeline"}</h2>
+                <div class="step-buttons">
+                    <button class="button" data-testid="stage-prev" onclick={prev} disabled={stage == 0} aria-keyshortcuts="ArrowLeft" title="previous stage (←)">{"← Prev"}</button>
+                    <span class="step-count">{format!("{} / {}", if stage_count == 0 { 0 } else { stage + 1 }, stage_count)}</span>
+                    <button class="button" data-testid="stage-next" onclick={next} disabled={stage + 1 >= stage_count} aria-keyshortcuts="ArrowRight" title="next stage (→)">{"Next →"}</button>
+                </div>
+                <ol class="stages">
+                    { for stage_titles.iter().enumerate().map(|(i, t)| {
+                        let on_stage = on_stage.clone();
+                        html! { <li><button class={classes!("stage-link", (i == stage).then_some("current"))} aria-current={(i == stage).then_some("step")} onclick={Callback::from(move |_| on_stage.emit(i))}>{t}</button></li> }
+                    }) }
+                </ol>
+                if report.is_some() {
+                    <div class="stage-slot"><crate::views::StageView ..props.clone() /></div>
+                }
+            </aside>
+            <main class="viewport">
+                <nav class="view-tabs" aria-label="views">
+                    { for views.iter().map(|(k, label)| {
+                        let d = dispatch.clone();
+                        let key = k.to_string();
+                        let selected = view_key == *k;
+                        html! { <button class={classes!("view-tab", selected.then_some("selected"))} aria-current={selected.then_some("page")} onclick={Callback::from(move |_| d.dispatch(Action::SetView(key.clone())))}>{*label}</button> }
+                    }) }
+                </nav>
+                // data-state: `ready` (a report is on screen; data-request says whether pi
+                // would send one), `loading`, or `failed`.
+                <div class="view-area" data-api={current_api.clone()}
+                    data-state={if report.is_some() { "ready" } else if failure.is_some() { "failed" } else { "loading" }}
+                    data-request={has_request.map(|h| h.to_string())}>
+                    if report.is_some() {
+                        <crate::views::ViewSwitch view={view_key.clone()} props={props} />
+                    } else if failure.is_some() {
+                        <p class="muted">{"No report for this protocol: see the diagnostics."}</p>
+                        <button class="button" data-testid="retry" onclick={{ let d = dispatch.clone(); Callback::from(move |_| d.dispatch(Action::Retry)) }}>{"Assemble again"}</button>
+                    } else {
+                        <p class="muted loading"><span class="spinner" aria-hidden="true"></span>{"assembling…"}</p>
+                    }
+                </div>
+            </main>
+            <aside class="side">
+                <InputsPanel scenario={state.scenario.clone()} laid={state.laid.clone()} reading={state.reading.clone()} dispatch={dispatch.clone()} />
+                <SettingsPanel overrides={state.scenario.overrides.clone()} base={state.laid.base.clone()} report={report.clone()} builtin_tools={state.builtin_tools.clone()}
+                    catalog={state.catalog.clone()}
+                    on_edit={{ let d = dispatch.clone(); Callback::from(move |e| d.dispatch(Action::EditOverrides(e))) }}
+                    on_want_catalog={{ let d = dispatch.clone(); Callback::from(move |_| d.dispatch(Action::WantCatalog)) }} />
+            </aside>
+            <div class="bottom">
+                <DiagnosticsPanel notes={notes} report={report.clone()} failure={failure} api={current_api.clone()} laid={state.laid.clone()} />
+            </div>
+            if *dragging { <div class="drop-overlay" aria-hidden="true"><p>{"Drop to load"}</p></div> }
+        </div>
+    }
+}
+
+/// Mounts the app on `<body>`.
+pub fn run() {
+    yew::Renderer::<App>::new().render();
+}

@@ -1,0 +1,575 @@
+//! The app's state and its reducer: the scenario, the reports per protocol, what the worker
+//! is doing, and every action that changes them.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use ctxlens::js::{self, Value};
+use ctxlens::Api;
+use ctxlens::Diagnostic;
+use yew::prelude::*;
+
+use crate::inputs::Collected;
+use crate::shared::Shared;
+use crate::state::{Laid, Overrides, Scenario, ViewState};
+use crate::views::Comparison;
+use crate::worker::{FromWorker, WorkerLink};
+
+/// Reports larger than this (body bytes) are not assembled for every protocol in advance.
+pub(super) const PREFETCH_LIMIT: f64 = 2_000_000.0;
+
+/// What the page does with a message from the worker.
+pub(super) type OnMessage = Rc<dyn Fn(FromWorker)>;
+
+/// The worker, restartable; shared by every copy of the state.
+#[derive(Default)]
+pub struct Host {
+    pub(super) link: RefCell<Option<WorkerLink>>,
+    pub(super) on_message: RefCell<Option<OnMessage>>,
+}
+
+impl Host {
+    pub(super) fn start(&self) -> Result<(), String> {
+        let cb = self
+            .on_message
+            .borrow()
+            .clone()
+            .ok_or("no message handler")?;
+        let link = WorkerLink::start(cb)?;
+        *self.link.borrow_mut() = Some(link);
+        Ok(())
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Busy {
+    pub api: Option<String>,
+    pub stage: String,
+    pub since: f64,
+    /// The share of the work done (0–1): the worker's stages, then the page's reading of the
+    /// report by bytes.
+    pub done: f64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Timing {
+    pub api: String,
+    pub ms: f64,
+    pub memory_bytes: f64,
+    pub json_bytes: usize,
+}
+
+/// A model the picker offers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CatalogModel {
+    pub reference: String,
+    pub name: String,
+    pub api: String,
+}
+
+#[derive(Clone)]
+pub struct AppState {
+    pub scenario: Shared<Scenario>,
+    pub laid: Shared<Laid>,
+    pub gen: u64,
+    /// Reports of this scenario by api; the model's own protocol is `native_api`.
+    pub reports: Shared<BTreeMap<String, Shared<Value>>>,
+    pub native_api: Option<String>,
+    /// Why a protocol has no report (the worker crashed on it, or its JSON did not parse).
+    pub failures: BTreeMap<String, String>,
+    pub in_flight: Option<(u64, Option<String>)>,
+    pub busy: Option<Busy>,
+    pub last: Option<Timing>,
+    pub view: ViewState,
+    pub ready: bool,
+    pub builtin_tools: Vec<String>,
+    pub catalog: Option<Rc<Vec<CatalogModel>>>,
+    pub catalog_requested: bool,
+    pub reading: Option<String>,
+    pub host: Rc<Host>,
+    /// Reports whose provenance stayed in the worker: api → the answers so far (path → answer,
+    /// Null while asked).
+    pub prov: BTreeMap<String, Shared<BTreeMap<String, Value>>>,
+    /// The worker's comparisons of two protocols (the Protocols view), by (current, other).
+    pub compares: Shared<BTreeMap<(String, String), Comparison>>,
+}
+
+/// A change to the settings panel's overrides.
+pub type OverridesEdit = Box<dyn FnOnce(&mut Overrides)>;
+
+pub enum Action {
+    Worker(FromWorker),
+    Reading(String),
+    AddFiles(Collected),
+    ReadFailed(String),
+    Paste(String),
+    Demo,
+    Clear,
+    /// An edit from the settings panel, applied to the overrides of the scenario on screen (not
+    /// to the copy the panel rendered from).
+    EditOverrides(OverridesEdit),
+    SetApi(Option<String>),
+    SetView(String),
+    SetStage(usize),
+    SetSelection(Option<String>),
+    ToggleCompare,
+    Hash(ViewState),
+    /// Stop the assembly in progress (the worker is terminated and a new one started).
+    Stop,
+    /// Assemble again what was stopped or failed.
+    Retry,
+    /// The source of one body path of the current report, from the worker.
+    AskProvenance(String),
+    /// The core's comparison of (current api, other api), from the worker.
+    Compare(String, String),
+    WantCatalog,
+    /// The scenario the URL parameters named (`embed::load`).
+    Embedded(Box<Scenario>),
+}
+
+pub(super) fn now() -> f64 {
+    js_sys::Date::now()
+}
+
+impl AppState {
+    pub(super) fn new(host: Rc<Host>, view: ViewState) -> AppState {
+        let scenario = crate::embed::initial_scenario().unwrap_or_else(Scenario::demo);
+        let laid = scenario.lay_out();
+        AppState {
+            scenario: Shared::new(scenario),
+            laid: Shared::new(laid),
+            gen: 1,
+            reports: Shared::new(BTreeMap::new()),
+            native_api: None,
+            failures: BTreeMap::new(),
+            in_flight: None,
+            busy: None,
+            last: None,
+            view,
+            ready: false,
+            builtin_tools: Vec::new(),
+            catalog: None,
+            catalog_requested: false,
+            reading: None,
+            host,
+            prov: BTreeMap::new(),
+            compares: Shared::new(BTreeMap::new()),
+        }
+    }
+
+    /// The api whose report is on screen.
+    pub fn current_api(&self) -> Option<String> {
+        self.view.api.clone().or_else(|| self.native_api.clone())
+    }
+
+    pub fn current_report(&self) -> Option<Shared<Value>> {
+        self.current_api()
+            .and_then(|a| self.reports.get(&a).cloned())
+    }
+
+    fn set_scenario(&mut self, scenario: Scenario) {
+        self.laid = Shared::new(scenario.lay_out());
+        self.scenario = Shared::new(scenario);
+        self.gen += 1;
+        self.reports = Shared::new(BTreeMap::new());
+        self.native_api = None;
+        self.failures.clear();
+        self.busy = None;
+        self.prov.clear();
+        self.compares = Shared::new(BTreeMap::new());
+        if let Some(l) = self.host.link.borrow().as_ref() {
+            l.cancel_joining();
+            if self.ready {
+                l.load(self.gen, &self.laid);
+            }
+        }
+    }
+
+    /// Terminates the worker (whatever it is doing) and starts a new one; what was being
+    /// assembled is marked as stopped.
+    fn stop(&mut self) {
+        let Some((_, api)) = self.in_flight.take() else {
+            return;
+        };
+        let key = api.clone().unwrap_or_default();
+        if key.is_empty() {
+            self.native_api = Some(String::new());
+        }
+        self.failures.insert(
+            key,
+            "stopped: you stopped the assembly (Assemble again to retry)".into(),
+        );
+        self.busy = None;
+        self.ready = false;
+        *self.host.link.borrow_mut() = None;
+        self.fail_pending_compares("you stopped the worker before it answered");
+        if let Err(e) = self.host.start() {
+            self.failures.insert("worker".into(), e);
+        }
+    }
+
+    fn set_compare(&mut self, key: (String, String), c: Comparison) {
+        let mut map = (*self.compares).clone();
+        map.insert(key, c);
+        self.compares = Shared::new(map);
+    }
+
+    /// The comparisons still on their way are lost with the worker: each says why.
+    fn fail_pending_compares(&mut self, why: &str) {
+        if !self.compares.values().any(|c| *c == Comparison::Pending) {
+            return;
+        }
+        let mut map = (*self.compares).clone();
+        for c in map.values_mut().filter(|c| **c == Comparison::Pending) {
+            *c = Comparison::Failed(format!("No comparison: {why}."));
+        }
+        self.compares = Shared::new(map);
+    }
+
+    fn prefetch_allowed(&self) -> bool {
+        if self.view.compare {
+            return true;
+        }
+        let native = self.native_api.as_ref().and_then(|a| self.reports.get(a));
+        native.is_some_and(|r| {
+            r.get("request")
+                .and_then(|q| q.get_str("body"))
+                .map(|b| b.len() as f64)
+                .unwrap_or(0.0)
+                < PREFETCH_LIMIT
+        })
+    }
+
+    /// Asks the worker for the next report this scenario needs, if it is idle.
+    fn pump(&mut self) {
+        if !self.ready || matches!(self.in_flight, Some((g, _)) if g == self.gen) {
+            return;
+        }
+        let has = |a: &str| self.reports.contains_key(a) || self.failures.contains_key(a);
+        let want: Option<Option<String>> =
+            if let Some(a) = self.view.api.clone().filter(|a| !has(a)) {
+                Some(Some(a))
+            } else if self.native_api.is_none() && !self.failures.contains_key("") {
+                Some(None)
+            } else if self.prefetch_allowed() {
+                Api::ALL
+                    .iter()
+                    .map(|a| a.as_str())
+                    .find(|a| !has(a))
+                    .map(|a| Some(a.to_string()))
+            } else {
+                None
+            };
+        let Some(api) = want else { return };
+        let link = self.host.link.borrow();
+        let Some(link) = link.as_ref() else { return };
+        link.assemble(self.gen, api.as_deref());
+        let shown = api.is_none() || api == self.current_api();
+        if shown {
+            self.busy = Some(Busy {
+                api: api.clone(),
+                stage: "starting".into(),
+                since: now(),
+                done: 0.0,
+            });
+        }
+        self.in_flight = Some((self.gen, api));
+    }
+
+    fn on_worker(&mut self, m: FromWorker) {
+        match m {
+            FromWorker::Ready { builtin_tools } => {
+                self.ready = true;
+                self.builtin_tools = builtin_tools;
+                self.in_flight = None;
+                if let Some(l) = self.host.link.borrow().as_ref() {
+                    l.load(self.gen, &self.laid);
+                    if self.catalog_requested && self.catalog.is_none() {
+                        l.catalog();
+                    }
+                    // Asked for while the worker was starting.
+                    for ((a, b), _) in self
+                        .compares
+                        .iter()
+                        .filter(|(_, c)| **c == Comparison::Pending)
+                    {
+                        l.compare(self.gen, a, b);
+                    }
+                }
+            }
+            FromWorker::Progress {
+                gen,
+                api,
+                stage,
+                done,
+            } => {
+                if gen == self.gen {
+                    if let Some(b) = self.busy.as_mut().filter(|b| b.api == api) {
+                        b.stage = stage;
+                        b.done = done;
+                    }
+                }
+            }
+            FromWorker::Report {
+                gen,
+                api,
+                report,
+                parsed_body,
+                provenance_in_worker,
+                bytes,
+                ms,
+                memory_bytes,
+            } => {
+                if self.in_flight == Some((gen, api.clone())) {
+                    self.in_flight = None;
+                }
+                if gen != self.gen {
+                    return;
+                }
+                if self.busy.as_ref().is_some_and(|b| b.api == api) {
+                    self.busy = None;
+                }
+                let key = api.clone().unwrap_or_else(|| {
+                    report
+                        .get("model")
+                        .and_then(|m| m.get_str("api"))
+                        .unwrap_or("")
+                        .to_string()
+                });
+                if api.is_none() {
+                    self.native_api = Some(key.clone());
+                }
+                if api.is_none() || Some(&key) == self.current_api().as_ref() {
+                    self.last = Some(Timing {
+                        api: key.clone(),
+                        ms,
+                        memory_bytes,
+                        json_bytes: bytes,
+                    });
+                }
+                crate::views::prime_parsed_body(&report, parsed_body);
+                if provenance_in_worker {
+                    self.prov.insert(key.clone(), Shared::new(BTreeMap::new()));
+                } else {
+                    self.prov.remove(&key);
+                }
+                let mut map = (*self.reports).clone();
+                map.insert(key, report);
+                self.reports = Shared::new(map);
+            }
+            FromWorker::BadReport { gen, api, error } => {
+                if self.in_flight == Some((gen, api.clone())) {
+                    self.in_flight = None;
+                }
+                if gen != self.gen {
+                    return;
+                }
+                if self.busy.as_ref().is_some_and(|b| b.api == api) {
+                    self.busy = None;
+                }
+                self.failures.insert(api.clone().unwrap_or_default(), error);
+                if api.is_none() {
+                    self.native_api = Some(String::new());
+                }
+            }
+            FromWorker::Provenance {
+                gen,
+                api,
+                path,
+                answer,
+            } => {
+                if gen == self.gen {
+                    if let Some(m) = self.prov.get_mut(&api) {
+                        let mut map = (**m).clone();
+                        map.insert(path, answer);
+                        *m = Shared::new(map);
+                    }
+                }
+            }
+            FromWorker::Compare { gen, a, b, answer } => {
+                if gen == self.gen && self.compares.contains_key(&(a.clone(), b.clone())) {
+                    let c = match answer {
+                        Ok(v) => Comparison::Ready(Shared::new(v)),
+                        Err(e) => Comparison::Failed(e),
+                    };
+                    self.set_compare((a, b), c);
+                }
+            }
+            FromWorker::Catalog { json } => {
+                let list = js::parse(&json)
+                    .ok()
+                    .and_then(|v| v.as_array().cloned())
+                    .unwrap_or_default();
+                let models = list
+                    .iter()
+                    .filter_map(|m| {
+                        Some(CatalogModel {
+                            reference: m.get_str("ref")?.to_string(),
+                            name: m.get_str("name").unwrap_or("").to_string(),
+                            api: m.get_str("api").unwrap_or("").to_string(),
+                        })
+                    })
+                    .collect();
+                self.catalog = Some(Rc::new(models));
+            }
+            FromWorker::Crashed { message } => {
+                // With no assembly in flight, it was a comparison that stopped the worker.
+                let comparing = self.in_flight.is_none()
+                    && self.compares.values().any(|c| *c == Comparison::Pending);
+                self.fail_pending_compares(&format!("the worker stopped ({message})"));
+                if !comparing {
+                    let key = match &self.in_flight {
+                        Some((_, Some(a))) => a.clone(),
+                        _ => String::new(),
+                    };
+                    if key.is_empty() {
+                        self.native_api = Some(String::new());
+                    }
+                    self.failures
+                        .insert(key, format!("the assembly stopped: {message}"));
+                }
+                self.in_flight = None;
+                self.busy = None;
+                self.ready = false;
+                if let Err(e) = self.host.start() {
+                    self.failures.insert("worker".into(), e);
+                }
+            }
+        }
+    }
+}
+
+impl Reducible for AppState {
+    type Action = Action;
+
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        let mut s = (*self).clone();
+        match action {
+            Action::Worker(m) => s.on_worker(m),
+            Action::Reading(what) => s.reading = Some(what),
+            Action::ReadFailed(e) => {
+                s.reading = None;
+                let mut sc = (*s.scenario).clone();
+                sc.notes.push(Diagnostic::error("dropped files", None, e));
+                s.set_scenario(sc);
+            }
+            Action::AddFiles(c) => {
+                s.reading = None;
+                if c.files.is_empty() && c.skipped.is_empty() && c.notes.is_empty() {
+                    return self;
+                }
+                // Loose files added to the bundled demo start a scenario of their own; when nothing
+                // could be used (an archive that did not open), what is on screen stays, with the notes.
+                let replace_demo = !c.files.is_empty()
+                    && s.scenario.case.is_some()
+                    && s.scenario.name.starts_with("demo");
+                let mut sc = if replace_demo {
+                    Scenario::default()
+                } else {
+                    (*s.scenario).clone()
+                };
+                sc.add_collected(c, now());
+                s.view.stage = 0;
+                s.view.selection = None;
+                s.set_scenario(sc);
+            }
+            Action::Paste(text) => {
+                let mut sc = if s.scenario.case.is_some() && s.scenario.name.starts_with("demo") {
+                    Scenario::default()
+                } else {
+                    (*s.scenario).clone()
+                };
+                sc.add_pasted_session(text, now());
+                s.set_scenario(sc);
+            }
+            Action::Demo => s.set_scenario(Scenario::demo()),
+            Action::Clear => s.set_scenario(Scenario {
+                name: "empty".into(),
+                now_ms: now(),
+                ..Default::default()
+            }),
+            Action::EditOverrides(edit) => {
+                let mut overrides = s.scenario.overrides.clone();
+                edit(&mut overrides);
+                // Nothing changed: keep the reports (an unchanged scenario is not assembled again).
+                if overrides == s.scenario.overrides {
+                    return self;
+                }
+                let mut sc = (*s.scenario).clone();
+                sc.overrides = overrides;
+                s.set_scenario(sc);
+            }
+            Action::SetApi(api) => {
+                s.view.api = api;
+                s.view.selection = None;
+                let stages = s
+                    .current_report()
+                    .and_then(|r| r.get("stages").and_then(Value::as_array).map(Vec::len))
+                    .unwrap_or(0);
+                if stages > 0 && s.view.stage >= stages {
+                    s.view.stage = stages - 1;
+                }
+            }
+            Action::SetView(v) => s.view.view = Some(v),
+            Action::SetStage(i) => s.view.stage = i,
+            Action::SetSelection(sel) => {
+                // Choosing a finding's subject shows it where it is shown best.
+                if matches!(s.view.view.as_deref(), Some("findings") | Some("overview")) {
+                    if let Some(v) = sel.as_deref().and_then(crate::views::view_for_selection) {
+                        s.view.view = Some(v.to_string());
+                    }
+                }
+                s.view.selection = sel;
+            }
+            Action::ToggleCompare => s.view.compare = !s.view.compare,
+            Action::Hash(v) => s.view = v,
+            Action::Stop => s.stop(),
+            Action::Retry => {
+                let stopped: Vec<String> = s
+                    .failures
+                    .keys()
+                    .filter(|k| *k != "worker")
+                    .cloned()
+                    .collect();
+                for k in stopped {
+                    s.failures.remove(&k);
+                }
+                if s.native_api.as_deref() == Some("") {
+                    s.native_api = None;
+                }
+            }
+            Action::AskProvenance(path) => {
+                let api = s.current_api().unwrap_or_default();
+                if let Some(m) = s.prov.get_mut(&api).filter(|m| !m.contains_key(&path)) {
+                    let mut map = (**m).clone();
+                    map.insert(path.clone(), Value::Null);
+                    *m = Shared::new(map);
+                    if let (true, Some(l)) = (s.ready, s.host.link.borrow().as_ref()) {
+                        l.provenance(s.gen, &api, &path);
+                    }
+                }
+            }
+            Action::Compare(a, b) => {
+                let key = (a, b);
+                if matches!(s.compares.get(&key), None | Some(Comparison::Failed(_))) {
+                    if let (true, Some(l)) = (s.ready, s.host.link.borrow().as_ref()) {
+                        l.compare(s.gen, &key.0, &key.1);
+                    }
+                    s.set_compare(key, Comparison::Pending);
+                }
+            }
+            Action::Embedded(sc) => s.set_scenario(*sc),
+            Action::WantCatalog => {
+                if !s.catalog_requested {
+                    s.catalog_requested = true;
+                    if let (true, Some(l)) = (s.ready, s.host.link.borrow().as_ref()) {
+                        l.catalog();
+                    }
+                }
+            }
+        }
+        s.pump();
+        Rc::new(s)
+    }
+}
