@@ -302,6 +302,14 @@ function stageIndex(r, stage) {
   throw new OptionError(`stage: ${JSON.stringify(stage)} is not one of ${r.stages.map((s) => s.id).join(", ")}`);
 }
 
+/** The tooltip of a pi source location: what its prefix stands for, in which release. */
+function sourceTitle(r, src) {
+  const prefix = src.split("/")[0];
+  const dir = r.sourcePrefixes?.[prefix];
+  const release = r.pi?.version ? `pi ${r.pi.version}` : "pi";
+  return dir ? `where this lives in ${release}: ${prefix}/ is ${dir}/ in pi's npm packages, then file:line` : `where this lives in ${release} (file:line)`;
+}
+
 function stageView(r, o) {
   const i = stageIndex(r, o.stage);
   const s = r.stages[i];
@@ -310,14 +318,14 @@ function stageView(r, o) {
     "div",
     { class: "stage", "data-testid": "stage", "data-stage": s.id },
     h("h3", {}, h("span", { class: "muted", text: `${i + 1}/${r.stages.length} ` }), s.title),
-    h("p", { class: "muted mono", text: s.piSource }),
+    h("p", { class: "muted mono", text: s.piSource, title: sourceTitle(r, s.piSource) }),
     h("p", { text: s.summary }),
     counts.length ? h("dl", { class: "counts" }, counts.map(([k, v]) => [h("dt", { text: k }), h("dd", { class: "num", text: fmt(v) })])) : null,
     s.events.length
       ? h(
           "ul",
           { class: "events" },
-          s.events.slice(0, 50).map((e) => h("li", {}, h("span", { class: `badge ${e.kind}`, text: e.kind }), " ", e.message, e.piSource ? h("span", { class: "muted mono", text: ` ${e.piSource}` }) : null)),
+          s.events.slice(0, 50).map((e) => h("li", {}, h("span", { class: `badge ${e.kind}`, text: e.kind }), " ", e.message, e.piSource ? h("span", { class: "muted mono", text: ` ${e.piSource}`, title: sourceTitle(r, e.piSource) }) : null)),
           s.events.length > 50 ? h("li", { class: "muted", text: `… ${s.events.length - 50} more` }) : null,
         )
       : h("p", { class: "muted", text: "No events in this stage." }),

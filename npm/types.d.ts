@@ -297,7 +297,12 @@ export interface Assembly {
   sessionId: string | null;
   /** The cwd pi runs in. */
   cwd: string;
+  /** The pi release rebuilt (null only when its data could not be loaded). */
+  pi: { version: string; released: string } | null;
+  /** The stages in pi's order; each `piSource` is where that code lives in the release rebuilt. */
   stages: Stage[];
+  /** What the prefixes of `piSource` locations stand for: `{"AI": "@earendil-works/pi-ai/dist", ...}`. */
+  sourcePrefixes: Record<string, string>;
   stats: Stats | null;
   /** Notable properties of the request, most important first. */
   findings: Finding[];

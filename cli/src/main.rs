@@ -237,13 +237,28 @@ fn main() -> ExitCode {
         },
         "trace" if o.json => writeln!(out, "{}", report::trace_json(&assembly).to_json_pretty(2)),
         "trace" => {
+            let pi = assembly.pi.as_ref();
             let mut s = String::new();
+            if let Some(pi) = pi {
+                s.push_str(&format!("pi {}; source locations: ", pi.version));
+                let prefixes = ctxlens::report::source_prefixes_json(Some(pi));
+                let legend: Vec<String> = prefixes
+                    .as_object()
+                    .map(|o| {
+                        o.iter()
+                            .map(|(k, v)| format!("{k}/ = {}/", v.as_str().unwrap_or("")))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                s.push_str(&legend.join(", "));
+                s.push('\n');
+            }
             for (i, st) in assembly.trace.stages.iter().enumerate() {
                 s.push_str(&format!(
                     "{:2}. {} [{}]\n    {}\n",
                     i + 1,
                     st.id.title(),
-                    st.pi_source,
+                    ctxlens::report::pi_source(pi, st.pi_source),
                     st.summary
                 ));
                 for e in &st.events {
@@ -251,7 +266,9 @@ fn main() -> ExitCode {
                         "    - {}: {}{}\n",
                         e.kind.as_str(),
                         e.message,
-                        e.pi_source.map(|p| format!(" ({p})")).unwrap_or_default()
+                        e.pi_source
+                            .map(|p| format!(" ({})", ctxlens::report::pi_source(pi, p)))
+                            .unwrap_or_default()
                     ));
                 }
             }

@@ -6,7 +6,10 @@ use ctxlens::Assembly;
 /// The stage-by-stage trace, the request line and the diagnostics.
 pub fn trace_json(a: &Assembly) -> Value {
     let mut o = ctxlens::js::Object::new()
-        .with("stages", ctxlens::report::trace_json(&a.trace))
+        .with(
+            "stages",
+            ctxlens::report::trace_json(a.pi.as_ref(), &a.trace),
+        )
         .with("diagnostics", ctxlens::report::diagnostics_json(a));
     if let Some(Value::Object(mut r)) = Some(ctxlens::report::request_json(a)) {
         r.remove("body");

@@ -90,7 +90,9 @@ fn main() {
                 }) as &dyn Fn(&ctxlens::Assembly) -> usize,
             ),
             ("stages", &|a: &ctxlens::Assembly| {
-                ctxlens::report::trace_json(&a.trace).to_json().len()
+                ctxlens::report::trace_json(a.pi.as_ref(), &a.trace)
+                    .to_json()
+                    .len()
             }),
             ("drop", &|a: &ctxlens::Assembly| {
                 drop(a.clone());

@@ -256,7 +256,14 @@ fn meta_json(a: &Assembly, inputs: &Inputs) -> Value {
         a.parts.session_id.clone().map_or(Value::Null, Value::from),
     );
     o.insert("cwd", Value::str(&a.parts.cwd));
-    o.insert("stages", ctxlens::report::trace_json(&a.trace));
+    o.insert(
+        "stages",
+        ctxlens::report::trace_json(a.pi.as_ref(), &a.trace),
+    );
+    o.insert(
+        "sourcePrefixes",
+        ctxlens::report::source_prefixes_json(a.pi.as_ref()),
+    );
     o.insert(
         "stats",
         a.stats

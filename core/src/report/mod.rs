@@ -10,6 +10,7 @@ pub mod usage;
 
 use crate::assemble::Assembly;
 use crate::js::{Object, Value};
+use crate::pi::Pi;
 use crate::session;
 use crate::trace::Trace;
 
@@ -17,8 +18,57 @@ pub(crate) fn opt_str(s: Option<&str>) -> Value {
     s.map(Value::from).unwrap_or(Value::Null)
 }
 
-/// The stage-by-stage trace.
-pub fn trace_json(trace: &Trace) -> Value {
+/// Where pi's code cited as `key` lives in the release rebuilt, as shown: its location there
+/// (`AI/api/transform-messages.js:112`), the function that holds it when the line itself
+/// changed (`… (function)`), or the key with the release it comes from when this release's
+/// extraction did not find it. A key without a line (a file) is shown as it is.
+pub fn pi_source(pi: Option<&Pi>, key: &str) -> String {
+    let Some(pi) = pi else {
+        return key.to_string();
+    };
+    if !key
+        .rsplit_once(':')
+        .is_some_and(|(_, l)| l.bytes().all(|b| b.is_ascii_digit()))
+    {
+        return key.to_string();
+    }
+    match pi.source(key) {
+        Some(l) if l.exact => l.at.to_string(),
+        Some(l) => format!("{} (function)", l.at),
+        None => {
+            let (base, rest) = match key.split_once('/') {
+                Some((v, rest)) if v.parse::<crate::PiVersion>().is_ok() => (v, rest),
+                _ => ("0.85.1", key),
+            };
+            format!("{rest} (pi {base}; not found in pi {})", pi.version)
+        }
+    }
+}
+
+/// What the prefixes of pi source locations stand for (`AI` → `@earendil-works/pi-ai/dist`),
+/// for the views to explain them.
+pub fn source_prefixes_json(pi: Option<&Pi>) -> Value {
+    pi.and_then(|pi| pi.data.manifest.get("sourcePrefixes").cloned())
+        .unwrap_or_else(Value::object)
+}
+
+/// The pi release rebuilt: `{version, released}`.
+pub fn pi_json(a: &Assembly) -> Value {
+    match &a.pi {
+        Some(pi) => Object::new()
+            .with("version", pi.version.as_str())
+            .with("released", pi.version.released())
+            .into(),
+        None => Value::Null,
+    }
+}
+
+/// The stage-by-stage trace, pi's source locations as they are in the release rebuilt.
+pub fn trace_json(pi: Option<&Pi>, trace: &Trace) -> Value {
+    let source = |key: &str| -> Value {
+        let shown = pi_source(pi, key);
+        Value::str(shown)
+    };
     Value::Array(
         trace
             .stages
@@ -31,7 +81,7 @@ pub fn trace_json(trace: &Trace) -> Value {
                         let mut o = Object::new()
                             .with("kind", e.kind.as_str())
                             .with("message", e.message.as_str());
-                        o.insert_opt("piSource", e.pi_source.map(Value::from));
+                        o.insert_opt("piSource", e.pi_source.map(source));
                         o.into()
                     })
                     .collect();
@@ -43,7 +93,7 @@ pub fn trace_json(trace: &Trace) -> Value {
                 Object::new()
                     .with("id", s.id.key())
                     .with("title", s.id.title())
-                    .with("piSource", s.pi_source)
+                    .with("piSource", source(s.pi_source))
                     .with("summary", s.summary.as_str())
                     .with("counts", counts)
                     .with("events", Value::Array(events))
@@ -286,7 +336,9 @@ pub fn assembly_json(a: &Assembly) -> Value {
     Object::new()
         .with("request", request_json(a))
         .with("model", model_json(a))
-        .with("stages", trace_json(&a.trace))
+        .with("pi", pi_json(a))
+        .with("stages", trace_json(a.pi.as_ref(), &a.trace))
+        .with("sourcePrefixes", source_prefixes_json(a.pi.as_ref()))
         .with(
             "stats",
             a.stats.as_ref().map(stats::to_json).unwrap_or(Value::Null),

@@ -4,7 +4,7 @@ use ctxlens::js::Value;
 use yew::prelude::*;
 
 use super::components::thousands;
-use super::util::{arr, at, num, s, text_of};
+use super::util::{arr, at, num, pi_source_title, s, text_of};
 use super::ViewProps;
 
 /// Event kinds in display order, with their label.
@@ -162,7 +162,7 @@ pub fn StageView(p: &ViewProps) -> Html {
         <section class="stage-view" data-testid="stage-view" data-stage={id.to_string()}>
             <div class="stage-head">
                 <h3 data-testid="stage-title"><span class="muted">{format!("{}/{} ", i + 1, stages.len())}</span>{s(st, "title")}</h3>
-                <code class="pi-source" title="where this stage lives in pi">{s(st, "piSource")}</code>
+                <code class="pi-source" title={pi_source_title(&p.report, s(st, "piSource"))}>{s(st, "piSource")}</code>
             </div>
             <p class="summary" data-testid="stage-summary">{s(st, "summary")}</p>
             <div class="changes" data-testid="stage-changes">
@@ -196,7 +196,7 @@ pub fn StageView(p: &ViewProps) -> Html {
                     <li class={classes!("event", s(e, "kind").to_string())}>
                         <span class={classes!("badge", s(e, "kind").to_string())}>{s(e, "kind")}</span>
                         <span class="msg">{s(e, "message")}</span>
-                        if let Some(src) = e.get_str("piSource") { <code class="pi-source">{src}</code> }
+                        if let Some(src) = e.get_str("piSource") { <code class="pi-source" title={pi_source_title(&p.report, src)}>{src}</code> }
                     </li>
                 }) }
                 </ul>

@@ -120,3 +120,21 @@ pub fn parsed_body(report: &Shared<Value>) -> Shared<Value> {
         v
     })
 }
+
+/// What a pi source location means, for its tooltip: the package folder its prefix stands for
+/// (the report's `sourcePrefixes`: `AI/` is `@earendil-works/pi-ai/dist/`) and the release.
+pub fn pi_source_title(report: &Value, src: &str) -> String {
+    let prefix = src.split_once('/').map_or("", |(p, _)| p);
+    let dir = report.get("sourcePrefixes").and_then(|m| m.get_str(prefix));
+    let release = report
+        .get("pi")
+        .and_then(|p| p.get_str("version"))
+        .map(|v| format!("pi {v}"))
+        .unwrap_or_else(|| "pi".into());
+    match dir {
+        Some(d) => format!(
+            "where this lives in {release}: {prefix}/ is {d}/ in pi's npm packages, then file:line"
+        ),
+        None => format!("where this lives in {release} (file:line)"),
+    }
+}
