@@ -17,12 +17,12 @@ pub fn assembly(name: &str, api: Option<&str>) -> Assembly {
     assemble(&i)
 }
 
-/// Every case folder name of the corpus (the demo left out).
+/// Every case of the corpus captured with pi 0.85.1, the release the unit tests are written
+/// against (`pi-0.85.1/<folder>`).
 pub fn all_cases() -> Vec<String> {
-    ctxlens_corpus::cases("")
+    ctxlens_corpus::cases("pi-0.85.1/")
         .into_iter()
         .map(|c| c.name)
-        .filter(|n| n != "demo")
         .collect()
 }
 

@@ -13,7 +13,7 @@ const APIS = [
   "openai-completions", "anthropic-messages", "openai-responses", "azure-openai-responses", "openai-codex-responses",
   "google-generative-ai", "bedrock-converse-stream", "mistral-conversations", "pi-messages",
 ];
-const corpus = path.join(repo, "tests/conformance");
+const corpus = path.join(repo, "tests/conformance/pi-0.85.1");
 
 let server, browser;
 const pages = [];

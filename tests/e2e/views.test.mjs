@@ -262,7 +262,7 @@ test("branches, labels and compactions in the session tree", async () => {
       assert.ok((await page.locator('[data-testid="session-tree"] .entry.active.cut').count()) > 0, "entries cut by the compaction");
     }],
   ]) {
-    await page.getByTestId("folder-input").setInputFiles(path.join(repo, "tests/conformance", name));
+    await page.getByTestId("folder-input").setInputFiles(path.join(repo, "tests/conformance/pi-0.85.1", name));
     await page.waitForFunction((n) => document.querySelector(".scenario")?.textContent === n, name, { timeout: 60000 });
     await showView(page, "session", "Session");
     await page.waitForFunction((n) => document.querySelector('[data-testid="session-view"] h3')?.textContent.includes("session"), null, { timeout: 30000 });

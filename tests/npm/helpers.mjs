@@ -35,14 +35,20 @@ export function readTree(dir, base = dir, out = {}) {
   return out;
 }
 
-/** The conformance corpus (tests/conformance/* with expected/request-1.json) and www/demo, sorted by name. */
+/** The conformance corpus (tests/conformance/pi-<version>/* with expected/request-1.json) and www/demo, by release and name. */
 export function corpus() {
   const root = path.join(repo, "tests/conformance");
   const cases = fs
     .readdirSync(root)
-    .filter((n) => fs.existsSync(path.join(root, n, "case.json")) && fs.existsSync(path.join(root, n, "expected/request-1.json")))
+    .filter((r) => r.startsWith("pi-"))
     .sort()
-    .map((name) => ({ name, dir: path.join(root, name) }));
+    .flatMap((release) =>
+      fs
+        .readdirSync(path.join(root, release))
+        .filter((n) => fs.existsSync(path.join(root, release, n, "case.json")) && fs.existsSync(path.join(root, release, n, "expected/request-1.json")))
+        .sort()
+        .map((n) => ({ name: `${release}/${n}`, dir: path.join(root, release, n) })),
+    );
   cases.push({ name: "www/demo", dir: path.join(repo, "www/demo") });
   return cases;
 }

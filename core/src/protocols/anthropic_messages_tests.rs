@@ -680,7 +680,7 @@ fn odd_inputs_do_not_panic() {
 #[ignore]
 fn corpus_report_all() {
     for c in ctxlens_corpus::cases("an") {
-        let n = c.name.clone();
+        let n = c.folder().to_string();
         if !(n.starts_with("an-") || n.starts_with("anx-")) || c.body(1).is_none() {
             continue;
         }

@@ -2,8 +2,9 @@
 //! what the real pi sent for a captured case (`expected/`). The CLI's `--case` and every test
 //! read cases through here; nothing else in the workspace touches a case folder.
 //!
-//! The conformance corpus is `tests/conformance/<case>/` plus the visualizer's demo
-//! (`www/demo/`), each captured with the pi release its `expected/env.json` names.
+//! The conformance corpus is `tests/conformance/pi-<version>/<case>/`, one folder per pi
+//! release (each case captured with that release: its `expected/env.json` `piVersion`), plus the
+//! visualizer's demo (`www/demo/`). A case's name is `pi-<version>/<case>` (`demo` for the demo).
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -43,29 +44,67 @@ pub fn read_folder(dir: &Path) -> Result<Files, String> {
 
 /// The workspace's root folder.
 pub fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    root.canonicalize().unwrap_or(root)
 }
 
 /// One captured case of the corpus.
 #[derive(Clone, Debug)]
 pub struct Case {
-    /// The folder name (`oc-basic`), or `demo`.
+    /// `pi-<version>/<folder>` (`pi-0.85.1/oc-basic`), or `demo`.
     pub name: String,
     pub dir: PathBuf,
 }
 
+/// The corpus folder.
+pub fn corpus_root() -> PathBuf {
+    workspace().join("tests/conformance")
+}
+
+/// The release folders of the corpus (`pi-0.85.1`, ...), sorted.
+fn release_folders() -> Vec<String> {
+    let root = corpus_root();
+    let mut out: Vec<String> = fs::read_dir(&root)
+        .unwrap_or_else(|e| panic!("{}: {e}", root.display()))
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("pi-") && root.join(n).is_dir())
+        .collect();
+    out.sort();
+    out
+}
+
 impl Case {
-    /// A case by name (`demo` is the visualizer's demo).
+    /// A case by name: `pi-<version>/<folder>`, `demo` (the visualizer's demo), or a bare folder
+    /// name, looked up in the release folders (the first that has it).
     pub fn named(name: &str) -> Case {
-        let dir = if name == "demo" {
-            workspace().join("www/demo")
-        } else {
-            workspace().join("tests/conformance").join(name)
-        };
-        Case {
-            name: name.to_string(),
-            dir,
+        if name == "demo" {
+            return Case {
+                name: name.to_string(),
+                dir: workspace().join("www/demo"),
+            };
         }
+        if name.contains('/') {
+            return Case {
+                name: name.to_string(),
+                dir: corpus_root().join(name),
+            };
+        }
+        for release in release_folders() {
+            let dir = corpus_root().join(&release).join(name);
+            if dir.join("case.json").is_file() {
+                return Case {
+                    name: format!("{release}/{name}"),
+                    dir,
+                };
+            }
+        }
+        panic!("no case {name} in {}", corpus_root().display())
+    }
+
+    /// The case's folder name without its release (`oc-basic`).
+    pub fn folder(&self) -> &str {
+        self.name.rsplit('/').next().unwrap_or(&self.name)
     }
 
     /// The case's files (inputs and `expected/`).
@@ -108,25 +147,33 @@ impl Case {
     }
 }
 
-/// Every case of the corpus whose name contains `filter` (all with ""), sorted by name, the demo
-/// last. A case is a folder with a `case.json` and an `expected/env.json`.
+/// Every case of the corpus whose name (`pi-<version>/<folder>`) contains `filter` (all with
+/// ""), by release then folder, the demo last. A case is a folder with a `case.json` and an
+/// `expected/env.json`.
 pub fn cases(filter: &str) -> Vec<Case> {
-    let root = workspace().join("tests/conformance");
-    let mut names: Vec<String> = fs::read_dir(&root)
-        .unwrap_or_else(|e| panic!("{}: {e}", root.display()))
-        .filter_map(|e| e.ok())
-        .filter(|e| {
-            let p = e.path();
-            p.join("case.json").is_file() && p.join("expected/env.json").is_file()
-        })
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.contains(filter))
-        .collect();
-    names.sort();
-    if "demo".contains(filter) || filter.is_empty() {
-        names.push("demo".into());
+    let root = corpus_root();
+    let mut out = Vec::new();
+    for release in release_folders() {
+        let mut names: Vec<String> = fs::read_dir(root.join(&release))
+            .unwrap_or_else(|e| panic!("{}: {e}", root.display()))
+            .filter_map(|e| e.ok())
+            .filter(|e| {
+                let p = e.path();
+                p.join("case.json").is_file() && p.join("expected/env.json").is_file()
+            })
+            .map(|e| format!("{release}/{}", e.file_name().to_string_lossy()))
+            .filter(|n| n.contains(filter))
+            .collect();
+        names.sort();
+        out.extend(names.iter().map(|n| Case {
+            name: n.clone(),
+            dir: root.join(n),
+        }));
     }
-    names.iter().map(|n| Case::named(n)).collect()
+    if "demo".contains(filter) || filter.is_empty() {
+        out.push(Case::named("demo"));
+    }
+    out
 }
 
 /// `CTXLENS_CASE`: the case-name filter the corpus tests take from the environment.
