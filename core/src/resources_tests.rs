@@ -10,7 +10,7 @@ fn fs_with(files: &[(&str, &str)]) -> VirtualFs {
 }
 
 fn y(src: &str) -> String {
-    match yaml::parse(src) {
+    match crate::yaml::parse(src) {
         Ok(v) => v.to_json(),
         Err(e) => format!("ERR {}", e.message),
     }
@@ -142,6 +142,32 @@ fn frontmatter_extraction_and_strip() {
         Some("body")
     );
     assert_eq!(strip_frontmatter("  plain\n").as_deref(), Some("plain"));
+}
+
+/// pi slices the YAML at UTF-16 unit 4 (`normalized.slice(4, endIndex)`): a non-ASCII character
+/// right after the opening `---` is dropped whole, or, outside the BMP, leaves its low surrogate.
+/// Expected values checked with pi's `parseFrontmatter`.
+#[test]
+fn non_ascii_right_after_the_opening_fence_does_not_panic() {
+    let fm = |s: &str| match parse_frontmatter(s) {
+        Ok(v) => v.to_json(),
+        Err(_) => "ERR".to_string(),
+    };
+    assert_eq!(fm("---é\nname: x\n---"), r#"{"name":"x"}"#);
+    assert_eq!(fm("---é\n---\nbody"), "{}");
+    assert_eq!(fm("---é"), "{}");
+    assert_eq!(fm("---\u{2028}name: x\n---"), r#"{"name":"x"}"#);
+    assert_eq!(
+        fm("\u{FEFF}---é\r\nname: x\r\n---\r\nbody"),
+        r#"{"name":"x"}"#
+    );
+    assert_eq!(fm("---日本\nname: x\n---"), "ERR");
+    assert_eq!(fm("---😀\nname: x\n---"), "ERR");
+    assert_eq!(fm("---😀: 1\n---"), r#"{"\ude00":1}"#);
+    assert_eq!(
+        strip_frontmatter("---é\nname: x\n---\nbody").as_deref(),
+        Some("body")
+    );
 }
 
 #[test]
