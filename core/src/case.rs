@@ -101,13 +101,24 @@ pub fn rewrite_models_json(models: &Value, port: &str) -> Value {
 /// `session.after.jsonl` that the input session did not have (the last, not the first: a v1
 /// session is migrated with fresh entry ids, so all its user messages look new).
 pub fn captured_now(session_after: &str, original: Option<&str>) -> Option<f64> {
-    // Only user-message lines are parsed: a session can be tens of megabytes.
-    let user_lines = || session_after.lines().filter(|l| l.contains("\"user\""));
+    captured_time(session_after, original, "user")
+}
+
+/// When pi created the run's system message (0.86 on): the timestamp of the last system message
+/// in `session.after.jsonl` that the input session did not have.
+pub fn captured_system_now(session_after: &str, original: Option<&str>) -> Option<f64> {
+    captured_time(session_after, original, "system")
+}
+
+fn captured_time(session_after: &str, original: Option<&str>, role: &str) -> Option<f64> {
+    // Only lines that name the role are parsed: a session can be tens of megabytes.
+    let needle = format!("\"{role}\"");
+    let user_lines = || session_after.lines().filter(|l| l.contains(&needle));
     let mut known: std::collections::HashSet<String> = std::collections::HashSet::new();
     for line in original
         .unwrap_or("")
         .lines()
-        .filter(|l| l.contains("\"user\""))
+        .filter(|l| l.contains(&needle))
     {
         if let Some(id) = js::parse(line)
             .ok()
@@ -124,7 +135,7 @@ pub fn captured_now(session_after: &str, original: Option<&str>) -> Option<f64> 
                 return None;
             }
             let msg = v.get("message")?;
-            (msg.get_str("role") == Some("user"))
+            (msg.get_str("role") == Some(role))
                 .then(|| msg.get("timestamp").and_then(Value::as_f64))
                 .flatten()
         })
@@ -213,8 +224,13 @@ pub fn inputs_from_case(files: &CaseFiles, env_dir: Option<&str>) -> Result<Inpu
                 .collect()
         })
         .unwrap_or_default();
-    let now = text(files, &in_dir(&env_dir, "session.after.jsonl"))
-        .and_then(|after| captured_now(&after, session_text.as_deref()));
+    let after = text(files, &in_dir(&env_dir, "session.after.jsonl"));
+    let now = after
+        .as_deref()
+        .and_then(|after| captured_now(after, session_text.as_deref()));
+    let system_now = after
+        .as_deref()
+        .and_then(|after| captured_system_now(after, session_text.as_deref()));
 
     Ok(Inputs {
         session,
@@ -230,10 +246,11 @@ pub fn inputs_from_case(files: &CaseFiles, env_dir: Option<&str>) -> Result<Inpu
         extension_tools,
         prompt: Some(str_field(&env, "prompt").unwrap_or_else(|| "go on".into())),
         now_ms: now.unwrap_or(0.0),
+        system_now_ms: system_now,
         api: None,
         pi,
         session_id: str_field(&env, "sessionId"),
-        user_agent: header("user-agent").unwrap_or_else(|| Inputs::default().user_agent),
+        user_agent: header("user-agent"),
     })
 }
 

@@ -548,6 +548,7 @@ pub fn merge_provider_attribution_headers(
 /// is `options.headers` for the adapter, in pi's key order. `Err` is the message pi throws
 /// before any request is sent.
 pub fn request_headers(
+    pi: &crate::pi::Pi,
     model: &Model,
     registry: &Registry,
     settings: &Settings,
@@ -557,9 +558,20 @@ pub fn request_headers(
 ) -> Result<Vec<(String, String)>, String> {
     let auth = get_auth(model, registry, env, events)?;
     let headers = merge_headers(auth.headers.as_ref(), None).unwrap_or_default();
-    let attributed =
-        merge_provider_attribution_headers(model, settings, env, session_id, &[Some(&headers)])
-            .unwrap_or_default();
+    let attributed = match pi.rules.client_identity {
+        crate::pi::ClientIdentity::OsUserAgent => {
+            merge_provider_attribution_headers(model, settings, env, session_id, &[Some(&headers)])
+                .unwrap_or_default()
+        }
+        // 1.4.0 on: only OpenCode's session header here (CA/core/model-runtime.js:476); the
+        // attribution is in the client identity ([`identity_headers`]).
+        crate::pi::ClientIdentity::PiAi => {
+            let opencode = session_id
+                .filter(|s| !s.is_empty() && is_opencode_model(model))
+                .map(|sid| Object::new().with("x-opencode-session", sid));
+            merge_headers(opencode.as_ref(), Some(&headers)).unwrap_or_default()
+        }
+    };
     let configured: Vec<&crate::js::Str> = headers.keys().collect();
     let added: Vec<&crate::js::Str> = attributed
         .keys()
@@ -620,6 +632,86 @@ pub fn has_header(headers: &[(String, String)], name: &str) -> bool {
         .any(|(k, v)| k.to_lowercase() == expected && !crate::js::js_trim_is_empty(v))
 }
 
+/// The `User-Agent` pi sends on linux x64 under the oracle's Node (the process facts a session
+/// does not record): `pi (linux 6.1.0; x64)` in 0.85 (`getPiUserAgent`, the OS release), from
+/// pi-ai's client identity later (`formatUserAgent("detailed")`, AI/utils/identity.js:26–46):
+/// `pi/1.6.0 (linux; node/v22.23.5; x64)`.
+pub fn default_user_agent(pi: &crate::pi::Pi) -> String {
+    match pi.rules.client_identity {
+        crate::pi::ClientIdentity::OsUserAgent => "pi (linux 6.1.0; x64)".to_string(),
+        crate::pi::ClientIdentity::PiAi => pi
+            .data
+            .defaults
+            .get("clientIdentity")
+            .and_then(|c| c.get_str("userAgentDetailed"))
+            .unwrap_or("")
+            .replace("{version}", &pi.version.to_string())
+            .replace("{platform}", "linux")
+            .replace("{nodeVersion}", pi.data.node_version())
+            .replace("{arch}", "x64"),
+    }
+}
+
+/// `getIdentityHeaders(model, identity)` (AI/utils/identity.js:97–99) with the coding agent's
+/// identity (`getClientIdentity`, CA/core/client-identity.js:8–14): `User-Agent`, then, with
+/// install telemetry on, OpenRouter's, NVIDIA's or OpenCode's attribution headers. Adapters put
+/// these below the model's and the request's headers. 0.85 has only the `User-Agent` here (its
+/// attribution is in the request's headers, [`request_headers`]).
+pub fn identity_headers(
+    pi: &crate::pi::Pi,
+    model: &Model,
+    settings: &Settings,
+    env: &BTreeMap<String, String>,
+    user_agent: &str,
+) -> Vec<(String, String)> {
+    let mut out = vec![("User-Agent".to_string(), user_agent.to_string())];
+    if pi.rules.client_identity == crate::pi::ClientIdentity::OsUserAgent
+        || !is_install_telemetry_enabled(settings, env)
+    {
+        return out;
+    }
+    let a = pi
+        .data
+        .defaults
+        .get("clientIdentity")
+        .and_then(|c| c.get("attribution"));
+    let field = |k: &str| a.and_then(|a| a.get_str(k)).unwrap_or("").to_string();
+    let (name, url) = (field("name"), field("url"));
+    let categories: Vec<String> = a
+        .and_then(|a| a.get("categories"))
+        .and_then(Value::as_array)
+        .map(|c| {
+            c.iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    if is_open_router_model(model) {
+        out.push(("HTTP-Referer".into(), url));
+        out.push(("X-OpenRouter-Title".into(), name));
+        if !categories.is_empty() {
+            out.push(("X-OpenRouter-Categories".into(), categories.join(",")));
+        }
+    } else if is_nvidia_nim_model(model) {
+        // "NVIDIA expects a capitalized origin, such as `Pi`."
+        let mut cap = name.chars();
+        let origin = cap
+            .next()
+            .map(|c| c.to_uppercase().chain(cap).collect())
+            .unwrap_or_default();
+        out.push(("X-BILLING-INVOKE-ORIGIN".into(), origin));
+    } else if is_opencode_model(model) {
+        out.push(("x-opencode-client".into(), name));
+    }
+    out
+}
+
+/// `isOpenCode(target)` (AI/utils/identity.js:61–63).
+fn is_opencode_model(model: &Model) -> bool {
+    matches!(model.provider(), "opencode" | "opencode-go")
+        || matches_host(model.base_url(), OPENCODE_HOST)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -673,7 +765,7 @@ mod tests {
             .find(reference.0, reference.1)
             .cloned()
             .expect("model in registry");
-        request_headers(&m, &r, s, e, sid, &mut Events::default())
+        request_headers(&pi(), &m, &r, s, e, sid, &mut Events::default())
     }
 
     fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
@@ -948,6 +1040,7 @@ mod tests {
             .cloned()
             .expect("catalog model");
         let got = request_headers(
+            &pi(),
             &m,
             &r,
             &Settings::default(),
@@ -961,6 +1054,7 @@ mod tests {
         let e = env(&[("ANTHROPIC_AUTH_TOKEN", "  ")]);
         assert_eq!(
             request_headers(
+                &pi(),
                 &m,
                 &r,
                 &Settings::default(),

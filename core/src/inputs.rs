@@ -130,6 +130,9 @@ pub struct Inputs {
     pub prompt: Option<String>,
     /// `Date.now()` when the prompt is sent, in ms.
     pub now_ms: f64,
+    /// 0.86 on: `Date.now()` when pi created this run's system message (a patch or a tool
+    /// change), a few milliseconds after the prompt's; `None`: [`Self::now_ms`].
+    pub system_now_ms: Option<f64>,
     /// Replace the model's `api` (the protocol switch).
     pub api: Option<Api>,
     /// The pi release whose request is rebuilt.
@@ -137,8 +140,9 @@ pub struct Inputs {
     /// The session id of a new session (pi makes a random uuidv7); a resumed session uses its
     /// header id.
     pub session_id: Option<String>,
-    /// `User-Agent` pi derives from the OS: `pi (linux 6.1.0; x64)`.
-    pub user_agent: String,
+    /// The `User-Agent` pi sends, which it derives from the process (the OS, Node's version);
+    /// `None`: the release's form on linux x64 with the oracle's Node ([`crate::headers::default_user_agent`]).
+    pub user_agent: Option<String>,
 }
 
 impl Default for Inputs {
@@ -157,11 +161,12 @@ impl Default for Inputs {
             extension_tools: None,
             prompt: None,
             now_ms: 0.0,
+            system_now_ms: None,
             api: None,
             // 0.85.1 until 1.6.0's rules are ported (its data loads; its rules do not yet).
             pi: PiVersion::V0_85_1,
             session_id: None,
-            user_agent: "pi (linux 6.1.0; x64)".into(),
+            user_agent: None,
         }
     }
 }

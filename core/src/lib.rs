@@ -29,6 +29,7 @@ pub mod session;
 pub mod settings;
 pub mod tools;
 pub mod trace;
+pub mod transcript;
 pub mod yaml;
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use crate::context::LlmContext;
 use crate::js::{utf16_len, Object, Value};
 use crate::model::Model;
 use crate::pi::Pi;
+use crate::tools::ToolDef;
 use crate::trace::{Event, EventKind, Events, StageId};
 
 use crate::js::{js_max, js_min, to_js_string, to_number};
@@ -59,6 +60,125 @@ pub fn user_message(text: &str, images: Vec<Value>, now_ms: f64) -> Value {
             .with("content", Value::Array(content))
             .with("timestamp", now_ms),
     )
+}
+
+/// The system message a run starts with when the prompt's sections differ from the transcript's
+/// (`_preparePromptAndToolLoadout`, CA/core/agent-session.js:1394–1400; S42/S43):
+/// `{role:"system", content:"", sections: <the patch>, timestamp}`, `None` when nothing changed.
+pub fn system_patch(
+    pi: &Pi,
+    context: &[Value],
+    sections: &Object,
+    timestamp: f64,
+) -> Option<Value> {
+    let replay = crate::transcript::current_system_message(pi, context);
+    let previous = replay
+        .as_ref()
+        .and_then(|m| m.get("sections"))
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let patch = crate::prompt::sections::diff(&previous, sections)?;
+    Some(Value::Object(
+        Object::new()
+            .with("role", "system")
+            .with("content", "")
+            .with("sections", Value::Object(patch))
+            .with("timestamp", timestamp),
+    ))
+}
+
+/// `withToolChanges(message, changes)` (CORE/agent-loop.js:255–262): the message without its
+/// tool fields, then `toolsAdded` and `toolsRemoved` when not empty.
+fn with_tool_changes(message: &Value, added: &[Value], removed: &[Value]) -> Value {
+    let mut o = Object::new();
+    if let Some(m) = message.as_object() {
+        for (k, v) in m.iter() {
+            if k.as_str() != "toolsAdded" && k.as_str() != "toolsRemoved" {
+                o.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    if !added.is_empty() {
+        o.insert("toolsAdded", Value::Array(added.to_vec()));
+    }
+    if !removed.is_empty() {
+        o.insert("toolsRemoved", Value::Array(removed.to_vec()));
+    }
+    Value::Object(o)
+}
+
+/// `declareToolChanges(context, pendingMessages)` (CORE/agent-loop.js:224–254; S44): the
+/// difference between the tools the transcript declares and the active tools becomes the tool
+/// fields of the last pending system message, or of a new system message before the first
+/// pending message that is not one.
+pub fn declare_tool_changes(
+    context: &[Value],
+    tools: &[ToolDef],
+    pending: Vec<Value>,
+    timestamp: f64,
+) -> Vec<Value> {
+    let system_index = pending.iter().rposition(|m| role_of(m) == Some("system"));
+    let baseline: Vec<Value> = match system_index {
+        Some(i) => pending
+            .iter()
+            .enumerate()
+            .map(|(k, m)| {
+                if k == i {
+                    with_tool_changes(m, &[], &[])
+                } else {
+                    m.clone()
+                }
+            })
+            .collect(),
+        None => pending.clone(),
+    };
+    let declared: Vec<Value> = context.iter().chain(&baseline).cloned().collect();
+    let current: Vec<Value> = tools
+        .iter()
+        .map(crate::transcript::tool_declaration)
+        .collect();
+    let (added, removed) = crate::transcript::tool_state_changes(
+        &crate::transcript::current_tools(&declared),
+        &current,
+    );
+    let unchanged = added.is_empty() && removed.is_empty();
+    match system_index {
+        Some(i) => {
+            let p = &pending[i];
+            let has_fields = ["toolsAdded", "toolsRemoved"].iter().any(|k| {
+                p.get(k)
+                    .and_then(Value::as_array)
+                    .is_some_and(|a| !a.is_empty())
+            });
+            if unchanged && !has_fields {
+                return pending;
+            }
+            let mut out = baseline;
+            out[i] = with_tool_changes(&pending[i], &added, &removed);
+            out
+        }
+        None if unchanged => pending,
+        None => {
+            let update = with_tool_changes(
+                &Value::Object(
+                    Object::new()
+                        .with("role", "system")
+                        .with("content", "")
+                        .with("timestamp", timestamp),
+                ),
+                &added,
+                &removed,
+            );
+            let at = pending
+                .iter()
+                .position(|m| role_of(m) != Some("system"))
+                .unwrap_or(pending.len());
+            let mut out = pending;
+            out.insert(at, update);
+            out
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -192,6 +312,8 @@ pub fn convert_to_llm_messages(pi: &Pi, messages: &[Value], events: &mut Events)
                 );
             }
             Some("user" | "assistant" | "toolResult") => out.push(m.clone()),
+            // 0.86 on: system messages pass as they are (:111).
+            Some("system") if pi.rules.transcript => out.push(m.clone()),
             other => {
                 events.push(
                     Event::new(
@@ -343,6 +465,7 @@ fn downgrade_unsupported_images(
 
 /// The first pass over one assistant message (AI/api/transform-messages.js:66–122; M9–M12).
 fn transform_assistant(
+    pi: &Pi,
     i: usize,
     msg: &Value,
     model: &Model,
@@ -368,6 +491,20 @@ fn transform_assistant(
     for (k, block) in content.iter().enumerate() {
         match block.get_str("type") {
             Some("thinking") => {
+                // 1.3.0 on: thinking from another model is dropped, whatever it holds (M10).
+                if pi.rules.drop_foreign_thinking && !is_same_model {
+                    events.push(
+                        Event::new(
+                            EventKind::Dropped,
+                            format!(
+                                "message {i} block {k}: thinking from {} (other model)",
+                                source()
+                            ),
+                        )
+                        .at("1.6.0/AI/api/transform-messages.js:91"),
+                    );
+                    continue;
+                }
                 if block.get("redacted").is_some_and(Value::truthy) {
                     if is_same_model {
                         out.push(block.clone());
@@ -568,6 +705,7 @@ fn transform_messages_in(
                 }
             }
             Some("assistant") => transformed.push(transform_assistant(
+                pi,
                 i,
                 &msg,
                 model,
@@ -583,11 +721,15 @@ fn transform_messages_in(
     let mut result: Vec<Value> = Vec::with_capacity(transformed.len());
     let mut pending: Vec<Value> = Vec::new();
     let mut existing: Vec<Option<Value>> = Vec::new();
+    // 0.86 on: system messages met while tool calls are pending wait until they are closed.
+    let mut held: Vec<Value> = Vec::new();
     let insert_synthetic = |result: &mut Vec<Value>,
                             pending: &mut Vec<Value>,
                             existing: &mut Vec<Option<Value>>,
+                            held: &mut Vec<Value>,
                             events: &mut Events| {
         if pending.is_empty() {
+            result.append(held);
             return;
         }
         for tc in pending.iter() {
@@ -609,11 +751,24 @@ fn transform_messages_in(
         }
         pending.clear();
         existing.clear();
+        if !held.is_empty() {
+            events.push(
+                Event::new(
+                    EventKind::Moved,
+                    format!(
+                        "{} system message(s) between a tool call and its results moved after the results",
+                        held.len()
+                    ),
+                )
+                .at("1.6.0/AI/api/transform-messages.js:163"),
+            );
+        }
+        result.append(held);
     };
     for (i, msg) in transformed.into_iter().enumerate() {
         match role_of(&msg) {
             Some("assistant") => {
-                insert_synthetic(&mut result, &mut pending, &mut existing, events);
+                insert_synthetic(&mut result, &mut pending, &mut existing, &mut held, events);
                 let stop = msg.get_str("stopReason");
                 if matches!(stop, Some("error" | "aborted")) {
                     events.push(
@@ -649,24 +804,20 @@ fn transform_messages_in(
                 result.push(msg);
             }
             Some("user") => {
-                insert_synthetic(&mut result, &mut pending, &mut existing, events);
+                insert_synthetic(&mut result, &mut pending, &mut existing, &mut held, events);
                 result.push(msg);
             }
+            Some("system") if pi.rules.transcript && !pending.is_empty() => held.push(msg),
             _ => result.push(msg),
         }
     }
-    insert_synthetic(&mut result, &mut pending, &mut existing, events);
+    insert_synthetic(&mut result, &mut pending, &mut existing, &mut held, events);
     result
 }
 
 // ---------------------------------------------------------------------------------------------
 // The token estimate (AI/utils/estimate.js).
 // ---------------------------------------------------------------------------------------------
-
-/// `ESTIMATED_IMAGE_CHARS` (AI/utils/estimate.js:2).
-const ESTIMATED_IMAGE_CHARS: f64 = 4800.0;
-/// `CHARS_PER_TOKEN` (AI/utils/estimate.js:1).
-const CHARS_PER_TOKEN: f64 = 4.0;
 
 /// `calculateContextTokens(usage)` (AI/utils/estimate.js:3–5):
 /// `usage.totalTokens || usage.input + usage.output + usage.cacheRead + usage.cacheWrite`.
@@ -683,7 +834,7 @@ pub fn calculate_context_tokens(usage: Option<&Value>) -> f64 {
 }
 
 /// `estimateTextAndImageContentChars(content)` (AI/utils/estimate.js:14–21).
-fn estimate_text_and_image_content_chars(content: Option<&Value>) -> f64 {
+fn estimate_text_and_image_content_chars(pi: &Pi, content: Option<&Value>) -> f64 {
     match content {
         Some(Value::String(s)) => utf16_len(s) as f64,
         Some(Value::Array(blocks)) => blocks
@@ -692,7 +843,7 @@ fn estimate_text_and_image_content_chars(content: Option<&Value>) -> f64 {
                 if is_type(b, "text") {
                     js_length(b.get("text"))
                 } else {
-                    ESTIMATED_IMAGE_CHARS
+                    pi.data.default_number("estimateImageChars")
                 }
             })
             .sum(),
@@ -700,16 +851,38 @@ fn estimate_text_and_image_content_chars(content: Option<&Value>) -> f64 {
     }
 }
 
-/// `estimateTextTokens(text)` (AI/utils/estimate.js:22–24).
-pub fn estimate_text_tokens(text: &str) -> f64 {
-    (utf16_len(text) as f64 / CHARS_PER_TOKEN).ceil()
+/// `CHARS_PER_TOKEN` (AI/utils/estimate.js:1): 4 in 0.85, 3.5 from 1.1.0.
+fn chars_per_token(pi: &Pi) -> f64 {
+    pi.data.default_number("estimateCharsPerToken")
 }
 
-/// `estimateMessageTokens(message)` (AI/utils/estimate.js:28–46).
-pub fn estimate_message_tokens(message: &Value) -> f64 {
+/// `estimateTextTokens(text)` (AI/utils/estimate.js:22–24).
+pub fn estimate_text_tokens(pi: &Pi, text: &str) -> f64 {
+    (utf16_len(text) as f64 / chars_per_token(pi)).ceil()
+}
+
+/// `estimateMessageTokens(message)` (AI/utils/estimate.js:28–46). 0.86 on, a system message
+/// counts its text (`getSystemMessageText`) and the JSON of its tool declarations.
+pub fn estimate_message_tokens(pi: &Pi, message: &Value) -> f64 {
+    if pi.rules.transcript && role_of(message) == Some("system") {
+        let tools = |k: &str| match message.get(k) {
+            Some(Value::Array(a)) if !a.is_empty() => {
+                estimate_text_tokens(pi, &Value::Array(a.clone()).to_json())
+            }
+            // `!tools || tools.length === 0`; a non-array is stringified as it is.
+            Some(v) if v.truthy() && !matches!(v, Value::Array(_)) => {
+                estimate_text_tokens(pi, &v.to_json())
+            }
+            _ => 0.0,
+        };
+        return estimate_text_tokens(pi, &crate::transcript::system_message_text(pi, message))
+            + tools("toolsAdded")
+            + tools("toolsRemoved");
+    }
     if matches!(role_of(message), Some("user" | "toolResult")) {
-        return (estimate_text_and_image_content_chars(message.get("content")) / CHARS_PER_TOKEN)
-            .ceil();
+        return (estimate_text_and_image_content_chars(pi, message.get("content"))
+            / chars_per_token(pi))
+        .ceil();
     }
     let Some(blocks) = message.get("content").and_then(Value::as_array) else {
         return f64::NAN;
@@ -728,7 +901,7 @@ pub fn estimate_message_tokens(message: &Value) -> f64 {
             }
         };
     }
-    (chars / CHARS_PER_TOKEN).ceil()
+    (chars / chars_per_token(pi)).ceil()
 }
 
 /// `getLastAssistantUsageInfo(messages)` (AI/utils/estimate.js:47–67): the index of the last
@@ -766,12 +939,12 @@ pub struct ContextEstimate {
 }
 
 /// `estimateMessages(messages)` (AI/utils/estimate.js:68–82).
-fn estimate_messages(messages: &[Value]) -> ContextEstimate {
+fn estimate_messages(pi: &Pi, messages: &[Value]) -> ContextEstimate {
     if let Some(index) = get_last_assistant_usage_index(messages) {
         let usage_tokens = calculate_context_tokens(messages[index].get("usage"));
         let trailing_tokens: f64 = messages[index + 1..]
             .iter()
-            .map(estimate_message_tokens)
+            .map(|m| estimate_message_tokens(pi, m))
             .sum();
         return ContextEstimate {
             tokens: usage_tokens + trailing_tokens,
@@ -780,7 +953,10 @@ fn estimate_messages(messages: &[Value]) -> ContextEstimate {
             last_usage_index: Some(index),
         };
     }
-    let tokens: f64 = messages.iter().map(estimate_message_tokens).sum();
+    let tokens: f64 = messages
+        .iter()
+        .map(|m| estimate_message_tokens(pi, m))
+        .sum();
     ContextEstimate {
         tokens,
         usage_tokens: 0.0,
@@ -791,17 +967,20 @@ fn estimate_messages(messages: &[Value]) -> ContextEstimate {
 
 /// `estimateToolsTokens(tools)` (AI/utils/estimate.js:83–87): `JSON.stringify` of the whole
 /// AgentTool objects (P22).
-fn estimate_tools_tokens<'a>(tools: impl Iterator<Item = &'a crate::tools::ToolDef>) -> f64 {
+fn estimate_tools_tokens<'a>(
+    pi: &Pi,
+    tools: impl Iterator<Item = &'a crate::tools::ToolDef>,
+) -> f64 {
     let json: Vec<Value> = tools.map(|t| t.agent_tool_json()).collect();
     if json.is_empty() {
         return 0.0;
     }
-    estimate_text_tokens(&Value::Array(json).to_json())
+    estimate_text_tokens(pi, &Value::Array(json).to_json())
 }
 
 /// `estimateContextTokens(context)` (AI/utils/estimate.js:91–115; A3).
-pub fn estimate_context(ctx: &LlmContext) -> ContextEstimate {
-    let estimate = estimate_messages(&ctx.messages);
+pub fn estimate_context(pi: &Pi, ctx: &LlmContext) -> ContextEstimate {
+    let estimate = estimate_messages(pi, &ctx.messages);
     if let Some(index) = estimate.last_usage_index {
         let mut added: Vec<Value> = Vec::new();
         for m in ctx.messages[index + 1..]
@@ -815,6 +994,7 @@ pub fn estimate_context(ctx: &LlmContext) -> ContextEstimate {
             }
         }
         let added_tokens = estimate_tools_tokens(
+            pi,
             ctx.tools
                 .iter()
                 .filter(|t| added.iter().any(|n| n.as_str() == Some(t.name.as_str()))),
@@ -829,9 +1009,9 @@ pub fn estimate_context(ctx: &LlmContext) -> ContextEstimate {
     let system = if ctx.system_prompt.is_empty() {
         0.0
     } else {
-        estimate_text_tokens(&ctx.system_prompt)
+        estimate_text_tokens(pi, &ctx.system_prompt)
     };
-    let prefix = system + estimate_tools_tokens(ctx.tools.iter());
+    let prefix = system + estimate_tools_tokens(pi, ctx.tools.iter());
     ContextEstimate {
         tokens: estimate.tokens + prefix,
         usage_tokens: estimate.usage_tokens,
@@ -841,15 +1021,16 @@ pub fn estimate_context(ctx: &LlmContext) -> ContextEstimate {
 }
 
 /// `estimateContextTokens(context).tokens` (AI/utils/estimate.js:91–115; A3).
-pub fn estimate_context_tokens(ctx: &LlmContext) -> f64 {
-    estimate_context(ctx).tokens
+pub fn estimate_context_tokens(pi: &Pi, ctx: &LlmContext) -> f64 {
+    estimate_context(pi, ctx).tokens
 }
 
 // ---------------------------------------------------------------------------------------------
 // AI/api/simple-options.js.
 // ---------------------------------------------------------------------------------------------
 
-/// `clampMaxTokensToContext(model, context, maxTokens)` (AI/api/simple-options.js:4–9; A2).
+/// `clampMaxTokensToContext(model, context, maxTokens)` (AI/api/simple-options.js:4–9 in 0.85,
+/// :14–23 with the ratio margin from 1.5.1; A2).
 pub fn clamp_max_tokens_to_context(
     pi: &Pi,
     model: &Model,
@@ -861,10 +1042,26 @@ pub fn clamp_max_tokens_to_context(
     if context_window <= 0.0 {
         return js_max(min_max_tokens, max_tokens);
     }
-    let available = context_window
-        - estimate_context_tokens(ctx)
-        - pi.data.default_number("contextSafetyTokens");
-    js_min(max_tokens, js_max(min_max_tokens, available))
+    let input = estimate_context_tokens(pi, ctx);
+    let safety = pi.data.default_number("contextSafetyTokens");
+    let room = match pi.rules.max_tokens_clamp {
+        crate::pi::MaxTokensClamp::SafetyTokens => context_window - input - safety,
+        crate::pi::MaxTokensClamp::RatioMargin => {
+            let margin = js_max(
+                safety,
+                (input * pi.data.default_number("contextSafetyRatio")).ceil(),
+            );
+            let room = context_window - input - margin;
+            let floor = pi.data.default_number("minOutputWithRatioMargin");
+            // `room < MIN_OUTPUT_WITH_RATIO_MARGIN` is false for NaN.
+            if room < floor {
+                js_min(floor, context_window - input - safety)
+            } else {
+                room
+            }
+        }
+    };
+    js_min(max_tokens, js_max(min_max_tokens, room))
 }
 
 /// `options.maxTokens ?? model.maxTokens` as the coding agent leaves it (it never sets
@@ -879,7 +1076,13 @@ pub fn model_max_tokens(model: &Model) -> f64 {
 pub fn sampling_params(model: &Model) -> Option<Object> {
     let sp = model.obj.get("samplingParams").filter(|v| v.truthy())?;
     let mut out = Object::new();
-    match sp {
+    spread_value(&mut out, sp);
+    Some(out)
+}
+
+/// `{...v}` into `out`: an object's members, an array's elements by index, nothing else.
+fn spread_value(out: &mut Object, v: &Value) {
+    match v {
         Value::Object(o) => out.spread(o),
         Value::Array(a) => {
             for (i, v) in a.iter().enumerate() {
@@ -887,6 +1090,33 @@ pub fn sampling_params(model: &Model) -> Option<Object> {
             }
         }
         _ => {}
+    }
+}
+
+/// The sampling parameters an adapter assigns last (A1, A13): 0.85's [`sampling_params`]; from
+/// 1.0.2 `resolveSamplingParams(model, level)` (AI/api/simple-options.js:24–30):
+/// `{...model.samplingParams, ...model.samplingParamsByThinkingLevel[clampThinkingLevel(level)]}`
+/// when either is set. `level` is the thinking level, `"off"` when none.
+pub fn resolve_sampling_params(pi: &Pi, model: &Model, level: &str) -> Option<Object> {
+    if !pi.rules.sampling_by_thinking_level {
+        return sampling_params(model);
+    }
+    let base = model.obj.get("samplingParams").filter(|v| v.truthy());
+    let effective = crate::model::clamp_thinking_level(model, level, &mut Events::default());
+    let by_level = model
+        .obj
+        .get("samplingParamsByThinkingLevel")
+        .and_then(|m| m.get(&effective))
+        .filter(|v| v.truthy());
+    if base.is_none() && by_level.is_none() {
+        return None;
+    }
+    let mut out = Object::new();
+    if let Some(b) = base {
+        spread_value(&mut out, b);
+    }
+    if let Some(l) = by_level {
+        spread_value(&mut out, l);
     }
     Some(out)
 }

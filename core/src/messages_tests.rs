@@ -392,7 +392,7 @@ fn estimate_without_usage_counts_everything() {
         .to_json()
         .len() as f64;
     let expected = 2.0 + 4.0 + 1201.0 + 4.0 + 1.0 + (tools_len / 4.0).ceil();
-    assert_eq!(estimate_context_tokens(&ctx), expected);
+    assert_eq!(estimate_context_tokens(&pi(), &ctx), expected);
 }
 
 #[test]
@@ -421,7 +421,7 @@ fn estimate_with_usage_uses_last_valid_assistant() {
         ],
         tools: vec![tool("read"), tool("grep")],
     };
-    let e = estimate_context(&ctx);
+    let e = estimate_context(&pi(), &ctx);
     assert_eq!(e.last_usage_index, Some(1));
     assert_eq!(e.usage_tokens, 125.0);
     let grep_len = Value::Array(vec![tool("grep").agent_tool_json()])
@@ -448,15 +448,15 @@ fn estimate_stale_usage_and_nan_timestamps() {
         ],
         tools: vec![],
     };
-    assert_eq!(estimate_context(&stale).last_usage_index, None);
-    assert_eq!(estimate_context_tokens(&stale), 2.0);
+    assert_eq!(estimate_context(&pi(), &stale).last_usage_index, None);
+    assert_eq!(estimate_context_tokens(&pi(), &stale), 2.0);
     // A message without a timestamp makes Math.max NaN: no later assistant applies.
     let nan = LlmContext {
         system_prompt: String::new(),
         messages: vec![v(r#"{"role":"user","content":"abcd"}"#), a.clone()],
         tools: vec![],
     };
-    assert_eq!(estimate_context(&nan).last_usage_index, None);
+    assert_eq!(estimate_context(&pi(), &nan).last_usage_index, None);
     // An assistant without a timestamp never applies, even first.
     let mut a_no_ts = a.clone();
     a_no_ts.as_object_mut().unwrap().remove("timestamp");
@@ -465,7 +465,7 @@ fn estimate_stale_usage_and_nan_timestamps() {
         messages: vec![a_no_ts],
         tools: vec![],
     };
-    assert_eq!(estimate_context(&none).last_usage_index, None);
+    assert_eq!(estimate_context(&pi(), &none).last_usage_index, None);
     // A null timestamp counts as 0.
     let mut a_null = a;
     a_null
@@ -477,7 +477,7 @@ fn estimate_stale_usage_and_nan_timestamps() {
         messages: vec![a_null],
         tools: vec![],
     };
-    assert_eq!(estimate_context(&null).last_usage_index, Some(0));
+    assert_eq!(estimate_context(&pi(), &null).last_usage_index, Some(0));
 }
 
 // --- simple-options -------------------------------------------------------------------------

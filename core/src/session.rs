@@ -717,6 +717,7 @@ fn strict_equals(a: Option<&Value>, b: Option<&Value>) -> bool {
 /// the path; else `[latestCompaction, ...path before it from the entry whose id ===
 /// firstKeptEntryId, ...path after it]`. Returns the indices and the compaction's index.
 fn build_context_entries(
+    pi: &Pi,
     file: &SessionFile,
     path: &[usize],
     events: &mut Events,
@@ -739,15 +740,21 @@ fn build_context_entries(
     let mut out = Vec::with_capacity(path.len());
     out.push(compaction);
     let mut found = false;
+    let mut system_skipped = 0;
     for &i in &path[..compaction_idx] {
         if !found && strict_equals(file.entries[i].value.get("id"), first_kept) {
             found = true;
         }
         if found {
+            // 0.86 on: a system message before the compaction is in its checkpoint (S14).
+            if pi.rules.transcript && is_system_message_entry(&file.entries[i]) {
+                system_skipped += 1;
+                continue;
+            }
             out.push(i);
         }
     }
-    let kept = out.len() - 1;
+    let kept = out.len() - 1 + system_skipped;
     out.extend_from_slice(&path[compaction_idx + 1..]);
 
     let line = file.entries[compaction].line;
@@ -770,52 +777,85 @@ fn build_context_entries(
         )
         .at("CA/core/session-manager.js:198"),
     );
+    if system_skipped > 0 {
+        events.push(
+            Event::new(
+                EventKind::Dropped,
+                format!(
+                    "{system_skipped} system message(s) in the kept range left out: the compaction's checkpoint replaces them"
+                ),
+            )
+            .at("1.6.0/CA/core/session-manager.js:223"),
+        );
+    }
     (out, Some(compaction))
+}
+
+/// A `message` entry whose message has `role: "system"`.
+fn is_system_message_entry(entry: &Entry) -> bool {
+    entry.kind() == "message"
+        && entry.value.get("message").and_then(|m| m.get_str("role")) == Some("system")
 }
 
 // ---------------------------------------------------------------------------------------------
 // Entry → agent message (S17–S22)
 // ---------------------------------------------------------------------------------------------
 
-/// `sessionEntryToContextMessages` (CA/core/session-manager.js:166–189). `None` when the
-/// entry produces no message; a `message` entry pi could not handle is reported and skipped.
+/// `sessionEntryToContextMessages` (CA/core/session-manager.js:166–192): the messages an entry
+/// produces (none, one, or a compaction's checkpoint and summary); a `message` entry pi could
+/// not handle is reported and skipped.
 fn session_entry_to_context_messages(
+    pi: &Pi,
     entry: &Entry,
     file: &str,
     diags: &mut Vec<Diagnostic>,
     events: &mut Events,
-) -> Option<Value> {
+) -> Vec<Value> {
     let e = &entry.value;
     let line = entry.line;
     match entry.kind() {
-        "message" => match e.get("message") {
-            Some(Value::Object(m)) => {
-                let role = m.get_str("role");
-                let null_content = m.get("content").is_none_or(Value::is_null);
-                if matches!(role, Some("user" | "assistant" | "toolResult")) && null_content {
-                    // `{ ...message, content: [] }`: `content` keeps its position if present.
-                    let mut copy = m.clone();
-                    copy.insert("content", Value::Array(Vec::new()));
-                    events.push(
+        "message" => {
+            match e.get("message") {
+                Some(Value::Object(m)) => {
+                    let role = m.get_str("role");
+                    let null_content = m.get("content").is_none_or(Value::is_null);
+                    if pi.rules.transcript && role == Some("system") && null_content {
+                        // `{ ...message, content: "" }` (0.86 on, :171).
+                        let mut copy = m.clone();
+                        copy.insert("content", Value::str(""));
+                        events.push(
                         Event::new(
                             EventKind::Replaced,
-                            format!(
-                                "{} message (line {line}) has no content: content set to []",
-                                role.unwrap_or("")
-                            ),
+                            format!("system message (line {line}) has no content: content set to \"\""),
                         )
-                        .at("CA/core/session-manager.js:174"),
+                        .at("1.6.0/CA/core/session-manager.js:171"),
                     );
-                    return Some(Value::Object(copy));
+                        return vec![Value::Object(copy)];
+                    }
+                    if matches!(role, Some("user" | "assistant" | "toolResult")) && null_content {
+                        // `{ ...message, content: [] }`: `content` keeps its position if present.
+                        let mut copy = m.clone();
+                        copy.insert("content", Value::Array(Vec::new()));
+                        events.push(
+                            Event::new(
+                                EventKind::Replaced,
+                                format!(
+                                    "{} message (line {line}) has no content: content set to []",
+                                    role.unwrap_or("")
+                                ),
+                            )
+                            .at("CA/core/session-manager.js:174"),
+                        );
+                        return vec![Value::Object(copy)];
+                    }
+                    vec![Value::Object(m.clone())]
                 }
-                Some(Value::Object(m.clone()))
-            }
-            None | Some(Value::Null) => {
-                // Already reported by the settings pass (pi crashes there first).
-                None
-            }
-            Some(other) => {
-                diags.push(
+                None | Some(Value::Null) => {
+                    // Already reported by the settings pass (pi crashes there first).
+                    Vec::new()
+                }
+                Some(other) => {
+                    diags.push(
                     Diagnostic::error(
                         file,
                         Some(line),
@@ -823,9 +863,10 @@ fn session_entry_to_context_messages(
                     )
                     .skipping(format!("line {line}")),
                 );
-                None
+                    Vec::new()
+                }
             }
-        },
+        }
         "custom_message" => {
             let msg = create_custom_message(
                 e.get("customType"),
@@ -852,7 +893,7 @@ fn session_entry_to_context_messages(
                 )
                 .at("CA/core/session-manager.js:180"),
             );
-            Some(msg)
+            vec![msg]
         }
         "branch_summary" => {
             if !e.get("summary").is_some_and(Value::truthy) {
@@ -860,7 +901,7 @@ fn session_entry_to_context_messages(
                     Event::new(EventKind::Dropped, format!("branch_summary (line {line}) with an empty summary produces no message"))
                         .at("CA/core/session-manager.js:183"),
                 );
-                return None;
+                return Vec::new();
             }
             let msg = create_branch_summary_message(
                 e.get("summary"),
@@ -874,7 +915,7 @@ fn session_entry_to_context_messages(
                 )
                 .at("CA/core/session-manager.js:183"),
             );
-            Some(msg)
+            vec![msg]
         }
         "compaction" => {
             let msg = create_compaction_summary_message(
@@ -889,10 +930,118 @@ fn session_entry_to_context_messages(
                 )
                 .at("CA/core/session-manager.js:186"),
             );
-            Some(msg)
+            // 0.86 on: the system-prompt checkpoint stored with the compaction, as stored (S20).
+            match e
+                .get("systemMessage")
+                .filter(|c| pi.rules.transcript && c.truthy())
+            {
+                Some(checkpoint) => {
+                    events.push(
+                        Event::new(
+                            EventKind::Inserted,
+                            format!(
+                                "compaction (line {line}) → its system-prompt checkpoint, first"
+                            ),
+                        )
+                        .at("1.6.0/CA/core/session-manager.js:189"),
+                    );
+                    vec![checkpoint.clone(), msg]
+                }
+                None => vec![msg],
+            }
         }
-        _ => None,
+        _ => Vec::new(),
     }
+}
+
+/// `projectContextEntry(entry, edit)` (CA/core/session-manager.js:236–255; 0.87 on): a
+/// `context_edit` with `replacement: null` omits every message of its target; else the content
+/// of the target's user, assistant, toolResult and custom messages is replaced (a string
+/// becomes one text block for assistant and toolResult).
+fn apply_context_edit(
+    messages: Vec<Value>,
+    edit: &Entry,
+    target: &Entry,
+    file: &str,
+    diags: &mut Vec<Diagnostic>,
+    events: &mut Events,
+) -> Vec<Value> {
+    let line = edit.line;
+    let replacement = edit.value.get("replacement");
+    if matches!(replacement, Some(Value::Null)) {
+        if !messages.is_empty() {
+            events.push(
+                Event::new(
+                    EventKind::Dropped,
+                    format!(
+                        "context_edit (line {line}) omits the {} at line {} from the context",
+                        target.kind(),
+                        target.line
+                    ),
+                )
+                .at("1.6.0/CA/core/session-manager.js:241"),
+            );
+        }
+        return Vec::new();
+    }
+    let editable = |m: &Value| {
+        matches!(
+            m.get_str("role"),
+            Some("user" | "assistant" | "toolResult" | "custom")
+        )
+    };
+    if !messages.iter().any(editable) {
+        return messages;
+    }
+    let Some(replacement) = replacement.filter(|r| !r.is_null()) else {
+        diags.push(
+            Diagnostic::error(
+                file,
+                Some(line),
+                "context_edit without a replacement: pi would fail here (TypeError: Cannot read properties of undefined (reading 'content')); the edit is not applied",
+            )
+            .skipping(format!("line {line}")),
+        );
+        return messages;
+    };
+    let content = replacement.get("content");
+    events.push(
+        Event::new(
+            EventKind::Replaced,
+            format!(
+                "context_edit (line {line}) replaces the content of the {} at line {}",
+                target.kind(),
+                target.line
+            ),
+        )
+        .at("1.6.0/CA/core/session-manager.js:243"),
+    );
+    messages
+        .into_iter()
+        .map(|m| {
+            if !editable(&m) {
+                return m;
+            }
+            let Value::Object(mut o) = m else { return m };
+            let wrap = matches!(o.get_str("role"), Some("assistant" | "toolResult"));
+            match content {
+                Some(Value::String(t)) if wrap => o.insert(
+                    "content",
+                    Value::Array(vec![Value::Object(
+                        Object::new()
+                            .with("type", "text")
+                            .with("text", Value::String(t.clone())),
+                    )]),
+                ),
+                Some(c) => o.insert("content", c.clone()),
+                // `content: undefined`: the key stays but JSON leaves it out.
+                None => {
+                    o.remove("content");
+                }
+            }
+            Value::Object(o)
+        })
+        .collect()
 }
 
 /// `new Date(entry.timestamp).getTime()`, with a diagnostic when it is NaN.
@@ -968,6 +1117,7 @@ fn create_custom_message(
 /// (CA/core/session-manager.js:232–237, :980), plus `getBranch()` for `has_thinking_entry`
 /// (CA/core/sdk.js:83).
 pub fn build_context(
+    pi: &Pi,
     file: &SessionFile,
     events: &mut Events,
     diags: &mut Vec<Diagnostic>,
@@ -1001,25 +1151,67 @@ pub fn build_context(
         );
     }
 
-    let (context_indices, compaction) = build_context_entries(file, &path, events);
+    let (context_indices, compaction) = build_context_entries(pi, file, &path, events);
+
+    // 0.87 on: the latest `context_edit` of each target among the selected entries (S38).
+    let edits: Vec<usize> = if pi.rules.context_edits {
+        context_indices
+            .iter()
+            .copied()
+            .filter(|&i| file.entries[i].kind() == "context_edit")
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let edit_for = |entry: &Entry| {
+        edits.iter().rev().copied().find(|&k| {
+            let target = file.entries[k].value.get("targetId");
+            !matches!(target, Some(Value::Object(_) | Value::Array(_)))
+                && strict_equals(target, entry.value.get("id"))
+        })
+    };
 
     let mut messages = Vec::with_capacity(context_indices.len());
     let mut sources = Vec::with_capacity(context_indices.len());
     let mut silent: Vec<(String, usize)> = Vec::new();
-    for &i in &context_indices {
+    for (n, &i) in context_indices.iter().enumerate() {
         let entry = &file.entries[i];
-        match session_entry_to_context_messages(entry, &file.name, diags, events) {
-            Some(m) => {
-                messages.push(m);
-                sources.push(MessageSource {
-                    entry_id: entry.id().map(String::from),
-                    line: entry.line,
-                    entry_type: entry.kind().to_string(),
-                });
+        // 0.87 on: an older compaction kept inside the newest one's range adds nothing (S15).
+        let produced = if pi.rules.context_edits && n > 0 && entry.kind() == "compaction" {
+            events.push(
+                Event::new(
+                    EventKind::Dropped,
+                    format!(
+                        "older compaction (line {}) inside the kept range produces no message",
+                        entry.line
+                    ),
+                )
+                .at("1.6.0/CA/core/session-manager.js:271"),
+            );
+            Vec::new()
+        } else {
+            let produced = session_entry_to_context_messages(pi, entry, &file.name, diags, events);
+            match edit_for(entry) {
+                Some(k) => {
+                    apply_context_edit(produced, &file.entries[k], entry, &file.name, diags, events)
+                }
+                None => produced,
             }
-            None => {
+        };
+        match produced.is_empty() {
+            false => {
+                for m in produced {
+                    messages.push(m);
+                    sources.push(MessageSource {
+                        entry_id: entry.id().map(String::from),
+                        line: entry.line,
+                        entry_type: entry.kind().to_string(),
+                    });
+                }
+            }
+            true => {
                 let kind = entry.kind();
-                if kind == "branch_summary" || kind == "message" {
+                if kind == "branch_summary" || kind == "message" || kind == "compaction" {
                     continue; // reported above
                 }
                 let kind = if kind.is_empty() {

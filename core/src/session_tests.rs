@@ -19,7 +19,7 @@ fn run(text: &str) -> (SessionFile, SessionContext, Events, Vec<Diagnostic>) {
     let f = file(text);
     let mut events = Events::default();
     let mut diags = f.diagnostics.clone();
-    let ctx = build_context(&f, &mut events, &mut diags);
+    let ctx = build_context(&pi(), &f, &mut events, &mut diags);
     (f, ctx, events, diags)
 }
 

@@ -15,6 +15,8 @@ pub enum ToolSource {
     Builtin,
     /// Registered by an extension (tools.json), with its index in that file.
     Extension { index: usize },
+    /// A declaration in the session's system messages (0.86 on): what the request sends.
+    Declared,
 }
 
 /// A tool as pi's `AgentTool` holds it (after `wrapToolDefinition`), plus its prompt parts.
@@ -126,13 +128,16 @@ pub fn builtin_tools(pi: &Pi, experimental: bool) -> Vec<ToolDef> {
                 label: t.get_str("label").unwrap_or(&name).to_string(),
                 description: t.get_str("description").unwrap_or("").to_string(),
                 parameters: t.get("parameters").cloned().unwrap_or_else(empty_schema),
-                constrained_sampling: if experimental {
-                    t.get("experimentalConstrainedSampling")
-                        .filter(|v| !v.is_null())
-                        .cloned()
-                } else {
-                    None
-                },
+                // Set on the definition (0.86 on: strict-prefer by default), else only with
+                // PI_EXPERIMENTAL=1 (0.85).
+                constrained_sampling: t
+                    .get("constrainedSampling")
+                    .filter(|v| !v.is_null())
+                    .or_else(|| {
+                        t.get("experimentalConstrainedSampling")
+                            .filter(|v| experimental && !v.is_null())
+                    })
+                    .cloned(),
                 execution_mode: t.get_str("executionMode").map(String::from),
                 prompt_snippet: t.get_str("promptSnippet").map(String::from),
                 prompt_guidelines: t
@@ -374,6 +379,274 @@ pub fn select(
         }
     }
     active
+}
+
+// ---------------------------------------------------------------------------------------------
+// The tool loadout (0.86 on: modifiers, patterns, the registry order, restore from the transcript)
+// ---------------------------------------------------------------------------------------------
+
+/// `isToolModifier(entry)` (CA/core/settings-manager.js:37): `+name` or `-name`.
+fn is_modifier(entry: &str) -> bool {
+    entry.starts_with('+') || entry.starts_with('-')
+}
+
+/// `applyToolModifiers(base, entries)` (CA/core/settings-manager.js:60–73): `+name` appends a
+/// tool not yet there, `-name` removes one, in order; other entries are ignored.
+fn apply_modifiers(base: &[String], entries: &[String]) -> Vec<String> {
+    let mut tools = base.to_vec();
+    for e in entries.iter().filter(|e| is_modifier(e)) {
+        let name = &e[1..];
+        let at = tools.iter().position(|t| t == name);
+        match (e.starts_with('+'), at) {
+            (true, None) if !name.is_empty() => tools.push(name.to_string()),
+            (false, Some(i)) => {
+                tools.remove(i);
+            }
+            _ => {}
+        }
+    }
+    tools
+}
+
+/// `createToolNameMatcher(entries)` (CA/core/mcp-servers.js:14–26): exact names, and `*`
+/// patterns matching the whole name.
+fn name_matcher(entries: &[String]) -> impl Fn(&str) -> bool + '_ {
+    fn matches(pattern: &str, name: &str) -> bool {
+        let parts: Vec<&str> = pattern.split('*').collect();
+        let (first, last) = (parts[0], parts[parts.len() - 1]);
+        if !name.starts_with(first)
+            || name.len() < first.len() + last.len()
+            || !name.ends_with(last)
+        {
+            return false;
+        }
+        let mut rest = &name[first.len()..name.len() - last.len()];
+        for mid in &parts[1..parts.len() - 1] {
+            match rest.find(mid) {
+                Some(i) => rest = &rest[i + mid.len()..],
+                None => return false,
+            }
+        }
+        true
+    }
+    move |name: &str| {
+        entries.iter().any(|e| {
+            if e.contains('*') {
+                matches(e, name)
+            } else {
+                e == name
+            }
+        })
+    }
+}
+
+/// `getToolListError(entries)` (CA/core/settings-manager.js:45–55).
+fn tool_list_error(entries: &[String]) -> Option<String> {
+    let modifiers: Vec<&String> = entries.iter().filter(|e| is_modifier(e)).collect();
+    if modifiers.is_empty() {
+        return None;
+    }
+    if modifiers.len() < entries.len() {
+        return Some("tool names cannot be mixed with +name or -name entries".into());
+    }
+    modifiers
+        .iter()
+        .find(|e| e.contains('*'))
+        .map(|p| format!("+name and -name entries take exact tool names, not patterns: {p}"))
+}
+
+/// `settingsManager.getDefaultTools()` (CA/core/settings-manager.js:1071–1076, with
+/// `mergeDefaultTools` across the two layers): a project list of only modifiers appends to the
+/// global one; then plain names replace the default tools and modifiers apply in order.
+fn default_tools(pi: &Pi, settings: &Settings) -> Option<Vec<String>> {
+    let strings = |v: Option<&Value>| -> Option<Vec<String>> {
+        match v? {
+            Value::Array(a) => Some(
+                a.iter()
+                    .filter_map(|x| x.as_str().map(String::from))
+                    .collect(),
+            ),
+            _ => Some(Vec::new()),
+        }
+    };
+    let global = settings.global.get("defaultTools");
+    let project = settings.project.get("defaultTools");
+    let entries = match (strings(global), project) {
+        (base, None) => base?,
+        (Some(base), Some(Value::Array(o)))
+            if o.iter().all(|x| x.as_str().is_some_and(is_modifier)) =>
+        {
+            let mut all = base;
+            all.extend(o.iter().filter_map(|x| x.as_str().map(String::from)));
+            all
+        }
+        (_, Some(v)) => strings(Some(v))?,
+    };
+    let plain: Vec<String> = entries
+        .iter()
+        .filter(|e| !is_modifier(e))
+        .cloned()
+        .collect();
+    let base = if !plain.is_empty() || entries.is_empty() {
+        plain
+    } else {
+        list_of(pi, "defaultActiveTools")
+    };
+    Some(apply_modifiers(&base, &entries))
+}
+
+fn list_of(pi: &Pi, key: &str) -> Vec<String> {
+    pi.data
+        .prompt
+        .get(key)
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The active tools of a 0.86+ session (`createAgentSession`, CA/core/sdk.js:145–160, and
+/// `AgentSession`'s `_buildRuntime` → `_refreshToolRegistry` → `_applyToolLoadout`,
+/// CA/core/agent-session.js:2976–3110, 1244–1293, then `_restoreToolsFromTranscript`, :1460–1486,
+/// when the default tools are in use): `--tools` as an allowlist of names and `*` patterns or as
+/// `+name`/`-name` modifiers of the defaults; the registry in pi's built-in order, then extension
+/// tools; with the default tools, the loadout the branch's system messages declare. Active tools
+/// keep their order when the loadout changes; new ones go last.
+pub fn select_loadout(
+    pi: &Pi,
+    builtins: Vec<ToolDef>,
+    extensions: Vec<ToolDef>,
+    args: &PiArgs,
+    settings: &Settings,
+    branch_system_messages: &[Value],
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<ToolDef> {
+    let mut tools_arg = args.tools.clone();
+    if let Some(t) = &tools_arg {
+        if let Some(e) = tool_list_error(t) {
+            diags
+                .push(Diagnostic::error("args", None, format!("--tools: {e}")).skipping("--tools"));
+            tools_arg = None;
+        }
+    }
+    let no_tools_all = args.no_tools;
+    let no_tools = args.no_tools || args.no_builtin_tools;
+    let defaults: Vec<String> = if no_tools {
+        Vec::new()
+    } else {
+        default_tools(pi, settings).unwrap_or_else(|| list_of(pi, "defaultActiveTools"))
+    };
+    let modifiers: Option<Vec<String>> = tools_arg
+        .as_ref()
+        .filter(|t| t.iter().any(|e| is_modifier(e)))
+        .cloned();
+    let selected: Option<Vec<String>> = match &modifiers {
+        Some(m) => Some(apply_modifiers(&defaults, m)),
+        None => tools_arg.clone(),
+    };
+    let allowed: Option<Vec<String>> = match &modifiers {
+        Some(_) => no_tools_all.then(|| selected.clone().unwrap_or_default()),
+        None => tools_arg.clone().or_else(|| no_tools_all.then(Vec::new)),
+    };
+    let excluded = args.exclude_tools.clone().unwrap_or_default();
+    let is_excluded = name_matcher(&excluded);
+    let is_allowed_list = allowed.as_ref().map(|a| name_matcher(a));
+    let is_allowed =
+        |name: &str| !is_excluded(name) && is_allowed_list.as_ref().is_none_or(|m| m(name));
+    let initial: Vec<String> = selected
+        .clone()
+        .unwrap_or_else(|| defaults.clone())
+        .into_iter()
+        .filter(|n| !is_excluded(n))
+        .collect();
+
+    // The registry: built-ins in pi's registry order, then extension tools (a same name replaces
+    // in place).
+    let order = list_of(pi, "builtinToolRegistryOrder");
+    let mut builtins = builtins;
+    builtins.sort_by_key(|t| {
+        order
+            .iter()
+            .position(|n| *n == t.name)
+            .unwrap_or(usize::MAX)
+    });
+    let mut registry: Vec<ToolDef> = builtins
+        .into_iter()
+        .filter(|t| is_allowed(&t.name))
+        .collect();
+    let allowed_extensions: Vec<ToolDef> = extensions
+        .into_iter()
+        .filter(|t| is_allowed(&t.name))
+        .collect();
+    for ext in &allowed_extensions {
+        match registry.iter_mut().find(|t| t.name == ext.name) {
+            Some(slot) => *slot = ext.clone(),
+            None => registry.push(ext.clone()),
+        }
+    }
+    let mut next: Vec<String> = initial.into_iter().filter(|n| is_allowed(n)).collect();
+    match &is_allowed_list {
+        Some(m) => next.extend(
+            registry
+                .iter()
+                .filter(|t| m(&t.name))
+                .map(|t| t.name.clone()),
+        ),
+        None => next.extend(allowed_extensions.iter().map(|t| t.name.clone())),
+    }
+    let loadout = |current: &[String], requested: &[String]| -> Vec<String> {
+        let mut out: Vec<String> = current
+            .iter()
+            .filter(|n| requested.contains(n))
+            .cloned()
+            .collect();
+        for n in requested {
+            if !out.contains(n) {
+                out.push(n.clone());
+            }
+        }
+        out.retain(|n| registry.iter().any(|t| t.name == *n));
+        out
+    };
+    let mut active = loadout(&[], &next);
+
+    // With the default tools (no --tools, or only modifiers; no --no-tools), the transcript's loadout.
+    let uses_defaults = (tools_arg.is_none() || modifiers.is_some()) && !no_tools;
+    if uses_defaults && !branch_system_messages.is_empty() {
+        let mentioned: Vec<String> = branch_system_messages
+            .iter()
+            .flat_map(|m| {
+                ["toolsAdded", "toolsRemoved"]
+                    .into_iter()
+                    .flat_map(move |k| {
+                        m.get(k)
+                            .and_then(Value::as_array)
+                            .into_iter()
+                            .flatten()
+                            .filter_map(|t| t.get_str("name").map(String::from))
+                    })
+            })
+            .collect();
+        let new_tools: Vec<String> = registry
+            .iter()
+            .filter(|t| !mentioned.contains(&t.name) && !matches!(t.source, ToolSource::Builtin))
+            .map(|t| t.name.clone())
+            .collect();
+        let mut names: Vec<String> = crate::transcript::current_tools(branch_system_messages)
+            .iter()
+            .filter_map(|t| t.get_str("name").map(String::from))
+            .collect();
+        names.extend(new_tools);
+        let names = apply_modifiers(&names, modifiers.as_deref().unwrap_or(&[]));
+        active = loadout(&active, &names);
+    }
+    active
+        .iter()
+        .filter_map(|n| registry.iter().find(|t| t.name == *n).cloned())
+        .collect()
 }
 
 #[cfg(test)]

@@ -88,6 +88,8 @@ pub enum EventKind {
     Converted,
     /// An identifier changed (a tool-call id normalized, a tool renamed).
     Renamed,
+    /// Something changed place (a system message held until a tool call's results).
+    Moved,
     /// A value was limited (thinking level, max tokens, budget).
     Clamped,
     /// Content was replaced by a placeholder (an image omitted).
@@ -103,6 +105,7 @@ impl EventKind {
             EventKind::Inserted => "inserted",
             EventKind::Converted => "converted",
             EventKind::Renamed => "renamed",
+            EventKind::Moved => "moved",
             EventKind::Clamped => "clamped",
             EventKind::Replaced => "replaced",
             EventKind::Note => "note",

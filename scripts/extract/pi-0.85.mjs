@@ -50,6 +50,7 @@ const F = {
   providerComposer: `${CA}/core/provider-composer.js`,
   transform: `${AI}/api/transform-messages.js`,
   simpleOptions: `${AI}/api/simple-options.js`,
+  estimate: `${AI}/utils/estimate.js`,
   completions: `${AI}/api/openai-completions.js`,
   anthropic: `${AI}/api/anthropic-messages.js`,
   responsesShared: `${AI}/api/openai-responses-shared.js`,
@@ -819,6 +820,8 @@ const num = (file, re) => {
 };
 defaults.contextSafetyTokens = num(F.simpleOptions, /const CONTEXT_SAFETY_TOKENS = (\d+);/g);
 defaults.minMaxTokens = num(F.simpleOptions, /const MIN_MAX_TOKENS = (\d+);/g);
+defaults.estimateCharsPerToken = num(F.estimate, /const CHARS_PER_TOKEN = (\d+(?:\.\d+)?);/g);
+defaults.estimateImageChars = num(F.estimate, /const ESTIMATED_IMAGE_CHARS = (\d+);/g);
 {
   // A custom model from models.json with only an id: pi's own defaults, in pi's key order.
   const def = { id: "XIDX" };

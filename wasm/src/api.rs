@@ -161,10 +161,11 @@ pub fn assemble(
         }),
         prompt: opt_str(&o, "prompt")?,
         now_ms: opt_f64(&o, "now")?.unwrap_or(0.0),
+        system_now_ms: opt_f64(&o, "systemNow")?,
         api: opt_api(&o)?,
         pi: d.pi,
         session_id: opt_str(&o, "sessionId")?,
-        user_agent: opt_str(&o, "userAgent")?.unwrap_or(d.user_agent),
+        user_agent: opt_str(&o, "userAgent")?,
         home,
         agent_dir,
     };
@@ -364,7 +365,7 @@ pub fn parse_session(options_json: &str, text: String) -> Result<String, String>
     let file = session::parse(&pi, &src);
     let mut events = ctxlens::trace::Events::default();
     let mut diags = file.diagnostics.clone();
-    let ctx = session::build_context(&file, &mut events, &mut diags);
+    let ctx = session::build_context(&pi, &file, &mut events, &mut diags);
     let entries: Vec<Value> = session::tree(&file, &ctx)
         .into_iter()
         .map(|n| {

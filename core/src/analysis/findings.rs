@@ -387,7 +387,23 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
     {
         let mut res = p.resources.clone();
         res.custom_prompt = None;
-        let default = crate::prompt::build(pi, &p.tools, &res, &p.cwd, "");
+        // What the default prompt would carry: 0.85's spans, or from 0.86 the sections (their
+        // pieces: one per tool line and per rule, plus the tags).
+        let (default, list_name, rules_name) = if pi.rules.transcript {
+            let mut sp = crate::prompt::SystemPrompt::default();
+            for b in crate::prompt::sections::build_pieces(pi, &p.tools, &res, &p.cwd, "") {
+                for piece in b.pieces {
+                    sp.push_stored(&piece.name, &piece.source, "", &piece.text);
+                }
+            }
+            (sp, "tools", "rules")
+        } else {
+            (
+                crate::prompt::build(pi, &p.tools, &res, &p.cwd, ""),
+                "tools",
+                "guidelines",
+            )
+        };
         let sum = |name: &str| {
             default
                 .sections
@@ -401,11 +417,13 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
             .iter()
             .filter(|t| t.normalized_snippet().is_some())
             .count();
+        // Each rule is one span; 1.6.0's tags (`<rules>`, `</rules>`) are two more.
         let guidelines = default
             .sections
             .iter()
-            .filter(|s| s.name == "guidelines")
-            .count();
+            .filter(|s| s.name == rules_name)
+            .count()
+            - if pi.rules.transcript { 2 } else { 0 };
         list.push(
             "custom-prompt",
             Severity::Warning,
@@ -415,9 +433,9 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
                 c.path.as_deref().unwrap_or("--system-prompt"),
                 thousands(utf16_len(&c.text)),
                 plural(snippets, "tool snippet", "tool snippets"),
-                thousands(sum("tools")),
+                thousands(sum(list_name)),
                 plural(guidelines, "guideline", "guidelines"),
-                thousands(sum("guidelines"))
+                thousands(sum(rules_name))
             ),
             Some(StageId::AgentContext),
             Some("section:0".into()),

@@ -5,6 +5,7 @@
 //! is a second port beside the first, chosen by one `match` on a rule.
 
 use super::PiVersion;
+use crate::api::Api;
 
 /// The behaviour switches of one pi release.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -20,10 +21,80 @@ pub struct Rules {
     /// property of V8's stack at that call, measured by capture with the oracle's Node 22.23.5:
     /// 1,579 levels copy, 1,580 throw (cases `ss-deep-nesting-kept`, `ss-deep-nesting-refused`).
     pub max_context_depth: usize,
-    /// Whether ctxlens has ported this release's own rules. A release whose rules are not
-    /// ported yet is rebuilt with the nearest ported release's rules and its own data, and
-    /// every assembly says so in a diagnostic.
-    pub ported: bool,
+    /// 0.86.0: the system prompt and the tools live in the session, as `role: "system"` messages
+    /// with named sections and tool declarations (`toolsAdded`/`toolsRemoved`). A run starts with
+    /// a patch of what changed; the request carries their replay, collapsed into one leading
+    /// system message or kept in place by the adapter. `false`: one prompt string and the active
+    /// tools beside the messages (0.85). Cases: `pi-1.6.0/sp-*`.
+    pub transcript: bool,
+    /// 0.87.0: the session is projected (`buildSessionProjection`): `context_edit` entries
+    /// replace or omit a message, and an older compaction inside the kept range adds nothing.
+    /// Cases: `pi-1.6.0/ss-context-edit-*`.
+    pub context_edits: bool,
+    /// 1.3.0: thinking from another model is dropped, not sent as text (M10). Cases:
+    /// `pi-1.6.0/*-foreign-thinking`.
+    pub drop_foreign_thinking: bool,
+    /// How the output limit is fitted to the context window (A2).
+    pub max_tokens_clamp: MaxTokensClamp,
+    /// Who pi says it is: the `User-Agent` and the provider attribution headers (A7, A12).
+    pub client_identity: ClientIdentity,
+    /// 1.0.2: `samplingParamsByThinkingLevel` merged over `samplingParams` for the thinking
+    /// level (`resolveSamplingParams`, AI/api/simple-options.js:24–30; A13).
+    pub sampling_by_thinking_level: bool,
+    /// 1.6.0: a schema node without `type`, `anyOf` and `enum` cannot be made strict (the tool
+    /// goes non-strict; AI/api/constrained-sampling.js:59).
+    pub strict_requires_type: bool,
+    /// openai-completions (AI/api/openai-completions.js).
+    pub completions: CompletionsRules,
+    /// The protocols whose adapter ctxlens has ported for this release. For another one no
+    /// body is built: a diagnostic says the adapter is not ported yet (never a body made with
+    /// another release's adapter).
+    pub ported_apis: &'static [Api],
+}
+
+/// What changed in the openai-completions adapter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CompletionsRules {
+    /// 1.6.0: `supportsDeveloperRole` is detected only for OpenAI's own API (provider `openai`
+    /// or an `api.openai.com` base URL); 0.85: every standard host and OpenRouter's `anthropic/`
+    /// and `openai/` models. Cases: `pi-1.6.0/oc-*-developer*`.
+    pub developer_role_openai_only: bool,
+    /// 0.87.0: `supportsStrictMode` is detected false everywhere (strict tool schemas only when
+    /// a model says so); 0.85: true but for moonshot, together, Cloudflare AI Gateway, NVIDIA.
+    pub strict_opt_in: bool,
+    /// `sendSessionAffinityHeaders` is detected true for OpenRouter (false everywhere in 0.85).
+    pub openrouter_session_affinity: bool,
+    /// 1.5.1: the compat keys `requiresToolsWithToolHistory` (`tools: []` with tool history only
+    /// when set), `requiresNonNullAssistantContent` and `promptCacheKeyMode`.
+    pub compat_1_5_1: bool,
+    /// 0.87.1: empty text parts are left out of a user message's content array.
+    pub drop_empty_user_text: bool,
+    /// 1.4.0: a tool result whose text is only whitespace counts as empty.
+    pub blank_tool_result_is_empty: bool,
+}
+
+/// How `clampMaxTokensToContext` leaves room for the input (AI/api/simple-options.js).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MaxTokensClamp {
+    /// `min(maxTokens, max(1, window - input - 4096))` (0.85).
+    SafetyTokens,
+    /// 1.5.1: a margin of 15 % of the input (at least 4096), or at most 32,768 output tokens
+    /// near a full window. Cases: `pi-1.6.0/sp-clamp-*`.
+    RatioMargin,
+}
+
+/// How pi identifies itself to providers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClientIdentity {
+    /// `User-Agent: pi (linux 6.1.0; x64)` (the OS release), and the coding agent's
+    /// attribution headers merged into the request's headers, above the model's
+    /// (`mergeProviderAttributionHeaders`, CA/core/provider-attribution.js; 0.85).
+    OsUserAgent,
+    /// 1.4.0: pi-ai's client identity: `User-Agent: pi/1.6.0 (linux; node/v22.23.5; x64)` and
+    /// the attribution headers (OpenRouter, NVIDIA, OpenCode; with install telemetry on), below
+    /// the model's and the request's headers in every adapter (`getIdentityHeaders`,
+    /// AI/utils/identity.js:97). Cases: `pi-1.6.0/*`, every `request-1.meta.json`.
+    PiAi,
 }
 
 impl PiVersion {
@@ -32,12 +103,42 @@ impl PiVersion {
         static V0_85_1: Rules = Rules {
             session_version: 3,
             max_context_depth: 1579,
-            ported: true,
+            transcript: false,
+            context_edits: false,
+            drop_foreign_thinking: false,
+            max_tokens_clamp: MaxTokensClamp::SafetyTokens,
+            client_identity: ClientIdentity::OsUserAgent,
+            sampling_by_thinking_level: false,
+            strict_requires_type: false,
+            completions: CompletionsRules {
+                developer_role_openai_only: false,
+                strict_opt_in: false,
+                openrouter_session_affinity: false,
+                compat_1_5_1: false,
+                drop_empty_user_text: false,
+                blank_tool_result_is_empty: false,
+            },
+            ported_apis: &Api::ALL,
         };
         static V1_6_0: Rules = Rules {
             session_version: 3,
             max_context_depth: 1579,
-            ported: false,
+            transcript: true,
+            context_edits: true,
+            drop_foreign_thinking: true,
+            max_tokens_clamp: MaxTokensClamp::RatioMargin,
+            client_identity: ClientIdentity::PiAi,
+            sampling_by_thinking_level: true,
+            strict_requires_type: true,
+            completions: CompletionsRules {
+                developer_role_openai_only: true,
+                strict_opt_in: true,
+                openrouter_session_affinity: true,
+                compat_1_5_1: true,
+                drop_empty_user_text: true,
+                blank_tool_result_is_empty: true,
+            },
+            ported_apis: &[Api::OpenAiCompletions],
         };
         match self {
             PiVersion::V0_85_1 => &V0_85_1,

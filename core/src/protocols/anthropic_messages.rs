@@ -9,7 +9,7 @@
 use std::collections::HashSet;
 
 use super::constrained_sampling::{
-    get_json_schema_tool_parameters, resolve_json_schema_strict_sampling,
+    get_json_schema_tool_parameters, resolve_json_schema_strict_sampling, Strict,
 };
 use super::github_copilot_headers::{build_copilot_dynamic_headers, has_copilot_vision_input};
 use super::{err, ev, AdapterError, Request, StreamOptions};
@@ -1672,8 +1672,9 @@ fn convert_tools(
 ) -> Result<Vec<Value>, AdapterError> {
     let mut out = Vec::with_capacity(tools.len());
     for (index, tool) in tools.iter().enumerate() {
-        let strict = resolve_json_schema_strict_sampling(tool, supports_strict)? == Some(true);
-        let parameters = get_json_schema_tool_parameters(tool, strict)?;
+        let strict = resolve_json_schema_strict_sampling(&Strict::of(pi), tool, supports_strict)?
+            == Some(true);
+        let parameters = get_json_schema_tool_parameters(&Strict::of(pi), tool, strict)?;
         let (properties, required) = match &parameters {
             Value::Null => {
                 return Err(err(format!(

@@ -240,6 +240,7 @@ fn load_case(name: &str, reasoning: Option<&str>) -> Case {
         thinking_budgets: read_json(case, "agent/settings.json")
             .and_then(|s| s.get("thinkingBudgets").and_then(Value::as_object).cloned()),
         api_key,
+        identity_headers: vec![("User-Agent".into(), user_agent.clone())],
         user_agent,
         headers: Vec::new(),
         switched_from: None,
@@ -556,21 +557,25 @@ fn strict_schema_wraps_optional_properties() {
     let schema = msg(
         r#"{"type":"object","required":["a"],"properties":{"a":{"type":"string"},"b":{"type":"number"},"c":{"type":["string","null"]}}}"#,
     );
-    let strict = make_strict_json_schema(&schema).expect("strict");
+    let strict = make_strict_json_schema(&Strict::of(&pi()), &schema).expect("strict");
     assert_eq!(
         strict.to_json(),
         r#"{"type":"object","required":["a","b","c"],"properties":{"a":{"type":"string"},"b":{"anyOf":[{"type":"number"},{"type":"null"}]},"c":{"type":["string","null"]}},"additionalProperties":false}"#
     );
-    assert!(make_strict_json_schema(&msg(
-        r#"{"type":"object","properties":{"x":{"$ref":"x/a"}}}"#
-    ))
+    assert!(make_strict_json_schema(
+        &Strict::of(&pi()),
+        &msg(r#"{"type":"object","properties":{"x":{"$ref":"x/a"}}}"#)
+    )
     .is_err());
-    assert!(
-        make_strict_json_schema(&msg(r#"{"type":"object","additionalProperties":true}"#)).is_err()
-    );
-    assert!(make_strict_json_schema(&msg(
-        r#"{"type":"object","required":["zz"],"properties":{}}"#
-    ))
+    assert!(make_strict_json_schema(
+        &Strict::of(&pi()),
+        &msg(r#"{"type":"object","additionalProperties":true}"#)
+    )
+    .is_err());
+    assert!(make_strict_json_schema(
+        &Strict::of(&pi()),
+        &msg(r#"{"type":"object","required":["zz"],"properties":{}}"#)
+    )
     .is_err());
 }
 

@@ -382,7 +382,12 @@ fn build_params(
         };
         params.insert(
             "tools",
-            Value::Array(convert_responses_tools(&ctx.tools, &tool_options, events)?),
+            Value::Array(convert_responses_tools(
+                pi,
+                &ctx.tools,
+                &tool_options,
+                events,
+            )?),
         );
     }
     if model.reasoning() {

@@ -9,7 +9,7 @@
 //! canonical base64 strings, as the SDK writes them.
 
 use super::constrained_sampling::{
-    get_json_schema_tool_parameters, resolve_json_schema_strict_sampling,
+    get_json_schema_tool_parameters, resolve_json_schema_strict_sampling, Strict,
 };
 use super::google_shared::sanitize_value;
 use super::{base64, cache_retention, err, ev, AdapterError, Request, StreamOptions};
@@ -68,7 +68,7 @@ pub fn build(
     );
     input.insert_opt(
         "toolConfig",
-        convert_tool_config(&ctx.tools, supports_strict_mode, events)?,
+        convert_tool_config(pi, &ctx.tools, supports_strict_mode, events)?,
     );
     input.insert_opt(
         "additionalModelRequestFields",
@@ -657,6 +657,7 @@ fn tool_result_block(pi: &Pi, m: &Value, events: &mut Events) -> Result<Value, A
 /// `convertToolConfig(tools, toolChoice, supportsStrictMode)` (bedrock-converse-stream.js:
 /// 899–929; B7) with the coding agent's undefined `toolChoice`.
 fn convert_tool_config(
+    pi: &Pi,
     tools: &[ToolDef],
     supports_strict_mode: bool,
     events: &mut Events,
@@ -666,13 +667,18 @@ fn convert_tool_config(
     }
     let mut bedrock_tools = Vec::with_capacity(tools.len());
     for tool in tools {
-        let strict = resolve_json_schema_strict_sampling(tool, supports_strict_mode)? == Some(true);
+        let strict =
+            resolve_json_schema_strict_sampling(&Strict::of(pi), tool, supports_strict_mode)?
+                == Some(true);
         let mut spec = Object::new()
             .with("name", tool.name.as_str())
             .with("description", tool.description.as_str())
             .with(
                 "inputSchema",
-                Object::new().with("json", get_json_schema_tool_parameters(tool, strict)?),
+                Object::new().with(
+                    "json",
+                    get_json_schema_tool_parameters(&Strict::of(pi), tool, strict)?,
+                ),
             );
         if strict {
             spec.insert("strict", Value::Bool(true));

@@ -8,6 +8,30 @@ use super::{err, AdapterError};
 use crate::js::{self, to_js_string, Object, Value};
 use crate::tools::ToolDef;
 
+/// A provider's keyword test: `(key, value)` of a schema node, true when unsupported.
+pub type KeywordTest<'a> = &'a dyn Fn(&str, &Value) -> bool;
+
+/// How a release converts schemas to the strict subset.
+#[derive(Clone, Copy)]
+pub struct Strict<'a> {
+    /// 1.6.0: a node without `type`, `anyOf` and `enum` is unsupported (OpenAI strict mode
+    /// rejects it).
+    pub requires_type: bool,
+    /// A provider's extra test of every own key of every node (`isUnsupportedKeyword`; only
+    /// anthropic passes one, and only to `resolveJsonSchemaStrictSampling`).
+    pub unsupported_keyword: Option<KeywordTest<'a>>,
+}
+
+impl Strict<'static> {
+    /// The release's conversion, without a provider test.
+    pub fn of(pi: &crate::pi::Pi) -> Strict<'static> {
+        Strict {
+            requires_type: pi.rules.strict_requires_type,
+            unsupported_keyword: None,
+        }
+    }
+}
+
 /// `UnsupportedStrictJsonSchemaError` (AI/api/constrained-sampling.js:1–2): why a schema cannot
 /// be made strict.
 #[derive(Clone, Debug, PartialEq)]
@@ -79,7 +103,10 @@ fn schema_allows_null(schema: &Value) -> bool {
 
 /// `makeJsonSchemaNodeStrict(schema)` (AI/api/constrained-sampling.js:42–98), in place. Only an
 /// existing `properties` object is rewritten (`schema.properties ?? {}` is mutated in place).
-fn make_json_schema_node_strict(schema: &mut Value) -> Result<(), UnsupportedStrictJsonSchema> {
+fn make_json_schema_node_strict(
+    rules: &Strict,
+    schema: &mut Value,
+) -> Result<(), UnsupportedStrictJsonSchema> {
     let Some(s) = schema.as_object_mut() else {
         return Err(unsupported("boolean schemas are unsupported"));
     };
@@ -90,6 +117,23 @@ fn make_json_schema_node_strict(schema: &mut Value) -> Result<(), UnsupportedStr
             )));
         }
     }
+    if let Some(test) = rules.unsupported_keyword {
+        for (key, value) in s.iter() {
+            if test(key, value) {
+                return Err(UnsupportedStrictJsonSchema(format!(
+                    "{key}: {} is unsupported",
+                    value.to_json()
+                )));
+            }
+        }
+    }
+    if rules.requires_type
+        && !s.contains_key("type")
+        && !s.contains_key("anyOf")
+        && !s.contains_key("enum")
+    {
+        return Err(unsupported("schemas without a type are unsupported"));
+    }
     if let Some(any_of) = s.get_mut("anyOf") {
         let Some(variants) = any_of.as_array_mut().filter(|v| !v.is_empty()) else {
             return Err(unsupported("anyOf must contain at least one schema"));
@@ -98,14 +142,14 @@ fn make_json_schema_node_strict(schema: &mut Value) -> Result<(), UnsupportedStr
             if is_structured_schema(variant) {
                 return Err(unsupported("object and array unions are unsupported"));
             }
-            make_json_schema_node_strict(variant)?;
+            make_json_schema_node_strict(rules, variant)?;
         }
     }
     if let Some(items) = s.get_mut("items") {
         if items.as_array().is_some() {
             return Err(unsupported("tuple schemas are unsupported"));
         }
-        make_json_schema_node_strict(items)?;
+        make_json_schema_node_strict(rules, items)?;
     }
     let is_object_schema = s.get_str("type") == Some("object");
     if s.contains_key("properties") && !is_object_schema {
@@ -153,7 +197,7 @@ fn make_json_schema_node_strict(schema: &mut Value) -> Result<(), UnsupportedStr
             let Some(property) = properties.get_mut(key) else {
                 continue;
             };
-            make_json_schema_node_strict(property)?;
+            make_json_schema_node_strict(rules, property)?;
             if !required.contains(key) && !schema_allows_null(property) {
                 let inner = std::mem::take(property);
                 *property = Object::new()
@@ -174,12 +218,15 @@ fn make_json_schema_node_strict(schema: &mut Value) -> Result<(), UnsupportedStr
 }
 
 /// `makeStrictJsonSchema(schema)` (AI/api/constrained-sampling.js:100–110; A9).
-pub fn make_strict_json_schema(schema: &Value) -> Result<Value, UnsupportedStrictJsonSchema> {
+pub fn make_strict_json_schema(
+    rules: &Strict,
+    schema: &Value,
+) -> Result<Value, UnsupportedStrictJsonSchema> {
     let mut cloned = schema.clone();
     if cloned.as_object().is_none() {
         return Err(unsupported("root schema must have type object"));
     }
-    make_json_schema_node_strict(&mut cloned)?;
+    make_json_schema_node_strict(rules, &mut cloned)?;
     if cloned.get_str("type") != Some("object") {
         return Err(unsupported("root schema must have type object"));
     }
@@ -189,13 +236,19 @@ pub fn make_strict_json_schema(schema: &Value) -> Result<Value, UnsupportedStric
 /// `getJsonSchemaToolParameters(tool, strict)` (AI/api/constrained-sampling.js:111–113): the
 /// strict schema when `strict`, else the parameters as they are.
 pub fn get_json_schema_tool_parameters(
+    rules: &Strict,
     tool: &ToolDef,
     strict: bool,
 ) -> Result<Value, AdapterError> {
     if !strict {
         return Ok(tool.parameters.clone());
     }
-    make_strict_json_schema(&tool.parameters).map_err(|e| err(e.0))
+    // Without the provider's keyword test (AI/api/constrained-sampling.js:127).
+    let rules = Strict {
+        unsupported_keyword: None,
+        ..*rules
+    };
+    make_strict_json_schema(&rules, &tool.parameters).map_err(|e| err(e.0))
 }
 
 /// `getGrammarToolInput(toolName, arguments, inputProperty)` (AI/api/constrained-sampling.js:
@@ -256,6 +309,7 @@ fn infer_grammar_input_property(tool: &ToolDef) -> Result<String, String> {
 /// supports strict mode and the schema converts; `None` (undefined) otherwise; an error when the
 /// tool requires it (`strict: "require"`) and it cannot be had.
 pub fn resolve_json_schema_strict_sampling(
+    rules: &Strict,
     tool: &ToolDef,
     supports_strict_mode: bool,
 ) -> Result<Option<bool>, AdapterError> {
@@ -267,7 +321,7 @@ pub fn resolve_json_schema_strict_sampling(
     }
     let requires = config.get_str("strict") == Some("require");
     if supports_strict_mode {
-        return match make_strict_json_schema(&tool.parameters) {
+        return match make_strict_json_schema(rules, &tool.parameters) {
             Ok(_) => Ok(Some(true)),
             Err(_) if !requires => Ok(None),
             Err(e) => Err(err(format!(

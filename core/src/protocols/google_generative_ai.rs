@@ -229,7 +229,7 @@ fn build_params(
     let function_calling_mode = if ctx.tools.is_empty() {
         None
     } else {
-        google_shared::resolve_google_function_calling_mode(&ctx.tools, supports_strict_mode)?
+        google_shared::resolve_google_function_calling_mode(pi, &ctx.tools, supports_strict_mode)?
     };
     let mut config = Object::new();
     config.spread(&generation_config);
@@ -243,7 +243,7 @@ fn build_params(
         // `convertTools` never returns undefined for a non-empty list.
         config.insert_opt(
             "tools",
-            google_shared::convert_tools(&ctx.tools, supports_strict_mode, events)?,
+            google_shared::convert_tools(pi, &ctx.tools, supports_strict_mode, events)?,
         );
     }
     if let Some(mode) = function_calling_mode {

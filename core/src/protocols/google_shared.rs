@@ -6,7 +6,7 @@
 //! Values pi reads dynamically stay [`Value`]s; `None` stands for JS `undefined`.
 
 use super::constrained_sampling::{
-    get_json_schema_tool_parameters, resolve_json_schema_strict_sampling,
+    get_json_schema_tool_parameters, resolve_json_schema_strict_sampling, Strict,
 };
 use super::{err, ev, AdapterError};
 use crate::js::{join_shared, sanitize_shared, to_js_string, utf16_len, Object, Str, Value};
@@ -460,6 +460,7 @@ fn convert_tool_result(
 /// coding agent never asks for the legacy `parameters` form (`sanitizeForOpenApi`), so it is
 /// not ported.
 pub fn convert_tools(
+    pi: &Pi,
     tools: &[ToolDef],
     supports_strict_mode: bool,
     events: &mut Events,
@@ -469,7 +470,9 @@ pub fn convert_tools(
     }
     let mut declarations = Vec::with_capacity(tools.len());
     for tool in tools {
-        let strict = resolve_json_schema_strict_sampling(tool, supports_strict_mode)? == Some(true);
+        let strict =
+            resolve_json_schema_strict_sampling(&Strict::of(pi), tool, supports_strict_mode)?
+                == Some(true);
         if strict {
             ev(
                 events,
@@ -481,7 +484,7 @@ pub fn convert_tools(
                 "AI/api/google-shared.js:290",
             );
         }
-        let parameters = get_json_schema_tool_parameters(tool, strict)?;
+        let parameters = get_json_schema_tool_parameters(&Strict::of(pi), tool, strict)?;
         declarations.push(Value::Object(
             Object::new()
                 .with("name", tool.name.as_str())
@@ -503,12 +506,15 @@ pub fn supports_google_strict_tool_sampling(model_id: &str) -> bool {
 /// (google-shared.js:320–329) with the coding agent's `toolChoice` (always undefined):
 /// `VALIDATED` when some tool is strict, else undefined.
 pub fn resolve_google_function_calling_mode(
+    pi: &Pi,
     tools: &[ToolDef],
     supports_strict_mode: bool,
 ) -> Result<Option<&'static str>, AdapterError> {
     let mut use_strict = false;
     for tool in tools {
-        if resolve_json_schema_strict_sampling(tool, supports_strict_mode)? == Some(true) {
+        if resolve_json_schema_strict_sampling(&Strict::of(pi), tool, supports_strict_mode)?
+            == Some(true)
+        {
             use_strict = true;
             break;
         }

@@ -9,7 +9,9 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use super::constrained_sampling::{make_strict_json_schema, resolve_json_schema_strict_sampling};
+use super::constrained_sampling::{
+    make_strict_json_schema, resolve_json_schema_strict_sampling, Strict,
+};
 use super::{err, ev, AdapterError, Request, StreamOptions};
 use crate::context::LlmContext;
 use crate::js::{
@@ -485,7 +487,7 @@ fn build_chat_payload(
     if !ctx.tools.is_empty() {
         payload.insert(
             "tools",
-            Value::Array(to_function_tools(&ctx.tools, events)?),
+            Value::Array(to_function_tools(pi, &ctx.tools, events)?),
         );
     }
     // `options.temperature` and `options.toolChoice` are never set by the coding agent.
@@ -538,10 +540,14 @@ fn should_use_prompt_caching(options: &MistralOptions) -> bool {
 
 /// `toFunctionTools(tools)` (:573–586): `{type:"function", function:{name, description,
 /// parameters, strict: strict ?? false}}`; strict mode always counts as supported.
-fn to_function_tools(tools: &[ToolDef], events: &mut Events) -> Result<Vec<Value>, AdapterError> {
+fn to_function_tools(
+    pi: &Pi,
+    tools: &[ToolDef],
+    events: &mut Events,
+) -> Result<Vec<Value>, AdapterError> {
     let mut out = Vec::with_capacity(tools.len());
     for tool in tools {
-        let strict = resolve_json_schema_strict_sampling(tool, true)?;
+        let strict = resolve_json_schema_strict_sampling(&Strict::of(pi), tool, true)?;
         let parameters = if strict == Some(true) {
             ev(
                 events,
@@ -549,7 +555,7 @@ fn to_function_tools(tools: &[ToolDef], events: &mut Events) -> Result<Vec<Value
                 format!("tool {} schema made strict (strict: true)", tool.name),
                 "AI/api/constrained-sampling.js:101",
             );
-            make_strict_json_schema(&tool.parameters)
+            make_strict_json_schema(&Strict::of(pi), &tool.parameters)
                 .map_err(|e| err(format!("Tool \"{}\": {e}", tool.name)))?
         } else {
             tool.parameters.clone()

@@ -42,6 +42,9 @@ pub struct StreamOptions {
     pub api_key: String,
     /// `User-Agent: pi (...)`.
     pub user_agent: String,
+    /// The client identity's headers (`getIdentityHeaders`): the `User-Agent`, then from 1.4.0
+    /// the provider attribution headers. Adapters put them below the model's headers.
+    pub identity_headers: Vec<(String, String)>,
     /// The model's own api when the protocol was switched (`Inputs::api`): a what-if, so where
     /// pi would refuse only because the model's metadata or key belongs to another protocol
     /// (a Codex key that is not a ChatGPT token, a thinking level Google cannot map), the adapter
@@ -102,6 +105,12 @@ pub fn build(
         .api()
         .parse()
         .map_err(|e: crate::api::UnknownApi| err(e.to_string()))?;
+    if !pi.rules.ported_apis.contains(&api) {
+        return Err(err(format!(
+            "ctxlens has not ported pi {}'s {api} adapter yet: no body is built (one made with another release's adapter would be wrong)",
+            pi.version
+        )));
+    }
     match api {
         Api::OpenAiCompletions => openai_completions::build(pi, model, ctx, opts, events),
         Api::AnthropicMessages => anthropic_messages::build(pi, model, ctx, opts, events),

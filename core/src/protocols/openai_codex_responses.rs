@@ -365,6 +365,7 @@ fn build_request_body(
         body.insert(
             "tools",
             Value::Array(convert_responses_tools(
+                pi,
                 &placement.immediate,
                 &tool_options,
                 events,

@@ -11,7 +11,7 @@ use std::cell::RefCell;
 use super::constrained_sampling::{
     create_grammar_tool_input_properties, get_grammar_tool_input, grammar_property,
     make_strict_json_schema, resolve_grammar_constrained_sampling,
-    resolve_json_schema_strict_sampling,
+    resolve_json_schema_strict_sampling, Strict,
 };
 use super::github_copilot_headers::{build_copilot_dynamic_headers, has_copilot_vision_input};
 use super::openai_prompt_cache::clamp_openai_prompt_cache_key;
@@ -62,10 +62,26 @@ pub fn build(
     events: &mut Events,
 ) -> Result<Request, AdapterError> {
     get_client_api_key(model.provider(), &opts.api_key, &opts.headers, events);
+    // The clamp reads the context before the system messages are placed (A2).
     let options = stream_simple_options(pi, model, ctx, opts, events);
-    let compat = get_compat(model, events);
+    let compat = get_compat(pi, model, events);
+    // 0.86 on: `resolveTranscript(context, compat.supportsMidConvoSystemMessages)` (:154).
+    let resolved;
+    let ctx = if pi.rules.transcript {
+        resolved = resolve_transcript(pi, ctx, &compat, events);
+        &resolved
+    } else {
+        ctx
+    };
+    let declared;
+    let grammar_tools = if pi.rules.transcript {
+        declared = crate::transcript::declared_tools(&ctx.messages);
+        &declared
+    } else {
+        &ctx.tools
+    };
     let grammar_props = create_grammar_tool_input_properties(
-        &ctx.tools,
+        grammar_tools,
         compat.truthy("supportsOpenAIGrammarTools"),
     )?;
     let retention = cache_retention(opts);
@@ -96,6 +112,54 @@ pub fn build(
     })
 }
 
+/// The tool-change mode of `buildParams` and `convertMessages` (:551–553): additions in place
+/// only when the model takes both system messages and tool additions mid-conversation.
+fn tool_changes(compat: &Compat) -> crate::transcript::ToolChanges {
+    if compat.get("supportsMidConvoSystemMessages") == Some(&Value::Bool(true))
+        && compat.get("supportsMidConvoToolAdditions") == Some(&Value::Bool(true))
+    {
+        crate::transcript::ToolChanges::Additions
+    } else {
+        crate::transcript::ToolChanges::None
+    }
+}
+
+/// `resolveTranscript(context, supportsMidConvoSystemMessages)` (AI/utils/transcript.js:101–104):
+/// the system messages kept where they are, or collapsed into one leading message.
+fn resolve_transcript(
+    pi: &Pi,
+    ctx: &LlmContext,
+    compat: &Compat,
+    events: &mut Events,
+) -> LlmContext {
+    let keep = compat.truthy("supportsMidConvoSystemMessages");
+    let n_system = ctx
+        .messages
+        .iter()
+        .filter(|m| m.get_str("role") == Some("system"))
+        .count();
+    if n_system > 1
+        || (n_system == 1 && ctx.messages.first().and_then(|m| m.get_str("role")) != Some("system"))
+    {
+        events.push(
+            Event::new(
+                if keep { EventKind::Note } else { EventKind::Converted },
+                if keep {
+                    format!("{n_system} system messages kept in place (compat.supportsMidConvoSystemMessages)")
+                } else {
+                    format!("{n_system} system messages collapsed into one leading system message (the model does not take them mid-conversation)")
+                },
+            )
+            .at("1.6.0/AI/utils/transcript.js:96"),
+        );
+    }
+    LlmContext {
+        system_prompt: String::new(),
+        messages: crate::transcript::resolve(pi, &ctx.messages, keep),
+        tools: Vec::new(),
+    }
+}
+
 /// `streamSimple` (:533–546) with `buildBaseOptions` (AI/api/simple-options.js:10–35): the
 /// max-token clamp (A2), sampling params (A1) and the thinking-level clamp (AC1).
 fn stream_simple_options(
@@ -120,17 +184,23 @@ fn stream_simple_options(
             .at("AI/api/simple-options.js:4"),
         );
     }
-    let sampling_params = match model.obj.get("samplingParams") {
-        Some(Value::Object(o)) => Some(o.clone()),
-        // `{...x}` of a truthy non-object spreads nothing (strings aside).
-        Some(v) if v.truthy() => Some(Object::new()),
-        _ => None,
-    };
     let clamped = opts
         .reasoning
         .as_deref()
         .filter(|r| !r.is_empty())
         .map(|r| model::clamp_thinking_level(model, r, events));
+    let sampling_params = if pi.rules.sampling_by_thinking_level {
+        // `resolveSamplingParams(model, options.reasoningEffort ?? "off", base.samplingParams)`
+        // (:736–740): the level after the clamp.
+        messages::resolve_sampling_params(pi, model, clamped.as_deref().unwrap_or("off"))
+    } else {
+        match model.obj.get("samplingParams") {
+            Some(Value::Object(o)) => Some(o.clone()),
+            // `{...x}` of a truthy non-object spreads nothing (strings aside).
+            Some(v) if v.truthy() => Some(Object::new()),
+            _ => None,
+        }
+    };
     let reasoning_effort = clamped.filter(|level| level != "off");
     CompletionsOptions {
         max_tokens,
@@ -209,8 +279,12 @@ fn create_client_headers(
     compat: &Compat,
     events: &mut Events,
 ) -> Vec<(String, String)> {
-    // `getPiUserAgent()` (AI/utils/pi-user-agent.js) depends on the machine: the caller passes it.
-    let mut default_headers = Object::new().with("User-Agent", opts.user_agent.as_str());
+    // The client identity (`getPiUserAgent()` in 0.85, `getIdentityHeaders` from 1.4.0)
+    // depends on the machine: the caller passes it.
+    let mut default_headers = Object::new();
+    for (k, v) in &opts.identity_headers {
+        default_headers.insert(k.as_str(), Value::str(v));
+    }
     if let Some(h) = model.headers() {
         default_headers.spread(h);
     }
@@ -278,7 +352,8 @@ impl Compat {
 }
 
 /// `detectCompat` (:1236–1318): compat defaults from the provider id and the baseUrl (AC2).
-fn detect_compat(model: &Model) -> Object {
+fn detect_compat(pi: &Pi, model: &Model) -> Object {
+    let rules = pi.rules.completions;
     let provider = model.provider();
     let base_url = model.base_url();
     let id = model.id();
@@ -340,11 +415,17 @@ fn detect_compat(model: &Model) -> Object {
     } else {
         "openai"
     };
+    // 1.6.0: "The developer role is OpenAI's. Other hosts' chat templates often reject it".
+    let is_openai = provider == "openai" || base_url.contains("api.openai.com");
     let mut o = Object::new()
         .with("supportsStore", !is_non_standard)
         .with(
             "supportsDeveloperRole",
-            is_or_developer_model || (!is_non_standard && !is_open_router),
+            if rules.developer_role_openai_only {
+                is_openai
+            } else {
+                is_or_developer_model || (!is_non_standard && !is_open_router)
+            },
         )
         .with(
             "supportsReasoningEffort",
@@ -367,7 +448,12 @@ fn detect_compat(model: &Model) -> Object {
             },
         )
         .with("requiresToolResultName", false)
-        .with("requiresAssistantAfterToolResult", false)
+        .with("requiresAssistantAfterToolResult", false);
+    if rules.compat_1_5_1 {
+        o.insert("requiresNonNullAssistantContent", Value::Bool(false));
+        o.insert("requiresToolsWithToolHistory", Value::Bool(false));
+    }
+    let mut o = o
         .with("requiresThinkingAsText", false)
         .with("requiresReasoningContentOnAssistantMessages", is_deepseek)
         .with("thinkingFormat", thinking_format)
@@ -379,13 +465,21 @@ fn detect_compat(model: &Model) -> Object {
         .with("supportsThinkingTokenBudget", false)
         .with(
             "supportsStrictMode",
-            !is_moonshot && !is_together && !is_cf_gateway && !is_nvidia,
+            // 0.87.0: "OpenAI compatibility alone does not imply strict JSON-schema tool support."
+            !rules.strict_opt_in && !is_moonshot && !is_together && !is_cf_gateway && !is_nvidia,
         )
         .with("supportsOpenAIGrammarTools", false);
+    if pi.rules.transcript {
+        o.insert("supportsMidConvoSystemMessages", Value::Bool(false));
+        o.insert("supportsMidConvoToolAdditions", Value::Bool(false));
+    }
     if provider == "openrouter" && id.starts_with("anthropic/") {
         o.insert("cacheControlFormat", Value::str("anthropic"));
     }
-    o.insert("sendSessionAffinityHeaders", Value::Bool(false));
+    o.insert(
+        "sendSessionAffinityHeaders",
+        Value::Bool(rules.openrouter_session_affinity && is_open_router),
+    );
     o.insert(
         "sessionAffinityFormat",
         Value::str(if is_open_router {
@@ -430,10 +524,35 @@ const COMPAT_KEYS: [&str; 25] = [
     "supportsLongCacheRetention",
 ];
 
+/// The keys of [`COMPAT_KEYS`] a release resolves, in its order (1.6.0: the 1.5.1 keys after
+/// `requiresAssistantAfterToolResult`, the mid-conversation ones after
+/// `supportsOpenAIGrammarTools`, no `deferredToolsMode`).
+fn compat_keys(pi: &Pi) -> Vec<&'static str> {
+    if !pi.rules.transcript {
+        return COMPAT_KEYS.to_vec();
+    }
+    let mut keys = Vec::new();
+    for key in COMPAT_KEYS {
+        if key == "deferredToolsMode" {
+            continue;
+        }
+        keys.push(key);
+        if key == "requiresAssistantAfterToolResult" && pi.rules.completions.compat_1_5_1 {
+            keys.push("requiresNonNullAssistantContent");
+            keys.push("requiresToolsWithToolHistory");
+        }
+        if key == "supportsOpenAIGrammarTools" {
+            keys.push("supportsMidConvoSystemMessages");
+            keys.push("supportsMidConvoToolAdditions");
+        }
+    }
+    keys
+}
+
 /// `getCompat` (:1323–1356): every `model.compat.X ?? detected.X` (AC3); `openRouterRouting`
 /// falls back to `{}`, `vllmPriority` is taken as is.
-fn get_compat(model: &Model, events: &mut Events) -> Compat {
-    let detected = detect_compat(model);
+fn get_compat(pi: &Pi, model: &Model, events: &mut Events) -> Compat {
+    let detected = detect_compat(pi, model);
     let raw = model.obj.get("compat").filter(|c| c.truthy());
     let Some(raw) = raw else {
         events.push(compat_event(&detected, &[]));
@@ -441,7 +560,7 @@ fn get_compat(model: &Model, events: &mut Events) -> Compat {
     };
     let mut resolved = Object::new();
     let mut overridden = Vec::new();
-    for key in COMPAT_KEYS {
+    for key in compat_keys(pi) {
         let own = raw.get(key).filter(|v| !v.is_null());
         if own.is_some() {
             overridden.push(key);
@@ -453,6 +572,9 @@ fn get_compat(model: &Model, events: &mut Events) -> Compat {
         resolved.insert_opt(key, value);
     }
     resolved.insert_opt("vllmPriority", raw.get("vllmPriority").cloned());
+    if pi.rules.completions.compat_1_5_1 {
+        resolved.insert_opt("promptCacheKeyMode", raw.get("promptCacheKeyMode").cloned());
+    }
     events.push(compat_event(&resolved, &overridden));
     Compat(resolved)
 }
@@ -502,7 +624,17 @@ fn build_params(
     params.insert("messages", Value::Null); // filled below, keeping its position
     params.insert("stream", Value::Bool(true));
     let long_retention = retention == "long" && compat.truthy("supportsLongCacheRetention");
-    if (model.base_url().contains("api.openai.com") && retention != "none") || long_retention {
+    // 1.5.1: `compat.promptCacheKeyMode` ("auto" by default) enables or disables the key.
+    let key_mode = compat.str("promptCacheKeyMode").unwrap_or("auto");
+    let sends_key = if pi.rules.completions.compat_1_5_1 {
+        retention != "none"
+            && (key_mode == "enabled"
+                || (key_mode == "auto"
+                    && (model.base_url().contains("api.openai.com") || long_retention)))
+    } else {
+        (model.base_url().contains("api.openai.com") && retention != "none") || long_retention
+    };
+    if sends_key {
         if let Some(key) = clamp_openai_prompt_cache_key(options.session_id.as_deref()) {
             events.push(
                 Event::new(
@@ -552,17 +684,29 @@ fn build_params(
         );
     }
 
+    // 0.86 on: the transcript's tools (`resolveTranscriptTools`, :551–553): every change folds
+    // into the top-level tools unless the model takes additions in place.
+    let request_tools: Vec<ToolDef>;
+    let ctx_tools: &[ToolDef] = if pi.rules.transcript {
+        let (tools, _) = crate::transcript::resolve_tools(&ctx.messages, tool_changes(compat));
+        request_tools = tools
+            .iter()
+            .map(crate::transcript::tool_from_declaration)
+            .collect();
+        &request_tools
+    } else {
+        &ctx.tools
+    };
     let deferred = if compat.str("deferredToolsMode") == Some("kimi") {
         get_deferred_tool_names(&ctx.messages)
     } else {
         Vec::new()
     };
-    let active_tools: Vec<&ToolDef> = ctx
-        .tools
+    let active_tools: Vec<&ToolDef> = ctx_tools
         .iter()
         .filter(|t| !deferred.contains(&t.name))
         .collect();
-    for t in ctx.tools.iter().filter(|t| deferred.contains(&t.name)) {
+    for t in ctx_tools.iter().filter(|t| deferred.contains(&t.name)) {
         events.push(
             Event::new(
                 EventKind::Dropped,
@@ -577,9 +721,11 @@ fn build_params(
     let mut tools: Option<Vec<Value>> = None;
     let mut tool_stream = false;
     if !active_tools.is_empty() {
-        tools = Some(convert_tools(&active_tools, compat, events)?);
+        tools = Some(convert_tools(pi, &active_tools, compat, events)?);
         tool_stream = compat.truthy("zaiToolStream");
-    } else if has_tool_history(&ctx.messages)? {
+    } else if (!pi.rules.completions.compat_1_5_1 || compat.truthy("requiresToolsWithToolHistory"))
+        && has_tool_history(&ctx.messages)?
+    {
         tools = Some(Vec::new());
         events.push(Event::new(EventKind::Inserted, "tools: [] because the conversation has tool calls or results but no tools are active").at("AI/api/openai-completions.js:621"));
     }
@@ -1170,6 +1316,18 @@ fn convert_messages(
         )
     };
     let requires_bridge = compat.truthy("requiresAssistantAfterToolResult");
+    // 0.86 on: system messages in the transcript (:886–918).
+    let folded = if pi.rules.transcript {
+        crate::transcript::resolve_tools(&ctx.messages, tool_changes(compat)).1
+    } else {
+        0
+    };
+    let instruction_role = if model.reasoning() && compat.truthy("supportsDeveloperRole") {
+        "developer"
+    } else {
+        "system"
+    };
+    let mut system_index = 0;
     let mut last_role: Option<String> = None;
     let mut i = 0;
     while i < transformed.len() {
@@ -1189,8 +1347,66 @@ fn convert_messages(
             );
         }
         match role {
+            Some("system") if pi.rules.transcript => {
+                let in_place = system_index >= folded;
+                system_index += 1;
+                let added = msg
+                    .get("toolsAdded")
+                    .and_then(Value::as_array)
+                    .filter(|_| in_place)
+                    .map(|a| {
+                        a.iter()
+                            .map(crate::transcript::tool_from_declaration)
+                            .collect::<Vec<_>>()
+                    })
+                    .unwrap_or_default();
+                if !added.is_empty() {
+                    let refs: Vec<&ToolDef> = added.iter().collect();
+                    let tools = convert_tools(pi, &refs, compat, events)?;
+                    params.push(
+                        Object::new()
+                            .with("role", text(pi, "inPlaceToolsMessageRole"))
+                            .with("tools", Value::Array(tools))
+                            .into(),
+                    );
+                    events.push(
+                        Event::new(
+                            EventKind::Inserted,
+                            format!(
+                                "{} tool(s) declared in place (a system message with tools and no content)",
+                                added.len()
+                            ),
+                        )
+                        .at("1.6.0/AI/api/openai-completions.js:905"),
+                    );
+                }
+                let text = if i == 0 {
+                    crate::transcript::system_message_text(pi, msg)
+                } else {
+                    crate::transcript::render_system_message_update(pi, msg)
+                };
+                if !text.is_empty() {
+                    events.push(
+                        Event::new(
+                            EventKind::Note,
+                            if i == 0 {
+                                format!("system prompt sent as a {instruction_role:?} message")
+                            } else {
+                                format!("a later system message sent in place as a {instruction_role:?} message")
+                            },
+                        )
+                        .at("1.6.0/AI/api/openai-completions.js:913"),
+                    );
+                    params.push(
+                        Object::new()
+                            .with("role", instruction_role)
+                            .with("content", sanitize_surrogates(&text).into_owned())
+                            .into(),
+                    );
+                }
+            }
             Some("user") => {
-                let pushed = convert_user_message(msg, &mut params, events)?;
+                let pushed = convert_user_message(pi, msg, &mut params, events)?;
                 if !pushed {
                     i += 1;
                     continue;
@@ -1247,6 +1463,7 @@ fn convert_messages(
 /// The user branch of `convertMessages` (:925–956). Returns false when pi skips the message
 /// (an empty content array).
 fn convert_user_message(
+    pi: &Pi,
     msg: &Value,
     params: &mut Vec<Value>,
     events: &mut Events,
@@ -1259,6 +1476,16 @@ fn convert_user_message(
             let mut content = Vec::with_capacity(items.len());
             for item in items {
                 if item.get_str("type") == Some("text") {
+                    // 0.87.1: `.filter((item) => item.type !== "text" || item.text.length > 0)`.
+                    if pi.rules.completions.drop_empty_user_text
+                        && item.get("text").is_some_and(|t| t.as_str().is_some_and(str::is_empty))
+                    {
+                        events.push(
+                            Event::new(EventKind::Dropped, "empty text part of a user message")
+                                .at("1.6.0/AI/api/openai-completions.js:926"),
+                        );
+                        continue;
+                    }
                     let t = block_str(item, "text")?;
                     content.push(Object::new().with("type", "text").with("text", sanitize_surrogates(t).into_owned()).into());
                 } else {
@@ -1301,7 +1528,9 @@ fn convert_assistant_message(
     let blocks = content_array(msg, "assistant")?;
     let mut out = Object::new().with("role", "assistant").with(
         "content",
-        if compat.truthy("requiresAssistantAfterToolResult") {
+        if compat.truthy("requiresAssistantAfterToolResult")
+            || compat.truthy("requiresNonNullAssistantContent")
+        {
             Value::str("")
         } else {
             Value::Null
@@ -1539,7 +1768,13 @@ fn convert_tool_result_batch(
             text(pi, "toolResultTextJoin"),
         );
         let has_images = content.iter().any(|c| c.get_str("type") == Some("image"));
-        let tool_result_text: Str = if !text_result.is_empty() {
+        // 1.4.0: whitespace-only output counts as none (the text itself is sent untrimmed).
+        let has_text = if pi.rules.completions.blank_tool_result_is_empty {
+            !js::js_trim_is_empty(&text_result)
+        } else {
+            !text_result.is_empty()
+        };
+        let tool_result_text: Str = if has_text {
             text_result
         } else if has_images {
             events.push(
@@ -1645,7 +1880,7 @@ fn convert_tool_result_batch(
         let deferred_tools = get_tools_by_name(&ctx.tools, &deferred_names);
         if !deferred_tools.is_empty() {
             let names: Vec<&str> = deferred_tools.iter().map(|t| t.name.as_str()).collect();
-            let tools = convert_tools(&deferred_tools, compat, events)?;
+            let tools = convert_tools(pi, &deferred_tools, compat, events)?;
             params.push(
                 Object::new()
                     .with("role", "system")
@@ -1799,6 +2034,7 @@ fn parse_legacy_encrypted_reasoning_detail(signature: Option<&Value>) -> Option<
 /// `convertTools` (:1146–1177, AC13): function tools with `strict` (unless the provider does not
 /// support it), or custom grammar tools.
 fn convert_tools(
+    pi: &Pi,
     tools: &[&ToolDef],
     compat: &Compat,
     events: &mut Events,
@@ -1837,7 +2073,7 @@ fn convert_tools(
             );
             continue;
         }
-        let strict = resolve_json_schema_strict_sampling(tool, supports_strict)?;
+        let strict = resolve_json_schema_strict_sampling(&Strict::of(pi), tool, supports_strict)?;
         let parameters = if strict == Some(true) {
             events.push(
                 Event::new(
@@ -1846,7 +2082,7 @@ fn convert_tools(
                 )
                 .at("AI/api/constrained-sampling.js:101"),
             );
-            make_strict_json_schema(&tool.parameters)
+            make_strict_json_schema(&Strict::of(pi), &tool.parameters)
                 .map_err(|e| err(format!("Tool \"{}\": {}", tool.name, e)))?
         } else {
             tool.parameters.clone()

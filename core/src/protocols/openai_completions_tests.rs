@@ -42,6 +42,7 @@ fn opts(level: Option<&str>) -> StreamOptions {
         session_id: Some("sess-1".into()),
         api_key: "test-key".into(),
         user_agent: "pi (test)".into(),
+        identity_headers: vec![("User-Agent".into(), "pi (test)".into())],
         ..Default::default()
     }
 }
@@ -211,20 +212,22 @@ fn assistant_conversion_and_tool_results() {
 #[test]
 fn strict_schema() {
     let schema = parse(r#"{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"number"},"c":{"type":["string","null"]}},"required":["a"]}"#).unwrap();
-    let strict = make_strict_json_schema(&schema).unwrap();
+    let strict = make_strict_json_schema(&Strict::of(&pi()), &schema).unwrap();
     assert_eq!(
         strict.to_json(),
         r#"{"type":"object","properties":{"a":{"type":"string"},"b":{"anyOf":[{"type":"number"},{"type":"null"}]},"c":{"type":["string","null"]}},"required":["a","b","c"],"additionalProperties":false}"#
     );
     assert!(make_strict_json_schema(
+        &Strict::of(&pi()),
         &parse(r#"{"type":"object","properties":{"x":{"$ref":"x"}}}"#).unwrap()
     )
     .is_err());
     assert!(make_strict_json_schema(
+        &Strict::of(&pi()),
         &parse(r#"{"type":"object","additionalProperties":true}"#).unwrap()
     )
     .is_err());
-    assert!(make_strict_json_schema(&parse(r#"true"#).unwrap()).is_err());
+    assert!(make_strict_json_schema(&Strict::of(&pi()), &parse(r#"true"#).unwrap()).is_err());
 }
 
 #[test]
@@ -581,6 +584,10 @@ fn fixture(dir: &ctxlens_corpus::Files) -> Option<Fixture> {
             .cloned(),
         api_key: "test-key".into(),
         user_agent: raw_headers.get_str("user-agent")?.to_string(),
+        identity_headers: vec![(
+            "User-Agent".into(),
+            raw_headers.get_str("user-agent")?.to_string(),
+        )],
         headers,
         switched_from: None,
     };

@@ -384,6 +384,7 @@ fn build_params(
         params.insert(
             "tools",
             Value::Array(convert_responses_tools(
+                pi,
                 &placement.immediate,
                 &tool_options,
                 events,

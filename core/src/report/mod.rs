@@ -232,6 +232,7 @@ pub fn tools_json(a: &Assembly) -> Value {
                 let source = match t.source {
                     crate::tools::ToolSource::Builtin => "builtin",
                     crate::tools::ToolSource::Extension { .. } => "extension",
+                    crate::tools::ToolSource::Declared => "session",
                 };
                 Object::new()
                     .with("name", t.name.as_str())

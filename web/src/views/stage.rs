@@ -8,11 +8,12 @@ use super::util::{arr, at, num, pi_source_title, s, text_of};
 use super::ViewProps;
 
 /// Event kinds in display order, with their label.
-pub const KINDS: [(&str, &str); 7] = [
+pub const KINDS: [(&str, &str); 8] = [
     ("dropped", "dropped"),
     ("inserted", "inserted"),
     ("converted", "converted"),
     ("renamed", "renamed"),
+    ("moved", "moved"),
     ("replaced", "replaced"),
     ("clamped", "clamped"),
     ("note", "note"),

@@ -8,6 +8,8 @@ use crate::pi::Pi;
 use crate::resources::{Resources, Skill};
 use crate::tools::ToolDef;
 
+pub mod sections;
+
 /// One span of the system prompt.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Section {
@@ -19,6 +21,8 @@ pub struct Section {
     /// Start and end offsets in UTF-16 code units.
     pub start: usize,
     pub end: usize,
+    /// 0.86 on: the stored system message that set this text (`session line 3`, `this run`).
+    pub stored: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -38,7 +42,16 @@ impl SystemPrompt {
             source: source.into(),
             start,
             end,
+            stored: None,
         });
+    }
+
+    /// Appends `text` as a section set by the system message stored at `stored`.
+    pub fn push_stored(&mut self, name: &str, source: &str, stored: &str, text: &str) {
+        self.push(name, source, text);
+        if let Some(last) = self.sections.last_mut() {
+            last.stored = Some(stored.to_string());
+        }
     }
 }
 
@@ -311,5 +324,5 @@ fn format_skills_for_prompt(pi: &Pi, sp: &mut SystemPrompt, skills: &[Skill], re
 }
 
 #[cfg(test)]
-#[path = "prompt_tests.rs"]
+#[path = "tests.rs"]
 mod tests;
