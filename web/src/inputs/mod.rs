@@ -1,10 +1,9 @@
 //! The inputs: files and folders dropped anywhere on the page or chosen with the file and folder
 //! choosers, a pasted session; what each file is ([`recognize`]); zip archives ([`zip`]: the
-//! case-folder export, and a dropped or chosen `.zip` opened as the folder it holds, with
-//! [`inflate`]). Reading the browser's files is the small JS module `collect.js` (folder walks
+//! case-folder export, and a dropped or chosen `.zip` opened as the folder it holds, inflated by
+//! `miniz_oxide`). Reading the browser's files is the small JS module `collect.js` (folder walks
 //! with `webkitGetAsEntry` are callback APIs; promises read better there).
 
-pub mod inflate;
 pub mod recognize;
 pub mod zip;
 
