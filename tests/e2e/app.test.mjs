@@ -348,6 +348,51 @@ test("a pasted session is assembled", async () => {
   await context.close();
 });
 
+// The page's own listeners (gloo-events, gloo-file): a drop is read file by file; a paste on the
+// page and ←/→ are taken (the listeners are not passive: preventDefault works); the hash is followed.
+test("a dropped zip, a session pasted on the page, the hash and ←/→ reach the app", async () => {
+  let { page, errors, context } = await openApp();
+  const name = "an-scripted";
+  const root = path.join(corpus, name);
+  const entries = filesBelow(root).map((rel) => ({ name: `${name}/${rel.split(path.sep).join("/")}`, data: fs.readFileSync(path.join(root, rel)) }));
+  const zip = makeZip(entries);
+  await page.evaluate(([bytes, file]) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([new Uint8Array(bytes)], file, { type: "application/zip" }));
+    document.querySelector(".app").dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, [[...zip], `${name}.zip`]);
+  await until(page, (n) => document.querySelector(".scenario")?.textContent === n, name);
+  const expected = fs.readFileSync(path.join(root, "expected/request-1.json"), "utf8");
+  await until(page, (exp) => document.querySelector('[data-testid="body-json"]')?.textContent === exp, expected).catch(() => {});
+  assert.equal(await bodyText(page), expected);
+  assert.deepEqual(errors, []);
+  await context.close();
+
+  // A session pasted anywhere on the page (not in a text field) is taken.
+  ({ page, errors, context } = await openApp());
+  await page.getByTestId("file-input").setInputFiles({ name: "models.json", mimeType: "application/json", buffer: Buffer.from(userModelsJson()) });
+  await until(page, () => document.querySelector(".scenario")?.textContent === "models.json");
+  const session = fs.readFileSync(path.join(repo, "www/demo/session.jsonl"), "utf8");
+  const taken = await page.evaluate((text) => {
+    const dt = new DataTransfer();
+    dt.setData("text/plain", text);
+    return !document.body.dispatchEvent(new ClipboardEvent("paste", { clipboardData: dt, bubbles: true, cancelable: true }));
+  }, session);
+  assert.equal(taken, true, "the paste's default is prevented");
+  await until(page, () => document.querySelectorAll(".files li").length === 2);
+  await until(page, () => document.querySelector('[data-testid="body-json"]')?.textContent.length > 1000);
+
+  // The hash is followed, and → steps through the pipeline (its default prevented).
+  await page.evaluate(() => { location.hash = "#view=tools&stage=1"; });
+  await until(page, () => document.querySelector(".view-tab.selected")?.textContent === "Tools");
+  await until(page, () => /^2 \//.test(document.querySelector(".step-count")?.textContent));
+  const stepped = await page.evaluate(() => !document.body.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowRight", bubbles: true, cancelable: true })));
+  assert.equal(stepped, true, "→'s default is prevented");
+  await until(page, () => /^3 \//.test(document.querySelector(".step-count")?.textContent));
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 for (const colorScheme of ["light", "dark"]) {
   for (const [w, h] of [[1280, 800], [1920, 1080]]) {
     test(`screenshot: ${colorScheme} at ${w}px`, async () => {

@@ -15,6 +15,7 @@ use std::rc::Rc;
 
 use ctxlens::js::Value;
 use ctxlens::Api;
+use gloo_events::{EventListener, EventListenerOptions};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -73,18 +74,24 @@ pub fn app() -> Html {
     {
         let d = dispatch.clone();
         use_effect_with((), move |_| {
-            let window = web_sys::window();
-            let doc = window.as_ref().and_then(|w| w.document());
+            // gloo-events: each listener is removed when dropped (the effect's cleanup).
             let d1 = d.clone();
-            let on_hash = Closure::<dyn FnMut()>::new(move || {
-                let hash = web_sys::window()
-                    .and_then(|w| w.location().hash().ok())
-                    .unwrap_or_default();
-                d1.dispatch(Action::Hash(ViewState::from_hash(&hash)));
+            let on_hash = web_sys::window().map(|w| {
+                EventListener::new(&w, "hashchange", move |_| {
+                    let hash = web_sys::window()
+                        .and_then(|w| w.location().hash().ok())
+                        .unwrap_or_default();
+                    d1.dispatch(Action::Hash(ViewState::from_hash(&hash)));
+                })
             });
             let d2 = d.clone();
-            let on_paste = Closure::<dyn FnMut(web_sys::ClipboardEvent)>::new(
-                move |e: web_sys::ClipboardEvent| {
+            let on_paste = web_sys::window().and_then(|w| w.document()).map(|doc| {
+                // Not passive: a pasted session is taken (preventDefault).
+                let opts = EventListenerOptions::enable_prevent_default();
+                EventListener::new_with_options(&doc, "paste", opts, move |e| {
+                    let Some(e) = e.dyn_ref::<web_sys::ClipboardEvent>() else {
+                        return;
+                    };
                     if is_editable(e.target()) {
                         return;
                     }
@@ -96,34 +103,9 @@ pub fn app() -> Html {
                         e.prevent_default();
                         d2.dispatch(Action::Paste(text));
                     }
-                },
-            );
-            if let Some(w) = &window {
-                let _ = w.add_event_listener_with_callback(
-                    "hashchange",
-                    on_hash.as_ref().unchecked_ref(),
-                );
-            }
-            if let Some(doc) = &doc {
-                let _ = doc
-                    .add_event_listener_with_callback("paste", on_paste.as_ref().unchecked_ref());
-            }
-            move || {
-                if let Some(w) = &window {
-                    let _ = w.remove_event_listener_with_callback(
-                        "hashchange",
-                        on_hash.as_ref().unchecked_ref(),
-                    );
-                }
-                if let Some(doc) = &doc {
-                    let _ = doc.remove_event_listener_with_callback(
-                        "paste",
-                        on_paste.as_ref().unchecked_ref(),
-                    );
-                }
-                drop(on_hash);
-                drop(on_paste);
-            }
+                })
+            });
+            move || drop((on_hash, on_paste))
         });
     }
 
@@ -142,9 +124,12 @@ pub fn app() -> Html {
     {
         let on_stage = on_stage.clone();
         use_effect_with((stage, stage_count), move |&(stage, count)| {
-            let doc = web_sys::window().and_then(|w| w.document());
-            let on_key = Closure::<dyn FnMut(web_sys::KeyboardEvent)>::new(
-                move |e: web_sys::KeyboardEvent| {
+            let opts = EventListenerOptions::enable_prevent_default();
+            let on_key = web_sys::window().and_then(|w| w.document()).map(|doc| {
+                EventListener::new_with_options(&doc, "keydown", opts, move |e| {
+                    let Some(e) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
+                        return;
+                    };
                     if is_editable(e.target())
                         || e.alt_key()
                         || e.ctrl_key()
@@ -164,21 +149,9 @@ pub fn app() -> Html {
                         }
                         _ => {}
                     }
-                },
-            );
-            if let Some(doc) = &doc {
-                let _ = doc
-                    .add_event_listener_with_callback("keydown", on_key.as_ref().unchecked_ref());
-            }
-            move || {
-                if let Some(doc) = &doc {
-                    let _ = doc.remove_event_listener_with_callback(
-                        "keydown",
-                        on_key.as_ref().unchecked_ref(),
-                    );
-                }
-                drop(on_key);
-            }
+                })
+            });
+            move || drop(on_key)
         });
     }
 

@@ -1,5 +1,5 @@
 //! The few browser APIs the views need, declared directly (no web-sys features required):
-//! element scroll positions, the clipboard, Blob URLs.
+//! element scroll positions, the clipboard, scrolling into view. (Blob URLs are gloo-file's.)
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -20,19 +20,9 @@ extern "C" {
     #[wasm_bindgen(js_namespace = ["navigator", "clipboard"], js_name = writeText, catch)]
     fn clipboard_write_text(text: &str) -> Result<JsValue, JsValue>;
 
-    #[wasm_bindgen(js_namespace = Array, js_name = of)]
-    fn array_of1(x: &JsValue) -> JsValue;
     #[wasm_bindgen(js_namespace = JSON, js_name = parse, catch)]
     fn json_parse(s: &str) -> Result<JsValue, JsValue>;
 
-    type Blob;
-    #[wasm_bindgen(constructor, catch)]
-    fn new(parts: &JsValue, options: &JsValue) -> Result<Blob, JsValue>;
-
-    #[wasm_bindgen(js_namespace = URL, js_name = createObjectURL, catch)]
-    fn create_object_url(blob: &Blob) -> Result<String, JsValue>;
-    #[wasm_bindgen(js_namespace = URL, js_name = revokeObjectURL, catch)]
-    fn revoke_object_url(url: &str) -> Result<(), JsValue>;
 }
 
 /// The scroll position of an event's target (0 when it is not an element).
@@ -52,21 +42,6 @@ pub fn details_open(e: &yew::Event) -> bool {
 /// Writes `text` to the clipboard; false when the API is missing or refused at once.
 pub fn copy_text(text: &str) -> bool {
     clipboard_write_text(text).is_ok()
-}
-
-/// A `blob:` URL holding `text` with a MIME type; None if the browser refuses.
-pub fn blob_url(text: &str, mime: &str) -> Option<String> {
-    let opts = json_parse(&format!(
-        "{{\"type\":\"{}\"}}",
-        mime.replace(['"', '\\'], "")
-    ))
-    .unwrap_or(JsValue::UNDEFINED);
-    let blob = Blob::new(&array_of1(&JsValue::from_str(text)), &opts).ok()?;
-    create_object_url(&blob).ok()
-}
-
-pub fn revoke_url(url: &str) {
-    let _ = revoke_object_url(url);
 }
 
 #[wasm_bindgen]

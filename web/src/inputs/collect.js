@@ -1,9 +1,9 @@
-// Reads what the user dropped or chose into [relativePath, Uint8Array] pairs. Folders are walked
-// with webkitGetAsEntry, keeping their relative paths; version-control and dependency folders
-// are skipped (reported back as `skipped`).
+// Lists what the user dropped or chose as [relativePath, File] pairs; the files are read by the
+// Rust side (gloo-file, web/src/inputs/mod.rs). Folders are walked with webkitGetAsEntry, keeping
+// their relative paths; version-control and dependency folders are skipped (reported back as
+// `skipped`; the same list as SKIP_DIRS in zip.rs).
 
 const SKIP_DIRS = new Set([".git", "node_modules", "target", ".venv", "__pycache__", ".hg", ".svn"]);
-const MAX_FILE = 512 * 1024 * 1024;
 
 function skipPath(path) {
   return path.split("/").slice(0, -1).some((seg) => SKIP_DIRS.has(seg));
@@ -32,12 +32,11 @@ async function walk(entry, out, skipped) {
   }
 }
 
-async function readAll(pairs, skipped) {
+function listAll(pairs, skipped) {
   const files = [];
   for (const [path, file] of pairs) {
-    if (skipPath(path)) { skipped.push(path); continue; }
-    if (file.size > MAX_FILE) { skipped.push(path + " (larger than 512 MB)"); continue; }
-    files.push([path, new Uint8Array(await file.arrayBuffer())]);
+    if (skipPath(path)) skipped.push(path);
+    else files.push([path, file]);
   }
   return { files, skipped };
 }
@@ -60,24 +59,12 @@ export function collectDrop(dataTransfer) {
     const pairs = [...loose];
     const skipped = [];
     for (const e of entries) await walk(e, pairs, skipped);
-    return readAll(pairs, skipped);
+    return listAll(pairs, skipped);
   })();
 }
 
 /** A file or folder chooser's FileList (webkitRelativePath keeps a chosen folder's layout). */
 export function collectFileList(fileList) {
   const pairs = Array.from(fileList ?? []).map((f) => [f.webkitRelativePath || f.name, f]);
-  return readAll(pairs, []);
-}
-
-/** Offers `bytes` as a download named `name`. */
-export function download(name, bytes, type) {
-  const url = URL.createObjectURL(new Blob([bytes], { type }));
-  const a = document.createElement("a");
-  a.href = url;
-  a.download = name;
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10000);
+  return Promise.resolve(listAll(pairs, []));
 }

@@ -1,10 +1,11 @@
 //! The inputs: files and folders dropped anywhere on the page or chosen with the file and folder
 //! choosers, a pasted session; what each file is ([`recognize`]); zip archives ([`zip`]: the
-//! case-folder export, and a dropped or chosen `.zip` opened as the folder it holds, with
-//! [`inflate`]). Reading the browser's files is the small JS module `collect.js` (folder walks
-//! with `webkitGetAsEntry` are callback APIs; promises read better there).
+//! case-folder export, and a dropped or chosen `.zip` opened as the folder it holds, inflated by
+//! `miniz_oxide`). Listing the browser's files is the small JS module `collect.js` (folder walks
+//! with `webkitGetAsEntry` are callback APIs; promises read better there); reading them is
+//! gloo-file's, one file at a time, so only the file being read is held both as a JS buffer and
+//! in wasm.
 
-pub mod inflate;
 pub mod recognize;
 pub mod zip;
 
@@ -19,9 +20,10 @@ extern "C" {
     fn collect_drop_js(data_transfer: &web_sys::DataTransfer) -> js_sys::Promise;
     #[wasm_bindgen(js_name = collectFileList)]
     fn collect_file_list_js(files: &web_sys::FileList) -> js_sys::Promise;
-    #[wasm_bindgen(js_name = download, catch)]
-    fn download_js(name: &str, bytes: &js_sys::Uint8Array, mime: &str) -> Result<(), JsValue>;
 }
+
+/// Files larger than this are not read (the file chooser's cap, and the zip reader's total).
+pub const MAX_FILE: f64 = 512.0 * 1024.0 * 1024.0;
 
 /// What was read: files as (relative path, bytes), what was skipped on the way, and problems
 /// found (a zip that could not be opened in full).
@@ -41,27 +43,35 @@ impl Collected {
     }
 }
 
-fn to_collected(v: JsValue) -> Collected {
+/// Reads what `collect.js` listed (`{files: [[path, File]…], skipped}`), one file at a time.
+async fn read_listed(v: JsValue) -> Result<Collected, String> {
     let get = |o: &JsValue, k: &str| {
         js_sys::Reflect::get(o, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED)
     };
     let mut out = Collected::default();
+    let skipped: js_sys::Array = get(&v, "skipped").dyn_into().unwrap_or_default();
+    out.skipped = skipped.iter().filter_map(|s| s.as_string()).collect();
     let files: js_sys::Array = get(&v, "files").dyn_into().unwrap_or_default();
     for pair in files.iter() {
         let pair: js_sys::Array = pair.dyn_into().unwrap_or_default();
         let path = pair.get(0).as_string().unwrap_or_default();
-        let bytes = pair
-            .get(1)
-            .dyn_into::<js_sys::Uint8Array>()
-            .map(|a| a.to_vec())
-            .unwrap_or_default();
-        if !path.is_empty() {
-            out.files.push((path, bytes));
+        let Ok(file) = pair.get(1).dyn_into::<web_sys::File>() else {
+            continue;
+        };
+        if path.is_empty() {
+            continue;
         }
+        if file.size() > MAX_FILE {
+            out.skipped.push(format!("{path} (larger than 512 MB)"));
+            continue;
+        }
+        let blob = gloo_file::Blob::from(file);
+        let bytes = gloo_file::futures::read_as_bytes(&blob)
+            .await
+            .map_err(|e| format!("{path}: {e}"))?;
+        out.files.push((path, bytes));
     }
-    let skipped: js_sys::Array = get(&v, "skipped").dyn_into().unwrap_or_default();
-    out.skipped = skipped.iter().filter_map(|s| s.as_string()).collect();
-    out
+    Ok(out)
 }
 
 fn error_text(e: JsValue) -> String {
@@ -77,10 +87,10 @@ pub fn collect_drop(
 ) -> impl std::future::Future<Output = Result<Collected, String>> {
     let p = collect_drop_js(dt);
     async move {
-        wasm_bindgen_futures::JsFuture::from(p)
+        let listed = wasm_bindgen_futures::JsFuture::from(p)
             .await
-            .map(|v| to_collected(v).open_zips())
-            .map_err(error_text)
+            .map_err(error_text)?;
+        read_listed(listed).await.map(Collected::open_zips)
     }
 }
 
@@ -90,14 +100,31 @@ pub fn collect_file_list(
 ) -> impl std::future::Future<Output = Result<Collected, String>> {
     let p = collect_file_list_js(files);
     async move {
-        wasm_bindgen_futures::JsFuture::from(p)
+        let listed = wasm_bindgen_futures::JsFuture::from(p)
             .await
-            .map(|v| to_collected(v).open_zips())
-            .map_err(error_text)
+            .map_err(error_text)?;
+        read_listed(listed).await.map(Collected::open_zips)
     }
 }
 
-/// Offers bytes as a download.
+/// Offers bytes as a download: a `blob:` URL (gloo-file) on a clicked `<a download>`, revoked
+/// ten seconds later (gloo-timers), when the browser has long taken the bytes.
 pub fn download(name: &str, bytes: &[u8], mime: &str) -> Result<(), String> {
-    download_js(name, &js_sys::Uint8Array::from(bytes), mime).map_err(error_text)
+    let doc = web_sys::window()
+        .and_then(|w| w.document())
+        .ok_or("no document")?;
+    let url = gloo_file::ObjectUrl::from(gloo_file::Blob::new_with_options(bytes, Some(mime)));
+    let a: web_sys::HtmlAnchorElement = doc
+        .create_element("a")
+        .ok()
+        .and_then(|a| a.dyn_into().ok())
+        .ok_or("could not make a link")?;
+    a.set_href(&url);
+    a.set_download(name);
+    let body = doc.body().ok_or("no document body")?;
+    body.append_child(&a).map_err(error_text)?;
+    a.click();
+    a.remove();
+    gloo_timers::callback::Timeout::new(10_000, move || drop(url)).forget();
+    Ok(())
 }

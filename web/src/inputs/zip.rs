@@ -1,7 +1,8 @@
 //! Zip archives: a minimal writer for the scenario export (STORE only, CRC-32, UTF-8 names; enough
 //! for `unzip` and every file manager to open the case folder again) and a reader for dropped or
-//! chosen `.zip` files ([`expand_zips`]: stored and deflated entries, zip64, CRC-checked, with caps
-//! on the total inflated size and the entry count). An archive the central directory of which is
+//! chosen `.zip` files ([`expand_zips`]: stored and deflated entries, inflated by `miniz_oxide`
+//! under a size limit; zip64, CRC-checked, with caps on the total inflated size and the entry
+//! count). An archive the central directory of which is
 //! cut off is read from its local headers as far as they go.
 
 /// CRC-32 (IEEE 802.3, reflected, as zip uses it).
@@ -102,8 +103,65 @@ pub fn write<'a>(entries: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> Vec<
 // ---------------------------------------------------------------------------------------------
 // Reading.
 
-use super::inflate::{inflate, InflateError};
 use ctxlens::Diagnostic;
+use miniz_oxide::inflate::core::{decompress, inflate_flags, DecompressorOxide};
+use miniz_oxide::inflate::TINFLStatus;
+
+/// Why inflating stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum InflateError {
+    /// The data ended before the last block did.
+    Truncated,
+    /// The output would pass the limit.
+    Limit,
+    /// Not valid DEFLATE data.
+    Invalid,
+}
+
+/// Inflates raw DEFLATE `data` (miniz_oxide), producing at most `limit` bytes; gives the bytes
+/// and how many input bytes the stream used (its last block's end, rounded up to a byte: where a
+/// data descriptor follows). `size_hint` (the size the archive states) only sizes the first
+/// allocation, never beyond what `data` could inflate to, so a zip bomb stops at the cap instead
+/// of filling the memory.
+fn inflate(data: &[u8], limit: usize, size_hint: usize) -> Result<(Vec<u8>, usize), InflateError> {
+    // DEFLATE cannot expand more than ~1032:1: a stated size beyond that is not allocated.
+    let first = size_hint
+        .min(limit)
+        .min(data.len().saturating_mul(1032).saturating_add(1024))
+        .max(64.min(limit));
+    let mut out = vec![0u8; first];
+    let mut state = Box::<DecompressorOxide>::default();
+    let (mut input, mut consumed, mut written) = (data, 0, 0);
+    loop {
+        // The whole output is one buffer (back references reach into all of it); all of the
+        // input is there, so running out of it means the stream is cut off.
+        let (status, used, wrote) = decompress(
+            &mut state,
+            input,
+            &mut out,
+            written,
+            inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF,
+        );
+        consumed += used;
+        written += wrote;
+        input = input.get(used..).unwrap_or(&[]);
+        match status {
+            TINFLStatus::Done => {
+                out.truncate(written);
+                return Ok((out, consumed));
+            }
+            TINFLStatus::HasMoreOutput if out.len() >= limit => return Err(InflateError::Limit),
+            TINFLStatus::HasMoreOutput => {
+                let grown = out.len().saturating_mul(2).max(64).min(limit);
+                out.resize(grown, 0);
+            }
+            TINFLStatus::NeedsMoreInput | TINFLStatus::FailedCannotMakeProgress => {
+                return Err(InflateError::Truncated)
+            }
+            _ => return Err(InflateError::Invalid),
+        }
+    }
+}
 
 /// Caps on what opening the zips of one drop may produce.
 #[derive(Clone, Copy, Debug)]
@@ -375,9 +433,9 @@ fn extract(
             };
             let cap = if sizes_known { e.usize as usize } else { limit };
             match inflate(input, cap, cap) {
-                Ok(r) => {
-                    let used = if sizes_known { input.len() } else { r.consumed };
-                    (r.data, used)
+                Ok((bytes, consumed)) => {
+                    let used = if sizes_known { input.len() } else { consumed };
+                    (bytes, used)
                 }
                 Err(InflateError::Limit) if sizes_known => {
                     return Err(Skip::Why(format!(
@@ -389,7 +447,12 @@ fn extract(
                 Err(InflateError::Truncated) if !sizes_known => {
                     return Err(Skip::Why("cut off: the archive ends inside it".into()))
                 }
-                Err(err) => return Err(Skip::Why(format!("corrupt: {err}"))),
+                Err(InflateError::Truncated) => {
+                    return Err(Skip::Why("corrupt: the compressed data is cut off".into()))
+                }
+                Err(InflateError::Invalid) => {
+                    return Err(Skip::Why("corrupt: not valid deflate data".into()))
+                }
             }
         }
         m => {
@@ -797,6 +860,93 @@ pub fn expand_zips(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn inflate_stored_and_fixed_blocks_and_what_the_stream_used() {
+        // Stored: "hello" in one final stored block, then bytes that are not the stream's.
+        let stored = [
+            0x01, 0x05, 0x00, 0xfa, 0xff, b'h', b'e', b'l', b'l', b'o', b'P', b'K',
+        ];
+        assert_eq!(inflate(&stored, 100, 5), Ok((b"hello".to_vec(), 10)));
+        // Fixed Huffman: zlib's raw deflate (level 9) of "hello hello hello hello".
+        let fixed = [
+            0xcb, 0x48, 0xcd, 0xc9, 0xc9, 0x57, 0xc8, 0x40, 0x27, 0x01, 0, 0,
+        ];
+        assert_eq!(
+            inflate(&fixed, 100, 0),
+            Ok((b"hello hello hello hello".to_vec(), 10))
+        );
+        // An empty fixed block (just end-of-block), into no room at all.
+        assert_eq!(inflate(&[0x03, 0x00], 0, 0), Ok((Vec::new(), 2)));
+    }
+
+    #[test]
+    fn inflate_bad_data_is_an_error_not_a_panic() {
+        assert_eq!(inflate(&[], 10, 0), Err(InflateError::Truncated));
+        assert_eq!(inflate(&[0x07], 10, 0), Err(InflateError::Invalid));
+        assert_eq!(
+            inflate(&[0x01, 0x05, 0x00, 0x00, 0x00], 10, 0),
+            Err(InflateError::Invalid)
+        );
+        assert_eq!(
+            inflate(&[0x01, 0x05, 0x00, 0xfa, 0xff, b'h'], 10, 0),
+            Err(InflateError::Truncated)
+        );
+        // Every prefix of a valid stream, and every single-byte corruption, ends without a panic.
+        let fixed = [0xcb, 0x48, 0xcd, 0xc9, 0xc9, 0x57, 0xc8, 0x40, 0x27, 0x01];
+        for n in 0..fixed.len() {
+            assert!(inflate(&fixed[..n], 100, 0).is_err());
+        }
+        for i in 0..fixed.len() {
+            for b in [0x00, 0xff, 0x55] {
+                let mut c = fixed;
+                c[i] = b;
+                let _ = inflate(&c, 100, 0);
+            }
+        }
+    }
+
+    #[test]
+    fn inflate_stops_at_the_limit() {
+        // A fixed block: 'a', then 10,000 copies of a 258-byte run of the last byte.
+        let mut bits = (0u64, 0u32, Vec::new());
+        let mut put = |v: u32, n: u32, msb_first: bool| {
+            let v = if msb_first {
+                v.reverse_bits() >> (32 - n)
+            } else {
+                v
+            };
+            bits.0 |= (v as u64) << bits.1;
+            bits.1 += n;
+            while bits.1 >= 8 {
+                bits.2.push(bits.0 as u8);
+                bits.0 >>= 8;
+                bits.1 -= 8;
+            }
+        };
+        put(1, 1, false); // the last block
+        put(1, 2, false); // fixed Huffman
+        put(0x30 + b'a' as u32, 8, true);
+        for _ in 0..10_000 {
+            put(0xc5, 8, true); // length symbol 285 (258)
+            put(0, 5, true); // distance code 0 (distance 1)
+        }
+        put(0, 7, true); // end of block
+        put(0, 7, false);
+        let data = bits.2;
+        let (full, _) = inflate(&data, usize::MAX, 0).unwrap();
+        assert_eq!(full.len(), 1 + 258 * 10_000);
+        assert!(full.iter().all(|&b| b == b'a'));
+        assert_eq!(
+            inflate(&data, full.len(), full.len()).map(|r| r.0.len()),
+            Ok(full.len())
+        );
+        assert_eq!(
+            inflate(&data, 100_000, usize::MAX),
+            Err(InflateError::Limit)
+        );
+        assert_eq!(inflate(&data, full.len() - 1, 0), Err(InflateError::Limit));
+    }
 
     #[test]
     fn crc32_known_values() {

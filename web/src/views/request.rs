@@ -7,7 +7,7 @@ use std::rc::Rc;
 use ctxlens::js::Value;
 use yew::prelude::*;
 
-use super::components::dom::{blob_url, copy_text, revoke_url, scroll_into_view};
+use super::components::dom::{copy_text, scroll_into_view};
 use super::components::json_tree::JsonTree;
 use super::components::thousands;
 use super::util::{arr, at, not_available, parsed_body, s, text_of};
@@ -344,7 +344,10 @@ pub fn RequestView(p: &ViewProps) -> Html {
     let hover = use_state(|| None::<String>);
     let show_curl = use_state(|| false);
     let copied = use_state(|| None::<&'static str>);
-    let url = use_state(|| None::<String>);
+    // The Download link: a `blob:` URL of the body (gloo-file: its UTF-8 goes into the Blob as
+    // bytes, with no round trip through a JS string; the URL is revoked when the last clone of
+    // the `ObjectUrl` is dropped, i.e. when the next body's replaces it or the view goes).
+    let url = use_state(|| None::<gloo_file::ObjectUrl>);
     {
         let url = url.clone();
         use_effect_with(p.report.clone(), move |r| {
@@ -352,13 +355,8 @@ pub fn RequestView(p: &ViewProps) -> Html {
                 .get("request")
                 .and_then(|q| q.get_str("body"))
                 .unwrap_or("");
-            let u = blob_url(body, "application/json");
-            url.set(u.clone());
-            move || {
-                if let Some(u) = u {
-                    revoke_url(&u)
-                }
-            }
+            let blob = gloo_file::Blob::new_with_options(body, Some("application/json"));
+            url.set(Some(gloo_file::ObjectUrl::from(blob)));
         });
     }
     let panel_ref = use_node_ref();
@@ -443,7 +441,7 @@ pub fn RequestView(p: &ViewProps) -> Html {
             <div class="actions">
                 <button onclick={copy("body copied", false)} data-testid="copy-body">{"Copy body"}</button>
                 if let Some(u) = &*url {
-                    <a class="button" href={u.clone()} download="request-body.json" data-testid="download-body">{"Download"}</a>
+                    <a class="button" href={u.to_string()} download="request-body.json" data-testid="download-body">{"Download"}</a>
                 }
                 <button onclick={{ let sc = show_curl.clone(); Callback::from(move |_: MouseEvent| sc.set(!*sc)) }} data-testid="curl-toggle" aria-expanded={show_curl.to_string()}>{"cURL"}</button>
                 <span class="muted small">{format!("{} bytes · {} chars", thousands(body.len() as f64), thousands(ctxlens::js::utf16_len(body) as f64))}</span>
