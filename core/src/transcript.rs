@@ -177,6 +177,31 @@ pub fn resolve(pi: &Pi, messages: &[Value], keep_in_place: bool) -> Vec<Value> {
     }
 }
 
+/// The context an adapter that collapses sees, in 0.85's shape: from 0.86 on, the replayed
+/// system message's text as the system prompt, the other messages, and the tools the
+/// transcript declares (`collapseSystemMessages` + `getCurrentTools`); before, the context as
+/// it is.
+pub fn collapsed_context<'a>(
+    pi: &Pi,
+    ctx: &'a crate::context::LlmContext,
+) -> std::borrow::Cow<'a, crate::context::LlmContext> {
+    if !pi.rules.transcript {
+        return std::borrow::Cow::Borrowed(ctx);
+    }
+    let head = current_system_message(pi, &ctx.messages);
+    std::borrow::Cow::Owned(crate::context::LlmContext {
+        system_prompt: head
+            .as_ref()
+            .map(|h| system_message_text(pi, h))
+            .unwrap_or_default(),
+        messages: ctx.messages.iter().filter(|m| !is_system(m)).cloned().collect(),
+        tools: current_tools(&ctx.messages)
+            .iter()
+            .map(tool_from_declaration)
+            .collect(),
+    })
+}
+
 /// How an adapter declares tools that change mid-conversation (`ToolChangeSupport`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ToolChanges {
