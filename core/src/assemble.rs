@@ -47,9 +47,19 @@ pub struct Parts {
     pub settings: Settings,
     pub model_choice: ModelChoice,
     pub resources: Resources,
-    /// The system prompt the request carries (0.86 on: the replay of the transcript's system
-    /// messages, each span saying which stored message set it).
+    /// The system prompt the request carries. 0.86 on: the replay of the transcript's system
+    /// messages, each span saying which stored message set it; once a request is built, the
+    /// system messages as the adapter sent them ([`Parts::sent_system`]: the same replay when it
+    /// collapses them, else the first message and the later ones' updates).
     pub system_prompt: SystemPrompt,
+    /// 0.86 on, once a request is built: where the system messages went and the text of each
+    /// as sent.
+    pub sent_system: Option<crate::analysis::sent::SentSystem>,
+    /// 0.86 on: for each agent message (after this run's input), where it is stored (a session
+    /// line, a compaction's checkpoint, this run).
+    pub message_origins: Vec<prompt::Stored>,
+    /// pi's install folder as the docs section names it (`$PI_PACKAGE_DIR` or the install).
+    pub pi_package_dir: String,
     /// The active tools (0.86 on: as this run declares them; the request sends the transcript's
     /// declarations, [`Parts::declared_tools`]).
     pub tools: Vec<ToolDef>,
@@ -328,7 +338,7 @@ impl Run<'_> {
                         .with("role", "system")
                         .with("sections", Value::Object(prompt::sections::to_map(&built))),
                 )],
-                &["this run".to_string()],
+                &[prompt::Stored::ThisRun],
                 &built,
             );
             (fresh, built)
@@ -367,6 +377,7 @@ impl Run<'_> {
         self.parts.system_prompt = system_prompt;
         self.parts.prompt_sections = prompt_sections;
         self.parts.cwd = cwd;
+        self.parts.pi_package_dir = package_dir;
         self.parts.session_id = session_id;
         self.registry = registry;
         self.switched_from = switched_from;
@@ -550,17 +561,22 @@ impl Run<'_> {
     fn replay_system_prompt(&mut self, messages: &[Value]) {
         let pi = self.pi;
         let sources = &self.parts.session_context.sources;
-        let origins: Vec<String> = (0..messages.len())
+        let origins: Vec<prompt::Stored> = (0..messages.len())
             .map(|i| match sources.get(i) {
-                Some(src) if src.entry_type == "compaction" => {
-                    format!("the compaction's checkpoint, line {}", src.line)
-                }
-                Some(src) => format!("session line {}", src.line),
-                None => "this run".to_string(),
+                Some(src) if src.entry_type == "compaction" => prompt::Stored::Checkpoint {
+                    line: src.line,
+                    entry_id: src.entry_id.clone(),
+                },
+                Some(src) => prompt::Stored::Session {
+                    line: src.line,
+                    entry_id: src.entry_id.clone(),
+                },
+                None => prompt::Stored::ThisRun,
             })
             .collect();
         self.parts.system_prompt =
             prompt::sections::replayed(&pi, messages, &origins, &self.parts.prompt_sections);
+        self.parts.message_origins = origins;
         self.parts.declared_tools = crate::transcript::current_tools(messages)
             .iter()
             .map(crate::transcript::tool_from_declaration)
@@ -800,10 +816,42 @@ impl Run<'_> {
     /// The serialized request and the character accounting of what it carries.
     fn http_body(&mut self, request: Option<&Request>) -> Option<Stats> {
         let r = request?;
+        let pi = self.pi;
+        if pi.rules.transcript {
+            // The system messages as the adapter placed them (leading or in place).
+            let map = crate::analysis::provenance::agent_indices(&pi, &self.parts.agent_messages);
+            let origins: Vec<prompt::Stored> = map
+                .iter()
+                .map(|&i| {
+                    self.parts
+                        .message_origins
+                        .get(i)
+                        .cloned()
+                        .unwrap_or(prompt::Stored::ThisRun)
+                })
+                .collect();
+            let sent = crate::analysis::sent::sent_system(
+                &pi,
+                &self.llm.messages,
+                &origins,
+                &self.parts.system_prompt,
+                &self.parts.prompt_sections,
+                &r.body,
+            );
+            self.parts.system_prompt = sent.prompt.clone();
+            self.parts.sent_system = Some(sent);
+        }
         let p = &self.parts;
+        // 0.86 on, the tools sent are the transcript's declarations.
+        let tools = if pi.rules.transcript {
+            &p.declared_tools
+        } else {
+            &p.tools
+        };
         let stats = stats::compute(
+            &pi,
             &p.system_prompt,
-            &p.tools,
+            tools,
             &self.llm,
             r,
             p.model_choice.model.as_ref(),

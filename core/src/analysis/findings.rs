@@ -155,6 +155,7 @@ pub(crate) const THINKING_DROPPED: &[&str] = &[
     "AI/api/openai-completions.js:1002",
     "AI/api/openai-responses-shared.js:138",
     "AI/api/bedrock-converse-stream.js:802",
+    "1.6.0/AI/api/transform-messages.js:91",
 ];
 const SIGNATURES_STRIPPED: &[&str] = &[
     "AI/api/transform-messages.js:95",
@@ -207,19 +208,27 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
         )
     });
 
+    // 0.86 on, system prompt updates kept in place come later, with the conversation: not part
+    // of the fixed prefix.
+    let updates: usize = p
+        .sent_system
+        .iter()
+        .flat_map(|x| x.messages.iter())
+        .filter(|m| m.update)
+        .map(|m| m.end - m.start)
+        .sum();
+
     // 1. Tool schemas vs the system prompt.
     if let Some(s) = &a.stats {
+        let sp_prefix = s.system_prompt_chars - updates.min(s.system_prompt_chars);
         if s.tools_chars > 0 {
-            let (sev, verb) = if s.tools_chars > s.system_prompt_chars {
+            let (sev, verb) = if s.tools_chars > sp_prefix {
                 (Severity::Notice, "outweigh")
             } else {
                 (Severity::Info, "are lighter than")
             };
-            let ratio = if s.system_prompt_chars > 0 {
-                format!(
-                    " ({}×)",
-                    fixed1(s.tools_chars as f64 / s.system_prompt_chars as f64)
-                )
+            let ratio = if sp_prefix > 0 {
+                format!(" ({}×)", fixed1(s.tools_chars as f64 / sp_prefix as f64))
             } else {
                 String::new()
             };
@@ -228,12 +237,13 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
                 sev,
                 format!("Tool definitions {verb} the system prompt"),
                 format!(
-                    "{} {} {} chars{ratio}, the system prompt {} chars: {} of the fixed prefix is tool schemas.",
-                    plural(p.tools.len(), "tool definition", "tool definitions"),
-                    takes(p.tools.len()),
+                    "{} {} {} chars{ratio}, the system prompt {} chars{}: {} of the fixed prefix is tool schemas.",
+                    plural(s.by_tool.len(), "tool definition", "tool definitions"),
+                    takes(s.by_tool.len()),
                     thousands(s.tools_chars),
-                    thousands(s.system_prompt_chars),
-                    pct(s.tools_chars, s.tools_chars + s.system_prompt_chars)
+                    thousands(sp_prefix),
+                    if updates > 0 { " (its updates kept in place come later)" } else { "" },
+                    pct(s.tools_chars, s.tools_chars + sp_prefix)
                 ),
                 Some(StageId::AgentContext),
                 s.by_tool.first().map(|t| format!("tool:{}", t.name)),
@@ -274,6 +284,12 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
         }
     }
 
+    // 2b. 0.86 on: strict schemas and tools declared again.
+    if pi.rules.transcript {
+        transcript::strict_tools(a, pi, &mut list);
+        transcript::redeclared_tools(a, pi, &mut list);
+    }
+
     // 3. Skills' share of the system prompt.
     let sp_chars = utf16_len(&p.system_prompt.text);
     let skills: Vec<(usize, usize)> = p
@@ -286,20 +302,39 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
         .collect();
     let skills_chars: usize = skills.iter().map(|x| x.1).sum();
     if skills_chars > 0 {
-        let visible = p
-            .resources
-            .skills
-            .iter()
-            .filter(|s| !s.disable_model_invocation)
-            .count();
+        let visible = if pi.rules.transcript {
+            // The skills in the section sent: one piece per skill file.
+            let mut files: Vec<&str> = p
+                .system_prompt
+                .sections
+                .iter()
+                .filter(|s| s.name == "skills" && s.source != "pi" && s.source != "session")
+                .map(|s| s.source.as_str())
+                .collect();
+            files.dedup();
+            files.len()
+        } else {
+            p.resources
+                .skills
+                .iter()
+                .filter(|s| !s.disable_model_invocation)
+                .count()
+        };
         list.push(
             "skills-share",
             Severity::Info,
             "Skills in the system prompt",
             format!(
-                "{} listed {} {} chars, {} of the system prompt ({} chars); every call pays for them.",
-                plural(visible, "skill", "skills"),
-                takes(visible),
+                "{} {} chars, {} of the system prompt ({} chars); every call pays for them.",
+                if visible > 0 {
+                    format!(
+                        "{} listed {}",
+                        plural(visible, "skill", "skills"),
+                        takes(visible)
+                    )
+                } else {
+                    "The skills section, as the session stores it, takes".to_string()
+                },
                 thousands(skills_chars),
                 pct(skills_chars, sp_chars),
                 thousands(sp_chars)
@@ -378,7 +413,8 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
         );
     }
 
-    // 5. The custom system prompt drops pi's tool list and guidelines.
+    // 5. The custom system prompt drops pi's tool list and guidelines (0.86 on: the tools,
+    // rules and docs sections).
     if let Some(c) = p
         .resources
         .custom_prompt
@@ -387,59 +423,87 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
     {
         let mut res = p.resources.clone();
         res.custom_prompt = None;
-        // What the default prompt would carry: 0.85's spans, or from 0.86 the sections (their
-        // pieces: one per tool line and per rule, plus the tags).
-        let (default, list_name, rules_name) = if pi.rules.transcript {
-            let mut sp = crate::prompt::SystemPrompt::default();
-            for b in crate::prompt::sections::build_pieces(pi, &p.tools, &res, &p.cwd, "") {
-                for piece in b.pieces {
-                    sp.push_stored(&piece.name, &piece.source, "", &piece.text);
-                }
-            }
-            (sp, "tools", "rules")
-        } else {
-            (
-                crate::prompt::build(pi, &p.tools, &res, &p.cwd, ""),
-                "tools",
-                "guidelines",
-            )
-        };
-        let sum = |name: &str| {
-            default
-                .sections
-                .iter()
-                .filter(|s| s.name == name)
-                .map(|s| s.end - s.start)
-                .sum::<usize>()
-        };
         let snippets = p
             .tools
             .iter()
             .filter(|t| t.normalized_snippet().is_some())
             .count();
-        // Each rule is one span; 1.6.0's tags (`<rules>`, `</rules>`) are two more.
-        let guidelines = default
-            .sections
-            .iter()
-            .filter(|s| s.name == rules_name)
-            .count()
-            - if pi.rules.transcript { 2 } else { 0 };
-        list.push(
-            "custom-prompt",
-            Severity::Warning,
-            "A custom system prompt replaces pi's tool list and guidelines",
-            format!(
-                "{} ({} chars) replaces pi's default body: the list of {} ({} chars) and {} ({} chars) are not sent; the tool definitions still are.",
-                c.path.as_deref().unwrap_or("--system-prompt"),
-                thousands(utf16_len(&c.text)),
-                plural(snippets, "tool snippet", "tool snippets"),
-                thousands(sum(list_name)),
-                plural(guidelines, "guideline", "guidelines"),
-                thousands(sum(rules_name))
-            ),
-            Some(StageId::AgentContext),
-            Some("section:0".into()),
-        );
+        let path = c.path.as_deref().unwrap_or("--system-prompt");
+        if pi.rules.transcript {
+            // What the default build would add: its tools, rules and docs sections.
+            let default = crate::prompt::sections::build_pieces(
+                pi,
+                &p.tools,
+                &res,
+                &p.cwd,
+                &p.pi_package_dir,
+            );
+            let size = |name: &str| {
+                default
+                    .iter()
+                    .find(|b| b.name == name)
+                    .map_or(0, |b| utf16_len(&b.text))
+            };
+            // Each rule is one piece; the opening and closing tags are two more.
+            let rules = default
+                .iter()
+                .find(|b| b.name == "rules")
+                .map_or(0, |b| b.pieces.len().saturating_sub(2));
+            list.push(
+                "custom-prompt",
+                Severity::Warning,
+                "A custom system prompt drops pi's tools, rules and docs sections",
+                format!(
+                    "{path} ({} chars) becomes the preamble, and pi leaves out the tools section (the list of {}, {} chars), the rules section ({}, {} chars) and the docs section ({} chars); the tool definitions are still sent.",
+                    thousands(utf16_len(&c.text)),
+                    plural(snippets, "tool snippet", "tool snippets"),
+                    thousands(size("tools")),
+                    plural(rules, "rule", "rules"),
+                    thousands(size("rules")),
+                    thousands(size("docs"))
+                ),
+                Some(StageId::AgentContext),
+                Some("section:0".into()),
+            );
+        } else {
+            let default = crate::prompt::build(pi, &p.tools, &res, &p.cwd, "");
+            let sum = |name: &str| {
+                default
+                    .sections
+                    .iter()
+                    .filter(|s| s.name == name)
+                    .map(|s| s.end - s.start)
+                    .sum::<usize>()
+            };
+            let guidelines = default
+                .sections
+                .iter()
+                .filter(|s| s.name == "guidelines")
+                .count();
+            list.push(
+                "custom-prompt",
+                Severity::Warning,
+                "A custom system prompt replaces pi's tool list and guidelines",
+                format!(
+                    "{path} ({} chars) replaces pi's default body: the list of {} ({} chars) and {} ({} chars) are not sent; the tool definitions still are.",
+                    thousands(utf16_len(&c.text)),
+                    plural(snippets, "tool snippet", "tool snippets"),
+                    thousands(sum("tools")),
+                    plural(guidelines, "guideline", "guidelines"),
+                    thousands(sum("guidelines"))
+                ),
+                Some(StageId::AgentContext),
+                Some("section:0".into()),
+            );
+        }
+    }
+
+    // 5b. 0.86 on: the system messages: declared at a resume point, patched, sections out of
+    // a fresh build's order.
+    if pi.rules.transcript {
+        transcript::resume_point(a, &mut list);
+        transcript::patched_prompt(a, pi, &mut list);
+        transcript::section_order(a, pi, &mut list);
     }
 
     // 6. A silent thinking clamp.
@@ -795,19 +859,29 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
 
     // 14. The cache prefix vs the history.
     if let Some(s) = &a.stats {
-        let prefix = s.system_prompt_chars + s.tools_chars;
+        let prefix = s.system_prompt_chars - updates.min(s.system_prompt_chars) + s.tools_chars;
+        let in_place_note = if updates > 0 {
+            format!(
+                " The system prompt updates kept in place ({} chars) are not part of it: they come later, with the conversation.",
+                thousands(updates)
+            )
+        } else {
+            String::new()
+        };
         if prefix > 0 {
             list.push(
                 "cache-prefix",
                 Severity::Info,
                 "The fixed prefix every call repeats",
                 format!(
-                    "System prompt + tools = {} chars (≈{} tokens at 4 chars per token), {} of this request; the history is {} chars (≈{} tokens). A change in the prefix invalidates the provider's cache for everything after it.",
+                    "System prompt + tools = {} chars (≈{} tokens at {} chars per token), {} of this request; the history is {} chars (≈{} tokens).{} A change in the prefix invalidates the provider's cache for everything after it.",
                     thousands(prefix),
-                    thousands(prefix.div_ceil(4)),
+                    thousands(s.tokens(prefix)),
+                    crate::js::number_to_string(s.chars_per_token),
                     pct(prefix, s.total_chars()),
                     thousands(s.history_chars),
-                    thousands(s.history_chars.div_ceil(4))
+                    thousands(s.tokens(s.history_chars)),
+                    in_place_note
                 ),
                 Some(StageId::AgentContext),
                 None,
@@ -897,11 +971,16 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
             Severity::Info,
             "A compaction summary stands in for the earlier conversation",
             format!(
-                "Compaction {}{}: {} on the branch not sent, replaced by a summary of {} chars.",
+                "Compaction {}{}: {} on the branch not sent, replaced by a summary of {} chars.{}",
                 cid,
                 line.map(|l| format!(" (line {l})")).unwrap_or_default(),
                 plural(cut, "entry", "entries"),
-                thousands(summary)
+                thousands(summary),
+                if pi.rules.transcript {
+                    transcript::checkpoint_note(a).unwrap_or_default()
+                } else {
+                    String::new()
+                }
             ),
             Some(StageId::SessionRead),
             Some(format!("entry:{cid}")),
@@ -949,6 +1028,9 @@ fn takes(n: usize) -> &'static str {
 fn file_name(path: &str) -> &str {
     path.rsplit(['/', '\\']).next().unwrap_or(path)
 }
+
+#[path = "findings_transcript.rs"]
+mod transcript;
 
 #[cfg(test)]
 #[path = "findings_tests.rs"]

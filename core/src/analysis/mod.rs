@@ -6,5 +6,6 @@
 pub mod compare;
 pub mod findings;
 pub mod provenance;
+pub mod sent;
 pub mod stats;
 pub mod usage;

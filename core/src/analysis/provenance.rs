@@ -50,6 +50,8 @@ pub struct SectionSpan {
     pub source: String,
     pub start: usize,
     pub end: usize,
+    /// 0.86 on: the stored system message that set it (a session line, this run).
+    pub stored: Option<crate::prompt::Stored>,
 }
 
 /// Where a message of the LLM context came from.
@@ -142,7 +144,8 @@ pub struct Origin {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Owner {
     Msg(usize),
-    SystemPrompt,
+    /// A system text sent ([`system_parts`]).
+    System(usize),
     Tool(usize),
     Pi(usize),
 }
@@ -265,13 +268,10 @@ impl<'a> Index<'a> {
             }
             ix.msg_texts.push(texts);
         }
-        add(
-            &mut ix.strong,
-            &p.system_prompt.text,
-            Owner::SystemPrompt,
-            "text",
-        );
-        for (i, t) in p.tools.iter().enumerate() {
+        for (k, part) in system_parts(a).iter().enumerate() {
+            add(&mut ix.strong, part.2, Owner::System(k), "text");
+        }
+        for (i, t) in sent_tools(a).iter().enumerate() {
             add(
                 &mut ix.strong,
                 &t.description,
@@ -331,21 +331,40 @@ fn has_schema(v: &Value, depth: usize) -> bool {
 /// the tool's description or a JSON schema.
 fn tool_def(o: &Object, a: &Assembly) -> Option<usize> {
     let name = o.get_str("name")?;
-    let i = a
-        .parts
-        .tools
+    let tools = sent_tools(a);
+    let i = tools
         .iter()
         .position(|t| t.name == name)
-        .or_else(|| {
-            a.parts
-                .tools
-                .iter()
-                .position(|t| t.name.eq_ignore_ascii_case(name))
-        })?;
-    let t = &a.parts.tools[i];
+        .or_else(|| tools.iter().position(|t| t.name.eq_ignore_ascii_case(name)))?;
+    let t = &tools[i];
     let described = o.get_str("description").is_some_and(|d| d == t.description);
     let schema = o.iter().any(|(k, v)| k != "name" && has_schema(v, 2));
     (described || schema).then_some(i)
+}
+
+/// The tools the request sends: 0.86 on, once it is built, the transcript's declarations.
+pub fn sent_tools(a: &Assembly) -> &[crate::tools::ToolDef] {
+    if a.parts.sent_system.is_some() {
+        &a.parts.declared_tools
+    } else {
+        &a.parts.tools
+    }
+}
+
+/// The system texts the request sends, each `(start, end, text)` in `Parts.system_prompt`: the
+/// whole prompt, or 0.86 on each system message as sent (the first and the updates kept in
+/// place).
+fn system_parts(a: &Assembly) -> Vec<(usize, usize, &str)> {
+    let sp = &a.parts.system_prompt;
+    match &a.parts.sent_system {
+        Some(sent) => sent
+            .messages
+            .iter()
+            .map(|m| (m.start, m.end, m.text.as_str()))
+            .collect(),
+        None if sp.text.is_empty() => Vec::new(),
+        None => vec![(0, utf16_len(&sp.text), sp.text.as_str())],
+    }
 }
 
 fn walk<'v>(a: &Assembly, v: &'v Value, nodes: &mut Vec<Node<'v>>) {
@@ -413,14 +432,23 @@ fn walk<'v>(a: &Assembly, v: &'v Value, nodes: &mut Vec<Node<'v>>) {
 /// For each LLM message, the agent message it came from (`convertToLlm` keeps or converts one
 /// by one and drops excluded bash runs and unknown roles: CA/core/messages.js:75–122).
 pub fn llm_to_agent_indices(a: &Assembly) -> Vec<usize> {
-    let mut out = Vec::with_capacity(a.parts.llm_messages.len());
-    for (i, m) in a.parts.agent_messages.iter().enumerate() {
+    match &a.pi {
+        Some(pi) => agent_indices(pi, &a.parts.agent_messages),
+        None => Vec::new(),
+    }
+}
+
+/// [`llm_to_agent_indices`] for `agent` messages (0.86 on, system messages pass too).
+pub fn agent_indices(pi: &crate::pi::Pi, agent: &[Value]) -> Vec<usize> {
+    let mut out = Vec::with_capacity(agent.len());
+    for (i, m) in agent.iter().enumerate() {
         let keep = match m.get_str("role") {
             Some("bashExecution") => !m.get("excludeFromContext").is_some_and(Value::truthy),
             Some(
                 "custom" | "branchSummary" | "compactionSummary" | "user" | "assistant"
                 | "toolResult",
             ) => true,
+            Some("system") => pi.rules.transcript,
             _ => false,
         };
         if keep {
@@ -566,7 +594,7 @@ pub fn param_rule(a: &Assembly, name: &str) -> (String, Option<String>) {
         }
         "cache" => "prompt caching: pi's cache markers and keys (retention from PI_CACHE_RETENTION, default short)".into(),
         "stream" => "pi always streams".into(),
-        "tools" => format!("the {} active tools", a.parts.tools.len()),
+        "tools" => tools_rule(a),
         "store" => "pi never asks the provider to store the response".into(),
         "sampling" => "the model's samplingParams (models.json)".into(),
         "session" => "the session id".into(),
@@ -588,18 +616,33 @@ pub fn param_rule(a: &Assembly, name: &str) -> (String, Option<String>) {
 // Provenance.
 // ---------------------------------------------------------------------------------------------
 
-fn sections_at(a: &Assembly, offset: usize) -> Vec<SectionSpan> {
+/// What the request's tools are, for a rule.
+fn tools_rule(a: &Assembly) -> String {
+    if a.parts.sent_system.is_some() {
+        format!(
+            "the {} tools the transcript's system messages declare",
+            a.parts.declared_tools.len()
+        )
+    } else {
+        format!("the {} active tools", a.parts.tools.len())
+    }
+}
+
+/// The sections of system text `part` (`start..end` of the prompt), at `offset` in the leaf.
+fn sections_at(a: &Assembly, part: (usize, usize), offset: usize) -> Vec<SectionSpan> {
     a.parts
         .system_prompt
         .sections
         .iter()
         .enumerate()
+        .filter(|(_, s)| s.start >= part.0 && s.end <= part.1)
         .map(|(i, s)| SectionSpan {
             index: i,
             name: s.name.clone(),
             source: s.source.clone(),
-            start: s.start + offset,
-            end: s.end + offset,
+            start: s.start - part.0 + offset,
+            end: s.end - part.0 + offset,
+            stored: s.stored.clone(),
         })
         .collect()
 }
@@ -701,7 +744,7 @@ pub fn provenance(a: &Assembly) -> Vec<Origin> {
 
     // Phase 1b: containment for the leaves left, against the messages between the nearest
     // matched neighbours in walk order, the system prompt and pi's strings.
-    let sp = a.parts.system_prompt.text.as_str();
+    let parts = system_parts(a);
     let mut k = 0usize; // position in msg_order
     for n in 0..n_nodes {
         while k < msg_order.len() && msg_order[k].0 < n {
@@ -720,18 +763,22 @@ pub fn provenance(a: &Assembly) -> Vec<Origin> {
         if s.len() < 8 {
             continue;
         }
-        if !sp.is_empty() && s.len() > sp.len() {
-            if let Some(pos) = s.find(sp) {
-                matched[n] = Some((
-                    Piece {
-                        owner: Owner::SystemPrompt,
-                        part: "text",
-                    },
-                    Match::Contains,
-                    utf16_len(&s[..pos]),
-                ));
-                continue;
-            }
+        let within = parts.iter().enumerate().find_map(|(k, (_, _, sp))| {
+            (!sp.is_empty() && s.len() > sp.len())
+                .then(|| s.find(sp))
+                .flatten()
+                .map(|pos| (k, pos))
+        });
+        if let Some((k, pos)) = within {
+            matched[n] = Some((
+                Piece {
+                    owner: Owner::System(k),
+                    part: "text",
+                },
+                Match::Contains,
+                utf16_len(&s[..pos]),
+            ));
+            continue;
         }
         let prev = k.checked_sub(1).and_then(|j| msg_order.get(j)).map(|x| x.1);
         let next = msg_order.get(k).map(|x| x.1);
@@ -801,7 +848,7 @@ pub fn provenance(a: &Assembly) -> Vec<Origin> {
 
     // Phase 3: every leaf and every top-level key gets an origin.
     let tool_source = |i: usize, part: &'static str| {
-        let t = &a.parts.tools[i];
+        let t = &sent_tools(a)[i];
         Source::Tool {
             name: t.name.clone(),
             builtin: matches!(t.source, ToolSource::Builtin),
@@ -817,11 +864,11 @@ pub fn provenance(a: &Assembly) -> Vec<Origin> {
                 i,
                 if structure { "structure" } else { part },
             )),
-            Owner::SystemPrompt => Source::SystemPrompt {
+            Owner::System(k) => Source::SystemPrompt {
                 sections: if structure {
                     Vec::new()
                 } else {
-                    sections_at(a, offset)
+                    sections_at(a, (parts[k].0, parts[k].1), offset)
                 },
             },
             Owner::Tool(i) => tool_source(i, if structure { "schema" } else { part }),
@@ -867,7 +914,7 @@ pub fn provenance(a: &Assembly) -> Vec<Origin> {
         if !is_leaf {
             // A top-level container: what it holds.
             let os = &owners[n];
-            let source = if os.contains(&Owner::SystemPrompt)
+            let source = if os.iter().any(|o| matches!(o, Owner::System(_)))
                 && !os
                     .iter()
                     .any(|o| matches!(o, Owner::Msg(_) | Owner::Tool(_)))
@@ -883,7 +930,7 @@ pub fn provenance(a: &Assembly) -> Vec<Origin> {
                     (format!("the conversation: {} LLM messages after convertToLlm, transformed and converted by the adapter", a.parts.llm_messages.len()), a.trace.stage(StageId::ConvertMessages).map(|s| s.pi_source.to_string()))
                 } else if tools > 0 {
                     (
-                        format!("the {} active tools", a.parts.tools.len()),
+                        tools_rule(a),
                         a.trace
                             .stage(StageId::AgentContext)
                             .map(|s| s.pi_source.to_string()),
@@ -910,8 +957,8 @@ pub fn provenance(a: &Assembly) -> Vec<Origin> {
         }
         if let Some(t) = node.tool {
             let part = match (node.key.as_str(), node.value.as_str()) {
-                ("name", Some(s)) if s.eq_ignore_ascii_case(&a.parts.tools[t].name) => "name",
-                ("description", Some(s)) if s == a.parts.tools[t].description => "description",
+                ("name", Some(s)) if s.eq_ignore_ascii_case(&sent_tools(a)[t].name) => "name",
+                ("description", Some(s)) if s == sent_tools(a)[t].description => "description",
                 _ => "schema",
             };
             let m = if part == "schema" {

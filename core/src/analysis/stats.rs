@@ -1,6 +1,11 @@
 //! The seed article's accounting: how the request's characters split between the system prompt,
 //! the tool definitions and the history. Lengths are UTF-16 code units (JS `.length`), counting
 //! text payloads and not JSON punctuation.
+//!
+//! 0.86 on the system prompt is the system messages as sent (the collapsed head, or the first
+//! message and the later updates kept in place: `Parts::sent_system`), the tools are the
+//! transcript's declarations (`Parts::declared_tools`), and the history leaves the system
+//! messages out.
 
 use crate::context::LlmContext;
 use crate::js::{utf16_len, Value};
@@ -15,6 +20,8 @@ pub struct SectionStat {
     pub source: String,
     pub offset: usize,
     pub chars: usize,
+    /// 0.86 on: the stored system message that set it (`session line 3`, `this run`).
+    pub stored: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -65,11 +72,22 @@ pub struct Stats {
     /// The body's size in bytes (UTF-8) and in UTF-16 units.
     pub body_bytes: usize,
     pub body_chars: usize,
+    /// The release's token estimate: characters per token (`estimateCharsPerToken`, 4 in
+    /// 0.85.1, 3.5 from 0.86).
+    pub chars_per_token: f64,
 }
 
 impl Stats {
     pub fn total_chars(&self) -> usize {
         self.system_prompt_chars + self.tools_chars + self.history_chars
+    }
+
+    /// `chars` as tokens by the release's estimate (`ceil(chars / charsPerToken)`).
+    pub fn tokens(&self, chars: usize) -> usize {
+        if self.chars_per_token.is_nan() || self.chars_per_token <= 0.0 {
+            return 0;
+        }
+        (chars as f64 / self.chars_per_token).ceil() as usize
     }
 
     /// Shares of (system prompt, tools, history) in the total, 0..1.
@@ -142,6 +160,7 @@ fn bump_role(roles: &mut Vec<RoleStat>, role: &str, chars: usize) {
 
 /// Computes the statistics of one assembly.
 pub fn compute(
+    pi: &crate::pi::Pi,
     prompt: &SystemPrompt,
     tools: &[ToolDef],
     ctx: &LlmContext,
@@ -159,11 +178,13 @@ pub fn compute(
                 source: sec.source.clone(),
                 offset: sec.start,
                 chars: sec.end - sec.start,
+                stored: sec.stored.as_ref().map(crate::prompt::Stored::label),
             })
             .collect(),
         by_tool: tools.iter().map(tool_stat).collect(),
         body_bytes: request.body.len(),
         body_chars: utf16_len(&request.body),
+        chars_per_token: pi.data.default_number("estimateCharsPerToken"),
         ..Default::default()
     };
     s.tools_chars = s.by_tool.iter().map(|t| t.chars).sum();
@@ -175,6 +196,10 @@ pub fn compute(
     let mut by_result_tool: Vec<ToolResultStat> = Vec::new();
     for m in &ctx.messages {
         let role = m.get_str("role").unwrap_or("");
+        // 0.86 on: the system messages are the system prompt, counted above.
+        if role == "system" {
+            continue;
+        }
         let chars = match role {
             "user" => {
                 let n = text_of_blocks(m.get("content"), &mut kinds, true);

@@ -21,8 +21,57 @@ pub struct Section {
     /// Start and end offsets in UTF-16 code units.
     pub start: usize,
     pub end: usize,
-    /// 0.86 on: the stored system message that set this text (`session line 3`, `this run`).
-    pub stored: Option<String>,
+    /// 0.86 on: the stored system message that set this text.
+    pub stored: Option<Stored>,
+}
+
+/// 0.86 on: which stored system message set a span of the system prompt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stored {
+    /// A `message` entry with role `system` in the session file.
+    Session { line: u32, entry_id: Option<String> },
+    /// The `systemMessage` checkpoint a compaction entry stores (S35).
+    Checkpoint { line: u32, entry_id: Option<String> },
+    /// A system message this run writes (pi stores it with the prompt).
+    ThisRun,
+}
+
+impl Stored {
+    /// `session`, `checkpoint`, `this-run`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Stored::Session { .. } => "session",
+            Stored::Checkpoint { .. } => "checkpoint",
+            Stored::ThisRun => "this-run",
+        }
+    }
+
+    /// The session line it was stored at (none for this run's).
+    pub fn line(&self) -> Option<u32> {
+        match self {
+            Stored::Session { line, .. } | Stored::Checkpoint { line, .. } => Some(*line),
+            Stored::ThisRun => None,
+        }
+    }
+
+    /// The session entry that holds it (none for this run's).
+    pub fn entry_id(&self) -> Option<&str> {
+        match self {
+            Stored::Session { entry_id, .. } | Stored::Checkpoint { entry_id, .. } => {
+                entry_id.as_deref()
+            }
+            Stored::ThisRun => None,
+        }
+    }
+
+    /// For people: `session line 3`, `the compaction's checkpoint, line 10`, `this run`.
+    pub fn label(&self) -> String {
+        match self {
+            Stored::Session { line, .. } => format!("session line {line}"),
+            Stored::Checkpoint { line, .. } => format!("the compaction's checkpoint, line {line}"),
+            Stored::ThisRun => "this run".to_string(),
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -46,12 +95,23 @@ impl SystemPrompt {
         });
     }
 
-    /// Appends `text` as a section set by the system message stored at `stored`.
-    pub fn push_stored(&mut self, name: &str, source: &str, stored: &str, text: &str) {
+    /// Appends `text` as a section set by the system message `stored`.
+    pub fn push_stored(&mut self, name: &str, source: &str, stored: &Stored, text: &str) {
         self.push(name, source, text);
         if let Some(last) = self.sections.last_mut() {
-            last.stored = Some(stored.to_string());
+            last.stored = Some(stored.clone());
         }
+    }
+
+    /// Appends another prompt's text and spans after this one's.
+    pub fn append(&mut self, other: &SystemPrompt) {
+        let base = utf16_len(&self.text);
+        self.text.push_str(&other.text);
+        self.sections.extend(other.sections.iter().map(|s| Section {
+            start: s.start + base,
+            end: s.end + base,
+            ..s.clone()
+        }));
     }
 }
 

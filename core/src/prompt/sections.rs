@@ -366,27 +366,54 @@ pub fn to_map(built: &[BuiltSection]) -> Object {
     out
 }
 
+/// Pushes section `name` with `text` (set by `origin`) onto `sp`, after `lead`: split into this
+/// run's pieces (tools, rules, files, skills) when it reads as this run builds it, else one span
+/// whose source is the session.
+fn push_section(
+    sp: &mut super::SystemPrompt,
+    name: &str,
+    text: &str,
+    origin: &super::Stored,
+    fresh: &[BuiltSection],
+    lead: &str,
+) {
+    match fresh.iter().find(|b| b.name == name && b.text == text) {
+        Some(b) => {
+            for (k, piece) in b.pieces.iter().enumerate() {
+                let text = if k == 0 {
+                    format!("{lead}{}", piece.text)
+                } else {
+                    piece.text.clone()
+                };
+                sp.push_stored(&piece.name, &piece.source, origin, &text);
+            }
+        }
+        None => sp.push_stored(name, "session", origin, &format!("{lead}{text}")),
+    }
+}
+
 /// The system prompt a request carries, with spans: the replay of the transcript's system
 /// messages (`getSystemMessageText(getCurrentSystemMessage(messages))`, S45/S46). A section that
 /// reads as this run would build it is split into its pieces (tools, rules, files, skills); one
 /// whose stored text differs is one span from the session. `origins[i]` says where message `i`
-/// was stored (`session line 3`, `this run`); each span says which system message set it.
+/// was stored; each span says which system message set it.
 pub fn replayed(
     pi: &Pi,
     messages: &[Value],
-    origins: &[String],
+    origins: &[super::Stored],
     fresh: &[BuiltSection],
 ) -> super::SystemPrompt {
     use crate::transcript::content_text;
     let join = pi.data.string("text", "systemMessageTextJoin");
-    let mut contents: Vec<(String, String)> = Vec::new();
+    let origin_of = |i: usize| origins.get(i).cloned().unwrap_or(super::Stored::ThisRun);
+    let mut contents: Vec<(String, super::Stored)> = Vec::new();
     // name → (text, origin), Map order.
-    let mut sections: Vec<(String, String, String)> = Vec::new();
+    let mut sections: Vec<(String, String, super::Stored)> = Vec::new();
     for (i, m) in messages.iter().enumerate() {
         if m.get_str("role") != Some("system") {
             continue;
         }
-        let origin = origins.get(i).cloned().unwrap_or_default();
+        let origin = origin_of(i);
         let t = content_text(m.get("content"), pi.data.string("text", "contentTextJoin"));
         if !t.is_empty() {
             contents.push((t, origin.clone()));
@@ -414,17 +441,10 @@ pub fn replayed(
     }
     let mut sp = super::SystemPrompt::default();
     let mut first = true;
-    let content_text_all = contents
-        .iter()
-        .map(|(t, _)| t.as_str())
-        .collect::<Vec<_>>()
-        .join(join);
-    if !content_text_all.is_empty() {
-        for (k, (t, origin)) in contents.iter().enumerate() {
-            let lead = if k > 0 { join } else { "" };
-            sp.push_stored("content", "session", origin, &format!("{lead}{t}"));
-        }
+    for (t, origin) in &contents {
+        let lead = if first { "" } else { join };
         first = false;
+        sp.push_stored("content", "session", origin, &format!("{lead}{t}"));
     }
     for (name, text, origin) in &sections {
         if text.is_empty() {
@@ -432,18 +452,59 @@ pub fn replayed(
         }
         let lead = if first { "" } else { join };
         first = false;
-        match fresh.iter().find(|b| b.name == *name && b.text == *text) {
-            Some(b) => {
-                for (k, piece) in b.pieces.iter().enumerate() {
-                    let text = if k == 0 {
-                        format!("{lead}{}", piece.text)
-                    } else {
-                        piece.text.clone()
-                    };
-                    sp.push_stored(&piece.name, &piece.source, origin, &text);
+        push_section(&mut sp, name, text, origin, fresh, lead);
+    }
+    sp
+}
+
+/// How a later system message reads where a protocol keeps it in place
+/// (`renderSystemMessageUpdate`, AI/utils/text.js:24–35), with spans: its content text, then per
+/// section `Updated system prompt section "x":` and the text (split as [`replayed`] splits it),
+/// or `Removed system prompt section "x".`. The text equals
+/// [`crate::transcript::render_system_message_update`].
+pub fn rendered_update(
+    pi: &Pi,
+    m: &Value,
+    origin: &super::Stored,
+    fresh: &[BuiltSection],
+) -> super::SystemPrompt {
+    use crate::transcript::content_text;
+    let s = |k: &str| pi.data.string("text", k);
+    let join = s("updateJoin");
+    let mut sp = super::SystemPrompt::default();
+    let mut first = true;
+    let t = content_text(m.get("content"), s("contentTextJoin"));
+    if !t.is_empty() {
+        sp.push_stored("content", "session", origin, &t);
+        first = false;
+    }
+    if let Some(sections) = m.get("sections").and_then(Value::as_object) {
+        for (name, v) in sections.iter() {
+            let lead = if first { "" } else { join };
+            first = false;
+            match v {
+                Value::Null => sp.push_stored(
+                    name,
+                    "pi",
+                    origin,
+                    &format!("{lead}{}", s("removedSection").replace("{name}", name)),
+                ),
+                other => {
+                    sp.push_stored(
+                        name,
+                        "pi",
+                        origin,
+                        &format!(
+                            "{lead}{}",
+                            s("updatedSectionPrefix").replace("{name}", name)
+                        ),
+                    );
+                    let text = crate::js::to_js_string(Some(other));
+                    if !text.is_empty() {
+                        push_section(&mut sp, name, &text, origin, fresh, "");
+                    }
                 }
             }
-            None => sp.push_stored(name, "session", origin, &format!("{lead}{text}")),
         }
     }
     sp

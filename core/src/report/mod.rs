@@ -155,17 +155,23 @@ pub fn request_json(a: &Assembly) -> Value {
     }
 }
 
-/// The session tree and the context it yielded.
+/// The session tree and the context it yielded. 0.86 on, entries are shown as what they are: a
+/// system message is type `system` with `system` (the sections it sets or removes, the tools it
+/// adds or removes), a compaction with a checkpoint has `checkpoint` (the same for its
+/// `systemMessage`), a `context_edit` has `edit` (`{targetId, omitted, chars}`), a `usage` entry
+/// has `usage` (`{kind, provider, model, input, output, cacheRead, cacheWrite}`).
 pub fn session_json(a: &Assembly) -> Value {
     let p = &a.parts;
     let Some(file) = &p.session else {
         return Value::Null;
     };
     let ctx = &p.session_context;
+    let transcript = a.pi.as_ref().filter(|pi| pi.rules.transcript);
     let nodes: Vec<Value> = session::tree(file, ctx)
         .into_iter()
-        .map(|n| {
-            Object::new()
+        .zip(&file.entries)
+        .map(|(n, e)| {
+            let mut o = Object::new()
                 .with("id", opt_str(n.id.as_deref()))
                 .with("parentId", opt_str(n.parent_id.as_deref()))
                 .with("type", n.entry_type.as_str())
@@ -173,18 +179,26 @@ pub fn session_json(a: &Assembly) -> Value {
                 .with("preview", n.preview.as_str())
                 .with("label", opt_str(n.label.as_deref()))
                 .with("onActiveBranch", n.on_active_branch)
-                .with("inContext", n.in_context)
-                .into()
+                .with("inContext", n.in_context);
+            if let Some(pi) = transcript {
+                transcript_entry(pi, &e.value, &mut o);
+            }
+            o.into()
         })
         .collect();
     let sources: Vec<Value> = ctx
         .sources
         .iter()
-        .map(|s| {
+        .enumerate()
+        .map(|(i, s)| {
             Object::new()
                 .with("entryId", opt_str(s.entry_id.as_deref()))
                 .with("line", s.line)
                 .with("entryType", s.entry_type.as_str())
+                .with(
+                    "role",
+                    opt_str(p.agent_messages.get(i).and_then(|m| m.get_str("role"))),
+                )
                 .into()
         })
         .collect();
@@ -200,24 +214,251 @@ pub fn session_json(a: &Assembly) -> Value {
         .into()
 }
 
-/// The system prompt with its sections (UTF-16 offsets).
+/// A one-line summary of a system message: `sets tools, rules · removes addendum · +grep −bash`.
+fn system_summary(m: &Value) -> String {
+    let mut set = Vec::new();
+    let mut removed = Vec::new();
+    if let Some(o) = m.get("sections").and_then(Value::as_object) {
+        for (k, v) in o.iter() {
+            if v.is_null() {
+                removed.push(k.to_string());
+            } else {
+                set.push(k.to_string());
+            }
+        }
+    }
+    let tools = |key: &str, sign: &str| -> Vec<String> {
+        m.get(key)
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|t| t.get_str("name"))
+                    .map(|n| format!("{sign}{n}"))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut parts = Vec::new();
+    if !set.is_empty() {
+        parts.push(format!("sets {}", set.join(", ")));
+    }
+    if !removed.is_empty() {
+        parts.push(format!("removes {}", removed.join(", ")));
+    }
+    let mut t = tools("toolsAdded", "+");
+    t.extend(tools("toolsRemoved", "−"));
+    if !t.is_empty() {
+        parts.push(format!("tools {}", t.join(" ")));
+    }
+    parts.join(" · ")
+}
+
+/// The 0.86 facts of one session entry (see [`session_json`]), added to its node `o`.
+fn transcript_entry(pi: &Pi, e: &Object, o: &mut Object) {
+    let num = |v: &Value, k: &str| v.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+    match e.get_str("type") {
+        Some("message") => {
+            let Some(m) = e
+                .get("message")
+                .filter(|m| m.get_str("role") == Some("system"))
+            else {
+                return;
+            };
+            o.insert("type", Value::str("system"));
+            let summary = system_summary(m);
+            o.insert(
+                "preview",
+                Value::str(if summary.is_empty() {
+                    "system message".to_string()
+                } else {
+                    format!("system message: {summary}")
+                }),
+            );
+            o.insert("system", system_message_json(pi, m));
+        }
+        Some("compaction") => {
+            if let Some(cp) = e.get("systemMessage") {
+                o.insert("checkpoint", system_message_json(pi, cp));
+            }
+        }
+        Some("context_edit") => {
+            let target = e.get_str("targetId").unwrap_or("?");
+            let replacement = e.get("replacement");
+            let omitted = replacement.is_none_or(Value::is_null);
+            let chars = replacement
+                .and_then(|r| r.get("content"))
+                .map(|c| {
+                    crate::js::utf16_len(&crate::transcript::content_text(
+                        Some(c),
+                        pi.data.string("text", "contentTextJoin"),
+                    ))
+                })
+                .unwrap_or(0);
+            o.insert(
+                "preview",
+                Value::str(if omitted {
+                    format!("context edit: leaves {target} out of the context")
+                } else {
+                    format!("context edit: replaces the content of {target} ({chars} chars)")
+                }),
+            );
+            o.insert(
+                "edit",
+                Object::new()
+                    .with("targetId", target)
+                    .with("omitted", omitted)
+                    .with("chars", chars)
+                    .into(),
+            );
+        }
+        Some("usage") => {
+            let u = e.get("usage").cloned().unwrap_or_default();
+            let kind = e.get_str("kind").unwrap_or("");
+            o.insert(
+                "preview",
+                Value::str(format!(
+                    "usage{}: {}/{} · {} input · {} cache read · {} output",
+                    if kind.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({kind})")
+                    },
+                    e.get_str("provider").unwrap_or("?"),
+                    e.get_str("model").unwrap_or("?"),
+                    crate::js::number_to_string(num(&u, "input")),
+                    crate::js::number_to_string(num(&u, "cacheRead")),
+                    crate::js::number_to_string(num(&u, "output")),
+                )),
+            );
+            o.insert(
+                "usage",
+                Object::new()
+                    .with("kind", kind)
+                    .with("provider", opt_str(e.get_str("provider")))
+                    .with("model", opt_str(e.get_str("model")))
+                    .with("input", num(&u, "input"))
+                    .with("output", num(&u, "output"))
+                    .with("cacheRead", num(&u, "cacheRead"))
+                    .with("cacheWrite", num(&u, "cacheWrite"))
+                    .into(),
+            );
+        }
+        _ => {}
+    }
+}
+
+/// 0.86 on: where a system message is stored, `{kind, label, line, entryId}` (`kind`:
+/// `session`, `checkpoint` for a compaction's, `this-run`).
+pub fn stored_json(s: &crate::prompt::Stored) -> Value {
+    Object::new()
+        .with("kind", s.kind())
+        .with("label", s.label())
+        .with("line", s.line().map_or(Value::Null, Value::from))
+        .with("entryId", opt_str(s.entry_id()))
+        .into()
+}
+
+/// The system prompt with its sections (UTF-16 offsets). 0.86 on each section says which
+/// stored system message set it (`stored`), and `messages` says how the system messages were
+/// sent: `placement` `leading` (one system prompt first: the replay of all of them) or
+/// `in-place` (each where it is stored: the first as the prompt, later ones as updates), each
+/// message's range in `text`, whether it is an update, its LLM message index and where it is
+/// stored.
 pub fn system_prompt_json(a: &Assembly) -> Value {
     let sp = &a.parts.system_prompt;
     let sections: Vec<Value> = sp
         .sections
         .iter()
         .map(|s| {
-            Object::new()
+            let mut o = Object::new()
                 .with("name", s.name.as_str())
                 .with("source", s.source.as_str())
                 .with("start", s.start)
-                .with("end", s.end)
-                .into()
+                .with("end", s.end);
+            o.insert_opt("stored", s.stored.as_ref().map(stored_json));
+            o.into()
         })
         .collect();
-    Object::new()
+    let mut o = Object::new()
         .with("text", sp.text.as_str())
+        .with("sections", Value::Array(sections));
+    if let Some(sent) = &a.parts.sent_system {
+        o.insert("placement", Value::str(sent.placement.as_str()));
+        o.insert(
+            "messages",
+            Value::Array(
+                sent.messages
+                    .iter()
+                    .map(|m| {
+                        Object::new()
+                            .with("start", m.start)
+                            .with("end", m.end)
+                            .with("update", m.update)
+                            .with("llmIndex", m.llm_index.map_or(Value::Null, Value::from))
+                            .with("stored", m.stored.as_ref().map_or(Value::Null, stored_json))
+                            .into()
+                    })
+                    .collect(),
+            ),
+        );
+    }
+    o.into()
+}
+
+/// 0.86 on: the system messages this run stores (the section patch, the tool changes), each
+/// `{sections: [{name, removed, chars}], toolsAdded: [name], toolsRemoved: [name], chars}`
+/// (`chars`: the text it adds, `getSystemMessageText`); `[]` before 0.86.
+pub fn new_system_messages_json(a: &Assembly) -> Value {
+    let Some(pi) = a.pi.as_ref() else {
+        return Value::Array(Vec::new());
+    };
+    Value::Array(
+        a.parts
+            .new_system_messages
+            .iter()
+            .map(|m| system_message_json(pi, m))
+            .collect(),
+    )
+}
+
+/// A system message as the views show it: the sections it sets or removes and the tools it
+/// adds or removes.
+pub fn system_message_json(pi: &Pi, m: &Value) -> Value {
+    let names = |key: &str| -> Value {
+        Value::Array(
+            m.get(key)
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|t| t.get_str("name").map(Value::from))
+                        .collect()
+                })
+                .unwrap_or_default(),
+        )
+    };
+    let sections: Vec<Value> = m
+        .get("sections")
+        .and_then(Value::as_object)
+        .map(|o| {
+            o.iter()
+                .map(|(k, v)| {
+                    Object::new()
+                        .with("name", k.as_str())
+                        .with("removed", v.is_null())
+                        .with("chars", v.as_str().map_or(0, crate::js::utf16_len))
+                        .into()
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Object::new()
         .with("sections", Value::Array(sections))
+        .with("toolsAdded", names("toolsAdded"))
+        .with("toolsRemoved", names("toolsRemoved"))
+        .with(
+            "chars",
+            crate::js::utf16_len(&crate::transcript::system_message_text(pi, m)),
+        )
         .into()
 }
 
@@ -252,6 +493,50 @@ pub fn tools_json(a: &Assembly) -> Value {
                         ),
                     )
                     .with("strict", t.constrained_sampling.is_some())
+                    .into()
+            })
+            .collect(),
+    )
+}
+
+/// 0.86 on: the tools the request sends, as the transcript's system messages declare them
+/// (`getCurrentTools`, replay order), each with its size, whether it asks for strict sampling,
+/// and where it was declared; `null` before 0.86.
+pub fn declared_tools_json(a: &Assembly) -> Value {
+    if !a.pi.as_ref().is_some_and(|pi| pi.rules.transcript) {
+        return Value::Null;
+    }
+    let p = &a.parts;
+    // Where each tool was last declared: the system message that added it.
+    let declared_at = |name: &str| -> Value {
+        p.agent_messages
+            .iter()
+            .zip(&p.message_origins)
+            .filter(|(m, _)| m.get_str("role") == Some("system"))
+            .filter(|(m, _)| {
+                m.get("toolsAdded")
+                    .and_then(Value::as_array)
+                    .is_some_and(|a| a.iter().any(|t| t.get_str("name") == Some(name)))
+            })
+            .last()
+            .map_or(Value::Null, |(_, o)| stored_json(o))
+    };
+    Value::Array(
+        p.declared_tools
+            .iter()
+            .map(|t| {
+                let st = crate::analysis::stats::tool_stat(t);
+                Object::new()
+                    .with("name", t.name.as_str())
+                    .with("description", t.description.as_str())
+                    .with("parameters", t.parameters.clone())
+                    .with("chars", st.chars)
+                    .with(
+                        "constrainedSampling",
+                        t.constrained_sampling.clone().unwrap_or(Value::Null),
+                    )
+                    .with("stored", declared_at(&t.name))
+                    .with("active", p.tools.iter().any(|x| x.name == t.name))
                     .into()
             })
             .collect(),
@@ -346,6 +631,17 @@ pub fn assembly_json(a: &Assembly) -> Value {
         )
         .with("systemPrompt", system_prompt_json(a))
         .with("tools", tools_json(a))
+        .with("declaredTools", declared_tools_json(a))
+        .with("newSystemMessages", new_system_messages_json(a))
+        .with(
+            "estimate",
+            Object::new().with(
+                "charsPerToken",
+                a.pi.as_ref().map_or(Value::Null, |pi| {
+                    Value::from(pi.data.default_number("estimateCharsPerToken"))
+                }),
+            ),
+        )
         .with("resources", resources_json(a))
         .with("session", session_json(a))
         .with("cwd", a.parts.cwd.as_str())

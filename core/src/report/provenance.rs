@@ -42,13 +42,14 @@ pub fn source_json(s: &Source) -> Value {
                 sections
                     .iter()
                     .map(|x| {
-                        Object::new()
+                        let mut o = Object::new()
                             .with("index", x.index)
                             .with("name", x.name.as_str())
                             .with("source", x.source.as_str())
                             .with("start", x.start)
-                            .with("end", x.end)
-                            .into()
+                            .with("end", x.end);
+                        o.insert_opt("stored", x.stored.as_ref().map(super::stored_json));
+                        o.into()
                     })
                     .collect(),
             ),

@@ -14,12 +14,16 @@ pub fn to_json(s: &Stats) -> Value {
         .sections
         .iter()
         .map(|x| {
-            Object::new()
+            let mut o = Object::new()
                 .with("name", x.name.as_str())
                 .with("source", x.source.as_str())
                 .with("offset", x.offset)
-                .with("chars", x.chars)
-                .into()
+                .with("chars", x.chars);
+            // 0.86 on: the stored system message that set it.
+            if let Some(stored) = &x.stored {
+                o.insert("stored", Value::str(stored.as_str()));
+            }
+            o.into()
         })
         .collect();
     let by_tool: Vec<Value> = s
