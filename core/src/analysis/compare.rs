@@ -351,8 +351,17 @@ pub fn compare(a: &Assembly, b: &Assembly) -> Comparison {
     // Messages of the LLM context that a body does not carry.
     let (ma, mb) = (messages_in(&oa), messages_in(&ob));
     let n = a.parts.llm_messages.len().max(b.parts.llm_messages.len());
+    // 0.86 on, system messages are the system prompt (compared as such), not messages.
+    let is_system = |i: usize| {
+        a.parts
+            .llm_messages
+            .get(i)
+            .is_some_and(|m| m.get_str("role") == Some("system"))
+    };
     let missing = |set: &std::collections::BTreeSet<usize>| {
-        (0..n).filter(|i| !set.contains(i)).collect::<Vec<_>>()
+        (0..n)
+            .filter(|i| !set.contains(i) && !is_system(*i))
+            .collect::<Vec<_>>()
     };
     let (xa, xb) = (missing(&ma), missing(&mb));
     let both: Vec<usize> = xa.iter().copied().filter(|i| xb.contains(i)).collect();

@@ -189,9 +189,11 @@ pub(super) fn redeclared_tools(a: &Assembly, pi: &Pi, list: &mut List) {
         p.agent_messages
             .iter()
             .zip(&p.message_origins)
-            .filter(|(m, o)| is_system(m) && **o != Stored::ThisRun)
-            .filter(|(m, _)| names(m, "toolsAdded").iter().any(|n| n == name))
-            .last()
+            .rfind(|(m, o)| {
+                is_system(m)
+                    && **o != Stored::ThisRun
+                    && names(m, "toolsAdded").iter().any(|n| n == name)
+            })
             .map(|(_, o)| o.label())
     };
     for m in &p.new_system_messages {
@@ -373,7 +375,15 @@ pub(super) fn patched_prompt(a: &Assembly, pi: &Pi, list: &mut List) {
                 let at = first_difference(&previous, now);
                 let total = utf16_len(now);
                 let span = (at < total).then(|| span_at(a, at)).flatten();
-                let section = span.map(|i| p.system_prompt.sections[i].name.clone());
+                let section = span.map(|i| {
+                    let sec = &p.system_prompt.sections[i];
+                    // A context file is a piece of project_context.
+                    if sec.name == "context-file" {
+                        format!("project_context ({})", sec.source)
+                    } else {
+                        sec.name.clone()
+                    }
+                });
                 let tools_changed = ours
                     .iter()
                     .any(|m| m.get("toolsAdded").is_some() || m.get("toolsRemoved").is_some());

@@ -9,3 +9,7 @@ pub mod provenance;
 pub mod sent;
 pub mod stats;
 pub mod usage;
+
+#[cfg(test)]
+#[path = "transcript_tests.rs"]
+mod transcript_tests;

@@ -55,7 +55,8 @@ pub struct CacheFacts {
     pub tools_chars: usize,
     /// System prompt + tools: what every call repeats first.
     pub prefix_chars: usize,
-    /// `ceil(prefix_chars / 4)`, pi's estimate rule.
+    /// `ceil(prefix_chars / estimateCharsPerToken)`, the release's estimate (4 chars per token in
+    /// 0.85.1, 3.5 from 0.86).
     pub prefix_tokens_estimate: usize,
     /// The conversation in this request.
     pub history_chars: usize,
@@ -155,6 +156,17 @@ pub fn cache_facts(a: &Assembly) -> CacheFacts {
 
 /// [`cache_facts`] over a timeline already computed.
 pub fn cache_facts_from(a: &Assembly, timeline: &[UsagePoint]) -> CacheFacts {
+    // The release's token estimate (`estimateCharsPerToken`).
+    let per_token = a.pi.as_ref().map_or(f64::NAN, |pi| {
+        pi.data.default_number("estimateCharsPerToken")
+    });
+    let tokens = |chars: usize| {
+        if per_token.is_nan() || per_token <= 0.0 {
+            0
+        } else {
+            (chars as f64 / per_token).ceil() as usize
+        }
+    };
     let (sp, tools, history) = match &a.stats {
         Some(s) => (s.system_prompt_chars, s.tools_chars, s.history_chars),
         None => (
@@ -171,9 +183,9 @@ pub fn cache_facts_from(a: &Assembly, timeline: &[UsagePoint]) -> CacheFacts {
         system_prompt_chars: sp,
         tools_chars: tools,
         prefix_chars: sp + tools,
-        prefix_tokens_estimate: (sp + tools).div_ceil(4),
+        prefix_tokens_estimate: tokens(sp + tools),
         history_chars: history,
-        history_tokens_estimate: history.div_ceil(4),
+        history_tokens_estimate: tokens(history),
         ..Default::default()
     };
     // Compaction lines on the branch, to tell whether one sits between two calls.

@@ -512,13 +512,12 @@ pub fn declared_tools_json(a: &Assembly) -> Value {
         p.agent_messages
             .iter()
             .zip(&p.message_origins)
-            .filter(|(m, _)| m.get_str("role") == Some("system"))
-            .filter(|(m, _)| {
-                m.get("toolsAdded")
-                    .and_then(Value::as_array)
-                    .is_some_and(|a| a.iter().any(|t| t.get_str("name") == Some(name)))
+            .rfind(|(m, _)| {
+                m.get_str("role") == Some("system")
+                    && m.get("toolsAdded")
+                        .and_then(Value::as_array)
+                        .is_some_and(|a| a.iter().any(|t| t.get_str("name") == Some(name)))
             })
-            .last()
             .map_or(Value::Null, |(_, o)| stored_json(o))
     };
     Value::Array(
