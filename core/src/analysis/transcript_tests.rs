@@ -629,3 +629,118 @@ fn findings_hold_for_1_6_0() {
         }
     }
 }
+
+#[test]
+fn the_session_tree_shows_1_6_0_entries_as_what_they_are() {
+    // Every line of the session pi left, against its node in the report's tree.
+    for name in [
+        "sp-context-edit-usage",
+        "sp-compaction-checkpoint",
+        "sp-midconvo-kept",
+    ] {
+        let (a, _) = case(name);
+        let tree = crate::report::session_json(&a);
+        let nodes = tree.get("entries").and_then(Value::as_array).unwrap();
+        // The session the run read (the case's input).
+        let files = ctxlens_corpus::Case::named(&format!("pi-1.6.0/{name}")).files();
+        let text = String::from_utf8_lossy(&files["session.jsonl"]).into_owned();
+        let mut kinds = Vec::new();
+        for (i, l) in text.lines().enumerate().skip(1) {
+            let e = parse(l).unwrap();
+            let n = nodes
+                .iter()
+                .find(|n| n.get("line").and_then(Value::as_f64) == Some(i as f64 + 1.0))
+                .unwrap_or_else(|| panic!("{name}: no node for line {}", i + 1));
+            let m = e.get("message");
+            match e.get_str("type").unwrap() {
+                "message" if m.and_then(|m| m.get_str("role")) == Some("system") => {
+                    assert_eq!(n.get_str("type"), Some("system"), "{name}: line {}", i + 1);
+                    let sys = n.get("system").unwrap();
+                    let want: Vec<&str> = m
+                        .unwrap()
+                        .get("sections")
+                        .and_then(Value::as_object)
+                        .map(|o| o.keys().map(|k| k.as_str()).collect())
+                        .unwrap_or_default();
+                    let got: Vec<&str> = sys
+                        .get("sections")
+                        .and_then(Value::as_array)
+                        .unwrap()
+                        .iter()
+                        .filter_map(|s| s.get_str("name"))
+                        .collect();
+                    assert_eq!(got, want, "{name}");
+                    kinds.push("system");
+                }
+                "compaction" => {
+                    let cp = e.get("systemMessage").unwrap();
+                    let n_tools = cp
+                        .get("toolsAdded")
+                        .and_then(Value::as_array)
+                        .unwrap()
+                        .len();
+                    let got = n.get("checkpoint").unwrap();
+                    assert_eq!(
+                        got.get("toolsAdded")
+                            .and_then(Value::as_array)
+                            .unwrap()
+                            .len(),
+                        n_tools
+                    );
+                    kinds.push("checkpoint");
+                }
+                "context_edit" => {
+                    let edit = n.get("edit").unwrap();
+                    assert_eq!(edit.get_str("targetId"), e.get_str("targetId"));
+                    let replacement = e.get("replacement").unwrap();
+                    assert_eq!(
+                        edit.get("omitted"),
+                        Some(&Value::Bool(replacement.is_null()))
+                    );
+                    assert_eq!(
+                        edit.get("chars").and_then(Value::as_f64),
+                        Some(utf16_len(replacement.get_str("content").unwrap()) as f64)
+                    );
+                    kinds.push("context_edit");
+                }
+                "usage" => {
+                    let u = n.get("usage").unwrap();
+                    assert_eq!(u.get_str("kind"), e.get_str("kind"));
+                    for k in ["input", "output", "cacheRead", "cacheWrite"] {
+                        assert_eq!(
+                            u.get(k).and_then(Value::as_f64),
+                            e.get("usage")
+                                .and_then(|x| x.get(k))
+                                .and_then(Value::as_f64),
+                            "{k}"
+                        );
+                    }
+                    kinds.push("usage");
+                }
+                t => assert_eq!(n.get_str("type"), Some(t), "{name}"),
+            }
+        }
+        assert!(!kinds.is_empty(), "{name}");
+    }
+    // The edited message is marked among the messages the session yields.
+    let (a, body) = case("sp-context-edit-usage");
+    let tree = crate::report::session_json(&a);
+    let edited: Vec<&str> = tree
+        .get("messageSources")
+        .and_then(Value::as_array)
+        .unwrap()
+        .iter()
+        .filter(|m| m.get("edited") == Some(&Value::Bool(true)))
+        .filter_map(|m| m.get_str("entryId"))
+        .collect();
+    let target = tree
+        .get("entries")
+        .and_then(Value::as_array)
+        .unwrap()
+        .iter()
+        .find_map(|n| n.get("edit").and_then(|e| e.get_str("targetId")))
+        .unwrap();
+    assert_eq!(edited, [target]);
+    // And the edit reached the body: the replaced content is what pi sent.
+    assert!(body.to_json().contains("the answer, as edited"));
+}

@@ -186,20 +186,34 @@ pub fn session_json(a: &Assembly) -> Value {
             o.into()
         })
         .collect();
+    // 0.86 on: the entries a context edit in the context changes (S38).
+    let edited: Vec<&str> = if transcript.is_some() {
+        ctx.context_indices
+            .iter()
+            .filter_map(|&i| file.entries.get(i))
+            .filter(|e| e.kind() == "context_edit")
+            .filter_map(|e| e.value.get_str("targetId"))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let sources: Vec<Value> = ctx
         .sources
         .iter()
         .enumerate()
         .map(|(i, s)| {
-            Object::new()
+            let mut o = Object::new()
                 .with("entryId", opt_str(s.entry_id.as_deref()))
                 .with("line", s.line)
                 .with("entryType", s.entry_type.as_str())
                 .with(
                     "role",
                     opt_str(p.agent_messages.get(i).and_then(|m| m.get_str("role"))),
-                )
-                .into()
+                );
+            if s.entry_id.as_deref().is_some_and(|id| edited.contains(&id)) {
+                o.insert("edited", Value::Bool(true));
+            }
+            o.into()
         })
         .collect();
     Object::new()

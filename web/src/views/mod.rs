@@ -28,6 +28,7 @@ mod protocols;
 mod request;
 mod session;
 mod stage;
+mod sysmsg;
 mod tools;
 mod usage;
 

@@ -127,7 +127,11 @@ pub fn OverviewView(p: &ViewProps) -> Html {
                 <div class="card"><div class="k">{"Thinking"}</div><div class="v">{s(&m, "thinking")}</div>
                     <div class="sub">{ if s(&m, "thinkingRequested") != s(&m, "thinking") { format!("requested {} ({})", s(&m, "thinkingRequested"), s(&m, "thinkingSource")) } else { s(&m, "thinkingSource").to_string() } }</div></div>
                 <div class="card"><div class="k">{"Body"}</div><div class="v">{format!("{} bytes", thousands(num(&at(stats, &["body"]).cloned().unwrap_or_default(), "bytes")))}</div>
-                    <div class="sub">{format!("≈ {} tokens at 4 chars/token", thousands((body / 4.0).ceil()))}</div></div>
+                    <div class="sub" title={format!("a rough estimate: pi {}'s own rule of thumb (estimateCharsPerToken), which pi uses to keep the answer's max tokens within the context window; the provider's tokenizer counts differently", super::util::pi_version(r))}>
+                        { match super::util::chars_per_token(r) {
+                            Some(c) => format!("≈ {} tokens at {} chars/token", thousands((body / c).ceil()), ctxlens::js::number_to_string(c)),
+                            None => String::new(),
+                        } }</div></div>
                 <div class="card"><div class="k">{"Pipeline"}</div><div class="v">{format!("{} stages", stages.len())}</div><div class="sub">{format!("{changes} changes recorded")}</div></div>
             </div>
             <h3>{"Where the characters go"}</h3>

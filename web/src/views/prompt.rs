@@ -1,5 +1,8 @@
 //! The system prompt: its text with the sections coloured, the seed's table (offset, section,
 //! chars, share), and which context files were read, in which order, and which were shadowed.
+//! 0.86 on, the sections are pi's named ones (`preamble`, `tools`, `rules`, …), each span says
+//! which stored system message set it (a session line, the compaction's checkpoint, this run),
+//! and a prompt sent as several system messages (kept in place) is shown message by message.
 
 use ctxlens::js::{Value, LONE_SURROGATE_BASE};
 use yew::prelude::*;
@@ -8,22 +11,62 @@ use super::components::charts::{Seg, StackedBar};
 use super::components::dom::scroll_into_view;
 use super::components::{color, pct, thousands};
 use super::overview::section_label;
+use super::sysmsg::{placement_text, section_help, source_help, stored_help, stored_label};
 use super::util::{arr, at, not_available, num, s, select, short_path};
 use super::ViewProps;
+
+/// The prompt's text split by sections, grouped by the system message that carried it: one
+/// group (no header) for a single prompt, else one per message of `systemPrompt.messages`.
+type Groups = Vec<(Option<Value>, Vec<(Option<usize>, String)>)>;
+
+fn groups_of(sp: &Value) -> Groups {
+    let text = s(sp, "text");
+    let spans: Vec<(usize, usize)> = arr(sp, "sections")
+        .iter()
+        .map(|x| (num(x, "start") as usize, num(x, "end") as usize))
+        .collect();
+    let msgs = arr(sp, "messages");
+    if msgs.len() < 2 {
+        return vec![(None, split_sections(text, &spans))];
+    }
+    msgs.iter()
+        .map(|m| {
+            let (a, b) = (num(m, "start") as usize, num(m, "end") as usize);
+            let bytes = utf16_to_bytes(text, &[a, b]);
+            let slice = &text[bytes[0]..bytes[1]];
+            // This message's spans, relative to its text; the indices stay the prompt's.
+            let local: Vec<(usize, usize)> = spans
+                .iter()
+                .map(|&(x, y)| {
+                    if x >= a && y <= b {
+                        (x - a, y - a)
+                    } else {
+                        (usize::MAX, usize::MAX)
+                    }
+                })
+                .collect();
+            let pieces = split_sections(slice, &local)
+                .into_iter()
+                .filter(|(_, t)| !t.is_empty())
+                .collect();
+            (Some(m.clone()), pieces)
+        })
+        .collect()
+}
 
 /// Fixed colours for pi's section names; others hash.
 pub fn section_color(name: &str) -> String {
     let i = match name {
-        "intro" => 0,
+        "intro" | "preamble" => 0,
         "tools" => 1,
-        "guidelines" => 2,
-        "pi-docs" => 3,
-        "project-context" => 4,
+        "guidelines" | "rules" => 2,
+        "pi-docs" | "docs" => 3,
+        "project-context" | "project_context" => 4,
         "context-file" => 5,
         "skills" => 6,
         "cwd" => 7,
         "custom" | "custom-prompt" => 8,
-        "append" | "append-prompt" => 9,
+        "append" | "append-prompt" | "addendum" => 9,
         other => super::components::color_of(other),
     };
     color(i)
@@ -85,14 +128,13 @@ pub fn PromptView(p: &ViewProps) -> Html {
     let sp = r.get("systemPrompt").cloned().unwrap_or_default();
     let sections = arr(&sp, "sections").to_vec();
     let text_empty = s(&sp, "text").is_empty();
-    let pieces = use_memo(p.report.clone(), |r| {
-        let sp = r.get("systemPrompt").cloned().unwrap_or_default();
-        let spans: Vec<(usize, usize)> = arr(&sp, "sections")
-            .iter()
-            .map(|x| (num(x, "start") as usize, num(x, "end") as usize))
-            .collect();
-        split_sections(s(&sp, "text"), &spans)
+    let groups = use_memo(p.report.clone(), |r| {
+        groups_of(&r.get("systemPrompt").cloned().unwrap_or_default())
     });
+    let placement = placement_text(&sp);
+    let any_stored = sections.iter().any(|x| x.get("stored").is_some());
+    // The table's rows are the text's spans: the stored origin (an object) is the span's.
+    let stored_of = |i: usize| sections.get(i).and_then(|x| x.get("stored"));
     let sel_section: Option<usize> = p
         .selection
         .as_deref()
@@ -149,30 +191,48 @@ pub fn PromptView(p: &ViewProps) -> Html {
             <div class="prompt-top">
                 <div>
                     <h3>{format!("System prompt · {} chars", thousands(total))}</h3>
+                    if let Some((line, help)) = &placement {
+                        <p class="small placement" data-testid="prompt-placement" title={*help}>{line.clone()}</p>
+                    }
                     <StackedBar segs={segs} testid="prompt-shares" selected={p.selection.clone()} on_select={p.on_select.clone()} />
                 </div>
             </div>
             <div class="prompt-grid">
                 <div class="prompt-text-wrap">
                     <pre class="prompt-text" data-testid="prompt-text" ref={text_ref}>
-                    { for pieces.iter().map(|(i, t)| match i {
-                        None => html! { <span class="gap">{t}</span> },
-                        Some(i) => {
-                            let x = &sections[*i];
-                            let sel = sel_section == Some(*i);
-                            html! {
-                                <span class={classes!("sec", sel.then_some("sel"))} data-section={i.to_string()}
-                                      style={format!("--c:{}", section_color(s(x, "name")))}
-                                      title={format!("#{} {} ({})", i + 1, s(x, "name"), s(x, "source"))}
-                                      onclick={select(&p.on_select, format!("section:{i}"))}>{t}</span>
-                            }
+                    { for groups.iter().enumerate().map(|(k, (m, pieces))| html! { <>
+                        if let Some(m) = m {
+                            <span class={classes!("sys-msg-head", (k > 0).then_some("later"))} data-testid="prompt-message"
+                                  title={m.get("stored").filter(|v| !v.is_null()).map(stored_help).unwrap_or_default()}>
+                                {format!("system message {} · {} · {}",
+                                    k + 1,
+                                    if m.get("update").and_then(Value::as_bool) == Some(true) { "an update, sent where it is stored" } else { "the prompt" },
+                                    m.get("stored").filter(|v| !v.is_null()).map(stored_label).unwrap_or_default())}
+                            </span>
                         }
-                    }) }
+                        { for pieces.iter().map(|(i, t)| match i {
+                            None => html! { <span class="gap">{t}</span> },
+                            Some(i) => {
+                                let x = &sections[*i];
+                                let sel = sel_section == Some(*i);
+                                let stored = x.get("stored").map(|st| format!(" · stored: {}", stored_label(st))).unwrap_or_default();
+                                html! {
+                                    <span class={classes!("sec", sel.then_some("sel"))} data-section={i.to_string()}
+                                          style={format!("--c:{}", section_color(s(x, "name")))}
+                                          title={format!("#{} {} ({}){stored}", i + 1, s(x, "name"), s(x, "source"))}
+                                          onclick={select(&p.on_select, format!("section:{i}"))}>{t}</span>
+                                }
+                            }
+                        }) }
+                    </> }) }
                     </pre>
                 </div>
                 <div class="prompt-side">
                     <table class="sections" data-testid="prompt-sections">
-                        <thead><tr><th>{"#"}</th><th class="num">{"offset"}</th><th>{"section"}</th><th class="num">{"chars"}</th><th class="num">{"share"}</th></tr></thead>
+                        <thead><tr><th>{"#"}</th><th class="num" title="where it starts in the prompt, in characters (UTF-16 units, as JavaScript counts them)">{"offset"}</th>
+                            <th title="the part of the system prompt, and where its text comes from (a tool, a file, or pi itself)">{"section"}</th>
+                            if any_stored { <th title="which system message stored in the session set this text (pi keeps the system prompt in the session as system messages)">{"stored"}</th> }
+                            <th class="num">{"chars"}</th><th class="num">{"share"}</th></tr></thead>
                         <tbody>
                         { for table.iter().enumerate().map(|(i, x)| {
                             let sel = sel_section == Some(i);
@@ -180,14 +240,20 @@ pub fn PromptView(p: &ViewProps) -> Html {
                                 <tr class={classes!("clickable", sel.then_some("sel"))} data-chars={format!("{}", num(x, "chars"))} onclick={select(&p.on_select, format!("section:{i}"))}>
                                     <td class="muted">{i + 1}</td>
                                     <td class="num">{thousands(num(x, "offset"))}</td>
-                                    <td><span class="sw" style={format!("background:{}", section_color(s(x, "name")))}></span>{section_label(s(x, "name"), s(x, "source"))}</td>
+                                    <td title={[section_help(s(x, "name")).unwrap_or(""), &source_help(s(x, "source"))].iter().filter(|t| !t.is_empty()).cloned().collect::<Vec<_>>().join(" · ")}>
+                                        <span class="sw" style={format!("background:{}", section_color(s(x, "name")))}></span>{section_label(s(x, "name"), s(x, "source"))}</td>
+                                    if any_stored {
+                                        <td class="stored" data-testid="section-stored" title={stored_of(i).map(stored_help).unwrap_or_default()}>
+                                            {stored_of(i).map(stored_label).unwrap_or_default()}
+                                        </td>
+                                    }
                                     <td class="num">{thousands(num(x, "chars"))}</td>
                                     <td class="num share">{pct(num(x, "chars"), total)}</td>
                                 </tr>
                             }
                         }) }
                         </tbody>
-                        <tfoot><tr><td></td><td></td><th>{"total"}</th><th class="num" data-testid="prompt-sections-total">{thousands(table.iter().map(|x| num(x, "chars")).sum())}</th><td class="num">{"100%"}</td></tr></tfoot>
+                        <tfoot><tr><td></td><td></td><th>{"total"}</th>if any_stored { <td></td> }<th class="num" data-testid="prompt-sections-total">{thousands(table.iter().map(|x| num(x, "chars")).sum())}</th><td class="num">{"100%"}</td></tr></tfoot>
                     </table>
                     <h4>{"Context files, in prompt order"}</h4>
                     if files.is_empty() {

@@ -110,14 +110,28 @@ pub fn describe(o: &Value) -> String {
                     }
                 })
                 .collect();
+            // 0.86 on: which stored system messages set them.
+            let mut stored: Vec<String> = Vec::new();
+            for x in arr(src, "sections") {
+                if let Some(l) = x.get("stored").and_then(|st| st.get_str("label")) {
+                    if !stored.iter().any(|y| y == l) {
+                        stored.push(l.to_string());
+                    }
+                }
+            }
+            let stored = if stored.is_empty() {
+                String::new()
+            } else {
+                format!("; stored: {}", stored.join(", "))
+            };
             match secs.len() {
                 0 => "the system prompt".into(),
                 n if n > 4 => format!(
-                    "system prompt: {} and {} more sections",
+                    "system prompt: {} and {} more sections{stored}",
                     secs[..4].join(", "),
                     n - 4
                 ),
-                _ => format!("system prompt: {}", secs.join(", ")),
+                _ => format!("system prompt: {}{stored}", secs.join(", ")),
             }
         }
         "tool" => format!("tool {} ({})", g("name"), g("part")),

@@ -1,5 +1,7 @@
 //! The session: the entry tree with the active branch highlighted (compactions, branch
-//! summaries, labels), and the messages it yields. Both lists are virtualized.
+//! summaries, labels), and the messages it yields. Both lists are virtualized. 0.86 on, system
+//! messages (the sections and tools they set or remove), compaction checkpoints, context edits
+//! and usage records show as what they are, with the selected one's details.
 
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -84,8 +86,79 @@ fn type_class(t: &str) -> &'static str {
         "label" => "t-label",
         "custom_message" => "t-custom",
         "model_change" | "thinking_level_change" => "t-setting",
+        "system" => "t-system",
+        "context_edit" => "t-edit",
+        "usage" => "t-usage",
         _ => "t-other",
     }
+}
+
+/// What an entry type is, for its tooltip (pi's names explained).
+fn type_help(t: &str) -> &'static str {
+    match t {
+        "system" => "a system message: pi (0.86 on) keeps the system prompt and the tool declarations in the session as system messages; the first holds every section and tool, a later one only what changed (a section set or removed, tools added or removed)",
+        "compaction" => "a compaction: a summary that stands in for the conversation before it",
+        "branch_summary" => "a summary of a branch you left",
+        "context_edit" => "a context edit: pi leaves one message out of what it sends (or replaces its content) without changing the history",
+        "usage" => "a usage record (cache warming: a request pi sent to keep the provider's cache warm); no message comes from it",
+        "custom_message" => "a message an extension added",
+        "label" => "a label you put on an entry",
+        "model_change" | "thinking_level_change" => "a model or thinking-level change",
+        "message" => "a message: yours, the model's or a tool result",
+        _ => "",
+    }
+}
+
+/// The details of a selected 0.86 entry: a system message's changes, a compaction's checkpoint,
+/// a context edit's target, a usage record's tokens.
+fn entry_detail(e: &Value, on_select: &Callback<Option<AttrValue>>) -> Html {
+    if let Some(m) = e.get("system") {
+        return html! {
+            <div class="detail" data-testid="entry-detail">
+                <h4>{format!("System message · line {}", num(e, "line"))}</h4>
+                <p class="small muted">{"What it stores: the sections it sets (or removes) and the tools it declares (or takes away). pi replays every system message on the branch into the prompt it sends."}</p>
+                {super::sysmsg::changes_chips(m)}
+            </div>
+        };
+    }
+    if let Some(m) = e.get("checkpoint") {
+        return html! {
+            <div class="detail" data-testid="entry-detail">
+                <h4>{format!("Compaction · line {}", num(e, "line"))}</h4>
+                <p class="small muted" title="the compaction's systemMessage: pi stores the replayed system prompt with the compaction, and the system messages before it (and in the range it keeps) are no longer read">{"Its checkpoint: the system prompt and tools as they stood, in place of the system messages before it."}</p>
+                {super::sysmsg::changes_chips(m)}
+            </div>
+        };
+    }
+    if let Some(x) = e.get("edit") {
+        let target = s(x, "targetId").to_string();
+        let omitted = x.get("omitted").and_then(Value::as_bool) == Some(true);
+        let cb = on_select.clone();
+        let key = target.clone();
+        return html! {
+            <div class="detail" data-testid="entry-detail">
+                <h4>{format!("Context edit · line {}", num(e, "line"))}</h4>
+                <p class="small">
+                    { if omitted { "Leaves entry " } else { "Replaces the content of entry " } }
+                    <button class="link mono" onclick={Callback::from(move |_: MouseEvent| cb.emit(Some(AttrValue::from(format!("entry:{key}")))))}>{target.clone()}</button>
+                    { if omitted { " out of what pi sends; the history keeps it.".to_string() } else { format!(" with {} chars; the history keeps the original.", super::components::thousands(num(x, "chars"))) } }
+                </p>
+            </div>
+        };
+    }
+    if let Some(u) = e.get("usage") {
+        return html! {
+            <div class="detail" data-testid="entry-detail">
+                <h4>{format!("Usage record · line {}", num(e, "line"))}</h4>
+                <p class="small">{format!("{} · {}/{} · {} input, {} read from the cache, {} written to it, {} output tokens. Not part of the conversation.",
+                    if s(u, "kind").is_empty() { "usage" } else { s(u, "kind") },
+                    s(u, "provider"), s(u, "model"),
+                    super::components::thousands(num(u, "input")), super::components::thousands(num(u, "cacheRead")),
+                    super::components::thousands(num(u, "cacheWrite")), super::components::thousands(num(u, "output")))}</p>
+            </div>
+        };
+    }
+    Html::default()
 }
 
 #[function_component]
@@ -132,6 +205,14 @@ pub fn SessionView(p: &ViewProps) -> Html {
             .iter()
             .position(|r| entries[r.entry].get_str("id") == Some(id.as_str()))
     });
+    let selected_entry: Option<Value> = selected_id
+        .as_ref()
+        .and_then(|id| {
+            entries
+                .iter()
+                .find(|e| e.get_str("id") == Some(id.as_str()))
+        })
+        .cloned();
     let leaf = s(sess, "leafId").to_string();
     let compaction = s(sess, "compactionId").to_string();
     let on_branch = entries
@@ -176,7 +257,8 @@ pub fn SessionView(p: &ViewProps) -> Html {
                         if row.depth > 30 { <span class="deep">{format!("{}", row.depth)}</span> }
                     </span>
                     <span class={classes!("node", row.fork.then_some("fork"))}>{ if row.fork { "├" } else { "•" } }</span>
-                    <span class={classes!("type", type_class(t))}>{t}</span>
+                    <span class={classes!("type", type_class(t))} title={type_help(t)}>{t}</span>
+                    if e.get("checkpoint").is_some() { <span class="chip checkpoint" title="this compaction stores a checkpoint of the system prompt and tools, which stands in for the system messages before it">{"checkpoint"}</span> }
                     if let Some(l) = e.get_str("label") { <span class="chip label">{l}</span> }
                     if id == leaf { <span class="chip leaf">{"leaf"}</span> }
                     if !compaction.is_empty() && id == compaction { <span class="chip compaction">{"compaction in effect"}</span> }
@@ -219,10 +301,22 @@ pub fn SessionView(p: &ViewProps) -> Html {
                     cb.emit(Some(AttrValue::from(format!("entry:{key}"))))
                 }
             });
+            // 0.86 on a system message is shown as one.
+            let t = if s(src, "role") == "system" && s(src, "entryType") == "message" {
+                "system"
+            } else {
+                s(src, "entryType")
+            };
+            let t = if s(src, "role") == "system" && t == "compaction" {
+                "checkpoint"
+            } else {
+                t
+            };
             html! {
                 <div class={classes!("entry", "msg", (sel.as_deref() == Some(id.as_str()) && !id.is_empty()).then_some("sel"))} onclick={onclick} title={preview.clone()}>
                     <span class="line mono">{format!("#{}", i + 1)}</span>
-                    <span class={classes!("type", type_class(s(src, "entryType")))}>{s(src, "entryType")}</span>
+                    <span class={classes!("type", type_class(if t == "checkpoint" { "system" } else { t }))} title={type_help(if t == "checkpoint" { "compaction" } else { t })}>{t}</span>
+                    if src.get("edited").and_then(Value::as_bool) == Some(true) { <span class="chip edited" title="a context edit replaces this message's content in what pi sends (the preview shows the stored original)">{"edited"}</span> }
                     <span class="preview">{preview}</span>
                     <span class="id mono">{format!("line {}", num(src, "line"))}</span>
                 </div>
@@ -248,6 +342,7 @@ pub fn SessionView(p: &ViewProps) -> Html {
                     </div>
                     <VList count={shown.len()} render={render} testid="session-tree" row_height={26.0} height={520.0} scroll_to={scroll_to} />
                     <p class="legend-note small muted"><span class="key active"></span>{" active branch "}<span class="key cut"></span>{" on the branch but cut by a compaction"}</p>
+                    { selected_entry.as_ref().map(|e| entry_detail(e, &p.on_select)).unwrap_or_default() }
                 </div>
                 <div>
                     <h4>{format!("Messages it yields ({})", sources.len())}</h4>

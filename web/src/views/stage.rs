@@ -115,11 +115,45 @@ fn stage_data(p: &ViewProps, id: &str) -> Html {
                         }
                     </dd>
                     <dt>{"limits"}</dt><dd>{format!("context window {} · max tokens {}", thousands(num(&m, "contextWindow")), thousands(num(&m, "maxTokens")))}</dd>
-                    <dt>{"tools"}</dt><dd>{ for tools.iter().map(|t| html! { <span class="chip mono">{s(t, "name")}</span> }) }</dd>
+                    <dt title="the tools this run has active (they make the tools and rules sections)">{"tools"}</dt><dd>{ for tools.iter().map(|t| html! { <span class="chip mono">{s(t, "name")}</span> }) }</dd>
+                    if let Some(declared) = r.get("declaredTools").and_then(Value::as_array) {
+                        <dt title="the tools the request sends: the declarations in the session's system messages, in the order pi replays them (a tool declared again moves to the end)">{"tools sent"}</dt>
+                        <dd>{ for declared.iter().map(|t| html! { <span class="chip mono" title={t.get("stored").filter(|v| !v.is_null()).map(|st| format!("declared by {}", s(st, "label"))).unwrap_or_default()}>{s(t, "name")}</span> }) }</dd>
+                    }
                     <dt>{"context files"}</dt><dd>{ for files.iter().map(|f| html! { <div class="mono small">{s(f, "path")}</div> }) }</dd>
                     <dt>{"skills"}</dt><dd>{ for skills.iter().map(|k| html! { <span class="chip mono">{s(k, "name")}</span> }) }</dd>
                     <dt>{"system prompt"}</dt><dd>{format!("{} chars", thousands(num(&at(r, &["stats", "systemPrompt"]).cloned().unwrap_or_default(), "chars")))}</dd>
                 </dl>
+            }
+        }
+        "input-appended" => {
+            // 0.86 on: the system message(s) this run stores, where they go.
+            let new = arr(r, "newSystemMessages");
+            if r.get("newSystemMessages").is_none()
+                || r.get("declaredTools").is_none_or(Value::is_null)
+            {
+                return Html::default();
+            }
+            let placement = at(r, &["systemPrompt"]).and_then(super::sysmsg::placement_text);
+            html! {
+                <div class="run-system" data-testid="run-system-message">
+                    <h4 title="pi (0.86 on) keeps the system prompt and the tools in the session as system messages: at the start of a run it stores what changed since the session's own (a section set or removed, tools added or removed), before your message">{"This run's system message"}</h4>
+                    if new.is_empty() {
+                        <p class="small muted">{"None: the system prompt and the tools are what the session already declares, so pi stores nothing."}</p>
+                    } else {
+                        <ul class="plain">
+                        { for new.iter().map(|m| html! {
+                            <li>
+                                <span class="small">{ if arr(m, "sections").is_empty() { "tool changes only: ".to_string() } else if num(m, "chars") > 0.0 { format!("{} chars of prompt: ", thousands(num(m, "chars"))) } else { "removes: ".to_string() } }</span>
+                                {super::sysmsg::changes_chips(m)}
+                            </li>
+                        }) }
+                        </ul>
+                    }
+                    if let Some((line, help)) = placement {
+                        <p class="small muted" title={help}>{line}</p>
+                    }
+                </div>
             }
         }
         "http-body" | "build-params" | "on-payload" => {

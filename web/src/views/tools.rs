@@ -1,5 +1,7 @@
 //! The active tools, sorted by size: description vs schema bars, snippet present or not, the
-//! guidelines each contributes to the system prompt.
+//! guidelines each contributes to the system prompt. 0.86 on, the tools the request sends are
+//! the declarations stored in the session's system messages (`declaredTools`): the view lists
+//! those, with the active tool's snippet and guidelines where it has one.
 
 use ctxlens::js::Value;
 use yew::prelude::*;
@@ -20,6 +22,9 @@ struct Row {
     snippet: Option<String>,
     guidelines: Vec<String>,
     prompt_chars: f64,
+    /// 0.86 on: where the declaration sent was stored, and whether it asks for strict sampling.
+    stored: Option<String>,
+    strict: bool,
 }
 
 fn rows(r: &Value) -> Vec<Row> {
@@ -31,14 +36,35 @@ fn rows(r: &Value) -> Vec<Row> {
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
-    let mut out: Vec<Row> = arr(r, "tools")
+    let declared = r.get("declaredTools").and_then(Value::as_array);
+    let list = declared.map_or(arr(r, "tools"), |d| d.as_slice());
+    let mut out: Vec<Row> = list
         .iter()
         .map(|t| {
             let name = s(t, "name").to_string();
             let st = by_tool.iter().find(|b| s(b, "name") == name);
             let chars = num(t, "chars");
+            // 0.86 on, the active tool of that name (its snippet, guidelines and source).
+            let active = arr(r, "tools").iter().find(|a| s(a, "name") == name);
+            let t_active = active.unwrap_or(t);
+            let stored = declared.map(|_| {
+                t.get("stored")
+                    .filter(|v| !v.is_null())
+                    .map(|st| s(st, "label").to_string())
+                    .unwrap_or_default()
+            });
+            let strict = t
+                .get("constrainedSampling")
+                .is_some_and(|c| s(c, "type") == "json_schema");
+            let t = t_active;
             Row {
-                source: s(t, "source").to_string(),
+                stored,
+                strict,
+                source: if active.is_some() || declared.is_none() {
+                    s(t, "source").to_string()
+                } else {
+                    "not active".to_string()
+                },
                 desc: st.map(|b| num(b, "descriptionChars")).unwrap_or(0.0),
                 params: st.map(|b| num(b, "parametersChars")).unwrap_or(chars),
                 chars,
@@ -75,7 +101,9 @@ pub fn ToolsView(p: &ViewProps) -> Html {
         .map(str::to_string);
     let params = use_memo((p.report.clone(), selected.clone()), |(rep, sel)| {
         let v = sel.as_ref().and_then(|n| {
-            arr(rep, "tools")
+            rep.get("declaredTools")
+                .and_then(Value::as_array)
+                .map_or(arr(rep, "tools"), |d| d.as_slice())
                 .iter()
                 .find(|t| s(t, "name") == n)
                 .and_then(|t| t.get("parameters").cloned())
@@ -86,6 +114,7 @@ pub fn ToolsView(p: &ViewProps) -> Html {
         return html! { <section class="tools-view">{not_available("No tools are active.")}</section> };
     }
     let total: f64 = list.iter().map(|t| t.chars).sum();
+    let declared = r.get("declaredTools").is_some_and(|d| !d.is_null());
     let prompt_total: f64 = list.iter().map(|t| t.prompt_chars).sum();
     let bar_rows: Vec<BarRow> = list
         .iter()
@@ -120,7 +149,10 @@ pub fn ToolsView(p: &ViewProps) -> Html {
                 } else {
                     "—".into()
                 },
-            ],
+            ]
+            .into_iter()
+            .chain(t.stored.clone())
+            .collect(),
         })
         .collect();
     let sel = selected
@@ -136,20 +168,27 @@ pub fn ToolsView(p: &ViewProps) -> Html {
     html! {
         <section class="tools-view" data-testid="tools-view">
             <h3>{format!("{} tools · {} chars in the request's tool definitions", list.len(), thousands(total))}
-                <span class="muted small">{format!(" · plus {} chars of snippets and guidelines in the system prompt", thousands(prompt_total))}</span></h3>
+                <span class="muted small">{format!(" · plus {} chars of snippets and {} in the system prompt", thousands(prompt_total), if declared { "rules" } else { "guidelines" })}</span></h3>
             <ul class="legend inline">
                 <li><span class="sw" style="background:var(--v-desc)"></span><span class="lbl">{"description"}</span></li>
                 <li><span class="sw" style="background:var(--tools)"></span><span class="lbl">{"parameters schema"}</span></li>
             </ul>
             <Bars rows={bar_rows} testid="tools-bars" selected={p.selection.clone()} on_select={p.on_select.clone()}
-                  extra_heads={vec!["source", "snippet", "guidelines", "in prompt"]} />
+                  extra_heads={if declared { vec!["source", "snippet", "rules", "in prompt", "declared by"] } else { vec!["source", "snippet", "guidelines", "in prompt"] }} />
+            if declared {
+                <p class="muted small" data-testid="tools-declared-note">{"The tools sent are the declarations stored in the session's system messages (\"declared by\": the line of the one that declared it, or this run), in the order pi replays them."}</p>
+            }
             if let Some(t) = sel {
                 <div class="detail" data-testid="tool-detail">
                     <h4 class="mono">{&t.name}<span class="muted small">{format!(" · {} · {} chars ({} description + {} schema)", t.source, thousands(t.chars), thousands(t.desc), thousands(t.params))}</span></h4>
-                    <p class="desc">{ arr(r, "tools").iter().find(|x| s(x, "name") == t.name).map(|x| s(x, "description").to_string()).unwrap_or_default() }</p>
+                    <p class="desc">{ r.get("declaredTools").and_then(Value::as_array).map_or(arr(r, "tools"), |d| d.as_slice()).iter().find(|x| s(x, "name") == t.name).map(|x| s(x, "description").to_string()).unwrap_or_default() }</p>
                     <dl class="kv">
-                        <dt>{"snippet"}</dt><dd>{ t.snippet.clone().unwrap_or_else(|| "none: the tool is not listed under \"Available tools\"".into()) }</dd>
-                        <dt>{"guidelines"}</dt>
+                        <dt>{"snippet"}</dt><dd>{ t.snippet.clone().unwrap_or_else(|| if declared { "none: the tool is not listed in the tools section".into() } else { "none: the tool is not listed under \"Available tools\"".into() }) }</dd>
+                        if let Some(st) = &t.stored {
+                            <dt title="the system message stored in the session that declared this tool as it is sent">{"declared by"}</dt><dd>{st}</dd>
+                            <dt title="constrainedSampling: the tool asks for strict JSON-schema sampling; pi rewrites its schema when the model supports strict mode">{"strict sampling"}</dt><dd>{ if t.strict { "asked for (\"prefer\")" } else { "no" } }</dd>
+                        }
+                        <dt>{ if declared { "rules" } else { "guidelines" } }</dt>
                         <dd>if t.guidelines.is_empty() { {"none"} } else { <ul>{ for t.guidelines.iter().map(|g| html! { <li>{g}</li> }) }</ul> }</dd>
                     </dl>
                     <h4>{"Parameters"}</h4>

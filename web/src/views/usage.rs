@@ -60,7 +60,7 @@ pub fn UsageView(p: &ViewProps) -> Html {
                 Seg::new("tools (fixed)", tl, "var(--tools)"),
                 Seg::new("history (grows every turn)", hi, "var(--history)"),
             ]} />
-            <p class="muted small">{format!("Every call repeats the same {} chars prefix (≈ {} tokens) first; a provider's prompt cache can only reuse it while it stays byte-identical.", thousands(sp + tl), thousands(((sp + tl) / 4.0).ceil()))}</p>
+            <p class="muted small">{format!("Every call repeats the same {} chars prefix{} first; a provider's prompt cache can only reuse it while it stays byte-identical.", thousands(sp + tl), super::util::chars_per_token(r).map(|c| format!(" (≈ {} tokens at {} chars/token)", thousands(((sp + tl) / c).ceil()), ctxlens::js::number_to_string(c))).unwrap_or_default())}</p>
         </div>
     };
     let Some(u) = r.get("usage").filter(|v| !v.is_null()) else {

@@ -138,3 +138,18 @@ pub fn pi_source_title(report: &Value, src: &str) -> String {
         None => format!("where this lives in {release} (file:line)"),
     }
 }
+
+/// The release's chars-per-token estimate (`report.estimate.charsPerToken`), when the report has
+/// one.
+pub fn chars_per_token(report: &Value) -> Option<f64> {
+    at(report, &["estimate", "charsPerToken"])
+        .and_then(Value::as_f64)
+        .filter(|c| *c > 0.0)
+}
+
+/// The pi release the report rebuilt (`"1.6.0"`), or `""`.
+pub fn pi_version(report: &Value) -> &str {
+    at(report, &["pi", "version"])
+        .and_then(Value::as_str)
+        .unwrap_or("")
+}
