@@ -11,7 +11,10 @@ use crate::js::{utf16_len, Value};
 use crate::pi::Pi;
 use crate::prompt::Stored;
 use crate::protocols::constrained_sampling::{make_strict_json_schema, Strict};
-use crate::trace::StageId;
+use crate::trace::{EventKind, StageId};
+
+/// Where the adapters record a schema made strict (`makeStrictJsonSchema`).
+const STRICT_REWRITE: &str = "AI/api/constrained-sampling.js:101";
 
 fn is_system(m: &Value) -> bool {
     m.get_str("role") == Some("system")
@@ -125,6 +128,17 @@ pub(super) fn strict_tools(a: &Assembly, pi: &Pi, list: &mut List) {
     let (Some(r), Some(s)) = (&a.request, &a.stats) else {
         return;
     };
+    // The adapters record each schema they make strict: without one, nothing to measure (and
+    // no body to search).
+    let made_strict = a
+        .trace
+        .stages
+        .iter()
+        .flat_map(|st| st.events.iter())
+        .any(|e| e.kind == EventKind::Converted && e.pi_source == Some(STRICT_REWRITE));
+    if !made_strict {
+        return;
+    }
     // (name, plain chars, strict chars)
     let mut strict: Vec<(String, usize, usize)> = Vec::new();
     for t in &a.parts.declared_tools {

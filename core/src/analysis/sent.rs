@@ -106,9 +106,11 @@ pub fn sent_system(
             text: part.text,
         });
     }
+    // Kept in place, every update is in the body; collapsed, none is: one tells.
     let in_place = messages
         .iter()
-        .any(|m| m.update && body_holds(body, &m.text));
+        .find(|m| m.update)
+        .is_some_and(|m| body_holds(body, &m.text));
     if in_place {
         return SentSystem {
             placement: Placement::InPlace,
