@@ -29,6 +29,8 @@ pub struct Assembly {
     /// The pi release rebuilt, with its rules and data; `None` only when that release's data
     /// is not available (then a diagnostic says so and nothing else was built).
     pub pi: Option<Pi>,
+    /// Which release was rebuilt and why (given, captured, detected from the session, default).
+    pub choice: Option<crate::pi::Choice>,
     /// The HTTP request, when one could be built.
     pub request: Option<Request>,
     pub trace: Trace,
@@ -78,15 +80,22 @@ impl Assembly {
 
 /// Runs pi's request assembly on `inputs`.
 pub fn assemble(inputs: &Inputs) -> Assembly {
-    let pi = match Pi::new(inputs.pi) {
+    let mut choice = crate::pi::choice::choose(inputs);
+    let pi = match Pi::new(choice.version) {
         Ok(pi) => pi,
         Err(e) => {
             return Assembly {
                 diagnostics: vec![Diagnostic::error("pi", None, e.to_string())],
+                choice: Some(choice),
                 ..Default::default()
             }
         }
     };
+    if let (Some(d), Some(s)) = (choice.detection.as_mut(), inputs.session.as_ref()) {
+        if d.version == pi.version {
+            crate::pi::choice::refine(d, s, pi.data);
+        }
+    }
     let mut run = Run {
         pi,
         inputs,
@@ -98,6 +107,14 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
         llm: LlmContext::default(),
         failed: false,
     };
+    // A session from a newer pi than the one rebuilt is said first.
+    if let Some(w) = choice.newer_session_warning() {
+        let name = inputs
+            .session
+            .as_ref()
+            .map_or("session", |s| s.name.as_str());
+        run.diags.push(Diagnostic::warning(name, None, w));
+    }
     run.command_line();
     run.session_read();
     run.agent_context();
@@ -111,6 +128,7 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
     run.parts.llm_messages = std::mem::take(&mut run.llm.messages);
     Assembly {
         pi: Some(pi),
+        choice: Some(choice),
         request,
         trace: run.rec.finish(),
         stats,
@@ -151,6 +169,8 @@ impl Run<'_> {
         let file = self.inputs.session.as_ref().map(|s| session::parse(&pi, s));
         if let Some(f) = &file {
             self.diags.extend(f.diagnostics.iter().cloned());
+            self.diags
+                .extend(crate::pi::choice::unknown_in_session(&pi, f));
             if f.original_version < pi.rules.session_version && f.header.is_some() {
                 self.rec.events.push(
                     Event::new(

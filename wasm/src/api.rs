@@ -11,7 +11,7 @@ use ctxlens::case::{inputs_from_case, CaseFiles};
 use ctxlens::js::path::join_path;
 use ctxlens::js::{self, utf16_len, Object, Value};
 use ctxlens::session;
-use ctxlens::{Api, Pi};
+use ctxlens::{Api, Pi, PiVersion};
 use ctxlens::{Assembly, Inputs, SourceText, VirtualFs};
 
 /// The result of one assembly: the metadata as JSON text and the body (the body is kept apart
@@ -57,6 +57,13 @@ fn opt_api_named(o: &Object, key: &str) -> Result<Option<Api>, String> {
                 )
             })
         })
+        .transpose()
+}
+
+/// `piVersion`: the pi release to rebuild (`"1.6.0"`); absent: detected.
+fn opt_pi(o: &Object) -> Result<Option<PiVersion>, String> {
+    opt_str(o, "piVersion")?
+        .map(|v| v.parse::<PiVersion>().map_err(|e| e.to_string()))
         .transpose()
 }
 
@@ -163,7 +170,8 @@ pub fn assemble(
         now_ms: opt_f64(&o, "now")?.unwrap_or(0.0),
         system_now_ms: opt_f64(&o, "systemNow")?,
         api: opt_api(&o)?,
-        pi: d.pi,
+        pi: opt_pi(&o)?,
+        captured_pi: None,
         session_id: opt_str(&o, "sessionId")?,
         user_agent: opt_str(&o, "userAgent")?,
         home,
@@ -361,7 +369,12 @@ pub fn parse_session(options_json: &str, text: String) -> Result<String, String>
         name,
         text: text.into(),
     };
-    let pi = Pi::new(Inputs::default().pi).map_err(|e| e.to_string())?;
+    let choice = ctxlens::pi::choice::choose(&Inputs {
+        session: Some(src.clone()),
+        pi: opt_pi(&o)?,
+        ..Inputs::default()
+    });
+    let pi = Pi::new(choice.version).map_err(|e| e.to_string())?;
     let file = session::parse(&pi, &src);
     let mut events = ctxlens::trace::Events::default();
     let mut diags = file.diagnostics.clone();

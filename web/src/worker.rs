@@ -733,7 +733,7 @@ fn handle(
             post(scope, &m);
         }
         Some("catalog") => {
-            let models: Vec<Value> = ctxlens::Pi::new(ctxlens::Inputs::default().pi)
+            let models: Vec<Value> = ctxlens::Pi::new(ctxlens::PiVersion::LATEST)
                 .ok()
                 .and_then(|pi| pi.data.catalog.as_array())
                 .map(|a| {
@@ -779,7 +779,7 @@ pub fn run() {
         }
     })
     .forget();
-    let tools: Vec<Value> = ctxlens::Pi::new(ctxlens::Inputs::default().pi)
+    let tools: Vec<Value> = ctxlens::Pi::new(ctxlens::PiVersion::LATEST)
         .ok()
         .and_then(|pi| pi.data.tools.as_array())
         .map(|a| {

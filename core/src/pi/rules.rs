@@ -46,6 +46,12 @@ pub struct Rules {
     pub strict_requires_type: bool,
     /// openai-completions (AI/api/openai-completions.js).
     pub completions: CompletionsRules,
+    /// The session entry types this release reads (`SessionEntry`, CA/core/session-manager.d.ts);
+    /// another type is ignored, and said so.
+    pub entry_types: &'static [&'static str],
+    /// The message roles `convertToLlm` passes or converts (CA/core/messages.js); another role
+    /// is dropped, and said so.
+    pub message_roles: &'static [&'static str],
     /// The protocols whose adapter ctxlens has ported for this release. For another one no
     /// body is built: a diagnostic says the adapter is not ported yet (never a body made with
     /// another release's adapter).
@@ -97,6 +103,56 @@ pub enum ClientIdentity {
     PiAi,
 }
 
+/// The entry types of 0.85.
+const ENTRY_TYPES_0_85: [&str; 10] = [
+    "session",
+    "message",
+    "thinking_level_change",
+    "model_change",
+    "compaction",
+    "branch_summary",
+    "custom",
+    "custom_message",
+    "label",
+    "session_info",
+];
+/// 0.86.0 adds `usage` (cache warming), 0.87.0 `context_edit`.
+const ENTRY_TYPES_0_87: [&str; 12] = [
+    "session",
+    "message",
+    "thinking_level_change",
+    "model_change",
+    "usage",
+    "compaction",
+    "branch_summary",
+    "custom",
+    "custom_message",
+    "context_edit",
+    "label",
+    "session_info",
+];
+/// The roles of 0.85.
+const ROLES_0_85: [&str; 7] = [
+    "user",
+    "assistant",
+    "toolResult",
+    "bashExecution",
+    "custom",
+    "branchSummary",
+    "compactionSummary",
+];
+/// 0.86.0 adds `system`.
+const ROLES_0_86: [&str; 8] = [
+    "system",
+    "user",
+    "assistant",
+    "toolResult",
+    "bashExecution",
+    "custom",
+    "branchSummary",
+    "compactionSummary",
+];
+
 impl PiVersion {
     /// The rules of this release.
     pub fn rules(self) -> &'static Rules {
@@ -118,6 +174,8 @@ impl PiVersion {
                 drop_empty_user_text: false,
                 blank_tool_result_is_empty: false,
             },
+            entry_types: &ENTRY_TYPES_0_85,
+            message_roles: &ROLES_0_85,
             ported_apis: &Api::ALL,
         };
         static V1_6_0: Rules = Rules {
@@ -138,6 +196,8 @@ impl PiVersion {
                 drop_empty_user_text: true,
                 blank_tool_result_is_empty: true,
             },
+            entry_types: &ENTRY_TYPES_0_87,
+            message_roles: &ROLES_0_86,
             ported_apis: &[Api::OpenAiCompletions],
         };
         match self {

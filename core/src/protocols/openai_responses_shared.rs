@@ -1072,7 +1072,13 @@ mod tests {
                 "openai-codex-responses",
             ] {
                 let api: crate::api::Api = api.parse().expect("an api");
-                if !inputs.pi.rules().ported_apis.contains(&api) {
+                if !inputs
+                    .captured_pi
+                    .unwrap_or(crate::PiVersion::LATEST)
+                    .rules()
+                    .ported_apis
+                    .contains(&api)
+                {
                     continue; // said by the adapter-not-ported diagnostic
                 }
                 let mut inputs = inputs.clone();
