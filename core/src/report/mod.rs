@@ -105,6 +105,17 @@ pub fn pi_json(a: &Assembly) -> Value {
                 .map_or(Value::Null, Value::from),
         )
         .with(
+            "builtinTools",
+            Value::Array(
+                a.pi.as_ref()
+                    .and_then(|pi| pi.data.tools.as_array())
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|t| t.get_str("name").map(Value::str))
+                    .collect(),
+            ),
+        )
+        .with(
             "supported",
             Value::Array(
                 crate::PiVersion::ALL
