@@ -52,6 +52,9 @@ pub struct Rules {
     /// The message roles `convertToLlm` passes or converts (CA/core/messages.js); another role
     /// is dropped, and said so.
     pub message_roles: &'static [&'static str],
+    /// The three Responses adapters and the conversions they share
+    /// (AI/api/openai-responses*.js, azure-openai-responses.js, openai-codex-responses.js).
+    pub responses: ResponsesRules,
     /// The protocols whose adapter ctxlens has ported for this release. For another one no
     /// body is built: a diagnostic says the adapter is not ported yet (never a body made with
     /// another release's adapter).
@@ -77,6 +80,71 @@ pub struct CompletionsRules {
     pub drop_empty_user_text: bool,
     /// 1.4.0: a tool result whose text is only whitespace counts as empty.
     pub blank_tool_result_is_empty: bool,
+}
+
+/// What changed in the Responses adapters (openai-responses, azure-openai-responses,
+/// openai-codex-responses) and in openai-responses-shared.js. The transcript itself (system
+/// messages as `developer`/`system` input items, `msgIndex` not counting the leading one, AR6,
+/// AR9, AZ6, CX9) follows [`Rules::transcript`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResponsesRules {
+    /// 0.86.0 (deferred-tools.js removed, M17) and 1.4.0 (#10940, one `additional_tools` item per
+    /// system message with the incremental notice): tool changes are anchored on the system
+    /// messages that make them, by the adapter's tool support mode (`getResponsesToolSupport`:
+    /// "changes" → `additional_tools` items and no top-level tools, "additions" → synthetic
+    /// `tool_search_call`/`tool_search_output` seeded `system:<msgIndex>`); removals are
+    /// announced as text (AR14–AR16). 0.85: tools loaded after the tool result whose
+    /// `addedToolNames` names them. Cases: `pi-1.6.0/rs-changes-*`, `rs-toolsearch-*`,
+    /// `az-changes-*`, `cx-*`.
+    pub anchored_tool_changes: bool,
+    /// 1.4.0 (#8720): a tool result whose text is only whitespace counts as empty (`(no tool
+    /// output)`, no `input_text` part; AR10). Cases: `pi-1.6.0/rs-toolresult-blank`.
+    pub blank_tool_result_is_empty: bool,
+    /// By 1.6.0 (no changelog line names it; 1.5.0's #11415 is about namespaces after a model
+    /// switch): a replayed tool call keeps its item id only when it has the prefix of its replay
+    /// type (`fc_` for `function_call`, `ctc_` for `custom_tool_call`) and the same model made
+    /// it; `namespace` only for the same model (AR8). 0.85: `custom_tool_call` kept any id, and a
+    /// deferred tool's calls kept their namespace. Only grammar tools show the difference (a
+    /// unit test: the CLI cannot declare them).
+    pub item_id_prefix_per_type: bool,
+    /// 1.3.0 (#10853): openai-responses with `compat.supportsMidConvoEffort` sends the thinking
+    /// level as `configuration_update` items (one before each same-model reply that recorded
+    /// `providerThinkingLevel`, one at the end) and a fixed `reasoning.effort` "medium" (AR17).
+    /// Cases: `pi-1.6.0/rs-cfgupdate-*`.
+    pub configuration_update: bool,
+    /// 1.5.1 (#11639): openai-responses' affinity header is `session-id` (0.85: `session_id`;
+    /// AR13). Cases: every `pi-1.6.0/rs-*` request-1.meta.json.
+    pub session_id_header_hyphen: bool,
+    /// 1.5.2 (#9442): `compat.promptCacheKeyMode: "disabled"` leaves `prompt_cache_key` out
+    /// (openai-responses AR3, azure AZ2). Cases: `pi-1.6.0/rs-pck-disabled`, `az-pck-disabled`.
+    pub prompt_cache_key_mode: bool,
+    /// 0.99.0: Sign in with ChatGPT (provider `openai`, base URL exactly
+    /// `https://api.openai.com/v1`, a key not starting `sk-`) omits `prompt_cache_retention`,
+    /// `prompt_cache_options`, `max_output_tokens`, `temperature` and `configuration_update`
+    /// items (AR3). A capture cannot reach it (the oracle repoints the base URL).
+    pub chatgpt_sign_in: bool,
+    /// 1.0.3 (#9714): the Azure provider's id, one of azure's `call|item` id providers (AZ3):
+    /// `azure-openai-responses` until the rename to `azure`.
+    pub azure_provider: &'static str,
+    /// 1.6.0 (#12273): Codex sends the system prompt as the leading input item (AR6), no
+    /// `instructions` member and no "You are a helpful assistant." fallback (CX1). Cases:
+    /// `pi-1.6.0/cx-*`.
+    pub codex_prompt_in_input: bool,
+    /// 1.6.0: Codex sends `max_output_tokens = max(maxTokens, 16)` unless
+    /// `compat.supportsMaxOutputTokens` is false (CX1). Cases: `pi-1.6.0/cx-fresh`,
+    /// `cx-no-max-output`.
+    pub codex_max_output_tokens: bool,
+    /// 0.86.0 (#9191): Codex sends thinking off as the model's off effort (`thinkingLevelMap.off`,
+    /// default "none"; `null` sends no reasoning), 0.85: no reasoning member (CX4). Cases:
+    /// `pi-1.6.0/cx-thinking-off*`.
+    pub codex_off_effort: bool,
+    /// 1.6.0 (#12269): Codex with `compat.supportsMidConvoEffort` sends `configuration_update`
+    /// items, thinking off included ("none"), and `reasoning.effort` "medium" (CX8). Cases:
+    /// `pi-1.6.0/cx-cfgupdate-*`.
+    pub codex_configuration_update: bool,
+    /// 1.1.0 (#10429): Codex's `originator` and `User-Agent` are defaults that model and request
+    /// headers override (0.85: set after them; CX6). Cases: `pi-1.6.0/cx-headers-override`.
+    pub codex_overridable_identity: bool,
 }
 
 /// How `clampMaxTokensToContext` leaves room for the input (AI/api/simple-options.js).
@@ -176,6 +244,21 @@ impl PiVersion {
             },
             entry_types: &ENTRY_TYPES_0_85,
             message_roles: &ROLES_0_85,
+            responses: ResponsesRules {
+                anchored_tool_changes: false,
+                blank_tool_result_is_empty: false,
+                item_id_prefix_per_type: false,
+                configuration_update: false,
+                session_id_header_hyphen: false,
+                prompt_cache_key_mode: false,
+                chatgpt_sign_in: false,
+                azure_provider: "azure-openai-responses",
+                codex_prompt_in_input: false,
+                codex_max_output_tokens: false,
+                codex_off_effort: false,
+                codex_configuration_update: false,
+                codex_overridable_identity: false,
+            },
             ported_apis: &Api::ALL,
         };
         static V1_6_0: Rules = Rules {
@@ -198,7 +281,27 @@ impl PiVersion {
             },
             entry_types: &ENTRY_TYPES_0_87,
             message_roles: &ROLES_0_86,
-            ported_apis: &[Api::OpenAiCompletions],
+            responses: ResponsesRules {
+                anchored_tool_changes: true,
+                blank_tool_result_is_empty: true,
+                item_id_prefix_per_type: true,
+                configuration_update: true,
+                session_id_header_hyphen: true,
+                prompt_cache_key_mode: true,
+                chatgpt_sign_in: true,
+                azure_provider: "azure",
+                codex_prompt_in_input: true,
+                codex_max_output_tokens: true,
+                codex_off_effort: true,
+                codex_configuration_update: true,
+                codex_overridable_identity: true,
+            },
+            ported_apis: &[
+                Api::OpenAiCompletions,
+                Api::OpenAiResponses,
+                Api::AzureOpenAiResponses,
+                Api::OpenAiCodexResponses,
+            ],
         };
         match self {
             PiVersion::V0_85_1 => &V0_85_1,
