@@ -11,7 +11,9 @@ mod rules;
 mod version;
 
 pub use data::{DataError, Located, PiData};
-pub use rules::{ClientIdentity, CompletionsRules, MaxTokensClamp, Rules};
+pub use rules::{
+    ClientIdentity, CompletionsRules, MaxTokensClamp, MistralRules, PiMessagesRules, Rules,
+};
 pub use version::{PiVersion, UnknownVersion};
 
 /// One pi release as the stages see it.
