@@ -1318,6 +1318,119 @@ mod tests {
             .ends_with(r#""max_tokens":4096,"prompt_cache_key":"sid"}"#));
     }
 
+    fn pi16() -> Pi {
+        Pi::new(crate::PiVersion::V1_6_0).unwrap()
+    }
+
+    fn with(mut m: Model, key: &str, value: Value) -> Model {
+        m.obj.insert(key, value);
+        m
+    }
+
+    #[test]
+    fn from_0_99_the_level_map_decides_the_reasoning_fields() {
+        let ctx = LlmContext {
+            system_prompt: String::new(),
+            messages: msgs(r#"[{"role":"user","content":"hi"}]"#),
+            tools: Vec::new(),
+        };
+        let map = js::parse(r#"{"off":"none","minimal":null,"high":"hi"}"#).unwrap();
+        let mapped = with(model("lab", true, &["text"]), "thinkingLevelMap", map);
+        let body = |m: &Model, level: Option<&str>| {
+            build(&pi16(), m, &ctx, &opts(level), &mut Events::default())
+                .unwrap()
+                .body
+        };
+        // Off: `map.off` is sent; a level the map names: its value; one it does not: "high".
+        assert!(body(&mapped, None).contains(r#""reasoning_effort":"none""#));
+        assert!(body(&mapped, Some("high")).contains(r#""reasoning_effort":"hi""#));
+        assert!(body(&mapped, Some("low")).contains(r#""reasoning_effort":"high""#));
+        // The 0.85 id list no longer matters: no map, prompt_mode (and nothing when off).
+        let small = model("mistral-small-latest", true, &["text"]);
+        let b = body(&small, Some("low"));
+        assert!(b.contains(r#""prompt_mode":"reasoning""#) && !b.contains("reasoning_effort"));
+        let b = body(&small, None);
+        assert!(!b.contains("prompt_mode") && !b.contains("reasoning_effort"));
+        // A map on a model with reasoning: false is ignored.
+        let map = js::parse(r#"{"off":"none"}"#).unwrap();
+        let plain = with(model("lab", false, &["text"]), "thinkingLevelMap", map);
+        assert!(!body(&plain, None).contains("reasoning_effort"));
+    }
+
+    #[test]
+    fn system_messages_render_by_position_and_collapse_without_the_flag() {
+        let ctx = LlmContext {
+            system_prompt: String::new(),
+            messages: msgs(
+                r#"[{"role":"user","content":"q"},{"role":"system","content":"BASE","sections":{"cwd":"<cwd>/a</cwd>"},"toolsAdded":[{"name":"read","description":"r","parameters":{"type":"object","properties":{}},"constrainedSampling":{"type":"json_schema","strict":"prefer"}}],"timestamp":1},{"role":"system","content":"","toolsRemoved":[{"name":"read"}],"timestamp":2},{"role":"user","content":"z"}]"#,
+            ),
+            tools: Vec::new(),
+        };
+        let keep = with(
+            model("lab", false, &["text"]),
+            "compat",
+            js::parse(r#"{"supportsMidConvoSystemMessages":true,"supportsStrictMode":true}"#)
+                .unwrap(),
+        );
+        let req = build(&pi16(), &keep, &ctx, &opts(None), &mut Events::default()).unwrap();
+        // Not at index 0, the full system message reads as an update; the tools-only one sends
+        // nothing, and its removal leaves no tools.
+        assert_eq!(
+            req.body,
+            r#"{"model":"lab","stream":true,"messages":[{"role":"user","content":"q"},{"role":"system","content":"BASE\n\nUpdated system prompt section \"cwd\":\n\n<cwd>/a</cwd>"},{"role":"user","content":"z"}],"max_tokens":4096,"prompt_cache_key":"sid"}"#
+        );
+        let mut two = ctx.clone();
+        two.messages.truncate(2);
+        let collapsed = build(
+            &pi16(),
+            &model("lab", false, &["text"]),
+            &two,
+            &opts(None),
+            &mut Events::default(),
+        )
+        .unwrap();
+        assert!(collapsed.body.starts_with(
+            r#"{"model":"lab","stream":true,"messages":[{"role":"system","content":"BASE\n\n<cwd>/a</cwd>"},{"role":"user","content":"q"}],"tools":[{"type":"function","function":{"name":"read","description":"r","parameters":{"type":"object","properties":{}},"strict":false}}]"#
+        ));
+        // With compat.supportsStrictMode the strict-prefer tool is made strict.
+        let strict = build(&pi16(), &keep, &two, &opts(None), &mut Events::default()).unwrap();
+        assert!(strict.body.contains(
+            r#""parameters":{"type":"object","properties":{},"required":[],"additionalProperties":false},"strict":true"#
+        ));
+    }
+
+    #[test]
+    fn identity_headers_come_first() {
+        let ctx = LlmContext::default();
+        let o = StreamOptions {
+            identity_headers: vec![
+                ("User-Agent".into(), "pi/1.6.0".into()),
+                ("HTTP-Referer".into(), "https://pi.dev".into()),
+            ],
+            ..opts(None)
+        };
+        let req = build(
+            &pi16(),
+            &model("lab", false, &["text"]),
+            &ctx,
+            &o,
+            &mut Events::default(),
+        )
+        .unwrap();
+        let names: Vec<&str> = req.headers.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "user-agent",
+                "http-referer",
+                "accept",
+                "authorization",
+                "content-type",
+                "x-affinity"
+            ]
+        );
+    }
+
     #[test]
     fn odd_messages_error_instead_of_panicking() {
         let m = model("codestral-latest", false, &["text"]);

@@ -298,6 +298,44 @@ mod tests {
     }
 
     #[test]
+    fn the_transcript_goes_out_as_it_is() {
+        let pi16 = Pi::new(crate::PiVersion::V1_6_0).unwrap();
+        let model = Model {
+            obj: Object::new()
+                .with("id", "m")
+                .with("api", "pi-messages")
+                .with("provider", "gw")
+                .with("baseUrl", "http://gw/v1"),
+        };
+        let messages = crate::js::parse(
+            r#"[{"role":"system","content":"S","toolsAdded":[{"name":"read","description":"d","parameters":{},"constrainedSampling":{"type":"json_schema","strict":"prefer"}}],"timestamp":1},{"role":"user","content":"hi","timestamp":2}]"#,
+        )
+        .unwrap();
+        let ctx = LlmContext {
+            system_prompt: String::new(),
+            messages: messages.as_array().unwrap().clone(),
+            tools: Vec::new(),
+        };
+        let opts = StreamOptions {
+            api_key: "k".into(),
+            reasoning: Some("low".into()),
+            session_id: Some("s".into()),
+            identity_headers: vec![("User-Agent".into(), "pi/1.6.0".into())],
+            ..Default::default()
+        };
+        let req = build(&pi16, &model, &ctx, &opts, &mut Events::default()).unwrap();
+        assert_eq!(
+            req.body,
+            format!(
+                r#"{{"model":"m","context":{{"messages":{}}},"options":{{"reasoning":"low","sessionId":"s"}}}}"#,
+                messages.to_json()
+            )
+        );
+        assert_eq!(req.headers[0], ("user-agent".into(), "pi/1.6.0".into()));
+        assert!(!req.headers.iter().any(|(_, v)| v == "undici"));
+    }
+
+    #[test]
     fn url_trims_trailing_slashes() {
         assert_eq!(
             messages_url("http://127.0.0.1:9/v1//").unwrap(),
