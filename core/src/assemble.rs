@@ -438,7 +438,12 @@ impl Run<'_> {
                     );
                 }
                 let n_images = att.images.len();
-                let user = messages::user_message(&full, att.images, inputs.now_ms);
+                let images = if pi.rules.prompt_images_normalized {
+                    att.images.iter().map(normalized_prompt_image).collect()
+                } else {
+                    att.images
+                };
+                let user = messages::user_message(&full, images, inputs.now_ms);
                 if pi.rules.transcript {
                     self.begin_run(&mut messages, vec![user]);
                 } else {
@@ -846,4 +851,15 @@ impl Run<'_> {
         );
         Some(stats)
     }
+}
+
+/// `_normalizePromptImages` (0.87 on, 1.6.0/CA/core/agent-session.js:1676–1693): each prompt
+/// image made again as `{type: "image", data, mimeType}` from `processImage`'s result. Within
+/// pi's resize limits the data and type are unchanged (a resize is diagnosed where the file is
+/// read), so only the key order changes.
+fn normalized_prompt_image(image: &Value) -> Value {
+    let mut o = crate::js::Object::new().with("type", "image");
+    o.insert_opt("data", image.get("data").cloned());
+    o.insert_opt("mimeType", image.get("mimeType").cloned());
+    Value::Object(o)
 }

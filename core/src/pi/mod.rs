@@ -13,7 +13,10 @@ mod version;
 
 pub use choice::{Certainty, Choice, Detection, Evidence, Reason};
 pub use data::{DataError, Located, PiData};
-pub use rules::{ClientIdentity, CompletionsRules, MaxTokensClamp, ResponsesRules, Rules};
+pub use rules::{
+    ClientIdentity, CompletionsRules, MaxTokensClamp, MistralRules, PiMessagesRules,
+    ResponsesRules, Rules,
+};
 pub use version::{PiVersion, UnknownVersion};
 
 /// One pi release as the stages see it.

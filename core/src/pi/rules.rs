@@ -44,6 +44,11 @@ pub struct Rules {
     /// 1.6.0: a schema node without `type`, `anyOf` and `enum` cannot be made strict (the tool
     /// goes non-strict; AI/api/constrained-sampling.js:59).
     pub strict_requires_type: bool,
+    /// 0.87.0 (per-model image resize profiles applied to file attachments, #9631): the prompt's
+    /// images pass `_normalizePromptImages` (CA/core/agent-session.js:1676–1693), which makes each
+    /// one again as `{type, data, mimeType}`; 0.85: `{type, mimeType, data}` as the `@file`
+    /// reader built it. Only pi-messages shows the key order. Case: `pi-1.6.0/pm-image-long`.
+    pub prompt_images_normalized: bool,
     /// openai-completions (AI/api/openai-completions.js).
     pub completions: CompletionsRules,
     /// The session entry types this release reads (`SessionEntry`, CA/core/session-manager.d.ts);
@@ -55,6 +60,10 @@ pub struct Rules {
     /// The three Responses adapters and the conversions they share
     /// (AI/api/openai-responses*.js, azure-openai-responses.js, openai-codex-responses.js).
     pub responses: ResponsesRules,
+    /// mistral-conversations (AI/api/mistral-conversations.js).
+    pub mistral: MistralRules,
+    /// pi-messages (AI/api/pi-messages.js).
+    pub pi_messages: PiMessagesRules,
     /// The protocols whose adapter ctxlens has ported for this release. For another one no
     /// body is built: a diagnostic says the adapter is not ported yet (never a body made with
     /// another release's adapter).
@@ -147,6 +156,36 @@ pub struct ResponsesRules {
     pub codex_overridable_identity: bool,
 }
 
+/// What changed in the mistral-conversations adapter (the system messages themselves, in place
+/// at index 0 or later, follow [`Rules::transcript`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MistralRules {
+    /// 0.99.0 ("Fixed inherited Mistral reasoning models ignoring the requested thinking level",
+    /// #9678): a reasoning model with a `thinkingLevelMap` sends `reasoning_effort:
+    /// map[level] ?? "high"` (thinking off: `map.off`, e.g. `"none"`), one without a map sends
+    /// `prompt_mode: "reasoning"`; 0.85: `reasoning_effort` only for mistral-small-2603/-latest
+    /// and mistral-medium-3.5, `prompt_mode` for every other reasoning model, nothing when off.
+    /// Cases: `pi-1.6.0/ms-map-*`, `ms-nomap-*`, `ms-scripted-tools`.
+    pub reasoning_effort_from_level_map: bool,
+    /// 1.6.0 ("Mistral models no longer receive strict tools unless `compat.supportsStrictMode`
+    /// is set", #12148): strict schemas only with `compat.supportsStrictMode`; 0.85: strict
+    /// always supported. Cases: `pi-1.6.0/ms-strict`, `ms-fresh-nonreasoning`.
+    pub strict_opt_in: bool,
+}
+
+/// What changed in the pi-messages adapter (the context as the raw transcript `{messages}`
+/// follows [`Rules::transcript`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PiMessagesRules {
+    /// 1.4.0 (with the client identity; no changelog line names pi-messages): the headers are
+    /// `providerHeadersToRecord(identityHeaders, pi's own, options.headers)`, merged by lower-case
+    /// name (a later source replaces an earlier header and moves it to the end; `null` deletes),
+    /// so pi's `User-Agent` and the attribution headers are sent; 0.85: pi's own headers and the
+    /// options' spread in one object (names differing in case kept apart, fetch joins them),
+    /// undici's `User-Agent`. Cases: `pi-1.6.0/pm-headers-*`, every `pm-*` meta.
+    pub identity_headers_merged: bool,
+}
+
 /// How `clampMaxTokensToContext` leaves room for the input (AI/api/simple-options.js).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MaxTokensClamp {
@@ -234,6 +273,7 @@ impl PiVersion {
             client_identity: ClientIdentity::OsUserAgent,
             sampling_by_thinking_level: false,
             strict_requires_type: false,
+            prompt_images_normalized: false,
             completions: CompletionsRules {
                 developer_role_openai_only: false,
                 strict_opt_in: false,
@@ -259,6 +299,13 @@ impl PiVersion {
                 codex_configuration_update: false,
                 codex_overridable_identity: false,
             },
+            mistral: MistralRules {
+                reasoning_effort_from_level_map: false,
+                strict_opt_in: false,
+            },
+            pi_messages: PiMessagesRules {
+                identity_headers_merged: false,
+            },
             ported_apis: &Api::ALL,
         };
         static V1_6_0: Rules = Rules {
@@ -271,6 +318,7 @@ impl PiVersion {
             client_identity: ClientIdentity::PiAi,
             sampling_by_thinking_level: true,
             strict_requires_type: true,
+            prompt_images_normalized: true,
             completions: CompletionsRules {
                 developer_role_openai_only: true,
                 strict_opt_in: true,
@@ -296,11 +344,20 @@ impl PiVersion {
                 codex_configuration_update: true,
                 codex_overridable_identity: true,
             },
+            mistral: MistralRules {
+                reasoning_effort_from_level_map: true,
+                strict_opt_in: true,
+            },
+            pi_messages: PiMessagesRules {
+                identity_headers_merged: true,
+            },
             ported_apis: &[
                 Api::OpenAiCompletions,
                 Api::OpenAiResponses,
                 Api::AzureOpenAiResponses,
                 Api::OpenAiCodexResponses,
+                Api::MistralConversations,
+                Api::PiMessages,
             ],
         };
         match self {
