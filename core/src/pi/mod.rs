@@ -11,7 +11,7 @@ mod rules;
 mod version;
 
 pub use data::{DataError, Located, PiData};
-pub use rules::{ClientIdentity, CompletionsRules, MaxTokensClamp, Rules};
+pub use rules::{AnthropicRules, ClientIdentity, CompletionsRules, MaxTokensClamp, Rules};
 pub use version::{PiVersion, UnknownVersion};
 
 /// One pi release as the stages see it.
