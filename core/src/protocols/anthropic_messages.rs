@@ -477,9 +477,9 @@ impl<'a> AnthropicContext<'a> {
                     EventKind::Converted
                 },
                 if keep {
-                    format!("{n_system} system messages kept in place (compat.supportsMidConvoSystemMessages)")
+                    format!("{n_system} system message{} kept in place (compat.supportsMidConvoSystemMessages)", if n_system == 1 { "" } else { "s" })
                 } else {
-                    format!("{n_system} system messages collapsed into one leading system message (the model does not take them mid-conversation)")
+                    format!("{n_system} system message{} collapsed into one leading system message (the model does not take them mid-conversation)", if n_system == 1 { "" } else { "s" })
                 },
                 "1.6.0/AI/api/anthropic-messages.js:555",
             );
