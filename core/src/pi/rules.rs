@@ -64,6 +64,8 @@ pub struct Rules {
     pub mistral: MistralRules,
     /// pi-messages (AI/api/pi-messages.js).
     pub pi_messages: PiMessagesRules,
+    /// anthropic-messages (AI/api/anthropic-messages.js).
+    pub anthropic: AnthropicRules,
     /// The protocols whose adapter ctxlens has ported for this release. For another one no
     /// body is built: a diagnostic says the adapter is not ported yet (never a body made with
     /// another release's adapter).
@@ -186,6 +188,60 @@ pub struct PiMessagesRules {
     pub identity_headers_merged: bool,
 }
 
+/// What changed in the anthropic-messages adapter. Where the tools come from follows
+/// [`Rules::transcript`]: from 0.86.0 the transcript's declarations (`getCurrentTools`), and the
+/// 0.85 deferred loading (`splitDeferredTools` over `addedToolNames`, `tool_reference` results,
+/// `defer_loading` tools) is gone (M17).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AnthropicRules {
+    /// 0.86.0 (#9548): with `compat.supportsMidConvoSystemMessages` the transcript's later system
+    /// messages stay in place as `role: "system"` messages (`renderSystemMessageUpdate`), held
+    /// until the next assistant message that has blocks or the end (1.5.0, #11091), and the last
+    /// one can carry the message breakpoint; without it the transcript is collapsed into the
+    /// leading prompt (AN18). Cases: `pi-1.6.0/an-midconvo`, `an-held`.
+    pub mid_convo_system_messages: bool,
+    /// 1.0.1: with `compat.supportsMidConvoToolChanges` as well, the top-level tools stay the
+    /// leading message's plus `__pi_deferred_placeholder__`, later tools are `tool_addition` /
+    /// `tool_removal` blocks, and the `inline-tools-2026-09-15` beta is sent (AN19). Cases:
+    /// `pi-1.6.0/an-native-tools`, `an-strict-native`, `an-oauth`, `an-effort-opus5`.
+    pub native_tool_changes: bool,
+    /// 0.99.2 (#9953): a schema with a keyword Anthropic strict tool use rejects (`minimum`,
+    /// `minItems` above 1, an unknown `format`, ...) is sent non-strict (AN12). Case:
+    /// `pi-1.6.0/an-strict-native`.
+    pub strict_keyword_check: bool,
+    /// 1.2.0 (#10409), 1.5.1 (#11626): a request whose strict tools Anthropic rejects for its
+    /// strict tool limits is sent once more with the `"prefer"` tools non-strict, and later
+    /// requests of that session in the same process start non-strict (AN22, A14). Process state:
+    /// ctxlens builds the strict request and says so in the trace.
+    pub strict_limit_fallback: bool,
+    /// 1.5.1 (#9557): the non-strict `input_schema` keeps the root `$defs` and `definitions`
+    /// (AN12). Case: `pi-1.6.0/an-strict-native`.
+    pub legacy_schema_keeps_defs: bool,
+    /// 1.6.0 (#12067): the non-strict `input_schema` keeps the root `additionalProperties`
+    /// (AN12). Case: `pi-1.6.0/an-strict-native`.
+    pub legacy_schema_keeps_additional_properties: bool,
+    /// 1.3.0 (#10794): the images of an error tool result follow the batch's tool results, after
+    /// a caption; the result keeps a placeholder text (`splitErrorToolResultImages`, M22). Case:
+    /// `pi-1.6.0/an-error-image`.
+    pub split_error_tool_result_images: bool,
+    /// 1.3.0 (#10753): thinking off on a `supportsMidConvoEffort` model sends `thinking:
+    /// {type: "disabled"}` and no effort marker messages (0.85: adaptive thinking whatever the
+    /// level) (AN2, AN3). Case: `pi-1.6.0/an-effort-off`.
+    pub effort_models_can_be_off: bool,
+    /// 1.5.0 (#10063): with effort marker messages the top-level `output_config.effort` is "low"
+    /// (0.85: "high") (AN2). Case: `pi-1.6.0/an-effort-opus5`.
+    pub effort_top_level_low: bool,
+    /// 1.5.1 (#11545): message threads: with `compat.supportsMessageThreads` (1.6.0, #11987:
+    /// default true for any base URL on api.anthropic.com), a cache retention and a session id,
+    /// the body ends with `thread` and the `message-threads-2026-08-12` beta is sent (AN20, AN21).
+    /// Cases: `pi-1.6.0/an-threads`, `an-threads-compat`.
+    pub message_threads: bool,
+    /// 0.86.0 (#9102): `sendSessionAffinityHeaders` defaults to true for OpenRouter, whose format
+    /// sends `x-session-id` (`compat.sessionAffinityFormat`; 0.85: `x-session-affinity` only,
+    /// off by default) (AN7, AN16). Case: `pi-1.6.0/an-openrouter`.
+    pub openrouter_session_affinity: bool,
+}
+
 /// How `clampMaxTokensToContext` leaves room for the input (AI/api/simple-options.js).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MaxTokensClamp {
@@ -306,6 +362,19 @@ impl PiVersion {
             pi_messages: PiMessagesRules {
                 identity_headers_merged: false,
             },
+            anthropic: AnthropicRules {
+                mid_convo_system_messages: false,
+                native_tool_changes: false,
+                strict_keyword_check: false,
+                strict_limit_fallback: false,
+                legacy_schema_keeps_defs: false,
+                legacy_schema_keeps_additional_properties: false,
+                split_error_tool_result_images: false,
+                effort_models_can_be_off: false,
+                effort_top_level_low: false,
+                message_threads: false,
+                openrouter_session_affinity: false,
+            },
             ported_apis: &Api::ALL,
         };
         static V1_6_0: Rules = Rules {
@@ -351,8 +420,22 @@ impl PiVersion {
             pi_messages: PiMessagesRules {
                 identity_headers_merged: true,
             },
+            anthropic: AnthropicRules {
+                mid_convo_system_messages: true,
+                native_tool_changes: true,
+                strict_keyword_check: true,
+                strict_limit_fallback: true,
+                legacy_schema_keeps_defs: true,
+                legacy_schema_keeps_additional_properties: true,
+                split_error_tool_result_images: true,
+                effort_models_can_be_off: true,
+                effort_top_level_low: true,
+                message_threads: true,
+                openrouter_session_affinity: true,
+            },
             ported_apis: &[
                 Api::OpenAiCompletions,
+                Api::AnthropicMessages,
                 Api::OpenAiResponses,
                 Api::AzureOpenAiResponses,
                 Api::OpenAiCodexResponses,
