@@ -194,7 +194,12 @@ pub fn collapsed_context<'a>(
             .as_ref()
             .map(|h| system_message_text(pi, h))
             .unwrap_or_default(),
-        messages: ctx.messages.iter().filter(|m| !is_system(m)).cloned().collect(),
+        messages: ctx
+            .messages
+            .iter()
+            .filter(|m| !is_system(m))
+            .cloned()
+            .collect(),
         tools: current_tools(&ctx.messages)
             .iter()
             .map(tool_from_declaration)
