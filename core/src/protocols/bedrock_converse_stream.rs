@@ -62,14 +62,20 @@ pub fn build(
             .iter()
             .filter(|m| m.get_str("role") == Some("system"))
             .count();
-        ev(
-            events,
-            EventKind::Converted,
-            format!(
-                "{n_system} system message(s) collapsed: the replayed prompt is system, the current tools toolConfig (Bedrock has no mid-conversation system messages)"
-            ),
-            "1.6.0/AI/api/bedrock-converse-stream.js:28",
-        );
+        let leading = ctx.messages.first().and_then(|m| m.get_str("role")) == Some("system");
+        let what = match n_system {
+            0 => None,
+            1 if leading => Some("the leading system message's text is the system block, its tools toolConfig".to_string()),
+            n => Some(format!("{n} system messages collapsed into one: the replayed prompt is the system block, the current tools toolConfig (Bedrock has no mid-conversation system messages)")),
+        };
+        if let Some(what) = what {
+            ev(
+                events,
+                EventKind::Converted,
+                what,
+                "1.6.0/AI/api/bedrock-converse-stream.js:28",
+            );
+        }
     }
     let ctx: &LlmContext = &collapsed;
     let retention = cache_retention(opts);
@@ -1289,7 +1295,7 @@ fn request_headers(
     for (k, v) in &opts.headers {
         // `addCustomHeadersMiddleware` (bedrock-converse-stream.js:340–352; 1.6.0 :383–397):
         // `x-amz-*`, `authorization` and `host` belong to SigV4 and are skipped; any other name
-        // is set on the request's headers (an identical one replaced in place).
+        // is set on the request's headers.
         let lower = k.to_lowercase();
         if lower.starts_with("x-amz-") || lower == "authorization" || lower == "host" {
             ev(
@@ -1300,10 +1306,7 @@ fn request_headers(
             );
             continue;
         }
-        match headers.iter_mut().find(|(n, _)| *n == *k) {
-            Some(slot) => slot.1 = v.clone(),
-            None => headers.push((lower, v.clone())),
-        }
+        headers.push((lower, v.clone()));
     }
     headers.push(("authorization".into(), "<redacted>".into()));
     headers
@@ -1606,14 +1609,17 @@ mod tests {
             ]
         );
         assert!(supports_adaptive_thinking(
+            &crate::testcase::pi(),
             "anthropic.claude-opus-4-6-v1",
             ""
         ));
         assert!(supports_adaptive_thinking(
+            &crate::testcase::pi(),
             "arn:aws:bedrock:us-east-1:1:application-inference-profile/x",
             "Claude Opus 4.7"
         ));
         assert!(!supports_adaptive_thinking(
+            &crate::testcase::pi(),
             "anthropic.claude-sonnet-4-5",
             "Claude Sonnet 4.5"
         ));
@@ -1650,6 +1656,150 @@ mod tests {
             "us.anthropic.claude-v1%3A0%20%28x%29%2A%21"
         );
         assert_eq!(normalize_tool_call_id("call.1:2 ü"), "call_1_2__");
+    }
+
+    fn pi16() -> Pi {
+        Pi::new(crate::PiVersion::V1_6_0).unwrap()
+    }
+
+    fn model(id: &str, name: &str) -> Model {
+        Model {
+            obj: Object::new()
+                .with("id", id)
+                .with("name", name)
+                .with("reasoning", true),
+        }
+    }
+
+    #[test]
+    fn claude_lists_per_release() {
+        let (old, new) = (crate::testcase::pi(), pi16());
+        let haiku5 = model("anthropic.claude-haiku-5-5", "Claude Haiku 5.5");
+        assert!(!supports_adaptive_thinking(
+            &old,
+            haiku5.id(),
+            haiku5.name()
+        ));
+        assert!(supports_adaptive_thinking(&new, haiku5.id(), haiku5.name()));
+        assert!(supports_native_xhigh_effort(&new, &haiku5));
+        assert!(supports_prompt_caching(
+            &new,
+            &haiku5,
+            &StreamOptions::default()
+        ));
+        let sonnet46 = model("us.anthropic.claude-sonnet-4-6", "Claude Sonnet 4.6");
+        assert!(supports_adaptive_thinking(
+            &new,
+            sonnet46.id(),
+            sonnet46.name()
+        ));
+        assert!(!supports_thinking_block_binding(&new, &sonnet46));
+        assert!(supports_thinking_block_binding(
+            &new,
+            &model(
+                "arn:aws:bedrock:us-east-1:1:application-inference-profile/x",
+                "Claude Opus 4.8"
+            )
+        ));
+        assert!(!supports_thinking_block_binding(&old, &haiku5));
+    }
+
+    #[test]
+    fn openai_effort_from_1_1() {
+        let new = pi16();
+        let mut ev = Events::default();
+        let fields = |m: &Model, level: &str, ev: &mut Events| {
+            openai_reasoning_fields(&new, m, level, ev).map(|v| v.to_json())
+        };
+        let oss = model("openai.gpt-oss-120b", "gpt-oss-120b");
+        assert_eq!(
+            fields(&oss, "xhigh", &mut ev).unwrap(),
+            r#"{"reasoning_effort":"high"}"#
+        );
+        let mut gpt = model("openai.gpt-6-sol", "GPT-6 Sol");
+        assert_eq!(
+            fields(&gpt, "minimal", &mut ev).unwrap(),
+            r#"{"reasoning":{"effort":"low"}}"#
+        );
+        gpt.obj.insert(
+            "thinkingLevelMap",
+            crate::js::parse(r#"{"minimal":"minimal","low":null}"#).unwrap(),
+        );
+        assert_eq!(
+            fields(&gpt, "minimal", &mut ev).unwrap(),
+            r#"{"reasoning":{"effort":"minimal"}}"#
+        );
+        assert_eq!(
+            fields(&gpt, "low", &mut ev).unwrap(),
+            r#"{"reasoning":{"effort":"low"}}"#
+        );
+        assert_eq!(
+            fields(&model("meta.llama3", "Llama"), "high", &mut ev),
+            None
+        );
+        assert_eq!(
+            openai_reasoning_fields(&crate::testcase::pi(), &oss, "high", &mut ev),
+            None
+        );
+    }
+
+    #[test]
+    fn error_result_images_split() {
+        let p = pi16();
+        let msg = crate::js::parse(
+            r#"{"role":"toolResult","toolCallId":"t1","toolName":"read","isError":true,"content":[{"type":"text","text":"bad"},{"type":"image","data":"AA==","mimeType":"image/png"},{"type":"image","data":"AQ==","mimeType":"image/png"},{"type":"text","text":"(image attached after the tool results)"},{"type":"image","data":"Ag==","mimeType":"image/gif"},{"type":"text","text":"end"},{"type":"image","data":"Aw==","mimeType":"image/png"}]}"#,
+        )
+        .unwrap();
+        let split = split_error_tool_result_images(&p, &msg).unwrap();
+        let texts: Vec<&str> = split
+            .content
+            .iter()
+            .map(|b| b.get_str("text").unwrap())
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                "bad",
+                "(image attached after the tool results)",
+                "(image attached after the tool results)",
+                "end",
+                "(image attached after the tool results)"
+            ]
+        );
+        assert_eq!(split.images.len(), 4);
+        assert_eq!(
+            split.caption,
+            "Images from the error result of tool call t1 (read):"
+        );
+        let mut ok = msg.clone();
+        ok.as_object_mut()
+            .unwrap()
+            .insert("isError", Value::Bool(false));
+        assert!(split_error_tool_result_images(&p, &ok).is_none());
+    }
+
+    #[test]
+    fn user_agents_carry_pi_from_1_4() {
+        let captured = "aws-sdk-js/3.1126.0 ua/2.1 os/linux#6.1 lang/js md/nodejs#22.23.5 api/bedrock-runtime#3.1126.0 m/N,E pi/1.6.0";
+        let opts = StreamOptions {
+            user_agent: captured.into(),
+            ..StreamOptions::default()
+        };
+        let mut ev = Events::default();
+        let h = request_headers(&pi16(), &opts, true, &mut ev);
+        assert_eq!(h[1].1, "aws-sdk-js/3.1126.0 pi/1.6.0");
+        assert_eq!(h[2].1, captured);
+        let h = request_headers(&crate::testcase::pi(), &opts, false, &mut ev);
+        assert!(!h[1].1.contains("pi/") && h[2].1.ends_with("m/E"));
+        // pi-ai's identity names no OS release: the platform alone, said in the trace.
+        let identity = StreamOptions {
+            user_agent: "pi/1.6.0 (linux; node/v22.23.5; x64)".into(),
+            ..StreamOptions::default()
+        };
+        let mut ev = Events::default();
+        let h = request_headers(&pi16(), &identity, true, &mut ev);
+        assert!(h[2].1.contains(" os/linux lang/js "));
+        assert_eq!(ev.len(), 1);
     }
 
     #[test]

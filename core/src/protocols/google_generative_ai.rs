@@ -58,14 +58,20 @@ pub fn build(
             .iter()
             .filter(|m| m.get_str("role") == Some("system"))
             .count();
-        ev(
-            events,
-            EventKind::Converted,
-            format!(
-                "{n_system} system message(s) collapsed: the replayed prompt is systemInstruction, the current tools the declarations (Gemini has no mid-conversation system messages)"
-            ),
-            "1.6.0/AI/api/google-generative-ai.js:16",
-        );
+        let leading = ctx.messages.first().and_then(|m| m.get_str("role")) == Some("system");
+        let what = match n_system {
+            0 => None,
+            1 if leading => Some("the leading system message's text is systemInstruction, its tools the function declarations".to_string()),
+            n => Some(format!("{n} system messages collapsed into one: the replayed prompt is systemInstruction, the current tools the function declarations (Gemini has no mid-conversation system messages)")),
+        };
+        if let Some(what) = what {
+            ev(
+                events,
+                EventKind::Converted,
+                what,
+                "1.6.0/AI/api/google-generative-ai.js:16",
+            );
+        }
     }
     let params = build_params(pi, model, &collapsed, max_tokens, &thinking, events)?;
     let body = generate_content_parameters_to_mldev(pi, &params)?;
@@ -705,6 +711,56 @@ mod tests {
         assert!(!is_gemini3_flash_model(&model("gemini-2.5-flash")));
         assert!(!is_gemini3_flash_model(&model("gemini-3.-flash")));
         assert!(is_gemma4_model(&model("gemma-4-31b-it")) && is_gemma4_model(&model("Gemma4")));
+    }
+
+    #[test]
+    fn header_record_merges_case_insensitively_from_1_4() {
+        let mut m = model("gemini-2.5-flash");
+        m.obj.insert(
+            "headers",
+            crate::js::parse(r#"{"X-Team":"a","user-agent":"mine","X-Gone":null}"#).unwrap(),
+        );
+        let opts = StreamOptions {
+            user_agent: "pi/1.6.0 (linux; node/v22.23.5; x64)".into(),
+            identity_headers: vec![(
+                "User-Agent".into(),
+                "pi/1.6.0 (linux; node/v22.23.5; x64)".into(),
+            )],
+            headers: vec![
+                ("x-team".into(), "b".into()),
+                ("X-Gone".into(), "back".into()),
+            ],
+            ..StreamOptions::default()
+        };
+        let p16 = crate::Pi::new(crate::PiVersion::V1_6_0).unwrap();
+        assert_eq!(
+            pi_header_record(&p16, &m, &opts),
+            vec![
+                ("user-agent".to_string(), "mine".to_string()),
+                ("x-team".to_string(), "b".to_string()),
+                ("X-Gone".to_string(), "back".to_string()),
+            ]
+        );
+        // 0.85: one object spread; a name is only the same when spelled the same.
+        assert_eq!(
+            pi_header_record(&pi(), &m, &opts),
+            vec![
+                ("User-Agent".to_string(), opts.user_agent.clone()),
+                ("X-Team".to_string(), "a".to_string()),
+                ("user-agent".to_string(), "mine".to_string()),
+                ("X-Gone".to_string(), "back".to_string()),
+                ("x-team".to_string(), "b".to_string()),
+            ]
+        );
+        // On the wire the SDK's own User-Agent and pi's lower-case one are joined.
+        let headers = create_client_headers(&p16, &m, &opts);
+        assert_eq!(
+            headers[0],
+            (
+                "user-agent".to_string(),
+                format!("{}, mine", x_goog_api_client(&p16))
+            )
+        );
     }
 
     #[test]

@@ -92,7 +92,7 @@ pub fn uses_google_thinking_level(model: &Model) -> bool {
     matches_gemini3(&id, "-pro")
         || matches_gemini3(&id, "-flash")
         || id.match_indices("gemini-").any(|(i, m)| {
-            let rest = id[i + m.len()..].as_bytes();
+            let rest = &id.as_bytes()[i + m.len()..];
             // `[4-9]`, or `[1-9]\d`: a two-digit major from 10 on.
             matches!(rest.first(), Some(b'4'..=b'9'))
                 || (matches!(rest.first(), Some(b'1'..=b'9'))
@@ -702,6 +702,118 @@ mod tests {
                 && requires_tool_call_id("gemini-3-flash")
                 && !requires_tool_call_id("gemini-2.5-pro")
         );
+    }
+
+    fn model(id: &str) -> Model {
+        Model {
+            obj: Object::new().with("id", id),
+        }
+    }
+
+    fn pi16() -> Pi {
+        Pi::new(crate::PiVersion::V1_6_0).unwrap()
+    }
+
+    #[test]
+    fn which_models_use_thinking_level() {
+        let uses = |id: &str| uses_google_thinking_level(&model(id));
+        for id in [
+            "gemini-3-pro-preview",
+            "gemini-3.1-flash-lite",
+            "Gemini-3.8-Flash",
+            "gemini-4-argon",
+            "gemini-12-x",
+            "models/gemini-9",
+            "gemini-flash-latest",
+            "gemini-flash-lite-latest",
+            "gemma-4-31b-it",
+            "gemma4",
+        ] {
+            assert!(uses(id), "{id}");
+        }
+        for id in [
+            "gemini-2.5-flash",
+            "gemini-3-ultra",
+            "gemini-3.-pro",
+            "gemini-pro-latest",
+            "gemini-1.5-pro",
+            "gemini-10",
+            "gemma-3-27b",
+        ] {
+            // `[1-9]\d` needs two digits: "gemini-10" is Gemini 10 (`1` then `0`).
+            assert_eq!(uses(id), id == "gemini-10", "{id}");
+        }
+        assert_eq!(to_google_thinking_level("minimal"), "MINIMAL");
+        assert_eq!(to_google_thinking_level("high"), "HIGH");
+    }
+
+    #[test]
+    fn off_resolves_only_in_0_85() {
+        let m = model("gemini-3-pro");
+        assert_eq!(
+            resolve_google_thinking_level(&crate::testcase::pi(), &m, "off").unwrap(),
+            "high"
+        );
+        assert!(resolve_google_thinking_level(&pi16(), &m, "off").is_err());
+    }
+
+    #[test]
+    fn disabled_config_of_level_models() {
+        let p = pi16();
+        let mut ev = Events::default();
+        let reasoning = |id: &str, map: Option<&str>| {
+            let mut o = Object::new().with("id", id).with("reasoning", true);
+            if let Some(m) = map {
+                o.insert("thinkingLevelMap", crate::js::parse(m).unwrap());
+            }
+            Model { obj: o }
+        };
+        let cfg = |m: &Model, ev: &mut Events| {
+            get_disabled_google_thinking_config(&p, m, ev)
+                .unwrap()
+                .to_json()
+        };
+        assert_eq!(
+            cfg(&reasoning("gemini-2.5-flash", None), &mut ev),
+            r#"{"thinkingBudget":0}"#
+        );
+        assert_eq!(
+            cfg(&reasoning("gemini-4-argon", None), &mut ev),
+            r#"{"thinkingBudget":0}"#
+        );
+        assert_eq!(
+            cfg(
+                &reasoning("gemini-4-argon", Some(r#"{"off":null}"#)),
+                &mut ev
+            ),
+            r#"{"thinkingLevel":"MINIMAL"}"#
+        );
+        assert_eq!(
+            cfg(
+                &reasoning(
+                    "gemini-3-pro",
+                    Some(r#"{"off":null,"minimal":null,"medium":null}"#)
+                ),
+                &mut ev
+            ),
+            r#"{"thinkingLevel":"LOW"}"#
+        );
+    }
+
+    #[test]
+    fn const_becomes_enum_in_schemas_only() {
+        let p = pi16();
+        let schema = crate::js::parse(
+            r#"{"type":"object","const":"top","properties":{"const":{"const":1,"description":"x"},"flag":{"const":true},"both":{"const":"a","enum":["a"]},"nul":{"const":"n","enum":null},"d":{"default":{"const":"lit"},"examples":[{"const":"e"}]}},"items":[{"const":2.5}],"$defs":{"T":{"anyOf":[{"const":"t"}]}}}"#,
+        )
+        .unwrap();
+        let mut n = 0;
+        let out = rewrite_const_as_enum(&p, &schema, false, &mut n);
+        assert_eq!(
+            out.to_json(),
+            r#"{"type":"object","properties":{"const":{"description":"x","enum":[1]},"flag":{"const":true},"both":{"const":"a","enum":["a"]},"nul":{"const":"n","enum":null},"d":{"default":{"const":"lit"},"examples":[{"const":"e"}]}},"items":[{"enum":[2.5]}],"$defs":{"T":{"anyOf":[{"enum":["t"]}]}},"enum":["top"]}"#
+        );
+        assert_eq!(n, 4);
     }
 
     #[test]
