@@ -1010,13 +1010,7 @@ fn build_additional_model_request_fields(
         return openai_reasoning_fields(pi, model, reasoning, events);
     }
     let is_gov_cloud = is_gov_cloud_bedrock_target(model, opts);
-    let display = (!is_gov_cloud).then(|| {
-        if pi.rules.bedrock.thinking_block_binding {
-            text(pi, "defaultThinkingDisplay")
-        } else {
-            "summarized"
-        }
-    });
+    let display = (!is_gov_cloud).then(|| default_thinking_display(pi));
     let adaptive = supports_adaptive_thinking(pi, model.id(), model.name());
     let mut result = if adaptive {
         // 1.0.1: replayed signed thinking is bound to the prompt and tools it was made with;
@@ -1115,6 +1109,17 @@ fn build_additional_model_request_fields(
         );
     }
     Some(Value::Object(result))
+}
+
+/// `options.thinkingDisplay ?? "summarized"` with the coding agent's undefined option
+/// (bedrock-converse-stream.js:1000, 1.6.0 :1053): strings.json `defaultThinkingDisplay`, which
+/// the extraction reads from 1.6.0 on; 0.85.1's table predates it (its code says the same).
+fn default_thinking_display(pi: &Pi) -> &'static str {
+    pi.data
+        .strings
+        .get("bedrockConverseStream")
+        .and_then(|g| g.get_str("defaultThinkingDisplay"))
+        .unwrap_or("summarized")
 }
 
 /// The non-Claude half of `buildAdditionalModelRequestFields` (1.6.0
