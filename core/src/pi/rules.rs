@@ -98,9 +98,11 @@ pub struct GoogleRules {
     /// untrimmed text is still what is sent when it does not). Cases: `pi-1.6.0/gg-history-*`,
     /// `gg-error-image-3flash`.
     pub blank_tool_result_is_empty: bool,
-    /// 1.4.0: the headers are `providerHeadersToRecord(identity, model.headers,
-    /// options.headers)`: merged case-insensitively, a name set again moves to the end with its
-    /// last spelling (0.85: one object spread, `User-Agent` first). Case: `pi-1.6.0/gg-headers`.
+    /// By 1.4.0 (with pi-ai's client identity, A7; no changelog line names it): the headers
+    /// are `providerHeadersToRecord(identity, model.headers, options.headers)`
+    /// (AI/utils/headers.js:8–19): merged case-insensitively, a name set again moves to the end
+    /// with its last spelling (0.85: one object spread, `User-Agent` first). Case:
+    /// `pi-1.6.0/gg-headers`.
     pub headers_merged_case_insensitively: bool,
     /// @google/genai 2.x (0.86.1 on; 2.32.0 in 1.6.0): `functionCall` is written `args, id,
     /// name` and `inlineData` is passed on as pi writes it (`mimeType, data`); 1.52.0 wrote `id,
@@ -133,9 +135,9 @@ pub struct BedrockRules {
     /// once more with the `"prefer"` tools non-strict, and the session keeps them non-strict
     /// (process state: a fresh process sends them strict; B7, A14). Said in the trace.
     pub strict_tool_limit_fallback: bool,
-    /// 1.4.0: pi's client identity joins the AWS SDK's user agent as a `pi/<version>` pair
-    /// (`customUserAgent`, B11): in `x-amz-user-agent` and `user-agent`. Cases:
-    /// `pi-1.6.0/bd-*`, every `request-1.meta.json`.
+    /// 1.4.0 (R3-changelog-map): pi's client identity joins the AWS SDK's user agent as a
+    /// `pi/<version>` pair (`customUserAgent`, B11): in `x-amz-user-agent` and `user-agent`.
+    /// Cases: `pi-1.6.0/bd-*`, every `request-1.meta.json`.
     pub pi_user_agent_pair: bool,
 }
 
