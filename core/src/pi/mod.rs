@@ -14,8 +14,8 @@ mod version;
 pub use choice::{Certainty, Choice, Detection, Evidence, Reason};
 pub use data::{DataError, Located, PiData};
 pub use rules::{
-    AnthropicRules, ClientIdentity, CompletionsRules, MaxTokensClamp, MistralRules,
-    PiMessagesRules, ResponsesRules, Rules,
+    AnthropicRules, BedrockRules, ClientIdentity, CompletionsRules, GoogleRules, MaxTokensClamp,
+    MistralRules, PiMessagesRules, ResponsesRules, Rules,
 };
 pub use version::{PiVersion, UnknownVersion};
 

@@ -66,6 +66,10 @@ pub struct Rules {
     pub pi_messages: PiMessagesRules,
     /// anthropic-messages (AI/api/anthropic-messages.js).
     pub anthropic: AnthropicRules,
+    /// google-generative-ai (AI/api/google-generative-ai.js, google-shared.js).
+    pub google: GoogleRules,
+    /// bedrock-converse-stream (AI/api/bedrock-converse-stream.js).
+    pub bedrock: BedrockRules,
     /// The protocols whose adapter ctxlens has ported for this release. For another one no
     /// body is built: a diagnostic says the adapter is not ported yet (never a body made with
     /// another release's adapter).
@@ -242,6 +246,70 @@ pub struct AnthropicRules {
     pub openrouter_session_affinity: bool,
 }
 
+/// What changed in the google-generative-ai adapter (and google-shared.js). The transcript is
+/// always collapsed (G10: the leading system message is `systemInstruction`, the current tools
+/// are the declarations), which [`Rules::transcript`] already says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GoogleRules {
+    /// 0.86.0 (#9455), 1.3.0 (#10890): `usesGoogleThinkingLevel`: Gemini 3 Pro/Flash, Gemini
+    /// 4 and later, the flash(-lite)-latest ids and Gemma 4 send a `thinkingLevel`, the
+    /// resolved level itself (the model's `thinkingLevelMap` decides: no hard-coded Gemini 3 Pro
+    /// or Gemma remap); a level that clamps to off is disabled, and the disabled config is
+    /// `thinkingBudget: 0` unless a level model cannot be off
+    /// (`getDisabledGoogleThinkingConfig`). 0.85: Gemini 3 Pro/Flash and Gemma 4 only, with
+    /// remaps, and `thinkingLevel` LOW/MINIMAL when off. Cases: `pi-1.6.0/gg-custom-3pro-*`,
+    /// `gg-custom-3flash-off`, `gg-4argon-high`, `gg-gemma4-minimal`.
+    pub thinking_level_from_map: bool,
+    /// 1.5.0 (#11308): string and number `const` in a tool schema become one-value `enum`s
+    /// (`rewriteConstAsEnum`). Case: `pi-1.6.0/gg-const-enum`.
+    pub const_as_enum: bool,
+    /// 1.4.0 (#8720): a tool result whose text is only whitespace counts as empty (the
+    /// untrimmed text is still what is sent when it does not). Cases: `pi-1.6.0/gg-history-*`,
+    /// `gg-error-image-3flash`.
+    pub blank_tool_result_is_empty: bool,
+    /// By 1.4.0 (with pi-ai's client identity, A7; no changelog line names it): the headers
+    /// are `providerHeadersToRecord(identity, model.headers, options.headers)`
+    /// (AI/utils/headers.js:8–19): merged case-insensitively, a name set again moves to the end
+    /// with its last spelling (0.85: one object spread, `User-Agent` first). Case:
+    /// `pi-1.6.0/gg-headers`.
+    pub headers_merged_case_insensitively: bool,
+    /// @google/genai 2.x (0.86.1 on; 2.32.0 in 1.6.0): `functionCall` is written `args, id,
+    /// name` and `inlineData` is passed on as pi writes it (`mimeType, data`); 1.52.0 wrote `id,
+    /// args, name` and `data, mimeType`. Cases: `pi-1.6.0/gg-history-3flash`, `gg-image-prompt`.
+    pub sdk_v2_parts: bool,
+}
+
+/// What changed in the bedrock-converse-stream adapter. The transcript is always collapsed
+/// (B10), which [`Rules::transcript`] already says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BedrockRules {
+    /// 1.1.0: Claude Haiku 5 joins the adaptive-thinking, native-`xhigh` and prompt-caching
+    /// lists (B2); the id lists are read from the release's data
+    /// (`bedrockClaude*Ids`). Case: `pi-1.6.0/bd-haiku5-xhigh`.
+    pub claude_haiku_5: bool,
+    /// 1.0.1 (#10324): adaptive Claude models that accept it (Opus 4.7/4.8, Opus 5, Sonnet 5,
+    /// Haiku 5, Fable 5; not on GovCloud) get `thinking.block_binding` and the
+    /// `thinking-binding-controls` beta (B6). Cases: `pi-1.6.0/bd-fresh-opus48-high`,
+    /// `bd-sonnet46-medium` (without).
+    pub thinking_block_binding: bool,
+    /// 1.1.0 (#9331, #10142): OpenAI models get their thinking level: gpt-oss a flat
+    /// `reasoning_effort`, other GPT models `reasoning.effort` (B6). Cases:
+    /// `pi-1.6.0/bd-gptoss-*`, `bd-gpt6-minimal`.
+    pub openai_reasoning_effort: bool,
+    /// 1.3.0 (#10794): for Claude, an error tool result's images are replaced by a placeholder
+    /// and sent after all the tool results of the turn (M22, `splitErrorToolResultImages`).
+    /// Cases: `pi-1.6.0/bd-error-image-claude`, `bd-error-image-nova` (kept in place).
+    pub split_error_tool_result_images: bool,
+    /// 1.5.0 (#11416), 1.5.1 (#11626): a request rejected for too many strict tools is sent
+    /// once more with the `"prefer"` tools non-strict, and the session keeps them non-strict
+    /// (process state: a fresh process sends them strict; B7, A14). Said in the trace.
+    pub strict_tool_limit_fallback: bool,
+    /// 1.4.0 (R3-changelog-map): pi's client identity joins the AWS SDK's user agent as a
+    /// `pi/<version>` pair (`customUserAgent`, B11): in `x-amz-user-agent` and `user-agent`.
+    /// Cases: `pi-1.6.0/bd-*`, every `request-1.meta.json`.
+    pub pi_user_agent_pair: bool,
+}
+
 /// How `clampMaxTokensToContext` leaves room for the input (AI/api/simple-options.js).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MaxTokensClamp {
@@ -375,6 +443,21 @@ impl PiVersion {
                 message_threads: false,
                 openrouter_session_affinity: false,
             },
+            google: GoogleRules {
+                thinking_level_from_map: false,
+                const_as_enum: false,
+                blank_tool_result_is_empty: false,
+                headers_merged_case_insensitively: false,
+                sdk_v2_parts: false,
+            },
+            bedrock: BedrockRules {
+                claude_haiku_5: false,
+                thinking_block_binding: false,
+                openai_reasoning_effort: false,
+                split_error_tool_result_images: false,
+                strict_tool_limit_fallback: false,
+                pi_user_agent_pair: false,
+            },
             ported_apis: &Api::ALL,
         };
         static V1_6_0: Rules = Rules {
@@ -433,15 +516,22 @@ impl PiVersion {
                 message_threads: true,
                 openrouter_session_affinity: true,
             },
-            ported_apis: &[
-                Api::OpenAiCompletions,
-                Api::AnthropicMessages,
-                Api::OpenAiResponses,
-                Api::AzureOpenAiResponses,
-                Api::OpenAiCodexResponses,
-                Api::MistralConversations,
-                Api::PiMessages,
-            ],
+            google: GoogleRules {
+                thinking_level_from_map: true,
+                const_as_enum: true,
+                blank_tool_result_is_empty: true,
+                headers_merged_case_insensitively: true,
+                sdk_v2_parts: true,
+            },
+            bedrock: BedrockRules {
+                claude_haiku_5: true,
+                thinking_block_binding: true,
+                openai_reasoning_effort: true,
+                split_error_tool_result_images: true,
+                strict_tool_limit_fallback: true,
+                pi_user_agent_pair: true,
+            },
+            ported_apis: &Api::ALL,
         };
         match self {
             PiVersion::V0_85_1 => &V0_85_1,
