@@ -96,7 +96,9 @@ fn a_1_6_session_rebuilt_as_0_85_says_so_with_lines() {
     let lines: Vec<&str> = stderr.lines().collect();
     assert_eq!(lines[0], "ctxlens: rebuilding pi 0.85.1 (as asked)");
     assert!(
-        lines[1].starts_with("ctxlens: warning: this session was written by pi 0.86.0 or later"),
+        lines[1].starts_with(
+            "ctxlens: warning: pi 0.86.0 or later wrote this session (2 system messages"
+        ),
         "{stderr}"
     );
     let located = lines

@@ -713,10 +713,23 @@ impl Run<'_> {
         };
         let choice = &self.parts.model_choice;
         self.rec.begin(StageId::BuildParams);
-        let user_agent = inputs
-            .user_agent
-            .clone()
-            .unwrap_or_else(|| crate::headers::default_user_agent(&pi));
+        // A capture's User-Agent is its release's: another release sends its own form.
+        let captured_other = inputs.captured_pi.is_some_and(|c| c != pi.version);
+        let user_agent = match (&inputs.user_agent, captured_other) {
+            (Some(ua), false) => ua.clone(),
+            (Some(_), true) => {
+                self.rec.events.push(Event::new(
+                    EventKind::Replaced,
+                    format!(
+                        "User-Agent: pi {}'s own form, not the one pi {} sent in the capture",
+                        pi.version,
+                        inputs.captured_pi.map_or(String::new(), |v| v.to_string())
+                    ),
+                ));
+                crate::headers::default_user_agent(&pi)
+            }
+            (None, _) => crate::headers::default_user_agent(&pi),
+        };
         let headers = crate::headers::request_headers(
             &pi,
             &model,

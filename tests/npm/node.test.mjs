@@ -136,8 +136,8 @@ test("piVersion picks the pi release; otherwise the capture's, else the session'
   // located diagnostics naming the release that writes them.
   const old = ctxlens.assembleCase(files, { piVersion: "0.85.1" });
   assert.deepEqual([old.pi.version, old.pi.reason], ["0.85.1", "given"]);
-  assert.match(old.pi.newerSession, /^this session was written by pi 0\.86\.0 or later/);
-  assert.match(old.diagnostics[0].message, /^this session was written by pi 0\.86\.0 or later/);
+  assert.match(old.pi.newerSession, /^pi 0\.86\.0 or later wrote this session \(2 system messages/);
+  assert.match(old.diagnostics[0].message, /^pi 0\.86\.0 or later wrote this session/);
   const located = old.diagnostics.find((d) => /does not know messages with role `system`/.test(d.message));
   assert.ok(located && located.line > 0 && typeof located.start === "number", JSON.stringify(old.diagnostics));
   assert.notEqual(old.body, captured.body);

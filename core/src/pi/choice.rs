@@ -103,8 +103,21 @@ impl Certainty {
 pub struct Evidence {
     /// The 1-based line it was seen on, when it is one line's.
     pub line: Option<u32>,
+    /// What was seen, when it is something a later release writes (`a context_edit entry`).
+    pub seen: Option<String>,
     /// What was seen, and what it implies.
     pub fact: String,
+}
+
+impl Evidence {
+    /// Something only `since` and later releases write, seen at `line`.
+    fn later(line: Option<u32>, seen: &str, since: &str) -> Evidence {
+        Evidence {
+            line,
+            seen: Some(seen.to_string()),
+            fact: format!("{seen}: written by pi {since} or later"),
+        }
+    }
 }
 
 /// What the session says about the release that wrote it.
@@ -160,21 +173,19 @@ impl Choice {
         if self.reason == Reason::Detected || self.version.released() >= since {
             return None;
         }
-        let lines: Vec<String> = d
-            .evidence
+        let seen: Vec<&Evidence> = d.evidence.iter().filter(|e| e.seen.is_some()).collect();
+        let what = seen
             .iter()
-            .filter_map(|e| e.line.map(|l| l.to_string()))
-            .take(5)
-            .collect();
+            .map(|e| match e.line {
+                Some(l) => format!("{}, line {l}", e.seen.as_deref().unwrap_or("")),
+                None => e.seen.clone().unwrap_or_default(),
+            })
+            .take(3)
+            .collect::<Vec<_>>()
+            .join("; ");
         Some(format!(
-            "this session was written by pi {} or later ({}{}), newer than pi {}, which this rebuilds: the body is what pi {} would send with it, not what the pi that wrote it sends",
+            "pi {} or later wrote this session ({what}), a newer release than pi {}, which this rebuilds: the body is what pi {} would send with it, not what the pi that wrote it sends",
             d.at_least.unwrap_or(d.version.as_str()),
-            d.evidence.first().map_or("", |e| e.fact.as_str()),
-            if lines.is_empty() {
-                String::new()
-            } else {
-                format!("; lines {}", lines.join(", "))
-            },
             self.version,
             self.version
         ))
@@ -257,28 +268,27 @@ pub fn detect(session: &SourceText) -> Option<Detection> {
         if let Some(v) = parse_if(line, "context_edit") {
             if v.get_str("type") == Some("context_edit") {
                 raise("0.87.0");
-                evidence.push(Evidence {
-                    line: Some(n),
-                    fact: "a context_edit entry: written by pi 0.87.0 or later".into(),
-                });
+                evidence.push(Evidence::later(Some(n), "a context_edit entry", "0.87.0"));
             }
         }
         if let Some(v) = parse_if(line, "\"usage\"") {
             if v.get_str("type") == Some("usage") {
                 raise("0.86.0");
-                evidence.push(Evidence {
-                    line: Some(n),
-                    fact: "a usage entry (cache warming): written by pi 0.86.0 or later".into(),
-                });
+                evidence.push(Evidence::later(
+                    Some(n),
+                    "a usage entry (cache warming)",
+                    "0.86.0",
+                ));
             }
         }
         if let Some(v) = parse_if(line, "\"systemMessage\"") {
             if v.get_str("type") == Some("compaction") && v.get("systemMessage").is_some() {
                 raise("0.86.0");
-                evidence.push(Evidence {
-                    line: Some(n),
-                    fact: "a compaction with a system-prompt checkpoint: written by pi 0.86.0 or later".into(),
-                });
+                evidence.push(Evidence::later(
+                    Some(n),
+                    "a compaction with a system-prompt checkpoint",
+                    "0.86.0",
+                ));
             }
         }
     }
@@ -289,14 +299,15 @@ pub fn detect(session: &SourceText) -> Option<Detection> {
         raise("0.86.0");
         evidence.insert(
             0,
-            Evidence {
-                line: system_lines.first().copied(),
-                fact: format!(
-                    "{} system message{} (the system prompt stored in the session): written by pi 0.86.0 or later",
+            Evidence::later(
+                system_lines.first().copied(),
+                &format!(
+                    "{} system message{} (the system prompt stored in the session)",
                     system_lines.len(),
                     if system_lines.len() == 1 { "" } else { "s" }
                 ),
-            },
+                "0.86.0",
+            ),
         );
     }
     let first_transcript = release_date("0.86.0").unwrap_or("");
@@ -313,6 +324,7 @@ pub fn detect(session: &SourceText) -> Option<Detection> {
     } else if prompts > 0 {
         evidence.push(Evidence {
             line: None,
+            seen: None,
             fact: "no system message although the session has prompts: pi 0.86.0 and later store one before the first prompt of every run, so pi 0.85 or earlier wrote it".into(),
         });
         let v = PiVersion::ALL
@@ -324,6 +336,7 @@ pub fn detect(session: &SourceText) -> Option<Detection> {
     } else {
         evidence.push(Evidence {
             line: None,
+            seen: None,
             fact: "no prompt and no system message yet: nothing shows the release".into(),
         });
         (PiVersion::LATEST, Certainty::Assumed)
@@ -332,6 +345,7 @@ pub fn detect(session: &SourceText) -> Option<Detection> {
         if at_least.is_none() && t.as_str() < release_date("0.86.0").unwrap_or("") {
             evidence.push(Evidence {
                 line: None,
+                seen: None,
                 fact: format!("its last entry is dated {t}, before pi 0.86.0 was released"),
             });
         }
@@ -381,11 +395,13 @@ pub fn refine(d: &mut Detection, session: &SourceText, data: &PiData) {
             d.certainty = Certainty::Certain;
             d.evidence.push(Evidence {
                 line: n,
+                seen: None,
                 fact: format!("its sections read as pi {} writes them", d.version),
             });
         } else {
             d.evidence.push(Evidence {
                 line: n,
+                seen: None,
                 fact: format!(
                     "its sections do not read as pi {} writes them: another release between {} and {} may have written it",
                     d.version,
@@ -554,10 +570,9 @@ mod tests {
         assert_eq!((c.version, c.reason), (PiVersion::V0_85_1, Reason::Given));
         let w = c.newer_session_warning().expect("a warning");
         assert!(
-            w.starts_with("this session was written by pi 0.87.0 or later"),
+            w.starts_with("pi 0.87.0 or later wrote this session (a context_edit entry, line 2)"),
             "{w}"
         );
-        assert!(w.contains("lines 2"), "{w}");
         let auto = choose(&Inputs { pi: None, ..inputs });
         assert_eq!(
             (auto.version, auto.reason),

@@ -386,7 +386,7 @@ pub fn app() -> Html {
             <header class="top">
                 if let Some(w) = newer_session.clone() {
                     <div class="banner warn" role="alert" data-testid="newer-session">
-                        <strong>{"A newer pi wrote this session. "}</strong>{w}
+                        <strong>{"Session from a newer pi. "}</strong>{w}
                         {". Pick the release you run in the pi menu."}
                     </div>
                 }
