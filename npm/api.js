@@ -15,17 +15,21 @@ export const protocols = Object.freeze([
   "pi-messages",
 ]);
 
-export const piVersion = "0.85.1";
+/** The pi releases ctxlens rebuilds, oldest first. */
+export const piVersions = Object.freeze(["0.85.1", "1.6.0"]);
+/** The newest: what a call rebuilds when nothing (option, capture, session) says otherwise. */
+export const piVersion = piVersions[piVersions.length - 1];
 
 const STRING_OPTIONS = ["sessionPath", "home", "agentDir", "cwd", "piPackageDir", "model", "thinking", "sessionId", "userAgent"];
-const ASSEMBLE_OPTIONS = new Set([...STRING_OPTIONS, "session", "files", "models", "tools", "args", "env", "prompt", "now", "api", "compareWith"]);
-const CASE_OPTIONS = new Set(["now", "api", "envDir", "compareWith"]);
-const SESSION_OPTIONS = new Set(["path"]);
+const ASSEMBLE_OPTIONS = new Set([...STRING_OPTIONS, "session", "files", "models", "tools", "args", "env", "prompt", "now", "systemNow", "api", "compareWith", "piVersion"]);
+const CASE_OPTIONS = new Set(["now", "api", "envDir", "compareWith", "piVersion"]);
+const SESSION_OPTIONS = new Set(["path", "piVersion"]);
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 class CtxlensError extends Error {}
+export { CtxlensError };
 Object.defineProperty(CtxlensError.prototype, "name", { value: "CtxlensError" });
 
 function fail(fn, message) {
@@ -64,6 +68,12 @@ function optNow(fn, o) {
   const v = o.now;
   if (v === undefined || v === null) return undefined;
   if (typeof v !== "number" || !Number.isFinite(v)) fail(fn, `\`now\` must be a finite number of milliseconds, got ${typeName(v)}`);
+  return v;
+}
+
+function optPi(fn, o) {
+  const v = optString(fn, o, "piVersion");
+  if (v !== undefined && !piVersions.includes(v)) fail(fn, `\`piVersion\` must be one of ${piVersions.join(", ")}; got ${JSON.stringify(v)}`);
   return v;
 }
 
@@ -143,6 +153,7 @@ function call(fn, f) {
   try {
     return f();
   } catch (e) {
+    if (e instanceof CtxlensError) throw e;
     if (typeof WebAssembly !== "undefined" && e instanceof WebAssembly.RuntimeError) {
       throw new Error(`ctxlens.${fn}: internal error (a bug in ctxlens, please report it with the inputs): ${e.message}`, { cause: e });
     }
@@ -172,6 +183,7 @@ function toAssembly(metaJson, bytes) {
     thinkingLevel: meta.thinkingLevel,
     sessionId: meta.sessionId,
     cwd: meta.cwd,
+    pi: meta.pi,
     stages: meta.stages,
     stats: meta.stats,
     findings: meta.findings,
@@ -184,7 +196,35 @@ function toAssembly(metaJson, bytes) {
  * The API over the raw exports. `ready()` throws when the wasm is not initialized (the web
  * entry before `await init()`).
  */
-export function bind(raw, ready = () => {}) {
+/**
+ * The data files of a release (`data/pi-<version>/`), in the order the wasm takes them, as
+ * `{list, blob}`.
+ */
+export function dataBlob(raw, fileText) {
+  const files = {};
+  for (const name of raw.dataFilesRaw()) files[name] = fileText(name);
+  return packFiles("load", files, false);
+}
+
+/**
+ * Runs a wasm call that may stop for a release's data (`{"needsData": version}`): `load(version)`
+ * hands the release's files over (synchronously: the Node entry reads them from the package;
+ * the web entry has them once `await load(version)` fetched them, else it throws), then the call
+ * resumes as it was.
+ */
+function withData(fn, raw, load, first) {
+  let meta = first();
+  for (let tries = 0; tries < 2; tries++) {
+    const need = meta.startsWith('{"needsData"') ? JSON.parse(meta).needsData : null;
+    if (need === null) return meta;
+    const { list, blob } = load(fn, need);
+    raw.installDataRaw(need, JSON.stringify({ files: list }), blob);
+    meta = raw.resumeRaw();
+  }
+  throw new CtxlensError(`ctxlens.${fn}: a release's data did not install`);
+}
+
+export function bind(raw, ready = () => {}, load = (fn, v) => fail(fn, `pi ${v}'s data is not loaded`)) {
   function assemble(options) {
     const fn = "assemble";
     const o = checkOptions(fn, options, ASSEMBLE_OPTIONS, true);
@@ -199,6 +239,12 @@ export function bind(raw, ready = () => {}) {
     if (compareWith !== undefined) json.compareWith = compareWith;
     const now = optNow(fn, o);
     if (now !== undefined) json.now = now;
+    if (o.systemNow !== undefined && o.systemNow !== null) {
+      if (typeof o.systemNow !== "number" || !Number.isFinite(o.systemNow)) fail(fn, `\`systemNow\` must be a finite number of milliseconds, got ${typeName(o.systemNow)}`);
+      json.systemNow = o.systemNow;
+    }
+    const pi = optPi(fn, o);
+    if (pi !== undefined) json.piVersion = pi;
     if (o.prompt !== undefined && o.prompt !== null) json.prompt = textOf(fn, "prompt", o.prompt);
     if (o.models !== undefined && o.models !== null) {
       if (typeof o.models === "string") json.models = o.models;
@@ -226,7 +272,7 @@ export function bind(raw, ready = () => {}) {
     ready(fn);
     return call(fn, () => {
       if (session !== undefined) sessionInto(raw, session);
-      const meta = raw.assembleRaw(JSON.stringify(json), session !== undefined, blob);
+      const meta = withData(fn, raw, load, () => raw.assembleRaw(JSON.stringify(json), session !== undefined, blob));
       return toAssembly(meta, raw.takeBody());
     });
   }
@@ -243,12 +289,14 @@ export function bind(raw, ready = () => {}) {
     if (now !== undefined) json.now = now;
     const envDir = optString(fn, o, "envDir");
     if (envDir !== undefined) json.envDir = envDir;
+    const pi = optPi(fn, o);
+    if (pi !== undefined) json.piVersion = pi;
     if (files === undefined || files === null) fail(fn, "files are required: the case folder's files by relative path");
     const { list, blob } = packFiles(fn, files, false);
     json.files = list;
     ready(fn);
     return call(fn, () => {
-      const meta = raw.assembleCaseRaw(JSON.stringify(json), blob);
+      const meta = withData(fn, raw, load, () => raw.assembleCaseRaw(JSON.stringify(json), blob));
       return toAssembly(meta, raw.takeBody());
     });
   }
@@ -259,9 +307,11 @@ export function bind(raw, ready = () => {}) {
     const json = {};
     const path = optString(fn, o, "path");
     if (path !== undefined) json.path = path;
+    const pi = optPi(fn, o);
+    if (pi !== undefined) json.piVersion = pi;
     const t = textOf(fn, "text", text);
     ready(fn);
-    return JSON.parse(call(fn, () => raw.parseSessionRaw(JSON.stringify(json), t)));
+    return JSON.parse(call(fn, () => withData(fn, raw, load, () => raw.parseSessionRaw(JSON.stringify(json), t))));
   }
 
   return { assemble, assembleCase, parseSession };

@@ -3,7 +3,7 @@
 // lazily — once per page, shared by every element — assembles, and shows one view in its own
 // shadow DOM. Everything from the files is rendered as text (DOM nodes and textContent, never
 // HTML), and the element's styles live in its shadow root, so it cannot break the host page.
-import init, { assemble, assembleCase, parseSession, protocols } from "./web.js";
+import init, { assemble as assembleNow, assembleCase as assembleCaseNow, parseSession as parseSessionNow, load, protocols } from "./web.js";
 
 export const TAG = "ctxlens-view";
 export const VIEWS = Object.freeze(["stats", "findings", "stage", "body", "compare"]);
@@ -22,6 +22,23 @@ export function loadWasm() {
   });
   return wasm;
 }
+
+/** A call, again after fetching the pi release's data it asked for (once per release). */
+async function withRelease(f) {
+  const tried = new Set();
+  for (;;) {
+    try {
+      return f();
+    } catch (e) {
+      if (!e || typeof e.piVersion !== "string" || tried.has(e.piVersion)) throw e;
+      tried.add(e.piVersion);
+      await load(e.piVersion);
+    }
+  }
+}
+const assemble = (o) => withRelease(() => assembleNow(o));
+const assembleCase = (files, o) => withRelease(() => assembleCaseNow(files, o));
+const parseSession = (t, o) => withRelease(() => parseSessionNow(t, o));
 
 const fetched = new Map();
 function fetchBytes(url) {
@@ -216,7 +233,7 @@ async function build(o) {
   }
   // A session (and tools, context files) on its own: laid out around the session's cwd.
   const sessionText = text(session);
-  const tree = parseSession(sessionText, { path: baseName(o.urls.src) });
+  const tree = await parseSession(sessionText, { path: baseName(o.urls.src) });
   const cwd = tree.cwd ?? "/home/user/project";
   const m = /^\/(home|Users)\/[^/]+/.exec(cwd);
   const home = m ? m[0] : cwd.startsWith("/root") ? "/root" : "/home/user";

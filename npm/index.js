@@ -1,10 +1,15 @@
 // "ctxlens" for Node: the wasm is read from the package and instantiated synchronously, so the
-// API is ready on import (no init).
+// API is ready on import (no init). Each pi release's data (data/pi-<version>/ in the package) is
+// read the first time a call rebuilds that release.
 import { readFileSync } from "node:fs";
 import * as raw from "./wasm/ctxlens.js";
-import { bind, protocols, piVersion } from "./api.js";
+import { bind, dataBlob, protocols, piVersion, piVersions, CtxlensError } from "./api.js";
 
 raw.initSync({ module: readFileSync(new URL("./wasm/ctxlens_bg.wasm", import.meta.url)) });
 
-export const { assemble, assembleCase, parseSession } = bind(raw);
-export { protocols, piVersion };
+function load(_fn, version) {
+  return dataBlob(raw, (name) => readFileSync(new URL(`./data/pi-${version}/${name}`, import.meta.url)));
+}
+
+export const { assemble, assembleCase, parseSession } = bind(raw, undefined, load);
+export { protocols, piVersion, piVersions, CtxlensError };

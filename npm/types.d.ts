@@ -94,8 +94,12 @@ export interface AssembleOptions {
   compareWith?: Api;
   /** The id of a new session (pi makes a random uuidv7); a resumed session uses its header's id. */
   sessionId?: string;
-  /** The `User-Agent` pi derives from the OS. Default "pi (linux 6.1.0; x64)". */
+  /** The `User-Agent` pi sends, which it derives from the machine. Default: the release's on linux x64 (0.85: "pi (linux 6.1.0; x64)"; 1.6.0: "pi/1.6.0 (linux; node/v22.23.5; x64)"). */
   userAgent?: string;
+  /** `Date.now()` when pi created this run's system message (0.86 on: a few ms after `now`). Default: `now`. */
+  systemNow?: number;
+  /** The pi release to rebuild. Default: the one the session proves (its system messages, entry types, texts, dates), else the newest. */
+  piVersion?: PiVersion;
 }
 
 /** Options of {@link assembleCase}. */
@@ -108,12 +112,45 @@ export interface AssembleCaseOptions {
   compareWith?: Api;
   /** The folder (relative to the case) holding the capture's env.json. Default: `expected/`, else the shallowest env.json. */
   envDir?: string;
+  /** The pi release to rebuild. Default: the capture's (env.json `piVersion`), else the one the session proves, else the newest. */
+  piVersion?: PiVersion;
 }
 
 /** Options of {@link parseSession}. */
 export interface ParseSessionOptions {
   /** The session file's path, used in diagnostics. Default "session.jsonl". */
   path?: string;
+  /** The pi release that reads it. Default: the one the session proves, else the newest. */
+  piVersion?: PiVersion;
+}
+
+/** A pi release ctxlens rebuilds. */
+export type PiVersion = "0.85.1" | "1.6.0";
+
+/** One fact of a session about the release that wrote it. */
+export interface Evidence {
+  /** The 1-based line, when it is one line's. */
+  line: number | null;
+  fact: string;
+}
+
+/** Which pi release was rebuilt, and why. */
+export interface PiRelease {
+  version: PiVersion;
+  /** `YYYY-MM-DD`. */
+  released: string;
+  /** given (`piVersion`), captured (the case's env.json), detected (from the session), default (the newest). */
+  reason: "given" | "captured" | "detected" | "default";
+  /** One sentence: the release and why. */
+  explanation: string | null;
+  /** What the session proves, when there is a session. */
+  detection: { version: PiVersion; certainty: "certain" | "likely" | "assumed"; atLeast: string | null; evidence: Evidence[] } | null;
+  /** Set when the session was written by a newer pi than the one rebuilt (also the first diagnostic). */
+  newerSession: string | null;
+  /** The release's built-in tools, in pi's order. */
+  builtinTools: string[];
+  /** Every release ctxlens rebuilds. */
+  supported: PiVersion[];
 }
 
 export type Severity = "info" | "warning" | "error";
@@ -146,7 +183,7 @@ export type StageId =
   | "on-payload"
   | "http-body";
 
-export type EventKind = "dropped" | "inserted" | "converted" | "renamed" | "clamped" | "replaced" | "note";
+export type EventKind = "dropped" | "inserted" | "converted" | "renamed" | "moved" | "clamped" | "replaced" | "note";
 
 /** What a stage did to one thing. */
 export interface StageEvent {
@@ -297,8 +334,8 @@ export interface Assembly {
   sessionId: string | null;
   /** The cwd pi runs in. */
   cwd: string;
-  /** The pi release rebuilt (null only when its data could not be loaded). */
-  pi: { version: string; released: string } | null;
+  /** The pi release rebuilt and why. */
+  pi: PiRelease | null;
   /** The stages in pi's order; each `piSource` is where that code lives in the release rebuilt. */
   stages: Stage[];
   /** What the prefixes of `piSource` locations stand for: `{"AI": "@earendil-works/pi-ai/dist", ...}`. */
@@ -345,14 +382,24 @@ export interface SessionTree {
   thinkingLevel: string;
   /** The compaction in effect, if any. */
   compactionId: string | null;
+  /** The release that read it, and why. */
+  pi: { version: PiVersion; reason: PiRelease["reason"]; explanation: string };
   diagnostics: Diagnostic[];
 }
 
-/** The protocols pi 0.85.1 has adapters for. */
+/** The protocols pi has adapters for. */
 export declare const protocols: readonly Api[];
 
-/** The pi version whose requests this package rebuilds. */
-export declare const piVersion: "0.85.1";
+/** The pi releases this package rebuilds, oldest first. */
+export declare const piVersions: readonly PiVersion[];
+
+/** The newest of them: what a call rebuilds when nothing says otherwise. */
+export declare const piVersion: PiVersion;
+
+/** An error the API throws for misuse; `piVersion` names a release whose data must be loaded first ("ctxlens/web"). */
+export declare class CtxlensError extends Error {
+  piVersion?: PiVersion;
+}
 
 /**
  * Rebuilds the request pi would send next. Never throws on bad input (that is `diagnostics`);

@@ -45,6 +45,11 @@ mkdir -p "$out/wasm"
 cp npm/index.js npm/index.d.ts npm/web.js npm/web.d.ts npm/element.js npm/element.d.ts npm/bundler.js npm/api.js npm/types.d.ts npm/README.md "$out/"
 cp "$work/bindgen/ctxlens.js" "$out/wasm/ctxlens.js"
 cp "$work/opt.wasm" "$out/wasm/ctxlens_bg.wasm"
+# Each pi release's data, loaded on first use (Node reads it, the browser fetches it).
+for d in core/data/pi-*/; do
+  mkdir -p "$out/data/$(basename "$d")"
+  cp "$d"*.json "$out/data/$(basename "$d")/"
+done
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 sed "s/\"0.0.0-set-by-build\"/\"$version\"/" npm/package.json >"$out/package.json"
 

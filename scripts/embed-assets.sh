@@ -2,8 +2,11 @@
 # embed-assets.sh: Trunk's post_build hook (Trunk.toml) — adds the embedding example to the build
 # output, all same-origin assets:
 #   docs.html, docs.css         the docs example page (www/)
-#   ctxlens/                    the npm package's browser files (web.js, api.js, element.js, wasm/)
+#   ctxlens/                    the npm package's browser files (web.js, api.js, element.js, wasm/,
+#                               data/: each pi release's data, fetched on first use)
 #   demo/ + ctxlens-case.json   the demo case (www/demo) and its case manifest
+#   pi-data/                    each pi release's data (core/data), fetched by the app's worker the
+#                               first time a scenario needs that release
 # The package comes from pkg/ctxlens (scripts/build-npm.sh); it is rebuilt first only when it is
 # missing or its JS differs from npm/ (scripts/test.sh builds it before trunk, so this is a copy).
 set -euo pipefail
@@ -15,6 +18,9 @@ pkg=pkg/ctxlens
 stale=0
 [[ -f $pkg/wasm/ctxlens_bg.wasm ]] || stale=1
 for f in web.js api.js element.js; do cmp -s "npm/$f" "$pkg/$f" || stale=1; done
+for d in core/data/pi-*/; do
+  for f in "$d"*.json; do cmp -s "$f" "$pkg/data/$(basename "$d")/$(basename "$f")" || stale=1; done
+done
 if ((stale)); then
   bash scripts/build-npm.sh >/dev/null
 fi
@@ -22,7 +28,12 @@ fi
 mkdir -p "$out/ctxlens/wasm"
 cp "$pkg/web.js" "$pkg/api.js" "$pkg/element.js" "$out/ctxlens/"
 cp "$pkg/wasm/ctxlens.js" "$pkg/wasm/ctxlens_bg.wasm" "$out/ctxlens/wasm/"
+rm -rf "$out/ctxlens/data"
+cp -r "$pkg/data" "$out/ctxlens/data"
 cp www/docs.html www/docs.css "$out/"
+rm -rf "$out/pi-data"
+mkdir -p "$out/pi-data"
+cp -r core/data/pi-* "$out/pi-data/"
 rm -rf "$out/demo"
 cp -r www/demo "$out/demo"
 node scripts/case-manifest.mjs www/demo >"$out/demo/ctxlens-case.json"

@@ -1,4 +1,4 @@
-//! `ctxlens`: rebuilds the request pi 0.85.1 would send, from a case folder.
+//! `ctxlens`: rebuilds the request a pi release (0.85.1, 1.6.0) would send, from a case folder.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -8,10 +8,10 @@ use ctxlens::Api;
 use ctxlens_cli::{case, report};
 
 const HELP: &str = "\
-ctxlens — rebuild, byte for byte, the HTTP request pi 0.85.1 sends to an LLM
+ctxlens — rebuild, byte for byte, the HTTP request pi (0.85.1 or 1.6.0) sends to an LLM
 
 USAGE:
-    ctxlens <COMMAND> --case CASE_DIR --env ENV_JSON [--now MS] [--api API]
+    ctxlens <COMMAND> --case CASE_DIR [--env ENV_JSON] [--pi VERSION] [--now MS] [--api API]
 
 COMMANDS:
     assemble      Print exactly the request body pi would send (no trailing newline)
@@ -35,7 +35,12 @@ OPTIONS:
                   session.jsonl, tools.json, agent/ (laid at the env's agentDir) and fs/ (laid
                   at the env's root)
     --env FILE    The capture's env.json (root, home, agentDir, cwd, piPackageDir, sessionId,
-                  model, thinking, prompt, args)
+                  model, thinking, prompt, args, piVersion; default: CASE_DIR/expected/env.json)
+    --pi VERSION  The pi release to rebuild: 0.85.1 or 1.6.0. Default: the release that made
+                  the capture (env.json piVersion), else the one the session proves (system
+                  messages, entry types, section texts, dates), else the newest (1.6.0). The
+                  release and why are printed to stderr first; a session written by a newer pi
+                  than the one rebuilt is said there too
     --now MS      Date.now() when the prompt is sent (default: the prompt's timestamp in
                   session.after.jsonl beside ENV_JSON, else 0)
     --api API     Switch the model's protocol (the same model with its api replaced)
@@ -54,6 +59,7 @@ struct Opts {
     now: Option<f64>,
     api: Option<Api>,
     with: Option<Api>,
+    pi: Option<ctxlens::PiVersion>,
     json: bool,
 }
 
@@ -76,6 +82,7 @@ fn parse_args() -> Result<Opts, String> {
         now: None,
         api: None,
         with: None,
+        pi: None,
         json: false,
     };
     while let Some(a) = args.next() {
@@ -96,6 +103,13 @@ fn parse_args() -> Result<Opts, String> {
             }
             "--api" => o.api = Some(parse_api("--api", &value("--api")?)?),
             "--with" => o.with = Some(parse_api("--with", &value("--with")?)?),
+            "--pi" => {
+                o.pi = Some(
+                    value("--pi")?
+                        .parse()
+                        .map_err(|e: ctxlens::pi::UnknownVersion| format!("--pi: {e}"))?,
+                )
+            }
             "--json" => o.json = true,
             s if s.starts_with('-') => return Err(format!("unknown option {s}")),
             s if o.command.is_empty() => o.command = s.to_string(),
@@ -159,7 +173,21 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     loaded.inputs.api = o.api;
+    if o.pi.is_some() {
+        loaded.inputs.pi = o.pi;
+    }
     let assembly = ctxlens::assemble(&loaded.inputs);
+    // Which release, and why; a session from a newer pi is said before anything else.
+    let newer = assembly
+        .choice
+        .as_ref()
+        .and_then(|c| c.newer_session_warning());
+    if let Some(c) = &assembly.choice {
+        eprintln!("ctxlens: rebuilding {}", c.explain());
+    }
+    if let Some(w) = &newer {
+        eprintln!("ctxlens: warning: {w}");
+    }
     let other = o.with.map(|w| {
         let mut inputs = loaded.inputs.clone();
         inputs.api = Some(w);
@@ -240,7 +268,11 @@ fn main() -> ExitCode {
             let pi = assembly.pi.as_ref();
             let mut s = String::new();
             if let Some(pi) = pi {
-                s.push_str(&format!("pi {}; source locations: ", pi.version));
+                let why = assembly
+                    .choice
+                    .as_ref()
+                    .map_or_else(|| format!("pi {}", pi.version), |c| c.explain());
+                s.push_str(&format!("{why}; source locations: "));
                 let prefixes = ctxlens::report::source_prefixes_json(Some(pi));
                 let legend: Vec<String> = prefixes
                     .as_object()
@@ -291,7 +323,11 @@ fn main() -> ExitCode {
         return ExitCode::from(1);
     }
     if o.command != "diagnostics" {
-        for d in &assembly.diagnostics {
+        for d in assembly
+            .diagnostics
+            .iter()
+            .filter(|d| Some(&d.message) != newer.as_ref())
+        {
             eprintln!("{d}");
         }
     }

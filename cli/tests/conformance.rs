@@ -80,7 +80,14 @@ fn every_case_is_byte_identical() {
             )),
             Some(body) => match explain(&case.name, &a, body, &want) {
                 Some(why) => failures.push(why),
-                None => *per_version.entry(inputs.pi.to_string()).or_default() += 1,
+                None => {
+                    // Each case is rebuilt with the release that captured it.
+                    let rebuilt = a.pi.as_ref().map(|p| p.version);
+                    assert_eq!(rebuilt, inputs.captured_pi, "{}", case.name);
+                    *per_version
+                        .entry(rebuilt.map_or("?".into(), |v| v.to_string()))
+                        .or_default() += 1
+                }
             },
         }
     }
@@ -411,7 +418,7 @@ fn snapshot(case: &Case, inputs: &Inputs) -> String {
     let mut s = format!(
         "ctxlens snapshot of {} (pi {}, {}). Regenerate: UPDATE_EXPECT=1 cargo test -p ctxlens-cli --test conformance\n",
         case.name,
-        inputs.pi,
+        a.pi.as_ref().map_or("?".into(), |p| p.version.to_string()),
         native.map_or("no model".to_string(), |a| a.to_string())
     );
     s.push_str("\n== trace\n");

@@ -29,6 +29,8 @@ pub struct Assembly {
     /// The pi release rebuilt, with its rules and data; `None` only when that release's data
     /// is not available (then a diagnostic says so and nothing else was built).
     pub pi: Option<Pi>,
+    /// Which release was rebuilt and why (given, captured, detected from the session, default).
+    pub choice: Option<crate::pi::Choice>,
     /// The HTTP request, when one could be built.
     pub request: Option<Request>,
     pub trace: Trace,
@@ -88,15 +90,22 @@ impl Assembly {
 
 /// Runs pi's request assembly on `inputs`.
 pub fn assemble(inputs: &Inputs) -> Assembly {
-    let pi = match Pi::new(inputs.pi) {
+    let mut choice = crate::pi::choice::choose(inputs);
+    let pi = match Pi::new(choice.version) {
         Ok(pi) => pi,
         Err(e) => {
             return Assembly {
                 diagnostics: vec![Diagnostic::error("pi", None, e.to_string())],
+                choice: Some(choice),
                 ..Default::default()
             }
         }
     };
+    if let (Some(d), Some(s)) = (choice.detection.as_mut(), inputs.session.as_ref()) {
+        if d.version == pi.version {
+            crate::pi::choice::refine(d, s, pi.data);
+        }
+    }
     let mut run = Run {
         pi,
         inputs,
@@ -108,6 +117,14 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
         llm: LlmContext::default(),
         failed: false,
     };
+    // A session from a newer pi than the one rebuilt is said first.
+    if let Some(w) = choice.newer_session_warning() {
+        let name = inputs
+            .session
+            .as_ref()
+            .map_or("session", |s| s.name.as_str());
+        run.diags.push(Diagnostic::warning(name, None, w));
+    }
     run.command_line();
     run.session_read();
     run.agent_context();
@@ -121,6 +138,7 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
     run.parts.llm_messages = std::mem::take(&mut run.llm.messages);
     Assembly {
         pi: Some(pi),
+        choice: Some(choice),
         request,
         trace: run.rec.finish(),
         stats,
@@ -161,6 +179,8 @@ impl Run<'_> {
         let file = self.inputs.session.as_ref().map(|s| session::parse(&pi, s));
         if let Some(f) = &file {
             self.diags.extend(f.diagnostics.iter().cloned());
+            self.diags
+                .extend(crate::pi::choice::unknown_in_session(&pi, f));
             if f.original_version < pi.rules.session_version && f.header.is_some() {
                 self.rec.events.push(
                     Event::new(
@@ -429,7 +449,12 @@ impl Run<'_> {
                     );
                 }
                 let n_images = att.images.len();
-                let user = messages::user_message(&full, att.images, inputs.now_ms);
+                let images = if pi.rules.prompt_images_normalized {
+                    att.images.iter().map(normalized_prompt_image).collect()
+                } else {
+                    att.images
+                };
+                let user = messages::user_message(&full, images, inputs.now_ms);
                 if pi.rules.transcript {
                     self.begin_run(&mut messages, vec![user]);
                 } else {
@@ -704,10 +729,23 @@ impl Run<'_> {
         };
         let choice = &self.parts.model_choice;
         self.rec.begin(StageId::BuildParams);
-        let user_agent = inputs
-            .user_agent
-            .clone()
-            .unwrap_or_else(|| crate::headers::default_user_agent(&pi));
+        // A capture's User-Agent is its release's: another release sends its own form.
+        let captured_other = inputs.captured_pi.is_some_and(|c| c != pi.version);
+        let user_agent = match (&inputs.user_agent, captured_other) {
+            (Some(ua), false) => ua.clone(),
+            (Some(_), true) => {
+                self.rec.events.push(Event::new(
+                    EventKind::Replaced,
+                    format!(
+                        "User-Agent: pi {}'s own form, not the one pi {} sent in the capture",
+                        pi.version,
+                        inputs.captured_pi.map_or(String::new(), |v| v.to_string())
+                    ),
+                ));
+                crate::headers::default_user_agent(&pi)
+            }
+            (None, _) => crate::headers::default_user_agent(&pi),
+        };
         let headers = crate::headers::request_headers(
             &pi,
             &model,
@@ -874,4 +912,15 @@ impl Run<'_> {
         );
         Some(stats)
     }
+}
+
+/// `_normalizePromptImages` (0.87 on, 1.6.0/CA/core/agent-session.js:1676–1693): each prompt
+/// image made again as `{type: "image", data, mimeType}` from `processImage`'s result. Within
+/// pi's resize limits the data and type are unchanged (a resize is diagnosed where the file is
+/// read), so only the key order changes.
+fn normalized_prompt_image(image: &Value) -> Value {
+    let mut o = crate::js::Object::new().with("type", "image");
+    o.insert_opt("data", image.get("data").cloned());
+    o.insert_opt("mimeType", image.get("mimeType").cloned());
+    Value::Object(o)
 }

@@ -158,11 +158,12 @@ pub fn inputs_from_case(files: &CaseFiles, env_dir: Option<&str>) -> Result<Inpu
     let home = str_field(&env, "home").unwrap_or_else(|| format!("{root}/home"));
 
     // The release that made the capture (the oracle writes it); older captures say nothing.
+    // Captures from before the oracle wrote it were all made with 0.85.1.
     let pi = match str_field(&env, "piVersion") {
         Some(v) => v
             .parse::<PiVersion>()
             .map_err(|e| CaseError(format!("{}: {e}", in_dir(&env_dir, "env.json"))))?,
-        None => Inputs::default().pi,
+        None => PiVersion::V0_85_1,
     };
     let meta = json(files, &in_dir(&env_dir, "request-1.meta.json"))
         .ok()
@@ -248,7 +249,8 @@ pub fn inputs_from_case(files: &CaseFiles, env_dir: Option<&str>) -> Result<Inpu
         now_ms: now.unwrap_or(0.0),
         system_now_ms: system_now,
         api: None,
-        pi,
+        pi: None,
+        captured_pi: Some(pi),
         session_id: str_field(&env, "sessionId"),
         user_agent: header("user-agent"),
     })

@@ -135,8 +135,11 @@ pub struct Inputs {
     pub system_now_ms: Option<f64>,
     /// Replace the model's `api` (the protocol switch).
     pub api: Option<Api>,
-    /// The pi release whose request is rebuilt.
-    pub pi: PiVersion,
+    /// The pi release asked for (`--pi`, `piVersion`, the app's picker); `None`: the captured
+    /// one, else the one the session proves, else the newest ([`crate::pi::choice::choose`]).
+    pub pi: Option<PiVersion>,
+    /// The release that made the capture (a case's `env.json` `piVersion`).
+    pub captured_pi: Option<PiVersion>,
     /// The session id of a new session (pi makes a random uuidv7); a resumed session uses its
     /// header id.
     pub session_id: Option<String>,
@@ -163,8 +166,8 @@ impl Default for Inputs {
             now_ms: 0.0,
             system_now_ms: None,
             api: None,
-            // 0.85.1 until 1.6.0's rules are ported (its data loads; its rules do not yet).
-            pi: PiVersion::V0_85_1,
+            pi: None,
+            captured_pi: None,
             session_id: None,
             user_agent: None,
         }

@@ -420,6 +420,54 @@ fn replace_images_with_placeholder(content: &Value, placeholder: &str) -> (Value
     (Value::Array(result), replaced)
 }
 
+/// What `splitErrorToolResultImages` returns for an error tool result with images.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ErrorToolResultImages {
+    /// The result's content with each run of images replaced by one placeholder text.
+    pub content: Value,
+    /// `Images from the error result of tool call ${toolCallId} (${toolName}):`.
+    pub caption: String,
+    /// The image blocks, in order.
+    pub images: Vec<Value>,
+}
+
+/// `splitErrorToolResultImages(msg)` (1.6.0/AI/api/transform-messages.js:10–21; M22, 1.3.0): the
+/// images of an error tool result, for the APIs that reject images there (Anthropic, Claude on
+/// Bedrock), which send them after all tool results of the turn. `None` for a result that is not
+/// an error or has no image; `Err` where pi throws (content that is not an array).
+pub fn split_error_tool_result_images(
+    pi: &Pi,
+    msg: &Value,
+) -> Result<Option<ErrorToolResultImages>, String> {
+    if !msg.get("isError").is_some_and(Value::truthy) {
+        return Ok(None);
+    }
+    let Some(content) = msg.get("content").and_then(Value::as_array) else {
+        return Err("msg.content.filter is not a function (pi throws a TypeError)".into());
+    };
+    let images: Vec<Value> = content
+        .iter()
+        .filter(|b| is_type(b, "image"))
+        .cloned()
+        .collect();
+    if images.is_empty() {
+        return Ok(None);
+    }
+    let s = |k: &str| pi.data.string("transformMessages", k);
+    let (content, _) = replace_images_with_placeholder(
+        msg.get("content").unwrap_or(&Value::Null),
+        s("errorToolImagePlaceholder"),
+    );
+    let caption = s("errorToolImagesCaption")
+        .replace("{id}", &to_js_string(msg.get("toolCallId")))
+        .replace("{toolName}", &to_js_string(msg.get("toolName")));
+    Ok(Some(ErrorToolResultImages {
+        content,
+        caption,
+        images,
+    }))
+}
+
 /// `downgradeUnsupportedImages(messages, model)` (AI/api/transform-messages.js:19–38; M8).
 fn downgrade_unsupported_images(
     pi: &Pi,

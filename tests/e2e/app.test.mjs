@@ -290,6 +290,50 @@ test("an exported case zip, chosen again, opens as the same case with the same b
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+// pi 1.6.0 cases, one per protocol: the worker fetches the release's data on first use (only
+// from this origin), the body is pi's, and the picker says which release and why.
+const corpus16 = path.join(repo, "tests/conformance/pi-1.6.0");
+for (const name of ["sp-resume-after-patch", "an-native-tools", "rs-085-signatures", "gg-history-3flash", "bd-fresh-opus48-high", "ms-midconvo-append", "pm-resume-append", "az-fresh", "cx-custom-fresh"]) {
+  const dir = path.join(corpus16, name);
+  test(`a pi 1.6.0 case (${name}) shows pi's exact body, rebuilt as 1.6.0`, { skip: !fs.existsSync(dir) && `${name} is not in the corpus` }, async () => {
+    const { page, errors, context, seen } = await openApp();
+    await page.getByTestId("folder-input").setInputFiles(dir);
+    await until(page, (n) => document.querySelector(".scenario")?.textContent === n, name);
+    const expected = fs.readFileSync(path.join(dir, "expected/request-1.json"), "utf8");
+    await until(page, (exp) => document.querySelector('[data-testid="body-json"]')?.textContent === exp, expected).catch(() => {});
+    assert.equal(await bodyText(page), expected);
+    const picker = page.getByTestId("pi-version");
+    assert.equal(await picker.getAttribute("data-rebuilt"), "1.6.0");
+    assert.equal(await picker.getAttribute("data-reason"), "captured");
+    assert.ok(seen.some((u) => u.endsWith("/pi-data/pi-1.6.0/models.json")), "the release's data is fetched from the page's own origin");
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+}
+
+test("the pi picker: a 1.6.0 session rebuilt as 0.85.1 says a newer pi wrote it, and back", async () => {
+  const { page, errors, context } = await openApp();
+  const dir = path.join(corpus16, "sp-resume-after-patch");
+  await page.getByTestId("folder-input").setInputFiles(dir);
+  await until(page, (n) => document.querySelector(".scenario")?.textContent === n, "sp-resume-after-patch");
+  const expected = fs.readFileSync(path.join(dir, "expected/request-1.json"), "utf8");
+  await until(page, (exp) => document.querySelector('[data-testid="body-json"]')?.textContent === exp, expected);
+  assert.equal(await page.getByTestId("newer-session").count(), 0);
+  await page.getByTestId("pi-version").selectOption("0.85.1");
+  await until(page, () => document.querySelector('[data-testid="pi-version"]')?.getAttribute("data-rebuilt") === "0.85.1");
+  const banner = page.getByTestId("newer-session");
+  await banner.waitFor({ timeout: 30000 });
+  assert.match(await banner.textContent(), /pi 0\.86\.0 or later wrote this session/);
+  assert.equal(await page.getByTestId("pi-version").getAttribute("data-reason"), "given");
+  assert.notEqual(await bodyText(page), expected);
+  await page.screenshot({ path: screenshotPath("pi-picker-newer-session.png") });
+  await page.getByTestId("pi-version").selectOption("auto");
+  await until(page, (exp) => document.querySelector('[data-testid="body-json"]')?.textContent === exp, expected);
+  assert.equal(await page.getByTestId("newer-session").count(), 0);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test("a deflated zip of a case folder opens as that folder: pi's exact body", async () => {
   const { page, errors, context } = await openApp();
   const name = "an-cross-provider-history";

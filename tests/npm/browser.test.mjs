@@ -14,12 +14,15 @@ const page = `<!doctype html>
 <link rel="icon" href="data:,">
 <pre id="out"></pre>
 <script type="module">
-  import init, { assembleCase, parseSession, protocols } from "./node_modules/ctxlens/web.js";
+  import init, { assembleCase, parseSession, protocols, load } from "./node_modules/ctxlens/web.js";
   const out = {};
   try { parseSession(""); } catch (e) { out.beforeInit = e.message; }
   await init();
   const packed = await (await fetch("./case.json")).json();
   const files = Object.fromEntries(Object.entries(packed).map(([k, b64]) => [k, Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))]));
+  // A release's data is fetched on first use; the call names the release to load.
+  try { assembleCase(files); } catch (e) { out.needs = e.piVersion; }
+  await load(out.needs);
   const r = assembleCase(files);
   out.body = r.body;
   out.url = r.url;
@@ -54,6 +57,8 @@ test("the web build assembles the demo case in Chromium", async () => {
   assert.equal(result.body, expected);
   assert.equal(result.bundlerBody, expected);
   assert.match(result.beforeInit, /call `await init\(\)`/);
+  assert.equal(result.needs, "0.85.1");
+  assert.ok(seen.some((u) => u.endsWith("/node_modules/ctxlens/data/pi-0.85.1/models.json")), "the release's data is fetched beside the package");
   assert.equal(result.stages, 11);
   assert.equal(result.protocols, 9);
   assert.deepEqual(errors, []);

@@ -120,7 +120,7 @@ fn main() {
         for _ in 0..runs {
             let t0 = Instant::now();
             let f = ctxlens::session::parse(
-                &ctxlens::Pi::new(ctxlens::Inputs::default().pi).expect("data"),
+                &ctxlens::Pi::new(ctxlens::PiVersion::LATEST).expect("data"),
                 &src,
             );
             assert!(!f.entries.is_empty());

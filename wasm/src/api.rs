@@ -11,7 +11,7 @@ use ctxlens::case::{inputs_from_case, CaseFiles};
 use ctxlens::js::path::join_path;
 use ctxlens::js::{self, utf16_len, Object, Value};
 use ctxlens::session;
-use ctxlens::{Api, Pi};
+use ctxlens::{Api, Pi, PiVersion};
 use ctxlens::{Assembly, Inputs, SourceText, VirtualFs};
 
 /// The result of one assembly: the metadata as JSON text and the body (the body is kept apart
@@ -57,6 +57,13 @@ fn opt_api_named(o: &Object, key: &str) -> Result<Option<Api>, String> {
                 )
             })
         })
+        .transpose()
+}
+
+/// `piVersion`: the pi release to rebuild (`"1.6.0"`); absent: detected.
+fn opt_pi(o: &Object) -> Result<Option<PiVersion>, String> {
+    opt_str(o, "piVersion")?
+        .map(|v| v.parse::<PiVersion>().map_err(|e| e.to_string()))
         .transpose()
 }
 
@@ -163,13 +170,14 @@ pub fn assemble(
         now_ms: opt_f64(&o, "now")?.unwrap_or(0.0),
         system_now_ms: opt_f64(&o, "systemNow")?,
         api: opt_api(&o)?,
-        pi: d.pi,
+        pi: opt_pi(&o)?,
+        captured_pi: None,
         session_id: opt_str(&o, "sessionId")?,
         user_agent: opt_str(&o, "userAgent")?,
         home,
         agent_dir,
     };
-    Ok(run(&inputs, opt_compare(&o)?))
+    Ok(run(inputs, opt_compare(&o)?))
 }
 
 /// `assembleCase(files, options)`: a case folder's files (relative paths) as the oracle lays
@@ -187,7 +195,10 @@ pub fn assemble_case(options_json: &str, blob: &[u8]) -> Result<Output, String> 
         inputs.now_ms = now;
     }
     inputs.api = opt_api(&o)?;
-    Ok(run(&inputs, opt_compare(&o)?))
+    if let Some(v) = opt_pi(&o)? {
+        inputs.pi = Some(v);
+    }
+    Ok(run(inputs, opt_compare(&o)?))
 }
 
 /// `compareWith`: a second protocol to compare the body with (the visualizer's compare mode).
@@ -195,7 +206,85 @@ fn opt_compare(o: &Object) -> Result<Option<Api>, String> {
     opt_api_named(o, "compareWith")
 }
 
-fn run(inputs: &Inputs, compare_with: Option<Api>) -> Output {
+/// A call that waits for a release's data (see [`Output::needs_data`]).
+enum Pending {
+    Assemble(Box<Inputs>, Option<Api>),
+    Session(String, String),
+}
+
+thread_local! {
+    /// The call that stopped for want of a release's data, until [`resume`] runs it.
+    static PENDING: std::cell::RefCell<Option<Pending>> = const { std::cell::RefCell::new(None) };
+}
+
+/// `{"needsData": "1.6.0"}`: the release this call rebuilds has no data yet. The JS side hands
+/// its files over ([`install_data`]) and calls [`resume`], which runs the call as it was.
+fn needs_data(version: PiVersion, pending: Pending) -> Output {
+    PENDING.with(|p| *p.borrow_mut() = Some(pending));
+    Output {
+        meta: Value::from(Object::new().with("needsData", version.as_str())).to_json(),
+        body: None,
+    }
+}
+
+/// Runs the call [`needs_data`] kept, now that its release's data is installed.
+pub fn resume() -> Result<Output, String> {
+    match PENDING.with(|p| p.borrow_mut().take()) {
+        Some(Pending::Assemble(inputs, compare)) => Ok(run(*inputs, compare)),
+        Some(Pending::Session(options, text)) => {
+            parse_session(&options, text).map(|meta| Output { meta, body: None })
+        }
+        None => Err("nothing to resume: no call is waiting for a release's data".into()),
+    }
+}
+
+/// `installData(version, files)`: a release's data folder (`files`: `[[name, byteLength], ...]`
+/// into `blob`, each of [`ctxlens::pi::data::FILES`]), checked and installed for the process.
+pub fn install_data(version: &str, options_json: &str, blob: &[u8]) -> Result<(), String> {
+    let version: PiVersion = version
+        .parse()
+        .map_err(|e: ctxlens::pi::UnknownVersion| e.to_string())?;
+    let o = opts(options_json)?;
+    let files = split_files(&o, blob)?;
+    let texts: Vec<(String, &str)> = files
+        .iter()
+        .map(|(name, bytes)| {
+            std::str::from_utf8(bytes)
+                .map(|t| (name.clone(), t))
+                .map_err(|_| format!("data/pi-{version}/{name} is not UTF-8"))
+        })
+        .collect::<Result<_, _>>()?;
+    ctxlens::pi::data::install(version, |name| {
+        texts.iter().find(|(n, _)| n == name).map(|(_, t)| *t)
+    })
+    .map(|_| ())
+    .map_err(|e| e.to_string())
+}
+
+/// The releases ctxlens rebuilds, oldest first, with whether their data is installed:
+/// `[{version, released, loaded}]`.
+pub fn releases() -> String {
+    Value::Array(
+        PiVersion::ALL
+            .iter()
+            .map(|v| {
+                Object::new()
+                    .with("version", v.as_str())
+                    .with("released", v.released())
+                    .with("loaded", ctxlens::pi::data::is_available(*v))
+                    .into()
+            })
+            .collect(),
+    )
+    .to_json()
+}
+
+fn run(inputs: Inputs, compare_with: Option<Api>) -> Output {
+    let version = ctxlens::pi::choice::choose(&inputs).version;
+    if !ctxlens::pi::data::is_available(version) {
+        return needs_data(version, Pending::Assemble(Box::new(inputs), compare_with));
+    }
+    let inputs = &inputs;
     let mut a = ctxlens::assemble(inputs);
     // The params tree is the body before serialization; nothing below reads it (the body is
     // the bytes), so it is freed before the analysis allocates.
@@ -252,6 +341,7 @@ fn meta_json(a: &Assembly, inputs: &Inputs) -> Value {
         },
     );
     o.insert("thinkingLevel", Value::str(&choice.thinking_level));
+    o.insert("pi", ctxlens::report::pi_json(a));
     o.insert(
         "sessionId",
         a.parts.session_id.clone().map_or(Value::Null, Value::from),
@@ -361,7 +451,20 @@ pub fn parse_session(options_json: &str, text: String) -> Result<String, String>
         name,
         text: text.into(),
     };
-    let pi = Pi::new(Inputs::default().pi).map_err(|e| e.to_string())?;
+    let choice = ctxlens::pi::choice::choose(&Inputs {
+        session: Some(src.clone()),
+        pi: opt_pi(&o)?,
+        ..Inputs::default()
+    });
+    if !ctxlens::pi::data::is_available(choice.version) {
+        let text = src.text.as_str().to_string();
+        return Ok(needs_data(
+            choice.version,
+            Pending::Session(options_json.to_string(), text),
+        )
+        .meta);
+    }
+    let pi = Pi::new(choice.version).map_err(|e| e.to_string())?;
     let file = session::parse(&pi, &src);
     let mut events = ctxlens::trace::Events::default();
     let mut diags = file.diagnostics.clone();
@@ -382,6 +485,13 @@ pub fn parse_session(options_json: &str, text: String) -> Result<String, String>
         })
         .collect();
     let mut out = Object::new()
+        .with(
+            "pi",
+            Object::new()
+                .with("version", choice.version.as_str())
+                .with("reason", choice.reason.as_str())
+                .with("explanation", choice.explain()),
+        )
         .with(
             "sessionId",
             file.session_id().map_or(Value::Null, Value::str),

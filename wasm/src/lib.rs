@@ -100,6 +100,34 @@ pub fn parse_session_raw(options_json: &str, text: String) -> Result<String, JsE
     api::parse_session(options_json, text).map_err(|e| JsError::new(&e))
 }
 
+/// Runs the call that answered `{"needsData": version}`, once that release's data is installed.
+#[wasm_bindgen(js_name = resumeRaw)]
+pub fn resume_raw() -> Result<String, JsError> {
+    output(api::resume())
+}
+
+/// Installs a release's data folder: `options_json` is `{"files": [[name, byteLength], ...]}`
+/// into `blob` (`manifest.json`, `tools.json`, ... of `data/pi-<version>/`).
+#[wasm_bindgen(js_name = installDataRaw)]
+pub fn install_data_raw(version: &str, options_json: &str, blob: &[u8]) -> Result<(), JsError> {
+    api::install_data(version, options_json, blob).map_err(|e| JsError::new(&e))
+}
+
+/// The releases ctxlens rebuilds, as JSON: `[{version, released, loaded}]`.
+#[wasm_bindgen(js_name = releasesRaw)]
+pub fn releases_raw() -> String {
+    api::releases()
+}
+
+/// The names of a release's data files, in the order `installDataRaw` takes them.
+#[wasm_bindgen(js_name = dataFilesRaw)]
+pub fn data_files_raw() -> Vec<String> {
+    ctxlens::pi::data::FILES
+        .iter()
+        .map(|f| f.to_string())
+        .collect()
+}
+
 #[wasm_bindgen(js_name = protocolsRaw)]
 pub fn protocols_raw() -> Vec<String> {
     api::protocols()

@@ -33,6 +33,9 @@ pub struct Overrides {
     pub append_system_prompt: Option<String>,
     /// The next prompt; `Some("")` = continue after tool results (no new user message).
     pub prompt: Option<String>,
+    /// The pi release to rebuild (the picker); `None`: the capture's, else the one the session
+    /// proves, else the newest.
+    pub pi: Option<ctxlens::PiVersion>,
 }
 
 /// A dropped file that is not part of a case folder, with what it is.
@@ -66,6 +69,8 @@ pub struct Laid {
     pub continue_only: bool,
     /// `Date.now()` when the case has no capture to take it from.
     pub now_ms: Option<f64>,
+    /// The pi release asked for ([`Overrides::pi`]).
+    pub pi: Option<ctxlens::PiVersion>,
     /// The env.json values before the overrides (the settings panel's placeholders).
     pub base: EnvView,
     pub notes: Vec<Diagnostic>,
@@ -607,6 +612,7 @@ impl Scenario {
             files,
             continue_only,
             now_ms,
+            pi: self.overrides.pi,
             base,
             notes,
             origins,
@@ -619,6 +625,7 @@ impl Scenario {
 pub struct LayOptions {
     pub continue_only: bool,
     pub now_ms: Option<f64>,
+    pub pi: Option<ctxlens::PiVersion>,
 }
 
 /// The `Inputs` of a laid-out scenario (run by the worker). A case that cannot be read gives
@@ -645,6 +652,9 @@ pub fn inputs_of(
         }
     }
     inputs.api = api.and_then(|a| a.parse().ok());
+    if opts.pi.is_some() {
+        inputs.pi = opts.pi;
+    }
     (inputs, notes)
 }
 
@@ -746,6 +756,7 @@ mod tests {
             LayOptions {
                 continue_only: laid.continue_only,
                 now_ms: laid.now_ms,
+                pi: laid.pi,
             },
             api,
         );
@@ -808,6 +819,7 @@ mod tests {
             LayOptions {
                 continue_only: true,
                 now_ms: laid.now_ms,
+                pi: None,
             },
             None,
         );

@@ -9,16 +9,21 @@
 //! | `{type: "assemble", gen, api}` | assemble it (`api`: `null` = the model's own) |
 //! | `{type: "provenance", gen, api, path}` | the source of one body path of a report whose provenance was left out |
 //! | `{type: "compare", gen, a, b}` | the core's comparison of protocol `a` with protocol `b` (the Protocols view) |
-//! | `{type: "catalog"}` | pi 0.85.1's model catalog, for the model picker |
+//! | `{type: "catalog", pi}` | the model catalog of pi release `pi`, for the model picker |
 //!
 //! | worker → page | |
 //! |---|---|
-//! | `{type: "ready", builtinTools}` | the worker is listening |
+//! | `{type: "ready"}` | the worker is listening |
+//! | `{type: "failed", gen, api, error}` | it could not start (a release's data did not load) |
 //! | `{type: "progress", gen, api, stage, done}` | what it is doing now; `done`: the share of the work done (0–1) |
 //! | `{type: "report", gen, api, parts, partsBytes, bodyParts, bodyPartsBytes, body, provenanceInWorker, ms, memoryBytes}` | see below |
 //! | `{type: "provenance", gen, api, path, json}` | `views::prov_answer` for that path (or `{error}`) |
 //! | `{type: "compare", gen, a, b, json}` | [`crate::wire::compare_answer`]: `ctxlens::report::compare_json` of the two assemblies (or `{error}`) |
-//! | `{type: "catalog", json}` | `[{ref, name, api, reasoning}]` |
+//! | `{type: "catalog", pi, json}` | `[{ref, name, api, reasoning}]` |
+//!
+//! Each pi release's data (strings, tool definitions, catalog: `pi-data/pi-<version>/`, copied
+//! from core/data by Trunk) is fetched the first time a message needs that release; the
+//! message is then handled as if it had just come.
 //!
 //! A report is `report::assembly_json` without `request.body` and, when it has more than
 //! [`PROVENANCE_INLINE`] entries, without `provenance` (the worker keeps it and answers path by
@@ -73,9 +78,7 @@ fn opt_str(v: Option<&str>) -> JsValue {
 /// A message from the worker, as the page sees it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum FromWorker {
-    Ready {
-        builtin_tools: Vec<String>,
-    },
+    Ready,
     Progress {
         gen: u64,
         api: Option<String>,
@@ -114,7 +117,9 @@ pub enum FromWorker {
         b: String,
         answer: Result<Value, String>,
     },
+    /// The model catalog of pi release `pi`.
     Catalog {
+        pi: Option<ctxlens::PiVersion>,
         json: Rc<String>,
     },
     /// The worker died (a bug in the core); it is restarted.
@@ -128,17 +133,12 @@ impl FromWorker {
         let s = |k: &str| get(data, k).as_string();
         let gen = get(data, "gen").as_f64().unwrap_or(0.0) as u64;
         Some(match s("type")?.as_str() {
-            "ready" => FromWorker::Ready {
-                builtin_tools: s("builtinTools")
-                    .and_then(|t| ctxlens::js::parse(&t).ok())
-                    .and_then(|v| {
-                        v.as_array().map(|a| {
-                            a.iter()
-                                .filter_map(|x| x.as_str().map(String::from))
-                                .collect()
-                        })
-                    })
-                    .unwrap_or_default(),
+            "ready" => FromWorker::Ready,
+            // The worker could not start the assembly (a release's data did not load).
+            "failed" => FromWorker::BadReport {
+                gen,
+                api: s("api"),
+                error: s("error").unwrap_or_default(),
             },
             "progress" => FromWorker::Progress {
                 gen,
@@ -160,6 +160,7 @@ impl FromWorker {
                 FromWorker::Compare { gen, a, b, answer }
             }
             "catalog" => FromWorker::Catalog {
+                pi: s("pi").and_then(|v| v.parse().ok()),
                 json: Rc::new(s("json").unwrap_or_default()),
             },
             _ => return None,
@@ -240,6 +241,7 @@ impl WorkerLink {
         set(&msg, "gen", gen as f64);
         set(&msg, "files", files);
         set(&msg, "continueOnly", laid.continue_only);
+        set(&msg, "pi", opt_str(laid.pi.map(|v| v.as_str())));
         set(
             &msg,
             "nowMs",
@@ -283,9 +285,11 @@ impl WorkerLink {
         let _ = self.worker.post_message(&msg);
     }
 
-    pub fn catalog(&self) {
+    /// The model catalog of pi `version` (the release on screen).
+    pub fn catalog(&self, version: ctxlens::PiVersion) {
         let msg = js_sys::Object::new();
         set(&msg, "type", "catalog");
+        set(&msg, "pi", version.as_str());
         let _ = self.worker.post_message(&msg);
     }
 }
@@ -483,6 +487,17 @@ impl Loaded {
     /// the case come first in its diagnostics (they explain the rest).
     fn assemble(&self, api: Option<&str>) -> Assembly {
         let (inputs, notes) = inputs_of(&self.files, self.opts, api);
+        Self::assemble_inputs(inputs, notes)
+    }
+
+    /// The release this scenario rebuilds under `api`, when its data is not loaded yet.
+    fn missing_release(&self, api: Option<&str>) -> Option<ctxlens::PiVersion> {
+        let (inputs, _) = inputs_of(&self.files, self.opts, api);
+        let v = ctxlens::pi::choice::choose(&inputs).version;
+        (!ctxlens::pi::data::is_available(v)).then_some(v)
+    }
+
+    fn assemble_inputs(inputs: ctxlens::Inputs, notes: Vec<ctxlens::Diagnostic>) -> Assembly {
         let mut assembly = ctxlens::assemble(&inputs);
         drop(inputs);
         let mut diags = notes;
@@ -570,9 +585,80 @@ fn memory_bytes() -> f64 {
         .unwrap_or(0.0)
 }
 
+/// Fetches pi `version`'s data folder (`pi-data/pi-<version>/`, beside the worker's script) and
+/// installs it, once; the message that needed it is then handled again.
+fn fetch_release_then(
+    scope: &web_sys::DedicatedWorkerGlobalScope,
+    loaded: &Rc<RefCell<Option<Loaded>>>,
+    version: ctxlens::PiVersion,
+    data: JsValue,
+) {
+    let (scope, loaded) = (scope.clone(), loaded.clone());
+    let gen = get(&data, "gen").as_f64().unwrap_or(0.0) as u64;
+    let api = get(&data, "api").as_string();
+    progress(
+        &scope,
+        gen,
+        api.as_deref(),
+        &format!("fetching pi {version}'s data"),
+        0.01,
+    );
+    wasm_bindgen_futures::spawn_local(async move {
+        match fetch_release(&scope, version).await {
+            Ok(()) => handle(&scope, &loaded, data),
+            Err(e) => {
+                let m = js_sys::Object::new();
+                set(&m, "type", "failed");
+                set(&m, "gen", gen as f64);
+                set(&m, "api", opt_str(api.as_deref()));
+                set(
+                    &m,
+                    "error",
+                    format!("pi {version}'s data could not be loaded: {e}"),
+                );
+                post(&scope, &m);
+            }
+        }
+    });
+}
+
+async fn fetch_release(
+    scope: &web_sys::DedicatedWorkerGlobalScope,
+    version: ctxlens::PiVersion,
+) -> Result<(), String> {
+    use wasm_bindgen_futures::JsFuture;
+    let js_err = |e: JsValue| e.as_string().unwrap_or_else(|| format!("{e:?}"));
+    let fetches = js_sys::Array::new();
+    for name in ctxlens::pi::data::FILES {
+        fetches.push(&scope.fetch_with_str(&format!("pi-data/pi-{version}/{name}")));
+    }
+    let responses = JsFuture::from(js_sys::Promise::all(&fetches))
+        .await
+        .map_err(js_err)?;
+    let responses: js_sys::Array = responses.dyn_into().map_err(js_err)?;
+    let mut texts: Vec<(&str, String)> = Vec::new();
+    for (name, r) in ctxlens::pi::data::FILES.iter().zip(responses.iter()) {
+        let r: web_sys::Response = r.dyn_into().map_err(js_err)?;
+        if !r.ok() {
+            return Err(format!("pi-data/pi-{version}/{name}: HTTP {}", r.status()));
+        }
+        let text = JsFuture::from(r.text().map_err(js_err)?)
+            .await
+            .map_err(js_err)?
+            .as_string()
+            .unwrap_or_default();
+        texts.push((name, text));
+    }
+    ctxlens::pi::data::install(version, |n| {
+        texts.iter().find(|(k, _)| *k == n).map(|(_, t)| t.as_str())
+    })
+    .map(|_| ())
+    .map_err(|e| e.to_string())
+}
+
 fn handle(
     scope: &web_sys::DedicatedWorkerGlobalScope,
-    loaded: &RefCell<Option<Loaded>>,
+    loaded: &Rc<RefCell<Option<Loaded>>>,
     data: JsValue,
 ) {
     let p = |gen, api: Option<&str>, stage: &str, done| progress(scope, gen, api, stage, done);
@@ -594,6 +680,7 @@ fn handle(
             let opts = LayOptions {
                 continue_only: get(&data, "continueOnly").as_bool().unwrap_or(false),
                 now_ms: get(&data, "nowMs").as_f64(),
+                pi: get(&data, "pi").as_string().and_then(|v| v.parse().ok()),
             };
             *loaded.borrow_mut() = Some(Loaded {
                 gen,
@@ -609,6 +696,10 @@ fn handle(
             let Some(l) = guard.as_mut().filter(|l| l.gen == gen) else {
                 return;
             };
+            if let Some(v) = l.missing_release(api.as_deref()) {
+                drop(guard);
+                return fetch_release_then(scope, loaded, v, data);
+            }
             let start = js_sys::Date::now();
             let session = l.files.get("session.jsonl").map(Vec::len).unwrap_or(0);
             let total: usize = l.files.values().map(Vec::len).sum();
@@ -715,6 +806,14 @@ fn handle(
                 get(&data, "a").as_string().unwrap_or_default(),
                 get(&data, "b").as_string().unwrap_or_default(),
             );
+            let missing = loaded
+                .borrow()
+                .as_ref()
+                .filter(|l| l.gen == gen)
+                .and_then(|l| l.missing_release(Some(&a)));
+            if let Some(v) = missing {
+                return fetch_release_then(scope, loaded, v, data);
+            }
             let mut guard = loaded.borrow_mut();
             let answer = match guard.as_mut().filter(|l| l.gen == gen) {
                 Some(l) => {
@@ -733,7 +832,14 @@ fn handle(
             post(scope, &m);
         }
         Some("catalog") => {
-            let models: Vec<Value> = ctxlens::Pi::new(ctxlens::Inputs::default().pi)
+            let version = get(&data, "pi")
+                .as_string()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(ctxlens::PiVersion::LATEST);
+            if !ctxlens::pi::data::is_available(version) {
+                return fetch_release_then(scope, loaded, version, data);
+            }
+            let models: Vec<Value> = ctxlens::Pi::new(version)
                 .ok()
                 .and_then(|pi| pi.data.catalog.as_array())
                 .map(|a| {
@@ -757,6 +863,7 @@ fn handle(
                 .unwrap_or_default();
             let m = js_sys::Object::new();
             set(&m, "type", "catalog");
+            set(&m, "pi", version.as_str());
             set(&m, "json", Value::Array(models).to_json().as_str());
             post(scope, &m);
         }
@@ -779,17 +886,7 @@ pub fn run() {
         }
     })
     .forget();
-    let tools: Vec<Value> = ctxlens::Pi::new(ctxlens::Inputs::default().pi)
-        .ok()
-        .and_then(|pi| pi.data.tools.as_array())
-        .map(|a| {
-            a.iter()
-                .filter_map(|t| t.get_str("name").map(Value::str))
-                .collect()
-        })
-        .unwrap_or_default();
     let m = js_sys::Object::new();
     set(&m, "type", "ready");
-    set(&m, "builtinTools", Value::Array(tools).to_json().as_str());
     post(&scope, &m);
 }

@@ -13,8 +13,9 @@ use crate::prompt::Stored;
 use crate::protocols::constrained_sampling::{make_strict_json_schema, Strict};
 use crate::trace::{EventKind, StageId};
 
-/// Where the adapters record a schema made strict (`makeStrictJsonSchema`).
-const STRICT_REWRITE: &str = "AI/api/constrained-sampling.js:101";
+/// Where the adapters record a schema made strict (`makeStrictJsonSchema`,
+/// `getJsonSchemaToolParameters`: each adapter cites the line it calls).
+const CONSTRAINED_SAMPLING: &str = "AI/api/constrained-sampling.js:";
 
 fn is_system(m: &Value) -> bool {
     m.get_str("role") == Some("system")
@@ -135,7 +136,11 @@ pub(super) fn strict_tools(a: &Assembly, pi: &Pi, list: &mut List) {
         .stages
         .iter()
         .flat_map(|st| st.events.iter())
-        .any(|e| e.kind == EventKind::Converted && e.pi_source == Some(STRICT_REWRITE));
+        .any(|e| {
+            e.kind == EventKind::Converted
+                && e.pi_source
+                    .is_some_and(|src| src.starts_with(CONSTRAINED_SAMPLING))
+        });
     if !made_strict {
         return;
     }
@@ -321,6 +326,14 @@ pub(super) fn resume_point(a: &Assembly, list: &mut List) {
                 earlier
             ),
         ),
+        Placement::Raw => (
+            Severity::Notice,
+            format!(
+                "{}'s protocol sends the messages as they are stored, so it is sent after those {} messages, its sections as stored: the model reads the old conversation with no system prompt before it.",
+                model_ref(a),
+                earlier
+            ),
+        ),
     };
     list.push(
         "system-message-at-resume",
@@ -482,7 +495,7 @@ pub(super) fn patched_prompt(a: &Assembly, pi: &Pi, list: &mut List) {
                 span_at(a, at).map(|i| format!("section:{i}")),
             );
         }
-        Placement::InPlace => {
+        Placement::InPlace | Placement::Raw => {
             let updates: Vec<&crate::analysis::sent::SentMessage> =
                 sent.messages.iter().filter(|m| m.update).collect();
             if updates.is_empty() {
@@ -507,8 +520,12 @@ pub(super) fn patched_prompt(a: &Assembly, pi: &Pi, list: &mut List) {
                     if updates.len() == 1 { "it" } else { "they" }
                 ),
                 format!(
-                    "{} keeps system messages in place: each later one is sent at its position in the conversation as \"Updated system prompt section …\" / \"Removed system prompt section …\" ({} chars in all{}). The conversation before each update keeps its cached prefix; the model reads the earlier turns under the older prompt.",
-                    model_ref(a),
+                    "{}, {} chars in all{}. The conversation before each update keeps its cached prefix; the model reads the earlier turns under the older prompt.",
+                    if sent.placement == Placement::Raw {
+                        format!("{}'s protocol sends the system messages as they are stored: each later one at its position in the conversation, its sections as stored", model_ref(a))
+                    } else {
+                        format!("{} keeps system messages in place: each later one is sent at its position in the conversation as \"Updated system prompt section …\" / \"Removed system prompt section …\"", model_ref(a))
+                    },
                     thousands(chars),
                     if this_run > 0 {
                         format!(", {} of them stored by this run", thousands(this_run))

@@ -360,7 +360,8 @@ fn system_parts(a: &Assembly) -> Vec<(usize, usize, &str)> {
         Some(sent) => sent
             .messages
             .iter()
-            .map(|m| (m.start, m.end, m.text.as_str()))
+            .flat_map(|m| m.strings.iter())
+            .map(|(a, b, t)| (*a, *b, t.as_str()))
             .collect(),
         None if sp.text.is_empty() => Vec::new(),
         None => vec![(0, utf16_len(&sp.text), sp.text.as_str())],

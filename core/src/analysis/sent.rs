@@ -20,6 +20,9 @@ pub enum Placement {
     /// Kept in place: the first (when it opens the context) as the whole prompt, each later one
     /// as an update where it was stored.
     InPlace,
+    /// Sent as stored (pi-messages sends the transcript itself): each system message where it
+    /// is, its content and every section a string of its own.
+    Raw,
 }
 
 impl Placement {
@@ -27,6 +30,7 @@ impl Placement {
         match self {
             Placement::Leading => "leading",
             Placement::InPlace => "in-place",
+            Placement::Raw => "raw",
         }
     }
 }
@@ -46,6 +50,9 @@ pub struct SentMessage {
     pub stored: Option<Stored>,
     /// Its text as sent.
     pub text: String,
+    /// The strings of the body that carry it, `(start, end, text)` with UTF-16 ranges of the
+    /// sent prompt: the whole text, or for [`Placement::Raw`] its content and each section.
+    pub strings: Vec<(usize, usize, String)>,
 }
 
 /// The system prompt a request carries, as sent.
@@ -97,12 +104,14 @@ pub fn sent_system(
         }
         let start = utf16_len(&prompt.text);
         prompt.append(&part);
+        let end = utf16_len(&prompt.text);
         messages.push(SentMessage {
             llm_index: Some(i),
             start,
-            end: utf16_len(&prompt.text),
+            end,
             update: i != 0,
             stored: Some(origin(i)),
+            strings: vec![(start, end, part.text.clone())],
             text: part.text,
         });
     }
@@ -118,6 +127,12 @@ pub fn sent_system(
             messages,
         };
     }
+    // Neither the updates nor the replayed prompt: the transcript sent as it is stored?
+    if !body_holds(body, &replay.text) {
+        if let Some(raw) = raw(pi, llm, &origin, fresh, body) {
+            return raw;
+        }
+    }
     let end = utf16_len(&replay.text);
     SentSystem {
         placement: Placement::Leading,
@@ -130,9 +145,59 @@ pub fn sent_system(
                 update: false,
                 stored: None,
                 text: replay.text.clone(),
+                strings: vec![(0, end, replay.text.clone())],
             }]
         } else {
             Vec::new()
         },
     }
+}
+
+/// The system messages sent as stored ([`Placement::Raw`]), when the body holds every string
+/// of them.
+fn raw(
+    pi: &Pi,
+    llm: &[Value],
+    origin: &dyn Fn(usize) -> Stored,
+    fresh: &[BuiltSection],
+    body: &str,
+) -> Option<SentSystem> {
+    let mut prompt = SystemPrompt::default();
+    let mut messages = Vec::new();
+    for (i, m) in llm.iter().enumerate() {
+        if m.get_str("role") != Some("system") {
+            continue;
+        }
+        let (part, ranges) = sections::raw_message(pi, m, &origin(i), fresh);
+        if part.text.is_empty() {
+            continue;
+        }
+        let start = utf16_len(&prompt.text);
+        prompt.append(&part);
+        let units = crate::js::utf16_units(&part.text);
+        let strings: Vec<(usize, usize, String)> = ranges
+            .iter()
+            .map(|&(a, b)| (a + start, b + start, crate::js::from_utf16(&units[a..b])))
+            .collect();
+        messages.push(SentMessage {
+            llm_index: Some(i),
+            start,
+            end: utf16_len(&prompt.text),
+            update: i != 0,
+            stored: Some(origin(i)),
+            text: part.text,
+            strings,
+        });
+    }
+    if messages.is_empty() {
+        return None;
+    }
+    let held = messages
+        .iter()
+        .all(|m| m.strings.iter().all(|(_, _, t)| body_holds(body, t)));
+    held.then_some(SentSystem {
+        placement: Placement::Raw,
+        prompt,
+        messages,
+    })
 }

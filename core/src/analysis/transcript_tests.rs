@@ -27,6 +27,22 @@ fn all_1_6() -> Vec<String> {
         .collect()
 }
 
+/// The pi 1.6.0 cases on openai-completions, whose bodies these tests read directly (system
+/// messages in `messages`, tools as `tools[].function`).
+fn completions_1_6() -> Vec<String> {
+    all_1_6()
+        .into_iter()
+        .filter(|n| {
+            let a = assembly(&format!("pi-1.6.0/{n}"), None);
+            a.parts
+                .model_choice
+                .model
+                .as_ref()
+                .is_some_and(|m| m.api() == "openai-completions")
+        })
+        .collect()
+}
+
 /// The contents of the body's system (or developer) messages, as sent.
 fn body_system_texts(body: &Value) -> Vec<String> {
     body.get("messages")
@@ -76,8 +92,48 @@ fn has(list: &[Finding], id: &str) -> bool {
 }
 
 #[test]
-fn the_system_prompt_counted_is_the_system_messages_pi_sent() {
+fn on_every_protocol_the_system_texts_counted_are_in_the_body() {
+    // Whatever the adapter: each system text counted is in the body pi sent, the count is their
+    // sum, and each tool counted is declared and its description sent.
+    let mut checked = 0;
     for name in all_1_6() {
+        let (a, body) = case(&name);
+        let (Some(s), Some(sent)) = (&a.stats, &a.parts.sent_system) else {
+            continue;
+        };
+        let body = body.to_json();
+        let total: usize = sent.messages.iter().map(|m| m.end - m.start).sum();
+        assert_eq!(s.system_prompt_chars, total, "{name}");
+        for (_, _, t) in sent.messages.iter().flat_map(|m| m.strings.iter()) {
+            assert!(
+                super::sent::body_holds(&body, t),
+                "{name} ({:?}): a system text counted is not in the body: {:?}",
+                sent.placement,
+                t.chars().take(120).collect::<String>()
+            );
+        }
+        for t in &s.by_tool {
+            let d = a.parts.declared_tools.iter().find(|d| d.name == t.name);
+            let d = d.unwrap_or_else(|| panic!("{name}: {} is not declared", t.name));
+            assert!(
+                super::sent::body_holds(&body, &d.description),
+                "{name}: {}'s description is not sent",
+                t.name
+            );
+        }
+        assert!(
+            s.by_role.iter().all(|r| r.role != "system"),
+            "{name}: {:?}",
+            s.by_role
+        );
+        checked += 1;
+    }
+    assert!(checked > 20, "{checked}");
+}
+
+#[test]
+fn the_system_prompt_counted_is_the_system_messages_pi_sent() {
+    for name in completions_1_6() {
         let (a, body) = case(&name);
         let Some(s) = &a.stats else { continue };
         let sent: usize = body_system_texts(&body).iter().map(|t| utf16_len(t)).sum();
@@ -138,7 +194,7 @@ fn kept_in_place_the_system_prompt_is_the_first_message_and_the_updates() {
 
 #[test]
 fn tools_counted_are_the_declarations_sent() {
-    for name in all_1_6() {
+    for name in completions_1_6() {
         let (a, body) = case(&name);
         let Some(s) = &a.stats else { continue };
         let mut sent: Vec<String> = body
@@ -460,7 +516,7 @@ fn a_patch_folded_into_the_head_breaks_the_prefix_where_the_previous_request_dif
     // request.
     let set = ctxlens_corpus::corpus_root().join("../case-set");
     let mut checked = 0;
-    for name in all_1_6() {
+    for name in completions_1_6() {
         let Ok(text) = std::fs::read_to_string(set.join(&name).join("case.json")) else {
             continue;
         };

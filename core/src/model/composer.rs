@@ -157,11 +157,43 @@ fn apply_model_override(pi: &Pi, model: &JsObj, over: &Value) -> JsObj {
         None => model.get("samplingParams").cloned(),
     };
     m.set("samplingParams", sp);
+    if pi.rules.sampling_by_thinking_level {
+        m.set(
+            "samplingParamsByThinkingLevel",
+            merge_sampling_params_by_thinking_level(
+                model.get("samplingParamsByThinkingLevel"),
+                over.get("samplingParamsByThinkingLevel"),
+            ),
+        );
+    }
     m.set(
         "compat",
         merge_compat(pi, model.get("compat"), over.get("compat")),
     );
     m
+}
+
+/// `mergeSamplingParamsByThinkingLevel(base, override)` (1.6.0/CA/core/provider-composer.js:
+/// 43–52): per thinking level, an override's truthy params spread over the base's.
+fn merge_sampling_params_by_thinking_level(
+    base: Option<&Value>,
+    over: Option<&Value>,
+) -> Option<Value> {
+    let Some(over) = over.filter(|o| o.truthy()) else {
+        return base.cloned();
+    };
+    let Value::Object(mut merged) = spread2(base, None) else {
+        return base.cloned();
+    };
+    for level in ["off", "minimal", "low", "medium", "high", "xhigh", "max"] {
+        if let Some(params) = over.get(level).filter(|p| p.truthy()) {
+            merged.insert(
+                level,
+                spread2(base.and_then(|b| b.get(level)), Some(params)),
+            );
+        }
+    }
+    Some(Value::Object(merged))
 }
 
 /// `modelFromJson(providerId, definition, providerConfig, defaults)`
@@ -229,6 +261,13 @@ fn model_from_json(
         nullish_or(def.get("maxTokens"), dflt("maxTokens").as_ref()),
     );
     m.set("samplingParams", def.get("samplingParams").cloned());
+    if pi.rules.sampling_by_thinking_level {
+        // 1.0.2 (1.6.0/CA/core/provider-composer.js:112).
+        m.set(
+            "samplingParamsByThinkingLevel",
+            def.get("samplingParamsByThinkingLevel").cloned(),
+        );
+    }
     m.set("headers", None);
     m.set(
         "compat",

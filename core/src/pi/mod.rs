@@ -6,12 +6,17 @@
 //! global: an assembly resolves its `Pi` once, from [`Inputs::pi`](crate::Inputs), and passes it
 //! down.
 
+pub mod choice;
 pub mod data;
 mod rules;
 mod version;
 
+pub use choice::{Certainty, Choice, Detection, Evidence, Reason};
 pub use data::{DataError, Located, PiData};
-pub use rules::{ClientIdentity, CompletionsRules, MaxTokensClamp, Rules};
+pub use rules::{
+    AnthropicRules, BedrockRules, ClientIdentity, CompletionsRules, GoogleRules, MaxTokensClamp,
+    MistralRules, PiMessagesRules, ResponsesRules, Rules,
+};
 pub use version::{PiVersion, UnknownVersion};
 
 /// One pi release as the stages see it.

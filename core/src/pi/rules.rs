@@ -44,8 +44,32 @@ pub struct Rules {
     /// 1.6.0: a schema node without `type`, `anyOf` and `enum` cannot be made strict (the tool
     /// goes non-strict; AI/api/constrained-sampling.js:59).
     pub strict_requires_type: bool,
+    /// 0.87.0 (per-model image resize profiles applied to file attachments, #9631): the prompt's
+    /// images pass `_normalizePromptImages` (CA/core/agent-session.js:1676–1693), which makes each
+    /// one again as `{type, data, mimeType}`; 0.85: `{type, mimeType, data}` as the `@file`
+    /// reader built it. Only pi-messages shows the key order. Case: `pi-1.6.0/pm-image-long`.
+    pub prompt_images_normalized: bool,
     /// openai-completions (AI/api/openai-completions.js).
     pub completions: CompletionsRules,
+    /// The session entry types this release reads (`SessionEntry`, CA/core/session-manager.d.ts);
+    /// another type is ignored, and said so.
+    pub entry_types: &'static [&'static str],
+    /// The message roles `convertToLlm` passes or converts (CA/core/messages.js); another role
+    /// is dropped, and said so.
+    pub message_roles: &'static [&'static str],
+    /// The three Responses adapters and the conversions they share
+    /// (AI/api/openai-responses*.js, azure-openai-responses.js, openai-codex-responses.js).
+    pub responses: ResponsesRules,
+    /// mistral-conversations (AI/api/mistral-conversations.js).
+    pub mistral: MistralRules,
+    /// pi-messages (AI/api/pi-messages.js).
+    pub pi_messages: PiMessagesRules,
+    /// anthropic-messages (AI/api/anthropic-messages.js).
+    pub anthropic: AnthropicRules,
+    /// google-generative-ai (AI/api/google-generative-ai.js, google-shared.js).
+    pub google: GoogleRules,
+    /// bedrock-converse-stream (AI/api/bedrock-converse-stream.js).
+    pub bedrock: BedrockRules,
     /// The protocols whose adapter ctxlens has ported for this release. For another one no
     /// body is built: a diagnostic says the adapter is not ported yet (never a body made with
     /// another release's adapter).
@@ -73,6 +97,219 @@ pub struct CompletionsRules {
     pub blank_tool_result_is_empty: bool,
 }
 
+/// What changed in the Responses adapters (openai-responses, azure-openai-responses,
+/// openai-codex-responses) and in openai-responses-shared.js. The transcript itself (system
+/// messages as `developer`/`system` input items, `msgIndex` not counting the leading one, AR6,
+/// AR9, AZ6, CX9) follows [`Rules::transcript`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResponsesRules {
+    /// 0.86.0 (deferred-tools.js removed, M17) and 1.4.0 (#10940, one `additional_tools` item per
+    /// system message with the incremental notice): tool changes are anchored on the system
+    /// messages that make them, by the adapter's tool support mode (`getResponsesToolSupport`:
+    /// "changes" → `additional_tools` items and no top-level tools, "additions" → synthetic
+    /// `tool_search_call`/`tool_search_output` seeded `system:<msgIndex>`); removals are
+    /// announced as text (AR14–AR16). 0.85: tools loaded after the tool result whose
+    /// `addedToolNames` names them. Cases: `pi-1.6.0/rs-changes-*`, `rs-toolsearch-*`,
+    /// `az-changes-*`, `cx-*`.
+    pub anchored_tool_changes: bool,
+    /// 1.4.0 (#8720): a tool result whose text is only whitespace counts as empty (`(no tool
+    /// output)`, no `input_text` part; AR10). Cases: `pi-1.6.0/rs-toolresult-blank`.
+    pub blank_tool_result_is_empty: bool,
+    /// By 1.6.0 (no changelog line names it; 1.5.0's #11415 is about namespaces after a model
+    /// switch): a replayed tool call keeps its item id only when it has the prefix of its replay
+    /// type (`fc_` for `function_call`, `ctc_` for `custom_tool_call`) and the same model made
+    /// it; `namespace` only for the same model (AR8). 0.85: `custom_tool_call` kept any id, and a
+    /// deferred tool's calls kept their namespace. Only grammar tools show the difference (a
+    /// unit test: the CLI cannot declare them).
+    pub item_id_prefix_per_type: bool,
+    /// 1.3.0 (#10853): openai-responses with `compat.supportsMidConvoEffort` sends the thinking
+    /// level as `configuration_update` items (one before each same-model reply that recorded
+    /// `providerThinkingLevel`, one at the end) and a fixed `reasoning.effort` "medium" (AR17).
+    /// Cases: `pi-1.6.0/rs-cfgupdate-*`.
+    pub configuration_update: bool,
+    /// 1.5.1 (#11639): openai-responses' affinity header is `session-id` (0.85: `session_id`;
+    /// AR13). Cases: every `pi-1.6.0/rs-*` request-1.meta.json.
+    pub session_id_header_hyphen: bool,
+    /// 1.5.2 (#9442): `compat.promptCacheKeyMode: "disabled"` leaves `prompt_cache_key` out
+    /// (openai-responses AR3, azure AZ2). Cases: `pi-1.6.0/rs-pck-disabled`, `az-pck-disabled`.
+    pub prompt_cache_key_mode: bool,
+    /// 0.99.0: Sign in with ChatGPT (provider `openai`, base URL exactly
+    /// `https://api.openai.com/v1`, a key not starting `sk-`) omits `prompt_cache_retention`,
+    /// `prompt_cache_options`, `max_output_tokens`, `temperature` and `configuration_update`
+    /// items (AR3). A capture cannot reach it (the oracle repoints the base URL).
+    pub chatgpt_sign_in: bool,
+    /// 1.0.3 (#9714): the Azure provider's id, one of azure's `call|item` id providers (AZ3):
+    /// `azure-openai-responses` until the rename to `azure`.
+    pub azure_provider: &'static str,
+    /// 1.6.0 (#12273): Codex sends the system prompt as the leading input item (AR6), no
+    /// `instructions` member and no "You are a helpful assistant." fallback (CX1). Cases:
+    /// `pi-1.6.0/cx-*`.
+    pub codex_prompt_in_input: bool,
+    /// 1.6.0: Codex sends `max_output_tokens = max(maxTokens, 16)` unless
+    /// `compat.supportsMaxOutputTokens` is false (CX1). Cases: `pi-1.6.0/cx-fresh`,
+    /// `cx-no-max-output`.
+    pub codex_max_output_tokens: bool,
+    /// 0.86.0 (#9191): Codex sends thinking off as the model's off effort (`thinkingLevelMap.off`,
+    /// default "none"; `null` sends no reasoning), 0.85: no reasoning member (CX4). Cases:
+    /// `pi-1.6.0/cx-thinking-off*`.
+    pub codex_off_effort: bool,
+    /// 1.6.0 (#12269): Codex with `compat.supportsMidConvoEffort` sends `configuration_update`
+    /// items, thinking off included ("none"), and `reasoning.effort` "medium" (CX8). Cases:
+    /// `pi-1.6.0/cx-cfgupdate-*`.
+    pub codex_configuration_update: bool,
+    /// 1.1.0 (#10429): Codex's `originator` and `User-Agent` are defaults that model and request
+    /// headers override (0.85: set after them; CX6). Cases: `pi-1.6.0/cx-headers-override`.
+    pub codex_overridable_identity: bool,
+}
+
+/// What changed in the mistral-conversations adapter (the system messages themselves, in place
+/// at index 0 or later, follow [`Rules::transcript`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MistralRules {
+    /// 0.99.0 ("Fixed inherited Mistral reasoning models ignoring the requested thinking level",
+    /// #9678): a reasoning model with a `thinkingLevelMap` sends `reasoning_effort:
+    /// map[level] ?? "high"` (thinking off: `map.off`, e.g. `"none"`), one without a map sends
+    /// `prompt_mode: "reasoning"`; 0.85: `reasoning_effort` only for mistral-small-2603/-latest
+    /// and mistral-medium-3.5, `prompt_mode` for every other reasoning model, nothing when off.
+    /// Cases: `pi-1.6.0/ms-map-*`, `ms-nomap-*`, `ms-scripted-tools`.
+    pub reasoning_effort_from_level_map: bool,
+    /// 1.6.0 ("Mistral models no longer receive strict tools unless `compat.supportsStrictMode`
+    /// is set", #12148): strict schemas only with `compat.supportsStrictMode`; 0.85: strict
+    /// always supported. Cases: `pi-1.6.0/ms-strict`, `ms-fresh-nonreasoning`.
+    pub strict_opt_in: bool,
+}
+
+/// What changed in the pi-messages adapter (the context as the raw transcript `{messages}`
+/// follows [`Rules::transcript`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PiMessagesRules {
+    /// 1.4.0 (with the client identity; no changelog line names pi-messages): the headers are
+    /// `providerHeadersToRecord(identityHeaders, pi's own, options.headers)`, merged by lower-case
+    /// name (a later source replaces an earlier header and moves it to the end; `null` deletes),
+    /// so pi's `User-Agent` and the attribution headers are sent; 0.85: pi's own headers and the
+    /// options' spread in one object (names differing in case kept apart, fetch joins them),
+    /// undici's `User-Agent`. Cases: `pi-1.6.0/pm-headers-*`, every `pm-*` meta.
+    pub identity_headers_merged: bool,
+}
+
+/// What changed in the anthropic-messages adapter. Where the tools come from follows
+/// [`Rules::transcript`]: from 0.86.0 the transcript's declarations (`getCurrentTools`), and the
+/// 0.85 deferred loading (`splitDeferredTools` over `addedToolNames`, `tool_reference` results,
+/// `defer_loading` tools) is gone (M17).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AnthropicRules {
+    /// 0.86.0 (#9548): with `compat.supportsMidConvoSystemMessages` the transcript's later system
+    /// messages stay in place as `role: "system"` messages (`renderSystemMessageUpdate`), held
+    /// until the next assistant message that has blocks or the end (1.5.0, #11091), and the last
+    /// one can carry the message breakpoint; without it the transcript is collapsed into the
+    /// leading prompt (AN18). Cases: `pi-1.6.0/an-midconvo`, `an-held`.
+    pub mid_convo_system_messages: bool,
+    /// 1.0.1: with `compat.supportsMidConvoToolChanges` as well, the top-level tools stay the
+    /// leading message's plus `__pi_deferred_placeholder__`, later tools are `tool_addition` /
+    /// `tool_removal` blocks, and the `inline-tools-2026-09-15` beta is sent (AN19). Cases:
+    /// `pi-1.6.0/an-native-tools`, `an-strict-native`, `an-oauth`, `an-effort-opus5`.
+    pub native_tool_changes: bool,
+    /// 0.99.2 (#9953): a schema with a keyword Anthropic strict tool use rejects (`minimum`,
+    /// `minItems` above 1, an unknown `format`, ...) is sent non-strict (AN12). Case:
+    /// `pi-1.6.0/an-strict-native`.
+    pub strict_keyword_check: bool,
+    /// 1.2.0 (#10409), 1.5.1 (#11626): a request whose strict tools Anthropic rejects for its
+    /// strict tool limits is sent once more with the `"prefer"` tools non-strict, and later
+    /// requests of that session in the same process start non-strict (AN22, A14). Process state:
+    /// ctxlens builds the strict request and says so in the trace.
+    pub strict_limit_fallback: bool,
+    /// 1.5.1 (#9557): the non-strict `input_schema` keeps the root `$defs` and `definitions`
+    /// (AN12). Case: `pi-1.6.0/an-strict-native`.
+    pub legacy_schema_keeps_defs: bool,
+    /// 1.6.0 (#12067): the non-strict `input_schema` keeps the root `additionalProperties`
+    /// (AN12). Case: `pi-1.6.0/an-strict-native`.
+    pub legacy_schema_keeps_additional_properties: bool,
+    /// 1.3.0 (#10794): the images of an error tool result follow the batch's tool results, after
+    /// a caption; the result keeps a placeholder text (`splitErrorToolResultImages`, M22). Case:
+    /// `pi-1.6.0/an-error-image`.
+    pub split_error_tool_result_images: bool,
+    /// 1.3.0 (#10753): thinking off on a `supportsMidConvoEffort` model sends `thinking:
+    /// {type: "disabled"}` and no effort marker messages (0.85: adaptive thinking whatever the
+    /// level) (AN2, AN3). Case: `pi-1.6.0/an-effort-off`.
+    pub effort_models_can_be_off: bool,
+    /// 1.5.0 (#10063): with effort marker messages the top-level `output_config.effort` is "low"
+    /// (0.85: "high") (AN2). Case: `pi-1.6.0/an-effort-opus5`.
+    pub effort_top_level_low: bool,
+    /// 1.5.1 (#11545): message threads: with `compat.supportsMessageThreads` (1.6.0, #11987:
+    /// default true for any base URL on api.anthropic.com), a cache retention and a session id,
+    /// the body ends with `thread` and the `message-threads-2026-08-12` beta is sent (AN20, AN21).
+    /// Cases: `pi-1.6.0/an-threads`, `an-threads-compat`.
+    pub message_threads: bool,
+    /// 0.86.0 (#9102): `sendSessionAffinityHeaders` defaults to true for OpenRouter, whose format
+    /// sends `x-session-id` (`compat.sessionAffinityFormat`; 0.85: `x-session-affinity` only,
+    /// off by default) (AN7, AN16). Case: `pi-1.6.0/an-openrouter`.
+    pub openrouter_session_affinity: bool,
+}
+
+/// What changed in the google-generative-ai adapter (and google-shared.js). The transcript is
+/// always collapsed (G10: the leading system message is `systemInstruction`, the current tools
+/// are the declarations), which [`Rules::transcript`] already says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GoogleRules {
+    /// 0.86.0 (#9455), 1.3.0 (#10890): `usesGoogleThinkingLevel`: Gemini 3 Pro/Flash, Gemini
+    /// 4 and later, the flash(-lite)-latest ids and Gemma 4 send a `thinkingLevel`, the
+    /// resolved level itself (the model's `thinkingLevelMap` decides: no hard-coded Gemini 3 Pro
+    /// or Gemma remap); a level that clamps to off is disabled, and the disabled config is
+    /// `thinkingBudget: 0` unless a level model cannot be off
+    /// (`getDisabledGoogleThinkingConfig`). 0.85: Gemini 3 Pro/Flash and Gemma 4 only, with
+    /// remaps, and `thinkingLevel` LOW/MINIMAL when off. Cases: `pi-1.6.0/gg-custom-3pro-*`,
+    /// `gg-custom-3flash-off`, `gg-4argon-high`, `gg-gemma4-minimal`.
+    pub thinking_level_from_map: bool,
+    /// 1.5.0 (#11308): string and number `const` in a tool schema become one-value `enum`s
+    /// (`rewriteConstAsEnum`). Case: `pi-1.6.0/gg-const-enum`.
+    pub const_as_enum: bool,
+    /// 1.4.0 (#8720): a tool result whose text is only whitespace counts as empty (the
+    /// untrimmed text is still what is sent when it does not). Cases: `pi-1.6.0/gg-history-*`,
+    /// `gg-error-image-3flash`.
+    pub blank_tool_result_is_empty: bool,
+    /// By 1.4.0 (with pi-ai's client identity, A7; no changelog line names it): the headers
+    /// are `providerHeadersToRecord(identity, model.headers, options.headers)`
+    /// (AI/utils/headers.js:8–19): merged case-insensitively, a name set again moves to the end
+    /// with its last spelling (0.85: one object spread, `User-Agent` first). Case:
+    /// `pi-1.6.0/gg-headers`.
+    pub headers_merged_case_insensitively: bool,
+    /// @google/genai 2.x (0.86.1 on; 2.32.0 in 1.6.0): `functionCall` is written `args, id,
+    /// name` and `inlineData` is passed on as pi writes it (`mimeType, data`); 1.52.0 wrote `id,
+    /// args, name` and `data, mimeType`. Cases: `pi-1.6.0/gg-history-3flash`, `gg-image-prompt`.
+    pub sdk_v2_parts: bool,
+}
+
+/// What changed in the bedrock-converse-stream adapter. The transcript is always collapsed
+/// (B10), which [`Rules::transcript`] already says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BedrockRules {
+    /// 1.1.0: Claude Haiku 5 joins the adaptive-thinking, native-`xhigh` and prompt-caching
+    /// lists (B2); the id lists are read from the release's data
+    /// (`bedrockClaude*Ids`). Case: `pi-1.6.0/bd-haiku5-xhigh`.
+    pub claude_haiku_5: bool,
+    /// 1.0.1 (#10324): adaptive Claude models that accept it (Opus 4.7/4.8, Opus 5, Sonnet 5,
+    /// Haiku 5, Fable 5; not on GovCloud) get `thinking.block_binding` and the
+    /// `thinking-binding-controls` beta (B6). Cases: `pi-1.6.0/bd-fresh-opus48-high`,
+    /// `bd-sonnet46-medium` (without).
+    pub thinking_block_binding: bool,
+    /// 1.1.0 (#9331, #10142): OpenAI models get their thinking level: gpt-oss a flat
+    /// `reasoning_effort`, other GPT models `reasoning.effort` (B6). Cases:
+    /// `pi-1.6.0/bd-gptoss-*`, `bd-gpt6-minimal`.
+    pub openai_reasoning_effort: bool,
+    /// 1.3.0 (#10794): for Claude, an error tool result's images are replaced by a placeholder
+    /// and sent after all the tool results of the turn (M22, `splitErrorToolResultImages`).
+    /// Cases: `pi-1.6.0/bd-error-image-claude`, `bd-error-image-nova` (kept in place).
+    pub split_error_tool_result_images: bool,
+    /// 1.5.0 (#11416), 1.5.1 (#11626): a request rejected for too many strict tools is sent
+    /// once more with the `"prefer"` tools non-strict, and the session keeps them non-strict
+    /// (process state: a fresh process sends them strict; B7, A14). Said in the trace.
+    pub strict_tool_limit_fallback: bool,
+    /// 1.4.0 (R3-changelog-map): pi's client identity joins the AWS SDK's user agent as a
+    /// `pi/<version>` pair (`customUserAgent`, B11): in `x-amz-user-agent` and `user-agent`.
+    /// Cases: `pi-1.6.0/bd-*`, every `request-1.meta.json`.
+    pub pi_user_agent_pair: bool,
+}
+
 /// How `clampMaxTokensToContext` leaves room for the input (AI/api/simple-options.js).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MaxTokensClamp {
@@ -97,6 +334,56 @@ pub enum ClientIdentity {
     PiAi,
 }
 
+/// The entry types of 0.85.
+const ENTRY_TYPES_0_85: [&str; 10] = [
+    "session",
+    "message",
+    "thinking_level_change",
+    "model_change",
+    "compaction",
+    "branch_summary",
+    "custom",
+    "custom_message",
+    "label",
+    "session_info",
+];
+/// 0.86.0 adds `usage` (cache warming), 0.87.0 `context_edit`.
+const ENTRY_TYPES_0_87: [&str; 12] = [
+    "session",
+    "message",
+    "thinking_level_change",
+    "model_change",
+    "usage",
+    "compaction",
+    "branch_summary",
+    "custom",
+    "custom_message",
+    "context_edit",
+    "label",
+    "session_info",
+];
+/// The roles of 0.85.
+const ROLES_0_85: [&str; 7] = [
+    "user",
+    "assistant",
+    "toolResult",
+    "bashExecution",
+    "custom",
+    "branchSummary",
+    "compactionSummary",
+];
+/// 0.86.0 adds `system`.
+const ROLES_0_86: [&str; 8] = [
+    "system",
+    "user",
+    "assistant",
+    "toolResult",
+    "bashExecution",
+    "custom",
+    "branchSummary",
+    "compactionSummary",
+];
+
 impl PiVersion {
     /// The rules of this release.
     pub fn rules(self) -> &'static Rules {
@@ -110,6 +397,7 @@ impl PiVersion {
             client_identity: ClientIdentity::OsUserAgent,
             sampling_by_thinking_level: false,
             strict_requires_type: false,
+            prompt_images_normalized: false,
             completions: CompletionsRules {
                 developer_role_openai_only: false,
                 strict_opt_in: false,
@@ -117,6 +405,58 @@ impl PiVersion {
                 compat_1_5_1: false,
                 drop_empty_user_text: false,
                 blank_tool_result_is_empty: false,
+            },
+            entry_types: &ENTRY_TYPES_0_85,
+            message_roles: &ROLES_0_85,
+            responses: ResponsesRules {
+                anchored_tool_changes: false,
+                blank_tool_result_is_empty: false,
+                item_id_prefix_per_type: false,
+                configuration_update: false,
+                session_id_header_hyphen: false,
+                prompt_cache_key_mode: false,
+                chatgpt_sign_in: false,
+                azure_provider: "azure-openai-responses",
+                codex_prompt_in_input: false,
+                codex_max_output_tokens: false,
+                codex_off_effort: false,
+                codex_configuration_update: false,
+                codex_overridable_identity: false,
+            },
+            mistral: MistralRules {
+                reasoning_effort_from_level_map: false,
+                strict_opt_in: false,
+            },
+            pi_messages: PiMessagesRules {
+                identity_headers_merged: false,
+            },
+            anthropic: AnthropicRules {
+                mid_convo_system_messages: false,
+                native_tool_changes: false,
+                strict_keyword_check: false,
+                strict_limit_fallback: false,
+                legacy_schema_keeps_defs: false,
+                legacy_schema_keeps_additional_properties: false,
+                split_error_tool_result_images: false,
+                effort_models_can_be_off: false,
+                effort_top_level_low: false,
+                message_threads: false,
+                openrouter_session_affinity: false,
+            },
+            google: GoogleRules {
+                thinking_level_from_map: false,
+                const_as_enum: false,
+                blank_tool_result_is_empty: false,
+                headers_merged_case_insensitively: false,
+                sdk_v2_parts: false,
+            },
+            bedrock: BedrockRules {
+                claude_haiku_5: false,
+                thinking_block_binding: false,
+                openai_reasoning_effort: false,
+                split_error_tool_result_images: false,
+                strict_tool_limit_fallback: false,
+                pi_user_agent_pair: false,
             },
             ported_apis: &Api::ALL,
         };
@@ -130,6 +470,7 @@ impl PiVersion {
             client_identity: ClientIdentity::PiAi,
             sampling_by_thinking_level: true,
             strict_requires_type: true,
+            prompt_images_normalized: true,
             completions: CompletionsRules {
                 developer_role_openai_only: true,
                 strict_opt_in: true,
@@ -138,7 +479,59 @@ impl PiVersion {
                 drop_empty_user_text: true,
                 blank_tool_result_is_empty: true,
             },
-            ported_apis: &[Api::OpenAiCompletions],
+            entry_types: &ENTRY_TYPES_0_87,
+            message_roles: &ROLES_0_86,
+            responses: ResponsesRules {
+                anchored_tool_changes: true,
+                blank_tool_result_is_empty: true,
+                item_id_prefix_per_type: true,
+                configuration_update: true,
+                session_id_header_hyphen: true,
+                prompt_cache_key_mode: true,
+                chatgpt_sign_in: true,
+                azure_provider: "azure",
+                codex_prompt_in_input: true,
+                codex_max_output_tokens: true,
+                codex_off_effort: true,
+                codex_configuration_update: true,
+                codex_overridable_identity: true,
+            },
+            mistral: MistralRules {
+                reasoning_effort_from_level_map: true,
+                strict_opt_in: true,
+            },
+            pi_messages: PiMessagesRules {
+                identity_headers_merged: true,
+            },
+            anthropic: AnthropicRules {
+                mid_convo_system_messages: true,
+                native_tool_changes: true,
+                strict_keyword_check: true,
+                strict_limit_fallback: true,
+                legacy_schema_keeps_defs: true,
+                legacy_schema_keeps_additional_properties: true,
+                split_error_tool_result_images: true,
+                effort_models_can_be_off: true,
+                effort_top_level_low: true,
+                message_threads: true,
+                openrouter_session_affinity: true,
+            },
+            google: GoogleRules {
+                thinking_level_from_map: true,
+                const_as_enum: true,
+                blank_tool_result_is_empty: true,
+                headers_merged_case_insensitively: true,
+                sdk_v2_parts: true,
+            },
+            bedrock: BedrockRules {
+                claude_haiku_5: true,
+                thinking_block_binding: true,
+                openai_reasoning_effort: true,
+                split_error_tool_result_images: true,
+                strict_tool_limit_fallback: true,
+                pi_user_agent_pair: true,
+            },
+            ported_apis: &Api::ALL,
         };
         match self {
             PiVersion::V0_85_1 => &V0_85_1,

@@ -510,6 +510,37 @@ pub fn rendered_update(
     sp
 }
 
+/// A system message as a protocol that sends the transcript as it is stores it (pi-messages:
+/// `content` and every section as its own string), with spans, and the UTF-16 range of each
+/// string in the text (the strings follow one another, no separator).
+pub fn raw_message(
+    pi: &Pi,
+    m: &Value,
+    origin: &super::Stored,
+    fresh: &[BuiltSection],
+) -> (super::SystemPrompt, Vec<(usize, usize)>) {
+    use crate::transcript::content_text;
+    let mut sp = super::SystemPrompt::default();
+    let mut ranges = Vec::new();
+    let t = content_text(m.get("content"), pi.data.string("text", "contentTextJoin"));
+    if !t.is_empty() {
+        sp.push_stored("content", "session", origin, &t);
+        ranges.push((0, crate::js::utf16_len(&sp.text)));
+    }
+    if let Some(sections) = m.get("sections").and_then(Value::as_object) {
+        for (name, v) in sections.iter() {
+            let Value::String(text) = v else { continue };
+            if text.is_empty() {
+                continue;
+            }
+            let start = crate::js::utf16_len(&sp.text);
+            push_section(&mut sp, name, text, origin, fresh, "");
+            ranges.push((start, crate::js::utf16_len(&sp.text)));
+        }
+    }
+    (sp, ranges)
+}
+
 /// `diffSystemPromptSections(previous, current)` (CA/core/system-prompt.js:139–150; S43): the
 /// sections whose text changed or is new (in the current order), then the deleted ones as
 /// `null` (in the previous order); `None` when nothing changed.

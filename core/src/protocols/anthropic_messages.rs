@@ -1,11 +1,15 @@
-//! pi-ai `dist/api/anthropic-messages.js` (INVENTORY §4.1, AN1–AN17), with the helpers it uses
-//! from `utils/deferred-tools.js` and `api/constrained-sampling.js`, and the part of
-//! `@anthropic-ai/sdk` 0.123.0 that shapes the wire request (`betas` moved to the
-//! `anthropic-beta` header, header merge order, `?beta=true`).
+//! pi-ai `dist/api/anthropic-messages.js` (INVENTORY §4.1, AN1–AN17; 1.6.0: R2 §3, AN2–AN22),
+//! with the helpers it uses from `utils/deferred-tools.js` (0.85), `utils/transcript.js` (0.86 on)
+//! and `api/constrained-sampling.js`, and the part of `@anthropic-ai/sdk` (0.123.0, 0.129.0) that
+//! shapes the wire request (`betas` moved to the `anthropic-beta` header, header merge order,
+//! `?beta=true`).
 //!
 //! Functions are named after pi's and cite their lines; `AI/` = pi-ai `dist/`,
-//! `SDK/` = `@anthropic-ai/sdk/`.
+//! `SDK/` = `@anthropic-ai/sdk/`; a `1.6.0/` prefix cites pi 1.6.0's code, the others 0.85.1's.
+//! What 1.6.0 does differently is switched by `pi.rules.anthropic` (and `pi.rules.transcript`
+//! for the shape of the context: system messages instead of a prompt and tools).
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use super::constrained_sampling::{
@@ -24,6 +28,7 @@ use crate::model::Model;
 use crate::pi::Pi;
 use crate::tools::ToolDef;
 use crate::trace::{EventKind, Events};
+use crate::transcript;
 
 const DATA_GROUP: &str = "anthropicMessages";
 /// The path `client.beta.messages.create` posts to (SDK/resources/beta/messages/messages.js:42).
@@ -116,34 +121,66 @@ fn claude_code_user_agent(pi: &Pi) -> String {
 // Compat, cache retention, OAuth names
 // ---------------------------------------------------------------------------------------------
 
-/// `getAnthropicCompat(model)` (:120–131), each flag as the truthiness pi tests it with.
-#[derive(Clone, Copy, Debug)]
+/// `getAnthropicCompat(model)` (:120–131; 1.6.0/AI/api/anthropic-messages.js:146–164), each flag
+/// as the truthiness pi tests it with.
+#[derive(Clone, Debug)]
 struct AnthropicCompat {
     supports_eager_tool_input_streaming: bool,
     supports_long_cache_retention: bool,
     send_session_affinity_headers: bool,
+    /// `sessionAffinityFormat === "openrouter"` (0.86 on; the format defaults to it for
+    /// OpenRouter): the affinity header is `x-session-id`, else `x-session-affinity`.
+    session_affinity_openrouter: bool,
     supports_cache_control_on_tools: bool,
     supports_temperature: bool,
     allow_empty_signature: bool,
     supports_strict_tools: bool,
+    /// 0.85 only (removed in 0.86 with the deferred tools).
     supports_tool_references: bool,
+    /// 0.86 on.
+    supports_mid_convo_system_messages: bool,
+    /// 1.0.1 on.
+    supports_mid_convo_tool_changes: bool,
+    /// 1.5.1 on: default true when `model.baseUrl` contains `api.anthropic.com`.
+    supports_message_threads: bool,
 }
 
-/// `getAnthropicCompat(model)` (:120–131).
-fn get_anthropic_compat(model: &Model) -> AnthropicCompat {
+/// `getAnthropicCompat(model)` (:120–131; 1.6.0/AI/api/anthropic-messages.js:146).
+fn get_anthropic_compat(pi: &Pi, model: &Model) -> AnthropicCompat {
+    let rules = pi.rules.anthropic;
     let flag = |key: &str, default: bool| {
         non_nullish(model.compat_value(key)).map_or(default, Value::truthy)
+    };
+    let is_open_router =
+        rules.openrouter_session_affinity && crate::headers::is_open_router_model(model);
+    let session_affinity_openrouter = match non_nullish(model.compat_value("sessionAffinityFormat"))
+    {
+        Some(v) if rules.openrouter_session_affinity => v.as_str() == Some("openrouter"),
+        _ => is_open_router,
     };
     AnthropicCompat {
         supports_eager_tool_input_streaming: flag("supportsEagerToolInputStreaming", true),
         supports_long_cache_retention: flag("supportsLongCacheRetention", true),
-        send_session_affinity_headers: flag("sendSessionAffinityHeaders", false),
+        send_session_affinity_headers: flag("sendSessionAffinityHeaders", is_open_router),
+        session_affinity_openrouter,
         supports_cache_control_on_tools: flag("supportsCacheControlOnTools", true),
         supports_temperature: flag("supportsTemperature", true),
         allow_empty_signature: flag("allowEmptySignature", false),
         supports_strict_tools: flag("supportsStrictTools", false),
-        supports_tool_references: non_nullish(model.compat_value("supportsToolReferences"))
-            .map_or_else(|| default_supports_tool_references(model), Value::truthy),
+        supports_tool_references: !pi.rules.transcript
+            && non_nullish(model.compat_value("supportsToolReferences"))
+                .map_or_else(|| default_supports_tool_references(model), Value::truthy),
+        supports_mid_convo_system_messages: rules.mid_convo_system_messages
+            && flag("supportsMidConvoSystemMessages", false),
+        supports_mid_convo_tool_changes: rules.native_tool_changes
+            && flag("supportsMidConvoToolChanges", false),
+        supports_message_threads: rules.message_threads
+            && flag(
+                "supportsMessageThreads",
+                model
+                    .base_url()
+                    .contains(data_str(pi, "messageThreadsDefaultHost")),
+            ),
     }
 }
 
@@ -201,11 +238,11 @@ fn resolve_cache_retention(opts: &StreamOptions) -> &'static str {
 }
 
 /// `getCacheControl(model, cacheRetention, env)` (:29–39): `None` for retention "none".
-fn get_cache_control(model: &Model, retention: &str) -> Option<Object> {
+fn get_cache_control(pi: &Pi, model: &Model, retention: &str) -> Option<Object> {
     if retention == "none" {
         return None;
     }
-    let long = retention == "long" && get_anthropic_compat(model).supports_long_cache_retention;
+    let long = retention == "long" && get_anthropic_compat(pi, model).supports_long_cache_retention;
     let mut cc = Object::new().with("type", "ephemeral");
     if long {
         cc.insert("ttl", Value::str("1h"));
@@ -398,8 +435,71 @@ fn stream_simple(
     stream(pi, model, ctx, opts, o, events)
 }
 
-/// The request half of `stream(pi, model, context, options)` (:330–392): client headers,
-/// `buildParams`, `onPayload` (identity without extensions), then the SDK's serialization.
+/// The context `stream` works on: 0.85's prompt, messages and tools, or from 0.86 on
+/// `resolveTranscript(context, compat.supportsMidConvoSystemMessages)` and its
+/// `getCurrentTools` (1.6.0/AI/api/anthropic-messages.js:555–556).
+struct AnthropicContext<'a> {
+    /// The messages `buildParams` converts (0.86 on: the system messages among them).
+    messages: Cow<'a, [Value]>,
+    /// 0.85's `context.systemPrompt` (0.86 on: the leading system message's text instead).
+    system_prompt: &'a str,
+    /// `context.tools` (0.85) or `getCurrentTools(normalizedContext.messages)`.
+    current_tools: Vec<ToolDef>,
+}
+
+impl<'a> AnthropicContext<'a> {
+    fn new(
+        pi: &Pi,
+        ctx: &'a LlmContext,
+        compat: &AnthropicCompat,
+        events: &mut Events,
+    ) -> AnthropicContext<'a> {
+        if !pi.rules.transcript {
+            return AnthropicContext {
+                messages: Cow::Borrowed(&ctx.messages),
+                system_prompt: &ctx.system_prompt,
+                current_tools: ctx.tools.clone(),
+            };
+        }
+        let keep = compat.supports_mid_convo_system_messages;
+        let n_system = ctx
+            .messages
+            .iter()
+            .filter(|m| m.get_str("role") == Some("system"))
+            .count();
+        let leading = ctx.messages.first().and_then(|m| m.get_str("role")) == Some("system");
+        if n_system > 1 || (n_system == 1 && !leading) {
+            ev(
+                events,
+                if keep {
+                    EventKind::Note
+                } else {
+                    EventKind::Converted
+                },
+                if keep {
+                    format!("{n_system} system message{} kept in place (compat.supportsMidConvoSystemMessages)", if n_system == 1 { "" } else { "s" })
+                } else {
+                    format!("{n_system} system message{} collapsed into one leading system message (the model does not take them mid-conversation)", if n_system == 1 { "" } else { "s" })
+                },
+                "1.6.0/AI/api/anthropic-messages.js:555",
+            );
+        }
+        let messages = transcript::resolve(pi, &ctx.messages, keep);
+        let current_tools = transcript::current_tools(&messages)
+            .iter()
+            .map(transcript::tool_from_declaration)
+            .collect();
+        AnthropicContext {
+            messages: Cow::Owned(messages),
+            system_prompt: "",
+            current_tools,
+        }
+    }
+}
+
+/// The request half of `stream(pi, model, context, options)` (:330–392;
+/// 1.6.0/AI/api/anthropic-messages.js:552–666): client headers, `buildParams`, `onPayload`
+/// (identity without extensions), the message thread (1.5.1 on), then the SDK's serialization.
 fn stream(
     pi: &Pi,
     model: &Model,
@@ -408,15 +508,20 @@ fn stream(
     o: AnthropicOptions,
     events: &mut Events,
 ) -> Result<Request, AdapterError> {
+    let compat = get_anthropic_compat(pi, model);
+    let view = AnthropicContext::new(pi, ctx, &compat, events);
     let retention = resolve_cache_retention(opts);
     let cache_session_id = if retention == "none" {
         None
     } else {
         opts.session_id.as_deref()
     };
+    // `threadSessionId` (1.6.0/AI/api/anthropic-messages.js:585): the session whose requests may
+    // use message threads.
+    let thread_session_id = cache_session_id.filter(|_| compat.supports_message_threads);
     let copilot_headers = (model.provider() == "github-copilot").then(|| {
         let headers =
-            build_copilot_dynamic_headers(&ctx.messages, has_copilot_vision_input(&ctx.messages));
+            build_copilot_dynamic_headers(&view.messages, has_copilot_vision_input(&view.messages));
         headers
             .iter()
             .map(|(k, v)| (k.to_string(), v.clone()))
@@ -425,17 +530,56 @@ fn stream(
     let client = create_client(
         pi,
         model,
+        &compat,
         &opts.api_key,
         &opts.headers,
         copilot_headers,
         cache_session_id,
-        &opts.user_agent,
+        &opts.identity_headers,
         events,
     );
-    let params = build_params(pi, model, ctx, client.is_oauth, opts, &o, retention, events)?;
+    let mut params = build_params(
+        pi,
+        model,
+        &view,
+        client.is_oauth,
+        opts,
+        &o,
+        retention,
+        thread_session_id.is_some(),
+        events,
+    )?;
+    // `options.disableContinuation` is set only by cache-warming requests, which stand-in
+    // models without cost never send (A17).
+    if let Some(session_id) = thread_session_id {
+        prepare_thread_request(&mut params, session_id, events);
+    }
     Ok(sdk_messages_create(
         pi, model, opts, &client, params, events,
     ))
+}
+
+/// `prepareThreadRequest(model, sessionId, params)` (1.6.0/AI/api/anthropic-messages.js:243–263)
+/// with no state for the session: `createThreadRequest`, the params with `thread: {type:
+/// "create"}` last. The state a `continue` needs (the prefix count and hash of the previous
+/// request, the reply's message id) lives in pi's process memory only, not in the session file.
+fn prepare_thread_request(params: &mut Object, session_id: &str, events: &mut Events) {
+    params.insert(
+        "thread",
+        Value::Object(Object::new().with("type", "create")),
+    );
+    ev(
+        events,
+        EventKind::Inserted,
+        format!("thread {{type: create}} last: message threads apply (compat.supportsMessageThreads, a cache retention and session {session_id})"),
+        "1.6.0/AI/api/anthropic-messages.js:241",
+    );
+    ev(
+        events,
+        EventKind::Note,
+        "a request after a reply in the same pi process would instead be {type: continue, previous_message_id} with only the new messages and no system or tools, when its prefix hashes like the last request plus that reply: that thread state is process memory that the session file does not record, so ctxlens builds the first request of a process (create)",
+        "1.6.0/AI/api/anthropic-messages.js:247",
+    );
 }
 
 /// What `createClient` configures the SDK with.
@@ -457,47 +601,74 @@ fn assign(target: &mut Vec<(String, Value)>, key: &str, value: Value) {
 
 /// `createClient(model, apiKey, optionsHeaders, fetch, dynamicHeaders, sessionId)` (:691–739)
 /// with `mergeClientHeaders` (:156): pi's User-Agent first, then the protocol headers, session
-/// affinity, `model.headers`, the configured headers.
+/// affinity, `model.headers`, the configured headers. From 1.4.0 the first headers are pi-ai's
+/// client identity (`getIdentityHeaders`: the User-Agent and attribution), and an OAuth client
+/// has none of them (1.6.0/AI/api/anthropic-messages.js:966–1034).
 #[allow(clippy::too_many_arguments)]
 fn create_client(
     pi: &Pi,
     model: &Model,
+    compat: &AnthropicCompat,
     api_key: &str,
     options_headers: &[(String, String)],
     dynamic_headers: Option<Vec<(String, Value)>>,
     session_id: Option<&str>,
-    user_agent: &str,
+    identity_headers: &[(String, String)],
     events: &mut Events,
 ) -> Client {
-    let mut h: Vec<(String, Value)> = vec![("User-Agent".into(), Value::str(user_agent))];
+    let is_copilot = model.provider() == "github-copilot";
+    let oauth = !is_copilot && !api_key.is_empty() && is_oauth_token(api_key);
+    let pi_ai_identity = pi.rules.client_identity == crate::pi::ClientIdentity::PiAi;
+    let mut h: Vec<(String, Value)> = Vec::new();
+    if !(oauth && pi_ai_identity) {
+        for (k, v) in identity_headers {
+            assign(&mut h, k, Value::str(v));
+        }
+    }
     assign(&mut h, "accept", Value::str("application/json"));
     assign(
         &mut h,
         "anthropic-dangerous-direct-browser-access",
         Value::str("true"),
     );
-    let is_copilot = model.provider() == "github-copilot";
-    let oauth = !is_copilot && !api_key.is_empty() && is_oauth_token(api_key);
     if oauth {
         assign(&mut h, "user-agent", Value::str(claude_code_user_agent(pi)));
         assign(&mut h, "x-app", Value::str("cli"));
-        ev(
-            events,
-            EventKind::Note,
-            "OAuth token (sk-ant-oat): Bearer auth, Claude Code user-agent and x-app headers",
-            "AI/api/anthropic-messages.js:708",
-        );
+        if pi_ai_identity {
+            ev(
+                events,
+                EventKind::Note,
+                "OAuth token (sk-ant-oat): Bearer auth, Claude Code user-agent and x-app headers instead of pi's client identity",
+                "1.6.0/AI/api/anthropic-messages.js:983",
+            );
+        } else {
+            ev(
+                events,
+                EventKind::Note,
+                "OAuth token (sk-ant-oat): Bearer auth, Claude Code user-agent and x-app headers",
+                "AI/api/anthropic-messages.js:708",
+            );
+        }
     } else if !is_copilot {
         let affinity = session_id
             .filter(|s| !s.is_empty())
-            .filter(|_| get_anthropic_compat(model).send_session_affinity_headers);
+            .filter(|_| compat.send_session_affinity_headers);
         if let Some(sid) = affinity {
-            assign(&mut h, "x-session-affinity", Value::str(sid));
+            let name = if compat.session_affinity_openrouter {
+                "x-session-id"
+            } else {
+                "x-session-affinity"
+            };
+            assign(&mut h, name, Value::str(sid));
             ev(
                 events,
                 EventKind::Inserted,
-                format!("x-session-affinity header {sid}"),
-                "AI/api/anthropic-messages.js:725",
+                format!("{name} header {sid}"),
+                if pi.rules.anthropic.openrouter_session_affinity {
+                    "1.6.0/AI/api/anthropic-messages.js:1002"
+                } else {
+                    "AI/api/anthropic-messages.js:725"
+                },
             );
         }
     }
@@ -530,16 +701,28 @@ fn create_client(
 // Betas
 // ---------------------------------------------------------------------------------------------
 
-/// `getBetaFeatures(model, context, isOAuthToken, options)` (:740–775).
+/// Which of `getBetaFeatures`' 1.6.0 flags apply (1.6.0/AI/api/anthropic-messages.js:1035).
+#[derive(Clone, Copy, Debug, Default)]
+struct BetaFlags {
+    is_oauth: bool,
+    /// Native tool changes (AN19).
+    native_tool_changes: bool,
+    /// Message threads apply to this session (AN20).
+    message_threads: bool,
+}
+
+/// `getBetaFeatures(model, context, isOAuthToken, options)` (:740–775;
+/// 1.6.0/AI/api/anthropic-messages.js:1035–1074).
 fn get_beta_features(
     pi: &Pi,
     model: &Model,
-    ctx: &LlmContext,
-    is_oauth: bool,
+    current_tools: &[ToolDef],
+    flags: BetaFlags,
     opts: &StreamOptions,
     o: &AnthropicOptions,
     events: &mut Events,
 ) -> Vec<String> {
+    let is_oauth = flags.is_oauth;
     let at = "AI/api/anthropic-messages.js:740";
     // `undefined` = not configured, `Some(Null)` = null.
     let mut configured: Option<Value> = None;
@@ -587,7 +770,7 @@ fn get_beta_features(
         None => {}
     }
     let mut features: Vec<String> = Vec::new();
-    let mut push = |f: &str, why: &str, events: &mut Events| {
+    let mut push = |f: &str, why: &str, at: &'static str, events: &mut Events| {
         if !features.iter().any(|x| x == f) {
             features.push(f.to_string());
             ev(events, EventKind::Inserted, format!("beta {f}: {why}"), at);
@@ -595,13 +778,14 @@ fn get_beta_features(
     };
     if is_oauth {
         for b in oauth_betas(pi) {
-            push(b, "OAuth token", events);
+            push(b, "OAuth token", at, events);
         }
     }
-    if should_use_fine_grained_tool_streaming_beta(model, ctx) {
+    if should_use_fine_grained_tool_streaming_beta(pi, model, current_tools) {
         push(
             beta(pi, "fineGrainedToolStreaming"),
             "tools present and compat.supportsEagerToolInputStreaming is false",
+            at,
             events,
         );
     }
@@ -613,6 +797,7 @@ fn get_beta_features(
         push(
             beta(pi, "interleavedThinking"),
             "reasoning model with budget thinking enabled",
+            at,
             events,
         );
     }
@@ -620,6 +805,7 @@ fn get_beta_features(
         push(
             beta(pi, "serverSideFallback"),
             "compat.allowedFallbackModels is non-empty",
+            at,
             events,
         );
     }
@@ -627,20 +813,44 @@ fn get_beta_features(
         push(
             beta(pi, "midConversationOutputConfig"),
             "compat.supportsMidConvoEffort",
+            at,
             events,
         );
         push(
             beta(pi, "thinkingBindingControls"),
             "compat.supportsMidConvoEffort",
+            at,
+            events,
+        );
+    }
+    if flags.native_tool_changes {
+        push(
+            beta(pi, "inlineTools"),
+            "native tool changes (compat.supportsMidConvoSystemMessages and supportsMidConvoToolChanges, initial tools)",
+            "1.6.0/AI/api/anthropic-messages.js:1069",
+            events,
+        );
+    }
+    if flags.message_threads {
+        push(
+            beta(pi, "messageThreads"),
+            "message threads apply to this session",
+            "1.6.0/AI/api/anthropic-messages.js:1071",
             events,
         );
     }
     features
 }
 
-/// `shouldUseFineGrainedToolStreamingBeta(model, context)` (:1105–1107).
-fn should_use_fine_grained_tool_streaming_beta(model: &Model, ctx: &LlmContext) -> bool {
-    !ctx.tools.is_empty() && !get_anthropic_compat(model).supports_eager_tool_input_streaming
+/// `shouldUseFineGrainedToolStreamingBeta(model, context)` (:1105–1107): with the context's tools
+/// (`getCurrentTools(context.messages)` from 0.86 on).
+fn should_use_fine_grained_tool_streaming_beta(
+    pi: &Pi,
+    model: &Model,
+    current_tools: &[ToolDef],
+) -> bool {
+    !current_tools.is_empty()
+        && !get_anthropic_compat(pi, model).supports_eager_tool_input_streaming
 }
 
 /// `model.compat?.allowedFallbackModels`, when it is an array.
@@ -668,19 +878,21 @@ pub fn normalize_tool_call_id(id: &str) -> String {
     out
 }
 
-/// `buildParams(model, context, isOAuthToken, options)` (:776–895).
+/// `buildParams(model, context, isOAuthToken, options)` (:776–895;
+/// 1.6.0/AI/api/anthropic-messages.js:1075–1218).
 #[allow(clippy::too_many_arguments)]
 fn build_params(
     pi: &Pi,
     model: &Model,
-    ctx: &LlmContext,
+    view: &AnthropicContext,
     is_oauth: bool,
     opts: &StreamOptions,
     o: &AnthropicOptions,
     retention: &str,
+    message_threads: bool,
     events: &mut Events,
 ) -> Result<Object, AdapterError> {
-    let cache_control = get_cache_control(model, retention);
+    let cache_control = get_cache_control(pi, model, retention);
     if let Some(cc) = &cache_control {
         ev(
             events,
@@ -697,42 +909,107 @@ fn build_params(
             "AI/api/anthropic-messages.js:29",
         );
     }
-    let compat = get_anthropic_compat(model);
+    let compat = get_anthropic_compat(pi, model);
     let normalize = |id: &str, _: &Model, _: &Value| normalize_tool_call_id(id);
     let transformed =
-        messages::transform_messages(pi, &ctx.messages, model, Some(&normalize), 0.0, events);
-    let placement = split_deferred_tools(
-        pi,
-        &ctx.tools,
-        &transformed,
-        compat.supports_tool_references,
+        messages::transform_messages(pi, &view.messages, model, Some(&normalize), 0.0, events);
+    // 0.86 on: `getInitialSystemMessage` carries the prompt and the initial tools; the messages
+    // converted are the ones after it (1.6.0/AI/api/anthropic-messages.js:1078–1081).
+    let initial_system = view
+        .messages
+        .first()
+        .filter(|m| pi.rules.transcript && m.get_str("role") == Some("system"));
+    let initial_system_text: Cow<str> = match initial_system {
+        Some(m) => Cow::Owned(transcript::system_message_text(pi, m)),
+        None => Cow::Borrowed(view.system_prompt),
+    };
+    let conversation: &[Value] = if initial_system.is_some() {
+        transformed.get(1..).unwrap_or(&[])
+    } else {
+        &transformed
+    };
+    let converter = ToolConverter {
         is_oauth,
-        events,
-    )?;
-    let (mut immediate, mut deferred) = (placement.immediate, placement.deferred);
-    if immediate.is_empty() && !deferred.is_empty() {
+        eager: compat.supports_eager_tool_input_streaming,
+        supports_strict: compat.supports_strict_tools,
+        preferred_strict: std::cell::Cell::new(false),
+    };
+    // Native tool changes keep the request's tool list fixed: the leading message's tools and
+    // the placeholder (1.6.0/AI/api/anthropic-messages.js:1094–1095).
+    let initial_tools: Vec<ToolDef> = initial_system
+        .and_then(|m| m.get("toolsAdded"))
+        .and_then(Value::as_array)
+        .map(|a| a.iter().map(transcript::tool_from_declaration).collect())
+        .unwrap_or_default();
+    let native_tool_changes = compat.supports_mid_convo_system_messages
+        && compat.supports_mid_convo_tool_changes
+        && !initial_tools.is_empty();
+    if compat.supports_mid_convo_system_messages
+        && compat.supports_mid_convo_tool_changes
+        && initial_tools.is_empty()
+    {
         ev(
             events,
             EventKind::Note,
-            "every tool is deferred: all are sent as immediate tools",
-            "AI/api/anthropic-messages.js:784",
+            "no native tool changes: the leading system message declares no tool (Anthropic rejects a tool list where every tool is deferred), so the current tools are sent",
+            "1.6.0/AI/api/anthropic-messages.js:1095",
         );
-        immediate = std::mem::take(&mut deferred);
+    }
+    // 1.3.0 on: thinking off is disabled thinking on effort models too, without effort markers
+    // (1.6.0/AI/api/anthropic-messages.js:1096–1098).
+    let mid_convo_effort = compat_is_true(model, "supportsMidConvoEffort");
+    let thinking_disabled = model.reasoning()
+        && !o.thinking_enabled
+        && model
+            .thinking_level_map()
+            .is_none_or(|m| m.get("off") != Some(&Value::Null));
+    let effort_messages =
+        mid_convo_effort && !(pi.rules.anthropic.effort_models_can_be_off && thinking_disabled);
+    if mid_convo_effort && !effort_messages {
+        ev(
+            events,
+            EventKind::Note,
+            "thinking off on a supportsMidConvoEffort model: no effort marker messages (effort cannot change between messages while thinking is disabled)",
+            "1.6.0/AI/api/anthropic-messages.js:1097",
+        );
+    }
+
+    // 0.85: tools loaded by a result's addedToolNames are deferred (gone from 0.86 on, M17).
+    let (mut immediate, mut deferred) = (Vec::new(), Vec::new());
+    if !pi.rules.transcript {
+        let placement = split_deferred_tools(
+            pi,
+            &view.current_tools,
+            &transformed,
+            compat.supports_tool_references,
+            is_oauth,
+            events,
+        )?;
+        (immediate, deferred) = (placement.immediate, placement.deferred);
+        if immediate.is_empty() && !deferred.is_empty() {
+            ev(
+                events,
+                EventKind::Note,
+                "every tool is deferred: all are sent as immediate tools",
+                "AI/api/anthropic-messages.js:784",
+            );
+            immediate = std::mem::take(&mut deferred);
+        }
     }
     let deferred_names: HashSet<String> = deferred
         .iter()
         .map(|t| normalize_tool_name(pi, &t.name, is_oauth))
         .collect();
-    let managed_provider =
-        compat_is_true(model, "supportsMidConvoEffort").then(|| model.provider());
+    let managed_provider = effort_messages.then(|| model.provider());
     let converted = convert_messages(
         pi,
-        &transformed,
+        conversation,
         is_oauth,
         cache_control.as_ref(),
         compat.allow_empty_signature,
         &deferred_names,
         managed_provider,
+        native_tool_changes.then_some(&converter),
         events,
     )?;
     let default_effort = data_str(pi, "defaultEffort");
@@ -740,11 +1017,23 @@ fn build_params(
         .effort
         .clone()
         .unwrap_or_else(|| default_effort.to_string());
-    let betas = get_beta_features(pi, model, ctx, is_oauth, opts, o, events);
+    let betas = get_beta_features(
+        pi,
+        model,
+        &view.current_tools,
+        BetaFlags {
+            is_oauth,
+            native_tool_changes,
+            message_threads,
+        },
+        opts,
+        o,
+        events,
+    );
 
     let mut params = Object::new();
     params.insert_opt("model", model.obj.get("id").cloned());
-    let messages = if compat_is_true(model, "supportsMidConvoEffort") {
+    let messages = if effort_messages {
         insert_thinking_level_messages(converted, &active_effort, events)
     } else {
         converted.messages
@@ -774,14 +1063,22 @@ fn build_params(
             "Claude Code identity system block (OAuth)",
             "AI/api/anthropic-messages.js:802",
         );
-        if !ctx.system_prompt.is_empty() {
-            system.push(text_block(&sanitize_surrogates(&ctx.system_prompt)));
+        if !initial_system_text.is_empty() {
+            system.push(text_block(&sanitize_surrogates(&initial_system_text)));
         }
         params.insert("system", Value::Array(system));
-    } else if !ctx.system_prompt.is_empty() {
+    } else if !initial_system_text.is_empty() {
         params.insert(
             "system",
-            Value::Array(vec![text_block(&sanitize_surrogates(&ctx.system_prompt))]),
+            Value::Array(vec![text_block(&sanitize_surrogates(&initial_system_text))]),
+        );
+    }
+    if initial_system.is_some() && !initial_system_text.is_empty() {
+        ev(
+            events,
+            EventKind::Converted,
+            "the leading system message's text (getSystemMessageText: content, then every section) is the system block",
+            "1.6.0/AI/api/anthropic-messages.js:1079",
         );
     }
     if cache_control.is_some() && params.contains_key("system") {
@@ -794,58 +1091,81 @@ fn build_params(
     }
 
     if let Some(t) = o.temperature {
-        if !o.thinking_enabled
-            && !compat_is_true(model, "supportsMidConvoEffort")
-            && compat.supports_temperature
-        {
+        if !o.thinking_enabled && !mid_convo_effort && compat.supports_temperature {
             params.insert("temperature", Value::Number(t));
         } else {
             ev(events, EventKind::Dropped, "temperature not sent (thinking, managed effort or compat.supportsTemperature false)", "AI/api/anthropic-messages.js:829");
         }
     }
 
-    if !immediate.is_empty() || !deferred.is_empty() {
-        let tool_cc = if compat.supports_cache_control_on_tools {
-            cache_control.as_ref()
-        } else {
-            None
-        };
-        if cache_control.is_some() && tool_cc.is_none() {
-            ev(
-                events,
-                EventKind::Note,
-                "no cache_control on tools: compat.supportsCacheControlOnTools is false",
-                "AI/api/anthropic-messages.js:837",
-            );
-        }
-        let mut tools = convert_tools(
-            pi,
-            &immediate,
-            is_oauth,
-            compat.supports_eager_tool_input_streaming,
-            compat.supports_strict_tools,
-            tool_cc,
-            false,
+    let tool_cc = if compat.supports_cache_control_on_tools {
+        cache_control.as_ref()
+    } else {
+        None
+    };
+    let sends_tools = if native_tool_changes {
+        true
+    } else if pi.rules.transcript {
+        !view.current_tools.is_empty()
+    } else {
+        !immediate.is_empty() || !deferred.is_empty()
+    };
+    if sends_tools && cache_control.is_some() && tool_cc.is_none() {
+        ev(
             events,
-        )?;
+            EventKind::Note,
+            "no cache_control on tools: compat.supportsCacheControlOnTools is false",
+            "AI/api/anthropic-messages.js:837",
+        );
+    }
+    let tools = if native_tool_changes {
+        let mut tools = convert_tools(pi, &converter, &initial_tools, tool_cc, false, events)?;
+        let placeholder = data_group(pi)
+            .and_then(|g| g.get("deferredToolPlaceholder"))
+            .cloned()
+            .unwrap_or(Value::Null);
+        ev(
+            events,
+            EventKind::Inserted,
+            format!(
+                "native tool changes: the leading system message's {} tools stay the request's tools for the whole conversation, then the deferred placeholder {}; later tools are tool_addition / tool_removal blocks",
+                initial_tools.len(),
+                placeholder.get_str("name").unwrap_or("")
+            ),
+            "1.6.0/AI/api/anthropic-messages.js:1153",
+        );
+        tools.push(placeholder);
+        Some(tools)
+    } else if pi.rules.transcript {
+        (!view.current_tools.is_empty())
+            .then(|| convert_tools(pi, &converter, &view.current_tools, tool_cc, false, events))
+            .transpose()?
+    } else if !immediate.is_empty() || !deferred.is_empty() {
+        let mut tools = convert_tools(pi, &converter, &immediate, tool_cc, false, events)?;
         tools.extend(convert_tools(
-            pi,
-            &deferred,
-            is_oauth,
-            compat.supports_eager_tool_input_streaming,
-            compat.supports_strict_tools,
-            None,
-            true,
-            events,
+            pi, &converter, &deferred, None, true, events,
         )?);
+        Some(tools)
+    } else {
+        None
+    };
+    if let Some(tools) = tools {
         params.insert("tools", Value::Array(tools));
+    }
+    if converter.preferred_strict.get() && pi.rules.anthropic.strict_limit_fallback {
+        ev(
+            events,
+            EventKind::Note,
+            "tools with strict \"prefer\" are sent strict: had Anthropic rejected this session's strict tools earlier in the same pi process (strict tool limits), pi would send them non-strict (process state the session file does not record)",
+            "1.6.0/AI/api/anthropic-messages.js:617",
+        );
     }
 
     let display = o
         .thinking_display
         .clone()
         .unwrap_or_else(|| "summarized".to_string());
-    if compat_is_true(model, "supportsMidConvoEffort") {
+    if effort_messages {
         let binding = Object::new().with("prefix_mismatch_behavior", "drop_block");
         params.insert(
             "thinking",
@@ -856,71 +1176,75 @@ fn build_params(
                     .with("block_binding", binding),
             ),
         );
+        let top_effort = if pi.rules.anthropic.effort_top_level_low {
+            data_str(pi, "effortMessagesTopLevelEffort")
+        } else {
+            default_effort
+        };
         params.insert(
             "output_config",
-            Value::Object(Object::new().with("effort", default_effort)),
+            Value::Object(Object::new().with("effort", top_effort)),
         );
         ev(
             events,
             EventKind::Note,
-            "compat.supportsMidConvoEffort: adaptive thinking with block_binding and output_config effort high, whatever the level",
-            "AI/api/anthropic-messages.js:843",
-        );
-    } else if model.reasoning() {
-        if o.thinking_enabled {
-            if compat_is_true(model, "forceAdaptiveThinking") {
-                params.insert(
-                    "thinking",
-                    Value::Object(
-                        Object::new()
-                            .with("type", "adaptive")
-                            .with("display", display),
-                    ),
-                );
-                if let Some(effort) = o.effort.as_deref().filter(|e| !e.is_empty()) {
-                    params.insert(
-                        "output_config",
-                        Value::Object(Object::new().with("effort", effort)),
-                    );
-                }
+            format!("compat.supportsMidConvoEffort: adaptive thinking with block_binding and output_config effort {top_effort}, whatever the level"),
+            if pi.rules.anthropic.effort_top_level_low {
+                "1.6.0/AI/api/anthropic-messages.js:1177"
             } else {
-                let budget = o
-                    .thinking_budget_tokens
-                    .filter(|b| *b != 0.0 && !b.is_nan());
-                if budget.is_none() {
-                    ev(
-                        events,
-                        EventKind::Replaced,
-                        "thinking budget 0 sent as 1024",
-                        "AI/api/anthropic-messages.js:867",
-                    );
-                }
-                params.insert(
-                    "thinking",
-                    Value::Object(
-                        Object::new()
-                            .with("type", "enabled")
-                            .with("budget_tokens", budget.unwrap_or(1024.0))
-                            .with("display", display),
-                    ),
-                );
-            }
-        } else if model
-            .thinking_level_map()
-            .is_none_or(|m| m.get("off") != Some(&Value::Null))
-        {
+                "AI/api/anthropic-messages.js:843"
+            },
+        );
+    } else if thinking_disabled {
+        params.insert(
+            "thinking",
+            Value::Object(Object::new().with("type", "disabled")),
+        );
+    } else if model.reasoning() && o.thinking_enabled {
+        if compat_is_true(model, "forceAdaptiveThinking") {
             params.insert(
                 "thinking",
-                Value::Object(Object::new().with("type", "disabled")),
+                Value::Object(
+                    Object::new()
+                        .with("type", "adaptive")
+                        .with("display", display),
+                ),
             );
+            if let Some(effort) = o.effort.as_deref().filter(|e| !e.is_empty()) {
+                params.insert(
+                    "output_config",
+                    Value::Object(Object::new().with("effort", effort)),
+                );
+            }
         } else {
-            ev(
-                events,
-                EventKind::Note,
-                "thinking off but thinkingLevelMap.off is null: no thinking field",
-                "AI/api/anthropic-messages.js:872",
+            let budget = o
+                .thinking_budget_tokens
+                .filter(|b| *b != 0.0 && !b.is_nan());
+            if budget.is_none() {
+                ev(
+                    events,
+                    EventKind::Replaced,
+                    "thinking budget 0 sent as 1024",
+                    "AI/api/anthropic-messages.js:867",
+                );
+            }
+            params.insert(
+                "thinking",
+                Value::Object(
+                    Object::new()
+                        .with("type", "enabled")
+                        .with("budget_tokens", budget.unwrap_or(1024.0))
+                        .with("display", display),
+                ),
             );
         }
+    } else if model.reasoning() {
+        ev(
+            events,
+            EventKind::Note,
+            "thinking off but thinkingLevelMap.off is null: no thinking field",
+            "AI/api/anthropic-messages.js:872",
+        );
     }
 
     if let Some(user_id) = &o.metadata_user_id {
@@ -1158,10 +1482,14 @@ struct ConvertedToolResult {
 
 /// `convertToolResult(msg, isOAuthToken, deferredToolNames, loadedToolNames, normalizeToolName)`
 /// (:900–927): `tool_reference` blocks for deferred tools loaded here, the real content then
-/// moving to sibling blocks.
+/// moving to sibling blocks. 0.86 on there are no deferred tools, and `content` replaces the
+/// message's own (`convertToolResult(msg, content = msg.content)`,
+/// 1.6.0/AI/api/anthropic-messages.js:1223–1230).
+#[allow(clippy::too_many_arguments)]
 fn convert_tool_result(
     pi: &Pi,
     msg: &Value,
+    content: Option<&Value>,
     label: &str,
     is_oauth: bool,
     deferred_names: &HashSet<String>,
@@ -1192,7 +1520,7 @@ fn convert_tool_result(
                 .with("tool_name", tool_name),
         ));
     }
-    let content = match msg.get("content") {
+    let content = match content.or(msg.get("content")) {
         Some(Value::Array(a)) => a.as_slice(),
         _ => {
             return Err(err(format!(
@@ -1237,7 +1565,9 @@ struct ConvertedMessages {
 }
 
 /// `convertMessages(transformedMessages, isOAuthToken, cacheControl, allowEmptySignature,
-/// deferredToolNames, normalizeToolName, managedProvider)` (:928–1089).
+/// deferredToolNames, normalizeToolName, managedProvider)` (:928–1089;
+/// 1.6.0/AI/api/anthropic-messages.js:1231–1434: later system messages, held until the next
+/// assistant message with blocks; `native` converts their tools into `tool_addition` blocks).
 #[allow(clippy::too_many_arguments)]
 fn convert_messages(
     pi: &Pi,
@@ -1247,16 +1577,39 @@ fn convert_messages(
     allow_empty_signature: bool,
     deferred_names: &HashSet<String>,
     managed_provider: Option<&str>,
+    native: Option<&ToolConverter>,
     events: &mut Events,
 ) -> Result<ConvertedMessages, AdapterError> {
     let mut params: Vec<Value> = Vec::new();
     let mut assistant_levels = Vec::new();
     let mut loaded_names: HashSet<String> = HashSet::new();
+    // `pendingSystemMessages` (1.6.0/AI/api/anthropic-messages.js:1243).
+    let mut pending_system: Vec<(String, Value)> = Vec::new();
     let mut i = 0;
     while i < transformed.len() {
         let msg = &transformed[i];
         let label = msg_label(i, msg);
         match msg.get_str("role") {
+            Some("system") if pi.rules.anthropic.mid_convo_system_messages => {
+                let blocks = convert_system_message(pi, msg, &label, is_oauth, native, events)?;
+                if blocks.is_empty() {
+                    ev(
+                        events,
+                        EventKind::Dropped,
+                        format!("{label}: no text and no tool change, no system message"),
+                        "1.6.0/AI/api/anthropic-messages.js:1273",
+                    );
+                } else {
+                    pending_system.push((
+                        label,
+                        Value::Object(
+                            Object::new()
+                                .with("role", "system")
+                                .with("content", Value::Array(blocks)),
+                        ),
+                    ));
+                }
+            }
             Some("user") => {
                 if let Some(user) = convert_user_message(msg, &label, events)? {
                     params.push(user);
@@ -1279,6 +1632,12 @@ fn convert_messages(
                         "AI/api/anthropic-messages.js:1032",
                     );
                 } else {
+                    flush_pending_system_messages(
+                        &mut params,
+                        &mut pending_system,
+                        Some(&label),
+                        events,
+                    );
                     let index = params.len();
                     params.push(Value::Object(
                         Object::new()
@@ -1302,13 +1661,22 @@ fn convert_messages(
             Some("toolResult") => {
                 let mut tool_results = Vec::new();
                 let mut sibling = Vec::new();
+                // `errorImages` (1.6.0/AI/api/anthropic-messages.js:1387).
+                let mut error_images = Vec::new();
                 let mut j = i;
                 while j < transformed.len() && transformed[j].get_str("role") == Some("toolResult")
                 {
                     let l = msg_label(j, &transformed[j]);
+                    let split = if pi.rules.anthropic.split_error_tool_result_images {
+                        messages::split_error_tool_result_images(pi, &transformed[j])
+                            .map_err(|e| err(format!("{l}: {e}")))?
+                    } else {
+                        None
+                    };
                     let c = convert_tool_result(
                         pi,
                         &transformed[j],
+                        split.as_ref().map(|s| &s.content),
                         &l,
                         is_oauth,
                         deferred_names,
@@ -1317,6 +1685,25 @@ fn convert_messages(
                     )?;
                     tool_results.push(c.tool_result);
                     sibling.extend(c.sibling_content);
+                    if let Some(split) = split {
+                        ev(
+                            events,
+                            EventKind::Moved,
+                            format!(
+                                "{l}: error result with {} image(s): each run of images becomes \"{}\", the images follow every tool_result of the batch after the caption \"{}\"",
+                                split.images.len(),
+                                pi.data.string("transformMessages", "errorToolImagePlaceholder"),
+                                split.caption
+                            ),
+                            "1.6.0/AI/api/transform-messages.js:10",
+                        );
+                        error_images.push(Value::Object(
+                            Object::new()
+                                .with("type", "text")
+                                .with("text", split.caption.as_str()),
+                        ));
+                        error_images.extend(split.images.iter().map(image_block));
+                    }
                     j += 1;
                 }
                 if j - i > 1 {
@@ -1336,6 +1723,7 @@ fn convert_messages(
                 }
                 i = j - 1;
                 tool_results.extend(sibling);
+                tool_results.extend(error_images);
                 params.push(Value::Object(
                     Object::new()
                         .with("role", "user")
@@ -1346,13 +1734,150 @@ fn convert_messages(
         }
         i += 1;
     }
+    flush_pending_system_messages(&mut params, &mut pending_system, None, events);
     if let Some(cc) = cache_control {
-        place_last_user_cache_control(&mut params, cc, events);
+        place_last_user_cache_control(pi, &mut params, cc, events);
     }
     Ok(ConvertedMessages {
         messages: params,
         assistant_levels,
     })
+}
+
+/// The system branch of `convertMessages` (1.6.0/AI/api/anthropic-messages.js:1250–1275): a later
+/// system message (kept in place) as its rendered update (`renderSystemMessageUpdate`), then,
+/// with native tool changes, a `tool_removal` per removed tool that is not redefined here and a
+/// `tool_addition` per added tool.
+fn convert_system_message(
+    pi: &Pi,
+    msg: &Value,
+    label: &str,
+    is_oauth: bool,
+    native: Option<&ToolConverter>,
+    events: &mut Events,
+) -> Result<Vec<Value>, AdapterError> {
+    let mut blocks = Vec::new();
+    let text = transcript::render_system_message_update(pi, msg);
+    if !text.is_empty() {
+        blocks.push(Value::Object(
+            Object::new()
+                .with("type", "text")
+                .with("text", sanitize_surrogates(&text).into_owned()),
+        ));
+        ev(
+            events,
+            EventKind::Converted,
+            format!("{label}: kept in place as a system message, its text rendered as an update (content, then Updated/Removed system prompt section per section)"),
+            "1.6.0/AI/api/anthropic-messages.js:1253",
+        );
+    }
+    let Some(conv) = native else {
+        return Ok(blocks);
+    };
+    let list = |key: &str| {
+        msg.get(key)
+            .and_then(Value::as_array)
+            .map_or(&[][..], Vec::as_slice)
+    };
+    let added: Vec<ToolDef> = list("toolsAdded")
+        .iter()
+        .map(transcript::tool_from_declaration)
+        .collect();
+    let redefined: Vec<Option<&Value>> = list("toolsAdded").iter().map(|t| t.get("name")).collect();
+    for tool in list("toolsRemoved") {
+        let name = tool.get("name");
+        if redefined.contains(&name) {
+            ev(
+                events,
+                EventKind::Dropped,
+                format!(
+                    "{label}: tool {} removed and added again: no tool_removal (the new definition replaces it)",
+                    crate::js::to_js_string(name)
+                ),
+                "1.6.0/AI/api/anthropic-messages.js:1262",
+            );
+            continue;
+        }
+        // `name: isOAuthToken ? toClaudeCodeName(tool.name) : tool.name` (absent when undefined).
+        let name = if is_oauth {
+            match name {
+                Some(Value::String(n)) => Some(Value::String(to_claude_code_name(pi, n).into())),
+                _ => {
+                    return Err(err(format!(
+                        "{label}: a removed tool has no string name (pi throws a TypeError)"
+                    )))
+                }
+            }
+        } else {
+            name.cloned()
+        };
+        ev(
+            events,
+            EventKind::Inserted,
+            format!(
+                "{label}: tool_removal of {}",
+                crate::js::to_js_string(name.as_ref())
+            ),
+            "1.6.0/AI/api/anthropic-messages.js:1264",
+        );
+        let mut reference = Object::new().with("type", "tool_reference");
+        reference.insert_opt("name", name);
+        blocks.push(Value::Object(
+            Object::new()
+                .with("type", "tool_removal")
+                .with("tool", Value::Object(reference)),
+        ));
+    }
+    for definition in convert_tools(pi, conv, &added, None, false, events)? {
+        ev(
+            events,
+            EventKind::Inserted,
+            format!(
+                "{label}: tool_addition of {}",
+                definition.get_str("name").unwrap_or("")
+            ),
+            "1.6.0/AI/api/anthropic-messages.js:1269",
+        );
+        blocks.push(Value::Object(
+            Object::new().with("type", "tool_addition").with(
+                "tool",
+                Value::Object(
+                    Object::new()
+                        .with("type", "tool_definition")
+                        .with("definition", definition),
+                ),
+            ),
+        ));
+    }
+    Ok(blocks)
+}
+
+/// `flushPendingSystemMessages()` (1.6.0/AI/api/anthropic-messages.js:1244–1247): the held system
+/// messages go right before the next assistant message that is sent, or at the end.
+fn flush_pending_system_messages(
+    params: &mut Vec<Value>,
+    pending: &mut Vec<(String, Value)>,
+    before: Option<&str>,
+    events: &mut Events,
+) {
+    if pending.is_empty() {
+        return;
+    }
+    let labels: Vec<&str> = pending.iter().map(|(l, _)| l.as_str()).collect();
+    ev(
+        events,
+        EventKind::Moved,
+        format!(
+            "{} placed {}: a later system message waits for the next assistant message that has blocks",
+            labels.join(", "),
+            match before {
+                Some(l) => format!("right before {l}"),
+                None => "at the end of the messages".to_string(),
+            }
+        ),
+        "1.6.0/AI/api/anthropic-messages.js:1244",
+    );
+    params.extend(pending.drain(..).map(|(_, m)| m));
 }
 
 /// The user branch of `convertMessages` (:934–975).
@@ -1567,19 +2092,26 @@ fn convert_assistant_blocks(
     Ok(blocks)
 }
 
-/// The cache marker on the last message (:1066–1087): its last block when the message is a
-/// user message and that block is text, image or tool_result; string content becomes one text
-/// block.
-fn place_last_user_cache_control(params: &mut [Value], cc: &Object, events: &mut Events) {
+/// The cache marker on the last message (:1066–1087; 1.6.0/AI/api/anthropic-messages.js:
+/// 1407–1431): its last block when the message is a user message (0.86 on: or a system message)
+/// and that block is text, image or tool_result (1.0.1 on: or tool_addition, tool_removal);
+/// string content becomes one text block.
+fn place_last_user_cache_control(pi: &Pi, params: &mut [Value], cc: &Object, events: &mut Events) {
+    let rules = pi.rules.anthropic;
     let at = "AI/api/anthropic-messages.js:1067";
     let Some(last) = params.last_mut().and_then(Value::as_object_mut) else {
         return;
     };
-    if last.get_str("role") != Some("user") {
+    let role = last.get_str("role").unwrap_or("").to_string();
+    if role != "user" && !(rules.mid_convo_system_messages && role == "system") {
         ev(
             events,
             EventKind::Note,
-            "no cache_control on messages: the last message is not a user message",
+            if rules.mid_convo_system_messages {
+                "no cache_control on messages: the last message is neither a user nor a system message"
+            } else {
+                "no cache_control on messages: the last message is not a user message"
+            },
             at,
         );
         return;
@@ -1588,13 +2120,19 @@ fn place_last_user_cache_control(params: &mut [Value], cc: &Object, events: &mut
         Some(Value::Array(blocks)) => {
             if let Some(Value::Object(block)) = blocks.last_mut() {
                 let ty = block.get_str("type").unwrap_or("").to_string();
-                if matches!(ty.as_str(), "text" | "image" | "tool_result") {
+                let native_block = rules.native_tool_changes
+                    && matches!(ty.as_str(), "tool_addition" | "tool_removal");
+                if matches!(ty.as_str(), "text" | "image" | "tool_result") || native_block {
                     block.insert("cache_control", Value::Object(cc.clone()));
                     ev(
                         events,
                         EventKind::Inserted,
-                        format!("cache_control on the last {ty} block of the last user message"),
-                        at,
+                        format!("cache_control on the last {ty} block of the last {role} message"),
+                        if role == "system" || native_block {
+                            "1.6.0/AI/api/anthropic-messages.js:1410"
+                        } else {
+                            at
+                        },
                     );
                 }
             }
@@ -1657,46 +2195,131 @@ fn insert_thinking_level_messages(
 // convertTools and strict schemas
 // ---------------------------------------------------------------------------------------------
 
+/// What `convertTools` is called with besides the tools (`convertToolDefinitions`,
+/// 1.6.0/AI/api/anthropic-messages.js:1087–1093).
+struct ToolConverter {
+    is_oauth: bool,
+    /// `compat.supportsEagerToolInputStreaming`.
+    eager: bool,
+    /// `compat.supportsStrictTools`.
+    supports_strict: bool,
+    /// `hasPreferredStrictTools`: a `"prefer"` tool was sent strict (what pi's strict-limit
+    /// fallback would retry non-strict).
+    preferred_strict: std::cell::Cell<bool>,
+}
+
+/// `isAnthropicStrictUnsupportedKeyword(key, value)` (1.6.0/AI/api/anthropic-messages.js:
+/// 1480–1488): a keyword Anthropic strict tool use rejects: one of the listed keys, `minItems`
+/// other than 0 or 1, a `format` that is not a string of the listed formats.
+pub fn is_anthropic_strict_unsupported_keyword(pi: &Pi, key: &str, value: &Value) -> bool {
+    let list = |k: &str| {
+        pi.data
+            .defaults
+            .get(k)
+            .and_then(Value::as_array)
+            .map_or(&[][..], Vec::as_slice)
+    };
+    if list("anthropicStrictUnsupportedKeywords")
+        .iter()
+        .any(|k| k.as_str() == Some(key))
+    {
+        return true;
+    }
+    match key {
+        // `value !== 0 && value !== 1`: strict equality with the numbers.
+        "minItems" => !list("anthropicStrictMinItemsAllowed").contains(value),
+        "format" => !value.as_str().is_some_and(|f| {
+            list("anthropicStrictStringFormats")
+                .iter()
+                .any(|x| x.as_str() == Some(f))
+        }),
+        _ => false,
+    }
+}
+
 /// `convertTools(tools, isOAuthToken, supportsEagerToolInputStreaming, supportsStrictTools,
-/// cacheControl, deferLoading)` (:1108–1136).
-#[allow(clippy::too_many_arguments)]
+/// cacheControl, deferLoading)` (:1108–1136; 1.6.0/AI/api/anthropic-messages.js:1489–1524, with
+/// the keyword test of the strict conversion and the legacy schema's `additionalProperties`,
+/// `$defs`, `definitions`; `disablePreferredStrictTools` is process state, never set here).
 fn convert_tools(
     pi: &Pi,
+    conv: &ToolConverter,
     tools: &[ToolDef],
-    is_oauth: bool,
-    eager: bool,
-    supports_strict: bool,
     cache_control: Option<&Object>,
     defer_loading: bool,
     events: &mut Events,
 ) -> Result<Vec<Value>, AdapterError> {
+    let rules = pi.rules.anthropic;
+    let keyword = |k: &str, v: &Value| is_anthropic_strict_unsupported_keyword(pi, k, v);
+    let strict_rules = if rules.strict_keyword_check {
+        Strict {
+            unsupported_keyword: Some(&keyword),
+            ..Strict::of(pi)
+        }
+    } else {
+        Strict::of(pi)
+    };
     let mut out = Vec::with_capacity(tools.len());
     for (index, tool) in tools.iter().enumerate() {
-        let strict = resolve_json_schema_strict_sampling(&Strict::of(pi), tool, supports_strict)?
-            == Some(true);
+        let strict =
+            resolve_json_schema_strict_sampling(&strict_rules, tool, conv.supports_strict)?
+                == Some(true);
+        if !strict
+            && rules.strict_keyword_check
+            && resolve_json_schema_strict_sampling(&Strict::of(pi), tool, conv.supports_strict)?
+                == Some(true)
+        {
+            ev(
+                events,
+                EventKind::Converted,
+                format!(
+                    "tool {}: sent non-strict: its schema has a keyword Anthropic strict tool use rejects",
+                    tool.name
+                ),
+                "1.6.0/AI/api/anthropic-messages.js:1495",
+            );
+        }
+        if strict && prefers_json_schema_strict_sampling(tool) {
+            conv.preferred_strict.set(true);
+        }
         let parameters = get_json_schema_tool_parameters(&Strict::of(pi), tool, strict)?;
-        let (properties, required) = match &parameters {
+        let legacy = match &parameters {
             Value::Null => {
                 return Err(err(format!(
                     "tool {}: parameters is null (pi throws a TypeError)",
                     tool.name
                 )))
             }
-            p => (
-                non_nullish(p.get("properties"))
-                    .cloned()
-                    .unwrap_or_else(Value::object),
-                non_nullish(p.get("required"))
-                    .cloned()
-                    .unwrap_or_else(|| Value::Array(Vec::new())),
-            ),
+            p => {
+                let mut legacy = Object::new()
+                    .with("type", "object")
+                    .with(
+                        "properties",
+                        non_nullish(p.get("properties"))
+                            .cloned()
+                            .unwrap_or_else(Value::object),
+                    )
+                    .with(
+                        "required",
+                        non_nullish(p.get("required"))
+                            .cloned()
+                            .unwrap_or_else(|| Value::Array(Vec::new())),
+                    );
+                if rules.legacy_schema_keeps_additional_properties {
+                    legacy.insert_opt(
+                        "additionalProperties",
+                        p.get("additionalProperties").cloned(),
+                    );
+                }
+                if rules.legacy_schema_keeps_defs {
+                    legacy.insert_opt("$defs", p.get("$defs").cloned());
+                    legacy.insert_opt("definitions", p.get("definitions").cloned());
+                }
+                legacy
+            }
         };
-        let legacy = Object::new()
-            .with("type", "object")
-            .with("properties", properties)
-            .with("required", required);
         if !strict {
-            note_input_schema_rebuild(tool, &parameters, events);
+            note_input_schema_rebuild(pi, tool, &parameters, events);
         }
         let input_schema = if strict {
             let mut s = parameters.as_object().cloned().unwrap_or_default();
@@ -1714,7 +2337,7 @@ fn convert_tools(
         } else {
             legacy
         };
-        let name = if is_oauth {
+        let name = if conv.is_oauth {
             to_claude_code_name(pi, &tool.name)
         } else {
             tool.name.clone()
@@ -1730,7 +2353,7 @@ fn convert_tools(
         let mut t = Object::new()
             .with("name", name.as_str())
             .with("description", tool.description.as_str());
-        if eager {
+        if conv.eager {
             t.insert("eager_input_streaming", Value::Bool(true));
         }
         if strict {
@@ -1754,9 +2377,19 @@ fn convert_tools(
     Ok(out)
 }
 
+/// `prefersJsonSchemaStrictSampling(tool)` (1.6.0/AI/api/constrained-sampling.js:123–126).
+fn prefers_json_schema_strict_sampling(tool: &ToolDef) -> bool {
+    tool.constrained_sampling.as_ref().is_some_and(|c| {
+        c.truthy()
+            && c.get_str("type") == Some("json_schema")
+            && c.get_str("strict") == Some("prefer")
+    })
+}
+
 /// Trace for the legacy `input_schema` (:1115–1119): only `type`, `properties` and `required` are
 /// kept, in that order, with `{}` / `[]` when missing.
-fn note_input_schema_rebuild(tool: &ToolDef, parameters: &Value, events: &mut Events) {
+fn note_input_schema_rebuild(pi: &Pi, tool: &ToolDef, parameters: &Value, events: &mut Events) {
+    let rules = pi.rules.anthropic;
     let at = "AI/api/anthropic-messages.js:1115";
     let Some(p) = parameters.as_object() else {
         ev(
@@ -1774,14 +2407,27 @@ fn note_input_schema_rebuild(tool: &ToolDef, parameters: &Value, events: &mut Ev
         .keys()
         .map(|k| k.as_str())
         .filter(|k| !matches!(*k, "type" | "properties" | "required"))
+        .filter(|k| {
+            !(rules.legacy_schema_keeps_additional_properties && *k == "additionalProperties")
+        })
+        .filter(|k| !(rules.legacy_schema_keeps_defs && matches!(*k, "$defs" | "definitions")))
         .collect();
     if !dropped.is_empty() {
         ev(
             events,
             EventKind::Dropped,
             format!(
-                "tool {}: input_schema keeps type, properties, required; dropped {}",
+                "tool {}: input_schema keeps type, properties, required{}; dropped {}",
                 tool.name,
+                match (
+                    rules.legacy_schema_keeps_additional_properties,
+                    rules.legacy_schema_keeps_defs
+                ) {
+                    (true, true) => ", additionalProperties, $defs, definitions",
+                    (false, true) => ", $defs, definitions",
+                    (true, false) => ", additionalProperties",
+                    (false, false) => "",
+                },
                 dropped.join(", ")
             ),
             at,

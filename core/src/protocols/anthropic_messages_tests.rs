@@ -421,6 +421,7 @@ fn opts() -> StreamOptions {
     StreamOptions {
         api_key: "test-key".into(),
         user_agent: "pi (test)".into(),
+        identity_headers: vec![("User-Agent".into(), "pi (test)".into())],
         ..Default::default()
     }
 }
@@ -730,4 +731,476 @@ fn trace_records_what_the_adapter_changed() {
     if std::env::var_os("SHOW_TRACE").is_some() {
         println!("{}", text.join("\n"));
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// pi 1.6.0 (R2 §3): transcripts with system messages
+// ---------------------------------------------------------------------------------------------
+
+fn pi16() -> Pi {
+    Pi::new(crate::PiVersion::V1_6_0).expect("pi 1.6.0 data")
+}
+
+/// A 1.6.0 context: the messages only (system prompt and tools live in system messages).
+fn transcript(messages: &[&str]) -> LlmContext {
+    LlmContext {
+        system_prompt: String::new(),
+        messages: messages.iter().map(|m| msg(m)).collect(),
+        tools: Vec::new(),
+    }
+}
+
+const T_READ: &str = r#"{"name":"read","description":"Read","parameters":{"type":"object","required":["path"],"properties":{"path":{"type":"string"}}},"constrainedSampling":{"type":"json_schema","strict":"prefer"}}"#;
+const T_LS: &str =
+    r#"{"name":"ls","description":"List","parameters":{"type":"object","properties":{}}}"#;
+
+fn leading(tools: &[&str]) -> String {
+    format!(
+        r#"{{"role":"system","content":"","sections":{{"preamble":"BASE"}},"toolsAdded":[{}],"timestamp":1}}"#,
+        tools.join(",")
+    )
+}
+
+const USER_Q: &str = r#"{"role":"user","content":[{"type":"text","text":"q"}],"timestamp":2}"#;
+const ASSISTANT_A: &str = r#"{"role":"assistant","content":[{"type":"text","text":"a"}],"api":"anthropic-messages","provider":"mock","model":"claude-sonnet-4-5","stopReason":"stop","timestamp":3}"#;
+
+fn build16(m: &Model, ctx: &LlmContext, o: &StreamOptions) -> (Request, Value, Events) {
+    let mut events = Events::default();
+    let req = build(&pi16(), m, ctx, o, &mut events).expect("request");
+    let body = js::parse(&req.body).expect("body json");
+    (req, body, events)
+}
+
+fn header<'a>(req: &'a Request, name: &str) -> Option<&'a str> {
+    req.headers
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+}
+
+#[test]
+fn strict_keyword_predicate_is_anthropics() {
+    let p = pi16();
+    let f = |k: &str, v: &str| is_anthropic_strict_unsupported_keyword(&p, k, &msg(v));
+    assert!(f("minimum", "1"));
+    assert!(f("uniqueItems", "true"));
+    assert!(!f("minItems", "0"));
+    assert!(!f("minItems", "1"));
+    assert!(f("minItems", "2"));
+    // `value !== 1`: a string is not the number.
+    assert!(f("minItems", r#""1""#));
+    assert!(!f("format", r#""email""#));
+    assert!(f("format", r#""color""#));
+    assert!(f("format", "1"));
+    assert!(!f("type", r#""string""#));
+}
+
+#[test]
+fn collapsed_transcript_is_one_system_block_and_current_tools() {
+    // Without mid-conversation support the later system message joins the leading prompt and
+    // its tool change rewrites the top-level list.
+    let ctx = transcript(&[
+        &leading(&[T_READ]),
+        USER_Q,
+        ASSISTANT_A,
+        &format!(
+            r#"{{"role":"system","content":"","sections":{{"addendum":"EXTRA"}},"toolsAdded":[{T_LS}],"toolsRemoved":[{{"name":"read"}}],"timestamp":4}}"#
+        ),
+        USER_Q,
+    ]);
+    let (_, body, _) = build16(&sonnet(), &ctx, &opts());
+    assert_eq!(
+        body.get("system").unwrap().to_json(),
+        r#"[{"type":"text","text":"BASE\n\nEXTRA","cache_control":{"type":"ephemeral"}}]"#
+    );
+    let roles: Vec<&str> = body
+        .get("messages")
+        .and_then(Value::as_array)
+        .unwrap()
+        .iter()
+        .filter_map(|m| m.get_str("role"))
+        .collect();
+    assert_eq!(roles, ["user", "assistant", "user"]);
+    let tools = body.get("tools").and_then(Value::as_array).unwrap();
+    assert_eq!(tools.len(), 1);
+    assert_eq!(tools[0].get_str("name"), Some("ls"));
+}
+
+#[test]
+fn mid_conversation_system_messages_wait_for_the_next_assistant() {
+    let m = model(
+        r#"{"id":"claude-sonnet-4-5","api":"anthropic-messages","provider":"mock","baseUrl":"http://h","reasoning":false,"input":["text"],"contextWindow":200000,"maxTokens":1000,"compat":{"supportsMidConvoSystemMessages":true}}"#,
+    );
+    let empty_assistant = r#"{"role":"assistant","content":[{"type":"text","text":"  "}],"api":"anthropic-messages","provider":"mock","model":"claude-sonnet-4-5","stopReason":"stop","timestamp":6}"#;
+    let ctx = transcript(&[
+        &leading(&[T_READ]),
+        r#"{"role":"system","content":"NOTE","timestamp":2}"#,
+        USER_Q,
+        // No blocks: skipped without flushing (#11091).
+        empty_assistant,
+        ASSISTANT_A,
+        r#"{"role":"system","content":"","sections":{"preamble":null},"timestamp":7}"#,
+        // Nothing to say: no system message.
+        r#"{"role":"system","content":"","timestamp":8}"#,
+        USER_Q,
+    ]);
+    let (_, body, _) = build16(&m, &ctx, &opts());
+    let messages = body.get("messages").unwrap().to_json();
+    assert_eq!(
+        messages,
+        concat!(
+            r#"[{"role":"user","content":[{"type":"text","text":"q"}]},"#,
+            r#"{"role":"system","content":[{"type":"text","text":"NOTE"}]},"#,
+            r#"{"role":"assistant","content":[{"type":"text","text":"a"}]},"#,
+            r#"{"role":"user","content":[{"type":"text","text":"q"}]},"#,
+            r#"{"role":"system","content":[{"type":"text","text":"Removed system prompt section \"preamble\".","cache_control":{"type":"ephemeral"}}]}]"#
+        )
+    );
+    // Only the leading message is the system block; the tools are the current ones.
+    assert_eq!(
+        body.get("system").unwrap().to_json(),
+        r#"[{"type":"text","text":"BASE","cache_control":{"type":"ephemeral"}}]"#
+    );
+}
+
+#[test]
+fn native_tool_changes_keep_the_initial_tools_and_add_inline() {
+    let m = model(
+        r#"{"id":"claude-sonnet-4-5","api":"anthropic-messages","provider":"mock","baseUrl":"http://h","reasoning":false,"input":["text"],"contextWindow":200000,"maxTokens":1000,"compat":{"supportsMidConvoSystemMessages":true,"supportsMidConvoToolChanges":true}}"#,
+    );
+    let read2 = T_READ.replace(r#""Read""#, r#""Read v2""#);
+    let ctx = transcript(&[
+        &leading(&[T_READ, T_LS]),
+        USER_Q,
+        ASSISTANT_A,
+        // read redefined (no removal), ls removed.
+        &format!(
+            r#"{{"role":"system","content":"","timestamp":4,"toolsAdded":[{read2}],"toolsRemoved":[{{"name":"read"}},{{"name":"ls"}}]}}"#
+        ),
+        USER_Q,
+    ]);
+    let (req, body, _) = build16(&m, &ctx, &opts());
+    let tools = body.get("tools").and_then(Value::as_array).unwrap();
+    let names: Vec<&str> = tools.iter().filter_map(|t| t.get_str("name")).collect();
+    assert_eq!(names, ["read", "ls", "__pi_deferred_placeholder__"]);
+    // The breakpoint stays on the last real tool; the placeholder is the literal.
+    assert!(tools[1].get("cache_control").is_some());
+    assert_eq!(
+        tools[2].to_json(),
+        r#"{"name":"__pi_deferred_placeholder__","description":"Reserved placeholder. Never available. Never call this.","input_schema":{"type":"object","properties":{},"required":[]},"defer_loading":true}"#
+    );
+    let last = body
+        .get("messages")
+        .and_then(Value::as_array)
+        .and_then(|m| m.last())
+        .unwrap();
+    assert_eq!(
+        last.to_json(),
+        concat!(
+            r#"{"role":"system","content":[{"type":"tool_removal","tool":{"type":"tool_reference","name":"ls"}},"#,
+            r#"{"type":"tool_addition","tool":{"type":"tool_definition","definition":{"name":"read","description":"Read v2","eager_input_streaming":true,"input_schema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}}},"cache_control":{"type":"ephemeral"}}]}"#
+        )
+    );
+    assert_eq!(
+        header(&req, "anthropic-beta"),
+        Some("inline-tools-2026-09-15")
+    );
+
+    // No initial tools: nothing to anchor the placeholder, the current tools are sent.
+    let ctx = transcript(&[
+        r#"{"role":"system","content":"B","timestamp":1}"#,
+        &format!(r#"{{"role":"system","content":"","timestamp":2,"toolsAdded":[{T_LS}]}}"#),
+        USER_Q,
+    ]);
+    let (req, body, _) = build16(&m, &ctx, &opts());
+    let names: Vec<&str> = body
+        .get("tools")
+        .and_then(Value::as_array)
+        .unwrap()
+        .iter()
+        .filter_map(|t| t.get_str("name"))
+        .collect();
+    assert_eq!(names, ["ls"]);
+    assert_eq!(header(&req, "anthropic-beta"), None);
+}
+
+#[test]
+fn native_tool_changes_use_claude_code_names_with_oauth() {
+    let m = model(
+        r#"{"id":"claude-opus-4-8","api":"anthropic-messages","provider":"anthropic","baseUrl":"http://h","reasoning":false,"input":["text"],"contextWindow":200000,"maxTokens":1000,"compat":{"supportsMidConvoSystemMessages":true,"supportsMidConvoToolChanges":true}}"#,
+    );
+    let grep =
+        r#"{"name":"grep","description":"Grep","parameters":{"type":"object","properties":{}}}"#;
+    let ctx = transcript(&[
+        &leading(&[T_READ]),
+        USER_Q,
+        &format!(
+            r#"{{"role":"system","content":"","timestamp":4,"toolsAdded":[{grep}],"toolsRemoved":[{{"name":"read"}}]}}"#
+        ),
+    ]);
+    let mut o = opts();
+    o.api_key = "sk-ant-oat01-x".into();
+    o.identity_headers
+        .push(("X-OpenRouter-Title".into(), "pi".into()));
+    let (req, body, _) = build16(&m, &ctx, &o);
+    let last = body
+        .get("messages")
+        .and_then(Value::as_array)
+        .and_then(|m| m.last())
+        .unwrap()
+        .to_json();
+    assert!(
+        last.contains(r#"{"type":"tool_removal","tool":{"type":"tool_reference","name":"Read"}}"#),
+        "{last}"
+    );
+    assert!(last.contains(r#""definition":{"name":"Grep""#), "{last}");
+    // OAuth: the Claude Code identity, none of pi's identity headers.
+    assert_eq!(header(&req, "user-agent"), Some("claude-cli/2.1.322"));
+    assert_eq!(header(&req, "x-openrouter-title"), None);
+}
+
+#[test]
+fn error_tool_result_images_follow_the_results() {
+    let png = r#"{"type":"image","data":"AAA","mimeType":"image/png"}"#;
+    let call = r#"{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"read","arguments":{}},{"type":"toolCall","id":"c2","name":"read","arguments":{}}],"api":"anthropic-messages","provider":"mock","model":"claude-sonnet-4-5","stopReason":"toolUse","timestamp":3}"#;
+    let r1 = format!(
+        r#"{{"role":"toolResult","toolCallId":"c1","toolName":"read","content":[{{"type":"text","text":"err"}},{png},{png},{{"type":"text","text":"(image attached after the tool results)"}},{png}],"isError":true,"timestamp":4}}"#
+    );
+    let r2 = format!(
+        r#"{{"role":"toolResult","toolCallId":"c2","toolName":"read","content":[{png}],"isError":false,"timestamp":5}}"#
+    );
+    let ctx = transcript(&[&leading(&[T_READ]), USER_Q, call, &r1, &r2]);
+    let (_, body, _) = build16(&sonnet(), &ctx, &opts());
+    let last = body
+        .get("messages")
+        .and_then(Value::as_array)
+        .and_then(|m| m.last())
+        .unwrap()
+        .to_json();
+    let image =
+        r#"{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AAA"}}"#;
+    let last_image = r#"{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AAA"},"cache_control":{"type":"ephemeral"}}"#;
+    // Two image runs in c1 (the second absorbed by the placeholder text before it); c2 is not an
+    // error and keeps its image; the caption and c1's three images come after both results.
+    assert_eq!(
+        last,
+        [
+            r#"{"role":"user","content":["#,
+            r#"{"type":"tool_result","tool_use_id":"c1","content":"err\n(image attached after the tool results)\n(image attached after the tool results)","is_error":true},"#,
+            r#"{"type":"tool_result","tool_use_id":"c2","content":[{"type":"text","text":"(see attached image)"},"#,
+            image,
+            r#"],"is_error":false},{"type":"text","text":"Images from the error result of tool call c1 (read):"},"#,
+            image,
+            ",",
+            image,
+            ",",
+            last_image,
+            "]}",
+        ]
+        .concat()
+    );
+    let p = pi16();
+    let split = crate::messages::split_error_tool_result_images(&p, &msg(&r1))
+        .unwrap()
+        .unwrap();
+    assert_eq!(split.images.len(), 3);
+    assert_eq!(
+        split.content.to_json(),
+        r#"[{"type":"text","text":"err"},{"type":"text","text":"(image attached after the tool results)"},{"type":"text","text":"(image attached after the tool results)"}]"#
+    );
+    assert!(
+        crate::messages::split_error_tool_result_images(&p, &msg(&r2))
+            .unwrap()
+            .is_none()
+    );
+    let no_name = r#"{"role":"toolResult","toolCallId":"c9","content":[{"type":"image","data":"A","mimeType":"image/png"}],"isError":true}"#;
+    let split = crate::messages::split_error_tool_result_images(&p, &msg(no_name))
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        split.caption,
+        "Images from the error result of tool call c9 (undefined):"
+    );
+}
+
+#[test]
+fn effort_models_turn_off_and_keep_the_low_top_level_effort() {
+    let m = model(
+        r#"{"id":"claude-opus-5","api":"anthropic-messages","provider":"anthropic","baseUrl":"http://h","reasoning":true,"input":["text"],"contextWindow":200000,"maxTokens":1000,"thinkingLevelMap":{"xhigh":"xhigh"},"compat":{"forceAdaptiveThinking":true,"supportsMidConvoEffort":true}}"#,
+    );
+    let history = r#"{"role":"assistant","content":[{"type":"text","text":"a"}],"api":"anthropic-messages","provider":"anthropic","model":"claude-opus-5","providerThinkingLevel":"medium","stopReason":"stop","timestamp":3}"#;
+    let ctx = transcript(&[&leading(&[]), USER_Q, history, USER_Q]);
+    // Off: disabled thinking, no markers, the effort betas still sent.
+    let (req, body, _) = build16(&m, &ctx, &opts());
+    assert_eq!(
+        body.get("thinking").unwrap().to_json(),
+        r#"{"type":"disabled"}"#
+    );
+    assert!(body.get("output_config").is_none());
+    assert!(!body
+        .to_json()
+        .contains(r#""output_config":{"effort":"medium"}"#));
+    assert_eq!(
+        header(&req, "anthropic-beta"),
+        Some("mid-conversation-output-config-2026-07-01,thinking-binding-controls-2026-08-01")
+    );
+    // On: top-level effort low, markers with the historical and the active level.
+    let mut o = opts();
+    o.reasoning = Some("xhigh".into());
+    let (_, body, _) = build16(&m, &ctx, &o);
+    assert_eq!(
+        body.get("output_config").unwrap().to_json(),
+        r#"{"effort":"low"}"#
+    );
+    let markers: Vec<String> = body
+        .get("messages")
+        .and_then(Value::as_array)
+        .unwrap()
+        .iter()
+        .filter_map(|m| m.get("output_config").map(Value::to_json))
+        .collect();
+    assert_eq!(markers, [r#"{"effort":"medium"}"#, r#"{"effort":"xhigh"}"#]);
+    // A map whose off is null keeps effort models on when off is asked for.
+    let m_null = model(
+        r#"{"id":"claude-opus-5","api":"anthropic-messages","provider":"anthropic","baseUrl":"http://h","reasoning":true,"input":["text"],"contextWindow":200000,"maxTokens":1000,"thinkingLevelMap":{"off":null},"compat":{"forceAdaptiveThinking":true,"supportsMidConvoEffort":true}}"#,
+    );
+    let (_, body, _) = build16(&m_null, &ctx, &opts());
+    assert_eq!(
+        body.get("thinking").and_then(|t| t.get_str("type")),
+        Some("adaptive")
+    );
+}
+
+#[test]
+fn message_threads_create_on_api_anthropic_com_urls() {
+    let m = |base: &str, compat: &str| {
+        model(&format!(
+            r#"{{"id":"c","api":"anthropic-messages","provider":"gw","baseUrl":"{base}","reasoning":false,"input":["text"],"contextWindow":200000,"maxTokens":1000{compat}}}"#
+        ))
+    };
+    let ctx = transcript(&[&leading(&[T_READ]), USER_Q]);
+    let mut o = opts();
+    o.session_id = Some("sess".into());
+    let (req, body, events) = build16(&m("http://127.0.0.1:1/api.anthropic.com", ""), &ctx, &o);
+    assert!(
+        req.body.ends_with(r#","thread":{"type":"create"}}"#),
+        "{}",
+        req.body
+    );
+    assert!(body.get("system").is_some() && body.get("tools").is_some());
+    assert_eq!(
+        header(&req, "anthropic-beta"),
+        Some("message-threads-2026-08-12")
+    );
+    assert!(events
+        .into_vec()
+        .iter()
+        .any(|e| e.message.contains("process memory")));
+    // Another host: off unless the compat says so; no session: no thread and no beta.
+    let (req, _, _) = build16(&m("http://127.0.0.1:1/v1", ""), &ctx, &o);
+    assert!(!req.body.contains("thread"));
+    let (req, _, _) = build16(
+        &m(
+            "http://x/v1",
+            r#","compat":{"supportsMessageThreads":true}"#,
+        ),
+        &ctx,
+        &o,
+    );
+    assert!(req.body.ends_with(r#""thread":{"type":"create"}}"#));
+    let (req, _, _) = build16(
+        &m(
+            "https://api.anthropic.com",
+            r#","compat":{"supportsMessageThreads":false}"#,
+        ),
+        &ctx,
+        &o,
+    );
+    assert!(!req.body.contains("thread"));
+    let (req, _, _) = build16(&m("https://api.anthropic.com", ""), &ctx, &opts());
+    assert!(!req.body.contains("thread"));
+    assert_eq!(header(&req, "anthropic-beta"), None);
+}
+
+#[test]
+fn legacy_and_strict_schemas_of_1_6() {
+    let m = model(
+        r#"{"id":"c","api":"anthropic-messages","provider":"p","baseUrl":"http://h","reasoning":false,"input":["text"],"contextWindow":200000,"maxTokens":1000,"compat":{"supportsStrictTools":true}}"#,
+    );
+    let defs = r##"{"name":"d","description":"D","parameters":{"title":"T","anyOf":[{"type":"object"}],"type":"object","additionalProperties":false,"properties":{"x":{"$ref":"#/$defs/X"}},"$defs":{"X":{"type":"string"}},"definitions":{"Y":{}}},"constrainedSampling":{"type":"json_schema","strict":"prefer"}}"##;
+    let min = r#"{"name":"n","description":"N","parameters":{"type":"object","title":"T","properties":{"k":{"type":"number","maximum":3}}},"constrainedSampling":{"type":"json_schema","strict":"prefer"}}"#;
+    let ok = r#"{"name":"o","description":"O","parameters":{"type":"object","title":"T","properties":{"k":{"type":"array","items":{"type":"string","format":"uuid"},"minItems":1}}},"constrainedSampling":{"type":"json_schema","strict":"prefer"}}"#;
+    let ctx = transcript(&[&leading(&[defs, min, ok]), USER_Q]);
+    let (_, body, _) = build16(&m, &ctx, &opts());
+    let tools = body.get("tools").and_then(Value::as_array).unwrap();
+    // $defs: not strict; the legacy schema keeps additionalProperties, $defs, definitions.
+    assert_eq!(
+        tools[0].get("input_schema").unwrap().to_json(),
+        r##"{"type":"object","properties":{"x":{"$ref":"#/$defs/X"}},"required":[],"additionalProperties":false,"$defs":{"X":{"type":"string"}},"definitions":{"Y":{}}}"##
+    );
+    assert!(tools[0].get("strict").is_none());
+    // maximum: Anthropic's keyword test sends it non-strict (title dropped).
+    assert!(tools[1].get("strict").is_none());
+    assert_eq!(
+        tools[1].get("input_schema").unwrap().to_json(),
+        r#"{"type":"object","properties":{"k":{"type":"number","maximum":3}},"required":[]}"#
+    );
+    // minItems 1 and format uuid pass: strict, the strict schema's keys first (title kept).
+    assert_eq!(tools[2].get("strict"), Some(&Value::Bool(true)));
+    assert_eq!(
+        tools[2].get("input_schema").unwrap().to_json(),
+        r#"{"type":"object","title":"T","properties":{"k":{"anyOf":[{"type":"array","items":{"type":"string","format":"uuid"},"minItems":1},{"type":"null"}]}},"required":["k"],"additionalProperties":false}"#
+    );
+    // 0.85.1 had neither rule.
+    let old = build(
+        &pi(),
+        &m,
+        &LlmContext {
+            system_prompt: "S".into(),
+            messages: vec![msg(USER_Q)],
+            tools: [defs, min]
+                .iter()
+                .map(|t| crate::transcript::tool_from_declaration(&msg(t)))
+                .collect(),
+        },
+        &opts(),
+        &mut Events::default(),
+    )
+    .unwrap();
+    let old = js::parse(&old.body).unwrap();
+    let old_tools = old.get("tools").and_then(Value::as_array).unwrap();
+    assert_eq!(
+        old_tools[0].get("input_schema").unwrap().to_json(),
+        r##"{"type":"object","properties":{"x":{"$ref":"#/$defs/X"}},"required":[]}"##
+    );
+    assert_eq!(old_tools[1].get("strict"), Some(&Value::Bool(true)));
+}
+
+#[test]
+fn openrouter_sends_x_session_id() {
+    let m = model(
+        r#"{"id":"anthropic/claude","api":"anthropic-messages","provider":"openrouter","baseUrl":"http://h/api","reasoning":false,"input":["text"],"contextWindow":200000,"maxTokens":1000}"#,
+    );
+    let ctx = transcript(&[&leading(&[]), USER_Q]);
+    let mut o = opts();
+    o.session_id = Some("sess".into());
+    let (req, _, _) = build16(&m, &ctx, &o);
+    assert_eq!(header(&req, "x-session-id"), Some("sess"));
+    assert_eq!(header(&req, "x-session-affinity"), None);
+    // 0.85.1: off by default.
+    let req = build(
+        &pi(),
+        &m,
+        &LlmContext::default(),
+        &o,
+        &mut Events::default(),
+    )
+    .unwrap();
+    assert_eq!(header(&req, "x-session-id"), None);
+    // A format other than openrouter names the header x-session-affinity.
+    let m2 = model(
+        r#"{"id":"c","api":"anthropic-messages","provider":"p","baseUrl":"http://h","reasoning":false,"input":["text"],"contextWindow":200000,"maxTokens":1000,"compat":{"sendSessionAffinityHeaders":true}}"#,
+    );
+    let (req, _, _) = build16(&m2, &ctx, &o);
+    assert_eq!(header(&req, "x-session-affinity"), Some("sess"));
 }

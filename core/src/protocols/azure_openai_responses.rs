@@ -1,12 +1,13 @@
-//! pi-ai `dist/api/azure-openai-responses.js` (INVENTORY §4.4, AZ1–AZ5): the Azure OpenAI
-//! Responses adapter. The `AzureOpenAI` SDK client (openai 6.40.0, `azure.js`) posts to
+//! pi-ai `dist/api/azure-openai-responses.js` (INVENTORY §4.4, AZ1–AZ5; 1.6.0: R2 §6, AZ2, AZ3,
+//! AZ6, the config in `azure-openai-config.js`): the Azure OpenAI Responses adapter. The `AzureOpenAI` SDK client (openai 6.40.0, `azure.js`) posts to
 //! `{baseUrl}/responses?api-version={apiVersion}` (`/responses` is not one of its
 //! `/deployments/{model}` endpoints) with the key in an `api-key` header. The conversions are
 //! [`super::openai_responses_shared`]'s.
 
 use super::openai_prompt_cache::clamp_openai_prompt_cache_key;
 use super::openai_responses_shared::{
-    compat_flag, convert_responses_messages, convert_responses_tools, ConvertOptions, ToolOptions,
+    self as shared, compat_flag, convert_responses_messages, convert_responses_tools,
+    ConvertOptions, ToolOptions,
 };
 use super::{constrained_sampling, err, AdapterError, Request, StreamOptions};
 use crate::context::LlmContext;
@@ -14,18 +15,22 @@ use crate::js::{self, js_trim, number_to_string, Object, Value};
 use crate::messages;
 use crate::model::{self, Model};
 use crate::pi::Pi;
+use crate::tools::ToolDef;
 use crate::trace::{Event, EventKind, Events};
 
 /// `DEFAULT_AZURE_API_VERSION` (:13).
 const DEFAULT_AZURE_API_VERSION: &str = "v1";
 
-/// `AZURE_TOOL_CALL_PROVIDERS` (:14; AZ3).
-const AZURE_TOOL_CALL_PROVIDERS: [&str; 4] = [
-    "openai",
-    "openai-codex",
-    "opencode",
-    "azure-openai-responses",
-];
+/// `AZURE_TOOL_CALL_PROVIDERS` (:14; AZ3): the OpenAI providers and Azure's own provider id
+/// (renamed in 1.0.3, [`crate::pi::ResponsesRules::azure_provider`]).
+fn azure_tool_call_providers(pi: &Pi) -> [&'static str; 4] {
+    [
+        "openai",
+        "openai-codex",
+        "opencode",
+        pi.rules.responses.azure_provider,
+    ]
+}
 
 /// `OPENAI_RESPONSES_MIN_OUTPUT_TOKENS` (:16).
 const OPENAI_RESPONSES_MIN_OUTPUT_TOKENS: f64 = 16.0;
@@ -279,11 +284,34 @@ pub fn build(
         .filter(|r| !r.is_empty())
         .map(|r| model::clamp_thinking_level(model, r, events))
         .filter(|level| level != "off");
+    // 0.86 on: `resolveTranscript(context, model.compat?.supportsMidConvoSystemMessages)` (:25).
+    let resolved;
+    let ctx = if pi.rules.transcript {
+        resolved = shared::resolve_transcript(
+            pi,
+            ctx,
+            compat_flag(model, "supportsMidConvoSystemMessages", false),
+            "1.6.0/AI/api/azure-openai-responses.js:25",
+            events,
+        );
+        &resolved
+    } else {
+        ctx
+    };
     let deployment_name = resolve_deployment_name(model, opts, events);
     let (headers, url) = create_client(pi, model, opts, events)?;
     let supports_grammar = compat_flag(model, "supportsOpenAIGrammarTools", false);
-    let grammar_props =
-        constrained_sampling::create_grammar_tool_input_properties(&ctx.tools, supports_grammar)?;
+    let declared;
+    let grammar_tools = if pi.rules.transcript {
+        declared = crate::transcript::declared_tools(&ctx.messages);
+        &declared
+    } else {
+        &ctx.tools
+    };
+    let grammar_props = constrained_sampling::create_grammar_tool_input_properties(
+        grammar_tools,
+        supports_grammar,
+    )?;
     let params = build_params(
         pi,
         model,
@@ -305,16 +333,20 @@ pub fn build(
     })
 }
 
-/// `createClient(model, apiKey, options)` (:185–199) and the `AzureOpenAI` SDK's headers
-/// (openai/azure.js `authHeaders`: `api-key`): `User-Agent`, model headers, configured headers.
-/// No session headers (AZ5). Returns the headers and the URL.
+/// `createClient(model, apiKey, options)` (:185–199; 1.6.0/AI/api/azure-openai-responses.js:
+/// 112–126) and the `AzureOpenAI` SDK's headers (openai/azure.js `authHeaders`: `api-key`): the
+/// client identity (`User-Agent`, from 1.4.0 the attribution headers), model headers,
+/// configured headers. No session headers (AZ5). Returns the headers and the URL.
 fn create_client(
     pi: &Pi,
     model: &Model,
     opts: &StreamOptions,
     events: &mut Events,
 ) -> Result<(Vec<(String, String)>, String), AdapterError> {
-    let mut headers = Object::new().with("User-Agent", opts.user_agent.as_str());
+    let mut headers = Object::new();
+    for (k, v) in &opts.identity_headers {
+        headers.insert(k.as_str(), Value::str(v));
+    }
     if let Some(h) = model.headers() {
         headers.spread(h);
     }
@@ -328,8 +360,11 @@ fn create_client(
     ))
 }
 
-/// `buildParams(model, context, options, deploymentName)` (:200–248; AZ2–AZ4): no deferred-tool
-/// split, `prompt_cache_key` whatever the retention, strict mode on by default.
+/// `buildParams(model, context, options, deploymentName)` (:200–248;
+/// 1.6.0/AI/api/azure-openai-responses.js:127–191; AZ2–AZ4): no deferred-tool split,
+/// `prompt_cache_key` whatever the retention (from 1.5.2 unless `promptCacheKeyMode` is
+/// "disabled"), strict mode on by default; from 0.86 the transcript's tools by the tool support
+/// mode (AZ3) and the sampling params of the thinking level (A13).
 #[allow(clippy::too_many_arguments)]
 fn build_params(
     pi: &Pi,
@@ -342,26 +377,64 @@ fn build_params(
     grammar_props: &[(String, String)],
     events: &mut Events,
 ) -> Result<Value, AdapterError> {
-    let convert_options = ConvertOptions {
-        include_system_prompt: true,
-        grammar_tool_input_properties: grammar_props,
-        deferred_tools: None,
-        deferred_tools_mode: None,
-        tool_options: ToolOptions::default(),
+    let providers = azure_tool_call_providers(pi);
+    let tool_options = ToolOptions {
+        strict: None,
+        supports_strict_mode: Some(compat_flag(model, "supportsStrictMode", true)),
+        supports_grammar_tools: compat_flag(model, "supportsOpenAIGrammarTools", false),
+        defer_loading: false,
     };
-    let input = convert_responses_messages(
-        pi,
-        model,
-        ctx,
-        &AZURE_TOOL_CALL_PROVIDERS,
-        &convert_options,
-        events,
-    )?;
+    let (input, request_tools) = if pi.rules.transcript {
+        let convert_options = ConvertOptions {
+            grammar_tool_input_properties: grammar_props,
+            tool_options: tool_options.clone(),
+            supports_mid_convo_system_messages: compat_flag(
+                model,
+                "supportsMidConvoSystemMessages",
+                false,
+            ),
+            supports_additional_tools: compat_flag(model, "supportsAdditionalTools", false),
+            supports_tool_search: compat_flag(model, "supportsToolSearch", false),
+            ..ConvertOptions::default()
+        };
+        let support = shared::tool_support(pi, &convert_options);
+        let (tools, _) = crate::transcript::resolve_tools(&ctx.messages, support);
+        let input =
+            convert_responses_messages(pi, model, ctx, &providers, &convert_options, events)?;
+        shared::note_tool_support(support, tools.len(), events);
+        let tools: Vec<ToolDef> = tools
+            .iter()
+            .map(crate::transcript::tool_from_declaration)
+            .collect();
+        (input, tools)
+    } else {
+        let convert_options = ConvertOptions {
+            include_system_prompt: true,
+            grammar_tool_input_properties: grammar_props,
+            ..ConvertOptions::default()
+        };
+        let input =
+            convert_responses_messages(pi, model, ctx, &providers, &convert_options, events)?;
+        (input, ctx.tools.clone())
+    };
     let mut params = Object::new()
         .with("model", deployment_name)
         .with("input", Value::Array(input))
         .with("stream", true);
-    let prompt_cache_key = clamp_openai_prompt_cache_key(opts.session_id.as_deref());
+    let key_disabled = pi.rules.responses.prompt_cache_key_mode
+        && model.compat_value("promptCacheKeyMode") == Some(&Value::str("disabled"));
+    let prompt_cache_key = if key_disabled {
+        events.push(
+            Event::new(
+                EventKind::Dropped,
+                "no prompt_cache_key (compat.promptCacheKeyMode \"disabled\")",
+            )
+            .at("1.6.0/AI/api/azure-openai-responses.js:149"),
+        );
+        None
+    } else {
+        clamp_openai_prompt_cache_key(opts.session_id.as_deref())
+    };
     if let Some(key) = &prompt_cache_key {
         events.push(Event::new(EventKind::Inserted, format!("prompt_cache_key = the session id {key:?} (Azure: whatever the cache retention)")).at("AI/api/azure-openai-responses.js:208"));
     }
@@ -373,18 +446,12 @@ fn build_params(
             Value::Number(js::js_max(max_tokens, OPENAI_RESPONSES_MIN_OUTPUT_TOKENS)),
         );
     }
-    if !ctx.tools.is_empty() {
-        let tool_options = ToolOptions {
-            strict: None,
-            supports_strict_mode: Some(compat_flag(model, "supportsStrictMode", true)),
-            supports_grammar_tools: compat_flag(model, "supportsOpenAIGrammarTools", false),
-            defer_loading: false,
-        };
+    if !request_tools.is_empty() {
         params.insert(
             "tools",
             Value::Array(convert_responses_tools(
                 pi,
-                &ctx.tools,
+                &request_tools,
                 &tool_options,
                 events,
             )?),
@@ -430,7 +497,11 @@ fn build_params(
             params.insert("reasoning", Object::new().with("effort", off).into());
         }
     }
-    if let Some(sp) = messages::sampling_params(model) {
+    // 1.0.2: `resolveSamplingParams(model, reasoningEffort ?? "off", options.samplingParams)`
+    // (1.6.0/AI/api/azure-openai-responses.js:186).
+    if let Some(sp) =
+        messages::resolve_sampling_params(pi, model, reasoning_effort.unwrap_or("off"))
+    {
         params.spread(&sp);
     }
     Ok(params.into())

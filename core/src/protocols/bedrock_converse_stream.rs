@@ -7,6 +7,13 @@
 //!
 //! In [`Request::params`] (pi's command input) the `Uint8Array` blobs are shown as their
 //! canonical base64 strings, as the SDK writes them.
+//!
+//! pi 1.6.0 (R2 §9): the transcript is always collapsed (B10: the replayed prompt is `system`,
+//! the current tools `toolConfig`), Claude Haiku 5 joins the Claude lists (B2), block binding on
+//! the Claude models that take it and thinking effort for OpenAI models (B6), error tool-result
+//! images after the results for Claude (B5, M22), the strict-tool-limit fallback (B7, process
+//! state), and `pi/<version>` in the AWS SDK's user agents (B11). `@aws-sdk/client-bedrock-runtime`
+//! 3.1126.0 (its `dist-cjs` version) serializes the same members in the same order.
 
 use super::constrained_sampling::{
     get_json_schema_tool_parameters, resolve_json_schema_strict_sampling, Strict,
@@ -20,6 +27,7 @@ use crate::model::Model;
 use crate::pi::Pi;
 use crate::tools::ToolDef;
 use crate::trace::{EventKind, Events};
+use crate::transcript;
 
 /// A text pi inserts into bodies (data/pi-0.85.1/strings.json, group `bedrockConverseStream`).
 fn text(pi: &Pi, key: &str) -> &'static str {
@@ -45,7 +53,31 @@ pub fn build(
     opts: &StreamOptions,
     events: &mut Events,
 ) -> Result<Request, AdapterError> {
+    // The clamps read the transcript as it is, before the system messages collapse (A2).
     let options = stream_simple(pi, model, ctx, opts, events);
+    let collapsed = transcript::collapsed_context(pi, ctx);
+    if pi.rules.transcript {
+        let n_system = ctx
+            .messages
+            .iter()
+            .filter(|m| m.get_str("role") == Some("system"))
+            .count();
+        let leading = ctx.messages.first().and_then(|m| m.get_str("role")) == Some("system");
+        let what = match n_system {
+            0 => None,
+            1 if leading => Some("the leading system message's text is the system block, its tools toolConfig".to_string()),
+            n => Some(format!("{n} system messages collapsed into one: the replayed prompt is the system block, the current tools toolConfig (Bedrock has no mid-conversation system messages)")),
+        };
+        if let Some(what) = what {
+            ev(
+                events,
+                EventKind::Converted,
+                what,
+                "1.6.0/AI/api/bedrock-converse-stream.js:28",
+            );
+        }
+    }
+    let ctx: &LlmContext = &collapsed;
     let retention = cache_retention(opts);
     let supports_strict_mode = model
         .compat_value("supportsStrictMode")
@@ -60,7 +92,7 @@ pub fn build(
     );
     input.insert_opt(
         "system",
-        build_system_prompt(&ctx.system_prompt, model, retention, opts, events),
+        build_system_prompt(pi, &ctx.system_prompt, model, retention, opts, events),
     );
     input.insert(
         "inferenceConfig",
@@ -82,7 +114,7 @@ pub fn build(
         endpoint_url,
         extended_encode_uri_component(model.id())?
     );
-    let headers = request_headers(pi, opts, explicit_endpoint);
+    let headers = request_headers(pi, opts, explicit_endpoint, events);
     Ok(Request {
         method: "POST",
         url,
@@ -111,7 +143,8 @@ fn stream_simple(
             thinking_budgets: None,
         };
     };
-    if !is_anthropic_claude_model(model) || supports_adaptive_thinking(model.id(), model.name()) {
+    if !is_anthropic_claude_model(model) || supports_adaptive_thinking(pi, model.id(), model.name())
+    {
         return BedrockOptions {
             max_tokens: base_max,
             reasoning: Some(reasoning),
@@ -179,9 +212,34 @@ fn get_model_match_candidates(model_id: &str, model_name: &str) -> Vec<String> {
         .collect()
 }
 
-/// `supportsAdaptiveThinking(modelId, modelName)` (bedrock-converse-stream.js:573–582; B2).
-fn supports_adaptive_thinking(model_id: &str, model_name: &str) -> bool {
-    const ADAPTIVE: [&str; 7] = [
+/// The id substrings of one Claude feature list. 1.1.0 on ([`crate::pi::BedrockRules`]'s
+/// `claude_haiku_5`): the release's own list (defaults.json `key`, read from the function that
+/// tests it); 0.85.1: the list as that release wrote it (`v0_85`).
+fn claude_ids(pi: &Pi, key: &str, v0_85: &'static [&'static str]) -> Vec<&'static str> {
+    if !pi.rules.bedrock.claude_haiku_5 {
+        return v0_85.to_vec();
+    }
+    pi.data
+        .defaults
+        .get(key)
+        .and_then(Value::as_array)
+        .unwrap_or_else(|| panic!("data/pi-{}/defaults.json has no {key}", pi.version))
+        .iter()
+        .filter_map(Value::as_str)
+        .collect()
+}
+
+/// Whether a candidate of the model's id or name contains one of `ids`.
+fn matches_any(model_id: &str, model_name: &str, ids: &[&str]) -> bool {
+    get_model_match_candidates(model_id, model_name)
+        .iter()
+        .any(|s| ids.iter().any(|a| s.contains(a)))
+}
+
+/// `supportsAdaptiveThinking(modelId, modelName)` (bedrock-converse-stream.js:573–582, 1.6.0
+/// :613–623 with haiku-5; B2).
+fn supports_adaptive_thinking(pi: &Pi, model_id: &str, model_name: &str) -> bool {
+    const V0_85: &[&str] = &[
         "opus-4-6",
         "opus-4-7",
         "opus-4-8",
@@ -190,22 +248,27 @@ fn supports_adaptive_thinking(model_id: &str, model_name: &str) -> bool {
         "sonnet-5",
         "fable-5",
     ];
-    get_model_match_candidates(model_id, model_name)
-        .iter()
-        .any(|s| ADAPTIVE.iter().any(|a| s.contains(a)))
+    let ids = claude_ids(pi, "bedrockClaudeAdaptiveThinkingIds", V0_85);
+    matches_any(model_id, model_name, &ids)
 }
 
-/// `supportsNativeXhighEffort(model)` (bedrock-converse-stream.js:583–590).
-fn supports_native_xhigh_effort(model: &Model) -> bool {
-    const NATIVE: [&str; 5] = ["opus-4-7", "opus-4-8", "opus-5", "sonnet-5", "fable-5"];
-    get_model_match_candidates(model.id(), model.name())
-        .iter()
-        .any(|s| NATIVE.iter().any(|a| s.contains(a)))
+/// `supportsNativeXhighEffort(model)` (bedrock-converse-stream.js:583–590, 1.6.0 :624–632).
+fn supports_native_xhigh_effort(pi: &Pi, model: &Model) -> bool {
+    const V0_85: &[&str] = &["opus-4-7", "opus-4-8", "opus-5", "sonnet-5", "fable-5"];
+    let ids = claude_ids(pi, "bedrockClaudeNativeXhighIds", V0_85);
+    matches_any(model.id(), model.name(), &ids)
+}
+
+/// `supportsThinkingBlockBinding(model)` (1.6.0 bedrock-converse-stream.js:637–645; B6): the
+/// adaptive models that accept `thinking.block_binding` (Opus 4.6 and Sonnet 4.6 reject it).
+fn supports_thinking_block_binding(pi: &Pi, model: &Model) -> bool {
+    let ids = claude_ids(pi, "bedrockClaudeThinkingBlockBindingIds", &[]);
+    matches_any(model.id(), model.name(), &ids)
 }
 
 /// `mapThinkingLevelToEffort(model, level)` (bedrock-converse-stream.js:591–608).
-fn map_thinking_level_to_effort(model: &Model, level: &str) -> Value {
-    if level == "xhigh" && supports_native_xhigh_effort(model) {
+fn map_thinking_level_to_effort(pi: &Pi, model: &Model, level: &str) -> Value {
+    if level == "xhigh" && supports_native_xhigh_effort(pi, model) {
         return Value::str("xhigh");
     }
     if let Some(Value::String(mapped)) = model.thinking_level_map().and_then(|m| m.get(level)) {
@@ -230,8 +293,9 @@ fn is_anthropic_claude_model(model: &Model) -> bool {
         || name.contains("claude")
 }
 
-/// `supportsPromptCaching(model, env)` (bedrock-converse-stream.js:647–673; B4).
-fn supports_prompt_caching(model: &Model, opts: &StreamOptions) -> bool {
+/// `supportsPromptCaching(model, env)` (bedrock-converse-stream.js:647–673, 1.6.0 :703–726 with
+/// haiku-5 among the Claude 5 models; B4).
+fn supports_prompt_caching(pi: &Pi, model: &Model, opts: &StreamOptions) -> bool {
     let candidates = get_model_match_candidates(model.id(), model.name());
     if !candidates.iter().any(|s| s.contains("claude")) {
         return env_value(opts, "AWS_BEDROCK_FORCE_CACHE") == Some("1");
@@ -240,6 +304,7 @@ fn supports_prompt_caching(model: &Model, opts: &StreamOptions) -> bool {
         s.contains("fable-5")
             || s.contains("opus-5")
             || s.contains("sonnet-5")
+            || (pi.rules.bedrock.claude_haiku_5 && s.contains("haiku-5"))
             || s.contains("-4-")
             || s.contains("claude-3-7-sonnet")
             || s.contains("claude-3-5-haiku")
@@ -254,6 +319,16 @@ fn env_value<'a>(opts: &'a StreamOptions, name: &str) -> Option<&'a str> {
         .filter(|v| !v.is_empty())
 }
 
+/// `prefersJsonSchemaStrictSampling(tool)` (1.6.0 AI/api/constrained-sampling.js:123–126): a
+/// json_schema constrained sampling with `strict: "prefer"`.
+fn prefers_json_schema_strict_sampling(tool: &ToolDef) -> bool {
+    tool.constrained_sampling.as_ref().is_some_and(|c| {
+        c.truthy()
+            && c.get_str("type") == Some("json_schema")
+            && c.get_str("strict") == Some("prefer")
+    })
+}
+
 /// `{cachePoint: {type: "default", ttl?: "1h"}}` (bedrock-converse-stream.js:688–690, 888–893).
 fn cache_point(retention: &str) -> Value {
     let mut cp = Object::new().with("type", "default");
@@ -266,6 +341,7 @@ fn cache_point(retention: &str) -> Value {
 /// `buildSystemPrompt(systemPrompt, model, cacheRetention, env)` (bedrock-converse-stream.js:
 /// 682–693): the text, plus a cache point for models that cache.
 fn build_system_prompt(
+    pi: &Pi,
     system_prompt: &str,
     model: &Model,
     retention: &str,
@@ -279,7 +355,7 @@ fn build_system_prompt(
         "text",
         crate::js::sanitize_surrogates(system_prompt).into_owned(),
     ))];
-    if retention != "none" && supports_prompt_caching(model, opts) {
+    if retention != "none" && supports_prompt_caching(pi, model, opts) {
         ev(
             events,
             EventKind::Inserted,
@@ -415,10 +491,49 @@ fn convert_messages(
             }
             Some("toolResult") => {
                 let mut tool_results = Vec::new();
+                // 1.3.0: Claude rejects error results holding anything but text; their images
+                // follow all the tool results of the turn (1.6.0 :905–926; B5, M22).
+                let mut error_images = Vec::new();
+                let split_images = pi.rules.bedrock.split_error_tool_result_images
+                    && is_anthropic_claude_model(model);
                 let mut j = i;
                 while j < transformed.len() && transformed[j].get_str("role") == Some("toolResult")
                 {
-                    tool_results.push(tool_result_block(pi, &transformed[j], events)?);
+                    let tool_msg = &transformed[j];
+                    let split = if split_images {
+                        crate::messages::split_error_tool_result_images(pi, tool_msg)
+                            .map_err(err)?
+                    } else {
+                        None
+                    };
+                    match split {
+                        Some(split) => {
+                            let mut replaced = tool_msg.clone();
+                            if let Some(o) = replaced.as_object_mut() {
+                                o.insert("content", split.content);
+                            }
+                            tool_results.push(tool_result_block(pi, &replaced, events)?);
+                            ev(
+                                events,
+                                EventKind::Converted,
+                                format!(
+                                    "error tool result {}: {} image(s) moved after the tool results (Claude rejects images in error results)",
+                                    to_js_string(tool_msg.get("toolCallId")),
+                                    split.images.len()
+                                ),
+                                "1.6.0/AI/api/bedrock-converse-stream.js:911",
+                            );
+                            error_images
+                                .push(Value::Object(Object::new().with("text", split.caption)));
+                            for image in &split.images {
+                                error_images.push(Value::Object(Object::new().with(
+                                    "image",
+                                    create_image_block(image.get("mimeType"), image.get("data"))?,
+                                )));
+                            }
+                        }
+                        None => tool_results.push(tool_result_block(pi, tool_msg, events)?),
+                    }
                     j += 1;
                 }
                 if tool_results.len() > 1 {
@@ -433,6 +548,7 @@ fn convert_messages(
                     );
                 }
                 i = j - 1;
+                tool_results.extend(error_images);
                 result.push(Value::Object(
                     Object::new()
                         .with("role", "user")
@@ -443,7 +559,7 @@ fn convert_messages(
         }
         i += 1;
     }
-    if retention != "none" && supports_prompt_caching(model, opts) {
+    if retention != "none" && supports_prompt_caching(pi, model, opts) {
         if let Some(last) = result.last_mut().and_then(Value::as_object_mut) {
             if last.get_str("role") == Some("user") {
                 if let Some(content) = last.get_mut("content").and_then(Value::as_array_mut) {
@@ -655,7 +771,8 @@ fn tool_result_block(pi: &Pi, m: &Value, events: &mut Events) -> Result<Value, A
 }
 
 /// `convertToolConfig(tools, toolChoice, supportsStrictMode)` (bedrock-converse-stream.js:
-/// 899–929; B7) with the coding agent's undefined `toolChoice`.
+/// 899–929; 1.6.0 :947–981 with `disablePreferredStrictTools`; B7) with the coding agent's
+/// undefined `toolChoice`, for the first attempt of a process (no strict-limit fallback yet).
 fn convert_tool_config(
     pi: &Pi,
     tools: &[ToolDef],
@@ -666,10 +783,14 @@ fn convert_tool_config(
         return Ok(None);
     }
     let mut bedrock_tools = Vec::with_capacity(tools.len());
+    let mut preferred_strict: Vec<&str> = Vec::new();
     for tool in tools {
         let strict =
             resolve_json_schema_strict_sampling(&Strict::of(pi), tool, supports_strict_mode)?
                 == Some(true);
+        if strict && prefers_json_schema_strict_sampling(tool) {
+            preferred_strict.push(&tool.name);
+        }
         let mut spec = Object::new()
             .with("name", tool.name.as_str())
             .with("description", tool.description.as_str())
@@ -693,6 +814,19 @@ fn convert_tool_config(
             );
         }
         bedrock_tools.push(Value::Object(Object::new().with("toolSpec", spec)));
+    }
+    if pi.rules.bedrock.strict_tool_limit_fallback && !preferred_strict.is_empty() {
+        // `hasExceededStrictToolLimits(sessionId)` is a set in the pi process: a fresh one
+        // (the request a run starts with) has no session in it.
+        ev(
+            events,
+            EventKind::Note,
+            format!(
+                "{} sent strict as they prefer (strict: \"prefer\"). Process state: if Bedrock rejects the request for too many strict tools, pi sends it once more with them non-strict, and so do the later requests of this session in that process",
+                preferred_strict.join(", ")
+            ),
+            "1.6.0/AI/api/bedrock-converse-stream.js:149",
+        );
     }
     Ok(Some(Value::Object(
         Object::new().with("tools", bedrock_tools),
@@ -803,10 +937,12 @@ fn arn_region(model_id: &str) -> Option<String> {
     .then(|| region.to_string())
 }
 
-/// `buildAdditionalModelRequestFields(model, options)` (bedrock-converse-stream.js:993–1032; B6):
-/// Claude only. Adaptive models get `{thinking:{type:"adaptive", display}, output_config:
-/// {effort}}`; others an enabled thinking budget and the interleaved-thinking beta. GovCloud
-/// leaves `display` out.
+/// `buildAdditionalModelRequestFields(model, options)` (bedrock-converse-stream.js:993–1032,
+/// 1.6.0 :1045–1104; B6): for Claude, adaptive models get `{thinking:{type:"adaptive", display,
+/// block_binding?}, output_config:{effort}, anthropic_beta?}`, others an enabled thinking budget
+/// and the interleaved-thinking beta; GovCloud leaves `display` (and the block binding) out.
+/// From 1.1.0, OpenAI models get their level: gpt-oss a flat `reasoning_effort`, other GPT
+/// models `reasoning.effort`.
 fn build_additional_model_request_fields(
     pi: &Pi,
     model: &Model,
@@ -815,15 +951,33 @@ fn build_additional_model_request_fields(
     events: &mut Events,
 ) -> Option<Value> {
     let reasoning = options.reasoning.as_deref()?;
-    if !model.reasoning() || !is_anthropic_claude_model(model) {
+    if !model.reasoning() {
         return None;
     }
-    let display = (!is_gov_cloud_bedrock_target(model, opts)).then_some("summarized");
-    let adaptive = supports_adaptive_thinking(model.id(), model.name());
+    if !is_anthropic_claude_model(model) {
+        return openai_reasoning_fields(pi, model, reasoning, events);
+    }
+    let is_gov_cloud = is_gov_cloud_bedrock_target(model, opts);
+    let display = (!is_gov_cloud).then(|| default_thinking_display(pi));
+    let adaptive = supports_adaptive_thinking(pi, model.id(), model.name());
     let mut result = if adaptive {
+        // 1.0.1: replayed signed thinking is bound to the prompt and tools it was made with;
+        // Bedrock drops stale blocks instead of rejecting them (1.6.0 :1057).
+        let block_binding = pi.rules.bedrock.thinking_block_binding
+            && !is_gov_cloud
+            && supports_thinking_block_binding(pi, model);
         let mut thinking = Object::new().with("type", "adaptive");
         thinking.insert_opt("display", display.map(Value::str));
-        let effort = map_thinking_level_to_effort(model, reasoning);
+        if block_binding {
+            thinking.insert(
+                "block_binding",
+                Value::Object(Object::new().with(
+                    "prefix_mismatch_behavior",
+                    text(pi, "blockBindingPrefixMismatchBehavior"),
+                )),
+            );
+        }
+        let effort = map_thinking_level_to_effort(pi, model, reasoning);
         ev(
             events,
             EventKind::Converted,
@@ -833,9 +987,22 @@ fn build_additional_model_request_fields(
             ),
             "AI/api/bedrock-converse-stream.js:1003",
         );
-        Object::new()
+        let mut fields = Object::new()
             .with("thinking", thinking)
-            .with("output_config", Object::new().with("effort", effort))
+            .with("output_config", Object::new().with("effort", effort));
+        if block_binding {
+            fields.insert(
+                "anthropic_beta",
+                Value::Array(vec![Value::str(text(pi, "thinkingBindingControlsBeta"))]),
+            );
+            ev(
+                events,
+                EventKind::Inserted,
+                "thinking.block_binding drop_block and the thinking-binding-controls beta (replayed thinking bound to the prompt and tools)",
+                "1.6.0/AI/api/bedrock-converse-stream.js:1063",
+            );
+        }
+        fields
     } else {
         let level = if reasoning == "xhigh" || reasoning == "max" {
             "high"
@@ -890,6 +1057,75 @@ fn build_additional_model_request_fields(
         );
     }
     Some(Value::Object(result))
+}
+
+/// `options.thinkingDisplay ?? "summarized"` with the coding agent's undefined option
+/// (bedrock-converse-stream.js:1000, 1.6.0 :1053): strings.json `defaultThinkingDisplay`, which
+/// the extraction reads from 1.6.0 on; 0.85.1's table predates it (its code says the same).
+fn default_thinking_display(pi: &Pi) -> &'static str {
+    pi.data
+        .strings
+        .get("bedrockConverseStream")
+        .and_then(|g| g.get_str("defaultThinkingDisplay"))
+        .unwrap_or("summarized")
+}
+
+/// The non-Claude half of `buildAdditionalModelRequestFields` (1.6.0
+/// bedrock-converse-stream.js:1093–1103; B6): a candidate of the id or name containing
+/// `gpt-oss` → `{reasoning_effort}` from `OPENAI_GPT_OSS_EFFORT`; else containing `gpt-` →
+/// `{reasoning:{effort}}`, the model's `thinkingLevelMap` string or `OPENAI_GPT_EFFORT`; others
+/// nothing (also 0.85, for every non-Claude model).
+fn openai_reasoning_fields(
+    pi: &Pi,
+    model: &Model,
+    reasoning: &str,
+    events: &mut Events,
+) -> Option<Value> {
+    if !pi.rules.bedrock.openai_reasoning_effort {
+        return None;
+    }
+    let candidates = get_model_match_candidates(model.id(), model.name());
+    let table = |key: &str| {
+        pi.data
+            .defaults
+            .get(key)
+            .and_then(|t| t.get(reasoning))
+            .cloned()
+    };
+    if candidates.iter().any(|s| s.contains("gpt-oss")) {
+        let mut fields = Object::new();
+        // `OPENAI_GPT_OSS_EFFORT[level]`: undefined for a level outside the table.
+        fields.insert_opt("reasoning_effort", table("bedrockOpenAiGptOssEffort"));
+        ev(
+            events,
+            EventKind::Converted,
+            format!(
+                "thinking level {reasoning} → reasoning_effort {} (gpt-oss takes low, medium, high)",
+                to_js_string(fields.get("reasoning_effort"))
+            ),
+            "1.6.0/AI/api/bedrock-converse-stream.js:1095",
+        );
+        return Some(Value::Object(fields));
+    }
+    if candidates.iter().any(|s| s.contains("gpt-")) {
+        let effort = match model.thinking_level_map().and_then(|m| m.get(reasoning)) {
+            Some(Value::String(mapped)) => Some(Value::str(mapped.as_str())),
+            _ => table("bedrockOpenAiGptEffort"),
+        };
+        let mut inner = Object::new();
+        inner.insert_opt("effort", effort);
+        ev(
+            events,
+            EventKind::Converted,
+            format!(
+                "thinking level {reasoning} → reasoning.effort {}",
+                to_js_string(inner.get("effort"))
+            ),
+            "1.6.0/AI/api/bedrock-converse-stream.js:1098",
+        );
+        return Some(Value::Object(Object::new().with("reasoning", inner)));
+    }
+    None
 }
 
 /// `createImageBlock(mimeType, data)` (bedrock-converse-stream.js:1033–1053): jpeg/png/gif/webp,
@@ -953,9 +1189,30 @@ fn extended_encode_uri_component(s: &str) -> Result<String, AdapterError> {
 /// The SDK package whose version the headers name.
 const BEDROCK_CLIENT: &str = "@aws-sdk/client-bedrock-runtime";
 
-/// `aws-sdk-js/<version of @aws-sdk/client-bedrock-runtime>`: the SDK's `x-amz-user-agent`.
+/// The version the SDK's user agents name: the `version` its `dist-cjs` build carries
+/// (defaults.json `awsSdkUserAgentVersion`: 3.1126.0 in 1.6.0, whose package.json says
+/// 3.1127.0); 0.85.1's `dist-cjs` read its package.json (sdks.json).
+fn aws_sdk_version(pi: &Pi) -> &str {
+    pi.data
+        .defaults
+        .get_str("awsSdkUserAgentVersion")
+        .unwrap_or_else(|| pi.data.sdk_version(BEDROCK_CLIENT))
+}
+
+/// `aws-sdk-js/<version>`: the SDK's `x-amz-user-agent`.
 fn aws_sdk_js(pi: &Pi) -> String {
-    format!("aws-sdk-js/{}", pi.data.sdk_version(BEDROCK_CLIENT))
+    format!("aws-sdk-js/{}", aws_sdk_version(pi))
+}
+
+/// pi's client identity as the AWS SDK's `customUserAgent` (`bedrockUserAgent(identity)`,
+/// 1.6.0 bedrock-converse-stream.js:370–375; B11): the coding agent's identity is "detailed", so
+/// `[["pi", version]]`, which the SDK appends to both user agents as ` pi/<version>`
+/// (`escapeUserAgent`, nothing to escape in a version). None before 1.4.0.
+fn pi_user_agent_pair(pi: &Pi) -> Option<String> {
+    pi.rules
+        .bedrock
+        .pi_user_agent_pair
+        .then(|| format!("pi/{}", pi.version))
 }
 
 /// The protocol's own headers, in the SDK's order: `content-type`, `x-amz-user-agent`, the
@@ -969,17 +1226,40 @@ fn request_headers(
     pi: &Pi,
     opts: &StreamOptions,
     explicit_endpoint: bool,
+    events: &mut Events,
 ) -> Vec<(String, String)> {
+    let with_pi = |ua: String| match pi_user_agent_pair(pi) {
+        Some(pair) => format!("{ua} {pair}"),
+        None => ua,
+    };
     let mut headers = vec![
         ("content-type".to_string(), "application/json".to_string()),
-        ("x-amz-user-agent".to_string(), aws_sdk_js(pi)),
+        ("x-amz-user-agent".to_string(), with_pi(aws_sdk_js(pi))),
         (
             "user-agent".to_string(),
-            aws_sdk_user_agent(pi, &opts.user_agent, explicit_endpoint),
+            with_pi(aws_sdk_user_agent(
+                pi,
+                &opts.user_agent,
+                explicit_endpoint,
+                events,
+            )),
         ),
     ];
     for (k, v) in &opts.headers {
-        headers.push((k.to_lowercase(), v.clone()));
+        // `addCustomHeadersMiddleware` (bedrock-converse-stream.js:340–352; 1.6.0 :383–397):
+        // `x-amz-*`, `authorization` and `host` belong to SigV4 and are skipped; any other name
+        // is set on the request's headers.
+        let lower = k.to_lowercase();
+        if lower.starts_with("x-amz-") || lower == "authorization" || lower == "host" {
+            ev(
+                events,
+                EventKind::Dropped,
+                format!("configured header {k}: reserved for SigV4, not sent"),
+                "AI/api/bedrock-converse-stream.js:329",
+            );
+            continue;
+        }
+        headers.push((lower, v.clone()));
     }
     headers.push(("authorization".into(), "<redacted>".into()));
     headers
@@ -988,9 +1268,16 @@ fn request_headers(
 /// The SDK's `user-agent` (@aws-sdk/middleware-user-agent, util-user-agent-node):
 /// `aws-sdk-js/<v> ua/2.1 os/<platform>#<release> lang/js md/nodejs#<node> api/bedrock-runtime#<v>
 /// m/<features>`, with the features `N` (endpoint override, when the endpoint is explicit) and
-/// `E` (standard retries). The OS comes from the user agent the inputs give: pi's own
+/// `E` (standard retries). The OS comes from the user agent the inputs give: pi 0.85's own
 /// `pi (<platform> <release>; <arch>)`, or an AWS SDK user agent as captured (its `os/` part).
-fn aws_sdk_user_agent(pi: &Pi, user_agent: &str, explicit_endpoint: bool) -> String {
+/// pi-ai's client identity (`pi/1.6.0 (<platform>; node/…; <arch>)`) names no OS release: the
+/// platform alone is shown then, and the trace says so.
+fn aws_sdk_user_agent(
+    pi: &Pi,
+    user_agent: &str,
+    explicit_endpoint: bool,
+    events: &mut Events,
+) -> String {
     let from_pi = user_agent
         .strip_prefix("pi (")
         .and_then(|rest| rest.split(';').next())
@@ -1000,13 +1287,33 @@ fn aws_sdk_user_agent(pi: &Pi, user_agent: &str, explicit_endpoint: bool) -> Str
         .split(' ')
         .find_map(|part| part.strip_prefix("os/"))
         .map(String::from);
-    let os = from_pi.or(from_aws).unwrap_or_else(|| "other".to_string());
+    let from_identity = || {
+        let platform = user_agent
+            .strip_prefix("pi/")?
+            .split_once(" (")?
+            .1
+            .split(';')
+            .next()?;
+        ev(
+            events,
+            EventKind::Note,
+            format!(
+                "the AWS SDK's user-agent names the OS release (os/{platform}#<os.release()>), which pi's User-Agent does not carry: os/{platform} is shown without it"
+            ),
+            "1.6.0/AI/api/bedrock-converse-stream.js:56",
+        );
+        Some(platform.to_string())
+    };
+    let os = from_pi
+        .or(from_aws)
+        .or_else(from_identity)
+        .unwrap_or_else(|| "other".to_string());
     let node = pi.data.node_version().trim_start_matches('v');
     let features = if explicit_endpoint { "N,E" } else { "E" };
     format!(
         "{} ua/2.1 os/{os} lang/js md/nodejs#{node} api/bedrock-runtime#{} m/{features}",
         aws_sdk_js(pi),
-        pi.data.sdk_version(BEDROCK_CLIENT)
+        aws_sdk_version(pi)
     )
 }
 
@@ -1255,14 +1562,17 @@ mod tests {
             ]
         );
         assert!(supports_adaptive_thinking(
+            &crate::testcase::pi(),
             "anthropic.claude-opus-4-6-v1",
             ""
         ));
         assert!(supports_adaptive_thinking(
+            &crate::testcase::pi(),
             "arn:aws:bedrock:us-east-1:1:application-inference-profile/x",
             "Claude Opus 4.7"
         ));
         assert!(!supports_adaptive_thinking(
+            &crate::testcase::pi(),
             "anthropic.claude-sonnet-4-5",
             "Claude Sonnet 4.5"
         ));
@@ -1299,6 +1609,156 @@ mod tests {
             "us.anthropic.claude-v1%3A0%20%28x%29%2A%21"
         );
         assert_eq!(normalize_tool_call_id("call.1:2 ü"), "call_1_2__");
+    }
+
+    fn pi16() -> Pi {
+        Pi::new(crate::PiVersion::V1_6_0).unwrap()
+    }
+
+    fn model(id: &str, name: &str) -> Model {
+        Model {
+            obj: Object::new()
+                .with("id", id)
+                .with("name", name)
+                .with("reasoning", true),
+        }
+    }
+
+    #[test]
+    fn claude_lists_per_release() {
+        let (old, new) = (crate::testcase::pi(), pi16());
+        let haiku5 = model("anthropic.claude-haiku-5-5", "Claude Haiku 5.5");
+        assert!(!supports_adaptive_thinking(
+            &old,
+            haiku5.id(),
+            haiku5.name()
+        ));
+        assert!(supports_adaptive_thinking(&new, haiku5.id(), haiku5.name()));
+        assert!(supports_native_xhigh_effort(&new, &haiku5));
+        assert!(supports_prompt_caching(
+            &new,
+            &haiku5,
+            &StreamOptions::default()
+        ));
+        let sonnet46 = model("us.anthropic.claude-sonnet-4-6", "Claude Sonnet 4.6");
+        assert!(supports_adaptive_thinking(
+            &new,
+            sonnet46.id(),
+            sonnet46.name()
+        ));
+        assert!(!supports_thinking_block_binding(&new, &sonnet46));
+        assert!(supports_thinking_block_binding(
+            &new,
+            &model(
+                "arn:aws:bedrock:us-east-1:1:application-inference-profile/x",
+                "Claude Opus 4.8"
+            )
+        ));
+        assert!(!supports_thinking_block_binding(&old, &haiku5));
+    }
+
+    #[test]
+    fn openai_effort_from_1_1() {
+        let new = pi16();
+        let mut ev = Events::default();
+        let fields = |m: &Model, level: &str, ev: &mut Events| {
+            openai_reasoning_fields(&new, m, level, ev).map(|v| v.to_json())
+        };
+        let oss = model("openai.gpt-oss-120b", "gpt-oss-120b");
+        assert_eq!(
+            fields(&oss, "xhigh", &mut ev).unwrap(),
+            r#"{"reasoning_effort":"high"}"#
+        );
+        let mut gpt = model("openai.gpt-6-sol", "GPT-6 Sol");
+        assert_eq!(
+            fields(&gpt, "minimal", &mut ev).unwrap(),
+            r#"{"reasoning":{"effort":"low"}}"#
+        );
+        gpt.obj.insert(
+            "thinkingLevelMap",
+            crate::js::parse(r#"{"minimal":"minimal","low":null}"#).unwrap(),
+        );
+        assert_eq!(
+            fields(&gpt, "minimal", &mut ev).unwrap(),
+            r#"{"reasoning":{"effort":"minimal"}}"#
+        );
+        assert_eq!(
+            fields(&gpt, "low", &mut ev).unwrap(),
+            r#"{"reasoning":{"effort":"low"}}"#
+        );
+        assert_eq!(
+            fields(&model("meta.llama3", "Llama"), "high", &mut ev),
+            None
+        );
+        assert_eq!(
+            openai_reasoning_fields(&crate::testcase::pi(), &oss, "high", &mut ev),
+            None
+        );
+    }
+
+    #[test]
+    fn error_result_images_split() {
+        let p = pi16();
+        let msg = crate::js::parse(
+            r#"{"role":"toolResult","toolCallId":"t1","toolName":"read","isError":true,"content":[{"type":"text","text":"bad"},{"type":"image","data":"AA==","mimeType":"image/png"},{"type":"image","data":"AQ==","mimeType":"image/png"},{"type":"text","text":"(image attached after the tool results)"},{"type":"image","data":"Ag==","mimeType":"image/gif"},{"type":"text","text":"end"},{"type":"image","data":"Aw==","mimeType":"image/png"}]}"#,
+        )
+        .unwrap();
+        let split = crate::messages::split_error_tool_result_images(&p, &msg)
+            .unwrap()
+            .unwrap();
+        let texts: Vec<&str> = split
+            .content
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b.get_str("text").unwrap())
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                "bad",
+                "(image attached after the tool results)",
+                "(image attached after the tool results)",
+                "end",
+                "(image attached after the tool results)"
+            ]
+        );
+        assert_eq!(split.images.len(), 4);
+        assert_eq!(
+            split.caption,
+            "Images from the error result of tool call t1 (read):"
+        );
+        let mut ok = msg.clone();
+        ok.as_object_mut()
+            .unwrap()
+            .insert("isError", Value::Bool(false));
+        assert!(crate::messages::split_error_tool_result_images(&p, &ok)
+            .unwrap()
+            .is_none());
+    }
+
+    #[test]
+    fn user_agents_carry_pi_from_1_4() {
+        let captured = "aws-sdk-js/3.1126.0 ua/2.1 os/linux#6.1 lang/js md/nodejs#22.23.5 api/bedrock-runtime#3.1126.0 m/N,E pi/1.6.0";
+        let opts = StreamOptions {
+            user_agent: captured.into(),
+            ..StreamOptions::default()
+        };
+        let mut ev = Events::default();
+        let h = request_headers(&pi16(), &opts, true, &mut ev);
+        assert_eq!(h[1].1, "aws-sdk-js/3.1126.0 pi/1.6.0");
+        assert_eq!(h[2].1, captured);
+        let h = request_headers(&crate::testcase::pi(), &opts, false, &mut ev);
+        assert!(!h[1].1.contains("pi/") && h[2].1.ends_with("m/E"));
+        // pi-ai's identity names no OS release: the platform alone, said in the trace.
+        let identity = StreamOptions {
+            user_agent: "pi/1.6.0 (linux; node/v22.23.5; x64)".into(),
+            ..StreamOptions::default()
+        };
+        let mut ev = Events::default();
+        let h = request_headers(&pi16(), &identity, true, &mut ev);
+        assert!(h[2].1.contains(" os/linux lang/js "));
+        assert_eq!(ev.len(), 1);
     }
 
     #[test]

@@ -1,8 +1,13 @@
-//! pi-ai `dist/api/google-generative-ai.js` (INVENTORY §4.6, G1–G3, G8): `streamSimple` →
-//! `stream` → `createClient` + `buildParams`, then what `@google/genai` 1.52.0 does with the
-//! params in `models.generateContentStream` (the `generateContentParametersToMldev` converters in
+//! pi-ai `dist/api/google-generative-ai.js` (INVENTORY §4.6, G1–G3, G8; 1.6.0: R2 §8, G1–G3,
+//! G7, G8, G10): `streamSimple` → `stream` → `createClient` + `buildParams`, then what
+//! `@google/genai` (1.52.0 in 0.85.1, 2.32.0 in 1.6.0) does with the params in
+//! `models.generateContentStream` (the `generateContentParametersToMldev` converters in
 //! dist/node/index.cjs), which decides the REST body: `contents, systemInstruction, tools,
 //! toolConfig, generationConfig`.
+//!
+//! From 0.86 the context is a transcript: Google has no mid-conversation system messages, so it
+//! is always collapsed (`collapseSystemMessages`, :16): the replayed prompt is
+//! `systemInstruction`, the current tools are the declarations.
 
 use super::{err, ev, google_shared, AdapterError, Request, StreamOptions};
 use crate::context::LlmContext;
@@ -11,6 +16,7 @@ use crate::messages;
 use crate::model::{self, Model};
 use crate::pi::Pi;
 use crate::trace::{EventKind, Events};
+use crate::transcript;
 
 /// The SDK's base URL when the model has none (`initHttpOptions.baseUrl` + `GOOGLE_AI_API_DEFAULT_VERSION`).
 const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com/v1beta";
@@ -41,11 +47,34 @@ pub fn build(
             model.provider()
         )));
     }
+    // The clamp reads the transcript as it is, before the system messages collapse (A2).
     let max_tokens =
         messages::clamp_max_tokens_to_context(pi, model, ctx, messages::model_max_tokens(model));
     let thinking = stream_simple_thinking(pi, model, opts, events)?;
-    let params = build_params(pi, model, ctx, max_tokens, &thinking, events)?;
-    let body = generate_content_parameters_to_mldev(&params)?;
+    let collapsed = transcript::collapsed_context(pi, ctx);
+    if pi.rules.transcript {
+        let n_system = ctx
+            .messages
+            .iter()
+            .filter(|m| m.get_str("role") == Some("system"))
+            .count();
+        let leading = ctx.messages.first().and_then(|m| m.get_str("role")) == Some("system");
+        let what = match n_system {
+            0 => None,
+            1 if leading => Some("the leading system message's text is systemInstruction, its tools the function declarations".to_string()),
+            n => Some(format!("{n} system messages collapsed into one: the replayed prompt is systemInstruction, the current tools the function declarations (Gemini has no mid-conversation system messages)")),
+        };
+        if let Some(what) = what {
+            ev(
+                events,
+                EventKind::Converted,
+                what,
+                "1.6.0/AI/api/google-generative-ai.js:16",
+            );
+        }
+    }
+    let params = build_params(pi, model, &collapsed, max_tokens, &thinking, events)?;
+    let body = generate_content_parameters_to_mldev(pi, &params)?;
     let url = format!(
         "{}/{}:streamGenerateContent?alt=sse",
         request_base_url(model),
@@ -61,9 +90,11 @@ pub fn build(
     })
 }
 
-/// The thinking half of `streamSimple` (google-generative-ai.js:241–262; G1): off →
-/// `{enabled:false}`; otherwise the level is clamped, resolved through `thinkingLevelMap`, and
-/// becomes a `thinkingLevel` for Gemini 3 Pro/Flash and Gemma 4, a `thinkingBudget` otherwise.
+/// The thinking half of `streamSimple` (google-generative-ai.js:241–262, 1.6.0 :236–259; G1):
+/// off → `{enabled:false}`; otherwise the level is clamped (1.6.0: a level that clamps to off is
+/// disabled too), resolved through `thinkingLevelMap`, and becomes a `thinkingLevel` for the
+/// level models (0.85: Gemini 3 Pro/Flash and Gemma 4, with remaps; 1.6.0:
+/// `usesGoogleThinkingLevel`, the resolved level itself), a `thinkingBudget` otherwise.
 fn stream_simple_thinking(
     pi: &Pi,
     model: &Model,
@@ -74,8 +105,17 @@ fn stream_simple_thinking(
         return Ok(Thinking::Disabled);
     };
     let clamped = model::clamp_thinking_level(model, reasoning, events);
+    if pi.rules.google.thinking_level_from_map && clamped == "off" {
+        ev(
+            events,
+            EventKind::Converted,
+            format!("thinking level {reasoning} clamps to off: thinking disabled"),
+            "1.6.0/AI/api/google-generative-ai.js:240",
+        );
+        return Ok(Thinking::Disabled);
+    }
     let resolved = match (
-        google_shared::resolve_google_thinking_level(model, &clamped),
+        google_shared::resolve_google_thinking_level(pi, model, &clamped),
         &opts.switched_from,
     ) {
         (Ok(level), _) => level,
@@ -99,7 +139,19 @@ fn stream_simple_thinking(
         }
         (Err(e), None) => return Err(e),
     };
-    if is_gemini3_pro_model(model) || is_gemini3_flash_model(model) || is_gemma4_model(model) {
+    if pi.rules.google.thinking_level_from_map {
+        if google_shared::uses_google_thinking_level(model) {
+            let level = google_shared::to_google_thinking_level(&resolved);
+            ev(
+                events,
+                EventKind::Converted,
+                format!("thinking level {clamped} → thinkingLevel {level}"),
+                "1.6.0/AI/api/google-generative-ai.js:244",
+            );
+            return Ok(Thinking::Level(level));
+        }
+    } else if is_gemini3_pro_model(model) || is_gemini3_flash_model(model) || is_gemma4_model(model)
+    {
         let level = get_thinking_level(&resolved, model);
         ev(
             events,
@@ -157,11 +209,15 @@ fn x_goog_api_client(pi: &Pi) -> String {
     )
 }
 
-/// `createClient(model, apiKey, optionsHeaders)` (google-generative-ai.js:264–278) as the SDK
-/// sends the headers: its defaults `User-Agent`, `x-goog-api-client`, `Content-Type` patched
-/// with pi's `{"User-Agent": pi, ...model.headers, ...options.headers}` (nulls removed), then
-/// `x-goog-api-key`, and fetch's default `accept: */*`. Left out: the runtime's `host`,
-/// `connection`, `accept-language`, `sec-fetch-mode`, `accept-encoding`, `content-length`.
+/// `createClient(model, apiKey, optionsHeaders)` (google-generative-ai.js:264–278, 1.6.0
+/// :261–274) as the SDK sends the headers: its defaults `User-Agent`, `x-goog-api-client`,
+/// `Content-Type` patched (`Object.assign`) with pi's record, then `x-goog-api-key`, and fetch's
+/// default `accept: */*`. pi's record is `{"User-Agent": pi, ...model.headers,
+/// ...options.headers}` without nulls in 0.85; from 1.4.0 `providerHeadersToRecord(identity,
+/// model.headers, options.headers)` (AI/utils/headers.js:8–19): names merged case-insensitively,
+/// one set again moves to the end with its last spelling, null deletes. Left out: the runtime's
+/// `host`, `connection`, `accept-language`, `sec-fetch-mode`, `accept-encoding`,
+/// `content-length`.
 fn create_client_headers(pi: &Pi, model: &Model, opts: &StreamOptions) -> Vec<(String, String)> {
     let mut headers: Vec<(String, String)> = vec![
         ("User-Agent".into(), x_goog_api_client(pi)),
@@ -182,16 +238,8 @@ fn create_client_headers(pi: &Pi, model: &Model, opts: &StreamOptions) -> Vec<(S
             headers.push((name.to_string(), value));
         }
     };
-    set("User-Agent", opts.user_agent.clone());
-    if let Some(h) = model.headers() {
-        for (k, v) in h.iter() {
-            if !v.is_null() {
-                set(k, js::to_js_string(Some(v)));
-            }
-        }
-    }
-    for (k, v) in &opts.headers {
-        set(k, v.clone());
+    for (k, v) in pi_header_record(pi, model, opts) {
+        set(&k, v);
     }
     if !headers
         .iter()
@@ -210,6 +258,55 @@ fn create_client_headers(pi: &Pi, model: &Model, opts: &StreamOptions) -> Vec<(S
         .into_iter()
         .map(|(k, v)| (k.to_lowercase(), v))
         .collect()
+}
+
+/// The header record pi hands the SDK (`httpOptions.headers`), in its key order.
+fn pi_header_record(pi: &Pi, model: &Model, opts: &StreamOptions) -> Vec<(String, String)> {
+    let model_headers: Vec<(String, Option<String>)> = model
+        .headers()
+        .map(|h| {
+            h.iter()
+                .map(|(k, v)| {
+                    (
+                        k.to_string(),
+                        (!v.is_null()).then(|| js::to_js_string(Some(v))),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let option_headers = opts
+        .headers
+        .iter()
+        .map(|(k, v)| (k.clone(), Some(v.clone())));
+    if !pi.rules.google.headers_merged_case_insensitively {
+        // `{"User-Agent": ua, ...model.headers, ...optionsHeaders}`, then nulls dropped.
+        let mut record: Vec<(String, Option<String>)> =
+            vec![("User-Agent".into(), Some(opts.user_agent.clone()))];
+        for (k, v) in model_headers.into_iter().chain(option_headers) {
+            match record.iter_mut().find(|(n, _)| *n == k) {
+                Some(slot) => slot.1 = v,
+                None => record.push((k, v)),
+            }
+        }
+        return record
+            .into_iter()
+            .filter_map(|(k, v)| v.map(|v| (k, v)))
+            .collect();
+    }
+    // `providerHeadersToRecord(getIdentityHeaders(model, identity), model.headers, optionsHeaders)`.
+    let identity = opts
+        .identity_headers
+        .iter()
+        .map(|(k, v)| (k.clone(), Some(v.clone())));
+    let mut merged: Vec<(String, String)> = Vec::new();
+    for (k, v) in identity.chain(model_headers).chain(option_headers) {
+        merged.retain(|(n, _)| !n.eq_ignore_ascii_case(&k));
+        if let Some(v) = v {
+            merged.push((k, v));
+        }
+    }
+    merged
 }
 
 /// `buildParams(model, context, options)` (google-generative-ai.js:279–329; G2, G3): pi's
@@ -278,7 +375,11 @@ fn build_params(
             config.insert("thinkingConfig", Value::Object(tc));
         }
         Thinking::Disabled if model.reasoning() => {
-            let disabled = get_disabled_thinking_config(model);
+            let disabled = if pi.rules.google.thinking_level_from_map {
+                google_shared::get_disabled_google_thinking_config(pi, model, events)?
+            } else {
+                get_disabled_thinking_config(model)
+            };
             ev(
                 events,
                 EventKind::Inserted,
@@ -306,33 +407,15 @@ fn is_gemma4_model(model: &Model) -> bool {
     id.contains("gemma-4") || id.contains("gemma4")
 }
 
-/// `/gemini-3(?:\.\d+)?-<suffix>/` on a lower-cased id.
-fn matches_gemini3(id: &str, suffix: &str) -> bool {
-    id.match_indices("gemini-3").any(|(i, m)| {
-        let rest = &id[i + m.len()..];
-        if rest.starts_with(suffix) {
-            return true;
-        }
-        match rest.strip_prefix('.') {
-            Some(after) => {
-                let digits = after.chars().take_while(char::is_ascii_digit).count();
-                // `\d+` backtracks, but a suffix starting with "-" cannot be a digit.
-                digits > 0 && after[digits..].starts_with(suffix)
-            }
-            None => false,
-        }
-    })
-}
-
 /// `isGemini3ProModel(model)` (google-generative-ai.js:333–335).
 fn is_gemini3_pro_model(model: &Model) -> bool {
-    matches_gemini3(&model.id().to_lowercase(), "-pro")
+    google_shared::matches_gemini3(&model.id().to_lowercase(), "-pro")
 }
 
 /// `isGemini3FlashModel(model)` (google-generative-ai.js:336–339).
 fn is_gemini3_flash_model(model: &Model) -> bool {
     let id = model.id().to_lowercase();
-    matches_gemini3(&id, "-flash")
+    google_shared::matches_gemini3(&id, "-flash")
         || id == "gemini-flash-latest"
         || id == "gemini-flash-lite-latest"
 }
@@ -418,17 +501,18 @@ fn get_google_budget(
 /// `generateContentConfigToMldev` (:9981–10128): `contents`, then the members the config
 /// moves up (`systemInstruction`, `tools`, `toolConfig`), then `generationConfig`. `_url`
 /// (the model) goes into the path.
-fn generate_content_parameters_to_mldev(params: &Value) -> Result<Value, AdapterError> {
+fn generate_content_parameters_to_mldev(pi: &Pi, params: &Value) -> Result<Value, AdapterError> {
+    let v2 = pi.rules.google.sdk_v2_parts;
     let mut body = Object::new();
     if let Some(contents) = non_nullish(params.get("contents")) {
         let list = t_contents(contents)?;
         body.insert(
             "contents",
-            Value::Array(list.iter().map(content_to_mldev).collect()),
+            Value::Array(list.iter().map(|c| content_to_mldev(c, v2)).collect()),
         );
     }
     if let Some(config) = non_nullish(params.get("config")) {
-        let generation_config = generate_content_config_to_mldev(config, &mut body)?;
+        let generation_config = generate_content_config_to_mldev(config, &mut body, v2)?;
         body.insert("generationConfig", generation_config);
     }
     Ok(Value::Object(body))
@@ -448,10 +532,11 @@ fn t_contents(origin: &Value) -> Result<Vec<Value>, AdapterError> {
 fn generate_content_config_to_mldev(
     config: &Value,
     parent: &mut Object,
+    v2: bool,
 ) -> Result<Value, AdapterError> {
     let mut out = Object::new();
     if let Some(si) = non_nullish(config.get("systemInstruction")) {
-        parent.insert("systemInstruction", content_to_mldev(&t_content(si)?));
+        parent.insert("systemInstruction", content_to_mldev(&t_content(si)?, v2));
     }
     for key in [
         "temperature",
@@ -500,12 +585,12 @@ fn t_content(origin: &Value) -> Result<Value, AdapterError> {
     ))
 }
 
-/// `contentToMldev$1` (index.cjs:9241–9258): `{parts, role}`.
-fn content_to_mldev(content: &Value) -> Value {
+/// `contentToMldev$1` (index.cjs:9241–9258; 2.32.0 :9919): `{parts, role}`.
+fn content_to_mldev(content: &Value, v2: bool) -> Value {
     let mut out = Object::new();
     if let Some(parts) = non_nullish(content.get("parts")) {
         let parts = match parts {
-            Value::Array(a) => Value::Array(a.iter().map(part_to_mldev).collect()),
+            Value::Array(a) => Value::Array(a.iter().map(|p| part_to_mldev(p, v2)).collect()),
             other => other.clone(),
         };
         out.insert("parts", parts);
@@ -517,8 +602,11 @@ fn content_to_mldev(content: &Value) -> Value {
 }
 
 /// `partToMldev$1` (index.cjs:11732–11800): the members in the SDK's order; `functionCall` and
-/// `inlineData` converted, `functionResponse` passed as pi wrote it.
-fn part_to_mldev(part: &Value) -> Value {
+/// `inlineData` converted, `functionResponse` passed as pi wrote it. @google/genai 2.32.0
+/// (:12348–12437): the members pi writes keep their relative order; `functionCall` is written
+/// `args, id, name` (`functionCallToMldev$1`, :10573) and `inlineData` and `fileData` are
+/// passed on as they are.
+fn part_to_mldev(part: &Value, v2: bool) -> Value {
     const ORDER: [&str; 14] = [
         "mediaResolution",
         "codeExecutionResult",
@@ -541,9 +629,10 @@ fn part_to_mldev(part: &Value) -> Value {
             continue;
         };
         let converted = match key {
+            "functionCall" if v2 => reorder(v, &["args", "id", "name"]),
             "functionCall" => reorder(v, &["id", "args", "name"]),
-            "inlineData" => reorder(v, &["data", "mimeType"]),
-            "fileData" => reorder(v, &["fileUri", "mimeType"]),
+            "inlineData" if !v2 => reorder(v, &["data", "mimeType"]),
+            "fileData" if !v2 => reorder(v, &["fileUri", "mimeType"]),
             _ => v.clone(),
         };
         out.insert(key, converted);
@@ -622,6 +711,56 @@ mod tests {
         assert!(!is_gemini3_flash_model(&model("gemini-2.5-flash")));
         assert!(!is_gemini3_flash_model(&model("gemini-3.-flash")));
         assert!(is_gemma4_model(&model("gemma-4-31b-it")) && is_gemma4_model(&model("Gemma4")));
+    }
+
+    #[test]
+    fn header_record_merges_case_insensitively_from_1_4() {
+        let mut m = model("gemini-2.5-flash");
+        m.obj.insert(
+            "headers",
+            crate::js::parse(r#"{"X-Team":"a","user-agent":"mine","X-Gone":null}"#).unwrap(),
+        );
+        let opts = StreamOptions {
+            user_agent: "pi/1.6.0 (linux; node/v22.23.5; x64)".into(),
+            identity_headers: vec![(
+                "User-Agent".into(),
+                "pi/1.6.0 (linux; node/v22.23.5; x64)".into(),
+            )],
+            headers: vec![
+                ("x-team".into(), "b".into()),
+                ("X-Gone".into(), "back".into()),
+            ],
+            ..StreamOptions::default()
+        };
+        let p16 = crate::Pi::new(crate::PiVersion::V1_6_0).unwrap();
+        assert_eq!(
+            pi_header_record(&p16, &m, &opts),
+            vec![
+                ("user-agent".to_string(), "mine".to_string()),
+                ("x-team".to_string(), "b".to_string()),
+                ("X-Gone".to_string(), "back".to_string()),
+            ]
+        );
+        // 0.85: one object spread; a name is only the same when spelled the same.
+        assert_eq!(
+            pi_header_record(&pi(), &m, &opts),
+            vec![
+                ("User-Agent".to_string(), opts.user_agent.clone()),
+                ("X-Team".to_string(), "a".to_string()),
+                ("user-agent".to_string(), "mine".to_string()),
+                ("X-Gone".to_string(), "back".to_string()),
+                ("x-team".to_string(), "b".to_string()),
+            ]
+        );
+        // On the wire the SDK's own User-Agent and pi's lower-case one are joined.
+        let headers = create_client_headers(&p16, &m, &opts);
+        assert_eq!(
+            headers[0],
+            (
+                "user-agent".to_string(),
+                format!("{}, mine", x_goog_api_client(&p16))
+            )
+        );
     }
 
     #[test]

@@ -49,10 +49,16 @@ fn is_blank(value: Option<&Value>, what: &str) -> Result<bool, AdapterError> {
     }
 }
 
-/// `resolveGoogleThinkingLevel(model, level)` (google-shared.js:10–24; G1): a string
-/// `thinkingLevelMap` value is lower-cased; the result must be one of minimal/low/medium/high.
-pub fn resolve_google_thinking_level(model: &Model, level: &str) -> Result<String, AdapterError> {
-    if level == "off" {
+/// `resolveGoogleThinkingLevel(model, level)` (google-shared.js:10–24, 1.6.0 :19–31; G1): a
+/// string `thinkingLevelMap` value is lower-cased; the result must be one of
+/// minimal/low/medium/high. 0.85 answers `off` with `high` first; 1.6.0 no longer does (off
+/// never reaches it: a level that clamps to off is disabled before).
+pub fn resolve_google_thinking_level(
+    pi: &Pi,
+    model: &Model,
+    level: &str,
+) -> Result<String, AdapterError> {
+    if level == "off" && !pi.rules.google.thinking_level_from_map {
         return Ok("high".into());
     }
     let mapped = model.thinking_level_map().and_then(|m| m.get(level));
@@ -76,6 +82,79 @@ pub fn resolve_google_thinking_level(model: &Model, level: &str) -> Result<Strin
             )))
         }
     }
+}
+
+/// `usesGoogleThinkingLevel(model)` (1.6.0 google-shared.js:37–49; G1): on the lower-cased id,
+/// `/gemini-3(?:\.\d+)?-(?:pro|flash)/`, `/gemini-(?:[4-9]|[1-9]\d)/` (Gemini 4 and later),
+/// `gemini-flash-latest`, `gemini-flash-lite-latest`, or `/gemma-?4/`.
+pub fn uses_google_thinking_level(model: &Model) -> bool {
+    let id = model.id().to_lowercase();
+    matches_gemini3(&id, "-pro")
+        || matches_gemini3(&id, "-flash")
+        || id.match_indices("gemini-").any(|(i, m)| {
+            let rest = &id.as_bytes()[i + m.len()..];
+            // `[4-9]`, or `[1-9]\d`: a two-digit major from 10 on.
+            matches!(rest.first(), Some(b'4'..=b'9'))
+                || (matches!(rest.first(), Some(b'1'..=b'9'))
+                    && rest.get(1).is_some_and(u8::is_ascii_digit))
+        })
+        || id == "gemini-flash-latest"
+        || id == "gemini-flash-lite-latest"
+        || id.contains("gemma-4")
+        || id.contains("gemma4")
+}
+
+/// `/gemini-3(?:\.\d+)?-<suffix>/` on a lower-cased id.
+pub(crate) fn matches_gemini3(id: &str, suffix: &str) -> bool {
+    id.match_indices("gemini-3").any(|(i, m)| {
+        let rest = &id[i + m.len()..];
+        if rest.starts_with(suffix) {
+            return true;
+        }
+        match rest.strip_prefix('.') {
+            Some(after) => {
+                let digits = after.chars().take_while(char::is_ascii_digit).count();
+                // `\d+` backtracks, but a suffix starting with "-" cannot be a digit.
+                digits > 0 && after[digits..].starts_with(suffix)
+            }
+            None => false,
+        }
+    })
+}
+
+/// `toGoogleThinkingLevel(level)` (1.6.0 google-shared.js:50–61) and the SDK's
+/// `ThinkingLevel` enum value it is sent as (`toGoogleSdkThinkingLevel`, :62–64): the level
+/// upper-cased. `resolveGoogleThinkingLevel` only lets minimal/low/medium/high through.
+pub fn to_google_thinking_level(level: &str) -> &'static str {
+    match level {
+        "minimal" => "MINIMAL",
+        "low" => "LOW",
+        "medium" => "MEDIUM",
+        _ => "HIGH",
+    }
+}
+
+/// `getDisabledGoogleThinkingConfig(model)` (1.6.0 google-shared.js:65–74; G2): `thinkingBudget:
+/// 0`, unless a level model cannot be off: then its lowest level (`clampThinkingLevel(model,
+/// "off")`) as a `thinkingLevel`, without `includeThoughts`.
+pub fn get_disabled_google_thinking_config(
+    pi: &Pi,
+    model: &Model,
+    events: &mut Events,
+) -> Result<Value, AdapterError> {
+    let budget_zero = || Value::Object(Object::new().with("thinkingBudget", 0.0));
+    if !uses_google_thinking_level(model) {
+        return Ok(budget_zero());
+    }
+    let fallback = crate::model::clamp_thinking_level(model, "off", events);
+    if fallback == "off" {
+        return Ok(budget_zero());
+    }
+    let resolved = resolve_google_thinking_level(pi, model, &fallback)?;
+    Ok(Value::Object(Object::new().with(
+        "thinkingLevel",
+        to_google_thinking_level(&resolved),
+    )))
 }
 
 /// `isValidThoughtSignature(signature)` (google-shared.js:59–65): non-empty, a length that is a
@@ -371,7 +450,25 @@ fn convert_tool_result(
     } else {
         Vec::new()
     };
-    let has_text = !text_result.is_empty();
+    // 1.4.0: `textResult.trim().length > 0` (1.6.0 google-shared.js:256): blank text counts as
+    // none, but text that is not blank is sent untrimmed.
+    let has_text = if pi.rules.google.blank_tool_result_is_empty {
+        let blank = crate::js::js_trim_is_empty(&text_result);
+        if blank && !text_result.is_empty() {
+            ev(
+                events,
+                EventKind::Replaced,
+                format!(
+                    "tool result text {:?} is only whitespace: sent as no text",
+                    text_result.as_ref() as &str
+                ),
+                "1.6.0/AI/api/google-shared.js:256",
+            );
+        }
+        !blank
+    } else {
+        !text_result.is_empty()
+    };
     let has_images = !images.is_empty();
     let multimodal = supports_multimodal_function_response(model.id());
     let response_value: Str = if has_text {
@@ -484,7 +581,22 @@ pub fn convert_tools(
                 "AI/api/google-shared.js:290",
             );
         }
-        let parameters = get_json_schema_tool_parameters(&Strict::of(pi), tool, strict)?;
+        let mut parameters = get_json_schema_tool_parameters(&Strict::of(pi), tool, strict)?;
+        if pi.rules.google.const_as_enum {
+            let mut rewritten = 0;
+            parameters = rewrite_const_as_enum(pi, &parameters, false, &mut rewritten);
+            if rewritten > 0 {
+                ev(
+                    events,
+                    EventKind::Converted,
+                    format!(
+                        "tool {}: {rewritten} const keyword(s) sent as one-value enums (Gemini ignores const)",
+                        tool.name
+                    ),
+                    "1.6.0/AI/api/google-shared.js:403",
+                );
+            }
+        }
         declarations.push(Value::Object(
             Object::new()
                 .with("name", tool.name.as_str())
@@ -495,6 +607,55 @@ pub fn convert_tools(
     Ok(Some(Value::Array(vec![Value::Object(
         Object::new().with("functionDeclarations", declarations),
     )])))
+}
+
+/// `rewriteConstAsEnum(schema, isNameMap)` (1.6.0 google-shared.js:327–380; G3): every schema
+/// node (through the subschema keywords, and the name maps' values) with a string or number
+/// `const` and no `enum` has the `const` removed and `enum: [value]` appended; literal data
+/// (defaults, examples, enum values) and the keys of name maps are left alone. `count` is the
+/// number of rewrites.
+fn rewrite_const_as_enum(pi: &Pi, schema: &Value, is_name_map: bool, count: &mut usize) -> Value {
+    let keys = |k: &str| -> Vec<&str> {
+        pi.data
+            .defaults
+            .get(k)
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default()
+    };
+    match schema {
+        Value::Array(items) => Value::Array(
+            items
+                .iter()
+                .map(|item| rewrite_const_as_enum(pi, item, false, count))
+                .collect(),
+        ),
+        Value::Object(node) => {
+            let subschemas = keys("googleSchemaSubschemaKeys");
+            let name_maps = keys("googleSchemaNameMaps");
+            let mut out = Object::new();
+            for (k, v) in node.iter() {
+                let value = if is_name_map || subschemas.contains(&k.as_ref()) {
+                    rewrite_const_as_enum(pi, v, false, count)
+                } else if name_maps.contains(&k.as_ref()) {
+                    rewrite_const_as_enum(pi, v, true, count)
+                } else {
+                    v.clone()
+                };
+                out.insert(k.clone(), value);
+            }
+            // `"const" in result && result.enum === undefined`, a string or number value.
+            if !is_name_map && out.get("enum").is_none() {
+                if let Some(c @ (Value::String(_) | Value::Number(_))) = out.get("const").cloned() {
+                    out.remove("const");
+                    out.insert("enum", Value::Array(vec![c]));
+                    *count += 1;
+                }
+            }
+            Value::Object(out)
+        }
+        other => other.clone(),
+    }
 }
 
 /// `supportsGoogleStrictToolSampling(modelId)` (google-shared.js:303–306): Gemini ≥ 3.
@@ -541,6 +702,118 @@ mod tests {
                 && requires_tool_call_id("gemini-3-flash")
                 && !requires_tool_call_id("gemini-2.5-pro")
         );
+    }
+
+    fn model(id: &str) -> Model {
+        Model {
+            obj: Object::new().with("id", id),
+        }
+    }
+
+    fn pi16() -> Pi {
+        Pi::new(crate::PiVersion::V1_6_0).unwrap()
+    }
+
+    #[test]
+    fn which_models_use_thinking_level() {
+        let uses = |id: &str| uses_google_thinking_level(&model(id));
+        for id in [
+            "gemini-3-pro-preview",
+            "gemini-3.1-flash-lite",
+            "Gemini-3.8-Flash",
+            "gemini-4-argon",
+            "gemini-12-x",
+            "models/gemini-9",
+            "gemini-flash-latest",
+            "gemini-flash-lite-latest",
+            "gemma-4-31b-it",
+            "gemma4",
+        ] {
+            assert!(uses(id), "{id}");
+        }
+        for id in [
+            "gemini-2.5-flash",
+            "gemini-3-ultra",
+            "gemini-3.-pro",
+            "gemini-pro-latest",
+            "gemini-1.5-pro",
+            "gemini-10",
+            "gemma-3-27b",
+        ] {
+            // `[1-9]\d` needs two digits: "gemini-10" is Gemini 10 (`1` then `0`).
+            assert_eq!(uses(id), id == "gemini-10", "{id}");
+        }
+        assert_eq!(to_google_thinking_level("minimal"), "MINIMAL");
+        assert_eq!(to_google_thinking_level("high"), "HIGH");
+    }
+
+    #[test]
+    fn off_resolves_only_in_0_85() {
+        let m = model("gemini-3-pro");
+        assert_eq!(
+            resolve_google_thinking_level(&crate::testcase::pi(), &m, "off").unwrap(),
+            "high"
+        );
+        assert!(resolve_google_thinking_level(&pi16(), &m, "off").is_err());
+    }
+
+    #[test]
+    fn disabled_config_of_level_models() {
+        let p = pi16();
+        let mut ev = Events::default();
+        let reasoning = |id: &str, map: Option<&str>| {
+            let mut o = Object::new().with("id", id).with("reasoning", true);
+            if let Some(m) = map {
+                o.insert("thinkingLevelMap", crate::js::parse(m).unwrap());
+            }
+            Model { obj: o }
+        };
+        let cfg = |m: &Model, ev: &mut Events| {
+            get_disabled_google_thinking_config(&p, m, ev)
+                .unwrap()
+                .to_json()
+        };
+        assert_eq!(
+            cfg(&reasoning("gemini-2.5-flash", None), &mut ev),
+            r#"{"thinkingBudget":0}"#
+        );
+        assert_eq!(
+            cfg(&reasoning("gemini-4-argon", None), &mut ev),
+            r#"{"thinkingBudget":0}"#
+        );
+        assert_eq!(
+            cfg(
+                &reasoning("gemini-4-argon", Some(r#"{"off":null}"#)),
+                &mut ev
+            ),
+            r#"{"thinkingLevel":"MINIMAL"}"#
+        );
+        assert_eq!(
+            cfg(
+                &reasoning(
+                    "gemini-3-pro",
+                    Some(r#"{"off":null,"minimal":null,"medium":null}"#)
+                ),
+                &mut ev
+            ),
+            r#"{"thinkingLevel":"LOW"}"#
+        );
+    }
+
+    #[test]
+    fn const_becomes_enum_in_schemas_only() {
+        let p = pi16();
+        let schema = crate::js::parse(
+            r#"{"type":"object","const":"top","properties":{"const":{"const":1,"description":"x"},"flag":{"const":true},"both":{"const":"a","enum":["a"]},"nul":{"const":"n","enum":null},"d":{"default":{"const":"lit"},"examples":[{"const":"e"}]}},"items":[{"const":2.5}],"$defs":{"T":{"anyOf":[{"const":"t"}]}}}"#,
+        )
+        .unwrap();
+        let mut n = 0;
+        let out = rewrite_const_as_enum(&p, &schema, false, &mut n);
+        assert_eq!(
+            out.to_json(),
+            r#"{"type":"object","properties":{"const":{"description":"x","enum":[1]},"flag":{"const":true},"both":{"const":"a","enum":["a"]},"nul":{"const":"n","enum":null},"d":{"default":{"const":"lit"},"examples":[{"const":"e"}]}},"items":[{"enum":[2.5]}],"$defs":{"T":{"anyOf":[{"enum":["t"]}]}},"enum":["top"]}"#
+        );
+        assert_eq!(n, 4);
     }
 
     #[test]

@@ -5,7 +5,14 @@
 //! remaps it to the wire's snake_case (`toMistralWirePayload`, :219–251). The remap deletes and
 //! re-adds keys, so the remapped ones move to the end of their object; this module builds the
 //! camelCase objects and runs the same remap, so the order falls out as pi's does.
+//!
+//! From 0.86 on the context is the transcript: the system messages are collapsed into one
+//! leading message unless the model's `compat.supportsMidConvoSystemMessages` keeps them in
+//! place (`resolveTranscript`, 1.6.0/AI/api/mistral-conversations.js:22), and each becomes a
+//! `system` message where it stands, the first one as the whole prompt, a later one as its
+//! update (MI1); the tools are the transcript's current ones.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
 
@@ -22,6 +29,7 @@ use crate::model::{self, Model};
 use crate::pi::Pi;
 use crate::tools::ToolDef;
 use crate::trace::{EventKind, Events};
+use crate::transcript;
 
 /// `MISTRAL_TOOL_CALL_ID_LENGTH` (:11).
 const MISTRAL_TOOL_CALL_ID_LENGTH: usize = 9;
@@ -38,7 +46,8 @@ struct MistralOptions {
     session_id: Option<String>,
     /// `"reasoning"` for reasoning models other than the reasoning-effort ones (MI2).
     prompt_mode: Option<&'static str>,
-    /// `thinkingLevelMap[level] ?? "high"` for mistral-small-2603/-latest and mistral-medium-3.5.
+    /// `thinkingLevelMap[level] ?? "high"`: 0.85 for mistral-small-2603/-latest and
+    /// mistral-medium-3.5; 0.99 on for every reasoning model with a map (`map.off` when off).
     reasoning_effort: Option<Value>,
 }
 
@@ -58,15 +67,27 @@ pub fn build(
     events: &mut Events,
 ) -> Result<Request, AdapterError> {
     let options = stream_simple(pi, model, ctx, opts, events)?;
+    let messages = normalized_messages(pi, model, ctx, events);
     let normalize_mistral_tool_call_id = create_mistral_tool_call_id_normalizer();
     let normalize = |id: &str, _model: &Model, _source: &Value| normalize_mistral_tool_call_id(id);
     // The transformed messages and the camelCase payload are freed once the wire payload is
     // built, before the body is written (a large session would otherwise hold all three).
     let payload = {
         let transformed =
-            messages::transform_messages(pi, &ctx.messages, model, Some(&normalize), 0.0, events);
-        build_chat_payload(pi, model, ctx, &transformed, &options, events)?
+            messages::transform_messages(pi, &messages, model, Some(&normalize), 0.0, events);
+        let tools: Cow<[ToolDef]> = if pi.rules.transcript {
+            Cow::Owned(
+                transcript::current_tools(&messages)
+                    .iter()
+                    .map(transcript::tool_from_declaration)
+                    .collect(),
+            )
+        } else {
+            Cow::Borrowed(&ctx.tools)
+        };
+        build_chat_payload(pi, model, ctx, &tools, &transformed, &options, events)?
     };
+    drop(messages);
     let url = request_url(model.base_url())?;
     let headers = build_mistral_headers(model, opts, &options, events);
     let params = Value::Object(to_mistral_wire_payload(&payload));
@@ -79,6 +100,57 @@ pub fn build(
         params,
         body,
     })
+}
+
+/// `resolveTranscript(context, model.compat?.supportsMidConvoSystemMessages)`
+/// (1.6.0/AI/api/mistral-conversations.js:22; the flag has no default): the transcript as it is
+/// when the model takes system messages mid-conversation, else its system messages collapsed into
+/// one leading message. Before 0.86 the context has no system messages.
+fn normalized_messages<'a>(
+    pi: &Pi,
+    model: &Model,
+    ctx: &'a LlmContext,
+    events: &mut Events,
+) -> Cow<'a, [Value]> {
+    if !pi.rules.transcript {
+        return Cow::Borrowed(&ctx.messages);
+    }
+    let keep = model
+        .compat_value("supportsMidConvoSystemMessages")
+        .is_some_and(Value::truthy);
+    let system = ctx
+        .messages
+        .iter()
+        .filter(|m| m.get_str("role") == Some("system"))
+        .count();
+    if keep {
+        if system > 1 {
+            ev(
+                events,
+                EventKind::Note,
+                format!(
+                    "{system} system messages kept in place (compat.supportsMidConvoSystemMessages)"
+                ),
+                "1.6.0/AI/api/mistral-conversations.js:22",
+            );
+        }
+        return Cow::Borrowed(&ctx.messages);
+    }
+    let leading = ctx
+        .messages
+        .first()
+        .is_some_and(|m| m.get_str("role") == Some("system"));
+    if system > 1 || (system == 1 && !leading) {
+        ev(
+            events,
+            EventKind::Converted,
+            format!(
+                "{system} system message(s) collapsed into one leading system message (no compat.supportsMidConvoSystemMessages)"
+            ),
+            "1.6.0/AI/api/mistral-conversations.js:22",
+        );
+    }
+    Cow::Owned(transcript::resolve(pi, &ctx.messages, false))
 }
 
 /// `streamSimple` (:63–80): the API key check, `buildBaseOptions` (max-token clamp, A1/A2), the
@@ -116,7 +188,6 @@ fn stream_simple(
         .filter(|r| !r.is_empty())
         .map(|r| model::clamp_thinking_level(model, r, events));
     let reasoning = clamped.filter(|level| level != "off");
-    let should_use_reasoning = model.reasoning() && reasoning.is_some();
     let mut options = MistralOptions {
         max_tokens,
         cache_retention: None,
@@ -124,6 +195,11 @@ fn stream_simple(
         prompt_mode: None,
         reasoning_effort: None,
     };
+    if pi.rules.mistral.reasoning_effort_from_level_map {
+        reasoning_from_level_map(model, reasoning.as_deref(), &mut options, events);
+        return Ok(options);
+    }
+    let should_use_reasoning = model.reasoning() && reasoning.is_some();
     if let Some(level) = reasoning.as_deref().filter(|_| should_use_reasoning) {
         if uses_prompt_mode_reasoning(model) {
             options.prompt_mode = Some("reasoning");
@@ -156,6 +232,96 @@ fn stream_simple(
         );
     }
     Ok(options)
+}
+
+/// 0.99 on (1.6.0/AI/api/mistral-conversations.js:75–86, MI2): a reasoning model's
+/// `thinkingLevelMap` decides. With a map, `reasoningEffort = level ? (map[level] ?? "high") :
+/// (map.off ?? undefined)` (sent when truthy, so thinking off on a map with `off: "none"` sends
+/// `"none"`); without one, `promptMode: "reasoning"` when a level is asked for.
+fn reasoning_from_level_map(
+    model: &Model,
+    reasoning: Option<&str>,
+    options: &mut MistralOptions,
+    events: &mut Events,
+) {
+    let effort_map = model
+        .reasoning()
+        .then(|| model.obj.get("thinkingLevelMap"))
+        .flatten()
+        .filter(|m| !m.is_null());
+    match (effort_map, reasoning) {
+        (Some(map), Some(level)) => {
+            let effort = match map.get(level) {
+                Some(Value::Null) | None => Value::str("high"),
+                Some(v) => v.clone(),
+            };
+            if !effort.truthy() {
+                ev(
+                    events,
+                    EventKind::Dropped,
+                    format!(
+                        "thinking level {level}: thinkingLevelMap.{level} is {}, so no reasoning_effort",
+                        effort.to_json()
+                    ),
+                    "1.6.0/AI/api/mistral-conversations.js:388",
+                );
+                return;
+            }
+            ev(
+                events,
+                EventKind::Converted,
+                format!(
+                    "thinking level {level} sent as reasoning_effort: {} (thinkingLevelMap{})",
+                    effort.to_json(),
+                    if map.get(level).is_some_and(|v| !v.is_null()) {
+                        format!(".{level}")
+                    } else {
+                        format!(" has no {level}: \"high\"")
+                    }
+                ),
+                "1.6.0/AI/api/mistral-conversations.js:79",
+            );
+            options.reasoning_effort = Some(effort);
+        }
+        (Some(map), None) => match map.get("off").filter(|v| v.truthy()) {
+            Some(off) => {
+                ev(
+                    events,
+                    EventKind::Converted,
+                    format!(
+                        "thinking off sent as reasoning_effort: {} (thinkingLevelMap.off)",
+                        off.to_json()
+                    ),
+                    "1.6.0/AI/api/mistral-conversations.js:80",
+                );
+                options.reasoning_effort = Some(off.clone());
+            }
+            None => ev(
+                events,
+                EventKind::Note,
+                "thinking off: no reasoning_effort (thinkingLevelMap has no off value)",
+                "1.6.0/AI/api/mistral-conversations.js:80",
+            ),
+        },
+        (None, Some(level)) if model.reasoning() => {
+            options.prompt_mode = Some("reasoning");
+            ev(
+                events,
+                EventKind::Converted,
+                format!(
+                    "thinking level {level} sent as prompt_mode: \"reasoning\" (no thinkingLevelMap)"
+                ),
+                "1.6.0/AI/api/mistral-conversations.js:84",
+            );
+        }
+        (None, Some(level)) => ev(
+            events,
+            EventKind::Dropped,
+            format!("thinking level {level} not sent: the model has reasoning: false"),
+            "1.6.0/AI/api/mistral-conversations.js:76",
+        ),
+        (None, None) => {}
+    }
 }
 
 /// `usesReasoningEffort(model)` (:704–706).
@@ -305,7 +471,8 @@ impl HeaderList {
     }
 }
 
-/// `buildMistralHeaders(model, apiKey, options)` (:191–205): pi's User-Agent, `accept`,
+/// `buildMistralHeaders(model, apiKey, options)` (:191–205): pi's User-Agent (from 1.4.0 the
+/// client identity's headers, MI10), `accept`,
 /// `authorization`, `content-type`, then the model's and the options' header overrides (a `null`
 /// value deletes), then `x-affinity: <sessionId>` when prompt caching applies and no override
 /// names x-affinity. The key itself is shown as `<redacted>`, as the oracle records it.
@@ -316,7 +483,11 @@ fn build_mistral_headers(
     events: &mut Events,
 ) -> Vec<(String, String)> {
     let mut headers = HeaderList::default();
-    headers.set("User-Agent", opts.user_agent.clone());
+    // `getPiUserAgent()` in 0.85; `...getIdentityHeaders(model, options.identity)` from 1.4.0
+    // (1.6.0/AI/api/mistral-conversations.js:210: the User-Agent and any attribution headers).
+    for (name, value) in &opts.identity_headers {
+        headers.set(name, value.clone());
+    }
     headers.set("accept", "text/event-stream".into());
     headers.set("authorization", "<redacted>".into());
     headers.set("content-type", "application/json".into());
@@ -470,11 +641,15 @@ fn remap_mistral_property(record: &mut Object, source: &str, target: &str) {
 
 /// `buildChatPayload(model, context, messages, options)` (:353–380), in camelCase: `model`,
 /// `stream`, `messages`, then `tools`, `maxTokens`, `promptMode`, `reasoningEffort`,
-/// `promptCacheKey` when set; the system prompt is unshifted as the first message.
+/// `promptCacheKey` when set; in 0.85 the system prompt is unshifted as the first message (from
+/// 0.86 the system messages are among `messages`, 1.6.0/AI/api/mistral-conversations.js:370–393,
+/// and `tools` are the transcript's current ones, :376).
+#[allow(clippy::too_many_arguments)]
 fn build_chat_payload(
     pi: &Pi,
     model: &Model,
     ctx: &LlmContext,
+    tools: &[ToolDef],
     messages: &[Value],
     options: &MistralOptions,
     events: &mut Events,
@@ -484,10 +659,10 @@ fn build_chat_payload(
     payload.insert_opt("model", model.obj.get("id").cloned());
     payload.insert("stream", Value::Bool(true));
     payload.insert("messages", Value::Array(Vec::new()));
-    if !ctx.tools.is_empty() {
+    if !tools.is_empty() {
         payload.insert(
             "tools",
-            Value::Array(to_function_tools(pi, &ctx.tools, events)?),
+            Value::Array(to_function_tools(pi, model, tools, events)?),
         );
     }
     // `options.temperature` and `options.toolChoice` are never set by the coding agent.
@@ -539,15 +714,47 @@ fn should_use_prompt_caching(options: &MistralOptions) -> bool {
 // ---------------------------------------------------------------------------------------------
 
 /// `toFunctionTools(tools)` (:573–586): `{type:"function", function:{name, description,
-/// parameters, strict: strict ?? false}}`; strict mode always counts as supported.
+/// parameters, strict: strict ?? false}}`; strict mode always counts as supported in 0.85, from
+/// 1.6.0 only with `compat.supportsStrictMode` (`?? false`, 1.6.0/AI/api/mistral-conversations.js:379,
+/// MI7).
 fn to_function_tools(
     pi: &Pi,
+    model: &Model,
     tools: &[ToolDef],
     events: &mut Events,
 ) -> Result<Vec<Value>, AdapterError> {
+    let supports_strict_mode = if pi.rules.mistral.strict_opt_in {
+        let supported = model
+            .compat_value("supportsStrictMode")
+            .is_some_and(Value::truthy);
+        let prefer: Vec<&str> = tools
+            .iter()
+            .filter(|t| {
+                t.constrained_sampling
+                    .as_ref()
+                    .is_some_and(|c| c.get_str("type") == Some("json_schema"))
+            })
+            .map(|t| t.name.as_str())
+            .collect();
+        if !supported && !prefer.is_empty() {
+            ev(
+                events,
+                EventKind::Note,
+                format!(
+                    "{} sent non-strict (strict: false): strict tools are opt-in (compat.supportsStrictMode)",
+                    prefer.join(", ")
+                ),
+                "1.6.0/AI/api/mistral-conversations.js:379",
+            );
+        }
+        supported
+    } else {
+        true
+    };
     let mut out = Vec::with_capacity(tools.len());
     for tool in tools {
-        let strict = resolve_json_schema_strict_sampling(&Strict::of(pi), tool, true)?;
+        let strict =
+            resolve_json_schema_strict_sampling(&Strict::of(pi), tool, supports_strict_mode)?;
         let parameters = if strict == Some(true) {
             ev(
                 events,
@@ -639,6 +846,11 @@ fn to_chat_messages(
             )));
         }
         match msg.get_str("role") {
+            Some("system") if pi.rules.transcript => {
+                if let Some(system) = system_message(pi, &label, i, msg, events) {
+                    result.push(system);
+                }
+            }
             Some("user") => {
                 if let Some(user) = user_message(pi, &label, msg, supports_images, events)? {
                     result.push(user);
@@ -653,6 +865,49 @@ fn to_chat_messages(
         }
     }
     Ok(result)
+}
+
+/// The system branch of `toChatMessages` (0.86 on, 1.6.0/AI/api/mistral-conversations.js:604–609,
+/// MI1): `{role:"system", content}` where the message stands; at index 0 of the transformed list
+/// its whole text (`getSystemMessageText`), later its update (`renderSystemMessageUpdate`:
+/// `Updated system prompt section "x":` ...); nothing when that text is empty.
+fn system_message(
+    pi: &Pi,
+    label: &str,
+    index: usize,
+    msg: &Value,
+    events: &mut Events,
+) -> Option<Value> {
+    let text = if index == 0 {
+        transcript::system_message_text(pi, msg)
+    } else {
+        transcript::render_system_message_update(pi, msg)
+    };
+    if text.is_empty() {
+        ev(
+            events,
+            EventKind::Dropped,
+            format!("{label}: system message with no text skipped (its tools are in tools)"),
+            "1.6.0/AI/api/mistral-conversations.js:606",
+        );
+        return None;
+    }
+    ev(
+        events,
+        EventKind::Converted,
+        if index == 0 {
+            format!("{label}: leading system message sent as the system prompt (role system)")
+        } else {
+            format!("{label}: system message sent in place as its update (role system)")
+        },
+        "1.6.0/AI/api/mistral-conversations.js:605",
+    );
+    Some(
+        Object::new()
+            .with("role", "system")
+            .with("content", sanitize_surrogates(&text).into_owned())
+            .into(),
+    )
 }
 
 /// The user branch of `toChatMessages` (:603–624, MI4): a string stays a string; an array keeps
@@ -1061,6 +1316,119 @@ mod tests {
         assert!(off
             .body
             .ends_with(r#""max_tokens":4096,"prompt_cache_key":"sid"}"#));
+    }
+
+    fn pi16() -> Pi {
+        Pi::new(crate::PiVersion::V1_6_0).unwrap()
+    }
+
+    fn with(mut m: Model, key: &str, value: Value) -> Model {
+        m.obj.insert(key, value);
+        m
+    }
+
+    #[test]
+    fn from_0_99_the_level_map_decides_the_reasoning_fields() {
+        let ctx = LlmContext {
+            system_prompt: String::new(),
+            messages: msgs(r#"[{"role":"user","content":"hi"}]"#),
+            tools: Vec::new(),
+        };
+        let map = js::parse(r#"{"off":"none","minimal":null,"high":"hi"}"#).unwrap();
+        let mapped = with(model("lab", true, &["text"]), "thinkingLevelMap", map);
+        let body = |m: &Model, level: Option<&str>| {
+            build(&pi16(), m, &ctx, &opts(level), &mut Events::default())
+                .unwrap()
+                .body
+        };
+        // Off: `map.off` is sent; a level the map names: its value; one it does not: "high".
+        assert!(body(&mapped, None).contains(r#""reasoning_effort":"none""#));
+        assert!(body(&mapped, Some("high")).contains(r#""reasoning_effort":"hi""#));
+        assert!(body(&mapped, Some("low")).contains(r#""reasoning_effort":"high""#));
+        // The 0.85 id list no longer matters: no map, prompt_mode (and nothing when off).
+        let small = model("mistral-small-latest", true, &["text"]);
+        let b = body(&small, Some("low"));
+        assert!(b.contains(r#""prompt_mode":"reasoning""#) && !b.contains("reasoning_effort"));
+        let b = body(&small, None);
+        assert!(!b.contains("prompt_mode") && !b.contains("reasoning_effort"));
+        // A map on a model with reasoning: false is ignored.
+        let map = js::parse(r#"{"off":"none"}"#).unwrap();
+        let plain = with(model("lab", false, &["text"]), "thinkingLevelMap", map);
+        assert!(!body(&plain, None).contains("reasoning_effort"));
+    }
+
+    #[test]
+    fn system_messages_render_by_position_and_collapse_without_the_flag() {
+        let ctx = LlmContext {
+            system_prompt: String::new(),
+            messages: msgs(
+                r#"[{"role":"user","content":"q"},{"role":"system","content":"BASE","sections":{"cwd":"<cwd>/a</cwd>"},"toolsAdded":[{"name":"read","description":"r","parameters":{"type":"object","properties":{}},"constrainedSampling":{"type":"json_schema","strict":"prefer"}}],"timestamp":1},{"role":"system","content":"","toolsRemoved":[{"name":"read"}],"timestamp":2},{"role":"user","content":"z"}]"#,
+            ),
+            tools: Vec::new(),
+        };
+        let keep = with(
+            model("lab", false, &["text"]),
+            "compat",
+            js::parse(r#"{"supportsMidConvoSystemMessages":true,"supportsStrictMode":true}"#)
+                .unwrap(),
+        );
+        let req = build(&pi16(), &keep, &ctx, &opts(None), &mut Events::default()).unwrap();
+        // Not at index 0, the full system message reads as an update; the tools-only one sends
+        // nothing, and its removal leaves no tools.
+        assert_eq!(
+            req.body,
+            r#"{"model":"lab","stream":true,"messages":[{"role":"user","content":"q"},{"role":"system","content":"BASE\n\nUpdated system prompt section \"cwd\":\n\n<cwd>/a</cwd>"},{"role":"user","content":"z"}],"max_tokens":4096,"prompt_cache_key":"sid"}"#
+        );
+        let mut two = ctx.clone();
+        two.messages.truncate(2);
+        let collapsed = build(
+            &pi16(),
+            &model("lab", false, &["text"]),
+            &two,
+            &opts(None),
+            &mut Events::default(),
+        )
+        .unwrap();
+        assert!(collapsed.body.starts_with(
+            r#"{"model":"lab","stream":true,"messages":[{"role":"system","content":"BASE\n\n<cwd>/a</cwd>"},{"role":"user","content":"q"}],"tools":[{"type":"function","function":{"name":"read","description":"r","parameters":{"type":"object","properties":{}},"strict":false}}]"#
+        ));
+        // With compat.supportsStrictMode the strict-prefer tool is made strict.
+        let strict = build(&pi16(), &keep, &two, &opts(None), &mut Events::default()).unwrap();
+        assert!(strict.body.contains(
+            r#""parameters":{"type":"object","properties":{},"required":[],"additionalProperties":false},"strict":true"#
+        ));
+    }
+
+    #[test]
+    fn identity_headers_come_first() {
+        let ctx = LlmContext::default();
+        let o = StreamOptions {
+            identity_headers: vec![
+                ("User-Agent".into(), "pi/1.6.0".into()),
+                ("HTTP-Referer".into(), "https://pi.dev".into()),
+            ],
+            ..opts(None)
+        };
+        let req = build(
+            &pi16(),
+            &model("lab", false, &["text"]),
+            &ctx,
+            &o,
+            &mut Events::default(),
+        )
+        .unwrap();
+        let names: Vec<&str> = req.headers.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "user-agent",
+                "http-referer",
+                "accept",
+                "authorization",
+                "content-type",
+                "x-affinity"
+            ]
+        );
     }
 
     #[test]

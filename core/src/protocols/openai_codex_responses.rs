@@ -1,5 +1,5 @@
-//! pi-ai `dist/api/openai-codex-responses.js` (INVENTORY §4.5, CX1–CX7): the ChatGPT (Codex)
-//! Responses adapter. pi builds one body and sends it either over a WebSocket (the default,
+//! pi-ai `dist/api/openai-codex-responses.js` (INVENTORY §4.5, CX1–CX7; 1.6.0: R2 §7, CX1, CX4–CX6,
+//! CX8, CX9): the ChatGPT (Codex) Responses adapter. pi builds one body and sends it either over a WebSocket (the default,
 //! `transport: "auto"`) or as an HTTP POST with an SSE answer (`transport: "sse"` in
 //! settings.json). This module reproduces the SSE request: `POST {baseUrl}/codex/responses` with
 //! the JSON body, which Node ≥ 22.15 sends zstd-compressed (`content-encoding: zstd`; the body
@@ -16,6 +16,7 @@ use crate::context::LlmContext;
 use crate::js::{self, to_js_string, Object, Value};
 use crate::model::{self, Model};
 use crate::pi::Pi;
+use crate::tools::ToolDef;
 use crate::trace::{Event, EventKind, Events};
 
 /// `DEFAULT_CODEX_BASE_URL` (:19).
@@ -26,6 +27,9 @@ const JWT_CLAIM_PATH: &str = "https://api.openai.com/auth";
 
 /// `CODEX_TOOL_CALL_PROVIDERS` (:28).
 const CODEX_TOOL_CALL_PROVIDERS: [&str; 3] = ["openai", "openai-codex", "opencode"];
+
+/// `MIN_OUTPUT_TOKENS` (1.6.0/AI/api/openai-codex-responses.js:33).
+const MIN_OUTPUT_TOKENS: f64 = 16.0;
 
 /// `OPENAI_BETA_RESPONSES_WEBSOCKETS` (:629): the beta header of the WebSocket transport.
 const OPENAI_BETA_RESPONSES_WEBSOCKETS: &str = "responses_websockets=2026-02-06";
@@ -53,12 +57,54 @@ pub fn build(
             model.provider()
         )));
     }
-    let reasoning_effort = opts
+    let clamped = opts
         .reasoning
         .as_deref()
         .filter(|r| !r.is_empty())
-        .map(|r| model::clamp_thinking_level(model, r, events))
-        .filter(|level| level != "off");
+        .map(|r| model::clamp_thinking_level(model, r, events));
+    let reasoning_effort = match clamped.filter(|level| level != "off") {
+        Some(level) => Some(level),
+        // 0.86.0: "Off is sent as effort none, so with configuration_update items switching
+        // to it keeps the cache" (1.6.0/AI/api/openai-codex-responses.js:372; CX4).
+        None if pi.rules.responses.codex_off_effort && model.reasoning() => {
+            Some("none".to_string())
+        }
+        None => None,
+    };
+    // The clamp reads the transcript before its system messages are placed (A2); 0.85 computes
+    // it too but sends no output limit.
+    let model_max = crate::messages::model_max_tokens(model);
+    let max_tokens = crate::messages::clamp_max_tokens_to_context(pi, model, ctx, model_max);
+    if pi.rules.responses.codex_max_output_tokens
+        && max_tokens != model_max
+        && !(max_tokens.is_nan() && model_max.is_nan())
+    {
+        events.push(
+            Event::new(
+                EventKind::Clamped,
+                format!(
+                    "maxTokens {} → {} to fit the context window",
+                    js::number_to_string(model_max),
+                    js::number_to_string(max_tokens)
+                ),
+            )
+            .at("AI/api/simple-options.js:4"),
+        );
+    }
+    // 0.86 on: `resolveTranscript(context, model.compat?.supportsMidConvoSystemMessages)` (:153).
+    let resolved;
+    let ctx = if pi.rules.transcript {
+        resolved = shared::resolve_transcript(
+            pi,
+            ctx,
+            compat_flag(model, "supportsMidConvoSystemMessages", false),
+            "1.6.0/AI/api/openai-codex-responses.js:153",
+            events,
+        );
+        &resolved
+    } else {
+        ctx
+    };
     let account_id = match (extract_account_id(&opts.api_key), &opts.switched_from) {
         (Ok(id), _) => id,
         (Err(e), Some(from)) => {
@@ -72,24 +118,36 @@ pub fn build(
         (Err(e), None) => return Err(e),
     };
     let supports_grammar = compat_flag(model, "supportsOpenAIGrammarTools", false);
-    let grammar_props =
-        constrained_sampling::create_grammar_tool_input_properties(&ctx.tools, supports_grammar)?;
+    let declared;
+    let grammar_tools = if pi.rules.transcript {
+        declared = crate::transcript::declared_tools(&ctx.messages);
+        &declared
+    } else {
+        &ctx.tools
+    };
+    let grammar_props = constrained_sampling::create_grammar_tool_input_properties(
+        grammar_tools,
+        supports_grammar,
+    )?;
     // The coding agent never sets `cacheRetention`, and PI_CACHE_RETENTION is not read here (CX2).
     let codex_session_id = clamp_openai_prompt_cache_key(opts.session_id.as_deref());
+    let cfg_effort = configuration_update_effort(pi, model, reasoning_effort.as_deref());
     let params = build_request_body(
         pi,
         model,
         ctx,
         reasoning_effort.as_deref(),
+        max_tokens,
+        cfg_effort,
         codex_session_id.as_deref(),
         &grammar_props,
         events,
     )?;
     let mut headers = build_sse_headers(
+        pi,
         model.headers(),
-        &opts.headers,
+        opts,
         &account_id,
-        &opts.user_agent,
         codex_session_id.as_deref(),
     );
     // `compressRequestBodyZstd` (:124–141): Node ≥ 22.15 has `zlib.zstdCompressSync`.
@@ -231,37 +289,55 @@ fn set_header(headers: &mut Vec<(String, String)>, name: &str, value: &str) {
     }
 }
 
-/// `buildBaseCodexHeaders` (:1262–1277) + `buildSSEHeaders` (:1278–1288; CX6): model headers,
-/// configured headers, then `Authorization` (redacted), `chatgpt-account-id`, `originator`,
-/// `User-Agent`, `OpenAI-Beta`, `accept`, `content-type`, and the session id as `session-id` and
+/// `buildBaseCodexHeaders` (:1262–1277; 1.6.0/AI/api/openai-codex-responses.js:1306–1322) +
+/// `buildSSEHeaders` (:1278–1288; CX6). 0.85: model headers, configured headers, then
+/// `Authorization` (redacted), `chatgpt-account-id`, `originator`, `User-Agent`. From 1.1.0
+/// `originator` and the client identity come first, as defaults the model headers (each `set`)
+/// and the configured headers override, then `Authorization`, `chatgpt-account-id`. Then
+/// `OpenAI-Beta`, `accept`, `content-type`, and the session id as `session-id` and
 /// `x-client-request-id`. fetch adds its runtime headers (host, connection, content-length,
 /// accept-language, sec-fetch-mode, accept-encoding), which are left out.
 fn build_sse_headers(
+    pi: &Pi,
     model_headers: Option<&Object>,
-    options_headers: &[(String, String)],
+    opts: &StreamOptions,
     account_id: &str,
-    user_agent: &str,
     session_id: Option<&str>,
 ) -> Vec<(String, String)> {
+    let overridable = pi.rules.responses.codex_overridable_identity;
     let mut headers: Vec<(String, String)> = Vec::new();
+    if overridable {
+        // `new Headers({originator: "pi", ...getIdentityHeaders(model, identity)})`.
+        set_header(&mut headers, "originator", "pi");
+        for (k, v) in &opts.identity_headers {
+            set_header(&mut headers, k, v);
+        }
+    }
     if let Some(init) = model_headers {
         for (k, v) in init.iter() {
-            // `new Headers(record)` appends; a repeated name joins with ", ".
             let lower = k.to_ascii_lowercase();
             let value = crate::js::headers::header_value(v);
+            if overridable {
+                // `headers.set(key, value)` per model header.
+                set_header(&mut headers, &lower, &value);
+                continue;
+            }
+            // `new Headers(record)` appends; a repeated name joins with ", ".
             match headers.iter_mut().find(|(n, _)| *n == lower) {
                 Some(slot) => slot.1 = format!("{}, {value}", slot.1),
                 None => headers.push((lower, value)),
             }
         }
     }
-    for (k, v) in options_headers {
+    for (k, v) in &opts.headers {
         set_header(&mut headers, k, v);
     }
     set_header(&mut headers, "Authorization", "<redacted>");
     set_header(&mut headers, "chatgpt-account-id", account_id);
-    set_header(&mut headers, "originator", "pi");
-    set_header(&mut headers, "User-Agent", user_agent);
+    if !overridable {
+        set_header(&mut headers, "originator", "pi");
+        set_header(&mut headers, "User-Agent", &opts.user_agent);
+    }
     set_header(&mut headers, "OpenAI-Beta", "responses=experimental");
     set_header(&mut headers, "accept", "text/event-stream");
     set_header(&mut headers, "content-type", "application/json");
@@ -272,78 +348,127 @@ fn build_sse_headers(
     headers
 }
 
+/// `resolveReasoningEffort(model, reasoningEffort)` (1.6.0/AI/api/openai-codex-responses.js:
+/// 388–393; CX4): "none" is the model's off effort (`thinkingLevelMap.off`, "none" when the map
+/// does not say; `null`: no reasoning field), another level its mapping (`?? level`).
+fn resolve_reasoning_effort(model: &Model, effort: &str) -> Value {
+    let map = model.thinking_level_map();
+    if effort == "none" {
+        return match map.and_then(|m| m.get("off")) {
+            None => Value::str("none"),
+            Some(v) => v.clone(),
+        };
+    }
+    match map.and_then(|m| m.get(effort)) {
+        None | Some(Value::Null) => Value::str(effort),
+        Some(v) => v.clone(),
+    }
+}
+
+/// `getConfigurationUpdateEffort(model, options)` (1.6.0/AI/api/openai-codex-responses.js:
+/// 382–386; CX8): with `compat.supportsMidConvoEffort`, the resolved effort of any level, off
+/// ("none") included, unless it resolves to `null`.
+fn configuration_update_effort(pi: &Pi, model: &Model, effort: Option<&str>) -> Option<Value> {
+    if !pi.rules.responses.codex_configuration_update
+        || !model
+            .compat_value("supportsMidConvoEffort")
+            .is_some_and(Value::truthy)
+    {
+        return None;
+    }
+    Some(resolve_reasoning_effort(model, effort?)).filter(|v| !v.is_null())
+}
+
 /// `buildRequestBody(model, context, options, cacheSessionId, grammarToolInputProperties)`
-/// (:371–428; CX1, CX3–CX5): `instructions` instead of a system message, no max tokens or
-/// sampling params, tools with `strict: null`, reasoning only when thinking is on.
+/// (:371–428; 1.6.0/AI/api/openai-codex-responses.js:394–457; CX1, CX3–CX5, CX8): no max tokens
+/// or sampling params, tools with `strict: null`. 0.85: the system prompt in `instructions`,
+/// reasoning only when thinking is on. 1.6.0: the system messages as input items (no
+/// `instructions`), `max_output_tokens`, the transcript's tools by the tool support mode, off
+/// sent as the model's off effort, the level in `configuration_update` items.
+#[allow(clippy::too_many_arguments)]
 fn build_request_body(
     pi: &Pi,
     model: &Model,
     ctx: &LlmContext,
     reasoning_effort: Option<&str>,
+    max_tokens: f64,
+    cfg_effort: Option<Value>,
     cache_session_id: Option<&str>,
     grammar_props: &[(String, String)],
     events: &mut Events,
 ) -> Result<Value, AdapterError> {
     let supports_strict_mode = compat_flag(model, "supportsStrictMode", true);
     let supports_grammar_tools = compat_flag(model, "supportsOpenAIGrammarTools", false);
-    let deferred_tools_mode = if model
-        .compat_value("supportsAdditionalTools")
-        .is_some_and(Value::truthy)
-    {
-        Some("additional-tools")
-    } else if model
-        .compat_value("supportsToolSearch")
-        .is_some_and(Value::truthy)
-    {
-        Some("tool-search")
-    } else {
-        None
-    };
-    let placement = shared::split_deferred_tools(ctx, deferred_tools_mode.is_some(), events)?;
     let tool_options = ToolOptions {
         strict: Some(Value::Null),
         supports_strict_mode: Some(supports_strict_mode),
         supports_grammar_tools,
         defer_loading: false,
     };
-    let convert_options = ConvertOptions {
-        include_system_prompt: false,
-        grammar_tool_input_properties: grammar_props,
-        deferred_tools: Some(&placement.deferred),
-        deferred_tools_mode,
-        tool_options: tool_options.clone(),
-    };
-    let input = convert_responses_messages(
-        pi,
-        model,
-        ctx,
-        &CODEX_TOOL_CALL_PROVIDERS,
-        &convert_options,
-        events,
-    )?;
-
-    let instructions = if ctx.system_prompt.is_empty() {
-        let default = pi
-            .data
-            .string("openaiCodexResponses", "defaultInstructions");
-        events.push(
-            Event::new(
-                EventKind::Inserted,
-                format!("no system prompt: instructions {default:?}"),
-            )
-            .at("AI/api/openai-codex-responses.js:397"),
-        );
-        default.to_string()
+    let (input, request_tools) = if pi.rules.transcript {
+        let convert_options = ConvertOptions {
+            grammar_tool_input_properties: grammar_props,
+            tool_options: tool_options.clone(),
+            supports_mid_convo_system_messages: compat_flag(
+                model,
+                "supportsMidConvoSystemMessages",
+                false,
+            ),
+            supports_additional_tools: compat_flag(model, "supportsAdditionalTools", false),
+            supports_tool_search: compat_flag(model, "supportsToolSearch", false),
+            configuration_update_effort: cfg_effort.clone(),
+            ..ConvertOptions::default()
+        };
+        let support = shared::tool_support(pi, &convert_options);
+        let (tools, _) = crate::transcript::resolve_tools(&ctx.messages, support);
+        let input = convert_responses_messages(
+            pi,
+            model,
+            ctx,
+            &CODEX_TOOL_CALL_PROVIDERS,
+            &convert_options,
+            events,
+        )?;
+        shared::note_tool_support(support, tools.len(), events);
+        let tools: Vec<ToolDef> = tools
+            .iter()
+            .map(crate::transcript::tool_from_declaration)
+            .collect();
+        (input, tools)
     } else {
-        events.push(
-            Event::new(
-                EventKind::Note,
-                "the system prompt goes to `instructions`, not into input",
-            )
-            .at("AI/api/openai-codex-responses.js:397"),
-        );
-        ctx.system_prompt.clone()
+        let deferred_tools_mode = if model
+            .compat_value("supportsAdditionalTools")
+            .is_some_and(Value::truthy)
+        {
+            Some("additional-tools")
+        } else if model
+            .compat_value("supportsToolSearch")
+            .is_some_and(Value::truthy)
+        {
+            Some("tool-search")
+        } else {
+            None
+        };
+        let placement = shared::split_deferred_tools(ctx, deferred_tools_mode.is_some(), events)?;
+        let convert_options = ConvertOptions {
+            include_system_prompt: false,
+            grammar_tool_input_properties: grammar_props,
+            deferred_tools: Some(&placement.deferred),
+            deferred_tools_mode,
+            tool_options: tool_options.clone(),
+            ..ConvertOptions::default()
+        };
+        let input = convert_responses_messages(
+            pi,
+            model,
+            ctx,
+            &CODEX_TOOL_CALL_PROVIDERS,
+            &convert_options,
+            events,
+        )?;
+        (input, placement.immediate)
     };
+
     let verbosity = pi
         .data
         .string("openaiCodexResponses", "defaultTextVerbosity");
@@ -353,50 +478,143 @@ fn build_request_body(
     let mut body = Object::new()
         .with("model", model.id())
         .with("store", false)
-        .with("stream", true)
-        .with("instructions", instructions)
-        .with("input", Value::Array(input))
-        .with("text", Object::new().with("verbosity", verbosity))
-        .with("include", include);
+        .with("stream", true);
+    if pi.rules.responses.codex_prompt_in_input {
+        events.push(
+            Event::new(
+                EventKind::Note,
+                "no instructions member: the system prompt is the leading input item",
+            )
+            .at("1.6.0/AI/api/openai-codex-responses.js:404"),
+        );
+    } else {
+        let instructions = if ctx.system_prompt.is_empty() {
+            let default = pi
+                .data
+                .string("openaiCodexResponses", "defaultInstructions");
+            events.push(
+                Event::new(
+                    EventKind::Inserted,
+                    format!("no system prompt: instructions {default:?}"),
+                )
+                .at("AI/api/openai-codex-responses.js:397"),
+            );
+            default.to_string()
+        } else {
+            events.push(
+                Event::new(
+                    EventKind::Note,
+                    "the system prompt goes to `instructions`, not into input",
+                )
+                .at("AI/api/openai-codex-responses.js:397"),
+            );
+            ctx.system_prompt.clone()
+        };
+        body.insert("instructions", Value::from(instructions));
+    }
+    body.insert("input", Value::Array(input));
+    body.insert("text", Object::new().with("verbosity", verbosity).into());
+    body.insert("include", include);
     body.insert_opt("prompt_cache_key", cache_session_id.map(Value::str));
     body.insert("tool_choice", Value::str("auto"));
     body.insert("parallel_tool_calls", Value::Bool(true));
-    if !placement.immediate.is_empty() {
+    if pi.rules.responses.codex_max_output_tokens
+        && max_tokens != 0.0
+        && !max_tokens.is_nan()
+        && compat_flag(model, "supportsMaxOutputTokens", true)
+    {
+        body.insert(
+            "max_output_tokens",
+            Value::Number(js::js_max(max_tokens, MIN_OUTPUT_TOKENS)),
+        );
+    }
+    if !request_tools.is_empty() {
         body.insert(
             "tools",
             Value::Array(convert_responses_tools(
                 pi,
-                &placement.immediate,
+                &request_tools,
                 &tool_options,
                 events,
             )?),
         );
     }
-    if let Some(effort) = reasoning_effort {
-        let map = model.thinking_level_map();
-        let mapped = match map.and_then(|m| m.get(effort)) {
-            None | Some(Value::Null) => Value::str(effort),
-            Some(v) => v.clone(),
-        };
-        events.push(
-            Event::new(
-                EventKind::Converted,
-                format!("thinking level {effort} → reasoning.effort {mapped:?}"),
-            )
-            .at("AI/api/openai-codex-responses.js:412"),
-        );
-        body.insert(
-            "reasoning",
-            Object::new()
-                .with("effort", mapped)
-                .with("summary", "auto")
-                .into(),
-        );
-    } else {
-        events.push(
-            Event::new(EventKind::Note, "thinking off: no reasoning member")
-                .at("AI/api/openai-codex-responses.js:411"),
-        );
+    match reasoning_effort {
+        Some(effort) if pi.rules.responses.codex_off_effort => {
+            let effort_value = match &cfg_effort {
+                Some(level) => {
+                    let fixed = pi
+                        .data
+                        .string("openaiCodexResponses", "configurationUpdateEffort");
+                    events.push(
+                        Event::new(
+                            EventKind::Converted,
+                            format!("thinking level {effort} → configuration_update {}; reasoning.effort is the fixed {fixed:?}", level.to_json()),
+                        )
+                        .at("1.6.0/AI/api/openai-codex-responses.js:443"),
+                    );
+                    Value::str(fixed)
+                }
+                None => resolve_reasoning_effort(model, effort),
+            };
+            if effort_value.is_null() {
+                events.push(
+                    Event::new(
+                        EventKind::Dropped,
+                        format!("thinking {effort}: the model's thinkingLevelMap maps it to null, no reasoning member"),
+                    )
+                    .at("1.6.0/AI/api/openai-codex-responses.js:446"),
+                );
+            } else {
+                if cfg_effort.is_none() {
+                    events.push(
+                        Event::new(
+                            EventKind::Converted,
+                            format!(
+                                "thinking level {} → reasoning.effort {}",
+                                if effort == "none" { "off" } else { effort },
+                                effort_value.to_json()
+                            ),
+                        )
+                        .at("1.6.0/AI/api/openai-codex-responses.js:444"),
+                    );
+                }
+                body.insert(
+                    "reasoning",
+                    Object::new()
+                        .with("effort", effort_value)
+                        .with("summary", "auto")
+                        .into(),
+                );
+            }
+        }
+        Some(effort) => {
+            let map = model.thinking_level_map();
+            let mapped = match map.and_then(|m| m.get(effort)) {
+                None | Some(Value::Null) => Value::str(effort),
+                Some(v) => v.clone(),
+            };
+            events.push(
+                Event::new(
+                    EventKind::Converted,
+                    format!("thinking level {effort} → reasoning.effort {mapped:?}"),
+                )
+                .at("AI/api/openai-codex-responses.js:412"),
+            );
+            body.insert(
+                "reasoning",
+                Object::new()
+                    .with("effort", mapped)
+                    .with("summary", "auto")
+                    .into(),
+            );
+        }
+        None => {
+            events.push(
+                Event::new(EventKind::Note, "thinking off: no reasoning member")
+                    .at("AI/api/openai-codex-responses.js:411"),
+            );
+        }
     }
     Ok(body.into())
 }
@@ -438,5 +656,82 @@ mod tests {
         );
         assert!(extract_account_id("test-key").is_err());
         assert!(extract_account_id("a.b.c").is_err());
+    }
+}
+
+#[cfg(test)]
+mod effort_tests {
+    use super::*;
+
+    fn model(map: &str, compat: &str) -> Model {
+        Model {
+            obj: Object::new()
+                .with("id", "gpt-x")
+                .with("api", "openai-codex-responses")
+                .with("provider", "openai-codex")
+                .with("reasoning", true)
+                .with("input", Value::Array(vec![Value::str("text")]))
+                .with("contextWindow", 200000.0)
+                .with("maxTokens", 8000.0)
+                .with("thinkingLevelMap", js::parse(map).unwrap())
+                .with("compat", js::parse(compat).unwrap()),
+        }
+    }
+
+    fn body(model: &Model) -> Value {
+        // {"https://api.openai.com/auth":{"chatgpt_account_id":"acc_1"}}
+        let jwt = "h.eyJodHRwczovL2FwaS5vcGVuYWkuY29tL2F1dGgiOnsiY2hhdGdwdF9hY2NvdW50X2lkIjoiYWNjXzEifX0.s";
+        let pi = Pi::new(crate::PiVersion::V1_6_0).unwrap();
+        let ctx = LlmContext {
+            system_prompt: String::new(),
+            messages: vec![js::parse(r#"{"role":"user","content":"q","timestamp":2}"#).unwrap()],
+            tools: Vec::new(),
+        };
+        let opts = StreamOptions {
+            reasoning: None,
+            api_key: jwt.into(),
+            ..StreamOptions::default()
+        };
+        build(&pi, model, &ctx, &opts, &mut Events::default())
+            .unwrap()
+            .params
+    }
+
+    /// CX4, CX8: off is effort "none", resolved through `thinkingLevelMap.off`; a `null` off
+    /// sends no reasoning and no configuration_update (the CLI clamps such a model's off to
+    /// another level first, so only the adapter reaches this).
+    #[test]
+    fn off_resolves_through_the_map() {
+        let cfg = r#"{"supportsMidConvoEffort":true}"#;
+        let none = body(&model("{}", cfg));
+        let input = none.get("input").and_then(Value::as_array).unwrap();
+        assert_eq!(
+            input.last().map(Value::to_json).as_deref(),
+            Some(r#"{"type":"configuration_update","reasoning":{"effort":"none"}}"#)
+        );
+        assert_eq!(
+            none.get("reasoning").map(Value::to_json).as_deref(),
+            Some(r#"{"effort":"medium","summary":"auto"}"#)
+        );
+        let null = body(&model(r#"{"off":null}"#, cfg));
+        assert_eq!(null.get("reasoning"), None);
+        let input = null.get("input").and_then(Value::as_array).unwrap();
+        assert!(input
+            .iter()
+            .all(|i| i.get_str("type") != Some("configuration_update")));
+        let minimal = body(&model(r#"{"off":"minimal"}"#, "{}"));
+        assert_eq!(
+            minimal.get("reasoning").map(Value::to_json).as_deref(),
+            Some(r#"{"effort":"minimal","summary":"auto"}"#)
+        );
+        // No system message: no instructions member and no prompt item (CX1).
+        assert_eq!(minimal.get("instructions"), None);
+        assert_eq!(
+            minimal
+                .get("input")
+                .and_then(Value::as_array)
+                .map(|a| a.len()),
+            Some(1)
+        );
     }
 }

@@ -1,8 +1,10 @@
-//! pi-ai `dist/api/openai-responses.js` (INVENTORY §4.3, AR1–AR5, AR13): the OpenAI Responses
-//! adapter, from `streamSimple` down to the request the `openai` SDK 6.40.0 sends
-//! (`client.responses.create` → `POST {baseUrl}/responses`, the params serialized with
-//! `JSON.stringify`). The message and tool conversions live in
-//! [`super::openai_responses_shared`].
+//! pi-ai `dist/api/openai-responses.js` (INVENTORY §4.3, AR1–AR5, AR13; 1.6.0: R2 §5, AR2–AR4,
+//! AR13, AR17, AR19): the OpenAI Responses adapter, from `streamSimple` down to the request the
+//! `openai` SDK sends (`client.responses.create` → `POST {baseUrl}/responses`, the params
+//! serialized with `JSON.stringify`). The message and tool conversions live in
+//! [`super::openai_responses_shared`]. From 0.86 the context is the transcript: its system
+//! messages are collapsed into one leading message unless the model takes them
+//! mid-conversation (`compat.supportsMidConvoSystemMessages`), and its tools come from them.
 //!
 //! Values pi reads dynamically stay [`Value`]s: `None` is `undefined`, `Some(Value::Null)` is
 //! `null`.
@@ -20,6 +22,7 @@ use crate::js::{self, number_to_string, Object, Value};
 use crate::messages;
 use crate::model::{self, Model};
 use crate::pi::Pi;
+use crate::tools::ToolDef;
 use crate::trace::{Event, EventKind, Events};
 
 /// `OPENAI_TOOL_CALL_PROVIDERS` (:15): providers whose `call|item` tool-call ids are kept as pairs.
@@ -40,6 +43,11 @@ struct ResponsesCompat {
     supports_tool_search: bool,
     supports_explicit_prompt_cache_mode: bool,
     supports_max_output_tokens: bool,
+    /// 0.86 on (1.6.0/AI/api/openai-responses.js:68, 70, 78).
+    supports_mid_convo_system_messages: bool,
+    /// `model.compat?.promptCacheKeyMode ?? "auto"`.
+    prompt_cache_key_mode: Value,
+    supports_mid_convo_effort: bool,
 }
 
 /// `getCompat(model)` (:51–63). `supportsDeveloperRole` is read by the shared conversion
@@ -62,6 +70,54 @@ fn get_compat(model: &Model) -> ResponsesCompat {
             false,
         ),
         supports_max_output_tokens: compat_flag(model, "supportsMaxOutputTokens", true),
+        supports_mid_convo_system_messages: compat_flag(
+            model,
+            "supportsMidConvoSystemMessages",
+            false,
+        ),
+        prompt_cache_key_mode: match model.compat_value("promptCacheKeyMode") {
+            None | Some(Value::Null) => Value::str("auto"),
+            Some(v) => v.clone(),
+        },
+        supports_mid_convo_effort: compat_flag(model, "supportsMidConvoEffort", false),
+    }
+}
+
+/// `isChatGPTSignIn(model, apiKey)` (1.6.0/AI/api/openai-responses.js:26–31; AR3): a key that is
+/// not an `sk-` API key sent straight to OpenAI is a Sign in with ChatGPT token.
+fn is_chatgpt_sign_in(pi: &Pi, model: &Model, api_key: &str) -> bool {
+    pi.rules.responses.chatgpt_sign_in
+        && model.provider() == "openai"
+        && model.obj.get_str("baseUrl") == Some("https://api.openai.com/v1")
+        && !api_key.is_empty()
+        && !api_key.starts_with("sk-")
+}
+
+/// `getConfigurationUpdateEffort(model, options, compat)` (1.6.0/AI/api/openai-responses.js:
+/// 82–90; AR17): with `supportsMidConvoEffort` and a thinking level, the level
+/// (`thinkingLevelMap[level] ?? level`) goes into `configuration_update` items.
+fn configuration_update_effort(
+    pi: &Pi,
+    model: &Model,
+    options: &ResponsesOptions,
+    compat: &ResponsesCompat,
+    api_key: &str,
+) -> Option<Value> {
+    if !pi.rules.responses.configuration_update || !compat.supports_mid_convo_effort {
+        return None;
+    }
+    let effort = options.reasoning_effort.as_deref()?;
+    if is_chatgpt_sign_in(pi, model, api_key) {
+        return None;
+    }
+    Some(mapped_effort(model, effort))
+}
+
+/// `model.thinkingLevelMap?.[effort] ?? effort`.
+fn mapped_effort(model: &Model, effort: &str) -> Value {
+    match model.thinking_level_map().and_then(|m| m.get(effort)) {
+        None | Some(Value::Null) => Value::str(effort),
+        Some(v) => v.clone(),
     }
 }
 
@@ -154,10 +210,15 @@ fn stream_simple_options(
         .as_deref()
         .filter(|r| !r.is_empty())
         .map(|r| model::clamp_thinking_level(model, r, events));
+    let reasoning_effort = clamped.filter(|level| level != "off");
+    // 1.0.2: `resolveSamplingParams(model, reasoningEffort ?? "off", options.samplingParams)`
+    // (1.6.0/AI/api/openai-responses.js:308; AR19).
+    let sampling_params =
+        messages::resolve_sampling_params(pi, model, reasoning_effort.as_deref().unwrap_or("off"));
     ResponsesOptions {
         max_tokens,
-        sampling_params: messages::sampling_params(model),
-        reasoning_effort: clamped.filter(|level| level != "off"),
+        sampling_params,
+        reasoning_effort,
         session_id: opts.session_id.clone(),
     }
 }
@@ -172,6 +233,7 @@ pub fn build(
     events: &mut Events,
 ) -> Result<Request, AdapterError> {
     get_client_api_key(model.provider(), &opts.api_key, &opts.headers)?;
+    // The clamp reads the transcript before its system messages are placed (A2).
     let options = stream_simple_options(pi, model, ctx, opts, events);
     let retention = cache_retention(opts);
     let cache_session_id = if retention == "none" {
@@ -180,10 +242,42 @@ pub fn build(
         options.session_id.as_deref()
     };
     let compat = get_compat(model);
+    // 0.86 on: `resolveTranscript(context, compat.supportsMidConvoSystemMessages)` (:110).
+    let resolved;
+    let ctx = if pi.rules.transcript {
+        resolved = shared::resolve_transcript(
+            pi,
+            ctx,
+            compat.supports_mid_convo_system_messages,
+            "1.6.0/AI/api/openai-responses.js:110",
+            events,
+        );
+        &resolved
+    } else {
+        ctx
+    };
+    let declared;
+    let grammar_tools = if pi.rules.transcript {
+        declared = crate::transcript::declared_tools(&ctx.messages);
+        &declared
+    } else {
+        &ctx.tools
+    };
     let grammar_props = constrained_sampling::create_grammar_tool_input_properties(
-        &ctx.tools,
+        grammar_tools,
         compat.supports_openai_grammar_tools,
     )?;
+    let cfg_effort = configuration_update_effort(pi, model, &options, &compat, &opts.api_key);
+    let sign_in = is_chatgpt_sign_in(pi, model, &opts.api_key);
+    if sign_in {
+        events.push(
+            Event::new(
+                EventKind::Note,
+                "Sign in with ChatGPT (provider openai, base URL https://api.openai.com/v1, a key not starting sk-): prompt_cache_retention, prompt_cache_options, max_output_tokens, temperature and configuration_update items are left out",
+            )
+            .at("1.6.0/AI/api/openai-responses.js:258"),
+        );
+    }
     let headers = create_client(pi, model, ctx, opts, cache_session_id, &compat, events);
     let params = build_params(
         pi,
@@ -193,6 +287,8 @@ pub fn build(
         &compat,
         &grammar_props,
         retention,
+        cfg_effort,
+        sign_in,
         events,
     )?;
     let body = params.to_json();
@@ -230,9 +326,11 @@ fn responses_url(model: &Model, opts: &StreamOptions) -> String {
     }
 }
 
-/// `createClient` (:175–208; AR13) and the SDK's header assembly: `User-Agent`, model headers,
-/// the Copilot dynamic headers, the session headers (`x-session-id` for OpenRouter; else
-/// `session_id` for the "openai" format and `x-client-request-id`), then configured headers.
+/// `createClient` (:175–208; 1.6.0/AI/api/openai-responses.js:208–241; AR13) and the SDK's
+/// header assembly: the client identity (`User-Agent`, from 1.4.0 the attribution headers),
+/// model headers, the Copilot dynamic headers, the session headers (`x-session-id` for
+/// OpenRouter; else `session_id` — from 1.5.1 `session-id` — for the "openai" format and
+/// `x-client-request-id`), then configured headers.
 fn create_client(
     pi: &Pi,
     model: &Model,
@@ -242,8 +340,11 @@ fn create_client(
     compat: &ResponsesCompat,
     events: &mut Events,
 ) -> Vec<(String, String)> {
-    // `getPiUserAgent()` depends on the machine: the caller passes it.
-    let mut headers = Object::new().with("User-Agent", opts.user_agent.as_str());
+    // The client identity depends on the machine: the caller passes it.
+    let mut headers = Object::new();
+    for (k, v) in &opts.identity_headers {
+        headers.insert(k.as_str(), Value::str(v));
+    }
     if let Some(h) = model.headers() {
         headers.spread(h);
     }
@@ -263,7 +364,12 @@ fn create_client(
             headers.insert("x-session-id", Value::str(sid));
         } else {
             if compat.session_affinity_format.as_str() == Some("openai") {
-                headers.insert("session_id", Value::str(sid));
+                let name = if pi.rules.responses.session_id_header_hyphen {
+                    "session-id"
+                } else {
+                    "session_id"
+                };
+                headers.insert(name, Value::str(sid));
             }
             headers.insert("x-client-request-id", Value::str(sid));
         }
@@ -278,8 +384,11 @@ fn create_client(
     crate::sdk::openai::request_headers(pi, "Authorization", &headers, &opts.env, events)
 }
 
-/// `buildParams(model, context, options, compat, grammarToolInputProperties)` (:209–277): the
-/// body in pi's key order (AR3–AR5), tools split for deferral (M17, AR12).
+/// `buildParams(model, context, options, compat, grammarToolInputProperties)` (:209–277;
+/// 1.6.0/AI/api/openai-responses.js:242–313): the body in pi's key order (AR3–AR5). In 0.85
+/// tools are split for deferral (M17, AR12); from 0.86 the top-level tools are the transcript's
+/// (`resolveTranscriptTools` by the tool support mode, AR14), and the thinking level may travel
+/// in `configuration_update` items (AR17).
 #[allow(clippy::too_many_arguments)]
 fn build_params(
     pi: &Pi,
@@ -289,43 +398,87 @@ fn build_params(
     compat: &ResponsesCompat,
     grammar_props: &[(String, String)],
     retention: &str,
+    cfg_effort: Option<Value>,
+    sign_in: bool,
     events: &mut Events,
 ) -> Result<Value, AdapterError> {
-    let deferred_tools_mode = if compat.supports_additional_tools {
-        Some("additional-tools")
-    } else if compat.supports_tool_search {
-        Some("tool-search")
-    } else {
-        None
-    };
-    let placement = shared::split_deferred_tools(ctx, deferred_tools_mode.is_some(), events)?;
     let tool_options = ToolOptions {
         strict: None,
         supports_strict_mode: Some(compat.supports_strict_mode),
         supports_grammar_tools: compat.supports_openai_grammar_tools,
         defer_loading: false,
     };
-    let convert_options = ConvertOptions {
-        include_system_prompt: true,
-        grammar_tool_input_properties: grammar_props,
-        deferred_tools: Some(&placement.deferred),
-        deferred_tools_mode,
-        tool_options: tool_options.clone(),
+    let (input, request_tools) = if pi.rules.transcript {
+        let convert_options = ConvertOptions {
+            grammar_tool_input_properties: grammar_props,
+            tool_options: tool_options.clone(),
+            supports_mid_convo_system_messages: compat.supports_mid_convo_system_messages,
+            supports_additional_tools: compat.supports_additional_tools,
+            supports_tool_search: compat.supports_tool_search,
+            configuration_update_effort: cfg_effort.clone(),
+            ..ConvertOptions::default()
+        };
+        let support = shared::tool_support(pi, &convert_options);
+        let (tools, _) = crate::transcript::resolve_tools(&ctx.messages, support);
+        let input = convert_responses_messages(
+            pi,
+            model,
+            ctx,
+            &OPENAI_TOOL_CALL_PROVIDERS,
+            &convert_options,
+            events,
+        )?;
+        shared::note_tool_support(support, tools.len(), events);
+        let tools: Vec<ToolDef> = tools
+            .iter()
+            .map(crate::transcript::tool_from_declaration)
+            .collect();
+        (input, tools)
+    } else {
+        let deferred_tools_mode = if compat.supports_additional_tools {
+            Some("additional-tools")
+        } else if compat.supports_tool_search {
+            Some("tool-search")
+        } else {
+            None
+        };
+        let placement = shared::split_deferred_tools(ctx, deferred_tools_mode.is_some(), events)?;
+        let convert_options = ConvertOptions {
+            include_system_prompt: true,
+            grammar_tool_input_properties: grammar_props,
+            deferred_tools: Some(&placement.deferred),
+            deferred_tools_mode,
+            tool_options: tool_options.clone(),
+            ..ConvertOptions::default()
+        };
+        let input = convert_responses_messages(
+            pi,
+            model,
+            ctx,
+            &OPENAI_TOOL_CALL_PROVIDERS,
+            &convert_options,
+            events,
+        )?;
+        (input, placement.immediate)
     };
-    let input = convert_responses_messages(
-        pi,
-        model,
-        ctx,
-        &OPENAI_TOOL_CALL_PROVIDERS,
-        &convert_options,
-        events,
-    )?;
 
     let mut params = Object::new()
         .with("model", model.id())
         .with("input", Value::Array(input))
         .with("stream", true);
-    let prompt_cache_key = if retention == "none" {
+    // 1.5.2: `compat.promptCacheKeyMode !== "disabled"` too (AR3).
+    let key_disabled = pi.rules.responses.prompt_cache_key_mode
+        && compat.prompt_cache_key_mode.as_str() == Some("disabled");
+    if key_disabled {
+        events.push(
+            Event::new(
+                EventKind::Dropped,
+                "no prompt_cache_key (compat.promptCacheKeyMode \"disabled\")",
+            )
+            .at("1.6.0/AI/api/openai-responses.js:256"),
+        );
+    }
+    let prompt_cache_key = if retention == "none" || key_disabled {
         None
     } else {
         clamp_openai_prompt_cache_key(options.session_id.as_deref())
@@ -340,7 +493,7 @@ fn build_params(
         );
     }
     params.insert_opt("prompt_cache_key", prompt_cache_key.map(Value::from));
-    let cache_retention_value = get_prompt_cache_retention(compat, retention);
+    let cache_retention_value = get_prompt_cache_retention(compat, retention).filter(|_| !sign_in);
     if cache_retention_value.is_some() {
         events.push(
             Event::new(
@@ -351,7 +504,7 @@ fn build_params(
         );
     }
     params.insert_opt("prompt_cache_retention", cache_retention_value);
-    let cache_options = get_prompt_cache_options(compat, retention);
+    let cache_options = get_prompt_cache_options(compat, retention).filter(|_| !sign_in);
     if let Some(o) = &cache_options {
         events.push(
             Event::new(
@@ -364,7 +517,7 @@ fn build_params(
     params.insert_opt("prompt_cache_options", cache_options);
     params.insert("store", Value::Bool(false));
     let max_tokens = options.max_tokens;
-    if max_tokens != 0.0 && !max_tokens.is_nan() && compat.supports_max_output_tokens {
+    if max_tokens != 0.0 && !max_tokens.is_nan() && compat.supports_max_output_tokens && !sign_in {
         let value = js::js_max(max_tokens, OPENAI_RESPONSES_MIN_OUTPUT_TOKENS);
         if value != max_tokens {
             events.push(
@@ -380,12 +533,12 @@ fn build_params(
         }
         params.insert("max_output_tokens", Value::Number(value));
     }
-    if !placement.immediate.is_empty() {
+    if !request_tools.is_empty() {
         params.insert(
             "tools",
             Value::Array(convert_responses_tools(
                 pi,
-                &placement.immediate,
+                &request_tools,
                 &tool_options,
                 events,
             )?),
@@ -394,21 +547,36 @@ fn build_params(
     if model.reasoning() {
         let map = model.thinking_level_map();
         if let Some(effort) = &options.reasoning_effort {
-            let mapped = match map.and_then(|m| m.get(effort)) {
-                None | Some(Value::Null) => Value::str(effort.as_str()),
-                Some(v) => v.clone(),
+            let mapped = mapped_effort(model, effort);
+            let sent = match &cfg_effort {
+                Some(_) => {
+                    let fixed = pi
+                        .data
+                        .string("openaiResponses", "configurationUpdateEffort");
+                    events.push(
+                        Event::new(
+                            EventKind::Converted,
+                            format!("thinking level {effort} → configuration_update {mapped:?}; reasoning.effort is the fixed {fixed:?}"),
+                        )
+                        .at("1.6.0/AI/api/openai-responses.js:292"),
+                    );
+                    Value::str(fixed)
+                }
+                None => {
+                    events.push(
+                        Event::new(
+                            EventKind::Converted,
+                            format!("thinking level {effort} → reasoning.effort {mapped:?}"),
+                        )
+                        .at("AI/api/openai-responses.js:255"),
+                    );
+                    mapped
+                }
             };
-            events.push(
-                Event::new(
-                    EventKind::Converted,
-                    format!("thinking level {effort} → reasoning.effort {mapped:?}"),
-                )
-                .at("AI/api/openai-responses.js:255"),
-            );
             params.insert(
                 "reasoning",
                 Object::new()
-                    .with("effort", mapped)
+                    .with("effort", sent)
                     .with("summary", "auto")
                     .into(),
             );
@@ -443,4 +611,85 @@ fn build_params(
         params.spread(sp);
     }
     Ok(params.into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(compat: Object) -> Model {
+        Model {
+            obj: Object::new()
+                .with("id", "gpt-x")
+                .with("api", "openai-responses")
+                .with("provider", "openai")
+                .with("baseUrl", "https://api.openai.com/v1")
+                .with("reasoning", true)
+                .with("input", Value::Array(vec![Value::str("text")]))
+                .with("contextWindow", 200000.0)
+                .with("maxTokens", 8000.0)
+                .with("compat", compat),
+        }
+    }
+
+    fn body(api_key: &str) -> Value {
+        let pi = Pi::new(crate::PiVersion::V1_6_0).unwrap();
+        let ctx = LlmContext {
+            system_prompt: String::new(),
+            messages: vec![
+                js::parse(r#"{"role":"system","content":"S","timestamp":1}"#).unwrap(),
+                js::parse(r#"{"role":"user","content":"q","timestamp":2}"#).unwrap(),
+            ],
+            tools: Vec::new(),
+        };
+        let opts = StreamOptions {
+            reasoning: Some("high".into()),
+            session_id: Some("sid".into()),
+            api_key: api_key.into(),
+            env: [("PI_CACHE_RETENTION".to_string(), "long".to_string())].into(),
+            ..StreamOptions::default()
+        };
+        let compat = Object::new().with("supportsMidConvoEffort", true);
+        build(&pi, &model(compat), &ctx, &opts, &mut Events::default())
+            .unwrap()
+            .params
+    }
+
+    /// AR3, AR17: a Sign in with ChatGPT token sent to api.openai.com drops the fields that
+    /// endpoint rejects and the configuration_update items (no capture reaches this: the
+    /// oracle repoints the base URL).
+    #[test]
+    fn sign_in_with_chatgpt_omits_unsupported_fields() {
+        let api_key = body("sk-test");
+        assert_eq!(
+            api_key.get("prompt_cache_retention"),
+            Some(&Value::str("24h"))
+        );
+        assert_eq!(
+            api_key.get("max_output_tokens"),
+            Some(&Value::Number(8000.0))
+        );
+        let input = api_key.get("input").and_then(Value::as_array).unwrap();
+        assert_eq!(
+            input.last().map(Value::to_json).as_deref(),
+            Some(r#"{"type":"configuration_update","reasoning":{"effort":"high"}}"#)
+        );
+        assert_eq!(
+            api_key.get("reasoning").map(Value::to_json).as_deref(),
+            Some(r#"{"effort":"medium","summary":"auto"}"#)
+        );
+
+        let token = body("eyJhbGciOi.token.sig");
+        assert_eq!(token.get("prompt_cache_retention"), None);
+        assert_eq!(token.get("max_output_tokens"), None);
+        assert_eq!(token.get("prompt_cache_key"), Some(&Value::str("sid")));
+        let input = token.get("input").and_then(Value::as_array).unwrap();
+        assert!(input
+            .iter()
+            .all(|i| i.get_str("type") != Some("configuration_update")));
+        assert_eq!(
+            token.get("reasoning").map(Value::to_json).as_deref(),
+            Some(r#"{"effort":"high","summary":"auto"}"#)
+        );
+    }
 }

@@ -27,6 +27,7 @@ use crate::model::Model;
 use crate::pi::Pi;
 use crate::tools::ToolDef;
 use crate::trace::{Event, EventKind, Events};
+use crate::transcript::{self, ToolChanges};
 
 /// A text pi inserts into bodies (data/pi-0.85.1/strings.json, group `openaiResponsesShared`).
 fn text(pi: &Pi, key: &str) -> &'static str {
@@ -240,17 +241,89 @@ pub fn convert_responses_tools(
 // ---------------------------------------------------------------------------------------------
 
 /// The options of `convertResponsesMessages`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct ConvertOptions<'a> {
-    /// `options.includeSystemPrompt ?? true` (codex passes false: the prompt goes to
-    /// `instructions`).
+    /// 0.85: `options.includeSystemPrompt ?? true` (codex passes false: the prompt goes to
+    /// `instructions`). From 0.86 the system messages are always input items.
     pub include_system_prompt: bool,
     pub grammar_tool_input_properties: &'a [(String, String)],
-    /// `options.deferredTools` (a Map by name), `None` when not passed.
+    /// 0.85: `options.deferredTools` (a Map by name), `None` when not passed.
     pub deferred_tools: Option<&'a [(String, ToolDef)]>,
-    /// `"additional-tools"`, `"tool-search"` or `None`.
+    /// 0.85: `"additional-tools"`, `"tool-search"` or `None`.
     pub deferred_tools_mode: Option<&'static str>,
     pub tool_options: ToolOptions,
+    /// 0.86 on: `options.supportsMidConvoSystemMessages` (system messages kept in place, else
+    /// collapsed into one leading message).
+    pub supports_mid_convo_system_messages: bool,
+    /// 1.4.0 on: `options.supportsAdditionalTools` and `options.supportsToolSearch`, read by
+    /// [`tool_support`].
+    pub supports_additional_tools: bool,
+    pub supports_tool_search: bool,
+    /// 1.3.0 on: `options.configurationUpdateEffort` (AR17, CX8): `Some` sends the thinking
+    /// level as `configuration_update` items.
+    pub configuration_update_effort: Option<Value>,
+}
+
+/// `resolveTranscript(context, supportsMidConvoSystemMessages)` (1.6.0/AI/utils/transcript.js:
+/// 101–104) as each Responses adapter's `stream` runs it (`at`): the system messages kept where
+/// they are, or collapsed into one leading message. The context keeps no prompt or tools of its
+/// own (they are in the messages).
+pub fn resolve_transcript(
+    pi: &Pi,
+    ctx: &LlmContext,
+    keep: bool,
+    at: &'static str,
+    events: &mut Events,
+) -> LlmContext {
+    let n_system = ctx
+        .messages
+        .iter()
+        .filter(|m| m.get_str("role") == Some("system"))
+        .count();
+    let leading = ctx.messages.first().and_then(|m| m.get_str("role")) == Some("system");
+    if n_system > 1 || (n_system == 1 && !leading) {
+        events.push(
+            Event::new(
+                if keep { EventKind::Note } else { EventKind::Converted },
+                if keep {
+                    format!("{n_system} system messages kept in place (compat.supportsMidConvoSystemMessages)")
+                } else {
+                    format!("{n_system} system messages collapsed into one leading system message (the model does not take them mid-conversation)")
+                },
+            )
+            .at(at),
+        );
+    }
+    LlmContext {
+        system_prompt: String::new(),
+        messages: transcript::resolve(pi, &ctx.messages, keep),
+        tools: Vec::new(),
+    }
+}
+
+/// A trace note on where the transcript's tools go (AR14).
+pub fn note_tool_support(support: ToolChanges, top_level: usize, events: &mut Events) {
+    let what = match support {
+        ToolChanges::Changes => "tool support \"changes\": every system message declares its tools in additional_tools items, no top-level tools".to_string(),
+        ToolChanges::Additions => format!("tool support \"additions\": {top_level} top-level tools (the state after the last removal or redefinition), later additions as synthetic tool searches"),
+        ToolChanges::None => format!("tool support \"none\": the {top_level} current tools at the top level"),
+    };
+    events.push(Event::new(EventKind::Note, what).at("1.6.0/AI/api/openai-responses-shared.js:74"));
+}
+
+/// `getResponsesToolSupport(options)` (1.6.0/AI/api/openai-responses-shared.js:74–78; AR14):
+/// "changes" needs system messages and `additional_tools` mid-conversation; tool search alone
+/// gives "additions" (which, with the transcript collapsed, folds everything like "none").
+pub fn tool_support(pi: &Pi, options: &ConvertOptions) -> ToolChanges {
+    if !pi.rules.responses.anchored_tool_changes {
+        ToolChanges::None
+    } else if options.supports_mid_convo_system_messages && options.supports_additional_tools {
+        ToolChanges::Changes
+    } else if options.supports_tool_search {
+        ToolChanges::Additions
+    } else {
+        ToolChanges::None
+    }
 }
 
 impl ConvertOptions<'_> {
@@ -362,7 +435,12 @@ fn convert_tool_result_output(
         .iter()
         .filter(|c| c.get_str("type") == Some("image"))
         .collect();
-    let has_text = utf16_len(&text_result) > 0;
+    // 1.4.0: whitespace-only text counts as none (AR10).
+    let has_text = if pi.rules.responses.blank_tool_result_is_empty {
+        !js::js_trim(&text_result).is_empty()
+    } else {
+        utf16_len(&text_result) > 0
+    };
     if images.is_empty() || !model.supports_images() {
         let out: Str = if has_text {
             text_result
@@ -476,11 +554,14 @@ pub fn normalize_tool_call_id(
 }
 
 /// `convertResponsesMessages(model, context, allowedToolCallProviders, options)`
-/// (AI/api/openai-responses-shared.js:61–267): `transformMessages` with this module's id
-/// normalizer, the system prompt as a developer/system message (AR6), then users (AR7),
-/// assistants — reasoning items replayed from signatures, output_text messages, function calls
-/// (AR8) — and tool results with deferred-tool loading (AR10). `msgIndex` counts the messages
-/// not skipped (AR9).
+/// (AI/api/openai-responses-shared.js:61–267; 1.6.0/AI/api/openai-responses-shared.js:92–331):
+/// `transformMessages` with this module's id normalizer, then per message: the system prompt as
+/// a developer/system message (AR6; from 0.86 every system message of the transcript, collapsed
+/// or kept in place, with the tool changes it anchors, AR14–AR16), users (AR7), assistants —
+/// reasoning items replayed from signatures, output_text messages, function calls (AR8), a
+/// `configuration_update` before a same-model reply (AR17) — and tool results (AR10; in 0.85
+/// with deferred-tool loading). `msgIndex` counts the messages not skipped, from 0.86 not the
+/// leading system message (AR9).
 pub fn convert_responses_messages(
     pi: &Pi,
     model: &Model,
@@ -489,24 +570,38 @@ pub fn convert_responses_messages(
     options: &ConvertOptions,
     events: &mut Events,
 ) -> Result<Vec<Value>, AdapterError> {
+    // 0.86 on: `resolveTranscript(context, options?.supportsMidConvoSystemMessages)` (:93).
+    let resolved;
+    let source: &[Value] = if pi.rules.transcript {
+        resolved = transcript::resolve(
+            pi,
+            &ctx.messages,
+            options.supports_mid_convo_system_messages,
+        );
+        &resolved
+    } else {
+        &ctx.messages
+    };
     // transformMessages records each id it changes.
     let normalize = |id: &str, target: &Model, source: &Value| {
         normalize_tool_call_id(pi, id, target, source, allowed_providers)
     };
     let transformed =
-        messages::transform_messages(pi, &ctx.messages, model, Some(&normalize), 0.0, events);
+        messages::transform_messages(pi, source, model, Some(&normalize), 0.0, events);
+    let support = tool_support(pi, options);
+    let folded = transcript::resolve_tools(source, support).1;
+    let developer = model.reasoning()
+        && model.compat_value("supportsDeveloperRole") != Some(&Value::Bool(false));
+    let instruction_role = if developer { "developer" } else { "system" };
 
     let mut messages: Vec<Value> = Vec::new();
     let mut loaded_tool_names: Vec<String> = Vec::new();
-    if options.include_system_prompt && !ctx.system_prompt.is_empty() {
-        let developer = model.reasoning()
-            && model.compat_value("supportsDeveloperRole") != Some(&Value::Bool(false));
-        let role = if developer { "developer" } else { "system" };
+    if !pi.rules.transcript && options.include_system_prompt && !ctx.system_prompt.is_empty() {
         events.push(
             Event::new(
                 EventKind::Note,
                 format!(
-                    "system prompt sent as a {role:?} input message{}",
+                    "system prompt sent as a {instruction_role:?} input message{}",
                     if developer { " (reasoning model)" } else { "" }
                 ),
             )
@@ -514,7 +609,7 @@ pub fn convert_responses_messages(
         );
         messages.push(
             Object::new()
-                .with("role", role)
+                .with("role", instruction_role)
                 .with(
                     "content",
                     sanitize_surrogates(&ctx.system_prompt).into_owned(),
@@ -523,10 +618,36 @@ pub fn convert_responses_messages(
         );
     }
 
+    let mut tool_changes = AnchoredToolChanges {
+        support,
+        instruction_role,
+        declared_additional_tools: false,
+        unavailable: Vec::new(),
+    };
     let mut msg_index: usize = 0;
+    let mut system_index: usize = 0;
     for (i, msg) in transformed.iter().enumerate() {
         let label = format!("message {i}");
+        let leading = pi.rules.transcript && i == 0 && msg.get_str("role") == Some("system");
         match msg.get_str("role") {
+            Some("system") if pi.rules.transcript => {
+                // transformMessages keeps system messages in order (M14), so this index is the
+                // transcript's.
+                let anchors = system_index >= folded;
+                system_index += 1;
+                convert_system_message(
+                    pi,
+                    msg,
+                    leading,
+                    anchors,
+                    msg_index,
+                    &mut tool_changes,
+                    options,
+                    &mut messages,
+                    &label,
+                    events,
+                )?;
+            }
             Some("user") => match msg.get("content") {
                 Some(Value::String(s)) => {
                     let part = Object::new()
@@ -596,6 +717,21 @@ pub fn convert_responses_messages(
                     );
                     continue;
                 }
+                if options.configuration_update_effort.is_some() && is_same_model(model, msg) {
+                    if let Some(level) = msg.get("providerThinkingLevel") {
+                        events.push(
+                            Event::new(
+                                EventKind::Inserted,
+                                format!(
+                                    "{label}: configuration_update with the level this reply was made at ({})",
+                                    level.to_json()
+                                ),
+                            )
+                            .at("1.6.0/AI/api/openai-responses-shared.js:300"),
+                        );
+                        messages.push(configuration_update(level.clone()));
+                    }
+                }
                 messages.extend(output);
             }
             Some("toolResult") => {
@@ -624,34 +760,318 @@ pub fn convert_responses_messages(
                         .with("output", output)
                         .into(),
                 );
-                let mut deferred: Vec<ToolDef> = Vec::new();
-                for name in added_tool_names(msg)? {
-                    let Some(tool) = options.deferred_tool(&name) else {
-                        continue;
-                    };
-                    if loaded_tool_names.contains(&tool.name) {
-                        continue;
+                if pi.rules.responses.anchored_tool_changes {
+                    // 0.86 on: tools load at the system message that declares them.
+                } else {
+                    let mut deferred: Vec<ToolDef> = Vec::new();
+                    for name in added_tool_names(msg)? {
+                        let Some(tool) = options.deferred_tool(&name) else {
+                            continue;
+                        };
+                        if loaded_tool_names.contains(&tool.name) {
+                            continue;
+                        }
+                        loaded_tool_names.push(tool.name.clone());
+                        deferred.push(tool.clone());
                     }
-                    loaded_tool_names.push(tool.name.clone());
-                    deferred.push(tool.clone());
-                }
-                if !deferred.is_empty() {
-                    load_deferred_tools(
-                        pi,
-                        tool_call_id,
-                        &deferred,
-                        options,
-                        &mut messages,
-                        &label,
-                        events,
-                    )?;
+                    if !deferred.is_empty() {
+                        load_deferred_tools(
+                            pi,
+                            tool_call_id,
+                            &deferred,
+                            options,
+                            &mut messages,
+                            &label,
+                            events,
+                        )?;
+                    }
                 }
             }
             _ => {}
         }
-        msg_index += 1;
+        if !leading {
+            msg_index += 1;
+        }
+    }
+    if let Some(effort) = &options.configuration_update_effort {
+        events.push(
+            Event::new(
+                EventKind::Inserted,
+                format!(
+                    "configuration_update at the end: this request's thinking level ({})",
+                    effort.to_json()
+                ),
+            )
+            .at("1.6.0/AI/api/openai-responses-shared.js:328"),
+        );
+        messages.push(configuration_update(effort.clone()));
     }
     Ok(messages)
+}
+
+/// `pushConfigurationUpdate(effort)` (1.6.0/AI/api/openai-responses-shared.js:162–167).
+fn configuration_update(effort: Value) -> Value {
+    Object::new()
+        .with("type", "configuration_update")
+        .with("reasoning", Object::new().with("effort", effort))
+        .into()
+}
+
+/// `isSameModel`: the reply came from this provider, api and model id.
+fn is_same_model(model: &Model, msg: &Value) -> bool {
+    msg.get_str("provider") == Some(model.provider())
+        && msg.get_str("api") == Some(model.api())
+        && msg.get_str("model") == Some(model.id())
+}
+
+/// The state of `appendSystemToolAdditions` across the system messages.
+struct AnchoredToolChanges {
+    support: ToolChanges,
+    instruction_role: &'static str,
+    /// `declaredAdditionalTools`: an `additional_tools` item was sent (the next one gets the
+    /// incremental notice first).
+    declared_additional_tools: bool,
+    /// `unavailableTools`: tools announced as removed and not declared again since, a Set in
+    /// insertion order.
+    unavailable: Vec<String>,
+}
+
+/// A tool name as a JS Set key would print it.
+fn tool_name(t: &Value) -> String {
+    to_js_string(t.get("name"))
+}
+
+/// `msg.toolsAdded ?? []` / `msg.toolsRemoved ?? []` (pi iterates them; a non-array throws).
+fn tool_list<'v>(msg: &'v Value, key: &str, label: &str) -> Result<&'v [Value], AdapterError> {
+    match msg.get(key) {
+        None | Some(Value::Null) => Ok(&[]),
+        Some(Value::Array(a)) => Ok(a),
+        Some(other) => Err(err(format!(
+            "{label}: {key} is not iterable ({})",
+            to_js_string(Some(other))
+        ))),
+    }
+}
+
+/// A system message of the transcript (1.6.0/AI/api/openai-responses-shared.js:175–195; AR6,
+/// AR14–AR16): first the tool changes it anchors (past the folded ones), then its text — the
+/// leading message's whole prompt (`getSystemMessageText`), a later one's update
+/// (`renderSystemMessageUpdate`) — with the removal notice, as one `developer`/`system` item.
+#[allow(clippy::too_many_arguments)]
+fn convert_system_message(
+    pi: &Pi,
+    msg: &Value,
+    leading: bool,
+    anchors: bool,
+    msg_index: usize,
+    state: &mut AnchoredToolChanges,
+    options: &ConvertOptions,
+    messages: &mut Vec<Value>,
+    label: &str,
+    events: &mut Events,
+) -> Result<(), AdapterError> {
+    let added = tool_list(msg, "toolsAdded", label)?;
+    if anchors {
+        let seed = fill(
+            text(pi, "toolSearchSeed"),
+            &[("msgIndex", &msg_index.to_string())],
+        );
+        append_system_tool_additions(pi, added, &seed, state, options, messages, label, events)?;
+    }
+    let mut parts = vec![if leading {
+        transcript::system_message_text(pi, msg)
+    } else {
+        transcript::render_system_message_update(pi, msg)
+    }];
+    if anchors {
+        // A redefinition is a removal plus an addition of the same name: only true removals
+        // are announced.
+        let added_names: Vec<String> = added.iter().map(tool_name).collect();
+        let removed: Vec<String> = tool_list(msg, "toolsRemoved", label)?
+            .iter()
+            .map(tool_name)
+            .filter(|n| !added_names.contains(n))
+            .collect();
+        if !removed.is_empty() {
+            let items: Vec<String> = removed
+                .iter()
+                .map(|n| format!("{}{n}", text(pi, "toolRemovalNoticeItemPrefix")))
+                .collect();
+            parts.push(format!(
+                "{}{}",
+                text(pi, "toolRemovalNoticePrefix"),
+                items.join(text(pi, "toolRemovalNoticeJoin"))
+            ));
+            events.push(
+                Event::new(
+                    EventKind::Inserted,
+                    format!(
+                        "{label}: removal of {} announced as text (a Responses tool cannot be removed)",
+                        removed.join(", ")
+                    ),
+                )
+                .at("1.6.0/AI/api/openai-responses-shared.js:186"),
+            );
+        }
+        for name in removed {
+            if !state.unavailable.contains(&name) {
+                state.unavailable.push(name);
+            }
+        }
+    }
+    parts.retain(|p| !p.is_empty());
+    let joined = parts.join(text(pi, "systemPartsJoin"));
+    if joined.is_empty() {
+        events.push(
+            Event::new(
+                EventKind::Dropped,
+                format!("{label}: system message with no text: no input item"),
+            )
+            .at("1.6.0/AI/api/openai-responses-shared.js:192"),
+        );
+        return Ok(());
+    }
+    events.push(
+        Event::new(
+            EventKind::Note,
+            if leading {
+                format!(
+                    "{label}: the system prompt sent as a {:?} input item",
+                    state.instruction_role
+                )
+            } else {
+                format!(
+                    "{label}: system message kept in place as a {:?} input item",
+                    state.instruction_role
+                )
+            },
+        )
+        .at("1.6.0/AI/api/openai-responses-shared.js:193"),
+    );
+    messages.push(
+        Object::new()
+            .with("role", state.instruction_role)
+            .with("content", sanitize_surrogates(&joined).into_owned())
+            .into(),
+    );
+    Ok(())
+}
+
+/// `appendSystemToolAdditions(message, seed)` (1.6.0/AI/api/openai-responses-shared.js:125–161;
+/// AR15, AR16): the tools a system message adds, as an `additional_tools` item (after the
+/// incremental notice when one was sent before) in "changes" mode, or as a client-executed
+/// `tool_search_call` + `tool_search_output` pair in "additions" mode.
+#[allow(clippy::too_many_arguments)]
+fn append_system_tool_additions(
+    pi: &Pi,
+    added: &[Value],
+    seed: &str,
+    state: &mut AnchoredToolChanges,
+    options: &ConvertOptions,
+    messages: &mut Vec<Value>,
+    label: &str,
+    events: &mut Events,
+) -> Result<(), AdapterError> {
+    for t in added {
+        let name = tool_name(t);
+        state.unavailable.retain(|n| *n != name);
+    }
+    if added.is_empty() {
+        return Ok(());
+    }
+    let tools: Vec<ToolDef> = added
+        .iter()
+        .map(transcript::tool_from_declaration)
+        .collect();
+    let names: Vec<String> = added.iter().map(tool_name).collect();
+    match state.support {
+        ToolChanges::Changes => {
+            if state.declared_additional_tools {
+                let mut notice = text(pi, "incrementalToolsNotice").to_string();
+                if !state.unavailable.is_empty() {
+                    notice.push_str(text(pi, "stillUnavailablePrefix"));
+                    notice.push_str(&state.unavailable.join(text(pi, "stillUnavailableJoin")));
+                    notice.push_str(text(pi, "stillUnavailableSuffix"));
+                }
+                messages.push(
+                    Object::new()
+                        .with("role", state.instruction_role)
+                        .with("content", notice)
+                        .into(),
+                );
+            }
+            state.declared_additional_tools = true;
+            let converted = convert_responses_tools(pi, &tools, &options.tool_options, events)?;
+            messages.push(
+                Object::new()
+                    .with("type", "additional_tools")
+                    .with("role", "developer")
+                    .with("tools", Value::Array(converted))
+                    .into(),
+            );
+            events.push(
+                Event::new(
+                    EventKind::Inserted,
+                    format!(
+                        "{label}: additional_tools item declares {}",
+                        names.join(", ")
+                    ),
+                )
+                .at("1.6.0/AI/api/openai-responses-shared.js:136"),
+            );
+        }
+        ToolChanges::Additions => {
+            let hash_input = fill(
+                text(pi, "toolSearchCallIdHashInput"),
+                &[
+                    ("seed", seed),
+                    ("names", &names.join(text(pi, "toolSearchCallIdNamesJoin"))),
+                ],
+            );
+            let call_id = fill(
+                text(pi, "toolSearchCallId"),
+                &[("shortHash", &short_hash(&hash_input))],
+            );
+            let arguments = Object::new()
+                .with("query", names.join(text(pi, "toolSearchQueryJoin")))
+                .with("limit", names.len());
+            messages.push(
+                Object::new()
+                    .with("type", "tool_search_call")
+                    .with("call_id", call_id.as_str())
+                    .with("execution", "client")
+                    .with("status", "completed")
+                    .with("arguments", arguments)
+                    .into(),
+            );
+            let tool_options = ToolOptions {
+                defer_loading: true,
+                ..options.tool_options.clone()
+            };
+            let converted = convert_responses_tools(pi, &tools, &tool_options, events)?;
+            messages.push(
+                Object::new()
+                    .with("type", "tool_search_output")
+                    .with("call_id", call_id.as_str())
+                    .with("execution", "client")
+                    .with("status", "completed")
+                    .with("tools", Value::Array(converted))
+                    .into(),
+            );
+            events.push(
+                Event::new(
+                    EventKind::Inserted,
+                    format!(
+                        "{label}: tool_search_call + tool_search_output load {} (call id {call_id:?} = shortHash({hash_input:?}))",
+                        names.join(", ")
+                    ),
+                )
+                .at("1.6.0/AI/api/openai-responses-shared.js:146"),
+            );
+        }
+        ToolChanges::None => {}
+    }
+    Ok(())
 }
 
 /// The assistant branch of `convertResponsesMessages` (AI/api/openai-responses-shared.js:
@@ -774,6 +1194,7 @@ fn convert_assistant_message(
                 output.push(item.into());
             }
             Some("toolCall") => output.push(convert_tool_call(
+                pi,
                 block,
                 same_model,
                 different_model,
@@ -791,7 +1212,9 @@ fn convert_assistant_message(
 /// A tool-call block of an assistant message (AI/api/openai-responses-shared.js:165–203): a
 /// `function_call` (or a grammar tool's `custom_tool_call`) with the call id, the item id when it
 /// may be replayed, and the namespace when the same model or a deferred tool made the call.
+#[allow(clippy::too_many_arguments)]
 fn convert_tool_call(
+    pi: &Pi,
     block: &Value,
     same_model: bool,
     different_model: bool,
@@ -813,7 +1236,33 @@ fn convert_tool_call(
     );
     let starts_fc = item_id_raw.is_some_and(|i| i.starts_with("fc_"));
     let mut item_id = item_id_raw;
-    if (different_model && starts_fc) || (custom_input_property.is_none() && !starts_fc) {
+    if pi.rules.responses.item_id_prefix_per_type {
+        // 1.4.x: the id must have the prefix of the replayed type, and a different model's ids
+        // are never replayed.
+        let prefix = if custom_input_property.is_none() {
+            "fc_"
+        } else {
+            "ctc_"
+        };
+        let has_prefix = item_id_raw.is_some_and(|i| i.starts_with(prefix));
+        if different_model || !has_prefix {
+            if let Some(dropped) = item_id {
+                let why = if different_model {
+                    "a different model of the same provider".to_string()
+                } else {
+                    format!("it does not start with {prefix}")
+                };
+                events.push(
+                    Event::new(
+                        EventKind::Dropped,
+                        format!("{label} block {k}: item id {dropped:?} not replayed ({why})"),
+                    )
+                    .at("1.6.0/AI/api/openai-responses-shared.js:273"),
+                );
+            }
+            item_id = None;
+        }
+    } else if (different_model && starts_fc) || (custom_input_property.is_none() && !starts_fc) {
         if let Some(dropped) = item_id {
             let why = if different_model && starts_fc {
                 "a different model of the same provider"
@@ -830,8 +1279,9 @@ fn convert_tool_call(
         }
         item_id = None;
     }
-    let can_replay_namespace =
-        same_model || name.is_some_and(|n| options.deferred_tool(n).is_some());
+    let can_replay_namespace = same_model
+        || (!pi.rules.responses.item_id_prefix_per_type
+            && name.is_some_and(|n| options.deferred_tool(n).is_some()));
     let namespace = block
         .get("namespace")
         .filter(|_| can_replay_namespace)
@@ -1072,7 +1522,13 @@ mod tests {
                 "openai-codex-responses",
             ] {
                 let api: crate::api::Api = api.parse().expect("an api");
-                if !inputs.pi.rules().ported_apis.contains(&api) {
+                if !inputs
+                    .captured_pi
+                    .unwrap_or(crate::PiVersion::LATEST)
+                    .rules()
+                    .ported_apis
+                    .contains(&api)
+                {
                     continue; // said by the adapter-not-ported diagnostic
                 }
                 let mut inputs = inputs.clone();
@@ -1092,6 +1548,160 @@ mod tests {
             }
         }
         assert!(unexpected.is_empty(), "{unexpected:#?}");
+    }
+
+    fn pi16() -> Pi {
+        Pi::new(crate::PiVersion::V1_6_0).expect("pi 1.6.0's data is compiled in")
+    }
+
+    fn ctx_of(messages: &[&str]) -> LlmContext {
+        LlmContext {
+            system_prompt: String::new(),
+            messages: messages.iter().map(|m| js::parse(m).unwrap()).collect(),
+            tools: Vec::new(),
+        }
+    }
+
+    fn ids(input: &[Value]) -> Vec<String> {
+        input
+            .iter()
+            .filter(|i| i.get_str("type") == Some("custom_tool_call"))
+            .map(|i| {
+                format!(
+                    "{}={}",
+                    to_js_string(i.get("call_id")),
+                    to_js_string(i.get("id"))
+                )
+            })
+            .collect()
+    }
+
+    /// AR8: a replayed grammar-tool call keeps its item id in 1.6.0 only with the `ctc_` prefix;
+    /// 0.85 kept any custom call's id unless another model's `fc_` one (and another model's ids
+    /// are normalized to `fc_` by transformMessages, so both drop those). Grammar tools cannot
+    /// be declared from the CLI, so no capture reaches this.
+    #[test]
+    fn custom_tool_call_ids_need_their_prefix_and_the_same_model() {
+        let model = model("openai", "openai-responses");
+        let props = vec![("apply_patch".to_string(), "input".to_string())];
+        let call = |model_id: &str, id: &str| {
+            format!(
+                r#"{{"role":"assistant","provider":"openai","api":"openai-responses","model":"{model_id}","stopReason":"toolUse","content":[{{"type":"toolCall","id":"{id}","name":"apply_patch","arguments":{{"input":"x"}}}}]}}"#
+            )
+        };
+        let msgs = [
+            call("other", "call_1|ctc_1"),
+            call("m", "call_2|ctc_2"),
+            call("m", "call_3|fc_3"),
+        ];
+        let ctx = ctx_of(&msgs.iter().map(String::as_str).collect::<Vec<_>>());
+        let options = ConvertOptions {
+            grammar_tool_input_properties: &props,
+            include_system_prompt: true,
+            ..ConvertOptions::default()
+        };
+        let run = |pi: &Pi| {
+            let input = convert_responses_messages(
+                pi,
+                &model,
+                &ctx,
+                &["openai"],
+                &options,
+                &mut Events::default(),
+            )
+            .unwrap();
+            ids(&input)
+        };
+        assert_eq!(
+            run(&pi16()),
+            ["call_1=undefined", "call_2=ctc_2", "call_3=undefined"]
+        );
+        assert_eq!(
+            run(&pi()),
+            ["call_1=undefined", "call_2=ctc_2", "call_3=fc_3"]
+        );
+    }
+
+    /// AR6, AR15: in "changes" mode the unavailable set is a JS Set: a name declared again
+    /// leaves it, a later removal appends; the notice lists what is left, in that order.
+    #[test]
+    fn incremental_notice_lists_the_tools_still_unavailable() {
+        let p = pi16();
+        let model = Model {
+            obj: Object::new()
+                .with("id", "m")
+                .with("provider", "mock")
+                .with("api", "openai-responses")
+                .with("reasoning", false),
+        };
+        let t = |n: &str| {
+            format!(r#"{{"name":"{n}","description":"d","parameters":{{"type":"object"}}}}"#)
+        };
+        let ctx = ctx_of(&[
+            &format!(
+                r#"{{"role":"system","content":"BASE","toolsAdded":[{},{},{}]}}"#,
+                t("a"),
+                t("b"),
+                t("c")
+            ),
+            r#"{"role":"user","content":"q"}"#,
+            r#"{"role":"system","content":"","toolsRemoved":[{"name":"c"},{"name":"a"}]}"#,
+            &format!(
+                r#"{{"role":"system","content":"","toolsAdded":[{}],"toolsRemoved":[{{"name":"b"}}]}}"#,
+                t("b")
+            ),
+            &format!(
+                r#"{{"role":"system","content":"","toolsAdded":[{}]}}"#,
+                t("c")
+            ),
+        ]);
+        let options = ConvertOptions {
+            supports_mid_convo_system_messages: true,
+            supports_additional_tools: true,
+            ..ConvertOptions::default()
+        };
+        assert_eq!(tool_support(&p, &options), ToolChanges::Changes);
+        let input = convert_responses_messages(
+            &p,
+            &model,
+            &ctx,
+            &["openai"],
+            &options,
+            &mut Events::default(),
+        )
+        .unwrap();
+        let texts: Vec<String> = input
+            .iter()
+            .map(|i| match i.get_str("type") {
+                Some(t) => format!(
+                    "<{t}:{}>",
+                    i.get("tools")
+                        .and_then(Value::as_array)
+                        .map_or(0, |a| a.len())
+                ),
+                None => format!(
+                    "{}:{}",
+                    to_js_string(i.get("role")),
+                    to_js_string(i.get("content"))
+                ),
+            })
+            .collect();
+        let notice = text(&p, "incrementalToolsNotice");
+        assert_eq!(
+            texts,
+            [
+                "<additional_tools:3>".to_string(),
+                "system:BASE".to_string(),
+                "user:[object Object]".to_string(),
+                "system:The following tools are no longer available. Do not call them:\n- c\n- a"
+                    .to_string(),
+                // b is redefined (removed and added in one message): not a removal.
+                format!("system:{notice}\nStill unavailable: c, a."),
+                "<additional_tools:1>".to_string(),
+                format!("system:{notice}\nStill unavailable: a."),
+                "<additional_tools:1>".to_string(),
+            ]
+        );
     }
 
     #[test]

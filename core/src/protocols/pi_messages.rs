@@ -2,7 +2,9 @@
 //! request is one POST of `{model, context, options}` to `<baseUrl>/messages`, where `context`
 //! is the LLM context exactly as the agent loop holds it: no `transformMessages`, no
 //! sanitization, every message field kept, and the whole AgentTool objects as `JSON.stringify`
-//! shows them.
+//! shows them. From 0.86 on that context is the transcript `{messages}`: the system messages
+//! (content, sections, tool declarations, removals, timestamp) are among the messages as the
+//! session holds them, with no `systemPrompt` and no `tools` (PM2).
 
 use super::{err, AdapterError, Request, StreamOptions};
 use crate::context::LlmContext;
@@ -16,7 +18,7 @@ use crate::trace::{Event, EventKind, Events};
 /// `reasoning` is the agent's level, already clamped. With no extension, `onPayload` returns
 /// nothing and the payload is sent as built.
 pub fn build(
-    _pi: &Pi,
+    pi: &Pi,
     model: &Model,
     ctx: &LlmContext,
     opts: &StreamOptions,
@@ -29,20 +31,43 @@ pub fn build(
         )));
     }
     let url = messages_url(model.base_url())?;
-    let headers = request_headers(opts);
+    let headers = if pi.rules.pi_messages.identity_headers_merged {
+        merged_request_headers(opts, events)
+    } else {
+        request_headers(opts)
+    };
 
-    let context = llm_context_json(ctx);
-    events.push(
-        Event::new(
-            EventKind::Note,
-            format!(
-                "raw context sent: {} messages, {} tools, no transformMessages and no sanitization",
-                ctx.messages.len(),
-                ctx.tools.len()
-            ),
-        )
-        .at("AI/api/pi-messages.js:136"),
-    );
+    let context = if pi.rules.transcript {
+        let system = ctx
+            .messages
+            .iter()
+            .filter(|m| m.get_str("role") == Some("system"))
+            .count();
+        events.push(
+            Event::new(
+                EventKind::Note,
+                format!(
+                    "raw transcript sent as context {{messages}}: {} messages ({system} system messages with their sections and tool declarations as stored), no systemPrompt, no tools, no transformMessages and no sanitization",
+                    ctx.messages.len()
+                ),
+            )
+            .at("1.6.0/AI/api/pi-messages.js:272"),
+        );
+        transcript_context_json(ctx)
+    } else {
+        events.push(
+            Event::new(
+                EventKind::Note,
+                format!(
+                    "raw context sent: {} messages, {} tools, no transformMessages and no sanitization",
+                    ctx.messages.len(),
+                    ctx.tools.len()
+                ),
+            )
+            .at("AI/api/pi-messages.js:136"),
+        );
+        llm_context_json(ctx)
+    };
     // `{temperature, maxTokens, reasoning, cacheRetention, sessionId, toolChoice}`: the coding
     // agent sets neither temperature, maxTokens nor toolChoice, and JSON.stringify drops them.
     let mut options = Object::new();
@@ -92,6 +117,15 @@ fn llm_context_json(ctx: &LlmContext) -> Value {
             "tools",
             Value::Array(ctx.tools.iter().map(|t| t.agent_tool_json()).collect()),
         )
+        .into()
+}
+
+/// The transcript context (0.86 on): `normalizeContext({messages})` (CORE/agent-loop.js:273,
+/// AI/utils/transcript.js:23–27) gives `{messages}` and nothing else, the messages being
+/// `convertToLlm`'s output, system messages included as the same objects.
+fn transcript_context_json(ctx: &LlmContext) -> Value {
+    Object::new()
+        .with("messages", Value::Array(ctx.messages.clone()))
         .into()
 }
 
@@ -155,6 +189,58 @@ fn request_headers(opts: &StreamOptions) -> Vec<(String, String)> {
     headers
 }
 
+/// The `fetch` headers from 1.4.0 (1.6.0/AI/api/pi-messages.js:288–292):
+/// `providerHeadersToRecord(getIdentityHeaders(model, identity), {authorization, accept,
+/// "content-type"}, options.headers)` (AI/utils/headers.js:8–19) — one Map by lower-case name
+/// over the three sources in order, each entry deleted and set again (a later source's header
+/// replaces an earlier one of any case and moves to the end, with its own spelling). `fetch`
+/// lower-cases the names; pi's `User-Agent` is given, so undici adds none. The key is shown as
+/// `<redacted>`.
+fn merged_request_headers(opts: &StreamOptions, events: &mut Events) -> Vec<(String, String)> {
+    let own = [
+        ("authorization", "<redacted>"),
+        ("accept", "text/event-stream"),
+        ("content-type", "application/json"),
+    ];
+    let mut merged: Vec<(String, String)> = Vec::new();
+    let set = |name: &str, value: &str, merged: &mut Vec<(String, String)>| {
+        let lower = name.to_ascii_lowercase();
+        let replaced = merged.iter().any(|(k, _)| *k == lower);
+        merged.retain(|(k, _)| *k != lower);
+        merged.push((lower, value.to_string()));
+        replaced
+    };
+    for (name, value) in &opts.identity_headers {
+        set(name, value, &mut merged);
+    }
+    for (name, value) in own {
+        set(name, value, &mut merged);
+    }
+    for (name, value) in &opts.headers {
+        if set(name, value, &mut merged) {
+            events.push(
+                Event::new(
+                    EventKind::Replaced,
+                    format!(
+                        "configured header {name} replaces pi's {} and moves to the end",
+                        name.to_ascii_lowercase()
+                    ),
+                )
+                .at("1.6.0/AI/utils/headers.js:13"),
+            );
+        }
+    }
+    for (name, value) in merged.iter_mut() {
+        if ["auth", "api-key", "cookie"]
+            .iter()
+            .any(|s| name.contains(s))
+        {
+            *value = "<redacted>".into();
+        }
+    }
+    merged
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,6 +266,73 @@ mod tests {
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn merged_headers_replace_by_lower_case_name_and_move_to_the_end() {
+        let opts = StreamOptions {
+            identity_headers: vec![
+                ("User-Agent".into(), "pi/1.6.0".into()),
+                ("HTTP-Referer".into(), "https://pi.dev".into()),
+            ],
+            headers: vec![
+                ("Accept".into(), "application/x-ndjson".into()),
+                ("X-Team".into(), "ctx".into()),
+                ("user-agent".into(), "lab/1".into()),
+            ],
+            ..Default::default()
+        };
+        let got = merged_request_headers(&opts, &mut Events::default());
+        let want: Vec<(String, String)> = [
+            ("http-referer", "https://pi.dev"),
+            ("authorization", "<redacted>"),
+            ("content-type", "application/json"),
+            ("accept", "application/x-ndjson"),
+            ("x-team", "ctx"),
+            ("user-agent", "lab/1"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn the_transcript_goes_out_as_it_is() {
+        let pi16 = Pi::new(crate::PiVersion::V1_6_0).unwrap();
+        let model = Model {
+            obj: Object::new()
+                .with("id", "m")
+                .with("api", "pi-messages")
+                .with("provider", "gw")
+                .with("baseUrl", "http://gw/v1"),
+        };
+        let messages = crate::js::parse(
+            r#"[{"role":"system","content":"S","toolsAdded":[{"name":"read","description":"d","parameters":{},"constrainedSampling":{"type":"json_schema","strict":"prefer"}}],"timestamp":1},{"role":"user","content":"hi","timestamp":2}]"#,
+        )
+        .unwrap();
+        let ctx = LlmContext {
+            system_prompt: String::new(),
+            messages: messages.as_array().unwrap().clone(),
+            tools: Vec::new(),
+        };
+        let opts = StreamOptions {
+            api_key: "k".into(),
+            reasoning: Some("low".into()),
+            session_id: Some("s".into()),
+            identity_headers: vec![("User-Agent".into(), "pi/1.6.0".into())],
+            ..Default::default()
+        };
+        let req = build(&pi16, &model, &ctx, &opts, &mut Events::default()).unwrap();
+        assert_eq!(
+            req.body,
+            format!(
+                r#"{{"model":"m","context":{{"messages":{}}},"options":{{"reasoning":"low","sessionId":"s"}}}}"#,
+                messages.to_json()
+            )
+        );
+        assert_eq!(req.headers[0], ("user-agent".into(), "pi/1.6.0".into()));
+        assert!(!req.headers.iter().any(|(_, v)| v == "undici"));
     }
 
     #[test]

@@ -52,15 +52,79 @@ pub fn source_prefixes_json(pi: Option<&Pi>) -> Value {
         .unwrap_or_else(Value::object)
 }
 
-/// The pi release rebuilt: `{version, released}`.
+/// The pi release rebuilt and why: `{version, released, reason, explanation, detection,
+/// newerSession, supported}` (`reason`: given, captured, detected or default; `detection`:
+/// what the session proves, `{version, certainty, atLeast, evidence: [{line, fact}]}`).
 pub fn pi_json(a: &Assembly) -> Value {
-    match &a.pi {
-        Some(pi) => Object::new()
-            .with("version", pi.version.as_str())
-            .with("released", pi.version.released())
-            .into(),
-        None => Value::Null,
-    }
+    let choice = a.choice.as_ref();
+    let version =
+        a.pi.as_ref()
+            .map(|p| p.version)
+            .or(choice.map(|c| c.version));
+    let Some(version) = version else {
+        return Value::Null;
+    };
+    let detection = choice.and_then(|c| c.detection.as_ref()).map(|d| {
+        Value::from(
+            Object::new()
+                .with("version", d.version.as_str())
+                .with("certainty", d.certainty.as_str())
+                .with("atLeast", d.at_least.map_or(Value::Null, Value::from))
+                .with(
+                    "evidence",
+                    Value::Array(
+                        d.evidence
+                            .iter()
+                            .map(|e| {
+                                Object::new()
+                                    .with(
+                                        "line",
+                                        e.line.map_or(Value::Null, |l| Value::from(l as f64)),
+                                    )
+                                    .with("fact", e.fact.as_str())
+                                    .into()
+                            })
+                            .collect(),
+                    ),
+                ),
+        )
+    });
+    Object::new()
+        .with("version", version.as_str())
+        .with("released", version.released())
+        .with("reason", choice.map_or("default", |c| c.reason.as_str()))
+        .with(
+            "explanation",
+            choice.map_or(Value::Null, |c| Value::from(c.explain())),
+        )
+        .with("detection", detection.unwrap_or(Value::Null))
+        .with(
+            "newerSession",
+            choice
+                .and_then(|c| c.newer_session_warning())
+                .map_or(Value::Null, Value::from),
+        )
+        .with(
+            "builtinTools",
+            Value::Array(
+                a.pi.as_ref()
+                    .and_then(|pi| pi.data.tools.as_array())
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|t| t.get_str("name").map(Value::str))
+                    .collect(),
+            ),
+        )
+        .with(
+            "supported",
+            Value::Array(
+                crate::PiVersion::ALL
+                    .iter()
+                    .map(|v| Value::from(v.as_str()))
+                    .collect(),
+            ),
+        )
+        .into()
 }
 
 /// The stage-by-stage trace, pi's source locations as they are in the release rebuilt.

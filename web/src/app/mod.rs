@@ -335,13 +335,65 @@ pub fn app() -> Html {
         html! { <div class="status busy" role="status"><span class="spinner" aria-hidden="true"></span>{"starting the worker…"}</div> }
     };
 
+    // The pi release: asked for (the picker), else the capture's, else the one the session
+    // proves, else the newest; the report says which and why.
+    let pi_info = report.as_ref().and_then(|r| r.get("pi").cloned());
+    let explanation = pi_info
+        .as_ref()
+        .and_then(|p| p.get_str("explanation").map(String::from))
+        .unwrap_or_else(|| "the release is chosen when the report comes".into());
+    let reason = pi_info
+        .as_ref()
+        .and_then(|p| p.get_str("reason").map(String::from))
+        .unwrap_or_default();
+    let rebuilt = pi_info
+        .as_ref()
+        .and_then(|p| p.get_str("version").map(String::from));
+    let newer_session = pi_info
+        .as_ref()
+        .and_then(|p| p.get_str("newerSession").map(String::from));
+    let asked = state.scenario.overrides.pi;
+    let pi_picker = {
+        let d = dispatch.clone();
+        let onchange = Callback::from(move |e: Event| {
+            let value = e
+                .target_dyn_into::<web_sys::HtmlSelectElement>()
+                .map(|s| s.value())
+                .unwrap_or_default();
+            let v: Option<ctxlens::PiVersion> = value.parse().ok();
+            d.dispatch(Action::EditOverrides(Box::new(move |o| o.pi = v)));
+        });
+        let auto_label = match (&rebuilt, asked) {
+            (Some(v), None) => format!("auto: {v} ({reason})"),
+            _ => "auto".to_string(),
+        };
+        html! {
+            <label class="pi-picker" title={format!("The pi release rebuilt: {explanation}. Auto takes the capture's release, else the one the session proves (its system messages, entry types, texts, dates), else the newest.")}>
+                <span class="muted">{"pi"}</span>
+                <select data-testid="pi-version" data-rebuilt={rebuilt.clone()} data-reason={reason.clone()} {onchange}>
+                    <option value="auto" selected={asked.is_none()}>{auto_label}</option>
+                    { for ctxlens::PiVersion::ALL.iter().rev().map(|v| html! {
+                        <option value={v.as_str()} selected={asked == Some(*v)}>{format!("{v} ({})", v.released())}</option>
+                    }) }
+                </select>
+            </label>
+        }
+    };
+
     html! {
         <div class={classes!("app", dragging.then_some("dragging"))} {ondragover} {ondragleave} {ondrop}>
             if crate::embed::active() { <crate::embed::EmbedBar name={state.scenario.name.clone()} api={current_api.clone()} /> }
             <header class="top">
+                if let Some(w) = newer_session.clone() {
+                    <div class="banner warn" role="alert" data-testid="newer-session">
+                        <strong>{"Session from a newer pi. "}</strong>{w}
+                        {". Pick the release you run in the pi menu."}
+                    </div>
+                }
                 <div class="brand">
                     <h1>{"ctxlens"}</h1>
                     <span class="scenario" title="the scenario on screen">{&state.scenario.name}</span>
+                    { pi_picker }
                 </div>
                 <StatsStrip report={report.clone()} />
                 { status }
@@ -394,7 +446,7 @@ pub fn app() -> Html {
             </main>
             <aside class="side">
                 <InputsPanel scenario={state.scenario.clone()} laid={state.laid.clone()} reading={state.reading.clone()} dispatch={dispatch.clone()} />
-                <SettingsPanel overrides={state.scenario.overrides.clone()} base={state.laid.base.clone()} report={report.clone()} builtin_tools={state.builtin_tools.clone()}
+                <SettingsPanel overrides={state.scenario.overrides.clone()} base={state.laid.base.clone()} report={report.clone()}
                     catalog={state.catalog.clone()}
                     on_edit={{ let d = dispatch.clone(); Callback::from(move |e| d.dispatch(Action::EditOverrides(e))) }}
                     on_want_catalog={{ let d = dispatch.clone(); Callback::from(move |_| d.dispatch(Action::WantCatalog)) }} />

@@ -83,9 +83,10 @@ pub struct AppState {
     pub last: Option<Timing>,
     pub view: ViewState,
     pub ready: bool,
-    pub builtin_tools: Vec<String>,
     pub catalog: Option<Rc<Vec<CatalogModel>>>,
     pub catalog_requested: bool,
+    /// The release of [`Self::catalog`].
+    pub catalog_pi: Option<ctxlens::PiVersion>,
     pub reading: Option<String>,
     pub host: Rc<Host>,
     /// Reports whose provenance stayed in the worker: api → the answers so far (path → answer,
@@ -148,9 +149,9 @@ impl AppState {
             last: None,
             view,
             ready: false,
-            builtin_tools: Vec::new(),
             catalog: None,
             catalog_requested: false,
+            catalog_pi: None,
             reading: None,
             host,
             prov: BTreeMap::new(),
@@ -227,6 +228,20 @@ impl AppState {
         self.compares = Shared::new(map);
     }
 
+    /// The pi release on screen: the one the reports rebuilt, else the one asked for, else the
+    /// newest.
+    pub fn release(&self) -> ctxlens::PiVersion {
+        self.reports
+            .values()
+            .find_map(|r| {
+                r.get("pi")
+                    .and_then(|p| p.get_str("version"))
+                    .and_then(|v| v.parse().ok())
+            })
+            .or(self.scenario.overrides.pi)
+            .unwrap_or(ctxlens::PiVersion::LATEST)
+    }
+
     fn prefetch_allowed(&self) -> bool {
         if self.view.compare {
             return true;
@@ -279,14 +294,13 @@ impl AppState {
 
     fn on_worker(&mut self, m: FromWorker) {
         match m {
-            FromWorker::Ready { builtin_tools } => {
+            FromWorker::Ready => {
                 self.ready = true;
-                self.builtin_tools = builtin_tools;
                 self.in_flight = None;
                 if let Some(l) = self.host.link.borrow().as_ref() {
                     l.load(self.gen, &self.laid);
                     if self.catalog_requested && self.catalog.is_none() {
-                        l.catalog();
+                        l.catalog(self.release());
                     }
                     // Asked for while the worker was starting.
                     for ((a, b), _) in self
@@ -354,6 +368,15 @@ impl AppState {
                 } else {
                     self.prov.remove(&key);
                 }
+                // A catalog of another release than the one now on screen is let go.
+                let release = report
+                    .get("pi")
+                    .and_then(|p| p.get_str("version"))
+                    .and_then(|v| v.parse().ok());
+                if self.catalog.is_some() && release.is_some() && release != self.catalog_pi {
+                    self.catalog = None;
+                    self.catalog_requested = false;
+                }
                 let mut map = (*self.reports).clone();
                 map.insert(key, report);
                 self.reports = Shared::new(map);
@@ -396,7 +419,8 @@ impl AppState {
                     self.set_compare((a, b), c);
                 }
             }
-            FromWorker::Catalog { json } => {
+            FromWorker::Catalog { pi, json } => {
+                self.catalog_pi = pi;
                 let list = js::parse(&json)
                     .ok()
                     .and_then(|v| v.as_array().cloned())
@@ -564,7 +588,7 @@ impl Reducible for AppState {
                 if !s.catalog_requested {
                     s.catalog_requested = true;
                     if let (true, Some(l)) = (s.ready, s.host.link.borrow().as_ref()) {
-                        l.catalog();
+                        l.catalog(s.release());
                     }
                 }
             }

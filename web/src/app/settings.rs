@@ -71,7 +71,6 @@ pub(super) struct SettingsProps {
     pub(super) overrides: Overrides,
     pub(super) base: crate::state::EnvView,
     pub(super) report: Option<Shared<Value>>,
-    pub(super) builtin_tools: Vec<String>,
     pub(super) catalog: Option<Rc<Vec<CatalogModel>>>,
     /// Edits are applied by the reducer to the overrides on screen then (never to this render's
     /// copy: two edits in a row both count).
@@ -154,7 +153,19 @@ pub(super) fn settings_panel(p: &SettingsProps) -> Html {
             })
         })
         .unwrap_or_default();
-    let mut candidates: Vec<String> = p.builtin_tools.clone();
+    // The release's built-in tools (the report's `pi.builtinTools`), then the active ones.
+    let mut candidates: Vec<String> = p
+        .report
+        .as_ref()
+        .and_then(|r| r.get("pi"))
+        .and_then(|pi| pi.get("builtinTools"))
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|t| t.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
     for t in active.iter().chain(o.tools.iter().flatten()) {
         if !candidates.contains(t) {
             candidates.push(t.clone());

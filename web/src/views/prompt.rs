@@ -206,7 +206,7 @@ pub fn PromptView(p: &ViewProps) -> Html {
                                   title={m.get("stored").filter(|v| !v.is_null()).map(stored_help).unwrap_or_default()}>
                                 {format!("system message {} · {} · {}",
                                     k + 1,
-                                    if m.get("update").and_then(Value::as_bool) == Some(true) { "an update, sent where it is stored" } else { "the prompt" },
+                                    if s(&sp, "placement") == "raw" { "sent as stored" } else if m.get("update").and_then(Value::as_bool) == Some(true) { "an update, sent where it is stored" } else { "the prompt" },
                                     m.get("stored").filter(|v| !v.is_null()).map(stored_label).unwrap_or_default())}
                             </span>
                         }

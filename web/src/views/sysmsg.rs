@@ -80,6 +80,14 @@ pub fn placement_text(sp: &Value) -> Option<(String, &'static str)> {
         }
     }
     match sp.get_str("placement")? {
+        "raw" => Some((
+            format!(
+                "Sent as {} system message{} as the session stores them: each where it is, its sections as they are.",
+                msgs.len(),
+                if msgs.len() == 1 { "" } else { "s" }
+            ),
+            "This protocol (pi-messages) sends pi's own messages: each system message with its content and named sections, where it is stored in the conversation.",
+        )),
         "in-place" => Some((
             format!(
                 "Sent as {} system messages kept where they are stored: the first as the prompt, {} later as updates.",

@@ -1,0 +1,583 @@
+//! Which pi release an assembly rebuilds, and why: the one given (`--pi`, `piVersion`, the app's
+//! picker), else the release that made the capture (a case's `env.json`), else the one the
+//! session proves, else the newest supported.
+//!
+//! What a session proves comes from what later releases write and earlier ones do not: system
+//! messages (0.86.0 on, before the first prompt of every run), `context_edit` entries (0.87.0),
+//! `usage` entries (0.86.0's cache warming), a compaction's system-prompt checkpoint (0.86.0),
+//! the release's own section texts, and the file's timestamps against release dates. Each fact
+//! is kept as evidence with its line.
+
+use std::fmt;
+
+use super::{PiData, PiVersion};
+use crate::inputs::{Inputs, SourceText};
+use crate::js::{self, Value};
+
+/// The pi releases after 0.85.1 that ctxlens knows of (from 1.6.0's CHANGELOG.md), with the
+/// date each was released: what the detection names when a session proves "0.86.0 or later".
+pub const LATER_RELEASES: [(&str, &str); 20] = [
+    ("0.86.0", "2026-09-19"),
+    ("0.86.1", "2026-09-20"),
+    ("0.87.0", "2026-09-21"),
+    ("0.87.1", "2026-09-22"),
+    ("0.99.0", "2026-09-29"),
+    ("0.99.1", "2026-09-29"),
+    ("0.99.2", "2026-09-30"),
+    ("1.0.0", "2026-10-01"),
+    ("1.0.1", "2026-10-03"),
+    ("1.0.2", "2026-10-04"),
+    ("1.0.3", "2026-10-05"),
+    ("1.0.4", "2026-10-05"),
+    ("1.1.0", "2026-10-07"),
+    ("1.2.0", "2026-10-12"),
+    ("1.3.0", "2026-10-15"),
+    ("1.4.0", "2026-10-21"),
+    ("1.5.0", "2026-11-02"),
+    ("1.5.1", "2026-11-09"),
+    ("1.5.2", "2026-11-10"),
+    ("1.6.0", "2026-11-20"),
+];
+
+/// The release date of a known release (supported or not).
+pub fn release_date(version: &str) -> Option<&'static str> {
+    PiVersion::ALL
+        .iter()
+        .find(|v| v.as_str() == version)
+        .map(|v| v.released())
+        .or_else(|| {
+            LATER_RELEASES
+                .iter()
+                .find(|(v, _)| *v == version)
+                .map(|(_, d)| *d)
+        })
+}
+
+/// Why this release was rebuilt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reason {
+    /// Asked for (`--pi`, `piVersion`, the app's picker).
+    Given,
+    /// The release that made the capture (a case's `expected/env.json` `piVersion`).
+    Captured,
+    /// What the session proves.
+    Detected,
+    /// Nothing said otherwise: the newest supported release.
+    Default,
+}
+
+impl Reason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::Given => "given",
+            Reason::Captured => "captured",
+            Reason::Detected => "detected",
+            Reason::Default => "default",
+        }
+    }
+}
+
+/// How sure a detection is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Certainty {
+    /// No fact points anywhere: a guess.
+    Assumed,
+    /// The facts fit this release best, but another release could have written them.
+    Likely,
+    /// The facts fit this release and rule out the others ctxlens supports.
+    Certain,
+}
+
+impl Certainty {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Certainty::Assumed => "assumed",
+            Certainty::Likely => "likely",
+            Certainty::Certain => "certain",
+        }
+    }
+}
+
+/// One fact of a session about the release that wrote it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evidence {
+    /// The 1-based line it was seen on, when it is one line's.
+    pub line: Option<u32>,
+    /// What was seen, when it is something a later release writes (`a context_edit entry`).
+    pub seen: Option<String>,
+    /// What was seen, and what it implies.
+    pub fact: String,
+}
+
+impl Evidence {
+    /// Something only `since` and later releases write, seen at `line`.
+    fn later(line: Option<u32>, seen: &str, since: &str) -> Evidence {
+        Evidence {
+            line,
+            seen: Some(seen.to_string()),
+            fact: format!("{seen}: written by pi {since} or later"),
+        }
+    }
+}
+
+/// What the session says about the release that wrote it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Detection {
+    /// The supported release that fits best.
+    pub version: PiVersion,
+    pub certainty: Certainty,
+    /// The oldest release that writes what the session holds (`"0.86.0"`), when a fact says so.
+    pub at_least: Option<&'static str>,
+    pub evidence: Vec<Evidence>,
+}
+
+/// The release an assembly rebuilds, with why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Choice {
+    pub version: PiVersion,
+    pub reason: Reason,
+    /// What the session says (also when the release was given: it can contradict it).
+    pub detection: Option<Detection>,
+}
+
+impl Choice {
+    /// One sentence: `pi 1.6.0 (detected from the session: system messages, line 3; certain)`.
+    pub fn explain(&self) -> String {
+        let how = match self.reason {
+            Reason::Given => "as asked".to_string(),
+            Reason::Captured => "the release that made this capture (env.json)".to_string(),
+            Reason::Default => "the newest supported release: nothing said otherwise".to_string(),
+            Reason::Detected => match &self.detection {
+                Some(d) => format!(
+                    "detected from the session, {}: {}",
+                    d.certainty.as_str(),
+                    d.evidence
+                        .first()
+                        .map(|e| match e.line {
+                            Some(l) => format!("{} (line {l})", e.fact),
+                            None => e.fact.clone(),
+                        })
+                        .unwrap_or_default()
+                ),
+                None => "detected from the session".to_string(),
+            },
+        };
+        format!("pi {} ({how})", self.version)
+    }
+
+    /// When the session was written by a release newer than the one rebuilt: what to say first.
+    pub fn newer_session_warning(&self) -> Option<String> {
+        let d = self.detection.as_ref()?;
+        // Only what the session proves (a fact of a later release) counts, not a guess.
+        let since = release_date(d.at_least?)?;
+        if self.reason == Reason::Detected || self.version.released() >= since {
+            return None;
+        }
+        let seen: Vec<&Evidence> = d.evidence.iter().filter(|e| e.seen.is_some()).collect();
+        let what = seen
+            .iter()
+            .map(|e| match e.line {
+                Some(l) => format!("{}, line {l}", e.seen.as_deref().unwrap_or("")),
+                None => e.seen.clone().unwrap_or_default(),
+            })
+            .take(3)
+            .collect::<Vec<_>>()
+            .join("; ");
+        Some(format!(
+            "pi {} or later wrote this session ({what}), a newer release than pi {}, which this rebuilds: the body is what pi {} would send with it, not what the pi that wrote it sends",
+            d.at_least.unwrap_or(d.version.as_str()),
+            self.version,
+            self.version
+        ))
+    }
+}
+
+impl fmt::Display for Choice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.explain())
+    }
+}
+
+/// The release for `inputs`: given, else captured, else detected, else the newest.
+pub fn choose(inputs: &Inputs) -> Choice {
+    let detection = inputs.session.as_ref().and_then(detect);
+    let (version, reason) = match (inputs.pi, inputs.captured_pi, &detection) {
+        (Some(v), _, _) => (v, Reason::Given),
+        (None, Some(v), _) => (v, Reason::Captured),
+        (None, None, Some(d)) => (d.version, Reason::Detected),
+        (None, None, None) => (PiVersion::LATEST, Reason::Default),
+    };
+    Choice {
+        version,
+        reason,
+        detection,
+    }
+}
+
+/// A line's JSON, parsed only when `needle` occurs in it (most lines are never parsed).
+fn parse_if(line: &str, needle: &str) -> Option<Value> {
+    line.contains(needle)
+        .then(|| js::parse(line).ok())
+        .flatten()
+}
+
+/// What the session's text says about the release that wrote it; `None` for a session with no
+/// entries (nothing to go on).
+pub fn detect(session: &SourceText) -> Option<Detection> {
+    let text = session.text.as_str();
+    let mut evidence: Vec<Evidence> = Vec::new();
+    let mut at_least: Option<&'static str> = None;
+    let mut raise = |v: &'static str| {
+        let newer =
+            at_least.is_none_or(|a| release_date(v).unwrap_or("") > release_date(a).unwrap_or(""));
+        if newer {
+            at_least = Some(v);
+        }
+    };
+    let mut system_lines: Vec<u32> = Vec::new();
+    let mut entries = 0usize;
+    let mut prompts = 0usize;
+    let mut last_time: Option<String> = None;
+    for (i, line) in text.split('\n').enumerate() {
+        let n = i as u32 + 1;
+        let line = line.trim_end_matches('\r');
+        if line.trim().is_empty() {
+            continue;
+        }
+        entries += 1;
+        if let Some(at) = line.rfind("\"timestamp\":\"") {
+            let rest = &line[at + 13..];
+            if let Some(end) = rest.find('"') {
+                let t = &rest[..end.min(10)];
+                if last_time.as_deref().is_none_or(|l| t > l) {
+                    last_time = Some(t.to_string());
+                }
+            }
+        }
+        if line.contains("\"user\"") {
+            prompts += 1;
+        }
+        if let Some(v) = parse_if(line, "\"system\"") {
+            let m = v.get("message");
+            if v.get_str("type") == Some("message")
+                && m.and_then(|m| m.get_str("role")) == Some("system")
+            {
+                system_lines.push(n);
+            }
+        }
+        if let Some(v) = parse_if(line, "context_edit") {
+            if v.get_str("type") == Some("context_edit") {
+                raise("0.87.0");
+                evidence.push(Evidence::later(Some(n), "a context_edit entry", "0.87.0"));
+            }
+        }
+        if let Some(v) = parse_if(line, "\"usage\"") {
+            if v.get_str("type") == Some("usage") {
+                raise("0.86.0");
+                evidence.push(Evidence::later(
+                    Some(n),
+                    "a usage entry (cache warming)",
+                    "0.86.0",
+                ));
+            }
+        }
+        if let Some(v) = parse_if(line, "\"systemMessage\"") {
+            if v.get_str("type") == Some("compaction") && v.get("systemMessage").is_some() {
+                raise("0.86.0");
+                evidence.push(Evidence::later(
+                    Some(n),
+                    "a compaction with a system-prompt checkpoint",
+                    "0.86.0",
+                ));
+            }
+        }
+    }
+    if entries == 0 {
+        return None;
+    }
+    if !system_lines.is_empty() {
+        raise("0.86.0");
+        evidence.insert(
+            0,
+            Evidence::later(
+                system_lines.first().copied(),
+                &format!(
+                    "{} system message{} (the system prompt stored in the session)",
+                    system_lines.len(),
+                    if system_lines.len() == 1 { "" } else { "s" }
+                ),
+                "0.86.0",
+            ),
+        );
+    }
+    let first_transcript = release_date("0.86.0").unwrap_or("");
+    let (version, certainty) = if let Some(a) = at_least {
+        // The newest supported release that writes what the session holds; refined with the
+        // release's own texts once its data is loaded ([`refine`]).
+        let since = release_date(a).unwrap_or("");
+        let v = PiVersion::ALL
+            .into_iter()
+            .rev()
+            .find(|v| v.released() >= since)
+            .unwrap_or(PiVersion::LATEST);
+        (v, Certainty::Likely)
+    } else if prompts > 0 {
+        evidence.push(Evidence {
+            line: None,
+            seen: None,
+            fact: "no system message although the session has prompts: pi 0.86.0 and later store one before the first prompt of every run, so pi 0.85 or earlier wrote it".into(),
+        });
+        let v = PiVersion::ALL
+            .into_iter()
+            .rev()
+            .find(|v| v.released() < first_transcript)
+            .unwrap_or(PiVersion::ALL[0]);
+        (v, Certainty::Certain)
+    } else {
+        evidence.push(Evidence {
+            line: None,
+            seen: None,
+            fact: "no prompt and no system message yet: nothing shows the release".into(),
+        });
+        (PiVersion::LATEST, Certainty::Assumed)
+    };
+    if let Some(t) = &last_time {
+        if at_least.is_none() && t.as_str() < release_date("0.86.0").unwrap_or("") {
+            evidence.push(Evidence {
+                line: None,
+                seen: None,
+                fact: format!("its last entry is dated {t}, before pi 0.86.0 was released"),
+            });
+        }
+    }
+    Some(Detection {
+        version,
+        certainty,
+        at_least,
+        evidence,
+    })
+}
+
+/// Sharpens a detection with the detected release's own texts (its data): a stored section that
+/// reads as that release writes it makes the detection certain; one that reads otherwise says
+/// another release between 0.86 and it wrote the session.
+pub fn refine(d: &mut Detection, session: &SourceText, data: &PiData) {
+    if d.certainty == Certainty::Certain || d.at_least.is_none() {
+        return;
+    }
+    let literal = |k: &str| data.prompt.get_str(k).filter(|s| s.len() > 16);
+    let marks: Vec<&str> = ["preamble", "docsPrefix", "toolsTail"]
+        .into_iter()
+        .filter_map(literal)
+        .collect();
+    if marks.is_empty() {
+        return;
+    }
+    for (i, line) in session.text.as_str().split('\n').enumerate() {
+        let Some(v) = parse_if(line, "\"sections\"") else {
+            continue;
+        };
+        let Some(sections) = v
+            .get("message")
+            .filter(|m| m.get_str("role") == Some("system"))
+            .and_then(|m| m.get("sections"))
+            .and_then(Value::as_object)
+        else {
+            continue;
+        };
+        let texts: Vec<&str> = sections.iter().filter_map(|(_, s)| s.as_str()).collect();
+        if texts.is_empty() {
+            continue;
+        }
+        let matched = marks.iter().any(|m| texts.iter().any(|t| t.contains(m)));
+        let n = Some(i as u32 + 1);
+        if matched {
+            d.certainty = Certainty::Certain;
+            d.evidence.push(Evidence {
+                line: n,
+                seen: None,
+                fact: format!("its sections read as pi {} writes them", d.version),
+            });
+        } else {
+            d.evidence.push(Evidence {
+                line: n,
+                seen: None,
+                fact: format!(
+                    "its sections do not read as pi {} writes them: another release between {} and {} may have written it",
+                    d.version,
+                    d.at_least.unwrap_or("0.86.0"),
+                    d.version
+                ),
+            });
+        }
+        return;
+    }
+}
+
+/// What later releases write that an older one may not know, with the release that began it.
+const LATER_ENTRY_TYPES: [(&str, &str); 2] = [("usage", "0.86.0"), ("context_edit", "0.87.0")];
+const LATER_ROLES: [(&str, &str); 1] = [("system", "0.86.0")];
+
+/// Every entry type, message role or field of the session that `pi`'s release does not know, as
+/// a warning with its line, naming the release that writes it where known: the release ignores
+/// them, so the rebuilt request does not have them either.
+pub fn unknown_in_session(
+    pi: &super::Pi,
+    file: &crate::session::SessionFile,
+) -> Vec<crate::diagnostics::Diagnostic> {
+    use crate::diagnostics::Diagnostic;
+    let since = |table: &[(&str, &'static str)], what: &str| {
+        table
+            .iter()
+            .find(|(k, _)| *k == what)
+            .map(|(_, v)| format!(" (pi {v} and later write them)"))
+            .unwrap_or_default()
+    };
+    // (what, consequence, lines), in first-seen order.
+    let mut found: Vec<(String, &'static str, Vec<u32>)> = Vec::new();
+    let mut note = |what: String, consequence: &'static str, line: u32| match found
+        .iter_mut()
+        .find(|(w, _, _)| *w == what)
+    {
+        Some((_, _, lines)) => lines.push(line),
+        None => found.push((what, consequence, vec![line])),
+    };
+    for e in &file.entries {
+        let kind = e.kind();
+        if kind.is_empty() {
+            continue; // an untyped entry is reported by the session reader
+        }
+        if !pi.rules.entry_types.contains(&kind) {
+            note(
+                format!("`{kind}` entries{}", since(&LATER_ENTRY_TYPES, kind)),
+                "it ignores them",
+                e.line,
+            );
+            continue;
+        }
+        if kind == "message" {
+            if let Some(role) = e.value.get("message").and_then(|m| m.get_str("role")) {
+                if !pi.rules.message_roles.contains(&role) {
+                    note(
+                        format!("messages with role `{role}`{}", since(&LATER_ROLES, role)),
+                        "it leaves them out of the context",
+                        e.line,
+                    );
+                }
+            }
+        }
+        if kind == "compaction" && !pi.rules.transcript && e.value.get("systemMessage").is_some() {
+            note(
+                "a compaction's `systemMessage` checkpoint (pi 0.86.0 and later write it)".into(),
+                "it ignores the field",
+                e.line,
+            );
+        }
+    }
+    found
+        .into_iter()
+        .map(|(what, consequence, lines)| {
+            let shown: Vec<String> = lines.iter().take(5).map(u32::to_string).collect();
+            let more = if lines.len() > 5 {
+                format!(" and {} more", lines.len() - 5)
+            } else {
+                String::new()
+            };
+            Diagnostic::warning(
+                &file.name,
+                lines.first().copied(),
+                format!(
+                    "pi {} does not know {what}: {consequence} (line{} {}{more})",
+                    pi.version,
+                    if lines.len() == 1 { "" } else { "s" },
+                    shown.join(", ")
+                ),
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn src(text: &str) -> SourceText {
+        SourceText {
+            name: "s.jsonl".into(),
+            text: text.into(),
+        }
+    }
+
+    const HEADER: &str = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-11-25T10:00:00.000Z","cwd":"/p"}"#;
+
+    #[test]
+    fn system_messages_prove_a_transcript_release() {
+        let text = format!(
+            "{HEADER}\n{}\n{}\n",
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-11-25T10:00:01.000Z","message":{"role":"system","content":"","sections":{"preamble":"You are X"},"timestamp":1}}"#,
+            r#"{"type":"message","id":"b","parentId":"a","timestamp":"2026-11-25T10:00:02.000Z","message":{"role":"user","content":"hi","timestamp":2}}"#
+        );
+        let d = detect(&src(&text)).expect("detection");
+        assert_eq!(d.version, PiVersion::V1_6_0);
+        assert_eq!(d.at_least, Some("0.86.0"));
+        assert_eq!(d.certainty, Certainty::Likely);
+        assert_eq!(d.evidence[0].line, Some(2));
+        let mut refined = d.clone();
+        refine(
+            &mut refined,
+            &src(&text),
+            super::super::data::get(PiVersion::V1_6_0).unwrap(),
+        );
+        // "You are X" is not 1.6.0's text.
+        assert_eq!(refined.certainty, Certainty::Likely);
+        assert!(refined
+            .evidence
+            .last()
+            .unwrap()
+            .fact
+            .contains("do not read as"));
+    }
+
+    #[test]
+    fn prompts_without_system_messages_prove_0_85() {
+        let text = format!(
+            "{}\n{}\n",
+            HEADER.replace("2026-11-25", "2026-09-01"),
+            r#"{"type":"message","id":"b","parentId":null,"timestamp":"2026-09-01T10:00:02.000Z","message":{"role":"user","content":"hi","timestamp":2}}"#
+        );
+        let d = detect(&src(&text)).expect("detection");
+        assert_eq!(d.version, PiVersion::V0_85_1);
+        assert_eq!(d.certainty, Certainty::Certain);
+        assert!(d
+            .evidence
+            .iter()
+            .any(|e| e.fact.contains("before pi 0.86.0")));
+        assert_eq!(detect(&src("")), None);
+    }
+
+    #[test]
+    fn a_given_release_older_than_the_session_is_said_first() {
+        let text = format!(
+            "{HEADER}\n{}\n",
+            r#"{"type":"context_edit","id":"e","parentId":null,"timestamp":"2026-11-25T10:00:02.000Z","targetId":"x","replacement":null}"#
+        );
+        let inputs = Inputs {
+            session: Some(src(&text)),
+            pi: Some(PiVersion::V0_85_1),
+            ..Default::default()
+        };
+        let c = choose(&inputs);
+        assert_eq!((c.version, c.reason), (PiVersion::V0_85_1, Reason::Given));
+        let w = c.newer_session_warning().expect("a warning");
+        assert!(
+            w.starts_with("pi 0.87.0 or later wrote this session (a context_edit entry, line 2)"),
+            "{w}"
+        );
+        let auto = choose(&Inputs { pi: None, ..inputs });
+        assert_eq!(
+            (auto.version, auto.reason),
+            (PiVersion::V1_6_0, Reason::Detected)
+        );
+        assert_eq!(auto.newer_session_warning(), None);
+    }
+}
