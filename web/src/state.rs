@@ -775,7 +775,12 @@ mod tests {
             let Some(expected) = files.get("expected/request-1.json") else {
                 continue;
             };
-            let leaf = case.name.rsplit('/').next().unwrap_or(&case.name).to_string();
+            let leaf = case
+                .name
+                .rsplit('/')
+                .next()
+                .unwrap_or(&case.name)
+                .to_string();
             let mut sc = Scenario::default();
             sc.add_files(
                 files
@@ -798,7 +803,11 @@ mod tests {
             let a = ctxlens::assemble(&inputs);
             let body = a.request.as_ref().map(|r| r.body.as_bytes());
             if body != Some(expected.as_slice()) {
-                failures.push(format!("{}: {notes:?} {:?}", case.name, a.diagnostics.first()));
+                failures.push(format!(
+                    "{}: {notes:?} {:?}",
+                    case.name,
+                    a.diagnostics.first()
+                ));
                 continue;
             }
             let v = a.pi.map(|p| p.version.to_string()).unwrap_or_default();
