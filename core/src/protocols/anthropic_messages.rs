@@ -458,30 +458,14 @@ impl<'a> AnthropicContext<'a> {
                 current_tools: ctx.tools.clone(),
             };
         }
-        let keep = compat.supports_mid_convo_system_messages;
-        let n_system = ctx
-            .messages
-            .iter()
-            .filter(|m| m.get_str("role") == Some("system"))
-            .count();
-        let leading = ctx.messages.first().and_then(|m| m.get_str("role")) == Some("system");
-        if n_system > 1 || (n_system == 1 && !leading) {
-            ev(
-                events,
-                if keep {
-                    EventKind::Note
-                } else {
-                    EventKind::Converted
-                },
-                if keep {
-                    format!("{n_system} system message{} kept in place (compat.supportsMidConvoSystemMessages)", if n_system == 1 { "" } else { "s" })
-                } else {
-                    format!("{n_system} system message{} collapsed into one leading system message (the model does not take them mid-conversation)", if n_system == 1 { "" } else { "s" })
-                },
-                "1.6.0/AI/api/anthropic-messages.js:555",
-            );
-        }
-        let messages = transcript::resolve(pi, &ctx.messages, keep);
+        let messages = transcript::resolve_context(
+            pi,
+            ctx,
+            compat.supports_mid_convo_system_messages,
+            "1.6.0/AI/api/anthropic-messages.js:555",
+            events,
+        )
+        .messages;
         let current_tools = transcript::current_tools(&messages)
             .iter()
             .map(transcript::tool_from_declaration)
