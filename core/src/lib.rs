@@ -14,6 +14,7 @@ pub mod case;
 pub mod context;
 pub mod diagnostics;
 pub mod headers;
+pub mod ignore;
 pub mod inputs;
 pub mod js;
 pub mod messages;

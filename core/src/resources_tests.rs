@@ -416,22 +416,3 @@ fn skill_command_expansion() {
         "hello"
     );
 }
-
-#[test]
-fn ignore_rules() {
-    let ig = IgnoreRules {
-        rules: vec![
-            (false, "*.tmp".into()),
-            (false, "build/".into()),
-            (true, "keep.tmp".into()),
-            (false, "sub/x.md".into()),
-        ],
-    };
-    assert!(ig.ignores("a/b.tmp"));
-    assert!(!ig.ignores("keep.tmp"));
-    assert!(ig.ignores("build/"));
-    assert!(ig.ignores("build/SKILL.md"));
-    assert!(!ig.ignores("build"));
-    assert!(ig.ignores("sub/x.md"));
-    assert!(!ig.ignores("other/sub/x.md"));
-}

@@ -207,6 +207,55 @@ pub fn collapsed_context<'a>(
     })
 }
 
+/// `resolveTranscript(context, supportsMidConvoSystemMessages)` (AI/utils/transcript.js:
+/// 101–104) as an adapter runs it (`at`: its call site): the system messages kept where they are
+/// (`keep`, the model's `compat.supportsMidConvoSystemMessages`), or collapsed into one leading
+/// message; the trace says which when there is more than a leading one. The context keeps no
+/// prompt or tools of its own (they are in the messages).
+pub fn resolve_context(
+    pi: &Pi,
+    ctx: &crate::context::LlmContext,
+    keep: bool,
+    at: &'static str,
+    events: &mut crate::trace::Events,
+) -> crate::context::LlmContext {
+    use crate::trace::{Event, EventKind};
+    let n_system = ctx.messages.iter().filter(|m| is_system(m)).count();
+    let leading = ctx.messages.first().is_some_and(is_system);
+    if n_system > 1 || (n_system == 1 && !leading) {
+        let s = if n_system == 1 { "" } else { "s" };
+        events.push(
+            Event::new(
+                if keep { EventKind::Note } else { EventKind::Converted },
+                if keep {
+                    format!("{n_system} system message{s} kept in place (compat.supportsMidConvoSystemMessages)")
+                } else {
+                    format!("{n_system} system message{s} collapsed into one leading system message (the model does not take them mid-conversation)")
+                },
+            )
+            .at(at),
+        );
+    }
+    crate::context::LlmContext {
+        system_prompt: String::new(),
+        messages: resolve(pi, &ctx.messages, keep),
+        tools: Vec::new(),
+    }
+}
+
+/// The tools whose declarations decide grammar tools (`getDeclaredTools(context.messages)`, 0.86
+/// on; before, `context.tools`).
+pub fn declared_or_context_tools<'a>(
+    pi: &Pi,
+    ctx: &'a crate::context::LlmContext,
+) -> std::borrow::Cow<'a, [ToolDef]> {
+    if pi.rules.transcript {
+        std::borrow::Cow::Owned(declared_tools(&ctx.messages))
+    } else {
+        std::borrow::Cow::Borrowed(&ctx.tools)
+    }
+}
+
 /// How an adapter declares tools that change mid-conversation (`ToolChangeSupport`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ToolChanges {

@@ -10,9 +10,9 @@ import { installPackage, repo } from "./helpers.mjs";
 const tsc = path.join(repo, "node_modules/.bin/tsc");
 
 const program = `
-import { assemble, assembleCase, parseSession, protocols, piVersion } from "ctxlens";
+import { assemble, assembleCase, parseSession, protocols, piVersion, piVersions, CtxlensError } from "ctxlens";
 import type { Api, Assembly, AssembleOptions, Diagnostic, Finding, Stage, StageEvent, Stats, SessionTree, SessionEntry, ExtensionTool, ModelsJson } from "ctxlens";
-import init, { initSync, assemble as webAssemble } from "ctxlens/web";
+import init, { initSync, assemble as webAssemble, load, install } from "ctxlens/web";
 import { mount, loadWasm, parseContext, TAG, VIEWS, CtxlensView } from "ctxlens/element";
 import type { ViewOptions, ViewName, ContextFile } from "ctxlens/element";
 import type { Comparison, Loss, MappingRow } from "ctxlens";
@@ -42,10 +42,18 @@ const api: Api | undefined = r.model?.api === "pi-messages" ? "pi-messages" : pr
 const fromCase: Assembly = assembleCase(new Map([["case.json", "{}"]]), { now: 0, api: "openai-responses", envDir: "expected" });
 const tree: SessionTree = parseSession("", { path: "/s.jsonl" });
 const entries: SessionEntry[] = tree.entries.filter((e) => e.onActiveBranch && e.inContext);
-const version: "0.85.1" = piVersion;
+const version: "0.85.1" | "1.6.0" = piVersion;
+const all: readonly ("0.85.1" | "1.6.0")[] = piVersions;
+const older = assemble({ prompt: "hi", piVersion: "0.85.1" });
+const why: "given" | "captured" | "detected" | "default" | undefined = older.pi?.reason;
+const certainty: string | undefined = older.pi?.detection?.certainty;
+const needs: string | undefined = new CtxlensError("x").piVersion;
 async function web(): Promise<string | null> {
   await init();
   await init(new URL("https://example.test/ctxlens_bg.wasm"));
+  await load("1.6.0");
+  await load("0.85.1", new URL("https://example.test/data/"));
+  install("1.6.0", { "manifest.json": "{}" });
   initSync(new Uint8Array(0));
   return webAssemble({ model: "m" }).body;
 }

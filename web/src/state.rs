@@ -764,6 +764,59 @@ mod tests {
         ctxlens::assemble(&inputs).request.map(|r| r.body)
     }
 
+    /// Every captured case, opened as the app opens a chosen folder (`name/…` paths), laid out
+    /// and assembled as the worker does, gives pi's body on its own release.
+    #[test]
+    fn every_corpus_case_opened_as_a_folder_gives_pi_s_body() {
+        let mut checked = std::collections::BTreeMap::<String, usize>::new();
+        let mut failures = Vec::new();
+        for case in ctxlens_corpus::cases(&ctxlens_corpus::filter_from_env()) {
+            let files = case.files();
+            let Some(expected) = files.get("expected/request-1.json") else {
+                continue;
+            };
+            let leaf = case
+                .name
+                .rsplit('/')
+                .next()
+                .unwrap_or(&case.name)
+                .to_string();
+            let mut sc = Scenario::default();
+            sc.add_files(
+                files
+                    .iter()
+                    .map(|(rel, bytes)| (format!("{leaf}/{rel}"), bytes.clone()))
+                    .collect(),
+                vec![],
+                0.0,
+            );
+            let laid = sc.lay_out();
+            let (inputs, notes) = inputs_of(
+                &laid.files,
+                LayOptions {
+                    continue_only: laid.continue_only,
+                    now_ms: laid.now_ms,
+                    pi: laid.pi,
+                },
+                None,
+            );
+            let a = ctxlens::assemble(&inputs);
+            let body = a.request.as_ref().map(|r| r.body.as_bytes());
+            if body != Some(expected.as_slice()) {
+                failures.push(format!(
+                    "{}: {notes:?} {:?}",
+                    case.name,
+                    a.diagnostics.first()
+                ));
+                continue;
+            }
+            let v = a.pi.map(|p| p.version.to_string()).unwrap_or_default();
+            *checked.entry(v).or_default() += 1;
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+        println!("opened as folders, byte-identical: {checked:?}");
+    }
+
     #[test]
     fn the_demo_lays_out_as_itself() {
         let expected = std::fs::read_to_string(concat!(

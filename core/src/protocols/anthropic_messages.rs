@@ -26,15 +26,12 @@ use crate::js::{
 use crate::messages;
 use crate::model::Model;
 use crate::pi::Pi;
+use crate::sdk::anthropic::{assign, Client};
 use crate::tools::ToolDef;
 use crate::trace::{EventKind, Events};
 use crate::transcript;
 
 const DATA_GROUP: &str = "anthropicMessages";
-/// The path `client.beta.messages.create` posts to (SDK/resources/beta/messages/messages.js:42).
-const MESSAGES_PATH: &str = "/v1/messages?beta=true";
-/// The SDK's default base URL (SDK/client.js:80).
-const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 
 /// Builds the request pi's `streamSimple` would send (the coding agent calls it through
 /// `ModelRuntime.streamSimple`).
@@ -461,30 +458,14 @@ impl<'a> AnthropicContext<'a> {
                 current_tools: ctx.tools.clone(),
             };
         }
-        let keep = compat.supports_mid_convo_system_messages;
-        let n_system = ctx
-            .messages
-            .iter()
-            .filter(|m| m.get_str("role") == Some("system"))
-            .count();
-        let leading = ctx.messages.first().and_then(|m| m.get_str("role")) == Some("system");
-        if n_system > 1 || (n_system == 1 && !leading) {
-            ev(
-                events,
-                if keep {
-                    EventKind::Note
-                } else {
-                    EventKind::Converted
-                },
-                if keep {
-                    format!("{n_system} system message{} kept in place (compat.supportsMidConvoSystemMessages)", if n_system == 1 { "" } else { "s" })
-                } else {
-                    format!("{n_system} system message{} collapsed into one leading system message (the model does not take them mid-conversation)", if n_system == 1 { "" } else { "s" })
-                },
-                "1.6.0/AI/api/anthropic-messages.js:555",
-            );
-        }
-        let messages = transcript::resolve(pi, &ctx.messages, keep);
+        let messages = transcript::resolve_context(
+            pi,
+            ctx,
+            compat.supports_mid_convo_system_messages,
+            "1.6.0/AI/api/anthropic-messages.js:555",
+            events,
+        )
+        .messages;
         let current_tools = transcript::current_tools(&messages)
             .iter()
             .map(transcript::tool_from_declaration)
@@ -554,7 +535,7 @@ fn stream(
     if let Some(session_id) = thread_session_id {
         prepare_thread_request(&mut params, session_id, events);
     }
-    Ok(sdk_messages_create(
+    Ok(crate::sdk::anthropic::messages_create(
         pi, model, opts, &client, params, events,
     ))
 }
@@ -580,23 +561,6 @@ fn prepare_thread_request(params: &mut Object, session_id: &str, events: &mut Ev
         "a request after a reply in the same pi process would instead be {type: continue, previous_message_id} with only the new messages and no system or tools, when its prefix hashes like the last request plus that reply: that thread state is process memory that the session file does not record, so ctxlens builds the first request of a process (create)",
         "1.6.0/AI/api/anthropic-messages.js:247",
     );
-}
-
-/// What `createClient` configures the SDK with.
-struct Client {
-    is_oauth: bool,
-    /// `X-Api-Key` (apiKey) or `Authorization: Bearer` (authToken) from the SDK's auth.
-    auth_header: Option<&'static str>,
-    /// `defaultHeaders`: a plain object (case-sensitive keys, later same key overrides).
-    default_headers: Vec<(String, Value)>,
-}
-
-/// `Object.assign`-style merge into an ordered key list (case-sensitive keys).
-fn assign(target: &mut Vec<(String, Value)>, key: &str, value: Value) {
-    match target.iter_mut().find(|(k, _)| k == key) {
-        Some(slot) => slot.1 = value,
-        None => target.push((key.to_string(), value)),
-    }
 }
 
 /// `createClient(model, apiKey, optionsHeaders, fetch, dynamicHeaders, sessionId)` (:691–739)
@@ -2456,166 +2420,6 @@ fn note_input_schema_rebuild(pi: &Pi, tool: &ToolDef, parameters: &Value, events
             format!("tool {}: input_schema type forced to object", tool.name),
             at,
         );
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// The SDK's request
-// ---------------------------------------------------------------------------------------------
-
-/// `client.beta.messages.create(params)` (SDK/resources/beta/messages/messages.js:24–55) and
-/// `BaseAnthropic.buildRequest` (SDK/client.js:797–890): `betas` leaves the body for the
-/// `anthropic-beta` header, the body is `JSON.stringify`d, headers are merged in the SDK's order.
-fn sdk_messages_create(
-    pi: &Pi,
-    model: &Model,
-    opts: &StreamOptions,
-    client: &Client,
-    params: Object,
-    events: &mut Events,
-) -> Request {
-    let at = "@anthropic-ai/sdk/resources/beta/messages/messages.js:27";
-    let mut body = params.clone();
-    let betas = body.remove("betas");
-    let betas_header = betas.as_ref().map(|b| join_element(Some(b)));
-    if let Some(b) = &betas_header {
-        ev(
-            events,
-            EventKind::Converted,
-            format!("betas leave the body for the anthropic-beta header: {b}"),
-            at,
-        );
-    }
-    let headers = sdk_build_headers(pi, opts, client, betas_header);
-    let url = sdk_build_url(model, opts);
-    Request {
-        method: "POST",
-        url,
-        headers,
-        params: Value::Object(params),
-        body: Value::Object(body).to_json(),
-    }
-}
-
-/// One header source for [`build_headers`]: `(name, value)` where `None` is an explicit `null`.
-type HeaderSource = Vec<(String, Option<String>)>;
-
-/// `buildHeaders(sources)` (SDK/internal/headers.js:87–124) as the wire order comes out: each
-/// name set by a later source (or a later key of the same object) is removed and re-appended
-/// last; `null` removes it. Names are lower-cased as Node sends them.
-fn build_headers(sources: Vec<HeaderSource>) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = Vec::new();
-    for source in sources {
-        for (name, value) in source {
-            let lower = name.to_lowercase();
-            out.retain(|(k, _)| *k != lower);
-            if let Some(v) = value {
-                out.push((lower, v));
-            }
-        }
-    }
-    out
-}
-
-/// The SDK's header assembly (SDK/client.js:823–848) filtered to the protocol's own headers:
-/// SDK defaults, auth, `defaultHeaders` (with `ANTHROPIC_CUSTOM_HEADERS` first), the body's
-/// content-type, then the request's `anthropic-beta`. x-stainless-* are the runtime's and left
-/// out; credentials are shown as `<redacted>` (as the oracle does for names matching
-/// /auth|api-key|cookie/i).
-fn sdk_build_headers(
-    pi: &Pi,
-    opts: &StreamOptions,
-    client: &Client,
-    betas: Option<String>,
-) -> Vec<(String, String)> {
-    let s = |k: &str, v: &str| (k.to_string(), Some(v.to_string()));
-    let sdk_defaults = vec![
-        s("Accept", "application/json"),
-        s(
-            "User-Agent",
-            // The SDK's own `User-Agent`, always overridden by pi's (SDK/client.js:838).
-            &format!("Anthropic/JS {}", pi.data.sdk_version("@anthropic-ai/sdk")),
-        ),
-        s("anthropic-dangerous-direct-browser-access", "true"),
-        s("anthropic-version", "2023-06-01"),
-    ];
-    let auth: HeaderSource = client
-        .auth_header
-        .map(|h| vec![s(h, "<redacted>")])
-        .unwrap_or_default();
-    let mut default_headers: HeaderSource = Vec::new();
-    if let Some(custom) = opts
-        .env
-        .get("ANTHROPIC_CUSTOM_HEADERS")
-        .filter(|c| !c.is_empty())
-    {
-        let mut parsed: Vec<(String, Value)> = Vec::new();
-        for line in custom.split('\n') {
-            if let Some((k, v)) = line.split_once(':') {
-                assign(&mut parsed, k.trim(), Value::str(v.trim()));
-            }
-        }
-        let mut merged = parsed;
-        for (k, v) in &client.default_headers {
-            assign(&mut merged, k, v.clone());
-        }
-        default_headers.extend(merged.into_iter().map(|(k, v)| (k, header_value(&v))));
-    } else {
-        default_headers.extend(
-            client
-                .default_headers
-                .iter()
-                .map(|(k, v)| (k.clone(), header_value(v))),
-        );
-    }
-    let body_headers = vec![s("content-type", "application/json")];
-    let request_headers: HeaderSource = betas
-        .map(|b| vec![("anthropic-beta".to_string(), Some(b))])
-        .unwrap_or_default();
-    build_headers(vec![
-        sdk_defaults,
-        auth,
-        default_headers,
-        body_headers,
-        request_headers,
-    ])
-    .into_iter()
-    .map(|(k, v)| {
-        let lower = k.to_lowercase();
-        let secret =
-            lower.contains("auth") || lower.contains("api-key") || lower.contains("cookie");
-        (k, if secret { "<redacted>".to_string() } else { v })
-    })
-    .collect()
-}
-
-/// A configured header's value as `Headers.append` stringifies it (`null` removes the header).
-fn header_value(v: &Value) -> Option<String> {
-    match v {
-        Value::Null => None,
-        other => Some(join_element(Some(other))),
-    }
-}
-
-/// `buildURL(path)` (SDK/client.js:389–404): `baseURL + path` (one slash dropped when both have
-/// it); `baseURL` is `model.baseUrl`, else `ANTHROPIC_BASE_URL`, else the SDK default. The URL is
-/// not re-normalized as `new URL()` would.
-fn sdk_build_url(model: &Model, opts: &StreamOptions) -> String {
-    let base = match model.obj.get("baseUrl") {
-        Some(Value::String(s)) if !s.is_empty() => s.clone(),
-        Some(Value::String(_)) => DEFAULT_BASE_URL.to_string().into(),
-        _ => opts
-            .env
-            .get("ANTHROPIC_BASE_URL")
-            .filter(|s| !s.is_empty())
-            .cloned()
-            .unwrap_or_else(|| DEFAULT_BASE_URL.to_string())
-            .into(),
-    };
-    if base.ends_with('/') {
-        format!("{}{}", base, &MESSAGES_PATH[1..])
-    } else {
-        format!("{base}{MESSAGES_PATH}")
     }
 }
 

@@ -287,7 +287,7 @@ pub fn build(
     // 0.86 on: `resolveTranscript(context, model.compat?.supportsMidConvoSystemMessages)` (:25).
     let resolved;
     let ctx = if pi.rules.transcript {
-        resolved = shared::resolve_transcript(
+        resolved = crate::transcript::resolve_context(
             pi,
             ctx,
             compat_flag(model, "supportsMidConvoSystemMessages", false),
@@ -301,15 +301,9 @@ pub fn build(
     let deployment_name = resolve_deployment_name(model, opts, events);
     let (headers, url) = create_client(pi, model, opts, events)?;
     let supports_grammar = compat_flag(model, "supportsOpenAIGrammarTools", false);
-    let declared;
-    let grammar_tools = if pi.rules.transcript {
-        declared = crate::transcript::declared_tools(&ctx.messages);
-        &declared
-    } else {
-        &ctx.tools
-    };
+    let grammar_tools = crate::transcript::declared_or_context_tools(pi, ctx);
     let grammar_props = constrained_sampling::create_grammar_tool_input_properties(
-        grammar_tools,
+        &grammar_tools,
         supports_grammar,
     )?;
     let params = build_params(

@@ -1186,24 +1186,6 @@ fn extended_encode_uri_component(s: &str) -> Result<String, AdapterError> {
     Ok(out)
 }
 
-/// The SDK package whose version the headers name.
-const BEDROCK_CLIENT: &str = "@aws-sdk/client-bedrock-runtime";
-
-/// The version the SDK's user agents name: the `version` its `dist-cjs` build carries
-/// (defaults.json `awsSdkUserAgentVersion`: 3.1126.0 in 1.6.0, whose package.json says
-/// 3.1127.0); 0.85.1's `dist-cjs` read its package.json (sdks.json).
-fn aws_sdk_version(pi: &Pi) -> &str {
-    pi.data
-        .defaults
-        .get_str("awsSdkUserAgentVersion")
-        .unwrap_or_else(|| pi.data.sdk_version(BEDROCK_CLIENT))
-}
-
-/// `aws-sdk-js/<version>`: the SDK's `x-amz-user-agent`.
-fn aws_sdk_js(pi: &Pi) -> String {
-    format!("aws-sdk-js/{}", aws_sdk_version(pi))
-}
-
 /// pi's client identity as the AWS SDK's `customUserAgent` (`bedrockUserAgent(identity)`,
 /// 1.6.0 bedrock-converse-stream.js:370–375; B11): the coding agent's identity is "detailed", so
 /// `[["pi", version]]`, which the SDK appends to both user agents as ` pi/<version>`
@@ -1234,10 +1216,13 @@ fn request_headers(
     };
     let mut headers = vec![
         ("content-type".to_string(), "application/json".to_string()),
-        ("x-amz-user-agent".to_string(), with_pi(aws_sdk_js(pi))),
+        (
+            "x-amz-user-agent".to_string(),
+            with_pi(crate::sdk::aws::sdk_js(pi)),
+        ),
         (
             "user-agent".to_string(),
-            with_pi(aws_sdk_user_agent(
+            with_pi(crate::sdk::aws::user_agent(
                 pi,
                 &opts.user_agent,
                 explicit_endpoint,
@@ -1263,58 +1248,6 @@ fn request_headers(
     }
     headers.push(("authorization".into(), "<redacted>".into()));
     headers
-}
-
-/// The SDK's `user-agent` (@aws-sdk/middleware-user-agent, util-user-agent-node):
-/// `aws-sdk-js/<v> ua/2.1 os/<platform>#<release> lang/js md/nodejs#<node> api/bedrock-runtime#<v>
-/// m/<features>`, with the features `N` (endpoint override, when the endpoint is explicit) and
-/// `E` (standard retries). The OS comes from the user agent the inputs give: pi 0.85's own
-/// `pi (<platform> <release>; <arch>)`, or an AWS SDK user agent as captured (its `os/` part).
-/// pi-ai's client identity (`pi/1.6.0 (<platform>; node/…; <arch>)`) names no OS release: the
-/// platform alone is shown then, and the trace says so.
-fn aws_sdk_user_agent(
-    pi: &Pi,
-    user_agent: &str,
-    explicit_endpoint: bool,
-    events: &mut Events,
-) -> String {
-    let from_pi = user_agent
-        .strip_prefix("pi (")
-        .and_then(|rest| rest.split(';').next())
-        .and_then(|platform_release| platform_release.split_once(' '))
-        .map(|(platform, release)| format!("{platform}#{release}"));
-    let from_aws = user_agent
-        .split(' ')
-        .find_map(|part| part.strip_prefix("os/"))
-        .map(String::from);
-    let from_identity = || {
-        let platform = user_agent
-            .strip_prefix("pi/")?
-            .split_once(" (")?
-            .1
-            .split(';')
-            .next()?;
-        ev(
-            events,
-            EventKind::Note,
-            format!(
-                "the AWS SDK's user-agent names the OS release (os/{platform}#<os.release()>), which pi's User-Agent does not carry: os/{platform} is shown without it"
-            ),
-            "1.6.0/AI/api/bedrock-converse-stream.js:56",
-        );
-        Some(platform.to_string())
-    };
-    let os = from_pi
-        .or(from_aws)
-        .or_else(from_identity)
-        .unwrap_or_else(|| "other".to_string());
-    let node = pi.data.node_version().trim_start_matches('v');
-    let features = if explicit_endpoint { "N,E" } else { "E" };
-    format!(
-        "{} ua/2.1 os/{os} lang/js md/nodejs#{node} api/bedrock-runtime#{} m/{features}",
-        aws_sdk_js(pi),
-        aws_sdk_version(pi)
-    )
 }
 
 // ---------------------------------------------------------------------------------------------

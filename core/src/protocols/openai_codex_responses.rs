@@ -94,7 +94,7 @@ pub fn build(
     // 0.86 on: `resolveTranscript(context, model.compat?.supportsMidConvoSystemMessages)` (:153).
     let resolved;
     let ctx = if pi.rules.transcript {
-        resolved = shared::resolve_transcript(
+        resolved = crate::transcript::resolve_context(
             pi,
             ctx,
             compat_flag(model, "supportsMidConvoSystemMessages", false),
@@ -118,15 +118,9 @@ pub fn build(
         (Err(e), None) => return Err(e),
     };
     let supports_grammar = compat_flag(model, "supportsOpenAIGrammarTools", false);
-    let declared;
-    let grammar_tools = if pi.rules.transcript {
-        declared = crate::transcript::declared_tools(&ctx.messages);
-        &declared
-    } else {
-        &ctx.tools
-    };
+    let grammar_tools = crate::transcript::declared_or_context_tools(pi, ctx);
     let grammar_props = constrained_sampling::create_grammar_tool_input_properties(
-        grammar_tools,
+        &grammar_tools,
         supports_grammar,
     )?;
     // The coding agent never sets `cacheRetention`, and PI_CACHE_RETENTION is not read here (CX2).

@@ -68,20 +68,20 @@ pub fn build(
     // 0.86 on: `resolveTranscript(context, compat.supportsMidConvoSystemMessages)` (:154).
     let resolved;
     let ctx = if pi.rules.transcript {
-        resolved = resolve_transcript(pi, ctx, &compat, events);
+        resolved = crate::transcript::resolve_context(
+            pi,
+            ctx,
+            compat.truthy("supportsMidConvoSystemMessages"),
+            "1.6.0/AI/utils/transcript.js:96",
+            events,
+        );
         &resolved
     } else {
         ctx
     };
-    let declared;
-    let grammar_tools = if pi.rules.transcript {
-        declared = crate::transcript::declared_tools(&ctx.messages);
-        &declared
-    } else {
-        &ctx.tools
-    };
+    let grammar_tools = crate::transcript::declared_or_context_tools(pi, ctx);
     let grammar_props = create_grammar_tool_input_properties(
-        grammar_tools,
+        &grammar_tools,
         compat.truthy("supportsOpenAIGrammarTools"),
     )?;
     let retention = cache_retention(opts);
@@ -121,42 +121,6 @@ fn tool_changes(compat: &Compat) -> crate::transcript::ToolChanges {
         crate::transcript::ToolChanges::Additions
     } else {
         crate::transcript::ToolChanges::None
-    }
-}
-
-/// `resolveTranscript(context, supportsMidConvoSystemMessages)` (AI/utils/transcript.js:101–104):
-/// the system messages kept where they are, or collapsed into one leading message.
-fn resolve_transcript(
-    pi: &Pi,
-    ctx: &LlmContext,
-    compat: &Compat,
-    events: &mut Events,
-) -> LlmContext {
-    let keep = compat.truthy("supportsMidConvoSystemMessages");
-    let n_system = ctx
-        .messages
-        .iter()
-        .filter(|m| m.get_str("role") == Some("system"))
-        .count();
-    if n_system > 1
-        || (n_system == 1 && ctx.messages.first().and_then(|m| m.get_str("role")) != Some("system"))
-    {
-        events.push(
-            Event::new(
-                if keep { EventKind::Note } else { EventKind::Converted },
-                if keep {
-                    format!("{n_system} system messages kept in place (compat.supportsMidConvoSystemMessages)")
-                } else {
-                    format!("{n_system} system messages collapsed into one leading system message (the model does not take them mid-conversation)")
-                },
-            )
-            .at("1.6.0/AI/utils/transcript.js:96"),
-        );
-    }
-    LlmContext {
-        system_prompt: String::new(),
-        messages: crate::transcript::resolve(pi, &ctx.messages, keep),
-        tools: Vec::new(),
     }
 }
 

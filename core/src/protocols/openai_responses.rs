@@ -245,7 +245,7 @@ pub fn build(
     // 0.86 on: `resolveTranscript(context, compat.supportsMidConvoSystemMessages)` (:110).
     let resolved;
     let ctx = if pi.rules.transcript {
-        resolved = shared::resolve_transcript(
+        resolved = crate::transcript::resolve_context(
             pi,
             ctx,
             compat.supports_mid_convo_system_messages,
@@ -256,15 +256,9 @@ pub fn build(
     } else {
         ctx
     };
-    let declared;
-    let grammar_tools = if pi.rules.transcript {
-        declared = crate::transcript::declared_tools(&ctx.messages);
-        &declared
-    } else {
-        &ctx.tools
-    };
+    let grammar_tools = crate::transcript::declared_or_context_tools(pi, ctx);
     let grammar_props = constrained_sampling::create_grammar_tool_input_properties(
-        grammar_tools,
+        &grammar_tools,
         compat.supports_openai_grammar_tools,
     )?;
     let cfg_effort = configuration_update_effort(pi, model, &options, &compat, &opts.api_key);

@@ -264,43 +264,6 @@ pub struct ConvertOptions<'a> {
     pub configuration_update_effort: Option<Value>,
 }
 
-/// `resolveTranscript(context, supportsMidConvoSystemMessages)` (1.6.0/AI/utils/transcript.js:
-/// 101–104) as each Responses adapter's `stream` runs it (`at`): the system messages kept where
-/// they are, or collapsed into one leading message. The context keeps no prompt or tools of its
-/// own (they are in the messages).
-pub fn resolve_transcript(
-    pi: &Pi,
-    ctx: &LlmContext,
-    keep: bool,
-    at: &'static str,
-    events: &mut Events,
-) -> LlmContext {
-    let n_system = ctx
-        .messages
-        .iter()
-        .filter(|m| m.get_str("role") == Some("system"))
-        .count();
-    let leading = ctx.messages.first().and_then(|m| m.get_str("role")) == Some("system");
-    if n_system > 1 || (n_system == 1 && !leading) {
-        events.push(
-            Event::new(
-                if keep { EventKind::Note } else { EventKind::Converted },
-                if keep {
-                    format!("{n_system} system messages kept in place (compat.supportsMidConvoSystemMessages)")
-                } else {
-                    format!("{n_system} system messages collapsed into one leading system message (the model does not take them mid-conversation)")
-                },
-            )
-            .at(at),
-        );
-    }
-    LlmContext {
-        system_prompt: String::new(),
-        messages: transcript::resolve(pi, &ctx.messages, keep),
-        tools: Vec::new(),
-    }
-}
-
 /// A trace note on where the transcript's tools go (AR14).
 pub fn note_tool_support(support: ToolChanges, top_level: usize, events: &mut Events) {
     let what = match support {

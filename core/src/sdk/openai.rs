@@ -16,16 +16,16 @@ use crate::trace::{Event, EventKind, Events};
 /// lower-case, as `Headers` holds them; a repeated append joins with ", ".
 pub fn apply(target: &mut Vec<(String, String)>, set: &[(String, Value)]) {
     for (name, value) in set {
-        let lower = name.to_ascii_lowercase();
-        target.retain(|(k, _)| *k != lower);
         let values: Vec<String> = match value {
-            Value::Null => continue,
+            Value::Null => Vec::new(),
             Value::Array(items) => items.iter().map(header_value).collect(),
             v => vec![header_value(v)],
         };
-        if !values.is_empty() {
-            target.push((lower, values.join(", ")));
-        }
+        super::set_header(
+            target,
+            name,
+            (!values.is_empty()).then(|| values.join(", ")),
+        );
     }
 }
 
