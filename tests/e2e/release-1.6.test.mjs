@@ -178,3 +178,17 @@ test("context edits and usage records in the session view; the tools view lists 
   await page.getByTestId("view-tools").screenshot({ path: screenshotPath("view-tools-1.6-resume-redefine.png") });
   await context.close();
 });
+
+test("pi-messages sends the system messages as stored: the prompt view shows each with its sections", async () => {
+  const name = "pm-resume-append";
+  const r = report(name);
+  assert.equal(r.systemPrompt.placement, "raw");
+  const { page, context } = await openCase(name);
+  await showView(page, "prompt", "System prompt");
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid="prompt-message"]').length === n, r.systemPrompt.messages.length, { timeout: 30000 });
+  assert.match(await page.getByTestId("prompt-placement").textContent(), /as the session stores them/);
+  const heads = await page.getByTestId("prompt-message").allTextContents();
+  r.systemPrompt.messages.forEach((m, i) => assert.ok(heads[i].includes("sent as stored") && heads[i].endsWith(m.stored.label), heads[i]));
+  await page.getByTestId("view-prompt").screenshot({ path: screenshotPath("view-prompt-1.6-pi-messages.png") });
+  await context.close();
+});
