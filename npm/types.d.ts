@@ -209,7 +209,8 @@ export interface Stage {
 export interface Stats {
   systemPrompt: {
     chars: number;
-    sections: Array<{ name: string; source: string; offset: number; chars: number }>;
+    /** `stored` (pi 0.86 on): which stored system message set the span (`session line 4`, `the compaction's checkpoint, line 9`, `this run`). */
+    sections: Array<{ name: string; source: string; offset: number; chars: number; stored?: string }>;
   };
   tools: {
     chars: number;
