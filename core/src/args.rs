@@ -39,6 +39,10 @@ pub struct PiArgs {
     pub thinking: Option<String>,
     /// `--provider`.
     pub provider: Option<String>,
+    /// `--api-key KEY`: a runtime key for the chosen model's provider (CA/main.js:642).
+    pub api_key: Option<String>,
+    /// `--models a,b`: the model scope patterns (trimmed, empty ones dropped).
+    pub models: Option<Vec<String>>,
     /// `--approve` / `-a` (`Some(true)`) and `--no-approve` / `-na` (`Some(false)`): the
     /// project-trust override.
     pub approve: Option<bool>,
@@ -108,14 +112,22 @@ pub fn parse(pi: &Pi, args: &[String], diags: &mut Vec<Diagnostic>) -> PiArgs {
             | "--no-prompt-templates"
             | "-np"
             | "--no-themes" => {}
-            "--mode" | "--api-key" | "--session" | "--session-id" | "--fork" | "--session-dir"
-            | "--models" | "--export" | "--prompt-template" | "--theme"
+            "--mode" | "--session" | "--session-id" | "--fork" | "--session-dir" | "--export"
+            | "--prompt-template" | "--theme"
                 if has_next(i) =>
             {
                 i += 1;
             }
             "--extension" | "-e" if has_next(i) => {
                 i += 1;
+            }
+            "--api-key" if has_next(i) => {
+                i += 1;
+                out.api_key = Some(args[i].clone());
+            }
+            "--models" if has_next(i) => {
+                i += 1;
+                out.models = Some(split_list(&args[i]));
             }
             "--provider" if has_next(i) => {
                 i += 1;

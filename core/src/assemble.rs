@@ -259,21 +259,66 @@ impl Run<'_> {
                 name: models_path.clone(),
                 text: text.into(),
             });
-        let registry = Registry::load(&pi, models_json.as_ref(), &inputs.env, &mut self.diags);
+        let mut registry = Registry::load(&pi, models_json.as_ref(), &inputs.env, &mut self.diags);
+        // `getPackageDir()` (CA/config.js:334–345): `$PI_PACKAGE_DIR` when set, else the install.
+        let package_dir = inputs
+            .env
+            .get("PI_PACKAGE_DIR")
+            .filter(|d| !d.is_empty())
+            .map(|d| {
+                crate::paths::normalize_pi_path(
+                    d,
+                    &inputs.home,
+                    crate::paths::PathOptions::default(),
+                )
+            })
+            .unwrap_or_else(|| inputs.pi_package_dir.clone());
         let session_ctx = &self.parts.session_context;
         let cli_model = inputs.model.clone().or_else(|| args.model.clone());
         let cli_thinking = inputs.thinking.clone().or_else(|| args.thinking.clone());
+        let branch: Vec<&crate::js::Object> = self
+            .parts
+            .session
+            .as_ref()
+            .map(|f| {
+                session_ctx
+                    .branch_indices
+                    .iter()
+                    .map(|&i| &f.entries[i].value)
+                    .collect()
+            })
+            .unwrap_or_default();
         let mut choice = model::choose(
             &pi,
-            &registry,
-            cli_model.as_deref(),
-            cli_thinking.as_deref(),
-            session_ctx,
-            !session_ctx.messages.is_empty(),
+            &mut registry,
+            model::CliModel {
+                model: cli_model.as_deref(),
+                provider: args.provider.as_deref(),
+                thinking: cli_thinking.as_deref(),
+                api_key: args.api_key.as_deref(),
+                models: args.models.as_deref(),
+            },
+            model::SessionModel {
+                context: session_ctx,
+                branch: &branch,
+                has_messages: !session_ctx.messages.is_empty(),
+            },
             &settings,
+            &join_path(&package_dir, "docs"),
             &mut self.rec.events,
             &mut self.diags,
         );
+        if choice.exit.is_some() {
+            // pi exits before its first prompt (the stages below are shown for what they hold).
+            self.rec.events.push(
+                Event::new(
+                    EventKind::Note,
+                    "pi exits here with status 1: a startup diagnostic is an error, or no model can take the prompt (see the diagnostics)",
+                )
+                .at("CA/main.js:722"),
+            );
+            self.failed = true;
+        }
         let mut switched_from = None;
         if let (Some(api), Some(m)) = (inputs.api, choice.model.as_mut()) {
             if m.api() != api.as_str() {
@@ -333,19 +378,6 @@ impl Run<'_> {
             &settings,
             &mut self.diags,
         );
-        // `getPackageDir()` (CA/config.js:334–345): `$PI_PACKAGE_DIR` when set, else the install.
-        let package_dir = inputs
-            .env
-            .get("PI_PACKAGE_DIR")
-            .filter(|d| !d.is_empty())
-            .map(|d| {
-                crate::paths::normalize_pi_path(
-                    d,
-                    &inputs.home,
-                    crate::paths::PathOptions::default(),
-                )
-            })
-            .unwrap_or_else(|| inputs.pi_package_dir.clone());
         let (system_prompt, prompt_sections) = if pi.rules.transcript {
             let built =
                 prompt::sections::build_pieces(&pi, &active_tools, &res, &cwd, &package_dir);
@@ -636,6 +668,7 @@ impl Run<'_> {
             })
             .map(|(i, src)| (i, src, 1 + self.parts.agent_messages[i].nesting_depth()))
             .find(|(_, _, depth)| *depth > limit);
+        let too_deep_found = too_deep.is_some();
         if let Some((i, src, depth)) = too_deep {
             let file = self.parts.session.as_ref().map_or("", |f| f.name.as_str());
             self.diags.push(Diagnostic::error(
@@ -668,8 +701,10 @@ impl Run<'_> {
         self.rec.record(
             StageId::TransformContext,
             "CORE/agent-loop.js:176",
-            if self.failed {
+            if too_deep_found {
                 "structuredClone of the messages throws: pi stops here"
+            } else if self.failed {
+                "pi exited at startup: no prompt runs"
             } else {
                 "no extension `context` handlers: the messages pass unchanged"
             },

@@ -336,7 +336,11 @@ pub fn resolve_provider_auth(
 ) -> Result<Auth, String> {
     let provider = model.provider();
     let config = registry.provider_config(provider);
-    let configured_key = config.and_then(|c| c.get_str("apiKey"));
+    // A stored credential (`--api-key`, CA/core/runtime-credentials.js:19–23) resolves before
+    // the configured key and the environment (CA/core/provider-composer.js:236).
+    let configured_key = registry
+        .runtime_api_key(provider)
+        .or_else(|| config.and_then(|c| c.get_str("apiKey")));
     let auth = builtin_auth(
         provider,
         configured_key,

@@ -103,6 +103,9 @@ pub struct SessionContext {
     pub path: Vec<String>,
     /// The same branch as indices into [`SessionFile::entries`].
     pub path_indices: Vec<usize>,
+    /// `getBranch()` (CA/core/session-manager.js:958–969) as indices into
+    /// [`SessionFile::entries`]: the path, or nothing when the leaf id is falsy.
+    pub branch_indices: Vec<usize>,
     /// The compaction-aware selection (`buildContextEntries`) as indices into
     /// [`SessionFile::entries`], in context order.
     pub context_indices: Vec<usize>,
@@ -1256,6 +1259,7 @@ pub fn build_context(
         messages,
         sources,
         path: path.iter().map(|&i| id_text(&file.entries[i])).collect(),
+        branch_indices: branch_for_settings.to_vec(),
         path_indices: path,
         context_indices,
         leaf_id: leaf_value.and_then(Value::as_str).map(String::from),

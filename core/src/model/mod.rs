@@ -3,17 +3,19 @@
 //! One module per pi file: `composer` (CA/core/provider-composer.js), `config`
 //! (CA/core/model-config.js, resolve-config-value.js), `registry` (the catalog with models.json
 //! and offline auth, CA/core/model-runtime.js, AI/env-api-keys.js), `thinking` (AI/models.js),
-//! `resolver` (CA/core/model-resolver.js, CA/core/sdk.js).
+//! `resolver` (CA/core/model-resolver.js, CA/core/sdk.js, CA/main.js `buildSessionOptions`),
+//! `reference` (1.6.0's `resolveModelReference` and `resolveCliModel`).
 
 mod composer;
 mod config;
+mod reference;
 mod registry;
 mod resolver;
 mod thinking;
 
 pub use config::{config_value_env_var_names, resolve_config_value, strip_json_comments};
 pub use registry::Registry;
-pub use resolver::{choose, ModelChoice};
+pub use resolver::{choose, CliModel, ModelChoice, SessionModel};
 pub use thinking::{
     clamp_thinking_level, is_valid_thinking_level, supported_thinking_levels, THINKING_LEVELS,
 };

@@ -15,58 +15,30 @@ use super::Model;
 // Auth, as far as it can be known offline.
 // ---------------------------------------------------------------------------------------------
 
-/// The env vars a built-in provider's API-key auth reads (AI/env-api-keys.js:63–112).
-fn builtin_api_key_env_vars(provider: &str) -> &'static [&'static str] {
-    match provider {
-        "github-copilot" => &["COPILOT_GITHUB_TOKEN"],
-        "anthropic" => &[
-            "ANTHROPIC_AUTH_TOKEN",
-            "ANTHROPIC_OAUTH_TOKEN",
-            "ANTHROPIC_API_KEY",
-        ],
-        "ant-ling" => &["ANT_LING_API_KEY"],
-        "qwen-token-plan" | "qwen-token-plan-individual" => &["QWEN_TOKEN_PLAN_API_KEY"],
-        "qwen-token-plan-cn" => &["QWEN_TOKEN_PLAN_CN_API_KEY"],
-        "openai" => &["OPENAI_API_KEY"],
-        "azure-openai-responses" => &["AZURE_OPENAI_API_KEY"],
-        "nvidia" => &["NVIDIA_API_KEY"],
-        "deepseek" => &["DEEPSEEK_API_KEY"],
-        "google" => &["GEMINI_API_KEY"],
-        "google-vertex" => &["GOOGLE_CLOUD_API_KEY"],
-        "groq" => &["GROQ_API_KEY"],
-        "cerebras" => &["CEREBRAS_API_KEY"],
-        "xai" => &["XAI_API_KEY"],
-        "radius" => &["RADIUS_API_KEY"],
-        "openrouter" => &["OPENROUTER_API_KEY"],
-        "vercel-ai-gateway" => &["AI_GATEWAY_API_KEY"],
-        "zai" => &["ZAI_API_KEY"],
-        "zai-coding-cn" => &["ZAI_CODING_CN_API_KEY"],
-        "mistral" => &["MISTRAL_API_KEY"],
-        "minimax" => &["MINIMAX_API_KEY"],
-        "minimax-cn" => &["MINIMAX_CN_API_KEY"],
-        "moonshotai" | "moonshotai-cn" => &["MOONSHOT_API_KEY"],
-        "huggingface" => &["HF_TOKEN"],
-        "fireworks" => &["FIREWORKS_API_KEY"],
-        "together" => &["TOGETHER_API_KEY"],
-        "baseten" => &["BASETEN_API_KEY"],
-        "opencode" | "opencode-go" => &["OPENCODE_API_KEY"],
-        "kimi-coding" => &["KIMI_API_KEY"],
-        "cloudflare-workers-ai" | "cloudflare-ai-gateway" => &["CLOUDFLARE_API_KEY"],
-        "xiaomi" => &["XIAOMI_API_KEY"],
-        "xiaomi-token-plan-cn" => &["XIAOMI_TOKEN_PLAN_CN_API_KEY"],
-        "xiaomi-token-plan-ams" => &["XIAOMI_TOKEN_PLAN_AMS_API_KEY"],
-        "xiaomi-token-plan-sgp" => &["XIAOMI_TOKEN_PLAN_SGP_API_KEY"],
-        _ => &[],
-    }
+/// The env vars a built-in provider's API-key auth reads, in order (`getApiKeyEnvVars`,
+/// AI/env-api-keys.js:63–112): the release's `apiKeyEnvVars` data.
+fn builtin_api_key_env_vars<'a>(pi: &'a Pi, provider: &str) -> Vec<&'a str> {
+    pi.data
+        .defaults
+        .get("apiKeyEnvVars")
+        .and_then(|t| t.get(provider))
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
 }
 
 /// A built-in provider's key from the environment (`getEnvApiKey`, AI/env-api-keys.js:120–160),
-/// and whether its auth is configured at all (AWS credentials count for Bedrock).
-fn builtin_env_auth(provider: &str, env: &BTreeMap<String, String>) -> (Option<String>, bool) {
+/// and whether its auth is configured at all (AWS credentials count for Bedrock; with
+/// [`ModelRules::anthropic_workload_identity`](crate::pi::ModelRules), the three federation
+/// variables for Anthropic, "1.6.0/AI/providers/anthropic.js:41").
+fn builtin_env_auth(
+    pi: &Pi,
+    provider: &str,
+    env: &BTreeMap<String, String>,
+) -> (Option<String>, bool) {
     let set = |k: &str| env.get(k).is_some_and(|v| !v.is_empty());
-    let found: Vec<&str> = builtin_api_key_env_vars(provider)
-        .iter()
-        .copied()
+    let found: Vec<&str> = builtin_api_key_env_vars(pi, provider)
+        .into_iter()
         .filter(|k| set(k))
         .collect();
     let key_var = if provider == "anthropic" {
@@ -82,7 +54,16 @@ fn builtin_env_auth(provider: &str, env: &BTreeMap<String, String>) -> (Option<S
             || set("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI")
             || set("AWS_CONTAINER_CREDENTIALS_FULL_URI")
             || set("AWS_WEB_IDENTITY_TOKEN_FILE"));
-    (key, !found.is_empty() || aws)
+    let federation = provider == "anthropic"
+        && pi.rules.model.anthropic_workload_identity
+        && [
+            "ANTHROPIC_FEDERATION_RULE_ID",
+            "ANTHROPIC_ORGANIZATION_ID",
+            "ANTHROPIC_IDENTITY_TOKEN_FILE",
+        ]
+        .iter()
+        .all(|k| set(k));
+    (key, !found.is_empty() || aws || federation)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -103,6 +84,9 @@ pub struct Registry {
     configured: HashSet<String>,
     /// The validated models.json `providers` object (`ModelConfig.getProvider`), raw.
     configs: Object,
+    /// `--api-key`: `setRuntimeApiKey(provider, key)` (CA/main.js:642–650), a credential that
+    /// wins over models.json and the environment for that provider.
+    runtime_key: Option<(String, String)>,
 }
 
 impl Registry {
@@ -161,7 +145,7 @@ impl Registry {
                 let model = Model { obj };
                 reg.models.push(model);
             }
-            reg.resolve_auth(pid, config.get(pid), is_builtin, env, &file, diags);
+            reg.resolve_auth(pi, pid, config.get(pid), is_builtin, env, &file, diags);
         }
         reg.configs = config;
         reg
@@ -169,8 +153,10 @@ impl Registry {
 
     /// The API-key auth of one provider (`composeApiKeyAuth`'s check and resolve,
     /// CA/core/provider-composer.js:190–257, or the built-in auth alone).
+    #[allow(clippy::too_many_arguments)]
     fn resolve_auth(
         &mut self,
+        pi: &Pi,
         pid: &str,
         config: Option<&Value>,
         is_builtin: bool,
@@ -180,7 +166,7 @@ impl Registry {
     ) {
         let raw_key = config.and_then(|c| c.get_str("apiKey"));
         let (env_key, env_configured) = if is_builtin {
-            builtin_env_auth(pid, env)
+            builtin_env_auth(pi, pid, env)
         } else {
             (None, false)
         };
@@ -238,8 +224,28 @@ impl Registry {
         self.configs.get_object(provider)
     }
 
-    /// The configured API key for a provider.
+    /// `modelRuntime.setRuntimeApiKey(provider, key)` (CA/core/model-runtime.js): `--api-key` as a
+    /// stored `api_key` credential of the chosen model's provider (`RuntimeCredentials`), which
+    /// configures the provider and is the key its requests carry.
+    pub fn set_runtime_api_key(&mut self, provider: &str, key: &str) {
+        self.configured.insert(provider.to_string());
+        self.runtime_key = Some((provider.to_string(), key.to_string()));
+    }
+
+    /// The `--api-key` key, when it belongs to this provider.
+    pub fn runtime_api_key(&self, provider: &str) -> Option<&str> {
+        self.runtime_key
+            .as_ref()
+            .filter(|(p, _)| p == provider)
+            .map(|(_, k)| k.as_str())
+    }
+
+    /// The API key a provider's requests carry: the `--api-key` credential, else the configured
+    /// one (models.json, or a built-in provider's env var).
     pub fn api_key(&self, provider: &str) -> Option<&str> {
+        if let Some(key) = self.runtime_api_key(provider) {
+            return Some(key);
+        }
         self.api_keys
             .iter()
             .find(|(p, _)| p == provider)

@@ -3,15 +3,15 @@
 use std::collections::HashMap;
 
 use crate::diagnostics::Diagnostic;
-use crate::js::{js_trim, Value};
-use crate::pi::Pi;
+use crate::js::{js_trim, Object, Value};
+use crate::pi::{CliResolution, Pi};
 use crate::trace::{Event, EventKind, Events};
 
 use super::thinking::{clamp_thinking_level, is_valid_thinking_level, THINKING_LEVELS};
 use super::{Model, Registry};
 
 /// `isAlias(id)` (CA/core/model-resolver.js:56–63): ends with `-latest`, or not with `-YYYYMMDD`.
-fn is_alias(id: &str) -> bool {
+pub(super) fn is_alias(id: &str) -> bool {
     if id.ends_with("-latest") {
         return true;
     }
@@ -21,21 +21,27 @@ fn is_alias(id: &str) -> bool {
     !dated
 }
 
-/// An approximation of `a.localeCompare(b)` (ICU root collation) good for model ids:
-/// punctuation before digits before letters, letters case-insensitively first, then lower case
-/// before upper case.
+/// The ASCII punctuation and symbols in the order of ICU's root collation (what V8's
+/// `localeCompare` uses; dumped with Node 22): `_` before `-` before `:` before `.` before `/`.
+const ASCII_SYMBOL_ORDER: &str = "_-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$";
+
+/// An approximation of `a.localeCompare(b)` (ICU root collation) good for model ids: spaces,
+/// then punctuation and symbols (ASCII ones in ICU's order), then digits, then letters, all
+/// case-insensitively first; then lower case before upper case.
 pub(super) fn locale_compare(a: &str, b: &str) -> std::cmp::Ordering {
-    fn key(c: char) -> (u8, String) {
-        let class = if c.is_alphabetic() {
-            3
+    fn key(c: char) -> (u8, usize, String) {
+        if c.is_alphabetic() {
+            (3, 0, c.to_lowercase().collect())
         } else if c.is_numeric() {
-            2
+            (2, 0, c.to_string())
         } else if c.is_whitespace() {
-            0
+            (0, 0, String::new())
         } else {
-            1
-        };
-        (class, c.to_lowercase().collect())
+            let rank = ASCII_SYMBOL_ORDER
+                .find(c)
+                .unwrap_or(ASCII_SYMBOL_ORDER.len());
+            (1, rank, c.to_string())
+        }
     }
     let primary = a.chars().map(key).cmp(b.chars().map(key));
     primary.then_with(|| {
@@ -180,10 +186,12 @@ fn build_fallback_model(
     Some(Model { obj })
 }
 
-/// `resolveCliModel({cliModel, cliThinking})` without `--provider` (CA/core/model-resolver.js:291–463).
+/// `resolveCliModel({cliProvider, cliModel, cliThinking})` (CA/core/model-resolver.js:291–463),
+/// [`CliResolution::FirstSlash`](crate::pi::CliResolution::FirstSlash).
 pub(super) fn resolve_cli_model(
     pi: &Pi,
     registry: &Registry,
+    cli_provider: Option<&str>,
     cli_model: &str,
     cli_thinking: Option<&str>,
 ) -> Resolved {
@@ -205,14 +213,26 @@ pub(super) fn resolve_cli_model(
             last = Some(m.provider());
         }
     }
-    let mut provider: Option<&str> = None;
-    let mut pattern = cli_model;
+    let cli_provider = cli_provider.filter(|p| !p.is_empty());
+    let mut provider: Option<&str> =
+        cli_provider.and_then(|p| provider_map.get(&p.to_lowercase()).copied());
+    if let (Some(p), None) = (cli_provider, provider) {
+        return Resolved {
+            error: Some(format!(
+                "Unknown provider \"{p}\". Use --list-models to see available providers/models."
+            )),
+            ..Default::default()
+        };
+    }
+    let mut pattern: std::borrow::Cow<str> = cli_model.into();
     let mut inferred = false;
-    if let Some(slash) = cli_model.find('/') {
-        if let Some(canonical) = provider_map.get(&cli_model[..slash].to_lowercase()) {
-            provider = Some(canonical);
-            pattern = &cli_model[slash + 1..];
-            inferred = true;
+    if provider.is_none() {
+        if let Some(slash) = cli_model.find('/') {
+            if let Some(canonical) = provider_map.get(&cli_model[..slash].to_lowercase()) {
+                provider = Some(canonical);
+                pattern = cli_model[slash + 1..].into();
+                inferred = true;
+            }
         }
     }
     let lower = cli_model.to_lowercase();
@@ -251,6 +271,14 @@ pub(super) fn resolve_cli_model(
             };
         }
     }
+    // Both given: `--model <provider>/<pattern>` is tolerated.
+    if let (Some(_), Some(p)) = (cli_provider, provider) {
+        let prefix = format!("{p}/");
+        if cli_model.to_lowercase().starts_with(&prefix.to_lowercase()) {
+            pattern = crate::js::js_slice(cli_model, crate::js::utf16_len(&prefix), None).into();
+        }
+    }
+    let pattern: &str = &pattern;
     let candidates: Vec<&Model> = match provider {
         Some(p) => all.iter().copied().filter(|m| m.provider() == p).collect(),
         None => all.clone(),
@@ -327,14 +355,26 @@ pub(super) fn resolve_cli_model(
     }
 }
 
-/// `findInitialModel` steps 3–5 (CA/core/model-resolver.js:472–532): the settings default when
-/// its provider has auth, else the first available provider default, else the first available
-/// model. Returns the model and the level that step would use (`None` = pi's default).
+/// Where `findInitialModel` found its model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum InitialSource {
+    /// `settings.defaultProvider` / `defaultModel`, its provider configured.
+    Settings,
+    /// The first available model that is its provider's `defaultModelPerProvider`.
+    ProviderDefault,
+    /// The first available model.
+    FirstAvailable,
+}
+
+/// `findInitialModel` without scoped models (CA/core/model-resolver.js:472–532,
+/// "1.6.0/CA/core/model-resolver.js:382"; the same order in both): the settings default when
+/// its provider has auth, else the first available model that is the default of its provider
+/// in `defaultModelPerProvider`'s key order, else the first available model.
 fn find_initial_model(
     pi: &Pi,
     registry: &Registry,
     settings: &crate::settings::Settings,
-) -> Option<(Model, Option<String>)> {
+) -> Option<(Model, InitialSource)> {
     let default_provider = settings
         .get("defaultProvider")
         .and_then(Value::as_str)
@@ -348,14 +388,7 @@ fn find_initial_model(
             .find(p, id)
             .filter(|m| registry.has_configured_auth(m.provider()))
         {
-            let per_model = model_thinking_level(settings, p, id);
-            let level = per_model.or_else(|| {
-                settings
-                    .default_thinking_level()
-                    .filter(|s| !s.is_empty())
-                    .map(String::from)
-            });
-            return Some((found.clone(), level));
+            return Some((found.clone(), InitialSource::Settings));
         }
     }
     let available: Vec<&Model> = registry.available().collect();
@@ -371,11 +404,11 @@ fn find_initial_model(
                 .iter()
                 .find(|m| m.provider() == provider && Some(m.id()) == id.as_str())
             {
-                return Some(((*m).clone(), None));
+                return Some(((*m).clone(), InitialSource::ProviderDefault));
             }
         }
     }
-    Some((first.clone(), None))
+    Some((first.clone(), InitialSource::FirstAvailable))
 }
 
 /// `settings.modelThinkingLevels["provider/id"]`, when truthy.
@@ -391,6 +424,122 @@ fn model_thinking_level(
         .map(|v| crate::js::to_js_string(Some(v)))
 }
 
+/// The session's model selection (`{provider, modelId}`, each as pi holds it: a string, or
+/// another JSON value, or `undefined`).
+#[derive(Clone, Debug, PartialEq)]
+struct Selection {
+    provider: Option<Value>,
+    model_id: Option<Value>,
+}
+
+impl Selection {
+    fn of(provider: Option<&Value>, model_id: Option<&Value>) -> Self {
+        Selection {
+            provider: provider.cloned(),
+            model_id: model_id.cloned(),
+        }
+    }
+    /// `` `${provider}/${modelId}` ``.
+    fn reference(&self) -> String {
+        format!(
+            "{}/{}",
+            crate::js::to_js_string(self.provider.as_ref()),
+            crate::js::to_js_string(self.model_id.as_ref())
+        )
+    }
+    fn provider_str(&self) -> Option<&str> {
+        self.provider.as_ref().and_then(Value::as_str)
+    }
+    /// `modelRuntime.getModel(provider, modelId)`: strict equality, so only strings find one.
+    fn find<'a>(&self, registry: &'a Registry) -> Option<&'a Model> {
+        match (
+            self.provider_str(),
+            self.model_id.as_ref().and_then(Value::as_str),
+        ) {
+            (Some(p), Some(id)) => registry.find(p, id),
+            _ => None,
+        }
+    }
+}
+
+/// `VIRTUAL_MODEL_API` ("1.6.0/CA/core/virtual-models.js:3"): the api of a virtual model (and of
+/// a message whose routing failed).
+const VIRTUAL_MODEL_API: &str = "pi-virtual";
+
+/// `getBranchSelection(branch, getModel)` ("1.6.0/CA/core/virtual-models.js:29"): walking back
+/// from the leaf, the first `model_change`; else the first assistant message that is not
+/// virtual, unless the `model_change` before it names a virtual model still registered.
+/// Also says how many virtual replies it passed over.
+fn branch_selection(branch: &[&Object], registry: &Registry) -> (Option<Selection>, usize) {
+    let change_of = |e: &Object| Selection::of(e.get("provider"), e.get("modelId"));
+    let mut skipped = 0;
+    for (i, entry) in branch.iter().enumerate().rev() {
+        match entry.get_str("type") {
+            Some("model_change") => return (Some(change_of(entry)), skipped),
+            Some("message") => {
+                let Some(m) = entry.get("message") else {
+                    continue;
+                };
+                if m.get_str("role") != Some("assistant") {
+                    continue;
+                }
+                if m.get_str("api") == Some(VIRTUAL_MODEL_API) {
+                    skipped += 1;
+                    continue;
+                }
+                let response = Selection::of(m.get("provider"), m.get("model"));
+                let change = branch[..i]
+                    .iter()
+                    .rev()
+                    .find(|e| e.get_str("type") == Some("model_change"))
+                    .map(|e| change_of(e));
+                let virtual_change = change.filter(|c| {
+                    c.find(registry)
+                        .is_some_and(|m| m.api() == VIRTUAL_MODEL_API)
+                });
+                return (Some(virtual_change.unwrap_or(response)), skipped);
+            }
+            _ => {}
+        }
+    }
+    (None, skipped)
+}
+
+/// `getBranchSelection` as `provider/modelId`, for the unit tests.
+#[cfg(test)]
+pub(super) fn tests_branch_selection(branch: &[&Object], registry: &Registry) -> Option<String> {
+    branch_selection(branch, registry).0.map(|s| s.reference())
+}
+
+/// `getProviderLoginHelp()` (CA/core/auth-guidance.js:4–10), with pi's docs folder.
+fn provider_login_help(docs_dir: &str) -> String {
+    format!(
+        "Use /login to log into a provider via OAuth or API key. See:\n  {docs_dir}/providers.md\n  {docs_dir}/models.md"
+    )
+}
+
+/// What the command line says about the model (`parsed.model`, `.provider`, `.thinking`,
+/// `.apiKey`, `.models`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CliModel<'a> {
+    pub model: Option<&'a str>,
+    pub provider: Option<&'a str>,
+    pub thinking: Option<&'a str>,
+    pub api_key: Option<&'a str>,
+    /// `--models` patterns (else `settings.enabledModels` is the scope).
+    pub models: Option<&'a [String]>,
+}
+
+/// The session the model may be restored from.
+#[derive(Clone, Copy, Debug)]
+pub struct SessionModel<'a> {
+    pub context: &'a crate::session::SessionContext,
+    /// `sessionManager.getBranch()`: the raw entries, root → leaf.
+    pub branch: &'a [&'a Object],
+    /// `buildSessionContext().messages.length > 0`.
+    pub has_messages: bool,
+}
+
 /// The model and thinking level pi starts the turn with (S23, S24; CA/core/sdk.js:81–138).
 #[derive(Clone, Debug, Default)]
 pub struct ModelChoice {
@@ -403,25 +552,50 @@ pub struct ModelChoice {
     pub level_source: String,
     /// Where the model came from (`--model`, `session`, `settings.defaultModel`, `available`).
     pub model_source: String,
+    /// Where pi stops before sending anything: what it prints to stderr (its startup
+    /// diagnostics, `Error: …`/`Warning: …`, or the no-models guidance) before `exit(1)`.
+    pub exit: Option<String>,
 }
 
-/// Picks the model (`--model`, else the session's last model when its provider has auth, else
-/// pi's default choice) and the thinking level, then clamps the level (`buildSessionOptions`,
-/// CA/main.js:347–426, then `createAgentSession`, CA/core/sdk.js:81–138).
+/// One of pi's startup diagnostics (`{type, message}`, written by `writeDiagnosticsToStderr`,
+/// CA/modes/diagnostics-stderr.js).
+struct Startup {
+    error: bool,
+    message: String,
+}
+
+impl Startup {
+    fn line(&self) -> String {
+        format!(
+            "{}{}",
+            if self.error { "Error: " } else { "Warning: " },
+            self.message
+        )
+    }
+}
+
+/// Picks the model and the thinking level as pi's startup does: `buildSessionOptions`
+/// (CA/main.js:347–426, "1.6.0/CA/main.js:392": `--model`/`--provider`, `--api-key`), then
+/// `createAgentSession` (CA/core/sdk.js:81–138: the session's model when its provider has
+/// auth, else `findInitialModel`; the thinking level, clamped). Where pi would exit (a startup
+/// error, or no model at all) the choice has no model and [`ModelChoice::exit`] says what pi
+/// prints. `docs_dir` is pi's `getDocsPath()` (the guidance names it).
 #[allow(clippy::too_many_arguments)]
 pub fn choose(
     pi: &Pi,
-    registry: &Registry,
-    cli_model: Option<&str>,
-    cli_thinking: Option<&str>,
-    session: &crate::session::SessionContext,
-    has_existing_session: bool,
+    registry: &mut Registry,
+    cli: CliModel,
+    session: SessionModel,
     settings: &crate::settings::Settings,
+    docs_dir: &str,
     events: &mut Events,
     diags: &mut Vec<Diagnostic>,
 ) -> ModelChoice {
+    let rules = &pi.rules.model;
+    let reference = rules.cli_resolution == CliResolution::Reference;
+    let has_existing_session = session.has_messages;
     // `--thinking` must be a valid level (CA/cli/args.js:112–123).
-    let cli_thinking = cli_thinking.and_then(|t| {
+    let cli_thinking = cli.thinking.and_then(|t| {
         if is_valid_thinking_level(t) {
             Some(t)
         } else {
@@ -436,26 +610,85 @@ pub fn choose(
             None
         }
     });
+    let cli_model = cli.model.filter(|m| !m.is_empty());
+    let cli_provider = cli.provider.filter(|p| !p.is_empty());
+    let api_key = cli.api_key.filter(|k| !k.is_empty());
+    let mut startup: Vec<Startup> = Vec::new();
 
-    // buildSessionOptions (CA/main.js:347–400).
+    // buildSessionOptions.
+    if let (true, Some(p), None) = (rules.provider_requires_model, cli_provider, cli_model) {
+        startup.push(Startup {
+            error: true,
+            message: format!(
+                "--provider requires --model (for example: --provider {p} --model <pattern>)"
+            ),
+        });
+    }
     let mut model: Option<Model> = None;
     let mut model_source = String::new();
     let mut level: Option<(String, &str)> = None;
-    if let Some(cm) = cli_model.filter(|m| !m.is_empty()) {
-        let resolved = resolve_cli_model(pi, registry, cm, cli_thinking);
-        if let Some(w) = &resolved.warning {
+    if let Some(cm) = cli_model {
+        let resolved = match rules.cli_resolution {
+            CliResolution::FirstSlash => {
+                resolve_cli_model(pi, registry, cli_provider, cm, cli_thinking)
+            }
+            CliResolution::Reference => super::reference::resolve_cli_model(
+                pi,
+                registry,
+                cli_provider,
+                cm,
+                cli_thinking,
+                api_key.is_some(),
+            ),
+        };
+        if let Some(w) = resolved.warning {
             diags.push(Diagnostic::warning("args", None, w.clone()));
+            startup.push(Startup {
+                error: false,
+                message: w,
+            });
         }
-        if let Some(e) = &resolved.error {
-            diags.push(Diagnostic::error("args", None, e.clone()));
+        if let Some(e) = resolved.error {
+            let prefix = cm.split('/').next().unwrap_or("").to_lowercase();
+            if let Some((old, new)) = rules
+                .renamed_providers
+                .iter()
+                .find(|(old, _)| *old == prefix)
+            {
+                diags.push(Diagnostic::warning(
+                    "args",
+                    None,
+                    format!(
+                        "--model names provider {old}, which pi {} calls {new} (renamed in 1.0.3, with no alias)",
+                        pi.version
+                    ),
+                ));
+            }
+            startup.push(Startup {
+                error: true,
+                message: e,
+            });
         }
         if let Some(m) = resolved.model {
+            let known = registry.find(m.provider(), m.id()).is_some();
             events.push(
                 Event::new(
                     EventKind::Note,
-                    format!("--model {cm} resolved to {}", m.reference()),
+                    if known {
+                        format!("--model {cm} resolved to {}", m.reference())
+                    } else {
+                        format!(
+                            "--model {cm}: no such model, so pi makes a custom one from {}'s catalog ({})",
+                            m.provider(),
+                            m.reference()
+                        )
+                    },
                 )
-                .at("CA/core/model-resolver.js:291"),
+                .at(if reference {
+                    "1.6.0/CA/core/model-resolver.js:307"
+                } else {
+                    "CA/core/model-resolver.js:291"
+                }),
             );
             model = Some(m);
             model_source = "--model".into();
@@ -466,61 +699,228 @@ pub fn choose(
             }
         }
     }
+    // Model scopes (`--models`, `settings.enabledModels`) pick the model of a new session
+    // without `--model`: ctxlens does not resolve them.
+    let scope: Option<Vec<String>> = cli
+        .models
+        .map(<[String]>::to_vec)
+        .or_else(|| {
+            settings
+                .get("enabledModels")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().map(|v| crate::js::to_js_string(Some(v))).collect())
+        })
+        .filter(|s| !s.is_empty());
+    if let (None, Some(patterns), false) = (&model, &scope, has_existing_session) {
+        diags.push(Diagnostic::warning(
+            "model",
+            None,
+            format!(
+                "model scope {}: pi would start with the saved default when it is in the scope, else the first scoped model; ctxlens does not resolve scopes, so the model below is chosen without it",
+                patterns.join(", ")
+            ),
+        ));
+    }
     if let Some(t) = cli_thinking {
         level = Some((t.to_string(), "--thinking"));
     }
+    // `--api-key` (CA/main.js:642–650): a runtime key for the chosen model's provider.
+    if let Some(key) = api_key {
+        match &model {
+            Some(m) => {
+                registry.set_runtime_api_key(m.provider(), key);
+                events.push(
+                    Event::new(
+                        EventKind::Note,
+                        format!(
+                            "--api-key: the key of provider {} for this run (over models.json and the environment)",
+                            m.provider()
+                        ),
+                    )
+                    .at("CA/main.js:650"),
+                );
+            }
+            // A scoped model would take the key; not resolved here (said above).
+            None if scope.is_some() && !has_existing_session => {}
+            None => startup.push(Startup {
+                error: true,
+                message: "--api-key requires a model to be specified via --model, --provider/--model, or --models".into(),
+            }),
+        }
+    }
 
-    // createAgentSession (CA/core/sdk.js:87–114).
+    // createAgentSession: the session's model (CA/core/sdk.js:87–95, "1.6.0/CA/core/sdk.js:91").
+    let mut fallback_message: Option<String> = None;
     if model.is_none() && has_existing_session {
-        if let Some((p, id)) = &session.model {
-            match registry.find(p, id) {
+        let selection = if rules.branch_selection {
+            let (selection, skipped) = branch_selection(session.branch, registry);
+            if skipped > 0 {
+                events.push(
+                    Event::new(
+                        EventKind::Note,
+                        format!(
+                            "the session's model: {skipped} later {} of a virtual model (api {VIRTUAL_MODEL_API}, a failed routing) passed over",
+                            if skipped == 1 { "reply" } else { "replies" }
+                        ),
+                    )
+                    .at("1.6.0/CA/core/virtual-models.js:29"),
+                );
+            }
+            selection
+        } else {
+            session.context.model.as_ref().map(|(p, id)| {
+                Selection::of(
+                    Some(&Value::str(p.as_str())),
+                    Some(&Value::str(id.as_str())),
+                )
+            })
+        };
+        if let Some(sel) = selection {
+            let at = if rules.branch_selection {
+                "1.6.0/CA/core/sdk.js:91"
+            } else {
+                "CA/core/sdk.js:87"
+            };
+            match sel.find(registry) {
                 Some(m) if registry.has_configured_auth(m.provider()) => {
+                    events.push(
+                        Event::new(
+                            EventKind::Note,
+                            format!("model {} restored from the session", m.reference()),
+                        )
+                        .at(at),
+                    );
                     model = Some(m.clone());
                     model_source = "session".into();
                 }
-                found => diags.push(Diagnostic::warning(
-                    "session",
-                    None,
-                    format!(
-                        "Could not restore model {p}/{id} ({})",
-                        if found.is_none() {
-                            "model no longer exists"
-                        } else {
-                            "no auth configured"
-                        }
-                    ),
-                )),
+                found => {
+                    events.push(
+                        Event::new(
+                            EventKind::Note,
+                            format!(
+                                "the session's model {} is not restored: {}",
+                                sel.reference(),
+                                if found.is_some() {
+                                    "its provider has no auth configured"
+                                } else {
+                                    "no such model"
+                                }
+                            ),
+                        )
+                        .at(at),
+                    );
+                    if let Some((old, new)) = sel
+                        .provider_str()
+                        .and_then(|p| rules.renamed_providers.iter().find(|(old, _)| *old == p))
+                    {
+                        diags.push(Diagnostic::warning(
+                            "session",
+                            None,
+                            format!(
+                                "the session names provider {old}, which pi {} calls {new} (renamed in 1.0.3, with no alias and no migration): its model cannot be restored",
+                                pi.version
+                            ),
+                        ));
+                    }
+                    fallback_message = Some(format!("Could not restore model {}", sel.reference()));
+                }
             }
         }
     }
-    let mut initial_level: Option<String> = None;
+    // findInitialModel (CA/core/sdk.js:96–113).
+    let mut no_models = false;
     if model.is_none() {
+        if let Some((old, new)) = settings
+            .get("defaultProvider")
+            .and_then(Value::as_str)
+            .and_then(|p| rules.renamed_providers.iter().find(|(old, _)| *old == p))
+        {
+            diags.push(Diagnostic::warning(
+                "settings",
+                None,
+                format!(
+                    "settings.defaultProvider is {old}, which pi {} calls {new} (renamed in 1.0.3, with no alias): the saved default model is not found",
+                    pi.version
+                ),
+            ));
+        }
         match find_initial_model(pi, registry, settings) {
-            Some((m, l)) => {
-                model_source = if l.is_some() || settings.get("defaultModel").is_some() {
-                    "settings.defaultModel"
-                } else {
-                    "available"
+            Some((m, source)) => {
+                model_source = match source {
+                    InitialSource::Settings => "settings.defaultModel",
+                    InitialSource::ProviderDefault | InitialSource::FirstAvailable => "available",
                 }
                 .into();
                 events.push(
                     Event::new(
                         EventKind::Note,
-                        format!("model {} chosen by pi's default rules", m.reference()),
+                        format!(
+                            "model {} chosen by pi's default rules ({})",
+                            m.reference(),
+                            match source {
+                                InitialSource::Settings => "settings.defaultProvider/defaultModel",
+                                InitialSource::ProviderDefault =>
+                                    "the first available provider default",
+                                InitialSource::FirstAvailable => "the first available model",
+                            }
+                        ),
                     )
-                    .at("CA/core/model-resolver.js:472"),
+                    .at(if reference {
+                        "1.6.0/CA/core/model-resolver.js:382"
+                    } else {
+                        "CA/core/model-resolver.js:472"
+                    }),
                 );
+                if let Some(msg) = &mut fallback_message {
+                    msg.push_str(&format!(". Using {}", m.reference()));
+                }
                 model = Some(m);
-                initial_level = l;
             }
-            None => diags.push(Diagnostic::error(
-                "model",
-                None,
-                "No models available: pass --model provider/id or configure an API key",
-            )),
+            None => {
+                // `formatNoModelsAvailableMessage()` (CA/core/auth-guidance.js:11–13).
+                no_models = true;
+                fallback_message = Some(format!(
+                    "No models available. {}",
+                    provider_login_help(docs_dir)
+                ));
+            }
         }
     }
-    let _ = initial_level; // findInitialModel's level is not used by createAgentSession.
+    if let Some(msg) = &fallback_message {
+        let about = if no_models { "model" } else { "session" };
+        diags.push(Diagnostic::warning(about, None, msg.clone()));
+        // `created.session.model` is never empty (the agent's placeholder model `unknown`), so
+        // 1.6.0 always reports it; 0.85 shows it in the interactive mode only.
+        if rules.restore_fallback_reported {
+            startup.push(Startup {
+                error: false,
+                message: msg.clone(),
+            });
+        }
+    }
+
+    // main.js: any startup error stops pi. Without a model pi goes on with the agent's
+    // placeholder (CORE/agent.js:18), whose auth fails at the prompt
+    // (`formatNoApiKeyFoundMessage("unknown")`, CA/core/agent-session.js:277).
+    let mut exit = None;
+    let errors = startup.iter().any(|d| d.error);
+    if errors || no_models {
+        let mut lines: Vec<String> = startup.iter().map(Startup::line).collect();
+        if !errors {
+            lines.push(format!(
+                "No API key found for the selected model.\n\n{}",
+                provider_login_help(docs_dir)
+            ));
+        }
+        let stderr = lines.join("\n");
+        diags.push(Diagnostic::error(
+            "model",
+            None,
+            format!("pi would fail here: it prints this and exits with status 1 before sending a request:\n{stderr}"),
+        ));
+        exit = Some(stderr);
+        model = None;
+    }
 
     // Thinking level (CA/core/sdk.js:115–138).
     let settings_default = || {
@@ -545,8 +945,8 @@ pub fn choose(
         )
     };
     if level.is_none() && has_existing_session {
-        level = Some(if session.has_thinking_entry {
-            (session.thinking_level.clone(), "session")
+        level = Some(if session.context.has_thinking_entry {
+            (session.context.thinking_level.clone(), "session")
         } else {
             settings_default().unwrap_or_else(data_default)
         });
@@ -569,5 +969,6 @@ pub fn choose(
         requested_level: requested,
         level_source: source.to_string(),
         model_source,
+        exit,
     }
 }

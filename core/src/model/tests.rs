@@ -5,6 +5,7 @@ use super::*;
 use crate::diagnostics::Diagnostic;
 use crate::inputs::SourceText;
 use crate::js;
+use crate::pi::Pi;
 use crate::session::SessionContext;
 use crate::settings::Settings;
 use crate::testcase::pi;
@@ -259,19 +260,19 @@ fn clamp_table() {
 #[test]
 fn cli_model_resolution() {
     let (reg, _) = load(MODELS_JSON, &env(&[("FOO", "f"), ("BAR", "b")]));
-    let r = resolve_cli_model(&pi(), &reg, "mock/m1", None);
+    let r = resolve_cli_model(&pi(), &reg, None, "mock/m1", None);
     assert_eq!(r.model.map(|m| m.reference()).as_deref(), Some("mock/m1"));
-    let r = resolve_cli_model(&pi(), &reg, "mock/m2:high", None);
+    let r = resolve_cli_model(&pi(), &reg, None, "mock/m2:high", None);
     assert_eq!(r.model.map(|m| m.reference()).as_deref(), Some("mock/m2"));
     assert_eq!(r.thinking_level.as_deref(), Some("high"));
     // A bare unique id.
-    let r = resolve_cli_model(&pi(), &reg, "my-claude", None);
+    let r = resolve_cli_model(&pi(), &reg, None, "my-claude", None);
     assert_eq!(
         r.model.map(|m| m.reference()).as_deref(),
         Some("anthropic/my-claude")
     );
     // Unknown id under a known provider: a fallback model built from the provider's default.
-    let r = resolve_cli_model(&pi(), &reg, "anthropic/claude-nope:low", None);
+    let r = resolve_cli_model(&pi(), &reg, None, "anthropic/claude-nope:low", None);
     let m = r.model.expect("fallback");
     assert_eq!(
         (m.id(), m.name(), m.reasoning()),
@@ -280,14 +281,47 @@ fn cli_model_resolution() {
     assert_eq!(r.thinking_level.as_deref(), Some("low"));
     assert!(r.warning.is_some());
     // Unknown everything.
-    let r = resolve_cli_model(&pi(), &reg, "zzz-no-such-model", None);
+    let r = resolve_cli_model(&pi(), &reg, None, "zzz-no-such-model", None);
     assert!(r.model.is_none() && r.error.is_some());
     // Fuzzy: partial id, aliases preferred.
-    let r = resolve_cli_model(&pi(), &reg, "anthropic/sonnet-4-5", None);
+    let r = resolve_cli_model(&pi(), &reg, None, "anthropic/sonnet-4-5", None);
     assert_eq!(
         r.model.map(|m| m.id().to_string()).as_deref(),
         Some("claude-sonnet-4-5")
     );
+}
+
+/// `choose` with only `--model`/`--thinking` from the command line.
+#[allow(clippy::too_many_arguments)]
+fn pick(
+    pi: &Pi,
+    reg: &Registry,
+    model: Option<&str>,
+    thinking: Option<&str>,
+    session: &SessionContext,
+    existing: bool,
+    settings: &Settings,
+    events: &mut Events,
+    diags: &mut Vec<Diagnostic>,
+) -> ModelChoice {
+    choose(
+        pi,
+        &mut reg.clone(),
+        CliModel {
+            model,
+            thinking,
+            ..Default::default()
+        },
+        SessionModel {
+            context: session,
+            branch: &[],
+            has_messages: existing,
+        },
+        settings,
+        "/pkg/docs",
+        events,
+        diags,
+    )
 }
 
 #[test]
@@ -301,7 +335,7 @@ fn choose_levels_and_sources() {
     let mut ev = Events::default();
     let mut diags = Vec::new();
     // Default level "medium" on a non-reasoning model clamps to off.
-    let c = choose(
+    let c = pick(
         &pi(),
         &reg,
         Some("mock/m2"),
@@ -325,7 +359,7 @@ fn choose_levels_and_sources() {
         1
     );
     // --thinking wins over the model suffix; invalid --thinking is ignored with a warning.
-    let c = choose(
+    let c = pick(
         &pi(),
         &reg,
         Some("mock/m1:low"),
@@ -340,7 +374,7 @@ fn choose_levels_and_sources() {
         (c.thinking_level.as_str(), c.level_source.as_str()),
         ("high", "--thinking")
     );
-    let c = choose(
+    let c = pick(
         &pi(),
         &reg,
         Some("mock/m1:low"),
@@ -366,7 +400,7 @@ fn choose_levels_and_sources() {
             .clone(),
         ..Default::default()
     };
-    let c = choose(
+    let c = pick(
         &pi(),
         &reg,
         Some("mock/m1"),
@@ -388,7 +422,7 @@ fn choose_levels_and_sources() {
         messages: vec![v(r#"{"role":"user","content":"x"}"#)],
         ..Default::default()
     };
-    let c = choose(
+    let c = pick(
         &pi(),
         &reg,
         None,
@@ -416,7 +450,7 @@ fn choose_levels_and_sources() {
         has_thinking_entry: true,
         ..resumed.clone()
     };
-    let c = choose(
+    let c = pick(
         &pi(),
         &reg,
         None,
@@ -437,7 +471,7 @@ fn choose_levels_and_sources() {
         ..resumed
     };
     let mut d2 = Vec::new();
-    let c = choose(
+    let c = pick(
         &pi(),
         &reg,
         None,
@@ -464,4 +498,193 @@ fn locale_compare_orders_like_icu_for_ids() {
     assert_eq!(locale_compare("A", "b"), Less);
     assert_eq!(locale_compare("a", "A"), Less);
     assert_eq!(locale_compare("gpt-5", "gpt-5.1"), Less);
+    // ICU's order of ASCII punctuation, not code points (Node 22: `_ - : . /`).
+    for pair in [
+        ["a_b", "a-b"],
+        ["a-b", "a:b"],
+        ["a:b", "a.b"],
+        ["a.b", "a/b"],
+        ["a/b", "a1"],
+    ] {
+        assert_eq!(locale_compare(pair[0], pair[1]), Less, "{pair:?}");
+    }
+}
+
+// --- 1.6.0: resolveModelReference ---------------------------------------------------------
+
+fn pi_16() -> Pi {
+    Pi::new(crate::PiVersion::V1_6_0).expect("pi 1.6.0's data is compiled in")
+}
+
+/// Providers for the 1.6.0 reference rules: ids holding `/`, a provider's literal id beside
+/// fuzzy ones, one id on several providers with and without credentials.
+const REFS_JSON: &str = r#"{"providers": {
+  "lab": {"api": "openai-completions", "baseUrl": "http://x", "apiKey": "k", "models": [{"id": "gpu/m1"}]},
+  "lab/gpu": {"api": "openai-completions", "baseUrl": "http://x", "apiKey": "k", "models": [{"id": "m1"}]},
+  "gw": {"api": "openai-completions", "baseUrl": "http://x", "apiKey": "k", "models": [{"id": "free"}, {"id": "free-plus"}, {"id": "shared-1"}]},
+  "agg": {"api": "openai-completions", "baseUrl": "http://x", "apiKey": "$NOPE", "models": [{"id": "gw/free"}, {"id": "gw/other"}]},
+  "p2": {"api": "openai-completions", "baseUrl": "http://x", "apiKey": "k", "models": [{"id": "shared-1"}]},
+  "p3": {"api": "openai-completions", "baseUrl": "http://x", "apiKey": "$NOPE", "models": [{"id": "solo-20250101"}, {"id": "solo-x"}]}
+}}"#;
+
+fn refs_registry() -> Registry {
+    let mut diags = Vec::new();
+    let src = SourceText {
+        name: "agent/models.json".into(),
+        text: REFS_JSON.into(),
+    };
+    Registry::load(&pi_16(), Some(&src), &BTreeMap::new(), &mut diags)
+}
+
+/// `resolveCliModel` of 1.6.0: the model reference (or the error), the thinking level.
+fn resolve16(provider: Option<&str>, text: &str, thinking: Option<&str>, key: bool) -> String {
+    let r = super::reference::resolve_cli_model(
+        &pi_16(),
+        &refs_registry(),
+        provider,
+        text,
+        thinking,
+        key,
+    );
+    match (r.model, r.error) {
+        (Some(m), _) => format!(
+            "{}{}",
+            m.reference(),
+            r.thinking_level
+                .map(|l| format!(" @{l}"))
+                .unwrap_or_default()
+        ),
+        (None, Some(e)) => format!("error: {e}"),
+        (None, None) => "none".into(),
+    }
+}
+
+#[test]
+fn reference_prefix_is_the_longest_known_provider() {
+    // 0.85 took the first slash (lab, then gpu/m1); 1.6.0 the longest provider id.
+    assert_eq!(resolve16(None, "lab/gpu/m1", None, false), "lab/gpu/m1");
+    assert_eq!(resolve16(None, "LAB/gpu-x/m1", None, false), "lab/gpu-x/m1");
+    assert_eq!(
+        resolve16(None, "lab/gpu/m1:high", None, false),
+        "lab/gpu/m1 @high"
+    );
+}
+
+#[test]
+fn reference_literal_id_then_raw_then_fuzzy() {
+    // The named provider's literal id beats its fuzzy matches (free-plus sorts higher).
+    assert_eq!(resolve16(None, "gw/free", None, false), "gw/free");
+    assert_eq!(resolve16(None, "gw/fre", None, false), "gw/free-plus");
+    // The raw id `gw/other` on agg (no credentials) when gw has no such model.
+    assert_eq!(resolve16(None, "gw/other", None, false), "agg/gw/other");
+    // A bare fuzzy text on one provider; aliases before dated ids.
+    assert_eq!(resolve16(None, "solo", None, false), "p3/solo-x");
+}
+
+#[test]
+fn reference_credentials_break_ties_but_not_with_api_key() {
+    assert_eq!(
+        resolve16(None, "shared-1", None, false),
+        "error: Model \"shared-1\" is ambiguous across providers: gw/shared-1, p2/shared-1. More than one matching provider is authenticated. Use --provider or provider/model."
+    );
+    assert_eq!(
+        resolve16(None, "shared-1", None, true),
+        "error: Model \"shared-1\" is ambiguous across providers: gw/shared-1, p2/shared-1. --api-key does not choose a provider. Use --provider or provider/model."
+    );
+    assert_eq!(
+        resolve16(Some("P2"), "shared-1", None, false),
+        "p2/shared-1"
+    );
+    assert_eq!(
+        resolve16(Some("nope"), "shared-1", None, false),
+        "error: Unknown provider \"nope\". Use --list-models to see available providers/models."
+    );
+}
+
+#[test]
+fn reference_suffix_is_strict_and_fallbacks_spread_the_provider() {
+    // A valid level is split off; an invalid one stays in the id, which is then not found.
+    assert_eq!(
+        resolve16(None, "gw/free:high", None, false),
+        "gw/free @high"
+    );
+    assert_eq!(
+        resolve16(None, "free-plus:turbo", None, false),
+        "error: Model \"free-plus:turbo\" not found. Use --list-models to see available models."
+    );
+    // Unknown id on a known provider: a custom model from the provider's first model.
+    let r = super::reference::resolve_cli_model(
+        &pi_16(),
+        &refs_registry(),
+        None,
+        "gw/next:high",
+        None,
+        false,
+    );
+    let m = r.model.expect("a custom model");
+    assert_eq!((m.id(), m.name(), m.reasoning()), ("next", "next", true));
+    assert_eq!(r.thinking_level.as_deref(), Some("high"));
+    assert_eq!(
+        r.warning.as_deref(),
+        Some("Model \"next\" not found for provider \"gw\". Using custom model id.")
+    );
+    // With --thinking the suffix is part of the id.
+    let r = super::reference::resolve_cli_model(
+        &pi_16(),
+        &refs_registry(),
+        Some("gw"),
+        "next:high",
+        Some("off"),
+        false,
+    );
+    let m = r.model.expect("a custom model");
+    assert_eq!((m.id(), m.reasoning()), ("next:high", false));
+    assert_eq!(r.thinking_level, None);
+}
+
+#[test]
+fn provider_without_model_and_branch_selection_are_1_6_rules() {
+    let reg = refs_registry();
+    let fresh = SessionContext::default();
+    let run = |pi: &Pi, cli: CliModel| {
+        let mut diags = Vec::new();
+        let c = choose(
+            pi,
+            &mut reg.clone(),
+            cli,
+            SessionModel {
+                context: &fresh,
+                branch: &[],
+                has_messages: false,
+            },
+            &Settings::default(),
+            "/pkg/docs",
+            &mut Events::default(),
+            &mut diags,
+        );
+        c.exit
+    };
+    let cli = CliModel {
+        provider: Some("gw"),
+        ..Default::default()
+    };
+    assert_eq!(
+        run(&pi_16(), cli).as_deref(),
+        Some("Error: --provider requires --model (for example: --provider gw --model <pattern>)")
+    );
+    assert_eq!(run(&pi(), cli), None);
+
+    // getBranchSelection skips a virtual (failed routing) reply; 0.85 took the last one.
+    let entries: Vec<Value> = [
+        r#"{"type":"message","message":{"role":"assistant","api":"openai-completions","provider":"gw","model":"free"}}"#,
+        r#"{"type":"message","message":{"role":"assistant","api":"pi-virtual","provider":"router","model":"auto"}}"#,
+    ]
+    .iter()
+    .map(|j| v(j))
+    .collect();
+    let branch: Vec<&crate::js::Object> = entries.iter().filter_map(Value::as_object).collect();
+    assert_eq!(
+        super::resolver::tests_branch_selection(&branch, &reg).as_deref(),
+        Some("gw/free")
+    );
 }

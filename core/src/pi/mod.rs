@@ -14,8 +14,8 @@ mod version;
 pub use choice::{Certainty, Choice, Detection, Evidence, Reason};
 pub use data::{DataError, Located, PiData};
 pub use rules::{
-    AnthropicRules, BedrockRules, ClientIdentity, CompletionsRules, GoogleRules, MaxTokensClamp,
-    MistralRules, PiMessagesRules, ResponsesRules, Rules,
+    AnthropicRules, BedrockRules, CliResolution, ClientIdentity, CompletionsRules, GoogleRules,
+    MaxTokensClamp, MistralRules, ModelRules, PiMessagesRules, ResponsesRules, Rules,
 };
 pub use version::{PiVersion, UnknownVersion};
 

@@ -70,10 +70,65 @@ pub struct Rules {
     pub google: GoogleRules,
     /// bedrock-converse-stream (AI/api/bedrock-converse-stream.js).
     pub bedrock: BedrockRules,
+    /// How pi picks the model: `--model`/`--provider`, the session's model, the default, and
+    /// which providers count as configured (CA/core/model-resolver.js, CA/main.js, CA/core/sdk.js).
+    pub model: ModelRules,
     /// The protocols whose adapter ctxlens has ported for this release. For another one no
     /// body is built: a diagnostic says the adapter is not ported yet (never a body made with
     /// another release's adapter).
     pub ported_apis: &'static [Api],
+}
+
+/// What changed in the choice of the model (CA/core/model-resolver.js `resolveCliModel` and
+/// `findInitialModel`, CA/main.js `buildSessionOptions`, CA/core/sdk.js `createAgentSession`).
+/// `findInitialModel`'s order and the thinking level are the same in every release; the default
+/// model of each provider (`defaultModelPerProvider`) and the env vars that configure a built-in
+/// provider (`apiKeyEnvVars`, AI/env-api-keys.js) are the release's data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ModelRules {
+    /// How `--model` (with `--provider`) finds its model.
+    pub cli_resolution: CliResolution,
+    /// 1.0.0 (#10236): `--provider` without `--model` is an error (CA/main.js:399–404); 0.85: it
+    /// is ignored. Case: `pi-1.6.0/md-provider-without-model`.
+    pub provider_requires_model: bool,
+    /// 0.99.0 (virtual models): the session's model is `getBranchSelection`
+    /// (CA/core/virtual-models.js:29–43): walking back from the leaf, the first `model_change`,
+    /// else the first assistant message that is not `pi-virtual` (unless the `model_change`
+    /// before it names a registered virtual model). 0.85: the last `model_change` or assistant
+    /// message on the path. Cases: `pi-1.6.0/md-restore-*`.
+    pub branch_selection: bool,
+    /// 1.6.0: `Could not restore model p/id. Using q/r` is a startup warning in every mode (on
+    /// stderr before pi exits or sends); 0.85: shown by the interactive mode only. Case:
+    /// `pi-1.6.0/md-restore-noauth-error`.
+    pub restore_fallback_reported: bool,
+    /// 0.99.2 (#10177): Anthropic workload identity federation (`ANTHROPIC_FEDERATION_RULE_ID`,
+    /// `ANTHROPIC_ORGANIZATION_ID` and `ANTHROPIC_IDENTITY_TOKEN_FILE` all set) configures the
+    /// anthropic provider after its key variables (AI/providers/anthropic.js:38–57). Case:
+    /// `pi-1.6.0/md-env-anthropic-federation`.
+    pub anthropic_workload_identity: bool,
+    /// Provider ids this release no longer knows, with the id that replaced them: 1.0.3 (#9714)
+    /// renamed `azure-openai-responses` to `azure`, with no alias and no migration, so a session,
+    /// a `--model` or `settings.json` naming the old id does not resolve. Said in a diagnostic.
+    /// Case: `pi-1.6.0/md-restore-azure-renamed`.
+    pub renamed_providers: &'static [(&'static str, &'static str)],
+}
+
+/// How `resolveCliModel` reads `--model` and `--provider`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CliResolution {
+    /// 0.85 (CA/core/model-resolver.js:291–463): a known provider before the first `/`; an exact
+    /// id or `provider/id` across providers (the sole authenticated one among several);
+    /// `parseModelPattern` within the provider, then on the whole text; an unknown id on a known
+    /// provider becomes a custom model.
+    FirstSlash,
+    /// 1.3.0 (#10160), 1.5.0 (#11394): `resolveModelReference` over every model
+    /// (1.6.0/CA/core/model-resolver.js:81–224): `--provider` matched case-insensitively; the
+    /// longest known provider prefix (ids may hold `/`); that provider's literal id, else the
+    /// raw id there, else its best fuzzy match; among several providers the named one when it
+    /// has credentials, else the sole usable raw match, else the named one, else ambiguous; a
+    /// fuzzy tie on one id across providers is ambiguous; a `:level` suffix must be valid
+    /// (strict); `--api-key` makes no provider usable. Cases: `pi-1.6.0/md-*`.
+    Reference,
 }
 
 /// What changed in the openai-completions adapter.
@@ -458,6 +513,14 @@ impl PiVersion {
                 strict_tool_limit_fallback: false,
                 pi_user_agent_pair: false,
             },
+            model: ModelRules {
+                cli_resolution: CliResolution::FirstSlash,
+                provider_requires_model: false,
+                branch_selection: false,
+                restore_fallback_reported: false,
+                anthropic_workload_identity: false,
+                renamed_providers: &[],
+            },
             ported_apis: &Api::ALL,
         };
         static V1_6_0: Rules = Rules {
@@ -530,6 +593,14 @@ impl PiVersion {
                 split_error_tool_result_images: true,
                 strict_tool_limit_fallback: true,
                 pi_user_agent_pair: true,
+            },
+            model: ModelRules {
+                cli_resolution: CliResolution::Reference,
+                provider_requires_model: true,
+                branch_selection: true,
+                restore_fallback_reported: true,
+                anthropic_workload_identity: true,
+                renamed_providers: &[("azure-openai-responses", "azure")],
             },
             ported_apis: &Api::ALL,
         };
