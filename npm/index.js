@@ -12,4 +12,6 @@ function load(_fn, version) {
 }
 
 export const { assemble, assembleCase, parseSession } = bind(raw, undefined, load);
+/** Already resolved: the same code runs here and in the bundler entry, where it waits for the wasm. */
+export const ready = Promise.resolve();
 export { protocols, piVersion, piVersions, CtxlensError };

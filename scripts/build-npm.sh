@@ -42,14 +42,27 @@ fi
 
 rm -rf "$out"
 mkdir -p "$out/wasm"
-cp npm/index.js npm/index.d.ts npm/web.js npm/web.d.ts npm/element.js npm/element.d.ts npm/bundler.js npm/api.js npm/types.d.ts npm/README.md "$out/"
+cp npm/index.js npm/index.d.ts npm/web.js npm/web.d.ts npm/element.js npm/element.d.ts npm/bundler.js npm/browser.js npm/api.js npm/types.d.ts npm/README.md "$out/"
 cp "$work/bindgen/ctxlens.js" "$out/wasm/ctxlens.js"
 cp "$work/opt.wasm" "$out/wasm/ctxlens_bg.wasm"
-# Each pi release's data, loaded on first use (Node reads it, the browser fetches it).
-for d in core/data/pi-*/; do
-  mkdir -p "$out/data/$(basename "$d")"
-  cp "$d"*.json "$out/data/$(basename "$d")/"
-done
+# Each pi release's data, loaded on first use (Node reads it, the browser fetches it), and
+# data.js: every file as `new URL("<literal path>", import.meta.url)`, the form a bundler copies
+# as an asset (the bundler entry fetches them from there).
+{
+  echo "// Written by scripts/build-npm.sh: each release's data files, where a bundler put them."
+  echo "export const dataFiles = {"
+  for d in core/data/pi-*/; do
+    v=$(basename "$d")
+    mkdir -p "$out/data/$v"
+    cp "$d"*.json "$out/data/$v/"
+    echo "  \"${v#pi-}\": {"
+    for f in "$d"*.json; do
+      echo "    \"$(basename "$f")\": new URL(\"./data/$v/$(basename "$f")\", import.meta.url),"
+    done
+    echo "  },"
+  done
+  echo "};"
+} >"$out/data.js"
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 sed "s/\"0.0.0-set-by-build\"/\"$version\"/" npm/package.json >"$out/package.json"
 

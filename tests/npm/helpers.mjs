@@ -63,3 +63,46 @@ export function nativeBody(dir) {
     return null;
   }
 }
+
+/**
+ * The demo case (www/demo) as `assemble` options, laid out by hand the way the oracle laid it
+ * (case.js does this for assembleCase): its files by absolute path, the models pointed at the
+ * captured port, the prompt's timestamp from the session pi wrote.
+ */
+export function demoOptions() {
+  const dir = path.join(repo, "www/demo");
+  const env = JSON.parse(fs.readFileSync(path.join(dir, "expected/env.json"), "utf8"));
+  const meta = JSON.parse(fs.readFileSync(path.join(dir, "expected/request-1.meta.json"), "utf8"));
+  const port = meta.headers.host.split(":")[1];
+  const models = JSON.parse(fs.readFileSync(path.join(dir, "models.json"), "utf8"));
+  for (const p of Object.values(models.providers)) {
+    p.baseUrl = p.baseUrl ? p.baseUrl.replace(/^https?:\/\/[^/]+/, `http://127.0.0.1:${port}`) : `http://127.0.0.1:${port}/v1`;
+    p.apiKey ??= "test-key";
+  }
+  const files = new Map();
+  for (const [rel, bytes] of Object.entries(readTree(path.join(dir, "fs")))) files.set(`${env.root}/${rel}`, bytes);
+  for (const [rel, bytes] of Object.entries(readTree(path.join(dir, "agent")))) files.set(`${env.agentDir}/${rel}`, bytes);
+  const after = fs.readFileSync(path.join(dir, "expected/session.after.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+  const session = fs.readFileSync(path.join(dir, "session.jsonl"), "utf8");
+  const known = new Set(session.trim().split("\n").map((l) => JSON.parse(l).id));
+  const now = after.find((e) => !known.has(e.id) && e.type === "message" && e.message.role === "user").message.timestamp;
+  const options = {
+    session,
+    sessionPath: `${env.root}/session.jsonl`,
+    files,
+    home: env.home,
+    agentDir: env.agentDir,
+    cwd: env.cwd,
+    piPackageDir: env.piPackageDir,
+    models,
+    model: env.model,
+    thinking: env.thinking,
+    tools: JSON.parse(fs.readFileSync(path.join(dir, "tools.json"), "utf8")),
+    args: env.args,
+    env: { HOME: env.home, PI_OFFLINE: "1" },
+    prompt: env.prompt,
+    now,
+    userAgent: meta.headers["user-agent"],
+  };
+  return { dir, env, meta, options, expected: fs.readFileSync(path.join(dir, "expected/request-1.json")) };
+}

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { installPackage, corpus, readTree, nativeBody } from "./helpers.mjs";
+import { installPackage, corpus, readTree, nativeBody, demoOptions } from "./helpers.mjs";
 
 let ctxlens, web, project;
 before(async () => {
@@ -51,41 +51,9 @@ test("the conformance corpus is byte-identical through assembleCase", () => {
 });
 
 test("assemble takes pi's inputs as an options object", () => {
-  // The demo case, laid out by hand the way the oracle lays it (case.js does this for assembleCase).
-  const dir = path.join(ctxlens_repo(), "www/demo");
-  const env = JSON.parse(fs.readFileSync(path.join(dir, "expected/env.json"), "utf8"));
-  const meta = JSON.parse(fs.readFileSync(path.join(dir, "expected/request-1.meta.json"), "utf8"));
-  const port = meta.headers.host.split(":")[1];
-  const models = JSON.parse(fs.readFileSync(path.join(dir, "models.json"), "utf8"));
-  for (const p of Object.values(models.providers)) {
-    p.baseUrl = p.baseUrl ? p.baseUrl.replace(/^https?:\/\/[^/]+/, `http://127.0.0.1:${port}`) : `http://127.0.0.1:${port}/v1`;
-    p.apiKey ??= "test-key";
-  }
-  const files = new Map();
-  for (const [rel, bytes] of Object.entries(readTree(path.join(dir, "fs")))) files.set(`${env.root}/${rel}`, bytes);
-  for (const [rel, bytes] of Object.entries(readTree(path.join(dir, "agent")))) files.set(`${env.agentDir}/${rel}`, bytes);
-  const after = fs.readFileSync(path.join(dir, "expected/session.after.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
-  const session = fs.readFileSync(path.join(dir, "session.jsonl"), "utf8");
-  const known = new Set(session.trim().split("\n").map((l) => JSON.parse(l).id));
-  const now = after.find((e) => !known.has(e.id) && e.type === "message" && e.message.role === "user").message.timestamp;
-  const result = ctxlens.assemble({
-    session,
-    sessionPath: `${env.root}/session.jsonl`,
-    files,
-    home: env.home,
-    agentDir: env.agentDir,
-    cwd: env.cwd,
-    piPackageDir: env.piPackageDir,
-    models,
-    model: env.model,
-    thinking: env.thinking,
-    tools: JSON.parse(fs.readFileSync(path.join(dir, "tools.json"), "utf8")),
-    args: env.args,
-    env: { HOME: env.home, PI_OFFLINE: "1" },
-    prompt: env.prompt,
-    now,
-    userAgent: meta.headers["user-agent"],
-  });
+  const { dir, env, meta, options } = demoOptions();
+  const { session, files, models } = options;
+  const result = ctxlens.assemble(options);
   assert.equal(result.body, fs.readFileSync(path.join(dir, "expected/request-1.json"), "utf8"));
   assert.deepEqual(Buffer.from(result.bodyBytes), fs.readFileSync(path.join(dir, "expected/request-1.json")));
   assert.equal(JSON.parse(JSON.stringify(result)).body, result.body, "body is an enumerable property");
@@ -99,7 +67,6 @@ test("assemble takes pi's inputs as an options object", () => {
   // The session as UTF-8 bytes gives the same body; so does the same call again (the wasm
   // reuses its text buffer), and a session with an invalid UTF-8 byte is read as Node reads a
   // file: the bad byte becomes U+FFFD.
-  const options = { sessionPath: `${env.root}/session.jsonl`, files, home: env.home, agentDir: env.agentDir, cwd: env.cwd, piPackageDir: env.piPackageDir, models, model: env.model, thinking: env.thinking, tools: JSON.parse(fs.readFileSync(path.join(dir, "tools.json"), "utf8")), args: env.args, env: { HOME: env.home, PI_OFFLINE: "1" }, prompt: env.prompt, now, userAgent: meta.headers["user-agent"] };
   assert.equal(ctxlens.assemble({ ...options, session: new TextEncoder().encode(session) }).body, result.body);
   assert.equal(ctxlens.assemble({ ...options, session }).body, result.body);
   const lines = session.trimEnd().split("\n");

@@ -10,7 +10,7 @@ import { installPackage, repo } from "./helpers.mjs";
 const tsc = path.join(repo, "node_modules/.bin/tsc");
 
 const program = `
-import { assemble, assembleCase, parseSession, protocols, piVersion, piVersions, CtxlensError } from "ctxlens";
+import { assemble, assembleCase, parseSession, protocols, piVersion, piVersions, CtxlensError, ready } from "ctxlens";
 import type { Api, Assembly, AssembleOptions, Diagnostic, Finding, Stage, StageEvent, Stats, SessionTree, SessionEntry, ExtensionTool, ModelsJson } from "ctxlens";
 import init, { initSync, assemble as webAssemble, load, install } from "ctxlens/web";
 import { mount, loadWasm, parseContext, TAG, VIEWS, CtxlensView } from "ctxlens/element";
@@ -48,6 +48,10 @@ const older = assemble({ prompt: "hi", piVersion: "0.85.1" });
 const why: "given" | "captured" | "detected" | "default" | undefined = older.pi?.reason;
 const certainty: string | undefined = older.pi?.detection?.certainty;
 const needs: string | undefined = new CtxlensError("x").piVersion;
+async function bundled(): Promise<string | null> {
+  await ready;
+  return assemble({ prompt: "hi" }).body;
+}
 async function web(): Promise<string | null> {
   await init();
   await init(new URL("https://example.test/ctxlens_bg.wasm"));
@@ -57,7 +61,7 @@ async function web(): Promise<string | null> {
   initSync(new Uint8Array(0));
   return webAssemble({ model: "m" }).body;
 }
-void [titles, body, url, headers, kinds, toolChars, findings, spans, api, fromCase, entries, version, web];
+void [titles, body, url, headers, kinds, toolChars, findings, spans, api, fromCase, entries, version, web, bundled];
 
 // compareWith and the comparison.
 const compared: Assembly = assemble({ model: "m", compareWith: "anthropic-messages" });
