@@ -11,6 +11,9 @@ use crate::pi::PiVersion;
 #[derive(Clone, Debug, Default)]
 pub struct VirtualFs {
     files: BTreeMap<String, Vec<u8>>,
+    /// Directories that exist without a file laid below them (an empty `.pi/extensions`, a
+    /// `.git` folder whose files pi does not read): [`VirtualFs::insert_dir`].
+    dirs: std::collections::BTreeSet<String>,
 }
 
 impl VirtualFs {
@@ -21,6 +24,11 @@ impl VirtualFs {
     /// Adds (or replaces) a file. The path is normalized (`//`, `.` and `..` removed).
     pub fn insert(&mut self, path: &str, bytes: impl Into<Vec<u8>>) {
         self.files.insert(normalize_path(path), bytes.into());
+    }
+
+    /// Records a directory that exists even when no file is laid below it.
+    pub fn insert_dir(&mut self, path: &str) {
+        self.dirs.insert(normalize_path(path));
     }
 
     pub fn get(&self, path: &str) -> Option<&[u8]> {
@@ -41,6 +49,9 @@ impl VirtualFs {
     /// Whether any file lives below `path`.
     pub fn is_dir(&self, path: &str) -> bool {
         let mut prefix = normalize_path(path);
+        if self.dirs.contains(&prefix) {
+            return true;
+        }
         if !prefix.ends_with('/') {
             prefix.push('/');
         }
@@ -68,6 +79,15 @@ impl VirtualFs {
             };
             if out.last().map(|(n, _)| n.as_str()) != Some(name) {
                 out.push((name.to_string(), is_dir));
+            }
+        }
+        for d in self.dirs.range(prefix.clone()..) {
+            let Some(rest) = d.strip_prefix(&prefix) else {
+                break;
+            };
+            let name = rest.split('/').next().unwrap_or(rest);
+            if !name.is_empty() {
+                out.push((name.to_string(), true));
             }
         }
         out.sort();
