@@ -110,13 +110,16 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
         pi,
         inputs,
         rec: Recorder::default(),
-        diags: Vec::new(),
+        diags: inputs.host_diagnostics.clone(),
         parts: Parts::default(),
         registry: Registry::default(),
         switched_from: None,
         llm: LlmContext::default(),
         failed: false,
     };
+    if let Some(w) = choice.installed_warning() {
+        run.diags.push(Diagnostic::warning("pi", None, w));
+    }
     // A session from a newer pi than the one rebuilt is said first.
     if let Some(w) = choice.newer_session_warning() {
         let name = inputs

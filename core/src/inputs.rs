@@ -160,6 +160,12 @@ pub struct Inputs {
     pub pi: Option<PiVersion>,
     /// The release that made the capture (a case's `env.json` `piVersion`).
     pub captured_pi: Option<PiVersion>,
+    /// The version of the pi installed on the machine (its package.json `version`, supported or
+    /// not; [`crate::install::find_installed_pi`]).
+    pub installed_pi: Option<String>,
+    /// What the host found while gathering these inputs (files skipped, no pi installed, no
+    /// extension tools): reported first among the assembly's diagnostics.
+    pub host_diagnostics: Vec<crate::diagnostics::Diagnostic>,
     /// The session id of a new session (pi makes a random uuidv7); a resumed session uses its
     /// header id.
     pub session_id: Option<String>,
@@ -188,6 +194,8 @@ impl Default for Inputs {
             api: None,
             pi: None,
             captured_pi: None,
+            installed_pi: None,
+            host_diagnostics: Vec::new(),
             session_id: None,
             user_agent: None,
         }
