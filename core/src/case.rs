@@ -253,6 +253,7 @@ pub fn inputs_from_case(files: &CaseFiles, env_dir: Option<&str>) -> Result<Inpu
         captured_pi: Some(pi),
         session_id: str_field(&env, "sessionId"),
         user_agent: header("user-agent"),
+        placeholder_key: false,
     })
 }
 
