@@ -74,6 +74,8 @@ pub struct Parts {
     pub declared_tools: Vec<ToolDef>,
     /// The cwd pi runs in (a resumed session's header cwd).
     pub cwd: String,
+    /// The provider a placeholder key stood in for ([`Inputs::placeholder_key`]).
+    pub placeholder_key: Option<String>,
     pub session_id: Option<String>,
     /// Agent messages after this turn's input was appended.
     pub agent_messages: Vec<Value>,
@@ -291,23 +293,45 @@ impl Run<'_> {
                     .collect()
             })
             .unwrap_or_default();
+        let cli = model::CliModel {
+            model: cli_model.as_deref(),
+            provider: args.provider.as_deref(),
+            thinking: cli_thinking.as_deref(),
+            api_key: args.api_key.as_deref(),
+            models: args.models.as_deref(),
+        };
+        let session_model = model::SessionModel {
+            context: session_ctx,
+            branch: &branch,
+            has_messages: !session_ctx.messages.is_empty(),
+        };
+        let docs_dir = join_path(&package_dir, "docs");
+        if inputs.placeholder_key && args.api_key.is_none() {
+            if let Some(p) = model::placeholder_provider(
+                &pi,
+                &registry,
+                cli,
+                session_model,
+                &settings,
+                &docs_dir,
+            ) {
+                registry.set_placeholder_key(&p);
+                self.parts.placeholder_key = Some(p.clone());
+                self.rec.events.push(Event::new(
+                    EventKind::Replaced,
+                    format!(
+                        "no key for provider {p}: a placeholder key stands in (a key never changes the body; the headers show it redacted)"
+                    ),
+                ));
+            }
+        }
         let mut choice = model::choose(
             &pi,
             &mut registry,
-            model::CliModel {
-                model: cli_model.as_deref(),
-                provider: args.provider.as_deref(),
-                thinking: cli_thinking.as_deref(),
-                api_key: args.api_key.as_deref(),
-                models: args.models.as_deref(),
-            },
-            model::SessionModel {
-                context: session_ctx,
-                branch: &branch,
-                has_messages: !session_ctx.messages.is_empty(),
-            },
+            cli,
+            session_model,
             &settings,
-            &join_path(&package_dir, "docs"),
+            &docs_dir,
             &mut self.rec.events,
             &mut self.diags,
         );

@@ -255,6 +255,7 @@ pub fn inputs_from_case(files: &CaseFiles, env_dir: Option<&str>) -> Result<Inpu
         host_diagnostics: Vec::new(),
         session_id: str_field(&env, "sessionId"),
         user_agent: header("user-agent"),
+        placeholder_key: false,
     })
 }
 

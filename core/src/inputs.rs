@@ -172,7 +172,15 @@ pub struct Inputs {
     /// The `User-Agent` pi sends, which it derives from the process (the OS, Node's version);
     /// `None`: the release's form on linux x64 with the oracle's Node ([`crate::headers::default_user_agent`]).
     pub user_agent: Option<String>,
+    /// When the model pi takes (`--model`'s, the session's, the saved default) belongs to a
+    /// provider with no key, a placeholder key stands in for it ([`PLACEHOLDER_KEY`]), so the
+    /// request is built as pi would build it with the user's own key (a key never changes the
+    /// body; headers show keys redacted). The visualizer sets it: a page has no keys.
+    pub placeholder_key: bool,
 }
+
+/// The key [`Inputs::placeholder_key`] gives a provider that has none.
+pub const PLACEHOLDER_KEY: &str = "ctxlens-placeholder-key";
 
 impl Default for Inputs {
     fn default() -> Self {
@@ -198,6 +206,7 @@ impl Default for Inputs {
             host_diagnostics: Vec::new(),
             session_id: None,
             user_agent: None,
+            placeholder_key: false,
         }
     }
 }
