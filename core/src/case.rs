@@ -251,8 +251,11 @@ pub fn inputs_from_case(files: &CaseFiles, env_dir: Option<&str>) -> Result<Inpu
         api: None,
         pi: None,
         captured_pi: Some(pi),
+        installed_pi: None,
+        host_diagnostics: Vec::new(),
         session_id: str_field(&env, "sessionId"),
         user_agent: header("user-agent"),
+        placeholder_key: false,
     })
 }
 

@@ -16,6 +16,7 @@ pub mod diagnostics;
 pub mod headers;
 pub mod ignore;
 pub mod inputs;
+pub mod install;
 pub mod js;
 pub mod messages;
 pub mod model;
