@@ -172,6 +172,8 @@ pub fn assemble(
         api: opt_api(&o)?,
         pi: opt_pi(&o)?,
         captured_pi: None,
+        installed_pi: None,
+        host_diagnostics: Vec::new(),
         session_id: opt_str(&o, "sessionId")?,
         user_agent: opt_str(&o, "userAgent")?,
         placeholder_key: false,
