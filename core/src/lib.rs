@@ -24,6 +24,7 @@ pub mod paths;
 pub mod pi;
 pub mod prompt;
 pub mod protocols;
+pub mod recognize;
 pub mod report;
 pub mod resources;
 pub mod sdk;
