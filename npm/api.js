@@ -24,6 +24,7 @@ const STRING_OPTIONS = ["sessionPath", "home", "agentDir", "cwd", "piPackageDir"
 const ASSEMBLE_OPTIONS = new Set([...STRING_OPTIONS, "session", "files", "models", "tools", "args", "env", "prompt", "now", "systemNow", "api", "compareWith", "piVersion"]);
 const CASE_OPTIONS = new Set(["now", "api", "envDir", "compareWith", "piVersion"]);
 const SESSION_OPTIONS = new Set(["path", "piVersion"]);
+const MACHINE_OPTIONS = new Set(["prompt", "call", "model", "thinking", "toolSet", "piVersion", "piDir", "now", "api", "compareWith", "args", "env", "cwd"]);
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -185,11 +186,51 @@ function toAssembly(metaJson, bytes) {
     cwd: meta.cwd,
     pi: meta.pi,
     stages: meta.stages,
+    sourcePrefixes: meta.sourcePrefixes,
     stats: meta.stats,
     findings: meta.findings,
     diagnostics: meta.diagnostics,
     ...(meta.comparison ? { comparison: meta.comparison } : {}),
   };
+}
+
+export { toAssembly as assemblyOf, call as callWasm };
+
+/**
+ * `assembleSession`'s options as the command line they stand for (the CLI's flags, then pi's
+ * own), and the machine they run on (`env`, `cwd`: undefined for the process's own).
+ */
+export function sessionArgv(fn, options) {
+  const o = checkOptions(fn, options, MACHINE_OPTIONS, false);
+  const argv = [];
+  const flag = (name, v) => {
+    if (v !== undefined) argv.push(name, v);
+  };
+  if (o.prompt !== undefined && o.prompt !== null) flag("--prompt", textOf(fn, "prompt", o.prompt));
+  if (o.call !== undefined && o.call !== null) {
+    if (!Number.isInteger(o.call) || o.call < 1) fail(fn, `\`call\` must be a call number from 1, got ${typeof o.call === "number" ? o.call : typeName(o.call)}`);
+    flag("--call", String(o.call));
+  }
+  flag("--model", optString(fn, o, "model"));
+  flag("--thinking", optString(fn, o, "thinking"));
+  flag("--tool-set", optString(fn, o, "toolSet"));
+  flag("--pi", optPi(fn, o));
+  flag("--pi-dir", optString(fn, o, "piDir"));
+  const now = optNow(fn, o);
+  if (now !== undefined) flag("--now", String(now));
+  flag("--api", optApi(fn, o));
+  flag("--with", optApi(fn, o, "compareWith"));
+  if (o.args !== undefined && o.args !== null) {
+    if (!Array.isArray(o.args) || !o.args.every((a) => typeof a === "string")) fail(fn, "`args` must be a list of strings");
+    argv.push(...o.args);
+  }
+  let env;
+  if (o.env !== undefined && o.env !== null) {
+    if (!isPlainObject(o.env)) fail(fn, `\`env\` must be an object of strings, got ${typeName(o.env)}`);
+    for (const [k, v] of Object.entries(o.env)) if (typeof v !== "string") fail(fn, `\`env.${k}\` must be a string, got ${typeName(v)}`);
+    env = o.env;
+  }
+  return { argv, env, cwd: optString(fn, o, "cwd") };
 }
 
 /**

@@ -1,9 +1,18 @@
 // The Node host of the package's second wasm (wasm/src/node.rs `NodeHost`): synchronous reads of
-// the real filesystem, never throwing (a failed call returns null and `lastError()` says why).
-// Read-only: nothing here writes, and nothing is read that the wasm did not ask for.
+// the real filesystem, the environment, the clock, stdout and stderr; never throwing (a failed
+// call returns null or false and `lastError()` says why). Read-only: no file is written, and
+// nothing is read that the wasm did not ask for.
 import fs from "node:fs";
+import tty from "node:tty";
 
-export function nodeFs() {
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * The host: `env` (default `process.env`) and `cwd` (default `process.cwd()`) are the machine
+ * the commands see; `stdout`/`stderr` say whether writes go to the process's descriptors
+ * (the bin) or nowhere (assembleSession, whose output is its result).
+ */
+export function nodeHost({ env = process.env, cwd = process.cwd(), output = true } = {}) {
   let last = "";
   const fail = (e) => {
     last = e && e.message ? e.message : String(e);
@@ -60,6 +69,39 @@ export function nodeFs() {
     },
     lastError() {
       return last;
+    },
+    envJson() {
+      const o = {};
+      for (const [k, v] of Object.entries(env)) if (typeof v === "string") o[k] = v;
+      return JSON.stringify(o);
+    },
+    cwd() {
+      return cwd;
+    },
+    now() {
+      return Date.now();
+    },
+    write(fd, bytes) {
+      if (!output) return true;
+      // A pipe may be non-blocking: EAGAIN means "not now", so try again; EPIPE means the
+      // reader is gone, which stops the command.
+      let at = 0;
+      while (at < bytes.length) {
+        try {
+          at += fs.writeSync(fd, bytes, at, bytes.length - at);
+        } catch (e) {
+          if (e.code === "EAGAIN") {
+            Atomics.wait(pause, 0, 0, 1); // a millisecond for the reader to drain the pipe
+            continue;
+          }
+          fail(e);
+          return false;
+        }
+      }
+      return true;
+    },
+    isTTY(fd) {
+      return output && tty.isatty(fd);
     },
   };
 }

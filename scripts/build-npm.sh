@@ -55,8 +55,10 @@ build ctxlens
 build ctxlens_node node
 
 rm -rf "$out"
-mkdir -p "$out/wasm"
-cp npm/index.js npm/index.d.ts npm/web.js npm/web.d.ts npm/element.js npm/element.d.ts npm/bundler.js npm/browser.js npm/node-host.js npm/api.js npm/types.d.ts npm/README.md "$out/"
+mkdir -p "$out/wasm" "$out/bin"
+cp npm/bin/ctxlens.js "$out/bin/ctxlens.js"
+chmod +x "$out/bin/ctxlens.js"
+cp npm/index.js npm/index.d.ts npm/web.js npm/web.d.ts npm/element.js npm/element.d.ts npm/bundler.js npm/browser.js npm/node-host.js npm/node.js npm/api.js npm/types.d.ts npm/README.md "$out/"
 cp "$work/ctxlens/ctxlens.js" "$out/wasm/ctxlens.js"
 cp "$work/ctxlens.wasm" "$out/wasm/ctxlens_bg.wasm"
 cp "$work/ctxlens_node/ctxlens_node.js" "$out/wasm/ctxlens_node.js"

@@ -215,7 +215,7 @@ fn case_inputs(host: &mut dyn Host, o: &Opts, dir: &str) -> Result<Inputs, Strin
 }
 
 /// A session on this machine: what pi reads for it, as [`install::read_machine`] finds it.
-fn session_inputs(host: &mut dyn Host, o: &Opts) -> Result<Inputs, String> {
+pub fn session_inputs(host: &mut dyn Host, o: &Opts) -> Result<Inputs, String> {
     let path = resolve_path(host.cwd(), o.session.as_deref().unwrap_or(""));
     let size = match host.fs().stat(&path) {
         Some(FileKind::File { size }) => size,

@@ -62,6 +62,9 @@ test("assemble takes pi's inputs as an options object", () => {
   assert.ok(result.headers.some(([k]) => k === "content-type"));
   assert.deepEqual(result.model, { provider: "mock", id: "qwen3.8-flash", api: "openai-completions", source: "--model" });
   assert.deepEqual(result.stages.map((s) => s.id).slice(0, 3), ["session-read", "agent-messages", "agent-context"]);
+  // Every stage's piSource prefix is one the result names.
+  const prefixes = result.stages.flatMap((s) => [s.piSource, ...s.events.map((e) => e.piSource)]).filter(Boolean).map((p) => p.split("/")[0]);
+  assert.ok(prefixes.length > 0 && prefixes.every((p) => typeof result.sourcePrefixes[p] === "string"), JSON.stringify(result.sourcePrefixes));
   assert.ok(result.stats.tools.chars > 0 && result.stats.history.chars > 0);
 
   // The session as UTF-8 bytes gives the same body; so does the same call again (the wasm

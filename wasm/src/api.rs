@@ -282,7 +282,7 @@ pub fn releases() -> String {
     .to_json()
 }
 
-fn run(inputs: Inputs, compare_with: Option<Api>) -> Output {
+pub(crate) fn run(inputs: Inputs, compare_with: Option<Api>) -> Output {
     let version = ctxlens::pi::choice::choose(&inputs).version;
     if !ctxlens::pi::data::is_available(version) {
         return needs_data(version, Pending::Assemble(Box::new(inputs), compare_with));

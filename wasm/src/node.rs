@@ -1,12 +1,21 @@
 //! The Node host (feature `node`, the package's second wasm, `ctxlens_node_bg.wasm`): the
-//! machine pi would run on, seen through a JS object of synchronous functions over Node's `fs`
-//! (`npm/node-host.js`). It implements the core's read-only [`HostFs`]; nothing here decides
-//! what pi reads — `ctxlens::install` does.
+//! machine pi would run on, seen through a JS object of synchronous functions over Node's `fs`,
+//! `process.env`, the clock and stdout/stderr (`npm/node-host.js`). It implements the core's
+//! read-only [`HostFs`] and the command line's [`Host`]; nothing here decides what pi reads
+//! (`ctxlens::install` does) or what a command prints (`ctxlens_cli` does). Two exports:
+//! `assembleSessionRaw` (the npm `assembleSession`: the command line's session inputs, then the
+//! same result as `assemble`) and `runCliRaw` (the `ctxlens` bin: the whole command line).
 //!
 //! The host's functions never throw: a path that cannot be read is `null`, and `lastError()`
 //! says why (Node's message), so no exception crosses into the wasm.
 
+use std::collections::BTreeMap;
+
+use ctxlens::case::CaseFiles;
 use ctxlens::install::{FileKind, HostFs};
+use ctxlens::js::path::join_path;
+use ctxlens::js::{self, Value};
+use ctxlens_cli::Host;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
@@ -33,6 +42,22 @@ extern "C" {
     /// Why the last call that gave `None` failed.
     #[wasm_bindgen(method, js_name = lastError)]
     fn last_error(this: &NodeHost) -> String;
+
+    /// The process environment as a JSON object of strings.
+    #[wasm_bindgen(method, js_name = envJson)]
+    fn env_json(this: &NodeHost) -> String;
+    /// `process.cwd()`.
+    #[wasm_bindgen(method)]
+    fn cwd(this: &NodeHost) -> String;
+    /// `Date.now()`.
+    #[wasm_bindgen(method)]
+    fn now(this: &NodeHost) -> f64;
+    /// Writes all of `bytes` to file descriptor 1 or 2; `false` when it could not (a closed pipe).
+    #[wasm_bindgen(method)]
+    fn write(this: &NodeHost, fd: u32, bytes: &[u8]) -> bool;
+    /// Whether the descriptor is a terminal.
+    #[wasm_bindgen(method, js_name = isTTY)]
+    fn is_tty(this: &NodeHost, fd: u32) -> bool;
 }
 
 /// [`HostFs`] over the JS host.
@@ -71,5 +96,157 @@ impl HostFs for NodeFs<'_> {
 
     fn realpath(&self, path: &str) -> Option<String> {
         self.0.realpath(path)
+    }
+}
+
+/// The command line's [`Host`] over the JS host.
+struct NodeCli<'h> {
+    fs: NodeFs<'h>,
+    env: BTreeMap<String, String>,
+    cwd: String,
+}
+
+impl<'h> NodeCli<'h> {
+    fn new(host: &'h NodeHost) -> NodeCli<'h> {
+        let env = match js::parse(&host.env_json()) {
+            Ok(Value::Object(o)) => o
+                .iter()
+                .filter_map(|(k, v)| v.as_str().map(|v| (k.to_string(), v.to_string())))
+                .collect(),
+            _ => BTreeMap::new(),
+        };
+        NodeCli {
+            fs: NodeFs(host),
+            env,
+            cwd: host.cwd(),
+        }
+    }
+}
+
+impl Host for NodeCli<'_> {
+    fn fs(&self) -> &dyn HostFs {
+        &self.fs
+    }
+    fn env(&self) -> &BTreeMap<String, String> {
+        &self.env
+    }
+    fn cwd(&self) -> &str {
+        &self.cwd
+    }
+    fn now_ms(&self) -> f64 {
+        self.fs.0.now()
+    }
+    fn stdout(&mut self, bytes: &[u8]) -> Result<(), String> {
+        if self.fs.0.write(1, bytes) {
+            Ok(())
+        } else {
+            Err(self.fs.0.last_error())
+        }
+    }
+    fn stderr(&mut self, text: &str) {
+        self.fs.0.write(2, text.as_bytes());
+    }
+    fn stderr_is_tty(&self) -> bool {
+        self.fs.0.is_tty(2)
+    }
+    fn read_case_folder(&self, dir: &str) -> Result<CaseFiles, String> {
+        read_folder(&self.fs, dir)
+    }
+}
+
+/// Every file below `dir` by its `/`-separated path relative to it, as the std host's
+/// `ctxlens_corpus::read_folder` reads a case folder (links followed).
+fn read_folder(fs: &dyn HostFs, dir: &str) -> Result<CaseFiles, String> {
+    let mut files = CaseFiles::new();
+    let mut stack = vec![(dir.to_string(), String::new())];
+    while let Some((d, prefix)) = stack.pop() {
+        let names = fs.read_dir(&d).map_err(|e| format!("{d}: {e}"))?;
+        for name in names {
+            let rel = if prefix.is_empty() {
+                name.clone()
+            } else {
+                format!("{prefix}/{name}")
+            };
+            let path = join_path(&d, &name);
+            match fs.stat(&path) {
+                Some(FileKind::Dir) => stack.push((path, rel)),
+                Some(FileKind::File { .. }) => {
+                    let bytes = fs.read(&path).map_err(|e| format!("{path}: {e}"))?;
+                    files.insert(rel, bytes);
+                }
+                None => {}
+            }
+        }
+    }
+    Ok(files)
+}
+
+/// The argv of a JS string array.
+fn argv(json: &str) -> Result<Vec<String>, String> {
+    match js::parse(json) {
+        Ok(Value::Array(a)) => a
+            .iter()
+            .map(|v| v.as_str().map(String::from).ok_or("arguments must be strings"))
+            .collect::<Result<_, _>>()
+            .map_err(String::from),
+        _ => Err("arguments must be a list of strings".into()),
+    }
+}
+
+/// `assembleSession(path, options)`: `argv_json` is the command line the JS side made of the
+/// options (`[SESSION, --prompt, TEXT, ...]`); the session's inputs are read from the machine as
+/// the command line reads them ([`ctxlens_cli::commands::session_inputs`]), and the result is
+/// `assemble`'s. Its notes are diagnostics, so nothing is written to stderr.
+#[wasm_bindgen(js_name = assembleSessionRaw)]
+pub fn assemble_session_raw(argv_json: &str, host: &NodeHost) -> Result<String, JsError> {
+    let r = (|| {
+        let argv = argv(argv_json)?;
+        let o = ctxlens_cli::opts::parse(&argv)?;
+        let mut cli = Quiet(NodeCli::new(host));
+        let inputs = ctxlens_cli::commands::session_inputs(&mut cli, &o)?;
+        Ok(crate::api::run(inputs, o.with))
+    })();
+    crate::output(r)
+}
+
+/// [`NodeCli`] with stderr dropped (`assembleSession` returns its notes as diagnostics).
+struct Quiet<'h>(NodeCli<'h>);
+
+impl Host for Quiet<'_> {
+    fn fs(&self) -> &dyn HostFs {
+        self.0.fs()
+    }
+    fn env(&self) -> &BTreeMap<String, String> {
+        self.0.env()
+    }
+    fn cwd(&self) -> &str {
+        self.0.cwd()
+    }
+    fn now_ms(&self) -> f64 {
+        self.0.now_ms()
+    }
+    fn stdout(&mut self, bytes: &[u8]) -> Result<(), String> {
+        self.0.stdout(bytes)
+    }
+    fn stderr(&mut self, _: &str) {}
+    fn stderr_is_tty(&self) -> bool {
+        false
+    }
+    fn read_case_folder(&self, dir: &str) -> Result<CaseFiles, String> {
+        self.0.read_case_folder(dir)
+    }
+}
+
+/// The `ctxlens` bin: the command line `argv_json` (without the program name) on this machine;
+/// returns the exit status.
+#[wasm_bindgen(js_name = runCliRaw)]
+pub fn run_cli_raw(argv_json: &str, host: &NodeHost) -> i32 {
+    let mut cli = NodeCli::new(host);
+    match argv(argv_json) {
+        Ok(argv) => ctxlens_cli::run(&mut cli, &argv),
+        Err(e) => {
+            cli.stderr(&format!("ctxlens: {e}\n"));
+            2
+        }
     }
 }
