@@ -186,7 +186,11 @@ fn argv(json: &str) -> Result<Vec<String>, String> {
     match js::parse(json) {
         Ok(Value::Array(a)) => a
             .iter()
-            .map(|v| v.as_str().map(String::from).ok_or("arguments must be strings"))
+            .map(|v| {
+                v.as_str()
+                    .map(String::from)
+                    .ok_or("arguments must be strings")
+            })
             .collect::<Result<_, _>>()
             .map_err(String::from),
         _ => Err("arguments must be a list of strings".into()),
