@@ -281,7 +281,10 @@ fn session_inputs(host: &mut dyn Host, o: &Opts) -> Result<Inputs, String> {
     let mut tools = None;
     if let Some(file) = &o.tool_set {
         let p = resolve_path(host.cwd(), file);
-        let bytes = host.fs().read(&p).map_err(|e| format!("--tool-set {p}: {e}"))?;
+        let bytes = host
+            .fs()
+            .read(&p)
+            .map_err(|e| format!("--tool-set {p}: {e}"))?;
         let mut tnotes = Vec::new();
         let set = ctxlens::recognize::tool_set_file(&p, &bytes, &mut tnotes)
             .map_err(|e| format!("--tool-set: {e}"))?;
@@ -320,7 +323,6 @@ fn session_inputs(host: &mut dyn Host, o: &Opts) -> Result<Inputs, String> {
         Limits::default(),
     );
     notes.extend(read.diagnostics);
-    notes.extend(install::auth_notes(&read.inputs));
     let mut inputs = read.inputs;
     inputs.model = o.model.clone();
     inputs.thinking = o.thinking.clone();
@@ -363,11 +365,9 @@ fn output(
     let text: Vec<u8> = match command {
         "assemble" => assembly.body().unwrap_or("").as_bytes().to_vec(),
         "stats" => match &assembly.stats {
-            Some(s) => format!(
-                "{}\n",
-                ctxlens::report::stats::to_json(s).to_json_pretty(2)
-            )
-            .into_bytes(),
+            Some(s) => {
+                format!("{}\n", ctxlens::report::stats::to_json(s).to_json_pretty(2)).into_bytes()
+            }
             None => Vec::new(),
         },
         "request" => match &assembly.request {

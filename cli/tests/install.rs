@@ -247,7 +247,7 @@ fn every_case_as_a_real_install() {
         refs.len()
     );
     for x in &f {
-        eprintln!("{}", x.lines().next().unwrap_or(""));
+        eprintln!("{}", x.lines().take(4).collect::<Vec<_>>().join("\n    "));
     }
     let _ = PathBuf::new();
 }
