@@ -122,6 +122,9 @@ fn run_case(case: &Case, command: &str, extra: &[&str]) -> Run {
     }
     let now = ctxlens::case::captured_now(&after, Some(&session_text)).unwrap_or(0.0);
     args.extend(["--now".into(), format!("{now}")]);
+    if let Some(t) = ctxlens::case::captured_system_now(&after, Some(&session_text)) {
+        args.extend(["--system-now".into(), format!("{t}")]);
+    }
     if files.contains_key("tools.json") {
         args.extend([
             "--tool-set".into(),
