@@ -462,6 +462,11 @@ fn why_not_built(a: &Assembly) -> String {
         .or_else(|| a.diagnostics.last())
         .map_or_else(
             || "pi would send nothing here (see ctxlens trace)".into(),
-            |d| d.to_string(),
+            |d| {
+                d.to_string()
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            },
         )
 }
