@@ -23,6 +23,7 @@ pub mod paths;
 pub mod pi;
 pub mod prompt;
 pub mod protocols;
+pub mod redact;
 pub mod report;
 pub mod resources;
 pub mod sdk;
@@ -32,6 +33,7 @@ pub mod tools;
 pub mod trace;
 pub mod transcript;
 pub mod yaml;
+pub mod zip;
 
 #[cfg(test)]
 mod testcase;
