@@ -144,6 +144,7 @@ fn main() -> ExitCode {
         "report",
         "findings",
         "compare",
+        "summary",
     ]
     .contains(&o.command.as_str())
     {
@@ -263,6 +264,12 @@ fn main() -> ExitCode {
             ),
             None => Ok(()),
         },
+        "summary" if o.json => writeln!(
+            out,
+            "{}",
+            ctxlens::report::assembly_json(&assembly).to_json_pretty(2)
+        ),
+        "summary" => write!(out, "{}", ctxlens::report::summary::text(&assembly)),
         "trace" if o.json => writeln!(out, "{}", report::trace_json(&assembly).to_json_pretty(2)),
         "trace" => {
             let pi = assembly.pi.as_ref();

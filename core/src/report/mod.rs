@@ -6,6 +6,7 @@ pub mod compare;
 pub mod findings;
 pub mod provenance;
 pub mod stats;
+pub mod summary;
 pub mod usage;
 
 use crate::assemble::Assembly;
