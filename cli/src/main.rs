@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use ctxlens::Api;
-use ctxlens_cli::{case, report};
+use ctxlens_cli::{case, export, open, report, summary};
 
 const HELP: &str = "\
 ctxlens — rebuild, byte for byte, the HTTP request pi (0.85.1 or 1.6.0) sends to an LLM
@@ -29,6 +29,17 @@ COMMANDS:
     compare       Compare the body under --api (default: the model's own) with the body
                   under --with API: where each block lives, sizes, what one drops or adds
                   (JSON)
+    summary       The human summary: the release rebuilt and why, the model, the thinking
+                  level asked and sent, the seed article's table (system prompt / tools /
+                  history: characters, tokens by pi's estimate, shares), the largest tools,
+                  skills, context files in order with the ones they shadow, the findings
+                  one line each, the diagnostics count (--json: the whole report)
+    export        Write the inputs as the app's case zip (-o FILE.zip; the app opens it
+                  again as the same case); --redact replaces the home path, user and host
+                  names and every key-like string first, and prints what it replaced
+    open          Serve the visualizer on 127.0.0.1 with exactly these inputs loaded and
+                  print its URL; serves until interrupted (Ctrl-C). Nothing leaves the
+                  machine
 
 OPTIONS:
     --case DIR    A case folder in the oracle's layout: case.json, models.json, and optionally
@@ -45,7 +56,15 @@ OPTIONS:
                   session.after.jsonl beside ENV_JSON, else 0)
     --api API     Switch the model's protocol (the same model with its api replaced)
     --with API    The second protocol of `compare`
-    --json        Machine-readable output (trace, diagnostics, findings)
+    --json        Machine-readable output (summary, trace, diagnostics, findings)
+    -o FILE       export: the zip to write
+    --redact      export: replace the home path, user name, host names and key-like strings
+                  (API keys in auth.json, models.json and the environment, bearer tokens,
+                  AWS keys, JWTs, ...) in every file and path, the same stand-in for the same
+                  original; prints the kinds and counts replaced, never the values
+    --app DIR     open: the built visualizer (Trunk's dist/). Default: $CTXLENS_APP, else
+                  dist/ or ctxlens-app/ beside the executable, else the repository's dist/
+    --port N      open: the port on 127.0.0.1 (default 0: a free one)
     -h, --help    Print this help
 
 EXIT STATUS:
@@ -61,6 +80,10 @@ struct Opts {
     with: Option<Api>,
     pi: Option<ctxlens::PiVersion>,
     json: bool,
+    output: Option<PathBuf>,
+    redact: bool,
+    app: Option<PathBuf>,
+    port: u16,
 }
 
 /// A protocol named on the command line.
@@ -84,6 +107,10 @@ fn parse_args() -> Result<Opts, String> {
         with: None,
         pi: None,
         json: false,
+        output: None,
+        redact: false,
+        app: None,
+        port: 0,
     };
     while let Some(a) = args.next() {
         let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
@@ -111,12 +138,58 @@ fn parse_args() -> Result<Opts, String> {
                 )
             }
             "--json" => o.json = true,
+            "-o" | "--output" => o.output = Some(PathBuf::from(value("-o")?)),
+            "--redact" => o.redact = true,
+            "--app" => o.app = Some(PathBuf::from(value("--app")?)),
+            "--port" => {
+                o.port = value("--port")?
+                    .parse()
+                    .map_err(|_| "--port takes a port number (0: a free one)".to_string())?
+            }
             s if s.starts_with('-') => return Err(format!("unknown option {s}")),
             s if o.command.is_empty() => o.command = s.to_string(),
             s => return Err(format!("unexpected argument {s}")),
         }
     }
     Ok(o)
+}
+
+/// What `export` says: the file, and what was replaced or would be.
+fn export_report(
+    out: &mut impl Write,
+    path: &std::path::Path,
+    x: &export::Exported,
+) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "wrote {}: {} files, {} bytes",
+        path.display(),
+        x.files,
+        ctxlens::analysis::findings::thousands(x.bytes)
+    )?;
+    match &x.redacted {
+        Some(r) => {
+            writeln!(out, "replaced: {}", r.summary())?;
+            for n in &r.notes {
+                writeln!(out, "note: {n}")?;
+            }
+            if let Err(e) = &x.rebuilt {
+                eprintln!("ctxlens: warning: the redacted case builds no request: {e}");
+            }
+        }
+        None if x.keys_kept > 0 => eprintln!(
+            "ctxlens: warning: the case holds {} key-like {}; --redact replaces {}",
+            x.keys_kept,
+            if x.keys_kept == 1 {
+                "string"
+            } else {
+                "strings"
+            },
+            if x.keys_kept == 1 { "it" } else { "them" }
+        ),
+        None => {}
+    }
+    Ok(())
 }
 
 fn main() -> ExitCode {
@@ -145,6 +218,8 @@ fn main() -> ExitCode {
         "findings",
         "compare",
         "summary",
+        "export",
+        "open",
     ]
     .contains(&o.command.as_str())
     {
@@ -173,6 +248,21 @@ fn main() -> ExitCode {
         eprintln!("ctxlens: compare needs --with API");
         return ExitCode::from(2);
     }
+    if o.command == "export" && o.output.is_none() {
+        eprintln!("ctxlens: export needs -o FILE.zip");
+        return ExitCode::from(2);
+    }
+    let app = if o.command == "open" {
+        match open::find_app(o.app.as_deref()) {
+            Ok(dir) => Some(dir),
+            Err(e) => {
+                eprintln!("ctxlens: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    } else {
+        None
+    };
     loaded.inputs.api = o.api;
     if o.pi.is_some() {
         loaded.inputs.pi = o.pi;
@@ -264,12 +354,38 @@ fn main() -> ExitCode {
             ),
             None => Ok(()),
         },
-        "summary" if o.json => writeln!(
-            out,
-            "{}",
-            ctxlens::report::assembly_json(&assembly).to_json_pretty(2)
-        ),
-        "summary" => write!(out, "{}", ctxlens::report::summary::text(&assembly)),
+        "summary" => summary::write(&mut out, &assembly, o.json),
+        "export" => {
+            let path = o.output.as_deref().expect("checked above");
+            let who = o.redact.then(|| export::identity(&loaded.inputs));
+            match export::export(&loaded.inputs, &assembly, path, who.as_ref()) {
+                Err(e) => {
+                    eprintln!("ctxlens: {e}");
+                    return ExitCode::from(1);
+                }
+                Ok(x) => export_report(&mut out, path, &x),
+            }
+        }
+        "open" => {
+            let (files, _) = export::case_files(&loaded.inputs, &assembly, None);
+            let app = app.expect("found above");
+            match open::Server::bind(o.port, app.clone(), files) {
+                Err(e) => {
+                    eprintln!("ctxlens: cannot listen on 127.0.0.1:{}: {e}", o.port);
+                    return ExitCode::from(1);
+                }
+                Ok(server) => {
+                    let _ = writeln!(out, "{}", server.url());
+                    let _ = out.flush();
+                    eprintln!(
+                        "ctxlens: serving {} and these inputs on 127.0.0.1 only; Ctrl-C stops",
+                        app.display()
+                    );
+                    server.serve();
+                    Ok(())
+                }
+            }
+        }
         "trace" if o.json => writeln!(out, "{}", report::trace_json(&assembly).to_json_pretty(2)),
         "trace" => {
             let pi = assembly.pi.as_ref();
