@@ -981,6 +981,50 @@ mod tests {
         }
     }
 
+    /// The CLI's `export` (`case_from_inputs`, zipped by the same writer), dropped on the app:
+    /// every corpus case opens as a case that builds the same request.
+    #[test]
+    fn a_cli_export_opens_in_the_app_as_the_same_case() {
+        use crate::state::{inputs_of, LayOptions, Scenario};
+        let mut checked = 0;
+        for case in ctxlens_corpus::cases(&ctxlens_corpus::filter_from_env()) {
+            let Ok(inputs) = ctxlens::case::inputs_from_case(&case.files(), None) else {
+                continue;
+            };
+            let a = ctxlens::assemble(&inputs);
+            let files = ctxlens::case::case_from_inputs(&inputs, a.pi.as_ref().map(|p| p.version));
+            let z = ctxlens::zip::case_zip("exported", &files);
+            let (opened, skipped, notes) = open("Downloads/exported.zip", z, LIMITS);
+            assert!(
+                skipped.is_empty() && notes.is_empty(),
+                "{}: {notes:?}",
+                case.name
+            );
+            let mut sc = Scenario::default();
+            sc.add_files(opened, skipped, 1.0);
+            let laid = sc.lay_out();
+            assert_eq!(laid.files, files, "{}: the same case folder", case.name);
+            let (back, notes) = inputs_of(
+                &laid.files,
+                LayOptions {
+                    continue_only: laid.continue_only,
+                    now_ms: laid.now_ms,
+                    pi: laid.pi,
+                },
+                None,
+            );
+            assert!(notes.is_empty(), "{}: {notes:?}", case.name);
+            let b = ctxlens::assemble(&back);
+            assert!(
+                a.request.as_ref().map(|r| &r.body) == b.request.as_ref().map(|r| &r.body),
+                "{}: the same body",
+                case.name
+            );
+            checked += 1;
+        }
+        assert!(checked > 100, "{checked}");
+    }
+
     #[test]
     fn loose_entries_go_in_a_folder_named_after_the_archive() {
         let z = write([
