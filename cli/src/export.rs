@@ -3,11 +3,11 @@
 //! app's drop reopens as the same case; `--redact` first replaces what identifies the machine and
 //! every key-like string (`ctxlens::redact`) and says what it replaced, never the values.
 
-use std::path::Path;
-
 use ctxlens::case::{case_from_inputs, inputs_from_case, CaseFiles};
 use ctxlens::redact::{redact, Identity, Report};
 use ctxlens::{Assembly, Inputs};
+
+use crate::host::Host;
 
 /// What an export wrote.
 pub struct Exported {
@@ -22,10 +22,10 @@ pub struct Exported {
 }
 
 /// Who this machine's files belong to: the inputs' home, `$USER` (else the home's last
-/// component) and the host name (`/proc/sys/kernel/hostname`, `/etc/hostname`, `$HOSTNAME`).
-pub fn identity(inputs: &Inputs) -> Identity {
-    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
-    // `$USER`, else the home's last component when the home is in a folder of homes.
+/// component when the home is in a folder of homes) and the host name
+/// (`/proc/sys/kernel/hostname`, `/etc/hostname`, `$HOSTNAME`, and each one's short form).
+pub fn identity(host: &dyn Host, inputs: &Inputs) -> Identity {
+    let env = |k: &str| host.env().get(k).filter(|v| !v.is_empty()).cloned();
     let user = env("USER").or_else(|| env("LOGNAME")).or_else(|| {
         let home = inputs.home.trim_end_matches('/');
         let (parent, name) = home.rsplit_once('/')?;
@@ -33,12 +33,12 @@ pub fn identity(inputs: &Inputs) -> Identity {
     });
     let mut hosts: Vec<String> = ["/proc/sys/kernel/hostname", "/etc/hostname"]
         .iter()
-        .filter_map(|p| std::fs::read_to_string(p).ok())
+        .filter_map(|p| host.fs().read_head(p, 256).ok())
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
         .chain(env("HOSTNAME"))
         .map(|h| h.trim().to_string())
         .filter(|h| !h.is_empty())
         .collect();
-    // The short name too (`box` of `box.corp.example.com`).
     let short: Vec<String> = hosts
         .iter()
         .filter_map(|h| h.split_once('.').map(|(s, _)| s.to_string()))
@@ -69,11 +69,12 @@ pub fn case_files(
     }
 }
 
-/// Writes the case zip of `inputs` to `out`.
+/// Writes the case zip of `inputs` to `out` (through the host).
 pub fn export(
+    host: &mut dyn Host,
     inputs: &Inputs,
     a: &Assembly,
-    out: &Path,
+    out: &str,
     who: Option<&Identity>,
 ) -> Result<Exported, String> {
     let (files, redacted) = case_files(inputs, a, who);
@@ -102,12 +103,10 @@ pub fn export(
             }
         },
     };
-    let stem = out
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let zip = ctxlens::zip::case_zip(&ctxlens::zip::folder_name(&stem), &files);
-    std::fs::write(out, &zip).map_err(|e| format!("{}: {e}", out.display()))?;
+    let name = out.rsplit('/').next().unwrap_or(out);
+    let stem = name.strip_suffix(".zip").unwrap_or(name);
+    let zip = ctxlens::zip::case_zip(&ctxlens::zip::folder_name(stem), &files);
+    host.write_file(out, &zip)?;
     Ok(Exported {
         files: files.len(),
         bytes: zip.len(),
@@ -115,4 +114,39 @@ pub fn export(
         keys_kept,
         rebuilt,
     })
+}
+
+/// What `export` prints: the file, and what was replaced (or, without `--redact`, a warning on
+/// stderr when the case holds key-like strings).
+pub fn said(host: &mut dyn Host, path: &str, x: &Exported) -> String {
+    let mut out = format!(
+        "wrote {path}: {} files, {} bytes\n",
+        x.files,
+        ctxlens::analysis::findings::thousands(x.bytes)
+    );
+    match &x.redacted {
+        Some(r) => {
+            out.push_str(&format!("replaced: {}\n", r.summary()));
+            for n in &r.notes {
+                out.push_str(&format!("note: {n}\n"));
+            }
+            if let Err(e) = &x.rebuilt {
+                host.stderr(&format!(
+                    "ctxlens: warning: the redacted case builds no request: {e}\n"
+                ));
+            }
+        }
+        None if x.keys_kept > 0 => host.stderr(&format!(
+            "ctxlens: warning: the case holds {} key-like {}; --redact replaces {}\n",
+            x.keys_kept,
+            if x.keys_kept == 1 {
+                "string"
+            } else {
+                "strings"
+            },
+            if x.keys_kept == 1 { "it" } else { "them" }
+        )),
+        None => {}
+    }
+    out
 }

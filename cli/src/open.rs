@@ -1,6 +1,7 @@
 //! `ctxlens open …`: serves the visualizer (Trunk's `dist/`) on 127.0.0.1 with exactly these
 //! inputs loaded, as a case folder (`ctxlens::case::case_from_inputs`) behind a case manifest
-//! the app's URL mode reads (`?case=`). Nothing leaves the machine: the listener is bound to
+//! the app's URL mode reads (`?case=`). The commands find the app and make the [`Site`] through
+//! the [`Host`]; [`Server`] is the std host's server (`main.rs`). Nothing leaves the machine: the listener is bound to
 //! 127.0.0.1 only, the page makes no request beyond this origin (its CSP), and the server
 //! answers only `GET`/`HEAD` of the app's files and the case's, with a `Host` of this address
 //! (a page elsewhere cannot reach it through DNS rebinding). Paths with `..`, `.`, a backslash
@@ -9,11 +10,16 @@
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use ctxlens::case::CaseFiles;
+use ctxlens::install::FileKind;
+use ctxlens::js::path::resolve_path;
+use ctxlens::{Assembly, Inputs};
+
+use crate::host::Host;
 
 /// Where the case is served, below the app.
 pub const CASE_PREFIX: &str = "/_ctxlens/case/";
@@ -23,60 +29,113 @@ pub const MANIFEST: &str = "ctxlens-case.json";
 const BUILD_HINT: &str = "the visualizer is not built: run `trunk build --release` in the \
 ctxlens repository (it writes dist/), then pass --app DIST_DIR or set CTXLENS_APP";
 
-fn is_app(dir: &Path) -> bool {
-    dir.join("index.html").is_file()
+fn is_app(host: &dyn Host, dir: &str) -> bool {
+    matches!(
+        host.fs()
+            .stat(&format!("{}/index.html", dir.trim_end_matches('/'))),
+        Some(FileKind::File { .. })
+    )
 }
 
 /// The built app: `--app DIR`, else `$CTXLENS_APP`, else `dist/` or `ctxlens-app/` beside the
 /// executable, else the repository's `dist/` (where `trunk build` puts it); or what to do.
-pub fn find_app(flag: Option<&Path>) -> Result<PathBuf, String> {
+pub fn find_app(host: &dyn Host, flag: Option<&str>) -> Result<String, String> {
+    let cwd = host.cwd().to_string();
     if let Some(dir) = flag {
-        return if is_app(dir) {
-            Ok(dir.to_path_buf())
+        let dir = resolve_path(&cwd, dir);
+        return if is_app(host, &dir) {
+            Ok(dir)
         } else {
-            Err(format!(
-                "--app {}: no index.html there; {BUILD_HINT}",
-                dir.display()
-            ))
+            Err(format!("--app {dir}: no index.html there; {BUILD_HINT}"))
         };
     }
-    if let Some(dir) = std::env::var_os("CTXLENS_APP").map(PathBuf::from) {
-        return if is_app(&dir) {
+    if let Some(dir) = host.env().get("CTXLENS_APP").filter(|d| !d.is_empty()) {
+        let dir = resolve_path(&cwd, dir);
+        return if is_app(host, &dir) {
             Ok(dir)
         } else {
             Err(format!(
-                "CTXLENS_APP={}: no index.html there; {BUILD_HINT}",
-                dir.display()
+                "CTXLENS_APP={dir}: no index.html there; {BUILD_HINT}"
             ))
         };
     }
     let mut candidates = Vec::new();
-    if let Some(exe_dir) = std::env::current_exe()
-        .ok()
-        .and_then(|e| e.parent().map(Path::to_path_buf))
-    {
-        candidates.push(exe_dir.join("dist"));
-        candidates.push(exe_dir.join("ctxlens-app"));
+    if let Some(exe_dir) = host.exe_dir() {
+        candidates.push(format!("{exe_dir}/dist"));
+        candidates.push(format!("{exe_dir}/ctxlens-app"));
     }
-    candidates.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("../dist"));
+    candidates.push(resolve_path(env!("CARGO_MANIFEST_DIR"), "../dist"));
     candidates
         .into_iter()
-        .find(|d| is_app(d))
-        .map(|d| d.canonicalize().unwrap_or(d))
+        .find(|d| is_app(host, d))
         .ok_or_else(|| BUILD_HINT.to_string())
 }
 
-struct Site {
+/// What `open` serves: the app's folder and the case (with its manifest).
+pub struct Site {
     app: PathBuf,
     case: CaseFiles,
     manifest: String,
+}
+
+impl Site {
+    pub fn new(app: &str, case: CaseFiles) -> Site {
+        let manifest = ctxlens::case::manifest(&case);
+        Site {
+            app: PathBuf::from(app),
+            case,
+            manifest,
+        }
+    }
+}
+
+/// The app's URL on `port` with the case loaded.
+pub fn url(port: u16) -> String {
+    format!(
+        "http://127.0.0.1:{port}/?case={}{MANIFEST}",
+        CASE_PREFIX.trim_start_matches('/')
+    )
+}
+
+/// `ctxlens open`: the inputs as a case, served with the app by the host until interrupted.
+pub fn run(
+    host: &mut dyn Host,
+    app: Option<&str>,
+    port: u16,
+    inputs: &Inputs,
+    a: &Assembly,
+) -> i32 {
+    let app = match find_app(host, app) {
+        Ok(d) => d,
+        Err(e) => {
+            host.stderr(&format!("ctxlens: {e}\n"));
+            return 2;
+        }
+    };
+    let (files, _) = crate::export::case_files(inputs, a, None);
+    host.stderr(&format!(
+        "ctxlens: serving {app} and these inputs ({} files) on 127.0.0.1 only; Ctrl-C stops\n",
+        files.len()
+    ));
+    match host.serve(Site::new(&app, files), port) {
+        Ok(()) => 0,
+        Err(e) => {
+            host.stderr(&format!("ctxlens: {e}\n"));
+            1
+        }
+    }
+}
+
+/// A site being served on a port.
+struct Served {
+    site: Site,
     port: u16,
 }
 
 /// The server: bound, not yet serving.
 pub struct Server {
     listener: TcpListener,
-    site: Arc<Site>,
+    site: Arc<Served>,
     stop: Arc<AtomicBool>,
 }
 
@@ -96,18 +155,15 @@ impl Stop {
 }
 
 impl Server {
-    /// Binds 127.0.0.1:`port` (0: a free port) for the app in `app` and the case `case`.
-    pub fn bind(port: u16, app: PathBuf, case: CaseFiles) -> io::Result<Server> {
+    /// Binds 127.0.0.1:`port` (0: a free port) for `site`.
+    pub fn bind(port: u16, site: Site) -> io::Result<Server> {
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, port))?;
         let port = listener.local_addr()?.port();
-        let app = app.canonicalize()?;
-        let manifest = ctxlens::case::manifest(&case);
+        let app = site.app.canonicalize()?;
         Ok(Server {
             listener,
-            site: Arc::new(Site {
-                app,
-                case,
-                manifest,
+            site: Arc::new(Served {
+                site: Site { app, ..site },
                 port,
             }),
             stop: Arc::new(AtomicBool::new(false)),
@@ -122,11 +178,7 @@ impl Server {
 
     /// The app's URL with the case loaded.
     pub fn url(&self) -> String {
-        format!(
-            "http://127.0.0.1:{}/?case={}{MANIFEST}",
-            self.site.port,
-            CASE_PREFIX.trim_start_matches('/')
-        )
+        url(self.site.port)
     }
 
     pub fn stopper(&self) -> Stop {
@@ -216,13 +268,14 @@ fn text(status: &'static str, body: &str) -> Response {
     }
 }
 
-fn route(site: &Site, method: &str, target: &str, host: Option<&str>) -> Response {
+fn route(served: &Served, method: &str, target: &str, host: Option<&str>) -> Response {
+    let site = &served.site;
     if method != "GET" && method != "HEAD" {
         return text("405 Method Not Allowed", "only GET\n");
     }
     let own = [
-        format!("127.0.0.1:{}", site.port),
-        format!("localhost:{}", site.port),
+        format!("127.0.0.1:{}", served.port),
+        format!("localhost:{}", served.port),
     ];
     if !host.is_some_and(|h| own.iter().any(|o| o.eq_ignore_ascii_case(h))) {
         return text("421 Misdirected Request", "not this server's host\n");
@@ -268,7 +321,7 @@ fn route(site: &Site, method: &str, target: &str, host: Option<&str>) -> Respons
     }
 }
 
-fn handle(site: &Site, conn: TcpStream) -> io::Result<()> {
+fn handle(site: &Served, conn: TcpStream) -> io::Result<()> {
     conn.set_read_timeout(Some(std::time::Duration::from_secs(30)))?;
     let mut reader = BufReader::new(conn.try_clone()?);
     let mut line = String::new();

@@ -205,7 +205,7 @@ fn get(addr: std::net::SocketAddr, path: &str, host: &str) -> (String, Vec<u8>) 
 
 #[test]
 fn open_serves_the_app_and_the_case_on_127_0_0_1_only() {
-    use ctxlens_cli::open::{Server, CASE_PREFIX, MANIFEST};
+    use ctxlens_cli::open::{Server, Site, CASE_PREFIX, MANIFEST};
     let dir = temp("open");
     let app = dir.join("dist");
     std::fs::create_dir_all(&app).unwrap();
@@ -214,7 +214,7 @@ fn open_serves_the_app_and_the_case_on_127_0_0_1_only() {
     let inputs = inputs_from_case(&ctxlens_corpus::Case::named("demo").files(), None).unwrap();
     let case = ctxlens::case::case_from_inputs(&inputs, None);
     let session = case["session.jsonl"].clone();
-    let server = Server::bind(0, app.clone(), case).unwrap();
+    let server = Server::bind(0, Site::new(app.to_str().unwrap(), case)).unwrap();
     let addr = server.local_addr();
     assert!(addr.ip().is_loopback() && addr.ip().to_string() == "127.0.0.1");
     let url = server.url();

@@ -258,8 +258,12 @@ pub fn inputs_from_case(files: &CaseFiles, env_dir: Option<&str>) -> Result<Inpu
         api: None,
         pi: None,
         captured_pi: Some(pi),
+        installed_pi: None,
+        host_diagnostics: Vec::new(),
         session_id: str_field(&env, "sessionId"),
         user_agent: header("user-agent"),
+        // An export of inputs that let pi use a placeholder key (`placeholderKey`).
+        placeholder_key: env.get("placeholderKey").and_then(Value::as_bool) == Some(true),
     })
 }
 
@@ -272,7 +276,7 @@ pub const EXPORT_ENV_DIR: &str = "expected";
 /// models.json stays in `agent/` as it is (the top-level models.json of a capture is the
 /// oracle's, rewritten on the way in). `expected/env.json` holds the paths, the model, thinking
 /// level, prompt (`null`: continue), pi's arguments, the release (`pi`, else the one asked for,
-/// else the captured one) and `nowMs`/`systemNowMs`; `case.json` the environment variables.
+/// else the captured one), `nowMs`/`systemNowMs` and `placeholderKey`; `case.json` the environment variables.
 /// An API protocol switch is not part of a case.
 pub fn case_from_inputs(inputs: &Inputs, pi: Option<PiVersion>) -> CaseFiles {
     let mut files = CaseFiles::new();
@@ -293,7 +297,7 @@ pub fn case_from_inputs(inputs: &Inputs, pi: Option<PiVersion>) -> CaseFiles {
     let env_vars: js::Object = inputs
         .env
         .iter()
-        .filter(|(k, _)| k.as_str() != "HOME")
+        .filter(|(k, _)| k.as_str() != "HOME" && env_pi_may_read(inputs, k))
         .map(|(k, v)| (k.as_str(), Value::str(v)))
         .collect();
     files.insert(
@@ -327,6 +331,9 @@ pub fn case_from_inputs(inputs: &Inputs, pi: Option<PiVersion>) -> CaseFiles {
         env.insert("nowMs", Value::Number(inputs.now_ms));
     }
     env.insert_opt("systemNowMs", inputs.system_now_ms.map(Value::Number));
+    if inputs.placeholder_key {
+        env.insert("placeholderKey", Value::Bool(true));
+    }
     files.insert(
         format!("{EXPORT_ENV_DIR}/env.json"),
         Value::from(env).to_json_pretty(2).into_bytes(),
@@ -340,6 +347,71 @@ pub fn case_from_inputs(inputs: &Inputs, pi: Option<PiVersion>) -> CaseFiles {
         );
     }
     files
+}
+
+/// Prefixes of the environment variables pi's providers and SDKs read.
+const PROVIDER_ENV: [&str; 40] = [
+    "PI_",
+    "AWS_",
+    "AZURE_",
+    "ANTHROPIC_",
+    "OPENAI_",
+    "GOOGLE_",
+    "GEMINI_",
+    "GCLOUD",
+    "CLOUDSDK_",
+    "VERTEX",
+    "MISTRAL_",
+    "COPILOT",
+    "GITHUB_",
+    "GH_",
+    "OPENROUTER_",
+    "BEDROCK_",
+    "CLAUDE_",
+    "CODEX_",
+    "CHATGPT_",
+    "XAI_",
+    "GROQ_",
+    "CEREBRAS_",
+    "DEEPSEEK_",
+    "HF_",
+    "HUGGINGFACE",
+    "ZAI_",
+    "MOONSHOT_",
+    "KIMI_",
+    "FIREWORKS_",
+    "TOGETHER_",
+    "NVIDIA_",
+    "OLLAMA_",
+    "LITELLM_",
+    "OPENCODE_",
+    "MINIMAX",
+    "DASHSCOPE",
+    "QWEN",
+    "CLOUDFLARE_",
+    "VERCEL_",
+    "LMSTUDIO",
+];
+
+/// Whether pi could read the environment variable `name` for a request: pi's own (`PI_…`),
+/// a provider's or SDK's (by prefix), anything named like a key, or a name the agent dir's or
+/// the project's models.json or settings.json mentions (`apiKey`, header templates). The rest
+/// of a process environment (`PATH`, `SHELL`, `SSH_AUTH_SOCK`, …) stays out of an export.
+pub fn env_pi_may_read(inputs: &Inputs, name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    if PROVIDER_ENV.iter().any(|p| upper.starts_with(p))
+        || ["KEY", "TOKEN", "SECRET", "API", "PASSWORD", "CREDENTIAL"]
+            .iter()
+            .any(|w| upper.contains(w))
+    {
+        return true;
+    }
+    inputs.files.iter().any(|(path, bytes)| {
+        (path.ends_with("/models.json") || path.ends_with("/settings.json"))
+            && bytes
+                .windows(name.len().max(1))
+                .any(|w| w == name.as_bytes())
+    })
 }
 
 /// The case manifest of a case folder (what the app's `?case=` and `<ctxlens-view case>` read):

@@ -174,6 +174,7 @@ pub fn assemble(
         captured_pi: None,
         session_id: opt_str(&o, "sessionId")?,
         user_agent: opt_str(&o, "userAgent")?,
+        placeholder_key: false,
         home,
         agent_dir,
     };

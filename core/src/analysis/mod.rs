@@ -5,6 +5,7 @@
 
 pub mod compare;
 pub mod findings;
+pub mod placement;
 pub mod provenance;
 pub mod sent;
 pub mod stats;

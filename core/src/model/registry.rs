@@ -259,6 +259,28 @@ impl Registry {
         self.configured.contains(provider)
     }
 
+    /// A copy in which every provider's auth counts as configured: which model pi would take
+    /// if every key were there (see [`super::placeholder_provider`]).
+    pub fn with_all_configured(&self) -> Registry {
+        let mut r = self.clone();
+        for m in &self.models {
+            r.configured.insert(m.provider().to_string());
+        }
+        r
+    }
+
+    /// A placeholder key for `provider` ([`crate::inputs::PLACEHOLDER_KEY`],
+    /// [`crate::Inputs::placeholder_key`]): its auth counts as configured and its requests
+    /// carry the placeholder as their key.
+    pub fn set_placeholder_key(&mut self, provider: &str) {
+        self.configured.insert(provider.to_string());
+        self.api_keys.retain(|(p, _)| p != provider);
+        self.api_keys.push((
+            provider.to_string(),
+            crate::inputs::PLACEHOLDER_KEY.to_string(),
+        ));
+    }
+
     /// `getAvailableSnapshot()`: the models of providers with configured auth.
     pub fn available(&self) -> impl Iterator<Item = &Model> {
         self.models

@@ -4,6 +4,7 @@
 
 pub mod compare;
 pub mod findings;
+pub mod placement;
 pub mod provenance;
 pub mod stats;
 pub mod summary;

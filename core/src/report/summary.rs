@@ -234,7 +234,9 @@ pub fn text(a: &Assembly) -> String {
                         .map(|d| d.message.clone())
                 })
                 .unwrap_or_else(|| "see the diagnostics".into());
-            field(&mut out, "request", &format!("none: {why}"));
+            // The first line: pi's guidance that follows is in the diagnostics.
+            let why = why.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            field(&mut out, "request", &format!("none: {}", why.trim()));
         }
     }
     if let Some(s) = &a.stats {
