@@ -179,6 +179,17 @@ pub fn inputs_from_case(files: &CaseFiles, env_dir: Option<&str>) -> Result<Inpu
         .unwrap_or_else(|| "8080".into());
 
     let mut vfs = VirtualFs::new();
+    // Folders that exist without a file pi reads below them (an export's `dirs`).
+    for d in env
+        .get("dirs")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(d) = d.as_str() {
+            vfs.insert_dir(d);
+        }
+    }
     for (path, bytes) in files {
         if let Some(rest) = path.strip_prefix("fs/") {
             vfs.insert(&join_path(&root, rest), bytes.clone());
@@ -276,7 +287,7 @@ pub const EXPORT_ENV_DIR: &str = "expected";
 /// models.json stays in `agent/` as it is (the top-level models.json of a capture is the
 /// oracle's, rewritten on the way in). `expected/env.json` holds the paths, the model, thinking
 /// level, prompt (`null`: continue), pi's arguments, the release (`pi`, else the one asked for,
-/// else the captured one), `nowMs`/`systemNowMs` and `placeholderKey`; `case.json` the environment variables.
+/// else the captured one), `nowMs`/`systemNowMs`, `placeholderKey` and `dirs` (the folders pi tests for existence only); `case.json` the environment variables.
 /// An API protocol switch is not part of a case.
 pub fn case_from_inputs(inputs: &Inputs, pi: Option<PiVersion>) -> CaseFiles {
     let mut files = CaseFiles::new();
@@ -333,6 +344,11 @@ pub fn case_from_inputs(inputs: &Inputs, pi: Option<PiVersion>) -> CaseFiles {
     env.insert_opt("systemNowMs", inputs.system_now_ms.map(Value::Number));
     if inputs.placeholder_key {
         env.insert("placeholderKey", Value::Bool(true));
+    }
+    // Folders pi tests for existence only (a `.git`, an empty `.pi/extensions`).
+    let dirs: Vec<Value> = inputs.files.dirs().map(Value::str).collect();
+    if !dirs.is_empty() {
+        env.insert("dirs", Value::Array(dirs));
     }
     files.insert(
         format!("{EXPORT_ENV_DIR}/env.json"),

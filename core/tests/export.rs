@@ -121,3 +121,16 @@ fn a_redacted_export_assembles_and_holds_none_of_the_originals() {
         "the redacted case builds the original body, redacted"
     );
 }
+
+#[test]
+fn folders_pi_tests_for_existence_are_kept() {
+    let mut inputs = inputs_from_case(&ctxlens_corpus::Case::named("demo").files(), None).unwrap();
+    let git = format!("{}/.git", inputs.cwd);
+    inputs.files.insert_dir(&git);
+    let back = inputs_from_case(&case_from_inputs(&inputs, None), None).unwrap();
+    assert!(back.files.is_dir(&git), "the empty folder is still there");
+    assert_eq!(
+        back.files.dirs().collect::<Vec<_>>(),
+        inputs.files.dirs().collect::<Vec<_>>()
+    );
+}
