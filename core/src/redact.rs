@@ -375,11 +375,13 @@ pub fn redact(files: &CaseFiles, who: &Identity) -> (CaseFiles, Report) {
     }
     // Then who and where: the home path, the host names, the user name (whole words).
     let mut words: Vec<(String, String, &'static str)> = Vec::new();
-    if let Some(home) = who.home.as_deref().map(|h| h.trim_end_matches('/')) {
-        if !home.is_empty() && home != HOME && home != "/" {
-            plan.push((home.to_string(), HOME.to_string(), "home path"));
-        }
-    }
+    // The home path: where it ends a path component (not `/home/al` in `/home/alice`).
+    let home = who
+        .home
+        .as_deref()
+        .map(|h| h.trim_end_matches('/'))
+        .filter(|h| !h.is_empty() && *h != HOME && *h != "/")
+        .map(String::from);
     let mut hosts = who.hosts.clone();
     hosts.sort_by_key(|h| std::cmp::Reverse(h.len()));
     for h in hosts {
@@ -418,8 +420,17 @@ pub fn redact(files: &CaseFiles, who: &Identity) -> (CaseFiles, Report) {
                 e.1.insert(orig.clone());
             }
         }
+        if let Some(home) = &home {
+            let (replaced, n) = replace_bounded(&out, home, HOME, false);
+            if n > 0 {
+                out = replaced;
+                let e = counts.entry("home path").or_default();
+                e.0 += n;
+                e.1.insert(home.clone());
+            }
+        }
         for (orig, to, kind) in &words {
-            let (replaced, n) = replace_word(&out, orig, to);
+            let (replaced, n) = replace_bounded(&out, orig, to, true);
             if n > 0 {
                 out = replaced;
                 let e = counts.entry(kind).or_default();
@@ -459,8 +470,9 @@ pub fn redact(files: &CaseFiles, who: &Identity) -> (CaseFiles, Report) {
     (out, report)
 }
 
-/// `s` with every whole-word `word` (not inside a longer word) replaced by `to`.
-fn replace_word(s: &str, word: &str, to: &str) -> (String, usize) {
+/// `s` with every `word` that no word character follows (and, with `before`, none precedes)
+/// replaced by `to`.
+fn replace_bounded(s: &str, word: &str, to: &str, before_too: bool) -> (String, usize) {
     let mut out = String::with_capacity(s.len());
     let mut n = 0;
     let mut from = 0;
@@ -470,7 +482,10 @@ fn replace_word(s: &str, word: &str, to: &str) -> (String, usize) {
         let before = s[..at].chars().next_back();
         let after = s[end..].chars().next();
         out.push_str(&s[from..at]);
-        if before.is_none_or(|c| !word_char(c)) && after.is_none_or(|c| !word_char(c)) {
+        // A path (the home) also continues with `-` or `.` (`/home/al-x` is another folder).
+        let after_ok = after
+            .is_none_or(|c| !(word_char(c) || (word.starts_with('/') && (c == '-' || c == '.'))));
+        if (!before_too || before.is_none_or(|c| !word_char(c))) && after_ok {
             out.push_str(to);
             n += 1;
         } else {
@@ -583,6 +598,20 @@ mod tests {
         for p in ["agent/auth.json", "agent/models.json", "case.json"] {
             assert!(js::parse(&String::from_utf8_lossy(&out[p])).is_ok(), "{p}");
         }
+    }
+
+    #[test]
+    fn the_home_path_is_replaced_where_it_ends_a_component() {
+        let f = files(&[("fs/home/al/a.md", "/home/al/x /home/alice/y /home/al")]);
+        let who = Identity {
+            home: Some("/home/al".into()),
+            ..Identity::default()
+        };
+        let (out, _) = redact(&f, &who);
+        assert_eq!(
+            String::from_utf8_lossy(&out["fs/home/user/a.md"]),
+            "/home/user/x /home/alice/y /home/user"
+        );
     }
 
     #[test]
