@@ -25,8 +25,11 @@ USAGE:
     its version and docs paths. It never reads other sessions. Keys are used, never printed.
 
 COMMANDS:
-    summary       (default) What the request is made of: system prompt, tools, history, with
-                  shares; the largest tools, skills, context files, findings (--json: the report)
+    summary       (default) The release rebuilt and why, the model, the thinking level asked
+                  and sent, the request; the seed article's table (system prompt, tools,
+                  history: characters, tokens by pi's estimate, shares); the largest tools,
+                  skills, context files in order with the ones they shadow, the findings one
+                  line each, the diagnostics count. Plain text, 80 columns (--json: the report)
     assemble      Print exactly the request body pi would send (no trailing newline)
     request       Print the method, URL and headers (keys redacted), then the body
     stats         Print the character accounting as JSON (system prompt, tools, history;
@@ -45,8 +48,11 @@ COMMANDS:
     files         Print every file pi read, what it read it as, and which copies lost or were
                   ignored, and why (--json for JSON)
     sessions      List the recent sessions (as with no arguments)
-    export        Write the inputs as the app's case zip: export SESSION -o case.zip [--redact]
-    open          Serve the visualizer on 127.0.0.1 with these files loaded; prints the URL
+    export        Write the inputs as the app's case zip: export SESSION -o case.zip [--redact].
+                  The app (or --case) opens it as the same case. Written even when no request
+                  is built
+    open          Serve the visualizer on 127.0.0.1 (only) with exactly these inputs loaded,
+                  print its URL and serve until Ctrl-C; the page requests nothing elsewhere
 
 OPTIONS:
     --prompt TEXT     The next user message: the request pi sends when you type TEXT next.
@@ -69,6 +75,15 @@ OPTIONS:
     --api API         Switch the model's protocol (the same model with its api replaced)
     --with API        The second protocol of `compare`
     --json            Machine-readable output (summary, trace, diagnostics, findings, files)
+    -o FILE           export: the zip to write
+    --redact          export: replace the home path, user name, host names and key-like strings
+                      (auth.json and models.json keys, key-named environment variables, sk-…,
+                      AKIA…, ghp_…, AIza…, JWTs, bearer tokens, ...) in every file and path, the
+                      same stand-in for the same original; prints kinds and counts, never values
+    --app DIR         open: the built visualizer (trunk build --release writes dist/). Default:
+                      $CTXLENS_APP, else dist/ or ctxlens-app/ beside the executable, else the
+                      repository's dist/
+    --port N          open: the port on 127.0.0.1 (default: a free one)
     --case DIR        A case folder in the oracle's layout: case.json, models.json, and
                       optionally session.jsonl, tools.json, agent/ (laid at the env's agentDir)
                       and fs/ (laid at the env's root)
@@ -149,6 +164,21 @@ pub fn run(host: &mut dyn Host, argv: &[String]) -> i32 {
     }
     if command == "compare" && o.with.is_none() {
         return usage(host, "compare needs --with API");
+    }
+    if command == "export" && o.output.is_none() {
+        return usage(host, "export needs -o FILE.zip");
+    }
+    if command != "export" && (o.output.is_some() || o.redact) {
+        return usage(host, "-o and --redact belong to export");
+    }
+    if command != "open" && (o.app.is_some() || o.port.is_some()) {
+        return usage(host, "--app and --port belong to open");
+    }
+    // A missing app is said before a long assembly.
+    if command == "open" {
+        if let Err(e) = crate::open::find_app(host, o.app.as_deref()) {
+            return usage(host, &e);
+        }
     }
     if o.case.is_none() && o.session.is_none() {
         return usage(
@@ -421,11 +451,26 @@ fn output(
             .collect::<String>()
             .into_bytes(),
         "files" => crate::report::files(inputs, assembly, o.json).into_bytes(),
-        "export" | "open" => {
-            return usage(
+        "export" => {
+            let path = resolve_path(host.cwd(), o.output.as_deref().unwrap_or(""));
+            let who = o.redact.then(|| crate::export::identity(host, inputs));
+            match crate::export::export(host, inputs, assembly, &path, who.as_ref()) {
+                Ok(x) => crate::export::said(host, &path, &x).into_bytes(),
+                Err(e) => {
+                    host.stderr(&format!("ctxlens: {e}\n"));
+                    return 1;
+                }
+            }
+        }
+        "open" => {
+            print_diagnostics(host, assembly, newer.as_ref());
+            return crate::open::run(
                 host,
-                &format!("{command} is not in this build yet (helper cli-out adds it)"),
-            )
+                o.app.as_deref(),
+                o.port.unwrap_or(0),
+                inputs,
+                assembly,
+            );
         }
         other => return usage(host, &format!("unknown command {other:?}")),
     };
@@ -433,17 +478,10 @@ fn output(
         return 1;
     }
     if command != "diagnostics" {
-        let mut s = String::new();
-        for d in assembly
-            .diagnostics
-            .iter()
-            .filter(|d| Some(&d.message) != newer.as_ref())
-        {
-            s.push_str(&format!("{d}\n"));
-        }
-        host.stderr(&s);
+        print_diagnostics(host, assembly, newer.as_ref());
     }
-    if built {
+    // An export is written even when no request is built (a case to report it with).
+    if built || command == "export" {
         0
     } else {
         host.stderr(&format!(
@@ -452,6 +490,19 @@ fn output(
         ));
         1
     }
+}
+
+/// The diagnostics on stderr (but the newer-session warning, already said).
+fn print_diagnostics(host: &mut dyn Host, assembly: &Assembly, newer: Option<&String>) {
+    let mut s = String::new();
+    for d in assembly
+        .diagnostics
+        .iter()
+        .filter(|d| Some(&d.message) != newer)
+    {
+        s.push_str(&format!("{d}\n"));
+    }
+    host.stderr(&s);
 }
 
 /// Why no request was built: the first error, else the last warning.

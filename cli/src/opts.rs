@@ -81,6 +81,8 @@ pub struct Opts {
     pub redact: bool,
     /// `open --port N`.
     pub port: Option<u16>,
+    /// `open --app DIR`: the built visualizer.
+    pub app: Option<String>,
     /// pi's own flags and `@file` arguments, in order.
     pub pi_args: Vec<String>,
 }
@@ -166,6 +168,7 @@ pub fn parse(argv: &[String]) -> Result<Opts, String> {
             "--json" => o.json = true,
             "-o" | "--output" => o.output = Some(value("-o")?),
             "--redact" => o.redact = true,
+            "--app" => o.app = Some(value("--app")?),
             "--port" => {
                 let v = value("--port")?;
                 o.port = Some(

@@ -31,6 +31,11 @@ impl VirtualFs {
         self.dirs.insert(normalize_path(path));
     }
 
+    /// The directories recorded with [`Self::insert_dir`].
+    pub fn dirs(&self) -> impl Iterator<Item = &String> {
+        self.dirs.iter()
+    }
+
     pub fn get(&self, path: &str) -> Option<&[u8]> {
         self.files.get(&normalize_path(path)).map(|v| v.as_slice())
     }

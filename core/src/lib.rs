@@ -25,6 +25,7 @@ pub mod pi;
 pub mod prompt;
 pub mod protocols;
 pub mod recognize;
+pub mod redact;
 pub mod report;
 pub mod resources;
 pub mod sdk;
@@ -34,6 +35,7 @@ pub mod tools;
 pub mod trace;
 pub mod transcript;
 pub mod yaml;
+pub mod zip;
 
 #[cfg(test)]
 mod testcase;
