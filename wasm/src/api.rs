@@ -172,6 +172,7 @@ pub fn assemble(
         api: opt_api(&o)?,
         pi: opt_pi(&o)?,
         captured_pi: None,
+        call: opt_call(&o)?,
         session_id: opt_str(&o, "sessionId")?,
         user_agent: opt_str(&o, "userAgent")?,
         home,
