@@ -734,6 +734,20 @@ impl Run<'_> {
                         EventKind::Note,
                         "the system prompt and the tools are the branch's stored system messages: pi stored the run's patch and tool changes before it sent the call",
                     ));
+                    if !messages.iter().any(|m| m.get_str("role") == Some("system")) {
+                        let name = inputs
+                            .session
+                            .as_ref()
+                            .map_or("session", |s| s.name.as_str());
+                        self.diags.push(Diagnostic::warning(
+                            name,
+                            Some(rc.call.line),
+                            format!(
+                                "call {}: its branch holds no system message, which pi {} stores before its first call: an older pi (0.85) made this call, so the request has no system prompt or tools here; rebuild it with --pi 0.85.1",
+                                rc.call.index, pi.version
+                            ),
+                        ));
+                    }
                 }
             }
             Some(text) => {
@@ -805,7 +819,9 @@ impl Run<'_> {
                     EventKind::Note,
                     "no new prompt: pi continues after the last tool results",
                 ));
-                self.refuse_continue(&messages);
+                if !self.failed {
+                    self.refuse_continue(&messages);
+                }
                 if pi.rules.transcript {
                     // Before every request, the tool changes (CORE/agent-loop.js:121).
                     self.begin_run(&mut messages, Vec::new());

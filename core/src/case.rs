@@ -361,6 +361,33 @@ pub fn call_inputs(base: &Inputs, session_after: &str, call: CallRef) -> Inputs 
     inputs
 }
 
+/// A case's inputs for `call` (`--call` in the CLI's case mode, the npm `assembleCase` option):
+/// on the capture's `session.after.jsonl` when the case has one (every call of the run is stored
+/// there: request `n` is call `calls before the run + n`), else on the case's own session.
+/// `None`: [`inputs_from_case`].
+pub fn inputs_for_call(
+    files: &CaseFiles,
+    env_dir: Option<&str>,
+    call: Option<CallRef>,
+) -> Result<Inputs, CaseError> {
+    let base = inputs_from_case(files, env_dir)?;
+    let Some(call) = call else { return Ok(base) };
+    let env_dir = env_dir
+        .map(String::from)
+        .or_else(|| find_env_dir(files))
+        .unwrap_or_default();
+    Ok(
+        match text(files, &in_dir(&env_dir, "session.after.jsonl")) {
+            Some(after) => call_inputs(&base, &after, call),
+            None => Inputs {
+                call: Some(call),
+                prompt: None,
+                ..base
+            },
+        },
+    )
+}
+
 /// How many model calls the active branch of `inputs`' session has (0 without one). For a
 /// capture: request `n` of the run is call `calls(session.after) - requests + n`, which is
 /// `calls(session.jsonl) + n` unless pi rewrote links it had in memory (a migrated session whose
