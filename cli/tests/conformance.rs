@@ -3,7 +3,9 @@
 //!
 //! - every body is byte-identical to what pi sent (bytes compared, not parsed JSON); a failure
 //!   names the byte, the JSON path of the first difference and the source of that part;
-//! - every later request of a scripted capture too, and every URL path and protocol header;
+//! - every URL path and protocol header;
+//! - every request of every capture (request-1 … request-N) rebuilt as a past call (`--call K`)
+//!   from the session pi left (`session.after.jsonl`): bytes, URL path and headers;
 //! - where pi sent nothing (`expected/pi-error.txt`), ctxlens builds nothing and says why;
 //! - every case switches to every protocol without a panic;
 //! - per case, a snapshot of what ctxlens says beyond pi's bytes (`tests/snapshots/<case>.snap`:
