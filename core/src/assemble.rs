@@ -327,6 +327,23 @@ impl Run<'_> {
             }
             None => None,
         };
+        if let (Some((call, CallChoice::Index | CallChoice::Entry)), Some(_)) =
+            (&target, &self.inputs.prompt)
+        {
+            let name = self
+                .inputs
+                .session
+                .as_ref()
+                .map_or("session", |s| s.name.as_str());
+            self.diags.push(Diagnostic::warning(
+                name,
+                Some(call.line),
+                format!(
+                    "the prompt is not used: call {} is rebuilt as pi sent it, with no new prompt",
+                    call.index
+                ),
+            ));
+        }
         let Some((call, chosen)) = target else {
             self.rec.events.extend(events);
             self.diags.extend(diags);

@@ -187,6 +187,14 @@ fn a_call_by_index_is_its_branch_up_to_the_answers_parent() {
         ["first question", "first answer", "second question"]
     );
     assert!(errors(&a).is_empty(), "{:?}", a.diagnostics);
+    // A prompt beside a call is not used, and said so.
+    let mut both = inputs(&text, Some(CallRef::Index(1)));
+    both.prompt = Some("ignored".into());
+    let a = assemble(&both);
+    assert_eq!(sent(&a), ["first question"]);
+    assert!(a.diagnostics.iter().any(|d| d.severity == Severity::Warning
+        && d.message
+            == "the prompt is not used: call 1 is rebuilt as pi sent it, with no new prompt"));
 }
 
 #[test]
