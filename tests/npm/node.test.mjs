@@ -199,10 +199,9 @@ test("call rebuilds any model call: every request of every scripted capture, wit
 
 test("without a prompt the last call is rebuilt; an explicit continue after an answer is refused as pi refuses", () => {
   const dir = path.join(ctxlens_repo(), "tests/conformance/pi-1.6.0/an-scripted");
-  const tree = readTree(dir);
-  const session = tree["expected/session.after.jsonl"];
-  const models = JSON.parse(tree["models.json"]);
-  for (const p of Object.values(models.providers)) p.apiKey = "k";
+  const session = fs.readFileSync(path.join(dir, "expected/session.after.jsonl"), "utf8");
+  const models = JSON.parse(fs.readFileSync(path.join(dir, "models.json"), "utf8"));
+  for (const p of Object.values(models.providers)) Object.assign(p, { apiKey: "k", baseUrl: "http://127.0.0.1:1/v1" });
   const options = { session, models, cwd: "/tmp/pi-ctx-demo/proj", piVersion: "1.6.0" };
   const last = ctxlens.assemble(options);
   assert.equal(last.call.chosen, "last");
