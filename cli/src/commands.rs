@@ -25,8 +25,11 @@ USAGE:
     its version and docs paths. It never reads other sessions. Keys are used, never printed.
 
 COMMANDS:
-    summary       (default) What the request is made of: system prompt, tools, history, with
-                  shares; the largest tools, skills, context files, findings (--json: the report)
+    summary       (default) The release rebuilt and why, the model, the thinking level asked
+                  and sent, the request; the seed article's table (system prompt, tools,
+                  history: characters, tokens by pi's estimate, shares); the largest tools,
+                  skills, context files in order with the ones they shadow, the findings one
+                  line each, the diagnostics count. Plain text, 80 columns (--json: the report)
     assemble      Print exactly the request body pi would send (no trailing newline)
     request       Print the method, URL and headers (keys redacted), then the body
     stats         Print the character accounting as JSON (system prompt, tools, history;
@@ -45,13 +48,22 @@ COMMANDS:
     files         Print every file pi read, what it read it as, and which copies lost or were
                   ignored, and why (--json for JSON)
     sessions      List the recent sessions (as with no arguments)
-    export        Write the inputs as the app's case zip: export SESSION -o case.zip [--redact]
-    open          Serve the visualizer on 127.0.0.1 with these files loaded; prints the URL
+    export        Write the inputs as the app's case zip: export SESSION -o case.zip [--redact].
+                  The app (or --case) opens it as the same case. Written even when no request
+                  is built
+    open          Serve the visualizer on 127.0.0.1 (only) with exactly these inputs loaded,
+                  print its URL and serve until Ctrl-C; the page requests nothing elsewhere
 
 OPTIONS:
     --prompt TEXT     The next user message: the request pi sends when you type TEXT next.
-                      Without it, pi continues the session (no new user message)
-    --call K          Rebuild the K-th model call of the session (1-based)
+                      Without it: the session's last call when it ends with an answer (see
+                      --call), else pi's continue after tool results
+    --call K          Rebuild the request of a past model call as pi sent it: K is its number
+                      on the session's active branch (1, 2, ...; `report` lists them as `calls`,
+                      with the usage the provider reported), the entry id of an assistant
+                      message on any branch, or `next`. The call's model and thinking level are
+                      the ones in force then, unless given. Without --call and --prompt, a
+                      session that ends with an answer gives its last call
     --model P/ID      The model (default: the session's, as pi resumes it)
     --thinking LEVEL  The thinking level (default: the session's)
     --tool-set FILE   Extension tools: a JSON tool list in pi's, OpenAI's, Anthropic's,
@@ -64,9 +76,20 @@ OPTIONS:
                       on PATH
     --now MS          Date.now() when the prompt is sent (default: now; with --case, the
                       prompt's timestamp in session.after.jsonl beside ENV_JSON, else 0)
+    --system-now MS   1.6.0: Date.now() when pi created this run's system message, a few
+                      milliseconds after the prompt's (default: --now)
     --api API         Switch the model's protocol (the same model with its api replaced)
     --with API        The second protocol of `compare`
     --json            Machine-readable output (summary, trace, diagnostics, findings, files)
+    -o FILE           export: the zip to write
+    --redact          export: replace the home path, user name, host names and key-like strings
+                      (auth.json and models.json keys, key-named environment variables, sk-…,
+                      AKIA…, ghp_…, AIza…, JWTs, bearer tokens, ...) in every file and path, the
+                      same stand-in for the same original; prints kinds and counts, never values
+    --app DIR         open: the built visualizer (trunk build --release writes dist/). Default:
+                      $CTXLENS_APP, else dist/ or ctxlens-app/ beside the executable, else the
+                      repository's dist/
+    --port N          open: the port on 127.0.0.1 (default: a free one)
     --case DIR        A case folder in the oracle's layout: case.json, models.json, and
                       optionally session.jsonl, tools.json, agent/ (laid at the env's agentDir)
                       and fs/ (laid at the env's root)
@@ -148,6 +171,21 @@ pub fn run(host: &mut dyn Host, argv: &[String]) -> i32 {
     if command == "compare" && o.with.is_none() {
         return usage(host, "compare needs --with API");
     }
+    if command == "export" && o.output.is_none() {
+        return usage(host, "export needs -o FILE.zip");
+    }
+    if command != "export" && (o.output.is_some() || o.redact) {
+        return usage(host, "-o and --redact belong to export");
+    }
+    if command != "open" && (o.app.is_some() || o.port.is_some()) {
+        return usage(host, "--app and --port belong to open");
+    }
+    // A missing app is said before a long assembly.
+    if command == "open" {
+        if let Err(e) = crate::open::find_app(host, o.app.as_deref()) {
+            return usage(host, &e);
+        }
+    }
     if o.case.is_none() && o.session.is_none() {
         return usage(
             host,
@@ -197,9 +235,12 @@ fn case_inputs(host: &mut dyn Host, o: &Opts, dir: &str) -> Result<Inputs, Strin
         .as_ref()
         .map(|e| resolve_path(host.cwd(), e))
         .unwrap_or_else(|| format!("{dir}/expected/env.json"));
-    let mut inputs = crate::case::load(host, &dir, &env)?;
+    let mut inputs = crate::case::load(host, &dir, &env, o.call.clone())?;
     if let Some(now) = o.now {
         inputs.now_ms = now;
+    }
+    if o.system_now.is_some() {
+        inputs.system_now_ms = o.system_now;
     }
     inputs.api = o.api;
     if o.pi.is_some() {
@@ -281,7 +322,10 @@ pub fn session_inputs(host: &mut dyn Host, o: &Opts) -> Result<Inputs, String> {
     let mut tools = None;
     if let Some(file) = &o.tool_set {
         let p = resolve_path(host.cwd(), file);
-        let bytes = host.fs().read(&p).map_err(|e| format!("--tool-set {p}: {e}"))?;
+        let bytes = host
+            .fs()
+            .read(&p)
+            .map_err(|e| format!("--tool-set {p}: {e}"))?;
         let mut tnotes = Vec::new();
         let set = ctxlens::recognize::tool_set_file(&p, &bytes, &mut tnotes)
             .map_err(|e| format!("--tool-set: {e}"))?;
@@ -320,23 +364,18 @@ pub fn session_inputs(host: &mut dyn Host, o: &Opts) -> Result<Inputs, String> {
         Limits::default(),
     );
     notes.extend(read.diagnostics);
-    notes.extend(install::auth_notes(&read.inputs));
     let mut inputs = read.inputs;
     inputs.model = o.model.clone();
     inputs.thinking = o.thinking.clone();
     inputs.prompt = o.prompt.clone();
     inputs.now_ms = o.now.unwrap_or_else(|| host.now_ms());
+    inputs.system_now_ms = o.system_now;
     inputs.api = o.api;
     inputs.pi = o.pi;
     inputs.installed_pi = installed_version;
     inputs.extension_tools = tools;
-    inputs.placeholder_key = true;
     inputs.host_diagnostics = notes;
-    if o.call.is_some() {
-        return Err(
-            "--call is not available yet in this build (it needs the session's calls)".into(),
-        );
-    }
+    inputs.call = o.call.clone();
     Ok(inputs)
 }
 
@@ -363,11 +402,9 @@ fn output(
     let text: Vec<u8> = match command {
         "assemble" => assembly.body().unwrap_or("").as_bytes().to_vec(),
         "stats" => match &assembly.stats {
-            Some(s) => format!(
-                "{}\n",
-                ctxlens::report::stats::to_json(s).to_json_pretty(2)
-            )
-            .into_bytes(),
+            Some(s) => {
+                format!("{}\n", ctxlens::report::stats::to_json(s).to_json_pretty(2)).into_bytes()
+            }
             None => Vec::new(),
         },
         "request" => match &assembly.request {
@@ -416,11 +453,26 @@ fn output(
             .collect::<String>()
             .into_bytes(),
         "files" => crate::report::files(inputs, assembly, o.json).into_bytes(),
-        "export" | "open" => {
-            return usage(
+        "export" => {
+            let path = resolve_path(host.cwd(), o.output.as_deref().unwrap_or(""));
+            let who = o.redact.then(|| crate::export::identity(host, inputs));
+            match crate::export::export(host, inputs, assembly, &path, who.as_ref()) {
+                Ok(x) => crate::export::said(host, &path, &x).into_bytes(),
+                Err(e) => {
+                    host.stderr(&format!("ctxlens: {e}\n"));
+                    return 1;
+                }
+            }
+        }
+        "open" => {
+            print_diagnostics(host, assembly, newer.as_ref());
+            return crate::open::run(
                 host,
-                &format!("{command} is not in this build yet (helper cli-out adds it)"),
-            )
+                o.app.as_deref(),
+                o.port.unwrap_or(0),
+                inputs,
+                assembly,
+            );
         }
         other => return usage(host, &format!("unknown command {other:?}")),
     };
@@ -428,17 +480,10 @@ fn output(
         return 1;
     }
     if command != "diagnostics" {
-        let mut s = String::new();
-        for d in assembly
-            .diagnostics
-            .iter()
-            .filter(|d| Some(&d.message) != newer.as_ref())
-        {
-            s.push_str(&format!("{d}\n"));
-        }
-        host.stderr(&s);
+        print_diagnostics(host, assembly, newer.as_ref());
     }
-    if built {
+    // An export is written even when no request is built (a case to report it with).
+    if built || command == "export" {
         0
     } else {
         host.stderr(&format!(
@@ -449,6 +494,19 @@ fn output(
     }
 }
 
+/// The diagnostics on stderr (but the newer-session warning, already said).
+fn print_diagnostics(host: &mut dyn Host, assembly: &Assembly, newer: Option<&String>) {
+    let mut s = String::new();
+    for d in assembly
+        .diagnostics
+        .iter()
+        .filter(|d| Some(&d.message) != newer)
+    {
+        s.push_str(&format!("{d}\n"));
+    }
+    host.stderr(&s);
+}
+
 /// Why no request was built: the first error, else the last warning.
 fn why_not_built(a: &Assembly) -> String {
     a.diagnostics
@@ -457,6 +515,11 @@ fn why_not_built(a: &Assembly) -> String {
         .or_else(|| a.diagnostics.last())
         .map_or_else(
             || "pi would send nothing here (see ctxlens trace)".into(),
-            |d| d.to_string(),
+            |d| {
+                d.to_string()
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            },
         )
 }

@@ -27,4 +27,20 @@ pub trait Host {
     /// A case folder's files (`--case`): relative path → bytes. The std host reads it with
     /// `ctxlens_corpus::read_folder`, the one case reader.
     fn read_case_folder(&self, dir: &str) -> Result<CaseFiles, String>;
+    /// Writes a file (`export -o FILE`). A host that cannot write files says why.
+    fn write_file(&mut self, path: &str, bytes: &[u8]) -> Result<(), String> {
+        let _ = bytes;
+        Err(format!("{path}: this host cannot write files"))
+    }
+    /// The folder of the running executable (`open` looks for the built app beside it).
+    fn exe_dir(&self) -> Option<String> {
+        None
+    }
+    /// `open`: serves `site` on 127.0.0.1:`port` (0: a free port) and nowhere else, writes the
+    /// URL and a newline to stdout once it listens, and serves until interrupted. A host without
+    /// a server says why.
+    fn serve(&mut self, site: crate::open::Site, port: u16) -> Result<(), String> {
+        let _ = (site, port);
+        Err("this host cannot serve the visualizer".into())
+    }
 }

@@ -5,7 +5,9 @@
 
 pub mod case;
 pub mod commands;
+pub mod export;
 pub mod host;
+pub mod open;
 pub mod opts;
 pub mod report;
 pub mod sessions;

@@ -89,6 +89,20 @@ impl Host for StdHost {
     fn read_case_folder(&self, dir: &str) -> Result<CaseFiles, String> {
         ctxlens_corpus::read_folder(std::path::Path::new(dir))
     }
+    fn write_file(&mut self, path: &str, bytes: &[u8]) -> Result<(), String> {
+        std::fs::write(path, bytes).map_err(|e| format!("{path}: {e}"))
+    }
+    fn exe_dir(&self) -> Option<String> {
+        let exe = std::env::current_exe().ok()?;
+        Some(exe.parent()?.to_string_lossy().into_owned())
+    }
+    fn serve(&mut self, site: ctxlens_cli::open::Site, port: u16) -> Result<(), String> {
+        let server = ctxlens_cli::open::Server::bind(port, site)
+            .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
+        self.stdout(format!("{}\n", server.url()).as_bytes())?;
+        server.serve();
+        Ok(())
+    }
 }
 
 fn main() {

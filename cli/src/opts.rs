@@ -63,13 +63,15 @@ pub struct Opts {
     pub case: Option<String>,
     pub env: Option<String>,
     pub prompt: Option<String>,
-    pub call: Option<usize>,
+    pub call: Option<ctxlens::calls::CallRef>,
     pub model: Option<String>,
     pub thinking: Option<String>,
     pub tool_set: Option<String>,
     pub pi: Option<PiVersion>,
     pub pi_dir: Option<String>,
     pub now: Option<f64>,
+    /// `--system-now MS`: when pi created this run's system message (1.6.0).
+    pub system_now: Option<f64>,
     pub api: Option<Api>,
     pub with: Option<Api>,
     pub json: bool,
@@ -79,6 +81,8 @@ pub struct Opts {
     pub redact: bool,
     /// `open --port N`.
     pub port: Option<u16>,
+    /// `open --app DIR`: the built visualizer.
+    pub app: Option<String>,
     /// pi's own flags and `@file` arguments, in order.
     pub pi_args: Vec<String>,
 }
@@ -121,15 +125,7 @@ pub fn parse(argv: &[String]) -> Result<Opts, String> {
             "--case" => o.case = Some(value("--case")?),
             "--env" => o.env = Some(value("--env")?),
             "--prompt" => o.prompt = Some(value("--prompt")?),
-            "--call" => {
-                let v = value("--call")?;
-                o.call = Some(
-                    v.parse::<usize>()
-                        .ok()
-                        .filter(|k| *k >= 1)
-                        .ok_or_else(|| format!("--call takes a call number from 1, not {v:?}"))?,
-                )
-            }
+            "--call" => o.call = Some(ctxlens::calls::CallRef::parse(&value("--call")?)),
             "--model" => o.model = Some(value("--model")?),
             "--thinking" => o.thinking = Some(value("--thinking")?),
             "--tool-set" => o.tool_set = Some(value("--tool-set")?),
@@ -150,11 +146,21 @@ pub fn parse(argv: &[String]) -> Result<Opts, String> {
                         .ok_or_else(|| format!("--now takes milliseconds, not {v:?}"))?,
                 )
             }
+            "--system-now" => {
+                let v = value("--system-now")?;
+                o.system_now = Some(
+                    v.parse::<f64>()
+                        .ok()
+                        .filter(|n| n.is_finite())
+                        .ok_or_else(|| format!("--system-now takes milliseconds, not {v:?}"))?,
+                )
+            }
             "--api" => o.api = Some(parse_api("--api", &value("--api")?)?),
             "--with" => o.with = Some(parse_api("--with", &value("--with")?)?),
             "--json" => o.json = true,
             "-o" | "--output" => o.output = Some(value("-o")?),
             "--redact" => o.redact = true,
+            "--app" => o.app = Some(value("--app")?),
             "--port" => {
                 let v = value("--port")?;
                 o.port = Some(

@@ -58,10 +58,10 @@ pub fn trace_text(a: &Assembly) -> String {
     let pi = a.pi.as_ref();
     let mut s = String::new();
     if let Some(pi) = pi {
-        let why =
-            a.choice
-                .as_ref()
-                .map_or_else(|| format!("pi {}", pi.version), |c| c.explain());
+        let why = a
+            .choice
+            .as_ref()
+            .map_or_else(|| format!("pi {}", pi.version), |c| c.explain());
         s.push_str(&format!("{why}; source locations: "));
         let prefixes = ctxlens::report::source_prefixes_json(Some(pi));
         let legend: Vec<String> = prefixes
@@ -149,22 +149,11 @@ pub fn files(inputs: &ctxlens::Inputs, a: &Assembly, json: bool) -> String {
     s
 }
 
-/// The default command's human summary. Helper "cli-out" writes it (`ctxlens::report::summary`);
-/// until it lands here, the overview is the character accounting and the findings.
+/// The default command: the human summary (`ctxlens::report::summary`, shared with the npm
+/// package's bin), or with `--json` the whole report for machines.
 pub fn summary(a: &Assembly, json: bool) -> String {
     if json {
-        return format!(
-            "{}\n",
-            ctxlens::report::assembly_json(a).to_json_pretty(2)
-        );
+        return format!("{}\n", ctxlens::report::assembly_json(a).to_json_pretty(2));
     }
-    let mut s = String::new();
-    if let Some(st) = &a.stats {
-        s.push_str(&format!(
-            "{}\n",
-            ctxlens::report::stats::to_json(st).to_json_pretty(2)
-        ));
-    }
-    s.push_str(&findings(a, false));
-    s
+    ctxlens::report::summary::text(a)
 }

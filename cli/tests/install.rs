@@ -12,7 +12,7 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use ctxlens::js::{self, Value};
@@ -71,6 +71,12 @@ struct Run {
 /// Lays `case` out as the oracle did and runs `ctxlens COMMAND SESSION …` in its cwd. `extra`:
 /// more ctxlens arguments. The lock is held by the caller.
 fn run_case(case: &Case, command: &str, extra: &[&str]) -> Run {
+    run_case_as(case, command, extra, None)
+}
+
+/// [`run_case`], or with `call`: the session laid is the one pi left (`session.after.jsonl`) and
+/// ctxlens rebuilds its `call`-th model call (`--call K`, the call's own model and level).
+fn run_case_as(case: &Case, command: &str, extra: &[&str], call: Option<usize>) -> Run {
     let files = case.files();
     let env = js::parse(&String::from_utf8_lossy(&files["expected/env.json"])).unwrap();
     let case_json = js::parse(&String::from_utf8_lossy(&files["case.json"])).unwrap();
@@ -101,9 +107,10 @@ fn run_case(case: &Case, command: &str, extra: &[&str]) -> Run {
         );
     }
     let after = case.session_after().unwrap_or_default();
-    let session_text = match files.get("session.jsonl") {
-        Some(s) => String::from_utf8_lossy(s).into_owned(),
-        None => format!("{}\n", after.lines().next().unwrap_or("")),
+    let session_text = match (call, files.get("session.jsonl")) {
+        (Some(_), _) => after.clone(),
+        (None, Some(s)) => String::from_utf8_lossy(s).into_owned(),
+        (None, None) => format!("{}\n", after.lines().next().unwrap_or("")),
     };
     let session = format!("{ROOT}/session.jsonl");
     write(Path::new(&session), session_text.as_bytes());
@@ -111,17 +118,23 @@ fn run_case(case: &Case, command: &str, extra: &[&str]) -> Run {
     fs::create_dir_all(&cwd).unwrap();
 
     let mut args: Vec<String> = vec![command.into(), session.clone()];
-    if let Some(p) = str_of(&env, "prompt") {
+    if let Some(k) = call {
+        args.extend(["--call".into(), k.to_string()]);
+    }
+    if let (None, Some(p)) = (call, str_of(&env, "prompt")) {
         args.extend(["--prompt".into(), p]);
     }
-    if let Some(m) = str_of(&env, "model") {
+    if let (None, Some(m)) = (call, str_of(&env, "model")) {
         args.extend(["--model".into(), m]);
     }
-    if let Some(t) = str_of(&env, "thinking") {
+    if let (None, Some(t)) = (call, str_of(&env, "thinking")) {
         args.extend(["--thinking".into(), t]);
     }
     let now = ctxlens::case::captured_now(&after, Some(&session_text)).unwrap_or(0.0);
     args.extend(["--now".into(), format!("{now}")]);
+    if let Some(t) = ctxlens::case::captured_system_now(&after, Some(&session_text)) {
+        args.extend(["--system-now".into(), format!("{t}")]);
+    }
     if files.contains_key("tools.json") {
         args.extend([
             "--tool-set".into(),
@@ -188,10 +201,11 @@ fn check(names: &[&str]) -> Vec<String> {
     failures
 }
 
-/// Cases of 0.85.1: context files at several depths (with AGENTS.override.md and CLAUDE.md
-/// shadowed), the agent dir's AGENTS.md, skills (agent, project, --skill), settings, SYSTEM.md
-/// and APPEND_SYSTEM.md, pi's flags, an @file, extension tools through --tool-set, a resumed
-/// session.
+/// Cases of 0.85.1: context files at several depths (AGENTS.override.md, AGENTS.md and CLAUDE.md
+/// in one folder), the agent dir's AGENTS.md, SYSTEM.md and APPEND_SYSTEM.md (agent dir and a
+/// trusted project), skills (agent, project, settings paths, --skill), settings, pi's flags
+/// (--no-context-files, --no-skills, --exclude-tools, --approve, --append-system-prompt), @file
+/// attachments, extension tools through --tool-set, resumed sessions, a stored OAuth login.
 const CASES_085: &[&str] = &[
     "pi-0.85.1/oc-basic",
     "pi-0.85.1/oc-context-shadowing",
@@ -205,12 +219,26 @@ const CASES_085: &[&str] = &[
     "pi-0.85.1/an-skills",
     "pi-0.85.1/an-system-prompt-files",
     "pi-0.85.1/an-budget-settings",
+    "pi-0.85.1/sp-trusted-project-files",
+    "pi-0.85.1/cli-install-files",
+    "pi-0.85.1/cli-auth-oauth",
 ];
 
+/// Cases of 1.6.0: the same kinds of files and flags (and pi-messages, whose body carries the
+/// system message's time: --system-now).
 const CASES_160: &[&str] = &[
-    "pi-1.6.0/an-compaction",
+    "pi-1.6.0/cli-install-files",
+    "pi-1.6.0/cli-auth-oauth",
+    "pi-1.6.0/bd-resume-append",
     "pi-1.6.0/an-midconvo",
-    "pi-1.6.0/an-native-tools",
+    "pi-1.6.0/an-resume-085",
+    "pi-1.6.0/an-resume-patch",
+    "pi-1.6.0/sp-fresh-custom",
+    "pi-1.6.0/sp-fresh-bash-grep",
+    "pi-1.6.0/cx-image",
+    "pi-1.6.0/cx-catalog-fresh",
+    "pi-1.6.0/pm-fresh-low",
+    "pi-1.6.0/an-oauth",
 ];
 
 #[test]
@@ -247,7 +275,162 @@ fn every_case_as_a_real_install() {
         refs.len()
     );
     for x in &f {
-        eprintln!("{}", x.lines().next().unwrap_or(""));
+        eprintln!("{}", x.lines().take(4).collect::<Vec<_>>().join("\n    "));
     }
-    let _ = PathBuf::new();
+}
+
+/// The files command on an install: what pi read, which copy lost, what it ignored, and why.
+#[test]
+fn files_say_what_was_read_shadowed_and_ignored() {
+    let case = Case::named("pi-0.85.1/cli-install-files");
+    let _laid = lock();
+    let got = run_case(&case, "files", &["--json"]);
+    assert_eq!(got.code, 0, "{}", got.stderr);
+    let v = js::parse(&String::from_utf8_lossy(&got.stdout)).unwrap();
+    let files = v.get("files").and_then(Value::as_array).unwrap();
+    let find = |p: &str| {
+        files
+            .iter()
+            .find(|f| f.get_str("path") == Some(p))
+            .unwrap_or_else(|| panic!("{p} not listed: {}", v.to_json_pretty(1)))
+    };
+    let root = ROOT;
+    let agent = format!("{root}/home/.pi/agent");
+    let claude = find(&format!("{root}/work/proj/CLAUDE.md"));
+    assert_eq!(claude.get_str("status"), Some("shadowed"));
+    assert_eq!(
+        claude.get_str("by"),
+        Some(format!("{root}/work/proj/AGENTS.md").as_str())
+    );
+    // pi never looks below the cwd, so neither does ctxlens.
+    assert!(files
+        .iter()
+        .all(|f| f.get_str("path") != Some(&format!("{root}/work/proj/sub/AGENTS.md"))));
+    let append = find(&format!("{agent}/APPEND_SYSTEM.md"));
+    assert_eq!(append.get_str("status"), Some("shadowed"));
+    assert_eq!(
+        append.get_str("by"),
+        Some(format!("{root}/work/proj/.pi/APPEND_SYSTEM.md").as_str())
+    );
+    for read in [
+        format!("{agent}/AGENTS.md"),
+        format!("{agent}/SYSTEM.md"),
+        format!("{agent}/settings.json"),
+        format!("{root}/work/proj/.pi/settings.json"),
+        format!("{root}/work/CLAUDE.md"),
+        format!("{root}/work/proj/notes.txt"),
+        format!("{root}/cli-skill/SKILL.md"),
+        format!("{root}/home/extra-skills/lint/SKILL.md"),
+    ] {
+        assert_eq!(find(&read).get_str("status"), Some("read"), "{read}");
+    }
+    // Only what pi reads is read: not the session folder, not the project's other files.
+    assert!(files
+        .iter()
+        .all(|f| !f.get_str("path").unwrap().contains("/sessions/")));
+    // A file pi reads but a flag makes it ignore: --no-context-files.
+    drop(_laid);
+    let _laid = lock();
+    let none = run_case(
+        &Case::named("pi-0.85.1/oc-no-context-no-skills"),
+        "files",
+        &["--json"],
+    );
+    let v2 = js::parse(&String::from_utf8_lossy(&none.stdout)).unwrap();
+    let agents = v2
+        .get("files")
+        .and_then(Value::as_array)
+        .unwrap()
+        .iter()
+        .find(|f| f.get_str("path") == Some(&format!("{agent}/AGENTS.md")))
+        .expect("the agent dir's AGENTS.md is listed");
+    assert_eq!(agents.get_str("status"), Some("unused"));
+    assert!(
+        agents
+            .get_str("why")
+            .unwrap()
+            .contains("--no-context-files"),
+        "{agents:?}"
+    );
+    drop(_laid);
+    let _laid = lock();
+    // The text form says the same in words.
+    let text = run_case(&case, "files", &[]);
+    let t = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        t.contains(&format!("shadowed  {root}/work/proj/CLAUDE.md")),
+        "{t}"
+    );
+}
+
+/// Without --tool-set, the output says that extension tools are not included; with one it
+/// does not. A captured request body as the tool set gives the same tools array pi sent.
+#[test]
+fn extension_tools_are_said_to_be_missing_or_taken_from_a_tool_set() {
+    let case = Case::named("pi-0.85.1/oc-basic");
+    let _laid = lock();
+    let got = run_case(&case, "diagnostics", &[]);
+    let out = String::from_utf8_lossy(&got.stdout);
+    assert!(
+        got.stderr
+            .contains("ctxlens: note: extension tools are not included"),
+        "{}",
+        got.stderr
+    );
+    assert!(out.contains("extension tools are not included"), "{out}");
+    drop(_laid);
+
+    // oc-extra-tools-snippets: its request body (OpenAI shape) as the tool set.
+    let case = Case::named("pi-0.85.1/oc-extra-tools-snippets");
+    let want = js::parse(&case.body(1).unwrap()).unwrap();
+    let body_file = case.dir.join("expected/request-1.json");
+    let _laid = lock();
+    // (run_case passes the case's tools.json first; the later --tool-set wins.)
+    let got = run_case(
+        &case,
+        "assemble",
+        &["--tool-set", body_file.to_str().unwrap()],
+    );
+    assert!(
+        !got.stderr.contains("extension tools are not included"),
+        "{}",
+        got.stderr
+    );
+    let body = js::parse(&String::from_utf8_lossy(&got.stdout)).unwrap();
+    assert_eq!(
+        body.get("tools").map(Value::to_json),
+        want.get("tools").map(Value::to_json)
+    );
+}
+
+/// Every call of a scripted capture, rebuilt from the session pi left with `--call K`: request K
+/// of the run, byte for byte (the run started a new session, so its K-th call is request K).
+#[test]
+fn every_call_of_a_scripted_run_with_call_k() {
+    let mut failures = Vec::new();
+    for name in [
+        "pi-0.85.1/oc-demo",
+        "pi-0.85.1/an-scripted",
+        "pi-1.6.0/an-scripted",
+        "pi-1.6.0/cx-scripted",
+    ] {
+        let case = Case::named(name);
+        let mut k = 1;
+        while let Some(want) = case.body(k) {
+            let _laid = lock();
+            let got = run_case_as(&case, "assemble", &[], Some(k));
+            if got.stdout != want.as_bytes() {
+                let g = String::from_utf8_lossy(&got.stdout);
+                failures.push(format!(
+                    "{name} --call {k}: exit {}; {:?}\n{}",
+                    got.code,
+                    ctxlens::case::json_difference(&g, &want),
+                    got.stderr
+                ));
+            }
+            k += 1;
+        }
+        assert!(k > 2, "{name}: a scripted capture has several requests");
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }

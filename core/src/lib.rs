@@ -10,6 +10,7 @@ pub mod analysis;
 pub mod api;
 pub mod args;
 pub mod assemble;
+pub mod calls;
 pub mod case;
 pub mod context;
 pub mod diagnostics;
@@ -25,6 +26,7 @@ pub mod pi;
 pub mod prompt;
 pub mod protocols;
 pub mod recognize;
+pub mod redact;
 pub mod report;
 pub mod resources;
 pub mod sdk;
@@ -34,6 +36,7 @@ pub mod tools;
 pub mod trace;
 pub mod transcript;
 pub mod yaml;
+pub mod zip;
 
 #[cfg(test)]
 mod testcase;
