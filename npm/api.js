@@ -21,7 +21,7 @@ export const piVersions = Object.freeze(["0.85.1", "1.6.0"]);
 export const piVersion = piVersions[piVersions.length - 1];
 
 const STRING_OPTIONS = ["sessionPath", "home", "agentDir", "cwd", "piPackageDir", "model", "thinking", "sessionId", "userAgent"];
-const ASSEMBLE_OPTIONS = new Set([...STRING_OPTIONS, "session", "files", "models", "tools", "args", "env", "prompt", "call", "now", "systemNow", "api", "compareWith", "piVersion"]);
+const ASSEMBLE_OPTIONS = new Set([...STRING_OPTIONS, "session", "files", "models", "tools", "args", "env", "placeholderKey", "prompt", "call", "now", "systemNow", "api", "compareWith", "piVersion"]);
 const CASE_OPTIONS = new Set(["now", "api", "envDir", "compareWith", "piVersion", "call"]);
 const SESSION_OPTIONS = new Set(["path", "piVersion"]);
 const MACHINE_OPTIONS = new Set(["prompt", "call", "model", "thinking", "toolSet", "piVersion", "piDir", "now", "api", "compareWith", "args", "env", "cwd"]);
@@ -219,7 +219,8 @@ export function sessionArgv(fn, options) {
   };
   if (o.prompt !== undefined && o.prompt !== null) flag("--prompt", textOf(fn, "prompt", o.prompt));
   if (o.call !== undefined && o.call !== null) {
-    if (!Number.isInteger(o.call) || o.call < 1) fail(fn, `\`call\` must be a call number from 1, got ${typeof o.call === "number" ? o.call : typeName(o.call)}`);
+    const ok = (Number.isInteger(o.call) && o.call >= 1) || (typeof o.call === "string" && o.call !== "");
+    if (!ok) fail(fn, `\`call\` must be a call number from 1, an entry id or "next", got ${typeof o.call === "number" ? o.call : typeName(o.call)}`);
     flag("--call", String(o.call));
   }
   flag("--model", optString(fn, o, "model"));
@@ -307,12 +308,16 @@ export function bind(raw, ready = () => {}, load = (fn, v) => fail(fn, `pi ${v}'
     }
     if (o.tools !== undefined && o.tools !== null) {
       if (typeof o.tools === "string") json.tools = o.tools;
-      else if (Array.isArray(o.tools)) json.tools = JSON.stringify(o.tools);
-      else fail(fn, `\`tools\` must be tools.json text or a list of tools, got ${typeName(o.tools)}`);
+      else if (Array.isArray(o.tools) || isPlainObject(o.tools)) json.tools = JSON.stringify(o.tools);
+      else fail(fn, `\`tools\` must be a tool set (JSON text, a list of tools, or a request body with tools), got ${typeName(o.tools)}`);
     }
     if (o.args !== undefined && o.args !== null) {
       if (!Array.isArray(o.args) || !o.args.every((a) => typeof a === "string")) fail(fn, "`args` must be a list of strings");
       json.args = o.args;
+    }
+    if (o.placeholderKey !== undefined && o.placeholderKey !== null) {
+      if (typeof o.placeholderKey !== "boolean") fail(fn, `\`placeholderKey\` must be a boolean, got ${typeName(o.placeholderKey)}`);
+      json.placeholderKey = o.placeholderKey;
     }
     if (o.env !== undefined && o.env !== null) {
       if (!isPlainObject(o.env)) fail(fn, `\`env\` must be an object of strings, got ${typeName(o.env)}`);

@@ -27,4 +27,9 @@ function notReady(fn) {
 }
 
 export const { assemble, assembleCase, parseSession } = bindBrowser(notReady, (fn) => notReady(fn));
+
+/** Node only: a page has no machine to read. */
+export function assembleSession() {
+  throw new CtxlensError("ctxlens.assembleSession reads the machine pi runs on: it is in Node only (in a page, `assemble` takes the files)");
+}
 export { protocols, piVersion, piVersions, CtxlensError };

@@ -4,6 +4,7 @@
 // nothing is read that the wasm did not ask for.
 import fs from "node:fs";
 import tty from "node:tty";
+import { fileURLToPath } from "node:url";
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
@@ -103,5 +104,25 @@ export function nodeHost({ env = process.env, cwd = process.cwd(), output = true
     isTTY(fd) {
       return output && tty.isatty(fd);
     },
+    writeFile(path, bytes) {
+      if (!output) return fail(new Error("this host writes no files"));
+      try {
+        fs.writeFileSync(path, bytes);
+        return true;
+      } catch (e) {
+        fail(e);
+        return false;
+      }
+    },
+    exeDir() {
+      return packageDir;
+    },
+    listen() {
+      fail(new Error("this host cannot serve the visualizer"));
+      return false;
+    },
   };
 }
+
+/** The package's folder: where `open` looks for a built app (`dist/` or `ctxlens-app/`). */
+const packageDir = fileURLToPath(new URL(".", import.meta.url)).replace(/\/$/, "");

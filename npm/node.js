@@ -4,6 +4,7 @@
 // wasm). Instantiated on first use, with every release's data from the package. Internal: the
 // package exports these from index.js and bin/ctxlens.js.
 import { readFileSync } from "node:fs";
+import http from "node:http";
 import path from "node:path";
 import * as raw from "./wasm/ctxlens_node.js";
 import { dataBlob, piVersions, CtxlensError, sessionArgv, assemblyOf, callWasm } from "./api.js";
@@ -36,8 +37,44 @@ export function assembleSession(sessionPath, options) {
   return callWasm(fn, () => assemblyOf(raw.assembleSessionRaw(JSON.stringify([path.resolve(where, sessionPath), ...argv]), host), raw.takeBody()));
 }
 
-/** The `ctxlens` command line on this machine; returns the exit status. */
+/**
+ * The `ctxlens` command line on this machine; returns the exit status. `open` leaves its server
+ * running (the process lives on until it is interrupted).
+ */
 export function runCli(argv) {
   init();
-  return raw.runCliRaw(JSON.stringify(argv), nodeHost());
+  const host = nodeHost();
+  host.listen = (port) => {
+    listen(host, port);
+    return true;
+  };
+  return raw.runCliRaw(JSON.stringify(argv), host);
+}
+
+/**
+ * `open`'s server: node:http on 127.0.0.1 only; every request is answered by the wasm (the
+ * command line's own routing: GET/HEAD of the app's and the case's files, this server's Host
+ * only). Prints the URL once it listens.
+ */
+function listen(host, port) {
+  const server = http.createServer((req, res) => {
+    const [status, type] = raw.openRespondRaw(req.method ?? "", req.url ?? "", req.headers.host ?? "", host).split("\t");
+    const body = raw.takeBody() ?? new Uint8Array(0);
+    const code = Number(status.split(" ")[0]);
+    res.writeHead(code, status.slice(status.indexOf(" ") + 1), {
+      "Content-Type": type,
+      "Content-Length": body.length,
+      "Cache-Control": "no-store",
+      "X-Content-Type-Options": "nosniff",
+      Connection: "close",
+    });
+    res.end(req.method === "HEAD" ? undefined : body);
+  });
+  server.on("error", (e) => {
+    process.stderr.write(`ctxlens: cannot serve on 127.0.0.1:${port}: ${e.message}\n`);
+    process.exitCode = 1;
+  });
+  server.listen(port, "127.0.0.1", () => {
+    process.stdout.write(`${raw.openListeningRaw(server.address().port)}\n`);
+  });
 }

@@ -330,13 +330,7 @@ pub fn session_inputs(host: &mut dyn Host, o: &Opts) -> Result<Inputs, String> {
         let set = ctxlens::recognize::tool_set_file(&p, &bytes, &mut tnotes)
             .map_err(|e| format!("--tool-set: {e}"))?;
         notes.extend(tnotes);
-        let has_tools_flag = pi_args
-            .iter()
-            .any(|a| matches!(a.as_str(), "--tools" | "-t" | "--no-tools" | "-nt"));
-        if let (Some(active), false) = (&set.active, has_tools_flag) {
-            pi_args.push("--tools".into());
-            pi_args.push(active.join(","));
-        }
+        set.activate(&mut pi_args);
         tools = Some(SourceText {
             name: p,
             text: set.json.into(),

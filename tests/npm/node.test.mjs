@@ -232,3 +232,37 @@ test("protocols lists the nine apis; the web entry works in Node after initSync"
   assert.throws(() => web.install("1.0.3", {}), /pi 1\.0\.3 is not a release ctxlens rebuilds/);
   assert.equal(web.assembleCase(demo).body, ctxlens.assembleCase(demo).body);
 });
+
+test("tools takes a tool set in every shape the app and the CLI recognize", () => {
+  const { options } = demoOptions();
+  const plain = options.tools.map(({ name, description, parameters }) => ({ name, description, parameters }));
+  const base = ctxlens.assemble({ ...options, tools: plain });
+  assert.ok(base.body !== null && base.body !== ctxlens.assemble({ ...options, tools: undefined }).body, "the tools are in the body");
+  const shapes = {
+    openai: plain.map((t) => ({ type: "function", function: t })),
+    responses: plain.map((t) => ({ type: "function", ...t })),
+    anthropic: plain.map(({ name, description, parameters }) => ({ name, description, input_schema: parameters })),
+    google: [{ functionDeclarations: plain }],
+    bedrock: plain.map(({ name, description, parameters }) => ({ toolSpec: { name, description, inputSchema: { json: parameters } } })),
+  };
+  for (const [shape, tools] of Object.entries(shapes)) {
+    assert.equal(ctxlens.assemble({ ...options, tools }).body, base.body, shape);
+    assert.equal(ctxlens.assemble({ ...options, tools: JSON.stringify(tools) }).body, base.body, `${shape} as text`);
+  }
+  // A captured request body: its tool names (built-ins included) become the active tools.
+  const builtins = JSON.parse(base.body).tools.filter((t) => !plain.some((p) => p.name === t.function.name));
+  const fromBody = ctxlens.assemble({ ...options, args: [], tools: { model: "m", tools: [...shapes.openai.slice(0, 1), builtins[0]] } });
+  assert.deepEqual(JSON.parse(fromBody.body).tools.map((t) => t.function.name).sort(), [builtins[0].function.name, plain[0].name].sort(), "only the body's tools are active");
+  assert.throws(() => ctxlens.assemble({ ...options, tools: 5 }), /`tools` must be a tool set/);
+});
+
+test("placeholderKey gives the model's provider a key when it has none; the key never reaches the body", () => {
+  const without = ctxlens.assemble({ model: "anthropic/claude-sonnet-4-5", prompt: "hi", piVersion: "1.6.0" });
+  assert.equal(without.body, null, "pi sends nothing without a key");
+  const placeholder = ctxlens.assemble({ model: "anthropic/claude-sonnet-4-5", prompt: "hi", piVersion: "1.6.0", placeholderKey: true });
+  const real = ctxlens.assemble({ model: "anthropic/claude-sonnet-4-5", prompt: "hi", piVersion: "1.6.0", env: { ANTHROPIC_API_KEY: "sk-ant-api03-secret" } });
+  assert.ok(placeholder.body !== null);
+  assert.equal(placeholder.body, real.body, "a key never changes the body");
+  assert.ok(!real.body.includes("secret") && !JSON.stringify(real.headers).includes("secret"), "the key is redacted");
+  assert.throws(() => ctxlens.assemble({ prompt: "hi", placeholderKey: "yes" }), /`placeholderKey` must be a boolean/);
+});

@@ -58,6 +58,17 @@ extern "C" {
     /// Whether the descriptor is a terminal.
     #[wasm_bindgen(method, js_name = isTTY)]
     fn is_tty(this: &NodeHost, fd: u32) -> bool;
+    /// `fs.writeFileSync` (`export -o FILE`); `false` when it failed.
+    #[wasm_bindgen(method, js_name = writeFile)]
+    fn write_file(this: &NodeHost, path: &str, bytes: &[u8]) -> bool;
+    /// The package's folder (where `open` looks for a built app: `dist/` or `ctxlens-app/`).
+    #[wasm_bindgen(method, js_name = exeDir)]
+    fn exe_dir(this: &NodeHost) -> Option<String>;
+    /// `open`: starts a `node:http` server on 127.0.0.1:`port` (0: a free port); once it
+    /// listens it calls `openListeningRaw(port)` and prints the URL, and each request is
+    /// answered by `openRespondRaw`. `false` when it cannot.
+    #[wasm_bindgen(method)]
+    fn listen(this: &NodeHost, port: u16) -> bool;
 }
 
 /// [`HostFs`] over the JS host.
@@ -152,6 +163,71 @@ impl Host for NodeCli<'_> {
     fn read_case_folder(&self, dir: &str) -> Result<CaseFiles, String> {
         read_folder(&self.fs, dir)
     }
+    fn write_file(&mut self, path: &str, bytes: &[u8]) -> Result<(), String> {
+        if self.fs.0.write_file(path, bytes) {
+            Ok(())
+        } else {
+            Err(format!("{path}: {}", self.fs.0.last_error()))
+        }
+    }
+    fn exe_dir(&self) -> Option<String> {
+        self.fs.0.exe_dir()
+    }
+    fn serve(&mut self, site: ctxlens_cli::open::Site, port: u16) -> Result<(), String> {
+        SITE.with(|s| *s.borrow_mut() = Some((site, port)));
+        if self.fs.0.listen(port) {
+            Ok(())
+        } else {
+            Err(self.fs.0.last_error())
+        }
+    }
+}
+
+thread_local! {
+    /// What `open` serves, and the port it listens on (set once it listens).
+    static SITE: std::cell::RefCell<Option<(ctxlens_cli::open::Site, u16)>> = const { std::cell::RefCell::new(None) };
+}
+
+/// `open`'s server listens on `port`: the URL to print.
+#[wasm_bindgen(js_name = openListeningRaw)]
+pub fn open_listening_raw(port: u16) -> String {
+    SITE.with(|s| {
+        if let Some((_, p)) = s.borrow_mut().as_mut() {
+            *p = port;
+        }
+    });
+    ctxlens_cli::open::url(port)
+}
+
+/// One request to `open`'s server: `"STATUS\tCONTENT-TYPE"`; the body follows with `takeBody`.
+/// The app's files are read through the host, never through a link out of the app's folder.
+#[wasm_bindgen(js_name = openRespondRaw)]
+pub fn open_respond_raw(method: &str, target: &str, host_header: &str, host: &NodeHost) -> String {
+    let fs = NodeFs(host);
+    SITE.with(|s| {
+        let s = s.borrow();
+        let Some((site, port)) = s.as_ref() else {
+            return "503 Service Unavailable\ttext/plain; charset=utf-8".to_string();
+        };
+        let app = site.app().to_string_lossy().into_owned();
+        let app = fs.realpath(&app).unwrap_or(app);
+        let r = ctxlens_cli::open::respond(
+            site,
+            *port,
+            method,
+            target,
+            Some(host_header).filter(|h| !h.is_empty()),
+            &|rel| {
+                let real = fs.realpath(&join_path(&app, rel))?;
+                if !real.starts_with(&format!("{app}/")) || !fs.is_file(&real) {
+                    return None;
+                }
+                fs.read(&real).ok()
+            },
+        );
+        crate::BODY.with(|b| *b.borrow_mut() = Some(r.body));
+        format!("{}\t{}", r.status, r.content_type)
+    })
 }
 
 /// Every file below `dir` by its `/`-separated path relative to it, as the std host's
