@@ -219,7 +219,13 @@ pub fn run(host: &mut dyn Host, argv: &[String]) -> i32 {
         ctxlens::assemble(&i)
     });
     progress.done(host);
-    output(host, &o, &command, &inputs, &assembly, other.as_ref())
+    let code = output(host, &o, &command, &inputs, &assembly, other.as_ref());
+    if host.exits_after_run() {
+        // The process ends next: for a large session, freeing the assembly takes longer than
+        // building the output, and the OS takes the memory back anyway.
+        std::mem::forget((inputs, assembly, other));
+    }
+    code
 }
 
 /// A corpus case: the oracle's layout (`--case`, `--env`).
