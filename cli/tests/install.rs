@@ -277,6 +277,30 @@ fn every_case_as_a_real_install() {
     for x in &f {
         eprintln!("{}", x.lines().take(4).collect::<Vec<_>>().join("\n    "));
     }
+    // Where pi refused to send, ctxlens refuses too (no body, exit 1, the reason on stderr).
+    let refused: Vec<&Case> = cases
+        .iter()
+        .filter(|c| c.name.starts_with("pi-") && c.body(1).is_none() && c.pi_error().is_some())
+        .collect();
+    let mut sent = Vec::new();
+    for c in &refused {
+        let _laid = lock();
+        let got = run_case(c, "assemble", &[]);
+        if got.code != 1 || !got.stdout.is_empty() || !got.stderr.contains("ctxlens: no request: ")
+        {
+            sent.push(format!("{}: exit {}", c.name, got.code));
+        }
+    }
+    eprintln!(
+        "{} of {} cases pi refuses are refused as a real install{}",
+        refused.len() - sent.len(),
+        refused.len(),
+        if sent.is_empty() {
+            String::new()
+        } else {
+            format!(": not {}", sent.join(", "))
+        }
+    );
 }
 
 /// The files command on an install: what pi read, which copy lost, what it ignored, and why.
