@@ -328,6 +328,7 @@ fn session_inputs(host: &mut dyn Host, o: &Opts) -> Result<Inputs, String> {
 
     let mut pi_args = o.pi_args.clone();
     let mut tools = None;
+    let mut no_tool_set = false;
     if let Some(file) = &o.tool_set {
         let p = resolve_path(host.cwd(), file);
         let bytes = host
@@ -353,9 +354,7 @@ fn session_inputs(host: &mut dyn Host, o: &Opts) -> Result<Inputs, String> {
         .iter()
         .any(|a| matches!(a.as_str(), "--no-extensions" | "-ne"))
     {
-        let note = "extension tools are not included: they are code pi runs; --tool-set FILE adds them (a tool list or a captured request body)";
-        host.stderr(&format!("ctxlens: note: {note}\n"));
-        notes.push(Diagnostic::info("--tool-set", None, note));
+        no_tool_set = true;
     }
 
     let machine = Machine {
@@ -372,6 +371,22 @@ fn session_inputs(host: &mut dyn Host, o: &Opts) -> Result<Inputs, String> {
         Limits::default(),
     );
     notes.extend(read.diagnostics);
+    if no_tool_set {
+        // Where pi would load extensions from (the tools they register are unknown here).
+        let found: Vec<String> = [
+            ctxlens::js::path::join_path(&read.inputs.agent_dir, "extensions"),
+            ctxlens::js::path::join_path(&read.cwd, ".pi/extensions"),
+        ]
+        .into_iter()
+        .filter(|d| host.fs().is_dir(d))
+        .collect();
+        let mut note = "extension tools are not included: they are code pi runs; --tool-set FILE adds them (a tool list or a captured request body)".to_string();
+        if !found.is_empty() {
+            note.push_str(&format!("; extensions here: {}", found.join(", ")));
+        }
+        host.stderr(&format!("ctxlens: note: {note}\n"));
+        notes.push(Diagnostic::info("--tool-set", None, note));
+    }
     let mut inputs = read.inputs;
     inputs.model = o.model.clone();
     inputs.thinking = o.thinking.clone();

@@ -243,6 +243,29 @@ fn tool_sets_in_every_shape_give_the_same_tools() {
         err.contains("--tool-set: info: extension tools are not included"),
         "{err}"
     );
+    // The folders pi loads extensions from are named; --no-extensions: nothing to say.
+    m.write(
+        "home/.pi/agent/extensions/deploy.ts",
+        "export default () => {}",
+    );
+    let (_, err, _) = m.run(&["assemble", &s, "--prompt", "go", "--model", "mock/m1"]);
+    assert!(
+        err.contains(&format!(
+            "; extensions here: {}",
+            m.path("home/.pi/agent/extensions")
+        )),
+        "{err}"
+    );
+    let (_, err, _) = m.run(&[
+        "assemble",
+        &s,
+        "--prompt",
+        "go",
+        "--model",
+        "mock/m1",
+        "--no-extensions",
+    ]);
+    assert!(!err.contains("extension tools are not included"), "{err}");
 }
 
 #[test]
