@@ -252,3 +252,30 @@ fn a_session_cwd_that_is_not_there_is_said() {
         "{d}"
     );
 }
+
+#[test]
+fn a_skill_walk_stops_at_the_folder_limit_and_says_where() {
+    let mut fs = MemFs::default();
+    for i in 0..5 {
+        fs.files.insert(
+            &format!("/home/u/.pi/agent/skills/s{i}/SKILL.md"),
+            "---\ndescription: d\n---\n",
+        );
+    }
+    let m = machine(&fs);
+    let got = read_machine(
+        &pi(),
+        &m,
+        None,
+        &[],
+        "/pkg",
+        Limits {
+            max_dirs: 3,
+            ..Limits::default()
+        },
+    );
+    let skills = got.read.iter().filter(|f| f.role == "skill").count();
+    assert_eq!(skills, 2, "{:?}", got.read);
+    assert_eq!(got.diagnostics.len(), 1, "{:?}", got.diagnostics);
+    assert!(got.diagnostics[0].message.contains("more than 3 folders"));
+}
