@@ -70,6 +70,8 @@ OPTIONS:
                       on PATH
     --now MS          Date.now() when the prompt is sent (default: now; with --case, the
                       prompt's timestamp in session.after.jsonl beside ENV_JSON, else 0)
+    --system-now MS   1.6.0: Date.now() when pi created this run's system message, a few
+                      milliseconds after the prompt's (default: --now)
     --api API         Switch the model's protocol (the same model with its api replaced)
     --with API        The second protocol of `compare`
     --json            Machine-readable output (summary, trace, diagnostics, findings, files)
@@ -231,6 +233,9 @@ fn case_inputs(host: &mut dyn Host, o: &Opts, dir: &str) -> Result<Inputs, Strin
     if let Some(now) = o.now {
         inputs.now_ms = now;
     }
+    if o.system_now.is_some() {
+        inputs.system_now_ms = o.system_now;
+    }
     inputs.api = o.api;
     if o.pi.is_some() {
         inputs.pi = o.pi;
@@ -353,17 +358,16 @@ fn session_inputs(host: &mut dyn Host, o: &Opts) -> Result<Inputs, String> {
         Limits::default(),
     );
     notes.extend(read.diagnostics);
-    notes.extend(install::auth_notes(&read.inputs));
     let mut inputs = read.inputs;
     inputs.model = o.model.clone();
     inputs.thinking = o.thinking.clone();
     inputs.prompt = o.prompt.clone();
     inputs.now_ms = o.now.unwrap_or_else(|| host.now_ms());
+    inputs.system_now_ms = o.system_now;
     inputs.api = o.api;
     inputs.pi = o.pi;
     inputs.installed_pi = installed_version;
     inputs.extension_tools = tools;
-    inputs.placeholder_key = true;
     inputs.host_diagnostics = notes;
     if o.call.is_some() {
         return Err(
@@ -509,6 +513,11 @@ fn why_not_built(a: &Assembly) -> String {
         .or_else(|| a.diagnostics.last())
         .map_or_else(
             || "pi would send nothing here (see ctxlens trace)".into(),
-            |d| d.to_string(),
+            |d| {
+                d.to_string()
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            },
         )
 }

@@ -70,6 +70,8 @@ pub struct Opts {
     pub pi: Option<PiVersion>,
     pub pi_dir: Option<String>,
     pub now: Option<f64>,
+    /// `--system-now MS`: when pi created this run's system message (1.6.0).
+    pub system_now: Option<f64>,
     pub api: Option<Api>,
     pub with: Option<Api>,
     pub json: bool,
@@ -150,6 +152,15 @@ pub fn parse(argv: &[String]) -> Result<Opts, String> {
                         .ok()
                         .filter(|n| n.is_finite())
                         .ok_or_else(|| format!("--now takes milliseconds, not {v:?}"))?,
+                )
+            }
+            "--system-now" => {
+                let v = value("--system-now")?;
+                o.system_now = Some(
+                    v.parse::<f64>()
+                        .ok()
+                        .filter(|n| n.is_finite())
+                        .ok_or_else(|| format!("--system-now takes milliseconds, not {v:?}"))?,
                 )
             }
             "--api" => o.api = Some(parse_api("--api", &value("--api")?)?),

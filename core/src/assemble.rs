@@ -265,6 +265,10 @@ impl Run<'_> {
                 text: text.into(),
             });
         let mut registry = Registry::load(&pi, models_json.as_ref(), &inputs.env, &mut self.diags);
+        let auth_path = join_path(&inputs.agent_dir, "auth.json");
+        if let Some(text) = inputs.files.read_to_string(&auth_path) {
+            registry.apply_auth_json(&text, &auth_path, &inputs.env, &mut self.diags);
+        }
         // `getPackageDir()` (CA/config.js:334–345): `$PI_PACKAGE_DIR` when set, else the install.
         let package_dir = inputs
             .env

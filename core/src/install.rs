@@ -576,34 +576,6 @@ pub fn read_machine(
     }
 }
 
-/// What ctxlens says about `<agentDir>/auth.json`: which providers have a stored credential of
-/// which type (never the key). ctxlens does not read credentials from it; a stored OAuth login
-/// is said, since an Anthropic subscription login changes what pi sends.
-pub fn auth_notes(inputs: &Inputs) -> Vec<Diagnostic> {
-    let path = join_path(&inputs.agent_dir, "auth.json");
-    let Some(text) = inputs.files.read_to_string(&path) else {
-        return Vec::new();
-    };
-    let Ok(Value::Object(o)) = js::parse(text.trim_start_matches('\u{feff}')) else {
-        return vec![Diagnostic::warning(
-            &path,
-            None,
-            "not a JSON object: pi reads no credentials from it",
-        )];
-    };
-    let mut out = Vec::new();
-    for (provider, cred) in o.iter() {
-        let kind = cred.get_str("type").unwrap_or("unknown");
-        let what = if kind == "oauth" {
-            format!("provider {provider}: an OAuth login; ctxlens does not read it (the key comes from models.json or the environment, else a placeholder stands in: the body is an API key's, and a subscription login can differ)")
-        } else {
-            format!("provider {provider}: a stored {kind} credential; ctxlens does not read it (the key comes from models.json or the environment, else a placeholder stands in; a key never changes the body)")
-        };
-        out.push(Diagnostic::info(&path, None, what));
-    }
-    out
-}
-
 /// The pi installed on the machine.
 #[derive(Clone, Debug, PartialEq)]
 pub struct InstalledPi {

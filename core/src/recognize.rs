@@ -183,8 +183,11 @@ fn tools_from_array(items: &[Value]) -> Option<(Vec<Value>, &'static str)> {
                 ),
                 "Anthropic",
             )
-        } else if o.contains_key("parameters") && o.get_str("name").is_some() {
-            // pi's own shape (tools.json), or OpenAI Responses ({type: "function", name, ...}).
+        } else if o.get_str("name").is_some()
+            && (o.contains_key("parameters") || o.get_str("description").is_some())
+        {
+            // pi's own shape (tools.json: `parameters` may be left out), or OpenAI Responses
+            // ({type: "function", name, ...}).
             let s = if o.get_str("type") == Some("function") {
                 "OpenAI Responses"
             } else {
