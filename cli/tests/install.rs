@@ -458,3 +458,69 @@ fn every_call_of_a_scripted_run_with_call_k() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+#[path = "support/unzip.rs"]
+mod unzip;
+
+/// `export` on an install: the zip, read back with `--case`, gives pi's body; redacted, it still
+/// builds the request and holds no home path.
+#[test]
+fn an_export_of_an_install_is_the_same_case() {
+    let dir = std::env::temp_dir().join(format!("ctxlens-install-export-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    for name in [
+        "pi-0.85.1/cli-install-files",
+        "pi-1.6.0/cli-install-files",
+        "pi-1.6.0/cli-auth-oauth",
+    ] {
+        let case = Case::named(name);
+        let want = case.body(1).unwrap();
+        let n = name.replace('/', "_");
+        let (zip, red) = (dir.join(format!("{n}.zip")), dir.join(format!("{n}-r.zip")));
+        fs::create_dir_all(&dir).unwrap();
+        {
+            let _laid = lock();
+            for (z, extra) in [(&zip, None), (&red, Some("--redact"))] {
+                let mut args = vec!["-o", z.to_str().unwrap()];
+                args.extend(extra);
+                let got = run_case(&case, "export", &args);
+                assert_eq!(got.code, 0, "{name}: {}", got.stderr);
+            }
+        }
+        for (z, redacted) in [(&zip, false), (&red, true)] {
+            let folder = dir.join(format!("{n}-{redacted}"));
+            let stem = z.file_stem().unwrap().to_str().unwrap().to_string();
+            for (entry, bytes) in unzip::unzip(&fs::read(z).unwrap()) {
+                let rel = entry.strip_prefix(&format!("{stem}/")).expect("one folder");
+                if redacted {
+                    let text = String::from_utf8_lossy(&bytes);
+                    assert!(
+                        !text.contains(&format!("{ROOT}/home"))
+                            && !rel.contains("pi-ctx-demo/home"),
+                        "{name}: {rel} holds the home path"
+                    );
+                }
+                write(&folder.join(rel), &bytes);
+            }
+            let out = Command::new(env!("CARGO_BIN_EXE_ctxlens"))
+                .args(["assemble", "--case"])
+                .arg(&folder)
+                .env_clear()
+                .output()
+                .unwrap();
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{name}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            if !redacted {
+                assert!(
+                    out.stdout == want.as_bytes(),
+                    "{name}: the exported case builds pi's body"
+                );
+            }
+        }
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
