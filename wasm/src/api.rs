@@ -543,6 +543,15 @@ pub fn parse_session(options_json: &str, text: String) -> Result<String, String>
         .with(
             "compactionId",
             ctx.compaction_id.clone().map_or(Value::Null, Value::from),
+        )
+        .with(
+            "calls",
+            Value::Array(
+                ctxlens::calls::calls_on(&file, &ctx.path_indices, true)
+                    .iter()
+                    .map(ctxlens::report::calls::call_json)
+                    .collect(),
+            ),
         );
     out.insert(
         "diagnostics",
