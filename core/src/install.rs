@@ -541,17 +541,17 @@ pub fn read_machine(
         }
         r.skill_tree(&join_path(&agent_dir, "skills"), 0);
         r.skill_tree(&join_path(&home, ".agents/skills"), 0);
-    } else {
-        // Its existence still decides project trust.
-        let mut d = cwd.clone();
-        loop {
-            r.dir(&join_path(&d, ".agents/skills"));
-            let p = dirname(&d);
-            if p == d {
-                break;
-            }
-            d = p;
+    }
+    // A `.agents/skills` in any ancestor (not only up to the git root) makes the project need
+    // trust (trust-manager.js hasTrustRequiringProjectResources): its existence is recorded.
+    let mut d = cwd.clone();
+    loop {
+        r.dir(&join_path(&d, ".agents/skills"));
+        let p = dirname(&d);
+        if p == d {
+            break;
         }
+        d = p;
     }
     for s in &parsed.skills {
         let t = s.trim();

@@ -279,3 +279,31 @@ fn a_skill_walk_stops_at_the_folder_limit_and_says_where() {
     assert_eq!(got.diagnostics.len(), 1, "{:?}", got.diagnostics);
     assert!(got.diagnostics[0].message.contains("more than 3 folders"));
 }
+
+#[test]
+fn an_agents_skills_folder_above_the_git_root_still_counts_for_trust() {
+    let mut fs = MemFs::default();
+    fs.files
+        .insert("/w/.agents/skills/x/SKILL.md", "---\ndescription: d\n---\n");
+    fs.files
+        .insert("/w/repo/.git/HEAD", "ref: refs/heads/main\n");
+    fs.files.insert("/w/repo/AGENTS.md", "repo");
+    let m = machine(&fs);
+    let got = read_machine(
+        &pi(),
+        &m,
+        Some(session("/w/repo")),
+        &[],
+        "/pkg",
+        Limits::default(),
+    );
+    // pi walks .agents/skills only up to the git root, so the skill is not read...
+    assert!(!got.inputs.files.is_file("/w/.agents/skills/x/SKILL.md"));
+    // ...but the folder's existence is kept: it makes the project need trust.
+    assert!(got.inputs.files.is_dir("/w/.agents/skills"));
+    assert!(crate::settings::has_trust_requiring_project_resources(
+        &got.inputs.files,
+        "/home/u",
+        "/w/repo"
+    ));
+}
