@@ -260,7 +260,8 @@ pub fn inputs_from_case(files: &CaseFiles, env_dir: Option<&str>) -> Result<Inpu
         // A capture without a prompt (or `"prompt": null`, an export of a continue) rebuilds
         // pi's continue, or the session's last call.
         prompt: str_field(&env, "prompt"),
-        call: None,
+        // An export of a past call says which (`call`: its number, entry id or `next`).
+        call: env.get_str("call").map(CallRef::parse),
         // A capture's time is its session's; an export without one states it (`nowMs`).
         now_ms: now
             .or_else(|| env.get("nowMs").and_then(Value::as_f64))
@@ -286,7 +287,7 @@ pub const EXPORT_ENV_DIR: &str = "expected";
 /// keeps its absolute path: the agent dir's files go to `agent/`, all others to `fs/<path>`;
 /// models.json stays in `agent/` as it is (the top-level models.json of a capture is the
 /// oracle's, rewritten on the way in). `expected/env.json` holds the paths, the model, thinking
-/// level, prompt (`null`: continue), pi's arguments, the release (`pi`, else the one asked for,
+/// level, prompt (`null`: none), the call rebuilt (`call`), pi's arguments, the release (`pi`, else the one asked for,
 /// else the captured one), `nowMs`/`systemNowMs`, `placeholderKey` and `dirs` (the folders pi tests for existence only); `case.json` the environment variables.
 /// An API protocol switch is not part of a case.
 pub fn case_from_inputs(inputs: &Inputs, pi: Option<PiVersion>) -> CaseFiles {
@@ -328,6 +329,10 @@ pub fn case_from_inputs(inputs: &Inputs, pi: Option<PiVersion>) -> CaseFiles {
     env.insert_opt("model", inputs.model.as_deref().map(Value::str));
     env.insert_opt("thinking", inputs.thinking.as_deref().map(Value::str));
     env.insert("prompt", opt(&inputs.prompt));
+    env.insert_opt(
+        "call",
+        inputs.call.as_ref().map(|c| Value::str(c.to_string())),
+    );
     env.insert(
         "args",
         Value::Array(inputs.args.iter().map(Value::str).collect()),

@@ -81,6 +81,8 @@ pub struct Limits {
     pub max_dir_entries: usize,
     /// Folder depth of a skill walk.
     pub max_depth: usize,
+    /// Folders walked in all (skill folders).
+    pub max_dirs: usize,
 }
 
 impl Default for Limits {
@@ -92,6 +94,7 @@ impl Default for Limits {
             max_total_bytes: 256 << 20,
             max_dir_entries: 4096,
             max_depth: 16,
+            max_dirs: 10_000,
         }
     }
 }
@@ -185,6 +188,8 @@ struct Reader<'a, 'm> {
     diags: Vec<Diagnostic>,
     /// Paths already looked at (a folder walked twice is read once).
     seen: std::collections::HashSet<String>,
+    /// Folders walked so far.
+    dirs: usize,
 }
 
 impl Reader<'_, '_> {
@@ -319,6 +324,23 @@ impl Reader<'_, '_> {
             );
             return;
         }
+        self.dirs += 1;
+        if self.dirs > self.limits.max_dirs {
+            if self.dirs == self.limits.max_dirs + 1 {
+                self.diags.push(
+                    Diagnostic::warning(
+                        &dir,
+                        None,
+                        format!(
+                            "more than {} folders in the skill paths: ctxlens walks no further",
+                            self.limits.max_dirs
+                        ),
+                    )
+                    .skipping(format!("folder {dir} and the folders after it")),
+                );
+            }
+            return;
+        }
         self.files.insert_dir(&dir);
         for (name, is_dir) in self.list(&dir) {
             let full = join_path(&dir, &name);
@@ -401,7 +423,17 @@ pub fn read_machine(
         total: 0,
         diags: Vec::new(),
         seen: Default::default(),
+        dirs: 0,
     };
+    // pi in print mode exits when the stored cwd is gone (`getMissingSessionCwdIssue`,
+    // CA/core/session-cwd.js; CA/main.js): a session from another machine, or a deleted project.
+    if session.is_some() && cwd != process_cwd && !r.m.fs.is_dir(&cwd) {
+        r.diags.push(Diagnostic::warning(
+            session.as_ref().map_or("session", |s| s.name.as_str()),
+            Some(1),
+            format!("Stored session working directory does not exist: {cwd} (pi -p exits here; ctxlens goes on without the project's files)"),
+        ));
+    }
     let mut arg_diags = Vec::new();
     let parsed = args::parse(pi, args, &mut arg_diags);
     let candidates: Vec<String> = pi
@@ -509,17 +541,17 @@ pub fn read_machine(
         }
         r.skill_tree(&join_path(&agent_dir, "skills"), 0);
         r.skill_tree(&join_path(&home, ".agents/skills"), 0);
-    } else {
-        // Its existence still decides project trust.
-        let mut d = cwd.clone();
-        loop {
-            r.dir(&join_path(&d, ".agents/skills"));
-            let p = dirname(&d);
-            if p == d {
-                break;
-            }
-            d = p;
+    }
+    // A `.agents/skills` in any ancestor (not only up to the git root) makes the project need
+    // trust (trust-manager.js hasTrustRequiringProjectResources): its existence is recorded.
+    let mut d = cwd.clone();
+    loop {
+        r.dir(&join_path(&d, ".agents/skills"));
+        let p = dirname(&d);
+        if p == d {
+            break;
         }
+        d = p;
     }
     for s in &parsed.skills {
         let t = s.trim();

@@ -134,3 +134,17 @@ fn folders_pi_tests_for_existence_are_kept() {
         inputs.files.dirs().collect::<Vec<_>>()
     );
 }
+
+#[test]
+fn an_export_of_a_past_call_rebuilds_that_call() {
+    let files = ctxlens_corpus::Case::named("pi-1.6.0/an-scripted").files();
+    let inputs =
+        ctxlens::case::inputs_for_call(&files, None, Some(ctxlens::calls::CallRef::Index(2)))
+            .unwrap();
+    let a = assemble(&inputs);
+    assert!(a.call.is_some() && a.request.is_some());
+    let back = inputs_from_case(&case_from_inputs(&inputs, None), None).unwrap();
+    assert_eq!(back.call, inputs.call);
+    let b = assemble(&back);
+    assert!(a.request.unwrap().body == b.request.unwrap().body);
+}
