@@ -22,7 +22,7 @@ export const piVersion = piVersions[piVersions.length - 1];
 
 const STRING_OPTIONS = ["sessionPath", "home", "agentDir", "cwd", "piPackageDir", "model", "thinking", "sessionId", "userAgent"];
 const ASSEMBLE_OPTIONS = new Set([...STRING_OPTIONS, "session", "files", "models", "tools", "args", "env", "placeholderKey", "prompt", "call", "now", "systemNow", "api", "compareWith", "piVersion"]);
-const CASE_OPTIONS = new Set(["now", "api", "envDir", "compareWith", "piVersion", "call"]);
+const CASE_OPTIONS = new Set(["now", "api", "envDir", "compareWith", "piVersion", "call", "placeholderKey"]);
 const SESSION_OPTIONS = new Set(["path", "piVersion"]);
 const MACHINE_OPTIONS = new Set(["prompt", "call", "model", "thinking", "toolSet", "piVersion", "piDir", "now", "api", "compareWith", "args", "env", "cwd"]);
 
@@ -348,6 +348,10 @@ export function bind(raw, ready = () => {}, load = (fn, v) => fail(fn, `pi ${v}'
     if (now !== undefined) json.now = now;
     const envDir = optString(fn, o, "envDir");
     if (envDir !== undefined) json.envDir = envDir;
+    if (o.placeholderKey !== undefined && o.placeholderKey !== null) {
+      if (typeof o.placeholderKey !== "boolean") fail(fn, `\`placeholderKey\` must be a boolean, got ${typeName(o.placeholderKey)}`);
+      json.placeholderKey = o.placeholderKey;
+    }
     const callRef = optCall(fn, o);
     if (callRef !== undefined) json.call = callRef;
     const pi = optPi(fn, o);

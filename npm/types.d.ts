@@ -130,6 +130,8 @@ export interface AssembleCaseOptions {
   compareWith?: Api;
   /** The folder (relative to the case) holding the capture's env.json. Default: `expected/`, else the shallowest env.json. */
   envDir?: string;
+  /** A placeholder key for the provider of the model pi takes when it has none (a key never changes the body). */
+  placeholderKey?: boolean;
   /** A call to rebuild, counted on the capture's session.after.jsonl (request N of the run is call "calls before the run + N"); see {@link AssembleOptions.call}. */
   call?: CallRef;
   /** The pi release to rebuild. Default: the capture's (env.json `piVersion`), else the one the session proves, else the newest. */

@@ -249,6 +249,9 @@ pub fn assemble_case(options_json: &str, blob: &[u8]) -> Result<Output, String> 
         inputs.now_ms = now;
     }
     inputs.api = opt_api(&o)?;
+    if opt_bool(&o, "placeholderKey")? {
+        inputs.placeholder_key = true;
+    }
     if let Some(v) = opt_pi(&o)? {
         inputs.pi = Some(v);
     }
