@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { installPackage, corpus, readTree, nativeBody, demoOptions } from "./helpers.mjs";
+import { installPackage, corpus, readTree, nativeBody, demoOptions, repo } from "./helpers.mjs";
 
 let ctxlens, web, project;
 before(async () => {
@@ -267,4 +267,40 @@ test("placeholderKey gives the model's provider a key when it has none; the key 
   assert.equal(placeholder.body, real.body, "a key never changes the body");
   assert.ok(!real.body.includes("secret") && !JSON.stringify(real.headers).includes("secret"), "the key is redacted");
   assert.throws(() => ctxlens.assemble({ prompt: "hi", placeholderKey: "yes" }), /`placeholderKey` must be a boolean/);
+});
+
+test("the browser wasm holds no host: the machine, the command line and the server are in the Node wasm only", () => {
+  const wasm = (name) => new WebAssembly.Module(fs.readFileSync(path.join(project, "node_modules/ctxlens/wasm", name)));
+  const names = (m) => ({ exports: WebAssembly.Module.exports(m).map((e) => e.name), imports: WebAssembly.Module.imports(m).map((i) => i.name) });
+  const browser = names(wasm("ctxlens_bg.wasm"));
+  const node = names(wasm("ctxlens_node_bg.wasm"));
+  for (const fn of ["assembleSessionRaw", "runCliRaw", "openRespondRaw"]) {
+    assert.ok(node.exports.includes(fn), `the Node wasm exports ${fn}`);
+    assert.ok(!browser.exports.includes(fn), `the browser wasm does not export ${fn}`);
+  }
+  assert.ok(node.imports.some((n) => n.includes("readDir")), "the Node wasm imports the host's readDir");
+  assert.ok(!browser.imports.some((n) => /readDir|realpath|envJson|writeFile|listen/.test(n)), `the browser wasm imports no host function: ${browser.imports.join(", ")}`);
+  assert.ok(node.exports.includes("assembleRaw") && browser.exports.includes("assembleRaw"), "both have the API");
+});
+
+test("assembleSession says what is wrong: a missing session, a folder, misuse", () => {
+  const dir = fs.mkdtempSync(path.join(project, "machine-"));
+  assert.throws(() => ctxlens.assembleSession(path.join(dir, "none.jsonl"), { env: { HOME: dir } }), (e) => e.name === "CtxlensError" && /none\.jsonl: no such file/.test(e.message));
+  assert.throws(() => ctxlens.assembleSession(dir, { env: { HOME: dir } }), /is a folder, not a session file/);
+  assert.throws(() => ctxlens.assembleSession(path.join(dir, "s.jsonl"), { modle: "x" }), /unknown option `modle`/);
+  assert.throws(() => ctxlens.assembleSession(path.join(dir, "s.jsonl"), { call: 0 }), /`call` must be a call number from 1/);
+  assert.throws(() => ctxlens.assembleSession(""), /non-empty string/);
+  // A session relative to `cwd`, on a machine with no pi installed and no agent dir: what is
+  // missing is said; with no key for the model's provider pi sends nothing, and with one (from
+  // the environment) the request is built and the key is not in it.
+  const session = fs.readFileSync(path.join(repo, "www/demo/session.jsonl"));
+  fs.writeFileSync(path.join(dir, "s.jsonl"), session);
+  const machine = { cwd: dir, prompt: "hi", model: "anthropic/claude-sonnet-4-5" };
+  const r = ctxlens.assembleSession("s.jsonl", { ...machine, env: { HOME: dir, PATH: "/nonexistent" } });
+  assert.equal(r.body, null);
+  assert.ok(r.diagnostics.some((d) => /No API key for provider: anthropic/.test(d.message)), JSON.stringify(r.diagnostics.map((d) => d.message)));
+  assert.ok(r.diagnostics.some((d) => /no pi on PATH/.test(d.message)));
+  const keyed = ctxlens.assembleSession("s.jsonl", { ...machine, env: { HOME: dir, PATH: "/nonexistent", ANTHROPIC_API_KEY: "sk-ant-api03-secret" } });
+  assert.ok(keyed.body !== null && !keyed.body.includes("secret") && !JSON.stringify(keyed.headers).includes("secret"), "built, the key redacted");
+  assert.ok(r.diagnostics.some((d) => /extension tools are not included/.test(d.message)));
 });
