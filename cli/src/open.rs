@@ -76,6 +76,8 @@ pub struct Site {
     app: PathBuf,
     case: CaseFiles,
     manifest: String,
+    /// The protocol on screen (`--api`), which a case does not hold.
+    protocol: Option<ctxlens::Api>,
 }
 
 impl Site {
@@ -85,16 +87,27 @@ impl Site {
             app: PathBuf::from(app),
             case,
             manifest,
+            protocol: None,
         }
     }
-}
 
-/// The app's URL on `port` with the case loaded.
-pub fn url(port: u16) -> String {
-    format!(
-        "http://127.0.0.1:{port}/?case={}{MANIFEST}",
-        CASE_PREFIX.trim_start_matches('/')
-    )
+    /// The page opens on this protocol (`&protocol=`).
+    pub fn with_protocol(mut self, api: Option<ctxlens::Api>) -> Site {
+        self.protocol = api;
+        self
+    }
+
+    /// The app's URL on `port` with the case loaded.
+    pub fn url(&self, port: u16) -> String {
+        let mut u = format!(
+            "http://127.0.0.1:{port}/?case={}{MANIFEST}",
+            CASE_PREFIX.trim_start_matches('/')
+        );
+        if let Some(api) = self.protocol {
+            u.push_str(&format!("&protocol={}", api.as_str()));
+        }
+        u
+    }
 }
 
 /// `ctxlens open`: the inputs as a case, served with the app by the host until interrupted.
@@ -117,7 +130,7 @@ pub fn run(
         "ctxlens: serving {app} and these inputs ({} files) on 127.0.0.1 only; Ctrl-C stops\n",
         files.len()
     ));
-    match host.serve(Site::new(&app, files), port) {
+    match host.serve(Site::new(&app, files).with_protocol(inputs.api), port) {
         Ok(()) => 0,
         Err(e) => {
             host.stderr(&format!("ctxlens: {e}\n"));
@@ -178,7 +191,7 @@ impl Server {
 
     /// The app's URL with the case loaded.
     pub fn url(&self) -> String {
-        url(self.site.port)
+        self.site.site.url(self.site.port)
     }
 
     pub fn stopper(&self) -> Stop {

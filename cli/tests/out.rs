@@ -203,6 +203,12 @@ fn open_serves_the_app_and_the_case_on_127_0_0_1_only() {
             addr.port()
         )
     );
+    let site = Site::new("/x", CaseFiles::new()).with_protocol("anthropic-messages".parse().ok());
+    assert_eq!(
+        site.url(8),
+        "http://127.0.0.1:8/?case=_ctxlens/case/ctxlens-case.json&protocol=anthropic-messages",
+        "--api opens the page on that protocol"
+    );
     let stop = server.stopper();
     let serving = std::thread::spawn(move || server.serve());
     let host = format!("127.0.0.1:{}", addr.port());
