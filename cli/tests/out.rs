@@ -203,6 +203,11 @@ fn open_serves_the_app_and_the_case_on_127_0_0_1_only() {
             addr.port()
         )
     );
+    let named = Site::new("/x", CaseFiles::new()).named_after(Some("/s/2026-11-30T10-04_ab.jsonl"));
+    assert_eq!(
+        named.url(8),
+        "http://127.0.0.1:8/?case=_ctxlens/case/2026-11-30T10-04_ab"
+    );
     let site = Site::new("/x", CaseFiles::new()).with_protocol("anthropic-messages".parse().ok());
     assert_eq!(
         site.url(8),
