@@ -16,13 +16,15 @@ ctxlens — rebuild, byte for byte, the HTTP request pi (0.85.1 or 1.6.0) sends 
 USAGE:
     ctxlens                              List the recent sessions under the agent dir
     ctxlens [COMMAND] SESSION.jsonl [OPTIONS] [PI FLAGS]
-    ctxlens COMMAND --case CASE_DIR [--env ENV_JSON] [--pi VERSION] [--now MS] [--api API]
+    ctxlens COMMAND --case CASE_DIR [--env ENV_JSON] [--call K] [--pi VERSION] [--now MS]
+                    [--api API]
 
     With a session, ctxlens reads what pi reads on this machine: the agent dir
-    ($PI_CODING_AGENT_DIR or ~/.pi/agent: settings.json, models.json, AGENTS.md/CLAUDE.md,
-    SYSTEM.md, APPEND_SYSTEM.md, skills), the project's .pi/settings.json, skills and context
-    files from the session's cwd up to /, the installed pi (the `pi` on PATH, or --pi-dir) for
-    its version and docs paths. It never reads other sessions. Keys are used, never printed.
+    ($PI_CODING_AGENT_DIR or ~/.pi/agent: settings.json, models.json, auth.json, AGENTS.md or
+    CLAUDE.md, SYSTEM.md, APPEND_SYSTEM.md, skills), the project's .pi/ files and skills, the
+    context files from the session's cwd up to /, skill paths, @FILEs, and the installed pi (the
+    `pi` on PATH, or --pi-dir) for its version and docs paths. It never reads other sessions.
+    Keys are used, never printed. `ctxlens files SESSION` lists what was read and why.
 
 COMMANDS:
     summary       (default) The release rebuilt and why, the model, the thinking level asked
@@ -326,6 +328,7 @@ fn session_inputs(host: &mut dyn Host, o: &Opts) -> Result<Inputs, String> {
 
     let mut pi_args = o.pi_args.clone();
     let mut tools = None;
+    let mut no_tool_set = false;
     if let Some(file) = &o.tool_set {
         let p = resolve_path(host.cwd(), file);
         let bytes = host
@@ -351,9 +354,7 @@ fn session_inputs(host: &mut dyn Host, o: &Opts) -> Result<Inputs, String> {
         .iter()
         .any(|a| matches!(a.as_str(), "--no-extensions" | "-ne"))
     {
-        let note = "extension tools are not included: they are code pi runs; --tool-set FILE adds them (a tool list or a captured request body)";
-        host.stderr(&format!("ctxlens: note: {note}\n"));
-        notes.push(Diagnostic::info("--tool-set", None, note));
+        no_tool_set = true;
     }
 
     let machine = Machine {
@@ -370,6 +371,22 @@ fn session_inputs(host: &mut dyn Host, o: &Opts) -> Result<Inputs, String> {
         Limits::default(),
     );
     notes.extend(read.diagnostics);
+    if no_tool_set {
+        // Where pi would load extensions from (the tools they register are unknown here).
+        let found: Vec<String> = [
+            ctxlens::js::path::join_path(&read.inputs.agent_dir, "extensions"),
+            ctxlens::js::path::join_path(&read.cwd, ".pi/extensions"),
+        ]
+        .into_iter()
+        .filter(|d| host.fs().is_dir(d))
+        .collect();
+        let mut note = "extension tools are not included: they are code pi runs; --tool-set FILE adds them (a tool list or a captured request body)".to_string();
+        if !found.is_empty() {
+            note.push_str(&format!("; extensions here: {}", found.join(", ")));
+        }
+        host.stderr(&format!("ctxlens: note: {note}\n"));
+        notes.push(Diagnostic::info("--tool-set", None, note));
+    }
     let mut inputs = read.inputs;
     inputs.model = o.model.clone();
     inputs.thinking = o.thinking.clone();

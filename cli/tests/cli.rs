@@ -79,9 +79,14 @@ impl Machine {
     }
 
     fn run_env(&self, args: &[&str], env: &[(&str, &str)]) -> (String, String, i32) {
+        self.run_in("proj", args, env)
+    }
+
+    /// Runs in `dir` (relative to the machine's root).
+    fn run_in(&self, dir: &str, args: &[&str], env: &[(&str, &str)]) -> (String, String, i32) {
         let out = Command::new(env!("CARGO_BIN_EXE_ctxlens"))
             .args(args)
-            .current_dir(self.root.join("proj"))
+            .current_dir(self.root.join(dir))
             .env_clear()
             .env("HOME", self.path("home"))
             .env("PATH", format!("{}:/usr/bin:/bin", self.path("bin")))
@@ -243,6 +248,29 @@ fn tool_sets_in_every_shape_give_the_same_tools() {
         err.contains("--tool-set: info: extension tools are not included"),
         "{err}"
     );
+    // The folders pi loads extensions from are named; --no-extensions: nothing to say.
+    m.write(
+        "home/.pi/agent/extensions/deploy.ts",
+        "export default () => {}",
+    );
+    let (_, err, _) = m.run(&["assemble", &s, "--prompt", "go", "--model", "mock/m1"]);
+    assert!(
+        err.contains(&format!(
+            "; extensions here: {}",
+            m.path("home/.pi/agent/extensions")
+        )),
+        "{err}"
+    );
+    let (_, err, _) = m.run(&[
+        "assemble",
+        &s,
+        "--prompt",
+        "go",
+        "--model",
+        "mock/m1",
+        "--no-extensions",
+    ]);
+    assert!(!err.contains("extension tools are not included"), "{err}");
 }
 
 #[test]
@@ -298,4 +326,86 @@ fn the_installed_pi_is_found_through_the_link_on_path() {
             && err.contains("rebuilding pi 0.85.1 (detected from the session"),
         "{err}"
     );
+}
+
+/// Keys are used, never printed: models.json's, auth.json's, the environment's, --api-key's.
+#[test]
+fn keys_are_never_printed() {
+    let m = Machine::new("keys");
+    m.write(
+        "home/.pi/agent/models.json",
+        &MODELS.replace("\"test-key\"", "\"sk-MODELS-SECRET-0001\""),
+    );
+    m.write(
+        "home/.pi/agent/auth.json",
+        r#"{"openai":{"type":"api_key","key":"sk-proj-STORED-SECRET-0002"},"anthropic":{"type":"oauth","access":"sk-ant-oat01-STORED-SECRET-0003","refresh":"r","expires":4102444800000}}"#,
+    );
+    let s = m.session("s.jsonl", "2026-11-20T10:30:00.000Z", "hi");
+    let env = [("OPENAI_API_KEY", "sk-ENV-SECRET-0004")];
+    for model in ["mock/m1", "openai/gpt-4.1", "anthropic/claude-sonnet-4-5"] {
+        for cmd in [
+            "summary",
+            "assemble",
+            "request",
+            "report",
+            "trace",
+            "diagnostics",
+            "files",
+            "findings",
+        ] {
+            for extra in [
+                &[][..],
+                &["--json"][..],
+                &["--api-key", "sk-ARG-SECRET-0005"][..],
+            ] {
+                let args = [&[cmd, &s, "--prompt", "go", "--model", model][..], extra].concat();
+                let (out, err, _) = m.run_env(&args, &env);
+                assert!(
+                    !out.contains("SECRET") && !err.contains("SECRET"),
+                    "{args:?} printed a key:\n{out}\n{err}"
+                );
+            }
+        }
+    }
+    // The stored key is used: the request is built, its header redacted.
+    let (out, err, code) = m.run_env(
+        &["request", &s, "--prompt", "go", "--model", "openai/gpt-4.1"],
+        &env,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("authorization: Bearer <redacted>"), "{out}");
+}
+
+/// `@file` and `--skill` paths resolve in the folder ctxlens runs in (pi's process cwd), not in
+/// the session's cwd; `files` says so.
+#[test]
+fn file_arguments_resolve_where_ctxlens_runs() {
+    let m = Machine::new("atfile");
+    let s = m.session("s.jsonl", "2026-11-20T10:30:00.000Z", "hi");
+    m.write("elsewhere/notes.txt", "notes from elsewhere");
+    fs::create_dir_all(m.root.join("elsewhere")).unwrap();
+    let args = [
+        "assemble",
+        &s,
+        "--prompt",
+        "go",
+        "--model",
+        "mock/m1",
+        "@notes.txt",
+    ];
+    let (out, err, code) = m.run_in("elsewhere", &args, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("notes from elsewhere"), "{out}");
+    let files = [&["files"][..], &args[1..], &["--json"][..]].concat();
+    let (out, err, _) = m.run_in("elsewhere", &files, &[]);
+    let v = js::parse(&out).unwrap_or_else(|e| panic!("{e:?}: {out}{err}"));
+    let notes = v
+        .get("files")
+        .and_then(Value::as_array)
+        .unwrap()
+        .iter()
+        .find(|f| f.get_str("path") == Some(&m.path("elsewhere/notes.txt")))
+        .unwrap_or_else(|| panic!("not listed: {out}"))
+        .clone();
+    assert_eq!(notes.get_str("status"), Some("read"), "{out}");
 }

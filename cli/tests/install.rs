@@ -253,13 +253,12 @@ fn real_install_1_6_0() {
     assert!(f.is_empty(), "{}", f.join("\n\n"));
 }
 
-/// Every captured case with a request-1.json, laid out and run (`CTXLENS_ALL_INSTALL=1`; slow):
-/// prints the ones that differ, for choosing and measuring.
+/// Every captured case, laid out and run as a real install (slow: `cargo test -p ctxlens-cli
+/// --test install -- --ignored`; `CTXLENS_CASES=FILTER` narrows it): each gives pi's body, and
+/// where pi refused to send, ctxlens refuses too.
 #[test]
+#[ignore = "slow: every corpus case as a real install (-- --ignored)"]
 fn every_case_as_a_real_install() {
-    if std::env::var("CTXLENS_ALL_INSTALL").is_err() {
-        return;
-    }
     let filter = std::env::var("CTXLENS_CASES").unwrap_or_default();
     let cases = ctxlens_corpus::cases(&filter);
     let names: Vec<String> = cases
@@ -277,6 +276,31 @@ fn every_case_as_a_real_install() {
     for x in &f {
         eprintln!("{}", x.lines().take(4).collect::<Vec<_>>().join("\n    "));
     }
+    // Where pi refused to send, ctxlens refuses too (no body, exit 1, the reason on stderr).
+    let refused: Vec<&Case> = cases
+        .iter()
+        .filter(|c| c.name.starts_with("pi-") && c.body(1).is_none() && c.pi_error().is_some())
+        .collect();
+    let mut sent = Vec::new();
+    for c in &refused {
+        let _laid = lock();
+        let got = run_case(c, "assemble", &[]);
+        if got.code != 1 || !got.stdout.is_empty() || !got.stderr.contains("ctxlens: no request: ")
+        {
+            sent.push(format!("{}: exit {}", c.name, got.code));
+        }
+    }
+    eprintln!(
+        "{} of {} cases pi refuses are refused as a real install{}",
+        refused.len() - sent.len(),
+        refused.len(),
+        if sent.is_empty() {
+            String::new()
+        } else {
+            format!(": not {}", sent.join(", "))
+        }
+    );
+    assert!(f.is_empty() && sent.is_empty(), "{}", f.join("\n\n"));
 }
 
 /// The files command on an install: what pi read, which copy lost, what it ignored, and why.

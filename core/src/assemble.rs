@@ -272,11 +272,11 @@ impl Run<'_> {
     /// answer) — the branch up to that answer's parent, as pi's leaf was when it sent the call.
     fn context_for_call(&mut self, f: &SessionFile) -> SessionContext {
         let pi = self.pi;
-        let active = session::active_path(f);
-        self.calls = calls::calls_on(f, &active, true);
         let mut events = Events::new(StageId::SessionRead);
         let mut diags = Vec::new();
         let active_ctx = session::build_context(&pi, f, &mut events, &mut diags);
+        let active = &active_ctx.path_indices;
+        self.calls = calls::calls_on(f, active, true);
         let ends_with_answer = active_ctx
             .messages
             .last()
@@ -311,12 +311,15 @@ impl Run<'_> {
                     ));
                     None
                 }
-                Some(i) => {
-                    let path = session::path_to(f, i);
-                    let index = path.iter().filter(|&&j| calls::is_call(f, j)).count();
-                    let on_active = active.contains(&i);
-                    Some((calls::call_at(f, i, index, on_active), CallChoice::Entry))
-                }
+                // On the active branch: its number there; else its number on its own branch.
+                Some(i) => match self.calls.iter().find(|c| c.entry == i) {
+                    Some(c) => Some((c.clone(), CallChoice::Entry)),
+                    None => {
+                        let path = session::path_to(f, i);
+                        let index = path.iter().filter(|&&j| calls::is_call(f, j)).count();
+                        Some((calls::call_at(f, i, index, false), CallChoice::Entry))
+                    }
+                },
             },
             Some(CallRef::Next) => None,
             None if self.inputs.prompt.is_none() && ends_with_answer => {
