@@ -420,7 +420,7 @@ impl Run<'_> {
             self.rec.events.push(Event::new(
                 EventKind::Note,
                 format!(
-                    "pi recorded this call as failed (stopReason {}): {err}",
+                    "pi recorded this call as failed (stopReason {}): {err} — the request rebuilt is the one pi built; whether it reached the provider (an error pi raised before sending is stored the same way) the session does not say",
                     call.stop_reason.as_deref().unwrap_or("?")
                 ),
             ));
