@@ -23,7 +23,7 @@ use crate::host::Host;
 
 /// Where the case is served, below the app.
 pub const CASE_PREFIX: &str = "/_ctxlens/case/";
-/// The case manifest's name.
+/// The case manifest's name when there is no session to name it after.
 pub const MANIFEST: &str = "ctxlens-case.json";
 
 const BUILD_HINT: &str = "the visualizer is not built: run `trunk build --release` in the \
@@ -76,6 +76,10 @@ pub struct Site {
     app: PathBuf,
     case: CaseFiles,
     manifest: String,
+    /// The protocol on screen (`--api`), which a case does not hold.
+    protocol: Option<ctxlens::Api>,
+    /// The manifest's name, which the page shows as the scenario's: the session's.
+    manifest_name: String,
 }
 
 impl Site {
@@ -90,16 +94,43 @@ impl Site {
             app: PathBuf::from(app),
             case,
             manifest,
+            protocol: None,
+            manifest_name: MANIFEST.into(),
         }
     }
-}
 
-/// The app's URL on `port` with the case loaded.
-pub fn url(port: u16) -> String {
-    format!(
-        "http://127.0.0.1:{port}/?case={}{MANIFEST}",
-        CASE_PREFIX.trim_start_matches('/')
-    )
+    /// The manifest named after the session file (`2026-11-30T10-04-05_….jsonl` →
+    /// `2026-11-30T10-04-05_…`), so the page shows the session's name.
+    pub fn named_after(mut self, session: Option<&str>) -> Site {
+        let name = session
+            .map(|p| p.rsplit('/').next().unwrap_or(p))
+            .map(|f| f.strip_suffix(".jsonl").unwrap_or(f))
+            .map(ctxlens::zip::folder_name)
+            .filter(|n| n != "ctxlens-case" && !self.case.contains_key(n.as_str()));
+        if let Some(n) = name {
+            self.manifest_name = n;
+        }
+        self
+    }
+
+    /// The page opens on this protocol (`&protocol=`).
+    pub fn with_protocol(mut self, api: Option<ctxlens::Api>) -> Site {
+        self.protocol = api;
+        self
+    }
+
+    /// The app's URL on `port` with the case loaded.
+    pub fn url(&self, port: u16) -> String {
+        let mut u = format!(
+            "http://127.0.0.1:{port}/?case={}{}",
+            CASE_PREFIX.trim_start_matches('/'),
+            self.manifest_name
+        );
+        if let Some(api) = self.protocol {
+            u.push_str(&format!("&protocol={}", api.as_str()));
+        }
+        u
+    }
 }
 
 /// `ctxlens open`: the inputs as a case, served with the app by the host until interrupted.
@@ -122,7 +153,10 @@ pub fn run(
         "ctxlens: serving {app} and these inputs ({} files) on 127.0.0.1 only; Ctrl-C stops\n",
         files.len()
     ));
-    match host.serve(Site::new(&app, files), port) {
+    let site = Site::new(&app, files)
+        .with_protocol(inputs.api)
+        .named_after(inputs.session.as_ref().map(|s| s.name.as_str()));
+    match host.serve(site, port) {
         Ok(()) => 0,
         Err(e) => {
             host.stderr(&format!("ctxlens: {e}\n"));
@@ -183,7 +217,7 @@ impl Server {
 
     /// The app's URL with the case loaded.
     pub fn url(&self) -> String {
-        url(self.site.port)
+        self.site.site.url(self.site.port)
     }
 
     pub fn stopper(&self) -> Stop {
@@ -308,7 +342,7 @@ pub fn respond(
         return text("400 Bad Request", "not a path this server serves\n");
     };
     if let Some(rel) = path.strip_prefix(CASE_PREFIX) {
-        if rel == MANIFEST {
+        if rel == site.manifest_name {
             return Response {
                 status: "200 OK",
                 content_type: "application/json",

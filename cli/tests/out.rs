@@ -158,7 +158,7 @@ fn a_redacted_export_says_what_it_replaced_and_still_assembles() {
     let a = ctxlens::assemble(&inputs_from_case(&files, None).unwrap());
     let body = a.request.expect("the redacted case assembles").body;
     assert!(
-        body.contains("key sk-ant-api03-redacted-"),
+        body.contains("key sk-ant-api03-redacted"),
         "the same stand-in in the message"
     );
 }
@@ -202,6 +202,17 @@ fn open_serves_the_app_and_the_case_on_127_0_0_1_only() {
             "http://127.0.0.1:{}/?case=_ctxlens/case/ctxlens-case.json",
             addr.port()
         )
+    );
+    let named = Site::new("/x", CaseFiles::new()).named_after(Some("/s/2026-11-30T10-04_ab.jsonl"));
+    assert_eq!(
+        named.url(8),
+        "http://127.0.0.1:8/?case=_ctxlens/case/2026-11-30T10-04_ab"
+    );
+    let site = Site::new("/x", CaseFiles::new()).with_protocol("anthropic-messages".parse().ok());
+    assert_eq!(
+        site.url(8),
+        "http://127.0.0.1:8/?case=_ctxlens/case/ctxlens-case.json&protocol=anthropic-messages",
+        "--api opens the page on that protocol"
     );
     let stop = server.stopper();
     let serving = std::thread::spawn(move || server.serve());

@@ -782,50 +782,13 @@ pub fn list_sessions(
     files
         .into_iter()
         .map(|(path, bytes)| {
-            let head = fs.read_head(&path, head_bytes).unwrap_or_default();
-            let text = String::from_utf8_lossy(&head);
-            let mut cwd = None;
-            let mut timestamp = None;
-            let mut first_prompt = None;
-            // The last line may be cut: only whole lines are parsed.
-            let whole = match text.rfind('\n') {
-                Some(i) if (head.len() as u64) < bytes => &text[..i],
-                _ => &text[..],
-            };
-            for line in whole.lines() {
-                let Ok(v) = js::parse(line) else { continue };
-                match v.get_str("type") {
-                    Some("session") => {
-                        cwd = v.get_str("cwd").map(String::from);
-                        timestamp = v.get_str("timestamp").map(String::from);
-                    }
-                    Some("message") => {
-                        let Some(m) = v.get("message") else { continue };
-                        if m.get_str("role") != Some("user") {
-                            continue;
-                        }
-                        let t = match m.get("content") {
-                            Some(Value::String(s)) => s.to_string(),
-                            Some(Value::Array(a)) => a
-                                .iter()
-                                .filter(|b| b.get_str("type") == Some("text"))
-                                .filter_map(|b| b.get_str("text"))
-                                .collect::<Vec<_>>()
-                                .join(" "),
-                            _ => String::new(),
-                        };
-                        let one: String = t.split_whitespace().collect::<Vec<_>>().join(" ");
-                        let cut: String = one.chars().take(120).collect();
-                        first_prompt = Some(if cut.len() < one.len() {
-                            format!("{cut}…")
-                        } else {
-                            cut
-                        });
-                        break;
-                    }
-                    _ => {}
-                }
+            let mut scan = scan_head(fs, &path, bytes, head_bytes);
+            // A long first system message (1.6.0 stores the prompt and tools before the first
+            // prompt) can push the first prompt further: look as far as pi scans for a header.
+            if scan.2.is_none() && bytes > head_bytes as u64 && head_bytes < SESSION_SCAN_BYTES {
+                scan = scan_head(fs, &path, bytes, SESSION_SCAN_BYTES);
             }
+            let (cwd, timestamp, first_prompt) = scan;
             SessionListing {
                 path,
                 cwd,
@@ -835,6 +798,68 @@ pub fn list_sessions(
             }
         })
         .collect()
+}
+
+/// How far pi reads a session file for its header (`MAX_SESSION_HEADER_SCAN_BYTES`,
+/// CA/core/session-manager.js).
+pub const SESSION_SCAN_BYTES: usize = 1024 * 1024;
+
+/// The header's cwd and timestamp and the first user message (one line, cut to 120
+/// characters) in the first `max` bytes of a session file.
+fn scan_head(
+    fs: &dyn HostFs,
+    path: &str,
+    bytes: u64,
+    max: usize,
+) -> (Option<String>, Option<String>, Option<String>) {
+    let head = fs.read_head(path, max).unwrap_or_default();
+    let text = String::from_utf8_lossy(&head);
+    let mut cwd = None;
+    let mut timestamp = None;
+    // The last line may be cut: only whole lines are parsed.
+    let whole = match text.rfind('\n') {
+        Some(i) if (head.len() as u64) < bytes => &text[..i],
+        _ => &text[..],
+    };
+    for line in whole.lines() {
+        // Only the header and user messages are parsed.
+        if !line.contains("\"session\"") && !line.contains("\"user\"") {
+            continue;
+        }
+        let Ok(v) = js::parse(line) else { continue };
+        match v.get_str("type") {
+            Some("session") => {
+                cwd = v.get_str("cwd").map(String::from);
+                timestamp = v.get_str("timestamp").map(String::from);
+            }
+            Some("message") => {
+                let Some(m) = v.get("message") else { continue };
+                if m.get_str("role") != Some("user") {
+                    continue;
+                }
+                let t = match m.get("content") {
+                    Some(Value::String(s)) => s.to_string(),
+                    Some(Value::Array(a)) => a
+                        .iter()
+                        .filter(|b| b.get_str("type") == Some("text"))
+                        .filter_map(|b| b.get_str("text"))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    _ => String::new(),
+                };
+                let one: String = t.split_whitespace().collect::<Vec<_>>().join(" ");
+                let cut: String = one.chars().take(120).collect();
+                let prompt = if cut.len() < one.len() {
+                    format!("{cut}…")
+                } else {
+                    cut
+                };
+                return (cwd, timestamp, Some(prompt));
+            }
+            _ => {}
+        }
+    }
+    (cwd, timestamp, None)
 }
 
 #[cfg(test)]

@@ -230,6 +230,16 @@ fn sessions_listed_newest_first_from_their_heads() {
     assert_eq!(list[0].first_prompt.as_deref(), Some("newer line"));
     assert_eq!(list[1].first_prompt.as_deref(), Some("older"));
     assert_eq!(session_dir_name("/w/p"), "--w-p--");
+    // A first prompt past the first bytes read (a long system message before it) is found.
+    let long = format!(
+        "{{\"type\":\"session\",\"version\":3,\"id\":\"x\",\"timestamp\":\"t\",\"cwd\":\"/w/r\"}}\n{{\"type\":\"system\",\"text\":\"{}\"}}\n{}",
+        "s".repeat(5000),
+        s("/w/r", "late").lines().nth(1).unwrap()
+    );
+    fs.files
+        .insert("/a/sessions/--w-r--/2026-03-01T00-00-00-000Z_3.jsonl", long);
+    let list = list_sessions(&fs, "/a/sessions", 10, 1024);
+    assert_eq!(list[0].first_prompt.as_deref(), Some("late"));
 }
 
 #[test]
