@@ -191,12 +191,13 @@ thread_local! {
 /// `open`'s server listens on `port`: the URL to print.
 #[wasm_bindgen(js_name = openListeningRaw)]
 pub fn open_listening_raw(port: u16) -> String {
-    SITE.with(|s| {
-        if let Some((_, p)) = s.borrow_mut().as_mut() {
+    SITE.with(|s| match s.borrow_mut().as_mut() {
+        Some((site, p)) => {
             *p = port;
+            site.url(port)
         }
-    });
-    ctxlens_cli::open::url(port)
+        None => String::new(),
+    })
 }
 
 /// One request to `open`'s server: `"STATUS\tCONTENT-TYPE"`; the body follows with `takeBody`.
