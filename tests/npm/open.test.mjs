@@ -70,7 +70,7 @@ function request(url, { method = "GET", host, path: p = "/" } = {}) {
 test("npx ctxlens open --case: the printed URL shows pi's exact body, served by Node on 127.0.0.1", async () => {
   const expected = fs.readFileSync(path.join(demo, "expected/request-1.json"), "utf8");
   const { url, stderr } = await startOpen(["--case", demo, "--app", dist]);
-  assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/\?case=_ctxlens\/case\/ctxlens-case\.json$/);
+  assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/\?case=_ctxlens\/case\/[^&]+$/);
   assert.match(stderr(), /on 127\.0\.0\.1 only/);
 
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -93,7 +93,7 @@ test("npx ctxlens open --case: the printed URL shows pi's exact body, served by 
 
   // What the server answers, request by request.
   const own = new URL(url).host;
-  const manifest = await request(url, { host: own, path: "/_ctxlens/case/ctxlens-case.json" });
+  const manifest = await request(url, { host: own, path: `/${new URL(url).searchParams.get("case")}` });
   assert.equal(manifest.status, 200);
   const files = JSON.parse(manifest.body).files;
   assert.ok(files.includes("session.jsonl"), JSON.stringify(files));
