@@ -1,6 +1,6 @@
-// "ctxlens" for bundlers and browsers resolving the package root (webpack 5, Vite, Rollup,
-// esbuild, with their default settings). No top-level await (Vite's default build target
-// rejects it): importing starts loading the wasm and every release's data, and `ready`
+// "ctxlens" for bundlers and browsers resolving the package root (tested: Vite 6 and webpack 5
+// with their default settings, tests/npm/bundlers.test.mjs). No top-level await (Vite's default
+// build target rejects it): importing starts loading the wasm and every release's data, and `ready`
 // resolves when the calls can run; a call before that throws. Every file is referenced as
 // `new URL("<literal path>", import.meta.url)` (the wasm in ./wasm/ctxlens.js, the data in
 // ./data.js, which scripts/build-npm.sh writes), the form bundlers copy as an asset.
