@@ -49,7 +49,7 @@ COMMANDS:
                   (JSON)
     files         Print every file pi read, what it read it as, and which copies lost or were
                   ignored, and why (--json for JSON)
-    sessions      List the recent sessions (as with no arguments)
+    sessions      List the recent sessions (as with no arguments; --json for JSON)
     export        Write the inputs as the app's case zip: export SESSION -o case.zip [--redact].
                   The app (or --case) opens it as the same case. Written even when no request
                   is built
@@ -82,7 +82,8 @@ OPTIONS:
                       milliseconds after the prompt's (default: --now)
     --api API         Switch the model's protocol (the same model with its api replaced)
     --with API        The second protocol of `compare`
-    --json            Machine-readable output (summary, trace, diagnostics, findings, files)
+    --json            Machine-readable output (summary, trace, diagnostics, findings, files,
+                      sessions)
     -o FILE           export: the zip to write
     --redact          export: replace the home path, user name, host names and key-like strings
                       (auth.json and models.json keys, key-named environment variables, sk-…,
@@ -163,7 +164,7 @@ pub fn run(host: &mut dyn Host, argv: &[String]) -> i32 {
             if let Some(s) = &o.session {
                 return usage(host, &format!("sessions takes no session ({s})"));
             }
-            return crate::sessions::list(host);
+            return crate::sessions::list(host, o.json);
         }
         _ => {}
     }

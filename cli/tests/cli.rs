@@ -127,6 +127,13 @@ fn no_session_lists_the_recent_sessions_newest_first() {
     assert!(out.contains("first prompt of the older one"), "{out}");
     assert!(out.contains(&m.path("proj")), "the cwd:\n{out}");
     assert!(out.contains("ctxlens SESSION.jsonl"), "a hint:\n{out}");
+    // --json: the same list as data.
+    let (json, _, _) = m.run(&["sessions", "--json"]);
+    let v = js::parse(&json).unwrap();
+    let first = &v.as_array().unwrap()[0];
+    assert_eq!(first.get_str("path"), Some(newer.as_str()));
+    assert_eq!(first.get_str("firstPrompt"), Some("the newer one"));
+    assert_eq!(first.get_str("cwd"), Some(m.path("proj").as_str()));
     // `sessions` is the same list; PI_CODING_AGENT_DIR moves it.
     assert_eq!(m.run(&["sessions"]).0, out);
     let (out, _, _) = m.run_env(&[], &[("PI_CODING_AGENT_DIR", &m.path("elsewhere"))]);

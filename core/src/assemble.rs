@@ -402,11 +402,30 @@ impl Run<'_> {
             )
             .at("CORE/agent-loop.js:192"),
         );
+        // A virtual model's answer records a failed routing: pi sent no request for it.
+        if call.api.as_deref() == Some("pi-virtual") {
+            self.call_refused(format!(
+                "call {}: pi sent no request for it: its answer names the virtual model {} (api pi-virtual), which pi could not route to a provider{}",
+                call.index,
+                call.model_reference().unwrap_or_default(),
+                call.error_message
+                    .as_deref()
+                    .map(|e| format!(" ({e})"))
+                    .unwrap_or_default()
+            ));
+            self.rec.events.push(
+                Event::new(
+                    EventKind::Note,
+                    "a virtual model's answer: requests for it fail unless routed first",
+                )
+                .at("1.6.0/CA/core/virtual-models.js:3"),
+            );
+        }
         if let Some(err) = &call.error_message {
             self.rec.events.push(Event::new(
                 EventKind::Note,
                 format!(
-                    "pi recorded this call as failed (stopReason {}): {err}",
+                    "pi recorded this call as failed (stopReason {}): {err} — the request rebuilt is the one pi built; whether it reached the provider (an error pi raised before sending is stored the same way) the session does not say",
                     call.stop_reason.as_deref().unwrap_or("?")
                 ),
             ));
