@@ -265,7 +265,7 @@ fn case_inputs(host: &mut dyn Host, o: &Opts, dir: &str) -> Result<Inputs, Strin
 }
 
 /// A session on this machine: what pi reads for it, as [`install::read_machine`] finds it.
-fn session_inputs(host: &mut dyn Host, o: &Opts) -> Result<Inputs, String> {
+pub fn session_inputs(host: &mut dyn Host, o: &Opts) -> Result<Inputs, String> {
     let path = resolve_path(host.cwd(), o.session.as_deref().unwrap_or(""));
     let size = match host.fs().stat(&path) {
         Some(FileKind::File { size }) => size,
@@ -340,13 +340,7 @@ fn session_inputs(host: &mut dyn Host, o: &Opts) -> Result<Inputs, String> {
         let set = ctxlens::recognize::tool_set_file(&p, &bytes, &mut tnotes)
             .map_err(|e| format!("--tool-set: {e}"))?;
         notes.extend(tnotes);
-        let has_tools_flag = pi_args
-            .iter()
-            .any(|a| matches!(a.as_str(), "--tools" | "-t" | "--no-tools" | "-nt"));
-        if let (Some(active), false) = (&set.active, has_tools_flag) {
-            pi_args.push("--tools".into());
-            pi_args.push(active.join(","));
-        }
+        set.activate(&mut pi_args);
         tools = Some(SourceText {
             name: p,
             text: set.json.into(),

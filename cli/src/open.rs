@@ -83,6 +83,11 @@ pub struct Site {
 }
 
 impl Site {
+    /// The app's folder.
+    pub fn app(&self) -> &std::path::Path {
+        &self.app
+    }
+
     pub fn new(app: &str, case: CaseFiles) -> Site {
         let manifest = ctxlens::case::manifest(&case);
         Site {
@@ -288,10 +293,11 @@ fn clean_path(target: &str) -> Option<String> {
     (!bad).then_some(decoded)
 }
 
-struct Response {
-    status: &'static str,
-    content_type: &'static str,
-    body: Vec<u8>,
+/// One response of the site.
+pub struct Response {
+    pub status: &'static str,
+    pub content_type: &'static str,
+    pub body: Vec<u8>,
 }
 
 fn text(status: &'static str, body: &str) -> Response {
@@ -303,14 +309,32 @@ fn text(status: &'static str, body: &str) -> Response {
 }
 
 fn route(served: &Served, method: &str, target: &str, host: Option<&str>) -> Response {
-    let site = &served.site;
+    let app = &served.site.app;
+    respond(&served.site, served.port, method, target, host, &|rel| {
+        let file = app.join(rel);
+        // A symlink out of the app's folder is not served.
+        match file.canonicalize() {
+            Ok(real) if real.starts_with(app) && real.is_file() => std::fs::read(&real).ok(),
+            _ => None,
+        }
+    })
+}
+
+/// The answer to one request for `site` on `port`; `app_file(rel)` reads a file of the app's
+/// folder (`None`: not there, or a link out of the folder). The std host's [`Server`] reads
+/// with `std::fs`; the npm package's Node host through its filesystem.
+pub fn respond(
+    site: &Site,
+    port: u16,
+    method: &str,
+    target: &str,
+    host: Option<&str>,
+    app_file: &dyn Fn(&str) -> Option<Vec<u8>>,
+) -> Response {
     if method != "GET" && method != "HEAD" {
         return text("405 Method Not Allowed", "only GET\n");
     }
-    let own = [
-        format!("127.0.0.1:{}", served.port),
-        format!("localhost:{}", served.port),
-    ];
+    let own = [format!("127.0.0.1:{port}"), format!("localhost:{port}")];
     if !host.is_some_and(|h| own.iter().any(|o| o.eq_ignore_ascii_case(h))) {
         return text("421 Misdirected Request", "not this server's host\n");
     }
@@ -340,18 +364,13 @@ fn route(served: &Served, method: &str, target: &str, host: Option<&str>) -> Res
     } else {
         rel.to_string()
     };
-    let file = site.app.join(&rel);
-    // A symlink out of the app's folder is not served.
-    match file.canonicalize() {
-        Ok(real) if real.starts_with(&site.app) && real.is_file() => match std::fs::read(&real) {
-            Ok(body) => Response {
-                status: "200 OK",
-                content_type: content_type(&rel),
-                body,
-            },
-            Err(_) => text("404 Not Found", "not found\n"),
+    match app_file(&rel) {
+        Some(body) => Response {
+            status: "200 OK",
+            content_type: content_type(&rel),
+            body,
         },
-        _ => text("404 Not Found", "not found\n"),
+        None => text("404 Not Found", "not found\n"),
     }
 }
 
