@@ -128,19 +128,23 @@ fn skills(out: &mut String, a: &Assembly) {
     out.push_str(&format!("\nSkills ({}", skills.len()));
     if hidden > 0 {
         out.push_str(&format!(
-            "; {hidden} with disableModelInvocation, not offered to the model"
+            "; [hidden]: {hidden} with disableModelInvocation, not offered to the model"
         ));
     }
     out.push_str(")\n");
     for s in skills {
         let name = cut(&s.name, 24);
         let note = if s.disable_model_invocation {
-            "[disableModelInvocation] "
+            "[hidden] "
         } else {
             ""
         };
-        let rest = format!("{note}{} ({})", s.description, s.source);
-        out.push_str(&format!("  {name:<24}  {}\n", cut(&rest, WIDTH - 28)));
+        let source = cut(&s.source, 8);
+        let rest = format!("{note}{}", s.description);
+        out.push_str(&format!(
+            "  {name:<24}  {source:<8} {}\n",
+            cut(&rest, WIDTH - 37)
+        ));
     }
 }
 
@@ -427,12 +431,9 @@ mod tests {
             .skills
             .iter()
             .any(|s| s.disable_model_invocation));
+        assert!(t.contains("[hidden] Not shown to the model."), "{t}");
         assert!(
-            t.contains("[disableModelInvocation] Not shown to the model."),
-            "{t}"
-        );
-        assert!(
-            t.contains("Skills (5; 1 with disableModelInvocation"),
+            t.contains("Skills (5; [hidden]: 1 with disableModelInvocation"),
             "{t}"
         );
     }
