@@ -400,7 +400,8 @@ impl Scenario {
     }
 
     /// Whether a drop brings anything to use (a case folder, or a file that is not refused):
-    /// only then does it take the bundled demo's place.
+    /// only then does it take the bundled demo's place. Files that cannot be used (an empty
+    /// session, an image that is not one, a stray .txt) replace nothing.
     pub fn brings_inputs(collected: &Collected, target: Target) -> bool {
         (target == Target::Page && find_case(&collected.files).is_some())
             || collected.files.iter().any(|(path, bytes)| {
