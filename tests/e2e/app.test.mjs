@@ -202,7 +202,7 @@ test("settings edits made while background reports arrive are kept and change th
 
 test("the export is a zip of the case folder", async () => {
   const { page, errors, context } = await openApp();
-  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export case (.zip)" }).click()]);
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export (.zip)" }).click()]);
   const file = await download.path();
   const zip = fs.readFileSync(file);
   assert.equal(zip.subarray(0, 4).toString("latin1"), "PK\x03\x04");
@@ -276,7 +276,7 @@ function filesBelow(dir, rel = "") {
 
 test("an exported case zip, chosen again, opens as the same case with the same body", async () => {
   const { page, errors, context } = await openApp();
-  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export case (.zip)" }).click()]);
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export (.zip)" }).click()]);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ctxlens-zip-"));
   const file = path.join(dir, download.suggestedFilename());
   await download.saveAs(file);

@@ -234,24 +234,21 @@ pub(super) fn inputs_panel(p: &InputsProps) -> Html {
     // The session: its name, first prompt and cwd.
     let session = sc
         .session()
-        .map(|f| (f.path.clone(), session_summary(&f.bytes)));
+        .map(|f| (f.path.clone(), session_summary(&f.bytes)))
+        .or_else(|| {
+            let b = sc.case.as_ref()?.get("session.jsonl")?;
+            Some(("session.jsonl (the case folder's)".to_string(), session_summary(b)))
+        });
     let cwd = laid.base.cwd.clone();
     let agent_dir = laid.base.agent_dir.clone();
     let session_html = match &session {
         Some((path, s)) => html! {
             <div class="session-line" data-testid="session-name">
-                <p><strong>{"Session "}</strong><code>{crate::inputs::recognize::base_name(path).to_string()}</code></p>
+                <p><strong>{"Session "}</strong><code>{path.rsplit('/').next().unwrap_or(path).to_string()}</code></p>
                 if let Some(fp) = &s.first_prompt { <p class="muted">{"first prompt: "}<q>{fp.clone()}</q></p> }
                 if let Some(c) = &s.cwd { <p class="muted">{"cwd: "}<code>{c.clone()}</code></p> }
             </div>
         },
-        None if sc
-            .case
-            .as_ref()
-            .is_some_and(|c| c.contains_key("session.jsonl")) =>
-        {
-            html! {}
-        }
         None => {
             html! { <p class="muted session-line" data-testid="session-name">{"No session: drop one (a .jsonl file), or pi starts a new session."}</p> }
         }
