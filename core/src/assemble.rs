@@ -112,13 +112,16 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
         pi,
         inputs,
         rec: Recorder::default(),
-        diags: Vec::new(),
+        diags: inputs.host_diagnostics.clone(),
         parts: Parts::default(),
         registry: Registry::default(),
         switched_from: None,
         llm: LlmContext::default(),
         failed: false,
     };
+    if let Some(w) = choice.installed_warning() {
+        run.diags.push(Diagnostic::warning("pi", None, w));
+    }
     // A session from a newer pi than the one rebuilt is said first.
     if let Some(w) = choice.newer_session_warning() {
         let name = inputs
@@ -262,6 +265,10 @@ impl Run<'_> {
                 text: text.into(),
             });
         let mut registry = Registry::load(&pi, models_json.as_ref(), &inputs.env, &mut self.diags);
+        let auth_path = join_path(&inputs.agent_dir, "auth.json");
+        if let Some(text) = inputs.files.read_to_string(&auth_path) {
+            registry.apply_auth_json(&text, &auth_path, &inputs.env, &mut self.diags);
+        }
         // `getPackageDir()` (CA/config.js:334–345): `$PI_PACKAGE_DIR` when set, else the install.
         let package_dir = inputs
             .env

@@ -152,6 +152,10 @@ pub fn placement(inputs: &Inputs, a: &Assembly) -> Placement {
                     }
                 ),
             }
+        } else if p == join_path(&agent_dir, "auth.json") {
+            Verdict::Read {
+                what: "stored credentials (a stored key or login wins over models.json's and the environment's; keys are never shown)".into(),
+            }
         } else if p == join_path(&agent_dir, "trust.json") {
             Verdict::Read {
                 what: "the project trust store".into(),

@@ -7,6 +7,7 @@ pub mod findings;
 pub mod placement;
 pub mod provenance;
 pub mod stats;
+pub mod summary;
 pub mod usage;
 
 use crate::assemble::Assembly;
