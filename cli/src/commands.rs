@@ -56,8 +56,14 @@ COMMANDS:
 
 OPTIONS:
     --prompt TEXT     The next user message: the request pi sends when you type TEXT next.
-                      Without it, pi continues the session (no new user message)
-    --call K          Rebuild the K-th model call of the session (1-based)
+                      Without it: the session's last call when it ends with an answer (see
+                      --call), else pi's continue after tool results
+    --call K          Rebuild the request of a past model call as pi sent it: K is its number
+                      on the session's active branch (1, 2, ...; `report` lists them as `calls`,
+                      with the usage the provider reported), the entry id of an assistant
+                      message on any branch, or `next`. The call's model and thinking level are
+                      the ones in force then, unless given. Without --call and --prompt, a
+                      session that ends with an answer gives its last call
     --model P/ID      The model (default: the session's, as pi resumes it)
     --thinking LEVEL  The thinking level (default: the session's)
     --tool-set FILE   Extension tools: a JSON tool list in pi's, OpenAI's, Anthropic's,
@@ -229,7 +235,7 @@ fn case_inputs(host: &mut dyn Host, o: &Opts, dir: &str) -> Result<Inputs, Strin
         .as_ref()
         .map(|e| resolve_path(host.cwd(), e))
         .unwrap_or_else(|| format!("{dir}/expected/env.json"));
-    let mut inputs = crate::case::load(host, &dir, &env)?;
+    let mut inputs = crate::case::load(host, &dir, &env, o.call.clone())?;
     if let Some(now) = o.now {
         inputs.now_ms = now;
     }
@@ -369,11 +375,7 @@ fn session_inputs(host: &mut dyn Host, o: &Opts) -> Result<Inputs, String> {
     inputs.installed_pi = installed_version;
     inputs.extension_tools = tools;
     inputs.host_diagnostics = notes;
-    if o.call.is_some() {
-        return Err(
-            "--call is not available yet in this build (it needs the session's calls)".into(),
-        );
-    }
+    inputs.call = o.call.clone();
     Ok(inputs)
 }
 

@@ -63,7 +63,7 @@ pub struct Opts {
     pub case: Option<String>,
     pub env: Option<String>,
     pub prompt: Option<String>,
-    pub call: Option<usize>,
+    pub call: Option<ctxlens::calls::CallRef>,
     pub model: Option<String>,
     pub thinking: Option<String>,
     pub tool_set: Option<String>,
@@ -125,15 +125,7 @@ pub fn parse(argv: &[String]) -> Result<Opts, String> {
             "--case" => o.case = Some(value("--case")?),
             "--env" => o.env = Some(value("--env")?),
             "--prompt" => o.prompt = Some(value("--prompt")?),
-            "--call" => {
-                let v = value("--call")?;
-                o.call = Some(
-                    v.parse::<usize>()
-                        .ok()
-                        .filter(|k| *k >= 1)
-                        .ok_or_else(|| format!("--call takes a call number from 1, not {v:?}"))?,
-                )
-            }
+            "--call" => o.call = Some(ctxlens::calls::CallRef::parse(&value("--call")?)),
             "--model" => o.model = Some(value("--model")?),
             "--thinking" => o.thinking = Some(value("--thinking")?),
             "--tool-set" => o.tool_set = Some(value("--tool-set")?),

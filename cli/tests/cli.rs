@@ -138,10 +138,7 @@ fn usage_errors_are_one_line() {
         (vec!["assemble"], "assemble needs a session file"),
         (vec!["assemble", "/nonexistent/s.jsonl"], "no such file"),
         (vec!["a.jsonl", "b.jsonl"], "one session at a time"),
-        (
-            vec!["assemble", &s, "--call", "x"],
-            "--call takes a call number",
-        ),
+        (vec!["assemble", &s, "--call"], "--call needs a value"),
         (
             vec!["assemble", &s, "--pi", "2.0.0"],
             "not a release ctxlens rebuilds",

@@ -71,6 +71,12 @@ struct Run {
 /// Lays `case` out as the oracle did and runs `ctxlens COMMAND SESSION …` in its cwd. `extra`:
 /// more ctxlens arguments. The lock is held by the caller.
 fn run_case(case: &Case, command: &str, extra: &[&str]) -> Run {
+    run_case_as(case, command, extra, None)
+}
+
+/// [`run_case`], or with `call`: the session laid is the one pi left (`session.after.jsonl`) and
+/// ctxlens rebuilds its `call`-th model call (`--call K`, the call's own model and level).
+fn run_case_as(case: &Case, command: &str, extra: &[&str], call: Option<usize>) -> Run {
     let files = case.files();
     let env = js::parse(&String::from_utf8_lossy(&files["expected/env.json"])).unwrap();
     let case_json = js::parse(&String::from_utf8_lossy(&files["case.json"])).unwrap();
@@ -101,9 +107,10 @@ fn run_case(case: &Case, command: &str, extra: &[&str]) -> Run {
         );
     }
     let after = case.session_after().unwrap_or_default();
-    let session_text = match files.get("session.jsonl") {
-        Some(s) => String::from_utf8_lossy(s).into_owned(),
-        None => format!("{}\n", after.lines().next().unwrap_or("")),
+    let session_text = match (call, files.get("session.jsonl")) {
+        (Some(_), _) => after.clone(),
+        (None, Some(s)) => String::from_utf8_lossy(s).into_owned(),
+        (None, None) => format!("{}\n", after.lines().next().unwrap_or("")),
     };
     let session = format!("{ROOT}/session.jsonl");
     write(Path::new(&session), session_text.as_bytes());
@@ -111,13 +118,16 @@ fn run_case(case: &Case, command: &str, extra: &[&str]) -> Run {
     fs::create_dir_all(&cwd).unwrap();
 
     let mut args: Vec<String> = vec![command.into(), session.clone()];
-    if let Some(p) = str_of(&env, "prompt") {
+    if let Some(k) = call {
+        args.extend(["--call".into(), k.to_string()]);
+    }
+    if let (None, Some(p)) = (call, str_of(&env, "prompt")) {
         args.extend(["--prompt".into(), p]);
     }
-    if let Some(m) = str_of(&env, "model") {
+    if let (None, Some(m)) = (call, str_of(&env, "model")) {
         args.extend(["--model".into(), m]);
     }
-    if let Some(t) = str_of(&env, "thinking") {
+    if let (None, Some(t)) = (call, str_of(&env, "thinking")) {
         args.extend(["--thinking".into(), t]);
     }
     let now = ctxlens::case::captured_now(&after, Some(&session_text)).unwrap_or(0.0);
@@ -391,4 +401,36 @@ fn extension_tools_are_said_to_be_missing_or_taken_from_a_tool_set() {
         body.get("tools").map(Value::to_json),
         want.get("tools").map(Value::to_json)
     );
+}
+
+/// Every call of a scripted capture, rebuilt from the session pi left with `--call K`: request K
+/// of the run, byte for byte (the run started a new session, so its K-th call is request K).
+#[test]
+fn every_call_of_a_scripted_run_with_call_k() {
+    let mut failures = Vec::new();
+    for name in [
+        "pi-0.85.1/oc-demo",
+        "pi-0.85.1/an-scripted",
+        "pi-1.6.0/an-scripted",
+        "pi-1.6.0/cx-scripted",
+    ] {
+        let case = Case::named(name);
+        let mut k = 1;
+        while let Some(want) = case.body(k) {
+            let _laid = lock();
+            let got = run_case_as(&case, "assemble", &[], Some(k));
+            if got.stdout != want.as_bytes() {
+                let g = String::from_utf8_lossy(&got.stdout);
+                failures.push(format!(
+                    "{name} --call {k}: exit {}; {:?}\n{}",
+                    got.code,
+                    ctxlens::case::json_difference(&g, &want),
+                    got.stderr
+                ));
+            }
+            k += 1;
+        }
+        assert!(k > 2, "{name}: a scripted capture has several requests");
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
