@@ -31,7 +31,8 @@ pub struct Overrides {
     pub system_prompt: Option<String>,
     /// `--append-system-prompt` (empty = remove it).
     pub append_system_prompt: Option<String>,
-    /// The next prompt; `Some("")` = continue after tool results (no new user message).
+    /// The next prompt; `Some("")` or `None` with no prompt in the case: no new user message
+    /// (the session's last call when it ends with pi's answer, else pi's continue).
     pub prompt: Option<String>,
     /// The pi release to rebuild (the picker); `None`: the capture's, else the one the session
     /// proves, else the newest.
@@ -97,7 +98,8 @@ pub struct Scenario {
 #[derive(Clone, Debug, Default)]
 pub struct Laid {
     pub files: CaseFiles,
-    /// No new user message: continue after tool results.
+    /// No new user message: the session's last call when it ends with pi's answer, else pi's
+    /// continue after tool results (`Inputs::prompt` `None`).
     pub continue_only: bool,
     /// `Date.now()` when the case has no capture to take it from.
     pub now_ms: Option<f64>,
@@ -663,11 +665,9 @@ impl Scenario {
                 .unwrap_or("")
                 .to_string(),
             prompt: if had_case {
-                // `"prompt": null` (an export of a continue): no new user message.
-                match env.get("prompt") {
-                    Some(Value::Null) => String::new(),
-                    _ => env.get_str("prompt").unwrap_or("go on").to_string(),
-                }
+                // No prompt (or `"prompt": null`): no new user message — the session's last
+                // call when it ends with pi's answer, else pi's continue (never a made-up prompt).
+                env.get_str("prompt").unwrap_or("").to_string()
             } else {
                 String::new()
             },

@@ -21,7 +21,9 @@ pub(super) struct DiagnosticsProps {
 pub(crate) fn for_the_page(message: &str) -> String {
     const PICK: &str = "On this page: pick a model in the settings (Model), or drop your agent dir's models.json on the Agent dir target when the session's model is a custom one; no key is needed (a placeholder stands in).";
     if message.starts_with("no model: pass --model") {
-        return format!("no model: the session names no model pi knows, and none is picked. {PICK}");
+        return format!(
+            "no model: the session names no model pi knows, and none is picked. {PICK}"
+        );
     }
     if message.contains("No models available") || message.contains("No API key found") {
         return format!("{message}\n{PICK}");

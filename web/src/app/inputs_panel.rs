@@ -216,7 +216,10 @@ pub(super) fn inputs_panel(p: &InputsProps) -> Html {
         .map(|f| (f.path.clone(), session_summary(&f.bytes)))
         .or_else(|| {
             let b = sc.case.as_ref()?.get("session.jsonl")?;
-            Some(("session.jsonl (the case folder's)".to_string(), session_summary(b)))
+            Some((
+                "session.jsonl (the case folder's)".to_string(),
+                session_summary(b),
+            ))
         });
     let cwd = laid.base.cwd.clone();
     let agent_dir = laid.base.agent_dir.clone();
