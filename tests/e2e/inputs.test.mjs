@@ -89,7 +89,7 @@ test("a session on anthropic with no key: a placeholder key stands in, said in t
   assert.equal(await request(page), "true", "pi's request is built");
   await until(page, () => /anthropic/.test(document.querySelector('[data-testid="placeholder-key"]')?.textContent ?? ""));
   const note = await page.getByTestId("placeholder-key").textContent();
-  assert.match(note, /No key for anthropic was dropped: a placeholder key stands in\. A key never changes the body/);
+  assert.match(note, /No key for anthropic was dropped: a placeholder API key stands in\. An API key never changes the body/);
   const body = JSON.parse(await page.getByTestId("body-json").textContent());
   assert.equal(body.model, "claude-sonnet-4-5");
   assert.doesNotMatch(await page.locator("body").innerText(), /ctxlens-placeholder-key/, "the key itself is never shown");
@@ -136,8 +136,10 @@ test("the agent dir and the project on their targets: where each file was laid, 
   assert.match(row(list, "agent/settings.json").what, /read: settings/);
   // A project .pi/ folder needs trust, which print mode cannot ask for: pi ignores it.
   assert.match(row(list, "shop/.pi/settings.json").what, /not used: the project is not trusted \(no trust decision \(print mode cannot ask\)\): pi ignores its settings/);
-  assert.equal(row(list, "agent/auth.json").status, "refused");
-  assert.match(row(list, "agent/auth.json").what, /holds your keys: not read/);
+  // auth.json is read with its keys replaced (same kind: a key, a login) as it came.
+  assert.equal(row(list, "agent/auth.json").status, "read");
+  assert.match(row(list, "agent/auth.json").what, /read: stored credentials/);
+  assert.doesNotMatch(await page.locator("body").innerText(), /sk-ant-api03-secret/);
   assert.match(row(list, "shop/src/cart.js").what, /not used: pi does not read this file/);
   assert.ok(!list.some((r) => r.path.includes("sessions/")), "the agent dir's sessions are not read");
   assert.match(await page.getByTestId("diagnostics").textContent(), /agent\/sessions\/.*not read/);

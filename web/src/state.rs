@@ -228,16 +228,13 @@ fn remove_flag(args: &mut Vec<String>, flags: &[&str], takes_value: bool) {
 }
 
 /// Why a file cannot be used, if it cannot: an empty file or one that is not a pi session
-/// named `.jsonl`, an "image" that is not one, a binary file, auth.json (keys are never read),
-/// a file pi does not read. On the agent dir and project targets, a file in a skill folder is
+/// named `.jsonl`, an "image" that is not one, a binary file, a file pi does not read. On the agent dir and project targets, a file in a skill folder is
 /// laid as it is (the placement says what pi made of it).
 pub fn refusal(path: &str, bytes: &[u8], kind: &FileKind, target: Target) -> Option<String> {
     let name = base_name(path);
     if name == "auth.json" {
-        return Some(
-            "holds your keys: not read (a key never changes the body; a placeholder key stands in)"
-                .into(),
-        );
+        // Read with its keys replaced as it comes ([`without_keys`]).
+        return None;
     }
     match kind {
         FileKind::Session => check_session(bytes).err(),
@@ -260,6 +257,21 @@ pub fn refusal(path: &str, bytes: &[u8], kind: &FileKind, target: Target) -> Opt
         _ if bytes.is_empty() => Some("an empty file".into()),
         _ => None,
     }
+}
+
+/// auth.json and models.json with every key replaced by a stand-in of the same shape as they
+/// come (`ctxlens::redact`: `sk-ant-oat…` stays an OAuth token, a ChatGPT token a JWT), so the
+/// page builds the same kind of request and never holds, shows or exports a key.
+pub fn without_keys(path: &str, bytes: Vec<u8>) -> Vec<u8> {
+    let name = base_name(path);
+    if name != "auth.json" && name != "models.json" {
+        return bytes;
+    }
+    let key = format!("agent/{name}");
+    let mut one = CaseFiles::new();
+    one.insert(key.clone(), bytes);
+    let (mut out, _) = ctxlens::redact::redact(&one, &ctxlens::redact::Identity::default());
+    out.remove(&key).unwrap_or_default()
 }
 
 /// A session's first line must be pi's session header.
@@ -453,6 +465,7 @@ impl Scenario {
         }
         let mut ignored = Vec::new();
         for (path, bytes) in files {
+            let bytes = without_keys(&path, bytes);
             let kind = recognize(&path, &bytes, &mut notes);
             if let Some(why) = refusal(&path, &bytes, &kind, target) {
                 ignored.push(format!("{path} ({why})"));
@@ -796,6 +809,9 @@ impl Scenario {
                     Some("tools.json".into())
                 }
                 _ if on_target.is_some() => on_target.clone(),
+                _ if name == "auth.json" => under_agent
+                    .clone()
+                    .or_else(|| Some("agent/auth.json".into())),
                 FileKind::Models => {
                     // Laid in the agent dir as it is (a case's top-level models.json would have
                     // its base URLs pointed at the oracle's stand-in).
@@ -1247,7 +1263,10 @@ mod tests {
                     b"---\nname: lint\ndescription: d\n---\n",
                 ),
                 ("agent/skills/lint/run.sh", b"echo"),
-                ("agent/auth.json", b"{\"anthropic\":{\"key\":\"sk-ant-x\"}}"),
+                (
+                    "agent/auth.json",
+                    b"{\"anthropic\":{\"type\":\"api_key\",\"key\":\"sk-ant-api03-secret\"}}",
+                ),
             ]),
             Target::Agent,
             1.0,
@@ -1306,16 +1325,21 @@ mod tests {
             laid.files.get("agent/AGENTS.md").map(Vec::as_slice),
             Some(&b"agent rules"[..])
         );
-        // auth.json and a source file are not used, and say why; keys are never laid.
+        // A source file is not used, and says why; auth.json is laid with its keys replaced.
         let why = |p: &str| {
             sc.refused
                 .iter()
                 .find(|r| r.path == p)
                 .map(|r| r.why.clone())
         };
-        assert!(why("agent/auth.json").unwrap().contains("keys"));
+        assert!(why("agent/auth.json").is_none(), "auth.json is read");
+        let auth = String::from_utf8_lossy(&laid.files["agent/auth.json"]).into_owned();
+        assert!(!auth.contains("sk-ant-api03-secret"), "{auth}");
+        assert!(
+            auth.contains("\"type\":\"api_key\"") || auth.contains("\"type\": \"api_key\""),
+            "{auth}"
+        );
         assert!(why("proj/src/main.rs").unwrap().contains("does not read"));
-        assert!(!laid.files.keys().any(|k| k.ends_with("auth.json")));
         assert!(laid.placeholder_key);
         // The agent's files, then the project's: pi reads both context files, the agent's first.
         let (inputs, _) = inputs_of(&laid.files, LayOptions::of(&laid), None);
@@ -1405,6 +1429,26 @@ mod tests {
             &files(&[("shot.png", PNG)]),
             Target::Page
         ));
+    }
+
+    /// A login stays a login (pi's OAuth request), a key stays a key; neither is kept.
+    #[test]
+    fn keys_are_replaced_as_they_come_keeping_their_kind() {
+        let auth = br#"{"anthropic":{"type":"oauth","access":"sk-ant-oat01-AbCdEfGhIjKlMnOpQrStUvWx","refresh":"sk-ant-ort01-ZyXwVuTsRqPoNmLk","expires":1}}"#;
+        let out = String::from_utf8(without_keys("agent/auth.json", auth.to_vec())).unwrap();
+        assert!(
+            !out.contains("AbCdEfGhIjKlMnOpQrStUvWx") && !out.contains("ZyXwVuTsRqPoNmLk"),
+            "{out}"
+        );
+        assert!(out.contains("sk-ant-oat"), "{out}");
+        let models = br#"{"providers":{"p":{"baseUrl":"https://x","apiKey":"sk-proj-1234567890abcdef","api":"openai-completions","models":[{"id":"m"}]}}}"#;
+        let out = String::from_utf8(without_keys("x/models.json", models.to_vec())).unwrap();
+        assert!(!out.contains("sk-proj-1234567890abcdef"), "{out}");
+        assert!(out.contains("https://x"));
+        assert_eq!(
+            without_keys("AGENTS.md", b"sk-proj-1234567890abcdef".to_vec()),
+            b"sk-proj-1234567890abcdef"
+        );
     }
 
     #[test]

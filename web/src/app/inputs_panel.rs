@@ -333,7 +333,7 @@ pub(super) fn inputs_panel(p: &InputsProps) -> Html {
             { hint }
             if let Some(provider) = &placeholder {
                 <p class="placeholder-key" data-testid="placeholder-key" role="note">
-                    {format!("No key for {provider} was dropped: a placeholder key stands in. A key never changes the body; the headers show keys redacted.")}
+                    {format!("No key for {provider} was dropped: a placeholder API key stands in. An API key never changes the body (the headers show keys redacted); a login (/login) can: for one, drop your agent dir's auth.json (its keys are replaced as it is read, never kept or shown).")}
                 </p>
             }
             if no_request {
@@ -360,7 +360,7 @@ pub(super) fn inputs_panel(p: &InputsProps) -> Html {
             </div>
             <div class="targets">
                 { target_box(&d, Target::Agent, "Agent dir", &tilde(&agent_dir, &home),
-                    "Drop ~/.pi/agent (or its files): AGENTS.md, SYSTEM.md, APPEND_SYSTEM.md, settings.json, models.json, skills/. Its sessions/ folder is not read.") }
+                    "Drop ~/.pi/agent (or its files): AGENTS.md, SYSTEM.md, APPEND_SYSTEM.md, settings.json, models.json, auth.json (its keys replaced as it is read), skills/. Its sessions/ folder is not read.") }
                 { target_box(&d, Target::Project, "Project", &tilde(&cwd, &home),
                     "Drop the project folder (the session's cwd): its AGENTS.md / CLAUDE.md, .pi/settings.json, .pi/SYSTEM.md, .pi/skills/.") }
             </div>
