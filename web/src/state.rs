@@ -259,12 +259,12 @@ pub fn refusal(path: &str, bytes: &[u8], kind: &FileKind, target: Target) -> Opt
     }
 }
 
-/// auth.json and models.json with every key replaced by a stand-in of the same shape as they
-/// come (`ctxlens::redact`: `sk-ant-oat…` stays an OAuth token, a ChatGPT token a JWT), so the
-/// page builds the same kind of request and never holds, shows or exports a key.
+/// auth.json with every key replaced by a stand-in of the same shape as it comes
+/// (`ctxlens::redact`: `sk-ant-oat…` stays an OAuth token, a ChatGPT token a JWT), so the page
+/// builds the same kind of request and never holds, shows or exports those keys.
 pub fn without_keys(path: &str, bytes: Vec<u8>) -> Vec<u8> {
     let name = base_name(path);
-    if name != "auth.json" && name != "models.json" {
+    if name != "auth.json" {
         return bytes;
     }
     let key = format!("agent/{name}");
@@ -1441,10 +1441,6 @@ mod tests {
             "{out}"
         );
         assert!(out.contains("sk-ant-oat"), "{out}");
-        let models = br#"{"providers":{"p":{"baseUrl":"https://x","apiKey":"sk-proj-1234567890abcdef","api":"openai-completions","models":[{"id":"m"}]}}}"#;
-        let out = String::from_utf8(without_keys("x/models.json", models.to_vec())).unwrap();
-        assert!(!out.contains("sk-proj-1234567890abcdef"), "{out}");
-        assert!(out.contains("https://x"));
         assert_eq!(
             without_keys("AGENTS.md", b"sk-proj-1234567890abcdef".to_vec()),
             b"sk-proj-1234567890abcdef"
