@@ -28,9 +28,16 @@ pub(crate) fn for_the_page(message: &str) -> String {
     if message.contains("No models available") || message.contains("No API key found") {
         return format!("{message}\n{PICK}");
     }
-    if message.contains("Cannot continue from message role: assistant") {
+    if message.contains("Cannot continue from message role: assistant")
+        || message.contains("No messages to continue from")
+    {
+        // pi's words, without the CLI's flags.
+        let pi_words = match message.find(" (no prompt: pi's continue;") {
+            Some(i) => &message[..i],
+            None => message,
+        };
         return format!(
-            "{message}\nOn this page: the session ends with pi's answer, so there is nothing to continue: type a next prompt in the settings (Prompt), or pick a call of the session to see the request pi sent for it."
+            "{pi_words}\nOn this page: pi's continue needs a session that ends with tool results: type a next prompt in the settings (Next prompt), or pick a call of the session to see the request pi sent for it."
         );
     }
     message.to_string()
@@ -99,7 +106,9 @@ mod tests {
         let pi = "pi would fail here: it prints this and exits with status 1 before sending a request:\nNo models available. Use /login to log into a provider";
         let m = for_the_page(pi);
         assert!(m.starts_with(pi) && m.contains("models.json on the Agent dir target"));
-        let m = for_the_page("Cannot continue from message role: assistant");
+        let m = for_the_page("pi would fail here: Error: Cannot continue from message role: assistant (no prompt: pi's continue; --prompt gives the next request, --call a past one)");
+        assert!(m.starts_with("pi would fail here: Error: Cannot continue from message role: assistant\n"), "{m}");
+        assert!(!m.contains("--prompt") && !m.contains("--call"), "{m}");
         assert!(m.contains("type a next prompt") && m.contains("pick a call"));
         assert_eq!(for_the_page("other"), "other");
     }
