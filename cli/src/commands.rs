@@ -16,13 +16,15 @@ ctxlens — rebuild, byte for byte, the HTTP request pi (0.85.1 or 1.6.0) sends 
 USAGE:
     ctxlens                              List the recent sessions under the agent dir
     ctxlens [COMMAND] SESSION.jsonl [OPTIONS] [PI FLAGS]
-    ctxlens COMMAND --case CASE_DIR [--env ENV_JSON] [--pi VERSION] [--now MS] [--api API]
+    ctxlens COMMAND --case CASE_DIR [--env ENV_JSON] [--call K] [--pi VERSION] [--now MS]
+                    [--api API]
 
     With a session, ctxlens reads what pi reads on this machine: the agent dir
-    ($PI_CODING_AGENT_DIR or ~/.pi/agent: settings.json, models.json, AGENTS.md/CLAUDE.md,
-    SYSTEM.md, APPEND_SYSTEM.md, skills), the project's .pi/settings.json, skills and context
-    files from the session's cwd up to /, the installed pi (the `pi` on PATH, or --pi-dir) for
-    its version and docs paths. It never reads other sessions. Keys are used, never printed.
+    ($PI_CODING_AGENT_DIR or ~/.pi/agent: settings.json, models.json, auth.json, AGENTS.md or
+    CLAUDE.md, SYSTEM.md, APPEND_SYSTEM.md, skills), the project's .pi/ files and skills, the
+    context files from the session's cwd up to /, skill paths, @FILEs, and the installed pi (the
+    `pi` on PATH, or --pi-dir) for its version and docs paths. It never reads other sessions.
+    Keys are used, never printed. `ctxlens files SESSION` lists what was read and why.
 
 COMMANDS:
     summary       (default) The release rebuilt and why, the model, the thinking level asked
@@ -219,7 +221,13 @@ pub fn run(host: &mut dyn Host, argv: &[String]) -> i32 {
         ctxlens::assemble(&i)
     });
     progress.done(host);
-    output(host, &o, &command, &inputs, &assembly, other.as_ref())
+    let code = output(host, &o, &command, &inputs, &assembly, other.as_ref());
+    if host.exits_after_run() {
+        // The process ends next: for a large session, freeing the assembly takes longer than
+        // building the output, and the OS takes the memory back anyway.
+        std::mem::forget((inputs, assembly, other));
+    }
+    code
 }
 
 /// A corpus case: the oracle's layout (`--case`, `--env`).

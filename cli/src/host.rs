@@ -27,6 +27,11 @@ pub trait Host {
     /// A case folder's files (`--case`): relative path → bytes. The std host reads it with
     /// `ctxlens_corpus::read_folder`, the one case reader.
     fn read_case_folder(&self, dir: &str) -> Result<CaseFiles, String>;
+    /// Whether the process ends right after [`crate::run`] returns (the std binary): then the
+    /// assembly is not freed.
+    fn exits_after_run(&self) -> bool {
+        false
+    }
     /// Writes a file (`export -o FILE`). A host that cannot write files says why.
     fn write_file(&mut self, path: &str, bytes: &[u8]) -> Result<(), String> {
         let _ = bytes;

@@ -83,6 +83,9 @@ impl Host for StdHost {
     fn stderr(&mut self, text: &str) {
         let _ = std::io::stderr().write_all(text.as_bytes());
     }
+    fn exits_after_run(&self) -> bool {
+        true
+    }
     fn stderr_is_tty(&self) -> bool {
         std::io::stderr().is_terminal()
     }

@@ -299,3 +299,51 @@ fn the_installed_pi_is_found_through_the_link_on_path() {
         "{err}"
     );
 }
+
+/// Keys are used, never printed: models.json's, auth.json's, the environment's, --api-key's.
+#[test]
+fn keys_are_never_printed() {
+    let m = Machine::new("keys");
+    m.write(
+        "home/.pi/agent/models.json",
+        &MODELS.replace("\"test-key\"", "\"sk-MODELS-SECRET-0001\""),
+    );
+    m.write(
+        "home/.pi/agent/auth.json",
+        r#"{"openai":{"type":"api_key","key":"sk-proj-STORED-SECRET-0002"},"anthropic":{"type":"oauth","access":"sk-ant-oat01-STORED-SECRET-0003","refresh":"r","expires":4102444800000}}"#,
+    );
+    let s = m.session("s.jsonl", "2026-11-20T10:30:00.000Z", "hi");
+    let env = [("OPENAI_API_KEY", "sk-ENV-SECRET-0004")];
+    for model in ["mock/m1", "openai/gpt-4.1", "anthropic/claude-sonnet-4-5"] {
+        for cmd in [
+            "summary",
+            "assemble",
+            "request",
+            "report",
+            "trace",
+            "diagnostics",
+            "files",
+            "findings",
+        ] {
+            for extra in [
+                &[][..],
+                &["--json"][..],
+                &["--api-key", "sk-ARG-SECRET-0005"][..],
+            ] {
+                let args = [&[cmd, &s, "--prompt", "go", "--model", model][..], extra].concat();
+                let (out, err, _) = m.run_env(&args, &env);
+                assert!(
+                    !out.contains("SECRET") && !err.contains("SECRET"),
+                    "{args:?} printed a key:\n{out}\n{err}"
+                );
+            }
+        }
+    }
+    // The stored key is used: the request is built, its header redacted.
+    let (out, err, code) = m.run_env(
+        &["request", &s, "--prompt", "go", "--model", "openai/gpt-4.1"],
+        &env,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("authorization: Bearer <redacted>"), "{out}");
+}

@@ -402,6 +402,15 @@ pub fn read_machine(
         diags: Vec::new(),
         seen: Default::default(),
     };
+    // pi in print mode exits when the stored cwd is gone (`getMissingSessionCwdIssue`,
+    // CA/core/session-cwd.js; CA/main.js): a session from another machine, or a deleted project.
+    if session.is_some() && cwd != process_cwd && !r.m.fs.is_dir(&cwd) {
+        r.diags.push(Diagnostic::warning(
+            session.as_ref().map_or("session", |s| s.name.as_str()),
+            Some(1),
+            format!("Stored session working directory does not exist: {cwd} (pi -p exits here; ctxlens goes on without the project's files)"),
+        ));
+    }
     let mut arg_diags = Vec::new();
     let parsed = args::parse(pi, args, &mut arg_diags);
     let candidates: Vec<String> = pi

@@ -231,3 +231,24 @@ fn sessions_listed_newest_first_from_their_heads() {
     assert_eq!(list[1].first_prompt.as_deref(), Some("older"));
     assert_eq!(session_dir_name("/w/p"), "--w-p--");
 }
+
+#[test]
+fn a_session_cwd_that_is_not_there_is_said() {
+    let fs = MemFs::default();
+    let m = machine(&fs);
+    let got = read_machine(
+        &pi(),
+        &m,
+        Some(session("/gone/proj")),
+        &[],
+        "/pkg",
+        Limits::default(),
+    );
+    assert_eq!(got.cwd, "/gone/proj");
+    let d = &got.diagnostics[0];
+    assert!(
+        d.message
+            .starts_with("Stored session working directory does not exist: /gone/proj"),
+        "{d}"
+    );
+}

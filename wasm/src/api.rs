@@ -190,6 +190,8 @@ pub fn assemble(
         api: opt_api(&o)?,
         pi: opt_pi(&o)?,
         captured_pi: None,
+        installed_pi: None,
+        host_diagnostics: Vec::new(),
         call: opt_call(&o)?,
         session_id: opt_str(&o, "sessionId")?,
         user_agent: opt_str(&o, "userAgent")?,
