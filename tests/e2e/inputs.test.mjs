@@ -159,6 +159,7 @@ test("the agent dir and the project on their targets: where each file was laid, 
   await until(page, () => document.querySelector('[data-testid="placed-row"][data-path="AGENTS.md"][data-status="read"]'));
   list = await rows(page);
   assert.equal(row(list, "AGENTS.md").target, "project", "a drop on the project target is the project's");
+  assert.equal(list.filter((r) => r.path === "AGENTS.md").length, 1, "the page's own drop handler does not take it again");
   assert.equal(row(list, "AGENTS.md").at, "~/shop/AGENTS.md");
   assert.equal(row(list, "shop/AGENTS.md").status, "replaced");
   assert.match(row(list, "shop/AGENTS.md").what, /replaced by AGENTS\.md, dropped later at the same path/);

@@ -107,7 +107,12 @@ mod tests {
         let m = for_the_page(pi);
         assert!(m.starts_with(pi) && m.contains("models.json on the Agent dir target"));
         let m = for_the_page("pi would fail here: Error: Cannot continue from message role: assistant (no prompt: pi's continue; --prompt gives the next request, --call a past one)");
-        assert!(m.starts_with("pi would fail here: Error: Cannot continue from message role: assistant\n"), "{m}");
+        assert!(
+            m.starts_with(
+                "pi would fail here: Error: Cannot continue from message role: assistant\n"
+            ),
+            "{m}"
+        );
         assert!(!m.contains("--prompt") && !m.contains("--call"), "{m}");
         assert!(m.contains("type a next prompt") && m.contains("pick a call"));
         assert_eq!(for_the_page("other"), "other");

@@ -216,10 +216,7 @@ pub(super) fn inputs_panel(p: &InputsProps) -> Html {
         .map(|f| (f.path.clone(), session_summary(&f.bytes)))
         .or_else(|| {
             let b = sc.case.as_ref()?.get("session.jsonl")?;
-            Some((
-                "session.jsonl (the case folder's)".to_string(),
-                session_summary(b),
-            ))
+            Some(("session.jsonl".to_string(), session_summary(b)))
         });
     let cwd = laid.base.cwd.clone();
     let agent_dir = laid.base.agent_dir.clone();
@@ -267,7 +264,7 @@ pub(super) fn inputs_panel(p: &InputsProps) -> Html {
                 _ => w.pi_path.as_deref().and_then(|pp| verdict(&placement, pp, &home)).unwrap_or_else(|| ("pending".into(), "…".into())),
             }
         };
-        let text = if w.replaces_case_file { format!("{text}; replaces the case folder's copy") } else { text };
+        let text = if w.replaces_case_file { format!("{text}; replaces the loaded folder's copy") } else { text };
         let at = match (&f.kind, &w.pi_path) {
             (FileKind::Session | FileKind::Tools { .. }, _) => None,
             (_, Some(pp)) => Some(tilde(pp, &home)),
@@ -342,11 +339,11 @@ pub(super) fn inputs_panel(p: &InputsProps) -> Html {
                 </p>
             }
             <div class="drop-zone" data-testid="drop-zone">
-                <p class="drop-hint">{"Drop a session (.jsonl) anywhere on the page, or a case folder or its .zip (as the export writes). Drop your pi folders on their targets below, so each file is laid where pi reads it."}</p>
+                <p class="drop-hint">{"Drop a session (.jsonl) anywhere on the page, or a folder or .zip the export wrote. Drop your pi folders on their targets below, so each file is laid where pi reads it."}</p>
                 <div class="buttons">
                     <label class="button" for="file-input">{"Choose a session or files…"}</label>
                     <input id="file-input" class="visually-hidden" type="file" multiple=true data-testid="file-input" onchange={on_files.clone()} />
-                    <label class="button" for="folder-input">{"Open a case folder…"}</label>
+                    <label class="button" for="folder-input">{"Open a folder…"}</label>
                     <input id="folder-input" class="visually-hidden" type="file" webkitdirectory=true multiple=true data-testid="folder-input" onchange={on_files} />
                     <button class="button" onclick={toggle_paste} aria-expanded={(*pasting).to_string()}>{"Paste a session"}</button>
                 </div>
@@ -365,7 +362,7 @@ pub(super) fn inputs_panel(p: &InputsProps) -> Html {
                     "Drop the project folder (the session's cwd): its AGENTS.md / CLAUDE.md, .pi/settings.json, .pi/SYSTEM.md, .pi/skills/.") }
             </div>
             <div class="loaded">
-                if let Some(s) = case_summary { <p class="case-line"><strong>{"case folder"}</strong>{" "}{s}</p> }
+                if let Some(s) = case_summary { <p class="case-line"><strong>{"Loaded from a folder"}</strong>{" "}{s}</p> }
                 if !sc.loose.is_empty() || !sc.refused.is_empty() {
                     <h3 class="files-h">{"Files, where pi sees them"}</h3>
                     <ul class="placement" data-testid="placement">
@@ -375,7 +372,7 @@ pub(super) fn inputs_panel(p: &InputsProps) -> Html {
                 }
                 if !case_rows.is_empty() {
                     <details class="case-files">
-                        <summary>{format!("The case folder's files ({})", case_rows.len())}</summary>
+                        <summary>{format!("Its files, where pi sees them ({})", case_rows.len())}</summary>
                         <ul class="placement">{ for case_rows.into_iter() }</ul>
                     </details>
                 }
