@@ -211,16 +211,18 @@ pub(super) fn inputs_panel(p: &InputsProps) -> Html {
         .map(String::from);
 
     // The session: its name, first prompt and cwd.
-    let session = sc
-        .session()
-        .map(|f| (f.path.clone(), session_summary(&f.bytes)))
-        .or_else(|| {
-            let b = sc.case.as_ref()?.get("session.jsonl")?;
-            Some(("session.jsonl".to_string(), session_summary(b)))
-        });
+    // Read once per scenario (a session can be tens of megabytes; this panel renders often).
+    let session = use_memo(p.scenario.clone(), |sc| {
+        sc.session()
+            .map(|f| (f.path.clone(), session_summary(&f.bytes)))
+            .or_else(|| {
+                let b = sc.case.as_ref()?.get("session.jsonl")?;
+                Some(("session.jsonl".to_string(), session_summary(b)))
+            })
+    });
     let cwd = laid.base.cwd.clone();
     let agent_dir = laid.base.agent_dir.clone();
-    let session_html = match &session {
+    let session_html = match &*session {
         Some((path, s)) => html! {
             <div class="session-line" data-testid="session-name">
                 <p><strong>{"Session "}</strong><code>{path.rsplit('/').next().unwrap_or(path).to_string()}</code></p>
@@ -232,7 +234,7 @@ pub(super) fn inputs_panel(p: &InputsProps) -> Html {
             html! { <p class="muted session-line" data-testid="session-name">{"No session: drop one (a .jsonl file), or pi starts a new session."}</p> }
         }
     };
-    let sessions_dir = session
+    let sessions_dir = (*session)
         .as_ref()
         .and_then(|(_, s)| s.sessions_dir.clone())
         .map(|d| tilde(&d, &home));
