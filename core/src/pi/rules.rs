@@ -35,8 +35,8 @@ pub struct Rules {
     /// a stored `context_edit` (`_omitRecoveryAttempt`, 1.6.0/CA/core/agent-session.js:906), so
     /// the retry's branch already leaves it out. `false` (0.85): pi only takes the failed answer
     /// off its state (`_prepareRetry`, CA/core/agent-session.js:2305) and the session keeps it
-    /// as the retry's parent, so rebuilding the retry's call drops it. Unit tests in
-    /// `calls_tests.rs`.
+    /// as the retry's parent, so rebuilding the retry's call drops it. Cases: `pi-0.85.1/pm-retry-085`
+    /// (calls 2-4), `pi-1.6.0/pm-fresh-low` (requests 2-4 after stored omissions).
     pub retry_omission_stored: bool,
     /// 1.3.0: thinking from another model is dropped, not sent as text (M10). Cases:
     /// `pi-1.6.0/*-foreign-thinking`.
