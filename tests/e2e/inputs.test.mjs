@@ -105,6 +105,21 @@ test("a session on anthropic with no key: a placeholder key stands in, said in t
   await context.close();
 });
 
+test("a session on a custom provider with no models.json: no request, and the page says what to drop or pick (no CLI flags)", async () => {
+  const { page, errors, context } = await openApp();
+  const custom = anthropicSession().replaceAll('"anthropic"', '"acme"').replaceAll("claude-sonnet-4-5", "acme-1").replaceAll("anthropic-messages", "openai-completions");
+  await page.getByTestId("file-input").setInputFiles({ name: "acme.jsonl", mimeType: "application/x-ndjson", buffer: Buffer.from(custom) });
+  await until(page, () => document.querySelector(".scenario")?.textContent === "acme.jsonl");
+  assert.equal(await request(page), "false", "pi sends nothing without the model's definition");
+  assert.match(await page.getByTestId("no-request").textContent(), /drop your agent dir's models\.json/);
+  const diags = await page.getByTestId("diagnostics").textContent();
+  assert.match(diags, /pick a model in the settings \(Model\), or drop your agent dir's models\.json on the Agent dir target/);
+  assert.doesNotMatch(diags, /pass --model|--prompt gives|--call a past/, "no CLI flags on the page");
+  assert.equal(await page.getByTestId("placeholder-key").count(), 0, "no placeholder for a model pi does not know");
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test("the agent dir and the project on their targets: where each file was laid, which copy wins, what is ignored and why", async () => {
   const { page, errors, context } = await openApp();
   const dir = home();

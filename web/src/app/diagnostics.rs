@@ -25,6 +25,17 @@ pub(crate) fn for_the_page(message: &str) -> String {
             "no model: the session names no model pi knows, and none is picked. {PICK}"
         );
     }
+    if let Some(i) = message.find("pass --model ") {
+        // A call's model that these files do not define (the core's advice is the CLI's flag).
+        let model = message[i + "pass --model ".len()..]
+            .split_whitespace()
+            .next()
+            .unwrap_or("");
+        return format!(
+            "{}drop your agent dir's models.json that defines {model} on the Agent dir target, or pick the model in the settings (Model)",
+            &message[..i]
+        );
+    }
     if message.contains("No models available") || message.contains("No API key found") {
         return format!("{message}\n{PICK}");
     }
@@ -115,6 +126,9 @@ mod tests {
         );
         assert!(!m.contains("--prompt") && !m.contains("--call"), "{m}");
         assert!(m.contains("type a next prompt") && m.contains("pick a call"));
+        let m = for_the_page("call 1: the model that answered it, acme/acme-1, is not one pi can restore from these files (pi finds no model): pi may have made it from --model at the time; pass --model acme/acme-1 to rebuild the call with it");
+        assert!(!m.contains("pass --model"), "{m}");
+        assert!(m.ends_with("drop your agent dir's models.json that defines acme/acme-1 on the Agent dir target, or pick the model in the settings (Model)"), "{m}");
         assert_eq!(for_the_page("other"), "other");
     }
 }
