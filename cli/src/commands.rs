@@ -49,7 +49,7 @@ COMMANDS:
                   (JSON)
     files         Print every file pi read, what it read it as, and which copies lost or were
                   ignored, and why (--json for JSON)
-    sessions      List the recent sessions (as with no arguments)
+    sessions      List the recent sessions (as with no arguments; --json for JSON)
     export        Write the inputs as the app's case zip: export SESSION -o case.zip [--redact].
                   The app (or --case) opens it as the same case. Written even when no request
                   is built
@@ -82,7 +82,8 @@ OPTIONS:
                       milliseconds after the prompt's (default: --now)
     --api API         Switch the model's protocol (the same model with its api replaced)
     --with API        The second protocol of `compare`
-    --json            Machine-readable output (summary, trace, diagnostics, findings, files)
+    --json            Machine-readable output (summary, trace, diagnostics, findings, files,
+                      sessions)
     -o FILE           export: the zip to write
     --redact          export: replace the home path, user name, host names and key-like strings
                       (auth.json and models.json keys, key-named environment variables, sk-…,
@@ -163,7 +164,7 @@ pub fn run(host: &mut dyn Host, argv: &[String]) -> i32 {
             if let Some(s) = &o.session {
                 return usage(host, &format!("sessions takes no session ({s})"));
             }
-            return crate::sessions::list(host);
+            return crate::sessions::list(host, o.json);
         }
         _ => {}
     }
@@ -264,7 +265,7 @@ fn case_inputs(host: &mut dyn Host, o: &Opts, dir: &str) -> Result<Inputs, Strin
 }
 
 /// A session on this machine: what pi reads for it, as [`install::read_machine`] finds it.
-fn session_inputs(host: &mut dyn Host, o: &Opts) -> Result<Inputs, String> {
+pub fn session_inputs(host: &mut dyn Host, o: &Opts) -> Result<Inputs, String> {
     let path = resolve_path(host.cwd(), o.session.as_deref().unwrap_or(""));
     let size = match host.fs().stat(&path) {
         Some(FileKind::File { size }) => size,
@@ -328,6 +329,7 @@ fn session_inputs(host: &mut dyn Host, o: &Opts) -> Result<Inputs, String> {
 
     let mut pi_args = o.pi_args.clone();
     let mut tools = None;
+    let mut no_tool_set = false;
     if let Some(file) = &o.tool_set {
         let p = resolve_path(host.cwd(), file);
         let bytes = host
@@ -338,13 +340,7 @@ fn session_inputs(host: &mut dyn Host, o: &Opts) -> Result<Inputs, String> {
         let set = ctxlens::recognize::tool_set_file(&p, &bytes, &mut tnotes)
             .map_err(|e| format!("--tool-set: {e}"))?;
         notes.extend(tnotes);
-        let has_tools_flag = pi_args
-            .iter()
-            .any(|a| matches!(a.as_str(), "--tools" | "-t" | "--no-tools" | "-nt"));
-        if let (Some(active), false) = (&set.active, has_tools_flag) {
-            pi_args.push("--tools".into());
-            pi_args.push(active.join(","));
-        }
+        set.activate(&mut pi_args);
         tools = Some(SourceText {
             name: p,
             text: set.json.into(),
@@ -353,9 +349,7 @@ fn session_inputs(host: &mut dyn Host, o: &Opts) -> Result<Inputs, String> {
         .iter()
         .any(|a| matches!(a.as_str(), "--no-extensions" | "-ne"))
     {
-        let note = "extension tools are not included: they are code pi runs; --tool-set FILE adds them (a tool list or a captured request body)";
-        host.stderr(&format!("ctxlens: note: {note}\n"));
-        notes.push(Diagnostic::info("--tool-set", None, note));
+        no_tool_set = true;
     }
 
     let machine = Machine {
@@ -372,6 +366,22 @@ fn session_inputs(host: &mut dyn Host, o: &Opts) -> Result<Inputs, String> {
         Limits::default(),
     );
     notes.extend(read.diagnostics);
+    if no_tool_set {
+        // Where pi would load extensions from (the tools they register are unknown here).
+        let found: Vec<String> = [
+            ctxlens::js::path::join_path(&read.inputs.agent_dir, "extensions"),
+            ctxlens::js::path::join_path(&read.cwd, ".pi/extensions"),
+        ]
+        .into_iter()
+        .filter(|d| host.fs().is_dir(d))
+        .collect();
+        let mut note = "extension tools are not included: they are code pi runs; --tool-set FILE adds them (a tool list or a captured request body)".to_string();
+        if !found.is_empty() {
+            note.push_str(&format!("; extensions here: {}", found.join(", ")));
+        }
+        host.stderr(&format!("ctxlens: note: {note}\n"));
+        notes.push(Diagnostic::info("--tool-set", None, note));
+    }
     let mut inputs = read.inputs;
     inputs.model = o.model.clone();
     inputs.thinking = o.thinking.clone();

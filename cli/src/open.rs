@@ -23,7 +23,7 @@ use crate::host::Host;
 
 /// Where the case is served, below the app.
 pub const CASE_PREFIX: &str = "/_ctxlens/case/";
-/// The case manifest's name.
+/// The case manifest's name when there is no session to name it after.
 pub const MANIFEST: &str = "ctxlens-case.json";
 
 const BUILD_HINT: &str = "the visualizer is not built: run `trunk build --release` in the \
@@ -76,25 +76,61 @@ pub struct Site {
     app: PathBuf,
     case: CaseFiles,
     manifest: String,
+    /// The protocol on screen (`--api`), which a case does not hold.
+    protocol: Option<ctxlens::Api>,
+    /// The manifest's name, which the page shows as the scenario's: the session's.
+    manifest_name: String,
 }
 
 impl Site {
+    /// The app's folder.
+    pub fn app(&self) -> &std::path::Path {
+        &self.app
+    }
+
     pub fn new(app: &str, case: CaseFiles) -> Site {
         let manifest = ctxlens::case::manifest(&case);
         Site {
             app: PathBuf::from(app),
             case,
             manifest,
+            protocol: None,
+            manifest_name: MANIFEST.into(),
         }
     }
-}
 
-/// The app's URL on `port` with the case loaded.
-pub fn url(port: u16) -> String {
-    format!(
-        "http://127.0.0.1:{port}/?case={}{MANIFEST}",
-        CASE_PREFIX.trim_start_matches('/')
-    )
+    /// The manifest named after the session file (`2026-11-30T10-04-05_….jsonl` →
+    /// `2026-11-30T10-04-05_…`), so the page shows the session's name.
+    pub fn named_after(mut self, session: Option<&str>) -> Site {
+        let name = session
+            .map(|p| p.rsplit('/').next().unwrap_or(p))
+            .map(|f| f.strip_suffix(".jsonl").unwrap_or(f))
+            .map(ctxlens::zip::folder_name)
+            .filter(|n| n != "ctxlens-case" && !self.case.contains_key(n.as_str()));
+        if let Some(n) = name {
+            self.manifest_name = n;
+        }
+        self
+    }
+
+    /// The page opens on this protocol (`&protocol=`).
+    pub fn with_protocol(mut self, api: Option<ctxlens::Api>) -> Site {
+        self.protocol = api;
+        self
+    }
+
+    /// The app's URL on `port` with the case loaded.
+    pub fn url(&self, port: u16) -> String {
+        let mut u = format!(
+            "http://127.0.0.1:{port}/?case={}{}",
+            CASE_PREFIX.trim_start_matches('/'),
+            self.manifest_name
+        );
+        if let Some(api) = self.protocol {
+            u.push_str(&format!("&protocol={}", api.as_str()));
+        }
+        u
+    }
 }
 
 /// `ctxlens open`: the inputs as a case, served with the app by the host until interrupted.
@@ -117,7 +153,10 @@ pub fn run(
         "ctxlens: serving {app} and these inputs ({} files) on 127.0.0.1 only; Ctrl-C stops\n",
         files.len()
     ));
-    match host.serve(Site::new(&app, files), port) {
+    let site = Site::new(&app, files)
+        .with_protocol(inputs.api)
+        .named_after(inputs.session.as_ref().map(|s| s.name.as_str()));
+    match host.serve(site, port) {
         Ok(()) => 0,
         Err(e) => {
             host.stderr(&format!("ctxlens: {e}\n"));
@@ -178,7 +217,7 @@ impl Server {
 
     /// The app's URL with the case loaded.
     pub fn url(&self) -> String {
-        url(self.site.port)
+        self.site.site.url(self.site.port)
     }
 
     pub fn stopper(&self) -> Stop {
@@ -254,10 +293,11 @@ fn clean_path(target: &str) -> Option<String> {
     (!bad).then_some(decoded)
 }
 
-struct Response {
-    status: &'static str,
-    content_type: &'static str,
-    body: Vec<u8>,
+/// One response of the site.
+pub struct Response {
+    pub status: &'static str,
+    pub content_type: &'static str,
+    pub body: Vec<u8>,
 }
 
 fn text(status: &'static str, body: &str) -> Response {
@@ -269,14 +309,32 @@ fn text(status: &'static str, body: &str) -> Response {
 }
 
 fn route(served: &Served, method: &str, target: &str, host: Option<&str>) -> Response {
-    let site = &served.site;
+    let app = &served.site.app;
+    respond(&served.site, served.port, method, target, host, &|rel| {
+        let file = app.join(rel);
+        // A symlink out of the app's folder is not served.
+        match file.canonicalize() {
+            Ok(real) if real.starts_with(app) && real.is_file() => std::fs::read(&real).ok(),
+            _ => None,
+        }
+    })
+}
+
+/// The answer to one request for `site` on `port`; `app_file(rel)` reads a file of the app's
+/// folder (`None`: not there, or a link out of the folder). The std host's [`Server`] reads
+/// with `std::fs`; the npm package's Node host through its filesystem.
+pub fn respond(
+    site: &Site,
+    port: u16,
+    method: &str,
+    target: &str,
+    host: Option<&str>,
+    app_file: &dyn Fn(&str) -> Option<Vec<u8>>,
+) -> Response {
     if method != "GET" && method != "HEAD" {
         return text("405 Method Not Allowed", "only GET\n");
     }
-    let own = [
-        format!("127.0.0.1:{}", served.port),
-        format!("localhost:{}", served.port),
-    ];
+    let own = [format!("127.0.0.1:{port}"), format!("localhost:{port}")];
     if !host.is_some_and(|h| own.iter().any(|o| o.eq_ignore_ascii_case(h))) {
         return text("421 Misdirected Request", "not this server's host\n");
     }
@@ -284,7 +342,7 @@ fn route(served: &Served, method: &str, target: &str, host: Option<&str>) -> Res
         return text("400 Bad Request", "not a path this server serves\n");
     };
     if let Some(rel) = path.strip_prefix(CASE_PREFIX) {
-        if rel == MANIFEST {
+        if rel == site.manifest_name {
             return Response {
                 status: "200 OK",
                 content_type: "application/json",
@@ -306,18 +364,13 @@ fn route(served: &Served, method: &str, target: &str, host: Option<&str>) -> Res
     } else {
         rel.to_string()
     };
-    let file = site.app.join(&rel);
-    // A symlink out of the app's folder is not served.
-    match file.canonicalize() {
-        Ok(real) if real.starts_with(&site.app) && real.is_file() => match std::fs::read(&real) {
-            Ok(body) => Response {
-                status: "200 OK",
-                content_type: content_type(&rel),
-                body,
-            },
-            Err(_) => text("404 Not Found", "not found\n"),
+    match app_file(&rel) {
+        Some(body) => Response {
+            status: "200 OK",
+            content_type: content_type(&rel),
+            body,
         },
-        _ => text("404 Not Found", "not found\n"),
+        None => text("404 Not Found", "not found\n"),
     }
 }
 

@@ -60,8 +60,8 @@ pub fn render(dir: &str, list: &[SessionListing]) -> String {
     s
 }
 
-/// Lists the sessions of the machine.
-pub fn list(host: &mut dyn Host) -> i32 {
+/// Lists the sessions of the machine (`json`: as [`ctxlens::report::sessions_json`]).
+pub fn list(host: &mut dyn Host, json: bool) -> i32 {
     let (dir, list) = {
         let m = Machine {
             fs: host.fs(),
@@ -72,7 +72,15 @@ pub fn list(host: &mut dyn Host) -> i32 {
         let list = list_sessions(host.fs(), &dir, LIST_MAX, HEAD_BYTES);
         (dir, list)
     };
-    match host.stdout(render(&dir, &list).as_bytes()) {
+    let text = if json {
+        format!(
+            "{}\n",
+            ctxlens::report::sessions_json(&list).to_json_pretty(2)
+        )
+    } else {
+        render(&dir, &list)
+    };
+    match host.stdout(text.as_bytes()) {
         Ok(()) => 0,
         Err(_) => 1,
     }

@@ -79,9 +79,14 @@ impl Machine {
     }
 
     fn run_env(&self, args: &[&str], env: &[(&str, &str)]) -> (String, String, i32) {
+        self.run_in("proj", args, env)
+    }
+
+    /// Runs in `dir` (relative to the machine's root).
+    fn run_in(&self, dir: &str, args: &[&str], env: &[(&str, &str)]) -> (String, String, i32) {
         let out = Command::new(env!("CARGO_BIN_EXE_ctxlens"))
             .args(args)
-            .current_dir(self.root.join("proj"))
+            .current_dir(self.root.join(dir))
             .env_clear()
             .env("HOME", self.path("home"))
             .env("PATH", format!("{}:/usr/bin:/bin", self.path("bin")))
@@ -122,6 +127,13 @@ fn no_session_lists_the_recent_sessions_newest_first() {
     assert!(out.contains("first prompt of the older one"), "{out}");
     assert!(out.contains(&m.path("proj")), "the cwd:\n{out}");
     assert!(out.contains("ctxlens SESSION.jsonl"), "a hint:\n{out}");
+    // --json: the same list as data.
+    let (json, _, _) = m.run(&["sessions", "--json"]);
+    let v = js::parse(&json).unwrap();
+    let first = &v.as_array().unwrap()[0];
+    assert_eq!(first.get_str("path"), Some(newer.as_str()));
+    assert_eq!(first.get_str("firstPrompt"), Some("the newer one"));
+    assert_eq!(first.get_str("cwd"), Some(m.path("proj").as_str()));
     // `sessions` is the same list; PI_CODING_AGENT_DIR moves it.
     assert_eq!(m.run(&["sessions"]).0, out);
     let (out, _, _) = m.run_env(&[], &[("PI_CODING_AGENT_DIR", &m.path("elsewhere"))]);
@@ -243,6 +255,29 @@ fn tool_sets_in_every_shape_give_the_same_tools() {
         err.contains("--tool-set: info: extension tools are not included"),
         "{err}"
     );
+    // The folders pi loads extensions from are named; --no-extensions: nothing to say.
+    m.write(
+        "home/.pi/agent/extensions/deploy.ts",
+        "export default () => {}",
+    );
+    let (_, err, _) = m.run(&["assemble", &s, "--prompt", "go", "--model", "mock/m1"]);
+    assert!(
+        err.contains(&format!(
+            "; extensions here: {}",
+            m.path("home/.pi/agent/extensions")
+        )),
+        "{err}"
+    );
+    let (_, err, _) = m.run(&[
+        "assemble",
+        &s,
+        "--prompt",
+        "go",
+        "--model",
+        "mock/m1",
+        "--no-extensions",
+    ]);
+    assert!(!err.contains("extension tools are not included"), "{err}");
 }
 
 #[test]
@@ -346,4 +381,38 @@ fn keys_are_never_printed() {
     );
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("authorization: Bearer <redacted>"), "{out}");
+}
+
+/// `@file` and `--skill` paths resolve in the folder ctxlens runs in (pi's process cwd), not in
+/// the session's cwd; `files` says so.
+#[test]
+fn file_arguments_resolve_where_ctxlens_runs() {
+    let m = Machine::new("atfile");
+    let s = m.session("s.jsonl", "2026-11-20T10:30:00.000Z", "hi");
+    m.write("elsewhere/notes.txt", "notes from elsewhere");
+    fs::create_dir_all(m.root.join("elsewhere")).unwrap();
+    let args = [
+        "assemble",
+        &s,
+        "--prompt",
+        "go",
+        "--model",
+        "mock/m1",
+        "@notes.txt",
+    ];
+    let (out, err, code) = m.run_in("elsewhere", &args, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("notes from elsewhere"), "{out}");
+    let files = [&["files"][..], &args[1..], &["--json"][..]].concat();
+    let (out, err, _) = m.run_in("elsewhere", &files, &[]);
+    let v = js::parse(&out).unwrap_or_else(|e| panic!("{e:?}: {out}{err}"));
+    let notes = v
+        .get("files")
+        .and_then(Value::as_array)
+        .unwrap()
+        .iter()
+        .find(|f| f.get_str("path") == Some(&m.path("elsewhere/notes.txt")))
+        .unwrap_or_else(|| panic!("not listed: {out}"))
+        .clone();
+    assert_eq!(notes.get_str("status"), Some("read"), "{out}");
 }

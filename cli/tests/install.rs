@@ -253,13 +253,12 @@ fn real_install_1_6_0() {
     assert!(f.is_empty(), "{}", f.join("\n\n"));
 }
 
-/// Every captured case with a request-1.json, laid out and run (`CTXLENS_ALL_INSTALL=1`; slow):
-/// prints the ones that differ, for choosing and measuring.
+/// Every captured case, laid out and run as a real install (slow: `cargo test -p ctxlens-cli
+/// --test install -- --ignored`; `CTXLENS_CASES=FILTER` narrows it): each gives pi's body, and
+/// where pi refused to send, ctxlens refuses too.
 #[test]
+#[ignore = "slow: every corpus case as a real install (-- --ignored)"]
 fn every_case_as_a_real_install() {
-    if std::env::var("CTXLENS_ALL_INSTALL").is_err() {
-        return;
-    }
     let filter = std::env::var("CTXLENS_CASES").unwrap_or_default();
     let cases = ctxlens_corpus::cases(&filter);
     let names: Vec<String> = cases
@@ -277,6 +276,31 @@ fn every_case_as_a_real_install() {
     for x in &f {
         eprintln!("{}", x.lines().take(4).collect::<Vec<_>>().join("\n    "));
     }
+    // Where pi refused to send, ctxlens refuses too (no body, exit 1, the reason on stderr).
+    let refused: Vec<&Case> = cases
+        .iter()
+        .filter(|c| c.name.starts_with("pi-") && c.body(1).is_none() && c.pi_error().is_some())
+        .collect();
+    let mut sent = Vec::new();
+    for c in &refused {
+        let _laid = lock();
+        let got = run_case(c, "assemble", &[]);
+        if got.code != 1 || !got.stdout.is_empty() || !got.stderr.contains("ctxlens: no request: ")
+        {
+            sent.push(format!("{}: exit {}", c.name, got.code));
+        }
+    }
+    eprintln!(
+        "{} of {} cases pi refuses are refused as a real install{}",
+        refused.len() - sent.len(),
+        refused.len(),
+        if sent.is_empty() {
+            String::new()
+        } else {
+            format!(": not {}", sent.join(", "))
+        }
+    );
+    assert!(f.is_empty() && sent.is_empty(), "{}", f.join("\n\n"));
 }
 
 /// The files command on an install: what pi read, which copy lost, what it ignored, and why.
@@ -433,4 +457,70 @@ fn every_call_of_a_scripted_run_with_call_k() {
         assert!(k > 2, "{name}: a scripted capture has several requests");
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[path = "support/unzip.rs"]
+mod unzip;
+
+/// `export` on an install: the zip, read back with `--case`, gives pi's body; redacted, it still
+/// builds the request and holds no home path.
+#[test]
+fn an_export_of_an_install_is_the_same_case() {
+    let dir = std::env::temp_dir().join(format!("ctxlens-install-export-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    for name in [
+        "pi-0.85.1/cli-install-files",
+        "pi-1.6.0/cli-install-files",
+        "pi-1.6.0/cli-auth-oauth",
+    ] {
+        let case = Case::named(name);
+        let want = case.body(1).unwrap();
+        let n = name.replace('/', "_");
+        let (zip, red) = (dir.join(format!("{n}.zip")), dir.join(format!("{n}-r.zip")));
+        fs::create_dir_all(&dir).unwrap();
+        {
+            let _laid = lock();
+            for (z, extra) in [(&zip, None), (&red, Some("--redact"))] {
+                let mut args = vec!["-o", z.to_str().unwrap()];
+                args.extend(extra);
+                let got = run_case(&case, "export", &args);
+                assert_eq!(got.code, 0, "{name}: {}", got.stderr);
+            }
+        }
+        for (z, redacted) in [(&zip, false), (&red, true)] {
+            let folder = dir.join(format!("{n}-{redacted}"));
+            let stem = z.file_stem().unwrap().to_str().unwrap().to_string();
+            for (entry, bytes) in unzip::unzip(&fs::read(z).unwrap()) {
+                let rel = entry.strip_prefix(&format!("{stem}/")).expect("one folder");
+                if redacted {
+                    let text = String::from_utf8_lossy(&bytes);
+                    assert!(
+                        !text.contains(&format!("{ROOT}/home"))
+                            && !rel.contains("pi-ctx-demo/home"),
+                        "{name}: {rel} holds the home path"
+                    );
+                }
+                write(&folder.join(rel), &bytes);
+            }
+            let out = Command::new(env!("CARGO_BIN_EXE_ctxlens"))
+                .args(["assemble", "--case"])
+                .arg(&folder)
+                .env_clear()
+                .output()
+                .unwrap();
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{name}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            if !redacted {
+                assert!(
+                    out.stdout == want.as_bytes(),
+                    "{name}: the exported case builds pi's body"
+                );
+            }
+        }
+    }
+    let _ = fs::remove_dir_all(&dir);
 }

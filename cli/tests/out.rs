@@ -9,6 +9,10 @@ use std::process::Command;
 
 use ctxlens::case::{inputs_from_case, CaseFiles};
 
+#[path = "support/unzip.rs"]
+mod unzip;
+use unzip::unzip;
+
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_ctxlens"))
 }
@@ -22,32 +26,6 @@ fn temp(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-/// The entries of a stored zip, by its central directory (what the writer writes).
-fn unzip(z: &[u8]) -> Vec<(String, Vec<u8>)> {
-    let le16 = |at: usize| u16::from_le_bytes([z[at], z[at + 1]]) as usize;
-    let le32 = |at: usize| u32::from_le_bytes([z[at], z[at + 1], z[at + 2], z[at + 3]]) as usize;
-    let eocd = z.len() - 22;
-    assert_eq!(&z[eocd..eocd + 4], b"PK\x05\x06");
-    let (count, mut at) = (le16(eocd + 10), le32(eocd + 16));
-    let mut out = Vec::new();
-    for _ in 0..count {
-        assert_eq!(&z[at..at + 4], b"PK\x01\x02");
-        assert_eq!(le16(at + 10), 0, "stored");
-        let (size, name_len, extra, comment, local) = (
-            le32(at + 20),
-            le16(at + 28),
-            le16(at + 30),
-            le16(at + 32),
-            le32(at + 42),
-        );
-        let name = String::from_utf8(z[at + 46..at + 46 + name_len].to_vec()).unwrap();
-        let data = local + 30 + le16(local + 26) + le16(local + 28);
-        out.push((name, z[data..data + size].to_vec()));
-        at += 46 + name_len + extra + comment;
-    }
-    out
 }
 
 fn demo_body() -> String {
@@ -180,7 +158,7 @@ fn a_redacted_export_says_what_it_replaced_and_still_assembles() {
     let a = ctxlens::assemble(&inputs_from_case(&files, None).unwrap());
     let body = a.request.expect("the redacted case assembles").body;
     assert!(
-        body.contains("key sk-ant-api03-redacted-"),
+        body.contains("key sk-ant-api03-redacted"),
         "the same stand-in in the message"
     );
 }
@@ -224,6 +202,17 @@ fn open_serves_the_app_and_the_case_on_127_0_0_1_only() {
             "http://127.0.0.1:{}/?case=_ctxlens/case/ctxlens-case.json",
             addr.port()
         )
+    );
+    let named = Site::new("/x", CaseFiles::new()).named_after(Some("/s/2026-11-30T10-04_ab.jsonl"));
+    assert_eq!(
+        named.url(8),
+        "http://127.0.0.1:8/?case=_ctxlens/case/2026-11-30T10-04_ab"
+    );
+    let site = Site::new("/x", CaseFiles::new()).with_protocol("anthropic-messages".parse().ok());
+    assert_eq!(
+        site.url(8),
+        "http://127.0.0.1:8/?case=_ctxlens/case/ctxlens-case.json&protocol=anthropic-messages",
+        "--api opens the page on that protocol"
     );
     let stop = server.stopper();
     let serving = std::thread::spawn(move || server.serve());

@@ -207,7 +207,8 @@ pub fn inputs_from_case(files: &CaseFiles, env_dir: Option<&str>) -> Result<Inpu
 
     let session_text = text(files, "session.jsonl");
     let session = session_text.as_ref().map(|t| SourceText {
-        name: join_path(&root, "session.jsonl"),
+        // Where the session lives (an export's `sessionPath`), else the oracle's place for it.
+        name: str_field(&env, "sessionPath").unwrap_or_else(|| join_path(&root, "session.jsonl")),
         text: t.as_str().into(),
     });
     let extension_tools = text(files, "tools.json").map(|t| SourceText {
@@ -260,7 +261,8 @@ pub fn inputs_from_case(files: &CaseFiles, env_dir: Option<&str>) -> Result<Inpu
         // A capture without a prompt (or `"prompt": null`, an export of a continue) rebuilds
         // pi's continue, or the session's last call.
         prompt: str_field(&env, "prompt"),
-        call: None,
+        // An export of a past call says which (`call`: its number, entry id or `next`).
+        call: env.get_str("call").map(CallRef::parse),
         // A capture's time is its session's; an export without one states it (`nowMs`).
         now_ms: now
             .or_else(|| env.get("nowMs").and_then(Value::as_f64))
@@ -286,8 +288,8 @@ pub const EXPORT_ENV_DIR: &str = "expected";
 /// keeps its absolute path: the agent dir's files go to `agent/`, all others to `fs/<path>`;
 /// models.json stays in `agent/` as it is (the top-level models.json of a capture is the
 /// oracle's, rewritten on the way in). `expected/env.json` holds the paths, the model, thinking
-/// level, prompt (`null`: continue), pi's arguments, the release (`pi`, else the one asked for,
-/// else the captured one), `nowMs`/`systemNowMs`, `placeholderKey` and `dirs` (the folders pi tests for existence only); `case.json` the environment variables.
+/// level, prompt (`null`: none), the call rebuilt (`call`), pi's arguments, the release (`pi`, else the one asked for,
+/// else the captured one), `nowMs`/`systemNowMs`, `placeholderKey`, `sessionPath` (the session file's name) and `dirs` (the folders pi tests for existence only); `case.json` the environment variables.
 /// An API protocol switch is not part of a case.
 pub fn case_from_inputs(inputs: &Inputs, pi: Option<PiVersion>) -> CaseFiles {
     let mut files = CaseFiles::new();
@@ -325,9 +327,17 @@ pub fn case_from_inputs(inputs: &Inputs, pi: Option<PiVersion>) -> CaseFiles {
         .with("cwd", inputs.cwd.as_str())
         .with("piPackageDir", inputs.pi_package_dir.as_str());
     env.insert_opt("sessionId", inputs.session_id.as_deref().map(Value::str));
+    env.insert_opt(
+        "sessionPath",
+        inputs.session.as_ref().map(|s| Value::str(s.name.as_str())),
+    );
     env.insert_opt("model", inputs.model.as_deref().map(Value::str));
     env.insert_opt("thinking", inputs.thinking.as_deref().map(Value::str));
     env.insert("prompt", opt(&inputs.prompt));
+    env.insert_opt(
+        "call",
+        inputs.call.as_ref().map(|c| Value::str(c.to_string())),
+    );
     env.insert(
         "args",
         Value::Array(inputs.args.iter().map(Value::str).collect()),

@@ -81,6 +81,8 @@ pub struct Limits {
     pub max_dir_entries: usize,
     /// Folder depth of a skill walk.
     pub max_depth: usize,
+    /// Folders walked in all (skill folders).
+    pub max_dirs: usize,
 }
 
 impl Default for Limits {
@@ -92,6 +94,7 @@ impl Default for Limits {
             max_total_bytes: 256 << 20,
             max_dir_entries: 4096,
             max_depth: 16,
+            max_dirs: 10_000,
         }
     }
 }
@@ -185,6 +188,8 @@ struct Reader<'a, 'm> {
     diags: Vec<Diagnostic>,
     /// Paths already looked at (a folder walked twice is read once).
     seen: std::collections::HashSet<String>,
+    /// Folders walked so far.
+    dirs: usize,
 }
 
 impl Reader<'_, '_> {
@@ -319,6 +324,23 @@ impl Reader<'_, '_> {
             );
             return;
         }
+        self.dirs += 1;
+        if self.dirs > self.limits.max_dirs {
+            if self.dirs == self.limits.max_dirs + 1 {
+                self.diags.push(
+                    Diagnostic::warning(
+                        &dir,
+                        None,
+                        format!(
+                            "more than {} folders in the skill paths: ctxlens walks no further",
+                            self.limits.max_dirs
+                        ),
+                    )
+                    .skipping(format!("folder {dir} and the folders after it")),
+                );
+            }
+            return;
+        }
         self.files.insert_dir(&dir);
         for (name, is_dir) in self.list(&dir) {
             let full = join_path(&dir, &name);
@@ -401,6 +423,7 @@ pub fn read_machine(
         total: 0,
         diags: Vec::new(),
         seen: Default::default(),
+        dirs: 0,
     };
     // pi in print mode exits when the stored cwd is gone (`getMissingSessionCwdIssue`,
     // CA/core/session-cwd.js; CA/main.js): a session from another machine, or a deleted project.
@@ -518,17 +541,17 @@ pub fn read_machine(
         }
         r.skill_tree(&join_path(&agent_dir, "skills"), 0);
         r.skill_tree(&join_path(&home, ".agents/skills"), 0);
-    } else {
-        // Its existence still decides project trust.
-        let mut d = cwd.clone();
-        loop {
-            r.dir(&join_path(&d, ".agents/skills"));
-            let p = dirname(&d);
-            if p == d {
-                break;
-            }
-            d = p;
+    }
+    // A `.agents/skills` in any ancestor (not only up to the git root) makes the project need
+    // trust (trust-manager.js hasTrustRequiringProjectResources): its existence is recorded.
+    let mut d = cwd.clone();
+    loop {
+        r.dir(&join_path(&d, ".agents/skills"));
+        let p = dirname(&d);
+        if p == d {
+            break;
         }
+        d = p;
     }
     for s in &parsed.skills {
         let t = s.trim();
@@ -759,50 +782,13 @@ pub fn list_sessions(
     files
         .into_iter()
         .map(|(path, bytes)| {
-            let head = fs.read_head(&path, head_bytes).unwrap_or_default();
-            let text = String::from_utf8_lossy(&head);
-            let mut cwd = None;
-            let mut timestamp = None;
-            let mut first_prompt = None;
-            // The last line may be cut: only whole lines are parsed.
-            let whole = match text.rfind('\n') {
-                Some(i) if (head.len() as u64) < bytes => &text[..i],
-                _ => &text[..],
-            };
-            for line in whole.lines() {
-                let Ok(v) = js::parse(line) else { continue };
-                match v.get_str("type") {
-                    Some("session") => {
-                        cwd = v.get_str("cwd").map(String::from);
-                        timestamp = v.get_str("timestamp").map(String::from);
-                    }
-                    Some("message") => {
-                        let Some(m) = v.get("message") else { continue };
-                        if m.get_str("role") != Some("user") {
-                            continue;
-                        }
-                        let t = match m.get("content") {
-                            Some(Value::String(s)) => s.to_string(),
-                            Some(Value::Array(a)) => a
-                                .iter()
-                                .filter(|b| b.get_str("type") == Some("text"))
-                                .filter_map(|b| b.get_str("text"))
-                                .collect::<Vec<_>>()
-                                .join(" "),
-                            _ => String::new(),
-                        };
-                        let one: String = t.split_whitespace().collect::<Vec<_>>().join(" ");
-                        let cut: String = one.chars().take(120).collect();
-                        first_prompt = Some(if cut.len() < one.len() {
-                            format!("{cut}…")
-                        } else {
-                            cut
-                        });
-                        break;
-                    }
-                    _ => {}
-                }
+            let mut scan = scan_head(fs, &path, bytes, head_bytes);
+            // A long first system message (1.6.0 stores the prompt and tools before the first
+            // prompt) can push the first prompt further: look as far as pi scans for a header.
+            if scan.2.is_none() && bytes > head_bytes as u64 && head_bytes < SESSION_SCAN_BYTES {
+                scan = scan_head(fs, &path, bytes, SESSION_SCAN_BYTES);
             }
+            let (cwd, timestamp, first_prompt) = scan;
             SessionListing {
                 path,
                 cwd,
@@ -812,6 +798,68 @@ pub fn list_sessions(
             }
         })
         .collect()
+}
+
+/// How far pi reads a session file for its header (`MAX_SESSION_HEADER_SCAN_BYTES`,
+/// CA/core/session-manager.js).
+pub const SESSION_SCAN_BYTES: usize = 1024 * 1024;
+
+/// The header's cwd and timestamp and the first user message (one line, cut to 120
+/// characters) in the first `max` bytes of a session file.
+fn scan_head(
+    fs: &dyn HostFs,
+    path: &str,
+    bytes: u64,
+    max: usize,
+) -> (Option<String>, Option<String>, Option<String>) {
+    let head = fs.read_head(path, max).unwrap_or_default();
+    let text = String::from_utf8_lossy(&head);
+    let mut cwd = None;
+    let mut timestamp = None;
+    // The last line may be cut: only whole lines are parsed.
+    let whole = match text.rfind('\n') {
+        Some(i) if (head.len() as u64) < bytes => &text[..i],
+        _ => &text[..],
+    };
+    for line in whole.lines() {
+        // Only the header and user messages are parsed.
+        if !line.contains("\"session\"") && !line.contains("\"user\"") {
+            continue;
+        }
+        let Ok(v) = js::parse(line) else { continue };
+        match v.get_str("type") {
+            Some("session") => {
+                cwd = v.get_str("cwd").map(String::from);
+                timestamp = v.get_str("timestamp").map(String::from);
+            }
+            Some("message") => {
+                let Some(m) = v.get("message") else { continue };
+                if m.get_str("role") != Some("user") {
+                    continue;
+                }
+                let t = match m.get("content") {
+                    Some(Value::String(s)) => s.to_string(),
+                    Some(Value::Array(a)) => a
+                        .iter()
+                        .filter(|b| b.get_str("type") == Some("text"))
+                        .filter_map(|b| b.get_str("text"))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    _ => String::new(),
+                };
+                let one: String = t.split_whitespace().collect::<Vec<_>>().join(" ");
+                let cut: String = one.chars().take(120).collect();
+                let prompt = if cut.len() < one.len() {
+                    format!("{cut}…")
+                } else {
+                    cut
+                };
+                return (cwd, timestamp, Some(prompt));
+            }
+            _ => {}
+        }
+    }
+    (cwd, timestamp, None)
 }
 
 #[cfg(test)]

@@ -230,6 +230,16 @@ fn sessions_listed_newest_first_from_their_heads() {
     assert_eq!(list[0].first_prompt.as_deref(), Some("newer line"));
     assert_eq!(list[1].first_prompt.as_deref(), Some("older"));
     assert_eq!(session_dir_name("/w/p"), "--w-p--");
+    // A first prompt past the first bytes read (a long system message before it) is found.
+    let long = format!(
+        "{{\"type\":\"session\",\"version\":3,\"id\":\"x\",\"timestamp\":\"t\",\"cwd\":\"/w/r\"}}\n{{\"type\":\"system\",\"text\":\"{}\"}}\n{}",
+        "s".repeat(5000),
+        s("/w/r", "late").lines().nth(1).unwrap()
+    );
+    fs.files
+        .insert("/a/sessions/--w-r--/2026-03-01T00-00-00-000Z_3.jsonl", long);
+    let list = list_sessions(&fs, "/a/sessions", 10, 1024);
+    assert_eq!(list[0].first_prompt.as_deref(), Some("late"));
 }
 
 #[test]
@@ -251,4 +261,59 @@ fn a_session_cwd_that_is_not_there_is_said() {
             .starts_with("Stored session working directory does not exist: /gone/proj"),
         "{d}"
     );
+}
+
+#[test]
+fn a_skill_walk_stops_at_the_folder_limit_and_says_where() {
+    let mut fs = MemFs::default();
+    for i in 0..5 {
+        fs.files.insert(
+            &format!("/home/u/.pi/agent/skills/s{i}/SKILL.md"),
+            "---\ndescription: d\n---\n",
+        );
+    }
+    let m = machine(&fs);
+    let got = read_machine(
+        &pi(),
+        &m,
+        None,
+        &[],
+        "/pkg",
+        Limits {
+            max_dirs: 3,
+            ..Limits::default()
+        },
+    );
+    let skills = got.read.iter().filter(|f| f.role == "skill").count();
+    assert_eq!(skills, 2, "{:?}", got.read);
+    assert_eq!(got.diagnostics.len(), 1, "{:?}", got.diagnostics);
+    assert!(got.diagnostics[0].message.contains("more than 3 folders"));
+}
+
+#[test]
+fn an_agents_skills_folder_above_the_git_root_still_counts_for_trust() {
+    let mut fs = MemFs::default();
+    fs.files
+        .insert("/w/.agents/skills/x/SKILL.md", "---\ndescription: d\n---\n");
+    fs.files
+        .insert("/w/repo/.git/HEAD", "ref: refs/heads/main\n");
+    fs.files.insert("/w/repo/AGENTS.md", "repo");
+    let m = machine(&fs);
+    let got = read_machine(
+        &pi(),
+        &m,
+        Some(session("/w/repo")),
+        &[],
+        "/pkg",
+        Limits::default(),
+    );
+    // pi walks .agents/skills only up to the git root, so the skill is not read...
+    assert!(!got.inputs.files.is_file("/w/.agents/skills/x/SKILL.md"));
+    // ...but the folder's existence is kept: it makes the project need trust.
+    assert!(got.inputs.files.is_dir("/w/.agents/skills"));
+    assert!(crate::settings::has_trust_requiring_project_resources(
+        &got.inputs.files,
+        "/home/u",
+        "/w/repo"
+    ));
 }

@@ -236,6 +236,20 @@ pub struct ToolSet {
     pub active: Option<Vec<String>>,
 }
 
+impl ToolSet {
+    /// Makes the set's names the active tools (`--tools a,b,…` appended to pi's `args`) when it
+    /// has them, unless `args` already choose the tools (`--tools`, `-t`, `--no-tools`, `-nt`).
+    pub fn activate(&self, args: &mut Vec<String>) {
+        let chosen = args
+            .iter()
+            .any(|a| matches!(a.as_str(), "--tools" | "-t" | "--no-tools" | "-nt"));
+        if let (Some(active), false) = (&self.active, chosen) {
+            args.push("--tools".into());
+            args.push(active.join(","));
+        }
+    }
+}
+
 /// A parsed JSON value as a tool set, in any shape [`recognize`] knows; `None` when it is none.
 pub fn tool_set_value(path: &str, v: &Value, notes: &mut Vec<Diagnostic>) -> Option<ToolSet> {
     let (tools, shape, from_body) = tool_set(v)?;

@@ -3,13 +3,16 @@
 //! file and every path, the same original always by the same stand-in, so the case still lays
 //! out and assembles. What was replaced is reported by kind and count, never by value.
 //!
-//! What counts as a key: the string values of `auth.json`; `apiKey` and header values in
-//! models.json that are neither an environment variable's name nor a `!command`; environment
+//! What counts as a key: the string values of `auth.json`; `apiKey` and credential header
+//! values (`Authorization`, `x-api-key`, …) in models.json that are not an environment
+//! variable's name, a `$VAR` template or a `!command`; environment
 //! variables whose name says key, token, secret, password or credential; and, in any file,
 //! strings shaped like a provider's key (`sk-…`, `AKIA…`, `ghp_…`, `github_pat_…`, `AIza…`,
-//! `xox?-…`, `glpat-…`, `hf_…`), JSON Web Tokens and `Bearer` tokens. A stand-in keeps the
-//! prefix pi looks at (`sk-ant-oat` makes pi use OAuth; a ChatGPT token must stay a JWT with an
-//! account id), so the redacted case builds the same kind of request.
+//! `xox?-…`, `glpat-…`, `hf_…`), JSON Web Tokens and `Bearer` tokens. A stand-in is as long as
+//! its original in UTF-16 units (pi's token estimate and max-tokens clamp measure the context)
+//! and keeps the prefix pi looks at (`sk-ant-oat` makes pi use OAuth; a ChatGPT token must stay
+//! a JWT with an account id), so the redacted case builds the original's request with the same
+//! replacements (`core/tests/export.rs` checks every corpus case).
 
 use std::collections::BTreeMap;
 
@@ -64,7 +67,7 @@ impl Report {
     }
 }
 
-/// The home a redacted case has.
+/// The home a redacted case has (cut or padded with `0` to the original's length).
 pub const HOME: &str = "/home/user";
 /// The user name and host name a redacted case has.
 pub const USER: &str = "user";
@@ -266,33 +269,111 @@ fn string_leaves(v: &Value, out: &mut Vec<String>) {
 /// models.json's literal keys: `apiKey` and header values that are not an env var's name or a
 /// `!command`.
 fn models_keys(v: &Value, out: &mut Vec<String>) {
-    let literal = |s: &str| !is_env_name(s) && !s.starts_with('!') && s.len() >= 8;
+    // A literal value: not an environment variable's name, a `$VAR` template or a `!command`
+    // (pi resolves those; the value they give is not in the file).
+    let literal =
+        |s: &str| !is_env_name(s) && !s.starts_with('!') && !s.contains('$') && s.len() >= 8;
     let Some(providers) = v.get("providers").and_then(Value::as_object) else {
         return;
     };
+    // Header values of headers named like a credential (`Authorization`, `x-api-key`, …).
+    let sensitive = |name: &str| {
+        let n = name.to_ascii_lowercase();
+        [
+            "auth",
+            "key",
+            "token",
+            "secret",
+            "cookie",
+            "password",
+            "signature",
+        ]
+        .iter()
+        .any(|w| n.contains(w))
+    };
     let headers = |h: Option<&Value>, out: &mut Vec<String>| {
         if let Some(h) = h.and_then(Value::as_object) {
-            for (_, x) in h.iter() {
-                if let Some(s) = x.as_str().filter(|s| literal(s)) {
-                    out.push(s.strip_prefix("Bearer ").unwrap_or(s).to_string());
+            for (name, x) in h.iter() {
+                let Some(s) = x.as_str() else { continue };
+                let value = s
+                    .strip_prefix("Bearer ")
+                    .or_else(|| s.strip_prefix("Basic "))
+                    .unwrap_or(s);
+                if (sensitive(name) || value.len() != s.len()) && literal(value) {
+                    out.push(value.to_string());
                 }
             }
         }
     };
-    for (_, p) in providers.iter() {
-        if let Some(k) = p.get_str("apiKey").filter(|s| literal(s)) {
+    let each = |o: &Value, out: &mut Vec<String>| {
+        if let Some(k) = o.get_str("apiKey").filter(|s| literal(s)) {
             out.push(k.to_string());
         }
-        headers(p.get("headers"), out);
+        headers(o.get("headers"), out);
+    };
+    for (_, p) in providers.iter() {
+        each(p, out);
         for m in p
             .get("models")
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
         {
-            headers(m.get("headers"), out);
+            each(m, out);
+        }
+        if let Some(o) = p.get("modelOverrides").and_then(Value::as_object) {
+            for (_, m) in o.iter() {
+                each(m, out);
+            }
         }
     }
+}
+
+/// `stand_in` made as long as `original` in UTF-16 units (JS `.length`), so that every length
+/// pi measures (its token estimate, the max-tokens clamp) stays what it was: padded with `pad`,
+/// or cut (keeping its last `keep_tail` characters, which make it unique) when longer.
+fn same_length(stand_in: &str, original: &str, pad: char, keep_tail: usize) -> String {
+    let want = original.encode_utf16().count();
+    let have = stand_in.chars().count();
+    if have == want {
+        return stand_in.to_string();
+    }
+    if have < want {
+        let mut s = stand_in.to_string();
+        s.extend(std::iter::repeat_n(pad, want - have));
+        return s;
+    }
+    let tail: String = stand_in.chars().skip(have - keep_tail.min(have)).collect();
+    let head_len = want.saturating_sub(cols(&tail));
+    let head: String = stand_in.chars().take(head_len).collect();
+    let s = format!("{head}{tail}");
+    s.chars().take(want.max(1)).collect()
+}
+
+/// A key's stand-in, as long as the key: its `prefix` kept, then `redacted` cut or padded with
+/// `x`, then `-N` (which keeps stand-ins of different keys apart).
+fn key_stand_in(prefix: &str, original: &str, n: usize) -> String {
+    let want = original.encode_utf16().count();
+    let tag = format!("-{n}");
+    let room = want.saturating_sub(cols(prefix) + tag.len());
+    if cols(prefix) + tag.len() > want {
+        // Shorter than its kept prefix and the number: the number wins.
+        let head: String = prefix
+            .chars()
+            .take(want.saturating_sub(tag.len()))
+            .collect();
+        return format!("{head}{tag}");
+    }
+    let middle: String = "redacted"
+        .chars()
+        .chain(std::iter::repeat('x'))
+        .take(room)
+        .collect();
+    format!("{prefix}{middle}{tag}")
+}
+
+fn cols(s: &str) -> usize {
+    s.chars().count()
 }
 
 /// A stand-in JSON Web Token: a header, a payload with a ChatGPT account id (pi reads it for
@@ -363,13 +444,19 @@ pub fn redact(files: &CaseFiles, who: &Identity) -> (CaseFiles, Report) {
         let stand_in = if kind == "JSON Web Token"
             || (orig.starts_with("eyJ") && orig.matches('.').count() == 2)
         {
-            jwt_stand_in(n)
+            // The signature pads it to the original's length.
+            let t = jwt_stand_in(n);
+            if cols(&t) < cols(&orig) {
+                same_length(&t, &orig, 'x', 0)
+            } else {
+                t
+            }
         } else {
             let keep = SHAPES
                 .iter()
                 .find(|s| orig.starts_with(s.prefix))
                 .map_or(0, |s| (s.keep)(&orig).min(orig.len()));
-            format!("{}redacted-{n}", &orig[..keep])
+            key_stand_in(&orig[..keep], &orig, n)
         };
         plan.push((orig, stand_in, kind));
     }
@@ -393,7 +480,8 @@ pub fn redact(files: &CaseFiles, who: &Identity) -> (CaseFiles, Report) {
             }
             continue;
         }
-        words.push((h, HOST.to_string(), "host name"));
+        let to = same_length(HOST, &h, '0', 0);
+        words.push((h, to, "host name"));
     }
     if let Some(user) = who.user.as_deref().filter(|u| !u.is_empty()) {
         if user.len() < 3 || COMMON.contains(&user.to_ascii_lowercase().as_str()) {
@@ -403,7 +491,11 @@ pub fn redact(files: &CaseFiles, who: &Identity) -> (CaseFiles, Report) {
                 ));
             }
         } else {
-            words.push((user.to_string(), USER.to_string(), "user name"));
+            words.push((
+                user.to_string(),
+                same_length(USER, user, '0', 0),
+                "user name",
+            ));
         }
     }
 
@@ -421,7 +513,8 @@ pub fn redact(files: &CaseFiles, who: &Identity) -> (CaseFiles, Report) {
             }
         }
         if let Some(home) = &home {
-            let (replaced, n) = replace_bounded(&out, home, HOME, false);
+            let (replaced, n) =
+                replace_bounded(&out, home, &same_length(HOME, home, '0', 0), false);
             if n > 0 {
                 out = replaced;
                 let e = counts.entry("home path").or_default();
@@ -519,7 +612,7 @@ mod tests {
             ),
             (
                 "agent/models.json",
-                r#"{"providers":{"p":{"apiKey":"P_KEY","headers":{"x-k":"literal-secret-value"}}}}"#,
+                r#"{"providers":{"p":{"apiKey":"P_KEY","headers":{"x-api-key":"literal-secret-value","x-team":"not-a-secret-value"}}}}"#,
             ),
             (
                 "case.json",
@@ -567,12 +660,12 @@ mod tests {
             "a word that contains the name is kept: {all}"
         );
         assert!(
-            out.contains_key("fs/home/user/proj/AGENTS.md"),
+            out.contains_key("fs/home/user0/proj/AGENTS.md"),
             "{:?}",
             out.keys()
         );
         assert!(
-            all.contains("sk-ant-oat01-redacted-"),
+            all.contains("sk-ant-oat01-redacted"),
             "the OAuth prefix stays: {all}"
         );
         assert!(
@@ -582,7 +675,7 @@ mod tests {
         // The same key has the same stand-in everywhere.
         let stand_in = all
             .split(|c: char| !key_char(c))
-            .find(|w| w.starts_with("sk-ant-oat01-redacted-"))
+            .find(|w| w.starts_with("sk-ant-oat01-redacted"))
             .unwrap();
         assert_eq!(all.matches(stand_in).count(), 2, "{all}");
         let s = report.summary();
@@ -609,8 +702,8 @@ mod tests {
         };
         let (out, _) = redact(&f, &who);
         assert_eq!(
-            String::from_utf8_lossy(&out["fs/home/user/a.md"]),
-            "/home/user/x /home/alice/y /home/user"
+            String::from_utf8_lossy(&out["fs/home/us/a.md"]),
+            "/home/us/x /home/alice/y /home/us"
         );
     }
 
@@ -624,7 +717,7 @@ mod tests {
         };
         let (out, report) = redact(&f, &who);
         assert_eq!(
-            String::from_utf8_lossy(&out["fs/home/user/a.md"]),
+            String::from_utf8_lossy(&out["fs/home/a.md"]),
             "the root of the pi agent"
         );
         assert_eq!(report.notes.len(), 1, "{:?}", report.notes);

@@ -107,7 +107,10 @@ fn a_redacted_export_assembles_and_holds_none_of_the_originals() {
         .as_ref()
         .expect("the redacted case assembles")
         .body;
-    assert!(body.contains("on host. "), "the message is there, redacted");
+    assert!(
+        body.contains("on host00000. "),
+        "the message is there, redacted"
+    );
     assert!(!body.contains(&*home), "the body has no home path");
     // Only what was replaced changed: the body is the original's with the same replacements.
     let mut with_body = files.clone();
@@ -133,4 +136,66 @@ fn folders_pi_tests_for_existence_are_kept() {
         back.files.dirs().collect::<Vec<_>>(),
         inputs.files.dirs().collect::<Vec<_>>()
     );
+}
+
+#[test]
+fn an_export_of_a_past_call_rebuilds_that_call() {
+    let files = ctxlens_corpus::Case::named("pi-1.6.0/an-scripted").files();
+    let inputs =
+        ctxlens::case::inputs_for_call(&files, None, Some(ctxlens::calls::CallRef::Index(2)))
+            .unwrap();
+    let a = assemble(&inputs);
+    assert!(a.call.is_some() && a.request.is_some());
+    let back = inputs_from_case(&case_from_inputs(&inputs, None), None).unwrap();
+    assert_eq!(back.call, inputs.call);
+    let b = assemble(&back);
+    assert!(a.request.unwrap().body == b.request.unwrap().body);
+}
+
+/// Every case of the corpus, exported and redacted (its home as the home), builds the request
+/// the original builds, with the same replacements: the redaction never changes what pi does.
+#[test]
+fn every_case_redacted_builds_its_request_redacted() {
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for case in ctxlens_corpus::cases(&ctxlens_corpus::filter_from_env()) {
+        let Ok(inputs) = inputs_from_case(&case.files(), None) else {
+            continue;
+        };
+        let a = assemble(&inputs);
+        let mut files = case_from_inputs(&inputs, a.pi.as_ref().map(|p| p.version));
+        if let Some(r) = &a.request {
+            files.insert(
+                "expected/original-body.json".into(),
+                r.body.as_bytes().to_vec(),
+            );
+        }
+        let who = Identity {
+            home: Some(inputs.home.clone()),
+            user: None,
+            hosts: Vec::new(),
+        };
+        let (red, _) = redact(&files, &who);
+        let back = inputs_from_case(&red, None).unwrap();
+        let b = assemble(&back);
+        match (&b.request, red.get("expected/original-body.json")) {
+            (Some(r), Some(want)) if r.body.as_bytes() == want.as_slice() => {}
+            (None, None) => {}
+            (got, want) => failures.push(format!(
+                "{}: {}",
+                case.name,
+                match (got, want) {
+                    (None, _) => "no request after the redaction".to_string(),
+                    (Some(_), None) => "a request only after the redaction".to_string(),
+                    (Some(r), Some(w)) => format!(
+                        "{:?}",
+                        ctxlens::case::json_difference(&r.body, &String::from_utf8_lossy(w))
+                    ),
+                }
+            )),
+        }
+        checked += 1;
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(checked > 100, "{checked}");
 }

@@ -91,7 +91,9 @@ pub fn placement(inputs: &Inputs, a: &Assembly) -> Placement {
         .args
         .file_args
         .iter()
-        .map(|f| crate::args::resolve_read_path(f, &cwd, &home, &inputs.files))
+        // `@file` paths resolve against process.cwd() (CA/cli/file-processor.js:18), as the
+        // input stage resolves them, not against a resumed session's cwd.
+        .map(|f| crate::args::resolve_read_path(f, &inputs.cwd, &home, &inputs.files))
         .collect();
 
     let mut files = Vec::new();

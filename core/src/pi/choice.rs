@@ -1,6 +1,7 @@
 //! Which pi release an assembly rebuilds, and why: the one given (`--pi`, `piVersion`, the app's
-//! picker), else the release that made the capture (a case's `env.json`), else the one the
-//! session proves, else the newest supported.
+//! picker), else the release that made the capture (a case's `env.json`), else the installed
+//! pi's (`Inputs::installed_pi`, when ctxlens rebuilds it; otherwise that is said), else the one
+//! the session proves, else the newest supported.
 //!
 //! What a session proves comes from what later releases write and earlier ones do not: system
 //! messages (0.86.0 on, before the first prompt of every run), `context_edit` entries (0.87.0),

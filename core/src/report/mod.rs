@@ -745,3 +745,20 @@ pub fn assembly_json(a: &Assembly) -> Value {
 pub fn compare_json(a: &Assembly, b: &Assembly) -> Value {
     compare::to_json(&crate::analysis::compare::compare(a, b))
 }
+
+/// The recent sessions ([`crate::install::list_sessions`]): `[{path, cwd, timestamp, bytes,
+/// firstPrompt}]`, newest first.
+pub fn sessions_json(list: &[crate::install::SessionListing]) -> Value {
+    Value::Array(
+        list.iter()
+            .map(|l| {
+                let mut o = Object::new().with("path", l.path.as_str());
+                o.insert("cwd", opt_str(l.cwd.as_deref()));
+                o.insert("timestamp", opt_str(l.timestamp.as_deref()));
+                o.insert("bytes", Value::from(l.bytes as f64));
+                o.insert("firstPrompt", opt_str(l.first_prompt.as_deref()));
+                o.into()
+            })
+            .collect(),
+    )
+}

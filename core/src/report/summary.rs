@@ -1,6 +1,7 @@
 //! The human summary of an assembly: what `ctxlens SESSION` prints by default (and the npm
 //! package's bin). Plain text, lines of at most 80 columns, no colour: the release rebuilt and
-//! why, the model and the thinking level asked and sent, the request, the seed article's table
+//! why, the model and the thinking level asked and sent, the call rebuilt (with the usage the
+//! provider reported for it), the request, the seed article's table
 //! (system prompt, tools, history: characters, tokens by pi's own estimate, shares), the largest
 //! tools, skills, context files in prompt order with the ones they shadowed, the findings (one
 //! line each) and the count of diagnostics. It formats what `analysis` computed (`Stats`, the
@@ -9,6 +10,7 @@
 use crate::analysis::findings::{self, thousands};
 use crate::analysis::stats::Stats;
 use crate::assemble::Assembly;
+use crate::calls::CallChoice;
 
 /// The width every line fits in.
 pub const WIDTH: usize = 80;
@@ -126,19 +128,23 @@ fn skills(out: &mut String, a: &Assembly) {
     out.push_str(&format!("\nSkills ({}", skills.len()));
     if hidden > 0 {
         out.push_str(&format!(
-            "; {hidden} with disableModelInvocation, not offered to the model"
+            "; [hidden]: {hidden} with disableModelInvocation, not offered to the model"
         ));
     }
     out.push_str(")\n");
     for s in skills {
         let name = cut(&s.name, 24);
         let note = if s.disable_model_invocation {
-            "[disableModelInvocation] "
+            "[hidden] "
         } else {
             ""
         };
-        let rest = format!("{note}{} ({})", s.description, s.source);
-        out.push_str(&format!("  {name:<24}  {}\n", cut(&rest, WIDTH - 28)));
+        let source = cut(&s.source, 8);
+        let rest = format!("{note}{}", s.description);
+        out.push_str(&format!(
+            "  {name:<24}  {source:<8} {}\n",
+            cut(&rest, WIDTH - 37)
+        ));
     }
 }
 
@@ -170,6 +176,61 @@ fn context_files(out: &mut String, a: &Assembly) {
                 )
             ));
         }
+    }
+}
+
+/// Which call the request is (a past one with the usage the provider reported, or the next).
+fn call_lines(out: &mut String, a: &Assembly) {
+    let n = a.calls.len();
+    let Some(rc) = &a.call else {
+        if n > 0 {
+            field(
+                out,
+                "call",
+                &format!(
+                    "the next request, after the session's {n} {}",
+                    if n == 1 { "call" } else { "calls" }
+                ),
+            );
+        }
+        return;
+    };
+    let c = &rc.call;
+    let which = match rc.chosen {
+        CallChoice::Last => format!("{} of {n}, the session's last", c.index),
+        _ if c.on_active_branch => format!("{} of {n}", c.index),
+        _ => format!("{} of its branch (not the active one)", c.index),
+    };
+    let mut about = vec![format!("the answer at line {}", c.line)];
+    if let Some(m) = c.model_reference() {
+        about.push(m);
+    }
+    if let Some(t) = &c.timestamp {
+        about.push(t.clone());
+    }
+    field(out, "call", &format!("{which}: {}", about.join(", ")));
+    let count = |x: f64| thousands(x.max(0.0) as usize);
+    match &c.usage {
+        Some(u) => field(
+            out,
+            "usage",
+            &format!(
+                "as the provider reported it: {} input, {} cache read, {} cache write, {} output",
+                count(u.input),
+                count(u.cache_read),
+                count(u.cache_write),
+                count(u.output)
+            ),
+        ),
+        None => field(out, "usage", "none recorded on the answer"),
+    }
+    if let Some(e) = &c.error_message {
+        let e = e.lines().next().unwrap_or("");
+        field(
+            out,
+            "answer",
+            &format!("{} ({e})", c.stop_reason.as_deref().unwrap_or("error")),
+        );
     }
 }
 
@@ -215,6 +276,7 @@ pub fn text(a: &Assembly) -> String {
         }
         None => field(&mut out, "model", "none"),
     }
+    call_lines(&mut out, a);
     match &a.request {
         Some(r) => {
             field(
@@ -369,12 +431,9 @@ mod tests {
             .skills
             .iter()
             .any(|s| s.disable_model_invocation));
+        assert!(t.contains("[hidden] Not shown to the model."), "{t}");
         assert!(
-            t.contains("[disableModelInvocation] Not shown to the model."),
-            "{t}"
-        );
-        assert!(
-            t.contains("Skills (5; 1 with disableModelInvocation"),
+            t.contains("Skills (5; [hidden]: 1 with disableModelInvocation"),
             "{t}"
         );
     }
@@ -390,6 +449,38 @@ mod tests {
         assert!(
             t.contains("rebuilds  pi 0.85.1 (the release that made this capture"),
             "{t}"
+        );
+    }
+
+    #[test]
+    fn a_past_call_with_its_reported_usage() {
+        let files = ctxlens_corpus::Case::named("pi-0.85.1/an-scripted").files();
+        let inputs =
+            crate::case::inputs_for_call(&files, None, Some(crate::calls::CallRef::Index(2)))
+                .unwrap();
+        let a = crate::assemble(&inputs);
+        let t = text(&a);
+        let c = &a.call.as_ref().expect("call 2 rebuilt").call;
+        let u = c.usage.as_ref().expect("usage recorded");
+        assert!(
+            t.contains(&format!(
+                "call      2 of {}: the answer at line {}",
+                a.calls.len(),
+                c.line
+            )),
+            "{t}"
+        );
+        assert!(
+            t.contains(&format!(
+                "usage     as the provider reported it: {} input, {} cache read",
+                u.input, u.cache_read
+            )),
+            "{t}"
+        );
+        let (_, next) = summary("demo");
+        assert!(
+            next.contains("call      the next request, after the session's"),
+            "{next}"
         );
     }
 }
