@@ -209,8 +209,9 @@ pub fn app() -> Html {
             if let Some(dt) = e.data_transfer() {
                 read_into(
                     d.clone(),
+                    crate::state::Target::Page,
                     "reading the dropped files".into(),
-                    inputs::collect_drop(&dt),
+                    inputs::collect_drop(&dt, crate::state::Target::Page),
                 );
             }
         })
@@ -445,7 +446,7 @@ pub fn app() -> Html {
                 </div>
             </main>
             <aside class="side">
-                <InputsPanel scenario={state.scenario.clone()} laid={state.laid.clone()} reading={state.reading.clone()} dispatch={dispatch.clone()} />
+                <InputsPanel scenario={state.scenario.clone()} laid={state.laid.clone()} reading={state.reading.clone()} report={report.clone()} dispatch={dispatch.clone()} />
                 <SettingsPanel overrides={state.scenario.overrides.clone()} base={state.laid.base.clone()} report={report.clone()}
                     catalog={state.catalog.clone()}
                     on_edit={{ let d = dispatch.clone(); Callback::from(move |e| d.dispatch(Action::EditOverrides(e))) }}

@@ -232,7 +232,7 @@ pub(super) fn settings_panel(p: &SettingsProps) -> Html {
             </fieldset>
             { textarea("Custom system prompt (--system-prompt)", "set-system", o.system_prompt.clone(), "pi's own prompt", |o, v| o.system_prompt = Some(v)) }
             { textarea("Appended system prompt (--append-system-prompt)", "set-append", o.append_system_prompt.clone(), "nothing appended", |o, v| o.append_system_prompt = Some(v)) }
-            { textarea("Next prompt", "set-prompt", Some(prompt_value), "empty: continue after the tool results (no new user message)", |o, v| o.prompt = Some(v)) }
+            { textarea("Next prompt", "set-prompt", Some(prompt_value), "empty: no new message — the session's last call, or pi's continue after tool results", |o, v| o.prompt = Some(v)) }
         </section>
     }
 }
