@@ -818,6 +818,84 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
         );
     }
 
+    // 12b. The context beyond the model's window.
+    if let (Some(c), Some(m)) = (crate::analysis::checks::context_size(a), model) {
+        if c.over() {
+            list.push(
+                "context-over-window",
+                Severity::Warning,
+                "The context is larger than the model's window",
+                format!(
+                    "pi's estimate of this request is {} tokens{}; {} has a context window of {} tokens ({} over). The provider is likely to refuse it; pi compacts the session when it nears the window.",
+                    thousands(c.tokens as usize),
+                    if c.usage_tokens > 0.0 {
+                        format!(
+                            " (the last reported usage, {}, plus the messages after it)",
+                            thousands(c.usage_tokens as usize)
+                        )
+                    } else {
+                        format!(
+                            " (its characters at {} per token)",
+                            crate::js::number_to_string(pi.data.default_number("estimateCharsPerToken"))
+                        )
+                    },
+                    m.reference(),
+                    thousands(c.window as usize),
+                    thousands((c.tokens - c.window) as usize)
+                ),
+                Some(StageId::BuildParams),
+                None,
+            );
+        }
+    }
+
+    // 12c. Tool calls in the history to tools the request does not define.
+    let undefined = crate::analysis::checks::undefined_tool_calls(a);
+    if !undefined.is_empty() {
+        let mut names: Vec<(&str, Vec<String>)> = Vec::new();
+        for u in &undefined {
+            let line = u
+                .line
+                .map(|l| l.to_string())
+                .unwrap_or_else(|| "this turn".into());
+            match names.iter_mut().find(|(n, _)| *n == u.name) {
+                Some((_, lines)) => lines.push(line),
+                None => names.push((u.name.as_str(), vec![line])),
+            }
+        }
+        let defined = crate::analysis::checks::defined_tool_names(a);
+        list.push(
+            "undefined-tools",
+            Severity::Warning,
+            format!(
+                "{} to tools the request does not define",
+                plural(undefined.len(), "tool call", "tool calls")
+            ),
+            format!(
+                "The history calls {}; the request defines {}. The model sees calls to tools it cannot call (an extension's tools are not included unless a tool set is given).",
+                names
+                    .iter()
+                    .map(|(n, lines)| format!(
+                        "{n} ({} {})",
+                        if lines.len() == 1 { "line" } else { "lines" },
+                        lines.join(", ")
+                    ))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if defined.is_empty() {
+                    "no tools".to_string()
+                } else {
+                    plural(defined.len(), "tool", "tools")
+                }
+            ),
+            Some(StageId::AgentContext),
+            undefined
+                .iter()
+                .find_map(|u| u.entry_id.as_ref())
+                .map(|id| format!("entry:{id}")),
+        );
+    }
+
     // 13. Errored and aborted turns dropped.
     let errored: Vec<usize> = p
         .llm_messages
