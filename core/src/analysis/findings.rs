@@ -852,18 +852,38 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
     // 12c. Tool calls in the history to tools the request does not define.
     let undefined = crate::analysis::checks::undefined_tool_calls(a);
     if !undefined.is_empty() {
-        let mut names: Vec<(&str, Vec<String>)> = Vec::new();
+        // name → (calls, the lines they are on).
+        let mut names: Vec<(&str, usize, Vec<String>)> = Vec::new();
         for u in &undefined {
             let line = u
                 .line
-                .map(|l| l.to_string())
-                .unwrap_or_else(|| "this turn".into());
-            match names.iter_mut().find(|(n, _)| *n == u.name) {
-                Some((_, lines)) => lines.push(line),
-                None => names.push((u.name.as_str(), vec![line])),
+                .map_or_else(|| "this turn".to_string(), |l| l.to_string());
+            match names.iter_mut().find(|(n, _, _)| *n == u.name) {
+                Some((_, calls, lines)) => {
+                    *calls += 1;
+                    if !lines.contains(&line) {
+                        lines.push(line);
+                    }
+                }
+                None => names.push((u.name.as_str(), 1, vec![line])),
             }
         }
         let defined = crate::analysis::checks::defined_tool_names(a);
+        let called: Vec<String> = names
+            .iter()
+            .map(|(n, calls, lines)| {
+                format!(
+                    "{n} ({}{} {})",
+                    if *calls > 1 {
+                        format!("{} calls, ", thousands(*calls))
+                    } else {
+                        String::new()
+                    },
+                    if lines.len() == 1 { "line" } else { "lines" },
+                    lines.join(", ")
+                )
+            })
+            .collect();
         list.push(
             "undefined-tools",
             Severity::Warning,
@@ -873,19 +893,11 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
             ),
             format!(
                 "The history calls {}; the request defines {}. The model sees calls to tools it cannot call (an extension's tools are not included unless a tool set is given).",
-                names
-                    .iter()
-                    .map(|(n, lines)| format!(
-                        "{n} ({} {})",
-                        if lines.len() == 1 { "line" } else { "lines" },
-                        lines.join(", ")
-                    ))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                if defined.is_empty() {
-                    "no tools".to_string()
-                } else {
-                    plural(defined.len(), "tool", "tools")
+                called.join(", "),
+                match defined.len() {
+                    0 => "no tools".to_string(),
+                    1..=4 => defined.join(", "),
+                    n => plural(n, "tool", "tools"),
                 }
             ),
             Some(StageId::AgentContext),
