@@ -157,6 +157,7 @@ pub fn trace_json(pi: Option<&Pi>, trace: &Trace) -> Value {
                 Object::new()
                     .with("id", s.id.key())
                     .with("title", s.id.title())
+                    .with("explanation", s.id.explanation())
                     .with("piSource", source(s.pi_source))
                     .with("summary", s.summary.as_str())
                     .with("counts", counts)

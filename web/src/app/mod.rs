@@ -251,6 +251,7 @@ pub fn app() -> Html {
             let d = dispatch.clone();
             Callback::from(move |(a, b): (String, String)| d.dispatch(Action::Compare(a, b)))
         },
+        laid: Some(state.laid.clone()),
     };
     let failure = state
         .failures
@@ -291,12 +292,18 @@ pub fn app() -> Html {
         let d = dispatch.clone();
         Callback::from(move |_| d.dispatch(Action::ToggleCompare))
     };
-    let stage_titles: Vec<String> = report
+    // Each stage's name and what it is, in a line (`StageId::explanation`).
+    let stage_titles: Vec<(String, String)> = report
         .as_ref()
         .and_then(|r| {
             r.get("stages").and_then(Value::as_array).map(|a| {
                 a.iter()
-                    .map(|s| s.get_str("title").unwrap_or("").to_string())
+                    .map(|s| {
+                        (
+                            s.get_str("title").unwrap_or("").to_string(),
+                            s.get_str("explanation").unwrap_or("").to_string(),
+                        )
+                    })
                     .collect()
             })
         })
@@ -322,7 +329,7 @@ pub fn app() -> Html {
                 <button class="button stop" data-testid="stop" onclick={stop} title="Stop: terminate the worker">{"Stop"}</button>
             </div>
         }
-    } else if let Some(t) = &state.last {
+    } else if let Some(t) = state.timings.get(&current_api).or(state.last.as_ref()) {
         // The page's own wasm memory, for measurements (the JS heap does not count it).
         let page_memory = wasm_bindgen::memory()
             .dyn_into::<js_sys::WebAssembly::Memory>()
@@ -392,7 +399,7 @@ pub fn app() -> Html {
                 }
                 <div class="brand">
                     <h1>{"ctxlens"}</h1>
-                    <span class="scenario" title="the scenario on screen">{&state.scenario.name}</span>
+                    <span class="scenario" title="what is loaded: a session and its files, or the demo">{&state.scenario.name}</span>
                     { pi_picker }
                 </div>
                 <StatsStrip report={report.clone()} />
@@ -411,9 +418,12 @@ pub fn app() -> Html {
                     <button class="button" data-testid="stage-next" onclick={next} disabled={stage + 1 >= stage_count} aria-keyshortcuts="ArrowRight" title="next stage (→)">{"Next →"}</button>
                 </div>
                 <ol class="stages">
-                    { for stage_titles.iter().enumerate().map(|(i, t)| {
+                    { for stage_titles.iter().enumerate().map(|(i, (t, why))| {
                         let on_stage = on_stage.clone();
-                        html! { <li><button class={classes!("stage-link", (i == stage).then_some("current"))} aria-current={(i == stage).then_some("step")} onclick={Callback::from(move |_| on_stage.emit(i))}>{t}</button></li> }
+                        html! { <li><button class={classes!("stage-link", (i == stage).then_some("current"))} aria-current={(i == stage).then_some("step")} onclick={Callback::from(move |_| on_stage.emit(i))}>
+                            <span class="stage-name">{t}</span>
+                            if !why.is_empty() { <span class="stage-why" data-testid="stage-why">{why}</span> }
+                        </button></li> }
                     }) }
                 </ol>
                 if report.is_some() {

@@ -30,6 +30,7 @@ mod session;
 mod stage;
 mod sysmsg;
 mod tools;
+mod transcript;
 mod usage;
 
 pub use request::{prov_answer, provenance_map};
@@ -75,6 +76,10 @@ pub struct ViewProps {
     /// Asks the worker to compare (current api, other api) (again, after a failure).
     #[prop_or_default]
     pub on_compare: Callback<(String, String)>,
+    /// The files laid out on the page (the transcript reads an opened entry in full from the
+    /// session file, by its line).
+    #[prop_or_default]
+    pub laid: Option<Shared<crate::state::Laid>>,
 }
 
 /// The views, in navigation order: (key, label). Keys are stable (they go into the hash).
@@ -82,6 +87,7 @@ pub fn view_nav() -> Vec<(&'static str, &'static str)> {
     vec![
         ("overview", "Overview"),
         ("session", "Session"),
+        ("transcript", "Transcript"),
         ("prompt", "System prompt"),
         ("tools", "Tools"),
         ("history", "History"),
@@ -137,6 +143,7 @@ pub fn ViewSwitch(p: &ViewSwitchProps) -> Html {
     let inner = match p.view.as_str() {
         "stage" => html! { <StageView ..props /> },
         "session" => html! { <session::SessionView ..props /> },
+        "transcript" => html! { <transcript::TranscriptView ..props /> },
         "prompt" => html! { <prompt::PromptView ..props /> },
         "tools" => html! { <tools::ToolsView ..props /> },
         "history" => html! { <history::HistoryView ..props /> },

@@ -172,6 +172,7 @@ pub fn SessionView(p: &ViewProps) -> Html {
         (Rc::new(entries), Rc::new(rows))
     });
     let only_branch = use_state(|| false);
+    let file = super::transcript::use_session_file(p.laid.clone());
     let Some(sess) = p.report.get("session").filter(|v| !v.is_null()) else {
         return html! { <section class="session-view">{not_available("No session: this request starts a new conversation.")}</section> };
     };
@@ -343,6 +344,9 @@ pub fn SessionView(p: &ViewProps) -> Html {
                     <VList count={shown.len()} render={render} testid="session-tree" row_height={26.0} height={520.0} scroll_to={scroll_to} />
                     <p class="legend-note small muted"><span class="key active"></span>{" active branch "}<span class="key cut"></span>{" on the branch but cut by a compaction"}</p>
                     { selected_entry.as_ref().map(|e| entry_detail(e, &p.on_select)).unwrap_or_default() }
+                    if let Some(e) = selected_entry.clone() {
+                        <super::transcript::EntryReader report={p.report.clone()} file={file.clone()} entry={e} />
+                    }
                 </div>
                 <div>
                     <h4>{format!("Messages it yields ({})", sources.len())}</h4>
