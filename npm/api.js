@@ -21,8 +21,8 @@ export const piVersions = Object.freeze(["0.85.1", "1.6.0"]);
 export const piVersion = piVersions[piVersions.length - 1];
 
 const STRING_OPTIONS = ["sessionPath", "home", "agentDir", "cwd", "piPackageDir", "model", "thinking", "sessionId", "userAgent"];
-const ASSEMBLE_OPTIONS = new Set([...STRING_OPTIONS, "session", "files", "models", "tools", "args", "env", "prompt", "now", "systemNow", "api", "compareWith", "piVersion"]);
-const CASE_OPTIONS = new Set(["now", "api", "envDir", "compareWith", "piVersion"]);
+const ASSEMBLE_OPTIONS = new Set([...STRING_OPTIONS, "session", "files", "models", "tools", "args", "env", "prompt", "call", "now", "systemNow", "api", "compareWith", "piVersion"]);
+const CASE_OPTIONS = new Set(["now", "api", "envDir", "compareWith", "piVersion", "call"]);
 const SESSION_OPTIONS = new Set(["path", "piVersion"]);
 
 const encoder = new TextEncoder();
@@ -75,6 +75,15 @@ function optPi(fn, o) {
   const v = optString(fn, o, "piVersion");
   if (v !== undefined && !piVersions.includes(v)) fail(fn, `\`piVersion\` must be one of ${piVersions.join(", ")}; got ${JSON.stringify(v)}`);
   return v;
+}
+
+/** `call`: a 1-based call index (a number), an assistant entry id, or "next" (strings). */
+function optCall(fn, o) {
+  const v = o.call;
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === "number" && Number.isSafeInteger(v) && v >= 1) return v;
+  if (typeof v === "string" && v !== "") return v;
+  fail(fn, `\`call\` must be a call's number (1, 2, ...), an assistant entry id or "next", got ${typeof v === "number" ? v : typeName(v)}`);
 }
 
 function optApi(fn, o, key = "api") {
@@ -188,6 +197,8 @@ function toAssembly(metaJson, bytes) {
     stats: meta.stats,
     findings: meta.findings,
     diagnostics: meta.diagnostics,
+    calls: meta.calls,
+    call: meta.call,
     ...(meta.comparison ? { comparison: meta.comparison } : {}),
   };
 }
@@ -246,6 +257,8 @@ export function bind(raw, ready = () => {}, load = (fn, v) => fail(fn, `pi ${v}'
     const pi = optPi(fn, o);
     if (pi !== undefined) json.piVersion = pi;
     if (o.prompt !== undefined && o.prompt !== null) json.prompt = textOf(fn, "prompt", o.prompt);
+    const callRef = optCall(fn, o);
+    if (callRef !== undefined) json.call = callRef;
     if (o.models !== undefined && o.models !== null) {
       if (typeof o.models === "string") json.models = o.models;
       else if (isPlainObject(o.models)) json.models = JSON.stringify(o.models, null, 2);
@@ -289,6 +302,8 @@ export function bind(raw, ready = () => {}, load = (fn, v) => fail(fn, `pi ${v}'
     if (now !== undefined) json.now = now;
     const envDir = optString(fn, o, "envDir");
     if (envDir !== undefined) json.envDir = envDir;
+    const callRef = optCall(fn, o);
+    if (callRef !== undefined) json.call = callRef;
     const pi = optPi(fn, o);
     if (pi !== undefined) json.piVersion = pi;
     if (files === undefined || files === null) fail(fn, "files are required: the case folder's files by relative path");

@@ -84,8 +84,18 @@ export interface AssembleOptions {
   args?: string[];
   /** Environment variables pi reads (`PI_CACHE_RETENTION`, `PI_EXPERIMENTAL`, `OPENAI_BASE_URL`, ...). */
   env?: { [name: string]: string };
-  /** The next prompt. Absent or null: pi continues after the last tool results (no new user message). */
+  /**
+   * The next prompt. Absent or null: the session's last call when its active branch ends with an
+   * answer (see `call`), else pi's continue after the last tool results (no new user message).
+   */
   prompt?: string | null;
+  /**
+   * A model call of the session to rebuild as pi sent it (the branch up to that answer's parent,
+   * no new prompt, the model and thinking level of that call): its number on the active branch
+   * (1, 2, ...; `result.calls` lists them), the entry id of an assistant message on any branch,
+   * or "next" for the next request (pi's continue, refused after an answer as pi refuses it).
+   */
+  call?: CallRef;
   /** `Date.now()` when the prompt is sent, in ms. Default 0 (the same inputs always give the same bytes). */
   now?: number;
   /** Switch the protocol: the same model with its `api` replaced. */
@@ -112,6 +122,8 @@ export interface AssembleCaseOptions {
   compareWith?: Api;
   /** The folder (relative to the case) holding the capture's env.json. Default: `expected/`, else the shallowest env.json. */
   envDir?: string;
+  /** A call to rebuild, counted on the capture's session.after.jsonl (request N of the run is call "calls before the run + N"); see {@link AssembleOptions.call}. */
+  call?: CallRef;
   /** The pi release to rebuild. Default: the capture's (env.json `piVersion`), else the one the session proves, else the newest. */
   piVersion?: PiVersion;
 }
@@ -122,6 +134,55 @@ export interface ParseSessionOptions {
   path?: string;
   /** The pi release that reads it. Default: the one the session proves, else the newest. */
   piVersion?: PiVersion;
+}
+
+/** Which call: a 1-based number on the active branch, an assistant entry id, or "next". */
+export type CallRef = number | string;
+
+/** The provider's usage as pi recorded it on the answer. */
+export interface CallUsage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  totalTokens: number | null;
+  /** `{input, output, cacheRead, cacheWrite, total}` as recorded, or null. */
+  cost: { [k: string]: number } | null;
+}
+
+/** One model call: the assistant message that answered it. */
+export interface Call {
+  /** 1-based among the calls of its branch. */
+  index: number;
+  entryId: string | null;
+  /** The entry the request ended with (pi's leaf when it sent it). */
+  parentId: string | null;
+  /** 1-based line in the session file. */
+  line: number;
+  /** When pi stored the answer (ISO). */
+  timestamp: string | null;
+  /** The answer's `timestamp` (ms): `Date.now()` as the stream started, just before the request. */
+  messageTimestamp: number | null;
+  provider: string | null;
+  model: string | null;
+  api: string | null;
+  /** The level the call was made with, as pi records it from 0.86 on. */
+  thinkingLevel: string | null;
+  stopReason: string | null;
+  errorMessage: string | null;
+  usage: CallUsage | null;
+  onActiveBranch: boolean;
+}
+
+/** The call whose request was rebuilt. */
+export interface RebuiltCall extends Call {
+  /** `index` / `entry`: the `call` option; `last`: no prompt, and the branch ends with an answer. */
+  chosen: "index" | "entry" | "last";
+  /** Where the model came from: `given` (the `model` option), `call` (the answer's), `session`. */
+  modelFrom: "given" | "call" | "session";
+  thinkingFrom: "given" | "call" | "session";
+  /** Failed answers pi took out of its context before this retry (their entry ids). */
+  retried: string[];
 }
 
 /** A pi release ctxlens rebuilds. */
@@ -345,6 +406,10 @@ export interface Assembly {
   /** Notable properties of the request, most important first. */
   findings: Finding[];
   diagnostics: Diagnostic[];
+  /** The model calls on the session's active branch, each with the usage the provider reported. */
+  calls: Call[];
+  /** The call rebuilt (the `call` option, or the last call when there is no prompt); null: the next request. */
+  call: RebuiltCall | null;
   /** Present when `compareWith` was given. */
   comparison?: Comparison;
 }

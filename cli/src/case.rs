@@ -4,7 +4,8 @@
 use std::fs;
 use std::path::Path;
 
-use ctxlens::case::{inputs_from_case, CaseFiles};
+use ctxlens::calls::CallRef;
+use ctxlens::case::{inputs_for_call, CaseFiles};
 use ctxlens::Inputs;
 
 /// What went wrong reading a case (a usage error, not an input diagnostic).
@@ -25,6 +26,17 @@ pub struct LoadedCase {
 /// Reads `case_dir` with the capture files (env.json, request-1.meta.json, session.after.jsonl)
 /// from the folder of `env_json`.
 pub fn load(case_dir: &Path, env_json: &Path) -> Result<LoadedCase, CaseError> {
+    load_call(case_dir, env_json, None)
+}
+
+/// [`load`] for one model call (`--call`): rebuilt from the capture's session.after.jsonl when
+/// there is one (request N of the run is call "calls before the run + N"), else from the
+/// case's session ([`ctxlens::case::inputs_for_call`]).
+pub fn load_call(
+    case_dir: &Path,
+    env_json: &Path,
+    call: Option<CallRef>,
+) -> Result<LoadedCase, CaseError> {
     let mut files: CaseFiles = ctxlens_corpus::read_folder(case_dir).map_err(CaseError)?;
     let env_dir = env_json.parent().unwrap_or(Path::new("."));
     // The capture's files may live outside the case folder: mount them under a folder of their own.
@@ -41,6 +53,6 @@ pub fn load(case_dir: &Path, env_json: &Path) -> Result<LoadedCase, CaseError> {
             return Err(CaseError(format!("{}: cannot read", p.display())));
         }
     }
-    let inputs = inputs_from_case(&files, Some(ENV_DIR)).map_err(|e| CaseError(e.0))?;
+    let inputs = inputs_for_call(&files, Some(ENV_DIR), call).map_err(|e| CaseError(e.0))?;
     Ok(LoadedCase { inputs })
 }

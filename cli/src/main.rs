@@ -11,7 +11,8 @@ const HELP: &str = "\
 ctxlens — rebuild, byte for byte, the HTTP request pi (0.85.1 or 1.6.0) sends to an LLM
 
 USAGE:
-    ctxlens <COMMAND> --case CASE_DIR [--env ENV_JSON] [--pi VERSION] [--now MS] [--api API]
+    ctxlens <COMMAND> --case CASE_DIR [--env ENV_JSON] [--call K] [--pi VERSION] [--now MS]
+                      [--api API]
 
 COMMANDS:
     assemble      Print exactly the request body pi would send (no trailing newline)
@@ -36,6 +37,15 @@ OPTIONS:
                   at the env's root)
     --env FILE    The capture's env.json (root, home, agentDir, cwd, piPackageDir, sessionId,
                   model, thinking, prompt, args, piVersion; default: CASE_DIR/expected/env.json)
+    --call K      Rebuild the request of a past model call as pi sent it: K is its number on
+                  the session's active branch (1, 2, ...; `report` lists them as `calls`, with
+                  the usage the provider reported), or the entry id of an assistant message on
+                  any branch, or `next` (the next request: without a prompt pi's continue,
+                  which pi refuses after an assistant message). The call's model and thinking
+                  level are the ones in force then, unless the env gives them. In a capture,
+                  the call is read from session.after.jsonl: request N of the run is call
+                  `calls before the run + N`. Without --call and without a prompt in env.json,
+                  a session that ends with an assistant message gives its last call
     --pi VERSION  The pi release to rebuild: 0.85.1 or 1.6.0. Default: the release that made
                   the capture (env.json piVersion), else the one the session proves (system
                   messages, entry types, section texts, dates), else the newest (1.6.0). The
@@ -60,6 +70,7 @@ struct Opts {
     api: Option<Api>,
     with: Option<Api>,
     pi: Option<ctxlens::PiVersion>,
+    call: Option<ctxlens::calls::CallRef>,
     json: bool,
 }
 
@@ -83,6 +94,7 @@ fn parse_args() -> Result<Opts, String> {
         api: None,
         with: None,
         pi: None,
+        call: None,
         json: false,
     };
     while let Some(a) = args.next() {
@@ -110,6 +122,7 @@ fn parse_args() -> Result<Opts, String> {
                         .map_err(|e: ctxlens::pi::UnknownVersion| format!("--pi: {e}"))?,
                 )
             }
+            "--call" => o.call = Some(ctxlens::calls::CallRef::parse(&value("--call")?)),
             "--json" => o.json = true,
             s if s.starts_with('-') => return Err(format!("unknown option {s}")),
             s if o.command.is_empty() => o.command = s.to_string(),
@@ -158,7 +171,7 @@ fn main() -> ExitCode {
         .env
         .clone()
         .unwrap_or_else(|| case_dir.join("expected/env.json"));
-    let mut loaded = match case::load(case_dir, &env) {
+    let mut loaded = match case::load_call(case_dir, &env, o.call.clone()) {
         Ok(l) => l,
         Err(e) => {
             eprintln!("ctxlens: {e}");

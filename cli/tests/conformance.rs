@@ -3,7 +3,9 @@
 //!
 //! - every body is byte-identical to what pi sent (bytes compared, not parsed JSON); a failure
 //!   names the byte, the JSON path of the first difference and the source of that part;
-//! - every later request of a scripted capture too, and every URL path and protocol header;
+//! - every URL path and protocol header;
+//! - every request of every capture (request-1 … request-N) rebuilt as a past call (`--call K`)
+//!   from the session pi left (`session.after.jsonl`): bytes, URL path and headers;
 //! - where pi sent nothing (`expected/pi-error.txt`), ctxlens builds nothing and says why;
 //! - every case switches to every protocol without a panic;
 //! - per case, a snapshot of what ctxlens says beyond pi's bytes (`tests/snapshots/<case>.snap`:
@@ -14,7 +16,10 @@
 
 use std::path::PathBuf;
 
-use ctxlens::case::{continuation_inputs, first_difference, inputs_from_case, json_difference};
+use ctxlens::calls::CallRef;
+use ctxlens::case::{
+    call_inputs, calls_on_active_branch, first_difference, inputs_from_case, json_difference,
+};
 use ctxlens::js::{self, Value};
 use ctxlens::{Api, Assembly, Inputs};
 use ctxlens_corpus::Case;
@@ -108,39 +113,110 @@ fn every_case_is_byte_identical() {
     );
 }
 
-/// Scripted captures hold later requests too (`request-2.json`, ...): pi sent them after running
-/// tool calls, with no new prompt. Each must be byte-identical as well.
+/// Every request of every capture, request-1 included, rebuilt as a past call (`--call K`) from
+/// the session pi left (`session.after.jsonl`): request `n` is call `k = calls before the run on
+/// the branch + n`. Body bytes, URL path and headers all as pi sent them; the model and thinking
+/// level as the run was given them (`env.json`), or, in a second pass, as the session records
+/// them (counted and checked too).
 #[test]
-fn every_continuation_is_byte_identical() {
-    let mut total = 0;
+fn every_call_is_byte_identical() {
+    let mut per_version: std::collections::BTreeMap<String, (usize, usize, usize, usize)> =
+        Default::default();
     let mut failures = Vec::new();
     for case in cases() {
         let Some(after) = case.session_after() else {
             continue;
         };
         let Ok(base) = load(&case) else { continue };
-        for n in 2.. {
+        let version = base.captured_pi.map_or("?".into(), |v| v.to_string());
+        let requests = (1..).take_while(|&n| case.body(n).is_some()).count();
+        let total = calls_on_active_branch(&call_inputs(&base, &after, CallRef::Next));
+        let Some(before) = total.checked_sub(requests) else {
+            failures.push(format!(
+                "{}: {requests} requests but {total} calls on the branch of session.after.jsonl",
+                case.name
+            ));
+            continue;
+        };
+        // Calls on the branch before the run; where pi rewrote links it had in memory (a v1
+        // line that could not keep its id, a run appended after an entry without an id) the
+        // branch of session.after.jsonl holds fewer, and the run's calls are its last ones.
+        let before_run = calls_on_active_branch(&base);
+        let before = if before_run + requests <= total {
+            before_run
+        } else {
+            println!(
+                "calls: {}: {before_run} calls on the branch before the run, {before} below the run's on the branch of session.after.jsonl",
+                case.name
+            );
+            before
+        };
+        for n in 1.. {
             let Some(want) = case.body(n) else { break };
-            total += 1;
-            let name = format!("{} request-{n}", case.name);
-            let Some(inputs) = continuation_inputs(&base, &after, n) else {
-                failures.push(format!("{name}: session.after.jsonl has fewer turns"));
-                continue;
-            };
-            let a = ctxlens::assemble(&inputs);
-            match a.body() {
-                None => failures.push(format!("{name}: no request built")),
-                Some(body) => failures.extend(explain(&name, &a, body, &want)),
+            let k = before + n;
+            let name = format!("{} request-{n} (call {k})", case.name);
+            let given = call_inputs(&base, &after, CallRef::Index(k));
+            let mut derived = given.clone();
+            derived.model = None;
+            derived.thinking = None;
+            let entry = &mut per_version.entry(version.clone()).or_default();
+            entry.0 += 1;
+            for (pass, inputs) in [("", &given), (" from the session's model", &derived)] {
+                let a = ctxlens::assemble(inputs);
+                let why = match a.body() {
+                    None => Some(format!(
+                        "{name}{pass}: no request built: {:?}",
+                        a.diagnostics
+                            .iter()
+                            .map(|d| d.to_string())
+                            .collect::<Vec<_>>()
+                    )),
+                    Some(body) => {
+                        explain(&format!("{name}{pass}"), &a, body, &want).or_else(|| {
+                            let meta = js::parse(&case.meta(n)?).ok()?;
+                            request_differs(&a, &meta).map(|d| format!("{name}{pass}: {d}"))
+                        })
+                    }
+                };
+                match (why, pass.is_empty()) {
+                    (None, true) => entry.1 += 1,
+                    (None, false) => entry.2 += 1,
+                    (Some(w), true) => failures.push(w),
+                    // Without the run's flags, what the session does not record: a thinking
+                    // level given on resume (0.85 records none on the answer), a model pi made
+                    // from --model (said in a warning), a flag that needs --model.
+                    (Some(w), false) => {
+                        let level_unrecorded = a
+                            .call
+                            .as_ref()
+                            .is_some_and(|c| c.thinking_from == "session")
+                            && given
+                                .thinking
+                                .as_deref()
+                                .is_some_and(|t| t != a.parts.model_choice.requested_level);
+                        let said = a.diagnostics.iter().any(|d| {
+                            d.message.contains("is not one pi can restore")
+                                || d.message.contains("requires a model to be specified")
+                                || d.message.contains("--provider requires --model")
+                        });
+                        if level_unrecorded || said {
+                            entry.3 += 1;
+                        } else {
+                            failures.push(w);
+                        }
+                    }
+                }
             }
         }
     }
-    println!(
-        "continuations: {} of {total} requests byte-identical",
-        total - failures.len()
-    );
+    for (v, (total, ok, derived, unrecorded)) in &per_version {
+        println!(
+            "calls: pi {v}: {ok} of {total} requests byte-identical as past calls (url and headers too); {derived} of {total} also with only the model and level the session records ({unrecorded} need the run's --model/--thinking, which the session does not record)"
+        );
+    }
     assert!(
         failures.is_empty(),
-        "{} of {total} continuation requests differ:\n{}",
+        "{} call rebuilds differ:\n{}",
         failures.len(),
         failures.join("\n")
     );
@@ -151,8 +227,54 @@ fn is_credential(name: &str) -> bool {
     n.contains("auth") || n.contains("api-key") || n.contains("cookie")
 }
 
-/// The protocol's own headers and the URL path match the capture: same names, same values
-/// (credentials only by presence), same order.
+/// Where the request's URL path or protocol headers differ from what pi sent (`meta`: a
+/// capture's `request-N.meta.json`): the same names, the same values (credentials only by
+/// presence), the same order. The runtime headers the core names for the protocol are left out.
+fn request_differs(a: &Assembly, meta: &Value) -> Option<String> {
+    let Some(req) = &a.request else {
+        return Some("no request built".into());
+    };
+    let want_path = meta.get_str("url").unwrap_or("");
+    let got_path = req
+        .url
+        .find("://")
+        .and_then(|i| req.url[i + 3..].find('/').map(|j| &req.url[i + 3 + j..]))
+        .unwrap_or(&req.url);
+    if got_path != want_path {
+        return Some(format!("url path {got_path:?}, pi sent {want_path:?}"));
+    }
+    let api = a
+        .parts
+        .model_choice
+        .model
+        .as_ref()
+        .map(|m| m.api().to_string())
+        .unwrap_or_default();
+    let runtime = api.parse::<Api>().map_or(&[][..], Api::runtime_headers);
+    let norm = |k: &str, v: &str| -> (String, String) {
+        let k = k.to_ascii_lowercase();
+        let v = if is_credential(&k) {
+            "<redacted>".to_string()
+        } else {
+            v.to_string()
+        };
+        (k, v)
+    };
+    let want: Vec<(String, String)> = meta
+        .get("headers")
+        .and_then(|h| h.as_object())
+        .map(|h| {
+            h.iter()
+                .filter(|(k, _)| !runtime.contains(&k.to_ascii_lowercase().as_str()))
+                .map(|(k, v)| norm(k, v.as_str().unwrap_or("")))
+                .collect()
+        })
+        .unwrap_or_default();
+    let got: Vec<(String, String)> = req.headers.iter().map(|(k, v)| norm(k, v)).collect();
+    (got != want).then(|| format!("headers differ\n     got: {got:?}\n    want: {want:?}"))
+}
+
+/// The protocol's own headers and the URL path match the capture.
 #[test]
 fn every_case_has_the_captured_url_and_headers() {
     let all = cases();
@@ -164,56 +286,8 @@ fn every_case_has_the_captured_url_and_headers() {
         checked += 1;
         let meta = js::parse(&meta).expect("meta.json is JSON");
         let a = ctxlens::assemble(&inputs);
-        let Some(req) = &a.request else {
-            failures.push(format!("{}: no request built", case.name));
-            continue;
-        };
-        let want_path = meta.get_str("url").unwrap_or("");
-        let got_path = req
-            .url
-            .find("://")
-            .and_then(|i| req.url[i + 3..].find('/').map(|j| &req.url[i + 3 + j..]))
-            .unwrap_or(&req.url);
-        if got_path != want_path {
-            failures.push(format!(
-                "{}: url path {got_path:?}, pi sent {want_path:?}",
-                case.name
-            ));
-        }
-        // The runtime headers the core names for this protocol are the only ones left out.
-        let api = a
-            .parts
-            .model_choice
-            .model
-            .as_ref()
-            .map(|m| m.api().to_string())
-            .unwrap_or_default();
-        let runtime = api.parse::<Api>().map_or(&[][..], Api::runtime_headers);
-        let norm = |k: &str, v: &str| -> (String, String) {
-            let k = k.to_ascii_lowercase();
-            let v = if is_credential(&k) {
-                "<redacted>".to_string()
-            } else {
-                v.to_string()
-            };
-            (k, v)
-        };
-        let want: Vec<(String, String)> = meta
-            .get("headers")
-            .and_then(|h| h.as_object())
-            .map(|h| {
-                h.iter()
-                    .filter(|(k, _)| !runtime.contains(&k.to_ascii_lowercase().as_str()))
-                    .map(|(k, v)| norm(k, v.as_str().unwrap_or("")))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let got: Vec<(String, String)> = req.headers.iter().map(|(k, v)| norm(k, v)).collect();
-        if got != want {
-            failures.push(format!(
-                "{}: headers differ\n     got: {got:?}\n    want: {want:?}",
-                case.name
-            ));
+        if let Some(d) = request_differs(&a, &meta) {
+            failures.push(format!("{}: {d}", case.name));
         }
     }
     println!(

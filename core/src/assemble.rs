@@ -7,6 +7,7 @@
 use crate::analysis::stats::{self, Stats};
 use crate::api::Api;
 use crate::args::{self, PiArgs};
+use crate::calls::{self, Call, CallChoice, CallRef, RebuiltCall};
 use crate::context::LlmContext;
 use crate::diagnostics::Diagnostic;
 use crate::inputs::{Inputs, SourceText};
@@ -21,7 +22,7 @@ use crate::resources::{self, Resources};
 use crate::session::{self, SessionContext, SessionFile};
 use crate::settings::{self, Settings};
 use crate::tools::{self, ToolDef};
-use crate::trace::{Event, EventKind, Recorder, StageId, Trace};
+use crate::trace::{Event, EventKind, Events, Recorder, StageId, Trace};
 
 /// Everything one assembly produced.
 #[derive(Clone, Debug, Default)]
@@ -36,6 +37,12 @@ pub struct Assembly {
     pub trace: Trace,
     pub stats: Option<Stats>,
     pub diagnostics: Vec<Diagnostic>,
+    /// The model calls on pi's active branch (its assistant messages, root → leaf), each with
+    /// the usage the provider reported.
+    pub calls: Vec<Call>,
+    /// The call whose request was rebuilt ([`Inputs::call`], or the session's last call when
+    /// there is no prompt); `None`: the next request.
+    pub call: Option<RebuiltCall>,
     /// Intermediate results, for views that show a stage's data.
     pub parts: Parts,
 }
@@ -116,6 +123,8 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
         switched_from: None,
         llm: LlmContext::default(),
         failed: false,
+        calls: Vec::new(),
+        call: None,
     };
     // A session from a newer pi than the one rebuilt is said first.
     if let Some(w) = choice.newer_session_warning() {
@@ -143,6 +152,8 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
         trace: run.rec.finish(),
         stats,
         diagnostics: run.diags,
+        calls: run.calls,
+        call: run.call,
         parts: run.parts,
     }
 }
@@ -163,6 +174,10 @@ struct Run<'a> {
     llm: LlmContext,
     /// pi throws before the adapter (a diagnostic says why): no request is built.
     failed: bool,
+    /// The calls on the active branch.
+    calls: Vec<Call>,
+    /// The call being rebuilt.
+    call: Option<RebuiltCall>,
 }
 
 impl Run<'_> {
@@ -195,11 +210,18 @@ impl Run<'_> {
             }
         }
         let context = match &file {
-            Some(f) => session::build_context(&pi, f, &mut self.rec.events, &mut self.diags),
-            None => SessionContext {
-                thinking_level: "off".into(),
-                ..Default::default()
-            },
+            Some(f) => self.context_for_call(f),
+            None => {
+                if let Some(c @ (CallRef::Index(_) | CallRef::Entry(_))) = &self.inputs.call {
+                    self.call_refused(format!(
+                        "call {c}: there is no session, so there is no call to rebuild"
+                    ));
+                }
+                SessionContext {
+                    thinking_level: "off".into(),
+                    ..Default::default()
+                }
+            }
         };
         let entries = file.as_ref().map_or(0, |f| f.entries.len());
         self.rec.record(
@@ -227,6 +249,192 @@ impl Run<'_> {
         );
         self.parts.session = file;
         self.parts.session_context = context;
+    }
+
+    /// No request: the call asked for is not in the session (a diagnostic says why).
+    fn call_refused(&mut self, message: String) {
+        let name = self
+            .inputs
+            .session
+            .as_ref()
+            .map_or("session", |s| s.name.as_str());
+        self.diags.push(Diagnostic::error(name, None, message));
+        self.failed = true;
+    }
+
+    /// The session context of the request rebuilt: pi's active branch, or — for a past call
+    /// (`Inputs::call`, or the last call when there is no prompt and the branch ends with an
+    /// answer) — the branch up to that answer's parent, as pi's leaf was when it sent the call.
+    fn context_for_call(&mut self, f: &SessionFile) -> SessionContext {
+        let pi = self.pi;
+        let active = session::active_path(f);
+        self.calls = calls::calls_on(f, &active, true);
+        let mut events = Events::new(StageId::SessionRead);
+        let mut diags = Vec::new();
+        let active_ctx = session::build_context(&pi, f, &mut events, &mut diags);
+        let ends_with_answer = active_ctx
+            .messages
+            .last()
+            .is_some_and(|m| m.get_str("role") == Some("assistant"));
+        let target = match &self.inputs.call {
+            Some(CallRef::Index(k)) => match k.checked_sub(1).and_then(|i| self.calls.get(i)) {
+                Some(c) => Some((c.clone(), CallChoice::Index)),
+                None => {
+                    let n = self.calls.len();
+                    self.call_refused(match n {
+                        0 => format!("call {k}: the active branch has no model calls (no assistant messages)"),
+                        1 => format!("call {k}: the active branch has 1 model call (call 1)"),
+                        _ => format!("call {k}: the active branch has {n} model calls (calls 1 to {n})"),
+                    });
+                    None
+                }
+            },
+            Some(CallRef::Entry(id)) => match session::find_entry(f, id) {
+                None => {
+                    self.call_refused(format!("call {id}: no entry with this id in the session"));
+                    None
+                }
+                Some(i) if !calls::is_call(f, i) => {
+                    let e = &f.entries[i];
+                    let what = match e.value.get("message").and_then(|m| m.get_str("role")) {
+                        Some(role) if e.kind() == "message" => format!("a {role} message"),
+                        _ => format!("a {} entry", e.kind()),
+                    };
+                    self.call_refused(format!(
+                        "call {id}: entry {id} (line {}) is {what}, not a model call: only an assistant message answers one",
+                        e.line
+                    ));
+                    None
+                }
+                Some(i) => {
+                    let path = session::path_to(f, i);
+                    let index = path.iter().filter(|&&j| calls::is_call(f, j)).count();
+                    let on_active = active.contains(&i);
+                    Some((calls::call_at(f, i, index, on_active), CallChoice::Entry))
+                }
+            },
+            Some(CallRef::Next) => None,
+            None if self.inputs.prompt.is_none() && ends_with_answer => {
+                // The answer the branch ends with (the last message's entry).
+                let line = active_ctx.sources.last().map(|s| s.line);
+                self.calls
+                    .iter()
+                    .rev()
+                    .find(|c| Some(c.line) == line)
+                    .or(self.calls.last())
+                    .cloned()
+                    .map(|c| (c, CallChoice::Last))
+            }
+            None => None,
+        };
+        if let (Some((call, CallChoice::Index | CallChoice::Entry)), Some(_)) =
+            (&target, &self.inputs.prompt)
+        {
+            let name = self
+                .inputs
+                .session
+                .as_ref()
+                .map_or("session", |s| s.name.as_str());
+            self.diags.push(Diagnostic::warning(
+                name,
+                Some(call.line),
+                format!(
+                    "the prompt is not used: call {} is rebuilt as pi sent it, with no new prompt",
+                    call.index
+                ),
+            ));
+        }
+        let Some((call, chosen)) = target else {
+            self.rec.events.extend(events);
+            self.diags.extend(diags);
+            return active_ctx;
+        };
+        // pi's leaf when it sent the call: the answer's parent.
+        let leaf = match call
+            .parent_id
+            .as_deref()
+            .and_then(|p| session::find_entry(f, p))
+        {
+            Some(j) => session::Leaf::Entry(j),
+            // Appended while pi's leaf had no id: that entry was the leaf (`build_context_at`).
+            None if call.entry > 0
+                && f.entries[call.entry].value.get("parentId").is_none()
+                && !f.entries[call.entry - 1]
+                    .value
+                    .get("id")
+                    .is_some_and(Value::truthy) =>
+            {
+                session::Leaf::Entry(call.entry - 1)
+            }
+            None => session::Leaf::Root,
+        };
+        let choice_text = match chosen {
+            CallChoice::Index => format!("call {} of the active branch (--call)", call.index),
+            CallChoice::Entry if call.on_active_branch => {
+                format!("call {} of the active branch (--call {})", call.index, call.entry_id.as_deref().unwrap_or("?"))
+            }
+            CallChoice::Entry => format!(
+                "call {} of another branch (--call {}): its branch is the path from the root to it",
+                call.index,
+                call.entry_id.as_deref().unwrap_or("?")
+            ),
+            CallChoice::Last => format!(
+                "no prompt, and the active branch ends with an answer: its last call, call {}, is rebuilt (pi would refuse to continue from an assistant message; --prompt gives the next request)",
+                call.index
+            ),
+        };
+        self.rec.events.push(
+            Event::new(
+                EventKind::Note,
+                format!(
+                    "{choice_text}: the request that produced the assistant message on line {} ({}), rebuilt from the branch up to its parent with no new prompt",
+                    call.line,
+                    call.entry_id.as_deref().unwrap_or("no id")
+                ),
+            )
+            .at("CORE/agent-loop.js:192"),
+        );
+        if let Some(err) = &call.error_message {
+            self.rec.events.push(Event::new(
+                EventKind::Note,
+                format!(
+                    "pi recorded this call as failed (stopReason {}): {err}",
+                    call.stop_reason.as_deref().unwrap_or("?")
+                ),
+            ));
+        }
+        let mut ctx =
+            session::build_context_at(&pi, f, leaf, &mut self.rec.events, &mut self.diags);
+        // 0.85: before a retry pi took the failed answers off its state (the session keeps them).
+        let mut retried = Vec::new();
+        if !pi.rules.retry_omission_stored {
+            while ctx.messages.last().is_some_and(|m| {
+                m.get_str("role") == Some("assistant") && m.get_str("stopReason") == Some("error")
+            }) {
+                ctx.messages.pop();
+                if let Some(src) = ctx.sources.pop() {
+                    self.rec.events.push(
+                        Event::new(
+                            EventKind::Dropped,
+                            format!(
+                                "the failed answer on line {} is left out: pi took it off its context before it retried (the session keeps it)",
+                                src.line
+                            ),
+                        )
+                        .at("CA/core/agent-session.js:2305"),
+                    );
+                    retried.push(src.entry_id.unwrap_or_default());
+                }
+            }
+        }
+        self.call = Some(RebuiltCall {
+            call,
+            chosen,
+            model_from: "session",
+            thinking_from: "session",
+            retried,
+        });
+        ctx
     }
 
     /// The agent's state (`createAgentSession`, CA/core/sdk.js:66–274): cwd, settings, the model
@@ -273,6 +481,46 @@ impl Run<'_> {
                 )
             })
             .unwrap_or_else(|| inputs.pi_package_dir.clone());
+        // A past call runs with the model that answered it and the level recorded on the
+        // answer, unless given.
+        let mut call_entry = None;
+        if let Some(rc) = self.call.as_mut() {
+            let ctx = &mut self.parts.session_context;
+            if inputs.model.is_some() || args.model.is_some() || args.provider.is_some() {
+                rc.model_from = "given";
+            } else if let (Some(p), Some(m)) = (&rc.call.provider, &rc.call.model) {
+                ctx.model = Some((p.clone(), m.clone()));
+                call_entry = Some(rc.call.entry);
+                rc.model_from = "call";
+                self.rec.events.push(Event::new(
+                    EventKind::Note,
+                    format!("the session's model for this call: {p}/{m}, the model that answered it (line {})", rc.call.line),
+                ));
+            }
+            if inputs.thinking.is_some() || args.thinking.is_some() {
+                rc.thinking_from = "given";
+            } else if let Some(level) = &rc.call.thinking_level {
+                ctx.thinking_level = level.clone();
+                ctx.thinking_level_value = Some(Value::str(level.as_str()));
+                ctx.has_thinking_entry = true;
+                rc.thinking_from = "call";
+                self.rec.events.push(Event::new(
+                    EventKind::Note,
+                    format!("the session's thinking level for this call: {level}, as pi recorded it on the answer"),
+                ).at("1.6.0/CORE/agent-loop.js:282"));
+            } else if pi.rules.transcript {
+                rc.thinking_from = "session";
+            } else {
+                rc.thinking_from = "session";
+                self.rec.events.push(Event::new(
+                    EventKind::Note,
+                    format!(
+                        "the session's thinking level for this call: the branch's last thinking_level_change ({}); pi {} does not record the level on the answer, nor a --thinking given when a session is resumed",
+                        ctx.thinking_level, pi.version
+                    ),
+                ));
+            }
+        }
         let session_ctx = &self.parts.session_context;
         let cli_model = inputs.model.clone().or_else(|| args.model.clone());
         let cli_thinking = inputs.thinking.clone().or_else(|| args.thinking.clone());
@@ -284,6 +532,7 @@ impl Run<'_> {
                 session_ctx
                     .branch_indices
                     .iter()
+                    .chain(call_entry.as_ref())
                     .map(|&i| &f.entries[i].value)
                     .collect()
             })
@@ -308,6 +557,28 @@ impl Run<'_> {
             &mut self.rec.events,
             &mut self.diags,
         );
+        if let Some(rc) = self.call.as_ref().filter(|rc| rc.model_from == "call") {
+            let recorded = rc.call.model_reference().unwrap_or_default();
+            let chosen = choice.model.as_ref().map(Model::reference);
+            if chosen.as_deref() != Some(recorded.as_str()) {
+                let name = inputs
+                    .session
+                    .as_ref()
+                    .map_or("session", |s| s.name.as_str());
+                self.diags.push(Diagnostic::warning(
+                    name,
+                    Some(rc.call.line),
+                    format!(
+                        "call {}: the model that answered it, {recorded}, is not one pi can restore from these files ({}): pi may have made it from --model at the time; pass --model {recorded} to rebuild the call with it",
+                        rc.call.index,
+                        match &chosen {
+                            Some(m) => format!("pi would run {m} instead"),
+                            None => "pi finds no model".into(),
+                        }
+                    ),
+                ));
+            }
+        }
         if choice.exit.is_some() {
             // pi exits before its first prompt (the stages below are shown for what they hold).
             self.rec.events.push(
@@ -400,6 +671,21 @@ impl Run<'_> {
                 Vec::new(),
             )
         };
+        if let (Some(rc), false) = (&self.call, pi.rules.transcript) {
+            let text = format!(
+                "pi {} does not store the system prompt or the tools in the session: for call {} they are built from the files given now (context files, skills, settings, extension tools), which may differ from the ones pi read then",
+                pi.version, rc.call.index
+            );
+            self.rec
+                .events
+                .push(Event::new(EventKind::Note, text.clone()));
+            let name = inputs
+                .session
+                .as_ref()
+                .map_or("session", |s| s.name.as_str());
+            self.diags
+                .push(Diagnostic::info(name, Some(rc.call.line), text));
+        }
         let prompt_chars = utf16_len(&system_prompt.text);
         self.rec.record(
             StageId::AgentContext,
@@ -444,6 +730,43 @@ impl Run<'_> {
         // The session's messages move on (no copy): `parts.session_context` keeps their sources.
         let mut messages = std::mem::take(&mut self.parts.session_context.messages);
         match &inputs.prompt {
+            _ if self.call.is_some() => {
+                let rc = self.call.as_ref().expect("a call");
+                self.rec.events.push(Event::new(
+                    EventKind::Note,
+                    format!(
+                        "no new prompt: call {} carries the branch as it was when pi sent it{}",
+                        rc.call.index,
+                        match rc.call.message_timestamp {
+                            Some(t) => format!(
+                                "; Date.now() then was {} (the answer's timestamp: pi-ai stamps it as the stream starts, just before the request), and every message the request carries is stored with its own",
+                                crate::js::number_to_string(t)
+                            ),
+                            None => String::new(),
+                        }
+                    ),
+                ));
+                if pi.rules.transcript {
+                    self.rec.events.push(Event::new(
+                        EventKind::Note,
+                        "the system prompt and the tools are the branch's stored system messages: pi stored the run's patch and tool changes before it sent the call",
+                    ));
+                    if !messages.iter().any(|m| m.get_str("role") == Some("system")) {
+                        let name = inputs
+                            .session
+                            .as_ref()
+                            .map_or("session", |s| s.name.as_str());
+                        self.diags.push(Diagnostic::warning(
+                            name,
+                            Some(rc.call.line),
+                            format!(
+                                "call {}: its branch holds no system message, which pi {} stores before its first call: an older pi (0.85) made this call, so the request has no system prompt or tools here; rebuild it with --pi 0.85.1",
+                                rc.call.index, pi.version
+                            ),
+                        ));
+                    }
+                }
+            }
             Some(text) => {
                 let args = &self.parts.args;
                 // `@file` paths resolve against process.cwd() (CA/cli/file-processor.js:18); the
@@ -513,6 +836,9 @@ impl Run<'_> {
                     EventKind::Note,
                     "no new prompt: pi continues after the last tool results",
                 ));
+                if !self.failed {
+                    self.refuse_continue(&messages);
+                }
                 if pi.rules.transcript {
                     // Before every request, the tool changes (CORE/agent-loop.js:121).
                     self.begin_run(&mut messages, Vec::new());
@@ -529,6 +855,36 @@ impl Run<'_> {
             vec![("messages".into(), messages.len() as f64)],
         );
         self.parts.agent_messages = messages;
+    }
+
+    /// pi's continue (`Agent.continue`, CORE/agent.js:234–255) throws when there is nothing to
+    /// continue from or the last message is an answer: no request.
+    fn refuse_continue(&mut self, messages: &[Value]) {
+        let all_system = self.pi.rules.transcript
+            && messages.iter().all(|m| m.get_str("role") == Some("system"));
+        let (error, at) = match messages.last() {
+            None => ("No messages to continue from", "CORE/agent.js:240"),
+            Some(_) if all_system => ("No messages to continue from", "1.6.0/CORE/agent.js:260"),
+            Some(m) if m.get_str("role") == Some("assistant") => (
+                "Cannot continue from message role: assistant",
+                "CORE/agent.js:253",
+            ),
+            Some(_) => return,
+        };
+        let name = self
+            .inputs
+            .session
+            .as_ref()
+            .map_or("session", |s| s.name.as_str());
+        self.diags.push(Diagnostic::error(
+            name,
+            None,
+            format!("pi would fail here: Error: {error} (no prompt: pi's continue; --prompt gives the next request, --call a past one)"),
+        ));
+        self.rec
+            .events
+            .push(Event::new(EventKind::Note, format!("pi throws: {error}")).at(at));
+        self.failed = true;
     }
 
     /// 0.86 on: the messages a run starts with (`_prepareRun`, CA/core/agent-session.js:1553–1603,

@@ -7,6 +7,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::calls::CallRef;
 use crate::js::path::join_path;
 use crate::js::{self, Value};
 use crate::pi::PiVersion;
@@ -245,7 +246,9 @@ pub fn inputs_from_case(files: &CaseFiles, env_dir: Option<&str>) -> Result<Inpu
         args,
         env: env_vars,
         extension_tools,
-        prompt: Some(str_field(&env, "prompt").unwrap_or_else(|| "go on".into())),
+        // A capture without a prompt rebuilds pi's continue, or the session's last call.
+        prompt: str_field(&env, "prompt"),
+        call: None,
         now_ms: now.unwrap_or(0.0),
         system_now_ms: system_now,
         api: None,
@@ -339,46 +342,10 @@ pub fn json_difference(got: &str, want: &str) -> Option<(String, String, String)
     walk(&mut Vec::new(), &a, &b)
 }
 
-/// The inputs of the `n`-th request of a scripted capture (`n >= 2`): pi sent it after running
-/// the tool calls of turn `n - 1`, with no new user message. Its context is the session pi wrote
-/// (`session.after.jsonl`) up to, not including, the `n`-th assistant message the run added.
-/// `None` when the file has fewer turns.
-pub fn continuation_inputs(base: &Inputs, session_after: &str, n: usize) -> Option<Inputs> {
-    if n < 2 {
-        return None;
-    }
-    let original: std::collections::HashSet<String> = base
-        .session
-        .as_ref()
-        .map(|s| {
-            s.text
-                .lines()
-                .filter_map(|l| js::parse(l).ok())
-                .filter_map(|v| v.get_str("id").map(String::from))
-                .collect()
-        })
-        .unwrap_or_default();
-    let mut kept = String::new();
-    let mut assistants = 0;
-    let mut complete = false;
-    for line in session_after.split_inclusive('\n') {
-        if let Ok(v) = js::parse(line) {
-            let is_new_assistant = v.get_str("type") == Some("message")
-                && v.get("message").and_then(|m| m.get_str("role")) == Some("assistant")
-                && v.get_str("id").is_some_and(|id| !original.contains(id));
-            if is_new_assistant {
-                assistants += 1;
-                if assistants == n {
-                    complete = true;
-                    break;
-                }
-            }
-        }
-        kept.push_str(line);
-    }
-    if !complete {
-        return None;
-    }
+/// A capture's inputs on the session as pi left it (`session.after.jsonl`, where every call of
+/// the run is stored), rebuilding `call` (its request, as pi sent it): the case's files, flags
+/// and environment as the run had them, no prompt.
+pub fn call_inputs(base: &Inputs, session_after: &str, call: CallRef) -> Inputs {
     let mut inputs = base.clone();
     let name = base
         .session
@@ -387,8 +354,56 @@ pub fn continuation_inputs(base: &Inputs, session_after: &str, n: usize) -> Opti
         .unwrap_or_else(|| "session.jsonl".into());
     inputs.session = Some(SourceText {
         name,
-        text: kept.into(),
+        text: session_after.into(),
     });
     inputs.prompt = None;
-    Some(inputs)
+    inputs.call = Some(call);
+    inputs
+}
+
+/// A case's inputs for `call` (`--call` in the CLI's case mode, the npm `assembleCase` option):
+/// on the capture's `session.after.jsonl` when the case has one (every call of the run is stored
+/// there: request `n` is call `calls before the run + n`), else on the case's own session.
+/// `None`: [`inputs_from_case`].
+pub fn inputs_for_call(
+    files: &CaseFiles,
+    env_dir: Option<&str>,
+    call: Option<CallRef>,
+) -> Result<Inputs, CaseError> {
+    let base = inputs_from_case(files, env_dir)?;
+    let Some(call) = call else { return Ok(base) };
+    let env_dir = env_dir
+        .map(String::from)
+        .or_else(|| find_env_dir(files))
+        .unwrap_or_default();
+    Ok(
+        match text(files, &in_dir(&env_dir, "session.after.jsonl")) {
+            Some(after) => call_inputs(&base, &after, call),
+            None => Inputs {
+                call: Some(call),
+                prompt: None,
+                ..base
+            },
+        },
+    )
+}
+
+/// How many model calls the active branch of `inputs`' session has (0 without one). For a
+/// capture: request `n` of the run is call `calls(session.after) - requests + n`, which is
+/// `calls(session.jsonl) + n` unless pi rewrote links it had in memory (a migrated session whose
+/// `[]` line lost its id).
+pub fn calls_on_active_branch(inputs: &Inputs) -> usize {
+    let Some(src) = &inputs.session else { return 0 };
+    let version = inputs
+        .pi
+        .or(inputs.captured_pi)
+        .unwrap_or(PiVersion::LATEST);
+    let Ok(pi) = crate::Pi::new(version) else {
+        return 0;
+    };
+    let file = crate::session::parse(&pi, src);
+    crate::session::active_path(&file)
+        .into_iter()
+        .filter(|&i| crate::calls::is_call(&file, i))
+        .count()
 }

@@ -126,8 +126,13 @@ pub struct Inputs {
     pub env: BTreeMap<String, String>,
     /// Extension tools (tools.json), appended after the built-in ones.
     pub extension_tools: Option<ExtensionToolsJson>,
-    /// The next prompt. `None` = continue after tool results (no new user message).
+    /// The next prompt. `None`: a past call ([`Self::call`]), or, when the active branch ends
+    /// with an answer, its last call; else pi's continue (no new user message).
     pub prompt: Option<String>,
+    /// Which model call of the session to rebuild (`--call`): the request that produced that
+    /// answer, as pi sent it (the branch up to the answer's parent, no new prompt). `None`: see
+    /// [`Self::prompt`].
+    pub call: Option<crate::calls::CallRef>,
     /// `Date.now()` when the prompt is sent, in ms.
     pub now_ms: f64,
     /// 0.86 on: `Date.now()` when pi created this run's system message (a patch or a tool
@@ -163,6 +168,7 @@ impl Default for Inputs {
             env: BTreeMap::new(),
             extension_tools: None,
             prompt: None,
+            call: None,
             now_ms: 0.0,
             system_now_ms: None,
             api: None,

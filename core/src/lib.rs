@@ -10,6 +10,7 @@ pub mod analysis;
 pub mod api;
 pub mod args;
 pub mod assemble;
+pub mod calls;
 pub mod case;
 pub mod context;
 pub mod diagnostics;

@@ -578,6 +578,7 @@ fn id_text(entry: &Entry) -> String {
 fn build_session_path(
     file: &SessionFile,
     index: &SessionIndex,
+    past: bool,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<usize> {
     let Some(leaf) = index.leaf else {
@@ -616,6 +617,29 @@ fn build_session_path(
         let entry = &file.entries[i];
         let parent = entry.value.get("parentId").filter(|p| p.truthy());
         current = match parent {
+            // A past call's branch: an entry with no `parentId` member at all was appended while
+            // pi's `leafId` was undefined — its leaf was then the entry before it in the file,
+            // one without an id (`buildSessionPath` falls back to the last entry), and pi's
+            // context went on along that entry's branch. Read now, the link is lost.
+            None if past
+                && entry.value.get("parentId").is_none()
+                && i > 0
+                && !file.entries[i - 1]
+                    .value
+                    .get("id")
+                    .is_some_and(Value::truthy) =>
+            {
+                diags.push(Diagnostic::info(
+                    &file.name,
+                    Some(entry.line),
+                    format!(
+                        "entry {} has no parentId: pi appended it while its leaf was the entry without an id on line {}, so the calls made then carry that entry's branch too (pi resuming the session now starts a new branch here)",
+                        id_text(entry),
+                        file.entries[i - 1].line
+                    ),
+                ));
+                Some(i - 1)
+            }
             None => None,
             Some(p) => {
                 let found = id_key(Some(p)).and_then(|k| index.by_id.get(&k).copied());
@@ -1125,21 +1149,80 @@ pub fn build_context(
     events: &mut Events,
     diags: &mut Vec<Diagnostic>,
 ) -> SessionContext {
-    let index = build_index(file, diags);
-    let path = build_session_path(file, &index, diags);
+    build_context_at(pi, file, Leaf::Last, events, diags)
+}
+
+/// Where a branch ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Leaf {
+    /// pi's own leaf: the last entry of the file (`_buildIndex`, CA/core/session-manager.js:686).
+    Last,
+    /// This entry (an index into [`SessionFile::entries`]), as pi's leaf was when it sent a
+    /// past call: the parent of the call's answer.
+    Entry(usize),
+    /// No entry: a call answered from the root (`parentId: null`) had an empty context.
+    Root,
+}
+
+/// pi's active branch as indices into the entries, root → leaf (`buildSessionPath` for the
+/// last entry), without the diagnostics [`build_context`] reports about it.
+pub fn active_path(file: &SessionFile) -> Vec<usize> {
+    let mut scratch = Vec::new();
+    let index = build_index(file, &mut scratch);
+    build_session_path(file, &index, false, &mut scratch)
+}
+
+/// The path from the root to entry `i`, root → `i` (its branch).
+pub fn path_to(file: &SessionFile, i: usize) -> Vec<usize> {
+    let mut scratch = Vec::new();
+    let mut index = build_index(file, &mut scratch);
+    index.leaf = Some(i);
+    build_session_path(file, &index, true, &mut scratch)
+}
+
+/// The index of the entry whose `id` is the string `id` (pi's index keeps the later of
+/// duplicates).
+pub fn find_entry(file: &SessionFile, id: &str) -> Option<usize> {
+    file.entries.iter().rposition(|e| e.id() == Some(id))
+}
+
+/// [`build_context`] for a branch that ends at `leaf`.
+pub fn build_context_at(
+    pi: &Pi,
+    file: &SessionFile,
+    leaf: Leaf,
+    events: &mut Events,
+    diags: &mut Vec<Diagnostic>,
+) -> SessionContext {
+    let mut index = build_index(file, diags);
+    match leaf {
+        Leaf::Last => {}
+        Leaf::Entry(i) => index.leaf = Some(i).filter(|&i| i < file.entries.len()),
+        Leaf::Root => index.leaf = None,
+    }
+    let path = build_session_path(file, &index, leaf != Leaf::Last, diags);
     let settings = get_session_context_settings(file, &path, diags);
 
     let off_branch = file.entries.len() - path.len();
-    if let Some(leaf) = index.leaf {
+    if let Some(leaf_at) = index.leaf {
         events.push(
             Event::new(
                 EventKind::Note,
-                format!(
-                    "active branch: {} entries from the root to the leaf {} (line {}), the last entry in the file",
-                    path.len(),
-                    id_text(&file.entries[leaf]),
-                    file.entries[leaf].line
-                ),
+                if leaf == Leaf::Last {
+                    format!(
+                        "active branch: {} entries from the root to the leaf {} (line {}), the last entry in the file",
+                        path.len(),
+                        id_text(&file.entries[leaf_at]),
+                        file.entries[leaf_at].line
+                    )
+                } else {
+                    format!(
+                        "the call's branch: {} entries from the root to {} (line {}), pi's leaf when it sent the call",
+                        path.len(),
+                        id_text(&file.entries[leaf_at]),
+                        file.entries[leaf_at].line
+                    )
+                },
             )
             .at("CA/core/session-manager.js:686"),
         );

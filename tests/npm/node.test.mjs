@@ -176,6 +176,54 @@ test("problems in the inputs are diagnostics with lines and UTF-16 offsets", () 
   assert.equal(tree.diagnostics[0].line, 2);
 });
 
+test("call rebuilds any model call: every request of every scripted capture, with its usage", () => {
+  let checked = 0;
+  for (const c of corpus()) {
+    if (!fs.existsSync(path.join(c.dir, "expected/request-2.json"))) continue;
+    const tree = readTree(c.dir);
+    // The case's own session before the run: its calls come first in session.after.jsonl.
+    const before = ctxlens.assembleCase(tree).calls.length;
+    for (let n = 1; fs.existsSync(path.join(c.dir, `expected/request-${n}.json`)); n++) {
+      const want = fs.readFileSync(path.join(c.dir, `expected/request-${n}.json`), "utf8");
+      const r = ctxlens.assembleCase(tree, { call: before + n });
+      assert.equal(r.body, want, `${c.name} request-${n} (call ${before + n})`);
+      assert.equal(r.call.index, before + n);
+      assert.equal(r.call.chosen, "index");
+      assert.equal(typeof r.call.usage?.input, "number", `${c.name}: the call's usage`);
+      checked++;
+    }
+  }
+  console.log(`npm calls: ${checked} requests of scripted captures byte-identical as calls`);
+  assert.ok(checked > 50, `${checked}`);
+});
+
+test("without a prompt the last call is rebuilt; an explicit continue after an answer is refused as pi refuses", () => {
+  const dir = path.join(ctxlens_repo(), "tests/conformance/pi-1.6.0/an-scripted");
+  const session = fs.readFileSync(path.join(dir, "expected/session.after.jsonl"), "utf8");
+  const models = JSON.parse(fs.readFileSync(path.join(dir, "models.json"), "utf8"));
+  for (const p of Object.values(models.providers)) Object.assign(p, { apiKey: "k", baseUrl: "http://127.0.0.1:1/v1" });
+  const options = { session, models, cwd: "/tmp/pi-ctx-demo/proj", piVersion: "1.6.0" };
+  const last = ctxlens.assemble(options);
+  assert.equal(last.call.chosen, "last");
+  assert.equal(last.call.index, last.calls.length);
+  assert.equal(last.calls.length, 5);
+  assert.equal(last.call.entryId, last.calls.at(-1).entryId);
+  assert.equal(last.call.provider, "mock-anthropic");
+  assert.equal(last.call.thinkingFrom, "call");
+  const byId = ctxlens.assemble({ ...options, call: last.calls[1].entryId });
+  assert.equal(byId.call.index, 2);
+  assert.equal(byId.call.chosen, "entry");
+  const next = ctxlens.assemble({ ...options, call: "next" });
+  assert.equal(next.body, null);
+  assert.ok(next.diagnostics.some((d) => d.message.includes("Cannot continue from message role: assistant")), JSON.stringify(next.diagnostics));
+  const out = ctxlens.assemble({ ...options, call: 9 });
+  assert.equal(out.body, null);
+  assert.ok(out.diagnostics.some((d) => d.message === "call 9: the active branch has 5 model calls (calls 1 to 5)"), JSON.stringify(out.diagnostics));
+  assert.throws(() => ctxlens.assemble({ ...options, call: 0 }), /`call` must be a call's number/);
+  assert.throws(() => ctxlens.assemble({ ...options, call: 1.5 }), /`call` must be a call's number/);
+  assert.throws(() => ctxlens.assemble({ ...options, call: {} }), /`call` must be a call's number/);
+});
+
 test("misuse of the API throws an Error with a clear message", () => {
   const throws = (f, re) => assert.throws(f, (e) => e instanceof Error && re.test(e.message));
   throws(() => ctxlens.assemble(), /options must be an object/);

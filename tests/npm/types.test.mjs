@@ -11,7 +11,7 @@ const tsc = path.join(repo, "node_modules/.bin/tsc");
 
 const program = `
 import { assemble, assembleCase, parseSession, protocols, piVersion, piVersions, CtxlensError } from "ctxlens";
-import type { Api, Assembly, AssembleOptions, Diagnostic, Finding, Stage, StageEvent, Stats, SessionTree, SessionEntry, ExtensionTool, ModelsJson } from "ctxlens";
+import type { Api, Assembly, AssembleOptions, Diagnostic, Finding, Stage, StageEvent, Stats, SessionTree, SessionEntry, ExtensionTool, ModelsJson, Call, RebuiltCall } from "ctxlens";
 import init, { initSync, assemble as webAssemble, load, install } from "ctxlens/web";
 import { mount, loadWasm, parseContext, TAG, VIEWS, CtxlensView } from "ctxlens/element";
 import type { ViewOptions, ViewName, ContextFile } from "ctxlens/element";
@@ -66,6 +66,18 @@ const rows: MappingRow[] = cmp ? cmp.mapping : [];
 const losses: Loss[] = cmp ? cmp.losses.filter((l) => l.side !== "both") : [];
 const aBytes: number = cmp ? cmp.a.bodyBytes + cmp.b.bodyChars + rows[0].a.chars + (rows[0].b.value ?? "").length : 0;
 void [losses, aBytes];
+
+// Calls: by number, by entry id, the next request; their usage.
+const byNumber: Assembly = assemble({ session: "", call: 2 });
+const byId: Assembly = assemble({ session: "", call: "ab12cd34", prompt: null });
+const caseCall: Assembly = assembleCase(new Map([["case.json", "{}"]]), { call: "next" });
+const calls: Call[] = byNumber.calls;
+const rebuilt: RebuiltCall | null = byId.call;
+const cacheRead: number = calls[0]?.usage?.cacheRead ?? 0;
+const chosen: "index" | "entry" | "last" | undefined = rebuilt?.chosen;
+void [caseCall, cacheRead, chosen];
+// @ts-expect-error: a call is a number or a string
+assemble({ call: true });
 
 // The element.
 const ctx: ContextFile[] = [{ url: "docs/AGENTS.md", folder: "sub" }, { url: "AGENTS.md" }];

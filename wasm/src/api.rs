@@ -7,7 +7,8 @@
 
 use std::collections::BTreeMap;
 
-use ctxlens::case::{inputs_from_case, CaseFiles};
+use ctxlens::calls::CallRef;
+use ctxlens::case::{inputs_for_call, CaseFiles};
 use ctxlens::js::path::join_path;
 use ctxlens::js::{self, utf16_len, Object, Value};
 use ctxlens::session;
@@ -43,6 +44,23 @@ fn opt_f64(o: &Object, key: &str) -> Result<Option<f64>, String> {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Number(n)) if n.is_finite() => Ok(Some(*n)),
         Some(_) => Err(format!("`{key}` must be a finite number")),
+    }
+}
+
+/// `call`: a call's 1-based index on the active branch (a number), an assistant entry id, or
+/// `"next"` (a string).
+fn opt_call(o: &Object) -> Result<Option<CallRef>, String> {
+    match o.get("call") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) if n.fract() == 0.0 && *n >= 1.0 && *n <= 9.0e15 => {
+            Ok(Some(CallRef::Index(*n as usize)))
+        }
+        Some(Value::Number(_)) => {
+            Err("`call` must be a whole number from 1, an entry id or \"next\"".into())
+        }
+        Some(Value::String(s)) if s.as_str() == "next" => Ok(Some(CallRef::Next)),
+        Some(Value::String(s)) if !s.is_empty() => Ok(Some(CallRef::Entry(s.to_string()))),
+        Some(_) => Err("`call` must be a whole number from 1, an entry id or \"next\"".into()),
     }
 }
 
@@ -172,6 +190,7 @@ pub fn assemble(
         api: opt_api(&o)?,
         pi: opt_pi(&o)?,
         captured_pi: None,
+        call: opt_call(&o)?,
         session_id: opt_str(&o, "sessionId")?,
         user_agent: opt_str(&o, "userAgent")?,
         home,
@@ -189,7 +208,7 @@ pub fn assemble_case(options_json: &str, blob: &[u8]) -> Result<Output, String> 
         files.insert(path.trim_start_matches("./").to_string(), bytes.to_vec());
     }
     let env_dir = opt_str(&o, "envDir")?;
-    let mut inputs = inputs_from_case(&files, env_dir.as_deref())
+    let mut inputs = inputs_for_call(&files, env_dir.as_deref(), opt_call(&o)?)
         .map_err(|e| format!("not a case folder: {e}"))?;
     if let Some(now) = opt_f64(&o, "now")? {
         inputs.now_ms = now;
@@ -369,6 +388,8 @@ fn meta_json(a: &Assembly, inputs: &Inputs) -> Value {
         "diagnostics",
         diagnostics_json(&a.diagnostics, &|name| source_text(inputs, name)),
     );
+    o.insert("calls", ctxlens::report::calls::calls_json(a));
+    o.insert("call", ctxlens::report::calls::rebuilt_json(a));
     o.into()
 }
 

@@ -31,6 +31,13 @@ pub struct Rules {
     /// replace or omit a message, and an older compaction inside the kept range adds nothing.
     /// Cases: `pi-1.6.0/ss-context-edit-*`.
     pub context_edits: bool,
+    /// 0.87.0 with `context_edits`: before pi retries a failed answer it omits the attempt with
+    /// a stored `context_edit` (`_omitRecoveryAttempt`, 1.6.0/CA/core/agent-session.js:906), so
+    /// the retry's branch already leaves it out. `false` (0.85): pi only takes the failed answer
+    /// off its state (`_prepareRetry`, CA/core/agent-session.js:2305) and the session keeps it
+    /// as the retry's parent, so rebuilding the retry's call drops it. Cases: `pi-0.85.1/pm-retry-085`
+    /// (calls 2-4), `pi-1.6.0/pm-fresh-low` (requests 2-4 after stored omissions).
+    pub retry_omission_stored: bool,
     /// 1.3.0: thinking from another model is dropped, not sent as text (M10). Cases:
     /// `pi-1.6.0/*-foreign-thinking`.
     pub drop_foreign_thinking: bool,
@@ -447,6 +454,7 @@ impl PiVersion {
             max_context_depth: 1579,
             transcript: false,
             context_edits: false,
+            retry_omission_stored: false,
             drop_foreign_thinking: false,
             max_tokens_clamp: MaxTokensClamp::SafetyTokens,
             client_identity: ClientIdentity::OsUserAgent,
@@ -528,6 +536,7 @@ impl PiVersion {
             max_context_depth: 1579,
             transcript: true,
             context_edits: true,
+            retry_omission_stored: true,
             drop_foreign_thinking: true,
             max_tokens_clamp: MaxTokensClamp::RatioMargin,
             client_identity: ClientIdentity::PiAi,

@@ -2,6 +2,7 @@
 //! npm package returns and what the visualizer's worker posts to the page. Only this module
 //! knows that wire shape.
 
+pub mod calls;
 pub mod compare;
 pub mod findings;
 pub mod provenance;
@@ -772,6 +773,8 @@ pub fn assembly_json(a: &Assembly) -> Value {
             findings::to_json(&crate::analysis::findings::findings(a)),
         )
         .with("usage", usage::usage_json(a))
+        .with("calls", calls::calls_json(a))
+        .with("call", calls::rebuilt_json(a))
         .with(
             "provenance",
             provenance::to_json(&crate::analysis::provenance::provenance(a)),

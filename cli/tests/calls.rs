@@ -1,0 +1,68 @@
+//! `--call K` in the CLI's case mode: a past model call rebuilt as pi sent it, and what the
+//! CLI says when there is no such call or pi would refuse.
+
+use std::process::Command;
+
+use ctxlens_corpus::Case;
+
+fn ctxlens(args: &[&str]) -> (Vec<u8>, String, i32) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ctxlens"))
+        .args(args)
+        .output()
+        .expect("run ctxlens");
+    (
+        out.stdout,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+#[test]
+fn call_k_is_request_k_of_a_scripted_capture() {
+    let case = Case::named("pi-1.6.0/an-scripted");
+    let dir = case.dir.to_string_lossy().into_owned();
+    for n in 1..=5 {
+        let (body, err, code) = ctxlens(&["assemble", "--case", &dir, "--call", &n.to_string()]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(
+            body,
+            case.body(n).expect("a captured request").into_bytes(),
+            "request-{n}"
+        );
+    }
+    // By entry id: the report names every call with its usage.
+    let (report, _, code) = ctxlens(&["report", "--case", &dir, "--call", "2"]);
+    assert_eq!(code, 0);
+    let report = ctxlens::js::parse(std::str::from_utf8(&report).unwrap()).unwrap();
+    let calls = report.get("calls").and_then(|c| c.as_array()).unwrap();
+    assert_eq!(calls.len(), 5);
+    let call = report.get("call").unwrap();
+    assert_eq!(call.get("index").and_then(|i| i.as_f64()), Some(2.0));
+    assert!(call.get("usage").and_then(|u| u.get("input")).is_some());
+    let id = calls[3].get_str("entryId").unwrap();
+    let (body, _, _) = ctxlens(&["assemble", "--case", &dir, "--call", id]);
+    assert_eq!(body, case.body(4).unwrap().into_bytes());
+}
+
+#[test]
+fn no_such_call_and_a_refused_continue_are_said() {
+    let dir = Case::named("pi-1.6.0/an-scripted")
+        .dir
+        .to_string_lossy()
+        .into_owned();
+    let (body, err, code) = ctxlens(&["assemble", "--case", &dir, "--call", "9"]);
+    assert!(body.is_empty());
+    assert_eq!(code, 1);
+    let (out, _, _) = ctxlens(&["diagnostics", "--case", &dir, "--call", "9"]);
+    assert!(
+        String::from_utf8_lossy(&out)
+            .contains("call 9: the active branch has 5 model calls (calls 1 to 5)"),
+        "{err}"
+    );
+    let (out, _, code) = ctxlens(&["diagnostics", "--case", &dir, "--call", "next"]);
+    assert_eq!(code, 1);
+    assert!(String::from_utf8_lossy(&out)
+        .contains("pi would fail here: Error: Cannot continue from message role: assistant"));
+    let (help, _, _) = ctxlens(&["--help"]);
+    assert!(String::from_utf8_lossy(&help).contains("--call K"));
+}
