@@ -298,3 +298,51 @@ test("the layout works at 800 px: no horizontal overflow in any view", async () 
   }
   await context.close();
 });
+
+test("the call picker: a call clicked in the usage timeline or the session tree rebuilds that call's request, byte for byte", async () => {
+  // A scripted capture as a user has it: the session pi left after the run (every call of it)
+  // with the run's files and environment; request-K of the capture is call K of that session.
+  const src = path.join(corpus, "oc-scripted-multiturn");
+  const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ctxlens-calls-")), "my-session");
+  fs.cpSync(src, dir, { recursive: true });
+  const after = fs.readFileSync(path.join(src, "expected/session.after.jsonl"), "utf8");
+  fs.writeFileSync(path.join(dir, "session.jsonl"), after);
+  for (const f of fs.readdirSync(path.join(dir, "expected"))) if (f !== "env.json") fs.rmSync(path.join(dir, "expected", f));
+  const requests = fs.readdirSync(path.join(src, "expected")).filter((f) => /^request-\d+\.json$/.test(f)).length;
+  const want = (k) => fs.readFileSync(path.join(src, `expected/request-${k}.json`), "utf8");
+  const answers = after.split("\n").filter(Boolean).map((l) => JSON.parse(l)).filter((e) => e.type === "message" && e.message.role === "assistant");
+  assert.equal(answers.length, requests, "one answer per captured request");
+
+  const { page, context } = await openApp("#view=request");
+  await openFolder(page, dir);
+  assert.equal(await page.getByTestId("call-bar").count(), 0, "the next request (the prompt) first");
+  const bodyOf = async (k) => {
+    await page.waitForFunction((k) => document.querySelector('[data-testid="call-bar"]')?.dataset.call === String(k) && document.querySelector('.view-area[data-state="ready"]'), k, { timeout: 60000 });
+    await showView(page, "request", "Request");
+    return page.getByTestId("body-json").textContent();
+  };
+  // The usage timeline: one column per call.
+  await showView(page, "usage", "Usage & cache");
+  assert.equal(await page.locator('[data-testid="usage-chart"] g.col').count(), requests);
+  await page.locator('[data-testid="usage-chart"] g.col[data-col="1"]').click();
+  assert.equal(await bodyOf(2), want(2), "call 2 from the usage timeline: request-2, byte-identical");
+  const usage = answers[1].message.usage;
+  assert.equal(await page.getByTestId("call-usage").textContent(),
+    `reported: ${usage.input.toLocaleString("en-US")} input · ${usage.cacheRead.toLocaleString("en-US")} cache read · ${usage.cacheWrite.toLocaleString("en-US")} cache write · ${usage.output.toLocaleString("en-US")} output`,
+    "the call's reported usage beside it");
+  await page.screenshot({ path: screenshotPath("call-picker-usage.png") });
+  // The session tree.
+  await showView(page, "session", "Session");
+  await page.getByTestId("tree-call-3").click();
+  assert.equal(await bodyOf(3), want(3), "call 3 from the session tree: request-3, byte-identical");
+  // Every call of the run, from the usage view's list.
+  for (let k = 1; k <= requests; k++) {
+    await showView(page, "usage", "Usage & cache");
+    await page.getByTestId(`call-pick-${k}`).click();
+    assert.equal(await bodyOf(k), want(k), `call ${k}: request-${k}`);
+  }
+  // And back to the next request.
+  await page.getByTestId("call-bar-next").click();
+  await page.waitForFunction(() => !document.querySelector('[data-testid="call-bar"]') && document.querySelector('.view-area[data-state="ready"]'), null, { timeout: 60000 });
+  await context.close();
+});

@@ -36,6 +36,9 @@ pub struct Overrides {
     /// The pi release to rebuild (the picker); `None`: the capture's, else the one the session
     /// proves, else the newest.
     pub pi: Option<ctxlens::PiVersion>,
+    /// The model call to rebuild (the call picker: the K-th call on the active branch, 1-based);
+    /// `None`: the next request.
+    pub call: Option<usize>,
 }
 
 /// A dropped file that is not part of a case folder, with what it is.
@@ -71,6 +74,8 @@ pub struct Laid {
     pub now_ms: Option<f64>,
     /// The pi release asked for ([`Overrides::pi`]).
     pub pi: Option<ctxlens::PiVersion>,
+    /// The call asked for ([`Overrides::call`]).
+    pub call: Option<usize>,
     /// The env.json values before the overrides (the settings panel's placeholders).
     pub base: EnvView,
     pub notes: Vec<Diagnostic>,
@@ -613,6 +618,7 @@ impl Scenario {
             continue_only,
             now_ms,
             pi: self.overrides.pi,
+            call: self.overrides.call,
             base,
             notes,
             origins,
@@ -626,6 +632,8 @@ pub struct LayOptions {
     pub continue_only: bool,
     pub now_ms: Option<f64>,
     pub pi: Option<ctxlens::PiVersion>,
+    /// The call to rebuild (`Inputs::call`, by its index on the active branch).
+    pub call: Option<usize>,
 }
 
 /// The `Inputs` of a laid-out scenario (run by the worker). A case that cannot be read gives
@@ -636,7 +644,14 @@ pub fn inputs_of(
     api: Option<&str>,
 ) -> (Inputs, Vec<Diagnostic>) {
     let mut notes = Vec::new();
-    let mut inputs = match inputs_from_case(files, None) {
+    // A call is rebuilt as the CLI's `--call` does in a case folder: on the capture's
+    // session.after.jsonl when there is one, else on the case's own session.
+    let call = opts.call.map(ctxlens::calls::CallRef::Index);
+    let read = match call {
+        Some(c) => ctxlens::case::inputs_for_call(files, None, Some(c)),
+        None => inputs_from_case(files, None),
+    };
+    let mut inputs = match read {
         Ok(i) => i,
         Err(e) => {
             notes.push(Diagnostic::error("case folder", None, e.0).skipping("the case's settings"));
@@ -757,6 +772,7 @@ mod tests {
                 continue_only: laid.continue_only,
                 now_ms: laid.now_ms,
                 pi: laid.pi,
+                call: None,
             },
             api,
         );
@@ -797,6 +813,7 @@ mod tests {
                     continue_only: laid.continue_only,
                     now_ms: laid.now_ms,
                     pi: laid.pi,
+                    call: None,
                 },
                 None,
             );
@@ -873,6 +890,7 @@ mod tests {
                 continue_only: true,
                 now_ms: laid.now_ms,
                 pi: None,
+                call: None,
             },
             None,
         );

@@ -5,7 +5,7 @@
 //!
 //! | page → worker | |
 //! |---|---|
-//! | `{type: "load", gen, files: [[path, Uint8Array]…], continueOnly, nowMs}` | a laid-out case folder (the buffers are transferred) |
+//! | `{type: "load", gen, files: [[path, Uint8Array]…], continueOnly, nowMs, pi, call}` | a laid-out case folder (the buffers are transferred) |
 //! | `{type: "assemble", gen, api}` | assemble it (`api`: `null` = the model's own) |
 //! | `{type: "provenance", gen, api, path}` | the source of one body path of a report whose provenance was left out |
 //! | `{type: "compare", gen, a, b}` | the core's comparison of protocol `a` with protocol `b` (the Protocols view) |
@@ -242,6 +242,13 @@ impl WorkerLink {
         set(&msg, "files", files);
         set(&msg, "continueOnly", laid.continue_only);
         set(&msg, "pi", opt_str(laid.pi.map(|v| v.as_str())));
+        set(
+            &msg,
+            "call",
+            laid.call
+                .map(|k| JsValue::from_f64(k as f64))
+                .unwrap_or(JsValue::NULL),
+        );
         set(
             &msg,
             "nowMs",
@@ -681,6 +688,10 @@ fn handle(
                 continue_only: get(&data, "continueOnly").as_bool().unwrap_or(false),
                 now_ms: get(&data, "nowMs").as_f64(),
                 pi: get(&data, "pi").as_string().and_then(|v| v.parse().ok()),
+                call: get(&data, "call")
+                    .as_f64()
+                    .filter(|k| *k >= 1.0)
+                    .map(|k| k as usize),
             };
             *loaded.borrow_mut() = Some(Loaded {
                 gen,

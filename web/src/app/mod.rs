@@ -252,7 +252,56 @@ pub fn app() -> Html {
             Callback::from(move |(a, b): (String, String)| d.dispatch(Action::Compare(a, b)))
         },
         laid: Some(state.laid.clone()),
+        call: state.scenario.overrides.call,
+        on_call: {
+            let d = dispatch.clone();
+            Callback::from(move |k: Option<usize>| {
+                d.dispatch(Action::EditOverrides(Box::new(move |o| o.call = k)))
+            })
+        },
     };
+    // The call rebuilt (the picker's, or the session's last when there is no prompt), with the
+    // usage the provider reported for it, beside the rebuilt request.
+    let call_bar = report
+        .as_ref()
+        .and_then(|r| r.get("call").filter(|c| !c.is_null()).cloned())
+        .map(|c| {
+            let n = |v: &Value, k: &str| v.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+            let u = c.get("usage").cloned().unwrap_or_default();
+            let next = {
+                let d = dispatch.clone();
+                Callback::from(move |_: MouseEvent| {
+                    d.dispatch(Action::EditOverrides(Box::new(|o| o.call = None)))
+                })
+            };
+            let how = match c.get_str("chosen") {
+                Some("last") => " (the session's last call: there is no new prompt)",
+                _ => "",
+            };
+            let model = format!(
+                "{}/{}",
+                c.get_str("provider").unwrap_or("?"),
+                c.get_str("model").unwrap_or("?")
+            );
+            html! {
+                <div class="call-bar" data-testid="call-bar" data-call={n(&c, "index").to_string()} role="status">
+                    <strong>{format!("Call {}", n(&c, "index"))}</strong>
+                    <span class="muted">{format!(" · line {} · {} · {}{how}", n(&c, "line"), c.get_str("timestamp").unwrap_or(""), model)}</span>
+                    if c.get("usage").is_some_and(|u| !u.is_null()) {
+                        <span class="call-usage" data-testid="call-usage" title="what the provider reported for this call (pi stored it on the answer)">
+                            {format!("reported: {} input · {} cache read · {} cache write · {} output",
+                                crate::views::thousands(n(&u, "input")), crate::views::thousands(n(&u, "cacheRead")),
+                                crate::views::thousands(n(&u, "cacheWrite")), crate::views::thousands(n(&u, "output")))}
+                        </span>
+                    } else {
+                        <span class="muted">{"no usage recorded"}</span>
+                    }
+                    if state.scenario.overrides.call.is_some() {
+                        <button class="button" data-testid="call-bar-next" onclick={next}>{"Back to the next request"}</button>
+                    }
+                </div>
+            }
+        });
     let failure = state
         .failures
         .get(&current_api)
@@ -404,6 +453,7 @@ pub fn app() -> Html {
                 </div>
                 <StatsStrip report={report.clone()} />
                 { status }
+                { call_bar.unwrap_or_default() }
                 <nav class="protocols" aria-label="protocol">
                     <div role="tablist" class="tabs">{ for Api::ALL.iter().map(|a| tab(a.as_str())) }</div>
                     <button class={classes!("compare-toggle", state.view.compare.then_some("on"))} aria-pressed={state.view.compare.to_string()} data-testid="compare-toggle" onclick={compare}

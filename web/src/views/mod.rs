@@ -33,6 +33,7 @@ mod tools;
 mod transcript;
 mod usage;
 
+pub use components::thousands;
 pub use request::{prov_answer, provenance_map};
 pub use stage::StageView;
 pub use util::prime_parsed_body;
@@ -80,6 +81,34 @@ pub struct ViewProps {
     /// session file, by its line).
     #[prop_or_default]
     pub laid: Option<Shared<crate::state::Laid>>,
+    /// The call picker: the call asked for (its index on the active branch, `report.calls`),
+    /// `None` for the next request; `on_call` asks for another (the worker rebuilds it).
+    #[prop_or_default]
+    pub call: Option<usize>,
+    #[prop_or_default]
+    pub on_call: Callback<Option<usize>>,
+}
+
+/// The call of `report.calls` answered on session line `line`: its index (1-based).
+pub fn call_on_line(report: &Value, line: f64) -> Option<usize> {
+    report
+        .get("calls")
+        .and_then(Value::as_array)?
+        .iter()
+        .find(|c| c.get("line").and_then(Value::as_f64) == Some(line))
+        .and_then(|c| c.get("index").and_then(Value::as_f64))
+        .map(|k| k as usize)
+}
+
+/// The index of the call of `report.calls` that is entry `id`.
+pub fn call_of_entry(report: &Value, id: &str) -> Option<usize> {
+    report
+        .get("calls")
+        .and_then(Value::as_array)?
+        .iter()
+        .find(|c| c.get_str("entryId") == Some(id))
+        .and_then(|c| c.get("index").and_then(Value::as_f64))
+        .map(|k| k as usize)
 }
 
 /// The views, in navigation order: (key, label). Keys are stable (they go into the hash).

@@ -233,6 +233,7 @@ pub fn SessionView(p: &ViewProps) -> Html {
             selected_id.clone(),
         );
         let (leaf, compaction) = (leaf.clone(), compaction.clone());
+        let (report, on_call, picked) = (p.report.clone(), p.on_call.clone(), p.call);
         Callback::from(move |i: usize| {
             let Some(row) = shown.get(i) else {
                 return Html::default();
@@ -261,6 +262,11 @@ pub fn SessionView(p: &ViewProps) -> Html {
                     <span class={classes!("type", type_class(t))} title={type_help(t)}>{t}</span>
                     if e.get("checkpoint").is_some() { <span class="chip checkpoint" title="this compaction stores a checkpoint of the system prompt and tools, which stands in for the system messages before it">{"checkpoint"}</span> }
                     if let Some(l) = e.get_str("label") { <span class="chip label">{l}</span> }
+                    if let Some(k) = super::call_of_entry(&report, &id) {
+                        <button class={classes!("chip", "call", (picked == Some(k)).then_some("on"))} data-testid={format!("tree-call-{k}")} aria-pressed={(picked == Some(k)).to_string()}
+                            title={format!("rebuild call {k}: the request pi sent for this answer")}
+                            onclick={{ let on_call = on_call.clone(); Callback::from(move |e: MouseEvent| { e.stop_propagation(); on_call.emit(Some(k)) }) }}>{format!("call {k}")}</button>
+                    }
                     if id == leaf { <span class="chip leaf">{"leaf"}</span> }
                     if !compaction.is_empty() && id == compaction { <span class="chip compaction">{"compaction in effect"}</span> }
                     <span class="preview">{s(e, "preview")}</span>
