@@ -53,7 +53,7 @@ test("the transcript opens each entry in full: whole texts, tool calls with thei
   const { page, context } = await openApp();
   await showView(page, "transcript", "Transcript");
   const list = page.getByTestId("transcript-list");
-  assert.equal(await list.getAttribute("data-count"), "15", "the demo's 15 entries on the active branch");
+  assert.equal(await list.getAttribute("data-count"), "15", "the demo's 15 entries");
   // Every assistant entry with a tool call: its arguments in full, as the session stores them.
   const lines = demoSession.map((l, i) => [i + 1, l]).filter(([, l]) => l.includes('"toolCall"')).map(([n]) => n);
   assert.ok(lines.length >= 3, "the demo calls tools");

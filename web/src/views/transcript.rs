@@ -335,7 +335,7 @@ pub fn use_session_file(
 
 #[function_component]
 pub fn TranscriptView(p: &ViewProps) -> Html {
-    let whole_file = use_state(|| false);
+    let branch_only = use_state(|| false);
     let file = use_session_file(p.laid.clone());
     let entries = use_memo(p.report.clone(), |r| {
         Rc::new(
@@ -351,7 +351,7 @@ pub fn TranscriptView(p: &ViewProps) -> Html {
     let shown: Rc<Vec<usize>> = Rc::new(
         (0..entries.len())
             .filter(|&i| {
-                *whole_file
+                !*branch_only
                     || entries[i].get("onActiveBranch").and_then(Value::as_bool) == Some(true)
             })
             .collect(),
@@ -415,19 +415,19 @@ pub fn TranscriptView(p: &ViewProps) -> Html {
         })
     };
     let toggle = {
-        let whole_file = whole_file.clone();
-        Callback::from(move |_: Event| whole_file.set(!*whole_file))
+        let branch_only = branch_only.clone();
+        Callback::from(move |_: Event| branch_only.set(!*branch_only))
     };
     let chosen = selected.map(|row| entries[shown[row]].clone());
     html! {
         <section class="transcript-view" data-testid="transcript-view">
             <h3>{"Transcript"}<span class="muted small mono">{format!(" {}", s(sess, "name"))}</span></h3>
-            <p class="muted small">{"Every entry of the session; choose one to read it in full (its whole text, tool calls with their arguments, results, thinking, summaries), as pi stored it."}</p>
+            <p class="muted small">{"Every entry of the session in file order; choose one to read it in full (its whole text, tool calls with their arguments, results, thinking, summaries), as pi stored it. Dimmed: not in what this request sends."}</p>
             <div class="two-col transcript-cols">
                 <div>
                     <div class="list-head">
                         <h4>{format!("{} entries", thousands(shown.len() as f64))}</h4>
-                        <label class="small"><input type="checkbox" checked={*whole_file} onchange={toggle} data-testid="transcript-whole-file" />{" every branch"}</label>
+                        <label class="small" title="the branch of the request on screen (a past call's ends at its answer's parent)"><input type="checkbox" checked={*branch_only} onchange={toggle} data-testid="transcript-branch-only" />{" active branch only"}</label>
                     </div>
                     <VList count={shown.len()} render={render} testid="transcript-list" row_height={28.0} height={560.0} scroll_to={selected} />
                 </div>
