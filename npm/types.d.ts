@@ -443,6 +443,8 @@ export interface SessionTree {
   branch: string[];
   /** How many agent messages the branch yields. */
   messages: number;
+  /** The model calls on the active branch (its assistant messages), each with its recorded usage: `call` in {@link assemble} rebuilds one. */
+  calls: Call[];
   /** The last model on the branch. */
   model: { provider: string; id: string } | null;
   thinkingLevel: string;

@@ -529,6 +529,44 @@ fn snapshot(case: &Case, inputs: &Inputs) -> String {
     for d in &a.diagnostics {
         s.push_str(&format!("{d}\n"));
     }
+    s.push_str("\n== calls\n");
+    for c in &a.calls {
+        let n = |v: f64| js::number_to_string(v);
+        s.push_str(&format!(
+            "{} {} line {}: {}/{} ({}) {}{}{}\n",
+            c.index,
+            c.entry_id.as_deref().unwrap_or("(no id)"),
+            c.line,
+            c.provider.as_deref().unwrap_or("?"),
+            c.model.as_deref().unwrap_or("?"),
+            c.api.as_deref().unwrap_or("?"),
+            c.stop_reason.as_deref().unwrap_or("?"),
+            c.error_message
+                .as_deref()
+                .map(|e| format!(": {e}"))
+                .unwrap_or_default(),
+            c.usage
+                .as_ref()
+                .map(|u| format!(
+                    "; input {} output {} cacheRead {} cacheWrite {} total {}",
+                    n(u.input),
+                    n(u.output),
+                    n(u.cache_read),
+                    n(u.cache_write),
+                    u.total_tokens.map_or("-".into(), n)
+                ))
+                .unwrap_or_default()
+        ));
+    }
+    if let Some(rc) = &a.call {
+        s.push_str(&format!(
+            "rebuilt: call {} ({}), model from {}, thinking from {}\n",
+            rc.call.index,
+            rc.chosen.as_str(),
+            rc.model_from,
+            rc.thinking_from
+        ));
+    }
     s.push_str("\n== stats\n");
     if let Some(st) = &a.stats {
         s.push_str(&outline(&ctxlens::report::stats::to_json(st)));

@@ -267,11 +267,11 @@ impl Run<'_> {
     /// answer) — the branch up to that answer's parent, as pi's leaf was when it sent the call.
     fn context_for_call(&mut self, f: &SessionFile) -> SessionContext {
         let pi = self.pi;
-        let active = session::active_path(f);
-        self.calls = calls::calls_on(f, &active, true);
         let mut events = Events::new(StageId::SessionRead);
         let mut diags = Vec::new();
         let active_ctx = session::build_context(&pi, f, &mut events, &mut diags);
+        let active = &active_ctx.path_indices;
+        self.calls = calls::calls_on(f, active, true);
         let ends_with_answer = active_ctx
             .messages
             .last()
@@ -306,12 +306,15 @@ impl Run<'_> {
                     ));
                     None
                 }
-                Some(i) => {
-                    let path = session::path_to(f, i);
-                    let index = path.iter().filter(|&&j| calls::is_call(f, j)).count();
-                    let on_active = active.contains(&i);
-                    Some((calls::call_at(f, i, index, on_active), CallChoice::Entry))
-                }
+                // On the active branch: its number there; else its number on its own branch.
+                Some(i) => match self.calls.iter().find(|c| c.entry == i) {
+                    Some(c) => Some((c.clone(), CallChoice::Entry)),
+                    None => {
+                        let path = session::path_to(f, i);
+                        let index = path.iter().filter(|&&j| calls::is_call(f, j)).count();
+                        Some((calls::call_at(f, i, index, false), CallChoice::Entry))
+                    }
+                },
             },
             Some(CallRef::Next) => None,
             None if self.inputs.prompt.is_none() && ends_with_answer => {
@@ -394,11 +397,30 @@ impl Run<'_> {
             )
             .at("CORE/agent-loop.js:192"),
         );
+        // A virtual model's answer records a failed routing: pi sent no request for it.
+        if call.api.as_deref() == Some("pi-virtual") {
+            self.call_refused(format!(
+                "call {}: pi sent no request for it: its answer names the virtual model {} (api pi-virtual), which pi could not route to a provider{}",
+                call.index,
+                call.model_reference().unwrap_or_default(),
+                call.error_message
+                    .as_deref()
+                    .map(|e| format!(" ({e})"))
+                    .unwrap_or_default()
+            ));
+            self.rec.events.push(
+                Event::new(
+                    EventKind::Note,
+                    "a virtual model's answer: requests for it fail unless routed first",
+                )
+                .at("1.6.0/CA/core/virtual-models.js:3"),
+            );
+        }
         if let Some(err) = &call.error_message {
             self.rec.events.push(Event::new(
                 EventKind::Note,
                 format!(
-                    "pi recorded this call as failed (stopReason {}): {err}",
+                    "pi recorded this call as failed (stopReason {}): {err} — the request rebuilt is the one pi built; whether it reached the provider (an error pi raised before sending is stored the same way) the session does not say",
                     call.stop_reason.as_deref().unwrap_or("?")
                 ),
             ));

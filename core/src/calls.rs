@@ -84,7 +84,7 @@ pub struct Call {
     pub model: Option<String>,
     pub api: Option<String>,
     /// The thinking level the call was made with, which pi records on the answer from 0.86
-    /// (`thinkingLevel`, 1.6.0/CORE/agent-loop.js:296).
+    /// (`thinkingLevel`, 1.6.0/CORE/agent-loop.js:282).
     pub thinking_level: Option<String>,
     pub stop_reason: Option<String>,
     pub error_message: Option<String>,

@@ -483,3 +483,23 @@ fn a_run_appended_after_an_entry_without_an_id_carries_that_entrys_branch() {
     // Read now, pi's active branch starts at u2: one call.
     assert_eq!(a.calls.len(), 1);
 }
+
+#[test]
+fn a_virtual_models_answer_sent_no_request() {
+    let text = session(&[
+        user("u1", None, "q1"),
+        answer("v1", "u1", "", "auto", "error").replace(
+            r#""api":"openai-completions","provider":"mock""#,
+            r#""api":"pi-virtual","provider":"router""#,
+        ),
+    ]);
+    let mut i = inputs(&text, None);
+    i.pi = Some(PiVersion::V1_6_0);
+    let a = assemble(&i);
+    assert!(a.request.is_none());
+    assert_eq!(a.call.as_ref().map(|c| c.call.index), Some(1));
+    assert_eq!(
+        errors(&a),
+        ["call 1: pi sent no request for it: its answer names the virtual model router/auto (api pi-virtual), which pi could not route to a provider (overloaded)"]
+    );
+}

@@ -210,6 +210,8 @@ test("without a prompt the last call is rebuilt; an explicit continue after an a
   assert.equal(last.call.entryId, last.calls.at(-1).entryId);
   assert.equal(last.call.provider, "mock-anthropic");
   assert.equal(last.call.thinkingFrom, "call");
+  // parseSession lists the same calls, for a picker.
+  assert.deepEqual(ctxlens.parseSession(session).calls, last.calls);
   const byId = ctxlens.assemble({ ...options, call: last.calls[1].entryId });
   assert.equal(byId.call.index, 2);
   assert.equal(byId.call.chosen, "entry");

@@ -42,6 +42,8 @@ const api: Api | undefined = r.model?.api === "pi-messages" ? "pi-messages" : pr
 const fromCase: Assembly = assembleCase(new Map([["case.json", "{}"]]), { now: 0, api: "openai-responses", envDir: "expected" });
 const tree: SessionTree = parseSession("", { path: "/s.jsonl" });
 const entries: SessionEntry[] = tree.entries.filter((e) => e.onActiveBranch && e.inContext);
+const treeCalls: Call[] = tree.calls;
+void treeCalls;
 const version: "0.85.1" | "1.6.0" = piVersion;
 const all: readonly ("0.85.1" | "1.6.0")[] = piVersions;
 const older = assemble({ prompt: "hi", piVersion: "0.85.1" });

@@ -543,6 +543,15 @@ pub fn parse_session(options_json: &str, text: String) -> Result<String, String>
         .with(
             "compactionId",
             ctx.compaction_id.clone().map_or(Value::Null, Value::from),
+        )
+        .with(
+            "calls",
+            Value::Array(
+                ctxlens::calls::calls_on(&file, &ctx.path_indices, true)
+                    .iter()
+                    .map(ctxlens::report::calls::call_json)
+                    .collect(),
+            ),
         );
     out.insert(
         "diagnostics",
@@ -589,6 +598,47 @@ mod tests {
         assert!(assemble(r#"{"compareWith":"nope"}"#, None, &[])
             .unwrap_err()
             .contains("compareWith"));
+    }
+
+    #[test]
+    fn call_picks_a_call_and_is_checked() {
+        let session = concat!(
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-05T09:00:00.000Z","cwd":"/p"}"#,
+            "\n",
+            r#"{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-05T09:00:01.000Z","message":{"role":"user","content":"q","timestamp":1}}"#,
+            "\n",
+            r#"{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-05T09:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"r"}],"provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":7,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":9},"stopReason":"stop","timestamp":2}}"#,
+            "\n",
+        );
+        let options = r#"{"env":{"ANTHROPIC_API_KEY":"k"},"call":"a1"}"#;
+        let out = assemble(options, Some(session.into()), &[]).unwrap();
+        let meta = js::parse(&out.meta).unwrap();
+        let call = meta.get("call").expect("the call rebuilt");
+        assert_eq!(call.get_str("chosen"), Some("entry"));
+        assert_eq!(
+            call.get("usage")
+                .and_then(|u| u.get("input"))
+                .and_then(Value::as_f64),
+            Some(7.0)
+        );
+        assert_eq!(
+            meta.get("calls").and_then(Value::as_array).map(Vec::len),
+            Some(1)
+        );
+        assert!(out.body.is_some_and(|b| b.contains(r#""q""#)));
+        for bad in [
+            r#"{"call":0}"#,
+            r#"{"call":1.5}"#,
+            r#"{"call":true}"#,
+            r#"{"call":""}"#,
+        ] {
+            assert!(
+                assemble(bad, None, &[])
+                    .unwrap_err()
+                    .contains("`call` must be"),
+                "{bad}"
+            );
+        }
     }
 
     #[test]
