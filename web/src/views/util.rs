@@ -197,3 +197,35 @@ pub fn pi_version(report: &Value) -> &str {
         .and_then(Value::as_str)
         .unwrap_or("")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report() -> Value {
+        ctxlens::js::parse(r#"{"sourcePrefixes":{"CA":"@earendil-works/pi-coding-agent/dist","AI":"@earendil-works/pi-ai/dist","CORE":"@earendil-works/pi-agent-core/dist"}}"#).unwrap()
+    }
+
+    #[test]
+    fn pi_sources_as_pi_s_file_paths() {
+        let r = report();
+        assert_eq!(
+            pi_source_path(&r, "CA/core/sdk.js:66"),
+            "pi-coding-agent/dist/core/sdk.js:66"
+        );
+        assert_eq!(
+            pi_source_path(&r, "@anthropic-ai/sdk/client.js:1"),
+            "@anthropic-ai/sdk/client.js:1"
+        );
+        assert_eq!(
+            with_pi_paths(&r, "2 × synthetic error result (AI/api/transform-messages.js:134); CORE/agent-loop.js:176"),
+            "2 × synthetic error result (pi-ai/dist/api/transform-messages.js:134); pi-agent-core/dist/agent-loop.js:176"
+        );
+        // Only at a word's start: a path that merely contains `CA/` is left alone.
+        assert_eq!(
+            with_pi_paths(&r, "/tmp/CA/x and ABCA/y"),
+            "/tmp/CA/x and ABCA/y"
+        );
+        assert_eq!(with_pi_paths(&Value::Null, "CA/x.js:1"), "CA/x.js:1");
+    }
+}
