@@ -346,3 +346,18 @@ test("the call picker: a call clicked in the usage timeline or the session tree 
   await page.waitForFunction(() => !document.querySelector('[data-testid="call-bar"]') && document.querySelector('.view-area[data-state="ready"]'), null, { timeout: 60000 });
   await context.close();
 });
+
+test("in a capture (the demo), a chosen call is read from the session pi left: the run's own call rebuilds request-1", async () => {
+  const { page, context } = await openApp("#view=usage");
+  const before = await page.locator('[data-testid^="call-pick-"]').count();
+  assert.equal(before, 6, "the six calls of the demo's session");
+  await page.getByTestId("call-pick-2").click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="call-bar"]')?.dataset.call === "2" && document.querySelector('.view-area[data-state="ready"]'), null, { timeout: 60000 });
+  const n = await page.locator('[data-testid^="call-pick-"]').count();
+  assert.equal(n, before + 1, "session.after.jsonl holds the run's call too");
+  await page.getByTestId(`call-pick-${n}`).click();
+  await page.waitForFunction((n) => document.querySelector('[data-testid="call-bar"]')?.dataset.call === String(n) && document.querySelector('.view-area[data-state="ready"]'), n, { timeout: 60000 });
+  await showView(page, "request", "Request");
+  assert.equal(await page.getByTestId("body-json").textContent(), fs.readFileSync(path.join(repo, "www/demo/expected/request-1.json"), "utf8"));
+  await context.close();
+});
