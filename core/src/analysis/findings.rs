@@ -826,7 +826,7 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
                 Severity::Warning,
                 "The context is larger than the model's window",
                 format!(
-                    "pi's estimate of this request is {} tokens{}; {} has a context window of {} tokens ({} over). The provider is likely to refuse it; pi compacts the session when it nears the window.",
+                    "pi's estimate of this request is {} tokens{}; {} has a context window of {} tokens ({} over). The provider is likely to refuse it; pi's auto-compaction (compaction.enabled, on by default) summarizes the session once its context passes the window less compaction.reserveTokens.",
                     thousands(c.tokens as usize),
                     if c.usage_tokens > 0.0 {
                         format!(
