@@ -378,6 +378,9 @@ pub fn app() -> Html {
                 <button class="button stop" data-testid="stop" onclick={stop} title="Stop: terminate the worker">{"Stop"}</button>
             </div>
         }
+    } else if let (None, Some(_)) = (state.timings.get(&current_api), &failure) {
+        // The protocol on screen has no report: the status says so, not another's timing.
+        html! { <div class="status" role="status" data-testid="status">{format!("{}: no report (see the diagnostics)", api_label(&current_api))}</div> }
     } else if let Some(t) = state.timings.get(&current_api).or(state.last.as_ref()) {
         // The page's own wasm memory, for measurements (the JS heap does not count it).
         let page_memory = wasm_bindgen::memory()
