@@ -135,6 +135,7 @@ test("tool calls to tools the request does not define are flagged, with their se
   const full = page.locator('[data-testid="entry-full"][data-line="3"]');
   await full.waitFor();
   assert.equal(await full.getByTestId("undefined-tool").count(), 1, "the call is flagged in the entry");
+  assert.equal(await page.locator('[data-testid="session-tree"] .entry[data-entry="a0000002"] .chip.flag').count(), 1, "and in the session tree");
   await showView(page, "transcript", "Transcript");
   assert.equal(await page.locator('[data-testid="transcript-list"] .entry[data-line="3"] .chip.flag').count(), 1, "and in the transcript's list");
   await page.locator('[data-testid="transcript-list"] .entry[data-line="3"]').click();

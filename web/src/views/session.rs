@@ -234,6 +234,11 @@ pub fn SessionView(p: &ViewProps) -> Html {
         );
         let (leaf, compaction) = (leaf.clone(), compaction.clone());
         let (report, on_call, picked) = (p.report.clone(), p.on_call.clone(), p.call);
+        // Entries whose tool calls name tools the request does not define.
+        let flagged: Vec<f64> = arr(&p.report, "undefinedToolCalls")
+            .iter()
+            .map(|u| num(u, "line"))
+            .collect();
         Callback::from(move |i: usize| {
             let Some(row) = shown.get(i) else {
                 return Html::default();
@@ -262,6 +267,7 @@ pub fn SessionView(p: &ViewProps) -> Html {
                     <span class={classes!("type", type_class(t))} title={type_help(t)}>{t}</span>
                     if e.get("checkpoint").is_some() { <span class="chip checkpoint" title="this compaction stores a checkpoint of the system prompt and tools, which stands in for the system messages before it">{"checkpoint"}</span> }
                     if let Some(l) = e.get_str("label") { <span class="chip label">{l}</span> }
+                    if flagged.contains(&num(e, "line")) { <span class="chip flag" title="calls a tool the request does not define">{"undefined tool"}</span> }
                     if let Some(k) = super::call_of_entry(&report, &id) {
                         <button class={classes!("chip", "call", (picked == Some(k)).then_some("on"))} data-testid={format!("tree-call-{k}")} aria-pressed={(picked == Some(k)).to_string()}
                             title={format!("rebuild call {k}: the request pi sent for this answer")}
