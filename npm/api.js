@@ -21,9 +21,10 @@ export const piVersions = Object.freeze(["0.85.1", "1.6.0"]);
 export const piVersion = piVersions[piVersions.length - 1];
 
 const STRING_OPTIONS = ["sessionPath", "home", "agentDir", "cwd", "piPackageDir", "model", "thinking", "sessionId", "userAgent"];
-const ASSEMBLE_OPTIONS = new Set([...STRING_OPTIONS, "session", "files", "models", "tools", "args", "env", "prompt", "call", "now", "systemNow", "api", "compareWith", "piVersion"]);
-const CASE_OPTIONS = new Set(["now", "api", "envDir", "compareWith", "piVersion", "call"]);
+const ASSEMBLE_OPTIONS = new Set([...STRING_OPTIONS, "session", "files", "models", "tools", "args", "env", "placeholderKey", "prompt", "call", "now", "systemNow", "api", "compareWith", "piVersion"]);
+const CASE_OPTIONS = new Set(["now", "api", "envDir", "compareWith", "piVersion", "call", "placeholderKey"]);
 const SESSION_OPTIONS = new Set(["path", "piVersion"]);
+const MACHINE_OPTIONS = new Set(["prompt", "call", "model", "thinking", "toolSet", "piVersion", "piDir", "now", "api", "compareWith", "args", "env", "cwd"]);
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -194,6 +195,7 @@ function toAssembly(metaJson, bytes) {
     cwd: meta.cwd,
     pi: meta.pi,
     stages: meta.stages,
+    sourcePrefixes: meta.sourcePrefixes,
     stats: meta.stats,
     findings: meta.findings,
     diagnostics: meta.diagnostics,
@@ -201,6 +203,46 @@ function toAssembly(metaJson, bytes) {
     call: meta.call,
     ...(meta.comparison ? { comparison: meta.comparison } : {}),
   };
+}
+
+export { toAssembly as assemblyOf, call as callWasm };
+
+/**
+ * `assembleSession`'s options as the command line they stand for (the CLI's flags, then pi's
+ * own), and the machine they run on (`env`, `cwd`: undefined for the process's own).
+ */
+export function sessionArgv(fn, options) {
+  const o = checkOptions(fn, options, MACHINE_OPTIONS, false);
+  const argv = [];
+  const flag = (name, v) => {
+    if (v !== undefined) argv.push(name, v);
+  };
+  if (o.prompt !== undefined && o.prompt !== null) flag("--prompt", textOf(fn, "prompt", o.prompt));
+  if (o.call !== undefined && o.call !== null) {
+    const ok = (Number.isInteger(o.call) && o.call >= 1) || (typeof o.call === "string" && o.call !== "");
+    if (!ok) fail(fn, `\`call\` must be a call number from 1, an entry id or "next", got ${typeof o.call === "number" ? o.call : typeName(o.call)}`);
+    flag("--call", String(o.call));
+  }
+  flag("--model", optString(fn, o, "model"));
+  flag("--thinking", optString(fn, o, "thinking"));
+  flag("--tool-set", optString(fn, o, "toolSet"));
+  flag("--pi", optPi(fn, o));
+  flag("--pi-dir", optString(fn, o, "piDir"));
+  const now = optNow(fn, o);
+  if (now !== undefined) flag("--now", String(now));
+  flag("--api", optApi(fn, o));
+  flag("--with", optApi(fn, o, "compareWith"));
+  if (o.args !== undefined && o.args !== null) {
+    if (!Array.isArray(o.args) || !o.args.every((a) => typeof a === "string")) fail(fn, "`args` must be a list of strings");
+    argv.push(...o.args);
+  }
+  let env;
+  if (o.env !== undefined && o.env !== null) {
+    if (!isPlainObject(o.env)) fail(fn, `\`env\` must be an object of strings, got ${typeName(o.env)}`);
+    for (const [k, v] of Object.entries(o.env)) if (typeof v !== "string") fail(fn, `\`env.${k}\` must be a string, got ${typeName(v)}`);
+    env = o.env;
+  }
+  return { argv, env, cwd: optString(fn, o, "cwd") };
 }
 
 /**
@@ -266,12 +308,16 @@ export function bind(raw, ready = () => {}, load = (fn, v) => fail(fn, `pi ${v}'
     }
     if (o.tools !== undefined && o.tools !== null) {
       if (typeof o.tools === "string") json.tools = o.tools;
-      else if (Array.isArray(o.tools)) json.tools = JSON.stringify(o.tools);
-      else fail(fn, `\`tools\` must be tools.json text or a list of tools, got ${typeName(o.tools)}`);
+      else if (Array.isArray(o.tools) || isPlainObject(o.tools)) json.tools = JSON.stringify(o.tools);
+      else fail(fn, `\`tools\` must be a tool set (JSON text, a list of tools, or a request body with tools), got ${typeName(o.tools)}`);
     }
     if (o.args !== undefined && o.args !== null) {
       if (!Array.isArray(o.args) || !o.args.every((a) => typeof a === "string")) fail(fn, "`args` must be a list of strings");
       json.args = o.args;
+    }
+    if (o.placeholderKey !== undefined && o.placeholderKey !== null) {
+      if (typeof o.placeholderKey !== "boolean") fail(fn, `\`placeholderKey\` must be a boolean, got ${typeName(o.placeholderKey)}`);
+      json.placeholderKey = o.placeholderKey;
     }
     if (o.env !== undefined && o.env !== null) {
       if (!isPlainObject(o.env)) fail(fn, `\`env\` must be an object of strings, got ${typeName(o.env)}`);
@@ -302,6 +348,10 @@ export function bind(raw, ready = () => {}, load = (fn, v) => fail(fn, `pi ${v}'
     if (now !== undefined) json.now = now;
     const envDir = optString(fn, o, "envDir");
     if (envDir !== undefined) json.envDir = envDir;
+    if (o.placeholderKey !== undefined && o.placeholderKey !== null) {
+      if (typeof o.placeholderKey !== "boolean") fail(fn, `\`placeholderKey\` must be a boolean, got ${typeName(o.placeholderKey)}`);
+      json.placeholderKey = o.placeholderKey;
+    }
     const callRef = optCall(fn, o);
     if (callRef !== undefined) json.call = callRef;
     const pi = optPi(fn, o);

@@ -1,10 +1,35 @@
-// "ctxlens" for bundlers and browsers resolving the package root: the web build, initialized
-// with top-level await, so the API is ready on import as in Node. The bundler picks up the
-// wasm through `new URL("ctxlens_bg.wasm", import.meta.url)` in ./wasm/ctxlens.js.
-// Every release's data is fetched too (./data/pi-<version>/), so the calls are synchronous.
-import init, { load, piVersions } from "./web.js";
+// "ctxlens" for bundlers and browsers resolving the package root (tested: Vite 6 and webpack 5
+// with their default settings, tests/npm/bundlers.test.mjs). No top-level await (Vite's default
+// build target rejects it): importing starts loading the wasm and every release's data, and `ready`
+// resolves when the calls can run; a call before that throws. Every file is referenced as
+// `new URL("<literal path>", import.meta.url)` (the wasm in ./wasm/ctxlens.js, the data in
+// ./data.js, which scripts/build-npm.sh writes), the form bundlers copy as an asset.
+import { init, loadFrom, bindBrowser } from "./browser.js";
+import { dataFiles } from "./data.js";
+import { protocols, piVersion, piVersions, CtxlensError } from "./api.js";
 
-await init();
-await Promise.all(piVersions.map((v) => load(v)));
+let failed = null;
 
-export { assemble, assembleCase, parseSession, protocols, piVersion, piVersions, load, CtxlensError } from "./web.js";
+/** Resolves when the wasm and every release's data are loaded; rejects with why they were not. */
+export const ready = init()
+  .then(() => Promise.all(piVersions.map((v) => loadFrom("ready", v, (name) => dataFiles[v]?.[name]))))
+  .then(
+    () => {},
+    (e) => {
+      failed = e;
+      throw e;
+    },
+  );
+
+function notReady(fn) {
+  if (failed) return new CtxlensError(`ctxlens.${fn}: the wasm or a release's data did not load: ${failed.message}`, { cause: failed });
+  return new CtxlensError(`ctxlens.${fn}: ctxlens is still loading; \`await ready\` (import { ready } from "ctxlens") before the first call`);
+}
+
+export const { assemble, assembleCase, parseSession } = bindBrowser(notReady, (fn) => notReady(fn));
+
+/** Node only: a page has no machine to read. */
+export function assembleSession() {
+  throw new CtxlensError("ctxlens.assembleSession reads the machine pi runs on: it is in Node only (in a page, `assemble` takes the files)");
+}
+export { protocols, piVersion, piVersions, CtxlensError };

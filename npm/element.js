@@ -170,13 +170,6 @@ function envPathOf(files) {
   return Object.keys(files).filter((k) => k === "env.json" || k.endsWith("/env.json")).sort((a, b) => a.split("/").length - b.split("/").length)[0];
 }
 
-/** The env var pi reads the provider's API key from (a docs page has no key; pi would not send without one). */
-const KEY_VARS = { google: "GEMINI_API_KEY", "google-vertex": "GOOGLE_CLOUD_API_KEY", "vercel-ai-gateway": "AI_GATEWAY_API_KEY", "amazon-bedrock": "AWS_BEARER_TOKEN_BEDROCK", "github-copilot": "COPILOT_GITHUB_TOKEN" };
-function keyEnv(provider) {
-  if (!provider) return {};
-  return { [KEY_VARS[provider] ?? `${provider.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_API_KEY`]: "ctxlens-placeholder-key" };
-}
-
 const assemblies = new Map();
 
 /** One assembly per distinct inputs, shared between elements showing different views of it. */
@@ -210,15 +203,9 @@ async function build(o) {
     const env = JSON.parse(text(files[envPath]));
     if (session) files["session.jsonl"] = session;
     if (tools) files["tools.json"] = tools;
-    if (o.model) {
-      env.model = o.model;
-      // A catalog model chosen here has no key in the case: a placeholder, as for a session.
-      if (files["case.json"] && o.model.includes("/")) {
-        const c = JSON.parse(text(files["case.json"]));
-        c.env = { ...keyEnv(o.model.slice(0, o.model.indexOf("/"))), ...(c.env ?? {}) };
-        files["case.json"] = JSON.stringify(c);
-      }
-    }
+    // A catalog model chosen here may have no key in the case: a placeholder for its provider
+    // (a docs page has no key; a key never changes the body), as for a session.
+    if (o.model) env.model = o.model;
     if (o.thinking) env.thinking = o.thinking;
     if (o.prompt !== undefined) env.prompt = o.prompt;
     const root = env.root ?? "/";
@@ -229,7 +216,7 @@ async function build(o) {
       files[`fs/${rel}`] = c.bytes;
     }
     files[envPath] = JSON.stringify(env);
-    return assembleCase(files, common);
+    return assembleCase(files, { ...common, placeholderKey: Boolean(o.model) });
   }
   // A session (and tools, context files) on its own: laid out around the session's cwd.
   const sessionText = text(session);
@@ -239,8 +226,8 @@ async function build(o) {
   const home = m ? m[0] : cwd.startsWith("/root") ? "/root" : "/home/user";
   const files = {};
   for (const c of contexts) files[contextPath(c, cwd, home)] = c.bytes;
-  const provider = o.model ? (o.model.includes("/") ? o.model.slice(0, o.model.indexOf("/")) : null) : tree.model?.provider;
-  const options = { ...common, session: sessionText, sessionPath: baseName(o.urls.src), files, home, cwd, env: keyEnv(provider) };
+  // A docs page has no key: a placeholder for the provider of the model pi takes (the body is the same with any key).
+  const options = { ...common, session: sessionText, sessionPath: baseName(o.urls.src), files, home, cwd, placeholderKey: true };
   if (tools) options.tools = text(tools);
   if (o.model) options.model = o.model;
   if (o.thinking) options.thinking = o.thinking;

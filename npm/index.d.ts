@@ -1,2 +1,46 @@
-// "ctxlens" (Node and bundlers): ready on import.
+// "ctxlens": Node (ready on import) and bundlers (ready once `ready` resolves).
 export * from "./types.js";
+
+/**
+ * Resolves when the calls can run: at once in Node; in a bundled app, once the wasm and every
+ * release's data are loaded (a call before that throws a `CtxlensError`). Rejects with why
+ * they did not load.
+ */
+export declare const ready: Promise<void>;
+
+/** Options of {@link assembleSession}: the `ctxlens` command line's, as data. */
+export interface AssembleSessionOptions {
+  /** `--prompt`: the next prompt. Without it (and `call`): the session's last call. */
+  prompt?: string | null;
+  /** `--call`: a past model call (1-based on the active branch), an assistant entry's id, or "next". */
+  call?: number | string | null;
+  /** `--model provider/id` (default: the session's). */
+  model?: string;
+  /** `--thinking` (default: the session's). */
+  thinking?: import("./types.js").ThinkingLevel | (string & {});
+  /** `--tool-set`: a file of extension tools, in any shape `assemble`'s `tools` takes. */
+  toolSet?: string;
+  /** pi's own flags (`--tools`, `--no-context-files`, `--skill`, `@file`, ...). */
+  args?: string[];
+  /** `--pi`: the release to rebuild (default: the installed pi's, else the session's, else the newest). */
+  piVersion?: import("./types.js").PiVersion;
+  /** `--pi-dir`: pi's package folder instead of the `pi` on PATH. */
+  piDir?: string;
+  /** `--now`: `Date.now()` when the prompt is sent (default: now). */
+  now?: number;
+  /** `--api`: switch the protocol. */
+  api?: import("./types.js").Api;
+  /** `--with`: also assemble under this protocol (`result.comparison`). */
+  compareWith?: import("./types.js").Api;
+  /** The environment the machine is read with. Default `process.env`. */
+  env?: { [name: string]: string };
+  /** The directory it runs in. Default `process.cwd()`. */
+  cwd?: string;
+}
+
+/**
+ * Node only: the session at `path` as pi would resume it on this machine — the agent dir
+ * (`PI_CODING_AGENT_DIR` or `~/.pi/agent`), the project's files from the session's cwd up, the
+ * installed pi — read as the `ctxlens` command reads it. In a bundled app it throws.
+ */
+export declare function assembleSession(path: string, options?: AssembleSessionOptions): import("./types.js").Assembly;

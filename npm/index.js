@@ -1,6 +1,7 @@
 // "ctxlens" for Node: the wasm is read from the package and instantiated synchronously, so the
 // API is ready on import (no init). Each pi release's data (data/pi-<version>/ in the package) is
-// read the first time a call rebuilds that release.
+// read the first time a call rebuilds that release. `assembleSession` reads the real machine
+// through the package's second wasm (node.js), instantiated the first time it is called.
 import { readFileSync } from "node:fs";
 import * as raw from "./wasm/ctxlens.js";
 import { bind, dataBlob, protocols, piVersion, piVersions, CtxlensError } from "./api.js";
@@ -12,4 +13,8 @@ function load(_fn, version) {
 }
 
 export const { assemble, assembleCase, parseSession } = bind(raw, undefined, load);
+// The real machine (the package's second wasm, loaded on first use): see node.js.
+export { assembleSession } from "./node.js";
+/** Already resolved: the same code runs here and in the bundler entry, where it waits for the wasm. */
+export const ready = Promise.resolve();
 export { protocols, piVersion, piVersions, CtxlensError };

@@ -78,8 +78,16 @@ export interface AssembleOptions {
   model?: string;
   /** `--thinking`. */
   thinking?: ThinkingLevel | (string & {});
-  /** Extension tools (tools.json text or the list), appended after the built-in tools. */
-  tools?: string | ExtensionTool[];
+  /**
+   * Extension tools, appended after the built-in tools: a tool set as JSON text or as the value,
+   * in pi's shape (`ExtensionTool[]`), OpenAI's (Chat Completions, Responses), Anthropic's,
+   * Google's (`functionDeclarations`) or Bedrock's (`toolSpec`), or a captured request body with
+   * `tools`. Built-in names keep pi's definitions; a set naming built-ins, or from a request
+   * body, makes its names the active tools unless `args` choose them.
+   */
+  tools?: string | ExtensionTool[] | Array<{ [key: string]: JsonValue }> | { [key: string]: JsonValue };
+  /** A placeholder key for the provider of the model pi takes when it has none (a key never changes the body). */
+  placeholderKey?: boolean;
   /** The rest of pi's command line: `--tools`, `--system-prompt`, `@file`, ... */
   args?: string[];
   /** Environment variables pi reads (`PI_CACHE_RETENTION`, `PI_EXPERIMENTAL`, `OPENAI_BASE_URL`, ...). */
@@ -122,6 +130,8 @@ export interface AssembleCaseOptions {
   compareWith?: Api;
   /** The folder (relative to the case) holding the capture's env.json. Default: `expected/`, else the shallowest env.json. */
   envDir?: string;
+  /** A placeholder key for the provider of the model pi takes when it has none (a key never changes the body). */
+  placeholderKey?: boolean;
   /** A call to rebuild, counted on the capture's session.after.jsonl (request N of the run is call "calls before the run + N"); see {@link AssembleOptions.call}. */
   call?: CallRef;
   /** The pi release to rebuild. Default: the capture's (env.json `piVersion`), else the one the session proves, else the newest. */

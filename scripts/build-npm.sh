@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # build-npm.sh: builds the `ctxlens` npm package from the repo into pkg/ and packs it.
-#   cargo (wasm/, release profile: opt-level z, lto) → wasm-bindgen --target web (the pinned CLI)
-#   → wasm-opt -Oz --converge --low-memory-unused (npm binaryen) → pkg/ctxlens/ (npm/ template + wasm/) → npm pack → pkg/*.tgz
-# Prints the .wasm size, raw and gzipped (target: ≤ 350 KB gzipped). Incremental: cargo builds
-# incrementally and wasm-opt is skipped when wasm-bindgen's output did not change.
+#   cargo (wasm/, release profile: opt-level z, lto; once without features: the browser wasm, once
+#   with `node`: the wasm of assembleSession and the bin) → wasm-bindgen --target web (the pinned
+#   CLI) → wasm-opt -Oz --converge --low-memory-unused (npm binaryen) → pkg/ctxlens/ (npm/
+#   template + wasm/) → npm pack → pkg/*.tgz
+# Prints each .wasm's size, raw and gzipped (the browser's target: ≤ 350 KB gzipped).
+# Incremental: cargo builds incrementally and wasm-opt is skipped when wasm-bindgen's output did
+# not change.
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
@@ -18,47 +21,80 @@ fi
 wasm_opt="$repo/node_modules/.bin/wasm-opt"
 [[ -x $wasm_opt ]] || { echo "build-npm: $wasm_opt is missing (npm ci)" >&2; exit 1; }
 
-say "cargo build -p ctxlens-wasm --release --target wasm32-unknown-unknown"
-cargo build -p ctxlens-wasm --release --target wasm32-unknown-unknown --quiet
-
 work="$repo/target/npm"
 out="$repo/pkg/ctxlens"
-mkdir -p "$work/bindgen"
-wasm-bindgen --target web --no-typescript --out-name ctxlens --out-dir "$work/bindgen" \
-  "$repo/target/wasm32-unknown-unknown/release/ctxlens_wasm.wasm"
+mkdir -p "$work"
 
-# wasm-opt only when wasm-bindgen's output changed.
-sum=$(sha256sum "$work/bindgen/ctxlens_bg.wasm" | cut -d' ' -f1)
-if [[ ! -f "$work/opt.wasm" || "$(cat "$work/opt.sum" 2>/dev/null)" != "$sum" ]]; then
-  # --converge repeats -Oz until the size stops shrinking; --low-memory-unused lets loads and
-  # stores fold constant offsets (Rust's wasm never uses the first KB: the stack starts at 1 MB).
-  say "wasm-opt -Oz --converge --low-memory-unused"
-  "$wasm_opt" -Oz --converge --low-memory-unused --strip-debug --strip-producers \
-    --enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int --enable-mutable-globals \
-    --enable-reference-types --enable-multivalue \
-    "$work/bindgen/ctxlens_bg.wasm" -o "$work/opt.wasm"
-  echo "$sum" >"$work/opt.sum"
-fi
+# build NAME [FEATURES]: cargo (cargo keeps both feature sets' builds, so switching is a copy),
+# wasm-bindgen into $work/NAME/, then wasm-opt into $work/NAME.wasm only when wasm-bindgen's
+# output changed.
+build() {
+  local name=$1 features=${2:-}
+  say "cargo build -p ctxlens-wasm --release --target wasm32-unknown-unknown${features:+ --features $features}"
+  cargo build -p ctxlens-wasm --release --target wasm32-unknown-unknown --quiet ${features:+--features "$features"}
+  mkdir -p "$work/$name"
+  wasm-bindgen --target web --no-typescript --out-name "$name" --out-dir "$work/$name" \
+    "$repo/target/wasm32-unknown-unknown/release/ctxlens_wasm.wasm"
+  local sum
+  sum=$(sha256sum "$work/$name/${name}_bg.wasm" | cut -d' ' -f1)
+  if [[ ! -f "$work/$name.wasm" || "$(cat "$work/$name.sum" 2>/dev/null)" != "$sum" ]]; then
+    # --converge repeats -Oz until the size stops shrinking; --low-memory-unused lets loads and
+    # stores fold constant offsets (Rust's wasm never uses the first KB: the stack starts at 1 MB).
+    say "wasm-opt -Oz --converge --low-memory-unused ($name)"
+    "$wasm_opt" -Oz --converge --low-memory-unused --strip-debug --strip-producers \
+      --enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int --enable-mutable-globals \
+      --enable-reference-types --enable-multivalue \
+      "$work/$name/${name}_bg.wasm" -o "$work/$name.wasm"
+    echo "$sum" >"$work/$name.sum"
+  fi
+}
+# The browser wasm (the browser and bundler entries, and the Node API's assemble, assembleCase
+# and parseSession), then the Node one (feature `node`: assembleSession and the bin, which read
+# the real filesystem).
+build ctxlens
+build ctxlens_node node
 
 rm -rf "$out"
-mkdir -p "$out/wasm"
-cp npm/index.js npm/index.d.ts npm/web.js npm/web.d.ts npm/element.js npm/element.d.ts npm/bundler.js npm/api.js npm/types.d.ts npm/README.md "$out/"
-cp "$work/bindgen/ctxlens.js" "$out/wasm/ctxlens.js"
-cp "$work/opt.wasm" "$out/wasm/ctxlens_bg.wasm"
-# Each pi release's data, loaded on first use (Node reads it, the browser fetches it).
-for d in core/data/pi-*/; do
-  mkdir -p "$out/data/$(basename "$d")"
-  cp "$d"*.json "$out/data/$(basename "$d")/"
-done
+mkdir -p "$out/wasm" "$out/bin"
+cp npm/bin/ctxlens.js "$out/bin/ctxlens.js"
+chmod +x "$out/bin/ctxlens.js"
+cp npm/index.js npm/index.d.ts npm/web.js npm/web.d.ts npm/element.js npm/element.d.ts npm/bundler.js npm/browser.js npm/node-host.js npm/node.js npm/api.js npm/types.d.ts npm/README.md "$out/"
+cp "$work/ctxlens/ctxlens.js" "$out/wasm/ctxlens.js"
+cp "$work/ctxlens.wasm" "$out/wasm/ctxlens_bg.wasm"
+cp "$work/ctxlens_node/ctxlens_node.js" "$out/wasm/ctxlens_node.js"
+cp "$work/ctxlens_node.wasm" "$out/wasm/ctxlens_node_bg.wasm"
+# Each pi release's data, loaded on first use (Node reads it, the browser fetches it), and
+# data.js: every file as `new URL("<literal path>", import.meta.url)`, the form a bundler copies
+# as an asset (the bundler entry fetches them from there).
+{
+  echo "// Written by scripts/build-npm.sh: each release's data files, where a bundler put them."
+  echo "export const dataFiles = {"
+  for d in core/data/pi-*/; do
+    v=$(basename "$d")
+    mkdir -p "$out/data/$v"
+    cp "$d"*.json "$out/data/$v/"
+    echo "  \"${v#pi-}\": {"
+    for f in "$d"*.json; do
+      echo "    \"$(basename "$f")\": new URL(\"./data/$v/$(basename "$f")\", import.meta.url),"
+    done
+    echo "  },"
+  done
+  echo "};"
+} >"$out/data.js"
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 sed "s/\"0.0.0-set-by-build\"/\"$version\"/" npm/package.json >"$out/package.json"
 
-raw=$(wc -c <"$out/wasm/ctxlens_bg.wasm")
-gz=$(gzip -9 -c "$out/wasm/ctxlens_bg.wasm" | wc -c)
-say "$(printf 'ctxlens_bg.wasm: %d bytes (%.1f KB), gzipped %d bytes (%.1f KB; target ≤ 350 KB)' "$raw" "$(awk "BEGIN{print $raw/1024}")" "$gz" "$(awk "BEGIN{print $gz/1024}")")"
-if ((gz > 350 * 1024)); then
-  say "warning: over the 350 KB gzipped target"
-fi
+size() {
+  local raw gz
+  raw=$(wc -c <"$out/wasm/$1")
+  gz=$(gzip -9 -c "$out/wasm/$1" | wc -c)
+  say "$(printf '%s: %d bytes (%.1f KB), gzipped %d bytes (%.1f KB)%s' "$1" "$raw" "$(awk "BEGIN{print $raw/1024}")" "$gz" "$(awk "BEGIN{print $gz/1024}")" "$2")"
+  if [[ -n $2 ]] && ((gz > 350 * 1024)); then
+    say "warning: $1 is over the 350 KB gzipped target"
+  fi
+}
+size ctxlens_bg.wasm "; target ≤ 350 KB (the browser's)"
+size ctxlens_node_bg.wasm ""
 
 rm -f "$repo"/pkg/ctxlens-*.tgz
 tarball=$(cd "$out" && npm pack --pack-destination "$repo/pkg" --loglevel=error --silent)

@@ -2,7 +2,7 @@
 # embed-assets.sh: Trunk's post_build hook (Trunk.toml) — adds the embedding example to the build
 # output, all same-origin assets:
 #   docs.html, docs.css         the docs example page (www/)
-#   ctxlens/                    the npm package's browser files (web.js, api.js, element.js, wasm/,
+#   ctxlens/                    the npm package's browser files (web.js, browser.js, api.js, element.js, wasm/,
 #                               data/: each pi release's data, fetched on first use)
 #   demo/ + ctxlens-case.json   the demo case (www/demo) and its case manifest
 #   pi-data/                    each pi release's data (core/data), fetched by the app's worker the
@@ -17,7 +17,7 @@ out=${TRUNK_STAGING_DIR:-${1:?usage: embed-assets.sh OUT_DIR (or run by trunk)}}
 pkg=pkg/ctxlens
 stale=0
 [[ -f $pkg/wasm/ctxlens_bg.wasm ]] || stale=1
-for f in web.js api.js element.js; do cmp -s "npm/$f" "$pkg/$f" || stale=1; done
+for f in web.js browser.js api.js element.js; do cmp -s "npm/$f" "$pkg/$f" || stale=1; done
 for d in core/data/pi-*/; do
   for f in "$d"*.json; do cmp -s "$f" "$pkg/data/$(basename "$d")/$(basename "$f")" || stale=1; done
 done
@@ -26,7 +26,7 @@ if ((stale)); then
 fi
 
 mkdir -p "$out/ctxlens/wasm"
-cp "$pkg/web.js" "$pkg/api.js" "$pkg/element.js" "$out/ctxlens/"
+cp "$pkg/web.js" "$pkg/browser.js" "$pkg/api.js" "$pkg/element.js" "$out/ctxlens/"
 cp "$pkg/wasm/ctxlens.js" "$pkg/wasm/ctxlens_bg.wasm" "$out/ctxlens/wasm/"
 rm -rf "$out/ctxlens/data"
 cp -r "$pkg/data" "$out/ctxlens/data"

@@ -40,8 +40,9 @@ if [[ ! -x /usr/bin/chromium || ! -x /usr/bin/chromedriver ]]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver >/dev/null
 fi
 
-# npm packages: playwright-core (drives Debian's Chromium), binaryen (wasm-opt), typescript (tsc).
-if [[ ! -d node_modules/playwright-core || ! -d node_modules/binaryen || ! -d node_modules/typescript || package-lock.json -nt node_modules/.package-lock.json ]]; then
+# npm packages: playwright-core (drives Debian's Chromium), binaryen (wasm-opt), typescript (tsc),
+# vite and webpack (tests/npm/bundlers.test.mjs builds an app with each).
+if [[ ! -d node_modules/playwright-core || ! -d node_modules/binaryen || ! -d node_modules/typescript || ! -d node_modules/vite || ! -d node_modules/webpack || package-lock.json -nt node_modules/.package-lock.json ]]; then
   say "npm ci"
   npm ci --no-audit --no-fund --loglevel=error
 fi

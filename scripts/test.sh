@@ -4,7 +4,8 @@
 # on its release) and its snapshots, the npm package (built and packed
 # into pkg/), the wasm build of the visualizer with the docs example page, the browser end-to-end
 # tests (Playwright + Debian Chromium, served on 127.0.0.1: the app, its views, the embeds), and the
-# npm package's tests (installed from the tarball, tested in Node, tsc, Chromium).
+# npm package's tests (installed from the tarball, tested in Node, tsc, Chromium, built into an app
+# with Vite and with webpack, npx ctxlens on captured cases laid out as a real install).
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
@@ -38,5 +39,5 @@ trunk build --release
 echo "== browser end-to-end tests (the app, its views, the embeds)" >&2
 node --test tests/e2e/
 
-echo "== npm package tests (Node, tsc, Chromium)" >&2
+echo "== npm package tests (Node, tsc, Chromium, Vite and webpack builds, npx ctxlens on a real install)" >&2
 node --test tests/npm/

@@ -1,4 +1,16 @@
-//! The `ctxlens` command line: reads case folders from disk and prints what the core assembles.
+//! The `ctxlens` command line as a library: [`run`] takes a [`Host`] (filesystem, environment,
+//! clock, stdout/stderr, whether stderr is a terminal) and the arguments, and returns the exit
+//! status. `main.rs` is the std host; the npm package runs the same commands in Node through
+//! the wasm build of this crate (`npx ctxlens`).
 
 pub mod case;
+pub mod commands;
+pub mod export;
+pub mod host;
+pub mod open;
+pub mod opts;
 pub mod report;
+pub mod sessions;
+
+pub use commands::run;
+pub use host::Host;

@@ -81,6 +81,8 @@ pub struct Parts {
     pub declared_tools: Vec<ToolDef>,
     /// The cwd pi runs in (a resumed session's header cwd).
     pub cwd: String,
+    /// The provider a placeholder key stood in for ([`Inputs::placeholder_key`]).
+    pub placeholder_key: Option<String>,
     pub session_id: Option<String>,
     /// Agent messages after this turn's input was appended.
     pub agent_messages: Vec<Value>,
@@ -117,7 +119,7 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
         pi,
         inputs,
         rec: Recorder::default(),
-        diags: Vec::new(),
+        diags: inputs.host_diagnostics.clone(),
         parts: Parts::default(),
         registry: Registry::default(),
         switched_from: None,
@@ -126,6 +128,9 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
         calls: Vec::new(),
         call: None,
     };
+    if let Some(w) = choice.installed_warning() {
+        run.diags.push(Diagnostic::warning("pi", None, w));
+    }
     // A session from a newer pi than the one rebuilt is said first.
     if let Some(w) = choice.newer_session_warning() {
         let name = inputs
@@ -490,6 +495,10 @@ impl Run<'_> {
                 text: text.into(),
             });
         let mut registry = Registry::load(&pi, models_json.as_ref(), &inputs.env, &mut self.diags);
+        let auth_path = join_path(&inputs.agent_dir, "auth.json");
+        if let Some(text) = inputs.files.read_to_string(&auth_path) {
+            registry.apply_auth_json(&text, &auth_path, &inputs.env, &mut self.diags);
+        }
         // `getPackageDir()` (CA/config.js:334–345): `$PI_PACKAGE_DIR` when set, else the install.
         let package_dir = inputs
             .env
@@ -559,23 +568,45 @@ impl Run<'_> {
                     .collect()
             })
             .unwrap_or_default();
+        let cli = model::CliModel {
+            model: cli_model.as_deref(),
+            provider: args.provider.as_deref(),
+            thinking: cli_thinking.as_deref(),
+            api_key: args.api_key.as_deref(),
+            models: args.models.as_deref(),
+        };
+        let session_model = model::SessionModel {
+            context: session_ctx,
+            branch: &branch,
+            has_messages: !session_ctx.messages.is_empty(),
+        };
+        let docs_dir = join_path(&package_dir, "docs");
+        if inputs.placeholder_key && args.api_key.is_none() {
+            if let Some(p) = model::placeholder_provider(
+                &pi,
+                &registry,
+                cli,
+                session_model,
+                &settings,
+                &docs_dir,
+            ) {
+                registry.set_placeholder_key(&p);
+                self.parts.placeholder_key = Some(p.clone());
+                self.rec.events.push(Event::new(
+                    EventKind::Replaced,
+                    format!(
+                        "no key for provider {p}: a placeholder key stands in (a key never changes the body; the headers show it redacted)"
+                    ),
+                ));
+            }
+        }
         let mut choice = model::choose(
             &pi,
             &mut registry,
-            model::CliModel {
-                model: cli_model.as_deref(),
-                provider: args.provider.as_deref(),
-                thinking: cli_thinking.as_deref(),
-                api_key: args.api_key.as_deref(),
-                models: args.models.as_deref(),
-            },
-            model::SessionModel {
-                context: session_ctx,
-                branch: &branch,
-                has_messages: !session_ctx.messages.is_empty(),
-            },
+            cli,
+            session_model,
             &settings,
-            &join_path(&package_dir, "docs"),
+            &docs_dir,
             &mut self.rec.events,
             &mut self.diags,
         );

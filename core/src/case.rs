@@ -180,6 +180,17 @@ pub fn inputs_from_case(files: &CaseFiles, env_dir: Option<&str>) -> Result<Inpu
         .unwrap_or_else(|| "8080".into());
 
     let mut vfs = VirtualFs::new();
+    // Folders that exist without a file pi reads below them (an export's `dirs`).
+    for d in env
+        .get("dirs")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(d) = d.as_str() {
+            vfs.insert_dir(d);
+        }
+    }
     for (path, bytes) in files {
         if let Some(rest) = path.strip_prefix("fs/") {
             vfs.insert(&join_path(&root, rest), bytes.clone());
@@ -196,7 +207,8 @@ pub fn inputs_from_case(files: &CaseFiles, env_dir: Option<&str>) -> Result<Inpu
 
     let session_text = text(files, "session.jsonl");
     let session = session_text.as_ref().map(|t| SourceText {
-        name: join_path(&root, "session.jsonl"),
+        // Where the session lives (an export's `sessionPath`), else the oracle's place for it.
+        name: str_field(&env, "sessionPath").unwrap_or_else(|| join_path(&root, "session.jsonl")),
         text: t.as_str().into(),
     });
     let extension_tools = text(files, "tools.json").map(|t| SourceText {
@@ -246,17 +258,201 @@ pub fn inputs_from_case(files: &CaseFiles, env_dir: Option<&str>) -> Result<Inpu
         args,
         env: env_vars,
         extension_tools,
-        // A capture without a prompt rebuilds pi's continue, or the session's last call.
+        // A capture without a prompt (or `"prompt": null`, an export of a continue) rebuilds
+        // pi's continue, or the session's last call.
         prompt: str_field(&env, "prompt"),
-        call: None,
-        now_ms: now.unwrap_or(0.0),
-        system_now_ms: system_now,
+        // An export of a past call says which (`call`: its number, entry id or `next`).
+        call: env.get_str("call").map(CallRef::parse),
+        // A capture's time is its session's; an export without one states it (`nowMs`).
+        now_ms: now
+            .or_else(|| env.get("nowMs").and_then(Value::as_f64))
+            .unwrap_or(0.0),
+        system_now_ms: system_now.or_else(|| env.get("systemNowMs").and_then(Value::as_f64)),
         api: None,
         pi: None,
         captured_pi: Some(pi),
+        installed_pi: None,
+        host_diagnostics: Vec::new(),
         session_id: str_field(&env, "sessionId"),
         user_agent: header("user-agent"),
+        // An export of inputs that let pi use a placeholder key (`placeholderKey`).
+        placeholder_key: env.get("placeholderKey").and_then(Value::as_bool) == Some(true),
     })
+}
+
+/// The folder of a case that holds the capture's files (`env.json`, …) in an export.
+pub const EXPORT_ENV_DIR: &str = "expected";
+
+/// [`Inputs`] as a case folder that [`inputs_from_case`] lays out again as the same inputs: the
+/// app's **Export case**, the CLI's `export` and `open`. The env's `root` is `/`, so every file
+/// keeps its absolute path: the agent dir's files go to `agent/`, all others to `fs/<path>`;
+/// models.json stays in `agent/` as it is (the top-level models.json of a capture is the
+/// oracle's, rewritten on the way in). `expected/env.json` holds the paths, the model, thinking
+/// level, prompt (`null`: none), the call rebuilt (`call`), pi's arguments, the release (`pi`, else the one asked for,
+/// else the captured one), `nowMs`/`systemNowMs`, `placeholderKey`, `sessionPath` (the session file's name) and `dirs` (the folders pi tests for existence only); `case.json` the environment variables.
+/// An API protocol switch is not part of a case.
+pub fn case_from_inputs(inputs: &Inputs, pi: Option<PiVersion>) -> CaseFiles {
+    let mut files = CaseFiles::new();
+    let agent = format!("{}/", inputs.agent_dir.trim_end_matches('/'));
+    for (path, bytes) in inputs.files.iter() {
+        let key = match path.strip_prefix(&agent) {
+            Some(rest) if !rest.is_empty() => format!("agent/{rest}"),
+            _ => format!("fs/{}", path.trim_start_matches('/')),
+        };
+        files.insert(key, bytes.clone());
+    }
+    if let Some(s) = &inputs.session {
+        files.insert("session.jsonl".into(), s.text.as_bytes().to_vec());
+    }
+    if let Some(t) = &inputs.extension_tools {
+        files.insert("tools.json".into(), t.text.as_bytes().to_vec());
+    }
+    let env_vars: js::Object = inputs
+        .env
+        .iter()
+        .filter(|(k, _)| k.as_str() != "HOME" && env_pi_may_read(inputs, k))
+        .map(|(k, v)| (k.as_str(), Value::str(v)))
+        .collect();
+    files.insert(
+        "case.json".into(),
+        Value::from(js::Object::new().with("env", env_vars))
+            .to_json_pretty(2)
+            .into_bytes(),
+    );
+    let opt = |v: &Option<String>| v.as_deref().map_or(Value::Null, Value::str);
+    let mut env = js::Object::new()
+        .with("root", "/")
+        .with("home", inputs.home.as_str())
+        .with("agentDir", inputs.agent_dir.as_str())
+        .with("cwd", inputs.cwd.as_str())
+        .with("piPackageDir", inputs.pi_package_dir.as_str());
+    env.insert_opt("sessionId", inputs.session_id.as_deref().map(Value::str));
+    env.insert_opt(
+        "sessionPath",
+        inputs.session.as_ref().map(|s| Value::str(s.name.as_str())),
+    );
+    env.insert_opt("model", inputs.model.as_deref().map(Value::str));
+    env.insert_opt("thinking", inputs.thinking.as_deref().map(Value::str));
+    env.insert("prompt", opt(&inputs.prompt));
+    env.insert_opt(
+        "call",
+        inputs.call.as_ref().map(|c| Value::str(c.to_string())),
+    );
+    env.insert(
+        "args",
+        Value::Array(inputs.args.iter().map(Value::str).collect()),
+    );
+    env.insert_opt(
+        "piVersion",
+        pi.or(inputs.pi)
+            .or(inputs.captured_pi)
+            .map(|v| Value::from(v.as_str())),
+    );
+    if inputs.now_ms != 0.0 {
+        env.insert("nowMs", Value::Number(inputs.now_ms));
+    }
+    env.insert_opt("systemNowMs", inputs.system_now_ms.map(Value::Number));
+    if inputs.placeholder_key {
+        env.insert("placeholderKey", Value::Bool(true));
+    }
+    // Folders pi tests for existence only (a `.git`, an empty `.pi/extensions`).
+    let dirs: Vec<Value> = inputs.files.dirs().map(Value::str).collect();
+    if !dirs.is_empty() {
+        env.insert("dirs", Value::Array(dirs));
+    }
+    files.insert(
+        format!("{EXPORT_ENV_DIR}/env.json"),
+        Value::from(env).to_json_pretty(2).into_bytes(),
+    );
+    if let Some(ua) = &inputs.user_agent {
+        let meta =
+            js::Object::new().with("headers", js::Object::new().with("user-agent", ua.as_str()));
+        files.insert(
+            format!("{EXPORT_ENV_DIR}/request-1.meta.json"),
+            Value::from(meta).to_json_pretty(2).into_bytes(),
+        );
+    }
+    files
+}
+
+/// Prefixes of the environment variables pi's providers and SDKs read.
+const PROVIDER_ENV: [&str; 40] = [
+    "PI_",
+    "AWS_",
+    "AZURE_",
+    "ANTHROPIC_",
+    "OPENAI_",
+    "GOOGLE_",
+    "GEMINI_",
+    "GCLOUD",
+    "CLOUDSDK_",
+    "VERTEX",
+    "MISTRAL_",
+    "COPILOT",
+    "GITHUB_",
+    "GH_",
+    "OPENROUTER_",
+    "BEDROCK_",
+    "CLAUDE_",
+    "CODEX_",
+    "CHATGPT_",
+    "XAI_",
+    "GROQ_",
+    "CEREBRAS_",
+    "DEEPSEEK_",
+    "HF_",
+    "HUGGINGFACE",
+    "ZAI_",
+    "MOONSHOT_",
+    "KIMI_",
+    "FIREWORKS_",
+    "TOGETHER_",
+    "NVIDIA_",
+    "OLLAMA_",
+    "LITELLM_",
+    "OPENCODE_",
+    "MINIMAX",
+    "DASHSCOPE",
+    "QWEN",
+    "CLOUDFLARE_",
+    "VERCEL_",
+    "LMSTUDIO",
+];
+
+/// Whether pi could read the environment variable `name` for a request: pi's own (`PI_…`),
+/// a provider's or SDK's (by prefix), anything named like a key, or a name the agent dir's or
+/// the project's models.json or settings.json mentions (`apiKey`, header templates). The rest
+/// of a process environment (`PATH`, `SHELL`, `SSH_AUTH_SOCK`, …) stays out of an export.
+pub fn env_pi_may_read(inputs: &Inputs, name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    if PROVIDER_ENV.iter().any(|p| upper.starts_with(p))
+        || ["KEY", "TOKEN", "SECRET", "API", "PASSWORD", "CREDENTIAL"]
+            .iter()
+            .any(|w| upper.contains(w))
+    {
+        return true;
+    }
+    inputs.files.iter().any(|(path, bytes)| {
+        (path.ends_with("/models.json") || path.ends_with("/settings.json"))
+            && bytes
+                .windows(name.len().max(1))
+                .any(|w| w == name.as_bytes())
+    })
+}
+
+/// The case manifest of a case folder (what the app's `?case=` and `<ctxlens-view case>` read):
+/// `{"ctxlens": "case", "files": [...]}`, as `scripts/case-manifest.mjs` writes it.
+pub fn manifest(files: &CaseFiles) -> String {
+    let list: Vec<Value> = files.keys().map(Value::str).collect();
+    format!(
+        "{}\n",
+        Value::from(
+            js::Object::new()
+                .with("ctxlens", "case")
+                .with("files", Value::Array(list))
+        )
+        .to_json_pretty(1)
+    )
 }
 
 /// The first byte where `got` and `want` differ, with up to 60 bytes of context from each.

@@ -11,6 +11,9 @@ use crate::pi::PiVersion;
 #[derive(Clone, Debug, Default)]
 pub struct VirtualFs {
     files: BTreeMap<String, Vec<u8>>,
+    /// Directories that exist without a file laid below them (an empty `.pi/extensions`, a
+    /// `.git` folder whose files pi does not read): [`VirtualFs::insert_dir`].
+    dirs: std::collections::BTreeSet<String>,
 }
 
 impl VirtualFs {
@@ -21,6 +24,16 @@ impl VirtualFs {
     /// Adds (or replaces) a file. The path is normalized (`//`, `.` and `..` removed).
     pub fn insert(&mut self, path: &str, bytes: impl Into<Vec<u8>>) {
         self.files.insert(normalize_path(path), bytes.into());
+    }
+
+    /// Records a directory that exists even when no file is laid below it.
+    pub fn insert_dir(&mut self, path: &str) {
+        self.dirs.insert(normalize_path(path));
+    }
+
+    /// The directories recorded with [`Self::insert_dir`].
+    pub fn dirs(&self) -> impl Iterator<Item = &String> {
+        self.dirs.iter()
     }
 
     pub fn get(&self, path: &str) -> Option<&[u8]> {
@@ -41,6 +54,9 @@ impl VirtualFs {
     /// Whether any file lives below `path`.
     pub fn is_dir(&self, path: &str) -> bool {
         let mut prefix = normalize_path(path);
+        if self.dirs.contains(&prefix) {
+            return true;
+        }
         if !prefix.ends_with('/') {
             prefix.push('/');
         }
@@ -68,6 +84,15 @@ impl VirtualFs {
             };
             if out.last().map(|(n, _)| n.as_str()) != Some(name) {
                 out.push((name.to_string(), is_dir));
+            }
+        }
+        for d in self.dirs.range(prefix.clone()..) {
+            let Some(rest) = d.strip_prefix(&prefix) else {
+                break;
+            };
+            let name = rest.split('/').next().unwrap_or(rest);
+            if !name.is_empty() {
+                out.push((name.to_string(), true));
             }
         }
         out.sort();
@@ -145,13 +170,27 @@ pub struct Inputs {
     pub pi: Option<PiVersion>,
     /// The release that made the capture (a case's `env.json` `piVersion`).
     pub captured_pi: Option<PiVersion>,
+    /// The version of the pi installed on the machine (its package.json `version`, supported or
+    /// not; [`crate::install::find_installed_pi`]).
+    pub installed_pi: Option<String>,
+    /// What the host found while gathering these inputs (files skipped, no pi installed, no
+    /// extension tools): reported first among the assembly's diagnostics.
+    pub host_diagnostics: Vec<crate::diagnostics::Diagnostic>,
     /// The session id of a new session (pi makes a random uuidv7); a resumed session uses its
     /// header id.
     pub session_id: Option<String>,
     /// The `User-Agent` pi sends, which it derives from the process (the OS, Node's version);
     /// `None`: the release's form on linux x64 with the oracle's Node ([`crate::headers::default_user_agent`]).
     pub user_agent: Option<String>,
+    /// When the model pi takes (`--model`'s, the session's, the saved default) belongs to a
+    /// provider with no key, a placeholder key stands in for it ([`PLACEHOLDER_KEY`]), so the
+    /// request is built as pi would build it with the user's own key (a key never changes the
+    /// body; headers show keys redacted). The visualizer sets it: a page has no keys.
+    pub placeholder_key: bool,
 }
+
+/// The key [`Inputs::placeholder_key`] gives a provider that has none.
+pub const PLACEHOLDER_KEY: &str = "ctxlens-placeholder-key";
 
 impl Default for Inputs {
     fn default() -> Self {
@@ -174,8 +213,11 @@ impl Default for Inputs {
             api: None,
             pi: None,
             captured_pi: None,
+            installed_pi: None,
+            host_diagnostics: Vec::new(),
             session_id: None,
             user_agent: None,
+            placeholder_key: false,
         }
     }
 }

@@ -17,6 +17,7 @@ pub mod diagnostics;
 pub mod headers;
 pub mod ignore;
 pub mod inputs;
+pub mod install;
 pub mod js;
 pub mod messages;
 pub mod model;
@@ -24,6 +25,8 @@ pub mod paths;
 pub mod pi;
 pub mod prompt;
 pub mod protocols;
+pub mod recognize;
+pub mod redact;
 pub mod report;
 pub mod resources;
 pub mod sdk;
@@ -33,6 +36,7 @@ pub mod tools;
 pub mod trace;
 pub mod transcript;
 pub mod yaml;
+pub mod zip;
 
 #[cfg(test)]
 mod testcase;

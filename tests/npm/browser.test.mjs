@@ -1,6 +1,7 @@
 // The packed package in a browser: a plain HTML page served on 127.0.0.1 imports the installed
-// package's web build ("ctxlens/web", async init) and its bundler entry (top-level await), and
-// assembles the demo case; the body is pi's captured body.
+// package's web build ("ctxlens/web", async init) and its bundler entry (`await ready`), and
+// assembles the demo case; the body is pi's captured body. (tests/npm/bundlers.test.mjs builds
+// the bundler entry with Vite and webpack.)
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -28,7 +29,9 @@ const page = `<!doctype html>
   out.url = r.url;
   out.stages = r.stages.length;
   out.protocols = protocols.length;
+  // The bundler entry, unbundled: its data files resolve beside it too.
   const bundled = await import("./node_modules/ctxlens/bundler.js");
+  await bundled.ready;
   out.bundlerBody = bundled.assembleCase(files).body;
   document.getElementById("out").textContent = JSON.stringify(out);
 </script>

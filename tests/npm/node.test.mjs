@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { installPackage, corpus, readTree, nativeBody } from "./helpers.mjs";
+import { installPackage, corpus, readTree, nativeBody, demoOptions, repo } from "./helpers.mjs";
 
 let ctxlens, web, project;
 before(async () => {
@@ -51,41 +51,9 @@ test("the conformance corpus is byte-identical through assembleCase", () => {
 });
 
 test("assemble takes pi's inputs as an options object", () => {
-  // The demo case, laid out by hand the way the oracle lays it (case.js does this for assembleCase).
-  const dir = path.join(ctxlens_repo(), "www/demo");
-  const env = JSON.parse(fs.readFileSync(path.join(dir, "expected/env.json"), "utf8"));
-  const meta = JSON.parse(fs.readFileSync(path.join(dir, "expected/request-1.meta.json"), "utf8"));
-  const port = meta.headers.host.split(":")[1];
-  const models = JSON.parse(fs.readFileSync(path.join(dir, "models.json"), "utf8"));
-  for (const p of Object.values(models.providers)) {
-    p.baseUrl = p.baseUrl ? p.baseUrl.replace(/^https?:\/\/[^/]+/, `http://127.0.0.1:${port}`) : `http://127.0.0.1:${port}/v1`;
-    p.apiKey ??= "test-key";
-  }
-  const files = new Map();
-  for (const [rel, bytes] of Object.entries(readTree(path.join(dir, "fs")))) files.set(`${env.root}/${rel}`, bytes);
-  for (const [rel, bytes] of Object.entries(readTree(path.join(dir, "agent")))) files.set(`${env.agentDir}/${rel}`, bytes);
-  const after = fs.readFileSync(path.join(dir, "expected/session.after.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
-  const session = fs.readFileSync(path.join(dir, "session.jsonl"), "utf8");
-  const known = new Set(session.trim().split("\n").map((l) => JSON.parse(l).id));
-  const now = after.find((e) => !known.has(e.id) && e.type === "message" && e.message.role === "user").message.timestamp;
-  const result = ctxlens.assemble({
-    session,
-    sessionPath: `${env.root}/session.jsonl`,
-    files,
-    home: env.home,
-    agentDir: env.agentDir,
-    cwd: env.cwd,
-    piPackageDir: env.piPackageDir,
-    models,
-    model: env.model,
-    thinking: env.thinking,
-    tools: JSON.parse(fs.readFileSync(path.join(dir, "tools.json"), "utf8")),
-    args: env.args,
-    env: { HOME: env.home, PI_OFFLINE: "1" },
-    prompt: env.prompt,
-    now,
-    userAgent: meta.headers["user-agent"],
-  });
+  const { dir, env, meta, options } = demoOptions();
+  const { session, files, models } = options;
+  const result = ctxlens.assemble(options);
   assert.equal(result.body, fs.readFileSync(path.join(dir, "expected/request-1.json"), "utf8"));
   assert.deepEqual(Buffer.from(result.bodyBytes), fs.readFileSync(path.join(dir, "expected/request-1.json")));
   assert.equal(JSON.parse(JSON.stringify(result)).body, result.body, "body is an enumerable property");
@@ -94,12 +62,14 @@ test("assemble takes pi's inputs as an options object", () => {
   assert.ok(result.headers.some(([k]) => k === "content-type"));
   assert.deepEqual(result.model, { provider: "mock", id: "qwen3.8-flash", api: "openai-completions", source: "--model" });
   assert.deepEqual(result.stages.map((s) => s.id).slice(0, 3), ["session-read", "agent-messages", "agent-context"]);
+  // Every stage's piSource prefix is one the result names.
+  const prefixes = result.stages.flatMap((s) => [s.piSource, ...s.events.map((e) => e.piSource)]).filter(Boolean).map((p) => p.split("/")[0]);
+  assert.ok(prefixes.length > 0 && prefixes.every((p) => typeof result.sourcePrefixes[p] === "string"), JSON.stringify(result.sourcePrefixes));
   assert.ok(result.stats.tools.chars > 0 && result.stats.history.chars > 0);
 
   // The session as UTF-8 bytes gives the same body; so does the same call again (the wasm
   // reuses its text buffer), and a session with an invalid UTF-8 byte is read as Node reads a
   // file: the bad byte becomes U+FFFD.
-  const options = { sessionPath: `${env.root}/session.jsonl`, files, home: env.home, agentDir: env.agentDir, cwd: env.cwd, piPackageDir: env.piPackageDir, models, model: env.model, thinking: env.thinking, tools: JSON.parse(fs.readFileSync(path.join(dir, "tools.json"), "utf8")), args: env.args, env: { HOME: env.home, PI_OFFLINE: "1" }, prompt: env.prompt, now, userAgent: meta.headers["user-agent"] };
   assert.equal(ctxlens.assemble({ ...options, session: new TextEncoder().encode(session) }).body, result.body);
   assert.equal(ctxlens.assemble({ ...options, session }).body, result.body);
   const lines = session.trimEnd().split("\n");
@@ -263,4 +233,74 @@ test("protocols lists the nine apis; the web entry works in Node after initSync"
   // loaded already; its own first-use loading is tested in Chromium (browser.test.mjs).
   assert.throws(() => web.install("1.0.3", {}), /pi 1\.0\.3 is not a release ctxlens rebuilds/);
   assert.equal(web.assembleCase(demo).body, ctxlens.assembleCase(demo).body);
+});
+
+test("tools takes a tool set in every shape the app and the CLI recognize", () => {
+  const { options } = demoOptions();
+  const plain = options.tools.map(({ name, description, parameters }) => ({ name, description, parameters }));
+  const base = ctxlens.assemble({ ...options, tools: plain });
+  assert.ok(base.body !== null && base.body !== ctxlens.assemble({ ...options, tools: undefined }).body, "the tools are in the body");
+  const shapes = {
+    openai: plain.map((t) => ({ type: "function", function: t })),
+    responses: plain.map((t) => ({ type: "function", ...t })),
+    anthropic: plain.map(({ name, description, parameters }) => ({ name, description, input_schema: parameters })),
+    google: [{ functionDeclarations: plain }],
+    bedrock: plain.map(({ name, description, parameters }) => ({ toolSpec: { name, description, inputSchema: { json: parameters } } })),
+  };
+  for (const [shape, tools] of Object.entries(shapes)) {
+    assert.equal(ctxlens.assemble({ ...options, tools }).body, base.body, shape);
+    assert.equal(ctxlens.assemble({ ...options, tools: JSON.stringify(tools) }).body, base.body, `${shape} as text`);
+  }
+  // A captured request body: its tool names (built-ins included) become the active tools.
+  const builtins = JSON.parse(base.body).tools.filter((t) => !plain.some((p) => p.name === t.function.name));
+  const fromBody = ctxlens.assemble({ ...options, args: [], tools: { model: "m", tools: [...shapes.openai.slice(0, 1), builtins[0]] } });
+  assert.deepEqual(JSON.parse(fromBody.body).tools.map((t) => t.function.name).sort(), [builtins[0].function.name, plain[0].name].sort(), "only the body's tools are active");
+  assert.throws(() => ctxlens.assemble({ ...options, tools: 5 }), /`tools` must be a tool set/);
+});
+
+test("placeholderKey gives the model's provider a key when it has none; the key never reaches the body", () => {
+  const without = ctxlens.assemble({ model: "anthropic/claude-sonnet-4-5", prompt: "hi", piVersion: "1.6.0" });
+  assert.equal(without.body, null, "pi sends nothing without a key");
+  const placeholder = ctxlens.assemble({ model: "anthropic/claude-sonnet-4-5", prompt: "hi", piVersion: "1.6.0", placeholderKey: true });
+  const real = ctxlens.assemble({ model: "anthropic/claude-sonnet-4-5", prompt: "hi", piVersion: "1.6.0", env: { ANTHROPIC_API_KEY: "sk-ant-api03-secret" } });
+  assert.ok(placeholder.body !== null);
+  assert.equal(placeholder.body, real.body, "a key never changes the body");
+  assert.ok(!real.body.includes("secret") && !JSON.stringify(real.headers).includes("secret"), "the key is redacted");
+  assert.throws(() => ctxlens.assemble({ prompt: "hi", placeholderKey: "yes" }), /`placeholderKey` must be a boolean/);
+});
+
+test("the browser wasm holds no host: the machine, the command line and the server are in the Node wasm only", () => {
+  const wasm = (name) => new WebAssembly.Module(fs.readFileSync(path.join(project, "node_modules/ctxlens/wasm", name)));
+  const names = (m) => ({ exports: WebAssembly.Module.exports(m).map((e) => e.name), imports: WebAssembly.Module.imports(m).map((i) => i.name) });
+  const browser = names(wasm("ctxlens_bg.wasm"));
+  const node = names(wasm("ctxlens_node_bg.wasm"));
+  for (const fn of ["assembleSessionRaw", "runCliRaw", "openRespondRaw"]) {
+    assert.ok(node.exports.includes(fn), `the Node wasm exports ${fn}`);
+    assert.ok(!browser.exports.includes(fn), `the browser wasm does not export ${fn}`);
+  }
+  assert.ok(node.imports.some((n) => n.includes("readDir")), "the Node wasm imports the host's readDir");
+  assert.ok(!browser.imports.some((n) => /readDir|realpath|envJson|writeFile|listen/.test(n)), `the browser wasm imports no host function: ${browser.imports.join(", ")}`);
+  assert.ok(node.exports.includes("assembleRaw") && browser.exports.includes("assembleRaw"), "both have the API");
+});
+
+test("assembleSession says what is wrong: a missing session, a folder, misuse", () => {
+  const dir = fs.mkdtempSync(path.join(project, "machine-"));
+  assert.throws(() => ctxlens.assembleSession(path.join(dir, "none.jsonl"), { env: { HOME: dir } }), (e) => e.name === "CtxlensError" && /none\.jsonl: no such file/.test(e.message));
+  assert.throws(() => ctxlens.assembleSession(dir, { env: { HOME: dir } }), /is a folder, not a session file/);
+  assert.throws(() => ctxlens.assembleSession(path.join(dir, "s.jsonl"), { modle: "x" }), /unknown option `modle`/);
+  assert.throws(() => ctxlens.assembleSession(path.join(dir, "s.jsonl"), { call: 0 }), /`call` must be a call number from 1/);
+  assert.throws(() => ctxlens.assembleSession(""), /non-empty string/);
+  // A session relative to `cwd`, on a machine with no pi installed and no agent dir: what is
+  // missing is said; with no key for the model's provider pi sends nothing, and with one (from
+  // the environment) the request is built and the key is not in it.
+  const session = fs.readFileSync(path.join(repo, "www/demo/session.jsonl"));
+  fs.writeFileSync(path.join(dir, "s.jsonl"), session);
+  const machine = { cwd: dir, prompt: "hi", model: "anthropic/claude-sonnet-4-5" };
+  const r = ctxlens.assembleSession("s.jsonl", { ...machine, env: { HOME: dir, PATH: "/nonexistent" } });
+  assert.equal(r.body, null);
+  assert.ok(r.diagnostics.some((d) => /No API key for provider: anthropic/.test(d.message)), JSON.stringify(r.diagnostics.map((d) => d.message)));
+  assert.ok(r.diagnostics.some((d) => /no pi on PATH/.test(d.message)));
+  const keyed = ctxlens.assembleSession("s.jsonl", { ...machine, env: { HOME: dir, PATH: "/nonexistent", ANTHROPIC_API_KEY: "sk-ant-api03-secret" } });
+  assert.ok(keyed.body !== null && !keyed.body.includes("secret") && !JSON.stringify(keyed.headers).includes("secret"), "built, the key redacted");
+  assert.ok(r.diagnostics.some((d) => /extension tools are not included/.test(d.message)));
 });

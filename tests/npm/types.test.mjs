@@ -10,7 +10,8 @@ import { installPackage, repo } from "./helpers.mjs";
 const tsc = path.join(repo, "node_modules/.bin/tsc");
 
 const program = `
-import { assemble, assembleCase, parseSession, protocols, piVersion, piVersions, CtxlensError } from "ctxlens";
+import { assemble, assembleCase, parseSession, protocols, piVersion, piVersions, CtxlensError, ready, assembleSession } from "ctxlens";
+import type { AssembleSessionOptions } from "ctxlens";
 import type { Api, Assembly, AssembleOptions, Diagnostic, Finding, Stage, StageEvent, Stats, SessionTree, SessionEntry, ExtensionTool, ModelsJson, Call, RebuiltCall } from "ctxlens";
 import init, { initSync, assemble as webAssemble, load, install } from "ctxlens/web";
 import { mount, loadWasm, parseContext, TAG, VIEWS, CtxlensView } from "ctxlens/element";
@@ -50,6 +51,14 @@ const older = assemble({ prompt: "hi", piVersion: "0.85.1" });
 const why: "given" | "captured" | "detected" | "default" | undefined = older.pi?.reason;
 const certainty: string | undefined = older.pi?.detection?.certainty;
 const needs: string | undefined = new CtxlensError("x").piVersion;
+function machine(): string | null {
+  const o: AssembleSessionOptions = { prompt: "hi", call: 2, model: "anthropic/claude-sonnet-4-5", thinking: "high", toolSet: "tools.json", args: ["--no-skills"], piVersion: "1.6.0", piDir: "/pi", now: 1, api: "openai-responses", compareWith: "anthropic-messages", env: { HOME: "/h" }, cwd: "/p" };
+  return assembleSession("/h/s.jsonl", o).body ?? assembleSession("s.jsonl").body;
+}
+async function bundled(): Promise<string | null> {
+  await ready;
+  return assemble({ prompt: "hi" }).body;
+}
 async function web(): Promise<string | null> {
   await init();
   await init(new URL("https://example.test/ctxlens_bg.wasm"));
@@ -59,7 +68,7 @@ async function web(): Promise<string | null> {
   initSync(new Uint8Array(0));
   return webAssemble({ model: "m" }).body;
 }
-void [titles, body, url, headers, kinds, toolChars, findings, spans, api, fromCase, entries, version, web];
+void [titles, body, url, headers, kinds, toolChars, findings, spans, api, fromCase, entries, version, web, bundled, machine];
 
 // compareWith and the comparison.
 const compared: Assembly = assemble({ model: "m", compareWith: "anthropic-messages" });

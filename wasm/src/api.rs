@@ -13,7 +13,7 @@ use ctxlens::js::path::join_path;
 use ctxlens::js::{self, utf16_len, Object, Value};
 use ctxlens::session;
 use ctxlens::{Api, Pi, PiVersion};
-use ctxlens::{Assembly, Inputs, SourceText, VirtualFs};
+use ctxlens::{Assembly, Diagnostic, Inputs, SourceText, VirtualFs};
 
 /// The result of one assembly: the metadata as JSON text and the body (the body is kept apart
 /// so a 40 MB body is not escaped into, and parsed back out of, the JSON).
@@ -168,6 +168,10 @@ pub fn assemble(
         Some(_) => return Err("`env` must be an object of strings".into()),
     }
     let session_name = opt_str(&o, "sessionPath")?.unwrap_or_else(|| "session.jsonl".into());
+    let mut args = args;
+    let mut host_diagnostics = Vec::new();
+    let extension_tools =
+        opt_str(&o, "tools")?.map(|text| tool_set_option(text, &mut args, &mut host_diagnostics));
     let inputs = Inputs {
         session: session.map(|text| SourceText {
             name: session_name,
@@ -180,23 +184,54 @@ pub fn assemble(
         thinking: opt_str(&o, "thinking")?,
         args,
         env,
-        extension_tools: opt_str(&o, "tools")?.map(|text| SourceText {
-            name: "tools".into(),
-            text: text.into(),
-        }),
+        extension_tools,
         prompt: opt_str(&o, "prompt")?,
         now_ms: opt_f64(&o, "now")?.unwrap_or(0.0),
         system_now_ms: opt_f64(&o, "systemNow")?,
         api: opt_api(&o)?,
         pi: opt_pi(&o)?,
         captured_pi: None,
+        installed_pi: None,
+        host_diagnostics,
         call: opt_call(&o)?,
         session_id: opt_str(&o, "sessionId")?,
         user_agent: opt_str(&o, "userAgent")?,
+        placeholder_key: opt_bool(&o, "placeholderKey")?,
         home,
         agent_dir,
     };
     Ok(run(inputs, opt_compare(&o)?))
+}
+
+/// The `tools` option: a tool set in any shape the app and the CLI recognize
+/// (`ctxlens::recognize`), converted to pi's, its names made the active tools where it has them;
+/// text that is none of those goes to pi's parser as it is, whose diagnostics say what is wrong.
+fn tool_set_option(
+    text: String,
+    args: &mut Vec<String>,
+    notes: &mut Vec<Diagnostic>,
+) -> SourceText {
+    if let Ok(v) = ctxlens::js::parse(&text) {
+        if let Some(set) = ctxlens::recognize::tool_set_value("tools", &v, notes) {
+            set.activate(args);
+            return SourceText {
+                name: "tools".into(),
+                text: set.json.into(),
+            };
+        }
+    }
+    SourceText {
+        name: "tools".into(),
+        text: text.into(),
+    }
+}
+
+fn opt_bool(o: &Object, key: &str) -> Result<bool, String> {
+    match o.get(key) {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(_) => Err(format!("`{key}` must be a boolean")),
+    }
 }
 
 /// `assembleCase(files, options)`: a case folder's files (relative paths) as the oracle lays
@@ -214,6 +249,9 @@ pub fn assemble_case(options_json: &str, blob: &[u8]) -> Result<Output, String> 
         inputs.now_ms = now;
     }
     inputs.api = opt_api(&o)?;
+    if opt_bool(&o, "placeholderKey")? {
+        inputs.placeholder_key = true;
+    }
     if let Some(v) = opt_pi(&o)? {
         inputs.pi = Some(v);
     }
@@ -298,7 +336,7 @@ pub fn releases() -> String {
     .to_json()
 }
 
-fn run(inputs: Inputs, compare_with: Option<Api>) -> Output {
+pub(crate) fn run(inputs: Inputs, compare_with: Option<Api>) -> Output {
     let version = ctxlens::pi::choice::choose(&inputs).version;
     if !ctxlens::pi::data::is_available(version) {
         return needs_data(version, Pending::Assemble(Box::new(inputs), compare_with));

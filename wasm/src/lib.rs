@@ -8,6 +8,8 @@
 //! wrapper's (`npm/index.d.ts`).
 
 pub mod api;
+#[cfg(feature = "node")]
+pub mod node;
 
 use ctxlens::js::StrBuilder;
 use wasm_bindgen::prelude::*;

@@ -405,7 +405,11 @@ impl Scenario {
                 .unwrap_or("")
                 .to_string(),
             prompt: if had_case {
-                env.get_str("prompt").unwrap_or("go on").to_string()
+                // `"prompt": null` (an export of a continue): no new user message.
+                match env.get("prompt") {
+                    Some(Value::Null) => String::new(),
+                    _ => env.get_str("prompt").unwrap_or("go on").to_string(),
+                }
             } else {
                 String::new()
             },

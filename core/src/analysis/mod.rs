@@ -6,6 +6,7 @@
 pub mod checks;
 pub mod compare;
 pub mod findings;
+pub mod placement;
 pub mod provenance;
 pub mod sent;
 pub mod stats;

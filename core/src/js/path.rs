@@ -44,6 +44,9 @@ pub fn join_path(a: &str, b: &str) -> String {
 
 /// POSIX `path.dirname`.
 pub fn dirname(p: &str) -> String {
+    if p.starts_with('/') && p.trim_end_matches('/').is_empty() {
+        return "/".into();
+    }
     match p.trim_end_matches('/').rfind('/') {
         Some(0) => "/".into(),
         Some(i) => p[..i].to_string(),
@@ -67,6 +70,7 @@ mod tests {
         assert_eq!(resolve_path("/a/b", "/x"), "/x");
         assert_eq!(dirname("/a/b/SKILL.md"), "/a/b");
         assert_eq!(dirname("/a"), "/");
+        assert_eq!(dirname("/"), "/");
         assert_eq!(basename("/a/b/"), "b");
     }
 }

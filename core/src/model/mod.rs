@@ -15,7 +15,7 @@ mod thinking;
 
 pub use config::{config_value_env_var_names, resolve_config_value, strip_json_comments};
 pub use registry::Registry;
-pub use resolver::{choose, CliModel, ModelChoice, SessionModel};
+pub use resolver::{choose, placeholder_provider, CliModel, ModelChoice, SessionModel};
 pub use thinking::{
     clamp_thinking_level, is_valid_thinking_level, supported_thinking_levels, THINKING_LEVELS,
 };

@@ -211,6 +211,67 @@ impl Registry {
         }
     }
 
+    /// `<agentDir>/auth.json` (`AuthStorage`, CA/core/auth-storage.js; `composeApiKeyAuth`'s
+    /// `input.credential`, CA/core/provider-composer.js:206–236): a stored credential configures
+    /// its provider, and its key wins over models.json's and the environment's (only
+    /// `--api-key` wins over it). `api_key` entries give `key` (a config value: `$VAR` resolved,
+    /// `!command` kept), `oauth` entries their `access` token. pi ignores a file it cannot parse
+    /// (its reload catches the error): so does this, with a diagnostic.
+    pub fn apply_auth_json(
+        &mut self,
+        text: &str,
+        path: &str,
+        env: &BTreeMap<String, String>,
+        diags: &mut Vec<Diagnostic>,
+    ) {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        if text.is_empty() {
+            return;
+        }
+        let parsed = match crate::js::parse(text) {
+            Ok(Value::Object(o)) => o,
+            Ok(_) | Err(_) => {
+                diags.push(
+                    Diagnostic::warning(
+                        path,
+                        None,
+                        "not a JSON object: pi uses no stored credential",
+                    )
+                    .skipping("auth.json"),
+                );
+                return;
+            }
+        };
+        let mut stored = Vec::new();
+        for (pid, cred) in parsed.iter() {
+            let key = match cred.get_str("type") {
+                Some("api_key") => match cred.get_str("key") {
+                    Some(raw) => {
+                        let mut scope = env.clone();
+                        if let Some(o) = cred.get("env").and_then(Value::as_object) {
+                            for (k, v) in o.iter() {
+                                if let Some(v) = v.as_str() {
+                                    scope.insert(k.to_string(), v.to_string());
+                                }
+                            }
+                        }
+                        resolve_config_value(raw, &scope).or_else(|| Some(raw.to_string()))
+                    }
+                    None => None,
+                },
+                Some("oauth") => cred.get_str("access").map(String::from),
+                _ => None,
+            };
+            self.configured.insert(pid.to_string());
+            if let Some(k) = key {
+                stored.push((pid.to_string(), k));
+            }
+        }
+        // First match wins in `api_key`: the stored keys go first.
+        stored.append(&mut self.api_keys);
+        self.api_keys = stored;
+    }
+
     /// `provider/id` lookup (`getModel`: the first model of the provider with that id).
     pub fn find(&self, provider: &str, id: &str) -> Option<&Model> {
         self.models
@@ -257,6 +318,28 @@ impl Registry {
     /// variable is set.
     pub fn has_configured_auth(&self, provider: &str) -> bool {
         self.configured.contains(provider)
+    }
+
+    /// A copy in which every provider's auth counts as configured: which model pi would take
+    /// if every key were there (see [`super::placeholder_provider`]).
+    pub fn with_all_configured(&self) -> Registry {
+        let mut r = self.clone();
+        for m in &self.models {
+            r.configured.insert(m.provider().to_string());
+        }
+        r
+    }
+
+    /// A placeholder key for `provider` ([`crate::inputs::PLACEHOLDER_KEY`],
+    /// [`crate::Inputs::placeholder_key`]): its auth counts as configured and its requests
+    /// carry the placeholder as their key.
+    pub fn set_placeholder_key(&mut self, provider: &str) {
+        self.configured.insert(provider.to_string());
+        self.api_keys.retain(|(p, _)| p != provider);
+        self.api_keys.push((
+            provider.to_string(),
+            crate::inputs::PLACEHOLDER_KEY.to_string(),
+        ));
     }
 
     /// `getAvailableSnapshot()`: the models of providers with configured auth.

@@ -574,6 +574,38 @@ impl Startup {
     }
 }
 
+/// The provider of the model pi would take if every provider had a key — `--model`'s, the
+/// session's or the saved default (`settings.defaultProvider`/`defaultModel`), not a first
+/// available one — when that provider has none: the one [`crate::Inputs::placeholder_key`]
+/// gives a placeholder key.
+#[allow(clippy::too_many_arguments)]
+pub fn placeholder_provider(
+    pi: &Pi,
+    registry: &Registry,
+    cli: CliModel,
+    session: SessionModel,
+    settings: &crate::settings::Settings,
+    docs_dir: &str,
+) -> Option<String> {
+    let mut all = registry.with_all_configured();
+    let c = choose(
+        pi,
+        &mut all,
+        cli,
+        session,
+        settings,
+        docs_dir,
+        &mut Events::default(),
+        &mut Vec::new(),
+    );
+    let m = c.model?;
+    let wanted = matches!(
+        c.model_source.as_str(),
+        "--model" | "session" | "settings.defaultModel"
+    );
+    (wanted && !registry.has_configured_auth(m.provider())).then(|| m.provider().to_string())
+}
+
 /// Picks the model and the thinking level as pi's startup does: `buildSessionOptions`
 /// (CA/main.js:347–426, "1.6.0/CA/main.js:392": `--model`/`--provider`, `--api-key`), then
 /// `createAgentSession` (CA/core/sdk.js:81–138: the session's model when its provider has

@@ -1,6 +1,7 @@
 //! Which pi release an assembly rebuilds, and why: the one given (`--pi`, `piVersion`, the app's
-//! picker), else the release that made the capture (a case's `env.json`), else the one the
-//! session proves, else the newest supported.
+//! picker), else the release that made the capture (a case's `env.json`), else the installed
+//! pi's (`Inputs::installed_pi`, when ctxlens rebuilds it; otherwise that is said), else the one
+//! the session proves, else the newest supported.
 //!
 //! What a session proves comes from what later releases write and earlier ones do not: system
 //! messages (0.86.0 on, before the first prompt of every run), `context_edit` entries (0.87.0),
@@ -60,6 +61,8 @@ pub enum Reason {
     Given,
     /// The release that made the capture (a case's `expected/env.json` `piVersion`).
     Captured,
+    /// The pi installed on this machine (the `pi` on `PATH`, or `--pi-dir`).
+    Installed,
     /// What the session proves.
     Detected,
     /// Nothing said otherwise: the newest supported release.
@@ -71,6 +74,7 @@ impl Reason {
         match self {
             Reason::Given => "given",
             Reason::Captured => "captured",
+            Reason::Installed => "installed",
             Reason::Detected => "detected",
             Reason::Default => "default",
         }
@@ -138,6 +142,9 @@ pub struct Choice {
     pub reason: Reason,
     /// What the session says (also when the release was given: it can contradict it).
     pub detection: Option<Detection>,
+    /// The installed pi's version when ctxlens does not rebuild it (then another release is
+    /// rebuilt, and [`Choice::installed_warning`] says which).
+    pub unsupported_installed: Option<String>,
 }
 
 impl Choice {
@@ -146,6 +153,7 @@ impl Choice {
         let how = match self.reason {
             Reason::Given => "as asked".to_string(),
             Reason::Captured => "the release that made this capture (env.json)".to_string(),
+            Reason::Installed => "the pi installed here".to_string(),
             Reason::Default => "the newest supported release: nothing said otherwise".to_string(),
             Reason::Detected => match &self.detection {
                 Some(d) => format!(
@@ -163,6 +171,17 @@ impl Choice {
             },
         };
         format!("pi {} ({how})", self.version)
+    }
+
+    /// When the installed pi is a release ctxlens does not rebuild: what it is and what is
+    /// rebuilt instead.
+    pub fn installed_warning(&self) -> Option<String> {
+        let v = self.unsupported_installed.as_ref()?;
+        Some(format!(
+            "the pi installed here is {v}, a release ctxlens does not rebuild (supported: {}); rebuilding {} instead",
+            PiVersion::ALL.map(PiVersion::as_str).join(", "),
+            self.explain()
+        ))
     }
 
     /// When the session was written by a release newer than the one rebuilt: what to say first.
@@ -198,19 +217,30 @@ impl fmt::Display for Choice {
     }
 }
 
-/// The release for `inputs`: given, else captured, else detected, else the newest.
+/// The release for `inputs`: given, else captured, else the installed one (when ctxlens
+/// rebuilds it), else detected, else the newest.
 pub fn choose(inputs: &Inputs) -> Choice {
     let detection = inputs.session.as_ref().and_then(detect);
-    let (version, reason) = match (inputs.pi, inputs.captured_pi, &detection) {
-        (Some(v), _, _) => (v, Reason::Given),
-        (None, Some(v), _) => (v, Reason::Captured),
-        (None, None, Some(d)) => (d.version, Reason::Detected),
-        (None, None, None) => (PiVersion::LATEST, Reason::Default),
+    let installed = inputs
+        .installed_pi
+        .as_deref()
+        .map(|v| v.parse::<PiVersion>().map_err(|_| v.to_string()));
+    let (version, reason) = match (inputs.pi, inputs.captured_pi, &installed, &detection) {
+        (Some(v), ..) => (v, Reason::Given),
+        (None, Some(v), ..) => (v, Reason::Captured),
+        (None, None, Some(Ok(v)), _) => (*v, Reason::Installed),
+        (None, None, _, Some(d)) => (d.version, Reason::Detected),
+        (None, None, _, None) => (PiVersion::LATEST, Reason::Default),
+    };
+    let unsupported_installed = match (&installed, reason) {
+        (Some(Err(v)), Reason::Detected | Reason::Default) => Some(v.clone()),
+        _ => None,
     };
     Choice {
         version,
         reason,
         detection,
+        unsupported_installed,
     }
 }
 

@@ -5,8 +5,10 @@
 pub mod calls;
 pub mod compare;
 pub mod findings;
+pub mod placement;
 pub mod provenance;
 pub mod stats;
+pub mod summary;
 pub mod usage;
 
 use crate::assemble::Assembly;
@@ -785,4 +787,21 @@ pub fn assembly_json(a: &Assembly) -> Value {
 /// Two assemblies of the same inputs under two protocols, side by side (the compare mode).
 pub fn compare_json(a: &Assembly, b: &Assembly) -> Value {
     compare::to_json(&crate::analysis::compare::compare(a, b))
+}
+
+/// The recent sessions ([`crate::install::list_sessions`]): `[{path, cwd, timestamp, bytes,
+/// firstPrompt}]`, newest first.
+pub fn sessions_json(list: &[crate::install::SessionListing]) -> Value {
+    Value::Array(
+        list.iter()
+            .map(|l| {
+                let mut o = Object::new().with("path", l.path.as_str());
+                o.insert("cwd", opt_str(l.cwd.as_deref()));
+                o.insert("timestamp", opt_str(l.timestamp.as_deref()));
+                o.insert("bytes", Value::from(l.bytes as f64));
+                o.insert("firstPrompt", opt_str(l.first_prompt.as_deref()));
+                o.into()
+            })
+            .collect(),
+    )
 }

@@ -73,29 +73,8 @@ pub(super) fn inputs_panel(p: &InputsProps) -> Html {
     let export = {
         let (laid, name) = (p.laid.clone(), p.scenario.name.clone());
         Callback::from(move |_| {
-            let folder: String = name
-                .chars()
-                .map(|c| {
-                    if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
-                        c
-                    } else {
-                        '-'
-                    }
-                })
-                .collect::<String>()
-                .trim_matches('-')
-                .to_string();
-            let folder = if folder.is_empty() {
-                "ctxlens-case".to_string()
-            } else {
-                folder
-            };
-            let entries: Vec<(String, &[u8])> = laid
-                .files
-                .iter()
-                .map(|(k, v)| (format!("{folder}/{k}"), v.as_slice()))
-                .collect();
-            let zip = inputs::zip::write(entries.iter().map(|(k, v)| (k.as_str(), *v)));
+            let folder = ctxlens::zip::folder_name(&name);
+            let zip = ctxlens::zip::case_zip(&folder, &laid.files);
             if let Err(e) = inputs::download(&format!("{folder}.zip"), &zip, "application/zip") {
                 web_sys::console::error_1(&e.into());
             }

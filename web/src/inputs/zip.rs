@@ -1,104 +1,11 @@
-//! Zip archives: a minimal writer for the scenario export (STORE only, CRC-32, UTF-8 names; enough
-//! for `unzip` and every file manager to open the case folder again) and a reader for dropped or
+//! Zip archives: the scenario export's writer is the core's (`ctxlens::zip`, shared with the
+//! CLI's `export`; re-exported here), and this is the reader for dropped or
 //! chosen `.zip` files ([`expand_zips`]: stored and deflated entries, inflated by `miniz_oxide`
 //! under a size limit; zip64, CRC-checked, with caps on the total inflated size and the entry
 //! count). An archive the central directory of which is
 //! cut off is read from its local headers as far as they go.
 
-/// CRC-32 (IEEE 802.3, reflected, as zip uses it).
-pub fn crc32(data: &[u8]) -> u32 {
-    static TABLE: std::sync::OnceLock<[u32; 256]> = std::sync::OnceLock::new();
-    let table = TABLE.get_or_init(|| {
-        let mut t = [0u32; 256];
-        for (i, slot) in t.iter_mut().enumerate() {
-            let mut c = i as u32;
-            for _ in 0..8 {
-                c = if c & 1 != 0 {
-                    0xEDB8_8320 ^ (c >> 1)
-                } else {
-                    c >> 1
-                };
-            }
-            *slot = c;
-        }
-        t
-    });
-    let mut c = 0xFFFF_FFFFu32;
-    for &b in data {
-        c = table[((c ^ b as u32) & 0xFF) as usize] ^ (c >> 8);
-    }
-    c ^ 0xFFFF_FFFF
-}
-
-fn u16le(out: &mut Vec<u8>, v: u16) {
-    out.extend_from_slice(&v.to_le_bytes());
-}
-fn u32le(out: &mut Vec<u8>, v: u32) {
-    out.extend_from_slice(&v.to_le_bytes());
-}
-
-/// A zip archive of `(path, bytes)` entries, stored. Paths use `/`. Sizes beyond 4 GiB are not
-/// supported (no zip64): such an entry is cut off by the caller's limits long before.
-pub fn write<'a>(entries: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> Vec<u8> {
-    // DOS date 1980-01-01 00:00: the export is reproducible.
-    const TIME: u16 = 0;
-    const DATE: u16 = (1 << 5) | 1;
-    const UTF8: u16 = 1 << 11;
-    let mut out = Vec::new();
-    let mut central = Vec::new();
-    let mut count: u16 = 0;
-    for (name, data) in entries {
-        let offset = out.len() as u32;
-        let crc = crc32(data);
-        let size = data.len() as u32;
-        // Local file header.
-        u32le(&mut out, 0x0403_4b50);
-        u16le(&mut out, 20);
-        u16le(&mut out, UTF8);
-        u16le(&mut out, 0);
-        u16le(&mut out, TIME);
-        u16le(&mut out, DATE);
-        u32le(&mut out, crc);
-        u32le(&mut out, size);
-        u32le(&mut out, size);
-        u16le(&mut out, name.len() as u16);
-        u16le(&mut out, 0);
-        out.extend_from_slice(name.as_bytes());
-        out.extend_from_slice(data);
-        // Central directory record.
-        u32le(&mut central, 0x0201_4b50);
-        u16le(&mut central, 0x0314); // made by: unix, 2.0
-        u16le(&mut central, 20);
-        u16le(&mut central, UTF8);
-        u16le(&mut central, 0);
-        u16le(&mut central, TIME);
-        u16le(&mut central, DATE);
-        u32le(&mut central, crc);
-        u32le(&mut central, size);
-        u32le(&mut central, size);
-        u16le(&mut central, name.len() as u16);
-        u16le(&mut central, 0);
-        u16le(&mut central, 0);
-        u16le(&mut central, 0);
-        u16le(&mut central, 0);
-        u32le(&mut central, 0o100644 << 16);
-        u32le(&mut central, offset);
-        central.extend_from_slice(name.as_bytes());
-        count = count.saturating_add(1);
-    }
-    let cd_offset = out.len() as u32;
-    let cd_size = central.len() as u32;
-    out.extend_from_slice(&central);
-    u32le(&mut out, 0x0605_4b50);
-    u16le(&mut out, 0);
-    u16le(&mut out, 0);
-    u16le(&mut out, count);
-    u16le(&mut out, count);
-    u32le(&mut out, cd_size);
-    u32le(&mut out, cd_offset);
-    u16le(&mut out, 0);
-    out
-}
+pub use ctxlens::zip::{crc32, write};
 
 // ---------------------------------------------------------------------------------------------
 // Reading.
@@ -948,23 +855,6 @@ mod tests {
         assert_eq!(inflate(&data, full.len() - 1, 0), Err(InflateError::Limit));
     }
 
-    #[test]
-    fn crc32_known_values() {
-        assert_eq!(crc32(b""), 0);
-        assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
-    }
-
-    #[test]
-    fn archive_layout() {
-        let z = write([("a/b.txt", &b"hello"[..]), ("c.json", &b"{}"[..])]);
-        assert_eq!(&z[..4], b"PK\x03\x04");
-        let eocd = &z[z.len() - 22..];
-        assert_eq!(&eocd[..4], b"PK\x05\x06");
-        assert_eq!(u16::from_le_bytes([eocd[10], eocd[11]]), 2);
-        // The first entry's data follows its 30-byte header and name.
-        assert_eq!(&z[30 + 7..30 + 7 + 5], b"hello");
-    }
-
     fn big_text() -> Vec<u8> {
         (0..3000)
             .map(|i| format!("{i:05} {}\n", "abcdefghij".repeat(i % 7)))
@@ -1068,15 +958,8 @@ mod tests {
                 .iter()
                 .map(|(k, v)| (*k, *v)),
         );
-        // As the export names them: one folder.
-        let zip2 = write(
-            laid.files
-                .iter()
-                .map(|(k, v)| (format!("demo/{k}"), v.clone()))
-                .collect::<Vec<_>>()
-                .iter()
-                .map(|(k, v)| (k.as_str(), v.as_slice())),
-        );
+        // As the export names them (the app's and the CLI's `export`): one folder.
+        let zip2 = ctxlens::zip::case_zip(&ctxlens::zip::folder_name("demo"), &laid.files);
         for (path, z, folder) in [
             ("demo.zip", zip2, "demo"),
             ("Downloads/flat.zip", zip, "Downloads/flat"),
@@ -1096,6 +979,50 @@ mod tests {
             assert_eq!(sc.name, folder.rsplit('/').next().unwrap());
             assert_eq!(sc.lay_out().files, laid.files, "the same case folder");
         }
+    }
+
+    /// The CLI's `export` (`case_from_inputs`, zipped by the same writer), dropped on the app:
+    /// every corpus case opens as a case that builds the same request.
+    #[test]
+    fn a_cli_export_opens_in_the_app_as_the_same_case() {
+        use crate::state::{inputs_of, LayOptions, Scenario};
+        let mut checked = 0;
+        for case in ctxlens_corpus::cases(&ctxlens_corpus::filter_from_env()) {
+            let Ok(inputs) = ctxlens::case::inputs_from_case(&case.files(), None) else {
+                continue;
+            };
+            let a = ctxlens::assemble(&inputs);
+            let files = ctxlens::case::case_from_inputs(&inputs, a.pi.as_ref().map(|p| p.version));
+            let z = ctxlens::zip::case_zip("exported", &files);
+            let (opened, skipped, notes) = open("Downloads/exported.zip", z, LIMITS);
+            assert!(
+                skipped.is_empty() && notes.is_empty(),
+                "{}: {notes:?}",
+                case.name
+            );
+            let mut sc = Scenario::default();
+            sc.add_files(opened, skipped, 1.0);
+            let laid = sc.lay_out();
+            assert_eq!(laid.files, files, "{}: the same case folder", case.name);
+            let (back, notes) = inputs_of(
+                &laid.files,
+                LayOptions {
+                    continue_only: laid.continue_only,
+                    now_ms: laid.now_ms,
+                    pi: laid.pi,
+                },
+                None,
+            );
+            assert!(notes.is_empty(), "{}: {notes:?}", case.name);
+            let b = ctxlens::assemble(&back);
+            assert!(
+                a.request.as_ref().map(|r| &r.body) == b.request.as_ref().map(|r| &r.body),
+                "{}: the same body",
+                case.name
+            );
+            checked += 1;
+        }
+        assert!(checked > 100, "{checked}");
     }
 
     #[test]

@@ -1,0 +1,543 @@
+//! The commands: read what pi reads (a session on this machine, or a corpus case), assemble,
+//! print. [`run`] is the whole command line over a [`Host`].
+
+use ctxlens::install::{self, FileKind, Limits, Machine};
+use ctxlens::js::path::resolve_path;
+use ctxlens::pi::Pi;
+use ctxlens::{Assembly, Diagnostic, Inputs, SourceText};
+
+use crate::host::Host;
+use crate::opts::{self, Opts};
+use crate::sessions::human_size;
+
+pub const HELP: &str = "\
+ctxlens — rebuild, byte for byte, the HTTP request pi (0.85.1 or 1.6.0) sends to an LLM
+
+USAGE:
+    ctxlens                              List the recent sessions under the agent dir
+    ctxlens [COMMAND] SESSION.jsonl [OPTIONS] [PI FLAGS]
+    ctxlens COMMAND --case CASE_DIR [--env ENV_JSON] [--call K] [--pi VERSION] [--now MS]
+                    [--api API]
+
+    With a session, ctxlens reads what pi reads on this machine: the agent dir
+    ($PI_CODING_AGENT_DIR or ~/.pi/agent: settings.json, models.json, auth.json, AGENTS.md or
+    CLAUDE.md, SYSTEM.md, APPEND_SYSTEM.md, skills), the project's .pi/ files and skills, the
+    context files from the session's cwd up to /, skill paths, @FILEs, and the installed pi (the
+    `pi` on PATH, or --pi-dir) for its version and docs paths. It never reads other sessions.
+    Keys are used, never printed. `ctxlens files SESSION` lists what was read and why.
+
+COMMANDS:
+    summary       (default) The release rebuilt and why, the model, the thinking level asked
+                  and sent, the request; the seed article's table (system prompt, tools,
+                  history: characters, tokens by pi's estimate, shares); the largest tools,
+                  skills, context files in order with the ones they shadow, the findings one
+                  line each, the diagnostics count. Plain text, 80 columns (--json: the report)
+    assemble      Print exactly the request body pi would send (no trailing newline)
+    request       Print the method, URL and headers (keys redacted), then the body
+    stats         Print the character accounting as JSON (system prompt, tools, history;
+                  lengths in UTF-16 code units, as JS .length)
+    report        Print the whole assembly as JSON: request, model, stages, stats, system
+                  prompt sections, tools, context files, skills, session tree, diagnostics,
+                  findings, usage and cache facts, provenance of every body path
+    trace         Print the pipeline stages and what each did (--json for JSON)
+    diagnostics   Print the problems found in the inputs, one per line (--json for JSON)
+    findings      Print the numbered findings: the seed article's checks on this request
+                  (tool schemas vs prompt, largest tools, shadowed context files, thinking
+                  clamps, dropped or converted thinking, renamed ids, ...; --json for JSON)
+    compare       Compare the body under --api (default: the model's own) with the body
+                  under --with API: where each block lives, sizes, what one drops or adds
+                  (JSON)
+    files         Print every file pi read, what it read it as, and which copies lost or were
+                  ignored, and why (--json for JSON)
+    sessions      List the recent sessions (as with no arguments; --json for JSON)
+    export        Write the inputs as the app's case zip: export SESSION -o case.zip [--redact].
+                  The app (or --case) opens it as the same case. Written even when no request
+                  is built
+    open          Serve the visualizer on 127.0.0.1 (only) with exactly these inputs loaded,
+                  print its URL and serve until Ctrl-C; the page requests nothing elsewhere
+
+OPTIONS:
+    --prompt TEXT     The next user message: the request pi sends when you type TEXT next.
+                      Without it: the session's last call when it ends with an answer (see
+                      --call), else pi's continue after tool results
+    --call K          Rebuild the request of a past model call as pi sent it: K is its number
+                      on the session's active branch (1, 2, ...; `report` lists them as `calls`,
+                      with the usage the provider reported), the entry id of an assistant
+                      message on any branch, or `next`. The call's model and thinking level are
+                      the ones in force then, unless given. Without --call and --prompt, a
+                      session that ends with an answer gives its last call
+    --model P/ID      The model (default: the session's, as pi resumes it)
+    --thinking LEVEL  The thinking level (default: the session's)
+    --tool-set FILE   Extension tools: a JSON tool list in pi's, OpenAI's, Anthropic's,
+                      Google's or Bedrock's shape, or a captured request body. Extension tools
+                      are code pi runs, so without this they are not included (a note says so)
+    --pi VERSION      The pi release to rebuild: 0.85.1 or 1.6.0. Default: the installed pi's
+                      release, else the capture's (--case), else the one the session proves,
+                      else the newest (1.6.0). The release and why are printed to stderr first
+    --pi-dir DIR      pi's package folder (@earendil-works/pi-coding-agent) instead of the `pi`
+                      on PATH
+    --now MS          Date.now() when the prompt is sent (default: now; with --case, the
+                      prompt's timestamp in session.after.jsonl beside ENV_JSON, else 0)
+    --system-now MS   1.6.0: Date.now() when pi created this run's system message, a few
+                      milliseconds after the prompt's (default: --now)
+    --api API         Switch the model's protocol (the same model with its api replaced)
+    --with API        The second protocol of `compare`
+    --json            Machine-readable output (summary, trace, diagnostics, findings, files,
+                      sessions)
+    -o FILE           export: the zip to write
+    --redact          export: replace the home path, user name, host names and key-like strings
+                      (auth.json and models.json keys, key-named environment variables, sk-…,
+                      AKIA…, ghp_…, AIza…, JWTs, bearer tokens, ...) in every file and path, the
+                      same stand-in for the same original; prints kinds and counts, never values
+    --app DIR         open: the built visualizer (trunk build --release writes dist/). Default:
+                      $CTXLENS_APP, else dist/ or ctxlens-app/ beside the executable, else the
+                      repository's dist/
+    --port N          open: the port on 127.0.0.1 (default: a free one)
+    --case DIR        A case folder in the oracle's layout: case.json, models.json, and
+                      optionally session.jsonl, tools.json, agent/ (laid at the env's agentDir)
+                      and fs/ (laid at the env's root)
+    --env FILE        The capture's env.json (default: CASE_DIR/expected/env.json)
+    -h, --help        Print this help
+
+PI FLAGS (passed to the rebuilt pi as on its command line):
+    --tools LIST, --no-tools, --no-builtin-tools, --exclude-tools LIST, --system-prompt X,
+    --append-system-prompt X, --no-context-files, --no-skills, --skill PATH, --provider P,
+    --models LIST, --approve, --no-approve, --no-extensions, --api-key KEY, @FILE
+
+EXIT STATUS:
+    0 on success; 1 when no request could be built (the reason is on stderr); 2 on usage
+    errors.
+";
+
+/// Sessions larger than this get a progress line (on a terminal).
+const PROGRESS_BYTES: u64 = 4 << 20;
+/// The largest session read.
+const MAX_SESSION_BYTES: u64 = 4 << 30;
+
+/// One line on stderr that the next one replaces (a terminal only).
+struct Progress {
+    on: bool,
+    shown: bool,
+}
+
+impl Progress {
+    fn show(&mut self, host: &mut dyn Host, text: &str) {
+        if self.on {
+            host.stderr(&format!("\r\x1b[2Kctxlens: {text}"));
+            self.shown = true;
+        }
+    }
+    fn done(&mut self, host: &mut dyn Host) {
+        if self.shown {
+            host.stderr("\r\x1b[2K");
+            self.shown = false;
+        }
+    }
+}
+
+fn usage(host: &mut dyn Host, msg: &str) -> i32 {
+    host.stderr(&format!("ctxlens: {msg}\n"));
+    2
+}
+
+/// Runs the command line `argv` (without the program name) on `host`; returns the exit status.
+pub fn run(host: &mut dyn Host, argv: &[String]) -> i32 {
+    let o = match opts::parse(argv) {
+        Ok(o) => o,
+        Err(e) => return usage(host, &e),
+    };
+    let command = o.command.clone().unwrap_or_else(|| {
+        if o.session.is_some() || o.case.is_some() {
+            "summary".into()
+        } else {
+            "sessions".into()
+        }
+    });
+    match command.as_str() {
+        "help" => {
+            return match host.stdout(HELP.as_bytes()) {
+                Ok(()) => 0,
+                Err(_) => 1,
+            }
+        }
+        "sessions" => {
+            if let Some(s) = &o.session {
+                return usage(host, &format!("sessions takes no session ({s})"));
+            }
+            return crate::sessions::list(host, o.json);
+        }
+        _ => {}
+    }
+    if o.case.is_some() && o.session.is_some() {
+        return usage(host, "give a session or --case, not both");
+    }
+    if command == "compare" && o.with.is_none() {
+        return usage(host, "compare needs --with API");
+    }
+    if command == "export" && o.output.is_none() {
+        return usage(host, "export needs -o FILE.zip");
+    }
+    if command != "export" && (o.output.is_some() || o.redact) {
+        return usage(host, "-o and --redact belong to export");
+    }
+    if command != "open" && (o.app.is_some() || o.port.is_some()) {
+        return usage(host, "--app and --port belong to open");
+    }
+    // A missing app is said before a long assembly.
+    if command == "open" {
+        if let Err(e) = crate::open::find_app(host, o.app.as_deref()) {
+            return usage(host, &e);
+        }
+    }
+    if o.case.is_none() && o.session.is_none() {
+        return usage(
+            host,
+            &format!("{command} needs a session file (ctxlens with no arguments lists them)"),
+        );
+    }
+    let inputs = if let Some(dir) = &o.case {
+        match case_inputs(host, &o, dir) {
+            Ok(i) => i,
+            Err(e) => return usage(host, &e),
+        }
+    } else {
+        match session_inputs(host, &o) {
+            Ok(i) => i,
+            Err(e) => return usage(host, &e),
+        }
+    };
+    let mut progress = Progress {
+        on: host.stderr_is_tty()
+            && inputs
+                .session
+                .as_ref()
+                .is_some_and(|s| s.text.len() as u64 > PROGRESS_BYTES),
+        shown: false,
+    };
+    progress.show(host, "assembling…");
+    let assembly = ctxlens::assemble(&inputs);
+    let other = o.with.map(|w| {
+        let mut i = inputs.clone();
+        i.api = Some(w);
+        ctxlens::assemble(&i)
+    });
+    progress.done(host);
+    let code = output(host, &o, &command, &inputs, &assembly, other.as_ref());
+    if host.exits_after_run() {
+        // The process ends next: for a large session, freeing the assembly takes longer than
+        // building the output, and the OS takes the memory back anyway.
+        std::mem::forget((inputs, assembly, other));
+    }
+    code
+}
+
+/// A corpus case: the oracle's layout (`--case`, `--env`).
+fn case_inputs(host: &mut dyn Host, o: &Opts, dir: &str) -> Result<Inputs, String> {
+    if !o.pi_args.is_empty() || o.prompt.is_some() || o.tool_set.is_some() {
+        return Err(
+            "--case takes its prompt, args and tools from the case; give a session instead".into(),
+        );
+    }
+    let dir = resolve_path(host.cwd(), dir);
+    let env = o
+        .env
+        .as_ref()
+        .map(|e| resolve_path(host.cwd(), e))
+        .unwrap_or_else(|| format!("{dir}/expected/env.json"));
+    let mut inputs = crate::case::load(host, &dir, &env, o.call.clone())?;
+    if let Some(now) = o.now {
+        inputs.now_ms = now;
+    }
+    if o.system_now.is_some() {
+        inputs.system_now_ms = o.system_now;
+    }
+    inputs.api = o.api;
+    if o.pi.is_some() {
+        inputs.pi = o.pi;
+    }
+    if let Some(m) = &o.model {
+        inputs.model = Some(m.clone());
+    }
+    if let Some(t) = &o.thinking {
+        inputs.thinking = Some(t.clone());
+    }
+    Ok(inputs)
+}
+
+/// A session on this machine: what pi reads for it, as [`install::read_machine`] finds it.
+pub fn session_inputs(host: &mut dyn Host, o: &Opts) -> Result<Inputs, String> {
+    let path = resolve_path(host.cwd(), o.session.as_deref().unwrap_or(""));
+    let size = match host.fs().stat(&path) {
+        Some(FileKind::File { size }) => size,
+        Some(FileKind::Dir) => return Err(format!("{path} is a folder, not a session file")),
+        None => return Err(format!("{path}: no such file")),
+    };
+    if size > MAX_SESSION_BYTES {
+        return Err(format!(
+            "{path}: {} is larger than ctxlens reads ({})",
+            human_size(size),
+            human_size(MAX_SESSION_BYTES)
+        ));
+    }
+    let mut progress = Progress {
+        on: host.stderr_is_tty() && size > PROGRESS_BYTES,
+        shown: false,
+    };
+    progress.show(host, &format!("reading {path} ({})…", human_size(size)));
+    let bytes = host.fs().read(&path).map_err(|e| format!("{path}: {e}"));
+    progress.done(host);
+    let bytes = bytes?;
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    };
+    let session = SourceText {
+        name: path.clone(),
+        text: text.into(),
+    };
+    let mut notes: Vec<Diagnostic> = Vec::new();
+
+    // The installed pi: its package dir (the prompt's docs paths) and its release.
+    let installed = install::find_installed_pi(host.fs(), host.env(), o.pi_dir.as_deref());
+    let (package_dir, installed_version) = match installed {
+        Ok(p) => (p.package_dir, p.version),
+        Err(e) => {
+            if o.pi_dir.is_some() {
+                return Err(e);
+            }
+            notes.push(Diagnostic::info(
+                "pi",
+                None,
+                format!(
+                    "{e}: the prompt's docs paths assume {} (--pi-dir DIR points at an install)",
+                    install::ASSUMED_PACKAGE_DIR
+                ),
+            ));
+            (install::ASSUMED_PACKAGE_DIR.to_string(), None)
+        }
+    };
+
+    // The release decides the file names pi looks for: choose it first.
+    let probe = Inputs {
+        session: Some(session.clone()),
+        pi: o.pi,
+        installed_pi: installed_version.clone(),
+        ..Inputs::default()
+    };
+    let choice = ctxlens::pi::choice::choose(&probe);
+    let pi = Pi::new(choice.version).map_err(|e| e.to_string())?;
+
+    let mut pi_args = o.pi_args.clone();
+    let mut tools = None;
+    let mut no_tool_set = false;
+    if let Some(file) = &o.tool_set {
+        let p = resolve_path(host.cwd(), file);
+        let bytes = host
+            .fs()
+            .read(&p)
+            .map_err(|e| format!("--tool-set {p}: {e}"))?;
+        let mut tnotes = Vec::new();
+        let set = ctxlens::recognize::tool_set_file(&p, &bytes, &mut tnotes)
+            .map_err(|e| format!("--tool-set: {e}"))?;
+        notes.extend(tnotes);
+        set.activate(&mut pi_args);
+        tools = Some(SourceText {
+            name: p,
+            text: set.json.into(),
+        });
+    } else if !pi_args
+        .iter()
+        .any(|a| matches!(a.as_str(), "--no-extensions" | "-ne"))
+    {
+        no_tool_set = true;
+    }
+
+    let machine = Machine {
+        fs: host.fs(),
+        env: host.env().clone(),
+        process_cwd: host.cwd().to_string(),
+    };
+    let read = install::read_machine(
+        &pi,
+        &machine,
+        Some(session),
+        &pi_args,
+        &package_dir,
+        Limits::default(),
+    );
+    notes.extend(read.diagnostics);
+    if no_tool_set {
+        // Where pi would load extensions from (the tools they register are unknown here).
+        let found: Vec<String> = [
+            ctxlens::js::path::join_path(&read.inputs.agent_dir, "extensions"),
+            ctxlens::js::path::join_path(&read.cwd, ".pi/extensions"),
+        ]
+        .into_iter()
+        .filter(|d| host.fs().is_dir(d))
+        .collect();
+        let mut note = "extension tools are not included: they are code pi runs; --tool-set FILE adds them (a tool list or a captured request body)".to_string();
+        if !found.is_empty() {
+            note.push_str(&format!("; extensions here: {}", found.join(", ")));
+        }
+        host.stderr(&format!("ctxlens: note: {note}\n"));
+        notes.push(Diagnostic::info("--tool-set", None, note));
+    }
+    let mut inputs = read.inputs;
+    inputs.model = o.model.clone();
+    inputs.thinking = o.thinking.clone();
+    inputs.prompt = o.prompt.clone();
+    inputs.now_ms = o.now.unwrap_or_else(|| host.now_ms());
+    inputs.system_now_ms = o.system_now;
+    inputs.api = o.api;
+    inputs.pi = o.pi;
+    inputs.installed_pi = installed_version;
+    inputs.extension_tools = tools;
+    inputs.host_diagnostics = notes;
+    inputs.call = o.call.clone();
+    Ok(inputs)
+}
+
+/// Prints what the command asks for; the release and why, and the diagnostics, go to stderr.
+fn output(
+    host: &mut dyn Host,
+    o: &Opts,
+    command: &str,
+    inputs: &Inputs,
+    assembly: &Assembly,
+    other: Option<&Assembly>,
+) -> i32 {
+    let newer = assembly
+        .choice
+        .as_ref()
+        .and_then(|c| c.newer_session_warning());
+    if let Some(c) = &assembly.choice {
+        host.stderr(&format!("ctxlens: rebuilding {}\n", c.explain()));
+    }
+    if let Some(w) = &newer {
+        host.stderr(&format!("ctxlens: warning: {w}\n"));
+    }
+    let built = assembly.request.is_some();
+    let text: Vec<u8> = match command {
+        "assemble" => assembly.body().unwrap_or("").as_bytes().to_vec(),
+        "stats" => match &assembly.stats {
+            Some(s) => {
+                format!("{}\n", ctxlens::report::stats::to_json(s).to_json_pretty(2)).into_bytes()
+            }
+            None => Vec::new(),
+        },
+        "request" => match &assembly.request {
+            Some(r) => {
+                let mut s = format!("{} {}\n", r.method, r.url);
+                for (k, v) in &r.headers {
+                    s.push_str(&format!("{k}: {v}\n"));
+                }
+                s.push('\n');
+                s.push_str(&r.body);
+                s.push('\n');
+                s.into_bytes()
+            }
+            None => Vec::new(),
+        },
+        "report" => format!(
+            "{}\n",
+            ctxlens::report::assembly_json(assembly).to_json_pretty(2)
+        )
+        .into_bytes(),
+        "summary" => crate::report::summary(assembly, o.json).into_bytes(),
+        "findings" => crate::report::findings(assembly, o.json).into_bytes(),
+        "compare" => match other {
+            Some(b) => format!(
+                "{}\n",
+                ctxlens::report::compare_json(assembly, b).to_json_pretty(2)
+            )
+            .into_bytes(),
+            None => Vec::new(),
+        },
+        "trace" if o.json => format!(
+            "{}\n",
+            crate::report::trace_json(assembly).to_json_pretty(2)
+        )
+        .into_bytes(),
+        "trace" => crate::report::trace_text(assembly).into_bytes(),
+        "diagnostics" if o.json => format!(
+            "{}\n",
+            crate::report::diagnostics_json(assembly).to_json_pretty(2)
+        )
+        .into_bytes(),
+        "diagnostics" => assembly
+            .diagnostics
+            .iter()
+            .map(|d| format!("{d}\n"))
+            .collect::<String>()
+            .into_bytes(),
+        "files" => crate::report::files(inputs, assembly, o.json).into_bytes(),
+        "export" => {
+            let path = resolve_path(host.cwd(), o.output.as_deref().unwrap_or(""));
+            let who = o.redact.then(|| crate::export::identity(host, inputs));
+            match crate::export::export(host, inputs, assembly, &path, who.as_ref()) {
+                Ok(x) => crate::export::said(host, &path, &x).into_bytes(),
+                Err(e) => {
+                    host.stderr(&format!("ctxlens: {e}\n"));
+                    return 1;
+                }
+            }
+        }
+        "open" => {
+            print_diagnostics(host, assembly, newer.as_ref());
+            return crate::open::run(
+                host,
+                o.app.as_deref(),
+                o.port.unwrap_or(0),
+                inputs,
+                assembly,
+            );
+        }
+        other => return usage(host, &format!("unknown command {other:?}")),
+    };
+    if host.stdout(&text).is_err() {
+        return 1;
+    }
+    if command != "diagnostics" {
+        print_diagnostics(host, assembly, newer.as_ref());
+    }
+    // An export is written even when no request is built (a case to report it with).
+    if built || command == "export" {
+        0
+    } else {
+        host.stderr(&format!(
+            "ctxlens: no request: {}\n",
+            why_not_built(assembly)
+        ));
+        1
+    }
+}
+
+/// The diagnostics on stderr (but the newer-session warning, already said).
+fn print_diagnostics(host: &mut dyn Host, assembly: &Assembly, newer: Option<&String>) {
+    let mut s = String::new();
+    for d in assembly
+        .diagnostics
+        .iter()
+        .filter(|d| Some(&d.message) != newer)
+    {
+        s.push_str(&format!("{d}\n"));
+    }
+    host.stderr(&s);
+}
+
+/// Why no request was built: the first error, else the last warning.
+fn why_not_built(a: &Assembly) -> String {
+    a.diagnostics
+        .iter()
+        .find(|d| d.severity == ctxlens::Severity::Error)
+        .or_else(|| a.diagnostics.last())
+        .map_or_else(
+            || "pi would send nothing here (see ctxlens trace)".into(),
+            |d| {
+                d.to_string()
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            },
+        )
+}

@@ -1,0 +1,128 @@
+// The Node host of the package's second wasm (wasm/src/node.rs `NodeHost`): synchronous reads of
+// the real filesystem, the environment, the clock, stdout and stderr; never throwing (a failed
+// call returns null or false and `lastError()` says why). Read-only: no file is written, and
+// nothing is read that the wasm did not ask for.
+import fs from "node:fs";
+import tty from "node:tty";
+import { fileURLToPath } from "node:url";
+
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * The host: `env` (default `process.env`) and `cwd` (default `process.cwd()`) are the machine
+ * the commands see; `stdout`/`stderr` say whether writes go to the process's descriptors
+ * (the bin) or nowhere (assembleSession, whose output is its result).
+ */
+export function nodeHost({ env = process.env, cwd = process.cwd(), output = true } = {}) {
+  let last = "";
+  const fail = (e) => {
+    last = e && e.message ? e.message : String(e);
+    return null;
+  };
+  return {
+    stat(path) {
+      try {
+        const s = fs.statSync(path);
+        return s.isFile() ? s.size : s.isDirectory() ? -2 : -1;
+      } catch (e) {
+        fail(e);
+        return -1;
+      }
+    },
+    read(path) {
+      try {
+        return fs.readFileSync(path);
+      } catch (e) {
+        return fail(e);
+      }
+    },
+    readHead(path, max) {
+      let fd;
+      try {
+        fd = fs.openSync(path, "r");
+        const buf = Buffer.alloc(Math.min(max, fs.fstatSync(fd).size));
+        let at = 0;
+        while (at < buf.length) {
+          const n = fs.readSync(fd, buf, at, buf.length - at, at);
+          if (n === 0) break;
+          at += n;
+        }
+        return buf.subarray(0, at);
+      } catch (e) {
+        return fail(e);
+      } finally {
+        if (fd !== undefined) fs.closeSync(fd);
+      }
+    },
+    readDir(path) {
+      try {
+        return fs.readdirSync(path).join("\0");
+      } catch (e) {
+        return fail(e);
+      }
+    },
+    realpath(path) {
+      try {
+        return fs.realpathSync(path);
+      } catch (e) {
+        return fail(e);
+      }
+    },
+    lastError() {
+      return last;
+    },
+    envJson() {
+      const o = {};
+      for (const [k, v] of Object.entries(env)) if (typeof v === "string") o[k] = v;
+      return JSON.stringify(o);
+    },
+    cwd() {
+      return cwd;
+    },
+    now() {
+      return Date.now();
+    },
+    write(fd, bytes) {
+      if (!output) return true;
+      // A pipe may be non-blocking: EAGAIN means "not now", so try again; EPIPE means the
+      // reader is gone, which stops the command.
+      let at = 0;
+      while (at < bytes.length) {
+        try {
+          at += fs.writeSync(fd, bytes, at, bytes.length - at);
+        } catch (e) {
+          if (e.code === "EAGAIN") {
+            Atomics.wait(pause, 0, 0, 1); // a millisecond for the reader to drain the pipe
+            continue;
+          }
+          fail(e);
+          return false;
+        }
+      }
+      return true;
+    },
+    isTTY(fd) {
+      return output && tty.isatty(fd);
+    },
+    writeFile(path, bytes) {
+      if (!output) return fail(new Error("this host writes no files"));
+      try {
+        fs.writeFileSync(path, bytes);
+        return true;
+      } catch (e) {
+        fail(e);
+        return false;
+      }
+    },
+    exeDir() {
+      return packageDir;
+    },
+    listen() {
+      fail(new Error("this host cannot serve the visualizer"));
+      return false;
+    },
+  };
+}
+
+/** The package's folder: where `open` looks for a built app (`dist/` or `ctxlens-app/`). */
+const packageDir = fileURLToPath(new URL(".", import.meta.url)).replace(/\/$/, "");

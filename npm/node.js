@@ -1,0 +1,80 @@
+// The Node side of the package's second wasm (wasm/ctxlens_node_bg.wasm, wasm/src/node.rs):
+// `assembleSession` and the `ctxlens` bin, which read the real machine through Node's fs
+// (node-host.js) and run the command line's own code (the `ctxlens` CLI's commands, compiled to
+// wasm). Instantiated on first use, with every release's data from the package. Internal: the
+// package exports these from index.js and bin/ctxlens.js.
+import { readFileSync } from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import * as raw from "./wasm/ctxlens_node.js";
+import { dataBlob, piVersions, CtxlensError, sessionArgv, assemblyOf, callWasm } from "./api.js";
+import { nodeHost } from "./node-host.js";
+
+let ready = false;
+
+function init() {
+  if (ready) return;
+  raw.initSync({ module: readFileSync(new URL("./wasm/ctxlens_node_bg.wasm", import.meta.url)) });
+  for (const v of piVersions) {
+    const { list, blob } = dataBlob(raw, (name) => readFileSync(new URL(`./data/pi-${v}/${name}`, import.meta.url)));
+    raw.installDataRaw(v, JSON.stringify({ files: list }), blob);
+  }
+  ready = true;
+}
+
+/**
+ * A session on this machine, read as the `ctxlens` command reads it: the agent dir
+ * (`PI_CODING_AGENT_DIR` or `~/.pi/agent`), the project's files from the session's cwd up, the
+ * installed pi (the `pi` on `PATH`, or `piDir`).
+ */
+export function assembleSession(sessionPath, options) {
+  const fn = "assembleSession";
+  if (typeof sessionPath !== "string" || sessionPath === "") throw new CtxlensError(`ctxlens.${fn}: the session's path must be a non-empty string`);
+  const { argv, env, cwd } = sessionArgv(fn, options);
+  const where = cwd ?? process.cwd();
+  init();
+  const host = nodeHost({ env: env ?? process.env, cwd: where, output: false });
+  return callWasm(fn, () => assemblyOf(raw.assembleSessionRaw(JSON.stringify([path.resolve(where, sessionPath), ...argv]), host), raw.takeBody()));
+}
+
+/**
+ * The `ctxlens` command line on this machine; returns the exit status. `open` leaves its server
+ * running (the process lives on until it is interrupted).
+ */
+export function runCli(argv) {
+  init();
+  const host = nodeHost();
+  host.listen = (port) => {
+    listen(host, port);
+    return true;
+  };
+  return raw.runCliRaw(JSON.stringify(argv), host);
+}
+
+/**
+ * `open`'s server: node:http on 127.0.0.1 only; every request is answered by the wasm (the
+ * command line's own routing: GET/HEAD of the app's and the case's files, this server's Host
+ * only). Prints the URL once it listens.
+ */
+function listen(host, port) {
+  const server = http.createServer((req, res) => {
+    const [status, type] = raw.openRespondRaw(req.method ?? "", req.url ?? "", req.headers.host ?? "", host).split("\t");
+    const body = raw.takeBody() ?? new Uint8Array(0);
+    const code = Number(status.split(" ")[0]);
+    res.writeHead(code, status.slice(status.indexOf(" ") + 1), {
+      "Content-Type": type,
+      "Content-Length": body.length,
+      "Cache-Control": "no-store",
+      "X-Content-Type-Options": "nosniff",
+      Connection: "close",
+    });
+    res.end(req.method === "HEAD" ? undefined : body);
+  });
+  server.on("error", (e) => {
+    process.stderr.write(`ctxlens: cannot serve on 127.0.0.1:${port}: ${e.message}\n`);
+    process.exitCode = 1;
+  });
+  server.listen(port, "127.0.0.1", () => {
+    process.stdout.write(`${raw.openListeningRaw(server.address().port)}\n`);
+  });
+}
