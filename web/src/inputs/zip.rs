@@ -1010,6 +1010,7 @@ mod tests {
                     continue_only: laid.continue_only,
                     now_ms: laid.now_ms,
                     pi: laid.pi,
+                    call: laid.call,
                 },
                 None,
             );
