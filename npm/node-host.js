@@ -114,8 +114,8 @@ export function nodeHost({ env = process.env, cwd = process.cwd(), output = true
         return false;
       }
     },
-    exeDir() {
-      return packageDir;
+    appDir() {
+      return appDir;
     },
     listen() {
       fail(new Error("this host cannot serve the visualizer"));
@@ -124,5 +124,5 @@ export function nodeHost({ env = process.env, cwd = process.cwd(), output = true
   };
 }
 
-/** The package's folder: where `open` looks for a built app (`dist/` or `ctxlens-app/`). */
-const packageDir = fileURLToPath(new URL(".", import.meta.url)).replace(/\/$/, "");
+/** The package's visualizer (`app/`, Trunk's build of the ctxlens app): `open` serves it by default. */
+const appDir = fileURLToPath(new URL("./app", import.meta.url));

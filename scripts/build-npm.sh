@@ -1,15 +1,26 @@
 #!/usr/bin/env bash
-# build-npm.sh: builds the `ctxlens` npm package from the repo into pkg/ and packs it.
+# build-npm.sh [--no-app]: builds the `ctxlens` npm package from the repo into pkg/ and packs it.
 #   cargo (wasm/, release profile: opt-level z, lto; once without features: the browser wasm, once
 #   with `node`: the wasm of assembleSession and the bin) → wasm-bindgen --target web (the pinned
 #   CLI) → wasm-opt -Oz --converge --low-memory-unused (npm binaryen) → pkg/ctxlens/ (npm/
-#   template + wasm/) → npm pack → pkg/*.tgz
-# Prints each .wasm's size, raw and gzipped (the browser's target: ≤ 350 KB gzipped).
-# Incremental: cargo builds incrementally and wasm-opt is skipped when wasm-bindgen's output did
-# not change.
+#   template + wasm/) → the visualizer: `trunk build --release` (dist/; its post_build hook,
+#   scripts/embed-assets.sh, copies the browser files just written into dist/) → pkg/ctxlens/app/
+#   (the app's files from dist/, which `npx ctxlens open` serves) → npm pack → pkg/*.tgz
+# --no-app: pkg/ctxlens/ without app/, not packed (what embed-assets.sh runs when the package's
+# browser files are stale: the order above without a cycle).
+# Prints each .wasm's size, raw and gzipped (the browser's target: ≤ 350 KB gzipped), and the
+# tarball's size, packed and unpacked.
+# Incremental: cargo builds incrementally, wasm-opt is skipped when wasm-bindgen's output did
+# not change, and so is npm pack when no file of the package changed.
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
+app=1
+case ${1:-} in
+  --no-app) app=0 ;;
+  "") ;;
+  *) echo "usage: build-npm.sh [--no-app]" >&2; exit 2 ;;
+esac
 
 say() { printf '\033[1m[build-npm]\033[0m %s\n' "$*" >&2; }
 
@@ -96,7 +107,40 @@ size() {
 size ctxlens_bg.wasm "; target ≤ 350 KB (the browser's)"
 size ctxlens_node_bg.wasm ""
 
-rm -f "$repo"/pkg/ctxlens-*.tgz
-tarball=$(cd "$out" && npm pack --pack-destination "$repo/pkg" --loglevel=error --silent)
-say "packed pkg/$tarball"
-echo "$repo/pkg/$tarball"
+((app)) || exit 0
+
+# The visualizer, built after the package's browser files it embeds (dist/ctxlens/, for the docs
+# page), then its own files into app/: the page, its worker, their wasm and JS, the CSS, the
+# snippets, each release's data (pi-data/, which the worker fetches). Not docs.html, the embeds'
+# copy of the package (ctxlens/) or the demo case (demo/): the app holds its demo itself.
+say "trunk build --release (the visualizer, for app/)"
+trunk build --release >"$work/trunk.log" 2>&1 || { cat "$work/trunk.log" >&2; exit 1; }
+[[ -f dist/index.html ]] || { echo "build-npm: trunk wrote no dist/index.html" >&2; exit 1; }
+mkdir -p "$out/app"
+for f in dist/*; do
+  case $(basename "$f") in
+    ctxlens | demo | docs.html | docs.css) ;;
+    *) cp -r "$f" "$out/app/" ;;
+  esac
+done
+for f in index.html boot.js worker.js ctxlens-web.js ctxlens-web_bg.wasm ctxlens-worker.js ctxlens-worker_bg.wasm; do
+  [[ -f $out/app/$f ]] || { echo "build-npm: dist/$f is missing: the app in the package would not run" >&2; exit 1; }
+done
+
+# npm pack only when a file of the package changed since the last pack (the tarball is written
+# anew each time, so its bytes alone would not say).
+sum=$(cd "$out" && find . -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
+tarball=$(ls "$repo"/pkg/ctxlens-*.tgz 2>/dev/null || true)
+if [[ $tarball == "$repo/pkg/ctxlens-$version.tgz" && "$(cat "$work/pack.sum" 2>/dev/null)" == "$sum" ]]; then
+  say "pkg/$(basename "$tarball"): unchanged, not packed again"
+else
+  rm -f "$repo"/pkg/ctxlens-*.tgz
+  tarball="$repo/pkg/$(cd "$out" && npm pack --pack-destination "$repo/pkg" --loglevel=error --silent)"
+  echo "$sum" >"$work/pack.sum"
+  say "packed pkg/$(basename "$tarball")"
+fi
+packed=$(wc -c <"$tarball")
+unpacked=$(tar -xzOf "$tarball" | wc -c)
+app_bytes=$(tar -xzOf "$tarball" --wildcards 'package/app/*' | wc -c)
+say "$(printf 'tarball: %d bytes (%.1f KB), unpacked %d bytes (%.1f KB), of which app/ %d bytes' "$packed" "$(awk "BEGIN{print $packed/1024}")" "$unpacked" "$(awk "BEGIN{print $unpacked/1024}")" "$app_bytes")"
+echo "$tarball"

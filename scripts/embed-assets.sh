@@ -7,8 +7,10 @@
 #   demo/ + ctxlens-case.json   the demo case (www/demo) and its case manifest
 #   pi-data/                    each pi release's data (core/data), fetched by the app's worker the
 #                               first time a scenario needs that release
-# The package comes from pkg/ctxlens (scripts/build-npm.sh); it is rebuilt first only when it is
-# missing or its JS differs from npm/ (scripts/test.sh builds it before trunk, so this is a copy).
+# The package comes from pkg/ctxlens (scripts/build-npm.sh, which runs this build itself once it
+# has written them, then puts the app into the package); when they are missing or differ from npm/
+# (a `trunk build` run alone), they are written first with `build-npm.sh --no-app`: the package
+# without the app, so no cycle.
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
@@ -22,7 +24,7 @@ for d in core/data/pi-*/; do
   for f in "$d"*.json; do cmp -s "$f" "$pkg/data/$(basename "$d")/$(basename "$f")" || stale=1; done
 done
 if ((stale)); then
-  bash scripts/build-npm.sh >/dev/null
+  bash scripts/build-npm.sh --no-app >/dev/null
 fi
 
 mkdir -p "$out/ctxlens/wasm"

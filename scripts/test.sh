@@ -28,13 +28,13 @@ cargo test --workspace --exclude ctxlens-web
 echo "== cargo test (the visualizer's unit tests)" >&2
 cargo test -p ctxlens-web --lib
 
-# The npm package first: the Trunk build copies its browser files into dist/ for the embeds
-# (scripts/embed-assets.sh, Trunk's post_build hook). Incremental, so a no-op when nothing changed.
-echo "== npm package: build (wasm-bindgen, wasm-opt, npm pack)" >&2
+# The npm package and the visualizer, in that order: build-npm.sh writes the package's files,
+# runs `trunk build --release` (dist/: its post_build hook copies the package's browser files in
+# for the embeds and the docs example page), then puts the app into the package (app/, served by
+# `npx ctxlens open`) and packs it. Incremental: cargo, wasm-opt and npm pack only when something
+# changed (trunk reruns wasm-bindgen and wasm-opt on the app).
+echo "== npm package and the visualizer: build (wasm-bindgen, wasm-opt, trunk build --release, npm pack)" >&2
 bash scripts/build-npm.sh >/dev/null
-
-echo "== trunk build (the visualizer, release; the docs example page and the embeds' files)" >&2
-trunk build --release
 
 echo "== browser end-to-end tests (the app, its views, the embeds)" >&2
 node --test tests/e2e/

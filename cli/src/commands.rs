@@ -90,8 +90,8 @@ OPTIONS:
                       AKIA…, ghp_…, AIza…, JWTs, bearer tokens, ...) in every file and path, the
                       same stand-in for the same original; prints kinds and counts, never values
     --app DIR         open: the built visualizer (trunk build --release writes dist/). Default:
-                      $CTXLENS_APP, else dist/ or ctxlens-app/ beside the executable, else the
-                      repository's dist/
+                      $CTXLENS_APP, else (npx ctxlens) the one in the npm package, else dist/ or
+                      ctxlens-app/ beside the executable, else the repository's dist/
     --port N          open: the port on 127.0.0.1 (default: a free one)
     --case DIR        A case folder in the oracle's layout: case.json, models.json, and
                       optionally session.jsonl, tools.json, agent/ (laid at the env's agentDir)

@@ -41,6 +41,11 @@ pub trait Host {
     fn exe_dir(&self) -> Option<String> {
         None
     }
+    /// The visualizer this host ships with (the npm package's `app/`): `open`'s default after
+    /// `--app` and `$CTXLENS_APP`.
+    fn bundled_app(&self) -> Option<String> {
+        None
+    }
     /// `open`: serves `site` on 127.0.0.1:`port` (0: a free port) and nowhere else, writes the
     /// URL and a newline to stdout once it listens, and serves until interrupted. A host without
     /// a server says why.

@@ -37,8 +37,9 @@ fn is_app(host: &dyn Host, dir: &str) -> bool {
     )
 }
 
-/// The built app: `--app DIR`, else `$CTXLENS_APP`, else `dist/` or `ctxlens-app/` beside the
-/// executable, else the repository's `dist/` (where `trunk build` puts it); or what to do.
+/// The built app: `--app DIR`, else `$CTXLENS_APP`, else the host's own (the npm package's
+/// `app/`), else `dist/` or `ctxlens-app/` beside the executable, else (the native build) the
+/// repository's `dist/` (where `trunk build` puts it); or what to do.
 pub fn find_app(host: &dyn Host, flag: Option<&str>) -> Result<String, String> {
     let cwd = host.cwd().to_string();
     if let Some(dir) = flag {
@@ -59,12 +60,27 @@ pub fn find_app(host: &dyn Host, flag: Option<&str>) -> Result<String, String> {
             ))
         };
     }
+    if let Some(dir) = host.bundled_app() {
+        // A package built without its visualizer says so rather than looking elsewhere.
+        return if is_app(host, &dir) {
+            Ok(dir)
+        } else {
+            Err(format!(
+                "{dir}: no index.html there (this package was built without its visualizer); \
+                 pass --app DIST_DIR or set CTXLENS_APP"
+            ))
+        };
+    }
     let mut candidates = Vec::new();
     if let Some(exe_dir) = host.exe_dir() {
         candidates.push(format!("{exe_dir}/dist"));
         candidates.push(format!("{exe_dir}/ctxlens-app"));
     }
-    candidates.push(resolve_path(env!("CARGO_MANIFEST_DIR"), "../dist"));
+    // The repository this binary was built from; not in the wasm build, whose build machine's
+    // paths mean nothing where the package is installed.
+    if cfg!(not(target_arch = "wasm32")) {
+        candidates.push(resolve_path(env!("CARGO_MANIFEST_DIR"), "../dist"));
+    }
     candidates
         .into_iter()
         .find(|d| is_app(host, d))

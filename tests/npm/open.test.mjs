@@ -1,27 +1,27 @@
-// `npx ctxlens open` with Node alone: the installed package's bin serves the built app (dist/,
-// which scripts/test.sh builds before these tests) with the demo case on a node:http server bound
-// to 127.0.0.1, every request answered by the command line's own routing in the wasm. The printed
-// URL shows pi's exact body in Chromium, every request the page makes goes to that server, and the
-// server refuses what the native one refuses (another Host, a method other than GET/HEAD, a path
-// out of the site).
+// `npx ctxlens open` with Node alone: the installed package's bin serves the visualizer the package
+// ships (app/: Trunk's build, which scripts/build-npm.sh puts in the tarball), without --app or
+// CTXLENS_APP, with the demo case on a node:http server bound to 127.0.0.1, every request answered
+// by the command line's own routing in the wasm. The printed URL shows pi's exact body in
+// Chromium, every request the page makes goes to that server and is for the package's app or the
+// case, and the server refuses what the native one refuses (another Host, a method other than
+// GET/HEAD, a path out of the site).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { launch } from "../e2e/harness.mjs";
 import { installPackage, repo } from "./helpers.mjs";
 
-const dist = path.join(repo, "dist");
 const demo = path.join(repo, "www/demo");
 
-let project, browser, npmCache;
+let project, app, browser, npmCache;
 const children = [];
 before(async () => {
-  assert.ok(fs.existsSync(path.join(dist, "index.html")), "dist/ is missing: run `trunk build --release` (scripts/test.sh does)");
   project = installPackage();
+  app = path.join(project, "node_modules/ctxlens/app");
   npmCache = fs.mkdtempSync(path.join(os.tmpdir(), "ctxlens-npm-cache-"));
   browser = await launch();
 });
@@ -34,8 +34,10 @@ after(async () => {
 
 /** `npx ctxlens open ARGS`; resolves with the URL it prints. */
 function startOpen(args) {
+  const env = { ...process.env, npm_config_cache: npmCache, npm_config_update_notifier: "false" };
+  delete env.CTXLENS_APP;
   const child = spawn("npx", ["--prefix", project, "--no", "--offline", "ctxlens", "open", ...args], {
-    env: { ...process.env, npm_config_cache: npmCache, npm_config_update_notifier: "false" },
+    env,
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
@@ -67,11 +69,25 @@ function request(url, { method = "GET", host, path: p = "/" } = {}) {
   });
 }
 
-test("npx ctxlens open --case: the printed URL shows pi's exact body, served by Node on 127.0.0.1", async () => {
+test("the package ships the visualizer (app/) and nothing of the docs page or the demo case", () => {
+  const files = fs.readdirSync(app).sort();
+  for (const f of ["index.html", "boot.js", "worker.js", "ctxlens-web.js", "ctxlens-web_bg.wasm", "ctxlens-worker.js", "ctxlens-worker_bg.wasm", "style.css", "views.css", "pi-data"]) {
+    assert.ok(files.includes(f), `app/${f} is in the package: ${files.join(", ")}`);
+  }
+  for (const f of ["docs.html", "docs.css", "ctxlens", "demo"]) assert.ok(!files.includes(f), `app/${f} is not: ${files.join(", ")}`);
+  for (const v of fs.readdirSync(path.join(repo, "core/data"))) {
+    for (const f of fs.readdirSync(path.join(repo, "core/data", v))) {
+      assert.deepEqual(fs.readFileSync(path.join(app, "pi-data", v, f)), fs.readFileSync(path.join(repo, "core/data", v, f)), `app/pi-data/${v}/${f}`);
+    }
+  }
+});
+
+test("npx ctxlens open --case, without --app: the package's app shows pi's exact body, served by Node on 127.0.0.1", async () => {
   const expected = fs.readFileSync(path.join(demo, "expected/request-1.json"), "utf8");
-  const { url, stderr } = await startOpen(["--case", demo, "--app", dist]);
+  const { url, stderr } = await startOpen(["--case", demo]);
   assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/\?case=_ctxlens\/case\/[^&]+$/);
   assert.match(stderr(), /on 127\.0\.0\.1 only/);
+  assert.ok(stderr().includes(`serving ${fs.realpathSync(app)} `) || stderr().includes(`serving ${app} `), `it serves the installed package's app/: ${stderr()}`);
 
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
@@ -90,6 +106,10 @@ test("npx ctxlens open --case: the printed URL shows pi's exact body, served by 
   const origin = new URL(url).origin;
   assert.ok(seen.some((u) => u.includes("/_ctxlens/case/session.jsonl")), "the session came from the bin's server");
   assert.deepEqual(seen.filter((u) => !u.startsWith(origin + "/") && !u.startsWith("data:") && !u.startsWith("blob:")), [], "every request goes to the bin's server");
+  for (const u of seen.filter((u) => u.startsWith(origin + "/"))) {
+    const p = decodeURIComponent(new URL(u).pathname);
+    assert.ok(p.startsWith("/_ctxlens/case/") || fs.existsSync(path.join(app, p === "/" ? "index.html" : p)), `${p}: a file of the case or of the package's app/`);
+  }
 
   // What the server answers, request by request.
   const own = new URL(url).host;
@@ -102,9 +122,29 @@ test("npx ctxlens open --case: the printed URL shows pi's exact body, served by 
   const index = await request(url, { host: own, path: "/" });
   assert.equal(index.status, 200);
   assert.match(index.type, /^text\/html/);
-  assert.deepEqual(index.body, fs.readFileSync(path.join(dist, "index.html")));
+  assert.deepEqual(index.body, fs.readFileSync(path.join(app, "index.html")));
+  const worker = await request(url, { host: own, path: "/ctxlens-worker_bg.wasm" });
+  assert.equal(worker.status, 200);
+  assert.equal(worker.type, "application/wasm");
+  assert.deepEqual(worker.body, fs.readFileSync(path.join(app, "ctxlens-worker_bg.wasm")), "the app's files from the package");
+  assert.equal((await request(url, { host: own, path: "/docs.html" })).status, 404, "the docs page is not in the package");
   assert.equal((await request(url, { host: "evil.example:80", path: "/" })).status, 421, "another Host is refused (DNS rebinding)");
   assert.equal((await request(url, { host: own, method: "POST", path: "/" })).status, 405);
   assert.equal((await request(url, { host: own, path: "/%2e%2e/package.json" })).status, 400, "no path out of the site");
   assert.equal((await request(url, { host: own, path: "/nope.js" })).status, 404);
+});
+
+test("npx ctxlens open from a package without its app/: says so and what to pass, serves nothing", async () => {
+  const off = `${app}.off`;
+  fs.renameSync(app, off);
+  try {
+    const env = { ...process.env, npm_config_cache: npmCache, npm_config_update_notifier: "false" };
+    delete env.CTXLENS_APP;
+    const r = spawnSync("npx", ["--prefix", project, "--no", "--offline", "ctxlens", "open", "--case", demo], { env, encoding: "utf8" });
+    assert.equal(r.status, 2, r.stderr);
+    assert.equal(r.stdout, "", "no URL");
+    assert.match(r.stderr, /app: no index\.html there \(this package was built without its visualizer\); pass --app DIST_DIR or set CTXLENS_APP/);
+  } finally {
+    fs.renameSync(off, app);
+  }
 });

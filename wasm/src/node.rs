@@ -61,9 +61,9 @@ extern "C" {
     /// `fs.writeFileSync` (`export -o FILE`); `false` when it failed.
     #[wasm_bindgen(method, js_name = writeFile)]
     fn write_file(this: &NodeHost, path: &str, bytes: &[u8]) -> bool;
-    /// The package's folder (where `open` looks for a built app: `dist/` or `ctxlens-app/`).
-    #[wasm_bindgen(method, js_name = exeDir)]
-    fn exe_dir(this: &NodeHost) -> Option<String>;
+    /// The package's visualizer (its `app/`, which `open` serves by default).
+    #[wasm_bindgen(method, js_name = appDir)]
+    fn app_dir(this: &NodeHost) -> Option<String>;
     /// `open`: starts a `node:http` server on 127.0.0.1:`port` (0: a free port); once it
     /// listens it calls `openListeningRaw(port)` and prints the URL, and each request is
     /// answered by `openRespondRaw`. `false` when it cannot.
@@ -170,8 +170,8 @@ impl Host for NodeCli<'_> {
             Err(format!("{path}: {}", self.fs.0.last_error()))
         }
     }
-    fn exe_dir(&self) -> Option<String> {
-        self.fs.0.exe_dir()
+    fn bundled_app(&self) -> Option<String> {
+        self.fs.0.app_dir()
     }
     fn serve(&mut self, site: ctxlens_cli::open::Site, port: u16) -> Result<(), String> {
         SITE.with(|s| *s.borrow_mut() = Some((site, port)));
