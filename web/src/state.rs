@@ -37,6 +37,9 @@ pub struct Overrides {
     /// The pi release to rebuild (the picker); `None`: the capture's, else the one the session
     /// proves, else the newest.
     pub pi: Option<ctxlens::PiVersion>,
+    /// The model call to rebuild (the call picker: the K-th call on the active branch, 1-based);
+    /// `None`: the next request.
+    pub call: Option<usize>,
 }
 
 /// Where a dropped or chosen file goes: anywhere on the page (laid where its name and folder
@@ -105,6 +108,8 @@ pub struct Laid {
     pub now_ms: Option<f64>,
     /// The pi release asked for ([`Overrides::pi`]).
     pub pi: Option<ctxlens::PiVersion>,
+    /// The call asked for ([`Overrides::call`]).
+    pub call: Option<usize>,
     /// The env.json values before the overrides (the settings panel's placeholders).
     pub base: EnvView,
     pub notes: Vec<Diagnostic>,
@@ -945,6 +950,7 @@ impl Scenario {
             continue_only,
             now_ms,
             pi: self.overrides.pi,
+            call: self.overrides.call,
             base,
             notes,
             origins,
@@ -962,6 +968,8 @@ pub struct LayOptions {
     pub pi: Option<ctxlens::PiVersion>,
     /// [`Laid::placeholder_key`].
     pub placeholder_key: bool,
+    /// The call to rebuild (`Inputs::call`, by its index on the active branch).
+    pub call: Option<usize>,
 }
 
 impl LayOptions {
@@ -971,6 +979,7 @@ impl LayOptions {
             now_ms: laid.now_ms,
             pi: laid.pi,
             placeholder_key: laid.placeholder_key,
+            call: laid.call,
         }
     }
 }
@@ -983,7 +992,14 @@ pub fn inputs_of(
     api: Option<&str>,
 ) -> (Inputs, Vec<Diagnostic>) {
     let mut notes = Vec::new();
-    let mut inputs = match inputs_from_case(files, None) {
+    // A call is rebuilt as the CLI's `--call` does in a case folder: on the capture's
+    // session.after.jsonl when there is one, else on the case's own session.
+    let call = opts.call.map(ctxlens::calls::CallRef::Index);
+    let read = match call {
+        Some(c) => ctxlens::case::inputs_for_call(files, None, Some(c)),
+        None => inputs_from_case(files, None),
+    };
+    let mut inputs = match read {
         Ok(i) => i,
         Err(e) => {
             notes.push(Diagnostic::error("case folder", None, e.0).skipping("the case's settings"));

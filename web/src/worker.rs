@@ -5,7 +5,7 @@
 //!
 //! | page → worker | |
 //! |---|---|
-//! | `{type: "load", gen, files: [[path, Uint8Array]…], continueOnly, nowMs, pi, placeholderKey}` | a laid-out case folder (the buffers are transferred) |
+//! | `{type: "load", gen, files: [[path, Uint8Array]…], continueOnly, nowMs, pi, placeholderKey, call}` | a laid-out case folder (the buffers are transferred) |
 //! | `{type: "assemble", gen, api}` | assemble it (`api`: `null` = the model's own) |
 //! | `{type: "provenance", gen, api, path}` | the source of one body path of a report whose provenance was left out |
 //! | `{type: "compare", gen, a, b}` | the core's comparison of protocol `a` with protocol `b` (the Protocols view) |
@@ -243,6 +243,13 @@ impl WorkerLink {
         set(&msg, "continueOnly", laid.continue_only);
         set(&msg, "placeholderKey", laid.placeholder_key);
         set(&msg, "pi", opt_str(laid.pi.map(|v| v.as_str())));
+        set(
+            &msg,
+            "call",
+            laid.call
+                .map(|k| JsValue::from_f64(k as f64))
+                .unwrap_or(JsValue::NULL),
+        );
         set(
             &msg,
             "nowMs",
@@ -698,6 +705,10 @@ fn handle(
                 now_ms: get(&data, "nowMs").as_f64(),
                 pi: get(&data, "pi").as_string().and_then(|v| v.parse().ok()),
                 placeholder_key: get(&data, "placeholderKey").as_bool().unwrap_or(false),
+                call: get(&data, "call")
+                    .as_f64()
+                    .filter(|k| *k >= 1.0)
+                    .map(|k| k as usize),
             };
             *loaded.borrow_mut() = Some(Loaded {
                 gen,

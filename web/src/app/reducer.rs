@@ -81,6 +81,8 @@ pub struct AppState {
     pub in_flight: Option<(u64, Option<String>)>,
     pub busy: Option<Busy>,
     pub last: Option<Timing>,
+    /// The timing of each protocol's report, so the status line follows the protocol on screen.
+    pub timings: BTreeMap<String, Timing>,
     pub view: ViewState,
     pub ready: bool,
     pub catalog: Option<Rc<Vec<CatalogModel>>>,
@@ -152,6 +154,7 @@ impl AppState {
             in_flight: None,
             busy: None,
             last: None,
+            timings: BTreeMap::new(),
             view,
             ready: false,
             catalog: None,
@@ -179,6 +182,7 @@ impl AppState {
         self.scenario = Shared::new(scenario);
         self.gen += 1;
         self.reports = Shared::new(BTreeMap::new());
+        self.timings.clear();
         self.native_api = None;
         self.failures.clear();
         self.busy = None;
@@ -359,6 +363,15 @@ impl AppState {
                 if api.is_none() {
                     self.native_api = Some(key.clone());
                 }
+                self.timings.insert(
+                    key.clone(),
+                    Timing {
+                        api: key.clone(),
+                        ms,
+                        memory_bytes,
+                        json_bytes: bytes,
+                    },
+                );
                 if api.is_none() || Some(&key) == self.current_api().as_ref() {
                     self.last = Some(Timing {
                         api: key.clone(),
@@ -564,7 +577,14 @@ impl Reducible for AppState {
                 }
                 s.view.selection = sel;
             }
-            Action::ToggleCompare => s.view.compare = !s.view.compare,
+            // Compare opens the comparison (the Protocols view); its protocols are assembled
+            // in advance while it is on.
+            Action::ToggleCompare => {
+                s.view.compare = !s.view.compare;
+                if s.view.compare {
+                    s.view.view = Some("protocols".into());
+                }
+            }
             Action::Hash(v) => s.view = v,
             Action::Stop => s.stop(),
             Action::Retry => {
