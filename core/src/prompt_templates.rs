@@ -188,7 +188,7 @@ fn load_template_from_file(
         return None;
     }
     let base = basename(path);
-    let name = base.strip_suffix(".md").unwrap_or(&base).to_string();
+    let name = base.strip_suffix(".md").unwrap_or(base).to_string();
     Some(PromptTemplate {
         name,
         content: frontmatter_body(&raw),
