@@ -454,7 +454,7 @@ impl Scenario {
                     ));
                 }
                 let name = if prefix.is_empty() {
-                    "case folder".to_string()
+                    "the chosen folder".to_string()
                 } else {
                     base_name(&prefix).to_string()
                 };
@@ -1002,7 +1002,7 @@ pub fn inputs_of(
     let mut inputs = match read {
         Ok(i) => i,
         Err(e) => {
-            notes.push(Diagnostic::error("case folder", None, e.0).skipping("the case's settings"));
+            notes.push(Diagnostic::error("case.json", None, e.0).skipping("the settings it holds"));
             Inputs::default()
         }
     };

@@ -257,7 +257,7 @@ impl WorkerLink {
         );
         if let Err(e) = self.worker.post_message_with_transfer(&msg, &transfer) {
             web_sys::console::error_2(
-                &"ctxlens: could not send the scenario to the worker".into(),
+                &"ctxlens: could not send the files to the worker".into(),
                 &e,
             );
         }
@@ -823,7 +823,7 @@ fn handle(
                 .map(|(_, m)| m.clone());
             let answer = match map {
                 Some(map) => crate::views::prov_answer(&path, &map),
-                None => Object::new().with("error", "The worker no longer holds this assembly's sources (it was restarted or moved on): open the scenario again.").into(),
+                None => Object::new().with("error", "The worker no longer holds this assembly's sources (it was restarted or moved on): drop or open the files again.").into(),
             };
             let m = js_sys::Object::new();
             set(&m, "type", "provenance");
@@ -852,7 +852,7 @@ fn handle(
                     let (x, y) = (l.assembly_of(&a), l.assembly_of(&b));
                     Ok(ctxlens::report::compare_json(&x, &y))
                 }
-                None => Err("The worker no longer holds this scenario (it was restarted or moved on): open the scenario again.".to_string()),
+                None => Err("The worker no longer holds these files (it was restarted or moved on): drop or open the files again.".to_string()),
             };
             drop(guard);
             let m = js_sys::Object::new();
