@@ -872,7 +872,7 @@ impl Run<'_> {
                                 utf16_len(&full)
                             ),
                         )
-                        .at("CA/core/prompt-templates.js:220"),
+                        .at("CA/core/prompt-templates.js:221"),
                     );
                 } else if let Some(name) = full
                     .strip_prefix('/')
@@ -884,7 +884,7 @@ impl Run<'_> {
                             EventKind::Note,
                             format!("/{name}: no prompt template or skill of that name, so pi sends the text as written (an extension command of that name would run instead, which ctxlens cannot know)"),
                         )
-                        .at("CA/core/prompt-templates.js:220"),
+                        .at("CA/core/prompt-templates.js:221"),
                     );
                 }
                 let n_images = att.images.len();

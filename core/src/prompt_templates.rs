@@ -157,7 +157,7 @@ fn resolve_prompt_resources(
     acc.into_iter().map(|e| e.0).collect()
 }
 
-/// `loadTemplateFromFile(filePath)` (CA/core/prompt-templates.js:80): the name is the file name
+/// `loadTemplateFromFile(filePath)` (CA/core/prompt-templates.js:81): the name is the file name
 /// without `.md`, the content the body after the frontmatter. A file whose frontmatter does not
 /// parse is skipped (0.85 silently, 1.6.0 with a diagnostic; ctxlens says it in both).
 fn load_template_from_file(
@@ -505,7 +505,7 @@ pub fn substitute_args(content: &str, args: &[String]) -> String {
     out
 }
 
-/// `expandPromptTemplate(text, templates)` (CA/core/prompt-templates.js:220): text matching
+/// `expandPromptTemplate(text, templates)` (CA/core/prompt-templates.js:221): text matching
 /// `^\/([^\s]+)(?:\s+([\s\S]*))?$` whose name is a template's becomes its content with the
 /// arguments substituted; anything else stays as it is. Returns the template used, if any.
 pub fn expand_prompt_template<'a>(
