@@ -10,8 +10,11 @@
 //! context file, SYSTEM.md and APPEND_SYSTEM.md and skills; the project's `.pi/settings.json`,
 //! `.pi/SYSTEM.md`, `.pi/APPEND_SYSTEM.md` and skills, the `.agents/skills` folders up to the git
 //! root, `~/.agents/skills`; the context files from the cwd up to `/` (and the git files that
-//! tell a linked worktree); the settings' and `--skill` skill paths; `--system-prompt` and
-//! `--append-system-prompt` when they name files; the `@file` arguments. Which of those files
+//! tell a linked worktree); the settings' and `--skill` skill paths; the prompt templates
+//! (`core/prompt-templates.js`: `<agentDir>/prompts` and `.pi/prompts` one level deep, the
+//! settings' `prompts` paths, `--prompt-template`); `--system-prompt` and
+//! `--append-system-prompt` when they name files; the `@file` arguments. pi packages (settings
+//! `packages`) are not read ([`crate::resources`] says so). Which of those files
 //! wins is decided by the stages, over the files laid here; [`crate::analysis::placement`] says
 //! afterwards what was used, shadowed or ignored, and why.
 //!
