@@ -69,7 +69,7 @@ pub struct Rules {
     /// reader built it. Only pi-messages shows the key order. Case: `pi-1.6.0/pm-image-long`.
     pub prompt_images_normalized: bool,
     /// How a prompt template's arguments are split (`parseCommandArgs`,
-    /// CA/core/prompt-templates.js:11). Cases: `pt-template-args`, `pt-template-quotes`.
+    /// CA/core/prompt-templates.js:11). Case: `pt-template-args` (captured for both releases).
     pub prompt_template_args: PromptTemplateArgs,
     /// openai-completions (AI/api/openai-completions.js).
     pub completions: CompletionsRules,
