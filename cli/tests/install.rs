@@ -228,6 +228,7 @@ const CASES_085: &[&str] = &[
     "pi-0.85.1/pt-template-cli",
     "pi-0.85.1/pt-template-unknown",
     "pi-0.85.1/pt-skill-args",
+    "pi-0.85.1/pt-template-untrusted",
 ];
 
 /// Cases of 1.6.0: the same kinds of files and flags (and pi-messages, whose body carries the
@@ -250,6 +251,7 @@ const CASES_160: &[&str] = &[
     "pi-1.6.0/pt-template-cli",
     "pi-1.6.0/pt-template-unknown",
     "pi-1.6.0/pt-skill-args",
+    "pi-1.6.0/pt-template-untrusted",
 ];
 
 #[test]
