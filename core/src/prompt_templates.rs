@@ -12,7 +12,7 @@ use crate::js::is_js_whitespace;
 use crate::js::path::{basename, join_path};
 use crate::paths::{resolve_pi_path, PathOptions};
 use crate::pi::{Pi, PromptTemplateArgs};
-use crate::resources::parse_frontmatter;
+use crate::resources::{parse_frontmatter, RankedPaths};
 use crate::settings::Settings;
 
 /// A prompt template as pi loads it (`loadTemplateFromFile`).
@@ -102,59 +102,21 @@ fn resolve_prompt_resources(
     settings: &Settings,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<String> {
-    let mut acc: Vec<(String, u8)> = Vec::new();
-    let add = |acc: &mut Vec<(String, u8)>, path: String, rank: u8| {
-        if !acc.iter().any(|e| e.0 == path) {
-            acc.push((path, rank));
-        }
-    };
-    let project_base = join_path(cwd, ".pi");
-    for (scope, base, rank) in [
-        (&settings.project, project_base.clone(), 0u8),
-        (&settings.global, agent_dir.to_string(), 2u8),
-    ] {
-        let file = join_path(&base, "settings.json");
-        let entries: Vec<String> = scope
-            .get("prompts")
-            .and_then(crate::js::Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|x| x.as_str().map(String::from))
-                    .collect()
-            })
-            .unwrap_or_default();
-        for e in entries {
-            if e.starts_with(['!', '+', '-']) || e.contains('*') || e.contains('?') {
-                diags.push(
-                    Diagnostic::warning(
-                        &file,
-                        None,
-                        format!("prompts pattern {e:?} is not supported by ctxlens"),
-                    )
-                    .skipping(e.clone()),
-                );
-                continue;
-            }
-            let p = resolve_pi_path(&e, &base, home, PathOptions::default());
-            if fs.is_file(&p) {
-                add(&mut acc, p, rank);
-            } else if fs.is_dir(&p) {
-                for f in collect_files(fs, &p, &mut IgnoreRules::default(), &p, 0) {
-                    add(&mut acc, f, rank);
-                }
-            }
-        }
-    }
+    let mut acc = RankedPaths::default();
+    acc.add_settings_entries(fs, home, agent_dir, cwd, settings, "prompts", diags, &|d| {
+        collect_files(fs, d, &mut IgnoreRules::default(), d, 0)
+    });
     if settings.project_trusted {
-        for f in collect_auto_prompt_entries(fs, &join_path(&project_base, "prompts")) {
-            add(&mut acc, f, 1);
-        }
+        acc.extend(
+            collect_auto_prompt_entries(fs, &join_path(cwd, ".pi/prompts")),
+            1,
+        );
     }
-    for f in collect_auto_prompt_entries(fs, &join_path(agent_dir, "prompts")) {
-        add(&mut acc, f, 3);
-    }
-    acc.sort_by_key(|e| e.1);
-    acc.into_iter().map(|e| e.0).collect()
+    acc.extend(
+        collect_auto_prompt_entries(fs, &join_path(agent_dir, "prompts")),
+        3,
+    );
+    acc.into_sorted()
 }
 
 /// `loadTemplateFromFile(filePath)` (CA/core/prompt-templates.js:81): the name is the file name

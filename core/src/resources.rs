@@ -558,11 +558,73 @@ fn load_skill_from_file(
     })
 }
 
-/// A skill resource found by the package manager, with its precedence rank
-/// (`resourcePrecedenceRank`, CA/core/package-manager.js:61–66).
-struct SkillEntry {
-    path: String,
-    rank: u8,
+/// The resources `DefaultPackageManager.resolve()` collects for one type (skills, prompts), each
+/// with its precedence rank (`resourcePrecedenceRank`, CA/core/package-manager.js:61–66): the
+/// first path wins, then a stable sort by rank.
+#[derive(Default)]
+pub(crate) struct RankedPaths(Vec<(String, u8)>);
+
+impl RankedPaths {
+    pub(crate) fn add(&mut self, path: String, rank: u8) {
+        if !self.0.iter().any(|e| e.0 == path) {
+            self.0.push((path, rank));
+        }
+    }
+
+    pub(crate) fn extend(&mut self, paths: Vec<String>, rank: u8) {
+        for p in paths {
+            self.add(p, rank);
+        }
+    }
+
+    pub(crate) fn into_sorted(mut self) -> Vec<String> {
+        self.0.sort_by_key(|e| e.1);
+        self.0.into_iter().map(|e| e.0).collect()
+    }
+
+    /// The settings entries of resource type `key` (`skills`, `prompts`;
+    /// CA/core/package-manager.js:698–731): the project's (rank 0, relative to `.pi`), then the
+    /// global ones (rank 2, relative to the agent dir); a file as it is, a folder through `walk`.
+    /// Pattern entries (`!`, `+`, `-`, globs) are reported and ignored.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn add_settings_entries(
+        &mut self,
+        fs: &VirtualFs,
+        home: &str,
+        agent_dir: &str,
+        cwd: &str,
+        settings: &Settings,
+        key: &str,
+        diags: &mut Vec<Diagnostic>,
+        walk: &dyn Fn(&str) -> Vec<String>,
+    ) {
+        let project_base = join_path(cwd, ".pi");
+        for (scope, base, rank) in [
+            (&settings.project, project_base, 0u8),
+            (&settings.global, agent_dir.to_string(), 2u8),
+        ] {
+            let file = join_path(&base, "settings.json");
+            for e in strings_of(scope.get(key)) {
+                if e.starts_with(['!', '+', '-']) || e.contains('*') || e.contains('?') {
+                    diags.push(
+                        Diagnostic::warning(
+                            &file,
+                            None,
+                            format!("{key} pattern {e:?} is not supported by ctxlens"),
+                        )
+                        .skipping(e.clone()),
+                    );
+                    continue;
+                }
+                let p = resolve_pi_path(&e, &base, home, PathOptions::default());
+                if fs.is_file(&p) {
+                    self.add(p, rank);
+                } else if fs.is_dir(&p) {
+                    self.extend(walk(&p), rank);
+                }
+            }
+        }
+    }
 }
 
 /// `DefaultPackageManager.resolve()` for skills (CA/core/package-manager.js:698–731, 1939–2019):
@@ -578,80 +640,26 @@ fn resolve_skill_resources(
     settings: &Settings,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<String> {
-    let mut acc: Vec<SkillEntry> = Vec::new();
-    let add = |acc: &mut Vec<SkillEntry>, path: String, rank: u8| {
-        if !acc.iter().any(|e| e.path == path) {
-            acc.push(SkillEntry { path, rank });
-        }
+    let walk = |d: &str, agents: bool| {
+        collect_skill_entries(fs, d, agents, &mut IgnoreRules::default(), d, 0)
     };
-    let project_base = join_path(cwd, ".pi");
-    for (entries, base, rank, file) in [
-        (
-            strings_of(settings.project.get("skills")),
-            project_base.clone(),
-            0u8,
-            join_path(&project_base, "settings.json"),
-        ),
-        (
-            strings_of(settings.global.get("skills")),
-            agent_dir.to_string(),
-            2u8,
-            join_path(agent_dir, "settings.json"),
-        ),
-    ] {
-        for e in entries {
-            if e.starts_with(['!', '+', '-']) || e.contains('*') || e.contains('?') {
-                diags.push(
-                    Diagnostic::warning(
-                        &file,
-                        None,
-                        format!("skills pattern {e:?} is not supported by ctxlens"),
-                    )
-                    .skipping(e.clone()),
-                );
-                continue;
-            }
-            let p = resolve_pi_path(&e, &base, home, PathOptions::default());
-            if fs.is_file(&p) {
-                add(&mut acc, p, rank);
-            } else if fs.is_dir(&p) {
-                for f in collect_skill_entries(fs, &p, false, &mut IgnoreRules::default(), &p, 0) {
-                    add(&mut acc, f, rank);
-                }
-            }
-        }
-    }
+    let mut acc = RankedPaths::default();
+    acc.add_settings_entries(fs, home, agent_dir, cwd, settings, "skills", diags, &|d| {
+        walk(d, false)
+    });
     let user_agents = join_path(home, ".agents/skills");
     if settings.project_trusted {
-        let d = join_path(&project_base, "skills");
-        for f in collect_skill_entries(fs, &d, false, &mut IgnoreRules::default(), &d, 0) {
-            add(&mut acc, f, 1);
-        }
+        acc.extend(walk(&join_path(cwd, ".pi/skills"), false), 1);
         for d in collect_ancestor_agents_skill_dirs(fs, cwd)
             .into_iter()
             .filter(|d| *d != user_agents)
         {
-            for f in collect_skill_entries(fs, &d, true, &mut IgnoreRules::default(), &d, 0) {
-                add(&mut acc, f, 1);
-            }
+            acc.extend(walk(&d, true), 1);
         }
     }
-    let d = join_path(agent_dir, "skills");
-    for f in collect_skill_entries(fs, &d, false, &mut IgnoreRules::default(), &d, 0) {
-        add(&mut acc, f, 3);
-    }
-    for f in collect_skill_entries(
-        fs,
-        &user_agents,
-        true,
-        &mut IgnoreRules::default(),
-        &user_agents,
-        0,
-    ) {
-        add(&mut acc, f, 3);
-    }
-    acc.sort_by_key(|e| e.rank);
-    acc.into_iter().map(|e| e.path).collect()
+    acc.extend(walk(&join_path(agent_dir, "skills"), false), 3);
+    acc.extend(walk(&user_agents, true), 3);
+    acc.into_sorted()
 }
 
 fn strings_of(v: Option<&Value>) -> Vec<String> {
