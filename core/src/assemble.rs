@@ -147,20 +147,22 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
     run.convert_to_llm();
     let request = run.adapter();
     run.on_payload();
-    let stats = run.http_body(request.as_ref());
-    // The LLM messages move back into the parts (no copy) once the statistics have them.
+    run.http_body(request.as_ref());
     run.parts.llm_messages = std::mem::take(&mut run.llm.messages);
-    Assembly {
+    let mut a = Assembly {
         pi: Some(pi),
         choice: Some(choice),
         request,
         trace: run.rec.finish(),
-        stats,
+        stats: None,
         diagnostics: run.diags,
         calls: run.calls,
         call: run.call,
         parts: run.parts,
-    }
+    };
+    // The character accounting of the body as sent, each part mapped to its block.
+    a.stats = stats::compute(&a);
+    a
 }
 
 /// One assembly in progress: the release, the inputs, the trace so far, the problems found and
@@ -1295,9 +1297,9 @@ impl Run<'_> {
         );
     }
 
-    /// The serialized request and the character accounting of what it carries.
-    fn http_body(&mut self, request: Option<&Request>) -> Option<Stats> {
-        let r = request?;
+    /// The serialized request (its accounting is made from the assembly once it is whole).
+    fn http_body(&mut self, request: Option<&Request>) {
+        let Some(r) = request else { return };
         let pi = self.pi;
         if pi.rules.transcript {
             // The system messages as the adapter placed them (leading or in place).
@@ -1324,20 +1326,6 @@ impl Run<'_> {
             self.parts.sent_system = Some(sent);
         }
         let p = &self.parts;
-        // 0.86 on, the tools sent are the transcript's declarations.
-        let tools = if pi.rules.transcript {
-            &p.declared_tools
-        } else {
-            &p.tools
-        };
-        let stats = stats::compute(
-            &pi,
-            &p.system_prompt,
-            tools,
-            &self.llm,
-            r,
-            p.model_choice.model.as_ref(),
-        );
         let file = p
             .model_choice
             .model
@@ -1350,11 +1338,10 @@ impl Run<'_> {
             format!("POST {} ({} bytes)", r.url, r.body.len()),
             // The statistics measured the body once; a large body is not scanned again.
             vec![
-                ("bytes".into(), stats.body_bytes as f64),
-                ("chars".into(), stats.body_chars as f64),
+                ("bytes".into(), r.body.len() as f64),
+                ("chars".into(), crate::js::utf16_len(&r.body) as f64),
             ],
         );
-        Some(stats)
     }
 }
 
