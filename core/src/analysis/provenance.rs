@@ -835,6 +835,10 @@ pub fn provenance(a: &Assembly) -> Vec<Origin> {
         let mut found = None;
         'outer: for i in lo..hi {
             for (t, part) in &ix.msg_texts[i] {
+                // A signature is opaque: only ever sent whole.
+                if *part == "signature" {
+                    continue;
+                }
                 if (t.len() >= 4 && s.contains(t)) || (s.len() >= 16 && t.contains(s.as_str())) {
                     found = Some(Piece {
                         owner: Owner::Msg(i),

@@ -212,6 +212,19 @@ struct Wire {
 }
 
 thread_local! { pub static DEBUG: std::cell::Cell<bool> = const { std::cell::Cell::new(false) }; }
+/// [`Whole::Schema`] of anthropic's deferred-tools placeholder (not one of pi's tools).
+const PLACEHOLDER: usize = usize::MAX - 1;
+
+/// A JSON schema (not another field of a tool, such as `constrainedSampling`): an object with
+/// `properties` or of `type: "object"`, itself or one level down (`inputSchema.json`).
+fn is_schema(v: &Value) -> bool {
+    let here = |v: &Value| {
+        v.as_object()
+            .is_some_and(|o| o.contains_key("properties") || o.get_str("type") == Some("object"))
+    };
+    here(v) || v.as_object().is_some_and(|o| o.iter().any(|(_, x)| here(x)))
+}
+
 const ARG_KEYS: [&str; 3] = ["input", "args", "arguments"];
 const ID_KEYS: [&str; 5] = ["tool_call_id", "tool_use_id", "call_id", "toolUseId", "id"];
 
@@ -269,7 +282,9 @@ impl<'a> Walk<'a> {
 
     /// The kind of a text by where it sits on the wire.
     fn wire_kind(w: &Wire) -> Kind {
-        if w.tool_result {
+        if w.thought {
+            Kind::Reasoning
+        } else if w.tool_result {
             Kind::ToolResults
         } else if matches!(w.role.as_deref(), Some("assistant" | "model")) {
             Kind::AssistantText
@@ -335,6 +350,8 @@ impl<'a> Walk<'a> {
                     // Thinking the adapter sends as text (another model's, or by its compat).
                     ("thinking", _) if text_key && !w.thought => Some(Self::wire_kind(w)),
                     ("thinking", _) => Some(Kind::Reasoning),
+                    // An item id made from a text's signature is an id.
+                    ("signature", _) if key == "id" => None,
                     ("signature", _) => Some(Kind::Signatures),
                     ("image", _) => Some(Kind::ImageData),
                     // A text is what its place on the wire makes it (a tool result's text sent
@@ -350,6 +367,11 @@ impl<'a> Walk<'a> {
                     }
                     _ => None,
                 };
+                let system_role = matches!(w.role.as_deref(), Some("system" | "developer"));
+                if system_role && kind.is_some() && kind != Some(Kind::ImageData) {
+                    count(self, Part::System, n);
+                    return Whole::Mixed;
+                }
                 match kind {
                     Some(k) => {
                         if k == Kind::ImageData {
@@ -381,6 +403,12 @@ impl<'a> Walk<'a> {
                 count(self, p, n);
                 Whole::Mixed
             }
+            (Source::Inserted { key, .. }, _)
+                if o.matched == Match::Structure && key.contains("deferredToolPlaceholder") =>
+            {
+                self.parts.push((Part::Structure, units));
+                Whole::Schema(PLACEHOLDER)
+            }
             (Source::Message(m), None) => {
                 self.parts.push((Part::Structure, units));
                 Whole::MsgStructure(m.index)
@@ -388,8 +416,12 @@ impl<'a> Walk<'a> {
             (Source::Inserted { key, .. }, Some(n)) if o.matched != Match::Structure => {
                 let p = if key.ends_with("SystemPrompt") {
                     Part::System
-                } else if key.contains("deferredToolPlaceholder") {
+                } else if key.ends_with("deferredToolPlaceholder.description") {
                     Part::ToolDescription(self.placeholder.clone())
+                } else if key.contains("deferredToolPlaceholder") {
+                    Part::Structure
+                } else if matches!(w.role.as_deref(), Some("system" | "developer")) {
+                    Part::System
                 } else if w.role.is_some() || w.tool_result {
                     self.history(Self::inserted_kind(key, w), path, None)
                 } else {
@@ -430,6 +462,7 @@ impl<'a> Walk<'a> {
                 if o.get("thought").is_some_and(Value::truthy)
                     || o.get_str("type").is_some_and(|t| {
                         matches!(t, "reasoning" | "summary_text" | "reasoning_text" | "thinking")
+                            || t.starts_with("reasoning.")
                     })
                     || key == "reasoningContent"
                 {
@@ -484,8 +517,12 @@ impl<'a> Walk<'a> {
         }
         let args_key = ARG_KEYS.contains(&key);
         match whole {
-            Whole::Schema(i) if i < self.tools.len() => {
-                replace(self, Part::ToolParameters(self.tools[i].name.clone()));
+            Whole::Schema(i) if is_schema(v) && (i < self.tools.len() || i == PLACEHOLDER) => {
+                let name = match self.tools.get(i) {
+                    Some(t) => t.name.clone(),
+                    None => self.placeholder.clone(),
+                };
+                replace(self, Part::ToolParameters(name));
                 Whole::Schema(i)
             }
             Whole::Args(i, _) | Whole::MsgStructure(i) if args_key =>

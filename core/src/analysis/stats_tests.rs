@@ -85,6 +85,10 @@ fn completions(b: &Value, r: &mut Recount) {
                 for k in ["reasoning_content", "reasoning", "reasoning_text"] {
                     r.reasoning += len(m.get(k));
                 }
+                // OpenRouter's replayed reasoning details: their texts.
+                for d in arr(m.get("reasoning_details")) {
+                    r.reasoning += len(d.get("text"));
+                }
                 for tc in arr(m.get("tool_calls")) {
                     let a = tc.get("function").and_then(|f| f.get("arguments"));
                     r.arguments += match a {
@@ -112,6 +116,11 @@ fn anthropic(b: &Value, r: &mut Recount) {
     for m in arr(b.get("messages")) {
         let user = m.get_str("role") == Some("user");
         let c = m.get("content");
+        // 0.86 on: a system message kept in place.
+        if m.get_str("role") == Some("system") {
+            r.system += texts(c);
+            continue;
+        }
         if let Some(Value::String(s)) = c {
             *(if user { &mut r.user } else { &mut r.assistant }) += utf16_len(s);
             continue;
