@@ -79,6 +79,9 @@ pub struct Parts {
     pub new_system_messages: Vec<Value>,
     /// 0.86 on: the tools the transcript declares after this run's input (`getCurrentTools`).
     pub declared_tools: Vec<ToolDef>,
+    /// 0.86 on: `declared_tools`, then every other definition a system message holds (tools
+    /// removed or redefined later; the body carries them where they were declared).
+    pub every_declared_tool: Vec<ToolDef>,
     /// The cwd pi runs in (a resumed session's header cwd).
     pub cwd: String,
     /// The provider a placeholder key stood in for ([`Inputs::placeholder_key`]).
@@ -1049,6 +1052,19 @@ impl Run<'_> {
             .iter()
             .map(crate::transcript::tool_from_declaration)
             .collect();
+        // The current tools first, then every other definition the transcript holds.
+        let mut all = self.parts.declared_tools.clone();
+        for t in crate::transcript::every_declaration(messages) {
+            let same = |d: &ToolDef| {
+                d.name == t.name
+                    && d.description == t.description
+                    && d.parameters.to_json() == t.parameters.to_json()
+            };
+            if !all.iter().any(same) {
+                all.push(t);
+            }
+        }
+        self.parts.every_declared_tool = all;
     }
 
     /// `transformContext` (CORE/agent-loop.js:176 → CA/core/sdk.js:227): the extension

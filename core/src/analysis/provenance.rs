@@ -343,9 +343,11 @@ fn has_schema(v: &Value, depth: usize) -> bool {
 fn tool_def(o: &Object, a: &Assembly) -> Option<usize> {
     let name = o.get_str("name")?;
     let tools = sent_tools(a);
+    let desc = o.get_str("description");
     let i = tools
         .iter()
-        .position(|t| t.name == name)
+        .position(|t| t.name == name && desc == Some(t.description.as_str()))
+        .or_else(|| tools.iter().position(|t| t.name == name))
         .or_else(|| tools.iter().position(|t| t.name.eq_ignore_ascii_case(name)))?;
     let t = &tools[i];
     let described = o.get_str("description").is_some_and(|d| d == t.description);
@@ -353,10 +355,11 @@ fn tool_def(o: &Object, a: &Assembly) -> Option<usize> {
     (described || schema).then_some(i)
 }
 
-/// The tools the request sends: 0.86 on, once it is built, the transcript's declarations.
+/// The tools the request sends: 0.86 on, once it is built, the transcript's declarations (the
+/// current ones first, then every earlier definition).
 pub fn sent_tools(a: &Assembly) -> &[crate::tools::ToolDef] {
     if a.parts.sent_system.is_some() {
-        &a.parts.declared_tools
+        &a.parts.every_declared_tool
     } else {
         &a.parts.tools
     }

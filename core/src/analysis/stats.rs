@@ -260,6 +260,15 @@ fn wire_of(path: &str) -> Option<String> {
 }
 
 impl<'a> Walk<'a> {
+    /// The tool a schema leaf belongs to, by name (several definitions of one name count as
+    /// that name).
+    fn tool_index(&self, name: &str) -> usize {
+        self.tools
+            .iter()
+            .position(|t| t.name == name)
+            .unwrap_or(usize::MAX)
+    }
+
     fn history(&self, kind: Kind, path: &str, llm: Option<usize>) -> Part {
         Part::History {
             kind,
@@ -335,8 +344,7 @@ impl<'a> Walk<'a> {
             }
             (Source::Tool { name, part: "schema", .. }, _) => {
                 self.parts.push((Part::Structure, units));
-                let i = self.tools.iter().position(|t| &t.name == name).unwrap_or(usize::MAX);
-                Whole::Schema(i)
+                Whole::Schema(self.tool_index(name))
             }
             (Source::Message(m), Some(n)) => {
                 let in_args = w.in_args || ARG_KEYS.contains(&key);
@@ -360,6 +368,16 @@ impl<'a> Walk<'a> {
                     ("tool-result", _) | ("text", "toolResult") => Some(Kind::ToolResults),
                     ("text", "assistant") => Some(Kind::AssistantText),
                     ("text", _) => Some(Kind::UserText),
+                    // An opaque replay field, or a call's arguments string, not matched whole.
+                    _ if o.matched == Match::Structure
+                        && (matches!(key, "encrypted_content" | "signature" | "thoughtSignature")
+                            || key == "data" && w.thought) =>
+                    {
+                        Some(Kind::Signatures)
+                    }
+                    _ if o.matched == Match::Structure && key == "arguments" && on_wire => {
+                        Some(Kind::ToolArguments)
+                    }
                     // Not matched to one text (a container of several messages): a text field
                     // on the wire is still what the conversation carries.
                     _ if text_key && on_wire && o.matched == Match::Structure => {

@@ -88,6 +88,7 @@ fn completions(b: &Value, r: &mut Recount) {
                 // OpenRouter's replayed reasoning details: their texts.
                 for d in arr(m.get("reasoning_details")) {
                     r.reasoning += len(d.get("text"));
+                    r.signatures += len(d.get("signature")) + len(d.get("data"));
                 }
                 for tc in arr(m.get("tool_calls")) {
                     let a = tc.get("function").and_then(|f| f.get("arguments"));
@@ -116,9 +117,18 @@ fn anthropic(b: &Value, r: &mut Recount) {
     for m in arr(b.get("messages")) {
         let user = m.get_str("role") == Some("user");
         let c = m.get("content");
-        // 0.86 on: a system message kept in place.
+        // 0.86 on: a system message kept in place, with the native tool additions it holds.
         if m.get_str("role") == Some("system") {
-            r.system += texts(c);
+            for p in arr(c) {
+                r.system += len(p.get("text"));
+                let d = p.get("tool").and_then(|t| t.get("definition"));
+                if let Some(d) = d {
+                    tool(r, d.get("name"), d.get("description"), d.get("input_schema"));
+                }
+            }
+            if let Some(Value::String(s)) = c {
+                r.system += utf16_len(s);
+            }
             continue;
         }
         if let Some(Value::String(s)) = c {
