@@ -694,7 +694,11 @@ fn sanitized_texts(a: &Assembly) -> Vec<(usize, String, &'static str)> {
     let mut out = Vec::new();
     for (i, m) in a.parts.llm_messages.iter().enumerate() {
         let role = m.get_str("role").unwrap_or("");
-        let text_part = if role == "toolResult" { "tool-result" } else { "text" };
+        let text_part = if role == "toolResult" {
+            "tool-result"
+        } else {
+            "text"
+        };
         let mut push = |t: &str, part: &'static str| {
             if let std::borrow::Cow::Owned(s) = crate::js::sanitize_surrogates(t) {
                 out.push((i, s, part));

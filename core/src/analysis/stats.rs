@@ -205,13 +205,19 @@ struct Wire {
     tool_result: bool,
     /// Inside a tool call's arguments object.
     in_args: bool,
+    /// The `name` of the object a node is directly in.
+    obj_name: Option<String>,
     /// Inside a reasoning block (`thought: true`, a `reasoning` item, `reasoningContent`, a
     /// `thinking` chunk).
     thought: bool,
     call_id: Option<String>,
 }
 
-thread_local! { pub static DEBUG: std::cell::Cell<bool> = const { std::cell::Cell::new(false) }; }
+#[cfg(test)]
+thread_local! {
+    /// Tests: print each counted part with its path (`print_parts`).
+    pub static DEBUG: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
 /// [`Whole::Schema`] of anthropic's deferred-tools placeholder (not one of pi's tools).
 const PLACEHOLDER: usize = usize::MAX - 1;
 
@@ -222,8 +228,13 @@ fn is_schema(v: &Value) -> bool {
         v.as_object()
             .is_some_and(|o| o.contains_key("properties") || o.get_str("type") == Some("object"))
     };
-    here(v) || v.as_object().is_some_and(|o| o.iter().any(|(_, x)| here(x)))
+    here(v)
+        || v.as_object()
+            .is_some_and(|o| o.iter().any(|(_, x)| here(x)))
 }
+
+/// How deep the walk recurses (a test thread's stack holds it in a debug build).
+const MAX_DEPTH: usize = 48;
 
 const ARG_KEYS: [&str; 3] = ["input", "args", "arguments"];
 const ID_KEYS: [&str; 5] = ["tool_call_id", "tool_use_id", "call_id", "toolUseId", "id"];
@@ -305,11 +316,13 @@ impl<'a> Walk<'a> {
     fn leaf(&mut self, v: &Value, path: &str, key: &str, w: &Wire) -> Whole {
         let before = self.parts.len();
         let r = self.leaf_(v, path, key, w);
+        #[cfg(test)]
         if DEBUG.with(|d| d.get()) {
             for (p, n) in &self.parts[before..] {
                 println!("{path}\t{p:?}\t{n}");
             }
         }
+        let _ = before;
         r
     }
     fn leaf_(&mut self, v: &Value, path: &str, key: &str, w: &Wire) -> Whole {
@@ -331,18 +344,52 @@ impl<'a> Walk<'a> {
                 self.parts.push((Part::Parameter(name.clone()), units));
                 Whole::Params
             }
-            (Source::SystemPrompt { sections }, Some(n)) if !sections.is_empty() || o.matched != Match::Structure => {
+            (Source::SystemPrompt { sections }, Some(n))
+                if !sections.is_empty() || o.matched != Match::Structure =>
+            {
                 for sp in sections {
-                    self.section_chars.push((sp.index, sp.end.saturating_sub(sp.start)));
+                    self.section_chars
+                        .push((sp.index, sp.end.saturating_sub(sp.start)));
                 }
                 count(self, Part::System, n);
                 Whole::Mixed
             }
-            (Source::Tool { name, part: "description", .. }, Some(n)) => {
+            (
+                Source::Tool {
+                    name,
+                    part: "description",
+                    ..
+                },
+                Some(n),
+            ) => {
                 count(self, Part::ToolDescription(name.clone()), n);
                 Whole::Mixed
             }
-            (Source::Tool { name, part: "schema", .. }, _) => {
+            // A tool's own description that differs from pi's definition of it (the adapter
+            // sent another tool's under that name): still the tool's description.
+            (
+                Source::Tool {
+                    name,
+                    part: "schema",
+                    ..
+                },
+                Some(n),
+            ) if key == "description"
+                && w.obj_name
+                    .as_deref()
+                    .is_some_and(|o| o.eq_ignore_ascii_case(name)) =>
+            {
+                count(self, Part::ToolDescription(name.clone()), n);
+                Whole::Mixed
+            }
+            (
+                Source::Tool {
+                    name,
+                    part: "schema",
+                    ..
+                },
+                _,
+            ) => {
                 self.parts.push((Part::Structure, units));
                 Whole::Schema(self.tool_index(name))
             }
@@ -370,8 +417,10 @@ impl<'a> Walk<'a> {
                     ("text", _) => Some(Kind::UserText),
                     // An opaque replay field, or a call's arguments string, not matched whole.
                     _ if o.matched == Match::Structure
-                        && (matches!(key, "encrypted_content" | "signature" | "thoughtSignature")
-                            || key == "data" && w.thought) =>
+                        && (matches!(
+                            key,
+                            "encrypted_content" | "signature" | "thoughtSignature"
+                        ) || key == "data" && w.thought) =>
                     {
                         Some(Kind::Signatures)
                     }
@@ -457,6 +506,18 @@ impl<'a> Walk<'a> {
     }
 
     fn node(&mut self, v: &Value, path: &str, key: &str, depth: usize, w: &Wire) -> Whole {
+        // Deeper than pi's own bodies go (a deeply nested argument): counted whole, without
+        // recursing further.
+        if depth > MAX_DEPTH && matches!(v, Value::Object(_) | Value::Array(_) | Value::Deep(_)) {
+            let n = utf16_len(&v.to_json());
+            let part = if w.in_args {
+                self.history(Kind::ToolArguments, path, None)
+            } else {
+                Part::Structure
+            };
+            self.parts.push((part, n));
+            return Whole::Mixed;
+        }
         match v {
             Value::Object(o) => {
                 let mut w = w.clone();
@@ -477,10 +538,13 @@ impl<'a> Walk<'a> {
                 if ARG_KEYS.contains(&key) {
                     w.in_args = true;
                 }
+                w.obj_name = o.get_str("name").map(str::to_string);
                 if o.get("thought").is_some_and(Value::truthy)
                     || o.get_str("type").is_some_and(|t| {
-                        matches!(t, "reasoning" | "summary_text" | "reasoning_text" | "thinking")
-                            || t.starts_with("reasoning.")
+                        matches!(
+                            t,
+                            "reasoning" | "summary_text" | "reasoning_text" | "thinking"
+                        ) || t.starts_with("reasoning.")
                     })
                     || key == "reasoningContent"
                 {
@@ -499,7 +563,11 @@ impl<'a> Walk<'a> {
                 for (k, x) in o.iter() {
                     let k: &str = k;
                     self.parts.push((Part::Structure, key_len(k)));
-                    let p = if path.is_empty() { k.to_string() } else { format!("{path}.{k}") };
+                    let p = if path.is_empty() {
+                        k.to_string()
+                    } else {
+                        format!("{path}.{k}")
+                    };
                     let c = self.node(x, &p, k, depth + 1, &w);
                     whole = merge(whole, c);
                 }
@@ -507,10 +575,15 @@ impl<'a> Walk<'a> {
             }
             Value::Array(a) => {
                 let mark = self.parts.len();
-                self.parts.push((Part::Structure, 2 + a.len().saturating_sub(1)));
+                self.parts
+                    .push((Part::Structure, 2 + a.len().saturating_sub(1)));
                 let mut whole = Whole::Empty;
                 for (i, x) in a.iter().enumerate() {
-                    let p = if path.is_empty() { i.to_string() } else { format!("{path}.{i}") };
+                    let p = if path.is_empty() {
+                        i.to_string()
+                    } else {
+                        format!("{path}.{i}")
+                    };
                     let c = self.node(x, &p, "", depth + 1, w);
                     whole = merge(whole, c);
                 }
@@ -522,12 +595,23 @@ impl<'a> Walk<'a> {
 
     /// A container done: counted whole when it is a tool's parameters, a call's arguments or a
     /// top-level parameter.
-    fn close(&mut self, v: &Value, path: &str, key: &str, depth: usize, mark: usize, whole: Whole) -> Whole {
+    fn close(
+        &mut self,
+        v: &Value,
+        path: &str,
+        key: &str,
+        depth: usize,
+        mark: usize,
+        whole: Whole,
+    ) -> Whole {
         let total = |me: &Self| me.parts[mark..].iter().map(|(_, n)| n).sum::<usize>();
         let replace = |me: &mut Self, part: Part| {
             let n = total(me);
             me.parts.truncate(mark);
-            if DEBUG.with(|d| d.get()) { println!("{path}\tWHOLE {part:?}\t{n}"); }
+            #[cfg(test)]
+            if DEBUG.with(|d| d.get()) {
+                println!("{path}\tWHOLE {part:?}\t{n}");
+            }
             me.parts.push((part, n));
         };
         if depth <= 1 {
@@ -543,8 +627,7 @@ impl<'a> Walk<'a> {
                 replace(self, Part::ToolParameters(name));
                 Whole::Schema(i)
             }
-            Whole::Args(i, _) | Whole::MsgStructure(i) if args_key =>
-            {
+            Whole::Args(i, _) | Whole::MsgStructure(i) if args_key => {
                 let p = self.history(Kind::ToolArguments, path, Some(i));
                 replace(self, p);
                 Whole::MsgStructure(i)
@@ -621,7 +704,7 @@ pub fn compute(a: &Assembly) -> Option<Stats> {
     }
     let llm = &a.parts.llm_messages;
     let map = provenance::llm_to_agent_indices(a);
-    let call_names: HashMap<&str, &str> = llm
+    let call_names: std::collections::BTreeMap<&str, &str> = llm
         .iter()
         .filter_map(|m| m.get("content").and_then(Value::as_array))
         .flatten()
@@ -666,7 +749,11 @@ pub fn compute(a: &Assembly) -> Option<Stats> {
                 }
             }
             Part::Structure => s.structure_chars += n,
-            Part::History { kind, wire, llm: index } => {
+            Part::History {
+                kind,
+                wire,
+                llm: index,
+            } => {
                 s.history_chars += n;
                 let slot = match kind {
                     Kind::UserText => &mut kinds.user_text,
@@ -722,10 +809,19 @@ pub fn compute(a: &Assembly) -> Option<Stats> {
                         .filter(|m| m.get_str("role") == Some("toolResult"))
                         .and_then(|m| m.get_str("toolName"))
                         .or_else(|| {
-                            wire.as_deref()
-                                .and_then(|p| wires.get(p))
-                                .and_then(|x| x.call_id.as_deref())
-                                .and_then(|id| call_names.get(id).copied())
+                            let x = wire.as_deref().and_then(|p| wires.get(p))?;
+                            x.call_id
+                                .as_deref()
+                                .and_then(|id| {
+                                    // Adapters rewrite ids (split at `|`, shortened, sanitized).
+                                    call_names.get(id).copied().or_else(|| {
+                                        call_names
+                                            .iter()
+                                            .find(|(k, _)| k.starts_with(id) || k.contains(id))
+                                            .map(|(_, n)| *n)
+                                    })
+                                })
+                                .or(x.obj_name.as_deref())
                         })
                         .unwrap_or("?")
                         .to_string();
@@ -754,8 +850,17 @@ pub fn compute(a: &Assembly) -> Option<Stats> {
     let mut roles: Vec<RoleStat> = Vec::new();
     let mut counted: Vec<usize> = Vec::new();
     for m in &by_message {
-        let fresh: Vec<usize> = m.messages.iter().copied().filter(|i| !counted.contains(i)).collect();
-        let count = if m.messages.is_empty() { 1 } else { fresh.len() };
+        let fresh: Vec<usize> = m
+            .messages
+            .iter()
+            .copied()
+            .filter(|i| !counted.contains(i))
+            .collect();
+        let count = if m.messages.is_empty() {
+            1
+        } else {
+            fresh.len()
+        };
         counted.extend(fresh);
         match roles.iter_mut().find(|r| r.role == m.role) {
             Some(r) => {

@@ -32,7 +32,8 @@ fn json_len(v: Option<&Value>) -> usize {
 }
 
 fn arr(v: Option<&Value>) -> &[Value] {
-    v.and_then(Value::as_array).map_or(&[][..], |a| a.as_slice())
+    v.and_then(Value::as_array)
+        .map_or(&[][..], |a| a.as_slice())
 }
 
 /// A content that is a string or text parts: its texts.
@@ -46,7 +47,10 @@ fn texts(v: Option<&Value>) -> usize {
 
 fn tool(r: &mut Recount, name: Option<&Value>, desc: Option<&Value>, params: Option<&Value>) {
     // pi's name, whatever casing the adapter sends (Claude Code's `Read`).
-    let name = name.and_then(Value::as_str).unwrap_or("?").to_ascii_lowercase();
+    let name = name
+        .and_then(Value::as_str)
+        .unwrap_or("?")
+        .to_ascii_lowercase();
     let e = r.tools.entry(name).or_default();
     e.0 += len(desc);
     e.1 += json_len(params);
@@ -123,7 +127,12 @@ fn anthropic(b: &Value, r: &mut Recount) {
                 r.system += len(p.get("text"));
                 let d = p.get("tool").and_then(|t| t.get("definition"));
                 if let Some(d) = d {
-                    tool(r, d.get("name"), d.get("description"), d.get("input_schema"));
+                    tool(
+                        r,
+                        d.get("name"),
+                        d.get("description"),
+                        d.get("input_schema"),
+                    );
                 }
             }
             if let Some(Value::String(s)) = c {
@@ -152,7 +161,12 @@ fn anthropic(b: &Value, r: &mut Recount) {
         }
     }
     for t in arr(b.get("tools")) {
-        tool(r, t.get("name"), t.get("description"), t.get("input_schema"));
+        tool(
+            r,
+            t.get("name"),
+            t.get("description"),
+            t.get("input_schema"),
+        );
     }
 }
 
@@ -196,9 +210,8 @@ fn google(b: &Value, r: &mut Recount) {
             if let Some(f) = p.get("functionCall") {
                 r.arguments += json_len(f.get("args"));
             }
-            if let Some(Value::Object(o)) = p
-                .get("functionResponse")
-                .and_then(|f| f.get("response"))
+            if let Some(Value::Object(o)) =
+                p.get("functionResponse").and_then(|f| f.get("response"))
             {
                 r.results += o.iter().map(|(_, v)| len(Some(v))).sum::<usize>();
             }
@@ -206,14 +219,19 @@ fn google(b: &Value, r: &mut Recount) {
     }
     for t in arr(b.get("tools")) {
         for d in arr(t.get("functionDeclarations")) {
-            let params = d.get("parametersJsonSchema").or_else(|| d.get("parameters"));
+            let params = d
+                .get("parametersJsonSchema")
+                .or_else(|| d.get("parameters"));
             tool(r, d.get("name"), d.get("description"), params);
         }
     }
 }
 
 fn bedrock(b: &Value, r: &mut Recount) {
-    r.system += arr(b.get("system")).iter().map(|p| len(p.get("text"))).sum::<usize>();
+    r.system += arr(b.get("system"))
+        .iter()
+        .map(|p| len(p.get("text")))
+        .sum::<usize>();
     for m in arr(b.get("messages")) {
         let user = m.get_str("role") == Some("user");
         for p in arr(m.get("content")) {
@@ -314,7 +332,12 @@ fn accounted(a: &Assembly) -> Recount {
         tools: s
             .by_tool
             .iter()
-            .map(|t| (t.name.to_ascii_lowercase(), (t.description_chars, t.parameters_chars)))
+            .map(|t| {
+                (
+                    t.name.to_ascii_lowercase(),
+                    (t.description_chars, t.parameters_chars),
+                )
+            })
             .collect(),
         user: k.user_text,
         assistant: k.assistant_text,
@@ -379,7 +402,9 @@ fn the_parts_add_up_to_the_body_for_every_case_and_every_protocol() {
     let mut checked = 0;
     for case in cases() {
         for api in std::iter::once(None).chain(Api::ALL.into_iter().map(Some)) {
-            let Some(a) = assembled(&case, api) else { continue };
+            let Some(a) = assembled(&case, api) else {
+                continue;
+            };
             if a.request.is_none() {
                 continue;
             }
@@ -390,7 +415,12 @@ fn the_parts_add_up_to_the_body_for_every_case_and_every_protocol() {
         }
     }
     assert!(checked > 1000, "only {checked} requests");
-    assert!(failures.is_empty(), "{} of {checked}:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {checked}:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -399,18 +429,33 @@ fn the_accounting_matches_an_independent_recount_of_every_captured_body() {
     let mut checked = 0;
     for case in cases() {
         let Some(want) = case.body(1) else { continue };
-        let Some(a) = assembled(&case, None) else { continue };
-        let (Some(body), Some(api)) = (a.body(), api_of(&a)) else { continue };
+        let Some(a) = assembled(&case, None) else {
+            continue;
+        };
+        let (Some(body), Some(api)) = (a.body(), api_of(&a)) else {
+            continue;
+        };
         assert_eq!(body, want, "{}: the body is the captured one", case.name);
-        let Ok(parsed) = crate::js::parse(&want) else { continue };
+        let Ok(parsed) = crate::js::parse(&want) else {
+            continue;
+        };
         checked += 1;
         let (got, want) = (accounted(&a), recount(api, &parsed));
         if got != want {
-            failures.push(format!("{} ({}):\n  got  {got:?}\n  want {want:?}", case.name, api.as_str()));
+            failures.push(format!(
+                "{} ({}):\n  got  {got:?}\n  want {want:?}",
+                case.name,
+                api.as_str()
+            ));
         }
     }
     assert!(checked > 200, "only {checked} captured bodies");
-    assert!(failures.is_empty(), "{} of {checked}:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {checked}:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -420,7 +465,10 @@ fn print_parts() {
     let case = ctxlens_corpus::Case::named(&std::env::var("CASE").expect("CASE"));
     let a = assembled(&case, None).expect("a case");
     println!("{:?}", accounted(&a));
-    println!("{:?}", a.stats.as_ref().map(|s| (&s.by_message, &s.by_kind)));
+    println!(
+        "{:?}",
+        a.stats.as_ref().map(|s| (&s.by_message, &s.by_kind))
+    );
     let body = crate::js::parse(a.body().unwrap()).unwrap();
     println!("{:?}", recount(api_of(&a).unwrap(), &body));
 }
