@@ -243,8 +243,6 @@ struct Walk<'a> {
     origins: HashMap<&'a str, &'a Origin>,
     tools: &'a [ToolDef],
     parts: Vec<(Part, usize)>,
-    /// For each counted text of a section: `(section index, chars)`.
-    section_chars: Vec<(usize, usize)>,
     images: usize,
     /// Per wire message: its role on the wire and the call id of a tool result.
     wire: Vec<(String, Wire)>,
@@ -347,10 +345,6 @@ impl<'a> Walk<'a> {
             (Source::SystemPrompt { sections }, Some(n))
                 if !sections.is_empty() || o.matched != Match::Structure =>
             {
-                for sp in sections {
-                    self.section_chars
-                        .push((sp.index, sp.end.saturating_sub(sp.start)));
-                }
                 count(self, Part::System, n);
                 Whole::Mixed
             }
@@ -667,7 +661,8 @@ pub fn compute(a: &Assembly) -> Option<Stats> {
                 name: sec.name.clone(),
                 source: sec.source.clone(),
                 offset: sec.start,
-                chars: 0,
+                // The system prompt as sent (0.86 on: `Parts::sent_system`, read from the body).
+                chars: sec.end - sec.start,
                 stored: sec.stored.as_ref().map(crate::prompt::Stored::label),
             })
             .collect(),
@@ -685,7 +680,6 @@ pub fn compute(a: &Assembly) -> Option<Stats> {
         origins: origins.iter().map(|o| (o.path.as_str(), o)).collect(),
         tools,
         parts: Vec::new(),
-        section_chars: Vec::new(),
         images: 0,
         wire: Vec::new(),
         placeholder: pi
@@ -697,11 +691,6 @@ pub fn compute(a: &Assembly) -> Option<Stats> {
     };
     w.node(&body, "", "", 0, &Wire::default());
 
-    for (i, n) in &w.section_chars {
-        if let Some(sec) = s.sections.get_mut(*i) {
-            sec.chars += n;
-        }
-    }
     let llm = &a.parts.llm_messages;
     let map = provenance::llm_to_agent_indices(a);
     let call_names: std::collections::BTreeMap<&str, &str> = llm
