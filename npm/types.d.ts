@@ -279,6 +279,11 @@ export interface Stage {
 }
 
 /** Character accounting; lengths are UTF-16 code units (JS `.length`) of text payloads. */
+/**
+ * The character accounting of the body as sent (after the adapter), in UTF-16 units:
+ * `systemPrompt.chars + tools.chars + history.chars + parameters.chars + structure.chars`
+ * is `body.chars`.
+ */
 export interface Stats {
   systemPrompt: {
     chars: number;
@@ -287,22 +292,35 @@ export interface Stats {
   };
   tools: {
     chars: number;
+    /** Each tool the body sends: its description and its parameters' schema as the body writes it. */
     byTool: Array<{ name: string; chars: number; descriptionChars: number; parametersChars: number }>;
   };
   history: {
+    /** The sum of `byKind`'s characters (images counted, not measured: their data is `imageData`). */
     chars: number;
     byRole: Array<{ role: string; count: number; chars: number }>;
+    /** Texts by their place on the wire (thinking sent as text is assistant text). */
     byKind: {
       userText: number;
       assistantText: number;
       reasoning: number;
       toolArguments: number;
       toolResults: number;
-      /** Images are counted, not measured. */
+      /** Thinking and text signatures, encrypted reasoning. */
+      signatures: number;
+      /** The images' data (base64) as sent. */
+      imageData: number;
+      /** How many images the body sends. */
       images: number;
     };
     toolResultsByTool: Array<{ name: string; count: number; chars: number }>;
+    /** Each message of the body's conversation: its path in the body, its role on the wire, the LLM messages it renders and their session lines (none for one pi inserted). */
+    byMessage: Array<{ path: string; role: string; messages: number[]; lines: number[]; chars: number }>;
   };
+  /** The parameters' values (model, max tokens, stream, thinking, cache markers). */
+  parameters: { chars: number; byName: Array<{ name: string; chars: number }> };
+  /** The rest: JSON punctuation, keys, quotes and escapes, roles, types, ids, tool names. */
+  structure: { chars: number };
   /** Shares of system prompt, tools and history in their total, 0..1. */
   shares: { systemPrompt: number; tools: number; history: number };
   body: { bytes: number; chars: number };

@@ -34,7 +34,8 @@ COMMANDS:
                   line each, the diagnostics count. Plain text, 80 columns (--json: the report)
     assemble      Print exactly the request body pi would send (no trailing newline)
     request       Print the method, URL and headers (keys redacted), then the body
-    stats         Print the character accounting as JSON (system prompt, tools, history;
+    stats         Print the character accounting of the body as sent, as JSON (system
+                  prompt, tools, history, parameters, structure: they add up to the body;
                   lengths in UTF-16 code units, as JS .length)
     report        Print the whole assembly as JSON: request, model, stages, stats, system
                   prompt sections, tools, context files, skills, session tree, diagnostics,

@@ -79,6 +79,9 @@ pub struct Parts {
     pub new_system_messages: Vec<Value>,
     /// 0.86 on: the tools the transcript declares after this run's input (`getCurrentTools`).
     pub declared_tools: Vec<ToolDef>,
+    /// 0.86 on: `declared_tools`, then every other definition a system message holds (tools
+    /// removed or redefined later; the body carries them where they were declared).
+    pub every_declared_tool: Vec<ToolDef>,
     /// The cwd pi runs in (a resumed session's header cwd).
     pub cwd: String,
     /// The provider a placeholder key stood in for ([`Inputs::placeholder_key`]).
@@ -147,20 +150,22 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
     run.convert_to_llm();
     let request = run.adapter();
     run.on_payload();
-    let stats = run.http_body(request.as_ref());
-    // The LLM messages move back into the parts (no copy) once the statistics have them.
+    run.http_body(request.as_ref());
     run.parts.llm_messages = std::mem::take(&mut run.llm.messages);
-    Assembly {
+    let mut a = Assembly {
         pi: Some(pi),
         choice: Some(choice),
         request,
         trace: run.rec.finish(),
-        stats,
+        stats: None,
         diagnostics: run.diags,
         calls: run.calls,
         call: run.call,
         parts: run.parts,
-    }
+    };
+    // The character accounting of the body as sent, each part mapped to its block.
+    a.stats = stats::compute(&a);
+    a
 }
 
 /// One assembly in progress: the release, the inputs, the trace so far, the problems found and
@@ -1078,6 +1083,19 @@ impl Run<'_> {
             .iter()
             .map(crate::transcript::tool_from_declaration)
             .collect();
+        // The current tools first, then every other definition the transcript holds.
+        let mut all = self.parts.declared_tools.clone();
+        for t in crate::transcript::every_declaration(messages) {
+            let same = |d: &ToolDef| {
+                d.name == t.name
+                    && d.description == t.description
+                    && d.parameters.to_json() == t.parameters.to_json()
+            };
+            if !all.iter().any(same) {
+                all.push(t);
+            }
+        }
+        self.parts.every_declared_tool = all;
     }
 
     /// `transformContext` (CORE/agent-loop.js:176 → CA/core/sdk.js:227): the extension
@@ -1348,9 +1366,9 @@ impl Run<'_> {
         );
     }
 
-    /// The serialized request and the character accounting of what it carries.
-    fn http_body(&mut self, request: Option<&Request>) -> Option<Stats> {
-        let r = request?;
+    /// The serialized request (its accounting is made from the assembly once it is whole).
+    fn http_body(&mut self, request: Option<&Request>) {
+        let Some(r) = request else { return };
         let pi = self.pi;
         if pi.rules.transcript {
             // The system messages as the adapter placed them (leading or in place).
@@ -1377,20 +1395,6 @@ impl Run<'_> {
             self.parts.sent_system = Some(sent);
         }
         let p = &self.parts;
-        // 0.86 on, the tools sent are the transcript's declarations.
-        let tools = if pi.rules.transcript {
-            &p.declared_tools
-        } else {
-            &p.tools
-        };
-        let stats = stats::compute(
-            &pi,
-            &p.system_prompt,
-            tools,
-            &self.llm,
-            r,
-            p.model_choice.model.as_ref(),
-        );
         let file = p
             .model_choice
             .model
@@ -1403,11 +1407,10 @@ impl Run<'_> {
             format!("POST {} ({} bytes)", r.url, r.body.len()),
             // The statistics measured the body once; a large body is not scanned again.
             vec![
-                ("bytes".into(), stats.body_bytes as f64),
-                ("chars".into(), stats.body_chars as f64),
+                ("bytes".into(), r.body.len() as f64),
+                ("chars".into(), crate::js::utf16_len(&r.body) as f64),
             ],
         );
-        Some(stats)
     }
 }
 

@@ -330,6 +330,28 @@ pub fn declared_tools(messages: &[Value]) -> Vec<ToolDef> {
         .collect()
 }
 
+/// Every definition of a tool the system messages declare, in order, each once (a tool
+/// redefined or removed later keeps its earlier definitions: the body sends them in place).
+pub fn every_declaration(messages: &[Value]) -> Vec<ToolDef> {
+    let mut seen: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    for m in messages.iter().filter(|m| is_system(m)) {
+        for t in m
+            .get("toolsAdded")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let json = t.to_json();
+            if !seen.contains(&json) {
+                seen.push(json);
+                out.push(tool_from_declaration(t));
+            }
+        }
+    }
+    out
+}
+
 /// `toToolDeclaration(tool)` (AI/utils/transcript.js:106–113): `{name, description, parameters,
 /// constrainedSampling?}`, the parameters copied through JSON.
 pub fn tool_declaration(tool: &ToolDef) -> Value {

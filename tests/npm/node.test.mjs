@@ -66,6 +66,10 @@ test("assemble takes pi's inputs as an options object", () => {
   const prefixes = result.stages.flatMap((s) => [s.piSource, ...s.events.map((e) => e.piSource)]).filter(Boolean).map((p) => p.split("/")[0]);
   assert.ok(prefixes.length > 0 && prefixes.every((p) => typeof result.sourcePrefixes[p] === "string"), JSON.stringify(result.sourcePrefixes));
   assert.ok(result.stats.tools.chars > 0 && result.stats.history.chars > 0);
+  // The accounting is of the body as sent: its parts add up to the body's JS length.
+  const s = result.stats;
+  assert.equal(s.systemPrompt.chars + s.tools.chars + s.history.chars + s.parameters.chars + s.structure.chars, result.body.length);
+  assert.equal(s.history.byMessage.reduce((n, m) => n + m.chars, 0), s.history.chars);
 
   // The session as UTF-8 bytes gives the same body; so does the same call again (the wasm
   // reuses its text buffer), and a session with an invalid UTF-8 byte is read as Node reads a

@@ -189,7 +189,11 @@ fn collect_strings<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
 }
 
 impl<'a> Index<'a> {
-    fn build(a: &'a Assembly, tool_args: &'a [Vec<String>]) -> Index<'a> {
+    fn build(
+        a: &'a Assembly,
+        tool_args: &'a [Vec<String>],
+        sanitized: &'a [(usize, String, &'static str)],
+    ) -> Index<'a> {
         let p = &a.parts;
         let mut ix = Index {
             strong: HashMap::new(),
@@ -268,6 +272,13 @@ impl<'a> Index<'a> {
             }
             ix.msg_texts.push(texts);
         }
+        // A text with a lone surrogate is sent without it (the adapters' `sanitizeSurrogates`).
+        for (i, t, part) in sanitized {
+            add(&mut ix.strong, t, Owner::Msg(*i), part);
+            if let Some(texts) = ix.msg_texts.get_mut(*i) {
+                texts.push((t, part));
+            }
+        }
         for (k, part) in system_parts(a).iter().enumerate() {
             add(&mut ix.strong, part.2, Owner::System(k), "text");
         }
@@ -332,9 +343,11 @@ fn has_schema(v: &Value, depth: usize) -> bool {
 fn tool_def(o: &Object, a: &Assembly) -> Option<usize> {
     let name = o.get_str("name")?;
     let tools = sent_tools(a);
+    let desc = o.get_str("description");
     let i = tools
         .iter()
-        .position(|t| t.name == name)
+        .position(|t| t.name == name && desc == Some(t.description.as_str()))
+        .or_else(|| tools.iter().position(|t| t.name == name))
         .or_else(|| tools.iter().position(|t| t.name.eq_ignore_ascii_case(name)))?;
     let t = &tools[i];
     let described = o.get_str("description").is_some_and(|d| d == t.description);
@@ -342,10 +355,11 @@ fn tool_def(o: &Object, a: &Assembly) -> Option<usize> {
     (described || schema).then_some(i)
 }
 
-/// The tools the request sends: 0.86 on, once it is built, the transcript's declarations.
+/// The tools the request sends: 0.86 on, once it is built, the transcript's declarations (the
+/// current ones first, then every earlier definition).
 pub fn sent_tools(a: &Assembly) -> &[crate::tools::ToolDef] {
     if a.parts.sent_system.is_some() {
-        &a.parts.declared_tools
+        &a.parts.every_declared_tool
     } else {
         &a.parts.tools
     }
@@ -674,6 +688,40 @@ fn pick(cands: &[Piece], cursor: usize) -> Piece {
     best_after.or(other).or(best_before).unwrap_or(cands[0])
 }
 
+/// The messages' texts that hold a lone surrogate, as the adapters send them (without it):
+/// `(message, text, part)`.
+fn sanitized_texts(a: &Assembly) -> Vec<(usize, String, &'static str)> {
+    let mut out = Vec::new();
+    for (i, m) in a.parts.llm_messages.iter().enumerate() {
+        let role = m.get_str("role").unwrap_or("");
+        let text_part = if role == "toolResult" {
+            "tool-result"
+        } else {
+            "text"
+        };
+        let mut push = |t: &str, part: &'static str| {
+            if let std::borrow::Cow::Owned(s) = crate::js::sanitize_surrogates(t) {
+                out.push((i, s, part));
+            }
+        };
+        match m.get("content") {
+            Some(Value::String(s)) => push(s, text_part),
+            Some(Value::Array(blocks)) => {
+                for b in blocks {
+                    if let Some(t) = b.get_str("text") {
+                        push(t, text_part);
+                    }
+                    if let Some(t) = b.get_str("thinking") {
+                        push(t, "thinking");
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 /// Every leaf of the request's params, and every top-level parameter, with its source. Empty
 /// when no request was built.
 pub fn provenance(a: &Assembly) -> Vec<Origin> {
@@ -697,7 +745,8 @@ pub fn provenance(a: &Assembly) -> Vec<Origin> {
                 .unwrap_or_default()
         })
         .collect();
-    let ix = Index::build(a, &tool_args);
+    let sanitized = sanitized_texts(a);
+    let ix = Index::build(a, &tool_args, &sanitized);
     let map = llm_to_agent_indices(a);
     // The body as sent (some adapters move params out of the body: betas into a header, the
     // model id into the URL), so paths are paths into the bytes.
@@ -793,6 +842,10 @@ pub fn provenance(a: &Assembly) -> Vec<Origin> {
         let mut found = None;
         'outer: for i in lo..hi {
             for (t, part) in &ix.msg_texts[i] {
+                // A signature is opaque: only ever sent whole.
+                if *part == "signature" {
+                    continue;
+                }
                 if (t.len() >= 4 && s.contains(t)) || (s.len() >= 16 && t.contains(s.as_str())) {
                     found = Some(Piece {
                         owner: Owner::Msg(i),

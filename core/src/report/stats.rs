@@ -60,6 +60,35 @@ pub fn to_json(s: &Stats) -> Value {
                 .into()
         })
         .collect();
+    let by_message: Vec<Value> = s
+        .by_message
+        .iter()
+        .map(|m| {
+            Object::new()
+                .with("path", m.path.as_str())
+                .with("role", m.role.as_str())
+                .with(
+                    "messages",
+                    Value::Array(m.messages.iter().map(|&i| Value::from(i)).collect()),
+                )
+                .with(
+                    "lines",
+                    Value::Array(m.lines.iter().map(|&l| Value::from(l as usize)).collect()),
+                )
+                .with("chars", m.chars)
+                .into()
+        })
+        .collect();
+    let by_parameter: Vec<Value> = s
+        .by_parameter
+        .iter()
+        .map(|(name, chars)| {
+            Object::new()
+                .with("name", name.as_str())
+                .with("chars", *chars)
+                .into()
+        })
+        .collect();
     let k = &s.by_kind;
     Object::new()
         .with(
@@ -87,10 +116,20 @@ pub fn to_json(s: &Stats) -> Value {
                         .with("reasoning", k.reasoning)
                         .with("toolArguments", k.tool_arguments)
                         .with("toolResults", k.tool_results)
+                        .with("signatures", k.signatures)
+                        .with("imageData", k.image_data)
                         .with("images", k.images),
                 )
-                .with("toolResultsByTool", Value::Array(by_result)),
+                .with("toolResultsByTool", Value::Array(by_result))
+                .with("byMessage", Value::Array(by_message)),
         )
+        .with(
+            "parameters",
+            Object::new()
+                .with("chars", s.parameters_chars)
+                .with("byName", Value::Array(by_parameter)),
+        )
+        .with("structure", Object::new().with("chars", s.structure_chars))
         .with(
             "shares",
             Object::new()
