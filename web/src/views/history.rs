@@ -17,6 +17,8 @@ pub fn kind_color(k: &str) -> String {
         "reasoning" => color(3),
         "toolArguments" => color(1),
         "toolResults" => color(4),
+        "signatures" => color(7),
+        "imageData" => color(8),
         _ => color(6),
     }
 }

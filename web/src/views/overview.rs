@@ -8,13 +8,17 @@ use super::components::{pct, thousands};
 use super::util::{arr, at, base_name, not_available, num, s};
 use super::ViewProps;
 
-pub const KIND_LABELS: [(&str, &str); 6] = [
+/// The history's kinds as the body holds them (`stats.history.byKind`); they add up to
+/// `history.chars`.
+pub const KIND_LABELS: [(&str, &str); 8] = [
     ("userText", "user text"),
     ("assistantText", "assistant text"),
     ("reasoning", "thinking"),
+    ("signatures", "thinking signatures"),
     ("toolArguments", "tool arguments"),
     ("toolResults", "tool results"),
     ("images", "images"),
+    ("imageData", "image data"),
 ];
 
 /// A section's display label: `guidelines · edit`, `context-file · AGENTS.md`.
