@@ -12,7 +12,7 @@ use crate::js::is_js_whitespace;
 use crate::js::path::{basename, join_path};
 use crate::paths::{resolve_pi_path, PathOptions};
 use crate::pi::{Pi, PromptTemplateArgs};
-use crate::resources::{parse_frontmatter, RankedPaths};
+use crate::resources::{merge_paths, parse_frontmatter, RankedPaths};
 use crate::settings::Settings;
 
 /// A prompt template as pi loads it (`loadTemplateFromFile`).
@@ -228,13 +228,7 @@ pub fn load_prompt_templates(
         trim: true,
         ..Default::default()
     };
-    let mut paths: Vec<String> = Vec::new();
-    for p in primary.iter().chain(cli.iter()) {
-        let r = resolve_pi_path(p, cwd, home, trim);
-        if !paths.contains(&r) {
-            paths.push(r);
-        }
-    }
+    let paths = merge_paths(&primary, &cli, cwd, home);
     for p in &cli {
         let r = resolve_pi_path(p, cwd, home, trim);
         if !exists(fs, &r) {

@@ -704,6 +704,28 @@ fn collect_ancestor_agents_skill_dirs(fs: &VirtualFs, start: &str) -> Vec<String
     dirs
 }
 
+/// `mergePaths(primary, additional)` (CA/core/resource-loader.js:607): both lists resolved
+/// against the cwd (trimmed), the first of equal paths kept.
+pub(crate) fn merge_paths(
+    primary: &[String],
+    additional: &[String],
+    cwd: &str,
+    home: &str,
+) -> Vec<String> {
+    let trim = PathOptions {
+        trim: true,
+        ..Default::default()
+    };
+    let mut out: Vec<String> = Vec::new();
+    for p in primary.iter().chain(additional) {
+        let r = resolve_pi_path(p, cwd, home, trim);
+        if !out.contains(&r) {
+            out.push(r);
+        }
+    }
+    out
+}
+
 /// Skills as pi's resource loader gets them: the package manager's paths (unless `--no-skills`)
 /// and the `--skill` paths, merged (`mergePaths`, resource-loader.js:607), then `loadSkills`
 /// (CA/core/skills.js:311–406): name collisions keep the first and are reported.
@@ -737,21 +759,7 @@ fn load_skills(
     if args.no_skills && cli.is_empty() {
         return Vec::new();
     }
-    let mut skill_paths: Vec<String> = Vec::new();
-    for p in primary.iter().chain(cli.iter()) {
-        let r = resolve_pi_path(
-            p,
-            cwd,
-            home,
-            PathOptions {
-                trim: true,
-                ..Default::default()
-            },
-        );
-        if !skill_paths.contains(&r) {
-            skill_paths.push(r);
-        }
-    }
+    let skill_paths = merge_paths(&primary, &cli, cwd, home);
     let user_dir = join_path(agent_dir, "skills");
     let project_dir = join_path(&join_path(cwd, ".pi"), "skills");
     let under = |t: &str, root: &str| t == root || t.starts_with(&format!("{root}/"));
