@@ -271,49 +271,9 @@ fn header_of(session: &[u8]) -> Option<Value> {
         .filter(|v| v.get_str("type") == Some("session"))
 }
 
-const PLACEHOLDER_KEY: &str = "ctxlens-placeholder-key";
-
-/// The environment variable pi reads a provider's API key from.
-fn key_var(provider: &str) -> String {
-    match provider {
-        "google" => "GEMINI_API_KEY".to_string(),
-        "google-vertex" => "GOOGLE_CLOUD_API_KEY".into(),
-        "vercel-ai-gateway" => "AI_GATEWAY_API_KEY".into(),
-        "amazon-bedrock" => "AWS_BEARER_TOKEN_BEDROCK".into(),
-        "github-copilot" => "COPILOT_GITHUB_TOKEN".into(),
-        other => format!(
-            "{}_API_KEY",
-            other
-                .to_ascii_uppercase()
-                .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
-        ),
-    }
-}
-
-/// A case's case.json with a placeholder key for `model`'s provider in its `env` (a catalog
-/// model chosen by the URL has no key on a page).
-fn with_key(case_json: &[u8], model: &str) -> Option<Vec<u8>> {
-    let (provider, _) = model.split_once('/')?;
-    let mut case = match ctxlens::js::parse(&String::from_utf8_lossy(case_json)) {
-        Ok(Value::Object(o)) => o,
-        _ => return None,
-    };
-    let mut env = case
-        .get("env")
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
-    let var = key_var(provider);
-    if env.get(&var).is_none() {
-        env.insert(var, Value::str(PLACEHOLDER_KEY));
-    }
-    case.insert("env", Value::Object(env));
-    Some(Value::Object(case).to_json_pretty(1).into_bytes())
-}
-
-/// A session's own case skeleton (env.json around its cwd, a placeholder API key for the model's
-/// provider: a page has no key, and pi would not send without one).
-fn skeleton(session: Option<&[u8]>, model: Option<&str>) -> Vec<(String, Vec<u8>)> {
+/// A session's own case skeleton (env.json around its cwd). A page has no key: the scenario asks
+/// for the core's placeholder key ([`crate::state::Overrides::placeholder_key`]).
+fn skeleton(session: Option<&[u8]>) -> Vec<(String, Vec<u8>)> {
     let header = session.and_then(header_of);
     let cwd = header
         .as_ref()
@@ -326,26 +286,10 @@ fn skeleton(session: Option<&[u8]>, model: Option<&str>) -> Vec<(String, Vec<u8>
         ["", "root", ..] => "/root".into(),
         _ => "/home/user".into(),
     };
-    // The provider: --model's, else the session's last model_change.
-    let provider = model
-        .and_then(|m| m.split_once('/').map(|(p, _)| p.to_string()))
-        .or_else(|| {
-            let text = String::from_utf8_lossy(session?);
-            text.lines()
-                .rev()
-                .filter_map(|l| ctxlens::js::parse(l).ok())
-                .find_map(|v| v.get_str("provider").map(String::from))
-        });
-    let mut env_vars = Object::new();
-    if let Some(p) = provider {
-        env_vars.insert(key_var(&p), Value::str(PLACEHOLDER_KEY));
-    }
-    let case = Object::new()
-        .with(
-            "about",
-            "Made by the ctxlens iframe mode from its URL parameters",
-        )
-        .with("env", Value::Object(env_vars));
+    let case = Object::new().with(
+        "about",
+        "Made by the ctxlens iframe mode from its URL parameters",
+    );
     let env = Object::new()
         .with("root", "/")
         .with("home", home.as_str())
@@ -458,23 +402,9 @@ pub async fn load(p: Params) -> Scenario {
     let now = js_sys::Date::now();
     let mut sc = Scenario::default();
     if !case_files.is_empty() {
-        if let Some(m) = &p.model {
-            for (_, bytes) in case_files
-                .iter_mut()
-                .filter(|(path, _)| path == "case/case.json")
-            {
-                if let Some(b) = with_key(bytes, m) {
-                    *bytes = b;
-                }
-            }
-        }
         sc.add_files(case_files, Vec::new(), now);
     } else if p.session.is_some() {
-        sc.add_files(
-            skeleton(session.as_deref(), p.model.as_deref()),
-            Vec::new(),
-            now,
-        );
+        sc.add_files(skeleton(session.as_deref()), Vec::new(), now);
     }
     if !loose.is_empty() {
         sc.add_files(loose, Vec::new(), now);
@@ -488,6 +418,7 @@ pub async fn load(p: Params) -> Scenario {
     sc.overrides.model = p.model.clone();
     sc.overrides.thinking = p.thinking.clone();
     sc.overrides.prompt = p.prompt.clone();
+    sc.overrides.placeholder_key = true;
     if let Some(a) = p.protocol.as_ref().filter(|a| a.parse::<Api>().is_err()) {
         note(format!(
             "protocol: {a:?} is not one of {}",
@@ -593,28 +524,39 @@ mod tests {
 
     #[test]
     fn skeleton_lays_out_around_the_session() {
-        let s = br#"{"type":"session","version":3,"id":"s","cwd":"/home/ann/proj"}
-{"type":"model_change","provider":"anthropic","modelId":"claude-sonnet-4-5"}
+        let s = br#"{"type":"session","version":3,"id":"s","timestamp":"2026-11-01T00:00:00.000Z","cwd":"/home/ann/proj"}
+{"type":"model_change","id":"a1","parentId":null,"timestamp":"2026-11-01T00:00:00.000Z","provider":"anthropic","modelId":"claude-sonnet-4-5"}
+{"type":"message","id":"a2","parentId":"a1","timestamp":"2026-11-01T00:00:01.000Z","message":{"role":"user","content":"hello","timestamp":1761955201000}}
 "#;
-        let files = skeleton(Some(s), None);
+        let files = skeleton(Some(s));
         let env = ctxlens::js::parse(&String::from_utf8_lossy(&files[1].1)).unwrap();
         assert_eq!(env.get_str("cwd"), Some("/home/ann/proj"));
         assert_eq!(env.get_str("home"), Some("/home/ann"));
-        let case = ctxlens::js::parse(&String::from_utf8_lossy(&files[0].1)).unwrap();
-        assert!(case
-            .get("env")
-            .and_then(|e| e.get("ANTHROPIC_API_KEY"))
-            .is_some());
-        let patched = with_key(
-            br#"{"model":"mock/m","env":{"X":"1"}}"#,
-            "google/gemini-2.5-pro",
-        )
-        .unwrap();
-        let v = ctxlens::js::parse(&String::from_utf8_lossy(&patched)).unwrap();
-        assert_eq!(
-            v.get("env").and_then(|e| e.get_str("GEMINI_API_KEY")),
-            Some(PLACEHOLDER_KEY)
-        );
-        assert_eq!(v.get("env").and_then(|e| e.get_str("X")), Some("1"));
+        // No key in the files: the scenario asks for the core's placeholder key, so a session on
+        // a catalog provider gives its request, and a model chosen by the URL too.
+        for model in [None, Some("google/gemini-2.5-pro")] {
+            let mut files = files.clone();
+            files.push(("embed/session.jsonl".into(), s.to_vec()));
+            let mut sc = Scenario::default();
+            sc.add_files(files, Vec::new(), 0.0);
+            sc.overrides.model = model.map(String::from);
+            sc.overrides.prompt = Some("hi".into());
+            let build = |sc: &Scenario| {
+                let laid = sc.lay_out();
+                let (inputs, _) =
+                    crate::state::inputs_of(&laid.files, crate::state::LayOptions::of(&laid), None);
+                let a = ctxlens::assemble(&inputs);
+                a.request
+            };
+            assert!(build(&sc).is_none(), "{model:?}: no key, no request");
+            sc.overrides.placeholder_key = true;
+            let r = build(&sc).unwrap_or_else(|| panic!("{model:?}: a request"));
+            let host = if model.is_some() {
+                "generativelanguage"
+            } else {
+                "api.anthropic.com"
+            };
+            assert!(r.url.contains(host), "{model:?}: {}", r.url);
+        }
     }
 }

@@ -41,6 +41,9 @@ pub struct Overrides {
     /// The model call to rebuild (the call picker: the K-th call on the active branch, 1-based,
     /// or an answer on another branch by its entry id); `None`: the next request.
     pub call: Option<CallRef>,
+    /// A placeholder key for a provider with none even when the files are a capture (the URL
+    /// mode: a page has no keys, and a model chosen by the URL has none in the case).
+    pub placeholder_key: bool,
 }
 
 /// Where a dropped or chosen file goes: anywhere on the page (laid where its name and folder
@@ -956,7 +959,9 @@ impl Scenario {
             notes,
             origins,
             placed: where_laid,
-            placeholder_key: !has_capture || loose_session.is_some(),
+            placeholder_key: self.overrides.placeholder_key
+                || !has_capture
+                || loose_session.is_some(),
         }
     }
 }
