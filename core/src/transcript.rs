@@ -177,6 +177,36 @@ pub fn resolve(pi: &Pi, messages: &[Value], keep_in_place: bool) -> Vec<Value> {
     }
 }
 
+/// What [`collapsed_context`] does to `ctx`, as an adapter's trace says it (0.86 on; `None`
+/// without system messages): where the replayed prompt goes (`system`), where its tools go
+/// (`tools`), and why the protocol needs it (`why`).
+pub fn collapse_note(
+    pi: &Pi,
+    ctx: &crate::context::LlmContext,
+    system: &str,
+    tools: &str,
+    why: &str,
+) -> Option<String> {
+    if !pi.rules.transcript {
+        return None;
+    }
+    let n = ctx
+        .messages
+        .iter()
+        .filter(|m| m.get_str("role") == Some("system"))
+        .count();
+    let leading = ctx.messages.first().and_then(|m| m.get_str("role")) == Some("system");
+    match n {
+        0 => None,
+        1 if leading => Some(format!(
+            "the leading system message's text is {system}, its tools {tools}"
+        )),
+        n => Some(format!(
+            "{n} system messages collapsed into one: the replayed prompt is {system}, the current tools {tools} ({why})"
+        )),
+    }
+}
+
 /// The context an adapter that collapses sees, in 0.85's shape: from 0.86 on, the replayed
 /// system message's text as the system prompt, the other messages, and the tools the
 /// transcript declares (`collapseSystemMessages` + `getCurrentTools`); before, the context as

@@ -56,26 +56,19 @@ pub fn build(
     // The clamps read the transcript as it is, before the system messages collapse (A2).
     let options = stream_simple(pi, model, ctx, opts, events);
     let collapsed = transcript::collapsed_context(pi, ctx);
-    if pi.rules.transcript {
-        let n_system = ctx
-            .messages
-            .iter()
-            .filter(|m| m.get_str("role") == Some("system"))
-            .count();
-        let leading = ctx.messages.first().and_then(|m| m.get_str("role")) == Some("system");
-        let what = match n_system {
-            0 => None,
-            1 if leading => Some("the leading system message's text is the system block, its tools toolConfig".to_string()),
-            n => Some(format!("{n} system messages collapsed into one: the replayed prompt is the system block, the current tools toolConfig (Bedrock has no mid-conversation system messages)")),
-        };
-        if let Some(what) = what {
-            ev(
-                events,
-                EventKind::Converted,
-                what,
-                "1.6.0/AI/api/bedrock-converse-stream.js:28",
-            );
-        }
+    if let Some(what) = transcript::collapse_note(
+        pi,
+        ctx,
+        "the system block",
+        "toolConfig",
+        "Bedrock has no mid-conversation system messages",
+    ) {
+        ev(
+            events,
+            EventKind::Converted,
+            what,
+            "1.6.0/AI/api/bedrock-converse-stream.js:28",
+        );
     }
     let ctx: &LlmContext = &collapsed;
     let retention = cache_retention(opts);

@@ -52,26 +52,19 @@ pub fn build(
         messages::clamp_max_tokens_to_context(pi, model, ctx, messages::model_max_tokens(model));
     let thinking = stream_simple_thinking(pi, model, opts, events)?;
     let collapsed = transcript::collapsed_context(pi, ctx);
-    if pi.rules.transcript {
-        let n_system = ctx
-            .messages
-            .iter()
-            .filter(|m| m.get_str("role") == Some("system"))
-            .count();
-        let leading = ctx.messages.first().and_then(|m| m.get_str("role")) == Some("system");
-        let what = match n_system {
-            0 => None,
-            1 if leading => Some("the leading system message's text is systemInstruction, its tools the function declarations".to_string()),
-            n => Some(format!("{n} system messages collapsed into one: the replayed prompt is systemInstruction, the current tools the function declarations (Gemini has no mid-conversation system messages)")),
-        };
-        if let Some(what) = what {
-            ev(
-                events,
-                EventKind::Converted,
-                what,
-                "1.6.0/AI/api/google-generative-ai.js:16",
-            );
-        }
+    if let Some(what) = transcript::collapse_note(
+        pi,
+        ctx,
+        "systemInstruction",
+        "the function declarations",
+        "Gemini has no mid-conversation system messages",
+    ) {
+        ev(
+            events,
+            EventKind::Converted,
+            what,
+            "1.6.0/AI/api/google-generative-ai.js:16",
+        );
     }
     let params = build_params(pi, model, &collapsed, max_tokens, &thinking, events)?;
     let body = generate_content_parameters_to_mldev(pi, &params)?;
