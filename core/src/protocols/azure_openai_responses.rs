@@ -15,7 +15,6 @@ use crate::js::{self, js_trim, number_to_string, Object, Value};
 use crate::messages;
 use crate::model::{self, Model};
 use crate::pi::Pi;
-use crate::tools::ToolDef;
 use crate::trace::{Event, EventKind, Events};
 
 /// `DEFAULT_AZURE_API_VERSION` (:13).
@@ -392,16 +391,7 @@ fn build_params(
             supports_tool_search: compat_flag(model, "supportsToolSearch", false),
             ..ConvertOptions::default()
         };
-        let support = shared::tool_support(pi, &convert_options);
-        let (tools, _) = crate::transcript::resolve_tools(&ctx.messages, support);
-        let input =
-            convert_responses_messages(pi, model, ctx, &providers, &convert_options, events)?;
-        shared::note_tool_support(support, tools.len(), events);
-        let tools: Vec<ToolDef> = tools
-            .iter()
-            .map(crate::transcript::tool_from_declaration)
-            .collect();
-        (input, tools)
+        shared::transcript_input_and_tools(pi, model, ctx, &providers, &convert_options, events)?
     } else {
         let convert_options = ConvertOptions {
             include_system_prompt: true,

@@ -16,7 +16,6 @@ use crate::context::LlmContext;
 use crate::js::{self, to_js_string, Object, Value};
 use crate::model::{self, Model};
 use crate::pi::Pi;
-use crate::tools::ToolDef;
 use crate::trace::{Event, EventKind, Events};
 
 /// `DEFAULT_CODEX_BASE_URL` (:19).
@@ -414,22 +413,14 @@ fn build_request_body(
             configuration_update_effort: cfg_effort.clone(),
             ..ConvertOptions::default()
         };
-        let support = shared::tool_support(pi, &convert_options);
-        let (tools, _) = crate::transcript::resolve_tools(&ctx.messages, support);
-        let input = convert_responses_messages(
+        shared::transcript_input_and_tools(
             pi,
             model,
             ctx,
             &CODEX_TOOL_CALL_PROVIDERS,
             &convert_options,
             events,
-        )?;
-        shared::note_tool_support(support, tools.len(), events);
-        let tools: Vec<ToolDef> = tools
-            .iter()
-            .map(crate::transcript::tool_from_declaration)
-            .collect();
-        (input, tools)
+        )?
     } else {
         let deferred_tools_mode = if model
             .compat_value("supportsAdditionalTools")

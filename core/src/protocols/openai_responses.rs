@@ -22,7 +22,6 @@ use crate::js::{self, number_to_string, Object, Value};
 use crate::messages;
 use crate::model::{self, Model};
 use crate::pi::Pi;
-use crate::tools::ToolDef;
 use crate::trace::{Event, EventKind, Events};
 
 /// `OPENAI_TOOL_CALL_PROVIDERS` (:15): providers whose `call|item` tool-call ids are kept as pairs.
@@ -413,22 +412,14 @@ fn build_params(
             configuration_update_effort: cfg_effort.clone(),
             ..ConvertOptions::default()
         };
-        let support = shared::tool_support(pi, &convert_options);
-        let (tools, _) = crate::transcript::resolve_tools(&ctx.messages, support);
-        let input = convert_responses_messages(
+        shared::transcript_input_and_tools(
             pi,
             model,
             ctx,
             &OPENAI_TOOL_CALL_PROVIDERS,
             &convert_options,
             events,
-        )?;
-        shared::note_tool_support(support, tools.len(), events);
-        let tools: Vec<ToolDef> = tools
-            .iter()
-            .map(crate::transcript::tool_from_declaration)
-            .collect();
-        (input, tools)
+        )?
     } else {
         let deferred_tools_mode = if compat.supports_additional_tools {
             Some("additional-tools")

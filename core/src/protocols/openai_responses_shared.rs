@@ -265,7 +265,7 @@ pub struct ConvertOptions<'a> {
 }
 
 /// A trace note on where the transcript's tools go (AR14).
-pub fn note_tool_support(support: ToolChanges, top_level: usize, events: &mut Events) {
+fn note_tool_support(support: ToolChanges, top_level: usize, events: &mut Events) {
     let what = match support {
         ToolChanges::Changes => "tool support \"changes\": every system message declares its tools in additional_tools items, no top-level tools".to_string(),
         ToolChanges::Additions => format!("tool support \"additions\": {top_level} top-level tools (the state after the last removal or redefinition), later additions as synthetic tool searches"),
@@ -514,6 +514,28 @@ pub fn normalize_tool_call_id(
         normalized_item_id = normalize_id_part(&format!("fc_{normalized_item_id}"));
     }
     format!("{normalized_call_id}|{normalized_item_id}")
+}
+
+/// 0.86 on, the three Responses adapters' input and tools from the transcript: the tools it
+/// declares for this request (`resolveTools` with what the model supports, a note when it cannot
+/// take them natively) and the converted input items.
+pub fn transcript_input_and_tools(
+    pi: &Pi,
+    model: &Model,
+    ctx: &LlmContext,
+    allowed_providers: &[&str],
+    options: &ConvertOptions,
+    events: &mut Events,
+) -> Result<(Vec<Value>, Vec<ToolDef>), AdapterError> {
+    let support = tool_support(pi, options);
+    let (tools, _) = transcript::resolve_tools(&ctx.messages, support);
+    let input = convert_responses_messages(pi, model, ctx, allowed_providers, options, events)?;
+    note_tool_support(support, tools.len(), events);
+    let tools = tools
+        .iter()
+        .map(transcript::tool_from_declaration)
+        .collect();
+    Ok((input, tools))
 }
 
 /// `convertResponsesMessages(model, context, allowedToolCallProviders, options)`
