@@ -148,3 +148,25 @@ export function stripPrefix(s, prefix, what) {
   return s.slice(prefix.length);
 }
 
+
+// The env vars that give a built-in provider an API key (`getApiKeyEnvVars`, AI/env-api-keys.js):
+// every name `findEnvKeys(provider, env)` reads, in its order (the first set one wins), recorded
+// through an env object that answers nothing. Providers without a list are left out. `aiAll` is
+// the release's AI/providers/all.js; the note on the data goes to `notes`.
+export async function apiKeyEnvVars(aiAll, notes) {
+  const ENV_KEYS = await imp(`${AI}/env-api-keys.js`);
+  const ids = [...new Set([...aiAll.getBuiltinProviders(), ...aiAll.builtinProviders().map((p) => p.id)])];
+  const out = {};
+  for (const id of ids) {
+    const read = [];
+    const env = new Proxy({}, { get: (_, name) => { if (typeof name === "string") read.push(name); return undefined; } });
+    ENV_KEYS.findEnvKeys(id, env);
+    if (read.length > 0) out[id] = read;
+  }
+  assert(Object.keys(out).length >= 30, "apiKeyEnvVars for the built-in providers");
+  assertEq(J(out.anthropic), J(["ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"]), "anthropic env vars");
+  notes.push(
+    "defaults.json apiKeyEnvVars: per built-in provider, the env vars getApiKeyEnvVars lists (AI/env-api-keys.js), in the order findEnvKeys reads them; any of them set (non-empty) configures the provider, and the first set one is its key (anthropic skips ANTHROPIC_AUTH_TOKEN, which is a Bearer token). Bedrock's AWS credentials, Vertex's ADC and Anthropic's workload identity federation are rules of their own.",
+  );
+  return out;
+}

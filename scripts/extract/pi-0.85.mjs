@@ -11,7 +11,7 @@ import fs from "node:fs";
 import path from "node:path";
 import {
   AI, CA, CHECK_BODY, CORE, NM, PI_VERSION, TMP, assert, assertEq, evalLiteral, evalTemplate, fail, imp,
-  lcp, lcs, lit, lits, matchAll, pkgVersion, splitOn, src, stripPrefix, stripSuffix, J,
+  apiKeyEnvVars, lcp, lcs, lit, lits, matchAll, pkgVersion, splitOn, src, stripPrefix, stripSuffix, J,
 } from "./lib.mjs";
 
 // ---------------------------------------------------------------------------------------------
@@ -842,25 +842,8 @@ defaults.estimateImageChars = num(F.estimate, /const ESTIMATED_IMAGE_CHARS = (\d
 }
 defaults.compatDeepMergeKeys = JSON.parse(matchAll(F.providerComposer, /for \(const key of (\["[A-Za-z]+"(?:, "[A-Za-z]+")*\])\) \{/g)[0][1]);
 defaults.defaultModelPerProvider = { ...MODEL_RESOLVER.defaultModelPerProvider };
-// The env vars that give a built-in provider an API key (`getApiKeyEnvVars`, AI/env-api-keys.js):
-// every name `findEnvKeys(provider, env)` reads, in its order (the first set one wins), recorded
-// through an env object that answers nothing. Providers without a list are left out.
-{
-  const ENV_KEYS = await imp(`${AI}/env-api-keys.js`);
-  const ids = [...new Set([...AI_ALL.getBuiltinProviders(), ...AI_ALL.builtinProviders().map((p) => p.id)])];
-  defaults.apiKeyEnvVars = {};
-  for (const id of ids) {
-    const read = [];
-    const env = new Proxy({}, { get: (_, name) => { if (typeof name === "string") read.push(name); return undefined; } });
-    ENV_KEYS.findEnvKeys(id, env);
-    if (read.length > 0) defaults.apiKeyEnvVars[id] = read;
-  }
-  assert(Object.keys(defaults.apiKeyEnvVars).length >= 30, "apiKeyEnvVars for the built-in providers");
-  assertEq(J(defaults.apiKeyEnvVars.anthropic), J(["ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"]), "anthropic env vars");
-  notes.push(
-    "defaults.json apiKeyEnvVars: per built-in provider, the env vars getApiKeyEnvVars lists (AI/env-api-keys.js), in the order findEnvKeys reads them; any of them set (non-empty) configures the provider, and the first set one is its key (anthropic skips ANTHROPIC_AUTH_TOKEN, which is a Bearer token). Bedrock's AWS credentials, Vertex's ADC and Anthropic's workload identity federation are rules of their own.",
-  );
-}
+// The env vars that give a built-in provider an API key (lib.mjs `apiKeyEnvVars`).
+defaults.apiKeyEnvVars = await apiKeyEnvVars(AI_ALL, notes);
 {
   const parseBudgetRules = (file) => {
     const fn = matchAll(file, /function getGoogleBudget\(model, level, customBudgets\) \{([\s\S]*?)\n\}/g)[0][1];
