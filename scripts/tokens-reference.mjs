@@ -5,7 +5,8 @@
 // reference tokenizers: js-tiktoken (OpenAI's ranks, in JavaScript) and @lenml/tokenizers (a
 // JavaScript port of transformers.js's tokenizers, reading the models' tokenizer.json). The
 // Rust test tokens/tests/reference.rs counts the same texts with ctxlens-tokens and compares.
-// Needs scripts/fetch-vocabularies.sh first. Usage: node scripts/tokens-reference.mjs
+// Needs scripts/fetch-vocabularies.sh first. Usage: node scripts/tokens-reference.mjs, then
+// python3 scripts/tokens-reference-tekken.py (Mistral's Tekken, by mistral-common).
 import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";

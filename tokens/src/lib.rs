@@ -9,8 +9,8 @@
 //!
 //! Which vocabulary a model uses is data: [`rules::Rules`] (`data/model-tokenizers.json`).
 //! Counts are of the text alone, encoded on its own, without BOS/EOS; a special token's string
-//! in the text is plain text for OpenAI's vocabularies (as OpenAI's API treats it) and that one
-//! token for the others (as their HF tokenizer does). Chat-template framing is not counted here.
+//! in the text is plain text for OpenAI's and Mistral's vocabularies (as their own tokenizers
+//! treat it) and that one token for the others (as their HF tokenizer does). Chat-template framing is not counted here.
 
 pub mod rules;
 
@@ -33,16 +33,17 @@ pub fn builtin_names() -> Vec<&'static str> {
 }
 
 // ctxlens's vocabulary names → the tiktoken crate's encoding names, and whether a special
-// token's string in a text counts as that one token. OpenAI's API treats such strings as text;
-// the open-weight models' vocabularies come from HF tokenizer.json files, whose tokenizer (as
-// run by the servers that host them) matches added tokens anywhere in the text.
+// token's string in a text counts as that one token. OpenAI's API and Mistral's own tokenizer
+// (mistral-common) treat such strings as text; the other open-weight models' vocabularies come
+// from HF tokenizer.json files, whose tokenizer (as run by the servers that host them) matches
+// added tokens anywhere in the text. Each choice is tested against that reference.
 const BUILTINS: &[(&str, &str, Specials)] = &[
     ("o200k_base", "o200k_base", Specials::AsText),
     ("cl100k_base", "cl100k_base", Specials::AsText),
     ("qwen2", "qwen2", Specials::Matched),
     ("deepseek_v3", "deepseek_v3", Specials::Matched),
     ("llama3", "llama3", Specials::Matched),
-    ("mistral_v3", "mistral_v3", Specials::Matched),
+    ("mistral_v3", "mistral_v3", Specials::AsText),
     ("kimi_k2", "kimi_k2", Specials::Matched),
     ("glm4", "glm4", Specials::Matched),
     ("glm5", "glm5", Specials::Matched),
@@ -60,7 +61,11 @@ enum Specials {
 /// share it.
 pub fn builtin(name: &str) -> Option<Builtin> {
     let (ours, theirs, specials) = BUILTINS.iter().find(|(ours, _, _)| *ours == name)?;
-    tiktoken::get_encoding(theirs).map(|bpe| Builtin { name: ours, bpe, specials: *specials })
+    tiktoken::get_encoding(theirs).map(|bpe| Builtin {
+        name: ours,
+        bpe,
+        specials: *specials,
+    })
 }
 
 /// A vocabulary of the `tiktoken` crate.
