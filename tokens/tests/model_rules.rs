@@ -58,6 +58,16 @@ fn known_families_resolve_to_their_vocabulary() {
     assert_eq!(vocab("openai", "gpt-4-turbo"), "cl100k_base");
     assert_eq!(vocab("openrouter", "qwen/qwen3-coder"), "qwen2");
     assert_eq!(vocab("deepseek", "deepseek-chat"), "deepseek_v3");
+    assert_eq!(
+        vocab("amazon-bedrock", "us.deepseek.r1-v1:0"),
+        "deepseek_v3"
+    );
+    assert_eq!(vocab("cerebras", "zai-glm-5-2"), "glm5");
+    assert_eq!(vocab("vercel-ai-gateway", "alibaba/qwen-3-235b"), "qwen2");
+    // DeepSeek V4 and Kimi K3: the tiktoken crate has vocabularies for them, but no independent
+    // reference was at hand to test them, so they stay unknown.
+    assert_eq!(vocab("deepseek", "deepseek-v4-flash"), "unknown");
+    assert_eq!(vocab("moonshotai", "kimi-k3"), "unknown");
     assert_eq!(vocab("groq", "llama-3.3-70b-versatile"), "llama3");
     assert_eq!(vocab("mistral", "devstral-medium-latest"), "mistral_v3");
     assert_eq!(vocab("moonshotai", "kimi-k2-0905-preview"), "kimi_k2");
