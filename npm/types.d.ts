@@ -268,6 +268,8 @@ export interface StageEvent {
 export interface Stage {
   id: StageId;
   title: string;
+  /** What the stage is, in one line for a pi user. */
+  explanation: string;
   /** Where the stage lives in pi (file:line). */
   piSource: string;
   summary: string;

@@ -1226,7 +1226,29 @@ impl Run<'_> {
             Err(message) => Err(protocols::AdapterError { message }),
         };
         let request = match built {
-            Ok(req) => Some(req),
+            Ok(mut req) => {
+                // A what-if protocol switch keeps the model's base URL, made for its own
+                // protocol: a doubled path segment is said beside the URL.
+                if let Some(from) = &self.switched_from {
+                    req.url_note = protocols::doubled_segment_note(
+                        &req.url,
+                        model.base_url(),
+                        from,
+                        model.api(),
+                    );
+                    if let Some(note) = &req.url_note {
+                        self.rec
+                            .events
+                            .push(Event::new(EventKind::Note, note.clone()));
+                        self.diags.push(Diagnostic::warning(
+                            format!("{} (baseUrl)", model.reference()),
+                            None,
+                            note.clone(),
+                        ));
+                    }
+                }
+                Some(req)
+            }
             Err(e) => {
                 let not_ported = model
                     .api()

@@ -59,6 +59,23 @@ impl StageId {
         }
     }
 
+    /// What the stage is, in one line for a pi user (the views show it under the stage's name).
+    pub fn explanation(self) -> &'static str {
+        match self {
+            StageId::SessionRead => "pi reads your session file and follows the active branch from the leaf back to the first entry",
+            StageId::AgentMessages => "the entries on that branch become the agent's messages (a compaction's summary stands in for what it replaced)",
+            StageId::AgentContext => "pi picks the model and thinking level, the active tools, and builds the system prompt from AGENTS.md files, skills and settings",
+            StageId::InputAppended => "your new prompt (with any @file attachments) is added; with no prompt, pi continues after the last tool results",
+            StageId::TransformContext => "extensions may rewrite the messages here; without extensions they pass unchanged",
+            StageId::ConvertToLlm => "pi's own message kinds (bash runs, custom and summary messages) become plain user, assistant and tool-result messages",
+            StageId::TransformMessages => "the history is fitted to the model: thinking from other models, images it cannot read, tool-call ids, errored turns",
+            StageId::ConvertMessages => "the protocol's adapter turns the messages into the shape its API expects",
+            StageId::BuildParams => "the adapter adds the model, token limits, thinking, tools and cache markers",
+            StageId::OnPayload => "extensions may change the finished parameters here; without extensions they pass unchanged",
+            StageId::HttpBody => "the URL, the headers and the exact body bytes pi sends",
+        }
+    }
+
     pub fn title(self) -> &'static str {
         match self {
             StageId::SessionRead => "Session read",

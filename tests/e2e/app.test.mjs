@@ -139,9 +139,11 @@ test("loose files: a session, context files in folders, a skill; the settings ch
   fs.mkdirSync(path.join(dir, "shop/skills/x"), { recursive: true });
   fs.writeFileSync(path.join(dir, "shop/skills/x/SKILL.md"), "---\nname: deploy\ndescription: Deploys the shop.\n---\nSteps.\n");
   await page.getByTestId("folder-input").setInputFiles(path.join(dir, "shop"));
-  await until(page, () => document.querySelectorAll(".files li").length === 4);
-  const kinds = await page.locator(".files .kind").allTextContents();
-  assert.deepEqual(kinds.sort(), ["context file", "models.json", "session", "skill deploy"]);
+  await until(page, () => document.querySelectorAll('[data-testid="placement"] [data-status="read"]').length === 4);
+  const what = await page.locator('[data-testid="placed-what"]').allTextContents();
+  assert.deepEqual(what.map((w) => w.replace(/ \(.*$/, "")).sort(), [
+    "read: context file 1 of 1", "read: models.json", "read: skill deploy", "the session pi resumes",
+  ]);
   await until(page, () => document.querySelector('[data-testid="body-json"]')?.textContent.includes("Always run the tests. <b>not html</b>"));
   assert.equal(await page.locator("b", { hasText: "not html" }).count(), 0, "untrusted text is rendered as text");
   const body = JSON.parse(await bodyText(page));
@@ -200,7 +202,7 @@ test("settings edits made while background reports arrive are kept and change th
 
 test("the export is a zip of the case folder", async () => {
   const { page, errors, context } = await openApp();
-  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export case (.zip)" }).click()]);
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export (.zip)" }).click()]);
   const file = await download.path();
   const zip = fs.readFileSync(file);
   assert.equal(zip.subarray(0, 4).toString("latin1"), "PK\x03\x04");
@@ -274,7 +276,7 @@ function filesBelow(dir, rel = "") {
 
 test("an exported case zip, chosen again, opens as the same case with the same body", async () => {
   const { page, errors, context } = await openApp();
-  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export case (.zip)" }).click()]);
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export (.zip)" }).click()]);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ctxlens-zip-"));
   const file = path.join(dir, download.suggestedFilename());
   await download.saveAs(file);
@@ -362,7 +364,7 @@ test("a damaged zip is reported with its name and what was left out; the rest is
   // Cut inside the last entry: its data and the central directory are gone.
   const cut = zip.subarray(0, zip.indexOf(Buffer.from("shop/sub/CLAUDE.md")) + 40);
   await page.getByTestId("file-input").setInputFiles({ name: "shop.zip", mimeType: "application/zip", buffer: cut });
-  await until(page, () => document.querySelector(".scenario")?.textContent === "session.jsonl" && document.querySelectorAll(".files li").length === 2);
+  await until(page, () => document.querySelector(".scenario")?.textContent === "session.jsonl" && document.querySelectorAll('[data-testid="placement"] [data-testid="placed-row"]').length === 2);
   await until(page, () => /shop\.zip/.test(document.querySelector('[data-testid="diagnostics"]').textContent));
   const rows = await page.locator('[data-testid="diagnostics"] .diag').allTextContents();
   const about = rows.filter((r) => r.includes("shop.zip"));
@@ -386,7 +388,7 @@ test("a pasted session is assembled", async () => {
   await page.getByRole("button", { name: "Paste a session" }).click();
   await page.getByLabel("session JSONL").fill(fs.readFileSync(path.join(repo, "www/demo/session.jsonl"), "utf8"));
   await page.getByRole("button", { name: "Use this session" }).click();
-  await until(page, () => document.querySelectorAll(".files li").length === 2);
+  await until(page, () => document.querySelectorAll('[data-testid="placement"] [data-testid="placed-row"]').length === 2);
   await until(page, () => document.querySelector('[data-testid="body-json"]')?.textContent.length > 1000);
   assert.deepEqual(errors, []);
   await context.close();
@@ -423,7 +425,7 @@ test("a dropped zip, a session pasted on the page, the hash and ←/→ reach th
     return !document.body.dispatchEvent(new ClipboardEvent("paste", { clipboardData: dt, bubbles: true, cancelable: true }));
   }, session);
   assert.equal(taken, true, "the paste's default is prevented");
-  await until(page, () => document.querySelectorAll(".files li").length === 2);
+  await until(page, () => document.querySelectorAll('[data-testid="placement"] [data-testid="placed-row"]').length === 2);
   await until(page, () => document.querySelector('[data-testid="body-json"]')?.textContent.length > 1000);
 
   // The hash is followed, and → steps through the pipeline (its default prevented).

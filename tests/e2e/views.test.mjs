@@ -209,6 +209,13 @@ test("the compare mode maps each block of two protocols and reports losses", asy
 test("the compare table, loss report and adapter events are `ctxlens compare`'s, from the worker", async () => {
   const demo = path.join(repo, "www/demo");
   const want = JSON.parse(cli(["compare", "--case", demo, "--env", path.join(demo, "expected/env.json"), "--with", "anthropic-messages"]));
+  // pi's source locations are shown as pi's file paths (the report's sourcePrefixes, without the npm scope).
+  const prefixes = JSON.parse(cli(["report", "--case", demo, "--env", path.join(demo, "expected/env.json")])).sourcePrefixes;
+  const piPath = (src) => {
+    const i = (src ?? "").indexOf("/");
+    const dir = i > 0 ? prefixes[src.slice(0, i)] : undefined;
+    return dir ? `${dir.replace(/^@earendil-works\//, "")}${src.slice(i)}` : src;
+  };
   const { page, context } = await openDemo();
   await showView(page, "protocols", "Protocols");
   await chooseCompareB(page, "anthropic-messages");
@@ -243,7 +250,7 @@ test("the compare table, loss report and adapter events are `ctxlens compare`'s,
   assert.ok(want.losses.length > 0, "the demo loses something between the two");
   assert.deepEqual(shown.losses, want.losses.map((l) => ({ side: l.side, kind: l.kind, detail: l.detail })));
   for (const s of ["a", "b"]) {
-    assert.deepEqual(shown.events[s], want.events[s].map((e) => `${e.kind} ×${e.count} ${e.example} ${e.piSource ?? ""}`.trim()));
+    assert.deepEqual(shown.events[s], want.events[s].map((e) => `${e.kind} ×${e.count} ${e.example} ${e.piSource ? piPath(e.piSource) : ""}`.trim()));
   }
   await page.getByTestId("view-protocols").screenshot({ path: screenshotPath("view-protocols-compare-cli.png") });
   await context.close();

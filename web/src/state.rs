@@ -31,19 +31,53 @@ pub struct Overrides {
     pub system_prompt: Option<String>,
     /// `--append-system-prompt` (empty = remove it).
     pub append_system_prompt: Option<String>,
-    /// The next prompt; `Some("")` = continue after tool results (no new user message).
+    /// The next prompt; `Some("")` or `None` with no prompt in the case: no new user message
+    /// (the session's last call when it ends with pi's answer, else pi's continue).
     pub prompt: Option<String>,
     /// The pi release to rebuild (the picker); `None`: the capture's, else the one the session
     /// proves, else the newest.
     pub pi: Option<ctxlens::PiVersion>,
+    /// The model call to rebuild (the call picker: the K-th call on the active branch, 1-based);
+    /// `None`: the next request.
+    pub call: Option<usize>,
 }
 
-/// A dropped file that is not part of a case folder, with what it is.
+/// Where a dropped or chosen file goes: anywhere on the page (laid where its name and folder
+/// say), or one of the two labelled targets, pi's agent dir (`~/.pi/agent`) and the project
+/// (the session's cwd), where it is laid at its path below the folder dropped.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Target {
+    #[default]
+    Page,
+    Agent,
+    Project,
+}
+
+impl Target {
+    pub fn label(self) -> &'static str {
+        match self {
+            Target::Page => "dropped on the page",
+            Target::Agent => "agent dir",
+            Target::Project => "project",
+        }
+    }
+}
+
+/// A dropped file that is not part of a case folder, with what it is and where it was dropped.
 #[derive(Clone, Debug)]
 pub struct LooseFile {
     pub path: String,
     pub bytes: Vec<u8>,
     pub kind: FileKind,
+    pub target: Target,
+}
+
+/// A dropped file that is not used, and why (it never replaces a file that is).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RefusedFile {
+    pub path: String,
+    pub why: String,
+    pub target: Target,
 }
 
 /// Everything the user gave.
@@ -54,6 +88,8 @@ pub struct Scenario {
     pub case: Option<CaseFiles>,
     /// Loose files, in the order they came; a later file of the same role replaces an earlier one.
     pub loose: Vec<LooseFile>,
+    /// Dropped files that are not used, with why.
+    pub refused: Vec<RefusedFile>,
     pub overrides: Overrides,
     /// `Date.now()` for a scenario without a capture (when it was made).
     pub now_ms: f64,
@@ -65,18 +101,39 @@ pub struct Scenario {
 #[derive(Clone, Debug, Default)]
 pub struct Laid {
     pub files: CaseFiles,
-    /// No new user message: continue after tool results.
+    /// No new user message: the session's last call when it ends with pi's answer, else pi's
+    /// continue after tool results (`Inputs::prompt` `None`).
     pub continue_only: bool,
     /// `Date.now()` when the case has no capture to take it from.
     pub now_ms: Option<f64>,
     /// The pi release asked for ([`Overrides::pi`]).
     pub pi: Option<ctxlens::PiVersion>,
+    /// The call asked for ([`Overrides::call`]).
+    pub call: Option<usize>,
     /// The env.json values before the overrides (the settings panel's placeholders).
     pub base: EnvView,
     pub notes: Vec<Diagnostic>,
     /// The names the core gives laid-out loose files (absolute paths, `tools.json`) → the path
     /// the user dropped them with.
     pub origins: std::collections::BTreeMap<String, String>,
+    /// Where each loose file went, in [`Scenario::loose`]'s order.
+    pub placed: Vec<Placed>,
+    /// No capture to follow: a placeholder key stands in for the model's provider when none
+    /// was given ([`ctxlens::Inputs::placeholder_key`]).
+    pub placeholder_key: bool,
+}
+
+/// Where one loose file was laid.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Placed {
+    /// The path pi sees (absolute), or `tools.json` / the session's name; `None`: not laid.
+    pub pi_path: Option<String>,
+    /// The later loose file (its index) that was laid at the same path and replaced this one.
+    pub replaced_by: Option<usize>,
+    /// The case folder's own file at that path that this one replaced.
+    pub replaces_case_file: bool,
+    /// Why it was not laid.
+    pub why_not: Option<String>,
 }
 
 /// The values of a case's env.json the settings panel shows.
@@ -175,6 +232,163 @@ fn remove_flag(args: &mut Vec<String>, flags: &[&str], takes_value: bool) {
     }
 }
 
+/// Why a file cannot be used, if it cannot: an empty file or one that is not a pi session
+/// named `.jsonl`, an "image" that is not one, a binary file, a file pi does not read. On the agent dir and project targets, a file in a skill folder is
+/// laid as it is (the placement says what pi made of it).
+pub fn refusal(path: &str, bytes: &[u8], kind: &FileKind, target: Target) -> Option<String> {
+    let name = base_name(path);
+    if name == "auth.json" {
+        // Read with its keys replaced as it comes ([`without_keys`]).
+        return None;
+    }
+    match kind {
+        FileKind::Session => check_session(bytes).err(),
+        FileKind::Image => ctxlens::args::detect_supported_image_mime_type(bytes)
+            .is_none()
+            .then(|| "named as an image, but its bytes are not PNG, JPEG, GIF or WebP".into()),
+        FileKind::Ignored { why } => {
+            let in_skill = path.split('/').any(|seg| seg == "skills");
+            if target != Target::Page && in_skill {
+                return None;
+            }
+            Some(if is_binary(bytes) {
+                "a binary file pi does not read".into()
+            } else if target == Target::Page {
+                why.clone()
+            } else {
+                "pi does not read this file to build a request".into()
+            })
+        }
+        _ if bytes.is_empty() => Some("an empty file".into()),
+        _ => None,
+    }
+}
+
+/// auth.json with every key replaced by a stand-in of the same shape as it comes
+/// (`ctxlens::redact`: `sk-ant-oat…` stays an OAuth token, a ChatGPT token a JWT), so the page
+/// builds the same kind of request and never holds, shows or exports those keys.
+pub fn without_keys(path: &str, bytes: Vec<u8>) -> Vec<u8> {
+    let name = base_name(path);
+    if name != "auth.json" {
+        return bytes;
+    }
+    let key = format!("agent/{name}");
+    let mut one = CaseFiles::new();
+    one.insert(key.clone(), bytes);
+    let (mut out, _) = ctxlens::redact::redact(&one, &ctxlens::redact::Identity::default());
+    out.remove(&key).unwrap_or_default()
+}
+
+/// A session's first line must be pi's session header.
+pub fn check_session(bytes: &[u8]) -> Result<(), String> {
+    let line = first_line(bytes);
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Err("an empty session: no lines".into());
+    }
+    if is_binary(bytes) {
+        return Err("not a pi session: a binary file".into());
+    }
+    if session_header(&String::from_utf8_lossy(line)).is_none() {
+        return Err(
+            "not a pi session: its first line is not a session header ({\"type\":\"session\",…})"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
+/// A NUL byte in the first 8 KB, or bytes that are not UTF-8 there.
+fn is_binary(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(8192)];
+    if head.contains(&0) {
+        return true;
+    }
+    match std::str::from_utf8(head) {
+        Ok(_) => false,
+        // A multi-byte character cut at the 8 KB boundary is still text.
+        Err(e) => e.error_len().is_some(),
+    }
+}
+
+/// A session as the inputs panel names it: its cwd, its first prompt (shortened), and the
+/// folder pi keeps sessions of that cwd in.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SessionSummary {
+    pub cwd: Option<String>,
+    pub first_prompt: Option<String>,
+    /// `~/.pi/agent/sessions/--<cwd>--/` for the cwd (`getDefaultSessionDirPath`, the same in
+    /// 0.85.1 and 1.6.0).
+    pub sessions_dir: Option<String>,
+}
+
+/// `getDefaultSessionDirPath(cwd)`'s folder name (CA/core/session-manager.js:242): the cwd
+/// without its leading `/`, every `/`, `\` and `:` as `-`, between `--` and `--`.
+pub fn sessions_folder(cwd: &str) -> String {
+    let rest = cwd.strip_prefix(['/', '\\']).unwrap_or(cwd);
+    format!("--{}--", rest.replace(['/', '\\', ':'], "-"))
+}
+
+/// Reads the header's cwd and the first user message's text (within the first 2,000 lines).
+pub fn session_summary(bytes: &[u8]) -> SessionSummary {
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(4 << 20)]);
+    let mut out = SessionSummary::default();
+    for line in text.lines().take(2000) {
+        let Ok(v) = js::parse(line) else { continue };
+        if out.cwd.is_none() && v.get_str("type") == Some("session") {
+            out.cwd = v.get_str("cwd").map(String::from);
+        }
+        let Some(m) = v
+            .get("message")
+            .filter(|m| m.get_str("role") == Some("user"))
+        else {
+            continue;
+        };
+        let t = match m.get("content") {
+            Some(Value::String(s)) => s.to_string(),
+            Some(Value::Array(a)) => a
+                .iter()
+                .filter_map(|b| b.get_str("text"))
+                .collect::<Vec<_>>()
+                .join(" "),
+            _ => continue,
+        };
+        let t = t.split_whitespace().collect::<Vec<_>>().join(" ");
+        let short: String = t.chars().take(100).collect();
+        out.first_prompt = Some(if short.len() < t.len() {
+            format!("{short}…")
+        } else {
+            short
+        });
+        break;
+    }
+    out.sessions_dir = out.cwd.as_deref().map(|c| {
+        let home = home_for(c);
+        format!("{home}/.pi/agent/sessions/{}/", sessions_folder(c))
+    });
+    out
+}
+
+/// Where a file dropped on the agent dir target goes, below the agent dir: the path below the
+/// folder dropped (`agent/`, or below `.pi/agent/` when a home or `.pi` folder was dropped).
+fn agent_inner(path: &str) -> String {
+    if let Some(i) = path.find(".pi/agent/") {
+        return path[i + ".pi/agent/".len()..].to_string();
+    }
+    match path.split_once('/') {
+        Some((_, rest)) => rest.to_string(),
+        None => path.to_string(),
+    }
+}
+
+/// Where a file dropped on the project target goes, below the cwd: the path below the folder
+/// dropped.
+fn project_inner(path: &str) -> String {
+    match path.split_once('/') {
+        Some((_, rest)) => rest.to_string(),
+        None => path.to_string(),
+    }
+}
+
 impl Scenario {
     /// The bundled demo.
     pub fn demo() -> Scenario {
@@ -201,6 +415,24 @@ impl Scenario {
     /// [`Scenario::add_files`], with what reading the files found (an archive that could not be
     /// opened in full) among the scenario's notes.
     pub fn add_collected(&mut self, collected: Collected, now_ms: f64) {
+        self.add_collected_to(collected, Target::Page, now_ms)
+    }
+
+    /// Whether a drop brings anything to use (a case folder, or a file that is not refused):
+    /// only then does it take the bundled demo's place. Files that cannot be used (an empty
+    /// session, an image that is not one, a stray .txt) replace nothing.
+    pub fn brings_inputs(collected: &Collected, target: Target) -> bool {
+        (target == Target::Page && find_case(&collected.files).is_some())
+            || collected.files.iter().any(|(path, bytes)| {
+                let kind = recognize(path, bytes, &mut Vec::new());
+                refusal(path, bytes, &kind, target).is_none()
+            })
+    }
+
+    /// Adds what was dropped on `target`. A case folder dropped on the page replaces the
+    /// scenario; loose files are added to it. A file that cannot be used is kept aside with why
+    /// ([`Scenario::refused`]) and replaces nothing.
+    pub fn add_collected_to(&mut self, collected: Collected, target: Target, now_ms: f64) {
         let Collected {
             files,
             skipped,
@@ -210,41 +442,54 @@ impl Scenario {
         for s in &skipped {
             notes.push(Diagnostic::info(s.as_str(), None, "not read").skipping(s.as_str()));
         }
-        if let Some((prefix, case, others)) = find_case(&files) {
-            if others > 0 {
-                notes.push(Diagnostic::warning(
-                    format!("{prefix}/"),
-                    None,
-                    format!(
-                        "{others} more case.json below this folder: only the top case is opened"
-                    ),
-                ));
+        if target == Target::Page {
+            if let Some((prefix, case, others)) = find_case(&files) {
+                if others > 0 {
+                    notes.push(Diagnostic::warning(
+                        format!("{prefix}/"),
+                        None,
+                        format!(
+                            "{others} more case.json below this folder: only the top case is opened"
+                        ),
+                    ));
+                }
+                let name = if prefix.is_empty() {
+                    "case folder".to_string()
+                } else {
+                    base_name(&prefix).to_string()
+                };
+                *self = Scenario {
+                    name,
+                    case: Some(case),
+                    now_ms,
+                    notes,
+                    ..Default::default()
+                };
+                return;
             }
-            let name = if prefix.is_empty() {
-                "case folder".to_string()
-            } else {
-                base_name(&prefix).to_string()
-            };
-            *self = Scenario {
-                name,
-                case: Some(case),
-                now_ms,
-                notes,
-                ..Default::default()
-            };
-            return;
         }
         let mut ignored = Vec::new();
         for (path, bytes) in files {
+            let bytes = without_keys(&path, bytes);
             let kind = recognize(&path, &bytes, &mut notes);
-            if let FileKind::Ignored { why } = &kind {
+            if let Some(why) = refusal(&path, &bytes, &kind, target) {
                 ignored.push(format!("{path} ({why})"));
+                self.refused
+                    .retain(|r| r.path != path || r.target != target);
+                self.refused.push(RefusedFile { path, why, target });
                 continue;
             }
-            if self.case.is_none() && self.loose.is_empty() {
+            if kind == FileKind::Session || (self.case.is_none() && self.loose.is_empty()) {
                 self.name = base_name(&path).to_string();
             }
-            self.loose.push(LooseFile { path, bytes, kind });
+            self.refused
+                .retain(|r| r.path != path || r.target != target);
+            self.loose.push(LooseFile {
+                path,
+                bytes,
+                kind,
+                target,
+            });
         }
         if !ignored.is_empty() {
             let shown: Vec<&str> = ignored.iter().take(8).map(String::as_str).collect();
@@ -258,7 +503,7 @@ impl Scenario {
                     "dropped files",
                     None,
                     format!(
-                        "{} file(s) left out: {}{more}",
+                        "{} file(s) not used: {}{more}",
                         ignored.len(),
                         shown.join(", ")
                     ),
@@ -270,6 +515,43 @@ impl Scenario {
             self.now_ms = now_ms;
         }
         self.notes.extend(notes);
+    }
+
+    /// Removes the `i`-th loose file (the request is rebuilt without it).
+    pub fn remove_loose(&mut self, i: usize) {
+        if i < self.loose.len() {
+            self.loose.remove(i);
+            let session = self
+                .loose
+                .iter()
+                .rev()
+                .find(|f| f.kind == FileKind::Session)
+                .map(|f| base_name(&f.path).to_string());
+            if let Some(n) = session {
+                self.name = n;
+            } else if self.case.is_none() {
+                self.name = self
+                    .loose
+                    .first()
+                    .map(|f| base_name(&f.path).to_string())
+                    .unwrap_or_else(|| "no session".into());
+            }
+        }
+    }
+
+    /// Removes the `i`-th refused file from the list.
+    pub fn remove_refused(&mut self, i: usize) {
+        if i < self.refused.len() {
+            self.refused.remove(i);
+        }
+    }
+
+    /// The session on screen (the last one dropped), if any.
+    pub fn session(&self) -> Option<&LooseFile> {
+        self.loose
+            .iter()
+            .rev()
+            .find(|f| f.kind == FileKind::Session)
     }
 
     /// A pasted session.
@@ -291,6 +573,7 @@ impl Scenario {
         let loose_session = latest(&|k| *k == FileKind::Session);
 
         // env.json: the capture's, or one made for loose files.
+        let has_capture = find_env_dir(&files).is_some();
         let env_path = match find_env_dir(&files) {
             Some(d) if !d.is_empty() => format!("{d}/env.json"),
             Some(_) => "env.json".into(),
@@ -400,11 +683,9 @@ impl Scenario {
                 .unwrap_or("")
                 .to_string(),
             prompt: if had_case {
-                // `"prompt": null` (an export of a continue): no new user message.
-                match env.get("prompt") {
-                    Some(Value::Null) => String::new(),
-                    _ => env.get_str("prompt").unwrap_or("go on").to_string(),
-                }
+                // No prompt (or `"prompt": null`): no new user message — the session's last
+                // call when it ends with pi's answer, else pi's continue (never a made-up prompt).
+                env.get_str("prompt").unwrap_or("").to_string()
             } else {
                 String::new()
             },
@@ -475,7 +756,10 @@ impl Scenario {
         let mut tools_active: Option<Vec<String>> = None;
         // Case path → the dropped file it came from (diagnostics name the user's file).
         let mut placed: Vec<(String, String)> = Vec::new();
-        for f in &self.loose {
+        // Where each loose file went, and which loose file holds each case path now.
+        let mut where_laid: Vec<Placed> = vec![Placed::default(); self.loose.len()];
+        let mut holder: std::collections::BTreeMap<String, usize> = Default::default();
+        for (i, f) in self.loose.iter().enumerate() {
             let segs: Vec<&str> = f.path.split('/').collect();
             let name = base_name(&f.path);
             // Inside a dropped folder: the path below the folder itself.
@@ -484,14 +768,37 @@ impl Scenario {
             } else {
                 name.to_string()
             };
-            let under_agent = f
-                .path
-                .find(".pi/agent/")
-                .map(|i| format!("agent/{}", &f.path[i + ".pi/agent/".len()..]));
+            // A folder named `agent` dropped on the page is taken for pi's agent dir.
+            let target = match f.target {
+                Target::Page if segs.len() > 1 && segs[0] == "agent" => Target::Agent,
+                t => t,
+            };
+            let under_agent = match target {
+                Target::Agent => Some(format!("agent/{}", agent_inner(&f.path))),
+                Target::Project => None,
+                Target::Page => f
+                    .path
+                    .find(".pi/agent/")
+                    .map(|i| format!("agent/{}", &f.path[i + ".pi/agent/".len()..])),
+            };
             let in_project = segs.len() > 1 && segs[segs.len() - 2] == ".pi";
             let in_cwd = |rel: &str| fs_path(&join_path(&cwd, rel));
-            let target: Option<String> = match &f.kind {
-                FileKind::Session if !std::ptr::eq(f, loose_session.unwrap_or(f)) => continue,
+            let on_target = match target {
+                Target::Agent => under_agent.clone(),
+                Target::Project => in_cwd(&project_inner(&f.path)),
+                Target::Page => None,
+            };
+            let target_path: Option<String> = match &f.kind {
+                FileKind::Session if !std::ptr::eq(f, loose_session.unwrap_or(f)) => {
+                    let last = self
+                        .loose
+                        .iter()
+                        .rposition(|g| g.kind == FileKind::Session)
+                        .unwrap_or(i);
+                    where_laid[i].pi_path = Some(f.path.clone());
+                    where_laid[i].replaced_by = Some(last);
+                    continue;
+                }
                 FileKind::Session => {
                     if had_case {
                         // The capture's "next prompt time" belonged to its own session.
@@ -499,6 +806,17 @@ impl Scenario {
                     }
                     Some("session.jsonl".into())
                 }
+                FileKind::Tools { json, active, .. } => {
+                    if active.is_some() {
+                        tools_active = active.clone();
+                    }
+                    let _ = json;
+                    Some("tools.json".into())
+                }
+                _ if on_target.is_some() => on_target.clone(),
+                _ if name == "auth.json" => under_agent
+                    .clone()
+                    .or_else(|| Some("agent/auth.json".into())),
                 FileKind::Models => {
                     // Laid in the agent dir as it is (a case's top-level models.json would have
                     // its base URLs pointed at the oracle's stand-in).
@@ -508,14 +826,6 @@ impl Scenario {
                 // A project's .pi/settings.json stays in the project; any other is the agent's.
                 FileKind::Settings if under_agent.is_none() && in_project => in_cwd(&inner),
                 FileKind::Settings => Some("agent/settings.json".into()),
-                FileKind::Tools { json, active, .. } => {
-                    if active.is_some() {
-                        tools_active = active.clone();
-                    }
-                    files.insert("tools.json".into(), json.clone().into_bytes());
-                    placed.push(("tools.json".into(), f.path.clone()));
-                    continue;
-                }
                 FileKind::ContextFile => under_agent.clone().or_else(|| in_cwd(&inner)),
                 FileKind::SystemPrompt { .. } if under_agent.is_some() => under_agent.clone(),
                 FileKind::SystemPrompt { .. } if in_project => in_cwd(&inner),
@@ -538,21 +848,39 @@ impl Scenario {
                     }
                     in_cwd(name)
                 }
-                FileKind::Ignored { .. } => continue,
+                FileKind::Ignored { .. } => None,
             };
-            match target {
+            match target_path {
                 Some(t) => {
-                    files.insert(t.clone(), f.bytes.clone());
+                    if let Some(&j) = holder.get(&t) {
+                        where_laid[j].replaced_by = Some(i);
+                    } else if files.contains_key(&t) {
+                        where_laid[i].replaces_case_file = true;
+                    }
+                    holder.insert(t.clone(), i);
+                    let bytes = match &f.kind {
+                        FileKind::Tools { json, .. } => json.clone().into_bytes(),
+                        _ => f.bytes.clone(),
+                    };
+                    files.insert(t.clone(), bytes);
+                    where_laid[i].pi_path = Some(t.clone());
                     placed.push((t, f.path.clone()));
                 }
-                None => notes.push(
-                    Diagnostic::warning(
-                        f.path.as_str(),
-                        None,
-                        format!("the cwd {cwd} is outside the case's root {root}"),
+                None if matches!(f.kind, FileKind::Ignored { .. }) => {
+                    where_laid[i].why_not = Some("pi does not read this file".into());
+                }
+                None => {
+                    where_laid[i].why_not =
+                        Some(format!("the cwd {cwd} is outside the case's root {root}"));
+                    notes.push(
+                        Diagnostic::warning(
+                            f.path.as_str(),
+                            None,
+                            format!("the cwd {cwd} is outside the case's root {root}"),
+                        )
+                        .skipping(name.to_string()),
                     )
-                    .skipping(name.to_string()),
-                ),
+                }
             }
         }
         if let (Some(active), None) = (tools_active, &o.tools) {
@@ -568,20 +896,25 @@ impl Scenario {
             .get_str("agentDir")
             .map(String::from)
             .unwrap_or_else(|| format!("{root}/home/.pi/agent"));
+        let core_name = |case_path: &str| {
+            if let Some(r) = case_path.strip_prefix("fs/") {
+                join_path(&root, r)
+            } else if let Some(r) = case_path.strip_prefix("agent/") {
+                join_path(&agent_dir, r)
+            } else if case_path == "session.jsonl" {
+                join_path(&root, "session.jsonl")
+            } else {
+                case_path.to_string()
+            }
+        };
+        for (w, f) in where_laid.iter_mut().zip(&self.loose) {
+            if f.kind != FileKind::Session {
+                w.pi_path = w.pi_path.as_deref().map(core_name);
+            }
+        }
         let origins = placed
             .into_iter()
-            .map(|(case_path, original)| {
-                let core_name = if let Some(r) = case_path.strip_prefix("fs/") {
-                    join_path(&root, r)
-                } else if let Some(r) = case_path.strip_prefix("agent/") {
-                    join_path(&agent_dir, r)
-                } else if case_path == "session.jsonl" {
-                    join_path(&root, "session.jsonl")
-                } else {
-                    case_path
-                };
-                (core_name, original)
-            })
+            .map(|(case_path, original)| (core_name(&case_path), original))
             .collect::<std::collections::BTreeMap<String, String>>();
         // inputs_from_case names the session `{root}/session.jsonl` as it is.
         let mut origins = origins;
@@ -617,9 +950,12 @@ impl Scenario {
             continue_only,
             now_ms,
             pi: self.overrides.pi,
+            call: self.overrides.call,
             base,
             notes,
             origins,
+            placed: where_laid,
+            placeholder_key: !has_capture || loose_session.is_some(),
         }
     }
 }
@@ -630,6 +966,22 @@ pub struct LayOptions {
     pub continue_only: bool,
     pub now_ms: Option<f64>,
     pub pi: Option<ctxlens::PiVersion>,
+    /// [`Laid::placeholder_key`].
+    pub placeholder_key: bool,
+    /// The call to rebuild (`Inputs::call`, by its index on the active branch).
+    pub call: Option<usize>,
+}
+
+impl LayOptions {
+    pub fn of(laid: &Laid) -> LayOptions {
+        LayOptions {
+            continue_only: laid.continue_only,
+            now_ms: laid.now_ms,
+            pi: laid.pi,
+            placeholder_key: laid.placeholder_key,
+            call: laid.call,
+        }
+    }
 }
 
 /// The `Inputs` of a laid-out scenario (run by the worker). A case that cannot be read gives
@@ -640,7 +992,14 @@ pub fn inputs_of(
     api: Option<&str>,
 ) -> (Inputs, Vec<Diagnostic>) {
     let mut notes = Vec::new();
-    let mut inputs = match inputs_from_case(files, None) {
+    // A call is rebuilt as the CLI's `--call` does in a case folder: on the capture's
+    // session.after.jsonl when there is one, else on the case's own session.
+    let call = opts.call.map(ctxlens::calls::CallRef::Index);
+    let read = match call {
+        Some(c) => ctxlens::case::inputs_for_call(files, None, Some(c)),
+        None => inputs_from_case(files, None),
+    };
+    let mut inputs = match read {
         Ok(i) => i,
         Err(e) => {
             notes.push(Diagnostic::error("case folder", None, e.0).skipping("the case's settings"));
@@ -659,6 +1018,7 @@ pub fn inputs_of(
     if opts.pi.is_some() {
         inputs.pi = opts.pi;
     }
+    inputs.placeholder_key = opts.placeholder_key;
     (inputs, notes)
 }
 
@@ -755,15 +1115,7 @@ mod tests {
 
     fn demo_body(api: Option<&str>) -> Option<String> {
         let laid = Scenario::demo().lay_out();
-        let (inputs, notes) = inputs_of(
-            &laid.files,
-            LayOptions {
-                continue_only: laid.continue_only,
-                now_ms: laid.now_ms,
-                pi: laid.pi,
-            },
-            api,
-        );
+        let (inputs, notes) = inputs_of(&laid.files, LayOptions::of(&laid), api);
         assert!(notes.is_empty(), "{notes:?}");
         ctxlens::assemble(&inputs).request.map(|r| r.body)
     }
@@ -795,15 +1147,7 @@ mod tests {
                 0.0,
             );
             let laid = sc.lay_out();
-            let (inputs, notes) = inputs_of(
-                &laid.files,
-                LayOptions {
-                    continue_only: laid.continue_only,
-                    now_ms: laid.now_ms,
-                    pi: laid.pi,
-                },
-                None,
-            );
+            let (inputs, notes) = inputs_of(&laid.files, LayOptions::of(&laid), None);
             let a = ctxlens::assemble(&inputs);
             let body = a.request.as_ref().map(|r| r.body.as_bytes());
             if body != Some(expected.as_slice()) {
@@ -848,7 +1192,7 @@ mod tests {
                     "models.json".into(),
                     b"{\"providers\":{\"p\":{\"models\":[{\"id\":\"m\"}]}}}".to_vec(),
                 ),
-                ("shot.png".into(), vec![0x89, b'P', b'N', b'G']),
+                ("shot.png".into(), PNG.to_vec()),
                 ("notes.txt".into(), b"x".to_vec()),
             ],
             vec![],
@@ -875,8 +1219,7 @@ mod tests {
             &laid.files,
             LayOptions {
                 continue_only: true,
-                now_ms: laid.now_ms,
-                pi: None,
+                ..LayOptions::of(&laid)
             },
             None,
         );
@@ -894,6 +1237,251 @@ mod tests {
                 .map(String::as_str),
             Some("models.json")
         );
+    }
+
+    /// A 1×1 PNG.
+    const PNG: &[u8] = b"\x89\x50\x4e\x47\x0d\x0a\x1a\x0a\x00\x00\x00\x0d\x49\x48\x44\x52\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\x0d\x49\x44\x41\x54\x78\x9c\x63\xf8\xcf\xc0\xf0\x1f\x00\x05\x00\x01\xff\x89\x99\x3d\x1d\x00\x00\x00\x00\x49\x45\x4e\x44\xae\x42\x60\x82";
+
+    const SESSION: &str = "{\"type\":\"session\",\"version\":3,\"id\":\"s1\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"cwd\":\"/home/ann/proj\"}\n{\"type\":\"message\",\"id\":\"u1\",\"parentId\":null,\"timestamp\":\"2025-01-01T00:00:01.000Z\",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"Fix   the\\nlogin bug\"}],\"timestamp\":1}}\n";
+
+    fn files(list: &[(&str, &[u8])]) -> Collected {
+        Collected {
+            files: list
+                .iter()
+                .map(|(p, b)| (p.to_string(), b.to_vec()))
+                .collect(),
+            ..Default::default()
+        }
+    }
+
+    fn placed_at<'a>(sc: &'a Scenario, laid: &'a Laid, path: &str, target: Target) -> &'a Placed {
+        let i = sc
+            .loose
+            .iter()
+            .position(|f| f.path == path && f.target == target)
+            .unwrap_or_else(|| panic!("{path} not among the loose files"));
+        &laid.placed[i]
+    }
+
+    /// The agent folder dropped on its target and the project on its own: each file is laid
+    /// below its target (the agent's AGENTS.md no longer lands in the cwd), and a second drop
+    /// of the same path says which replaced which.
+    #[test]
+    fn the_two_targets_lay_files_below_them() {
+        let mut sc = Scenario::default();
+        sc.add_collected_to(files(&[("s.jsonl", SESSION.as_bytes())]), Target::Page, 1.0);
+        sc.add_collected_to(
+            files(&[
+                ("agent/AGENTS.md", b"agent rules"),
+                ("agent/settings.json", b"{}"),
+                (
+                    "agent/skills/lint/SKILL.md",
+                    b"---\nname: lint\ndescription: d\n---\n",
+                ),
+                ("agent/skills/lint/run.sh", b"echo"),
+                (
+                    "agent/auth.json",
+                    b"{\"anthropic\":{\"type\":\"api_key\",\"key\":\"sk-ant-api03-secret\"}}",
+                ),
+            ]),
+            Target::Agent,
+            1.0,
+        );
+        sc.add_collected_to(
+            files(&[
+                ("proj/AGENTS.md", b"project rules"),
+                ("proj/sub/CLAUDE.md", b"sub rules"),
+                ("proj/.pi/settings.json", b"{}"),
+                ("proj/src/main.rs", b"fn main() {}"),
+            ]),
+            Target::Project,
+            1.0,
+        );
+        // The same project file dropped again, alone.
+        sc.add_collected_to(
+            files(&[("AGENTS.md", b"newer rules")]),
+            Target::Project,
+            1.0,
+        );
+        let laid = sc.lay_out();
+        let at = |p: &str, t| placed_at(&sc, &laid, p, t).pi_path.clone();
+        assert_eq!(
+            at("agent/AGENTS.md", Target::Agent).as_deref(),
+            Some("/home/ann/.pi/agent/AGENTS.md")
+        );
+        assert_eq!(
+            at("agent/skills/lint/run.sh", Target::Agent).as_deref(),
+            Some("/home/ann/.pi/agent/skills/lint/run.sh"),
+            "a skill folder's other files are laid as they are"
+        );
+        assert_eq!(
+            at("proj/AGENTS.md", Target::Project).as_deref(),
+            Some("/home/ann/proj/AGENTS.md")
+        );
+        assert_eq!(
+            at("proj/sub/CLAUDE.md", Target::Project).as_deref(),
+            Some("/home/ann/proj/sub/CLAUDE.md")
+        );
+        assert_eq!(
+            at("proj/.pi/settings.json", Target::Project).as_deref(),
+            Some("/home/ann/proj/.pi/settings.json")
+        );
+        let later = sc.loose.iter().position(|f| f.path == "AGENTS.md").unwrap();
+        assert_eq!(
+            placed_at(&sc, &laid, "proj/AGENTS.md", Target::Project).replaced_by,
+            Some(later)
+        );
+        assert_eq!(
+            laid.files
+                .get("fs/home/ann/proj/AGENTS.md")
+                .map(Vec::as_slice),
+            Some(&b"newer rules"[..])
+        );
+        assert_eq!(
+            laid.files.get("agent/AGENTS.md").map(Vec::as_slice),
+            Some(&b"agent rules"[..])
+        );
+        // A source file is not used, and says why; auth.json is laid with its keys replaced.
+        let why = |p: &str| {
+            sc.refused
+                .iter()
+                .find(|r| r.path == p)
+                .map(|r| r.why.clone())
+        };
+        assert!(why("agent/auth.json").is_none(), "auth.json is read");
+        let auth = String::from_utf8_lossy(&laid.files["agent/auth.json"]).into_owned();
+        assert!(!auth.contains("sk-ant-api03-secret"), "{auth}");
+        assert!(
+            auth.contains("\"type\":\"api_key\"") || auth.contains("\"type\": \"api_key\""),
+            "{auth}"
+        );
+        assert!(why("proj/src/main.rs").unwrap().contains("does not read"));
+        assert!(laid.placeholder_key);
+        // The agent's files, then the project's: pi reads both context files, the agent's first.
+        let (inputs, _) = inputs_of(&laid.files, LayOptions::of(&laid), None);
+        let a = ctxlens::assemble(&inputs);
+        let paths: Vec<&str> = a
+            .parts
+            .resources
+            .context_files
+            .iter()
+            .map(|c| c.path.as_str())
+            .collect();
+        assert_eq!(
+            paths,
+            ["/home/ann/.pi/agent/AGENTS.md", "/home/ann/proj/AGENTS.md"]
+        );
+        // Per-file remove: without the agent's AGENTS.md, only the project's is read.
+        let i = sc
+            .loose
+            .iter()
+            .position(|f| f.path == "agent/AGENTS.md")
+            .unwrap();
+        sc.remove_loose(i);
+        let laid = sc.lay_out();
+        assert!(!laid.files.contains_key("agent/AGENTS.md"));
+        assert_eq!(sc.name, "s.jsonl");
+    }
+
+    /// A folder named `agent` dropped anywhere on the page is pi's agent dir.
+    #[test]
+    fn an_agent_folder_dropped_on_the_page_is_the_agent_dir() {
+        let mut sc = Scenario::default();
+        sc.add_collected_to(
+            files(&[
+                ("s.jsonl", SESSION.as_bytes()),
+                ("agent/AGENTS.md", b"agent rules"),
+            ]),
+            Target::Page,
+            1.0,
+        );
+        let laid = sc.lay_out();
+        assert!(laid.files.contains_key("agent/AGENTS.md"));
+        assert!(!laid.files.contains_key("fs/home/ann/proj/AGENTS.md"));
+    }
+
+    /// Bad drops are refused with why and never replace a good input.
+    #[test]
+    fn bad_drops_say_why_and_replace_nothing() {
+        let mut sc = Scenario::default();
+        sc.add_collected_to(
+            files(&[("good.jsonl", SESSION.as_bytes())]),
+            Target::Page,
+            1.0,
+        );
+        let bad = files(&[
+            ("empty.jsonl", b""),
+            ("blank.jsonl", b"\n  \n"),
+            ("notes.jsonl", b"{\"hello\": 1}\n"),
+            ("shot.png", b"not really a png"),
+            ("blob.bin", &[0u8, 1, 2, 3]),
+            ("notes.txt", b"hello"),
+            ("data.json", b"{\"foo\": [1, 2]}"),
+        ]);
+        assert!(!Scenario::brings_inputs(&bad, Target::Page));
+        sc.add_collected_to(bad, Target::Page, 1.0);
+        assert_eq!(
+            sc.loose.len(),
+            1,
+            "{:?}",
+            sc.loose.iter().map(|f| &f.path).collect::<Vec<_>>()
+        );
+        assert_eq!(sc.name, "good.jsonl");
+        let why = |p: &str| {
+            sc.refused
+                .iter()
+                .find(|r| r.path == p)
+                .map(|r| r.why.clone())
+                .unwrap_or_else(|| panic!("{p} not refused"))
+        };
+        assert!(why("empty.jsonl").contains("empty session"));
+        assert!(why("blank.jsonl").contains("empty session"));
+        assert!(why("notes.jsonl").contains("not a pi session"));
+        assert!(why("shot.png").contains("not PNG"));
+        assert!(why("blob.bin").contains("binary"));
+        assert!(why("notes.txt").contains("not an input pi reads"));
+        assert!(why("data.json").contains("neither a tool set"));
+        assert!(Scenario::brings_inputs(
+            &files(&[("shot.png", PNG)]),
+            Target::Page
+        ));
+    }
+
+    /// A login stays a login (pi's OAuth request), a key stays a key; neither is kept.
+    #[test]
+    fn keys_are_replaced_as_they_come_keeping_their_kind() {
+        let auth = br#"{"anthropic":{"type":"oauth","access":"sk-ant-oat01-AbCdEfGhIjKlMnOpQrStUvWx","refresh":"sk-ant-ort01-ZyXwVuTsRqPoNmLk","expires":1}}"#;
+        let out = String::from_utf8(without_keys("agent/auth.json", auth.to_vec())).unwrap();
+        assert!(
+            !out.contains("AbCdEfGhIjKlMnOpQrStUvWx") && !out.contains("ZyXwVuTsRqPoNmLk"),
+            "{out}"
+        );
+        assert!(out.contains("sk-ant-oat"), "{out}");
+        assert_eq!(
+            without_keys("AGENTS.md", b"sk-proj-1234567890abcdef".to_vec()),
+            b"sk-proj-1234567890abcdef"
+        );
+    }
+
+    #[test]
+    fn a_session_is_named_by_its_file_first_prompt_and_cwd() {
+        let s = session_summary(SESSION.as_bytes());
+        assert_eq!(s.cwd.as_deref(), Some("/home/ann/proj"));
+        assert_eq!(s.first_prompt.as_deref(), Some("Fix the login bug"));
+        assert_eq!(
+            s.sessions_dir.as_deref(),
+            Some("/home/ann/.pi/agent/sessions/--home-ann-proj--/")
+        );
+        assert_eq!(sessions_folder("C:\\Users\\ann"), "--C--Users-ann--");
+    }
+
+    /// A dropped session runs with a placeholder key for its provider; a capture does not.
+    #[test]
+    fn the_placeholder_key_is_for_sessions_without_a_capture() {
+        assert!(!Scenario::demo().lay_out().placeholder_key);
+        let mut sc = Scenario::demo();
+        sc.add_collected_to(files(&[("s.jsonl", SESSION.as_bytes())]), Target::Page, 1.0);
+        assert!(sc.lay_out().placeholder_key);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //!
 //! | page → worker | |
 //! |---|---|
-//! | `{type: "load", gen, files: [[path, Uint8Array]…], continueOnly, nowMs}` | a laid-out case folder (the buffers are transferred) |
+//! | `{type: "load", gen, files: [[path, Uint8Array]…], continueOnly, nowMs, pi, placeholderKey, call}` | a laid-out case folder (the buffers are transferred) |
 //! | `{type: "assemble", gen, api}` | assemble it (`api`: `null` = the model's own) |
 //! | `{type: "provenance", gen, api, path}` | the source of one body path of a report whose provenance was left out |
 //! | `{type: "compare", gen, a, b}` | the core's comparison of protocol `a` with protocol `b` (the Protocols view) |
@@ -241,7 +241,15 @@ impl WorkerLink {
         set(&msg, "gen", gen as f64);
         set(&msg, "files", files);
         set(&msg, "continueOnly", laid.continue_only);
+        set(&msg, "placeholderKey", laid.placeholder_key);
         set(&msg, "pi", opt_str(laid.pi.map(|v| v.as_str())));
+        set(
+            &msg,
+            "call",
+            laid.call
+                .map(|k| JsValue::from_f64(k as f64))
+                .unwrap_or(JsValue::NULL),
+        );
         set(
             &msg,
             "nowMs",
@@ -490,6 +498,21 @@ impl Loaded {
         Self::assemble_inputs(inputs, notes)
     }
 
+    /// [`Loaded::assemble`], with what pi read of the files and what it ignored
+    /// (`ctxlens::report::placement`).
+    fn assemble_placed(&self, api: Option<&str>) -> (Assembly, Value) {
+        let (inputs, notes) = inputs_of(&self.files, self.opts, api);
+        let mut assembly = ctxlens::assemble(&inputs);
+        let placement = ctxlens::report::placement::to_json(
+            &ctxlens::analysis::placement::placement(&inputs, &assembly),
+        );
+        drop(inputs);
+        let mut diags = notes;
+        diags.append(&mut assembly.diagnostics);
+        assembly.diagnostics = diags;
+        (assembly, placement)
+    }
+
     /// The release this scenario rebuilds under `api`, when its data is not loaded yet.
     fn missing_release(&self, api: Option<&str>) -> Option<ctxlens::PiVersion> {
         let (inputs, _) = inputs_of(&self.files, self.opts, api);
@@ -681,6 +704,11 @@ fn handle(
                 continue_only: get(&data, "continueOnly").as_bool().unwrap_or(false),
                 now_ms: get(&data, "nowMs").as_f64(),
                 pi: get(&data, "pi").as_string().and_then(|v| v.parse().ok()),
+                placeholder_key: get(&data, "placeholderKey").as_bool().unwrap_or(false),
+                call: get(&data, "call")
+                    .as_f64()
+                    .filter(|k| *k >= 1.0)
+                    .map(|k| k as usize),
             };
             *loaded.borrow_mut() = Some(Loaded {
                 gen,
@@ -716,9 +744,13 @@ fn handle(
                 "assembling".into()
             };
             p(gen, api, &what, 0.05);
-            let assembly = l.assemble(api);
+            let (assembly, placement) = l.assemble_placed(api);
             p(gen, api, "writing the report", 0.45);
             let mut report = ctxlens::report::assembly_json(&assembly);
+            // What pi read of the files and what it ignored (the inputs panel's list).
+            if let Some(o) = report.as_object_mut() {
+                o.insert("placement", placement);
+            }
             let key = api.map(String::from).unwrap_or_else(|| {
                 report
                     .get("model")

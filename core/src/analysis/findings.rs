@@ -818,6 +818,96 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
         );
     }
 
+    // 12b. The context beyond the model's window.
+    if let (Some(c), Some(m)) = (crate::analysis::checks::context_size(a), model) {
+        if c.over() {
+            list.push(
+                "context-over-window",
+                Severity::Warning,
+                "The context is larger than the model's window",
+                format!(
+                    "pi's estimate of this request is {} tokens{}; {} has a context window of {} tokens ({} over). The provider is likely to refuse it; pi's auto-compaction (compaction.enabled, on by default) summarizes the session once its context passes the window less compaction.reserveTokens.",
+                    thousands(c.tokens as usize),
+                    if c.usage_tokens > 0.0 {
+                        format!(
+                            " (the last reported usage, {}, plus the messages after it)",
+                            thousands(c.usage_tokens as usize)
+                        )
+                    } else {
+                        format!(
+                            " (its characters at {} per token)",
+                            crate::js::number_to_string(pi.data.default_number("estimateCharsPerToken"))
+                        )
+                    },
+                    m.reference(),
+                    thousands(c.window as usize),
+                    thousands((c.tokens - c.window) as usize)
+                ),
+                Some(StageId::BuildParams),
+                None,
+            );
+        }
+    }
+
+    // 12c. Tool calls in the history to tools the request does not define.
+    let undefined = crate::analysis::checks::undefined_tool_calls(a);
+    if !undefined.is_empty() {
+        // name → (calls, the lines they are on).
+        let mut names: Vec<(&str, usize, Vec<String>)> = Vec::new();
+        for u in &undefined {
+            let line = u
+                .line
+                .map_or_else(|| "this turn".to_string(), |l| l.to_string());
+            match names.iter_mut().find(|(n, _, _)| *n == u.name) {
+                Some((_, calls, lines)) => {
+                    *calls += 1;
+                    if !lines.contains(&line) {
+                        lines.push(line);
+                    }
+                }
+                None => names.push((u.name.as_str(), 1, vec![line])),
+            }
+        }
+        let defined = crate::analysis::checks::defined_tool_names(a);
+        let called: Vec<String> = names
+            .iter()
+            .map(|(n, calls, lines)| {
+                format!(
+                    "{n} ({}{} {})",
+                    if *calls > 1 {
+                        format!("{} calls, ", thousands(*calls))
+                    } else {
+                        String::new()
+                    },
+                    if lines.len() == 1 { "line" } else { "lines" },
+                    lines.join(", ")
+                )
+            })
+            .collect();
+        list.push(
+            "undefined-tools",
+            Severity::Warning,
+            format!(
+                "{} to tools the request does not define",
+                plural(undefined.len(), "tool call", "tool calls")
+            ),
+            format!(
+                "The history calls {}; the request defines {}. The model sees calls to tools it cannot call (an extension's tools are not included unless a tool set is given).",
+                called.join(", "),
+                match defined.len() {
+                    0 => "no tools".to_string(),
+                    1..=4 => defined.join(", "),
+                    n => plural(n, "tool", "tools"),
+                }
+            ),
+            Some(StageId::AgentContext),
+            undefined
+                .iter()
+                .find_map(|u| u.entry_id.as_ref())
+                .map(|id| format!("entry:{id}")),
+        );
+    }
+
     // 13. Errored and aborted turns dropped.
     let errored: Vec<usize> = p
         .llm_messages

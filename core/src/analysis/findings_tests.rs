@@ -241,3 +241,68 @@ fn contains_at_anchor_is_contains() {
         }
     }
 }
+
+/// The estimate is pi's: the captured body's `max_completion_tokens` is
+/// `contextWindow - estimate - 4096` (the case's rule A2), so the estimate is read back from
+/// pi's own bytes. Under that window nothing is flagged; with a window one token smaller than
+/// the estimate, the context is beyond it.
+#[test]
+fn context_beyond_the_model_s_window() {
+    let case = "oc-maxtokens-clamp-estimate";
+    let a = assembly(case, None);
+    let body = crate::js::parse(a.body().expect("a body")).unwrap();
+    let max = body
+        .get("max_completion_tokens")
+        .and_then(Value::as_f64)
+        .unwrap();
+    let size = crate::analysis::checks::context_size(&a).expect("a window");
+    assert_eq!(size.window, 20000.0);
+    assert_eq!(size.tokens, 20000.0 - 4096.0 - max, "pi's estimate");
+    assert!(!ids(&findings(&a)).contains(&"context-over-window"));
+
+    let mut inputs = crate::testcase::inputs(case);
+    let path = format!("{}/models.json", inputs.agent_dir);
+    let models = inputs.files.read_to_string(&path).expect("models.json");
+    let smaller = models.replace(
+        "\"contextWindow\": 20000",
+        &format!("\"contextWindow\": {}", size.tokens - 1.0),
+    );
+    assert_ne!(smaller, models);
+    inputs.files.insert(&path, smaller.into_bytes());
+    let list = findings(&crate::assemble(&inputs));
+    let f = get(&list, "context-over-window");
+    assert_eq!(f.severity, Severity::Warning);
+    assert!(
+        f.detail
+            .contains(&format!("{} tokens", thousands(size.tokens as usize)))
+            && f.detail.contains("mock/small-ctx")
+            && f.detail.contains("(1 over)"),
+        "{f:?}"
+    );
+}
+
+/// A session whose history calls bash, resumed with no tools (`--no-tools`): the call is
+/// flagged with its session line; the demo, whose calls are all to defined tools, is not.
+#[test]
+fn tool_calls_to_tools_the_request_does_not_define() {
+    let a = assembly("oc-no-tools-history", None);
+    assert!(crate::analysis::checks::defined_tool_names(&a).is_empty());
+    let calls = crate::analysis::checks::undefined_tool_calls(&a);
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    assert_eq!(calls[0].name, "bash");
+    assert_eq!(calls[0].call_id, "call_n1");
+    assert_eq!(calls[0].line, Some(3));
+    assert_eq!(calls[0].entry_id.as_deref(), Some("a0000002"));
+    let list = findings(&a);
+    let f = get(&list, "undefined-tools");
+    assert_eq!(f.title, "1 tool call to tools the request does not define");
+    assert!(
+        f.detail.contains("bash (line 3)") && f.detail.contains("defines no tools"),
+        "{f:?}"
+    );
+    assert_eq!(f.subject.as_deref(), Some("entry:a0000002"));
+
+    let demo = assembly("demo", None);
+    assert!(crate::analysis::checks::undefined_tool_calls(&demo).is_empty());
+    assert!(!ids(&findings(&demo)).contains(&"undefined-tools"));
+}

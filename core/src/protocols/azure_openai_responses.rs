@@ -324,6 +324,7 @@ pub fn build(
         headers,
         params,
         body,
+        url_note: None,
     })
 }
 

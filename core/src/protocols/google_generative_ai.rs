@@ -87,6 +87,7 @@ pub fn build(
         headers,
         params,
         body: body.to_json(),
+        url_note: None,
     })
 }
 

@@ -99,6 +99,7 @@ pub fn build(
         headers,
         params,
         body,
+        url_note: None,
     })
 }
 

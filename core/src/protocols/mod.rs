@@ -67,6 +67,39 @@ pub struct Request {
     pub params: Value,
     /// The exact body bytes.
     pub body: String,
+    /// Why the URL looks wrong, when it does: after a protocol switch, a path segment doubled
+    /// where the model's base URL (made for its own protocol) meets the path the other
+    /// protocol's adapter adds ([`doubled_segment_note`]).
+    pub url_note: Option<String>,
+}
+
+/// A path segment repeated where `base_url` meets what the adapter added (`/v1` + `/v1/messages`
+/// gives `/v1/v1/messages`), as a sentence: the base URL was made for `own_api`, the adapter of
+/// `api` adds its own version prefix. `None` when no segment repeats.
+pub fn doubled_segment_note(url: &str, base_url: &str, own_api: &str, api: &str) -> Option<String> {
+    let path_of = |u: &str| -> String {
+        let after_scheme = u.split_once("://").map_or(u, |(_, r)| r);
+        let path = after_scheme.find('/').map_or("", |i| &after_scheme[i..]);
+        path.split(['?', '#']).next().unwrap_or("").to_string()
+    };
+    let path = path_of(url);
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let doubled = segments
+        .windows(2)
+        .find(|w| w[0] == w[1])
+        .map(|w| w[0].to_string())?;
+    let base = base_url.trim_end_matches('/');
+    let added = url
+        .strip_prefix(base)
+        .map(|r| path_of(&format!("x://h{r}")));
+    let fixed = base
+        .strip_suffix(&format!("/{doubled}"))
+        .map(|b| format!(" (a base URL of {b} would give /{doubled} once)"))
+        .unwrap_or_default();
+    Some(format!(
+        "/{doubled}/{doubled} in the URL: the model's base URL {base} was made for {own_api}, and the {api} adapter adds {} to it{fixed}. pi builds the URL the same way, so for this protocol the model's baseUrl would need to change.",
+        added.unwrap_or_else(|| format!("/{doubled}/…")),
+    ))
 }
 
 /// Why an adapter could not build a request (pi throws there too).
@@ -142,5 +175,60 @@ pub fn cache_retention(opts: &StreamOptions) -> &'static str {
         "long"
     } else {
         "short"
+    }
+}
+
+#[cfg(test)]
+mod url_note_tests {
+    use super::doubled_segment_note;
+
+    #[test]
+    fn a_doubled_segment_is_explained() {
+        let note = doubled_segment_note(
+            "http://127.0.0.1:35261/v1/v1/messages?beta=true",
+            "http://127.0.0.1:35261/v1",
+            "openai-completions",
+            "anthropic-messages",
+        )
+        .expect("a note");
+        assert_eq!(
+            note,
+            "/v1/v1 in the URL: the model's base URL http://127.0.0.1:35261/v1 was made for openai-completions, and the anthropic-messages adapter adds /v1/messages to it (a base URL of http://127.0.0.1:35261 would give /v1 once). pi builds the URL the same way, so for this protocol the model's baseUrl would need to change."
+        );
+        for (url, base) in [
+            ("http://h/v1/chat/completions", "http://h/v1"),
+            (
+                "https://api.anthropic.com/v1/messages",
+                "https://api.anthropic.com",
+            ),
+            ("http://h/v1/x?q=/v1/v1", "http://h/v1"),
+        ] {
+            assert_eq!(doubled_segment_note(url, base, "a", "b"), None, "{url}");
+        }
+    }
+
+    /// The demo (openai-completions, a base URL ending in /v1) switched to Anthropic's
+    /// protocol: the URL doubles /v1, the request says why and a diagnostic names the model.
+    #[test]
+    fn a_protocol_switch_that_doubles_v1_says_why() {
+        let a = crate::testcase::assembly("demo", Some("anthropic-messages"));
+        let r = a.request.as_ref().expect("a request");
+        assert!(r.url.contains("/v1/v1/messages"), "{}", r.url);
+        let note = r.url_note.as_deref().expect("a note");
+        assert!(note.starts_with("/v1/v1 in the URL") && note.contains("openai-completions"));
+        assert!(a
+            .diagnostics
+            .iter()
+            .any(|d| d.message == note && d.file.ends_with("(baseUrl)")));
+        let own = crate::testcase::assembly("demo", None);
+        assert_eq!(
+            own.request.as_ref().and_then(|r| r.url_note.as_deref()),
+            None
+        );
+        let other = crate::testcase::assembly("demo", Some("openai-responses"));
+        assert_eq!(
+            other.request.as_ref().and_then(|r| r.url_note.as_deref()),
+            None
+        );
     }
 }

@@ -158,6 +158,7 @@ pub fn build(
         headers,
         params,
         body,
+        url_note: None,
     })
 }
 

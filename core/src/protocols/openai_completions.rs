@@ -109,6 +109,7 @@ pub fn build(
         headers,
         params,
         body,
+        url_note: None,
     })
 }
 

@@ -292,6 +292,7 @@ pub fn build(
         headers,
         params,
         body,
+        url_note: None,
     })
 }
 

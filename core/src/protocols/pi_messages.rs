@@ -103,6 +103,7 @@ pub fn build(
         headers,
         params,
         body,
+        url_note: None,
     })
 }
 

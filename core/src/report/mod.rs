@@ -160,6 +160,7 @@ pub fn trace_json(pi: Option<&Pi>, trace: &Trace) -> Value {
                 Object::new()
                     .with("id", s.id.key())
                     .with("title", s.id.title())
+                    .with("explanation", s.id.explanation())
                     .with("piSource", source(s.pi_source))
                     .with("summary", s.summary.as_str())
                     .with("counts", counts)
@@ -217,6 +218,7 @@ pub fn request_json(a: &Assembly) -> Value {
                 .with("headers", Value::Array(headers))
                 .with("runtimeHeaders", Value::Array(runtime))
                 .with("body", r.body.as_str())
+                .with("urlNote", opt_str(r.url_note.as_deref()))
                 .into()
         }
     }
@@ -697,6 +699,54 @@ pub fn model_json(a: &Assembly) -> Value {
     }
 }
 
+/// The release's chars per token, and pi's estimate of the context beside the model's window
+/// (`tokens`, `usageTokens`, `contextWindow`: [`crate::analysis::checks::context_size`]; Null
+/// without a model window).
+fn estimate_json(a: &Assembly) -> Value {
+    let size = crate::analysis::checks::context_size(a);
+    Object::new()
+        .with(
+            "charsPerToken",
+            a.pi.as_ref().map_or(Value::Null, |pi| {
+                Value::from(pi.data.default_number("estimateCharsPerToken"))
+            }),
+        )
+        .with(
+            "tokens",
+            size.map_or(Value::Null, |c| Value::from(c.tokens)),
+        )
+        .with(
+            "usageTokens",
+            size.map_or(Value::Null, |c| Value::from(c.usage_tokens)),
+        )
+        .with(
+            "contextWindow",
+            size.map_or(Value::Null, |c| Value::from(c.window)),
+        )
+        .into()
+}
+
+/// Tool calls the request sends to tools it does not define
+/// ([`crate::analysis::checks::undefined_tool_calls`]): `{name, callId, line, entryId}`.
+fn undefined_tool_calls_json(a: &Assembly) -> Value {
+    Value::Array(
+        crate::analysis::checks::undefined_tool_calls(a)
+            .iter()
+            .map(|u| {
+                Object::new()
+                    .with("name", u.name.as_str())
+                    .with("callId", u.call_id.as_str())
+                    .with(
+                        "line",
+                        u.line.map_or(Value::Null, |l| Value::from(l as f64)),
+                    )
+                    .with("entryId", opt_str(u.entry_id.as_deref()))
+                    .into()
+            })
+            .collect(),
+    )
+}
+
 /// Everything, in one object.
 pub fn assembly_json(a: &Assembly) -> Value {
     Object::new()
@@ -713,15 +763,8 @@ pub fn assembly_json(a: &Assembly) -> Value {
         .with("tools", tools_json(a))
         .with("declaredTools", declared_tools_json(a))
         .with("newSystemMessages", new_system_messages_json(a))
-        .with(
-            "estimate",
-            Object::new().with(
-                "charsPerToken",
-                a.pi.as_ref().map_or(Value::Null, |pi| {
-                    Value::from(pi.data.default_number("estimateCharsPerToken"))
-                }),
-            ),
-        )
+        .with("estimate", estimate_json(a))
+        .with("undefinedToolCalls", undefined_tool_calls_json(a))
         .with("resources", resources_json(a))
         .with("session", session_json(a))
         .with("cwd", a.parts.cwd.as_str())

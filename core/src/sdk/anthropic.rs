@@ -63,6 +63,7 @@ pub(crate) fn messages_create(
         headers,
         params: Value::Object(params),
         body: Value::Object(body).to_json(),
+        url_note: None,
     }
 }
 

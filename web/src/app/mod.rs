@@ -209,8 +209,9 @@ pub fn app() -> Html {
             if let Some(dt) = e.data_transfer() {
                 read_into(
                     d.clone(),
+                    crate::state::Target::Page,
                     "reading the dropped files".into(),
-                    inputs::collect_drop(&dt),
+                    inputs::collect_drop(&dt, crate::state::Target::Page),
                 );
             }
         })
@@ -251,7 +252,57 @@ pub fn app() -> Html {
             let d = dispatch.clone();
             Callback::from(move |(a, b): (String, String)| d.dispatch(Action::Compare(a, b)))
         },
+        laid: Some(state.laid.clone()),
+        call: state.scenario.overrides.call,
+        on_call: {
+            let d = dispatch.clone();
+            Callback::from(move |k: Option<usize>| {
+                d.dispatch(Action::EditOverrides(Box::new(move |o| o.call = k)))
+            })
+        },
     };
+    // The call rebuilt (the picker's, or the session's last when there is no prompt), with the
+    // usage the provider reported for it, beside the rebuilt request.
+    let call_bar = report
+        .as_ref()
+        .and_then(|r| r.get("call").filter(|c| !c.is_null()).cloned())
+        .map(|c| {
+            let n = |v: &Value, k: &str| v.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+            let u = c.get("usage").cloned().unwrap_or_default();
+            let next = {
+                let d = dispatch.clone();
+                Callback::from(move |_: MouseEvent| {
+                    d.dispatch(Action::EditOverrides(Box::new(|o| o.call = None)))
+                })
+            };
+            let how = match c.get_str("chosen") {
+                Some("last") => " (the session's last call: there is no new prompt)",
+                _ => "",
+            };
+            let model = format!(
+                "{}/{}",
+                c.get_str("provider").unwrap_or("?"),
+                c.get_str("model").unwrap_or("?")
+            );
+            html! {
+                <div class="call-bar" data-testid="call-bar" data-call={n(&c, "index").to_string()} role="status">
+                    <strong>{format!("Call {}", n(&c, "index"))}</strong>
+                    <span class="muted">{format!(" · line {} · {} · {}{how}", n(&c, "line"), c.get_str("timestamp").unwrap_or(""), model)}</span>
+                    if c.get("usage").is_some_and(|u| !u.is_null()) {
+                        <span class="call-usage" data-testid="call-usage" title="what the provider reported for this call (pi stored it on the answer)">
+                            {format!("reported: {} input · {} cache read · {} cache write · {} output",
+                                crate::views::thousands(n(&u, "input")), crate::views::thousands(n(&u, "cacheRead")),
+                                crate::views::thousands(n(&u, "cacheWrite")), crate::views::thousands(n(&u, "output")))}
+                        </span>
+                    } else {
+                        <span class="muted">{"no usage recorded"}</span>
+                    }
+                    if state.scenario.overrides.call.is_some() {
+                        <button class="button" data-testid="call-bar-next" onclick={next}>{"Back to the next request"}</button>
+                    }
+                </div>
+            }
+        });
     let failure = state
         .failures
         .get(&current_api)
@@ -291,12 +342,18 @@ pub fn app() -> Html {
         let d = dispatch.clone();
         Callback::from(move |_| d.dispatch(Action::ToggleCompare))
     };
-    let stage_titles: Vec<String> = report
+    // Each stage's name and what it is, in a line (`StageId::explanation`).
+    let stage_titles: Vec<(String, String)> = report
         .as_ref()
         .and_then(|r| {
             r.get("stages").and_then(Value::as_array).map(|a| {
                 a.iter()
-                    .map(|s| s.get_str("title").unwrap_or("").to_string())
+                    .map(|s| {
+                        (
+                            s.get_str("title").unwrap_or("").to_string(),
+                            s.get_str("explanation").unwrap_or("").to_string(),
+                        )
+                    })
                     .collect()
             })
         })
@@ -322,7 +379,10 @@ pub fn app() -> Html {
                 <button class="button stop" data-testid="stop" onclick={stop} title="Stop: terminate the worker">{"Stop"}</button>
             </div>
         }
-    } else if let Some(t) = &state.last {
+    } else if let (None, Some(_)) = (state.timings.get(&current_api), &failure) {
+        // The protocol on screen has no report: the status says so, not another's timing.
+        html! { <div class="status" role="status" data-testid="status">{format!("{}: no report (see the diagnostics)", api_label(&current_api))}</div> }
+    } else if let Some(t) = state.timings.get(&current_api).or(state.last.as_ref()) {
         // The page's own wasm memory, for measurements (the JS heap does not count it).
         let page_memory = wasm_bindgen::memory()
             .dyn_into::<js_sys::WebAssembly::Memory>()
@@ -392,11 +452,12 @@ pub fn app() -> Html {
                 }
                 <div class="brand">
                     <h1>{"ctxlens"}</h1>
-                    <span class="scenario" title="the scenario on screen">{&state.scenario.name}</span>
+                    <span class="scenario" title="what is loaded: a session and its files, or the demo">{&state.scenario.name}</span>
                     { pi_picker }
                 </div>
                 <StatsStrip report={report.clone()} />
                 { status }
+                { call_bar.unwrap_or_default() }
                 <nav class="protocols" aria-label="protocol">
                     <div role="tablist" class="tabs">{ for Api::ALL.iter().map(|a| tab(a.as_str())) }</div>
                     <button class={classes!("compare-toggle", state.view.compare.then_some("on"))} aria-pressed={state.view.compare.to_string()} data-testid="compare-toggle" onclick={compare}
@@ -411,9 +472,12 @@ pub fn app() -> Html {
                     <button class="button" data-testid="stage-next" onclick={next} disabled={stage + 1 >= stage_count} aria-keyshortcuts="ArrowRight" title="next stage (→)">{"Next →"}</button>
                 </div>
                 <ol class="stages">
-                    { for stage_titles.iter().enumerate().map(|(i, t)| {
+                    { for stage_titles.iter().enumerate().map(|(i, (t, why))| {
                         let on_stage = on_stage.clone();
-                        html! { <li><button class={classes!("stage-link", (i == stage).then_some("current"))} aria-current={(i == stage).then_some("step")} onclick={Callback::from(move |_| on_stage.emit(i))}>{t}</button></li> }
+                        html! { <li><button class={classes!("stage-link", (i == stage).then_some("current"))} aria-current={(i == stage).then_some("step")} onclick={Callback::from(move |_| on_stage.emit(i))}>
+                            <span class="stage-name">{t}</span>
+                            if !why.is_empty() { <span class="stage-why" data-testid="stage-why">{why}</span> }
+                        </button></li> }
                     }) }
                 </ol>
                 if report.is_some() {
@@ -445,7 +509,7 @@ pub fn app() -> Html {
                 </div>
             </main>
             <aside class="side">
-                <InputsPanel scenario={state.scenario.clone()} laid={state.laid.clone()} reading={state.reading.clone()} dispatch={dispatch.clone()} />
+                <InputsPanel scenario={state.scenario.clone()} laid={state.laid.clone()} reading={state.reading.clone()} report={report.clone()} dispatch={dispatch.clone()} />
                 <SettingsPanel overrides={state.scenario.overrides.clone()} base={state.laid.base.clone()} report={report.clone()}
                     catalog={state.catalog.clone()}
                     on_edit={{ let d = dispatch.clone(); Callback::from(move |e| d.dispatch(Action::EditOverrides(e))) }}

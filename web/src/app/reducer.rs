@@ -12,7 +12,7 @@ use yew::prelude::*;
 
 use crate::inputs::Collected;
 use crate::shared::Shared;
-use crate::state::{Laid, Overrides, Scenario, ViewState};
+use crate::state::{Laid, Overrides, Scenario, Target, ViewState};
 use crate::views::Comparison;
 use crate::worker::{FromWorker, WorkerLink};
 
@@ -81,6 +81,8 @@ pub struct AppState {
     pub in_flight: Option<(u64, Option<String>)>,
     pub busy: Option<Busy>,
     pub last: Option<Timing>,
+    /// The timing of each protocol's report, so the status line follows the protocol on screen.
+    pub timings: BTreeMap<String, Timing>,
     pub view: ViewState,
     pub ready: bool,
     pub catalog: Option<Rc<Vec<CatalogModel>>>,
@@ -102,7 +104,12 @@ pub type OverridesEdit = Box<dyn FnOnce(&mut Overrides)>;
 pub enum Action {
     Worker(FromWorker),
     Reading(String),
-    AddFiles(Collected),
+    /// Files read from a drop or a chooser, for the page or one of the two targets.
+    AddFiles(Target, Collected),
+    /// Remove the i-th loose file (the request is rebuilt without it).
+    RemoveLoose(usize),
+    /// Remove the i-th refused file from the list.
+    RemoveRefused(usize),
     ReadFailed(String),
     Paste(String),
     Demo,
@@ -147,6 +154,7 @@ impl AppState {
             in_flight: None,
             busy: None,
             last: None,
+            timings: BTreeMap::new(),
             view,
             ready: false,
             catalog: None,
@@ -174,6 +182,7 @@ impl AppState {
         self.scenario = Shared::new(scenario);
         self.gen += 1;
         self.reports = Shared::new(BTreeMap::new());
+        self.timings.clear();
         self.native_api = None;
         self.failures.clear();
         self.busy = None;
@@ -354,6 +363,15 @@ impl AppState {
                 if api.is_none() {
                     self.native_api = Some(key.clone());
                 }
+                self.timings.insert(
+                    key.clone(),
+                    Timing {
+                        api: key.clone(),
+                        ms,
+                        memory_bytes,
+                        json_bytes: bytes,
+                    },
+                );
                 if api.is_none() || Some(&key) == self.current_api().as_ref() {
                     self.last = Some(Timing {
                         api: key.clone(),
@@ -478,32 +496,45 @@ impl Reducible for AppState {
                 sc.notes.push(Diagnostic::error("dropped files", None, e));
                 s.set_scenario(sc);
             }
-            Action::AddFiles(c) => {
+            Action::AddFiles(target, c) => {
                 s.reading = None;
                 if c.files.is_empty() && c.skipped.is_empty() && c.notes.is_empty() {
                     return self;
                 }
-                // Loose files added to the bundled demo start a scenario of their own; when nothing
-                // could be used (an archive that did not open), what is on screen stays, with the notes.
-                let replace_demo = !c.files.is_empty()
-                    && s.scenario.case.is_some()
-                    && s.scenario.name.starts_with("demo");
+                // Files added to the bundled demo start a scenario of their own, when they bring
+                // something to use; files that cannot be used (an empty session, an image that
+                // is not one, a stray .txt) leave what is on screen as it is, listed with why.
+                let replace_demo = s.scenario.case.is_some()
+                    && s.scenario.name.starts_with("demo")
+                    && Scenario::brings_inputs(&c, target);
                 let mut sc = if replace_demo {
                     Scenario::default()
                 } else {
                     (*s.scenario).clone()
                 };
-                sc.add_collected(c, now());
+                sc.add_collected_to(c, target, now());
                 s.view.stage = 0;
                 s.view.selection = None;
                 s.set_scenario(sc);
             }
+            Action::RemoveLoose(i) => {
+                let mut sc = (*s.scenario).clone();
+                sc.remove_loose(i);
+                s.set_scenario(sc);
+            }
+            Action::RemoveRefused(i) => {
+                let mut sc = (*s.scenario).clone();
+                sc.remove_refused(i);
+                s.scenario = crate::shared::Shared::new(sc);
+            }
             Action::Paste(text) => {
-                let mut sc = if s.scenario.case.is_some() && s.scenario.name.starts_with("demo") {
-                    Scenario::default()
-                } else {
-                    (*s.scenario).clone()
-                };
+                let usable = crate::state::check_session(text.as_bytes()).is_ok();
+                let mut sc =
+                    if usable && s.scenario.case.is_some() && s.scenario.name.starts_with("demo") {
+                        Scenario::default()
+                    } else {
+                        (*s.scenario).clone()
+                    };
                 sc.add_pasted_session(text, now());
                 s.set_scenario(sc);
             }
@@ -546,7 +577,14 @@ impl Reducible for AppState {
                 }
                 s.view.selection = sel;
             }
-            Action::ToggleCompare => s.view.compare = !s.view.compare,
+            // Compare opens the comparison (the Protocols view); its protocols are assembled
+            // in advance while it is on.
+            Action::ToggleCompare => {
+                s.view.compare = !s.view.compare;
+                if s.view.compare {
+                    s.view.view = Some("protocols".into());
+                }
+            }
             Action::Hash(v) => s.view = v,
             Action::Stop => s.stop(),
             Action::Retry => {

@@ -208,7 +208,7 @@ pub(super) fn settings_panel(p: &SettingsProps) -> Html {
     let prompt_value = o.prompt.clone().unwrap_or_else(|| p.base.prompt.clone());
     html! {
         <section class="panel settings" aria-labelledby="settings-h">
-            <h2 id="settings-h">{"Settings"}<button class="link" onclick={reset} title="Back to what the scenario says">{"reset"}</button></h2>
+            <h2 id="settings-h">{"Settings"}<button class="link" onclick={reset} title="Back to what the loaded session and files say">{"reset"}</button></h2>
             <label class="field" for="set-model"><span>{"Model"}</span>
                 <TextField id="set-model" list={Some(AttrValue::from("model-list"))} value={o.model.clone().unwrap_or_default()} placeholder={model_placeholder}
                     on_commit={commit(|o, v| o.model = text(v).map(|v| v.trim().to_string()))} onfocus={Some(on_model_focus)} />
@@ -219,7 +219,7 @@ pub(super) fn settings_panel(p: &SettingsProps) -> Html {
             </datalist>
             <label class="field" for="set-thinking"><span>{"Thinking level"}</span>
                 <select id="set-thinking" onchange={on_thinking}>
-                    <option value="" selected={o.thinking.is_none()}>{format!("as the scenario says ({})", if p.base.thinking.is_empty() { "pi's default" } else { p.base.thinking.as_str() })}</option>
+                    <option value="" selected={o.thinking.is_none()}>{format!("as loaded ({})", if p.base.thinking.is_empty() { "pi's default" } else { p.base.thinking.as_str() })}</option>
                     { for THINKING.iter().map(|t| html! { <option value={*t} selected={o.thinking.as_deref() == Some(*t)}>{*t}</option> }) }
                 </select>
             </label>
@@ -227,12 +227,12 @@ pub(super) fn settings_panel(p: &SettingsProps) -> Html {
             { field("Agent dir", "set-agent-dir", o.agent_dir.clone(), p.base.agent_dir.clone(), |o, v| o.agent_dir = text(v)) }
             { field("pi package dir", "set-pi-dir", o.pi_package_dir.clone(), p.base.pi_package_dir.clone(), |o, v| o.pi_package_dir = text(v)) }
             <fieldset class="tools-set">
-                <legend>{"Active tools"}if o.tools.is_some() { <button class="link" onclick={reset_tools}>{"as the scenario says"}</button> }</legend>
+                <legend>{"Active tools"}if o.tools.is_some() { <button class="link" onclick={reset_tools}>{"as loaded"}</button> }</legend>
                 { for candidates.iter().map(tool_box) }
             </fieldset>
             { textarea("Custom system prompt (--system-prompt)", "set-system", o.system_prompt.clone(), "pi's own prompt", |o, v| o.system_prompt = Some(v)) }
             { textarea("Appended system prompt (--append-system-prompt)", "set-append", o.append_system_prompt.clone(), "nothing appended", |o, v| o.append_system_prompt = Some(v)) }
-            { textarea("Next prompt", "set-prompt", Some(prompt_value), "empty: continue after the tool results (no new user message)", |o, v| o.prompt = Some(v)) }
+            { textarea("Next prompt", "set-prompt", Some(prompt_value), "empty: no new message — the session's last call, or pi's continue after tool results", |o, v| o.prompt = Some(v)) }
         </section>
     }
 }

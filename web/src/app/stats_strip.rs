@@ -24,27 +24,30 @@ pub(super) fn stats_strip(p: &StatsStripProps) -> Html {
     };
     let part = |key: &str| num(stats.get(key).and_then(|x| x.get("chars")));
     let (sp, tl, hi) = (part("systemPrompt"), part("tools"), part("history"));
-    let total = (sp + tl + hi).max(1.0);
-    let item = |cls: &'static str, label: &'static str, id: &'static str, n: f64| {
+    // The core's shares (`stats.shares`: of system prompt + tools + history), the denominator
+    // the overview and the findings use too.
+    let share = |key: &str| num(stats.get("shares").and_then(|x| x.get(key))) * 100.0;
+    let (ssp, stl, shi) = (share("systemPrompt"), share("tools"), share("history"));
+    let item = |cls: &'static str, label: &'static str, id: &'static str, n: f64, pct: f64| {
         html! {
-            <div class={classes!("stat", cls)} title={format!("{label}: {n} characters, {:.1}% of the three", n / total * 100.0)}>
+            <div class={classes!("stat", cls)} title={format!("{label}: {n} characters, {pct:.1}% of system prompt + tools + history")}>
                 <span class="swatch" aria-hidden="true"></span>
                 <span class="stat-label">{label}</span>
                 <span class="stat-num" data-testid={id}>{n}</span>
-                <span class="stat-share">{format!("{:.0}%", n / total * 100.0)}</span>
+                <span class="stat-share" data-testid={format!("{id}-share")}>{format!("{pct:.0}%")}</span>
             </div>
         }
     };
     html! {
         <div class="stats-strip" aria-label="where the characters go">
-            <div class="share-bar" role="img" aria-label={format!("system prompt {:.0}%, tools {:.0}%, history {:.0}%", sp / total * 100.0, tl / total * 100.0, hi / total * 100.0)}>
-                <span class="seg system" style={format!("width:{:.2}%", sp / total * 100.0)}></span>
-                <span class="seg tools" style={format!("width:{:.2}%", tl / total * 100.0)}></span>
-                <span class="seg history" style={format!("width:{:.2}%", hi / total * 100.0)}></span>
+            <div class="share-bar" role="img" aria-label={format!("system prompt {ssp:.0}%, tools {stl:.0}%, history {shi:.0}%")}>
+                <span class="seg system" style={format!("width:{ssp:.2}%")}></span>
+                <span class="seg tools" style={format!("width:{stl:.2}%")}></span>
+                <span class="seg history" style={format!("width:{shi:.2}%")}></span>
             </div>
-            { item("system", "system", "stat-system-chars", sp) }
-            { item("tools", "tools", "stat-tools-chars", tl) }
-            { item("history", "history", "stat-history-chars", hi) }
+            { item("system", "system", "stat-system-chars", sp, ssp) }
+            { item("tools", "tools", "stat-tools-chars", tl, stl) }
+            { item("history", "history", "stat-history-chars", hi, shi) }
         </div>
     }
 }

@@ -195,6 +195,12 @@ pub struct ColumnsProps {
     pub testid: AttrValue,
     #[prop_or("tokens")]
     pub unit: &'static str,
+    /// Makes each column a button: called with the column's index.
+    #[prop_or_default]
+    pub on_pick: Option<Callback<usize>>,
+    /// The column shown as chosen.
+    #[prop_or_default]
+    pub picked: Option<usize>,
 }
 
 /// Stacked columns (one per call), with a y axis and markers.
@@ -229,9 +235,30 @@ pub fn Columns(p: &ColumnsProps) -> Html {
                     let mut acc = 0.0;
                     let total: f64 = c.values.iter().map(|v| v.max(0.0)).sum();
                     let tip = format!("{}\n{}", c.label, p.series.iter().zip(&c.values).map(|((s, _), v)| format!("{s}: {}", thousands(*v))).collect::<Vec<_>>().join("\n"));
+                    let (onclick, onkeydown) = match &p.on_pick {
+                        Some(cb) => {
+                            let (a, b) = (cb.clone(), cb.clone());
+                            (
+                                Some(Callback::from(move |_: MouseEvent| a.emit(i))),
+                                Some(Callback::from(move |e: KeyboardEvent| {
+                                    if e.key() == "Enter" || e.key() == " " {
+                                        e.prevent_default();
+                                        b.emit(i);
+                                    }
+                                })),
+                            )
+                        }
+                        None => (None, None),
+                    };
+                    let pickable = p.on_pick.is_some();
                     html! {
-                        <g class="col" data-total={format!("{total}")}>
+                        <g class={classes!("col", pickable.then_some("pickable"), (p.picked == Some(i)).then_some("picked"))} data-total={format!("{total}")} data-col={i.to_string()}
+                           {onclick} {onkeydown} tabindex={pickable.then_some("0")} role={pickable.then_some("button")}
+                           aria-pressed={pickable.then(|| (p.picked == Some(i)).to_string())}>
                             <title>{tip}</title>
+                            if pickable {
+                                <rect class="hit" x={format!("{:.2}", left + 4.0 + slot * i as f64)} y={format!("{top}")} width={format!("{slot:.2}")} height={format!("{plot_h:.2}")} fill="transparent" />
+                            }
                             { for c.values.iter().zip(&p.series).map(|(v, (_, color))| {
                                 let v = v.max(0.0);
                                 let r = html! { <rect x={format!("{x0:.2}")} y={format!("{:.2}", y(acc + v))} width={format!("{bw:.2}")} height={format!("{:.2}", (y(acc) - y(acc + v)).max(0.0))} fill={color.clone()} /> };

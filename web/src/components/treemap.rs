@@ -2,7 +2,7 @@
 
 use yew::prelude::*;
 
-use super::{pct, thousands};
+use super::thousands;
 
 #[derive(Clone, PartialEq, Debug)]
 pub struct TmItem {
@@ -151,7 +151,7 @@ pub fn Treemap(p: &TreemapProps) -> Html {
         .iter()
         .map(|g| g.items.iter().map(|i| i.value.max(0.0)).sum())
         .collect();
-    let grand: f64 = totals.iter().sum();
+
     let rects = squarify(
         &totals,
         Rect {
@@ -180,7 +180,7 @@ pub fn Treemap(p: &TreemapProps) -> Html {
             html! {
                 <g class={classes!("tm-item", sel.then_some("sel"), focusable.then_some("clickable"))} onclick={onclick} onkeydown={onkeydown} tabindex={focusable.then_some("0")}
                    role={focusable.then_some("button")} aria-label={format!("{}: {} chars", it.label, thousands(it.value))} data-key={it.key.clone().unwrap_or_default()}>
-                    <title>{format!("{} · {}: {} chars ({} of the request)", g.label, it.label, thousands(it.value), pct(it.value, grand))}</title>
+                    <title>{format!("{} · {}: {} chars", g.label, it.label, thousands(it.value))}</title>
                     <rect x={format!("{:.1}", ir.x)} y={format!("{:.1}", ir.y)} width={format!("{:.1}", ir.w)} height={format!("{:.1}", ir.h)} fill={g.color.clone()} />
                     if fits {
                         <text x={format!("{:.1}", ir.x + 4.0)} y={format!("{:.1}", ir.y + 13.0)}>{label}</text>
@@ -196,7 +196,7 @@ pub fn Treemap(p: &TreemapProps) -> Html {
                 <rect class="tm-frame" x={format!("{:.1}", r.x)} y={format!("{:.1}", r.y)} width={format!("{:.1}", r.w)} height={format!("{:.1}", r.h)} />
                 if head > 0.0 {
                     <text class="tm-head" x={format!("{:.1}", r.x + 5.0)} y={format!("{:.1}", r.y + 13.0)}>
-                        {ellipsize(&format!("{} · {} · {}", g.label, thousands(*t), pct(*t, grand)), ((r.w - 10.0) / 6.8).max(0.0) as usize)}
+                        {ellipsize(&format!("{} · {}", g.label, thousands(*t)), ((r.w - 10.0) / 6.8).max(0.0) as usize)}
                     </text>
                 }
                 { for items }

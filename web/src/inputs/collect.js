@@ -1,12 +1,13 @@
 // Lists what the user dropped or chose as [relativePath, File] pairs; the files are read by the
 // Rust side (gloo-file, web/src/inputs/mod.rs). Folders are walked with webkitGetAsEntry, keeping
 // their relative paths; version-control and dependency folders are skipped (reported back as
-// `skipped`; the same list as SKIP_DIRS in zip.rs).
+// `skipped`; the same list as SKIP_DIRS in zip.rs). `extraSkip` names more folders to skip (the
+// agent dir's sessions/: pi's sessions of every project, which can be gigabytes).
 
 const SKIP_DIRS = new Set([".git", "node_modules", "target", ".venv", "__pycache__", ".hg", ".svn"]);
 
-function skipPath(path) {
-  return path.split("/").slice(0, -1).some((seg) => SKIP_DIRS.has(seg));
+function skipPath(path, extra) {
+  return path.split("/").slice(0, -1).some((seg) => SKIP_DIRS.has(seg) || extra.has(seg));
 }
 
 function fileOf(entry) {
@@ -17,32 +18,39 @@ function readBatch(reader) {
   return new Promise((resolve, reject) => reader.readEntries(resolve, reject));
 }
 
-async function walk(entry, out, skipped) {
+async function walk(entry, out, skipped, extra) {
   const path = entry.fullPath.replace(/^\/+/, "");
   if (entry.isFile) {
     out.push([path, await fileOf(entry)]);
   } else if (entry.isDirectory) {
-    if (SKIP_DIRS.has(entry.name)) { skipped.push(path + "/"); return; }
+    if (SKIP_DIRS.has(entry.name) || extra.has(entry.name)) { skipped.push(path + "/"); return; }
     const reader = entry.createReader();
     for (;;) {
       const batch = await readBatch(reader);
       if (batch.length === 0) break;
-      for (const e of batch) await walk(e, out, skipped);
+      for (const e of batch) await walk(e, out, skipped, extra);
     }
   }
 }
 
-function listAll(pairs, skipped) {
+function listAll(pairs, skipped, extra) {
   const files = [];
+  const folders = new Set();
   for (const [path, file] of pairs) {
-    if (skipPath(path)) skipped.push(path);
-    else files.push([path, file]);
+    if (skipPath(path, extra)) {
+      // A skipped folder is reported once, not file by file.
+      const segs = path.split("/");
+      const i = segs.findIndex((seg, k) => k < segs.length - 1 && (SKIP_DIRS.has(seg) || extra.has(seg)));
+      const folder = segs.slice(0, i + 1).join("/") + "/";
+      if (!folders.has(folder)) { folders.add(folder); skipped.push(folder); }
+    } else files.push([path, file]);
   }
   return { files, skipped };
 }
 
 /** A drop: must be called synchronously from the drop handler (the items vanish after it). */
-export function collectDrop(dataTransfer) {
+export function collectDrop(dataTransfer, extraSkip) {
+  const extra = new Set(extraSkip ?? []);
   const items = Array.from(dataTransfer?.items ?? []);
   const entries = [];
   const loose = [];
@@ -58,13 +66,13 @@ export function collectDrop(dataTransfer) {
   return (async () => {
     const pairs = [...loose];
     const skipped = [];
-    for (const e of entries) await walk(e, pairs, skipped);
-    return listAll(pairs, skipped);
+    for (const e of entries) await walk(e, pairs, skipped, extra);
+    return listAll(pairs, skipped, extra);
   })();
 }
 
 /** A file or folder chooser's FileList (webkitRelativePath keeps a chosen folder's layout). */
-export function collectFileList(fileList) {
+export function collectFileList(fileList, extraSkip) {
   const pairs = Array.from(fileList ?? []).map((f) => [f.webkitRelativePath || f.name, f]);
-  return Promise.resolve(listAll(pairs, []));
+  return Promise.resolve(listAll(pairs, [], new Set(extraSkip ?? [])));
 }

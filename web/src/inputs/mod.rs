@@ -17,9 +17,12 @@ use wasm_bindgen::JsCast;
 #[wasm_bindgen(module = "/src/inputs/collect.js")]
 extern "C" {
     #[wasm_bindgen(js_name = collectDrop)]
-    fn collect_drop_js(data_transfer: &web_sys::DataTransfer) -> js_sys::Promise;
+    fn collect_drop_js(
+        data_transfer: &web_sys::DataTransfer,
+        skip: js_sys::Array,
+    ) -> js_sys::Promise;
     #[wasm_bindgen(js_name = collectFileList)]
-    fn collect_file_list_js(files: &web_sys::FileList) -> js_sys::Promise;
+    fn collect_file_list_js(files: &web_sys::FileList, skip: js_sys::Array) -> js_sys::Promise;
 }
 
 /// Files larger than this are not read (the file chooser's cap, and the zip reader's total).
@@ -81,11 +84,21 @@ fn error_text(e: JsValue) -> String {
         .unwrap_or_else(|| "could not read the files".into())
 }
 
+/// Folders not read for a target: pi's sessions of every project, in the agent dir.
+fn skip_for(target: crate::state::Target) -> js_sys::Array {
+    let a = js_sys::Array::new();
+    if target == crate::state::Target::Agent {
+        a.push(&JsValue::from_str("sessions"));
+    }
+    a
+}
+
 /// Starts reading a drop (synchronously takes the items; the reading is async). Zips are opened.
 pub fn collect_drop(
     dt: &web_sys::DataTransfer,
+    target: crate::state::Target,
 ) -> impl std::future::Future<Output = Result<Collected, String>> {
-    let p = collect_drop_js(dt);
+    let p = collect_drop_js(dt, skip_for(target));
     async move {
         let listed = wasm_bindgen_futures::JsFuture::from(p)
             .await
@@ -97,8 +110,9 @@ pub fn collect_drop(
 /// Reads a chooser's files. Zips are opened.
 pub fn collect_file_list(
     files: &web_sys::FileList,
+    target: crate::state::Target,
 ) -> impl std::future::Future<Output = Result<Collected, String>> {
-    let p = collect_file_list_js(files);
+    let p = collect_file_list_js(files, skip_for(target));
     async move {
         let listed = wasm_bindgen_futures::JsFuture::from(p)
             .await

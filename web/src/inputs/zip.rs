@@ -1004,15 +1004,7 @@ mod tests {
             sc.add_files(opened, skipped, 1.0);
             let laid = sc.lay_out();
             assert_eq!(laid.files, files, "{}: the same case folder", case.name);
-            let (back, notes) = inputs_of(
-                &laid.files,
-                LayOptions {
-                    continue_only: laid.continue_only,
-                    now_ms: laid.now_ms,
-                    pi: laid.pi,
-                },
-                None,
-            );
+            let (back, notes) = inputs_of(&laid.files, LayOptions::of(&laid), None);
             assert!(notes.is_empty(), "{}: {notes:?}", case.name);
             let b = ctxlens::assemble(&back);
             assert!(

@@ -243,7 +243,7 @@ pub fn FindingsView(p: &ViewProps) -> Html {
                         <span class="n">{i + 1}</span>
                         <div class="f-body">
                             <div class="title"><span class={classes!("sev", f.severity.clone())}>{&f.severity}</span>{" "}{&f.title}</div>
-                            if !f.detail.is_empty() { <p class="f-detail">{&f.detail}</p> }
+                            if !f.detail.is_empty() { <p class="f-detail">{super::util::with_pi_paths(&p.report, &f.detail)}</p> }
                             <div class="links">{subject}{stage}</div>
                         </div>
                     </li>

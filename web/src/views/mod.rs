@@ -30,8 +30,10 @@ mod session;
 mod stage;
 mod sysmsg;
 mod tools;
+mod transcript;
 mod usage;
 
+pub use components::thousands;
 pub use request::{prov_answer, provenance_map};
 pub use stage::StageView;
 pub use util::prime_parsed_body;
@@ -75,6 +77,38 @@ pub struct ViewProps {
     /// Asks the worker to compare (current api, other api) (again, after a failure).
     #[prop_or_default]
     pub on_compare: Callback<(String, String)>,
+    /// The files laid out on the page (the transcript reads an opened entry in full from the
+    /// session file, by its line).
+    #[prop_or_default]
+    pub laid: Option<Shared<crate::state::Laid>>,
+    /// The call picker: the call asked for (its index on the active branch, `report.calls`),
+    /// `None` for the next request; `on_call` asks for another (the worker rebuilds it).
+    #[prop_or_default]
+    pub call: Option<usize>,
+    #[prop_or_default]
+    pub on_call: Callback<Option<usize>>,
+}
+
+/// The call of `report.calls` answered on session line `line`: its index (1-based).
+pub fn call_on_line(report: &Value, line: f64) -> Option<usize> {
+    report
+        .get("calls")
+        .and_then(Value::as_array)?
+        .iter()
+        .find(|c| c.get("line").and_then(Value::as_f64) == Some(line))
+        .and_then(|c| c.get("index").and_then(Value::as_f64))
+        .map(|k| k as usize)
+}
+
+/// The index of the call of `report.calls` that is entry `id`.
+pub fn call_of_entry(report: &Value, id: &str) -> Option<usize> {
+    report
+        .get("calls")
+        .and_then(Value::as_array)?
+        .iter()
+        .find(|c| c.get_str("entryId") == Some(id))
+        .and_then(|c| c.get("index").and_then(Value::as_f64))
+        .map(|k| k as usize)
 }
 
 /// The views, in navigation order: (key, label). Keys are stable (they go into the hash).
@@ -82,6 +116,7 @@ pub fn view_nav() -> Vec<(&'static str, &'static str)> {
     vec![
         ("overview", "Overview"),
         ("session", "Session"),
+        ("transcript", "Transcript"),
         ("prompt", "System prompt"),
         ("tools", "Tools"),
         ("history", "History"),
@@ -137,6 +172,7 @@ pub fn ViewSwitch(p: &ViewSwitchProps) -> Html {
     let inner = match p.view.as_str() {
         "stage" => html! { <StageView ..props /> },
         "session" => html! { <session::SessionView ..props /> },
+        "transcript" => html! { <transcript::TranscriptView ..props /> },
         "prompt" => html! { <prompt::PromptView ..props /> },
         "tools" => html! { <tools::ToolsView ..props /> },
         "history" => html! { <history::HistoryView ..props /> },

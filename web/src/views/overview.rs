@@ -28,6 +28,17 @@ pub fn section_label(name: &str, source: &str) -> String {
 
 #[function_component]
 pub fn OverviewView(p: &ViewProps) -> Html {
+    // The skip link moves the focus past the treemap's parts (a button, not a `#` link: the
+    // hash holds the view state).
+    let after = use_node_ref();
+    let skip = {
+        let after = after.clone();
+        Callback::from(move |_: MouseEvent| {
+            if let Some(el) = after.cast::<web_sys::HtmlElement>() {
+                let _ = el.focus();
+            }
+        })
+    };
     let r = &*p.report;
     let Some(stats) = r.get("stats").filter(|v| !v.is_null()) else {
         return html! { <section class="overview">{not_available("No request was assembled, so there is nothing to measure yet (see the diagnostics).")}</section> };
@@ -45,12 +56,22 @@ pub fn OverviewView(p: &ViewProps) -> Html {
         .and_then(|v| v.as_f64())
         .unwrap_or(0.0);
     let rest = (body - sp - tl - hi).max(0.0);
+    // Shares of system prompt + tools + history, as the header's strip and the findings give
+    // them (the core's `stats.shares`); the body's JSON structure is said apart.
     let segs = vec![
         Seg::new("System prompt", sp, "var(--system)"),
         Seg::new("Tools", tl, "var(--tools)"),
         Seg::new("History", hi, "var(--history)"),
-        Seg::new("JSON structure & parameters", rest, "var(--v-structure)"),
     ];
+    let share = |k: &str| {
+        at(stats, &["shares", k])
+            .and_then(|v| v.as_f64())
+            .unwrap_or(0.0)
+            * 100.0
+    };
+    let est = r.get("estimate").cloned().unwrap_or_default();
+    let (tokens, window) = (num(&est, "tokens"), num(&est, "contextWindow"));
+    let over = window > 0.0 && tokens > window;
     let sections = at(stats, &["systemPrompt", "sections"])
         .and_then(|v| v.as_array())
         .cloned()
@@ -132,13 +153,24 @@ pub fn OverviewView(p: &ViewProps) -> Html {
                             Some(c) => format!("≈ {} tokens at {} chars/token", thousands((body / c).ceil()), ctxlens::js::number_to_string(c)),
                             None => String::new(),
                         } }</div></div>
+                if window > 0.0 {
+                    <div class={classes!("card", over.then_some("flag"))} data-testid="context-card" data-over={over.to_string()}
+                        title="pi's own estimate of the context (the last reported usage plus the messages after it, else the characters at the release's chars per token) beside the model's context window">
+                        <div class="k">{"Context"}</div>
+                        <div class="v">{format!("≈ {} tokens", thousands(tokens))}</div>
+                        <div class="sub">{ if over { format!("over the model's window of {} tokens", thousands(window)) } else { format!("{} of the model's {} token window", pct(tokens, window), thousands(window)) } }</div>
+                    </div>
+                }
                 <div class="card"><div class="k">{"Pipeline"}</div><div class="v">{format!("{} stages", stages.len())}</div><div class="sub">{format!("{changes} changes recorded")}</div></div>
             </div>
             <h3>{"Where the characters go"}</h3>
             <StackedBar segs={segs} testid="overview-shares" />
+            <p class="muted small" data-testid="overview-share-line">{format!("System prompt {:.1}% · tools {:.1}% · history {:.1}% of their {} characters (UTF-16 units, as JS counts them); the body adds {} characters of JSON structure and parameters ({} in all).",
+                share("systemPrompt"), share("tools"), share("history"), thousands(sp + tl + hi), thousands(rest), thousands(body))}</p>
             <h3>{"The whole request"}<span class="muted small">{format!(" · {} chars; click a part to select it", thousands(body))}</span></h3>
+            <button class="skip-link" data-testid="skip-treemap" onclick={skip}>{"Skip past the treemap"}</button>
             <Treemap groups={groups} testid="treemap" selected={p.selection.clone()} on_select={p.on_select.clone()} />
-            <p class="muted small">{format!("System prompt {} · tools {} · history {} of the body's characters (UTF-16 units, as JS counts them).", pct(sp, body), pct(tl, body), pct(hi, body))}</p>
+            <div id="after-treemap" class="after-treemap" tabindex="-1" ref={after.clone()} data-testid="after-treemap"></div>
         </section>
     }
 }

@@ -35,7 +35,7 @@ fn side_cell(x: &Value) -> Html {
 }
 
 /// The mapping table, and the loss report with the adapters' events, of one comparison.
-fn comparison_html(c: &Value, a_api: &str, b_api: &str) -> (Html, Html) {
+fn comparison_html(c: &Value, a_api: &str, b_api: &str, report: &Value) -> (Html, Html) {
     let null = Value::Null;
     let rows: Vec<&Value> = arr(c, "mapping")
         .iter()
@@ -54,7 +54,7 @@ fn comparison_html(c: &Value, a_api: &str, b_api: &str) -> (Html, Html) {
                 if list.is_empty() { <p class="muted small">{"Nothing changed the messages."}</p> }
                 <ul class="losses" data-testid={format!("compare-events-{side}")}>
                 { for list.iter().map(|e| html! {
-                    <li><span class={classes!("badge", s(e, "kind").to_string())}>{format!("{} ×{}", s(e, "kind"), num(e, "count"))}</span>{" "}{s(e, "example")}{" "}<code class="pi-source">{s(e, "piSource")}</code></li>
+                    <li><span class={classes!("badge", s(e, "kind").to_string())}>{format!("{} ×{}", s(e, "kind"), num(e, "count"))}</span>{" "}{s(e, "example")}{" "}<code class="pi-source" title={super::util::pi_source_title(report, s(e, "piSource"))}>{super::util::pi_source_path(report, s(e, "piSource"))}</code></li>
                 }) }
                 </ul>
             </>
@@ -164,7 +164,7 @@ pub fn ProtocolsView(p: &ViewProps) -> Html {
     .collect();
 
     let (mapping, losses): (Html, Html) = match &comparison {
-        Some(Comparison::Ready(c)) => comparison_html(c, &a_api, &b_api),
+        Some(Comparison::Ready(c)) => comparison_html(c, &a_api, &b_api, &a),
         Some(Comparison::Failed(why)) => {
             let again = {
                 let (on_compare, key) = (p.on_compare.clone(), (a_api.clone(), b_api.clone()));
@@ -207,6 +207,9 @@ pub fn ProtocolsView(p: &ViewProps) -> Html {
                     </table>
                     <p class="muted small mono">{at(&a, &["request", "url"]).map(text_of).unwrap_or_default()}</p>
                     <p class="muted small mono">{at(&b, &["request", "url"]).map(text_of).unwrap_or_default()}</p>
+                    if let Some(note) = at(&b, &["request", "urlNote"]).and_then(Value::as_str) {
+                        <p class="url-note warn small" data-testid="compare-url-note">{note}</p>
+                    }
                 </div>
             </div>
         </section>

@@ -444,6 +444,9 @@ pub fn RequestView(p: &ViewProps) -> Html {
             <div class="req-line">
                 <span class="method">{s(req, "method")}</span>
                 <span class="mono url" data-testid="request-view-url">{s(req, "url")}</span>
+                if let Some(note) = req.get_str("urlNote") {
+                    <p class="url-note warn" role="note" data-testid="url-note">{note}</p>
+                }
             </div>
             <table class="headers" data-testid="request-headers">
                 { for arr(req, "headers").iter().map(|h| {

@@ -172,6 +172,7 @@ pub fn SessionView(p: &ViewProps) -> Html {
         (Rc::new(entries), Rc::new(rows))
     });
     let only_branch = use_state(|| false);
+    let file = super::transcript::use_session_file(p.laid.clone());
     let Some(sess) = p.report.get("session").filter(|v| !v.is_null()) else {
         return html! { <section class="session-view">{not_available("No session: this request starts a new conversation.")}</section> };
     };
@@ -232,6 +233,12 @@ pub fn SessionView(p: &ViewProps) -> Html {
             selected_id.clone(),
         );
         let (leaf, compaction) = (leaf.clone(), compaction.clone());
+        let (report, on_call, picked) = (p.report.clone(), p.on_call.clone(), p.call);
+        // Entries whose tool calls name tools the request does not define.
+        let flagged: Vec<f64> = arr(&p.report, "undefinedToolCalls")
+            .iter()
+            .map(|u| num(u, "line"))
+            .collect();
         Callback::from(move |i: usize| {
             let Some(row) = shown.get(i) else {
                 return Html::default();
@@ -260,6 +267,12 @@ pub fn SessionView(p: &ViewProps) -> Html {
                     <span class={classes!("type", type_class(t))} title={type_help(t)}>{t}</span>
                     if e.get("checkpoint").is_some() { <span class="chip checkpoint" title="this compaction stores a checkpoint of the system prompt and tools, which stands in for the system messages before it">{"checkpoint"}</span> }
                     if let Some(l) = e.get_str("label") { <span class="chip label">{l}</span> }
+                    if flagged.contains(&num(e, "line")) { <span class="chip flag" title="calls a tool the request does not define">{"undefined tool"}</span> }
+                    if let Some(k) = super::call_of_entry(&report, &id) {
+                        <button class={classes!("chip", "call", (picked == Some(k)).then_some("on"))} data-testid={format!("tree-call-{k}")} aria-pressed={(picked == Some(k)).to_string()}
+                            title={format!("rebuild call {k}: the request pi sent for this answer")}
+                            onclick={{ let on_call = on_call.clone(); Callback::from(move |e: MouseEvent| { e.stop_propagation(); on_call.emit(Some(k)) }) }}>{format!("call {k}")}</button>
+                    }
                     if id == leaf { <span class="chip leaf">{"leaf"}</span> }
                     if !compaction.is_empty() && id == compaction { <span class="chip compaction">{"compaction in effect"}</span> }
                     <span class="preview">{s(e, "preview")}</span>
@@ -343,6 +356,9 @@ pub fn SessionView(p: &ViewProps) -> Html {
                     <VList count={shown.len()} render={render} testid="session-tree" row_height={26.0} height={520.0} scroll_to={scroll_to} />
                     <p class="legend-note small muted"><span class="key active"></span>{" active branch "}<span class="key cut"></span>{" on the branch but cut by a compaction"}</p>
                     { selected_entry.as_ref().map(|e| entry_detail(e, &p.on_select)).unwrap_or_default() }
+                    if let Some(e) = selected_entry.clone() {
+                        <super::transcript::EntryReader report={p.report.clone()} file={file.clone()} entry={e} />
+                    }
                 </div>
                 <div>
                     <h4>{format!("Messages it yields ({})", sources.len())}</h4>

@@ -197,9 +197,10 @@ pub fn StageView(p: &ViewProps) -> Html {
         <section class="stage-view" data-testid="stage-view" data-stage={id.to_string()}>
             <div class="stage-head">
                 <h3 data-testid="stage-title"><span class="muted">{format!("{}/{} ", i + 1, stages.len())}</span>{s(st, "title")}</h3>
-                <code class="pi-source" title={pi_source_title(&p.report, s(st, "piSource"))}>{s(st, "piSource")}</code>
+                <code class="pi-source" title={pi_source_title(&p.report, s(st, "piSource"))}>{super::util::pi_source_path(&p.report, s(st, "piSource"))}</code>
             </div>
-            <p class="summary" data-testid="stage-summary">{s(st, "summary")}</p>
+            if !s(st, "explanation").is_empty() { <p class="stage-explanation muted small" data-testid="stage-explanation">{s(st, "explanation")}</p> }
+            <p class="summary" data-testid="stage-summary">{super::util::with_pi_paths(&p.report, s(st, "summary"))}</p>
             <div class="changes" data-testid="stage-changes">
                 if changes.is_empty() {
                     <span class="muted">{"No changes: the data passes through."}</span>
@@ -230,8 +231,8 @@ pub fn StageView(p: &ViewProps) -> Html {
                 { for arr(st, "events").iter().map(|e| html! {
                     <li class={classes!("event", s(e, "kind").to_string())}>
                         <span class={classes!("badge", s(e, "kind").to_string())}>{s(e, "kind")}</span>
-                        <span class="msg">{s(e, "message")}</span>
-                        if let Some(src) = e.get_str("piSource") { <code class="pi-source" title={pi_source_title(&p.report, src)}>{src}</code> }
+                        <span class="msg">{super::util::with_pi_paths(&p.report, s(e, "message"))}</span>
+                        if let Some(src) = e.get_str("piSource") { <code class="pi-source" title={pi_source_title(&p.report, src)}>{super::util::pi_source_path(&p.report, src)}</code> }
                     </li>
                 }) }
                 </ul>

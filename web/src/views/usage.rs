@@ -122,6 +122,55 @@ pub fn UsageView(p: &ViewProps) -> Html {
         })
         .collect();
     let read_share = num(&cache, "cacheReadShare");
+    // The call picker: a column is a call (when every call has its own column), found in
+    // `report.calls` by its session line.
+    let lines: Vec<f64> = timeline.iter().map(|t| num(t, "line")).collect();
+    let pick_column = (per == 1).then(|| {
+        let (on_call, report, lines) = (p.on_call.clone(), p.report.clone(), lines.clone());
+        Callback::from(move |i: usize| {
+            if let Some(k) = lines.get(i).and_then(|l| super::call_on_line(&report, *l)) {
+                on_call.emit(Some(k));
+            }
+        })
+    });
+    let picked_line = p.call.and_then(|k| {
+        arr(r, "calls")
+            .iter()
+            .find(|c| num(c, "index") as usize == k)
+            .map(|c| num(c, "line"))
+    });
+    let picked_column = picked_line
+        .filter(|_| per == 1)
+        .and_then(|l| lines.iter().position(|x| *x == l));
+    let calls = arr(r, "calls");
+    let calls_picker = if calls.is_empty() {
+        Html::default()
+    } else {
+        let next = {
+            let cb = p.on_call.clone();
+            Callback::from(move |_: MouseEvent| cb.emit(None))
+        };
+        html! {
+            <div class="call-picker" data-testid="call-picker">
+                <h4>{format!("The session's calls · {}", calls.len())}<span class="muted small">{" · on the active branch; choose one to rebuild its request"}</span></h4>
+                <div class="buttons">
+                    <button class={classes!("chip", p.call.is_none().then_some("on"))} aria-pressed={p.call.is_none().to_string()} data-testid="call-next" onclick={next}>{"next request"}</button>
+                    { for calls.iter().map(|c| {
+                        let k = num(c, "index") as usize;
+                        let cb = p.on_call.clone();
+                        let on = p.call == Some(k);
+                        let u = c.get("usage").cloned().unwrap_or_default();
+                        html! {
+                            <button class={classes!("chip", on.then_some("on"))} aria-pressed={on.to_string()} data-testid={format!("call-pick-{k}")}
+                                title={format!("call {k} · line {} · {}/{} · reported: {} input, {} cache read, {} cache write, {} output", num(c, "line"), s(c, "provider"), s(c, "model"),
+                                    thousands(num(&u, "input")), thousands(num(&u, "cacheRead")), thousands(num(&u, "cacheWrite")), thousands(num(&u, "output")))}
+                                onclick={Callback::from(move |_: MouseEvent| cb.emit(Some(k)))}>{format!("call {k}")}</button>
+                        }
+                    }) }
+                </div>
+            </div>
+        }
+    };
     html! {
         <section class="usage-view" data-testid="usage-view">
             <h3>{"Usage and cache"}<span class="muted small">{format!(" · {} calls recorded in the session", timeline.len())}</span></h3>
@@ -134,8 +183,10 @@ pub fn UsageView(p: &ViewProps) -> Html {
             if timeline.is_empty() {
                 <p class="muted">{"The session records no usage (no assistant message with usage yet)."}</p>
             } else {
-                <Columns series={series} columns={columns} testid="usage-chart" />
+                <Columns series={series} columns={columns} testid="usage-chart" on_pick={pick_column} picked={picked_column} />
+                if per == 1 { <p class="muted small">{"Click a call to rebuild the request pi sent for it (its reported usage is shown in the header beside it)."}</p> }
             }
+            {calls_picker}
             <h4>{format!("Cache breaks · {}", breaks.len())}</h4>
             if breaks.is_empty() {
                 <p class="muted small">{"No call read less from the cache than the previous call of the same model."}</p>

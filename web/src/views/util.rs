@@ -133,10 +133,54 @@ pub fn pi_source_title(report: &Value, src: &str) -> String {
         .unwrap_or_else(|| "pi".into());
     match dir {
         Some(d) => format!(
-            "where this lives in {release}: {prefix}/ is {d}/ in pi's npm packages, then file:line"
+            "where this lives in {release}: {d}/{} (file:line in pi's npm package)",
+            src.split_once('/').map_or("", |(_, r)| r)
         ),
         None => format!("where this lives in {release} (file:line)"),
     }
+}
+
+/// A pi source location as pi's own file path: `CA/core/sdk.js:66` →
+/// `pi-coding-agent/dist/core/sdk.js:66` (the report's `sourcePrefixes`: `CA/` is
+/// `@earendil-works/pi-coding-agent/dist/`, shown without the npm scope). Locations of other
+/// packages (the SDKs') are shown as they are.
+pub fn pi_source_path(report: &Value, src: &str) -> String {
+    let Some((prefix, rest)) = src.split_once('/') else {
+        return src.to_string();
+    };
+    match report.get("sourcePrefixes").and_then(|m| m.get_str(prefix)) {
+        Some(dir) => {
+            let dir = dir.strip_prefix("@earendil-works/").unwrap_or(dir);
+            format!("{dir}/{rest}")
+        }
+        None => src.to_string(),
+    }
+}
+
+/// A text with pi source locations in it (`… (AI/api/transform-messages.js:134)`), each
+/// written as pi's file path ([`pi_source_path`]).
+pub fn with_pi_paths(report: &Value, text: &str) -> String {
+    let Some(prefixes) = report.get("sourcePrefixes").and_then(Value::as_object) else {
+        return text.to_string();
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    'scan: while !rest.is_empty() {
+        for (k, _) in prefixes.iter() {
+            let key = format!("{k}/");
+            let at_start = out.is_empty() || out.ends_with([' ', '(', '@', '\n', ',', ';']);
+            if at_start && rest.starts_with(&key) {
+                let end = rest.find([' ', ')', ',', ';', '\n']).unwrap_or(rest.len());
+                out.push_str(&pi_source_path(report, &rest[..end]));
+                rest = &rest[end..];
+                continue 'scan;
+            }
+        }
+        let c = rest.chars().next().unwrap_or(' ');
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
 }
 
 /// The release's chars-per-token estimate (`report.estimate.charsPerToken`), when the report has
@@ -152,4 +196,36 @@ pub fn pi_version(report: &Value) -> &str {
     at(report, &["pi", "version"])
         .and_then(Value::as_str)
         .unwrap_or("")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report() -> Value {
+        ctxlens::js::parse(r#"{"sourcePrefixes":{"CA":"@earendil-works/pi-coding-agent/dist","AI":"@earendil-works/pi-ai/dist","CORE":"@earendil-works/pi-agent-core/dist"}}"#).unwrap()
+    }
+
+    #[test]
+    fn pi_sources_as_pi_s_file_paths() {
+        let r = report();
+        assert_eq!(
+            pi_source_path(&r, "CA/core/sdk.js:66"),
+            "pi-coding-agent/dist/core/sdk.js:66"
+        );
+        assert_eq!(
+            pi_source_path(&r, "@anthropic-ai/sdk/client.js:1"),
+            "@anthropic-ai/sdk/client.js:1"
+        );
+        assert_eq!(
+            with_pi_paths(&r, "2 × synthetic error result (AI/api/transform-messages.js:134); CORE/agent-loop.js:176"),
+            "2 × synthetic error result (pi-ai/dist/api/transform-messages.js:134); pi-agent-core/dist/agent-loop.js:176"
+        );
+        // Only at a word's start: a path that merely contains `CA/` is left alone.
+        assert_eq!(
+            with_pi_paths(&r, "/tmp/CA/x and ABCA/y"),
+            "/tmp/CA/x and ABCA/y"
+        );
+        assert_eq!(with_pi_paths(&Value::Null, "CA/x.js:1"), "CA/x.js:1");
+    }
 }

@@ -1,0 +1,364 @@
+// The views of issue 12: the transcript (each entry opens in full), the undefined-tool and
+// context-window flags, Compare opening the comparison, the doubled URL explained after a
+// protocol switch, pi's file paths and stage explanations, one denominator for the shares, the
+// status line following the protocol on screen, the keyboard focus ring and the skip link past
+// the treemap, and the layout at 800 px (screenshots in tests/e2e/artifacts/).
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { serve, launch, open, repo, screenshotPath } from "./harness.mjs";
+
+const corpus = path.join(repo, "tests/conformance/pi-0.85.1");
+const demoSession = fs.readFileSync(path.join(repo, "www/demo/session.jsonl"), "utf8").split("\n");
+
+let server, browser;
+const opened = [];
+before(async () => {
+  server = await serve();
+  browser = await launch();
+});
+after(async () => {
+  for (const o of opened) {
+    const foreign = o.seen.filter((u) => !u.startsWith(server.url + "/") && !u.startsWith("data:") && !u.startsWith("blob:"));
+    assert.deepEqual(foreign, [], "no request leaves the page's origin");
+    assert.deepEqual(o.errors, [], "no page errors");
+  }
+  await browser?.close();
+  await server?.close();
+});
+
+async function openApp(hash = "", opts = {}) {
+  const o = await open(browser, server.url + "/" + hash, opts);
+  opened.push(o);
+  await o.page.locator('.view-area[data-state="ready"]').waitFor({ state: "attached", timeout: 60000 });
+  return o;
+}
+
+async function showView(page, key, label) {
+  await page.locator("nav.view-tabs button", { hasText: new RegExp(`^${label.replace(/[&]/g, "\\$&")}$`) }).click();
+  await page.getByTestId(`view-${key}`).waitFor({ timeout: 10000 });
+}
+
+async function openFolder(page, dir, name = path.basename(dir)) {
+  await page.getByTestId("folder-input").setInputFiles(dir);
+  await page.waitForFunction((n) => document.querySelector(".scenario")?.textContent === n && document.querySelector('.view-area[data-state="ready"]'), name, { timeout: 60000 });
+}
+
+/** The demo's session entry on `line` (1-based), parsed. */
+const demoEntry = (line) => JSON.parse(demoSession[line - 1]);
+
+test("the transcript opens each entry in full: whole texts, tool calls with their arguments, results", async () => {
+  const { page, context } = await openApp();
+  await showView(page, "transcript", "Transcript");
+  const list = page.getByTestId("transcript-list");
+  assert.equal(await list.getAttribute("data-count"), "15", "the demo's 15 entries");
+  // Every assistant entry with a tool call: its arguments in full, as the session stores them.
+  const lines = demoSession.map((l, i) => [i + 1, l]).filter(([, l]) => l.includes('"toolCall"')).map(([n]) => n);
+  assert.ok(lines.length >= 3, "the demo calls tools");
+  for (const line of lines) {
+    await list.locator(`.entry[data-line="${line}"]`).click();
+    const full = page.locator(`[data-testid="entry-full"][data-line="${line}"]`);
+    await full.waitFor();
+    const calls = demoEntry(line).message.content.filter((b) => b.type === "toolCall");
+    const shown = await full.locator('[data-testid="tool-call"] pre').allTextContents();
+    assert.deepEqual(shown.map((t) => JSON.parse(t)), calls.map((c) => c.arguments), `line ${line}: every call's arguments`);
+    for (const c of calls) assert.ok((await full.textContent()).includes(c.name));
+  }
+  // The longest text of the session (a tool result) is shown whole, not as its preview.
+  let best = null;
+  demoSession.forEach((l, i) => {
+    if (!l) return;
+    const e = JSON.parse(l);
+    for (const b of e.message?.content ?? []) if (b.type === "text" && (!best || b.text.length > best.text.length)) best = { line: i + 1, text: b.text };
+  });
+  assert.ok(best.text.length > 100);
+  await list.locator(`.entry[data-line="${best.line}"]`).click();
+  const texts = await page.locator(`[data-testid="entry-full"][data-line="${best.line}"] .entry-text.text`).allTextContents();
+  assert.ok(texts.includes(best.text), "the whole text, byte for byte");
+  // The keyboard opens one too.
+  await list.locator('.entry[data-line="2"]').focus();
+  await page.keyboard.press("Enter");
+  await page.locator('[data-testid="entry-full"][data-line="2"]').waitFor();
+  await page.getByTestId("view-transcript").screenshot({ path: screenshotPath("view-transcript.png") });
+  await context.close();
+});
+
+test("a long session: the transcript renders only the visible rows and opens an entry in the middle in full", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ctxlens-transcript-"));
+  const n = 20000;
+  const lines = [JSON.stringify({ type: "session", version: 3, id: "01a228d3-c51b-77ee-9b97-000000000000", timestamp: "2026-11-29T19:41:36.924Z", cwd: "/tmp/pi-ctx-demo/shop" })];
+  let parent = null;
+  for (let i = 0; i < n; i++) {
+    const id = i.toString(16).padStart(8, "0");
+    const ts = new Date(1795981297000 + i * 1000);
+    const text = `${i % 2 === 0 ? "question" : "answer"} ${i} ` + "lorem ipsum ".repeat(40) + `end ${i}`;
+    const message = i % 2 === 0
+      ? { role: "user", content: [{ type: "text", text }], timestamp: ts.getTime() }
+      : { role: "assistant", content: [{ type: "text", text }], api: "openai-completions", provider: "mock", model: "qwen3.8-flash",
+          usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15 }, stopReason: "stop", timestamp: ts.getTime() };
+    lines.push(JSON.stringify({ type: "message", id, parentId: parent, timestamp: ts.toISOString(), message }));
+    parent = id;
+  }
+  const file = path.join(dir, "long.jsonl");
+  fs.writeFileSync(file, lines.join("\n") + "\n");
+  const { page, context } = await openApp();
+  await page.getByTestId("file-input").setInputFiles(file);
+  await page.waitForFunction(() => document.querySelector(".scenario")?.textContent.startsWith("long"), null, { timeout: 120000 });
+  await showView(page, "transcript", "Transcript");
+  await page.waitForFunction((n) => document.querySelector('[data-testid="transcript-list"]')?.dataset.count === String(n), n, { timeout: 120000 });
+  const rows = await page.locator('[data-testid="transcript-list"] .vrow').count();
+  assert.ok(rows > 10 && rows < 100, `only the visible rows are in the DOM (${rows})`);
+  await page.getByTestId("transcript-list").evaluate((el) => { el.scrollTop = el.scrollHeight / 2; el.dispatchEvent(new Event("scroll")); });
+  const row = page.locator('[data-testid="transcript-list"] .entry').nth(10);
+  await row.waitFor();
+  const line = Number(await row.getAttribute("data-line"));
+  assert.ok(line > 9000 && line < 11000, `scrolled to the middle (line ${line})`);
+  await row.click();
+  const want = JSON.parse(lines[line - 1]).message.content[0].text;
+  const shown = await page.locator(`[data-testid="entry-full"][data-line="${line}"] .entry-text.text`).first().textContent();
+  assert.equal(shown, want, "the entry in the middle, whole");
+  await context.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test("tool calls to tools the request does not define are flagged, with their session line", async () => {
+  const { page, context } = await openApp();
+  await openFolder(page, path.join(corpus, "oc-no-tools-history"));
+  await showView(page, "findings", "Findings");
+  const f = page.locator('[data-testid="findings"] > li[data-id="undefined-tools"]');
+  await f.waitFor();
+  assert.match(await f.textContent(), /1 tool call to tools the request does not define.*bash \(line 3\); the request defines no tools/);
+  await f.getByTestId("finding-subject").click();
+  // The subject is the entry: it opens in full where the view shows it.
+  const full = page.locator('[data-testid="entry-full"][data-line="3"]');
+  await full.waitFor();
+  assert.equal(await full.getByTestId("undefined-tool").count(), 1, "the call is flagged in the entry");
+  assert.equal(await page.locator('[data-testid="session-tree"] .entry[data-entry="a0000002"] .chip.flag').count(), 1, "and in the session tree");
+  await showView(page, "transcript", "Transcript");
+  assert.equal(await page.locator('[data-testid="transcript-list"] .entry[data-line="3"] .chip.flag').count(), 1, "and in the transcript's list");
+  await page.locator('[data-testid="transcript-list"] .entry[data-line="3"]').click();
+  assert.equal(await page.locator('[data-testid="entry-full"][data-line="3"] [data-testid="undefined-tool"]').count(), 1);
+  await context.close();
+});
+
+test("a context beyond the model's window is flagged (pi's estimate against contextWindow)", async () => {
+  // oc-maxtokens-clamp-estimate: pi's estimate is 20000 - 4096 - max_completion_tokens of the
+  // captured body; its window made one token smaller than that.
+  const src = path.join(corpus, "oc-maxtokens-clamp-estimate");
+  const body = JSON.parse(fs.readFileSync(path.join(src, "expected/request-1.json"), "utf8"));
+  const estimate = 20000 - 4096 - body.max_completion_tokens;
+  const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ctxlens-window-")), "small-window");
+  fs.cpSync(src, dir, { recursive: true });
+  const models = JSON.parse(fs.readFileSync(path.join(dir, "models.json"), "utf8"));
+  models.providers.mock.models[0].contextWindow = estimate - 1;
+  fs.writeFileSync(path.join(dir, "models.json"), JSON.stringify(models, null, 1));
+  const { page, context } = await openApp();
+  // Under its own window first: no flag.
+  await openFolder(page, src);
+  await showView(page, "overview", "Overview");
+  assert.equal(await page.getByTestId("context-card").getAttribute("data-over"), "false");
+  assert.match(await page.getByTestId("context-card").textContent(), new RegExp(`≈ ${estimate.toLocaleString("en-US")} tokens`));
+  await openFolder(page, dir);
+  await showView(page, "overview", "Overview");
+  await page.waitForFunction(() => document.querySelector('[data-testid="context-card"]')?.dataset.over === "true", null, { timeout: 30000 });
+  assert.match(await page.getByTestId("context-card").textContent(), new RegExp(`over the model's window of ${(estimate - 1).toLocaleString("en-US")} tokens`));
+  await showView(page, "findings", "Findings");
+  const f = page.locator('[data-testid="findings"] > li[data-id="context-over-window"]');
+  await f.waitFor();
+  assert.match(await f.textContent(), /larger than the model's window.*mock\/small-ctx.*\(1 over\)/);
+  await context.close();
+});
+
+test("Compare opens the comparison", async () => {
+  const { page, context } = await openApp();
+  await page.getByTestId("compare-toggle").click();
+  await page.getByTestId("view-protocols").waitFor({ timeout: 10000 });
+  assert.equal(await page.getByTestId("compare-toggle").getAttribute("aria-pressed"), "true");
+  await page.locator('[data-testid="protocols-view"][data-state="ready"] [data-testid="mapping-table"]').waitFor({ timeout: 120000 });
+  assert.ok((await page.locator('[data-testid="mapping-table"] tbody tr').count()) >= 5, "two protocols side by side");
+  await page.waitForFunction(() => decodeURIComponent(location.hash).includes("view=protocols") && location.hash.includes("compare=1"));
+  await context.close();
+});
+
+test("after a protocol switch, a URL that doubles /v1 says why beside it", async () => {
+  const { page, context } = await openApp("#view=request");
+  assert.equal(await page.getByTestId("url-note").count(), 0, "the model's own protocol: no note");
+  await page.getByTestId("protocol-anthropic-messages").click();
+  await page.waitForFunction(() => document.querySelector('.view-area[data-api="anthropic-messages"][data-state="ready"]'), null, { timeout: 60000 });
+  const url = await page.getByTestId("request-view-url").textContent();
+  assert.match(url, /\/v1\/v1\/messages/);
+  const note = await page.getByTestId("url-note").textContent();
+  assert.match(note, /^\/v1\/v1 in the URL: the model's base URL http:\/\/127\.0\.0\.1:35261\/v1 was made for openai-completions, and the anthropic-messages adapter adds \/v1\/messages to it/);
+  await page.getByTestId("protocol-openai-responses").click();
+  await page.waitForFunction(() => document.querySelector('.view-area[data-api="openai-responses"][data-state="ready"]'), null, { timeout: 60000 });
+  assert.equal(await page.getByTestId("url-note").count(), 0, "no doubled segment, no note");
+  await context.close();
+});
+
+test("words a pi user knows: pi's file paths, stage names explained, no jargon in the header", async () => {
+  const { page, context } = await openApp();
+  const stage = page.getByTestId("stage-view");
+  await stage.waitFor();
+  const src = await stage.locator(".pi-source").first().textContent();
+  assert.match(src, /^pi-coding-agent\/dist\/core\/session-manager\.js:\d+$/, "pi's own file path, not CA/…");
+  const whys = await page.getByTestId("stage-why").allTextContents();
+  assert.equal(whys.length, 11, "a line for each stage");
+  assert.ok(whys.every((w) => w.length > 20));
+  assert.ok(!/(^|[\s(])(CA|AI|CORE)\//.test(await page.locator(".stepper").textContent()), "no CA/ prefixes left in the stepper");
+  assert.ok(!/scenario|case folder/i.test(await page.locator("header.top").evaluate((h) => h.innerText + [...h.querySelectorAll("[title]")].map((e) => e.title).join(" "))));
+  await context.close();
+});
+
+test("one denominator: the header's shares and the overview's agree", async () => {
+  const { page, context } = await openApp();
+  await showView(page, "overview", "Overview");
+  const header = {};
+  for (const k of ["system", "tools", "history"]) header[k] = await page.getByTestId(`stat-${k}-chars-share`).textContent();
+  const legend = await page.locator('[data-testid="overview-shares"] .legend .share').allTextContents();
+  const line = await page.getByTestId("overview-share-line").textContent();
+  const m = line.match(/System prompt ([\d.]+)% · tools ([\d.]+)% · history ([\d.]+)%/);
+  assert.ok(m, line);
+  const overview = [m[1], m[2], m[3]].map(Number);
+  const headerN = [header.system, header.tools, header.history].map((s) => Number(s.replace("%", "")));
+  for (let i = 0; i < 3; i++) {
+    assert.equal(Math.round(overview[i]), headerN[i], `share ${i}: ${overview[i]} vs ${headerN[i]}`);
+    assert.equal(Number(legend[i].replace("%", "")), overview[i], "the bar's legend says the same");
+  }
+  assert.equal(Math.round(overview.reduce((a, b) => a + b, 0)), 100, "of one total");
+  await context.close();
+});
+
+test("the status line follows the protocol on screen", async () => {
+  const { page, context } = await openApp();
+  const status = page.getByTestId("status");
+  await status.waitFor();
+  assert.match(await status.textContent(), /^OpenAI Chat/);
+  await page.getByTestId("protocol-anthropic-messages").click();
+  await page.waitForFunction(() => /^Anthropic/.test(document.querySelector('[data-testid="status"]')?.textContent ?? ""), null, { timeout: 60000 });
+  await page.getByTestId("protocol-openai-completions").click();
+  await page.waitForFunction(() => /^OpenAI Chat/.test(document.querySelector('[data-testid="status"]')?.textContent ?? ""), null, { timeout: 10000 });
+  await context.close();
+});
+
+test("keyboard: the focus ring is on the control that has focus, and a skip link passes the treemap", async () => {
+  const { page, context } = await openApp();
+  await showView(page, "overview", "Overview");
+  // Tab through the page: every focused control draws a visible ring.
+  const seen = [];
+  await page.locator("body").focus();
+  for (let i = 0; i < 40; i++) {
+    await page.keyboard.press("Tab");
+    const f = await page.evaluate(() => {
+      const el = document.activeElement;
+      if (!el || el === document.body) return null;
+      const cs = getComputedStyle(el);
+      const r = el.getBoundingClientRect();
+      return { tag: el.tagName, cls: el.className?.baseVal ?? el.className, testid: el.dataset?.testid ?? null, outline: cs.outlineStyle, width: parseFloat(cs.outlineWidth), box: cs.boxShadow, visible: r.width > 0 && r.height > 0, focusVisible: el.matches(":focus-visible") };
+    });
+    if (!f) continue;
+    seen.push(f);
+    assert.ok(f.focusVisible, `${f.tag}.${f.cls} matches :focus-visible`);
+    assert.ok(f.visible, `${f.tag}.${f.cls} is on screen`);
+    const ringed = (f.outline !== "none" && f.width >= 2) || (f.tag === "g" || f.tag === "rect");
+    assert.ok(ringed, `${f.tag}.${f.cls} (${f.testid}) draws a ring: ${f.outline} ${f.width}`);
+    if (i === 6) await page.screenshot({ path: screenshotPath("keyboard-focus.png") });
+  }
+  assert.ok(seen.length > 20, "the tab order reaches the controls");
+  // The skip link: hidden until focused, then it moves the focus past every part of the treemap.
+  const skip = page.getByTestId("skip-treemap");
+  await page.evaluate(() => document.activeElement?.blur());
+  assert.ok(((await skip.boundingBox())?.width ?? 0) <= 1, "out of sight until focused");
+  await skip.focus();
+  assert.ok((await skip.boundingBox()).width > 20, "shown when it has the focus");
+  await page.getByTestId("view-overview").screenshot({ path: screenshotPath("skip-link.png") });
+  const parts = await page.locator('[data-testid="treemap"] [tabindex="0"]').count();
+  assert.ok(parts > 20, "the treemap has many stops to skip");
+  await page.keyboard.press("Enter");
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), "after-treemap");
+  await page.keyboard.press("Tab");
+  assert.equal(await page.evaluate(() => !!document.activeElement?.closest('[data-testid="treemap"]')), false, "the next stop is past the treemap");
+  await context.close();
+});
+
+test("the layout works at 800 px: no horizontal overflow in any view", async () => {
+  const { page, context } = await openApp("", { viewport: { width: 800, height: 1000 } });
+  const views = [["overview", "Overview"], ["session", "Session"], ["transcript", "Transcript"], ["prompt", "System prompt"], ["tools", "Tools"], ["history", "History"], ["request", "Request"], ["protocols", "Protocols"], ["usage", "Usage & cache"], ["findings", "Findings"]];
+  for (const [key, label] of views) {
+    await showView(page, key, label);
+    if (key === "transcript") await page.locator('[data-testid="transcript-list"] .entry').nth(2).click();
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
+    const { scroll, client, wide } = await page.evaluate(() => ({
+      scroll: document.documentElement.scrollWidth,
+      client: document.documentElement.clientWidth,
+      wide: [...document.querySelectorAll("body *")].filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1 && getComputedStyle(e).position !== "absolute" && !e.closest(".vlist,.view-area pre,.body,.skip-link,svg")).slice(0, 5).map((e) => `${e.tagName}.${e.className?.baseVal ?? e.className}`),
+    }));
+    assert.ok(scroll <= client, `${key}: the page is ${scroll} px wide in ${client} (${wide.join(", ")})`);
+    if (["overview", "transcript", "request"].includes(key)) await page.screenshot({ path: screenshotPath(`layout-800-${key}.png`), fullPage: true });
+  }
+  await context.close();
+});
+
+test("the call picker: a call clicked in the usage timeline or the session tree rebuilds that call's request, byte for byte", async () => {
+  // A scripted capture as a user has it: the session pi left after the run (every call of it)
+  // with the run's files and environment; request-K of the capture is call K of that session.
+  const src = path.join(corpus, "oc-scripted-multiturn");
+  const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ctxlens-calls-")), "my-session");
+  fs.cpSync(src, dir, { recursive: true });
+  const after = fs.readFileSync(path.join(src, "expected/session.after.jsonl"), "utf8");
+  fs.writeFileSync(path.join(dir, "session.jsonl"), after);
+  for (const f of fs.readdirSync(path.join(dir, "expected"))) if (f !== "env.json") fs.rmSync(path.join(dir, "expected", f));
+  const requests = fs.readdirSync(path.join(src, "expected")).filter((f) => /^request-\d+\.json$/.test(f)).length;
+  const want = (k) => fs.readFileSync(path.join(src, `expected/request-${k}.json`), "utf8");
+  const answers = after.split("\n").filter(Boolean).map((l) => JSON.parse(l)).filter((e) => e.type === "message" && e.message.role === "assistant");
+  assert.equal(answers.length, requests, "one answer per captured request");
+
+  const { page, context } = await openApp("#view=request");
+  await openFolder(page, dir);
+  assert.equal(await page.getByTestId("call-bar").count(), 0, "the next request (the prompt) first");
+  const bodyOf = async (k) => {
+    await page.waitForFunction((k) => document.querySelector('[data-testid="call-bar"]')?.dataset.call === String(k) && document.querySelector('.view-area[data-state="ready"]'), k, { timeout: 60000 });
+    await showView(page, "request", "Request");
+    return page.getByTestId("body-json").textContent();
+  };
+  // The usage timeline: one column per call.
+  await showView(page, "usage", "Usage & cache");
+  assert.equal(await page.locator('[data-testid="usage-chart"] g.col').count(), requests);
+  await page.locator('[data-testid="usage-chart"] g.col[data-col="1"]').click();
+  assert.equal(await bodyOf(2), want(2), "call 2 from the usage timeline: request-2, byte-identical");
+  const usage = answers[1].message.usage;
+  assert.equal(await page.getByTestId("call-usage").textContent(),
+    `reported: ${usage.input.toLocaleString("en-US")} input · ${usage.cacheRead.toLocaleString("en-US")} cache read · ${usage.cacheWrite.toLocaleString("en-US")} cache write · ${usage.output.toLocaleString("en-US")} output`,
+    "the call's reported usage beside it");
+  await page.screenshot({ path: screenshotPath("call-picker-usage.png") });
+  // The session tree.
+  await showView(page, "session", "Session");
+  await page.getByTestId("tree-call-3").click();
+  assert.equal(await bodyOf(3), want(3), "call 3 from the session tree: request-3, byte-identical");
+  // Every call of the run, from the usage view's list.
+  for (let k = 1; k <= requests; k++) {
+    await showView(page, "usage", "Usage & cache");
+    await page.getByTestId(`call-pick-${k}`).click();
+    assert.equal(await bodyOf(k), want(k), `call ${k}: request-${k}`);
+  }
+  // And back to the next request.
+  await page.getByTestId("call-bar-next").click();
+  await page.waitForFunction(() => !document.querySelector('[data-testid="call-bar"]') && document.querySelector('.view-area[data-state="ready"]'), null, { timeout: 60000 });
+  await context.close();
+});
+
+test("in a capture (the demo), a chosen call is read from the session pi left: the run's own call rebuilds request-1", async () => {
+  const { page, context } = await openApp("#view=usage");
+  const before = await page.locator('[data-testid^="call-pick-"]').count();
+  assert.equal(before, 6, "the six calls of the demo's session");
+  await page.getByTestId("call-pick-2").click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="call-bar"]')?.dataset.call === "2" && document.querySelector('.view-area[data-state="ready"]'), null, { timeout: 60000 });
+  const n = await page.locator('[data-testid^="call-pick-"]').count();
+  assert.equal(n, before + 1, "session.after.jsonl holds the run's call too");
+  await page.getByTestId(`call-pick-${n}`).click();
+  await page.waitForFunction((n) => document.querySelector('[data-testid="call-bar"]')?.dataset.call === String(n) && document.querySelector('.view-area[data-state="ready"]'), n, { timeout: 60000 });
+  await showView(page, "request", "Request");
+  assert.equal(await page.getByTestId("body-json").textContent(), fs.readFileSync(path.join(repo, "www/demo/expected/request-1.json"), "utf8"));
+  await context.close();
+});
