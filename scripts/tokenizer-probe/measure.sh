@@ -27,5 +27,6 @@ done
 # HF tokenizers: the code, then a tokenizer.json read at run time.
 CARGO_TARGET_DIR="$out/target" cargo build -q --release --target wasm32-unknown-unknown -p hf
 wasm-bindgen --target web --no-typescript --out-dir "$out/hf" "$out/target/wasm32-unknown-unknown/release/hf.wasm"
+echo '{"type":"module"}' >"$out/hf/package.json"
 wasm_opt "$out/hf/hf_bg.wasm" "$out/hf.wasm"
 node runhf.mjs "$out/hf/hf.js" "$out/hf.wasm" "$repo/target/vocab-cache/hf/qwen2.json" "$session"
