@@ -432,6 +432,8 @@ export interface SessionEntry {
   parentId: string | null;
   /** The entry type: `message`, `compaction`, `model_change`, ... ("" when it has none). */
   type: string;
+  /** A message entry's role (`user`, `assistant`, `toolResult`, ...); `null` for other entries. */
+  role: string | null;
   /** 1-based line in the file. */
   line: number;
   /** The role or kind, then up to 80 characters of text. */

@@ -101,8 +101,10 @@ OPTIONS:
 
 PI FLAGS (passed to the rebuilt pi as on its command line):
     --tools LIST, --no-tools, --no-builtin-tools, --exclude-tools LIST, --system-prompt X,
-    --append-system-prompt X, --no-context-files, --no-skills, --skill PATH, --provider P,
-    --models LIST, --approve, --no-approve, --no-extensions, --api-key KEY, @FILE
+    --append-system-prompt X, --no-context-files, --no-skills, --skill PATH,
+    --prompt-template PATH, --no-prompt-templates, --provider P, --models LIST, --approve,
+    --no-approve, --no-extensions, --api-key KEY, @FILE
+    A --prompt starting with / is expanded as pi does (/skill:NAME ARGS, /TEMPLATE ARGS).
 
 EXIT STATUS:
     0 on success; 1 when no request could be built (the reason is on stderr); 2 on usage

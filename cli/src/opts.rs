@@ -22,7 +22,7 @@ pub const COMMANDS: [&str; 14] = [
 ];
 
 /// pi's flags that take a value, passed through as pi's args.
-const PI_VALUE_FLAGS: [&str; 11] = [
+const PI_VALUE_FLAGS: [&str; 12] = [
     "--tools",
     "-t",
     "--exclude-tools",
@@ -30,6 +30,7 @@ const PI_VALUE_FLAGS: [&str; 11] = [
     "--system-prompt",
     "--append-system-prompt",
     "--skill",
+    "--prompt-template",
     "--provider",
     "--api-key",
     "--models",
@@ -37,7 +38,7 @@ const PI_VALUE_FLAGS: [&str; 11] = [
 ];
 
 /// pi's flags without a value, passed through as pi's args.
-const PI_SWITCHES: [&str; 14] = [
+const PI_SWITCHES: [&str; 16] = [
     "--no-tools",
     "-nt",
     "--no-builtin-tools",
@@ -46,6 +47,8 @@ const PI_SWITCHES: [&str; 14] = [
     "-nc",
     "--no-skills",
     "-ns",
+    "--no-prompt-templates",
+    "-np",
     "--approve",
     "-a",
     "--no-approve",

@@ -205,7 +205,8 @@ fn check(names: &[&str]) -> Vec<String> {
 /// in one folder), the agent dir's AGENTS.md, SYSTEM.md and APPEND_SYSTEM.md (agent dir and a
 /// trusted project), skills (agent, project, settings paths, --skill), settings, pi's flags
 /// (--no-context-files, --no-skills, --exclude-tools, --approve, --append-system-prompt), @file
-/// attachments, extension tools through --tool-set, resumed sessions, a stored OAuth login.
+/// attachments, extension tools through --tool-set, resumed sessions, a stored OAuth login,
+/// prompt templates (agent, project, settings paths, --prompt-template) and `/skill:` prompts.
 const CASES_085: &[&str] = &[
     "pi-0.85.1/oc-basic",
     "pi-0.85.1/oc-context-shadowing",
@@ -222,6 +223,12 @@ const CASES_085: &[&str] = &[
     "pi-0.85.1/sp-trusted-project-files",
     "pi-0.85.1/cli-install-files",
     "pi-0.85.1/cli-auth-oauth",
+    "pi-0.85.1/pt-template-args",
+    "pi-0.85.1/pt-template-shadow",
+    "pi-0.85.1/pt-template-cli",
+    "pi-0.85.1/pt-template-unknown",
+    "pi-0.85.1/pt-skill-args",
+    "pi-0.85.1/pt-template-untrusted",
 ];
 
 /// Cases of 1.6.0: the same kinds of files and flags (and pi-messages, whose body carries the
@@ -239,6 +246,12 @@ const CASES_160: &[&str] = &[
     "pi-1.6.0/cx-catalog-fresh",
     "pi-1.6.0/pm-fresh-low",
     "pi-1.6.0/an-oauth",
+    "pi-1.6.0/pt-template-args",
+    "pi-1.6.0/pt-template-shadow",
+    "pi-1.6.0/pt-template-cli",
+    "pi-1.6.0/pt-template-unknown",
+    "pi-1.6.0/pt-skill-args",
+    "pi-1.6.0/pt-template-untrusted",
 ];
 
 #[test]

@@ -32,6 +32,10 @@ pub struct PiArgs {
     pub no_skills: bool,
     /// `--skill PATH`, repeatable.
     pub skills: Vec<String>,
+    /// `--no-prompt-templates` / `-np`.
+    pub no_prompt_templates: bool,
+    /// `--prompt-template PATH`, repeatable.
+    pub prompt_templates: Vec<String>,
     /// `@path` arguments, in order.
     pub file_args: Vec<String>,
     /// `--model` / `--thinking` when given in `args` rather than as inputs.
@@ -102,18 +106,15 @@ pub fn parse(pi: &Pi, args: &[String], diags: &mut Vec<Diagnostic>) -> PiArgs {
                     format!("{arg}: pi would print and exit without sending a request"),
                 ));
             }
-            "--continue"
-            | "-c"
-            | "--resume"
-            | "-r"
-            | "--no-session"
-            | "--verbose"
-            | "--offline"
-            | "--no-prompt-templates"
-            | "-np"
-            | "--no-themes" => {}
+            "--continue" | "-c" | "--resume" | "-r" | "--no-session" | "--verbose"
+            | "--offline" | "--no-themes" => {}
+            "--no-prompt-templates" | "-np" => out.no_prompt_templates = true,
+            "--prompt-template" if has_next(i) => {
+                i += 1;
+                out.prompt_templates.push(args[i].clone());
+            }
             "--mode" | "--session" | "--session-id" | "--fork" | "--session-dir" | "--export"
-            | "--prompt-template" | "--theme"
+            | "--theme"
                 if has_next(i) =>
             {
                 i += 1;

@@ -856,6 +856,37 @@ impl Run<'_> {
                         .at("CA/core/agent-session.js:983"),
                     );
                 }
+                let (full, template) = crate::prompt_templates::expand_prompt_template(
+                    &pi,
+                    &full,
+                    &self.parts.resources.prompt_templates,
+                );
+                if let Some(t) = template {
+                    self.rec.events.push(
+                        Event::new(
+                            EventKind::Converted,
+                            format!(
+                                "/{} expanded from the prompt template {} ({} chars)",
+                                t.name,
+                                t.file_path,
+                                utf16_len(&full)
+                            ),
+                        )
+                        .at("CA/core/prompt-templates.js:221"),
+                    );
+                } else if let Some(name) = full
+                    .strip_prefix('/')
+                    .map(|r| r.split(crate::js::is_js_whitespace).next().unwrap_or(""))
+                    .filter(|n| !n.is_empty() && skill.is_none())
+                {
+                    self.rec.events.push(
+                        Event::new(
+                            EventKind::Note,
+                            format!("/{name}: no prompt template or skill of that name, so pi sends the text as written (an extension command of that name would run instead, which ctxlens cannot know)"),
+                        )
+                        .at("CA/core/prompt-templates.js:221"),
+                    );
+                }
                 let n_images = att.images.len();
                 let images = if pi.rules.prompt_images_normalized {
                     att.images.iter().map(normalized_prompt_image).collect()

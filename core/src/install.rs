@@ -10,8 +10,11 @@
 //! context file, SYSTEM.md and APPEND_SYSTEM.md and skills; the project's `.pi/settings.json`,
 //! `.pi/SYSTEM.md`, `.pi/APPEND_SYSTEM.md` and skills, the `.agents/skills` folders up to the git
 //! root, `~/.agents/skills`; the context files from the cwd up to `/` (and the git files that
-//! tell a linked worktree); the settings' and `--skill` skill paths; `--system-prompt` and
-//! `--append-system-prompt` when they name files; the `@file` arguments. Which of those files
+//! tell a linked worktree); the settings' and `--skill` skill paths; the prompt templates
+//! (`core/prompt-templates.js`: `<agentDir>/prompts` and `.pi/prompts` one level deep, the
+//! settings' `prompts` paths, `--prompt-template`); `--system-prompt` and
+//! `--append-system-prompt` when they name files; the `@file` arguments. pi packages (settings
+//! `packages`) are not read ([`crate::resources`] says so). Which of those files
 //! wins is decided by the stages, over the files laid here; [`crate::analysis::placement`] says
 //! afterwards what was used, shadowed or ignored, and why.
 //!
@@ -305,9 +308,23 @@ impl Reader<'_, '_> {
     /// ignore files, `SKILL.md` and the `.md` files, below every folder but dot folders and
     /// `node_modules`.
     fn skill_tree(&mut self, dir: &str, depth: usize) {
+        self.md_tree(dir, depth, "skill", true);
+    }
+
+    /// A prompt template path as pi reads it: a file, or a folder's ignore files and `.md` files
+    /// (`recursive` for a settings entry's folder, `collectFiles`; the auto-discovered folders
+    /// and `--prompt-template` folders are read one level deep, `collectAutoPromptEntries`,
+    /// `loadTemplatesFromDir`, which also takes dot files).
+    fn prompt_tree(&mut self, dir: &str, recursive: bool) {
+        self.md_tree(dir, 0, "prompt template", recursive);
+    }
+
+    /// The `.md` files (and ignore files) of a folder, below every folder but dot folders and
+    /// `node_modules` when `recursive`; a file path is read as it is.
+    fn md_tree(&mut self, dir: &str, depth: usize, role: &'static str, recursive: bool) {
         let dir = normalize_path(dir);
         if !self.m.fs.is_dir(&dir) {
-            self.text_file(&dir, "skill");
+            self.text_file(&dir, role);
             return;
         }
         if !self.seen.insert(format!("{dir}/")) {
@@ -332,7 +349,7 @@ impl Reader<'_, '_> {
                         &dir,
                         None,
                         format!(
-                            "more than {} folders in the skill paths: ctxlens walks no further",
+                            "more than {} folders in the skill and prompt template paths: ctxlens walks no further",
                             self.limits.max_dirs
                         ),
                     )
@@ -345,13 +362,13 @@ impl Reader<'_, '_> {
         for (name, is_dir) in self.list(&dir) {
             let full = join_path(&dir, &name);
             if is_dir {
-                if !name.starts_with('.') && name != "node_modules" {
-                    self.skill_tree(&full, depth + 1);
+                if recursive && !name.starts_with('.') && name != "node_modules" {
+                    self.md_tree(&full, depth + 1, role, recursive);
                 }
             } else if matches!(name.as_str(), ".gitignore" | ".ignore" | ".fdignore") {
                 self.text_file(&full, "ignore rules");
-            } else if name.ends_with(".md") && !name.starts_with('.') {
-                self.text_file(&full, "skill");
+            } else if name.ends_with(".md") && (!name.starts_with('.') || role != "skill") {
+                self.text_file(&full, role);
             }
         }
     }
@@ -565,6 +582,39 @@ pub fn read_machine(
         r.skill_tree(&p, 0);
     }
 
+    // Prompt templates: the settings' `prompts` paths, `.pi/prompts`, `<agentDir>/prompts`, the
+    // `--prompt-template` paths (package-manager.js resolve; resource-loader.js:343–358).
+    if !parsed.no_prompt_templates {
+        for (entries, base) in [
+            (strings(settings.project.get("prompts")), config.clone()),
+            (strings(settings.global.get("prompts")), agent_dir.clone()),
+        ] {
+            for e in entries {
+                if e.starts_with(['!', '+', '-']) || e.contains('*') || e.contains('?') {
+                    continue;
+                }
+                r.prompt_tree(
+                    &resolve_pi_path(&e, &base, &home, PathOptions::default()),
+                    true,
+                );
+            }
+        }
+        r.prompt_tree(&join_path(&config, "prompts"), false);
+        r.prompt_tree(&join_path(&agent_dir, "prompts"), false);
+    }
+    for s in &parsed.prompt_templates {
+        let t = s.trim();
+        if ["npm:", "git:", "github:", "http:", "https:", "ssh:"]
+            .iter()
+            .any(|p| t.starts_with(p))
+        {
+            continue;
+        }
+        r.prompt_tree(
+            &resolve_pi_path(s, &process_cwd, &home, PathOptions::default()),
+            false,
+        );
+    }
     // `@file` arguments (file-processor.js; resolveReadPath's screenshot variants).
     for a in &parsed.file_args {
         let p = resolve_pi_path(

@@ -24,6 +24,7 @@ pub mod model;
 pub mod paths;
 pub mod pi;
 pub mod prompt;
+pub mod prompt_templates;
 pub mod protocols;
 pub mod recognize;
 pub mod redact;

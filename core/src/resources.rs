@@ -50,6 +50,8 @@ pub struct Resources {
     pub skills: Vec<Skill>,
     pub custom_prompt: Option<PromptText>,
     pub append_prompts: Vec<PromptText>,
+    /// The prompt templates a `/name` prompt can call (not part of the system prompt).
+    pub prompt_templates: Vec<crate::prompt_templates::PromptTemplate>,
 }
 
 fn exists(fs: &VirtualFs, p: &str) -> bool {
@@ -121,11 +123,23 @@ pub fn load(
         .iter()
         .filter_map(|s| resolve_prompt_input(fs, s, process_cwd, "append system prompt", diags))
         .collect();
+    packages_not_read(fs, &agent_dir, &cwd, settings, diags);
+    let prompt_templates = crate::prompt_templates::load_prompt_templates(
+        fs,
+        home,
+        &agent_dir,
+        &cwd,
+        process_cwd,
+        args,
+        settings,
+        diags,
+    );
     Resources {
         context_files,
         skills,
         custom_prompt,
         append_prompts,
+        prompt_templates,
     }
 }
 
@@ -857,6 +871,55 @@ pub fn expand_skill_command<'a>(
         out.push_str(args);
     }
     (out, Some(skill))
+}
+
+/// pi packages (the settings' `packages`, CA/core/package-manager.js:698–712) bring skills,
+/// prompt templates, extensions and themes from their install folders (npm, git, or a local
+/// path). ctxlens does not resolve them: each settings file that lists some gets a warning at
+/// its `"packages"` line.
+fn packages_not_read(
+    fs: &VirtualFs,
+    agent_dir: &str,
+    cwd: &str,
+    settings: &Settings,
+    diags: &mut Vec<Diagnostic>,
+) {
+    for (scope, file) in [
+        (
+            &settings.project,
+            join_path(&join_path(cwd, ".pi"), "settings.json"),
+        ),
+        (&settings.global, join_path(agent_dir, "settings.json")),
+    ] {
+        let Some(list) = scope.get("packages").and_then(Value::as_array) else {
+            continue;
+        };
+        let names: Vec<&str> = list
+            .iter()
+            .filter_map(|p| {
+                p.as_str()
+                    .or_else(|| p.get("source").and_then(Value::as_str))
+            })
+            .collect();
+        if names.is_empty() {
+            continue;
+        }
+        let line = fs
+            .read_to_string(&file)
+            .and_then(|t| t.lines().position(|l| l.contains("\"packages\"")))
+            .map(|i| i as u32 + 1);
+        diags.push(
+            Diagnostic::warning(
+                &file,
+                line,
+                format!(
+                    "pi packages ({}): ctxlens does not read packages, so their skills, prompt templates and extensions (with their tools) are not included",
+                    names.join(", ")
+                ),
+            )
+            .skipping("the packages' skills, prompt templates and extensions"),
+        );
+    }
 }
 
 /// `isLocalPath(value)` (CA/utils/paths.js:35–47).

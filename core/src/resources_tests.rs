@@ -416,3 +416,42 @@ fn skill_command_expansion() {
         "hello"
     );
 }
+
+#[test]
+fn pi_packages_are_said_not_to_be_read_at_their_settings_line() {
+    let global = "{\n  \"theme\": \"dark\",\n  \"packages\": [\"npm:@acme/pi-kit\", {\"source\": \"git:github.com/a/b\"}]\n}\n";
+    let fs = fs_with(&[("/h/.pi/agent/settings.json", global)]);
+    let settings = Settings {
+        global: crate::js::json::parse(global)
+            .unwrap()
+            .as_object()
+            .unwrap()
+            .clone(),
+        ..Default::default()
+    };
+    let mut d = Vec::new();
+    load(
+        &pi(),
+        &fs,
+        "/h",
+        "/h/.pi/agent",
+        "/p",
+        "/p",
+        &PiArgs::default(),
+        &settings,
+        &mut d,
+    );
+    let p: Vec<&Diagnostic> = d
+        .iter()
+        .filter(|d| d.message.contains("pi packages"))
+        .collect();
+    assert_eq!(p.len(), 1, "{d:?}");
+    assert_eq!(p[0].file, "/h/.pi/agent/settings.json");
+    assert_eq!(p[0].line, Some(3));
+    assert!(p[0]
+        .message
+        .contains("npm:@acme/pi-kit, git:github.com/a/b"));
+    assert!(p[0]
+        .message
+        .contains("skills, prompt templates and extensions"));
+}

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { execFileSync } from "node:child_process";
 import { serve, launch, open, repo, screenshotPath } from "./harness.mjs";
 
 const corpus = path.join(repo, "tests/conformance/pi-0.85.1");
@@ -345,6 +346,30 @@ test("the call picker: a call clicked in the usage timeline or the session tree 
   // And back to the next request.
   await page.getByTestId("call-bar-next").click();
   await page.waitForFunction(() => !document.querySelector('[data-testid="call-bar"]') && document.querySelector('.view-area[data-state="ready"]'), null, { timeout: 60000 });
+  await context.close();
+});
+
+test("the session tree: an answer on another branch is a call too, rebuilt on its own branch as the CLI's --call ENTRY does", async () => {
+  const dir = path.join(corpus, "oc-session-leaf-other-branch");
+  const { page, context } = await openApp("#view=session");
+  await openFolder(page, dir);
+  await showView(page, "session", "Session");
+  const chips = page.locator('button.call.off-branch[data-testid^="tree-call-"]');
+  assert.ok((await chips.count()) >= 1, "the tree offers the answers off the active branch");
+  const chip = chips.first();
+  const id = (await chip.getAttribute("data-testid")).slice("tree-call-".length);
+  assert.match(id, /^[0-9a-f]{8}$/, "named by the answer's entry id");
+  await chip.click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="call-bar"]') && document.querySelector('.view-area[data-state="ready"]'), null, { timeout: 60000 });
+  await showView(page, "request", "Request");
+  const got = await page.getByTestId("body-json").textContent();
+  const bin = path.join(repo, "target/debug/ctxlens");
+  if (!fs.existsSync(bin)) execFileSync("cargo", ["build", "-p", "ctxlens-cli", "--quiet"], { cwd: repo, stdio: "inherit" });
+  const want = execFileSync(bin, ["assemble", "--case", dir, "--call", id], { maxBuffer: 1 << 28 }).toString("utf8");
+  assert.ok(want.length > 0, "the CLI rebuilds that call");
+  assert.equal(got, want, "the app's body for the off-branch call is the CLI's, byte for byte");
+  const active = execFileSync(bin, ["assemble", "--case", dir], { maxBuffer: 1 << 28 }).toString("utf8");
+  assert.notEqual(got, active, "not the active branch's request");
   await context.close();
 });
 

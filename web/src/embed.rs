@@ -567,7 +567,7 @@ pub fn EmbedBar(p: &EmbedBarProps) -> Html {
     html! {
         <div class="embed-bar" data-testid="embed-bar">
             <strong>{"ctxlens"}</strong>
-            <span class="embed-name" title="the scenario on screen">{p.name.clone()}</span>
+            <span class="embed-name" title="what is loaded: a session and its files">{p.name.clone()}</span>
             <span class="embed-api" data-testid="embed-api">{p.api.clone()}</span>
             <a href={href} target="_blank" rel="noopener" data-testid="embed-open">{"Open the full app ↗"}</a>
         </div>

@@ -8,6 +8,7 @@
 //!
 //! [`ViewState`] is what the URL hash holds (protocol, view, stage, selection); never user data.
 
+use ctxlens::calls::CallRef;
 use ctxlens::case::{find_env_dir, inputs_from_case, CaseFiles};
 use ctxlens::js::path::{join_path, normalize_path};
 use ctxlens::js::{self, Object, Value};
@@ -37,9 +38,9 @@ pub struct Overrides {
     /// The pi release to rebuild (the picker); `None`: the capture's, else the one the session
     /// proves, else the newest.
     pub pi: Option<ctxlens::PiVersion>,
-    /// The model call to rebuild (the call picker: the K-th call on the active branch, 1-based);
-    /// `None`: the next request.
-    pub call: Option<usize>,
+    /// The model call to rebuild (the call picker: the K-th call on the active branch, 1-based,
+    /// or an answer on another branch by its entry id); `None`: the next request.
+    pub call: Option<CallRef>,
 }
 
 /// Where a dropped or chosen file goes: anywhere on the page (laid where its name and folder
@@ -109,7 +110,7 @@ pub struct Laid {
     /// The pi release asked for ([`Overrides::pi`]).
     pub pi: Option<ctxlens::PiVersion>,
     /// The call asked for ([`Overrides::call`]).
-    pub call: Option<usize>,
+    pub call: Option<CallRef>,
     /// The env.json values before the overrides (the settings panel's placeholders).
     pub base: EnvView,
     pub notes: Vec<Diagnostic>,
@@ -454,7 +455,7 @@ impl Scenario {
                     ));
                 }
                 let name = if prefix.is_empty() {
-                    "case folder".to_string()
+                    "the chosen folder".to_string()
                 } else {
                     base_name(&prefix).to_string()
                 };
@@ -950,7 +951,7 @@ impl Scenario {
             continue_only,
             now_ms,
             pi: self.overrides.pi,
-            call: self.overrides.call,
+            call: self.overrides.call.clone(),
             base,
             notes,
             origins,
@@ -961,15 +962,15 @@ impl Scenario {
 }
 
 /// Options that a case folder cannot carry, sent to the worker with the files.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct LayOptions {
     pub continue_only: bool,
     pub now_ms: Option<f64>,
     pub pi: Option<ctxlens::PiVersion>,
     /// [`Laid::placeholder_key`].
     pub placeholder_key: bool,
-    /// The call to rebuild (`Inputs::call`, by its index on the active branch).
-    pub call: Option<usize>,
+    /// The call to rebuild (`Inputs::call`: its index on the active branch, or an entry id).
+    pub call: Option<CallRef>,
 }
 
 impl LayOptions {
@@ -979,7 +980,7 @@ impl LayOptions {
             now_ms: laid.now_ms,
             pi: laid.pi,
             placeholder_key: laid.placeholder_key,
-            call: laid.call,
+            call: laid.call.clone(),
         }
     }
 }
@@ -994,7 +995,7 @@ pub fn inputs_of(
     let mut notes = Vec::new();
     // A call is rebuilt as the CLI's `--call` does in a case folder: on the capture's
     // session.after.jsonl when there is one, else on the case's own session.
-    let call = opts.call.map(ctxlens::calls::CallRef::Index);
+    let call = opts.call.clone();
     let read = match call {
         Some(c) => ctxlens::case::inputs_for_call(files, None, Some(c)),
         None => inputs_from_case(files, None),
@@ -1002,7 +1003,7 @@ pub fn inputs_of(
     let mut inputs = match read {
         Ok(i) => i,
         Err(e) => {
-            notes.push(Diagnostic::error("case folder", None, e.0).skipping("the case's settings"));
+            notes.push(Diagnostic::error("case.json", None, e.0).skipping("the settings it holds"));
             Inputs::default()
         }
     };

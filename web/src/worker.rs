@@ -41,6 +41,7 @@
 //! A crash (a panic aborts the wasm instance) reaches the page as an `error` event; the page
 //! reports it and starts a new worker.
 
+use ctxlens::calls::CallRef;
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -246,9 +247,11 @@ impl WorkerLink {
         set(
             &msg,
             "call",
-            laid.call
-                .map(|k| JsValue::from_f64(k as f64))
-                .unwrap_or(JsValue::NULL),
+            match &laid.call {
+                Some(CallRef::Index(k)) => JsValue::from_f64(*k as f64),
+                Some(CallRef::Entry(id)) => JsValue::from_str(id),
+                Some(CallRef::Next) | None => JsValue::NULL,
+            },
         );
         set(
             &msg,
@@ -257,7 +260,7 @@ impl WorkerLink {
         );
         if let Err(e) = self.worker.post_message_with_transfer(&msg, &transfer) {
             web_sys::console::error_2(
-                &"ctxlens: could not send the scenario to the worker".into(),
+                &"ctxlens: could not send the files to the worker".into(),
                 &e,
             );
         }
@@ -494,14 +497,14 @@ impl Loaded {
     /// Assembles this scenario under `api` (`None`: the model's own protocol); problems reading
     /// the case come first in its diagnostics (they explain the rest).
     fn assemble(&self, api: Option<&str>) -> Assembly {
-        let (inputs, notes) = inputs_of(&self.files, self.opts, api);
+        let (inputs, notes) = inputs_of(&self.files, self.opts.clone(), api);
         Self::assemble_inputs(inputs, notes)
     }
 
     /// [`Loaded::assemble`], with what pi read of the files and what it ignored
     /// (`ctxlens::report::placement`).
     fn assemble_placed(&self, api: Option<&str>) -> (Assembly, Value) {
-        let (inputs, notes) = inputs_of(&self.files, self.opts, api);
+        let (inputs, notes) = inputs_of(&self.files, self.opts.clone(), api);
         let mut assembly = ctxlens::assemble(&inputs);
         let placement = ctxlens::report::placement::to_json(
             &ctxlens::analysis::placement::placement(&inputs, &assembly),
@@ -515,7 +518,7 @@ impl Loaded {
 
     /// The release this scenario rebuilds under `api`, when its data is not loaded yet.
     fn missing_release(&self, api: Option<&str>) -> Option<ctxlens::PiVersion> {
-        let (inputs, _) = inputs_of(&self.files, self.opts, api);
+        let (inputs, _) = inputs_of(&self.files, self.opts.clone(), api);
         let v = ctxlens::pi::choice::choose(&inputs).version;
         (!ctxlens::pi::data::is_available(v)).then_some(v)
     }
@@ -705,10 +708,13 @@ fn handle(
                 now_ms: get(&data, "nowMs").as_f64(),
                 pi: get(&data, "pi").as_string().and_then(|v| v.parse().ok()),
                 placeholder_key: get(&data, "placeholderKey").as_bool().unwrap_or(false),
-                call: get(&data, "call")
-                    .as_f64()
-                    .filter(|k| *k >= 1.0)
-                    .map(|k| k as usize),
+                call: {
+                    let c = get(&data, "call");
+                    c.as_f64()
+                        .filter(|k| *k >= 1.0)
+                        .map(|k| CallRef::Index(k as usize))
+                        .or_else(|| c.as_string().map(CallRef::Entry))
+                },
             };
             *loaded.borrow_mut() = Some(Loaded {
                 gen,
@@ -823,7 +829,7 @@ fn handle(
                 .map(|(_, m)| m.clone());
             let answer = match map {
                 Some(map) => crate::views::prov_answer(&path, &map),
-                None => Object::new().with("error", "The worker no longer holds this assembly's sources (it was restarted or moved on): open the scenario again.").into(),
+                None => Object::new().with("error", "The worker no longer holds this assembly's sources (it was restarted or moved on): drop or open the files again.").into(),
             };
             let m = js_sys::Object::new();
             set(&m, "type", "provenance");
@@ -852,7 +858,7 @@ fn handle(
                     let (x, y) = (l.assembly_of(&a), l.assembly_of(&b));
                     Ok(ctxlens::report::compare_json(&x, &y))
                 }
-                None => Err("The worker no longer holds this scenario (it was restarted or moved on): open the scenario again.".to_string()),
+                None => Err("The worker no longer holds these files (it was restarted or moved on): drop or open the files again.".to_string()),
             };
             drop(guard);
             let m = js_sys::Object::new();

@@ -1,8 +1,9 @@
 //! What pi read of the files it was given, and what it ignored and why: for every file of the
 //! [`Inputs`]' virtual file system, whether the assembly used it (a context file and its place in
-//! the prompt, a skill, settings, models.json, SYSTEM.md / APPEND_SYSTEM.md, an `@file`
-//! attachment), lost to another copy (a context file shadowed in its folder, a skill whose name
-//! another skill took, SYSTEM.md taken from the project), or was not read (a CLAUDE.md below the
+//! the prompt, a skill, a prompt template, settings, models.json, SYSTEM.md / APPEND_SYSTEM.md,
+//! an `@file` attachment), lost to another copy (a context file shadowed in its folder, a skill
+//! whose name another skill took, a prompt template of the project over the agent dir's,
+//! SYSTEM.md taken from the project), or was not read (a CLAUDE.md below the
 //! cwd, a skill folder without SKILL.md, an untrusted project's files, a file pi never reads).
 //! Pure: from the inputs and the assembly's loaded context files, skills and settings.
 
@@ -75,6 +76,10 @@ pub fn placement(inputs: &Inputs, a: &Assembly) -> Placement {
         join_path(&home, ".agents/skills"),
         join_path(&project_pi, "skills"),
     ];
+    let prompt_roots = [
+        join_path(&agent_dir, "prompts"),
+        join_path(&project_pi, "prompts"),
+    ];
     let untrusted = |why: &str| Verdict::Unused {
         why: format!(
             "the project is not trusted ({}): pi ignores its {why}",
@@ -121,6 +126,27 @@ pub fn placement(inputs: &Inputs, a: &Assembly) -> Placement {
                 why: format!(
                     "part of skill {}: the model reads it when it uses the skill; not in the request",
                     s.name
+                ),
+            }
+        } else if let Some(t) = res.prompt_templates.iter().find(|t| t.file_path == p) {
+            Verdict::Read {
+                what: format!(
+                    "prompt template /{}: a prompt starting with /{} is this file's text with its arguments filled in",
+                    t.name, t.name
+                ),
+            }
+        } else if dirname(&p) == join_path(&project_pi, "prompts") && !settings.project_trusted {
+            untrusted("prompt templates")
+        } else if let Some(t) = res.prompt_templates.iter().find(|t| {
+            prompt_roots.iter().any(|r| dirname(&p) == *r)
+                && p.ends_with(".md")
+                && basename(&p).strip_suffix(".md") == Some(t.name.as_str())
+        }) {
+            Verdict::Shadowed {
+                by: t.file_path.clone(),
+                why: format!(
+                    "two prompt templates named /{}: the first pi finds wins (the project's before the agent dir's)",
+                    t.name
                 ),
             }
         } else if let Some(root) = skill_roots.iter().find(|r| under(&p, r)) {
@@ -438,6 +464,29 @@ mod tests {
             matches!(verdict(&p, "/home/ann/proj/src/main.rs"), Verdict::Unused { why } if why.contains("does not read"))
         );
         assert_eq!(p.placeholder_key.as_deref(), Some("anthropic"));
+    }
+
+    #[test]
+    fn prompt_templates_read_shadowed_and_untrusted() {
+        let files = [
+            ("/home/ann/.pi/agent/prompts/fix.md", "agent $1"),
+            ("/home/ann/.pi/agent/prompts/only.md", "only"),
+            ("/home/ann/proj/.pi/prompts/fix.md", "project $1"),
+        ];
+        let p = run(&files, &["--approve"]);
+        assert!(
+            matches!(verdict(&p, "/home/ann/proj/.pi/prompts/fix.md"), Verdict::Read { what } if what.starts_with("prompt template /fix"))
+        );
+        assert!(
+            matches!(verdict(&p, "/home/ann/.pi/agent/prompts/fix.md"), Verdict::Shadowed { by, .. } if by == "/home/ann/proj/.pi/prompts/fix.md")
+        );
+        let p = run(&files, &[]);
+        assert!(
+            matches!(verdict(&p, "/home/ann/.pi/agent/prompts/fix.md"), Verdict::Read { what } if what.starts_with("prompt template /fix"))
+        );
+        assert!(
+            matches!(verdict(&p, "/home/ann/proj/.pi/prompts/fix.md"), Verdict::Unused { why } if why.contains("not trusted"))
+        );
     }
 
     #[test]

@@ -15,7 +15,8 @@ pub use choice::{Certainty, Choice, Detection, Evidence, Reason};
 pub use data::{DataError, Located, PiData};
 pub use rules::{
     AnthropicRules, BedrockRules, CliResolution, ClientIdentity, CompletionsRules, GoogleRules,
-    MaxTokensClamp, MistralRules, ModelRules, PiMessagesRules, ResponsesRules, Rules,
+    MaxTokensClamp, MistralRules, ModelRules, PiMessagesRules, PromptTemplateArgs, ResponsesRules,
+    Rules,
 };
 pub use version::{PiVersion, UnknownVersion};
 

@@ -7,6 +7,18 @@
 use super::PiVersion;
 use crate::api::Api;
 
+/// How `parseCommandArgs` splits `/template args` into arguments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PromptTemplateArgs {
+    /// 0.85: a `"` or `'` anywhere opens a quote (an apostrophe in `doesn't` too), an unclosed
+    /// quote takes the rest, and an empty quoted argument (`""`) is dropped.
+    QuoteAnywhere,
+    /// 1.3.0 keeps empty quoted arguments (#10867); 1.5.1 (#11861): a quote opens only at the
+    /// start of an argument, an unclosed quote is re-read as text, and `\"` inside `"..."` (or
+    /// `\'` inside `'...'`) is a literal quote.
+    QuoteOpensToken,
+}
+
 /// The behaviour switches of one pi release.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rules {
@@ -56,6 +68,9 @@ pub struct Rules {
     /// one again as `{type, data, mimeType}`; 0.85: `{type, mimeType, data}` as the `@file`
     /// reader built it. Only pi-messages shows the key order. Case: `pi-1.6.0/pm-image-long`.
     pub prompt_images_normalized: bool,
+    /// How a prompt template's arguments are split (`parseCommandArgs`,
+    /// CA/core/prompt-templates.js:11). Case: `pt-template-args` (captured for both releases).
+    pub prompt_template_args: PromptTemplateArgs,
     /// openai-completions (AI/api/openai-completions.js).
     pub completions: CompletionsRules,
     /// The session entry types this release reads (`SessionEntry`, CA/core/session-manager.d.ts);
@@ -461,6 +476,7 @@ impl PiVersion {
             sampling_by_thinking_level: false,
             strict_requires_type: false,
             prompt_images_normalized: false,
+            prompt_template_args: PromptTemplateArgs::QuoteAnywhere,
             completions: CompletionsRules {
                 developer_role_openai_only: false,
                 strict_opt_in: false,
@@ -543,6 +559,7 @@ impl PiVersion {
             sampling_by_thinking_level: true,
             strict_requires_type: true,
             prompt_images_normalized: true,
+            prompt_template_args: PromptTemplateArgs::QuoteOpensToken,
             completions: CompletionsRules {
                 developer_role_openai_only: true,
                 strict_opt_in: true,

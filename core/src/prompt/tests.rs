@@ -49,6 +49,7 @@ fn default_branch_tiles_and_matches_pi_layout() {
             text: "extra".into(),
             path: None,
         }],
+        prompt_templates: vec![],
     };
     let sp = build(&pi(), &default_tools(), &res, "/p", "/pkg");
     assert_tiles(&sp);

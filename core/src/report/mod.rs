@@ -244,6 +244,15 @@ pub fn session_json(a: &Assembly) -> Value {
                 .with("id", opt_str(n.id.as_deref()))
                 .with("parentId", opt_str(n.parent_id.as_deref()))
                 .with("type", n.entry_type.as_str())
+                .with(
+                    "role",
+                    opt_str(
+                        e.value
+                            .get("message")
+                            .filter(|_| n.entry_type == "message")
+                            .and_then(|m| m.get_str("role")),
+                    ),
+                )
                 .with("line", n.line)
                 .with("preview", n.preview.as_str())
                 .with("label", opt_str(n.label.as_deref()))

@@ -253,10 +253,10 @@ pub fn app() -> Html {
             Callback::from(move |(a, b): (String, String)| d.dispatch(Action::Compare(a, b)))
         },
         laid: Some(state.laid.clone()),
-        call: state.scenario.overrides.call,
+        call: state.scenario.overrides.call.clone(),
         on_call: {
             let d = dispatch.clone();
-            Callback::from(move |k: Option<usize>| {
+            Callback::from(move |k: Option<ctxlens::calls::CallRef>| {
                 d.dispatch(Action::EditOverrides(Box::new(move |o| o.call = k)))
             })
         },

@@ -8,6 +8,7 @@
 //! The shell calls [`view_nav`] (the list of views for its navigation), [`ViewSwitch`] (renders
 //! the chosen view) and [`StageView`] (the selected pipeline stage, for the stepper slot).
 
+use ctxlens::calls::CallRef;
 use std::collections::BTreeMap;
 
 use ctxlens::js::Value;
@@ -81,12 +82,13 @@ pub struct ViewProps {
     /// session file, by its line).
     #[prop_or_default]
     pub laid: Option<Shared<crate::state::Laid>>,
-    /// The call picker: the call asked for (its index on the active branch, `report.calls`),
-    /// `None` for the next request; `on_call` asks for another (the worker rebuilds it).
+    /// The call picker: the call asked for (its index on the active branch, `report.calls`, or
+    /// an answer on another branch by its entry id), `None` for the next request; `on_call` asks
+    /// for another (the worker rebuilds it).
     #[prop_or_default]
-    pub call: Option<usize>,
+    pub call: Option<CallRef>,
     #[prop_or_default]
-    pub on_call: Callback<Option<usize>>,
+    pub on_call: Callback<Option<CallRef>>,
 }
 
 /// The call of `report.calls` answered on session line `line`: its index (1-based).

@@ -3,6 +3,7 @@
 //! messages (the sections and tools they set or remove), compaction checkpoints, context edits
 //! and usage records show as what they are, with the selected one's details.
 
+use ctxlens::calls::CallRef;
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -233,7 +234,7 @@ pub fn SessionView(p: &ViewProps) -> Html {
             selected_id.clone(),
         );
         let (leaf, compaction) = (leaf.clone(), compaction.clone());
-        let (report, on_call, picked) = (p.report.clone(), p.on_call.clone(), p.call);
+        let (report, on_call, picked) = (p.report.clone(), p.on_call.clone(), p.call.clone());
         // Entries whose tool calls name tools the request does not define.
         let flagged: Vec<f64> = arr(&p.report, "undefinedToolCalls")
             .iter()
@@ -269,9 +270,13 @@ pub fn SessionView(p: &ViewProps) -> Html {
                     if let Some(l) = e.get_str("label") { <span class="chip label">{l}</span> }
                     if flagged.contains(&num(e, "line")) { <span class="chip flag" title="calls a tool the request does not define">{"undefined tool"}</span> }
                     if let Some(k) = super::call_of_entry(&report, &id) {
-                        <button class={classes!("chip", "call", (picked == Some(k)).then_some("on"))} data-testid={format!("tree-call-{k}")} aria-pressed={(picked == Some(k)).to_string()}
+                        <button class={classes!("chip", "call", (picked == Some(CallRef::Index(k)) || picked == Some(CallRef::Entry(id.clone()))).then_some("on"))} data-testid={format!("tree-call-{k}")} aria-pressed={(picked == Some(CallRef::Index(k)) || picked == Some(CallRef::Entry(id.clone()))).to_string()}
                             title={format!("rebuild call {k}: the request pi sent for this answer")}
-                            onclick={{ let on_call = on_call.clone(); Callback::from(move |e: MouseEvent| { e.stop_propagation(); on_call.emit(Some(k)) }) }}>{format!("call {k}")}</button>
+                            onclick={{ let on_call = on_call.clone(); Callback::from(move |e: MouseEvent| { e.stop_propagation(); on_call.emit(Some(CallRef::Index(k))) }) }}>{format!("call {k}")}</button>
+                    } else if e.get_str("role") == Some("assistant") && !id.is_empty() {
+                        <button class={classes!("chip", "call", "off-branch", (picked == Some(CallRef::Entry(id.clone()))).then_some("on"))} data-testid={format!("tree-call-{id}")} aria-pressed={(picked == Some(CallRef::Entry(id.clone()))).to_string()}
+                            title="rebuild the request pi sent for this answer, on its own branch (the path from the root to it)"
+                            onclick={{ let on_call = on_call.clone(); let id = id.clone(); Callback::from(move |e: MouseEvent| { e.stop_propagation(); on_call.emit(Some(CallRef::Entry(id.clone()))) }) }}>{"call (other branch)"}</button>
                     }
                     if id == leaf { <span class="chip leaf">{"leaf"}</span> }
                     if !compaction.is_empty() && id == compaction { <span class="chip compaction">{"compaction in effect"}</span> }

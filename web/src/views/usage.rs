@@ -2,6 +2,7 @@
 //! output per call) as a chart, beside the fixed prefix (system prompt + tools) and the growing
 //! history; where the cache broke. Reads the report's `usage` (timeline + cache facts).
 
+use ctxlens::calls::CallRef;
 use ctxlens::js::Value;
 use yew::prelude::*;
 
@@ -129,16 +130,21 @@ pub fn UsageView(p: &ViewProps) -> Html {
         let (on_call, report, lines) = (p.on_call.clone(), p.report.clone(), lines.clone());
         Callback::from(move |i: usize| {
             if let Some(k) = lines.get(i).and_then(|l| super::call_on_line(&report, *l)) {
-                on_call.emit(Some(k));
+                on_call.emit(Some(CallRef::Index(k)));
             }
         })
     });
-    let picked_line = p.call.and_then(|k| {
-        arr(r, "calls")
+    let picked_line = match &p.call {
+        Some(CallRef::Index(k)) => arr(r, "calls")
             .iter()
-            .find(|c| num(c, "index") as usize == k)
-            .map(|c| num(c, "line"))
-    });
+            .find(|c| num(c, "index") as usize == *k)
+            .map(|c| num(c, "line")),
+        Some(CallRef::Entry(id)) => arr(r, "calls")
+            .iter()
+            .find(|c| c.get_str("entryId") == Some(id.as_str()))
+            .map(|c| num(c, "line")),
+        _ => None,
+    };
     let picked_column = picked_line
         .filter(|_| per == 1)
         .and_then(|l| lines.iter().position(|x| *x == l));
@@ -158,13 +164,14 @@ pub fn UsageView(p: &ViewProps) -> Html {
                     { for calls.iter().map(|c| {
                         let k = num(c, "index") as usize;
                         let cb = p.on_call.clone();
-                        let on = p.call == Some(k);
+                        let on = p.call == Some(CallRef::Index(k))
+                            || matches!(&p.call, Some(CallRef::Entry(id)) if c.get_str("entryId") == Some(id.as_str()));
                         let u = c.get("usage").cloned().unwrap_or_default();
                         html! {
                             <button class={classes!("chip", on.then_some("on"))} aria-pressed={on.to_string()} data-testid={format!("call-pick-{k}")}
                                 title={format!("call {k} · line {} · {}/{} · reported: {} input, {} cache read, {} cache write, {} output", num(c, "line"), s(c, "provider"), s(c, "model"),
                                     thousands(num(&u, "input")), thousands(num(&u, "cacheRead")), thousands(num(&u, "cacheWrite")), thousands(num(&u, "output")))}
-                                onclick={Callback::from(move |_: MouseEvent| cb.emit(Some(k)))}>{format!("call {k}")}</button>
+                                onclick={Callback::from(move |_: MouseEvent| cb.emit(Some(CallRef::Index(k))))}>{format!("call {k}")}</button>
                         }
                     }) }
                 </div>
