@@ -23,7 +23,9 @@ echo "== cargo fmt --check, cargo clippy (warnings are errors)" >&2
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 
-echo "== cargo test (core, CLI, conformance corpus and snapshots)" >&2
+echo "== cargo test (core, CLI, conformance corpus and snapshots, token counts)" >&2
+# The tokenizer.json vocabularies the token tests read (npm, into the git-ignored target/vocab-cache/).
+bash scripts/fetch-vocabularies.sh >/dev/null
 cargo test --workspace --exclude ctxlens-web
 echo "== cargo test (the visualizer's unit tests)" >&2
 cargo test -p ctxlens-web --lib

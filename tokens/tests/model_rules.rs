@@ -1,0 +1,99 @@
+//! Every model of each pi release's catalog resolves to a vocabulary or says unknown; known
+//! families land where their provider's documentation puts them.
+
+use ctxlens_tokens::rules::{Resolution, Rules};
+use std::collections::BTreeMap;
+
+fn catalog(version: &str) -> Vec<(String, String)> {
+    let path = ctxlens_corpus::workspace().join(format!("core/data/pi-{version}/models.json"));
+    let models: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    models
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["provider"].as_str().unwrap().into(),
+                m["id"].as_str().unwrap().into(),
+            )
+        })
+        .collect()
+}
+
+fn label(r: &Resolution) -> String {
+    match r {
+        Resolution::Vocabulary { name, exact: true } => name.clone(),
+        Resolution::Vocabulary { name, exact: false } => format!("{name} (estimate)"),
+        Resolution::Unknown { kind: Some(kind) } => format!("unknown ({kind})"),
+        Resolution::Unknown { kind: None } => "unknown".into(),
+    }
+}
+
+#[test]
+fn every_catalog_model_resolves_and_the_counts_are_reported() {
+    let rules = Rules::shipped();
+    for version in ["0.85.1", "1.6.0"] {
+        let models = catalog(version);
+        let mut by: BTreeMap<String, usize> = BTreeMap::new();
+        for (provider, id) in &models {
+            *by.entry(label(&rules.resolve(provider, id))).or_default() += 1;
+        }
+        eprintln!("pi {version}: {} models: {by:?}", models.len());
+        assert_eq!(by.values().sum::<usize>(), models.len());
+        assert!(by.len() > 8, "most vocabularies are used: {by:?}");
+    }
+}
+
+#[test]
+fn known_families_resolve_to_their_vocabulary() {
+    let rules = Rules::shipped();
+    let vocab = |p: &str, id: &str| label(&rules.resolve(p, id));
+    assert_eq!(vocab("openai", "gpt-4o-mini"), "o200k_base");
+    assert_eq!(vocab("openrouter", "openai/gpt-5.1-codex"), "o200k_base");
+    assert_eq!(
+        vocab("amazon-bedrock", "openai.gpt-oss-120b-1:0"),
+        "o200k_base"
+    );
+    assert_eq!(vocab("openai", "gpt-4-turbo"), "cl100k_base");
+    assert_eq!(vocab("openrouter", "qwen/qwen3-coder"), "qwen2");
+    assert_eq!(vocab("deepseek", "deepseek-chat"), "deepseek_v3");
+    assert_eq!(
+        vocab("amazon-bedrock", "us.deepseek.r1-v1:0"),
+        "deepseek_v3"
+    );
+    assert_eq!(vocab("cerebras", "zai-glm-5-2"), "glm5");
+    assert_eq!(vocab("vercel-ai-gateway", "alibaba/qwen-3-235b"), "qwen2");
+    // DeepSeek V4 and Kimi K3: the tiktoken crate has vocabularies for them, but no independent
+    // reference was at hand to test them, so they stay unknown.
+    assert_eq!(vocab("deepseek", "deepseek-v4-flash"), "unknown");
+    assert_eq!(vocab("moonshotai", "kimi-k3"), "unknown");
+    assert_eq!(vocab("groq", "llama-3.3-70b-versatile"), "llama3");
+    assert_eq!(vocab("mistral", "devstral-medium-latest"), "mistral_v3");
+    assert_eq!(vocab("moonshotai", "kimi-k2-0905-preview"), "kimi_k2");
+    assert_eq!(vocab("zai", "glm-4.6"), "glm4");
+    assert_eq!(vocab("minimax", "MiniMax-M2"), "minimax_m2");
+    assert_eq!(vocab("google", "gemini-2.5-pro"), "gemma3 (estimate)");
+    assert_eq!(vocab("anthropic", "claude-sonnet-4-5"), "unknown (claude)");
+    assert_eq!(
+        vocab(
+            "amazon-bedrock",
+            "us.anthropic.claude-opus-4-1-20250805-v1:0"
+        ),
+        "unknown (claude)"
+    );
+    // No silent fallback: an unknown family, and a newer release of a known family whose
+    // vocabulary is not known, stay unknown.
+    assert_eq!(vocab("xai", "grok-4"), "unknown");
+    assert_eq!(vocab("meta", "llama-4-maverick"), "unknown");
+    assert_eq!(vocab("openrouter", "qwen/qwen3.5-plus"), "unknown");
+}
+
+#[test]
+fn a_bad_rules_file_is_an_error_naming_the_rule() {
+    let err = Rules::parse(r#"{"rules":[{"model":"ok","tokenizer":"x"},{"model":"("}]}"#)
+        .err()
+        .unwrap();
+    assert!(err.starts_with("rule 1: `model`"), "{err}");
+    assert!(Rules::parse("{}").is_err());
+}
