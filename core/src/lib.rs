@@ -34,6 +34,7 @@ pub mod sdk;
 pub mod session;
 pub mod settings;
 pub mod tools;
+pub mod tokens;
 pub mod trace;
 pub mod transcript;
 pub mod yaml;

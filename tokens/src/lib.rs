@@ -7,12 +7,11 @@
 //! - [`HfTokenizer`] (feature `hf`): a HF `tokenizer.json` read at run time (Gemma, or any file a
 //!   host supplies), by the HF `tokenizers` crate.
 //!
-//! Which vocabulary a model uses is data: [`rules::Rules`] (`data/model-tokenizers.json`).
+//! Which vocabulary a model uses is data, in the core (`ctxlens::tokens`), so that the page knows
+//! which vocabulary to load before loading any.
 //! Counts are of the text alone, encoded on its own, without BOS/EOS; a special token's string
 //! in the text is plain text for OpenAI's and Mistral's vocabularies (as their own tokenizers
 //! treat it) and that one token for the others (as their HF tokenizer does). Chat-template framing is not counted here.
-
-pub mod rules;
 
 /// A vocabulary that counts a text's tokens.
 pub trait Tokenizer {

@@ -1,0 +1,167 @@
+//! Tokens: which vocabulary a model's provider counts with (`data/model-tokenizers.json`), and
+//! the seam through which a host counts texts with it.
+//!
+//! The vocabularies themselves are not here: they are hundreds of kilobytes each, so the core
+//! (and its wasm) carries none. A host that has one (the CLI links `ctxlens-tokens`; the page
+//! loads one vocabulary's wasm module in its worker) passes a [`TokenCounter`] to
+//! [`crate::analysis::stats::compute_with_tokens`].
+
+use crate::js::{self, Value};
+
+/// The rules shipped with ctxlens (ctxlens-owned data: pi's catalog names no tokenizer).
+pub const MODEL_TOKENIZERS_JSON: &str = include_str!("../data/model-tokenizers.json");
+
+/// What a model's tokens are counted with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Vocabulary {
+    /// A public vocabulary. `exact: false` when it is not proved to be the provider's (Gemini on
+    /// Gemma's vocabulary; a vocabulary no reference tokenizer confirmed); `why` says why.
+    Known {
+        name: String,
+        exact: bool,
+        why: Option<String>,
+    },
+    /// No public vocabulary. `kind` names the estimate that applies (`claude`: calibrated on
+    /// the session's usage), `None` when nothing is known of the model.
+    Unknown {
+        kind: Option<String>,
+        why: Option<String>,
+    },
+}
+
+impl Vocabulary {
+    /// The vocabulary's name, when there is one.
+    pub fn name(&self) -> Option<&str> {
+        match self {
+            Vocabulary::Known { name, .. } => Some(name),
+            Vocabulary::Unknown { .. } => None,
+        }
+    }
+}
+
+/// A vocabulary a host can count with: its name and whether its counts are the provider's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TokenizerInfo {
+    pub name: String,
+    pub exact: bool,
+}
+
+/// Counts texts' tokens, each text encoded on its own (no BOS/EOS, no chat template).
+pub trait TokenCounter {
+    fn info(&self) -> TokenizerInfo;
+    /// One count per text, in order; an error says why the texts could not be counted.
+    fn count(&mut self, texts: &[&str]) -> Result<Vec<usize>, String>;
+}
+
+struct Rule {
+    prefixes: Vec<String>,
+    providers: Option<Vec<String>>,
+    tokenizer: Option<String>,
+    exact: bool,
+    kind: Option<String>,
+    why: Option<String>,
+}
+
+/// The ordered rules of `model-tokenizers.json`; the first that matches wins.
+pub struct Rules {
+    rules: Vec<Rule>,
+}
+
+fn strings(v: &Value, what: &str) -> Result<Vec<String>, String> {
+    let list = v.as_array().ok_or(format!("`{what}` is not a list"))?;
+    list.iter()
+        .map(|x| {
+            x.as_str()
+                .map(str::to_lowercase)
+                .ok_or(format!("`{what}` holds a value that is not a string"))
+        })
+        .collect()
+}
+
+impl Rules {
+    /// The rules shipped with ctxlens.
+    pub fn shipped() -> Rules {
+        Rules::parse(MODEL_TOKENIZERS_JSON).expect("data/model-tokenizers.json is valid (tested)")
+    }
+
+    /// Parses a rules file; the error names the rule and what is wrong with it.
+    pub fn parse(json: &str) -> Result<Rules, String> {
+        let doc = js::parse(json).map_err(|e| format!("not JSON: {e}"))?;
+        let list = doc
+            .get("rules")
+            .and_then(Value::as_array)
+            .ok_or("no `rules` list")?;
+        let mut rules = Vec::new();
+        for (i, rule) in list.iter().enumerate() {
+            let err = |e: String| format!("rule {i}: {e}");
+            let prefixes = strings(rule.get("match").unwrap_or(&Value::Null), "match")
+                .map_err(err)?;
+            if prefixes.is_empty() || prefixes.iter().any(String::is_empty) {
+                return Err(format!("rule {i}: `match` needs non-empty prefixes"));
+            }
+            let providers = match rule.get("provider") {
+                None => None,
+                Some(v) => Some(strings(v, "provider").map_err(err)?),
+            };
+            let tokenizer = match rule.get("tokenizer") {
+                Some(Value::String(s)) => Some(s.to_string()),
+                Some(Value::Null) => None,
+                _ => return Err(format!("rule {i}: `tokenizer` must be a string or null")),
+            };
+            let text = |k: &str| rule.get_str(k).map(str::to_string);
+            rules.push(Rule {
+                prefixes,
+                providers,
+                exact: matches!(rule.get("exact"), Some(Value::Bool(true))),
+                kind: text("kind"),
+                why: text("why"),
+                tokenizer,
+            });
+        }
+        Ok(Rules { rules })
+    }
+
+    /// The vocabulary of `provider`'s model `model_id`.
+    pub fn resolve(&self, provider: &str, model_id: &str) -> Vocabulary {
+        let (provider, id) = (provider.to_lowercase(), model_id.to_lowercase());
+        // Where a family name may start: the id's start, or after a `/`, `.` or `:`.
+        let starts: Vec<&str> = std::iter::once(id.as_str())
+            .chain(
+                id.match_indices(['/', '.', ':'])
+                    .map(|(i, _)| &id[i + 1..]),
+            )
+            .collect();
+        let hit = self.rules.iter().find(|r| {
+            r.providers.as_ref().is_none_or(|p| p.contains(&provider))
+                && r.prefixes
+                    .iter()
+                    .any(|p| starts.iter().any(|s| s.starts_with(p.as_str())))
+        });
+        match hit {
+            Some(Rule {
+                tokenizer: Some(name),
+                exact,
+                why,
+                ..
+            }) => Vocabulary::Known {
+                name: name.clone(),
+                exact: *exact,
+                why: why.clone(),
+            },
+            Some(Rule { kind, why, .. }) => Vocabulary::Unknown {
+                kind: kind.clone(),
+                why: why.clone(),
+            },
+            None => Vocabulary::Unknown {
+                kind: None,
+                why: None,
+            },
+        }
+    }
+}
+
+/// The vocabulary of an assembly's model, by the shipped rules (`None` without a model).
+pub fn vocabulary_of(a: &crate::Assembly) -> Option<Vocabulary> {
+    let m = a.parts.model_choice.model.as_ref()?;
+    Some(Rules::shipped().resolve(m.provider(), m.id()))
+}
