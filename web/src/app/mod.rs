@@ -253,6 +253,7 @@ pub fn app() -> Html {
             Callback::from(move |(a, b): (String, String)| d.dispatch(Action::Compare(a, b)))
         },
         laid: Some(state.laid.clone()),
+        tokens: state.tokens.get(&current_api).cloned(),
         call: state.scenario.overrides.call.clone(),
         on_call: {
             let d = dispatch.clone();

@@ -89,6 +89,9 @@ pub struct ViewProps {
     pub call: Option<CallRef>,
     #[prop_or_default]
     pub on_call: Callback<Option<CallRef>>,
+    /// The token counts of this report (the worker's, when asked for): `None` until asked.
+    #[prop_or_default]
+    pub tokens: Option<crate::worker::TokenUpdate>,
 }
 
 /// The call of `report.calls` answered on session line `line`: its index (1-based).
