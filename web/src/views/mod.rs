@@ -32,6 +32,7 @@ mod stage;
 mod sysmsg;
 mod tools;
 mod transcript;
+mod tokens;
 mod usage;
 
 pub use components::thousands;

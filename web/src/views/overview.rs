@@ -5,6 +5,7 @@ use yew::prelude::*;
 use super::components::charts::{Seg, StackedBar};
 use super::components::treemap::{TmGroup, TmItem, Treemap};
 use super::components::{pct, thousands};
+use super::tokens::{TokenNote, Tokens};
 use super::util::{arr, at, base_name, not_available, num, s};
 use super::ViewProps;
 
@@ -135,6 +136,16 @@ pub fn OverviewView(p: &ViewProps) -> Html {
         },
     ];
     let m = r.get("model").cloned().unwrap_or_default();
+    let t = Tokens::of(p);
+    let counted = match (
+        t.at(&["systemPrompt"]),
+        t.at(&["tools"]),
+        t.at(&["history"]),
+    ) {
+        (Some(a), Some(b), Some(c)) => Some(a + b + c),
+        _ => None,
+    };
+    let window_m = num(&m, "contextWindow");
     let stages = arr(r, "stages");
     let changes: usize = stages
         .iter()
@@ -152,11 +163,23 @@ pub fn OverviewView(p: &ViewProps) -> Html {
                 <div class="card"><div class="k">{"Thinking"}</div><div class="v">{s(&m, "thinking")}</div>
                     <div class="sub">{ if s(&m, "thinkingRequested") != s(&m, "thinking") { format!("requested {} ({})", s(&m, "thinkingRequested"), s(&m, "thinkingSource")) } else { s(&m, "thinkingSource").to_string() } }</div></div>
                 <div class="card"><div class="k">{"Body"}</div><div class="v">{format!("{} bytes", thousands(num(&at(stats, &["body"]).cloned().unwrap_or_default(), "bytes")))}</div>
-                    <div class="sub" title={format!("a rough estimate: pi {}'s own rule of thumb (estimateCharsPerToken), which pi uses to keep the answer's max tokens within the context window; the provider's tokenizer counts differently", super::util::pi_version(r))}>
-                        { match super::util::chars_per_token(r) {
-                            Some(c) => format!("≈ {} tokens at {} chars/token", thousands((body / c).ceil()), ctxlens::js::number_to_string(c)),
-                            None => String::new(),
-                        } }</div></div>
+                    <div class="sub">{format!("{} chars", thousands(body))}</div></div>
+                <div class={classes!("card", "tokens-card", t.estimate().then_some("estimate"))} data-testid="tokens-card" data-tokens={counted.map(|n| n.to_string())}
+                    title={format!("{} {}", super::tokens::VOCABULARY_HELP, super::tokens::FRAMING_HELP)}>
+                    <div class="k">{ if t.estimate() { "Tokens (estimate)" } else { "Tokens" } }</div>
+                    <div class="v" data-testid="overview-tokens">{ match counted { Some(n) => thousands(n), None => t.cell(None) } }</div>
+                    <div class="sub">
+                        { match (counted, window_m > 0.0) {
+                            (Some(n), true) => format!("system prompt + tools + history: {} of the model's {} token window", pct(n, window_m), thousands(window_m)),
+                            (Some(_), false) => "system prompt + tools + history".to_string(),
+                            (None, _) => match super::util::chars_per_token(r) {
+                                // Until (or without) a count: pi's own rule of thumb, said as such.
+                                Some(c) => format!("pi's rule of thumb: ≈ {} at {} chars/token", thousands(((sp + tl + hi) / c).ceil()), ctxlens::js::number_to_string(c)),
+                                None => String::new(),
+                            },
+                        } }
+                    </div>
+                </div>
                 if window > 0.0 {
                     <div class={classes!("card", over.then_some("flag"))} data-testid="context-card" data-over={over.to_string()}
                         title="pi's own estimate of the context (the last reported usage plus the messages after it, else the characters at the release's chars per token) beside the model's context window">
@@ -167,10 +190,16 @@ pub fn OverviewView(p: &ViewProps) -> Html {
                 }
                 <div class="card"><div class="k">{"Pipeline"}</div><div class="v">{format!("{} stages", stages.len())}</div><div class="sub">{format!("{changes} changes recorded")}</div></div>
             </div>
+            <TokenNote tokens={p.tokens.clone()} model={format!("{}/{}", s(&m, "provider"), s(&m, "id"))} />
             <h3>{"Where the characters go"}</h3>
             <StackedBar segs={segs} testid="overview-shares" />
             <p class="muted small" data-testid="overview-share-line">{format!("System prompt {:.1}% · tools {:.1}% · history {:.1}% of their {} characters (UTF-16 units, as JS counts them); the body adds {} characters of JSON structure and parameters ({} in all).",
                 share("systemPrompt"), share("tools"), share("history"), thousands(sp + tl + hi), thousands(rest), thousands(body))}</p>
+            if counted.is_some() {
+                <p class="muted small" data-testid="overview-token-line">{format!("In tokens: system prompt {} · tools {} · history {} ({}{}).",
+                    t.cell(t.at(&["systemPrompt"])), t.cell(t.at(&["tools"])), t.cell(t.at(&["history"])),
+                    t.phrase(counted), if t.estimate() { "" } else { ", without the chat template's framing" })}</p>
+            }
             <h3>{"The whole request"}<span class="muted small">{format!(" · {} chars; click a part to select it", thousands(body))}</span></h3>
             <button class="skip-link" data-testid="skip-treemap" onclick={skip}>{"Skip past the treemap"}</button>
             <Treemap groups={groups} testid="treemap" selected={p.selection.clone()} on_select={p.on_select.clone()} />
