@@ -3,6 +3,7 @@
 //! (`usage`), two protocols side by side (`compare`), and the source of every leaf of the body
 //! (`provenance`). Their JSON is written by [`crate::report`] alone.
 
+pub mod calibration;
 pub mod checks;
 pub mod compare;
 pub mod findings;

@@ -719,7 +719,7 @@ fn compute_(a: &Assembly, counter: Option<&mut dyn TokenCounter>) -> Result<Opti
 
 fn walk_and_sum(
     a: &Assembly,
-    mut counter: Option<&mut dyn TokenCounter>,
+    counter: Option<&mut dyn TokenCounter>,
 ) -> Result<Option<Stats>, String> {
     let (Some(request), Some(pi)) = (a.request.as_ref(), a.pi.as_ref()) else {
         return Ok(None);
@@ -775,7 +775,7 @@ fn walk_and_sum(
     w.node(&body, "", "", 0, &Wire::default());
     // Tokens: every counted text, and each section's text, counted in one call.
     let mut tokens = vec![0usize; w.parts.len()];
-    if let (Some(counter), Some(texts)) = (counter.as_deref_mut(), &w.texts) {
+    if let (Some(counter), Some(texts)) = (counter, &w.texts) {
         let sections: Vec<String> = s
             .sections
             .iter()
@@ -1034,7 +1034,7 @@ fn wire_role_of(api: &str, pi_role: &str) -> &'static str {
 
 #[cfg(test)]
 #[path = "stats_tests.rs"]
-mod recount;
+pub(crate) mod recount;
 
 #[cfg(test)]
 mod tests {

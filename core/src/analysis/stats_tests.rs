@@ -499,7 +499,7 @@ fn stand_in(text: &str) -> usize {
     n
 }
 
-struct StandIn;
+pub(crate) struct StandIn;
 
 impl crate::tokens::TokenCounter for StandIn {
     fn info(&self) -> crate::tokens::TokenizerInfo {
