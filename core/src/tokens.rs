@@ -162,3 +162,110 @@ pub fn vocabulary_of(a: &crate::Assembly) -> Option<Vocabulary> {
     let m = a.parts.model_choice.model.as_ref()?;
     Some(Rules::shipped().resolve(m.provider(), m.id()))
 }
+
+/// An assembly's statistics with tokens, as every host shows them (the CLI's `stats`, the
+/// page's worker): counted with the model's vocabulary when the host has it, else estimated from
+/// the session's own usage when it has some; the calls with usage rebuilt against it either way.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Counted {
+    pub stats: crate::analysis::stats::Stats,
+    pub vocabulary: Option<Vocabulary>,
+    pub calibration: Option<crate::analysis::calibration::Calibration>,
+    /// Why the tokens are not counted, or how they are estimated.
+    pub notes: Vec<String>,
+}
+
+/// [`Counted`] for `a` (assembled from `inputs`). `counter` is the host's counter for the
+/// model's vocabulary ([`vocabulary_of`]): `Ok(None)` when the model has no public vocabulary,
+/// `Err(why)` when the host could not get it (not built in, not loaded). `None` without stats.
+pub fn count(
+    inputs: &crate::Inputs,
+    a: &crate::Assembly,
+    counter: Result<Option<&mut dyn TokenCounter>, String>,
+) -> Option<Counted> {
+    use crate::analysis::{calibration, stats};
+    let plain = a.stats.clone()?;
+    let vocabulary = vocabulary_of(a);
+    let mut notes = Vec::new();
+    if let Some(Vocabulary::Known {
+        name,
+        exact: false,
+        why: Some(why),
+    }) = &vocabulary
+    {
+        notes.push(format!("{name} is an estimate: {why}"));
+    }
+    if let Some(Vocabulary::Unknown { why, .. }) = &vocabulary {
+        notes.push(match why {
+            Some(why) => format!("no public vocabulary: {why}"),
+            None => "the model's vocabulary is unknown to ctxlens: no exact count".into(),
+        });
+    }
+    let mut counter = match counter {
+        Ok(c) => c,
+        Err(e) => {
+            notes.push(e);
+            None
+        }
+    };
+    let mut s = match reborrow(&mut counter) {
+        Some(c) => match stats::compute_with_tokens(a, c) {
+            Ok(Some(s)) => s,
+            Ok(None) => plain.clone(),
+            Err(e) => {
+                notes.push(format!("the tokens could not be counted: {e}"));
+                counter = None;
+                plain.clone()
+            }
+        },
+        None => plain.clone(),
+    };
+    let calibration = if a.calls.iter().any(|c| c.usage.is_some()) {
+        match calibration::calibrate(inputs, a, reborrow(&mut counter)) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                notes.push(format!(
+                    "the calls could not be rebuilt against their usage: {e}"
+                ));
+                None
+            }
+        }
+    } else {
+        None
+    };
+    if counter.is_none() {
+        match calibration.as_ref().and_then(|c| c.estimate.as_ref()) {
+            Some(e) => {
+                calibration::apply_estimate(&mut s, e);
+                notes.push(format!(
+                    "tokens estimated at {:.2} characters per token, measured on this session's calls{}",
+                    e.chars_per_token,
+                    match &e.error {
+                        Some(err) => format!(
+                            " (error {:.1}% on average, {:.1}% at most, over {} calls)",
+                            err.mean_abs_pct, err.max_abs_pct, err.calls
+                        ),
+                        None => " (its error is not measured: one call)".into(),
+                    }
+                ));
+            }
+            None => notes.push(
+                "no call of this model recorded its usage, so no estimate is calibrated: tokens are not shown".into(),
+            ),
+        }
+    }
+    Some(Counted {
+        stats: s,
+        vocabulary,
+        calibration,
+        notes,
+    })
+}
+
+/// The counter for one use, leaving it for the next (a shorter borrow of a `&mut dyn`).
+fn reborrow<'a>(c: &'a mut Option<&mut dyn TokenCounter>) -> Option<&'a mut dyn TokenCounter> {
+    match c {
+        Some(b) => Some(&mut **b),
+        None => None,
+    }
+}

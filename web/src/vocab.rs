@@ -107,9 +107,7 @@ impl VocabModule {
         progress(0.0, total);
         let read_err = |e: JsValue| format!("{path}: the download stopped ({})", js_err(e));
         if body.is_object() {
-            let reader = method(&body, "getReader")?
-                .call0(&body)
-                .map_err(read_err)?;
+            let reader = method(&body, "getReader")?.call0(&body).map_err(read_err)?;
             let read = method(&reader, "read")?;
             loop {
                 let p: Promise = read
@@ -122,7 +120,9 @@ impl VocabModule {
                     break;
                 }
                 let Ok(chunk) = get(&step, "value").dyn_into::<Uint8Array>() else {
-                    return Err(format!("{path}: the download sent something that is not bytes"));
+                    return Err(format!(
+                        "{path}: the download sent something that is not bytes"
+                    ));
                 };
                 loaded = loaded.saturating_add(chunk.length());
                 chunks.push(chunk);
@@ -248,7 +248,13 @@ impl VocabModule {
                 &JsValue::from_f64(ptr as f64),
                 &JsValue::from_f64(len as f64),
             )
-            .map_err(|e| format!("the {} vocabulary failed on a text: {}", self.name, js_err(e)));
+            .map_err(|e| {
+                format!(
+                    "the {} vocabulary failed on a text: {}",
+                    self.name,
+                    js_err(e)
+                )
+            });
         self.release(ptr, len);
         match as_u32(&n?) {
             Some(u32::MAX) | None => Err(format!(

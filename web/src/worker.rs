@@ -208,10 +208,20 @@ pub enum TokenUpdate {
     Ready {
         vocabulary: Vocabulary,
         stats: Shared<Value>,
+        /// `ctxlens::report::calibration::to_json` (Null without calls with usage): each call
+        /// rebuilt beside the tokens the provider reported, the framing or the estimate's fit.
+        calibration: Shared<Value>,
+        /// How the tokens were counted or estimated (`ctxlens::tokens::Counted::notes`).
+        notes: Vec<String>,
         ms: f64,
     },
-    /// No public vocabulary for this model (`Vocabulary::Unknown`).
-    Unknown { vocabulary: Vocabulary },
+    /// No count: no public vocabulary for this model (`Vocabulary::Unknown`) and no usage to
+    /// calibrate an estimate on.
+    Unknown {
+        vocabulary: Vocabulary,
+        calibration: Shared<Value>,
+        notes: Vec<String>,
+    },
     /// The vocabulary did not load, or the counting failed: why.
     Failed {
         vocabulary: Option<Vocabulary>,
@@ -259,6 +269,18 @@ impl TokenUpdate {
         let s = |k: &str| get(data, k).as_string();
         let n = |k: &str| get(data, k).as_f64();
         let vocabulary = s("vocabulary").and_then(|j| read_vocabulary(&j));
+        let calibration = Shared::new(
+            s("calibration")
+                .and_then(|j| ctxlens::js::parse(&j).ok())
+                .unwrap_or(Value::Null),
+        );
+        let notes: Vec<String> = s("notes")
+            .and_then(|j| ctxlens::js::parse(&j).ok())
+            .and_then(|v| v.as_array().cloned())
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|n| n.as_str().map(str::to_string))
+            .collect();
         let Some(vocabulary) = vocabulary else {
             return match s("phase").as_deref() {
                 Some("failed") => TokenUpdate::Failed {
@@ -284,6 +306,8 @@ impl TokenUpdate {
                 Some(Ok(stats)) => TokenUpdate::Ready {
                     vocabulary,
                     stats: Shared::new(stats),
+                    calibration,
+                    notes,
                     ms: n("ms").unwrap_or(0.0),
                 },
                 _ => TokenUpdate::Failed {
@@ -291,7 +315,11 @@ impl TokenUpdate {
                     error: "the worker's token statistics did not parse".into(),
                 },
             },
-            Some("unknown") => TokenUpdate::Unknown { vocabulary },
+            Some("unknown") => TokenUpdate::Unknown {
+                vocabulary,
+                calibration,
+                notes,
+            },
             _ => TokenUpdate::Failed {
                 vocabulary: Some(vocabulary),
                 error: s("error").unwrap_or_default(),
@@ -665,6 +693,11 @@ impl Loaded {
         (assembly, placement)
     }
 
+    /// This scenario's inputs under protocol `api` (the one its kept assembly was made from).
+    fn inputs(&self, api: &str) -> ctxlens::Inputs {
+        inputs_of(&self.files, self.opts.clone(), Some(api)).0
+    }
+
     /// The release this scenario rebuilds under `api`, when its data is not loaded yet.
     fn missing_release(&self, api: Option<&str>) -> Option<ctxlens::PiVersion> {
         let (inputs, _) = inputs_of(&self.files, self.opts.clone(), api);
@@ -875,10 +908,10 @@ fn handle_tokens(
 ) {
     let gen = get(&data, "gen").as_f64().unwrap_or(0.0) as u64;
     let api = get(&data, "api").as_string().unwrap_or_default();
-    let assembly = {
+    let (assembly, inputs) = {
         let mut guard = loaded.borrow_mut();
         match guard.as_mut().filter(|l| l.gen == gen) {
-            Some(l) => l.assembly_of(&api),
+            Some(l) => (l.assembly_of(&api), l.inputs(&api)),
             None => return,
         }
     };
@@ -891,26 +924,21 @@ fn handle_tokens(
     let Some(vocabulary) = ctxlens::tokens::vocabulary_of(&assembly) else {
         return nothing("there is no model");
     };
-    let (name, exact) = match &vocabulary {
-        Vocabulary::Known { name, exact, .. } => (name.clone(), *exact),
-        Vocabulary::Unknown { .. } => {
-            return post_tokens(scope, gen, &api, "unknown", Some(&vocabulary), |_| {});
+    // The model's vocabulary module: loaded, failed (why), or fetched first.
+    let module: Result<Option<(Rc<crate::vocab::VocabModule>, bool)>, String> = match &vocabulary {
+        Vocabulary::Known { name, exact, .. } => {
+            let slot = VOCABS.with(|v| match v.borrow().get(name) {
+                Some(VocabSlot::Ready(m)) => Some(Ok(m.clone())),
+                Some(VocabSlot::Failed(e)) => Some(Err(e.clone())),
+                Some(VocabSlot::Loading(_)) | None => None,
+            });
+            match slot {
+                None => return load_vocabulary_then(scope, loaded, name, &vocabulary, data),
+                Some(Ok(m)) => Ok(Some((m, *exact))),
+                Some(Err(e)) => Err(e),
+            }
         }
-    };
-    let slot = VOCABS.with(|v| match v.borrow().get(&name) {
-        Some(VocabSlot::Ready(m)) => Ok(Some(m.clone())),
-        Some(VocabSlot::Failed(e)) => Err(e.clone()),
-        Some(VocabSlot::Loading(_)) => Ok(None),
-        None => Ok(None),
-    });
-    let module = match slot {
-        Err(e) => {
-            return post_tokens(scope, gen, &api, "failed", Some(&vocabulary), |m| {
-                set(m, "error", e.as_str())
-            })
-        }
-        Ok(Some(m)) => m,
-        Ok(None) => return load_vocabulary_then(scope, loaded, &name, &vocabulary, data),
+        Vocabulary::Unknown { .. } => Ok(None),
     };
     let start = js_sys::Date::now();
     let progress = |done: f64| {
@@ -919,24 +947,51 @@ fn handle_tokens(
         })
     };
     progress(0.0);
-    let mut counter = crate::vocab::Counter {
-        module: &module,
-        exact,
-        progress: &progress,
+    let load_error = module.as_ref().err().cloned();
+    let mut counter = module.as_ref().ok().and_then(|m| {
+        m.as_ref().map(|(module, exact)| crate::vocab::Counter {
+            module,
+            exact: *exact,
+            progress: &progress,
+        })
+    });
+    let counter_arg = match (&load_error, counter.as_mut()) {
+        (Some(e), _) => Err(e.clone()),
+        (None, Some(c)) => Ok(Some(c as &mut dyn ctxlens::tokens::TokenCounter)),
+        (None, None) => Ok(None),
     };
-    match ctxlens::analysis::stats::compute_with_tokens(&assembly, &mut counter) {
-        Ok(Some(stats)) => {
-            let json = ctxlens::report::stats::to_json(&stats).to_json();
-            post_tokens(scope, gen, &api, "ready", Some(&vocabulary), |m| {
-                set(m, "stats", json.as_str());
-                set(m, "ms", js_sys::Date::now() - start);
-            })
+    // Counted with the vocabulary, or estimated from the session's usage (Claude), and the
+    // calls with usage rebuilt against it: the CLI's `stats` does the same.
+    let Some(counted) = ctxlens::tokens::count(&inputs, &assembly, counter_arg) else {
+        return nothing("no request was assembled");
+    };
+    let stats = ctxlens::report::stats::to_json(&counted.stats);
+    let has_tokens = counted.stats.tokenizer.is_some();
+    let calibration = counted
+        .calibration
+        .as_ref()
+        .map_or(Value::Null, ctxlens::report::calibration::to_json);
+    let notes = Value::Array(
+        counted
+            .notes
+            .iter()
+            .map(|n| Value::str(n.as_str()))
+            .collect(),
+    );
+    let phase = match (&load_error, has_tokens, &vocabulary) {
+        (Some(_), _, _) => "failed",
+        (None, true, _) => "ready",
+        (None, false, _) => "unknown",
+    };
+    post_tokens(scope, gen, &api, phase, Some(&vocabulary), |m| {
+        if has_tokens {
+            set(m, "stats", stats.to_json().as_str());
         }
-        Ok(None) => nothing("no request was assembled"),
-        Err(e) => post_tokens(scope, gen, &api, "failed", Some(&vocabulary), |m| {
-            set(m, "error", e.as_str())
-        }),
-    }
+        set(m, "calibration", calibration.to_json().as_str());
+        set(m, "notes", notes.to_json().as_str());
+        set(m, "error", load_error.as_deref().unwrap_or(""));
+        set(m, "ms", js_sys::Date::now() - start);
+    })
 }
 
 /// Fetches vocabulary `name`'s module (once: later messages wait for the same fetch), saying

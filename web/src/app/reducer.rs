@@ -498,7 +498,9 @@ impl AppState {
                 for t in self.tokens.values_mut().filter(|t| t.pending()) {
                     *t = TokenUpdate::Failed {
                         vocabulary: None,
-                        error: format!("the worker stopped before the tokens were counted ({message})"),
+                        error: format!(
+                            "the worker stopped before the tokens were counted ({message})"
+                        ),
                     };
                 }
                 if !comparing {

@@ -32,15 +32,24 @@ pub(super) fn stats_strip(p: &StatsStripProps) -> Html {
     let share = |key: &str| num(stats.get("shares").and_then(|x| x.get(key))) * 100.0;
     let (ssp, stl, shi) = (share("systemPrompt"), share("tools"), share("history"));
     let counted = match &p.tokens {
-        Some(crate::worker::TokenUpdate::Ready { stats, vocabulary, .. }) => Some((stats.clone(), vocabulary.clone())),
+        Some(crate::worker::TokenUpdate::Ready {
+            stats, vocabulary, ..
+        }) => Some((stats.clone(), vocabulary.clone())),
         _ => None,
     };
     let tokens_of = |key: &str| {
-        counted
-            .as_ref()
-            .and_then(|(s, _)| s.get(key).and_then(|x| x.get("tokens")).and_then(Value::as_f64))
+        counted.as_ref().and_then(|(s, _)| {
+            s.get(key)
+                .and_then(|x| x.get("tokens"))
+                .and_then(Value::as_f64)
+        })
     };
-    let estimate = matches!(&counted, Some((_, ctxlens::tokens::Vocabulary::Known { exact: false, .. })));
+    let estimate = counted.as_ref().is_some_and(|(s, _)| {
+        s.get("tokenizer")
+            .and_then(|t| t.get("exact"))
+            .and_then(Value::as_bool)
+            != Some(true)
+    });
     let item = |cls: &'static str, label: &'static str, id: &'static str, n: f64, pct: f64| {
         let key = match cls {
             "system" => "systemPrompt",

@@ -30,9 +30,9 @@ mod request;
 mod session;
 mod stage;
 mod sysmsg;
+mod tokens;
 mod tools;
 mod transcript;
-mod tokens;
 mod usage;
 
 pub use components::thousands;

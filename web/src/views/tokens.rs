@@ -44,7 +44,7 @@ impl<'a> Tokens<'a> {
             TokenUpdate::Loading { vocabulary, .. }
             | TokenUpdate::Counting { vocabulary, .. }
             | TokenUpdate::Ready { vocabulary, .. }
-            | TokenUpdate::Unknown { vocabulary } => Some(vocabulary),
+            | TokenUpdate::Unknown { vocabulary, .. } => Some(vocabulary),
             TokenUpdate::Failed { vocabulary, .. } => vocabulary.as_ref(),
             _ => None,
         }
@@ -52,10 +52,25 @@ impl<'a> Tokens<'a> {
 
     /// Whether the counts are estimates (a vocabulary not proved to be the provider's).
     pub fn estimate(&self) -> bool {
-        matches!(
-            self.vocabulary(),
-            Some(Vocabulary::Known { exact: false, .. })
-        )
+        match self.stats() {
+            // The counts' own word (`tokenizer.exact`; the calibrated estimate is not exact).
+            Some(st) => at(st, &["tokenizer", "exact"]).and_then(Value::as_bool) != Some(true),
+            None => matches!(
+                self.vocabulary(),
+                Some(Vocabulary::Known { exact: false, .. })
+            ),
+        }
+    }
+
+    /// The calls rebuilt against their usage (`ctxlens::report::calibration::to_json`), when
+    /// the session has some.
+    pub fn calibration(&self) -> Option<&'a Value> {
+        match self.state? {
+            TokenUpdate::Ready { calibration, .. } | TokenUpdate::Unknown { calibration, .. } => {
+                Some(&**calibration).filter(|c| !c.is_null())
+            }
+            _ => None,
+        }
     }
 
     /// `tokens` of the block at `path` of the statistics (`["systemPrompt"]`).
@@ -196,16 +211,38 @@ pub fn TokenNote(p: &TokenNoteProps) -> Html {
                 ),
                 None,
             ),
-            Vocabulary::Unknown { .. } => ("ready", "Tokens counted.".into(), None),
+            Vocabulary::Unknown { .. } => {
+                let est = p.tokens.as_ref().and_then(|t| match t {
+                    TokenUpdate::Ready { calibration, .. } => at(calibration, &["estimate"]).cloned(),
+                    _ => None,
+                });
+                let cpt = est.as_ref().and_then(|e| e.get("charsPerToken")).and_then(Value::as_f64);
+                let err = est.as_ref().and_then(|e| e.get("error")).filter(|e| !e.is_null());
+                (
+                    "estimate",
+                    format!(
+                        "Token estimate: this model's vocabulary is not public, so its tokens are estimated from characters at {} characters per token, measured on this session's own calls (the usage the provider reported for each){}.",
+                        cpt.map_or_else(|| "?".into(), |c| format!("{c:.2}")),
+                        match err {
+                            Some(e) => format!("; measured error {:.1}% on average, {:.1}% at most, over {} calls (each call predicted from the others)",
+                                e.get("meanAbsPct").and_then(Value::as_f64).unwrap_or(0.0),
+                                e.get("maxAbsPct").and_then(Value::as_f64).unwrap_or(0.0),
+                                e.get("calls").and_then(Value::as_f64).unwrap_or(0.0)),
+                            None => "; its error is not measured (one call)".into(),
+                        }
+                    ),
+                    None,
+                )
+            }
         },
-        Some(TokenUpdate::Unknown { vocabulary }) => match vocabulary {
+        Some(TokenUpdate::Unknown { vocabulary, .. }) => match vocabulary {
             Vocabulary::Unknown {
                 kind: Some(k),
                 why,
             } if k == "claude" => (
                 "estimate",
                 format!(
-                    "Tokens: estimate only. {}. Without usage to calibrate on, ctxlens shows characters.",
+                    "Tokens: unknown, estimate only. {}; this session records no usage of this model to calibrate the estimate on, so characters are shown.",
                     why.as_deref()
                         .unwrap_or("Anthropic publishes no vocabulary for Claude")
                 ),
@@ -237,14 +274,13 @@ pub fn TokenNote(p: &TokenNoteProps) -> Html {
         Some(TokenUpdate::Loading { vocabulary, .. })
         | Some(TokenUpdate::Counting { vocabulary, .. })
         | Some(TokenUpdate::Ready { vocabulary, .. })
-        | Some(TokenUpdate::Unknown { vocabulary }) => vocabulary.name().map(str::to_string),
+        | Some(TokenUpdate::Unknown { vocabulary, .. }) => vocabulary.name().map(str::to_string),
         _ => None,
     };
     let exact = match &p.tokens {
-        Some(TokenUpdate::Ready {
-            vocabulary: Vocabulary::Known { exact, .. },
-            ..
-        }) => Some(exact.to_string()),
+        Some(TokenUpdate::Ready { stats, .. }) => at(stats, &["tokenizer", "exact"])
+            .and_then(Value::as_bool)
+            .map(|e| e.to_string()),
         _ => None,
     };
     html! {
