@@ -221,7 +221,7 @@ pub fn TokenNote(p: &TokenNoteProps) -> Html {
                 (
                     "estimate",
                     format!(
-                        "Token estimate: this model's vocabulary is not public, so its tokens are estimated from characters at {} characters per token, measured on this session's own calls (the usage the provider reported for each){}.",
+                        "Token estimate: no public vocabulary is known for this model, so its tokens are estimated from characters at {} characters per token, measured on this session's own calls (the usage the provider reported for each){}.",
                         cpt.map_or_else(|| "?".into(), |c| format!("{c:.2}")),
                         match err {
                             Some(e) => format!("; measured error {:.1}% on average, {:.1}% at most, over {} calls (each call predicted from the others)",

@@ -1,0 +1,212 @@
+// Tokens in the visualizer: the model's vocabulary is its own wasm module, fetched by the worker
+// only when a report needs it (with progress), and the counts equal the native CLI's
+// (`ctxlens stats`, ctxlens-tokens) for the same case; a Claude session shows the estimate
+// calibrated on its usage, labelled as such; an unknown model says "unknown"; a vocabulary that
+// does not load is said, with the reason, and the characters stay.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { execFileSync } from "node:child_process";
+import { serve, launch, open, repo, screenshotPath } from "./harness.mjs";
+
+const OPENAI = "pi-0.85.1/rs-thinking-off-none"; // openai/gpt-5.4: o200k_base
+const CLAUDE = "pi-1.6.0/an-compaction"; // a Claude model with usage on its calls
+const UNKNOWN = "pi-0.85.1/oc-strict-experimental"; // mock/strict-r: no vocabulary, no usage
+const asset = path.join(repo, "dist/tokenizers/o200k_base.wasm");
+
+/** `ctxlens stats` of a corpus case (the native count: ctxlens-tokens). */
+function cliStats(name) {
+  let bin = ["target/debug/ctxlens", "target/release/ctxlens"].map((p) => path.join(repo, p)).find((p) => fs.existsSync(p));
+  if (!bin) {
+    execFileSync("cargo", ["build", "-p", "ctxlens-cli", "--quiet"], { cwd: repo, stdio: "inherit" });
+    bin = path.join(repo, "target/debug/ctxlens");
+  }
+  return JSON.parse(execFileSync(bin, ["stats", "--case", path.join(repo, "tests/conformance", name)], { maxBuffer: 1 << 28, stdio: ["ignore", "pipe", "ignore"] }).toString("utf8"));
+}
+
+// The vocabulary's response is held after its first bytes until the test has seen the progress
+// (`release()`), so the page's progress is observed, not raced; `missing` answers 404.
+let held = [];
+let mode = "hold";
+function intercept(pathname, req, res) {
+  if (!pathname.startsWith("/tokenizers/")) return false;
+  const file = path.join(repo, "dist", pathname);
+  if (mode === "missing" || !fs.existsSync(file)) {
+    res.writeHead(404).end("not found");
+    return true;
+  }
+  const bytes = fs.readFileSync(file);
+  res.writeHead(200, { "content-type": "application/wasm", "content-length": String(bytes.length) });
+  const cut = Math.floor(bytes.length * 0.4);
+  res.write(bytes.subarray(0, cut));
+  held.push(() => res.end(bytes.subarray(cut)));
+  return true;
+}
+const release = () => { for (const f of held.splice(0)) f(); };
+
+let server, browser;
+const opened = [];
+before(async () => {
+  server = await serve(undefined, { intercept });
+  browser = await launch();
+});
+after(async () => {
+  release();
+  for (const o of opened) {
+    const foreign = o.seen.filter((u) => !u.startsWith(server.url + "/") && !u.startsWith("data:") && !u.startsWith("blob:"));
+    assert.deepEqual(foreign, [], "no request leaves the page's origin");
+    assert.deepEqual(o.errors.filter((e) => !/404/.test(e)), [], "no page errors");
+  }
+  await browser?.close();
+  await server?.close();
+});
+
+async function openApp(opts) {
+  const o = await open(browser, server.url + "/", opts);
+  opened.push(o);
+  await o.page.locator('.view-area[data-state="ready"]').waitFor({ state: "attached", timeout: 60000 });
+  // Every text the tokens line shows, in order (a MutationObserver: no state is missed).
+  await o.page.evaluate(() => {
+    window.__notes = [];
+    const seen = () => {
+      for (const n of document.querySelectorAll('[data-testid="tokens-note"]')) {
+        const t = `${n.dataset.state}|${n.textContent}`;
+        if (window.__notes.at(-1) !== t) window.__notes.push(t);
+      }
+    };
+    new MutationObserver(seen).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+    seen();
+  });
+  return o;
+}
+
+async function openCase(page, name) {
+  const dir = path.join(repo, "tests/conformance", name);
+  await page.getByTestId("folder-input").setInputFiles(dir);
+  await page.waitForFunction((n) => document.querySelector(".scenario")?.textContent === n && document.querySelector('.view-area[data-state="ready"]'), path.basename(dir), { timeout: 60000 });
+}
+
+async function showView(page, key, label) {
+  await page.locator("nav.view-tabs button", { hasText: new RegExp(`^${label.replace(/[&]/g, "\\$&")}$`) }).click();
+  await page.getByTestId(`view-${key}`).waitFor({ timeout: 10000 });
+}
+
+const num = (s) => Number(String(s).replace(/[^0-9.-]/g, ""));
+const tokenRequests = () => server.requests.filter((p) => p.startsWith("/tokenizers/"));
+
+test("an OpenAI model: the o200k_base vocabulary loads with progress, alone, and its counts equal the native CLI's", async () => {
+  assert.ok(fs.existsSync(asset), `${path.relative(repo, asset)} is built (the vocabulary modules: scripts/build-tokenizers.sh, copied by Trunk's hook)`);
+  const expected = cliStats(OPENAI);
+  assert.deepEqual(expected.tokenizer, { name: "o200k_base", exact: true }, "the CLI counts this case with o200k_base");
+  mode = "hold";
+  const before = tokenRequests().length;
+  const { page, context } = await openApp();
+  await openCase(page, OPENAI);
+  // Characters first: the report is on screen while the vocabulary is still on its way.
+  const note = page.getByTestId("tokens-note");
+  await page.waitForFunction(() => /loading the OpenAI o200k_base vocabulary… \d+%/.test(document.querySelector('[data-testid="tokens-note"]')?.textContent ?? ""), null, { timeout: 60000 });
+  assert.ok(num(await page.getByTestId("stat-system-chars").textContent()) > 0, "the characters are shown before the tokens");
+  assert.match(await note.textContent(), /loading the OpenAI o200k_base vocabulary… (\d|[1-9]\d)%/, "the progress is a share below 100%");
+  await page.screenshot({ path: screenshotPath("tokens-loading.png") });
+  release();
+  await page.waitForFunction(() => document.querySelector('[data-testid="tokens-note"]')?.dataset.state === "ready", null, { timeout: 60000 });
+  assert.equal(await note.getAttribute("data-vocabulary"), "o200k_base");
+  assert.equal(await note.getAttribute("data-exact"), "true");
+  assert.deepEqual(tokenRequests().slice(before), ["/tokenizers/o200k_base.wasm"], "only the one vocabulary the model needs, once");
+  // The header, the overview, the tables: the CLI's numbers.
+  assert.equal(num(await page.getByTestId("stat-system-tokens").textContent()), expected.systemPrompt.tokens);
+  assert.equal(num(await page.getByTestId("stat-tools-tokens").textContent()), expected.tools.tokens);
+  assert.equal(num(await page.getByTestId("stat-history-tokens").textContent()), expected.history.tokens);
+  const total = expected.systemPrompt.tokens + expected.tools.tokens + expected.history.tokens;
+  assert.equal(num(await page.getByTestId("overview-tokens").textContent()), total);
+  await page.screenshot({ path: screenshotPath("tokens-overview.png"), fullPage: true });
+  await showView(page, "prompt", "System prompt");
+  assert.deepEqual((await page.getByTestId("section-tokens").allTextContents()).map(num), expected.systemPrompt.sections.map((x) => x.tokens), "each section's tokens");
+  await showView(page, "tools", "Tools");
+  for (const t of expected.tools.byTool) {
+    const row = page.locator(`[data-testid="tools-bars"] tr[data-key="tool:${t.name}"] td`).nth(3);
+    assert.equal(num(await row.textContent()), t.tokens, `tool ${t.name}`);
+  }
+  await showView(page, "history", "History");
+  const kinds = expected.history.byKindTokens;
+  for (const [k, n] of Object.entries(kinds)) {
+    if (k === "signatures" || k === "imageData") continue;
+    assert.equal(num(await page.locator(`[data-testid="history-kind-table"] tr[data-kind="${k}"] [data-testid="kind-tokens"]`).textContent()), n, `kind ${k}`);
+  }
+  for (const m of expected.history.byMessage) {
+    assert.equal(num(await page.locator(`[data-testid="history-messages"] tr[data-path="${m.path}"] [data-testid="message-tokens"]`).textContent()), m.tokens, `message ${m.path}`);
+  }
+  await page.screenshot({ path: screenshotPath("tokens-history.png"), fullPage: true });
+  // The usage view: each call with usage, rebuilt against what the provider reported.
+  await showView(page, "usage", "Usage & cache");
+  for (const c of expected.calibration?.calls ?? []) {
+    const row = page.locator(`[data-testid="usage-rebuilt-table"] tr[data-call="${c.index}"]`);
+    assert.equal(num(await row.getByTestId("call-reported").textContent()), c.reportedTokens, `call ${c.index}: reported`);
+    assert.equal(num(await row.getByTestId("call-rebuilt").textContent()), c.rebuiltTokens, `call ${c.index}: rebuilt`);
+    assert.equal(num(await row.getByTestId("call-difference").textContent()), c.difference, `call ${c.index}: difference`);
+  }
+  // Another protocol of the same case: counted with the vocabulary already loaded.
+  await page.getByTestId("protocol-anthropic-messages").click();
+  await page.waitForFunction(() => document.querySelector('.view-area')?.dataset.api === "anthropic-messages" && document.querySelector('[data-testid="tokens-note"]')?.dataset.state === "ready", null, { timeout: 120000 });
+  assert.deepEqual(tokenRequests().slice(before), ["/tokenizers/o200k_base.wasm"], "loaded once per page");
+  const notes = await page.evaluate(() => window.__notes);
+  assert.ok(notes.some((n) => n.startsWith("loading|")) && notes.some((n) => n.startsWith("ready|")), "loading, then ready");
+  await context.close();
+});
+
+test("a Claude session: an estimate calibrated on its usage, labelled as such with its measured error", async () => {
+  const expected = cliStats(CLAUDE);
+  assert.equal(expected.vocabulary.kind, "claude");
+  assert.equal(expected.tokenizer.exact, false);
+  const est = expected.calibration.estimate;
+  assert.ok(est?.error, "the CLI measured the estimate's error on this session");
+  const before = tokenRequests().length;
+  const { page, context } = await openApp();
+  await openCase(page, CLAUDE);
+  await page.waitForFunction(() => document.querySelector('[data-testid="tokens-note"]')?.dataset.state === "estimate", null, { timeout: 120000 });
+  const text = await page.getByTestId("tokens-note").textContent();
+  assert.match(text, /^Token estimate: /);
+  assert.ok(text.includes(`${est.charsPerToken.toFixed(2)} characters per token`), text);
+  assert.ok(text.includes(`${est.error.meanAbsPct.toFixed(1)}% on average`), text);
+  assert.equal(num(await page.getByTestId("stat-system-tokens").textContent()), expected.systemPrompt.tokens);
+  assert.match(await page.getByTestId("stat-system-tokens").textContent(), /^≈/, "shown as an estimate");
+  assert.match(await page.getByTestId("tokens-card").locator(".k").textContent(), /estimate/i);
+  assert.equal(tokenRequests().length, before, "no vocabulary is fetched for Claude");
+  await page.screenshot({ path: screenshotPath("tokens-claude.png"), fullPage: true });
+  await context.close();
+});
+
+test("an unknown model: \"unknown\", no vocabulary fetched, no count made up", async () => {
+  const expected = cliStats(UNKNOWN);
+  assert.equal(expected.tokenizer, null, "the CLI counts no tokens for this model either");
+  const before = tokenRequests().length;
+  const { page, context } = await openApp();
+  await openCase(page, UNKNOWN);
+  await page.waitForFunction(() => document.querySelector('[data-testid="tokens-note"]')?.dataset.state === "unknown", null, { timeout: 60000 });
+  assert.match(await page.getByTestId("tokens-note").textContent(), /^Tokens: unknown\. ctxlens knows no public vocabulary for mock\/strict-r/);
+  assert.equal(await page.getByTestId("overview-tokens").textContent(), "unknown");
+  await showView(page, "prompt", "System prompt");
+  const cells = await page.getByTestId("section-tokens").allTextContents();
+  assert.ok(cells.length > 0 && cells.every((c) => c === "unknown"), cells.join(","));
+  assert.equal(tokenRequests().length, before, "no vocabulary is fetched for a model without one");
+  await context.close();
+});
+
+test("a vocabulary that does not load is said, with the reason, and the characters stay", async () => {
+  mode = "missing";
+  try {
+    const { page, context } = await openApp();
+    await openCase(page, OPENAI);
+    await page.waitForFunction(() => document.querySelector('[data-testid="tokens-note"]')?.dataset.state === "failed", null, { timeout: 60000 });
+    const text = await page.getByTestId("tokens-note").textContent();
+    assert.match(text, /the OpenAI o200k_base vocabulary could not be loaded: tokenizers\/o200k_base\.wasm is not part of this build \(HTTP 404\)/);
+    assert.ok(num(await page.getByTestId("stat-system-chars").textContent()) > 0);
+    assert.equal(await page.getByTestId("stat-system-tokens").count(), 0, "no token count is made up");
+    await page.setViewportSize({ width: 800, height: 900 });
+    await page.screenshot({ path: screenshotPath("tokens-failed-800.png"), fullPage: true });
+    await context.close();
+  } finally {
+    mode = "hold";
+  }
+});
