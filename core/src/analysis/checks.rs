@@ -126,3 +126,42 @@ pub fn context_size(a: &Assembly) -> Option<ContextSize> {
         window,
     })
 }
+
+/// Where pi's automatic compaction starts, for the model's window.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Compaction {
+    /// `compaction.enabled` (pi compacts on its own only when it is on).
+    pub enabled: bool,
+    pub reserve_tokens: f64,
+    pub keep_recent_tokens: f64,
+    /// The model's `contextWindow`.
+    pub window: f64,
+    /// `contextWindow - reserveTokens`: pi compacts after an answer whose context is past it
+    /// (`shouldCompact`, CA/core/compaction/compaction.js:163; the context is the answer's
+    /// reported usage, else its own estimate, `_checkCompaction`, CA/core/agent-session.js:1634).
+    pub threshold: f64,
+}
+
+/// pi's compaction threshold for the assembly's model (its settings, the release's defaults);
+/// `Err` is pi's own error for a setting it refuses (1.6.0 validates them); `None` without a
+/// model, a window or a release.
+pub fn compaction(a: &Assembly) -> Option<Result<Compaction, String>> {
+    let pi = a.pi.as_ref()?;
+    let model = a.parts.model_choice.model.as_ref()?;
+    let window = model.context_window();
+    if window.is_nan() || window <= 0.0 {
+        return None;
+    }
+    Some(
+        a.parts
+            .settings
+            .compaction(pi, model.provider(), model.id())
+            .map(|c| Compaction {
+                enabled: c.enabled,
+                reserve_tokens: c.reserve_tokens,
+                keep_recent_tokens: c.keep_recent_tokens,
+                window,
+                threshold: window - c.reserve_tokens,
+            }),
+    )
+}
