@@ -120,6 +120,18 @@ test("an OpenAI model: the o200k_base vocabulary loads with progress, alone, and
   assert.equal(num(await page.getByTestId("stat-history-tokens").textContent()), expected.history.tokens);
   const total = expected.systemPrompt.tokens + expected.tools.tokens + expected.history.tokens;
   assert.equal(num(await page.getByTestId("overview-tokens").textContent()), total);
+  // The model's window and pi's compaction threshold (the window − reserveTokens, the release's
+  // default: no settings in this case).
+  const reserve = JSON.parse(fs.readFileSync(path.join(repo, "core/data/pi-0.85.1/defaults.json"), "utf8")).compaction.reserveTokens;
+  const report = JSON.parse(execFileSync(path.join(repo, "target/debug/ctxlens"), ["report", "--case", path.join(repo, "tests/conformance", OPENAI)], { maxBuffer: 1 << 28, stdio: ["ignore", "pipe", "ignore"] }).toString("utf8"));
+  const window = report.model.contextWindow;
+  const threshold = window - reserve;
+  const card = await page.getByTestId("tokens-card").textContent();
+  assert.ok(card.includes(`${window.toLocaleString("en-US")} token window`), card);
+  assert.ok(card.includes(`${(threshold - total).toLocaleString("en-US")} below pi's compaction threshold`), card);
+  const line = page.getByTestId("compaction-line");
+  assert.equal(Number(await line.getAttribute("data-to-go")), threshold - report.estimate.tokens, "pi's estimate of the context against the threshold");
+  assert.match(await line.textContent(), new RegExp(`pi compacts past ${threshold.toLocaleString("en-US")} tokens`));
   await page.screenshot({ path: screenshotPath("tokens-overview.png"), fullPage: true });
   await showView(page, "prompt", "System prompt");
   assert.deepEqual((await page.getByTestId("section-tokens").allTextContents()).map(num), expected.systemPrompt.sections.map((x) => x.tokens), "each section's tokens");

@@ -213,6 +213,8 @@ pub enum TokenUpdate {
         calibration: Shared<Value>,
         /// How the tokens were counted or estimated (`ctxlens::tokens::Counted::notes`).
         notes: Vec<String>,
+        /// [`compaction_js`]: where pi's automatic compaction starts (Null without a window).
+        compaction: Shared<Value>,
         ms: f64,
     },
     /// No count: no public vocabulary for this model (`Vocabulary::Unknown`) and no usage to
@@ -221,11 +223,13 @@ pub enum TokenUpdate {
         vocabulary: Vocabulary,
         calibration: Shared<Value>,
         notes: Vec<String>,
+        compaction: Shared<Value>,
     },
     /// The vocabulary did not load, or the counting failed: why.
     Failed {
         vocabulary: Option<Vocabulary>,
         error: String,
+        compaction: Shared<Value>,
     },
     /// Nothing to count: no model, or no request.
     Nothing { why: String },
@@ -246,6 +250,32 @@ fn vocabulary_js(v: &Vocabulary) -> String {
             .with("why", why.as_deref().map_or(Value::Null, Value::str)),
     };
     Value::from(o).to_json()
+}
+
+/// Where pi's automatic compaction starts (`ctxlens::analysis::checks::compaction`):
+/// `{enabled, reserveTokens, keepRecentTokens, window, threshold}`, `{error}` (pi refuses the
+/// settings), or Null (no model window).
+fn compaction_js(a: &Assembly) -> Value {
+    match ctxlens::analysis::checks::compaction(a) {
+        None => Value::Null,
+        Some(Err(e)) => Object::new().with("error", e.as_str()).into(),
+        Some(Ok(c)) => {
+            let n = |x: f64| {
+                if x.is_nan() {
+                    Value::Null
+                } else {
+                    Value::from(x)
+                }
+            };
+            Object::new()
+                .with("enabled", c.enabled)
+                .with("reserveTokens", n(c.reserve_tokens))
+                .with("keepRecentTokens", n(c.keep_recent_tokens))
+                .with("window", n(c.window))
+                .with("threshold", n(c.threshold))
+                .into()
+        }
+    }
 }
 
 fn read_vocabulary(json: &str) -> Option<Vocabulary> {
@@ -274,6 +304,11 @@ impl TokenUpdate {
                 .and_then(|j| ctxlens::js::parse(&j).ok())
                 .unwrap_or(Value::Null),
         );
+        let compaction = Shared::new(
+            s("compaction")
+                .and_then(|j| ctxlens::js::parse(&j).ok())
+                .unwrap_or(Value::Null),
+        );
         let notes: Vec<String> = s("notes")
             .and_then(|j| ctxlens::js::parse(&j).ok())
             .and_then(|v| v.as_array().cloned())
@@ -286,6 +321,7 @@ impl TokenUpdate {
                 Some("failed") => TokenUpdate::Failed {
                     vocabulary: None,
                     error: s("error").unwrap_or_default(),
+                    compaction,
                 },
                 _ => TokenUpdate::Nothing {
                     why: s("error").unwrap_or_default(),
@@ -308,21 +344,25 @@ impl TokenUpdate {
                     stats: Shared::new(stats),
                     calibration,
                     notes,
+                    compaction,
                     ms: n("ms").unwrap_or(0.0),
                 },
                 _ => TokenUpdate::Failed {
                     vocabulary: Some(vocabulary),
                     error: "the worker's token statistics did not parse".into(),
+                    compaction,
                 },
             },
             Some("unknown") => TokenUpdate::Unknown {
                 vocabulary,
                 calibration,
                 notes,
+                compaction,
             },
             _ => TokenUpdate::Failed {
                 vocabulary: Some(vocabulary),
                 error: s("error").unwrap_or_default(),
+                compaction,
             },
         }
     }
@@ -988,6 +1028,7 @@ fn handle_tokens(
             set(m, "stats", stats.to_json().as_str());
         }
         set(m, "calibration", calibration.to_json().as_str());
+        set(m, "compaction", compaction_js(&assembly).to_json().as_str());
         set(m, "notes", notes.to_json().as_str());
         set(m, "error", load_error.as_deref().unwrap_or(""));
         set(m, "ms", js_sys::Date::now() - start);

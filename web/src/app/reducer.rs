@@ -501,6 +501,7 @@ impl AppState {
                         error: format!(
                             "the worker stopped before the tokens were counted ({message})"
                         ),
+                        compaction: Shared::new(Value::Null),
                     };
                 }
                 if !comparing {

@@ -146,6 +146,31 @@ pub fn OverviewView(p: &ViewProps) -> Html {
         _ => None,
     };
     let window_m = num(&m, "contextWindow");
+    // pi's compaction threshold (`contextWindow - reserveTokens`), when compaction is on.
+    let compaction = t.compaction().cloned();
+    let threshold = compaction
+        .as_ref()
+        .filter(|c| c.get("enabled").and_then(ctxlens::js::Value::as_bool) == Some(true))
+        .and_then(|c| c.get("threshold"))
+        .and_then(ctxlens::js::Value::as_f64);
+    let compaction_line = compaction.as_ref().map(|c| {
+        if let Some(e) = c.get_str("error") {
+            (format!("pi refuses the compaction settings: {e}"), None)
+        } else if c.get("enabled").and_then(ctxlens::js::Value::as_bool) != Some(true) {
+            ("compaction is off in the settings (compaction.enabled)".to_string(), None)
+        } else {
+            let th = num(c, "threshold");
+            let to_go = th - tokens;
+            (
+                if to_go >= 0.0 {
+                    format!("pi compacts past {} tokens (the window − reserveTokens {}): {} to go", thousands(th), thousands(num(c, "reserveTokens")), thousands(to_go))
+                } else {
+                    format!("past pi's compaction threshold of {} tokens (the window − reserveTokens {}) by {}: pi compacts after the next answer", thousands(th), thousands(num(c, "reserveTokens")), thousands(-to_go))
+                },
+                Some(to_go),
+            )
+        }
+    });
     let stages = arr(r, "stages");
     let changes: usize = stages
         .iter()
@@ -167,10 +192,11 @@ pub fn OverviewView(p: &ViewProps) -> Html {
                 <div class={classes!("card", "tokens-card", t.estimate().then_some("estimate"))} data-testid="tokens-card" data-tokens={counted.map(|n| n.to_string())}
                     title={format!("{} {}", super::tokens::VOCABULARY_HELP, super::tokens::FRAMING_HELP)}>
                     <div class="k">{ if t.estimate() { "Tokens (estimate)" } else { "Tokens" } }</div>
-                    <div class="v" data-testid="overview-tokens">{ match counted { Some(n) => thousands(n), None => t.cell(None) } }</div>
+                    <div class="v" data-testid="overview-tokens">{ match counted { Some(n) if t.estimate() => format!("≈ {}", thousands(n)), Some(n) => thousands(n), None => t.cell(None) } }</div>
                     <div class="sub">
                         { match (counted, window_m > 0.0) {
-                            (Some(n), true) => format!("system prompt + tools + history: {} of the model's {} token window", pct(n, window_m), thousands(window_m)),
+                            (Some(n), true) => format!("system prompt + tools + history: {} of the model's {} token window{}", pct(n, window_m), thousands(window_m),
+                                match threshold { Some(th) if n <= th => format!(", {} below pi's compaction threshold", thousands(th - n)), Some(th) => format!(", {} past pi's compaction threshold", thousands(n - th)), None => String::new() }),
                             (Some(_), false) => "system prompt + tools + history".to_string(),
                             (None, _) => match super::util::chars_per_token(r) {
                                 // Until (or without) a count: pi's own rule of thumb, said as such.
@@ -186,6 +212,10 @@ pub fn OverviewView(p: &ViewProps) -> Html {
                         <div class="k">{"Context"}</div>
                         <div class="v">{format!("≈ {} tokens", thousands(tokens))}</div>
                         <div class="sub">{ if over { format!("over the model's window of {} tokens", thousands(window)) } else { format!("{} of the model's {} token window", pct(tokens, window), thousands(window)) } }</div>
+                        if let Some((line, to_go)) = compaction_line.clone() {
+                            <div class="sub" data-testid="compaction-line" data-to-go={to_go.map(|x| x.to_string())}
+                                title="pi's automatic compaction (settings.json compaction: enabled, reserveTokens, keepRecentTokens): after an answer whose context (the usage the provider reported, else pi's estimate) is past the model's window minus reserveTokens, pi summarizes the older messages and keeps about keepRecentTokens of the newest">{line}</div>
+                        }
                     </div>
                 }
                 <div class="card"><div class="k">{"Pipeline"}</div><div class="v">{format!("{} stages", stages.len())}</div><div class="sub">{format!("{changes} changes recorded")}</div></div>

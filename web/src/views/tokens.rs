@@ -62,6 +62,19 @@ impl<'a> Tokens<'a> {
         }
     }
 
+    /// Where pi's automatic compaction starts (`{enabled, reserveTokens, keepRecentTokens,
+    /// window, threshold}` or `{error}`), once the worker said.
+    pub fn compaction(&self) -> Option<&'a Value> {
+        match self.state? {
+            TokenUpdate::Ready { compaction, .. }
+            | TokenUpdate::Unknown { compaction, .. }
+            | TokenUpdate::Failed { compaction, .. } => {
+                Some(&**compaction).filter(|c| !c.is_null())
+            }
+            _ => None,
+        }
+    }
+
     /// The calls rebuilt against their usage (`ctxlens::report::calibration::to_json`), when
     /// the session has some.
     pub fn calibration(&self) -> Option<&'a Value> {
@@ -257,7 +270,9 @@ pub fn TokenNote(p: &TokenNoteProps) -> Html {
                 None,
             ),
         },
-        Some(TokenUpdate::Failed { vocabulary, error }) => (
+        Some(TokenUpdate::Failed {
+            vocabulary, error, ..
+        }) => (
             "failed",
             match vocabulary.as_ref().and_then(Vocabulary::name) {
                 Some(n) => format!(
