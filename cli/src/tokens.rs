@@ -69,6 +69,8 @@ fn borrow(c: &mut Option<Box<dyn TokenCounter>>) -> Option<&mut dyn TokenCounter
 /// What `stats` prints beside the characters.
 pub struct Counted {
     pub stats: Stats,
+    /// The request against the context window and pi's compaction threshold (with tokens).
+    pub window: Option<ctxlens::analysis::window::Window>,
     pub vocabulary: Option<Vocabulary>,
     pub calibration: Option<Calibration>,
     /// Why the tokens are not counted, or how they are estimated.
@@ -155,7 +157,13 @@ pub fn count(
             ),
         }
     }
+    let window = s
+        .tokenizer
+        .is_some()
+        .then(|| ctxlens::analysis::window::window(a, s.total_tokens()))
+        .flatten();
     Some(Counted {
+        window,
         stats: s,
         vocabulary,
         calibration,
@@ -174,6 +182,12 @@ pub fn stats_json(c: &Counted) -> Value {
         c.vocabulary
             .as_ref()
             .map_or(Value::Null, ctxlens::report::calibration::vocabulary_json),
+    );
+    o.insert(
+        "window",
+        c.window
+            .as_ref()
+            .map_or(Value::Null, ctxlens::report::calibration::window_json),
     );
     o.insert(
         "calibration",

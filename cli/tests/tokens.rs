@@ -178,6 +178,22 @@ fn stats_counts_each_block_with_the_models_vocabulary() {
             "{}",
             case.name
         );
+        // The window: the request's tokens against the model's contextWindow and pi's
+        // compaction threshold (no settings in these cases: reserveTokens 16384).
+        let w = s.get("window").unwrap();
+        let sum = ["systemPrompt", "tools", "history"]
+            .iter()
+            .map(|k| num(s.get(k).unwrap().get("tokens")))
+            .sum::<usize>();
+        assert_eq!(num(w.get("tokens")), sum, "{}", case.name);
+        let cw = arr(p.get("models"))
+            .first()
+            .and_then(|x| x.get("contextWindow"))
+            .map_or(128000, |v| num(Some(v))); // pi's default for a custom model
+        assert_eq!(num(w.get("contextWindow")), cw, "{}", case.name);
+        let c = w.get("compaction").unwrap();
+        assert_eq!(num(c.get("threshold")), cw - 16384, "{}", case.name);
+        assert_eq!(num(c.get("distance")), cw - 16384 - sum, "{}", case.name);
         checked += 1;
     }
     assert!(checked >= 10, "only {checked} cases");

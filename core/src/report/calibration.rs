@@ -115,3 +115,21 @@ pub fn to_json(c: &Calibration) -> Value {
         )
         .into()
 }
+
+/// The window: `{contextWindow, tokens, share, compaction: {enabled, reserveTokens, threshold,
+/// distance}}`.
+pub fn window_json(w: &crate::analysis::window::Window) -> Value {
+    Object::new()
+        .with("contextWindow", w.context_window)
+        .with("tokens", w.tokens)
+        .with("share", (w.share * 10000.0).round() / 10000.0)
+        .with(
+            "compaction",
+            Object::new()
+                .with("enabled", w.compaction_enabled)
+                .with("reserveTokens", w.reserve_tokens)
+                .with("threshold", w.threshold)
+                .with("distance", w.distance),
+        )
+        .into()
+}
