@@ -453,7 +453,13 @@ fn output(
                 }
                 None => None,
             };
-            match crate::tokens::count(host, inputs, assembly, file.as_deref()) {
+            match crate::tokens::count(
+                host,
+                inputs,
+                assembly,
+                file.as_deref(),
+                crate::tokens::Calls::Always,
+            ) {
                 Some(c) => {
                     for n in &c.notes {
                         host.stderr(&format!("ctxlens: tokens: {n}\n"));
@@ -481,7 +487,21 @@ fn output(
             ctxlens::report::assembly_json(assembly).to_json_pretty(2)
         )
         .into_bytes(),
-        "summary" => crate::report::summary(assembly, o.json).into_bytes(),
+        "summary" if o.json || o.no_tokens => crate::report::summary(assembly, o.json).into_bytes(),
+        "summary" => {
+            let counted = crate::tokens::count(
+                host,
+                inputs,
+                assembly,
+                None,
+                crate::tokens::Calls::ForEstimate,
+            );
+            let tokens = counted.as_ref().map(|c| ctxlens::report::summary::Tokens {
+                stats: &c.stats,
+                legend: crate::tokens::legend(c),
+            });
+            ctxlens::report::summary::text_with(assembly, tokens.as_ref()).into_bytes()
+        }
         "findings" => crate::report::findings(assembly, o.json).into_bytes(),
         "compare" => match other {
             Some(b) => format!(

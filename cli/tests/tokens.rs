@@ -208,19 +208,104 @@ fn a_model_without_a_public_vocabulary_gets_none() {
     assert!(s.get("systemPrompt").unwrap().get("tokens").is_none());
     let v = s.get("vocabulary").unwrap();
     assert_eq!(v.get("name"), Some(&Value::Null));
-    // Claude: estimated from the session's usage, labelled as an estimate with its error.
+    // Claude, with the stand-in provider's made-up usage: no estimate, and why.
     let s = stats("pi-1.6.0/an-compaction");
+    assert_eq!(s.get("tokenizer"), Some(&Value::Null));
+    let e = s.get("calibration").unwrap().get("estimate").unwrap();
+    assert_eq!(e.get("plausible"), Some(&Value::Bool(false)));
+    let notes = s.get("tokenNotes").unwrap().to_json();
+    assert!(notes.contains("not a tokenizer's ratio"), "{notes}");
+}
+
+#[test]
+fn claude_is_estimated_from_the_sessions_own_usage_with_its_error() {
+    // The same case with usage as a provider would report it: about 3.3 characters per token
+    // of each call's request (the rebuilt characters, read from `stats` of each call first).
+    let src = ctxlens_corpus::workspace().join("tests/conformance/pi-1.6.0/an-compaction");
+    let dir = std::env::temp_dir().join(format!("ctxlens-tokens-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    copy(&src, &dir);
+    let s = stats_dir(&dir);
+    let calls = arr(s.get("calibration").unwrap().get("calls")).to_vec();
+    assert!(calls.len() >= 3);
+    let session = std::fs::read_to_string(dir.join("session.jsonl")).unwrap();
+    let mut out = String::new();
+    for (i, line) in session.lines().enumerate() {
+        let mut v = js::parse(line).unwrap();
+        let id = v.get_str("id").map(str::to_string);
+        let call = calls.iter().find(|c| c.get_str("entryId") == id.as_deref());
+        if let (Some(c), Some(m)) = (call, v.as_object_mut().and_then(|o| o.get_mut("message"))) {
+            // Different ratios per call, as real usage varies: 3.1 to 3.5 chars per token.
+            let chars = num(c.get("rebuiltChars")) as f64;
+            let tokens = (chars / (3.1 + 0.2 * (i % 3) as f64)).round();
+            let u = js::Object::new()
+                .with("input", tokens)
+                .with("output", 5.0)
+                .with("cacheRead", 0.0)
+                .with("cacheWrite", 0.0)
+                .with("totalTokens", tokens + 5.0);
+            m.as_object_mut().unwrap().insert("usage", u.into());
+        }
+        out.push_str(&v.to_json());
+        out.push('\n');
+    }
+    std::fs::write(dir.join("session.jsonl"), out).unwrap();
+    let s = stats_dir(&dir);
     let t = s.get("tokenizer").unwrap();
     assert_eq!(t.get_str("name"), Some("estimate"));
     assert_eq!(t.get("exact"), Some(&Value::Bool(false)));
     let e = s.get("calibration").unwrap().get("estimate").unwrap();
-    assert!(e.get("error").unwrap().get("meanAbsPct").is_some());
-    // The stand-in provider's usage is not a tokenizer's: said.
-    let notes = s
-        .get("calibration")
-        .unwrap()
-        .get("notes")
-        .unwrap()
-        .to_json();
-    assert!(notes.contains("not a tokenizer's ratio"), "{notes}");
+    let cpt = match e.get("charsPerToken") {
+        Some(Value::Number(n)) => *n,
+        _ => panic!(),
+    };
+    assert!((3.1..=3.5).contains(&cpt), "{cpt}");
+    let err = e.get("error").unwrap();
+    let mean = match err.get("meanAbsPct") {
+        Some(Value::Number(n)) => *n,
+        _ => panic!("{err:?}"),
+    };
+    assert!(mean > 0.0 && mean < 15.0, "{mean}");
+    // The blocks are the characters over the ratio applied.
+    let applied = e.get("applied").unwrap();
+    let r = match applied.get("history") {
+        Some(Value::Number(n)) => *n,
+        _ => panic!(),
+    };
+    let h = s.get("history").unwrap();
+    let want = (num(h.get("chars")) as f64 / r).round() as i64;
+    assert!(
+        (num(h.get("tokens")) as i64 - want).abs() <= 1,
+        "{} vs {want}: {}",
+        num(h.get("tokens")),
+        e.to_json()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn copy(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let p = e.path();
+        if p.is_dir() {
+            copy(&p, &to.join(e.file_name()));
+        } else {
+            std::fs::copy(&p, to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+fn stats_dir(dir: &std::path::Path) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_ctxlens"))
+        .args(["stats", "--case"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    js::parse(&String::from_utf8(out.stdout).unwrap()).unwrap()
 }

@@ -56,6 +56,9 @@ pub struct FitError {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Estimate {
     pub chars_per_token: f64,
+    /// Whether the ratio is one a tokenizer gives (1 to 10 characters per token): usage made
+    /// up by a stand-in provider, or of other requests, is not.
+    pub plausible: bool,
     pub error: Option<FitError>,
     /// System prompt + tools, and history, each with its own ratio (the framing goes with
     /// them); `None` when the calls do not tell them apart.
@@ -301,24 +304,29 @@ pub fn calibrate(
                 .into(),
         );
     }
-    let blocks = if rows.len() >= 3 {
-        fit2(&rows, None)
+    // Two ratios need more calls than two unknowns, and each must be a tokenizer's.
+    let plausible = |(a, b): (f64, f64)| (0.1..=1.0).contains(&a) && (0.1..=1.0).contains(&b);
+    let blocks = if rows.len() >= 4 {
+        fit2(&rows, None).filter(|&x| plausible(x))
     } else {
         None
     };
     let blocks_error = blocks.and_then(|_| {
         fit_error(&points, |i| {
-            fit2(&rows, Some(i)).map(|(a, b)| a * rows[i].0 + b * rows[i].1)
+            fit2(&rows, Some(i))
+                .filter(|&x| plausible(x))
+                .map(|(a, b)| a * rows[i].0 + b * rows[i].1)
         })
     });
     if blocks.is_none() {
         out.notes.push(
-            "the calls do not tell the system prompt and tools apart from the history (their proportions barely change, or fewer than 3 calls): one ratio for all blocks"
+            "the calls do not tell the system prompt and tools apart from the history (their proportions barely change, or fewer than 4 calls, or the fit gives a ratio no tokenizer has): one ratio for all blocks"
                 .into(),
         );
     }
     out.estimate = Some(Estimate {
         chars_per_token: cpt,
+        plausible: (1.0..=10.0).contains(&cpt),
         error,
         blocks: blocks.map(|(a, b)| (1.0 / a, 1.0 / b)),
         blocks_error,
