@@ -137,6 +137,21 @@ fn fit2(rows: &[(f64, f64, f64)], skip: Option<usize>) -> Option<(f64, f64)> {
     (a > 0.0 && b > 0.0).then_some((a, b))
 }
 
+/// The most calls [`calibrate`] rebuilds.
+pub const MAX_CALLS: usize = 32;
+
+/// `k` indices of `0..n` evenly spaced, the last included (all of them when `n <= k`).
+fn sample(n: usize, k: usize) -> Vec<usize> {
+    if n <= k {
+        return (0..n).collect();
+    }
+    let mut out: Vec<usize> = (0..k)
+        .map(|j| (n - 1) - (k - 1 - j) * (n - 1) / (k - 1))
+        .collect();
+    out.dedup();
+    out
+}
+
 fn rebuilt_model(a: &Assembly) -> Option<String> {
     Some(a.parts.model_choice.model.as_ref()?.id().to_string())
 }
@@ -164,7 +179,19 @@ pub fn calibrate(
         notes: Vec::new(),
     };
     let vocabulary = crate::tokens::vocabulary_of(a);
-    for call in a.calls.iter().filter(|c| c.usage.is_some()) {
+    let with_usage: Vec<&crate::calls::Call> =
+        a.calls.iter().filter(|c| c.usage.is_some()).collect();
+    // Each call is one more assembly of the session: past MAX_CALLS, evenly spaced ones (the
+    // last always), and said.
+    let picked = sample(with_usage.len(), MAX_CALLS);
+    if picked.len() < with_usage.len() {
+        out.notes.push(format!(
+            "{} of the {} calls with usage rebuilt, evenly spaced (the last included): each is one more assembly of the session",
+            picked.len(),
+            with_usage.len()
+        ));
+    }
+    for call in picked.into_iter().map(|i| with_usage[i]) {
         let u = call.usage.as_ref().expect("filtered");
         let reported = u.input + u.cache_read + u.cache_write;
         let mut i = inputs.clone();
@@ -493,6 +520,20 @@ mod tests {
             s.system_prompt_tokens,
             (s.system_prompt_chars as f64 / prefix).round() as usize
         );
+    }
+
+    #[test]
+    fn sampled_calls_are_evenly_spaced_and_end_with_the_last() {
+        assert_eq!(sample(3, 32), vec![0, 1, 2]);
+        let s = sample(100, 5);
+        assert_eq!(s.len(), 5);
+        assert_eq!(*s.last().unwrap(), 99);
+        assert_eq!(s[0], 0);
+        assert!(
+            s.windows(2).all(|w| w[1] > w[0] && w[1] - w[0] <= 25),
+            "{s:?}"
+        );
+        assert_eq!(sample(2172, MAX_CALLS).len(), MAX_CALLS);
     }
 
     #[test]
