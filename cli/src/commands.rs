@@ -92,7 +92,10 @@ OPTIONS:
     --with API        The second protocol of `compare`
     --json            Machine-readable output (summary, trace, diagnostics, findings, files,
                       sessions)
-    --no-tokens       stats: characters only (no vocabulary, no call rebuilt)
+    --no-tokens       stats, summary: characters only (no vocabulary, no call rebuilt)
+    --rebuild-calls N|all
+                      stats: how many calls with usage are rebuilt against it (default 32,
+                      evenly spaced with the last; each is one more assembly of the session)
     --tokenizer-json FILE
                       stats: a HF tokenizer.json for a vocabulary not built in (Gemma 3's,
                       for Gemma and, as an estimate, Gemini)
@@ -459,6 +462,7 @@ fn output(
                 assembly,
                 file.as_deref(),
                 crate::tokens::Calls::Always,
+                o.rebuild_calls,
             ) {
                 Some(c) => {
                     for n in &c.notes {
@@ -495,6 +499,7 @@ fn output(
                 assembly,
                 None,
                 crate::tokens::Calls::ForEstimate,
+                o.rebuild_calls,
             );
             let tokens = counted.as_ref().map(|c| ctxlens::report::summary::Tokens {
                 stats: &c.stats,

@@ -95,6 +95,7 @@ pub fn count(
     a: &Assembly,
     tokenizer_json: Option<&[u8]>,
     calls: Calls,
+    max_calls: Option<usize>,
 ) -> Option<Counted> {
     let plain = a.stats.clone()?;
     let vocabulary = ctxlens::tokens::vocabulary_of(a);
@@ -135,7 +136,7 @@ pub fn count(
     };
     let wanted = calls == Calls::Always || counter.is_none();
     let calibration = if wanted && a.calls.iter().any(|c| c.usage.is_some()) {
-        match calibration::calibrate(inputs, a, borrow(&mut counter)) {
+        match calibration::calibrate(inputs, a, borrow(&mut counter), max_calls) {
             Ok(c) => Some(c),
             Err(e) => {
                 notes.push(format!(

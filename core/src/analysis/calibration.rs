@@ -137,7 +137,7 @@ fn fit2(rows: &[(f64, f64, f64)], skip: Option<usize>) -> Option<(f64, f64)> {
     (a > 0.0 && b > 0.0).then_some((a, b))
 }
 
-/// The most calls [`calibrate`] rebuilds.
+/// The most calls [`calibrate`] rebuilds by default.
 pub const MAX_CALLS: usize = 32;
 
 /// `k` indices of `0..n` evenly spaced, the last included (all of them when `n <= k`).
@@ -162,6 +162,7 @@ pub fn calibrate(
     inputs: &Inputs,
     a: &Assembly,
     mut counter: Option<&mut dyn TokenCounter>,
+    max_calls: Option<usize>,
 ) -> Result<Calibration, String> {
     let target = a
         .parts
@@ -181,9 +182,9 @@ pub fn calibrate(
     let vocabulary = crate::tokens::vocabulary_of(a);
     let with_usage: Vec<&crate::calls::Call> =
         a.calls.iter().filter(|c| c.usage.is_some()).collect();
-    // Each call is one more assembly of the session: past MAX_CALLS, evenly spaced ones (the
-    // last always), and said.
-    let picked = sample(with_usage.len(), MAX_CALLS);
+    // Each call is one more assembly of the session: past `max_calls` (default MAX_CALLS),
+    // evenly spaced ones (the last always), and said.
+    let picked = sample(with_usage.len(), max_calls.unwrap_or(MAX_CALLS).max(1));
     if picked.len() < with_usage.len() {
         out.notes.push(format!(
             "{} of the {} calls with usage rebuilt, evenly spaced (the last included): each is one more assembly of the session",
@@ -461,17 +462,17 @@ mod tests {
         let case = ctxlens_corpus::Case::named("pi-1.6.0/an-compaction");
         let inputs = crate::case::inputs_from_case(&case.files(), None).unwrap();
         let a = assemble(&inputs);
-        let plain = calibrate(&inputs, &a, None).unwrap();
+        let plain = calibrate(&inputs, &a, None, None).unwrap();
         assert!(plain.calls.len() >= 3, "{:?}", plain.calls);
         let mut truth = std::collections::BTreeMap::new();
-        let counted = calibrate(&inputs, &a, Some(&mut StandIn)).unwrap();
+        let counted = calibrate(&inputs, &a, Some(&mut StandIn), None).unwrap();
         for c in &counted.calls {
             let t = c.tokens.expect("counted") as f64 + 4.0 * c.messages as f64 + 10.0;
             truth.insert(c.entry_id.clone().unwrap(), t);
         }
         let inputs = with_usage(&inputs, &|id| truth.get(id).copied());
         let a = assemble(&inputs);
-        let exact = calibrate(&inputs, &a, Some(&mut StandIn)).unwrap();
+        let exact = calibrate(&inputs, &a, Some(&mut StandIn), None).unwrap();
         let f = exact.framing.expect("framing");
         assert_eq!(f.calls, truth.len());
         let (per_call, per_message) = f.per_message.expect("separable: 1, 3 and 5 messages");
@@ -484,7 +485,7 @@ mod tests {
             );
         }
 
-        let est = calibrate(&inputs, &a, None).unwrap();
+        let est = calibrate(&inputs, &a, None, None).unwrap();
         let e = est.estimate.expect("an estimate");
         let pts: Vec<(f64, f64)> = est
             .calls
@@ -542,7 +543,7 @@ mod tests {
         let inputs = crate::case::inputs_from_case(&case.files(), None).unwrap();
         let inputs = with_usage(&inputs, &|_| Some(0.0));
         let a = assemble(&inputs);
-        let c = calibrate(&inputs, &a, None).unwrap();
+        let c = calibrate(&inputs, &a, None, None).unwrap();
         assert!(c.estimate.is_none());
         assert!(c.calls.iter().all(|x| !x.used));
         assert!(
