@@ -309,3 +309,111 @@ fn stats_dir(dir: &std::path::Path) -> Value {
     );
     js::parse(&String::from_utf8(out.stdout).unwrap()).unwrap()
 }
+
+/// A counter over `ctxlens-tokens`' o200k_base, in process.
+struct O200k(ctxlens_tokens::Builtin);
+
+impl ctxlens::tokens::TokenCounter for O200k {
+    fn info(&self) -> ctxlens::tokens::TokenizerInfo {
+        ctxlens::tokens::TokenizerInfo {
+            name: "o200k_base".into(),
+            exact: true,
+        }
+    }
+    fn count(&mut self, texts: &[&str]) -> Result<Vec<usize>, String> {
+        texts.iter().map(|t| self.0.count(t)).collect()
+    }
+}
+
+#[test]
+fn the_estimates_error_on_the_corpus_with_usage_from_a_real_vocabulary() {
+    // How good is a characters-per-token ratio measured on a session's own calls? The corpus'
+    // usage is made up by the stand-in provider, so each session with three calls or more gets
+    // usage as a provider with o200k_base's vocabulary would report it (each rebuilt call's
+    // texts counted, plus 4 tokens of framing per message and 10 per call), and the estimate
+    // (as for Claude: no vocabulary) is measured against it by leaving each call out.
+    use ctxlens::analysis::calibration::calibrate;
+    let mut errors = Vec::new();
+    for case in ctxlens_corpus::cases("pi-") {
+        let Ok(inputs) = ctxlens::case::inputs_from_case(&case.files(), None) else {
+            continue;
+        };
+        let a = ctxlens::assemble(&inputs);
+        if a.calls.iter().filter(|c| c.usage.is_some()).count() < 3 {
+            continue;
+        }
+        let mut o200k = O200k(ctxlens_tokens::builtin("o200k_base").unwrap());
+        let Ok(counted) = calibrate(&inputs, &a, Some(&mut o200k), None) else {
+            continue;
+        };
+        // Usage where the call could be rebuilt as it was sent.
+        let truth: std::collections::BTreeMap<String, f64> = counted
+            .calls
+            .iter()
+            .filter(|c| {
+                c.note.is_none()
+                    || c.note
+                        .as_deref()
+                        .is_some_and(|n| n.contains("another vocabulary"))
+            })
+            .filter_map(|c| {
+                Some((
+                    c.entry_id.clone()?,
+                    c.tokens? as f64 + 4.0 * c.messages as f64 + 10.0,
+                ))
+            })
+            .collect();
+        if truth.len() < 3 {
+            continue;
+        }
+        let mut i = inputs.clone();
+        let session = i.session.as_mut().unwrap();
+        let text: String = session
+            .text
+            .lines()
+            .map(|line| {
+                let Ok(mut v) = js::parse(line) else {
+                    return format!("{line}\n");
+                };
+                let t = v.get_str("id").and_then(|id| truth.get(id)).copied();
+                if let (Some(t), Some(m)) =
+                    (t, v.as_object_mut().and_then(|o| o.get_mut("message")))
+                {
+                    let u = js::Object::new()
+                        .with("input", t)
+                        .with("output", 5.0)
+                        .with("cacheRead", 0.0)
+                        .with("cacheWrite", 0.0)
+                        .with("totalTokens", t + 5.0);
+                    m.as_object_mut().unwrap().insert("usage", u.into());
+                }
+                format!("{}\n", v.to_json())
+            })
+            .collect();
+        session.text = text.into();
+        let a = ctxlens::assemble(&i);
+        let est = calibrate(&i, &a, None, None).unwrap();
+        if let Some(e) = est.estimate.and_then(|e| e.error) {
+            errors.push((case.name.clone(), e.mean_abs_pct, e.max_abs_pct, e.calls));
+        }
+    }
+    assert!(
+        errors.len() >= 5,
+        "only {} sessions: {errors:?}",
+        errors.len()
+    );
+    let mean = errors.iter().map(|e| e.1).sum::<f64>() / errors.len() as f64;
+    let worst = errors.iter().map(|e| e.2).fold(0.0, f64::max);
+    eprintln!(
+        "estimate error over {} sessions: mean {mean:.1}%, worst call {worst:.1}%",
+        errors.len()
+    );
+    for e in &errors {
+        eprintln!(
+            "  {}: mean {:.1}%, max {:.1}% ({} calls)",
+            e.0, e.1, e.2, e.3
+        );
+    }
+    // A ratio measured on the session predicts its other calls within a fifth on average.
+    assert!(mean < 20.0, "{errors:?}");
+}
