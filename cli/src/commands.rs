@@ -92,7 +92,10 @@ OPTIONS:
     --with API        The second protocol of `compare`
     --json            Machine-readable output (summary, trace, diagnostics, findings, files,
                       sessions)
-    --no-tokens       stats: characters only (no vocabulary, no call rebuilt)
+    --no-tokens       stats, summary: characters only (no vocabulary, no call rebuilt)
+    --rebuild-calls N|all
+                      stats: how many calls with usage are rebuilt against it (default 32,
+                      evenly spaced with the last; each is one more assembly of the session)
     --tokenizer-json FILE
                       stats: a HF tokenizer.json for a vocabulary not built in (Gemma 3's,
                       for Gemma and, as an estimate, Gemini)
@@ -453,7 +456,14 @@ fn output(
                 }
                 None => None,
             };
-            match crate::tokens::count(host, inputs, assembly, file.as_deref()) {
+            match crate::tokens::count(
+                host,
+                inputs,
+                assembly,
+                file.as_deref(),
+                crate::tokens::Calls::Always,
+                o.rebuild_calls,
+            ) {
                 Some(c) => {
                     for n in &c.notes {
                         host.stderr(&format!("ctxlens: tokens: {n}\n"));
@@ -481,7 +491,22 @@ fn output(
             ctxlens::report::assembly_json(assembly).to_json_pretty(2)
         )
         .into_bytes(),
-        "summary" => crate::report::summary(assembly, o.json).into_bytes(),
+        "summary" if o.json || o.no_tokens => crate::report::summary(assembly, o.json).into_bytes(),
+        "summary" => {
+            let counted = crate::tokens::count(
+                host,
+                inputs,
+                assembly,
+                None,
+                crate::tokens::Calls::ForEstimate,
+                o.rebuild_calls,
+            );
+            let tokens = counted.as_ref().map(|c| ctxlens::report::summary::Tokens {
+                stats: &c.stats,
+                legend: crate::tokens::legend(c),
+            });
+            ctxlens::report::summary::text_with(assembly, tokens.as_ref()).into_bytes()
+        }
         "findings" => crate::report::findings(assembly, o.json).into_bytes(),
         "compare" => match other {
             Some(b) => format!(

@@ -88,6 +88,8 @@ pub struct Opts {
     pub app: Option<String>,
     /// `--no-tokens`: characters only (no vocabulary loaded, no call rebuilt).
     pub no_tokens: bool,
+    /// `--rebuild-calls N|all`: `None` is the default (32), `all` is `usize::MAX`.
+    pub rebuild_calls: Option<usize>,
     /// `--tokenizer-json FILE`: a HF tokenizer.json for a vocabulary not built in (Gemma's).
     pub tokenizer_json: Option<String>,
     /// pi's own flags and `@file` arguments, in order.
@@ -168,6 +170,16 @@ pub fn parse(argv: &[String]) -> Result<Opts, String> {
             "-o" | "--output" => o.output = Some(value("-o")?),
             "--redact" => o.redact = true,
             "--no-tokens" => o.no_tokens = true,
+            "--rebuild-calls" => {
+                let v = value("--rebuild-calls")?;
+                o.rebuild_calls = Some(if v == "all" {
+                    usize::MAX
+                } else {
+                    v.parse().ok().filter(|n| *n > 0).ok_or_else(|| {
+                        format!("--rebuild-calls takes a number or all, not {v:?}")
+                    })?
+                });
+            }
             "--tokenizer-json" => o.tokenizer_json = Some(value("--tokenizer-json")?),
             "--app" => o.app = Some(value("--app")?),
             "--port" => {

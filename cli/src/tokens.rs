@@ -59,6 +59,8 @@ pub fn counter(
 
 pub use ctxlens::tokens::Counted;
 
+pub use ctxlens::tokens::Calls;
+
 /// The assembly's stats with tokens ([`ctxlens::tokens::count`]), with the vocabulary this
 /// host has (compiled in, or `tokenizer_json`).
 pub fn count(
@@ -66,6 +68,8 @@ pub fn count(
     inputs: &Inputs,
     a: &Assembly,
     tokenizer_json: Option<&[u8]>,
+    calls: Calls,
+    max_calls: Option<usize>,
 ) -> Option<Counted> {
     let mut counter = match ctxlens::tokens::vocabulary_of(a) {
         Some(Vocabulary::Known { name, exact, .. }) => {
@@ -78,7 +82,7 @@ pub fn count(
         Ok(None) => Ok(None),
         Err(e) => Err(e.clone()),
     };
-    ctxlens::tokens::count(inputs, a, counter)
+    ctxlens::tokens::count(inputs, a, counter, calls, max_calls)
 }
 
 /// `stats`' JSON: the accounting, then the vocabulary, the calibration and the notes.
@@ -94,6 +98,12 @@ pub fn stats_json(c: &Counted) -> Value {
             .map_or(Value::Null, ctxlens::report::calibration::vocabulary_json),
     );
     o.insert(
+        "window",
+        c.window
+            .as_ref()
+            .map_or(Value::Null, ctxlens::report::calibration::window_json),
+    );
+    o.insert(
         "calibration",
         c.calibration
             .as_ref()
@@ -104,4 +114,59 @@ pub fn stats_json(c: &Counted) -> Value {
         Value::Array(c.notes.iter().map(|n| Value::str(n.as_str())).collect()),
     );
     o.into()
+}
+
+/// The summary table's legend: which vocabulary, or how the estimate was made.
+pub fn legend(c: &Counted) -> Vec<String> {
+    let Some(t) = &c.stats.tokenizer else {
+        // Why there is no count, wrapped to the table's width.
+        return c.notes.iter().flat_map(|n| wrap(n, 76)).collect();
+    };
+    let mut out = Vec::new();
+    if t.name == "estimate" {
+        if let Some(e) = c.calibration.as_ref().and_then(|c| c.estimate.as_ref()) {
+            out.push(format!(
+                "≈ tokens: estimated at {:.2} chars/token, measured on this session's calls;",
+                e.chars_per_token
+            ));
+            out.push(match &e.error {
+                Some(err) => format!(
+                    "its error on them: {:.1}% on average, {:.1}% at most ({} calls)",
+                    err.mean_abs_pct, err.max_abs_pct, err.calls
+                ),
+                None => "its error is not measured (one call with usage)".into(),
+            });
+        }
+    } else if t.exact {
+        out.push(format!(
+            "tokens: {}, the model's own vocabulary, each text on its own (the chat",
+            t.name
+        ));
+        out.push("template's framing is not included: `ctxlens stats` measures it)".into());
+    } else {
+        out.push(format!(
+            "≈ tokens: {}, an estimate (`ctxlens stats` says why)",
+            t.name
+        ));
+    }
+    out
+}
+
+/// `text` in lines of at most `width` characters, broken at spaces.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
 }

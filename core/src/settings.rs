@@ -74,7 +74,11 @@ impl Settings {
         provider: &str,
         model_id: &str,
     ) -> Result<CompactionSettings, String> {
-        let defaults = pi.data.defaults.get("compaction").and_then(Value::as_object);
+        let defaults = pi
+            .data
+            .defaults
+            .get("compaction")
+            .and_then(Value::as_object);
         let default = |k: &str| {
             defaults
                 .and_then(|d| d.get(k))
@@ -103,7 +107,10 @@ impl Settings {
             };
             let shown = |v: &Value| js::to_js_string(Some(v));
             if let Some(v) = ordinary.filter(|v| !valid(v)) {
-                return Err(format!("Invalid compaction.{field} setting: {}. Expected a non-negative safe integer.", shown(v)));
+                return Err(format!(
+                    "Invalid compaction.{field} setting: {}. Expected a non-negative safe integer.",
+                    shown(v)
+                ));
             }
             let key = format!("{provider}/{model_id}");
             let entry = compaction
@@ -113,7 +120,10 @@ impl Settings {
                 None => None,
                 Some(Value::Object(o)) => Some(o),
                 Some(v) => {
-                    return Err(format!("Invalid compaction.modelOverrides[\"{key}\"] setting: {}. Expected an object.", shown(v)))
+                    return Err(format!(
+                    "Invalid compaction.modelOverrides[\"{key}\"] setting: {}. Expected an object.",
+                    shown(v)
+                ))
                 }
             };
             let over = entry.and_then(|e| e.get(field));

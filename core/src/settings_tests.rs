@@ -149,7 +149,10 @@ fn compaction_settings_as_each_release_reads_them() {
             Ok((true, 50000.0, 20000.0))
         );
         assert_eq!(
-            run(v, r#"{"compaction":{"enabled":false,"keepRecentTokens":1000}}"#),
+            run(
+                v,
+                r#"{"compaction":{"enabled":false,"keepRecentTokens":1000}}"#
+            ),
             Ok((false, 16384.0, 1000.0))
         );
     }
@@ -161,21 +164,36 @@ fn compaction_settings_as_each_release_reads_them() {
         Ok((true, 100.0, 20000.0))
     );
     assert_eq!(
-        run(V0_85_1, r#"{"compaction":{"modelOverrides":{"openai/gpt-5.4":3}}}"#),
+        run(
+            V0_85_1,
+            r#"{"compaction":{"modelOverrides":{"openai/gpt-5.4":3}}}"#
+        ),
         Ok((true, 16384.0, 20000.0))
     );
     // 1.6.0: the model's override wins, and a bad value is pi's error.
     assert_eq!(run(V1_6_0, overrides), Ok((true, 7000.0, 20000.0)));
     assert_eq!(
         run(V1_6_0, r#"{"compaction":{"reserveTokens":"100"}}"#),
-        Err("Invalid compaction.reserveTokens setting: 100. Expected a non-negative safe integer.".into())
+        Err(
+            "Invalid compaction.reserveTokens setting: 100. Expected a non-negative safe integer."
+                .into()
+        )
     );
     assert_eq!(
         run(V1_6_0, r#"{"compaction":{"reserveTokens":-1}}"#),
-        Err("Invalid compaction.reserveTokens setting: -1. Expected a non-negative safe integer.".into())
+        Err(
+            "Invalid compaction.reserveTokens setting: -1. Expected a non-negative safe integer."
+                .into()
+        )
     );
     assert_eq!(
-        run(V1_6_0, r#"{"compaction":{"modelOverrides":{"openai/gpt-5.4":3}}}"#),
-        Err("Invalid compaction.modelOverrides[\"openai/gpt-5.4\"] setting: 3. Expected an object.".into())
+        run(
+            V1_6_0,
+            r#"{"compaction":{"modelOverrides":{"openai/gpt-5.4":3}}}"#
+        ),
+        Err(
+            "Invalid compaction.modelOverrides[\"openai/gpt-5.4\"] setting: 3. Expected an object."
+                .into()
+        )
     );
 }

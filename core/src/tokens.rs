@@ -163,25 +163,40 @@ pub fn vocabulary_of(a: &crate::Assembly) -> Option<Vocabulary> {
     Some(Rules::shipped().resolve(m.provider(), m.id()))
 }
 
-/// An assembly's statistics with tokens, as every host shows them (the CLI's `stats`, the
-/// page's worker): counted with the model's vocabulary when the host has it, else estimated from
-/// the session's own usage when it has some; the calls with usage rebuilt against it either way.
+/// An assembly's statistics with tokens, as every host shows them (the CLI's `stats` and
+/// `summary`, the page's worker): counted with the model's vocabulary when the host has it, else
+/// estimated from the session's own usage when it has some; the calls with usage rebuilt
+/// against it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Counted {
     pub stats: crate::analysis::stats::Stats,
+    /// The request against the context window and pi's compaction threshold (with tokens).
+    pub window: Option<crate::analysis::window::Window>,
     pub vocabulary: Option<Vocabulary>,
     pub calibration: Option<crate::analysis::calibration::Calibration>,
     /// Why the tokens are not counted, or how they are estimated.
     pub notes: Vec<String>,
 }
 
+/// Whether [`count`] rebuilds the session's calls with usage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Calls {
+    /// Always (`stats`, the app: the calibration is part of what they show).
+    Always,
+    /// Only when there is no vocabulary and an estimate needs them (`summary`).
+    ForEstimate,
+}
+
 /// [`Counted`] for `a` (assembled from `inputs`). `counter` is the host's counter for the
 /// model's vocabulary ([`vocabulary_of`]): `Ok(None)` when the model has no public vocabulary,
-/// `Err(why)` when the host could not get it (not built in, not loaded). `None` without stats.
+/// `Err(why)` when the host could not get it (not built in, not loaded). At most `max_calls`
+/// calls are rebuilt (`calibrate`'s). `None` without stats.
 pub fn count(
     inputs: &crate::Inputs,
     a: &crate::Assembly,
     counter: Result<Option<&mut dyn TokenCounter>, String>,
+    calls: Calls,
+    max_calls: Option<usize>,
 ) -> Option<Counted> {
     use crate::analysis::{calibration, stats};
     let plain = a.stats.clone()?;
@@ -220,8 +235,9 @@ pub fn count(
         },
         None => plain.clone(),
     };
-    let calibration = if a.calls.iter().any(|c| c.usage.is_some()) {
-        match calibration::calibrate(inputs, a, reborrow(&mut counter)) {
+    let wanted = calls == Calls::Always || counter.is_none();
+    let calibration = if wanted && a.calls.iter().any(|c| c.usage.is_some()) {
+        match calibration::calibrate(inputs, a, reborrow(&mut counter), max_calls) {
             Ok(c) => Some(c),
             Err(e) => {
                 notes.push(format!(
@@ -235,6 +251,10 @@ pub fn count(
     };
     if counter.is_none() {
         match calibration.as_ref().and_then(|c| c.estimate.as_ref()) {
+            Some(e) if !e.plausible => notes.push(format!(
+                "no estimate: {:.1} characters per token is not a tokenizer's ratio, so the usage this session recorded does not look like these requests' tokens",
+                e.chars_per_token
+            )),
             Some(e) => {
                 calibration::apply_estimate(&mut s, e);
                 notes.push(format!(
@@ -254,7 +274,13 @@ pub fn count(
             ),
         }
     }
+    let window = s
+        .tokenizer
+        .is_some()
+        .then(|| crate::analysis::window::window(a, s.total_tokens()))
+        .flatten();
     Some(Counted {
+        window,
         stats: s,
         vocabulary,
         calibration,

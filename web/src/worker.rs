@@ -213,7 +213,7 @@ pub enum TokenUpdate {
         calibration: Shared<Value>,
         /// How the tokens were counted or estimated (`ctxlens::tokens::Counted::notes`).
         notes: Vec<String>,
-        /// [`compaction_js`]: where pi's automatic compaction starts (Null without a window).
+        /// [`window_js`]: the window and where pi's automatic compaction starts.
         compaction: Shared<Value>,
         ms: f64,
     },
@@ -252,30 +252,14 @@ fn vocabulary_js(v: &Vocabulary) -> String {
     Value::from(o).to_json()
 }
 
-/// Where pi's automatic compaction starts (`ctxlens::analysis::checks::compaction`):
-/// `{enabled, reserveTokens, keepRecentTokens, window, threshold}`, `{error}` (pi refuses the
-/// settings), or Null (no model window).
-fn compaction_js(a: &Assembly) -> Value {
-    match ctxlens::analysis::checks::compaction(a) {
-        None => Value::Null,
-        Some(Err(e)) => Object::new().with("error", e.as_str()).into(),
-        Some(Ok(c)) => {
-            let n = |x: f64| {
-                if x.is_nan() {
-                    Value::Null
-                } else {
-                    Value::from(x)
-                }
-            };
-            Object::new()
-                .with("enabled", c.enabled)
-                .with("reserveTokens", n(c.reserve_tokens))
-                .with("keepRecentTokens", n(c.keep_recent_tokens))
-                .with("window", n(c.window))
-                .with("threshold", n(c.threshold))
-                .into()
-        }
-    }
+/// The model's window and pi's compaction threshold (`ctxlens::analysis::window`, as the
+/// CLI's `stats` JSON writes it: `{contextWindow, tokens, share, compaction: {enabled,
+/// reserveTokens, threshold, distance}}`), for `tokens` counted (0 when none were); Null
+/// without a model.
+fn window_js(a: &Assembly, tokens: Option<usize>) -> Value {
+    ctxlens::analysis::window::window(a, tokens.unwrap_or(0)).map_or(Value::Null, |w| {
+        ctxlens::report::calibration::window_json(&w)
+    })
 }
 
 fn read_vocabulary(json: &str) -> Option<Vocabulary> {
@@ -1002,11 +986,18 @@ fn handle_tokens(
     };
     // Counted with the vocabulary, or estimated from the session's usage (Claude), and the
     // calls with usage rebuilt against it: the CLI's `stats` does the same.
-    let Some(counted) = ctxlens::tokens::count(&inputs, &assembly, counter_arg) else {
+    let Some(counted) = ctxlens::tokens::count(
+        &inputs,
+        &assembly,
+        counter_arg,
+        ctxlens::tokens::Calls::Always,
+        None,
+    ) else {
         return nothing("no request was assembled");
     };
     let stats = ctxlens::report::stats::to_json(&counted.stats);
     let has_tokens = counted.stats.tokenizer.is_some();
+    let window = window_js(&assembly, has_tokens.then(|| counted.stats.total_tokens()));
     let calibration = counted
         .calibration
         .as_ref()
@@ -1028,7 +1019,7 @@ fn handle_tokens(
             set(m, "stats", stats.to_json().as_str());
         }
         set(m, "calibration", calibration.to_json().as_str());
-        set(m, "compaction", compaction_js(&assembly).to_json().as_str());
+        set(m, "compaction", window.to_json().as_str());
         set(m, "notes", notes.to_json().as_str());
         set(m, "error", load_error.as_deref().unwrap_or(""));
         set(m, "ms", js_sys::Date::now() - start);

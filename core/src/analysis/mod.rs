@@ -12,6 +12,7 @@ pub mod provenance;
 pub mod sent;
 pub mod stats;
 pub mod usage;
+pub mod window;
 
 #[cfg(test)]
 #[path = "transcript_tests.rs"]

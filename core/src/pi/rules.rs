@@ -68,10 +68,15 @@ pub struct Rules {
     /// one again as `{type, data, mimeType}`; 0.85: `{type, mimeType, data}` as the `@file`
     /// reader built it. Only pi-messages shows the key order. Case: `pi-1.6.0/pm-image-long`.
     pub prompt_images_normalized: bool,
-    /// 0.86.0 (#8133): `compaction.reserveTokens`/`keepRecentTokens` may be set per model
-    /// (`compaction.modelOverrides["provider/id"]`) and each must be a non-negative safe integer,
-    /// else `getCompactionSettings` throws (1.6.0/CA/core/settings-manager.js:654–670); 0.85:
-    /// `settings.compaction?.reserveTokens ?? 16384` as it is (CA/core/settings-manager.js:559).
+    /// When pi compacts: `contextTokens > contextWindow - reserveTokens` while
+    /// `compaction.enabled` (default true; `shouldCompact`, CA/core/compaction/compaction.js:173,
+    /// the same in both releases). `true` (0.86.0, #8133): `compaction.modelOverrides
+    /// ["provider/id"]` overrides `reserveTokens`/`keepRecentTokens` for a model and each must be
+    /// a non-negative safe integer, else `getCompactionSettings` throws
+    /// (`getCompactionTokenSetting`, 1.6.0/CA/core/settings-manager.js:654–670); `false`
+    /// (0.85.1): `compaction.reserveTokens ?? 16384` as it is (CA/core/settings-manager.js:559).
+    /// It decides no byte of a request, so no capture shows it; read from both releases' code
+    /// and tested against their `getCompactionSettings` (`settings::Settings::compaction`).
     pub compaction_model_overrides: bool,
     /// How a prompt template's arguments are split (`parseCommandArgs`,
     /// CA/core/prompt-templates.js:11). Case: `pt-template-args` (captured for both releases).

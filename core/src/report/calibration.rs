@@ -82,6 +82,7 @@ pub fn to_json(c: &Calibration) -> Value {
             let (prefix, history) = e.ratios();
             Object::new()
                 .with("charsPerToken", round2(e.chars_per_token))
+                .with("plausible", e.plausible)
                 .with("error", error_json(&e.error))
                 .with(
                     "blocks",
@@ -113,5 +114,34 @@ pub fn to_json(c: &Calibration) -> Value {
             "notes",
             Value::Array(c.notes.iter().map(|n| Value::str(n.as_str())).collect()),
         )
+        .into()
+}
+
+/// The window: `{contextWindow, tokens, share, compaction: {enabled, reserveTokens, threshold,
+/// distance}}`.
+pub fn window_json(w: &crate::analysis::window::Window) -> Value {
+    Object::new()
+        .with("contextWindow", w.context_window)
+        .with("tokens", w.tokens)
+        .with("share", (w.share * 10000.0).round() / 10000.0)
+        .with("compaction", {
+            let n = |x: f64| {
+                if x.is_nan() {
+                    Value::Null
+                } else {
+                    Value::from(x)
+                }
+            };
+            let mut c = Object::new()
+                .with("enabled", w.compaction_enabled)
+                .with("reserveTokens", n(w.reserve_tokens))
+                .with("threshold", n(w.threshold))
+                .with("distance", n(w.distance));
+            // pi's error for settings it refuses (1.x validates them).
+            if let Some(e) = &w.compaction_error {
+                c.insert("error", Value::str(e.as_str()));
+            }
+            c
+        })
         .into()
 }

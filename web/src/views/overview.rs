@@ -147,7 +147,7 @@ pub fn OverviewView(p: &ViewProps) -> Html {
     };
     let window_m = num(&m, "contextWindow");
     // pi's compaction threshold (`contextWindow - reserveTokens`), when compaction is on.
-    let compaction = t.compaction().cloned();
+    let compaction = t.compaction().and_then(|w| w.get("compaction")).cloned();
     let threshold = compaction
         .as_ref()
         .filter(|c| c.get("enabled").and_then(ctxlens::js::Value::as_bool) == Some(true))

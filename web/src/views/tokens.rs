@@ -62,8 +62,8 @@ impl<'a> Tokens<'a> {
         }
     }
 
-    /// Where pi's automatic compaction starts (`{enabled, reserveTokens, keepRecentTokens,
-    /// window, threshold}` or `{error}`), once the worker said.
+    /// The model's window and where pi's automatic compaction starts
+    /// (`ctxlens::report::calibration::window_json`), once the worker said.
     pub fn compaction(&self) -> Option<&'a Value> {
         match self.state? {
             TokenUpdate::Ready { compaction, .. }
