@@ -6,6 +6,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { serve, launch, open, repo, screenshotPath } from "./harness.mjs";
@@ -17,12 +18,13 @@ const asset = path.join(repo, "dist/tokenizers/o200k_base.wasm");
 
 /** `ctxlens stats` of a corpus case (the native count: ctxlens-tokens). */
 function cliStats(name) {
+  const where = path.isAbsolute(name) ? name : path.join(repo, "tests/conformance", name);
   let bin = ["target/debug/ctxlens", "target/release/ctxlens"].map((p) => path.join(repo, p)).find((p) => fs.existsSync(p));
   if (!bin) {
     execFileSync("cargo", ["build", "-p", "ctxlens-cli", "--quiet"], { cwd: repo, stdio: "inherit" });
     bin = path.join(repo, "target/debug/ctxlens");
   }
-  return JSON.parse(execFileSync(bin, ["stats", "--case", path.join(repo, "tests/conformance", name)], { maxBuffer: 1 << 28, stdio: ["ignore", "pipe", "ignore"] }).toString("utf8"));
+  return JSON.parse(execFileSync(bin, ["stats", "--case", where], { maxBuffer: 1 << 28, stdio: ["ignore", "pipe", "ignore"] }).toString("utf8"));
 }
 
 // The vocabulary's response is held after its first bytes until the test has seen the progress
@@ -82,7 +84,7 @@ async function openApp(opts) {
 }
 
 async function openCase(page, name) {
-  const dir = path.join(repo, "tests/conformance", name);
+  const dir = path.isAbsolute(name) ? name : path.join(repo, "tests/conformance", name);
   await page.getByTestId("folder-input").setInputFiles(dir);
   await page.waitForFunction((n) => document.querySelector(".scenario")?.textContent === n && document.querySelector('.view-area[data-state="ready"]'), path.basename(dir), { timeout: 60000 });
 }
@@ -167,15 +169,37 @@ test("an OpenAI model: the o200k_base vocabulary loads with progress, alone, and
   await context.close();
 });
 
+/** `CLAUDE` in a temporary folder with usage a provider could report: 3.1–3.5 characters per
+ * token of each call's rebuilt request (its characters from the CLI's own rebuild). */
+function claudeWithUsage() {
+  const src = path.join(repo, "tests/conformance", CLAUDE);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ctxlens-claude-"));
+  const out = path.join(dir, path.basename(src));
+  fs.cpSync(src, out, { recursive: true });
+  const calls = cliStats(out).calibration.calls;
+  const lines = fs.readFileSync(path.join(out, "session.jsonl"), "utf8").split("\n").filter(Boolean).map((l, i) => {
+    const v = JSON.parse(l);
+    const c = calls.find((x) => x.entryId === v.id);
+    if (c && v.message) {
+      const tokens = Math.round(c.rebuiltChars / (3.1 + 0.2 * (i % 3)));
+      v.message.usage = { input: tokens, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: tokens + 5 };
+    }
+    return JSON.stringify(v);
+  });
+  fs.writeFileSync(path.join(out, "session.jsonl"), lines.join("\n") + "\n");
+  return out;
+}
+
 test("a Claude session: an estimate calibrated on its usage, labelled as such with its measured error", async () => {
-  const expected = cliStats(CLAUDE);
+  const dir = claudeWithUsage();
+  const expected = cliStats(dir);
   assert.equal(expected.vocabulary.kind, "claude");
   assert.equal(expected.tokenizer.exact, false);
   const est = expected.calibration.estimate;
   assert.ok(est?.error, "the CLI measured the estimate's error on this session");
   const before = tokenRequests().length;
   const { page, context } = await openApp();
-  await openCase(page, CLAUDE);
+  await openCase(page, dir);
   await page.waitForFunction(() => document.querySelector('[data-testid="tokens-note"]')?.dataset.state === "estimate", null, { timeout: 120000 });
   const text = await page.getByTestId("tokens-note").textContent();
   assert.match(text, /^Token estimate: /);
@@ -187,6 +211,7 @@ test("a Claude session: an estimate calibrated on its usage, labelled as such wi
   assert.equal(tokenRequests().length, before, "no vocabulary is fetched for Claude");
   await page.screenshot({ path: screenshotPath("tokens-claude.png"), fullPage: true });
   await context.close();
+  fs.rmSync(path.dirname(dir), { recursive: true, force: true });
 });
 
 test("an unknown model: \"unknown\", no vocabulary fetched, no count made up", async () => {

@@ -248,24 +248,25 @@ pub fn TokenNote(p: &TokenNoteProps) -> Html {
                 )
             }
         },
-        Some(TokenUpdate::Unknown { vocabulary, .. }) => match vocabulary {
-            Vocabulary::Unknown {
-                kind: Some(k),
-                why,
-            } if k == "claude" => (
-                "estimate",
+        Some(TokenUpdate::Unknown {
+            vocabulary, notes, ..
+        }) => match vocabulary {
+            // Claude: an estimate would be calibrated on the session's usage; the core says why
+            // there is none (no usage of this model, or usage that does not look like tokens).
+            Vocabulary::Unknown { kind: Some(k), .. } if k == "claude" => (
+                "unknown",
                 format!(
-                    "Tokens: unknown, estimate only. {}; this session records no usage of this model to calibrate the estimate on, so characters are shown.",
-                    why.as_deref()
-                        .unwrap_or("Anthropic publishes no vocabulary for Claude")
+                    "Tokens: unknown, and not estimated: {}. Characters are shown.",
+                    notes.join("; ")
                 ),
                 None,
             ),
             _ => (
                 "unknown",
                 format!(
-                    "Tokens: unknown. ctxlens knows no public vocabulary for {}, so it shows characters only (it never counts with another model's vocabulary).",
-                    if p.model.is_empty() { "this model" } else { p.model.as_str() }
+                    "Tokens: unknown. ctxlens knows no public vocabulary for {}, so it shows characters only (it never counts with another model's vocabulary){}.",
+                    if p.model.is_empty() { "this model" } else { p.model.as_str() },
+                    notes.iter().find(|n| n.starts_with("no estimate")).map(|n| format!("; {n}")).unwrap_or_default()
                 ),
                 None,
             ),
