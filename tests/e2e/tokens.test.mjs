@@ -28,7 +28,8 @@ function cliStats(name) {
 }
 
 // The vocabulary's response is held after its first bytes until the test has seen the progress
-// (`release()`), so the page's progress is observed, not raced; `missing` answers 404.
+// (`release()`), so the page's progress is observed, not raced; `missing` answers 404, `pass`
+// sends it whole.
 let held = [];
 let mode = "hold";
 function intercept(pathname, req, res) {
@@ -40,6 +41,10 @@ function intercept(pathname, req, res) {
   }
   const bytes = fs.readFileSync(file);
   res.writeHead(200, { "content-type": "application/wasm", "content-length": String(bytes.length) });
+  if (mode === "pass") {
+    res.end(bytes);
+    return true;
+  }
   const cut = Math.floor(bytes.length * 0.4);
   res.write(bytes.subarray(0, cut));
   held.push(() => res.end(bytes.subarray(cut)));
@@ -245,5 +250,61 @@ test("a vocabulary that does not load is said, with the reason, and the characte
     await context.close();
   } finally {
     mode = "hold";
+  }
+});
+
+// Opt-in (CTXLENS_E2E_TOKENS_MB=4): tokens per second in the page's worker on a session of that
+// size (the demo's turns repeated, its model renamed to an OpenAI id so o200k_base counts it).
+// A measurement, written to artifacts/tokens-bench-<MB>.json: speed is measured, not asserted.
+const benchMb = Number(process.env.CTXLENS_E2E_TOKENS_MB || 0);
+test(`tokens per second on a ${benchMb} MB session`, { skip: !benchMb && "set CTXLENS_E2E_TOKENS_MB=4 to measure" }, async () => {
+  const rename = (t) => t.replaceAll("qwen3.8-flash", "gpt-5.4-bench");
+  const lines = rename(fs.readFileSync(path.join(repo, "www/demo/session.jsonl"), "utf8")).trim().split("\n").map((l) => JSON.parse(l));
+  const entries = lines.slice(1).filter((e) => e.type === "message");
+  const out = [JSON.stringify(lines[0])];
+  let size = out[0].length, parent = null, n = 0;
+  const text = fs.readFileSync(path.join(repo, "README.md"), "utf8").slice(0, 3000);
+  while (size < benchMb * 1048576) {
+    for (const e of entries) {
+      const id = (n++).toString(16).padStart(8, "0");
+      const c = { ...e, id, parentId: parent };
+      if (c.message?.role === "toolResult") c.message = { ...c.message, content: [{ type: "text", text: `${text} ${id}` }] };
+      parent = id;
+      const l = JSON.stringify(c);
+      out.push(l);
+      size += l.length + 1;
+    }
+  }
+  const models = JSON.parse(rename(fs.readFileSync(path.join(repo, "www/demo/models.json"), "utf8")));
+  for (const p of Object.values(models.providers)) Object.assign(p, { baseUrl: "https://llm.example/v1", apiKey: "key" });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ctxlens-tokens-bench-"));
+  fs.writeFileSync(path.join(dir, "bench.jsonl"), out.join("\n") + "\n");
+  fs.writeFileSync(path.join(dir, "models.json"), JSON.stringify(models));
+  release();
+  mode = "pass";
+  try {
+    const { page, context } = await openApp();
+    const t0 = Date.now();
+    await page.getByTestId("file-input").setInputFiles([path.join(dir, "bench.jsonl"), path.join(dir, "models.json")]);
+    await page.waitForFunction(() => document.querySelector(".scenario")?.textContent.startsWith("bench") && document.querySelector('.view-area[data-state="ready"]'), null, { timeout: 300000, polling: 200 });
+    const firstView = Date.now() - t0;
+    await page.waitForFunction(() => ["ready", "failed"].includes(document.querySelector('[data-testid="tokens-note"]')?.dataset.state), null, { timeout: 600000, polling: 200 });
+    const note = page.getByTestId("tokens-note");
+    assert.equal(await note.getAttribute("data-state"), "ready", await note.textContent());
+    const [countMs, bytes, tokens] = (await note.getAttribute("data-counted")).split(" ").map(Number);
+    const result = {
+      sessionMB: +(size / 1048576).toFixed(1),
+      firstViewMs: firstView,
+      tokensReadyMs: Date.now() - t0,
+      workerMs: Number(await note.getAttribute("data-ms")),
+      countMs, countedMB: +(bytes / 1048576).toFixed(2), tokens,
+      tokensPerSecond: Math.round(tokens / (countMs / 1000)),
+    };
+    console.log("tokens in the page:", JSON.stringify(result));
+    fs.writeFileSync(screenshotPath(`tokens-bench-${benchMb}.json`), JSON.stringify(result, null, 2));
+    await context.close();
+  } finally {
+    mode = "hold";
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });

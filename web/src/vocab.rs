@@ -272,6 +272,23 @@ pub struct Counter<'a> {
     pub module: &'a VocabModule,
     pub exact: bool,
     pub progress: &'a dyn Fn(f64),
+    /// What it counted so far: milliseconds spent in `count`, texts' UTF-8 bytes, tokens.
+    pub spent_ms: f64,
+    pub bytes: usize,
+    pub tokens: usize,
+}
+
+impl<'a> Counter<'a> {
+    pub fn new(module: &'a VocabModule, exact: bool, progress: &'a dyn Fn(f64)) -> Counter<'a> {
+        Counter {
+            module,
+            exact,
+            progress,
+            spent_ms: 0.0,
+            bytes: 0,
+            tokens: 0,
+        }
+    }
 }
 
 impl TokenCounter for Counter<'_> {
@@ -285,10 +302,13 @@ impl TokenCounter for Counter<'_> {
     fn count(&mut self, texts: &[&str]) -> Result<Vec<usize>, String> {
         let total: usize = texts.iter().map(|t| t.len()).sum::<usize>().max(1);
         let mut done = 0usize;
-        let mut last = js_sys::Date::now();
+        let start = js_sys::Date::now();
+        let mut last = start;
         let mut out = Vec::with_capacity(texts.len());
         for t in texts {
-            out.push(self.module.count_one(t)?);
+            let n = self.module.count_one(t)?;
+            out.push(n);
+            self.tokens += n;
             done += t.len();
             let now = js_sys::Date::now();
             if now - last > 100.0 {
@@ -296,6 +316,8 @@ impl TokenCounter for Counter<'_> {
                 last = now;
             }
         }
+        self.bytes += done;
+        self.spent_ms += js_sys::Date::now() - start;
         Ok(out)
     }
 }

@@ -215,7 +215,10 @@ pub enum TokenUpdate {
         notes: Vec<String>,
         /// [`window_js`]: the window and where pi's automatic compaction starts.
         compaction: Shared<Value>,
+        /// The worker's time for all of it (counting, the calls rebuilt), and the vocabulary's
+        /// own: `(ms in count, UTF-8 bytes, tokens)` (zeros for an estimate).
         ms: f64,
+        counted: (f64, f64, f64),
     },
     /// No count: no public vocabulary for this model (`Vocabulary::Unknown`) and no usage to
     /// calibrate an estimate on.
@@ -330,6 +333,11 @@ impl TokenUpdate {
                     notes,
                     compaction,
                     ms: n("ms").unwrap_or(0.0),
+                    counted: (
+                        n("countMs").unwrap_or(0.0),
+                        n("countBytes").unwrap_or(0.0),
+                        n("countTokens").unwrap_or(0.0),
+                    ),
                 },
                 _ => TokenUpdate::Failed {
                     vocabulary: Some(vocabulary),
@@ -973,11 +981,8 @@ fn handle_tokens(
     progress(0.0);
     let load_error = module.as_ref().err().cloned();
     let mut counter = module.as_ref().ok().and_then(|m| {
-        m.as_ref().map(|(module, exact)| crate::vocab::Counter {
-            module,
-            exact: *exact,
-            progress: &progress,
-        })
+        m.as_ref()
+            .map(|(module, exact)| crate::vocab::Counter::new(module, *exact, &progress))
     });
     let counter_arg = match (&load_error, counter.as_mut()) {
         (Some(e), _) => Err(e.clone()),
@@ -1023,6 +1028,12 @@ fn handle_tokens(
         set(m, "notes", notes.to_json().as_str());
         set(m, "error", load_error.as_deref().unwrap_or(""));
         set(m, "ms", js_sys::Date::now() - start);
+        // The vocabulary's own work (for tokens per second): time in `count`, bytes, tokens.
+        if let Some(c) = &counter {
+            set(m, "countMs", c.spent_ms);
+            set(m, "countBytes", c.bytes as f64);
+            set(m, "countTokens", c.tokens as f64);
+        }
     })
 }
 

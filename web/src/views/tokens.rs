@@ -299,9 +299,17 @@ pub fn TokenNote(p: &TokenNoteProps) -> Html {
             .map(|e| e.to_string()),
         _ => None,
     };
+    // The worker's timings, for measurements: all of it, and the vocabulary's own counting.
+    let (ms, counted) = match &p.tokens {
+        Some(TokenUpdate::Ready { ms, counted, .. }) => (
+            Some(ms.to_string()),
+            Some(format!("{} {} {}", counted.0, counted.1, counted.2)),
+        ),
+        _ => (None, None),
+    };
     html! {
         <p class={classes!("token-note", "small", state.to_string())} data-testid="tokens-note" data-state={state}
-           data-vocabulary={vocabulary} data-exact={exact}
+           data-vocabulary={vocabulary} data-exact={exact} data-ms={ms} data-counted={counted}
            role={if matches!(state, "loading" | "counting" | "failed") { Some("status") } else { None }}
            title={format!("{VOCABULARY_HELP} {FRAMING_HELP}")}>
             if let Some(pct) = progress {
