@@ -48,6 +48,21 @@ pub fn to_json(u: &Upgrade) -> Value {
                 .with("from", r.a.as_str())
                 .with("to", r.b.as_str())
                 .with("appliesToThisProtocol", r.applies)
+                .with("doc", opt_str(r.doc))
+                .with(
+                    "changelog",
+                    Value::Array(
+                        r.changelog
+                            .iter()
+                            .map(|(v, t)| {
+                                Object::new()
+                                    .with("pi", v.as_str())
+                                    .with("text", t.as_str())
+                                    .into()
+                            })
+                            .collect(),
+                    ),
+                )
                 .into()
         })
         .collect();
@@ -94,5 +109,43 @@ pub fn to_json(u: &Upgrade) -> Value {
         .with("headers", Value::Array(headers))
         .with("blocks", Value::Array(blocks))
         .with("rules", Value::Array(rules))
+        .with(
+            "changelog",
+            match &u.changelog {
+                Some(list) => Value::Array(
+                    list.iter()
+                        .map(|r| {
+                            Object::new()
+                                .with("pi", r.version.as_str())
+                                .with("date", opt_str(r.date.as_deref()))
+                                .with(
+                                    "sections",
+                                    Value::Array(
+                                        r.sections
+                                            .iter()
+                                            .map(|(t, items)| {
+                                                Object::new()
+                                                    .with("title", t.as_str())
+                                                    .with(
+                                                        "items",
+                                                        Value::Array(
+                                                            items
+                                                                .iter()
+                                                                .map(|i| Value::str(i.as_str()))
+                                                                .collect(),
+                                                        ),
+                                                    )
+                                                    .into()
+                                            })
+                                            .collect(),
+                                    ),
+                                )
+                                .into()
+                        })
+                        .collect(),
+                ),
+                None => Value::Null,
+            },
+        )
         .into()
 }
