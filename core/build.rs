@@ -5,12 +5,15 @@
 
 use std::fmt::Write;
 
+/// A field: its name, type and doc comment.
+type Field = (String, String, String);
+
 fn main() {
     let src = "src/pi/rules.rs";
     println!("cargo:rerun-if-changed={src}");
     let text = std::fs::read_to_string(src).expect("src/pi/rules.rs");
     // struct name → [(field, type, doc)]
-    let mut structs: Vec<(String, Vec<(String, String, String)>)> = Vec::new();
+    let mut structs: Vec<(String, Vec<Field>)> = Vec::new();
     let mut current: Option<usize> = None;
     let mut doc = String::new();
     for line in text.lines() {
