@@ -100,7 +100,7 @@ OPTIONS:
                       sessions)
     --no-tokens       stats, summary: characters only (no vocabulary, no call rebuilt)
     --rebuild-calls N|all
-                      stats: how many calls with usage are rebuilt against it (default 32,
+                      stats: how many calls with usage are rebuilt against it (default 16,
                       evenly spaced with the last; each is one more assembly of the session)
     --tokenizer-json FILE
                       stats: a HF tokenizer.json for a vocabulary not built in (Gemma 3's,

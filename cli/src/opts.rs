@@ -90,7 +90,7 @@ pub struct Opts {
     pub app: Option<String>,
     /// `--no-tokens`: characters only (no vocabulary loaded, no call rebuilt).
     pub no_tokens: bool,
-    /// `--rebuild-calls N|all`: `None` is the default (32), `all` is `usize::MAX`.
+    /// `--rebuild-calls N|all`: `None` is the default (16), `all` is `usize::MAX`.
     pub rebuild_calls: Option<usize>,
     /// `--tokenizer-json FILE`: a HF tokenizer.json for a vocabulary not built in (Gemma's).
     pub tokenizer_json: Option<String>,
