@@ -77,6 +77,8 @@ pub struct Opts {
     pub system_now: Option<f64>,
     pub api: Option<Api>,
     pub with: Option<Api>,
+    /// `compare --pi-with VERSION`: the release to compare `--pi`'s with.
+    pub pi_with: Option<PiVersion>,
     pub json: bool,
     /// `export -o FILE`.
     pub output: Option<String>,
@@ -88,7 +90,7 @@ pub struct Opts {
     pub app: Option<String>,
     /// `--no-tokens`: characters only (no vocabulary loaded, no call rebuilt).
     pub no_tokens: bool,
-    /// `--rebuild-calls N|all`: `None` is the default (32), `all` is `usize::MAX`.
+    /// `--rebuild-calls N|all`: `None` is the default (16), `all` is `usize::MAX`.
     pub rebuild_calls: Option<usize>,
     /// `--tokenizer-json FILE`: a HF tokenizer.json for a vocabulary not built in (Gemma's).
     pub tokenizer_json: Option<String>,
@@ -146,6 +148,13 @@ pub fn parse(argv: &[String]) -> Result<Opts, String> {
                 )
             }
             "--pi-dir" => o.pi_dir = Some(value("--pi-dir")?),
+            "--pi-with" => {
+                o.pi_with = Some(
+                    value("--pi-with")?
+                        .parse()
+                        .map_err(|e: ctxlens::pi::UnknownVersion| format!("--pi-with: {e}"))?,
+                )
+            }
             "--now" => {
                 let v = value("--now")?;
                 o.now = Some(

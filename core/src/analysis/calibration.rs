@@ -138,7 +138,7 @@ fn fit2(rows: &[(f64, f64, f64)], skip: Option<usize>) -> Option<(f64, f64)> {
 }
 
 /// The most calls [`calibrate`] rebuilds by default.
-pub const MAX_CALLS: usize = 32;
+pub const MAX_CALLS: usize = 16;
 
 /// `k` indices of `0..n` evenly spaced, the last included (all of them when `n <= k`).
 fn sample(n: usize, k: usize) -> Vec<usize> {
