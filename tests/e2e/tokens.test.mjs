@@ -263,12 +263,20 @@ test(`tokens per second on a ${benchMb} MB session`, { skip: !benchMb && "set CT
   const entries = lines.slice(1).filter((e) => e.type === "message");
   const out = [JSON.stringify(lines[0])];
   let size = out[0].length, parent = null, n = 0;
-  const text = fs.readFileSync(path.join(repo, "README.md"), "utf8").slice(0, 3000);
+  // Tool results of varied text (successive slices of the core's sources), so no repeated
+  // piece flatters the vocabulary.
+  const srcDir = path.join(repo, "core/src");
+  const corpus = fs.readdirSync(srcDir, { recursive: true }).filter((f) => f.endsWith(".rs")).sort().map((f) => fs.readFileSync(path.join(srcDir, f), "utf8")).join("\n");
+  let at = 0;
+  const nextText = () => {
+    if (at + 3000 > corpus.length) at = 0;
+    return corpus.slice(at, (at += 3000));
+  };
   while (size < benchMb * 1048576) {
     for (const e of entries) {
       const id = (n++).toString(16).padStart(8, "0");
       const c = { ...e, id, parentId: parent };
-      if (c.message?.role === "toolResult") c.message = { ...c.message, content: [{ type: "text", text: `${text} ${id}` }] };
+      if (c.message?.role === "toolResult") c.message = { ...c.message, content: [{ type: "text", text: `${nextText()} ${id}` }] };
       parent = id;
       const l = JSON.stringify(c);
       out.push(l);
