@@ -190,10 +190,18 @@ impl VocabModule {
     }
 
     fn alloc(&self, len: u32) -> Result<u32, String> {
-        self.alloc
+        let ptr = self
+            .alloc
             .call1(&JsValue::NULL, &JsValue::from_f64(len as f64))
             .map_err(js_err)
-            .and_then(|v| as_u32(&v).ok_or_else(|| "ctx_alloc gave no address".to_string()))
+            .and_then(|v| as_u32(&v).ok_or_else(|| "ctx_alloc gave no address".to_string()))?;
+        if ptr == 0 {
+            return Err(format!(
+                "the {} vocabulary has no memory left for a text of {len} bytes",
+                self.name
+            ));
+        }
+        Ok(ptr)
     }
 
     fn release(&self, ptr: u32, len: u32) {
