@@ -675,8 +675,9 @@ impl Reducible for AppState {
                 }
             }
         }
-        s.pump();
+        // The tokens of the report on screen go before the other protocols' prefetch.
         s.want_tokens();
+        s.pump();
         Rc::new(s)
     }
 }
