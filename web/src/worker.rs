@@ -1354,3 +1354,35 @@ pub fn run() {
     set(&m, "type", "ready");
     post(&scope, &m);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_vocabulary_crosses_to_the_page_as_it_is() {
+        for v in [
+            Vocabulary::Known {
+                name: "o200k_base".into(),
+                exact: true,
+                why: None,
+            },
+            Vocabulary::Known {
+                name: "glm4".into(),
+                exact: false,
+                why: Some("not proved".into()),
+            },
+            Vocabulary::Unknown {
+                kind: Some("claude".into()),
+                why: Some("no public tokenizer".into()),
+            },
+            Vocabulary::Unknown {
+                kind: None,
+                why: None,
+            },
+        ] {
+            assert_eq!(read_vocabulary(&vocabulary_js(&v)), Some(v));
+        }
+        assert_eq!(read_vocabulary("not json"), None);
+    }
+}

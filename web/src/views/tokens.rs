@@ -319,3 +319,58 @@ pub fn TokenNote(p: &TokenNoteProps) -> Html {
         </p>
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shared::Shared;
+
+    #[test]
+    fn a_cell_says_what_stands_for_a_missing_count() {
+        let v = Vocabulary::Known {
+            name: "o200k_base".into(),
+            exact: true,
+            why: None,
+        };
+        let stats = ctxlens::js::parse(r#"{"tokenizer":{"name":"o200k_base","exact":true},"tools":{"chars":10,"tokens":3,"byTool":[{"name":"read","tokens":2}]}}"#).unwrap();
+        let ready = TokenUpdate::Ready {
+            vocabulary: v.clone(),
+            stats: Shared::new(stats),
+            calibration: Shared::new(Value::Null),
+            notes: vec![],
+            compaction: Shared::new(Value::Null),
+            ms: 0.0,
+            counted: (0.0, 0.0, 0.0),
+        };
+        let t = Tokens {
+            state: Some(&ready),
+        };
+        assert_eq!(t.cell(t.at(&["tools"])), "3");
+        assert_eq!(t.cell(t.find(&["tools", "byTool"], "name", "read")), "2");
+        assert_eq!(t.cell(t.find(&["tools", "byTool"], "name", "bash")), "–");
+        assert!(!t.estimate());
+        let loading = TokenUpdate::Loading {
+            vocabulary: v,
+            loaded: 1.0,
+            total: Some(4.0),
+        };
+        let t = Tokens {
+            state: Some(&loading),
+        };
+        assert_eq!(t.cell(None), "…");
+        let unknown = TokenUpdate::Unknown {
+            vocabulary: Vocabulary::Unknown {
+                kind: None,
+                why: None,
+            },
+            calibration: Shared::new(Value::Null),
+            notes: vec![],
+            compaction: Shared::new(Value::Null),
+        };
+        let t = Tokens {
+            state: Some(&unknown),
+        };
+        assert_eq!(t.cell(None), "unknown");
+        assert_eq!(t.phrase(None), "tokens: unknown");
+    }
+}
