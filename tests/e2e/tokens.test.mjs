@@ -159,6 +159,8 @@ test("an OpenAI model: the o200k_base vocabulary loads with progress, alone, and
   await page.screenshot({ path: screenshotPath("tokens-history.png"), fullPage: true });
   // The usage view: each call with usage, rebuilt against what the provider reported.
   await showView(page, "usage", "Usage & cache");
+  assert.equal(num((await page.getByTestId("usage-prefix-tokens").textContent()).split(":")[0]), expected.systemPrompt.tokens + expected.tools.tokens, "the prefix in tokens");
+  assert.equal(num(await page.getByTestId("usage-history-tokens").textContent()), expected.history.tokens, "the history in tokens");
   for (const c of expected.calibration?.calls ?? []) {
     const row = page.locator(`[data-testid="usage-rebuilt-table"] tr[data-call="${c.index}"]`);
     assert.equal(num(await row.getByTestId("call-reported").textContent()), c.reportedTokens, `call ${c.index}: reported`);

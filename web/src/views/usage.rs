@@ -55,6 +55,15 @@ pub fn UsageView(p: &ViewProps) -> Html {
         .and_then(Value::as_f64)
         .unwrap_or(0.0);
     let tk = Tokens::of(p);
+    // Without a count: pi's own rule of thumb (the release's characters per token), said so.
+    let rule_of_thumb = |n: f64| match super::util::chars_per_token(r) {
+        Some(c) => format!(
+            "≈ {} tokens by pi's rule of thumb ({} chars/token)",
+            thousands(n),
+            ctxlens::js::number_to_string(c)
+        ),
+        None => format!("≈ {} tokens", thousands(n)),
+    };
     let model = r
         .get("model")
         .map(|m| format!("{}/{}", s(m, "provider"), s(m, "id")))
@@ -239,8 +248,13 @@ pub fn UsageView(p: &ViewProps) -> Html {
             <h3>{"Usage and cache"}<span class="muted small">{format!(" · {} calls recorded in the session", timeline.len())}</span></h3>
             <TokenNote tokens={p.tokens.clone()} model={model.clone()} />
             <div class="cards">
-                <div class="card"><div class="k">{"Prefix"}</div><div class="v">{format!("{} chars", thousands(num(&cache, "prefixChars")))}</div><div class="sub">{format!("≈ {} tokens: system prompt + tools", thousands(num(&cache, "prefixTokensEstimate")))}</div></div>
-                <div class="card"><div class="k">{"History"}</div><div class="v">{format!("{} chars", thousands(num(&cache, "historyChars")))}</div><div class="sub">{format!("≈ {} tokens", thousands(num(&cache, "historyTokensEstimate")))}</div></div>
+                <div class="card"><div class="k">{"Prefix"}</div><div class="v">{format!("{} chars", thousands(num(&cache, "prefixChars")))}</div>
+                    <div class="sub" data-testid="usage-prefix-tokens">{format!("{}: system prompt + tools", match (tk.at(&["systemPrompt"]), tk.at(&["tools"])) {
+                        (Some(a), Some(b)) => tk.phrase(Some(a + b)),
+                        _ => rule_of_thumb(num(&cache, "prefixTokensEstimate")),
+                    })}</div></div>
+                <div class="card"><div class="k">{"History"}</div><div class="v">{format!("{} chars", thousands(num(&cache, "historyChars")))}</div>
+                    <div class="sub" data-testid="usage-history-tokens">{ match tk.at(&["history"]) { Some(h) => tk.phrase(Some(h)), None => rule_of_thumb(num(&cache, "historyTokensEstimate")) } }</div></div>
                 <div class="card"><div class="k">{"Cache read"}</div><div class="v" data-testid="cache-read-share">{format!("{:.1}%", read_share * 100.0)}</div><div class="sub">{format!("{} of {} input tokens", thousands(num(&cache, "totalCacheRead")), thousands(num(&cache, "totalInput") + num(&cache, "totalCacheRead") + num(&cache, "totalCacheWrite")))}</div></div>
                 <div class="card"><div class="k">{"Output"}</div><div class="v">{thousands(num(&cache, "totalOutput"))}</div><div class="sub">{format!("{} calls on the branch", thousands(num(&cache, "calls")))}</div></div>
             </div>
