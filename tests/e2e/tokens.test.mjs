@@ -237,6 +237,19 @@ test("an unknown model: \"unknown\", no vocabulary fetched, no count made up", a
   await context.close();
 });
 
+test("compaction turned off in the session's settings.json is said beside the window", async () => {
+  // an-clamp-context: agent/settings.json has compaction.enabled false.
+  const name = "pi-0.85.1/an-clamp-context";
+  const settings = JSON.parse(fs.readFileSync(path.join(repo, "tests/conformance", name, "agent/settings.json"), "utf8"));
+  assert.equal(settings.compaction.enabled, false);
+  const { page, context } = await openApp();
+  await openCase(page, name);
+  await page.getByTestId("compaction-line").waitFor({ timeout: 60000 });
+  assert.equal(await page.getByTestId("compaction-line").textContent(), "compaction is off in the settings (compaction.enabled)");
+  assert.equal(await page.getByTestId("compaction-line").getAttribute("data-to-go"), null);
+  await context.close();
+});
+
 test("a vocabulary that does not load is said, with the reason, and the characters stay", async () => {
   mode = "missing";
   try {
