@@ -308,7 +308,7 @@ pub fn TokenNote(p: &TokenNoteProps) -> Html {
         _ => (None, None),
     };
     html! {
-        <p class={classes!("token-note", "small", state.to_string())} data-testid="tokens-note" data-state={state}
+        <div class={classes!("token-note", "small", state.to_string())} data-testid="tokens-note" data-state={state}
            data-vocabulary={vocabulary} data-exact={exact} data-ms={ms} data-counted={counted}
            role={if matches!(state, "loading" | "counting" | "failed") { Some("status") } else { None }}
            title={format!("{VOCABULARY_HELP} {FRAMING_HELP}")}>
@@ -316,9 +316,19 @@ pub fn TokenNote(p: &TokenNoteProps) -> Html {
                 <progress class="progress" max="100" value={pct.to_string()} aria-label="tokens progress">{format!("{pct}%")}</progress>{" "}
             }
             {text}
-        </p>
+            if matches!(state, "ready" | "estimate" | "unknown") {
+                {" "}
+                <details class="token-help" data-testid="tokens-help">
+                    <summary>{"What are these?"}</summary>
+                    <span>{format!("{VOCABULARY_HELP} {FRAMING_HELP} {ESTIMATE_HELP}")}</span>
+                </details>
+            }
+        </div>
     }
 }
+
+/// What an estimate is, for the help.
+pub const ESTIMATE_HELP: &str = "An estimate is a count made without the model's own vocabulary: on a vocabulary close to it, or, for Claude (whose vocabulary is not public), from the characters per token measured on this session's own calls, with the error that measurement had.";
 
 #[cfg(test)]
 mod tests {
