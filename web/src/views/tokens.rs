@@ -224,7 +224,12 @@ pub fn TokenNote(p: &TokenNoteProps) -> Html {
                 ),
                 None,
             ),
-            Vocabulary::Unknown { .. } => {
+            Vocabulary::Unknown { kind, .. } => {
+                let whose = if kind.as_deref() == Some("claude") {
+                    "Claude's vocabulary is not public (Anthropic publishes no tokenizer since Claude 3)"
+                } else {
+                    "no public vocabulary is known for this model"
+                };
                 let est = p.tokens.as_ref().and_then(|t| match t {
                     TokenUpdate::Ready { calibration, .. } => at(calibration, &["estimate"]).cloned(),
                     _ => None,
@@ -234,7 +239,7 @@ pub fn TokenNote(p: &TokenNoteProps) -> Html {
                 (
                     "estimate",
                     format!(
-                        "Token estimate: no public vocabulary is known for this model, so its tokens are estimated from characters at {} characters per token, measured on this session's own calls (the usage the provider reported for each){}.",
+                        "Token estimate: {whose}, so its tokens are estimated from characters at {} characters per token, measured on this session's own calls (the usage the provider reported for each){}.",
                         cpt.map_or_else(|| "?".into(), |c| format!("{c:.2}")),
                         match err {
                             Some(e) => format!("; measured error {:.1}% on average, {:.1}% at most, over {} calls (each call predicted from the others)",
