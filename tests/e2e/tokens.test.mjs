@@ -323,6 +323,10 @@ test(`tokens per second on a ${benchMb} MB session`, { skip: !benchMb && "set CT
       countMs, countedMB: +(bytes / 1048576).toFixed(2), tokens,
       tokensPerSecond: Math.round(tokens / (countMs / 1000)),
     };
+    // Whether the calls were rebuilt against their usage (not on a body over the app's limit).
+    await showView(page, "usage", "Usage & cache");
+    result.callsRebuilt = (await page.getByTestId("usage-rebuilt-table").count()) > 0;
+    result.callsSkippedSaid = (await page.getByTestId("usage-rebuilt-skipped").count()) > 0;
     console.log("tokens in the page:", JSON.stringify(result));
     fs.writeFileSync(screenshotPath(`tokens-bench-${benchMb}.json`), JSON.stringify(result, null, 2));
     await context.close();

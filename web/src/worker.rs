@@ -10,7 +10,7 @@
 //! | `{type: "provenance", gen, api, path}` | the source of one body path of a report whose provenance was left out |
 //! | `{type: "compare", gen, a, b}` | the core's comparison of protocol `a` with protocol `b` (the Protocols view) |
 //! | `{type: "catalog", pi}` | the model catalog of pi release `pi`, for the model picker |
-//! | `{type: "tokens", gen, api}` | the statistics of protocol `api`'s assembly with tokens (see below) |
+//! | `{type: "tokens", gen, api, calls}` | the statistics of protocol `api`'s assembly with tokens (see below; `calls: false`: the calls are rebuilt against their usage only for an estimate) |
 //!
 //! | worker → page | |
 //! |---|---|
@@ -497,11 +497,12 @@ impl WorkerLink {
 
     /// Asks for the statistics of protocol `api`'s report with tokens (answered by
     /// [`FromWorker::Tokens`] updates).
-    pub fn tokens(&self, gen: u64, api: &str) {
+    pub fn tokens(&self, gen: u64, api: &str, calls: bool) {
         let msg = js_sys::Object::new();
         set(&msg, "type", "tokens");
         set(&msg, "gen", gen as f64);
         set(&msg, "api", api);
+        set(&msg, "calls", calls);
         let _ = self.worker.post_message(&msg);
     }
 
@@ -995,7 +996,11 @@ fn handle_tokens(
         &inputs,
         &assembly,
         counter_arg,
-        ctxlens::tokens::Calls::Always,
+        if get(&data, "calls").as_bool() == Some(false) {
+            ctxlens::tokens::Calls::ForEstimate
+        } else {
+            ctxlens::tokens::Calls::Always
+        },
         None,
     ) else {
         return nothing("no request was assembled");

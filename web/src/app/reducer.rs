@@ -19,6 +19,10 @@ use crate::worker::{FromWorker, TokenUpdate, WorkerLink};
 /// Reports larger than this (body bytes) are not assembled for every protocol in advance.
 pub(super) const PREFETCH_LIMIT: f64 = 2_000_000.0;
 
+/// Bodies larger than this (bytes) get their calls rebuilt against the usage only when an
+/// estimate needs them (`ctxlens::tokens::Calls::ForEstimate`).
+pub(super) const REBUILD_CALLS_LIMIT: f64 = 8_000_000.0;
+
 /// What the page does with a message from the worker.
 pub(super) type OnMessage = Rc<dyn Fn(FromWorker)>;
 
@@ -315,15 +319,20 @@ impl AppState {
         if !self.ready || self.tokens.contains_key(&api) {
             return;
         }
-        let has_request = self
+        let Some(body) = self
             .reports
             .get(&api)
-            .is_some_and(|r| !r.get("request").is_none_or(Value::is_null));
-        if !has_request {
+            .and_then(|r| r.get("request"))
+            .filter(|q| !q.is_null())
+            .map(|q| q.get_str("body").map_or(0, str::len))
+        else {
             return;
-        }
+        };
+        // Rebuilding the session's calls against their usage is one more assembly each: on a
+        // large body only when an estimate needs them (no vocabulary), so the worker stays free.
+        let calls = (body as f64) < REBUILD_CALLS_LIMIT;
         if let Some(l) = self.host.link.borrow().as_ref() {
-            l.tokens(self.gen, &api);
+            l.tokens(self.gen, &api, calls);
             self.tokens.insert(api, TokenUpdate::Asked);
         }
     }

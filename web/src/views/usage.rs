@@ -115,6 +115,11 @@ pub fn UsageView(p: &ViewProps) -> Html {
                 </div>
             }
         }
+        // Counted, but the calls were not rebuilt (a large session: the app's worker leaves
+        // that to `ctxlens stats`).
+        None if tk.stats().is_some() && !arr(r, "calls").is_empty() => html! {
+            <p class="muted small" data-testid="usage-rebuilt-skipped">{"The calls are not rebuilt against their usage for a session this large (each is one more assembly of it); ctxlens stats on this session rebuilds them."}</p>
+        },
         None => Html::default(),
     };
     let prefix_bar = html! {
