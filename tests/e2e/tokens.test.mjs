@@ -41,6 +41,12 @@ function intercept(pathname, req, res) {
   }
   const bytes = fs.readFileSync(file);
   res.writeHead(200, { "content-type": "application/wasm", "content-length": String(bytes.length) });
+  if (mode === "broken") {
+    const m = brokenModule();
+    res.writeHead(200, { "content-type": "application/wasm", "content-length": String(m.length) });
+    res.end(m);
+    return true;
+  }
   if (mode === "pass") {
     res.end(bytes);
     return true;
@@ -51,6 +57,31 @@ function intercept(pathname, req, res) {
   return true;
 }
 const release = () => { for (const f of held.splice(0)) f(); };
+
+/** A module with the vocabulary ABI that says it is o200k_base but counts nothing
+ * (`ctx_count` answers 0xFFFFFFFF, "not UTF-8"), written byte by byte. */
+function brokenModule() {
+  const leb = (n) => { const out = []; do { let b = n & 0x7f; n >>>= 7; if (n) b |= 0x80; out.push(b); } while (n); return out; };
+  const vec = (items) => [...leb(items.length), ...items.flat()];
+  const section = (id, payload) => [id, ...leb(payload.length), ...payload];
+  const str = (s) => vec([...Buffer.from(s)].map((b) => [b]));
+  const name = "o200k_base";
+  const body = (instrs) => { const b = [0x00, ...instrs, 0x0b]; return [...leb(b.length), ...b]; };
+  return Buffer.from([
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    ...section(1, vec([[0x60, 1, 0x7f, 1, 0x7f], [0x60, 2, 0x7f, 0x7f, 0], [0x60, 2, 0x7f, 0x7f, 1, 0x7f]])),
+    ...section(3, vec([[0], [1], [2], [2]])),
+    ...section(5, vec([[0x00, 0x01]])),
+    ...section(7, vec([[...str("memory"), 2, 0], [...str("ctx_alloc"), 0, 0], [...str("ctx_free"), 0, 1], [...str("ctx_count"), 0, 2], [...str("ctx_name"), 0, 3]])),
+    ...section(10, vec([
+      body([0x41, ...[0x80, 0x08]]), // ctx_alloc: 1024
+      body([]), // ctx_free
+      body([0x41, 0x7f]), // ctx_count: -1 (0xFFFFFFFF)
+      body([0x20, 0x00, 0x41, 0x10, 0x41, name.length, 0xfc, 0x0a, 0x00, 0x00, 0x41, name.length]), // ctx_name: memory.copy(out, 16, len)
+    ])),
+    ...section(11, vec([[0x00, 0x41, 0x10, 0x0b, ...str(name)]])),
+  ]);
+}
 
 let server, browser;
 const opened = [];
@@ -248,6 +279,22 @@ test("compaction turned off in the session's settings.json is said beside the wi
   assert.equal(await page.getByTestId("compaction-line").textContent(), "compaction is off in the settings (compaction.enabled)");
   assert.equal(await page.getByTestId("compaction-line").getAttribute("data-to-go"), null);
   await context.close();
+});
+
+test("a vocabulary module that cannot count is said with the reason, and no count is made up", async () => {
+  mode = "broken";
+  try {
+    const { page, context } = await openApp();
+    await openCase(page, OPENAI);
+    await page.waitForFunction(() => document.querySelector('[data-testid="tokens-note"]')?.dataset.state === "failed", null, { timeout: 60000 });
+    const text = await page.getByTestId("tokens-note").textContent();
+    assert.match(text, /the OpenAI o200k_base vocabulary loaded but did not count this request: the tokens could not be counted: the o200k_base vocabulary could not read a text \(not UTF-8\)/);
+    assert.equal(await page.getByTestId("stat-system-tokens").count(), 0);
+    assert.ok(num(await page.getByTestId("stat-system-chars").textContent()) > 0);
+    await context.close();
+  } finally {
+    mode = "hold";
+  }
 });
 
 test("a vocabulary that does not load is said, with the reason, and the characters stay", async () => {

@@ -979,7 +979,9 @@ fn handle_tokens(
             set(m, "done", done)
         })
     };
-    progress(0.0);
+    if matches!(module, Ok(Some(_))) {
+        progress(0.0);
+    }
     let load_error = module.as_ref().err().cloned();
     let mut counter = module.as_ref().ok().and_then(|m| {
         m.as_ref()
@@ -1019,10 +1021,15 @@ fn handle_tokens(
             .map(|n| Value::str(n.as_str()))
             .collect(),
     );
-    let phase = match (&load_error, has_tokens, &vocabulary) {
-        (Some(_), _, _) => "failed",
-        (None, true, _) => "ready",
-        (None, false, _) => "unknown",
+    // A vocabulary that loaded but could not count (the core's note says why) is a failure,
+    // not an unknown vocabulary.
+    let count_error =
+        (counter.is_some() && counted.stats.tokenizer.is_none()).then(|| counted.notes.join("; "));
+    let load_error = load_error.or(count_error);
+    let phase = match (&load_error, has_tokens) {
+        (Some(_), _) => "failed",
+        (None, true) => "ready",
+        (None, false) => "unknown",
     };
     post_tokens(scope, gen, &api, phase, Some(&vocabulary), |m| {
         if has_tokens {

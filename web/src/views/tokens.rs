@@ -281,6 +281,11 @@ pub fn TokenNote(p: &TokenNoteProps) -> Html {
         }) => (
             "failed",
             match vocabulary.as_ref().and_then(Vocabulary::name) {
+                // It loaded, but could not count (the core's note).
+                Some(n) if error.contains("could not be counted") => format!(
+                    "Tokens: the {} vocabulary loaded but did not count this request: {error}. Characters are shown.",
+                    label(n)
+                ),
                 Some(n) => format!(
                     "Tokens: the {} vocabulary could not be loaded: {error}. Characters are shown.",
                     label(n)
