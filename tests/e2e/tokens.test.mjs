@@ -29,7 +29,7 @@ function cliStats(name) {
 
 // The vocabulary's response is held after its first bytes until the test has seen the progress
 // (`release()`), so the page's progress is observed, not raced; `missing` answers 404, `pass`
-// sends it whole.
+// sends it whole, `broken` sends a module that counts nothing.
 let held = [];
 let mode = "hold";
 function intercept(pathname, req, res) {
@@ -39,15 +39,9 @@ function intercept(pathname, req, res) {
     res.writeHead(404).end("not found");
     return true;
   }
-  const bytes = fs.readFileSync(file);
+  const bytes = mode === "broken" ? brokenModule() : fs.readFileSync(file);
   res.writeHead(200, { "content-type": "application/wasm", "content-length": String(bytes.length) });
-  if (mode === "broken") {
-    const m = brokenModule();
-    res.writeHead(200, { "content-type": "application/wasm", "content-length": String(m.length) });
-    res.end(m);
-    return true;
-  }
-  if (mode === "pass") {
+  if (mode === "pass" || mode === "broken") {
     res.end(bytes);
     return true;
   }
