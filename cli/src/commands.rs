@@ -36,7 +36,14 @@ COMMANDS:
     request       Print the method, URL and headers (keys redacted), then the body
     stats         Print the character accounting of the body as sent, as JSON (system
                   prompt, tools, history, parameters, structure: they add up to the body;
-                  lengths in UTF-16 code units, as JS .length)
+                  lengths in UTF-16 code units, as JS .length), with `tokens` beside `chars`:
+                  each text counted with the model's own vocabulary (`tokenizer`: its name,
+                  `exact: false` for an estimate; `vocabulary` says which the model needs and
+                  why). Every call of the session that recorded its usage is rebuilt and its
+                  tokens set beside the provider's (`calibration`: the difference is the chat
+                  template's framing). Without a public vocabulary (Claude), tokens are
+                  estimated from characters per token measured on those calls, with the
+                  estimate's error measured by leaving each call out
     report        Print the whole assembly as JSON: request, model, stages, stats, system
                   prompt sections, tools, context files, skills, session tree, diagnostics,
                   findings, usage and cache facts, provenance of every body path
@@ -85,6 +92,10 @@ OPTIONS:
     --with API        The second protocol of `compare`
     --json            Machine-readable output (summary, trace, diagnostics, findings, files,
                       sessions)
+    --no-tokens       stats: characters only (no vocabulary, no call rebuilt)
+    --tokenizer-json FILE
+                      stats: a HF tokenizer.json for a vocabulary not built in (Gemma 3's,
+                      for Gemma and, as an estimate, Gemini)
     -o FILE           export: the zip to write
     --redact          export: replace the home path, user name, host names and key-like strings
                       (auth.json and models.json keys, key-named environment variables, sk-…,
@@ -422,12 +433,36 @@ fn output(
     let built = assembly.request.is_some();
     let text: Vec<u8> = match command {
         "assemble" => assembly.body().unwrap_or("").as_bytes().to_vec(),
-        "stats" => match &assembly.stats {
+        "stats" if o.no_tokens => match &assembly.stats {
             Some(s) => {
                 format!("{}\n", ctxlens::report::stats::to_json(s).to_json_pretty(2)).into_bytes()
             }
             None => Vec::new(),
         },
+        "stats" => {
+            let file = match &o.tokenizer_json {
+                Some(path) => {
+                    let path = resolve_path(host.cwd(), path);
+                    match host.fs().read(&path) {
+                        Ok(bytes) => Some(bytes),
+                        Err(e) => {
+                            host.stderr(&format!("ctxlens: --tokenizer-json {path}: {e}\n"));
+                            return 2;
+                        }
+                    }
+                }
+                None => None,
+            };
+            match crate::tokens::count(host, inputs, assembly, file.as_deref()) {
+                Some(c) => {
+                    for n in &c.notes {
+                        host.stderr(&format!("ctxlens: tokens: {n}\n"));
+                    }
+                    format!("{}\n", crate::tokens::stats_json(&c).to_json_pretty(2)).into_bytes()
+                }
+                None => Vec::new(),
+            }
+        }
         "request" => match &assembly.request {
             Some(r) => {
                 let mut s = format!("{} {}\n", r.method, r.url);

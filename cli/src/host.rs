@@ -53,4 +53,15 @@ pub trait Host {
         let _ = (site, port);
         Err("this host cannot serve the visualizer".into())
     }
+    /// A counter for the vocabulary `name` (`ctxlens::tokens`), or why there is none. The
+    /// default: the vocabularies compiled into this build (feature `tokens`), and a HF
+    /// `tokenizer.json` given with `--tokenizer-json` for one that is not.
+    fn token_counter(
+        &mut self,
+        name: &str,
+        exact: bool,
+        tokenizer_json: Option<&[u8]>,
+    ) -> Result<Box<dyn ctxlens::tokens::TokenCounter>, String> {
+        crate::tokens::counter(name, exact, tokenizer_json)
+    }
 }

@@ -11,6 +11,7 @@ pub mod open;
 pub mod opts;
 pub mod report;
 pub mod sessions;
+pub mod tokens;
 
 pub use commands::run;
 pub use host::Host;

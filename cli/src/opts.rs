@@ -86,6 +86,10 @@ pub struct Opts {
     pub port: Option<u16>,
     /// `open --app DIR`: the built visualizer.
     pub app: Option<String>,
+    /// `--no-tokens`: characters only (no vocabulary loaded, no call rebuilt).
+    pub no_tokens: bool,
+    /// `--tokenizer-json FILE`: a HF tokenizer.json for a vocabulary not built in (Gemma's).
+    pub tokenizer_json: Option<String>,
     /// pi's own flags and `@file` arguments, in order.
     pub pi_args: Vec<String>,
 }
@@ -163,6 +167,8 @@ pub fn parse(argv: &[String]) -> Result<Opts, String> {
             "--json" => o.json = true,
             "-o" | "--output" => o.output = Some(value("-o")?),
             "--redact" => o.redact = true,
+            "--no-tokens" => o.no_tokens = true,
+            "--tokenizer-json" => o.tokenizer_json = Some(value("--tokenizer-json")?),
             "--app" => o.app = Some(value("--app")?),
             "--port" => {
                 let v = value("--port")?;

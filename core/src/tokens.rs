@@ -94,8 +94,8 @@ impl Rules {
         let mut rules = Vec::new();
         for (i, rule) in list.iter().enumerate() {
             let err = |e: String| format!("rule {i}: {e}");
-            let prefixes = strings(rule.get("match").unwrap_or(&Value::Null), "match")
-                .map_err(err)?;
+            let prefixes =
+                strings(rule.get("match").unwrap_or(&Value::Null), "match").map_err(err)?;
             if prefixes.is_empty() || prefixes.iter().any(String::is_empty) {
                 return Err(format!("rule {i}: `match` needs non-empty prefixes"));
             }
@@ -126,10 +126,7 @@ impl Rules {
         let (provider, id) = (provider.to_lowercase(), model_id.to_lowercase());
         // Where a family name may start: the id's start, or after a `/`, `.` or `:`.
         let starts: Vec<&str> = std::iter::once(id.as_str())
-            .chain(
-                id.match_indices(['/', '.', ':'])
-                    .map(|(i, _)| &id[i + 1..]),
-            )
+            .chain(id.match_indices(['/', '.', ':']).map(|(i, _)| &id[i + 1..]))
             .collect();
         let hit = self.rules.iter().find(|r| {
             r.providers.as_ref().is_none_or(|p| p.contains(&provider))

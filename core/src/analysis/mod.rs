@@ -3,6 +3,7 @@
 //! (`usage`), two protocols side by side (`compare`), and the source of every leaf of the body
 //! (`provenance`). Their JSON is written by [`crate::report`] alone.
 
+pub mod calibration;
 pub mod checks;
 pub mod compare;
 pub mod findings;
@@ -11,6 +12,7 @@ pub mod provenance;
 pub mod sent;
 pub mod stats;
 pub mod usage;
+pub mod window;
 
 #[cfg(test)]
 #[path = "transcript_tests.rs"]

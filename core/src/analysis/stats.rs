@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use crate::analysis::provenance::{self, Match, Origin, Source};
 use crate::assemble::Assembly;
 use crate::js::{utf16_len, Value};
+use crate::tokens::{TokenCounter, TokenizerInfo};
 use crate::tools::ToolDef;
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -21,6 +22,8 @@ pub struct SectionStat {
     pub source: String,
     pub offset: usize,
     pub chars: usize,
+    /// Its text's tokens (0 without a tokenizer).
+    pub tokens: usize,
     /// 0.86 on: the stored system message that set it (`session line 3`, `this run`).
     pub stored: Option<String>,
 }
@@ -32,6 +35,11 @@ pub struct ToolStat {
     pub chars: usize,
     pub description_chars: usize,
     pub parameters_chars: usize,
+    /// The tokens of the description plus those of the parameters' JSON, each encoded on its
+    /// own (0 without a tokenizer).
+    pub tokens: usize,
+    pub description_tokens: usize,
+    pub parameters_tokens: usize,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -40,6 +48,7 @@ pub struct RoleStat {
     pub role: String,
     pub count: usize,
     pub chars: usize,
+    pub tokens: usize,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -69,6 +78,7 @@ pub struct MessageStat {
     /// The session lines they came from.
     pub lines: Vec<u32>,
     pub chars: usize,
+    pub tokens: usize,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -76,6 +86,7 @@ pub struct ToolResultStat {
     pub name: String,
     pub count: usize,
     pub chars: usize,
+    pub tokens: usize,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -103,11 +114,26 @@ pub struct Stats {
     /// The release's token estimate: characters per token (`estimateCharsPerToken`, 4 in
     /// 0.85.1, 3.5 from 0.86).
     pub chars_per_token: f64,
+    /// The vocabulary the `tokens` fields were counted with; `None`: no counts (they are 0).
+    pub tokenizer: Option<TokenizerInfo>,
+    /// Tokens of the blocks' texts, each text encoded on its own: what the texts cost without
+    /// the chat template's framing (which no public tokenizer knows). Image data and opaque
+    /// signatures are not counted (providers do not read them as text).
+    pub system_prompt_tokens: usize,
+    pub tools_tokens: usize,
+    pub history_tokens: usize,
+    /// Per history kind, as [`Stats::by_kind`] (`images` stays the count of images).
+    pub by_kind_tokens: KindStats,
 }
 
 impl Stats {
     pub fn total_chars(&self) -> usize {
         self.system_prompt_chars + self.tools_chars + self.history_chars
+    }
+
+    /// System prompt + tools + history in tokens (0 without a tokenizer).
+    pub fn total_tokens(&self) -> usize {
+        self.system_prompt_tokens + self.tools_tokens + self.history_tokens
     }
 
     /// `chars` as tokens by the release's estimate (`ceil(chars / charsPerToken)`).
@@ -138,6 +164,7 @@ pub fn tool_stat(tool: &ToolDef) -> ToolStat {
         chars: description_chars + parameters_chars,
         description_chars,
         parameters_chars,
+        ..Default::default()
     }
 }
 
@@ -243,6 +270,8 @@ struct Walk<'a> {
     origins: HashMap<&'a str, &'a Origin>,
     tools: &'a [ToolDef],
     parts: Vec<(Part, usize)>,
+    /// When tokens are counted: the text of each counted part, by its index in `parts`.
+    texts: Option<Vec<(usize, String)>>,
     images: usize,
     /// Per wire message: its role on the wire and the call id of a tool result.
     wire: Vec<(String, Wire)>,
@@ -276,6 +305,23 @@ impl<'a> Walk<'a> {
             .iter()
             .position(|t| t.name == name)
             .unwrap_or(usize::MAX)
+    }
+
+    /// Records `text` as the text of the part just pushed, when tokens are counted. Image
+    /// data and opaque signatures are not texts a provider reads.
+    fn text(&mut self, text: &str) {
+        let Some(texts) = &mut self.texts else {
+            return;
+        };
+        let i = self.parts.len() - 1;
+        if let Part::History {
+            kind: Kind::ImageData | Kind::Signatures,
+            ..
+        } = self.parts[i].0
+        {
+            return;
+        }
+        texts.push((i, text.to_string()));
     }
 
     fn history(&self, kind: Kind, path: &str, llm: Option<usize>) -> Part {
@@ -333,6 +379,7 @@ impl<'a> Walk<'a> {
         };
         let count = |me: &mut Self, part: Part, chars: usize| {
             me.parts.push((part, chars));
+            me.text(v.as_str().unwrap_or_default());
             if units > chars {
                 me.parts.push((Part::Structure, units - chars));
             }
@@ -509,7 +556,11 @@ impl<'a> Walk<'a> {
             } else {
                 Part::Structure
             };
+            let counted = part != Part::Structure;
             self.parts.push((part, n));
+            if counted {
+                self.text(&v.to_json());
+            }
             return Whole::Mixed;
         }
         match v {
@@ -602,11 +653,16 @@ impl<'a> Walk<'a> {
         let replace = |me: &mut Self, part: Part| {
             let n = total(me);
             me.parts.truncate(mark);
+            if let Some(t) = &mut me.texts {
+                t.retain(|(i, _)| *i < mark);
+            }
             #[cfg(test)]
             if DEBUG.with(|d| d.get()) {
                 println!("{path}\tWHOLE {part:?}\t{n}");
             }
+            // A tool's parameters or a call's arguments: their JSON is the one text.
             me.parts.push((part, n));
+            me.text(&v.to_json());
         };
         if depth <= 1 {
             return Whole::Mixed;
@@ -641,8 +697,33 @@ impl<'a> Walk<'a> {
 /// punctuation mark of the body is counted once, in the block provenance maps it to
 /// ([`crate::analysis::provenance`]), so the parts add up to the body's length.
 pub fn compute(a: &Assembly) -> Option<Stats> {
-    let request = a.request.as_ref()?;
-    let pi = a.pi.as_ref()?;
+    compute_(a, None).ok().flatten()
+}
+
+/// [`compute`], with each block's `tokens` counted by `counter` (each text encoded on its own:
+/// a section's text, a tool's description and the JSON of its parameters, each history text,
+/// a call's arguments). The error is the counter's.
+pub fn compute_with_tokens(
+    a: &Assembly,
+    counter: &mut dyn TokenCounter,
+) -> Result<Option<Stats>, String> {
+    compute_(a, Some(counter))
+}
+
+fn compute_(a: &Assembly, counter: Option<&mut dyn TokenCounter>) -> Result<Option<Stats>, String> {
+    let Some(s) = walk_and_sum(a, counter)? else {
+        return Ok(None);
+    };
+    Ok(Some(s))
+}
+
+fn walk_and_sum(
+    a: &Assembly,
+    counter: Option<&mut dyn TokenCounter>,
+) -> Result<Option<Stats>, String> {
+    let (Some(request), Some(pi)) = (a.request.as_ref(), a.pi.as_ref()) else {
+        return Ok(None);
+    };
     let origins = provenance::provenance(a);
     let tools = provenance::sent_tools(a);
     let prompt = &a.parts.system_prompt;
@@ -664,6 +745,7 @@ pub fn compute(a: &Assembly) -> Option<Stats> {
                 // The system prompt as sent (0.86 on: `Parts::sent_system`, read from the body).
                 chars: sec.end - sec.start,
                 stored: sec.stored.as_ref().map(crate::prompt::Stored::label),
+                tokens: 0,
             })
             .collect(),
         body_bytes: request.body.len(),
@@ -674,12 +756,13 @@ pub fn compute(a: &Assembly) -> Option<Stats> {
     let Ok(body) = crate::js::parse(&request.body) else {
         // Not JSON (never from pi's adapters): all of it is structure.
         s.structure_chars = s.body_chars;
-        return Some(s);
+        return Ok(Some(s));
     };
     let mut w = Walk {
         origins: origins.iter().map(|o| (o.path.as_str(), o)).collect(),
         tools,
         parts: Vec::new(),
+        texts: counter.is_some().then(Vec::new),
         images: 0,
         wire: Vec::new(),
         placeholder: pi
@@ -690,6 +773,35 @@ pub fn compute(a: &Assembly) -> Option<Stats> {
             .map_or_else(String::new, |(_, v)| v.to_string()),
     };
     w.node(&body, "", "", 0, &Wire::default());
+    // Tokens: every counted text, and each section's text, counted in one call.
+    let mut tokens = vec![0usize; w.parts.len()];
+    if let (Some(counter), Some(texts)) = (counter, &w.texts) {
+        let sections: Vec<String> = s
+            .sections
+            .iter()
+            .map(|x| crate::js::js_slice(&prompt.text, x.offset, Some(x.offset + x.chars)))
+            .collect();
+        let all: Vec<&str> = texts
+            .iter()
+            .map(|(_, t)| t.as_str())
+            .chain(sections.iter().map(String::as_str))
+            .collect();
+        let counts = counter.count(&all)?;
+        if counts.len() != all.len() {
+            return Err(format!(
+                "the tokenizer gave {} counts for {} texts",
+                counts.len(),
+                all.len()
+            ));
+        }
+        for ((i, _), n) in texts.iter().zip(&counts) {
+            tokens[*i] += n;
+        }
+        for (x, n) in s.sections.iter_mut().zip(&counts[texts.len()..]) {
+            x.tokens = *n;
+        }
+        s.tokenizer = Some(counter.info());
+    }
 
     let llm = &a.parts.llm_messages;
     let map = provenance::llm_to_agent_indices(a);
@@ -705,12 +817,20 @@ pub fn compute(a: &Assembly) -> Option<Stats> {
         images: w.images,
         ..Default::default()
     };
+    let mut kind_tokens = KindStats {
+        images: w.images,
+        ..Default::default()
+    };
     let mut by_message: Vec<MessageStat> = Vec::new();
     let mut by_result_tool: Vec<ToolResultStat> = Vec::new();
     let mut result_seen: Vec<(Option<String>, Option<usize>, String)> = Vec::new();
-    for (part, n) in &w.parts {
+    for (i, (part, n)) in w.parts.iter().enumerate() {
+        let t = tokens[i];
         match part {
-            Part::System => s.system_prompt_chars += n,
+            Part::System => {
+                s.system_prompt_chars += n;
+                s.system_prompt_tokens += t;
+            }
             Part::ToolDescription(name) | Part::ToolParameters(name) => {
                 let t = match s.by_tool.iter_mut().position(|t| &t.name == name) {
                     Some(i) => &mut s.by_tool[i],
@@ -722,13 +842,18 @@ pub fn compute(a: &Assembly) -> Option<Stats> {
                         s.by_tool.last_mut().expect("just pushed")
                     }
                 };
+                let tokens = tokens[i];
                 t.chars += n;
+                t.tokens += tokens;
                 if matches!(part, Part::ToolDescription(_)) {
                     t.description_chars += n;
+                    t.description_tokens += tokens;
                 } else {
                     t.parameters_chars += n;
+                    t.parameters_tokens += tokens;
                 }
                 s.tools_chars += n;
+                s.tools_tokens += tokens;
             }
             Part::Parameter(name) => {
                 s.parameters_chars += n;
@@ -744,16 +869,9 @@ pub fn compute(a: &Assembly) -> Option<Stats> {
                 llm: index,
             } => {
                 s.history_chars += n;
-                let slot = match kind {
-                    Kind::UserText => &mut kinds.user_text,
-                    Kind::AssistantText => &mut kinds.assistant_text,
-                    Kind::Reasoning => &mut kinds.reasoning,
-                    Kind::ToolArguments => &mut kinds.tool_arguments,
-                    Kind::ToolResults => &mut kinds.tool_results,
-                    Kind::Signatures => &mut kinds.signatures,
-                    Kind::ImageData => &mut kinds.image_data,
-                };
-                *slot += n;
+                s.history_tokens += t;
+                *kinds.slot(*kind) += n;
+                *kind_tokens.slot(*kind) += t;
                 let wire_role = wire
                     .as_deref()
                     .and_then(|p| wires.get(p))
@@ -782,6 +900,7 @@ pub fn compute(a: &Assembly) -> Option<Stats> {
                     }
                 };
                 m.chars += n;
+                m.tokens += t;
                 if let Some(i) = index {
                     if !m.messages.contains(i) {
                         m.messages.push(*i);
@@ -820,15 +939,17 @@ pub fn compute(a: &Assembly) -> Option<Stats> {
                     if first {
                         result_seen.push((wire.clone(), *index, name.clone()));
                     }
-                    match by_result_tool.iter_mut().find(|t| t.name == name) {
-                        Some(t) => {
-                            t.chars += n;
-                            t.count += usize::from(first);
+                    match by_result_tool.iter_mut().find(|r| r.name == name) {
+                        Some(r) => {
+                            r.chars += n;
+                            r.tokens += t;
+                            r.count += usize::from(first);
                         }
                         None => by_result_tool.push(ToolResultStat {
                             name,
                             count: 1,
                             chars: *n,
+                            tokens: t,
                         }),
                     }
                 }
@@ -855,11 +976,13 @@ pub fn compute(a: &Assembly) -> Option<Stats> {
             Some(r) => {
                 r.count += count;
                 r.chars += m.chars;
+                r.tokens += m.tokens;
             }
             None => roles.push(RoleStat {
                 role: m.role.clone(),
                 count,
                 chars: m.chars,
+                tokens: m.tokens,
             }),
         }
     }
@@ -867,10 +990,25 @@ pub fn compute(a: &Assembly) -> Option<Stats> {
         .sort_by(|a, b| b.chars.cmp(&a.chars).then(a.name.cmp(&b.name)));
     by_result_tool.sort_by(|a, b| b.chars.cmp(&a.chars).then(a.name.cmp(&b.name)));
     s.by_kind = kinds;
+    s.by_kind_tokens = kind_tokens;
     s.by_role = roles;
     s.by_message = by_message;
     s.tool_results_by_tool = by_result_tool;
-    Some(s)
+    Ok(Some(s))
+}
+
+impl KindStats {
+    fn slot(&mut self, kind: Kind) -> &mut usize {
+        match kind {
+            Kind::UserText => &mut self.user_text,
+            Kind::AssistantText => &mut self.assistant_text,
+            Kind::Reasoning => &mut self.reasoning,
+            Kind::ToolArguments => &mut self.tool_arguments,
+            Kind::ToolResults => &mut self.tool_results,
+            Kind::Signatures => &mut self.signatures,
+            Kind::ImageData => &mut self.image_data,
+        }
+    }
 }
 
 fn normal_role(r: &str) -> &'static str {
@@ -896,7 +1034,7 @@ fn wire_role_of(api: &str, pi_role: &str) -> &'static str {
 
 #[cfg(test)]
 #[path = "stats_tests.rs"]
-mod recount;
+pub(crate) mod recount;
 
 #[cfg(test)]
 mod tests {

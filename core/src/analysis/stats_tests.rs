@@ -23,12 +23,22 @@ struct Recount {
     signatures: usize,
 }
 
+thread_local! {
+    /// What the recount measures a text by: its UTF-16 length, or (the token recount) a
+    /// stand-in tokenizer's count.
+    static MEASURE: std::cell::Cell<fn(&str) -> usize> = const { std::cell::Cell::new(utf16_len) };
+}
+
+fn measure(s: &str) -> usize {
+    MEASURE.with(|m| m.get())(s)
+}
+
 fn len(v: Option<&Value>) -> usize {
-    v.and_then(Value::as_str).map_or(0, utf16_len)
+    v.and_then(Value::as_str).map_or(0, measure)
 }
 
 fn json_len(v: Option<&Value>) -> usize {
-    v.map_or(0, |v| utf16_len(&v.to_json()))
+    v.map_or(0, |v| measure(&v.to_json()))
 }
 
 fn arr(v: Option<&Value>) -> &[Value] {
@@ -39,7 +49,7 @@ fn arr(v: Option<&Value>) -> &[Value] {
 /// A content that is a string or text parts: its texts.
 fn texts(v: Option<&Value>) -> usize {
     match v {
-        Some(Value::String(s)) => utf16_len(s),
+        Some(Value::String(s)) => measure(s),
         Some(Value::Array(a)) => a.iter().map(|p| len(p.get("text"))).sum(),
         _ => 0,
     }
@@ -97,7 +107,7 @@ fn completions(b: &Value, r: &mut Recount) {
                 for tc in arr(m.get("tool_calls")) {
                     let a = tc.get("function").and_then(|f| f.get("arguments"));
                     r.arguments += match a {
-                        Some(Value::String(s)) => utf16_len(s),
+                        Some(Value::String(s)) => measure(s),
                         other => json_len(other),
                     };
                 }
@@ -136,12 +146,12 @@ fn anthropic(b: &Value, r: &mut Recount) {
                 }
             }
             if let Some(Value::String(s)) = c {
-                r.system += utf16_len(s);
+                r.system += measure(s);
             }
             continue;
         }
         if let Some(Value::String(s)) = c {
-            *(if user { &mut r.user } else { &mut r.assistant }) += utf16_len(s);
+            *(if user { &mut r.user } else { &mut r.assistant }) += measure(s);
             continue;
         }
         for p in arr(c) {
@@ -277,9 +287,9 @@ fn pi_messages(b: &Value, r: &mut Recount) {
         }
         if let Some(Value::String(s)) = content {
             match role {
-                Some("system") => r.system += utf16_len(s),
-                Some("toolResult") => r.results += utf16_len(s),
-                _ => r.user += utf16_len(s),
+                Some("system") => r.system += measure(s),
+                Some("toolResult") => r.results += measure(s),
+                _ => r.user += measure(s),
             }
             continue;
         }
@@ -471,4 +481,137 @@ fn print_parts() {
     );
     let body = crate::js::parse(a.body().unwrap()).unwrap();
     println!("{:?}", recount(api_of(&a).unwrap(), &body));
+}
+
+/// A stand-in tokenizer for the token recount: a run of letters or digits is one token, every
+/// other non-space character one token (per text, like a vocabulary; not additive over
+/// concatenation either, since a run can span two texts).
+fn stand_in(text: &str) -> usize {
+    let mut n = 0;
+    let mut in_word = false;
+    for c in text.chars() {
+        let word = c.is_alphanumeric();
+        if word && !in_word || !word && !c.is_whitespace() {
+            n += 1;
+        }
+        in_word = word;
+    }
+    n
+}
+
+pub(crate) struct StandIn;
+
+impl crate::tokens::TokenCounter for StandIn {
+    fn info(&self) -> crate::tokens::TokenizerInfo {
+        crate::tokens::TokenizerInfo {
+            name: "stand-in".into(),
+            exact: true,
+        }
+    }
+    fn count(&mut self, texts: &[&str]) -> Result<Vec<usize>, String> {
+        Ok(texts.iter().map(|t| stand_in(t)).collect())
+    }
+}
+
+fn accounted_tokens(s: &super::Stats) -> Recount {
+    let k = &s.by_kind_tokens;
+    Recount {
+        system: s.system_prompt_tokens,
+        tools: s
+            .by_tool
+            .iter()
+            .map(|t| {
+                (
+                    t.name.to_ascii_lowercase(),
+                    (t.description_tokens, t.parameters_tokens),
+                )
+            })
+            .collect(),
+        user: k.user_text,
+        assistant: k.assistant_text,
+        reasoning: k.reasoning,
+        arguments: k.tool_arguments,
+        results: k.tool_results,
+        signatures: k.signatures,
+    }
+}
+
+#[test]
+fn the_token_accounting_matches_an_independent_recount_of_every_captured_body() {
+    // The same recount, measuring each text by a stand-in tokenizer: each block's tokens are
+    // the sum of its texts' counts, each text counted on its own, and the blocks add up.
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for case in cases() {
+        let Some(want) = case.body(1) else { continue };
+        let Some(a) = assembled(&case, None) else {
+            continue;
+        };
+        let Some(api) = api_of(&a) else { continue };
+        let Ok(parsed) = crate::js::parse(&want) else {
+            continue;
+        };
+        let s = super::compute_with_tokens(&a, &mut StandIn)
+            .expect("the stand-in counts")
+            .expect("stats");
+        // Counting tokens changes no character count.
+        assert_eq!(Some(&s.by_kind), a.stats.as_ref().map(|x| &x.by_kind));
+        assert_eq!(
+            s.tokenizer.as_ref().map(|t| t.name.as_str()),
+            Some("stand-in")
+        );
+        checked += 1;
+        MEASURE.with(|m| m.set(stand_in));
+        let mut want = recount(api, &parsed);
+        MEASURE.with(|m| m.set(utf16_len));
+        // Opaque signatures are not counted as tokens.
+        want.signatures = 0;
+        let got = accounted_tokens(&s);
+        let kinds = &s.by_kind_tokens;
+        let sums = [
+            (
+                "kinds",
+                kinds.user_text
+                    + kinds.assistant_text
+                    + kinds.reasoning
+                    + kinds.tool_arguments
+                    + kinds.tool_results,
+                s.history_tokens,
+            ),
+            (
+                "messages",
+                s.by_message.iter().map(|m| m.tokens).sum(),
+                s.history_tokens,
+            ),
+            (
+                "roles",
+                s.by_role.iter().map(|r| r.tokens).sum(),
+                s.history_tokens,
+            ),
+            (
+                "tools",
+                s.by_tool.iter().map(|t| t.tokens).sum(),
+                s.tools_tokens,
+            ),
+        ];
+        for (what, sum, total) in sums {
+            if sum != total {
+                failures.push(format!("{}: {what}: {sum} ≠ {total}", case.name));
+            }
+        }
+        if got != want {
+            failures.push(format!(
+                "{} ({}):\n  got  {got:?}\n  want {want:?}",
+                case.name,
+                api.as_str()
+            ));
+        }
+    }
+    assert!(checked > 200, "only {checked} captured bodies");
+    assert!(
+        failures.is_empty(),
+        "{} of {checked}:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

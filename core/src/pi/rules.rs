@@ -68,6 +68,14 @@ pub struct Rules {
     /// one again as `{type, data, mimeType}`; 0.85: `{type, mimeType, data}` as the `@file`
     /// reader built it. Only pi-messages shows the key order. Case: `pi-1.6.0/pm-image-long`.
     pub prompt_images_normalized: bool,
+    /// When pi compacts: `contextTokens > contextWindow - reserveTokens` while
+    /// `compaction.enabled` (default true; `shouldCompact`, CA/core/compaction/compaction.js:173,
+    /// the same in both releases). `true` (1.x): `compaction.modelOverrides["provider/id"]`
+    /// overrides `reserveTokens` for a model (`getCompactionTokenSetting`,
+    /// 1.6.0/CA/core/settings-manager.js:654); `false` (0.85.1): `compaction.reserveTokens ??
+    /// 16384` only (CA/core/settings-manager.js:559). It decides no byte of a request, so no
+    /// capture shows it; read from both releases' code.
+    pub compaction_model_overrides: bool,
     /// How a prompt template's arguments are split (`parseCommandArgs`,
     /// CA/core/prompt-templates.js:11). Case: `pt-template-args` (captured for both releases).
     pub prompt_template_args: PromptTemplateArgs,
@@ -476,6 +484,7 @@ impl PiVersion {
             sampling_by_thinking_level: false,
             strict_requires_type: false,
             prompt_images_normalized: false,
+            compaction_model_overrides: false,
             prompt_template_args: PromptTemplateArgs::QuoteAnywhere,
             completions: CompletionsRules {
                 developer_role_openai_only: false,
@@ -559,6 +568,7 @@ impl PiVersion {
             sampling_by_thinking_level: true,
             strict_requires_type: true,
             prompt_images_normalized: true,
+            compaction_model_overrides: true,
             prompt_template_args: PromptTemplateArgs::QuoteOpensToken,
             completions: CompletionsRules {
                 developer_role_openai_only: true,

@@ -2,6 +2,7 @@
 //! npm package returns and what the visualizer's worker posts to the page. Only this module
 //! knows that wire shape.
 
+pub mod calibration;
 pub mod calls;
 pub mod compare;
 pub mod findings;
