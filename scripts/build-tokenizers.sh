@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # build-tokenizers.sh [NAME...]: builds each vocabulary's wasm module (crate tokens/wasm,
 # `ctxlens-tokenizer-wasm`, with that one vocabulary's feature) into target/tokenizers/NAME.wasm,
-# then prints their sizes, raw and gzipped (-9). Default: all ten.
+# then prints their sizes, raw and gzipped (-9), on stderr, and their paths on stdout. Default:
+# all ten.
 #   cargo (release profile: opt-level z, lto; the 16 MB wasm stack comes from the crate's build.rs,
 #   so no RUSTFLAGS: the workspace's target dir is shared and regex etc. compile once)
 #   → wasm-opt -Oz --low-memory-unused (npm binaryen, as scripts/build-npm.sh runs it, without
@@ -70,3 +71,4 @@ fi
   done
   printf '%-12s %10d %10d\n' total "$traw" "$tgz"
 } >&2
+for n in "${names[@]}"; do echo "$out/$n.wasm"; done
