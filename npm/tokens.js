@@ -6,24 +6,17 @@
 import { CtxlensError } from "./api.js";
 
 /**
- * The vocabularies this package ships, each where a bundler finds it: `new URL("<literal
- * path>", import.meta.url)`, the form bundlers copy as an asset.
+ * The vocabularies this package ships: tokenizers/NAME.wasm in the package. Never written as
+ * `new URL("<literal>", import.meta.url)`: a bundler would copy all ten (15 MB) into every app's
+ * output, used or not. Each entry says where the folder is (Node and "ctxlens/web": beside them
+ * in the package; the bundler entry: tokenizers/ beside the page, see the README).
  */
-export const vocabularyFiles = Object.freeze({
-  o200k_base: new URL("./tokenizers/o200k_base.wasm", import.meta.url),
-  cl100k_base: new URL("./tokenizers/cl100k_base.wasm", import.meta.url),
-  qwen2: new URL("./tokenizers/qwen2.wasm", import.meta.url),
-  deepseek_v3: new URL("./tokenizers/deepseek_v3.wasm", import.meta.url),
-  llama3: new URL("./tokenizers/llama3.wasm", import.meta.url),
-  mistral_v3: new URL("./tokenizers/mistral_v3.wasm", import.meta.url),
-  kimi_k2: new URL("./tokenizers/kimi_k2.wasm", import.meta.url),
-  glm4: new URL("./tokenizers/glm4.wasm", import.meta.url),
-  glm5: new URL("./tokenizers/glm5.wasm", import.meta.url),
-  minimax_m2: new URL("./tokenizers/minimax_m2.wasm", import.meta.url),
-});
+export const vocabularies = Object.freeze(["o200k_base", "cl100k_base", "qwen2", "deepseek_v3", "llama3", "mistral_v3", "kimi_k2", "glm4", "glm5", "minimax_m2"]);
 
-/** Their names. */
-export const vocabularies = Object.freeze(Object.keys(vocabularyFiles));
+/** Where vocabulary `name`'s module is in the folder `base` (a URL ending in `/`). */
+export function vocabularyUrl(name, base) {
+  return new URL(`${name}.wasm`, base);
+}
 
 const NOT_COUNTED = 0xffffffff;
 const encoder = new TextEncoder();
@@ -34,7 +27,7 @@ const loaded = new Map();
 const loading = new Map();
 
 function checkName(fn, name) {
-  if (typeof name !== "string" || !Object.hasOwn(vocabularyFiles, name)) {
+  if (typeof name !== "string" || !vocabularies.includes(name)) {
     throw new CtxlensError(`ctxlens.${fn}: ${JSON.stringify(name)} is not a vocabulary this package has (it has: ${vocabularies.join(", ")})`);
   }
 }
@@ -122,7 +115,7 @@ export function loadVocabularySync(fn, name, readBytes) {
   checkName(fn, name);
   let v = loaded.get(name);
   if (!v) {
-    const module = new WebAssembly.Module(readBytes(vocabularyFiles[name]));
+    const module = new WebAssembly.Module(readBytes(name));
     v = vocabularyOf(fn, name, new WebAssembly.Instance(module, {}));
     loaded.set(name, v);
   }
@@ -171,10 +164,10 @@ function checkLoadOptions(fn, options) {
 }
 
 /**
- * `loadVocabulary(name, {onProgress, url})` for a browser: fetches the module (by default the
- * package's tokenizers/NAME.wasm; `url` another place), with progress, once.
+ * `loadVocabulary(name, {onProgress, url})` for a browser: fetches the module (by default
+ * NAME.wasm in the folder `base()` names; `url` another place), with progress, once.
  */
-export function loadVocabularyFetch(name, options) {
+export const loadVocabularyFetch = (base) => (name, options) => {
   const fn = "loadVocabulary";
   try {
     checkName(fn, name);
@@ -186,7 +179,7 @@ export function loadVocabularyFetch(name, options) {
   if (v) return Promise.resolve(v);
   let p = loading.get(name);
   if (!p) {
-    const url = options?.url ?? vocabularyFiles[name];
+    const url = options?.url ?? vocabularyUrl(name, base());
     p = fetchModule(fn, name, url, options?.onProgress)
       .then((bytes) => WebAssembly.instantiate(bytes, {}))
       .then(({ instance }) => {
@@ -198,9 +191,9 @@ export function loadVocabularyFetch(name, options) {
     loading.set(name, p);
   }
   return p;
-}
+};
 
-/** `loadVocabulary` for Node: reads the package's file (or `url`, a file: URL or path). */
+/** `loadVocabulary` for Node: `readBytes(name, url)` reads the module (`url`: the option). */
 export function loadVocabularyNode(readBytes) {
   return (name, options) => {
     const fn = "loadVocabulary";
@@ -208,8 +201,8 @@ export function loadVocabularyNode(readBytes) {
       checkName(fn, name);
       const o = checkLoadOptions(fn, options);
       let size = 0;
-      const v = loadVocabularySync(fn, name, (url) => {
-        const bytes = readBytes(o.url ?? url);
+      const v = loadVocabularySync(fn, name, () => {
+        const bytes = readBytes(name, o.url);
         size = bytes.byteLength;
         return bytes;
       });
@@ -231,7 +224,7 @@ export function hostVocabularies(autoload) {
   return {
     countTexts(name, bytes, ends) {
       let v = loaded.get(name);
-      if (!v && autoload && Object.hasOwn(vocabularyFiles, name)) v = autoload(name);
+      if (!v && autoload && vocabularies.includes(name)) v = autoload(name);
       return v ? v.countTexts(bytes, ends) : undefined;
     },
   };
@@ -247,7 +240,7 @@ export function tokensOf(meta, entry) {
   let note = null;
   if (counted) note = why ?? null;
   else if (error) note = `tokens not counted: ${error}`;
-  else if (vocabulary && !Object.hasOwn(vocabularyFiles, vocabulary)) {
+  else if (vocabulary && !vocabularies.includes(vocabulary)) {
     note = `tokens not counted: the ${vocabulary} vocabulary is not in this package (only ${vocabularies.join(", ")})${why ? `; ${why}` : ""}`;
   } else if (vocabulary && notLoaded) {
     note = `tokens not counted: the model's vocabulary, ${vocabulary}, is not loaded: \`await loadVocabulary("${vocabulary}")\` (from "${entry}"), then call again`;
