@@ -7,14 +7,14 @@
 
 use std::collections::BTreeMap;
 
+use ctxlens::analysis::stats::Stats;
 use ctxlens::calls::CallRef;
 use ctxlens::case::{inputs_for_call, CaseFiles};
 use ctxlens::js::path::join_path;
 use ctxlens::js::{self, utf16_len, Object, Value};
 use ctxlens::session;
-use ctxlens::{Api, Pi, PiVersion};
-use ctxlens::analysis::stats::Stats;
 use ctxlens::tokens::{TokenCounter, TokenizerInfo, Vocabulary};
+use ctxlens::{Api, Pi, PiVersion};
 use ctxlens::{Assembly, Diagnostic, Inputs, SourceText, VirtualFs};
 
 /// The result of one assembly: the metadata as JSON text and the body (the body is kept apart
@@ -737,7 +737,9 @@ mod tests {
             .contains("absolute"));
         assert!(assemble(r#"{"args":[1]}"#, None, &[], None).is_err());
         assert!(assemble(r#"{"now":"x"}"#, None, &[], None).is_err());
-        assert!(assemble_case("{}", &[], None).unwrap_err().contains("case.json"));
+        assert!(assemble_case("{}", &[], None)
+            .unwrap_err()
+            .contains("case.json"));
         assert!(parse_session("5", String::new()).is_err());
         assert!(assemble(r#"{"compareWith":"nope"}"#, None, &[], None)
             .unwrap_err()
@@ -847,5 +849,89 @@ mod tests {
                 ("/c".to_string(), &b"z"[..])
             ]
         );
+    }
+
+    /// The host's vocabularies in a test: o200k_base (ctxlens-tokens, natively), or none, or
+    /// one that fails.
+    enum Host {
+        O200k,
+        Nothing,
+        Broken,
+    }
+
+    impl Vocabularies for Host {
+        fn count(&mut self, name: &str, texts: &[&str]) -> Option<Result<Vec<usize>, String>> {
+            use ctxlens_tokens::Tokenizer;
+            match self {
+                Host::O200k if name == "o200k_base" => {
+                    let v = ctxlens_tokens::builtin(name).unwrap();
+                    Some(texts.iter().map(|t| v.count(t)).collect())
+                }
+                Host::O200k | Host::Nothing => None,
+                Host::Broken => Some(Err("the module trapped".into())),
+            }
+        }
+    }
+
+    const GPT5: &str =
+        r#"{"model":"openai/gpt-5","env":{"OPENAI_API_KEY":"k"},"prompt":"hello there"}"#;
+
+    fn tokens_of(out: &Output) -> (Value, Value) {
+        let meta = js::parse(&out.meta).unwrap();
+        (
+            meta.get("tokens").cloned().unwrap_or(Value::Null),
+            meta.get("stats").cloned().unwrap(),
+        )
+    }
+
+    #[test]
+    fn tokens_are_counted_with_the_models_vocabulary_when_the_host_has_it() {
+        let plain = assemble(GPT5, None, &[], None).unwrap();
+        let (t, stats) = tokens_of(&plain);
+        assert!(t.is_null(), "no tokens asked: no `tokens`");
+        assert!(stats.get("tokenizer").unwrap().is_null());
+
+        let counted = assemble(GPT5, None, &[], Some(&mut Host::O200k)).unwrap();
+        let (t, stats) = tokens_of(&counted);
+        assert_eq!(t.get_str("vocabulary"), Some("o200k_base"));
+        assert_eq!(t.get("counted"), Some(&Value::Bool(true)));
+        assert_eq!(
+            stats.get("tokenizer").and_then(|k| k.get_str("name")),
+            Some("o200k_base")
+        );
+        // The user's text is "hello there": its one message's tokens are o200k's own count.
+        let history = stats.get("history").unwrap();
+        assert_eq!(history.get("tokens").and_then(Value::as_f64), Some(2.0));
+        assert!(
+            stats
+                .get("systemPrompt")
+                .and_then(|s| s.get("tokens"))
+                .and_then(Value::as_f64)
+                .unwrap()
+                > 100.0
+        );
+        assert_eq!(
+            plain.body, counted.body,
+            "counting changes nothing of the body"
+        );
+
+        let (t, stats) = tokens_of(&assemble(GPT5, None, &[], Some(&mut Host::Nothing)).unwrap());
+        assert_eq!(t.get("counted"), Some(&Value::Bool(false)));
+        assert_eq!(t.get("notLoaded"), Some(&Value::Bool(true)));
+        assert!(stats.get("tokenizer").unwrap().is_null());
+
+        let (t, _) = tokens_of(&assemble(GPT5, None, &[], Some(&mut Host::Broken)).unwrap());
+        assert_eq!(t.get("counted"), Some(&Value::Bool(false)));
+        assert_eq!(t.get_str("error"), Some("the module trapped"));
+    }
+
+    #[test]
+    fn a_model_without_a_public_vocabulary_is_not_counted_and_says_so() {
+        let options = r#"{"model":"anthropic/claude-sonnet-4-5","env":{"ANTHROPIC_API_KEY":"k"},"prompt":"hi"}"#;
+        let (t, stats) = tokens_of(&assemble(options, None, &[], Some(&mut Host::O200k)).unwrap());
+        assert!(t.get("vocabulary").unwrap().is_null());
+        assert_eq!(t.get_str("estimate"), Some("claude"));
+        assert_eq!(t.get("counted"), Some(&Value::Bool(false)));
+        assert!(stats.get("tokenizer").unwrap().is_null());
     }
 }
