@@ -7,6 +7,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import http from "node:http";
+import os from "node:os";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { pathToFileURL } from "node:url";
@@ -107,6 +108,22 @@ test("without tokens nothing is counted or loaded; a model without a public voca
   assert.deepEqual({ ...r.tokens, note: undefined }, { vocabulary: null, exact: false, estimate: "claude", counted: false, note: undefined });
   assert.match(r.tokens.note, /no public vocabulary/);
   assert.throws(() => ctxlens.assembleCase(readTree(dir), { tokens: "yes" }), /`tokens` must be a boolean/);
+});
+
+test("assembleSession with tokens reads the model's vocabulary from the package", () => {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), "ctxlens-tokens-home-"));
+  const options = { model: "openai/gpt-5", prompt: "hi", env: { HOME: home, OPENAI_API_KEY: "k", PATH: "/usr/bin:/bin" } };
+  const session = path.join(repo, "www/demo/session.jsonl");
+  const r = ctxlens.assembleSession(session, { ...options, tokens: true });
+  assert.equal(r.tokens.vocabulary, "o200k_base");
+  assert.equal(r.tokens.counted, true, r.tokens.note);
+  assert.deepEqual(r.stats.tokenizer, { name: "o200k_base", exact: true });
+  // The same texts as assemble counts them: the history's tokens are its messages'.
+  assert.equal(r.stats.history.tokens, r.stats.history.byMessage.reduce((n, m) => n + m.tokens, 0));
+  const plain = ctxlens.assembleSession(session, options);
+  assert.equal(plain.tokens, undefined);
+  assert.equal(plain.stats.tokenizer, null);
+  assert.equal(plain.body, r.body);
 });
 
 // The browser: a page imports "ctxlens/web"; a call with tokens before the vocabulary is loaded
