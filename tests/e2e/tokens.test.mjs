@@ -222,6 +222,25 @@ function claudeWithUsage() {
   return out;
 }
 
+test("another vocabulary: a Mistral model loads only Tekken (mistral_v3), with the CLI's counts", async () => {
+  const name = "pi-1.6.0/ms-context-edit";
+  const expected = cliStats(name);
+  assert.deepEqual(expected.tokenizer, { name: "mistral_v3", exact: true });
+  mode = "hold";
+  const before = tokenRequests().length;
+  const { page, context } = await openApp();
+  await openCase(page, name);
+  await page.waitForFunction(() => /loading the Mistral \(Tekken\) vocabulary… \d+%/.test(document.querySelector('[data-testid="tokens-note"]')?.textContent ?? ""), null, { timeout: 60000 });
+  release();
+  await page.waitForFunction(() => document.querySelector('[data-testid="tokens-note"]')?.dataset.state === "ready", null, { timeout: 60000 });
+  assert.equal(await page.getByTestId("tokens-note").getAttribute("data-vocabulary"), "mistral_v3");
+  assert.deepEqual(tokenRequests().slice(before), ["/tokenizers/mistral_v3.wasm"], "only the model's vocabulary");
+  assert.equal(num(await page.getByTestId("stat-system-tokens").textContent()), expected.systemPrompt.tokens);
+  assert.equal(num(await page.getByTestId("stat-tools-tokens").textContent()), expected.tools.tokens);
+  assert.equal(num(await page.getByTestId("stat-history-tokens").textContent()), expected.history.tokens);
+  await context.close();
+});
+
 test("a Claude session: an estimate calibrated on its usage, labelled as such with its measured error", async () => {
   const dir = claudeWithUsage();
   const expected = cliStats(dir);
