@@ -5,7 +5,9 @@
 use ctxlens::analysis::calibration::{self, Calibration};
 use ctxlens::analysis::stats::{self, Stats};
 use ctxlens::js::{Object, Value};
-use ctxlens::tokens::{TokenCounter, TokenizerInfo, Vocabulary};
+#[cfg(feature = "tokens")]
+use ctxlens::tokens::TokenizerInfo;
+use ctxlens::tokens::{TokenCounter, Vocabulary};
 use ctxlens::{Assembly, Inputs};
 
 use crate::host::Host;
