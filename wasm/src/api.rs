@@ -272,7 +272,9 @@ pub(crate) enum Compare {
     Api(Api),
     /// The same inputs under another release (`result.upgrade`).
     Pi(PiVersion),
-    /// The other release's own inputs (a session read from a machine as that release reads it).
+    /// The other release's own inputs (a session read from a machine as that release reads it;
+    /// the Node build's `assembleSession`).
+    #[cfg_attr(not(feature = "node"), allow(dead_code))]
     Inputs(Box<Inputs>),
 }
 
@@ -517,7 +519,7 @@ pub(crate) fn run(
             };
             // Under the other release, with tokens as the result's were counted.
             let mut b = ctxlens::assemble::assemble_without_stats(&bi);
-            b.stats = match tokens.as_deref_mut() {
+            b.stats = match tokens {
                 Some(host) => count_tokens(&b, host).1,
                 None => None,
             }
