@@ -3,7 +3,9 @@
 //! (`ctxlens::analysis::calibration`); without a vocabulary, the calibrated estimate.
 
 use ctxlens::js::{Object, Value};
-use ctxlens::tokens::{TokenCounter, TokenizerInfo, Vocabulary};
+#[cfg(feature = "tokens")]
+use ctxlens::tokens::TokenizerInfo;
+use ctxlens::tokens::{TokenCounter, Vocabulary};
 use ctxlens::{Assembly, Inputs};
 
 use crate::host::Host;
