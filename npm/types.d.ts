@@ -482,12 +482,22 @@ export interface TokensInfo {
   vocabulary: string | null;
   /** Whether that vocabulary's counts are the provider's (false: an estimate, e.g. Gemini on Gemma's vocabulary, or a vocabulary no reference tokenizer confirmed). */
   exact: boolean;
-  /** Without a vocabulary, the estimate that applies (`claude`: from the session's usage, in `ctxlens stats`); else null. */
+  /** Without a vocabulary, the estimate that applies (`claude`: calibrated on the session's usage, its calls rebuilt); else null. */
   estimate: string | null;
-  /** Whether `stats` carry `tokens` (counted with `vocabulary`). */
+  /** Whether `stats` carry `tokens` (counted with `vocabulary`, or `estimate`d: `stats.tokenizer.exact` is then false). */
   counted: boolean;
   /** Why nothing was counted and what to do (`tokens not counted: ...`), or a remark on the counts; null when there is none. */
   note: string | null;
+  /** The request against the model's `contextWindow` and pi's compaction threshold (`contextWindow - compaction.reserveTokens`); null without tokens. */
+  window: { contextWindow: number; tokens: number; share: number; compaction: { enabled: boolean; reserveTokens: number; threshold: number; distance: number; error?: string | null } } | null;
+  /**
+   * For an estimate: every call with usage rebuilt beside the provider's count (`reportedTokens` =
+   * input + cache read + cache write, `rebuiltChars`), and the characters per token fitted on
+   * them with the error measured by leaving each call out; as `ctxlens stats`' `calibration`.
+   */
+  calibration: { model: string; calls: { index: number; entryId: string | null; line: number; reportedTokens: number; rebuiltChars: number; rebuiltTokens: number | null; difference: number | null; used: boolean; note: string | null }[]; framing: unknown; estimate: { charsPerToken: number; plausible: boolean; error: { meanAbsPct: number; maxAbsPct: number; calls: number } | null } | null; notes: string[] } | null;
+  /** The core's notes on the tokens (why not counted, how estimated), as `ctxlens stats`' `tokenNotes`. */
+  notes: string[];
 }
 
 /** A loaded vocabulary. */

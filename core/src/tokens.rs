@@ -199,7 +199,10 @@ pub fn count(
     max_calls: Option<usize>,
 ) -> Option<Counted> {
     use crate::analysis::{calibration, stats};
-    let plain = a.stats.clone()?;
+    // The characters alone: the assembly's own stats, or (an assembly made without them, so
+    // that the stats are computed once, with the counts) computed here when needed.
+    a.request.as_ref()?;
+    let plain = || a.stats.clone().or_else(|| stats::compute(a));
     let vocabulary = vocabulary_of(a);
     let mut notes = Vec::new();
     if let Some(Vocabulary::Known {
@@ -226,16 +229,22 @@ pub fn count(
     let mut s = match reborrow(&mut counter) {
         Some(c) => match stats::compute_with_tokens(a, c) {
             Ok(Some(s)) => s,
-            Ok(None) => plain.clone(),
+            Ok(None) => plain()?,
             Err(e) => {
                 notes.push(format!("the tokens could not be counted: {e}"));
                 counter = None;
-                plain.clone()
+                plain()?
             }
         },
-        None => plain.clone(),
+        None => plain()?,
     };
-    let wanted = calls == Calls::Always || counter.is_none();
+    // An estimate from usage is for a model with no public vocabulary (Claude) or one whose
+    // vocabulary this host does not have; a model ctxlens knows nothing of stays unknown.
+    let estimable = !matches!(
+        vocabulary,
+        Some(Vocabulary::Unknown { kind: None, .. }) | None
+    );
+    let wanted = calls == Calls::Always || counter.is_none() && estimable;
     let calibration = if wanted && a.calls.iter().any(|c| c.usage.is_some()) {
         match calibration::calibrate(inputs, a, reborrow(&mut counter), max_calls) {
             Ok(c) => Some(c),
@@ -249,7 +258,7 @@ pub fn count(
     } else {
         None
     };
-    if counter.is_none() {
+    if counter.is_none() && estimable {
         match calibration.as_ref().and_then(|c| c.estimate.as_ref()) {
             Some(e) if !e.plausible => notes.push(format!(
                 "no estimate: {:.1} characters per token is not a tokenizer's ratio, so the usage this session recorded does not look like these requests' tokens",

@@ -408,35 +408,35 @@ impl TokenCounter for HostCounter<'_> {
     }
 }
 
-/// The stats with tokens counted by the model's vocabulary, when the host has it, and what the
-/// result says of the tokens (`meta.tokens`): `{vocabulary, exact, estimate, why, counted,
-/// notLoaded, error}` — the vocabulary the model needs (null: none public; `estimate` names the
-/// estimate that applies), whether the stats' `tokens` are counted, and if not, why.
-fn count_tokens(a: &Assembly, host: &mut dyn Vocabularies) -> (Value, Option<Stats>) {
+/// The stats with tokens, as the CLI and the app make them ([`ctxlens::tokens::count`]: the
+/// model's vocabulary when the host has it loaded, else Claude's estimate calibrated on the
+/// session's usage), and what the result says of the tokens (`meta.tokens`): `{vocabulary, exact,
+/// estimate, why, counted, notLoaded, error, window, calibration, notes}` — the vocabulary the
+/// model needs (null: none public; `estimate` names the estimate that applies), whether the
+/// stats' `tokens` are counted (or estimated), and if not, why. The session's calls are rebuilt
+/// only for an estimate (`Calls::ForEstimate`).
+fn count_tokens(
+    a: &Assembly,
+    inputs: &Inputs,
+    host: &mut dyn Vocabularies,
+) -> (Value, Option<Stats>) {
     let vocabulary = ctxlens::tokens::vocabulary_of(a);
     let mut o = Object::new();
-    let (mut counted, mut not_loaded, mut error) = (None, false, None);
+    let mut counter = None;
     match &vocabulary {
         Some(Vocabulary::Known { name, exact, why }) => {
             o.insert("vocabulary", Value::str(name));
             o.insert("exact", Value::Bool(*exact));
             o.insert("estimate", Value::Null);
             o.insert("why", why.as_deref().map_or(Value::Null, Value::str));
-            if a.request.is_some() {
-                let mut counter = HostCounter {
-                    host,
-                    info: TokenizerInfo {
-                        name: name.clone(),
-                        exact: *exact,
-                    },
-                    not_loaded: false,
-                };
-                match ctxlens::analysis::stats::compute_with_tokens(a, &mut counter) {
-                    Ok(stats) => counted = stats,
-                    Err(_) if counter.not_loaded => not_loaded = true,
-                    Err(e) => error = Some(e),
-                }
-            }
+            counter = Some(HostCounter {
+                host,
+                info: TokenizerInfo {
+                    name: name.clone(),
+                    exact: *exact,
+                },
+                not_loaded: false,
+            });
         }
         Some(Vocabulary::Unknown { kind, why }) => {
             o.insert("vocabulary", Value::Null);
@@ -451,10 +451,51 @@ fn count_tokens(a: &Assembly, host: &mut dyn Vocabularies) -> (Value, Option<Sta
             o.insert("why", Value::Null);
         }
     }
-    o.insert("counted", Value::Bool(counted.is_some()));
+    let counted = ctxlens::tokens::count(
+        inputs,
+        a,
+        Ok(counter.as_mut().map(|c| c as &mut dyn TokenCounter)),
+        ctxlens::tokens::Calls::ForEstimate,
+        None,
+    );
+    let not_loaded = counter.as_ref().is_some_and(|c| c.not_loaded);
+    let stats = counted.as_ref().map(|c| c.stats.clone());
+    let is_counted = stats.as_ref().is_some_and(|s| s.tokenizer.is_some());
+    // A counting error other than a vocabulary not loaded: the core's note says it.
+    let error = counted.as_ref().and_then(|c| {
+        c.notes
+            .iter()
+            .filter(|_| !not_loaded)
+            .find_map(|n| n.strip_prefix("the tokens could not be counted: "))
+            .map(str::to_string)
+    });
+    o.insert("counted", Value::Bool(is_counted));
     o.insert("notLoaded", Value::Bool(not_loaded));
     o.insert("error", error.map_or(Value::Null, Value::from));
-    (o.into(), counted)
+    o.insert(
+        "window",
+        counted
+            .as_ref()
+            .and_then(|c| c.window.as_ref())
+            .map_or(Value::Null, ctxlens::report::calibration::window_json),
+    );
+    o.insert(
+        "calibration",
+        counted
+            .as_ref()
+            .and_then(|c| c.calibration.as_ref())
+            .map_or(Value::Null, ctxlens::report::calibration::to_json),
+    );
+    o.insert(
+        "notes",
+        Value::Array(
+            counted
+                .as_ref()
+                .map(|c| c.notes.iter().map(|n| Value::str(n.as_str())).collect())
+                .unwrap_or_default(),
+        ),
+    );
+    (o.into(), stats)
 }
 
 pub(crate) fn run(
@@ -488,7 +529,7 @@ pub(crate) fn run(
         r.params = Value::Null;
     }
     let tokens_meta = tokens.as_deref_mut().map(|host| {
-        let (tokens, stats) = count_tokens(&a, host);
+        let (tokens, stats) = count_tokens(&a, inputs, host);
         // Not counted (the vocabulary not loaded, none public): the characters alone.
         a.stats = stats.or_else(|| ctxlens::analysis::stats::compute(&a));
         tokens
@@ -520,7 +561,7 @@ pub(crate) fn run(
             // Under the other release, with tokens as the result's were counted.
             let mut b = ctxlens::assemble::assemble_without_stats(&bi);
             b.stats = match tokens {
-                Some(host) => count_tokens(&b, host).1,
+                Some(host) => count_tokens(&b, &bi, host).1,
                 None => None,
             }
             .or_else(|| ctxlens::analysis::stats::compute(&b));
