@@ -102,7 +102,7 @@ impl Assembly {
 
 /// Runs pi's request assembly on `inputs`.
 pub fn assemble(inputs: &Inputs) -> Assembly {
-    let mut choice = crate::pi::choice::choose(inputs);
+    let choice = crate::pi::choice::choose(inputs);
     let pi = match Pi::new(choice.version) {
         Ok(pi) => pi,
         Err(e) => {
@@ -113,11 +113,6 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
             }
         }
     };
-    if let (Some(d), Some(s)) = (choice.detection.as_mut(), inputs.session.as_ref()) {
-        if d.version == pi.version {
-            crate::pi::choice::refine(d, s, pi.data);
-        }
-    }
     let mut run = Run {
         pi,
         inputs,

@@ -15,6 +15,9 @@ import {
   apiKeyEnvVars, lcp, lit, lits, matchAll, pkgVersion, splitOn, src, stripPrefix, stripSuffix, J,
 } from "./lib.mjs";
 
+/** Catalog sizes per release, as first extracted: [chat models, providers with chat models, catalog providers]. */
+const CATALOG_COUNTS = { "1.5.2": [1643, 42, 43], "1.6.0": [1698, 42, 43] };
+
 // ---------------------------------------------------------------------------------------------
 // Load pi
 // ---------------------------------------------------------------------------------------------
@@ -993,6 +996,8 @@ STR.openaiCompletions = {
 };
 one(F.completions, /const text = i === 0 \? getSystemMessageText\(msg\) : renderSystemMessageUpdate\(msg\);/g);
 // --- AI/api/anthropic-messages.js ---
+/** `supportsMessageThreads`' default provider (1.5.x), null when any provider counts (1.6.0). */
+let threadsDefaultProvider = null;
 {
   const a = {};
   a.imageOnlyPlaceholder = lit(F.anthropic, /blocks\.unshift\(\{\s*type: "text",\s*text: ("[^"]*"),\s*\}\);/g, { count: 1 });
@@ -1016,7 +1021,17 @@ one(F.completions, /const text = i === 0 \? getSystemMessageText\(msg\) : render
   a.deferredToolPlaceholder = objectLiteral(ph, "DEFERRED_TOOL_PLACEHOLDER");
   assertEq(J(Object.keys(a.deferredToolPlaceholder)), J(["name", "description", "input_schema", "defer_loading"]), "placeholder tool keys");
   one(F.anthropic, /params\.tools = \[\.\.\.convertToolDefinitions\(initialTools, toolCacheControl\), DEFERRED_TOOL_PLACEHOLDER\];/g);
-  a.messageThreadsDefaultHost = lit(F.anthropic, /supportsMessageThreads: model\.compat\?\.supportsMessageThreads \?\? model\.baseUrl\.includes\(("[^"]*")\),/g, { count: 1 });
+  // The default of `supportsMessageThreads`: a base URL on the host (1.6.0), or also the provider
+  // (1.5.x: `model.provider === "anthropic" && ...`; `messageThreadsDefaultProvider`, else null).
+  {
+    const threads = matchAll(F.anthropic, /supportsMessageThreads: model\.compat\?\.supportsMessageThreads \?\?\s*(?:\(model\.provider === ("[^"]*") && )?model\.baseUrl\.includes\(("[^"]*")\)\)?,/g);
+    assertEq(threads.length, 1, "one supportsMessageThreads default");
+    const [, provider, host] = threads[0];
+    assertEq(provider === undefined, !threads[0][0].includes("model.provider"), "supportsMessageThreads default shape");
+    a.messageThreadsDefaultHost = evalLiteral(host);
+    // A condition, not a text of any body: kept in defaults.json (strings.json holds what bodies carry).
+    threadsDefaultProvider = provider === undefined ? null : evalLiteral(provider);
+  }
   STR.anthropicMessages = a;
 }
 // --- AI/api/openai-responses-shared.js ---
@@ -1105,11 +1120,16 @@ STR.openaiResponses = {
   configurationUpdateEffort: lit(`${AI}/api/openai-responses.js`, /const CONFIGURATION_UPDATE_REQUEST_EFFORT = ("[^"]*");/g, { count: 1 }),
 };
 // --- AI/api/openai-codex-responses.js ---
-assert(!/You are a helpful assistant\./.test(src(F.codex)) && !/\binstructions:/.test(src(F.codex)), "codex: no instructions field any more (the prompt is an input item)");
+// Until 1.6.0 (#12273) the leading system message's text goes to `instructions`, with a default;
+// from 1.6.0 there is no instructions field (the prompt is an input item).
+const codexInstructions = matchAll(F.codex, /instructions: instructions \|\| ("[^"]*"),/g, 0);
+if (codexInstructions.length === 0) assert(!/You are a helpful assistant\./.test(src(F.codex)) && !/\binstructions:/.test(src(F.codex)), "codex: no instructions field any more (the prompt is an input item)");
+else assertEq(codexInstructions.length, 1, "codex: one instructions field");
 STR.openaiCodexResponses = {
+  ...(codexInstructions.length ? { defaultInstructions: evalLiteral(codexInstructions[0][1]) } : {}),
   defaultTextVerbosity: lit(F.codex, /text: \{ verbosity: options\?\.textVerbosity \|\| ("[^"]*") \},/g, { count: 1 }),
   include: lits(F.codex, /include: \[("[^"]*")\],/g, { count: 1 }),
-  configurationUpdateEffort: lit(F.codex, /const CONFIGURATION_UPDATE_REQUEST_EFFORT = ("[^"]*");/g, { count: 1 }),
+  ...(codexInstructions.length ? {} : { configurationUpdateEffort: lit(F.codex, /const CONFIGURATION_UPDATE_REQUEST_EFFORT = ("[^"]*");/g, { count: 1 }) }),
 };
 // --- AI/api/google-shared.js ---
 {
@@ -1221,18 +1241,23 @@ const models = providers.flatMap((p) => AI_ALL.getBuiltinModels(p));
   notes.push(
     `models.json: the chat catalog (models with type "chat"; the ${nonChat} image and classifier models of the data files are left out: they never reach the chat adapters) in pi's order (providers as getBuiltinProviders(), models as getBuiltinModels(p)); each object keeps pi's own key order, which is not uniform (${orders.size} distinct key orders; e.g. openrouter starts with type, radius has lab/enabled/providers). Keys: ${[...known].join(", ")}. ${providers.length} catalog providers, ${withChat.size} with chat models (${providers.filter((p) => !withChat.has(p)).join(", ")} has none). Checked against the data files, the provider objects and ModelRuntime (offline, no models.json) in dist and the bundle.`,
   );
-  assertEq(providers.length, 43, "getBuiltinProviders count");
+  if (CATALOG_COUNTS[PI_VERSION]) assertEq(providers.length, CATALOG_COUNTS[PI_VERSION][2], "getBuiltinProviders count");
 }
 const modelCount = models.length;
 const providerCount = new Set(models.map((m) => m.provider)).size;
 console.error(`models.json: ${modelCount} models / ${providerCount} providers`);
-assertEq(modelCount, 1698, "model count");
-assertEq(providerCount, 42, "provider count");
+// The counts seen when each release was first extracted (models, providers with chat models,
+// catalog providers): a later run of the same release must find the same catalog.
+if (CATALOG_COUNTS[PI_VERSION]) {
+  assertEq(modelCount, CATALOG_COUNTS[PI_VERSION][0], "model count");
+  assertEq(providerCount, CATALOG_COUNTS[PI_VERSION][1], "provider count");
+}
 
 // =============================================================================================
 // 5. defaults.json
 // =============================================================================================
 const defaults = {};
+defaults.anthropicMessageThreadsDefaultProvider = threadsDefaultProvider;
 const num = (file, re) => Number(one(file, re)[1]);
 defaults.defaultThinkingLevel = CA_DEFAULTS.DEFAULT_THINKING_LEVEL;
 defaults.thinkingLevels = [...CA_DEFAULTS.THINKING_LEVEL_OPTIONS];

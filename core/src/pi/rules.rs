@@ -235,8 +235,9 @@ pub struct ResponsesRules {
     /// `cx-no-max-output`.
     pub codex_max_output_tokens: bool,
     /// 0.86.0 (#9191): Codex sends thinking off as the model's off effort (`thinkingLevelMap.off`,
-    /// default "none"; `null` sends no reasoning), 0.85: no reasoning member (CX4). Cases:
-    /// `pi-1.6.0/cx-thinking-off*`.
+    /// default "none"; `null` sends no reasoning), 0.85: no reasoning member (CX4). Until 1.6.0
+    /// as `{effort}` alone; with `codex_configuration_update` off is the level "none", sent
+    /// with `summary` like any level. Cases: `pi-1.6.0/cx-off*`, `pi-1.5.2/cx-off*`.
     pub codex_off_effort: bool,
     /// 1.6.0 (#12269): Codex with `compat.supportsMidConvoEffort` sends `configuration_update`
     /// items, thinking off included ("none"), and `reasoning.effort` "medium" (CX8). Cases:
@@ -325,6 +326,11 @@ pub struct AnthropicRules {
     /// the body ends with `thread` and the `message-threads-2026-08-12` beta is sent (AN20, AN21).
     /// Cases: `pi-1.6.0/an-threads`, `an-threads-compat`.
     pub message_threads: bool,
+    /// 1.6.0 (#11987): `supportsMessageThreads` defaults to true for any provider whose base URL
+    /// is on api.anthropic.com; 1.5.1–1.5.2: only for the provider `anthropic`
+    /// (`anthropicMessageThreadsDefaultProvider` in defaults.json; AN20). Cases: `pi-1.6.0/an-threads-custom-host` (a thread),
+    /// `pi-1.5.2/an-threads-custom-host` (none).
+    pub message_threads_any_provider: bool,
     /// 0.86.0 (#9102): `sendSessionAffinityHeaders` defaults to true for OpenRouter, whose format
     /// sends `x-session-id` (`compat.sessionAffinityFormat`; 0.85: `x-session-affinity` only,
     /// off by default) (AN7, AN16). Case: `pi-1.6.0/an-openrouter`.
@@ -358,10 +364,15 @@ pub struct GoogleRules {
     /// with its last spelling (0.85: one object spread, `User-Agent` first). Case:
     /// `pi-1.6.0/gg-headers`.
     pub headers_merged_case_insensitively: bool,
-    /// @google/genai 2.x (0.86.1 on; 2.32.0 in 1.6.0): `functionCall` is written `args, id,
-    /// name` and `inlineData` is passed on as pi writes it (`mimeType, data`); 1.52.0 wrote `id,
-    /// args, name` and `data, mimeType`. Cases: `pi-1.6.0/gg-history-3flash`, `gg-image-prompt`.
+    /// @google/genai 2.x (0.86.1 on; 2.21.0 in 1.3.0–1.5.2, 2.32.0 in 1.6.0): `functionCall` is
+    /// written `args, id, name`; 1.52.0 wrote `id, args, name`. Cases:
+    /// `pi-1.6.0/gg-history-3flash`, `pi-1.5.2/gg-history-3flash`.
     pub sdk_v2_parts: bool,
+    /// @google/genai 2.32.0 (1.6.0): `inlineData` and `fileData` are passed on as pi writes them
+    /// (`mimeType, data`); 2.21.0 (1.3.0–1.5.2) and 1.52.0 still write them `data, mimeType`
+    /// and `fileUri, mimeType` (`blobToMldev$1`, `fileDataToMldev$1`). Cases:
+    /// `pi-1.6.0/gg-image-prompt`, `pi-1.5.2/gg-image-prompt`, `gg-history-25flash-same`.
+    pub sdk_blob_passthrough: bool,
 }
 
 /// What changed in the bedrock-converse-stream adapter. The transcript is always collapsed
@@ -472,177 +483,222 @@ const ROLES_0_86: [&str; 8] = [
 impl PiVersion {
     /// The rules of this release.
     pub fn rules(self) -> &'static Rules {
-        static V0_85_1: Rules = Rules {
-            session_version: 3,
-            max_context_depth: 1579,
-            transcript: false,
-            context_edits: false,
-            retry_omission_stored: false,
-            drop_foreign_thinking: false,
-            max_tokens_clamp: MaxTokensClamp::SafetyTokens,
-            client_identity: ClientIdentity::OsUserAgent,
-            sampling_by_thinking_level: false,
-            strict_requires_type: false,
-            prompt_images_normalized: false,
-            compaction_model_overrides: false,
-            prompt_template_args: PromptTemplateArgs::QuoteAnywhere,
-            completions: CompletionsRules {
-                developer_role_openai_only: false,
-                strict_opt_in: false,
-                openrouter_session_affinity: false,
-                compat_1_5_1: false,
-                drop_empty_user_text: false,
-                blank_tool_result_is_empty: false,
-            },
-            entry_types: &ENTRY_TYPES_0_85,
-            message_roles: &ROLES_0_85,
-            responses: ResponsesRules {
-                anchored_tool_changes: false,
-                blank_tool_result_is_empty: false,
-                item_id_prefix_per_type: false,
-                configuration_update: false,
-                session_id_header_hyphen: false,
-                prompt_cache_key_mode: false,
-                chatgpt_sign_in: false,
-                azure_provider: "azure-openai-responses",
-                codex_prompt_in_input: false,
-                codex_max_output_tokens: false,
-                codex_off_effort: false,
-                codex_configuration_update: false,
-                codex_overridable_identity: false,
-            },
-            mistral: MistralRules {
-                reasoning_effort_from_level_map: false,
-                strict_opt_in: false,
-            },
-            pi_messages: PiMessagesRules {
-                identity_headers_merged: false,
-            },
-            anthropic: AnthropicRules {
-                mid_convo_system_messages: false,
-                native_tool_changes: false,
-                strict_keyword_check: false,
-                strict_limit_fallback: false,
-                legacy_schema_keeps_defs: false,
-                legacy_schema_keeps_additional_properties: false,
-                split_error_tool_result_images: false,
-                effort_models_can_be_off: false,
-                effort_top_level_low: false,
-                message_threads: false,
-                openrouter_session_affinity: false,
-            },
-            google: GoogleRules {
-                thinking_level_from_map: false,
-                const_as_enum: false,
-                blank_tool_result_is_empty: false,
-                headers_merged_case_insensitively: false,
-                sdk_v2_parts: false,
-            },
-            bedrock: BedrockRules {
-                claude_haiku_5: false,
-                thinking_block_binding: false,
-                openai_reasoning_effort: false,
-                split_error_tool_result_images: false,
-                strict_tool_limit_fallback: false,
-                pi_user_agent_pair: false,
-            },
-            model: ModelRules {
-                cli_resolution: CliResolution::FirstSlash,
-                provider_requires_model: false,
-                branch_selection: false,
-                restore_fallback_reported: false,
-                anthropic_workload_identity: false,
-                renamed_providers: &[],
-            },
-            ported_apis: &Api::ALL,
-        };
-        static V1_6_0: Rules = Rules {
-            session_version: 3,
-            max_context_depth: 1579,
-            transcript: true,
-            context_edits: true,
-            retry_omission_stored: true,
-            drop_foreign_thinking: true,
-            max_tokens_clamp: MaxTokensClamp::RatioMargin,
-            client_identity: ClientIdentity::PiAi,
-            sampling_by_thinking_level: true,
-            strict_requires_type: true,
-            prompt_images_normalized: true,
-            compaction_model_overrides: true,
-            prompt_template_args: PromptTemplateArgs::QuoteOpensToken,
-            completions: CompletionsRules {
-                developer_role_openai_only: true,
-                strict_opt_in: true,
-                openrouter_session_affinity: true,
-                compat_1_5_1: true,
-                drop_empty_user_text: true,
-                blank_tool_result_is_empty: true,
-            },
-            entry_types: &ENTRY_TYPES_0_87,
-            message_roles: &ROLES_0_86,
-            responses: ResponsesRules {
-                anchored_tool_changes: true,
-                blank_tool_result_is_empty: true,
-                item_id_prefix_per_type: true,
-                configuration_update: true,
-                session_id_header_hyphen: true,
-                prompt_cache_key_mode: true,
-                chatgpt_sign_in: true,
-                azure_provider: "azure",
-                codex_prompt_in_input: true,
-                codex_max_output_tokens: true,
-                codex_off_effort: true,
-                codex_configuration_update: true,
-                codex_overridable_identity: true,
-            },
-            mistral: MistralRules {
-                reasoning_effort_from_level_map: true,
-                strict_opt_in: true,
-            },
-            pi_messages: PiMessagesRules {
-                identity_headers_merged: true,
-            },
-            anthropic: AnthropicRules {
-                mid_convo_system_messages: true,
-                native_tool_changes: true,
-                strict_keyword_check: true,
-                strict_limit_fallback: true,
-                legacy_schema_keeps_defs: true,
-                legacy_schema_keeps_additional_properties: true,
-                split_error_tool_result_images: true,
-                effort_models_can_be_off: true,
-                effort_top_level_low: true,
-                message_threads: true,
-                openrouter_session_affinity: true,
-            },
-            google: GoogleRules {
-                thinking_level_from_map: true,
-                const_as_enum: true,
-                blank_tool_result_is_empty: true,
-                headers_merged_case_insensitively: true,
-                sdk_v2_parts: true,
-            },
-            bedrock: BedrockRules {
-                claude_haiku_5: true,
-                thinking_block_binding: true,
-                openai_reasoning_effort: true,
-                split_error_tool_result_images: true,
-                strict_tool_limit_fallback: true,
-                pi_user_agent_pair: true,
-            },
-            model: ModelRules {
-                cli_resolution: CliResolution::Reference,
-                provider_requires_model: true,
-                branch_selection: true,
-                restore_fallback_reported: true,
-                anthropic_workload_identity: true,
-                renamed_providers: &[("azure-openai-responses", "azure")],
-            },
-            ported_apis: &Api::ALL,
-        };
+        static V0_85_1: Rules = R_0_85_1;
+        static V1_5_2: Rules = R_1_5_2;
+        static V1_6_0: Rules = R_1_6_0;
         match self {
             PiVersion::V0_85_1 => &V0_85_1,
+            PiVersion::V1_5_2 => &V1_5_2,
             PiVersion::V1_6_0 => &V1_6_0,
         }
     }
 }
+
+/// 0.85.1: the baseline.
+const R_0_85_1: Rules = Rules {
+    session_version: 3,
+    max_context_depth: 1579,
+    transcript: false,
+    context_edits: false,
+    retry_omission_stored: false,
+    drop_foreign_thinking: false,
+    max_tokens_clamp: MaxTokensClamp::SafetyTokens,
+    client_identity: ClientIdentity::OsUserAgent,
+    sampling_by_thinking_level: false,
+    strict_requires_type: false,
+    prompt_images_normalized: false,
+    compaction_model_overrides: false,
+    prompt_template_args: PromptTemplateArgs::QuoteAnywhere,
+    completions: CompletionsRules {
+        developer_role_openai_only: false,
+        strict_opt_in: false,
+        openrouter_session_affinity: false,
+        compat_1_5_1: false,
+        drop_empty_user_text: false,
+        blank_tool_result_is_empty: false,
+    },
+    entry_types: &ENTRY_TYPES_0_85,
+    message_roles: &ROLES_0_85,
+    responses: ResponsesRules {
+        anchored_tool_changes: false,
+        blank_tool_result_is_empty: false,
+        item_id_prefix_per_type: false,
+        configuration_update: false,
+        session_id_header_hyphen: false,
+        prompt_cache_key_mode: false,
+        chatgpt_sign_in: false,
+        azure_provider: "azure-openai-responses",
+        codex_prompt_in_input: false,
+        codex_max_output_tokens: false,
+        codex_off_effort: false,
+        codex_configuration_update: false,
+        codex_overridable_identity: false,
+    },
+    mistral: MistralRules {
+        reasoning_effort_from_level_map: false,
+        strict_opt_in: false,
+    },
+    pi_messages: PiMessagesRules {
+        identity_headers_merged: false,
+    },
+    anthropic: AnthropicRules {
+        mid_convo_system_messages: false,
+        native_tool_changes: false,
+        strict_keyword_check: false,
+        strict_limit_fallback: false,
+        legacy_schema_keeps_defs: false,
+        legacy_schema_keeps_additional_properties: false,
+        split_error_tool_result_images: false,
+        effort_models_can_be_off: false,
+        effort_top_level_low: false,
+        message_threads: false,
+        message_threads_any_provider: false,
+        openrouter_session_affinity: false,
+    },
+    google: GoogleRules {
+        thinking_level_from_map: false,
+        const_as_enum: false,
+        blank_tool_result_is_empty: false,
+        headers_merged_case_insensitively: false,
+        sdk_v2_parts: false,
+        sdk_blob_passthrough: false,
+    },
+    bedrock: BedrockRules {
+        claude_haiku_5: false,
+        thinking_block_binding: false,
+        openai_reasoning_effort: false,
+        split_error_tool_result_images: false,
+        strict_tool_limit_fallback: false,
+        pi_user_agent_pair: false,
+    },
+    model: ModelRules {
+        cli_resolution: CliResolution::FirstSlash,
+        provider_requires_model: false,
+        branch_selection: false,
+        restore_fallback_reported: false,
+        anthropic_workload_identity: false,
+        renamed_providers: &[],
+    },
+    ported_apis: &Api::ALL,
+};
+/// 1.6.0.
+const R_1_6_0: Rules = Rules {
+    session_version: 3,
+    max_context_depth: 1579,
+    transcript: true,
+    context_edits: true,
+    retry_omission_stored: true,
+    drop_foreign_thinking: true,
+    max_tokens_clamp: MaxTokensClamp::RatioMargin,
+    client_identity: ClientIdentity::PiAi,
+    sampling_by_thinking_level: true,
+    strict_requires_type: true,
+    prompt_images_normalized: true,
+    compaction_model_overrides: true,
+    prompt_template_args: PromptTemplateArgs::QuoteOpensToken,
+    completions: CompletionsRules {
+        developer_role_openai_only: true,
+        strict_opt_in: true,
+        openrouter_session_affinity: true,
+        compat_1_5_1: true,
+        drop_empty_user_text: true,
+        blank_tool_result_is_empty: true,
+    },
+    entry_types: &ENTRY_TYPES_0_87,
+    message_roles: &ROLES_0_86,
+    responses: ResponsesRules {
+        anchored_tool_changes: true,
+        blank_tool_result_is_empty: true,
+        item_id_prefix_per_type: true,
+        configuration_update: true,
+        session_id_header_hyphen: true,
+        prompt_cache_key_mode: true,
+        chatgpt_sign_in: true,
+        azure_provider: "azure",
+        codex_prompt_in_input: true,
+        codex_max_output_tokens: true,
+        codex_off_effort: true,
+        codex_configuration_update: true,
+        codex_overridable_identity: true,
+    },
+    mistral: MistralRules {
+        reasoning_effort_from_level_map: true,
+        strict_opt_in: true,
+    },
+    pi_messages: PiMessagesRules {
+        identity_headers_merged: true,
+    },
+    anthropic: AnthropicRules {
+        mid_convo_system_messages: true,
+        native_tool_changes: true,
+        strict_keyword_check: true,
+        strict_limit_fallback: true,
+        legacy_schema_keeps_defs: true,
+        legacy_schema_keeps_additional_properties: true,
+        split_error_tool_result_images: true,
+        effort_models_can_be_off: true,
+        effort_top_level_low: true,
+        message_threads: true,
+        message_threads_any_provider: true,
+        openrouter_session_affinity: true,
+    },
+    google: GoogleRules {
+        thinking_level_from_map: true,
+        const_as_enum: true,
+        blank_tool_result_is_empty: true,
+        headers_merged_case_insensitively: true,
+        sdk_v2_parts: true,
+        sdk_blob_passthrough: true,
+    },
+    bedrock: BedrockRules {
+        claude_haiku_5: true,
+        thinking_block_binding: true,
+        openai_reasoning_effort: true,
+        split_error_tool_result_images: true,
+        strict_tool_limit_fallback: true,
+        pi_user_agent_pair: true,
+    },
+    model: ModelRules {
+        cli_resolution: CliResolution::Reference,
+        provider_requires_model: true,
+        branch_selection: true,
+        restore_fallback_reported: true,
+        anthropic_workload_identity: true,
+        renamed_providers: &[("azure-openai-responses", "azure")],
+    },
+    ported_apis: &Api::ALL,
+};
+
+/// 1.5.2: 1.6.0 without what 1.6.0 began (read from the diff of the two releases' dist, each
+/// proved by a `pi-1.5.2/` case).
+const R_1_5_2: Rules = Rules {
+    strict_requires_type: false,
+    completions: CompletionsRules {
+        developer_role_openai_only: false,
+        ..R_1_6_0.completions
+    },
+    responses: ResponsesRules {
+        codex_prompt_in_input: false,
+        codex_max_output_tokens: false,
+        codex_configuration_update: false,
+        ..R_1_6_0.responses
+    },
+    mistral: MistralRules {
+        strict_opt_in: false,
+        ..R_1_6_0.mistral
+    },
+    anthropic: AnthropicRules {
+        legacy_schema_keeps_additional_properties: false,
+        message_threads_any_provider: false,
+        ..R_1_6_0.anthropic
+    },
+    google: GoogleRules {
+        sdk_blob_passthrough: false,
+        ..R_1_6_0.google
+    },
+    model: ModelRules {
+        restore_fallback_reported: false,
+        ..R_1_6_0.model
+    },
+    ..R_1_6_0
+};

@@ -171,12 +171,20 @@ fn get_anthropic_compat(pi: &Pi, model: &Model) -> AnthropicCompat {
             && flag("supportsMidConvoSystemMessages", false),
         supports_mid_convo_tool_changes: rules.native_tool_changes
             && flag("supportsMidConvoToolChanges", false),
+        // 1.5.x: the default also needs the provider `anthropic`
+        // (`anthropicMessageThreadsDefaultProvider` in defaults.json).
         supports_message_threads: rules.message_threads
             && flag(
                 "supportsMessageThreads",
-                model
-                    .base_url()
-                    .contains(data_str(pi, "messageThreadsDefaultHost")),
+                (rules.message_threads_any_provider
+                    || pi
+                        .data
+                        .defaults
+                        .get_str("anthropicMessageThreadsDefaultProvider")
+                        .is_some_and(|p| model.provider() == p))
+                    && model
+                        .base_url()
+                        .contains(data_str(pi, "messageThreadsDefaultHost")),
             ),
     }
 }

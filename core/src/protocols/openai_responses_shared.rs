@@ -246,6 +246,10 @@ pub struct ConvertOptions<'a> {
     /// 0.85: `options.includeSystemPrompt ?? true` (codex passes false: the prompt goes to
     /// `instructions`). From 0.86 the system messages are always input items.
     pub include_system_prompt: bool,
+    /// 0.86.0 until 1.6.0 (codex: `includeSystemPrompt: false`, the leading system message's
+    /// text goes to `instructions`; 1.5.2/AI/api/openai-codex-responses.js:386): the leading
+    /// system message's tool additions are anchored, but no item carries its text.
+    pub skip_leading_system_message: bool,
     pub grammar_tool_input_properties: &'a [(String, String)],
     /// 0.85: `options.deferredTools` (a Map by name), `None` when not passed.
     pub deferred_tools: Option<&'a [(String, ToolDef)]>,
@@ -862,6 +866,9 @@ fn convert_system_message(
             &[("msgIndex", &msg_index.to_string())],
         );
         append_system_tool_additions(pi, added, &seed, state, options, messages, label, events)?;
+    }
+    if leading && options.skip_leading_system_message {
+        return Ok(());
     }
     let mut parts = vec![if leading {
         transcript::system_message_text(pi, msg)
