@@ -16,7 +16,7 @@ import {
 } from "./lib.mjs";
 
 /** Catalog sizes per release, as first extracted: [chat models, providers with chat models, catalog providers]. */
-const CATALOG_COUNTS = { "1.5.2": [1643, 42, 43], "1.6.0": [1698, 42, 43] };
+const CATALOG_COUNTS = { "1.5.0": [1592, 41, 42], "1.5.2": [1643, 42, 43], "1.6.0": [1698, 42, 43] };
 
 // ---------------------------------------------------------------------------------------------
 // Load pi
@@ -1009,7 +1009,10 @@ let threadsDefaultProvider = null;
   const betaConsts = Object.fromEntries(matchAll(F.anthropic, /const ([A-Z_]+_BETA) = ("[^"]*");/g).map((x) => [x[1], evalLiteral(x[2])]));
   const camel = (s) => s.toLowerCase().replace(/_beta$/, "").replace(/_([a-z])/g, (_, c) => c.toUpperCase());
   a.betas = Object.fromEntries(Object.entries(betaConsts).map(([k, v]) => [camel(k), v]));
-  assertEq(J(Object.keys(a.betas)), J(["fineGrainedToolStreaming", "interleavedThinking", "serverSideFallback", "midConversationOutputConfig", "thinkingBindingControls", "inlineTools", "messageThreads"]), "anthropic beta constants");
+  // messageThreads from 1.5.1 (#11545).
+  const betaNames = ["fineGrainedToolStreaming", "interleavedThinking", "serverSideFallback", "midConversationOutputConfig", "thinkingBindingControls", "inlineTools", "messageThreads"];
+  assertEq(J(Object.keys(a.betas)), J(betaNames.slice(0, Object.keys(a.betas).length)), "anthropic beta constants");
+  assert(Object.keys(a.betas).length >= 6, "anthropic beta constants (inlineTools at least)");
   a.betas.oauth = lits(F.anthropic, /if \(isOAuthToken\)\s*features\.push\(("[^"]*"), ("[^"]*")\);/g, { count: 1 });
   a.redactedThinkingPlaceholder = lit(F.anthropic, /type: "thinking",\s*thinking: ("[^"]*"),\s*thinkingSignature: event\.content_block\.data,\s*redacted: true,/g, { count: 1 });
   a.defaultEffort = lit(F.anthropic, /const activeEffort = options\?\.effort \?\? ("[^"]*");/g, { count: 1 });
@@ -1024,8 +1027,11 @@ let threadsDefaultProvider = null;
   // The default of `supportsMessageThreads`: a base URL on the host (1.6.0), or also the provider
   // (1.5.x: `model.provider === "anthropic" && ...`; `messageThreadsDefaultProvider`, else null).
   {
+    const threads = matchAll(F.anthropic, /supportsMessageThreads: model\.compat\?\.supportsMessageThreads \?\?\s*(?:\(model\.provider === ("[^"]*") && )?model\.baseUrl\.includes\(("[^"]*")\)\)?,/g, a.betas.messageThreads ? 1 : 0);
+    assertEq(threads.length, a.betas.messageThreads ? 1 : 0, "one supportsMessageThreads default with message threads");
+  }
+  if (a.betas.messageThreads) {
     const threads = matchAll(F.anthropic, /supportsMessageThreads: model\.compat\?\.supportsMessageThreads \?\?\s*(?:\(model\.provider === ("[^"]*") && )?model\.baseUrl\.includes\(("[^"]*")\)\)?,/g);
-    assertEq(threads.length, 1, "one supportsMessageThreads default");
     const [, provider, host] = threads[0];
     assertEq(provider === undefined, !threads[0][0].includes("model.provider"), "supportsMessageThreads default shape");
     a.messageThreadsDefaultHost = evalLiteral(host);
@@ -1266,8 +1272,14 @@ defaults.minAnswerTokens = AI_SIMPLE.MIN_ANSWER_TOKENS;
 assertEq(num(F.simpleOptions, /export const MIN_ANSWER_TOKENS = (\d+);/g), defaults.minAnswerTokens, "MIN_ANSWER_TOKENS");
 // --- A2: clampMaxTokensToContext ---
 defaults.contextSafetyTokens = num(F.simpleOptions, /const CONTEXT_SAFETY_TOKENS = (\d+);/g);
-defaults.contextSafetyRatio = num(F.simpleOptions, /const CONTEXT_SAFETY_RATIO = (\d+(?:\.\d+)?);/g);
-defaults.minOutputWithRatioMargin = num(F.simpleOptions, /const MIN_OUTPUT_WITH_RATIO_MARGIN = (\d+);/g);
+// The ratio margin from 1.5.1; before it the 0.85 shape (a fixed safety margin).
+const ratioMargin = /const CONTEXT_SAFETY_RATIO = /.test(src(F.simpleOptions));
+if (ratioMargin) {
+  defaults.contextSafetyRatio = num(F.simpleOptions, /const CONTEXT_SAFETY_RATIO = (\d+(?:\.\d+)?);/g);
+  defaults.minOutputWithRatioMargin = num(F.simpleOptions, /const MIN_OUTPUT_WITH_RATIO_MARGIN = (\d+);/g);
+} else {
+  one(F.simpleOptions, /const available = model\.contextWindow - estimateContextTokens\(context\)\.tokens - CONTEXT_SAFETY_TOKENS;\s*return Math\.min\(maxTokens, Math\.max\(MIN_MAX_TOKENS, available\)\);/g);
+}
 defaults.minMaxTokens = num(F.simpleOptions, /const MIN_MAX_TOKENS = (\d+);/g);
 // --- A3: estimateContextTokens ---
 defaults.estimateCharsPerToken = num(F.estimate, /const CHARS_PER_TOKEN = (\d+(?:\.\d+)?);/g);
@@ -1297,6 +1309,7 @@ defaults.estimateImageChars = num(F.estimate, /const ESTIMATED_IMAGE_CHARS = (\d
   const clamp = (model, msgs, mt) => {
     if (model.contextWindow <= 0) return Math.max(defaults.minMaxTokens, mt);
     const input = estimate(msgs);
+    if (!ratioMargin) return Math.min(mt, Math.max(defaults.minMaxTokens, model.contextWindow - input - defaults.contextSafetyTokens));
     const margin = Math.max(defaults.contextSafetyTokens, Math.ceil(input * defaults.contextSafetyRatio));
     let room = model.contextWindow - input - margin;
     if (room < defaults.minOutputWithRatioMargin) room = Math.min(defaults.minOutputWithRatioMargin, model.contextWindow - input - defaults.contextSafetyTokens);
@@ -1435,8 +1448,11 @@ defaults.apiKeyEnvVars = await apiKeyEnvVars(AI_ALL, notes);
   }
 }
 // --- Gemini const -> enum rewrite (AI/api/google-shared.js) ---
-defaults.googleSchemaNameMaps = stringArray(one(F.googleShared, /const JSON_SCHEMA_NAME_MAPS = new Set\(\[([^\]]*)\]\);/g)[1], "JSON_SCHEMA_NAME_MAPS");
-defaults.googleSchemaSubschemaKeys = stringArray(one(F.googleShared, /const JSON_SCHEMA_SUBSCHEMAS = new Set\(\[([^\]]*)\]\);/g)[1], "JSON_SCHEMA_SUBSCHEMAS");
+// (1.5.0, #11308; before it no rewrite)
+if (/function rewriteConstAsEnum\(/.test(src(F.googleShared))) {
+  defaults.googleSchemaNameMaps = stringArray(one(F.googleShared, /const JSON_SCHEMA_NAME_MAPS = new Set\(\[([^\]]*)\]\);/g)[1], "JSON_SCHEMA_NAME_MAPS");
+  defaults.googleSchemaSubschemaKeys = stringArray(one(F.googleShared, /const JSON_SCHEMA_SUBSCHEMAS = new Set\(\[([^\]]*)\]\);/g)[1], "JSON_SCHEMA_SUBSCHEMAS");
+}
 // --- image resize defaults (prompt images, read results; overridden by model.inputLimits.images.resize) ---
 {
   const mb = one(F.imageResizeCore, /const DEFAULT_MAX_BYTES = (\d+(?:\.\d+)?) \* 1024 \* 1024;/g);

@@ -13,9 +13,12 @@ pub enum PromptTemplateArgs {
     /// 0.85: a `"` or `'` anywhere opens a quote (an apostrophe in `doesn't` too), an unclosed
     /// quote takes the rest, and an empty quoted argument (`""`) is dropped.
     QuoteAnywhere,
-    /// 1.3.0 keeps empty quoted arguments (#10867); 1.5.1 (#11861): a quote opens only at the
-    /// start of an argument, an unclosed quote is re-read as text, and `\"` inside `"..."` (or
-    /// `\'` inside `'...'`) is a literal quote.
+    /// 1.3.0 (#10867) to 1.5.0: as 0.85, but a quoted empty argument (`""`) is kept. Case:
+    /// `pi-1.5.0/pt-template-args`.
+    QuoteAnywhereKeepEmpty,
+    /// 1.5.1 (#11861), with 1.3.0's empty arguments: a quote opens only at the start of an
+    /// argument, an unclosed quote is re-read as text, and `\"` inside `"..."` (or `\'` inside
+    /// `'...'`) is a literal quote. Cases: `pi-1.6.0/pt-template-args`, `pi-1.5.2/…`.
     QuoteOpensToken,
 }
 
@@ -121,6 +124,10 @@ pub struct ModelRules {
     /// 1.0.0 (#10236): `--provider` without `--model` is an error (CA/main.js:399–404); 0.85: it
     /// is ignored. Case: `pi-1.6.0/md-provider-without-model`.
     pub provider_requires_model: bool,
+    /// 1.5.0 (#11394): with [`CliResolution::Reference`], the provider prefix of `--model` is the
+    /// longest known provider id followed by `/` (ids may hold `/`); 1.3.0–1.4.0: the text
+    /// before the first `/`. Cases: `pi-1.5.0/md-prefix-slash`, `pi-1.4.0/md-prefix-slash`.
+    pub longest_provider_prefix: bool,
     /// 0.99.0 (virtual models): the session's model is `getBranchSelection`
     /// (CA/core/virtual-models.js:29–43): walking back from the leaf, the first `model_change`,
     /// else the first assistant message that is not `pi-virtual` (unless the `model_change`
@@ -215,8 +222,9 @@ pub struct ResponsesRules {
     /// 1.5.1 (#11639): openai-responses' affinity header is `session-id` (0.85: `session_id`;
     /// AR13). Cases: every `pi-1.6.0/rs-*` request-1.meta.json.
     pub session_id_header_hyphen: bool,
-    /// 1.5.2 (#9442): `compat.promptCacheKeyMode: "disabled"` leaves `prompt_cache_key` out
-    /// (openai-responses AR3, azure AZ2). Cases: `pi-1.6.0/rs-pck-disabled`, `az-pck-disabled`.
+    /// 1.5.1 (#9442): `compat.promptCacheKeyMode: "disabled"` leaves `prompt_cache_key` out
+    /// (openai-responses AR3, azure AZ2; 1.5.0 sends it). Cases: `pi-1.6.0/rs-pck-disabled`,
+    /// `az-pck-disabled`, `pi-1.5.0/rs-pck-disabled`.
     pub prompt_cache_key_mode: bool,
     /// 0.99.0: Sign in with ChatGPT (provider `openai`, base URL exactly
     /// `https://api.openai.com/v1`, a key not starting `sk-`) omits `prompt_cache_retention`,
@@ -290,6 +298,10 @@ pub struct AnthropicRules {
     /// one can carry the message breakpoint; without it the transcript is collapsed into the
     /// leading prompt (AN18). Cases: `pi-1.6.0/an-midconvo`, `an-held`.
     pub mid_convo_system_messages: bool,
+    /// 1.5.0 (#11091): held system messages wait past an assistant message that converts to no
+    /// blocks (it is dropped), for the next one that is sent; until then they were placed before
+    /// any assistant message. Cases: `pi-1.5.0/an-held`, `pi-1.4.0/an-held`.
+    pub hold_past_empty_assistant: bool,
     /// 1.0.1: with `compat.supportsMidConvoToolChanges` as well, the top-level tools stay the
     /// leading message's plus `__pi_deferred_placeholder__`, later tools are `tool_addition` /
     /// `tool_removal` blocks, and the `inline-tools-2026-09-15` beta is sent (AN19). Cases:
@@ -484,10 +496,12 @@ impl PiVersion {
     /// The rules of this release.
     pub fn rules(self) -> &'static Rules {
         static V0_85_1: Rules = R_0_85_1;
+        static V1_5_0: Rules = R_1_5_0;
         static V1_5_2: Rules = R_1_5_2;
         static V1_6_0: Rules = R_1_6_0;
         match self {
             PiVersion::V0_85_1 => &V0_85_1,
+            PiVersion::V1_5_0 => &V1_5_0,
             PiVersion::V1_5_2 => &V1_5_2,
             PiVersion::V1_6_0 => &V1_6_0,
         }
@@ -543,6 +557,7 @@ const R_0_85_1: Rules = Rules {
     },
     anthropic: AnthropicRules {
         mid_convo_system_messages: false,
+        hold_past_empty_assistant: false,
         native_tool_changes: false,
         strict_keyword_check: false,
         strict_limit_fallback: false,
@@ -574,6 +589,7 @@ const R_0_85_1: Rules = Rules {
     model: ModelRules {
         cli_resolution: CliResolution::FirstSlash,
         provider_requires_model: false,
+        longest_provider_prefix: false,
         branch_selection: false,
         restore_fallback_reported: false,
         anthropic_workload_identity: false,
@@ -630,6 +646,7 @@ const R_1_6_0: Rules = Rules {
     },
     anthropic: AnthropicRules {
         mid_convo_system_messages: true,
+        hold_past_empty_assistant: true,
         native_tool_changes: true,
         strict_keyword_check: true,
         strict_limit_fallback: true,
@@ -661,6 +678,7 @@ const R_1_6_0: Rules = Rules {
     model: ModelRules {
         cli_resolution: CliResolution::Reference,
         provider_requires_model: true,
+        longest_provider_prefix: true,
         branch_selection: true,
         restore_fallback_reported: true,
         anthropic_workload_identity: true,
@@ -701,4 +719,25 @@ const R_1_5_2: Rules = Rules {
         ..R_1_6_0.model
     },
     ..R_1_6_0
+};
+
+/// 1.5.0: 1.5.2 without what 1.5.1 began (the diff of the two releases' dist; cases `pi-1.5.0/`).
+const R_1_5_0: Rules = Rules {
+    max_tokens_clamp: MaxTokensClamp::SafetyTokens,
+    prompt_template_args: PromptTemplateArgs::QuoteAnywhereKeepEmpty,
+    completions: CompletionsRules {
+        compat_1_5_1: false,
+        ..R_1_5_2.completions
+    },
+    responses: ResponsesRules {
+        session_id_header_hyphen: false,
+        prompt_cache_key_mode: false,
+        ..R_1_5_2.responses
+    },
+    anthropic: AnthropicRules {
+        message_threads: false,
+        legacy_schema_keeps_defs: false,
+        ..R_1_5_2.anthropic
+    },
+    ..R_1_5_2
 };

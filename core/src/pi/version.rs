@@ -14,6 +14,8 @@ use std::str::FromStr;
 pub enum PiVersion {
     /// 2026-09-06.
     V0_85_1,
+    /// 2026-11-02.
+    V1_5_0,
     /// 2026-11-10.
     V1_5_2,
     /// 2026-11-20.
@@ -22,7 +24,12 @@ pub enum PiVersion {
 
 impl PiVersion {
     /// Every supported release, oldest first.
-    pub const ALL: [PiVersion; 3] = [PiVersion::V0_85_1, PiVersion::V1_5_2, PiVersion::V1_6_0];
+    pub const ALL: [PiVersion; 4] = [
+        PiVersion::V0_85_1,
+        PiVersion::V1_5_0,
+        PiVersion::V1_5_2,
+        PiVersion::V1_6_0,
+    ];
     /// The newest supported release.
     pub const LATEST: PiVersion = PiVersion::V1_6_0;
 
@@ -30,6 +37,7 @@ impl PiVersion {
     pub const fn as_str(self) -> &'static str {
         match self {
             PiVersion::V0_85_1 => "0.85.1",
+            PiVersion::V1_5_0 => "1.5.0",
             PiVersion::V1_5_2 => "1.5.2",
             PiVersion::V1_6_0 => "1.6.0",
         }
@@ -39,6 +47,7 @@ impl PiVersion {
     pub const fn released(self) -> &'static str {
         match self {
             PiVersion::V0_85_1 => "2026-09-06",
+            PiVersion::V1_5_0 => "2026-11-02",
             PiVersion::V1_5_2 => "2026-11-10",
             PiVersion::V1_6_0 => "2026-11-20",
         }

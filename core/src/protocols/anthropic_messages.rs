@@ -1588,6 +1588,16 @@ fn convert_messages(
                 }
             }
             Some("assistant") => {
+                // Until 1.5.0 (#11091) held system messages go before any assistant message,
+                // also one that converts to no blocks (1.4.0/AI/api/anthropic-messages.js:1121).
+                if !pi.rules.anthropic.hold_past_empty_assistant {
+                    flush_pending_system_messages(
+                        &mut params,
+                        &mut pending_system,
+                        Some(&label),
+                        events,
+                    );
+                }
                 let blocks = convert_assistant_blocks(
                     pi,
                     msg,
