@@ -54,7 +54,12 @@ COMMANDS:
                   clamps, dropped or converted thinking, renamed ids, ...; --json for JSON)
     compare       Compare the body under --api (default: the model's own) with the body
                   under --with API: where each block lives, sizes, what one drops or adds
-                  (JSON)
+                  (JSON). With --pi-with VERSION instead: the same session and files under
+                  the release --pi picks and under VERSION (what an upgrade does): whether
+                  the bytes change, the first changed byte (the prefix a provider's cache
+                  still reuses), its JSON path and block, the URL and headers, each block's
+                  characters and tokens under both, and the version table's rules that
+                  differ (JSON)
     files         Print every file pi read, what it read it as, and which copies lost or were
                   ignored, and why (--json for JSON)
     sessions      List the recent sessions (as with no arguments; --json for JSON)
@@ -92,9 +97,13 @@ OPTIONS:
                       milliseconds after the prompt's (default: --now)
     --api API         Switch the model's protocol (the same model with its api replaced)
     --with API        The second protocol of `compare`
+    --pi-with VERSION The second release of `compare` (the upgrade comparison)
     --json            Machine-readable output (summary, trace, diagnostics, findings, files,
                       sessions)
-    --no-tokens       stats: characters only (no vocabulary, no call rebuilt)
+    --no-tokens       stats, summary: characters only (no vocabulary, no call rebuilt)
+    --rebuild-calls N|all
+                      stats: how many calls with usage are rebuilt against it (default 16,
+                      evenly spaced with the last; each is one more assembly of the session)
     --tokenizer-json FILE
                       stats: a HF tokenizer.json for a vocabulary not built in (Gemma 3's,
                       for Gemma and, as an estimate, Gemini)
@@ -187,8 +196,17 @@ pub fn run(host: &mut dyn Host, argv: &[String]) -> i32 {
     if o.case.is_some() && o.session.is_some() {
         return usage(host, "give a session or --case, not both");
     }
-    if command == "compare" && o.with.is_none() {
-        return usage(host, "compare needs --with API");
+    if command == "compare" && o.with.is_none() && o.pi_with.is_none() {
+        return usage(host, "compare needs --with API or --pi-with VERSION");
+    }
+    if command == "compare" && o.with.is_some() && o.pi_with.is_some() {
+        return usage(
+            host,
+            "compare takes --with API or --pi-with VERSION, not both",
+        );
+    }
+    if command != "compare" && o.pi_with.is_some() {
+        return usage(host, "--pi-with belongs to compare");
     }
     if command == "export" && o.output.is_none() {
         return usage(host, "export needs -o FILE.zip");
@@ -232,13 +250,35 @@ pub fn run(host: &mut dyn Host, argv: &[String]) -> i32 {
     };
     progress.show(host, "assembling…");
     let assembly = ctxlens::assemble(&inputs);
-    let other = o.with.map(|w| {
+    let mut other = o.with.map(|w| {
         let mut i = inputs.clone();
         i.api = Some(w);
         ctxlens::assemble(&i)
     });
+    // The same session and files under another release: read again as that release reads
+    // them (its file names), then assembled.
+    let mut other_inputs = None;
+    if let Some(v) = o.pi_with {
+        let mut ob = o.clone();
+        ob.pi = Some(v);
+        let read = match &o.case {
+            Some(dir) => case_inputs(host, &ob, dir),
+            None => session_inputs(host, &ob),
+        };
+        match read {
+            Ok(i) => {
+                other = Some(ctxlens::assemble(&i));
+                other_inputs = Some(i);
+            }
+            Err(e) => return usage(host, &e),
+        }
+    }
     progress.done(host);
-    let code = output(host, &o, &command, &inputs, &assembly, other.as_ref());
+    let code = if let (Some(b), Some(bi)) = (&other, &other_inputs) {
+        upgrade_output(host, &o, (&inputs, &assembly), (bi, b))
+    } else {
+        output(host, &o, &command, &inputs, &assembly, other.as_ref())
+    };
     if host.exits_after_run() {
         // The process ends next: for a large session, freeing the assembly takes longer than
         // building the output, and the OS takes the memory back anyway.
@@ -413,6 +453,43 @@ pub fn session_inputs(host: &mut dyn Host, o: &Opts) -> Result<Inputs, String> {
     Ok(inputs)
 }
 
+/// `compare --pi-with`: the upgrade comparison as JSON, with each side's tokens when the model's
+/// vocabulary is at hand.
+fn upgrade_output(
+    host: &mut dyn Host,
+    o: &Opts,
+    (ia, a): (&Inputs, &Assembly),
+    (ib, b): (&Inputs, &Assembly),
+) -> i32 {
+    let counted = |host: &mut dyn Host, i: &Inputs, x: &Assembly| {
+        if o.no_tokens {
+            return None;
+        }
+        crate::tokens::count(
+            host,
+            i,
+            x,
+            None,
+            crate::tokens::Calls::ForEstimate,
+            o.rebuild_calls,
+        )
+        .map(|c| c.stats)
+    };
+    let (sa, sb) = (counted(host, ia, a), counted(host, ib, b));
+    let u = ctxlens::analysis::upgrade::upgrade(a, b, sa.as_ref(), sb.as_ref());
+    for (v, why) in &u.not_built {
+        host.stderr(&format!("ctxlens: pi {v} builds no request: {why}\n"));
+    }
+    let text = format!(
+        "{}\n",
+        ctxlens::report::upgrade::to_json(&u).to_json_pretty(2)
+    );
+    match host.stdout(text.as_bytes()) {
+        Ok(()) => 0,
+        Err(_) => 1,
+    }
+}
+
 /// Prints what the command asks for; the release and why, and the diagnostics, go to stderr.
 fn output(
     host: &mut dyn Host,
@@ -455,7 +532,14 @@ fn output(
                 }
                 None => None,
             };
-            match crate::tokens::count(host, inputs, assembly, file.as_deref()) {
+            match crate::tokens::count(
+                host,
+                inputs,
+                assembly,
+                file.as_deref(),
+                crate::tokens::Calls::Always,
+                o.rebuild_calls,
+            ) {
                 Some(c) => {
                     for n in &c.notes {
                         host.stderr(&format!("ctxlens: tokens: {n}\n"));
@@ -483,7 +567,22 @@ fn output(
             ctxlens::report::assembly_json(assembly).to_json_pretty(2)
         )
         .into_bytes(),
-        "summary" => crate::report::summary(assembly, o.json).into_bytes(),
+        "summary" if o.json || o.no_tokens => crate::report::summary(assembly, o.json).into_bytes(),
+        "summary" => {
+            let counted = crate::tokens::count(
+                host,
+                inputs,
+                assembly,
+                None,
+                crate::tokens::Calls::ForEstimate,
+                o.rebuild_calls,
+            );
+            let tokens = counted.as_ref().map(|c| ctxlens::report::summary::Tokens {
+                stats: &c.stats,
+                legend: crate::tokens::legend(c),
+            });
+            ctxlens::report::summary::text_with(assembly, tokens.as_ref()).into_bytes()
+        }
         "findings" => crate::report::findings(assembly, o.json).into_bytes(),
         "compare" => match other {
             Some(b) => format!(

@@ -77,6 +77,8 @@ pub struct Opts {
     pub system_now: Option<f64>,
     pub api: Option<Api>,
     pub with: Option<Api>,
+    /// `compare --pi-with VERSION`: the release to compare `--pi`'s with.
+    pub pi_with: Option<PiVersion>,
     pub json: bool,
     /// `export -o FILE`.
     pub output: Option<String>,
@@ -88,6 +90,8 @@ pub struct Opts {
     pub app: Option<String>,
     /// `--no-tokens`: characters only (no vocabulary loaded, no call rebuilt).
     pub no_tokens: bool,
+    /// `--rebuild-calls N|all`: `None` is the default (16), `all` is `usize::MAX`.
+    pub rebuild_calls: Option<usize>,
     /// `--tokenizer-json FILE`: a HF tokenizer.json for a vocabulary not built in (Gemma's).
     pub tokenizer_json: Option<String>,
     /// pi's own flags and `@file` arguments, in order.
@@ -144,6 +148,13 @@ pub fn parse(argv: &[String]) -> Result<Opts, String> {
                 )
             }
             "--pi-dir" => o.pi_dir = Some(value("--pi-dir")?),
+            "--pi-with" => {
+                o.pi_with = Some(
+                    value("--pi-with")?
+                        .parse()
+                        .map_err(|e: ctxlens::pi::UnknownVersion| format!("--pi-with: {e}"))?,
+                )
+            }
             "--now" => {
                 let v = value("--now")?;
                 o.now = Some(
@@ -168,6 +179,16 @@ pub fn parse(argv: &[String]) -> Result<Opts, String> {
             "-o" | "--output" => o.output = Some(value("-o")?),
             "--redact" => o.redact = true,
             "--no-tokens" => o.no_tokens = true,
+            "--rebuild-calls" => {
+                let v = value("--rebuild-calls")?;
+                o.rebuild_calls = Some(if v == "all" {
+                    usize::MAX
+                } else {
+                    v.parse().ok().filter(|n| *n > 0).ok_or_else(|| {
+                        format!("--rebuild-calls takes a number or all, not {v:?}")
+                    })?
+                });
+            }
             "--tokenizer-json" => o.tokenizer_json = Some(value("--tokenizer-json")?),
             "--app" => o.app = Some(value("--app")?),
             "--port" => {

@@ -80,11 +80,22 @@ pub struct Counted {
 /// The assembly's stats with tokens: counted with the model's vocabulary when the host has it,
 /// else estimated from the session's own usage when it has some; the calls with usage
 /// rebuilt against it either way.
+/// Whether `count` rebuilds the session's calls with usage.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Calls {
+    /// Always (`stats`: the calibration is part of its output).
+    Always,
+    /// Only when there is no vocabulary and an estimate needs them (`summary`).
+    ForEstimate,
+}
+
 pub fn count(
     host: &mut dyn Host,
     inputs: &Inputs,
     a: &Assembly,
     tokenizer_json: Option<&[u8]>,
+    calls: Calls,
+    max_calls: Option<usize>,
 ) -> Option<Counted> {
     let plain = a.stats.clone()?;
     let vocabulary = ctxlens::tokens::vocabulary_of(a);
@@ -123,8 +134,9 @@ pub fn count(
         },
         None => plain.clone(),
     };
-    let calibration = if a.calls.iter().any(|c| c.usage.is_some()) {
-        match calibration::calibrate(inputs, a, borrow(&mut counter)) {
+    let wanted = calls == Calls::Always || counter.is_none();
+    let calibration = if wanted && a.calls.iter().any(|c| c.usage.is_some()) {
+        match calibration::calibrate(inputs, a, borrow(&mut counter), max_calls) {
             Ok(c) => Some(c),
             Err(e) => {
                 notes.push(format!(
@@ -138,6 +150,10 @@ pub fn count(
     };
     if counter.is_none() {
         match calibration.as_ref().and_then(|c| c.estimate.as_ref()) {
+            Some(e) if !e.plausible => notes.push(format!(
+                "no estimate: {:.1} characters per token is not a tokenizer's ratio, so the usage this session recorded does not look like these requests' tokens",
+                e.chars_per_token
+            )),
             Some(e) => {
                 calibration::apply_estimate(&mut s, e);
                 notes.push(format!(
@@ -200,4 +216,59 @@ pub fn stats_json(c: &Counted) -> Value {
         Value::Array(c.notes.iter().map(|n| Value::str(n.as_str())).collect()),
     );
     o.into()
+}
+
+/// The summary table's legend: which vocabulary, or how the estimate was made.
+pub fn legend(c: &Counted) -> Vec<String> {
+    let Some(t) = &c.stats.tokenizer else {
+        // Why there is no count, wrapped to the table's width.
+        return c.notes.iter().flat_map(|n| wrap(n, 76)).collect();
+    };
+    let mut out = Vec::new();
+    if t.name == "estimate" {
+        if let Some(e) = c.calibration.as_ref().and_then(|c| c.estimate.as_ref()) {
+            out.push(format!(
+                "≈ tokens: estimated at {:.2} chars/token, measured on this session's calls;",
+                e.chars_per_token
+            ));
+            out.push(match &e.error {
+                Some(err) => format!(
+                    "its error on them: {:.1}% on average, {:.1}% at most ({} calls)",
+                    err.mean_abs_pct, err.max_abs_pct, err.calls
+                ),
+                None => "its error is not measured (one call with usage)".into(),
+            });
+        }
+    } else if t.exact {
+        out.push(format!(
+            "tokens: {}, the model's own vocabulary, each text on its own (the chat",
+            t.name
+        ));
+        out.push("template's framing is not included: `ctxlens stats` measures it)".into());
+    } else {
+        out.push(format!(
+            "≈ tokens: {}, an estimate (`ctxlens stats` says why)",
+            t.name
+        ));
+    }
+    out
+}
+
+/// `text` in lines of at most `width` characters, broken at spaces.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
 }

@@ -56,6 +56,9 @@ pub struct FitError {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Estimate {
     pub chars_per_token: f64,
+    /// Whether the ratio is one a tokenizer gives (1 to 10 characters per token): usage made
+    /// up by a stand-in provider, or of other requests, is not.
+    pub plausible: bool,
     pub error: Option<FitError>,
     /// System prompt + tools, and history, each with its own ratio (the framing goes with
     /// them); `None` when the calls do not tell them apart.
@@ -134,6 +137,21 @@ fn fit2(rows: &[(f64, f64, f64)], skip: Option<usize>) -> Option<(f64, f64)> {
     (a > 0.0 && b > 0.0).then_some((a, b))
 }
 
+/// The most calls [`calibrate`] rebuilds by default.
+pub const MAX_CALLS: usize = 16;
+
+/// `k` indices of `0..n` evenly spaced, the last included (all of them when `n <= k`).
+fn sample(n: usize, k: usize) -> Vec<usize> {
+    if n <= k {
+        return (0..n).collect();
+    }
+    let mut out: Vec<usize> = (0..k)
+        .map(|j| (n - 1) - (k - 1 - j) * (n - 1) / (k - 1))
+        .collect();
+    out.dedup();
+    out
+}
+
 fn rebuilt_model(a: &Assembly) -> Option<String> {
     Some(a.parts.model_choice.model.as_ref()?.id().to_string())
 }
@@ -144,6 +162,7 @@ pub fn calibrate(
     inputs: &Inputs,
     a: &Assembly,
     mut counter: Option<&mut dyn TokenCounter>,
+    max_calls: Option<usize>,
 ) -> Result<Calibration, String> {
     let target = a
         .parts
@@ -161,7 +180,19 @@ pub fn calibrate(
         notes: Vec::new(),
     };
     let vocabulary = crate::tokens::vocabulary_of(a);
-    for call in a.calls.iter().filter(|c| c.usage.is_some()) {
+    let with_usage: Vec<&crate::calls::Call> =
+        a.calls.iter().filter(|c| c.usage.is_some()).collect();
+    // Each call is one more assembly of the session: past `max_calls` (default MAX_CALLS),
+    // evenly spaced ones (the last always), and said.
+    let picked = sample(with_usage.len(), max_calls.unwrap_or(MAX_CALLS).max(1));
+    if picked.len() < with_usage.len() {
+        out.notes.push(format!(
+            "{} of the {} calls with usage rebuilt, evenly spaced (the last included): each is one more assembly of the session",
+            picked.len(),
+            with_usage.len()
+        ));
+    }
+    for call in picked.into_iter().map(|i| with_usage[i]) {
         let u = call.usage.as_ref().expect("filtered");
         let reported = u.input + u.cache_read + u.cache_write;
         let mut i = inputs.clone();
@@ -301,24 +332,29 @@ pub fn calibrate(
                 .into(),
         );
     }
-    let blocks = if rows.len() >= 3 {
-        fit2(&rows, None)
+    // Two ratios need more calls than two unknowns, and each must be a tokenizer's.
+    let plausible = |(a, b): (f64, f64)| (0.1..=1.0).contains(&a) && (0.1..=1.0).contains(&b);
+    let blocks = if rows.len() >= 4 {
+        fit2(&rows, None).filter(|&x| plausible(x))
     } else {
         None
     };
     let blocks_error = blocks.and_then(|_| {
         fit_error(&points, |i| {
-            fit2(&rows, Some(i)).map(|(a, b)| a * rows[i].0 + b * rows[i].1)
+            fit2(&rows, Some(i))
+                .filter(|&x| plausible(x))
+                .map(|(a, b)| a * rows[i].0 + b * rows[i].1)
         })
     });
     if blocks.is_none() {
         out.notes.push(
-            "the calls do not tell the system prompt and tools apart from the history (their proportions barely change, or fewer than 3 calls): one ratio for all blocks"
+            "the calls do not tell the system prompt and tools apart from the history (their proportions barely change, or fewer than 4 calls, or the fit gives a ratio no tokenizer has): one ratio for all blocks"
                 .into(),
         );
     }
     out.estimate = Some(Estimate {
         chars_per_token: cpt,
+        plausible: (1.0..=10.0).contains(&cpt),
         error,
         blocks: blocks.map(|(a, b)| (1.0 / a, 1.0 / b)),
         blocks_error,
@@ -426,17 +462,17 @@ mod tests {
         let case = ctxlens_corpus::Case::named("pi-1.6.0/an-compaction");
         let inputs = crate::case::inputs_from_case(&case.files(), None).unwrap();
         let a = assemble(&inputs);
-        let plain = calibrate(&inputs, &a, None).unwrap();
+        let plain = calibrate(&inputs, &a, None, None).unwrap();
         assert!(plain.calls.len() >= 3, "{:?}", plain.calls);
         let mut truth = std::collections::BTreeMap::new();
-        let counted = calibrate(&inputs, &a, Some(&mut StandIn)).unwrap();
+        let counted = calibrate(&inputs, &a, Some(&mut StandIn), None).unwrap();
         for c in &counted.calls {
             let t = c.tokens.expect("counted") as f64 + 4.0 * c.messages as f64 + 10.0;
             truth.insert(c.entry_id.clone().unwrap(), t);
         }
         let inputs = with_usage(&inputs, &|id| truth.get(id).copied());
         let a = assemble(&inputs);
-        let exact = calibrate(&inputs, &a, Some(&mut StandIn)).unwrap();
+        let exact = calibrate(&inputs, &a, Some(&mut StandIn), None).unwrap();
         let f = exact.framing.expect("framing");
         assert_eq!(f.calls, truth.len());
         let (per_call, per_message) = f.per_message.expect("separable: 1, 3 and 5 messages");
@@ -449,7 +485,7 @@ mod tests {
             );
         }
 
-        let est = calibrate(&inputs, &a, None).unwrap();
+        let est = calibrate(&inputs, &a, None, None).unwrap();
         let e = est.estimate.expect("an estimate");
         let pts: Vec<(f64, f64)> = est
             .calls
@@ -488,12 +524,26 @@ mod tests {
     }
 
     #[test]
+    fn sampled_calls_are_evenly_spaced_and_end_with_the_last() {
+        assert_eq!(sample(3, 32), vec![0, 1, 2]);
+        let s = sample(100, 5);
+        assert_eq!(s.len(), 5);
+        assert_eq!(*s.last().unwrap(), 99);
+        assert_eq!(s[0], 0);
+        assert!(
+            s.windows(2).all(|w| w[1] > w[0] && w[1] - w[0] <= 25),
+            "{s:?}"
+        );
+        assert_eq!(sample(2172, MAX_CALLS).len(), MAX_CALLS);
+    }
+
+    #[test]
     fn a_session_without_usage_says_so() {
         let case = ctxlens_corpus::Case::named("pi-1.6.0/an-compaction");
         let inputs = crate::case::inputs_from_case(&case.files(), None).unwrap();
         let inputs = with_usage(&inputs, &|_| Some(0.0));
         let a = assemble(&inputs);
-        let c = calibrate(&inputs, &a, None).unwrap();
+        let c = calibrate(&inputs, &a, None, None).unwrap();
         assert!(c.estimate.is_none());
         assert!(c.calls.iter().all(|x| !x.used));
         assert!(

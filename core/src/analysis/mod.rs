@@ -11,6 +11,7 @@ pub mod placement;
 pub mod provenance;
 pub mod sent;
 pub mod stats;
+pub mod upgrade;
 pub mod usage;
 pub mod window;
 

@@ -6,6 +6,7 @@
 //! global: an assembly resolves its `Pi` once, from [`Inputs::pi`](crate::Inputs), and passes it
 //! down.
 
+pub mod changelog;
 pub mod choice;
 pub mod data;
 mod rules;
@@ -14,9 +15,9 @@ mod version;
 pub use choice::{Certainty, Choice, Detection, Evidence, Reason};
 pub use data::{DataError, Located, PiData};
 pub use rules::{
-    AnthropicRules, BedrockRules, CliResolution, ClientIdentity, CompletionsRules, GoogleRules,
-    MaxTokensClamp, MistralRules, ModelRules, PiMessagesRules, PromptTemplateArgs, ResponsesRules,
-    Rules,
+    rule_doc, AnthropicRules, BedrockRules, CliResolution, ClientIdentity, CompletionsRules,
+    GoogleRules, MaxTokensClamp, MistralRules, ModelRules, PiMessagesRules, PromptTemplateArgs,
+    ResponsesRules, Rules, RULE_DOCS,
 };
 pub use version::{PiVersion, UnknownVersion};
 

@@ -741,3 +741,10 @@ const R_1_5_0: Rules = Rules {
     },
     ..R_1_5_2
 };
+
+include!(concat!(env!("OUT_DIR"), "/rule_docs.rs"));
+
+/// The doc comment of the switch at `path` (`transcript`, `anthropic.native_tool_changes`).
+pub fn rule_doc(path: &str) -> Option<&'static str> {
+    RULE_DOCS.iter().find(|(p, _)| *p == path).map(|(_, d)| *d)
+}

@@ -82,6 +82,7 @@ pub fn to_json(c: &Calibration) -> Value {
             let (prefix, history) = e.ratios();
             Object::new()
                 .with("charsPerToken", round2(e.chars_per_token))
+                .with("plausible", e.plausible)
                 .with("error", error_json(&e.error))
                 .with(
                     "blocks",

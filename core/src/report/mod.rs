@@ -10,6 +10,7 @@ pub mod placement;
 pub mod provenance;
 pub mod stats;
 pub mod summary;
+pub mod upgrade;
 pub mod usage;
 
 use crate::assemble::Assembly;

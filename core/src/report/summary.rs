@@ -71,33 +71,66 @@ fn share(part: usize, whole: usize) -> String {
     findings::pct(part, whole)
 }
 
-fn chars_table(out: &mut String, s: &Stats, version: &str) {
+/// Tokens for the summary's table: stats with `tokens` counted (or estimated) and the lines
+/// that say how.
+pub struct Tokens<'a> {
+    pub stats: &'a Stats,
+    pub legend: Vec<String>,
+}
+
+fn chars_table(out: &mut String, s: &Stats, version: &str, tokens: Option<&Tokens>) {
     let cpt = crate::js::number_to_string(s.chars_per_token);
     out.push_str("Where the characters go\n");
+    let counted = tokens.filter(|t| t.stats.tokenizer.is_some());
+    let head = match counted.and_then(|t| t.stats.tokenizer.as_ref()) {
+        Some(t) if t.exact => "tokens",
+        _ => "≈ tokens",
+    };
     out.push_str(&format!(
         "{:<16}{:>12}{:>12}{:>9}\n",
-        "", "characters", "≈ tokens", "share"
+        "", "characters", head, "share"
     ));
     let total = s.total_chars();
-    for (label, n) in [
-        ("system prompt", s.system_prompt_chars),
-        ("tools", s.tools_chars),
-        ("history", s.history_chars),
-        ("total", total),
+    let t = counted.map(|t| t.stats);
+    for (label, n, tok) in [
+        (
+            "system prompt",
+            s.system_prompt_chars,
+            t.map(|t| t.system_prompt_tokens),
+        ),
+        ("tools", s.tools_chars, t.map(|t| t.tools_tokens)),
+        ("history", s.history_chars, t.map(|t| t.history_tokens)),
+        ("total", total, t.map(Stats::total_tokens)),
     ] {
         out.push_str(&format!(
             "  {label:<14}{:>12}{:>12}{:>9}\n",
             thousands(n),
-            thousands(s.tokens(n)),
+            thousands(tok.unwrap_or_else(|| s.tokens(n))),
             share(n, total)
         ));
     }
-    out.push_str(&format!(
-        "  characters: UTF-16 units of the text sent (JS .length); shares: of the total;\n  ≈ tokens: pi {version}'s estimate ({cpt} chars/token), not the provider's count\n"
-    ));
+    out.push_str(
+        "  characters: UTF-16 units of the text sent (JS .length); shares: of the total;\n",
+    );
+    match counted {
+        Some(t) => {
+            for line in &t.legend {
+                out.push_str(&format!("  {}\n", cut(line, WIDTH - 2)));
+            }
+        }
+        None => {
+            out.push_str(&format!(
+                "  ≈ tokens: pi {version}'s estimate ({cpt} chars/token), not the provider's count\n"
+            ));
+            // Why the model's own count is not there.
+            for line in tokens.map_or(&[][..], |t| &t.legend[..]) {
+                out.push_str(&format!("  {}\n", cut(line, WIDTH - 2)));
+            }
+        }
+    }
 }
 
-fn largest_tools(out: &mut String, s: &Stats) {
+fn largest_tools(out: &mut String, s: &Stats, tokens: Option<&Tokens>) {
     if s.by_tool.is_empty() {
         return;
     }
@@ -109,13 +142,23 @@ fn largest_tools(out: &mut String, s: &Stats) {
         LARGEST_TOOLS.min(tools.len()),
         tools.len()
     ));
+    let counted = tokens.map(|t| t.stats).filter(|t| t.tokenizer.is_some());
     for t in tools.into_iter().take(LARGEST_TOOLS) {
-        out.push_str(&format!(
-            "  {:<40}{:>12} chars{:>9}\n",
-            cut(&t.name, 38),
-            thousands(t.chars),
-            share(t.chars, total)
-        ));
+        match counted.and_then(|c| c.by_tool.iter().find(|x| x.name == t.name)) {
+            Some(c) => out.push_str(&format!(
+                "  {:<30}{:>10} chars{:>8} tokens{:>9}\n",
+                cut(&t.name, 28),
+                thousands(t.chars),
+                thousands(c.tokens),
+                share(t.chars, total)
+            )),
+            None => out.push_str(&format!(
+                "  {:<40}{:>12} chars{:>9}\n",
+                cut(&t.name, 38),
+                thousands(t.chars),
+                share(t.chars, total)
+            )),
+        }
     }
 }
 
@@ -236,6 +279,11 @@ fn call_lines(out: &mut String, a: &Assembly) {
 
 /// The summary, every line at most [`WIDTH`] columns.
 pub fn text(a: &Assembly) -> String {
+    text_with(a, None)
+}
+
+/// [`text`], its table in `tokens`' counts when given.
+pub fn text_with(a: &Assembly, tokens: Option<&Tokens>) -> String {
     let mut out = String::new();
     let version = a.pi.as_ref().map(|p| p.version.as_str()).unwrap_or("?");
     match &a.choice {
@@ -303,8 +351,8 @@ pub fn text(a: &Assembly) -> String {
     }
     if let Some(s) = &a.stats {
         out.push('\n');
-        chars_table(&mut out, s, version);
-        largest_tools(&mut out, s);
+        chars_table(&mut out, s, version, tokens);
+        largest_tools(&mut out, s, tokens);
     }
     skills(&mut out, a);
     context_files(&mut out, a);
