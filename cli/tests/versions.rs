@@ -158,7 +158,11 @@ fn a_changed_tool_definition_tells_releases_apart() {
             assert_eq!(d.certainty, Certainty::Certain);
         } else {
             // 1.6.0 is ruled out; the releases before it that share 1.5.2's find stay.
-            assert!(!d.candidates.contains(&PiVersion::V1_6_0), "{:?}", d.candidates);
+            assert!(
+                !d.candidates.contains(&PiVersion::V1_6_0),
+                "{:?}",
+                d.candidates
+            );
         }
         assert!(
             d.evidence
@@ -197,6 +201,29 @@ fn a_changed_tool_definition_tells_releases_apart() {
         d.candidates
     );
     assert_eq!(d.version, *d.candidates.last().unwrap());
+    // Dated before every supported 0.86+ release (1.0.3's day: it cannot be installed): the
+    // nearest supported release, said, never certain.
+    let s = ctxlens::inputs::SourceText {
+        name: "s.jsonl".into(),
+        text: session(r#"{"name":"find","description":"my find","parameters":{"type":"object"}}"#)
+            .text
+            .as_str()
+            .replace("2026-12-01", "2026-10-06")
+            .into(),
+    };
+    let mut d = detect(&s).unwrap();
+    refine(&mut d, &s);
+    assert_eq!(d.version, PiVersion::ALL[1], "{:?}", d.evidence);
+    assert!(d.unsupported_writer);
+    assert_eq!(d.certainty, Certainty::Likely);
+    assert!(
+        d.evidence
+            .iter()
+            .any(|e| e.fact.contains("pi 0.86.0 to 1.0.4")
+                && e.fact.contains("not shown to behave the same")),
+        "{:?}",
+        d.evidence
+    );
 }
 
 fn ctxlens(args: &[&str]) -> (String, String, i32) {

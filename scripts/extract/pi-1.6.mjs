@@ -16,7 +16,7 @@ import {
 } from "./lib.mjs";
 
 /** Catalog sizes per release, as first extracted: [chat models, providers with chat models, catalog providers]. */
-const CATALOG_COUNTS = { "1.5.0": [1592, 41, 42], "1.5.2": [1643, 42, 43], "1.6.0": [1698, 42, 43] };
+const CATALOG_COUNTS = { "1.4.0": [1599, 41, 42], "1.5.0": [1592, 41, 42], "1.5.2": [1643, 42, 43], "1.6.0": [1698, 42, 43] };
 
 // ---------------------------------------------------------------------------------------------
 // Load pi

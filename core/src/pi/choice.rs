@@ -137,6 +137,9 @@ pub struct Detection {
     /// More than one: the session cannot tell them apart (their sessions are alike where this
     /// one has something to show), so the choice is the user's (`--pi`, `piVersion`).
     pub candidates: Vec<PiVersion>,
+    /// The session's dates show a release ctxlens does not rebuild wrote it (0.86.0–1.3.0, or
+    /// 1.0.3, which cannot be installed): `version` is the nearest supported one, never certain.
+    pub unsupported_writer: bool,
 }
 
 impl Detection {
@@ -370,6 +373,7 @@ pub fn detect(session: &SourceText) -> Option<Detection> {
     }
     let first_transcript = release_date("0.86.0").unwrap_or("");
     let mut candidates: Vec<PiVersion>;
+    let mut unsupported_writer = false;
     let (version, certainty) = if let Some(a) = at_least {
         // The supported releases that write what the session holds, and were out by the date
         // of its last entry (the newest writer wrote that one); narrowed with each release's
@@ -400,6 +404,30 @@ pub fn detect(session: &SourceText) -> Option<Detection> {
                     ),
                 });
                 candidates = out_by;
+            } else if out_by.is_empty() && !candidates.is_empty() {
+                // Written before any supported release that writes it was out: by a release
+                // ctxlens does not rebuild (0.86.0–1.3.0, or 1.0.3, which cannot be installed).
+                // The nearest supported one is the oldest; that it behaves the same is not shown.
+                let nearest = candidates[0];
+                let between: Vec<&str> = LATER_RELEASES
+                    .iter()
+                    .filter(|(v, d)| {
+                        *d >= since
+                            && *d <= t.as_str()
+                            && !PiVersion::ALL.iter().any(|s| s.as_str() == *v)
+                    })
+                    .map(|(v, _)| *v)
+                    .collect();
+                evidence.push(Evidence {
+                    line: None,
+                    seen: None,
+                    fact: format!(
+                        "its last entry is dated {t}, before pi {nearest} (the oldest supported release that writes it) was released: a release ctxlens does not rebuild wrote it ({}); rebuilding the nearest, pi {nearest}, which is not shown to behave the same",
+                        if between.is_empty() { "unknown".to_string() } else { format!("pi {} to {}", between[0], between[between.len() - 1]) }
+                    ),
+                });
+                candidates = vec![nearest];
+                unsupported_writer = true;
             }
         }
         if candidates.is_empty() {
@@ -446,13 +474,14 @@ pub fn detect(session: &SourceText) -> Option<Detection> {
         at_least,
         evidence,
         candidates,
+        unsupported_writer,
     })
 }
 
 /// Sharpens a detection with each candidate release's own texts (its data, where loaded): the
-/// stored sections must read as the release writes them (its preamble, docs or tools lines),
-/// and a stored built-in tool declaration (`toolsAdded`) must be the release's own where it is
-/// another candidate's. A release that fails either is ruled out, unless that would rule out
+/// newest stored sections must read as the release writes them (its preamble, docs or tools
+/// lines), and the last stored declaration of a built-in tool (`toolsAdded`) must be the
+/// release's own where it is another candidate's. A release that fails either is ruled out, unless that would rule out
 /// every candidate (a custom prompt, edited tools: then nothing is concluded). One candidate
 /// left: certain; several: likely, and [`Detection::ambiguity`] offers the choice.
 pub fn refine(d: &mut Detection, session: &SourceText) {
@@ -468,7 +497,7 @@ pub fn refine(d: &mut Detection, session: &SourceText) {
         return;
     }
     // The first stored section map and every stored built-in tool declaration.
-    let mut sections: Option<(u32, Vec<String>)> = None;
+    let mut section_maps: Vec<(u32, Vec<String>)> = Vec::new();
     let mut tools: Vec<(u32, Value)> = Vec::new();
     for (i, line) in session.text.as_str().split('\n').enumerate() {
         let n = i as u32 + 1;
@@ -483,29 +512,49 @@ pub fn refine(d: &mut Detection, session: &SourceText) {
         let Some(m) = m.filter(|m| m.get_str("role") == Some("system")) else {
             continue;
         };
-        if sections.is_none() {
-            if let Some(map) = m.get("sections").and_then(Value::as_object) {
-                let texts: Vec<String> = map
-                    .iter()
-                    .filter_map(|(_, s)| s.as_str().map(str::to_string))
-                    .collect();
-                if !texts.is_empty() {
-                    sections = Some((n, texts));
-                }
+        if let Some(map) = m.get("sections").and_then(Value::as_object) {
+            let texts: Vec<String> = map
+                .iter()
+                .filter_map(|(_, s)| s.as_str().map(str::to_string))
+                .collect();
+            if !texts.is_empty() {
+                section_maps.push((n, texts));
             }
         }
         if let Some(added) = m.get("toolsAdded").and_then(Value::as_array) {
-            tools.extend(added.iter().map(|t| (n, t.clone())));
+            for t in added {
+                // The last declaration of a name is the newest writer's.
+                let name = t.get_str("name");
+                tools.retain(|(_, old)| old.get_str("name") != name);
+                tools.push((n, t.clone()));
+            }
         }
     }
+    // The newest writer's texts: the last stored section map that reads as some candidate's
+    // (a later patch may hold only sections no release marks, such as the cwd).
+    fn marks_of(data: &PiData) -> Vec<&str> {
+        ["preamble", "docsPrefix", "toolsTail"]
+            .into_iter()
+            .filter_map(|k| data.prompt.get_str(k).filter(|s| s.len() > 16))
+            .collect()
+    }
+    let sections: Option<(u32, Vec<String>)> = section_maps
+        .iter()
+        .rev()
+        .find(|(_, texts)| {
+            loaded.iter().any(|(_, data)| {
+                marks_of(data)
+                    .iter()
+                    .any(|m| texts.iter().any(|t| t.contains(m)))
+            })
+        })
+        .or(section_maps.first())
+        .cloned();
     let mut ruled_out: Vec<(PiVersion, Evidence)> = Vec::new();
     let mut matched_sections: Vec<PiVersion> = Vec::new();
     if let Some((n, texts)) = &sections {
         for (v, data) in &loaded {
-            let marks: Vec<&str> = ["preamble", "docsPrefix", "toolsTail"]
-                .into_iter()
-                .filter_map(|k| data.prompt.get_str(k).filter(|s| s.len() > 16))
-                .collect();
+            let marks = marks_of(data);
             if marks.is_empty() {
                 continue;
             }
@@ -619,7 +668,7 @@ pub fn refine(d: &mut Detection, session: &SourceText) {
             fact: format!("its sections read as pi {} writes them", d.version),
         });
     }
-    if d.candidates.len() == 1 {
+    if d.candidates.len() == 1 && !d.unsupported_writer {
         d.certainty = Certainty::Certain;
     } else if let Some(a) = d.ambiguity() {
         d.evidence.push(Evidence {

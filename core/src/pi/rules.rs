@@ -79,6 +79,11 @@ pub struct Rules {
     /// 16384` only (CA/core/settings-manager.js:559). It decides no byte of a request, so no
     /// capture shows it; read from both releases' code.
     pub compaction_model_overrides: bool,
+    /// 1.5.0 (#11495): a new tool loadout keeps the order of the tools that stay active and
+    /// appends the others (`_applyToolLoadout`), so a restore from the transcript in another
+    /// order patches nothing; 0.86.0–1.4.0: the loadout's own order. Cases:
+    /// `pi-1.5.0/sp-resume-order` (a `tools` patch), `pi-1.4.0/sp-resume-order` (none).
+    pub loadout_keeps_order: bool,
     /// How a prompt template's arguments are split (`parseCommandArgs`,
     /// CA/core/prompt-templates.js:11). Case: `pt-template-args` (captured for both releases).
     pub prompt_template_args: PromptTemplateArgs,
@@ -496,11 +501,13 @@ impl PiVersion {
     /// The rules of this release.
     pub fn rules(self) -> &'static Rules {
         static V0_85_1: Rules = R_0_85_1;
+        static V1_4_0: Rules = R_1_4_0;
         static V1_5_0: Rules = R_1_5_0;
         static V1_5_2: Rules = R_1_5_2;
         static V1_6_0: Rules = R_1_6_0;
         match self {
             PiVersion::V0_85_1 => &V0_85_1,
+            PiVersion::V1_4_0 => &V1_4_0,
             PiVersion::V1_5_0 => &V1_5_0,
             PiVersion::V1_5_2 => &V1_5_2,
             PiVersion::V1_6_0 => &V1_6_0,
@@ -523,6 +530,7 @@ const R_0_85_1: Rules = Rules {
     prompt_images_normalized: false,
     compaction_model_overrides: false,
     prompt_template_args: PromptTemplateArgs::QuoteAnywhere,
+    loadout_keeps_order: false,
     completions: CompletionsRules {
         developer_role_openai_only: false,
         strict_opt_in: false,
@@ -612,6 +620,7 @@ const R_1_6_0: Rules = Rules {
     prompt_images_normalized: true,
     compaction_model_overrides: true,
     prompt_template_args: PromptTemplateArgs::QuoteOpensToken,
+    loadout_keeps_order: true,
     completions: CompletionsRules {
         developer_role_openai_only: true,
         strict_opt_in: true,
@@ -740,6 +749,29 @@ const R_1_5_0: Rules = Rules {
         ..R_1_5_2.anthropic
     },
     ..R_1_5_2
+};
+
+/// 1.4.0: 1.5.0 without what 1.5.0 began (the diff of the two releases' dist; cases `pi-1.4.0/`).
+const R_1_4_0: Rules = Rules {
+    loadout_keeps_order: false,
+    anthropic: AnthropicRules {
+        hold_past_empty_assistant: false,
+        effort_top_level_low: false,
+        ..R_1_5_0.anthropic
+    },
+    google: GoogleRules {
+        const_as_enum: false,
+        ..R_1_5_0.google
+    },
+    bedrock: BedrockRules {
+        strict_tool_limit_fallback: false,
+        ..R_1_5_0.bedrock
+    },
+    model: ModelRules {
+        longest_provider_prefix: false,
+        ..R_1_5_0.model
+    },
+    ..R_1_5_0
 };
 
 include!(concat!(env!("OUT_DIR"), "/rule_docs.rs"));
