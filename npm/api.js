@@ -2,6 +2,7 @@
 // the entry points: index.js (Node), web.js (browsers), bundler.js. Turns the options object
 // into what the wasm takes (JSON text, the session string, one byte buffer of files) and the
 // result back into plain objects. Misuse of the API throws an Error here, before the wasm runs.
+import { hostVocabularies, tokensOf } from "./tokens.js";
 
 export const protocols = Object.freeze([
   "openai-completions",
@@ -21,10 +22,10 @@ export const piVersions = Object.freeze(["0.85.1", "1.4.0", "1.5.0", "1.5.2", "1
 export const piVersion = piVersions[piVersions.length - 1];
 
 const STRING_OPTIONS = ["sessionPath", "home", "agentDir", "cwd", "piPackageDir", "model", "thinking", "sessionId", "userAgent"];
-const ASSEMBLE_OPTIONS = new Set([...STRING_OPTIONS, "session", "files", "models", "tools", "args", "env", "placeholderKey", "prompt", "call", "now", "systemNow", "api", "compareWith", "piVersion"]);
-const CASE_OPTIONS = new Set(["now", "api", "envDir", "compareWith", "piVersion", "call", "placeholderKey"]);
+const ASSEMBLE_OPTIONS = new Set([...STRING_OPTIONS, "session", "files", "models", "tools", "args", "env", "placeholderKey", "prompt", "call", "now", "systemNow", "api", "compareWith", "piVersion", "tokens"]);
+const CASE_OPTIONS = new Set(["now", "api", "envDir", "compareWith", "piVersion", "call", "placeholderKey", "tokens"]);
 const SESSION_OPTIONS = new Set(["path", "piVersion"]);
-const MACHINE_OPTIONS = new Set(["prompt", "call", "model", "thinking", "toolSet", "piVersion", "piDir", "now", "api", "compareWith", "args", "env", "cwd"]);
+const MACHINE_OPTIONS = new Set(["prompt", "call", "model", "thinking", "toolSet", "piVersion", "piDir", "now", "api", "compareWith", "args", "env", "cwd", "tokens"]);
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -176,7 +177,7 @@ function call(fn, f) {
  * pi would send; `body` is their text, decoded when first read (a large body's decoding is
  * much of the call's cost, and a caller writing the request out needs only the bytes).
  */
-function toAssembly(metaJson, bytes) {
+function toAssembly(metaJson, bytes, entry = "ctxlens") {
   const meta = JSON.parse(metaJson);
   const bodyBytes = bytes ?? null;
   let body = bodyBytes === null ? null : undefined;
@@ -202,14 +203,24 @@ function toAssembly(metaJson, bytes) {
     calls: meta.calls,
     call: meta.call,
     ...(meta.comparison ? { comparison: meta.comparison } : {}),
+    ...(meta.tokens ? { tokens: tokensOf(meta.tokens, entry) } : {}),
   };
+}
+
+/** The `tokens` option: a boolean (true: count tokens with the model's vocabulary). */
+export function optTokens(fn, o) {
+  const v = o.tokens;
+  if (v === undefined || v === null) return false;
+  if (typeof v !== "boolean") fail(fn, `\`tokens\` must be a boolean, got ${typeName(v)}`);
+  return v;
 }
 
 export { toAssembly as assemblyOf, call as callWasm };
 
 /**
  * `assembleSession`'s options as the command line they stand for (the CLI's flags, then pi's
- * own), and the machine they run on (`env`, `cwd`: undefined for the process's own).
+ * own), the machine they run on (`env`, `cwd`: undefined for the process's own), and whether
+ * tokens are counted.
  */
 export function sessionArgv(fn, options) {
   const o = checkOptions(fn, options, MACHINE_OPTIONS, false);
@@ -242,7 +253,7 @@ export function sessionArgv(fn, options) {
     for (const [k, v] of Object.entries(o.env)) if (typeof v !== "string") fail(fn, `\`env.${k}\` must be a string, got ${typeName(v)}`);
     env = o.env;
   }
-  return { argv, env, cwd: optString(fn, o, "cwd") };
+  return { argv, env, cwd: optString(fn, o, "cwd"), tokens: optTokens(fn, o) };
 }
 
 /**
@@ -265,19 +276,24 @@ export function dataBlob(raw, fileText) {
  * the web entry has them once `await load(version)` fetched them, else it throws), then the call
  * resumes as it was.
  */
-function withData(fn, raw, load, first) {
+function withData(fn, raw, load, first, tokens) {
   let meta = first();
   for (let tries = 0; tries < 2; tries++) {
     const need = meta.startsWith('{"needsData"') ? JSON.parse(meta).needsData : null;
     if (need === null) return meta;
     const { list, blob } = load(fn, need);
     raw.installDataRaw(need, JSON.stringify({ files: list }), blob);
-    meta = raw.resumeRaw();
+    meta = raw.resumeRaw(tokens);
   }
   throw new CtxlensError(`ctxlens.${fn}: a release's data did not install`);
 }
 
-export function bind(raw, ready = () => {}, load = (fn, v) => fail(fn, `pi ${v}'s data is not loaded`)) {
+/**
+ * `tokens`: how a call with `tokens: true` counts — `host()` is what the wasm counts through
+ * (tokens.js `hostVocabularies`: the vocabularies loaded, and in Node the model's loaded on
+ * demand), `entry` the module a note tells the user to import `loadVocabulary` from.
+ */
+export function bind(raw, ready = () => {}, load = (fn, v) => fail(fn, `pi ${v}'s data is not loaded`), tokens = { host: () => hostVocabularies(), entry: "ctxlens" }) {
   function assemble(options) {
     const fn = "assemble";
     const o = checkOptions(fn, options, ASSEMBLE_OPTIONS, true);
@@ -324,6 +340,7 @@ export function bind(raw, ready = () => {}, load = (fn, v) => fail(fn, `pi ${v}'
       for (const [k, v] of Object.entries(o.env)) if (typeof v !== "string") fail(fn, `\`env.${k}\` must be a string, got ${typeName(v)}`);
       json.env = o.env;
     }
+    const counter = optTokens(fn, o) ? tokens.host() : undefined;
     const session = o.session === undefined || o.session === null ? undefined : o.session;
     if (session !== undefined && typeof session !== "string" && !(session instanceof Uint8Array)) fail(fn, `\`session\` must be a string or Uint8Array, got ${typeName(session)}`);
     const { list, blob } = packFiles(fn, o.files, true);
@@ -331,8 +348,8 @@ export function bind(raw, ready = () => {}, load = (fn, v) => fail(fn, `pi ${v}'
     ready(fn);
     return call(fn, () => {
       if (session !== undefined) sessionInto(raw, session);
-      const meta = withData(fn, raw, load, () => raw.assembleRaw(JSON.stringify(json), session !== undefined, blob));
-      return toAssembly(meta, raw.takeBody());
+      const meta = withData(fn, raw, load, () => raw.assembleRaw(JSON.stringify(json), session !== undefined, blob, counter), counter);
+      return toAssembly(meta, raw.takeBody(), tokens.entry);
     });
   }
 
@@ -356,13 +373,14 @@ export function bind(raw, ready = () => {}, load = (fn, v) => fail(fn, `pi ${v}'
     if (callRef !== undefined) json.call = callRef;
     const pi = optPi(fn, o);
     if (pi !== undefined) json.piVersion = pi;
+    const counter = optTokens(fn, o) ? tokens.host() : undefined;
     if (files === undefined || files === null) fail(fn, "files are required: the case folder's files by relative path");
     const { list, blob } = packFiles(fn, files, false);
     json.files = list;
     ready(fn);
     return call(fn, () => {
-      const meta = withData(fn, raw, load, () => raw.assembleCaseRaw(JSON.stringify(json), blob));
-      return toAssembly(meta, raw.takeBody());
+      const meta = withData(fn, raw, load, () => raw.assembleCaseRaw(JSON.stringify(json), blob, counter), counter);
+      return toAssembly(meta, raw.takeBody(), tokens.entry);
     });
   }
 

@@ -3,6 +3,7 @@
 // (not in the package's exports); each entry says where its wasm and data come from.
 import wbgInit, * as raw from "./wasm/ctxlens.js";
 import { bind, dataBlob, piVersions, CtxlensError } from "./api.js";
+import { hostVocabularies } from "./tokens.js";
 
 let ready = false;
 let pending = null;
@@ -89,9 +90,10 @@ export function install(version, files) {
 /**
  * The API over this runtime. `notReady(fn)` is the error a call makes before the wasm is
  * loaded, `notLoaded(fn, version)` the one it makes when a release's data is not (each entry
- * says what its user does about it).
+ * says what its user does about it). A call with `tokens: true` counts with the vocabularies
+ * loaded (`loadVocabulary`, from `entry`, which the note of a call without them names).
  */
-export function bindBrowser(notReady, notLoaded) {
+export function bindBrowser(notReady, notLoaded, entry) {
   return bind(
     raw,
     (fn) => {
@@ -106,5 +108,6 @@ export function bindBrowser(notReady, notLoaded) {
       }
       return dataBlob(raw, (name) => files.get(name));
     },
+    { host: () => hostVocabularies(), entry },
   );
 }

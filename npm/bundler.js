@@ -7,6 +7,7 @@
 import { init, loadFrom, bindBrowser } from "./browser.js";
 import { dataFiles } from "./data.js";
 import { protocols, piVersion, piVersions, CtxlensError } from "./api.js";
+import { loadVocabularyFetch, vocabularies } from "./tokens.js";
 
 let failed = null;
 
@@ -26,10 +27,17 @@ function notReady(fn) {
   return new CtxlensError(`ctxlens.${fn}: ctxlens is still loading; \`await ready\` (import { ready } from "ctxlens") before the first call`);
 }
 
-export const { assemble, assembleCase, parseSession } = bindBrowser(notReady, (fn) => notReady(fn));
+export const { assemble, assembleCase, parseSession } = bindBrowser(notReady, (fn) => notReady(fn), "ctxlens");
+
+/**
+ * Fetches vocabulary `name`'s module with progress, once: by default tokenizers/NAME.wasm beside
+ * the page (copy the package's tokenizers/ folder to the app's public files: bundlers do not copy
+ * modules that may never be used), or `url`.
+ */
+export const loadVocabulary = loadVocabularyFetch(() => new URL("tokenizers/", globalThis.document?.baseURI ?? globalThis.location?.href));
 
 /** Node only: a page has no machine to read. */
 export function assembleSession() {
   throw new CtxlensError("ctxlens.assembleSession reads the machine pi runs on: it is in Node only (in a page, `assemble` takes the files)");
 }
-export { protocols, piVersion, piVersions, CtxlensError };
+export { protocols, piVersion, piVersions, CtxlensError, vocabularies };

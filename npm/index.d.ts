@@ -36,6 +36,8 @@ export interface AssembleSessionOptions {
   env?: { [name: string]: string };
   /** The directory it runs in. Default `process.cwd()`. */
   cwd?: string;
+  /** Count tokens with the model's vocabulary (read from the package on first use): see `AssembleOptions.tokens`. */
+  tokens?: boolean;
 }
 
 /**

@@ -1,10 +1,13 @@
 // "ctxlens" for Node: the wasm is read from the package and instantiated synchronously, so the
 // API is ready on import (no init). Each pi release's data (data/pi-<version>/ in the package) is
-// read the first time a call rebuilds that release. `assembleSession` reads the real machine
+// read the first time a call rebuilds that release, and so is a vocabulary (tokenizers/) the
+// first time a call with `tokens: true` needs it. `assembleSession` reads the real machine
 // through the package's second wasm (node.js), instantiated the first time it is called.
 import { readFileSync } from "node:fs";
 import * as raw from "./wasm/ctxlens.js";
 import { bind, dataBlob, protocols, piVersion, piVersions, CtxlensError } from "./api.js";
+import { vocabularies } from "./tokens.js";
+import { loadVocabulary, nodeVocabularies } from "./node-tokens.js";
 
 raw.initSync({ module: readFileSync(new URL("./wasm/ctxlens_bg.wasm", import.meta.url)) });
 
@@ -12,9 +15,9 @@ function load(_fn, version) {
   return dataBlob(raw, (name) => readFileSync(new URL(`./data/pi-${version}/${name}`, import.meta.url)));
 }
 
-export const { assemble, assembleCase, parseSession } = bind(raw, undefined, load);
+export const { assemble, assembleCase, parseSession } = bind(raw, undefined, load, { host: nodeVocabularies, entry: "ctxlens" });
 // The real machine (the package's second wasm, loaded on first use): see node.js.
 export { assembleSession } from "./node.js";
 /** Already resolved: the same code runs here and in the bundler entry, where it waits for the wasm. */
 export const ready = Promise.resolve();
-export { protocols, piVersion, piVersions, CtxlensError };
+export { protocols, piVersion, piVersions, CtxlensError, loadVocabulary, vocabularies };

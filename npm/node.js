@@ -9,6 +9,7 @@ import path from "node:path";
 import * as raw from "./wasm/ctxlens_node.js";
 import { dataBlob, piVersions, CtxlensError, sessionArgv, assemblyOf, callWasm } from "./api.js";
 import { nodeHost } from "./node-host.js";
+import { nodeVocabularies } from "./node-tokens.js";
 
 let ready = false;
 
@@ -30,11 +31,12 @@ function init() {
 export function assembleSession(sessionPath, options) {
   const fn = "assembleSession";
   if (typeof sessionPath !== "string" || sessionPath === "") throw new CtxlensError(`ctxlens.${fn}: the session's path must be a non-empty string`);
-  const { argv, env, cwd } = sessionArgv(fn, options);
+  const { argv, env, cwd, tokens } = sessionArgv(fn, options);
   const where = cwd ?? process.cwd();
   init();
   const host = nodeHost({ env: env ?? process.env, cwd: where, output: false });
-  return callWasm(fn, () => assemblyOf(raw.assembleSessionRaw(JSON.stringify([path.resolve(where, sessionPath), ...argv]), host), raw.takeBody()));
+  const counter = tokens ? nodeVocabularies() : undefined;
+  return callWasm(fn, () => assemblyOf(raw.assembleSessionRaw(JSON.stringify([path.resolve(where, sessionPath), ...argv]), host, counter), raw.takeBody()));
 }
 
 /**

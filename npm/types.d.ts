@@ -118,6 +118,13 @@ export interface AssembleOptions {
   systemNow?: number;
   /** The pi release to rebuild. Default: the one the session proves (its system messages, entry types, texts, dates), else the newest. */
   piVersion?: PiVersion;
+  /**
+   * Count tokens with the model's own vocabulary (`result.tokens` says which; `stats` then carry
+   * `tokenizer` and `tokens` beside `chars`). In Node the vocabulary is read from the package on
+   * first use; in a browser it must be loaded first (`await loadVocabulary(name)`), else nothing
+   * is counted and `result.tokens.note` names it. Default false: no vocabulary is loaded.
+   */
+  tokens?: boolean;
 }
 
 /** Options of {@link assembleCase}. */
@@ -136,6 +143,8 @@ export interface AssembleCaseOptions {
   call?: CallRef;
   /** The pi release to rebuild. Default: the capture's (env.json `piVersion`), else the one the session proves, else the newest. */
   piVersion?: PiVersion;
+  /** Count tokens: see {@link AssembleOptions.tokens}. */
+  tokens?: boolean;
 }
 
 /** Options of {@link parseSession}. */
@@ -285,20 +294,26 @@ export interface Stage {
  * is `body.chars`.
  */
 export interface Stats {
+  /** The vocabulary the `tokens` fields were counted with (the option `tokens`); null: no `tokens` fields. */
+  tokenizer: { name: string; exact: boolean } | null;
   systemPrompt: {
     chars: number;
+    /** With a `tokenizer`: tokens of the texts, each encoded on its own (no chat-template framing). */
+    tokens?: number;
     /** `stored` (pi 0.86 on): which stored system message set the span (`session line 4`, `the compaction's checkpoint, line 9`, `this run`). */
-    sections: Array<{ name: string; source: string; offset: number; chars: number; stored?: string }>;
+    sections: Array<{ name: string; source: string; offset: number; chars: number; tokens?: number; stored?: string }>;
   };
   tools: {
     chars: number;
-    /** Each tool the body sends: its description and its parameters' schema as the body writes it. */
-    byTool: Array<{ name: string; chars: number; descriptionChars: number; parametersChars: number }>;
+    tokens?: number;
+    /** Each tool the body sends: its description and its parameters' schema as the body writes it (tokens: the description's plus the parameters' JSON's). */
+    byTool: Array<{ name: string; chars: number; descriptionChars: number; parametersChars: number; tokens?: number; descriptionTokens?: number; parametersTokens?: number }>;
   };
   history: {
     /** The sum of `byKind`'s characters (images counted, not measured: their data is `imageData`). */
     chars: number;
-    byRole: Array<{ role: string; count: number; chars: number }>;
+    tokens?: number;
+    byRole: Array<{ role: string; count: number; chars: number; tokens?: number }>;
     /** Texts by their place on the wire (thinking sent as text is assistant text). */
     byKind: {
       userText: number;
@@ -313,9 +328,11 @@ export interface Stats {
       /** How many images the body sends. */
       images: number;
     };
+    /** `byKind`'s texts in tokens (images: none), with a `tokenizer`. */
+    byKindTokens?: { userText: number; assistantText: number; reasoning: number; toolArguments: number; toolResults: number; signatures: number; imageData: number };
     toolResultsByTool: Array<{ name: string; count: number; chars: number }>;
     /** Each message of the body's conversation: its path in the body, its role on the wire, the LLM messages it renders and their session lines (none for one pi inserted). */
-    byMessage: Array<{ path: string; role: string; messages: number[]; lines: number[]; chars: number }>;
+    byMessage: Array<{ path: string; role: string; messages: number[]; lines: number[]; chars: number; tokens?: number }>;
   };
   /** The parameters' values (model, max tokens, stream, thinking, cache markers). */
   parameters: { chars: number; byName: Array<{ name: string; chars: number }> };
@@ -442,7 +459,58 @@ export interface Assembly {
   call: RebuiltCall | null;
   /** Present when `compareWith` was given. */
   comparison?: Comparison;
+  /** Present when `tokens` was asked for: what the model's tokens are counted with, and whether they were. */
+  tokens?: TokensInfo;
 }
+
+/** The vocabularies this package ships, one wasm module each (tokenizers/NAME.wasm). */
+export type VocabularyName = "o200k_base" | "cl100k_base" | "qwen2" | "deepseek_v3" | "llama3" | "mistral_v3" | "kimi_k2" | "glm4" | "glm5" | "minimax_m2";
+
+/** `result.tokens`. */
+export interface TokensInfo {
+  /** The vocabulary the model's provider counts with (ctxlens's rules, by provider and model id); null: none public or none known. It may be one this package does not ship (`gemma3`). */
+  vocabulary: string | null;
+  /** Whether that vocabulary's counts are the provider's (false: an estimate, e.g. Gemini on Gemma's vocabulary, or a vocabulary no reference tokenizer confirmed). */
+  exact: boolean;
+  /** Without a vocabulary, the estimate that applies (`claude`: from the session's usage, in `ctxlens stats`); else null. */
+  estimate: string | null;
+  /** Whether `stats` carry `tokens` (counted with `vocabulary`). */
+  counted: boolean;
+  /** Why nothing was counted and what to do (`tokens not counted: ...`), or a remark on the counts; null when there is none. */
+  note: string | null;
+}
+
+/** A loaded vocabulary. */
+export interface Vocabulary {
+  name: VocabularyName;
+  /** The tokens of `text` encoded on its own (no BOS/EOS, no chat template), as `ctxlens stats` counts each text. */
+  count(text: string): number;
+}
+
+/** The progress of a vocabulary's load: bytes read of `total` (null when the server does not say). */
+export interface VocabularyProgress {
+  name: VocabularyName;
+  loaded: number;
+  total: number | null;
+}
+
+export interface LoadVocabularyOptions {
+  /** Called as the module's bytes arrive (in Node: once, when the file is read). */
+  onProgress?: (progress: VocabularyProgress) => void;
+  /** Where the module is instead of the package's tokenizers/NAME.wasm (a URL; in Node also a path). */
+  url?: string | URL;
+}
+
+/** The names of the vocabularies this package ships. */
+export declare const vocabularies: readonly VocabularyName[];
+
+/**
+ * Loads a vocabulary's wasm module (the package's tokenizers/NAME.wasm, 0.7–1.2 MB gzipped),
+ * once: in a browser fetched same-origin with progress, in Node read from the package. Calls with
+ * `tokens: true` then count with it. Rejects for a name the package does not ship, or a module
+ * that is not that vocabulary's.
+ */
+export declare function loadVocabulary(name: VocabularyName, options?: LoadVocabularyOptions): Promise<Vocabulary>;
 
 /** One entry of a session file, in file order. */
 export interface SessionEntry {

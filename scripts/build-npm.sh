@@ -2,8 +2,9 @@
 # build-npm.sh [--no-app]: builds the `ctxlens` npm package from the repo into pkg/ and packs it.
 #   cargo (wasm/, release profile: opt-level z, lto; once without features: the browser wasm, once
 #   with `node`: the wasm of assembleSession and the bin) → wasm-bindgen --target web (the pinned
-#   CLI) → wasm-opt -Oz --converge --low-memory-unused (npm binaryen) → pkg/ctxlens/ (npm/
-#   template + wasm/) → the visualizer: `trunk build --release` (dist/; its post_build hook,
+#   CLI) → wasm-opt -Oz --converge --low-memory-unused (npm binaryen) → each vocabulary's wasm
+#   module (scripts/build-tokenizers.sh) → pkg/ctxlens/ (npm/ template + wasm/ + tokenizers/) →
+#   the visualizer: `trunk build --release` (dist/; its post_build hook,
 #   scripts/embed-assets.sh, copies the browser files just written into dist/) → pkg/ctxlens/app/
 #   (the app's files from dist/, which `npx ctxlens open` serves) → npm pack → pkg/*.tgz
 # --no-app: pkg/ctxlens/ without app/, not packed (what embed-assets.sh runs when the package's
@@ -64,16 +65,21 @@ build() {
 # the real filesystem).
 build ctxlens
 build ctxlens_node node
+# The vocabularies (one wasm module each, loaded when a call counts tokens with it).
+say "scripts/build-tokenizers.sh"
+list=$(bash scripts/build-tokenizers.sh)
+mapfile -t vocabularies <<<"$list"
 
 rm -rf "$out"
-mkdir -p "$out/wasm" "$out/bin"
+mkdir -p "$out/wasm" "$out/bin" "$out/tokenizers"
 cp npm/bin/ctxlens.js "$out/bin/ctxlens.js"
 chmod +x "$out/bin/ctxlens.js"
-cp npm/index.js npm/index.d.ts npm/web.js npm/web.d.ts npm/element.js npm/element.d.ts npm/bundler.js npm/browser.js npm/node-host.js npm/node.js npm/api.js npm/types.d.ts npm/README.md "$out/"
+cp npm/index.js npm/index.d.ts npm/web.js npm/web.d.ts npm/element.js npm/element.d.ts npm/bundler.js npm/browser.js npm/node-host.js npm/node.js npm/api.js npm/tokens.js npm/node-tokens.js npm/types.d.ts npm/README.md "$out/"
 cp "$work/ctxlens/ctxlens.js" "$out/wasm/ctxlens.js"
 cp "$work/ctxlens.wasm" "$out/wasm/ctxlens_bg.wasm"
 cp "$work/ctxlens_node/ctxlens_node.js" "$out/wasm/ctxlens_node.js"
 cp "$work/ctxlens_node.wasm" "$out/wasm/ctxlens_node_bg.wasm"
+cp "${vocabularies[@]}" "$out/tokenizers/"
 # Each pi release's data, loaded on first use (Node reads it, the browser fetches it), and
 # data.js: every file as `new URL("<literal path>", import.meta.url)`, the form a bundler copies
 # as an asset (the bundler entry fetches them from there).
@@ -112,14 +118,16 @@ size ctxlens_node_bg.wasm ""
 # The visualizer, built after the package's browser files it embeds (dist/ctxlens/, for the docs
 # page), then its own files into app/: the page, its worker, their wasm and JS, the CSS, the
 # snippets, each release's data (pi-data/, which the worker fetches). Not docs.html, the embeds'
-# copy of the package (ctxlens/) or the demo case (demo/): the app holds its demo itself.
+# copy of the package (ctxlens/), the demo case (demo/: the app holds its demo itself) or the
+# vocabularies (tokenizers/: the package has them once, and `open` serves the package's
+# tokenizers/ as the app's, wasm/src/node.rs).
 say "trunk build --release (the visualizer, for app/)"
 trunk build --release >"$work/trunk.log" 2>&1 || { cat "$work/trunk.log" >&2; exit 1; }
 [[ -f dist/index.html ]] || { echo "build-npm: trunk wrote no dist/index.html" >&2; exit 1; }
 mkdir -p "$out/app"
 for f in dist/*; do
   case $(basename "$f") in
-    ctxlens | demo | docs.html | docs.css) ;;
+    ctxlens | demo | docs.html | docs.css | tokenizers) ;;
     *) cp -r "$f" "$out/app/" ;;
   esac
 done

@@ -4,7 +4,9 @@
 // in Chromium. Each build must succeed as it comes (Vite's default target rejects top-level
 // await), copy the wasm and every release's data as assets of its own, and the app must give
 // pi's captured bodies byte for byte: the demo (0.85.1) through `assemble`, a 1.6.0 case through
-// `assembleCase`.
+// `assembleCase`. With the package's tokenizers/ copied beside the page (as its README says), a
+// call with `tokens: true` names the vocabulary, `loadVocabulary` fetches that one, and the
+// next call counts.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -15,10 +17,12 @@ import { serve, launch, open } from "../e2e/harness.mjs";
 import { installPackage, readTree, repo, demoOptions } from "./helpers.mjs";
 
 const CASE_160 = "tests/conformance/pi-1.6.0/an-fresh";
+// A case whose model has a shipped vocabulary (openai.gpt-oss: o200k_base).
+const CASE_TOKENS = "tests/conformance/pi-1.6.0/bd-gptoss-xhigh";
 
 // The app: plain browser code, no top-level await (it would need a target the defaults do not
 // have either). It records the call made before `ready` and both bodies.
-const app = `import { assemble, assembleCase, ready, piVersions } from "ctxlens";
+const app = `import { assemble, assembleCase, ready, piVersions, loadVocabulary } from "ctxlens";
 
 const bytes = (b64) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
 const out = {};
@@ -39,6 +43,15 @@ async function main() {
   out.case160 = c.body;
   out.case160Pi = c.pi.version;
   out.releases = piVersions.length;
+  const files = Object.fromEntries(Object.entries(inputs.caseTokens).map(([k, v]) => [k, bytes(v)]));
+  out.tokensBefore = assembleCase(files, { tokens: true }).tokens;
+  const progress = [];
+  await loadVocabulary(out.tokensBefore.vocabulary, { onProgress: (p) => progress.push(p.loaded) });
+  out.progressEvents = progress.length;
+  const t = assembleCase(files, { tokens: true });
+  out.tokens = t.tokens;
+  out.tokenizer = t.stats.tokenizer;
+  out.toolsTokens = t.stats.tools.tokens;
 }
 main().then(
   () => { document.getElementById("out").textContent = JSON.stringify(out); },
@@ -61,12 +74,18 @@ function inputsJson() {
   const { options } = demoOptions();
   const demo = { ...options, session: b64(Buffer.from(options.session)), files: Object.fromEntries([...options.files].map(([k, v]) => [k, b64(v)])) };
   const case160 = Object.fromEntries(Object.entries(readTree(path.join(repo, CASE_160))).map(([k, v]) => [k, b64(v)]));
-  return JSON.stringify({ demo, case160 });
+  const caseTokens = Object.fromEntries(Object.entries(readTree(path.join(repo, CASE_TOKENS))).map(([k, v]) => [k, b64(v)]));
+  return JSON.stringify({ demo, case160, caseTokens });
 }
 
 /** Every file below `dir`, relative, "/"-separated. */
 function listTree(dir) {
   return Object.keys(readTree(dir)).sort();
+}
+
+/** The package's vocabulary modules copied to `dir`/tokenizers/, as an app puts them beside its page. */
+function copyTokenizers(dir) {
+  fs.cpSync(path.join(project, "node_modules/ctxlens/tokenizers"), path.join(dir, "tokenizers"), { recursive: true });
 }
 
 let project, browser, inputs;
@@ -93,6 +112,7 @@ async function runAt(origin) {
 /** Serves `dist` (with inputs.json beside the app) and runs it. */
 async function run(dist) {
   fs.writeFileSync(path.join(dist, "inputs.json"), inputs);
+  copyTokenizers(dist);
   const server = await serve(dist);
   try {
     return await runAt(server.url);
@@ -111,6 +131,15 @@ function checkApp(name, { out, seen, errors, origin }) {
   assert.equal(out.case160Pi, "1.6.0");
   assert.equal(out.case160, fs.readFileSync(path.join(repo, CASE_160, "expected/request-1.json"), "utf8"), `${name}: ${CASE_160}'s body`);
   assert.equal(out.releases, 2);
+  assert.equal(out.tokensBefore.vocabulary, "o200k_base");
+  assert.equal(out.tokensBefore.counted, false);
+  assert.match(out.tokensBefore.note, /`await loadVocabulary\("o200k_base"\)` \(from "ctxlens"\)/);
+  assert.ok(out.progressEvents >= 2, `${name}: progress as the module's bytes arrive`);
+  assert.equal(out.tokens.counted, true, out.tokens.note);
+  assert.deepEqual(out.tokenizer, { name: "o200k_base", exact: true });
+  assert.ok(out.toolsTokens > 0);
+  const vocab = seen.filter((u) => u.includes("/tokenizers/"));
+  assert.deepEqual(vocab, [`${origin}/tokenizers/o200k_base.wasm`], `${name}: only the vocabulary the model needs, beside the page`);
   assert.deepEqual(seen.filter((u) => !u.startsWith(origin + "/") && !u.startsWith("data:")), [], `${name}: no request leaves the page's origin`);
 }
 
@@ -120,7 +149,8 @@ function check(name, dist, run) {
   const { seen, origin } = run;
   // The wasm is an asset of the build (its own file in dist/, fetched from the page's origin),
   // and so is each release's models.json; nothing is fetched from node_modules or elsewhere.
-  const files = listTree(dist);
+  // Bundlers copy no vocabulary (tokenizers/ is the copy this test made, as an app does).
+  const files = listTree(dist).filter((f) => !f.startsWith("tokenizers/"));
   const wasm = files.filter((f) => f.endsWith(".wasm"));
   assert.equal(wasm.length, 1, `${name}: one .wasm in the output: ${files.join(", ")}`);
   assert.deepEqual(fs.readFileSync(path.join(dist, wasm[0])), fs.readFileSync(path.join(project, "node_modules/ctxlens/wasm/ctxlens_bg.wasm")), `${name}: the package's wasm, copied`);
@@ -172,6 +202,7 @@ test("Vite's dev server runs the app with ctxlens left out of its dependency pre
   fs.writeFileSync(path.join(root, "index.html"), html('<script type="module" src="./main.js"></script>'));
   fs.writeFileSync(path.join(root, "main.js"), app);
   fs.writeFileSync(path.join(root, "inputs.json"), inputs);
+  copyTokenizers(root);
   const server = await viteServer({ root, configFile: false, logLevel: "error", optimizeDeps: { exclude: ["ctxlens"] }, server: { host: "127.0.0.1", port: 0, strictPort: false } });
   await server.listen();
   try {

@@ -75,7 +75,9 @@ test("the package ships the visualizer (app/) and nothing of the docs page or th
     assert.ok(files.includes(f), `app/${f} is in the package: ${files.join(", ")}`);
   }
   for (const f of ["docs.html", "docs.css", "ctxlens", "demo"]) assert.ok(!files.includes(f), `app/${f} is not: ${files.join(", ")}`);
-  for (const v of fs.readdirSync(path.join(repo, "core/data"))) {
+  // The vocabularies are in the package once (tokenizers/), not in app/ too: `open` serves them.
+  assert.ok(!files.includes("tokenizers"), `app/tokenizers is not: ${files.join(", ")}`);
+  for (const v of fs.readdirSync(path.join(repo, "core/data")).filter((d) => d.startsWith("pi-"))) {
     for (const f of fs.readdirSync(path.join(repo, "core/data", v))) {
       assert.deepEqual(fs.readFileSync(path.join(app, "pi-data", v, f)), fs.readFileSync(path.join(repo, "core/data", v, f)), `app/pi-data/${v}/${f}`);
     }
@@ -127,6 +129,14 @@ test("npx ctxlens open --case, without --app: the package's app shows pi's exact
   assert.equal(worker.status, 200);
   assert.equal(worker.type, "application/wasm");
   assert.deepEqual(worker.body, fs.readFileSync(path.join(app, "ctxlens-worker_bg.wasm")), "the app's files from the package");
+  // A vocabulary the page's worker fetches when it counts tokens: the package's tokenizers/,
+  // served as the app's /tokenizers/ (the package holds them once); nothing else beside app/.
+  const vocabulary = await request(url, { host: own, path: "/tokenizers/o200k_base.wasm" });
+  assert.equal(vocabulary.status, 200);
+  assert.equal(vocabulary.type, "application/wasm");
+  assert.deepEqual(vocabulary.body, fs.readFileSync(path.join(app, "../tokenizers/o200k_base.wasm")));
+  assert.equal((await request(url, { host: own, path: "/tokenizers/gemma3.wasm" })).status, 404);
+  assert.equal((await request(url, { host: own, path: "/tokenizers/../package.json" })).status, 400);
   assert.equal((await request(url, { host: own, path: "/docs.html" })).status, 404, "the docs page is not in the package");
   assert.equal((await request(url, { host: "evil.example:80", path: "/" })).status, 421, "another Host is refused (DNS rebinding)");
   assert.equal((await request(url, { host: own, method: "POST", path: "/" })).status, 405);

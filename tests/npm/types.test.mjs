@@ -17,6 +17,9 @@ import init, { initSync, assemble as webAssemble, load, install } from "ctxlens/
 import { mount, loadWasm, parseContext, TAG, VIEWS, CtxlensView } from "ctxlens/element";
 import type { ViewOptions, ViewName, ContextFile } from "ctxlens/element";
 import type { Comparison, Loss, MappingRow } from "ctxlens";
+import { loadVocabulary, vocabularies } from "ctxlens";
+import { loadVocabulary as webLoadVocabulary } from "ctxlens/web";
+import type { Vocabulary, VocabularyName, VocabularyProgress, TokensInfo } from "ctxlens";
 
 const tools: ExtensionTool[] = [{ name: "web_search", description: "Search", parameters: { type: "object", properties: { q: { type: "string" } } } }];
 const models: ModelsJson = { providers: { mock: { baseUrl: "http://127.0.0.1:1/v1", api: "openai-completions", apiKey: "k", models: [{ id: "m", reasoning: true }] } } };
@@ -89,6 +92,26 @@ const chosen: "index" | "entry" | "last" | undefined = rebuilt?.chosen;
 void [caseCall, cacheRead, chosen];
 // @ts-expect-error: a call is a number or a string
 assemble({ call: true });
+
+// Tokens: a vocabulary loaded, then counted with; what the result says of them.
+async function counted(): Promise<number> {
+  const names: readonly VocabularyName[] = vocabularies;
+  const v: Vocabulary = await loadVocabulary("o200k_base", { onProgress: (p: VocabularyProgress) => void (p.loaded + (p.total ?? 0) + p.name.length) });
+  await webLoadVocabulary(names[0], { url: "https://example.test/tokenizers/o200k_base.wasm" });
+  const t = assemble({ model: "openai/gpt-5", tokens: true });
+  const info: TokensInfo | undefined = t.tokens;
+  const exact: boolean = t.stats?.tokenizer?.exact ?? false;
+  const sys: number = (t.stats?.systemPrompt.tokens ?? 0) + (t.stats?.tools.byTool[0]?.parametersTokens ?? 0) + (t.stats?.history.byKindTokens?.toolResults ?? 0);
+  const c: Assembly = assembleCase(new Map([["case.json", "{}"]]), { tokens: true });
+  const s: Assembly = assembleSession("s.jsonl", { tokens: true });
+  void [info?.note, info?.vocabulary, exact, c, s];
+  return v.count("hi") + sys;
+}
+void counted;
+// @ts-expect-error: a vocabulary the package does not ship
+loadVocabulary("gemma3");
+// @ts-expect-error: tokens is a boolean
+assemble({ tokens: "yes" });
 
 // The element.
 const ctx: ContextFile[] = [{ url: "docs/AGENTS.md", folder: "sub" }, { url: "AGENTS.md" }];

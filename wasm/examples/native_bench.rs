@@ -137,16 +137,20 @@ fn main() {
     let mut times = Vec::new();
     for _ in 0..runs {
         let t = Instant::now();
-        let out =
-            ctxlens_wasm::api::assemble(&opts, Some(ctxlens::js::Str::from(text.as_str())), &[])
-                .expect("assemble");
+        let out = ctxlens_wasm::api::assemble(
+            &opts,
+            Some(ctxlens::js::Str::from(text.as_str())),
+            &[],
+            None,
+        )
+        .expect("assemble");
         assert!(out.body.is_some(), "{}", out.meta);
         times.push(t.elapsed().as_secs_f64() * 1e3);
     }
     // One more run, counted.
     let session = ctxlens::js::Str::from(text.as_str());
     ON.store(true, Relaxed);
-    let out = ctxlens_wasm::api::assemble(&opts, Some(session), &[]).expect("assemble");
+    let out = ctxlens_wasm::api::assemble(&opts, Some(session), &[], None).expect("assemble");
     ON.store(false, Relaxed);
     let n = text.len() as f64;
     println!(

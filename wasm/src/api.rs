@@ -7,11 +7,13 @@
 
 use std::collections::BTreeMap;
 
+use ctxlens::analysis::stats::Stats;
 use ctxlens::calls::CallRef;
 use ctxlens::case::{inputs_for_call, CaseFiles};
 use ctxlens::js::path::join_path;
 use ctxlens::js::{self, utf16_len, Object, Value};
 use ctxlens::session;
+use ctxlens::tokens::{TokenCounter, TokenizerInfo, Vocabulary};
 use ctxlens::{Api, Pi, PiVersion};
 use ctxlens::{Assembly, Diagnostic, Inputs, SourceText, VirtualFs};
 
@@ -127,6 +129,7 @@ pub fn assemble(
     options_json: &str,
     session: Option<ctxlens::js::Str>,
     blob: &[u8],
+    tokens: Option<&mut dyn Vocabularies>,
 ) -> Result<Output, String> {
     let o = opts(options_json)?;
     let d = Inputs::default();
@@ -200,7 +203,7 @@ pub fn assemble(
         home,
         agent_dir,
     };
-    Ok(run(inputs, opt_compare(&o)?))
+    Ok(run(inputs, opt_compare(&o)?, tokens))
 }
 
 /// The `tools` option: a tool set in any shape the app and the CLI recognize
@@ -236,7 +239,11 @@ fn opt_bool(o: &Object, key: &str) -> Result<bool, String> {
 
 /// `assembleCase(files, options)`: a case folder's files (relative paths) as the oracle lays
 /// them out (`ctxlens::case::inputs_from_case`).
-pub fn assemble_case(options_json: &str, blob: &[u8]) -> Result<Output, String> {
+pub fn assemble_case(
+    options_json: &str,
+    blob: &[u8],
+    tokens: Option<&mut dyn Vocabularies>,
+) -> Result<Output, String> {
     let o = opts(options_json)?;
     let mut files = CaseFiles::new();
     for (path, bytes) in split_files(&o, blob)? {
@@ -255,7 +262,7 @@ pub fn assemble_case(options_json: &str, blob: &[u8]) -> Result<Output, String> 
     if let Some(v) = opt_pi(&o)? {
         inputs.pi = Some(v);
     }
-    Ok(run(inputs, opt_compare(&o)?))
+    Ok(run(inputs, opt_compare(&o)?, tokens))
 }
 
 /// `compareWith`: a second protocol to compare the body with (the visualizer's compare mode).
@@ -265,7 +272,8 @@ fn opt_compare(o: &Object) -> Result<Option<Api>, String> {
 
 /// A call that waits for a release's data (see [`Output::needs_data`]).
 enum Pending {
-    Assemble(Box<Inputs>, Option<Api>),
+    /// The inputs, the protocol to compare with, whether tokens were asked for.
+    Assemble(Box<Inputs>, Option<Api>, bool),
     Session(String, String),
 }
 
@@ -284,10 +292,13 @@ fn needs_data(version: PiVersion, pending: Pending) -> Output {
     }
 }
 
-/// Runs the call [`needs_data`] kept, now that its release's data is installed.
-pub fn resume() -> Result<Output, String> {
+/// Runs the call [`needs_data`] kept, now that its release's data is installed; `tokens` as the
+/// call was given them.
+pub fn resume(tokens: Option<&mut dyn Vocabularies>) -> Result<Output, String> {
     match PENDING.with(|p| p.borrow_mut().take()) {
-        Some(Pending::Assemble(inputs, compare)) => Ok(run(*inputs, compare)),
+        Some(Pending::Assemble(inputs, compare, asked)) => {
+            Ok(run(*inputs, compare, tokens.filter(|_| asked)))
+        }
         Some(Pending::Session(options, text)) => {
             parse_session(&options, text).map(|meta| Output { meta, body: None })
         }
@@ -336,10 +347,97 @@ pub fn releases() -> String {
     .to_json()
 }
 
-pub(crate) fn run(inputs: Inputs, compare_with: Option<Api>) -> Output {
+/// The vocabularies the host (the npm package's JS side) has loaded, which count texts for a call
+/// that asks for tokens.
+pub trait Vocabularies {
+    /// One count per text with vocabulary `name`, each text encoded on its own; `None` when the
+    /// host has not loaded `name`; an error says why the texts could not be counted.
+    fn count(&mut self, name: &str, texts: &[&str]) -> Option<Result<Vec<usize>, String>>;
+}
+
+/// The [`TokenCounter`] the core counts through, over the host's vocabulary `info.name`.
+struct HostCounter<'v> {
+    host: &'v mut dyn Vocabularies,
+    info: TokenizerInfo,
+    not_loaded: bool,
+}
+
+impl TokenCounter for HostCounter<'_> {
+    fn info(&self) -> TokenizerInfo {
+        self.info.clone()
+    }
+    fn count(&mut self, texts: &[&str]) -> Result<Vec<usize>, String> {
+        match self.host.count(&self.info.name, texts) {
+            Some(r) => r,
+            None => {
+                self.not_loaded = true;
+                Err(format!("the {} vocabulary is not loaded", self.info.name))
+            }
+        }
+    }
+}
+
+/// The stats with tokens counted by the model's vocabulary, when the host has it, and what the
+/// result says of the tokens (`meta.tokens`): `{vocabulary, exact, estimate, why, counted,
+/// notLoaded, error}` — the vocabulary the model needs (null: none public; `estimate` names the
+/// estimate that applies), whether the stats' `tokens` are counted, and if not, why.
+fn count_tokens(a: &Assembly, host: &mut dyn Vocabularies) -> (Value, Option<Stats>) {
+    let vocabulary = ctxlens::tokens::vocabulary_of(a);
+    let mut o = Object::new();
+    let (mut counted, mut not_loaded, mut error) = (None, false, None);
+    match &vocabulary {
+        Some(Vocabulary::Known { name, exact, why }) => {
+            o.insert("vocabulary", Value::str(name));
+            o.insert("exact", Value::Bool(*exact));
+            o.insert("estimate", Value::Null);
+            o.insert("why", why.as_deref().map_or(Value::Null, Value::str));
+            if a.stats.is_some() {
+                let mut counter = HostCounter {
+                    host,
+                    info: TokenizerInfo {
+                        name: name.clone(),
+                        exact: *exact,
+                    },
+                    not_loaded: false,
+                };
+                match ctxlens::analysis::stats::compute_with_tokens(a, &mut counter) {
+                    Ok(stats) => counted = stats,
+                    Err(_) if counter.not_loaded => not_loaded = true,
+                    Err(e) => error = Some(e),
+                }
+            }
+        }
+        Some(Vocabulary::Unknown { kind, why }) => {
+            o.insert("vocabulary", Value::Null);
+            o.insert("exact", Value::Bool(false));
+            o.insert("estimate", kind.as_deref().map_or(Value::Null, Value::str));
+            o.insert("why", why.as_deref().map_or(Value::Null, Value::str));
+        }
+        None => {
+            o.insert("vocabulary", Value::Null);
+            o.insert("exact", Value::Bool(false));
+            o.insert("estimate", Value::Null);
+            o.insert("why", Value::Null);
+        }
+    }
+    o.insert("counted", Value::Bool(counted.is_some()));
+    o.insert("notLoaded", Value::Bool(not_loaded));
+    o.insert("error", error.map_or(Value::Null, Value::from));
+    (o.into(), counted)
+}
+
+pub(crate) fn run(
+    inputs: Inputs,
+    compare_with: Option<Api>,
+    tokens: Option<&mut dyn Vocabularies>,
+) -> Output {
     let version = ctxlens::pi::choice::choose(&inputs).version;
     if !ctxlens::pi::data::is_available(version) {
-        return needs_data(version, Pending::Assemble(Box::new(inputs), compare_with));
+        let asked = tokens.is_some();
+        return needs_data(
+            version,
+            Pending::Assemble(Box::new(inputs), compare_with, asked),
+        );
     }
     let inputs = &inputs;
     let mut a = ctxlens::assemble(inputs);
@@ -348,7 +446,15 @@ pub(crate) fn run(inputs: Inputs, compare_with: Option<Api>) -> Output {
     if let Some(r) = &mut a.request {
         r.params = Value::Null;
     }
+    // Only when tokens are asked for: the stats are computed again with the counts.
+    let tokens = tokens.map(|host| count_tokens(&a, host));
     let mut meta = meta_json(&a, inputs);
+    if let (Some((tokens, stats)), Value::Object(o)) = (tokens, &mut meta) {
+        if let Some(stats) = stats {
+            o.insert("stats", ctxlens::report::stats::to_json(&stats));
+        }
+        o.insert("tokens", tokens);
+    }
     if let (Some(with), Value::Object(o)) = (compare_with, &mut meta) {
         let b = ctxlens::assemble(&Inputs {
             api: Some(with),
@@ -611,29 +717,31 @@ mod tests {
 
     #[test]
     fn misuse_is_an_error_with_a_message() {
-        assert!(assemble("[]", None, &[])
+        assert!(assemble("[]", None, &[], None)
             .unwrap_err()
             .contains("JSON object"));
-        assert!(assemble("{", None, &[])
+        assert!(assemble("{", None, &[], None)
             .unwrap_err()
             .contains("not valid JSON"));
-        assert!(assemble(r#"{"api":"nope"}"#, None, &[])
+        assert!(assemble(r#"{"api":"nope"}"#, None, &[], None)
             .unwrap_err()
             .contains("one of"));
-        assert!(assemble(r#"{"files":[["/a",3]]}"#, None, b"ab")
+        assert!(assemble(r#"{"files":[["/a",3]]}"#, None, b"ab", None)
             .unwrap_err()
             .contains("shorter"));
-        assert!(assemble(r#"{"files":[["/a",1]]}"#, None, b"ab")
+        assert!(assemble(r#"{"files":[["/a",1]]}"#, None, b"ab", None)
             .unwrap_err()
             .contains("longer"));
-        assert!(assemble(r#"{"files":[["rel",1]]}"#, None, b"a")
+        assert!(assemble(r#"{"files":[["rel",1]]}"#, None, b"a", None)
             .unwrap_err()
             .contains("absolute"));
-        assert!(assemble(r#"{"args":[1]}"#, None, &[]).is_err());
-        assert!(assemble(r#"{"now":"x"}"#, None, &[]).is_err());
-        assert!(assemble_case("{}", &[]).unwrap_err().contains("case.json"));
+        assert!(assemble(r#"{"args":[1]}"#, None, &[], None).is_err());
+        assert!(assemble(r#"{"now":"x"}"#, None, &[], None).is_err());
+        assert!(assemble_case("{}", &[], None)
+            .unwrap_err()
+            .contains("case.json"));
         assert!(parse_session("5", String::new()).is_err());
-        assert!(assemble(r#"{"compareWith":"nope"}"#, None, &[])
+        assert!(assemble(r#"{"compareWith":"nope"}"#, None, &[], None)
             .unwrap_err()
             .contains("compareWith"));
     }
@@ -649,7 +757,7 @@ mod tests {
             "\n",
         );
         let options = r#"{"env":{"ANTHROPIC_API_KEY":"k"},"call":"a1"}"#;
-        let out = assemble(options, Some(session.into()), &[]).unwrap();
+        let out = assemble(options, Some(session.into()), &[], None).unwrap();
         let meta = js::parse(&out.meta).unwrap();
         let call = meta.get("call").expect("the call rebuilt");
         assert_eq!(call.get_str("chosen"), Some("entry"));
@@ -671,7 +779,7 @@ mod tests {
             r#"{"call":""}"#,
         ] {
             assert!(
-                assemble(bad, None, &[])
+                assemble(bad, None, &[], None)
                     .unwrap_err()
                     .contains("`call` must be"),
                 "{bad}"
@@ -681,7 +789,7 @@ mod tests {
 
     #[test]
     fn compare_with_adds_the_comparison() {
-        let out = assemble(r#"{"model":"anthropic/claude-sonnet-4-5","env":{"ANTHROPIC_API_KEY":"k"},"prompt":"hi","compareWith":"openai-responses"}"#, None, &[]).unwrap();
+        let out = assemble(r#"{"model":"anthropic/claude-sonnet-4-5","env":{"ANTHROPIC_API_KEY":"k"},"prompt":"hi","compareWith":"openai-responses"}"#, None, &[], None).unwrap();
         let meta = js::parse(&out.meta).unwrap();
         let c = meta.get("comparison").expect("comparison");
         assert_eq!(
@@ -696,13 +804,13 @@ mod tests {
             .get("mapping")
             .and_then(Value::as_array)
             .is_some_and(|m| !m.is_empty()));
-        let plain = assemble(r#"{"prompt":"hi"}"#, None, &[]).unwrap();
+        let plain = assemble(r#"{"prompt":"hi"}"#, None, &[], None).unwrap();
         assert!(js::parse(&plain.meta).unwrap().get("comparison").is_none());
     }
 
     #[test]
     fn no_model_is_a_diagnostic_not_an_error() {
-        let out = assemble(r#"{"prompt":"hi"}"#, None, &[]).unwrap();
+        let out = assemble(r#"{"prompt":"hi"}"#, None, &[], None).unwrap();
         assert!(out.body.is_none());
         let meta = js::parse(&out.meta).unwrap();
         assert!(meta.get("url").unwrap().is_null());
@@ -741,5 +849,89 @@ mod tests {
                 ("/c".to_string(), &b"z"[..])
             ]
         );
+    }
+
+    /// The host's vocabularies in a test: o200k_base (ctxlens-tokens, natively), or none, or
+    /// one that fails.
+    enum Host {
+        O200k,
+        Nothing,
+        Broken,
+    }
+
+    impl Vocabularies for Host {
+        fn count(&mut self, name: &str, texts: &[&str]) -> Option<Result<Vec<usize>, String>> {
+            use ctxlens_tokens::Tokenizer;
+            match self {
+                Host::O200k if name == "o200k_base" => {
+                    let v = ctxlens_tokens::builtin(name).unwrap();
+                    Some(texts.iter().map(|t| v.count(t)).collect())
+                }
+                Host::O200k | Host::Nothing => None,
+                Host::Broken => Some(Err("the module trapped".into())),
+            }
+        }
+    }
+
+    const GPT5: &str =
+        r#"{"model":"openai/gpt-5","env":{"OPENAI_API_KEY":"k"},"prompt":"hello there"}"#;
+
+    fn tokens_of(out: &Output) -> (Value, Value) {
+        let meta = js::parse(&out.meta).unwrap();
+        (
+            meta.get("tokens").cloned().unwrap_or(Value::Null),
+            meta.get("stats").cloned().unwrap(),
+        )
+    }
+
+    #[test]
+    fn tokens_are_counted_with_the_models_vocabulary_when_the_host_has_it() {
+        let plain = assemble(GPT5, None, &[], None).unwrap();
+        let (t, stats) = tokens_of(&plain);
+        assert!(t.is_null(), "no tokens asked: no `tokens`");
+        assert!(stats.get("tokenizer").unwrap().is_null());
+
+        let counted = assemble(GPT5, None, &[], Some(&mut Host::O200k)).unwrap();
+        let (t, stats) = tokens_of(&counted);
+        assert_eq!(t.get_str("vocabulary"), Some("o200k_base"));
+        assert_eq!(t.get("counted"), Some(&Value::Bool(true)));
+        assert_eq!(
+            stats.get("tokenizer").and_then(|k| k.get_str("name")),
+            Some("o200k_base")
+        );
+        // The user's text is "hello there": its one message's tokens are o200k's own count.
+        let history = stats.get("history").unwrap();
+        assert_eq!(history.get("tokens").and_then(Value::as_f64), Some(2.0));
+        assert!(
+            stats
+                .get("systemPrompt")
+                .and_then(|s| s.get("tokens"))
+                .and_then(Value::as_f64)
+                .unwrap()
+                > 100.0
+        );
+        assert_eq!(
+            plain.body, counted.body,
+            "counting changes nothing of the body"
+        );
+
+        let (t, stats) = tokens_of(&assemble(GPT5, None, &[], Some(&mut Host::Nothing)).unwrap());
+        assert_eq!(t.get("counted"), Some(&Value::Bool(false)));
+        assert_eq!(t.get("notLoaded"), Some(&Value::Bool(true)));
+        assert!(stats.get("tokenizer").unwrap().is_null());
+
+        let (t, _) = tokens_of(&assemble(GPT5, None, &[], Some(&mut Host::Broken)).unwrap());
+        assert_eq!(t.get("counted"), Some(&Value::Bool(false)));
+        assert_eq!(t.get_str("error"), Some("the module trapped"));
+    }
+
+    #[test]
+    fn a_model_without_a_public_vocabulary_is_not_counted_and_says_so() {
+        let options = r#"{"model":"anthropic/claude-sonnet-4-5","env":{"ANTHROPIC_API_KEY":"k"},"prompt":"hi"}"#;
+        let (t, stats) = tokens_of(&assemble(options, None, &[], Some(&mut Host::O200k)).unwrap());
+        assert!(t.get("vocabulary").unwrap().is_null());
+        assert_eq!(t.get_str("estimate"), Some("claude"));
+        assert_eq!(t.get("counted"), Some(&Value::Bool(false)));
+        assert!(stats.get("tokenizer").unwrap().is_null());
     }
 }

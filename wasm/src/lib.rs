@@ -75,26 +75,90 @@ pub fn wasm_memory() -> JsValue {
     wasm_bindgen::memory()
 }
 
+#[wasm_bindgen]
+extern "C" {
+    /// The vocabularies the JS side has loaded (npm/tokens.js), passed to a call that asks for
+    /// tokens.
+    pub type JsVocabularies;
+    /// `countTexts(name, bytes, ends)`: the tokens of each text `bytes[ends[i-1]..ends[i]]`
+    /// (UTF-8; `bytes` is a view of this wasm's memory, read before returning) by vocabulary
+    /// `name`, as a `Uint32Array`; `undefined` when that vocabulary is not loaded; throws when
+    /// it cannot count.
+    #[wasm_bindgen(method, catch, js_name = countTexts)]
+    fn count_texts(
+        this: &JsVocabularies,
+        name: &str,
+        bytes: &[u8],
+        ends: &[u32],
+    ) -> Result<Option<Vec<u32>>, JsValue>;
+}
+
+impl api::Vocabularies for JsVocabularies {
+    fn count(&mut self, name: &str, texts: &[&str]) -> Option<Result<Vec<usize>, String>> {
+        let mut bytes = Vec::with_capacity(texts.iter().map(|t| t.len()).sum());
+        let mut ends = Vec::with_capacity(texts.len());
+        for t in texts {
+            bytes.extend_from_slice(t.as_bytes());
+            let Ok(end) = u32::try_from(bytes.len()) else {
+                return Some(Err("the texts are over 4 GB".into()));
+            };
+            ends.push(end);
+        }
+        match self.count_texts(name, &bytes, &ends) {
+            Ok(None) => None,
+            Ok(Some(counts)) if counts.len() == texts.len() => {
+                Some(Ok(counts.into_iter().map(|n| n as usize).collect()))
+            }
+            Ok(Some(counts)) => Some(Err(format!(
+                "the {name} vocabulary gave {} counts for {} texts",
+                counts.len(),
+                texts.len()
+            ))),
+            Err(e) => Some(Err(e.as_string().unwrap_or_else(|| format!("{e:?}")))),
+        }
+    }
+}
+
+fn vocabularies(tokens: &mut Option<JsVocabularies>) -> Option<&mut dyn api::Vocabularies> {
+    tokens.as_mut().map(|t| t as &mut dyn api::Vocabularies)
+}
+
 /// The metadata JSON (the body follows with [`take_body`]). The session, when `has_session`, is
-/// the text written into [`text_buffer`]'s buffer.
+/// the text written into [`text_buffer`]'s buffer. With `tokens` (the option `tokens: true`), the
+/// stats count tokens with the model's vocabulary when the JS side has it loaded, and the
+/// metadata's `tokens` says which vocabulary the model needs and whether it counted.
 #[wasm_bindgen(js_name = assembleRaw)]
 pub fn assemble_raw(
     options_json: &str,
     has_session: bool,
     files: &[u8],
+    mut tokens: Option<JsVocabularies>,
 ) -> Result<String, JsError> {
     let session = if has_session {
         TEXT.with(|t| t.borrow_mut().take()).map(StrBuilder::finish)
     } else {
         None
     };
-    output(api::assemble(options_json, session, files))
+    output(api::assemble(
+        options_json,
+        session,
+        files,
+        vocabularies(&mut tokens),
+    ))
 }
 
-/// The metadata JSON (the body follows with [`take_body`]).
+/// The metadata JSON (the body follows with [`take_body`]); `tokens` as [`assemble_raw`]'s.
 #[wasm_bindgen(js_name = assembleCaseRaw)]
-pub fn assemble_case_raw(options_json: &str, files: &[u8]) -> Result<String, JsError> {
-    output(api::assemble_case(options_json, files))
+pub fn assemble_case_raw(
+    options_json: &str,
+    files: &[u8],
+    mut tokens: Option<JsVocabularies>,
+) -> Result<String, JsError> {
+    output(api::assemble_case(
+        options_json,
+        files,
+        vocabularies(&mut tokens),
+    ))
 }
 
 #[wasm_bindgen(js_name = parseSessionRaw)]
@@ -102,10 +166,11 @@ pub fn parse_session_raw(options_json: &str, text: String) -> Result<String, JsE
     api::parse_session(options_json, text).map_err(|e| JsError::new(&e))
 }
 
-/// Runs the call that answered `{"needsData": version}`, once that release's data is installed.
+/// Runs the call that answered `{"needsData": version}`, once that release's data is installed
+/// (`tokens`: the call's).
 #[wasm_bindgen(js_name = resumeRaw)]
-pub fn resume_raw() -> Result<String, JsError> {
-    output(api::resume())
+pub fn resume_raw(mut tokens: Option<JsVocabularies>) -> Result<String, JsError> {
+    output(api::resume(vocabularies(&mut tokens)))
 }
 
 /// Installs a release's data folder: `options_json` is `{"files": [[name, byteLength], ...]}`

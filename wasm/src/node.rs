@@ -212,6 +212,21 @@ pub fn open_respond_raw(method: &str, target: &str, host_header: &str, host: &No
         };
         let app = site.app().to_string_lossy().into_owned();
         let app = fs.realpath(&app).unwrap_or(app);
+        // The package ships the vocabularies once, in its tokenizers/, not in app/ as well: the
+        // package's own app gets them from there.
+        let package_tokenizers = host
+            .app_dir()
+            .and_then(|a| fs.realpath(&a))
+            .filter(|a| *a == app)
+            .map(|a| join_path(&a, "../tokenizers"))
+            .and_then(|t| fs.realpath(&t));
+        let under = |dir: &str, rel: &str| {
+            let real = fs.realpath(&join_path(dir, rel))?;
+            if !real.starts_with(&format!("{dir}/")) || !fs.is_file(&real) {
+                return None;
+            }
+            fs.read(&real).ok()
+        };
         let r = ctxlens_cli::open::respond(
             site,
             *port,
@@ -219,11 +234,10 @@ pub fn open_respond_raw(method: &str, target: &str, host_header: &str, host: &No
             target,
             Some(host_header).filter(|h| !h.is_empty()),
             &|rel| {
-                let real = fs.realpath(&join_path(&app, rel))?;
-                if !real.starts_with(&format!("{app}/")) || !fs.is_file(&real) {
-                    return None;
-                }
-                fs.read(&real).ok()
+                under(&app, rel).or_else(|| {
+                    let name = rel.strip_prefix("tokenizers/")?;
+                    under(package_tokenizers.as_deref()?, name)
+                })
             },
         );
         crate::BODY.with(|b| *b.borrow_mut() = Some(r.body));
@@ -277,15 +291,21 @@ fn argv(json: &str) -> Result<Vec<String>, String> {
 /// `assembleSession(path, options)`: `argv_json` is the command line the JS side made of the
 /// options (`[SESSION, --prompt, TEXT, ...]`); the session's inputs are read from the machine as
 /// the command line reads them ([`ctxlens_cli::commands::session_inputs`]), and the result is
-/// `assemble`'s. Its notes are diagnostics, so nothing is written to stderr.
+/// `assemble`'s (`tokens` as [`crate::assemble_raw`]'s). Its notes are diagnostics, so nothing is
+/// written to stderr.
 #[wasm_bindgen(js_name = assembleSessionRaw)]
-pub fn assemble_session_raw(argv_json: &str, host: &NodeHost) -> Result<String, JsError> {
+pub fn assemble_session_raw(
+    argv_json: &str,
+    host: &NodeHost,
+    mut tokens: Option<crate::JsVocabularies>,
+) -> Result<String, JsError> {
+    let tokens = crate::vocabularies(&mut tokens);
     let r = (|| {
         let argv = argv(argv_json)?;
         let o = ctxlens_cli::opts::parse(&argv)?;
         let mut cli = Quiet(NodeCli::new(host));
         let inputs = ctxlens_cli::commands::session_inputs(&mut cli, &o)?;
-        Ok(crate::api::run(inputs, o.with))
+        Ok(crate::api::run(inputs, o.with, tokens))
     })();
     crate::output(r)
 }
