@@ -49,7 +49,11 @@ if [[ -z $check_only ]]; then
     fi
   fi
   echo "== 2. extract core/data/pi-$version/" >&2
-  scripts/extract-pi-data.sh "$version"
+  if ! scripts/extract-pi-data.sh "$version"; then
+    echo "add-pi-release: the extraction of pi $version failed (above): its package differs where a reader" >&2
+    echo "in scripts/extract/ expects a shape; extend that reader for this shape, then run this again" >&2
+    exit 1
+  fi
   echo "== 3. the version seam" >&2
   released=$(npm view "@earendil-works/pi-coding-agent@$version" time --json 2>/dev/null \
     | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const t=JSON.parse(s);process.stdout.write((t[process.argv[1]]||"").slice(0,10))})' "$version")

@@ -212,8 +212,9 @@ pub struct ResponsesRules {
     /// 1.4.0 (#8720): a tool result whose text is only whitespace counts as empty (`(no tool
     /// output)`, no `input_text` part; AR10). Cases: `pi-1.6.0/rs-toolresult-blank`.
     pub blank_tool_result_is_empty: bool,
-    /// By 1.6.0 (no changelog line names it; 1.5.0's #11415 is about namespaces after a model
-    /// switch): a replayed tool call keeps its item id only when it has the prefix of its replay
+    /// By 1.4.0 (no changelog line names it; 1.5.0's #11415 is about namespaces after a model
+    /// switch; the 1.4.0, 1.5.x and 1.6.0 code is the same, openai-responses-shared.js:274):
+    /// a replayed tool call keeps its item id only when it has the prefix of its replay
     /// type (`fc_` for `function_call`, `ctc_` for `custom_tool_call`) and the same model made
     /// it; `namespace` only for the same model (AR8). 0.85: `custom_tool_call` kept any id, and a
     /// deferred tool's calls kept their namespace. Only grammar tools show the difference (a
