@@ -137,8 +137,8 @@ pub struct Detection {
     /// More than one: the session cannot tell them apart (their sessions are alike where this
     /// one has something to show), so the choice is the user's (`--pi`, `piVersion`).
     pub candidates: Vec<PiVersion>,
-    /// The session's dates show a release ctxlens does not rebuild wrote it (0.86.0–1.3.0, or
-    /// 1.0.3, which cannot be installed): `version` is the nearest supported one, never certain.
+    /// The session's dates show a release ctxlens does not rebuild wrote it (0.86.0–1.3.0; 0.99.1
+    /// and 1.0.3 cannot be installed): `version` is the nearest supported one, never certain.
     pub unsupported_writer: bool,
 }
 
@@ -406,7 +406,7 @@ pub fn detect(session: &SourceText) -> Option<Detection> {
                 candidates = out_by;
             } else if out_by.is_empty() && !candidates.is_empty() {
                 // Written before any supported release that writes it was out: by a release
-                // ctxlens does not rebuild (0.86.0–1.3.0, or 1.0.3, which cannot be installed).
+                // ctxlens does not rebuild (0.86.0–1.3.0; 0.99.1 and 1.0.3 cannot be installed).
                 // The nearest supported one is the oldest; that it behaves the same is not shown.
                 let nearest = candidates[0];
                 let between: Vec<&str> = LATER_RELEASES

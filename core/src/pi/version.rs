@@ -116,8 +116,10 @@ mod tests {
             .windows(2)
             .all(|w| w[0].released() < w[1].released()));
         assert_eq!(PiVersion::LATEST, *PiVersion::ALL.last().unwrap());
-        // 1.0.3 was published but cannot be installed (it depends on an unpublished
-        // `@earendil-works/chord@^1.0.3`), so no user runs it and ctxlens does not rebuild it.
+        // 0.99.1 and 1.0.3 were published but cannot be installed (they depend on
+        // `@earendil-works/chord@^0.99.1` / `^1.0.3`, never published: npm answers ETARGET), so
+        // no user runs them and ctxlens does not rebuild them.
+        assert!("0.99.1".parse::<PiVersion>().is_err());
         let e = "1.0.3".parse::<PiVersion>().unwrap_err();
         let msg = e.to_string();
         assert!(
