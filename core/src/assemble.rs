@@ -102,6 +102,15 @@ impl Assembly {
 
 /// Runs pi's request assembly on `inputs`.
 pub fn assemble(inputs: &Inputs) -> Assembly {
+    let mut a = assemble_without_stats(inputs);
+    // The character accounting of the body as sent, each part mapped to its block.
+    a.stats = stats::compute(&a);
+    a
+}
+
+/// [`assemble`] without `stats`, for a host that computes them itself (with its token counter:
+/// `stats::compute_with_tokens`), so they are not computed twice.
+pub fn assemble_without_stats(inputs: &Inputs) -> Assembly {
     let choice = crate::pi::choice::choose(inputs);
     let pi = match Pi::new(choice.version) {
         Ok(pi) => pi,
@@ -147,7 +156,7 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
     run.on_payload();
     run.http_body(request.as_ref());
     run.parts.llm_messages = std::mem::take(&mut run.llm.messages);
-    let mut a = Assembly {
+    Assembly {
         pi: Some(pi),
         choice: Some(choice),
         request,
@@ -157,10 +166,7 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
         calls: run.calls,
         call: run.call,
         parts: run.parts,
-    };
-    // The character accounting of the body as sent, each part mapped to its block.
-    a.stats = stats::compute(&a);
-    a
+    }
 }
 
 /// One assembly in progress: the release, the inputs, the trace so far, the problems found and

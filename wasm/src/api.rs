@@ -391,7 +391,7 @@ fn count_tokens(a: &Assembly, host: &mut dyn Vocabularies) -> (Value, Option<Sta
             o.insert("exact", Value::Bool(*exact));
             o.insert("estimate", Value::Null);
             o.insert("why", why.as_deref().map_or(Value::Null, Value::str));
-            if a.stats.is_some() {
+            if a.request.is_some() {
                 let mut counter = HostCounter {
                     host,
                     info: TokenizerInfo {
@@ -440,19 +440,24 @@ pub(crate) fn run(
         );
     }
     let inputs = &inputs;
-    let mut a = ctxlens::assemble(inputs);
+    // With tokens asked for, the stats are computed once, with the counts.
+    let mut a = match tokens {
+        Some(_) => ctxlens::assemble::assemble_without_stats(inputs),
+        None => ctxlens::assemble(inputs),
+    };
     // The params tree is the body before serialization; nothing below reads it (the body is
     // the bytes), so it is freed before the analysis allocates.
     if let Some(r) = &mut a.request {
         r.params = Value::Null;
     }
-    // Only when tokens are asked for: the stats are computed again with the counts.
-    let tokens = tokens.map(|host| count_tokens(&a, host));
+    let tokens = tokens.map(|host| {
+        let (tokens, stats) = count_tokens(&a, host);
+        // Not counted (the vocabulary not loaded, none public): the characters alone.
+        a.stats = stats.or_else(|| ctxlens::analysis::stats::compute(&a));
+        tokens
+    });
     let mut meta = meta_json(&a, inputs);
-    if let (Some((tokens, stats)), Value::Object(o)) = (tokens, &mut meta) {
-        if let Some(stats) = stats {
-            o.insert("stats", ctxlens::report::stats::to_json(&stats));
-        }
+    if let (Some(tokens), Value::Object(o)) = (tokens, &mut meta) {
         o.insert("tokens", tokens);
     }
     if let (Some(with), Value::Object(o)) = (compare_with, &mut meta) {
