@@ -84,6 +84,12 @@ pub struct Rules {
     /// order patches nothing; 0.86.0–1.4.0: the loadout's own order. Cases:
     /// `pi-1.5.0/sp-resume-order` (a `tools` patch), `pi-1.4.0/sp-resume-order` (none).
     pub loadout_keeps_order: bool,
+    /// 1.4.0 (#10940): `resolveTranscriptTools` folds the tool changes up to the last removal
+    /// or redeclaration into the top-level tools and anchors the later additions (Responses,
+    /// Kimi-style completions); 0.86.0–1.3.0: one removal or redeclaration anywhere folds every
+    /// change (1.3.0/AI/utils/transcript.js:198–205). Read from the code: no captured case has
+    /// an addition after a removal under tool search or Kimi-style additions yet.
+    pub tool_changes_fold_after_last_change: bool,
     /// How a prompt template's arguments are split (`parseCommandArgs`,
     /// CA/core/prompt-templates.js:11). Case: `pt-template-args` (captured for both releases).
     pub prompt_template_args: PromptTemplateArgs,
@@ -209,6 +215,12 @@ pub struct ResponsesRules {
     /// `addedToolNames` names them. Cases: `pi-1.6.0/rs-changes-*`, `rs-toolsearch-*`,
     /// `az-changes-*`, `cx-*`.
     pub anchored_tool_changes: bool,
+    /// 1.4.0 (#10940): the "changes" tool support mode (`getResponsesToolSupport`: system
+    /// messages and `additional_tools` mid-conversation), the incremental notice before a later
+    /// `additional_tools` item and removals announced as text; 1.3.0: `supportsAdditionalTools`
+    /// or `supportsToolSearch` anchor additions (an `additional_tools` item or tool search),
+    /// no notices. Cases: `pi-1.3.0/rs-changes-*`, `az-changes-*`, `rs-toolsearch-*`.
+    pub tool_change_notices: bool,
     /// 1.4.0 (#8720): a tool result whose text is only whitespace counts as empty (`(no tool
     /// output)`, no `input_text` part; AR10). Cases: `pi-1.6.0/rs-toolresult-blank`.
     pub blank_tool_result_is_empty: bool,
@@ -376,11 +388,12 @@ pub struct GoogleRules {
     /// untrimmed text is still what is sent when it does not). Cases: `pi-1.6.0/gg-history-*`,
     /// `gg-error-image-3flash`.
     pub blank_tool_result_is_empty: bool,
-    /// By 1.4.0 (with pi-ai's client identity, A7; no changelog line names it): the headers
-    /// are `providerHeadersToRecord(identity, model.headers, options.headers)`
-    /// (AI/utils/headers.js:8–19): merged case-insensitively, a name set again moves to the end
-    /// with its last spelling (0.85: one object spread, `User-Agent` first). Case:
-    /// `pi-1.6.0/gg-headers`.
+    /// By 1.3.0 (no changelog line names it): `providerHeadersToRecord` merges the headers
+    /// case-insensitively, a name set again moves to the end with its last spelling
+    /// (AI/utils/headers.js:8–19); 1.3.0 passes it `{"User-Agent": getPiUserAgent(),
+    /// ...model.headers, ...options.headers}`, 1.4.0 on `(identity, model.headers,
+    /// options.headers)` (0.85: one object spread, `User-Agent` first, nulls dropped). Cases:
+    /// `pi-1.6.0/gg-headers`, `pi-1.3.0/gg-headers` (a model's `user-agent` replaces pi's).
     pub headers_merged_case_insensitively: bool,
     /// @google/genai 2.x (0.86.1 on; 2.21.0 in 1.3.0–1.5.2, 2.32.0 in 1.6.0): `functionCall` is
     /// written `args, id, name`; 1.52.0 wrote `id, args, name`. Cases:
@@ -502,12 +515,14 @@ impl PiVersion {
     /// The rules of this release.
     pub fn rules(self) -> &'static Rules {
         static V0_85_1: Rules = R_0_85_1;
+        static V1_3_0: Rules = R_1_3_0;
         static V1_4_0: Rules = R_1_4_0;
         static V1_5_0: Rules = R_1_5_0;
         static V1_5_2: Rules = R_1_5_2;
         static V1_6_0: Rules = R_1_6_0;
         match self {
             PiVersion::V0_85_1 => &V0_85_1,
+            PiVersion::V1_3_0 => &V1_3_0,
             PiVersion::V1_4_0 => &V1_4_0,
             PiVersion::V1_5_0 => &V1_5_0,
             PiVersion::V1_5_2 => &V1_5_2,
@@ -532,6 +547,7 @@ const R_0_85_1: Rules = Rules {
     compaction_model_overrides: false,
     prompt_template_args: PromptTemplateArgs::QuoteAnywhere,
     loadout_keeps_order: false,
+    tool_changes_fold_after_last_change: false,
     completions: CompletionsRules {
         developer_role_openai_only: false,
         strict_opt_in: false,
@@ -544,6 +560,7 @@ const R_0_85_1: Rules = Rules {
     message_roles: &ROLES_0_85,
     responses: ResponsesRules {
         anchored_tool_changes: false,
+        tool_change_notices: false,
         blank_tool_result_is_empty: false,
         item_id_prefix_per_type: false,
         configuration_update: false,
@@ -622,6 +639,7 @@ const R_1_6_0: Rules = Rules {
     compaction_model_overrides: true,
     prompt_template_args: PromptTemplateArgs::QuoteOpensToken,
     loadout_keeps_order: true,
+    tool_changes_fold_after_last_change: true,
     completions: CompletionsRules {
         developer_role_openai_only: true,
         strict_opt_in: true,
@@ -634,6 +652,7 @@ const R_1_6_0: Rules = Rules {
     message_roles: &ROLES_0_86,
     responses: ResponsesRules {
         anchored_tool_changes: true,
+        tool_change_notices: true,
         blank_tool_result_is_empty: true,
         item_id_prefix_per_type: true,
         configuration_update: true,
@@ -781,3 +800,30 @@ include!(concat!(env!("OUT_DIR"), "/rule_docs.rs"));
 pub fn rule_doc(path: &str) -> Option<&'static str> {
     RULE_DOCS.iter().find(|(p, _)| *p == path).map(|(_, d)| *d)
 }
+
+/// 1.3.0: 1.4.0 without what 1.4.0 began (the diff of the two releases' dist; cases `pi-1.3.0/`).
+const R_1_3_0: Rules = Rules {
+    client_identity: ClientIdentity::OsUserAgent,
+    tool_changes_fold_after_last_change: false,
+    completions: CompletionsRules {
+        blank_tool_result_is_empty: false,
+        ..R_1_4_0.completions
+    },
+    responses: ResponsesRules {
+        tool_change_notices: false,
+        blank_tool_result_is_empty: false,
+        ..R_1_4_0.responses
+    },
+    pi_messages: PiMessagesRules {
+        identity_headers_merged: false,
+    },
+    google: GoogleRules {
+        blank_tool_result_is_empty: false,
+        ..R_1_4_0.google
+    },
+    bedrock: BedrockRules {
+        pi_user_agent_pair: false,
+        ..R_1_4_0.bedrock
+    },
+    ..R_1_4_0
+};

@@ -14,6 +14,8 @@ use std::str::FromStr;
 pub enum PiVersion {
     /// 2026-09-06.
     V0_85_1,
+    /// 2026-10-15.
+    V1_3_0,
     /// 2026-10-21.
     V1_4_0,
     /// 2026-11-02.
@@ -26,8 +28,9 @@ pub enum PiVersion {
 
 impl PiVersion {
     /// Every supported release, oldest first.
-    pub const ALL: [PiVersion; 5] = [
+    pub const ALL: [PiVersion; 6] = [
         PiVersion::V0_85_1,
+        PiVersion::V1_3_0,
         PiVersion::V1_4_0,
         PiVersion::V1_5_0,
         PiVersion::V1_5_2,
@@ -40,6 +43,7 @@ impl PiVersion {
     pub const fn as_str(self) -> &'static str {
         match self {
             PiVersion::V0_85_1 => "0.85.1",
+            PiVersion::V1_3_0 => "1.3.0",
             PiVersion::V1_4_0 => "1.4.0",
             PiVersion::V1_5_0 => "1.5.0",
             PiVersion::V1_5_2 => "1.5.2",
@@ -51,6 +55,7 @@ impl PiVersion {
     pub const fn released(self) -> &'static str {
         match self {
             PiVersion::V0_85_1 => "2026-09-06",
+            PiVersion::V1_3_0 => "2026-10-15",
             PiVersion::V1_4_0 => "2026-10-21",
             PiVersion::V1_5_0 => "2026-11-02",
             PiVersion::V1_5_2 => "2026-11-10",
