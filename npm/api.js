@@ -94,6 +94,31 @@ function optApi(fn, o, key = "api") {
   return v;
 }
 
+/**
+ * `compareWith`: a protocol (`"openai-responses"` or `{api}`: `result.comparison`) or a release
+ * (`{piVersion}`: `result.upgrade`, what upgrading pi does to the request). Returns `{api}` or
+ * `{piVersion}`, or undefined.
+ */
+function optCompare(fn, o) {
+  const v = o.compareWith;
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === "string") return { api: optApi(fn, o, "compareWith") };
+  if (!isPlainObject(v)) fail(fn, `\`compareWith\` must be a protocol, {api} or {piVersion}, got ${typeName(v)}`);
+  const keys = Object.keys(v).filter((k) => v[k] !== undefined);
+  if (keys.length !== 1 || !["api", "piVersion"].includes(keys[0])) fail(fn, "`compareWith` must be {api: PROTOCOL} or {piVersion: VERSION}, one of them");
+  if (keys[0] === "api") {
+    if (!protocols.includes(v.api)) fail(fn, `\`compareWith.api\` must be one of ${protocols.join(", ")}; got ${JSON.stringify(v.api)}`);
+    return { api: v.api };
+  }
+  if (!piVersions.includes(v.piVersion)) fail(fn, `\`compareWith.piVersion\` must be one of ${piVersions.join(", ")}; got ${JSON.stringify(v.piVersion)}`);
+  return { piVersion: v.piVersion };
+}
+
+function compareJson(json, c) {
+  if (c?.api !== undefined) json.compareWith = c.api;
+  if (c?.piVersion !== undefined) json.compareWithPi = c.piVersion;
+}
+
 function bytesOf(fn, path, content) {
   if (typeof content === "string") return encoder.encode(content);
   if (content instanceof Uint8Array) return content;
@@ -203,6 +228,7 @@ function toAssembly(metaJson, bytes, entry = "ctxlens") {
     calls: meta.calls,
     call: meta.call,
     ...(meta.comparison ? { comparison: meta.comparison } : {}),
+    ...(meta.upgrade ? { upgrade: meta.upgrade } : {}),
     ...(meta.tokens ? { tokens: tokensOf(meta.tokens, entry) } : {}),
   };
 }
@@ -242,7 +268,9 @@ export function sessionArgv(fn, options) {
   const now = optNow(fn, o);
   if (now !== undefined) flag("--now", String(now));
   flag("--api", optApi(fn, o));
-  flag("--with", optApi(fn, o, "compareWith"));
+  const compare = optCompare(fn, o);
+  flag("--with", compare?.api);
+  flag("--pi-with", compare?.piVersion);
   if (o.args !== undefined && o.args !== null) {
     if (!Array.isArray(o.args) || !o.args.every((a) => typeof a === "string")) fail(fn, "`args` must be a list of strings");
     argv.push(...o.args);
@@ -304,8 +332,7 @@ export function bind(raw, ready = () => {}, load = (fn, v) => fail(fn, `pi ${v}'
     }
     const api = optApi(fn, o);
     if (api !== undefined) json.api = api;
-    const compareWith = optApi(fn, o, "compareWith");
-    if (compareWith !== undefined) json.compareWith = compareWith;
+    compareJson(json, optCompare(fn, o));
     const now = optNow(fn, o);
     if (now !== undefined) json.now = now;
     if (o.systemNow !== undefined && o.systemNow !== null) {
@@ -359,8 +386,7 @@ export function bind(raw, ready = () => {}, load = (fn, v) => fail(fn, `pi ${v}'
     const json = {};
     const api = optApi(fn, o);
     if (api !== undefined) json.api = api;
-    const compareWith = optApi(fn, o, "compareWith");
-    if (compareWith !== undefined) json.compareWith = compareWith;
+    compareJson(json, optCompare(fn, o));
     const now = optNow(fn, o);
     if (now !== undefined) json.now = now;
     const envDir = optString(fn, o, "envDir");

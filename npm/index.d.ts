@@ -30,8 +30,8 @@ export interface AssembleSessionOptions {
   now?: number;
   /** `--api`: switch the protocol. */
   api?: import("./types.js").Api;
-  /** `--with`: also assemble under this protocol (`result.comparison`). */
-  compareWith?: import("./types.js").Api;
+  /** `--with`: also assemble under this protocol (`result.comparison`), or `{piVersion}`: under that release (`result.upgrade`). */
+  compareWith?: import("./types.js").Api | { api: import("./types.js").Api } | { piVersion: import("./types.js").PiVersion };
   /** The environment the machine is read with. Default `process.env`. */
   env?: { [name: string]: string };
   /** The directory it runs in. Default `process.cwd()`. */

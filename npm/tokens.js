@@ -238,7 +238,8 @@ export function tokensOf(meta, entry) {
   if (!meta) return undefined;
   const { vocabulary, exact, estimate, why, counted, notLoaded, error } = meta;
   let note = null;
-  if (counted) note = why ?? null;
+  if (counted && estimate) note = (meta.notes ?? []).find((n) => n.startsWith("tokens estimated")) ?? why ?? null;
+  else if (counted) note = why ?? null;
   else if (error) note = `tokens not counted: ${error}`;
   else if (vocabulary && !vocabularies.includes(vocabulary)) {
     note = `tokens not counted: the ${vocabulary} vocabulary is not in this package (only ${vocabularies.join(", ")})${why ? `; ${why}` : ""}`;
@@ -251,5 +252,7 @@ export function tokensOf(meta, entry) {
   } else {
     note = "tokens not counted: the request was not built";
   }
-  return { vocabulary: vocabulary ?? null, exact: !!exact, estimate: estimate ?? null, counted: !!counted, note };
+  // The request against the context window and pi's compaction threshold, the calls rebuilt
+  // against their usage (for Claude's estimate), and the core's notes: as `ctxlens stats` gives them.
+  return { vocabulary: vocabulary ?? null, exact: !!exact, estimate: estimate ?? null, counted: !!counted, note, window: meta.window ?? null, calibration: meta.calibration ?? null, notes: meta.notes ?? [] };
 }

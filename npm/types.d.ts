@@ -108,8 +108,12 @@ export interface AssembleOptions {
   now?: number;
   /** Switch the protocol: the same model with its `api` replaced. */
   api?: Api;
-  /** Also assemble under this protocol and compare the two bodies: `result.comparison`. */
-  compareWith?: Api;
+  /**
+   * Also assemble under this protocol (`"openai-responses"` or `{api}`) and compare the two bodies:
+   * `result.comparison`; or under another pi release (`{piVersion}`): `result.upgrade`, what
+   * upgrading pi does to this request.
+   */
+  compareWith?: Api | { api: Api } | { piVersion: PiVersion };
   /** The id of a new session (pi makes a random uuidv7); a resumed session uses its header's id. */
   sessionId?: string;
   /** The `User-Agent` pi sends, which it derives from the machine. Default: the release's on linux x64 (0.85: "pi (linux 6.1.0; x64)"; 1.6.0: "pi/1.6.0 (linux; node/v22.23.5; x64)"). */
@@ -133,8 +137,12 @@ export interface AssembleCaseOptions {
   now?: number;
   /** Switch the protocol. */
   api?: Api;
-  /** Also assemble under this protocol and compare the two bodies: `result.comparison`. */
-  compareWith?: Api;
+  /**
+   * Also assemble under this protocol (`"openai-responses"` or `{api}`) and compare the two bodies:
+   * `result.comparison`; or under another pi release (`{piVersion}`): `result.upgrade`, what
+   * upgrading pi does to this request.
+   */
+  compareWith?: Api | { api: Api } | { piVersion: PiVersion };
   /** The folder (relative to the case) holding the capture's env.json. Default: `expected/`, else the shallowest env.json. */
   envDir?: string;
   /** A placeholder key for the provider of the model pi takes when it has none (a key never changes the body). */
@@ -457,8 +465,10 @@ export interface Assembly {
   calls: Call[];
   /** The call rebuilt (the `call` option, or the last call when there is no prompt); null: the next request. */
   call: RebuiltCall | null;
-  /** Present when `compareWith` was given. */
+  /** Present when `compareWith` named a protocol. */
   comparison?: Comparison;
+  /** Present when `compareWith` named a release (`{piVersion}`). */
+  upgrade?: Upgrade;
   /** Present when `tokens` was asked for: what the model's tokens are counted with, and whether they were. */
   tokens?: TokensInfo;
 }
@@ -472,12 +482,22 @@ export interface TokensInfo {
   vocabulary: string | null;
   /** Whether that vocabulary's counts are the provider's (false: an estimate, e.g. Gemini on Gemma's vocabulary, or a vocabulary no reference tokenizer confirmed). */
   exact: boolean;
-  /** Without a vocabulary, the estimate that applies (`claude`: from the session's usage, in `ctxlens stats`); else null. */
+  /** Without a vocabulary, the estimate that applies (`claude`: calibrated on the session's usage, its calls rebuilt); else null. */
   estimate: string | null;
-  /** Whether `stats` carry `tokens` (counted with `vocabulary`). */
+  /** Whether `stats` carry `tokens` (counted with `vocabulary`, or `estimate`d: `stats.tokenizer.exact` is then false). */
   counted: boolean;
   /** Why nothing was counted and what to do (`tokens not counted: ...`), or a remark on the counts; null when there is none. */
   note: string | null;
+  /** The request against the model's `contextWindow` and pi's compaction threshold (`contextWindow - compaction.reserveTokens`); null without tokens. */
+  window: { contextWindow: number; tokens: number; share: number; compaction: { enabled: boolean; reserveTokens: number; threshold: number; distance: number; error?: string | null } } | null;
+  /**
+   * For an estimate: every call with usage rebuilt beside the provider's count (`reportedTokens` =
+   * input + cache read + cache write, `rebuiltChars`), and the characters per token fitted on
+   * them with the error measured by leaving each call out; as `ctxlens stats`' `calibration`.
+   */
+  calibration: { model: string; calls: { index: number; entryId: string | null; line: number; reportedTokens: number; rebuiltChars: number; rebuiltTokens: number | null; difference: number | null; used: boolean; note: string | null }[]; framing: unknown; estimate: { charsPerToken: number; plausible: boolean; error: { meanAbsPct: number; maxAbsPct: number; calls: number } | null } | null; notes: string[] } | null;
+  /** The core's notes on the tokens (why not counted, how estimated), as `ctxlens stats`' `tokenNotes`. */
+  notes: string[];
 }
 
 /** A loaded vocabulary. */
@@ -585,3 +605,45 @@ export declare function assembleCase(files: FileTree, options?: AssembleCaseOpti
 
 /** Reads a session file as pi does: the entries, the active branch and what it selects. */
 export declare function parseSession(text: string | Uint8Array, options?: ParseSessionOptions): SessionTree;
+
+/** One block under both releases of an upgrade. */
+export interface UpgradeBlock {
+  /** `system prompt`, `tools`, `history`, `user text`, ..., `body`, `tool NAME`. */
+  name: string;
+  fromChars: number;
+  toChars: number;
+  charsDelta: number;
+  /** With tokens counted on both sides (the `tokens` option), else null. */
+  fromTokens: number | null;
+  toTokens: number | null;
+  tokensDelta: number | null;
+}
+
+/** What upgrading pi does to the request (`compareWith: {piVersion}`). */
+export interface Upgrade {
+  /** The result's release and the one compared with. */
+  from: PiVersion;
+  to: PiVersion;
+  /** Body, URL and headers byte-identical. */
+  identical: boolean;
+  /**
+   * The first changed byte of the body: the bytes before it (`cachedPrefixBytes`) are the prefix
+   * a provider's cache still reuses on the first call after upgrading; its JSON path, each
+   * side's value there and the block it is in.
+   */
+  firstChange: { byte: number; utf16: number; cachedPrefixBytes: number; path: string | null; from: string | null; to: string | null; block: string | null } | null;
+  /** A release that builds no request, and why. */
+  notBuilt: { pi: PiVersion; why: string }[];
+  url: { from: string; to: string } | null;
+  /** Headers whose value differs or that one side lacks (null). */
+  headers: { name: string; from: string | null; to: string | null }[];
+  blocks: UpgradeBlock[];
+  /**
+   * The version table's switches that differ: each with its entry (the release that began it,
+   * what it does, the cases that prove it), whether it belongs to this request's protocol, and
+   * the changelog lines that cite the same issues.
+   */
+  rules: { rule: string; from: string; to: string; appliesToThisProtocol: boolean; doc: string | null; changelog: { pi: string; text: string }[] }[];
+  /** pi's release notes between the two; null in the npm package (the CLI has them). */
+  changelog: { pi: string; date: string | null; sections: { title: string; items: string[] }[] }[] | null;
+}

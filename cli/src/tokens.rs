@@ -2,10 +2,10 @@
 //! with `ctxlens-tokens`, and the session's calls rebuilt against the usage they recorded
 //! (`ctxlens::analysis::calibration`); without a vocabulary, the calibrated estimate.
 
-use ctxlens::analysis::calibration::{self, Calibration};
-use ctxlens::analysis::stats::{self, Stats};
 use ctxlens::js::{Object, Value};
-use ctxlens::tokens::{TokenCounter, TokenizerInfo, Vocabulary};
+#[cfg(feature = "tokens")]
+use ctxlens::tokens::TokenizerInfo;
+use ctxlens::tokens::{TokenCounter, Vocabulary};
 use ctxlens::{Assembly, Inputs};
 
 use crate::host::Host;
@@ -59,36 +59,12 @@ pub fn counter(
     ))
 }
 
-fn borrow(c: &mut Option<Box<dyn TokenCounter>>) -> Option<&mut dyn TokenCounter> {
-    match c {
-        Some(b) => Some(&mut **b),
-        None => None,
-    }
-}
+pub use ctxlens::tokens::Counted;
 
-/// What `stats` prints beside the characters.
-pub struct Counted {
-    pub stats: Stats,
-    /// The request against the context window and pi's compaction threshold (with tokens).
-    pub window: Option<ctxlens::analysis::window::Window>,
-    pub vocabulary: Option<Vocabulary>,
-    pub calibration: Option<Calibration>,
-    /// Why the tokens are not counted, or how they are estimated.
-    pub notes: Vec<String>,
-}
+pub use ctxlens::tokens::Calls;
 
-/// The assembly's stats with tokens: counted with the model's vocabulary when the host has it,
-/// else estimated from the session's own usage when it has some; the calls with usage
-/// rebuilt against it either way.
-/// Whether `count` rebuilds the session's calls with usage.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Calls {
-    /// Always (`stats`: the calibration is part of its output).
-    Always,
-    /// Only when there is no vocabulary and an estimate needs them (`summary`).
-    ForEstimate,
-}
-
+/// The assembly's stats with tokens ([`ctxlens::tokens::count`]), with the vocabulary this
+/// host has (compiled in, or `tokenizer_json`).
 pub fn count(
     host: &mut dyn Host,
     inputs: &Inputs,
@@ -97,94 +73,18 @@ pub fn count(
     calls: Calls,
     max_calls: Option<usize>,
 ) -> Option<Counted> {
-    let plain = a.stats.clone()?;
-    let vocabulary = ctxlens::tokens::vocabulary_of(a);
-    let mut notes = Vec::new();
-    let mut counter = match &vocabulary {
-        Some(Vocabulary::Known { name, exact, why }) => {
-            if let (false, Some(why)) = (exact, why) {
-                notes.push(format!("{name} is an estimate: {why}"));
-            }
-            match host.token_counter(name, *exact, tokenizer_json) {
-                Ok(c) => Some(c),
-                Err(e) => {
-                    notes.push(e);
-                    None
-                }
-            }
+    let mut counter = match ctxlens::tokens::vocabulary_of(a) {
+        Some(Vocabulary::Known { name, exact, .. }) => {
+            host.token_counter(&name, exact, tokenizer_json).map(Some)
         }
-        Some(Vocabulary::Unknown { why, .. }) => {
-            notes.push(match why {
-                Some(why) => format!("no public vocabulary: {why}"),
-                None => "the model's vocabulary is unknown to ctxlens: no exact count".into(),
-            });
-            None
-        }
-        None => None,
+        _ => Ok(None),
     };
-    let mut s = match borrow(&mut counter) {
-        Some(c) => match stats::compute_with_tokens(a, c) {
-            Ok(Some(s)) => s,
-            Ok(None) => plain.clone(),
-            Err(e) => {
-                notes.push(format!("the tokens could not be counted: {e}"));
-                counter = None;
-                plain.clone()
-            }
-        },
-        None => plain.clone(),
+    let counter = match &mut counter {
+        Ok(Some(c)) => Ok(Some(&mut **c as &mut dyn TokenCounter)),
+        Ok(None) => Ok(None),
+        Err(e) => Err(e.clone()),
     };
-    let wanted = calls == Calls::Always || counter.is_none();
-    let calibration = if wanted && a.calls.iter().any(|c| c.usage.is_some()) {
-        match calibration::calibrate(inputs, a, borrow(&mut counter), max_calls) {
-            Ok(c) => Some(c),
-            Err(e) => {
-                notes.push(format!(
-                    "the calls could not be rebuilt against their usage: {e}"
-                ));
-                None
-            }
-        }
-    } else {
-        None
-    };
-    if counter.is_none() {
-        match calibration.as_ref().and_then(|c| c.estimate.as_ref()) {
-            Some(e) if !e.plausible => notes.push(format!(
-                "no estimate: {:.1} characters per token is not a tokenizer's ratio, so the usage this session recorded does not look like these requests' tokens",
-                e.chars_per_token
-            )),
-            Some(e) => {
-                calibration::apply_estimate(&mut s, e);
-                notes.push(format!(
-                    "tokens estimated at {:.2} characters per token, measured on this session's calls{}",
-                    e.chars_per_token,
-                    match &e.error {
-                        Some(err) => format!(
-                            " (error {:.1}% on average, {:.1}% at most, over {} calls)",
-                            err.mean_abs_pct, err.max_abs_pct, err.calls
-                        ),
-                        None => " (its error is not measured: one call)".into(),
-                    }
-                ));
-            }
-            None => notes.push(
-                "no call of this model recorded its usage, so no estimate is calibrated: tokens are not shown".into(),
-            ),
-        }
-    }
-    let window = s
-        .tokenizer
-        .is_some()
-        .then(|| ctxlens::analysis::window::window(a, s.total_tokens()))
-        .flatten();
-    Some(Counted {
-        window,
-        stats: s,
-        vocabulary,
-        calibration,
-        notes,
-    })
+    ctxlens::tokens::count(inputs, a, counter, calls, max_calls)
 }
 
 /// `stats`' JSON: the accounting, then the vocabulary, the calibration and the notes.

@@ -24,6 +24,17 @@ pub struct Settings {
     pub trust_reason: String,
 }
 
+/// pi's compaction settings (`getCompactionSettings`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CompactionSettings {
+    pub enabled: bool,
+    /// The tokens pi keeps free of the context window: it compacts past
+    /// `contextWindow - reserveTokens` (NaN when the setting is not a number: pi never compacts).
+    pub reserve_tokens: f64,
+    /// About how many tokens of the newest messages a compaction keeps.
+    pub keep_recent_tokens: f64,
+}
+
 impl Settings {
     pub fn get(&self, key: &str) -> Option<&Value> {
         self.merged.get(key)
@@ -51,6 +62,84 @@ impl Settings {
             Some(Value::String(s)) if !s.is_empty() => Some(s.chars().map(String::from).collect()),
             _ => None,
         }
+    }
+    /// `getCompactionSettings(model)`: whether pi compacts, and the tokens it keeps free
+    /// (`reserveTokens`: pi compacts once the context passes `contextWindow - reserveTokens`,
+    /// `shouldCompact`, CA/core/compaction/compaction.js:163) and keeps (`keepRecentTokens`).
+    /// Defaults from the release's data (`defaults.json` `compaction`); from 0.86
+    /// (`Rules::compaction_model_overrides`) per model, validated: the error is pi's.
+    pub fn compaction(
+        &self,
+        pi: &crate::Pi,
+        provider: &str,
+        model_id: &str,
+    ) -> Result<CompactionSettings, String> {
+        let defaults = pi
+            .data
+            .defaults
+            .get("compaction")
+            .and_then(Value::as_object);
+        let default = |k: &str| {
+            defaults
+                .and_then(|d| d.get(k))
+                .and_then(Value::as_f64)
+                .unwrap_or(f64::NAN)
+        };
+        let compaction = self.merged.get_object("compaction");
+        let enabled = match compaction.and_then(|c| c.get("enabled")) {
+            None | Some(Value::Null) => defaults
+                .and_then(|d| d.get("enabled"))
+                .is_none_or(Value::truthy),
+            Some(v) => v.truthy(),
+        };
+        let token = |field: &str| -> Result<f64, String> {
+            let ordinary = compaction.and_then(|c| c.get(field));
+            if !pi.rules.compaction_model_overrides {
+                // `settings.compaction?.[field] ?? default`, used in `-` (JS coerces it).
+                return Ok(match ordinary {
+                    None | Some(Value::Null) => default(field),
+                    Some(v) => js::to_number(Some(v)),
+                });
+            }
+            let valid = |v: &Value| {
+                v.as_f64()
+                    .is_some_and(|n| n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0)
+            };
+            let shown = |v: &Value| js::to_js_string(Some(v));
+            if let Some(v) = ordinary.filter(|v| !valid(v)) {
+                return Err(format!(
+                    "Invalid compaction.{field} setting: {}. Expected a non-negative safe integer.",
+                    shown(v)
+                ));
+            }
+            let key = format!("{provider}/{model_id}");
+            let entry = compaction
+                .and_then(|c| c.get_object("modelOverrides"))
+                .and_then(|o| o.get(&key));
+            let entry = match entry {
+                None => None,
+                Some(Value::Object(o)) => Some(o),
+                Some(v) => {
+                    return Err(format!(
+                    "Invalid compaction.modelOverrides[\"{key}\"] setting: {}. Expected an object.",
+                    shown(v)
+                ))
+                }
+            };
+            let over = entry.and_then(|e| e.get(field));
+            if let Some(v) = over.filter(|v| !valid(v)) {
+                return Err(format!("Invalid compaction.modelOverrides[\"{key}\"].{field} setting: {}. Expected a non-negative safe integer.", shown(v)));
+            }
+            Ok(over
+                .or(ordinary)
+                .and_then(Value::as_f64)
+                .unwrap_or_else(|| default(field)))
+        };
+        Ok(CompactionSettings {
+            enabled,
+            reserve_tokens: token("reserveTokens")?,
+            keep_recent_tokens: token("keepRecentTokens")?,
+        })
     }
     /// `getBlockImages()` (:902): `settings.images?.blockImages ?? false`, used for truthiness.
     pub fn block_images(&self) -> bool {

@@ -127,3 +127,73 @@ fn legacy_settings_are_migrated() {
         r#"{"skills":["/s"],"retry":{"provider":{"maxRetryDelayMs":5}},"transport":"sse","enableSkillCommands":false}"#
     );
 }
+
+#[test]
+fn compaction_settings_as_each_release_reads_them() {
+    // Expected values: pi's own `SettingsManager.inMemory(settings).getCompactionSettings(model)`
+    // run with each release's code (0.85.1 and 1.6.0) on these settings, for openai/gpt-5.4.
+    let run = |v: crate::PiVersion, json: &str| {
+        let pi = crate::Pi::new(v).expect("release data");
+        let s = Settings {
+            merged: js::parse(json).unwrap().as_object().unwrap().clone(),
+            ..Default::default()
+        };
+        s.compaction(&pi, "openai", "gpt-5.4")
+            .map(|c| (c.enabled, c.reserve_tokens, c.keep_recent_tokens))
+    };
+    use crate::PiVersion::{V0_85_1, V1_6_0};
+    for v in [V0_85_1, V1_6_0] {
+        assert_eq!(run(v, "{}"), Ok((true, 16384.0, 20000.0)), "{v}");
+        assert_eq!(
+            run(v, r#"{"compaction":{"reserveTokens":50000}}"#),
+            Ok((true, 50000.0, 20000.0))
+        );
+        assert_eq!(
+            run(
+                v,
+                r#"{"compaction":{"enabled":false,"keepRecentTokens":1000}}"#
+            ),
+            Ok((false, 16384.0, 1000.0))
+        );
+    }
+    let overrides = r#"{"compaction":{"reserveTokens":1000,"modelOverrides":{"openai/gpt-5.4":{"reserveTokens":7000}}}}"#;
+    // 0.85.1 has no per-model overrides and takes any value (JS coerces it in `window - x`).
+    assert_eq!(run(V0_85_1, overrides), Ok((true, 1000.0, 20000.0)));
+    assert_eq!(
+        run(V0_85_1, r#"{"compaction":{"reserveTokens":"100"}}"#),
+        Ok((true, 100.0, 20000.0))
+    );
+    assert_eq!(
+        run(
+            V0_85_1,
+            r#"{"compaction":{"modelOverrides":{"openai/gpt-5.4":3}}}"#
+        ),
+        Ok((true, 16384.0, 20000.0))
+    );
+    // 1.6.0: the model's override wins, and a bad value is pi's error.
+    assert_eq!(run(V1_6_0, overrides), Ok((true, 7000.0, 20000.0)));
+    assert_eq!(
+        run(V1_6_0, r#"{"compaction":{"reserveTokens":"100"}}"#),
+        Err(
+            "Invalid compaction.reserveTokens setting: 100. Expected a non-negative safe integer."
+                .into()
+        )
+    );
+    assert_eq!(
+        run(V1_6_0, r#"{"compaction":{"reserveTokens":-1}}"#),
+        Err(
+            "Invalid compaction.reserveTokens setting: -1. Expected a non-negative safe integer."
+                .into()
+        )
+    );
+    assert_eq!(
+        run(
+            V1_6_0,
+            r#"{"compaction":{"modelOverrides":{"openai/gpt-5.4":3}}}"#
+        ),
+        Err(
+            "Invalid compaction.modelOverrides[\"openai/gpt-5.4\"] setting: 3. Expected an object."
+                .into()
+        )
+    );
+}

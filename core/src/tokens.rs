@@ -162,3 +162,145 @@ pub fn vocabulary_of(a: &crate::Assembly) -> Option<Vocabulary> {
     let m = a.parts.model_choice.model.as_ref()?;
     Some(Rules::shipped().resolve(m.provider(), m.id()))
 }
+
+/// An assembly's statistics with tokens, as every host shows them (the CLI's `stats` and
+/// `summary`, the page's worker): counted with the model's vocabulary when the host has it, else
+/// estimated from the session's own usage when it has some; the calls with usage rebuilt
+/// against it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Counted {
+    pub stats: crate::analysis::stats::Stats,
+    /// The request against the context window and pi's compaction threshold (with tokens).
+    pub window: Option<crate::analysis::window::Window>,
+    pub vocabulary: Option<Vocabulary>,
+    pub calibration: Option<crate::analysis::calibration::Calibration>,
+    /// Why the tokens are not counted, or how they are estimated.
+    pub notes: Vec<String>,
+}
+
+/// Whether [`count`] rebuilds the session's calls with usage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Calls {
+    /// Always (`stats`, the app: the calibration is part of what they show).
+    Always,
+    /// Only when there is no vocabulary and an estimate needs them (`summary`).
+    ForEstimate,
+}
+
+/// [`Counted`] for `a` (assembled from `inputs`). `counter` is the host's counter for the
+/// model's vocabulary ([`vocabulary_of`]): `Ok(None)` when the model has no public vocabulary,
+/// `Err(why)` when the host could not get it (not built in, not loaded). At most `max_calls`
+/// calls are rebuilt (`calibrate`'s). `None` without stats.
+pub fn count(
+    inputs: &crate::Inputs,
+    a: &crate::Assembly,
+    counter: Result<Option<&mut dyn TokenCounter>, String>,
+    calls: Calls,
+    max_calls: Option<usize>,
+) -> Option<Counted> {
+    use crate::analysis::{calibration, stats};
+    // The characters alone: the assembly's own stats, or (an assembly made without them, so
+    // that the stats are computed once, with the counts) computed here when needed.
+    a.request.as_ref()?;
+    let plain = || a.stats.clone().or_else(|| stats::compute(a));
+    let vocabulary = vocabulary_of(a);
+    let mut notes = Vec::new();
+    if let Some(Vocabulary::Known {
+        name,
+        exact: false,
+        why: Some(why),
+    }) = &vocabulary
+    {
+        notes.push(format!("{name} is an estimate: {why}"));
+    }
+    if let Some(Vocabulary::Unknown { why, .. }) = &vocabulary {
+        notes.push(match why {
+            Some(why) => format!("no public vocabulary: {why}"),
+            None => "the model's vocabulary is unknown to ctxlens: no exact count".into(),
+        });
+    }
+    let mut counter = match counter {
+        Ok(c) => c,
+        Err(e) => {
+            notes.push(e);
+            None
+        }
+    };
+    let mut s = match reborrow(&mut counter) {
+        Some(c) => match stats::compute_with_tokens(a, c) {
+            Ok(Some(s)) => s,
+            Ok(None) => plain()?,
+            Err(e) => {
+                notes.push(format!("the tokens could not be counted: {e}"));
+                counter = None;
+                plain()?
+            }
+        },
+        None => plain()?,
+    };
+    // An estimate from usage is for a model with no public vocabulary (Claude) or one whose
+    // vocabulary this host does not have; a model ctxlens knows nothing of stays unknown.
+    let estimable = !matches!(
+        vocabulary,
+        Some(Vocabulary::Unknown { kind: None, .. }) | None
+    );
+    let wanted = calls == Calls::Always || counter.is_none() && estimable;
+    let calibration = if wanted && a.calls.iter().any(|c| c.usage.is_some()) {
+        match calibration::calibrate(inputs, a, reborrow(&mut counter), max_calls) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                notes.push(format!(
+                    "the calls could not be rebuilt against their usage: {e}"
+                ));
+                None
+            }
+        }
+    } else {
+        None
+    };
+    if counter.is_none() && estimable {
+        match calibration.as_ref().and_then(|c| c.estimate.as_ref()) {
+            Some(e) if !e.plausible => notes.push(format!(
+                "no estimate: {:.1} characters per token is not a tokenizer's ratio, so the usage this session recorded does not look like these requests' tokens",
+                e.chars_per_token
+            )),
+            Some(e) => {
+                calibration::apply_estimate(&mut s, e);
+                notes.push(format!(
+                    "tokens estimated at {:.2} characters per token, measured on this session's calls{}",
+                    e.chars_per_token,
+                    match &e.error {
+                        Some(err) => format!(
+                            " (error {:.1}% on average, {:.1}% at most, over {} calls)",
+                            err.mean_abs_pct, err.max_abs_pct, err.calls
+                        ),
+                        None => " (its error is not measured: one call)".into(),
+                    }
+                ));
+            }
+            None => notes.push(
+                "no call of this model recorded its usage, so no estimate is calibrated: tokens are not shown".into(),
+            ),
+        }
+    }
+    let window = s
+        .tokenizer
+        .is_some()
+        .then(|| crate::analysis::window::window(a, s.total_tokens()))
+        .flatten();
+    Some(Counted {
+        window,
+        stats: s,
+        vocabulary,
+        calibration,
+        notes,
+    })
+}
+
+/// The counter for one use, leaving it for the next (a shorter borrow of a `&mut dyn`).
+fn reborrow<'a>(c: &'a mut Option<&mut dyn TokenCounter>) -> Option<&'a mut dyn TokenCounter> {
+    match c {
+        Some(b) => Some(&mut **b),
+        None => None,
+    }
+}

@@ -822,6 +822,11 @@ defaults.contextSafetyTokens = num(F.simpleOptions, /const CONTEXT_SAFETY_TOKENS
 defaults.minMaxTokens = num(F.simpleOptions, /const MIN_MAX_TOKENS = (\d+);/g);
 defaults.estimateCharsPerToken = num(F.estimate, /const CHARS_PER_TOKEN = (\d+(?:\.\d+)?);/g);
 defaults.estimateImageChars = num(F.estimate, /const ESTIMATED_IMAGE_CHARS = (\d+);/g);
+// The compaction settings pi uses without any in settings.json (getCompactionSettings()):
+// pi compacts when the context passes contextWindow - reserveTokens (shouldCompact,
+// CA/core/compaction/compaction.js) and keeps about keepRecentTokens of the newest messages.
+defaults.compaction = (await imp(`${CA}/core/settings-manager.js`)).SettingsManager.inMemory({}).getCompactionSettings();
+assertEq(Object.keys(defaults.compaction).join(), "enabled,reserveTokens,keepRecentTokens", "compaction settings keys");
 {
   // A custom model from models.json with only an id: pi's own defaults, in pi's key order.
   const def = { id: "XIDX" };

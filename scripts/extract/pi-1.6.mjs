@@ -1296,6 +1296,11 @@ defaults.minMaxTokens = num(F.simpleOptions, /const MIN_MAX_TOKENS = (\d+);/g);
 // --- A3: estimateContextTokens ---
 defaults.estimateCharsPerToken = num(F.estimate, /const CHARS_PER_TOKEN = (\d+(?:\.\d+)?);/g);
 defaults.estimateImageChars = num(F.estimate, /const ESTIMATED_IMAGE_CHARS = (\d+);/g);
+// The compaction settings pi uses without any in settings.json (getCompactionSettings()):
+// pi compacts when the context passes contextWindow - reserveTokens (shouldCompact,
+// CA/core/compaction/compaction.js) and keeps about keepRecentTokens of the newest messages.
+defaults.compaction = SETTINGS.SettingsManager.inMemory({}).getCompactionSettings();
+assertEq(Object.keys(defaults.compaction).join(), "enabled,reserveTokens,keepRecentTokens", "compaction settings keys");
 {
   // The estimator and the clamp rebuilt from these constants, against pi's own functions.
   const C = defaults.estimateCharsPerToken;

@@ -11,12 +11,14 @@ export const artifacts = path.join(repo, "tests/e2e/artifacts");
 
 const types = { ".html": "text/html", ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm", ".css": "text/css", ".json": "application/json", ".png": "image/png", ".svg": "image/svg+xml" };
 
-/** Serves `root` on 127.0.0.1 (a free port); resolves to {url, close, requests}. */
-export function serve(root = path.join(repo, "dist")) {
+/** Serves `root` on 127.0.0.1 (a free port); resolves to {url, close, requests}.
+ * `intercept(pathname, req, res)`, when given, may answer a request itself (returns true). */
+export function serve(root = path.join(repo, "dist"), { intercept } = {}) {
   const requests = [];
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, "http://x");
     requests.push(url.pathname);
+    if (intercept?.(url.pathname, req, res)) return;
     let file = path.join(root, decodeURIComponent(url.pathname));
     if (!file.startsWith(root)) { res.writeHead(403).end(); return; }
     if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, "index.html");

@@ -126,6 +126,35 @@ test("piVersion picks the pi release; otherwise the capture's, else the session'
   assert.throws(() => ctxlens.assemble({ prompt: "hi", piVersion: "1.0.3" }), /`piVersion` must be one of 0\.85\.1, 1\.6\.0/);
 });
 
+test("compareWith a release: what upgrading pi does to the request", () => {
+  const dir = path.join(ctxlens_repo(), "tests/conformance/pi-1.6.0/cx-085-cross");
+  const files = readTree(dir);
+  const old = ctxlens.assembleCase(files, { piVersion: "0.85.1", compareWith: { piVersion: "1.6.0" } });
+  const now = ctxlens.assembleCase(files, { piVersion: "1.6.0" });
+  const u = old.upgrade;
+  assert.deepEqual([u.from, u.to, u.identical], ["0.85.1", "1.6.0", false]);
+  // The first changed byte, against the two bodies; the bytes before it are the same.
+  const a = Buffer.from(old.body), b = Buffer.from(now.body);
+  let first = 0;
+  while (first < a.length && a[first] === b[first]) first++;
+  assert.equal(u.firstChange.byte, first);
+  assert.equal(u.firstChange.cachedPrefixBytes, first);
+  assert.ok(u.rules.some((r) => r.rule === "transcript" && r.doc && r.appliesToThisProtocol));
+  assert.equal(u.changelog, null, "the release notes are the CLI's");
+  assert.equal(old.comparison, undefined);
+  // With tokens: each block's tokens under both.
+  const counted = ctxlens.assembleCase(files, { piVersion: "0.85.1", compareWith: { piVersion: "1.6.0" }, tokens: true });
+  const sp = counted.upgrade.blocks.find((x) => x.name === "system prompt");
+  assert.equal(sp.fromTokens, counted.stats.systemPrompt.tokens);
+  assert.equal(typeof sp.tokensDelta, "number");
+  // The same release: identical.
+  assert.equal(ctxlens.assembleCase(files, { piVersion: "1.6.0", compareWith: { piVersion: "1.6.0" } }).upgrade.identical, true);
+  // {api} is the protocol comparison; misuse is said.
+  assert.ok(ctxlens.assembleCase(files, { compareWith: { api: "pi-messages" } }).comparison);
+  assert.throws(() => ctxlens.assembleCase(files, { compareWith: { piVersion: "0.1.0" } }), /compareWith\.piVersion/);
+  assert.throws(() => ctxlens.assembleCase(files, { compareWith: { api: "pi-messages", piVersion: "1.6.0" } }), /one of them/);
+});
+
 function ctxlens_repo() {
   return path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
 }

@@ -16,7 +16,7 @@ import type { Api, Assembly, AssembleOptions, Diagnostic, Finding, Stage, StageE
 import init, { initSync, assemble as webAssemble, load, install } from "ctxlens/web";
 import { mount, loadWasm, parseContext, TAG, VIEWS, CtxlensView } from "ctxlens/element";
 import type { ViewOptions, ViewName, ContextFile } from "ctxlens/element";
-import type { Comparison, Loss, MappingRow } from "ctxlens";
+import type { Comparison, Loss, MappingRow, Upgrade } from "ctxlens";
 import { loadVocabulary, vocabularies } from "ctxlens";
 import { loadVocabulary as webLoadVocabulary } from "ctxlens/web";
 import type { Vocabulary, VocabularyName, VocabularyProgress, TokensInfo } from "ctxlens";
@@ -80,6 +80,15 @@ const rows: MappingRow[] = cmp ? cmp.mapping : [];
 const losses: Loss[] = cmp ? cmp.losses.filter((l) => l.side !== "both") : [];
 const aBytes: number = cmp ? cmp.a.bodyBytes + cmp.b.bodyChars + rows[0].a.chars + (rows[0].b.value ?? "").length : 0;
 void [losses, aBytes];
+
+// compareWith a release: the upgrade.
+const upgraded: Assembly = assemble({ model: "m", piVersion: "0.85.1", compareWith: { piVersion: "1.6.0" } });
+const up: Upgrade | undefined = upgraded.upgrade;
+const prefix: number = up?.firstChange?.cachedPrefixBytes ?? 0;
+const ruleNames: string[] = up ? up.rules.filter((r) => r.appliesToThisProtocol).map((r) => r.rule) : [];
+const grew: number | null = up ? up.blocks[0].tokensDelta : null;
+const byApi: Assembly = assemble({ model: "m", compareWith: { api: "pi-messages" } });
+void [prefix, ruleNames, grew, byApi];
 
 // Calls: by number, by entry id, the next request; their usage.
 const byNumber: Assembly = assemble({ session: "", call: 2 });

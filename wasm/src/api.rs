@@ -266,14 +266,45 @@ pub fn assemble_case(
 }
 
 /// `compareWith`: a second protocol to compare the body with (the visualizer's compare mode).
-fn opt_compare(o: &Object) -> Result<Option<Api>, String> {
-    opt_api_named(o, "compareWith")
+/// What the result is compared with (`compareWith`).
+pub(crate) enum Compare {
+    /// The same inputs under another protocol (`result.comparison`).
+    Api(Api),
+    /// The same inputs under another release (`result.upgrade`).
+    Pi(PiVersion),
+    /// The other release's own inputs (a session read from a machine as that release reads it;
+    /// the Node build's `assembleSession`).
+    #[cfg_attr(not(feature = "node"), allow(dead_code))]
+    Inputs(Box<Inputs>),
+}
+
+impl Compare {
+    fn release(&self, inputs: &Inputs) -> Option<PiVersion> {
+        match self {
+            Compare::Api(_) => None,
+            Compare::Pi(v) => Some(*v),
+            Compare::Inputs(i) => {
+                Some(i.pi.unwrap_or_else(|| ctxlens::pi::choice::choose(inputs).version))
+            }
+        }
+    }
+}
+
+/// `compareWith: API` (the JS side's `{api}`) or `compareWithPi: VERSION` (`{piVersion}`).
+fn opt_compare(o: &Object) -> Result<Option<Compare>, String> {
+    if let Some(v) = opt_str(o, "compareWithPi")? {
+        let v: PiVersion = v
+            .parse()
+            .map_err(|e: ctxlens::pi::UnknownVersion| format!("`compareWith.piVersion`: {e}"))?;
+        return Ok(Some(Compare::Pi(v)));
+    }
+    Ok(opt_api_named(o, "compareWith")?.map(Compare::Api))
 }
 
 /// A call that waits for a release's data (see [`Output::needs_data`]).
 enum Pending {
     /// The inputs, the protocol to compare with, whether tokens were asked for.
-    Assemble(Box<Inputs>, Option<Api>, bool),
+    Assemble(Box<Inputs>, Option<Compare>, bool),
     Session(String, String),
 }
 
@@ -377,35 +408,35 @@ impl TokenCounter for HostCounter<'_> {
     }
 }
 
-/// The stats with tokens counted by the model's vocabulary, when the host has it, and what the
-/// result says of the tokens (`meta.tokens`): `{vocabulary, exact, estimate, why, counted,
-/// notLoaded, error}` — the vocabulary the model needs (null: none public; `estimate` names the
-/// estimate that applies), whether the stats' `tokens` are counted, and if not, why.
-fn count_tokens(a: &Assembly, host: &mut dyn Vocabularies) -> (Value, Option<Stats>) {
+/// The stats with tokens, as the CLI and the app make them ([`ctxlens::tokens::count`]: the
+/// model's vocabulary when the host has it loaded, else Claude's estimate calibrated on the
+/// session's usage), and what the result says of the tokens (`meta.tokens`): `{vocabulary, exact,
+/// estimate, why, counted, notLoaded, error, window, calibration, notes}` — the vocabulary the
+/// model needs (null: none public; `estimate` names the estimate that applies), whether the
+/// stats' `tokens` are counted (or estimated), and if not, why. The session's calls are rebuilt
+/// only for an estimate (`Calls::ForEstimate`).
+fn count_tokens(
+    a: &Assembly,
+    inputs: &Inputs,
+    host: &mut dyn Vocabularies,
+) -> (Value, Option<Stats>) {
     let vocabulary = ctxlens::tokens::vocabulary_of(a);
     let mut o = Object::new();
-    let (mut counted, mut not_loaded, mut error) = (None, false, None);
+    let mut counter = None;
     match &vocabulary {
         Some(Vocabulary::Known { name, exact, why }) => {
             o.insert("vocabulary", Value::str(name));
             o.insert("exact", Value::Bool(*exact));
             o.insert("estimate", Value::Null);
             o.insert("why", why.as_deref().map_or(Value::Null, Value::str));
-            if a.request.is_some() {
-                let mut counter = HostCounter {
-                    host,
-                    info: TokenizerInfo {
-                        name: name.clone(),
-                        exact: *exact,
-                    },
-                    not_loaded: false,
-                };
-                match ctxlens::analysis::stats::compute_with_tokens(a, &mut counter) {
-                    Ok(stats) => counted = stats,
-                    Err(_) if counter.not_loaded => not_loaded = true,
-                    Err(e) => error = Some(e),
-                }
-            }
+            counter = Some(HostCounter {
+                host,
+                info: TokenizerInfo {
+                    name: name.clone(),
+                    exact: *exact,
+                },
+                not_loaded: false,
+            });
         }
         Some(Vocabulary::Unknown { kind, why }) => {
             o.insert("vocabulary", Value::Null);
@@ -420,19 +451,66 @@ fn count_tokens(a: &Assembly, host: &mut dyn Vocabularies) -> (Value, Option<Sta
             o.insert("why", Value::Null);
         }
     }
-    o.insert("counted", Value::Bool(counted.is_some()));
+    let counted = ctxlens::tokens::count(
+        inputs,
+        a,
+        Ok(counter.as_mut().map(|c| c as &mut dyn TokenCounter)),
+        ctxlens::tokens::Calls::ForEstimate,
+        None,
+    );
+    let not_loaded = counter.as_ref().is_some_and(|c| c.not_loaded);
+    let stats = counted.as_ref().map(|c| c.stats.clone());
+    let is_counted = stats.as_ref().is_some_and(|s| s.tokenizer.is_some());
+    // A counting error other than a vocabulary not loaded: the core's note says it.
+    let error = counted.as_ref().and_then(|c| {
+        c.notes
+            .iter()
+            .filter(|_| !not_loaded)
+            .find_map(|n| n.strip_prefix("the tokens could not be counted: "))
+            .map(str::to_string)
+    });
+    o.insert("counted", Value::Bool(is_counted));
     o.insert("notLoaded", Value::Bool(not_loaded));
     o.insert("error", error.map_or(Value::Null, Value::from));
-    (o.into(), counted)
+    o.insert(
+        "window",
+        counted
+            .as_ref()
+            .and_then(|c| c.window.as_ref())
+            .map_or(Value::Null, ctxlens::report::calibration::window_json),
+    );
+    o.insert(
+        "calibration",
+        counted
+            .as_ref()
+            .and_then(|c| c.calibration.as_ref())
+            .map_or(Value::Null, ctxlens::report::calibration::to_json),
+    );
+    o.insert(
+        "notes",
+        Value::Array(
+            counted
+                .as_ref()
+                .map(|c| c.notes.iter().map(|n| Value::str(n.as_str())).collect())
+                .unwrap_or_default(),
+        ),
+    );
+    (o.into(), stats)
 }
 
 pub(crate) fn run(
     inputs: Inputs,
-    compare_with: Option<Api>,
-    tokens: Option<&mut dyn Vocabularies>,
+    compare_with: Option<Compare>,
+    mut tokens: Option<&mut dyn Vocabularies>,
 ) -> Output {
     let version = ctxlens::pi::choice::choose(&inputs).version;
-    if !ctxlens::pi::data::is_available(version) {
+    // The release compared with needs its data too.
+    let other = compare_with.as_ref().and_then(|c| c.release(&inputs));
+    let missing = [Some(version), other]
+        .into_iter()
+        .flatten()
+        .find(|v| !ctxlens::pi::data::is_available(*v));
+    if let Some(version) = missing {
         let asked = tokens.is_some();
         return needs_data(
             version,
@@ -450,25 +528,54 @@ pub(crate) fn run(
     if let Some(r) = &mut a.request {
         r.params = Value::Null;
     }
-    let tokens = tokens.map(|host| {
-        let (tokens, stats) = count_tokens(&a, host);
+    let tokens_meta = tokens.as_deref_mut().map(|host| {
+        let (tokens, stats) = count_tokens(&a, inputs, host);
         // Not counted (the vocabulary not loaded, none public): the characters alone.
         a.stats = stats.or_else(|| ctxlens::analysis::stats::compute(&a));
         tokens
     });
     let mut meta = meta_json(&a, inputs);
-    if let (Some(tokens), Value::Object(o)) = (tokens, &mut meta) {
-        o.insert("tokens", tokens);
+    if let (Some(t), Value::Object(o)) = (tokens_meta, &mut meta) {
+        o.insert("tokens", t);
     }
-    if let (Some(with), Value::Object(o)) = (compare_with, &mut meta) {
-        let b = ctxlens::assemble(&Inputs {
-            api: Some(with),
-            ..inputs.clone()
-        });
-        o.insert(
-            "comparison",
-            ctxlens::report::compare::to_json(&ctxlens::analysis::compare::compare(&a, &b)),
-        );
+    match (compare_with, &mut meta) {
+        (Some(Compare::Api(with)), Value::Object(o)) => {
+            let b = ctxlens::assemble(&Inputs {
+                api: Some(with),
+                ..inputs.clone()
+            });
+            o.insert(
+                "comparison",
+                ctxlens::report::compare::to_json(&ctxlens::analysis::compare::compare(&a, &b)),
+            );
+        }
+        (Some(c @ (Compare::Pi(_) | Compare::Inputs(_))), Value::Object(o)) => {
+            let bi = match c {
+                Compare::Inputs(i) => *i,
+                Compare::Pi(v) => Inputs {
+                    pi: Some(v),
+                    ..inputs.clone()
+                },
+                Compare::Api(_) => unreachable!("matched above"),
+            };
+            // Under the other release, with tokens as the result's were counted.
+            let mut b = ctxlens::assemble::assemble_without_stats(&bi);
+            b.stats = match tokens {
+                Some(host) => count_tokens(&b, &bi, host).1,
+                None => None,
+            }
+            .or_else(|| ctxlens::analysis::stats::compute(&b));
+            o.insert(
+                "upgrade",
+                ctxlens::report::upgrade::to_json(&ctxlens::analysis::upgrade::upgrade(
+                    &a,
+                    &b,
+                    a.stats.as_ref(),
+                    b.stats.as_ref(),
+                )),
+            );
+        }
+        _ => {}
     }
     Output {
         meta: meta.to_json(),
@@ -811,6 +918,31 @@ mod tests {
             .is_some_and(|m| !m.is_empty()));
         let plain = assemble(r#"{"prompt":"hi"}"#, None, &[], None).unwrap();
         assert!(js::parse(&plain.meta).unwrap().get("comparison").is_none());
+    }
+
+    #[test]
+    fn compare_with_a_release_adds_the_upgrade() {
+        let out = assemble(r#"{"model":"anthropic/claude-sonnet-4-5","env":{"ANTHROPIC_API_KEY":"k"},"prompt":"hi","piVersion":"0.85.1","compareWithPi":"1.6.0"}"#, None, &[], None).unwrap();
+        let meta = js::parse(&out.meta).unwrap();
+        let u = meta.get("upgrade").expect("upgrade");
+        assert_eq!(u.get_str("from"), Some("0.85.1"));
+        assert_eq!(u.get_str("to"), Some("1.6.0"));
+        assert_eq!(u.get("identical"), Some(&Value::Bool(false)));
+        assert!(u.get("firstChange").and_then(|f| f.get("byte")).is_some());
+        assert!(u
+            .get("rules")
+            .and_then(Value::as_array)
+            .is_some_and(|r| !r.is_empty()));
+        assert!(meta.get("comparison").is_none());
+        let err = assemble(
+            r#"{"prompt":"hi","compareWithPi":"9.9.9"}"#,
+            None,
+            &[],
+            None,
+        )
+        .err()
+        .unwrap();
+        assert!(err.contains("compareWith.piVersion"), "{err}");
     }
 
     #[test]

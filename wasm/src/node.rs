@@ -305,7 +305,18 @@ pub fn assemble_session_raw(
         let o = ctxlens_cli::opts::parse(&argv)?;
         let mut cli = Quiet(NodeCli::new(host));
         let inputs = ctxlens_cli::commands::session_inputs(&mut cli, &o)?;
-        Ok(crate::api::run(inputs, o.with, tokens))
+        // `compareWith: {piVersion}`: the session read again as that release reads it.
+        let compare = match (o.with, o.pi_with) {
+            (Some(api), _) => Some(crate::api::Compare::Api(api)),
+            (None, Some(v)) => {
+                let mut ob = o.clone();
+                ob.pi = Some(v);
+                let other = ctxlens_cli::commands::session_inputs(&mut cli, &ob)?;
+                Some(crate::api::Compare::Inputs(Box::new(other)))
+            }
+            (None, None) => None,
+        };
+        Ok(crate::api::run(inputs, compare, tokens))
     })();
     crate::output(r)
 }

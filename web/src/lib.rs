@@ -10,6 +10,7 @@
 //! - [`app`]: the shell (header, stepper, settings, diagnostics) around the views.
 //! - [`views`]: the views of one assembly, behind the `ViewProps` contract.
 //! - [`wire`]: large values split into small JSON parts (worker) and joined again (page).
+//! - [`vocab`]: the token vocabularies the worker loads (one wasm module each) and counts with.
 
 pub mod app;
 pub mod demo;
@@ -18,5 +19,6 @@ pub mod inputs;
 pub mod shared;
 pub mod state;
 pub mod views;
+pub mod vocab;
 pub mod wire;
 pub mod worker;

@@ -10,6 +10,7 @@
 //! | `{type: "provenance", gen, api, path}` | the source of one body path of a report whose provenance was left out |
 //! | `{type: "compare", gen, a, b}` | the core's comparison of protocol `a` with protocol `b` (the Protocols view) |
 //! | `{type: "catalog", pi}` | the model catalog of pi release `pi`, for the model picker |
+//! | `{type: "tokens", gen, api, calls}` | the statistics of protocol `api`'s assembly with tokens (see below; `calls: false`: the calls are rebuilt against their usage only for an estimate) |
 //!
 //! | worker → page | |
 //! |---|---|
@@ -20,6 +21,14 @@
 //! | `{type: "provenance", gen, api, path, json}` | `views::prov_answer` for that path (or `{error}`) |
 //! | `{type: "compare", gen, a, b, json}` | [`crate::wire::compare_answer`]: `ctxlens::report::compare_json` of the two assemblies (or `{error}`) |
 //! | `{type: "catalog", pi, json}` | `[{ref, name, api, reasoning}]` |
+//! | `{type: "tokens", gen, api, phase, vocabulary, …}` | [`TokenUpdate`]: the vocabulary's loading (`loaded`, `total` bytes), the counting (`done`), then `stats` (JSON text) or `error` |
+//!
+//! Tokens are asked for after a report is on screen (characters first): the worker takes the
+//! assembly it kept (or makes it again), finds its model's vocabulary
+//! (`ctxlens::tokens::vocabulary_of`), fetches that vocabulary's wasm module the first time
+//! ([`crate::vocab`]: only that one, once per worker), and answers
+//! `ctxlens::report::stats::to_json(compute_with_tokens(…))`. An assembly asked for without
+//! tokens does none of this.
 //!
 //! Each pi release's data (strings, tool definitions, catalog: `pi-data/pi-<version>/`, copied
 //! from core/data by Trunk) is fetched the first time a message needs that release; the
@@ -123,6 +132,12 @@ pub enum FromWorker {
         pi: Option<ctxlens::PiVersion>,
         json: Rc<String>,
     },
+    /// Where the token counts of protocol `api`'s report are.
+    Tokens {
+        gen: u64,
+        api: String,
+        update: TokenUpdate,
+    },
     /// The worker died (a bug in the core); it is restarted.
     Crashed {
         message: String,
@@ -160,12 +175,196 @@ impl FromWorker {
                 let answer = read_compare_answer(&s("json").unwrap_or_default(), &a, &b);
                 FromWorker::Compare { gen, a, b, answer }
             }
+            "tokens" => FromWorker::Tokens {
+                gen,
+                api: s("api").unwrap_or_default(),
+                update: TokenUpdate::from_js(data),
+            },
             "catalog" => FromWorker::Catalog {
                 pi: s("pi").and_then(|v| v.parse().ok()),
                 json: Rc::new(s("json").unwrap_or_default()),
             },
             _ => return None,
         })
+    }
+}
+
+/// The token counts of one report, as the worker says how far it got.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TokenUpdate {
+    /// The page asked; no answer yet.
+    Asked,
+    /// The model's vocabulary is being fetched: `loaded` of `total` bytes (`None`: the server
+    /// did not say).
+    Loading {
+        vocabulary: Vocabulary,
+        loaded: f64,
+        total: Option<f64>,
+    },
+    /// The texts are being counted (`done`: 0–1).
+    Counting { vocabulary: Vocabulary, done: f64 },
+    /// `ctxlens::report::stats::to_json` of the statistics with tokens; `ms`: the counting's
+    /// time in the worker.
+    Ready {
+        vocabulary: Vocabulary,
+        stats: Shared<Value>,
+        /// `ctxlens::report::calibration::to_json` (Null without calls with usage): each call
+        /// rebuilt beside the tokens the provider reported, the framing or the estimate's fit.
+        calibration: Shared<Value>,
+        /// How the tokens were counted or estimated (`ctxlens::tokens::Counted::notes`).
+        notes: Vec<String>,
+        /// [`window_js`]: the window and where pi's automatic compaction starts.
+        compaction: Shared<Value>,
+        /// The worker's time for all of it (counting, the calls rebuilt), and the vocabulary's
+        /// own: `(ms in count, UTF-8 bytes, tokens)` (zeros for an estimate).
+        ms: f64,
+        counted: (f64, f64, f64),
+    },
+    /// No count: no public vocabulary for this model (`Vocabulary::Unknown`) and no usage to
+    /// calibrate an estimate on.
+    Unknown {
+        vocabulary: Vocabulary,
+        calibration: Shared<Value>,
+        notes: Vec<String>,
+        compaction: Shared<Value>,
+    },
+    /// The vocabulary did not load, or the counting failed: why.
+    Failed {
+        vocabulary: Option<Vocabulary>,
+        error: String,
+        compaction: Shared<Value>,
+    },
+    /// Nothing to count: no model, or no request.
+    Nothing { why: String },
+}
+
+pub use ctxlens::tokens::Vocabulary;
+
+/// A vocabulary as the worker sends it: `{name, exact, why}` or `{name: null, kind, why}`.
+fn vocabulary_js(v: &Vocabulary) -> String {
+    let o = match v {
+        Vocabulary::Known { name, exact, why } => Object::new()
+            .with("name", name.as_str())
+            .with("exact", *exact)
+            .with("why", why.as_deref().map_or(Value::Null, Value::str)),
+        Vocabulary::Unknown { kind, why } => Object::new()
+            .with("name", Value::Null)
+            .with("kind", kind.as_deref().map_or(Value::Null, Value::str))
+            .with("why", why.as_deref().map_or(Value::Null, Value::str)),
+    };
+    Value::from(o).to_json()
+}
+
+/// The model's window and pi's compaction threshold (`ctxlens::analysis::window`, as the
+/// CLI's `stats` JSON writes it: `{contextWindow, tokens, share, compaction: {enabled,
+/// reserveTokens, threshold, distance}}`), for `tokens` counted (0 when none were); Null
+/// without a model.
+fn window_js(a: &Assembly, tokens: Option<usize>) -> Value {
+    ctxlens::analysis::window::window(a, tokens.unwrap_or(0)).map_or(Value::Null, |w| {
+        ctxlens::report::calibration::window_json(&w)
+    })
+}
+
+fn read_vocabulary(json: &str) -> Option<Vocabulary> {
+    let v = ctxlens::js::parse(json).ok()?;
+    let text = |k: &str| v.get_str(k).map(str::to_string);
+    Some(match v.get_str("name") {
+        Some(name) => Vocabulary::Known {
+            name: name.to_string(),
+            exact: v.get("exact").and_then(Value::as_bool).unwrap_or(false),
+            why: text("why"),
+        },
+        None => Vocabulary::Unknown {
+            kind: text("kind"),
+            why: text("why"),
+        },
+    })
+}
+
+impl TokenUpdate {
+    fn from_js(data: &JsValue) -> TokenUpdate {
+        let s = |k: &str| get(data, k).as_string();
+        let n = |k: &str| get(data, k).as_f64();
+        let vocabulary = s("vocabulary").and_then(|j| read_vocabulary(&j));
+        let calibration = Shared::new(
+            s("calibration")
+                .and_then(|j| ctxlens::js::parse(&j).ok())
+                .unwrap_or(Value::Null),
+        );
+        let compaction = Shared::new(
+            s("compaction")
+                .and_then(|j| ctxlens::js::parse(&j).ok())
+                .unwrap_or(Value::Null),
+        );
+        let notes: Vec<String> = s("notes")
+            .and_then(|j| ctxlens::js::parse(&j).ok())
+            .and_then(|v| v.as_array().cloned())
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|n| n.as_str().map(str::to_string))
+            .collect();
+        let Some(vocabulary) = vocabulary else {
+            return match s("phase").as_deref() {
+                Some("failed") => TokenUpdate::Failed {
+                    vocabulary: None,
+                    error: s("error").unwrap_or_default(),
+                    compaction,
+                },
+                _ => TokenUpdate::Nothing {
+                    why: s("error").unwrap_or_default(),
+                },
+            };
+        };
+        match s("phase").as_deref() {
+            Some("loading") => TokenUpdate::Loading {
+                vocabulary,
+                loaded: n("loaded").unwrap_or(0.0),
+                total: n("total"),
+            },
+            Some("counting") => TokenUpdate::Counting {
+                vocabulary,
+                done: n("done").unwrap_or(0.0),
+            },
+            Some("ready") => match s("stats").map(|j| ctxlens::js::parse(&j)) {
+                Some(Ok(stats)) => TokenUpdate::Ready {
+                    vocabulary,
+                    stats: Shared::new(stats),
+                    calibration,
+                    notes,
+                    compaction,
+                    ms: n("ms").unwrap_or(0.0),
+                    counted: (
+                        n("countMs").unwrap_or(0.0),
+                        n("countBytes").unwrap_or(0.0),
+                        n("countTokens").unwrap_or(0.0),
+                    ),
+                },
+                _ => TokenUpdate::Failed {
+                    vocabulary: Some(vocabulary),
+                    error: "the worker's token statistics did not parse".into(),
+                    compaction,
+                },
+            },
+            Some("unknown") => TokenUpdate::Unknown {
+                vocabulary,
+                calibration,
+                notes,
+                compaction,
+            },
+            _ => TokenUpdate::Failed {
+                vocabulary: Some(vocabulary),
+                error: s("error").unwrap_or_default(),
+                compaction,
+            },
+        }
+    }
+
+    /// Whether the worker is still on it (a restarted worker is asked again).
+    pub fn pending(&self) -> bool {
+        matches!(
+            self,
+            TokenUpdate::Asked | TokenUpdate::Loading { .. } | TokenUpdate::Counting { .. }
+        )
     }
 }
 
@@ -293,6 +492,17 @@ impl WorkerLink {
         set(&msg, "gen", gen as f64);
         set(&msg, "a", a);
         set(&msg, "b", b);
+        let _ = self.worker.post_message(&msg);
+    }
+
+    /// Asks for the statistics of protocol `api`'s report with tokens (answered by
+    /// [`FromWorker::Tokens`] updates).
+    pub fn tokens(&self, gen: u64, api: &str, calls: bool) {
+        let msg = js_sys::Object::new();
+        set(&msg, "type", "tokens");
+        set(&msg, "gen", gen as f64);
+        set(&msg, "api", api);
+        set(&msg, "calls", calls);
         let _ = self.worker.post_message(&msg);
     }
 
@@ -516,6 +726,11 @@ impl Loaded {
         (assembly, placement)
     }
 
+    /// This scenario's inputs under protocol `api` (the one its kept assembly was made from).
+    fn inputs(&self, api: &str) -> ctxlens::Inputs {
+        inputs_of(&self.files, self.opts.clone(), Some(api)).0
+    }
+
     /// The release this scenario rebuilds under `api`, when its data is not loaded yet.
     fn missing_release(&self, api: Option<&str>) -> Option<ctxlens::PiVersion> {
         let (inputs, _) = inputs_of(&self.files, self.opts.clone(), api);
@@ -682,6 +897,223 @@ async fn fetch_release(
     .map_err(|e| e.to_string())
 }
 
+/// A vocabulary module in the worker: on its way (with the `tokens` messages waiting for it),
+/// loaded, or failed (why). One fetch per vocabulary for the worker's life.
+enum VocabSlot {
+    Loading(Vec<JsValue>),
+    Ready(Rc<crate::vocab::VocabModule>),
+    Failed(String),
+}
+
+thread_local! {
+    static VOCABS: RefCell<BTreeMap<String, VocabSlot>> = const { RefCell::new(BTreeMap::new()) };
+}
+
+/// A `tokens` update to the page.
+fn post_tokens(
+    scope: &web_sys::DedicatedWorkerGlobalScope,
+    gen: u64,
+    api: &str,
+    phase: &str,
+    vocabulary: Option<&Vocabulary>,
+    fill: impl FnOnce(&js_sys::Object),
+) {
+    let m = js_sys::Object::new();
+    set(&m, "type", "tokens");
+    set(&m, "gen", gen as f64);
+    set(&m, "api", api);
+    set(&m, "phase", phase);
+    set(
+        &m,
+        "vocabulary",
+        vocabulary.map_or(JsValue::NULL, |v| vocabulary_js(v).into()),
+    );
+    fill(&m);
+    post(scope, &m);
+}
+
+/// The `tokens` message: the vocabulary of the assembly's model, loaded the first time, then
+/// the statistics counted with it.
+fn handle_tokens(
+    scope: &web_sys::DedicatedWorkerGlobalScope,
+    loaded: &Rc<RefCell<Option<Loaded>>>,
+    data: JsValue,
+) {
+    let gen = get(&data, "gen").as_f64().unwrap_or(0.0) as u64;
+    let api = get(&data, "api").as_string().unwrap_or_default();
+    let (assembly, inputs) = {
+        let mut guard = loaded.borrow_mut();
+        match guard.as_mut().filter(|l| l.gen == gen) {
+            Some(l) => (l.assembly_of(&api), l.inputs(&api)),
+            None => return,
+        }
+    };
+    let nothing = |why: &str| {
+        post_tokens(scope, gen, &api, "nothing", None, |m| set(m, "error", why));
+    };
+    if assembly.request.is_none() {
+        return nothing("no request was assembled");
+    }
+    let Some(vocabulary) = ctxlens::tokens::vocabulary_of(&assembly) else {
+        return nothing("there is no model");
+    };
+    // The model's vocabulary module: loaded, failed (why), or fetched first.
+    let module: Result<Option<(Rc<crate::vocab::VocabModule>, bool)>, String> = match &vocabulary {
+        Vocabulary::Known { name, exact, .. } => {
+            let slot = VOCABS.with(|v| match v.borrow().get(name) {
+                Some(VocabSlot::Ready(m)) => Some(Ok(m.clone())),
+                Some(VocabSlot::Failed(e)) => Some(Err(e.clone())),
+                Some(VocabSlot::Loading(_)) | None => None,
+            });
+            match slot {
+                None => return load_vocabulary_then(scope, loaded, name, &vocabulary, data),
+                Some(Ok(m)) => Ok(Some((m, *exact))),
+                Some(Err(e)) => Err(e),
+            }
+        }
+        Vocabulary::Unknown { .. } => Ok(None),
+    };
+    let start = js_sys::Date::now();
+    let progress = |done: f64| {
+        post_tokens(scope, gen, &api, "counting", Some(&vocabulary), |m| {
+            set(m, "done", done)
+        })
+    };
+    if matches!(module, Ok(Some(_))) {
+        progress(0.0);
+    }
+    let load_error = module.as_ref().err().cloned();
+    let mut counter = module.as_ref().ok().and_then(|m| {
+        m.as_ref()
+            .map(|(module, exact)| crate::vocab::Counter::new(module, *exact, &progress))
+    });
+    let counter_arg = match (&load_error, counter.as_mut()) {
+        (Some(e), _) => Err(e.clone()),
+        (None, Some(c)) => Ok(Some(c as &mut dyn ctxlens::tokens::TokenCounter)),
+        (None, None) => Ok(None),
+    };
+    // Counted with the vocabulary, or estimated from the session's usage (Claude), and the
+    // calls with usage rebuilt against it: the CLI's `stats` does the same.
+    let Some(counted) = ctxlens::tokens::count(
+        &inputs,
+        &assembly,
+        counter_arg,
+        if get(&data, "calls").as_bool() == Some(false) {
+            ctxlens::tokens::Calls::ForEstimate
+        } else {
+            ctxlens::tokens::Calls::Always
+        },
+        None,
+    ) else {
+        return nothing("no request was assembled");
+    };
+    let stats = ctxlens::report::stats::to_json(&counted.stats);
+    let has_tokens = counted.stats.tokenizer.is_some();
+    let window = window_js(&assembly, has_tokens.then(|| counted.stats.total_tokens()));
+    let calibration = counted
+        .calibration
+        .as_ref()
+        .map_or(Value::Null, ctxlens::report::calibration::to_json);
+    let notes = Value::Array(
+        counted
+            .notes
+            .iter()
+            .map(|n| Value::str(n.as_str()))
+            .collect(),
+    );
+    // A vocabulary that loaded but could not count (the core's note says why) is a failure,
+    // not an unknown vocabulary.
+    let count_error =
+        (counter.is_some() && counted.stats.tokenizer.is_none()).then(|| counted.notes.join("; "));
+    let load_error = load_error.or(count_error);
+    let phase = match (&load_error, has_tokens) {
+        (Some(_), _) => "failed",
+        (None, true) => "ready",
+        (None, false) => "unknown",
+    };
+    post_tokens(scope, gen, &api, phase, Some(&vocabulary), |m| {
+        if has_tokens {
+            set(m, "stats", stats.to_json().as_str());
+        }
+        set(m, "calibration", calibration.to_json().as_str());
+        set(m, "compaction", window.to_json().as_str());
+        set(m, "notes", notes.to_json().as_str());
+        set(m, "error", load_error.as_deref().unwrap_or(""));
+        set(m, "ms", js_sys::Date::now() - start);
+        // The vocabulary's own work (for tokens per second): time in `count`, bytes, tokens.
+        if let Some(c) = &counter {
+            set(m, "countMs", c.spent_ms);
+            set(m, "countBytes", c.bytes as f64);
+            set(m, "countTokens", c.tokens as f64);
+        }
+    })
+}
+
+/// Fetches vocabulary `name`'s module (once: later messages wait for the same fetch), saying
+/// how far it got; every message waiting for it is then handled again.
+fn load_vocabulary_then(
+    scope: &web_sys::DedicatedWorkerGlobalScope,
+    loaded: &Rc<RefCell<Option<Loaded>>>,
+    name: &str,
+    vocabulary: &Vocabulary,
+    data: JsValue,
+) {
+    let first = VOCABS.with(|v| {
+        let mut v = v.borrow_mut();
+        match v.get_mut(name) {
+            Some(VocabSlot::Loading(waiting)) => {
+                waiting.push(data.clone());
+                false
+            }
+            _ => {
+                v.insert(name.to_string(), VocabSlot::Loading(vec![data.clone()]));
+                true
+            }
+        }
+    });
+    let gen = get(&data, "gen").as_f64().unwrap_or(0.0) as u64;
+    let api = get(&data, "api").as_string().unwrap_or_default();
+    post_tokens(scope, gen, &api, "loading", Some(vocabulary), |m| {
+        set(m, "loaded", 0.0)
+    });
+    if !first {
+        return;
+    }
+    let (scope, loaded, name, vocabulary) = (
+        scope.clone(),
+        loaded.clone(),
+        name.to_string(),
+        vocabulary.clone(),
+    );
+    wasm_bindgen_futures::spawn_local(async move {
+        // Progress goes to the message that started the fetch (the report on screen), at most
+        // every 2% or so.
+        let last = Cell::new(-1.0f64);
+        let progress = |bytes: f64, total: Option<f64>| {
+            let step = total.map_or(bytes / 262_144.0, |t| (bytes / t * 50.0).floor());
+            if step > last.get() {
+                last.set(step);
+                post_tokens(&scope, gen, &api, "loading", Some(&vocabulary), |m| {
+                    set(m, "loaded", bytes);
+                    set(m, "total", total.map_or(JsValue::NULL, JsValue::from_f64));
+                });
+            }
+        };
+        let result = crate::vocab::VocabModule::load(&scope, &name, &progress).await;
+        let slot = match result {
+            Ok(m) => VocabSlot::Ready(Rc::new(m)),
+            Err(e) => VocabSlot::Failed(e),
+        };
+        let waiting = VOCABS.with(|v| match v.borrow_mut().insert(name.clone(), slot) {
+            Some(VocabSlot::Loading(w)) => w,
+            _ => Vec::new(),
+        });
+        for d in waiting {
+            handle(&scope, &loaded, d);
+        }
+    });
+}
+
 fn handle(
     scope: &web_sys::DedicatedWorkerGlobalScope,
     loaded: &Rc<RefCell<Option<Loaded>>>,
@@ -716,6 +1148,11 @@ fn handle(
                         .or_else(|| c.as_string().map(CallRef::Entry))
                 },
             };
+            // A vocabulary that failed to load is tried again for new files (back online).
+            VOCABS.with(|v| {
+                v.borrow_mut()
+                    .retain(|_, slot| !matches!(slot, VocabSlot::Failed(_)))
+            });
             *loaded.borrow_mut() = Some(Loaded {
                 gen,
                 files,
@@ -869,6 +1306,7 @@ fn handle(
             set(&m, "json", compare_answer(answer).as_str());
             post(scope, &m);
         }
+        Some("tokens") => handle_tokens(scope, loaded, data),
         Some("catalog") => {
             let version = get(&data, "pi")
                 .as_string()
@@ -927,4 +1365,36 @@ pub fn run() {
     let m = js_sys::Object::new();
     set(&m, "type", "ready");
     post(&scope, &m);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_vocabulary_crosses_to_the_page_as_it_is() {
+        for v in [
+            Vocabulary::Known {
+                name: "o200k_base".into(),
+                exact: true,
+                why: None,
+            },
+            Vocabulary::Known {
+                name: "glm4".into(),
+                exact: false,
+                why: Some("not proved".into()),
+            },
+            Vocabulary::Unknown {
+                kind: Some("claude".into()),
+                why: Some("no public tokenizer".into()),
+            },
+            Vocabulary::Unknown {
+                kind: None,
+                why: None,
+            },
+        ] {
+            assert_eq!(read_vocabulary(&vocabulary_js(&v)), Some(v));
+        }
+        assert_eq!(read_vocabulary("not json"), None);
+    }
 }

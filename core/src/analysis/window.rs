@@ -4,7 +4,6 @@
 //! the settings as [`crate::pi::Rules::compaction_model_overrides`] says).
 
 use crate::assemble::Assembly;
-use crate::js::Value;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Window {
@@ -15,6 +14,9 @@ pub struct Window {
     /// `tokens / contextWindow`, 0..1 (more when over).
     pub share: f64,
     pub compaction_enabled: bool,
+    /// pi's error for compaction settings it refuses (1.x validates them): pi then never gets
+    /// to compact; `compaction_enabled` is false and the numbers NaN.
+    pub compaction_error: Option<String>,
     pub reserve_tokens: f64,
     /// `contextWindow - reserveTokens`: pi compacts above it.
     pub threshold: f64,
@@ -27,29 +29,17 @@ pub fn window(a: &Assembly, tokens: usize) -> Option<Window> {
     let model = a.parts.model_choice.model.as_ref()?;
     let pi = a.pi.as_ref()?;
     let context_window = model.context_window();
-    let compaction = a.parts.settings.get("compaction");
-    let field = |o: Option<&Value>, k: &str| match o.and_then(|c| c.get(k)) {
-        Some(Value::Number(n)) => Some(*n),
-        _ => None,
-    };
-    let ordinary = field(compaction, "reserveTokens");
-    let overridden = if pi.rules.compaction_model_overrides {
-        let key = format!("{}/{}", model.provider(), model.id());
-        field(
-            compaction
-                .and_then(|c| c.get("modelOverrides"))
-                .and_then(|m| m.get(&key)),
-            "reserveTokens",
-        )
-    } else {
-        None
-    };
-    let reserve_tokens = overridden.or(ordinary).unwrap_or(16384.0);
-    // `compaction?.enabled ?? true`, read as a condition.
-    let compaction_enabled = match compaction.and_then(|c| c.get("enabled")) {
-        None | Some(Value::Null) => true,
-        Some(v) => v.truthy(),
-    };
+    // `getCompactionSettings(model)` as the release reads it (defaults from its data; 1.x
+    // per-model overrides, validated: a setting pi refuses is its error).
+    let (compaction_enabled, reserve_tokens, compaction_error) =
+        match a
+            .parts
+            .settings
+            .compaction(pi, model.provider(), model.id())
+        {
+            Ok(c) => (c.enabled, c.reserve_tokens, None),
+            Err(e) => (false, f64::NAN, Some(e)),
+        };
     let threshold = context_window - reserve_tokens;
     Some(Window {
         context_window,
@@ -60,6 +50,7 @@ pub fn window(a: &Assembly, tokens: usize) -> Option<Window> {
             0.0
         },
         compaction_enabled,
+        compaction_error,
         reserve_tokens,
         threshold,
         distance: threshold - tokens as f64,

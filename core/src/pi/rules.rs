@@ -73,11 +73,13 @@ pub struct Rules {
     pub prompt_images_normalized: bool,
     /// When pi compacts: `contextTokens > contextWindow - reserveTokens` while
     /// `compaction.enabled` (default true; `shouldCompact`, CA/core/compaction/compaction.js:173,
-    /// the same in both releases). `true` (1.x): `compaction.modelOverrides["provider/id"]`
-    /// overrides `reserveTokens` for a model (`getCompactionTokenSetting`,
-    /// 1.6.0/CA/core/settings-manager.js:654); `false` (0.85.1): `compaction.reserveTokens ??
-    /// 16384` only (CA/core/settings-manager.js:559). It decides no byte of a request, so no
-    /// capture shows it; read from both releases' code.
+    /// the same in both releases). `true` (0.86.0, #8133): `compaction.modelOverrides
+    /// ["provider/id"]` overrides `reserveTokens`/`keepRecentTokens` for a model and each must be
+    /// a non-negative safe integer, else `getCompactionSettings` throws
+    /// (`getCompactionTokenSetting`, 1.6.0/CA/core/settings-manager.js:654–670); `false`
+    /// (0.85.1): `compaction.reserveTokens ?? 16384` as it is (CA/core/settings-manager.js:559).
+    /// It decides no byte of a request, so no capture shows it; read from both releases' code
+    /// and tested against their `getCompactionSettings` (`settings::Settings::compaction`).
     pub compaction_model_overrides: bool,
     /// 1.5.0 (#11495): a new tool loadout keeps the order of the tools that stay active and
     /// appends the others (`_applyToolLoadout`), so a restore from the transcript in another

@@ -124,13 +124,24 @@ pub fn window_json(w: &crate::analysis::window::Window) -> Value {
         .with("contextWindow", w.context_window)
         .with("tokens", w.tokens)
         .with("share", (w.share * 10000.0).round() / 10000.0)
-        .with(
-            "compaction",
-            Object::new()
+        .with("compaction", {
+            let n = |x: f64| {
+                if x.is_nan() {
+                    Value::Null
+                } else {
+                    Value::from(x)
+                }
+            };
+            let mut c = Object::new()
                 .with("enabled", w.compaction_enabled)
-                .with("reserveTokens", w.reserve_tokens)
-                .with("threshold", w.threshold)
-                .with("distance", w.distance),
-        )
+                .with("reserveTokens", n(w.reserve_tokens))
+                .with("threshold", n(w.threshold))
+                .with("distance", n(w.distance));
+            // pi's error for settings it refuses (1.x validates them).
+            if let Some(e) = &w.compaction_error {
+                c.insert("error", Value::str(e.as_str()));
+            }
+            c
+        })
         .into()
 }

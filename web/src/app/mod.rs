@@ -253,6 +253,7 @@ pub fn app() -> Html {
             Callback::from(move |(a, b): (String, String)| d.dispatch(Action::Compare(a, b)))
         },
         laid: Some(state.laid.clone()),
+        tokens: state.tokens.get(&current_api).cloned(),
         call: state.scenario.overrides.call.clone(),
         on_call: {
             let d = dispatch.clone();
@@ -455,7 +456,7 @@ pub fn app() -> Html {
                     <span class="scenario" title="what is loaded: a session and its files, or the demo">{&state.scenario.name}</span>
                     { pi_picker }
                 </div>
-                <StatsStrip report={report.clone()} />
+                <StatsStrip report={report.clone()} tokens={state.tokens.get(&current_api).cloned()} />
                 { status }
                 { call_bar.unwrap_or_default() }
                 <nav class="protocols" aria-label="protocol">

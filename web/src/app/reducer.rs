@@ -14,10 +14,14 @@ use crate::inputs::Collected;
 use crate::shared::Shared;
 use crate::state::{Laid, Overrides, Scenario, Target, ViewState};
 use crate::views::Comparison;
-use crate::worker::{FromWorker, WorkerLink};
+use crate::worker::{FromWorker, TokenUpdate, WorkerLink};
 
 /// Reports larger than this (body bytes) are not assembled for every protocol in advance.
 pub(super) const PREFETCH_LIMIT: f64 = 2_000_000.0;
+
+/// Bodies larger than this (bytes) get their calls rebuilt against the usage only when an
+/// estimate needs them (`ctxlens::tokens::Calls::ForEstimate`).
+pub(super) const REBUILD_CALLS_LIMIT: f64 = 8_000_000.0;
 
 /// What the page does with a message from the worker.
 pub(super) type OnMessage = Rc<dyn Fn(FromWorker)>;
@@ -96,6 +100,9 @@ pub struct AppState {
     pub prov: BTreeMap<String, Shared<BTreeMap<String, Value>>>,
     /// The worker's comparisons of two protocols (the Protocols view), by (current, other).
     pub compares: Shared<BTreeMap<(String, String), Comparison>>,
+    /// The token counts of each protocol's report, asked for once it is on screen (characters
+    /// first, tokens when the worker has them).
+    pub tokens: BTreeMap<String, TokenUpdate>,
 }
 
 /// A change to the settings panel's overrides.
@@ -164,6 +171,7 @@ impl AppState {
             host,
             prov: BTreeMap::new(),
             compares: Shared::new(BTreeMap::new()),
+            tokens: BTreeMap::new(),
         }
     }
 
@@ -188,6 +196,7 @@ impl AppState {
         self.busy = None;
         self.prov.clear();
         self.compares = Shared::new(BTreeMap::new());
+        self.tokens.clear();
         if let Some(l) = self.host.link.borrow().as_ref() {
             l.cancel_joining();
             if self.ready {
@@ -301,11 +310,40 @@ impl AppState {
         self.in_flight = Some((self.gen, api));
     }
 
+    /// Asks the worker for the token counts of the report on screen, once per report (the
+    /// others' are asked for when they are shown).
+    fn want_tokens(&mut self) {
+        let Some(api) = self.current_api().filter(|a| !a.is_empty()) else {
+            return;
+        };
+        if !self.ready || self.tokens.contains_key(&api) {
+            return;
+        }
+        let Some(body) = self
+            .reports
+            .get(&api)
+            .and_then(|r| r.get("request"))
+            .filter(|q| !q.is_null())
+            .map(|q| q.get_str("body").map_or(0, str::len))
+        else {
+            return;
+        };
+        // Rebuilding the session's calls against their usage is one more assembly each: on a
+        // large body only when an estimate needs them (no vocabulary), so the worker stays free.
+        let calls = (body as f64) < REBUILD_CALLS_LIMIT;
+        if let Some(l) = self.host.link.borrow().as_ref() {
+            l.tokens(self.gen, &api, calls);
+            self.tokens.insert(api, TokenUpdate::Asked);
+        }
+    }
+
     fn on_worker(&mut self, m: FromWorker) {
         match m {
             FromWorker::Ready => {
                 self.ready = true;
                 self.in_flight = None;
+                // A new worker: what the last one was counting is asked again.
+                self.tokens.retain(|_, t| !t.pending());
                 if let Some(l) = self.host.link.borrow().as_ref() {
                     l.load(self.gen, &self.laid);
                     if self.catalog_requested && self.catalog.is_none() {
@@ -437,6 +475,11 @@ impl AppState {
                     self.set_compare((a, b), c);
                 }
             }
+            FromWorker::Tokens { gen, api, update } => {
+                if gen == self.gen && self.tokens.contains_key(&api) {
+                    self.tokens.insert(api, update);
+                }
+            }
             FromWorker::Catalog { pi, json } => {
                 self.catalog_pi = pi;
                 let list = js::parse(&json)
@@ -460,6 +503,16 @@ impl AppState {
                 let comparing = self.in_flight.is_none()
                     && self.compares.values().any(|c| *c == Comparison::Pending);
                 self.fail_pending_compares(&format!("the worker stopped ({message})"));
+                // Not asked again (it might stop the worker again): said.
+                for t in self.tokens.values_mut().filter(|t| t.pending()) {
+                    *t = TokenUpdate::Failed {
+                        vocabulary: None,
+                        error: format!(
+                            "the worker stopped before the tokens were counted ({message})"
+                        ),
+                        compaction: Shared::new(Value::Null),
+                    };
+                }
                 if !comparing {
                     let key = match &self.in_flight {
                         Some((_, Some(a))) => a.clone(),
@@ -631,6 +684,8 @@ impl Reducible for AppState {
                 }
             }
         }
+        // The tokens of the report on screen go before the other protocols' prefetch.
+        s.want_tokens();
         s.pump();
         Rc::new(s)
     }

@@ -9,6 +9,9 @@ use crate::shared::Shared;
 #[derive(Properties, PartialEq)]
 pub(super) struct StatsStripProps {
     pub(super) report: Option<Shared<Value>>,
+    /// The report's token counts, when the worker has them.
+    #[prop_or_default]
+    pub(super) tokens: Option<crate::worker::TokenUpdate>,
 }
 
 /// The compact character accounting in the header (UTF-16 code units, as pi counts).
@@ -28,12 +31,39 @@ pub(super) fn stats_strip(p: &StatsStripProps) -> Html {
     // the overview and the findings use too.
     let share = |key: &str| num(stats.get("shares").and_then(|x| x.get(key))) * 100.0;
     let (ssp, stl, shi) = (share("systemPrompt"), share("tools"), share("history"));
+    let counted = match &p.tokens {
+        Some(crate::worker::TokenUpdate::Ready {
+            stats, vocabulary, ..
+        }) => Some((stats.clone(), vocabulary.clone())),
+        _ => None,
+    };
+    let tokens_of = |key: &str| {
+        counted.as_ref().and_then(|(s, _)| {
+            s.get(key)
+                .and_then(|x| x.get("tokens"))
+                .and_then(Value::as_f64)
+        })
+    };
+    let estimate = counted.as_ref().is_some_and(|(s, _)| {
+        s.get("tokenizer")
+            .and_then(|t| t.get("exact"))
+            .and_then(Value::as_bool)
+            != Some(true)
+    });
     let item = |cls: &'static str, label: &'static str, id: &'static str, n: f64, pct: f64| {
+        let key = match cls {
+            "system" => "systemPrompt",
+            other => other,
+        };
+        let tokens = tokens_of(key);
         html! {
-            <div class={classes!("stat", cls)} title={format!("{label}: {n} characters, {pct:.1}% of system prompt + tools + history")}>
+            <div class={classes!("stat", cls)} title={format!("{label}: {n} characters{}, {pct:.1}% of system prompt + tools + history", tokens.map(|t| format!(" ({}{t} tokens)", if estimate { "≈ " } else { "" })).unwrap_or_default())}>
                 <span class="swatch" aria-hidden="true"></span>
                 <span class="stat-label">{label}</span>
                 <span class="stat-num" data-testid={id}>{n}</span>
+                if let Some(t) = tokens {
+                    <span class="stat-tokens" data-testid={id.replace("-chars", "-tokens")}>{format!("{}{} tok", if estimate { "≈" } else { "" }, crate::views::thousands(t))}</span>
+                }
                 <span class="stat-share" data-testid={format!("{id}-share")}>{format!("{pct:.0}%")}</span>
             </div>
         }

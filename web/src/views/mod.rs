@@ -30,6 +30,7 @@ mod request;
 mod session;
 mod stage;
 mod sysmsg;
+mod tokens;
 mod tools;
 mod transcript;
 mod usage;
@@ -89,6 +90,9 @@ pub struct ViewProps {
     pub call: Option<CallRef>,
     #[prop_or_default]
     pub on_call: Callback<Option<CallRef>>,
+    /// The token counts of this report (the worker's, when asked for): `None` until asked.
+    #[prop_or_default]
+    pub tokens: Option<crate::worker::TokenUpdate>,
 }
 
 /// The call of `report.calls` answered on session line `line`: its index (1-based).

@@ -5,6 +5,7 @@ use yew::prelude::*;
 use super::components::charts::{Seg, StackedBar};
 use super::components::treemap::{TmGroup, TmItem, Treemap};
 use super::components::{pct, thousands};
+use super::tokens::{TokenNote, Tokens};
 use super::util::{arr, at, base_name, not_available, num, s};
 use super::ViewProps;
 
@@ -135,6 +136,41 @@ pub fn OverviewView(p: &ViewProps) -> Html {
         },
     ];
     let m = r.get("model").cloned().unwrap_or_default();
+    let t = Tokens::of(p);
+    let counted = match (
+        t.at(&["systemPrompt"]),
+        t.at(&["tools"]),
+        t.at(&["history"]),
+    ) {
+        (Some(a), Some(b), Some(c)) => Some(a + b + c),
+        _ => None,
+    };
+    let window_m = num(&m, "contextWindow");
+    // pi's compaction threshold (`contextWindow - reserveTokens`), when compaction is on.
+    let compaction = t.compaction().and_then(|w| w.get("compaction")).cloned();
+    let threshold = compaction
+        .as_ref()
+        .filter(|c| c.get("enabled").and_then(ctxlens::js::Value::as_bool) == Some(true))
+        .and_then(|c| c.get("threshold"))
+        .and_then(ctxlens::js::Value::as_f64);
+    let compaction_line = compaction.as_ref().map(|c| {
+        if let Some(e) = c.get_str("error") {
+            (format!("pi refuses the compaction settings: {e}"), None)
+        } else if c.get("enabled").and_then(ctxlens::js::Value::as_bool) != Some(true) {
+            ("compaction is off in the settings (compaction.enabled)".to_string(), None)
+        } else {
+            let th = num(c, "threshold");
+            let to_go = th - tokens;
+            (
+                if to_go >= 0.0 {
+                    format!("pi compacts past {} tokens (the window − reserveTokens {}): {} to go", thousands(th), thousands(num(c, "reserveTokens")), thousands(to_go))
+                } else {
+                    format!("past pi's compaction threshold of {} tokens (the window − reserveTokens {}) by {}: pi compacts after the next answer", thousands(th), thousands(num(c, "reserveTokens")), thousands(-to_go))
+                },
+                Some(to_go),
+            )
+        }
+    });
     let stages = arr(r, "stages");
     let changes: usize = stages
         .iter()
@@ -152,25 +188,48 @@ pub fn OverviewView(p: &ViewProps) -> Html {
                 <div class="card"><div class="k">{"Thinking"}</div><div class="v">{s(&m, "thinking")}</div>
                     <div class="sub">{ if s(&m, "thinkingRequested") != s(&m, "thinking") { format!("requested {} ({})", s(&m, "thinkingRequested"), s(&m, "thinkingSource")) } else { s(&m, "thinkingSource").to_string() } }</div></div>
                 <div class="card"><div class="k">{"Body"}</div><div class="v">{format!("{} bytes", thousands(num(&at(stats, &["body"]).cloned().unwrap_or_default(), "bytes")))}</div>
-                    <div class="sub" title={format!("a rough estimate: pi {}'s own rule of thumb (estimateCharsPerToken), which pi uses to keep the answer's max tokens within the context window; the provider's tokenizer counts differently", super::util::pi_version(r))}>
-                        { match super::util::chars_per_token(r) {
-                            Some(c) => format!("≈ {} tokens at {} chars/token", thousands((body / c).ceil()), ctxlens::js::number_to_string(c)),
-                            None => String::new(),
-                        } }</div></div>
+                    <div class="sub">{format!("{} chars", thousands(body))}</div></div>
+                <div class={classes!("card", "tokens-card", t.estimate().then_some("estimate"))} data-testid="tokens-card" data-tokens={counted.map(|n| n.to_string())}
+                    title={format!("{} {}", super::tokens::VOCABULARY_HELP, super::tokens::FRAMING_HELP)}>
+                    <div class="k">{ if t.estimate() { "Tokens (estimate)" } else { "Tokens" } }</div>
+                    <div class="v" data-testid="overview-tokens">{ match counted { Some(n) if t.estimate() => format!("≈ {}", thousands(n)), Some(n) => thousands(n), None => t.cell(None) } }</div>
+                    <div class="sub">
+                        { match (counted, window_m > 0.0) {
+                            (Some(n), true) => format!("system prompt + tools + history: {} of the model's {} token window{}", pct(n, window_m), thousands(window_m),
+                                match threshold { Some(th) if n <= th => format!(", {} below pi's compaction threshold", thousands(th - n)), Some(th) => format!(", {} past pi's compaction threshold", thousands(n - th)), None => String::new() }),
+                            (Some(_), false) => "system prompt + tools + history".to_string(),
+                            (None, _) => match super::util::chars_per_token(r) {
+                                // Until (or without) a count: pi's own rule of thumb, said as such.
+                                Some(c) => format!("pi's rule of thumb: ≈ {} at {} chars/token", thousands(((sp + tl + hi) / c).ceil()), ctxlens::js::number_to_string(c)),
+                                None => String::new(),
+                            },
+                        } }
+                    </div>
+                </div>
                 if window > 0.0 {
                     <div class={classes!("card", over.then_some("flag"))} data-testid="context-card" data-over={over.to_string()}
                         title="pi's own estimate of the context (the last reported usage plus the messages after it, else the characters at the release's chars per token) beside the model's context window">
                         <div class="k">{"Context"}</div>
                         <div class="v">{format!("≈ {} tokens", thousands(tokens))}</div>
                         <div class="sub">{ if over { format!("over the model's window of {} tokens", thousands(window)) } else { format!("{} of the model's {} token window", pct(tokens, window), thousands(window)) } }</div>
+                        if let Some((line, to_go)) = compaction_line.clone() {
+                            <div class="sub" data-testid="compaction-line" data-to-go={to_go.map(|x| x.to_string())}
+                                title="pi's automatic compaction (settings.json compaction: enabled, reserveTokens, keepRecentTokens): after an answer whose context (the usage the provider reported, else pi's estimate) is past the model's window minus reserveTokens, pi summarizes the older messages and keeps about keepRecentTokens of the newest">{line}</div>
+                        }
                     </div>
                 }
                 <div class="card"><div class="k">{"Pipeline"}</div><div class="v">{format!("{} stages", stages.len())}</div><div class="sub">{format!("{changes} changes recorded")}</div></div>
             </div>
+            <TokenNote tokens={p.tokens.clone()} model={format!("{}/{}", s(&m, "provider"), s(&m, "id"))} />
             <h3>{"Where the characters go"}</h3>
             <StackedBar segs={segs} testid="overview-shares" />
             <p class="muted small" data-testid="overview-share-line">{format!("System prompt {:.1}% · tools {:.1}% · history {:.1}% of their {} characters (UTF-16 units, as JS counts them); the body adds {} characters of JSON structure and parameters ({} in all).",
                 share("systemPrompt"), share("tools"), share("history"), thousands(sp + tl + hi), thousands(rest), thousands(body))}</p>
+            if counted.is_some() {
+                <p class="muted small" data-testid="overview-token-line">{format!("In tokens: system prompt {} · tools {} · history {} ({}{}).",
+                    t.cell(t.at(&["systemPrompt"])), t.cell(t.at(&["tools"])), t.cell(t.at(&["history"])),
+                    t.phrase(counted), if t.estimate() { "" } else { ", without the chat template's framing" })}</p>
+            }
             <h3>{"The whole request"}<span class="muted small">{format!(" · {} chars; click a part to select it", thousands(body))}</span></h3>
             <button class="skip-link" data-testid="skip-treemap" onclick={skip}>{"Skip past the treemap"}</button>
             <Treemap groups={groups} testid="treemap" selected={p.selection.clone()} on_select={p.on_select.clone()} />

@@ -12,6 +12,7 @@ use super::components::dom::scroll_into_view;
 use super::components::{color, pct, thousands};
 use super::overview::section_label;
 use super::sysmsg::{placement_text, section_help, source_help, stored_help, stored_label};
+use super::tokens::{TokenNote, Tokens};
 use super::util::{arr, at, not_available, num, s, select, short_path};
 use super::ViewProps;
 
@@ -183,6 +184,11 @@ pub fn PromptView(p: &ViewProps) -> Html {
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
+    let t = Tokens::of(p);
+    let model = r
+        .get("model")
+        .map(|m| format!("{}/{}", s(m, "provider"), s(m, "id")))
+        .unwrap_or_default();
     if text_empty && table.is_empty() {
         return html! { <section class="prompt-view">{not_available("No system prompt.")}</section> };
     }
@@ -190,7 +196,8 @@ pub fn PromptView(p: &ViewProps) -> Html {
         <section class="prompt-view" data-testid="prompt-view">
             <div class="prompt-top">
                 <div>
-                    <h3>{format!("System prompt · {} chars", thousands(total))}</h3>
+                    <h3>{format!("System prompt · {} chars", thousands(total))}<span class="muted small" data-testid="prompt-tokens">{format!(" · {}", t.phrase(t.at(&["systemPrompt"])))}</span></h3>
+                    <TokenNote tokens={p.tokens.clone()} model={model.clone()} />
                     if let Some((line, help)) = &placement {
                         <p class="small placement" data-testid="prompt-placement" title={*help}>{line.clone()}</p>
                     }
@@ -232,7 +239,7 @@ pub fn PromptView(p: &ViewProps) -> Html {
                         <thead><tr><th>{"#"}</th><th class="num" title="where it starts in the prompt, in characters (UTF-16 units, as JavaScript counts them)">{"offset"}</th>
                             <th title="the part of the system prompt, and where its text comes from (a tool, a file, or pi itself)">{"section"}</th>
                             if any_stored { <th title="which system message stored in the session set this text (pi keeps the system prompt in the session as system messages)">{"stored"}</th> }
-                            <th class="num">{"chars"}</th><th class="num">{"share"}</th></tr></thead>
+                            <th class="num">{"chars"}</th><th class="num" title={super::tokens::VOCABULARY_HELP}>{t.head()}</th><th class="num">{"share"}</th></tr></thead>
                         <tbody>
                         { for table.iter().enumerate().map(|(i, x)| {
                             let sel = sel_section == Some(i);
@@ -248,12 +255,13 @@ pub fn PromptView(p: &ViewProps) -> Html {
                                         </td>
                                     }
                                     <td class="num">{thousands(num(x, "chars"))}</td>
+                                    <td class="num" data-testid="section-tokens">{t.cell(t.index(&["systemPrompt", "sections"], i, "tokens"))}</td>
                                     <td class="num share">{pct(num(x, "chars"), total)}</td>
                                 </tr>
                             }
                         }) }
                         </tbody>
-                        <tfoot><tr><td></td><td></td><th>{"total"}</th>if any_stored { <td></td> }<th class="num" data-testid="prompt-sections-total">{thousands(table.iter().map(|x| num(x, "chars")).sum())}</th><td class="num">{"100%"}</td></tr></tfoot>
+                        <tfoot><tr><td></td><td></td><th>{"total"}</th>if any_stored { <td></td> }<th class="num" data-testid="prompt-sections-total">{thousands(table.iter().map(|x| num(x, "chars")).sum())}</th><th class="num" data-testid="prompt-sections-tokens">{t.cell(t.at(&["systemPrompt"]))}</th><td class="num">{"100%"}</td></tr></tfoot>
                     </table>
                     <h4>{"Context files, in prompt order"}</h4>
                     if files.is_empty() {

@@ -9,6 +9,7 @@ use yew::prelude::*;
 use super::components::charts::{BarRow, Bars, Seg};
 use super::components::json_tree::JsonTree;
 use super::components::thousands;
+use super::tokens::{TokenNote, Tokens};
 use super::util::{arr, at, not_available, num, s};
 use super::ViewProps;
 use crate::shared::Shared;
@@ -114,6 +115,11 @@ pub fn ToolsView(p: &ViewProps) -> Html {
         return html! { <section class="tools-view">{not_available("No tools are active.")}</section> };
     }
     let total: f64 = list.iter().map(|t| t.chars).sum();
+    let tk = Tokens::of(p);
+    let model = r
+        .get("model")
+        .map(|m| format!("{}/{}", s(m, "provider"), s(m, "id")))
+        .unwrap_or_default();
     let declared = r.get("declaredTools").is_some_and(|d| !d.is_null());
     let prompt_total: f64 = list.iter().map(|t| t.prompt_chars).sum();
     let bar_rows: Vec<BarRow> = list
@@ -126,6 +132,7 @@ pub fn ToolsView(p: &ViewProps) -> Html {
                 Seg::new("parameters schema", t.params, "var(--tools)"),
             ],
             extra: vec![
+                tk.cell(tk.find(&["tools", "byTool"], "name", &t.name)),
                 t.source.clone(),
                 if t.snippet.is_some() {
                     "✓".into()
@@ -168,19 +175,29 @@ pub fn ToolsView(p: &ViewProps) -> Html {
     html! {
         <section class="tools-view" data-testid="tools-view">
             <h3>{format!("{} tools · {} chars in the request's tool definitions", list.len(), thousands(total))}
+                <span class="muted small" data-testid="tools-tokens">{format!(" · {}", tk.phrase(tk.at(&["tools"])))}</span>
                 <span class="muted small">{format!(" · plus {} chars of snippets and {} in the system prompt", thousands(prompt_total), if declared { "rules" } else { "guidelines" })}</span></h3>
+            <TokenNote tokens={p.tokens.clone()} model={model.clone()} />
             <ul class="legend inline">
                 <li><span class="sw" style="background:var(--v-desc)"></span><span class="lbl">{"description"}</span></li>
                 <li><span class="sw" style="background:var(--tools)"></span><span class="lbl">{"parameters schema"}</span></li>
             </ul>
             <Bars rows={bar_rows} testid="tools-bars" selected={p.selection.clone()} on_select={p.on_select.clone()}
-                  extra_heads={if declared { vec!["source", "snippet", "rules", "in prompt", "declared by"] } else { vec!["source", "snippet", "guidelines", "in prompt"] }} />
+                  extra_heads={if declared { vec![tk.head(), "source", "snippet", "rules", "in prompt", "declared by"] } else { vec![tk.head(), "source", "snippet", "guidelines", "in prompt"] }} />
             if declared {
                 <p class="muted small" data-testid="tools-declared-note">{"The tools sent are the declarations stored in the session's system messages (\"declared by\": the line of the one that declared it, or this run), in the order pi replays them."}</p>
             }
             if let Some(t) = sel {
                 <div class="detail" data-testid="tool-detail">
                     <h4 class="mono">{&t.name}<span class="muted small">{format!(" · {} · {} chars ({} description + {} schema)", t.source, thousands(t.chars), thousands(t.desc), thousands(t.params))}</span></h4>
+                    <p class="small" data-testid="tool-tokens">{ match tk.find(&["tools", "byTool"], "name", &t.name) {
+                        Some(n) => {
+                            let part = |k: &str| at(tk.stats().unwrap_or(&Value::Null), &["tools", "byTool"]).and_then(Value::as_array)
+                                .and_then(|a| a.iter().find(|x| s(x, "name") == t.name)).map(|x| num(x, k)).unwrap_or(0.0);
+                            format!("{} ({} description + {} schema)", tk.phrase(Some(n)), thousands(part("descriptionTokens")), thousands(part("parametersTokens")))
+                        }
+                        None => tk.phrase(None),
+                    } }</p>
                     <p class="desc">{ r.get("declaredTools").and_then(Value::as_array).map_or(arr(r, "tools"), |d| d.as_slice()).iter().find(|x| s(x, "name") == t.name).map(|x| s(x, "description").to_string()).unwrap_or_default() }</p>
                     <dl class="kv">
                         <dt>{"snippet"}</dt><dd>{ t.snippet.clone().unwrap_or_else(|| if declared { "none: the tool is not listed in the tools section".into() } else { "none: the tool is not listed under \"Available tools\"".into() }) }</dd>

@@ -8,6 +8,7 @@ use yew::prelude::*;
 
 use super::components::charts::{Column, Columns, Seg, StackedBar};
 use super::components::{color, pct, thousands};
+use super::tokens::{TokenNote, Tokens};
 use super::util::{arr, at, not_available, num, s, select};
 use super::ViewProps;
 
@@ -53,6 +54,74 @@ pub fn UsageView(p: &ViewProps) -> Html {
     let hi = at(&st, &["history", "chars"])
         .and_then(Value::as_f64)
         .unwrap_or(0.0);
+    let tk = Tokens::of(p);
+    // Without a count: pi's own rule of thumb (the release's characters per token), said so.
+    let rule_of_thumb = |n: f64| match super::util::chars_per_token(r) {
+        Some(c) => format!(
+            "≈ {} tokens by pi's rule of thumb ({} chars/token)",
+            thousands(n),
+            ctxlens::js::number_to_string(c)
+        ),
+        None => format!("≈ {} tokens", thousands(n)),
+    };
+    let model = r
+        .get("model")
+        .map(|m| format!("{}/{}", s(m, "provider"), s(m, "id")))
+        .unwrap_or_default();
+    // Every call with usage rebuilt, beside the tokens the provider reported for it.
+    let rebuilt = match tk.calibration() {
+        Some(c) => {
+            let calls = arr(c, "calls");
+            let framing = c.get("framing").filter(|f| !f.is_null());
+            let with_tokens = calls
+                .iter()
+                .any(|x| x.get("rebuiltTokens").is_some_and(|v| !v.is_null()));
+            html! {
+                <div class="rebuilt" data-testid="usage-rebuilt">
+                    <h4>{format!("Rebuilt vs reported · {} calls with usage", calls.len())}</h4>
+                    <p class="muted small">{ if with_tokens {
+                        "Each call's request rebuilt and its texts counted with the model's vocabulary, beside the prompt tokens the provider reported (input + cache read + cache write). The difference is mostly the chat template's framing: the tokens that mark each message's start, role and end, which no public vocabulary includes."
+                    } else {
+                        "Each call's request rebuilt, beside the prompt tokens the provider reported (input + cache read + cache write): the session's own measure of characters per token."
+                    } }</p>
+                    if let Some(f) = framing {
+                        <p class="small" data-testid="usage-framing">{format!("Framing: {} tokens per call on average ({} to {}){}.",
+                            thousands(num(f, "mean").round()), thousands(num(f, "min")), thousands(num(f, "max")),
+                            match (f.get("perCall").and_then(Value::as_f64), f.get("perMessage").and_then(Value::as_f64)) {
+                                (Some(a), Some(b)) => format!(", about {a:.0} per call plus {b:.1} per message"),
+                                _ => String::new(),
+                            })}</p>
+                    }
+                    <table class="calls-table" data-testid="usage-rebuilt-table">
+                        <thead><tr><th>{"call"}</th><th>{"line"}</th><th>{"model"}</th><th class="num">{"reported"}</th>
+                            <th class="num">{"rebuilt chars"}</th><th class="num">{"rebuilt tokens"}</th><th class="num">{"difference"}</th><th>{"note"}</th></tr></thead>
+                        <tbody>
+                        { for calls.iter().take(MAX_ROWS).map(|x| {
+                            let rebuilt = x.get("rebuiltTokens").and_then(Value::as_f64);
+                            let diff = x.get("difference").and_then(Value::as_f64);
+                            html! {
+                                <tr data-call={num(x, "index").to_string()} class={classes!((x.get("used").and_then(Value::as_bool) != Some(true)).then_some("muted"))}>
+                                    <td>{num(x, "index")}</td><td>{num(x, "line")}</td><td class="mono">{s(x, "model")}</td>
+                                    <td class="num" data-testid="call-reported">{thousands(num(x, "reportedTokens"))}</td>
+                                    <td class="num">{thousands(num(x, "rebuiltChars"))}</td>
+                                    <td class="num" data-testid="call-rebuilt">{rebuilt.map(thousands).unwrap_or_else(|| "–".into())}</td>
+                                    <td class="num" data-testid="call-difference">{diff.map(|d| format!("{}{}", if d > 0.0 { "+" } else { "" }, thousands(d))).unwrap_or_else(|| "–".into())}</td>
+                                    <td class="small muted">{s(x, "note")}</td>
+                                </tr>
+                            }
+                        }) }
+                        </tbody>
+                    </table>
+                </div>
+            }
+        }
+        // Counted, but the calls were not rebuilt (a large session: the app's worker leaves
+        // that to `ctxlens stats`).
+        None if tk.stats().is_some() && !arr(r, "calls").is_empty() => html! {
+            <p class="muted small" data-testid="usage-rebuilt-skipped">{"The calls are not rebuilt against their usage for a session this large (each is one more assembly of it); ctxlens stats on this session rebuilds them."}</p>
+        },
+        None => Html::default(),
+    };
     let prefix_bar = html! {
         <div class="prefix">
             <h4>{"This request: the fixed prefix and the growing history"}</h4>
@@ -61,7 +130,8 @@ pub fn UsageView(p: &ViewProps) -> Html {
                 Seg::new("tools (fixed)", tl, "var(--tools)"),
                 Seg::new("history (grows every turn)", hi, "var(--history)"),
             ]} />
-            <p class="muted small">{format!("Every call repeats the same {} chars prefix{} first; a provider's prompt cache can only reuse it while it stays byte-identical.", thousands(sp + tl), super::util::chars_per_token(r).map(|c| format!(" (≈ {} tokens at {} chars/token)", thousands(((sp + tl) / c).ceil()), ctxlens::js::number_to_string(c))).unwrap_or_default())}</p>
+            <p class="muted small" data-testid="usage-prefix-line">{format!("Every call repeats the same {} chars prefix ({}) first; a provider's prompt cache can only reuse it while it stays byte-identical.", thousands(sp + tl),
+                match (tk.at(&["systemPrompt"]), tk.at(&["tools"])) { (Some(a), Some(b)) => tk.phrase(Some(a + b)), _ => tk.phrase(None) })}</p>
         </div>
     };
     let Some(u) = r.get("usage").filter(|v| !v.is_null()) else {
@@ -181,9 +251,15 @@ pub fn UsageView(p: &ViewProps) -> Html {
     html! {
         <section class="usage-view" data-testid="usage-view">
             <h3>{"Usage and cache"}<span class="muted small">{format!(" · {} calls recorded in the session", timeline.len())}</span></h3>
+            <TokenNote tokens={p.tokens.clone()} model={model.clone()} />
             <div class="cards">
-                <div class="card"><div class="k">{"Prefix"}</div><div class="v">{format!("{} chars", thousands(num(&cache, "prefixChars")))}</div><div class="sub">{format!("≈ {} tokens: system prompt + tools", thousands(num(&cache, "prefixTokensEstimate")))}</div></div>
-                <div class="card"><div class="k">{"History"}</div><div class="v">{format!("{} chars", thousands(num(&cache, "historyChars")))}</div><div class="sub">{format!("≈ {} tokens", thousands(num(&cache, "historyTokensEstimate")))}</div></div>
+                <div class="card"><div class="k">{"Prefix"}</div><div class="v">{format!("{} chars", thousands(num(&cache, "prefixChars")))}</div>
+                    <div class="sub" data-testid="usage-prefix-tokens">{format!("{}: system prompt + tools", match (tk.at(&["systemPrompt"]), tk.at(&["tools"])) {
+                        (Some(a), Some(b)) => tk.phrase(Some(a + b)),
+                        _ => rule_of_thumb(num(&cache, "prefixTokensEstimate")),
+                    })}</div></div>
+                <div class="card"><div class="k">{"History"}</div><div class="v">{format!("{} chars", thousands(num(&cache, "historyChars")))}</div>
+                    <div class="sub" data-testid="usage-history-tokens">{ match tk.at(&["history"]) { Some(h) => tk.phrase(Some(h)), None => rule_of_thumb(num(&cache, "historyTokensEstimate")) } }</div></div>
                 <div class="card"><div class="k">{"Cache read"}</div><div class="v" data-testid="cache-read-share">{format!("{:.1}%", read_share * 100.0)}</div><div class="sub">{format!("{} of {} input tokens", thousands(num(&cache, "totalCacheRead")), thousands(num(&cache, "totalInput") + num(&cache, "totalCacheRead") + num(&cache, "totalCacheWrite")))}</div></div>
                 <div class="card"><div class="k">{"Output"}</div><div class="v">{thousands(num(&cache, "totalOutput"))}</div><div class="sub">{format!("{} calls on the branch", thousands(num(&cache, "calls")))}</div></div>
             </div>
@@ -194,6 +270,7 @@ pub fn UsageView(p: &ViewProps) -> Html {
                 if per == 1 { <p class="muted small">{"Click a call to rebuild the request pi sent for it (its reported usage is shown in the header beside it)."}</p> }
             }
             {calls_picker}
+            {rebuilt}
             <h4>{format!("Cache breaks · {}", breaks.len())}</h4>
             if breaks.is_empty() {
                 <p class="muted small">{"No call read less from the cache than the previous call of the same model."}</p>
