@@ -3,7 +3,8 @@
 # to ctxlens, as far as a script can, and prints which rules changed.
 #
 #   1. installs it through the oracle (PI_VERSION=VERSION capture: /opt/pi-oracle-VERSION);
-#   2. extracts its data folder (scripts/extract-pi-data.sh VERSION → core/data/pi-VERSION/);
+#   2. extracts its data folder (scripts/extract-pi-data.sh VERSION → core/data/pi-VERSION/) and
+#      pi's release notes (scripts/extract-changelog.mjs → core/data/changelog.json);
 #   3. when it is not yet a `PiVersion`, adds it (scripts/add-pi-release.mjs): the variant with
 #      its npm publication date, its data folder in the embedded list, npm's `piVersions`, and a
 #      version-table entry equal to the nearest supported release's (newer first) — the starting
@@ -54,6 +55,8 @@ if [[ -z $check_only ]]; then
     echo "in scripts/extract/ expects a shape; extend that reader for this shape, then run this again" >&2
     exit 1
   fi
+  # pi's release notes up to the newest install (the upgrade comparison's changelog lines).
+  node scripts/extract-changelog.mjs
   echo "== 3. the version seam" >&2
   released=$(npm view "@earendil-works/pi-coding-agent@$version" time --json 2>/dev/null \
     | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const t=JSON.parse(s);process.stdout.write((t[process.argv[1]]||"").slice(0,10))})' "$version")
