@@ -796,9 +796,16 @@ const R_1_4_0: Rules = Rules {
     ..R_1_5_0
 };
 
+// The version table's docs as data (about 20 KB of text), with the releases' data: the CLI and
+// the native tests have them; the wasm builds (whose size counts) do not, and say so.
+#[cfg(feature = "embedded-data")]
 include!(concat!(env!("OUT_DIR"), "/rule_docs.rs"));
+#[cfg(not(feature = "embedded-data"))]
+/// Not in this build (the wasm builds): [`rule_doc`] gives `None`.
+pub const RULE_DOCS: &[(&str, &str)] = &[];
 
-/// The doc comment of the switch at `path` (`transcript`, `anthropic.native_tool_changes`).
+/// The doc comment of the switch at `path` (`transcript`, `anthropic.native_tool_changes`);
+/// `None` in a build without `embedded-data`.
 pub fn rule_doc(path: &str) -> Option<&'static str> {
     RULE_DOCS.iter().find(|(p, _)| *p == path).map(|(_, d)| *d)
 }
