@@ -251,8 +251,8 @@ pub fn UpgradeView(p: &ViewProps) -> Html {
         _ => "pending",
     };
     let body = match &shown {
-        _ if from.is_empty() => not_available(
-            "This report names no pi release, so there is nothing to compare it with.",
+        _ if from.is_empty() || api.is_empty() => not_available(
+            "This report names no pi release or protocol (no model), so there is nothing to compare it with.",
         ),
         Some(Upgrading::Ready(u)) => upgrade_html(u, *all_rules, on_all),
         Some(Upgrading::Failed(why)) => {
@@ -281,8 +281,7 @@ pub fn UpgradeView(p: &ViewProps) -> Html {
         },
     };
     html! {
-        <section class="protocols-view upgrade-view" data-testid="upgrade-view" data-from={from.clone()} data-to={to.as_str()} data-state={state}
-            data-tokens={matches!(&shown, Some(Upgrading::Ready(_))).then(|| tokens && ready(&key).is_some()).map(|t| t.to_string())}>
+        <section class="protocols-view upgrade-view" data-testid="upgrade-view" data-from={from.clone()} data-to={to.as_str()} data-state={state}>
             <h3>{"Compare pi releases"}<span class="muted small">{format!(" · {api}")}</span></h3>
             {mode_chooser(p, true)}
             {chooser}
