@@ -65,8 +65,8 @@ test("0.85.1 beside 1.6.0: the first changed byte, its path and block, the block
   const want = upgrade("0.85.1", "1.6.0", ["--no-tokens"]);
   assert.equal(want.identical, false, "the case changes between the two releases");
   assert.ok(want.firstChange.byte > 0);
+  const start = server.requests.length;
   const { page, context } = await openCase("0.85.1");
-  const before = server.requests.filter((p) => p.includes("pi-data/")).length;
   await page.getByTestId("compare-mode-pi").click();
   const view = page.locator('[data-testid="upgrade-view"][data-from="0.85.1"][data-to="1.6.0"]');
   await view.waitFor({ timeout: 10000 });
@@ -106,15 +106,16 @@ test("0.85.1 beside 1.6.0: the first changed byte, its path and block, the block
   assert.deepEqual(await shownRules(), applying.map((r) => r.rule));
   const firstDoc = await page.locator('[data-testid="upgrade-rules"] > li .rule-doc').first().textContent();
   assert.equal(firstDoc, applying.find((r) => r.doc).doc);
+  await page.getByTestId("view-protocols").screenshot({ path: screenshotPath("view-protocols-upgrade-0.85.1-1.6.0.png") });
   await page.getByTestId("upgrade-rules-all").click();
   assert.deepEqual(await shownRules(), want.rules.map((r) => r.rule));
+  await page.getByTestId("upgrade-rules-all").click();
+  assert.deepEqual(await shownRules(), applying.map((r) => r.rule), "back to this protocol's");
   // The page has no changelog: it says where pi's release notes are shown.
   assert.match(await page.getByTestId("upgrade-no-changelog").textContent(), /the CLI \(ctxlens compare --pi 0\.85\.1 --pi-with 1\.6\.0\) shows the lines of pi's changelog/);
   // No release's data was fetched twice for the comparison.
-  const fetched = server.requests.filter((p) => p.includes("pi-data/"));
+  const fetched = server.requests.slice(start).filter((p) => p.includes("pi-data/"));
   assert.equal(new Set(fetched).size, fetched.length, "each data file fetched once");
-  assert.ok(fetched.length >= before);
-  await page.getByTestId("view-protocols").screenshot({ path: screenshotPath("view-protocols-upgrade-0.85.1-1.6.0.png") });
 
   // Once the model's vocabulary has counted the report, the blocks get tokens: the CLI's.
   const withTokens = upgrade("0.85.1", "1.6.0");
@@ -127,7 +128,8 @@ test("0.85.1 beside 1.6.0: the first changed byte, its path and block, the block
       to: tr.children[5].textContent.replace(/,/g, ""),
     })));
     const wantTok = withTokens.blocks.filter((b) => b.fromChars > 0 || b.toChars > 0)
-      .map((b) => ({ name: b.name, from: String(b.fromTokens ?? "–"), to: String(b.toTokens ?? "–") }));
+      // A block the core does not count on its own (0 tokens on both sides) shows "–".
+      .map((b) => (b.fromTokens === 0 && b.toTokens === 0 ? { name: b.name, from: "–", to: "–" } : { name: b.name, from: String(b.fromTokens ?? "–"), to: String(b.toTokens ?? "–") }));
     assert.deepEqual(tok, wantTok, "tokens under both, as the CLI counts them");
     await page.getByTestId("view-protocols").screenshot({ path: screenshotPath("view-protocols-upgrade-tokens.png") });
   }
@@ -146,19 +148,48 @@ test("0.85.1 beside 1.6.0: the first changed byte, its path and block, the block
   await context.close();
 });
 
-test("a link with with=pi-… opens the release comparison; the other release's data is fetched with progress", async () => {
-  const want = upgrade("1.6.0", "0.85.1", ["--no-tokens"]);
-  const o = await open(browser, server.url + "/#view=protocols&with=pi-0.85.1");
-  opened.push(o);
-  const { page, context } = o;
-  await page.getByTestId("stat-system-chars").waitFor({ timeout: 60000 });
-  await page.getByTestId("folder-input").setInputFiles(dir);
-  await until(page, (n) => document.querySelector(".scenario")?.textContent === n, path.basename(dir));
-  await until(page, () => document.querySelector('[data-testid="upgrade-view"][data-from="1.6.0"][data-to="0.85.1"]')?.dataset.state === "ready");
-  assert.equal(Number(await page.getByTestId("upgrade-first-change").getAttribute("data-byte")), want.firstChange.byte);
-  assert.equal(await page.getByTestId("upgrade-first-block").textContent(), want.firstChange.block);
-  // 0.85.1's data came from the page's own origin, once.
-  const data = server.requests.filter((p) => p.includes("pi-data/pi-0.85.1/"));
-  assert.ok(data.length > 0 && new Set(data).size === data.length, data.join(", "));
-  await context.close();
+test("a link with with=pi-… opens the release comparison; the other release's data is fetched first, with progress", async () => {
+  // The demo (a 0.85.1 capture) beside 1.6.0, whose data the page has not fetched yet: its
+  // requests are held until the comparison says it is fetching them.
+  const demo = path.join(repo, "www/demo");
+  const want = JSON.parse(cli(["compare", "--case", demo, "--pi", "0.85.1", "--pi-with", "1.6.0", "--no-tokens"]));
+  const held = [];
+  let hold = true;
+  const dist = path.join(repo, "dist");
+  const serveFile = (pathname, res) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    fs.createReadStream(path.join(dist, decodeURIComponent(pathname))).pipe(res);
+  };
+  const own = await serve(dist, {
+    intercept: (pathname, req, res) => {
+      if (!pathname.startsWith("/pi-data/pi-1.6.0/")) return false;
+      if (hold) held.push([pathname, res]);
+      else serveFile(pathname, res);
+      return true;
+    },
+  });
+  try {
+    const o = await open(browser, own.url + "/#view=protocols&with=pi-1.6.0");
+    const { page, context } = o;
+    await until(page, () => document.querySelector('[data-testid="upgrade-view"][data-from="0.85.1"][data-to="1.6.0"]'));
+    await until(page, () => /pi 1\.6\.0: fetching pi 1\.6\.0's data/.test(document.querySelector('[data-testid="compare-pending"]')?.textContent ?? ""));
+    assert.ok(held.length > 0, "1.6.0's data is asked for by the comparison");
+    hold = false;
+    for (const [p, res] of held.splice(0)) serveFile(p, res);
+    await until(page, () => document.querySelector('[data-testid="upgrade-view"]')?.dataset.state === "ready");
+    assert.equal(Number(await page.getByTestId("upgrade-first-change").getAttribute("data-byte")), want.firstChange.byte);
+    assert.equal(await page.getByTestId("upgrade-first-block").textContent(), want.firstChange.block);
+    // 1.6.0's data came from the page's own origin, each file once.
+    const data = own.requests.filter((p) => p.startsWith("/pi-data/pi-1.6.0/"));
+    assert.ok(data.length > 0 && new Set(data).size === data.length, data.join(", "));
+    const foreign = o.seen.filter((u) => !u.startsWith(own.url + "/") && !u.startsWith("data:") && !u.startsWith("blob:"));
+    assert.deepEqual(foreign, [], "no request leaves the page's origin");
+    assert.deepEqual(o.errors, [], "no page errors");
+    await page.getByTestId("view-protocols").screenshot({ path: screenshotPath("view-protocols-upgrade-demo.png") });
+    await context.close();
+  } finally {
+    hold = false;
+    for (const [p, res] of held.splice(0)) serveFile(p, res);
+    await own.close();
+  }
 });

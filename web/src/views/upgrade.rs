@@ -124,24 +124,37 @@ fn upgrade_html(u: &Value, all_rules: bool, on_all: Callback<MouseEvent>) -> Htm
             if !with_tokens {
                 <p class="muted small" data-testid="upgrade-chars-only">{"Characters only: the tokens are counted under both once the model's vocabulary is loaded (see the Tokens view)."}</p>
             }
-            <table class="sizes" data-testid="upgrade-blocks" data-tokens={with_tokens.to_string()}>
-                <thead><tr><th>{"block"}</th>
-                    <th class="num mono">{format!("pi {from} chars")}</th><th class="num mono">{format!("pi {to} chars")}</th><th class="num">{"Δ chars"}</th>
-                    if with_tokens {
-                        <th class="num mono">{format!("pi {from} tokens")}</th><th class="num mono">{format!("pi {to} tokens")}</th><th class="num">{"Δ tokens"}</th>
-                    }
-                </tr></thead>
+            <div class="table-scroll">
+            <table class="sizes upgrade-blocks" data-testid="upgrade-blocks" data-tokens={with_tokens.to_string()}>
+                <thead>
+                    <tr><th rowspan="2">{"block"}</th><th colspan="3" class="num">{"characters"}</th>
+                        if with_tokens { <th colspan="3" class="num">{"tokens"}</th> }
+                    </tr>
+                    <tr>
+                        <th class="num mono">{format!("pi {from}")}</th><th class="num mono">{format!("pi {to}")}</th><th class="num">{"Δ"}</th>
+                        if with_tokens {
+                            <th class="num mono">{format!("pi {from}")}</th><th class="num mono">{format!("pi {to}")}</th><th class="num">{"Δ"}</th>
+                        }
+                    </tr>
+                </thead>
                 <tbody>
                 { for blocks.iter().map(|b| {
+                    // A block with characters and 0 tokens on both sides is one the core does
+                    // not count on its own (structure, parameters, signatures): not "0 tokens".
+                    let uncounted = opt_num(b, "fromTokens") == Some(0.0) && opt_num(b, "toTokens") == Some(0.0);
                     let changed = num(b, "charsDelta") != 0.0 || opt_num(b, "tokensDelta").is_some_and(|d| d != 0.0);
-                    let tok = |k: &str| opt_num(b, k).map(thousands).unwrap_or_else(|| "–".into());
+                    let tok = |k: &str| match opt_num(b, k) {
+                        Some(n) if !uncounted => thousands(n),
+                        _ => "–".into(),
+                    };
                     html! {
                         <tr class={classes!(changed.then_some("diff"))} data-block={s(b, "name").to_string()}>
                             <th>{s(b, "name")}</th>
                             <td class="num">{thousands(num(b, "fromChars"))}</td><td class="num">{thousands(num(b, "toChars"))}</td>
                             <td class="num">{delta(num(b, "charsDelta"))}</td>
                             if with_tokens {
-                                <td class="num">{tok("fromTokens")}</td><td class="num">{tok("toTokens")}</td>
+                                <td class="num" title={uncounted.then_some("not counted as a block of its own")}>{tok("fromTokens")}</td>
+                                <td class="num" title={uncounted.then_some("not counted as a block of its own")}>{tok("toTokens")}</td>
                                 <td class="num">{opt_num(b, "tokensDelta").map(delta).unwrap_or_default()}</td>
                             }
                         </tr>
@@ -149,6 +162,7 @@ fn upgrade_html(u: &Value, all_rules: bool, on_all: Callback<MouseEvent>) -> Htm
                 }) }
                 </tbody>
             </table>
+            </div>
             <h4>{"The rules that differ"}<span class="muted small">{" · pi's version table in ctxlens"}</span></h4>
             <p class="muted small">
                 {format!("{applying} of the {} rules that differ between pi {from} and pi {to} apply to this request's protocol. ", rules.len())}
