@@ -639,9 +639,10 @@ export interface Upgrade {
   headers: { name: string; from: string | null; to: string | null }[];
   blocks: UpgradeBlock[];
   /**
-   * The version table's switches that differ: each with its entry (the release that began it,
-   * what it does, the cases that prove it), whether it belongs to this request's protocol, and
-   * the changelog lines that cite the same issues.
+   * The version table's switches that differ, and whether each belongs to this request's
+   * protocol. Their entries (the release that began each, what it does, the cases that prove
+   * it) and the changelog lines citing the same issues are the CLI's (`ctxlens compare
+   * --pi-with`): `doc` is null and `changelog` empty in the npm package.
    */
   rules: { rule: string; from: string; to: string; appliesToThisProtocol: boolean; doc: string | null; changelog: { pi: string; text: string }[] }[];
   /** pi's release notes between the two; null in the npm package (the CLI has them). */

@@ -34,6 +34,68 @@ fn load(case: &Case) -> Result<Inputs, String> {
     inputs_from_case(&case.files(), None).map_err(|e| format!("{}: cannot load: {e}", case.name))
 }
 
+/// The failing cases grouped by where they first differ: the JSON body path of the first
+/// difference with array indices as `[]` (`messages[].content[].text`), else `url`, `headers`
+/// or `no request`. Printed with a failure (and by `scripts/add-pi-release.sh`): each group is
+/// one rule that changed, or one not yet found.
+#[derive(Default)]
+struct Groups(std::collections::BTreeMap<String, Vec<String>>);
+
+impl Groups {
+    fn add(&mut self, key: String, name: &str) {
+        self.0.entry(key).or_default().push(name.to_string());
+    }
+
+    /// Groups a body that differs by the JSON path of its first difference.
+    fn body(&mut self, name: &str, body: &str, want: &str) {
+        let key = match json_difference(body, want) {
+            Some((path, _, _)) => format!("body {}", generic_path(&path)),
+            None => "body (the same JSON, other bytes)".to_string(),
+        };
+        self.add(key, name);
+    }
+
+    fn print(&self, what: &str) {
+        if self.0.is_empty() {
+            return;
+        }
+        println!(
+            "{what}: first differences by body path ({} groups):",
+            self.0.len()
+        );
+        let mut groups: Vec<_> = self.0.iter().collect();
+        groups.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(b.0)));
+        for (key, names) in groups {
+            println!("  {key}: {} — {}", names.len(), names.join(", "));
+        }
+    }
+}
+
+/// A JSON path with its array indices blanked: `messages[3].content[0]` → `messages[].content[]`.
+fn generic_path(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for (i, seg) in path.split('.').enumerate() {
+        if !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_digit()) {
+            out.push_str("[]");
+        } else {
+            if i > 0 {
+                out.push('.');
+            }
+            out.push_str(seg);
+        }
+    }
+    out
+}
+
+#[test]
+fn body_paths_group_by_shape() {
+    assert_eq!(
+        generic_path("messages.3.content.10.text"),
+        "messages[].content[].text"
+    );
+    assert_eq!(generic_path("system"), "system");
+}
+
 /// Why `body` is not `want`: the byte, the JSON path, and the source of that part of the body.
 fn explain(name: &str, a: &Assembly, body: &str, want: &str) -> Option<String> {
     let (pos, got_ctx, want_ctx) = first_difference(body, want)?;
@@ -60,6 +122,7 @@ fn explain(name: &str, a: &Assembly, body: &str, want: &str) -> Option<String> {
 fn every_case_is_byte_identical() {
     let all = cases();
     let mut failures = Vec::new();
+    let mut groups = Groups::default();
     let mut per_version: std::collections::BTreeMap<String, usize> = Default::default();
     let mut checked = 0;
     for case in &all {
@@ -74,17 +137,23 @@ fn every_case_is_byte_identical() {
         };
         let a = ctxlens::assemble(&inputs);
         match a.body() {
-            None => failures.push(format!(
-                "{}: no request built: {}",
-                case.name,
-                a.diagnostics
-                    .iter()
-                    .map(|d| d.to_string())
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            )),
+            None => {
+                groups.add("no request".into(), &case.name);
+                failures.push(format!(
+                    "{}: no request built: {}",
+                    case.name,
+                    a.diagnostics
+                        .iter()
+                        .map(|d| d.to_string())
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                ))
+            }
             Some(body) => match explain(&case.name, &a, body, &want) {
-                Some(why) => failures.push(why),
+                Some(why) => {
+                    groups.body(&case.name, body, &want);
+                    failures.push(why)
+                }
                 None => {
                     // Each case is rebuilt with the release that captured it.
                     let rebuilt = a.pi.as_ref().map(|p| p.version);
@@ -105,6 +174,7 @@ fn every_case_is_byte_identical() {
             .collect::<Vec<_>>()
             .join(", ")
     );
+    groups.print("cases");
     assert!(
         failures.is_empty(),
         "{} of {checked} cases differ:\n{}",
@@ -123,6 +193,7 @@ fn every_call_is_byte_identical() {
     let mut per_version: std::collections::BTreeMap<String, (usize, usize, usize, usize)> =
         Default::default();
     let mut failures = Vec::new();
+    let mut groups = Groups::default();
     for case in cases() {
         let Some(after) = case.session_after() else {
             continue;
@@ -163,6 +234,7 @@ fn every_call_is_byte_identical() {
             entry.0 += 1;
             for (pass, inputs) in [("", &given), (" from the session's model", &derived)] {
                 let a = ctxlens::assemble(inputs);
+                let mut group = "no request".to_string();
                 let why = match a.body() {
                     None => Some(format!(
                         "{name}{pass}: no request built: {:?}",
@@ -172,12 +244,19 @@ fn every_call_is_byte_identical() {
                             .collect::<Vec<_>>()
                     )),
                     Some(body) => {
+                        group = match json_difference(body, &want) {
+                            Some((path, _, _)) => format!("body {}", generic_path(&path)),
+                            None => "url or headers".to_string(),
+                        };
                         explain(&format!("{name}{pass}"), &a, body, &want).or_else(|| {
                             let meta = js::parse(&case.meta(n)?).ok()?;
                             request_differs(&a, &meta).map(|d| format!("{name}{pass}: {d}"))
                         })
                     }
                 };
+                if why.is_some() && pass.is_empty() {
+                    groups.add(group, &name);
+                }
                 match (why, pass.is_empty()) {
                     (None, true) => entry.1 += 1,
                     (None, false) => entry.2 += 1,
@@ -214,6 +293,7 @@ fn every_call_is_byte_identical() {
             "calls: pi {v}: {ok} of {total} requests byte-identical as past calls (url and headers too); {derived} of {total} also with only the model and level the session records ({unrecorded} need the run's --model/--thinking, which the session does not record)"
         );
     }
+    groups.print("calls");
     assert!(
         failures.is_empty(),
         "{} call rebuilds differ:\n{}",
@@ -279,6 +359,7 @@ fn request_differs(a: &Assembly, meta: &Value) -> Option<String> {
 fn every_case_has_the_captured_url_and_headers() {
     let all = cases();
     let mut failures = Vec::new();
+    let mut groups = Groups::default();
     let mut checked = 0;
     for case in &all {
         let Some(meta) = case.meta(1) else { continue };
@@ -287,9 +368,16 @@ fn every_case_has_the_captured_url_and_headers() {
         let meta = js::parse(&meta).expect("meta.json is JSON");
         let a = ctxlens::assemble(&inputs);
         if let Some(d) = request_differs(&a, &meta) {
+            let key = if d.starts_with("url path") {
+                "url path"
+            } else {
+                "headers"
+            };
+            groups.add(key.to_string(), &case.name);
             failures.push(format!("{}: {d}", case.name));
         }
     }
+    groups.print("url and headers");
     println!(
         "headers: {} of {checked} cases match",
         checked - failures.len()

@@ -8,68 +8,221 @@ use ctxlens::pi::choice::{detect, refine};
 use ctxlens::pi::Certainty;
 use ctxlens::{Pi, PiVersion};
 
-/// Every captured session that pi 0.86+ wrote (it holds system messages) is detected as 1.6.0
-/// and, its sections reading as 1.6.0 writes them, with certainty; every session with prompts and
-/// no system message is detected as 0.85.1 (pi 0.86+ would have stored one). The capture's own
-/// release is never older than what its session proves.
+/// Every session a captured pi left (`session.after.jsonl`: the last entries are the capturing
+/// release's own) is detected as that release, or as a set of releases that holds it: a session
+/// without system messages as 0.85.1 (pi 0.86+ stores one before every run's first prompt), one
+/// with them as the 0.86+ releases its texts do not rule out. Where several remain, the
+/// detection says so and offers the choice; where one remains it is the capturing release and
+/// certain. An input session without system messages (a 0.85-era one) is 0.85.1's, certain.
 #[test]
 fn every_captured_session_is_detected_as_the_release_that_wrote_it() {
-    let mut seen = std::collections::BTreeMap::<String, usize>::new();
+    // (release → (sessions, certain, ambiguous))
+    let mut seen = std::collections::BTreeMap::<String, (usize, usize, usize)>::new();
+    let mut failures = Vec::new();
     for case in ctxlens_corpus::cases(&ctxlens_corpus::filter_from_env()) {
         let Ok(inputs) = inputs_from_case(&case.files(), None) else {
             continue;
         };
-        let Some(session) = &inputs.session else {
+        let captured = inputs.captured_pi.expect("every case records its release");
+        if let Some(session) = &inputs.session {
+            if let Some(mut d) = detect(session) {
+                refine(&mut d, session);
+                // A 0.85-era session (prompts, no system message) is 0.85.1's, whoever resumes it.
+                let has_system = session.text.as_str().contains("\"role\":\"system\"");
+                if d.certainty != Certainty::Assumed
+                    && !has_system
+                    && (d.version, d.certainty) != (PiVersion::V0_85_1, Certainty::Certain)
+                {
+                    failures.push(format!(
+                        "{}: a session without system messages detected as {} ({:?})",
+                        case.name, d.version, d.certainty
+                    ));
+                }
+            }
+        }
+        // Where pi refused, it wrote nothing: the session is the input's.
+        if case.pi_error().is_some() {
+            continue;
+        }
+        let Some(after) = case.session_after() else {
             continue;
         };
-        let Some(mut d) = detect(session) else {
+        let after = ctxlens::inputs::SourceText {
+            name: "session.after.jsonl".into(),
+            text: after.into(),
+        };
+        let Some(mut d) = detect(&after) else {
             continue;
         };
-        let has_system = session.text.as_str().contains("\"role\":\"system\"");
+        refine(&mut d, &after);
         if d.certainty == Certainty::Assumed {
             continue;
         }
-        if let Ok(pi) = Pi::new(d.version) {
-            refine(&mut d, session, pi.data);
+        let has_system = after.text.as_str().contains("\"role\":\"system\"");
+        let entry = seen.entry(captured.to_string()).or_default();
+        entry.0 += 1;
+        if !d.candidates.contains(&captured) || d.version < captured {
+            failures.push(format!(
+                "{}: pi {captured} wrote it, detected {} of {:?}: {:?}",
+                case.name, d.version, d.candidates, d.evidence
+            ));
+            continue;
         }
-        let captured = inputs.captured_pi.expect("every case records its release");
-        assert!(
-            d.version <= captured,
-            "{}: the session proves pi {} but pi {captured} captured it",
-            case.name,
-            d.version
-        );
-        if has_system {
-            assert_eq!(d.version, PiVersion::V1_6_0, "{}", case.name);
-            // 0.86.0 for system messages; later for what a later release began (context_edit).
+        if captured == PiVersion::V0_85_1 {
+            assert!(!has_system, "{}", case.name);
+        } else {
             let at_least = d.at_least.unwrap_or("");
             assert!(
                 ["0.86.0", "0.87.0"].contains(&at_least),
                 "{}: {at_least}",
                 case.name
             );
-            if session.text.as_str().contains("\"type\":\"context_edit\"") {
+            if after.text.as_str().contains("\"type\":\"context_edit\"") {
                 assert_eq!(at_least, "0.87.0", "{}", case.name);
             }
-        } else {
-            assert_eq!(d.version, PiVersion::V0_85_1, "{}", case.name);
         }
-        // A 1.6.0 session's sections read as 1.6.0 writes them (unless they are hand-edited).
-        if has_system && captured == PiVersion::V1_6_0 && !case.name.contains("redefine") {
-            assert_eq!(
-                d.certainty,
-                Certainty::Certain,
-                "{}: {:?}",
-                case.name,
-                d.evidence
+        match d.candidates.len() {
+            1 => {
+                assert_eq!(d.version, captured, "{}", case.name);
+                if captured != PiVersion::V0_85_1 {
+                    assert_eq!(d.certainty, Certainty::Certain, "{}", case.name);
+                }
+                entry.1 += 1;
+            }
+            _ => {
+                // Alike sessions: the choice is offered, naming the capturing release.
+                let a = d.ambiguity().expect("several candidates are said");
+                assert!(a.contains(captured.as_str()), "{}: {a}", case.name);
+                assert!(
+                    d.evidence.iter().any(|e| e.fact == a),
+                    "{}: {:?}",
+                    case.name,
+                    d.evidence
+                );
+                entry.2 += 1;
+            }
+        }
+    }
+    println!(
+        "sessions detected per release (sessions, one release left, several offered): {seen:?}"
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(
+        seen.len() == PiVersion::ALL.len() || !ctxlens_corpus::filter_from_env().is_empty(),
+        "{seen:?}"
+    );
+}
+
+/// A 1.5.2 session and a 1.6.0 session differ where a built-in tool's definition changed: the
+/// find tool's `pattern` (1.6.0, #12066). With find among the tools the stored declaration tells
+/// them apart; without it nothing does, and the detection offers both.
+#[test]
+fn a_changed_tool_definition_tells_releases_apart() {
+    let pi15 = Pi::new(PiVersion::V1_5_2).unwrap();
+    let pi16 = Pi::new(PiVersion::V1_6_0).unwrap();
+    let find = |pi: &Pi| {
+        pi.data
+            .tools
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t.get_str("name") == Some("find"))
+            .unwrap()
+            .clone()
+    };
+    assert_ne!(find(&pi15).to_json(), find(&pi16).to_json());
+    let session = |tools: &str| {
+        ctxlens::inputs::SourceText {
+        name: "s.jsonl".into(),
+        text: format!(
+            "{{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2026-12-01T00:00:00.000Z\",\"cwd\":\"/p\"}}\n{{\"type\":\"message\",\"id\":\"a1\",\"parentId\":null,\"timestamp\":\"2026-12-01T00:00:01.000Z\",\"message\":{{\"role\":\"system\",\"sections\":{{\"cwd\":\"/p\"}},\"toolsAdded\":[{tools}],\"timestamp\":1}}}}\n"
+        )
+        .into(),
+    }
+    };
+    let tool = |pi: &Pi| {
+        let t = find(pi);
+        format!(
+            "{{\"name\":\"find\",\"description\":{},\"parameters\":{}}}",
+            t.get("description").unwrap().to_json(),
+            t.get("parameters").unwrap().to_json()
+        )
+    };
+    for (pi, want) in [(&pi15, PiVersion::V1_5_2), (&pi16, PiVersion::V1_6_0)] {
+        let s = session(&tool(pi));
+        let mut d = detect(&s).unwrap();
+        refine(&mut d, &s);
+        assert_eq!(d.version, want, "{:?}", d.evidence);
+        if want == PiVersion::V1_6_0 {
+            assert_eq!(d.candidates, vec![want]);
+            assert_eq!(d.certainty, Certainty::Certain);
+        } else {
+            // 1.6.0 is ruled out; the releases before it that share 1.5.2's find stay.
+            assert!(
+                !d.candidates.contains(&PiVersion::V1_6_0),
+                "{:?}",
+                d.candidates
             );
         }
-        *seen.entry(d.version.to_string()).or_default() += 1;
+        assert!(
+            d.evidence
+                .iter()
+                .any(|e| e.fact.contains("`find` tool reads as pi")),
+            "{:?}",
+            d.evidence
+        );
     }
-    println!("sessions detected per release: {seen:?}");
+    // An extension's own `find` (another text) says nothing: both stay, and the choice is offered.
+    let s = session(r#"{"name":"find","description":"my find","parameters":{"type":"object"}}"#);
+    let mut d = detect(&s).unwrap();
+    refine(&mut d, &s);
+    assert_eq!(d.version, PiVersion::V1_6_0);
+    assert!(d.candidates.contains(&PiVersion::V1_5_2) && d.candidates.contains(&PiVersion::V1_6_0));
+    assert_eq!(d.certainty, Certainty::Likely);
     assert!(
-        seen.len() == 2 || !ctxlens_corpus::filter_from_env().is_empty(),
-        "{seen:?}"
+        d.ambiguity().unwrap().contains("--pi 1.5.2"),
+        "{:?}",
+        d.ambiguity()
+    );
+    // A session whose last entry predates 1.6.0's release cannot be 1.6.0's.
+    let s = ctxlens::inputs::SourceText {
+        name: "s.jsonl".into(),
+        text: session(r#"{"name":"find","description":"my find","parameters":{"type":"object"}}"#)
+            .text
+            .as_str()
+            .replace("2026-12-01", "2026-11-12")
+            .into(),
+    };
+    let mut d = detect(&s).unwrap();
+    refine(&mut d, &s);
+    assert!(
+        !d.candidates.contains(&PiVersion::V1_6_0),
+        "{:?}",
+        d.candidates
+    );
+    assert_eq!(d.version, *d.candidates.last().unwrap());
+    // Dated before every supported 0.86+ release (1.0.3's day: it cannot be installed): the
+    // nearest supported release, said, never certain.
+    let s = ctxlens::inputs::SourceText {
+        name: "s.jsonl".into(),
+        text: session(r#"{"name":"find","description":"my find","parameters":{"type":"object"}}"#)
+            .text
+            .as_str()
+            .replace("2026-12-01", "2026-10-06")
+            .into(),
+    };
+    let mut d = detect(&s).unwrap();
+    refine(&mut d, &s);
+    assert_eq!(d.version, PiVersion::ALL[1], "{:?}", d.evidence);
+    assert!(d.unsupported_writer);
+    assert_eq!(d.certainty, Certainty::Likely);
+    assert!(
+        d.evidence
+            .iter()
+            .any(|e| e.fact.contains("pi 0.86.0 to 1.0.4")
+                && e.fact.contains("not shown to behave the same")),
+        "{:?}",
+        d.evidence
     );
 }
 
@@ -123,7 +276,7 @@ fn a_1_6_session_rebuilt_as_0_85_says_so_with_lines() {
     let (_, stderr, code) = ctxlens(&["assemble", "--case", case, "--pi", "1.0.3"]);
     assert_eq!(code, 2);
     assert!(
-        stderr.contains("pi 1.0.3 is not a release ctxlens rebuilds (supported: 0.85.1, 1.6.0)"),
+        stderr.contains("pi 1.0.3 is not a release ctxlens rebuilds (supported: 0.85.1, "),
         "{stderr}"
     );
 }

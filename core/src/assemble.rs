@@ -111,7 +111,7 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
 /// [`assemble`] without `stats`, for a host that computes them itself (with its token counter:
 /// `stats::compute_with_tokens`), so they are not computed twice.
 pub fn assemble_without_stats(inputs: &Inputs) -> Assembly {
-    let mut choice = crate::pi::choice::choose(inputs);
+    let choice = crate::pi::choice::choose(inputs);
     let pi = match Pi::new(choice.version) {
         Ok(pi) => pi,
         Err(e) => {
@@ -122,11 +122,6 @@ pub fn assemble_without_stats(inputs: &Inputs) -> Assembly {
             }
         }
     };
-    if let (Some(d), Some(s)) = (choice.detection.as_mut(), inputs.session.as_ref()) {
-        if d.version == pi.version {
-            crate::pi::choice::refine(d, s, pi.data);
-        }
-    }
     let mut run = Run {
         pi,
         inputs,

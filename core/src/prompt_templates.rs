@@ -296,6 +296,34 @@ pub fn parse_command_args(mode: PromptTemplateArgs, s: &str) -> Vec<String> {
                 args.push(current);
             }
         }
+        PromptTemplateArgs::QuoteAnywhereKeepEmpty => {
+            // 1.3.0 (#10867): `hasToken`, so a quoted empty argument is kept
+            // (1.5.0/CA/core/prompt-templates.js:11–45).
+            let mut has_token = false;
+            for &ch in &c {
+                if let Some(q) = in_quote {
+                    if ch == q {
+                        in_quote = None;
+                    } else {
+                        current.push(ch);
+                    }
+                } else if ch == '"' || ch == '\'' {
+                    in_quote = Some(ch);
+                    has_token = true;
+                } else if is_js_whitespace(ch) {
+                    if has_token {
+                        args.push(std::mem::take(&mut current));
+                        has_token = false;
+                    }
+                } else {
+                    current.push(ch);
+                    has_token = true;
+                }
+            }
+            if has_token {
+                args.push(current);
+            }
+        }
         PromptTemplateArgs::QuoteOpensToken => {
             let mut has_token = false;
             let mut quote_start = 0;

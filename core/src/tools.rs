@@ -514,7 +514,8 @@ fn list_of(pi: &Pi, key: &str) -> Vec<String> {
 /// when the default tools are in use): `--tools` as an allowlist of names and `*` patterns or as
 /// `+name`/`-name` modifiers of the defaults; the registry in pi's built-in order, then extension
 /// tools; with the default tools, the loadout the branch's system messages declare. Active tools
-/// keep their order when the loadout changes; new ones go last.
+/// keep their order when the loadout changes; new ones go last (1.5.0 on,
+/// `Rules::loadout_keeps_order`; before, the new loadout's order).
 pub fn select_loadout(
     pi: &Pi,
     builtins: Vec<ToolDef>,
@@ -597,10 +598,13 @@ pub fn select_loadout(
         ),
         None => next.extend(allowed_extensions.iter().map(|t| t.name.clone())),
     }
+    // 1.5.0 (#11495): tools that stay active keep their order; before, the requested order
+    // (1.4.0/CA/core/agent-session.js:1176, `[...new Set(toolNames)]`).
+    let keeps_order = pi.rules.loadout_keeps_order;
     let loadout = |current: &[String], requested: &[String]| -> Vec<String> {
         let mut out: Vec<String> = current
             .iter()
-            .filter(|n| requested.contains(n))
+            .filter(|n| keeps_order && requested.contains(n))
             .cloned()
             .collect();
         for n in requested {

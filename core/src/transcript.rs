@@ -321,11 +321,23 @@ fn last_non_additive_change(system: &[&Value]) -> Option<usize> {
 /// `resolveTranscriptTools(messages, support)` (AI/utils/transcript.js:198–217): the request's
 /// top-level tools and how many system messages they fold (the ones from that index on declare
 /// their `toolsAdded` in place).
-pub fn resolve_tools(messages: &[Value], support: ToolChanges) -> (Vec<Value>, usize) {
+/// Until 1.4.0 (`fold_after_last_change` false; `anchorsAdditions`,
+/// 1.3.0/AI/utils/transcript.js:198–205): additions are anchored only when no system message
+/// removes or redeclares a tool; otherwise every change folds into the top-level tools.
+pub fn resolve_tools(
+    messages: &[Value],
+    support: ToolChanges,
+    fold_after_last_change: bool,
+) -> (Vec<Value>, usize) {
     let system: Vec<&Value> = messages.iter().filter(|m| is_system(m)).collect();
     match support {
         ToolChanges::None => (current_tools(messages), system.len()),
         ToolChanges::Changes => (Vec::new(), 0),
+        ToolChanges::Additions
+            if !fold_after_last_change && last_non_additive_change(&system).is_some() =>
+        {
+            (current_tools(messages), system.len())
+        }
         ToolChanges::Additions => {
             let leading = messages.first().is_some_and(is_system) as usize;
             let folded = leading.max(last_non_additive_change(&system).map_or(0, |i| i + 1));
@@ -481,16 +493,16 @@ mod tests {
             v(r#"{"role":"system","content":"","toolsAdded":[{"name":"ls"}]}"#),
             v(r#"{"role":"system","content":"N","toolsAdded":[{"name":"grep"}]}"#),
         ];
-        let (tools, folded) = resolve_tools(&msgs, ToolChanges::Additions);
+        let (tools, folded) = resolve_tools(&msgs, ToolChanges::Additions, true);
         assert_eq!(folded, 1);
         assert_eq!(tools.len(), 1);
-        let (tools, folded) = resolve_tools(&msgs, ToolChanges::None);
+        let (tools, folded) = resolve_tools(&msgs, ToolChanges::None, true);
         assert_eq!((tools.len(), folded), (3, 3));
         let mut with_removal = msgs.clone();
         with_removal.push(v(
             r#"{"role":"system","content":"","toolsRemoved":[{"name":"ls"}]}"#,
         ));
-        let (tools, folded) = resolve_tools(&with_removal, ToolChanges::Additions);
+        let (tools, folded) = resolve_tools(&with_removal, ToolChanges::Additions, true);
         assert_eq!(folded, 4);
         let names: Vec<&str> = tools.iter().filter_map(|t| t.get_str("name")).collect();
         assert_eq!(names, ["read", "grep"]);

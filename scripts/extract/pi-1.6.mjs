@@ -15,6 +15,9 @@ import {
   apiKeyEnvVars, lcp, lit, lits, matchAll, pkgVersion, splitOn, src, stripPrefix, stripSuffix, J,
 } from "./lib.mjs";
 
+/** Catalog sizes per release, as first extracted: [chat models, providers with chat models, catalog providers]. */
+const CATALOG_COUNTS = { "1.3.0": [1614, 41, 42], "1.4.0": [1599, 41, 42], "1.5.0": [1592, 41, 42], "1.5.2": [1643, 42, 43], "1.6.0": [1698, 42, 43] };
+
 // ---------------------------------------------------------------------------------------------
 // Load pi
 // ---------------------------------------------------------------------------------------------
@@ -39,7 +42,10 @@ const COMPOSER = await imp(`${CA}/core/provider-composer.js`);
 const AI_TEXT = await imp(`${AI}/utils/text.js`);
 const AI_TRANSCRIPT = await imp(`${AI}/utils/transcript.js`);
 const AI_ESTIMATE = await imp(`${AI}/utils/estimate.js`);
-const AI_IDENTITY = await imp(`${AI}/utils/identity.js`);
+// pi-ai's client identity from 1.4.0; before it the OS User-Agent (utils/pi-user-agent.js) and
+// the coding agent's attribution headers, which need no data.
+const HAS_IDENTITY = fs.existsSync(`${AI}/utils/identity.js`);
+const AI_IDENTITY = HAS_IDENTITY ? await imp(`${AI}/utils/identity.js`) : null;
 const AI_TRANSFORM = await imp(`${AI}/api/transform-messages.js`);
 const AI_SIMPLE = await imp(`${AI}/api/simple-options.js`);
 const AI_CONSTRAINED = await imp(`${AI}/api/constrained-sampling.js`);
@@ -993,6 +999,8 @@ STR.openaiCompletions = {
 };
 one(F.completions, /const text = i === 0 \? getSystemMessageText\(msg\) : renderSystemMessageUpdate\(msg\);/g);
 // --- AI/api/anthropic-messages.js ---
+/** `supportsMessageThreads`' default provider (1.5.x), null when any provider counts (1.6.0). */
+let threadsDefaultProvider = null;
 {
   const a = {};
   a.imageOnlyPlaceholder = lit(F.anthropic, /blocks\.unshift\(\{\s*type: "text",\s*text: ("[^"]*"),\s*\}\);/g, { count: 1 });
@@ -1004,7 +1012,10 @@ one(F.completions, /const text = i === 0 \? getSystemMessageText\(msg\) : render
   const betaConsts = Object.fromEntries(matchAll(F.anthropic, /const ([A-Z_]+_BETA) = ("[^"]*");/g).map((x) => [x[1], evalLiteral(x[2])]));
   const camel = (s) => s.toLowerCase().replace(/_beta$/, "").replace(/_([a-z])/g, (_, c) => c.toUpperCase());
   a.betas = Object.fromEntries(Object.entries(betaConsts).map(([k, v]) => [camel(k), v]));
-  assertEq(J(Object.keys(a.betas)), J(["fineGrainedToolStreaming", "interleavedThinking", "serverSideFallback", "midConversationOutputConfig", "thinkingBindingControls", "inlineTools", "messageThreads"]), "anthropic beta constants");
+  // messageThreads from 1.5.1 (#11545).
+  const betaNames = ["fineGrainedToolStreaming", "interleavedThinking", "serverSideFallback", "midConversationOutputConfig", "thinkingBindingControls", "inlineTools", "messageThreads"];
+  assertEq(J(Object.keys(a.betas)), J(betaNames.slice(0, Object.keys(a.betas).length)), "anthropic beta constants");
+  assert(Object.keys(a.betas).length >= 6, "anthropic beta constants (inlineTools at least)");
   a.betas.oauth = lits(F.anthropic, /if \(isOAuthToken\)\s*features\.push\(("[^"]*"), ("[^"]*")\);/g, { count: 1 });
   a.redactedThinkingPlaceholder = lit(F.anthropic, /type: "thinking",\s*thinking: ("[^"]*"),\s*thinkingSignature: event\.content_block\.data,\s*redacted: true,/g, { count: 1 });
   a.defaultEffort = lit(F.anthropic, /const activeEffort = options\?\.effort \?\? ("[^"]*");/g, { count: 1 });
@@ -1016,16 +1027,31 @@ one(F.completions, /const text = i === 0 \? getSystemMessageText\(msg\) : render
   a.deferredToolPlaceholder = objectLiteral(ph, "DEFERRED_TOOL_PLACEHOLDER");
   assertEq(J(Object.keys(a.deferredToolPlaceholder)), J(["name", "description", "input_schema", "defer_loading"]), "placeholder tool keys");
   one(F.anthropic, /params\.tools = \[\.\.\.convertToolDefinitions\(initialTools, toolCacheControl\), DEFERRED_TOOL_PLACEHOLDER\];/g);
-  a.messageThreadsDefaultHost = lit(F.anthropic, /supportsMessageThreads: model\.compat\?\.supportsMessageThreads \?\? model\.baseUrl\.includes\(("[^"]*")\),/g, { count: 1 });
+  // The default of `supportsMessageThreads`: a base URL on the host (1.6.0), or also the provider
+  // (1.5.x: `model.provider === "anthropic" && ...`; `messageThreadsDefaultProvider`, else null).
+  {
+    const threads = matchAll(F.anthropic, /supportsMessageThreads: model\.compat\?\.supportsMessageThreads \?\?\s*(?:\(model\.provider === ("[^"]*") && )?model\.baseUrl\.includes\(("[^"]*")\)\)?,/g, a.betas.messageThreads ? 1 : 0);
+    assertEq(threads.length, a.betas.messageThreads ? 1 : 0, "one supportsMessageThreads default with message threads");
+  }
+  if (a.betas.messageThreads) {
+    const threads = matchAll(F.anthropic, /supportsMessageThreads: model\.compat\?\.supportsMessageThreads \?\?\s*(?:\(model\.provider === ("[^"]*") && )?model\.baseUrl\.includes\(("[^"]*")\)\)?,/g);
+    const [, provider, host] = threads[0];
+    assertEq(provider === undefined, !threads[0][0].includes("model.provider"), "supportsMessageThreads default shape");
+    a.messageThreadsDefaultHost = evalLiteral(host);
+    // A condition, not a text of any body: kept in defaults.json (strings.json holds what bodies carry).
+    threadsDefaultProvider = provider === undefined ? null : evalLiteral(provider);
+  }
   STR.anthropicMessages = a;
 }
 // --- AI/api/openai-responses-shared.js ---
 {
   const [imageOnly, empty] = lits(F.responsesShared, /return sanitizeSurrogates\(hasText \? textResult : images\.length > 0 \? ("[^"]*") : ("[^"]*")\);/g, { count: 1 });
   const [first, next] = one(F.responsesShared, /const fallbackMessageId = textBlockIndex === 0 \? (`[^`]*`) : (`[^`]*`);/g).slice(1);
-  const notice = lit(F.responsesShared, /function renderIncrementalToolsNotice\(unavailable\) \{\s*const notice = ("[^"]*");/g, { count: 1 });
-  const still = one(F.responsesShared, /return unavailable\.size > 0 \? `\$\{notice\}([^`$]*)\$\{\[\.\.\.unavailable\]\.join\(("[^"]*")\)\}([^`$]*)` : notice;/g);
-  const removal = one(F.responsesShared, /function renderToolRemovalNotice\(names\) \{\s*return `([^`$]*)\$\{names\.map\(\(name\) => `([^`$]*)\$\{name\}`\)\.join\(("[^"]*")\)\}`;\s*\}/g);
+  // The incremental and removal notices from 1.4.0 (#10940).
+  const notices = /function renderIncrementalToolsNotice\(/.test(src(F.responsesShared));
+  const notice = notices ? lit(F.responsesShared, /function renderIncrementalToolsNotice\(unavailable\) \{\s*const notice = ("[^"]*");/g, { count: 1 }) : null;
+  const still = notices ? one(F.responsesShared, /return unavailable\.size > 0 \? `\$\{notice\}([^`$]*)\$\{\[\.\.\.unavailable\]\.join\(("[^"]*")\)\}([^`$]*)` : notice;/g) : null;
+  const removal = notices ? one(F.responsesShared, /function renderToolRemovalNotice\(names\) \{\s*return `([^`$]*)\$\{names\.map\(\(name\) => `([^`$]*)\$\{name\}`\)\.join\(("[^"]*")\)\}`;\s*\}/g) : null;
   const callIdLit = one(F.responsesShared, /const callId = (`pi_tool_load_\$\{shortHash\((`[^`]*`)\)\}`);/g);
   const callIdOuter = evalTemplate(callIdLit[1].replace(callIdLit[2], "X"), { "shortHash(X)": "shortHash" });
   const callIdInner = evalTemplate(callIdLit[2], { seed: "seed", 'names.join(",")': "names" });
@@ -1045,14 +1071,16 @@ one(F.completions, /const text = i === 0 \? getSystemMessageText\(msg\) : render
     toolSearchCallIdNamesJoin: namesJoin,
     toolSearchSeed: seed.text,
     toolSearchQueryJoin: lit(F.responsesShared, /arguments: \{ query: names\.join\(("[^"]*")\), limit: names\.length \},/g, { count: 1 }),
-    incrementalToolsNotice: notice,
-    stillUnavailablePrefix: tmpl(still[1]),
-    stillUnavailableJoin: evalLiteral(still[2]),
-    stillUnavailableSuffix: tmpl(still[3]),
-    toolRemovalNoticePrefix: tmpl(removal[1]),
-    toolRemovalNoticeItemPrefix: tmpl(removal[2]),
-    toolRemovalNoticeJoin: evalLiteral(removal[3]),
-    systemPartsJoin: lit(F.responsesShared, /const text = parts\.filter\(\(part\) => part\.length > 0\)\.join\(("[^"]*")\);/g, { count: 1 }),
+    ...(notices ? {
+      incrementalToolsNotice: notice,
+      stillUnavailablePrefix: tmpl(still[1]),
+      stillUnavailableJoin: evalLiteral(still[2]),
+      stillUnavailableSuffix: tmpl(still[3]),
+      toolRemovalNoticePrefix: tmpl(removal[1]),
+      toolRemovalNoticeItemPrefix: tmpl(removal[2]),
+      toolRemovalNoticeJoin: evalLiteral(removal[3]),
+      systemPartsJoin: lit(F.responsesShared, /const text = parts\.filter\(\(part\) => part\.length > 0\)\.join\(("[^"]*")\);/g, { count: 1 }),
+    } : {}),
   };
 }
 {
@@ -1075,20 +1103,24 @@ one(F.completions, /const text = i === 0 \? getSystemMessageText\(msg\) : render
   };
   const model = { id: "m", provider: "p", api: "openai-responses", input: ["text"], reasoning: true, compat: {} };
   const devTexts = (items) => items.filter((i) => i.role === "developer" && typeof i.content === "string").map((i) => i.content);
-  const changes = RS.convertResponsesMessages(model, ctx, new Set(), { supportsMidConvoSystemMessages: true, supportsAdditionalTools: true });
-  const notice = R.incrementalToolsNotice;
   const update = T.updatedSectionPrefix.split("{name}").join("cwd") + "<cwd>\n/b\n</cwd>";
-  assertEq(
-    J(devTexts(changes)),
-    J(["BASE", notice, "NOTE" + R.systemPartsJoin + R.toolRemovalNoticePrefix + R.toolRemovalNoticeItemPrefix + "ls", notice + R.stillUnavailablePrefix + "ls" + R.stillUnavailableSuffix, update]),
-    "responses 'changes' mode texts rebuilt",
-  );
-  assertEq(changes.filter((i) => i.type === "additional_tools").length, 3, "additional_tools items");
-  const additions = RS.convertResponsesMessages(model, ctx, new Set(), { supportsMidConvoSystemMessages: true, supportsToolSearch: true });
-  const call = additions.find((i) => i.type === "tool_search_call");
+  if (R.incrementalToolsNotice) {
+    const changes = RS.convertResponsesMessages(model, ctx, new Set(), { supportsMidConvoSystemMessages: true, supportsAdditionalTools: true });
+    const notice = R.incrementalToolsNotice;
+    assertEq(
+      J(devTexts(changes)),
+      J(["BASE", notice, "NOTE" + R.systemPartsJoin + R.toolRemovalNoticePrefix + R.toolRemovalNoticeItemPrefix + "ls", notice + R.stillUnavailablePrefix + "ls" + R.stillUnavailableSuffix, update]),
+      "responses 'changes' mode texts rebuilt",
+    );
+    assertEq(changes.filter((i) => i.type === "additional_tools").length, 3, "additional_tools items");
+  }
+  // Before 1.4.0 a removal anywhere stops the anchoring: the check runs without it.
+  const actx = R.incrementalToolsNotice ? ctx : { messages: ctx.messages.filter((m) => !m.toolsRemoved) };
+  const additions = RS.convertResponsesMessages(model, actx, new Set(), { supportsMidConvoSystemMessages: true, supportsToolSearch: true });
+  const call = additions.filter((i) => i.type === "tool_search_call").at(-1);
   const names = ["grep", "find"];
-  const hashInput = R.toolSearchCallIdHashInput.replace("{seed}", R.toolSearchSeed.replace("{msgIndex}", "5")).replace("{names}", names.join(R.toolSearchCallIdNamesJoin));
-  assertEq(call.call_id, R.toolSearchCallId.replace("{shortHash}", shortHash(hashInput)), "tool_search_call call_id rebuilt");
+  const callIdFor = (k) => R.toolSearchCallId.replace("{shortHash}", shortHash(R.toolSearchCallIdHashInput.replace("{seed}", R.toolSearchSeed.replace("{msgIndex}", String(k))).replace("{names}", names.join(R.toolSearchCallIdNamesJoin))));
+  assertEq(call.call_id, callIdFor(R.incrementalToolsNotice ? 5 : [...Array(64).keys()].find((k) => callIdFor(k) === call.call_id)), "tool_search_call call_id rebuilt");
   assertEq(call.arguments.query, names.join(R.toolSearchQueryJoin), "tool_search_call query");
   // openai-completions: in-place tool message and the update text (Kimi-style additions).
   const OC = await imp(F.completions);
@@ -1105,11 +1137,16 @@ STR.openaiResponses = {
   configurationUpdateEffort: lit(`${AI}/api/openai-responses.js`, /const CONFIGURATION_UPDATE_REQUEST_EFFORT = ("[^"]*");/g, { count: 1 }),
 };
 // --- AI/api/openai-codex-responses.js ---
-assert(!/You are a helpful assistant\./.test(src(F.codex)) && !/\binstructions:/.test(src(F.codex)), "codex: no instructions field any more (the prompt is an input item)");
+// Until 1.6.0 (#12273) the leading system message's text goes to `instructions`, with a default;
+// from 1.6.0 there is no instructions field (the prompt is an input item).
+const codexInstructions = matchAll(F.codex, /instructions: instructions \|\| ("[^"]*"),/g, 0);
+if (codexInstructions.length === 0) assert(!/You are a helpful assistant\./.test(src(F.codex)) && !/\binstructions:/.test(src(F.codex)), "codex: no instructions field any more (the prompt is an input item)");
+else assertEq(codexInstructions.length, 1, "codex: one instructions field");
 STR.openaiCodexResponses = {
+  ...(codexInstructions.length ? { defaultInstructions: evalLiteral(codexInstructions[0][1]) } : {}),
   defaultTextVerbosity: lit(F.codex, /text: \{ verbosity: options\?\.textVerbosity \|\| ("[^"]*") \},/g, { count: 1 }),
   include: lits(F.codex, /include: \[("[^"]*")\],/g, { count: 1 }),
-  configurationUpdateEffort: lit(F.codex, /const CONFIGURATION_UPDATE_REQUEST_EFFORT = ("[^"]*");/g, { count: 1 }),
+  ...(codexInstructions.length ? {} : { configurationUpdateEffort: lit(F.codex, /const CONFIGURATION_UPDATE_REQUEST_EFFORT = ("[^"]*");/g, { count: 1 }) }),
 };
 // --- AI/api/google-shared.js ---
 {
@@ -1198,7 +1235,8 @@ const models = providers.flatMap((p) => AI_ALL.getBuiltinModels(p));
     assertEq(m.type, "chat", `${m.provider}/${m.id}: type`);
     orders.add(Object.keys(m).join(","));
   }
-  assertEq(J([...known].filter((k) => !seenKeys.has(k))), "[]", "every known model key occurs");
+  // Keys a later catalog added (free) may be absent from an older one.
+  assertEq(J([...known].filter((k) => !seenKeys.has(k) && k !== "free")), "[]", "every known model key occurs");
   const ids = new Set(models.map((m) => `${m.provider}/${m.id}`));
   assertEq(ids.size, models.length, "provider/id pairs are unique");
   // pi-coding-agent's ModelRuntime (offline, no models.json) sees exactly this catalog, in dist and in the bundle.
@@ -1221,18 +1259,23 @@ const models = providers.flatMap((p) => AI_ALL.getBuiltinModels(p));
   notes.push(
     `models.json: the chat catalog (models with type "chat"; the ${nonChat} image and classifier models of the data files are left out: they never reach the chat adapters) in pi's order (providers as getBuiltinProviders(), models as getBuiltinModels(p)); each object keeps pi's own key order, which is not uniform (${orders.size} distinct key orders; e.g. openrouter starts with type, radius has lab/enabled/providers). Keys: ${[...known].join(", ")}. ${providers.length} catalog providers, ${withChat.size} with chat models (${providers.filter((p) => !withChat.has(p)).join(", ")} has none). Checked against the data files, the provider objects and ModelRuntime (offline, no models.json) in dist and the bundle.`,
   );
-  assertEq(providers.length, 43, "getBuiltinProviders count");
+  if (CATALOG_COUNTS[PI_VERSION]) assertEq(providers.length, CATALOG_COUNTS[PI_VERSION][2], "getBuiltinProviders count");
 }
 const modelCount = models.length;
 const providerCount = new Set(models.map((m) => m.provider)).size;
 console.error(`models.json: ${modelCount} models / ${providerCount} providers`);
-assertEq(modelCount, 1698, "model count");
-assertEq(providerCount, 42, "provider count");
+// The counts seen when each release was first extracted (models, providers with chat models,
+// catalog providers): a later run of the same release must find the same catalog.
+if (CATALOG_COUNTS[PI_VERSION]) {
+  assertEq(modelCount, CATALOG_COUNTS[PI_VERSION][0], "model count");
+  assertEq(providerCount, CATALOG_COUNTS[PI_VERSION][1], "provider count");
+}
 
 // =============================================================================================
 // 5. defaults.json
 // =============================================================================================
 const defaults = {};
+defaults.anthropicMessageThreadsDefaultProvider = threadsDefaultProvider;
 const num = (file, re) => Number(one(file, re)[1]);
 defaults.defaultThinkingLevel = CA_DEFAULTS.DEFAULT_THINKING_LEVEL;
 defaults.thinkingLevels = [...CA_DEFAULTS.THINKING_LEVEL_OPTIONS];
@@ -1241,8 +1284,14 @@ defaults.minAnswerTokens = AI_SIMPLE.MIN_ANSWER_TOKENS;
 assertEq(num(F.simpleOptions, /export const MIN_ANSWER_TOKENS = (\d+);/g), defaults.minAnswerTokens, "MIN_ANSWER_TOKENS");
 // --- A2: clampMaxTokensToContext ---
 defaults.contextSafetyTokens = num(F.simpleOptions, /const CONTEXT_SAFETY_TOKENS = (\d+);/g);
-defaults.contextSafetyRatio = num(F.simpleOptions, /const CONTEXT_SAFETY_RATIO = (\d+(?:\.\d+)?);/g);
-defaults.minOutputWithRatioMargin = num(F.simpleOptions, /const MIN_OUTPUT_WITH_RATIO_MARGIN = (\d+);/g);
+// The ratio margin from 1.5.1; before it the 0.85 shape (a fixed safety margin).
+const ratioMargin = /const CONTEXT_SAFETY_RATIO = /.test(src(F.simpleOptions));
+if (ratioMargin) {
+  defaults.contextSafetyRatio = num(F.simpleOptions, /const CONTEXT_SAFETY_RATIO = (\d+(?:\.\d+)?);/g);
+  defaults.minOutputWithRatioMargin = num(F.simpleOptions, /const MIN_OUTPUT_WITH_RATIO_MARGIN = (\d+);/g);
+} else {
+  one(F.simpleOptions, /const available = model\.contextWindow - estimateContextTokens\(context\)\.tokens - CONTEXT_SAFETY_TOKENS;\s*return Math\.min\(maxTokens, Math\.max\(MIN_MAX_TOKENS, available\)\);/g);
+}
 defaults.minMaxTokens = num(F.simpleOptions, /const MIN_MAX_TOKENS = (\d+);/g);
 // --- A3: estimateContextTokens ---
 defaults.estimateCharsPerToken = num(F.estimate, /const CHARS_PER_TOKEN = (\d+(?:\.\d+)?);/g);
@@ -1277,6 +1326,7 @@ assertEq(Object.keys(defaults.compaction).join(), "enabled,reserveTokens,keepRec
   const clamp = (model, msgs, mt) => {
     if (model.contextWindow <= 0) return Math.max(defaults.minMaxTokens, mt);
     const input = estimate(msgs);
+    if (!ratioMargin) return Math.min(mt, Math.max(defaults.minMaxTokens, model.contextWindow - input - defaults.contextSafetyTokens));
     const margin = Math.max(defaults.contextSafetyTokens, Math.ceil(input * defaults.contextSafetyRatio));
     let room = model.contextWindow - input - margin;
     if (room < defaults.minOutputWithRatioMargin) room = Math.min(defaults.minOutputWithRatioMargin, model.contextWindow - input - defaults.contextSafetyTokens);
@@ -1415,8 +1465,11 @@ defaults.apiKeyEnvVars = await apiKeyEnvVars(AI_ALL, notes);
   }
 }
 // --- Gemini const -> enum rewrite (AI/api/google-shared.js) ---
-defaults.googleSchemaNameMaps = stringArray(one(F.googleShared, /const JSON_SCHEMA_NAME_MAPS = new Set\(\[([^\]]*)\]\);/g)[1], "JSON_SCHEMA_NAME_MAPS");
-defaults.googleSchemaSubschemaKeys = stringArray(one(F.googleShared, /const JSON_SCHEMA_SUBSCHEMAS = new Set\(\[([^\]]*)\]\);/g)[1], "JSON_SCHEMA_SUBSCHEMAS");
+// (1.5.0, #11308; before it no rewrite)
+if (/function rewriteConstAsEnum\(/.test(src(F.googleShared))) {
+  defaults.googleSchemaNameMaps = stringArray(one(F.googleShared, /const JSON_SCHEMA_NAME_MAPS = new Set\(\[([^\]]*)\]\);/g)[1], "JSON_SCHEMA_NAME_MAPS");
+  defaults.googleSchemaSubschemaKeys = stringArray(one(F.googleShared, /const JSON_SCHEMA_SUBSCHEMAS = new Set\(\[([^\]]*)\]\);/g)[1], "JSON_SCHEMA_SUBSCHEMAS");
+}
 // --- image resize defaults (prompt images, read results; overridden by model.inputLimits.images.resize) ---
 {
   const mb = one(F.imageResizeCore, /const DEFAULT_MAX_BYTES = (\d+(?:\.\d+)?) \* 1024 \* 1024;/g);
@@ -1435,7 +1488,9 @@ defaults.googleSchemaSubschemaKeys = stringArray(one(F.googleShared, /const JSON
   notes.push(`defaults.json awsSdkUserAgentVersion: ${defaults.awsSdkUserAgentVersion} is what the Bedrock requests' User-Agent names (aws-sdk-js/X, api/bedrock-runtime#X): read from @aws-sdk/client-bedrock-runtime/dist-cjs/index.js (var version = ...), which both the import and the bundle run; its package.json says ${pkgV} (sdks.json keeps the package.json version).`);
 }
 // --- client identity (User-Agent, attribution headers: AI/utils/identity.js) ---
-{
+if (!HAS_IDENTITY) {
+  one(`${AI}/utils/pi-user-agent.js`, /return nodeOs \? `pi \(\$\{nodeOs\.platform\(\)\} \$\{nodeOs\.release\(\)\}; \$\{nodeOs\.arch\(\)\}\)` : "pi \(browser\)";/g);
+} else {
   const product = evalTemplate(one(F.identity, /const product = (`[^`]*`);/g)[1], { "getClientVersion(identity)": "version" }).text;
   const [, detailedTpl, browserTpl] = one(F.identity, /return runtime \? (`[^`]*`) : (`[^`]*`);/g);
   const detailed = evalTemplate(detailedTpl, { product: "product", "process.platform": "platform", runtime: "runtime", "process.arch": "arch" }).text;

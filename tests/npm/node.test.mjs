@@ -123,7 +123,7 @@ test("piVersion picks the pi release; otherwise the capture's, else the session'
   assert.ok(detected.pi.detection.evidence.some((e) => e.line > 0 && /system message/.test(e.fact)));
   assert.equal(ctxlens.assemble({ prompt: "hi" }).pi.reason, "default");
   assert.equal(ctxlens.parseSession(session).pi.version, "1.6.0");
-  assert.throws(() => ctxlens.assemble({ prompt: "hi", piVersion: "1.0.3" }), /`piVersion` must be one of 0\.85\.1, 1\.6\.0/);
+  assert.throws(() => ctxlens.assemble({ prompt: "hi", piVersion: "1.0.3" }), /`piVersion` must be one of 0\.85\.1, 1\.3\.0, 1\.4\.0, 1\.5\.0, 1\.5\.2, 1\.6\.0/);
 });
 
 test("compareWith a release: what upgrading pi does to the request", () => {
@@ -139,8 +139,10 @@ test("compareWith a release: what upgrading pi does to the request", () => {
   while (first < a.length && a[first] === b[first]) first++;
   assert.equal(u.firstChange.byte, first);
   assert.equal(u.firstChange.cachedPrefixBytes, first);
-  assert.ok(u.rules.some((r) => r.rule === "transcript" && r.doc && r.appliesToThisProtocol));
-  assert.equal(u.changelog, null, "the release notes are the CLI's");
+  assert.ok(u.rules.some((r) => r.rule === "transcript" && r.from === "false" && r.to === "true" && r.appliesToThisProtocol));
+  // The version table's docs and pi's release notes are the CLI's (the wasm's size counts).
+  assert.ok(u.rules.every((r) => r.doc === null && r.changelog.length === 0));
+  assert.equal(u.changelog, null);
   assert.equal(old.comparison, undefined);
   // With tokens: each block's tokens under both.
   const counted = ctxlens.assembleCase(files, { piVersion: "0.85.1", compareWith: { piVersion: "1.6.0" }, tokens: true });

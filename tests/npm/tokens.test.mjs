@@ -105,8 +105,15 @@ test("without tokens nothing is counted or loaded; a model without a public voca
   assert.equal(plain.stats.systemPrompt.tokens, undefined);
   const claude = corpus().find((c) => c.name === "pi-1.6.0/an-compaction").dir;
   const r = ctxlens.assembleCase(readTree(claude), { tokens: true });
-  assert.deepEqual({ ...r.tokens, note: undefined }, { vocabulary: null, exact: false, estimate: "claude", counted: false, note: undefined });
+  const { vocabulary, exact, estimate, counted } = r.tokens;
+  assert.deepEqual({ vocabulary, exact, estimate, counted }, { vocabulary: null, exact: false, estimate: "claude", counted: false });
   assert.match(r.tokens.note, /no public vocabulary/);
+  // Claude's estimate is calibrated on the session's calls, as `ctxlens stats` does: here the
+  // stand-in provider's made-up usage gives no tokenizer's ratio, and that is said.
+  assert.equal(r.tokens.calibration.estimate.plausible, false);
+  assert.ok(r.tokens.calibration.calls.length >= 3);
+  assert.ok(r.tokens.notes.some((n) => /not a tokenizer's ratio/.test(n)), JSON.stringify(r.tokens.notes));
+  assert.equal(r.tokens.window, null);
   assert.throws(() => ctxlens.assembleCase(readTree(dir), { tokens: "yes" }), /`tokens` must be a boolean/);
 });
 

@@ -83,7 +83,14 @@ fn split_thinking_suffix(text: &str) -> Option<(&str, &str)> {
 /// `splitProviderPrefix(text, models)` (:60–76): the longest known provider id followed by `/`
 /// (provider ids may hold `/` themselves), and the trimmed text after it, when not empty. JS
 /// string indices are UTF-16 units, and the slash is found in the lower-cased text.
-fn split_provider_prefix<'a>(text: &str, models: &[&'a Model]) -> Option<(&'a str, String)> {
+fn split_provider_prefix<'a>(
+    text: &str,
+    models: &[&'a Model],
+    longest: bool,
+) -> Option<(&'a str, String)> {
+    if !longest {
+        return split_at_first_slash(text, models);
+    }
     let lower_units = utf16_units(&lower(text));
     let text_units = utf16_units(text);
     let mut best: Option<(&'a str, String)> = None;
@@ -121,6 +128,22 @@ fn split_provider_prefix<'a>(text: &str, models: &[&'a Model]) -> Option<(&'a st
         }
     }
     best
+}
+
+/// Until 1.5.0 (#11394) `splitProviderPrefix` split at the first `/`: the trimmed, lower-cased
+/// text before it names a provider (compared with its lower-cased id), the trimmed rest is the
+/// model text (1.4.0/CA/core/model-resolver.js:60–70).
+fn split_at_first_slash<'a>(text: &str, models: &[&'a Model]) -> Option<(&'a str, String)> {
+    let slash = text.find('/')?;
+    let prefix = lower(js_trim(&text[..slash]));
+    let model_text = js_trim(&text[slash + 1..]).to_string();
+    if prefix.is_empty() || model_text.is_empty() {
+        return None;
+    }
+    models
+        .iter()
+        .find(|m| lower(m.provider()) == prefix)
+        .map(|m| (m.provider(), model_text))
 }
 
 /// `fuzzyMatches(text, models)` (:183–186): the id or the name holds the text, any case.
@@ -203,6 +226,7 @@ fn select_reference<'a>(
     text: &str,
     pool: &[&'a Model],
     fuzzy: bool,
+    longest: bool,
     usable: &dyn Fn(&str) -> bool,
 ) -> Option<Reference<'a>> {
     let lower_text = lower(text);
@@ -211,24 +235,25 @@ fn select_reference<'a>(
         .copied()
         .filter(|m| lower(m.id()) == lower_text)
         .collect();
-    let named: Option<&Model> = split_provider_prefix(text, pool).and_then(|(provider, rest)| {
-        let provider_models: Vec<&Model> = pool
-            .iter()
-            .copied()
-            .filter(|m| m.provider() == provider)
-            .collect();
-        let lower_rest = lower(&rest);
-        provider_models
-            .iter()
-            .copied()
-            .find(|m| lower(m.id()) == lower_rest)
-            .or_else(|| raw.iter().copied().find(|m| m.provider() == provider))
-            .or_else(|| {
-                fuzzy
-                    .then(|| best_fuzzy_match(&fuzzy_matches(&rest, &provider_models)))
-                    .flatten()
-            })
-    });
+    let named: Option<&Model> =
+        split_provider_prefix(text, pool, longest).and_then(|(provider, rest)| {
+            let provider_models: Vec<&Model> = pool
+                .iter()
+                .copied()
+                .filter(|m| m.provider() == provider)
+                .collect();
+            let lower_rest = lower(&rest);
+            provider_models
+                .iter()
+                .copied()
+                .find(|m| lower(m.id()) == lower_rest)
+                .or_else(|| raw.iter().copied().find(|m| m.provider() == provider))
+                .or_else(|| {
+                    fuzzy
+                        .then(|| best_fuzzy_match(&fuzzy_matches(&rest, &provider_models)))
+                        .flatten()
+                })
+        });
     let others: Vec<&Model> = raw
         .iter()
         .copied()
@@ -268,10 +293,11 @@ fn select_reference<'a>(
 fn resolve_text<'a>(
     text: &str,
     fuzzy: bool,
+    longest: bool,
     pool: &[&'a Model],
     usable: &dyn Fn(&str) -> bool,
 ) -> Reference<'a> {
-    if let Some(r) = select_reference(text, pool, fuzzy, usable) {
+    if let Some(r) = select_reference(text, pool, fuzzy, longest, usable) {
         return r;
     }
     if fuzzy {
@@ -282,7 +308,7 @@ fn resolve_text<'a>(
     let Some((base, level)) = split_thinking_suffix(text) else {
         return Reference::not_found();
     };
-    let inner = resolve_text(base, fuzzy, pool, usable);
+    let inner = resolve_text(base, fuzzy, longest, pool, usable);
     if inner.is_not_found() {
         return inner;
     }
@@ -299,6 +325,7 @@ pub(super) fn resolve_model_reference<'a>(
     text: &str,
     provider: Option<&str>,
     fuzzy: bool,
+    longest: bool,
     models: &[&'a Model],
     usable: &dyn Fn(&str) -> bool,
 ) -> Reference<'a> {
@@ -315,11 +342,11 @@ pub(super) fn resolve_model_reference<'a>(
             .collect(),
         None => models.to_vec(),
     };
-    let result = resolve_text(text, fuzzy, &pool, usable);
+    let result = resolve_text(text, fuzzy, longest, &pool, usable);
     if !result.is_not_found() {
         return result;
     }
-    let split = split_provider_prefix(text, &pool);
+    let split = split_provider_prefix(text, &pool, longest);
     let anchor = match (&constraint, &split) {
         (Some(_), _) => pool.first().copied(),
         (None, Some((p, _))) => pool.iter().copied().find(|m| m.provider() == *p),
@@ -400,7 +427,8 @@ pub(super) fn resolve_cli_model(
         ));
     }
     let usable = |p: &str| !inline_api_key && registry.has_configured_auth(p);
-    let result = resolve_model_reference(cli_model, provider, true, &models, &usable);
+    let longest = pi.rules.model.longest_provider_prefix;
+    let result = resolve_model_reference(cli_model, provider, true, longest, &models, &usable);
     let target = match result.status {
         Status::Resolved(m) => {
             return Resolved {

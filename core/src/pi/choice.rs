@@ -133,6 +133,29 @@ pub struct Detection {
     /// The oldest release that writes what the session holds (`"0.86.0"`), when a fact says so.
     pub at_least: Option<&'static str>,
     pub evidence: Vec<Evidence>,
+    /// Every supported release the facts do not rule out, oldest first; `version` is the newest.
+    /// More than one: the session cannot tell them apart (their sessions are alike where this
+    /// one has something to show), so the choice is the user's (`--pi`, `piVersion`).
+    pub candidates: Vec<PiVersion>,
+    /// The session's dates show a release ctxlens does not rebuild wrote it (0.86.0–1.3.0; 0.99.1
+    /// and 1.0.3 cannot be installed): `version` is the nearest supported one, never certain.
+    pub unsupported_writer: bool,
+}
+
+impl Detection {
+    /// When several supported releases could have written the session: which, and how to pick.
+    pub fn ambiguity(&self) -> Option<String> {
+        if self.candidates.len() < 2 {
+            return None;
+        }
+        let names: Vec<&str> = self.candidates.iter().map(|v| v.as_str()).collect();
+        Some(format!(
+            "pi {} write sessions alike: nothing in this one tells them apart; rebuilding pi {} (the newest), --pi {} for another",
+            names.join(", "),
+            self.version,
+            names[..names.len() - 1].join(" or --pi ")
+        ))
+    }
 }
 
 /// The release an assembly rebuilds, with why.
@@ -169,6 +192,10 @@ impl Choice {
                 ),
                 None => "detected from the session".to_string(),
             },
+        };
+        let how = match self.detection.as_ref().and_then(Detection::ambiguity) {
+            Some(a) if self.reason == Reason::Detected => format!("{how}; {a}"),
+            _ => how,
         };
         format!("pi {} ({how})", self.version)
     }
@@ -220,7 +247,11 @@ impl fmt::Display for Choice {
 /// The release for `inputs`: given, else captured, else the installed one (when ctxlens
 /// rebuilds it), else detected, else the newest.
 pub fn choose(inputs: &Inputs) -> Choice {
-    let detection = inputs.session.as_ref().and_then(detect);
+    let detection = inputs.session.as_ref().and_then(|s| {
+        let mut d = detect(s)?;
+        refine(&mut d, s);
+        Some(d)
+    });
     let installed = inputs
         .installed_pi
         .as_deref()
@@ -341,16 +372,68 @@ pub fn detect(session: &SourceText) -> Option<Detection> {
         );
     }
     let first_transcript = release_date("0.86.0").unwrap_or("");
+    let mut candidates: Vec<PiVersion>;
+    let mut unsupported_writer = false;
     let (version, certainty) = if let Some(a) = at_least {
-        // The newest supported release that writes what the session holds; refined with the
-        // release's own texts once its data is loaded ([`refine`]).
+        // The supported releases that write what the session holds, and were out by the date
+        // of its last entry (the newest writer wrote that one); narrowed with each release's
+        // own texts ([`refine`]).
         let since = release_date(a).unwrap_or("");
-        let v = PiVersion::ALL
+        candidates = PiVersion::ALL
             .into_iter()
-            .rev()
-            .find(|v| v.released() >= since)
-            .unwrap_or(PiVersion::LATEST);
-        (v, Certainty::Likely)
+            .filter(|v| v.released() >= since)
+            .collect();
+        if let Some(t) = &last_time {
+            let out_by: Vec<PiVersion> = candidates
+                .iter()
+                .copied()
+                .filter(|v| v.released() <= t.as_str())
+                .collect();
+            if !out_by.is_empty() && out_by.len() < candidates.len() {
+                let newer: Vec<&str> = candidates
+                    .iter()
+                    .filter(|v| !out_by.contains(v))
+                    .map(|v| v.as_str())
+                    .collect();
+                evidence.push(Evidence {
+                    line: None,
+                    seen: None,
+                    fact: format!(
+                        "its last entry is dated {t}, before pi {} was released",
+                        newer.join(" and ")
+                    ),
+                });
+                candidates = out_by;
+            } else if out_by.is_empty() && !candidates.is_empty() {
+                // Written before any supported release that writes it was out: by a release
+                // ctxlens does not rebuild (0.86.0–1.3.0; 0.99.1 and 1.0.3 cannot be installed).
+                // The nearest supported one is the oldest; that it behaves the same is not shown.
+                let nearest = candidates[0];
+                let between: Vec<&str> = LATER_RELEASES
+                    .iter()
+                    .filter(|(v, d)| {
+                        *d >= since
+                            && *d <= t.as_str()
+                            && !PiVersion::ALL.iter().any(|s| s.as_str() == *v)
+                    })
+                    .map(|(v, _)| *v)
+                    .collect();
+                evidence.push(Evidence {
+                    line: None,
+                    seen: None,
+                    fact: format!(
+                        "its last entry is dated {t}, before pi {nearest} (the oldest supported release that writes it) was released: a release ctxlens does not rebuild wrote it ({}); rebuilding the nearest, pi {nearest}, which is not shown to behave the same",
+                        if between.is_empty() { "unknown".to_string() } else { format!("pi {} to {}", between[0], between[between.len() - 1]) }
+                    ),
+                });
+                candidates = vec![nearest];
+                unsupported_writer = true;
+            }
+        }
+        if candidates.is_empty() {
+            candidates.push(PiVersion::LATEST);
+        }
+        (*candidates.last().unwrap(), Certainty::Likely)
     } else if prompts > 0 {
         evidence.push(Evidence {
             line: None,
@@ -362,6 +445,10 @@ pub fn detect(session: &SourceText) -> Option<Detection> {
             .rev()
             .find(|v| v.released() < first_transcript)
             .unwrap_or(PiVersion::ALL[0]);
+        candidates = PiVersion::ALL
+            .into_iter()
+            .filter(|v| v.released() < first_transcript)
+            .collect();
         (v, Certainty::Certain)
     } else {
         evidence.push(Evidence {
@@ -369,6 +456,7 @@ pub fn detect(session: &SourceText) -> Option<Detection> {
             seen: None,
             fact: "no prompt and no system message yet: nothing shows the release".into(),
         });
+        candidates = PiVersion::ALL.to_vec();
         (PiVersion::LATEST, Certainty::Assumed)
     };
     if let Some(t) = &last_time {
@@ -385,62 +473,209 @@ pub fn detect(session: &SourceText) -> Option<Detection> {
         certainty,
         at_least,
         evidence,
+        candidates,
+        unsupported_writer,
     })
 }
 
-/// Sharpens a detection with the detected release's own texts (its data): a stored section that
-/// reads as that release writes it makes the detection certain; one that reads otherwise says
-/// another release between 0.86 and it wrote the session.
-pub fn refine(d: &mut Detection, session: &SourceText, data: &PiData) {
+/// Sharpens a detection with each candidate release's own texts (its data, where loaded): the
+/// newest stored sections must read as the release writes them (its preamble, docs or tools
+/// lines), and the last stored declaration of a built-in tool (`toolsAdded`) must be the
+/// release's own where it is another candidate's. A release that fails either is ruled out, unless that would rule out
+/// every candidate (a custom prompt, edited tools: then nothing is concluded). One candidate
+/// left: certain; several: likely, and [`Detection::ambiguity`] offers the choice.
+pub fn refine(d: &mut Detection, session: &SourceText) {
     if d.certainty == Certainty::Certain || d.at_least.is_none() {
         return;
     }
-    let literal = |k: &str| data.prompt.get_str(k).filter(|s| s.len() > 16);
-    let marks: Vec<&str> = ["preamble", "docsPrefix", "toolsTail"]
-        .into_iter()
-        .filter_map(literal)
+    let loaded: Vec<(PiVersion, &PiData)> = d
+        .candidates
+        .iter()
+        .filter_map(|v| super::data::get(*v).ok().map(|data| (*v, data)))
         .collect();
-    if marks.is_empty() {
+    if loaded.is_empty() {
         return;
     }
+    // The first stored section map and every stored built-in tool declaration.
+    let mut section_maps: Vec<(u32, Vec<String>)> = Vec::new();
+    let mut tools: Vec<(u32, Value)> = Vec::new();
     for (i, line) in session.text.as_str().split('\n').enumerate() {
-        let Some(v) = parse_if(line, "\"sections\"") else {
+        let n = i as u32 + 1;
+        let Some(v) = parse_if(line, "\"system\"") else {
             continue;
         };
-        let Some(sections) = v
-            .get("message")
-            .filter(|m| m.get_str("role") == Some("system"))
-            .and_then(|m| m.get("sections"))
-            .and_then(Value::as_object)
-        else {
+        let m = match v.get_str("type") {
+            Some("message") => v.get("message"),
+            Some("compaction") => v.get("systemMessage"),
+            _ => None,
+        };
+        let Some(m) = m.filter(|m| m.get_str("role") == Some("system")) else {
             continue;
         };
-        let texts: Vec<&str> = sections.iter().filter_map(|(_, s)| s.as_str()).collect();
-        if texts.is_empty() {
+        if let Some(map) = m.get("sections").and_then(Value::as_object) {
+            let texts: Vec<String> = map
+                .iter()
+                .filter_map(|(_, s)| s.as_str().map(str::to_string))
+                .collect();
+            if !texts.is_empty() {
+                section_maps.push((n, texts));
+            }
+        }
+        if let Some(added) = m.get("toolsAdded").and_then(Value::as_array) {
+            for t in added {
+                // The last declaration of a name is the newest writer's.
+                let name = t.get_str("name");
+                tools.retain(|(_, old)| old.get_str("name") != name);
+                tools.push((n, t.clone()));
+            }
+        }
+    }
+    // The newest writer's texts: the last stored section map that reads as some candidate's
+    // (a later patch may hold only sections no release marks, such as the cwd).
+    fn marks_of(data: &PiData) -> Vec<&str> {
+        ["preamble", "docsPrefix", "toolsTail"]
+            .into_iter()
+            .filter_map(|k| data.prompt.get_str(k).filter(|s| s.len() > 16))
+            .collect()
+    }
+    let sections: Option<(u32, Vec<String>)> = section_maps
+        .iter()
+        .rev()
+        .find(|(_, texts)| {
+            loaded.iter().any(|(_, data)| {
+                marks_of(data)
+                    .iter()
+                    .any(|m| texts.iter().any(|t| t.contains(m)))
+            })
+        })
+        .or(section_maps.first())
+        .cloned();
+    let mut ruled_out: Vec<(PiVersion, Evidence)> = Vec::new();
+    let mut matched_sections: Vec<PiVersion> = Vec::new();
+    if let Some((n, texts)) = &sections {
+        for (v, data) in &loaded {
+            let marks = marks_of(data);
+            if marks.is_empty() {
+                continue;
+            }
+            if marks.iter().any(|m| texts.iter().any(|t| t.contains(m))) {
+                matched_sections.push(*v);
+            } else {
+                ruled_out.push((
+                    *v,
+                    Evidence {
+                        line: Some(*n),
+                        seen: None,
+                        fact: format!("its sections do not read as pi {v} writes them"),
+                    },
+                ));
+            }
+        }
+    }
+    // A built-in tool's stored text: the releases whose own definition it is.
+    let builtin = |data: &PiData, name: &str| -> Option<(String, String)> {
+        data.tools.as_array()?.iter().find_map(|t| {
+            (t.get_str("name") == Some(name)).then(|| {
+                (
+                    t.get_str("description").unwrap_or("").to_string(),
+                    t.get("parameters").map(Value::to_json).unwrap_or_default(),
+                )
+            })
+        })
+    };
+    for (n, tool) in &tools {
+        let Some(name) = tool.get_str("name") else {
+            continue;
+        };
+        let stored = (
+            tool.get_str("description").unwrap_or("").to_string(),
+            tool.get("parameters")
+                .map(Value::to_json)
+                .unwrap_or_default(),
+        );
+        let own: Vec<PiVersion> = loaded
+            .iter()
+            .filter(|(_, data)| builtin(data, name).is_some_and(|b| b == stored))
+            .map(|(v, _)| *v)
+            .collect();
+        if own.is_empty() {
+            continue; // an extension's tool, or an edited one: it says nothing of the release
+        }
+        for (v, data) in &loaded {
+            if !own.contains(v) && builtin(data, name).is_some() {
+                ruled_out.push((
+                    *v,
+                    Evidence {
+                        line: Some(*n),
+                        seen: None,
+                        fact: format!(
+                            "its `{name}` tool reads as pi {} declare{} it, not as pi {v} does",
+                            own.iter()
+                                .map(|o| o.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", "),
+                            if own.len() == 1 { "s" } else { "" }
+                        ),
+                    },
+                ));
+            }
+        }
+    }
+    // Each kind of fact narrows on its own, and only where it leaves a candidate: sections that
+    // read as no release (a custom prompt) or tools as no release say nothing.
+    let mut left = d.candidates.clone();
+    let mut seen_facts: Vec<String> = Vec::new();
+    for kind in [true, false] {
+        let facts: Vec<&(PiVersion, Evidence)> = ruled_out
+            .iter()
+            .filter(|(_, e)| e.fact.starts_with("its sections") == kind)
+            .collect();
+        let narrowed: Vec<PiVersion> = left
+            .iter()
+            .copied()
+            .filter(|v| !facts.iter().any(|(r, _)| r == v))
+            .collect();
+        if facts.is_empty() {
             continue;
         }
-        let matched = marks.iter().any(|m| texts.iter().any(|t| t.contains(m)));
-        let n = Some(i as u32 + 1);
-        if matched {
-            d.certainty = Certainty::Certain;
+        if narrowed.is_empty() {
             d.evidence.push(Evidence {
-                line: n,
-                seen: None,
-                fact: format!("its sections read as pi {} writes them", d.version),
-            });
-        } else {
-            d.evidence.push(Evidence {
-                line: n,
+                line: facts[0].1.line,
                 seen: None,
                 fact: format!(
-                    "its sections do not read as pi {} writes them: another release between {} and {} may have written it",
-                    d.version,
+                    "its {} read as no supported release between {} and {} writes them (a custom prompt or edited tools)",
+                    if kind { "sections" } else { "tools" },
                     d.at_least.unwrap_or("0.86.0"),
                     d.version
                 ),
             });
+            continue;
         }
-        return;
+        for (_, e) in facts {
+            if !seen_facts.contains(&e.fact) {
+                seen_facts.push(e.fact.clone());
+                d.evidence.push(e.clone());
+            }
+        }
+        left = narrowed;
+    }
+    d.candidates = left;
+    d.version = *d.candidates.last().unwrap();
+    if matched_sections.contains(&d.version) {
+        d.evidence.push(Evidence {
+            line: sections.as_ref().map(|(n, _)| *n),
+            seen: None,
+            fact: format!("its sections read as pi {} writes them", d.version),
+        });
+    }
+    if d.candidates.len() == 1 && !d.unsupported_writer {
+        d.certainty = Certainty::Certain;
+    } else if let Some(a) = d.ambiguity() {
+        d.evidence.push(Evidence {
+            line: None,
+            seen: None,
+            fact: a,
+        });
     }
 }
 
@@ -553,19 +788,16 @@ mod tests {
         assert_eq!(d.certainty, Certainty::Likely);
         assert_eq!(d.evidence[0].line, Some(2));
         let mut refined = d.clone();
-        refine(
-            &mut refined,
-            &src(&text),
-            super::super::data::get(PiVersion::V1_6_0).unwrap(),
-        );
-        // "You are X" is not 1.6.0's text.
+        refine(&mut refined, &src(&text));
+        // "You are X" is no supported release's text (a custom prompt): nothing is concluded.
         assert_eq!(refined.certainty, Certainty::Likely);
+        assert_eq!(refined.candidates, d.candidates);
         assert!(refined
             .evidence
-            .last()
-            .unwrap()
-            .fact
-            .contains("do not read as"));
+            .iter()
+            .any(|e| e.fact.contains("read as no supported release")));
+        // 1.5.2 and 1.6.0 remain: the choice is offered.
+        assert!(refined.ambiguity().unwrap().contains("--pi 1.5.2"));
     }
 
     #[test]

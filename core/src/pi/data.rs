@@ -365,6 +365,10 @@ mod embedded {
     pub fn files(version: PiVersion) -> Option<&'static [(&'static str, &'static str)]> {
         Some(match version {
             PiVersion::V0_85_1 => folder!("0.85.1"),
+            PiVersion::V1_3_0 => folder!("1.3.0"),
+            PiVersion::V1_4_0 => folder!("1.4.0"),
+            PiVersion::V1_5_0 => folder!("1.5.0"),
+            PiVersion::V1_5_2 => folder!("1.5.2"),
             PiVersion::V1_6_0 => folder!("1.6.0"),
         })
     }

@@ -13,9 +13,12 @@ pub enum PromptTemplateArgs {
     /// 0.85: a `"` or `'` anywhere opens a quote (an apostrophe in `doesn't` too), an unclosed
     /// quote takes the rest, and an empty quoted argument (`""`) is dropped.
     QuoteAnywhere,
-    /// 1.3.0 keeps empty quoted arguments (#10867); 1.5.1 (#11861): a quote opens only at the
-    /// start of an argument, an unclosed quote is re-read as text, and `\"` inside `"..."` (or
-    /// `\'` inside `'...'`) is a literal quote.
+    /// 1.3.0 (#10867) to 1.5.0: as 0.85, but a quoted empty argument (`""`) is kept. Case:
+    /// `pi-1.5.0/pt-template-args`.
+    QuoteAnywhereKeepEmpty,
+    /// 1.5.1 (#11861), with 1.3.0's empty arguments: a quote opens only at the start of an
+    /// argument, an unclosed quote is re-read as text, and `\"` inside `"..."` (or `\'` inside
+    /// `'...'`) is a literal quote. Cases: `pi-1.6.0/pt-template-args`, `pi-1.5.2/…`.
     QuoteOpensToken,
 }
 
@@ -78,6 +81,17 @@ pub struct Rules {
     /// It decides no byte of a request, so no capture shows it; read from both releases' code
     /// and tested against their `getCompactionSettings` (`settings::Settings::compaction`).
     pub compaction_model_overrides: bool,
+    /// 1.5.0 (#11495): a new tool loadout keeps the order of the tools that stay active and
+    /// appends the others (`_applyToolLoadout`), so a restore from the transcript in another
+    /// order patches nothing; 0.86.0–1.4.0: the loadout's own order. Cases:
+    /// `pi-1.5.0/sp-resume-order` (a `tools` patch), `pi-1.4.0/sp-resume-order` (none).
+    pub loadout_keeps_order: bool,
+    /// 1.4.0 (#10940): `resolveTranscriptTools` folds the tool changes up to the last removal
+    /// or redeclaration into the top-level tools and anchors the later additions (Responses,
+    /// Kimi-style completions); 0.86.0–1.3.0: one removal or redeclaration anywhere folds every
+    /// change (1.3.0/AI/utils/transcript.js:198–205). Read from the code: no captured case has
+    /// an addition after a removal under tool search or Kimi-style additions yet.
+    pub tool_changes_fold_after_last_change: bool,
     /// How a prompt template's arguments are split (`parseCommandArgs`,
     /// CA/core/prompt-templates.js:11). Case: `pt-template-args` (captured for both releases).
     pub prompt_template_args: PromptTemplateArgs,
@@ -123,6 +137,10 @@ pub struct ModelRules {
     /// 1.0.0 (#10236): `--provider` without `--model` is an error (CA/main.js:399–404); 0.85: it
     /// is ignored. Case: `pi-1.6.0/md-provider-without-model`.
     pub provider_requires_model: bool,
+    /// 1.5.0 (#11394): with [`CliResolution::Reference`], the provider prefix of `--model` is the
+    /// longest known provider id followed by `/` (ids may hold `/`); 1.3.0–1.4.0: the text
+    /// before the first `/`. Cases: `pi-1.5.0/md-prefix-slash`, `pi-1.4.0/md-prefix-slash`.
+    pub longest_provider_prefix: bool,
     /// 0.99.0 (virtual models): the session's model is `getBranchSelection`
     /// (CA/core/virtual-models.js:29–43): walking back from the leaf, the first `model_change`,
     /// else the first assistant message that is not `pi-virtual` (unless the `model_change`
@@ -199,11 +217,18 @@ pub struct ResponsesRules {
     /// `addedToolNames` names them. Cases: `pi-1.6.0/rs-changes-*`, `rs-toolsearch-*`,
     /// `az-changes-*`, `cx-*`.
     pub anchored_tool_changes: bool,
+    /// 1.4.0 (#10940): the "changes" tool support mode (`getResponsesToolSupport`: system
+    /// messages and `additional_tools` mid-conversation), the incremental notice before a later
+    /// `additional_tools` item and removals announced as text; 1.3.0: `supportsAdditionalTools`
+    /// or `supportsToolSearch` anchor additions (an `additional_tools` item or tool search),
+    /// no notices. Cases: `pi-1.3.0/rs-changes-*`, `az-changes-*`, `rs-toolsearch-*`.
+    pub tool_change_notices: bool,
     /// 1.4.0 (#8720): a tool result whose text is only whitespace counts as empty (`(no tool
     /// output)`, no `input_text` part; AR10). Cases: `pi-1.6.0/rs-toolresult-blank`.
     pub blank_tool_result_is_empty: bool,
-    /// By 1.6.0 (no changelog line names it; 1.5.0's #11415 is about namespaces after a model
-    /// switch): a replayed tool call keeps its item id only when it has the prefix of its replay
+    /// By 1.4.0 (no changelog line names it; 1.5.0's #11415 is about namespaces after a model
+    /// switch; the 1.4.0, 1.5.x and 1.6.0 code is the same, openai-responses-shared.js:274):
+    /// a replayed tool call keeps its item id only when it has the prefix of its replay
     /// type (`fc_` for `function_call`, `ctc_` for `custom_tool_call`) and the same model made
     /// it; `namespace` only for the same model (AR8). 0.85: `custom_tool_call` kept any id, and a
     /// deferred tool's calls kept their namespace. Only grammar tools show the difference (a
@@ -217,8 +242,9 @@ pub struct ResponsesRules {
     /// 1.5.1 (#11639): openai-responses' affinity header is `session-id` (0.85: `session_id`;
     /// AR13). Cases: every `pi-1.6.0/rs-*` request-1.meta.json.
     pub session_id_header_hyphen: bool,
-    /// 1.5.2 (#9442): `compat.promptCacheKeyMode: "disabled"` leaves `prompt_cache_key` out
-    /// (openai-responses AR3, azure AZ2). Cases: `pi-1.6.0/rs-pck-disabled`, `az-pck-disabled`.
+    /// 1.5.1 (#9442): `compat.promptCacheKeyMode: "disabled"` leaves `prompt_cache_key` out
+    /// (openai-responses AR3, azure AZ2; 1.5.0 sends it). Cases: `pi-1.6.0/rs-pck-disabled`,
+    /// `az-pck-disabled`, `pi-1.5.0/rs-pck-disabled`.
     pub prompt_cache_key_mode: bool,
     /// 0.99.0: Sign in with ChatGPT (provider `openai`, base URL exactly
     /// `https://api.openai.com/v1`, a key not starting `sk-`) omits `prompt_cache_retention`,
@@ -237,8 +263,9 @@ pub struct ResponsesRules {
     /// `cx-no-max-output`.
     pub codex_max_output_tokens: bool,
     /// 0.86.0 (#9191): Codex sends thinking off as the model's off effort (`thinkingLevelMap.off`,
-    /// default "none"; `null` sends no reasoning), 0.85: no reasoning member (CX4). Cases:
-    /// `pi-1.6.0/cx-thinking-off*`.
+    /// default "none"; `null` sends no reasoning), 0.85: no reasoning member (CX4). Until 1.6.0
+    /// as `{effort}` alone; with `codex_configuration_update` off is the level "none", sent
+    /// with `summary` like any level. Cases: `pi-1.6.0/cx-off*`, `pi-1.5.2/cx-off*`.
     pub codex_off_effort: bool,
     /// 1.6.0 (#12269): Codex with `compat.supportsMidConvoEffort` sends `configuration_update`
     /// items, thinking off included ("none"), and `reasoning.effort` "medium" (CX8). Cases:
@@ -291,6 +318,10 @@ pub struct AnthropicRules {
     /// one can carry the message breakpoint; without it the transcript is collapsed into the
     /// leading prompt (AN18). Cases: `pi-1.6.0/an-midconvo`, `an-held`.
     pub mid_convo_system_messages: bool,
+    /// 1.5.0 (#11091): held system messages wait past an assistant message that converts to no
+    /// blocks (it is dropped), for the next one that is sent; until then they were placed before
+    /// any assistant message. Cases: `pi-1.5.0/an-held`, `pi-1.4.0/an-held`.
+    pub hold_past_empty_assistant: bool,
     /// 1.0.1: with `compat.supportsMidConvoToolChanges` as well, the top-level tools stay the
     /// leading message's plus `__pi_deferred_placeholder__`, later tools are `tool_addition` /
     /// `tool_removal` blocks, and the `inline-tools-2026-09-15` beta is sent (AN19). Cases:
@@ -327,6 +358,11 @@ pub struct AnthropicRules {
     /// the body ends with `thread` and the `message-threads-2026-08-12` beta is sent (AN20, AN21).
     /// Cases: `pi-1.6.0/an-threads`, `an-threads-compat`.
     pub message_threads: bool,
+    /// 1.6.0 (#11987): `supportsMessageThreads` defaults to true for any provider whose base URL
+    /// is on api.anthropic.com; 1.5.1–1.5.2: only for the provider `anthropic`
+    /// (`anthropicMessageThreadsDefaultProvider` in defaults.json; AN20). Cases: `pi-1.6.0/an-threads-custom-host` (a thread),
+    /// `pi-1.5.2/an-threads-custom-host` (none).
+    pub message_threads_any_provider: bool,
     /// 0.86.0 (#9102): `sendSessionAffinityHeaders` defaults to true for OpenRouter, whose format
     /// sends `x-session-id` (`compat.sessionAffinityFormat`; 0.85: `x-session-affinity` only,
     /// off by default) (AN7, AN16). Case: `pi-1.6.0/an-openrouter`.
@@ -354,16 +390,22 @@ pub struct GoogleRules {
     /// untrimmed text is still what is sent when it does not). Cases: `pi-1.6.0/gg-history-*`,
     /// `gg-error-image-3flash`.
     pub blank_tool_result_is_empty: bool,
-    /// By 1.4.0 (with pi-ai's client identity, A7; no changelog line names it): the headers
-    /// are `providerHeadersToRecord(identity, model.headers, options.headers)`
-    /// (AI/utils/headers.js:8–19): merged case-insensitively, a name set again moves to the end
-    /// with its last spelling (0.85: one object spread, `User-Agent` first). Case:
-    /// `pi-1.6.0/gg-headers`.
+    /// By 1.3.0 (no changelog line names it): `providerHeadersToRecord` merges the headers
+    /// case-insensitively, a name set again moves to the end with its last spelling
+    /// (AI/utils/headers.js:8–19); 1.3.0 passes it `{"User-Agent": getPiUserAgent(),
+    /// ...model.headers, ...options.headers}`, 1.4.0 on `(identity, model.headers,
+    /// options.headers)` (0.85: one object spread, `User-Agent` first, nulls dropped). Cases:
+    /// `pi-1.6.0/gg-headers`, `pi-1.3.0/gg-headers` (a model's `user-agent` replaces pi's).
     pub headers_merged_case_insensitively: bool,
-    /// @google/genai 2.x (0.86.1 on; 2.32.0 in 1.6.0): `functionCall` is written `args, id,
-    /// name` and `inlineData` is passed on as pi writes it (`mimeType, data`); 1.52.0 wrote `id,
-    /// args, name` and `data, mimeType`. Cases: `pi-1.6.0/gg-history-3flash`, `gg-image-prompt`.
+    /// @google/genai 2.x (0.86.1 on; 2.21.0 in 1.3.0–1.5.2, 2.32.0 in 1.6.0): `functionCall` is
+    /// written `args, id, name`; 1.52.0 wrote `id, args, name`. Cases:
+    /// `pi-1.6.0/gg-history-3flash`, `pi-1.5.2/gg-history-3flash`.
     pub sdk_v2_parts: bool,
+    /// @google/genai 2.32.0 (1.6.0): `inlineData` and `fileData` are passed on as pi writes them
+    /// (`mimeType, data`); 2.21.0 (1.3.0–1.5.2) and 1.52.0 still write them `data, mimeType`
+    /// and `fileUri, mimeType` (`blobToMldev$1`, `fileDataToMldev$1`). Cases:
+    /// `pi-1.6.0/gg-image-prompt`, `pi-1.5.2/gg-image-prompt`, `gg-history-25flash-same`.
+    pub sdk_blob_passthrough: bool,
 }
 
 /// What changed in the bedrock-converse-stream adapter. The transcript is always collapsed
@@ -474,184 +516,323 @@ const ROLES_0_86: [&str; 8] = [
 impl PiVersion {
     /// The rules of this release.
     pub fn rules(self) -> &'static Rules {
-        static V0_85_1: Rules = Rules {
-            session_version: 3,
-            max_context_depth: 1579,
-            transcript: false,
-            context_edits: false,
-            retry_omission_stored: false,
-            drop_foreign_thinking: false,
-            max_tokens_clamp: MaxTokensClamp::SafetyTokens,
-            client_identity: ClientIdentity::OsUserAgent,
-            sampling_by_thinking_level: false,
-            strict_requires_type: false,
-            prompt_images_normalized: false,
-            compaction_model_overrides: false,
-            prompt_template_args: PromptTemplateArgs::QuoteAnywhere,
-            completions: CompletionsRules {
-                developer_role_openai_only: false,
-                strict_opt_in: false,
-                openrouter_session_affinity: false,
-                compat_1_5_1: false,
-                drop_empty_user_text: false,
-                blank_tool_result_is_empty: false,
-            },
-            entry_types: &ENTRY_TYPES_0_85,
-            message_roles: &ROLES_0_85,
-            responses: ResponsesRules {
-                anchored_tool_changes: false,
-                blank_tool_result_is_empty: false,
-                item_id_prefix_per_type: false,
-                configuration_update: false,
-                session_id_header_hyphen: false,
-                prompt_cache_key_mode: false,
-                chatgpt_sign_in: false,
-                azure_provider: "azure-openai-responses",
-                codex_prompt_in_input: false,
-                codex_max_output_tokens: false,
-                codex_off_effort: false,
-                codex_configuration_update: false,
-                codex_overridable_identity: false,
-            },
-            mistral: MistralRules {
-                reasoning_effort_from_level_map: false,
-                strict_opt_in: false,
-            },
-            pi_messages: PiMessagesRules {
-                identity_headers_merged: false,
-            },
-            anthropic: AnthropicRules {
-                mid_convo_system_messages: false,
-                native_tool_changes: false,
-                strict_keyword_check: false,
-                strict_limit_fallback: false,
-                legacy_schema_keeps_defs: false,
-                legacy_schema_keeps_additional_properties: false,
-                split_error_tool_result_images: false,
-                effort_models_can_be_off: false,
-                effort_top_level_low: false,
-                message_threads: false,
-                openrouter_session_affinity: false,
-            },
-            google: GoogleRules {
-                thinking_level_from_map: false,
-                const_as_enum: false,
-                blank_tool_result_is_empty: false,
-                headers_merged_case_insensitively: false,
-                sdk_v2_parts: false,
-            },
-            bedrock: BedrockRules {
-                claude_haiku_5: false,
-                thinking_block_binding: false,
-                openai_reasoning_effort: false,
-                split_error_tool_result_images: false,
-                strict_tool_limit_fallback: false,
-                pi_user_agent_pair: false,
-            },
-            model: ModelRules {
-                cli_resolution: CliResolution::FirstSlash,
-                provider_requires_model: false,
-                branch_selection: false,
-                restore_fallback_reported: false,
-                anthropic_workload_identity: false,
-                renamed_providers: &[],
-            },
-            ported_apis: &Api::ALL,
-        };
-        static V1_6_0: Rules = Rules {
-            session_version: 3,
-            max_context_depth: 1579,
-            transcript: true,
-            context_edits: true,
-            retry_omission_stored: true,
-            drop_foreign_thinking: true,
-            max_tokens_clamp: MaxTokensClamp::RatioMargin,
-            client_identity: ClientIdentity::PiAi,
-            sampling_by_thinking_level: true,
-            strict_requires_type: true,
-            prompt_images_normalized: true,
-            compaction_model_overrides: true,
-            prompt_template_args: PromptTemplateArgs::QuoteOpensToken,
-            completions: CompletionsRules {
-                developer_role_openai_only: true,
-                strict_opt_in: true,
-                openrouter_session_affinity: true,
-                compat_1_5_1: true,
-                drop_empty_user_text: true,
-                blank_tool_result_is_empty: true,
-            },
-            entry_types: &ENTRY_TYPES_0_87,
-            message_roles: &ROLES_0_86,
-            responses: ResponsesRules {
-                anchored_tool_changes: true,
-                blank_tool_result_is_empty: true,
-                item_id_prefix_per_type: true,
-                configuration_update: true,
-                session_id_header_hyphen: true,
-                prompt_cache_key_mode: true,
-                chatgpt_sign_in: true,
-                azure_provider: "azure",
-                codex_prompt_in_input: true,
-                codex_max_output_tokens: true,
-                codex_off_effort: true,
-                codex_configuration_update: true,
-                codex_overridable_identity: true,
-            },
-            mistral: MistralRules {
-                reasoning_effort_from_level_map: true,
-                strict_opt_in: true,
-            },
-            pi_messages: PiMessagesRules {
-                identity_headers_merged: true,
-            },
-            anthropic: AnthropicRules {
-                mid_convo_system_messages: true,
-                native_tool_changes: true,
-                strict_keyword_check: true,
-                strict_limit_fallback: true,
-                legacy_schema_keeps_defs: true,
-                legacy_schema_keeps_additional_properties: true,
-                split_error_tool_result_images: true,
-                effort_models_can_be_off: true,
-                effort_top_level_low: true,
-                message_threads: true,
-                openrouter_session_affinity: true,
-            },
-            google: GoogleRules {
-                thinking_level_from_map: true,
-                const_as_enum: true,
-                blank_tool_result_is_empty: true,
-                headers_merged_case_insensitively: true,
-                sdk_v2_parts: true,
-            },
-            bedrock: BedrockRules {
-                claude_haiku_5: true,
-                thinking_block_binding: true,
-                openai_reasoning_effort: true,
-                split_error_tool_result_images: true,
-                strict_tool_limit_fallback: true,
-                pi_user_agent_pair: true,
-            },
-            model: ModelRules {
-                cli_resolution: CliResolution::Reference,
-                provider_requires_model: true,
-                branch_selection: true,
-                restore_fallback_reported: true,
-                anthropic_workload_identity: true,
-                renamed_providers: &[("azure-openai-responses", "azure")],
-            },
-            ported_apis: &Api::ALL,
-        };
+        static V0_85_1: Rules = R_0_85_1;
+        static V1_3_0: Rules = R_1_3_0;
+        static V1_4_0: Rules = R_1_4_0;
+        static V1_5_0: Rules = R_1_5_0;
+        static V1_5_2: Rules = R_1_5_2;
+        static V1_6_0: Rules = R_1_6_0;
         match self {
             PiVersion::V0_85_1 => &V0_85_1,
+            PiVersion::V1_3_0 => &V1_3_0,
+            PiVersion::V1_4_0 => &V1_4_0,
+            PiVersion::V1_5_0 => &V1_5_0,
+            PiVersion::V1_5_2 => &V1_5_2,
             PiVersion::V1_6_0 => &V1_6_0,
         }
     }
 }
 
-include!(concat!(env!("OUT_DIR"), "/rule_docs.rs"));
+/// 0.85.1: the baseline.
+const R_0_85_1: Rules = Rules {
+    session_version: 3,
+    max_context_depth: 1579,
+    transcript: false,
+    context_edits: false,
+    retry_omission_stored: false,
+    drop_foreign_thinking: false,
+    max_tokens_clamp: MaxTokensClamp::SafetyTokens,
+    client_identity: ClientIdentity::OsUserAgent,
+    sampling_by_thinking_level: false,
+    strict_requires_type: false,
+    prompt_images_normalized: false,
+    compaction_model_overrides: false,
+    prompt_template_args: PromptTemplateArgs::QuoteAnywhere,
+    loadout_keeps_order: false,
+    tool_changes_fold_after_last_change: false,
+    completions: CompletionsRules {
+        developer_role_openai_only: false,
+        strict_opt_in: false,
+        openrouter_session_affinity: false,
+        compat_1_5_1: false,
+        drop_empty_user_text: false,
+        blank_tool_result_is_empty: false,
+    },
+    entry_types: &ENTRY_TYPES_0_85,
+    message_roles: &ROLES_0_85,
+    responses: ResponsesRules {
+        anchored_tool_changes: false,
+        tool_change_notices: false,
+        blank_tool_result_is_empty: false,
+        item_id_prefix_per_type: false,
+        configuration_update: false,
+        session_id_header_hyphen: false,
+        prompt_cache_key_mode: false,
+        chatgpt_sign_in: false,
+        azure_provider: "azure-openai-responses",
+        codex_prompt_in_input: false,
+        codex_max_output_tokens: false,
+        codex_off_effort: false,
+        codex_configuration_update: false,
+        codex_overridable_identity: false,
+    },
+    mistral: MistralRules {
+        reasoning_effort_from_level_map: false,
+        strict_opt_in: false,
+    },
+    pi_messages: PiMessagesRules {
+        identity_headers_merged: false,
+    },
+    anthropic: AnthropicRules {
+        mid_convo_system_messages: false,
+        hold_past_empty_assistant: false,
+        native_tool_changes: false,
+        strict_keyword_check: false,
+        strict_limit_fallback: false,
+        legacy_schema_keeps_defs: false,
+        legacy_schema_keeps_additional_properties: false,
+        split_error_tool_result_images: false,
+        effort_models_can_be_off: false,
+        effort_top_level_low: false,
+        message_threads: false,
+        message_threads_any_provider: false,
+        openrouter_session_affinity: false,
+    },
+    google: GoogleRules {
+        thinking_level_from_map: false,
+        const_as_enum: false,
+        blank_tool_result_is_empty: false,
+        headers_merged_case_insensitively: false,
+        sdk_v2_parts: false,
+        sdk_blob_passthrough: false,
+    },
+    bedrock: BedrockRules {
+        claude_haiku_5: false,
+        thinking_block_binding: false,
+        openai_reasoning_effort: false,
+        split_error_tool_result_images: false,
+        strict_tool_limit_fallback: false,
+        pi_user_agent_pair: false,
+    },
+    model: ModelRules {
+        cli_resolution: CliResolution::FirstSlash,
+        provider_requires_model: false,
+        longest_provider_prefix: false,
+        branch_selection: false,
+        restore_fallback_reported: false,
+        anthropic_workload_identity: false,
+        renamed_providers: &[],
+    },
+    ported_apis: &Api::ALL,
+};
+/// 1.6.0.
+const R_1_6_0: Rules = Rules {
+    session_version: 3,
+    max_context_depth: 1579,
+    transcript: true,
+    context_edits: true,
+    retry_omission_stored: true,
+    drop_foreign_thinking: true,
+    max_tokens_clamp: MaxTokensClamp::RatioMargin,
+    client_identity: ClientIdentity::PiAi,
+    sampling_by_thinking_level: true,
+    strict_requires_type: true,
+    prompt_images_normalized: true,
+    compaction_model_overrides: true,
+    prompt_template_args: PromptTemplateArgs::QuoteOpensToken,
+    loadout_keeps_order: true,
+    tool_changes_fold_after_last_change: true,
+    completions: CompletionsRules {
+        developer_role_openai_only: true,
+        strict_opt_in: true,
+        openrouter_session_affinity: true,
+        compat_1_5_1: true,
+        drop_empty_user_text: true,
+        blank_tool_result_is_empty: true,
+    },
+    entry_types: &ENTRY_TYPES_0_87,
+    message_roles: &ROLES_0_86,
+    responses: ResponsesRules {
+        anchored_tool_changes: true,
+        tool_change_notices: true,
+        blank_tool_result_is_empty: true,
+        item_id_prefix_per_type: true,
+        configuration_update: true,
+        session_id_header_hyphen: true,
+        prompt_cache_key_mode: true,
+        chatgpt_sign_in: true,
+        azure_provider: "azure",
+        codex_prompt_in_input: true,
+        codex_max_output_tokens: true,
+        codex_off_effort: true,
+        codex_configuration_update: true,
+        codex_overridable_identity: true,
+    },
+    mistral: MistralRules {
+        reasoning_effort_from_level_map: true,
+        strict_opt_in: true,
+    },
+    pi_messages: PiMessagesRules {
+        identity_headers_merged: true,
+    },
+    anthropic: AnthropicRules {
+        mid_convo_system_messages: true,
+        hold_past_empty_assistant: true,
+        native_tool_changes: true,
+        strict_keyword_check: true,
+        strict_limit_fallback: true,
+        legacy_schema_keeps_defs: true,
+        legacy_schema_keeps_additional_properties: true,
+        split_error_tool_result_images: true,
+        effort_models_can_be_off: true,
+        effort_top_level_low: true,
+        message_threads: true,
+        message_threads_any_provider: true,
+        openrouter_session_affinity: true,
+    },
+    google: GoogleRules {
+        thinking_level_from_map: true,
+        const_as_enum: true,
+        blank_tool_result_is_empty: true,
+        headers_merged_case_insensitively: true,
+        sdk_v2_parts: true,
+        sdk_blob_passthrough: true,
+    },
+    bedrock: BedrockRules {
+        claude_haiku_5: true,
+        thinking_block_binding: true,
+        openai_reasoning_effort: true,
+        split_error_tool_result_images: true,
+        strict_tool_limit_fallback: true,
+        pi_user_agent_pair: true,
+    },
+    model: ModelRules {
+        cli_resolution: CliResolution::Reference,
+        provider_requires_model: true,
+        longest_provider_prefix: true,
+        branch_selection: true,
+        restore_fallback_reported: true,
+        anthropic_workload_identity: true,
+        renamed_providers: &[("azure-openai-responses", "azure")],
+    },
+    ported_apis: &Api::ALL,
+};
 
-/// The doc comment of the switch at `path` (`transcript`, `anthropic.native_tool_changes`).
+/// 1.5.2: 1.6.0 without what 1.6.0 began (read from the diff of the two releases' dist, each
+/// proved by a `pi-1.5.2/` case).
+const R_1_5_2: Rules = Rules {
+    strict_requires_type: false,
+    completions: CompletionsRules {
+        developer_role_openai_only: false,
+        ..R_1_6_0.completions
+    },
+    responses: ResponsesRules {
+        codex_prompt_in_input: false,
+        codex_max_output_tokens: false,
+        codex_configuration_update: false,
+        ..R_1_6_0.responses
+    },
+    mistral: MistralRules {
+        strict_opt_in: false,
+        ..R_1_6_0.mistral
+    },
+    anthropic: AnthropicRules {
+        legacy_schema_keeps_additional_properties: false,
+        message_threads_any_provider: false,
+        ..R_1_6_0.anthropic
+    },
+    google: GoogleRules {
+        sdk_blob_passthrough: false,
+        ..R_1_6_0.google
+    },
+    model: ModelRules {
+        restore_fallback_reported: false,
+        ..R_1_6_0.model
+    },
+    ..R_1_6_0
+};
+
+/// 1.5.0: 1.5.2 without what 1.5.1 began (the diff of the two releases' dist; cases `pi-1.5.0/`).
+const R_1_5_0: Rules = Rules {
+    max_tokens_clamp: MaxTokensClamp::SafetyTokens,
+    prompt_template_args: PromptTemplateArgs::QuoteAnywhereKeepEmpty,
+    completions: CompletionsRules {
+        compat_1_5_1: false,
+        ..R_1_5_2.completions
+    },
+    responses: ResponsesRules {
+        session_id_header_hyphen: false,
+        prompt_cache_key_mode: false,
+        ..R_1_5_2.responses
+    },
+    anthropic: AnthropicRules {
+        message_threads: false,
+        legacy_schema_keeps_defs: false,
+        ..R_1_5_2.anthropic
+    },
+    ..R_1_5_2
+};
+
+/// 1.4.0: 1.5.0 without what 1.5.0 began (the diff of the two releases' dist; cases `pi-1.4.0/`).
+const R_1_4_0: Rules = Rules {
+    loadout_keeps_order: false,
+    anthropic: AnthropicRules {
+        hold_past_empty_assistant: false,
+        effort_top_level_low: false,
+        ..R_1_5_0.anthropic
+    },
+    google: GoogleRules {
+        const_as_enum: false,
+        ..R_1_5_0.google
+    },
+    bedrock: BedrockRules {
+        strict_tool_limit_fallback: false,
+        ..R_1_5_0.bedrock
+    },
+    model: ModelRules {
+        longest_provider_prefix: false,
+        ..R_1_5_0.model
+    },
+    ..R_1_5_0
+};
+
+// The version table's docs as data (about 20 KB of text), with the releases' data: the CLI and
+// the native tests have them; the wasm builds (whose size counts) do not, and say so.
+#[cfg(feature = "embedded-data")]
+include!(concat!(env!("OUT_DIR"), "/rule_docs.rs"));
+#[cfg(not(feature = "embedded-data"))]
+/// Not in this build (the wasm builds): [`rule_doc`] gives `None`.
+pub const RULE_DOCS: &[(&str, &str)] = &[];
+
+/// The doc comment of the switch at `path` (`transcript`, `anthropic.native_tool_changes`);
+/// `None` in a build without `embedded-data`.
 pub fn rule_doc(path: &str) -> Option<&'static str> {
     RULE_DOCS.iter().find(|(p, _)| *p == path).map(|(_, d)| *d)
 }
+
+/// 1.3.0: 1.4.0 without what 1.4.0 began (the diff of the two releases' dist; cases `pi-1.3.0/`).
+const R_1_3_0: Rules = Rules {
+    client_identity: ClientIdentity::OsUserAgent,
+    tool_changes_fold_after_last_change: false,
+    completions: CompletionsRules {
+        blank_tool_result_is_empty: false,
+        ..R_1_4_0.completions
+    },
+    responses: ResponsesRules {
+        tool_change_notices: false,
+        blank_tool_result_is_empty: false,
+        ..R_1_4_0.responses
+    },
+    pi_messages: PiMessagesRules {
+        identity_headers_merged: false,
+    },
+    google: GoogleRules {
+        blank_tool_result_is_empty: false,
+        ..R_1_4_0.google
+    },
+    bedrock: BedrockRules {
+        pi_user_agent_pair: false,
+        ..R_1_4_0.bedrock
+    },
+    ..R_1_4_0
+};

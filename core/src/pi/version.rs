@@ -14,13 +14,28 @@ use std::str::FromStr;
 pub enum PiVersion {
     /// 2026-09-06.
     V0_85_1,
+    /// 2026-10-15.
+    V1_3_0,
+    /// 2026-10-21.
+    V1_4_0,
+    /// 2026-11-02.
+    V1_5_0,
+    /// 2026-11-10.
+    V1_5_2,
     /// 2026-11-20.
     V1_6_0,
 }
 
 impl PiVersion {
     /// Every supported release, oldest first.
-    pub const ALL: [PiVersion; 2] = [PiVersion::V0_85_1, PiVersion::V1_6_0];
+    pub const ALL: [PiVersion; 6] = [
+        PiVersion::V0_85_1,
+        PiVersion::V1_3_0,
+        PiVersion::V1_4_0,
+        PiVersion::V1_5_0,
+        PiVersion::V1_5_2,
+        PiVersion::V1_6_0,
+    ];
     /// The newest supported release.
     pub const LATEST: PiVersion = PiVersion::V1_6_0;
 
@@ -28,6 +43,10 @@ impl PiVersion {
     pub const fn as_str(self) -> &'static str {
         match self {
             PiVersion::V0_85_1 => "0.85.1",
+            PiVersion::V1_3_0 => "1.3.0",
+            PiVersion::V1_4_0 => "1.4.0",
+            PiVersion::V1_5_0 => "1.5.0",
+            PiVersion::V1_5_2 => "1.5.2",
             PiVersion::V1_6_0 => "1.6.0",
         }
     }
@@ -36,6 +55,10 @@ impl PiVersion {
     pub const fn released(self) -> &'static str {
         match self {
             PiVersion::V0_85_1 => "2026-09-06",
+            PiVersion::V1_3_0 => "2026-10-15",
+            PiVersion::V1_4_0 => "2026-10-21",
+            PiVersion::V1_5_0 => "2026-11-02",
+            PiVersion::V1_5_2 => "2026-11-10",
             PiVersion::V1_6_0 => "2026-11-20",
         }
     }
@@ -98,10 +121,19 @@ mod tests {
             .windows(2)
             .all(|w| w[0].released() < w[1].released()));
         assert_eq!(PiVersion::LATEST, *PiVersion::ALL.last().unwrap());
+        // 0.99.1 and 1.0.3 were published but cannot be installed (they depend on
+        // `@earendil-works/chord@^0.99.1` / `^1.0.3`, never published: npm answers ETARGET), so
+        // no user runs them and ctxlens does not rebuild them.
+        assert!("0.99.1".parse::<PiVersion>().is_err());
         let e = "1.0.3".parse::<PiVersion>().unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "pi 1.0.3 is not a release ctxlens rebuilds (supported: 0.85.1, 1.6.0)"
+        let msg = e.to_string();
+        assert!(
+            msg.starts_with("pi 1.0.3 is not a release ctxlens rebuilds (supported: 0.85.1, "),
+            "{msg}"
+        );
+        assert!(
+            PiVersion::ALL.iter().all(|v| msg.contains(v.as_str())),
+            "{msg}"
         );
     }
 }

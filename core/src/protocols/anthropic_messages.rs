@@ -171,12 +171,20 @@ fn get_anthropic_compat(pi: &Pi, model: &Model) -> AnthropicCompat {
             && flag("supportsMidConvoSystemMessages", false),
         supports_mid_convo_tool_changes: rules.native_tool_changes
             && flag("supportsMidConvoToolChanges", false),
+        // 1.5.x: the default also needs the provider `anthropic`
+        // (`anthropicMessageThreadsDefaultProvider` in defaults.json).
         supports_message_threads: rules.message_threads
             && flag(
                 "supportsMessageThreads",
-                model
-                    .base_url()
-                    .contains(data_str(pi, "messageThreadsDefaultHost")),
+                (rules.message_threads_any_provider
+                    || pi
+                        .data
+                        .defaults
+                        .get_str("anthropicMessageThreadsDefaultProvider")
+                        .is_some_and(|p| model.provider() == p))
+                    && model
+                        .base_url()
+                        .contains(data_str(pi, "messageThreadsDefaultHost")),
             ),
     }
 }
@@ -1580,6 +1588,16 @@ fn convert_messages(
                 }
             }
             Some("assistant") => {
+                // Until 1.5.0 (#11091) held system messages go before any assistant message,
+                // also one that converts to no blocks (1.4.0/AI/api/anthropic-messages.js:1121).
+                if !pi.rules.anthropic.hold_past_empty_assistant {
+                    flush_pending_system_messages(
+                        &mut params,
+                        &mut pending_system,
+                        Some(&label),
+                        events,
+                    );
+                }
                 let blocks = convert_assistant_blocks(
                     pi,
                     msg,

@@ -14,7 +14,7 @@ use crate::context::LlmContext;
 use crate::js::{self, non_nullish, sanitize_surrogates, Object, Value};
 use crate::messages;
 use crate::model::{self, Model};
-use crate::pi::Pi;
+use crate::pi::{GoogleRules, Pi};
 use crate::trace::{EventKind, Events};
 use crate::transcript;
 
@@ -496,7 +496,7 @@ fn get_google_budget(
 /// moves up (`systemInstruction`, `tools`, `toolConfig`), then `generationConfig`. `_url`
 /// (the model) goes into the path.
 fn generate_content_parameters_to_mldev(pi: &Pi, params: &Value) -> Result<Value, AdapterError> {
-    let v2 = pi.rules.google.sdk_v2_parts;
+    let v2 = pi.rules.google;
     let mut body = Object::new();
     if let Some(contents) = non_nullish(params.get("contents")) {
         let list = t_contents(contents)?;
@@ -526,7 +526,7 @@ fn t_contents(origin: &Value) -> Result<Vec<Value>, AdapterError> {
 fn generate_content_config_to_mldev(
     config: &Value,
     parent: &mut Object,
-    v2: bool,
+    v2: GoogleRules,
 ) -> Result<Value, AdapterError> {
     let mut out = Object::new();
     if let Some(si) = non_nullish(config.get("systemInstruction")) {
@@ -580,7 +580,7 @@ fn t_content(origin: &Value) -> Result<Value, AdapterError> {
 }
 
 /// `contentToMldev$1` (index.cjs:9241–9258; 2.32.0 :9919): `{parts, role}`.
-fn content_to_mldev(content: &Value, v2: bool) -> Value {
+fn content_to_mldev(content: &Value, v2: GoogleRules) -> Value {
     let mut out = Object::new();
     if let Some(parts) = non_nullish(content.get("parts")) {
         let parts = match parts {
@@ -598,9 +598,10 @@ fn content_to_mldev(content: &Value, v2: bool) -> Value {
 /// `partToMldev$1` (index.cjs:11732–11800): the members in the SDK's order; `functionCall` and
 /// `inlineData` converted, `functionResponse` passed as pi wrote it. @google/genai 2.32.0
 /// (:12348–12437): the members pi writes keep their relative order; `functionCall` is written
-/// `args, id, name` (`functionCallToMldev$1`, :10573) and `inlineData` and `fileData` are
-/// passed on as they are.
-fn part_to_mldev(part: &Value, v2: bool) -> Value {
+/// `args, id, name` (`functionCallToMldev$1`, :10573; 2.21.0 too) and `inlineData` and
+/// `fileData` are passed on as they are (2.21.0: `blobToMldev$1`, `fileDataToMldev$1` still).
+fn part_to_mldev(part: &Value, v2: GoogleRules) -> Value {
+    let passthrough = v2.sdk_blob_passthrough;
     const ORDER: [&str; 14] = [
         "mediaResolution",
         "codeExecutionResult",
@@ -623,10 +624,10 @@ fn part_to_mldev(part: &Value, v2: bool) -> Value {
             continue;
         };
         let converted = match key {
-            "functionCall" if v2 => reorder(v, &["args", "id", "name"]),
+            "functionCall" if v2.sdk_v2_parts => reorder(v, &["args", "id", "name"]),
             "functionCall" => reorder(v, &["id", "args", "name"]),
-            "inlineData" if !v2 => reorder(v, &["data", "mimeType"]),
-            "fileData" if !v2 => reorder(v, &["fileUri", "mimeType"]),
+            "inlineData" if !passthrough => reorder(v, &["data", "mimeType"]),
+            "fileData" if !passthrough => reorder(v, &["fileUri", "mimeType"]),
             _ => v.clone(),
         };
         out.insert(key, converted);

@@ -65,7 +65,12 @@ pub fn build(
         Some(level) => Some(level),
         // 0.86.0: "Off is sent as effort none, so with configuration_update items switching
         // to it keeps the cache" (1.6.0/AI/api/openai-codex-responses.js:372; CX4).
-        None if pi.rules.responses.codex_off_effort && model.reasoning() => {
+        // 1.6.0 (with configuration_update items); 0.86–1.5 send off in `buildRequestBody`'s
+        // fallback branch instead (no summary).
+        None if pi.rules.responses.codex_off_effort
+            && pi.rules.responses.codex_configuration_update
+            && model.reasoning() =>
+        {
             Some("none".to_string())
         }
         None => None,
@@ -411,6 +416,7 @@ fn build_request_body(
             supports_additional_tools: compat_flag(model, "supportsAdditionalTools", false),
             supports_tool_search: compat_flag(model, "supportsToolSearch", false),
             configuration_update_effort: cfg_effort.clone(),
+            skip_leading_system_message: !pi.rules.responses.codex_prompt_in_input,
             ..ConvertOptions::default()
         };
         shared::transcript_input_and_tools(
@@ -474,7 +480,18 @@ fn build_request_body(
             .at("1.6.0/AI/api/openai-codex-responses.js:404"),
         );
     } else {
-        let instructions = if ctx.system_prompt.is_empty() {
+        // 0.86–1.5: the leading system message's text (`getInitialSystemMessage`,
+        // 1.5.2/AI/api/openai-codex-responses.js:393); 0.85: the prompt string.
+        let prompt = if pi.rules.transcript {
+            ctx.messages
+                .first()
+                .filter(|m| m.get_str("role") == Some("system"))
+                .map(|m| crate::transcript::system_message_text(pi, m))
+                .unwrap_or_default()
+        } else {
+            ctx.system_prompt.clone()
+        };
+        let instructions = if prompt.is_empty() {
             let default = pi
                 .data
                 .string("openaiCodexResponses", "defaultInstructions");
@@ -494,7 +511,7 @@ fn build_request_body(
                 )
                 .at("AI/api/openai-codex-responses.js:397"),
             );
-            ctx.system_prompt.clone()
+            prompt
         };
         body.insert("instructions", Value::from(instructions));
     }
@@ -594,6 +611,31 @@ fn build_request_body(
                     .with("summary", "auto")
                     .into(),
             );
+        }
+        // 0.86–1.5: off on a reasoning model sends `{effort: map.off ?? "none"}` without a
+        // summary, unless the map says null (1.5.2/AI/api/openai-codex-responses.js:433–435).
+        None if pi.rules.responses.codex_off_effort
+            && model.reasoning()
+            && !matches!(
+                model.thinking_level_map().and_then(|m| m.get("off")),
+                Some(Value::Null)
+            ) =>
+        {
+            let effort = match model.thinking_level_map().and_then(|m| m.get("off")) {
+                None => Value::str("none"),
+                Some(v) => v.clone(),
+            };
+            events.push(
+                Event::new(
+                    EventKind::Converted,
+                    format!(
+                        "thinking off → reasoning.effort {} (no summary)",
+                        effort.to_json()
+                    ),
+                )
+                .at("1.5.2/AI/api/openai-codex-responses.js:433"),
+            );
+            body.insert("reasoning", Object::new().with("effort", effort).into());
         }
         None => {
             events.push(

@@ -653,7 +653,11 @@ fn build_params(
     // into the top-level tools unless the model takes additions in place.
     let request_tools: Vec<ToolDef>;
     let ctx_tools: &[ToolDef] = if pi.rules.transcript {
-        let (tools, _) = crate::transcript::resolve_tools(&ctx.messages, tool_changes(compat));
+        let (tools, _) = crate::transcript::resolve_tools(
+            &ctx.messages,
+            tool_changes(compat),
+            pi.rules.tool_changes_fold_after_last_change,
+        );
         request_tools = tools
             .iter()
             .map(crate::transcript::tool_from_declaration)
@@ -1283,7 +1287,12 @@ fn convert_messages(
     let requires_bridge = compat.truthy("requiresAssistantAfterToolResult");
     // 0.86 on: system messages in the transcript (:886–918).
     let folded = if pi.rules.transcript {
-        crate::transcript::resolve_tools(&ctx.messages, tool_changes(compat)).1
+        crate::transcript::resolve_tools(
+            &ctx.messages,
+            tool_changes(compat),
+            pi.rules.tool_changes_fold_after_last_change,
+        )
+        .1
     } else {
         0
     };

@@ -246,6 +246,10 @@ pub struct ConvertOptions<'a> {
     /// 0.85: `options.includeSystemPrompt ?? true` (codex passes false: the prompt goes to
     /// `instructions`). From 0.86 the system messages are always input items.
     pub include_system_prompt: bool,
+    /// 0.86.0 until 1.6.0 (codex: `includeSystemPrompt: false`, the leading system message's
+    /// text goes to `instructions`; 1.5.2/AI/api/openai-codex-responses.js:386): the leading
+    /// system message's tool additions are anchored, but no item carries its text.
+    pub skip_leading_system_message: bool,
     pub grammar_tool_input_properties: &'a [(String, String)],
     /// 0.85: `options.deferredTools` (a Map by name), `None` when not passed.
     pub deferred_tools: Option<&'a [(String, ToolDef)]>,
@@ -280,6 +284,14 @@ fn note_tool_support(support: ToolChanges, top_level: usize, events: &mut Events
 pub fn tool_support(pi: &Pi, options: &ConvertOptions) -> ToolChanges {
     if !pi.rules.responses.anchored_tool_changes {
         ToolChanges::None
+    } else if !pi.rules.responses.tool_change_notices {
+        // Until 1.4.0: `supportsAdditionalTools || supportsToolSearch` anchors additions
+        // (1.3.0/AI/api/openai-responses-shared.js:91), as additional_tools items or tool search.
+        if options.supports_additional_tools || options.supports_tool_search {
+            ToolChanges::Additions
+        } else {
+            ToolChanges::None
+        }
     } else if options.supports_mid_convo_system_messages && options.supports_additional_tools {
         ToolChanges::Changes
     } else if options.supports_tool_search {
@@ -528,7 +540,11 @@ pub fn transcript_input_and_tools(
     events: &mut Events,
 ) -> Result<(Vec<Value>, Vec<ToolDef>), AdapterError> {
     let support = tool_support(pi, options);
-    let (tools, _) = transcript::resolve_tools(&ctx.messages, support);
+    let (tools, _) = transcript::resolve_tools(
+        &ctx.messages,
+        support,
+        pi.rules.tool_changes_fold_after_last_change,
+    );
     let input = convert_responses_messages(pi, model, ctx, allowed_providers, options, events)?;
     note_tool_support(support, tools.len(), events);
     let tools = tools
@@ -574,7 +590,12 @@ pub fn convert_responses_messages(
     let transformed =
         messages::transform_messages(pi, source, model, Some(&normalize), 0.0, events);
     let support = tool_support(pi, options);
-    let folded = transcript::resolve_tools(source, support).1;
+    let folded = transcript::resolve_tools(
+        source,
+        support,
+        pi.rules.tool_changes_fold_after_last_change,
+    )
+    .1;
     let developer = model.reasoning()
         && model.compat_value("supportsDeveloperRole") != Some(&Value::Bool(false));
     let instruction_role = if developer { "developer" } else { "system" };
@@ -863,12 +884,15 @@ fn convert_system_message(
         );
         append_system_tool_additions(pi, added, &seed, state, options, messages, label, events)?;
     }
+    if leading && options.skip_leading_system_message {
+        return Ok(());
+    }
     let mut parts = vec![if leading {
         transcript::system_message_text(pi, msg)
     } else {
         transcript::render_system_message_update(pi, msg)
     }];
-    if anchors {
+    if anchors && pi.rules.responses.tool_change_notices {
         // A redefinition is a removal plus an addition of the same name: only true removals
         // are announced.
         let added_names: Vec<String> = added.iter().map(tool_name).collect();
@@ -905,7 +929,12 @@ fn convert_system_message(
         }
     }
     parts.retain(|p| !p.is_empty());
-    let joined = parts.join(text(pi, "systemPartsJoin"));
+    // One part needs no separator (1.3.0 has only the message's text, and no separator string).
+    let joined = match parts.as_slice() {
+        [] => String::new(),
+        [one] => one.clone(),
+        _ => parts.join(text(pi, "systemPartsJoin")),
+    };
     if joined.is_empty() {
         events.push(
             Event::new(
@@ -1004,6 +1033,27 @@ fn append_system_tool_additions(
                 )
                 .at("1.6.0/AI/api/openai-responses-shared.js:136"),
             );
+        }
+        ToolChanges::Additions
+            if !pi.rules.responses.tool_change_notices && options.supports_additional_tools =>
+        {
+            // Until 1.4.0: an additional_tools item per anchored system message, no notice
+            // (1.3.0/AI/api/openai-responses-shared.js:96–102).
+            let converted = convert_responses_tools(pi, &tools, &options.tool_options, events)?;
+            messages.push(
+                Object::new()
+                    .with("type", "additional_tools")
+                    .with("role", "developer")
+                    .with("tools", Value::Array(converted))
+                    .into(),
+            );
+            events.push(Event::new(
+                EventKind::Inserted,
+                format!(
+                    "{label}: additional_tools item declares {}",
+                    names.join(", ")
+                ),
+            ));
         }
         ToolChanges::Additions => {
             let hash_input = fill(
