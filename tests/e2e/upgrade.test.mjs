@@ -111,10 +111,20 @@ test("0.85.1 beside 1.6.0: the first changed byte, its path and block, the block
   assert.deepEqual(await shownRules(), want.rules.map((r) => r.rule));
   await page.getByTestId("upgrade-rules-all").click();
   assert.deepEqual(await shownRules(), applying.map((r) => r.rule), "back to this protocol's");
-  // The page has no changelog: it says where pi's release notes are shown.
-  assert.match(await page.getByTestId("upgrade-no-changelog").textContent(), /the CLI \(ctxlens compare --pi 0\.85\.1 --pi-with 1\.6\.0\) shows the lines of pi's changelog/);
+  // Each rule's changelog lines and pi's release notes between the two (fetched by the worker
+  // before its first comparison) are the CLI's.
+  assert.equal(await page.getByTestId("upgrade-no-changelog").count(), 0, "the release notes loaded");
+  const ruleLines = await page.locator('[data-testid="upgrade-rules"] > li').evaluateAll((lis) =>
+    lis.map((li) => [...li.querySelectorAll("ul.changelog > li")].map((l) => l.textContent)));
+  assert.deepEqual(ruleLines, applying.map((r) => r.changelog.map((l) => `pi ${l.pi} ${l.text}`)));
+  assert.ok(ruleLines.some((l) => l.length > 0), "some rule cites a changelog line");
+  const notes = page.getByTestId("upgrade-changelog");
+  assert.equal(Number(await notes.getAttribute("data-releases")), want.changelog.length);
+  const releases = await notes.locator("section").evaluateAll((ss) => ss.map((x) => [x.dataset.release, x.querySelectorAll("li").length]));
+  assert.deepEqual(releases, want.changelog.map((r) => [r.pi, r.sections.reduce((n, x) => n + x.items.length, 0)]));
   // No release's data was fetched twice for the comparison.
   const fetched = server.requests.slice(start).filter((p) => p.includes("pi-data/"));
+  assert.ok(fetched.some((p) => p.endsWith("pi-data/changelog.json")) && fetched.some((p) => p.endsWith("pi-data/rule-docs.json")), "the notes are fetched for the comparison");
   assert.equal(new Set(fetched).size, fetched.length, "each data file fetched once");
 
   // Once the model's vocabulary has counted the report, the blocks get tokens: the CLI's.

@@ -40,7 +40,9 @@
 //! for (its data fetched first when missing, with `progress`), and answers
 //! `ctxlens::analysis::upgrade::upgrade` of the two: with tokens on both sides when asked and
 //! the model's vocabulary module is already loaded in this worker (it is not fetched for
-//! this), with characters only otherwise. This build has no pi changelog (`changelog: null`).
+//! this), with characters only otherwise. pi's release notes and the version table's docs
+//! (`pi-data/changelog.json`, `pi-data/rule-docs.json`) are fetched once, before the first
+//! comparison; when they do not load, the comparison goes on without them (`changelog: null`).
 //!
 //! A report is `report::assembly_json` without `request.body` and, when it has more than
 //! [`PROVENANCE_INLINE`] entries, without `provenance` (the worker keeps it and answers path by
@@ -994,6 +996,23 @@ fn handle_upgrade(
     if let Some(v) = missing {
         return fetch_release_then(scope, loaded, v, data);
     }
+    // pi's release notes and the version table's docs, fetched once for the worker's life.
+    let wait = NOTES.with(|n| match &mut *n.borrow_mut() {
+        NotesState::Tried => false,
+        NotesState::Loading(waiting) => {
+            waiting.push(data.clone());
+            true
+        }
+        state @ NotesState::Missing => {
+            *state = NotesState::Loading(vec![data.clone()]);
+            upgrade_progress(scope, &data, &pi_text, "fetching pi's release notes", 0.05);
+            fetch_notes(scope, loaded);
+            true
+        }
+    });
+    if wait {
+        return;
+    }
     let step = |stage: &str, done: f64| upgrade_progress(scope, &data, &pi_text, stage, done);
     step(&format!("rebuilding the request under pi {pi}"), 0.3);
     let (a, b) = {
@@ -1068,6 +1087,73 @@ async fn fetch_release(
     })
     .map(|_| ())
     .map_err(|e| e.to_string())
+}
+
+/// The upgrade comparison's notes (`pi-data/changelog.json`, `pi-data/rule-docs.json`) in this
+/// worker: not fetched yet, or tried (installed, or the comparison goes on without them and
+/// says so: `changelog: null`, no rule docs).
+enum NotesState {
+    Missing,
+    /// On their way, with the `upgrade` messages waiting for them.
+    Loading(Vec<JsValue>),
+    Tried,
+}
+
+thread_local! {
+    static NOTES: RefCell<NotesState> = const { RefCell::new(NotesState::Missing) };
+}
+
+/// Fetches and installs the upgrade comparison's notes, then handles the messages that waited
+/// for them.
+fn fetch_notes(scope: &web_sys::DedicatedWorkerGlobalScope, loaded: &Rc<RefCell<Option<Loaded>>>) {
+    let (scope, loaded) = (scope.clone(), loaded.clone());
+    wasm_bindgen_futures::spawn_local(async move {
+        // A note that does not load leaves the comparison without it (and the view says so).
+        if let Ok(text) = fetch_text(&scope, "pi-data/changelog.json").await {
+            warn_if_err(ctxlens::pi::changelog::install(text));
+        }
+        if let Ok(text) = fetch_text(&scope, "pi-data/rule-docs.json").await {
+            warn_if_err(ctxlens::pi::install_rule_docs(&text));
+        }
+        let waiting =
+            NOTES.with(
+                |n| match std::mem::replace(&mut *n.borrow_mut(), NotesState::Tried) {
+                    NotesState::Loading(w) => w,
+                    _ => Vec::new(),
+                },
+            );
+        for data in waiting {
+            handle(&scope, &loaded, data);
+        }
+    });
+}
+
+fn warn_if_err(r: Result<(), String>) {
+    if let Err(e) = r {
+        web_sys::console::warn_1(&JsValue::from_str(&e));
+    }
+}
+
+/// The text at `url` (beside the worker's script), or why not.
+async fn fetch_text(
+    scope: &web_sys::DedicatedWorkerGlobalScope,
+    url: &str,
+) -> Result<String, String> {
+    use wasm_bindgen_futures::JsFuture;
+    let js_err = |e: JsValue| e.as_string().unwrap_or_else(|| format!("{e:?}"));
+    let r: web_sys::Response = JsFuture::from(scope.fetch_with_str(url))
+        .await
+        .map_err(js_err)?
+        .dyn_into()
+        .map_err(js_err)?;
+    if !r.ok() {
+        return Err(format!("{url}: HTTP {}", r.status()));
+    }
+    Ok(JsFuture::from(r.text().map_err(js_err)?)
+        .await
+        .map_err(js_err)?
+        .as_string()
+        .unwrap_or_default())
 }
 
 /// A vocabulary module in the worker: on its way (with the `tokens` messages waiting for it),

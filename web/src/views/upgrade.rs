@@ -7,7 +7,8 @@
 //! its first changed byte (the JSON path, the block, each side's value) and what that does to
 //! the provider's cache; the URL and headers that differ; each block's characters (and tokens,
 //! once the model's vocabulary is loaded) under both; the version table's rules that differ.
-//! The page has no pi changelog (`changelog: null`): the CLI shows pi's release notes.
+//! Each rule with its version-table entry and the changelog lines that cite the same issues, and
+//! pi's release notes between the two (the worker fetches them before its first comparison).
 
 use ctxlens::js::Value;
 use yew::prelude::*;
@@ -173,7 +174,7 @@ fn upgrade_html(u: &Value, all_rules: bool, on_all: Callback<MouseEvent>) -> Htm
                 }
             </p>
             if no_changelog {
-                <p class="muted small" data-testid="upgrade-no-changelog">{format!("The app carries no pi release notes: the CLI (ctxlens compare --pi {from} --pi-with {to}) shows the lines of pi's changelog tied to each rule.")}</p>
+                <p class="muted small" data-testid="upgrade-no-changelog">{format!("pi's release notes did not load: the CLI (ctxlens compare --pi {from} --pi-with {to}) shows the lines of pi's changelog tied to each rule.")}</p>
             }
             <ul class="upgrade-rules" data-testid="upgrade-rules" data-count={shown.len().to_string()}>
             { for shown.iter().map(|r| {
@@ -194,6 +195,24 @@ fn upgrade_html(u: &Value, all_rules: bool, on_all: Callback<MouseEvent>) -> Htm
                 }
             }) }
             </ul>
+            if !no_changelog {
+                <details class="upgrade-changelog" data-testid="upgrade-changelog" data-releases={arr(u, "changelog").len().to_string()}>
+                    <summary>{format!("pi's release notes between pi {from} and pi {to} ({} releases)", arr(u, "changelog").len())}</summary>
+                    { for arr(u, "changelog").iter().map(|r| html! {
+                        <section data-release={s(r, "pi").to_string()}>
+                            <h5>{format!("pi {}", s(r, "pi"))}{r.get_str("date").map(|d| format!(" · {d}")).unwrap_or_default()}</h5>
+                            { for arr(r, "sections").iter().map(|sec| html! {
+                                <>
+                                    <h6>{s(sec, "title")}</h6>
+                                    <ul class="small changelog">
+                                    { for arr(sec, "items").iter().map(|i| html! { <li>{i.as_str().unwrap_or("")}</li> }) }
+                                    </ul>
+                                </>
+                            }) }
+                        </section>
+                    }) }
+                </details>
+            }
         </>
     }
 }
