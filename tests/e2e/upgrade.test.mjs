@@ -10,33 +10,18 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
-import { serve, launch, open, repo, screenshotPath } from "./harness.mjs";
+import { serve, open, repo, screenshotPath, servedApp, cliBin } from "./harness.mjs";
 
 const dir = path.join(repo, "tests/conformance/pi-1.6.0/cx-085-cross");
 
+const run = servedApp();
+const opened = run.opened;
 let server, browser;
-const opened = [];
-before(async () => {
-  server = await serve();
-  browser = await launch();
-});
-after(async () => {
-  for (const o of opened) {
-    const foreign = o.seen.filter((u) => !u.startsWith(server.url + "/") && !u.startsWith("data:") && !u.startsWith("blob:"));
-    assert.deepEqual(foreign, [], "no request leaves the page's origin");
-    assert.deepEqual(o.errors, [], "no page errors");
-  }
-  await browser?.close();
-  await server?.close();
-});
+before(async () => ({ server, browser } = await run.ready));
 
 /** The CLI (the native assembly): the debug build scripts/test.sh makes, else a release build. */
 function cli(args) {
-  let bin = ["target/debug/ctxlens", "target/release/ctxlens"].map((p) => path.join(repo, p)).find((p) => fs.existsSync(p));
-  if (!bin) {
-    execFileSync("cargo", ["build", "-p", "ctxlens-cli", "--quiet"], { cwd: repo, stdio: "inherit" });
-    bin = path.join(repo, "target/debug/ctxlens");
-  }
+  const bin = cliBin();
   return execFileSync(bin, args, { maxBuffer: 1 << 28, stdio: ["ignore", "pipe", "ignore"] }).toString("utf8");
 }
 
@@ -125,7 +110,7 @@ test("0.85.1 beside 1.6.0: the first changed byte, its path and block, the block
   // No release's data was fetched twice for the comparison.
   const fetched = server.requests.slice(start).filter((p) => p.includes("pi-data/"));
   assert.ok(fetched.some((p) => p.endsWith("pi-data/changelog.json")) && fetched.some((p) => p.endsWith("pi-data/rule-docs.json")), "the notes are fetched for the comparison");
-  assert.equal(new Set(fetched).size, fetched.length, "each data file fetched once");
+  assert.equal(new Set(fetched).size, fetched.length, `each data file fetched once: ${fetched.join(", ")}`);
 
   // Once the model's vocabulary has counted the report, the blocks get tokens: the CLI's.
   const withTokens = upgrade("0.85.1", "1.6.0");

@@ -889,47 +889,83 @@ fn memory_bytes() -> f64 {
         .unwrap_or(0.0)
 }
 
+thread_local! {
+    /// The releases whose data is on its way, with the messages waiting for it: a second
+    /// message needing the same release waits for the first fetch instead of fetching again.
+    static FETCHING: RefCell<BTreeMap<ctxlens::PiVersion, Vec<JsValue>>> = const { RefCell::new(BTreeMap::new()) };
+}
+
 /// Fetches pi `version`'s data folder (`pi-data/pi-<version>/`, beside the worker's script) and
-/// installs it, once; the message that needed it is then handled again.
+/// installs it, once; the messages that needed it are then handled again.
 fn fetch_release_then(
     scope: &web_sys::DedicatedWorkerGlobalScope,
     loaded: &Rc<RefCell<Option<Loaded>>>,
     version: ctxlens::PiVersion,
     data: JsValue,
 ) {
-    let (scope, loaded) = (scope.clone(), loaded.clone());
-    let gen = get(&data, "gen").as_f64().unwrap_or(0.0) as u64;
-    let api = get(&data, "api").as_string();
     let stage = format!("fetching pi {version}'s data");
-    // An upgrade comparison's progress and failure go to the comparison, not to the report.
-    let upgrade = (get(&data, "type").as_string().as_deref() == Some("upgrade"))
-        .then(|| get(&data, "pi").as_string().unwrap_or_default());
-    match &upgrade {
-        Some(pi) => upgrade_progress(&scope, &data, pi, &stage, 0.01),
-        None => progress(&scope, gen, api.as_deref(), &stage, 0.01),
+    report_fetching(scope, &data, &stage);
+    let first = FETCHING.with(|f| {
+        let mut f = f.borrow_mut();
+        let waiting = f.entry(version).or_default();
+        waiting.push(data);
+        waiting.len() == 1
+    });
+    if !first {
+        return;
     }
+    let (scope, loaded) = (scope.clone(), loaded.clone());
     wasm_bindgen_futures::spawn_local(async move {
-        match fetch_release(&scope, version).await {
-            Ok(()) => handle(&scope, &loaded, data),
-            Err(e) if upgrade.is_some() => post_upgrade(
-                &scope,
-                &data,
-                Err(format!("pi {version}'s data could not be loaded: {e}")),
-            ),
-            Err(e) => {
-                let m = js_sys::Object::new();
-                set(&m, "type", "failed");
-                set(&m, "gen", gen as f64);
-                set(&m, "api", opt_str(api.as_deref()));
-                set(
-                    &m,
-                    "error",
-                    format!("pi {version}'s data could not be loaded: {e}"),
-                );
-                post(&scope, &m);
+        let result = fetch_release(&scope, version).await;
+        let waiting = FETCHING.with(|f| f.borrow_mut().remove(&version).unwrap_or_default());
+        for data in waiting {
+            match &result {
+                Ok(()) => handle(&scope, &loaded, data),
+                Err(e) => fail_fetching(
+                    &scope,
+                    &data,
+                    &format!("pi {version}'s data could not be loaded: {e}"),
+                ),
             }
         }
     });
+}
+
+/// An upgrade comparison's message: `Some(the release it compares with)`.
+fn upgrade_of(data: &JsValue) -> Option<String> {
+    (get(data, "type").as_string().as_deref() == Some("upgrade"))
+        .then(|| get(data, "pi").as_string().unwrap_or_default())
+}
+
+/// The progress of message `data` while a release's data is fetched: an upgrade comparison's
+/// goes to the comparison, not to the report.
+fn report_fetching(scope: &web_sys::DedicatedWorkerGlobalScope, data: &JsValue, stage: &str) {
+    match upgrade_of(data) {
+        Some(pi) => upgrade_progress(scope, data, &pi, stage, 0.01),
+        None => {
+            let gen = get(data, "gen").as_f64().unwrap_or(0.0) as u64;
+            progress(
+                scope,
+                gen,
+                get(data, "api").as_string().as_deref(),
+                stage,
+                0.01,
+            )
+        }
+    }
+}
+
+/// Message `data` could not be handled: a release's data did not load.
+fn fail_fetching(scope: &web_sys::DedicatedWorkerGlobalScope, data: &JsValue, error: &str) {
+    if upgrade_of(data).is_some() {
+        return post_upgrade(scope, data, Err(error.to_string()));
+    }
+    let m = js_sys::Object::new();
+    set(&m, "type", "failed");
+    set(&m, "gen", get(data, "gen"));
+    set(&m, "api", opt_str(get(data, "api").as_string().as_deref()));
+    set(&m, "error", error);
+    post(scope, &m);
 }
 
 /// Progress of the `upgrade` message `data` (to release `pi`).
