@@ -81,6 +81,15 @@ pub struct Rules {
     /// It decides no byte of a request, so no capture shows it; read from both releases' code
     /// and tested against their `getCompactionSettings` (`settings::Settings::compaction`).
     pub compaction_model_overrides: bool,
+    /// 1.3.0 (#10785): the active tools are a loadout (`tools::select_loadout`): a resumed
+    /// session with the default tools restores the tools its transcript declares
+    /// (`_restoreToolsFromTranscript` at startup), `--tools` takes `*` patterns and `+name`/`-name`
+    /// modifiers of the defaults (1.1.0; in `defaultTools` 0.99.0), the registry in pi's built-in
+    /// order. `false` (0.85–0.87): `createAgentSession` starts every run with `--tools`, else
+    /// `defaultTools`, else the four defaults, as exact names (`tools::select`; 0.86.1/CA/core/
+    /// sdk.js:140–145, where `initialActiveToolNames` is always set, so the restore never runs).
+    /// Cases: `pi-0.86.1/sp-resume-*`, `sp-fresh-modifiers`, `ms-held-collapsed`, `pm-held-orphan`.
+    pub tool_loadout: bool,
     /// 1.5.0 (#11495): a new tool loadout keeps the order of the tools that stay active and
     /// appends the others (`_applyToolLoadout`), so a restore from the transcript in another
     /// order patches nothing; 0.86.0–1.4.0: the loadout's own order. Cases:
@@ -322,11 +331,22 @@ pub struct AnthropicRules {
     /// blocks (it is dropped), for the next one that is sent; until then they were placed before
     /// any assistant message. Cases: `pi-1.5.0/an-held`, `pi-1.4.0/an-held`.
     pub hold_past_empty_assistant: bool,
-    /// 1.0.1: with `compat.supportsMidConvoToolChanges` as well, the top-level tools stay the
-    /// leading message's plus `__pi_deferred_placeholder__`, later tools are `tool_addition` /
-    /// `tool_removal` blocks, and the `inline-tools-2026-09-15` beta is sent (AN19). Cases:
-    /// `pi-1.6.0/an-native-tools`, `an-strict-native`, `an-oauth`, `an-effort-opus5`.
+    /// 0.86.0 (#9548): with `compat.supportsMidConvoToolChanges` as well, the top-level tools
+    /// start with the leading message's plus `__pi_deferred_placeholder__`, later tools are
+    /// `tool_addition` / `tool_removal` blocks (AN19); how, [`Self::tool_additions_by_value`].
+    /// Cases: `pi-1.6.0/an-native-tools`, `an-strict-native`, `an-oauth`, `an-effort-opus5`,
+    /// `pi-0.86.1/an-native-tools`.
     pub native_tool_changes: bool,
+    /// 1.0.1: a `tool_addition` defines its tool by value (`tool_definition`), so a redefined
+    /// name is one more addition (no `tool_removal`), the request's tools stay the leading
+    /// message's and the placeholder, and the beta is `inline-tools-2026-09-15`. `false`
+    /// (0.86.0–1.0.0): a `tool_addition` names a tool (`tool_reference`), every later declared
+    /// tool follows the placeholder in the request's tools with `defer_loading: true`
+    /// (`getDeclaredTools`), a redefinition anywhere in the transcript turns native tool
+    /// changes off (`hasToolRedefinitions`: the transcript is collapsed), and the beta is
+    /// `mid-conversation-tool-changes-2026-07-01` (0.86.1/AI/api/anthropic-messages.js:797–863,
+    /// 960–972). Cases: `pi-0.86.1/an-native-tools`, `an-oauth`, `an-strict-native`.
+    pub tool_additions_by_value: bool,
     /// 0.99.2 (#9953): a schema with a keyword Anthropic strict tool use rejects (`minimum`,
     /// `minItems` above 1, an unknown `format`, ...) is sent non-strict (AN12). Case:
     /// `pi-1.6.0/an-strict-native`.
@@ -383,6 +403,11 @@ pub struct GoogleRules {
     /// remaps, and `thinkingLevel` LOW/MINIMAL when off. Cases: `pi-1.6.0/gg-custom-3pro-*`,
     /// `gg-custom-3flash-off`, `gg-4argon-high`, `gg-gemma4-minimal`.
     pub thinking_level_from_map: bool,
+    /// 1.3.0 (#10890): `usesGoogleThinkingLevel` also matches Gemini 4 and later
+    /// (`/gemini-(?:[4-9]|[1-9]\d)/`, e.g. gemini-4-argon); 0.86.0–1.2.0: Gemini 3 Pro/Flash,
+    /// the flash(-lite)-latest ids and Gemma 4 only (a budget for the others). Cases:
+    /// `pi-1.6.0/gg-4argon-high`, `pi-0.86.1/gg-4argon-high`.
+    pub gemini_4_thinking_level: bool,
     /// 1.5.0 (#11308): string and number `const` in a tool schema become one-value `enum`s
     /// (`rewriteConstAsEnum`). Case: `pi-1.6.0/gg-const-enum`.
     pub const_as_enum: bool,
@@ -390,7 +415,8 @@ pub struct GoogleRules {
     /// untrimmed text is still what is sent when it does not). Cases: `pi-1.6.0/gg-history-*`,
     /// `gg-error-image-3flash`.
     pub blank_tool_result_is_empty: bool,
-    /// By 1.3.0 (no changelog line names it): `providerHeadersToRecord` merges the headers
+    /// 0.99.0–1.3.0 (no changelog line names it; 0.86–0.87 still spread one object, case
+    /// `pi-0.86.1/gg-headers`): `providerHeadersToRecord` merges the headers
     /// case-insensitively, a name set again moves to the end with its last spelling
     /// (AI/utils/headers.js:8–19); 1.3.0 passes it `{"User-Agent": getPiUserAgent(),
     /// ...model.headers, ...options.headers}`, 1.4.0 on `(identity, model.headers,
@@ -476,7 +502,21 @@ const ENTRY_TYPES_0_85: [&str; 10] = [
     "label",
     "session_info",
 ];
-/// 0.86.0 adds `usage` (cache warming), 0.87.0 `context_edit`.
+/// 0.86.0 adds `usage` (cache warming).
+const ENTRY_TYPES_0_86: [&str; 11] = [
+    "session",
+    "message",
+    "thinking_level_change",
+    "model_change",
+    "usage",
+    "compaction",
+    "branch_summary",
+    "custom",
+    "custom_message",
+    "label",
+    "session_info",
+];
+/// 0.87.0 adds `context_edit`.
 const ENTRY_TYPES_0_87: [&str; 12] = [
     "session",
     "message",
@@ -517,6 +557,7 @@ impl PiVersion {
     /// The rules of this release.
     pub fn rules(self) -> &'static Rules {
         static V0_85_1: Rules = R_0_85_1;
+        static V0_86_1: Rules = R_0_86_1;
         static V1_3_0: Rules = R_1_3_0;
         static V1_4_0: Rules = R_1_4_0;
         static V1_5_0: Rules = R_1_5_0;
@@ -524,6 +565,7 @@ impl PiVersion {
         static V1_6_0: Rules = R_1_6_0;
         match self {
             PiVersion::V0_85_1 => &V0_85_1,
+            PiVersion::V0_86_1 => &V0_86_1,
             PiVersion::V1_3_0 => &V1_3_0,
             PiVersion::V1_4_0 => &V1_4_0,
             PiVersion::V1_5_0 => &V1_5_0,
@@ -547,6 +589,7 @@ const R_0_85_1: Rules = Rules {
     strict_requires_type: false,
     prompt_images_normalized: false,
     compaction_model_overrides: false,
+    tool_loadout: false,
     prompt_template_args: PromptTemplateArgs::QuoteAnywhere,
     loadout_keeps_order: false,
     tool_changes_fold_after_last_change: false,
@@ -587,6 +630,7 @@ const R_0_85_1: Rules = Rules {
         mid_convo_system_messages: false,
         hold_past_empty_assistant: false,
         native_tool_changes: false,
+        tool_additions_by_value: false,
         strict_keyword_check: false,
         strict_limit_fallback: false,
         legacy_schema_keeps_defs: false,
@@ -600,6 +644,7 @@ const R_0_85_1: Rules = Rules {
     },
     google: GoogleRules {
         thinking_level_from_map: false,
+        gemini_4_thinking_level: false,
         const_as_enum: false,
         blank_tool_result_is_empty: false,
         headers_merged_case_insensitively: false,
@@ -639,6 +684,7 @@ const R_1_6_0: Rules = Rules {
     strict_requires_type: true,
     prompt_images_normalized: true,
     compaction_model_overrides: true,
+    tool_loadout: true,
     prompt_template_args: PromptTemplateArgs::QuoteOpensToken,
     loadout_keeps_order: true,
     tool_changes_fold_after_last_change: true,
@@ -679,6 +725,7 @@ const R_1_6_0: Rules = Rules {
         mid_convo_system_messages: true,
         hold_past_empty_assistant: true,
         native_tool_changes: true,
+        tool_additions_by_value: true,
         strict_keyword_check: true,
         strict_limit_fallback: true,
         legacy_schema_keeps_defs: true,
@@ -692,6 +739,7 @@ const R_1_6_0: Rules = Rules {
     },
     google: GoogleRules {
         thinking_level_from_map: true,
+        gemini_4_thinking_level: true,
         const_as_enum: true,
         blank_tool_result_is_empty: true,
         headers_merged_case_insensitively: true,
@@ -835,4 +883,56 @@ const R_1_3_0: Rules = Rules {
         ..R_1_4_0.bedrock
     },
     ..R_1_4_0
+};
+
+/// 0.86.1: 1.3.0 without what 0.87.0 to 1.3.0 began (the diff of the two releases' dist and
+/// pi's changelog; cases `pi-0.86.1/`): what 0.86.0 began (the transcript, strict-prefer tools,
+/// OpenRouter affinity, Codex's off effort, per-model compaction budgets) stays.
+const R_0_86_1: Rules = Rules {
+    context_edits: false,
+    retry_omission_stored: false,
+    drop_foreign_thinking: false,
+    sampling_by_thinking_level: false,
+    prompt_images_normalized: false,
+    prompt_template_args: PromptTemplateArgs::QuoteAnywhere,
+    tool_loadout: false,
+    entry_types: &ENTRY_TYPES_0_86,
+    completions: CompletionsRules {
+        strict_opt_in: false,
+        drop_empty_user_text: false,
+        ..R_1_3_0.completions
+    },
+    responses: ResponsesRules {
+        configuration_update: false,
+        chatgpt_sign_in: false,
+        azure_provider: "azure-openai-responses",
+        codex_overridable_identity: false,
+        ..R_1_3_0.responses
+    },
+    mistral: MistralRules {
+        reasoning_effort_from_level_map: false,
+        ..R_1_3_0.mistral
+    },
+    anthropic: AnthropicRules {
+        tool_additions_by_value: false,
+        strict_keyword_check: false,
+        strict_limit_fallback: false,
+        split_error_tool_result_images: false,
+        effort_models_can_be_off: false,
+        ..R_1_3_0.anthropic
+    },
+    google: GoogleRules {
+        gemini_4_thinking_level: false,
+        headers_merged_case_insensitively: false,
+        ..R_1_3_0.google
+    },
+    bedrock: BedrockRules {
+        claude_haiku_5: false,
+        thinking_block_binding: false,
+        openai_reasoning_effort: false,
+        split_error_tool_result_images: false,
+        ..R_1_3_0.bedrock
+    },
+    model: R_0_85_1.model,
+    ..R_1_3_0
 };

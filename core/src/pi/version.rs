@@ -14,6 +14,8 @@ use std::str::FromStr;
 pub enum PiVersion {
     /// 2026-09-06.
     V0_85_1,
+    /// 2026-09-21.
+    V0_86_1,
     /// 2026-10-15.
     V1_3_0,
     /// 2026-10-21.
@@ -28,8 +30,9 @@ pub enum PiVersion {
 
 impl PiVersion {
     /// Every supported release, oldest first.
-    pub const ALL: [PiVersion; 6] = [
+    pub const ALL: [PiVersion; 7] = [
         PiVersion::V0_85_1,
+        PiVersion::V0_86_1,
         PiVersion::V1_3_0,
         PiVersion::V1_4_0,
         PiVersion::V1_5_0,
@@ -43,6 +46,7 @@ impl PiVersion {
     pub const fn as_str(self) -> &'static str {
         match self {
             PiVersion::V0_85_1 => "0.85.1",
+            PiVersion::V0_86_1 => "0.86.1",
             PiVersion::V1_3_0 => "1.3.0",
             PiVersion::V1_4_0 => "1.4.0",
             PiVersion::V1_5_0 => "1.5.0",
@@ -55,6 +59,7 @@ impl PiVersion {
     pub const fn released(self) -> &'static str {
         match self {
             PiVersion::V0_85_1 => "2026-09-06",
+            PiVersion::V0_86_1 => "2026-09-21",
             PiVersion::V1_3_0 => "2026-10-15",
             PiVersion::V1_4_0 => "2026-10-21",
             PiVersion::V1_5_0 => "2026-11-02",
