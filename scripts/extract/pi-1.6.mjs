@@ -27,7 +27,19 @@ const versions = {
   "@earendil-works/pi-ai": piPkg("pi-ai"),
   "@earendil-works/pi-agent-core": piPkg("pi-agent-core"),
 };
-for (const [name, v] of Object.entries(versions)) assertEq(v, PI_VERSION, `${name} version`);
+// pi-coding-agent is the release; it depends on `^` its own version of the others, so an
+// install can hold a later patch of them (0.87.0 installs pi-agent-core 0.87.1): the data is
+// that install's, and the manifest says which.
+const piNotes = [];
+for (const [name, v] of Object.entries(versions)) {
+  if (name === "@earendil-works/pi-coding-agent" || v === PI_VERSION) {
+    assertEq(v, PI_VERSION, `${name} version`);
+    continue;
+  }
+  const [a, b] = [v, PI_VERSION].map((x) => x.split(".").map(Number));
+  assert(a[0] === b[0] && a[1] === b[1] && a[2] >= b[2], `${name} ${v} satisfies ^${PI_VERSION}`);
+  piNotes.push(`packages: ${name} ${v} (pi-coding-agent ${PI_VERSION} depends on ^${PI_VERSION}; the registry's newest match when installed)`);
+}
 
 const TOOLS = await imp(`${CA}/core/tools/index.js`);
 const SYSTEM_PROMPT = await imp(`${CA}/core/system-prompt.js`);
@@ -102,7 +114,7 @@ const F = {
   awsClient: `${NM}/@aws-sdk/client-bedrock-runtime/dist-cjs/index.js`,
 };
 
-const notes = [];
+const notes = [...piNotes];
 const one = (file, re) => {
   const ms = matchAll(file, re);
   assertEq(ms.length, 1, `${path.relative(NM, file)}: one match of ${re}`);
@@ -914,7 +926,10 @@ assertEq(
   // The prompt's image hints (resize notes, failures) follow the prompt text (0.87.0 on, with
   // `_normalizePromptImages`; 0.86 passes the prompt's images as they are).
   if (/\b_normalizePromptImages\(/.test(src(F.agentSession))) {
-    const [, hintSep, hintJoin] = one(F.agentSession, /const text = normalized\.hints\.length > 0 \? `\$\{trigger\.prompt\}([^`$]*)\$\{normalized\.hints\.join\(("[^"]*")\)\}` : trigger\.prompt;/g);
+    // 1.3.0 on: `trigger.prompt`; 0.87: `prompt()`'s `expandedText`.
+    const sites = matchAll(F.agentSession, /const (?:text|userText) = normalized\.hints\.length > 0 \? `\$\{(trigger\.prompt|expandedText)\}([^`$]*)\$\{normalized\.hints\.join\(("[^"]*")\)\}` : \1;/g);
+    assert(sites.length >= 1 && new Set(sites.map((m) => J([m[2], m[3]]))).size === 1, "the prompt image hints join alike at every site");
+    const [, , hintSep, hintJoin] = sites[0];
     s.promptImageHintsSeparator = evalLiteral("`" + hintSep + "`");
     s.promptImageHintsJoin = evalLiteral(hintJoin);
   }

@@ -276,6 +276,12 @@ pub fn choose(inputs: &Inputs) -> Choice {
     }
 }
 
+/// Whether version `v` is `at_least` or later (`x.y.z`, numerically).
+fn version_at_least(v: &str, at_least: &str) -> bool {
+    let parts = |s: &str| -> Vec<u32> { s.split('.').map(|p| p.parse().unwrap_or(0)).collect() };
+    parts(v) >= parts(at_least)
+}
+
 /// `pi 0.86.0`, or `pi 0.99.0 to 1.0.4` for several releases in order.
 fn release_span(releases: &[&str]) -> String {
     match releases {
@@ -391,7 +397,9 @@ pub fn detect(session: &SourceText) -> Option<Detection> {
         let since = release_date(a).unwrap_or("");
         candidates = PiVersion::ALL
             .into_iter()
-            .filter(|v| v.released() >= since)
+            // By release order: releases out on the same day (0.86.1 and 0.87.0) are not
+            // ordered by their dates.
+            .filter(|v| version_at_least(v.as_str(), a))
             .collect();
         if let Some(t) = &last_time {
             let out_by: Vec<PiVersion> = candidates

@@ -44,7 +44,8 @@ pub struct Rules {
     pub transcript: bool,
     /// 0.87.0: the session is projected (`buildSessionProjection`): `context_edit` entries
     /// replace or omit a message, and an older compaction inside the kept range adds nothing.
-    /// Cases: `pi-1.6.0/ss-context-edit-*`.
+    /// Cases: `pi-1.6.0/ss-context-edit-*`, `pi-0.87.0/pm-context-edit`, `ms-context-edit`,
+    /// `sp-context-edit-usage`.
     pub context_edits: bool,
     /// 0.87.0 with `context_edits`: before pi retries a failed answer it omits the attempt with
     /// a stored `context_edit` (`_omitRecoveryAttempt`, 1.6.0/CA/core/agent-session.js:906), so
@@ -69,7 +70,8 @@ pub struct Rules {
     /// 0.87.0 (per-model image resize profiles applied to file attachments, #9631): the prompt's
     /// images pass `_normalizePromptImages` (CA/core/agent-session.js:1676–1693), which makes each
     /// one again as `{type, data, mimeType}`; 0.85: `{type, mimeType, data}` as the `@file`
-    /// reader built it. Only pi-messages shows the key order. Case: `pi-1.6.0/pm-image-long`.
+    /// reader built it. Only pi-messages shows the key order. Cases: `pi-1.6.0/pm-image-long`,
+    /// `pi-0.87.0/pm-image-long`.
     pub prompt_images_normalized: bool,
     /// When pi compacts: `contextTokens > contextWindow - reserveTokens` while
     /// `compaction.enabled` (default true; `shouldCompact`, CA/core/compaction/compaction.js:173,
@@ -197,9 +199,15 @@ pub struct CompletionsRules {
     /// or an `api.openai.com` base URL); 0.85: every standard host and OpenRouter's `anthropic/`
     /// and `openai/` models. Cases: `pi-1.6.0/oc-*-developer*`.
     pub developer_role_openai_only: bool,
-    /// 0.87.0: `supportsStrictMode` is detected false everywhere (strict tool schemas only when
-    /// a model says so); 0.85: true but for moonshot, together, Cloudflare AI Gateway, NVIDIA.
+    /// 0.87.0 (#9816): `supportsStrictMode` is detected false everywhere (strict tool schemas only
+    /// when a model says so); 0.85: true but for moonshot, together, Cloudflare AI Gateway, NVIDIA
+    /// (0.86.1: and Cerebras, #9804). Cases: `pi-0.87.0/sp-*` (non-strict), `pi-0.86.1/sp-*`.
     pub strict_opt_in: bool,
+    /// 0.86.1 (#9804): `supportsStrictMode` is detected false for Cerebras too (provider
+    /// `cerebras` or a `cerebras.ai` base URL; 0.86.1/AI/api/openai-completions.js:1286); moot
+    /// from 0.87.0 ([`Self::strict_opt_in`]). Read from the code: no captured case has a
+    /// Cerebras model without `compat.supportsStrictMode`.
+    pub strict_not_for_cerebras: bool,
     /// `sendSessionAffinityHeaders` is detected true for OpenRouter (false everywhere in 0.85).
     pub openrouter_session_affinity: bool,
     /// 1.5.1: the compat keys `requiresToolsWithToolHistory` (`tools: []` with tool history only
@@ -558,6 +566,7 @@ impl PiVersion {
     pub fn rules(self) -> &'static Rules {
         static V0_85_1: Rules = R_0_85_1;
         static V0_86_1: Rules = R_0_86_1;
+        static V0_87_0: Rules = R_0_87_0;
         static V1_3_0: Rules = R_1_3_0;
         static V1_4_0: Rules = R_1_4_0;
         static V1_5_0: Rules = R_1_5_0;
@@ -566,6 +575,7 @@ impl PiVersion {
         match self {
             PiVersion::V0_85_1 => &V0_85_1,
             PiVersion::V0_86_1 => &V0_86_1,
+            PiVersion::V0_87_0 => &V0_87_0,
             PiVersion::V1_3_0 => &V1_3_0,
             PiVersion::V1_4_0 => &V1_4_0,
             PiVersion::V1_5_0 => &V1_5_0,
@@ -596,6 +606,7 @@ const R_0_85_1: Rules = Rules {
     completions: CompletionsRules {
         developer_role_openai_only: false,
         strict_opt_in: false,
+        strict_not_for_cerebras: false,
         openrouter_session_affinity: false,
         compat_1_5_1: false,
         drop_empty_user_text: false,
@@ -691,6 +702,7 @@ const R_1_6_0: Rules = Rules {
     completions: CompletionsRules {
         developer_role_openai_only: true,
         strict_opt_in: true,
+        strict_not_for_cerebras: true,
         openrouter_session_affinity: true,
         compat_1_5_1: true,
         drop_empty_user_text: true,
@@ -935,4 +947,20 @@ const R_0_86_1: Rules = Rules {
     },
     model: R_0_85_1.model,
     ..R_1_3_0
+};
+
+/// 0.87.0: 0.86.1 with what 0.87.0 began (its changelog and the diff of the two releases' dist;
+/// cases `pi-0.87.0/`): the session projection (`context_edit` entries, stored retry omissions),
+/// the prompt's images normalized, strict tool schemas on Chat Completions only when a model
+/// says so.
+const R_0_87_0: Rules = Rules {
+    context_edits: true,
+    retry_omission_stored: true,
+    prompt_images_normalized: true,
+    entry_types: &ENTRY_TYPES_0_87,
+    completions: CompletionsRules {
+        strict_opt_in: true,
+        ..R_0_86_1.completions
+    },
+    ..R_0_86_1
 };

@@ -16,6 +16,8 @@ pub enum PiVersion {
     V0_85_1,
     /// 2026-09-21.
     V0_86_1,
+    /// 2026-09-21.
+    V0_87_0,
     /// 2026-10-15.
     V1_3_0,
     /// 2026-10-21.
@@ -30,9 +32,10 @@ pub enum PiVersion {
 
 impl PiVersion {
     /// Every supported release, oldest first.
-    pub const ALL: [PiVersion; 7] = [
+    pub const ALL: [PiVersion; 8] = [
         PiVersion::V0_85_1,
         PiVersion::V0_86_1,
+        PiVersion::V0_87_0,
         PiVersion::V1_3_0,
         PiVersion::V1_4_0,
         PiVersion::V1_5_0,
@@ -47,6 +50,7 @@ impl PiVersion {
         match self {
             PiVersion::V0_85_1 => "0.85.1",
             PiVersion::V0_86_1 => "0.86.1",
+            PiVersion::V0_87_0 => "0.87.0",
             PiVersion::V1_3_0 => "1.3.0",
             PiVersion::V1_4_0 => "1.4.0",
             PiVersion::V1_5_0 => "1.5.0",
@@ -60,6 +64,7 @@ impl PiVersion {
         match self {
             PiVersion::V0_85_1 => "2026-09-06",
             PiVersion::V0_86_1 => "2026-09-21",
+            PiVersion::V0_87_0 => "2026-09-21",
             PiVersion::V1_3_0 => "2026-10-15",
             PiVersion::V1_4_0 => "2026-10-21",
             PiVersion::V1_5_0 => "2026-11-02",
