@@ -85,9 +85,9 @@ pub struct Rules {
     pub compaction_model_overrides: bool,
     /// 1.3.0 (#10785): the active tools are a loadout (`tools::select_loadout`): a resumed
     /// session with the default tools restores the tools its transcript declares
-    /// (`_restoreToolsFromTranscript` at startup), `--tools` takes `*` patterns and `+name`/`-name`
-    /// modifiers of the defaults (1.1.0; in `defaultTools` 0.99.0), the registry in pi's built-in
-    /// order. `false` (0.85–0.87): `createAgentSession` starts every run with `--tools`, else
+    /// (`_restoreToolsFromTranscript` at startup), `--tools` and `--exclude-tools` take `*`
+    /// patterns (1.0.4) and `--tools` `+name`/`-name` modifiers of the defaults (1.1.0; in
+    /// `defaultTools` 0.99.0), the registry in pi's built-in order. `false` (0.85–0.87): `createAgentSession` starts every run with `--tools`, else
     /// `defaultTools`, else the four defaults, as exact names (`tools::select`; 0.86.1/CA/core/
     /// sdk.js:140–145, where `initialActiveToolNames` is always set, so the restore never runs).
     /// Cases: `pi-0.86.1/sp-resume-*`, `sp-fresh-modifiers`, `ms-held-collapsed`, `pm-held-orphan`.
@@ -213,7 +213,8 @@ pub struct CompletionsRules {
     /// 1.5.1: the compat keys `requiresToolsWithToolHistory` (`tools: []` with tool history only
     /// when set), `requiresNonNullAssistantContent` and `promptCacheKeyMode`.
     pub compat_1_5_1: bool,
-    /// 0.87.1: empty text parts are left out of a user message's content array.
+    /// 0.87.1 (#9797): empty text parts are left out of a user message's content array. Cases:
+    /// `pi-0.87.1/sp-history-empty-text` (left out), `pi-0.87.0/sp-history-empty-text` (sent).
     pub drop_empty_user_text: bool,
     /// 1.4.0: a tool result whose text is only whitespace counts as empty.
     pub blank_tool_result_is_empty: bool,
@@ -567,6 +568,7 @@ impl PiVersion {
         static V0_85_1: Rules = R_0_85_1;
         static V0_86_1: Rules = R_0_86_1;
         static V0_87_0: Rules = R_0_87_0;
+        static V0_87_1: Rules = R_0_87_1;
         static V1_3_0: Rules = R_1_3_0;
         static V1_4_0: Rules = R_1_4_0;
         static V1_5_0: Rules = R_1_5_0;
@@ -576,6 +578,7 @@ impl PiVersion {
             PiVersion::V0_85_1 => &V0_85_1,
             PiVersion::V0_86_1 => &V0_86_1,
             PiVersion::V0_87_0 => &V0_87_0,
+            PiVersion::V0_87_1 => &V0_87_1,
             PiVersion::V1_3_0 => &V1_3_0,
             PiVersion::V1_4_0 => &V1_4_0,
             PiVersion::V1_5_0 => &V1_5_0,
@@ -963,4 +966,15 @@ const R_0_87_0: Rules = Rules {
         ..R_0_86_1.completions
     },
     ..R_0_86_1
+};
+
+/// 0.87.1: 0.87.0 with what 0.87.1 began (its changelog and the diff of the two releases' dist,
+/// which differ in pi-ai only in openai-completions and Claude Code's version; cases
+/// `pi-0.87.1/`): empty text parts left out of a Chat Completions user message (#9797).
+const R_0_87_1: Rules = Rules {
+    completions: CompletionsRules {
+        drop_empty_user_text: true,
+        ..R_0_87_0.completions
+    },
+    ..R_0_87_0
 };

@@ -18,6 +18,8 @@ pub enum PiVersion {
     V0_86_1,
     /// 2026-09-21.
     V0_87_0,
+    /// 2026-09-22.
+    V0_87_1,
     /// 2026-10-15.
     V1_3_0,
     /// 2026-10-21.
@@ -32,10 +34,11 @@ pub enum PiVersion {
 
 impl PiVersion {
     /// Every supported release, oldest first.
-    pub const ALL: [PiVersion; 8] = [
+    pub const ALL: [PiVersion; 9] = [
         PiVersion::V0_85_1,
         PiVersion::V0_86_1,
         PiVersion::V0_87_0,
+        PiVersion::V0_87_1,
         PiVersion::V1_3_0,
         PiVersion::V1_4_0,
         PiVersion::V1_5_0,
@@ -51,6 +54,7 @@ impl PiVersion {
             PiVersion::V0_85_1 => "0.85.1",
             PiVersion::V0_86_1 => "0.86.1",
             PiVersion::V0_87_0 => "0.87.0",
+            PiVersion::V0_87_1 => "0.87.1",
             PiVersion::V1_3_0 => "1.3.0",
             PiVersion::V1_4_0 => "1.4.0",
             PiVersion::V1_5_0 => "1.5.0",
@@ -65,6 +69,7 @@ impl PiVersion {
             PiVersion::V0_85_1 => "2026-09-06",
             PiVersion::V0_86_1 => "2026-09-21",
             PiVersion::V0_87_0 => "2026-09-21",
+            PiVersion::V0_87_1 => "2026-09-22",
             PiVersion::V1_3_0 => "2026-10-15",
             PiVersion::V1_4_0 => "2026-10-21",
             PiVersion::V1_5_0 => "2026-11-02",
