@@ -333,7 +333,7 @@ test("assembleSession says what is wrong: a missing session, a folder, misuse", 
   const machine = { cwd: dir, prompt: "hi", model: "anthropic/claude-sonnet-4-5" };
   const r = ctxlens.assembleSession("s.jsonl", { ...machine, env: { HOME: dir, PATH: "/nonexistent" } });
   assert.equal(r.body, null);
-  assert.ok(r.diagnostics.some((d) => /No API key for provider: anthropic/.test(d.message)), JSON.stringify(r.diagnostics.map((d) => d.message)));
+  assert.ok(r.diagnostics.some((d) => /No API key found for anthropic\./.test(d.message)), JSON.stringify(r.diagnostics.map((d) => d.message)));
   assert.ok(r.diagnostics.some((d) => /no pi on PATH/.test(d.message)));
   const keyed = ctxlens.assembleSession("s.jsonl", { ...machine, env: { HOME: dir, PATH: "/nonexistent", ANTHROPIC_API_KEY: "sk-ant-api03-secret" } });
   assert.ok(keyed.body !== null && !keyed.body.includes("secret") && !JSON.stringify(keyed.headers).includes("secret"), "built, the key redacted");
