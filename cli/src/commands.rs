@@ -208,6 +208,15 @@ pub fn run(host: &mut dyn Host, argv: &[String]) -> i32 {
     if command != "compare" && o.pi_with.is_some() {
         return usage(host, "--pi-with belongs to compare");
     }
+    if command == "whatif" && o.changes.is_empty() {
+        return usage(host, "whatif needs --without SPEC or --set KEY=VALUE");
+    }
+    if !o.changes.is_empty() && !matches!(command.as_str(), "whatif" | "assemble" | "stats" | "summary") {
+        return usage(
+            host,
+            "--without and --set belong to whatif, assemble, stats and summary",
+        );
+    }
     if command == "export" && o.output.is_none() {
         return usage(host, "export needs -o FILE.zip");
     }
@@ -272,6 +281,47 @@ pub fn run(host: &mut dyn Host, argv: &[String]) -> i32 {
             }
             Err(e) => return usage(host, &e),
         }
+    }
+    // A what-if: the changes applied to the inputs (another release read again as it reads
+    // them), checked against what the assembly holds.
+    if !o.changes.is_empty() {
+        let mut target = inputs.clone();
+        if let Some(v) = o.changes.iter().rev().find_map(|c| match c {
+            ctxlens::analysis::whatif::Change::Pi(v) => Some(*v),
+            _ => None,
+        }) {
+            let mut ob = o.clone();
+            ob.pi = Some(v);
+            target = match match &o.case {
+                Some(dir) => case_inputs(host, &ob, dir),
+                None => session_inputs(host, &ob),
+            } {
+                Ok(i) => i,
+                Err(e) => return usage(host, &e),
+            };
+        }
+        let (changed_inputs, applied) =
+            match ctxlens::analysis::whatif::apply(&target, &assembly, &o.changes) {
+                Ok(x) => x,
+                Err(e) => {
+                    progress.done(host);
+                    return usage(host, &e);
+                }
+            };
+        let changed = ctxlens::assemble(&changed_inputs);
+        progress.done(host);
+        if command == "whatif" {
+            return whatif_output(host, &o, (&inputs, &assembly), (&changed_inputs, &changed), applied);
+        }
+        for a in &applied {
+            host.stderr(&format!(
+                "ctxlens: what if {}: {}; for real: {}\n",
+                a.change.spec(),
+                a.did,
+                a.text
+            ));
+        }
+        return output(host, &o, &command, &changed_inputs, &changed, None);
     }
     progress.done(host);
     let code = if let (Some(b), Some(bi)) = (&other, &other_inputs) {
@@ -486,6 +536,74 @@ fn upgrade_output(
     );
     match host.stdout(text.as_bytes()) {
         Ok(()) => 0,
+        Err(_) => 1,
+    }
+}
+
+/// `whatif`: the change against the request as it is, as JSON — the block deltas, window
+/// share, cost per call, the cache consequence and each change's take-home — and, for a
+/// session with usage, every call rebuilt with the change made at the start.
+fn whatif_output(
+    host: &mut dyn Host,
+    o: &Opts,
+    (ia, a): (&Inputs, &Assembly),
+    (ib, b): (&Inputs, &Assembly),
+    applied: Vec<ctxlens::analysis::whatif::Applied>,
+) -> i32 {
+    for (x, when) in [(a, "as it is"), (b, "with the change")] {
+        if x.request.is_none() {
+            host.stderr(&format!(
+                "ctxlens: no request {when}: {}\n",
+                why_not_built(x)
+            ));
+        }
+    }
+    let counted = |host: &mut dyn Host, i: &Inputs, x: &Assembly| {
+        if o.no_tokens {
+            return None;
+        }
+        crate::tokens::count(
+            host,
+            i,
+            x,
+            None,
+            crate::tokens::Calls::ForEstimate,
+            o.rebuild_calls,
+        )
+        .map(|c| c.stats)
+    };
+    let (sa, sb) = (counted(host, ia, a), counted(host, ib, b));
+    let w = ctxlens::analysis::whatif::compare(applied, a, b, sa.as_ref(), sb.as_ref());
+    // The whole session, had the change been made at the start: each call with usage rebuilt
+    // both ways, counted with the model's vocabulary when this build has it.
+    let session = (!a.calls.iter().all(|c| c.usage.is_none())).then(|| {
+        let mut counter = match ctxlens::tokens::vocabulary_of(a) {
+            Some(ctxlens::tokens::Vocabulary::Known { name, exact, .. }) if !o.no_tokens => {
+                host.token_counter(&name, exact, None).ok()
+            }
+            _ => None,
+        };
+        let mut count = |_: &Inputs, x: &Assembly| -> Option<usize> {
+            let c = counter.as_mut()?;
+            ctxlens::analysis::stats::compute_with_tokens(x, &mut **c)
+                .ok()
+                .flatten()
+                .map(|s| s.total_tokens())
+        };
+        ctxlens::analysis::whatif::session(ia, ib, a, o.rebuild_calls, &mut count)
+    });
+    let text = format!(
+        "{}\n",
+        ctxlens::report::whatif::to_json(&w, session.as_ref()).to_json_pretty(2)
+    );
+    match host.stdout(text.as_bytes()) {
+        Ok(()) => {
+            if b.request.is_some() {
+                0
+            } else {
+                1
+            }
+        }
         Err(_) => 1,
     }
 }

@@ -4,7 +4,7 @@
 use ctxlens::{Api, PiVersion};
 
 /// The commands, in the order `--help` lists them.
-pub const COMMANDS: [&str; 14] = [
+pub const COMMANDS: [&str; 15] = [
     "summary",
     "assemble",
     "request",
@@ -14,6 +14,7 @@ pub const COMMANDS: [&str; 14] = [
     "diagnostics",
     "findings",
     "compare",
+    "whatif",
     "files",
     "sessions",
     "export",
@@ -94,6 +95,8 @@ pub struct Opts {
     pub rebuild_calls: Option<usize>,
     /// `--tokenizer-json FILE`: a HF tokenizer.json for a vocabulary not built in (Gemma's).
     pub tokenizer_json: Option<String>,
+    /// `--without SPEC` and `--set KEY=VALUE`, in order: the what-if changes.
+    pub changes: Vec<ctxlens::analysis::whatif::Change>,
     /// pi's own flags and `@file` arguments, in order.
     pub pi_args: Vec<String>,
 }
@@ -189,6 +192,12 @@ pub fn parse(argv: &[String]) -> Result<Opts, String> {
                     })?
                 });
             }
+            "--without" => o.changes.push(ctxlens::analysis::whatif::Change::parse_without(
+                &value("--without")?,
+            )?),
+            "--set" => o
+                .changes
+                .push(ctxlens::analysis::whatif::Change::parse_set(&value("--set")?)?),
             "--tokenizer-json" => o.tokenizer_json = Some(value("--tokenizer-json")?),
             "--app" => o.app = Some(value("--app")?),
             "--port" => {
