@@ -42,8 +42,9 @@ pub enum Change {
     Entry(String),
     /// `tool-result:ID[:N]`: a stored tool result cut to its first N lines (no N: emptied).
     ToolResult { id: String, lines: Option<usize> },
-    /// `thinking:old`: the reasoning of every assistant message before the last user message
-    /// of the active branch dropped.
+    /// `thinking:old`: the reasoning of every assistant message before the request's last user
+    /// message dropped (with a new prompt, every stored answer's; for a past call or pi's
+    /// continue, the answers before the branch's last user message).
     ThinkingOld,
     /// `image:all` (every image: settings `images.blockImages`) or `image:ID` (the images of
     /// one session entry).
@@ -527,6 +528,7 @@ fn apply_one(inputs: &mut Inputs, base: &Assembly, change: &Change) -> Result<Ap
                 .filter_map(|e| e.id().map(String::from))
                 .collect();
             let mut dropped = 0usize;
+            let new_prompt = inputs.prompt.is_some() && inputs.call.is_none();
             edit_session(inputs, &spec, |lines| {
                 // The last user message of the branch: assistant messages before it are old.
                 let role = |l: &Line| {
@@ -540,10 +542,15 @@ fn apply_one(inputs: &mut Inputs, base: &Assembly, change: &Change) -> Result<Ap
                     .iter()
                     .filter_map(|id| find_line(lines, id))
                     .collect();
-                let last_user = on_branch
-                    .iter()
-                    .rposition(|&k| role(&lines[k]).as_deref() == Some("user"))
-                    .unwrap_or(0);
+                // A new prompt is the request's last user message: every stored answer is old.
+                let last_user = if new_prompt {
+                    on_branch.len()
+                } else {
+                    on_branch
+                        .iter()
+                        .rposition(|&k| role(&lines[k]).as_deref() == Some("user"))
+                        .unwrap_or(0)
+                };
                 for &k in &on_branch[..last_user] {
                     if role(&lines[k]).as_deref() != Some("assistant") {
                         continue;
@@ -569,7 +576,7 @@ fn apply_one(inputs: &mut Inputs, base: &Assembly, change: &Change) -> Result<Ap
                 }
                 if dropped == 0 {
                     return Err(format!(
-                        "{spec}: no reasoning before the last user message of the active branch"
+                        "{spec}: no reasoning in the assistant messages before the request's last user message"
                     ));
                 }
                 Ok(())

@@ -1,0 +1,194 @@
+//! The what-if proofs (tests/whatif/): for each release, the base case and, for each variant of
+//! `variants.json`, the base with that what-if's take-home made for real, both captured with
+//! the real pi (`scripts/capture-whatif.mjs`). ctxlens's what-if of the base case must give
+//! each variant's captured body byte for byte, and its take-home must be the edit that was made
+//! (the same flags, the same files removed, the same SKILL.md or session text).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use ctxlens::analysis::whatif::{self, Change, TakeHome};
+use ctxlens::case::{first_difference, inputs_from_case, json_difference};
+use ctxlens::js::{self, Value};
+use ctxlens::Inputs;
+
+const RELEASES: [&str; 2] = ["0.85.1", "1.6.0"];
+
+fn dir() -> PathBuf {
+    ctxlens_corpus::workspace().join("tests/whatif")
+}
+
+fn load(case: &Path) -> Inputs {
+    let files = ctxlens_corpus::read_folder(case).unwrap();
+    inputs_from_case(&files, None).unwrap_or_else(|e| panic!("{}: {e}", case.display()))
+}
+
+fn captured(case: &Path) -> String {
+    std::fs::read_to_string(case.join("expected/request-1.json")).unwrap()
+}
+
+fn variants() -> Vec<Value> {
+    let text = std::fs::read_to_string(dir().join("variants.json")).unwrap();
+    js::parse(&text).unwrap().as_array().unwrap().clone()
+}
+
+fn strings(v: Option<&Value>) -> Vec<String> {
+    v.and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .map(|x| x.as_str().unwrap_or_default().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn changes(v: &Value) -> Vec<Change> {
+    let mut out: Vec<Change> = strings(v.get("without"))
+        .iter()
+        .map(|s| Change::parse_without(s).unwrap())
+        .collect();
+    out.extend(
+        strings(v.get("set"))
+            .iter()
+            .map(|s| Change::parse_set(s).unwrap()),
+    );
+    out
+}
+
+/// The base case's inputs at the variant's capture time (the same files, session and flags;
+/// the clock and the client of the variant's run).
+fn base_at(base: &Inputs, variant: &Inputs) -> Inputs {
+    let mut i = base.clone();
+    i.now_ms = variant.now_ms;
+    i.system_now_ms = variant.system_now_ms;
+    i.session_id = variant.session_id.clone();
+    i.user_agent = variant.user_agent.clone();
+    i
+}
+
+fn describe(got: &str, want: &str) -> String {
+    match first_difference(got, want) {
+        None => "identical".into(),
+        Some((byte, _, _)) => format!(
+            "first difference at byte {byte}: {:?}",
+            json_difference(got, want)
+        ),
+    }
+}
+
+#[test]
+fn every_what_if_gives_the_body_pi_sends_with_its_take_home_made() {
+    let mut failures = Vec::new();
+    let mut proved = 0;
+    for v in RELEASES {
+        let root = dir().join(format!("pi-{v}"));
+        let base = load(&root.join("base"));
+        let a = ctxlens::assemble(&base);
+        assert_eq!(
+            a.body(),
+            Some(captured(&root.join("base")).as_str()),
+            "pi {v}: the base case itself"
+        );
+        for variant in variants() {
+            let name = variant.get_str("name").unwrap().to_string();
+            let case = root.join(&name);
+            let want = captured(&case);
+            let vi = load(&case);
+            // ctxlens rebuilds the variant itself (else a failure below is not the what-if's).
+            let own = ctxlens::assemble(&vi);
+            if own.body() != Some(want.as_str()) {
+                failures.push(format!(
+                    "pi {v} {name}: the variant case itself: {}",
+                    describe(own.body().unwrap_or(""), &want)
+                ));
+                continue;
+            }
+            let inputs = base_at(&base, &vi);
+            let before = ctxlens::assemble(&inputs);
+            assert!(
+                before.body() != Some(want.as_str()),
+                "pi {v} {name}: the take-home changes nothing, so this proves nothing"
+            );
+            let (changed, applied) = match whatif::apply(&inputs, &before, &changes(&variant)) {
+                Ok(x) => x,
+                Err(e) => {
+                    failures.push(format!("pi {v} {name}: {e}"));
+                    continue;
+                }
+            };
+            let after = ctxlens::assemble(&changed);
+            match after.body() {
+                Some(b) if b == want => proved += 1,
+                Some(b) => failures.push(format!("pi {v} {name}: {}", describe(b, &want))),
+                None => failures.push(format!(
+                    "pi {v} {name}: no request: {:?}",
+                    after.diagnostics
+                )),
+            }
+            // The take-home is the edit the capture made.
+            let edit = variant.get("edit").unwrap();
+            let flags = applied.iter().rev().find_map(|a| match &a.take_home {
+                TakeHome::Flags { args, .. } => Some(args.clone()),
+                _ => None,
+            });
+            if edit.get("args").is_some() {
+                assert_eq!(flags.as_ref(), Some(&vi.args), "pi {v} {name}: the flags");
+            }
+            let removed: Vec<String> = applied
+                .iter()
+                .flat_map(|a| match &a.take_home {
+                    TakeHome::RemoveFiles { paths } => paths.clone(),
+                    _ => Vec::new(),
+                })
+                .collect();
+            let want_removed: Vec<String> = strings(edit.get("remove"))
+                .iter()
+                .map(|r| match (r.strip_prefix("agent/"), r.strip_prefix("fs/")) {
+                    (Some(rest), _) => format!("{}/{rest}", inputs.agent_dir),
+                    (_, Some(rest)) => format!("/tmp/pi-ctx-demo/{rest}"),
+                    _ => panic!("{r}"),
+                })
+                .collect();
+            assert_eq!(removed, want_removed, "pi {v} {name}: the files removed");
+            for a in &applied {
+                match &a.take_home {
+                    TakeHome::EditFile { path, content, .. } => {
+                        assert_eq!(vi.files.read_to_string(path).as_ref(), Some(content), "pi {v} {name}: {path}");
+                    }
+                    TakeHome::EditSession { content, .. } => {
+                        assert_eq!(vi.session.as_ref().map(|s| s.text.as_str()), Some(content.as_str()), "pi {v} {name}: the session");
+                    }
+                    _ => {}
+                }
+            }
+            // Edits pi has no way to make: the session the what-if edited is the one captured.
+            if edit.get("cutToolResult").is_some() || edit.get("dropThinking").is_some() {
+                assert!(applied.iter().all(|a| matches!(a.take_home, TakeHome::None { .. })));
+                assert_eq!(
+                    changed.session.as_ref().map(|s| s.text.as_str()),
+                    vi.session.as_ref().map(|s| s.text.as_str()),
+                    "pi {v} {name}: the session"
+                );
+            }
+            if let Some(t) = edit.get_str("thinking") {
+                assert_eq!(changed.thinking.as_deref(), Some(t));
+                assert!(matches!(&applied[0].take_home, TakeHome::Flags { flags, .. } if flags == &["--thinking".to_string(), t.to_string()]));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} proved; failures:\n{}", proved, failures.join("\n"));
+    assert_eq!(proved, RELEASES.len() * variants().len());
+}
+
+fn ctxlens(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ctxlens"))
+        .args(args)
+        .current_dir(ctxlens_corpus::workspace())
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
