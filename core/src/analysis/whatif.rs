@@ -1098,6 +1098,17 @@ pub fn session(
             continue;
         }
         row.after_chars = c.stats.as_ref().map(|s| s.total_chars());
+        // A warning about this call's rebuild that the request itself does not have (an older
+        // pi made the call, ...): not what was sent, so not in the totals.
+        if let Some(w) = b
+            .diagnostics
+            .iter()
+            .find(|d| d.severity != crate::Severity::Info && !base.diagnostics.contains(d))
+        {
+            row.note = Some(format!("not comparable, left out of the totals: {}", w.message));
+            out.calls.push(row);
+            continue;
+        }
         row.before_tokens = count(&bi, &b);
         row.after_tokens = count(&ci, &c);
         if transcript && b.body() == c.body() {
