@@ -1,6 +1,7 @@
 // capture-whatif.mjs [VERSION...]: the what-if proofs. For each pi release (default 0.85.1 and
 // 1.6.0) it captures, with the real pi (the oracle's capture script, PI_VERSION=VERSION), the
-// base case tests/whatif/template/ into tests/whatif/pi-VERSION/base/ and, for each variant of
+// base case tests/whatif/template/ into tests/whatif/pi-VERSION/base/ (and the scripted run
+// tests/whatif/scripted/, the oracle's demo, into base-scripted/) and, for each variant of
 // tests/whatif/variants.json, the base with that what-if's take-home made for real — pi's flags
 // added to case.json's args, files removed, a SKILL.md frontmatter line added, the session file
 // edited (an entry removed and its children reparented, a tool result cut, old reasoning
@@ -111,16 +112,21 @@ function run(version, name, caseDir) {
 
 for (const version of versions) {
   const out = path.join(dir, `pi-${version}`);
+  const applies = (v) => !v.releases || v.releases.includes(version);
   if (!only) {
     fs.rmSync(out, { recursive: true, force: true });
-    copyTree(path.join(dir, "template"), path.join(out, "base"));
-    run(version, "base", path.join(out, "base"));
+    // Each template's base: "template" → base/, "scripted" → base-scripted/.
+    for (const t of new Set(variants.filter(applies).map((v) => v.template ?? "template"))) {
+      const name = t === "template" ? "base" : `base-${t}`;
+      copyTree(path.join(dir, t), path.join(out, name));
+      run(version, name, path.join(out, name));
+    }
   }
   for (const v of variants) {
-    if (only && !only.includes(v.name)) continue;
+    if ((only && !only.includes(v.name)) || !applies(v)) continue;
     const caseDir = path.join(out, v.name);
     fs.rmSync(caseDir, { recursive: true, force: true });
-    copyTree(path.join(dir, "template"), caseDir);
+    copyTree(path.join(dir, v.template ?? "template"), caseDir);
     apply(caseDir, v.edit);
     run(version, v.name, caseDir);
   }
