@@ -211,7 +211,12 @@ pub fn run(host: &mut dyn Host, argv: &[String]) -> i32 {
     if command == "whatif" && o.changes.is_empty() {
         return usage(host, "whatif needs --without SPEC or --set KEY=VALUE");
     }
-    if !o.changes.is_empty() && !matches!(command.as_str(), "whatif" | "assemble" | "stats" | "summary") {
+    if !o.changes.is_empty()
+        && !matches!(
+            command.as_str(),
+            "whatif" | "assemble" | "stats" | "summary"
+        )
+    {
         return usage(
             host,
             "--without and --set belong to whatif, assemble, stats and summary",
@@ -311,7 +316,13 @@ pub fn run(host: &mut dyn Host, argv: &[String]) -> i32 {
         let changed = ctxlens::assemble(&changed_inputs);
         progress.done(host);
         if command == "whatif" {
-            return whatif_output(host, &o, (&inputs, &assembly), (&changed_inputs, &changed), applied);
+            return whatif_output(
+                host,
+                &o,
+                (&inputs, &assembly),
+                (&changed_inputs, &changed),
+                applied,
+            );
         }
         for a in &applied {
             host.stderr(&format!(

@@ -192,12 +192,16 @@ pub fn parse(argv: &[String]) -> Result<Opts, String> {
                     })?
                 });
             }
-            "--without" => o.changes.push(ctxlens::analysis::whatif::Change::parse_without(
-                &value("--without")?,
-            )?),
+            "--without" => o
+                .changes
+                .push(ctxlens::analysis::whatif::Change::parse_without(&value(
+                    "--without",
+                )?)?),
             "--set" => o
                 .changes
-                .push(ctxlens::analysis::whatif::Change::parse_set(&value("--set")?)?),
+                .push(ctxlens::analysis::whatif::Change::parse_set(&value(
+                    "--set",
+                )?)?),
             "--tokenizer-json" => o.tokenizer_json = Some(value("--tokenizer-json")?),
             "--app" => o.app = Some(value("--app")?),
             "--port" => {

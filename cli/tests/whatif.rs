@@ -89,7 +89,10 @@ fn every_what_if_gives_the_body_pi_sends_with_its_take_home_made() {
             Some(captured(&root.join("base")).as_str()),
             "pi {v}: the base case itself"
         );
-        for variant in variants().into_iter().filter(|x| x.get("template").is_none()) {
+        for variant in variants()
+            .into_iter()
+            .filter(|x| x.get("template").is_none())
+        {
             let name = variant.get_str("name").unwrap().to_string();
             let case = root.join(&name);
             let want = captured(&case);
@@ -143,27 +146,39 @@ fn every_what_if_gives_the_body_pi_sends_with_its_take_home_made() {
                 .collect();
             let want_removed: Vec<String> = strings(edit.get("remove"))
                 .iter()
-                .map(|r| match (r.strip_prefix("agent/"), r.strip_prefix("fs/")) {
-                    (Some(rest), _) => format!("{}/{rest}", inputs.agent_dir),
-                    (_, Some(rest)) => format!("/tmp/pi-ctx-demo/{rest}"),
-                    _ => panic!("{r}"),
-                })
+                .map(
+                    |r| match (r.strip_prefix("agent/"), r.strip_prefix("fs/")) {
+                        (Some(rest), _) => format!("{}/{rest}", inputs.agent_dir),
+                        (_, Some(rest)) => format!("/tmp/pi-ctx-demo/{rest}"),
+                        _ => panic!("{r}"),
+                    },
+                )
                 .collect();
             assert_eq!(removed, want_removed, "pi {v} {name}: the files removed");
             for a in &applied {
                 match &a.take_home {
                     TakeHome::EditFile { path, content, .. } => {
-                        assert_eq!(vi.files.read_to_string(path).as_ref(), Some(content), "pi {v} {name}: {path}");
+                        assert_eq!(
+                            vi.files.read_to_string(path).as_ref(),
+                            Some(content),
+                            "pi {v} {name}: {path}"
+                        );
                     }
                     TakeHome::EditSession { content, .. } => {
-                        assert_eq!(vi.session.as_ref().map(|s| s.text.as_str()), Some(content.as_str()), "pi {v} {name}: the session");
+                        assert_eq!(
+                            vi.session.as_ref().map(|s| s.text.as_str()),
+                            Some(content.as_str()),
+                            "pi {v} {name}: the session"
+                        );
                     }
                     _ => {}
                 }
             }
             // Edits pi has no way to make: the session the what-if edited is the one captured.
             if edit.get("cutToolResult").is_some() || edit.get("dropThinking").is_some() {
-                assert!(applied.iter().all(|a| matches!(a.take_home, TakeHome::None { .. })));
+                assert!(applied
+                    .iter()
+                    .all(|a| matches!(a.take_home, TakeHome::None { .. })));
                 assert_eq!(
                     changed.session.as_ref().map(|s| s.text.as_str()),
                     vi.session.as_ref().map(|s| s.text.as_str()),
@@ -172,12 +187,22 @@ fn every_what_if_gives_the_body_pi_sends_with_its_take_home_made() {
             }
             if let Some(t) = edit.get_str("thinking") {
                 assert_eq!(changed.thinking.as_deref(), Some(t));
-                assert!(matches!(&applied[0].take_home, TakeHome::Flags { flags, .. } if flags == &["--thinking".to_string(), t.to_string()]));
+                assert!(
+                    matches!(&applied[0].take_home, TakeHome::Flags { flags, .. } if flags == &["--thinking".to_string(), t.to_string()])
+                );
             }
         }
     }
-    assert!(failures.is_empty(), "{} proved; failures:\n{}", proved, failures.join("\n"));
-    let single = variants().iter().filter(|x| x.get("template").is_none()).count();
+    assert!(
+        failures.is_empty(),
+        "{} proved; failures:\n{}",
+        proved,
+        failures.join("\n")
+    );
+    let single = variants()
+        .iter()
+        .filter(|x| x.get("template").is_none())
+        .count();
     assert_eq!(proved, RELEASES.len() * single);
 }
 
@@ -204,16 +229,28 @@ fn the_whole_session_with_the_change_made_at_the_start_is_the_run_pi_makes_with_
         .find(|x| x.get_str("name") == Some("scripted-tool"))
         .unwrap();
     let (changed, applied) = whatif::apply(&inputs, &a, &changes(&spec)).unwrap();
-    assert!(matches!(&applied[0].take_home, TakeHome::Flags { args, .. } if *args == load(&variant_dir).args));
+    assert!(
+        matches!(&applied[0].take_home, TakeHome::Flags { args, .. } if *args == load(&variant_dir).args)
+    );
     let mut chars = Vec::new();
     for k in 1..=6 {
-        let want = std::fs::read_to_string(variant_dir.join(format!("expected/request-{k}.json"))).unwrap();
-        let base_body = std::fs::read_to_string(base_dir.join(format!("expected/request-{k}.json"))).unwrap();
-        assert_ne!(base_body.len(), want.len(), "call {k}: the change changes nothing");
+        let want = std::fs::read_to_string(variant_dir.join(format!("expected/request-{k}.json")))
+            .unwrap();
+        let base_body =
+            std::fs::read_to_string(base_dir.join(format!("expected/request-{k}.json"))).unwrap();
+        assert_ne!(
+            base_body.len(),
+            want.len(),
+            "call {k}: the change changes nothing"
+        );
         let mut i = changed.clone();
         i.call = Some(ctxlens::calls::CallRef::Index(k));
         let b = ctxlens::assemble(&i);
-        assert!(b.body() == Some(want.as_str()), "call {k}: {}", describe(b.body().unwrap_or(""), &want));
+        assert!(
+            b.body() == Some(want.as_str()),
+            "call {k}: {}",
+            describe(b.body().unwrap_or(""), &want)
+        );
         chars.push(b.stats.as_ref().unwrap().total_chars());
     }
     let mut count = |_: &Inputs, _: &ctxlens::Assembly| None;
@@ -237,4 +274,156 @@ fn ctxlens(args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// The CLI: `assemble --without` prints the changed body (the variant's capture, byte for
+/// byte, on the base case) and says the change and its take-home on stderr.
+#[test]
+fn assemble_with_without_prints_the_body_pi_sends_with_the_take_home() {
+    for v in RELEASES {
+        for (variant, specs) in [
+            ("tool-builtin", vec!["tool:bash"]),
+            ("context-project", vec!["context:shop/AGENTS.md"]),
+            (
+                "combined",
+                vec![
+                    "tool:bash",
+                    "skill:release-notes",
+                    "context:shop/AGENTS.md",
+                    "append-prompt",
+                ],
+            ),
+        ] {
+            let base = format!("tests/whatif/pi-{v}/base");
+            let mut args = vec!["assemble", "--case", base.as_str()];
+            for s in &specs {
+                args.extend(["--without", s]);
+            }
+            let (code, out, err) = ctxlens(&args);
+            assert_eq!(code, 0, "{err}");
+            let want = captured(&dir().join(format!("pi-{v}/{variant}")));
+            assert!(out == want, "pi {v} {variant}: {}", describe(&out, &want));
+            for s in &specs {
+                assert!(err.contains(&format!("ctxlens: what if {s}: ")), "{err}");
+            }
+            assert!(
+                err.contains("for real: pi --exclude-tools bash") || !specs.contains(&"tool:bash"),
+                "{err}"
+            );
+        }
+    }
+}
+
+#[test]
+fn whatif_prints_the_comparison_the_take_homes_and_the_session_as_json() {
+    let (code, out, err) = ctxlens(&[
+        "whatif",
+        "--case",
+        "tests/whatif/pi-0.85.1/base",
+        "--without",
+        "tool:subagent",
+        "--without",
+        "skill-invocation:pytest-runner",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let j = js::parse(&out).unwrap();
+    let changes = j.get("changes").and_then(Value::as_array).unwrap();
+    assert_eq!(changes.len(), 2);
+    let th = |k: usize| changes[k].get("takeHome").unwrap();
+    assert_eq!(th(0).get_str("kind"), Some("flags"));
+    assert_eq!(th(0).get_str("text"), Some("pi --exclude-tools subagent"));
+    assert_eq!(th(1).get_str("kind"), Some("editFile"));
+    assert_eq!(
+        th(1).get_str("line"),
+        Some("disable-model-invocation: true")
+    );
+    let block = |n: &str| {
+        j.get("blocks")
+            .and_then(Value::as_array)
+            .unwrap()
+            .iter()
+            .find(|b| b.get_str("name") == Some(n))
+            .unwrap()
+            .clone()
+    };
+    let tool = block("tool subagent");
+    assert_eq!(tool.get("toChars").and_then(Value::as_f64), Some(0.0));
+    assert!(tool.get("fromChars").and_then(Value::as_f64).unwrap() > 0.0);
+    let first = j.get("firstChange").unwrap();
+    let cache = j.get("cache").unwrap();
+    assert_eq!(first.get("byte"), cache.get("stablePrefixBytes"));
+    let delta = j.get("delta").unwrap();
+    assert!(delta.get("chars").and_then(Value::as_f64).unwrap() < 0.0);
+    assert!(
+        delta
+            .get("costPerCall")
+            .and_then(|c| c.get("input"))
+            .and_then(Value::as_f64)
+            .unwrap()
+            < 0.0
+    );
+    let session = j.get("session").unwrap();
+    assert_eq!(
+        session.get("callsRebuilt").and_then(Value::as_f64),
+        Some(6.0)
+    );
+    assert!(
+        session
+            .get("saved")
+            .and_then(|s| s.get("chars"))
+            .and_then(Value::as_f64)
+            .unwrap()
+            > 0.0
+    );
+    // --rebuild-calls bounds the session's rebuilds.
+    let (_, out, _) = ctxlens(&[
+        "whatif",
+        "--case",
+        "tests/whatif/pi-0.85.1/base",
+        "--without",
+        "tool:subagent",
+        "--rebuild-calls",
+        "2",
+    ]);
+    let j = js::parse(&out).unwrap();
+    assert_eq!(
+        j.get("session")
+            .and_then(|s| s.get("callsRebuilt"))
+            .and_then(Value::as_f64),
+        Some(2.0)
+    );
+}
+
+#[test]
+fn what_if_usage_errors_are_one_line_and_exit_2() {
+    let base = "tests/whatif/pi-0.85.1/base";
+    for (args, says) in [
+        (vec!["whatif", "--case", base], "whatif needs --without"),
+        (
+            vec!["whatif", "--case", base, "--without", "tool:grep"],
+            "no tool \"grep\" is active",
+        ),
+        (
+            vec!["whatif", "--case", base, "--without", "skill:nope"],
+            "no skill \"nope\"",
+        ),
+        (
+            vec!["whatif", "--case", base, "--without", "colour:red"],
+            "unknown --without",
+        ),
+        (
+            vec!["whatif", "--case", base, "--set", "thinking=loud"],
+            "--set thinking=loud",
+        ),
+        (
+            vec!["trace", "--case", base, "--without", "tool:bash"],
+            "belong to whatif",
+        ),
+    ] {
+        let (code, out, err) = ctxlens(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(out.is_empty());
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
 }

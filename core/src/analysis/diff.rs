@@ -35,7 +35,6 @@ pub struct FirstChange {
     pub block: Option<String>,
 }
 
-
 /// The request-level comparison of `a` and `b`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Diff {
@@ -204,4 +203,3 @@ fn label(s: &provenance::Source) -> String {
         Source::Parameter { name, rule, .. } => format!("parameter {name}: {rule}"),
     }
 }
-

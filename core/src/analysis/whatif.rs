@@ -168,7 +168,10 @@ impl Change {
 pub enum TakeHome {
     /// pi's command line: the flags to give (replacing the same flags given before), and the
     /// whole argument list after the change.
-    Flags { flags: Vec<String>, args: Vec<String> },
+    Flags {
+        flags: Vec<String>,
+        args: Vec<String>,
+    },
     /// Files to delete (or move out of where pi looks).
     RemoveFiles { paths: Vec<String> },
     /// A file edited: its path, the line set and the whole new content.
@@ -259,7 +262,11 @@ fn apply_one(inputs: &mut Inputs, base: &Assembly, change: &Change) -> Result<Ap
             if !active.contains(&name.as_str()) {
                 return Err(format!(
                     "{spec}: no tool {name:?} is active in this request (active: {})",
-                    if active.is_empty() { "none".into() } else { active.join(", ") }
+                    if active.is_empty() {
+                        "none".into()
+                    } else {
+                        active.join(", ")
+                    }
                 ));
             }
             // `--exclude-tools` (both releases: 0.85's selection and 0.86's loadout leave an
@@ -303,7 +310,10 @@ fn apply_one(inputs: &mut Inputs, base: &Assembly, change: &Change) -> Result<Ap
                 text.push_str(", and drop the --skill that names it");
             }
             Ok(applied(
-                format!("skill {name} removed ({} file(s) under {what})", paths.len()),
+                format!(
+                    "skill {name} removed ({} file(s) under {what})",
+                    paths.len()
+                ),
                 TakeHome::RemoveFiles { paths: vec![what] },
                 text,
             ))
@@ -318,7 +328,9 @@ fn apply_one(inputs: &mut Inputs, base: &Assembly, change: &Change) -> Result<Ap
             let text = inputs
                 .files
                 .read_to_string(&skill.file_path)
-                .ok_or_else(|| format!("{spec}: {} is not among the inputs' files", skill.file_path))?;
+                .ok_or_else(|| {
+                    format!("{spec}: {} is not among the inputs' files", skill.file_path)
+                })?;
             let content = set_frontmatter_flag(&text, "disable-model-invocation", "true")
                 .ok_or_else(|| format!("{spec}: {} has no frontmatter", skill.file_path))?;
             inputs.files.insert(&skill.file_path, content.clone());
@@ -337,7 +349,9 @@ fn apply_one(inputs: &mut Inputs, base: &Assembly, change: &Change) -> Result<Ap
             let files = &res.context_files;
             let hits: Vec<&crate::resources::ContextFile> = files
                 .iter()
-                .filter(|f| f.path == *p || f.path.ends_with(&format!("/{}", p.trim_start_matches('/'))))
+                .filter(|f| {
+                    f.path == *p || f.path.ends_with(&format!("/{}", p.trim_start_matches('/')))
+                })
                 .collect();
             let listed = || {
                 files
@@ -393,7 +407,11 @@ fn apply_one(inputs: &mut Inputs, base: &Assembly, change: &Change) -> Result<Ap
             let from: Vec<String> = res
                 .append_prompts
                 .iter()
-                .map(|a| a.path.clone().unwrap_or_else(|| "--append-system-prompt".into()))
+                .map(|a| {
+                    a.path
+                        .clone()
+                        .unwrap_or_else(|| "--append-system-prompt".into())
+                })
                 .collect();
             Ok(applied(
                 format!("appended prompt off ({})", from.join(", ")),
@@ -441,7 +459,9 @@ fn apply_one(inputs: &mut Inputs, base: &Assembly, change: &Change) -> Result<Ap
                 Ok(())
             })?;
             Ok(applied(
-                format!("entry {id} removed from the session, its children reparented to its parent"),
+                format!(
+                    "entry {id} removed from the session, its children reparented to its parent"
+                ),
                 TakeHome::EditSession {
                     edits: edits.clone(),
                     content,
@@ -469,13 +489,18 @@ fn apply_one(inputs: &mut Inputs, base: &Assembly, change: &Change) -> Result<Ap
                     .ok_or_else(|| format!("{spec}: tool result {id} has no content list"))?;
                 let total: usize = content
                     .iter()
-                    .filter_map(|b| (b.get_str("type") == Some("text")).then(|| b.get_str("text")).flatten())
+                    .filter_map(|b| {
+                        (b.get_str("type") == Some("text"))
+                            .then(|| b.get_str("text"))
+                            .flatten()
+                    })
                     .map(|t| t.split('\n').count())
                     .sum();
                 match n {
                     None => {
                         content.retain(|b| b.get_str("type") != Some("text"));
-                        did = format!("tool result {id} emptied (its {total} text line(s) dropped)");
+                        did =
+                            format!("tool result {id} emptied (its {total} text line(s) dropped)");
                     }
                     Some(n) => {
                         if *n >= total {
@@ -661,7 +686,12 @@ fn apply_one(inputs: &mut Inputs, base: &Assembly, change: &Change) -> Result<Ap
                 format!("model {m}"),
                 TakeHome::Flags {
                     flags: flags.clone(),
-                    args: inputs.args.iter().cloned().chain(flags.iter().cloned()).collect(),
+                    args: inputs
+                        .args
+                        .iter()
+                        .cloned()
+                        .chain(flags.iter().cloned())
+                        .collect(),
                 },
                 format!("{} (or /model in pi)", flags_text(&flags)),
             ))
@@ -673,7 +703,12 @@ fn apply_one(inputs: &mut Inputs, base: &Assembly, change: &Change) -> Result<Ap
                 format!("thinking level {t}"),
                 TakeHome::Flags {
                     flags: flags.clone(),
-                    args: inputs.args.iter().cloned().chain(flags.iter().cloned()).collect(),
+                    args: inputs
+                        .args
+                        .iter()
+                        .cloned()
+                        .chain(flags.iter().cloned())
+                        .collect(),
                 },
                 format!("{} (or shift+tab in pi)", flags_text(&flags)),
             ))
@@ -720,7 +755,11 @@ fn find_skill<'a>(
             if skills.is_empty() {
                 "none".into()
             } else {
-                skills.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ")
+                skills
+                    .iter()
+                    .map(|s| s.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             }
         )
     })
@@ -816,7 +855,13 @@ pub struct Prices {
 }
 
 pub fn prices(a: &Assembly) -> Option<Prices> {
-    let cost = a.parts.model_choice.model.as_ref()?.obj.get_object("cost")?;
+    let cost = a
+        .parts
+        .model_choice
+        .model
+        .as_ref()?
+        .obj
+        .get_object("cost")?;
     let get = |k: &str| cost.get_f64(k).unwrap_or(0.0);
     Some(Prices {
         input: get("input"),
@@ -843,7 +888,9 @@ pub struct Side {
 impl Side {
     fn of(a: &Assembly, s: Option<&Stats>) -> Side {
         let s = s.or(a.stats.as_ref());
-        let mut tokens = s.filter(|s| s.tokenizer.is_some()).map(|s| s.total_tokens());
+        let mut tokens = s
+            .filter(|s| s.tokenizer.is_some())
+            .map(|s| s.total_tokens());
         let mut tokens_by = s.and_then(|s| s.tokenizer.as_ref()).map(|t| t.name.clone());
         if tokens.is_none() {
             if let (Some(s), Some(pi)) = (s, &a.pi) {
@@ -1105,7 +1152,10 @@ pub fn session(
             .iter()
             .find(|d| d.severity != crate::Severity::Info && !base.diagnostics.contains(d))
         {
-            row.note = Some(format!("not comparable, left out of the totals: {}", w.message));
+            row.note = Some(format!(
+                "not comparable, left out of the totals: {}",
+                w.message
+            ));
             out.calls.push(row);
             continue;
         }
@@ -1134,10 +1184,9 @@ pub fn session(
         if let (Some(p), Some(r)) = (prices(&b), ratio) {
             priced = true;
             // Each side of the reported usage at its own price, the change scaling them all.
-            let cost = (u.input * p.input
-                + u.cache_read * p.cache_read
-                + u.cache_write * p.cache_write)
-                / 1e6;
+            let cost =
+                (u.input * p.input + u.cache_read * p.cache_read + u.cache_write * p.cache_write)
+                    / 1e6;
             row.reported_cost = Some(cost);
             saved_cost += cost * (1.0 - r);
         }

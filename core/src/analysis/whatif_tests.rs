@@ -20,7 +20,10 @@ fn specs_parse_into_changes_and_back() {
         ("tool:bash", Change::Tool("bash".into())),
         ("skill:a-b", Change::Skill("a-b".into())),
         ("skill-invocation:x", Change::SkillInvocation("x".into())),
-        ("context:shop/AGENTS.md", Change::Context("shop/AGENTS.md".into())),
+        (
+            "context:shop/AGENTS.md",
+            Change::Context("shop/AGENTS.md".into()),
+        ),
         ("append-prompt", Change::AppendPrompt),
         ("entry:58fd9420", Change::Entry("58fd9420".into())),
         (
@@ -46,9 +49,15 @@ fn specs_parse_into_changes_and_back() {
         assert_eq!(c.spec(), spec);
     }
     for (spec, want) in [
-        ("model=anthropic/claude-x", Change::Model("anthropic/claude-x".into())),
+        (
+            "model=anthropic/claude-x",
+            Change::Model("anthropic/claude-x".into()),
+        ),
         ("thinking=high", Change::Thinking("high".into())),
-        ("api=anthropic-messages", Change::Api(Api::AnthropicMessages)),
+        (
+            "api=anthropic-messages",
+            Change::Api(Api::AnthropicMessages),
+        ),
         ("pi=0.85.1", Change::Pi(PiVersion::V0_85_1)),
     ] {
         let c = Change::parse_set(spec).unwrap();
@@ -89,9 +98,15 @@ fn a_change_that_names_nothing_present_is_an_error_listing_what_is() {
     let a = crate::assemble(&inputs);
     let err = |spec: &str| apply(&inputs, &a, &without(&[spec])).unwrap_err();
     let e = err("tool:grep");
-    assert!(e.contains("no tool \"grep\"") && e.contains("bash") && e.contains("web_search"), "{e}");
+    assert!(
+        e.contains("no tool \"grep\"") && e.contains("bash") && e.contains("web_search"),
+        "{e}"
+    );
     let e = err("skill:deploy");
-    assert!(e.contains("pytest-runner") && e.contains("release-notes"), "{e}");
+    assert!(
+        e.contains("pytest-runner") && e.contains("release-notes"),
+        "{e}"
+    );
     let e = err("context:CLAUDE.md");
     assert!(e.contains("shop/AGENTS.md"), "{e}");
     // A suffix matches on a path boundary only, and must name one file.
@@ -186,7 +201,12 @@ fn the_comparison_gives_block_deltas_the_cache_prefix_and_the_cost() {
     assert_eq!(c.stable_prefix_bytes, f.byte);
     // Tokens by pi's estimate (no vocabulary for the mock model), priced from models.json.
     assert_eq!(w.before.tokens, Some(w.before.chars.div_ceil(4)));
-    assert!(w.before.tokens_by.as_deref().unwrap().contains("pi's estimate"));
+    assert!(w
+        .before
+        .tokens_by
+        .as_deref()
+        .unwrap()
+        .contains("pi's estimate"));
     let p = w.after.prices.as_ref().unwrap();
     assert_eq!((p.input, p.cache_read, p.cache_write), (0.3, 0.03, 0.375));
     let t = w.after.tokens.unwrap() as f64;
@@ -196,7 +216,10 @@ fn the_comparison_gives_block_deltas_the_cache_prefix_and_the_cost() {
         c.next_call_uncached_tokens.unwrap() as f64,
     );
     assert_eq!(cached + uncached, t);
-    assert_eq!(c.next_call_cost, Some((cached * 0.03 + uncached * 0.375) / 1e6));
+    assert_eq!(
+        c.next_call_cost,
+        Some((cached * 0.03 + uncached * 0.375) / 1e6)
+    );
     // The window share.
     assert_eq!(w.after.window_share, Some(t / 262144.0));
 }
@@ -206,7 +229,8 @@ fn the_whole_session_rebuilt_with_the_change_gives_its_totals() {
     let inputs = base("0.85.1");
     let a = crate::assemble(&inputs);
     let (i, _) = apply(&inputs, &a, &without(&["tool:subagent"])).unwrap();
-    let mut count = |_: &Inputs, x: &Assembly| x.stats.as_ref().map(|s| s.total_chars().div_ceil(4));
+    let mut count =
+        |_: &Inputs, x: &Assembly| x.stats.as_ref().map(|s| s.total_chars().div_ceil(4));
     let s = session(&inputs, &i, &a, None, &mut count);
     assert_eq!(s.calls_with_usage, 6);
     assert_eq!(s.calls.len(), 6);
@@ -216,7 +240,10 @@ fn the_whole_session_rebuilt_with_the_change_gives_its_totals() {
         .iter()
         .map(|c| c.before_chars - c.after_chars.unwrap())
         .collect();
-    assert!(deltas.iter().all(|d| *d == deltas[0] && *d > 0), "{deltas:?}");
+    assert!(
+        deltas.iter().all(|d| *d == deltas[0] && *d > 0),
+        "{deltas:?}"
+    );
     assert_eq!(s.before_chars - s.after_chars, deltas[0] * 6);
     // The reported usage (100, 200, … 600 input tokens in this session) and its cost at the
     // model's prices.
@@ -243,7 +270,13 @@ fn past_calls_an_older_pi_made_are_said_and_left_out_of_the_totals() {
     assert_eq!(s.calls.len(), 6);
     for c in &s.calls {
         let note = c.note.as_deref().unwrap_or_default();
-        assert!(note.starts_with("not comparable, left out of the totals"), "{note}");
+        assert!(
+            note.starts_with("not comparable, left out of the totals"),
+            "{note}"
+        );
     }
-    assert_eq!((s.before_chars, s.after_chars, s.reported_tokens), (0, 0, 0.0));
+    assert_eq!(
+        (s.before_chars, s.after_chars, s.reported_tokens),
+        (0, 0, 0.0)
+    );
 }

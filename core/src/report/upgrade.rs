@@ -170,7 +170,10 @@ pub fn headers_json(headers: &[(String, Option<String>, Option<String>)]) -> Val
 /// `url`: `{from, to}` or null.
 pub fn url_json(url: Option<&(String, String)>) -> Value {
     match url {
-        Some((a, b)) => Object::new().with("from", a.as_str()).with("to", b.as_str()).into(),
+        Some((a, b)) => Object::new()
+            .with("from", a.as_str())
+            .with("to", b.as_str())
+            .into(),
         None => Value::Null,
     }
 }

@@ -27,8 +27,14 @@ pub fn take_home_json(a: &Applied) -> Value {
             .with("kind", "flags")
             .with("flags", strings(flags))
             .with("args", strings(args)),
-        TakeHome::RemoveFiles { paths } => o.with("kind", "removeFiles").with("paths", strings(paths)),
-        TakeHome::EditFile { path, line, content } => o
+        TakeHome::RemoveFiles { paths } => {
+            o.with("kind", "removeFiles").with("paths", strings(paths))
+        }
+        TakeHome::EditFile {
+            path,
+            line,
+            content,
+        } => o
             .with("kind", "editFile")
             .with("path", path.as_str())
             .with("line", line.as_str())
@@ -37,7 +43,9 @@ pub fn take_home_json(a: &Applied) -> Value {
             .with("kind", "editSession")
             .with("edits", strings(edits))
             .with("content", content.as_str()),
-        TakeHome::Install { command } => o.with("kind", "install").with("command", command.as_str()),
+        TakeHome::Install { command } => {
+            o.with("kind", "install").with("command", command.as_str())
+        }
         TakeHome::None { why } => o.with("kind", "none").with("why", why.as_str()),
     };
     o.with("text", a.text.as_str()).into()
@@ -88,13 +96,19 @@ pub fn to_json(w: &WhatIf, session: Option<&SessionWhatIf>) -> Value {
         (Some(x), Some(y)) => Value::from(y as f64 - x as f64),
         _ => Value::Null,
     };
-    let cost_delta = |f: fn(&crate::analysis::whatif::Prices) -> f64| match (w.before.cost(f), w.after.cost(f)) {
+    let cost_delta = |f: fn(&crate::analysis::whatif::Prices) -> f64| match (
+        w.before.cost(f),
+        w.after.cost(f),
+    ) {
         (Some(x), Some(y)) => Value::from(y - x),
         _ => Value::Null,
     };
     let cache = match &w.cache {
         Some(c) => Object::new()
-            .with("firstChangedByte", num(w.diff.first_change.as_ref().map(|f| f.byte)))
+            .with(
+                "firstChangedByte",
+                num(w.diff.first_change.as_ref().map(|f| f.byte)),
+            )
             .with("stablePrefixBytes", c.stable_prefix_bytes)
             .with("stableShare", c.stable_share)
             .with("nextCallCachedTokens", num(c.next_call_cached_tokens))
@@ -108,7 +122,10 @@ pub fn to_json(w: &WhatIf, session: Option<&SessionWhatIf>) -> Value {
     Object::new()
         .with("changes", Value::Array(changes))
         .with("identical", w.diff.identical)
-        .with("firstChange", first_change_json(w.diff.first_change.as_ref()))
+        .with(
+            "firstChange",
+            first_change_json(w.diff.first_change.as_ref()),
+        )
         .with("url", url_json(w.diff.url.as_ref()))
         .with("headers", headers_json(&w.diff.headers))
         .with("blocks", blocks_json(&w.diff.blocks))
