@@ -60,6 +60,16 @@ COMMANDS:
                   still reuses), its JSON path and block, the URL and headers, each block's
                   characters and tokens under both, and the version table's rules that
                   differ (JSON)
+    whatif        What if something were off or changed (--without SPEC, --set KEY=VALUE,
+                  several at once): the request rebuilt with the change made as pi would make
+                  it, against the request as it is (JSON): each block's characters and tokens
+                  under both, the share of the model's context window, the cost per call at
+                  the catalog's prices (input, cache read, cache write), the cache consequence
+                  (the first changed byte, the byte-stable prefix, what the next call reads
+                  from the cache and costs), each change's take-home (the pi flags, file or
+                  settings edit that make it for real, or that pi has no way), and, for a
+                  session with usage, every call rebuilt with the change made at the start
+                  and the totals saved (--rebuild-calls bounds it)
     files         Print every file pi read, what it read it as, and which copies lost or were
                   ignored, and why (--json for JSON)
     sessions      List the recent sessions (as with no arguments; --json for JSON)
@@ -96,14 +106,30 @@ OPTIONS:
     --system-now MS   1.6.0: Date.now() when pi created this run's system message, a few
                       milliseconds after the prompt's (default: --now)
     --api API         Switch the model's protocol (the same model with its api replaced)
+    --without SPEC    whatif, assemble, stats, summary: switch something off (repeatable):
+                      tool:NAME (built-in or extension; pi's --exclude-tools), skill:NAME (its
+                      folder removed), skill-invocation:NAME (its SKILL.md frontmatter gets
+                      disable-model-invocation: true), context:PATH (an AGENTS.md/CLAUDE.md by
+                      its path or a unique end of it, removed), append-prompt
+                      (--append-system-prompt ''), entry:ID (the session entry removed, its
+                      children reparented to its parent), tool-result:ID[:N] (the stored
+                      result cut to its first N lines, or emptied), thinking:old (the reasoning
+                      of the answers before the request's last user message dropped),
+                      image:all (settings images.blockImages) or image:ID (one entry's images).
+                      A change that names nothing present is an error. assemble, stats and
+                      summary then show the changed request; stderr says each change and how
+                      to make it for real
+    --set KEY=VALUE   whatif, assemble, stats, summary: model=P/ID, thinking=LEVEL, api=API,
+                      pi=VERSION (repeatable, with --without)
     --with API        The second protocol of `compare`
     --pi-with VERSION The second release of `compare` (the upgrade comparison)
     --json            Machine-readable output (summary, trace, diagnostics, findings, files,
                       sessions)
     --no-tokens       stats, summary: characters only (no vocabulary, no call rebuilt)
     --rebuild-calls N|all
-                      stats: how many calls with usage are rebuilt against it (default 16,
-                      evenly spaced with the last; each is one more assembly of the session)
+                      stats, whatif: how many calls with usage are rebuilt against it (default
+                      16, evenly spaced with the last; each is one more assembly of the session,
+                      two for whatif)
     --tokenizer-json FILE
                       stats: a HF tokenizer.json for a vocabulary not built in (Gemma 3's,
                       for Gemma and, as an estimate, Gemini)
