@@ -89,6 +89,19 @@ function apply(caseDir, edit) {
       }
     });
   }
+  if (edit.settings) {
+    const p = path.join(caseDir, "agent/settings.json");
+    const current = fs.existsSync(p) ? JSON.parse(fs.readFileSync(p, "utf8")) : {};
+    for (const [k, v] of Object.entries(edit.settings)) current[k] = { ...(current[k] ?? {}), ...v };
+    fs.mkdirSync(path.dirname(p), { recursive: true });
+    fs.writeFileSync(p, JSON.stringify(current, null, 2));
+  }
+  if (edit.dropImages) {
+    editSession(caseDir, (lines) => {
+      const m = lines.find((e) => e.id === edit.dropImages).message;
+      m.content = m.content.filter((b) => b.type !== "image");
+    });
+  }
   if (edit.dropThinking) {
     // The case has a prompt: every stored assistant message is before the request's last user
     // message.
@@ -99,6 +112,9 @@ function apply(caseDir, edit) {
     });
   }
 }
+
+/** The captured base of a template: "template" → base/, "scripted" → base-scripted/, … */
+const baseName = (t) => (t === "template" ? "base" : `base-${t}`);
 
 function run(version, name, caseDir) {
   console.error(`== pi-${version}/${name}`);
@@ -117,7 +133,7 @@ for (const version of versions) {
     fs.rmSync(out, { recursive: true, force: true });
     // Each template's base: "template" → base/, "scripted" → base-scripted/.
     for (const t of new Set(variants.filter(applies).map((v) => v.template ?? "template"))) {
-      const name = t === "template" ? "base" : `base-${t}`;
+      const name = baseName(t);
       copyTree(path.join(dir, t), path.join(out, name));
       run(version, name, path.join(out, name));
     }
