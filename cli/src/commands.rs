@@ -105,7 +105,9 @@ OPTIONS:
                       prompt's timestamp in session.after.jsonl beside ENV_JSON, else 0)
     --system-now MS   1.6.0: Date.now() when pi created this run's system message, a few
                       milliseconds after the prompt's (default: --now)
-    --api API         Switch the model's protocol (the same model with its api replaced)
+    --api API         Switch the model's protocol (the same model with its api replaced).
+                      assemble, stats: --api all prints every protocol's body (or stats) as
+                      one JSON object by protocol, from one read of the inputs
     --without SPEC    whatif, assemble, stats, summary: switch something off (repeatable):
                       tool:NAME (built-in or extension; pi's --exclude-tools), skill:NAME (its
                       folder removed), skill-invocation:NAME (its SKILL.md frontmatter gets
@@ -280,6 +282,12 @@ pub fn run(host: &mut dyn Host, argv: &[String]) -> i32 {
             Err(e) => return usage(host, &e),
         }
     };
+    if o.api_all {
+        if !matches!(command.as_str(), "assemble" | "stats") {
+            return usage(host, "--api all belongs to assemble and stats");
+        }
+        return every_api(host, &o, &command, &inputs);
+    }
     let mut progress = Progress {
         on: host.stderr_is_tty()
             && inputs
@@ -574,6 +582,56 @@ fn upgrade_output(
     match host.stdout(text.as_bytes()) {
         Ok(()) => 0,
         Err(_) => 1,
+    }
+}
+
+/// `--api all`: the inputs read once and assembled under every protocol (with the what-if
+/// changes, if any), printed as one JSON object by protocol — `assemble`: each body as pi sends
+/// it (its bytes verbatim), `stats`: each body's character accounting; `null` where no request
+/// is built, with why on stderr.
+fn every_api(host: &mut dyn Host, o: &Opts, command: &str, inputs: &Inputs) -> i32 {
+    let base = ctxlens::assemble(inputs);
+    let inputs = if o.changes.is_empty() {
+        inputs.clone()
+    } else {
+        match ctxlens::analysis::whatif::apply(inputs, &base, &o.changes) {
+            Ok((i, _)) => i,
+            Err(e) => return usage(host, &e),
+        }
+    };
+    let mut out = String::from("{");
+    let mut built = 0;
+    for (k, api) in ctxlens::Api::ALL.iter().enumerate() {
+        let mut i = inputs.clone();
+        i.api = Some(*api);
+        let a = ctxlens::assemble(&i);
+        let value = match (&a.request, &a.stats, command) {
+            (Some(r), _, "assemble") => r.body.clone(),
+            (Some(_), Some(s), _) => ctxlens::report::stats::to_json(s).to_json(),
+            _ => {
+                host.stderr(&format!(
+                    "ctxlens: {}: no request: {}\n",
+                    api.as_str(),
+                    why_not_built(&a)
+                ));
+                "null".to_string()
+            }
+        };
+        if a.request.is_some() {
+            built += 1;
+        }
+        if k > 0 {
+            out.push(',');
+        }
+        out.push_str(&format!(
+            "\n  {}: {value}",
+            ctxlens::js::Value::str(api.as_str()).to_json()
+        ));
+    }
+    out.push_str("\n}\n");
+    match host.stdout(out.as_bytes()) {
+        Ok(()) if built > 0 => 0,
+        _ => 1,
     }
 }
 

@@ -77,6 +77,8 @@ pub struct Opts {
     /// `--system-now MS`: when pi created this run's system message (1.6.0).
     pub system_now: Option<f64>,
     pub api: Option<Api>,
+    /// `--api all` (assemble, stats): every protocol from one read of the inputs.
+    pub api_all: bool,
     pub with: Option<Api>,
     /// `compare --pi-with VERSION`: the release to compare `--pi`'s with.
     pub pi_with: Option<PiVersion>,
@@ -176,7 +178,10 @@ pub fn parse(argv: &[String]) -> Result<Opts, String> {
                         .ok_or_else(|| format!("--system-now takes milliseconds, not {v:?}"))?,
                 )
             }
-            "--api" => o.api = Some(parse_api("--api", &value("--api")?)?),
+            "--api" => match value("--api")?.as_str() {
+                "all" => o.api_all = true,
+                v => o.api = Some(parse_api("--api", v)?),
+            },
             "--with" => o.with = Some(parse_api("--with", &value("--with")?)?),
             "--json" => o.json = true,
             "-o" | "--output" => o.output = Some(value("-o")?),

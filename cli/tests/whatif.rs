@@ -433,3 +433,69 @@ fn what_if_usage_errors_are_one_line_and_exit_2() {
         assert!(err.contains(says), "{args:?}: {err}");
     }
 }
+
+/// `stats --without`: the accounting of the changed request, the variant's own.
+#[test]
+fn stats_with_without_is_the_accounting_of_the_request_with_the_take_home() {
+    let (code, changed, err) = ctxlens(&[
+        "stats",
+        "--no-tokens",
+        "--case",
+        "tests/whatif/pi-1.6.0/base",
+        "--without",
+        "skill:release-notes",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (_, variant, _) = ctxlens(&[
+        "stats",
+        "--no-tokens",
+        "--case",
+        "tests/whatif/pi-1.6.0/skill",
+    ]);
+    let (_, base, _) = ctxlens(&[
+        "stats",
+        "--no-tokens",
+        "--case",
+        "tests/whatif/pi-1.6.0/base",
+    ]);
+    assert_eq!(changed, variant);
+    assert_ne!(changed, base);
+}
+
+/// `--api all`: every protocol's body from one read of the inputs, each exactly the body of
+/// `--api API`.
+#[test]
+fn api_all_prints_every_protocol_s_body_verbatim() {
+    let case = "tests/whatif/pi-0.85.1/base";
+    let (code, all, err) = ctxlens(&[
+        "assemble",
+        "--case",
+        case,
+        "--api",
+        "all",
+        "--without",
+        "tool:bash",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(js::parse(&all).is_ok());
+    for api in ctxlens::Api::ALL {
+        let (c, one, _) = ctxlens(&[
+            "assemble",
+            "--case",
+            case,
+            "--api",
+            api.as_str(),
+            "--without",
+            "tool:bash",
+        ]);
+        let value = if c == 0 { one } else { "null".into() };
+        let entry = format!("\n  \"{}\": {value}", api.as_str());
+        assert!(all.contains(&entry), "{}", api.as_str());
+    }
+    let (code, _, err) = ctxlens(&["trace", "--case", case, "--api", "all"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--api all belongs to assemble and stats"),
+        "{err}"
+    );
+}
