@@ -218,7 +218,12 @@ fn every_what_if_gives_the_body_pi_sends_with_its_take_home_made() {
     );
     let want: usize = RELEASES
         .iter()
-        .map(|v| single_call_variants().iter().filter(|x| applies(x, v)).count())
+        .map(|v| {
+            single_call_variants()
+                .iter()
+                .filter(|x| applies(x, v))
+                .count()
+        })
         .sum();
     assert_eq!(proved, want);
 }

@@ -1195,6 +1195,13 @@ pub fn session(
     if priced {
         out.cost_saved = Some(saved_cost);
     }
+    let left_out = out.calls.iter().filter(|c| c.note.is_some()).count();
+    if left_out > 0 {
+        out.notes.push(format!(
+            "{left_out} of the {} calls rebuilt are left out of the totals (each call's note says why)",
+            out.calls.len()
+        ));
+    }
     if unchanged_prompt_calls > 0 {
         out.notes.push(format!(
             "{unchanged_prompt_calls} past call(s) rebuilt byte-identical: from 0.86 pi stores the system prompt and tool declarations it sent in the session, so a past call replays them; a change to them shows from the next request on"

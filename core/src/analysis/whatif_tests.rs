@@ -279,4 +279,8 @@ fn past_calls_an_older_pi_made_are_said_and_left_out_of_the_totals() {
         (s.before_chars, s.after_chars, s.reported_tokens),
         (0, 0, 0.0)
     );
+    assert_eq!(
+        s.notes,
+        ["6 of the 6 calls rebuilt are left out of the totals (each call's note says why)"]
+    );
 }
