@@ -50,6 +50,7 @@ function apply(caseDir, edit) {
   const c = JSON.parse(fs.readFileSync(casePath, "utf8"));
   if (edit.args) c.args = [...(c.args ?? []), ...edit.args];
   if (edit.thinking) c.thinking = edit.thinking;
+  if (edit.model) c.model = edit.model;
   fs.writeFileSync(casePath, JSON.stringify(c, null, 1) + "\n");
   for (const r of edit.remove ?? []) {
     const p = path.join(caseDir, r);
@@ -88,6 +89,13 @@ function apply(caseDir, edit) {
         });
       }
     });
+  }
+  if (edit.providerApi) {
+    const [provider, api] = edit.providerApi;
+    const p = path.join(caseDir, "models.json");
+    const m = JSON.parse(fs.readFileSync(p, "utf8"));
+    m.providers[provider].api = api;
+    fs.writeFileSync(p, JSON.stringify(m));
   }
   if (edit.settings) {
     const p = path.join(caseDir, "agent/settings.json");

@@ -714,19 +714,31 @@ fn apply_one(inputs: &mut Inputs, base: &Assembly, change: &Change) -> Result<Ap
             ))
         }
         Change::Api(api) => {
+            let model = base.parts.model_choice.model.as_ref();
+            let reference = model.map_or_else(|| "the model".to_string(), |m| m.reference());
+            // The protocol is the model's `api`: where models.json defines the model's provider,
+            // the edit there is the change pi makes; else the protocol switch.
+            if let Some((path, content, line)) =
+                model.and_then(|m| models_json_api_edit(inputs, m, api.as_str()))
+            {
+                inputs.files.insert(&path, content.clone());
+                return Ok(applied(
+                    format!("protocol {} ({path}: {line})", api.as_str()),
+                    TakeHome::EditFile {
+                        path: path.clone(),
+                        line: line.clone(),
+                        content,
+                    },
+                    format!("in {path}: {line} (pi has no flag for the protocol)"),
+                ));
+            }
             inputs.api = Some(*api);
-            let model = base
-                .parts
-                .model_choice
-                .model
-                .as_ref()
-                .map_or_else(|| "the model".to_string(), |m| m.reference());
             Ok(applied(
-                format!("protocol {}", api.as_str()),
+                format!("protocol {} (the protocol switch)", api.as_str()),
                 TakeHome::None {
-                    why: format!("pi has no flag for the protocol: it is the model's `api`; a models.json entry for {model} with \"api\": \"{}\" makes it", api.as_str()),
+                    why: format!("pi has no flag for the protocol: it is the model's `api`, and models.json does not define {reference}'s provider; a models.json provider entry with \"api\": \"{}\" would make it", api.as_str()),
                 },
-                format!("models.json: {model} with \"api\": \"{}\" (pi has no flag for it)", api.as_str()),
+                format!("models.json: {reference}'s provider with \"api\": \"{}\" (pi has no flag for it)", api.as_str()),
             ))
         }
         Change::Pi(v) => {
@@ -741,6 +753,47 @@ fn apply_one(inputs: &mut Inputs, base: &Assembly, change: &Change) -> Result<Ap
             ))
         }
     }
+}
+
+/// models.json with the protocol of `model` set to `api`: on the model's own entry when it
+/// names one, else on its provider's; `None` when models.json does not define the provider.
+fn models_json_api_edit(
+    inputs: &Inputs,
+    model: &crate::model::Model,
+    api: &str,
+) -> Option<(String, String, String)> {
+    let path = join_path(&inputs.agent_dir, "models.json");
+    let text = inputs.files.read_to_string(&path)?;
+    let mut v = js::parse(&crate::model::strip_json_comments(&text)).ok()?;
+    let provider = v
+        .as_object_mut()?
+        .get_mut("providers")?
+        .as_object_mut()?
+        .get_mut(model.provider())?
+        .as_object_mut()?;
+    let own = provider
+        .get_mut("models")
+        .and_then(Value::as_array_mut)
+        .and_then(|ms| {
+            ms.iter_mut()
+                .filter_map(Value::as_object_mut)
+                .find(|m| m.get_str("id") == Some(model.id()) && m.contains_key("api"))
+        });
+    let line = match own {
+        Some(m) => {
+            m.insert("api", Value::str(api));
+            format!(
+                "\"api\": \"{api}\" on model {} of provider {}",
+                model.id(),
+                model.provider()
+            )
+        }
+        None => {
+            provider.insert("api", Value::str(api));
+            format!("\"api\": \"{api}\" on provider {}", model.provider())
+        }
+    };
+    Some((path, v.to_json_pretty(2), line))
 }
 
 fn find_skill<'a>(
