@@ -526,3 +526,50 @@ fn api_all_prints_every_protocol_s_body_verbatim() {
         "{err}"
     );
 }
+
+/// `--set pi=VERSION`: the inputs read again as that release reads them; the changed request
+/// is that release's, and the take-home installs it.
+#[test]
+fn set_pi_is_the_request_of_the_other_release() {
+    let case = "tests/whatif/pi-0.85.1/base";
+    let (code, changed, err) = ctxlens(&["assemble", "--case", case, "--set", "pi=1.6.0"]);
+    assert_eq!(code, 0, "{err}");
+    let (_, other, _) = ctxlens(&["assemble", "--case", case, "--pi", "1.6.0"]);
+    let (_, own, _) = ctxlens(&["assemble", "--case", case]);
+    assert_eq!(changed, other);
+    assert_ne!(changed, own);
+    let (_, out, _) = ctxlens(&[
+        "whatif",
+        "--case",
+        case,
+        "--set",
+        "pi=1.6.0",
+        "--without",
+        "image:all",
+    ]);
+    assert!(out.is_empty(), "no images: a usage error");
+    let (_, out, _) = ctxlens(&[
+        "whatif",
+        "--case",
+        "tests/whatif/pi-1.6.0/base-images",
+        "--set",
+        "pi=0.85.1",
+        "--without",
+        "image:all",
+    ]);
+    let j = js::parse(&out).unwrap();
+    let th = j.get("changes").and_then(Value::as_array).unwrap()[0]
+        .get("takeHome")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        th.get_str("command"),
+        Some("npm install -g @earendil-works/pi-coding-agent@0.85.1")
+    );
+    let images = |side: &str| {
+        j.get(side)
+            .and_then(|s| s.get("images"))
+            .and_then(Value::as_f64)
+    };
+    assert_eq!((images("before"), images("after")), (Some(3.0), Some(0.0)));
+}

@@ -927,6 +927,8 @@ pub fn prices(a: &Assembly) -> Option<Prices> {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Side {
     pub chars: usize,
+    /// Images sent (their data is not counted in `chars`).
+    pub images: usize,
     /// Counted with the vocabulary, or estimated (`tokens_exact` false), or unknown.
     pub tokens: Option<usize>,
     pub tokens_exact: bool,
@@ -960,6 +962,7 @@ impl Side {
         let w = tokens.and_then(|t| crate::analysis::window::window(a, t));
         Side {
             chars: s.map_or(0, |s| s.total_chars()),
+            images: s.map_or(0, |s| s.by_kind.images),
             tokens,
             tokens_exact: s
                 .and_then(|s| s.tokenizer.as_ref())

@@ -62,6 +62,7 @@ fn side_json(s: &Side) -> Value {
     };
     Object::new()
         .with("chars", s.chars)
+        .with("images", s.images)
         .with("tokens", num(s.tokens))
         .with("tokensExact", s.tokens_exact)
         .with("tokensBy", opt_str(s.tokens_by.as_deref()))
