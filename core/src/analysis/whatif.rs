@@ -1086,7 +1086,8 @@ pub struct CallRow {
     pub after_tokens: Option<usize>,
     /// The usage the provider reported: input + cacheRead + cacheWrite.
     pub reported_tokens: Option<f64>,
-    /// The cost the call recorded (`usage.cost.total`, when recorded), and the input side of it.
+    /// The input side of the call's cost (input, cache read, cache write): as pi recorded it
+    /// (`usage.cost`), else the reported tokens at the model's prices.
     pub reported_cost: Option<f64>,
     pub note: Option<String>,
 }
@@ -1103,8 +1104,8 @@ pub struct SessionWhatIf {
     /// The reported input tokens of the rebuilt calls, scaled by each call's after/before ratio.
     pub reported_tokens: f64,
     pub reported_tokens_after: Option<f64>,
-    /// Input cost saved, at the model's input price, over the rebuilt calls (scaled to the
-    /// whole session when only some were rebuilt).
+    /// Input cost saved over the rebuilt calls: each call's input cost scaled by what the
+    /// change does to its request.
     pub cost_saved: Option<f64>,
     pub notes: Vec<String>,
 }
@@ -1237,12 +1238,18 @@ pub fn session(
             .reported_tokens_after
             .zip(ratio)
             .map(|(s, r)| s + reported * r);
-        if let (Some(p), Some(r)) = (prices(&b), ratio) {
+        // The input side of the call's cost: as pi recorded it (`usage.cost`: input, cacheRead,
+        // cacheWrite; a zero record, made without prices, does not count), else the reported
+        // tokens at the model's prices; the change scales it.
+        let recorded = u.cost.as_ref().and_then(|c| {
+            let part = |k: &str| c.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+            Some(part("input") + part("cacheRead") + part("cacheWrite")).filter(|x| *x > 0.0)
+        });
+        let computed = prices(&b).map(|p| {
+            (u.input * p.input + u.cache_read * p.cache_read + u.cache_write * p.cache_write) / 1e6
+        });
+        if let (Some(cost), Some(r)) = (recorded.or(computed), ratio) {
             priced = true;
-            // Each side of the reported usage at its own price, the change scaling them all.
-            let cost =
-                (u.input * p.input + u.cache_read * p.cache_read + u.cache_write * p.cache_write)
-                    / 1e6;
             row.reported_cost = Some(cost);
             saved_cost += cost * (1.0 - r);
         }

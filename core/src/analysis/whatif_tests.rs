@@ -252,6 +252,20 @@ fn the_whole_session_rebuilt_with_the_change_gives_its_totals() {
     assert!(after < 2100.0 && after > 1000.0, "{after}");
     let saved = s.cost_saved.unwrap();
     assert!(saved > 0.0 && saved < 2100.0 * 0.375 / 1e6, "{saved}");
+    // A cost pi recorded wins over the one computed from the prices.
+    let mut recorded = inputs.clone();
+    let text = recorded
+        .session
+        .as_ref()
+        .unwrap()
+        .text
+        .replace("\"cost\":{\"input\":0,", "\"cost\":{\"input\":0.001,");
+    recorded.session.as_mut().unwrap().text = text.into();
+    let ra = crate::assemble(&recorded);
+    let (ri, _) = apply(&recorded, &ra, &without(&["tool:subagent"])).unwrap();
+    let rs = session(&recorded, &ri, &ra, None, &mut count);
+    assert!(rs.calls.iter().all(|c| c.reported_cost == Some(0.001)));
+    assert!(rs.cost_saved.unwrap() > saved);
     // Bounded: evenly spaced calls, the last included, and said.
     let s2 = session(&inputs, &i, &a, Some(2), &mut count);
     assert_eq!(s2.calls.iter().map(|c| c.index).collect::<Vec<_>>(), [1, 6]);
