@@ -355,6 +355,7 @@ pub fn run(host: &mut dyn Host, argv: &[String]) -> i32 {
                 &o,
                 (&inputs, &assembly),
                 (&changed_inputs, &changed),
+                &target,
                 applied,
             );
         }
@@ -643,6 +644,7 @@ fn whatif_output(
     o: &Opts,
     (ia, a): (&Inputs, &Assembly),
     (ib, b): (&Inputs, &Assembly),
+    target: &Inputs,
     applied: Vec<ctxlens::analysis::whatif::Applied>,
 ) -> i32 {
     for (x, when) in [(a, "as it is"), (b, "with the change")] {
@@ -685,7 +687,7 @@ fn whatif_output(
                 .flatten()
                 .map(|s| s.total_tokens())
         };
-        ctxlens::analysis::whatif::session(ia, ib, a, o.rebuild_calls, &mut count)
+        ctxlens::analysis::whatif::session(ia, target, &o.changes, a, o.rebuild_calls, &mut count)
     });
     let text = format!(
         "{}\n",

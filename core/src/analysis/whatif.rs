@@ -1122,12 +1122,16 @@ fn sample(n: usize, k: usize) -> Vec<usize> {
 }
 
 /// Every call of `base`'s session with usage (at most `max_calls`, evenly spaced, the last
-/// included; default [`MAX_CALLS`]) rebuilt from `inputs` and from `changed` (the inputs with the
-/// change made at the start), with the totals. `count` gives a rebuilt assembly's tokens
-/// (counted or estimated), `None` for characters only.
+/// included; default [`MAX_CALLS`]) rebuilt from `inputs` as it is, and with `changes` made at
+/// the start: applied to `target` (`inputs`, or the inputs read again as another release reads
+/// them) for that call, so a change is checked against the call's own request (a change that
+/// finds nothing there leaves the call as it was, said) and `thinking:old` keeps that call's
+/// last turn. With the totals. `count` gives a rebuilt assembly's tokens (counted or
+/// estimated), `None` for characters only.
 pub fn session(
     inputs: &Inputs,
-    changed: &Inputs,
+    target: &Inputs,
+    changes: &[Change],
     base: &Assembly,
     max_calls: Option<usize>,
     count: &mut dyn FnMut(&Inputs, &Assembly) -> Option<usize>,
@@ -1172,7 +1176,17 @@ pub fn session(
             (i, a)
         };
         let (bi, b) = at(inputs);
-        let (ci, c) = at(changed);
+        let mut ti = target.clone();
+        ti.prompt = None;
+        ti.call = bi.call.clone();
+        let (ci, changed_call, unchanged) = match apply(&ti, &b, changes) {
+            Ok((ci, _)) => {
+                let c = crate::assemble(&ci);
+                (ci, Some(c), None)
+            }
+            Err(e) => (bi.clone(), None, Some(e)),
+        };
+        let c = changed_call.as_ref().unwrap_or(&b);
         let mut row = CallRow {
             index: call.index,
             entry_id: call.entry_id.clone(),
@@ -1217,8 +1231,12 @@ pub fn session(
             continue;
         }
         row.before_tokens = count(&bi, &b);
-        row.after_tokens = count(&ci, &c);
-        if transcript && b.body() == c.body() {
+        row.after_tokens = count(&ci, c);
+        if let Some(e) = &unchanged {
+            row.note = Some(format!(
+                "unchanged: the change finds nothing in this call's request ({e})"
+            ));
+        } else if transcript && b.body() == c.body() {
             unchanged_prompt_calls += 1;
         }
         out.before_chars += row.before_chars;
@@ -1258,7 +1276,15 @@ pub fn session(
     if priced {
         out.cost_saved = Some(saved_cost);
     }
-    let left_out = out.calls.iter().filter(|c| c.note.is_some()).count();
+    let left_out = out
+        .calls
+        .iter()
+        .filter(|c| {
+            c.note
+                .as_deref()
+                .is_some_and(|n| !n.starts_with("unchanged"))
+        })
+        .count();
     if left_out > 0 {
         out.notes.push(format!(
             "{left_out} of the {} calls rebuilt are left out of the totals (each call's note says why)",

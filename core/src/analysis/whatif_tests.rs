@@ -231,7 +231,14 @@ fn the_whole_session_rebuilt_with_the_change_gives_its_totals() {
     let (i, _) = apply(&inputs, &a, &without(&["tool:subagent"])).unwrap();
     let mut count =
         |_: &Inputs, x: &Assembly| x.stats.as_ref().map(|s| s.total_chars().div_ceil(4));
-    let s = session(&inputs, &i, &a, None, &mut count);
+    let s = session(
+        &inputs,
+        &inputs,
+        &without(&["tool:subagent"]),
+        &a,
+        None,
+        &mut count,
+    );
     assert_eq!(s.calls_with_usage, 6);
     assert_eq!(s.calls.len(), 6);
     // Each call loses the same tool definition and prompt line.
@@ -263,11 +270,25 @@ fn the_whole_session_rebuilt_with_the_change_gives_its_totals() {
     recorded.session.as_mut().unwrap().text = text.into();
     let ra = crate::assemble(&recorded);
     let (ri, _) = apply(&recorded, &ra, &without(&["tool:subagent"])).unwrap();
-    let rs = session(&recorded, &ri, &ra, None, &mut count);
+    let rs = session(
+        &recorded,
+        &recorded,
+        &without(&["tool:subagent"]),
+        &ra,
+        None,
+        &mut count,
+    );
     assert!(rs.calls.iter().all(|c| c.reported_cost == Some(0.001)));
     assert!(rs.cost_saved.unwrap() > saved);
     // Bounded: evenly spaced calls, the last included, and said.
-    let s2 = session(&inputs, &i, &a, Some(2), &mut count);
+    let s2 = session(
+        &inputs,
+        &inputs,
+        &without(&["tool:subagent"]),
+        &a,
+        Some(2),
+        &mut count,
+    );
     assert_eq!(s2.calls.iter().map(|c| c.index).collect::<Vec<_>>(), [1, 6]);
     assert!(s2.notes[0].contains("2 of the 6 calls"));
 }
@@ -280,7 +301,14 @@ fn past_calls_an_older_pi_made_are_said_and_left_out_of_the_totals() {
     let a = crate::assemble(&inputs);
     let (i, _) = apply(&inputs, &a, &without(&["append-prompt"])).unwrap();
     let mut count = |_: &Inputs, _: &Assembly| None;
-    let s = session(&inputs, &i, &a, None, &mut count);
+    let s = session(
+        &inputs,
+        &inputs,
+        &without(&["append-prompt"]),
+        &a,
+        None,
+        &mut count,
+    );
     assert_eq!(s.calls.len(), 6);
     for c in &s.calls {
         let note = c.note.as_deref().unwrap_or_default();
@@ -297,4 +325,48 @@ fn past_calls_an_older_pi_made_are_said_and_left_out_of_the_totals() {
         s.notes,
         ["6 of the 6 calls rebuilt are left out of the totals (each call's note says why)"]
     );
+}
+
+#[test]
+fn each_past_call_gets_the_change_against_its_own_request() {
+    // One user message, then six answers: for each past call they are all its last turn, so
+    // thinking:old drops nothing there (while the next request, after a new prompt, drops all).
+    let inputs = base("0.85.1");
+    let a = crate::assemble(&inputs);
+    assert!(apply(&inputs, &a, &without(&["thinking:old"])).is_ok());
+    let mut count = |_: &Inputs, _: &Assembly| None;
+    let s = session(
+        &inputs,
+        &inputs,
+        &without(&["thinking:old"]),
+        &a,
+        None,
+        &mut count,
+    );
+    assert_eq!(s.calls.len(), 6);
+    for c in &s.calls {
+        assert_eq!(c.after_chars, Some(c.before_chars));
+        assert!(c
+            .note
+            .as_deref()
+            .unwrap()
+            .starts_with("unchanged: the change finds nothing"));
+    }
+    assert_eq!(s.before_chars, s.after_chars);
+    assert!(s.before_chars > 0 && s.notes.is_empty(), "{:?}", s.notes);
+    // An entry off: the calls after it lose it; the one it was removed before is unchanged.
+    let s = session(
+        &inputs,
+        &inputs,
+        &without(&["entry:58fd9420"]),
+        &a,
+        None,
+        &mut count,
+    );
+    let saved: Vec<bool> = s
+        .calls
+        .iter()
+        .map(|c| c.after_chars < Some(c.before_chars))
+        .collect();
+    assert_eq!(saved, [false, false, true, true, true, true]);
 }
