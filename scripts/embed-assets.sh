@@ -8,7 +8,9 @@
 #                               fetched by the app's worker when the model's tokens are counted
 #   demo/ + ctxlens-case.json   the demo case (www/demo) and its case manifest
 #   pi-data/                    each pi release's data (core/data), fetched by the app's worker the
-#                               first time a scenario needs that release
+#                               first time a scenario needs that release; changelog.json and
+#                               rule-docs.json (pi's release notes, the version table's docs),
+#                               fetched the first time the app compares two releases
 # The package comes from pkg/ctxlens (scripts/build-npm.sh, which runs this build itself once it
 # has written them, then puts the app into the package); when they are missing or differ from npm/
 # (a `trunk build` run alone), they are written first with `build-npm.sh --no-app`: the package
@@ -38,6 +40,7 @@ cp www/docs.html www/docs.css "$out/"
 rm -rf "$out/pi-data"
 mkdir -p "$out/pi-data"
 cp -r core/data/pi-* "$out/pi-data/"
+cp core/data/changelog.json core/data/rule-docs.json "$out/pi-data/"
 rm -rf "$out/tokenizers"
 mkdir -p "$out/tokenizers"
 list=$(bash scripts/build-tokenizers.sh)

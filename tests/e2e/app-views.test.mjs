@@ -9,26 +9,15 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
-import { serve, launch, open, repo, screenshotPath } from "./harness.mjs";
+import { open, repo, screenshotPath, servedApp } from "./harness.mjs";
 
 const corpus = path.join(repo, "tests/conformance/pi-0.85.1");
 const demoSession = fs.readFileSync(path.join(repo, "www/demo/session.jsonl"), "utf8").split("\n");
 
+const run = servedApp();
+const opened = run.opened;
 let server, browser;
-const opened = [];
-before(async () => {
-  server = await serve();
-  browser = await launch();
-});
-after(async () => {
-  for (const o of opened) {
-    const foreign = o.seen.filter((u) => !u.startsWith(server.url + "/") && !u.startsWith("data:") && !u.startsWith("blob:"));
-    assert.deepEqual(foreign, [], "no request leaves the page's origin");
-    assert.deepEqual(o.errors, [], "no page errors");
-  }
-  await browser?.close();
-  await server?.close();
-});
+before(async () => ({ server, browser } = await run.ready));
 
 async function openApp(hash = "", opts = {}) {
   const o = await open(browser, server.url + "/" + hash, opts);

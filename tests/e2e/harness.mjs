@@ -5,6 +5,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+import { before, after } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 
 export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const artifacts = path.join(repo, "tests/e2e/artifacts");
@@ -59,4 +62,38 @@ export async function open(browser, url, { viewport = { width: 1400, height: 100
 export function screenshotPath(name) {
   fs.mkdirSync(artifacts, { recursive: true });
   return path.join(artifacts, name);
+}
+
+/**
+ * The built app served and a browser for one test file (node:test `before`/`after`): `run.server`
+ * and `run.browser` once `await run.ready` (node:test does not wait for one root `before` hook
+ * before the next: a file's own hook awaits this); pages pushed onto `run.opened` are checked
+ * afterwards — no request left the page's origin and no page error.
+ */
+export function servedApp() {
+  let started;
+  const run = { server: null, browser: null, opened: [], ready: new Promise((r) => (started = r)) };
+  before(async () => {
+    run.server = await serve();
+    run.browser = await launch();
+    started(run);
+  });
+  after(async () => {
+    for (const o of run.opened) {
+      const foreign = o.seen.filter((u) => !u.startsWith(run.server.url + "/") && !u.startsWith("data:") && !u.startsWith("blob:"));
+      assert.deepEqual(foreign, [], "no request leaves the page's origin");
+      assert.deepEqual(o.errors, [], "no page errors");
+    }
+    await run.browser?.close();
+    await run.server?.close();
+  });
+  return run;
+}
+
+/** The CLI (the native assembly): the debug build scripts/test.sh makes, else a release build, else built now. */
+export function cliBin() {
+  const bin = ["target/debug/ctxlens", "target/release/ctxlens"].map((p) => path.join(repo, p)).find((p) => fs.existsSync(p));
+  if (bin) return bin;
+  execFileSync("cargo", ["build", "-p", "ctxlens-cli", "--quiet"], { cwd: repo, stdio: "inherit" });
+  return path.join(repo, "target/debug/ctxlens");
 }

@@ -7,33 +7,18 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
-import { serve, launch, open, repo, screenshotPath } from "./harness.mjs";
+import { open, repo, screenshotPath, servedApp, cliBin } from "./harness.mjs";
 
 const corpus = path.join(repo, "tests/conformance/pi-1.6.0");
 
+const run = servedApp();
+const opened = run.opened;
 let server, browser;
-const opened = [];
-before(async () => {
-  server = await serve();
-  browser = await launch();
-});
-after(async () => {
-  for (const o of opened) {
-    const foreign = o.seen.filter((u) => !u.startsWith(server.url + "/") && !u.startsWith("data:") && !u.startsWith("blob:"));
-    assert.deepEqual(foreign, [], "no request leaves the page's origin");
-    assert.deepEqual(o.errors, [], "no page errors");
-  }
-  await browser?.close();
-  await server?.close();
-});
+before(async () => ({ server, browser } = await run.ready));
 
 /** The CLI (the native assembly): the debug build scripts/test.sh makes, else a release build. */
 function report(name) {
-  let bin = ["target/debug/ctxlens", "target/release/ctxlens"].map((p) => path.join(repo, p)).find((p) => fs.existsSync(p));
-  if (!bin) {
-    execFileSync("cargo", ["build", "-p", "ctxlens-cli", "--quiet"], { cwd: repo, stdio: "inherit" });
-    bin = path.join(repo, "target/debug/ctxlens");
-  }
+  const bin = cliBin();
   const dir = path.join(corpus, name);
   return JSON.parse(execFileSync(bin, ["report", "--case", dir, "--env", path.join(dir, "expected/env.json")], { maxBuffer: 1 << 28 }).toString("utf8"));
 }

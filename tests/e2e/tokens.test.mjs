@@ -9,7 +9,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
-import { serve, launch, open, repo, screenshotPath } from "./harness.mjs";
+import { serve, launch, open, repo, screenshotPath, cliBin } from "./harness.mjs";
 
 const OPENAI = "pi-0.85.1/rs-thinking-off-none"; // openai/gpt-5.4: o200k_base
 const CLAUDE = "pi-1.6.0/an-compaction"; // a Claude model with usage on its calls
@@ -19,11 +19,7 @@ const asset = path.join(repo, "dist/tokenizers/o200k_base.wasm");
 /** `ctxlens stats` of a corpus case (the native count: ctxlens-tokens). */
 function cliStats(name) {
   const where = path.isAbsolute(name) ? name : path.join(repo, "tests/conformance", name);
-  let bin = ["target/debug/ctxlens", "target/release/ctxlens"].map((p) => path.join(repo, p)).find((p) => fs.existsSync(p));
-  if (!bin) {
-    execFileSync("cargo", ["build", "-p", "ctxlens-cli", "--quiet"], { cwd: repo, stdio: "inherit" });
-    bin = path.join(repo, "target/debug/ctxlens");
-  }
+  const bin = cliBin();
   return JSON.parse(execFileSync(bin, ["stats", "--case", where], { maxBuffer: 1 << 28, stdio: ["ignore", "pipe", "ignore"] }).toString("utf8"));
 }
 

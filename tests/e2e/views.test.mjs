@@ -7,7 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
-import { serve, launch, open, repo, screenshotPath } from "./harness.mjs";
+import { open, repo, screenshotPath, servedApp, cliBin } from "./harness.mjs";
 
 const expectedBody = fs.readFileSync(path.join(repo, "www/demo/expected/request-1.json"), "utf8");
 const VIEWS = [
@@ -15,21 +15,10 @@ const VIEWS = [
   ["request", "Request"], ["protocols", "Protocols"], ["usage", "Usage & cache"], ["findings", "Findings"],
 ];
 
+const run = servedApp();
+const opened = run.opened;
 let server, browser;
-const opened = [];
-before(async () => {
-  server = await serve();
-  browser = await launch();
-});
-after(async () => {
-  for (const o of opened) {
-    const foreign = o.seen.filter((u) => !u.startsWith(server.url + "/") && !u.startsWith("data:") && !u.startsWith("blob:"));
-    assert.deepEqual(foreign, [], "no request leaves the page's origin");
-    assert.deepEqual(o.errors, [], "no page errors");
-  }
-  await browser?.close();
-  await server?.close();
-});
+before(async () => ({ server, browser } = await run.ready));
 
 async function openDemo(opts = {}) {
   const o = await open(browser, server.url + "/", opts);
@@ -56,11 +45,7 @@ const num = (s) => Number(String(s).replace(/[^0-9.-]/g, ""));
 
 /** The CLI (the native assembly): the debug build scripts/test.sh makes, else a release build. */
 function cli(args) {
-  let bin = ["target/debug/ctxlens", "target/release/ctxlens"].map((p) => path.join(repo, p)).find((p) => fs.existsSync(p));
-  if (!bin) {
-    execFileSync("cargo", ["build", "-p", "ctxlens-cli", "--quiet"], { cwd: repo, stdio: "inherit" });
-    bin = path.join(repo, "target/debug/ctxlens");
-  }
+  const bin = cliBin();
   return execFileSync(bin, args, { maxBuffer: 1 << 28 }).toString("utf8");
 }
 

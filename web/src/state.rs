@@ -1028,7 +1028,7 @@ pub fn inputs_of(
     (inputs, notes)
 }
 
-/// What the URL hash holds: `#api=…&view=…&stage=…&sel=…`.
+/// What the URL hash holds: `#api=…&view=…&stage=…&sel=…&with=…`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ViewState {
     /// The protocol on screen; `None` = the model's own.
@@ -1037,6 +1037,32 @@ pub struct ViewState {
     pub stage: usize,
     pub selection: Option<String>,
     pub compare: bool,
+    /// What the Protocols view compares the request with: another protocol (`anthropic-messages`)
+    /// or another pi release (`pi-1.6.0`); `None`: the first other protocol.
+    pub with: Option<String>,
+}
+
+/// What [`ViewState::with`] names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompareWith {
+    Api(ctxlens::Api),
+    Pi(ctxlens::PiVersion),
+}
+
+impl CompareWith {
+    pub fn parse(s: &str) -> Option<CompareWith> {
+        match s.strip_prefix("pi-") {
+            Some(v) => v.parse().ok().map(CompareWith::Pi),
+            None => s.parse().ok().map(CompareWith::Api),
+        }
+    }
+
+    pub fn key(self) -> String {
+        match self {
+            CompareWith::Api(a) => a.as_str().to_string(),
+            CompareWith::Pi(v) => format!("pi-{v}"),
+        }
+    }
 }
 
 fn pct_decode(s: &str) -> String {
@@ -1084,6 +1110,7 @@ impl ViewState {
                 "stage" => v.stage = val.parse().unwrap_or(0),
                 "sel" if !val.is_empty() => v.selection = Some(val),
                 "compare" => v.compare = val == "1",
+                "with" if CompareWith::parse(&val).is_some() => v.with = Some(val),
                 _ => {}
             }
         }
@@ -1106,6 +1133,9 @@ impl ViewState {
         }
         if self.compare {
             parts.push("compare=1".into());
+        }
+        if let Some(w) = &self.with {
+            parts.push(format!("with={}", pct_encode(w)));
         }
         if parts.is_empty() {
             String::new()
@@ -1518,11 +1548,20 @@ mod tests {
             stage: 3,
             selection: Some("tool:read me&x".into()),
             compare: true,
+            with: Some("pi-0.85.1".into()),
         };
         assert_eq!(ViewState::from_hash(&v.to_hash()), v);
         assert_eq!(
-            ViewState::from_hash("#api=nope&stage=x"),
+            ViewState::from_hash("#api=nope&stage=x&with=pi-9.9.9"),
             ViewState::default()
+        );
+        assert_eq!(
+            CompareWith::parse("pi-1.6.0"),
+            Some(CompareWith::Pi(ctxlens::PiVersion::V1_6_0))
+        );
+        assert_eq!(
+            CompareWith::parse("anthropic-messages").map(CompareWith::key),
+            Some("anthropic-messages".to_string())
         );
     }
 }

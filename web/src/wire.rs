@@ -180,6 +180,35 @@ pub fn read_compare_answer(text: &str, a: &str, b: &str) -> Result<Value, String
     Ok(c.clone())
 }
 
+/// The worker's answer to an `upgrade` request (the same inputs under another pi release,
+/// `ctxlens::report::upgrade::to_json`), as the JSON text it posts: `{"upgrade": …}`, or
+/// `{"error": "…"}` when it could not compare.
+pub fn upgrade_answer(result: Result<Value, String>) -> String {
+    let v: Value = match result {
+        Ok(u) => Object::new().with("upgrade", u).into(),
+        Err(e) => Object::new().with("error", e).into(),
+    };
+    v.to_json()
+}
+
+/// Reads an [`upgrade_answer`] on the page: the comparison with release `to`, or why there is
+/// none. A comparison with another release than the one asked for is an error too.
+pub fn read_upgrade_answer(text: &str, to: &str) -> Result<Value, String> {
+    let v = ctxlens::js::parse(text)
+        .map_err(|e| format!("the worker's comparison did not parse: {}", e.message))?;
+    if let Some(e) = v.get_str("error") {
+        return Err(e.to_string());
+    }
+    let u = v
+        .get("upgrade")
+        .filter(|u| u.get("blocks").is_some_and(|b| b.as_array().is_some()))
+        .ok_or("the worker's answer holds no upgrade comparison")?;
+    match u.get_str("to") {
+        Some(got) if got != to => Err(format!("the worker compared with pi {got}, not {to}")),
+        _ => Ok(u.clone()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -243,6 +272,25 @@ mod tests {
             .add(&["b".into(), "c".into()], false, Value::Null)
             .is_err());
         assert!(j.add(&[], true, Value::Null).is_err());
+    }
+
+    #[test]
+    fn an_upgrade_answer_reads_back_or_says_why_not() {
+        let u: Value = Object::new()
+            .with("from", "0.85.1")
+            .with("to", "1.6.0")
+            .with("blocks", Value::Array(Vec::new()))
+            .into();
+        let text = upgrade_answer(Ok(u.clone()));
+        assert_eq!(read_upgrade_answer(&text, "1.6.0"), Ok(u));
+        assert!(read_upgrade_answer(&text, "0.85.1")
+            .unwrap_err()
+            .contains("not 0.85.1"));
+        assert_eq!(
+            read_upgrade_answer(&upgrade_answer(Err("gone".into())), "1.6.0"),
+            Err("gone".into())
+        );
+        assert!(read_upgrade_answer("{}", "1.6.0").is_err());
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //! | `{type: "assemble", gen, api}` | assemble it (`api`: `null` = the model's own) |
 //! | `{type: "provenance", gen, api, path}` | the source of one body path of a report whose provenance was left out |
 //! | `{type: "compare", gen, a, b}` | the core's comparison of protocol `a` with protocol `b` (the Protocols view) |
+//! | `{type: "upgrade", gen, api, pi, tokens}` | what upgrading (or going back) to pi release `pi` does to protocol `api`'s request (the Protocols view); `tokens`: with tokens when the model's vocabulary is loaded |
 //! | `{type: "catalog", pi}` | the model catalog of pi release `pi`, for the model picker |
 //! | `{type: "tokens", gen, api, calls}` | the statistics of protocol `api`'s assembly with tokens (see below; `calls: false`: the calls are rebuilt against their usage only for an estimate) |
 //!
@@ -16,10 +17,11 @@
 //! |---|---|
 //! | `{type: "ready"}` | the worker is listening |
 //! | `{type: "failed", gen, api, error}` | it could not start (a release's data did not load) |
-//! | `{type: "progress", gen, api, stage, done}` | what it is doing now; `done`: the share of the work done (0–1) |
+//! | `{type: "progress", gen, api, stage, done, upgrade}` | what it is doing now; `done`: the share of the work done (0–1); `upgrade`: the release of an `upgrade` it is working on (else absent) |
 //! | `{type: "report", gen, api, parts, partsBytes, bodyParts, bodyPartsBytes, body, provenanceInWorker, ms, memoryBytes}` | see below |
 //! | `{type: "provenance", gen, api, path, json}` | `views::prov_answer` for that path (or `{error}`) |
 //! | `{type: "compare", gen, a, b, json}` | [`crate::wire::compare_answer`]: `ctxlens::report::compare_json` of the two assemblies (or `{error}`) |
+//! | `{type: "upgrade", gen, api, pi, tokens, json}` | [`crate::wire::upgrade_answer`]: `ctxlens::report::upgrade::to_json` (or `{error}`) |
 //! | `{type: "catalog", pi, json}` | `[{ref, name, api, reasoning}]` |
 //! | `{type: "tokens", gen, api, phase, vocabulary, …}` | [`TokenUpdate`]: the vocabulary's loading (`loaded`, `total` bytes), the counting (`done`), then `stats` (JSON text) or `error` |
 //!
@@ -33,6 +35,14 @@
 //! Each pi release's data (strings, tool definitions, catalog: `pi-data/pi-<version>/`, copied
 //! from core/data by Trunk) is fetched the first time a message needs that release; the
 //! message is then handled as if it had just come.
+//!
+//! An `upgrade` assembles the scenario's inputs again with `Inputs::pi` set to the release asked
+//! for (its data fetched first when missing, with `progress`), and answers
+//! `ctxlens::analysis::upgrade::upgrade` of the two: with tokens on both sides when asked and
+//! the model's vocabulary module is already loaded in this worker (it is not fetched for
+//! this), with characters only otherwise. pi's release notes and the version table's docs
+//! (`pi-data/changelog.json`, `pi-data/rule-docs.json`) are fetched once, before the first
+//! comparison; when they do not load, the comparison goes on without them (`changelog: null`).
 //!
 //! A report is `report::assembly_json` without `request.body` and, when it has more than
 //! [`PROVENANCE_INLINE`] entries, without `provenance` (the worker keeps it and answers path by
@@ -64,7 +74,10 @@ use wasm_bindgen::JsCast;
 
 use crate::shared::Shared;
 use crate::state::{inputs_of, Laid, LayOptions};
-use crate::wire::{compare_answer, read_compare_answer, split, take, Part, PART_BYTES};
+use crate::wire::{
+    compare_answer, read_compare_answer, read_upgrade_answer, split, take, upgrade_answer, Part,
+    PART_BYTES,
+};
 
 /// Reports with more provenance entries than this leave it in the worker (path by path on demand).
 pub const PROVENANCE_INLINE: usize = 20_000;
@@ -94,6 +107,8 @@ pub enum FromWorker {
         api: Option<String>,
         stage: String,
         done: f64,
+        /// The release of the `upgrade` this is about (`None`: an assembly).
+        upgrade: Option<String>,
     },
     /// A report, joined on the page from its parts; `parsed_body` is its body parsed.
     Report {
@@ -125,6 +140,15 @@ pub enum FromWorker {
         gen: u64,
         a: String,
         b: String,
+        answer: Result<Value, String>,
+    },
+    /// What the same inputs give under pi release `pi` (`ctxlens::report::upgrade::to_json`),
+    /// for protocol `api`, or why the worker could not compare; `tokens`: as asked.
+    Upgrade {
+        gen: u64,
+        api: String,
+        pi: String,
+        tokens: bool,
         answer: Result<Value, String>,
     },
     /// The model catalog of pi release `pi`.
@@ -161,6 +185,7 @@ impl FromWorker {
                 api: s("api"),
                 stage: s("stage").unwrap_or_default(),
                 done: get(data, "done").as_f64().unwrap_or(0.0),
+                upgrade: s("upgrade"),
             },
             "provenance" => FromWorker::Provenance {
                 gen,
@@ -174,6 +199,16 @@ impl FromWorker {
                 let (a, b) = (s("a").unwrap_or_default(), s("b").unwrap_or_default());
                 let answer = read_compare_answer(&s("json").unwrap_or_default(), &a, &b);
                 FromWorker::Compare { gen, a, b, answer }
+            }
+            "upgrade" => {
+                let pi = s("pi").unwrap_or_default();
+                FromWorker::Upgrade {
+                    gen,
+                    api: s("api").unwrap_or_default(),
+                    answer: read_upgrade_answer(&s("json").unwrap_or_default(), &pi),
+                    pi,
+                    tokens: get(data, "tokens").as_bool().unwrap_or(false),
+                }
             }
             "tokens" => FromWorker::Tokens {
                 gen,
@@ -495,6 +530,19 @@ impl WorkerLink {
         let _ = self.worker.post_message(&msg);
     }
 
+    /// Asks what the same inputs give under pi release `pi` for protocol `api` (answered by a
+    /// [`FromWorker::Upgrade`]); `tokens`: counted on both sides when the model's vocabulary is
+    /// loaded.
+    pub fn upgrade(&self, gen: u64, api: &str, pi: &str, tokens: bool) {
+        let msg = js_sys::Object::new();
+        set(&msg, "type", "upgrade");
+        set(&msg, "gen", gen as f64);
+        set(&msg, "api", api);
+        set(&msg, "pi", pi);
+        set(&msg, "tokens", tokens);
+        let _ = self.worker.post_message(&msg);
+    }
+
     /// Asks for the statistics of protocol `api`'s report with tokens (answered by
     /// [`FromWorker::Tokens`] updates).
     pub fn tokens(&self, gen: u64, api: &str, calls: bool) {
@@ -601,6 +649,7 @@ async fn join_report(data: JsValue, cb: Rc<dyn Fn(FromWorker)>, epoch: Rc<Cell<u
                 mb(total)
             ),
             done: 0.75 + 0.25 * done / total.max(1.0),
+            upgrade: None,
         })
     };
     let bad = |error: String| {
@@ -731,6 +780,20 @@ impl Loaded {
         inputs_of(&self.files, self.opts.clone(), Some(api)).0
     }
 
+    /// This scenario's inputs under protocol `api` and pi release `pi`, with the notes of
+    /// reading the case (the upgrade comparison's second side).
+    fn inputs_under(
+        &self,
+        api: &str,
+        pi: ctxlens::PiVersion,
+    ) -> (ctxlens::Inputs, Vec<ctxlens::Diagnostic>) {
+        let opts = LayOptions {
+            pi: Some(pi),
+            ..self.opts.clone()
+        };
+        inputs_of(&self.files, opts, Some(api))
+    }
+
     /// The release this scenario rebuilds under `api`, when its data is not loaded yet.
     fn missing_release(&self, api: Option<&str>) -> Option<ctxlens::PiVersion> {
         let (inputs, _) = inputs_of(&self.files, self.opts.clone(), api);
@@ -826,41 +889,206 @@ fn memory_bytes() -> f64 {
         .unwrap_or(0.0)
 }
 
+thread_local! {
+    /// The releases whose data is on its way, with the messages waiting for it: a second
+    /// message needing the same release waits for the first fetch instead of fetching again.
+    static FETCHING: RefCell<BTreeMap<ctxlens::PiVersion, Vec<JsValue>>> = const { RefCell::new(BTreeMap::new()) };
+}
+
 /// Fetches pi `version`'s data folder (`pi-data/pi-<version>/`, beside the worker's script) and
-/// installs it, once; the message that needed it is then handled again.
+/// installs it, once; the messages that needed it are then handled again.
 fn fetch_release_then(
     scope: &web_sys::DedicatedWorkerGlobalScope,
     loaded: &Rc<RefCell<Option<Loaded>>>,
     version: ctxlens::PiVersion,
     data: JsValue,
 ) {
+    let stage = format!("fetching pi {version}'s data");
+    report_fetching(scope, &data, &stage);
+    let first = FETCHING.with(|f| {
+        let mut f = f.borrow_mut();
+        let waiting = f.entry(version).or_default();
+        waiting.push(data);
+        waiting.len() == 1
+    });
+    if !first {
+        return;
+    }
     let (scope, loaded) = (scope.clone(), loaded.clone());
-    let gen = get(&data, "gen").as_f64().unwrap_or(0.0) as u64;
-    let api = get(&data, "api").as_string();
-    progress(
-        &scope,
-        gen,
-        api.as_deref(),
-        &format!("fetching pi {version}'s data"),
-        0.01,
-    );
     wasm_bindgen_futures::spawn_local(async move {
-        match fetch_release(&scope, version).await {
-            Ok(()) => handle(&scope, &loaded, data),
-            Err(e) => {
-                let m = js_sys::Object::new();
-                set(&m, "type", "failed");
-                set(&m, "gen", gen as f64);
-                set(&m, "api", opt_str(api.as_deref()));
-                set(
-                    &m,
-                    "error",
-                    format!("pi {version}'s data could not be loaded: {e}"),
-                );
-                post(&scope, &m);
+        let result = fetch_release(&scope, version).await;
+        let waiting = FETCHING.with(|f| f.borrow_mut().remove(&version).unwrap_or_default());
+        for data in waiting {
+            match &result {
+                Ok(()) => handle(&scope, &loaded, data),
+                Err(e) => fail_fetching(
+                    &scope,
+                    &data,
+                    &format!("pi {version}'s data could not be loaded: {e}"),
+                ),
             }
         }
     });
+}
+
+/// An upgrade comparison's message: `Some(the release it compares with)`.
+fn upgrade_of(data: &JsValue) -> Option<String> {
+    (get(data, "type").as_string().as_deref() == Some("upgrade"))
+        .then(|| get(data, "pi").as_string().unwrap_or_default())
+}
+
+/// The progress of message `data` while a release's data is fetched: an upgrade comparison's
+/// goes to the comparison, not to the report.
+fn report_fetching(scope: &web_sys::DedicatedWorkerGlobalScope, data: &JsValue, stage: &str) {
+    match upgrade_of(data) {
+        Some(pi) => upgrade_progress(scope, data, &pi, stage, 0.01),
+        None => {
+            let gen = get(data, "gen").as_f64().unwrap_or(0.0) as u64;
+            progress(
+                scope,
+                gen,
+                get(data, "api").as_string().as_deref(),
+                stage,
+                0.01,
+            )
+        }
+    }
+}
+
+/// Message `data` could not be handled: a release's data did not load.
+fn fail_fetching(scope: &web_sys::DedicatedWorkerGlobalScope, data: &JsValue, error: &str) {
+    if upgrade_of(data).is_some() {
+        return post_upgrade(scope, data, Err(error.to_string()));
+    }
+    let m = js_sys::Object::new();
+    set(&m, "type", "failed");
+    set(&m, "gen", get(data, "gen"));
+    set(&m, "api", opt_str(get(data, "api").as_string().as_deref()));
+    set(&m, "error", error);
+    post(scope, &m);
+}
+
+/// Progress of the `upgrade` message `data` (to release `pi`).
+fn upgrade_progress(
+    scope: &web_sys::DedicatedWorkerGlobalScope,
+    data: &JsValue,
+    pi: &str,
+    stage: &str,
+    done: f64,
+) {
+    let m = js_sys::Object::new();
+    set(&m, "type", "progress");
+    set(&m, "gen", get(data, "gen"));
+    set(&m, "api", get(data, "api"));
+    set(&m, "stage", stage);
+    set(&m, "done", done);
+    set(&m, "upgrade", pi);
+    post(scope, &m);
+}
+
+/// The answer to the `upgrade` message `data`.
+fn post_upgrade(
+    scope: &web_sys::DedicatedWorkerGlobalScope,
+    data: &JsValue,
+    answer: Result<Value, String>,
+) {
+    let m = js_sys::Object::new();
+    set(&m, "type", "upgrade");
+    for k in ["gen", "api", "pi", "tokens"] {
+        set(&m, k, get(data, k));
+    }
+    set(&m, "json", upgrade_answer(answer).as_str());
+    post(scope, &m);
+}
+
+/// The `upgrade` message: the scenario's inputs assembled again under another release, and the
+/// core's comparison of the two (see the module's doc).
+fn handle_upgrade(
+    scope: &web_sys::DedicatedWorkerGlobalScope,
+    loaded: &Rc<RefCell<Option<Loaded>>>,
+    data: JsValue,
+) {
+    let gen = get(&data, "gen").as_f64().unwrap_or(0.0) as u64;
+    let api = get(&data, "api").as_string().unwrap_or_default();
+    let pi_text = get(&data, "pi").as_string().unwrap_or_default();
+    let Ok(pi) = pi_text.parse::<ctxlens::PiVersion>() else {
+        return post_upgrade(
+            scope,
+            &data,
+            Err(format!("ctxlens does not know pi {pi_text}")),
+        );
+    };
+    let gone = "The worker no longer holds these files (it was restarted or moved on): drop or open the files again.";
+    // Either release's data, when missing (the first side's too: a restarted worker).
+    let missing = {
+        let guard = loaded.borrow();
+        match guard.as_ref().filter(|l| l.gen == gen) {
+            Some(l) => l
+                .missing_release(Some(&api))
+                .or_else(|| (!ctxlens::pi::data::is_available(pi)).then_some(pi)),
+            None => return post_upgrade(scope, &data, Err(gone.into())),
+        }
+    };
+    if let Some(v) = missing {
+        return fetch_release_then(scope, loaded, v, data);
+    }
+    // pi's release notes and the version table's docs, fetched once for the worker's life.
+    let wait = NOTES.with(|n| match &mut *n.borrow_mut() {
+        NotesState::Tried => false,
+        NotesState::Loading(waiting) => {
+            waiting.push(data.clone());
+            true
+        }
+        state @ NotesState::Missing => {
+            *state = NotesState::Loading(vec![data.clone()]);
+            upgrade_progress(scope, &data, &pi_text, "fetching pi's release notes", 0.05);
+            fetch_notes(scope, loaded);
+            true
+        }
+    });
+    if wait {
+        return;
+    }
+    let step = |stage: &str, done: f64| upgrade_progress(scope, &data, &pi_text, stage, done);
+    step(&format!("rebuilding the request under pi {pi}"), 0.3);
+    let (a, b) = {
+        let mut guard = loaded.borrow_mut();
+        let Some(l) = guard.as_mut().filter(|l| l.gen == gen) else {
+            return post_upgrade(scope, &data, Err(gone.into()));
+        };
+        let a = l.assembly_of(&api);
+        let (inputs, notes) = l.inputs_under(&api, pi);
+        (a, Loaded::assemble_inputs(inputs, notes))
+    };
+    // Tokens on both sides with the model's vocabulary, when it is loaded here.
+    let module = (get(&data, "tokens").as_bool() == Some(true))
+        .then(|| match ctxlens::tokens::vocabulary_of(&a) {
+            Some(Vocabulary::Known { name, exact, .. }) => {
+                VOCABS.with(|v| match v.borrow().get(&name) {
+                    Some(VocabSlot::Ready(m)) => Some((m.clone(), exact)),
+                    _ => None,
+                })
+            }
+            _ => None,
+        })
+        .flatten();
+    let (sa, sb) = match &module {
+        Some((m, exact)) => {
+            step("counting the tokens of both", 0.6);
+            let no_progress = |_: f64| {};
+            let count = |x: &Assembly| {
+                let mut c = crate::vocab::Counter::new(m, *exact, &no_progress);
+                ctxlens::analysis::stats::compute_with_tokens(x, &mut c)
+                    .ok()
+                    .flatten()
+            };
+            (count(&a), count(&b))
+        }
+        None => (None, None),
+    };
+    step("comparing", 0.9);
+    let u = ctxlens::analysis::upgrade::upgrade(&a, &b, sa.as_ref(), sb.as_ref());
+    post_upgrade(scope, &data, Ok(ctxlens::report::upgrade::to_json(&u)));
 }
 
 async fn fetch_release(
@@ -895,6 +1123,73 @@ async fn fetch_release(
     })
     .map(|_| ())
     .map_err(|e| e.to_string())
+}
+
+/// The upgrade comparison's notes (`pi-data/changelog.json`, `pi-data/rule-docs.json`) in this
+/// worker: not fetched yet, or tried (installed, or the comparison goes on without them and
+/// says so: `changelog: null`, no rule docs).
+enum NotesState {
+    Missing,
+    /// On their way, with the `upgrade` messages waiting for them.
+    Loading(Vec<JsValue>),
+    Tried,
+}
+
+thread_local! {
+    static NOTES: RefCell<NotesState> = const { RefCell::new(NotesState::Missing) };
+}
+
+/// Fetches and installs the upgrade comparison's notes, then handles the messages that waited
+/// for them.
+fn fetch_notes(scope: &web_sys::DedicatedWorkerGlobalScope, loaded: &Rc<RefCell<Option<Loaded>>>) {
+    let (scope, loaded) = (scope.clone(), loaded.clone());
+    wasm_bindgen_futures::spawn_local(async move {
+        // A note that does not load leaves the comparison without it (and the view says so).
+        if let Ok(text) = fetch_text(&scope, "pi-data/changelog.json").await {
+            warn_if_err(ctxlens::pi::changelog::install(text));
+        }
+        if let Ok(text) = fetch_text(&scope, "pi-data/rule-docs.json").await {
+            warn_if_err(ctxlens::pi::install_rule_docs(&text));
+        }
+        let waiting =
+            NOTES.with(
+                |n| match std::mem::replace(&mut *n.borrow_mut(), NotesState::Tried) {
+                    NotesState::Loading(w) => w,
+                    _ => Vec::new(),
+                },
+            );
+        for data in waiting {
+            handle(&scope, &loaded, data);
+        }
+    });
+}
+
+fn warn_if_err(r: Result<(), String>) {
+    if let Err(e) = r {
+        web_sys::console::warn_1(&JsValue::from_str(&e));
+    }
+}
+
+/// The text at `url` (beside the worker's script), or why not.
+async fn fetch_text(
+    scope: &web_sys::DedicatedWorkerGlobalScope,
+    url: &str,
+) -> Result<String, String> {
+    use wasm_bindgen_futures::JsFuture;
+    let js_err = |e: JsValue| e.as_string().unwrap_or_else(|| format!("{e:?}"));
+    let r: web_sys::Response = JsFuture::from(scope.fetch_with_str(url))
+        .await
+        .map_err(js_err)?
+        .dyn_into()
+        .map_err(js_err)?;
+    if !r.ok() {
+        return Err(format!("{url}: HTTP {}", r.status()));
+    }
+    Ok(JsFuture::from(r.text().map_err(js_err)?)
+        .await
+        .map_err(js_err)?
+        .as_string()
+        .unwrap_or_default())
 }
 
 /// A vocabulary module in the worker: on its way (with the `tokens` messages waiting for it),
@@ -1307,6 +1602,7 @@ fn handle(
             post(scope, &m);
         }
         Some("tokens") => handle_tokens(scope, loaded, data),
+        Some("upgrade") => handle_upgrade(scope, loaded, data),
         Some("catalog") => {
             let version = get(&data, "pi")
                 .as_string()

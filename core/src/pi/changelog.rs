@@ -1,6 +1,7 @@
 //! pi's own release notes (`data/changelog.json`, from the newest release's CHANGELOG.md by
 //! `scripts/extract-changelog.mjs`), for the upgrade comparison: what each release between two
-//! says. Compiled in with `embedded-data` (the CLI); a build without it has none and says so.
+//! says. Compiled in with `embedded-data` (the CLI); a build without it has none and says so,
+//! unless the host installs the file ([`install`]: the app's worker fetches it).
 
 use crate::js::{self, Value};
 
@@ -18,6 +19,29 @@ const JSON: Option<&str> = Some(include_str!("../../data/changelog.json"));
 #[cfg(not(feature = "embedded-data"))]
 const JSON: Option<&str> = None;
 
+/// The notes installed at run time by a build without them ([`install`]).
+static INSTALLED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+fn text() -> Option<&'static str> {
+    JSON.or_else(|| INSTALLED.get().map(String::as_str))
+}
+
+/// Whether this build has pi's release notes (compiled in or installed).
+pub fn is_available() -> bool {
+    text().is_some()
+}
+
+/// Installs `data/changelog.json`'s text in a build without it (the app's worker fetches it for
+/// the upgrade comparison). Once; a second call changes nothing.
+pub fn install(json: String) -> Result<(), String> {
+    let v = js::parse(&json).map_err(|e| format!("changelog.json: {}", e.message))?;
+    if v.get("releases").and_then(Value::as_array).is_none() {
+        return Err("changelog.json: no releases".into());
+    }
+    let _ = INSTALLED.set(json);
+    Ok(())
+}
+
 fn key(v: &str) -> Vec<u64> {
     v.split('.').map(|p| p.parse().unwrap_or(0)).collect()
 }
@@ -25,7 +49,7 @@ fn key(v: &str) -> Vec<u64> {
 /// The notes of every release after `from` up to `to` (in either order: a downgrade reads the
 /// same notes), newest first; `None` when this build has no changelog.
 pub fn between(from: &str, to: &str) -> Option<Vec<Release>> {
-    let doc = js::parse(JSON?).ok()?;
+    let doc = js::parse(text()?).ok()?;
     let (lo, hi) = if key(from) <= key(to) {
         (key(from), key(to))
     } else {

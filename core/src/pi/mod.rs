@@ -15,9 +15,10 @@ mod version;
 pub use choice::{Certainty, Choice, Detection, Evidence, Reason};
 pub use data::{DataError, Located, PiData};
 pub use rules::{
-    rule_doc, AnthropicRules, BedrockRules, CliResolution, ClientIdentity, CompletionsRules,
-    GoogleRules, MaxTokensClamp, MistralRules, ModelRules, PiMessagesRules, PromptTemplateArgs,
-    ResponsesRules, Rules, RULE_DOCS,
+    has_rule_docs, install_rule_docs, parse_rule_docs, rule_doc, rule_docs_json, AnthropicRules,
+    BedrockRules, CliResolution, ClientIdentity, CompletionsRules, GoogleRules, MaxTokensClamp,
+    MistralRules, ModelRules, PiMessagesRules, PromptTemplateArgs, ResponsesRules, Rules,
+    RULE_DOCS,
 };
 pub use version::{PiVersion, UnknownVersion};
 

@@ -797,17 +797,68 @@ const R_1_4_0: Rules = Rules {
 };
 
 // The version table's docs as data (about 20 KB of text), with the releases' data: the CLI and
-// the native tests have them; the wasm builds (whose size counts) do not, and say so.
+// the native tests have them compiled in; the wasm builds (whose size counts) do not, and may
+// install them at run time from `data/rule-docs.json` (the same docs, kept current by a test).
 #[cfg(feature = "embedded-data")]
 include!(concat!(env!("OUT_DIR"), "/rule_docs.rs"));
 #[cfg(not(feature = "embedded-data"))]
-/// Not in this build (the wasm builds): [`rule_doc`] gives `None`.
+/// Not in this build (the wasm builds): [`rule_doc`] gives what [`install_rule_docs`] installed.
 pub const RULE_DOCS: &[(&str, &str)] = &[];
 
+/// The docs installed at run time by a build without them (`data/rule-docs.json`).
+static INSTALLED_DOCS: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
+
 /// The doc comment of the switch at `path` (`transcript`, `anthropic.native_tool_changes`);
-/// `None` in a build without `embedded-data`.
+/// `None` in a build without `embedded-data` until [`install_rule_docs`].
 pub fn rule_doc(path: &str) -> Option<&'static str> {
-    RULE_DOCS.iter().find(|(p, _)| *p == path).map(|(_, d)| *d)
+    RULE_DOCS
+        .iter()
+        .find(|(p, _)| *p == path)
+        .map(|(_, d)| *d)
+        .or_else(|| {
+            INSTALLED_DOCS
+                .get()?
+                .iter()
+                .find(|(p, _)| p == path)
+                .map(|(_, d)| d.as_str())
+        })
+}
+
+/// Whether this build has the version table's docs (compiled in or installed).
+pub fn has_rule_docs() -> bool {
+    !RULE_DOCS.is_empty() || INSTALLED_DOCS.get().is_some()
+}
+
+/// `data/rule-docs.json`'s text: `{"path": "doc", …}` in the version table's order.
+pub fn rule_docs_json(docs: &[(&str, &str)]) -> String {
+    let mut o = crate::js::Object::new();
+    for (path, doc) in docs {
+        o = o.with(*path, *doc);
+    }
+    let mut text = crate::js::Value::from(o).to_json_pretty(1);
+    text.push('\n');
+    text
+}
+
+/// Reads `data/rule-docs.json`'s text.
+pub fn parse_rule_docs(json: &str) -> Result<Vec<(String, String)>, String> {
+    let v = crate::js::parse(json).map_err(|e| format!("rule-docs.json: {}", e.message))?;
+    let o = v.as_object().ok_or("rule-docs.json: not an object")?;
+    o.iter()
+        .map(|(k, d)| {
+            d.as_str()
+                .map(|d| (k.to_string(), d.to_string()))
+                .ok_or_else(|| format!("rule-docs.json: {k} is not a text"))
+        })
+        .collect()
+}
+
+/// Installs the version table's docs in a build without them (the app's worker fetches
+/// `rule-docs.json` for the upgrade comparison). Once; a second call changes nothing.
+pub fn install_rule_docs(json: &str) -> Result<(), String> {
+    let docs = parse_rule_docs(json)?;
+    let _ = INSTALLED_DOCS.set(docs);
+    Ok(())
 }
 
 /// 1.3.0: 1.4.0 without what 1.4.0 began (the diff of the two releases' dist; cases `pi-1.3.0/`).

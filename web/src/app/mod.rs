@@ -252,6 +252,18 @@ pub fn app() -> Html {
             let d = dispatch.clone();
             Callback::from(move |(a, b): (String, String)| d.dispatch(Action::Compare(a, b)))
         },
+        upgrades: state.upgrades.clone(),
+        on_upgrade: {
+            let d = dispatch.clone();
+            Callback::from(move |(a, v, t): (String, String, bool)| {
+                d.dispatch(Action::Upgrade(a, v, t))
+            })
+        },
+        with: state.view.with.clone().map(AttrValue::from),
+        on_with: {
+            let d = dispatch.clone();
+            Callback::from(move |w: Option<String>| d.dispatch(Action::SetWith(w)))
+        },
         laid: Some(state.laid.clone()),
         tokens: state.tokens.get(&current_api).cloned(),
         call: state.scenario.overrides.call.clone(),
@@ -462,7 +474,7 @@ pub fn app() -> Html {
                 <nav class="protocols" aria-label="protocol">
                     <div role="tablist" class="tabs">{ for Api::ALL.iter().map(|a| tab(a.as_str())) }</div>
                     <button class={classes!("compare-toggle", state.view.compare.then_some("on"))} aria-pressed={state.view.compare.to_string()} data-testid="compare-toggle" onclick={compare}
-                        title="Put two protocols side by side">{"Compare"}</button>
+                        title="Put two protocols, or two pi releases, side by side">{"Compare"}</button>
                 </nav>
             </header>
             <aside class="stepper" aria-label="pipeline">

@@ -13,7 +13,7 @@ use yew::prelude::*;
 use crate::inputs::Collected;
 use crate::shared::Shared;
 use crate::state::{Laid, Overrides, Scenario, Target, ViewState};
-use crate::views::Comparison;
+use crate::views::{Comparison, Upgrading};
 use crate::worker::{FromWorker, TokenUpdate, WorkerLink};
 
 /// Reports larger than this (body bytes) are not assembled for every protocol in advance.
@@ -103,6 +103,9 @@ pub struct AppState {
     /// The token counts of each protocol's report, asked for once it is on screen (characters
     /// first, tokens when the worker has them).
     pub tokens: BTreeMap<String, TokenUpdate>,
+    /// The worker's upgrade comparisons (the same inputs under another pi release), by
+    /// (protocol, release, with tokens).
+    pub upgrades: Shared<BTreeMap<(String, String, bool), Upgrading>>,
 }
 
 /// A change to the settings panel's overrides.
@@ -138,6 +141,10 @@ pub enum Action {
     AskProvenance(String),
     /// The core's comparison of (current api, other api), from the worker.
     Compare(String, String),
+    /// What the request of (api) becomes under pi release (version), with tokens or not.
+    Upgrade(String, String, bool),
+    /// What the Protocols view compares with (`ViewState::with`).
+    SetWith(Option<String>),
     WantCatalog,
     /// The scenario the URL parameters named (`embed::load`).
     Embedded(Box<Scenario>),
@@ -172,6 +179,7 @@ impl AppState {
             prov: BTreeMap::new(),
             compares: Shared::new(BTreeMap::new()),
             tokens: BTreeMap::new(),
+            upgrades: Shared::new(BTreeMap::new()),
         }
     }
 
@@ -196,6 +204,7 @@ impl AppState {
         self.busy = None;
         self.prov.clear();
         self.compares = Shared::new(BTreeMap::new());
+        self.upgrades = Shared::new(BTreeMap::new());
         self.tokens.clear();
         if let Some(l) = self.host.link.borrow().as_ref() {
             l.cancel_joining();
@@ -234,8 +243,21 @@ impl AppState {
         self.compares = Shared::new(map);
     }
 
+    fn set_upgrade(&mut self, key: (String, String, bool), u: Upgrading) {
+        let mut map = (*self.upgrades).clone();
+        map.insert(key, u);
+        self.upgrades = Shared::new(map);
+    }
+
     /// The comparisons still on their way are lost with the worker: each says why.
     fn fail_pending_compares(&mut self, why: &str) {
+        if self.upgrades.values().any(Upgrading::pending) {
+            let mut map = (*self.upgrades).clone();
+            for u in map.values_mut().filter(|u| u.pending()) {
+                *u = Upgrading::Failed(format!("No comparison: {why}."));
+            }
+            self.upgrades = Shared::new(map);
+        }
         if !self.compares.values().any(|c| *c == Comparison::Pending) {
             return;
         }
@@ -357,6 +379,9 @@ impl AppState {
                     {
                         l.compare(self.gen, a, b);
                     }
+                    for ((a, v, t), _) in self.upgrades.iter().filter(|(_, u)| u.pending()) {
+                        l.upgrade(self.gen, a, v, *t);
+                    }
                 }
             }
             FromWorker::Progress {
@@ -364,6 +389,34 @@ impl AppState {
                 api,
                 stage,
                 done,
+                upgrade: Some(pi),
+            } => {
+                if gen != self.gen {
+                    return;
+                }
+                let api = api.unwrap_or_default();
+                let keys: Vec<_> = self
+                    .upgrades
+                    .iter()
+                    .filter(|((a, v, _), u)| *a == api && *v == pi && u.pending())
+                    .map(|(k, _)| k.clone())
+                    .collect();
+                for k in keys {
+                    self.set_upgrade(
+                        k,
+                        Upgrading::Pending {
+                            stage: stage.clone(),
+                            done,
+                        },
+                    );
+                }
+            }
+            FromWorker::Progress {
+                gen,
+                api,
+                stage,
+                done,
+                upgrade: None,
             } => {
                 if gen == self.gen {
                     if let Some(b) = self.busy.as_mut().filter(|b| b.api == api) {
@@ -475,6 +528,22 @@ impl AppState {
                     self.set_compare((a, b), c);
                 }
             }
+            FromWorker::Upgrade {
+                gen,
+                api,
+                pi,
+                tokens,
+                answer,
+            } => {
+                let key = (api, pi, tokens);
+                if gen == self.gen && self.upgrades.contains_key(&key) {
+                    let u = match answer {
+                        Ok(v) => Upgrading::Ready(Shared::new(v)),
+                        Err(e) => Upgrading::Failed(e),
+                    };
+                    self.set_upgrade(key, u);
+                }
+            }
             FromWorker::Tokens { gen, api, update } => {
                 if gen == self.gen && self.tokens.contains_key(&api) {
                     self.tokens.insert(api, update);
@@ -501,7 +570,8 @@ impl AppState {
             FromWorker::Crashed { message } => {
                 // With no assembly in flight, it was a comparison that stopped the worker.
                 let comparing = self.in_flight.is_none()
-                    && self.compares.values().any(|c| *c == Comparison::Pending);
+                    && (self.compares.values().any(|c| *c == Comparison::Pending)
+                        || self.upgrades.values().any(Upgrading::pending));
                 self.fail_pending_compares(&format!("the worker stopped ({message})"));
                 // Not asked again (it might stop the worker again): said.
                 for t in self.tokens.values_mut().filter(|t| t.pending()) {
@@ -674,6 +744,22 @@ impl Reducible for AppState {
                     s.set_compare(key, Comparison::Pending);
                 }
             }
+            Action::Upgrade(api, pi, tokens) => {
+                let key = (api, pi, tokens);
+                if matches!(s.upgrades.get(&key), None | Some(Upgrading::Failed(_))) {
+                    if let (true, Some(l)) = (s.ready, s.host.link.borrow().as_ref()) {
+                        l.upgrade(s.gen, &key.0, &key.1, key.2);
+                    }
+                    s.set_upgrade(
+                        key,
+                        Upgrading::Pending {
+                            stage: "asked".into(),
+                            done: 0.0,
+                        },
+                    );
+                }
+            }
+            Action::SetWith(w) => s.view.with = w,
             Action::Embedded(sc) => s.set_scenario(*sc),
             Action::WantCatalog => {
                 if !s.catalog_requested {

@@ -3,7 +3,8 @@
 //! provides them), the reports of other protocols (for the compare mode), and the selection. A
 //! large body's `provenance` stays in the worker: `prov_answers` / `on_prov` ask it path by path.
 //! The comparison of two protocols comes from the worker too (`compares` / `on_compare`: the
-//! core's `ctxlens::report::compare_json`).
+//! core's `ctxlens::report::compare_json`), and so does the comparison of two pi releases
+//! (`upgrades` / `on_upgrade`: `ctxlens::report::upgrade::to_json`).
 //!
 //! The shell calls [`view_nav`] (the list of views for its navigation), [`ViewSwitch`] (renders
 //! the chosen view) and [`StageView`] (the selected pipeline stage, for the stepper slot).
@@ -33,6 +34,7 @@ mod sysmsg;
 mod tokens;
 mod tools;
 mod transcript;
+mod upgrade;
 mod usage;
 
 pub use components::thousands;
@@ -49,6 +51,24 @@ pub enum Comparison {
     Ready(Shared<Value>),
     /// Why there is none (the worker stopped or crashed, or could not compare).
     Failed(String),
+}
+
+/// The worker's upgrade comparison (the same inputs under another pi release), as the Protocols
+/// view sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Upgrading {
+    /// Asked for: what the worker is doing (fetching the release's data, rebuilding, counting).
+    Pending { stage: String, done: f64 },
+    /// `ctxlens::report::upgrade::to_json` of the two assemblies.
+    Ready(Shared<Value>),
+    /// Why there is none.
+    Failed(String),
+}
+
+impl Upgrading {
+    pub fn pending(&self) -> bool {
+        matches!(self, Upgrading::Pending { .. })
+    }
 }
 
 #[derive(Clone, PartialEq, Properties)]
@@ -79,6 +99,18 @@ pub struct ViewProps {
     /// Asks the worker to compare (current api, other api) (again, after a failure).
     #[prop_or_default]
     pub on_compare: Callback<(String, String)>,
+    /// The upgrade comparisons asked of the worker, by (current api, pi release, with tokens).
+    #[prop_or_default]
+    pub upgrades: Shared<BTreeMap<(String, String, bool), Upgrading>>,
+    /// Asks the worker what the request of (api) becomes under pi release (version), with
+    /// tokens (when the model's vocabulary is loaded) or not.
+    #[prop_or_default]
+    pub on_upgrade: Callback<(String, String, bool)>,
+    /// What the Protocols view compares with (`ViewState::with`: a protocol, or `pi-<version>`).
+    #[prop_or_default]
+    pub with: Option<AttrValue>,
+    #[prop_or_default]
+    pub on_with: Callback<Option<String>>,
     /// The files laid out on the page (the transcript reads an opened entry in full from the
     /// session file, by its line).
     #[prop_or_default]

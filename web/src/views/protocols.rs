@@ -1,6 +1,10 @@
-//! The compare mode: two protocols side by side — where each block of the request went (the
-//! seed's mapping table), a loss report (what one drops, converts, renames or adds) and what each
-//! adapter did. All of it is the core's comparison (`ctxlens::analysis::compare`, the JSON of
+//! The compare mode: the request beside the same request under another protocol, or under
+//! another pi release (`ViewProps::with`, in the URL hash: `with=anthropic-messages`,
+//! `with=pi-1.6.0`; the release comparison is [`super::upgrade`]).
+//!
+//! Two protocols side by side: where each block of the request went (the seed's mapping table),
+//! a loss report (what one drops, converts, renames or adds) and what each adapter did. All of
+//! it is the core's comparison (`ctxlens::analysis::compare`, the JSON of
 //! `ctxlens::report::compare_json`, as `ctxlens compare` prints it): the page holds the two
 //! reports, not the two assemblies, so it asks the worker, which compares its assemblies
 //! (`ViewProps::compares` / `on_compare`). The sizes table is the two reports' stats.
@@ -13,6 +17,49 @@ use super::overview::KIND_LABELS;
 use super::util::{arr, at, not_available, num, s, text_of};
 use super::{Comparison, ViewProps};
 use crate::shared::Shared;
+use crate::state::CompareWith;
+
+/// The release the Protocols view offers first beside `from`: the newest other one.
+pub fn default_release(from: &str) -> ctxlens::PiVersion {
+    ctxlens::PiVersion::ALL
+        .iter()
+        .rev()
+        .find(|v| v.as_str() != from)
+        .copied()
+        .unwrap_or(ctxlens::PiVersion::LATEST)
+}
+
+/// "Compare with: another protocol | another pi release".
+pub fn mode_chooser(p: &ViewProps, release: bool) -> Html {
+    let from = super::util::pi_version(&p.report).to_string();
+    let to_protocol = {
+        let on_with = p.on_with.clone();
+        Callback::from(move |_: MouseEvent| on_with.emit(None))
+    };
+    let to_release = {
+        let on_with = p.on_with.clone();
+        let v = default_release(&from);
+        Callback::from(move |_: MouseEvent| on_with.emit(Some(CompareWith::Pi(v).key())))
+    };
+    html! {
+        <div class="chooser compare-mode" role="group" aria-label="compare the request with">
+            <span class="muted small">{"Compare with "}</span>
+            <button class={classes!("chip", (!release).then_some("on"))} aria-pressed={(!release).to_string()} data-testid="compare-mode-protocol" onclick={if release { Some(to_protocol) } else { None }}>{"another protocol"}</button>
+            <button class={classes!("chip", release.then_some("on"))} aria-pressed={release.to_string()} data-testid="compare-mode-pi" onclick={if release { None } else { Some(to_release) }}
+                title="The same session and files rebuilt under another pi release: what upgrading (or going back) does to the request and to the provider's cache">{"another pi release"}</button>
+        </div>
+    }
+}
+
+/// The Protocols view: the comparison `ViewProps::with` names.
+#[function_component]
+pub fn ProtocolsView(p: &ViewProps) -> Html {
+    let props = p.clone();
+    match p.with.as_deref().and_then(CompareWith::parse) {
+        Some(CompareWith::Pi(_)) => html! { <super::upgrade::UpgradeView ..props /> },
+        _ => html! { <ApiCompare ..props /> },
+    }
+}
 
 /// One side of a mapping row (`{paths, leaves, chars, value}`): its paths, then its value (the
 /// parameters) or its size.
@@ -88,12 +135,18 @@ fn comparison_html(c: &Value, a_api: &str, b_api: &str, report: &Value) -> (Html
 }
 
 #[function_component]
-pub fn ProtocolsView(p: &ViewProps) -> Html {
-    let other = use_state(|| None::<String>);
+fn ApiCompare(p: &ViewProps) -> Html {
+    let other = p
+        .with
+        .as_deref()
+        .and_then(CompareWith::parse)
+        .and_then(|w| match w {
+            CompareWith::Api(a) => Some(a.as_str().to_string()),
+            CompareWith::Pi(_) => None,
+        });
     let apis: Vec<String> = p.reports.keys().cloned().collect();
     let a_api = p.api.to_string();
-    let b_api = (*other)
-        .clone()
+    let b_api = other
         .filter(|x| apis.contains(x) && *x != a_api)
         .or_else(|| apis.iter().find(|x| **x != a_api).cloned());
     let b_report: Option<Shared<Value>> = b_api.as_ref().and_then(|x| p.reports.get(x).cloned());
@@ -113,8 +166,8 @@ pub fn ProtocolsView(p: &ViewProps) -> Html {
         });
     }
     let pick = |api: String| {
-        let other = other.clone();
-        Callback::from(move |_: MouseEvent| other.set(Some(api.clone())))
+        let on_with = p.on_with.clone();
+        Callback::from(move |_: MouseEvent| on_with.emit(Some(api.clone())))
     };
     let chooser = html! {
         <div class="chooser" role="group" aria-label="compare with">
@@ -127,6 +180,7 @@ pub fn ProtocolsView(p: &ViewProps) -> Html {
     };
     let (Some((a_api, b_api)), Some(b)) = (pair, b_report) else {
         return html! { <section class="protocols-view" data-testid="protocols-view"><h3>{"Compare protocols"}</h3>
+        {mode_chooser(p, false)}
         {not_available("Only one protocol has been assembled so far; the others appear here as they are assembled (open another protocol tab).")}</section> };
     };
     let a: Shared<Value> = p.report.clone();
@@ -189,6 +243,7 @@ pub fn ProtocolsView(p: &ViewProps) -> Html {
         <section class="protocols-view" data-testid="protocols-view" data-a={a_api.clone()} data-b={b_api.clone()}
             data-state={match &comparison { Some(Comparison::Ready(_)) => "ready", Some(Comparison::Failed(_)) => "failed", _ => "pending" }}>
             <h3>{"Compare protocols"}</h3>
+            {mode_chooser(p, false)}
             {chooser}
             <h4>{"Where each block went"}<span class="muted small">{" · the core's comparison"}</span></h4>
             {mapping}
