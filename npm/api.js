@@ -17,7 +17,7 @@ export const protocols = Object.freeze([
 ]);
 
 /** The pi releases ctxlens rebuilds, oldest first. */
-export const piVersions = Object.freeze(["0.85.1", "1.3.0", "1.4.0", "1.5.0", "1.5.2", "1.6.0"]);
+export const piVersions = Object.freeze(["0.85.1", "0.86.1", "0.87.0", "0.87.1", "1.3.0", "1.4.0", "1.5.0", "1.5.2", "1.6.0"]);
 /** The newest: what a call rebuilds when nothing (option, capture, session) says otherwise. */
 export const piVersion = piVersions[piVersions.length - 1];
 

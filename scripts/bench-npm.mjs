@@ -58,11 +58,11 @@ if (process.argv[2] === "--child") {
   let wasmMemory = () => 0;
   if (side === "ctxlens") {
     const pkg = path.join(repo, "pkg/ctxlens");
+    // The package's Node entry (it instantiates the wasm and installs a release's data on first
+    // use); the glue module is the same instance, whose memory is measured.
+    const { assemble } = await import(pathToFileURL(path.join(pkg, "index.js")).href);
     const raw = await import(pathToFileURL(path.join(pkg, "wasm/ctxlens.js")).href);
-    const exports = raw.initSync({ module: fs.readFileSync(path.join(pkg, "wasm/ctxlens_bg.wasm")) });
-    const { bind } = await import(pathToFileURL(path.join(pkg, "api.js")).href);
-    const { assemble } = bind(raw);
-    wasmMemory = () => exports.memory.buffer.byteLength;
+    wasmMemory = () => raw.wasmMemory().buffer.byteLength;
     const models = { providers: { bench: { baseUrl: "https://bench.example/v1", api: "openai-completions", apiKey: keyFor(api), models: [{ id: "m", name: "m", reasoning: true, input: ["text", "image"], contextWindow: 1000000, maxTokens: 64000, cost: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 } }] } } };
     run = () => {
       const r = assemble({ session: bytesMode ? raw8 : text, models, model: "bench/m", thinking: "medium", prompt, now, api, env: { AWS_REGION: "us-east-1" } });

@@ -11,7 +11,7 @@ use crate::opts::{self, Opts};
 use crate::sessions::human_size;
 
 pub const HELP: &str = "\
-ctxlens — rebuild, byte for byte, the HTTP request pi (0.85.1, 1.3.0–1.6.0) sends to an LLM
+ctxlens — rebuild, byte for byte, the HTTP request pi (0.85.1, 0.86.1–0.87.1, 1.3.0–1.6.0) sends to an LLM
 
 USAGE:
     ctxlens                              List the recent sessions under the agent dir
@@ -94,7 +94,8 @@ OPTIONS:
     --tool-set FILE   Extension tools: a JSON tool list in pi's, OpenAI's, Anthropic's,
                       Google's or Bedrock's shape, or a captured request body. Extension tools
                       are code pi runs, so without this they are not included (a note says so)
-    --pi VERSION      The pi release to rebuild: 0.85.1, 1.3.0, 1.4.0, 1.5.0, 1.5.2, 1.6.0.
+    --pi VERSION      The pi release to rebuild: 0.85.1, 0.86.1, 0.87.0, 0.87.1, 1.3.0, 1.4.0,
+                      1.5.0, 1.5.2, 1.6.0.
                       Default: the installed pi's release, else the capture's (--case), else
                       the one the session proves (the newest of those it cannot tell apart,
                       said), else the newest (1.6.0). The release and why are printed to

@@ -668,7 +668,7 @@ impl Run<'_> {
             .as_ref()
             .map(|src| tools::extension_tools(src, &mut self.diags))
             .unwrap_or_default();
-        let active_tools = if pi.rules.transcript {
+        let active_tools = if pi.rules.tool_loadout {
             // The loadout a resumed session declares: every system message on the branch, the
             // ones before a compaction too (`getBranch()`, CA/core/agent-session.js:1462).
             let branch_system: Vec<Value> = self

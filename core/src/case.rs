@@ -274,7 +274,16 @@ pub fn inputs_from_case(files: &CaseFiles, env_dir: Option<&str>) -> Result<Inpu
         installed_pi: None,
         host_diagnostics: Vec::new(),
         session_id: str_field(&env, "sessionId"),
-        user_agent: header("user-agent"),
+        // pi's own User-Agent (`pi (<os>; <arch>)`, `pi/<version> (…)`) holds no ", ": a
+        // captured one that does is pi's joined with a configured `user-agent` header (fetch
+        // joins names differing in case, `pi-0.86.1/gg-headers`), whose first part is pi's.
+        user_agent: header("user-agent").map(|ua| {
+            if ua.starts_with("pi (") || ua.starts_with("pi/") {
+                ua.split(", ").next().unwrap_or(&ua).to_string()
+            } else {
+                ua
+            }
+        }),
         // An export of inputs that let pi use a placeholder key (`placeholderKey`).
         placeholder_key: env.get("placeholderKey").and_then(Value::as_bool) == Some(true),
     })

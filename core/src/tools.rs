@@ -382,7 +382,8 @@ pub fn select(
 }
 
 // ---------------------------------------------------------------------------------------------
-// The tool loadout (0.86 on: modifiers, patterns, the registry order, restore from the transcript)
+// The tool loadout (1.3.0 on, `Rules::tool_loadout`: modifiers, patterns, the registry order,
+// restore from the transcript)
 // ---------------------------------------------------------------------------------------------
 
 /// `isToolModifier(entry)` (CA/core/settings-manager.js:37): `+name` or `-name`.

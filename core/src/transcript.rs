@@ -372,6 +372,39 @@ pub fn declared_tools(messages: &[Value]) -> Vec<ToolDef> {
         .collect()
 }
 
+/// `hasToolRedefinitions(messages)` (0.86.1/AI/utils/transcript.js:159–172): whether a name was
+/// declared twice with different definitions (compared as `toToolDeclaration`'s JSON:
+/// name, description, parameters, constrainedSampling).
+pub fn has_tool_redefinitions(messages: &[Value]) -> bool {
+    let declaration = |t: &Value| {
+        let mut o = Object::new();
+        for k in ["name", "description", "parameters", "constrainedSampling"] {
+            if let Some(v) = t.get(k) {
+                o.insert(k, v.clone());
+            }
+        }
+        Value::Object(o).to_json()
+    };
+    let mut declared: Vec<(String, String)> = Vec::new();
+    for m in messages.iter().filter(|m| is_system(m)) {
+        for t in m
+            .get("toolsAdded")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let name = t.get("name").map(Value::to_json).unwrap_or_default();
+            let json = declaration(t);
+            match declared.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, prev)) if *prev != json => return true,
+                Some(slot) => slot.1 = json,
+                None => declared.push((name, json)),
+            }
+        }
+    }
+    false
+}
+
 /// Every definition of a tool the system messages declare, in order, each once (a tool
 /// redefined or removed later keeps its earlier definitions: the body sends them in place).
 pub fn every_declaration(messages: &[Value]) -> Vec<ToolDef> {

@@ -16,7 +16,7 @@ import {
 } from "./lib.mjs";
 
 /** Catalog sizes per release, as first extracted: [chat models, providers with chat models, catalog providers]. */
-const CATALOG_COUNTS = { "1.3.0": [1614, 41, 42], "1.4.0": [1599, 41, 42], "1.5.0": [1592, 41, 42], "1.5.2": [1643, 42, 43], "1.6.0": [1698, 42, 43] };
+const CATALOG_COUNTS = { "0.86.1": [1443, 41, 41], "0.87.0": [1445, 41, 41], "0.87.1": [1495, 41, 41], "1.3.0": [1614, 41, 42], "1.4.0": [1599, 41, 42], "1.5.0": [1592, 41, 42], "1.5.2": [1643, 42, 43], "1.6.0": [1698, 42, 43] };
 
 // ---------------------------------------------------------------------------------------------
 // Load pi
@@ -27,7 +27,19 @@ const versions = {
   "@earendil-works/pi-ai": piPkg("pi-ai"),
   "@earendil-works/pi-agent-core": piPkg("pi-agent-core"),
 };
-for (const [name, v] of Object.entries(versions)) assertEq(v, PI_VERSION, `${name} version`);
+// pi-coding-agent is the release; it depends on `^` its own version of the others, so an
+// install can hold a later patch of them (0.87.0 installs pi-agent-core 0.87.1): the data is
+// that install's, and the manifest says which.
+const piNotes = [];
+for (const [name, v] of Object.entries(versions)) {
+  if (name === "@earendil-works/pi-coding-agent" || v === PI_VERSION) {
+    assertEq(v, PI_VERSION, `${name} version`);
+    continue;
+  }
+  const [a, b] = [v, PI_VERSION].map((x) => x.split(".").map(Number));
+  assert(a[0] === b[0] && a[1] === b[1] && a[2] >= b[2], `${name} ${v} satisfies ^${PI_VERSION}`);
+  piNotes.push(`packages: ${name} ${v} (pi-coding-agent ${PI_VERSION} depends on ^${PI_VERSION}; the registry's newest match when installed)`);
+}
 
 const TOOLS = await imp(`${CA}/core/tools/index.js`);
 const SYSTEM_PROMPT = await imp(`${CA}/core/system-prompt.js`);
@@ -102,7 +114,7 @@ const F = {
   awsClient: `${NM}/@aws-sdk/client-bedrock-runtime/dist-cjs/index.js`,
 };
 
-const notes = [];
+const notes = [...piNotes];
 const one = (file, re) => {
   const ms = matchAll(file, re);
   assertEq(ms.length, 1, `${path.relative(NM, file)}: one match of ${re}`);
@@ -256,6 +268,9 @@ const packagePaths = {
   examplesSuffix: stripPrefix(examplesPath, PKG, "getExamplesPath"),
 };
 const build = (o) => SYSTEM_PROMPT.buildSystemPromptSections({ cwd: CWD, ...o });
+// 1.3.0 on: extensions can hide a tool's declaration (`hiddenTools`: the prompt lists only the
+// declared tools, a hidden reader makes the skills line "indirect"); 0.86–0.87 have no such option.
+const HIDDEN_TOOLS = /\bhiddenTools\b/.test(src(F.systemPrompt));
 const P = {};
 
 // --- tool lists ---
@@ -264,19 +279,32 @@ P.defaultSelectedTools = jsonList(F.systemPrompt, new RegExp(`selectedTools: \\[
 assertEq(J(SYSTEM_PROMPT.normalizeBuildSystemPromptOptions({ cwd: "/" }).selectedTools), J(P.defaultSelectedTools), "normalizeBuildSystemPromptOptions default selectedTools");
 {
   const sessionDefault = jsonList(F.agentSession, new RegExp(`\\? Object\\.keys\\(this\\._baseToolsOverride\\)\\s*: ${NAMES};\\s*const baseActiveToolNames = options\\.activeToolNames \\?\\? defaultActiveToolNames;`, "g"));
-  const settingsDefault = jsonList(F.settingsManager, new RegExp(`export const DEFAULT_TOOL_NAMES = ${NAMES};`, "g"));
-  assertEq(J([...SETTINGS.DEFAULT_TOOL_NAMES]), J(settingsDefault), "DEFAULT_TOOL_NAMES");
-  assertEq(J(sessionDefault), J(settingsDefault), "default active tools in agent-session.js and settings-manager.js");
+  let settingsDefault;
+  if (SETTINGS.DEFAULT_TOOL_NAMES) {
+    // 0.99 on: settings-manager.js exports the defaults (the `+name`/`-name` base).
+    settingsDefault = jsonList(F.settingsManager, new RegExp(`export const DEFAULT_TOOL_NAMES = ${NAMES};`, "g"));
+    assertEq(J([...SETTINGS.DEFAULT_TOOL_NAMES]), J(settingsDefault), "DEFAULT_TOOL_NAMES");
+    // sdk.js: no --tools -> settings defaultTools ?? DEFAULT_TOOL_NAMES
+    one(F.sdk, /const defaultToolNames = options\.noTools \? \[\] : \(settingsManager\.getDefaultTools\(\) \?\? DEFAULT_TOOL_NAMES\);/g);
+  } else {
+    // 0.86–0.87: a literal in sdk.js; no --tools -> settings defaultTools ?? it.
+    settingsDefault = jsonList(F.sdk, new RegExp(`const defaultActiveToolNames = ${NAMES};`, "g"));
+    one(F.sdk, /\(options\.tools \?\? \(options\.noTools \? \[\] : \(configuredDefaultToolNames \?\? defaultActiveToolNames\)\)\)/g);
+  }
+  assertEq(J(sessionDefault), J(settingsDefault), "default active tools in agent-session.js and settings-manager.js/sdk.js");
   assertEq(J(P.defaultSelectedTools), J(settingsDefault), "default active tools vs buildSystemPromptSections' fallback");
   P.defaultActiveTools = settingsDefault;
-  // sdk.js: no --tools -> settings defaultTools ?? DEFAULT_TOOL_NAMES
-  one(F.sdk, /const defaultToolNames = options\.noTools \? \[\] : \(settingsManager\.getDefaultTools\(\) \?\? DEFAULT_TOOL_NAMES\);/g);
 }
 P.builtinToolRegistryOrder = [...TOOLS.allToolNames];
 assertEq(J(Object.keys(TOOLS.createAllToolDefinitions("/x"))), J(P.builtinToolRegistryOrder), "createAllToolDefinitions key order = allToolNames order");
-P.skillFileReadToolPreference = jsonList(F.systemPrompt, new RegExp(`const readers = ${NAMES};`, "g"));
-one(F.systemPrompt, /const skillFileReadTool = readers\.find\(\(tool\) => declaredTools\.includes\(tool\)\) \?\?\s*\(readers\.some\(\(tool\) => selectedTools\.includes\(tool\)\) \? "indirect" : undefined\);/g);
-one(F.systemPrompt, /const declaredTools = selectedTools\.filter\(\(name\) => !hiddenTools\.includes\(name\)\);/g);
+if (HIDDEN_TOOLS) {
+  P.skillFileReadToolPreference = jsonList(F.systemPrompt, new RegExp(`const readers = ${NAMES};`, "g"));
+  one(F.systemPrompt, /const skillFileReadTool = readers\.find\(\(tool\) => declaredTools\.includes\(tool\)\) \?\?\s*\(readers\.some\(\(tool\) => selectedTools\.includes\(tool\)\) \? "indirect" : undefined\);/g);
+  one(F.systemPrompt, /const declaredTools = selectedTools\.filter\(\(name\) => !hiddenTools\.includes\(name\)\);/g);
+} else {
+  // 0.86–0.87: no hidden declarations; the first reader among the selected tools.
+  P.skillFileReadToolPreference = jsonList(F.systemPrompt, new RegExp(`const skillFileReadTool = ${NAMES}\\.find\\(\\(tool\\) => selectedTools\\.includes\\(tool\\)\\);`, "g"));
+}
 P.contextFileCandidates = JSON.parse(one(F.resourceLoader, /const candidates = (\["[^"\]]+"(?:, "[^"\]]+")*\]);/g)[1]);
 P.appendSystemPromptJoin = lit(F.agentSession, /const appendSystemPrompt = loaderAppendSystemPrompt\.length > 0 \? loaderAppendSystemPrompt\.join\(("[^"]*")\) : "";/g, { count: 1 });
 
@@ -285,7 +313,7 @@ const nameOf = (re) => one(F.systemPrompt, re)[1];
 const SN = {
   preamble: nameOf(/if \(customPrompt\) \{\s*promptSections\.([a-z_]+) = customPrompt;/g),
   tools: nameOf(/promptSections\.([a-z_]+) = `\$\{tools\}/g),
-  rules: nameOf(/promptSections\.([a-z_]+) = buildRules\(declaredTools, toolGuidelines, promptGuidelines\);/g),
+  rules: nameOf(HIDDEN_TOOLS ? /promptSections\.([a-z_]+) = buildRules\(declaredTools, toolGuidelines, promptGuidelines\);/g : /promptSections\.([a-z_]+) = buildRules\(selectedTools, toolGuidelines, promptGuidelines\);/g),
   docs: nameOf(/promptSections\.([a-z_]+) = `Pi documentation/g),
   addendum: nameOf(/if \(appendSystemPrompt\)\s*promptSections\.([a-z_]+) = appendSystemPrompt;/g),
   projectContext: nameOf(/if \(contextFiles\.length > 0\)\s*promptSections\.([a-z_]+) = renderProjectContext\(contextFiles\);/g),
@@ -345,7 +373,7 @@ assertEq(build({}).preamble, P.preamble, "default preamble");
 // --- tools section ---
 {
   const [, itemTpl, joinLit, noneLit] = one(F.systemPrompt, /const tools = visibleTools\.length > 0 \? visibleTools\.map\(\(name\) => (`[^`]*`)\)\.join\(("[^"]*")\) : ("[^"]*");/g);
-  one(F.systemPrompt, /const visibleTools = declaredTools\.filter\(\(name\) => !!toolSnippets\[name\]\);/g);
+  one(F.systemPrompt, HIDDEN_TOOLS ? /const visibleTools = declaredTools\.filter\(\(name\) => !!toolSnippets\[name\]\);/g : /const visibleTools = selectedTools\.filter\(\(name\) => !!toolSnippets\[name\]\);/g);
   const item = evalTemplate(itemTpl, { name: "name", "toolSnippets[name]": "snippet" });
   assertEq(item.parts[2], "", "tool item has no suffix");
   const tail = evalTemplate(one(F.systemPrompt, /promptSections\.[a-z_]+ = (`\$\{tools\}[^`]*`);/g)[1], { tools: "tools" });
@@ -355,7 +383,7 @@ assertEq(build({}).preamble, P.preamble, "default preamble");
   P.toolsListJoin = evalLiteral(joinLit);
   P.noTools = evalLiteral(noneLit);
   P.toolsTail = tail.parts[1];
-  const two = unwrap(SN.tools, build({ selectedTools: ["XT1X", "XT2X", "XT3X", "XT4X"], hiddenTools: ["XT4X"], toolSnippets: { XT1X: "XS1X", XT2X: "XS2X", XT4X: "XS4X" } }).tools);
+  const two = unwrap(SN.tools, build({ selectedTools: ["XT1X", "XT2X", "XT3X", ...(HIDDEN_TOOLS ? ["XT4X"] : [])], hiddenTools: ["XT4X"], toolSnippets: { XT1X: "XS1X", XT2X: "XS2X", XT4X: "XS4X" } }).tools);
   assertEq(two, P.toolsListItemPrefix + "XT1X" + P.toolsListItemSeparator + "XS1X" + P.toolsListJoin + P.toolsListItemPrefix + "XT2X" + P.toolsListItemSeparator + "XS2X" + P.toolsTail, "tools section (two listed, one without snippet, one hidden)");
   assertEq(unwrap(SN.tools, build({ selectedTools: ["XT1X"], toolSnippets: {} }).tools), P.noTools + P.toolsTail, "tools section without snippets");
 }
@@ -377,7 +405,7 @@ assertEq(build({}).preamble, P.preamble, "default preamble");
   P.ruleFileOpsSuppressedBy = [has.Grep, has.Find, has.Ls];
   const rulesOf = (o) => unwrap(SN.rules, build(o).rules).split(P.rulesJoin).map((r) => stripPrefix(r, P.ruleItemPrefix, "rule item"));
   assertEq(
-    J(rulesOf({ selectedTools: ["XT1X", "XT2X", "XT3X"], hiddenTools: ["XT3X"], toolGuidelines: { XT1X: ["XG1X", "  XG1X  "], XT2X: ["XG2X", "XG1X", "   "], XT3X: ["XG9X"] }, promptGuidelines: ["  XG3X", "", "XG2X", P.ruleConcise] })),
+    J(rulesOf({ selectedTools: ["XT1X", "XT2X", ...(HIDDEN_TOOLS ? ["XT3X"] : [])], hiddenTools: ["XT3X"], toolGuidelines: { XT1X: ["XG1X", "  XG1X  "], XT2X: ["XG2X", "XG1X", "   "], XT3X: ["XG9X"] }, promptGuidelines: ["  XG3X", "", "XG2X", P.ruleConcise] })),
     J(["XG1X", "XG2X", "XG3X", P.ruleConcise, P.ruleFilePaths]),
     "rules: tool guidelines in declared order, then prompt guidelines, then the closing rules; trimmed, de-duplicated",
   );
@@ -388,7 +416,7 @@ assertEq(build({}).preamble, P.preamble, "default preamble");
   assertEq(first(["bash", "grep"]), P.ruleConcise, "no file-operations rule with grep");
   assertEq(first(["ls", "powershell"]), P.ruleConcise, "no file-operations rule with ls");
   assertEq(first(["read"]), P.ruleConcise, "no file-operations rule without shells");
-  assertEq(J(rulesOf({ selectedTools: ["bash"], hiddenTools: ["bash"] })), J([P.ruleConcise, P.ruleFilePaths]), "hidden bash: no file-operations rule");
+  if (HIDDEN_TOOLS) assertEq(J(rulesOf({ selectedTools: ["bash"], hiddenTools: ["bash"] })), J([P.ruleConcise, P.ruleFilePaths]), "hidden bash: no file-operations rule");
 }
 
 // --- docs section ---
@@ -426,8 +454,11 @@ assertEq(build({}).preamble, P.preamble, "default preamble");
 // --- skills section (formatSkillsForPrompt) ---
 const S = {};
 {
-  const arr = one(F.skills, /const lines = \[\s*("[^"]*"),\s*fileReadTool === "read"\s*\?\s*("[^"]*")\s*:\s*fileReadTool === "bash"\s*\?\s*("[^"]*")\s*:\s*("[^"]*"),\s*("[^"]*"),\s*("[^"]*"),\s*("[^"]*"),\s*\];/g);
-  const [header, readLine, bashLine, indirectLine, relLine, blank, open] = arr.slice(1, 8).map(evalLiteral);
+  // 1.3.0 on: read, bash or indirect; 0.86–0.87: read, else bash.
+  const arr = HIDDEN_TOOLS
+    ? one(F.skills, /const lines = \[\s*("[^"]*"),\s*fileReadTool === "read"\s*\?\s*("[^"]*")\s*:\s*fileReadTool === "bash"\s*\?\s*("[^"]*")\s*:\s*("[^"]*"),\s*("[^"]*"),\s*("[^"]*"),\s*("[^"]*"),\s*\];/g)
+    : (([all, a, b, c, d, e, f]) => [all, a, b, c, undefined, d, e, f])(one(F.skills, /const lines = \[\s*("[^"]*"),\s*fileReadTool === "read"\s*\?\s*("[^"]*")\s*:\s*("[^"]*"),\s*("[^"]*"),\s*("[^"]*"),\s*("[^"]*"),\s*\];/g));
+  const [header, readLine, bashLine, indirectLine, relLine, blank, open] = arr.slice(1, 8).map((x) => (x === undefined ? undefined : evalLiteral(x)));
   const pushes = matchAll(F.skills, /lines\.push\(((?:"[^"\n]*"|`[^`\n]*`))\);/g).map((m) => m[1]);
   assertEq(pushes.length, 6, "lines.push calls in formatSkillsForPrompt");
   const nameT = evalTemplate(pushes[1], { "escapeXml(skill.name)": "name" });
@@ -518,7 +549,7 @@ function rebuildRules(p, declared, toolGuidelines, promptGuidelines) {
 function rebuildSections(p, o, packageDir) {
   const N = p.sectionNames;
   const selected = o.selectedTools ?? p.defaultSelectedTools;
-  const hidden = o.hiddenTools ?? [];
+  const hidden = HIDDEN_TOOLS ? (o.hiddenTools ?? []) : [];
   const ext = o.sections ?? {};
   const nameRe = new RegExp(p.extensionSectionNamePattern);
   for (const name of Object.keys(ext)) {
@@ -598,7 +629,7 @@ let promptSamples = 0;
     undefined, [], ["read"], ["bash"], ["powershell"], ["bash", "powershell"], ["bash", "grep"], ["read", "bash", "edit", "write"],
     TOOL_ORDER, ["ls", "powershell"], ["bash", "mytool", "nosnippet", "extra_tool"], ["write", "edit"], ["grep", "read"], ["notregistered", "read"],
   ];
-  const hiddenSets = [[], ["read"], ["bash", "mytool"]];
+  const hiddenSets = HIDDEN_TOOLS ? [[], ["read"], ["bash", "mytool"]] : [[]];
   const guidelineSets = [[], ["  Be concise in your responses  ", "", "   ", "ext guideline", "ext guideline", "Show file paths clearly when working with files"]];
   const sectionSets = [undefined, { mcp_servers: "MCP <servers>\n- a" }, { tools: "OVERRIDDEN tools", empty: "", "a-b_1": "Z", cwd: "" }];
   const customs = [undefined, "", "You are a test.", "Custom <p> & x\nmulti-line\n"];
@@ -608,7 +639,14 @@ let promptSamples = 0;
   // The bundle's own buildSystemPromptSections, reached through AgentSession._preparePromptAndToolLoadout
   // (a diff against an empty transcript is every section) and its systemPrompt getter.
   const viaPrepare = (lib, o) => {
-    const fake = { _applyToolLoadout: (names) => names.map((name) => ({ name })), _hiddenDeclarations: new Set(o.hiddenTools ?? []) };
+    // 1.3.0 on: `_applyToolLoadout` and the hidden declarations; 0.86–0.87: the registry filter
+    // and `agent.state.tools`.
+    const fake = {
+      _applyToolLoadout: (names) => names.map((name) => ({ name })),
+      _hiddenDeclarations: new Set(o.hiddenTools ?? []),
+      _toolRegistry: new Map((o.selectedTools ?? []).map((name) => [name, { name }])),
+      agent: { state: {} },
+    };
     const msg = lib.AgentSession.prototype._preparePromptAndToolLoadout.call(fake, structuredClone(o), []);
     assertEq(J(Object.keys(msg)), J(["role", "content", "sections", "timestamp"]), "system patch message keys");
     return msg.sections;
@@ -672,7 +710,7 @@ let promptSamples = 0;
   }
   // formatSkillsForPrompt directly, in dist and in the CLI bundle, all three wordings, hostile strings
   const hostile = ["&<>\"'", "&lt;&amp;", "plain", "", "a'b\"c", "\u2028\u{1F600}&"];
-  for (const fileReadTool of ["read", "bash", "indirect"]) {
+  for (const fileReadTool of HIDDEN_TOOLS ? ["read", "bash", "indirect"] : ["read", "bash"]) {
     for (const skills of [...skillSets, hostile.map((h, i) => ({ name: h, description: h + i, filePath: `/${h}` }))]) {
       const expected = SKILLS.formatSkillsForPrompt(skills, fileReadTool);
       assertEq(BUNDLE.formatSkillsForPrompt(skills, fileReadTool), expected, "bundle formatSkillsForPrompt");
@@ -885,10 +923,16 @@ assertEq(
   s.skillArgsSeparator = stripPrefix(close, s.skillBlockClose, "skill args separator");
   assertEq(end, "", "nothing after args");
   assertEq(expand(SESSION, `${s.skillCommandPrefix}unknown x`), `${s.skillCommandPrefix}unknown x`, "unknown skill passes through");
-  // The prompt's image hints (resize notes, failures) follow the prompt text.
-  const [, hintSep, hintJoin] = one(F.agentSession, /const text = normalized\.hints\.length > 0 \? `\$\{trigger\.prompt\}([^`$]*)\$\{normalized\.hints\.join\(("[^"]*")\)\}` : trigger\.prompt;/g);
-  s.promptImageHintsSeparator = evalLiteral("`" + hintSep + "`");
-  s.promptImageHintsJoin = evalLiteral(hintJoin);
+  // The prompt's image hints (resize notes, failures) follow the prompt text (0.87.0 on, with
+  // `_normalizePromptImages`; 0.86 passes the prompt's images as they are).
+  if (/\b_normalizePromptImages\(/.test(src(F.agentSession))) {
+    // 1.3.0 on: `trigger.prompt`; 0.87: `prompt()`'s `expandedText`.
+    const sites = matchAll(F.agentSession, /const (?:text|userText) = normalized\.hints\.length > 0 \? `\$\{(trigger\.prompt|expandedText)\}([^`$]*)\$\{normalized\.hints\.join\(("[^"]*")\)\}` : \1;/g);
+    assert(sites.length >= 1 && new Set(sites.map((m) => J([m[2], m[3]]))).size === 1, "the prompt image hints join alike at every site");
+    const [, , hintSep, hintJoin] = sites[0];
+    s.promptImageHintsSeparator = evalLiteral("`" + hintSep + "`");
+    s.promptImageHintsJoin = evalLiteral(hintJoin);
+  }
   STR.agentSession = s;
 }
 // --- CA/cli/file-processor.js: @file wrappers (text inlined, images referenced) ---
@@ -913,8 +957,11 @@ assertEq(
   assertEq(i.images[0].data, fs.readFileSync(png).toString("base64"), "@file image data is the file's base64");
   f.imageHintsJoin = lit(F.fileProcessor, /text \+= `<file name="\$\{absolutePath\}">\$\{processed\.hints\.join\(("[^"]*")\)\}<\/file>\\n`;/g, { count: 1 });
   one(F.fileProcessor, /text \+= `<file name="\$\{absolutePath\}">\$\{processed\.message\}<\/file>\\n`;/g);
-  // main.js reads @file images without resizing: only conversion hints can appear inside <file>.
-  one(`${CA}/main.js`, /await processFileArguments\(parsed\.fileArgs, \{ autoResizeImages: false \}\);/g);
+  // main.js reads @file images without resizing (0.87.0 on: the prompt's images are resized
+  // later, per model): only conversion hints can appear inside <file>. 0.86: resized there, as
+  // the `images.autoResize` setting says (as in 0.85).
+  if (/\b_normalizePromptImages\(/.test(src(F.agentSession))) one(`${CA}/main.js`, /await processFileArguments\(parsed\.fileArgs, \{ autoResizeImages: false \}\);/g);
+  else one(`${CA}/main.js`, /await processFileArguments\(parsed\.fileArgs, \{ autoResizeImages \}\);/g);
   STR.fileProcessor = f;
 }
 // --- CA/utils/image-process.js, image-resize.js: image hints (prompt images, read tool results) ---
@@ -949,9 +996,13 @@ STR.text = { ...T };
     nonVisionUserImagePlaceholder: lit(F.transform, /const NON_VISION_USER_IMAGE_PLACEHOLDER = ("[^"]*");/g, { count: 1 }),
     nonVisionToolImagePlaceholder: lit(F.transform, /const NON_VISION_TOOL_IMAGE_PLACEHOLDER = ("[^"]*");/g, { count: 1 }),
     missingToolResult: lit(F.transform, /content: \[\{ type: "text", text: ("[^"]*") \}\],\s*isError: true,/g, { count: 1 }),
-    errorToolImagePlaceholder: lit(F.transform, /const ERROR_TOOL_IMAGE_PLACEHOLDER = ("[^"]*");/g, { count: 1 }),
-    errorToolImagesCaption: evalTemplate(one(F.transform, /caption: (`[^`]*`),/g)[1], { "msg.toolCallId": "id", "msg.toolName": "toolName" }).text,
   };
+  // 1.3.0 on (#10794): an error tool result's images move after the batch's results.
+  const splitsErrorImages = typeof AI_TRANSFORM.splitErrorToolResultImages === "function";
+  if (splitsErrorImages) {
+    t.errorToolImagePlaceholder = lit(F.transform, /const ERROR_TOOL_IMAGE_PLACEHOLDER = ("[^"]*");/g, { count: 1 });
+    t.errorToolImagesCaption = evalTemplate(one(F.transform, /caption: (`[^`]*`),/g)[1], { "msg.toolCallId": "id", "msg.toolName": "toolName" }).text;
+  }
   // confirm by calling transformMessages on a text-only model
   const model = { id: "m", provider: "p", api: "openai-completions", input: ["text"] };
   const img = { type: "image", data: "AAAA", mimeType: "image/png" };
@@ -975,12 +1026,14 @@ STR.text = { ...T };
   assert(out[3] === sysMid, "a system message held while tool calls are pending comes after the synthetic result");
   assertEq(out[6].content[0].text, t.nonVisionToolImagePlaceholder, "tool image downgrade (call)");
   // error tool-result images (Anthropic, Claude on Bedrock)
+  if (splitsErrorImages) {
   const err = { role: "toolResult", toolCallId: "XIDX", toolName: "XTOOLX", content: [{ type: "text", text: "e" }, img, img, { type: "text", text: "f" }, img], isError: true, timestamp: 1 };
   const split = AI_TRANSFORM.splitErrorToolResultImages(err);
   assertEq(split.caption, t.errorToolImagesCaption.replace("{id}", "XIDX").replace("{toolName}", "XTOOLX"), "error image caption (call)");
   assertEq(J(split.content), J([{ type: "text", text: "e" }, { type: "text", text: t.errorToolImagePlaceholder }, { type: "text", text: "f" }, { type: "text", text: t.errorToolImagePlaceholder }]), "error image placeholders (call)");
   assertEq(split.images.length, 3, "error images kept in order");
   assertEq(AI_TRANSFORM.splitErrorToolResultImages({ ...err, isError: false }), undefined, "no split for a successful result");
+  }
   STR.transformMessages = t;
 }
 // --- AI/api/openai-completions.js ---
@@ -1013,7 +1066,9 @@ let threadsDefaultProvider = null;
   const camel = (s) => s.toLowerCase().replace(/_beta$/, "").replace(/_([a-z])/g, (_, c) => c.toUpperCase());
   a.betas = Object.fromEntries(Object.entries(betaConsts).map(([k, v]) => [camel(k), v]));
   // messageThreads from 1.5.1 (#11545).
-  const betaNames = ["fineGrainedToolStreaming", "interleavedThinking", "serverSideFallback", "midConversationOutputConfig", "thinkingBindingControls", "inlineTools", "messageThreads"];
+  // The native tool changes' beta: inlineTools from 1.0.1, midConversationToolChanges before.
+  const toolChangesBeta = "midConversationToolChanges" in a.betas ? "midConversationToolChanges" : "inlineTools";
+  const betaNames = ["fineGrainedToolStreaming", "interleavedThinking", "serverSideFallback", "midConversationOutputConfig", "thinkingBindingControls", toolChangesBeta, "messageThreads"];
   assertEq(J(Object.keys(a.betas)), J(betaNames.slice(0, Object.keys(a.betas).length)), "anthropic beta constants");
   assert(Object.keys(a.betas).length >= 6, "anthropic beta constants (inlineTools at least)");
   a.betas.oauth = lits(F.anthropic, /if \(isOAuthToken\)\s*features\.push\(("[^"]*"), ("[^"]*")\);/g, { count: 1 });
@@ -1026,7 +1081,9 @@ let threadsDefaultProvider = null;
   const ph = one(F.anthropic, /const DEFERRED_TOOL_PLACEHOLDER = (\{[^;]*\});/g)[1];
   a.deferredToolPlaceholder = objectLiteral(ph, "DEFERRED_TOOL_PLACEHOLDER");
   assertEq(J(Object.keys(a.deferredToolPlaceholder)), J(["name", "description", "input_schema", "defer_loading"]), "placeholder tool keys");
-  one(F.anthropic, /params\.tools = \[\.\.\.convertToolDefinitions\(initialTools, toolCacheControl\), DEFERRED_TOOL_PLACEHOLDER\];/g);
+  if (toolChangesBeta === "inlineTools") one(F.anthropic, /params\.tools = \[\.\.\.convertToolDefinitions\(initialTools, toolCacheControl\), DEFERRED_TOOL_PLACEHOLDER\];/g);
+  // 0.86–1.0.0: the later declarations follow the placeholder, deferred (`defer_loading: true`).
+  else one(F.anthropic, /params\.tools = \[\s*\.\.\.convertTools\(initialTools, isOAuthToken, compat\.supportsEagerToolInputStreaming, compat\.supportsStrictTools, toolCacheControl\),\s*DEFERRED_TOOL_PLACEHOLDER,\s*\.\.\.convertTools\(laterTools, isOAuthToken, compat\.supportsEagerToolInputStreaming, compat\.supportsStrictTools\)\.map\(\(tool\) => \(\{ \.\.\.tool, defer_loading: true \}\)\),\s*\];/g);
   // The default of `supportsMessageThreads`: a base URL on the host (1.6.0), or also the provider
   // (1.5.x: `model.provider === "anthropic" && ...`; `messageThreadsDefaultProvider`, else null).
   {
@@ -1133,9 +1190,10 @@ let threadsDefaultProvider = null;
   assertEq(sysParams[3].content, update, "completions update text");
 }
 // --- AI/api/openai-responses.js ---
-STR.openaiResponses = {
-  configurationUpdateEffort: lit(`${AI}/api/openai-responses.js`, /const CONFIGURATION_UPDATE_REQUEST_EFFORT = ("[^"]*");/g, { count: 1 }),
-};
+// `configuration_update` items from 1.3.0 (#10853).
+STR.openaiResponses = /\bCONFIGURATION_UPDATE_REQUEST_EFFORT\b/.test(src(`${AI}/api/openai-responses.js`))
+  ? { configurationUpdateEffort: lit(`${AI}/api/openai-responses.js`, /const CONFIGURATION_UPDATE_REQUEST_EFFORT = ("[^"]*");/g, { count: 1 }) }
+  : {};
 // --- AI/api/openai-codex-responses.js ---
 // Until 1.6.0 (#12273) the leading system message's text goes to `instructions`, with a default;
 // from 1.6.0 there is no instructions field (the prompt is an input item).
@@ -1159,15 +1217,19 @@ STR.openaiCodexResponses = {
   };
 }
 // --- AI/api/bedrock-converse-stream.js ---
+const BLOCK_BINDING = /\bTHINKING_BINDING_CONTROLS_BETA\b/.test(src(F.bedrock));
 STR.bedrockConverseStream = {
   emptyTextPlaceholder: lit(F.bedrock, /const EMPTY_TEXT_PLACEHOLDER = ("[^"]*");/g, { count: 1 }),
   redactedThinkingPlaceholder: lit(F.bedrock, /const REDACTED_THINKING_PLACEHOLDER = ("[^"]*");/g, { count: 1 }),
   interleavedThinkingBeta: lit(F.bedrock, /result\.anthropic_beta = \[("[^"]*")\];/g, { count: 1 }),
-  thinkingBindingControlsBeta: lit(F.bedrock, /const THINKING_BINDING_CONTROLS_BETA = ("[^"]*");/g, { count: 1 }),
-  defaultThinkingDisplay: lit(F.bedrock, /const display = isGovCloud \? undefined : \(options\.thinkingDisplay \?\? ("[^"]*")\);/g, { count: 1 }),
-  blockBindingPrefixMismatchBehavior: lit(F.bedrock, /block_binding: \{ prefix_mismatch_behavior: ("[^"]*") \}/g, { count: 1 }),
+  // `thinking.block_binding` from 1.0.1 (#10324).
+  ...(BLOCK_BINDING ? { thinkingBindingControlsBeta: lit(F.bedrock, /const THINKING_BINDING_CONTROLS_BETA = ("[^"]*");/g, { count: 1 }) } : {}),
+  // 1.0.1 on: `isGovCloud`; 0.86–0.87: `isGovCloudBedrockTarget(model, options)`.
+  defaultThinkingDisplay: lit(F.bedrock, /const display = (?:isGovCloud|isGovCloudBedrockTarget\(model, options\)) \? undefined : \(options\.thinkingDisplay \?\? ("[^"]*")\);/g, { count: 1 }),
+  ...(BLOCK_BINDING ? { blockBindingPrefixMismatchBehavior: lit(F.bedrock, /block_binding: \{ prefix_mismatch_behavior: ("[^"]*") \}/g, { count: 1 }) } : {}),
 };
-one(F.bedrock, /const split = isAnthropicClaudeModel\(model\) \? splitErrorToolResultImages\(toolMsg\) : undefined;/g);
+// Error tool-result images split for Claude from 1.3.0 (#10794).
+if (/\bsplitErrorToolResultImages\b/.test(src(F.bedrock))) one(F.bedrock, /const split = isAnthropicClaudeModel\(model\) \? splitErrorToolResultImages\(toolMsg\) : undefined;/g);
 // --- AI/api/mistral-conversations.js ---
 {
   const x = {};
@@ -1201,6 +1263,9 @@ notes.push(
 const manifestData = JSON.parse(fs.readFileSync(F.manifest, "utf8"));
 const providers = AI_ALL.getBuiltinProviders();
 const models = providers.flatMap((p) => AI_ALL.getBuiltinModels(p));
+// Models carry their `type` (chat, image, classifier) in one catalog from 0.99; 0.86–0.87: the
+// chat catalog alone (image models elsewhere), keyed by id.
+const TYPED_MODELS = models.some((m) => "type" in m);
 {
   // The provider objects pi registers serve the same models in the same order.
   const byProvider = new Map(AI_ALL.builtinProviders().map((p) => [p.id, p]));
@@ -1216,13 +1281,13 @@ const models = providers.flatMap((p) => AI_ALL.getBuiltinModels(p));
   for (const p of providers) {
     const file = path.join(dataDir, `${p}.json`);
     const groups = JSON.parse(fs.readFileSync(file, "utf8"));
-    const chat = Object.values(groups).flatMap(Object.values).filter((m) => m.type === "chat");
-    for (const [k, m] of Object.values(groups).flatMap(Object.entries)) assertEq(k, `${m.type}:${m.id}`, `${p}: data key is type:id`);
+    const chat = Object.values(groups).flatMap(Object.values).filter((m) => !TYPED_MODELS || m.type === "chat");
+    for (const [k, m] of Object.values(groups).flatMap(Object.entries)) assertEq(k, TYPED_MODELS ? `${m.type}:${m.id}` : m.id, `${p}: data key is ${TYPED_MODELS ? "type:id" : "id"}`);
     assertEq(J(chat.map((m) => m.id)), J(AI_ALL.getBuiltinModels(p).map((m) => m.id)), `${p}: chat models of the data file, in order`);
     chatInData += chat.length;
   }
   assertEq(chatInData, models.length, "chat entries in the data files");
-  const required = ["id", "name", "api", "provider", "baseUrl", "reasoning", "input", "cost", "contextWindow", "maxTokens", "type"];
+  const required = ["id", "name", "api", "provider", "baseUrl", "reasoning", "input", "cost", "contextWindow", "maxTokens", ...(TYPED_MODELS ? ["type"] : [])];
   const known = new Set([...required, "compat", "thinkingLevelMap", "headers", "inputLimits", "promptCache", "lab", "enabled", "providers", "free"]);
   const orders = new Set();
   const seenKeys = new Set();
@@ -1232,11 +1297,12 @@ const models = providers.flatMap((p) => AI_ALL.getBuiltinModels(p));
       assert(known.has(k), `${m.provider}/${m.id}: unexpected model key ${k}`);
       seenKeys.add(k);
     }
-    assertEq(m.type, "chat", `${m.provider}/${m.id}: type`);
+    if (TYPED_MODELS) assertEq(m.type, "chat", `${m.provider}/${m.id}: type`);
     orders.add(Object.keys(m).join(","));
   }
-  // Keys a later catalog added (free) may be absent from an older one.
-  assertEq(J([...known].filter((k) => !seenKeys.has(k) && k !== "free")), "[]", "every known model key occurs");
+  // Keys a later catalog added (free; before 0.99: type, inputLimits) may be absent from an older one.
+  const later = TYPED_MODELS ? ["free"] : ["free", "type", "inputLimits"];
+  assertEq(J([...known].filter((k) => !seenKeys.has(k) && !later.includes(k))), "[]", "every known model key occurs");
   const ids = new Set(models.map((m) => `${m.provider}/${m.id}`));
   assertEq(ids.size, models.length, "provider/id pairs are unique");
   // pi-coding-agent's ModelRuntime (offline, no models.json) sees exactly this catalog, in dist and in the bundle.
@@ -1254,7 +1320,7 @@ const models = providers.flatMap((p) => AI_ALL.getBuiltinModels(p));
   } finally {
     delete process.env.PI_OFFLINE;
   }
-  const nonChat = providers.reduce((n, p) => n + AI_ALL.getBuiltinImageModels(p).length + AI_ALL.getBuiltinClassifierModels(p).length, 0);
+  const nonChat = TYPED_MODELS ? providers.reduce((n, p) => n + AI_ALL.getBuiltinImageModels(p).length + AI_ALL.getBuiltinClassifierModels(p).length, 0) : 0;
   const withChat = new Set(models.map((m) => m.provider));
   notes.push(
     `models.json: the chat catalog (models with type "chat"; the ${nonChat} image and classifier models of the data files are left out: they never reach the chat adapters) in pi's order (providers as getBuiltinProviders(), models as getBuiltinModels(p)); each object keeps pi's own key order, which is not uniform (${orders.size} distinct key orders; e.g. openrouter starts with type, radius has lab/enabled/providers). Keys: ${[...known].join(", ")}. ${providers.length} catalog providers, ${withChat.size} with chat models (${providers.filter((p) => !withChat.has(p)).join(", ")} has none). Checked against the data files, the provider objects and ModelRuntime (offline, no models.json) in dist and the bundle.`,
@@ -1399,8 +1465,11 @@ defaults.apiKeyEnvVars = await apiKeyEnvVars(AI_ALL, notes);
   defaults.bedrockDefaultThinkingBudgets = objectLiteral(`{${b}}`, "bedrock defaultBudgets");
   assertEq(J(Object.keys(defaults.bedrockDefaultThinkingBudgets)), J(["minimal", "low", "medium", "high", "xhigh", "max"]), "bedrock default budgets keys");
   // Bedrock: effort for OpenAI GPT models, Claude id substrings per feature (matched against the id and name candidates).
-  defaults.bedrockOpenAiGptEffort = objectLiteral(one(F.bedrock, /const OPENAI_GPT_EFFORT = (\{[^}]*\});/g)[1], "OPENAI_GPT_EFFORT");
-  defaults.bedrockOpenAiGptOssEffort = objectLiteral(one(F.bedrock, /const OPENAI_GPT_OSS_EFFORT = (\{[^}]*\});/g)[1], "OPENAI_GPT_OSS_EFFORT");
+  // OpenAI models' effort from 1.1.0 (#9331, #10142).
+  if (/\bOPENAI_GPT_EFFORT\b/.test(src(F.bedrock))) {
+    defaults.bedrockOpenAiGptEffort = objectLiteral(one(F.bedrock, /const OPENAI_GPT_EFFORT = (\{[^}]*\});/g)[1], "OPENAI_GPT_EFFORT");
+    defaults.bedrockOpenAiGptOssEffort = objectLiteral(one(F.bedrock, /const OPENAI_GPT_OSS_EFFORT = (\{[^}]*\});/g)[1], "OPENAI_GPT_OSS_EFFORT");
+  }
   const substrings = (fn, sig) => {
     const body = one(F.bedrock, new RegExp(`function ${fn}\\(${sig}\\) \\{\\s*const candidates = getModelMatchCandidates\\(model(?:Id|\\.id), model(?:Name|\\.name)\\);\\s*return candidates\\.some\\(\\(s\\) => ([^;]*)\\);\\s*\\}`, "g"))[1];
     const list = [...body.matchAll(/s\.includes\(("[^"]*")\)/g)].map((m) => evalLiteral(m[1]));
@@ -1409,7 +1478,8 @@ defaults.apiKeyEnvVars = await apiKeyEnvVars(AI_ALL, notes);
   };
   defaults.bedrockClaudeAdaptiveThinkingIds = substrings("supportsAdaptiveThinking", "modelId, modelName");
   defaults.bedrockClaudeNativeXhighIds = substrings("supportsNativeXhighEffort", "model");
-  defaults.bedrockClaudeThinkingBlockBindingIds = substrings("supportsThinkingBlockBinding", "model");
+  // `thinking.block_binding` from 1.0.1 (#10324).
+  if (/\bfunction supportsThinkingBlockBinding\(/.test(src(F.bedrock))) defaults.bedrockClaudeThinkingBlockBindingIds = substrings("supportsThinkingBlockBinding", "model");
 }
 // --- effort by thinking level when the model's thinkingLevelMap has no string for it (a `switch (level)`) ---
 {
@@ -1442,11 +1512,14 @@ defaults.apiKeyEnvVars = await apiKeyEnvVars(AI_ALL, notes);
 // --- strict JSON-schema sampling (AI/api/constrained-sampling.js) and Anthropic's extra rejections ---
 {
   defaults.strictUnsupportedSchemaKeys = stringArray(one(F.constrained, /const UNSUPPORTED_STRICT_SCHEMA_KEYS = \[([^\]]*)\];/g)[1], "UNSUPPORTED_STRICT_SCHEMA_KEYS");
+  // Anthropic's own strict-schema rejections from 0.99.2 (#9953).
+  if (/\bANTHROPIC_STRICT_UNSUPPORTED_KEYWORDS\b/.test(src(F.anthropic))) {
   defaults.anthropicStrictUnsupportedKeywords = stringArray(one(F.anthropic, /const ANTHROPIC_STRICT_UNSUPPORTED_KEYWORDS = new Set\(\[([^\]]*)\]\);/g)[1], "ANTHROPIC_STRICT_UNSUPPORTED_KEYWORDS");
   defaults.anthropicStrictStringFormats = stringArray(one(F.anthropic, /const ANTHROPIC_STRICT_STRING_FORMATS = new Set\(\[([^\]]*)\]\);/g)[1], "ANTHROPIC_STRICT_STRING_FORMATS");
   const mi = one(F.anthropic, /if \(key === "minItems"\)\s*return value !== (\d+) && value !== (\d+);/g);
   defaults.anthropicStrictMinItemsAllowed = [Number(mi[1]), Number(mi[2])];
   one(F.anthropic, /if \(key === "format"\)\s*return typeof value !== "string" \|\| !ANTHROPIC_STRICT_STRING_FORMATS\.has\(value\);/g);
+  }
   // The strict rewrite of the built-in schemas, checked through pi's own makeStrictJsonSchema.
   for (const t of toolsJson) {
     const strict = AI_CONSTRAINED.makeStrictJsonSchema(t.parameters);

@@ -123,7 +123,7 @@ test("piVersion picks the pi release; otherwise the capture's, else the session'
   assert.ok(detected.pi.detection.evidence.some((e) => e.line > 0 && /system message/.test(e.fact)));
   assert.equal(ctxlens.assemble({ prompt: "hi" }).pi.reason, "default");
   assert.equal(ctxlens.parseSession(session).pi.version, "1.6.0");
-  assert.throws(() => ctxlens.assemble({ prompt: "hi", piVersion: "1.0.3" }), /`piVersion` must be one of 0\.85\.1, 1\.3\.0, 1\.4\.0, 1\.5\.0, 1\.5\.2, 1\.6\.0/);
+  assert.throws(() => ctxlens.assemble({ prompt: "hi", piVersion: "1.0.3" }), /`piVersion` must be one of 0\.85\.1, 0\.86\.1, 0\.87\.0, 0\.87\.1, 1\.3\.0, 1\.4\.0, 1\.5\.0, 1\.5\.2, 1\.6\.0/);
 });
 
 test("compareWith a release: what upgrading pi does to the request", () => {

@@ -936,11 +936,21 @@ pub fn choose(
     // (`formatNoApiKeyFoundMessage("unknown")`, CA/core/agent-session.js:277).
     let mut exit = None;
     let errors = startup.iter().any(|d| d.error);
-    if errors || no_models {
+    // The prompt needs the model's request auth (`_getRequiredRequestAuth`,
+    // CA/core/agent-session.js:166–194, the same in every release): a provider with no key,
+    // credential or stored login fails there, after the startup warnings.
+    let no_auth = match &model {
+        Some(m) if !errors && !no_models && !registry.has_configured_auth(m.provider()) => {
+            Some(m.provider().to_string())
+        }
+        _ => None,
+    };
+    if errors || no_models || no_auth.is_some() {
         let mut lines: Vec<String> = startup.iter().map(Startup::line).collect();
         if !errors {
             lines.push(format!(
-                "No API key found for the selected model.\n\n{}",
+                "No API key found for {}.\n\n{}",
+                no_auth.as_deref().unwrap_or("the selected model"),
                 provider_login_help(docs_dir)
             ));
         }

@@ -137,8 +137,9 @@ pub struct Detection {
     /// More than one: the session cannot tell them apart (their sessions are alike where this
     /// one has something to show), so the choice is the user's (`--pi`, `piVersion`).
     pub candidates: Vec<PiVersion>,
-    /// The session's dates show a release ctxlens does not rebuild wrote it (0.86.0–1.3.0; 0.99.1
-    /// and 1.0.3 cannot be installed): `version` is the nearest supported one, never certain.
+    /// The session's dates show a release ctxlens does not rebuild may have written it (0.86.0,
+    /// 0.99.0–1.2.0, 1.5.1; 0.99.1 and 1.0.3 cannot be installed): `version` is the nearest
+    /// supported one, never certain.
     pub unsupported_writer: bool,
 }
 
@@ -275,6 +276,21 @@ pub fn choose(inputs: &Inputs) -> Choice {
     }
 }
 
+/// Whether version `v` is `at_least` or later (`x.y.z`, numerically).
+fn version_at_least(v: &str, at_least: &str) -> bool {
+    let parts = |s: &str| -> Vec<u32> { s.split('.').map(|p| p.parse().unwrap_or(0)).collect() };
+    parts(v) >= parts(at_least)
+}
+
+/// `pi 0.86.0`, or `pi 0.99.0 to 1.0.4` for several releases in order.
+fn release_span(releases: &[&str]) -> String {
+    match releases {
+        [] => String::new(),
+        [one] => format!("pi {one}"),
+        [first, .., last] => format!("pi {first} to {last}"),
+    }
+}
+
 /// A line's JSON, parsed only when `needle` occurs in it (most lines are never parsed).
 fn parse_if(line: &str, needle: &str) -> Option<Value> {
     line.contains(needle)
@@ -381,7 +397,9 @@ pub fn detect(session: &SourceText) -> Option<Detection> {
         let since = release_date(a).unwrap_or("");
         candidates = PiVersion::ALL
             .into_iter()
-            .filter(|v| v.released() >= since)
+            // By release order: releases out on the same day (0.86.1 and 0.87.0) are not
+            // ordered by their dates.
+            .filter(|v| version_at_least(v.as_str(), a))
             .collect();
         if let Some(t) = &last_time {
             let out_by: Vec<PiVersion> = candidates
@@ -403,7 +421,48 @@ pub fn detect(session: &SourceText) -> Option<Detection> {
                         newer.join(" and ")
                     ),
                 });
-                candidates = out_by;
+                candidates = out_by.clone();
+            }
+            // Releases ctxlens does not rebuild that were out after the newest candidate and by
+            // the last entry's date (0.99.0–1.2.0 after 0.87.1, 1.5.1 after 1.5.0) may have
+            // written it: the newest candidate is the nearest, not shown to behave the same.
+            let newest = candidates
+                .iter()
+                .copied()
+                .filter(|v| v.released() <= t.as_str())
+                .max();
+            // Later in release order than the newest candidate (npm dates of releases out on the
+            // same day do not order them), and out by the last entry's date.
+            let later_unsupported: Vec<&str> = match newest {
+                Some(nv) => {
+                    let after = LATER_RELEASES
+                        .iter()
+                        .position(|(v, _)| *v == nv.as_str())
+                        .map_or(0, |i| i + 1);
+                    LATER_RELEASES[after..]
+                        .iter()
+                        .filter(|(v, d)| {
+                            *d >= nv.released()
+                                && *d <= t.as_str()
+                                && !PiVersion::ALL.iter().any(|s| s.as_str() == *v)
+                        })
+                        .map(|(v, _)| *v)
+                        .collect()
+                }
+                None => Vec::new(),
+            };
+            if let (Some(nv), false) = (newest, later_unsupported.is_empty()) {
+                evidence.push(Evidence {
+                    line: None,
+                    seen: None,
+                    fact: format!(
+                        "its last entry is dated {t}, after {} {} released, which ctxlens does not rebuild: one of them may have written it; rebuilding the nearest supported, pi {nv}, which is not shown to behave the same",
+                        release_span(&later_unsupported),
+                        if later_unsupported.len() == 1 { "was" } else { "were" }
+                    ),
+                });
+                candidates.retain(|v| *v <= nv);
+                unsupported_writer = true;
             } else if out_by.is_empty() && !candidates.is_empty() {
                 // Written before any supported release that writes it was out: by a release
                 // ctxlens does not rebuild (0.86.0–1.3.0; 0.99.1 and 1.0.3 cannot be installed).
@@ -423,7 +482,7 @@ pub fn detect(session: &SourceText) -> Option<Detection> {
                     seen: None,
                     fact: format!(
                         "its last entry is dated {t}, before pi {nearest} (the oldest supported release that writes it) was released: a release ctxlens does not rebuild wrote it ({}); rebuilding the nearest, pi {nearest}, which is not shown to behave the same",
-                        if between.is_empty() { "unknown".to_string() } else { format!("pi {} to {}", between[0], between[between.len() - 1]) }
+                        if between.is_empty() { "unknown".to_string() } else { release_span(&between) }
                     ),
                 });
                 candidates = vec![nearest];
@@ -532,11 +591,14 @@ pub fn refine(d: &mut Detection, session: &SourceText) {
     }
     // The newest writer's texts: the last stored section map that reads as some candidate's
     // (a later patch may hold only sections no release marks, such as the cwd).
+    // The texts that mark a release: the preamble, the docs and tools lines (`docsTail`: 0.99
+    // named MCP and codemode in the docs line, so it tells 0.86–0.87 from 1.x).
+    const MARKS: [&str; 4] = ["preamble", "docsPrefix", "toolsTail", "docsTail"];
+    fn mark<'a>(data: &'a PiData, key: &str) -> Option<&'a str> {
+        data.prompt.get_str(key).filter(|s| s.len() > 16)
+    }
     fn marks_of(data: &PiData) -> Vec<&str> {
-        ["preamble", "docsPrefix", "toolsTail"]
-            .into_iter()
-            .filter_map(|k| data.prompt.get_str(k).filter(|s| s.len() > 16))
-            .collect()
+        MARKS.into_iter().filter_map(|k| mark(data, k)).collect()
     }
     let sections: Option<(u32, Vec<String>)> = section_maps
         .iter()
@@ -553,12 +615,31 @@ pub fn refine(d: &mut Detection, session: &SourceText) {
     let mut ruled_out: Vec<(PiVersion, Evidence)> = Vec::new();
     let mut matched_sections: Vec<PiVersion> = Vec::new();
     if let Some((n, texts)) = &sections {
+        let has = |m: &str| texts.iter().any(|t| t.contains(m));
+        // Per mark, the releases whose text of it the sections hold (none: the section is not
+        // there, or is custom; that mark says nothing).
+        let present: Vec<Vec<PiVersion>> = MARKS
+            .iter()
+            .map(|k| {
+                loaded
+                    .iter()
+                    .filter(|(_, data)| mark(data, k).is_some_and(has))
+                    .map(|(v, _)| *v)
+                    .collect()
+            })
+            .collect();
         for (v, data) in &loaded {
             let marks = marks_of(data);
             if marks.is_empty() {
                 continue;
             }
-            if marks.iter().any(|m| texts.iter().any(|t| t.contains(m))) {
+            // It reads as `v`'s when some mark is v's and no mark the sections hold is another
+            // release's text where v's differs.
+            let contradicted = MARKS
+                .iter()
+                .zip(&present)
+                .any(|(k, p)| !p.is_empty() && !p.contains(v) && mark(data, k).is_some());
+            if !contradicted && marks.iter().any(|m| has(m)) {
                 matched_sections.push(*v);
             } else {
                 ruled_out.push((

@@ -365,6 +365,9 @@ mod embedded {
     pub fn files(version: PiVersion) -> Option<&'static [(&'static str, &'static str)]> {
         Some(match version {
             PiVersion::V0_85_1 => folder!("0.85.1"),
+            PiVersion::V0_86_1 => folder!("0.86.1"),
+            PiVersion::V0_87_0 => folder!("0.87.0"),
+            PiVersion::V0_87_1 => folder!("0.87.1"),
             PiVersion::V1_3_0 => folder!("1.3.0"),
             PiVersion::V1_4_0 => folder!("1.4.0"),
             PiVersion::V1_5_0 => folder!("1.5.0"),

@@ -44,7 +44,8 @@ pub struct Rules {
     pub transcript: bool,
     /// 0.87.0: the session is projected (`buildSessionProjection`): `context_edit` entries
     /// replace or omit a message, and an older compaction inside the kept range adds nothing.
-    /// Cases: `pi-1.6.0/ss-context-edit-*`.
+    /// Cases: `pi-1.6.0/ss-context-edit-*`, `pi-0.87.0/pm-context-edit`, `ms-context-edit`,
+    /// `sp-context-edit-usage`.
     pub context_edits: bool,
     /// 0.87.0 with `context_edits`: before pi retries a failed answer it omits the attempt with
     /// a stored `context_edit` (`_omitRecoveryAttempt`, 1.6.0/CA/core/agent-session.js:906), so
@@ -69,7 +70,8 @@ pub struct Rules {
     /// 0.87.0 (per-model image resize profiles applied to file attachments, #9631): the prompt's
     /// images pass `_normalizePromptImages` (CA/core/agent-session.js:1676–1693), which makes each
     /// one again as `{type, data, mimeType}`; 0.85: `{type, mimeType, data}` as the `@file`
-    /// reader built it. Only pi-messages shows the key order. Case: `pi-1.6.0/pm-image-long`.
+    /// reader built it. Only pi-messages shows the key order. Cases: `pi-1.6.0/pm-image-long`,
+    /// `pi-0.87.0/pm-image-long`.
     pub prompt_images_normalized: bool,
     /// When pi compacts: `contextTokens > contextWindow - reserveTokens` while
     /// `compaction.enabled` (default true; `shouldCompact`, CA/core/compaction/compaction.js:173,
@@ -81,6 +83,15 @@ pub struct Rules {
     /// It decides no byte of a request, so no capture shows it; read from both releases' code
     /// and tested against their `getCompactionSettings` (`settings::Settings::compaction`).
     pub compaction_model_overrides: bool,
+    /// 1.3.0 (#10785): the active tools are a loadout (`tools::select_loadout`): a resumed
+    /// session with the default tools restores the tools its transcript declares
+    /// (`_restoreToolsFromTranscript` at startup), `--tools` and `--exclude-tools` take `*`
+    /// patterns (1.0.4) and `--tools` `+name`/`-name` modifiers of the defaults (1.1.0; in
+    /// `defaultTools` 0.99.0), the registry in pi's built-in order. `false` (0.85–0.87): `createAgentSession` starts every run with `--tools`, else
+    /// `defaultTools`, else the four defaults, as exact names (`tools::select`; 0.86.1/CA/core/
+    /// sdk.js:140–145, where `initialActiveToolNames` is always set, so the restore never runs).
+    /// Cases: `pi-0.86.1/sp-resume-*`, `sp-fresh-modifiers`, `ms-held-collapsed`, `pm-held-orphan`.
+    pub tool_loadout: bool,
     /// 1.5.0 (#11495): a new tool loadout keeps the order of the tools that stay active and
     /// appends the others (`_applyToolLoadout`), so a restore from the transcript in another
     /// order patches nothing; 0.86.0–1.4.0: the loadout's own order. Cases:
@@ -188,15 +199,22 @@ pub struct CompletionsRules {
     /// or an `api.openai.com` base URL); 0.85: every standard host and OpenRouter's `anthropic/`
     /// and `openai/` models. Cases: `pi-1.6.0/oc-*-developer*`.
     pub developer_role_openai_only: bool,
-    /// 0.87.0: `supportsStrictMode` is detected false everywhere (strict tool schemas only when
-    /// a model says so); 0.85: true but for moonshot, together, Cloudflare AI Gateway, NVIDIA.
+    /// 0.87.0 (#9816): `supportsStrictMode` is detected false everywhere (strict tool schemas only
+    /// when a model says so); 0.85: true but for moonshot, together, Cloudflare AI Gateway, NVIDIA
+    /// (0.86.1: and Cerebras, #9804). Cases: `pi-0.87.0/sp-*` (non-strict), `pi-0.86.1/sp-*`.
     pub strict_opt_in: bool,
+    /// 0.86.1 (#9804): `supportsStrictMode` is detected false for Cerebras too (provider
+    /// `cerebras` or a `cerebras.ai` base URL; 0.86.1/AI/api/openai-completions.js:1286); moot
+    /// from 0.87.0 ([`Self::strict_opt_in`]). Read from the code: no captured case has a
+    /// Cerebras model without `compat.supportsStrictMode`.
+    pub strict_not_for_cerebras: bool,
     /// `sendSessionAffinityHeaders` is detected true for OpenRouter (false everywhere in 0.85).
     pub openrouter_session_affinity: bool,
     /// 1.5.1: the compat keys `requiresToolsWithToolHistory` (`tools: []` with tool history only
     /// when set), `requiresNonNullAssistantContent` and `promptCacheKeyMode`.
     pub compat_1_5_1: bool,
-    /// 0.87.1: empty text parts are left out of a user message's content array.
+    /// 0.87.1 (#9797): empty text parts are left out of a user message's content array. Cases:
+    /// `pi-0.87.1/sp-history-empty-text` (left out), `pi-0.87.0/sp-history-empty-text` (sent).
     pub drop_empty_user_text: bool,
     /// 1.4.0: a tool result whose text is only whitespace counts as empty.
     pub blank_tool_result_is_empty: bool,
@@ -322,11 +340,22 @@ pub struct AnthropicRules {
     /// blocks (it is dropped), for the next one that is sent; until then they were placed before
     /// any assistant message. Cases: `pi-1.5.0/an-held`, `pi-1.4.0/an-held`.
     pub hold_past_empty_assistant: bool,
-    /// 1.0.1: with `compat.supportsMidConvoToolChanges` as well, the top-level tools stay the
-    /// leading message's plus `__pi_deferred_placeholder__`, later tools are `tool_addition` /
-    /// `tool_removal` blocks, and the `inline-tools-2026-09-15` beta is sent (AN19). Cases:
-    /// `pi-1.6.0/an-native-tools`, `an-strict-native`, `an-oauth`, `an-effort-opus5`.
+    /// 0.86.0 (#9548): with `compat.supportsMidConvoToolChanges` as well, the top-level tools
+    /// start with the leading message's plus `__pi_deferred_placeholder__`, later tools are
+    /// `tool_addition` / `tool_removal` blocks (AN19); how, [`Self::tool_additions_by_value`].
+    /// Cases: `pi-1.6.0/an-native-tools`, `an-strict-native`, `an-oauth`, `an-effort-opus5`,
+    /// `pi-0.86.1/an-native-tools`.
     pub native_tool_changes: bool,
+    /// 1.0.1: a `tool_addition` defines its tool by value (`tool_definition`), so a redefined
+    /// name is one more addition (no `tool_removal`), the request's tools stay the leading
+    /// message's and the placeholder, and the beta is `inline-tools-2026-09-15`. `false`
+    /// (0.86.0–1.0.0): a `tool_addition` names a tool (`tool_reference`), every later declared
+    /// tool follows the placeholder in the request's tools with `defer_loading: true`
+    /// (`getDeclaredTools`), a redefinition anywhere in the transcript turns native tool
+    /// changes off (`hasToolRedefinitions`: the transcript is collapsed), and the beta is
+    /// `mid-conversation-tool-changes-2026-07-01` (0.86.1/AI/api/anthropic-messages.js:797–863,
+    /// 960–972). Cases: `pi-0.86.1/an-native-tools`, `an-oauth`, `an-strict-native`.
+    pub tool_additions_by_value: bool,
     /// 0.99.2 (#9953): a schema with a keyword Anthropic strict tool use rejects (`minimum`,
     /// `minItems` above 1, an unknown `format`, ...) is sent non-strict (AN12). Case:
     /// `pi-1.6.0/an-strict-native`.
@@ -383,6 +412,11 @@ pub struct GoogleRules {
     /// remaps, and `thinkingLevel` LOW/MINIMAL when off. Cases: `pi-1.6.0/gg-custom-3pro-*`,
     /// `gg-custom-3flash-off`, `gg-4argon-high`, `gg-gemma4-minimal`.
     pub thinking_level_from_map: bool,
+    /// 1.3.0 (#10890): `usesGoogleThinkingLevel` also matches Gemini 4 and later
+    /// (`/gemini-(?:[4-9]|[1-9]\d)/`, e.g. gemini-4-argon); 0.86.0–1.2.0: Gemini 3 Pro/Flash,
+    /// the flash(-lite)-latest ids and Gemma 4 only (a budget for the others). Cases:
+    /// `pi-1.6.0/gg-4argon-high`, `pi-0.86.1/gg-4argon-high`.
+    pub gemini_4_thinking_level: bool,
     /// 1.5.0 (#11308): string and number `const` in a tool schema become one-value `enum`s
     /// (`rewriteConstAsEnum`). Case: `pi-1.6.0/gg-const-enum`.
     pub const_as_enum: bool,
@@ -390,7 +424,8 @@ pub struct GoogleRules {
     /// untrimmed text is still what is sent when it does not). Cases: `pi-1.6.0/gg-history-*`,
     /// `gg-error-image-3flash`.
     pub blank_tool_result_is_empty: bool,
-    /// By 1.3.0 (no changelog line names it): `providerHeadersToRecord` merges the headers
+    /// 0.99.0–1.3.0 (no changelog line names it; 0.86–0.87 still spread one object, case
+    /// `pi-0.86.1/gg-headers`): `providerHeadersToRecord` merges the headers
     /// case-insensitively, a name set again moves to the end with its last spelling
     /// (AI/utils/headers.js:8–19); 1.3.0 passes it `{"User-Agent": getPiUserAgent(),
     /// ...model.headers, ...options.headers}`, 1.4.0 on `(identity, model.headers,
@@ -476,7 +511,21 @@ const ENTRY_TYPES_0_85: [&str; 10] = [
     "label",
     "session_info",
 ];
-/// 0.86.0 adds `usage` (cache warming), 0.87.0 `context_edit`.
+/// 0.86.0 adds `usage` (cache warming).
+const ENTRY_TYPES_0_86: [&str; 11] = [
+    "session",
+    "message",
+    "thinking_level_change",
+    "model_change",
+    "usage",
+    "compaction",
+    "branch_summary",
+    "custom",
+    "custom_message",
+    "label",
+    "session_info",
+];
+/// 0.87.0 adds `context_edit`.
 const ENTRY_TYPES_0_87: [&str; 12] = [
     "session",
     "message",
@@ -517,6 +566,9 @@ impl PiVersion {
     /// The rules of this release.
     pub fn rules(self) -> &'static Rules {
         static V0_85_1: Rules = R_0_85_1;
+        static V0_86_1: Rules = R_0_86_1;
+        static V0_87_0: Rules = R_0_87_0;
+        static V0_87_1: Rules = R_0_87_1;
         static V1_3_0: Rules = R_1_3_0;
         static V1_4_0: Rules = R_1_4_0;
         static V1_5_0: Rules = R_1_5_0;
@@ -524,6 +576,9 @@ impl PiVersion {
         static V1_6_0: Rules = R_1_6_0;
         match self {
             PiVersion::V0_85_1 => &V0_85_1,
+            PiVersion::V0_86_1 => &V0_86_1,
+            PiVersion::V0_87_0 => &V0_87_0,
+            PiVersion::V0_87_1 => &V0_87_1,
             PiVersion::V1_3_0 => &V1_3_0,
             PiVersion::V1_4_0 => &V1_4_0,
             PiVersion::V1_5_0 => &V1_5_0,
@@ -547,12 +602,14 @@ const R_0_85_1: Rules = Rules {
     strict_requires_type: false,
     prompt_images_normalized: false,
     compaction_model_overrides: false,
+    tool_loadout: false,
     prompt_template_args: PromptTemplateArgs::QuoteAnywhere,
     loadout_keeps_order: false,
     tool_changes_fold_after_last_change: false,
     completions: CompletionsRules {
         developer_role_openai_only: false,
         strict_opt_in: false,
+        strict_not_for_cerebras: false,
         openrouter_session_affinity: false,
         compat_1_5_1: false,
         drop_empty_user_text: false,
@@ -587,6 +644,7 @@ const R_0_85_1: Rules = Rules {
         mid_convo_system_messages: false,
         hold_past_empty_assistant: false,
         native_tool_changes: false,
+        tool_additions_by_value: false,
         strict_keyword_check: false,
         strict_limit_fallback: false,
         legacy_schema_keeps_defs: false,
@@ -600,6 +658,7 @@ const R_0_85_1: Rules = Rules {
     },
     google: GoogleRules {
         thinking_level_from_map: false,
+        gemini_4_thinking_level: false,
         const_as_enum: false,
         blank_tool_result_is_empty: false,
         headers_merged_case_insensitively: false,
@@ -639,12 +698,14 @@ const R_1_6_0: Rules = Rules {
     strict_requires_type: true,
     prompt_images_normalized: true,
     compaction_model_overrides: true,
+    tool_loadout: true,
     prompt_template_args: PromptTemplateArgs::QuoteOpensToken,
     loadout_keeps_order: true,
     tool_changes_fold_after_last_change: true,
     completions: CompletionsRules {
         developer_role_openai_only: true,
         strict_opt_in: true,
+        strict_not_for_cerebras: true,
         openrouter_session_affinity: true,
         compat_1_5_1: true,
         drop_empty_user_text: true,
@@ -679,6 +740,7 @@ const R_1_6_0: Rules = Rules {
         mid_convo_system_messages: true,
         hold_past_empty_assistant: true,
         native_tool_changes: true,
+        tool_additions_by_value: true,
         strict_keyword_check: true,
         strict_limit_fallback: true,
         legacy_schema_keeps_defs: true,
@@ -692,6 +754,7 @@ const R_1_6_0: Rules = Rules {
     },
     google: GoogleRules {
         thinking_level_from_map: true,
+        gemini_4_thinking_level: true,
         const_as_enum: true,
         blank_tool_result_is_empty: true,
         headers_merged_case_insensitively: true,
@@ -886,4 +949,83 @@ const R_1_3_0: Rules = Rules {
         ..R_1_4_0.bedrock
     },
     ..R_1_4_0
+};
+
+/// 0.86.1: 1.3.0 without what 0.87.0 to 1.3.0 began (the diff of the two releases' dist and
+/// pi's changelog; cases `pi-0.86.1/`): what 0.86.0 began (the transcript, strict-prefer tools,
+/// OpenRouter affinity, Codex's off effort, per-model compaction budgets) stays.
+const R_0_86_1: Rules = Rules {
+    context_edits: false,
+    retry_omission_stored: false,
+    drop_foreign_thinking: false,
+    sampling_by_thinking_level: false,
+    prompt_images_normalized: false,
+    prompt_template_args: PromptTemplateArgs::QuoteAnywhere,
+    tool_loadout: false,
+    entry_types: &ENTRY_TYPES_0_86,
+    completions: CompletionsRules {
+        strict_opt_in: false,
+        drop_empty_user_text: false,
+        ..R_1_3_0.completions
+    },
+    responses: ResponsesRules {
+        configuration_update: false,
+        chatgpt_sign_in: false,
+        azure_provider: "azure-openai-responses",
+        codex_overridable_identity: false,
+        ..R_1_3_0.responses
+    },
+    mistral: MistralRules {
+        reasoning_effort_from_level_map: false,
+        ..R_1_3_0.mistral
+    },
+    anthropic: AnthropicRules {
+        tool_additions_by_value: false,
+        strict_keyword_check: false,
+        strict_limit_fallback: false,
+        split_error_tool_result_images: false,
+        effort_models_can_be_off: false,
+        ..R_1_3_0.anthropic
+    },
+    google: GoogleRules {
+        gemini_4_thinking_level: false,
+        headers_merged_case_insensitively: false,
+        ..R_1_3_0.google
+    },
+    bedrock: BedrockRules {
+        claude_haiku_5: false,
+        thinking_block_binding: false,
+        openai_reasoning_effort: false,
+        split_error_tool_result_images: false,
+        ..R_1_3_0.bedrock
+    },
+    model: R_0_85_1.model,
+    ..R_1_3_0
+};
+
+/// 0.87.0: 0.86.1 with what 0.87.0 began (its changelog and the diff of the two releases' dist;
+/// cases `pi-0.87.0/`): the session projection (`context_edit` entries, stored retry omissions),
+/// the prompt's images normalized, strict tool schemas on Chat Completions only when a model
+/// says so.
+const R_0_87_0: Rules = Rules {
+    context_edits: true,
+    retry_omission_stored: true,
+    prompt_images_normalized: true,
+    entry_types: &ENTRY_TYPES_0_87,
+    completions: CompletionsRules {
+        strict_opt_in: true,
+        ..R_0_86_1.completions
+    },
+    ..R_0_86_1
+};
+
+/// 0.87.1: 0.87.0 with what 0.87.1 began (its changelog and the diff of the two releases' dist,
+/// which differ in pi-ai only in openai-completions and Claude Code's version; cases
+/// `pi-0.87.1/`): empty text parts left out of a Chat Completions user message (#9797).
+const R_0_87_1: Rules = Rules {
+    completions: CompletionsRules {
+        drop_empty_user_text: true,
+        ..R_0_87_0.completions
+    },
+    ..R_0_87_0
 };

@@ -14,6 +14,12 @@ use std::str::FromStr;
 pub enum PiVersion {
     /// 2026-09-06.
     V0_85_1,
+    /// 2026-09-21.
+    V0_86_1,
+    /// 2026-09-21.
+    V0_87_0,
+    /// 2026-09-22.
+    V0_87_1,
     /// 2026-10-15.
     V1_3_0,
     /// 2026-10-21.
@@ -28,8 +34,11 @@ pub enum PiVersion {
 
 impl PiVersion {
     /// Every supported release, oldest first.
-    pub const ALL: [PiVersion; 6] = [
+    pub const ALL: [PiVersion; 9] = [
         PiVersion::V0_85_1,
+        PiVersion::V0_86_1,
+        PiVersion::V0_87_0,
+        PiVersion::V0_87_1,
         PiVersion::V1_3_0,
         PiVersion::V1_4_0,
         PiVersion::V1_5_0,
@@ -43,6 +52,9 @@ impl PiVersion {
     pub const fn as_str(self) -> &'static str {
         match self {
             PiVersion::V0_85_1 => "0.85.1",
+            PiVersion::V0_86_1 => "0.86.1",
+            PiVersion::V0_87_0 => "0.87.0",
+            PiVersion::V0_87_1 => "0.87.1",
             PiVersion::V1_3_0 => "1.3.0",
             PiVersion::V1_4_0 => "1.4.0",
             PiVersion::V1_5_0 => "1.5.0",
@@ -55,6 +67,9 @@ impl PiVersion {
     pub const fn released(self) -> &'static str {
         match self {
             PiVersion::V0_85_1 => "2026-09-06",
+            PiVersion::V0_86_1 => "2026-09-21",
+            PiVersion::V0_87_0 => "2026-09-21",
+            PiVersion::V0_87_1 => "2026-09-22",
             PiVersion::V1_3_0 => "2026-10-15",
             PiVersion::V1_4_0 => "2026-10-21",
             PiVersion::V1_5_0 => "2026-11-02",
@@ -117,9 +132,10 @@ mod tests {
         }
         assert_eq!("pi@1.6.0".parse::<PiVersion>(), Ok(PiVersion::V1_6_0));
         assert!(PiVersion::ALL.windows(2).all(|w| w[0] < w[1]));
+        // Two releases can share a day (0.86.1 and 0.87.0: 2026-09-21).
         assert!(PiVersion::ALL
             .windows(2)
-            .all(|w| w[0].released() < w[1].released()));
+            .all(|w| w[0].released() <= w[1].released()));
         assert_eq!(PiVersion::LATEST, *PiVersion::ALL.last().unwrap());
         // 0.99.1 and 1.0.3 were published but cannot be installed (they depend on
         // `@earendil-works/chord@^0.99.1` / `^1.0.3`, never published: npm answers ETARGET), so

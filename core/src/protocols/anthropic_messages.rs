@@ -797,7 +797,15 @@ fn get_beta_features(
     }
     if flags.native_tool_changes {
         push(
-            beta(pi, "inlineTools"),
+            // 0.86.0–1.0.0: mid-conversation-tool-changes; 1.0.1: inline-tools.
+            beta(
+                pi,
+                if pi.rules.anthropic.tool_additions_by_value {
+                    "inlineTools"
+                } else {
+                    "midConversationToolChanges"
+                },
+            ),
             "native tool changes (compat.supportsMidConvoSystemMessages and supportsMidConvoToolChanges, initial tools)",
             "1.6.0/AI/api/anthropic-messages.js:1069",
             events,
@@ -913,9 +921,25 @@ fn build_params(
         .and_then(Value::as_array)
         .map(|a| a.iter().map(transcript::tool_from_declaration).collect())
         .unwrap_or_default();
+    // 0.86.0–1.0.0: tools referenced by name cannot express a redefinition
+    // (0.86.1/AI/api/anthropic-messages.js:797–805).
+    let by_value = pi.rules.anthropic.tool_additions_by_value;
+    let redefinitions = !by_value && transcript::has_tool_redefinitions(&view.messages);
     let native_tool_changes = compat.supports_mid_convo_system_messages
         && compat.supports_mid_convo_tool_changes
-        && !initial_tools.is_empty();
+        && !initial_tools.is_empty()
+        && !redefinitions;
+    if redefinitions
+        && compat.supports_mid_convo_system_messages
+        && compat.supports_mid_convo_tool_changes
+    {
+        ev(
+            events,
+            EventKind::Note,
+            "no native tool changes: a tool is declared again with another definition, which a tool_addition by name cannot express (hasToolRedefinitions): the current tools are sent, later system messages carry no tool blocks",
+            "0.86.1/AI/api/anthropic-messages.js:797",
+        );
+    }
     if compat.supports_mid_convo_system_messages
         && compat.supports_mid_convo_tool_changes
         && initial_tools.is_empty()
@@ -1107,6 +1131,32 @@ fn build_params(
             "1.6.0/AI/api/anthropic-messages.js:1153",
         );
         tools.push(placeholder);
+        if !by_value {
+            // 0.86.0–1.0.0: every later declared tool follows, deferred and without a cache
+            // breakpoint (0.86.1/AI/api/anthropic-messages.js:857–862).
+            let initial_names: Vec<&str> = initial_tools.iter().map(|t| t.name.as_str()).collect();
+            let later: Vec<ToolDef> = transcript::declared_tools(&view.messages)
+                .into_iter()
+                .filter(|t| !initial_names.contains(&t.name.as_str()))
+                .collect();
+            if !later.is_empty() {
+                ev(
+                    events,
+                    EventKind::Inserted,
+                    format!(
+                        "native tool changes by reference: the {} tools declared later follow the placeholder with defer_loading (the request's tool list only grows)",
+                        later.len()
+                    ),
+                    "0.86.1/AI/api/anthropic-messages.js:857",
+                );
+            }
+            for mut t in convert_tools(pi, &converter, &later, None, false, events)? {
+                if let Value::Object(o) = &mut t {
+                    o.insert("defer_loading", Value::Bool(true));
+                }
+                tools.push(t);
+            }
+        }
         Some(tools)
     } else if pi.rules.transcript {
         (!view.current_tools.is_empty())
@@ -1765,10 +1815,11 @@ fn convert_system_message(
         .iter()
         .map(transcript::tool_from_declaration)
         .collect();
+    let by_value = pi.rules.anthropic.tool_additions_by_value;
     let redefined: Vec<Option<&Value>> = list("toolsAdded").iter().map(|t| t.get("name")).collect();
     for tool in list("toolsRemoved") {
         let name = tool.get("name");
-        if redefined.contains(&name) {
+        if by_value && redefined.contains(&name) {
             ev(
                 events,
                 EventKind::Dropped,
@@ -1809,6 +1860,43 @@ fn convert_system_message(
                 .with("type", "tool_removal")
                 .with("tool", Value::Object(reference)),
         ));
+    }
+    if !by_value {
+        // 0.86.0–1.0.0: the tool by name (0.86.1/AI/api/anthropic-messages.js:966–971).
+        for tool in list("toolsAdded") {
+            let name = tool.get("name");
+            let name = if is_oauth {
+                match name {
+                    Some(Value::String(n)) => {
+                        Some(Value::String(to_claude_code_name(pi, n).into()))
+                    }
+                    _ => {
+                        return Err(err(format!(
+                            "{label}: an added tool has no string name (pi throws a TypeError)"
+                        )))
+                    }
+                }
+            } else {
+                name.cloned()
+            };
+            ev(
+                events,
+                EventKind::Inserted,
+                format!(
+                    "{label}: tool_addition of {} (by reference)",
+                    crate::js::to_js_string(name.as_ref())
+                ),
+                "0.86.1/AI/api/anthropic-messages.js:966",
+            );
+            let mut reference = Object::new().with("type", "tool_reference");
+            reference.insert_opt("name", name);
+            blocks.push(Value::Object(
+                Object::new()
+                    .with("type", "tool_addition")
+                    .with("tool", Value::Object(reference)),
+            ));
+        }
+        return Ok(blocks);
     }
     for definition in convert_tools(pi, conv, &added, None, false, events)? {
         ev(

@@ -134,7 +134,7 @@ fn stream_simple_thinking(
         (Err(e), None) => return Err(e),
     };
     if pi.rules.google.thinking_level_from_map {
-        if google_shared::uses_google_thinking_level(model) {
+        if google_shared::uses_google_thinking_level(pi, model) {
             let level = google_shared::to_google_thinking_level(&resolved);
             ev(
                 events,

@@ -86,18 +86,20 @@ pub fn resolve_google_thinking_level(
 
 /// `usesGoogleThinkingLevel(model)` (1.6.0 google-shared.js:37–49; G1): on the lower-cased id,
 /// `/gemini-3(?:\.\d+)?-(?:pro|flash)/`, `/gemini-(?:[4-9]|[1-9]\d)/` (Gemini 4 and later),
-/// `gemini-flash-latest`, `gemini-flash-lite-latest`, or `/gemma-?4/`.
-pub fn uses_google_thinking_level(model: &Model) -> bool {
+/// `gemini-flash-latest`, `gemini-flash-lite-latest`, or `/gemma-?4/`; Gemini 4 and later only
+/// from 1.3.0 (`Rules::google.gemini_4_thinking_level`).
+pub fn uses_google_thinking_level(pi: &Pi, model: &Model) -> bool {
     let id = model.id().to_lowercase();
     matches_gemini3(&id, "-pro")
         || matches_gemini3(&id, "-flash")
-        || id.match_indices("gemini-").any(|(i, m)| {
-            let rest = &id.as_bytes()[i + m.len()..];
-            // `[4-9]`, or `[1-9]\d`: a two-digit major from 10 on.
-            matches!(rest.first(), Some(b'4'..=b'9'))
-                || (matches!(rest.first(), Some(b'1'..=b'9'))
-                    && rest.get(1).is_some_and(u8::is_ascii_digit))
-        })
+        || pi.rules.google.gemini_4_thinking_level
+            && id.match_indices("gemini-").any(|(i, m)| {
+                let rest = &id.as_bytes()[i + m.len()..];
+                // `[4-9]`, or `[1-9]\d`: a two-digit major from 10 on.
+                matches!(rest.first(), Some(b'4'..=b'9'))
+                    || (matches!(rest.first(), Some(b'1'..=b'9'))
+                        && rest.get(1).is_some_and(u8::is_ascii_digit))
+            })
         || id == "gemini-flash-latest"
         || id == "gemini-flash-lite-latest"
         || id.contains("gemma-4")
@@ -143,7 +145,7 @@ pub fn get_disabled_google_thinking_config(
     events: &mut Events,
 ) -> Result<Value, AdapterError> {
     let budget_zero = || Value::Object(Object::new().with("thinkingBudget", 0.0));
-    if !uses_google_thinking_level(model) {
+    if !uses_google_thinking_level(pi, model) {
         return Ok(budget_zero());
     }
     let fallback = crate::model::clamp_thinking_level(model, "off", events);
@@ -716,7 +718,8 @@ mod tests {
 
     #[test]
     fn which_models_use_thinking_level() {
-        let uses = |id: &str| uses_google_thinking_level(&model(id));
+        let p = pi16();
+        let uses = |id: &str| uses_google_thinking_level(&p, &model(id));
         for id in [
             "gemini-3-pro-preview",
             "gemini-3.1-flash-lite",

@@ -341,9 +341,9 @@ fn detect_compat(pi: &Pi, model: &Model) -> Object {
     let is_ant_ling = provider == "ant-ling" || base_url.contains("api.ant-ling.com");
     let is_deepseek = provider == "deepseek" || base_url.to_lowercase().contains("deepseek.com");
     let is_chutes = base_url.contains("chutes.ai");
+    let is_cerebras = provider == "cerebras" || base_url.contains("cerebras.ai");
     let is_non_standard = is_nvidia
-        || provider == "cerebras"
-        || base_url.contains("cerebras.ai")
+        || is_cerebras
         || provider == "xai"
         || base_url.contains("api.x.ai")
         || is_together
@@ -431,7 +431,12 @@ fn detect_compat(pi: &Pi, model: &Model) -> Object {
         .with(
             "supportsStrictMode",
             // 0.87.0: "OpenAI compatibility alone does not imply strict JSON-schema tool support."
-            !rules.strict_opt_in && !is_moonshot && !is_together && !is_cf_gateway && !is_nvidia,
+            !rules.strict_opt_in
+                && !is_moonshot
+                && !is_together
+                && !is_cf_gateway
+                && !is_nvidia
+                && !(rules.strict_not_for_cerebras && is_cerebras),
         )
         .with("supportsOpenAIGrammarTools", false);
     if pi.rules.transcript {
