@@ -822,7 +822,12 @@ impl Reducible for AppState {
                 }
             }
             Action::SetWith(w) => s.view.with = w,
-            Action::SetWhatIf(c) => s.view.whatif = c,
+            // The changes are set from the What-if view or from a finding's action: either way
+            // the What-if view shows them.
+            Action::SetWhatIf(c) => {
+                s.view.whatif = c;
+                s.view.view = Some("whatif".into());
+            }
             Action::WhatIf(key) => {
                 if matches!(s.whatifs.get(&key), None | Some(Upgrading::Failed(_))) {
                     if let (true, Some(l)) = (s.ready, s.host.link.borrow().as_ref()) {

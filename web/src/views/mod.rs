@@ -38,7 +38,7 @@ mod tools;
 mod transcript;
 mod upgrade;
 mod usage;
-mod whatif;
+pub(crate) mod whatif;
 
 pub use components::thousands;
 pub use request::{prov_answer, provenance_map};

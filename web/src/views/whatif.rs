@@ -63,6 +63,56 @@ pub fn with_all(changes: &[String], add: &[String]) -> Vec<String> {
     out
 }
 
+/// The report's tools, largest first.
+fn tools_by_size(r: &Value) -> Vec<&Value> {
+    let mut tools: Vec<&Value> = arr(r, "tools").iter().collect();
+    tools.sort_by(|a, b| num(b, "chars").total_cmp(&num(a, "chars")));
+    tools
+}
+
+/// The specs that switch off the three largest extension tools, and their characters.
+pub fn largest_extension_tools(r: &Value) -> (Vec<String>, f64) {
+    let ext: Vec<&Value> = tools_by_size(r)
+        .into_iter()
+        .filter(|t| s(t, "source") == "extension")
+        .take(3)
+        .collect();
+    (
+        ext.iter()
+            .map(|t| format!("tool:{}", s(t, "name")))
+            .collect(),
+        ext.iter().map(|t| num(t, "chars")).sum(),
+    )
+}
+
+/// The skills the model is offered (not `disableModelInvocation`).
+pub fn invocable_skills(r: &Value) -> Vec<String> {
+    at(r, &["resources", "skills"])
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+        .iter()
+        .filter(|k| k.get("hidden").and_then(Value::as_bool) != Some(true))
+        .map(|k| s(k, "name").to_string())
+        .collect()
+}
+
+/// The suggestion's words for switching off `specs` (the largest extension tools).
+pub fn extension_tools_label(specs: &[String], chars: f64) -> String {
+    match specs {
+        [one] => format!(
+            "Switch off the largest extension tool ({}: −{} characters per call)",
+            one.trim_start_matches("tool:"),
+            thousands(chars)
+        ),
+        _ => format!(
+            "Switch off the {} largest extension tools (−{} characters per call)",
+            specs.len(),
+            thousands(chars)
+        ),
+    }
+}
+
 /// `+12` / `−5` / `0`, with the class of a gain or a saving.
 fn delta(d: f64) -> Html {
     if d > 0.0 {
@@ -344,8 +394,7 @@ pub fn WhatIfView(p: &ViewProps) -> Html {
     let on_set = p.on_set_whatif.clone();
 
     // Tools, largest first.
-    let mut tools: Vec<&Value> = arr(r, "tools").iter().collect();
-    tools.sort_by(|a, b| num(b, "chars").total_cmp(&num(a, "chars")));
+    let tools = tools_by_size(r);
     let tools_html = html! {
         <fieldset class="whatif-group" data-testid="whatif-tools">
             <legend>{"Tools"}<span class="muted small">{" · pi's --tools / --exclude-tools; largest first"}</span></legend>
@@ -493,42 +542,16 @@ pub fn WhatIfView(p: &ViewProps) -> Html {
     };
 
     // Findings as actions.
-    let mut ext: Vec<&Value> = tools
-        .iter()
-        .copied()
-        .filter(|t| s(t, "source") == "extension")
-        .collect();
-    ext.truncate(3);
     let suggestions = {
         let mut out = Vec::new();
-        if !ext.is_empty() {
-            let specs: Vec<String> = ext
-                .iter()
-                .map(|t| format!("tool:{}", s(t, "name")))
-                .collect();
-            let chars: f64 = ext.iter().map(|t| num(t, "chars")).sum();
+        let (specs, chars) = largest_extension_tools(r);
+        if !specs.is_empty() {
+            let label = extension_tools_label(&specs, chars);
             let next = with_all(&changes, &specs);
             let cb = on_set.clone();
-            let label = if ext.len() == 1 {
-                format!(
-                    "Switch off the largest extension tool ({}: −{} characters per call)",
-                    s(ext[0], "name"),
-                    thousands(chars)
-                )
-            } else {
-                format!(
-                    "Switch off the {} largest extension tools (−{} characters per call)",
-                    ext.len(),
-                    thousands(chars)
-                )
-            };
             out.push(html! { <li><button class="button" data-testid="whatif-suggest-extension-tools" onclick={Callback::from(move |_: MouseEvent| cb.emit(next.clone()))}>{label}</button></li> });
         }
-        for k in skills
-            .iter()
-            .filter(|k| k.get("hidden").and_then(Value::as_bool) != Some(true))
-        {
-            let name = s(k, "name");
+        for name in invocable_skills(r) {
             let next = with_all(&changes, &[format!("skill-invocation:{name}")]);
             let cb = on_set.clone();
             out.push(html! { <li><button class="button" data-testid={format!("whatif-suggest-skill-{name}")} onclick={Callback::from(move |_: MouseEvent| cb.emit(next.clone()))}>{format!("What does skill {name} cost per call? Hide it from the model")}</button></li> });
