@@ -131,7 +131,8 @@ fn opt_num(v: &Value, key: &str) -> Option<f64> {
 /// Dollars, with enough digits for a cent's fraction.
 fn dollars(x: Option<f64>) -> String {
     match x {
-        Some(x) if x.abs() < 0.01 => format!("${x:.5}"),
+        Some(x) if x < 0.0 => format!("−{}", dollars(Some(-x))),
+        Some(x) if x < 0.01 => format!("${x:.5}"),
         Some(x) => format!("${x:.4}"),
         None => "–".into(),
     }
@@ -428,7 +429,7 @@ pub fn WhatIfView(p: &ViewProps) -> Html {
                     <ul class="whatif-list nested">
                     {switch(&changes, &on_set, format!("skill-invocation:{name}"), html! {
                         <span class="small">{if hidden { "already disable-model-invocation: not offered to the model".to_string() } else { format!("offered to the model (off: disable-model-invocation: true in its SKILL.md; /skill:{name} still works)") }}</span>
-                    }, hidden)}
+                    }, hidden || changes.contains(&format!("skill:{name}")))}
                     </ul>
                     </>
                 }
