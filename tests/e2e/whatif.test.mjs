@@ -151,3 +151,46 @@ test("a link with whatif= reproduces the what-if; a change that names nothing pr
   assert.deepEqual(o.errors, [], "no page errors");
   await context.close();
 });
+
+test("a finding becomes an action: its button opens the What-if view with the changes it names, the CLI's numbers", async () => {
+  const o = await open(browser, server.url + "/#view=findings");
+  opened.push(o);
+  const { page, context } = o;
+  const button = page.locator('[data-testid="finding-whatif"]').first();
+  await button.waitFor({ timeout: 60000 });
+  const specs = (await button.getAttribute("data-changes")).split(",");
+  assert.ok(specs.length > 0 && specs.every((s) => /^(tool|skill-invocation):/.test(s)), specs.join(","));
+  await button.click();
+  await page.getByTestId("whatif-view").waitFor({ timeout: 10000 });
+  await ready(page);
+  assert.equal(await page.getByTestId("whatif-changes").getAttribute("data-changes"), specs.join(","));
+  await until(page, (w) => location.hash.includes("view=whatif") && location.hash.includes("whatif=" + w), specs.join(","));
+  assert.deepEqual(await shown(page), expected(whatif(demo, specs)));
+  assert.deepEqual(o.errors, [], "no page errors");
+  await context.close();
+});
+
+test("the settings: another protocol, then another pi release (its data fetched by the worker), as `--set api=… --set pi=…`", async () => {
+  const o = await open(browser, server.url + "/#view=whatif");
+  opened.push(o);
+  const { page, context } = o;
+  await page.getByTestId("whatif-view").waitFor({ timeout: 60000 });
+  await page.getByTestId("whatif-set-api").selectOption("anthropic-messages");
+  await until(page, () => document.querySelector('[data-testid="whatif-changes"]')?.dataset.changes === "api=anthropic-messages");
+  await ready(page);
+  const api = whatif(demo, ["api=anthropic-messages"]);
+  assert.deepEqual(await shown(page), expected(api));
+  await page.getByTestId("whatif-set-pi").selectOption("1.6.0");
+  await until(page, () => document.querySelector('[data-testid="whatif-changes"]')?.dataset.changes === "api=anthropic-messages,pi=1.6.0");
+  await ready(page);
+  assert.deepEqual(await shown(page), expected(whatif(demo, ["api=anthropic-messages", "pi=1.6.0"])));
+  // Back to the release as it is: the protocol change alone again.
+  await page.getByTestId("whatif-set-pi").selectOption("");
+  await until(page, () => document.querySelector('[data-testid="whatif-changes"]')?.dataset.changes === "api=anthropic-messages");
+  await ready(page);
+  assert.deepEqual(await shown(page), expected(api));
+  const foreign = o.seen.filter((u) => !u.startsWith(server.url + "/") && !u.startsWith("data:") && !u.startsWith("blob:"));
+  assert.deepEqual(foreign, [], "no request leaves the page's origin");
+  assert.deepEqual(o.errors, [], "no page errors");
+  await context.close();
+});

@@ -1270,10 +1270,16 @@ fn handle_whatif(
         };
         let a = l.assembly_of(&api);
         let base = l.inputs(&api);
-        let target = match release {
+        let mut target = match release {
             Some(v) => l.inputs_under(&api, v).0,
             None => base.clone(),
         };
+        // `api=` is the model's protocol as pi sets it (its models.json entry): the page's
+        // protocol switch would override that edit, so the changed side starts from the model's
+        // own protocol, as `ctxlens whatif --set api=…` does.
+        if changes.iter().any(|c| matches!(c, Change::Api(_))) {
+            target.api = None;
+        }
         (a, base, target)
     };
     let (changed_inputs, applied) = match whatif::apply(&target, &a, &changes) {
