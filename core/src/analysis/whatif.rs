@@ -247,9 +247,9 @@ fn flags_text(flags: &[String]) -> String {
     format!("pi {}", words.join(" "))
 }
 
+/// One change applied to `inputs`, checked against `base` (the assembly before any change).
 fn apply_one(inputs: &mut Inputs, base: &Assembly, change: &Change) -> Result<Applied, String> {
     let spec = change.spec();
-    let res = &base.parts.resources;
     let applied = |did: String, take_home: TakeHome, text: String| Applied {
         change: change.clone(),
         did,
@@ -257,428 +257,16 @@ fn apply_one(inputs: &mut Inputs, base: &Assembly, change: &Change) -> Result<Ap
         text,
     };
     match change {
-        Change::Tool(name) => {
-            let active: Vec<&str> = base.parts.tools.iter().map(|t| t.name.as_str()).collect();
-            if !active.contains(&name.as_str()) {
-                return Err(format!(
-                    "{spec}: no tool {name:?} is active in this request (active: {})",
-                    if active.is_empty() {
-                        "none".into()
-                    } else {
-                        active.join(", ")
-                    }
-                ));
-            }
-            // `--exclude-tools` (both releases: 0.85's selection and 0.86's loadout leave an
-            // excluded name out of the registry); pi assigns it, so the last one wins and
-            // carries every name.
-            let (given, mut rest) = take_flag(&inputs.args, &["--exclude-tools", "-xt"]);
-            let mut names = given.last().cloned().unwrap_or_default();
-            if !names.contains(name) {
-                names.push(name.clone());
-            }
-            let flags = vec!["--exclude-tools".to_string(), names.join(",")];
-            rest.extend(flags.iter().cloned());
-            inputs.args = rest.clone();
-            let mut text = flags_text(&flags);
-            if !given.is_empty() {
-                text.push_str(" (in place of the --exclude-tools given)");
-            }
-            Ok(applied(
-                format!("tool {name} excluded (--exclude-tools {})", names.join(",")),
-                TakeHome::Flags { flags, args: rest },
-                text,
-            ))
-        }
-        Change::Skill(name) => {
-            let skill = find_skill(base, name, &spec)?;
-            let (paths, what) = if basename(&skill.file_path) == "SKILL.md" {
-                let dir = dirname(&skill.file_path);
-                (inputs.files.remove_dir(&dir), dir)
-            } else {
-                inputs.files.remove(&skill.file_path);
-                (vec![skill.file_path.clone()], skill.file_path.clone())
-            };
-            if paths.is_empty() {
-                return Err(format!(
-                    "{spec}: the skill's file {} is not among the inputs' files",
-                    skill.file_path
-                ));
-            }
-            let mut text = format!("remove {what} (or move it out of pi's skill folders)");
-            if inputs.args.iter().any(|a| a.contains(&what)) {
-                text.push_str(", and drop the --skill that names it");
-            }
-            Ok(applied(
-                format!(
-                    "skill {name} removed ({} file(s) under {what})",
-                    paths.len()
-                ),
-                TakeHome::RemoveFiles { paths: vec![what] },
-                text,
-            ))
-        }
-        Change::SkillInvocation(name) => {
-            let skill = find_skill(base, name, &spec)?;
-            if skill.disable_model_invocation {
-                return Err(format!(
-                    "{spec}: skill {name} already has disable-model-invocation: true"
-                ));
-            }
-            let text = inputs
-                .files
-                .read_to_string(&skill.file_path)
-                .ok_or_else(|| {
-                    format!("{spec}: {} is not among the inputs' files", skill.file_path)
-                })?;
-            let content = set_frontmatter_flag(&text, "disable-model-invocation", "true")
-                .ok_or_else(|| format!("{spec}: {} has no frontmatter", skill.file_path))?;
-            inputs.files.insert(&skill.file_path, content.clone());
-            let line = "disable-model-invocation: true".to_string();
-            Ok(applied(
-                format!("{}: frontmatter {line}", skill.file_path),
-                TakeHome::EditFile {
-                    path: skill.file_path.clone(),
-                    line: line.clone(),
-                    content,
-                },
-                format!("in {}'s frontmatter: {line}", skill.file_path),
-            ))
-        }
-        Change::Context(p) => {
-            let files = &res.context_files;
-            let hits: Vec<&crate::resources::ContextFile> = files
-                .iter()
-                .filter(|f| {
-                    f.path == *p || f.path.ends_with(&format!("/{}", p.trim_start_matches('/')))
-                })
-                .collect();
-            let listed = || {
-                files
-                    .iter()
-                    .map(|f| f.path.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            };
-            let f = match hits.as_slice() {
-                [f] => *f,
-                [] => {
-                    return Err(format!(
-                        "{spec}: no context file in the prompt is {p:?} or ends with it (in the prompt: {})",
-                        if files.is_empty() { "none".into() } else { listed() }
-                    ))
-                }
-                _ => {
-                    return Err(format!(
-                        "{spec}: {p:?} names several context files ({}); give more of the path",
-                        hits.iter().map(|f| f.path.as_str()).collect::<Vec<_>>().join(", ")
-                    ))
-                }
-            };
-            if !inputs.files.remove(&f.path) {
-                return Err(format!("{spec}: {} is not among the inputs' files", f.path));
-            }
-            let mut text = format!("remove or rename {}", f.path);
-            if let Some(next) = f.shadowed.first() {
-                text.push_str(&format!(
-                    " ({next} in the same folder, which it shadowed, is then read in its place)"
-                ));
-            }
-            Ok(applied(
-                format!("context file {} removed", f.path),
-                TakeHome::RemoveFiles {
-                    paths: vec![f.path.clone()],
-                },
-                text,
-            ))
-        }
-        Change::AppendPrompt => {
-            if res.append_prompts.is_empty() {
-                return Err(format!(
-                    "{spec}: this request has no appended system prompt (no APPEND_SYSTEM.md, no --append-system-prompt)"
-                ));
-            }
-            // pi takes the CLI values instead of discovering APPEND_SYSTEM.md, and drops an
-            // empty one: `--append-system-prompt ""` is the append off.
-            let (_, mut rest) = take_flag(&inputs.args, &["--append-system-prompt"]);
-            let flags = vec!["--append-system-prompt".to_string(), String::new()];
-            rest.extend(flags.iter().cloned());
-            inputs.args = rest.clone();
-            let from: Vec<String> = res
-                .append_prompts
-                .iter()
-                .map(|a| {
-                    a.path
-                        .clone()
-                        .unwrap_or_else(|| "--append-system-prompt".into())
-                })
-                .collect();
-            Ok(applied(
-                format!("appended prompt off ({})", from.join(", ")),
-                TakeHome::Flags { flags, args: rest },
-                format!(
-                    "pi --append-system-prompt '' (instead of {}; or remove the file)",
-                    from.join(", ")
-                ),
-            ))
-        }
-        Change::Entry(id) => {
-            let mut edits = Vec::new();
-            let content = edit_session(inputs, &spec, |lines| {
-                let at = find_line(lines, id)
-                    .ok_or_else(|| format!("{spec}: no entry with id {id:?} in the session"))?;
-                let removed = lines.remove(at);
-                let parent = removed
-                    .value
-                    .as_ref()
-                    .and_then(|v| v.get("parentId").cloned())
-                    .unwrap_or(Value::Null);
-                edits.push(format!("line {} (entry {id}) removed", at + 1));
-                for (k, l) in lines.iter_mut().enumerate() {
-                    let Some(Value::Object(o)) = l.value.as_mut() else {
-                        continue;
-                    };
-                    for key in ["firstKeptEntryId", "targetId", "fromId"] {
-                        if o.get_str(key) == Some(id) {
-                            return Err(format!(
-                                "{spec}: entry {id} is the {key} of the entry on line {}: removing it would leave that entry pointing nowhere",
-                                k + 2
-                            ));
-                        }
-                    }
-                    if o.get_str("parentId") == Some(id) {
-                        o.insert("parentId", parent.clone());
-                        l.dirty = true;
-                        edits.push(format!(
-                            "entry {}: parentId {id} → {}",
-                            o.get_str("id").unwrap_or("?"),
-                            parent.to_json()
-                        ));
-                    }
-                }
-                Ok(())
-            })?;
-            Ok(applied(
-                format!(
-                    "entry {id} removed from the session, its children reparented to its parent"
-                ),
-                TakeHome::EditSession {
-                    edits: edits.clone(),
-                    content,
-                },
-                format!("edit the session file: {}", edits.join("; ")),
-            ))
-        }
-        Change::ToolResult { id, lines: n } => {
-            let mut did = String::new();
-            edit_session(inputs, &spec, |lines| {
-                let at = find_line(lines, id)
-                    .ok_or_else(|| format!("{spec}: no entry with id {id:?} in the session"))?;
-                let l = &mut lines[at];
-                let msg = l
-                    .value
-                    .as_mut()
-                    .and_then(|v| v.as_object_mut())
-                    .and_then(|o| o.get_mut("message"))
-                    .and_then(|m| m.as_object_mut())
-                    .filter(|m| m.get_str("role") == Some("toolResult"))
-                    .ok_or_else(|| format!("{spec}: entry {id} is not a tool result"))?;
-                let content = msg
-                    .get_mut("content")
-                    .and_then(|c| c.as_array_mut())
-                    .ok_or_else(|| format!("{spec}: tool result {id} has no content list"))?;
-                let total: usize = content
-                    .iter()
-                    .filter_map(|b| {
-                        (b.get_str("type") == Some("text"))
-                            .then(|| b.get_str("text"))
-                            .flatten()
-                    })
-                    .map(|t| t.split('\n').count())
-                    .sum();
-                match n {
-                    None => {
-                        content.retain(|b| b.get_str("type") != Some("text"));
-                        did =
-                            format!("tool result {id} emptied (its {total} text line(s) dropped)");
-                    }
-                    Some(n) => {
-                        if *n >= total {
-                            return Err(format!(
-                                "{spec}: tool result {id} has {total} line(s): nothing to cut at {n}"
-                            ));
-                        }
-                        let mut left = *n;
-                        content.retain_mut(|b| {
-                            if b.get_str("type") != Some("text") {
-                                return true;
-                            }
-                            if left == 0 {
-                                return false;
-                            }
-                            let text = b.get_str("text").unwrap_or("").to_string();
-                            let kept: Vec<&str> = text.split('\n').take(left).collect();
-                            left -= kept.len();
-                            if let Some(o) = b.as_object_mut() {
-                                o.insert("text", Value::str(kept.join("\n")));
-                            }
-                            true
-                        });
-                        did = format!("tool result {id} cut to its first {n} of {total} lines");
-                    }
-                }
-                l.dirty = true;
-                Ok(())
-            })?;
-            Ok(applied(
-                did,
-                TakeHome::None {
-                    why: "pi has no setting that cuts a stored tool result; the what-if edits the session's entry (an extension's tool_result handler can shorten results as they are made)".into(),
-                },
-                "pi has no way to cut a stored tool result (for new ones: an extension's tool_result handler)".into(),
-            ))
-        }
-        Change::ThinkingOld => {
-            let file = base
-                .parts
-                .session
-                .as_ref()
-                .ok_or_else(|| format!("{spec}: there is no session"))?;
-            let branch: Vec<String> = base
-                .parts
-                .session_context
-                .path_indices
-                .iter()
-                .filter_map(|&i| file.entries.get(i))
-                .filter_map(|e| e.id().map(String::from))
-                .collect();
-            let mut dropped = 0usize;
-            let new_prompt = inputs.prompt.is_some() && inputs.call.is_none();
-            edit_session(inputs, &spec, |lines| {
-                // The last user message of the branch: assistant messages before it are old.
-                let role = |l: &Line| {
-                    l.value
-                        .as_ref()
-                        .and_then(|v| v.get("message"))
-                        .and_then(|m| m.get_str("role"))
-                        .map(String::from)
-                };
-                let on_branch: Vec<usize> = branch
-                    .iter()
-                    .filter_map(|id| find_line(lines, id))
-                    .collect();
-                // A new prompt is the request's last user message: every stored answer is old.
-                let last_user = if new_prompt {
-                    on_branch.len()
-                } else {
-                    on_branch
-                        .iter()
-                        .rposition(|&k| role(&lines[k]).as_deref() == Some("user"))
-                        .unwrap_or(0)
-                };
-                for &k in &on_branch[..last_user] {
-                    if role(&lines[k]).as_deref() != Some("assistant") {
-                        continue;
-                    }
-                    let l = &mut lines[k];
-                    let Some(content) = l
-                        .value
-                        .as_mut()
-                        .and_then(|v| v.as_object_mut())
-                        .and_then(|o| o.get_mut("message"))
-                        .and_then(|m| m.as_object_mut())
-                        .and_then(|m| m.get_mut("content"))
-                        .and_then(|c| c.as_array_mut())
-                    else {
-                        continue;
-                    };
-                    let before = content.len();
-                    content.retain(|b| b.get_str("type") != Some("thinking"));
-                    if content.len() != before {
-                        dropped += before - content.len();
-                        l.dirty = true;
-                    }
-                }
-                if dropped == 0 {
-                    return Err(format!(
-                        "{spec}: no reasoning in the assistant messages before the request's last user message"
-                    ));
-                }
-                Ok(())
-            })?;
-            Ok(applied(
-                format!("{dropped} thinking block(s) dropped from the assistant messages before the last user message"),
-                TakeHome::None {
-                    why: "pi replays every stored reasoning block its protocol accepts; it has no setting to drop old ones".into(),
-                },
-                "pi has no way to drop old reasoning: it replays what the session stores".into(),
-            ))
-        }
-        Change::Image(None) => {
-            let images = base.stats.as_ref().map_or(0, |s| s.by_kind.images);
-            if images == 0 {
-                return Err(format!("{spec}: the request has no images"));
-            }
-            let path = join_path(&inputs.agent_dir, "settings.json");
-            let current = inputs.files.read_to_string(&path);
-            let mut settings = match current.as_deref().map(js::parse) {
-                None => Object::new(),
-                Some(Ok(Value::Object(o))) => o,
-                Some(_) => {
-                    return Err(format!(
-                        "{spec}: {path} is not a JSON object, so images.blockImages cannot be added to it"
-                    ))
-                }
-            };
-            let mut img = settings.get_object("images").cloned().unwrap_or_default();
-            img.insert("blockImages", Value::Bool(true));
-            settings.insert("images", Value::Object(img));
-            let content = Value::Object(settings).to_json_pretty(2);
-            inputs.files.insert(&path, content.clone());
-            Ok(applied(
-                format!("images blocked ({images} in the request; {path}: images.blockImages)"),
-                TakeHome::EditFile {
-                    path: path.clone(),
-                    line: "\"images\": { \"blockImages\": true }".into(),
-                    content,
-                },
-                format!("in {path}: \"images\": {{ \"blockImages\": true }} (or /settings in pi)"),
-            ))
-        }
-        Change::Image(Some(id)) => {
-            let mut n = 0usize;
-            let content = edit_session(inputs, &spec, |lines| {
-                let at = find_line(lines, id)
-                    .ok_or_else(|| format!("{spec}: no entry with id {id:?} in the session"))?;
-                let l = &mut lines[at];
-                if let Some(c) = l
-                    .value
-                    .as_mut()
-                    .and_then(|v| v.as_object_mut())
-                    .and_then(|o| o.get_mut("message"))
-                    .and_then(|m| m.as_object_mut())
-                    .and_then(|m| m.get_mut("content"))
-                    .and_then(|c| c.as_array_mut())
-                {
-                    let before = c.len();
-                    c.retain(|b| b.get_str("type") != Some("image"));
-                    n = before - c.len();
-                }
-                if n == 0 {
-                    return Err(format!("{spec}: entry {id} holds no image"));
-                }
-                l.dirty = true;
-                Ok(())
-            })?;
-            Ok(applied(
-                format!("{n} image(s) of entry {id} dropped"),
-                TakeHome::EditSession {
-                    edits: vec![format!("entry {id}: its {n} image block(s) removed")],
-                    content,
-                },
-                format!("edit the session file: entry {id} without its image(s) (every image: settings images.blockImages)"),
-            ))
-        }
+        Change::Tool(name) => tool_off(inputs, base, change, &spec, name),
+        Change::Skill(name) => skill_off(inputs, base, change, &spec, name),
+        Change::SkillInvocation(name) => skill_invocation_off(inputs, base, change, &spec, name),
+        Change::Context(p) => context_off(inputs, base, change, &spec, p),
+        Change::AppendPrompt => append_prompt_off(inputs, base, change, &spec),
+        Change::Entry(id) => entry_off(inputs, change, &spec, id),
+        Change::ToolResult { id, lines: n } => tool_result_cut(inputs, change, &spec, id, *n),
+        Change::ThinkingOld => old_thinking_off(inputs, base, change, &spec),
+        Change::Image(None) => images_blocked(inputs, base, change, &spec),
+        Change::Image(Some(id)) => entry_images_off(inputs, change, &spec, id),
         Change::Model(m) => {
             inputs.model = Some(m.clone());
             let flags = vec!["--model".to_string(), m.clone()];
@@ -755,8 +343,565 @@ fn apply_one(inputs: &mut Inputs, base: &Assembly, change: &Change) -> Result<Ap
     }
 }
 
-/// models.json with the protocol of `model` set to `api`: on the model's own entry when it
-/// names one, else on its provider's; `None` when models.json does not define the provider.
+/// `tool:NAME`: pi's `--exclude-tools`, carrying the names already excluded.
+fn tool_off(
+    inputs: &mut Inputs,
+    base: &Assembly,
+    change: &Change,
+    spec: &str,
+    name: &str,
+) -> Result<Applied, String> {
+    let applied = |did: String, take_home: TakeHome, text: String| Applied {
+        change: change.clone(),
+        did,
+        take_home,
+        text,
+    };
+    let active: Vec<&str> = base.parts.tools.iter().map(|t| t.name.as_str()).collect();
+    if !active.contains(&name) {
+        return Err(format!(
+            "{spec}: no tool {name:?} is active in this request (active: {})",
+            if active.is_empty() {
+                "none".into()
+            } else {
+                active.join(", ")
+            }
+        ));
+    }
+    // `--exclude-tools` (both releases: 0.85's selection and 0.86's loadout leave an
+    // excluded name out of the registry); pi assigns it, so the last one wins and
+    // carries every name.
+    let (given, mut rest) = take_flag(&inputs.args, &["--exclude-tools", "-xt"]);
+    let mut names = given.last().cloned().unwrap_or_default();
+    if !names.iter().any(|n| n == name) {
+        names.push(name.to_string());
+    }
+    let flags = vec!["--exclude-tools".to_string(), names.join(",")];
+    rest.extend(flags.iter().cloned());
+    inputs.args = rest.clone();
+    let mut text = flags_text(&flags);
+    if !given.is_empty() {
+        text.push_str(" (in place of the --exclude-tools given)");
+    }
+    Ok(applied(
+        format!("tool {name} excluded (--exclude-tools {})", names.join(",")),
+        TakeHome::Flags { flags, args: rest },
+        text,
+    ))
+}
+
+/// `skill:NAME`: the skill's folder (its SKILL.md's) or file removed.
+fn skill_off(
+    inputs: &mut Inputs,
+    base: &Assembly,
+    change: &Change,
+    spec: &str,
+    name: &str,
+) -> Result<Applied, String> {
+    let applied = |did: String, take_home: TakeHome, text: String| Applied {
+        change: change.clone(),
+        did,
+        take_home,
+        text,
+    };
+    let skill = find_skill(base, name, spec)?;
+    let (paths, what) = if basename(&skill.file_path) == "SKILL.md" {
+        let dir = dirname(&skill.file_path);
+        (inputs.files.remove_dir(&dir), dir)
+    } else {
+        inputs.files.remove(&skill.file_path);
+        (vec![skill.file_path.clone()], skill.file_path.clone())
+    };
+    if paths.is_empty() {
+        return Err(format!(
+            "{spec}: the skill's file {} is not among the inputs' files",
+            skill.file_path
+        ));
+    }
+    let mut text = format!("remove {what} (or move it out of pi's skill folders)");
+    if inputs.args.iter().any(|a| a.contains(&what)) {
+        text.push_str(", and drop the --skill that names it");
+    }
+    Ok(applied(
+        format!(
+            "skill {name} removed ({} file(s) under {what})",
+            paths.len()
+        ),
+        TakeHome::RemoveFiles { paths: vec![what] },
+        text,
+    ))
+}
+
+/// `skill-invocation:NAME`: `disable-model-invocation: true` in its SKILL.md frontmatter.
+fn skill_invocation_off(
+    inputs: &mut Inputs,
+    base: &Assembly,
+    change: &Change,
+    spec: &str,
+    name: &str,
+) -> Result<Applied, String> {
+    let applied = |did: String, take_home: TakeHome, text: String| Applied {
+        change: change.clone(),
+        did,
+        take_home,
+        text,
+    };
+    let skill = find_skill(base, name, spec)?;
+    if skill.disable_model_invocation {
+        return Err(format!(
+            "{spec}: skill {name} already has disable-model-invocation: true"
+        ));
+    }
+    let text = inputs
+        .files
+        .read_to_string(&skill.file_path)
+        .ok_or_else(|| format!("{spec}: {} is not among the inputs' files", skill.file_path))?;
+    let content = set_frontmatter_flag(&text, "disable-model-invocation", "true")
+        .ok_or_else(|| format!("{spec}: {} has no frontmatter", skill.file_path))?;
+    inputs.files.insert(&skill.file_path, content.clone());
+    let line = "disable-model-invocation: true".to_string();
+    Ok(applied(
+        format!("{}: frontmatter {line}", skill.file_path),
+        TakeHome::EditFile {
+            path: skill.file_path.clone(),
+            line: line.clone(),
+            content,
+        },
+        format!("in {}'s frontmatter: {line}", skill.file_path),
+    ))
+}
+
+/// `context:PATH`: the context file removed (a path, or a unique end of one on a `/`).
+fn context_off(
+    inputs: &mut Inputs,
+    base: &Assembly,
+    change: &Change,
+    spec: &str,
+    p: &str,
+) -> Result<Applied, String> {
+    let res = &base.parts.resources;
+    let applied = |did: String, take_home: TakeHome, text: String| Applied {
+        change: change.clone(),
+        did,
+        take_home,
+        text,
+    };
+    let files = &res.context_files;
+    let hits: Vec<&crate::resources::ContextFile> = files
+        .iter()
+        .filter(|f| f.path == *p || f.path.ends_with(&format!("/{}", p.trim_start_matches('/'))))
+        .collect();
+    let listed = || {
+        files
+            .iter()
+            .map(|f| f.path.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let f = match hits.as_slice() {
+        [f] => *f,
+        [] => {
+            return Err(format!(
+            "{spec}: no context file in the prompt is {p:?} or ends with it (in the prompt: {})",
+            if files.is_empty() {
+                "none".into()
+            } else {
+                listed()
+            }
+        ))
+        }
+        _ => {
+            return Err(format!(
+                "{spec}: {p:?} names several context files ({}); give more of the path",
+                hits.iter()
+                    .map(|f| f.path.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        }
+    };
+    if !inputs.files.remove(&f.path) {
+        return Err(format!("{spec}: {} is not among the inputs' files", f.path));
+    }
+    let mut text = format!("remove or rename {}", f.path);
+    if let Some(next) = f.shadowed.first() {
+        text.push_str(&format!(
+            " ({next} in the same folder, which it shadowed, is then read in its place)"
+        ));
+    }
+    Ok(applied(
+        format!("context file {} removed", f.path),
+        TakeHome::RemoveFiles {
+            paths: vec![f.path.clone()],
+        },
+        text,
+    ))
+}
+
+/// `append-prompt`: `--append-system-prompt ''` in place of the ones given.
+fn append_prompt_off(
+    inputs: &mut Inputs,
+    base: &Assembly,
+    change: &Change,
+    spec: &str,
+) -> Result<Applied, String> {
+    let res = &base.parts.resources;
+    let applied = |did: String, take_home: TakeHome, text: String| Applied {
+        change: change.clone(),
+        did,
+        take_home,
+        text,
+    };
+    if res.append_prompts.is_empty() {
+        return Err(format!(
+            "{spec}: this request has no appended system prompt (no APPEND_SYSTEM.md, no --append-system-prompt)"
+        ));
+    }
+    // pi takes the CLI values instead of discovering APPEND_SYSTEM.md, and drops an
+    // empty one: `--append-system-prompt ""` is the append off.
+    let (_, mut rest) = take_flag(&inputs.args, &["--append-system-prompt"]);
+    let flags = vec!["--append-system-prompt".to_string(), String::new()];
+    rest.extend(flags.iter().cloned());
+    inputs.args = rest.clone();
+    let from: Vec<String> = res
+        .append_prompts
+        .iter()
+        .map(|a| {
+            a.path
+                .clone()
+                .unwrap_or_else(|| "--append-system-prompt".into())
+        })
+        .collect();
+    Ok(applied(
+        format!("appended prompt off ({})", from.join(", ")),
+        TakeHome::Flags { flags, args: rest },
+        format!(
+            "pi --append-system-prompt '' (instead of {}; or remove the file)",
+            from.join(", ")
+        ),
+    ))
+}
+
+/// `entry:ID`: the entry's line removed, its children reparented to its parent.
+fn entry_off(
+    inputs: &mut Inputs,
+    change: &Change,
+    spec: &str,
+    id: &str,
+) -> Result<Applied, String> {
+    let applied = |did: String, take_home: TakeHome, text: String| Applied {
+        change: change.clone(),
+        did,
+        take_home,
+        text,
+    };
+    let mut edits = Vec::new();
+    let content = edit_session(inputs, spec, |lines| {
+        let at = find_line(lines, id)
+            .ok_or_else(|| format!("{spec}: no entry with id {id:?} in the session"))?;
+        let removed = lines.remove(at);
+        let parent = removed
+            .value
+            .as_ref()
+            .and_then(|v| v.get("parentId").cloned())
+            .unwrap_or(Value::Null);
+        edits.push(format!("line {} (entry {id}) removed", at + 1));
+        for (k, l) in lines.iter_mut().enumerate() {
+            let Some(Value::Object(o)) = l.value.as_mut() else {
+                continue;
+            };
+            for key in ["firstKeptEntryId", "targetId", "fromId"] {
+                if o.get_str(key) == Some(id) {
+                    return Err(format!(
+                        "{spec}: entry {id} is the {key} of the entry on line {}: removing it would leave that entry pointing nowhere",
+                        k + 2
+                    ));
+                }
+            }
+            if o.get_str("parentId") == Some(id) {
+                o.insert("parentId", parent.clone());
+                l.dirty = true;
+                edits.push(format!(
+                    "entry {}: parentId {id} → {}",
+                    o.get_str("id").unwrap_or("?"),
+                    parent.to_json()
+                ));
+            }
+        }
+        Ok(())
+    })?;
+    Ok(applied(
+        format!("entry {id} removed from the session, its children reparented to its parent"),
+        TakeHome::EditSession {
+            edits: edits.clone(),
+            content,
+        },
+        format!("edit the session file: {}", edits.join("; ")),
+    ))
+}
+
+/// `tool-result:ID[:N]`: the stored result's text cut to N lines, or its text blocks removed.
+fn tool_result_cut(
+    inputs: &mut Inputs,
+    change: &Change,
+    spec: &str,
+    id: &str,
+    n: Option<usize>,
+) -> Result<Applied, String> {
+    let applied = |did: String, take_home: TakeHome, text: String| Applied {
+        change: change.clone(),
+        did,
+        take_home,
+        text,
+    };
+    let mut did = String::new();
+    edit_session(inputs, spec, |lines| {
+        let at = find_line(lines, id)
+            .ok_or_else(|| format!("{spec}: no entry with id {id:?} in the session"))?;
+        let l = &mut lines[at];
+        let msg = l
+            .value
+            .as_mut()
+            .and_then(|v| v.as_object_mut())
+            .and_then(|o| o.get_mut("message"))
+            .and_then(|m| m.as_object_mut())
+            .filter(|m| m.get_str("role") == Some("toolResult"))
+            .ok_or_else(|| format!("{spec}: entry {id} is not a tool result"))?;
+        let content = msg
+            .get_mut("content")
+            .and_then(|c| c.as_array_mut())
+            .ok_or_else(|| format!("{spec}: tool result {id} has no content list"))?;
+        let total: usize = content
+            .iter()
+            .filter_map(|b| {
+                (b.get_str("type") == Some("text"))
+                    .then(|| b.get_str("text"))
+                    .flatten()
+            })
+            .map(|t| t.split('\n').count())
+            .sum();
+        match n {
+            None => {
+                content.retain(|b| b.get_str("type") != Some("text"));
+                did = format!("tool result {id} emptied (its {total} text line(s) dropped)");
+            }
+            Some(n) => {
+                if n >= total {
+                    return Err(format!(
+                        "{spec}: tool result {id} has {total} line(s): nothing to cut at {n}"
+                    ));
+                }
+                let mut left = n;
+                content.retain_mut(|b| {
+                    if b.get_str("type") != Some("text") {
+                        return true;
+                    }
+                    if left == 0 {
+                        return false;
+                    }
+                    let text = b.get_str("text").unwrap_or("").to_string();
+                    let kept: Vec<&str> = text.split('\n').take(left).collect();
+                    left -= kept.len();
+                    if let Some(o) = b.as_object_mut() {
+                        o.insert("text", Value::str(kept.join("\n")));
+                    }
+                    true
+                });
+                did = format!("tool result {id} cut to its first {n} of {total} lines");
+            }
+        }
+        l.dirty = true;
+        Ok(())
+    })?;
+    Ok(applied(
+        did,
+        TakeHome::None {
+            why: "pi has no setting that cuts a stored tool result; the what-if edits the session's entry (an extension's tool_result handler can shorten results as they are made)".into(),
+        },
+        "pi has no way to cut a stored tool result (for new ones: an extension's tool_result handler)".into(),
+    ))
+}
+
+/// `thinking:old`: the thinking blocks of the answers before the request's last user message.
+fn old_thinking_off(
+    inputs: &mut Inputs,
+    base: &Assembly,
+    change: &Change,
+    spec: &str,
+) -> Result<Applied, String> {
+    let applied = |did: String, take_home: TakeHome, text: String| Applied {
+        change: change.clone(),
+        did,
+        take_home,
+        text,
+    };
+    let file = base
+        .parts
+        .session
+        .as_ref()
+        .ok_or_else(|| format!("{spec}: there is no session"))?;
+    let branch: Vec<String> = base
+        .parts
+        .session_context
+        .path_indices
+        .iter()
+        .filter_map(|&i| file.entries.get(i))
+        .filter_map(|e| e.id().map(String::from))
+        .collect();
+    let mut dropped = 0usize;
+    let new_prompt = inputs.prompt.is_some() && inputs.call.is_none();
+    edit_session(inputs, spec, |lines| {
+        // The last user message of the branch: assistant messages before it are old.
+        let role = |l: &Line| {
+            l.value
+                .as_ref()
+                .and_then(|v| v.get("message"))
+                .and_then(|m| m.get_str("role"))
+                .map(String::from)
+        };
+        let on_branch: Vec<usize> = branch
+            .iter()
+            .filter_map(|id| find_line(lines, id))
+            .collect();
+        // A new prompt is the request's last user message: every stored answer is old.
+        let last_user = if new_prompt {
+            on_branch.len()
+        } else {
+            on_branch
+                .iter()
+                .rposition(|&k| role(&lines[k]).as_deref() == Some("user"))
+                .unwrap_or(0)
+        };
+        for &k in &on_branch[..last_user] {
+            if role(&lines[k]).as_deref() != Some("assistant") {
+                continue;
+            }
+            let l = &mut lines[k];
+            let Some(content) = l
+                .value
+                .as_mut()
+                .and_then(|v| v.as_object_mut())
+                .and_then(|o| o.get_mut("message"))
+                .and_then(|m| m.as_object_mut())
+                .and_then(|m| m.get_mut("content"))
+                .and_then(|c| c.as_array_mut())
+            else {
+                continue;
+            };
+            let before = content.len();
+            content.retain(|b| b.get_str("type") != Some("thinking"));
+            if content.len() != before {
+                dropped += before - content.len();
+                l.dirty = true;
+            }
+        }
+        if dropped == 0 {
+            return Err(format!(
+                "{spec}: no reasoning in the assistant messages before the request's last user message"
+            ));
+        }
+        Ok(())
+    })?;
+    Ok(applied(
+        format!("{dropped} thinking block(s) dropped from the assistant messages before the last user message"),
+        TakeHome::None {
+            why: "pi replays every stored reasoning block its protocol accepts; it has no setting to drop old ones".into(),
+        },
+        "pi has no way to drop old reasoning: it replays what the session stores".into(),
+    ))
+}
+
+/// `image:all`: settings.json `images.blockImages: true` in the agent dir.
+fn images_blocked(
+    inputs: &mut Inputs,
+    base: &Assembly,
+    change: &Change,
+    spec: &str,
+) -> Result<Applied, String> {
+    let applied = |did: String, take_home: TakeHome, text: String| Applied {
+        change: change.clone(),
+        did,
+        take_home,
+        text,
+    };
+    let images = base.stats.as_ref().map_or(0, |s| s.by_kind.images);
+    if images == 0 {
+        return Err(format!("{spec}: the request has no images"));
+    }
+    let path = join_path(&inputs.agent_dir, "settings.json");
+    let current = inputs.files.read_to_string(&path);
+    let mut settings = match current.as_deref().map(js::parse) {
+        None => Object::new(),
+        Some(Ok(Value::Object(o))) => o,
+        Some(_) => {
+            return Err(format!(
+                "{spec}: {path} is not a JSON object, so images.blockImages cannot be added to it"
+            ))
+        }
+    };
+    let mut img = settings.get_object("images").cloned().unwrap_or_default();
+    img.insert("blockImages", Value::Bool(true));
+    settings.insert("images", Value::Object(img));
+    let content = Value::Object(settings).to_json_pretty(2);
+    inputs.files.insert(&path, content.clone());
+    Ok(applied(
+        format!("images blocked ({images} in the request; {path}: images.blockImages)"),
+        TakeHome::EditFile {
+            path: path.clone(),
+            line: "\"images\": { \"blockImages\": true }".into(),
+            content,
+        },
+        format!("in {path}: \"images\": {{ \"blockImages\": true }} (or /settings in pi)"),
+    ))
+}
+
+/// `image:ID`: the entry's image blocks removed.
+fn entry_images_off(
+    inputs: &mut Inputs,
+    change: &Change,
+    spec: &str,
+    id: &str,
+) -> Result<Applied, String> {
+    let applied = |did: String, take_home: TakeHome, text: String| Applied {
+        change: change.clone(),
+        did,
+        take_home,
+        text,
+    };
+    let mut n = 0usize;
+    let content = edit_session(inputs, spec, |lines| {
+        let at = find_line(lines, id)
+            .ok_or_else(|| format!("{spec}: no entry with id {id:?} in the session"))?;
+        let l = &mut lines[at];
+        if let Some(c) = l
+            .value
+            .as_mut()
+            .and_then(|v| v.as_object_mut())
+            .and_then(|o| o.get_mut("message"))
+            .and_then(|m| m.as_object_mut())
+            .and_then(|m| m.get_mut("content"))
+            .and_then(|c| c.as_array_mut())
+        {
+            let before = c.len();
+            c.retain(|b| b.get_str("type") != Some("image"));
+            n = before - c.len();
+        }
+        if n == 0 {
+            return Err(format!("{spec}: entry {id} holds no image"));
+        }
+        l.dirty = true;
+        Ok(())
+    })?;
+    Ok(applied(
+        format!("{n} image(s) of entry {id} dropped"),
+        TakeHome::EditSession {
+            edits: vec![format!("entry {id}: its {n} image block(s) removed")],
+            content,
+        },
+        format!("edit the session file: entry {id} without its image(s) (every image: settings images.blockImages)"),
+    ))
+}
+
 fn models_json_api_edit(
     inputs: &Inputs,
     model: &crate::model::Model,
