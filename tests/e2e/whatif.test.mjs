@@ -3,7 +3,8 @@
 // changed byte, each block's characters before and after, the cache consequence, the take-home
 // and the whole-session totals are `ctxlens whatif --case DIR --without …`'s; the changes are in
 // the URL hash and a link with them reproduces the same what-if (on the demo, the CLI's too); a
-// change that names nothing present shows the core's error; no request leaves the origin.
+// change that names nothing present shows the core's error; a session entry and old reasoning off, a
+// finding's action and the settings (protocol, another release) are the CLI's too; no request leaves the origin.
 // Screenshots in tests/e2e/artifacts.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -146,6 +147,23 @@ test("a link with whatif= reproduces the what-if; a change that names nothing pr
   await page.evaluate(() => { location.hash = "#view=whatif&whatif=tool:nope"; });
   await until(page, () => document.querySelector('[data-testid="whatif-view"]')?.dataset.state === "failed");
   assert.equal(await page.getByTestId("whatif-error").textContent(), whatifError(demo, ["tool:nope"]));
+
+  // A session entry off (from the list of the entries in the context), then old reasoning too.
+  await page.evaluate(() => { location.hash = "#view=whatif"; });
+  await until(page, () => document.querySelector('[data-testid="whatif-view"]')?.dataset.state === "idle");
+  await page.locator('[data-testid="whatif-entries"] > summary').click();
+  const box = page.locator('[data-testid="whatif-entries"] input[type="checkbox"]').nth(2);
+  const entry = await box.getAttribute("data-spec");
+  assert.match(entry, /^entry:/);
+  await box.uncheck();
+  await ready(page);
+  assert.deepEqual(await shown(page), expected(whatif(demo, [entry])));
+  await page.getByTestId("whatif-thinking:old").uncheck();
+  await until(page, (c) => document.querySelector('[data-testid="whatif-changes"]')?.dataset.changes === c, entry + ",thinking:old");
+  await ready(page);
+  const both = whatif(demo, [entry, "thinking:old"]);
+  if (both.identical) assert.equal(await page.getByTestId("whatif-identical").count(), 1);
+  else assert.deepEqual(await shown(page), expected(both));
   const foreign = o.seen.filter((u) => !u.startsWith(server.url + "/") && !u.startsWith("data:") && !u.startsWith("blob:"));
   assert.deepEqual(foreign, [], "no request leaves the page's origin");
   assert.deepEqual(o.errors, [], "no page errors");
