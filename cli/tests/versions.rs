@@ -229,8 +229,7 @@ fn a_changed_tool_definition_tells_releases_apart() {
     refine(&mut d, &s);
     let out_by = PiVersion::ALL
         .into_iter()
-        .filter(|v| v.released() <= "2026-10-06")
-        .last()
+        .rfind(|v| v.released() <= "2026-10-06")
         .unwrap();
     assert_eq!(d.version, out_by, "{:?}", d.evidence);
     assert!(d.unsupported_writer);

@@ -431,12 +431,13 @@ fn detect_compat(pi: &Pi, model: &Model) -> Object {
         .with(
             "supportsStrictMode",
             // 0.87.0: "OpenAI compatibility alone does not imply strict JSON-schema tool support."
-            !rules.strict_opt_in
-                && !is_moonshot
-                && !is_together
-                && !is_cf_gateway
-                && !is_nvidia
-                && !(rules.strict_not_for_cerebras && is_cerebras),
+            // (0.86.1 added Cerebras to the providers without it.)
+            !(rules.strict_opt_in
+                || is_moonshot
+                || is_together
+                || is_cf_gateway
+                || is_nvidia
+                || (rules.strict_not_for_cerebras && is_cerebras)),
         )
         .with("supportsOpenAIGrammarTools", false);
     if pi.rules.transcript {
