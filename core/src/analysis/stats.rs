@@ -823,7 +823,9 @@ fn walk_and_sum(
     };
     let mut by_message: Vec<MessageStat> = Vec::new();
     let mut by_result_tool: Vec<ToolResultStat> = Vec::new();
-    let mut result_seen: Vec<(Option<String>, Option<usize>, String)> = Vec::new();
+    let mut message_rows: HashMap<String, usize> = HashMap::new();
+    let mut result_seen: std::collections::HashSet<(Option<String>, Option<usize>, String)> =
+        std::collections::HashSet::new();
     for (i, (part, n)) in w.parts.iter().enumerate() {
         let t = tokens[i];
         match part {
@@ -885,14 +887,15 @@ fn walk_and_sum(
                     (None, Some(r)) => normal_role(r).to_string(),
                     (None, None) => "other".to_string(),
                 };
-                let m = match by_message
-                    .iter()
-                    .position(|m| m.path == wire.clone().unwrap_or_default())
-                {
-                    Some(i) => &mut by_message[i],
+                // Each wire message's row, found by its path (an index, not a scan: a long
+                // session has tens of thousands of parts and of messages).
+                let path = wire.as_deref().unwrap_or_default();
+                let m = match message_rows.get(path) {
+                    Some(&i) => &mut by_message[i],
                     None => {
+                        message_rows.insert(path.to_string(), by_message.len());
                         by_message.push(MessageStat {
-                            path: wire.clone().unwrap_or_default(),
+                            path: path.to_string(),
                             role: role.clone(),
                             ..Default::default()
                         });
@@ -933,12 +936,7 @@ fn walk_and_sum(
                         })
                         .unwrap_or("?")
                         .to_string();
-                    let first = !result_seen
-                        .iter()
-                        .any(|(w0, i0, n0)| w0 == wire && i0 == index && n0 == &name);
-                    if first {
-                        result_seen.push((wire.clone(), *index, name.clone()));
-                    }
+                    let first = result_seen.insert((wire.clone(), *index, name.clone()));
                     match by_result_tool.iter_mut().find(|r| r.name == name) {
                         Some(r) => {
                             r.chars += n;
