@@ -22,10 +22,17 @@ export const piVersions = Object.freeze(["0.85.1", "0.86.1", "0.87.0", "0.87.1",
 export const piVersion = piVersions[piVersions.length - 1];
 
 const STRING_OPTIONS = ["sessionPath", "home", "agentDir", "cwd", "piPackageDir", "model", "thinking", "sessionId", "userAgent"];
-const ASSEMBLE_OPTIONS = new Set([...STRING_OPTIONS, "session", "files", "models", "tools", "args", "env", "placeholderKey", "prompt", "call", "now", "systemNow", "api", "compareWith", "piVersion", "tokens"]);
-const CASE_OPTIONS = new Set(["now", "api", "envDir", "compareWith", "piVersion", "call", "placeholderKey", "tokens"]);
+// What-if options (every entry point): `without` (the CLI's --without specs), `set` (--set
+// KEY=VALUE specs), `rebuildCalls` (how many of the session's calls with usage are rebuilt with
+// the change for the whole-session totals: a number or "all").
+const WHATIF_OPTIONS = ["without", "set", "rebuildCalls"];
+const ASSEMBLE_OPTIONS = new Set([...STRING_OPTIONS, "session", "files", "models", "tools", "args", "env", "placeholderKey", "prompt", "call", "now", "systemNow", "api", "compareWith", "piVersion", "tokens", ...WHATIF_OPTIONS]);
+// A workspace's `assemble(overrides)`: these are made inside the workspace (its inputs read
+// once); any other option assembles the workspace's options with the overrides from scratch.
+const WORKSPACE_OVERRIDES = new Set(["model", "thinking", "placeholderKey", "prompt", "call", "now", "systemNow", "api", "compareWith", "piVersion", "tokens", ...WHATIF_OPTIONS]);
+const CASE_OPTIONS = new Set(["now", "api", "envDir", "compareWith", "piVersion", "call", "placeholderKey", "tokens", ...WHATIF_OPTIONS]);
 const SESSION_OPTIONS = new Set(["path", "piVersion"]);
-const MACHINE_OPTIONS = new Set(["prompt", "call", "model", "thinking", "toolSet", "piVersion", "piDir", "now", "api", "compareWith", "args", "env", "cwd", "tokens"]);
+const MACHINE_OPTIONS = new Set(["prompt", "call", "model", "thinking", "toolSet", "piVersion", "piDir", "now", "api", "compareWith", "args", "env", "cwd", "tokens", ...WHATIF_OPTIONS]);
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -117,6 +124,23 @@ function optCompare(fn, o) {
 function compareJson(json, c) {
   if (c?.api !== undefined) json.compareWith = c.api;
   if (c?.piVersion !== undefined) json.compareWithPi = c.piVersion;
+}
+
+/** `without`, `set` (lists of the CLI's specs) and `rebuildCalls` (a number or "all"), checked. */
+function optWhatif(fn, o) {
+  const out = {};
+  for (const key of ["without", "set"]) {
+    const v = o[key];
+    if (v === undefined || v === null) continue;
+    if (!Array.isArray(v) || !v.every((x) => typeof x === "string")) fail(fn, `\`${key}\` must be a list of strings (${key === "without" ? '"tool:NAME", "skill:NAME", …' : '"model=P/ID", "thinking=LEVEL", …'}), got ${typeName(v)}`);
+    if (v.length) out[key] = v;
+  }
+  const r = o.rebuildCalls;
+  if (r !== undefined && r !== null) {
+    if (!(r === "all" || (Number.isSafeInteger(r) && r >= 0))) fail(fn, `\`rebuildCalls\` must be a whole number or "all", got ${JSON.stringify(r)}`);
+    out.rebuildCalls = r;
+  }
+  return out;
 }
 
 function bytesOf(fn, path, content) {
@@ -229,6 +253,7 @@ function toAssembly(metaJson, bytes, entry = "ctxlens") {
     call: meta.call,
     ...(meta.comparison ? { comparison: meta.comparison } : {}),
     ...(meta.upgrade ? { upgrade: meta.upgrade } : {}),
+    ...(meta.whatif ? { whatif: meta.whatif } : {}),
     ...(meta.tokens ? { tokens: tokensOf(meta.tokens, entry) } : {}),
   };
 }
@@ -271,6 +296,10 @@ export function sessionArgv(fn, options) {
   const compare = optCompare(fn, o);
   flag("--with", compare?.api);
   flag("--pi-with", compare?.piVersion);
+  const w = optWhatif(fn, o);
+  for (const spec of w.without ?? []) flag("--without", spec);
+  for (const spec of w.set ?? []) flag("--set", spec);
+  if (w.rebuildCalls !== undefined) flag("--rebuild-calls", String(w.rebuildCalls));
   if (o.args !== undefined && o.args !== null) {
     if (!Array.isArray(o.args) || !o.args.every((a) => typeof a === "string")) fail(fn, "`args` must be a list of strings");
     argv.push(...o.args);
@@ -322,9 +351,8 @@ function withData(fn, raw, load, first, tokens) {
  * demand), `entry` the module a note tells the user to import `loadVocabulary` from.
  */
 export function bind(raw, ready = () => {}, load = (fn, v) => fail(fn, `pi ${v}'s data is not loaded`), tokens = { host: () => hostVocabularies(), entry: "ctxlens" }) {
-  function assemble(options) {
-    const fn = "assemble";
-    const o = checkOptions(fn, options, ASSEMBLE_OPTIONS, true);
+  /** `assemble`'s options as the wasm takes them: the JSON, the session, the files' bytes. */
+  function assembleInput(fn, o) {
     const json = {};
     for (const key of STRING_OPTIONS) {
       const v = optString(fn, o, key);
@@ -341,6 +369,7 @@ export function bind(raw, ready = () => {}, load = (fn, v) => fail(fn, `pi ${v}'
     }
     const pi = optPi(fn, o);
     if (pi !== undefined) json.piVersion = pi;
+    Object.assign(json, optWhatif(fn, o));
     if (o.prompt !== undefined && o.prompt !== null) json.prompt = textOf(fn, "prompt", o.prompt);
     const callRef = optCall(fn, o);
     if (callRef !== undefined) json.call = callRef;
@@ -372,6 +401,13 @@ export function bind(raw, ready = () => {}, load = (fn, v) => fail(fn, `pi ${v}'
     if (session !== undefined && typeof session !== "string" && !(session instanceof Uint8Array)) fail(fn, `\`session\` must be a string or Uint8Array, got ${typeName(session)}`);
     const { list, blob } = packFiles(fn, o.files, true);
     json.files = list;
+    return { json, session, blob, counter };
+  }
+
+  function assemble(options) {
+    const fn = "assemble";
+    const o = checkOptions(fn, options, ASSEMBLE_OPTIONS, true);
+    const { json, session, blob, counter } = assembleInput(fn, o);
     ready(fn);
     return call(fn, () => {
       if (session !== undefined) sessionInto(raw, session);
@@ -399,6 +435,7 @@ export function bind(raw, ready = () => {}, load = (fn, v) => fail(fn, `pi ${v}'
     if (callRef !== undefined) json.call = callRef;
     const pi = optPi(fn, o);
     if (pi !== undefined) json.piVersion = pi;
+    Object.assign(json, optWhatif(fn, o));
     const counter = optTokens(fn, o) ? tokens.host() : undefined;
     if (files === undefined || files === null) fail(fn, "files are required: the case folder's files by relative path");
     const { list, blob } = packFiles(fn, files, false);
@@ -423,5 +460,69 @@ export function bind(raw, ready = () => {}, load = (fn, v) => fail(fn, `pi ${v}'
     return JSON.parse(call(fn, () => withData(fn, raw, load, () => raw.parseSessionRaw(JSON.stringify(json), t))));
   }
 
-  return { assemble, assembleCase, parseSession };
+  /**
+   * A workspace: `options` (those of `assemble`) read into the wasm once — the session text, the
+   * files, models.json, the tool set —, then `ws.assemble(overrides)` rebuilds with any of
+   * `assemble`'s options changed and returns what `assemble({...options, ...overrides})`
+   * returns. The model, thinking level, prompt, call, time, protocol, release, comparison,
+   * tokens and what-if (`without`, `set`, `rebuildCalls`) are changed inside the workspace, and
+   * a result asked for again without tokens is the one kept (the workspace keeps the last nine);
+   * any other option is assembled from scratch. `ws.free()` lets the wasm's copy go.
+   */
+  function createWorkspace(options) {
+    const fn = "createWorkspace";
+    const o = checkOptions(fn, options, ASSEMBLE_OPTIONS, true);
+    const { json, session, blob } = assembleInput(fn, o);
+    ready(fn);
+    const handle = call(fn, () => {
+      if (session !== undefined) sessionInto(raw, session);
+      return raw.workspaceRaw(JSON.stringify(json), session !== undefined, blob);
+    });
+    let freed = false;
+    return {
+      assemble(overrides) {
+        const fn = "workspace.assemble";
+        if (freed) fail(fn, "this workspace was freed (`ws.free()`)");
+        const ov = checkOptions(fn, overrides, ASSEMBLE_OPTIONS, false);
+        const keys = Object.keys(ov).filter((k) => ov[k] !== undefined);
+        if (!keys.every((k) => WORKSPACE_OVERRIDES.has(k))) return assemble({ ...o, ...ov });
+        const merged = { ...o, ...ov };
+        const j = {};
+        for (const key of ["model", "thinking"]) {
+          const v = optString(fn, merged, key);
+          if (v !== undefined) j[key] = v;
+        }
+        const api = optApi(fn, merged);
+        if (api !== undefined) j.api = api;
+        compareJson(j, optCompare(fn, merged));
+        const now = optNow(fn, merged);
+        if (now !== undefined) j.now = now;
+        if (merged.systemNow !== undefined && merged.systemNow !== null) {
+          if (typeof merged.systemNow !== "number" || !Number.isFinite(merged.systemNow)) fail(fn, `\`systemNow\` must be a finite number of milliseconds, got ${typeName(merged.systemNow)}`);
+          j.systemNow = merged.systemNow;
+        }
+        const pi = optPi(fn, merged);
+        if (pi !== undefined) j.piVersion = pi;
+        Object.assign(j, optWhatif(fn, merged));
+        if (merged.prompt !== undefined && merged.prompt !== null) j.prompt = textOf(fn, "prompt", merged.prompt);
+        const callRef = optCall(fn, merged);
+        if (callRef !== undefined) j.call = callRef;
+        if (merged.placeholderKey !== undefined && merged.placeholderKey !== null) {
+          if (typeof merged.placeholderKey !== "boolean") fail(fn, `\`placeholderKey\` must be a boolean, got ${typeName(merged.placeholderKey)}`);
+          j.placeholderKey = merged.placeholderKey;
+        }
+        const counter = optTokens(fn, merged) ? tokens.host() : undefined;
+        return call(fn, () => {
+          const meta = withData(fn, raw, load, () => raw.workspaceAssembleRaw(handle, JSON.stringify(j), counter), counter);
+          return toAssembly(meta, raw.takeBody(), tokens.entry);
+        });
+      },
+      free() {
+        if (!freed) raw.workspaceFreeRaw(handle);
+        freed = true;
+      },
+    };
+  }
+
+  return { assemble, assembleCase, parseSession, createWorkspace };
 }

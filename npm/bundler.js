@@ -27,7 +27,7 @@ function notReady(fn) {
   return new CtxlensError(`ctxlens.${fn}: ctxlens is still loading; \`await ready\` (import { ready } from "ctxlens") before the first call`);
 }
 
-export const { assemble, assembleCase, parseSession } = bindBrowser(notReady, (fn) => notReady(fn), "ctxlens");
+export const { assemble, assembleCase, parseSession, createWorkspace } = bindBrowser(notReady, (fn) => notReady(fn), "ctxlens");
 
 /**
  * Fetches vocabulary `name`'s module with progress, once: by default tokenizers/NAME.wasm beside

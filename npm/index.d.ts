@@ -38,6 +38,12 @@ export interface AssembleSessionOptions {
   cwd?: string;
   /** Count tokens with the model's vocabulary (read from the package on first use): see `AssembleOptions.tokens`. */
   tokens?: boolean;
+  /** `--without`: what if something were off (see `AssembleOptions.without`); `set ["pi=…"]` reads the session again as that release reads it. */
+  without?: string[];
+  /** `--set KEY=VALUE` (see `AssembleOptions.set`). */
+  set?: string[];
+  /** `--rebuild-calls` with `without`/`set`: see `AssembleOptions.rebuildCalls`. */
+  rebuildCalls?: number | "all";
 }
 
 /**

@@ -129,6 +129,18 @@ export interface AssembleOptions {
    * is counted and `result.tokens.note` names it. Default false: no vocabulary is loaded.
    */
   tokens?: boolean;
+  /**
+   * What if: switch something off, as the CLI's `--without` specs — `"tool:NAME"`,
+   * `"skill:NAME"`, `"skill-invocation:NAME"` (its `disable-model-invocation`), `"context:PATH"`,
+   * `"append-prompt"`, `"entry:ID"`, `"tool-result:ID[:N]"`, `"thinking:old"`, `"image:all"` or
+   * `"image:ID"`. The result is then the changed request, and `result.whatif` says what changed
+   * against the request as it is. A spec that names nothing present throws.
+   */
+  without?: string[];
+  /** What if: change a value, as the CLI's `--set` specs — `"model=P/ID"`, `"thinking=LEVEL"`, `"api=API"`, `"pi=VERSION"`. */
+  set?: string[];
+  /** With `without`/`set`: rebuild this many of the session's calls with usage (evenly spaced, the last included; or `"all"`) with the change made at the start, for `result.whatif.session`. Default: none. */
+  rebuildCalls?: number | "all";
 }
 
 /** Options of {@link assembleCase}. */
@@ -153,6 +165,12 @@ export interface AssembleCaseOptions {
   piVersion?: PiVersion;
   /** Count tokens: see {@link AssembleOptions.tokens}. */
   tokens?: boolean;
+  /** What if: see {@link AssembleOptions.without}. */
+  without?: string[];
+  /** What if: see {@link AssembleOptions.set}. */
+  set?: string[];
+  /** See {@link AssembleOptions.rebuildCalls}. */
+  rebuildCalls?: number | "all";
 }
 
 /** Options of {@link parseSession}. */
@@ -469,6 +487,8 @@ export interface Assembly {
   comparison?: Comparison;
   /** Present when `compareWith` named a release (`{piVersion}`). */
   upgrade?: Upgrade;
+  /** Present with `without` or `set`: the changed request (this result) against the request as it is. */
+  whatif?: WhatIf;
   /** Present when `tokens` was asked for: what the model's tokens are counted with, and whether they were. */
   tokens?: TokensInfo;
 }
@@ -603,8 +623,61 @@ export declare function assemble(options: AssembleOptions): Assembly;
  */
 export declare function assembleCase(files: FileTree, options?: AssembleCaseOptions): Assembly;
 
+/**
+ * A workspace: `options` (those of {@link assemble}) read once; `assemble(overrides)` returns
+ * what `assemble({...options, ...overrides})` returns. The model, thinking level, prompt, call,
+ * time, protocol, release, comparison, tokens and what-if options are changed inside the
+ * workspace (a result asked for again without tokens is the one kept; the last nine are kept);
+ * any other option is assembled from scratch. `free()` lets the wasm's copy of the inputs go; a
+ * freed workspace throws.
+ */
+export interface Workspace {
+  assemble(overrides?: Partial<AssembleOptions>): Assembly;
+  free(): void;
+}
+
+/** Makes a {@link Workspace} of `assemble`'s options. */
+export declare function createWorkspace(options: AssembleOptions): Workspace;
+
 /** Reads a session file as pi does: the entries, the active branch and what it selects. */
 export declare function parseSession(text: string | Uint8Array, options?: ParseSessionOptions): SessionTree;
+
+/** How to make a what-if change for real with pi. */
+export type TakeHome =
+  | { kind: "flags"; flags: string[]; args: string[]; text: string }
+  | { kind: "removeFiles"; paths: string[]; text: string }
+  | { kind: "editFile"; path: string; line: string; content: string; text: string }
+  | { kind: "editSession"; edits: string[]; content: string; text: string }
+  | { kind: "install"; command: string; text: string }
+  | { kind: "none"; why: string; text: string };
+
+/** What a what-if did: each change and its take-home, the body's first change (the cache), each block's delta, the request's size, window share and cost per call before and after, and the whole session rebuilt with it (with `rebuildCalls`). */
+export interface WhatIf {
+  changes: { change: string; did: string; takeHome: TakeHome }[];
+  identical: boolean;
+  firstChange: Upgrade["firstChange"];
+  url: Upgrade["url"];
+  headers: Upgrade["headers"];
+  blocks: UpgradeBlock[];
+  before: WhatIfSide;
+  after: WhatIfSide;
+  delta: { chars: number; tokens: number | null; windowShare: number | null; costPerCall: { input: number | null; cacheRead: number | null; cacheWrite: number | null } };
+  cache: { firstChangedByte: number | null; stablePrefixBytes: number; stableShare: number; nextCallCachedTokens: number | null; nextCallUncachedTokens: number | null; nextCallCost: number | null; warmCallCost: number | null; note: string } | null;
+  session: unknown | null;
+}
+
+/** One side of a what-if: the request's size, its share of the model's context window, and what one call costs at the catalog's prices (dollars). */
+export interface WhatIfSide {
+  chars: number;
+  images: number;
+  tokens: number | null;
+  tokensExact: boolean;
+  tokensBy: string | null;
+  contextWindow: number | null;
+  windowShare: number | null;
+  pricesPerMillion: { input: number; cacheRead: number; cacheWrite: number } | null;
+  costPerCall: { input: number | null; cacheRead: number | null; cacheWrite: number | null };
+}
 
 /** One block under both releases of an upgrade. */
 export interface UpgradeBlock {

@@ -33,7 +33,7 @@ export function load(version, base) {
  */
 export const loadVocabulary = loadVocabularyFetch(() => new URL("tokenizers/", here));
 
-export const { assemble, assembleCase, parseSession } = bindBrowser(
+export const { assemble, assembleCase, parseSession, createWorkspace } = bindBrowser(
   (fn) => new Error(`ctxlens.${fn}: the wasm is not loaded; call \`await init()\` (from "ctxlens/web") first`),
   (fn, version) => new CtxlensError(`ctxlens.${fn}: pi ${version}'s data is not loaded: \`await load("${version}")\` (from "ctxlens/web") first, then call again`),
   "ctxlens/web",

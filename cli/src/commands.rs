@@ -60,6 +60,16 @@ COMMANDS:
                   still reuses), its JSON path and block, the URL and headers, each block's
                   characters and tokens under both, and the version table's rules that
                   differ (JSON)
+    whatif        What if something were off or changed (--without SPEC, --set KEY=VALUE,
+                  several at once): the request rebuilt with the change made as pi would make
+                  it, against the request as it is (JSON): each block's characters and tokens
+                  under both, the share of the model's context window, the cost per call at
+                  the catalog's prices (input, cache read, cache write), the cache consequence
+                  (the first changed byte, the byte-stable prefix, what the next call reads
+                  from the cache and costs), each change's take-home (the pi flags, file or
+                  settings edit that make it for real, or that pi has no way), and, for a
+                  session with usage, every call rebuilt with the change made at the start
+                  and the totals saved (--rebuild-calls bounds it)
     files         Print every file pi read, what it read it as, and which copies lost or were
                   ignored, and why (--json for JSON)
     sessions      List the recent sessions (as with no arguments; --json for JSON)
@@ -96,15 +106,33 @@ OPTIONS:
                       prompt's timestamp in session.after.jsonl beside ENV_JSON, else 0)
     --system-now MS   1.6.0: Date.now() when pi created this run's system message, a few
                       milliseconds after the prompt's (default: --now)
-    --api API         Switch the model's protocol (the same model with its api replaced)
+    --api API         Switch the model's protocol (the same model with its api replaced).
+                      assemble, stats: --api all prints every protocol's body (or stats) as
+                      one JSON object by protocol, from one read of the inputs
+    --without SPEC    whatif, assemble, stats, summary: switch something off (repeatable):
+                      tool:NAME (built-in or extension; pi's --exclude-tools), skill:NAME (its
+                      folder removed), skill-invocation:NAME (its SKILL.md frontmatter gets
+                      disable-model-invocation: true), context:PATH (an AGENTS.md/CLAUDE.md by
+                      its path or a unique end of it, removed), append-prompt
+                      (--append-system-prompt ''), entry:ID (the session entry removed, its
+                      children reparented to its parent), tool-result:ID[:N] (the stored
+                      result cut to its first N lines, or emptied), thinking:old (the reasoning
+                      of the answers before the request's last user message dropped),
+                      image:all (settings images.blockImages) or image:ID (one entry's images).
+                      A change that names nothing present is an error. assemble, stats and
+                      summary then show the changed request; stderr says each change and how
+                      to make it for real
+    --set KEY=VALUE   whatif, assemble, stats, summary: model=P/ID, thinking=LEVEL, api=API,
+                      pi=VERSION (repeatable, with --without)
     --with API        The second protocol of `compare`
     --pi-with VERSION The second release of `compare` (the upgrade comparison)
     --json            Machine-readable output (summary, trace, diagnostics, findings, files,
                       sessions)
     --no-tokens       stats, summary: characters only (no vocabulary, no call rebuilt)
     --rebuild-calls N|all
-                      stats: how many calls with usage are rebuilt against it (default 16,
-                      evenly spaced with the last; each is one more assembly of the session)
+                      stats, whatif: how many calls with usage are rebuilt against it (default
+                      16, evenly spaced with the last; each is one more assembly of the session,
+                      two for whatif)
     --tokenizer-json FILE
                       stats: a HF tokenizer.json for a vocabulary not built in (Gemma 3's,
                       for Gemma and, as an estimate, Gemini)
@@ -209,6 +237,20 @@ pub fn run(host: &mut dyn Host, argv: &[String]) -> i32 {
     if command != "compare" && o.pi_with.is_some() {
         return usage(host, "--pi-with belongs to compare");
     }
+    if command == "whatif" && o.changes.is_empty() {
+        return usage(host, "whatif needs --without SPEC or --set KEY=VALUE");
+    }
+    if !o.changes.is_empty()
+        && !matches!(
+            command.as_str(),
+            "whatif" | "assemble" | "stats" | "summary"
+        )
+    {
+        return usage(
+            host,
+            "--without and --set belong to whatif, assemble, stats and summary",
+        );
+    }
     if command == "export" && o.output.is_none() {
         return usage(host, "export needs -o FILE.zip");
     }
@@ -241,6 +283,12 @@ pub fn run(host: &mut dyn Host, argv: &[String]) -> i32 {
             Err(e) => return usage(host, &e),
         }
     };
+    if o.api_all {
+        if !matches!(command.as_str(), "assemble" | "stats") {
+            return usage(host, "--api all belongs to assemble and stats");
+        }
+        return every_api(host, &o, &command, &inputs);
+    }
     let mut progress = Progress {
         on: host.stderr_is_tty()
             && inputs
@@ -273,6 +321,54 @@ pub fn run(host: &mut dyn Host, argv: &[String]) -> i32 {
             }
             Err(e) => return usage(host, &e),
         }
+    }
+    // A what-if: the changes applied to the inputs (another release read again as it reads
+    // them), checked against what the assembly holds.
+    if !o.changes.is_empty() {
+        let mut target = inputs.clone();
+        if let Some(v) = o.changes.iter().rev().find_map(|c| match c {
+            ctxlens::analysis::whatif::Change::Pi(v) => Some(*v),
+            _ => None,
+        }) {
+            let mut ob = o.clone();
+            ob.pi = Some(v);
+            target = match match &o.case {
+                Some(dir) => case_inputs(host, &ob, dir),
+                None => session_inputs(host, &ob),
+            } {
+                Ok(i) => i,
+                Err(e) => return usage(host, &e),
+            };
+        }
+        let (changed_inputs, applied) =
+            match ctxlens::analysis::whatif::apply(&target, &assembly, &o.changes) {
+                Ok(x) => x,
+                Err(e) => {
+                    progress.done(host);
+                    return usage(host, &e);
+                }
+            };
+        let changed = ctxlens::assemble(&changed_inputs);
+        progress.done(host);
+        if command == "whatif" {
+            return whatif_output(
+                host,
+                &o,
+                (&inputs, &assembly),
+                (&changed_inputs, &changed),
+                &target,
+                applied,
+            );
+        }
+        for a in &applied {
+            host.stderr(&format!(
+                "ctxlens: what if {}: {}; for real: {}\n",
+                a.change.spec(),
+                a.did,
+                a.text
+            ));
+        }
+        return output(host, &o, &command, &changed_inputs, &changed, None);
     }
     progress.done(host);
     let code = if let (Some(b), Some(bi)) = (&other, &other_inputs) {
@@ -487,6 +583,125 @@ fn upgrade_output(
     );
     match host.stdout(text.as_bytes()) {
         Ok(()) => 0,
+        Err(_) => 1,
+    }
+}
+
+/// `--api all`: the inputs read once and assembled under every protocol (with the what-if
+/// changes, if any), printed as one JSON object by protocol — `assemble`: each body as pi sends
+/// it (its bytes verbatim), `stats`: each body's character accounting; `null` where no request
+/// is built, with why on stderr.
+fn every_api(host: &mut dyn Host, o: &Opts, command: &str, inputs: &Inputs) -> i32 {
+    let base = ctxlens::assemble(inputs);
+    let inputs = if o.changes.is_empty() {
+        inputs.clone()
+    } else {
+        match ctxlens::analysis::whatif::apply(inputs, &base, &o.changes) {
+            Ok((i, _)) => i,
+            Err(e) => return usage(host, &e),
+        }
+    };
+    let mut out = String::from("{");
+    let mut built = 0;
+    for (k, api) in ctxlens::Api::ALL.iter().enumerate() {
+        let mut i = inputs.clone();
+        i.api = Some(*api);
+        let a = ctxlens::assemble(&i);
+        let value = match (&a.request, &a.stats, command) {
+            (Some(r), _, "assemble") => r.body.clone(),
+            (Some(_), Some(s), _) => ctxlens::report::stats::to_json(s).to_json(),
+            _ => {
+                host.stderr(&format!(
+                    "ctxlens: {}: no request: {}\n",
+                    api.as_str(),
+                    why_not_built(&a)
+                ));
+                "null".to_string()
+            }
+        };
+        if a.request.is_some() {
+            built += 1;
+        }
+        if k > 0 {
+            out.push(',');
+        }
+        out.push_str(&format!(
+            "\n  {}: {value}",
+            ctxlens::js::Value::str(api.as_str()).to_json()
+        ));
+    }
+    out.push_str("\n}\n");
+    match host.stdout(out.as_bytes()) {
+        Ok(()) if built > 0 => 0,
+        _ => 1,
+    }
+}
+
+/// `whatif`: the change against the request as it is, as JSON — the block deltas, window
+/// share, cost per call, the cache consequence and each change's take-home — and, for a
+/// session with usage, every call rebuilt with the change made at the start.
+fn whatif_output(
+    host: &mut dyn Host,
+    o: &Opts,
+    (ia, a): (&Inputs, &Assembly),
+    (ib, b): (&Inputs, &Assembly),
+    target: &Inputs,
+    applied: Vec<ctxlens::analysis::whatif::Applied>,
+) -> i32 {
+    for (x, when) in [(a, "as it is"), (b, "with the change")] {
+        if x.request.is_none() {
+            host.stderr(&format!(
+                "ctxlens: no request {when}: {}\n",
+                why_not_built(x)
+            ));
+        }
+    }
+    let counted = |host: &mut dyn Host, i: &Inputs, x: &Assembly| {
+        if o.no_tokens {
+            return None;
+        }
+        crate::tokens::count(
+            host,
+            i,
+            x,
+            None,
+            crate::tokens::Calls::ForEstimate,
+            o.rebuild_calls,
+        )
+        .map(|c| c.stats)
+    };
+    let (sa, sb) = (counted(host, ia, a), counted(host, ib, b));
+    let w = ctxlens::analysis::whatif::compare(applied, a, b, sa.as_ref(), sb.as_ref());
+    // The whole session, had the change been made at the start: each call with usage rebuilt
+    // both ways, counted with the model's vocabulary when this build has it.
+    let session = (!a.calls.iter().all(|c| c.usage.is_none())).then(|| {
+        let mut counter = match ctxlens::tokens::vocabulary_of(a) {
+            Some(ctxlens::tokens::Vocabulary::Known { name, exact, .. }) if !o.no_tokens => {
+                host.token_counter(&name, exact, None).ok()
+            }
+            _ => None,
+        };
+        let mut count = |_: &Inputs, x: &Assembly| -> Option<usize> {
+            let c = counter.as_mut()?;
+            ctxlens::analysis::stats::compute_with_tokens(x, &mut **c)
+                .ok()
+                .flatten()
+                .map(|s| s.total_tokens())
+        };
+        ctxlens::analysis::whatif::session(ia, target, &o.changes, a, o.rebuild_calls, &mut count)
+    });
+    let text = format!(
+        "{}\n",
+        ctxlens::report::whatif::to_json(&w, session.as_ref()).to_json_pretty(2)
+    );
+    match host.stdout(text.as_bytes()) {
+        Ok(()) => {
+            if b.request.is_some() {
+                0
+            } else {
+                1
+            }
+        }
         Err(_) => 1,
     }
 }

@@ -4,7 +4,7 @@
 use ctxlens::{Api, PiVersion};
 
 /// The commands, in the order `--help` lists them.
-pub const COMMANDS: [&str; 14] = [
+pub const COMMANDS: [&str; 15] = [
     "summary",
     "assemble",
     "request",
@@ -14,6 +14,7 @@ pub const COMMANDS: [&str; 14] = [
     "diagnostics",
     "findings",
     "compare",
+    "whatif",
     "files",
     "sessions",
     "export",
@@ -76,6 +77,8 @@ pub struct Opts {
     /// `--system-now MS`: when pi created this run's system message (1.6.0).
     pub system_now: Option<f64>,
     pub api: Option<Api>,
+    /// `--api all` (assemble, stats): every protocol from one read of the inputs.
+    pub api_all: bool,
     pub with: Option<Api>,
     /// `compare --pi-with VERSION`: the release to compare `--pi`'s with.
     pub pi_with: Option<PiVersion>,
@@ -94,6 +97,8 @@ pub struct Opts {
     pub rebuild_calls: Option<usize>,
     /// `--tokenizer-json FILE`: a HF tokenizer.json for a vocabulary not built in (Gemma's).
     pub tokenizer_json: Option<String>,
+    /// `--without SPEC` and `--set KEY=VALUE`, in order: the what-if changes.
+    pub changes: Vec<ctxlens::analysis::whatif::Change>,
     /// pi's own flags and `@file` arguments, in order.
     pub pi_args: Vec<String>,
 }
@@ -173,7 +178,10 @@ pub fn parse(argv: &[String]) -> Result<Opts, String> {
                         .ok_or_else(|| format!("--system-now takes milliseconds, not {v:?}"))?,
                 )
             }
-            "--api" => o.api = Some(parse_api("--api", &value("--api")?)?),
+            "--api" => match value("--api")?.as_str() {
+                "all" => o.api_all = true,
+                v => o.api = Some(parse_api("--api", v)?),
+            },
             "--with" => o.with = Some(parse_api("--with", &value("--with")?)?),
             "--json" => o.json = true,
             "-o" | "--output" => o.output = Some(value("-o")?),
@@ -189,6 +197,16 @@ pub fn parse(argv: &[String]) -> Result<Opts, String> {
                     })?
                 });
             }
+            "--without" => o
+                .changes
+                .push(ctxlens::analysis::whatif::Change::parse_without(&value(
+                    "--without",
+                )?)?),
+            "--set" => o
+                .changes
+                .push(ctxlens::analysis::whatif::Change::parse_set(&value(
+                    "--set",
+                )?)?),
             "--tokenizer-json" => o.tokenizer_json = Some(value("--tokenizer-json")?),
             "--app" => o.app = Some(value("--app")?),
             "--port" => {

@@ -26,6 +26,28 @@ impl VirtualFs {
         self.files.insert(normalize_path(path), bytes.into());
     }
 
+    /// Removes a file; whether it was there.
+    pub fn remove(&mut self, path: &str) -> bool {
+        self.files.remove(&normalize_path(path)).is_some()
+    }
+
+    /// Removes every file and recorded directory at or below `dir`; the files removed.
+    pub fn remove_dir(&mut self, dir: &str) -> Vec<String> {
+        let root = normalize_path(dir);
+        let prefix = format!("{}/", root.trim_end_matches('/'));
+        let gone: Vec<String> = self
+            .files
+            .keys()
+            .filter(|k| **k == root || k.starts_with(&prefix))
+            .cloned()
+            .collect();
+        for k in &gone {
+            self.files.remove(k);
+        }
+        self.dirs.retain(|d| *d != root && !d.starts_with(&prefix));
+        gone
+    }
+
     /// Records a directory that exists even when no file is laid below it.
     pub fn insert_dir(&mut self, path: &str) {
         self.dirs.insert(normalize_path(path));

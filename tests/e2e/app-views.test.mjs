@@ -274,7 +274,7 @@ test("keyboard: the focus ring is on the control that has focus, and a skip link
 
 test("the layout works at 800 px: no horizontal overflow in any view", async () => {
   const { page, context } = await openApp("", { viewport: { width: 800, height: 1000 } });
-  const views = [["overview", "Overview"], ["session", "Session"], ["transcript", "Transcript"], ["prompt", "System prompt"], ["tools", "Tools"], ["history", "History"], ["request", "Request"], ["protocols", "Protocols"], ["usage", "Usage & cache"], ["findings", "Findings"]];
+  const views = [["overview", "Overview"], ["session", "Session"], ["transcript", "Transcript"], ["prompt", "System prompt"], ["tools", "Tools"], ["history", "History"], ["request", "Request"], ["protocols", "Protocols"], ["usage", "Usage & cache"], ["findings", "Findings"], ["whatif", "What if"]];
   for (const [key, label] of views) {
     await showView(page, key, label);
     if (key === "transcript") await page.locator('[data-testid="transcript-list"] .entry').nth(2).click();

@@ -10,7 +10,7 @@ import { installPackage, repo } from "./helpers.mjs";
 const tsc = path.join(repo, "node_modules/.bin/tsc");
 
 const program = `
-import { assemble, assembleCase, parseSession, protocols, piVersion, piVersions, CtxlensError, ready, assembleSession } from "ctxlens";
+import { assemble, assembleCase, parseSession, protocols, piVersion, piVersions, CtxlensError, ready, assembleSession, createWorkspace } from "ctxlens";
 import type { AssembleSessionOptions } from "ctxlens";
 import type { Api, Assembly, AssembleOptions, Diagnostic, Finding, Stage, StageEvent, Stats, SessionTree, SessionEntry, ExtensionTool, ModelsJson, Call, RebuiltCall } from "ctxlens";
 import init, { initSync, assemble as webAssemble, load, install } from "ctxlens/web";
@@ -89,6 +89,14 @@ const ruleNames: string[] = up ? up.rules.filter((r) => r.appliesToThisProtocol)
 const grew: number | null = up ? up.blocks[0].tokensDelta : null;
 const byApi: Assembly = assemble({ model: "m", compareWith: { api: "pi-messages" } });
 void [prefix, ruleNames, grew, byApi];
+// What if, and a workspace.
+const w: Assembly = assemble({ model: "m", without: ["tool:bash"], set: ["thinking=low"], rebuildCalls: "all" });
+const stable: number = w.whatif?.cache?.stablePrefixBytes ?? 0;
+const takeHome: string = w.whatif ? w.whatif.changes[0].takeHome.text : "";
+const ws = createWorkspace({ model: "m" });
+const again: Assembly = ws.assemble({ api: "pi-messages", without: ["skill:x"] });
+ws.free();
+void [stable, takeHome, again];
 
 // Calls: by number, by entry id, the next request; their usage.
 const byNumber: Assembly = assemble({ session: "", call: 2 });

@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 
 use ctxlens::analysis::stats::Stats;
+use ctxlens::analysis::whatif::Change;
 use ctxlens::calls::CallRef;
 use ctxlens::case::{inputs_for_call, CaseFiles};
 use ctxlens::js::path::join_path;
@@ -19,7 +20,7 @@ use ctxlens::{Assembly, Diagnostic, Inputs, SourceText, VirtualFs};
 
 /// The result of one assembly: the metadata as JSON text and the body (the body is kept apart
 /// so a 40 MB body is not escaped into, and parsed back out of, the JSON).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Output {
     pub meta: String,
     pub body: Option<String>,
@@ -132,6 +133,17 @@ pub fn assemble(
     tokens: Option<&mut dyn Vocabularies>,
 ) -> Result<Output, String> {
     let o = opts(options_json)?;
+    let inputs = inputs_of_options(&o, session, blob)?;
+    run(inputs, opt_compare(&o)?, opt_whatif(&o)?, tokens)
+}
+
+/// `assemble`'s options made [`Inputs`].
+fn inputs_of_options(
+    o: &Object,
+    session: Option<ctxlens::js::Str>,
+    blob: &[u8],
+) -> Result<Inputs, String> {
+    let o = o.clone();
     let d = Inputs::default();
     let home = opt_str(&o, "home")?.unwrap_or(d.home.clone());
     let agent_dir = opt_str(&o, "agentDir")?.unwrap_or_else(|| join_path(&home, ".pi/agent"));
@@ -203,7 +215,111 @@ pub fn assemble(
         home,
         agent_dir,
     };
-    Ok(run(inputs, opt_compare(&o)?, tokens))
+    Ok(inputs)
+}
+
+/// A workspace: `createWorkspace`'s inputs, read once, and the results it has given (the last
+/// [`WORKSPACE_KEPT`], by the overrides that made them; never with tokens, whose counts depend
+/// on the vocabularies loaded at the time).
+struct Workspace {
+    inputs: Inputs,
+    kept: Vec<(String, Output)>,
+}
+
+/// How many results a workspace keeps: the nine protocols.
+const WORKSPACE_KEPT: usize = 9;
+
+thread_local! {
+    static WORKSPACES: std::cell::RefCell<Vec<Option<Workspace>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// `createWorkspace(options)`: the inputs made once; the workspace's handle.
+pub fn workspace_new(
+    options_json: &str,
+    session: Option<ctxlens::js::Str>,
+    blob: &[u8],
+) -> Result<u32, String> {
+    let o = opts(options_json)?;
+    let inputs = inputs_of_options(&o, session, blob)?;
+    WORKSPACES.with(|w| {
+        let mut w = w.borrow_mut();
+        let ws = Some(Workspace {
+            inputs,
+            kept: Vec::new(),
+        });
+        match w.iter().position(Option::is_none) {
+            Some(i) => {
+                w[i] = ws;
+                Ok(i as u32)
+            }
+            None => {
+                w.push(ws);
+                Ok((w.len() - 1) as u32)
+            }
+        }
+    })
+}
+
+/// `ws.assemble(overrides)`: the workspace's inputs with `overrides_json`'s options (the model,
+/// thinking level, prompt, call, time, protocol, release, comparison, what-if: each one given
+/// or the default `assemble` takes when it is absent) — the result `assemble` gives for the
+/// workspace's options with those.
+pub fn workspace_assemble(
+    handle: u32,
+    overrides_json: &str,
+    tokens: Option<&mut dyn Vocabularies>,
+) -> Result<Output, String> {
+    let o = opts(overrides_json)?;
+    let key = overrides_json.to_string();
+    let base = WORKSPACES.with(|w| {
+        let w = w.borrow();
+        let ws = w
+            .get(handle as usize)
+            .and_then(Option::as_ref)
+            .ok_or("this workspace was freed")?;
+        if tokens.is_none() {
+            if let Some((_, out)) = ws.kept.iter().find(|(k, _)| *k == key) {
+                return Ok::<_, String>(Err(out.clone()));
+            }
+        }
+        Ok(Ok(ws.inputs.clone()))
+    })?;
+    let mut inputs = match base {
+        Err(kept) => return Ok(kept),
+        Ok(inputs) => inputs,
+    };
+    inputs.model = opt_str(&o, "model")?;
+    inputs.thinking = opt_str(&o, "thinking")?;
+    inputs.prompt = opt_str(&o, "prompt")?;
+    inputs.call = opt_call(&o)?;
+    inputs.now_ms = opt_f64(&o, "now")?.unwrap_or(0.0);
+    inputs.system_now_ms = opt_f64(&o, "systemNow")?;
+    inputs.api = opt_api(&o)?;
+    inputs.pi = opt_pi(&o)?;
+    inputs.placeholder_key = opt_bool(&o, "placeholderKey")?;
+    let keep = tokens.is_none();
+    let out = run(inputs, opt_compare(&o)?, opt_whatif(&o)?, tokens)?;
+    // A call that stopped for a release's data is not a result.
+    if keep && !out.meta.starts_with("{\"needsData\"") {
+        WORKSPACES.with(|w| {
+            if let Some(Some(ws)) = w.borrow_mut().get_mut(handle as usize) {
+                if ws.kept.len() == WORKSPACE_KEPT {
+                    ws.kept.remove(0);
+                }
+                ws.kept.push((key, out.clone()));
+            }
+        });
+    }
+    Ok(out)
+}
+
+/// `ws.free()`.
+pub fn workspace_free(handle: u32) {
+    WORKSPACES.with(|w| {
+        if let Some(slot) = w.borrow_mut().get_mut(handle as usize) {
+            *slot = None;
+        }
+    });
 }
 
 /// The `tools` option: a tool set in any shape the app and the CLI recognize
@@ -262,7 +378,7 @@ pub fn assemble_case(
     if let Some(v) = opt_pi(&o)? {
         inputs.pi = Some(v);
     }
-    Ok(run(inputs, opt_compare(&o)?, tokens))
+    run(inputs, opt_compare(&o)?, opt_whatif(&o)?, tokens)
 }
 
 /// `compareWith`: a second protocol to compare the body with (the visualizer's compare mode).
@@ -301,10 +417,77 @@ fn opt_compare(o: &Object) -> Result<Option<Compare>, String> {
     Ok(opt_api_named(o, "compareWith")?.map(Compare::Api))
 }
 
+/// A what-if (`without`, `set`, `rebuildCalls`): the changes made to the inputs, and how many of
+/// the session's calls with usage are rebuilt with them (`None`: none; `Some(None)`: all).
+#[derive(Clone)]
+pub(crate) struct WhatIfAsk {
+    pub changes: Vec<Change>,
+    pub rebuild_calls: Option<Option<usize>>,
+    /// The inputs the changes apply to when the host read them again as `set: ["pi=…"]`'s
+    /// release reads them (the Node build's `assembleSession`); else the inputs with `pi` set.
+    #[cfg_attr(not(feature = "node"), allow(dead_code))]
+    pub target: Option<Box<Inputs>>,
+}
+
+impl WhatIfAsk {
+    /// The release a `set: ["pi=…"]` asks for (the last one).
+    fn release(&self) -> Option<PiVersion> {
+        self.changes.iter().rev().find_map(|c| match c {
+            Change::Pi(v) => Some(*v),
+            _ => None,
+        })
+    }
+}
+
+/// `without: ["tool:bash", …]`, `set: ["model=…", …]` (the CLI's `--without` and `--set`
+/// specs) and `rebuildCalls` (a number, or `"all"`).
+pub(crate) fn opt_whatif(o: &Object) -> Result<Option<WhatIfAsk>, String> {
+    let list = |key: &str| -> Result<Vec<String>, String> {
+        match o.get(key) {
+            None | Some(Value::Null) => Ok(Vec::new()),
+            Some(Value::Array(a)) => a
+                .iter()
+                .map(|v| {
+                    v.as_str()
+                        .map(String::from)
+                        .ok_or_else(|| format!("`{key}` must be a list of strings"))
+                })
+                .collect(),
+            Some(_) => Err(format!("`{key}` must be a list of strings")),
+        }
+    };
+    let mut changes = Vec::new();
+    for spec in list("without")? {
+        changes.push(Change::parse_without(&spec).map_err(|e| format!("`without`: {e}"))?);
+    }
+    for spec in list("set")? {
+        changes.push(Change::parse_set(&spec).map_err(|e| format!("`set`: {e}"))?);
+    }
+    let rebuild_calls = match o.get("rebuildCalls") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) if s.as_str() == "all" => Some(None),
+        Some(Value::Number(n)) if n.fract() == 0.0 && *n >= 0.0 && *n <= 1e9 => {
+            Some(Some(*n as usize))
+        }
+        Some(_) => return Err("`rebuildCalls` must be a whole number or \"all\"".into()),
+    };
+    if changes.is_empty() {
+        if rebuild_calls.is_some() {
+            return Err("`rebuildCalls` goes with `without` or `set`".into());
+        }
+        return Ok(None);
+    }
+    Ok(Some(WhatIfAsk {
+        changes,
+        rebuild_calls,
+        target: None,
+    }))
+}
+
 /// A call that waits for a release's data (see [`Output::needs_data`]).
 enum Pending {
-    /// The inputs, the protocol to compare with, whether tokens were asked for.
-    Assemble(Box<Inputs>, Option<Compare>, bool),
+    /// The inputs, the protocol to compare with, the what-if, whether tokens were asked for.
+    Assemble(Box<Inputs>, Option<Compare>, Option<WhatIfAsk>, bool),
     Session(String, String),
 }
 
@@ -327,8 +510,8 @@ fn needs_data(version: PiVersion, pending: Pending) -> Output {
 /// call was given them.
 pub fn resume(tokens: Option<&mut dyn Vocabularies>) -> Result<Output, String> {
     match PENDING.with(|p| p.borrow_mut().take()) {
-        Some(Pending::Assemble(inputs, compare, asked)) => {
-            Ok(run(*inputs, compare, tokens.filter(|_| asked)))
+        Some(Pending::Assemble(inputs, compare, whatif, asked)) => {
+            run(*inputs, compare, whatif, tokens.filter(|_| asked))
         }
         Some(Pending::Session(options, text)) => {
             parse_session(&options, text).map(|meta| Output { meta, body: None })
@@ -501,22 +684,42 @@ fn count_tokens(
 pub(crate) fn run(
     inputs: Inputs,
     compare_with: Option<Compare>,
+    whatif: Option<WhatIfAsk>,
     mut tokens: Option<&mut dyn Vocabularies>,
-) -> Output {
+) -> Result<Output, String> {
     let version = ctxlens::pi::choice::choose(&inputs).version;
-    // The release compared with needs its data too.
+    // The release compared with needs its data too, and a what-if's other release.
     let other = compare_with.as_ref().and_then(|c| c.release(&inputs));
-    let missing = [Some(version), other]
+    let whatif_pi = whatif.as_ref().and_then(|w| w.release());
+    let missing = [Some(version), other, whatif_pi]
         .into_iter()
         .flatten()
         .find(|v| !ctxlens::pi::data::is_available(*v));
     if let Some(version) = missing {
         let asked = tokens.is_some();
-        return needs_data(
+        return Ok(needs_data(
             version,
-            Pending::Assemble(Box::new(inputs), compare_with, asked),
-        );
+            Pending::Assemble(Box::new(inputs), compare_with, whatif, asked),
+        ));
     }
+    // A what-if: the request as it is (`base`), and the changes applied to the inputs (another
+    // release's as that release reads them); the result is the changed request's.
+    let (inputs, base) = match &whatif {
+        None => (inputs, None),
+        Some(w) => {
+            let base = ctxlens::assemble::assemble_without_stats(&inputs);
+            let target = match (&w.target, whatif_pi) {
+                (Some(t), _) => (**t).clone(),
+                (None, Some(v)) => Inputs {
+                    pi: Some(v),
+                    ..inputs.clone()
+                },
+                (None, None) => inputs.clone(),
+            };
+            let (changed, applied) = ctxlens::analysis::whatif::apply(&target, &base, &w.changes)?;
+            (changed, Some((inputs, target, base, applied)))
+        }
+    };
     let inputs = &inputs;
     // With tokens asked for, the stats are computed once, with the counts.
     let mut a = match tokens {
@@ -560,7 +763,7 @@ pub(crate) fn run(
             };
             // Under the other release, with tokens as the result's were counted.
             let mut b = ctxlens::assemble::assemble_without_stats(&bi);
-            b.stats = match tokens {
+            b.stats = match tokens.as_deref_mut() {
                 Some(host) => count_tokens(&b, &bi, host).1,
                 None => None,
             }
@@ -577,10 +780,59 @@ pub(crate) fn run(
         }
         _ => {}
     }
-    Output {
+    if let (Some((base_inputs, target, mut base, applied)), Some(w), Value::Object(o)) =
+        (base, &whatif, &mut meta)
+    {
+        // The request as it is, counted as the changed one was.
+        base.stats = match tokens.as_deref_mut() {
+            Some(host) => count_tokens(&base, &base_inputs, host).1,
+            None => None,
+        }
+        .or_else(|| ctxlens::analysis::stats::compute(&base));
+        let cmp = ctxlens::analysis::whatif::compare(
+            applied,
+            &base,
+            &a,
+            base.stats.as_ref(),
+            a.stats.as_ref(),
+        );
+        let session = w.rebuild_calls.map(|max| {
+            // Each rebuilt call counted with the model's vocabulary when the host has it (as
+            // the CLI's whatif: no estimate per call).
+            let mut count = |_: &Inputs, x: &Assembly| -> Option<usize> {
+                let host = tokens.as_deref_mut()?;
+                let Some(Vocabulary::Known { name, exact, .. }) = ctxlens::tokens::vocabulary_of(x)
+                else {
+                    return None;
+                };
+                let mut c = HostCounter {
+                    host,
+                    info: TokenizerInfo { name, exact },
+                    not_loaded: false,
+                };
+                ctxlens::analysis::stats::compute_with_tokens(x, &mut c)
+                    .ok()
+                    .flatten()
+                    .map(|s| s.total_tokens())
+            };
+            ctxlens::analysis::whatif::session(
+                &base_inputs,
+                &target,
+                &w.changes,
+                &base,
+                Some(max.unwrap_or(usize::MAX)),
+                &mut count,
+            )
+        });
+        o.insert(
+            "whatif",
+            ctxlens::report::whatif::to_json(&cmp, session.as_ref()),
+        );
+    }
+    Ok(Output {
         meta: meta.to_json(),
         body: a.request.map(|r| r.body),
-    }
+    })
 }
 
 fn meta_json(a: &Assembly, inputs: &Inputs) -> Value {

@@ -147,6 +147,38 @@ pub fn assemble_raw(
     ))
 }
 
+/// `createWorkspace(options)`: `assemble`'s options (the session, when `has_session`, in
+/// [`text_buffer`]'s buffer) read once; the workspace's handle.
+#[wasm_bindgen(js_name = workspaceRaw)]
+pub fn workspace_raw(options_json: &str, has_session: bool, files: &[u8]) -> Result<u32, JsError> {
+    let session = if has_session {
+        TEXT.with(|t| t.borrow_mut().take()).map(StrBuilder::finish)
+    } else {
+        None
+    };
+    api::workspace_new(options_json, session, files).map_err(|e| JsError::new(&e))
+}
+
+/// `ws.assemble(overrides)`: the metadata JSON (the body follows with [`take_body`]).
+#[wasm_bindgen(js_name = workspaceAssembleRaw)]
+pub fn workspace_assemble_raw(
+    handle: u32,
+    overrides_json: &str,
+    mut tokens: Option<JsVocabularies>,
+) -> Result<String, JsError> {
+    output(api::workspace_assemble(
+        handle,
+        overrides_json,
+        vocabularies(&mut tokens),
+    ))
+}
+
+/// `ws.free()`.
+#[wasm_bindgen(js_name = workspaceFreeRaw)]
+pub fn workspace_free_raw(handle: u32) {
+    api::workspace_free(handle)
+}
+
 /// The metadata JSON (the body follows with [`take_body`]); `tokens` as [`assemble_raw`]'s.
 #[wasm_bindgen(js_name = assembleCaseRaw)]
 pub fn assemble_case_raw(

@@ -316,7 +316,32 @@ pub fn assemble_session_raw(
             }
             (None, None) => None,
         };
-        Ok(crate::api::run(inputs, compare, tokens))
+        // `without` / `set`: the CLI's `--without` / `--set`; `set: ["pi=…"]` reads the session
+        // again as that release reads it.
+        let whatif = if o.changes.is_empty() {
+            None
+        } else {
+            let release = o.changes.iter().rev().find_map(|c| match c {
+                ctxlens::analysis::whatif::Change::Pi(v) => Some(*v),
+                _ => None,
+            });
+            let target = match release {
+                Some(v) => {
+                    let mut ob = o.clone();
+                    ob.pi = Some(v);
+                    Some(Box::new(ctxlens_cli::commands::session_inputs(
+                        &mut cli, &ob,
+                    )?))
+                }
+                None => None,
+            };
+            Some(crate::api::WhatIfAsk {
+                changes: o.changes.clone(),
+                rebuild_calls: o.rebuild_calls.map(|n| (n != usize::MAX).then_some(n)),
+                target,
+            })
+        };
+        crate::api::run(inputs, compare, whatif, tokens)
     })();
     crate::output(r)
 }

@@ -17,6 +17,7 @@
 //! | `protocol=API` | the protocol on screen |
 //! | `view=` | a view (`overview`, `request`, `findings`, … or the element's `stats`, `body`, `compare`, `stage`) |
 //! | `stage=` | a stage id (`convert-messages`) or its 0-based index |
+//! | `whatif=SPEC,…` | the What-if view's changes (`tool:bash,skill:NAME`, `ctxlens whatif`'s specs) |
 //!
 //! Nothing from another origin is fetched: such a URL is refused with a diagnostic.
 
@@ -53,6 +54,7 @@ pub struct Params {
     pub protocol: Option<String>,
     pub view: Option<String>,
     pub stage: Option<String>,
+    pub whatif: Vec<String>,
 }
 
 fn decode(s: &str) -> String {
@@ -97,6 +99,14 @@ impl Params {
                 "protocol" | "api" => p.protocol = some(),
                 "view" => p.view = some(),
                 "stage" => p.stage = some(),
+                "whatif" => {
+                    p.whatif = v
+                        .split(',')
+                        .map(str::trim)
+                        .filter(|s| !s.is_empty())
+                        .map(str::to_string)
+                        .collect()
+                }
                 _ => {}
             }
         }
@@ -127,6 +137,10 @@ impl Params {
             };
             v.view = Some(key.to_string());
             v.compare = compare;
+        }
+        if !self.whatif.is_empty() {
+            v.whatif = self.whatif.clone();
+            v.view.get_or_insert_with(|| "whatif".into());
         }
         if let Some(stage) = &self.stage {
             v.stage = StageId::ALL

@@ -1028,7 +1028,7 @@ pub fn inputs_of(
     (inputs, notes)
 }
 
-/// What the URL hash holds: `#api=…&view=…&stage=…&sel=…&with=…`.
+/// What the URL hash holds: `#api=…&view=…&stage=…&sel=…&with=…&whatif=…`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ViewState {
     /// The protocol on screen; `None` = the model's own.
@@ -1040,6 +1040,10 @@ pub struct ViewState {
     /// What the Protocols view compares the request with: another protocol (`anthropic-messages`)
     /// or another pi release (`pi-1.6.0`); `None`: the first other protocol.
     pub with: Option<String>,
+    /// The What-if view's changes, in order: `ctxlens whatif`'s specs (`tool:bash`,
+    /// `skill:NAME`, `model=P/ID`, …); in the hash as `whatif=tool:bash,skill:foo` (each spec
+    /// percent-encoded, so a comma in a path stays in its spec).
+    pub whatif: Vec<String>,
 }
 
 /// What [`ViewState::with`] names.
@@ -1103,6 +1107,14 @@ impl ViewState {
         let mut v = ViewState::default();
         for pair in hash.trim_start_matches('#').split('&') {
             let (k, val) = pair.split_once('=').unwrap_or((pair, ""));
+            if k == "whatif" {
+                v.whatif = val
+                    .split(',')
+                    .map(pct_decode)
+                    .filter(|s| !s.is_empty())
+                    .collect();
+                continue;
+            }
             let val = pct_decode(val);
             match k {
                 "api" if val.parse::<ctxlens::Api>().is_ok() => v.api = Some(val),
@@ -1136,6 +1148,10 @@ impl ViewState {
         }
         if let Some(w) = &self.with {
             parts.push(format!("with={}", pct_encode(w)));
+        }
+        if !self.whatif.is_empty() {
+            let specs: Vec<String> = self.whatif.iter().map(|s| pct_encode(s)).collect();
+            parts.push(format!("whatif={}", specs.join(",")));
         }
         if parts.is_empty() {
             String::new()
@@ -1549,8 +1565,20 @@ mod tests {
             selection: Some("tool:read me&x".into()),
             compare: true,
             with: Some("pi-0.85.1".into()),
+            whatif: vec![
+                "tool:bash".into(),
+                "context:a,b/AGENTS.md".into(),
+                "model=anthropic/claude-sonnet-4-5".into(),
+            ],
         };
         assert_eq!(ViewState::from_hash(&v.to_hash()), v);
+        assert!(v.to_hash().contains(
+            "whatif=tool:bash,context:a%2Cb/AGENTS.md,model%3Danthropic/claude-sonnet-4-5"
+        ));
+        assert_eq!(
+            ViewState::from_hash("#whatif=tool:bash,skill:foo").whatif,
+            ["tool:bash", "skill:foo"]
+        );
         assert_eq!(
             ViewState::from_hash("#api=nope&stage=x&with=pi-9.9.9"),
             ViewState::default()

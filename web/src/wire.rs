@@ -209,6 +209,44 @@ pub fn read_upgrade_answer(text: &str, to: &str) -> Result<Value, String> {
     }
 }
 
+/// The worker's answer to a `whatif` request (the scenario's inputs with the changes made,
+/// `ctxlens::report::whatif::to_json`), as the JSON text it posts: `{"whatif": …}`, or
+/// `{"error": …}`.
+pub fn whatif_answer(result: Result<Value, String>) -> String {
+    let v: Value = match result {
+        Ok(w) => Object::new().with("whatif", w).into(),
+        Err(e) => Object::new().with("error", e).into(),
+    };
+    v.to_json()
+}
+
+/// Reads a [`whatif_answer`] on the page: the what-if of the changes `specs` (in order), or why
+/// there is none. An answer about other changes than the ones asked for is an error too.
+pub fn read_whatif_answer(text: &str, specs: &[String]) -> Result<Value, String> {
+    let v = ctxlens::js::parse(text)
+        .map_err(|e| format!("the worker's what-if did not parse: {}", e.message))?;
+    if let Some(e) = v.get_str("error") {
+        return Err(e.to_string());
+    }
+    let w = v
+        .get("whatif")
+        .filter(|w| w.get("blocks").is_some_and(|b| b.as_array().is_some()))
+        .ok_or("the worker's answer holds no what-if")?;
+    let got: Vec<&str> = w
+        .get("changes")
+        .and_then(Value::as_array)
+        .map(|c| c.iter().filter_map(|c| c.get_str("change")).collect())
+        .unwrap_or_default();
+    if got != specs.iter().map(String::as_str).collect::<Vec<_>>() {
+        return Err(format!(
+            "the worker answered for {}, not {}",
+            got.join(", "),
+            specs.join(", ")
+        ));
+    }
+    Ok(w.clone())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -272,6 +310,34 @@ mod tests {
             .add(&["b".into(), "c".into()], false, Value::Null)
             .is_err());
         assert!(j.add(&[], true, Value::Null).is_err());
+    }
+
+    #[test]
+    fn a_whatif_answer_reads_back_or_says_why_not() {
+        let w = js::parse(r#"{"changes":[{"change":"tool:bash","did":"off","takeHome":{"kind":"flags","flags":["--exclude-tools","bash"],"args":[],"text":"pi --exclude-tools bash"}},{"change":"skill:foo","did":"gone","takeHome":{"kind":"none","why":"x","text":"x"}}],"identical":false,"blocks":[{"name":"tools","fromChars":10,"toChars":2,"charsDelta":-8}]}"#).unwrap();
+        let specs = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let text = whatif_answer(Ok(w.clone()));
+        assert_eq!(
+            read_whatif_answer(&text, &specs(&["tool:bash", "skill:foo"]))
+                .unwrap()
+                .to_json(),
+            w.to_json()
+        );
+        // Another set of changes (or the same in another order) is not this answer.
+        let other = read_whatif_answer(&text, &specs(&["skill:foo", "tool:bash"])).unwrap_err();
+        assert!(other.contains("not skill:foo, tool:bash"), "{other}");
+        assert!(read_whatif_answer(&text, &specs(&["tool:bash"])).is_err());
+        // The core's error (a change that names nothing present) comes through as it is.
+        assert_eq!(
+            read_whatif_answer(
+                &whatif_answer(Err("no tool nope: the tools are read, bash".into())),
+                &specs(&["tool:nope"])
+            ),
+            Err("no tool nope: the tools are read, bash".into())
+        );
+        assert!(read_whatif_answer("{}", &specs(&["tool:bash"])).is_err());
+        assert!(read_whatif_answer("not json", &specs(&["tool:bash"])).is_err());
+        assert!(read_whatif_answer(r#"{"whatif":{"changes":[]}}"#, &[]).is_err());
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! | `{type: "provenance", gen, api, path}` | the source of one body path of a report whose provenance was left out |
 //! | `{type: "compare", gen, a, b}` | the core's comparison of protocol `a` with protocol `b` (the Protocols view) |
 //! | `{type: "upgrade", gen, api, pi, tokens}` | what upgrading (or going back) to pi release `pi` does to protocol `api`'s request (the Protocols view); `tokens`: with tokens when the model's vocabulary is loaded |
+//! | `{type: "whatif", gen, api, changes, tokens}` | protocol `api`'s request with `changes` made (the What-if view): the specs of `ctxlens whatif` (`tool:bash`, `skill:NAME`, `model=P/ID`, …, in order); `tokens` as for `upgrade` |
 //! | `{type: "catalog", pi}` | the model catalog of pi release `pi`, for the model picker |
 //! | `{type: "tokens", gen, api, calls}` | the statistics of protocol `api`'s assembly with tokens (see below; `calls: false`: the calls are rebuilt against their usage only for an estimate) |
 //!
@@ -22,6 +23,8 @@
 //! | `{type: "provenance", gen, api, path, json}` | `views::prov_answer` for that path (or `{error}`) |
 //! | `{type: "compare", gen, a, b, json}` | [`crate::wire::compare_answer`]: `ctxlens::report::compare_json` of the two assemblies (or `{error}`) |
 //! | `{type: "upgrade", gen, api, pi, tokens, json}` | [`crate::wire::upgrade_answer`]: `ctxlens::report::upgrade::to_json` (or `{error}`) |
+//! | `{type: "progress", gen, api, stage, done, whatif}` | a `whatif`'s progress (`whatif`: its changes) |
+//! | `{type: "whatif", gen, api, changes, tokens, json}` | [`crate::wire::whatif_answer`]: `ctxlens::report::whatif::to_json` (or `{error}`: a change that names nothing present says what is there) |
 //! | `{type: "catalog", pi, json}` | `[{ref, name, api, reasoning}]` |
 //! | `{type: "tokens", gen, api, phase, vocabulary, …}` | [`TokenUpdate`]: the vocabulary's loading (`loaded`, `total` bytes), the counting (`done`), then `stats` (JSON text) or `error` |
 //!
@@ -43,6 +46,14 @@
 //! this), with characters only otherwise. pi's release notes and the version table's docs
 //! (`pi-data/changelog.json`, `pi-data/rule-docs.json`) are fetched once, before the first
 //! comparison; when they do not load, the comparison goes on without them (`changelog: null`).
+//!
+//! A `whatif` parses each spec (`ctxlens::analysis::whatif::Change::parse_without`, or
+//! `parse_set` for `KEY=VALUE`), applies them to the scenario's inputs under `api` (read again
+//! as another release reads them for `pi=`, its data fetched first), assembles, and answers
+//! `ctxlens::analysis::whatif::compare` of the kept assembly and the changed one — with tokens
+//! on both sides as for `upgrade` — and, when the session has calls with usage, the whole
+//! session rebuilt with the changes made at the start (`ctxlens::analysis::whatif::session`,
+//! [`ctxlens::analysis::calibration::MAX_CALLS`] calls at most, as the CLI's default).
 //!
 //! A report is `report::assembly_json` without `request.body` and, when it has more than
 //! [`PROVENANCE_INLINE`] entries, without `provenance` (the worker keeps it and answers path by
@@ -75,8 +86,8 @@ use wasm_bindgen::JsCast;
 use crate::shared::Shared;
 use crate::state::{inputs_of, Laid, LayOptions};
 use crate::wire::{
-    compare_answer, read_compare_answer, read_upgrade_answer, split, take, upgrade_answer, Part,
-    PART_BYTES,
+    compare_answer, read_compare_answer, read_upgrade_answer, read_whatif_answer, split, take,
+    upgrade_answer, whatif_answer, Part, PART_BYTES,
 };
 
 /// Reports with more provenance entries than this leave it in the worker (path by path on demand).
@@ -92,6 +103,21 @@ fn get(o: &JsValue, k: &str) -> JsValue {
 
 fn set(o: &js_sys::Object, k: &str, v: impl Into<JsValue>) {
     let _ = js_sys::Reflect::set(o, &JsValue::from_str(k), &v.into());
+}
+
+/// The strings of a JS array (anything else: none).
+fn strings_of(v: &JsValue) -> Vec<String> {
+    if !v.is_array() {
+        return Vec::new();
+    }
+    js_sys::Array::from(v)
+        .iter()
+        .filter_map(|x| x.as_string())
+        .collect()
+}
+
+fn strings_js(v: &[String]) -> js_sys::Array {
+    v.iter().map(|x| JsValue::from_str(x)).collect()
 }
 
 fn opt_str(v: Option<&str>) -> JsValue {
@@ -151,6 +177,23 @@ pub enum FromWorker {
         tokens: bool,
         answer: Result<Value, String>,
     },
+    /// Protocol `api`'s request with `changes` made (`ctxlens::report::whatif::to_json`), or
+    /// why the worker could not make it; `tokens`: as asked.
+    WhatIf {
+        gen: u64,
+        api: String,
+        changes: Vec<String>,
+        tokens: bool,
+        answer: Result<Value, String>,
+    },
+    /// What the worker is doing for the what-if of (`api`, `changes`).
+    WhatIfProgress {
+        gen: u64,
+        api: String,
+        changes: Vec<String>,
+        stage: String,
+        done: f64,
+    },
     /// The model catalog of pi release `pi`.
     Catalog {
         pi: Option<ctxlens::PiVersion>,
@@ -180,6 +223,13 @@ impl FromWorker {
                 api: s("api"),
                 error: s("error").unwrap_or_default(),
             },
+            "progress" if get(data, "whatif").is_array() => FromWorker::WhatIfProgress {
+                gen,
+                api: s("api").unwrap_or_default(),
+                changes: strings_of(&get(data, "whatif")),
+                stage: s("stage").unwrap_or_default(),
+                done: get(data, "done").as_f64().unwrap_or(0.0),
+            },
             "progress" => FromWorker::Progress {
                 gen,
                 api: s("api"),
@@ -207,6 +257,16 @@ impl FromWorker {
                     api: s("api").unwrap_or_default(),
                     answer: read_upgrade_answer(&s("json").unwrap_or_default(), &pi),
                     pi,
+                    tokens: get(data, "tokens").as_bool().unwrap_or(false),
+                }
+            }
+            "whatif" => {
+                let changes = strings_of(&get(data, "changes"));
+                FromWorker::WhatIf {
+                    gen,
+                    api: s("api").unwrap_or_default(),
+                    answer: read_whatif_answer(&s("json").unwrap_or_default(), &changes),
+                    changes,
                     tokens: get(data, "tokens").as_bool().unwrap_or(false),
                 }
             }
@@ -539,6 +599,19 @@ impl WorkerLink {
         set(&msg, "gen", gen as f64);
         set(&msg, "api", api);
         set(&msg, "pi", pi);
+        set(&msg, "tokens", tokens);
+        let _ = self.worker.post_message(&msg);
+    }
+
+    /// Asks for protocol `api`'s request with `changes` made (answered by a
+    /// [`FromWorker::WhatIf`]); `tokens`: counted on both sides when the model's vocabulary is
+    /// loaded.
+    pub fn whatif(&self, gen: u64, api: &str, changes: &[String], tokens: bool) {
+        let msg = js_sys::Object::new();
+        set(&msg, "type", "whatif");
+        set(&msg, "gen", gen as f64);
+        set(&msg, "api", api);
+        set(&msg, "changes", strings_js(changes));
         set(&msg, "tokens", tokens);
         let _ = self.worker.post_message(&msg);
     }
@@ -940,6 +1013,9 @@ fn upgrade_of(data: &JsValue) -> Option<String> {
 /// The progress of message `data` while a release's data is fetched: an upgrade comparison's
 /// goes to the comparison, not to the report.
 fn report_fetching(scope: &web_sys::DedicatedWorkerGlobalScope, data: &JsValue, stage: &str) {
+    if is_whatif(data) {
+        return whatif_progress(scope, data, stage, 0.01);
+    }
     match upgrade_of(data) {
         Some(pi) => upgrade_progress(scope, data, &pi, stage, 0.01),
         None => {
@@ -959,6 +1035,9 @@ fn report_fetching(scope: &web_sys::DedicatedWorkerGlobalScope, data: &JsValue, 
 fn fail_fetching(scope: &web_sys::DedicatedWorkerGlobalScope, data: &JsValue, error: &str) {
     if upgrade_of(data).is_some() {
         return post_upgrade(scope, data, Err(error.to_string()));
+    }
+    if is_whatif(data) {
+        return post_whatif(scope, data, Err(error.to_string()));
     }
     let m = js_sys::Object::new();
     set(&m, "type", "failed");
@@ -1089,6 +1168,161 @@ fn handle_upgrade(
     step("comparing", 0.9);
     let u = ctxlens::analysis::upgrade::upgrade(&a, &b, sa.as_ref(), sb.as_ref());
     post_upgrade(scope, &data, Ok(ctxlens::report::upgrade::to_json(&u)));
+}
+
+/// A what-if's message.
+fn is_whatif(data: &JsValue) -> bool {
+    get(data, "type").as_string().as_deref() == Some("whatif")
+}
+
+/// Progress of the `whatif` message `data`.
+fn whatif_progress(
+    scope: &web_sys::DedicatedWorkerGlobalScope,
+    data: &JsValue,
+    stage: &str,
+    done: f64,
+) {
+    let m = js_sys::Object::new();
+    set(&m, "type", "progress");
+    set(&m, "gen", get(data, "gen"));
+    set(&m, "api", get(data, "api"));
+    set(&m, "stage", stage);
+    set(&m, "done", done);
+    set(&m, "whatif", strings_js(&strings_of(&get(data, "changes"))));
+    post(scope, &m);
+}
+
+/// The answer to the `whatif` message `data`.
+fn post_whatif(
+    scope: &web_sys::DedicatedWorkerGlobalScope,
+    data: &JsValue,
+    answer: Result<Value, String>,
+) {
+    let m = js_sys::Object::new();
+    set(&m, "type", "whatif");
+    for k in ["gen", "api", "tokens"] {
+        set(&m, k, get(data, k));
+    }
+    set(
+        &m,
+        "changes",
+        strings_js(&strings_of(&get(data, "changes"))),
+    );
+    set(&m, "json", whatif_answer(answer).as_str());
+    post(scope, &m);
+}
+
+/// A what-if spec: `KEY=VALUE` for the settings (`model=`, `thinking=`, `api=`, `pi=`), else
+/// what is switched off.
+fn parse_change(spec: &str) -> Result<ctxlens::analysis::whatif::Change, String> {
+    use ctxlens::analysis::whatif::Change;
+    let set = ["model=", "thinking=", "api=", "pi="]
+        .iter()
+        .any(|k| spec.starts_with(k));
+    if set {
+        Change::parse_set(spec)
+    } else {
+        Change::parse_without(spec)
+    }
+}
+
+/// The `whatif` message: the scenario's inputs with the changes made, assembled, and the core's
+/// what-if of the two (see the module's doc).
+fn handle_whatif(
+    scope: &web_sys::DedicatedWorkerGlobalScope,
+    loaded: &Rc<RefCell<Option<Loaded>>>,
+    data: JsValue,
+) {
+    use ctxlens::analysis::whatif::{self, Change};
+    let gen = get(&data, "gen").as_f64().unwrap_or(0.0) as u64;
+    let api = get(&data, "api").as_string().unwrap_or_default();
+    let specs = strings_of(&get(&data, "changes"));
+    let changes: Vec<Change> = match specs.iter().map(|s| parse_change(s)).collect() {
+        Ok(c) => c,
+        Err(e) => return post_whatif(scope, &data, Err(e)),
+    };
+    if changes.is_empty() {
+        return post_whatif(scope, &data, Err("no change asked for".into()));
+    }
+    let release = changes.iter().rev().find_map(|c| match c {
+        Change::Pi(v) => Some(*v),
+        _ => None,
+    });
+    let gone = "The worker no longer holds these files (it was restarted or moved on): drop or open the files again.";
+    let missing = {
+        let guard = loaded.borrow();
+        match guard.as_ref().filter(|l| l.gen == gen) {
+            Some(l) => l
+                .missing_release(Some(&api))
+                .or_else(|| release.filter(|v| !ctxlens::pi::data::is_available(*v))),
+            None => return post_whatif(scope, &data, Err(gone.into())),
+        }
+    };
+    if let Some(v) = missing {
+        return fetch_release_then(scope, loaded, v, data);
+    }
+    let step = |stage: &str, done: f64| whatif_progress(scope, &data, stage, done);
+    step("rebuilding the request with the changes", 0.2);
+    let (a, base_inputs, target) = {
+        let mut guard = loaded.borrow_mut();
+        let Some(l) = guard.as_mut().filter(|l| l.gen == gen) else {
+            return post_whatif(scope, &data, Err(gone.into()));
+        };
+        let a = l.assembly_of(&api);
+        let base = l.inputs(&api);
+        let mut target = match release {
+            Some(v) => l.inputs_under(&api, v).0,
+            None => base.clone(),
+        };
+        // `api=` is the model's protocol as pi sets it (its models.json entry): the page's
+        // protocol switch would override that edit, so the changed side starts from the model's
+        // own protocol, as `ctxlens whatif --set api=…` does.
+        if changes.iter().any(|c| matches!(c, Change::Api(_))) {
+            target.api = None;
+        }
+        (a, base, target)
+    };
+    let (changed_inputs, applied) = match whatif::apply(&target, &a, &changes) {
+        Ok(x) => x,
+        Err(e) => return post_whatif(scope, &data, Err(e)),
+    };
+    let b = ctxlens::assemble(&changed_inputs);
+    let module = (get(&data, "tokens").as_bool() == Some(true))
+        .then(|| match ctxlens::tokens::vocabulary_of(&a) {
+            Some(Vocabulary::Known { name, exact, .. }) => {
+                VOCABS.with(|v| match v.borrow().get(&name) {
+                    Some(VocabSlot::Ready(m)) => Some((m.clone(), exact)),
+                    _ => None,
+                })
+            }
+            _ => None,
+        })
+        .flatten();
+    let count = |x: &Assembly| {
+        let (m, exact) = module.as_ref()?;
+        let no_progress = |_: f64| {};
+        let mut c = crate::vocab::Counter::new(m, *exact, &no_progress);
+        ctxlens::analysis::stats::compute_with_tokens(x, &mut c)
+            .ok()
+            .flatten()
+    };
+    if module.is_some() {
+        step("counting the tokens of both", 0.4);
+    }
+    let (sa, sb) = (count(&a), count(&b));
+    // The whole session, had the changes been made at the start.
+    let session = a.calls.iter().any(|c| c.usage.is_some()).then(|| {
+        step("rebuilding the session's calls with the changes", 0.6);
+        let mut per_call = |_: &ctxlens::Inputs, x: &Assembly| count(x).map(|s| s.total_tokens());
+        whatif::session(&base_inputs, &target, &changes, &a, None, &mut per_call)
+    });
+    step("comparing", 0.95);
+    let w = whatif::compare(applied, &a, &b, sa.as_ref(), sb.as_ref());
+    post_whatif(
+        scope,
+        &data,
+        Ok(ctxlens::report::whatif::to_json(&w, session.as_ref())),
+    );
 }
 
 async fn fetch_release(
@@ -1603,6 +1837,7 @@ fn handle(
         }
         Some("tokens") => handle_tokens(scope, loaded, data),
         Some("upgrade") => handle_upgrade(scope, loaded, data),
+        Some("whatif") => handle_whatif(scope, loaded, data),
         Some("catalog") => {
             let version = get(&data, "pi")
                 .as_string()

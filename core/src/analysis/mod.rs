@@ -6,6 +6,7 @@
 pub mod calibration;
 pub mod checks;
 pub mod compare;
+pub mod diff;
 pub mod findings;
 pub mod placement;
 pub mod provenance;
@@ -13,6 +14,7 @@ pub mod sent;
 pub mod stats;
 pub mod upgrade;
 pub mod usage;
+pub mod whatif;
 pub mod window;
 
 #[cfg(test)]

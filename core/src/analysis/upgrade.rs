@@ -5,23 +5,11 @@
 //! both, the URL and headers, and the version table's switches that differ between the two
 //! releases (the rules behind the change).
 
-use crate::analysis::provenance;
+use crate::analysis::diff;
+pub use crate::analysis::diff::{BlockDelta, FirstChange};
 use crate::analysis::stats::Stats;
 use crate::assemble::Assembly;
-use crate::js::utf16_len;
 use crate::pi::Rules;
-
-/// One block under both releases.
-#[derive(Clone, Debug, PartialEq)]
-pub struct BlockDelta {
-    /// `system prompt`, `tools`, `tool read`, `history`, `user text`, ..., `body`.
-    pub name: String,
-    pub a_chars: usize,
-    pub b_chars: usize,
-    /// With tokens counted on both sides.
-    pub a_tokens: Option<usize>,
-    pub b_tokens: Option<usize>,
-}
 
 /// A switch of the version table whose value differs between the two releases.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -57,21 +45,6 @@ fn area_apis(name: &str) -> Option<&'static [&'static str]> {
         _ => return None,
     })
 }
-#[derive(Clone, Debug, PartialEq)]
-pub struct FirstChange {
-    /// Byte offset (UTF-8) and UTF-16 offset of the first differing byte: the bytes before it
-    /// are the same, the cacheable prefix that survives the upgrade.
-    pub byte: usize,
-    pub utf16: usize,
-    /// The JSON path of the first differing value, and each side's value there.
-    pub path: Option<String>,
-    pub a_value: Option<String>,
-    pub b_value: Option<String>,
-    /// What that path holds in the first body (provenance's label: `system prompt section
-    /// tools`, `tool read: schema`, `message 3 text`, ...).
-    pub block: Option<String>,
-}
-
 #[derive(Clone, Debug, PartialEq)]
 pub struct Upgrade {
     pub a_version: String,
@@ -175,94 +148,6 @@ fn leaves(debug: &str) -> Vec<(String, String)> {
     out
 }
 
-fn block_rows(a: Option<&Stats>, b: Option<&Stats>) -> Vec<BlockDelta> {
-    let tok =
-        |s: Option<&Stats>, f: &dyn Fn(&Stats) -> usize| s.filter(|s| s.tokenizer.is_some()).map(f);
-    let mut rows: Vec<BlockDelta> = Vec::new();
-    let mut row = |name: &str, c: &dyn Fn(&Stats) -> usize, t: &dyn Fn(&Stats) -> usize| {
-        rows.push(BlockDelta {
-            name: name.to_string(),
-            a_chars: a.map_or(0, c),
-            b_chars: b.map_or(0, c),
-            a_tokens: tok(a, t),
-            b_tokens: tok(b, t),
-        });
-    };
-    row("system prompt", &|s| s.system_prompt_chars, &|s| {
-        s.system_prompt_tokens
-    });
-    row("tools", &|s| s.tools_chars, &|s| s.tools_tokens);
-    row("history", &|s| s.history_chars, &|s| s.history_tokens);
-    row("user text", &|s| s.by_kind.user_text, &|s| {
-        s.by_kind_tokens.user_text
-    });
-    row("assistant text", &|s| s.by_kind.assistant_text, &|s| {
-        s.by_kind_tokens.assistant_text
-    });
-    row("reasoning", &|s| s.by_kind.reasoning, &|s| {
-        s.by_kind_tokens.reasoning
-    });
-    row("tool arguments", &|s| s.by_kind.tool_arguments, &|s| {
-        s.by_kind_tokens.tool_arguments
-    });
-    row("tool results", &|s| s.by_kind.tool_results, &|s| {
-        s.by_kind_tokens.tool_results
-    });
-    row("signatures", &|s| s.by_kind.signatures, &|_| 0);
-    row("parameters", &|s| s.parameters_chars, &|_| 0);
-    row("structure", &|s| s.structure_chars, &|_| 0);
-    row("body", &|s| s.body_chars, &|s| s.total_tokens());
-    // Each tool sent by either.
-    let mut names: Vec<&str> = Vec::new();
-    for s in [a, b].into_iter().flatten() {
-        for t in &s.by_tool {
-            if !names.contains(&t.name.as_str()) {
-                names.push(&t.name);
-            }
-        }
-    }
-    let find = |s: Option<&Stats>, n: &str| {
-        s.and_then(|s| s.by_tool.iter().find(|t| t.name == n).cloned())
-    };
-    for n in names {
-        let (x, y) = (find(a, n), find(b, n));
-        rows.push(BlockDelta {
-            name: format!("tool {n}"),
-            a_chars: x.as_ref().map_or(0, |t| t.chars),
-            b_chars: y.as_ref().map_or(0, |t| t.chars),
-            a_tokens: a
-                .filter(|s| s.tokenizer.is_some())
-                .map(|_| x.as_ref().map_or(0, |t| t.tokens)),
-            b_tokens: b
-                .filter(|s| s.tokenizer.is_some())
-                .map(|_| y.as_ref().map_or(0, |t| t.tokens)),
-        });
-    }
-    rows
-}
-
-/// What a body leaf holds, in words.
-fn label(s: &provenance::Source) -> String {
-    use provenance::Source;
-    match s {
-        Source::SystemPrompt { sections } => match sections.first() {
-            Some(x) => format!("system prompt, section {} ({})", x.name, x.source),
-            None => "system prompt".into(),
-        },
-        Source::Tool { name, part, .. } => format!("tool {name}: {part}"),
-        Source::Message(m) => format!("message {} ({}): {}", m.index, m.role, m.part),
-        Source::Messages(m) => format!(
-            "messages {}",
-            m.iter()
-                .map(|x| x.index.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        Source::Inserted { key, .. } => format!("text pi inserts ({key})"),
-        Source::Parameter { name, rule, .. } => format!("parameter {name}: {rule}"),
-    }
-}
-
 /// `a` and `b`: the same inputs assembled under two releases (`Inputs::pi`); `a_stats` and
 /// `b_stats` their stats, with tokens when the host counted them (else the assemblies' own).
 pub fn upgrade(
@@ -283,7 +168,7 @@ pub fn upgrade(
         not_built: Vec::new(),
         url: None,
         headers: Vec::new(),
-        blocks: block_rows(a_stats.or(a.stats.as_ref()), b_stats.or(b.stats.as_ref())),
+        blocks: diff::block_rows(a_stats.or(a.stats.as_ref()), b_stats.or(b.stats.as_ref())),
         changelog: None,
         rules: match (&a.pi, &b.pi) {
             (Some(x), Some(y)) => rule_changes(x.rules, y.rules),
@@ -326,62 +211,14 @@ pub fn upgrade(
     }
     for (x, v) in [(a, &out.a_version), (b, &out.b_version)] {
         if x.request.is_none() {
-            let why = x
-                .diagnostics
-                .iter()
-                .find(|d| d.severity == crate::Severity::Error)
-                .map_or_else(|| "no request".to_string(), |d| d.message.clone());
-            out.not_built.push((v.clone(), why));
+            out.not_built.push((v.clone(), diff::why_not_built(x)));
         }
     }
-    let (Some(ra), Some(rb)) = (&a.request, &b.request) else {
-        return out;
-    };
-    if ra.url != rb.url {
-        out.url = Some((ra.url.clone(), rb.url.clone()));
-    }
-    for (k, v) in &ra.headers {
-        match rb.headers.iter().find(|(k2, _)| k2.eq_ignore_ascii_case(k)) {
-            Some((_, w)) if w == v => {}
-            other => out
-                .headers
-                .push((k.clone(), Some(v.clone()), other.map(|(_, w)| w.clone()))),
-        }
-    }
-    for (k, w) in &rb.headers {
-        if !ra.headers.iter().any(|(k2, _)| k2.eq_ignore_ascii_case(k)) {
-            out.headers.push((k.clone(), None, Some(w.clone())));
-        }
-    }
-    match crate::case::first_difference(&ra.body, &rb.body) {
-        None => out.identical = out.url.is_none() && out.headers.is_empty(),
-        Some((byte, _, _)) => {
-            let mut at = byte;
-            while !ra.body.is_char_boundary(at) {
-                at -= 1;
-            }
-            let json = crate::case::json_difference(&ra.body, &rb.body);
-            let block = json.as_ref().and_then(|(path, _, _)| {
-                let origins = provenance::provenance(a);
-                // The path or its nearest ancestor with an origin.
-                let mut p = path.as_str();
-                loop {
-                    if let Some(o) = origins.iter().find(|o| o.path == p) {
-                        return Some(label(&o.source));
-                    }
-                    p = p.rsplit_once('.')?.0;
-                }
-            });
-            out.first_change = Some(FirstChange {
-                byte,
-                utf16: utf16_len(&ra.body[..at]),
-                path: json.as_ref().map(|j| j.0.clone()),
-                a_value: json.as_ref().map(|j| j.1.clone()),
-                b_value: json.map(|j| j.2),
-                block,
-            });
-        }
-    }
+    let d = diff::diff(a, b, None, None);
+    out.identical = d.identical;
+    out.first_change = d.first_change;
+    out.url = d.url;
+    out.headers = d.headers;
     out
 }
 

@@ -12,6 +12,7 @@ pub mod stats;
 pub mod summary;
 pub mod upgrade;
 pub mod usage;
+pub mod whatif;
 
 use crate::assemble::Assembly;
 use crate::js::{Object, Value};

@@ -259,6 +259,16 @@ pub fn app() -> Html {
                 d.dispatch(Action::Upgrade(a, v, t))
             })
         },
+        whatifs: state.whatifs.clone(),
+        on_whatif: {
+            let d = dispatch.clone();
+            Callback::from(move |k: crate::views::WhatIfKey| d.dispatch(Action::WhatIf(k)))
+        },
+        whatif: state.view.whatif.clone(),
+        on_set_whatif: {
+            let d = dispatch.clone();
+            Callback::from(move |c: Vec<String>| d.dispatch(Action::SetWhatIf(c)))
+        },
         with: state.view.with.clone().map(AttrValue::from),
         on_with: {
             let d = dispatch.clone();

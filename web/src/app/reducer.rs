@@ -13,7 +13,7 @@ use yew::prelude::*;
 use crate::inputs::Collected;
 use crate::shared::Shared;
 use crate::state::{Laid, Overrides, Scenario, Target, ViewState};
-use crate::views::{Comparison, Upgrading};
+use crate::views::{Comparison, Upgrading, WhatIfKey};
 use crate::worker::{FromWorker, TokenUpdate, WorkerLink};
 
 /// Reports larger than this (body bytes) are not assembled for every protocol in advance.
@@ -106,6 +106,9 @@ pub struct AppState {
     /// The worker's upgrade comparisons (the same inputs under another pi release), by
     /// (protocol, release, with tokens).
     pub upgrades: Shared<BTreeMap<(String, String, bool), Upgrading>>,
+    /// The worker's what-ifs (the request with changes made), by (protocol, changes, with
+    /// tokens).
+    pub whatifs: Shared<BTreeMap<WhatIfKey, Upgrading>>,
 }
 
 /// A change to the settings panel's overrides.
@@ -145,6 +148,10 @@ pub enum Action {
     Upgrade(String, String, bool),
     /// What the Protocols view compares with (`ViewState::with`).
     SetWith(Option<String>),
+    /// The request of (api) with the changes made, with tokens or not.
+    WhatIf(WhatIfKey),
+    /// The What-if view's changes (`ViewState::whatif`).
+    SetWhatIf(Vec<String>),
     WantCatalog,
     /// The scenario the URL parameters named (`embed::load`).
     Embedded(Box<Scenario>),
@@ -180,6 +187,7 @@ impl AppState {
             compares: Shared::new(BTreeMap::new()),
             tokens: BTreeMap::new(),
             upgrades: Shared::new(BTreeMap::new()),
+            whatifs: Shared::new(BTreeMap::new()),
         }
     }
 
@@ -205,6 +213,7 @@ impl AppState {
         self.prov.clear();
         self.compares = Shared::new(BTreeMap::new());
         self.upgrades = Shared::new(BTreeMap::new());
+        self.whatifs = Shared::new(BTreeMap::new());
         self.tokens.clear();
         if let Some(l) = self.host.link.borrow().as_ref() {
             l.cancel_joining();
@@ -249,8 +258,21 @@ impl AppState {
         self.upgrades = Shared::new(map);
     }
 
+    fn set_whatif(&mut self, key: WhatIfKey, u: Upgrading) {
+        let mut map = (*self.whatifs).clone();
+        map.insert(key, u);
+        self.whatifs = Shared::new(map);
+    }
+
     /// The comparisons still on their way are lost with the worker: each says why.
     fn fail_pending_compares(&mut self, why: &str) {
+        if self.whatifs.values().any(Upgrading::pending) {
+            let mut map = (*self.whatifs).clone();
+            for u in map.values_mut().filter(|u| u.pending()) {
+                *u = Upgrading::Failed(format!("No what-if: {why}."));
+            }
+            self.whatifs = Shared::new(map);
+        }
         if self.upgrades.values().any(Upgrading::pending) {
             let mut map = (*self.upgrades).clone();
             for u in map.values_mut().filter(|u| u.pending()) {
@@ -381,6 +403,9 @@ impl AppState {
                     }
                     for ((a, v, t), _) in self.upgrades.iter().filter(|(_, u)| u.pending()) {
                         l.upgrade(self.gen, a, v, *t);
+                    }
+                    for ((a, c, t), _) in self.whatifs.iter().filter(|(_, u)| u.pending()) {
+                        l.whatif(self.gen, a, c, *t);
                     }
                 }
             }
@@ -544,6 +569,42 @@ impl AppState {
                     self.set_upgrade(key, u);
                 }
             }
+            FromWorker::WhatIf {
+                gen,
+                api,
+                changes,
+                tokens,
+                answer,
+            } => {
+                let key = (api, changes, tokens);
+                if gen == self.gen && self.whatifs.contains_key(&key) {
+                    let u = match answer {
+                        Ok(v) => Upgrading::Ready(Shared::new(v)),
+                        Err(e) => Upgrading::Failed(e),
+                    };
+                    self.set_whatif(key, u);
+                }
+            }
+            FromWorker::WhatIfProgress {
+                gen,
+                api,
+                changes,
+                stage,
+                done,
+            } => {
+                let key = (api, changes, false);
+                for k in [key.clone(), (key.0, key.1, true)] {
+                    if gen == self.gen && self.whatifs.get(&k).is_some_and(Upgrading::pending) {
+                        self.set_whatif(
+                            k,
+                            Upgrading::Pending {
+                                stage: stage.clone(),
+                                done,
+                            },
+                        );
+                    }
+                }
+            }
             FromWorker::Tokens { gen, api, update } => {
                 if gen == self.gen && self.tokens.contains_key(&api) {
                     self.tokens.insert(api, update);
@@ -571,7 +632,8 @@ impl AppState {
                 // With no assembly in flight, it was a comparison that stopped the worker.
                 let comparing = self.in_flight.is_none()
                     && (self.compares.values().any(|c| *c == Comparison::Pending)
-                        || self.upgrades.values().any(Upgrading::pending));
+                        || self.upgrades.values().any(Upgrading::pending)
+                        || self.whatifs.values().any(Upgrading::pending));
                 self.fail_pending_compares(&format!("the worker stopped ({message})"));
                 // Not asked again (it might stop the worker again): said.
                 for t in self.tokens.values_mut().filter(|t| t.pending()) {
@@ -760,6 +822,26 @@ impl Reducible for AppState {
                 }
             }
             Action::SetWith(w) => s.view.with = w,
+            // The changes are set from the What-if view or from a finding's action: either way
+            // the What-if view shows them.
+            Action::SetWhatIf(c) => {
+                s.view.whatif = c;
+                s.view.view = Some("whatif".into());
+            }
+            Action::WhatIf(key) => {
+                if matches!(s.whatifs.get(&key), None | Some(Upgrading::Failed(_))) {
+                    if let (true, Some(l)) = (s.ready, s.host.link.borrow().as_ref()) {
+                        l.whatif(s.gen, &key.0, &key.1, key.2);
+                    }
+                    s.set_whatif(
+                        key,
+                        Upgrading::Pending {
+                            stage: "asked".into(),
+                            done: 0.0,
+                        },
+                    );
+                }
+            }
             Action::Embedded(sc) => s.set_scenario(*sc),
             Action::WantCatalog => {
                 if !s.catalog_requested {

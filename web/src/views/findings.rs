@@ -238,13 +238,38 @@ pub fn FindingsView(p: &ViewProps) -> Html {
                     let cb = p.on_stage.clone();
                     html! { <button class="link" onclick={Callback::from(move |_: MouseEvent| cb.emit(j))}>{format!("stage {}: {title}", j + 1)}</button> }
                 });
+                // Findings as actions: the what-if that tries the advice (the What-if view).
+                let action = {
+                    let specs: Option<(Vec<String>, String)> = match f.id.as_str() {
+                        "largest-tools" | "tool-schemas" => {
+                            let (specs, chars) = super::whatif::largest_extension_tools(&p.report);
+                            (!specs.is_empty()).then(|| {
+                                let label = super::whatif::extension_tools_label(&specs, chars);
+                                (specs, label)
+                            })
+                        }
+                        "skills-share" => {
+                            let names = super::whatif::invocable_skills(&p.report);
+                            (!names.is_empty()).then(|| {
+                                let label = format!("What if the model were offered none of the {} skills (disable-model-invocation)", names.len());
+                                (names.iter().map(|n| format!("skill-invocation:{n}")).collect(), label)
+                            })
+                        }
+                        _ => None,
+                    };
+                    specs.map(|(specs, label)| {
+                        let next = super::whatif::with_all(&p.whatif, &specs);
+                        let cb = p.on_set_whatif.clone();
+                        html! { <button class="button" data-testid="finding-whatif" data-changes={specs.join(",")} onclick={Callback::from(move |_: MouseEvent| cb.emit(next.clone()))}>{label}</button> }
+                    })
+                };
                 html! {
                     <li class={classes!("finding", f.severity.clone(), sel.then_some("sel"))} data-id={f.id.clone()}>
                         <span class="n">{i + 1}</span>
                         <div class="f-body">
                             <div class="title"><span class={classes!("sev", f.severity.clone())}>{&f.severity}</span>{" "}{&f.title}</div>
                             if !f.detail.is_empty() { <p class="f-detail">{super::util::with_pi_paths(&p.report, &f.detail)}</p> }
-                            <div class="links">{subject}{stage}</div>
+                            <div class="links">{subject}{stage}{action}</div>
                         </div>
                     </li>
                 }

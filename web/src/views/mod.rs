@@ -4,7 +4,9 @@
 //! large body's `provenance` stays in the worker: `prov_answers` / `on_prov` ask it path by path.
 //! The comparison of two protocols comes from the worker too (`compares` / `on_compare`: the
 //! core's `ctxlens::report::compare_json`), and so does the comparison of two pi releases
-//! (`upgrades` / `on_upgrade`: `ctxlens::report::upgrade::to_json`).
+//! (`upgrades` / `on_upgrade`: `ctxlens::report::upgrade::to_json`), and so do the what-ifs
+//! (`whatifs` / `on_whatif`: `ctxlens::report::whatif::to_json`; the changes on screen are
+//! `whatif`, kept in the URL hash).
 //!
 //! The shell calls [`view_nav`] (the list of views for its navigation), [`ViewSwitch`] (renders
 //! the chosen view) and [`StageView`] (the selected pipeline stage, for the stepper slot).
@@ -36,6 +38,7 @@ mod tools;
 mod transcript;
 mod upgrade;
 mod usage;
+pub(crate) mod whatif;
 
 pub use components::thousands;
 pub use request::{prov_answer, provenance_map};
@@ -70,6 +73,9 @@ impl Upgrading {
         matches!(self, Upgrading::Pending { .. })
     }
 }
+
+/// A what-if asked of the worker: (protocol, the changes in order, with tokens).
+pub type WhatIfKey = (String, Vec<String>, bool);
 
 #[derive(Clone, PartialEq, Properties)]
 pub struct ViewProps {
@@ -106,6 +112,17 @@ pub struct ViewProps {
     /// tokens (when the model's vocabulary is loaded) or not.
     #[prop_or_default]
     pub on_upgrade: Callback<(String, String, bool)>,
+    /// The what-ifs asked of the worker (the request with changes made), by [`WhatIfKey`].
+    #[prop_or_default]
+    pub whatifs: Shared<BTreeMap<WhatIfKey, Upgrading>>,
+    /// Asks the worker for a what-if (again, after a failure).
+    #[prop_or_default]
+    pub on_whatif: Callback<WhatIfKey>,
+    /// The What-if view's changes (`ViewState::whatif`, in the hash), and how to set them.
+    #[prop_or_default]
+    pub whatif: Vec<String>,
+    #[prop_or_default]
+    pub on_set_whatif: Callback<Vec<String>>,
     /// What the Protocols view compares with (`ViewState::with`: a protocol, or `pi-<version>`).
     #[prop_or_default]
     pub with: Option<AttrValue>,
@@ -162,6 +179,7 @@ pub fn view_nav() -> Vec<(&'static str, &'static str)> {
         ("protocols", "Protocols"),
         ("usage", "Usage & cache"),
         ("findings", "Findings"),
+        ("whatif", "What if"),
     ]
 }
 
@@ -218,6 +236,7 @@ pub fn ViewSwitch(p: &ViewSwitchProps) -> Html {
         "protocols" => html! { <protocols::ProtocolsView ..props /> },
         "usage" => html! { <usage::UsageView ..props /> },
         "findings" => html! { <findings::FindingsView ..props /> },
+        "whatif" => html! { <whatif::WhatIfView ..props /> },
         _ => html! { <overview::OverviewView ..props /> },
     };
     html! { <div class="view" data-testid={format!("view-{}", p.view)}>{inner}</div> }

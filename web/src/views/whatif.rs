@@ -1,0 +1,671 @@
+//! What if: switch a tool, a skill, a context file, the appended prompt, old reasoning, images
+//! or a session entry off (or change the model, thinking level, protocol or pi release) and see
+//! the request pi would send then. The changes are `ctxlens whatif`'s specs (`tool:bash`,
+//! `skill:NAME`, `model=P/ID`, …), kept in the URL hash (`whatif=tool:bash,skill:foo`); the
+//! worker applies them to the scenario's inputs and answers the core's what-if
+//! (`ctxlens::report::whatif::to_json`, as `ctxlens whatif --without … --set …` prints it). Shown:
+//! the first changed byte and what it means for the provider's prompt cache; the request's size,
+//! share of the context window and cost per call before and after; each block's characters (and
+//! tokens once the model's vocabulary is loaded) before and after; the whole session rebuilt with
+//! the changes made at the start (when it has calls with usage); and each change's take-home — the
+//! pi flags, settings.json lines or SKILL.md frontmatter that make it for real. A change that
+//! names nothing present shows the core's error. Every text from the files is rendered as text.
+
+use ctxlens::js::Value;
+use yew::prelude::*;
+
+use super::components::thousands;
+use super::util::{arr, at, num, s};
+use super::{Upgrading, ViewProps, WhatIfKey};
+use crate::worker::{TokenUpdate, Vocabulary};
+
+/// The settings a spec can set (`KEY=VALUE`).
+const SET_KEYS: [&str; 4] = ["model", "thinking", "api", "pi"];
+
+/// The key of a `KEY=VALUE` spec.
+fn set_key(spec: &str) -> Option<&str> {
+    let (k, _) = spec.split_once('=')?;
+    SET_KEYS.contains(&k).then_some(k)
+}
+
+/// `changes` with `spec` switched: removed when there, else added at the end.
+pub fn toggled(changes: &[String], spec: &str) -> Vec<String> {
+    if changes.iter().any(|c| c == spec) {
+        changes.iter().filter(|c| *c != spec).cloned().collect()
+    } else {
+        let mut out = changes.to_vec();
+        out.push(spec.to_string());
+        out
+    }
+}
+
+/// `changes` with setting `key` set to `value` (`None` or empty: the setting as it is).
+pub fn with_setting(changes: &[String], key: &str, value: Option<&str>) -> Vec<String> {
+    let mut out: Vec<String> = changes
+        .iter()
+        .filter(|c| set_key(c) != Some(key))
+        .cloned()
+        .collect();
+    if let Some(v) = value.filter(|v| !v.is_empty()) {
+        out.push(format!("{key}={v}"));
+    }
+    out
+}
+
+/// `changes` with every spec of `add` in it (those already there kept once).
+pub fn with_all(changes: &[String], add: &[String]) -> Vec<String> {
+    let mut out = changes.to_vec();
+    for a in add {
+        if !out.contains(a) {
+            out.push(a.clone());
+        }
+    }
+    out
+}
+
+/// The report's tools, largest first.
+fn tools_by_size(r: &Value) -> Vec<&Value> {
+    let mut tools: Vec<&Value> = arr(r, "tools").iter().collect();
+    tools.sort_by(|a, b| num(b, "chars").total_cmp(&num(a, "chars")));
+    tools
+}
+
+/// The specs that switch off the three largest extension tools, and their characters.
+pub fn largest_extension_tools(r: &Value) -> (Vec<String>, f64) {
+    let ext: Vec<&Value> = tools_by_size(r)
+        .into_iter()
+        .filter(|t| s(t, "source") == "extension")
+        .take(3)
+        .collect();
+    (
+        ext.iter()
+            .map(|t| format!("tool:{}", s(t, "name")))
+            .collect(),
+        ext.iter().map(|t| num(t, "chars")).sum(),
+    )
+}
+
+/// The skills the model is offered (not `disableModelInvocation`).
+pub fn invocable_skills(r: &Value) -> Vec<String> {
+    at(r, &["resources", "skills"])
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+        .iter()
+        .filter(|k| k.get("hidden").and_then(Value::as_bool) != Some(true))
+        .map(|k| s(k, "name").to_string())
+        .collect()
+}
+
+/// The suggestion's words for switching off `specs` (the largest extension tools).
+pub fn extension_tools_label(specs: &[String], chars: f64) -> String {
+    match specs {
+        [one] => format!(
+            "Switch off the largest extension tool ({}: −{} characters per call)",
+            one.trim_start_matches("tool:"),
+            thousands(chars)
+        ),
+        _ => format!(
+            "Switch off the {} largest extension tools (−{} characters per call)",
+            specs.len(),
+            thousands(chars)
+        ),
+    }
+}
+
+/// `+12` / `−5` / `0`, with the class of a gain or a saving.
+fn delta(d: f64) -> Html {
+    if d > 0.0 {
+        html! { <span class="gained">{format!("+{}", thousands(d))}</span> }
+    } else if d < 0.0 {
+        html! { <span class="lost">{format!("−{}", thousands(-d))}</span> }
+    } else {
+        html! { <span class="muted">{"0"}</span> }
+    }
+}
+
+fn opt_num(v: &Value, key: &str) -> Option<f64> {
+    v.get(key).and_then(Value::as_f64)
+}
+
+/// Dollars, with enough digits for a cent's fraction.
+fn dollars(x: Option<f64>) -> String {
+    match x {
+        Some(x) if x < 0.0 => format!("−{}", dollars(Some(-x))),
+        Some(x) if x < 0.01 => format!("${x:.5}"),
+        Some(x) => format!("${x:.4}"),
+        None => "–".into(),
+    }
+}
+
+fn share(x: Option<f64>) -> String {
+    x.map_or("–".into(), |x| format!("{:.2}%", x * 100.0))
+}
+
+/// The answer on screen.
+fn whatif_html(w: &Value) -> Html {
+    let identical = w.get("identical").and_then(Value::as_bool) == Some(true);
+    let first = w.get("firstChange").filter(|f| !f.is_null());
+    let cache = w.get("cache").filter(|c| !c.is_null());
+    let verdict = if identical {
+        html! {
+            <p class="upgrade-verdict ok" data-testid="whatif-identical">
+                <strong>{"The request is byte-identical with these changes."}</strong>
+                {" Nothing pi sends changes (the change found nothing that reaches this request)."}
+            </p>
+        }
+    } else if let Some(f) = first {
+        let byte = num(f, "byte");
+        html! {
+            <div class="upgrade-first-change" data-testid="whatif-first-change" data-byte={byte.to_string()}>
+                <p class="upgrade-verdict"><strong>{"The request changes. "}</strong>{"First changed byte: "}
+                    <strong data-testid="whatif-first-byte">{thousands(byte)}</strong>
+                    {" in "}<strong data-testid="whatif-first-block">{f.get_str("block").unwrap_or("a part ctxlens cannot name")}</strong>
+                    if let Some(path) = f.get_str("path") {
+                        {" (JSON path "}<code class="mono" data-testid="whatif-first-path">{path}</code>{")"}
+                    }
+                </p>
+            </div>
+        }
+    } else {
+        html! { <p class="upgrade-verdict" data-testid="whatif-same-body">{"The body is the same; the URL or headers differ."}</p> }
+    };
+    let cache_html = cache.map(|c| {
+        html! {
+            <div class="whatif-cache" data-testid="whatif-cache" data-stable={num(c, "stablePrefixBytes").to_string()}>
+                <h4>{"Prompt cache"}</h4>
+                <p data-testid="whatif-cache-note">{s(c, "note")}</p>
+                <table class="sizes">
+                    <tbody>
+                        <tr><th>{"byte-stable prefix"}</th><td class="num" data-testid="whatif-stable-bytes">{format!("{} bytes", thousands(num(c, "stablePrefixBytes")))}</td><td class="num">{format!("{:.1}%", num(c, "stableShare") * 100.0)}</td></tr>
+                        <tr><th>{"next call: read from the cache"}</th><td class="num">{opt_num(c, "nextCallCachedTokens").map_or("–".into(), |t| format!("{} tokens", thousands(t)))}</td><td></td></tr>
+                        <tr><th>{"next call: sent and written anew"}</th><td class="num">{opt_num(c, "nextCallUncachedTokens").map_or("–".into(), |t| format!("{} tokens", thousands(t)))}</td><td></td></tr>
+                        <tr><th>{"next call's input cost"}</th><td class="num">{dollars(opt_num(c, "nextCallCost"))}</td><td class="muted small">{"cached part at the cache-read price, the rest at the cache-write price"}</td></tr>
+                        <tr><th>{"the calls after, all cached"}</th><td class="num">{dollars(opt_num(c, "warmCallCost"))}</td><td></td></tr>
+                    </tbody>
+                </table>
+            </div>
+        }
+    });
+    let (before, after) = (
+        w.get("before").cloned().unwrap_or_default(),
+        w.get("after").cloned().unwrap_or_default(),
+    );
+    let d = w.get("delta").cloned().unwrap_or_default();
+    let cost = |side: &Value, k: &str| at(side, &["costPerCall", k]).and_then(Value::as_f64);
+    let tokens_by = before.get_str("tokensBy").map(str::to_string);
+    let totals = html! {
+        <table class="sizes whatif-totals" data-testid="whatif-totals">
+            <thead><tr><th></th><th class="num">{"as it is"}</th><th class="num">{"with the changes"}</th><th class="num">{"Δ"}</th></tr></thead>
+            <tbody>
+                <tr data-row="chars"><th>{"characters"}</th><td class="num">{thousands(num(&before, "chars"))}</td><td class="num">{thousands(num(&after, "chars"))}</td><td class="num">{delta(num(&d, "chars"))}</td></tr>
+                <tr data-row="tokens"><th>{"tokens"}</th>
+                    <td class="num">{opt_num(&before, "tokens").map_or("–".into(), thousands)}</td>
+                    <td class="num">{opt_num(&after, "tokens").map_or("–".into(), thousands)}</td>
+                    <td class="num">{opt_num(&d, "tokens").map(delta).unwrap_or_default()}</td></tr>
+                <tr data-row="window"><th>{"share of the context window"}</th>
+                    <td class="num">{share(opt_num(&before, "windowShare"))}</td>
+                    <td class="num">{share(opt_num(&after, "windowShare"))}</td>
+                    <td class="num">{opt_num(&d, "windowShare").map(|x| format!("{:+.2} points", x * 100.0)).unwrap_or_default()}</td></tr>
+                { for [("input", "cost per call, uncached input"), ("cacheRead", "cost per call, all read from the cache"), ("cacheWrite", "cost per call, all written to the cache")].iter().map(|(k, label)| html! {
+                    <tr data-row={format!("cost-{k}")}><th>{*label}</th>
+                        <td class="num">{dollars(cost(&before, k))}</td>
+                        <td class="num">{dollars(cost(&after, k))}</td>
+                        <td class="num">{dollars(at(&d, &["costPerCall", k]).and_then(Value::as_f64))}</td></tr>
+                }) }
+            </tbody>
+        </table>
+    };
+    let blocks: Vec<&Value> = arr(w, "blocks")
+        .iter()
+        .filter(|b| num(b, "fromChars") > 0.0 || num(b, "toChars") > 0.0)
+        .collect();
+    let with_tokens = blocks.iter().any(|b| opt_num(b, "fromTokens").is_some());
+    let blocks_html = html! {
+        <div class="table-scroll">
+        <table class="sizes upgrade-blocks" data-testid="whatif-blocks" data-tokens={with_tokens.to_string()}>
+            <thead>
+                <tr><th rowspan="2">{"block"}</th><th colspan="3" class="num">{"characters"}</th>
+                    if with_tokens { <th colspan="3" class="num">{"tokens"}</th> }
+                </tr>
+                <tr><th class="num">{"as it is"}</th><th class="num">{"with the changes"}</th><th class="num">{"Δ"}</th>
+                    if with_tokens { <th class="num">{"as it is"}</th><th class="num">{"with the changes"}</th><th class="num">{"Δ"}</th> }
+                </tr>
+            </thead>
+            <tbody>
+            { for blocks.iter().map(|b| {
+                let changed = num(b, "charsDelta") != 0.0 || opt_num(b, "tokensDelta").is_some_and(|d| d != 0.0);
+                let uncounted = opt_num(b, "fromTokens") == Some(0.0) && opt_num(b, "toTokens") == Some(0.0);
+                let tok = |k: &str| match opt_num(b, k) {
+                    Some(n) if !uncounted => thousands(n),
+                    _ => "–".into(),
+                };
+                html! {
+                    <tr class={classes!(changed.then_some("diff"))} data-block={s(b, "name").to_string()} data-delta={num(b, "charsDelta").to_string()}>
+                        <th>{s(b, "name")}</th>
+                        <td class="num">{thousands(num(b, "fromChars"))}</td><td class="num">{thousands(num(b, "toChars"))}</td>
+                        <td class="num">{delta(num(b, "charsDelta"))}</td>
+                        if with_tokens {
+                            <td class="num">{tok("fromTokens")}</td><td class="num">{tok("toTokens")}</td>
+                            <td class="num">{opt_num(b, "tokensDelta").map(delta).unwrap_or_default()}</td>
+                        }
+                    </tr>
+                }
+            }) }
+            </tbody>
+        </table>
+        </div>
+    };
+    let take_home = html! {
+        <ul class="whatif-takehome" data-testid="whatif-takehome">
+        { for arr(w, "changes").iter().map(|c| {
+            let th = c.get("takeHome").cloned().unwrap_or_default();
+            html! {
+                <li data-change={s(c, "change").to_string()} data-kind={s(&th, "kind").to_string()}>
+                    <code class="mono">{s(c, "change")}</code>{": "}{s(c, "did")}
+                    <pre class="mono small" data-testid="whatif-takehome-text">{s(&th, "text")}</pre>
+                </li>
+            }
+        }) }
+        </ul>
+    };
+    let session = w.get("session").filter(|x| !x.is_null()).map(session_html);
+    html! {
+        <>
+            {verdict}
+            <h4>{"The request, per call"}</h4>
+            if let Some(by) = tokens_by {
+                <p class="muted small">{format!("Tokens: {by}. Prices per million tokens from pi's model catalog.")}</p>
+            }
+            {totals}
+            {for cache_html}
+            <h4>{"Each block"}</h4>
+            if !with_tokens {
+                <p class="muted small" data-testid="whatif-chars-only">{"Characters only per block: the tokens are counted on both sides once the model's vocabulary is loaded (see the Tokens view)."}</p>
+            }
+            {blocks_html}
+            <h4>{"Make it for real"}</h4>
+            <p class="muted small">{"What to change in pi to get this request: the flags, settings.json lines or file edits (copy them from here)."}</p>
+            {take_home}
+            {for session}
+        </>
+    }
+}
+
+/// The whole session rebuilt with the changes made at the start.
+fn session_html(x: &Value) -> Html {
+    let saved = x.get("saved").cloned().unwrap_or_default();
+    let (before, after) = (
+        x.get("before").cloned().unwrap_or_default(),
+        x.get("after").cloned().unwrap_or_default(),
+    );
+    html! {
+        <div class="whatif-session" data-testid="whatif-session" data-calls={num(x, "callsRebuilt").to_string()}>
+            <h4>{"Over the whole session"}</h4>
+            <p class="small">{format!("Had these changes been made at the start: {} of the session's {} calls with usage rebuilt both ways.", num(x, "callsRebuilt"), num(x, "callsWithUsage"))}</p>
+            <table class="sizes">
+                <thead><tr><th></th><th class="num">{"as it was"}</th><th class="num">{"with the changes"}</th><th class="num">{"saved"}</th></tr></thead>
+                <tbody>
+                    <tr data-row="chars"><th>{"characters sent"}</th><td class="num">{thousands(num(&before, "chars"))}</td><td class="num">{thousands(num(&after, "chars"))}</td><td class="num" data-testid="whatif-session-saved-chars">{thousands(num(&saved, "chars"))}</td></tr>
+                    <tr data-row="tokens"><th>{"tokens (counted)"}</th><td class="num">{opt_num(&before, "tokens").map_or("–".into(), thousands)}</td><td class="num">{opt_num(&after, "tokens").map_or("–".into(), thousands)}</td><td class="num">{opt_num(&saved, "tokens").map_or("–".into(), thousands)}</td></tr>
+                    <tr data-row="reported"><th>{"input tokens (the provider's usage)"}</th><td class="num">{thousands(num(&before, "reportedTokens"))}</td><td class="num">{opt_num(&after, "reportedTokens").map_or("–".into(), thousands)}</td><td class="num">{opt_num(&saved, "reportedTokens").map_or("–".into(), thousands)}</td></tr>
+                    <tr data-row="cost"><th>{"cost"}</th><td></td><td></td><td class="num">{dollars(opt_num(&saved, "cost"))}</td></tr>
+                </tbody>
+            </table>
+            { for arr(x, "notes").iter().map(|n| html! { <p class="muted small">{n.as_str().unwrap_or("")}</p> }) }
+            <details>
+                <summary>{"Each call rebuilt"}</summary>
+                <table class="sizes">
+                    <thead><tr><th class="num">{"call"}</th><th>{"entry"}</th><th class="num">{"characters as it was"}</th><th class="num">{"with the changes"}</th><th class="num">{"reported tokens"}</th><th>{"note"}</th></tr></thead>
+                    <tbody>
+                    { for arr(x, "calls").iter().map(|c| html! {
+                        <tr><td class="num">{num(c, "call")}</td><td class="mono small">{s(c, "entryId")}</td>
+                            <td class="num">{thousands(num(c, "beforeChars"))}</td>
+                            <td class="num">{opt_num(c, "afterChars").map_or("–".into(), thousands)}</td>
+                            <td class="num">{opt_num(c, "reportedTokens").map_or("–".into(), thousands)}</td>
+                            <td class="small">{s(c, "note")}</td></tr>
+                    }) }
+                    </tbody>
+                </table>
+            </details>
+        </div>
+    }
+}
+
+/// One checkbox: checked while the thing is on (its `spec` not among the changes).
+fn switch(
+    changes: &[String],
+    on_set: &Callback<Vec<String>>,
+    spec: String,
+    label: Html,
+    disabled: bool,
+) -> Html {
+    let on = !changes.contains(&spec);
+    let next = toggled(changes, &spec);
+    let cb = on_set.clone();
+    html! {
+        <li>
+            <label class={classes!("whatif-switch", (!on).then_some("off"))}>
+                <input type="checkbox" checked={on} disabled={disabled} data-testid={format!("whatif-{spec}")} data-spec={spec.clone()}
+                    onchange={Callback::from(move |_: Event| cb.emit(next.clone()))} />
+                {" "}{label}
+            </label>
+        </li>
+    }
+}
+
+/// The request on screen beside the same inputs with the changes made.
+#[function_component]
+pub fn WhatIfView(p: &ViewProps) -> Html {
+    let model_text = use_state(String::new);
+    let api = p.api.to_string();
+    let r = &*p.report;
+    let changes = p.whatif.clone();
+    let tokens = matches!(
+        &p.tokens,
+        Some(TokenUpdate::Ready {
+            vocabulary: Vocabulary::Known { .. },
+            ..
+        })
+    );
+    let key: WhatIfKey = (api.clone(), changes.clone(), tokens);
+    let entry = p.whatifs.get(&key).cloned();
+    let ready = |k: &WhatIfKey| {
+        p.whatifs
+            .get(k)
+            .filter(|u| matches!(u, Upgrading::Ready(_)))
+            .cloned()
+    };
+    let shown = ready(&key)
+        .or_else(|| {
+            tokens
+                .then(|| ready(&(api.clone(), changes.clone(), false)))
+                .flatten()
+        })
+        .or(entry.clone());
+    {
+        let on_whatif = p.on_whatif.clone();
+        let ask = (!api.is_empty() && !changes.is_empty() && entry.is_none()).then(|| key.clone());
+        use_effect_with(ask, move |ask| {
+            if let Some(k) = ask {
+                on_whatif.emit(k.clone());
+            }
+        });
+    }
+    let on_set = p.on_set_whatif.clone();
+
+    // Tools, largest first.
+    let tools = tools_by_size(r);
+    let tools_html = html! {
+        <fieldset class="whatif-group" data-testid="whatif-tools">
+            <legend>{"Tools"}<span class="muted small">{" · pi's --tools / --exclude-tools; largest first"}</span></legend>
+            if tools.is_empty() { <p class="muted small">{"This request sends no tools."}</p> }
+            <ul class="whatif-list">
+            { for tools.iter().map(|t| {
+                let name = s(t, "name");
+                switch(&changes, &on_set, format!("tool:{name}"), html! {
+                    <><code class="mono">{name}</code>{" "}<span class="badge">{s(t, "source")}</span>
+                    <span class="muted small">{format!(" {} characters", thousands(num(t, "chars")))}</span></>
+                }, false)
+            }) }
+            </ul>
+        </fieldset>
+    };
+    let resources = r.get("resources").cloned().unwrap_or_default();
+    let skills = arr(&resources, "skills");
+    let skills_html = html! {
+        <fieldset class="whatif-group" data-testid="whatif-skills">
+            <legend>{"Skills"}<span class="muted small">{" · listed in the system prompt for the model to load"}</span></legend>
+            if skills.is_empty() { <p class="muted small">{"No skills in this request."}</p> }
+            <ul class="whatif-list">
+            { for skills.iter().map(|k| {
+                let name = s(k, "name");
+                let hidden = k.get("hidden").and_then(Value::as_bool) == Some(true);
+                html! {
+                    <>
+                    {switch(&changes, &on_set, format!("skill:{name}"), html! {
+                        <><code class="mono">{name}</code><span class="muted small">{format!(" {}", s(k, "source"))}</span></>
+                    }, false)}
+                    <ul class="whatif-list nested">
+                    {switch(&changes, &on_set, format!("skill-invocation:{name}"), html! {
+                        <span class="small">{if hidden { "already disable-model-invocation: not offered to the model".to_string() } else { format!("offered to the model (off: disable-model-invocation: true in its SKILL.md; /skill:{name} still works)") }}</span>
+                    }, hidden || changes.contains(&format!("skill:{name}")))}
+                    </ul>
+                    </>
+                }
+            }) }
+            </ul>
+        </fieldset>
+    };
+    let files = arr(&resources, "contextFiles");
+    let appended = !arr(&resources, "appendPrompts").is_empty();
+    let prompt_html = html! {
+        <fieldset class="whatif-group" data-testid="whatif-context">
+            <legend>{"Context files and the appended prompt"}</legend>
+            if files.is_empty() && !appended { <p class="muted small">{"No AGENTS.md / CLAUDE.md and no appended prompt in this request."}</p> }
+            <ul class="whatif-list">
+            { for files.iter().map(|f| {
+                let path = s(f, "path");
+                switch(&changes, &on_set, format!("context:{path}"), html! {
+                    <><code class="mono small">{path}</code><span class="muted small">{format!(" {} characters", thousands(num(f, "chars")))}</span></>
+                }, false)
+            }) }
+            if appended {
+                {switch(&changes, &on_set, "append-prompt".into(), html! { <>{"the appended system prompt"}<span class="muted small">{" (APPEND_SYSTEM.md, --append-system-prompt)"}</span></> }, false)}
+            }
+            </ul>
+        </fieldset>
+    };
+    let session = r.get("session").filter(|x| !x.is_null());
+    let entries: Vec<&Value> = session
+        .map(|x| arr(x, "entries"))
+        .unwrap_or(&[])
+        .iter()
+        .filter(|e| {
+            e.get("inContext").and_then(Value::as_bool) == Some(true) && e.get_str("id").is_some()
+        })
+        .collect();
+    const ENTRIES_SHOWN: usize = 400;
+    let history_html = html! {
+        <fieldset class="whatif-group" data-testid="whatif-history">
+            <legend>{"History"}</legend>
+            <ul class="whatif-list">
+                if session.is_some() {
+                    {switch(&changes, &on_set, "thinking:old".into(), html! { <>{"old reasoning replayed"}<span class="muted small">{" (the thinking of the answers before the last user message)"}</span></> }, false)}
+                }
+                {switch(&changes, &on_set, "image:all".into(), html! { <>{"images"}<span class="muted small">{" (settings.json images.blockImages)"}</span></> }, false)}
+            </ul>
+            if !entries.is_empty() {
+                <details data-testid="whatif-entries">
+                    <summary>{format!("Session entries in the context ({})", entries.len())}</summary>
+                    if entries.len() > ENTRIES_SHOWN {
+                        <p class="muted small">{format!("The first {ENTRIES_SHOWN} shown; any other as entry:ID in the URL.")}</p>
+                    }
+                    <ul class="whatif-list entries">
+                    { for entries.iter().take(ENTRIES_SHOWN).map(|e| {
+                        let id = s(e, "id");
+                        let what = e.get_str("role").unwrap_or(s(e, "type"));
+                        let preview: String = s(e, "preview").chars().take(90).collect();
+                        switch(&changes, &on_set, format!("entry:{id}"), html! {
+                            <><code class="mono small">{id}</code>{" "}<span class="badge">{what}</span>{" "}<span class="small">{preview}</span></>
+                        }, false)
+                    }) }
+                    </ul>
+                </details>
+            }
+        </fieldset>
+    };
+    let current = |k: &str| {
+        changes
+            .iter()
+            .rev()
+            .find(|c| set_key(c) == Some(k))
+            .and_then(|c| c.split_once('='))
+            .map(|(_, v)| v.to_string())
+    };
+    let select = |key: &'static str, label: &str, options: Vec<String>| {
+        let on_set = on_set.clone();
+        let changes2 = changes.clone();
+        let cur = current(key).unwrap_or_default();
+        html! {
+            <label class="whatif-setting">{label}{" "}
+                <select data-testid={format!("whatif-set-{key}")} onchange={Callback::from(move |e: Event| {
+                    let v = e.target_unchecked_into::<web_sys::HtmlSelectElement>().value();
+                    on_set.emit(with_setting(&changes2, key, Some(&v)));
+                })}>
+                    <option value="" selected={cur.is_empty()}>{"as it is"}</option>
+                    { for options.iter().map(|o| html! { <option value={o.clone()} selected={*o == cur}>{o}</option> }) }
+                </select>
+            </label>
+        }
+    };
+    let set_model = {
+        let (on_set, changes2, text) = (on_set.clone(), changes.clone(), model_text.clone());
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            on_set.emit(with_setting(&changes2, "model", Some(text.trim())));
+        })
+    };
+    let settings_html = html! {
+        <fieldset class="whatif-group" data-testid="whatif-settings">
+            <legend>{"Model, thinking, protocol, release"}</legend>
+            {select("thinking", "thinking level", ctxlens::model::THINKING_LEVELS.iter().map(|s| s.to_string()).collect())}
+            {select("api", "protocol", ctxlens::Api::ALL.iter().map(|a| a.as_str().to_string()).collect())}
+            {select("pi", "pi release", ctxlens::PiVersion::ALL.iter().rev().map(|v| v.as_str().to_string()).collect())}
+            <form class="whatif-setting" onsubmit={set_model}>
+                <label>{"model "}
+                    <input type="text" class="mono" placeholder={current("model").unwrap_or_else(|| "provider/id".into())} data-testid="whatif-set-model"
+                        oninput={{ let t = model_text.clone(); Callback::from(move |e: InputEvent| t.set(e.target_unchecked_into::<web_sys::HtmlInputElement>().value())) }} />
+                </label>
+                <button class="button" type="submit">{"Set"}</button>
+            </form>
+        </fieldset>
+    };
+
+    // Findings as actions.
+    let suggestions = {
+        let mut out = Vec::new();
+        let (specs, chars) = largest_extension_tools(r);
+        if !specs.is_empty() {
+            let label = extension_tools_label(&specs, chars);
+            let next = with_all(&changes, &specs);
+            let cb = on_set.clone();
+            out.push(html! { <li><button class="button" data-testid="whatif-suggest-extension-tools" onclick={Callback::from(move |_: MouseEvent| cb.emit(next.clone()))}>{label}</button></li> });
+        }
+        for name in invocable_skills(r) {
+            let next = with_all(&changes, &[format!("skill-invocation:{name}")]);
+            let cb = on_set.clone();
+            out.push(html! { <li><button class="button" data-testid={format!("whatif-suggest-skill-{name}")} onclick={Callback::from(move |_: MouseEvent| cb.emit(next.clone()))}>{format!("What does skill {name} cost per call? Hide it from the model")}</button></li> });
+        }
+        out
+    };
+
+    let state = match &shown {
+        _ if changes.is_empty() => "idle",
+        Some(Upgrading::Ready(_)) => "ready",
+        Some(Upgrading::Failed(_)) => "failed",
+        _ => "pending",
+    };
+    let result = match &shown {
+        _ if api.is_empty() => super::util::not_available(
+            "This report names no protocol (no model): there is nothing to rebuild.",
+        ),
+        _ if changes.is_empty() => {
+            html! { <p class="muted" data-testid="whatif-idle">{"Switch something off on the left (or pick a suggestion): the request is rebuilt with the change in the worker and compared with the one pi sends now."}</p> }
+        }
+        Some(Upgrading::Ready(w)) => whatif_html(w),
+        Some(Upgrading::Failed(why)) => {
+            let again = {
+                let (cb, key) = (p.on_whatif.clone(), key.clone());
+                Callback::from(move |_: MouseEvent| cb.emit(key.clone()))
+            };
+            html! {
+                <div class="compare-failed" data-testid="whatif-failed" role="alert">
+                    <p class="na" data-testid="whatif-error">{why}</p>
+                    <button class="button" onclick={again}>{"Try again"}</button>
+                </div>
+            }
+        }
+        Some(Upgrading::Pending { stage, done }) => {
+            let pct = (done.clamp(0.0, 1.0) * 100.0).round();
+            html! {
+                <p class="muted loading" data-testid="whatif-pending" aria-busy="true">
+                    <progress class="progress" max="100" value={pct.to_string()} aria-label="what-if progress"></progress>
+                    {format!(" {stage}…")}
+                </p>
+            }
+        }
+        None => {
+            html! { <p class="muted loading" data-testid="whatif-pending" aria-busy="true"><span class="spinner" aria-hidden="true"></span>{"rebuilding in the worker…"}</p> }
+        }
+    };
+    let chips = html! {
+        <div class="whatif-changes" data-testid="whatif-changes" data-changes={changes.join(",")}>
+            <span class="small">{"Changes: "}</span>
+            if changes.is_empty() { <span class="muted small">{"none"}</span> }
+            { for changes.iter().map(|c| {
+                let (cb, next) = (on_set.clone(), toggled(&changes, c));
+                html! { <button class="chip on" title="remove this change" onclick={Callback::from(move |_: MouseEvent| cb.emit(next.clone()))}>{c}{" ×"}</button> }
+            }) }
+            if !changes.is_empty() {
+                <button class="button" data-testid="whatif-reset" onclick={{ let cb = on_set.clone(); Callback::from(move |_: MouseEvent| cb.emit(Vec::new())) }}>{"Back to as it is"}</button>
+            }
+        </div>
+    };
+    html! {
+        <section class="whatif-view" data-testid="whatif-view" data-state={state}>
+            <h3>{"What if"}<span class="muted small">{format!(" · {api}")}</span></h3>
+            <p class="small">{"Switch off a tool, a skill, a context file or part of the history, or change the model or thinking level, and see the request pi would send then: what it saves per call, what it does to the provider's prompt cache, and how to make the change for real in pi. Several changes at once; the link keeps them."}</p>
+            {chips}
+            <div class="whatif-layout">
+                <div class="whatif-controls">
+                    if !suggestions.is_empty() {
+                        <fieldset class="whatif-group" data-testid="whatif-suggestions">
+                            <legend>{"Suggestions"}</legend>
+                            <ul class="whatif-list">{ for suggestions }</ul>
+                        </fieldset>
+                    }
+                    {tools_html}
+                    {skills_html}
+                    {prompt_html}
+                    {history_html}
+                    {settings_html}
+                </div>
+                <div class="whatif-result" data-testid="whatif-result">{result}</div>
+            </div>
+        </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(x: &[&str]) -> Vec<String> {
+        x.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn changes_switch_set_and_add() {
+        assert_eq!(
+            toggled(&v(&["tool:bash"]), "skill:a"),
+            v(&["tool:bash", "skill:a"])
+        );
+        assert_eq!(
+            toggled(&v(&["tool:bash", "skill:a"]), "tool:bash"),
+            v(&["skill:a"])
+        );
+        assert_eq!(
+            with_setting(&v(&["thinking=high", "tool:x"]), "thinking", Some("low")),
+            v(&["tool:x", "thinking=low"])
+        );
+        assert_eq!(
+            with_setting(&v(&["thinking=high"]), "thinking", Some("")),
+            v(&[])
+        );
+        assert_eq!(
+            with_all(&v(&["tool:a"]), &v(&["tool:a", "tool:b"])),
+            v(&["tool:a", "tool:b"])
+        );
+    }
+}
