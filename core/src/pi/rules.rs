@@ -205,8 +205,7 @@ pub struct CompletionsRules {
     pub strict_opt_in: bool,
     /// 0.86.1 (#9804): `supportsStrictMode` is detected false for Cerebras too (provider
     /// `cerebras` or a `cerebras.ai` base URL; 0.86.1/AI/api/openai-completions.js:1286); moot
-    /// from 0.87.0 ([`Self::strict_opt_in`]). Read from the code: no captured case has a
-    /// Cerebras model without `compat.supportsStrictMode`.
+    /// from 0.87.0 ([`Self::strict_opt_in`]). Case: `sp-cerebras-strict` (0.85.1, 0.86.1).
     pub strict_not_for_cerebras: bool,
     /// `sendSessionAffinityHeaders` is detected true for OpenRouter (false everywhere in 0.85).
     pub openrouter_session_affinity: bool,
