@@ -143,18 +143,17 @@ fn inputs_of_options(
     session: Option<ctxlens::js::Str>,
     blob: &[u8],
 ) -> Result<Inputs, String> {
-    let o = o.clone();
     let d = Inputs::default();
-    let home = opt_str(&o, "home")?.unwrap_or(d.home.clone());
-    let agent_dir = opt_str(&o, "agentDir")?.unwrap_or_else(|| join_path(&home, ".pi/agent"));
+    let home = opt_str(o, "home")?.unwrap_or(d.home.clone());
+    let agent_dir = opt_str(o, "agentDir")?.unwrap_or_else(|| join_path(&home, ".pi/agent"));
     let mut files = VirtualFs::new();
-    for (path, bytes) in split_files(&o, blob)? {
+    for (path, bytes) in split_files(o, blob)? {
         if !path.starts_with('/') {
             return Err(format!("file paths must be absolute (POSIX); got {path:?}"));
         }
         files.insert(&path, bytes);
     }
-    if let Some(models) = opt_str(&o, "models")? {
+    if let Some(models) = opt_str(o, "models")? {
         files.insert(&join_path(&agent_dir, "models.json"), models);
     }
     let args = match o.get("args") {
@@ -182,36 +181,36 @@ fn inputs_of_options(
         }
         Some(_) => return Err("`env` must be an object of strings".into()),
     }
-    let session_name = opt_str(&o, "sessionPath")?.unwrap_or_else(|| "session.jsonl".into());
+    let session_name = opt_str(o, "sessionPath")?.unwrap_or_else(|| "session.jsonl".into());
     let mut args = args;
     let mut host_diagnostics = Vec::new();
     let extension_tools =
-        opt_str(&o, "tools")?.map(|text| tool_set_option(text, &mut args, &mut host_diagnostics));
+        opt_str(o, "tools")?.map(|text| tool_set_option(text, &mut args, &mut host_diagnostics));
     let inputs = Inputs {
         session: session.map(|text| SourceText {
             name: session_name,
             text,
         }),
         files,
-        cwd: opt_str(&o, "cwd")?.unwrap_or(d.cwd),
-        pi_package_dir: opt_str(&o, "piPackageDir")?.unwrap_or(d.pi_package_dir),
-        model: opt_str(&o, "model")?,
-        thinking: opt_str(&o, "thinking")?,
+        cwd: opt_str(o, "cwd")?.unwrap_or(d.cwd),
+        pi_package_dir: opt_str(o, "piPackageDir")?.unwrap_or(d.pi_package_dir),
+        model: opt_str(o, "model")?,
+        thinking: opt_str(o, "thinking")?,
         args,
         env,
         extension_tools,
-        prompt: opt_str(&o, "prompt")?,
-        now_ms: opt_f64(&o, "now")?.unwrap_or(0.0),
-        system_now_ms: opt_f64(&o, "systemNow")?,
-        api: opt_api(&o)?,
-        pi: opt_pi(&o)?,
+        prompt: opt_str(o, "prompt")?,
+        now_ms: opt_f64(o, "now")?.unwrap_or(0.0),
+        system_now_ms: opt_f64(o, "systemNow")?,
+        api: opt_api(o)?,
+        pi: opt_pi(o)?,
         captured_pi: None,
         installed_pi: None,
         host_diagnostics,
-        call: opt_call(&o)?,
-        session_id: opt_str(&o, "sessionId")?,
-        user_agent: opt_str(&o, "userAgent")?,
-        placeholder_key: opt_bool(&o, "placeholderKey")?,
+        call: opt_call(o)?,
+        session_id: opt_str(o, "sessionId")?,
+        user_agent: opt_str(o, "userAgent")?,
+        placeholder_key: opt_bool(o, "placeholderKey")?,
         home,
         agent_dir,
     };
@@ -270,24 +269,17 @@ pub fn workspace_assemble(
     tokens: Option<&mut dyn Vocabularies>,
 ) -> Result<Output, String> {
     let o = opts(overrides_json)?;
-    let key = overrides_json.to_string();
-    let base = WORKSPACES.with(|w| {
-        let w = w.borrow();
-        let ws = w
-            .get(handle as usize)
-            .and_then(Option::as_ref)
-            .ok_or("this workspace was freed")?;
-        if tokens.is_none() {
-            if let Some((_, out)) = ws.kept.iter().find(|(k, _)| *k == key) {
-                return Ok::<_, String>(Err(out.clone()));
-            }
+    if tokens.is_none() {
+        if let Some(out) = with_workspace(handle, |ws| {
+            ws.kept
+                .iter()
+                .find(|(k, _)| k == overrides_json)
+                .map(|(_, out)| out.clone())
+        })? {
+            return Ok(out);
         }
-        Ok(Ok(ws.inputs.clone()))
-    })?;
-    let mut inputs = match base {
-        Err(kept) => return Ok(kept),
-        Ok(inputs) => inputs,
-    };
+    }
+    let mut inputs = with_workspace(handle, |ws| ws.inputs.clone())?;
     inputs.model = opt_str(&o, "model")?;
     inputs.thinking = opt_str(&o, "thinking")?;
     inputs.prompt = opt_str(&o, "prompt")?;
@@ -306,11 +298,22 @@ pub fn workspace_assemble(
                 if ws.kept.len() == WORKSPACE_KEPT {
                     ws.kept.remove(0);
                 }
-                ws.kept.push((key, out.clone()));
+                ws.kept.push((overrides_json.to_string(), out.clone()));
             }
         });
     }
     Ok(out)
+}
+
+/// `f` of workspace `handle`, or the error of a freed one.
+fn with_workspace<T>(handle: u32, f: impl FnOnce(&Workspace) -> T) -> Result<T, String> {
+    WORKSPACES.with(|w| {
+        w.borrow()
+            .get(handle as usize)
+            .and_then(Option::as_ref)
+            .map(f)
+            .ok_or_else(|| "this workspace was freed".to_string())
+    })
 }
 
 /// `ws.free()`.

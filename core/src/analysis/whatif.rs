@@ -247,6 +247,15 @@ fn flags_text(flags: &[String]) -> String {
     format!("pi {}", words.join(" "))
 }
 
+/// The take-home of a value pi takes as a flag (`--model ID`): the flag after pi's arguments,
+/// and its words, with the way to do it inside pi (`in_pi`).
+fn value_flag(inputs: &Inputs, flag: &str, value: &str, in_pi: &str) -> (TakeHome, String) {
+    let flags = vec![flag.to_string(), value.to_string()];
+    let text = format!("{} (or {in_pi} in pi)", flags_text(&flags));
+    let args = inputs.args.iter().chain(&flags).cloned().collect();
+    (TakeHome::Flags { flags, args }, text)
+}
+
 /// One change applied to `inputs`, checked against `base` (the assembly before any change).
 fn apply_one(inputs: &mut Inputs, base: &Assembly, change: &Change) -> Result<Applied, String> {
     let spec = change.spec();
@@ -269,37 +278,13 @@ fn apply_one(inputs: &mut Inputs, base: &Assembly, change: &Change) -> Result<Ap
         Change::Image(Some(id)) => entry_images_off(inputs, change, &spec, id),
         Change::Model(m) => {
             inputs.model = Some(m.clone());
-            let flags = vec!["--model".to_string(), m.clone()];
-            Ok(applied(
-                format!("model {m}"),
-                TakeHome::Flags {
-                    flags: flags.clone(),
-                    args: inputs
-                        .args
-                        .iter()
-                        .cloned()
-                        .chain(flags.iter().cloned())
-                        .collect(),
-                },
-                format!("{} (or /model in pi)", flags_text(&flags)),
-            ))
+            let (take_home, text) = value_flag(inputs, "--model", m, "/model");
+            Ok(applied(format!("model {m}"), take_home, text))
         }
         Change::Thinking(t) => {
             inputs.thinking = Some(t.clone());
-            let flags = vec!["--thinking".to_string(), t.clone()];
-            Ok(applied(
-                format!("thinking level {t}"),
-                TakeHome::Flags {
-                    flags: flags.clone(),
-                    args: inputs
-                        .args
-                        .iter()
-                        .cloned()
-                        .chain(flags.iter().cloned())
-                        .collect(),
-                },
-                format!("{} (or shift+tab in pi)", flags_text(&flags)),
-            ))
+            let (take_home, text) = value_flag(inputs, "--thinking", t, "shift+tab");
+            Ok(applied(format!("thinking level {t}"), take_home, text))
         }
         Change::Api(api) => {
             let model = base.parts.model_choice.model.as_ref();
