@@ -298,11 +298,14 @@ pub fn run(host: &mut dyn Host, argv: &[String]) -> i32 {
         shown: false,
     };
     progress.show(host, "assembling…");
-    let assembly = ctxlens::assemble(&inputs);
+    // One engine for every assembly of this command: the session is read once (a comparison,
+    // a what-if and each call it rebuilds reuse it).
+    let ws = ctxlens::Workspace::new();
+    let assembly = ws.assemble(&inputs);
     let mut other = o.with.map(|w| {
         let mut i = inputs.clone();
         i.api = Some(w);
-        ctxlens::assemble(&i)
+        ws.assemble(&i)
     });
     // The same session and files under another release: read again as that release reads
     // them (its file names), then assembled.
@@ -316,7 +319,7 @@ pub fn run(host: &mut dyn Host, argv: &[String]) -> i32 {
         };
         match read {
             Ok(i) => {
-                other = Some(ctxlens::assemble(&i));
+                other = Some(ws.assemble(&i));
                 other_inputs = Some(i);
             }
             Err(e) => return usage(host, &e),
@@ -348,11 +351,12 @@ pub fn run(host: &mut dyn Host, argv: &[String]) -> i32 {
                     return usage(host, &e);
                 }
             };
-        let changed = ctxlens::assemble(&changed_inputs);
+        let changed = ws.assemble(&changed_inputs);
         progress.done(host);
         if command == "whatif" {
             return whatif_output(
                 host,
+                &ws,
                 &o,
                 (&inputs, &assembly),
                 (&changed_inputs, &changed),
@@ -374,7 +378,7 @@ pub fn run(host: &mut dyn Host, argv: &[String]) -> i32 {
     let code = if let (Some(b), Some(bi)) = (&other, &other_inputs) {
         upgrade_output(host, &o, (&inputs, &assembly), (bi, b))
     } else {
-        output(host, &o, &command, &inputs, &assembly, other.as_ref())
+        output(host, &o, &command, &inputs, &assembly, other.as_deref())
     };
     if host.exits_after_run() {
         // The process ends next: for a large session, freeing the assembly takes longer than
@@ -592,7 +596,9 @@ fn upgrade_output(
 /// it (its bytes verbatim), `stats`: each body's character accounting; `null` where no request
 /// is built, with why on stderr.
 fn every_api(host: &mut dyn Host, o: &Opts, command: &str, inputs: &Inputs) -> i32 {
-    let base = ctxlens::assemble(inputs);
+    // One engine: the session read (parsed, its release detected, its file made) once for all.
+    let ws = ctxlens::Workspace::new();
+    let base = ws.assemble(inputs);
     let inputs = if o.changes.is_empty() {
         inputs.clone()
     } else {
@@ -606,7 +612,7 @@ fn every_api(host: &mut dyn Host, o: &Opts, command: &str, inputs: &Inputs) -> i
     for (k, api) in ctxlens::Api::ALL.iter().enumerate() {
         let mut i = inputs.clone();
         i.api = Some(*api);
-        let a = ctxlens::assemble(&i);
+        let a = ws.assemble(&i);
         let value = match (&a.request, &a.stats, command) {
             (Some(r), _, "assemble") => r.body.clone(),
             (Some(_), Some(s), _) => ctxlens::report::stats::to_json(s).to_json(),
@@ -642,6 +648,7 @@ fn every_api(host: &mut dyn Host, o: &Opts, command: &str, inputs: &Inputs) -> i
 /// session with usage, every call rebuilt with the change made at the start.
 fn whatif_output(
     host: &mut dyn Host,
+    ws: &ctxlens::Workspace,
     o: &Opts,
     (ia, a): (&Inputs, &Assembly),
     (ib, b): (&Inputs, &Assembly),
@@ -688,7 +695,15 @@ fn whatif_output(
                 .flatten()
                 .map(|s| s.total_tokens())
         };
-        ctxlens::analysis::whatif::session(ia, target, &o.changes, a, o.rebuild_calls, &mut count)
+        ctxlens::analysis::whatif::session(
+            ws,
+            ia,
+            target,
+            &o.changes,
+            a,
+            o.rebuild_calls,
+            &mut count,
+        )
     });
     let text = format!(
         "{}\n",

@@ -23,6 +23,8 @@ use crate::session::{self, SessionContext, SessionFile};
 use crate::settings::{self, Settings};
 use crate::tools::{self, ToolDef};
 use crate::trace::{Event, EventKind, Events, Recorder, StageId, Trace};
+use crate::workspace::Workspace;
+use std::sync::Arc;
 
 /// Everything one assembly produced.
 #[derive(Clone, Debug, Default)]
@@ -45,13 +47,25 @@ pub struct Assembly {
     pub call: Option<RebuiltCall>,
     /// Intermediate results, for views that show a stage's data.
     pub parts: Parts,
+    /// What the analyses derive from the assembly as built, each made once when first asked
+    /// for ([`Assembly::body_value`], [`Assembly::provenance`]).
+    pub derived: Derived,
+}
+
+/// See [`Assembly::derived`]. Made from the assembly as built: a host that edits an assembly's
+/// request afterwards makes a new `Assembly` (or a `Derived::default()`).
+#[derive(Clone, Debug, Default)]
+pub struct Derived {
+    body: std::cell::OnceCell<Option<Value>>,
+    provenance: std::cell::OnceCell<Vec<crate::analysis::provenance::Origin>>,
 }
 
 /// The data between stages.
 #[derive(Clone, Debug, Default)]
 pub struct Parts {
     pub args: PiArgs,
-    pub session: Option<SessionFile>,
+    /// The session file read (shared with the workspace that keeps it).
+    pub session: Option<Arc<SessionFile>>,
     pub session_context: SessionContext,
     pub settings: Settings,
     pub model_choice: ModelChoice,
@@ -98,6 +112,27 @@ impl Assembly {
     pub fn body(&self) -> Option<&str> {
         self.request.as_ref().map(|r| r.body.as_str())
     }
+
+    /// The body as sent, parsed (`None`: no request, or a body that is not JSON — never from
+    /// pi's adapters), parsed once for every analysis.
+    pub fn body_value(&self) -> Option<&Value> {
+        self.derived
+            .body
+            .get_or_init(|| {
+                self.request
+                    .as_ref()
+                    .and_then(|r| crate::js::parse(&r.body).ok())
+            })
+            .as_ref()
+    }
+
+    /// The source of every leaf of the body ([`crate::analysis::provenance::provenance`]),
+    /// computed once for every analysis (the statistics, the report, a comparison).
+    pub fn provenance(&self) -> &[crate::analysis::provenance::Origin] {
+        self.derived
+            .provenance
+            .get_or_init(|| crate::analysis::provenance::provenance(self))
+    }
 }
 
 /// Runs pi's request assembly on `inputs`.
@@ -111,7 +146,14 @@ pub fn assemble(inputs: &Inputs) -> Assembly {
 /// [`assemble`] without `stats`, for a host that computes them itself (with its token counter:
 /// `stats::compute_with_tokens`), so they are not computed twice.
 pub fn assemble_without_stats(inputs: &Inputs) -> Assembly {
-    let choice = crate::pi::choice::choose(inputs);
+    // A workspace for this one assembly: the session's lines are parsed once, for the release
+    // detection and the session read.
+    Workspace::with_budget(0).assemble_without_stats(inputs)
+}
+
+/// [`assemble_without_stats`] with the stages `ws` keeps ([`Workspace::assemble_without_stats`]).
+pub(crate) fn assemble_in(ws: &Workspace, inputs: &Inputs) -> Assembly {
+    let choice = ws.choose(inputs);
     let pi = match Pi::new(choice.version) {
         Ok(pi) => pi,
         Err(e) => {
@@ -124,6 +166,7 @@ pub fn assemble_without_stats(inputs: &Inputs) -> Assembly {
     };
     let mut run = Run {
         pi,
+        ws,
         inputs,
         rec: Recorder::default(),
         diags: inputs.host_diagnostics.clone(),
@@ -166,6 +209,7 @@ pub fn assemble_without_stats(inputs: &Inputs) -> Assembly {
         calls: run.calls,
         call: run.call,
         parts: run.parts,
+        derived: Derived::default(),
     }
 }
 
@@ -173,6 +217,8 @@ pub fn assemble_without_stats(inputs: &Inputs) -> Assembly {
 /// the data each stage hands on.
 struct Run<'a> {
     pi: Pi,
+    /// The stages kept from earlier assemblies (the session read).
+    ws: &'a Workspace,
     inputs: &'a Inputs,
     rec: Recorder,
     diags: Vec<Diagnostic>,
@@ -202,7 +248,11 @@ impl Run<'_> {
     fn session_read(&mut self) {
         let pi = self.pi;
         self.rec.begin(StageId::SessionRead);
-        let file = self.inputs.session.as_ref().map(|s| session::parse(&pi, s));
+        let file = self
+            .inputs
+            .session
+            .as_ref()
+            .map(|s| self.ws.session_file(&pi, s));
         if let Some(f) = &file {
             self.diags.extend(f.diagnostics.iter().cloned());
             self.diags

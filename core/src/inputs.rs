@@ -8,7 +8,7 @@ use crate::js::path::normalize_path;
 use crate::pi::PiVersion;
 
 /// A virtual file tree: absolute POSIX path → file bytes. Directories are implied by paths.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct VirtualFs {
     files: BTreeMap<String, Vec<u8>>,
     /// Directories that exist without a file laid below them (an empty `.pi/extensions`, a
@@ -136,7 +136,7 @@ impl VirtualFs {
 }
 
 /// A named text input (the session file), kept with its name for diagnostics.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct SourceText {
     pub name: String,
     /// Shared: the strings parsed out of it are ranges of this text, not copies.
@@ -148,7 +148,8 @@ pub struct SourceText {
 pub type ExtensionToolsJson = SourceText;
 
 /// All inputs of one assembly.
-#[derive(Clone, Debug)]
+/// Equal inputs give equal assemblies (a workspace's key, [`crate::workspace`]).
+#[derive(Clone, Debug, PartialEq)]
 pub struct Inputs {
     /// The pi session to resume (JSONL). `None`: pi starts a new session.
     pub session: Option<SourceText>,

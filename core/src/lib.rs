@@ -37,6 +37,7 @@ pub mod tokens;
 pub mod tools;
 pub mod trace;
 pub mod transcript;
+pub mod workspace;
 pub mod yaml;
 pub mod zip;
 
@@ -48,3 +49,4 @@ pub use assemble::{assemble, Assembly};
 pub use diagnostics::{Diagnostic, Severity};
 pub use inputs::{Inputs, SourceText, VirtualFs};
 pub use pi::{Pi, PiVersion};
+pub use workspace::Workspace;

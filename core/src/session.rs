@@ -163,6 +163,7 @@ pub struct TreeNode {
 const EXCERPT_CHARS: usize = 60;
 
 /// One line that pi keeps, as `loadEntriesFromFile` returns it.
+#[derive(Clone, Debug)]
 struct Parsed {
     line: u32,
     depth: u32,
@@ -177,12 +178,56 @@ struct Parsed {
 /// Ports `loadEntriesFromFile` (CA/core/session-manager.js:277–321), the header check of
 /// `_setSessionFile` (:619–635) and `_loadEntries` → `migrateToCurrentVersion` (:671–685, :75).
 pub fn parse(pi: &Pi, src: &SourceText) -> SessionFile {
+    parse_lines(pi, src, &read_lines(src))
+}
+
+/// A session file's lines parsed as JSON, as `loadEntriesFromFile` returns them: the part of
+/// reading a session that no release's rules change, so one parse serves the release detection
+/// ([`crate::pi::choice`]) and the assembly under any release ([`parse_lines`]). The values share
+/// the file's text (their strings are ranges of it) and are shared, not copied, by each
+/// [`SessionFile`] made from them.
+#[derive(Clone, Debug, Default)]
+pub struct Lines {
+    parsed: Vec<Parsed>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Lines {
+    /// Each line kept, with its 1-based number, in file order, and the object it parsed to (a
+    /// truthy non-object value is held as an empty object: it reads the same).
+    pub fn values(&self) -> impl Iterator<Item = (u32, &Object)> {
+        self.parsed.iter().map(|p| (p.line, &p.value))
+    }
+
+    /// How many lines parsed to an entry.
+    pub fn len(&self) -> usize {
+        self.parsed.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.parsed.is_empty()
+    }
+}
+
+/// Parses the lines of a session file as JSON (S1–S5), before any release's rules.
+pub fn read_lines(src: &SourceText) -> Lines {
+    let mut diagnostics = Vec::new();
+    let parsed = load_entries_from_file(src, &mut diagnostics);
+    Lines {
+        parsed,
+        diagnostics,
+    }
+}
+
+/// [`parse`] from lines already read ([`read_lines`] of the same `src`).
+pub fn parse_lines(pi: &Pi, src: &SourceText, lines: &Lines) -> SessionFile {
     let mut file = SessionFile {
         name: src.name.clone(),
         original_version: pi.rules.session_version,
+        diagnostics: lines.diagnostics.clone(),
         ..Default::default()
     };
-    let mut parsed = load_entries_from_file(src, &mut file.diagnostics);
+    let mut parsed = lines.parsed.clone();
 
     // Header validation (:312–317): the first parsed entry must be a session header with a
     // string id; otherwise the loader returns [] and, for a non-empty file, pi throws (:626).

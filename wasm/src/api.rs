@@ -6,6 +6,7 @@
 //! thrown `Error`. Problems in the user's input are never errors: they come back as diagnostics.
 
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use ctxlens::analysis::stats::Stats;
 use ctxlens::analysis::whatif::Change;
@@ -134,7 +135,7 @@ pub fn assemble(
 ) -> Result<Output, String> {
     let o = opts(options_json)?;
     let inputs = inputs_of_options(&o, session, blob)?;
-    run(inputs, opt_compare(&o)?, opt_whatif(&o)?, tokens)
+    run(None, inputs, opt_compare(&o)?, opt_whatif(&o)?, tokens)
 }
 
 /// `assemble`'s options made [`Inputs`].
@@ -217,11 +218,14 @@ fn inputs_of_options(
     Ok(inputs)
 }
 
-/// A workspace: `createWorkspace`'s inputs, read once, and the results it has given (the last
-/// [`WORKSPACE_KEPT`], by the overrides that made them; never with tokens, whose counts depend
-/// on the vocabularies loaded at the time).
+/// A workspace: `createWorkspace`'s inputs, read once; the engine that keeps each stage's
+/// result for the next call (`ctxlens::Workspace`: the session parsed once, its release
+/// detection, the session file per release, the assemblies with their statistics); and the
+/// results it has given (the last [`WORKSPACE_KEPT`], by the overrides that made them; never
+/// with tokens, whose counts depend on the vocabularies loaded at the time).
 struct Workspace {
     inputs: Inputs,
+    engine: Rc<ctxlens::Workspace>,
     kept: Vec<(String, Output)>,
 }
 
@@ -244,6 +248,7 @@ pub fn workspace_new(
         let mut w = w.borrow_mut();
         let ws = Some(Workspace {
             inputs,
+            engine: Rc::new(ctxlens::Workspace::new()),
             kept: Vec::new(),
         });
         match w.iter().position(Option::is_none) {
@@ -279,7 +284,7 @@ pub fn workspace_assemble(
             return Ok(out);
         }
     }
-    let mut inputs = with_workspace(handle, |ws| ws.inputs.clone())?;
+    let (mut inputs, engine) = with_workspace(handle, |ws| (ws.inputs.clone(), ws.engine.clone()))?;
     inputs.model = opt_str(&o, "model")?;
     inputs.thinking = opt_str(&o, "thinking")?;
     inputs.prompt = opt_str(&o, "prompt")?;
@@ -290,7 +295,7 @@ pub fn workspace_assemble(
     inputs.pi = opt_pi(&o)?;
     inputs.placeholder_key = opt_bool(&o, "placeholderKey")?;
     let keep = tokens.is_none();
-    let out = run(inputs, opt_compare(&o)?, opt_whatif(&o)?, tokens)?;
+    let out = run(Some(engine), inputs, opt_compare(&o)?, opt_whatif(&o)?, tokens)?;
     // A call that stopped for a release's data is not a result.
     if keep && !out.meta.starts_with("{\"needsData\"") {
         WORKSPACES.with(|w| {
@@ -381,7 +386,7 @@ pub fn assemble_case(
     if let Some(v) = opt_pi(&o)? {
         inputs.pi = Some(v);
     }
-    run(inputs, opt_compare(&o)?, opt_whatif(&o)?, tokens)
+    run(None, inputs, opt_compare(&o)?, opt_whatif(&o)?, tokens)
 }
 
 /// `compareWith`: a second protocol to compare the body with (the visualizer's compare mode).
@@ -489,8 +494,15 @@ pub(crate) fn opt_whatif(o: &Object) -> Result<Option<WhatIfAsk>, String> {
 
 /// A call that waits for a release's data (see [`Output::needs_data`]).
 enum Pending {
-    /// The inputs, the protocol to compare with, the what-if, whether tokens were asked for.
-    Assemble(Box<Inputs>, Option<Compare>, Option<WhatIfAsk>, bool),
+    /// The workspace's engine (a workspace's call), the inputs, the protocol to compare with,
+    /// the what-if, whether tokens were asked for.
+    Assemble(
+        Option<Rc<ctxlens::Workspace>>,
+        Box<Inputs>,
+        Option<Compare>,
+        Option<WhatIfAsk>,
+        bool,
+    ),
     Session(String, String),
 }
 
@@ -513,8 +525,8 @@ fn needs_data(version: PiVersion, pending: Pending) -> Output {
 /// call was given them.
 pub fn resume(tokens: Option<&mut dyn Vocabularies>) -> Result<Output, String> {
     match PENDING.with(|p| p.borrow_mut().take()) {
-        Some(Pending::Assemble(inputs, compare, whatif, asked)) => {
-            run(*inputs, compare, whatif, tokens.filter(|_| asked))
+        Some(Pending::Assemble(engine, inputs, compare, whatif, asked)) => {
+            run(engine, *inputs, compare, whatif, tokens.filter(|_| asked))
         }
         Some(Pending::Session(options, text)) => {
             parse_session(&options, text).map(|meta| Output { meta, body: None })
@@ -684,13 +696,18 @@ fn count_tokens(
     (o.into(), stats)
 }
 
+/// One call of the API: `engine` the workspace's (`None`: one made for this call, so its
+/// assemblies still read the session once).
 pub(crate) fn run(
+    engine: Option<Rc<ctxlens::Workspace>>,
     inputs: Inputs,
     compare_with: Option<Compare>,
     whatif: Option<WhatIfAsk>,
     mut tokens: Option<&mut dyn Vocabularies>,
 ) -> Result<Output, String> {
-    let version = ctxlens::pi::choice::choose(&inputs).version;
+    let engine = engine.unwrap_or_else(|| Rc::new(ctxlens::Workspace::new()));
+    let ws = &*engine;
+    let version = ws.choose(&inputs).version;
     // The release compared with needs its data too, and a what-if's other release.
     let other = compare_with.as_ref().and_then(|c| c.release(&inputs));
     let whatif_pi = whatif.as_ref().and_then(|w| w.release());
@@ -702,7 +719,7 @@ pub(crate) fn run(
         let asked = tokens.is_some();
         return Ok(needs_data(
             version,
-            Pending::Assemble(Box::new(inputs), compare_with, whatif, asked),
+            Pending::Assemble(Some(engine), Box::new(inputs), compare_with, whatif, asked),
         ));
     }
     // A what-if: the request as it is (`base`), and the changes applied to the inputs (another
@@ -710,7 +727,8 @@ pub(crate) fn run(
     let (inputs, base) = match &whatif {
         None => (inputs, None),
         Some(w) => {
-            let base = ctxlens::assemble::assemble_without_stats(&inputs);
+            // Kept by the workspace with its statistics; counted again below when tokens are.
+            let base = ws.assemble(&inputs);
             let target = match (&w.target, whatif_pi) {
                 (Some(t), _) => (**t).clone(),
                 (None, Some(v)) => Inputs {
@@ -724,20 +742,25 @@ pub(crate) fn run(
         }
     };
     let inputs = &inputs;
-    // With tokens asked for, the stats are computed once, with the counts.
-    let mut a = match tokens {
-        Some(_) => ctxlens::assemble::assemble_without_stats(inputs),
-        None => ctxlens::assemble(inputs),
+    // With tokens asked for, the stats are computed once, with the counts; without, the
+    // workspace's kept assembly (its statistics with it).
+    let mut a: Rc<Assembly> = match tokens {
+        Some(_) => {
+            let mut a = ws.assemble_without_stats(inputs);
+            // The params tree is the body before serialization; nothing below reads it (the
+            // body is the bytes), so it is freed before the analysis allocates.
+            if let Some(r) = &mut a.request {
+                r.params = Value::Null;
+            }
+            Rc::new(a)
+        }
+        None => ws.assemble(inputs),
     };
-    // The params tree is the body before serialization; nothing below reads it (the body is
-    // the bytes), so it is freed before the analysis allocates.
-    if let Some(r) = &mut a.request {
-        r.params = Value::Null;
-    }
     let tokens_meta = tokens.as_deref_mut().map(|host| {
         let (tokens, stats) = count_tokens(&a, inputs, host);
         // Not counted (the vocabulary not loaded, none public): the characters alone.
-        a.stats = stats.or_else(|| ctxlens::analysis::stats::compute(&a));
+        let stats = stats.or_else(|| ctxlens::analysis::stats::compute(&a));
+        Rc::make_mut(&mut a).stats = stats;
         tokens
     });
     let mut meta = meta_json(&a, inputs);
@@ -746,7 +769,7 @@ pub(crate) fn run(
     }
     match (compare_with, &mut meta) {
         (Some(Compare::Api(with)), Value::Object(o)) => {
-            let b = ctxlens::assemble(&Inputs {
+            let b = ws.assemble(&Inputs {
                 api: Some(with),
                 ..inputs.clone()
             });
@@ -765,7 +788,7 @@ pub(crate) fn run(
                 Compare::Api(_) => unreachable!("matched above"),
             };
             // Under the other release, with tokens as the result's were counted.
-            let mut b = ctxlens::assemble::assemble_without_stats(&bi);
+            let mut b = ws.assemble_without_stats(&bi);
             b.stats = match tokens.as_deref_mut() {
                 Some(host) => count_tokens(&b, &bi, host).1,
                 None => None,
@@ -786,12 +809,13 @@ pub(crate) fn run(
     if let (Some((base_inputs, target, mut base, applied)), Some(w), Value::Object(o)) =
         (base, &whatif, &mut meta)
     {
-        // The request as it is, counted as the changed one was.
-        base.stats = match tokens.as_deref_mut() {
-            Some(host) => count_tokens(&base, &base_inputs, host).1,
-            None => None,
+        // The request as it is, counted as the changed one was (without tokens: as kept).
+        if let Some(host) = tokens.as_deref_mut() {
+            let stats = count_tokens(&base, &base_inputs, host)
+                .1
+                .or_else(|| base.stats.clone());
+            Rc::make_mut(&mut base).stats = stats;
         }
-        .or_else(|| ctxlens::analysis::stats::compute(&base));
         let cmp = ctxlens::analysis::whatif::compare(
             applied,
             &base,
@@ -819,6 +843,7 @@ pub(crate) fn run(
                     .map(|s| s.total_tokens())
             };
             ctxlens::analysis::whatif::session(
+                ws,
                 &base_inputs,
                 &target,
                 &w.changes,
@@ -834,7 +859,12 @@ pub(crate) fn run(
     }
     Ok(Output {
         meta: meta.to_json(),
-        body: a.request.map(|r| r.body),
+        // The body moved out when this call holds the only reference (the workspace keeps
+        // none), else copied.
+        body: match Rc::try_unwrap(a) {
+            Ok(a) => a.request.map(|r| r.body),
+            Err(a) => a.body().map(String::from),
+        },
     })
 }
 

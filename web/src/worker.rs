@@ -62,10 +62,12 @@
 //! `bodyPartsBytes` is the body parsed and split the same way (the page needs the parsed body for
 //! its tree, and parsing 30 MB at once would freeze it). The three buffers are transferred.
 //!
-//! The worker keeps the assemblies it made for the current scenario while they are small
-//! ([`KEPT_ASSEMBLY_BYTES`] in all, the oldest let go first), so a `compare` of two protocols
-//! whose reports the page has is answered without assembling again; an assembly it no longer
-//! holds is made again for the comparison.
+//! Each scenario has its engine (`ctxlens::Workspace`): its inputs are laid out once, its
+//! session parsed once (the release detection and every release's reading share the parse),
+//! and the assemblies it made are kept with their statistics and provenance while they are
+//! small ([`KEPT_ASSEMBLY_BYTES`] in all, the oldest let go first) — a protocol switched back, a
+//! `compare` of two protocols the page has, a what-if's base and the past calls it rebuilds are
+//! not assembled again; one no longer kept is made again from the parsed session.
 //!
 //! The worker is loaded by `www/worker.js` (a module worker; the CSP allows `worker-src 'self'`).
 //! A crash (a panic aborts the wasm instance) reaches the page as an `error` event; the page
@@ -820,37 +822,73 @@ struct Loaded {
     opts: LayOptions,
     /// The provenance of this scenario's reports that left it out, by api (the last few).
     provenance: Vec<(String, Rc<BTreeMap<String, Value>>)>,
-    /// The assemblies made for this scenario, by api, oldest first, with what each holds in
-    /// bytes (see [`KEPT_ASSEMBLY_BYTES`]).
-    assemblies: Vec<(String, Rc<Assembly>, usize)>,
+    /// This scenario's inputs laid out once (under the model's own protocol), with the notes of
+    /// reading the case; made on first use.
+    base: std::cell::OnceCell<(ctxlens::Inputs, Vec<ctxlens::Diagnostic>)>,
+    /// The engine: the session read once (its lines, its release detection, its file under each
+    /// release), and the assemblies made for this scenario with their statistics, the oldest
+    /// let go past [`KEPT_ASSEMBLY_BYTES`] — a protocol switched back, a comparison, a what-if's
+    /// base and the past calls it rebuilds are not assembled again.
+    engine: ctxlens::Workspace,
+    /// The model's own protocol, once assembled under it: asked for by name, it is the same
+    /// request as without a switch, and the same kept assembly.
+    own_api: std::cell::OnceCell<String>,
 }
 
 impl Loaded {
-    /// Assembles this scenario under `api` (`None`: the model's own protocol); problems reading
-    /// the case come first in its diagnostics (they explain the rest).
-    fn assemble(&self, api: Option<&str>) -> Assembly {
-        let (inputs, notes) = inputs_of(&self.files, self.opts.clone(), api);
-        Self::assemble_inputs(inputs, notes)
+    fn new(gen: u64, files: CaseFiles, opts: LayOptions) -> Loaded {
+        Loaded {
+            gen,
+            files,
+            opts,
+            provenance: Vec::new(),
+            base: std::cell::OnceCell::new(),
+            engine: ctxlens::Workspace::with_budget(KEPT_ASSEMBLY_BYTES),
+            own_api: std::cell::OnceCell::new(),
+        }
     }
 
-    /// [`Loaded::assemble`], with what pi read of the files and what it ignored
+    fn base(&self) -> &(ctxlens::Inputs, Vec<ctxlens::Diagnostic>) {
+        self.base
+            .get_or_init(|| inputs_of(&self.files, self.opts.clone(), None))
+    }
+
+    /// This scenario's inputs under protocol `api` (`None`: the model's own).
+    fn inputs(&self, api: Option<&str>) -> ctxlens::Inputs {
+        let mut inputs = self.base().0.clone();
+        inputs.api = api
+            .filter(|a| self.own_api.get().is_none_or(|own| own != a))
+            .and_then(|a| a.parse().ok());
+        inputs
+    }
+
+    /// The assembly of `inputs` (the engine's, kept), with the notes of reading the case first
+    /// in its diagnostics (they explain the rest).
+    fn assembled(&self, inputs: &ctxlens::Inputs) -> Rc<Assembly> {
+        let a = self.engine.assemble(inputs);
+        if let (None, Some(m)) = (inputs.api, &a.parts.model_choice.model) {
+            let _ = self.own_api.set(m.api().to_string());
+        }
+        let notes = &self.base().1;
+        if notes.is_empty() {
+            return a;
+        }
+        let mut a = (*a).clone();
+        let mut diags = notes.clone();
+        diags.append(&mut a.diagnostics);
+        a.diagnostics = diags;
+        Rc::new(a)
+    }
+
+    /// [`Loaded::assembled`] under `api`, with what pi read of the files and what it ignored
     /// (`ctxlens::report::placement`).
-    fn assemble_placed(&self, api: Option<&str>) -> (Assembly, Value) {
-        let (inputs, notes) = inputs_of(&self.files, self.opts.clone(), api);
-        let mut assembly = ctxlens::assemble(&inputs);
+    fn assemble_placed(&self, api: Option<&str>) -> (Rc<Assembly>, Value) {
+        let inputs = self.inputs(api);
+        let assembly = self.assembled(&inputs);
         let placement = ctxlens::report::placement::to_json(
             &ctxlens::analysis::placement::placement(&inputs, &assembly),
         );
-        drop(inputs);
-        let mut diags = notes;
-        diags.append(&mut assembly.diagnostics);
-        assembly.diagnostics = diags;
         (assembly, placement)
-    }
-
-    /// This scenario's inputs under protocol `api` (the one its kept assembly was made from).
-    fn inputs(&self, api: &str) -> ctxlens::Inputs {
-        inputs_of(&self.files, self.opts.clone(), Some(api)).0
     }
 
     /// This scenario's inputs under protocol `api` and pi release `pi`, with the notes of
@@ -860,52 +898,20 @@ impl Loaded {
         api: &str,
         pi: ctxlens::PiVersion,
     ) -> (ctxlens::Inputs, Vec<ctxlens::Diagnostic>) {
-        let opts = LayOptions {
-            pi: Some(pi),
-            ..self.opts.clone()
-        };
-        inputs_of(&self.files, opts, Some(api))
+        let mut inputs = self.inputs(Some(api));
+        inputs.pi = Some(pi);
+        (inputs, self.base().1.clone())
     }
 
     /// The release this scenario rebuilds under `api`, when its data is not loaded yet.
     fn missing_release(&self, api: Option<&str>) -> Option<ctxlens::PiVersion> {
-        let (inputs, _) = inputs_of(&self.files, self.opts.clone(), api);
-        let v = ctxlens::pi::choice::choose(&inputs).version;
+        let v = self.engine.choose(&self.inputs(api)).version;
         (!ctxlens::pi::data::is_available(v)).then_some(v)
     }
 
-    fn assemble_inputs(inputs: ctxlens::Inputs, notes: Vec<ctxlens::Diagnostic>) -> Assembly {
-        let mut assembly = ctxlens::assemble(&inputs);
-        drop(inputs);
-        let mut diags = notes;
-        diags.append(&mut assembly.diagnostics);
-        assembly.diagnostics = diags;
-        assembly
-    }
-
-    /// Keeps `assembly` (of protocol `key`) for later comparisons, when it is small enough; lets
-    /// the oldest go to stay under [`KEPT_ASSEMBLY_BYTES`].
-    fn keep(&mut self, key: &str, assembly: Rc<Assembly>) {
-        self.assemblies.retain(|(k, _, _)| k != key);
-        let bytes = self.files.get("session.jsonl").map_or(0, Vec::len)
-            + assembly.body().map_or(0, str::len);
-        if bytes > KEPT_ASSEMBLY_BYTES {
-            return;
-        }
-        self.assemblies.push((key.to_string(), assembly, bytes));
-        while self.assemblies.iter().map(|x| x.2).sum::<usize>() > KEPT_ASSEMBLY_BYTES {
-            self.assemblies.remove(0);
-        }
-    }
-
     /// The assembly of protocol `api`: the one kept, else made now (and kept).
-    fn assembly_of(&mut self, api: &str) -> Rc<Assembly> {
-        if let Some((_, a, _)) = self.assemblies.iter().find(|(k, _, _)| k == api) {
-            return a.clone();
-        }
-        let a = Rc::new(self.assemble(Some(api)));
-        self.keep(api, a.clone());
-        a
+    fn assembly_of(&self, api: &str) -> Rc<Assembly> {
+        self.assembled(&self.inputs(Some(api)))
     }
 }
 
@@ -1136,8 +1142,8 @@ fn handle_upgrade(
             return post_upgrade(scope, &data, Err(gone.into()));
         };
         let a = l.assembly_of(&api);
-        let (inputs, notes) = l.inputs_under(&api, pi);
-        (a, Loaded::assemble_inputs(inputs, notes))
+        let (inputs, _) = l.inputs_under(&api, pi);
+        (a, l.assembled(&inputs))
     };
     // Tokens on both sides with the model's vocabulary, when it is loaded here.
     let module = (get(&data, "tokens").as_bool() == Some(true))
@@ -1263,13 +1269,15 @@ fn handle_whatif(
     }
     let step = |stage: &str, done: f64| whatif_progress(scope, &data, stage, done);
     step("rebuilding the request with the changes", 0.2);
+    // Held through the what-if: its assemblies are made in the scenario's engine (the session
+    // read once; the request as it is and its past calls kept for the next what-if).
+    let guard = loaded.borrow();
+    let Some(l) = guard.as_ref().filter(|l| l.gen == gen) else {
+        return post_whatif(scope, &data, Err(gone.into()));
+    };
     let (a, base_inputs, target) = {
-        let mut guard = loaded.borrow_mut();
-        let Some(l) = guard.as_mut().filter(|l| l.gen == gen) else {
-            return post_whatif(scope, &data, Err(gone.into()));
-        };
         let a = l.assembly_of(&api);
-        let base = l.inputs(&api);
+        let base = l.inputs(Some(&api));
         let mut target = match release {
             Some(v) => l.inputs_under(&api, v).0,
             None => base.clone(),
@@ -1286,7 +1294,7 @@ fn handle_whatif(
         Ok(x) => x,
         Err(e) => return post_whatif(scope, &data, Err(e)),
     };
-    let b = ctxlens::assemble(&changed_inputs);
+    let b = l.engine.assemble(&changed_inputs);
     let module = (get(&data, "tokens").as_bool() == Some(true))
         .then(|| match ctxlens::tokens::vocabulary_of(&a) {
             Some(Vocabulary::Known { name, exact, .. }) => {
@@ -1314,7 +1322,15 @@ fn handle_whatif(
     let session = a.calls.iter().any(|c| c.usage.is_some()).then(|| {
         step("rebuilding the session's calls with the changes", 0.6);
         let mut per_call = |_: &ctxlens::Inputs, x: &Assembly| count(x).map(|s| s.total_tokens());
-        whatif::session(&base_inputs, &target, &changes, &a, None, &mut per_call)
+        whatif::session(
+            &l.engine,
+            &base_inputs,
+            &target,
+            &changes,
+            &a,
+            None,
+            &mut per_call,
+        )
     });
     step("comparing", 0.95);
     let w = whatif::compare(applied, &a, &b, sa.as_ref(), sb.as_ref());
@@ -1473,7 +1489,7 @@ fn handle_tokens(
     let (assembly, inputs) = {
         let mut guard = loaded.borrow_mut();
         match guard.as_mut().filter(|l| l.gen == gen) {
-            Some(l) => (l.assembly_of(&api), l.inputs(&api)),
+            Some(l) => (l.assembly_of(&api), l.inputs(Some(&api))),
             None => return,
         }
     };
@@ -1682,13 +1698,7 @@ fn handle(
                 v.borrow_mut()
                     .retain(|_, slot| !matches!(slot, VocabSlot::Failed(_)))
             });
-            *loaded.borrow_mut() = Some(Loaded {
-                gen,
-                files,
-                opts,
-                provenance: Vec::new(),
-                assemblies: Vec::new(),
-            });
+            *loaded.borrow_mut() = Some(Loaded::new(gen, files, opts));
         }
         Some("assemble") => {
             let api = get(&data, "api").as_string();
@@ -1730,8 +1740,6 @@ fn handle(
                     .unwrap_or("")
                     .to_string()
             });
-            // Kept for a comparison with another protocol, when small; else let go now.
-            l.keep(&key, Rc::new(assembly));
             let body = report
                 .as_object_mut()
                 .and_then(|o| o.get_mut("request"))

@@ -12,7 +12,7 @@
 //!   turn and predicting it from the others.
 
 use crate::analysis::stats::{self, Stats};
-use crate::assemble::{assemble, Assembly};
+use crate::assemble::Assembly;
 use crate::calls::CallRef;
 use crate::inputs::Inputs;
 use crate::tokens::{TokenCounter, TokenizerInfo};
@@ -192,6 +192,8 @@ pub fn calibrate(
             with_usage.len()
         ));
     }
+    // The session is read once for every call rebuilt.
+    let ws = crate::Workspace::with_budget(0);
     for call in picked.into_iter().map(|i| with_usage[i]) {
         let u = call.usage.as_ref().expect("filtered");
         let reported = u.input + u.cache_read + u.cache_write;
@@ -201,7 +203,7 @@ pub fn calibrate(
             Some(id) => CallRef::Entry(id.clone()),
             None => CallRef::Index(call.index),
         });
-        let rebuilt = assemble(&i);
+        let rebuilt = ws.assemble(&i);
         let mut row = CallTokens {
             index: call.index,
             entry_id: call.entry_id.clone(),
@@ -417,6 +419,7 @@ pub fn apply_estimate(s: &mut Stats, e: &Estimate) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::assemble;
     use crate::analysis::stats::recount::StandIn;
 
     /// A case's inputs with every answer's usage replaced by `usage(entry id)`.

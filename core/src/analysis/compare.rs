@@ -6,7 +6,7 @@
 //! losses from the provenance, the LLM context and the two traces.
 
 use crate::analysis::findings::thousands;
-use crate::analysis::provenance::{self, param_class, Origin, Source};
+use crate::analysis::provenance::{param_class, Origin, Source};
 use crate::assemble::Assembly;
 use crate::js::Value;
 use crate::trace::{EventKind, StageId};
@@ -175,13 +175,6 @@ pub fn value_at<'v>(v: &'v Value, path: &str) -> Option<&'v Value> {
     Some(cur)
 }
 
-/// The body as parsed JSON (where each origin's path leads).
-fn parsed_body(a: &Assembly) -> Option<Value> {
-    a.request
-        .as_ref()
-        .and_then(|r| crate::js::parse(&r.body).ok())
-}
-
 fn placements(body: Option<&Value>, origins: &[Origin]) -> Vec<Placement> {
     let mut out = vec![Placement::default(); KINDS.len()];
     let mut concrete: Vec<Vec<String>> = vec![Vec::new(); KINDS.len()];
@@ -324,11 +317,12 @@ fn renamed_ids(a: &Assembly) -> usize {
 
 /// Compares two assemblies of the same inputs (usually the same model under two protocols).
 pub fn compare(a: &Assembly, b: &Assembly) -> Comparison {
-    let (oa, ob) = (provenance::provenance(a), provenance::provenance(b));
-    let (body_a, body_b) = (parsed_body(a), parsed_body(b));
+    let (oa, ob) = (a.provenance(), b.provenance());
+    // The bodies as parsed JSON (where each origin's path leads).
+    let (body_a, body_b) = (a.body_value(), b.body_value());
     let (pa, pb) = (
-        placements(body_a.as_ref(), &oa),
-        placements(body_b.as_ref(), &ob),
+        placements(body_a, oa),
+        placements(body_b, ob),
     );
     let rows: Vec<MappingRow> = KINDS
         .iter()
@@ -545,7 +539,7 @@ pub fn compare(a: &Assembly, b: &Assembly) -> Comparison {
             .map(|o| o.keys().map(|k| k.as_str()).collect())
             .unwrap_or_default()
     }
-    let (ka, kb) = (top(body_a.as_ref()), top(body_b.as_ref()));
+    let (ka, kb) = (top(body_a), top(body_b));
     if !ka.is_empty() && !kb.is_empty() {
         for (side, mine, other) in [(Side::A, &ka, &kb), (Side::B, &kb, &ka)] {
             let only: Vec<&str> = mine

@@ -93,7 +93,7 @@ pub fn diff(a: &Assembly, b: &Assembly, a_stats: Option<&Stats>, b_stats: Option
             }
             let json = crate::case::json_difference(&ra.body, &rb.body);
             let block = json.as_ref().and_then(|(path, _, _)| {
-                let origins = provenance::provenance(a);
+                let origins = a.provenance();
                 // The path or its nearest ancestor with an origin.
                 let mut p = path.as_str();
                 loop {

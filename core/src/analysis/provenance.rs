@@ -750,7 +750,14 @@ pub fn provenance(a: &Assembly) -> Vec<Origin> {
     let map = llm_to_agent_indices(a);
     // The body as sent (some adapters move params out of the body: betas into a header, the
     // model id into the URL), so paths are paths into the bytes.
-    let body = crate::js::parse(&req.body).unwrap_or_else(|_| req.params.clone());
+    let params;
+    let body = match a.body_value() {
+        Some(b) => b,
+        None => {
+            params = req.params.clone();
+            &params
+        }
+    };
     let mut nodes: Vec<Node> = Vec::new();
     walk(a, &body, &mut nodes);
     let n_nodes = nodes.len();

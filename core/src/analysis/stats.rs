@@ -724,7 +724,7 @@ fn walk_and_sum(
     let (Some(request), Some(pi)) = (a.request.as_ref(), a.pi.as_ref()) else {
         return Ok(None);
     };
-    let origins = provenance::provenance(a);
+    let origins = a.provenance();
     let tools = provenance::sent_tools(a);
     let prompt = &a.parts.system_prompt;
     let api = a
@@ -753,7 +753,7 @@ fn walk_and_sum(
         chars_per_token: pi.data.default_number("estimateCharsPerToken"),
         ..Default::default()
     };
-    let Ok(body) = crate::js::parse(&request.body) else {
+    let Some(body) = a.body_value() else {
         // Not JSON (never from pi's adapters): all of it is structure.
         s.structure_chars = s.body_chars;
         return Ok(Some(s));

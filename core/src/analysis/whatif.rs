@@ -1257,8 +1257,10 @@ fn sample(n: usize, k: usize) -> Vec<usize> {
 /// them) for that call, so a change is checked against the call's own request (a change that
 /// finds nothing there leaves the call as it was, said) and `thinking:old` keeps that call's
 /// last turn. With the totals. `count` gives a rebuilt assembly's tokens (counted or
-/// estimated), `None` for characters only.
+/// estimated), `None` for characters only. The assemblies are made in `ws`: the session is read
+/// once, and the calls as they are, kept there, serve every later what-if of the same inputs.
 pub fn session(
+    ws: &crate::Workspace,
     inputs: &Inputs,
     target: &Inputs,
     changes: &[Change],
@@ -1302,7 +1304,7 @@ pub fn session(
                 Some(id) => CallRef::Entry(id.clone()),
                 None => CallRef::Index(call.index),
             });
-            let a = crate::assemble(&i);
+            let a = ws.assemble(&i);
             (i, a)
         };
         let (bi, b) = at(inputs);
@@ -1311,12 +1313,12 @@ pub fn session(
         ti.call = bi.call.clone();
         let (ci, changed_call, unchanged) = match apply(&ti, &b, changes) {
             Ok((ci, _)) => {
-                let c = crate::assemble(&ci);
+                let c = ws.assemble_unkept(&ci);
                 (ci, Some(c), None)
             }
             Err(e) => (bi.clone(), None, Some(e)),
         };
-        let c = changed_call.as_ref().unwrap_or(&b);
+        let c: &Assembly = changed_call.as_ref().unwrap_or(&b);
         let mut row = CallRow {
             index: call.index,
             entry_id: call.entry_id.clone(),

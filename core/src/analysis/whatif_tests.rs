@@ -232,6 +232,7 @@ fn the_whole_session_rebuilt_with_the_change_gives_its_totals() {
     let mut count =
         |_: &Inputs, x: &Assembly| x.stats.as_ref().map(|s| s.total_chars().div_ceil(4));
     let s = session(
+        &crate::Workspace::new(),
         &inputs,
         &inputs,
         &without(&["tool:subagent"]),
@@ -271,6 +272,7 @@ fn the_whole_session_rebuilt_with_the_change_gives_its_totals() {
     let ra = crate::assemble(&recorded);
     assert!(apply(&recorded, &ra, &without(&["tool:subagent"])).is_ok());
     let rs = session(
+        &crate::Workspace::new(),
         &recorded,
         &recorded,
         &without(&["tool:subagent"]),
@@ -282,6 +284,7 @@ fn the_whole_session_rebuilt_with_the_change_gives_its_totals() {
     assert!(rs.cost_saved.unwrap() > saved);
     // Bounded: evenly spaced calls, the last included, and said.
     let s2 = session(
+        &crate::Workspace::new(),
         &inputs,
         &inputs,
         &without(&["tool:subagent"]),
@@ -302,6 +305,7 @@ fn past_calls_an_older_pi_made_are_said_and_left_out_of_the_totals() {
     assert!(apply(&inputs, &a, &without(&["append-prompt"])).is_ok());
     let mut count = |_: &Inputs, _: &Assembly| None;
     let s = session(
+        &crate::Workspace::new(),
         &inputs,
         &inputs,
         &without(&["append-prompt"]),
@@ -336,6 +340,7 @@ fn each_past_call_gets_the_change_against_its_own_request() {
     assert!(apply(&inputs, &a, &without(&["thinking:old"])).is_ok());
     let mut count = |_: &Inputs, _: &Assembly| None;
     let s = session(
+        &crate::Workspace::new(),
         &inputs,
         &inputs,
         &without(&["thinking:old"]),
@@ -356,6 +361,7 @@ fn each_past_call_gets_the_change_against_its_own_request() {
     assert!(s.before_chars > 0 && s.notes.is_empty(), "{:?}", s.notes);
     // An entry off: the calls after it lose it; the one it was removed before is unchanged.
     let s = session(
+        &crate::Workspace::new(),
         &inputs,
         &inputs,
         &without(&["entry:58fd9420"]),

@@ -13,7 +13,8 @@ use std::fmt;
 
 use super::{PiData, PiVersion};
 use crate::inputs::{Inputs, SourceText};
-use crate::js::{self, Value};
+use crate::js::{Object, Value};
+use crate::session::Lines;
 
 /// The pi releases after 0.85.1 that ctxlens knows of (from 1.6.0's CHANGELOG.md), with the
 /// date each was released: what the detection names when a session proves "0.86.0 or later".
@@ -248,11 +249,23 @@ impl fmt::Display for Choice {
 /// The release for `inputs`: given, else captured, else the installed one (when ctxlens
 /// rebuilds it), else detected, else the newest.
 pub fn choose(inputs: &Inputs) -> Choice {
-    let detection = inputs.session.as_ref().and_then(|s| {
-        let mut d = detect(s)?;
-        refine(&mut d, s);
-        Some(d)
-    });
+    let lines = inputs.session.as_ref().map(crate::session::read_lines);
+    choose_in(inputs, lines.as_ref())
+}
+
+/// [`choose`] with the session's lines already parsed ([`crate::session::read_lines`] of
+/// `inputs.session`), as a workspace keeps them.
+pub fn choose_in(inputs: &Inputs, lines: Option<&Lines>) -> Choice {
+    let detection = match (&inputs.session, lines) {
+        (Some(s), Some(lines)) => detect_in(s, lines),
+        (Some(s), None) => detect(s),
+        (None, _) => None,
+    };
+    choose_detected(inputs, detection)
+}
+
+/// [`choose`] with the session's detection already made ([`detect_in`]).
+pub fn choose_detected(inputs: &Inputs, detection: Option<Detection>) -> Choice {
     let installed = inputs
         .installed_pi
         .as_deref()
@@ -292,15 +305,44 @@ fn release_span(releases: &[&str]) -> String {
 }
 
 /// A line's JSON, parsed only when `needle` occurs in it (most lines are never parsed).
-fn parse_if(line: &str, needle: &str) -> Option<Value> {
-    line.contains(needle)
-        .then(|| js::parse(line).ok())
-        .flatten()
+fn parse_if<'l>(line: &str, value: Option<&'l Object>, needle: &str) -> Option<&'l Object> {
+    value.filter(|_| line.contains(needle))
+}
+
+/// Each line of `text` (split on `\n`, 1-based) with the object [`Lines`] holds for it, if any.
+fn lines_with_values<'t, 'l>(
+    text: &'t str,
+    lines: &'l Lines,
+) -> impl Iterator<Item = (u32, &'t str, Option<&'l Object>)> {
+    let mut values = lines.values().peekable();
+    text.split('\n').enumerate().map(move |(i, line)| {
+        let n = i as u32 + 1;
+        while values.peek().is_some_and(|(at, _)| *at < n) {
+            values.next();
+        }
+        let v = values.next_if(|(at, _)| *at == n).map(|(_, v)| v);
+        (n, line, v)
+    })
 }
 
 /// What the session's text says about the release that wrote it; `None` for a session with no
 /// entries (nothing to go on).
 pub fn detect(session: &SourceText) -> Option<Detection> {
+    let lines = crate::session::read_lines(session);
+    detect_in(session, &lines)
+}
+
+/// [`detect`] and [`refine`] with the session's lines already parsed
+/// ([`crate::session::read_lines`] of `session`): the facts are read from the values pi's
+/// loader gives, each where the line's text names it (the needle keeps the cost to the lines
+/// that can hold a fact).
+pub fn detect_in(session: &SourceText, lines: &Lines) -> Option<Detection> {
+    let mut d = detect_lines(session, lines)?;
+    refine_in(&mut d, session, lines);
+    Some(d)
+}
+
+fn detect_lines(session: &SourceText, lines: &Lines) -> Option<Detection> {
     let text = session.text.as_str();
     let mut evidence: Vec<Evidence> = Vec::new();
     let mut at_least: Option<&'static str> = None;
@@ -315,8 +357,7 @@ pub fn detect(session: &SourceText) -> Option<Detection> {
     let mut entries = 0usize;
     let mut prompts = 0usize;
     let mut last_time: Option<String> = None;
-    for (i, line) in text.split('\n').enumerate() {
-        let n = i as u32 + 1;
+    for (n, line, value) in lines_with_values(text, lines) {
         let line = line.trim_end_matches('\r');
         if line.trim().is_empty() {
             continue;
@@ -334,7 +375,7 @@ pub fn detect(session: &SourceText) -> Option<Detection> {
         if line.contains("\"user\"") {
             prompts += 1;
         }
-        if let Some(v) = parse_if(line, "\"system\"") {
+        if let Some(v) = parse_if(line, value, "\"system\"") {
             let m = v.get("message");
             if v.get_str("type") == Some("message")
                 && m.and_then(|m| m.get_str("role")) == Some("system")
@@ -342,13 +383,13 @@ pub fn detect(session: &SourceText) -> Option<Detection> {
                 system_lines.push(n);
             }
         }
-        if let Some(v) = parse_if(line, "context_edit") {
+        if let Some(v) = parse_if(line, value, "context_edit") {
             if v.get_str("type") == Some("context_edit") {
                 raise("0.87.0");
                 evidence.push(Evidence::later(Some(n), "a context_edit entry", "0.87.0"));
             }
         }
-        if let Some(v) = parse_if(line, "\"usage\"") {
+        if let Some(v) = parse_if(line, value, "\"usage\"") {
             if v.get_str("type") == Some("usage") {
                 raise("0.86.0");
                 evidence.push(Evidence::later(
@@ -358,7 +399,7 @@ pub fn detect(session: &SourceText) -> Option<Detection> {
                 ));
             }
         }
-        if let Some(v) = parse_if(line, "\"systemMessage\"") {
+        if let Some(v) = parse_if(line, value, "\"systemMessage\"") {
             if v.get_str("type") == Some("compaction") && v.get("systemMessage").is_some() {
                 raise("0.86.0");
                 evidence.push(Evidence::later(
@@ -544,6 +585,11 @@ pub fn detect(session: &SourceText) -> Option<Detection> {
 /// every candidate (a custom prompt, edited tools: then nothing is concluded). One candidate
 /// left: certain; several: likely, and [`Detection::ambiguity`] offers the choice.
 pub fn refine(d: &mut Detection, session: &SourceText) {
+    refine_in(d, session, &crate::session::read_lines(session));
+}
+
+/// [`refine`] with the session's lines already parsed.
+pub fn refine_in(d: &mut Detection, session: &SourceText, lines: &Lines) {
     if d.certainty == Certainty::Certain || d.at_least.is_none() {
         return;
     }
@@ -558,9 +604,8 @@ pub fn refine(d: &mut Detection, session: &SourceText) {
     // The first stored section map and every stored built-in tool declaration.
     let mut section_maps: Vec<(u32, Vec<String>)> = Vec::new();
     let mut tools: Vec<(u32, Value)> = Vec::new();
-    for (i, line) in session.text.as_str().split('\n').enumerate() {
-        let n = i as u32 + 1;
-        let Some(v) = parse_if(line, "\"system\"") else {
+    for (n, line, value) in lines_with_values(session.text.as_str(), lines) {
+        let Some(v) = parse_if(line, value, "\"system\"") else {
             continue;
         };
         let m = match v.get_str("type") {

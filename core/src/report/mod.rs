@@ -791,7 +791,7 @@ pub fn assembly_json(a: &Assembly) -> Value {
         .with("call", calls::rebuilt_json(a))
         .with(
             "provenance",
-            provenance::to_json(&crate::analysis::provenance::provenance(a)),
+            provenance::to_json(a.provenance()),
         )
         .into()
 }

@@ -1,0 +1,223 @@
+//! The retained engine: a [`Workspace`] keeps what each stage of an assembly made, keyed by what
+//! that stage depends on, so the next assembly re-runs only the stages downstream of what
+//! changed (ruff's `Workspace` is the model: the host holds one per open document).
+//!
+//! The stages kept, and what each depends on:
+//!
+//! | stage | made by | depends on |
+//! |---|---|---|
+//! | the session's lines parsed as JSON | [`session::read_lines`] | the session text |
+//! | the release detection | [`choice::detect_in`] | the session text (its lines) |
+//! | the session file under a release: header, migration, entries | [`session::parse_lines`] | the text and the release |
+//! | the assembly with its statistics | [`assemble`] | every input ([`Inputs`]' equality) |
+//!
+//! So switching the protocol, the model, the thinking level, a tool, a skill or a context file
+//! reads the session once; a what-if that edits the session reads the edited text once (and the
+//! original stays kept); asking again for inputs already assembled (a protocol switched back, a
+//! what-if's base, every past call a whole-session what-if rebuilds) gives the kept assembly.
+//! What runs between reading the session and the adapter is not kept per stage: it depends on
+//! nearly every input and costs a small share of an assembly (the profile in `ARCHITECTURE.md`).
+//!
+//! A workspace holds [`SESSIONS_KEPT`] session texts and assemblies up to a byte budget
+//! ([`Workspace::with_budget`]), oldest let go first. It is single-threaded (interior
+//! mutability), as the wasm bindings and the CLI use it.
+use std::cell::{Cell, OnceCell, RefCell};
+use std::rc::Rc;
+use std::sync::Arc;
+
+use crate::assemble::Assembly;
+use crate::inputs::{Inputs, SourceText};
+use crate::pi::choice::{self, Choice, Detection};
+use crate::pi::{Pi, PiVersion};
+use crate::session::{self, Lines, SessionFile};
+
+/// How many session texts a workspace keeps read: the session as it is, an edited copy (a
+/// what-if), and one more.
+pub const SESSIONS_KEPT: usize = 3;
+
+/// The default byte budget for kept assemblies: the nine protocols of a 4 MB session.
+pub const DEFAULT_BUDGET: usize = 96 << 20;
+
+/// One session text read: its lines, its detection, its file under each release asked for.
+struct Read {
+    source: SourceText,
+    lines: Lines,
+    detection: OnceCell<Option<Detection>>,
+    files: RefCell<Vec<(PiVersion, Arc<SessionFile>)>>,
+}
+
+struct Kept {
+    inputs: Inputs,
+    assembly: Rc<Assembly>,
+    bytes: usize,
+}
+
+/// What a workspace did, for tests and benchmarks: how often each stage ran and how often a
+/// kept result was used instead.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Session texts parsed into lines.
+    pub reads: usize,
+    /// Release detections made.
+    pub detections: usize,
+    /// Session files made under a release.
+    pub session_files: usize,
+    /// Assemblies made ([`Workspace::assemble`] and [`Workspace::assemble_without_stats`]).
+    pub assemblies: usize,
+    /// Assemblies given from the kept ones.
+    pub reused: usize,
+}
+
+/// See the module docs.
+pub struct Workspace {
+    reads: RefCell<Vec<Rc<Read>>>,
+    kept: RefCell<Vec<Kept>>,
+    budget: usize,
+    counts: Cell<Counts>,
+}
+
+impl Default for Workspace {
+    fn default() -> Self {
+        Self::with_budget(DEFAULT_BUDGET)
+    }
+}
+
+impl Workspace {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A workspace that keeps assemblies up to `bytes` (each counted by its body, the session
+    /// text it holds and its agent messages' share of it); 0 keeps none.
+    pub fn with_budget(bytes: usize) -> Self {
+        Workspace {
+            reads: RefCell::new(Vec::new()),
+            kept: RefCell::new(Vec::new()),
+            budget: bytes,
+            counts: Cell::new(Counts::default()),
+        }
+    }
+
+    pub fn counts(&self) -> Counts {
+        self.counts.get()
+    }
+
+    fn count(&self, f: impl FnOnce(&mut Counts)) {
+        let mut c = self.counts.get();
+        f(&mut c);
+        self.counts.set(c);
+    }
+
+    /// `src` read: the kept read of the same text (and name), else parsed now and kept.
+    fn read(&self, src: &SourceText) -> Rc<Read> {
+        let mut reads = self.reads.borrow_mut();
+        if let Some(i) = reads.iter().position(|r| r.source == *src) {
+            let r = reads.remove(i);
+            reads.push(r.clone());
+            return r;
+        }
+        self.count(|c| c.reads += 1);
+        let r = Rc::new(Read {
+            source: src.clone(),
+            lines: session::read_lines(src),
+            detection: OnceCell::new(),
+            files: RefCell::new(Vec::new()),
+        });
+        if reads.len() == SESSIONS_KEPT {
+            reads.remove(0);
+        }
+        reads.push(r.clone());
+        r
+    }
+
+    /// [`choice::choose`], with the session's detection kept.
+    pub fn choose(&self, inputs: &Inputs) -> Choice {
+        let detection = inputs.session.as_ref().and_then(|s| {
+            let r = self.read(s);
+            r.detection
+                .get_or_init(|| {
+                    self.count(|c| c.detections += 1);
+                    choice::detect_in(s, &r.lines)
+                })
+                .clone()
+        });
+        choice::choose_detected(inputs, detection)
+    }
+
+    /// [`session::parse`] under `pi`, kept.
+    pub fn session_file(&self, pi: &Pi, src: &SourceText) -> Arc<SessionFile> {
+        let r = self.read(src);
+        let mut files = r.files.borrow_mut();
+        if let Some((_, f)) = files.iter().find(|(v, _)| *v == pi.version) {
+            return f.clone();
+        }
+        self.count(|c| c.session_files += 1);
+        let f = Arc::new(session::parse_lines(pi, src, &r.lines));
+        files.push((pi.version, f.clone()));
+        f
+    }
+
+    /// [`crate::assemble`] of `inputs`: the kept assembly of equal inputs, else made now from
+    /// the kept stages (and kept, within the budget).
+    pub fn assemble(&self, inputs: &Inputs) -> Rc<Assembly> {
+        if let Some(a) = self.kept(inputs) {
+            return a;
+        }
+        let a = Rc::new(self.assemble_unkept(inputs));
+        self.keep(inputs, a.clone());
+        a
+    }
+
+    /// [`crate::assemble`] of `inputs` from the kept stages, not itself kept (an assembly
+    /// unlikely to be asked for again, such as each past call with a what-if's changes).
+    pub fn assemble_unkept(&self, inputs: &Inputs) -> Assembly {
+        let mut a = self.assemble_without_stats(inputs);
+        a.stats = crate::analysis::stats::compute(&a);
+        a
+    }
+
+    /// The kept assembly of inputs equal to `inputs`, if any (with its statistics).
+    pub fn kept(&self, inputs: &Inputs) -> Option<Rc<Assembly>> {
+        let kept = self.kept.borrow();
+        let a = kept
+            .iter()
+            .rev()
+            .find(|k| k.inputs == *inputs)
+            .map(|k| k.assembly.clone());
+        if a.is_some() {
+            self.count(|c| c.reused += 1);
+        }
+        a
+    }
+
+    /// Keeps `assembly` as the one of `inputs` (with its statistics), within the budget. Its
+    /// size is taken as twice its body: the messages it holds share the session's values, kept
+    /// once with the session's read.
+    pub fn keep(&self, inputs: &Inputs, assembly: Rc<Assembly>) {
+        let bytes = 2 * assembly.body().map_or(0, str::len) + 4096;
+        if bytes > self.budget {
+            return;
+        }
+        let mut kept = self.kept.borrow_mut();
+        kept.retain(|k| k.inputs != *inputs);
+        kept.push(Kept {
+            inputs: inputs.clone(),
+            assembly,
+            bytes,
+        });
+        while kept.iter().map(|k| k.bytes).sum::<usize>() > self.budget {
+            kept.remove(0);
+        }
+    }
+
+    /// [`crate::assemble::assemble_without_stats`] from the kept stages (not itself kept).
+    pub fn assemble_without_stats(&self, inputs: &Inputs) -> Assembly {
+        self.count(|c| c.assemblies += 1);
+        crate::assemble::assemble_in(self, inputs)
+    }
+
+    /// Lets every kept assembly go (the session reads stay).
+    pub fn clear_assemblies(&self) {
+        self.kept.borrow_mut().clear();
+    }
+}
