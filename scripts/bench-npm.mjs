@@ -2,7 +2,7 @@
 // 0.4, 4 and 40 MB, for each protocol, beside pi's own pipeline on the same session text in the
 // same run, and prints the ratios and the memory used.
 //
-//   node scripts/bench-npm.mjs [--sizes 0.4,4,40] [--apis a,b] [--pi /opt/pi-oracle]
+//   node scripts/bench-npm.mjs [--sizes 0.4,4,40] [--apis a,b] [--pi /opt/pi-oracle] [--sessions DIR]
 //   node scripts/bench-npm.mjs --generate DIR [--sizes …]   (only write the sessions)
 //
 // Needs the package built (scripts/build-npm.sh → pkg/ctxlens/) and pi 0.85.1 with its Node 22
@@ -18,6 +18,11 @@
 // that captures the params and aborts before any request → JSON.stringify(params). ctxlens:
 // assemble({session, models, model, prompt, api, ...}) → result.body (it also builds the system
 // prompt, tools, trace and statistics).
+//
+// The engine (`createWorkspace`), per protocol: a protocol switch (a workspace that has assembled
+// the model's own protocol asked for this one) and a what-if (one that has assembled this protocol
+// asked for it with `without: ["tool:bash"]`), each timed alone; and per size, all nine protocols
+// from one new workspace (the session's bytes in) against pi's slowest single protocol.
 //
 // Memory: the process's peak RSS growth during the run (after the input text is in memory), as
 // a multiple of the input size; for ctxlens also the wasm linear memory it grew to.
@@ -60,15 +65,41 @@ if (process.argv[2] === "--child") {
     const pkg = path.join(repo, "pkg/ctxlens");
     // The package's Node entry (it instantiates the wasm and installs a release's data on first
     // use); the glue module is the same instance, whose memory is measured.
-    const { assemble } = await import(pathToFileURL(path.join(pkg, "index.js")).href);
+    const { assemble, createWorkspace } = await import(pathToFileURL(path.join(pkg, "index.js")).href);
     const raw = await import(pathToFileURL(path.join(pkg, "wasm/ctxlens.js")).href);
     wasmMemory = () => raw.wasmMemory().buffer.byteLength;
     const models = { providers: { bench: { baseUrl: "https://bench.example/v1", api: "openai-completions", apiKey: keyFor(api), models: [{ id: "m", name: "m", reasoning: true, input: ["text", "image"], contextWindow: 1000000, maxTokens: 64000, cost: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 } }] } } };
-    run = () => {
-      const r = assemble({ session: bytesMode ? raw8 : text, models, model: "bench/m", thinking: "medium", prompt, now, api, env: { AWS_REGION: "us-east-1" } });
+    const options = { session: bytesMode ? raw8 : text, models, model: "bench/m", thinking: "medium", prompt, now, api, env: { AWS_REGION: "us-east-1" } };
+    const built = (r) => {
       if (r.bodyBytes === null) throw new Error(`ctxlens built no request: ${JSON.stringify(r.diagnostics)}`);
       return bytesMode ? r.bodyBytes.length : r.body.length;
     };
+    if (mode === "nine") {
+      // All nine protocols from one workspace (the session read once), from the bytes.
+      run = () => {
+        const ws = createWorkspace({ ...options, session: raw8, api: undefined });
+        let bytes = 0;
+        for (const a of APIS) bytes += ws.assemble({ model: "bench/m", thinking: "medium", prompt, now, api: a }).bodyBytes.length;
+        ws.free();
+        return bytes;
+      };
+    } else if (mode === "toggle" || mode === "switch") {
+      // A workspace that has assembled the request as it is (`api`; for a switch, the model's own
+      // protocol): the time of one what-if (a tool switched off) or of one protocol switch.
+      let ws = null;
+      run = () => {
+        ws?.free();
+        ws = createWorkspace({ ...options, session: raw8, api: undefined });
+        const over = { model: "bench/m", thinking: "medium", prompt, now };
+        ws.assemble(mode === "toggle" ? { ...over, api } : over);
+        const t = performance.now();
+        const r = ws.assemble(mode === "toggle" ? { ...over, api, without: ["tool:bash"] } : { ...over, api });
+        const ms = performance.now() - t;
+        return { bytes: built(r), ms };
+      };
+    } else {
+      run = () => built(assemble(options));
+    }
   } else {
     const ca = await import(pathToFileURL(path.join(piHome, "node_modules/@earendil-works/pi-coding-agent/dist/index.js")).href);
     const adapter = await import(pathToFileURL(path.join(piHome, `node_modules/@earendil-works/pi-ai/dist/api/${api}.js`)).href);
@@ -106,16 +137,16 @@ if (process.argv[2] === "--child") {
   globalThis.gc?.();
   const before = process.resourceUsage().maxRSS * 1024;
   const rssBefore = process.memoryUsage().rss;
-  const t0 = performance.now();
-  const bytes = await run();
-  const cold = performance.now() - t0;
+  // A run that returns {bytes, ms} times only its part `ms` (after its own setup).
+  const timed = async () => {
+    const t = performance.now();
+    const r = await run();
+    return typeof r === "object" ? r : { bytes: r, ms: performance.now() - t };
+  };
+  const { bytes, ms: cold } = await timed();
   const peak = Math.max(0, process.resourceUsage().maxRSS * 1024 - Math.max(before, rssBefore));
   const times = [];
-  for (let i = 0; i < runs; i++) {
-    const t = performance.now();
-    await run();
-    times.push(performance.now() - t);
-  }
+  for (let i = 0; i < runs; i++) times.push((await timed()).ms);
   times.sort((a, b) => a - b);
   const median = times[Math.floor(times.length / 2)];
   process.stdout.write(JSON.stringify({ cold, median, bytes, peak, wasm: wasmMemory(), input: Buffer.byteLength(text) }));
@@ -186,9 +217,11 @@ if (!fs.existsSync(node22)) {
   process.exit(1);
 }
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "ctxlens-bench-"));
+// --sessions DIR: the sessions --generate wrote there (the same text), else generated now.
+const given = arg("--sessions", null);
 const files = sizes.map((mb) => {
-  const f = path.join(tmp, `session-${mb}MB.jsonl`);
-  fs.writeFileSync(f, generateSession(mb));
+  const f = path.join(given ?? tmp, `session-${mb}MB.jsonl`);
+  if (!given || !fs.existsSync(f)) fs.writeFileSync(f, generateSession(mb));
   return { mb, file: f, bytes: fs.statSync(f).size };
 });
 const me = fileURLToPath(import.meta.url);
@@ -200,25 +233,36 @@ function child(side, file, api, mode) {
 const fmt = (ms) => (ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0));
 const mem = (b, input) => (b / input).toFixed(1) + "×";
 console.log(`node ${execFileSync(node22, ["--version"]).toString().trim()}, ${os.cpus()[0].model}; median of repeated runs after a cold one`);
-console.log("| session | protocol | ctxlens ms | pi ms | ratio | bytes→bytes: ctxlens ms | pi ms | ratio | ctxlens cold ms | ctxlens peak RSS | wasm memory | pi peak RSS |");
-console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+console.log("| session | protocol | ctxlens ms | pi ms | ratio | bytes→bytes: ctxlens ms | pi ms | ratio | ctxlens cold ms | ctxlens peak RSS | wasm memory | pi peak RSS | workspace: switch to it ms | what-if tool:bash ms |");
+console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
 const ratios = [];
+const nines = [];
 for (const { mb, file, bytes } of files) {
   for (const api of apis) {
     const c = child("ctxlens", file, api, "text");
     const p = child("pi", file, api, "text");
     const cb = child("ctxlens", file, api, "bytes");
     const pb = child("pi", file, api, "bytes");
+    const sw = child("ctxlens", file, api, "switch");
+    const tg = child("ctxlens", file, api, "toggle");
     const size = `${(bytes / 1e6).toFixed(2)} MB`;
-    const err = [c, p, cb, pb].find((r) => r.error);
+    const err = [c, p, cb, pb, sw, tg].find((r) => r.error);
     if (err) {
       console.log(`| ${size} | ${api} | error: ${err.error} | | | | | | | | | |`);
       continue;
     }
     const ratio = c.median / p.median;
     const ratioBytes = cb.median / pb.median;
-    ratios.push({ mb, api, ratio, ratioBytes, mem: c.peak / bytes, wasm: c.wasm / bytes });
-    console.log(`| ${size} | ${api} | ${fmt(c.median)} | ${fmt(p.median)} | ${ratio.toFixed(2)} | ${fmt(cb.median)} | ${fmt(pb.median)} | ${ratioBytes.toFixed(2)} | ${fmt(c.cold)} | ${mem(c.peak, bytes)} | ${mem(c.wasm, bytes)} | ${mem(p.peak, bytes)} |`);
+    ratios.push({ mb, api, ratio, ratioBytes, mem: c.peak / bytes, wasm: c.wasm / bytes, pi: pb.median });
+    console.log(`| ${size} | ${api} | ${fmt(c.median)} | ${fmt(p.median)} | ${ratio.toFixed(2)} | ${fmt(cb.median)} | ${fmt(pb.median)} | ${ratioBytes.toFixed(2)} | ${fmt(c.cold)} | ${mem(c.peak, bytes)} | ${mem(c.wasm, bytes)} | ${mem(p.peak, bytes)} | ${fmt(sw.median)} | ${fmt(tg.median)} |`);
+  }
+  // All nine protocols from one workspace, against pi's one protocol (the slowest of those run).
+  const nine = child("ctxlens", file, "openai-completions", "nine");
+  const rs = ratios.filter((r) => r.mb === mb);
+  if (nine.error) console.log(`${mb} MB: nine protocols from one workspace: error: ${nine.error}`);
+  else if (rs.length) {
+    const piMax = Math.max(...rs.map((r) => r.pi));
+    nines.push({ mb, line: `${mb} MB: all nine protocols from one workspace (bytes in) ${fmt(nine.median)} ms = ${(nine.median / piMax).toFixed(2)}× pi's slowest one protocol (${fmt(piMax)} ms; goal ≤ 2×); wasm memory ${mem(nine.wasm, bytes)} the input` });
   }
 }
 const geo = (xs) => Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length);
@@ -230,4 +274,5 @@ for (const mb of sizes) {
       `ctxlens wasm memory max ${Math.max(...rs.map((r) => r.wasm)).toFixed(1)}× the input (goal < 4×)`,
   );
 }
+for (const n of nines) console.log(n.line);
 fs.rmSync(tmp, { recursive: true, force: true });

@@ -287,7 +287,15 @@ fn the_whole_session_with_the_change_made_at_the_start_is_the_run_pi_makes_with_
         chars.push(b.stats.as_ref().unwrap().total_chars());
     }
     let mut count = |_: &Inputs, _: &ctxlens::Assembly| None;
-    let s = whatif::session(&ctxlens::Workspace::new(), &inputs, &inputs, &changes(&spec), &a, None, &mut count);
+    let s = whatif::session(
+        &ctxlens::Workspace::new(),
+        &inputs,
+        &inputs,
+        &changes(&spec),
+        &a,
+        None,
+        &mut count,
+    );
     assert_eq!(s.calls.len(), 6);
     let got: Vec<usize> = s.calls.iter().map(|c| c.after_chars.unwrap()).collect();
     assert_eq!(got, chars);

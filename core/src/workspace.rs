@@ -221,3 +221,7 @@ impl Workspace {
         self.kept.borrow_mut().clear();
     }
 }
+
+#[cfg(test)]
+#[path = "workspace_tests.rs"]
+mod tests;

@@ -94,6 +94,15 @@ fn main() {
                     .to_json()
                     .len()
             }),
+            ("stats", &|a: &ctxlens::Assembly| {
+                // A fresh assembly's: its provenance not yet made.
+                let mut a = a.clone();
+                a.derived = Default::default();
+                ctxlens::analysis::stats::compute(&a).map_or(0, |s| s.body_bytes)
+            }),
+            ("provenance", &|a: &ctxlens::Assembly| {
+                ctxlens::analysis::provenance::provenance(a).len()
+            }),
             ("drop", &|a: &ctxlens::Assembly| {
                 drop(a.clone());
                 0

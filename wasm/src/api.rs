@@ -295,7 +295,13 @@ pub fn workspace_assemble(
     inputs.pi = opt_pi(&o)?;
     inputs.placeholder_key = opt_bool(&o, "placeholderKey")?;
     let keep = tokens.is_none();
-    let out = run(Some(engine), inputs, opt_compare(&o)?, opt_whatif(&o)?, tokens)?;
+    let out = run(
+        Some(engine),
+        inputs,
+        opt_compare(&o)?,
+        opt_whatif(&o)?,
+        tokens,
+    )?;
     // A call that stopped for a release's data is not a result.
     if keep && !out.meta.starts_with("{\"needsData\"") {
         WORKSPACES.with(|w| {

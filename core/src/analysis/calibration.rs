@@ -419,8 +419,8 @@ pub fn apply_estimate(s: &mut Stats, e: &Estimate) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::assemble;
     use crate::analysis::stats::recount::StandIn;
+    use crate::assemble;
 
     /// A case's inputs with every answer's usage replaced by `usage(entry id)`.
     fn with_usage(inputs: &Inputs, usage: &dyn Fn(&str) -> Option<f64>) -> Inputs {

@@ -320,10 +320,7 @@ pub fn compare(a: &Assembly, b: &Assembly) -> Comparison {
     let (oa, ob) = (a.provenance(), b.provenance());
     // The bodies as parsed JSON (where each origin's path leads).
     let (body_a, body_b) = (a.body_value(), b.body_value());
-    let (pa, pb) = (
-        placements(body_a, oa),
-        placements(body_b, ob),
-    );
+    let (pa, pb) = (placements(body_a, oa), placements(body_b, ob));
     let rows: Vec<MappingRow> = KINDS
         .iter()
         .enumerate()

@@ -323,7 +323,9 @@ struct Node<'v> {
 }
 
 fn is_cache_key(k: &str) -> bool {
-    k.to_ascii_lowercase().contains("cache")
+    k.as_bytes()
+        .windows(5)
+        .any(|w| w.eq_ignore_ascii_case(b"cache"))
 }
 
 fn has_schema(v: &Value, depth: usize) -> bool {
@@ -396,28 +398,30 @@ fn walk<'v>(a: &Assembly, v: &'v Value, nodes: &mut Vec<Node<'v>>) {
     let mut stack: Vec<usize> = vec![0];
     while let Some(n) = stack.pop() {
         let value = nodes[n].value;
-        let children: Vec<(String, &'v Value)> = match value {
-            Value::Object(o) => o.iter().map(|(k, x)| (k.to_string(), x)).collect(),
-            Value::Array(arr) => arr
-                .iter()
-                .enumerate()
-                .map(|(i, x)| (i.to_string(), x))
-                .collect(),
-            _ => continue,
+        if !matches!(value, Value::Object(_) | Value::Array(_)) {
+            continue;
+        }
+        let is_array = matches!(value, Value::Array(_));
+        let (parent_path, parent_top, parent_tool, parent_cache) = {
+            let p = &nodes[n];
+            (p.path.clone(), p.top, p.tool, p.cache.clone())
         };
         let first = nodes.len();
-        for (k, x) in children {
-            let parent = &nodes[n];
-            let path = if parent.path.is_empty() {
+        let child = |k: String, x: &'v Value, nodes: &mut Vec<Node<'v>>| {
+            let path = if parent_path.is_empty() {
                 k.clone()
             } else {
-                format!("{}.{}", parent.path, k)
+                let mut p = String::with_capacity(parent_path.len() + 1 + k.len());
+                p.push_str(&parent_path);
+                p.push('.');
+                p.push_str(&k);
+                p
             };
-            let top = parent.top.or(if n == 0 { Some(nodes.len()) } else { None });
-            let cache = parent.cache.clone().or_else(|| {
-                (!matches!(value, Value::Array(_)) && is_cache_key(&k)).then(|| k.clone())
-            });
-            let tool = parent.tool.or_else(|| {
+            let top = parent_top.or(if n == 0 { Some(nodes.len()) } else { None });
+            let cache = parent_cache
+                .clone()
+                .or_else(|| (!is_array && is_cache_key(&k)).then(|| k.clone()));
+            let tool = parent_tool.or_else(|| {
                 if cache.is_none() {
                     x.as_object().and_then(|o| tool_def(o, a))
                 } else {
@@ -433,6 +437,19 @@ fn walk<'v>(a: &Assembly, v: &'v Value, nodes: &mut Vec<Node<'v>>) {
                 tool,
                 cache,
             });
+        };
+        match value {
+            Value::Object(o) => {
+                for (k, x) in o.iter() {
+                    child(k.to_string(), x, nodes);
+                }
+            }
+            Value::Array(arr) => {
+                for (i, x) in arr.iter().enumerate() {
+                    child(i.to_string(), x, nodes);
+                }
+            }
+            _ => unreachable!("containers only"),
         }
         for c in (first..nodes.len()).rev() {
             stack.push(c);

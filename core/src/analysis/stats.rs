@@ -227,17 +227,17 @@ fn merge(a: Whole, b: Whole) -> Whole {
 /// The wire context of a node: the nearest `role`, whether a tool result encloses it, the
 /// nearest call id.
 #[derive(Clone, Default)]
-struct Wire {
-    role: Option<String>,
+struct Wire<'a> {
+    role: Option<&'a str>,
     tool_result: bool,
     /// Inside a tool call's arguments object.
     in_args: bool,
     /// The `name` of the object a node is directly in.
-    obj_name: Option<String>,
+    obj_name: Option<&'a str>,
     /// Inside a reasoning block (`thought: true`, a `reasoning` item, `reasoningContent`, a
     /// `thinking` chunk).
     thought: bool,
-    call_id: Option<String>,
+    call_id: Option<&'a str>,
 }
 
 #[cfg(test)]
@@ -274,7 +274,7 @@ struct Walk<'a> {
     texts: Option<Vec<(usize, String)>>,
     images: usize,
     /// Per wire message: its role on the wire and the call id of a tool result.
-    wire: Vec<(String, Wire)>,
+    wire: Vec<(String, Wire<'a>)>,
     /// The name of anthropic's deferred-tools placeholder tool (`strings.json`).
     placeholder: String,
 }
@@ -285,16 +285,49 @@ fn key_len(k: &str) -> usize {
 
 /// The wire message a path is in: the path up to its first array index (`messages.3`,
 /// `contents.2`, `context.messages.4`).
-fn wire_of(path: &str) -> Option<String> {
+fn wire_of(path: &str) -> Option<&str> {
     let mut end = 0;
     for seg in path.split('.') {
         end += seg.len();
         if !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_digit()) {
-            return Some(path[..end].to_string());
+            return Some(&path[..end]);
         }
         end += 1;
     }
     None
+}
+
+/// `path.key` (`key` alone at the root), made in one allocation.
+fn child_path(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        return key.to_string();
+    }
+    let mut p = String::with_capacity(path.len() + 1 + key.len());
+    p.push_str(path);
+    p.push('.');
+    p.push_str(key);
+    p
+}
+
+/// An array index as text, without a heap allocation.
+fn itoa(mut i: usize) -> Digits {
+    let mut d = Digits([0; 20], 20);
+    loop {
+        d.1 -= 1;
+        d.0[d.1] = b'0' + (i % 10) as u8;
+        i /= 10;
+        if i == 0 {
+            return d;
+        }
+    }
+}
+
+struct Digits([u8; 20], usize);
+
+impl Digits {
+    fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.0[self.1..]).expect("ASCII digits")
+    }
 }
 
 impl<'a> Walk<'a> {
@@ -327,14 +360,14 @@ impl<'a> Walk<'a> {
     fn history(&self, kind: Kind, path: &str, llm: Option<usize>) -> Part {
         Part::History {
             kind,
-            wire: wire_of(path),
+            wire: wire_of(path).map(str::to_string),
             llm,
         }
     }
 
     /// The kind of a text pi inserted (no LLM message holds it), by its `strings.json` key and
     /// where it sits on the wire.
-    fn inserted_kind(key: &str, w: &Wire) -> Kind {
+    fn inserted_kind(key: &str, w: &Wire<'a>) -> Kind {
         if key.ends_with("assistantAfterToolResult") {
             Kind::AssistantText
         } else if key.contains("redactedThinking") {
@@ -345,7 +378,7 @@ impl<'a> Walk<'a> {
     }
 
     /// The kind of a text by where it sits on the wire.
-    fn wire_kind(w: &Wire) -> Kind {
+    fn wire_kind(w: &Wire<'a>) -> Kind {
         if w.thought {
             Kind::Reasoning
         } else if w.tool_result {
@@ -357,7 +390,7 @@ impl<'a> Walk<'a> {
         }
     }
 
-    fn leaf(&mut self, v: &Value, path: &str, key: &str, w: &Wire) -> Whole {
+    fn leaf(&mut self, v: &'a Value, path: &str, key: &str, w: &Wire<'a>) -> Whole {
         let before = self.parts.len();
         let r = self.leaf_(v, path, key, w);
         #[cfg(test)]
@@ -369,7 +402,7 @@ impl<'a> Walk<'a> {
         let _ = before;
         r
     }
-    fn leaf_(&mut self, v: &Value, path: &str, key: &str, w: &Wire) -> Whole {
+    fn leaf_(&mut self, v: &'a Value, path: &str, key: &str, w: &Wire<'a>) -> Whole {
         let units = utf16_len(&v.to_json());
         let origin = self.origins.get(path).copied();
         let text = v.as_str().map(utf16_len);
@@ -546,7 +579,7 @@ impl<'a> Walk<'a> {
         }
     }
 
-    fn node(&mut self, v: &Value, path: &str, key: &str, depth: usize, w: &Wire) -> Whole {
+    fn node(&mut self, v: &'a Value, path: &str, key: &str, depth: usize, w: &Wire<'a>) -> Whole {
         // Deeper than pi's own bodies go (a deeply nested argument): counted whole, without
         // recursing further.
         if depth > MAX_DEPTH && matches!(v, Value::Object(_) | Value::Array(_) | Value::Deep(_)) {
@@ -567,7 +600,7 @@ impl<'a> Walk<'a> {
             Value::Object(o) => {
                 let mut w = w.clone();
                 if let Some(r) = o.get_str("role") {
-                    w.role = Some(r.to_string());
+                    w.role = Some(r);
                     w.tool_result = matches!(r, "tool" | "toolResult" | "function");
                 }
                 if o.get_str("type").is_some_and(|t| {
@@ -583,7 +616,7 @@ impl<'a> Walk<'a> {
                 if ARG_KEYS.contains(&key) {
                     w.in_args = true;
                 }
-                w.obj_name = o.get_str("name").map(str::to_string);
+                w.obj_name = o.get_str("name");
                 if o.get("thought").is_some_and(Value::truthy)
                     || o.get_str("type").is_some_and(|t| {
                         matches!(
@@ -596,7 +629,7 @@ impl<'a> Walk<'a> {
                     w.thought = true;
                 }
                 if let Some(id) = ID_KEYS.iter().find_map(|k| o.get_str(k)) {
-                    w.call_id = Some(id.to_string());
+                    w.call_id = Some(id);
                 }
                 if wire_of(path).is_some_and(|p| p == path) {
                     self.wire.push((path.to_string(), w.clone()));
@@ -608,11 +641,7 @@ impl<'a> Walk<'a> {
                 for (k, x) in o.iter() {
                     let k: &str = k;
                     self.parts.push((Part::Structure, key_len(k)));
-                    let p = if path.is_empty() {
-                        k.to_string()
-                    } else {
-                        format!("{path}.{k}")
-                    };
+                    let p = child_path(path, k);
                     let c = self.node(x, &p, k, depth + 1, &w);
                     whole = merge(whole, c);
                 }
@@ -624,11 +653,7 @@ impl<'a> Walk<'a> {
                     .push((Part::Structure, 2 + a.len().saturating_sub(1)));
                 let mut whole = Whole::Empty;
                 for (i, x) in a.iter().enumerate() {
-                    let p = if path.is_empty() {
-                        i.to_string()
-                    } else {
-                        format!("{path}.{i}")
-                    };
+                    let p = child_path(path, itoa(i).as_str());
                     let c = self.node(x, &p, "", depth + 1, w);
                     whole = merge(whole, c);
                 }
@@ -877,7 +902,7 @@ fn walk_and_sum(
                 let wire_role = wire
                     .as_deref()
                     .and_then(|p| wires.get(p))
-                    .and_then(|x| x.role.clone());
+                    .and_then(|x| x.role.map(str::to_string));
                 let pi_role = index
                     .and_then(|i| llm.get(i))
                     .and_then(|m| m.get_str("role"))
@@ -922,7 +947,6 @@ fn walk_and_sum(
                         .or_else(|| {
                             let x = wire.as_deref().and_then(|p| wires.get(p))?;
                             x.call_id
-                                .as_deref()
                                 .and_then(|id| {
                                     // Adapters rewrite ids (split at `|`, shortened, sanitized).
                                     call_names.get(id).copied().or_else(|| {
@@ -932,7 +956,7 @@ fn walk_and_sum(
                                             .map(|(_, n)| *n)
                                     })
                                 })
-                                .or(x.obj_name.as_deref())
+                                .or(x.obj_name)
                         })
                         .unwrap_or("?")
                         .to_string();

@@ -789,10 +789,7 @@ pub fn assembly_json(a: &Assembly) -> Value {
         .with("usage", usage::usage_json(a))
         .with("calls", calls::calls_json(a))
         .with("call", calls::rebuilt_json(a))
-        .with(
-            "provenance",
-            provenance::to_json(a.provenance()),
-        )
+        .with("provenance", provenance::to_json(a.provenance()))
         .into()
 }
 
