@@ -980,20 +980,11 @@ fn walk_and_sum(
     }
     // The roles: each LLM message the body carries once, each message pi inserted once.
     let mut roles: Vec<RoleStat> = Vec::new();
-    let mut counted: Vec<usize> = Vec::new();
+    let mut counted: std::collections::HashSet<usize> = std::collections::HashSet::new();
     for m in &by_message {
-        let fresh: Vec<usize> = m
-            .messages
-            .iter()
-            .copied()
-            .filter(|i| !counted.contains(i))
-            .collect();
-        let count = if m.messages.is_empty() {
-            1
-        } else {
-            fresh.len()
-        };
-        counted.extend(fresh);
+        // Each message once (`insert` is false for one counted already).
+        let fresh = m.messages.iter().filter(|i| counted.insert(**i)).count();
+        let count = if m.messages.is_empty() { 1 } else { fresh };
         match roles.iter_mut().find(|r| r.role == m.role) {
             Some(r) => {
                 r.count += count;
