@@ -1,4 +1,4 @@
-// Embedding (issue 6): the docs example page (dist/docs.html) renders its three <ctxlens-view>s
+// Embedding (issue 6): the docs example page (dist/docs.html) renders its four <ctxlens-view>s
 // with the CLI's numbers and frames the app; the README's snippets run as written; several
 // elements share one wasm fetch; attributes changed at runtime re-render; the element's whatif=
 // shows the CLI's what-if; the app's URL parameters (iframe mode) are each honoured; another
@@ -118,13 +118,14 @@ const wasmFetches = (seen) => seen.filter((u) => new URL(u).pathname === WASM).l
 
 // ---------------------------------------------------------------------------------------------
 
-test("the docs example page renders its three embeds with the CLI's numbers, and frames the app", async () => {
+test("the docs example page renders its four embeds with the CLI's numbers, and frames the app", async () => {
   const stats = cliStats(demo);
   const report = cliReport(demo);
   const compare = JSON.parse(cli(["compare", ...caseArgs(demo), "--api", "anthropic-messages", "--with", "openai-completions"]));
+  const whatif = JSON.parse(cli(["whatif", ...caseArgs(demo), "--no-tokens", "--without", "tool:bash", "--without", "skill:release-notes"]));
   const { page: p, context, seen, errors, foreign } = await open("/docs.html", { viewport: { width: 1440, height: 1100 } });
-  await settled(p, "ctxlens-view", 3);
-  for (const id of ["embed-stats", "embed-findings", "embed-compare"]) {
+  await settled(p, "ctxlens-view", 4);
+  for (const id of ["embed-stats", "embed-findings", "embed-compare", "embed-whatif"]) {
     assert.equal(await p.evaluate((i) => document.getElementById(i).state, id), "ready", id);
   }
   // Stats.
@@ -141,6 +142,9 @@ test("the docs example page renders its three embeds with the CLI's numbers, and
   assert.equal(num(await shadowText(p, "#embed-compare", '[data-testid="compare-a-bytes"]')), compare.a.bodyBytes);
   assert.equal(num(await shadowText(p, "#embed-compare", '[data-testid="compare-b-bytes"]')), compare.b.bodyBytes);
   assert.equal(await p.locator('#embed-compare [data-testid="losses"] li').count(), compare.losses.length);
+  // The what-if: the CLI's first changed byte and characters after.
+  assert.equal(Number(await p.locator('#embed-whatif [data-testid="whatif-first-change"]').getAttribute("data-byte")), whatif.firstChange.byte);
+  assert.equal(num((await p.locator('#embed-whatif [data-testid="whatif-totals"] tr[data-row="chars"] td').allTextContents())[1]), whatif.after.chars);
   // The link out carries the state.
   const href = await p.locator('#embed-compare [data-testid="open-app"]').getAttribute("href");
   const link = new URL(href);
@@ -148,7 +152,7 @@ test("the docs example page renders its three embeds with the CLI's numbers, and
   assert.equal(link.searchParams.get("case"), "/demo/ctxlens-case.json");
   assert.match(link.hash, /api=anthropic-messages/);
   assert.match(link.hash, /view=protocols/);
-  // Three elements, one wasm.
+  // Four elements, one wasm.
   assert.equal(wasmFetches(seen), 1, "the element's wasm is fetched once for the page");
   // The framed app: embed mode, the demo's exact body.
   await p.locator("#embed-app").scrollIntoViewIfNeeded();
@@ -160,14 +164,14 @@ test("the docs example page renders its three embeds with the CLI's numbers, and
   await f.waitForFunction((x) => document.querySelector('[data-testid="body-json"]')?.textContent === x, expected, { timeout: 60000, polling: 100 });
   assert.equal(await f.locator(".app > .top").isVisible(), false, "no header in embed mode");
   await p.screenshot({ path: screenshotPath("embed-docs.png"), fullPage: true });
-  for (const [name, id] of [["stats", "embed-stats"], ["findings", "embed-findings"], ["compare", "embed-compare"]]) {
+  for (const [name, id] of [["stats", "embed-stats"], ["findings", "embed-findings"], ["compare", "embed-compare"], ["whatif", "embed-whatif"]]) {
     await p.locator(`#${id}`).screenshot({ path: screenshotPath(`embed-element-${name}.png`) });
   }
   assert.deepEqual(errors, []);
   assert.deepEqual(foreign(), [], "no request leaves the page's origin");
   // Dark mode: the page and the elements follow prefers-color-scheme.
   const dark = await open("/docs.html", { viewport: { width: 1440, height: 1100 }, colorScheme: "dark" });
-  await settled(dark.page, "ctxlens-view", 3);
+  await settled(dark.page, "ctxlens-view", 4);
   await dark.page.screenshot({ path: screenshotPath("embed-docs-dark.png") });
   await dark.context.close();
   await context.close();

@@ -871,3 +871,34 @@ pub fn sessions_json(list: &[crate::install::SessionListing]) -> Value {
             .collect(),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sizes(line: &str) -> Object {
+        let mut o = Object::new();
+        let entry = crate::js::parse(line).unwrap();
+        message_sizes(entry.as_object().unwrap(), &mut o);
+        o
+    }
+
+    #[test]
+    fn a_tool_result_and_its_images_are_sized_as_the_what_if_cuts_them() {
+        // Lines as `tool-result:ID:N` counts them (each text block's, summed); characters in
+        // UTF-16 units (an astral character is two); images by their base64 data.
+        let o = sizes(
+            r#"{"type":"message","id":"r","message":{"role":"toolResult","toolName":"read","content":[{"type":"text","text":"a\nb\n"},{"type":"image","data":"QUJD","mimeType":"image/png"},{"type":"text","text":"😀"}]}}"#,
+        );
+        let t = o.get("toolResult").unwrap();
+        assert_eq!(t.get_str("toolName"), Some("read"));
+        assert_eq!(t.get("chars").and_then(Value::as_f64), Some(6.0));
+        assert_eq!(t.get("lines").and_then(Value::as_f64), Some(4.0));
+        let i = o.get("images").unwrap();
+        assert_eq!(i.get("count").and_then(Value::as_f64), Some(1.0));
+        assert_eq!(i.get("chars").and_then(Value::as_f64), Some(4.0));
+        // A user message with no image: neither.
+        let o = sizes(r#"{"type":"message","id":"u","message":{"role":"user","content":"hi"}}"#);
+        assert!(o.get("toolResult").is_none() && o.get("images").is_none());
+    }
+}

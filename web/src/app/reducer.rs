@@ -485,8 +485,17 @@ impl AppState {
                 // A new worker: the what-if waiting goes now, else the one the last worker
                 // had in flight goes again.
                 let lost = self.whatif_flight.take().map(|(_, k)| k);
-                if let Some(k) = self.whatif_next.take().or(lost) {
-                    self.send_whatif(k);
+                match (self.whatif_next.take(), lost) {
+                    (Some(next), lost) => {
+                        if let Some(l) = lost.filter(|l| *l != next) {
+                            let mut map = (*self.whatifs).clone();
+                            map.remove(&l);
+                            self.whatifs = Shared::new(map);
+                        }
+                        self.send_whatif(next);
+                    }
+                    (None, Some(lost)) => self.send_whatif(lost),
+                    (None, None) => {}
                 }
             }
             FromWorker::Progress {
