@@ -485,7 +485,7 @@ fn CutRow(p: &CutRowProps) -> Html {
             <form class="whatif-cut" onsubmit={submit}>
                 <code class="mono small">{id}</code>{" "}<span class="badge">{&p.tool}</span>
                 <span class="muted small">{format!(" {} characters, {} line{}", thousands(p.chars), thousands(p.lines as f64), if p.lines == 1 { "" } else { "s" })}</span>
-                if let Some(n) = p.cut { <span class="small">{format!(" · cut to {n}")}</span> }
+                if let Some(n) = p.cut { <span class="small">{format!(" · now cut to its first {n};")}</span> }
                 {" "}
                 <label class="small">{"keep the first "}
                     <input type="number" min="0" max={max.to_string()} value={(*keep).clone()} class="mono" size="4"
@@ -626,7 +626,8 @@ pub fn WhatIfView(p: &ViewProps) -> Html {
     let session = r.get("session").filter(|x| !x.is_null());
     let entries = context_entries(r);
     const ENTRIES_SHOWN: usize = 400;
-    let history_html = html! {
+    // Nothing to switch in the history without a session (a request with no session file).
+    let history_html = (session.is_some() || !entries.is_empty()).then(|| html! {
         <fieldset class="whatif-group" data-testid="whatif-history">
             <legend>{"History"}</legend>
             <ul class="whatif-list">
@@ -653,7 +654,7 @@ pub fn WhatIfView(p: &ViewProps) -> Html {
                 </details>
             }
         </fieldset>
-    };
+    });
     // Tool results, largest first: each can be cut to its first N lines.
     let results = tool_results_by_size(r);
     const RESULTS_SHOWN: usize = 50;
@@ -837,7 +838,7 @@ pub fn WhatIfView(p: &ViewProps) -> Html {
                     {tools_html}
                     {skills_html}
                     {prompt_html}
-                    {history_html}
+                    {for history_html}
                     {for results_html}
                     {for images_html}
                     {settings_html}
