@@ -3,7 +3,7 @@
 import type { Api, Assembly, StageId, ThinkingLevel } from "./types.js";
 
 /** What an element shows. */
-export type ViewName = "stats" | "findings" | "stage" | "body" | "compare";
+export type ViewName = "stats" | "findings" | "stage" | "body" | "compare" | "whatif";
 
 /** A context file (AGENTS.md, CLAUDE.md, ...) and the folder it stands for. */
 export interface ContextFile {
@@ -32,7 +32,7 @@ export interface ViewOptions {
   thinking?: ThinkingLevel | (string & {});
   /** The protocol: the same model with its `api` replaced. */
   protocol?: Api;
-  /** Default: `compare` with `with`, `stage` with `stage`, else `stats`. */
+  /** Default: `whatif` with `whatif`, `compare` with `with`, `stage` with `stage`, else `stats`. */
   view?: ViewName;
   /** For `view="stage"`: a stage id, or its 0-based index. Default: the first stage. */
   stage?: StageId | number | (string & {});
@@ -40,6 +40,16 @@ export interface ViewOptions {
   with?: Api;
   /** The next prompt. Default: none (pi continues after the session's last message). */
   prompt?: string;
+  /**
+   * What if: the app's what-if changes, as its `whatif=` hash holds them — `"tool:bash,
+   * skill:NAME, thinking=low"` (comma-separated, each percent-decoded) or a list — `ctxlens
+   * whatif`'s specs: `KEY=VALUE` (`model=`, `thinking=`, `api=`, `pi=`) sets, every other one
+   * (`tool:NAME`, `skill:NAME`, `skill-invocation:NAME`, `context:PATH`, `append-prompt`,
+   * `entry:ID`, `tool-result:ID[:N]`, `thinking:old`, `image:all|ID`) switches off (the npm
+   * API's `set` and `without`). Every view then shows the changed request; `view="whatif"` (the
+   * default with it) what the changes do: `result.whatif`.
+   */
+  whatif?: string | string[];
   /** A smaller frame. */
   compact?: boolean;
   /** The full app's URL, for the "Open in ctxlens" link (same origin). Default `./index.html`. */
@@ -72,6 +82,9 @@ export declare function loadWasm(): Promise<void>;
 
 /** Registers the element (importing the module already did). */
 export declare function define(): void;
+
+/** `"tool:bash, model=a%2Fb"` (or a list) → the what-if specs, each percent-decoded. */
+export declare function parseWhatif(value: string | string[] | null | undefined): string[];
 
 /** `"a/AGENTS.md=sub, b/CLAUDE.md"` → the list. */
 export declare function parseContext(value: string | Array<string | ContextFile> | null | undefined): Array<{ url: string; folder: string }>;

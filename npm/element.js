@@ -1,13 +1,17 @@
 // "ctxlens/element": the <ctxlens-view> custom element and `mount(element, options)`, for
 // documentation pages. It fetches the files it is pointed at (same origin only), loads the wasm
 // lazily — once per page, shared by every element — assembles, and shows one view in its own
-// shadow DOM. Everything from the files is rendered as text (DOM nodes and textContent, never
-// HTML), and the element's styles live in its shadow root, so it cannot break the host page.
+// shadow DOM; with `whatif` (the app's what-if specs) every view shows the request with those
+// changes made, and the `whatif` view says what they change against the request as it is.
+// Everything from the files is rendered as text (DOM nodes and textContent, never HTML), and the
+// element's styles live in its shadow root, so it cannot break the host page.
 import init, { assemble as assembleNow, assembleCase as assembleCaseNow, parseSession as parseSessionNow, load, protocols } from "./web.js";
 
 export const TAG = "ctxlens-view";
-export const VIEWS = Object.freeze(["stats", "findings", "stage", "body", "compare"]);
-const ATTRIBUTES = ["src", "case", "tools", "context", "model", "thinking", "protocol", "view", "stage", "with", "compact", "app", "prompt"];
+export const VIEWS = Object.freeze(["stats", "findings", "stage", "body", "compare", "whatif"]);
+const ATTRIBUTES = ["src", "case", "tools", "context", "model", "thinking", "protocol", "view", "stage", "with", "compact", "app", "prompt", "whatif"];
+// A what-if spec that sets something (`--set KEY=VALUE`); every other one switches something off.
+const SET_SPEC = /^(model|thinking|api|pi)=/;
 const BODY_LIMIT = 200_000;
 
 // ---------------------------------------------------------------------------------------------
@@ -88,6 +92,27 @@ export function parseContext(value) {
     });
 }
 
+/**
+ * `"tool:bash, skill:NAME, thinking=low"` (or a list) → the specs: comma-separated as in the
+ * app's `whatif=` hash, each percent-decoded (`%2C` is a comma inside a spec).
+ */
+export function parseWhatif(value) {
+  const list = Array.isArray(value) ? value.map(String) : String(value ?? "").split(",");
+  return list
+    .map((x) => {
+      const t = x.trim();
+      try {
+        return decodeURIComponent(t);
+      } catch {
+        return t;
+      }
+    })
+    .filter(Boolean);
+}
+
+/** A spec as the app's hash writes it (a comma, `&` or `#` in it percent-encoded). */
+const hashSpec = (spec) => encodeURIComponent(spec).replace(/%3A/gi, ":").replace(/%2F/gi, "/");
+
 /** The element's attributes (or `mount`'s options), checked. Throws OptionError. */
 function readOptions(get) {
   const o = {};
@@ -96,14 +121,18 @@ function readOptions(get) {
     if (v !== null && v !== undefined && String(v).trim() !== "") o[k] = String(v).trim();
   }
   o.context = parseContext(get("context"));
+  o.whatif = parseWhatif(get("whatif"));
+  o.without = o.whatif.filter((x) => !SET_SPEC.test(x));
+  o.set = o.whatif.filter((x) => SET_SPEC.test(x));
   o.compact = get("compact") !== null && get("compact") !== undefined && get("compact") !== false && get("compact") !== "false";
   const view = get("view");
-  o.view = view ? String(view).trim() : o.with ? "compare" : o.stage !== undefined ? "stage" : "stats";
+  o.view = view ? String(view).trim() : o.whatif.length ? "whatif" : o.with ? "compare" : o.stage !== undefined ? "stage" : "stats";
   if (!VIEWS.includes(o.view)) throw new OptionError(`view: ${JSON.stringify(o.view)} is not one of ${VIEWS.join(", ")}`);
   for (const k of ["protocol", "with"]) {
     if (o[k] !== undefined && !protocols.includes(o[k])) throw new OptionError(`${k}: ${JSON.stringify(o[k])} is not one of ${protocols.join(", ")}`);
   }
   if (o.view === "compare" && !o.with) throw new OptionError('view "compare" needs with="<protocol>" (the protocol to compare with)');
+  if (o.view === "whatif" && !o.whatif.length) throw new OptionError('view "whatif" needs whatif="…" (the changes: tool:NAME, skill:NAME, context:PATH, thinking=LEVEL, …)');
   if (!o.src && !o.case) throw new OptionError("nothing to show: give src (a session.jsonl URL) or case (a case manifest URL)");
   o.urls = {};
   for (const k of ["src", "case", "tools"]) if (o[k]) o.urls[k] = sameOrigin(k, o[k]).href;
@@ -174,7 +203,7 @@ const assemblies = new Map();
 
 /** One assembly per distinct inputs, shared between elements showing different views of it. */
 function assemblyFor(o) {
-  const key = JSON.stringify([o.urls, o.context, o.model, o.thinking, o.protocol, o.with, o.prompt]);
+  const key = JSON.stringify([o.urls, o.context, o.model, o.thinking, o.protocol, o.with, o.prompt, o.whatif]);
   let p = assemblies.get(key);
   if (!p) {
     p = build(o);
@@ -195,6 +224,9 @@ async function build(o) {
   const common = {};
   if (o.protocol) common.api = o.protocol;
   if (o.with) common.compareWith = o.with;
+  // The what-if: the request with the changes made; `result.whatif` says what they change.
+  if (o.without.length) common.without = o.without;
+  if (o.set.length) common.set = o.set;
   if (caseFiles) {
     // A whole case; src, tools, context, model, thinking and prompt change it.
     const files = { ...caseFiles };
@@ -372,7 +404,60 @@ function compareView(r) {
   );
 }
 
-const APP_VIEW = { stats: "overview", findings: "findings", stage: "overview", body: "request", compare: "protocols" };
+/** `−12` / `+5` / `0`. */
+const signed = (n) => (n > 0 ? `+${fmt(n)}` : n < 0 ? `−${fmt(-n)}` : "0");
+const dollars = (x) => (typeof x !== "number" ? "–" : `${x < 0 ? "−" : ""}$${Math.abs(x) < 0.01 ? Math.abs(x).toFixed(5) : Math.abs(x).toFixed(4)}`);
+
+function whatifView(r) {
+  const w = r.whatif;
+  if (!w) return h("p", { class: "muted", text: "No what-if." });
+  const f = w.firstChange;
+  const verdict = w.identical
+    ? h("p", { "data-testid": "whatif-identical" }, h("strong", { text: "The request is byte-identical with these changes." }))
+    : f
+      ? h("p", { "data-testid": "whatif-first-change", "data-byte": f.byte }, h("strong", { text: "The request changes. " }), "First changed byte: ", h("strong", { text: fmt(f.byte) }), " in ", h("strong", { "data-testid": "whatif-first-block", text: f.block ?? "a part ctxlens cannot name" }))
+      : h("p", { text: "The body is the same; the URL or headers differ." });
+  const cost = (side) => side.costPerCall?.input;
+  const totals = h(
+    "table",
+    { class: "grid", "data-testid": "whatif-totals" },
+    h("thead", {}, h("tr", {}, h("th", { text: "" }), h("th", { class: "num", text: "as it is" }), h("th", { class: "num", text: "with the changes" }), h("th", { class: "num", text: "Δ" }))),
+    h(
+      "tbody",
+      {},
+      h("tr", { "data-row": "chars" }, h("th", { scope: "row", text: "characters" }), h("td", { class: "num", text: fmt(w.before.chars) }), h("td", { class: "num", text: fmt(w.after.chars) }), h("td", { class: "num", text: signed(w.delta.chars) })),
+      typeof w.before.windowShare === "number"
+        ? h("tr", { "data-row": "window" }, h("th", { scope: "row", text: "share of the context window" }), h("td", { class: "num", text: pct(w.before.windowShare) }), h("td", { class: "num", text: pct(w.after.windowShare) }), h("td"))
+        : null,
+      typeof cost(w.before) === "number"
+        ? h("tr", { "data-row": "cost-input" }, h("th", { scope: "row", text: "cost per call, uncached input" }), h("td", { class: "num", text: dollars(cost(w.before)) }), h("td", { class: "num", text: dollars(cost(w.after)) }), h("td", { class: "num", text: dollars(w.delta.costPerCall?.input) }))
+        : null,
+    ),
+  );
+  const blocks = w.blocks.filter((b) => b.charsDelta !== 0);
+  return h(
+    "div",
+    { class: "whatif", "data-testid": "whatif" },
+    verdict,
+    totals,
+    blocks.length
+      ? h(
+          "table",
+          { class: "grid", "data-testid": "whatif-blocks" },
+          h("thead", {}, h("tr", {}, h("th", { text: "block" }), h("th", { class: "num", text: "as it is" }), h("th", { class: "num", text: "with the changes" }), h("th", { class: "num", text: "Δ" }))),
+          h("tbody", {}, blocks.map((b) => h("tr", { "data-block": b.name, "data-delta": b.charsDelta }, h("th", { scope: "row", text: b.name }), h("td", { class: "num", text: fmt(b.fromChars) }), h("td", { class: "num", text: fmt(b.toChars) }), h("td", { class: "num", text: signed(b.charsDelta) })))),
+        )
+      : null,
+    w.cache ? h("p", { class: "muted", "data-testid": "whatif-cache-note", text: w.cache.note }) : null,
+    h(
+      "ul",
+      { class: "events", "data-testid": "whatif-takehome" },
+      w.changes.map((c) => h("li", { "data-change": c.change, "data-kind": c.takeHome.kind }, h("span", { class: "mono", text: c.change }), ": ", c.did, h("pre", { class: "mono", text: c.takeHome.text }))),
+    ),
+  );
+}
+
+const APP_VIEW = { stats: "overview", findings: "findings", stage: "overview", body: "request", compare: "protocols", whatif: "whatif" };
 
 /** The full app's URL carrying the same state: files in the query (same-origin paths), the view in the hash. */
 export function appLink(o, stage = 0) {
@@ -392,11 +477,12 @@ export function appLink(o, stage = 0) {
   hash.set("view", APP_VIEW[o.view]);
   if (stage > 0) hash.set("stage", String(stage));
   if (o.view === "compare") hash.set("compare", "1");
-  u.hash = hash.toString();
+  // The what-if as the app's hash holds it (commas between specs, not encoded).
+  u.hash = hash.toString() + (o.whatif.length ? `&whatif=${o.whatif.map(hashSpec).join(",")}` : "");
   return u.href;
 }
 
-const TITLES = { stats: "Where the characters go", findings: "Findings", stage: "Pipeline stage", body: "Request body", compare: "Protocols compared" };
+const TITLES = { stats: "Where the characters go", findings: "Findings", stage: "Pipeline stage", body: "Request body", compare: "Protocols compared", whatif: "What if" };
 
 const CSS = `
 :host { display: block; box-sizing: border-box; contain: content; color-scheme: light dark;
@@ -502,6 +588,7 @@ export class CtxlensView extends Base {
       if (!ATTRIBUTES.includes(k)) throw new TypeError(`ctxlens-view: unknown option \`${k}\` (known: ${ATTRIBUTES.join(", ")})`);
       if (v === undefined || v === null || v === false) this.removeAttribute(k);
       else if (v === true) this.setAttribute(k, "");
+      else if (k === "whatif" && Array.isArray(v)) this.setAttribute(k, v.map(hashSpec).join(","));
       else if (k === "context" && Array.isArray(v)) this.setAttribute(k, parseContext(v).map((c) => c.url + (c.folder ? `=${c.folder}` : "")).join(","));
       else this.setAttribute(k, String(v));
     }
@@ -548,7 +635,7 @@ export class CtxlensView extends Base {
       if (gen !== this.#gen) return;
       this.#result = r;
       let stage = 0;
-      const view = o.view === "stats" ? statsView(r) : o.view === "findings" ? findingsView(r) : o.view === "body" ? bodyView(r) : o.view === "compare" ? compareView(r) : ((stage = stageIndex(r, o.stage)), stageView(r, o));
+      const view = o.view === "stats" ? statsView(r) : o.view === "findings" ? findingsView(r) : o.view === "body" ? bodyView(r) : o.view === "compare" ? compareView(r) : o.view === "whatif" ? whatifView(r) : ((stage = stageIndex(r, o.stage)), stageView(r, o));
       this.#frame(o, view, appLink(o, stage));
       this.setAttribute("data-api", r.model?.api ?? "");
       this.#setState("ready", { view: o.view });

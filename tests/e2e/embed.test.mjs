@@ -1,8 +1,8 @@
-// Embedding (issue 6): the docs example page (dist/docs.html) renders its three <ctxlens-view>s
+// Embedding (issue 6): the docs example page (dist/docs.html) renders its four <ctxlens-view>s
 // with the CLI's numbers and frames the app; the README's snippets run as written; several
-// elements share one wasm fetch; attributes changed at runtime re-render; the app's URL
-// parameters (iframe mode) are each honoured; another origin is refused; a hostile session stays
-// inert; nothing leaves the page's origin. Screenshots in tests/e2e/artifacts/embed-*.png, the
+// elements share one wasm fetch; attributes changed at runtime re-render; the element's whatif=
+// shows the CLI's what-if; the app's URL parameters (iframe mode) are each honoured; another
+// origin is refused; a hostile session stays inert; nothing leaves the page's origin. Screenshots in tests/e2e/artifacts/embed-*.png, the
 // sizes one embed loads in tests/e2e/artifacts/embed-sizes.json.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -118,13 +118,14 @@ const wasmFetches = (seen) => seen.filter((u) => new URL(u).pathname === WASM).l
 
 // ---------------------------------------------------------------------------------------------
 
-test("the docs example page renders its three embeds with the CLI's numbers, and frames the app", async () => {
+test("the docs example page renders its four embeds with the CLI's numbers, and frames the app", async () => {
   const stats = cliStats(demo);
   const report = cliReport(demo);
   const compare = JSON.parse(cli(["compare", ...caseArgs(demo), "--api", "anthropic-messages", "--with", "openai-completions"]));
+  const whatif = JSON.parse(cli(["whatif", ...caseArgs(demo), "--no-tokens", "--without", "tool:bash", "--without", "skill:release-notes"]));
   const { page: p, context, seen, errors, foreign } = await open("/docs.html", { viewport: { width: 1440, height: 1100 } });
-  await settled(p, "ctxlens-view", 3);
-  for (const id of ["embed-stats", "embed-findings", "embed-compare"]) {
+  await settled(p, "ctxlens-view", 4);
+  for (const id of ["embed-stats", "embed-findings", "embed-compare", "embed-whatif"]) {
     assert.equal(await p.evaluate((i) => document.getElementById(i).state, id), "ready", id);
   }
   // Stats.
@@ -141,6 +142,9 @@ test("the docs example page renders its three embeds with the CLI's numbers, and
   assert.equal(num(await shadowText(p, "#embed-compare", '[data-testid="compare-a-bytes"]')), compare.a.bodyBytes);
   assert.equal(num(await shadowText(p, "#embed-compare", '[data-testid="compare-b-bytes"]')), compare.b.bodyBytes);
   assert.equal(await p.locator('#embed-compare [data-testid="losses"] li').count(), compare.losses.length);
+  // The what-if: the CLI's first changed byte and characters after.
+  assert.equal(Number(await p.locator('#embed-whatif [data-testid="whatif-first-change"]').getAttribute("data-byte")), whatif.firstChange.byte);
+  assert.equal(num((await p.locator('#embed-whatif [data-testid="whatif-totals"] tr[data-row="chars"] td').allTextContents())[1]), whatif.after.chars);
   // The link out carries the state.
   const href = await p.locator('#embed-compare [data-testid="open-app"]').getAttribute("href");
   const link = new URL(href);
@@ -148,7 +152,7 @@ test("the docs example page renders its three embeds with the CLI's numbers, and
   assert.equal(link.searchParams.get("case"), "/demo/ctxlens-case.json");
   assert.match(link.hash, /api=anthropic-messages/);
   assert.match(link.hash, /view=protocols/);
-  // Three elements, one wasm.
+  // Four elements, one wasm.
   assert.equal(wasmFetches(seen), 1, "the element's wasm is fetched once for the page");
   // The framed app: embed mode, the demo's exact body.
   await p.locator("#embed-app").scrollIntoViewIfNeeded();
@@ -160,14 +164,14 @@ test("the docs example page renders its three embeds with the CLI's numbers, and
   await f.waitForFunction((x) => document.querySelector('[data-testid="body-json"]')?.textContent === x, expected, { timeout: 60000, polling: 100 });
   assert.equal(await f.locator(".app > .top").isVisible(), false, "no header in embed mode");
   await p.screenshot({ path: screenshotPath("embed-docs.png"), fullPage: true });
-  for (const [name, id] of [["stats", "embed-stats"], ["findings", "embed-findings"], ["compare", "embed-compare"]]) {
+  for (const [name, id] of [["stats", "embed-stats"], ["findings", "embed-findings"], ["compare", "embed-compare"], ["whatif", "embed-whatif"]]) {
     await p.locator(`#${id}`).screenshot({ path: screenshotPath(`embed-element-${name}.png`) });
   }
   assert.deepEqual(errors, []);
   assert.deepEqual(foreign(), [], "no request leaves the page's origin");
   // Dark mode: the page and the elements follow prefers-color-scheme.
   const dark = await open("/docs.html", { viewport: { width: 1440, height: 1100 }, colorScheme: "dark" });
-  await settled(dark.page, "ctxlens-view", 3);
+  await settled(dark.page, "ctxlens-view", 4);
   await dark.page.screenshot({ path: screenshotPath("embed-docs-dark.png") });
   await dark.context.close();
   await context.close();
@@ -314,6 +318,63 @@ test("attributes changed at runtime re-render; other origins are refused with a 
   assert.deepEqual(seen.filter((u) => u.startsWith(otherOrigin)), [], "nothing was requested from the other origin");
   assert.deepEqual(foreign(), []);
   assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("whatif=: the element shows the what-if (the CLI's `ctxlens whatif`), every view shows the changed request, the link carries it, and a change that names nothing says so", async () => {
+  const specs = ["tool:bash", "skill:release-notes", "thinking=low"];
+  const cliArgs = specs.flatMap((x) => (x.includes("=") ? ["--set", x] : ["--without", x]));
+  const want = JSON.parse(cli(["whatif", ...caseArgs(demo), "--no-tokens", ...cliArgs]));
+  const changed = JSON.parse(cli(["stats", ...caseArgs(demo), ...cliArgs]));
+  const url = page("whatif.html", `<script type="module" src="/ctxlens/element.js"></script><ctxlens-view id="w" case="/demo/ctxlens-case.json" whatif="${specs.join(",")}"></ctxlens-view>`);
+  const { page: p, context, errors, foreign } = await open(url);
+  const el = p.locator("#w");
+  const waitFor = (fn, arg) => p.waitForFunction(fn, arg, { timeout: 30000, polling: 50 });
+  await settled(p);
+  assert.equal(await p.evaluate(() => document.getElementById("w").state), "ready");
+  // The what-if view (the default with whatif): the first changed byte, the blocks that change, the take-home.
+  assert.equal(Number(await el.locator('[data-testid="whatif-first-change"]').getAttribute("data-byte")), want.firstChange.byte);
+  assert.equal(await el.locator('[data-testid="whatif-first-block"]').textContent(), want.firstChange.block);
+  const blocks = await el.locator('[data-testid="whatif-blocks"] tbody tr').evaluateAll((trs) => trs.map((tr) => ({ name: tr.dataset.block, from: Number(tr.children[1].textContent.replace(/,/g, "")), to: Number(tr.children[2].textContent.replace(/,/g, "")), delta: Number(tr.dataset.delta) })));
+  assert.deepEqual(blocks, want.blocks.filter((b) => b.charsDelta !== 0).map((b) => ({ name: b.name, from: b.fromChars, to: b.toChars, delta: b.charsDelta })));
+  const chars = await el.locator('[data-testid="whatif-totals"] tr[data-row="chars"] td').allTextContents();
+  assert.deepEqual(chars.slice(0, 2).map(num), [want.before.chars, want.after.chars]);
+  const takeHome = await el.locator('[data-testid="whatif-takehome"] > li').evaluateAll((lis) => lis.map((li) => ({ change: li.dataset.change, text: li.querySelector("pre").textContent })));
+  assert.deepEqual(takeHome, want.changes.map((c) => ({ change: c.change, text: c.takeHome.text })));
+  assert.equal(await el.locator('[data-testid="whatif-cache-note"]').textContent(), want.cache.note);
+  assert.deepEqual(await p.evaluate(() => document.getElementById("w").result.whatif.changes.map((c) => c.change)), specs);
+  await el.screenshot({ path: screenshotPath("embed-element-whatif.png") });
+  // The link opens the app on the same what-if (its hash, as the app writes it).
+  const link = new URL(await el.locator('[data-testid="open-app"]').getAttribute("href"));
+  assert.match(link.hash, /view=whatif/);
+  assert.ok(link.hash.endsWith("&whatif=tool:bash,skill:release-notes,thinking%3Dlow"), link.hash);
+  // Another view: the changed request's numbers.
+  await p.evaluate(() => document.getElementById("w").setAttribute("view", "stats"));
+  await waitFor((x) => document.getElementById("w").shadowRoot.querySelector('[data-testid="stat-tools-chars"]')?.textContent.replace(/,/g, "") === String(x), changed.tools.chars);
+  assert.equal(num(await el.locator('[data-testid="stat-system-chars"]').textContent()), changed.systemPrompt.chars);
+  // From data (mount): a list; then a change that names nothing present: the core's words.
+  await p.evaluate(async () => {
+    const { mount } = await import("/ctxlens/element.js");
+    mount(document.getElementById("w"), { view: "whatif", whatif: ["tool:bash"] });
+  });
+  await waitFor(() => document.getElementById("w").state === "ready" && document.getElementById("w").result?.whatif?.changes.length === 1);
+  assert.equal(await p.evaluate(() => document.getElementById("w").getAttribute("whatif")), "tool:bash");
+  await p.evaluate(() => document.getElementById("w").setAttribute("whatif", "tool:nope"));
+  await waitFor(() => document.getElementById("w").state === "error");
+  const msg = await el.locator('[data-testid="error"]').textContent();
+  const cliMsg = (() => {
+    try {
+      execFileSync(bin, ["whatif", ...caseArgs(demo), "--without", "tool:nope"], { stdio: ["ignore", "pipe", "pipe"] });
+    } catch (e) {
+      return e.stderr.toString("utf8").trim().replace(/^ctxlens: /, "");
+    }
+  })();
+  assert.ok(cliMsg && msg.includes(cliMsg), `${msg} / ${cliMsg}`);
+  // view="whatif" without changes: said.
+  await p.evaluate(() => document.getElementById("w").removeAttribute("whatif"));
+  await waitFor(() => /view "whatif" needs whatif=/.test(document.getElementById("w").shadowRoot.querySelector('[data-testid="error"]')?.textContent ?? ""));
+  assert.deepEqual(errors, []);
+  assert.deepEqual(foreign(), []);
   await context.close();
 });
 

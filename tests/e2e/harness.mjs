@@ -46,9 +46,11 @@ export async function launch() {
   });
 }
 
-/** Opens `url` in a new page, recording every request the page makes. */
-export async function open(browser, url, { viewport = { width: 1400, height: 1000 }, colorScheme = "light" } = {}) {
+/** Opens `url` in a new page, recording every request the page makes; `init`: a script run in
+ * the page before its own (Playwright's `addInitScript`). */
+export async function open(browser, url, { viewport = { width: 1400, height: 1000 }, colorScheme = "light", init } = {}) {
   const context = await browser.newContext({ viewport, colorScheme });
+  if (init) await context.addInitScript(init);
   const page = await context.newPage();
   const seen = [];
   page.on("request", (r) => seen.push(r.url()));

@@ -212,3 +212,174 @@ test("the settings: another protocol, then another pi release (its data fetched 
   assert.deepEqual(o.errors, [], "no page errors");
   await context.close();
 });
+
+/** `ctxlens report` on case folder `caseDir`: the session's entries with the sizes the view lists. */
+function report(caseDir, extra = []) {
+  return JSON.parse(execFileSync(cliBin(), ["report", "--case", caseDir, "--no-tokens", ...extra], { maxBuffer: 1 << 28, stdio: ["ignore", "pipe", "ignore"] }).toString("utf8"));
+}
+
+/** Opens the app with case folder `caseDir` (rebuilt as pi 0.85.1) on the What-if view. */
+async function openCase(caseDir, options) {
+  const o = await open(browser, server.url + "/", options);
+  opened.push(o);
+  const { page } = o;
+  await page.getByTestId("stat-system-chars").waitFor({ timeout: 60000 });
+  await page.getByTestId("folder-input").setInputFiles(caseDir);
+  await until(page, (n) => document.querySelector(".scenario")?.textContent === n, path.basename(caseDir));
+  await page.getByTestId("pi-version").selectOption("0.85.1");
+  await until(page, () => document.querySelector('[data-testid="pi-version"]')?.getAttribute("data-rebuilt") === "0.85.1" && document.querySelector('.view-area[data-state="ready"]'));
+  await page.locator("nav.view-tabs button", { hasText: /^What if$/ }).click();
+  await page.getByTestId("whatif-view").waitFor({ timeout: 10000 });
+  return o;
+}
+
+const changesAre = (page, c) => until(page, (x) => document.querySelector('[data-testid="whatif-changes"]')?.dataset.changes === x, c);
+
+test("a tool result cut to N lines: the session's tool results largest first with their sizes, the cut the CLI's `--without tool-result:ID:N`", async () => {
+  const pi = ["--pi", "0.85.1"];
+  const entries = report(dir, pi).session.entries.filter((e) => e.inContext && e.toolResult && e.toolResult.lines > 0 && e.toolResult.chars > 0);
+  const want = [...entries].sort((a, b) => b.toolResult.chars - a.toolResult.chars).map((e) => ({ id: e.id, chars: e.toolResult.chars, lines: e.toolResult.lines }));
+  assert.ok(want.length >= 3, "the base case has tool results");
+  const o = await openCase(dir);
+  const { page, context } = o;
+  // Listed largest first, each with its characters and lines; the case has no images: no images group.
+  const rows = await page.locator('[data-testid="whatif-tool-results"] li').evaluateAll((lis) => lis.map((li) => ({ id: li.dataset.testid.replace("whatif-tool-result-", ""), chars: Number(li.dataset.chars), lines: Number(li.dataset.lines) })));
+  assert.deepEqual(rows, want);
+  assert.equal(await page.getByTestId("whatif-images").count(), 0, "no images, no images group");
+
+  const id = "6a1f34a5";
+  await page.getByTestId(`whatif-cut-${id}`).fill("3");
+  await page.getByTestId(`whatif-cut-apply-${id}`).click();
+  await changesAre(page, `tool-result:${id}:3`);
+  await ready(page);
+  assert.deepEqual(await shown(page), expected(whatif(dir, [`tool-result:${id}:3`], pi)));
+  // Cut again, shorter: the cut replaces the one before.
+  await page.getByTestId(`whatif-cut-${id}`).fill("1");
+  await page.getByTestId(`whatif-cut-apply-${id}`).click();
+  await changesAre(page, `tool-result:${id}:1`);
+  await ready(page);
+  assert.deepEqual(await shown(page), expected(whatif(dir, [`tool-result:${id}:1`], pi)));
+  // No cut at or past its length (the core refuses one): the button is off.
+  await page.getByTestId(`whatif-cut-${id}`).fill(String(want.find((e) => e.id === id).lines));
+  assert.equal(await page.getByTestId(`whatif-cut-apply-${id}`).isDisabled(), true);
+  await page.getByTestId("whatif-view").screenshot({ path: screenshotPath("view-whatif-tool-result.png") });
+  assert.deepEqual(o.errors, [], "no page errors");
+  await context.close();
+});
+
+/** Holds the worker's messages to the page while `window.__ctxlensHold` is true, and hands them
+ * on in order on `window.__ctxlensRelease()`: the test's way to toggle while a what-if is still
+ * in the worker, whatever the machine's speed. */
+function holdWorkerMessages() {
+  const held = [];
+  window.__ctxlensHold = false;
+  const add = Worker.prototype.addEventListener;
+  Worker.prototype.addEventListener = function (type, fn, opts) {
+    if (type !== "message") return add.call(this, type, fn, opts);
+    return add.call(this, type, (e) => (window.__ctxlensHold ? held.push(() => fn.call(this, e)) : fn.call(this, e)), opts);
+  };
+  window.__ctxlensRelease = () => {
+    window.__ctxlensHold = false;
+    for (const f of held.splice(0)) f();
+  };
+}
+
+test("quick toggles: one what-if in the worker at a time, so four tools switched off while the first is computed cost two computations (the first and the last), and the last is the CLI's", async () => {
+  const pi = ["--pi", "0.85.1"];
+  const o = await openCase(dir, { init: holdWorkerMessages });
+  const { page, context } = o;
+  const counts = () => page.evaluate(() => {
+    const v = document.querySelector(".view-area");
+    return { sent: Number(v.dataset.whatifSent), computed: Number(v.dataset.whatifComputed) };
+  });
+  // One what-if first, so the worker's count is on the page.
+  await page.getByTestId("whatif-thinking:old").uncheck();
+  await ready(page);
+  await page.getByTestId("whatif-reset").click();
+  await until(page, () => document.querySelector('[data-testid="whatif-view"]')?.dataset.state === "idle");
+  const before = await counts();
+  assert.ok(before.sent >= 1 && before.computed >= 1, JSON.stringify(before));
+  const tools = (await page.locator('[data-testid="whatif-tools"] input[type="checkbox"]').evaluateAll((xs) => xs.map((x) => x.dataset.spec))).slice(0, 4);
+  assert.equal(tools.length, 4);
+  // The worker's answers held: each toggle comes while the first what-if is still in the worker.
+  await page.evaluate(() => { window.__ctxlensHold = true; });
+  for (const [i, spec] of tools.entries()) {
+    await page.getByTestId(`whatif-${spec}`).uncheck();
+    await changesAre(page, tools.slice(0, i + 1).join(","));
+  }
+  assert.equal((await counts()).sent - before.sent, 1, "the first toggle's what-if is in the worker; the others wait on the page");
+  await page.evaluate(() => window.__ctxlensRelease());
+  await ready(page);
+  await until(page, (n) => Number(document.querySelector(".view-area").dataset.whatifComputed) >= n, before.computed + 2);
+  const after = await counts();
+  assert.deepEqual({ sent: after.sent - before.sent, computed: after.computed - before.computed }, { sent: 2, computed: 2 }, "the first toggle's what-if and the last one's; the two between were never sent");
+  assert.deepEqual(await shown(page), expected(whatif(dir, tools, pi)));
+  // Back to the first toggle's changes, answered meanwhile: kept, not asked again.
+  await page.getByTestId("whatif-reset").click();
+  await until(page, () => document.querySelector('[data-testid="whatif-view"]')?.dataset.state === "idle");
+  await page.getByTestId(`whatif-${tools[0]}`).uncheck();
+  await ready(page);
+  assert.deepEqual(await counts(), after, "the first toggle's answer was kept");
+  assert.deepEqual(o.errors, [], "no page errors");
+  await context.close();
+});
+
+test("images switched off per entry or all at once: the entries with images largest first, each the CLI's `--without image:ID`", async () => {
+  const images = path.join(repo, "tests/whatif/pi-0.85.1/base-images");
+  const pi = ["--pi", "0.85.1"];
+  const entries = report(images, pi).session.entries.filter((e) => e.inContext && e.images);
+  const want = [...entries].sort((a, b) => b.images.chars - a.images.chars).map((e) => `image:${e.id}`);
+  assert.ok(want.length >= 2, "the images case has two entries with images");
+  const o = await openCase(images);
+  const { page, context } = o;
+  const listed = await page.locator('[data-testid="whatif-images"] input[type="checkbox"]').evaluateAll((xs) => xs.map((x) => x.dataset.spec));
+  assert.deepEqual(listed, ["image:all", ...want]);
+  await page.getByTestId(`whatif-${want[0]}`).uncheck();
+  await changesAre(page, want[0]);
+  await ready(page);
+  assert.deepEqual(await shown(page), expected(whatif(images, [want[0]], pi)));
+  await page.getByTestId(`whatif-${want[1]}`).uncheck();
+  await changesAre(page, want.slice(0, 2).join(","));
+  await ready(page);
+  assert.deepEqual(await shown(page), expected(whatif(images, want.slice(0, 2), pi)));
+  // All of them: pi's own setting; the entries' switches are off meanwhile.
+  await page.getByTestId("whatif-reset").click();
+  await page.getByTestId("whatif-image:all").uncheck();
+  await changesAre(page, "image:all");
+  await ready(page);
+  assert.deepEqual(await shown(page), expected(whatif(images, ["image:all"], pi)));
+  assert.equal(await page.getByTestId(`whatif-${want[0]}`).isDisabled(), true);
+  await page.getByTestId("whatif-view").screenshot({ path: screenshotPath("view-whatif-images.png") });
+  assert.deepEqual(o.errors, [], "no page errors");
+  await context.close();
+});
+
+test("a shadowed context file becomes an action, in Findings and in the What-if view: the file pi reads there removed, the CLI's `--without context:PATH`", async () => {
+  const shadowing = path.join(repo, "tests/conformance/pi-0.85.1/oc-context-shadowing");
+  const files = report(shadowing).resources.contextFiles.filter((f) => f.shadowed.length > 0);
+  assert.ok(files.length >= 2, "the case has context files shadowing others");
+  const o = await openCase(shadowing);
+  const { page, context } = o;
+  // The What-if view: one suggestion per folder with a shadowed file, in pi's words.
+  const suggested = await page.getByTestId("whatif-suggest-shadowed").evaluateAll((bs) => bs.map((b) => ({ file: b.dataset.file, changes: b.dataset.changes, text: b.textContent })));
+  assert.deepEqual(suggested.map((x) => x.changes), files.map((f) => `context:${f.path}`));
+  const team = files.find((f) => f.path.endsWith("/ws/team/AGENTS.md"));
+  const dirOf = (p) => p.slice(0, p.lastIndexOf("/"));
+  const words = suggested.find((x) => x.file === team.path).text;
+  assert.ok(words.startsWith(`CLAUDE.md in ${dirOf(team.path)} is shadowed by AGENTS.md — pi reads only AGENTS.md there.`), words);
+  // Findings: the shadowing finding's button applies the same what-if.
+  await page.locator("nav.view-tabs button", { hasText: /^Findings$/ }).click();
+  const buttons = page.locator('[data-testid="finding-whatif"][data-changes^="context:"]');
+  await buttons.first().waitFor({ timeout: 10000 });
+  assert.deepEqual(await buttons.evaluateAll((bs) => bs.map((b) => b.dataset.changes)), files.map((f) => `context:${f.path}`));
+  await page.locator(`[data-testid="finding-whatif"][data-changes="context:${team.path}"]`).click();
+  await page.getByTestId("whatif-view").waitFor({ timeout: 10000 });
+  await changesAre(page, `context:${team.path}`);
+  await ready(page);
+  const want = whatif(shadowing, [`context:${team.path}`]);
+  assert.deepEqual(await shown(page), expected(want));
+  assert.match(want.changes[0].takeHome.text, /CLAUDE\.md in the same folder, which it shadowed, is then read in its place/);
+  await page.getByTestId("whatif-view").screenshot({ path: screenshotPath("view-whatif-shadowed.png") });
+  assert.deepEqual(o.errors, [], "no page errors");
+  await context.close();
+});

@@ -14,7 +14,7 @@ import { assemble, assembleCase, parseSession, protocols, piVersion, piVersions,
 import type { AssembleSessionOptions } from "ctxlens";
 import type { Api, Assembly, AssembleOptions, Diagnostic, Finding, Stage, StageEvent, Stats, SessionTree, SessionEntry, ExtensionTool, ModelsJson, Call, RebuiltCall } from "ctxlens";
 import init, { initSync, assemble as webAssemble, load, install } from "ctxlens/web";
-import { mount, loadWasm, parseContext, TAG, VIEWS, CtxlensView } from "ctxlens/element";
+import { mount, loadWasm, parseContext, parseWhatif, TAG, VIEWS, CtxlensView } from "ctxlens/element";
 import type { ViewOptions, ViewName, ContextFile } from "ctxlens/element";
 import type { Comparison, Loss, MappingRow, Upgrade } from "ctxlens";
 import { loadVocabulary, vocabularies } from "ctxlens";
@@ -146,7 +146,10 @@ async function element(host: HTMLElement): Promise<void> {
   const tag: "ctxlens-view" = TAG;
   const views: readonly ViewName[] = VIEWS;
   const parsed: Array<{ url: string; folder: string }> = parseContext("a=b");
-  void [state, result, fromTag, tag, views, parsed];
+  const whatifView: CtxlensView = view.update({ view: "whatif", whatif: "tool:bash,thinking=low" }).update({ whatif: ["skill:a", "model=p/m"] });
+  const specs: string[] = parseWhatif("tool:bash,context:a%2Cb/AGENTS.md");
+  const changes: string | undefined = whatifView.result?.whatif?.changes[0].change;
+  void [state, result, fromTag, tag, views, parsed, specs, changes];
 }
 void element;
 // @ts-expect-error: an unknown view

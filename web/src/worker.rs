@@ -10,7 +10,7 @@
 //! | `{type: "provenance", gen, api, path}` | the source of one body path of a report whose provenance was left out |
 //! | `{type: "compare", gen, a, b}` | the core's comparison of protocol `a` with protocol `b` (the Protocols view) |
 //! | `{type: "upgrade", gen, api, pi, tokens}` | what upgrading (or going back) to pi release `pi` does to protocol `api`'s request (the Protocols view); `tokens`: with tokens when the model's vocabulary is loaded |
-//! | `{type: "whatif", gen, api, changes, tokens}` | protocol `api`'s request with `changes` made (the What-if view): the specs of `ctxlens whatif` (`tool:bash`, `skill:NAME`, `model=P/ID`, …, in order); `tokens` as for `upgrade` |
+//! | `{type: "whatif", gen, seq, api, changes, tokens}` | protocol `api`'s request with `changes` made (the What-if view): the specs of `ctxlens whatif` (`tool:bash`, `skill:NAME`, `model=P/ID`, …, in order); `tokens` as for `upgrade`; `seq`: the page's number for it (the page has one what-if in the worker at a time: `app::reducer`) |
 //! | `{type: "catalog", pi}` | the model catalog of pi release `pi`, for the model picker |
 //! | `{type: "tokens", gen, api, calls}` | the statistics of protocol `api`'s assembly with tokens (see below; `calls: false`: the calls are rebuilt against their usage only for an estimate) |
 //!
@@ -24,7 +24,7 @@
 //! | `{type: "compare", gen, a, b, json}` | [`crate::wire::compare_answer`]: `ctxlens::report::compare_json` of the two assemblies (or `{error}`) |
 //! | `{type: "upgrade", gen, api, pi, tokens, json}` | [`crate::wire::upgrade_answer`]: `ctxlens::report::upgrade::to_json` (or `{error}`) |
 //! | `{type: "progress", gen, api, stage, done, whatif}` | a `whatif`'s progress (`whatif`: its changes) |
-//! | `{type: "whatif", gen, api, changes, tokens, json}` | [`crate::wire::whatif_answer`]: `ctxlens::report::whatif::to_json` (or `{error}`: a change that names nothing present says what is there) |
+//! | `{type: "whatif", gen, seq, api, changes, tokens, computed, json}` | [`crate::wire::whatif_answer`]: `ctxlens::report::whatif::to_json` (or `{error}`: a change that names nothing present says what is there); `computed`: how many what-ifs this worker has assembled in its life |
 //! | `{type: "catalog", pi, json}` | `[{ref, name, api, reasoning}]` |
 //! | `{type: "tokens", gen, api, phase, vocabulary, …}` | [`TokenUpdate`]: the vocabulary's loading (`loaded`, `total` bytes), the counting (`done`), then `stats` (JSON text) or `error` |
 //!
@@ -183,9 +183,13 @@ pub enum FromWorker {
     /// why the worker could not make it; `tokens`: as asked.
     WhatIf {
         gen: u64,
+        /// The page's number of the request answered.
+        seq: u64,
         api: String,
         changes: Vec<String>,
         tokens: bool,
+        /// The what-ifs this worker has assembled so far (this one included when it was).
+        computed: u64,
         answer: Result<Value, String>,
     },
     /// What the worker is doing for the what-if of (`api`, `changes`).
@@ -266,6 +270,8 @@ impl FromWorker {
                 let changes = strings_of(&get(data, "changes"));
                 FromWorker::WhatIf {
                     gen,
+                    seq: get(data, "seq").as_f64().unwrap_or(0.0) as u64,
+                    computed: get(data, "computed").as_f64().unwrap_or(0.0) as u64,
                     api: s("api").unwrap_or_default(),
                     answer: read_whatif_answer(&s("json").unwrap_or_default(), &changes),
                     changes,
@@ -606,12 +612,13 @@ impl WorkerLink {
     }
 
     /// Asks for protocol `api`'s request with `changes` made (answered by a
-    /// [`FromWorker::WhatIf`]); `tokens`: counted on both sides when the model's vocabulary is
-    /// loaded.
-    pub fn whatif(&self, gen: u64, api: &str, changes: &[String], tokens: bool) {
+    /// [`FromWorker::WhatIf`] with the same `seq`); `tokens`: counted on both sides when the
+    /// model's vocabulary is loaded.
+    pub fn whatif(&self, gen: u64, seq: u64, api: &str, changes: &[String], tokens: bool) {
         let msg = js_sys::Object::new();
         set(&msg, "type", "whatif");
         set(&msg, "gen", gen as f64);
+        set(&msg, "seq", seq as f64);
         set(&msg, "api", api);
         set(&msg, "changes", strings_js(changes));
         set(&msg, "tokens", tokens);
@@ -1176,6 +1183,12 @@ fn handle_upgrade(
     post_upgrade(scope, &data, Ok(ctxlens::report::upgrade::to_json(&u)));
 }
 
+thread_local! {
+    /// The what-ifs this worker has assembled (the changed side built), posted with each answer:
+    /// what the page reads to know that it asked for no stale one.
+    static WHATIFS_COMPUTED: Cell<u64> = const { Cell::new(0) };
+}
+
 /// A what-if's message.
 fn is_whatif(data: &JsValue) -> bool {
     get(data, "type").as_string().as_deref() == Some("whatif")
@@ -1206,9 +1219,10 @@ fn post_whatif(
 ) {
     let m = js_sys::Object::new();
     set(&m, "type", "whatif");
-    for k in ["gen", "api", "tokens"] {
+    for k in ["gen", "seq", "api", "tokens"] {
         set(&m, k, get(data, k));
     }
+    set(&m, "computed", WHATIFS_COMPUTED.with(Cell::get) as f64);
     set(
         &m,
         "changes",
@@ -1295,6 +1309,7 @@ fn handle_whatif(
         Err(e) => return post_whatif(scope, &data, Err(e)),
     };
     let b = l.engine.assemble(&changed_inputs);
+    WHATIFS_COMPUTED.with(|n| n.set(n.get() + 1));
     let module = (get(&data, "tokens").as_bool() == Some(true))
         .then(|| match ctxlens::tokens::vocabulary_of(&a) {
             Some(Vocabulary::Known { name, exact, .. }) => {

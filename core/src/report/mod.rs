@@ -227,11 +227,62 @@ pub fn request_json(a: &Assembly) -> Value {
     }
 }
 
+/// What a message entry stores that a what-if can cut (the What-if view lists them, largest
+/// first): a tool result's `toolResult` (`{toolName, chars, lines}`: its text blocks' UTF-16
+/// characters and lines, counted as `tool-result:ID:N` counts them) and a message's `images`
+/// (`{count, chars}`: its image blocks and their base64 data's characters), when it has any.
+fn message_sizes(entry: &Object, o: &mut Object) {
+    let Some(m) = entry.get("message") else {
+        return;
+    };
+    let blocks = m.get("content").and_then(Value::as_array);
+    let of = |kind: &'static str| {
+        blocks
+            .into_iter()
+            .flatten()
+            .filter(move |b| b.get_str("type") == Some(kind))
+    };
+    if m.get_str("role") == Some("toolResult") {
+        let texts: Vec<&str> = of("text").filter_map(|b| b.get_str("text")).collect();
+        o.insert(
+            "toolResult",
+            Object::new()
+                .with("toolName", opt_str(m.get_str("toolName")))
+                .with(
+                    "chars",
+                    texts.iter().map(|t| crate::js::utf16_len(t)).sum::<usize>(),
+                )
+                .with(
+                    "lines",
+                    texts.iter().map(|t| t.split('\n').count()).sum::<usize>(),
+                )
+                .into(),
+        );
+    }
+    let images: Vec<&Value> = of("image").collect();
+    if !images.is_empty() {
+        o.insert(
+            "images",
+            Object::new()
+                .with("count", images.len())
+                .with(
+                    "chars",
+                    images
+                        .iter()
+                        .map(|b| b.get_str("data").map_or(0, crate::js::utf16_len))
+                        .sum::<usize>(),
+                )
+                .into(),
+        );
+    }
+}
+
 /// The session tree and the context it yielded. 0.86 on, entries are shown as what they are: a
 /// system message is type `system` with `system` (the sections it sets or removes, the tools it
 /// adds or removes), a compaction with a checkpoint has `checkpoint` (the same for its
 /// `systemMessage`), a `context_edit` has `edit` (`{targetId, omitted, chars}`), a `usage` entry
-/// has `usage` (`{kind, provider, model, input, output, cacheRead, cacheWrite}`).
+/// has `usage` (`{kind, provider, model, input, output, cacheRead, cacheWrite}`). In every
+/// release a tool result has `toolResult` and a message with images `images` ([`message_sizes`]).
 pub fn session_json(a: &Assembly) -> Value {
     let p = &a.parts;
     let Some(file) = &p.session else {
@@ -261,6 +312,9 @@ pub fn session_json(a: &Assembly) -> Value {
                 .with("label", opt_str(n.label.as_deref()))
                 .with("onActiveBranch", n.on_active_branch)
                 .with("inContext", n.in_context);
+            if n.entry_type == "message" {
+                message_sizes(&e.value, &mut o);
+            }
             if let Some(pi) = transcript {
                 transcript_entry(pi, &e.value, &mut o);
             }
@@ -813,4 +867,35 @@ pub fn sessions_json(list: &[crate::install::SessionListing]) -> Value {
             })
             .collect(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sizes(line: &str) -> Object {
+        let mut o = Object::new();
+        let entry = crate::js::parse(line).unwrap();
+        message_sizes(entry.as_object().unwrap(), &mut o);
+        o
+    }
+
+    #[test]
+    fn a_tool_result_and_its_images_are_sized_as_the_what_if_cuts_them() {
+        // Lines as `tool-result:ID:N` counts them (each text block's, summed); characters in
+        // UTF-16 units (an astral character is two); images by their base64 data.
+        let o = sizes(
+            r#"{"type":"message","id":"r","message":{"role":"toolResult","toolName":"read","content":[{"type":"text","text":"a\nb\n"},{"type":"image","data":"QUJD","mimeType":"image/png"},{"type":"text","text":"😀"}]}}"#,
+        );
+        let t = o.get("toolResult").unwrap();
+        assert_eq!(t.get_str("toolName"), Some("read"));
+        assert_eq!(t.get("chars").and_then(Value::as_f64), Some(6.0));
+        assert_eq!(t.get("lines").and_then(Value::as_f64), Some(4.0));
+        let i = o.get("images").unwrap();
+        assert_eq!(i.get("count").and_then(Value::as_f64), Some(1.0));
+        assert_eq!(i.get("chars").and_then(Value::as_f64), Some(4.0));
+        // A user message with no image: neither.
+        let o = sizes(r#"{"type":"message","id":"u","message":{"role":"user","content":"hi"}}"#);
+        assert!(o.get("toolResult").is_none() && o.get("images").is_none());
+    }
 }

@@ -518,7 +518,10 @@ pub fn app() -> Html {
                 </nav>
                 // data-state: `ready` (a report is on screen; data-request says whether pi
                 // would send one), `loading`, or `failed`.
+                // data-whatif-sent / -computed: the what-ifs the page sent and the worker
+                // computed (one at a time: a quick run of toggles costs two, not one each).
                 <div class="view-area" data-api={current_api.clone()}
+                    data-whatif-sent={state.whatif_sent.to_string()} data-whatif-computed={state.whatif_computed.to_string()}
                     data-state={if report.is_some() { "ready" } else if failure.is_some() { "failed" } else { "loading" }}
                     data-request={has_request.map(|h| h.to_string())}>
                     if report.is_some() {

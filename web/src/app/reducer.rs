@@ -109,6 +109,17 @@ pub struct AppState {
     /// The worker's what-ifs (the request with changes made), by (protocol, changes, with
     /// tokens).
     pub whatifs: Shared<BTreeMap<WhatIfKey, Upgrading>>,
+    /// The what-if in the worker (its `seq` and key). The page sends one at a time: what is
+    /// asked for meanwhile waits in `whatif_next`, each newer ask replacing the one waiting
+    /// (dropped, never sent), and goes when the answer comes. However quickly the changes are
+    /// toggled, the worker computes the one in flight and the last.
+    pub whatif_flight: Option<(u64, WhatIfKey)>,
+    /// The what-if asked for while another was in flight (or before the worker was ready).
+    pub whatif_next: Option<WhatIfKey>,
+    /// The what-ifs sent (the last `seq`), and the worker's count of the ones it computed (from
+    /// its last answer): `data-whatif-sent` / `data-whatif-computed` on the view area.
+    pub whatif_sent: u64,
+    pub whatif_computed: u64,
 }
 
 /// A change to the settings panel's overrides.
@@ -148,7 +159,8 @@ pub enum Action {
     Upgrade(String, String, bool),
     /// What the Protocols view compares with (`ViewState::with`).
     SetWith(Option<String>),
-    /// The request of (api) with the changes made, with tokens or not.
+    /// The What-if view wants the request of (api) with the changes made, with tokens or not
+    /// (no changes: nothing), now.
     WhatIf(WhatIfKey),
     /// The What-if view's changes (`ViewState::whatif`).
     SetWhatIf(Vec<String>),
@@ -188,6 +200,10 @@ impl AppState {
             tokens: BTreeMap::new(),
             upgrades: Shared::new(BTreeMap::new()),
             whatifs: Shared::new(BTreeMap::new()),
+            whatif_flight: None,
+            whatif_next: None,
+            whatif_sent: 0,
+            whatif_computed: 0,
         }
     }
 
@@ -214,6 +230,8 @@ impl AppState {
         self.compares = Shared::new(BTreeMap::new());
         self.upgrades = Shared::new(BTreeMap::new());
         self.whatifs = Shared::new(BTreeMap::new());
+        self.whatif_flight = None;
+        self.whatif_next = None;
         self.tokens.clear();
         if let Some(l) = self.host.link.borrow().as_ref() {
             l.cancel_joining();
@@ -264,8 +282,67 @@ impl AppState {
         self.whatifs = Shared::new(map);
     }
 
+    /// The What-if view wants `key` now (empty changes: nothing): an answer kept or the one in
+    /// flight does; else it is sent, or waits for the one in flight (replacing any waiting,
+    /// which nobody wants any more and is never sent).
+    fn want_whatif(&mut self, key: WhatIfKey) {
+        let in_flight = self.whatif_flight.as_ref().map(|(_, k)| k);
+        let waiting = self.whatif_next.as_ref();
+        let wanted = !key.1.is_empty()
+            && match self.whatifs.get(&key) {
+                Some(Upgrading::Ready(_)) => false,
+                Some(Upgrading::Pending { .. }) => in_flight != Some(&key) && waiting != Some(&key),
+                _ => true,
+            };
+        if waiting.is_some_and(|n| *n != key) {
+            let n = self.whatif_next.take().unwrap_or_default();
+            if self.whatifs.get(&n).is_some_and(Upgrading::pending) {
+                let mut map = (*self.whatifs).clone();
+                map.remove(&n);
+                self.whatifs = Shared::new(map);
+            }
+        }
+        if !wanted {
+            return;
+        }
+        if self.whatif_flight.is_some() {
+            self.whatif_next = Some(key.clone());
+            self.set_whatif(
+                key,
+                Upgrading::Pending {
+                    stage: "waiting for the what-if before it".into(),
+                    done: 0.0,
+                },
+            );
+        } else {
+            self.send_whatif(key);
+        }
+    }
+
+    /// Sends `key` to the worker (nothing is in flight); before the worker is ready it waits.
+    fn send_whatif(&mut self, key: WhatIfKey) {
+        let host = self.host.clone();
+        match (self.ready, host.link.borrow().as_ref()) {
+            (true, Some(l)) => {
+                self.whatif_sent += 1;
+                l.whatif(self.gen, self.whatif_sent, &key.0, &key.1, key.2);
+                self.whatif_flight = Some((self.whatif_sent, key.clone()));
+            }
+            _ => self.whatif_next = Some(key.clone()),
+        }
+        self.set_whatif(
+            key,
+            Upgrading::Pending {
+                stage: "asked".into(),
+                done: 0.0,
+            },
+        );
+    }
+
     /// The comparisons still on their way are lost with the worker: each says why.
     fn fail_pending_compares(&mut self, why: &str) {
+        self.whatif_flight = None;
+        self.whatif_next = None;
         if self.whatifs.values().any(Upgrading::pending) {
             let mut map = (*self.whatifs).clone();
             for u in map.values_mut().filter(|u| u.pending()) {
@@ -404,9 +481,21 @@ impl AppState {
                     for ((a, v, t), _) in self.upgrades.iter().filter(|(_, u)| u.pending()) {
                         l.upgrade(self.gen, a, v, *t);
                     }
-                    for ((a, c, t), _) in self.whatifs.iter().filter(|(_, u)| u.pending()) {
-                        l.whatif(self.gen, a, c, *t);
+                }
+                // A new worker: the what-if waiting goes now, else the one the last worker
+                // had in flight goes again.
+                let lost = self.whatif_flight.take().map(|(_, k)| k);
+                match (self.whatif_next.take(), lost) {
+                    (Some(next), lost) => {
+                        if let Some(l) = lost.filter(|l| *l != next) {
+                            let mut map = (*self.whatifs).clone();
+                            map.remove(&l);
+                            self.whatifs = Shared::new(map);
+                        }
+                        self.send_whatif(next);
                     }
+                    (None, Some(lost)) => self.send_whatif(lost),
+                    (None, None) => {}
                 }
             }
             FromWorker::Progress {
@@ -571,11 +660,17 @@ impl AppState {
             }
             FromWorker::WhatIf {
                 gen,
+                seq,
                 api,
                 changes,
                 tokens,
+                computed,
                 answer,
             } => {
+                self.whatif_computed = computed;
+                if self.whatif_flight.as_ref().is_some_and(|(s, _)| *s == seq) {
+                    self.whatif_flight = None;
+                }
                 let key = (api, changes, tokens);
                 if gen == self.gen && self.whatifs.contains_key(&key) {
                     let u = match answer {
@@ -583,6 +678,12 @@ impl AppState {
                         Err(e) => Upgrading::Failed(e),
                     };
                     self.set_whatif(key, u);
+                }
+                // The latest asked for meanwhile, now.
+                if self.whatif_flight.is_none() {
+                    if let Some(k) = self.whatif_next.take() {
+                        self.send_whatif(k);
+                    }
                 }
             }
             FromWorker::WhatIfProgress {
@@ -828,20 +929,7 @@ impl Reducible for AppState {
                 s.view.whatif = c;
                 s.view.view = Some("whatif".into());
             }
-            Action::WhatIf(key) => {
-                if matches!(s.whatifs.get(&key), None | Some(Upgrading::Failed(_))) {
-                    if let (true, Some(l)) = (s.ready, s.host.link.borrow().as_ref()) {
-                        l.whatif(s.gen, &key.0, &key.1, key.2);
-                    }
-                    s.set_whatif(
-                        key,
-                        Upgrading::Pending {
-                            stage: "asked".into(),
-                            done: 0.0,
-                        },
-                    );
-                }
-            }
+            Action::WhatIf(key) => s.want_whatif(key),
             Action::Embedded(sc) => s.set_scenario(*sc),
             Action::WantCatalog => {
                 if !s.catalog_requested {

@@ -255,6 +255,17 @@ pub fn FindingsView(p: &ViewProps) -> Html {
                                 (names.iter().map(|n| format!("skill-invocation:{n}")).collect(), label)
                             })
                         }
+                        // The file read where another is shadowed: what removing it does (pi
+                        // reads the shadowed one in its place). The finding's subject is the
+                        // file's section; else its detail names it.
+                        "context-file-shadowed" => {
+                            let source = f.subject.as_deref().and_then(|x| x.strip_prefix("section:")).and_then(|i| i.parse::<usize>().ok())
+                                .and_then(|i| at(&p.report, &["systemPrompt", "sections"]).and_then(Value::as_array).and_then(|a| a.get(i)))
+                                .map(|x| s(x, "source").to_string());
+                            super::whatif::shadowing_suggestions(&p.report).into_iter()
+                                .find(|(path, _, _)| source.as_deref().map_or_else(|| f.detail.contains(path.as_str()), |x| x == path))
+                                .map(|(_, spec, label)| (vec![spec], label))
+                        }
                         _ => None,
                     };
                     specs.map(|(specs, label)| {

@@ -115,7 +115,8 @@ pub struct ViewProps {
     /// The what-ifs asked of the worker (the request with changes made), by [`WhatIfKey`].
     #[prop_or_default]
     pub whatifs: Shared<BTreeMap<WhatIfKey, Upgrading>>,
-    /// Asks the worker for a what-if (again, after a failure).
+    /// Says which what-if the view wants now (each time it changes; empty changes: none; again
+    /// after a failure): the reducer asks the worker, one what-if at a time.
     #[prop_or_default]
     pub on_whatif: Callback<WhatIfKey>,
     /// The What-if view's changes (`ViewState::whatif`, in the hash), and how to set them.

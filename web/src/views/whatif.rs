@@ -1,6 +1,9 @@
 //! What if: switch a tool, a skill, a context file, the appended prompt, old reasoning, images
-//! or a session entry off (or change the model, thinking level, protocol or pi release) and see
-//! the request pi would send then. The changes are `ctxlens whatif`'s specs (`tool:bash`,
+//! (all, or one entry's) or a session entry off, cut a tool result to its first N lines (or
+//! change the model, thinking level, protocol or pi release) and see the request pi would send
+//! then. Tool results and images are listed largest first, where the session has any (the
+//! report's `toolResult` / `images` sizes of its entries); a context file that shadows another
+//! in its folder is a suggestion (removing it, pi reads the shadowed one in its place). The changes are `ctxlens whatif`'s specs (`tool:bash`,
 //! `skill:NAME`, `model=P/ID`, …), kept in the URL hash (`whatif=tool:bash,skill:foo`); the
 //! worker applies them to the scenario's inputs and answers the core's what-if
 //! (`ctxlens::report::whatif::to_json`, as `ctxlens whatif --without … --set …` prints it). Shown:
@@ -94,6 +97,113 @@ pub fn invocable_skills(r: &Value) -> Vec<String> {
         .iter()
         .filter(|k| k.get("hidden").and_then(Value::as_bool) != Some(true))
         .map(|k| s(k, "name").to_string())
+        .collect()
+}
+
+/// The session's entries in the context, with their ids.
+fn context_entries(r: &Value) -> Vec<&Value> {
+    r.get("session")
+        .filter(|x| !x.is_null())
+        .map(|x| arr(x, "entries"))
+        .unwrap_or(&[])
+        .iter()
+        .filter(|e| {
+            e.get("inContext").and_then(Value::as_bool) == Some(true) && e.get_str("id").is_some()
+        })
+        .collect()
+}
+
+/// The tool results in the context that have text to cut, largest first (`toolResult`:
+/// `{toolName, chars, lines}` from the report's session entries).
+pub fn tool_results_by_size(r: &Value) -> Vec<&Value> {
+    let mut out: Vec<&Value> = context_entries(r)
+        .into_iter()
+        .filter(|e| {
+            e.get("toolResult")
+                .is_some_and(|t| num(t, "lines") > 0.0 && num(t, "chars") > 0.0)
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        let size = |e: &Value| {
+            at(e, &["toolResult", "chars"])
+                .and_then(Value::as_f64)
+                .unwrap_or(0.0)
+        };
+        size(b).total_cmp(&size(a))
+    });
+    out
+}
+
+/// The entries in the context that hold images, largest first (`images`: `{count, chars}`).
+pub fn image_entries_by_size(r: &Value) -> Vec<&Value> {
+    let mut out: Vec<&Value> = context_entries(r)
+        .into_iter()
+        .filter(|e| e.get("images").is_some_and(|i| num(i, "count") > 0.0))
+        .collect();
+    out.sort_by(|a, b| {
+        let size = |e: &Value| {
+            at(e, &["images", "chars"])
+                .and_then(Value::as_f64)
+                .unwrap_or(0.0)
+        };
+        size(b).total_cmp(&size(a))
+    });
+    out
+}
+
+/// `changes` with tool result `id` cut to its first `n` lines (`tool-result:ID:N`), in place of
+/// any cut of it already there.
+pub fn with_cut(changes: &[String], id: &str, n: usize) -> Vec<String> {
+    let whole = format!("tool-result:{id}");
+    let mut out: Vec<String> = changes
+        .iter()
+        .filter(|c| {
+            let rest = c.strip_prefix(&whole);
+            !(rest == Some("")
+                || rest
+                    .and_then(|r| r.strip_prefix(':'))
+                    .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())))
+        })
+        .cloned()
+        .collect();
+    out.push(format!("{whole}:{n}"));
+    out
+}
+
+/// The cut of tool result `id` among `changes` (`tool-result:ID:N`), if any.
+fn cut_of(changes: &[String], id: &str) -> Option<usize> {
+    let whole = format!("tool-result:{id}:");
+    changes
+        .iter()
+        .find_map(|c| c.strip_prefix(&whole).and_then(|n| n.parse().ok()))
+}
+
+/// One suggestion per context file that shadows others in its folder (pi reads one context
+/// file per folder, the first of its candidates: AGENTS.md before CLAUDE.md): the file read,
+/// the what-if that removes it — pi then reads the shadowed file in its place — and the words.
+pub fn shadowing_suggestions(r: &Value) -> Vec<(String, String, String)> {
+    use ctxlens::js::path::{basename, dirname};
+    at(r, &["resources", "contextFiles"])
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+        .iter()
+        .filter_map(|f| {
+            let shadowed: Vec<&str> = arr(f, "shadowed").iter().filter_map(Value::as_str).collect();
+            let first = *shadowed.first()?;
+            let path = s(f, "path");
+            let read = basename(path);
+            let names: Vec<&str> = shadowed.iter().map(|p| basename(p)).collect();
+            let label = format!(
+                "{} in {} {} shadowed by {read} — pi reads only {read} there. What if {read} ({} characters) were removed? pi would read {} in its place",
+                names.join(" and "),
+                dirname(path),
+                if names.len() == 1 { "is" } else { "are" },
+                thousands(num(f, "chars")),
+                basename(first),
+            );
+            Some((path.to_string(), format!("context:{path}"), label))
+        })
         .collect()
 }
 
@@ -332,6 +442,61 @@ fn session_html(x: &Value) -> Html {
     }
 }
 
+#[derive(Properties, PartialEq)]
+struct CutRowProps {
+    id: String,
+    tool: String,
+    chars: f64,
+    lines: usize,
+    /// The cut made now (`tool-result:ID:N`), if any.
+    cut: Option<usize>,
+    changes: Vec<String>,
+    on_set: Callback<Vec<String>>,
+}
+
+/// One tool result: its size, and a number of lines to keep (`tool-result:ID:N`).
+#[function_component]
+fn CutRow(p: &CutRowProps) -> Html {
+    let keep = use_state(|| p.cut.unwrap_or(p.lines / 2).to_string());
+    let max = p.lines.saturating_sub(1);
+    let valid = keep.trim().parse::<usize>().ok().filter(|n| *n <= max);
+    let submit = {
+        let (on_set, changes, id) = (p.on_set.clone(), p.changes.clone(), p.id.clone());
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            if let Some(n) = valid {
+                on_set.emit(with_cut(&changes, &id, n));
+            }
+        })
+    };
+    let input = {
+        let keep = keep.clone();
+        Callback::from(move |e: InputEvent| {
+            keep.set(
+                e.target_unchecked_into::<web_sys::HtmlInputElement>()
+                    .value(),
+            )
+        })
+    };
+    let id = &p.id;
+    html! {
+        <li data-testid={format!("whatif-tool-result-{id}")} data-chars={p.chars.to_string()} data-lines={p.lines.to_string()}
+            class={classes!(p.cut.is_some().then_some("off"))}>
+            <form class="whatif-cut" onsubmit={submit}>
+                <code class="mono small">{id}</code>{" "}<span class="badge">{&p.tool}</span>
+                <span class="muted small">{format!(" {} characters, {} line{}", thousands(p.chars), thousands(p.lines as f64), if p.lines == 1 { "" } else { "s" })}</span>
+                if let Some(n) = p.cut { <span class="small">{format!(" · now cut to its first {n};")}</span> }
+                {" "}
+                <label class="small">{"keep the first "}
+                    <input type="number" min="0" max={max.to_string()} value={(*keep).clone()} class="mono" size="4"
+                        data-testid={format!("whatif-cut-{id}")} aria-label={format!("lines of tool result {id} to keep")} oninput={input} />
+                    {" lines"}</label>
+                {" "}<button class="button" type="submit" disabled={valid.is_none()} data-testid={format!("whatif-cut-apply-{id}")}>{"Cut"}</button>
+            </form>
+        </li>
+    }
+}
+
 /// One checkbox: checked while the thing is on (its `spec` not among the changes).
 fn switch(
     changes: &[String],
@@ -385,9 +550,11 @@ pub fn WhatIfView(p: &ViewProps) -> Html {
         .or(entry.clone());
     {
         let on_whatif = p.on_whatif.clone();
-        let ask = (!api.is_empty() && !changes.is_empty() && entry.is_none()).then(|| key.clone());
-        use_effect_with(ask, move |ask| {
-            if let Some(k) = ask {
+        // What the view wants now, each time it changes (no changes: nothing); the reducer
+        // sends it, keeps it waiting behind the one in flight, or has its answer already.
+        let want = (!api.is_empty()).then(|| key.clone());
+        use_effect_with(want, move |want| {
+            if let Some(k) = want {
                 on_whatif.emit(k.clone());
             }
         });
@@ -457,23 +624,16 @@ pub fn WhatIfView(p: &ViewProps) -> Html {
         </fieldset>
     };
     let session = r.get("session").filter(|x| !x.is_null());
-    let entries: Vec<&Value> = session
-        .map(|x| arr(x, "entries"))
-        .unwrap_or(&[])
-        .iter()
-        .filter(|e| {
-            e.get("inContext").and_then(Value::as_bool) == Some(true) && e.get_str("id").is_some()
-        })
-        .collect();
+    let entries = context_entries(r);
     const ENTRIES_SHOWN: usize = 400;
-    let history_html = html! {
+    // Nothing to switch in the history without a session (a request with no session file).
+    let history_html = (session.is_some() || !entries.is_empty()).then(|| html! {
         <fieldset class="whatif-group" data-testid="whatif-history">
             <legend>{"History"}</legend>
             <ul class="whatif-list">
                 if session.is_some() {
                     {switch(&changes, &on_set, "thinking:old".into(), html! { <>{"old reasoning replayed"}<span class="muted small">{" (the thinking of the answers before the last user message)"}</span></> }, false)}
                 }
-                {switch(&changes, &on_set, "image:all".into(), html! { <>{"images"}<span class="muted small">{" (settings.json images.blockImages)"}</span></> }, false)}
             </ul>
             if !entries.is_empty() {
                 <details data-testid="whatif-entries">
@@ -494,7 +654,52 @@ pub fn WhatIfView(p: &ViewProps) -> Html {
                 </details>
             }
         </fieldset>
-    };
+    });
+    // Tool results, largest first: each can be cut to its first N lines.
+    let results = tool_results_by_size(r);
+    const RESULTS_SHOWN: usize = 50;
+    let results_html = (!results.is_empty()).then(|| html! {
+        <fieldset class="whatif-group" data-testid="whatif-tool-results">
+            <legend>{"Tool results"}<span class="muted small">{" · cut one to its first lines; largest first"}</span></legend>
+            if results.len() > RESULTS_SHOWN {
+                <p class="muted small">{format!("The {RESULTS_SHOWN} largest of {} shown; any other as tool-result:ID:N in the URL.", results.len())}</p>
+            }
+            <ul class="whatif-list">
+            { for results.iter().take(RESULTS_SHOWN).map(|e| {
+                let id = s(e, "id").to_string();
+                let t = e.get("toolResult").cloned().unwrap_or_default();
+                html! {
+                    <CutRow id={id.clone()} tool={s(&t, "toolName").to_string()} chars={num(&t, "chars")}
+                        lines={num(&t, "lines") as usize} cut={cut_of(&changes, &id)}
+                        changes={changes.clone()} on_set={on_set.clone()} />
+                }
+            }) }
+            </ul>
+        </fieldset>
+    });
+    // Images: all of them (pi's setting), or one entry's.
+    let image_entries = image_entries_by_size(r);
+    let request_images = at(r, &["stats", "history", "byKind", "images"])
+        .and_then(Value::as_f64)
+        .unwrap_or(0.0);
+    let all_off = changes.iter().any(|c| c == "image:all");
+    let images_html = (request_images > 0.0 || !image_entries.is_empty()).then(|| html! {
+        <fieldset class="whatif-group" data-testid="whatif-images">
+            <legend>{"Images"}<span class="muted small">{" · largest first"}</span></legend>
+            <ul class="whatif-list">
+                {switch(&changes, &on_set, "image:all".into(), html! { <>{format!("every image ({} in the request)", thousands(request_images))}<span class="muted small">{" (settings.json images.blockImages)"}</span></> }, false)}
+                { for image_entries.iter().map(|e| {
+                    let id = s(e, "id");
+                    let im = e.get("images").cloned().unwrap_or_default();
+                    let n = num(&im, "count");
+                    switch(&changes, &on_set, format!("image:{id}"), html! {
+                        <><code class="mono small">{id}</code>{" "}<span class="badge">{e.get_str("role").unwrap_or(s(e, "type"))}</span>
+                        <span class="muted small">{format!(" {} image{}, {} characters of data", thousands(n), if n == 1.0 { "" } else { "s" }, thousands(num(&im, "chars")))}</span></>
+                    }, all_off)
+                }) }
+            </ul>
+        </fieldset>
+    });
     let current = |k: &str| {
         changes
             .iter()
@@ -551,6 +756,11 @@ pub fn WhatIfView(p: &ViewProps) -> Html {
             let next = with_all(&changes, &specs);
             let cb = on_set.clone();
             out.push(html! { <li><button class="button" data-testid="whatif-suggest-extension-tools" onclick={Callback::from(move |_: MouseEvent| cb.emit(next.clone()))}>{label}</button></li> });
+        }
+        for (path, spec, label) in shadowing_suggestions(r) {
+            let next = with_all(&changes, std::slice::from_ref(&spec));
+            let cb = on_set.clone();
+            out.push(html! { <li><button class="button" data-testid="whatif-suggest-shadowed" data-file={path} data-changes={spec} onclick={Callback::from(move |_: MouseEvent| cb.emit(next.clone()))}>{label}</button></li> });
         }
         for name in invocable_skills(r) {
             let next = with_all(&changes, &[format!("skill-invocation:{name}")]);
@@ -628,7 +838,9 @@ pub fn WhatIfView(p: &ViewProps) -> Html {
                     {tools_html}
                     {skills_html}
                     {prompt_html}
-                    {history_html}
+                    {for history_html}
+                    {for results_html}
+                    {for images_html}
                     {settings_html}
                 </div>
                 <div class="whatif-result" data-testid="whatif-result">{result}</div>
@@ -667,5 +879,19 @@ mod tests {
             with_all(&v(&["tool:a"]), &v(&["tool:a", "tool:b"])),
             v(&["tool:a", "tool:b"])
         );
+        // A cut replaces the cut of the same result, never another's.
+        assert_eq!(
+            with_cut(
+                &v(&["tool-result:a:3", "tool-result:ab:2", "tool-result:a"]),
+                "a",
+                1
+            ),
+            v(&["tool-result:ab:2", "tool-result:a:1"])
+        );
+        assert_eq!(
+            cut_of(&v(&["tool-result:ab:2", "tool-result:a:1"]), "a"),
+            Some(1)
+        );
+        assert_eq!(cut_of(&v(&["tool-result:ab:2"]), "a"), None);
     }
 }
