@@ -3,7 +3,8 @@
 // app targets. A benchmark, not a test: it prints numbers and asserts nothing about them.
 //
 //   node scripts/bench-app.mjs [--sizes 4,40] [--dist dist] [--sessions /tmp/bench] [--runs 3]
-//                              [--json] [--trace FILE.json]
+//                              [--phases switch,back,whatif] [--switches 8] [--json]
+//                              [--trace FILE.json] [--table SAVED.json]
 //
 // Needs the app built (`trunk build --release`, as scripts/test.sh does it, into dist/). The
 // sessions are bench-npm.mjs's (`node scripts/bench-npm.mjs --generate DIR --sizes 4,40`): read
@@ -20,13 +21,14 @@
 //  (b) a protocol switch: each protocol not yet assembled (the eight besides the model's own),
 //      then back to one already assembled (three times, the median) → `.view-area` of that
 //      protocol no longer loading;
-//  (c) a what-if toggle in the What-if view: each built-in tool's box unchecked → the view's
+//  (c) a what-if toggle in the What-if view: each built-in tool's box unchecked (bash, read,
+//      edit, write; the first two above 20 MB: each takes a minute or more there) → the view's
 //      `data-state` ready for that change (the median over the tools), and checked again → idle;
 //  (d) the worker's wasm memory (the `memoryBytes` of its last report) over the session's size,
 //      the page's JS heap (CDP Performance.getMetrics) and the page's wasm memory.
-// Before every action the worker is idle (every request the page sent is answered: counted from
-// the messages themselves) so one phase's work (e.g. the token estimate after a report) does not
-// land in the next one's time.
+// Before every action the worker is idle (every request the page sent is answered, counted from
+// the messages themselves, and neither side has said anything for 300 ms) so one phase's work
+// (e.g. the token estimate after a report) does not land in the next one's time.
 //
 // Where the time goes: /worker.js is served with a shim in front of the worker's module (the
 // page's files are not changed) that stamps each message the worker posts with its send time and
@@ -36,9 +38,11 @@
 // posts to the worker, waiting in the worker's queue, the worker's compute (receipt → post), the
 // transfer (post → the page's message event), the page reading the report's parts, the page's
 // rendering (→ the DOM condition) and the frame after it (→ the next task: layout and paint).
-// --trace FILE: a Chrome trace (CDP Tracing) of the first 4 MB protocol switch, written to FILE and
-// summarised by thread and event (self time): the worker's compute, message handling, script
-// (the page's wasm: reading the report, Yew's render), style, layout, paint, GC.
+// --trace FILE: a Chrome trace (CDP Tracing) of the first protocol switch of the smallest size,
+// written to FILE and summarised per thread (the worker, the page's main thread: self time by
+// event, in buckets — script (wasm and JS), message (de)serialization, style, layout, paint and
+// compositing, GC), and the page's main thread alone while it waits for the worker, reads the
+// report and renders it.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -57,6 +61,10 @@ const sessionsDir = path.resolve(arg("--sessions", "/tmp/bench"));
 const runs = Number(arg("--runs", "3"));
 const asJson = process.argv.includes("--json");
 const traceFile = arg("--trace", null);
+// --phases: which actions after the first view (switch: the protocols not assembled; back: to the
+// assembled ones; whatif); --switches N: only the first N protocols not assembled.
+const phases = new Set(arg("--phases", "switch,back,whatif").split(","));
+const switches = Number(arg("--switches", "8"));
 // --table FILE: print the tables of a run saved with --json (nothing is run).
 const tableFrom = arg("--table", null);
 const log = (...a) => (asJson ? console.error : console.log)(...a);
@@ -283,22 +291,28 @@ async function bench() {
       ([c, a]) => {
         if (!window.__bench.conds[c](a)) return false;
         const t = performance.now();
-        // The next task runs after this frame's style, layout and paint.
-        setTimeout(() => { window.__bench.painted = performance.now(); }, 0);
+        // The next task runs after this frame's style, layout and paint (a message, not a timer:
+        // timers can be throttled).
+        const ch = new MessageChannel();
+        ch.port1.onmessage = () => { window.__bench.painted = performance.now(); ch.port1.close(); };
+        ch.port2.postMessage(null);
         return t;
       },
       [cond, arg],
       { timeout, polling: "raf" },
     )).jsonValue();
-    await page.waitForFunction((t) => window.__bench.painted > t, shown, { polling: 10 });
+    await page.waitForFunction((t) => window.__bench.painted > t, shown, { polling: 10, timeout });
     const seen = await page.evaluate(([m, t0]) => {
       const b = window.__bench;
       const marks = performance.getEntriesByType("mark").filter((e) => e.name.startsWith("ctxlens:") && e.startTime >= t0).map((e) => [e.name, e.startTime]);
       return { painted: b.painted, posts: b.posts.slice(m.posts), msgs: b.msgs.slice(m.msgs), progress: b.progress.slice(m.progress), long: b.long, marks };
     }, [mark, t0]);
     const end = seen.painted;
-    const long = seen.long.filter(([s, d]) => s + d > t0 && s < end).map(([, d]) => d);
-    return { t0, shownMs: shown - t0, paintedMs: end - t0, longest: long.length ? Math.max(...long) : 0, over50: long.length, progress: seen.progress.length, seen };
+    const inside = seen.long.filter(([s, d]) => s + d > t0 && s < end);
+    const long = inside.map(([, d]) => d);
+    // Each long task: its start after t0 and its length.
+    const longTasks = inside.map(([s, d]) => [s - t0, d]);
+    return { t0, shownMs: shown - t0, paintedMs: end - t0, longest: long.length ? Math.max(...long) : 0, over50: long.length, longTasks, progress: seen.progress.length, seen };
   }
 
   /** The phases of one measured action, from what the page and the worker stamped (ms). */
@@ -325,6 +339,15 @@ async function bench() {
     r.page_read = joined !== null ? joined - reply.at : null;
     r.page_render = (joined ?? reply.at) < shown ? shown - (joined ?? reply.at) : 0;
     r.frame_after = m.paintedMs - m.shownMs;
+    // Where the long tasks fell: before the page posted, while the worker worked, while the page
+    // read the report, or while it rendered it.
+    const edges = [["page before post", firstPost?.t ?? t0], ["while the worker works", reply.at], ["page read", joined ?? reply.at], ["page render", Infinity]];
+    r.longByPhase = {};
+    for (const [start, d] of m.longTasks) {
+      const at = t0 + start;
+      const phase = edges.find(([, edge]) => at < edge)[0];
+      r.longByPhase[phase] = [...(r.longByPhase[phase] ?? []), Math.round(d)];
+    }
     r.bytes = reply.bytes;
     // The worker's own stages (its progress messages, by their send times): each stage's name and
     // its time until the next stage or the reply.
@@ -378,7 +401,17 @@ async function bench() {
     if (!mark) throw new Error("bench-app: the trace has neither the t0 mark nor the click");
     const from = mark.ts;
     const to = from + m.paintedMs * 1000;
-    return { m, summary: summariseTrace(traceEvents, from, to) };
+    // The page's main thread in three windows: until the report's message event, while the page
+    // reads the report (→ the joined mark), and its rendering (→ the frame after the DOM
+    // condition).
+    const us = (pageMs) => from + (pageMs - m.t0) * 1000;
+    const arrival = m.seen.msgs.find((x) => x.type === "report")?.at;
+    const joined = m.seen.marks.find(([n]) => n.startsWith("ctxlens:report-joined"))?.[1];
+    const windows = arrival !== undefined && joined !== undefined
+      ? [["until the report arrives", from, us(arrival)], ["reading the report", us(arrival), us(joined)], ["rendering it (→ painted)", us(joined), to]]
+      : [];
+    const mainIn = (a, b) => summariseTrace(traceEvents, a, b).find((t) => t.thread === "page main");
+    return { m, summary: summariseTrace(traceEvents, from, to), mainByPhase: windows.map(([name, a, b]) => ({ phase: name, ms: +((b - a) / 1000).toFixed(1), ...mainIn(a, b) })) };
   }
 
   // Each size on fresh pages.
@@ -402,20 +435,20 @@ async function bench() {
     r.afterLoad = await metrics(o);
     // (b) each protocol not assembled yet, then back to ones already assembled.
     const traced = traceFile && s.mb === Math.min(...sizes);
-    for (const api of APIS.filter((a) => a !== NATIVE)) {
+    for (const api of phases.has("switch") ? APIS.filter((a) => a !== NATIVE).slice(0, switches) : []) {
       await idle(o.page);
       let m;
       if (traced && !r.trace) {
         const t = await tracedSwitch(o, api);
         m = t.m;
-        r.trace = { api, summary: t.summary };
+        r.trace = { api, summary: t.summary, mainByPhase: t.mainByPhase };
       } else m = await switchTo(o.page, api);
       const state = await o.page.evaluate((a) => document.querySelector(`.view-area[data-api="${a}"]`)?.dataset.state, api);
       const assembled = m.seen.msgs.some((x) => x.type === "report" || x.type === "failed");
       r.switches.push({ api, state, assembled, ...m, seen: undefined, parts: breakdown(m, "report") });
       log(`switch to ${api}: ${m.shownMs.toFixed(0)} ms (painted ${m.paintedMs.toFixed(0)}), ${state}${assembled ? "" : " (already assembled ahead: no report came)"}, longest task ${m.longest.toFixed(0)} ms, ${m.over50} over 50 ms`);
     }
-    for (const api of [NATIVE, "anthropic-messages", NATIVE]) {
+    for (const api of phases.has("back") ? [NATIVE, "anthropic-messages", NATIVE] : []) {
       await idle(o.page);
       const m = await switchTo(o.page, api);
       r.back.push({ api, ...m, seen: undefined });
@@ -423,6 +456,13 @@ async function bench() {
     }
     r.afterSwitches = await metrics(o);
     // (c) the What-if view, on the model's own protocol.
+    if (!phases.has("whatif")) {
+      r.end = await metrics(o);
+      r.errors = o.errors;
+      await o.context.close();
+      results.sizes.push(r);
+      continue;
+    }
     await idle(o.page);
     await o.page.locator("nav.view-tabs button", { hasText: /^What if$/ }).click();
     await o.page.getByTestId("whatif-view").waitFor({ timeout: 60000 });
@@ -466,17 +506,17 @@ if (asJson) {
 const f = (x) => (x === null || x === undefined || !Number.isFinite(x) ? "–" : x < 10 ? x.toFixed(1) : x.toFixed(0));
 const mbf = (b) => (b / 1048576).toFixed(1) + " MiB";
 console.log(`\n${results.machine.cpus}× ${results.machine.cpu}, Chromium ${results.machine.chromium}, headless; load average (1, 5, 15 min) before: ${results.machine.loadBefore}`);
-console.log("ms from the user's action to the DOM condition (median; painted: the task after that frame); longest task: main-thread long tasks (≥ 50 ms) during it, 0 if none\n");
-console.log("| session | action | runs | ms (median) | min–max | painted ms | longest main-thread task ms | tasks > 50 ms | progress shown |");
-console.log("|---|---|---:|---:|---:|---:|---:|---:|---|");
+console.log("ms from the user's action to the DOM condition (median; painted: the task after that frame); longest task: the longest main-thread long task (a task of 50 ms or more) during it\n");
+console.log("| session | action | runs | ms (median) | min–max | painted ms | longest main-thread task ms | tasks > 50 ms (median) | progress bar updates (median) | notes |");
+console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|---|");
 for (const r of results.sizes) {
   const size = `${(r.bytes / 1e6).toFixed(1)} MB`;
   const row = (label, ms, extra = "") => {
     if (!ms.length) return;
     const shown = ms.map((m) => m.shownMs);
-    console.log(`| ${size} | ${label} | ${ms.length} | ${f(median(shown))} | ${f(Math.min(...shown))}–${f(Math.max(...shown))} | ${f(median(ms.map((m) => m.paintedMs)))} | ${f(Math.max(...ms.map((m) => m.longest)))} | ${f(median(ms.map((m) => m.over50)))} | ${extra} |`);
+    console.log(`| ${size} | ${label} | ${ms.length} | ${f(median(shown))} | ${f(Math.min(...shown))}–${f(Math.max(...shown))} | ${f(median(ms.map((m) => m.paintedMs)))} | ${Math.max(...ms.map((m) => m.longest)) > 0 ? f(Math.max(...ms.map((m) => m.longest))) : "< 50"} | ${median(ms.map((m) => m.over50))} | ${median(ms.map((m) => m.progress))} | ${extra} |`);
   };
-  row("drop → first view", r.firstView, r.firstView.every((m) => m.progress > 0) ? `yes (${median(r.firstView.map((m) => m.progress))} updates)` : r.firstView.map((m) => m.progress).join("/") + " updates");
+  row("drop → first view", r.firstView);
   const fresh = r.switches.filter((m) => m.assembled);
   row("switch to a protocol not assembled", fresh, fresh.filter((m) => m.state !== "ready").map((m) => `${m.api}: ${m.state}`).join(", "));
   row("switch to a protocol assembled ahead (prefetch)", r.switches.filter((m) => !m.assembled));
@@ -489,7 +529,8 @@ console.log("\nMemory (wasm memory only grows: each is the peak so far). Worker:
 console.log("| session | when | worker wasm memory | × session | page wasm memory | × session | page JS heap used |");
 console.log("|---|---|---:|---:|---:|---:|---:|");
 for (const r of results.sizes) {
-  for (const [when, m] of [["the demo, before the drop", r.beforeDrop], ["after the first view", r.afterLoad], ["after the nine protocols", r.afterSwitches], ["after the what-ifs", r.end]]) {
+  for (const [when, m] of [["the demo, before the drop", r.beforeDrop], ["after the first view", r.afterLoad], [`after ${r.switches.length + 1} protocols`, r.afterSwitches], ["after the what-ifs", r.whatifOff.length ? r.end : null]]) {
+    if (!m) continue;
     console.log(`| ${(r.bytes / 1e6).toFixed(1)} MB | ${when} | ${mbf(m.workerWasm)} | ${(m.workerWasm / r.bytes).toFixed(1)}× | ${mbf(m.pageWasm)} | ${(m.pageWasm / r.bytes).toFixed(1)}× | ${mbf(m.jsHeapUsed)} |`);
   }
 }
@@ -514,6 +555,8 @@ for (const r of results.sizes) {
     const mid = median(withParts.map((m) => m.shownMs));
     const m = withParts.reduce((a, b) => (Math.abs(b.shownMs - mid) < Math.abs(a.shownMs - mid) ? b : a));
     console.log(`- ${size} ${label}${m.api ? ` (${m.api})` : m.tool ? ` (tool:${m.tool})` : ""}: ${m.parts.stages.map(([st, t]) => `${st} ${f(t)}`).join(" → ")}`);
+    const lp = Object.entries(m.parts.longByPhase ?? {});
+    if (lp.length) console.log(`  its main-thread tasks over 50 ms, by phase: ${lp.map(([ph, ds]) => `${ph}: ${ds.join(", ")} ms`).join("; ")}`);
   }
 }
 for (const r of results.sizes) {
@@ -522,6 +565,9 @@ for (const r of results.sizes) {
   for (const t of r.trace.summary) {
     console.log(`- ${t.thread}: busy ${t.busyMs} ms, longest task ${t.longestTaskMs} ms; ${Object.entries(t.bucketsMs).map(([b, ms]) => `${b} ${ms}`).join(", ")}`);
     console.log(`  top events: ${t.topEventsMs.map(([n, ms]) => `${n} ${ms}`).join(", ")}`);
+  }
+  for (const p of r.trace.mainByPhase ?? []) {
+    console.log(`- page main, ${p.phase} (${p.ms} ms): busy ${p.busyMs} ms, longest task ${p.longestTaskMs} ms; ${Object.entries(p.bucketsMs ?? {}).map(([b, ms]) => `${b} ${ms}`).join(", ")}`);
   }
 }
 const errs = results.sizes.flatMap((r) => r.errors);
