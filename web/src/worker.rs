@@ -808,6 +808,17 @@ async fn join_report(data: JsValue, cb: Rc<dyn Fn(FromWorker)>, epoch: Rc<Cell<u
     if !live() {
         return;
     }
+    // For scripts/bench-app.mjs: the page has read the report (its rendering comes next).
+    if let Some(p) = js_sys::global()
+        .dyn_into::<web_sys::Window>()
+        .ok()
+        .and_then(|w| w.performance())
+    {
+        let _ = p.mark(&format!(
+            "ctxlens:report-joined:{}",
+            api.as_deref().unwrap_or("native")
+        ));
+    }
     cb(FromWorker::Report {
         gen,
         api,
