@@ -89,6 +89,9 @@ fn main() {
                         .len()
                 }) as &dyn Fn(&ctxlens::Assembly) -> usize,
             ),
+            ("report", &|a: &ctxlens::Assembly| {
+                ctxlens::report::assembly_json(a).to_json().len()
+            }),
             ("stages", &|a: &ctxlens::Assembly| {
                 ctxlens::report::trace_json(a.pi.as_ref(), &a.trace)
                     .to_json()

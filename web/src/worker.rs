@@ -190,6 +190,8 @@ pub enum FromWorker {
         tokens: bool,
         /// The what-ifs this worker has assembled so far (this one included when it was).
         computed: u64,
+        /// The answer with the whole session rebuilt (asked for after the request's).
+        session: bool,
         answer: Result<Value, String>,
     },
     /// What the worker is doing for the what-if of (`api`, `changes`).
@@ -272,6 +274,7 @@ impl FromWorker {
                     gen,
                     seq: get(data, "seq").as_f64().unwrap_or(0.0) as u64,
                     computed: get(data, "computed").as_f64().unwrap_or(0.0) as u64,
+                    session: get(data, "session").as_bool().unwrap_or(false),
                     api: s("api").unwrap_or_default(),
                     answer: read_whatif_answer(&s("json").unwrap_or_default(), &changes),
                     changes,
@@ -613,12 +616,22 @@ impl WorkerLink {
 
     /// Asks for protocol `api`'s request with `changes` made (answered by a
     /// [`FromWorker::WhatIf`] with the same `seq`); `tokens`: counted on both sides when the
-    /// model's vocabulary is loaded.
-    pub fn whatif(&self, gen: u64, seq: u64, api: &str, changes: &[String], tokens: bool) {
+    /// model's vocabulary is loaded; `session`: with the whole session rebuilt (its calls, two
+    /// assemblies each: asked for once the request's own answer is on screen).
+    pub fn whatif(
+        &self,
+        gen: u64,
+        seq: u64,
+        api: &str,
+        changes: &[String],
+        tokens: bool,
+        session: bool,
+    ) {
         let msg = js_sys::Object::new();
         set(&msg, "type", "whatif");
         set(&msg, "gen", gen as f64);
         set(&msg, "seq", seq as f64);
+        set(&msg, "session", session);
         set(&msg, "api", api);
         set(&msg, "changes", strings_js(changes));
         set(&msg, "tokens", tokens);
@@ -1230,7 +1243,7 @@ fn post_whatif(
 ) {
     let m = js_sys::Object::new();
     set(&m, "type", "whatif");
-    for k in ["gen", "seq", "api", "tokens"] {
+    for k in ["gen", "seq", "api", "tokens", "session"] {
         set(&m, k, get(data, k));
     }
     set(&m, "computed", WHATIFS_COMPUTED.with(Cell::get) as f64);
@@ -1320,7 +1333,9 @@ fn handle_whatif(
         Err(e) => return post_whatif(scope, &data, Err(e)),
     };
     let b = l.engine.assemble(&changed_inputs);
-    WHATIFS_COMPUTED.with(|n| n.set(n.get() + 1));
+    if get(&data, "session").as_bool() != Some(true) {
+        WHATIFS_COMPUTED.with(|n| n.set(n.get() + 1));
+    }
     let module = (get(&data, "tokens").as_bool() == Some(true))
         .then(|| match ctxlens::tokens::vocabulary_of(&a) {
             Some(Vocabulary::Known { name, exact, .. }) => {
@@ -1344,8 +1359,11 @@ fn handle_whatif(
         step("counting the tokens of both", 0.4);
     }
     let (sa, sb) = (count(&a), count(&b));
-    // The whole session, had the changes been made at the start.
-    let session = a.calls.iter().any(|c| c.usage.is_some()).then(|| {
+    // The whole session, had the changes been made at the start: asked for on its own, after
+    // the request's answer (`session: true`; the two assemblies above are the engine's, kept).
+    let has_calls = a.calls.iter().any(|c| c.usage.is_some());
+    let whole = get(&data, "session").as_bool() == Some(true);
+    let session = (has_calls && whole).then(|| {
         step("rebuilding the session's calls with the changes", 0.6);
         let mut per_call = |_: &ctxlens::Inputs, x: &Assembly| count(x).map(|s| s.total_tokens());
         whatif::session(
@@ -1360,11 +1378,12 @@ fn handle_whatif(
     });
     step("comparing", 0.95);
     let w = whatif::compare(applied, &a, &b, sa.as_ref(), sb.as_ref());
-    post_whatif(
-        scope,
-        &data,
-        Ok(ctxlens::report::whatif::to_json(&w, session.as_ref())),
-    );
+    let mut json = ctxlens::report::whatif::to_json(&w, session.as_ref());
+    if let Some(o) = json.as_object_mut() {
+        // The request's answer of a session with calls: the whole session comes next.
+        o.insert("sessionPending", Value::Bool(has_calls && !whole));
+    }
+    post_whatif(scope, &data, Ok(json));
 }
 
 async fn fetch_release(
@@ -1790,10 +1809,9 @@ fn handle(
             }
             let parts = split(&report, PART_BYTES);
             drop(report);
-            p(gen, api, "parsing the body for the page", 0.6);
-            let body_parts = body
-                .map(|b| split(&ctxlens::js::parse(b).unwrap_or(Value::Null), PART_BYTES))
-                .unwrap_or_else(|| split(&Value::Null, PART_BYTES));
+            p(gen, api, "splitting the body for the page", 0.6);
+            // The body as parsed once for the analyses (the assembly's own).
+            let body_parts = split(assembly.body_value().unwrap_or(&Value::Null), PART_BYTES);
             p(gen, api, "sending the report", 0.72);
             let m = js_sys::Object::new();
             let transfer = js_sys::Array::new();

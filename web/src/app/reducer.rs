@@ -120,6 +120,11 @@ pub struct AppState {
     /// its last answer): `data-whatif-sent` / `data-whatif-computed` on the view area.
     pub whatif_sent: u64,
     pub whatif_computed: u64,
+    /// The what-if the view last asked for (its whole session is asked for once its request's
+    /// answer arrives, if it is still this one).
+    pub whatif_wanted: Option<WhatIfKey>,
+    /// The number of the last what-if message sent (a request's or a whole session's).
+    pub whatif_seq: u64,
 }
 
 /// A change to the settings panel's overrides.
@@ -204,6 +209,8 @@ impl AppState {
             whatif_next: None,
             whatif_sent: 0,
             whatif_computed: 0,
+            whatif_wanted: None,
+            whatif_seq: 0,
         }
     }
 
@@ -286,8 +293,17 @@ impl AppState {
     /// flight does; else it is sent, or waits for the one in flight (replacing any waiting,
     /// which nobody wants any more and is never sent).
     fn want_whatif(&mut self, key: WhatIfKey) {
+        self.whatif_wanted = Some(key.clone());
         let in_flight = self.whatif_flight.as_ref().map(|(_, k)| k);
         let waiting = self.whatif_next.as_ref();
+        // A request's answer whose session was never rebuilt (another what-if was asked for
+        // first): its session now, when nothing is in flight.
+        if let Some(Upgrading::Ready(v)) = self.whatifs.get(&key) {
+            if session_pending(v) && in_flight.is_none() && waiting.is_none() {
+                self.send_whatif_session(key);
+                return;
+            }
+        }
         let wanted = !key.1.is_empty()
             && match self.whatifs.get(&key) {
                 Some(Upgrading::Ready(_)) => false,
@@ -325,8 +341,9 @@ impl AppState {
         match (self.ready, host.link.borrow().as_ref()) {
             (true, Some(l)) => {
                 self.whatif_sent += 1;
-                l.whatif(self.gen, self.whatif_sent, &key.0, &key.1, key.2);
-                self.whatif_flight = Some((self.whatif_sent, key.clone()));
+                self.whatif_seq += 1;
+                l.whatif(self.gen, self.whatif_seq, &key.0, &key.1, key.2, false);
+                self.whatif_flight = Some((self.whatif_seq, key.clone()));
             }
             _ => self.whatif_next = Some(key.clone()),
         }
@@ -337,6 +354,19 @@ impl AppState {
                 done: 0.0,
             },
         );
+    }
+
+    /// Asks for the whole session of `key`, whose request's answer is on screen (nothing is in
+    /// flight); its answer replaces that one. Numbered with the requests' (one in flight at a
+    /// time), not counted in `whatif_sent` (the requests' what-ifs).
+    fn send_whatif_session(&mut self, key: WhatIfKey) {
+        let host = self.host.clone();
+        let link = host.link.borrow();
+        if let (true, Some(l)) = (self.ready, link.as_ref()) {
+            self.whatif_seq += 1;
+            l.whatif(self.gen, self.whatif_seq, &key.0, &key.1, key.2, true);
+            self.whatif_flight = Some((self.whatif_seq, key));
+        }
     }
 
     /// The comparisons still on their way are lost with the worker: each says why.
@@ -665,6 +695,7 @@ impl AppState {
                 changes,
                 tokens,
                 computed,
+                session,
                 answer,
             } => {
                 self.whatif_computed = computed;
@@ -672,17 +703,24 @@ impl AppState {
                     self.whatif_flight = None;
                 }
                 let key = (api, changes, tokens);
+                let mut follow = false;
                 if gen == self.gen && self.whatifs.contains_key(&key) {
                     let u = match answer {
-                        Ok(v) => Upgrading::Ready(Shared::new(v)),
+                        Ok(v) => {
+                            follow = !session && session_pending(&v);
+                            Upgrading::Ready(Shared::new(v))
+                        }
                         Err(e) => Upgrading::Failed(e),
                     };
-                    self.set_whatif(key, u);
+                    self.set_whatif(key.clone(), u);
                 }
-                // The latest asked for meanwhile, now.
+                // The latest asked for meanwhile, now; else the whole session of the what-if on
+                // screen, when it is still the one wanted.
                 if self.whatif_flight.is_none() {
                     if let Some(k) = self.whatif_next.take() {
                         self.send_whatif(k);
+                    } else if follow && self.whatif_wanted.as_ref() == Some(&key) {
+                        self.send_whatif_session(key);
                     }
                 }
             }
@@ -945,4 +983,10 @@ impl Reducible for AppState {
         s.pump();
         Rc::new(s)
     }
+}
+
+/// A what-if answer of the request alone, whose whole session is still to come
+/// (`sessionPending`, set by the worker for a session with calls).
+fn session_pending(v: &Value) -> bool {
+    v.get("sessionPending").is_some_and(Value::truthy)
 }

@@ -379,7 +379,20 @@ fn whatif_html(w: &Value) -> Html {
         }) }
         </ul>
     };
-    let session = w.get("session").filter(|x| !x.is_null()).map(session_html);
+    let session = w
+        .get("session")
+        .filter(|x| !x.is_null())
+        .map(session_html)
+        .or_else(|| {
+            // The request's answer first; the whole session's follows (each call with usage
+            // rebuilt both ways takes two assemblies).
+            w.get("sessionPending").is_some_and(Value::truthy).then(|| html! {
+                <div class="whatif-session" data-testid="whatif-session-pending">
+                    <h4>{"Over the whole session"}</h4>
+                    <p class="muted small">{"Rebuilding the session's calls with the changes made at the start (each call with usage, two assemblies each)…"}</p>
+                </div>
+            })
+        });
     html! {
         <>
             {verdict}
