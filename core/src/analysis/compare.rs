@@ -340,7 +340,7 @@ pub fn compare(a: &Assembly, b: &Assembly) -> Comparison {
     };
 
     // Messages of the LLM context that a body does not carry.
-    let (ma, mb) = (messages_in(&oa), messages_in(&ob));
+    let (ma, mb) = (messages_in(oa), messages_in(ob));
     let n = a.parts.llm_messages.len().max(b.parts.llm_messages.len());
     // 0.86 on, system messages are the system prompt (compared as such), not messages.
     let is_system = |i: usize| {

@@ -776,7 +776,7 @@ pub fn provenance(a: &Assembly) -> Vec<Origin> {
         }
     };
     let mut nodes: Vec<Node> = Vec::new();
-    walk(a, &body, &mut nodes);
+    walk(a, body, &mut nodes);
     let n_nodes = nodes.len();
 
     // Phase 1: exact matches of string leaves (messages, system prompt, descriptions, pi's

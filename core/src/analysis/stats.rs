@@ -383,7 +383,7 @@ impl<'a> Walk<'a> {
             Kind::Reasoning
         } else if w.tool_result {
             Kind::ToolResults
-        } else if matches!(w.role.as_deref(), Some("assistant" | "model")) {
+        } else if matches!(w.role, Some("assistant" | "model")) {
             Kind::AssistantText
         } else {
             Kind::UserText
@@ -449,9 +449,7 @@ impl<'a> Walk<'a> {
                 },
                 Some(n),
             ) if key == "description"
-                && w.obj_name
-                    .as_deref()
-                    .is_some_and(|o| o.eq_ignore_ascii_case(name)) =>
+                && w.obj_name.is_some_and(|o| o.eq_ignore_ascii_case(name)) =>
             {
                 count(self, Part::ToolDescription(name.clone()), n);
                 Whole::Mixed
@@ -508,7 +506,7 @@ impl<'a> Walk<'a> {
                     }
                     _ => None,
                 };
-                let system_role = matches!(w.role.as_deref(), Some("system" | "developer"));
+                let system_role = matches!(w.role, Some("system" | "developer"));
                 if system_role && kind.is_some() && kind != Some(Kind::ImageData) {
                     count(self, Part::System, n);
                     return Whole::Mixed;
@@ -561,7 +559,7 @@ impl<'a> Walk<'a> {
                     Part::ToolDescription(self.placeholder.clone())
                 } else if key.contains("deferredToolPlaceholder") {
                     Part::Structure
-                } else if matches!(w.role.as_deref(), Some("system" | "developer")) {
+                } else if matches!(w.role, Some("system" | "developer")) {
                     Part::System
                 } else if w.role.is_some() || w.tool_result {
                     self.history(Self::inserted_kind(key, w), path, None)
@@ -797,7 +795,7 @@ fn walk_and_sum(
             .find(|(k, _)| k.ends_with("deferredToolPlaceholder.name"))
             .map_or_else(String::new, |(_, v)| v.to_string()),
     };
-    w.node(&body, "", "", 0, &Wire::default());
+    w.node(body, "", "", 0, &Wire::default());
     // Tokens: every counted text, and each section's text, counted in one call.
     let mut tokens = vec![0usize; w.parts.len()];
     if let (Some(counter), Some(texts)) = (counter, &w.texts) {
