@@ -170,9 +170,14 @@ impl Workspace {
 
     /// [`crate::assemble`] of `inputs` from the kept stages, not itself kept (an assembly
     /// unlikely to be asked for again, such as each past call with a what-if's changes).
+    /// The request's `params` tree (the body before serialization) is let go once the
+    /// statistics are made: every analysis reads the body as sent ([`Assembly::body_value`]).
     pub fn assemble_unkept(&self, inputs: &Inputs) -> Assembly {
         let mut a = self.assemble_without_stats(inputs);
         a.stats = crate::analysis::stats::compute(&a);
+        if let Some(r) = &mut a.request {
+            r.params = crate::js::Value::Null;
+        }
         a
     }
 
