@@ -26,11 +26,11 @@ const STRING_OPTIONS = ["sessionPath", "home", "agentDir", "cwd", "piPackageDir"
 // KEY=VALUE specs), `rebuildCalls` (how many of the session's calls with usage are rebuilt with
 // the change for the whole-session totals: a number or "all").
 const WHATIF_OPTIONS = ["without", "set", "rebuildCalls"];
-const ASSEMBLE_OPTIONS = new Set([...STRING_OPTIONS, "session", "files", "models", "tools", "args", "env", "placeholderKey", "prompt", "call", "now", "systemNow", "api", "compareWith", "piVersion", "tokens", ...WHATIF_OPTIONS]);
+const ASSEMBLE_OPTIONS = new Set([...STRING_OPTIONS, "session", "files", "models", "tools", "args", "env", "placeholderKey", "prompt", "call", "now", "systemNow", "api", "compareWith", "piVersion", "tokens", "stats", ...WHATIF_OPTIONS]);
 // A workspace's `assemble(overrides)`: these are made inside the workspace (its inputs read
 // once); any other option assembles the workspace's options with the overrides from scratch.
-const WORKSPACE_OVERRIDES = new Set(["model", "thinking", "placeholderKey", "prompt", "call", "now", "systemNow", "api", "compareWith", "piVersion", "tokens", ...WHATIF_OPTIONS]);
-const CASE_OPTIONS = new Set(["now", "api", "envDir", "compareWith", "piVersion", "call", "placeholderKey", "tokens", ...WHATIF_OPTIONS]);
+const WORKSPACE_OVERRIDES = new Set(["model", "thinking", "placeholderKey", "prompt", "call", "now", "systemNow", "api", "compareWith", "piVersion", "tokens", "stats", ...WHATIF_OPTIONS]);
+const CASE_OPTIONS = new Set(["now", "api", "envDir", "compareWith", "piVersion", "call", "placeholderKey", "tokens", "stats", ...WHATIF_OPTIONS]);
 const SESSION_OPTIONS = new Set(["path", "piVersion"]);
 const MACHINE_OPTIONS = new Set(["prompt", "call", "model", "thinking", "toolSet", "piVersion", "piDir", "now", "api", "compareWith", "args", "env", "cwd", "tokens", ...WHATIF_OPTIONS]);
 
@@ -124,6 +124,19 @@ function optCompare(fn, o) {
 function compareJson(json, c) {
   if (c?.api !== undefined) json.compareWith = c.api;
   if (c?.piVersion !== undefined) json.compareWithPi = c.piVersion;
+}
+
+/** `stats: false` (the request without the accounting), checked: it leaves nothing for tokens,
+ * a comparison or a what-if to measure. */
+function optStats(fn, o) {
+  const v = o.stats;
+  if (v === undefined || v === null || v === true) return {};
+  if (v !== false) fail(fn, `\`stats\` must be a boolean, got ${typeName(v)}`);
+  for (const k of ["tokens", "compareWith", "without", "set"]) {
+    const x = o[k];
+    if (x !== undefined && x !== null && x !== false && !(Array.isArray(x) && x.length === 0)) fail(fn, `\`stats: false\` leaves no statistics for \`${k}\``);
+  }
+  return { noStats: true };
 }
 
 /** `without`, `set` (lists of the CLI's specs) and `rebuildCalls` (a number or "all"), checked. */
@@ -369,7 +382,7 @@ export function bind(raw, ready = () => {}, load = (fn, v) => fail(fn, `pi ${v}'
     }
     const pi = optPi(fn, o);
     if (pi !== undefined) json.piVersion = pi;
-    Object.assign(json, optWhatif(fn, o));
+    Object.assign(json, optWhatif(fn, o), optStats(fn, o));
     if (o.prompt !== undefined && o.prompt !== null) json.prompt = textOf(fn, "prompt", o.prompt);
     const callRef = optCall(fn, o);
     if (callRef !== undefined) json.call = callRef;
@@ -435,7 +448,7 @@ export function bind(raw, ready = () => {}, load = (fn, v) => fail(fn, `pi ${v}'
     if (callRef !== undefined) json.call = callRef;
     const pi = optPi(fn, o);
     if (pi !== undefined) json.piVersion = pi;
-    Object.assign(json, optWhatif(fn, o));
+    Object.assign(json, optWhatif(fn, o), optStats(fn, o));
     const counter = optTokens(fn, o) ? tokens.host() : undefined;
     if (files === undefined || files === null) fail(fn, "files are required: the case folder's files by relative path");
     const { list, blob } = packFiles(fn, files, false);
@@ -503,7 +516,7 @@ export function bind(raw, ready = () => {}, load = (fn, v) => fail(fn, `pi ${v}'
         }
         const pi = optPi(fn, merged);
         if (pi !== undefined) j.piVersion = pi;
-        Object.assign(j, optWhatif(fn, merged));
+        Object.assign(j, optWhatif(fn, merged), optStats(fn, merged));
         if (merged.prompt !== undefined && merged.prompt !== null) j.prompt = textOf(fn, "prompt", merged.prompt);
         const callRef = optCall(fn, merged);
         if (callRef !== undefined) j.call = callRef;

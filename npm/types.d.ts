@@ -141,6 +141,8 @@ export interface AssembleOptions {
   set?: string[];
   /** With `without`/`set`: rebuild this many of the session's calls with usage (evenly spaced, the last included; or `"all"`) with the change made at the start, for `result.whatif.session`. Default: none. */
   rebuildCalls?: number | "all";
+  /** `false`: the request without the accounting of its body (`result.stats` null; no provenance is made) — the fast path for a host that needs only the bytes. Not with `tokens`, `compareWith`, `without` or `set`, which measure it. Default true. */
+  stats?: boolean;
 }
 
 /** Options of {@link assembleCase}. */
@@ -171,6 +173,8 @@ export interface AssembleCaseOptions {
   set?: string[];
   /** See {@link AssembleOptions.rebuildCalls}. */
   rebuildCalls?: number | "all";
+  /** `false`: the request without the accounting of its body (`result.stats` null; no provenance is made) — the fast path for a host that needs only the bytes. Not with `tokens`, `compareWith`, `without` or `set`, which measure it. Default true. */
+  stats?: boolean;
 }
 
 /** Options of {@link parseSession}. */

@@ -92,3 +92,31 @@ test("a workspace's assemble(overrides) is assemble({...options, ...overrides}),
   assert.throws(() => ws.assemble({}), /freed/);
   ws.free();
 });
+
+test("stats: false gives the same request without the accounting, in assemble, assembleCase and a workspace; it refuses what measures it", () => {
+  const files = readTree(base);
+  const full = ctxlens.assembleCase(files, {});
+  const bare = ctxlens.assembleCase(files, { stats: false });
+  assert.equal(bare.body, full.body);
+  assert.deepEqual(bare.headers, full.headers);
+  assert.equal(bare.url, full.url);
+  assert.ok(full.stats !== null, "the accounting by default");
+  assert.equal(bare.stats, null);
+  const { options: o } = demoOptions();
+  const a = ctxlens.assemble({ ...o, stats: false });
+  assert.equal(a.body, ctxlens.assemble(o).body);
+  assert.equal(a.stats, null);
+  const ws = ctxlens.createWorkspace(o);
+  try {
+    const w = ws.assemble({ api: "anthropic-messages", stats: false });
+    assert.equal(w.body, ctxlens.assemble({ ...o, api: "anthropic-messages" }).body);
+    assert.equal(w.stats, null);
+    assert.ok(ws.assemble({ api: "anthropic-messages" }).stats !== null, "the next call with the accounting has it");
+  } finally {
+    ws.free();
+  }
+  for (const extra of [{ tokens: true }, { without: ["tool:bash"] }, { compareWith: { api: "openai-responses" } }]) {
+    assert.throws(() => ctxlens.assemble({ ...o, ...extra, stats: false }), /stats: false/, JSON.stringify(extra));
+  }
+  assert.throws(() => ctxlens.assemble({ ...o, stats: "no" }), /`stats` must be a boolean/);
+});

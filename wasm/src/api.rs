@@ -135,7 +135,14 @@ pub fn assemble(
 ) -> Result<Output, String> {
     let o = opts(options_json)?;
     let inputs = inputs_of_options(&o, session, blob)?;
-    run(None, inputs, opt_compare(&o)?, opt_whatif(&o)?, tokens)
+    run(
+        None,
+        inputs,
+        opt_compare(&o)?,
+        opt_whatif(&o)?,
+        tokens,
+        opt_bool(&o, "noStats")?,
+    )
 }
 
 /// `assemble`'s options made [`Inputs`].
@@ -301,6 +308,7 @@ pub fn workspace_assemble(
         opt_compare(&o)?,
         opt_whatif(&o)?,
         tokens,
+        opt_bool(&o, "noStats")?,
     )?;
     // A call that stopped for a release's data is not a result.
     if keep && !out.meta.starts_with("{\"needsData\"") {
@@ -392,7 +400,14 @@ pub fn assemble_case(
     if let Some(v) = opt_pi(&o)? {
         inputs.pi = Some(v);
     }
-    run(None, inputs, opt_compare(&o)?, opt_whatif(&o)?, tokens)
+    run(
+        None,
+        inputs,
+        opt_compare(&o)?,
+        opt_whatif(&o)?,
+        tokens,
+        opt_bool(&o, "noStats")?,
+    )
 }
 
 /// `compareWith`: a second protocol to compare the body with (the visualizer's compare mode).
@@ -501,12 +516,13 @@ pub(crate) fn opt_whatif(o: &Object) -> Result<Option<WhatIfAsk>, String> {
 /// A call that waits for a release's data (see [`Output::needs_data`]).
 enum Pending {
     /// The workspace's engine (a workspace's call), the inputs, the protocol to compare with,
-    /// the what-if, whether tokens were asked for.
+    /// the what-if, whether tokens were asked for, whether the statistics were left out.
     Assemble(
         Option<Rc<ctxlens::Workspace>>,
         Box<Inputs>,
         Option<Compare>,
         Option<WhatIfAsk>,
+        bool,
         bool,
     ),
     Session(String, String),
@@ -531,9 +547,14 @@ fn needs_data(version: PiVersion, pending: Pending) -> Output {
 /// call was given them.
 pub fn resume(tokens: Option<&mut dyn Vocabularies>) -> Result<Output, String> {
     match PENDING.with(|p| p.borrow_mut().take()) {
-        Some(Pending::Assemble(engine, inputs, compare, whatif, asked)) => {
-            run(engine, *inputs, compare, whatif, tokens.filter(|_| asked))
-        }
+        Some(Pending::Assemble(engine, inputs, compare, whatif, asked, no_stats)) => run(
+            engine,
+            *inputs,
+            compare,
+            whatif,
+            tokens.filter(|_| asked),
+            no_stats,
+        ),
         Some(Pending::Session(options, text)) => {
             parse_session(&options, text).map(|meta| Output { meta, body: None })
         }
@@ -703,13 +724,15 @@ fn count_tokens(
 }
 
 /// One call of the API: `engine` the workspace's (`None`: one made for this call, so its
-/// assemblies still read the session once).
+/// assemblies still read the session once); `no_stats`: the request without the accounting of
+/// its body (`stats: false`; the JS side refuses it with tokens, a comparison or a what-if).
 pub(crate) fn run(
     engine: Option<Rc<ctxlens::Workspace>>,
     inputs: Inputs,
     compare_with: Option<Compare>,
     whatif: Option<WhatIfAsk>,
     mut tokens: Option<&mut dyn Vocabularies>,
+    no_stats: bool,
 ) -> Result<Output, String> {
     let engine = engine.unwrap_or_else(|| Rc::new(ctxlens::Workspace::new()));
     let ws = &*engine;
@@ -725,7 +748,14 @@ pub(crate) fn run(
         let asked = tokens.is_some();
         return Ok(needs_data(
             version,
-            Pending::Assemble(Some(engine), Box::new(inputs), compare_with, whatif, asked),
+            Pending::Assemble(
+                Some(engine),
+                Box::new(inputs),
+                compare_with,
+                whatif,
+                asked,
+                no_stats,
+            ),
         ));
     }
     // A what-if: the request as it is (`base`), and the changes applied to the inputs (another
@@ -751,6 +781,8 @@ pub(crate) fn run(
     // With tokens asked for, the stats are computed once, with the counts; without, the
     // workspace's kept assembly (its statistics with it).
     let mut a: Rc<Assembly> = match tokens {
+        // The request alone (not kept: the kept ones carry their statistics).
+        None if no_stats => Rc::new(ws.assemble_without_stats(inputs)),
         Some(_) => {
             let mut a = ws.assemble_without_stats(inputs);
             // The params tree is the body before serialization; nothing below reads it (the

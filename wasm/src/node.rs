@@ -341,7 +341,7 @@ pub fn assemble_session_raw(
                 target,
             })
         };
-        crate::api::run(None, inputs, compare, whatif, tokens)
+        crate::api::run(None, inputs, compare, whatif, tokens, false)
     })();
     crate::output(r)
 }
