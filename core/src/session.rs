@@ -198,15 +198,6 @@ impl Lines {
     pub fn values(&self) -> impl Iterator<Item = (u32, &Object)> {
         self.parsed.iter().map(|p| (p.line, &p.value))
     }
-
-    /// How many lines parsed to an entry.
-    pub fn len(&self) -> usize {
-        self.parsed.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.parsed.is_empty()
-    }
 }
 
 /// Parses the lines of a session file as JSON (S1–S5), before any release's rules.

@@ -922,16 +922,12 @@ impl Loaded {
         (assembly, placement)
     }
 
-    /// This scenario's inputs under protocol `api` and pi release `pi`, with the notes of
-    /// reading the case (the upgrade comparison's second side).
-    fn inputs_under(
-        &self,
-        api: &str,
-        pi: ctxlens::PiVersion,
-    ) -> (ctxlens::Inputs, Vec<ctxlens::Diagnostic>) {
+    /// This scenario's inputs under protocol `api` and pi release `pi` (the upgrade
+    /// comparison's second side, a `pi=` what-if's target).
+    fn inputs_under(&self, api: &str, pi: ctxlens::PiVersion) -> ctxlens::Inputs {
         let mut inputs = self.inputs(Some(api));
         inputs.pi = Some(pi);
-        (inputs, self.base().1.clone())
+        inputs
     }
 
     /// The release this scenario rebuilds under `api`, when its data is not loaded yet.
@@ -1173,7 +1169,7 @@ fn handle_upgrade(
             return post_upgrade(scope, &data, Err(gone.into()));
         };
         let a = l.assembly_of(&api);
-        let (inputs, _) = l.inputs_under(&api, pi);
+        let inputs = l.inputs_under(&api, pi);
         (a, l.assembled(&inputs))
     };
     // Tokens on both sides with the model's vocabulary, when it is loaded here.
@@ -1317,7 +1313,7 @@ fn handle_whatif(
         let a = l.assembly_of(&api);
         let base = l.inputs(Some(&api));
         let mut target = match release {
-            Some(v) => l.inputs_under(&api, v).0,
+            Some(v) => l.inputs_under(&api, v),
             None => base.clone(),
         };
         // `api=` is the model's protocol as pi sets it (its models.json entry): the page's

@@ -249,22 +249,14 @@ impl fmt::Display for Choice {
 /// The release for `inputs`: given, else captured, else the installed one (when ctxlens
 /// rebuilds it), else detected, else the newest.
 pub fn choose(inputs: &Inputs) -> Choice {
-    let lines = inputs.session.as_ref().map(crate::session::read_lines);
-    choose_in(inputs, lines.as_ref())
-}
-
-/// [`choose`] with the session's lines already parsed ([`crate::session::read_lines`] of
-/// `inputs.session`), as a workspace keeps them.
-pub fn choose_in(inputs: &Inputs, lines: Option<&Lines>) -> Choice {
-    let detection = match (&inputs.session, lines) {
-        (Some(s), Some(lines)) => detect_in(s, lines),
-        (Some(s), None) => detect(s),
-        (None, _) => None,
-    };
+    let detection = inputs
+        .session
+        .as_ref()
+        .and_then(|s| detect_in(s, &crate::session::read_lines(s)));
     choose_detected(inputs, detection)
 }
 
-/// [`choose`] with the session's detection already made ([`detect_in`]).
+/// [`choose`] with the session's detection already made ([`detect_in`]; a workspace keeps it).
 pub fn choose_detected(inputs: &Inputs, detection: Option<Detection>) -> Choice {
     let installed = inputs
         .installed_pi
@@ -304,8 +296,9 @@ fn release_span(releases: &[&str]) -> String {
     }
 }
 
-/// A line's JSON, parsed only when `needle` occurs in it (most lines are never parsed).
-fn parse_if<'l>(line: &str, value: Option<&'l Object>, needle: &str) -> Option<&'l Object> {
+/// The line's parsed value when its text names `needle` (a fact is looked for only on the lines
+/// that can hold it).
+fn naming<'l>(line: &str, value: Option<&'l Object>, needle: &str) -> Option<&'l Object> {
     value.filter(|_| line.contains(needle))
 }
 
@@ -328,8 +321,7 @@ fn lines_with_values<'t, 'l>(
 /// What the session's text says about the release that wrote it; `None` for a session with no
 /// entries (nothing to go on).
 pub fn detect(session: &SourceText) -> Option<Detection> {
-    let lines = crate::session::read_lines(session);
-    detect_in(session, &lines)
+    detect_lines(session, &crate::session::read_lines(session))
 }
 
 /// [`detect`] and [`refine`] with the session's lines already parsed
@@ -375,7 +367,7 @@ fn detect_lines(session: &SourceText, lines: &Lines) -> Option<Detection> {
         if line.contains("\"user\"") {
             prompts += 1;
         }
-        if let Some(v) = parse_if(line, value, "\"system\"") {
+        if let Some(v) = naming(line, value, "\"system\"") {
             let m = v.get("message");
             if v.get_str("type") == Some("message")
                 && m.and_then(|m| m.get_str("role")) == Some("system")
@@ -383,13 +375,13 @@ fn detect_lines(session: &SourceText, lines: &Lines) -> Option<Detection> {
                 system_lines.push(n);
             }
         }
-        if let Some(v) = parse_if(line, value, "context_edit") {
+        if let Some(v) = naming(line, value, "context_edit") {
             if v.get_str("type") == Some("context_edit") {
                 raise("0.87.0");
                 evidence.push(Evidence::later(Some(n), "a context_edit entry", "0.87.0"));
             }
         }
-        if let Some(v) = parse_if(line, value, "\"usage\"") {
+        if let Some(v) = naming(line, value, "\"usage\"") {
             if v.get_str("type") == Some("usage") {
                 raise("0.86.0");
                 evidence.push(Evidence::later(
@@ -399,7 +391,7 @@ fn detect_lines(session: &SourceText, lines: &Lines) -> Option<Detection> {
                 ));
             }
         }
-        if let Some(v) = parse_if(line, value, "\"systemMessage\"") {
+        if let Some(v) = naming(line, value, "\"systemMessage\"") {
             if v.get_str("type") == Some("compaction") && v.get("systemMessage").is_some() {
                 raise("0.86.0");
                 evidence.push(Evidence::later(
@@ -605,7 +597,7 @@ pub fn refine_in(d: &mut Detection, session: &SourceText, lines: &Lines) {
     let mut section_maps: Vec<(u32, Vec<String>)> = Vec::new();
     let mut tools: Vec<(u32, Value)> = Vec::new();
     for (n, line, value) in lines_with_values(session.text.as_str(), lines) {
-        let Some(v) = parse_if(line, value, "\"system\"") else {
+        let Some(v) = naming(line, value, "\"system\"") else {
             continue;
         };
         let m = match v.get_str("type") {
