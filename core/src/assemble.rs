@@ -57,7 +57,7 @@ pub struct Assembly {
 #[derive(Clone, Debug, Default)]
 pub struct Derived {
     body: std::cell::OnceCell<Option<Value>>,
-    provenance: std::cell::OnceCell<Vec<crate::analysis::provenance::Origin>>,
+    provenance: std::cell::OnceCell<Arc<Vec<crate::analysis::provenance::Origin>>>,
 }
 
 /// The data between stages.
@@ -129,9 +129,15 @@ impl Assembly {
     /// The source of every leaf of the body ([`crate::analysis::provenance::provenance`]),
     /// computed once for every analysis (the statistics, the report, a comparison).
     pub fn provenance(&self) -> &[crate::analysis::provenance::Origin] {
+        self.provenance_shared()
+    }
+
+    /// [`Assembly::provenance`], shared: a host that keeps the sources after letting the
+    /// assembly go (the app's worker answers path by path) holds this.
+    pub fn provenance_shared(&self) -> &Arc<Vec<crate::analysis::provenance::Origin>> {
         self.derived
             .provenance
-            .get_or_init(|| crate::analysis::provenance::provenance(self))
+            .get_or_init(|| Arc::new(crate::analysis::provenance::provenance(self)))
     }
 }
 

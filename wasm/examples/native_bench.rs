@@ -106,6 +106,39 @@ fn main() {
             ("provenance", &|a: &ctxlens::Assembly| {
                 ctxlens::analysis::provenance::provenance(a).len()
             }),
+            ("report.request", &|a: &ctxlens::Assembly| {
+                ctxlens::report::request_json(a).to_json().len()
+            }),
+            ("report.session", &|a: &ctxlens::Assembly| {
+                ctxlens::report::session_json(a).to_json().len()
+            }),
+            ("report.calls", &|a: &ctxlens::Assembly| {
+                ctxlens::report::calls::calls_json(a).to_json().len()
+            }),
+            ("report.usage", &|a: &ctxlens::Assembly| {
+                ctxlens::report::usage::usage_json(a).to_json().len()
+            }),
+            ("report.stats", &|a: &ctxlens::Assembly| {
+                a.stats
+                    .as_ref()
+                    .map_or(0, |s| ctxlens::report::stats::to_json(s).to_json().len())
+            }),
+            ("report.provenance", &|a: &ctxlens::Assembly| {
+                ctxlens::report::provenance::to_json(a.provenance())
+                    .to_json()
+                    .len()
+            }),
+            ("report.systemPrompt+tools", &|a: &ctxlens::Assembly| {
+                ctxlens::report::system_prompt_json(a).to_json().len()
+                    + ctxlens::report::tools_json(a).to_json().len()
+                    + ctxlens::report::declared_tools_json(a).to_json().len()
+                    + ctxlens::report::resources_json(a).to_json().len()
+            }),
+            ("report.tree", &|a: &ctxlens::Assembly| {
+                // The report as a tree, not serialized.
+                std::hint::black_box(ctxlens::report::assembly_json(a));
+                0
+            }),
             ("drop", &|a: &ctxlens::Assembly| {
                 drop(a.clone());
                 0

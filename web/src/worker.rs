@@ -852,7 +852,7 @@ struct Loaded {
     files: CaseFiles,
     opts: LayOptions,
     /// The provenance of this scenario's reports that left it out, by api (the last few).
-    provenance: Vec<(String, Rc<BTreeMap<String, Value>>)>,
+    provenance: Vec<(String, Rc<crate::views::OriginIndex>)>,
     /// This scenario's inputs laid out once (under the model's own protocol), with the notes of
     /// reading the case; made on first use.
     base: std::cell::OnceCell<(ctxlens::Inputs, Vec<ctxlens::Diagnostic>)>,
@@ -1769,7 +1769,10 @@ fn handle(
             p(gen, api, &what, 0.05);
             let (assembly, placement) = l.assemble_placed(api);
             p(gen, api, "writing the report", 0.45);
-            let mut report = ctxlens::report::assembly_json(&assembly);
+            // A large provenance stays here, indexed by path; the page asks for the paths it
+            // shows (no JSON of every origin made for it).
+            let in_worker = assembly.provenance().len() > PROVENANCE_INLINE;
+            let mut report = ctxlens::report::assembly_json_with(&assembly, !in_worker);
             // What pi read of the files and what it ignored (the inputs panel's list).
             if let Some(o) = report.as_object_mut() {
                 o.insert("placement", placement);
@@ -1786,19 +1789,10 @@ fn handle(
                 .and_then(|o| o.get_mut("request"))
                 .and_then(|r| take(r, "body"));
             let body = body.as_ref().and_then(Value::as_str);
-            // A large provenance stays here; the page asks for the paths it shows.
-            let in_worker = report
-                .get("provenance")
-                .and_then(Value::as_array)
-                .is_some_and(|a| a.len() > PROVENANCE_INLINE);
             if in_worker {
-                let prov = take(&mut report, "provenance").unwrap_or(Value::Null);
-                let map = crate::views::provenance_map(&Value::from(
-                    Object::new().with("provenance", prov),
-                ))
-                .unwrap_or_default();
+                let index = crate::views::OriginIndex::new(assembly.provenance_shared().clone());
                 l.provenance.retain(|(a, _)| *a != key);
-                l.provenance.push((key.clone(), Rc::new(map)));
+                l.provenance.push((key.clone(), Rc::new(index)));
                 if l.provenance.len() > 3 {
                     l.provenance.remove(0);
                 }
@@ -1842,7 +1836,7 @@ fn handle(
                 .and_then(|l| l.provenance.iter().find(|(a, _)| *a == api))
                 .map(|(_, m)| m.clone());
             let answer = match map {
-                Some(map) => crate::views::prov_answer(&path, &map),
+                Some(map) => crate::views::prov_answer(&path, &*map),
                 None => Object::new().with("error", "The worker no longer holds this assembly's sources (it was restarted or moved on): drop or open the files again.").into(),
             };
             let m = js_sys::Object::new();

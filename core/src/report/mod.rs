@@ -815,7 +815,13 @@ fn undefined_tool_calls_json(a: &Assembly) -> Value {
 
 /// Everything, in one object.
 pub fn assembly_json(a: &Assembly) -> Value {
-    Object::new()
+    assembly_json_with(a, true)
+}
+
+/// [`assembly_json`], with `provenance` only when `provenance` is true (a host that keeps the
+/// origins itself — [`Assembly::provenance_shared`] — and answers path by path).
+pub fn assembly_json_with(a: &Assembly, provenance: bool) -> Value {
+    let mut o = Object::new()
         .with("request", request_json(a))
         .with("model", model_json(a))
         .with("pi", pi_json(a))
@@ -842,9 +848,11 @@ pub fn assembly_json(a: &Assembly) -> Value {
         )
         .with("usage", usage::usage_json(a))
         .with("calls", calls::calls_json(a))
-        .with("call", calls::rebuilt_json(a))
-        .with("provenance", provenance::to_json(a.provenance()))
-        .into()
+        .with("call", calls::rebuilt_json(a));
+    if provenance {
+        o.insert("provenance", provenance::to_json(a.provenance()));
+    }
+    o.into()
 }
 
 /// Two assemblies of the same inputs under two protocols, side by side (the compare mode).

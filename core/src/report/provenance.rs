@@ -89,19 +89,17 @@ pub fn source_json(s: &Source) -> Value {
     .into()
 }
 
+/// One origin as JSON: `{path, matched, chars, source}`.
+pub fn origin_json(o: &Origin) -> Value {
+    Object::new()
+        .with("path", o.path.as_str())
+        .with("matched", o.matched.as_str())
+        .with("chars", o.chars)
+        .with("source", source_json(&o.source))
+        .into()
+}
+
 /// The origins as JSON: `[{path, matched, chars, source}]`, in body order.
 pub fn to_json(origins: &[Origin]) -> Value {
-    Value::Array(
-        origins
-            .iter()
-            .map(|o| {
-                Object::new()
-                    .with("path", o.path.as_str())
-                    .with("matched", o.matched.as_str())
-                    .with("chars", o.chars)
-                    .with("source", source_json(&o.source))
-                    .into()
-            })
-            .collect(),
-    )
+    Value::Array(origins.iter().map(origin_json).collect())
 }

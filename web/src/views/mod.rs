@@ -41,7 +41,7 @@ mod usage;
 pub(crate) mod whatif;
 
 pub use components::thousands;
-pub use request::{prov_answer, provenance_map};
+pub use request::{prov_answer, provenance_map, OriginIndex, ProvLookup};
 pub use stage::StageView;
 pub use util::prime_parsed_body;
 

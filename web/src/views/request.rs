@@ -202,10 +202,82 @@ pub fn curl_command(req: &Value) -> String {
     out
 }
 
-/// What the source panel shows for `path`, from a path → source map: `{found: {path, entry} |
+/// A path → source lookup [`prov_answer`] reads: the report's provenance as a map (a small body,
+/// on the page), or the assembly's own origins indexed by path (a large body, in the worker —
+/// no JSON of every origin made up front).
+pub trait ProvLookup {
+    /// The source of exactly `path`.
+    fn entry(&self, path: &str) -> Option<Value>;
+    /// The sources of the paths that start with `prefix`, in path order, at most `n`.
+    fn under(&self, prefix: &str, n: usize) -> Vec<Value>;
+}
+
+impl ProvLookup for BTreeMap<String, Value> {
+    fn entry(&self, path: &str) -> Option<Value> {
+        self.get(path).cloned()
+    }
+    fn under(&self, prefix: &str, n: usize) -> Vec<Value> {
+        self.range(prefix.to_string()..)
+            .take_while(|(k, _)| k.starts_with(prefix))
+            .take(n)
+            .map(|(_, v)| v.clone())
+            .collect()
+    }
+}
+
+/// An assembly's origins ([`ctxlens::Assembly::provenance_shared`]) sorted by path, as the worker
+/// keeps them for a report that leaves the provenance out: each entry's JSON is made when asked.
+pub struct OriginIndex {
+    origins: std::sync::Arc<Vec<ctxlens::analysis::provenance::Origin>>,
+    /// Indices into `origins`, by path (byte order, as a `BTreeMap<String, _>` sorts); for a
+    /// path given twice, the last.
+    order: Vec<u32>,
+}
+
+impl OriginIndex {
+    pub fn new(origins: std::sync::Arc<Vec<ctxlens::analysis::provenance::Origin>>) -> Self {
+        let mut order: Vec<u32> = (0..origins.len() as u32).collect();
+        order.sort_by(|&a, &b| origins[a as usize].path.cmp(&origins[b as usize].path));
+        // Stable sort: of equal paths the last in body order is last; keep it.
+        order.reverse();
+        order.dedup_by(|a, b| origins[*a as usize].path == origins[*b as usize].path);
+        order.reverse();
+        OriginIndex { origins, order }
+    }
+
+    fn path(&self, i: usize) -> &str {
+        &self.origins[self.order[i] as usize].path
+    }
+
+    /// The first position whose path is not below `p`.
+    fn lower_bound(&self, p: &str) -> usize {
+        self.order
+            .partition_point(|&i| self.origins[i as usize].path.as_str() < p)
+    }
+
+    fn json(&self, i: usize) -> Value {
+        ctxlens::report::provenance::origin_json(&self.origins[self.order[i] as usize])
+    }
+}
+
+impl ProvLookup for OriginIndex {
+    fn entry(&self, path: &str) -> Option<Value> {
+        let i = self.lower_bound(path);
+        (i < self.order.len() && self.path(i) == path).then(|| self.json(i))
+    }
+    fn under(&self, prefix: &str, n: usize) -> Vec<Value> {
+        (self.lower_bound(prefix)..self.order.len())
+            .take_while(|&i| self.path(i).starts_with(prefix))
+            .take(n)
+            .map(|i| self.json(i))
+            .collect()
+    }
+}
+
+/// What the source panel shows for `path`, from a path → source lookup: `{found: {path, entry} |
 /// null, inside: n, kinds: [[description, count]…]}`. The worker computes the same answer from its
-/// copy when the report leaves the provenance out (a large body).
-pub fn prov_answer(path: &str, map: &BTreeMap<String, Value>) -> Value {
+/// own index when the report leaves the provenance out (a large body).
+pub fn prov_answer(path: &str, map: &impl ProvLookup) -> Value {
     // The part itself; else, for a container, what is inside it; else its nearest attributed
     // ancestor.
     let pre = if path.is_empty() {
@@ -213,15 +285,14 @@ pub fn prov_answer(path: &str, map: &BTreeMap<String, Value>) -> Value {
     } else {
         format!("{path}.")
     };
-    let has_inside = map
-        .range(pre.clone()..)
-        .next()
-        .is_some_and(|(k, _)| k.starts_with(&pre));
-    let mut cur = path.to_string();
+    let exact = map.entry(path);
+    let has_inside = !map.under(&pre, 1).is_empty();
     let mut found = None;
-    if map.get(path).is_some() || !has_inside {
+    if exact.is_some() || !has_inside {
+        let mut cur = path.to_string();
+        let mut entry = exact.clone();
         loop {
-            if let Some(v) = map.get(&cur) {
+            if let Some(v) = entry {
                 found = Some((cur.clone(), v));
                 break;
             }
@@ -229,19 +300,16 @@ pub fn prov_answer(path: &str, map: &BTreeMap<String, Value>) -> Value {
                 Some(i) => cur.truncate(i),
                 None => break,
             }
+            entry = map.entry(&cur);
         }
     }
-    let inside: Vec<(&String, &Value)> = if found.as_ref().map(|(p, _)| p == path).unwrap_or(false)
-    {
+    let inside: Vec<Value> = if found.as_ref().is_some_and(|(p, _)| p == path) {
         Vec::new()
     } else {
-        map.range(pre.clone()..)
-            .take_while(|(k, _)| k.starts_with(&pre))
-            .take(20_000)
-            .collect()
+        map.under(&pre, 20_000)
     };
     let mut kinds: Vec<(String, usize)> = Vec::new();
-    for (_, v) in &inside {
+    for v in &inside {
         let d = describe(v);
         match kinds.iter_mut().find(|(k, _)| *k == d) {
             Some(x) => x.1 += 1,
@@ -250,13 +318,7 @@ pub fn prov_answer(path: &str, map: &BTreeMap<String, Value>) -> Value {
     }
     kinds.sort_by_key(|k| std::cmp::Reverse(k.1));
     let found = found
-        .map(|(p, v)| {
-            Value::from(
-                ctxlens::js::Object::new()
-                    .with("path", p)
-                    .with("entry", v.clone()),
-            )
-        })
+        .map(|(p, v)| Value::from(ctxlens::js::Object::new().with("path", p).with("entry", v)))
         .unwrap_or(Value::Null);
     let kinds: Vec<Value> = kinds
         .into_iter()
@@ -499,6 +561,44 @@ pub fn RequestView(p: &ViewProps) -> Html {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The worker's index of a large body's origins answers every path, every container and the
+    /// whole body exactly as the report's own provenance map does on the page.
+    #[test]
+    fn the_worker_s_origin_index_answers_as_the_report_s_map() {
+        for name in [
+            "demo",
+            "pi-1.6.0/an-midconvo",
+            "pi-1.6.0/sp-compaction-checkpoint",
+        ] {
+            let case = ctxlens_corpus::Case::named(name);
+            let inputs = ctxlens::case::inputs_from_case(&case.files(), None).expect("a case");
+            let a = ctxlens::assemble(&inputs);
+            let report = ctxlens::report::assembly_json(&a);
+            let map = provenance_map(&report).expect("a provenance");
+            let index = OriginIndex::new(a.provenance_shared().clone());
+            assert!(map.len() > 10, "{name}: {} origins", map.len());
+            let mut paths: Vec<String> = vec![String::new(), "nothing.here".into()];
+            for p in map.keys() {
+                let mut cur = p.as_str();
+                paths.push(cur.to_string());
+                while let Some(i) = cur.rfind('.') {
+                    cur = &cur[..i];
+                    paths.push(cur.to_string());
+                }
+                paths.push(format!("{p}.0"));
+            }
+            paths.sort();
+            paths.dedup();
+            for p in &paths {
+                assert_eq!(
+                    prov_answer(p, &index).to_json(),
+                    prov_answer(p, &map).to_json(),
+                    "{name}: {p:?}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn curl_quotes_for_the_shell() {
