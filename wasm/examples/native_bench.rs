@@ -80,6 +80,11 @@ fn main() {
         };
         let a = ctxlens::assemble(&inputs);
         assert!(a.request.is_some());
+        println!(
+            "body {} bytes, {} origins",
+            a.body().map_or(0, str::len),
+            a.provenance().len()
+        );
         for (name, f) in [
             (
                 "findings",

@@ -93,7 +93,7 @@ use crate::wire::{
 };
 
 /// Reports with more provenance entries than this leave it in the worker (path by path on demand).
-pub const PROVENANCE_INLINE: usize = 20_000;
+pub const PROVENANCE_INLINE: usize = 2_000;
 
 /// The worker keeps the assemblies of the current scenario up to about this many bytes (its
 /// session and body, for each), for `compare`; larger ones are not kept.

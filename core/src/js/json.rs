@@ -1,6 +1,6 @@
 //! `JSON.parse` and `JSON.stringify` with the semantics of V8.
 
-use super::number::number_to_string;
+use super::number::{number_len, push_number};
 use super::str_type::INTERN_MAX_LEN;
 use super::string::{
     escape_json_string_into, escaped_json_len, has_f4, has_json_special as has_special,
@@ -513,7 +513,7 @@ pub(super) fn compact_len(v: &Value) -> usize {
         Value::Bool(false) => 5,
         Value::Number(n) => {
             if n.is_finite() {
-                number_to_string(*n).len()
+                number_len(*n)
             } else {
                 4
             }
@@ -537,7 +537,7 @@ pub(super) fn write_compact(v: &Value, out: &mut String) {
         Value::Bool(false) => out.push_str("false"),
         Value::Number(n) => {
             if n.is_finite() {
-                out.push_str(&number_to_string(*n))
+                push_number(out, *n)
             } else {
                 out.push_str("null")
             }
