@@ -156,7 +156,11 @@ fn main() {
                 t.push(t0.elapsed().as_secs_f64() * 1e3);
             }
             t.sort_by(|a, b| a.partial_cmp(b).unwrap());
-            println!("{name}: median {:.2} ms", t[t.len() / 2]);
+            println!(
+                "{name}: median {:.2} ms ({} bytes or items)",
+                t[t.len() / 2],
+                f(&a)
+            );
         }
         return;
     }
