@@ -338,6 +338,56 @@ test("the call picker: a call clicked in the usage timeline or the session tree 
   await context.close();
 });
 
+test("after a protocol switch, the session tree and the calls are the session's, taken from the report the page already has", async () => {
+  // The worker leaves the session and its calls out of every report after the first of a
+  // scenario (they are the same under every protocol); the page puts them back from the first.
+  const src = path.join(corpus, "oc-scripted-multiturn");
+  const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ctxlens-shared-")), "shared-session");
+  fs.cpSync(src, dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, "session.jsonl"), fs.readFileSync(path.join(src, "expected/session.after.jsonl")));
+  for (const f of fs.readdirSync(path.join(dir, "expected"))) if (f !== "env.json") fs.rmSync(path.join(dir, "expected", f));
+  const requests = fs.readdirSync(path.join(src, "expected")).filter((f) => /^request-\d+\.json$/.test(f)).length;
+  // What each report from the worker says it shares (a wrapped Worker, before the page loads).
+  const init = () => {
+    window.__sharedFrom = [];
+    const W = window.Worker;
+    window.Worker = class extends W {
+      constructor(...a) {
+        super(...a);
+        this.addEventListener("message", (e) => { if (e.data?.type === "report") window.__sharedFrom.push([e.data.gen, e.data.api ?? null, e.data.sharedFrom ?? null]); });
+      }
+    };
+  };
+  const { page, context } = await openApp("#view=session", { init });
+  await openFolder(page, dir);
+  const seen = async () => {
+    await showView(page, "session", "Session");
+    const calls = await page.locator('[data-testid^="tree-call-"]').count();
+    const text = await page.getByTestId("session-tree").textContent();
+    await showView(page, "usage", "Usage & cache");
+    const picks = await page.locator('[data-testid^="call-pick-"]').count();
+    return { calls, picks, text };
+  };
+  const native = await seen();
+  assert.equal(native.picks, requests, "every call of the run");
+  assert.ok(native.calls > 0);
+  for (const api of ["anthropic-messages", "google-generative-ai"]) {
+    await page.getByTestId(`protocol-${api}`).click();
+    await page.waitForFunction((a) => document.querySelector(`.view-area[data-api="${a}"][data-state="ready"]`), api, { timeout: 60000 });
+    assert.deepEqual(await seen(), native, `${api}: the same session tree and calls`);
+  }
+  // The folder's reports: the first carried the session, each switch's took it from a report
+  // the page held.
+  const shared = await page.evaluate(() => window.__sharedFrom);
+  const gen = shared.filter(([, a]) => a === null).at(-1)[0]; // the folder's (its model's own protocol)
+  const mine = shared.filter(([g]) => g === gen);
+  assert.equal(mine[0][2], null, `the first report carries the session: ${JSON.stringify(shared)}`);
+  const switched = mine.filter(([, a]) => a === "anthropic-messages" || a === "google-generative-ai");
+  assert.equal(switched.length, 2, JSON.stringify(shared));
+  for (const [, a, from] of switched) assert.ok(from, `${a} shares its session: ${JSON.stringify(shared)}`);
+  await context.close();
+});
+
 test("the session tree: an answer on another branch is a call too, rebuilt on its own branch as the CLI's --call ENTRY does", async () => {
   const dir = path.join(corpus, "oc-session-leaf-other-branch");
   const { page, context } = await openApp("#view=session");

@@ -6,7 +6,7 @@
 //! | page → worker | |
 //! |---|---|
 //! | `{type: "load", gen, files: [[path, Uint8Array]…], continueOnly, nowMs, pi, placeholderKey, call}` | a laid-out case folder (the buffers are transferred) |
-//! | `{type: "assemble", gen, api}` | assemble it (`api`: `null` = the model's own) |
+//! | `{type: "assemble", gen, api, sharedFrom}` | assemble it (`api`: `null` = the model's own); `sharedFrom`: a report of this scenario the page holds (its key), from which it takes `session` and `calls` — the same under every protocol — so the worker leaves them out |
 //! | `{type: "provenance", gen, api, path}` | the source of one body path of a report whose provenance was left out |
 //! | `{type: "compare", gen, a, b}` | the core's comparison of protocol `a` with protocol `b` (the Protocols view) |
 //! | `{type: "upgrade", gen, api, pi, tokens}` | what upgrading (or going back) to pi release `pi` does to protocol `api`'s request (the Protocols view); `tokens`: with tokens when the model's vocabulary is loaded |
@@ -19,7 +19,7 @@
 //! | `{type: "ready"}` | the worker is listening |
 //! | `{type: "failed", gen, api, error}` | it could not start (a release's data did not load) |
 //! | `{type: "progress", gen, api, stage, done, upgrade}` | what it is doing now; `done`: the share of the work done (0–1); `upgrade`: the release of an `upgrade` it is working on (else absent) |
-//! | `{type: "report", gen, api, parts, partsBytes, bodyParts, bodyPartsBytes, body, provenanceInWorker, ms, memoryBytes}` | see below |
+//! | `{type: "report", gen, api, parts, partsBytes, bodyParts, bodyPartsBytes, body, provenanceInWorker, sharedFrom, ms, memoryBytes}` | see below (`sharedFrom`: as asked, the report without `session` and `calls`) |
 //! | `{type: "provenance", gen, api, path, json}` | `views::prov_answer` for that path (or `{error}`) |
 //! | `{type: "compare", gen, a, b, json}` | [`crate::wire::compare_answer`]: `ctxlens::report::compare_json` of the two assemblies (or `{error}`) |
 //! | `{type: "upgrade", gen, api, pi, tokens, json}` | [`crate::wire::upgrade_answer`]: `ctxlens::report::upgrade::to_json` (or `{error}`) |
@@ -145,6 +145,9 @@ pub enum FromWorker {
         report: Shared<Value>,
         parsed_body: Shared<Value>,
         provenance_in_worker: bool,
+        /// The report (by its key) whose `session` and `calls` this one shares: the worker left
+        /// them out.
+        shared_from: Option<String>,
         bytes: usize,
         ms: f64,
         memory_bytes: f64,
@@ -571,11 +574,15 @@ impl WorkerLink {
         }
     }
 
-    pub fn assemble(&self, gen: u64, api: Option<&str>) {
+    /// Asks for the report of `api` (`None`: the model's own). `shared_from`: a report of this
+    /// scenario the page holds, whose `session` and `calls` the new one takes (the worker
+    /// leaves them out).
+    pub fn assemble(&self, gen: u64, api: Option<&str>, shared_from: Option<&str>) {
         let msg = js_sys::Object::new();
         set(&msg, "type", "assemble");
         set(&msg, "gen", gen as f64);
         set(&msg, "api", opt_str(api));
+        set(&msg, "sharedFrom", opt_str(shared_from));
         let _ = self.worker.post_message(&msg);
     }
 
@@ -838,6 +845,7 @@ async fn join_report(data: JsValue, cb: Rc<dyn Fn(FromWorker)>, epoch: Rc<Cell<u
         report: Shared::new(report),
         parsed_body: Shared::new(parsed_body),
         provenance_in_worker: get(&data, "provenanceInWorker").as_bool().unwrap_or(false),
+        shared_from: get(&data, "sharedFrom").as_string(),
         bytes: total as usize,
         ms: get(&data, "ms").as_f64().unwrap_or(0.0),
         memory_bytes: get(&data, "memoryBytes").as_f64().unwrap_or(0.0),
@@ -1772,7 +1780,16 @@ fn handle(
             // A large provenance stays here, indexed by path; the page asks for the paths it
             // shows (no JSON of every origin made for it).
             let in_worker = assembly.provenance().len() > PROVENANCE_INLINE;
-            let mut report = ctxlens::report::assembly_json_with(&assembly, !in_worker);
+            // The session and its calls are the same under every protocol: when the page holds
+            // another report of this scenario it takes them from that one.
+            let shared_from = get(&data, "sharedFrom").as_string();
+            let mut report = ctxlens::report::assembly_json_with(
+                &assembly,
+                ctxlens::report::Omit {
+                    provenance: in_worker,
+                    session_and_calls: shared_from.is_some(),
+                },
+            );
             // What pi read of the files and what it ignored (the inputs panel's list).
             if let Some(o) = report.as_object_mut() {
                 o.insert("placement", placement);
@@ -1820,6 +1837,7 @@ fn handle(
                 set(&m, "body", bytes);
             }
             set(&m, "provenanceInWorker", in_worker);
+            set(&m, "sharedFrom", opt_str(shared_from.as_deref()));
             set(&m, "ms", js_sys::Date::now() - start);
             set(&m, "memoryBytes", memory_bytes());
             if scope.post_message_with_transfer(&m, &transfer).is_err() {

@@ -815,12 +815,23 @@ fn undefined_tool_calls_json(a: &Assembly) -> Value {
 
 /// Everything, in one object.
 pub fn assembly_json(a: &Assembly) -> Value {
-    assembly_json_with(a, true)
+    assembly_json_with(a, Omit::default())
 }
 
-/// [`assembly_json`], with `provenance` only when `provenance` is true (a host that keeps the
-/// origins itself — [`Assembly::provenance_shared`] — and answers path by path).
-pub fn assembly_json_with(a: &Assembly, provenance: bool) -> Value {
+/// What [`assembly_json_with`] leaves out of a report, for a host that has it already.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Omit {
+    /// `provenance`: the host keeps the origins itself ([`Assembly::provenance_shared`]) and
+    /// answers path by path.
+    pub provenance: bool,
+    /// `session` and `calls`: the host has them from a report of the same inputs under another
+    /// protocol. They are made before the protocol matters (the session read and its active
+    /// branch), so they are the same for every protocol (`report::tests`).
+    pub session_and_calls: bool,
+}
+
+/// [`assembly_json`] without what `omit` says.
+pub fn assembly_json_with(a: &Assembly, omit: Omit) -> Value {
     let mut o = Object::new()
         .with("request", request_json(a))
         .with("model", model_json(a))
@@ -837,19 +848,23 @@ pub fn assembly_json_with(a: &Assembly, provenance: bool) -> Value {
         .with("newSystemMessages", new_system_messages_json(a))
         .with("estimate", estimate_json(a))
         .with("undefinedToolCalls", undefined_tool_calls_json(a))
-        .with("resources", resources_json(a))
-        .with("session", session_json(a))
-        .with("cwd", a.parts.cwd.as_str())
-        .with("sessionId", opt_str(a.parts.session_id.as_deref()))
-        .with("diagnostics", diagnostics_json(a))
-        .with(
-            "findings",
-            findings::to_json(&crate::analysis::findings::findings(a)),
-        )
-        .with("usage", usage::usage_json(a))
-        .with("calls", calls::calls_json(a))
-        .with("call", calls::rebuilt_json(a));
-    if provenance {
+        .with("resources", resources_json(a));
+    if !omit.session_and_calls {
+        o.insert("session", session_json(a));
+    }
+    o.insert("cwd", Value::from(a.parts.cwd.as_str()));
+    o.insert("sessionId", opt_str(a.parts.session_id.as_deref()));
+    o.insert("diagnostics", diagnostics_json(a));
+    o.insert(
+        "findings",
+        findings::to_json(&crate::analysis::findings::findings(a)),
+    );
+    o.insert("usage", usage::usage_json(a));
+    if !omit.session_and_calls {
+        o.insert("calls", calls::calls_json(a));
+    }
+    o.insert("call", calls::rebuilt_json(a));
+    if !omit.provenance {
         o.insert("provenance", provenance::to_json(a.provenance()));
     }
     o.into()
@@ -886,6 +901,71 @@ mod tests {
         let entry = crate::js::parse(line).unwrap();
         message_sizes(entry.as_object().unwrap(), &mut o);
         o
+    }
+
+    /// `Omit::session_and_calls` is sound: a report's `session` and `calls` are the same under
+    /// every protocol (for cases of each release with a session: resumed, mid-conversation,
+    /// compacted), and a report that omits them is the full one without them.
+    #[test]
+    fn session_and_calls_are_the_same_under_every_protocol() {
+        let cases: Vec<_> = ctxlens_corpus::cases("pi-")
+            .into_iter()
+            .filter(|c| {
+                ["midconvo", "compaction", "resume"]
+                    .iter()
+                    .any(|w| c.folder().contains(w))
+            })
+            .collect();
+        let mut releases = std::collections::BTreeSet::new();
+        let mut checked = 0;
+        for case in cases.iter().step_by(12) {
+            let Ok(mut inputs) = crate::case::inputs_from_case(&case.files(), None) else {
+                continue;
+            };
+            let ws = crate::Workspace::new();
+            let mut first: Option<(String, String)> = None;
+            for api in crate::api::Api::ALL {
+                inputs.api = Some(api);
+                let a = ws.assemble(&inputs);
+                let full = assembly_json(&a);
+                let mine = (
+                    full.get("session").map(Value::to_json).unwrap_or_default(),
+                    full.get("calls").map(Value::to_json).unwrap_or_default(),
+                );
+                match &first {
+                    None => first = Some(mine),
+                    Some(f) => assert!(*f == mine, "{}: {api} differs", case.name),
+                }
+                let omitted = assembly_json_with(
+                    &a,
+                    Omit {
+                        session_and_calls: true,
+                        ..Omit::default()
+                    },
+                );
+                let mut want = full.as_object().unwrap().clone();
+                want.remove("session");
+                want.remove("calls");
+                assert_eq!(
+                    omitted.to_json(),
+                    Value::Object(want).to_json(),
+                    "{}",
+                    case.name
+                );
+            }
+            let (session, calls) = first.unwrap();
+            assert!(
+                session.len() > 100 && calls.len() > 2,
+                "{}: {session} {calls}",
+                case.name
+            );
+            releases.insert(case.name.split('/').next().unwrap().to_string());
+            checked += 1;
+        }
+        assert!(
+            checked >= 15 && releases.len() >= 5,
+            "{checked} cases of {releases:?}"
+        );
     }
 
     #[test]

@@ -448,7 +448,9 @@ impl AppState {
         let Some(api) = want else { return };
         let link = self.host.link.borrow();
         let Some(link) = link.as_ref() else { return };
-        link.assemble(self.gen, api.as_deref());
+        // Any report of this scenario has the session and its calls the new one needs.
+        let shared_from = self.reports.keys().next().map(String::as_str);
+        link.assemble(self.gen, api.as_deref(), shared_from);
         let shown = api.is_none() || api == self.current_api();
         if shown {
             self.busy = Some(Busy {
@@ -575,6 +577,7 @@ impl AppState {
                 report,
                 parsed_body,
                 provenance_in_worker,
+                shared_from,
                 bytes,
                 ms,
                 memory_bytes,
@@ -615,6 +618,29 @@ impl AppState {
                         json_bytes: bytes,
                     });
                 }
+                // The session and its calls, from the report the worker said this one shares
+                // them with (the page keeps a scenario's reports until the next scenario).
+                let report = match shared_from {
+                    None => report,
+                    Some(from) => match self.reports.get(&from) {
+                        Some(src) => {
+                            let mut r = (*report).clone();
+                            if let Some(o) = r.as_object_mut() {
+                                for k in ["session", "calls"] {
+                                    o.insert(k, src.get(k).cloned().unwrap_or(Value::Null));
+                                }
+                            }
+                            Shared::new(r)
+                        }
+                        None => {
+                            self.failures.insert(
+                                key,
+                                format!("the worker's report shares its session with the report of {from}, which the page does not hold"),
+                            );
+                            return;
+                        }
+                    },
+                };
                 crate::views::prime_parsed_body(&report, parsed_body);
                 if provenance_in_worker {
                     self.prov.insert(key.clone(), Shared::new(BTreeMap::new()));
