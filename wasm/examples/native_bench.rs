@@ -59,25 +59,45 @@ fn main() {
         r#"{{"models":{},"model":"bench/m","thinking":"medium","prompt":"Now summarize what changed.","now":1767225600000,"api":"{api}","env":{{"AWS_REGION":"us-east-1"}},"files":[]}}"#,
         ctxlens::js::Value::str(models).to_json()
     );
+    if let Some(target) = api.strip_prefix("whatif:") {
+        // A what-if (`tool:bash` off) from a workspace holding the request as it is: the changed
+        // assembly (with its accounting), then the comparison.
+        let inputs = bench_inputs(&text, models, target);
+        let ws = ctxlens::Workspace::new();
+        let base = ws.assemble(&inputs);
+        let changes = vec![ctxlens::analysis::whatif::Change::parse_without("tool:bash").expect("a change")];
+        let (mut ta, mut tc) = (Vec::new(), Vec::new());
+        for _ in 0..runs {
+            let t0 = Instant::now();
+            let (changed, applied) =
+                ctxlens::analysis::whatif::apply(&inputs, &base, &changes).expect("applies");
+            let b = ws.assemble_unkept(&changed);
+            let t1 = Instant::now();
+            let w = ctxlens::analysis::whatif::compare(
+                applied,
+                &base,
+                &b,
+                base.stats.as_ref(),
+                b.stats.as_ref(),
+            );
+            std::hint::black_box(ctxlens::report::whatif::to_json(&w, None).to_json());
+            ta.push((t1 - t0).as_secs_f64() * 1e3);
+            tc.push(t1.elapsed().as_secs_f64() * 1e3);
+        }
+        ta.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        tc.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        println!(
+            "what-if tool:bash: changed assembly median {:.2} ms (min {:.2}), comparison and its JSON {:.2} ms (min {:.2})",
+            ta[ta.len() / 2],
+            ta[0],
+            tc[tc.len() / 2],
+            tc[0]
+        );
+        return;
+    }
     if let Some(target) = api.strip_prefix("analysis:") {
         // Only the analysis of an assembly (findings, stages JSON, stats JSON), for `target`.
-        let inputs = ctxlens::Inputs {
-            session: Some(ctxlens::SourceText {
-                name: "s.jsonl".into(),
-                text: ctxlens::js::Str::from(text.as_str()),
-            }),
-            files: {
-                let mut f = ctxlens::VirtualFs::new();
-                f.insert("/home/user/.pi/agent/models.json", models.as_bytes());
-                f
-            },
-            model: Some("bench/m".into()),
-            thinking: Some("medium".into()),
-            prompt: Some("hi".into()),
-            api: Some(target.parse().expect("an api")),
-            env: [("AWS_REGION".to_string(), "us-east-1".to_string())].into(),
-            ..Default::default()
-        };
+        let inputs = bench_inputs(&text, models, target);
         let a = ctxlens::assemble(&inputs);
         assert!(a.request.is_some());
         println!(
@@ -220,4 +240,25 @@ fn main() {
         times[times.len() / 2],
         times[0]
     );
+}
+
+/// The inputs of the analysis and what-if modes: the session, the bench model, a prompt.
+fn bench_inputs(text: &str, models: &str, api: &str) -> ctxlens::Inputs {
+    ctxlens::Inputs {
+        session: Some(ctxlens::SourceText {
+            name: "s.jsonl".into(),
+            text: ctxlens::js::Str::from(text),
+        }),
+        files: {
+            let mut f = ctxlens::VirtualFs::new();
+            f.insert("/home/user/.pi/agent/models.json", models.as_bytes());
+            f
+        },
+        model: Some("bench/m".into()),
+        thinking: Some("medium".into()),
+        prompt: Some("hi".into()),
+        api: Some(api.parse().expect("an api")),
+        env: [("AWS_REGION".to_string(), "us-east-1".to_string())].into(),
+        ..Default::default()
+    }
 }
