@@ -324,6 +324,53 @@ test("quick toggles: one what-if in the worker at a time, so four tools switched
   await context.close();
 });
 
+/** Holds the worker's whole-session answers (`session: true`) on the page until released. */
+function holdSessionAnswers() {
+  const held = [];
+  window.__ctxlensHoldSessions = true;
+  const add = Worker.prototype.addEventListener;
+  Worker.prototype.addEventListener = function (type, fn, opts) {
+    if (type !== "message") return add.call(this, type, fn, opts);
+    return add.call(this, type, (e) => {
+      const whole = e.data?.type === "whatif" && e.data.session === true;
+      return whole && window.__ctxlensHoldSessions ? held.push(() => fn.call(this, e)) : fn.call(this, e);
+    }, opts);
+  };
+  window.__ctxlensReleaseSessions = () => {
+    window.__ctxlensHoldSessions = false;
+    for (const f of held.splice(0)) f();
+  };
+}
+
+test("a newer toggle does not wait for the session of the one before: it is sent while that session is being rebuilt, and both end as the CLI's", async () => {
+  const pi = ["--pi", "0.85.1"];
+  const o = await openCase(dir, { init: holdSessionAnswers });
+  const { page, context } = o;
+  const sent = () => page.evaluate(() => Number(document.querySelector(".view-area").dataset.whatifSent));
+  const tools = (await page.locator('[data-testid="whatif-tools"] input[type="checkbox"]').evaluateAll((xs) => xs.map((x) => x.dataset.spec))).slice(0, 2);
+  assert.equal(tools.length, 2);
+  // The first tool off: its request's answer, then its whole session asked for (its answer held,
+  // so on the page it is still in the worker).
+  await page.getByTestId(`whatif-${tools[0]}`).uncheck();
+  await ready(page);
+  await page.getByTestId("whatif-session-pending").waitFor({ timeout: 10000 });
+  const before = await sent();
+  // The second: sent at once, and its request answered, while the first's session is out.
+  await page.getByTestId(`whatif-${tools[1]}`).uncheck();
+  await changesAre(page, tools.join(","));
+  await until(page, (n) => Number(document.querySelector(".view-area").dataset.whatifSent) === n, before + 1);
+  await ready(page);
+  assert.deepEqual(await shown(page), expected(whatif(dir, tools, pi)), "the newer what-if, the CLI's");
+  // The sessions come once released: the one on screen is the CLI's.
+  await page.evaluate(() => window.__ctxlensReleaseSessions());
+  const want = whatif(dir, tools, pi);
+  await until(page, () => document.querySelector('[data-testid="whatif-session"]'));
+  assert.equal(Number(await page.getByTestId("whatif-session").getAttribute("data-calls")), want.session.callsRebuilt);
+  assert.equal(Number((await page.getByTestId("whatif-session-saved-chars").textContent()).replace(/,/g, "")), want.session.saved.chars);
+  assert.deepEqual(o.errors, [], "no page errors");
+  await context.close();
+});
+
 test("images switched off per entry or all at once: the entries with images largest first, each the CLI's `--without image:ID`", async () => {
   const images = path.join(repo, "tests/whatif/pi-0.85.1/base-images");
   const pi = ["--pi", "0.85.1"];

@@ -65,7 +65,8 @@ fn main() {
         let inputs = bench_inputs(&text, models, target);
         let ws = ctxlens::Workspace::new();
         let base = ws.assemble(&inputs);
-        let changes = vec![ctxlens::analysis::whatif::Change::parse_without("tool:bash").expect("a change")];
+        let changes =
+            vec![ctxlens::analysis::whatif::Change::parse_without("tool:bash").expect("a change")];
         let (mut ta, mut tc) = (Vec::new(), Vec::new());
         for _ in 0..runs {
             let t0 = Instant::now();

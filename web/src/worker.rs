@@ -1215,6 +1215,81 @@ thread_local! {
     /// The what-ifs this worker has assembled (the changed side built), posted with each answer:
     /// what the page reads to know that it asked for no stale one.
     static WHATIFS_COMPUTED: Cell<u64> = const { Cell::new(0) };
+    /// The whole session of a what-if being rebuilt, one call per task: a newer `whatif` (the
+    /// page asks for one only when it no longer waits for this) or a new scenario drops it, and
+    /// the page's other messages are answered between its calls.
+    static SESSION_JOB: RefCell<Option<SessionJob>> = const { RefCell::new(None) };
+}
+
+/// See `SESSION_JOB`.
+struct SessionJob {
+    gen: u64,
+    /// The `whatif` message asking for it (its answer and progress carry its fields).
+    data: JsValue,
+    /// The request's what-if, answered again with the session.
+    w: ctxlens::analysis::whatif::WhatIf,
+    /// The model's vocabulary, when the tokens are counted.
+    module: Option<(Rc<crate::vocab::VocabModule>, bool)>,
+    rebuild: ctxlens::analysis::whatif::SessionRebuild,
+}
+
+/// The statistics of `x` with tokens counted by `module` (`None`: characters only).
+fn stats_with_tokens(
+    module: &Option<(Rc<crate::vocab::VocabModule>, bool)>,
+    x: &Assembly,
+) -> Option<ctxlens::analysis::stats::Stats> {
+    let (m, exact) = module.as_ref()?;
+    let no_progress = |_: f64| {};
+    let mut c = crate::vocab::Counter::new(m, *exact, &no_progress);
+    ctxlens::analysis::stats::compute_with_tokens(x, &mut c)
+        .ok()
+        .flatten()
+}
+
+/// Runs the session job's next call in a task of its own (a timer: the page's messages that came
+/// meanwhile are handled first).
+fn schedule_session_step(loaded: &Rc<RefCell<Option<Loaded>>>) {
+    let loaded = loaded.clone();
+    gloo_timers::callback::Timeout::new(0, move || session_step(&loaded)).forget();
+}
+
+/// One call of the session job; the answer once the last is rebuilt.
+fn session_step(loaded: &Rc<RefCell<Option<Loaded>>>) {
+    let Some(mut job) = SESSION_JOB.with(|j| j.borrow_mut().take()) else {
+        return;
+    };
+    let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let guard = loaded.borrow();
+    // A new scenario: nobody waits for this one.
+    let Some(l) = guard.as_ref().filter(|l| l.gen == job.gen) else {
+        return;
+    };
+    let (done, total) = job.rebuild.progress();
+    whatif_progress(
+        &scope,
+        &job.data,
+        &format!(
+            "rebuilding the session's calls with the changes ({} of {total})",
+            done + 1
+        ),
+        0.6 + 0.35 * done as f64 / total.max(1) as f64,
+    );
+    let module = job.module.clone();
+    let mut per_call =
+        |_: &ctxlens::Inputs, x: &Assembly| stats_with_tokens(&module, x).map(|s| s.total_tokens());
+    job.rebuild.step(&l.engine, &mut per_call);
+    drop(guard);
+    let (done, total) = job.rebuild.progress();
+    if done < total {
+        SESSION_JOB.with(|j| *j.borrow_mut() = Some(job));
+        return schedule_session_step(loaded);
+    }
+    let session = job.rebuild.finish();
+    let mut json = ctxlens::report::whatif::to_json(&job.w, Some(&session));
+    if let Some(o) = json.as_object_mut() {
+        o.insert("sessionPending", Value::Bool(false));
+    }
+    post_whatif(&scope, &job.data, Ok(json));
 }
 
 /// A what-if's message.
@@ -1282,6 +1357,8 @@ fn handle_whatif(
     data: JsValue,
 ) {
     use ctxlens::analysis::whatif::{self, Change};
+    // The page asks for a what-if only once it no longer waits for the session being rebuilt.
+    SESSION_JOB.with(|j| j.borrow_mut().take());
     let gen = get(&data, "gen").as_f64().unwrap_or(0.0) as u64;
     let api = get(&data, "api").as_string().unwrap_or_default();
     let specs = strings_of(&get(&data, "changes"));
@@ -1351,38 +1428,35 @@ fn handle_whatif(
             _ => None,
         })
         .flatten();
-    let count = |x: &Assembly| {
-        let (m, exact) = module.as_ref()?;
-        let no_progress = |_: f64| {};
-        let mut c = crate::vocab::Counter::new(m, *exact, &no_progress);
-        ctxlens::analysis::stats::compute_with_tokens(x, &mut c)
-            .ok()
-            .flatten()
-    };
     if module.is_some() {
         step("counting the tokens of both", 0.4);
     }
-    let (sa, sb) = (count(&a), count(&b));
-    // The whole session, had the changes been made at the start: asked for on its own, after
-    // the request's answer (`session: true`; the two assemblies above are the engine's, kept).
+    let (sa, sb) = (
+        stats_with_tokens(&module, &a),
+        stats_with_tokens(&module, &b),
+    );
     let has_calls = a.calls.iter().any(|c| c.usage.is_some());
     let whole = get(&data, "session").as_bool() == Some(true);
-    let session = (has_calls && whole).then(|| {
-        step("rebuilding the session's calls with the changes", 0.6);
-        let mut per_call = |_: &ctxlens::Inputs, x: &Assembly| count(x).map(|s| s.total_tokens());
-        whatif::session(
-            &l.engine,
-            &base_inputs,
-            &target,
-            &changes,
-            &a,
-            None,
-            &mut per_call,
-        )
-    });
-    step("comparing", 0.95);
+    step("comparing", 0.5);
     let w = whatif::compare(applied, &a, &b, sa.as_ref(), sb.as_ref());
-    let mut json = ctxlens::report::whatif::to_json(&w, session.as_ref());
+    // The whole session, had the changes been made at the start: asked for on its own, after
+    // the request's answer (`session: true`; the two assemblies above are the engine's, kept),
+    // and rebuilt one call per task.
+    if has_calls && whole {
+        let rebuild = whatif::SessionRebuild::new(&base_inputs, &target, &changes, &a, None);
+        SESSION_JOB.with(|j| {
+            *j.borrow_mut() = Some(SessionJob {
+                gen,
+                data: data.clone(),
+                w,
+                module,
+                rebuild,
+            })
+        });
+        drop(guard);
+        return schedule_session_step(loaded);
+    }
+    let mut json = ctxlens::report::whatif::to_json(&w, None);
     if let Some(o) = json.as_object_mut() {
         // The request's answer of a session with calls: the whole session comes next.
         o.insert("sessionPending", Value::Bool(has_calls && !whole));

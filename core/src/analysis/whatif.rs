@@ -1268,33 +1268,94 @@ pub fn session(
     max_calls: Option<usize>,
     count: &mut dyn FnMut(&Inputs, &Assembly) -> Option<usize>,
 ) -> SessionWhatIf {
-    let with_usage: Vec<&crate::calls::Call> =
-        base.calls.iter().filter(|c| c.usage.is_some()).collect();
-    let picked = sample(with_usage.len(), max_calls.unwrap_or(MAX_CALLS).max(1));
-    let mut out = SessionWhatIf {
-        calls: Vec::new(),
-        calls_with_usage: with_usage.len(),
-        before_chars: 0,
-        after_chars: 0,
-        before_tokens: Some(0),
-        after_tokens: Some(0),
-        reported_tokens: 0.0,
-        reported_tokens_after: Some(0.0),
-        cost_saved: None,
-        notes: Vec::new(),
-    };
-    if picked.len() < with_usage.len() {
-        out.notes.push(format!(
-            "{} of the {} calls with usage rebuilt, evenly spaced (the last included): each is two more assemblies of the session",
-            picked.len(),
-            with_usage.len()
-        ));
+    let mut r = SessionRebuild::new(inputs, target, changes, base, max_calls);
+    while r.step(ws, count) {}
+    r.finish()
+}
+
+/// [`session`] one call at a time, for a host that has other work between the calls (the app's
+/// worker answers a newer what-if without waiting for the whole session of an older one).
+pub struct SessionRebuild {
+    inputs: Inputs,
+    target: Inputs,
+    changes: Vec<Change>,
+    /// The calls to rebuild, in order.
+    picked: Vec<crate::calls::Call>,
+    next: usize,
+    /// The request's own diagnostics (a call's warning that the request has too is not the
+    /// call's).
+    base_diagnostics: Vec<crate::diagnostics::Diagnostic>,
+    transcript: bool,
+    out: SessionWhatIf,
+    unchanged_prompt_calls: usize,
+    saved_cost: f64,
+    priced: bool,
+}
+
+impl SessionRebuild {
+    /// The calls of `base`'s session to rebuild (see [`session`]), none rebuilt yet.
+    pub fn new(
+        inputs: &Inputs,
+        target: &Inputs,
+        changes: &[Change],
+        base: &Assembly,
+        max_calls: Option<usize>,
+    ) -> SessionRebuild {
+        let with_usage: Vec<&crate::calls::Call> =
+            base.calls.iter().filter(|c| c.usage.is_some()).collect();
+        let picked = sample(with_usage.len(), max_calls.unwrap_or(MAX_CALLS).max(1));
+        let mut out = SessionWhatIf {
+            calls: Vec::new(),
+            calls_with_usage: with_usage.len(),
+            before_chars: 0,
+            after_chars: 0,
+            before_tokens: Some(0),
+            after_tokens: Some(0),
+            reported_tokens: 0.0,
+            reported_tokens_after: Some(0.0),
+            cost_saved: None,
+            notes: Vec::new(),
+        };
+        if picked.len() < with_usage.len() {
+            out.notes.push(format!(
+                "{} of the {} calls with usage rebuilt, evenly spaced (the last included): each is two more assemblies of the session",
+                picked.len(),
+                with_usage.len()
+            ));
+        }
+        SessionRebuild {
+            inputs: inputs.clone(),
+            target: target.clone(),
+            changes: changes.to_vec(),
+            picked: picked.into_iter().map(|i| with_usage[i].clone()).collect(),
+            next: 0,
+            base_diagnostics: base.diagnostics.clone(),
+            transcript: base.pi.as_ref().is_some_and(|p| p.rules.transcript),
+            out,
+            unchanged_prompt_calls: 0,
+            saved_cost: 0.0,
+            priced: false,
+        }
     }
-    let transcript = base.pi.as_ref().is_some_and(|p| p.rules.transcript);
-    let mut unchanged_prompt_calls = 0;
-    let mut saved_cost = 0.0;
-    let mut priced = false;
-    for call in picked.into_iter().map(|i| with_usage[i]) {
+
+    /// How many calls there are to rebuild, and how many are rebuilt.
+    pub fn progress(&self) -> (usize, usize) {
+        (self.next, self.picked.len())
+    }
+
+    /// Rebuilds the next call (its two assemblies, in `ws`); `false` once every call is done.
+    pub fn step(
+        &mut self,
+        ws: &crate::Workspace,
+        count: &mut dyn FnMut(&Inputs, &Assembly) -> Option<usize>,
+    ) -> bool {
+        if self.next == self.picked.len() {
+            return false;
+        }
+        self.next += 1;
+        let call = &self.picked[self.next - 1];
+        let out = &mut self.out;
+        let changes = &self.changes[..];
         let u = call.usage.as_ref().expect("filtered");
         let reported = u.input + u.cache_read + u.cache_write;
         let at = |i: &Inputs| {
@@ -1307,8 +1368,8 @@ pub fn session(
             let a = ws.assemble(&i);
             (i, a)
         };
-        let (bi, b) = at(inputs);
-        let mut ti = target.clone();
+        let (bi, b) = at(&self.inputs);
+        let mut ti = self.target.clone();
         ti.prompt = None;
         ti.call = bi.call.clone();
         let (ci, changed_call, unchanged) = match apply(&ti, &b, changes) {
@@ -1334,7 +1395,7 @@ pub fn session(
         if b.request.is_none() {
             row.note = Some("not rebuilt: pi would not send this request".into());
             out.calls.push(row);
-            continue;
+            return true;
         }
         if c.request.is_none() {
             row.note = Some(format!(
@@ -1345,7 +1406,7 @@ pub fn session(
                     .map_or("pi would send nothing", |d| d.message.as_str())
             ));
             out.calls.push(row);
-            continue;
+            return true;
         }
         row.after_chars = c.stats.as_ref().map(|s| s.total_chars());
         // A warning about this call's rebuild that the request itself does not have (an older
@@ -1353,14 +1414,14 @@ pub fn session(
         if let Some(w) = b
             .diagnostics
             .iter()
-            .find(|d| d.severity != crate::Severity::Info && !base.diagnostics.contains(d))
+            .find(|d| d.severity != crate::Severity::Info && !self.base_diagnostics.contains(d))
         {
             row.note = Some(format!(
                 "not comparable, left out of the totals: {}",
                 w.message
             ));
             out.calls.push(row);
-            continue;
+            return true;
         }
         row.before_tokens = count(&bi, &b);
         row.after_tokens = count(&ci, c);
@@ -1368,8 +1429,8 @@ pub fn session(
             row.note = Some(format!(
                 "unchanged: the change finds nothing in this call's request ({e})"
             ));
-        } else if transcript && b.body() == c.body() {
-            unchanged_prompt_calls += 1;
+        } else if self.transcript && b.body() == c.body() {
+            self.unchanged_prompt_calls += 1;
         }
         out.before_chars += row.before_chars;
         out.after_chars += row.after_chars.unwrap_or(0);
@@ -1399,36 +1460,44 @@ pub fn session(
             (u.input * p.input + u.cache_read * p.cache_read + u.cache_write * p.cache_write) / 1e6
         });
         if let (Some(cost), Some(r)) = (recorded.or(computed), ratio) {
-            priced = true;
+            self.priced = true;
             row.reported_cost = Some(cost);
-            saved_cost += cost * (1.0 - r);
+            self.saved_cost += cost * (1.0 - r);
         }
         out.calls.push(row);
+        true
     }
-    if priced {
-        out.cost_saved = Some(saved_cost);
+
+    /// The session's what-if from the calls rebuilt (all of them, once [`step`](Self::step)
+    /// says so), with its totals and notes.
+    pub fn finish(self) -> SessionWhatIf {
+        let mut out = self.out;
+        if self.priced {
+            out.cost_saved = Some(self.saved_cost);
+        }
+        let left_out = out
+            .calls
+            .iter()
+            .filter(|c| {
+                c.note
+                    .as_deref()
+                    .is_some_and(|n| !n.starts_with("unchanged"))
+            })
+            .count();
+        if left_out > 0 {
+            out.notes.push(format!(
+                "{left_out} of the {} calls rebuilt are left out of the totals (each call's note says why)",
+                out.calls.len()
+            ));
+        }
+        if self.unchanged_prompt_calls > 0 {
+            out.notes.push(format!(
+                "{} past call(s) rebuilt byte-identical: from 0.86 pi stores the system prompt and tool declarations it sent in the session, so a past call replays them; a change to them shows from the next request on",
+                self.unchanged_prompt_calls
+            ));
+        }
+        out
     }
-    let left_out = out
-        .calls
-        .iter()
-        .filter(|c| {
-            c.note
-                .as_deref()
-                .is_some_and(|n| !n.starts_with("unchanged"))
-        })
-        .count();
-    if left_out > 0 {
-        out.notes.push(format!(
-            "{left_out} of the {} calls rebuilt are left out of the totals (each call's note says why)",
-            out.calls.len()
-        ));
-    }
-    if unchanged_prompt_calls > 0 {
-        out.notes.push(format!(
-            "{unchanged_prompt_calls} past call(s) rebuilt byte-identical: from 0.86 pi stores the system prompt and tool declarations it sent in the session, so a past call replays them; a change to them shows from the next request on"
-        ));
-    }
-    out
 }
 
 #[cfg(test)]

@@ -114,6 +114,9 @@ pub struct AppState {
     /// (dropped, never sent), and goes when the answer comes. However quickly the changes are
     /// toggled, the worker computes the one in flight and the last.
     pub whatif_flight: Option<(u64, WhatIfKey)>,
+    /// The one in flight is a whole session (`send_whatif_session`): a newer what-if is sent at
+    /// once, and the worker drops that session between two of its calls.
+    pub whatif_flight_session: bool,
     /// The what-if asked for while another was in flight (or before the worker was ready).
     pub whatif_next: Option<WhatIfKey>,
     /// The what-ifs sent (the last `seq`), and the worker's count of the ones it computed (from
@@ -206,6 +209,7 @@ impl AppState {
             upgrades: Shared::new(BTreeMap::new()),
             whatifs: Shared::new(BTreeMap::new()),
             whatif_flight: None,
+            whatif_flight_session: false,
             whatif_next: None,
             whatif_sent: 0,
             whatif_computed: 0,
@@ -321,7 +325,7 @@ impl AppState {
         if !wanted {
             return;
         }
-        if self.whatif_flight.is_some() {
+        if self.whatif_flight.is_some() && !self.whatif_flight_session {
             self.whatif_next = Some(key.clone());
             self.set_whatif(
                 key,
@@ -344,6 +348,7 @@ impl AppState {
                 self.whatif_seq += 1;
                 l.whatif(self.gen, self.whatif_seq, &key.0, &key.1, key.2, false);
                 self.whatif_flight = Some((self.whatif_seq, key.clone()));
+                self.whatif_flight_session = false;
             }
             _ => self.whatif_next = Some(key.clone()),
         }
@@ -366,6 +371,7 @@ impl AppState {
             self.whatif_seq += 1;
             l.whatif(self.gen, self.whatif_seq, &key.0, &key.1, key.2, true);
             self.whatif_flight = Some((self.whatif_seq, key));
+            self.whatif_flight_session = true;
         }
     }
 
