@@ -52,8 +52,10 @@
 //! as another release reads them for `pi=`, its data fetched first), assembles, and answers
 //! `ctxlens::analysis::whatif::compare` of the kept assembly and the changed one — with tokens
 //! on both sides as for `upgrade` — and, when the session has calls with usage, the whole
-//! session rebuilt with the changes made at the start (`ctxlens::analysis::whatif::session`,
-//! [`ctxlens::analysis::calibration::MAX_CALLS`] calls at most, as the CLI's default).
+//! session rebuilt with the changes made at the start (`ctxlens::analysis::whatif::SessionRebuild`,
+//! [`ctxlens::analysis::calibration::MAX_CALLS`] calls at most, as the CLI's default), one call
+//! per task: the page's other messages are answered between two calls, and a newer `whatif`
+//! drops the session being rebuilt (the page sends one only when it no longer waits for it).
 //!
 //! A report is `report::assembly_json` without `request.body` and, when it has more than
 //! [`PROVENANCE_INLINE`] entries, without `provenance` (the worker keeps it and answers path by
