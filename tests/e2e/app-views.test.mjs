@@ -338,9 +338,9 @@ test("the call picker: a call clicked in the usage timeline or the session tree 
   await context.close();
 });
 
-test("after a protocol switch, the session tree and the calls are the session's, taken from the report the page already has", async () => {
-  // The worker leaves the session and its calls out of every report after the first of a
-  // scenario (they are the same under every protocol); the page puts them back from the first.
+test("after a protocol switch, the session tree, the calls and the usage timeline are the session's, taken from the report the page already has", async () => {
+  // The worker leaves the session, its calls and its usage timeline out of every report after
+  // the first of a scenario (the same under every protocol); the page puts them back from it.
   const src = path.join(corpus, "oc-scripted-multiturn");
   const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ctxlens-shared-")), "shared-session");
   fs.cpSync(src, dir, { recursive: true });
@@ -366,10 +366,12 @@ test("after a protocol switch, the session tree and the calls are the session's,
     const text = await page.getByTestId("session-tree").textContent();
     await showView(page, "usage", "Usage & cache");
     const picks = await page.locator('[data-testid^="call-pick-"]').count();
-    return { calls, picks, text };
+    const columns = await page.locator('[data-testid="usage-chart"] g.col').count();
+    return { calls, picks, columns, text };
   };
   const native = await seen();
   assert.equal(native.picks, requests, "every call of the run");
+  assert.equal(native.columns, requests, "the usage timeline: a column per call");
   assert.ok(native.calls > 0);
   for (const api of ["anthropic-messages", "google-generative-ai"]) {
     await page.getByTestId(`protocol-${api}`).click();

@@ -6,7 +6,7 @@
 //! | page → worker | |
 //! |---|---|
 //! | `{type: "load", gen, files: [[path, Uint8Array]…], continueOnly, nowMs, pi, placeholderKey, call}` | a laid-out case folder (the buffers are transferred) |
-//! | `{type: "assemble", gen, api, sharedFrom}` | assemble it (`api`: `null` = the model's own); `sharedFrom`: a report of this scenario the page holds (its key), from which it takes `session` and `calls` — the same under every protocol — so the worker leaves them out |
+//! | `{type: "assemble", gen, api, sharedFrom}` | assemble it (`api`: `null` = the model's own); `sharedFrom`: a report of this scenario the page holds (its key), from which it takes `session`, `calls` and `usage.timeline` — the session's alone, the same under every protocol — so the worker leaves them out |
 //! | `{type: "provenance", gen, api, path}` | the source of one body path of a report whose provenance was left out |
 //! | `{type: "compare", gen, a, b}` | the core's comparison of protocol `a` with protocol `b` (the Protocols view) |
 //! | `{type: "upgrade", gen, api, pi, tokens}` | what upgrading (or going back) to pi release `pi` does to protocol `api`'s request (the Protocols view); `tokens`: with tokens when the model's vocabulary is loaded |
@@ -19,7 +19,7 @@
 //! | `{type: "ready"}` | the worker is listening |
 //! | `{type: "failed", gen, api, error}` | it could not start (a release's data did not load) |
 //! | `{type: "progress", gen, api, stage, done, upgrade}` | what it is doing now; `done`: the share of the work done (0–1); `upgrade`: the release of an `upgrade` it is working on (else absent) |
-//! | `{type: "report", gen, api, parts, partsBytes, bodyParts, bodyPartsBytes, body, provenanceInWorker, sharedFrom, ms, memoryBytes}` | see below (`sharedFrom`: as asked, the report without `session` and `calls`) |
+//! | `{type: "report", gen, api, parts, partsBytes, bodyParts, bodyPartsBytes, body, provenanceInWorker, sharedFrom, ms, memoryBytes}` | see below (`sharedFrom`: as asked, the report without `session`, `calls` and `usage.timeline`) |
 //! | `{type: "provenance", gen, api, path, json}` | `views::prov_answer` for that path (or `{error}`) |
 //! | `{type: "compare", gen, a, b, json}` | [`crate::wire::compare_answer`]: `ctxlens::report::compare_json` of the two assemblies (or `{error}`) |
 //! | `{type: "upgrade", gen, api, pi, tokens, json}` | [`crate::wire::upgrade_answer`]: `ctxlens::report::upgrade::to_json` (or `{error}`) |
@@ -1856,14 +1856,14 @@ fn handle(
             // A large provenance stays here, indexed by path; the page asks for the paths it
             // shows (no JSON of every origin made for it).
             let in_worker = assembly.provenance().len() > PROVENANCE_INLINE;
-            // The session and its calls are the same under every protocol: when the page holds
-            // another report of this scenario it takes them from that one.
+            // The session, its calls and its usage timeline are the same under every protocol:
+            // when the page holds another report of this scenario it takes them from that one.
             let shared_from = get(&data, "sharedFrom").as_string();
             let mut report = ctxlens::report::assembly_json_with(
                 &assembly,
                 ctxlens::report::Omit {
                     provenance: in_worker,
-                    session_and_calls: shared_from.is_some(),
+                    session: shared_from.is_some(),
                 },
             );
             // What pi read of the files and what it ignored (the inputs panel's list).

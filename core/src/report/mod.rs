@@ -824,10 +824,10 @@ pub struct Omit {
     /// `provenance`: the host keeps the origins itself ([`Assembly::provenance_shared`]) and
     /// answers path by path.
     pub provenance: bool,
-    /// `session` and `calls`: the host has them from a report of the same inputs under another
-    /// protocol. They are made before the protocol matters (the session read and its active
-    /// branch), so they are the same for every protocol (`report::tests`).
-    pub session_and_calls: bool,
+    /// `session`, `calls` and `usage.timeline`: the host has them from a report of the same
+    /// inputs under another protocol. They are the session's alone (its entries, its active
+    /// branch, the usage it recorded), so they are the same for every protocol (`report::tests`).
+    pub session: bool,
 }
 
 /// [`assembly_json`] without what `omit` says.
@@ -849,7 +849,7 @@ pub fn assembly_json_with(a: &Assembly, omit: Omit) -> Value {
         .with("estimate", estimate_json(a))
         .with("undefinedToolCalls", undefined_tool_calls_json(a))
         .with("resources", resources_json(a));
-    if !omit.session_and_calls {
+    if !omit.session {
         o.insert("session", session_json(a));
     }
     o.insert("cwd", Value::from(a.parts.cwd.as_str()));
@@ -859,8 +859,8 @@ pub fn assembly_json_with(a: &Assembly, omit: Omit) -> Value {
         "findings",
         findings::to_json(&crate::analysis::findings::findings(a)),
     );
-    o.insert("usage", usage::usage_json(a));
-    if !omit.session_and_calls {
+    o.insert("usage", usage::usage_json_with(a, !omit.session));
+    if !omit.session {
         o.insert("calls", calls::calls_json(a));
     }
     o.insert("call", calls::rebuilt_json(a));
@@ -903,11 +903,11 @@ mod tests {
         o
     }
 
-    /// `Omit::session_and_calls` is sound: a report's `session` and `calls` are the same under
-    /// every protocol (for cases of each release with a session: resumed, mid-conversation,
-    /// compacted), and a report that omits them is the full one without them.
+    /// `Omit::session` is sound: a report's `session`, `calls` and `usage.timeline` are the same
+    /// under every protocol (for cases of each release with a session: resumed,
+    /// mid-conversation, compacted), and a report that omits them is the full one without them.
     #[test]
-    fn session_and_calls_are_the_same_under_every_protocol() {
+    fn the_session_s_parts_are_the_same_under_every_protocol() {
         let cases: Vec<_> = ctxlens_corpus::cases("pi-")
             .into_iter()
             .filter(|c| {
@@ -923,7 +923,7 @@ mod tests {
                 continue;
             };
             let ws = crate::Workspace::new();
-            let mut first: Option<(String, String)> = None;
+            let mut first: Option<(String, String, String)> = None;
             for api in crate::api::Api::ALL {
                 inputs.api = Some(api);
                 let a = ws.assemble(&inputs);
@@ -931,6 +931,10 @@ mod tests {
                 let mine = (
                     full.get("session").map(Value::to_json).unwrap_or_default(),
                     full.get("calls").map(Value::to_json).unwrap_or_default(),
+                    full.get("usage")
+                        .and_then(|u| u.get("timeline"))
+                        .map(Value::to_json)
+                        .unwrap_or_default(),
                 );
                 match &first {
                     None => first = Some(mine),
@@ -939,13 +943,16 @@ mod tests {
                 let omitted = assembly_json_with(
                     &a,
                     Omit {
-                        session_and_calls: true,
+                        session: true,
                         ..Omit::default()
                     },
                 );
                 let mut want = full.as_object().unwrap().clone();
                 want.remove("session");
                 want.remove("calls");
+                if let Some(Value::Object(u)) = want.get_mut("usage") {
+                    u.remove("timeline");
+                }
                 assert_eq!(
                     omitted.to_json(),
                     Value::Object(want).to_json(),
@@ -953,7 +960,8 @@ mod tests {
                     case.name
                 );
             }
-            let (session, calls) = first.unwrap();
+            let (session, calls, timeline) = first.unwrap();
+            assert!(timeline.starts_with('['), "{}: {timeline}", case.name);
             assert!(
                 session.len() > 100 && calls.len() > 2,
                 "{}: {session} {calls}",

@@ -72,10 +72,18 @@ pub fn cache_facts_json(f: &CacheFacts) -> Value {
 
 /// `{ "timeline": [...], "cache": {...} }`.
 pub fn usage_json(a: &Assembly) -> Value {
+    usage_json_with(a, true)
+}
+
+/// [`usage_json`], with `timeline` only when `timeline` is true (it is the session's alone: the
+/// same under every protocol).
+pub fn usage_json_with(a: &Assembly, timeline: bool) -> Value {
     let t = usage_timeline(a);
     let f = cache_facts_from(a, &t);
-    Object::new()
-        .with("timeline", timeline_json(&t))
-        .with("cache", cache_facts_json(&f))
-        .into()
+    let mut o = Object::new();
+    if timeline {
+        o.insert("timeline", timeline_json(&t));
+    }
+    o.insert("cache", cache_facts_json(&f));
+    o.into()
 }

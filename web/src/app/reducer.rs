@@ -624,8 +624,9 @@ impl AppState {
                         json_bytes: bytes,
                     });
                 }
-                // The session and its calls, from the report the worker said this one shares
-                // them with (the page keeps a scenario's reports until the next scenario).
+                // The session, its calls and its usage timeline, from the report the worker said
+                // this one shares them with (the page keeps a scenario's reports until the next
+                // scenario).
                 let report = match shared_from {
                     None => report,
                     Some(from) => match self.reports.get(&from) {
@@ -634,6 +635,12 @@ impl AppState {
                             if let Some(o) = r.as_object_mut() {
                                 for k in ["session", "calls"] {
                                     o.insert(k, src.get(k).cloned().unwrap_or(Value::Null));
+                                }
+                                let timeline = src.get("usage").and_then(|u| u.get("timeline"));
+                                if let (Some(Value::Object(u)), Some(t)) =
+                                    (o.get_mut("usage"), timeline)
+                                {
+                                    u.insert("timeline", t.clone());
                                 }
                             }
                             Shared::new(r)
