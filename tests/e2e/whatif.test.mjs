@@ -270,16 +270,23 @@ test("a tool result cut to N lines: the session's tool results largest first wit
 /** Holds the worker's messages to the page while `window.__ctxlensHold` is true, and hands them
  * on in order on `window.__ctxlensRelease()`: the test's way to toggle while a what-if is still
  * in the worker, whatever the machine's speed. */
+/** Holds the worker's messages on the page while `window.__ctxlensHold` is set (its whole-session
+ * what-if answers alone while `window.__ctxlensHoldSessions` is), until `__ctxlensRelease()`. */
 function holdWorkerMessages() {
   const held = [];
   window.__ctxlensHold = false;
+  window.__ctxlensHoldSessions = false;
   const add = Worker.prototype.addEventListener;
   Worker.prototype.addEventListener = function (type, fn, opts) {
     if (type !== "message") return add.call(this, type, fn, opts);
-    return add.call(this, type, (e) => (window.__ctxlensHold ? held.push(() => fn.call(this, e)) : fn.call(this, e)), opts);
+    return add.call(this, type, (e) => {
+      const whole = e.data?.type === "whatif" && e.data.session === true;
+      return window.__ctxlensHold || (whole && window.__ctxlensHoldSessions) ? held.push(() => fn.call(this, e)) : fn.call(this, e);
+    }, opts);
   };
   window.__ctxlensRelease = () => {
     window.__ctxlensHold = false;
+    window.__ctxlensHoldSessions = false;
     for (const f of held.splice(0)) f();
   };
 }
@@ -324,28 +331,11 @@ test("quick toggles: one what-if in the worker at a time, so four tools switched
   await context.close();
 });
 
-/** Holds the worker's whole-session answers (`session: true`) on the page until released. */
-function holdSessionAnswers() {
-  const held = [];
-  window.__ctxlensHoldSessions = true;
-  const add = Worker.prototype.addEventListener;
-  Worker.prototype.addEventListener = function (type, fn, opts) {
-    if (type !== "message") return add.call(this, type, fn, opts);
-    return add.call(this, type, (e) => {
-      const whole = e.data?.type === "whatif" && e.data.session === true;
-      return whole && window.__ctxlensHoldSessions ? held.push(() => fn.call(this, e)) : fn.call(this, e);
-    }, opts);
-  };
-  window.__ctxlensReleaseSessions = () => {
-    window.__ctxlensHoldSessions = false;
-    for (const f of held.splice(0)) f();
-  };
-}
-
 test("a newer toggle does not wait for the session of the one before: it is sent while that session is being rebuilt, and both end as the CLI's", async () => {
   const pi = ["--pi", "0.85.1"];
-  const o = await openCase(dir, { init: holdSessionAnswers });
+  const o = await openCase(dir, { init: holdWorkerMessages });
   const { page, context } = o;
+  await page.evaluate(() => { window.__ctxlensHoldSessions = true; });
   const sent = () => page.evaluate(() => Number(document.querySelector(".view-area").dataset.whatifSent));
   const tools = (await page.locator('[data-testid="whatif-tools"] input[type="checkbox"]').evaluateAll((xs) => xs.map((x) => x.dataset.spec))).slice(0, 2);
   assert.equal(tools.length, 2);
@@ -362,7 +352,7 @@ test("a newer toggle does not wait for the session of the one before: it is sent
   await ready(page);
   assert.deepEqual(await shown(page), expected(whatif(dir, tools, pi)), "the newer what-if, the CLI's");
   // The sessions come once released: the one on screen is the CLI's.
-  await page.evaluate(() => window.__ctxlensReleaseSessions());
+  await page.evaluate(() => window.__ctxlensRelease());
   const want = whatif(dir, tools, pi);
   await until(page, () => document.querySelector('[data-testid="whatif-session"]'));
   assert.equal(Number(await page.getByTestId("whatif-session").getAttribute("data-calls")), want.session.callsRebuilt);
