@@ -1,5 +1,8 @@
 //! Times the binding's `assemble` natively on a session file, for profiling (perf) the same code
-//! path the npm package runs: `cargo run --profile profiling-z -p ctxlens-wasm --example native_bench -- FILE [API|parse] [RUNS]`.
+//! path the npm package runs: `cargo run --profile profiling-z -p ctxlens-wasm --example native_bench -- FILE [API|parse|analysis:API|whatif:API] [RUNS]`.
+//! `analysis:API` times the analyses of one assembly and each section of its report (with their
+//! sizes); `whatif:API` a what-if (`tool:bash` off) from a workspace holding the request: the
+//! changed assembly, then the comparison.
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicIsize, AtomicUsize, Ordering::Relaxed};
 use std::time::Instant;
