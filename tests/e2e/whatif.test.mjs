@@ -331,7 +331,7 @@ test("quick toggles: one what-if in the worker at a time, so four tools switched
   await context.close();
 });
 
-test("a newer toggle does not wait for the session of the one before: it is sent while that session is being rebuilt, and both end as the CLI's", async () => {
+test("a newer toggle does not wait for the session of the one before: it is sent while that session is being rebuilt; back to the first, its session comes; both the CLI's", async () => {
   const pi = ["--pi", "0.85.1"];
   const o = await openCase(dir, { init: holdWorkerMessages });
   const { page, context } = o;
@@ -351,10 +351,14 @@ test("a newer toggle does not wait for the session of the one before: it is sent
   await until(page, (n) => Number(document.querySelector(".view-area").dataset.whatifSent) === n, before + 1);
   await ready(page);
   assert.deepEqual(await shown(page), expected(whatif(dir, tools, pi)), "the newer what-if, the CLI's");
-  // The sessions come once released: the one on screen is the CLI's.
+  // Back to the first: its request's answer is kept; its session (dropped in the worker if the
+  // newer what-if came before it was done) comes once the answers are released.
+  await page.getByTestId(`whatif-${tools[1]}`).check();
+  await changesAre(page, tools[0]);
   await page.evaluate(() => window.__ctxlensRelease());
-  const want = whatif(dir, tools, pi);
+  const want = whatif(dir, [tools[0]], pi);
   await until(page, () => document.querySelector('[data-testid="whatif-session"]'));
+  assert.deepEqual(await shown(page), expected(want), "the first what-if, the CLI's");
   assert.equal(Number(await page.getByTestId("whatif-session").getAttribute("data-calls")), want.session.callsRebuilt);
   assert.equal(Number((await page.getByTestId("whatif-session-saved-chars").textContent()).replace(/,/g, "")), want.session.saved.chars);
   assert.deepEqual(o.errors, [], "no page errors");

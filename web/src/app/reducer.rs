@@ -734,32 +734,32 @@ impl AppState {
                 changes,
                 tokens,
                 computed,
-                session,
                 answer,
+                ..
             } => {
                 self.whatif_computed = computed;
                 if self.whatif_flight.as_ref().is_some_and(|(s, _)| *s == seq) {
                     self.whatif_flight = None;
                 }
                 let key = (api, changes, tokens);
-                let mut follow = false;
                 if gen == self.gen && self.whatifs.contains_key(&key) {
                     let u = match answer {
-                        Ok(v) => {
-                            follow = !session && session_pending(&v);
-                            Upgrading::Ready(Shared::new(v))
-                        }
+                        Ok(v) => Upgrading::Ready(Shared::new(v)),
                         Err(e) => Upgrading::Failed(e),
                     };
-                    self.set_whatif(key.clone(), u);
+                    self.set_whatif(key, u);
                 }
                 // The latest asked for meanwhile, now; else the whole session of the what-if on
-                // screen, when it is still the one wanted.
+                // screen when only its request is answered (this one, or one whose session a newer
+                // what-if dropped in the worker and that is wanted again).
                 if self.whatif_flight.is_none() {
                     if let Some(k) = self.whatif_next.take() {
                         self.send_whatif(k);
-                    } else if follow && self.whatif_wanted.as_ref() == Some(&key) {
-                        self.send_whatif_session(key);
+                    } else if let Some(w) = self.whatif_wanted.clone() {
+                        if matches!(self.whatifs.get(&w), Some(Upgrading::Ready(v)) if session_pending(v))
+                        {
+                            self.send_whatif_session(w);
+                        }
                     }
                 }
             }
