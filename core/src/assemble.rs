@@ -277,7 +277,7 @@ impl Run<'_> {
             }
         }
         let context = match &file {
-            Some(f) => self.context_for_call(f),
+            Some(f) => self.context_for_call_kept(f),
             None => {
                 if let Some(c @ (CallRef::Index(_) | CallRef::Entry(_))) = &self.inputs.call {
                     self.call_refused(format!(
@@ -327,6 +327,41 @@ impl Run<'_> {
             .map_or("session", |s| s.name.as_str());
         self.diags.push(Diagnostic::error(name, None, message));
         self.failed = true;
+    }
+
+    /// [`Run::context_for_call`], kept in the workspace: the same session file (under the same
+    /// release), call and prompt-or-not give the kept context, calls, call and what the stage
+    /// said (its events and diagnostics, replayed as they were).
+    fn context_for_call_kept(&mut self, f: &Arc<SessionFile>) -> SessionContext {
+        let key = crate::workspace::ContextKey {
+            file: f.clone(),
+            version: self.pi.version,
+            call: self.inputs.call.clone(),
+            prompt: self.inputs.prompt.is_some(),
+        };
+        if let Some(k) = self.ws.kept_context(&key) {
+            self.rec.events.replay(&k.events);
+            self.diags.extend(k.diagnostics.iter().cloned());
+            self.calls = k.calls.clone();
+            self.call = k.call.clone();
+            self.failed |= k.failed;
+            return k.context.clone();
+        }
+        let (events, diags) = (self.rec.events.len(), self.diags.len());
+        let failed = self.failed;
+        let context = self.context_for_call(f);
+        self.ws.keep_context(
+            key,
+            crate::workspace::KeptContext {
+                context: context.clone(),
+                calls: self.calls.clone(),
+                call: self.call.clone(),
+                failed: self.failed && !failed,
+                events: self.rec.events[events..].to_vec(),
+                diagnostics: self.diags[diags..].to_vec(),
+            },
+        );
+        context
     }
 
     /// The session context of the request rebuilt: pi's active branch, or — for a past call

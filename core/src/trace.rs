@@ -202,6 +202,12 @@ impl Events {
     pub fn into_vec(self) -> Vec<Event> {
         self.list
     }
+
+    /// Appends events recorded earlier, each under the stage it was filed under then (a stage's
+    /// result kept by the workspace, given again).
+    pub(crate) fn replay(&mut self, events: &[Event]) {
+        self.list.extend_from_slice(events);
+    }
 }
 
 impl std::ops::Deref for Events {

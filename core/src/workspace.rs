@@ -9,13 +9,14 @@
 //! | the session's lines parsed as JSON | [`session::read_lines`] | the session text |
 //! | the release detection | [`choice::detect_in`] | the session text (its lines) |
 //! | the session file under a release: header, migration, entries | [`session::parse_lines`] | the text and the release |
+//! | the session context: the branch of the call rebuilt, as agent messages, and the session's calls | `session::build_context` | that session file, the call asked for, whether a prompt is given |
 //! | the assembly with its statistics | [`assemble`] | every input ([`Inputs`]' equality) |
 //!
 //! So switching the protocol, the model, the thinking level, a tool, a skill or a context file
 //! reads the session once; a what-if that edits the session reads the edited text once (and the
 //! original stays kept); asking again for inputs already assembled (a protocol switched back, a
 //! what-if's base, every past call a whole-session what-if rebuilds) gives the kept assembly.
-//! What runs between reading the session and the adapter is not kept per stage: it depends on
+//! What runs between the session context and the adapter is not kept per stage: it depends on
 //! nearly every input and costs a small share of an assembly (the profile in `ARCHITECTURE.md`).
 //!
 //! A workspace holds [`SESSIONS_KEPT`] session texts and assemblies up to a byte budget
@@ -52,6 +53,40 @@ struct Kept {
     bytes: usize,
 }
 
+/// What the session context of an assembly depends on (`Run::context_for_call`): the session file
+/// read under a release (by identity: the workspace keeps one per text and release), the call
+/// rebuilt, and whether a prompt is given.
+pub(crate) struct ContextKey {
+    pub file: Arc<SessionFile>,
+    pub version: PiVersion,
+    pub call: Option<crate::calls::CallRef>,
+    pub prompt: bool,
+}
+
+impl PartialEq for ContextKey {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.file, &other.file)
+            && self.version == other.version
+            && self.call == other.call
+            && self.prompt == other.prompt
+    }
+}
+
+/// The session context stage's result and what it said.
+pub(crate) struct KeptContext {
+    pub context: session::SessionContext,
+    pub calls: Vec<crate::calls::Call>,
+    pub call: Option<crate::calls::RebuiltCall>,
+    /// It refused the call (no request is built).
+    pub failed: bool,
+    pub events: Vec<crate::trace::Event>,
+    pub diagnostics: Vec<crate::diagnostics::Diagnostic>,
+}
+
+/// How many session contexts a workspace keeps: the request and the past calls a whole-session
+/// what-if rebuilds ([`crate::analysis::calibration::MAX_CALLS`]), and a few more.
+const CONTEXTS_KEPT: usize = 24;
+
 /// What a workspace did, for tests and benchmarks: how often each stage ran and how often a
 /// kept result was used instead.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -66,11 +101,14 @@ pub struct Counts {
     pub assemblies: usize,
     /// Assemblies given from the kept ones.
     pub reused: usize,
+    /// Session contexts made (the active branch or a past call's branch, as messages).
+    pub contexts: usize,
 }
 
 /// See the module docs.
 pub struct Workspace {
     reads: RefCell<Vec<Rc<Read>>>,
+    contexts: RefCell<Vec<(ContextKey, Rc<KeptContext>)>>,
     kept: RefCell<Vec<Kept>>,
     budget: usize,
     counts: Cell<Counts>,
@@ -92,6 +130,7 @@ impl Workspace {
     pub fn with_budget(bytes: usize) -> Self {
         Workspace {
             reads: RefCell::new(Vec::new()),
+            contexts: RefCell::new(Vec::new()),
             kept: RefCell::new(Vec::new()),
             budget: bytes,
             counts: Cell::new(Counts::default()),
@@ -155,6 +194,26 @@ impl Workspace {
         let f = Arc::new(session::parse_lines(pi, src, &r.lines));
         files.push((pi.version, f.clone()));
         f
+    }
+
+    /// The kept session context of `key`, if any.
+    pub(crate) fn kept_context(&self, key: &ContextKey) -> Option<Rc<KeptContext>> {
+        self.contexts
+            .borrow()
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, c)| c.clone())
+    }
+
+    /// Keeps the session context of `key` (the oldest let go past [`CONTEXTS_KEPT`]).
+    pub(crate) fn keep_context(&self, key: ContextKey, context: KeptContext) {
+        self.count(|c| c.contexts += 1);
+        let mut contexts = self.contexts.borrow_mut();
+        if contexts.len() == CONTEXTS_KEPT {
+            contexts.remove(0);
+        }
+        contexts.push((key, Rc::new(context)));
     }
 
     /// [`crate::assemble`] of `inputs`: the kept assembly of equal inputs, else made now from

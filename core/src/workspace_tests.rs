@@ -6,13 +6,15 @@ use crate::Api;
 /// statistics, the trace and the calls.
 fn seen(a: &Assembly) -> String {
     format!(
-        "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
+        "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
         a.request.as_ref().map(|r| (&r.url, &r.headers, &r.body)),
         a.diagnostics,
         a.stats,
         a.choice,
         a.trace,
-        a.calls
+        a.calls,
+        a.call,
+        a.parts.session_context
     )
 }
 
@@ -57,10 +59,11 @@ fn nine_protocols_from_one_workspace_read_the_session_once_and_equal_one_shot_as
                 c.detections,
                 c.session_files,
                 c.assemblies,
-                c.reused
+                c.reused,
+                c.contexts
             ),
-            (1, 1, 1, 9, 0),
-            "{name}"
+            (1, 1, 1, 9, 0, 1),
+            "{name}: one session context for the nine protocols"
         );
         // Asked again: the kept assemblies, nothing made.
         for api in Api::ALL {
@@ -154,4 +157,37 @@ fn a_budget_lets_the_oldest_assembly_go_first() {
     ws.assemble(&z);
     assert!(ws.kept(&x).is_none(), "the oldest let go");
     assert!(ws.kept(&y).is_some() && ws.kept(&z).is_some());
+}
+
+/// Each past call's session context is made once and given again under another protocol and for
+/// a refused call; every assembly equals a one-shot one (its trace and diagnostics included).
+#[test]
+fn past_calls_make_their_session_context_once_and_equal_one_shot_assemblies() {
+    let mut checked = 0;
+    for name in cases() {
+        let base = inputs(&name);
+        let n = crate::assemble(&base).calls.len();
+        if n < 2 {
+            continue;
+        }
+        let ws = Workspace::new();
+        // Calls 1..=n, and one past the last (refused: said, no request).
+        for k in 1..=n + 1 {
+            for api in [Api::AnthropicMessages, Api::OpenAiResponses] {
+                let i = Inputs {
+                    api: Some(api),
+                    call: Some(crate::calls::CallRef::Index(k)),
+                    ..base.clone()
+                };
+                assert_eq!(
+                    seen(&ws.assemble(&i)),
+                    seen(&crate::assemble(&i)),
+                    "{name}: call {k} under {api:?}"
+                );
+            }
+        }
+        assert_eq!(ws.counts().contexts, n + 1, "{name}");
+        checked += 1;
+    }
+    assert!(checked >= 3, "{checked} cases with past calls");
 }
