@@ -135,14 +135,7 @@ pub fn assemble(
 ) -> Result<Output, String> {
     let o = opts(options_json)?;
     let inputs = inputs_of_options(&o, session, blob)?;
-    run(
-        None,
-        inputs,
-        opt_compare(&o)?,
-        opt_whatif(&o)?,
-        tokens,
-        opt_bool(&o, "noStats")?,
-    )
+    run_options(None, &o, inputs, tokens)
 }
 
 /// `assemble`'s options made [`Inputs`].
@@ -302,14 +295,7 @@ pub fn workspace_assemble(
     inputs.pi = opt_pi(&o)?;
     inputs.placeholder_key = opt_bool(&o, "placeholderKey")?;
     let keep = tokens.is_none();
-    let out = run(
-        Some(engine),
-        inputs,
-        opt_compare(&o)?,
-        opt_whatif(&o)?,
-        tokens,
-        opt_bool(&o, "noStats")?,
-    )?;
+    let out = run_options(Some(engine), &o, inputs, tokens)?;
     // A call that stopped for a release's data is not a result.
     if keep && !out.meta.starts_with("{\"needsData\"") {
         WORKSPACES.with(|w| {
@@ -400,14 +386,7 @@ pub fn assemble_case(
     if let Some(v) = opt_pi(&o)? {
         inputs.pi = Some(v);
     }
-    run(
-        None,
-        inputs,
-        opt_compare(&o)?,
-        opt_whatif(&o)?,
-        tokens,
-        opt_bool(&o, "noStats")?,
-    )
+    run_options(None, &o, inputs, tokens)
 }
 
 /// `compareWith`: a second protocol to compare the body with (the visualizer's compare mode).
@@ -721,6 +700,24 @@ fn count_tokens(
         ),
     );
     (o.into(), stats)
+}
+
+/// [`run`] with what an entry point's options ask for besides the inputs: `compareWith`, the
+/// what-if (`without`, `set`, `rebuildCalls`) and `stats: false` (`noStats`).
+fn run_options(
+    engine: Option<Rc<ctxlens::Workspace>>,
+    o: &Object,
+    inputs: Inputs,
+    tokens: Option<&mut dyn Vocabularies>,
+) -> Result<Output, String> {
+    run(
+        engine,
+        inputs,
+        opt_compare(o)?,
+        opt_whatif(o)?,
+        tokens,
+        opt_bool(o, "noStats")?,
+    )
 }
 
 /// One call of the API: `engine` the workspace's (`None`: one made for this call, so its

@@ -147,8 +147,8 @@ pub enum FromWorker {
         report: Shared<Value>,
         parsed_body: Shared<Value>,
         provenance_in_worker: bool,
-        /// The report (by its key) whose `session` and `calls` this one shares: the worker left
-        /// them out.
+        /// The report (by its key) whose session parts (`session`, `calls`, `usage.timeline`)
+        /// this one shares: the worker left them out.
         shared_from: Option<String>,
         bytes: usize,
         ms: f64,
@@ -577,8 +577,8 @@ impl WorkerLink {
     }
 
     /// Asks for the report of `api` (`None`: the model's own). `shared_from`: a report of this
-    /// scenario the page holds, whose `session` and `calls` the new one takes (the worker
-    /// leaves them out).
+    /// scenario the page holds, whose session parts (`ctxlens::report::Omit::session`) the new
+    /// one takes (the worker leaves them out).
     pub fn assemble(&self, gen: u64, api: Option<&str>, shared_from: Option<&str>) {
         let msg = js_sys::Object::new();
         set(&msg, "type", "assemble");
@@ -1276,9 +1276,9 @@ fn session_step(loaded: &Rc<RefCell<Option<Loaded>>>) {
         ),
         0.6 + 0.35 * done as f64 / total.max(1) as f64,
     );
-    let module = job.module.clone();
+    let module = &job.module;
     let mut per_call =
-        |_: &ctxlens::Inputs, x: &Assembly| stats_with_tokens(&module, x).map(|s| s.total_tokens());
+        |_: &ctxlens::Inputs, x: &Assembly| stats_with_tokens(module, x).map(|s| s.total_tokens());
     job.rebuild.step(&l.engine, &mut per_call);
     drop(guard);
     let (done, total) = job.rebuild.progress();

@@ -42,7 +42,7 @@ fn safe_integer(n: f64) -> Option<i64> {
 
 /// The decimal digits of an integer, on the stack.
 #[derive(Default)]
-struct Digits([u8; 24], usize);
+struct Digits([u8; 24]);
 
 impl Digits {
     fn of(&mut self, i: i64) -> &str {
@@ -60,9 +60,8 @@ impl Digits {
             at -= 1;
             self.0[at] = b'-';
         }
-        self.1 = at;
         // SAFETY: ASCII digits and '-'.
-        unsafe { std::str::from_utf8_unchecked(&self.0[self.1..]) }
+        unsafe { std::str::from_utf8_unchecked(&self.0[at..]) }
     }
 }
 

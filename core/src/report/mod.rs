@@ -830,6 +830,21 @@ pub struct Omit {
     pub session: bool,
 }
 
+/// Puts back into `report` what [`Omit::session`] left out of it, from `from` (a report of the
+/// same inputs that has them).
+pub fn restore_session(report: &mut Value, from: &Value) {
+    let Some(o) = report.as_object_mut() else {
+        return;
+    };
+    for k in ["session", "calls"] {
+        o.insert(k, from.get(k).cloned().unwrap_or(Value::Null));
+    }
+    let timeline = from.get("usage").and_then(|u| u.get("timeline"));
+    if let (Some(Value::Object(u)), Some(t)) = (o.get_mut("usage"), timeline) {
+        u.insert("timeline", t.clone());
+    }
+}
+
 /// [`assembly_json`] without what `omit` says.
 pub fn assembly_json_with(a: &Assembly, omit: Omit) -> Value {
     let mut o = Object::new()

@@ -109,14 +109,13 @@ pub struct AppState {
     /// The worker's what-ifs (the request with changes made), by (protocol, changes, with
     /// tokens).
     pub whatifs: Shared<BTreeMap<WhatIfKey, Upgrading>>,
-    /// The what-if in the worker (its `seq` and key). The page sends one at a time: what is
-    /// asked for meanwhile waits in `whatif_next`, each newer ask replacing the one waiting
-    /// (dropped, never sent), and goes when the answer comes. However quickly the changes are
-    /// toggled, the worker computes the one in flight and the last.
-    pub whatif_flight: Option<(u64, WhatIfKey)>,
-    /// The one in flight is a whole session (`send_whatif_session`): a newer what-if is sent at
-    /// once, and the worker drops that session between two of its calls.
-    pub whatif_flight_session: bool,
+    /// The what-if in the worker: its `seq`, key, and whether it is a whole session
+    /// (`send_whatif_session`). The page sends one request's what-if at a time: what is asked
+    /// for meanwhile waits in `whatif_next`, each newer ask replacing the one waiting (dropped,
+    /// never sent), and goes when the answer comes. However quickly the changes are toggled, the
+    /// worker computes the one in flight and the last. A whole session does not hold a newer
+    /// what-if back: it is sent at once, and the worker drops that session between two calls.
+    pub whatif_flight: Option<(u64, WhatIfKey, bool)>,
     /// The what-if asked for while another was in flight (or before the worker was ready).
     pub whatif_next: Option<WhatIfKey>,
     /// The what-ifs sent (the last `seq`), and the worker's count of the ones it computed (from
@@ -209,7 +208,6 @@ impl AppState {
             upgrades: Shared::new(BTreeMap::new()),
             whatifs: Shared::new(BTreeMap::new()),
             whatif_flight: None,
-            whatif_flight_session: false,
             whatif_next: None,
             whatif_sent: 0,
             whatif_computed: 0,
@@ -298,7 +296,7 @@ impl AppState {
     /// which nobody wants any more and is never sent).
     fn want_whatif(&mut self, key: WhatIfKey) {
         self.whatif_wanted = Some(key.clone());
-        let in_flight = self.whatif_flight.as_ref().map(|(_, k)| k);
+        let in_flight = self.whatif_flight.as_ref().map(|(_, k, _)| k);
         let waiting = self.whatif_next.as_ref();
         // A request's answer whose session was never rebuilt (another what-if was asked for
         // first): its session now, when nothing is in flight.
@@ -325,7 +323,11 @@ impl AppState {
         if !wanted {
             return;
         }
-        if self.whatif_flight.is_some() && !self.whatif_flight_session {
+        if self
+            .whatif_flight
+            .as_ref()
+            .is_some_and(|(_, _, session)| !session)
+        {
             self.whatif_next = Some(key.clone());
             self.set_whatif(
                 key,
@@ -347,8 +349,7 @@ impl AppState {
                 self.whatif_sent += 1;
                 self.whatif_seq += 1;
                 l.whatif(self.gen, self.whatif_seq, &key.0, &key.1, key.2, false);
-                self.whatif_flight = Some((self.whatif_seq, key.clone()));
-                self.whatif_flight_session = false;
+                self.whatif_flight = Some((self.whatif_seq, key.clone(), false));
             }
             _ => self.whatif_next = Some(key.clone()),
         }
@@ -370,8 +371,7 @@ impl AppState {
         if let (true, Some(l)) = (self.ready, link.as_ref()) {
             self.whatif_seq += 1;
             l.whatif(self.gen, self.whatif_seq, &key.0, &key.1, key.2, true);
-            self.whatif_flight = Some((self.whatif_seq, key));
-            self.whatif_flight_session = true;
+            self.whatif_flight = Some((self.whatif_seq, key, true));
         }
     }
 
@@ -454,7 +454,7 @@ impl AppState {
         let Some(api) = want else { return };
         let link = self.host.link.borrow();
         let Some(link) = link.as_ref() else { return };
-        // Any report of this scenario has the session and its calls the new one needs.
+        // Any report of this scenario has the session's parts the new one needs.
         let shared_from = self.reports.keys().next().map(String::as_str);
         link.assemble(self.gen, api.as_deref(), shared_from);
         let shown = api.is_none() || api == self.current_api();
@@ -522,7 +522,7 @@ impl AppState {
                 }
                 // A new worker: the what-if waiting goes now, else the one the last worker
                 // had in flight goes again.
-                let lost = self.whatif_flight.take().map(|(_, k)| k);
+                let lost = self.whatif_flight.take().map(|(_, k, _)| k);
                 match (self.whatif_next.take(), lost) {
                     (Some(next), lost) => {
                         if let Some(l) = lost.filter(|l| *l != next) {
@@ -632,17 +632,7 @@ impl AppState {
                     Some(from) => match self.reports.get(&from) {
                         Some(src) => {
                             let mut r = (*report).clone();
-                            if let Some(o) = r.as_object_mut() {
-                                for k in ["session", "calls"] {
-                                    o.insert(k, src.get(k).cloned().unwrap_or(Value::Null));
-                                }
-                                let timeline = src.get("usage").and_then(|u| u.get("timeline"));
-                                if let (Some(Value::Object(u)), Some(t)) =
-                                    (o.get_mut("usage"), timeline)
-                                {
-                                    u.insert("timeline", t.clone());
-                                }
-                            }
+                            ctxlens::report::restore_session(&mut r, src);
                             Shared::new(r)
                         }
                         None => {
@@ -738,7 +728,11 @@ impl AppState {
                 ..
             } => {
                 self.whatif_computed = computed;
-                if self.whatif_flight.as_ref().is_some_and(|(s, _)| *s == seq) {
+                if self
+                    .whatif_flight
+                    .as_ref()
+                    .is_some_and(|(s, _, _)| *s == seq)
+                {
                     self.whatif_flight = None;
                 }
                 let key = (api, changes, tokens);
