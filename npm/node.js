@@ -1,7 +1,8 @@
-// The Node side of the package's second wasm (wasm/ctxlens_node_bg.wasm, wasm/src/node.rs):
+// The Node side of the package's Node wasm (wasm/ctxlens_node_bg.wasm, wasm/src/node.rs):
 // `assembleSession` and the `ctxlens` bin, which read the real machine through Node's fs
 // (node-host.js) and run the command line's own code (the `ctxlens` CLI's commands, compiled to
-// wasm). Instantiated on first use, with every release's data from the package. Internal: the
+// wasm). The same instance as index.js's API (instantiated once, by whichever comes first); on
+// first use every release's data not installed yet is installed from the package. Internal: the
 // package exports these from index.js and bin/ctxlens.js.
 import { readFileSync } from "node:fs";
 import http from "node:http";
@@ -16,7 +17,9 @@ let ready = false;
 function init() {
   if (ready) return;
   raw.initSync({ module: readFileSync(new URL("./wasm/ctxlens_node_bg.wasm", import.meta.url)) });
+  const loaded = new Set(JSON.parse(raw.releasesRaw()).filter((r) => r.loaded).map((r) => r.version));
   for (const v of piVersions) {
+    if (loaded.has(v)) continue;
     const { list, blob } = dataBlob(raw, (name) => readFileSync(new URL(`./data/pi-${v}/${name}`, import.meta.url)));
     raw.installDataRaw(v, JSON.stringify({ files: list }), blob);
   }

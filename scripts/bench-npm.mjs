@@ -67,10 +67,10 @@ if (process.argv[2] === "--child") {
   let wasmMemory = () => 0;
   if (side === "ctxlens") {
     const pkg = path.join(repo, "pkg/ctxlens");
-    // The package's Node entry (it instantiates the wasm and installs a release's data on first
-    // use); the glue module is the same instance, whose memory is measured.
+    // The package's Node entry (it instantiates the Node wasm and installs a release's data on
+    // first use); the glue module is the same instance, whose memory is measured.
     const { assemble, createWorkspace } = await import(pathToFileURL(path.join(pkg, "index.js")).href);
-    const raw = await import(pathToFileURL(path.join(pkg, "wasm/ctxlens.js")).href);
+    const raw = await import(pathToFileURL(path.join(pkg, "wasm/ctxlens_node.js")).href);
     wasmMemory = () => raw.wasmMemory().buffer.byteLength;
     const models = { providers: { bench: { baseUrl: "https://bench.example/v1", api: "openai-completions", apiKey: keyFor(api), models: [{ id: "m", name: "m", reasoning: true, input: ["text", "image"], contextWindow: 1000000, maxTokens: 64000, cost: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 } }] } } };
     const options = { session: bytesMode ? raw8 : text, models, model: "bench/m", thinking: "medium", prompt, now, api, env: { AWS_REGION: "us-east-1" } };
@@ -214,7 +214,7 @@ if (arg("--generate", null)) {
   process.exit(0);
 }
 const apis = arg("--apis", APIS.join(",")).split(",");
-if (!fs.existsSync(path.join(repo, "pkg/ctxlens/wasm/ctxlens_bg.wasm"))) {
+if (!fs.existsSync(path.join(repo, "pkg/ctxlens/wasm/ctxlens_node_bg.wasm"))) {
   console.error("bench-npm: build the package first: bash scripts/build-npm.sh");
   process.exit(1);
 }

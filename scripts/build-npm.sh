@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # build-npm.sh [--no-app]: builds the `ctxlens` npm package from the repo into pkg/ and packs it.
-#   cargo (wasm/, release profile: opt-level z, lto; once without features: the browser wasm, once
-#   with `node`: the wasm of assembleSession and the bin) → wasm-bindgen --target web (the pinned
-#   CLI) → wasm-opt -Oz --converge --low-memory-unused (npm binaryen) → each vocabulary's wasm
+#   cargo (wasm/, lto; once without features at the release profile, opt-level z: the browser
+#   wasm, small; once with `node` at the release-fast profile, opt-level s: Node's wasm — the API in
+#   Node, assembleSession and the bin — faster) → wasm-bindgen --target web (the pinned CLI) →
+#   wasm-opt (npm binaryen; -Oz --converge, or -Os for Node's) → each vocabulary's wasm
 #   module (scripts/build-tokenizers.sh) → pkg/ctxlens/ (npm/ template + wasm/ + tokenizers/) →
 #   the visualizer: `trunk build --release` (dist/; its post_build hook,
 #   scripts/embed-assets.sh, copies the browser files just written into dist/) → pkg/ctxlens/app/
@@ -37,34 +38,36 @@ work="$repo/target/npm"
 out="$repo/pkg/ctxlens"
 mkdir -p "$work"
 
-# build NAME [FEATURES]: cargo (cargo keeps both feature sets' builds, so switching is a copy),
-# wasm-bindgen into $work/NAME/, then wasm-opt into $work/NAME.wasm only when wasm-bindgen's
-# output changed.
+# build NAME PROFILE [FEATURES]: cargo (cargo keeps each profile's and feature set's build, so
+# switching is a copy), wasm-bindgen into $work/NAME/, then wasm-opt into $work/NAME.wasm only
+# when wasm-bindgen's output changed: -Oz --converge for the release profile (size), -Os for
+# release-fast (speed, Cargo.toml says why).
 build() {
-  local name=$1 features=${2:-}
-  say "cargo build -p ctxlens-wasm --release --target wasm32-unknown-unknown${features:+ --features $features}"
-  cargo build -p ctxlens-wasm --release --target wasm32-unknown-unknown --quiet ${features:+--features "$features"}
+  local name=$1 profile=$2 features=${3:-} opt
+  say "cargo build -p ctxlens-wasm --profile $profile --target wasm32-unknown-unknown${features:+ --features $features}"
+  cargo build -p ctxlens-wasm --profile "$profile" --target wasm32-unknown-unknown --quiet ${features:+--features "$features"}
   mkdir -p "$work/$name"
   wasm-bindgen --target web --no-typescript --out-name "$name" --out-dir "$work/$name" \
-    "$repo/target/wasm32-unknown-unknown/release/ctxlens_wasm.wasm"
+    "$repo/target/wasm32-unknown-unknown/$profile/ctxlens_wasm.wasm"
   local sum
   sum=$(sha256sum "$work/$name/${name}_bg.wasm" | cut -d' ' -f1)
   if [[ ! -f "$work/$name.wasm" || "$(cat "$work/$name.sum" 2>/dev/null)" != "$sum" ]]; then
     # --converge repeats -Oz until the size stops shrinking; --low-memory-unused lets loads and
     # stores fold constant offsets (Rust's wasm never uses the first KB: the stack starts at 1 MB).
-    say "wasm-opt -Oz --converge --low-memory-unused ($name)"
-    "$wasm_opt" -Oz --converge --low-memory-unused --strip-debug --strip-producers \
+    if [[ $profile == release ]]; then opt=(-Oz --converge); else opt=(-Os); fi
+    say "wasm-opt ${opt[*]} --low-memory-unused ($name)"
+    "$wasm_opt" "${opt[@]}" --low-memory-unused --strip-debug --strip-producers \
       --enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int --enable-mutable-globals \
       --enable-reference-types --enable-multivalue \
       "$work/$name/${name}_bg.wasm" -o "$work/$name.wasm"
     echo "$sum" >"$work/$name.sum"
   fi
 }
-# The browser wasm (the browser and bundler entries, and the Node API's assemble, assembleCase
-# and parseSession), then the Node one (feature `node`: assembleSession and the bin, which read
-# the real filesystem).
-build ctxlens
-build ctxlens_node node
+# The browser wasm (the browser and bundler entries: small), then the Node one (feature `node`:
+# the API in Node, assembleSession and the bin, which read the real filesystem: faster, for 1.3×
+# the size).
+build ctxlens release
+build ctxlens_node release-fast node
 # The vocabularies (one wasm module each, loaded when a call counts tokens with it).
 say "scripts/build-tokenizers.sh"
 list=$(bash scripts/build-tokenizers.sh)

@@ -255,7 +255,8 @@ test("protocols lists the nine apis; the web entry works in Node after initSync"
   assert.deepEqual([...ctxlens.protocols], ["openai-completions", "anthropic-messages", "openai-responses", "azure-openai-responses", "openai-codex-responses", "google-generative-ai", "bedrock-converse-stream", "mistral-conversations", "pi-messages"]);
   // The list is a literal in api.js (the web entry exports it before the wasm is loaded): it
   // must be the core's own list.
-  const raw = await import(pathToFileURL(path.join(project, "node_modules/ctxlens/wasm/ctxlens.js")).href);
+  // The Node entry's instance is the Node wasm's (wasm/ctxlens_node.js).
+  const raw = await import(pathToFileURL(path.join(project, "node_modules/ctxlens/wasm/ctxlens_node.js")).href);
   assert.deepEqual([...ctxlens.protocols], raw.protocolsRaw());
   assert.ok(Object.isFrozen(ctxlens.protocols));
   // The releases are the core's; the default is the newest.
@@ -264,9 +265,15 @@ test("protocols lists the nine apis; the web entry works in Node after initSync"
   assert.throws(() => web.parseSession(""), /call `await init\(\)`/);
   web.initSync(fs.readFileSync(path.join(project, "node_modules/ctxlens/wasm/ctxlens_bg.wasm")));
   const demo = readTree(path.join(ctxlens_repo(), "www/demo"));
-  // The web entry shares this process's wasm (one module), whose releases the Node entry has
-  // loaded already; its own first-use loading is tested in Chromium (browser.test.mjs).
+  // The web entry runs the browser wasm (built small), its own instance beside the Node entry's
+  // (built fast): with each release's data handed over (its fetching is tested in Chromium,
+  // browser.test.mjs), both give the same bytes.
   assert.throws(() => web.install("1.0.3", {}), /pi 1\.0\.3 is not a release ctxlens rebuilds/);
+  assert.throws(() => web.assembleCase(demo), (e) => e.name === "CtxlensError" && /data is not loaded/.test(e.message) && ctxlens.piVersions.includes(e.piVersion));
+  for (const v of ctxlens.piVersions) {
+    const dir = path.join(project, `node_modules/ctxlens/data/pi-${v}`);
+    web.install(v, Object.fromEntries(fs.readdirSync(dir).map((f) => [f, fs.readFileSync(path.join(dir, f))])));
+  }
   assert.equal(web.assembleCase(demo).body, ctxlens.assembleCase(demo).body);
 });
 

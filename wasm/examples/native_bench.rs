@@ -1,8 +1,8 @@
 //! Times the binding's `assemble` natively on a session file, for profiling (perf) the same code
-//! path the npm package runs: `cargo run --profile profiling-z -p ctxlens-wasm --example native_bench -- FILE [API|parse|analysis:API|whatif:API] [RUNS]`.
+//! path the npm package runs: `cargo run --profile profiling-z -p ctxlens-wasm --example native_bench -- FILE [API|parse|request:API|analysis:API|whatif:API] [RUNS]`.
 //! `analysis:API` times the analyses of one assembly and each section of its report (with their
-//! sizes); `whatif:API` a what-if (`tool:bash` off) from a workspace holding the request: the
-//! changed assembly, then the comparison.
+//! sizes); `request:API` the assemble with `stats: false`; `whatif:API` a what-if (`tool:bash`
+//! off) from a workspace holding the request: the changed assembly, then the comparison.
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicIsize, AtomicUsize, Ordering::Relaxed};
 use std::time::Instant;
@@ -58,8 +58,14 @@ fn main() {
         .map_or(5, |r| r.parse().expect("RUNS is a number"));
     let text = std::fs::read_to_string(&file).expect("read the session");
     let models = r#"{"providers":{"bench":{"baseUrl":"https://bench.example/v1","api":"openai-completions","apiKey":"test-key","models":[{"id":"m","name":"m","reasoning":true,"input":["text","image"],"contextWindow":1000000,"maxTokens":64000,"cost":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0}}]}}}"#;
+    // `request:API`: the binding's assemble with `stats: false` (the request without the
+    // accounting: bytes in, bytes out, as pi's pipeline).
+    let (api, no_stats) = match api.strip_prefix("request:") {
+        Some(target) => (target.to_string(), true),
+        None => (api, false),
+    };
     let opts = format!(
-        r#"{{"models":{},"model":"bench/m","thinking":"medium","prompt":"Now summarize what changed.","now":1767225600000,"api":"{api}","env":{{"AWS_REGION":"us-east-1"}},"files":[]}}"#,
+        r#"{{"models":{},"model":"bench/m","thinking":"medium","prompt":"Now summarize what changed.","now":1767225600000,"api":"{api}","env":{{"AWS_REGION":"us-east-1"}},"files":[],"noStats":{no_stats}}}"#,
         ctxlens::js::Value::str(models).to_json()
     );
     if let Some(target) = api.strip_prefix("whatif:") {
