@@ -428,3 +428,39 @@ test("in a capture (the demo), a chosen call is read from the session pi left: t
   assert.equal(await page.getByTestId("body-json").textContent(), fs.readFileSync(path.join(repo, "www/demo/expected/request-1.json"), "utf8"));
   await context.close();
 });
+
+test("a report is on screen before its body's tree: the Request view says it is reading the body, then shows the tree of the same bytes", async () => {
+  // The worker sends the parsed body (the tree's) after the report; its `body` messages are
+  // held on the page until `window.__releaseBody()` (a wrapped Worker, before the page loads).
+  const init = () => {
+    const held = [];
+    window.__holdBody = true;
+    const add = Worker.prototype.addEventListener;
+    Worker.prototype.addEventListener = function (type, fn, opts) {
+      if (type !== "message") return add.call(this, type, fn, opts);
+      return add.call(this, type, (e) => (window.__holdBody && e.data?.type === "body" ? held.push(() => fn.call(this, e)) : fn.call(this, e)), opts);
+    };
+    window.__releaseBody = () => {
+      window.__holdBody = false;
+      const n = held.length;
+      for (const f of held.splice(0)) f();
+      return n;
+    };
+  };
+  const { page, context } = await openApp("#view=request", { init });
+  // The report is here (its raw body, the CLI's bytes) while the tree waits for its body.
+  await page.getByTestId("body-reading").waitFor({ timeout: 10000 });
+  assert.equal(await page.getByTestId("json-tree").count(), 0, "no tree before the body comes");
+  const bin = path.join(repo, "target/debug/ctxlens");
+  if (!fs.existsSync(bin)) execFileSync("cargo", ["build", "-p", "ctxlens-cli", "--quiet"], { cwd: repo, stdio: "inherit" });
+  const demo = path.join(repo, "www/demo");
+  const want = execFileSync(bin, ["assemble", "--case", demo, "--env", path.join(demo, "expected/env.json")], { maxBuffer: 1 << 28 }).toString("utf8");
+  assert.equal(await page.getByTestId("body-json").textContent(), want, "the raw body is the CLI's");
+  assert.ok((await page.evaluate(() => window.__releaseBody())) >= 1, "the body came after the report");
+  // Then the tree: every top-level member of the body.
+  const tree = page.getByTestId("json-tree");
+  await tree.locator('[data-path="messages"]').first().waitFor({ timeout: 10000 });
+  assert.equal(await page.getByTestId("body-reading").count(), 0);
+  for (const k of Object.keys(JSON.parse(want))) assert.ok((await tree.locator(`[data-path="${k}"]`).count()) >= 1, `the tree has ${k}`);
+  await context.close();
+});

@@ -19,7 +19,8 @@
 //! | `{type: "ready"}` | the worker is listening |
 //! | `{type: "failed", gen, api, error}` | it could not start (a release's data did not load) |
 //! | `{type: "progress", gen, api, stage, done, upgrade}` | what it is doing now; `done`: the share of the work done (0–1); `upgrade`: the release of an `upgrade` it is working on (else absent) |
-//! | `{type: "report", gen, api, parts, partsBytes, bodyParts, bodyPartsBytes, body, provenanceInWorker, sharedFrom, ms, memoryBytes}` | see below (`sharedFrom`: as asked, the report without `session`, `calls` and `usage.timeline`) |
+//! | `{type: "report", gen, api, seq, parts, partsBytes, body, bodyPending, provenanceInWorker, sharedFrom, ms, memoryBytes}` | see below (`sharedFrom`: as asked, the report without `session`, `calls` and `usage.timeline`; `seq`: the worker's number of the report; `bodyPending`: a `body` message follows) |
+//! | `{type: "body", gen, seq, bodyParts, bodyPartsBytes}` | the body of report `seq`, parsed: see below |
 //! | `{type: "provenance", gen, api, path, json}` | `views::prov_answer` for that path (or `{error}`) |
 //! | `{type: "compare", gen, a, b, json}` | [`crate::wire::compare_answer`]: `ctxlens::report::compare_json` of the two assemblies (or `{error}`) |
 //! | `{type: "upgrade", gen, api, pi, tokens, json}` | [`crate::wire::upgrade_answer`]: `ctxlens::report::upgrade::to_json` (or `{error}`) |
@@ -60,9 +61,11 @@
 //! A report is `report::assembly_json` without `request.body` and, when it has more than
 //! [`PROVENANCE_INLINE`] entries, without `provenance` (the worker keeps it and answers path by
 //! path): `parts` is `[[path, append, offset, length]…]` ([`crate::wire::split`]) into the UTF-8
-//! JSON of `partsBytes`; `body` is the body's UTF-8 bytes (no JSON escaping); `bodyParts` /
-//! `bodyPartsBytes` is the body parsed and split the same way (the page needs the parsed body for
-//! its tree, and parsing 30 MB at once would freeze it). The three buffers are transferred.
+//! JSON of `partsBytes`; `body` is the body's UTF-8 bytes (no JSON escaping). Both buffers are
+//! transferred. Then a `body` message: `bodyParts` / `bodyPartsBytes` is the body parsed and
+//! split the same way (the Request view's tree needs the parsed body, and parsing 30 MB at once
+//! would freeze the page). It comes after the report, so the report is on screen without waiting
+//! for it (the Request view says it is reading the body meanwhile: `views::parsed_body`).
 //!
 //! Each scenario has its engine (`ctxlens::Workspace`): its inputs are laid out once, its
 //! session parsed once (the release detection and every release's reading share the parse),
@@ -140,12 +143,14 @@ pub enum FromWorker {
         /// The release of the `upgrade` this is about (`None`: an assembly).
         upgrade: Option<String>,
     },
-    /// A report, joined on the page from its parts; `parsed_body` is its body parsed.
+    /// A report, joined on the page from its parts; `body_pending`: its body parsed follows
+    /// ([`FromWorker::Body`] with the same `seq`, the worker's number of the report).
     Report {
         gen: u64,
         api: Option<String>,
+        seq: u64,
         report: Shared<Value>,
-        parsed_body: Shared<Value>,
+        body_pending: bool,
         provenance_in_worker: bool,
         /// The report (by its key) whose session parts (`session`, `calls`, `usage.timeline`)
         /// this one shares: the worker left them out.
@@ -153,6 +158,14 @@ pub enum FromWorker {
         bytes: usize,
         ms: f64,
         memory_bytes: f64,
+    },
+    /// The body of report `seq` parsed, joined on the page from its parts after the report (the
+    /// Request view's tree); it may be joined before the report is. `None`: its parts did not
+    /// join (the page parses the body itself when a view needs it).
+    Body {
+        gen: u64,
+        seq: u64,
+        parsed: Option<Shared<Value>>,
     },
     /// A report that came but could not be put together.
     BadReport {
@@ -510,8 +523,11 @@ impl WorkerLink {
                 return;
             };
             let data = e.data();
-            if get(&data, "type").as_string().as_deref() == Some("report") {
+            let kind = get(&data, "type").as_string();
+            if kind.as_deref() == Some("report") {
                 wasm_bindgen_futures::spawn_local(join_report(data, cb.clone(), ep.clone()));
+            } else if kind.as_deref() == Some("body") {
+                wasm_bindgen_futures::spawn_local(join_body(data, cb.clone(), ep.clone()));
             } else if let Some(m) = FromWorker::from_js(&data) {
                 cb(m);
             }
@@ -722,6 +738,71 @@ fn text_at(bytes: &js_sys::Uint8Array, offset: u32, len: u32) -> Option<String> 
     String::from_utf8(bytes.subarray(offset, offset + len).to_vec()).ok()
 }
 
+/// A message's byte buffer (empty when absent).
+fn bytes_of(data: &JsValue, k: &str) -> js_sys::Uint8Array {
+    get(data, k)
+        .dyn_into::<js_sys::Uint8Array>()
+        .unwrap_or_else(|_| js_sys::Uint8Array::new_with_length(0))
+}
+
+/// Joins one value from its parts into `bytes`, yielding to the page when a slice of work has
+/// taken [`SLICE_MS`] (`progress` is told how many bytes are `done` first); `None` when `live`
+/// says to give up, an error when a part is not what the worker writes.
+async fn join_parts(
+    list: &[(Vec<String>, bool, u32, u32)],
+    bytes: &js_sys::Uint8Array,
+    done: &mut f64,
+    slice_start: &mut f64,
+    progress: &dyn Fn(f64),
+    live: &dyn Fn() -> bool,
+) -> Result<Option<Value>, String> {
+    let mut joiner = crate::wire::Joiner::new();
+    for (path, append, offset, len) in list {
+        let Some(text) = text_at(bytes, *offset, *len) else {
+            return Err("a part of the worker's report is not UTF-8 text".into());
+        };
+        *done += text.len() as f64;
+        let v = ctxlens::js::parse(&text).map_err(|e| {
+            format!("a part of the worker's report did not parse: {}", e.message)
+        })?;
+        drop(text);
+        joiner
+            .add(path, *append, v)
+            .map_err(|e| format!("the worker's report did not join: {e}"))?;
+        if now_ms() - *slice_start > SLICE_MS {
+            progress(*done);
+            yield_to_page().await;
+            if !live() {
+                return Ok(None);
+            }
+            *slice_start = now_ms();
+        }
+    }
+    Ok(Some(joiner.finish()))
+}
+
+/// Joins a report's body, parsed (the `body` message after its `report`), as [`join_parts`]
+/// does; a body whose parts do not join is said as `None` (the views then parse the body
+/// themselves).
+async fn join_body(data: JsValue, cb: Rc<dyn Fn(FromWorker)>, epoch: Rc<Cell<u64>>) {
+    let start_epoch = epoch.get();
+    let live = || epoch.get() == start_epoch;
+    let parts = parts_of(&get(&data, "bodyParts"));
+    let bytes = bytes_of(&data, "bodyPartsBytes");
+    let (mut done, mut slice_start) = (0.0, now_ms());
+    let parsed = match join_parts(&parts, &bytes, &mut done, &mut slice_start, &|_| {}, &live).await
+    {
+        Ok(None) => return,
+        Ok(Some(v)) => Some(Shared::new(v)),
+        Err(_) => None,
+    };
+    cb(FromWorker::Body {
+        gen: get(&data, "gen").as_f64().unwrap_or(0.0) as u64,
+        seq: get(&data, "seq").as_f64().unwrap_or(0.0) as u64,
+        parsed,
+    });
+}
+
 /// Joins one report from its parts, yielding to the page between short slices of work and
 /// saying how far it got; gives up quietly when `epoch` moves (the scenario changed, Stop).
 async fn join_report(data: JsValue, cb: Rc<dyn Fn(FromWorker)>, epoch: Rc<Cell<u64>>) {
@@ -730,15 +811,9 @@ async fn join_report(data: JsValue, cb: Rc<dyn Fn(FromWorker)>, epoch: Rc<Cell<u
     let gen = get(&data, "gen").as_f64().unwrap_or(0.0) as u64;
     let api = get(&data, "api").as_string();
     let parts = parts_of(&get(&data, "parts"));
-    let body_parts = parts_of(&get(&data, "bodyParts"));
-    let bytes_of = |k: &str| {
-        get(&data, k)
-            .dyn_into::<js_sys::Uint8Array>()
-            .unwrap_or_else(|_| js_sys::Uint8Array::new_with_length(0))
-    };
-    let (part_bytes, body_part_bytes) = (bytes_of("partsBytes"), bytes_of("bodyPartsBytes"));
+    let part_bytes = bytes_of(&data, "partsBytes");
     let body_js: Option<js_sys::Uint8Array> = get(&data, "body").dyn_into().ok();
-    let total = (part_bytes.length() + body_part_bytes.length()) as f64
+    let total = part_bytes.length() as f64
         + body_js.as_ref().map(|b| b.length() as f64).unwrap_or(0.0);
     let mut done = 0.0;
     let mut slice_start = now_ms();
@@ -764,40 +839,12 @@ async fn join_report(data: JsValue, cb: Rc<dyn Fn(FromWorker)>, epoch: Rc<Cell<u
         })
     };
     progress(0.0);
-    // The report, then the parsed body, part by part.
-    let mut values = Vec::with_capacity(2);
-    for (list, bytes) in [(&parts, &part_bytes), (&body_parts, &body_part_bytes)] {
-        let mut joiner = crate::wire::Joiner::new();
-        for (path, append, offset, len) in list {
-            let Some(text) = text_at(bytes, *offset, *len) else {
-                return bad("a part of the worker's report is not UTF-8 text".into());
-            };
-            done += text.len() as f64;
-            let v = match ctxlens::js::parse(&text) {
-                Ok(v) => v,
-                Err(e) => {
-                    return bad(format!(
-                        "a part of the worker's report did not parse: {}",
-                        e.message
-                    ))
-                }
-            };
-            drop(text);
-            if let Err(e) = joiner.add(path, *append, v) {
-                return bad(format!("the worker's report did not join: {e}"));
-            }
-            if now_ms() - slice_start > SLICE_MS {
-                progress(done);
-                yield_to_page().await;
-                if !live() {
-                    return;
-                }
-                slice_start = now_ms();
-            }
-        }
-        values.push(joiner.finish());
-    }
-    let (mut report, parsed_body) = (values.remove(0), values.remove(0));
+    // The report, part by part.
+    let mut report = match join_parts(&parts, &part_bytes, &mut done, &mut slice_start, &progress, &live).await {
+        Ok(Some(v)) => v,
+        Ok(None) => return,
+        Err(e) => return bad(e),
+    };
     if let Some(b) = &body_js {
         // The body's bytes, copied a slice at a time.
         const SLICE: u32 = 8 << 20;
@@ -844,8 +891,9 @@ async fn join_report(data: JsValue, cb: Rc<dyn Fn(FromWorker)>, epoch: Rc<Cell<u
     cb(FromWorker::Report {
         gen,
         api,
+        seq: get(&data, "seq").as_f64().unwrap_or(0.0) as u64,
         report: Shared::new(report),
-        parsed_body: Shared::new(parsed_body),
+        body_pending: get(&data, "bodyPending").as_bool().unwrap_or(false),
         provenance_in_worker: get(&data, "provenanceInWorker").as_bool().unwrap_or(false),
         shared_from: get(&data, "sharedFrom").as_string(),
         bytes: total as usize,
@@ -1576,6 +1624,11 @@ enum VocabSlot {
 }
 
 thread_local! {
+    /// The reports this worker has sent (each `report` and the `body` after it carry its number).
+    static REPORTS_SENT: Cell<u64> = const { Cell::new(0) };
+}
+
+thread_local! {
     static VOCABS: RefCell<BTreeMap<String, VocabSlot>> = const { RefCell::new(BTreeMap::new()) };
 }
 
@@ -1891,33 +1944,51 @@ fn handle(
                 }
             }
             let parts = split(&report, PART_BYTES);
-            drop(report);
-            p(gen, api, "splitting the body for the page", 0.6);
-            // The body as parsed once for the analyses (the assembly's own).
-            let body_parts = split(assembly.body_value().unwrap_or(&Value::Null), PART_BYTES);
             p(gen, api, "sending the report", 0.72);
             let m = js_sys::Object::new();
             let transfer = js_sys::Array::new();
             set(&m, "type", "report");
             set(&m, "gen", gen as f64);
             set(&m, "api", opt_str(api));
-            for (k, list) in [("parts", parts), ("bodyParts", body_parts)] {
-                let (index, bytes) = parts_js(list);
-                set(&m, k, index);
-                transfer.push(&bytes.buffer());
-                set(&m, &format!("{k}Bytes"), bytes);
-            }
+            let (index, bytes) = parts_js(parts);
+            set(&m, "parts", index);
+            transfer.push(&bytes.buffer());
+            set(&m, "partsBytes", bytes);
             if let Some(b) = body {
                 let bytes = js_sys::Uint8Array::from(b.as_bytes());
                 transfer.push(&bytes.buffer());
                 set(&m, "body", bytes);
             }
+            drop(report);
+            // The parsed body (the Request view's tree) follows in its own message, so the
+            // report is on screen without waiting for it; both carry the report's number.
+            let body_value = assembly.body_value();
+            let seq = REPORTS_SENT.with(|n| {
+                n.set(n.get() + 1);
+                n.get()
+            });
+            set(&m, "seq", seq as f64);
+            set(&m, "bodyPending", body_value.is_some());
             set(&m, "provenanceInWorker", in_worker);
             set(&m, "sharedFrom", opt_str(shared_from.as_deref()));
             set(&m, "ms", js_sys::Date::now() - start);
             set(&m, "memoryBytes", memory_bytes());
             if scope.post_message_with_transfer(&m, &transfer).is_err() {
                 post(scope, &m);
+            }
+            if let Some(v) = body_value {
+                // The body as parsed once for the analyses (the assembly's own).
+                let (index, bytes) = parts_js(split(v, PART_BYTES));
+                let m = js_sys::Object::new();
+                set(&m, "type", "body");
+                set(&m, "gen", gen as f64);
+                set(&m, "seq", seq as f64);
+                set(&m, "bodyParts", index);
+                let transfer = js_sys::Array::of1(&bytes.buffer());
+                set(&m, "bodyPartsBytes", bytes);
+                if scope.post_message_with_transfer(&m, &transfer).is_err() {
+                    post(scope, &m);
+                }
             }
         }
         Some("provenance") => {

@@ -228,6 +228,9 @@ pub fn app() -> Html {
         .unwrap_or_default()
         .into();
     let props = ViewProps {
+        body_ready: report
+            .as_ref()
+            .is_some_and(|r| !crate::views::body_pending(r)),
         report: report.clone().unwrap_or_else(|| Shared::new(Value::Null)),
         reports: state.reports.clone(),
         api: current_api.clone().into(),

@@ -127,7 +127,15 @@ pub struct AppState {
     pub whatif_wanted: Option<WhatIfKey>,
     /// The number of the last what-if message sent (a request's or a whole session's).
     pub whatif_seq: u64,
+    /// The reports whose body parsed is on its way (`FromWorker::Body`), by the worker's number
+    /// of the report; and the bodies that were joined before their report (the page joins both
+    /// in short tasks, side by side), by the same number.
+    pub bodies_due: Vec<(u64, Shared<Value>)>,
+    pub bodies_early: Vec<(u64, Option<Shared<Value>>)>,
 }
+
+/// How many reports' parsed bodies the page waits for at once (the last ones asked for).
+const BODIES_DUE: usize = 12;
 
 /// A change to the settings panel's overrides.
 pub type OverridesEdit = Box<dyn FnOnce(&mut Overrides)>;
@@ -213,6 +221,8 @@ impl AppState {
             whatif_computed: 0,
             whatif_wanted: None,
             whatif_seq: 0,
+            bodies_due: Vec::new(),
+            bodies_early: Vec::new(),
         }
     }
 
@@ -242,6 +252,8 @@ impl AppState {
         self.whatif_flight = None;
         self.whatif_next = None;
         self.tokens.clear();
+        self.bodies_due.clear();
+        self.bodies_early.clear();
         if let Some(l) = self.host.link.borrow().as_ref() {
             l.cancel_joining();
             if self.ready {
@@ -580,8 +592,9 @@ impl AppState {
             FromWorker::Report {
                 gen,
                 api,
+                seq,
                 report,
-                parsed_body,
+                body_pending,
                 provenance_in_worker,
                 shared_from,
                 bytes,
@@ -644,7 +657,22 @@ impl AppState {
                         }
                     },
                 };
-                crate::views::prime_parsed_body(&report, parsed_body);
+                if body_pending {
+                    match self.bodies_early.iter().position(|(n, _)| *n == seq) {
+                        Some(i) => match self.bodies_early.remove(i).1 {
+                            Some(parsed) => crate::views::prime_parsed_body(&report, parsed),
+                            None => crate::views::forget_parsed_body(&report),
+                        },
+                        None => {
+                            crate::views::expect_parsed_body(&report);
+                            self.bodies_due.push((seq, report.clone()));
+                            if self.bodies_due.len() > BODIES_DUE {
+                                let (_, r) = self.bodies_due.remove(0);
+                                crate::views::forget_parsed_body(&r);
+                            }
+                        }
+                    }
+                }
                 if provenance_in_worker {
                     self.prov.insert(key.clone(), Shared::new(BTreeMap::new()));
                 } else {
@@ -662,6 +690,26 @@ impl AppState {
                 let mut map = (*self.reports).clone();
                 map.insert(key, report);
                 self.reports = Shared::new(map);
+            }
+            FromWorker::Body { gen, seq, parsed } => {
+                if gen != self.gen {
+                    return;
+                }
+                match self.bodies_due.iter().position(|(n, _)| *n == seq) {
+                    Some(i) => {
+                        let (_, report) = self.bodies_due.remove(i);
+                        match parsed {
+                            Some(parsed) => crate::views::prime_parsed_body(&report, parsed),
+                            None => crate::views::forget_parsed_body(&report),
+                        }
+                    }
+                    None => {
+                        self.bodies_early.push((seq, parsed));
+                        if self.bodies_early.len() > BODIES_DUE {
+                            self.bodies_early.remove(0);
+                        }
+                    }
+                }
             }
             FromWorker::BadReport { gen, api, error } => {
                 if self.in_flight == Some((gen, api.clone())) {

@@ -43,7 +43,7 @@ pub(crate) mod whatif;
 pub use components::thousands;
 pub use request::{prov_answer, provenance_map, OriginIndex, ProvLookup};
 pub use stage::StageView;
-pub use util::prime_parsed_body;
+pub use util::{body_pending, expect_parsed_body, forget_parsed_body, prime_parsed_body};
 
 /// The worker's comparison of two protocols, as the Protocols view sees it.
 #[derive(Clone, Debug, PartialEq)]
@@ -143,6 +143,11 @@ pub struct ViewProps {
     /// The token counts of this report (the worker's, when asked for): `None` until asked.
     #[prop_or_default]
     pub tokens: Option<crate::worker::TokenUpdate>,
+    /// Whether the report's body parsed is here (false while it comes from the worker after the
+    /// report: [`util::parsed_body`] is `None` until then), so the views that show it render
+    /// again when it comes.
+    #[prop_or_default]
+    pub body_ready: bool,
 }
 
 /// The call of `report.calls` answered on session line `line`: its index (1-based).

@@ -415,7 +415,8 @@ fn RawBody(p: &RawBodyProps) -> Html {
 
 #[function_component]
 pub fn RequestView(p: &ViewProps) -> Html {
-    let parsed = use_memo(p.report.clone(), parsed_body);
+    // `None` while the body parsed is on its way from the worker (`body_ready` then flips).
+    let parsed = use_memo((p.report.clone(), p.body_ready), |(r, _)| parsed_body(r));
     let prov = use_memo(p.report.clone(), cached_provenance);
     let hover = use_state(|| None::<String>);
     let show_curl = use_state(|| false);
@@ -534,10 +535,14 @@ pub fn RequestView(p: &ViewProps) -> Html {
             }
             <div class="req-grid">
                 <div class="tree-col" ref={panel_ref}>
-                    if parsed.is_null() && !body.is_empty() {
-                        <p class="na">{"The body is not JSON."}</p>
+                    if let Some(parsed) = parsed.as_ref() {
+                        if parsed.is_null() && !body.is_empty() {
+                            <p class="na">{"The body is not JSON."}</p>
+                        } else {
+                            <JsonTree value={parsed.clone()} selected={sel_path.clone().map(AttrValue::from)} on_select={on_select} on_hover={on_hover} testid="json-tree" />
+                        }
                     } else {
-                        <JsonTree value={(*parsed).clone()} selected={sel_path.clone().map(AttrValue::from)} on_select={on_select} on_hover={on_hover} testid="json-tree" />
+                        <p class="muted" role="status" data-testid="body-reading">{"Reading the body into its tree…"}</p>
                     }
                 </div>
                 <aside class="prov-col">

@@ -161,9 +161,12 @@ fn stage_data(p: &ViewProps, id: &str) -> Html {
                 return html! { <p class="na">{"No request was built (see the diagnostics)."}</p> };
             };
             let body = s(req, "body");
+            // `None` while the body parsed is on its way from the worker (the top-level fields
+            // show when it comes).
             let parsed = super::util::parsed_body(&p.report);
             let keys: Vec<String> = parsed
-                .as_object()
+                .as_ref()
+                .and_then(|v| v.as_object())
                 .map(|o| o.keys().map(|k| k.to_string()).collect())
                 .unwrap_or_default();
             html! {

@@ -74,6 +74,8 @@ use crate::shared::Shared;
 
 thread_local! {
     static BODIES: RefCell<Vec<(Shared<Value>, Shared<Value>)>> = const { RefCell::new(Vec::new()) };
+    /// Reports whose body parsed is on its way from the worker.
+    static PENDING: RefCell<Vec<Shared<Value>>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The parsed bodies kept: up to this many, and past the first, only while their texts add up
@@ -102,22 +104,51 @@ fn keep(c: &mut Vec<(Shared<Value>, Shared<Value>)>, report: Shared<Value>, pars
 /// Gives the views a body parsed elsewhere (the page joins it from the worker's parts in small
 /// tasks), so [`parsed_body`] does not parse it again in one long task.
 pub fn prime_parsed_body(report: &Shared<Value>, parsed: Shared<Value>) {
+    PENDING.with(|p| p.borrow_mut().retain(|r| r != report));
     BODIES.with(|c| keep(&mut c.borrow_mut(), report.clone(), parsed));
 }
 
+/// Says that `report`'s body parsed is on its way ([`prime_parsed_body`] will give it): until
+/// then [`parsed_body`] answers `None` rather than parse it on the page in one long task.
+pub fn expect_parsed_body(report: &Shared<Value>) {
+    PENDING.with(|p| {
+        let mut p = p.borrow_mut();
+        p.retain(|r| r != report);
+        p.push(report.clone());
+        // The last few reports' (a new scenario's first report clears nothing: stale entries
+        // only answer `None` for reports no longer on screen).
+        if p.len() > PARSED_KEEP {
+            p.remove(0);
+        }
+    });
+}
+
+/// `report`'s body parsed is not coming after all: [`parsed_body`] parses it itself.
+pub fn forget_parsed_body(report: &Shared<Value>) {
+    PENDING.with(|p| p.borrow_mut().retain(|r| r != report));
+}
+
+/// Whether `report`'s body parsed is on its way ([`expect_parsed_body`]).
+pub fn body_pending(report: &Shared<Value>) -> bool {
+    PENDING.with(|p| p.borrow().iter().any(|r| r == report))
+}
+
 /// `report.request.body` parsed (Null when absent or unparsable), cached per report so the
-/// views share one parse.
-pub fn parsed_body(report: &Shared<Value>) -> Shared<Value> {
+/// views share one parse; `None` while it is on its way from the worker.
+pub fn parsed_body(report: &Shared<Value>) -> Option<Shared<Value>> {
     BODIES.with(|c| {
         if let Some((_, v)) = c.borrow().iter().find(|(r, _)| r == report) {
-            return v.clone();
+            return Some(v.clone());
+        }
+        if body_pending(report) {
+            return None;
         }
         let body = at(report, &["request", "body"])
             .and_then(Value::as_str)
             .unwrap_or("");
         let v = Shared(Rc::new(ctxlens::js::parse(body).unwrap_or(Value::Null)));
         keep(&mut c.borrow_mut(), report.clone(), v.clone());
-        v
+        Some(v)
     })
 }
 
