@@ -762,9 +762,8 @@ async fn join_parts(
             return Err("a part of the worker's report is not UTF-8 text".into());
         };
         *done += text.len() as f64;
-        let v = ctxlens::js::parse(&text).map_err(|e| {
-            format!("a part of the worker's report did not parse: {}", e.message)
-        })?;
+        let v = ctxlens::js::parse(&text)
+            .map_err(|e| format!("a part of the worker's report did not parse: {}", e.message))?;
         drop(text);
         joiner
             .add(path, *append, v)
@@ -813,8 +812,8 @@ async fn join_report(data: JsValue, cb: Rc<dyn Fn(FromWorker)>, epoch: Rc<Cell<u
     let parts = parts_of(&get(&data, "parts"));
     let part_bytes = bytes_of(&data, "partsBytes");
     let body_js: Option<js_sys::Uint8Array> = get(&data, "body").dyn_into().ok();
-    let total = part_bytes.length() as f64
-        + body_js.as_ref().map(|b| b.length() as f64).unwrap_or(0.0);
+    let total =
+        part_bytes.length() as f64 + body_js.as_ref().map(|b| b.length() as f64).unwrap_or(0.0);
     let mut done = 0.0;
     let mut slice_start = now_ms();
     let progress = |done: f64| {
@@ -840,7 +839,16 @@ async fn join_report(data: JsValue, cb: Rc<dyn Fn(FromWorker)>, epoch: Rc<Cell<u
     };
     progress(0.0);
     // The report, part by part.
-    let mut report = match join_parts(&parts, &part_bytes, &mut done, &mut slice_start, &progress, &live).await {
+    let mut report = match join_parts(
+        &parts,
+        &part_bytes,
+        &mut done,
+        &mut slice_start,
+        &progress,
+        &live,
+    )
+    .await
+    {
         Ok(Some(v)) => v,
         Ok(None) => return,
         Err(e) => return bad(e),
