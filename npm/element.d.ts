@@ -45,7 +45,7 @@ export interface ViewOptions {
    * skill:NAME, thinking=low"` (comma-separated, each percent-decoded) or a list — `ctxlens
    * whatif`'s specs: `KEY=VALUE` (`model=`, `thinking=`, `api=`, `pi=`) sets, every other one
    * (`tool:NAME`, `skill:NAME`, `skill-invocation:NAME`, `context:PATH`, `append-prompt`,
-   * `entry:ID`, `tool-result:ID[:N]`, `thinking:old`, `image:all|ID`) switches off (the npm
+   * `entry:ID`, `turn:ID`, `tool-result:ID[:N]`, `thinking:old`, `image:all|ID`) switches off (the npm
    * API's `set` and `without`). Every view then shows the changed request; `view="whatif"` (the
    * default with it) what the changes do: `result.whatif`.
    */

@@ -132,7 +132,8 @@ export interface AssembleOptions {
   /**
    * What if: switch something off, as the CLI's `--without` specs — `"tool:NAME"`,
    * `"skill:NAME"`, `"skill-invocation:NAME"` (its `disable-model-invocation`), `"context:PATH"`,
-   * `"append-prompt"`, `"entry:ID"`, `"tool-result:ID[:N]"`, `"thinking:old"`, `"image:all"` or
+   * `"append-prompt"`, `"entry:ID"`, `"turn:ID"` (a user message and its exchange),
+   * `"tool-result:ID[:N]"`, `"thinking:old"`, `"image:all"` or
    * `"image:ID"`. The result is then the changed request, and `result.whatif` says what changed
    * against the request as it is. A spec that names nothing present throws.
    */

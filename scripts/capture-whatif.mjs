@@ -4,8 +4,8 @@
 // tests/whatif/scripted/, the oracle's demo, into base-scripted/) and, for each variant of
 // tests/whatif/variants.json, the base with that what-if's take-home made for real — pi's flags
 // added to case.json's args, files removed, a SKILL.md frontmatter line added, the session file
-// edited (an entry removed and its children reparented, a tool result cut, old reasoning
-// dropped), the thinking level set — into tests/whatif/pi-VERSION/VARIANT/. cli/tests/whatif.rs
+// edited (an entry removed and its children reparented, a turn — a user message and its
+// exchange — removed the same way, a tool result cut, old reasoning dropped), the thinking level set — into tests/whatif/pi-VERSION/VARIANT/. cli/tests/whatif.rs
 // then checks that ctxlens's what-if of the base case gives each variant's captured body byte
 // for byte, and that its take-home is the edit made here.
 //
@@ -70,6 +70,34 @@ function apply(caseDir, edit) {
       if (at < 0) throw new Error(`no entry ${edit.removeEntry}`);
       const [gone] = lines.splice(at, 1);
       for (const e of lines) if (e.parentId === gone.id) e.parentId = gone.parentId;
+    });
+  }
+  if (edit.removeTurn) {
+    // The user message and its exchange: down the tree from it, through the entries that stay
+    // (not messages, or system messages), to the next user message on each branch; each removed
+    // as removeEntry removes one, in the file's order.
+    editSession(caseDir, (lines) => {
+      const start = lines.find((e) => e.type === "message" && e.id === edit.removeTurn);
+      if (start?.message?.role !== "user") throw new Error(`no user message ${edit.removeTurn}`);
+      const turn = new Set([start.id]);
+      const seen = new Set([start.id]);
+      const todo = [start.id];
+      while (todo.length) {
+        const p = todo.pop();
+        for (const e of lines) {
+          if (e.type === "session" || e.parentId !== p || seen.has(e.id)) continue;
+          seen.add(e.id);
+          const role = e.type === "message" ? e.message?.role : null;
+          if (role === "user") continue;
+          if (role && role !== "system") turn.add(e.id);
+          todo.push(e.id);
+        }
+      }
+      for (const id of lines.filter((e) => e.type !== "session" && turn.has(e.id)).map((e) => e.id)) {
+        const at = lines.findIndex((e) => e.type !== "session" && e.id === id);
+        const [gone] = lines.splice(at, 1);
+        for (const e of lines) if (e.parentId === gone.id) e.parentId = gone.parentId;
+      }
     });
   }
   if (edit.cutToolResult) {

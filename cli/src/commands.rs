@@ -115,7 +115,9 @@ OPTIONS:
                       disable-model-invocation: true), context:PATH (an AGENTS.md/CLAUDE.md by
                       its path or a unique end of it, removed), append-prompt
                       (--append-system-prompt ''), entry:ID (the session entry removed, its
-                      children reparented to its parent), tool-result:ID[:N] (the stored
+                      children reparented to its parent), turn:ID (the user message ID and
+                      its exchange — answers, tool results — removed the same way, up to the
+                      next user message), tool-result:ID[:N] (the stored
                       result cut to its first N lines, or emptied), thinking:old (the reasoning
                       of the answers before the request's last user message dropped),
                       image:all (settings images.blockImages) or image:ID (one entry's images).

@@ -424,3 +424,35 @@ test("a shadowed context file becomes an action, in Findings and in the What-if 
   assert.deepEqual(o.errors, [], "no page errors");
   await context.close();
 });
+
+test("a whole turn switched off: the context's turns listed with their exchanges, the request the CLI's `--without turn:ID` (pi 1.6.0's resumed session: the stored system message between the turns stays)", async () => {
+  const caseDir = path.join(repo, "tests/whatif/pi-1.6.0/base-resumed");
+  const pi = ["--pi", "1.6.0"];
+  const o = await open(browser, server.url + "/");
+  opened.push(o);
+  const { page, context } = o;
+  await page.getByTestId("stat-system-chars").waitFor({ timeout: 60000 });
+  await page.getByTestId("folder-input").setInputFiles(caseDir);
+  await until(page, (n) => document.querySelector(".scenario")?.textContent === n, path.basename(caseDir));
+  await until(page, () => document.querySelector('[data-testid="pi-version"]')?.getAttribute("data-rebuilt") === "1.6.0" && document.querySelector('.view-area[data-state="ready"]'));
+  await page.locator("nav.view-tabs button", { hasText: /^What if$/ }).click();
+  await page.getByTestId("whatif-view").waitFor({ timeout: 10000 });
+  // The two turns, in order, each with the messages of its exchange.
+  const turns = await page.locator('[data-testid="whatif-turns"] input[type="checkbox"]').evaluateAll((xs) => xs.map((x) => ({ spec: x.dataset.spec, text: x.closest("label").textContent })));
+  assert.deepEqual(turns.map((t) => t.spec), ["turn:44e3f427", "turn:908db8b9"]);
+  assert.match(turns[0].text, /and 12 messages of its exchange/);
+  assert.match(turns[1].text, /and 1 message of its exchange/);
+  await page.getByTestId("whatif-turn:44e3f427").uncheck();
+  await changesAre(page, "turn:44e3f427");
+  await ready(page);
+  const want = whatif(caseDir, ["turn:44e3f427"], pi);
+  assert.equal(want.identical, false);
+  assert.deepEqual(await shown(page), expected(want));
+  // The take-home: the session edit, the lines removed and the system message's new parent.
+  const text = await page.getByTestId("whatif-takehome-text").allTextContents();
+  assert.deepEqual(text, [want.changes[0].takeHome.text]);
+  assert.match(text[0], /lines 4, 5, .*16 removed .*entry 7fa812fc: parentId 24fb1670 → "f89838af"/s);
+  await page.getByTestId("whatif-view").screenshot({ path: screenshotPath("view-whatif-turn.png") });
+  assert.deepEqual(o.errors, [], "no page errors");
+  await context.close();
+});

@@ -40,6 +40,11 @@ pub enum Change {
     AppendPrompt,
     /// `entry:ID`: a session entry off (its children reparented to its parent).
     Entry(String),
+    /// `turn:ID`: a whole turn off — the user message `ID` and the messages that answer it (the
+    /// assistant's answers and the tool results, up to the next user message on each branch),
+    /// each removed as `entry:ID` removes one; the entries between them that are not part of
+    /// the exchange (system messages, model and level changes, labels, custom entries) stay.
+    Turn(String),
     /// `tool-result:ID[:N]`: a stored tool result cut to its first N lines (no N: emptied).
     ToolResult { id: String, lines: Option<usize> },
     /// `thinking:old`: the reasoning of every assistant message before the request's last user
@@ -60,7 +65,7 @@ pub enum Change {
 }
 
 /// The `--without` kinds, for messages.
-pub const KINDS: &str = "tool:NAME, skill:NAME, skill-invocation:NAME, context:PATH, append-prompt, entry:ID, tool-result:ID[:N], thinking:old, image:all|ID";
+pub const KINDS: &str = "tool:NAME, skill:NAME, skill-invocation:NAME, context:PATH, append-prompt, entry:ID, turn:ID, tool-result:ID[:N], thinking:old, image:all|ID";
 
 impl Change {
     /// Parses a `--without` spec (`KIND:ARG`).
@@ -82,6 +87,7 @@ impl Change {
             "context" => Change::Context(need(arg)?),
             "append-prompt" if arg.is_none() => Change::AppendPrompt,
             "entry" => Change::Entry(need(arg)?),
+            "turn" => Change::Turn(need(arg)?),
             "tool-result" => {
                 let a = need(arg)?;
                 match a.rsplit_once(':') {
@@ -145,6 +151,7 @@ impl Change {
             Change::Context(p) => format!("context:{p}"),
             Change::AppendPrompt => "append-prompt".into(),
             Change::Entry(id) => format!("entry:{id}"),
+            Change::Turn(id) => format!("turn:{id}"),
             Change::ToolResult { id, lines: None } => format!("tool-result:{id}"),
             Change::ToolResult { id, lines: Some(n) } => format!("tool-result:{id}:{n}"),
             Change::ThinkingOld => "thinking:old".into(),
@@ -272,6 +279,7 @@ fn apply_one(inputs: &mut Inputs, base: &Assembly, change: &Change) -> Result<Ap
         Change::Context(p) => context_off(inputs, base, change, &spec, p),
         Change::AppendPrompt => append_prompt_off(inputs, base, change, &spec),
         Change::Entry(id) => entry_off(inputs, change, &spec, id),
+        Change::Turn(id) => turn_off(inputs, change, &spec, id),
         Change::ToolResult { id, lines: n } => tool_result_cut(inputs, change, &spec, id, *n),
         Change::ThinkingOld => old_thinking_off(inputs, base, change, &spec),
         Change::Image(None) => images_blocked(inputs, base, change, &spec),
@@ -584,36 +592,7 @@ fn entry_off(
     let content = edit_session(inputs, spec, |lines| {
         let at = find_line(lines, id)
             .ok_or_else(|| format!("{spec}: no entry with id {id:?} in the session"))?;
-        let removed = lines.remove(at);
-        let parent = removed
-            .value
-            .as_ref()
-            .and_then(|v| v.get("parentId").cloned())
-            .unwrap_or(Value::Null);
-        edits.push(format!("line {} (entry {id}) removed", at + 1));
-        for (k, l) in lines.iter_mut().enumerate() {
-            let Some(Value::Object(o)) = l.value.as_mut() else {
-                continue;
-            };
-            for key in ["firstKeptEntryId", "targetId", "fromId"] {
-                if o.get_str(key) == Some(id) {
-                    return Err(format!(
-                        "{spec}: entry {id} is the {key} of the entry on line {}: removing it would leave that entry pointing nowhere",
-                        k + 2
-                    ));
-                }
-            }
-            if o.get_str("parentId") == Some(id) {
-                o.insert("parentId", parent.clone());
-                l.dirty = true;
-                edits.push(format!(
-                    "entry {}: parentId {id} → {}",
-                    o.get_str("id").unwrap_or("?"),
-                    parent.to_json()
-                ));
-            }
-        }
-        Ok(())
+        remove_entry(lines, spec, at, &mut edits)
     })?;
     Ok(applied(
         format!("entry {id} removed from the session, its children reparented to its parent"),
@@ -623,6 +602,185 @@ fn entry_off(
         },
         format!("edit the session file: {}", edits.join("; ")),
     ))
+}
+
+/// Removes the entry on `lines[at]`, its children reparented to its parent (`edits` says what
+/// changed, with the lines as they were numbered before this removal); refused when another
+/// entry names it as its compaction's first kept entry, a branch's target or a summary's origin.
+fn remove_entry(
+    lines: &mut Vec<Line>,
+    spec: &str,
+    at: usize,
+    edits: &mut Vec<String>,
+) -> Result<(), String> {
+    let id = lines[at]
+        .value
+        .as_ref()
+        .and_then(|v| v.get_str("id"))
+        .unwrap_or("")
+        .to_string();
+    for (k, l) in lines.iter().enumerate() {
+        let Some(Value::Object(o)) = l.value.as_ref() else {
+            continue;
+        };
+        for key in ["firstKeptEntryId", "targetId", "fromId"] {
+            if o.get_str(key) == Some(id.as_str()) {
+                return Err(format!(
+                    "{spec}: entry {id} is the {key} of the entry on line {}: removing it would leave that entry pointing nowhere",
+                    k + 1
+                ));
+            }
+        }
+    }
+    let removed = lines.remove(at);
+    let parent = removed
+        .value
+        .as_ref()
+        .and_then(|v| v.get("parentId").cloned())
+        .unwrap_or(Value::Null);
+    edits.push(format!("line {} (entry {id}) removed", at + 1));
+    for l in lines.iter_mut() {
+        let Some(Value::Object(o)) = l.value.as_mut() else {
+            continue;
+        };
+        if o.get_str("parentId") == Some(id.as_str()) {
+            o.insert("parentId", parent.clone());
+            l.dirty = true;
+            edits.push(format!(
+                "entry {}: parentId {id} → {}",
+                o.get_str("id").unwrap_or("?"),
+                parent.to_json()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The role of a `message` entry (`None` for any other entry).
+fn message_role(l: &Line) -> Option<&str> {
+    let v = l.value.as_ref()?;
+    if v.get_str("type") != Some("message") {
+        return None;
+    }
+    v.get("message").and_then(|m| m.get_str("role"))
+}
+
+/// `turn:ID`: the user message `ID` and the messages of its exchange removed, each as
+/// [`entry_off`] removes one (in the file's order, so a removed entry's children move up to the
+/// nearest entry that stays). The exchange is every `message` entry below the user message that
+/// is neither a user message nor a system message, up to the next user message on each branch;
+/// the other entries on the way (system messages, model and level changes, labels, custom
+/// entries) stay, reparented.
+fn turn_off(inputs: &mut Inputs, change: &Change, spec: &str, id: &str) -> Result<Applied, String> {
+    let mut edits = Vec::new();
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    let content = edit_session(inputs, spec, |lines| {
+        let at = find_line(lines, id)
+            .ok_or_else(|| format!("{spec}: no entry with id {id:?} in the session"))?;
+        if message_role(&lines[at]) != Some("user") {
+            return Err(format!(
+                "{spec}: entry {id} is not a user message (a turn starts at one: entry:{id} removes that entry alone)"
+            ));
+        }
+        // The exchange: a walk down the tree from the user message, through the entries that
+        // stay, to the next user message on each branch.
+        let id_of = |l: &Line| {
+            l.value
+                .as_ref()
+                .and_then(|v| v.get_str("id"))
+                .map(str::to_string)
+        };
+        let parent_of = |l: &Line| {
+            l.value
+                .as_ref()
+                .and_then(|v| v.get_str("parentId"))
+                .map(str::to_string)
+        };
+        let mut turn: Vec<String> = vec![id.to_string()];
+        let mut frontier: Vec<String> = vec![id.to_string()];
+        let mut seen: std::collections::HashSet<String> = frontier.iter().cloned().collect();
+        while let Some(p) = frontier.pop() {
+            for l in lines.iter() {
+                if parent_of(l).as_deref() != Some(p.as_str()) {
+                    continue;
+                }
+                let Some(child) = id_of(l) else { continue };
+                if !seen.insert(child.clone()) {
+                    continue;
+                }
+                match message_role(l) {
+                    Some("user") => {}
+                    Some("system") | None => frontier.push(child),
+                    Some(role) => {
+                        match counts.iter_mut().find(|(r, _)| r == role) {
+                            Some((_, n)) => *n += 1,
+                            None => counts.push((role.to_string(), 1)),
+                        }
+                        turn.push(child.clone());
+                        frontier.push(child);
+                    }
+                }
+            }
+        }
+        // In the file's order; the edits said are the lines removed and the parents that
+        // changed on the lines that stay (not each step of the way).
+        let mut at_lines: Vec<usize> = turn.iter().filter_map(|t| find_line(lines, t)).collect();
+        at_lines.sort_unstable();
+        let parents_before: Vec<(Option<String>, Option<String>)> =
+            lines.iter().map(|l| (id_of(l), parent_of(l))).collect();
+        let mut steps = Vec::new();
+        for (removed, at) in at_lines.iter().enumerate() {
+            remove_entry(lines, spec, at - removed, &mut steps)?;
+        }
+        edits.push(format!(
+            "line{} {} removed (entries {})",
+            if at_lines.len() > 1 { "s" } else { "" },
+            at_lines
+                .iter()
+                .map(|k| (k + 1).to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            turn.join(", ")
+        ));
+        for l in lines.iter() {
+            let (Some(entry), Some(now)) = (id_of(l), l.value.as_ref()) else {
+                continue;
+            };
+            let before = parents_before
+                .iter()
+                .find(|(i, _)| i.as_deref() == Some(entry.as_str()))
+                .and_then(|(_, p)| p.clone());
+            let after = now.get_str("parentId").map(str::to_string);
+            if before != after {
+                edits.push(format!(
+                    "entry {entry}: parentId {} → {}",
+                    before.as_deref().unwrap_or("null"),
+                    now.get("parentId").map_or("null".into(), Value::to_json)
+                ));
+            }
+        }
+        Ok(())
+    })?;
+    let answered = if counts.is_empty() {
+        "no answer".to_string()
+    } else {
+        counts
+            .iter()
+            .map(|(r, n)| format!("{n} {r}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    Ok(Applied {
+        change: change.clone(),
+        did: format!(
+            "turn {id} removed from the session: its user message and its exchange ({answered}), the entries after it reparented"
+        ),
+        take_home: TakeHome::EditSession {
+            edits: edits.clone(),
+            content,
+        },
+        text: format!("edit the session file: {}", edits.join("; ")),
+    })
 }
 
 /// `tool-result:ID[:N]`: the stored result's text cut to N lines, or its text blocks removed.

@@ -26,6 +26,7 @@ fn specs_parse_into_changes_and_back() {
         ),
         ("append-prompt", Change::AppendPrompt),
         ("entry:58fd9420", Change::Entry("58fd9420".into())),
+        ("turn:44e3f427", Change::Turn("44e3f427".into())),
         (
             "tool-result:abc:3",
             Change::ToolResult {
@@ -151,6 +152,73 @@ fn an_entry_off_reparents_its_children_and_leaves_other_lines_as_written() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+/// A what-if proofs' case of 1.6.0 by name (`base-resumed`: the session pi 1.6.0 left after the
+/// base, two turns with a stored system message between them).
+fn case_1_6(name: &str) -> Inputs {
+    let dir = ctxlens_corpus::workspace().join(format!("tests/whatif/pi-1.6.0/{name}"));
+    let files = ctxlens_corpus::read_folder(&dir).unwrap();
+    crate::case::inputs_from_case(&files, None).unwrap()
+}
+
+#[test]
+fn a_turn_off_removes_its_user_message_and_exchange_and_keeps_the_entries_between() {
+    let inputs = case_1_6("base-resumed");
+    let a = crate::assemble(&inputs);
+    let lines = |i: &Inputs| -> Vec<String> {
+        i.session
+            .as_ref()
+            .unwrap()
+            .text
+            .lines()
+            .map(str::to_string)
+            .collect()
+    };
+    let before = lines(&inputs);
+    // The first turn: the user message on line 4 and the twelve messages of its exchange.
+    let (i, applied) = apply(&inputs, &a, &without(&["turn:44e3f427"])).unwrap();
+    let after = lines(&i);
+    assert_eq!(after.len(), before.len() - 13);
+    let ids: Vec<String> = after
+        .iter()
+        .filter_map(|l| js::parse(l).ok()?.get_str("id").map(str::to_string))
+        .collect();
+    assert_eq!(
+        ids[1..],
+        ["7bf0adfb", "f89838af", "7fa812fc", "908db8b9", "7f9c132c"],
+        "the model and level changes, the stored system message and the second turn stay"
+    );
+    let system = js::parse(&after[3]).unwrap();
+    assert_eq!(system.get_str("parentId"), Some("f89838af"));
+    assert_eq!(
+        after[4], before[17],
+        "the next turn's user message is as written"
+    );
+    match &applied[0].take_home {
+        TakeHome::EditSession { edits, .. } => assert_eq!(
+            edits,
+            &[
+                "lines 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 removed (entries 44e3f427, c9756be4, 59cc72f4, 4ec5abbb, 6a1f34a5, 58fd9420, 29c22bed, 6941a657, c766f835, 531b3628, d351f15f, 18c8fce7, 24fb1670)".to_string(),
+                "entry 7fa812fc: parentId 24fb1670 → \"f89838af\"".to_string(),
+            ]
+        ),
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        applied[0].did.contains("6 assistant, 6 toolResult"),
+        "{}",
+        applied[0].did
+    );
+    // The last turn: the user message and its one answer; nothing left below it.
+    let (i, applied) = apply(&inputs, &a, &without(&["turn:908db8b9"])).unwrap();
+    assert_eq!(lines(&i), before[..17]);
+    assert!(applied[0].did.contains("1 assistant"), "{}", applied[0].did);
+    // A turn starts at a user message.
+    let err = |spec: &str| apply(&inputs, &a, &without(&[spec])).unwrap_err();
+    assert!(err("turn:c9756be4").contains("not a user message"));
+    assert!(err("turn:7fa812fc").contains("not a user message"));
+    assert!(err("turn:nope").contains("no entry with id \"nope\""));
 }
 
 #[test]

@@ -1,5 +1,5 @@
 //! What if: switch a tool, a skill, a context file, the appended prompt, old reasoning, images
-//! (all, or one entry's) or a session entry off, cut a tool result to its first N lines (or
+//! (all, or one entry's), a whole turn (a user message and its exchange) or a session entry off, cut a tool result to its first N lines (or
 //! change the model, thinking level, protocol or pi release) and see the request pi would send
 //! then. Tool results and images are listed largest first, where the session has any (the
 //! report's `toolResult` / `images` sizes of its entries); a context file that shadows another
@@ -111,6 +111,28 @@ fn context_entries(r: &Value) -> Vec<&Value> {
             e.get("inContext").and_then(Value::as_bool) == Some(true) && e.get_str("id").is_some()
         })
         .collect()
+}
+
+/// The turns in the context, in order: each user message with the number of messages of its
+/// exchange (the context's messages after it, up to the next user message, system messages
+/// aside), what `turn:ID` removes with it.
+pub fn context_turns(r: &Value) -> Vec<(&Value, usize)> {
+    let mut out: Vec<(&Value, usize)> = Vec::new();
+    for e in context_entries(r) {
+        if e.get_str("type") != Some("message") {
+            continue;
+        }
+        match e.get_str("role") {
+            Some("user") => out.push((e, 0)),
+            Some("system") => {}
+            _ => {
+                if let Some((_, n)) = out.last_mut() {
+                    *n += 1;
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The tool results in the context that have text to cut, largest first (`toolResult`:
@@ -638,6 +660,7 @@ pub fn WhatIfView(p: &ViewProps) -> Html {
     };
     let session = r.get("session").filter(|x| !x.is_null());
     let entries = context_entries(r);
+    let turns = context_turns(r);
     const ENTRIES_SHOWN: usize = 400;
     // Nothing to switch in the history without a session (a request with no session file).
     let history_html = (session.is_some() || !entries.is_empty()).then(|| html! {
@@ -648,6 +671,23 @@ pub fn WhatIfView(p: &ViewProps) -> Html {
                     {switch(&changes, &on_set, "thinking:old".into(), html! { <>{"old reasoning replayed"}<span class="muted small">{" (the thinking of the answers before the last user message)"}</span></> }, false)}
                 }
             </ul>
+            if !turns.is_empty() {
+                <details data-testid="whatif-turns" open={turns.len() <= 12}>
+                    <summary>{format!("Turns in the context ({})", turns.len())}<span class="muted small">{" · a user message and its exchange: the answers and tool results up to the next one"}</span></summary>
+                    if turns.len() > ENTRIES_SHOWN {
+                        <p class="muted small">{format!("The first {ENTRIES_SHOWN} shown; any other as turn:ID in the URL.")}</p>
+                    }
+                    <ul class="whatif-list entries">
+                    { for turns.iter().take(ENTRIES_SHOWN).map(|(e, n)| {
+                        let id = s(e, "id");
+                        let preview: String = s(e, "preview").chars().take(90).collect();
+                        switch(&changes, &on_set, format!("turn:{id}"), html! {
+                            <><code class="mono small">{id}</code>{" "}<span class="small">{preview}</span><span class="muted small">{format!(" · and {n} message{} of its exchange", if *n == 1 { "" } else { "s" })}</span></>
+                        }, false)
+                    }) }
+                    </ul>
+                </details>
+            }
             if !entries.is_empty() {
                 <details data-testid="whatif-entries">
                     <summary>{format!("Session entries in the context ({})", entries.len())}</summary>
