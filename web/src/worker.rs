@@ -780,21 +780,83 @@ async fn join_parts(
     Ok(Some(joiner.finish()))
 }
 
+thread_local! {
+    /// The reports the page is joining now, and the body joins waiting for them to be done.
+    static REPORTS_JOINING: Cell<usize> = const { Cell::new(0) };
+    static BODY_WAITERS: RefCell<Vec<js_sys::Function>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A report being joined (while it lives); the last one done lets the body joins go on.
+struct JoiningReport;
+
+impl JoiningReport {
+    fn start() -> JoiningReport {
+        REPORTS_JOINING.with(|n| n.set(n.get() + 1));
+        JoiningReport
+    }
+}
+
+impl Drop for JoiningReport {
+    fn drop(&mut self) {
+        let left = REPORTS_JOINING.with(|n| {
+            n.set(n.get().saturating_sub(1));
+            n.get()
+        });
+        if left == 0 {
+            for resolve in BODY_WAITERS.with(|w| std::mem::take(&mut *w.borrow_mut())) {
+                let _ = resolve.call0(&JsValue::NULL);
+            }
+        }
+    }
+}
+
+/// Waits while the page joins a report, then one more turn of the page (its rendering of that
+/// report): a body's tree is background work, and the report on screen goes first.
+async fn after_reports() {
+    while REPORTS_JOINING.with(Cell::get) > 0 {
+        let p = js_sys::Promise::new(&mut |resolve, _| {
+            BODY_WAITERS.with(|w| w.borrow_mut().push(resolve))
+        });
+        let _ = wasm_bindgen_futures::JsFuture::from(p).await;
+        yield_to_page().await;
+    }
+}
+
 /// Joins a report's body, parsed (the `body` message after its `report`), as [`join_parts`]
-/// does; a body whose parts do not join is said as `None` (the views then parse the body
-/// themselves).
+/// does, a part at a time and only while no report is being joined ([`after_reports`]); a body
+/// whose parts do not join is said as `None` (the views then parse the body themselves).
 async fn join_body(data: JsValue, cb: Rc<dyn Fn(FromWorker)>, epoch: Rc<Cell<u64>>) {
     let start_epoch = epoch.get();
     let live = || epoch.get() == start_epoch;
     let parts = parts_of(&get(&data, "bodyParts"));
     let bytes = bytes_of(&data, "bodyPartsBytes");
-    let (mut done, mut slice_start) = (0.0, now_ms());
-    let parsed = match join_parts(&parts, &bytes, &mut done, &mut slice_start, &|_| {}, &live).await
-    {
-        Ok(None) => return,
-        Ok(Some(v)) => Some(Shared::new(v)),
-        Err(_) => None,
-    };
+    let mut joiner = crate::wire::Joiner::new();
+    let mut failed = false;
+    let mut slice_start = now_ms();
+    for (path, append, offset, len) in &parts {
+        if REPORTS_JOINING.with(Cell::get) > 0 {
+            after_reports().await;
+            if !live() {
+                return;
+            }
+            slice_start = now_ms();
+        }
+        let joined = text_at(&bytes, *offset, *len)
+            .and_then(|text| ctxlens::js::parse(&text).ok())
+            .and_then(|v| joiner.add(path, *append, v).ok());
+        if joined.is_none() {
+            failed = true;
+            break;
+        }
+        if now_ms() - slice_start > SLICE_MS {
+            yield_to_page().await;
+            if !live() {
+                return;
+            }
+            slice_start = now_ms();
+        }
+    }
+    let parsed = (!failed).then(|| Shared::new(joiner.finish()));
     cb(FromWorker::Body {
         gen: get(&data, "gen").as_f64().unwrap_or(0.0) as u64,
         seq: get(&data, "seq").as_f64().unwrap_or(0.0) as u64,
@@ -805,6 +867,8 @@ async fn join_body(data: JsValue, cb: Rc<dyn Fn(FromWorker)>, epoch: Rc<Cell<u64
 /// Joins one report from its parts, yielding to the page between short slices of work and
 /// saying how far it got; gives up quietly when `epoch` moves (the scenario changed, Stop).
 async fn join_report(data: JsValue, cb: Rc<dyn Fn(FromWorker)>, epoch: Rc<Cell<u64>>) {
+    // Body joins wait until this report is on screen.
+    let _joining = JoiningReport::start();
     let start_epoch = epoch.get();
     let live = || epoch.get() == start_epoch;
     let gen = get(&data, "gen").as_f64().unwrap_or(0.0) as u64;
@@ -854,9 +918,10 @@ async fn join_report(data: JsValue, cb: Rc<dyn Fn(FromWorker)>, epoch: Rc<Cell<u
         Err(e) => return bad(e),
     };
     if let Some(b) = &body_js {
-        // The body's bytes, copied a slice at a time.
-        const SLICE: u32 = 8 << 20;
-        let mut bytes = Vec::with_capacity(b.length() as usize);
+        // The body's bytes, copied straight into the string's own buffer a slice at a time, each
+        // slice checked as UTF-8 as it comes (so no task copies or checks the whole body).
+        const SLICE: u32 = 4 << 20;
+        let mut text = ctxlens::js::StrBuilder::new(b.length() as usize);
         let mut at = 0;
         while at < b.length() {
             progress(done);
@@ -865,21 +930,18 @@ async fn join_report(data: JsValue, cb: Rc<dyn Fn(FromWorker)>, epoch: Rc<Cell<u
                 return;
             }
             let end = (at + SLICE).min(b.length());
-            let from = bytes.len();
-            bytes.resize(from + (end - at) as usize, 0);
-            b.subarray(at, end).copy_to(&mut bytes[from..]);
+            b.subarray(at, end)
+                .copy_to(text.slice_mut(at as usize, end as usize));
+            text.check(end as usize);
             done += (end - at) as f64;
             at = end;
         }
-        let Ok(text) = String::from_utf8(bytes) else {
-            return bad("the body is not UTF-8 text".into());
-        };
         if let Some(req) = report
             .as_object_mut()
             .and_then(|o| o.get_mut("request"))
             .and_then(Value::as_object_mut)
         {
-            req.insert("body", Value::str(text));
+            req.insert("body", Value::String(text.finish()));
         }
     }
     if !live() {

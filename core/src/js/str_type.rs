@@ -143,11 +143,16 @@ impl Drop for Str {
     }
 }
 
-/// A buffer being filled from outside (the wasm binding's session text, written by JS), to
-/// become a [`Str`] once its bytes are checked.
+/// A buffer being filled from outside (the wasm binding's session text, written by JS; the
+/// page's copy of a body, a slice at a time), to become a [`Str`] once its bytes are checked.
 pub struct StrBuilder {
     buf: NonNull<Header>,
     len: usize,
+    /// The bytes before this are checked UTF-8 and end on a character's boundary
+    /// ([`StrBuilder::check`]); a write before it moves it back.
+    checked: usize,
+    /// A check found a byte sequence that is not UTF-8 ([`StrBuilder::finish`] then copies).
+    bad: bool,
 }
 
 impl StrBuilder {
@@ -156,19 +161,58 @@ impl StrBuilder {
         let buf = new_buffer(len);
         // SAFETY: the `len` bytes after the header are ours.
         unsafe { std::ptr::write_bytes((buf.as_ptr() as *mut u8).add(HEAD), 0, len) };
-        StrBuilder { buf, len }
+        StrBuilder {
+            buf,
+            len,
+            checked: 0,
+            bad: false,
+        }
     }
 
-    /// Where the bytes go.
+    /// Where the bytes go (a writer through this pointer writes before any [`Self::check`]).
     pub fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.checked = 0;
         // SAFETY: the bytes follow the header.
         unsafe { (self.buf.as_ptr() as *mut u8).add(HEAD) }
+    }
+
+    /// The bytes `start..end`, to write (clamped to the buffer).
+    pub fn slice_mut(&mut self, start: usize, end: usize) -> &mut [u8] {
+        let end = end.min(self.len);
+        let start = start.min(end);
+        self.checked = self.checked.min(start);
+        // SAFETY: `start..end` lies within the `len` initialized bytes after the header, and the
+        // builder is borrowed mutably for as long as the slice lives.
+        unsafe { std::slice::from_raw_parts_mut(self.as_mut_ptr().add(start), end - start) }
+    }
+
+    /// Checks the bytes written so far up to `upto` (a slice at a time, as they come), so that
+    /// [`Self::finish`] checks only the rest: a character cut at `upto` is checked with what
+    /// follows it.
+    pub fn check(&mut self, upto: usize) {
+        let upto = upto.min(self.len);
+        if self.bad || upto <= self.checked {
+            return;
+        }
+        // SAFETY: `checked..upto` lies within the initialized bytes after the header.
+        let bytes = unsafe {
+            std::slice::from_raw_parts(
+                (self.buf.as_ptr() as *const u8).add(HEAD + self.checked),
+                upto - self.checked,
+            )
+        };
+        match std::str::from_utf8(bytes) {
+            Ok(_) => self.checked = upto,
+            // A character cut at the end: checked once its last bytes are here.
+            Err(e) if e.error_len().is_none() => self.checked += e.valid_up_to(),
+            Err(_) => self.bad = true,
+        }
     }
 
     /// The string, if the bytes are UTF-8; else a copy with U+FFFD for the bad sequences (as
     /// `TextDecoder` does).
     pub fn finish(self) -> Str {
-        let (buf, len) = (self.buf, self.len);
+        let (buf, len, checked, bad) = (self.buf, self.len, self.checked, self.bad);
         std::mem::forget(self);
         let s = Str {
             buf,
@@ -177,8 +221,10 @@ impl StrBuilder {
         };
         // SAFETY: `len` initialized (zeroed, then written) bytes.
         let bytes = unsafe { std::slice::from_raw_parts(s.bytes_ptr(), len) };
-        match std::str::from_utf8(bytes) {
-            Ok(_) if len < PLAIN => s,
+        // The bytes before `checked` are UTF-8 and end on a character's boundary: the rest is
+        // checked on its own.
+        match !bad && std::str::from_utf8(&bytes[checked..]).is_ok() {
+            true if len < PLAIN => s,
             _ => Str::from(String::from_utf8_lossy(bytes).as_ref()),
         }
     }

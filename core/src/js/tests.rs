@@ -248,6 +248,42 @@ fn a_builder_checks_its_bytes() {
 }
 
 #[test]
+fn a_builder_filled_a_slice_at_a_time_checks_as_it_goes_and_a_cut_character_with_what_follows() {
+    let text = "ab✓é😀z";
+    let bytes = text.as_bytes();
+    // Every way to cut it in two, checked after each part (a cut inside a character included).
+    for cut in 0..=bytes.len() {
+        let mut b = StrBuilder::new(bytes.len());
+        b.slice_mut(0, cut).copy_from_slice(&bytes[..cut]);
+        b.check(cut);
+        b.slice_mut(cut, bytes.len()).copy_from_slice(&bytes[cut..]);
+        b.check(bytes.len());
+        assert_eq!(b.finish().as_str(), text, "cut at {cut}");
+    }
+    // A bad byte in a checked part, or in the part left for `finish`: the lossy copy.
+    let mut b = StrBuilder::new(3);
+    b.slice_mut(0, 2).copy_from_slice(&[b'a', 0xFF]);
+    b.check(2);
+    b.slice_mut(2, 3).copy_from_slice(b"b");
+    assert_eq!(b.finish().as_str(), "a\u{FFFD}b");
+    let mut b = StrBuilder::new(3);
+    b.slice_mut(0, 1).copy_from_slice(b"a");
+    b.check(1);
+    b.slice_mut(1, 3).copy_from_slice(&[0xFF, b'b']);
+    assert_eq!(b.finish().as_str(), "a\u{FFFD}b");
+    // A part written again after it was checked is checked again.
+    let mut b = StrBuilder::new(2);
+    b.slice_mut(0, 2).copy_from_slice(b"ok");
+    b.check(2);
+    b.slice_mut(0, 1).copy_from_slice(&[0xFF]);
+    assert_eq!(b.finish().as_str(), "\u{FFFD}k");
+    // Slices past the end are clamped.
+    let mut b = StrBuilder::new(2);
+    assert_eq!(b.slice_mut(1, 9).len(), 1);
+    assert_eq!(b.slice_mut(5, 9).len(), 0);
+}
+
+#[test]
 fn integers_parse_exactly_on_the_fast_path_and_the_rest_as_floats() {
     for (text, expected) in [
         ("0", 0.0),
