@@ -219,15 +219,15 @@ function report(caseDir, extra = []) {
 }
 
 /** Opens the app with case folder `caseDir` (rebuilt as pi 0.85.1) on the What-if view. */
-async function openCase(caseDir, options) {
+async function openCase(caseDir, options, pi = "0.85.1") {
   const o = await open(browser, server.url + "/", options);
   opened.push(o);
   const { page } = o;
   await page.getByTestId("stat-system-chars").waitFor({ timeout: 60000 });
   await page.getByTestId("folder-input").setInputFiles(caseDir);
   await until(page, (n) => document.querySelector(".scenario")?.textContent === n, path.basename(caseDir));
-  await page.getByTestId("pi-version").selectOption("0.85.1");
-  await until(page, () => document.querySelector('[data-testid="pi-version"]')?.getAttribute("data-rebuilt") === "0.85.1" && document.querySelector('.view-area[data-state="ready"]'));
+  await page.getByTestId("pi-version").selectOption(pi);
+  await until(page, (v) => document.querySelector('[data-testid="pi-version"]')?.getAttribute("data-rebuilt") === v && document.querySelector('.view-area[data-state="ready"]'), pi);
   await page.locator("nav.view-tabs button", { hasText: /^What if$/ }).click();
   await page.getByTestId("whatif-view").waitFor({ timeout: 10000 });
   return o;
@@ -428,15 +428,8 @@ test("a shadowed context file becomes an action, in Findings and in the What-if 
 test("a whole turn switched off: the context's turns listed with their exchanges, the request the CLI's `--without turn:ID` (pi 1.6.0's resumed session: the stored system message between the turns stays)", async () => {
   const caseDir = path.join(repo, "tests/whatif/pi-1.6.0/base-resumed");
   const pi = ["--pi", "1.6.0"];
-  const o = await open(browser, server.url + "/");
-  opened.push(o);
+  const o = await openCase(caseDir, undefined, "1.6.0");
   const { page, context } = o;
-  await page.getByTestId("stat-system-chars").waitFor({ timeout: 60000 });
-  await page.getByTestId("folder-input").setInputFiles(caseDir);
-  await until(page, (n) => document.querySelector(".scenario")?.textContent === n, path.basename(caseDir));
-  await until(page, () => document.querySelector('[data-testid="pi-version"]')?.getAttribute("data-rebuilt") === "1.6.0" && document.querySelector('.view-area[data-state="ready"]'));
-  await page.locator("nav.view-tabs button", { hasText: /^What if$/ }).click();
-  await page.getByTestId("whatif-view").waitFor({ timeout: 10000 });
   // The two turns, in order, each with the messages of its exchange.
   const turns = await page.locator('[data-testid="whatif-turns"] input[type="checkbox"]').evaluateAll((xs) => xs.map((x) => ({ spec: x.dataset.spec, text: x.closest("label").textContent })));
   assert.deepEqual(turns.map((t) => t.spec), ["turn:44e3f427", "turn:908db8b9"]);
