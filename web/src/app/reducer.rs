@@ -252,7 +252,11 @@ impl AppState {
         self.whatif_flight = None;
         self.whatif_next = None;
         self.tokens.clear();
-        self.bodies_due.clear();
+        // The bodies still on their way belong to the scenario that is gone (their joining is
+        // cancelled below): the views no longer wait for them, nor hold their reports.
+        for (_, r) in self.bodies_due.drain(..) {
+            crate::views::forget_parsed_body(&r);
+        }
         self.bodies_early.clear();
         if let Some(l) = self.host.link.borrow().as_ref() {
             l.cancel_joining();
