@@ -169,21 +169,33 @@ impl StrBuilder {
         }
     }
 
-    /// Where the bytes go (a writer through this pointer writes before any [`Self::check`]).
-    pub fn as_mut_ptr(&mut self) -> *mut u8 {
-        self.checked = 0;
+    /// The first byte after the header.
+    fn bytes_start(&self) -> *mut u8 {
         // SAFETY: the bytes follow the header.
         unsafe { (self.buf.as_ptr() as *mut u8).add(HEAD) }
     }
 
-    /// The bytes `start..end`, to write (clamped to the buffer).
+    /// Where the bytes go (a writer through this pointer writes before any [`Self::check`]).
+    pub fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.checked = 0;
+        self.bytes_start()
+    }
+
+    /// The bytes `start..end`, to write (clamped to the buffer); what was checked before `start`
+    /// stays checked.
     pub fn slice_mut(&mut self, start: usize, end: usize) -> &mut [u8] {
         let end = end.min(self.len);
         let start = start.min(end);
         self.checked = self.checked.min(start);
         // SAFETY: `start..end` lies within the `len` initialized bytes after the header, and the
         // builder is borrowed mutably for as long as the slice lives.
-        unsafe { std::slice::from_raw_parts_mut(self.as_mut_ptr().add(start), end - start) }
+        unsafe { std::slice::from_raw_parts_mut(self.bytes_start().add(start), end - start) }
+    }
+
+    /// How many bytes from the start are checked (for the tests).
+    #[cfg(test)]
+    pub(crate) fn checked_len(&self) -> usize {
+        self.checked
     }
 
     /// Checks the bytes written so far up to `upto` (a slice at a time, as they come), so that
@@ -196,10 +208,7 @@ impl StrBuilder {
         }
         // SAFETY: `checked..upto` lies within the initialized bytes after the header.
         let bytes = unsafe {
-            std::slice::from_raw_parts(
-                (self.buf.as_ptr() as *const u8).add(HEAD + self.checked),
-                upto - self.checked,
-            )
+            std::slice::from_raw_parts(self.bytes_start().add(self.checked), upto - self.checked)
         };
         match std::str::from_utf8(bytes) {
             Ok(_) => self.checked = upto,
@@ -223,9 +232,10 @@ impl StrBuilder {
         let bytes = unsafe { std::slice::from_raw_parts(s.bytes_ptr(), len) };
         // The bytes before `checked` are UTF-8 and end on a character's boundary: the rest is
         // checked on its own.
-        match !bad && std::str::from_utf8(&bytes[checked..]).is_ok() {
-            true if len < PLAIN => s,
-            _ => Str::from(String::from_utf8_lossy(bytes).as_ref()),
+        if !bad && len < PLAIN && std::str::from_utf8(&bytes[checked..]).is_ok() {
+            s
+        } else {
+            Str::from(String::from_utf8_lossy(bytes).as_ref())
         }
     }
 }

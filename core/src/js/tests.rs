@@ -277,6 +277,22 @@ fn a_builder_filled_a_slice_at_a_time_checks_as_it_goes_and_a_cut_character_with
     b.check(2);
     b.slice_mut(0, 1).copy_from_slice(&[0xFF]);
     assert_eq!(b.finish().as_str(), "\u{FFFD}k");
+    // Slice by slice, each check starts where the one before stopped: a whole slice is checked
+    // once (a character cut at a slice's end waits for the next).
+    let mut b = StrBuilder::new(bytes.len());
+    let cut = 3 + 1; // inside ✓ (3 bytes from byte 2)
+    b.slice_mut(0, cut).copy_from_slice(&bytes[..cut]);
+    b.check(cut);
+    assert_eq!(b.checked_len(), 2, "up to the cut character");
+    b.slice_mut(cut, bytes.len()).copy_from_slice(&bytes[cut..]);
+    assert_eq!(
+        b.checked_len(),
+        2,
+        "a write after the checked bytes keeps them checked"
+    );
+    b.check(bytes.len());
+    assert_eq!(b.checked_len(), bytes.len());
+    assert_eq!(b.finish().as_str(), text);
     // Slices past the end are clamped.
     let mut b = StrBuilder::new(2);
     assert_eq!(b.slice_mut(1, 9).len(), 1);
