@@ -746,8 +746,10 @@ fn bytes_of(data: &JsValue, k: &str) -> js_sys::Uint8Array {
 }
 
 /// Joins one value from its parts into `bytes`, yielding to the page when a slice of work has
-/// taken [`SLICE_MS`] (`progress` is told how many bytes are `done` first); `None` when `live`
-/// says to give up, an error when a part is not what the worker writes.
+/// taken [`SLICE_MS`] (`progress` is told how many bytes are `done` first) and, as background
+/// work (`behind_reports`), before each part while a report is being joined
+/// ([`after_reports`]); `None` when `live` says to give up, an error when a part is not what the
+/// worker writes.
 async fn join_parts(
     list: &[(Vec<String>, bool, u32, u32)],
     bytes: &js_sys::Uint8Array,
@@ -755,9 +757,17 @@ async fn join_parts(
     slice_start: &mut f64,
     progress: &dyn Fn(f64),
     live: &dyn Fn() -> bool,
+    behind_reports: bool,
 ) -> Result<Option<Value>, String> {
     let mut joiner = crate::wire::Joiner::new();
     for (path, append, offset, len) in list {
+        if behind_reports && REPORTS_JOINING.with(Cell::get) > 0 {
+            after_reports().await;
+            if !live() {
+                return Ok(None);
+            }
+            *slice_start = now_ms();
+        }
         let Some(text) = text_at(bytes, *offset, *len) else {
             return Err("a part of the worker's report is not UTF-8 text".into());
         };
@@ -822,41 +832,30 @@ async fn after_reports() {
     }
 }
 
-/// Joins a report's body, parsed (the `body` message after its `report`), as [`join_parts`]
-/// does, a part at a time and only while no report is being joined ([`after_reports`]); a body
-/// whose parts do not join is said as `None` (the views then parse the body themselves).
+/// Joins a report's body, parsed (the `body` message after its `report`), with [`join_parts`]
+/// behind the reports being joined; a body whose parts do not join is said as `None` (the views
+/// then parse the body themselves).
 async fn join_body(data: JsValue, cb: Rc<dyn Fn(FromWorker)>, epoch: Rc<Cell<u64>>) {
     let start_epoch = epoch.get();
     let live = || epoch.get() == start_epoch;
     let parts = parts_of(&get(&data, "bodyParts"));
     let bytes = bytes_of(&data, "bodyPartsBytes");
-    let mut joiner = crate::wire::Joiner::new();
-    let mut failed = false;
-    let mut slice_start = now_ms();
-    for (path, append, offset, len) in &parts {
-        if REPORTS_JOINING.with(Cell::get) > 0 {
-            after_reports().await;
-            if !live() {
-                return;
-            }
-            slice_start = now_ms();
-        }
-        let joined = text_at(&bytes, *offset, *len)
-            .and_then(|text| ctxlens::js::parse(&text).ok())
-            .and_then(|v| joiner.add(path, *append, v).ok());
-        if joined.is_none() {
-            failed = true;
-            break;
-        }
-        if now_ms() - slice_start > SLICE_MS {
-            yield_to_page().await;
-            if !live() {
-                return;
-            }
-            slice_start = now_ms();
-        }
-    }
-    let parsed = (!failed).then(|| Shared::new(joiner.finish()));
+    let (mut done, mut slice_start) = (0.0, now_ms());
+    let parsed = match join_parts(
+        &parts,
+        &bytes,
+        &mut done,
+        &mut slice_start,
+        &|_| {},
+        &live,
+        true,
+    )
+    .await
+    {
+        Ok(None) => return,
+        Ok(Some(v)) => Some(Shared::new(v)),
+        Err(_) => None,
+    };
     cb(FromWorker::Body {
         gen: get(&data, "gen").as_f64().unwrap_or(0.0) as u64,
         seq: get(&data, "seq").as_f64().unwrap_or(0.0) as u64,
@@ -910,6 +909,7 @@ async fn join_report(data: JsValue, cb: Rc<dyn Fn(FromWorker)>, epoch: Rc<Cell<u
         &mut slice_start,
         &progress,
         &live,
+        false,
     )
     .await
     {

@@ -726,11 +726,17 @@ fn turn_off(inputs: &mut Inputs, change: &Change, spec: &str, id: &str) -> Resul
         // changed on the lines that stay (not each step of the way).
         let mut at_lines: Vec<usize> = turn.iter().filter_map(|t| find_line(lines, t)).collect();
         at_lines.sort_unstable();
-        let parents_before: Vec<(Option<String>, Option<String>)> =
-            lines.iter().map(|l| (id_of(l), parent_of(l))).collect();
-        let mut steps = Vec::new();
+        // The parents of the lines that stay, as they were (in order, so line by line beside
+        // the lines left).
+        let parents_before: Vec<Option<String>> = lines
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| at_lines.binary_search(k).is_err())
+            .map(|(_, l)| parent_of(l))
+            .collect();
+        let mut each_step = Vec::new();
         for (removed, at) in at_lines.iter().enumerate() {
-            remove_entry(lines, spec, at - removed, &mut steps)?;
+            remove_entry(lines, spec, at - removed, &mut each_step)?;
         }
         edits.push(format!(
             "line{} {} removed (entries {})",
@@ -742,16 +748,11 @@ fn turn_off(inputs: &mut Inputs, change: &Change, spec: &str, id: &str) -> Resul
                 .join(", "),
             turn.join(", ")
         ));
-        for l in lines.iter() {
+        for (l, before) in lines.iter().zip(parents_before) {
             let (Some(entry), Some(now)) = (id_of(l), l.value.as_ref()) else {
                 continue;
             };
-            let before = parents_before
-                .iter()
-                .find(|(i, _)| i.as_deref() == Some(entry.as_str()))
-                .and_then(|(_, p)| p.clone());
-            let after = now.get_str("parentId").map(str::to_string);
-            if before != after {
+            if before.as_deref() != now.get_str("parentId") {
                 edits.push(format!(
                     "entry {entry}: parentId {} → {}",
                     before.as_deref().unwrap_or("null"),
