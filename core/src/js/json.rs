@@ -487,7 +487,7 @@ fn str_json_len(s: &Str) -> usize {
 
 /// Appends `JSON.stringify(s)`; a plain string is copied as it is.
 #[inline]
-fn write_str(s: &Str, out: &mut String) {
+pub(crate) fn write_str(s: &Str, out: &mut String) {
     if s.is_plain() {
         out.push('"');
         out.push_str(s);
@@ -507,7 +507,7 @@ fn push_code_unit(out: &mut String, cu: u16) {
 
 /// The byte length of `JSON.stringify(v)`, so the text is written into a string of its exact
 /// size (a large body grown by doubling would hold up to twice its size, and copy itself).
-pub(super) fn compact_len(v: &Value) -> usize {
+pub(crate) fn compact_len(v: &Value) -> usize {
     match v {
         Value::Null | Value::Bool(true) => 4,
         Value::Bool(false) => 5,
@@ -530,7 +530,7 @@ pub(super) fn compact_len(v: &Value) -> usize {
     }
 }
 
-pub(super) fn write_compact(v: &Value, out: &mut String) {
+pub(crate) fn write_compact(v: &Value, out: &mut String) {
     match v {
         Value::Null => out.push_str("null"),
         Value::Bool(true) => out.push_str("true"),

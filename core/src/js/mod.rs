@@ -56,9 +56,34 @@ pub enum Value {
 ///
 /// The entries are shared copy-on-write: cloning an object (a message passed from stage to
 /// stage) is O(1), and only an object that is then changed gets its own copy.
-#[derive(Clone, PartialEq, Default)]
+///
+/// An object may carry a [`Mark`]: what the code that built it says it is (a protocol adapter
+/// marks a tool's definition, a message's text block, ...), so that a writer can tell which
+/// source each byte of its JSON came from. The mark survives clones and changes, and is not
+/// part of the value: two objects with the same members are equal whatever their marks.
+#[derive(Clone, Default)]
 pub struct Object {
     entries: Arc<Vec<(Str, Value)>>,
+    mark: Mark,
+}
+
+impl PartialEq for Object {
+    fn eq(&self, other: &Self) -> bool {
+        self.entries == other.entries
+    }
+}
+
+/// An opaque label on an [`Object`]: `Mark::NONE`, or a number whose meaning belongs to the code
+/// that set it (the assembly's body writer, `protocols::body`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Mark(pub u64);
+
+impl Mark {
+    pub const NONE: Mark = Mark(0);
+
+    pub fn is_none(self) -> bool {
+        self.0 == 0
+    }
 }
 
 /// Whether JS treats `key` as an array index (a canonical decimal below 2^32 − 1), which
@@ -106,13 +131,30 @@ impl Object {
     pub fn new() -> Self {
         Object {
             entries: Arc::new(Vec::new()),
+            mark: Mark::NONE,
         }
     }
 
     pub fn with_capacity(n: usize) -> Self {
         Object {
             entries: Arc::new(Vec::with_capacity(n)),
+            mark: Mark::NONE,
         }
+    }
+
+    /// What the code that built this object says it is ([`Mark`]).
+    pub fn mark(&self) -> Mark {
+        self.mark
+    }
+
+    pub fn set_mark(&mut self, mark: Mark) {
+        self.mark = mark;
+    }
+
+    /// The object, marked.
+    pub fn marked(mut self, mark: Mark) -> Self {
+        self.mark = mark;
+        self
     }
 
     /// Builds an object from members in source order, as `JSON.parse` assigns them: a repeated
@@ -134,6 +176,7 @@ impl Object {
             entries.shrink_to_fit();
             return Object {
                 entries: Arc::new(entries),
+                mark: Mark::NONE,
             };
         }
         let mut o = Object::with_capacity(entries.len());

@@ -4,6 +4,7 @@
 pub mod anthropic_messages;
 pub mod azure_openai_responses;
 pub mod base64;
+pub mod body;
 pub mod bedrock_converse_stream;
 pub mod constrained_sampling;
 pub mod github_copilot_headers;

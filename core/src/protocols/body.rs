@@ -1,0 +1,725 @@
+//! The body as written, and where each of its characters came from.
+//!
+//! An adapter marks each object it builds from a source with a [`Tag`]: a tool's definition
+//! (its `description`) and its parameters' schema, a system text, a wire message and its blocks
+//! (text, reasoning, a tool call, an image), a text pi inserts. [`write`] writes
+//! `JSON.stringify(params)` and, as it goes, a [`Span`] for every payload those objects hold:
+//! the seed's accounting (`analysis::stats`) and the provenance of every leaf
+//! (`analysis::provenance`) are read off these spans, never found by searching the body's text
+//! for its sources.
+//!
+//! What a marked object's members are is one table, [`member`]: a text kind's `text`, `content`
+//! or `output`; reasoning's `thinking` or `reasoning*`; the opaque replay fields (signatures,
+//! encrypted reasoning); a call's `arguments`/`input`/`args`; an image's data. Everything else
+//! inside a marked object (keys, quotes, escapes, roles, types, ids, tool names) is structure.
+//! Outside marked objects, a value is a parameter, named by its top-level key (two levels in
+//! the config containers), or by the cache marker it sits in.
+
+use crate::js::{json, utf16_len, Mark, Object, Value};
+
+/// A history kind, as the seed's table splits the conversation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    UserText = 1,
+    AssistantText = 2,
+    ToolResults = 3,
+    Reasoning = 4,
+    /// Opaque replay strings: thinking and text signatures, encrypted reasoning.
+    Signatures = 5,
+    ToolArguments = 6,
+    ImageData = 7,
+}
+
+impl Kind {
+    fn from_u8(b: u8) -> Option<Kind> {
+        Some(match b {
+            1 => Kind::UserText,
+            2 => Kind::AssistantText,
+            3 => Kind::ToolResults,
+            4 => Kind::Reasoning,
+            5 => Kind::Signatures,
+            6 => Kind::ToolArguments,
+            7 => Kind::ImageData,
+            _ => return None,
+        })
+    }
+
+    /// The text kind of a pi role (`user`, `assistant`, `toolResult`).
+    pub fn of_role(role: &str) -> Kind {
+        match role {
+            "assistant" => Kind::AssistantText,
+            "toolResult" => Kind::ToolResults,
+            _ => Kind::UserText,
+        }
+    }
+}
+
+/// No LLM message: a wire message or block pi inserted.
+pub const NO_MESSAGE: u32 = u32::MAX;
+
+/// What a marked object is: set by the adapter that builds it, read by [`write`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tag {
+    /// Tool `i`'s definition object (the one holding its `description`); `i` indexes the tools
+    /// the adapter was given.
+    Tool(u32),
+    /// Tool `i`'s parameters as written (the whole value counts).
+    Schema(u32),
+    /// An object holding system text `k` (`text` or `content`): `k` indexes
+    /// `Parts::sent_system`'s texts (0 for the one system prompt of 0.85).
+    System(u32),
+    /// A wire message (an element of the conversation array) rendering LLM message `llm`
+    /// ([`NO_MESSAGE`]: one pi inserted); its own text members are of `kind`.
+    Message { llm: u32, kind: Kind },
+    /// A block of LLM message `llm` (a content part, a reasoning item, a tool call, an image),
+    /// whose payload members are of `kind`.
+    Block { llm: u32, kind: Kind },
+    /// A text pi inserts (`strings.json` key `key`, [`crate::pi::PiData::inserted_strings`]'s
+    /// index), of `kind`.
+    Inserted { key: u16, kind: Kind },
+}
+
+impl Tag {
+    pub fn mark(self) -> Mark {
+        let (variant, kind, key, index): (u64, u8, u16, u32) = match self {
+            Tag::Tool(i) => (1, 0, 0, i),
+            Tag::Schema(i) => (2, 0, 0, i),
+            Tag::System(k) => (3, 0, 0, k),
+            Tag::Message { llm, kind } => (4, kind as u8, 0, llm),
+            Tag::Block { llm, kind } => (5, kind as u8, 0, llm),
+            Tag::Inserted { key, kind } => (6, kind as u8, key, 0),
+        };
+        Mark(variant << 56 | (kind as u64) << 48 | (key as u64) << 32 | index as u64)
+    }
+
+    pub fn of(mark: Mark) -> Option<Tag> {
+        let m = mark.0;
+        let index = m as u32;
+        let key = (m >> 32) as u16;
+        let kind = Kind::from_u8((m >> 48) as u8);
+        Some(match m >> 56 {
+            1 => Tag::Tool(index),
+            2 => Tag::Schema(index),
+            3 => Tag::System(index),
+            4 => Tag::Message {
+                llm: index,
+                kind: kind?,
+            },
+            5 => Tag::Block {
+                llm: index,
+                kind: kind?,
+            },
+            6 => Tag::Inserted { key, kind: kind? },
+            _ => return None,
+        })
+    }
+
+    /// The LLM message it renders, if any.
+    pub fn llm(self) -> Option<u32> {
+        match self {
+            Tag::Message { llm, .. } | Tag::Block { llm, .. } if llm != NO_MESSAGE => Some(llm),
+            _ => None,
+        }
+    }
+}
+
+/// `value` marked as `tag` (an object; anything else is returned as it is).
+pub fn marked(value: Value, tag: Tag) -> Value {
+    match value {
+        Value::Object(o) => Value::Object(o.marked(tag.mark())),
+        v => v,
+    }
+}
+
+/// Marks the object `value` is (if it is one) in place.
+pub fn mark(value: &mut Value, tag: Tag) {
+    if let Value::Object(o) = value {
+        o.set_mark(tag.mark());
+    }
+}
+
+/// What a span counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Payload {
+    /// System text `k`'s characters.
+    System(u32),
+    ToolDescription(u32),
+    /// The JSON of tool `i`'s parameters as written.
+    ToolSchema(u32),
+    /// A history payload: a text (its characters) or a call's arguments object (its JSON), of
+    /// the LLM message `llm` or of the inserted text `inserted`, inside wire message `wire`
+    /// (an index into [`Accounting::wires`]).
+    History {
+        kind: Kind,
+        llm: Option<u32>,
+        inserted: Option<u16>,
+        wire: Option<u32>,
+    },
+    /// A parameter's value (its JSON), `name` an index into [`Accounting::parameters`].
+    Parameter(u32),
+}
+
+/// One payload of the body: its bytes (the JSON token, quotes included) and the characters
+/// it counts (a text's UTF-16 length, or the JSON's for a whole value).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+    pub chars: usize,
+    /// Whether `chars` counts the text of a JSON string (else the JSON as written).
+    pub text: bool,
+    pub payload: Payload,
+}
+
+/// A wire message: an object marked [`Tag::Message`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WireMessage {
+    /// Its path in the body (`messages.3`, `contents.2`, `input.5`).
+    pub path: String,
+    /// Its `role` member, when it has one.
+    pub role: Option<String>,
+    /// The LLM message it renders.
+    pub llm: Option<u32>,
+    /// Its `call_id` / `tool_call_id` / `tool_use_id` / `toolUseId`, when it has one.
+    pub call_id: Option<String>,
+}
+
+/// Where the body's characters came from, recorded while writing it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Accounting {
+    pub spans: Vec<Span>,
+    pub wires: Vec<WireMessage>,
+    /// The parameters' names, in order of first appearance.
+    pub parameters: Vec<String>,
+}
+
+/// One leaf of the body (a string, number, boolean or null; or a whole counted value) with
+/// the innermost tag around it and what it counts as.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Leaf {
+    /// Dot-separated, array indices as numbers (`messages.3.content.0.text`).
+    pub path: String,
+    pub tag: Option<Tag>,
+    /// The wire message it is in ([`Accounting::wires`]).
+    pub wire: Option<u32>,
+    pub payload: Option<Payload>,
+    /// UTF-16 length of a string leaf (0 otherwise).
+    pub chars: usize,
+}
+
+const ID_KEYS: [&str; 4] = ["tool_call_id", "tool_use_id", "call_id", "toolUseId"];
+
+/// Config containers whose members are parameters of their own (`generationConfig.maxOutputTokens`).
+const CONTAINERS: [&str; 5] = [
+    "generationConfig",
+    "inferenceConfig",
+    "additionalModelRequestFields",
+    "config",
+    "options",
+];
+
+fn is_cache_key(k: &str) -> bool {
+    k.as_bytes()
+        .windows(5)
+        .any(|w| w.eq_ignore_ascii_case(b"cache"))
+}
+
+/// What member `key` (value `v`) of an object tagged `tag` counts as: `Some((kind, text))`
+/// where `text` says the string's characters count (else the value's JSON), `None`: structure.
+fn member(tag: Tag, key: &str, v: &Value) -> Option<Member> {
+    let is_str = matches!(v, Value::String(_));
+    let text = |p: Member| is_str.then_some(p);
+    const SIGNATURES: [&str; 6] = [
+        "signature",
+        "thoughtSignature",
+        "thinkingSignature",
+        "textSignature",
+        "encrypted_content",
+        "redacted_content",
+    ];
+    match tag {
+        Tag::Tool(i) => match key {
+            "description" => text(Member::Text(Counted::ToolDescription(i))),
+            _ => None,
+        },
+        Tag::Schema(_) => None,
+        Tag::System(k) => match key {
+            "text" | "content" => text(Member::Text(Counted::System(k))),
+            _ => None,
+        },
+        Tag::Message { kind, .. } | Tag::Block { kind, .. } | Tag::Inserted { kind, .. } => {
+            let history = |k: Kind| Counted::History(k);
+            if SIGNATURES.contains(&key) {
+                return text(Member::Text(history(Kind::Signatures)));
+            }
+            match kind {
+                Kind::ToolArguments => match key {
+                    "arguments" | "input" | "args" => Some(if is_str {
+                        Member::Text(history(Kind::ToolArguments))
+                    } else {
+                        Member::Whole(history(Kind::ToolArguments))
+                    }),
+                    _ => None,
+                },
+                Kind::ImageData => match key {
+                    "data" | "url" | "image_url" | "bytes" => {
+                        text(Member::Text(history(Kind::ImageData)))
+                    }
+                    _ => None,
+                },
+                Kind::Reasoning => match key {
+                    "thinking" | "text" | "reasoning" | "reasoning_content" | "reasoning_text"
+                    | "content" => text(Member::Text(history(Kind::Reasoning))),
+                    "data" => text(Member::Text(history(Kind::Signatures))),
+                    _ => None,
+                },
+                Kind::Signatures => match key {
+                    "data" | "text" | "content" => text(Member::Text(history(Kind::Signatures))),
+                    _ => None,
+                },
+                k @ (Kind::UserText | Kind::AssistantText | Kind::ToolResults) => match key {
+                    "text" | "content" | "output" => text(Member::Text(history(k))),
+                    "reasoning" | "reasoning_content" | "reasoning_text" => {
+                        text(Member::Text(history(Kind::Reasoning)))
+                    }
+                    _ => None,
+                },
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Counted {
+    System(u32),
+    ToolDescription(u32),
+    History(Kind),
+}
+
+#[derive(Clone, Copy)]
+enum Member {
+    /// A string: its characters count.
+    Text(Counted),
+    /// A value: its JSON counts.
+    Whole(Counted),
+}
+
+/// A step of the path to the node being written.
+#[derive(Clone, Copy)]
+enum Step<'v> {
+    Key(&'v str),
+    Index(usize),
+}
+
+fn path_of(steps: &[Step]) -> String {
+    let mut p = String::new();
+    for (i, s) in steps.iter().enumerate() {
+        if i > 0 {
+            p.push('.');
+        }
+        match s {
+            Step::Key(k) => p.push_str(k),
+            Step::Index(n) => p.push_str(&n.to_string()),
+        }
+    }
+    p
+}
+
+/// Where the writer is: the innermost tag, the wire message, the parameter.
+#[derive(Clone, Copy, Default)]
+struct Scope {
+    tag: Option<Tag>,
+    /// The tag's LLM message and inserted key (inherited by the blocks inside).
+    llm: Option<u32>,
+    inserted: Option<u16>,
+    wire: Option<u32>,
+    /// Inside a schema or a whole counted value: everything is that payload's.
+    whole: bool,
+    /// Outside any tag: the parameter the values below belong to.
+    parameter: Option<u32>,
+}
+
+struct Writer<'v, 'o> {
+    out: &'o mut String,
+    acc: Accounting,
+    steps: Vec<Step<'v>>,
+    leaves: Option<Vec<Leaf>>,
+}
+
+/// Writes `JSON.stringify(params)` into `out` and returns where its characters came from.
+pub fn write(params: &Value, out: &mut String) -> Accounting {
+    let mut w = Writer {
+        out,
+        acc: Accounting::default(),
+        steps: Vec::new(),
+        leaves: None,
+    };
+    w.value(params, Scope::default());
+    w.acc
+}
+
+/// The body's text with its accounting.
+pub fn written(params: &Value) -> (String, Accounting) {
+    let mut out = String::with_capacity(json::compact_len(params));
+    let acc = write(params, &mut out);
+    (out, acc)
+}
+
+/// Every leaf of the body with its path, tag and payload (the provenance of each value),
+/// with the accounting they were read with.
+pub fn leaves(params: &Value) -> (Vec<Leaf>, Accounting) {
+    let mut out = String::with_capacity(json::compact_len(params));
+    let mut w = Writer {
+        out: &mut out,
+        acc: Accounting::default(),
+        steps: Vec::new(),
+        leaves: Some(Vec::new()),
+    };
+    w.value(params, Scope::default());
+    (w.leaves.unwrap_or_default(), w.acc)
+}
+
+impl<'v> Writer<'v, '_> {
+    fn parameter(&mut self, name: &str) -> u32 {
+        match self.acc.parameters.iter().position(|p| p == name) {
+            Some(i) => i as u32,
+            None => {
+                self.acc.parameters.push(name.to_string());
+                (self.acc.parameters.len() - 1) as u32
+            }
+        }
+    }
+
+    fn span(&mut self, start: usize, chars: usize, text: bool, payload: Payload) {
+        let end = self.out.len();
+        self.acc.spans.push(Span {
+            start,
+            end,
+            chars,
+            text,
+            payload,
+        });
+    }
+
+    fn leaf(&mut self, v: &Value, scope: Scope, payload: Option<Payload>) {
+        if let Some(leaves) = &mut self.leaves {
+            leaves.push(Leaf {
+                path: path_of(&self.steps),
+                tag: scope.tag,
+                wire: scope.wire,
+                payload,
+                chars: v.as_str().map_or(0, utf16_len),
+            });
+        }
+    }
+
+    fn payload(&self, c: Counted, scope: Scope) -> Payload {
+        match c {
+            Counted::System(k) => Payload::System(k),
+            Counted::ToolDescription(i) => Payload::ToolDescription(i),
+            Counted::History(kind) => Payload::History {
+                kind,
+                llm: scope.llm,
+                inserted: scope.inserted,
+                wire: scope.wire,
+            },
+        }
+    }
+
+    /// A value counted whole (a schema, an arguments object, a parameter's value).
+    fn whole(&mut self, v: &'v Value, scope: Scope, payload: Payload) {
+        let start = self.out.len();
+        if self.leaves.is_some() {
+            self.structure(
+                v,
+                Scope {
+                    whole: true,
+                    ..scope
+                },
+                Some(payload),
+            );
+        } else {
+            json::write_compact(v, self.out);
+        }
+        let chars = utf16_len(&self.out[start..]);
+        self.span(start, chars, false, payload);
+    }
+
+    fn value(&mut self, v: &'v Value, scope: Scope) {
+        match v {
+            Value::Object(o) => self.object(o, scope),
+            Value::Array(a) => {
+                self.out.push('[');
+                for (i, x) in a.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(',');
+                    }
+                    self.steps.push(Step::Index(i));
+                    self.value(x, scope);
+                    self.steps.pop();
+                }
+                self.out.push(']');
+            }
+            _ => self.scalar(v, scope),
+        }
+    }
+
+    /// A leaf outside any counted member: a parameter's value outside tags, structure inside.
+    fn scalar(&mut self, v: &'v Value, scope: Scope) {
+        match scope.parameter {
+            Some(p) => {
+                let start = self.out.len();
+                json::write_compact(v, self.out);
+                let chars = utf16_len(&self.out[start..]);
+                self.span(start, chars, false, Payload::Parameter(p));
+                self.leaf(v, scope, Some(Payload::Parameter(p)));
+            }
+            _ => {
+                json::write_compact(v, self.out);
+                self.leaf(v, scope, None);
+            }
+        }
+    }
+
+    /// Writes a value inside a whole counted one, recording its leaves only.
+    fn structure(&mut self, v: &'v Value, scope: Scope, payload: Option<Payload>) {
+        match v {
+            Value::Object(o) => self.structure_object(o, scope, payload),
+            Value::Array(a) => {
+                self.out.push('[');
+                for (i, x) in a.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(',');
+                    }
+                    self.steps.push(Step::Index(i));
+                    self.structure(x, scope, payload);
+                    self.steps.pop();
+                }
+                self.out.push(']');
+            }
+            _ => {
+                json::write_compact(v, self.out);
+                self.leaf(v, scope, payload);
+            }
+        }
+    }
+
+    fn structure_object(&mut self, o: &'v Object, scope: Scope, payload: Option<Payload>) {
+        self.out.push('{');
+        for (i, (k, x)) in o.iter().enumerate() {
+            if i > 0 {
+                self.out.push(',');
+            }
+            json::write_str(k, self.out);
+            self.out.push(':');
+            self.steps.push(Step::Key(k));
+            self.structure(x, scope, payload);
+            self.steps.pop();
+        }
+        self.out.push('}');
+    }
+
+    fn object(&mut self, o: &'v Object, outer: Scope) {
+        let mut scope = outer;
+        if let Some(tag) = Tag::of(o.mark()) {
+            scope.tag = Some(tag);
+            scope.parameter = None;
+            match tag {
+                Tag::Message { llm, .. } | Tag::Block { llm, .. } => {
+                    if llm != NO_MESSAGE {
+                        scope.llm = Some(llm);
+                        scope.inserted = None;
+                    }
+                }
+                Tag::Inserted { key, .. } => {
+                    scope.inserted = Some(key);
+                    scope.llm = None;
+                }
+                _ => {}
+            }
+            if let Tag::Message { llm, .. } = tag {
+                let call_id = ID_KEYS
+                    .iter()
+                    .find_map(|k| o.get_str(k))
+                    .map(str::to_string);
+                self.acc.wires.push(WireMessage {
+                    path: path_of(&self.steps),
+                    role: o.get_str("role").map(str::to_string),
+                    llm: (llm != NO_MESSAGE).then_some(llm),
+                    call_id,
+                });
+                scope.wire = Some((self.acc.wires.len() - 1) as u32);
+            }
+            if let Tag::Schema(i) = tag {
+                let start = self.out.len();
+                if self.leaves.is_some() {
+                    let inner = Scope {
+                        whole: true,
+                        ..scope
+                    };
+                    self.structure_object(o, inner, Some(Payload::ToolSchema(i)));
+                } else {
+                    json::write_compact(&Value::Object(o.clone()), self.out);
+                }
+                let chars = utf16_len(&self.out[start..]);
+                self.span(start, chars, false, Payload::ToolSchema(i));
+                return;
+            }
+        }
+        self.out.push('{');
+        for (i, (k, x)) in o.iter().enumerate() {
+            if i > 0 {
+                self.out.push(',');
+            }
+            json::write_str(k, self.out);
+            self.out.push(':');
+            self.steps.push(Step::Key(k));
+            self.member(o.mark(), k, x, scope);
+            self.steps.pop();
+        }
+        self.out.push('}');
+    }
+
+    fn member(&mut self, own: Mark, key: &'v str, x: &'v Value, scope: Scope) {
+        // A member of the object marked itself: the table says what it is.
+        let counted = Tag::of(own).and_then(|t| member(t, key, x));
+        match counted {
+            Some(Member::Text(c)) => {
+                let p = self.payload(c, scope);
+                let start = self.out.len();
+                json::write_compact(x, self.out);
+                let chars = x.as_str().map_or(0, utf16_len);
+                self.span(start, chars, true, p);
+                self.leaf(x, scope, Some(p));
+                return;
+            }
+            Some(Member::Whole(c)) => {
+                let p = self.payload(c, scope);
+                self.whole(x, scope, p);
+                return;
+            }
+            None => {}
+        }
+        let mut inner = scope;
+        if scope.tag.is_none() && self.steps.len() == 1 {
+            // A top-level member outside any tag: a parameter.
+            inner.parameter = Some(self.parameter(key));
+        } else if scope.tag.is_none() && self.steps.len() == 2 && inner.parameter.is_some() {
+            if let Step::Key(top) = self.steps[0] {
+                if CONTAINERS.contains(&top) {
+                    let name = format!("{top}.{key}");
+                    inner.parameter = Some(self.parameter(&name));
+                }
+            }
+        }
+        if is_cache_key(key) && !matches!(x, Value::Array(_)) {
+            inner.parameter = Some(self.parameter(key));
+        }
+        self.value(x, inner);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn obj(json: &str) -> Value {
+        crate::js::parse(json).unwrap()
+    }
+
+    #[test]
+    fn tags_round_trip_through_marks() {
+        for t in [
+            Tag::Tool(3),
+            Tag::Schema(0),
+            Tag::System(7),
+            Tag::Message {
+                llm: NO_MESSAGE,
+                kind: Kind::UserText,
+            },
+            Tag::Block {
+                llm: 41,
+                kind: Kind::ToolArguments,
+            },
+            Tag::Inserted {
+                key: 9,
+                kind: Kind::ToolResults,
+            },
+        ] {
+            assert_eq!(Tag::of(t.mark()), Some(t));
+        }
+        assert_eq!(Tag::of(Mark::NONE), None);
+    }
+
+    #[test]
+    fn writes_the_same_bytes_as_stringify_and_counts_what_the_tags_say() {
+        let mut tool = obj(r#"{"name":"read","description":"Reads \"a\" file","input_schema":{"type":"object","properties":{"path":{"type":"string"}}}}"#);
+        if let Value::Object(o) = &mut tool {
+            let mut schema = o.get("input_schema").cloned().unwrap();
+            mark(&mut schema, Tag::Schema(0));
+            o.insert("input_schema", schema);
+            o.set_mark(Tag::Tool(0).mark());
+        }
+        let text = marked(
+            obj(r#"{"type":"text","text":"hé\nllo"}"#),
+            Tag::Block {
+                llm: 0,
+                kind: Kind::UserText,
+            },
+        );
+        let mut msg = Object::new();
+        msg.insert("role", Value::str("user"));
+        msg.insert("content", Value::Array(vec![text]));
+        let msg = Value::Object(msg.marked(
+            Tag::Message {
+                llm: 0,
+                kind: Kind::UserText,
+            }
+            .mark(),
+        ));
+        let mut params = Object::new();
+        params.insert("model", Value::str("m"));
+        params.insert("messages", Value::Array(vec![msg]));
+        params.insert("tools", Value::Array(vec![tool]));
+        params.insert("max_tokens", Value::Number(64000.0));
+        let params = Value::Object(params);
+        let (body, acc) = written(&params);
+        assert_eq!(body, params.to_json());
+        let of = |p: fn(&Payload) -> bool| -> usize {
+            acc.spans.iter().filter(|s| p(&s.payload)).map(|s| s.chars).sum()
+        };
+        assert_eq!(of(|p| matches!(p, Payload::ToolDescription(0))), 14);
+        let schema = r#"{"type":"object","properties":{"path":{"type":"string"}}}"#;
+        assert_eq!(of(|p| matches!(p, Payload::ToolSchema(0))), schema.len());
+        assert_eq!(
+            of(|p| matches!(
+                p,
+                Payload::History {
+                    kind: Kind::UserText,
+                    llm: Some(0),
+                    wire: Some(0),
+                    ..
+                }
+            )),
+            6
+        );
+        assert_eq!(acc.parameters, ["model", "max_tokens"]);
+        assert_eq!(of(|p| matches!(p, Payload::Parameter(0))), 3);
+        assert_eq!(of(|p| matches!(p, Payload::Parameter(1))), 5);
+        assert_eq!(acc.wires[0].path, "messages.0");
+        assert_eq!(acc.wires[0].role.as_deref(), Some("user"));
+        // The spans point at their bytes.
+        for s in &acc.spans {
+            if s.text {
+                let t = crate::js::parse(&body[s.start..s.end]).unwrap();
+                assert_eq!(utf16_len(t.as_str().unwrap()), s.chars);
+            } else {
+                assert_eq!(utf16_len(&body[s.start..s.end]), s.chars);
+            }
+        }
+        let (leaves, _) = leaves(&params);
+        let paths: Vec<&str> = leaves.iter().map(|l| l.path.as_str()).collect();
+        assert!(paths.contains(&"messages.0.content.0.text"));
+        assert!(paths.contains(&"tools.0.input_schema.properties.path.type"));
+    }
+}
