@@ -1278,6 +1278,10 @@ impl Run<'_> {
             format!("{} LLM messages", llm.len()),
             vec![("messages".into(), llm.len() as f64)],
         );
+        // Each message and block marked with what it is, so the adapter's body says where each
+        // of its characters came from.
+        let mut llm = llm;
+        crate::protocols::body::mark_llm_messages(&mut llm);
         // 0.86 on, the context is only `{messages}`: the prompt and the tools are in its system
         // messages (`normalizeContext`, CORE/agent-loop.js:273).
         self.llm = if self.pi.rules.transcript {

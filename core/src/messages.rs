@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 
+use crate::protocols::body::{self, Kind};
 use crate::context::LlmContext;
 use crate::js::{utf16_len, Object, Value};
 use crate::model::Model;
@@ -349,8 +350,9 @@ pub fn block_images(pi: &Pi, messages: Vec<Value>, events: &mut Events) -> Vec<V
             if n_images == 0 {
                 return msg;
             }
+            let placeholder = || Value::Object(body::text_of(Object::new().with("type", "text").with("text", disabled), &msg));
             let mapped: Vec<Value> =
-                content.iter().map(|c| if is_type(c, "image") { text_block(disabled) } else { c.clone() }).collect();
+                content.iter().map(|c| if is_type(c, "image") { placeholder() } else { c.clone() }).collect();
             let filtered: Vec<Value> = mapped
                 .iter()
                 .enumerate()
@@ -392,7 +394,11 @@ pub type NormalizeToolCallId<'a> = &'a dyn Fn(&str, &Model, &Value) -> String;
 
 /// `replaceImagesWithPlaceholder(content, placeholder)` (AI/api/transform-messages.js:3–18).
 /// Returns the new content and how many images were replaced.
-fn replace_images_with_placeholder(content: &Value, placeholder: &str) -> (Value, usize) {
+fn replace_images_with_placeholder(
+    content: &Value,
+    placeholder: &str,
+    mark: crate::js::Mark,
+) -> (Value, usize) {
     // `for (const block of content)`: a string iterates by code point.
     let blocks: Vec<Value> = match content {
         Value::Array(a) => a.clone(),
@@ -408,7 +414,8 @@ fn replace_images_with_placeholder(content: &Value, placeholder: &str) -> (Value
     for block in blocks {
         if is_type(&block, "image") {
             if !previous_was_placeholder {
-                result.push(text_block(placeholder));
+                let block = Object::new().with("type", "text").with("text", placeholder);
+                result.push(block.marked(mark).into());
             }
             previous_was_placeholder = true;
             replaced += 1;
@@ -457,6 +464,7 @@ pub fn split_error_tool_result_images(
     let (content, _) = replace_images_with_placeholder(
         msg.get("content").unwrap_or(&Value::Null),
         s("errorToolImagePlaceholder"),
+        body::text_of(Object::new(), msg).mark(),
     );
     let caption = s("errorToolImagesCaption")
         .replace("{id}", &to_js_string(msg.get("toolCallId")))
@@ -493,9 +501,10 @@ fn downgrade_unsupported_images(
                 (Some("toolResult"), Some(_)) => tool_placeholder,
                 _ => return msg,
             };
+            let mark = body::text_of(Object::new(), &msg).mark();
             let Some(o) = msg.as_object_mut() else { return msg };
             let Some(content) = o.get("content") else { return msg };
-            let (content, replaced) = replace_images_with_placeholder(content, placeholder);
+            let (content, replaced) = replace_images_with_placeholder(content, placeholder, mark);
             o.insert("content", content);
             if replaced > 0 {
                 events.push(
@@ -589,7 +598,7 @@ fn transform_assistant(
                     out.push(block.clone());
                     continue;
                 }
-                let mut o = Object::new().with("type", "text");
+                let mut o = body::text_of(Object::new(), msg).with("type", "text");
                 o.insert_opt("text", thinking.cloned());
                 out.push(Value::Object(o));
                 events.push(
@@ -605,7 +614,7 @@ fn transform_assistant(
                     out.push(block.clone());
                     continue;
                 }
-                let mut o = Object::new().with("type", "text");
+                let mut o = body::like(Object::new(), block).with("type", "text");
                 o.insert_opt("text", block.get("text").cloned());
                 if block.get("textSignature").is_some() {
                     events.push(
@@ -670,15 +679,14 @@ fn transform_assistant(
 
 /// The synthetic result for an orphaned tool call (AI/api/transform-messages.js:134–141).
 fn synthetic_tool_result(pi: &Pi, tool_call: &Value, now_ms: f64) -> Value {
-    let mut o = Object::new().with("role", "toolResult");
+    let tag = body::inserted(pi, "transformMessages.missingToolResult", Kind::ToolResults);
+    let mut o = Object::new().with("role", "toolResult").marked(tag.mark());
     o.insert_opt("toolCallId", tool_call.get("id").cloned());
     o.insert_opt("toolName", tool_call.get("name").cloned());
-    o.insert(
-        "content",
-        Value::Array(vec![text_block(
-            pi.data.string("transformMessages", "missingToolResult"),
-        )]),
-    );
+    let text = Object::new()
+        .with("type", "text")
+        .with("text", pi.data.string("transformMessages", "missingToolResult"));
+    o.insert("content", Value::Array(vec![text.marked(tag.mark()).into()]));
     o.insert("isError", Value::Bool(true));
     o.insert("timestamp", Value::Number(now_ms));
     Value::Object(o)

@@ -10,7 +10,8 @@
 
 use std::collections::HashMap;
 
-use crate::analysis::provenance::{self, Match, Origin, Source};
+use crate::analysis::provenance;
+use crate::protocols::body::{Kind, Payload};
 use crate::assemble::Assembly;
 use crate::js::{utf16_len, Value};
 use crate::tokens::{TokenCounter, TokenizerInfo};
@@ -174,546 +175,79 @@ enum Part {
     System,
     ToolDescription(String),
     ToolParameters(String),
-    /// A history kind, with the wire message (its body path) and the LLM message it renders.
+    /// A history kind, with the wire message (an index into the accounting's wires) and the
+    /// LLM message it renders.
     History {
         kind: Kind,
-        wire: Option<String>,
+        wire: Option<u32>,
         llm: Option<usize>,
     },
     Parameter(String),
-    Structure,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    UserText,
-    AssistantText,
-    Reasoning,
-    ToolArguments,
-    ToolResults,
-    Signatures,
-    ImageData,
+/// pi's name of a tool as the adapter wrote it (Claude Code's `Read` is pi's `read`).
+fn pi_tool_name(tools: &[ToolDef], written: &str) -> String {
+    tools
+        .iter()
+        .find(|t| t.name == written)
+        .or_else(|| tools.iter().find(|t| t.name.eq_ignore_ascii_case(written)))
+        .map_or_else(|| written.to_string(), |t| t.name.clone())
 }
 
-/// What a container's leaves all are, bottom-up: the schema of one tool, or a tool call's
-/// arguments in one message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Whole {
-    /// No leaf yet (an empty container).
-    Empty,
-    Schema(usize),
-    /// `(message, has an arguments string)`.
-    Args(usize, bool),
-    /// Only structure of message `i` (numbers, booleans, keys inside a call).
-    MsgStructure(usize),
-    /// Parameters only.
-    Params,
-    Mixed,
-}
-
-fn merge(a: Whole, b: Whole) -> Whole {
-    use Whole::*;
-    match (a, b) {
-        (Empty, x) | (x, Empty) => x,
-        (Schema(i), Schema(j)) if i == j => Schema(i),
-        (Args(i, x), Args(j, y)) if i == j => Args(i, x || y),
-        (Args(i, x), MsgStructure(j)) | (MsgStructure(j), Args(i, x)) if i == j => Args(i, x),
-        (MsgStructure(i), MsgStructure(j)) if i == j => MsgStructure(i),
-        (Params, Params) => Params,
-        _ => Mixed,
-    }
-}
-
-/// The wire context of a node: the nearest `role`, whether a tool result encloses it, the
-/// nearest call id.
-#[derive(Clone, Default)]
-struct Wire<'a> {
-    role: Option<&'a str>,
-    tool_result: bool,
-    /// Inside a tool call's arguments object.
-    in_args: bool,
-    /// The `name` of the object a node is directly in.
-    obj_name: Option<&'a str>,
-    /// Inside a reasoning block (`thought: true`, a `reasoning` item, `reasoningContent`, a
-    /// `thinking` chunk).
-    thought: bool,
-    call_id: Option<&'a str>,
-}
-
-#[cfg(test)]
-thread_local! {
-    /// Tests: print each counted part with its path (`print_parts`).
-    pub static DEBUG: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-/// [`Whole::Schema`] of anthropic's deferred-tools placeholder (not one of pi's tools).
-const PLACEHOLDER: usize = usize::MAX - 1;
-
-/// A JSON schema (not another field of a tool, such as `constrainedSampling`): an object with
-/// `properties` or of `type: "object"`, itself or one level down (`inputSchema.json`).
-fn is_schema(v: &Value) -> bool {
-    let here = |v: &Value| {
-        v.as_object()
-            .is_some_and(|o| o.contains_key("properties") || o.get_str("type") == Some("object"))
-    };
-    here(v)
-        || v.as_object()
-            .is_some_and(|o| o.iter().any(|(_, x)| here(x)))
-}
-
-/// How deep the walk recurses (a test thread's stack holds it in a debug build).
-const MAX_DEPTH: usize = 48;
-
-const ARG_KEYS: [&str; 3] = ["input", "args", "arguments"];
-const ID_KEYS: [&str; 5] = ["tool_call_id", "tool_use_id", "call_id", "toolUseId", "id"];
-
-struct Walk<'a> {
-    origins: HashMap<&'a str, &'a Origin>,
-    tools: &'a [ToolDef],
-    parts: Vec<(Part, usize)>,
-    /// When tokens are counted: the text of each counted part, by its index in `parts`.
-    texts: Option<Vec<(usize, String)>>,
-    images: usize,
-    /// Per wire message: its role on the wire and the call id of a tool result.
-    wire: Vec<(String, Wire<'a>)>,
-    /// The name of anthropic's deferred-tools placeholder tool (`strings.json`).
-    placeholder: String,
-}
-
-fn key_len(k: &str) -> usize {
-    utf16_len(&Value::str(k).to_json()) + 1
-}
-
-/// The wire message a path is in: the path up to its first array index (`messages.3`,
-/// `contents.2`, `context.messages.4`).
-fn wire_of(path: &str) -> Option<&str> {
-    let mut end = 0;
-    for seg in path.split('.') {
-        end += seg.len();
-        if !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_digit()) {
-            return Some(&path[..end]);
-        }
-        end += 1;
-    }
-    None
-}
-
-/// `path.key` (`key` alone at the root), made in one allocation.
-fn child_path(path: &str, key: &str) -> String {
-    if path.is_empty() {
-        return key.to_string();
-    }
-    let mut p = String::with_capacity(path.len() + 1 + key.len());
-    p.push_str(path);
-    p.push('.');
-    p.push_str(key);
-    p
-}
-
-/// An array index as text, without a heap allocation.
-fn itoa(mut i: usize) -> Digits {
-    let mut d = Digits([0; 20], 20);
-    loop {
-        d.1 -= 1;
-        d.0[d.1] = b'0' + (i % 10) as u8;
-        i /= 10;
-        if i == 0 {
-            return d;
-        }
-    }
-}
-
-struct Digits([u8; 20], usize);
-
-impl Digits {
-    fn as_str(&self) -> &str {
-        std::str::from_utf8(&self.0[self.1..]).expect("ASCII digits")
-    }
-}
-
-impl<'a> Walk<'a> {
-    /// The tool a schema leaf belongs to, by name (several definitions of one name count as
-    /// that name).
-    fn tool_index(&self, name: &str) -> usize {
-        self.tools
-            .iter()
-            .position(|t| t.name == name)
-            .unwrap_or(usize::MAX)
-    }
-
-    /// Records `text` as the text of the part just pushed, when tokens are counted. Image
-    /// data and opaque signatures are not texts a provider reads.
-    fn text(&mut self, text: &str) {
-        let Some(texts) = &mut self.texts else {
-            return;
-        };
-        let i = self.parts.len() - 1;
-        if let Part::History {
-            kind: Kind::ImageData | Kind::Signatures,
-            ..
-        } = self.parts[i].0
-        {
-            return;
-        }
-        texts.push((i, text.to_string()));
-    }
-
-    fn history(&self, kind: Kind, path: &str, llm: Option<usize>) -> Part {
-        Part::History {
-            kind,
-            wire: wire_of(path).map(str::to_string),
-            llm,
-        }
-    }
-
-    /// The kind of a text pi inserted (no LLM message holds it), by its `strings.json` key and
-    /// where it sits on the wire.
-    fn inserted_kind(key: &str, w: &Wire<'a>) -> Kind {
-        if key.ends_with("assistantAfterToolResult") {
-            Kind::AssistantText
-        } else if key.contains("redactedThinking") {
-            Kind::Reasoning
-        } else {
-            Self::wire_kind(w)
-        }
-    }
-
-    /// The kind of a text by where it sits on the wire.
-    fn wire_kind(w: &Wire<'a>) -> Kind {
-        if w.thought {
-            Kind::Reasoning
-        } else if w.tool_result {
-            Kind::ToolResults
-        } else if matches!(w.role, Some("assistant" | "model")) {
-            Kind::AssistantText
-        } else {
-            Kind::UserText
-        }
-    }
-
-    fn leaf(&mut self, v: &'a Value, path: &str, key: &str, w: &Wire<'a>) -> Whole {
-        let before = self.parts.len();
-        let r = self.leaf_(v, path, key, w);
-        #[cfg(test)]
-        if DEBUG.with(|d| d.get()) {
-            for (p, n) in &self.parts[before..] {
-                println!("{path}\t{p:?}\t{n}");
-            }
-        }
-        let _ = before;
-        r
-    }
-    fn leaf_(&mut self, v: &'a Value, path: &str, key: &str, w: &Wire<'a>) -> Whole {
-        let units = utf16_len(&v.to_json());
-        let origin = self.origins.get(path).copied();
-        let text = v.as_str().map(utf16_len);
-        let Some(o) = origin else {
-            self.parts.push((Part::Structure, units));
-            return Whole::Mixed;
-        };
-        let count = |me: &mut Self, part: Part, chars: usize| {
-            me.parts.push((part, chars));
-            me.text(v.as_str().unwrap_or_default());
-            if units > chars {
-                me.parts.push((Part::Structure, units - chars));
+/// The counted parts of the body, read off the spans its writer recorded
+/// ([`crate::protocols::body`]); with `texts`, each part's text (what a tokenizer counts): a
+/// string's text, or the JSON of a whole value. Image data and opaque signatures are no texts
+/// a provider reads.
+fn parts_of(
+    a: &Assembly,
+    request: &crate::protocols::Request,
+    mut texts: Option<&mut Vec<(usize, String)>>,
+) -> Vec<(Part, usize)> {
+    let acc = &request.accounting;
+    let tools = provenance::sent_tools(a);
+    let names: Vec<String> = acc.tools.iter().map(|n| pi_tool_name(tools, n)).collect();
+    let tool = |i: u32| names.get(i as usize).cloned().unwrap_or_default();
+    let mut parts = Vec::with_capacity(acc.spans.len());
+    for span in &acc.spans {
+        let part = match span.payload {
+            Payload::System(_) => Part::System,
+            Payload::ToolDescription(i) => Part::ToolDescription(tool(i)),
+            Payload::ToolSchema(i) => Part::ToolParameters(tool(i)),
+            Payload::History {
+                kind, llm, wire, ..
+            } => Part::History {
+                kind,
+                wire,
+                llm: llm.map(|i| i as usize),
+            },
+            Payload::Parameter(p) => {
+                Part::Parameter(acc.parameters.get(p as usize).cloned().unwrap_or_default())
             }
         };
-        match (&o.source, text) {
-            (Source::Parameter { name, .. }, _) => {
-                self.parts.push((Part::Parameter(name.clone()), units));
-                Whole::Params
-            }
-            (Source::SystemPrompt { sections }, Some(n))
-                if !sections.is_empty() || o.matched != Match::Structure =>
-            {
-                count(self, Part::System, n);
-                Whole::Mixed
-            }
-            (
-                Source::Tool {
-                    name,
-                    part: "description",
+        if let Some(texts) = texts.as_deref_mut() {
+            let opaque = matches!(
+                part,
+                Part::History {
+                    kind: Kind::ImageData | Kind::Signatures,
                     ..
-                },
-                Some(n),
-            ) => {
-                count(self, Part::ToolDescription(name.clone()), n);
-                Whole::Mixed
-            }
-            // A tool's own description that differs from pi's definition of it (the adapter
-            // sent another tool's under that name): still the tool's description.
-            (
-                Source::Tool {
-                    name,
-                    part: "schema",
-                    ..
-                },
-                Some(n),
-            ) if key == "description"
-                && w.obj_name.is_some_and(|o| o.eq_ignore_ascii_case(name)) =>
-            {
-                count(self, Part::ToolDescription(name.clone()), n);
-                Whole::Mixed
-            }
-            (
-                Source::Tool {
-                    name,
-                    part: "schema",
-                    ..
-                },
-                _,
-            ) => {
-                self.parts.push((Part::Structure, units));
-                Whole::Schema(self.tool_index(name))
-            }
-            (Source::Message(m), Some(n)) => {
-                let in_args = w.in_args || ARG_KEYS.contains(&key);
-                let on_wire = w.role.is_some() || w.tool_result;
-                let text_key = matches!(key, "text" | "content" | "output");
-                let kind = match (m.part, m.role.as_str()) {
-                    // An arguments text outside any call's arguments (a result or a message
-                    // with the same text): what it is on the wire.
-                    ("tool-arguments", _) if !in_args => Some(Self::wire_kind(w)),
-                    ("tool-arguments", _) => Some(Kind::ToolArguments),
-                    // Thinking the adapter sends as text (another model's, or by its compat).
-                    ("thinking", _) if text_key && !w.thought => Some(Self::wire_kind(w)),
-                    ("thinking", _) => Some(Kind::Reasoning),
-                    // An item id made from a text's signature is an id.
-                    ("signature", _) if key == "id" => None,
-                    ("signature", _) => Some(Kind::Signatures),
-                    ("image", _) => Some(Kind::ImageData),
-                    // A text is what its place on the wire makes it (a tool result's text sent
-                    // as a user block is user text).
-                    ("tool-result" | "text", _) if on_wire => Some(Self::wire_kind(w)),
-                    ("tool-result", _) | ("text", "toolResult") => Some(Kind::ToolResults),
-                    ("text", "assistant") => Some(Kind::AssistantText),
-                    ("text", _) => Some(Kind::UserText),
-                    // An opaque replay field, or a call's arguments string, not matched whole.
-                    _ if o.matched == Match::Structure
-                        && (matches!(
-                            key,
-                            "encrypted_content" | "signature" | "thoughtSignature"
-                        ) || key == "data" && w.thought) =>
-                    {
-                        Some(Kind::Signatures)
-                    }
-                    _ if o.matched == Match::Structure && key == "arguments" && on_wire => {
-                        Some(Kind::ToolArguments)
-                    }
-                    // Not matched to one text (a container of several messages): a text field
-                    // on the wire is still what the conversation carries.
-                    _ if text_key && on_wire && o.matched == Match::Structure => {
-                        Some(Self::wire_kind(w))
-                    }
-                    _ => None,
-                };
-                let system_role = matches!(w.role, Some("system" | "developer"));
-                if system_role && kind.is_some() && kind != Some(Kind::ImageData) {
-                    count(self, Part::System, n);
-                    return Whole::Mixed;
-                }
-                match kind {
-                    Some(k) => {
-                        if k == Kind::ImageData {
-                            self.images += 1;
-                        }
-                        let p = self.history(k, path, Some(m.index));
-                        count(self, p, n);
-                        // The arguments as one string (`JSON.stringify(arguments)`) are
-                        // counted here; a string inside an arguments object, with the object.
-                        if k == Kind::ToolArguments && !ARG_KEYS.contains(&key) {
-                            Whole::Args(m.index, true)
-                        } else if k == Kind::ToolArguments {
-                            Whole::MsgStructure(m.index)
-                        } else {
-                            Whole::Mixed
-                        }
-                    }
-                    None => {
-                        self.parts.push((Part::Structure, units));
-                        Whole::MsgStructure(m.index)
-                    }
-                }
-            }
-            (Source::Messages(_), Some(n))
-                if matches!(key, "text" | "content" | "output")
-                    && (w.role.is_some() || w.tool_result) =>
-            {
-                let p = self.history(Self::wire_kind(w), path, None);
-                count(self, p, n);
-                Whole::Mixed
-            }
-            (Source::Inserted { key, .. }, _)
-                if o.matched == Match::Structure && key.contains("deferredToolPlaceholder") =>
-            {
-                self.parts.push((Part::Structure, units));
-                Whole::Schema(PLACEHOLDER)
-            }
-            (Source::Message(m), None) => {
-                self.parts.push((Part::Structure, units));
-                Whole::MsgStructure(m.index)
-            }
-            (Source::Inserted { key, .. }, Some(n)) if o.matched != Match::Structure => {
-                let p = if key.ends_with("SystemPrompt") {
-                    Part::System
-                } else if key.ends_with("deferredToolPlaceholder.description") {
-                    Part::ToolDescription(self.placeholder.clone())
-                } else if key.contains("deferredToolPlaceholder") {
-                    Part::Structure
-                } else if matches!(w.role, Some("system" | "developer")) {
-                    Part::System
-                } else if w.role.is_some() || w.tool_result {
-                    self.history(Self::inserted_kind(key, w), path, None)
+                } | Part::Parameter(_)
+            );
+            if !opaque {
+                let raw = request.body.get(span.start..span.end).unwrap_or_default();
+                let text = if span.text {
+                    crate::js::parse(raw)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_default()
                 } else {
-                    // Outside the conversation: a parameter's value pi inserts.
-                    Part::Parameter(path.split('.').next().unwrap_or(path).to_string())
+                    raw.to_string()
                 };
-                count(self, p, n);
-                Whole::Mixed
-            }
-            _ => {
-                self.parts.push((Part::Structure, units));
-                Whole::Mixed
+                texts.push((parts.len(), text));
             }
         }
+        parts.push((part, span.chars));
     }
-
-    fn node(&mut self, v: &'a Value, path: &str, key: &str, depth: usize, w: &Wire<'a>) -> Whole {
-        // Deeper than pi's own bodies go (a deeply nested argument): counted whole, without
-        // recursing further.
-        if depth > MAX_DEPTH && matches!(v, Value::Object(_) | Value::Array(_) | Value::Deep(_)) {
-            let n = utf16_len(&v.to_json());
-            let part = if w.in_args {
-                self.history(Kind::ToolArguments, path, None)
-            } else {
-                Part::Structure
-            };
-            let counted = part != Part::Structure;
-            self.parts.push((part, n));
-            if counted {
-                self.text(&v.to_json());
-            }
-            return Whole::Mixed;
-        }
-        match v {
-            Value::Object(o) => {
-                let mut w = w.clone();
-                if let Some(r) = o.get_str("role") {
-                    w.role = Some(r);
-                    w.tool_result = matches!(r, "tool" | "toolResult" | "function");
-                }
-                if o.get_str("type").is_some_and(|t| {
-                    matches!(t, "tool_result" | "function_call_output" | "toolResult")
-                }) || o.contains_key("functionResponse")
-                    || o.contains_key("toolResult")
-                    || o.contains_key("tool_call_id")
-                    || key == "functionResponse"
-                    || key == "toolResult"
-                {
-                    w.tool_result = true;
-                }
-                if ARG_KEYS.contains(&key) {
-                    w.in_args = true;
-                }
-                w.obj_name = o.get_str("name");
-                if o.get("thought").is_some_and(Value::truthy)
-                    || o.get_str("type").is_some_and(|t| {
-                        matches!(
-                            t,
-                            "reasoning" | "summary_text" | "reasoning_text" | "thinking"
-                        ) || t.starts_with("reasoning.")
-                    })
-                    || key == "reasoningContent"
-                {
-                    w.thought = true;
-                }
-                if let Some(id) = ID_KEYS.iter().find_map(|k| o.get_str(k)) {
-                    w.call_id = Some(id);
-                }
-                if wire_of(path).is_some_and(|p| p == path) {
-                    self.wire.push((path.to_string(), w.clone()));
-                }
-                let mark = self.parts.len();
-                let n = o.len();
-                self.parts.push((Part::Structure, 2 + n.saturating_sub(1)));
-                let mut whole = Whole::Empty;
-                for (k, x) in o.iter() {
-                    let k: &str = k;
-                    self.parts.push((Part::Structure, key_len(k)));
-                    let p = child_path(path, k);
-                    let c = self.node(x, &p, k, depth + 1, &w);
-                    whole = merge(whole, c);
-                }
-                self.close(v, path, key, depth, mark, whole)
-            }
-            Value::Array(a) => {
-                let mark = self.parts.len();
-                self.parts
-                    .push((Part::Structure, 2 + a.len().saturating_sub(1)));
-                let mut whole = Whole::Empty;
-                for (i, x) in a.iter().enumerate() {
-                    let p = child_path(path, itoa(i).as_str());
-                    let c = self.node(x, &p, "", depth + 1, w);
-                    whole = merge(whole, c);
-                }
-                self.close(v, path, key, depth, mark, whole)
-            }
-            _ => self.leaf(v, path, key, w),
-        }
-    }
-
-    /// A container done: counted whole when it is a tool's parameters, a call's arguments or a
-    /// top-level parameter.
-    fn close(
-        &mut self,
-        v: &Value,
-        path: &str,
-        key: &str,
-        depth: usize,
-        mark: usize,
-        whole: Whole,
-    ) -> Whole {
-        let total = |me: &Self| me.parts[mark..].iter().map(|(_, n)| n).sum::<usize>();
-        let replace = |me: &mut Self, part: Part| {
-            let n = total(me);
-            me.parts.truncate(mark);
-            if let Some(t) = &mut me.texts {
-                t.retain(|(i, _)| *i < mark);
-            }
-            #[cfg(test)]
-            if DEBUG.with(|d| d.get()) {
-                println!("{path}\tWHOLE {part:?}\t{n}");
-            }
-            // A tool's parameters or a call's arguments: their JSON is the one text.
-            me.parts.push((part, n));
-            me.text(&v.to_json());
-        };
-        if depth <= 1 {
-            return Whole::Mixed;
-        }
-        let args_key = ARG_KEYS.contains(&key);
-        match whole {
-            Whole::Schema(i) if is_schema(v) && (i < self.tools.len() || i == PLACEHOLDER) => {
-                let name = match self.tools.get(i) {
-                    Some(t) => t.name.clone(),
-                    None => self.placeholder.clone(),
-                };
-                replace(self, Part::ToolParameters(name));
-                Whole::Schema(i)
-            }
-            Whole::Args(i, _) | Whole::MsgStructure(i) if args_key => {
-                let p = self.history(Kind::ToolArguments, path, Some(i));
-                replace(self, p);
-                Whole::MsgStructure(i)
-            }
-            Whole::Empty if args_key && matches!(v, Value::Object(_)) => {
-                let p = self.history(Kind::ToolArguments, path, None);
-                replace(self, p);
-                Whole::Empty
-            }
-            Whole::Params => Whole::Params,
-            w => w,
-        }
-    }
+    parts
 }
 
 /// Computes the statistics of one assembly from the body it sends: every string and every
@@ -747,8 +281,6 @@ fn walk_and_sum(
     let (Some(request), Some(pi)) = (a.request.as_ref(), a.pi.as_ref()) else {
         return Ok(None);
     };
-    let origins = a.provenance();
-    let tools = provenance::sent_tools(a);
     let prompt = &a.parts.system_prompt;
     let api = a
         .parts
@@ -776,29 +308,11 @@ fn walk_and_sum(
         chars_per_token: pi.data.default_number("estimateCharsPerToken"),
         ..Default::default()
     };
-    let Some(body) = a.body_value() else {
-        // Not JSON (never from pi's adapters): all of it is structure.
-        s.structure_chars = s.body_chars;
-        return Ok(Some(s));
-    };
-    let mut w = Walk {
-        origins: origins.iter().map(|o| (o.path.as_str(), o)).collect(),
-        tools,
-        parts: Vec::new(),
-        texts: counter.is_some().then(Vec::new),
-        images: 0,
-        wire: Vec::new(),
-        placeholder: pi
-            .data
-            .inserted_strings()
-            .iter()
-            .find(|(k, _)| k.ends_with("deferredToolPlaceholder.name"))
-            .map_or_else(String::new, |(_, v)| v.to_string()),
-    };
-    w.node(body, "", "", 0, &Wire::default());
+    let mut texts = counter.is_some().then(Vec::new);
+    let parts = parts_of(a, request, texts.as_mut());
     // Tokens: every counted text, and each section's text, counted in one call.
-    let mut tokens = vec![0usize; w.parts.len()];
-    if let (Some(counter), Some(texts)) = (counter, &w.texts) {
+    let mut tokens = vec![0usize; parts.len()];
+    if let (Some(counter), Some(texts)) = (counter, &texts) {
         let sections: Vec<String> = s
             .sections
             .iter()
@@ -828,29 +342,44 @@ fn walk_and_sum(
 
     let llm = &a.parts.llm_messages;
     let map = provenance::llm_to_agent_indices(a);
-    let call_names: std::collections::BTreeMap<&str, &str> = llm
+    let wires = &request.accounting.wires;
+    let images = parts
+        .iter()
+        .filter(|(p, _)| {
+            matches!(
+                p,
+                Part::History {
+                    kind: Kind::ImageData,
+                    ..
+                }
+            )
+        })
+        .count();
+    let mut kinds = KindStats {
+        images,
+        ..Default::default()
+    };
+    let mut kind_tokens = KindStats {
+        images,
+        ..Default::default()
+    };
+    let mut by_message: Vec<MessageStat> = Vec::new();
+    let mut by_result_tool: Vec<ToolResultStat> = Vec::new();
+    let mut message_rows: HashMap<Option<u32>, usize> = HashMap::new();
+    let mut result_seen: std::collections::HashSet<(Option<u32>, Option<usize>, String)> =
+        std::collections::HashSet::new();
+    let mut payload_chars = 0usize;
+    // The names of the calls, by id (a result pi inserted answers one).
+    let call_names: HashMap<&str, &str> = llm
         .iter()
         .filter_map(|m| m.get("content").and_then(Value::as_array))
         .flatten()
         .filter(|b| b.get_str("type") == Some("toolCall"))
         .filter_map(|b| Some((b.get_str("id")?, b.get_str("name")?)))
         .collect();
-    let wires: HashMap<&str, &Wire> = w.wire.iter().map(|(p, x)| (p.as_str(), x)).collect();
-    let mut kinds = KindStats {
-        images: w.images,
-        ..Default::default()
-    };
-    let mut kind_tokens = KindStats {
-        images: w.images,
-        ..Default::default()
-    };
-    let mut by_message: Vec<MessageStat> = Vec::new();
-    let mut by_result_tool: Vec<ToolResultStat> = Vec::new();
-    let mut message_rows: HashMap<String, usize> = HashMap::new();
-    let mut result_seen: std::collections::HashSet<(Option<String>, Option<usize>, String)> =
-        std::collections::HashSet::new();
-    for (i, (part, n)) in w.parts.iter().enumerate() {
+    for (i, (part, n)) in parts.iter().enumerate() {
         let t = tokens[i];
+        payload_chars += n;
         match part {
             Part::System => {
                 s.system_prompt_chars += n;
@@ -887,7 +416,6 @@ fn walk_and_sum(
                     None => s.by_parameter.push((name.clone(), *n)),
                 }
             }
-            Part::Structure => s.structure_chars += n,
             Part::History {
                 kind,
                 wire,
@@ -897,10 +425,8 @@ fn walk_and_sum(
                 s.history_tokens += t;
                 *kinds.slot(*kind) += n;
                 *kind_tokens.slot(*kind) += t;
-                let wire_role = wire
-                    .as_deref()
-                    .and_then(|p| wires.get(p))
-                    .and_then(|x| x.role.map(str::to_string));
+                let wire_msg = wire.and_then(|w| wires.get(w as usize));
+                let wire_role = wire_msg.and_then(|x| x.role.clone());
                 let pi_role = index
                     .and_then(|i| llm.get(i))
                     .and_then(|m| m.get_str("role"))
@@ -910,15 +436,14 @@ fn walk_and_sum(
                     (None, Some(r)) => normal_role(r).to_string(),
                     (None, None) => "other".to_string(),
                 };
-                // Each wire message's row, found by its path (an index, not a scan: a long
+                // Each wire message's row, found by its number (an index, not a scan: a long
                 // session has tens of thousands of parts and of messages).
-                let path = wire.as_deref().unwrap_or_default();
-                let m = match message_rows.get(path) {
+                let m = match message_rows.get(wire) {
                     Some(&i) => &mut by_message[i],
                     None => {
-                        message_rows.insert(path.to_string(), by_message.len());
+                        message_rows.insert(*wire, by_message.len());
                         by_message.push(MessageStat {
-                            path: path.to_string(),
+                            path: wire_msg.map(|x| x.path.clone()).unwrap_or_default(),
                             role: role.clone(),
                             ..Default::default()
                         });
@@ -943,22 +468,13 @@ fn walk_and_sum(
                         .filter(|m| m.get_str("role") == Some("toolResult"))
                         .and_then(|m| m.get_str("toolName"))
                         .or_else(|| {
-                            let x = wire.as_deref().and_then(|p| wires.get(p))?;
-                            x.call_id
-                                .and_then(|id| {
-                                    // Adapters rewrite ids (split at `|`, shortened, sanitized).
-                                    call_names.get(id).copied().or_else(|| {
-                                        call_names
-                                            .iter()
-                                            .find(|(k, _)| k.starts_with(id) || k.contains(id))
-                                            .map(|(_, n)| *n)
-                                    })
-                                })
-                                .or(x.obj_name)
+                            // A result pi inserted: its call's name, by the call id it answers.
+                            let id = wire_msg.and_then(|x| x.call_id.as_deref())?;
+                            call_names.get(id).copied()
                         })
                         .unwrap_or("?")
                         .to_string();
-                    let first = result_seen.insert((wire.clone(), *index, name.clone()));
+                    let first = result_seen.insert((*wire, *index, name.clone()));
                     match by_result_tool.iter_mut().find(|r| r.name == name) {
                         Some(r) => {
                             r.chars += n;
@@ -976,6 +492,8 @@ fn walk_and_sum(
             }
         }
     }
+    // Everything no payload holds: punctuation, keys, quotes and escapes, roles, types, ids.
+    s.structure_chars = s.body_chars.saturating_sub(payload_chars);
     // The roles: each LLM message the body carries once, each message pi inserted once.
     let mut roles: Vec<RoleStat> = Vec::new();
     let mut counted: std::collections::HashSet<usize> = std::collections::HashSet::new();

@@ -471,7 +471,6 @@ fn the_accounting_matches_an_independent_recount_of_every_captured_body() {
 #[test]
 #[ignore]
 fn print_parts() {
-    super::DEBUG.with(|d| d.set(true));
     let case = ctxlens_corpus::Case::named(&std::env::var("CASE").expect("CASE"));
     let a = assembled(&case, None).expect("a case");
     println!("{:?}", accounted(&a));

@@ -9,7 +9,7 @@ use super::openai_responses_shared::{
     self as shared, compat_flag, convert_responses_messages, convert_responses_tools,
     ConvertOptions, ToolOptions,
 };
-use super::{constrained_sampling, err, AdapterError, Request, StreamOptions};
+use super::{body, constrained_sampling, err, AdapterError, Request, StreamOptions};
 use crate::context::LlmContext;
 use crate::js::{self, js_trim, number_to_string, Object, Value};
 use crate::messages;
@@ -316,13 +316,14 @@ pub fn build(
         &grammar_props,
         events,
     )?;
-    let body = params.to_json();
+    let (body, accounting) = body::written(&params);
     Ok(Request {
         method: "POST",
         url,
         headers,
         params,
         body,
+        accounting,
         url_note: None,
     })
 }

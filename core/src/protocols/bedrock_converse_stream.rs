@@ -19,7 +19,7 @@ use super::constrained_sampling::{
     get_json_schema_tool_parameters, resolve_json_schema_strict_sampling, Strict,
 };
 use super::google_shared::sanitize_value;
-use super::{base64, cache_retention, err, ev, AdapterError, Request, StreamOptions};
+use super::{body, base64, cache_retention, err, ev, AdapterError, Request, StreamOptions};
 use crate::context::LlmContext;
 use crate::js::{is_js_whitespace, js_max, js_min, js_trim_is_empty, to_js_string, Object, Value};
 use crate::messages;
@@ -100,7 +100,7 @@ pub fn build(
         build_additional_model_request_fields(pi, model, &options, opts, events),
     );
     let params = Value::Object(input);
-    let body = converse_stream_request_body(&params);
+    let (text, accounting) = body::written(&converse_stream_request_body(&params));
     let (endpoint_url, explicit_endpoint) = endpoint(model, opts, events);
     let url = format!(
         "{}/model/{}/converse-stream",
@@ -113,7 +113,8 @@ pub fn build(
         url,
         headers,
         params,
-        body: body.to_json(),
+        body: text,
+        accounting,
         url_note: None,
     })
 }

@@ -57,17 +57,19 @@ impl Kind {
 /// No LLM message: a wire message or block pi inserted.
 pub const NO_MESSAGE: u32 = u32::MAX;
 
-/// What a marked object is: set by the adapter that builds it, read by [`write`].
+/// What a marked object is: set by the adapter that builds it (or, for the LLM messages and
+/// their blocks, by [`mark_llm_messages`] before the adapter runs, so that an adapter marks
+/// what it writes by copying the mark of what it renders: [`like`]), read by [`write`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tag {
-    /// Tool `i`'s definition object (the one holding its `description`); `i` indexes the tools
-    /// the adapter was given.
-    Tool(u32),
-    /// Tool `i`'s parameters as written (the whole value counts).
-    Schema(u32),
-    /// An object holding system text `k` (`text` or `content`): `k` indexes
-    /// `Parts::sent_system`'s texts (0 for the one system prompt of 0.85).
-    System(u32),
+    /// A tool's definition object: the one holding its `name` and `description`. The writer
+    /// numbers the tools in the order written ([`Accounting::tools`]).
+    Tool,
+    /// A tool's parameters as written (the whole value counts), inside its [`Tag::Tool`].
+    Schema,
+    /// An object holding a system text (`text` or `content`). The writer numbers the system
+    /// texts in the order written.
+    System,
     /// A wire message (an element of the conversation array) rendering LLM message `llm`
     /// ([`NO_MESSAGE`]: one pi inserted); its own text members are of `kind`.
     Message { llm: u32, kind: Kind },
@@ -82,9 +84,9 @@ pub enum Tag {
 impl Tag {
     pub fn mark(self) -> Mark {
         let (variant, kind, key, index): (u64, u8, u16, u32) = match self {
-            Tag::Tool(i) => (1, 0, 0, i),
-            Tag::Schema(i) => (2, 0, 0, i),
-            Tag::System(k) => (3, 0, 0, k),
+            Tag::Tool => (1, 0, 0, 0),
+            Tag::Schema => (2, 0, 0, 0),
+            Tag::System => (3, 0, 0, 0),
             Tag::Message { llm, kind } => (4, kind as u8, 0, llm),
             Tag::Block { llm, kind } => (5, kind as u8, 0, llm),
             Tag::Inserted { key, kind } => (6, kind as u8, key, 0),
@@ -98,9 +100,9 @@ impl Tag {
         let key = (m >> 32) as u16;
         let kind = Kind::from_u8((m >> 48) as u8);
         Some(match m >> 56 {
-            1 => Tag::Tool(index),
-            2 => Tag::Schema(index),
-            3 => Tag::System(index),
+            1 => Tag::Tool,
+            2 => Tag::Schema,
+            3 => Tag::System,
             4 => Tag::Message {
                 llm: index,
                 kind: kind?,
@@ -119,6 +121,106 @@ impl Tag {
         match self {
             Tag::Message { llm, .. } | Tag::Block { llm, .. } if llm != NO_MESSAGE => Some(llm),
             _ => None,
+        }
+    }
+
+    /// The same source as a wire message (a block's mark on the message that carries it).
+    pub fn as_message(self) -> Tag {
+        match self {
+            Tag::Block { llm, kind } => Tag::Message { llm, kind },
+            t => t,
+        }
+    }
+
+    /// The same source as a block of `kind` (a message's mark on a part of it).
+    pub fn as_block(self, kind: Kind) -> Tag {
+        match self {
+            Tag::Message { llm, .. } | Tag::Block { llm, .. } => Tag::Block { llm, kind },
+            Tag::Inserted { key, .. } => Tag::Inserted { key, kind },
+            t => t,
+        }
+    }
+}
+
+/// The tag of `v` (an object marked with one).
+pub fn tag_of(v: &Value) -> Option<Tag> {
+    v.as_object().and_then(|o| Tag::of(o.mark()))
+}
+
+/// `out` marked as what `src` is (an LLM message or block, marked by [`mark_llm_messages`]):
+/// the adapter says "this renders that".
+pub fn like(out: Object, src: &Value) -> Object {
+    match src.as_object() {
+        Some(o) if !o.mark().is_none() => out.marked(o.mark()),
+        _ => out,
+    }
+}
+
+/// `out` marked as the wire message rendering `src` (an LLM message, or a block of one).
+pub fn message_like(out: Object, src: &Value) -> Object {
+    match tag_of(src) {
+        Some(t) => out.marked(t.as_message().mark()),
+        None => out,
+    }
+}
+
+/// `out` marked as a `kind` part of what `src` is.
+pub fn part_of(out: Object, src: &Value, kind: Kind) -> Object {
+    match tag_of(src) {
+        Some(t) => out.marked(t.as_block(kind).mark()),
+        None => out,
+    }
+}
+
+/// `out` marked as a text block of `msg`, of the message's own kind (a placeholder standing in
+/// for one of its images, another model's thinking turned into text).
+pub fn text_of(out: Object, msg: &Value) -> Object {
+    match tag_of(msg) {
+        Some(Tag::Message { llm, kind }) => out.marked(Tag::Block { llm, kind }.mark()),
+        Some(t @ (Tag::Inserted { .. } | Tag::System)) => out.marked(t.mark()),
+        _ => out,
+    }
+}
+
+/// The tag of a text pi inserts: its `strings.json` key (`transformMessages.missingToolResult`).
+pub fn inserted(pi: &crate::pi::Pi, key: &str, kind: Kind) -> Tag {
+    let index = pi
+        .data
+        .inserted_strings()
+        .iter()
+        .position(|(k, _)| k == key)
+        .unwrap_or(u16::MAX as usize);
+    Tag::Inserted {
+        key: index.min(u16::MAX as usize) as u16,
+        kind,
+    }
+}
+
+/// Marks each LLM message (`convertToLlm`'s output) and each of its content blocks with what
+/// it is: message `i`'s text of its role's kind, a thinking block, a tool call, an image; a
+/// system message (0.86 on) as a system text. Adapters copy these marks onto what they write.
+pub fn mark_llm_messages(messages: &mut [Value]) {
+    for (i, m) in messages.iter_mut().enumerate() {
+        let Some(o) = m.as_object_mut() else { continue };
+        let role = o.get_str("role").unwrap_or("").to_string();
+        if role == "system" {
+            o.set_mark(Tag::System.mark());
+            continue;
+        }
+        let llm = i as u32;
+        let kind = Kind::of_role(&role);
+        o.set_mark(Tag::Message { llm, kind }.mark());
+        if let Some(Value::Array(blocks)) = o.get_mut("content") {
+            for b in blocks.iter_mut() {
+                let Some(bo) = b.as_object_mut() else { continue };
+                let k = match bo.get_str("type") {
+                    Some("thinking") | Some("redactedThinking") => Kind::Reasoning,
+                    Some("toolCall") => Kind::ToolArguments,
+                    Some("image") => Kind::ImageData,
+                    _ => kind,
+                };
+                bo.set_mark(Tag::Block { llm, kind: k }.mark());
+            }
         }
     }
 }
@@ -191,6 +293,10 @@ pub struct Accounting {
     pub wires: Vec<WireMessage>,
     /// The parameters' names, in order of first appearance.
     pub parameters: Vec<String>,
+    /// The tools written ([`Tag::Tool`] objects), in order: each one's `name` member.
+    pub tools: Vec<String>,
+    /// How many system texts were written ([`Payload::System`]'s numbers).
+    pub systems: u32,
 }
 
 /// One leaf of the body (a string, number, boolean or null; or a whole counted value) with
@@ -238,13 +344,13 @@ fn member(tag: Tag, key: &str, v: &Value) -> Option<Member> {
         "redacted_content",
     ];
     match tag {
-        Tag::Tool(i) => match key {
-            "description" => text(Member::Text(Counted::ToolDescription(i))),
+        Tag::Tool => match key {
+            "description" => text(Member::Text(Counted::ToolDescription)),
             _ => None,
         },
-        Tag::Schema(_) => None,
-        Tag::System(k) => match key {
-            "text" | "content" => text(Member::Text(Counted::System(k))),
+        Tag::Schema => None,
+        Tag::System => match key {
+            "text" | "content" => text(Member::Text(Counted::System)),
             _ => None,
         },
         Tag::Message { kind, .. } | Tag::Block { kind, .. } | Tag::Inserted { kind, .. } => {
@@ -291,8 +397,8 @@ fn member(tag: Tag, key: &str, v: &Value) -> Option<Member> {
 
 #[derive(Clone, Copy)]
 enum Counted {
-    System(u32),
-    ToolDescription(u32),
+    System,
+    ToolDescription,
     History(Kind),
 }
 
@@ -325,18 +431,27 @@ fn path_of(steps: &[Step]) -> String {
     p
 }
 
+/// A parameter's name: a top-level key, a config container's member, a cache marker.
+#[derive(Clone, Copy)]
+enum Param<'v> {
+    Key(&'v str),
+    Member(&'v str, &'v str),
+}
+
 /// Where the writer is: the innermost tag, the wire message, the parameter.
 #[derive(Clone, Copy, Default)]
-struct Scope {
+struct Scope<'v> {
     tag: Option<Tag>,
     /// The tag's LLM message and inserted key (inherited by the blocks inside).
     llm: Option<u32>,
     inserted: Option<u16>,
     wire: Option<u32>,
-    /// Inside a schema or a whole counted value: everything is that payload's.
-    whole: bool,
-    /// Outside any tag: the parameter the values below belong to.
-    parameter: Option<u32>,
+    /// The tool being written ([`Accounting::tools`]).
+    tool: Option<u32>,
+    /// The system text being written (its number).
+    system: Option<u32>,
+    /// The parameter the values below belong to (outside any tag, or in a cache marker).
+    parameter: Option<Param<'v>>,
 }
 
 struct Writer<'v, 'o> {
@@ -380,11 +495,15 @@ pub fn leaves(params: &Value) -> (Vec<Leaf>, Accounting) {
 }
 
 impl<'v> Writer<'v, '_> {
-    fn parameter(&mut self, name: &str) -> u32 {
-        match self.acc.parameters.iter().position(|p| p == name) {
+    fn parameter(&mut self, param: Param) -> u32 {
+        let name = match param {
+            Param::Key(k) => k.to_string(),
+            Param::Member(a, b) => format!("{a}.{b}"),
+        };
+        match self.acc.parameters.iter().position(|p| *p == name) {
             Some(i) => i as u32,
             None => {
-                self.acc.parameters.push(name.to_string());
+                self.acc.parameters.push(name);
                 (self.acc.parameters.len() - 1) as u32
             }
         }
@@ -401,7 +520,7 @@ impl<'v> Writer<'v, '_> {
         });
     }
 
-    fn leaf(&mut self, v: &Value, scope: Scope, payload: Option<Payload>) {
+    fn leaf(&mut self, v: &Value, scope: Scope<'v>, payload: Option<Payload>) {
         if let Some(leaves) = &mut self.leaves {
             leaves.push(Leaf {
                 path: path_of(&self.steps),
@@ -413,10 +532,10 @@ impl<'v> Writer<'v, '_> {
         }
     }
 
-    fn payload(&self, c: Counted, scope: Scope) -> Payload {
+    fn payload(&self, c: Counted, scope: Scope<'v>) -> Payload {
         match c {
-            Counted::System(k) => Payload::System(k),
-            Counted::ToolDescription(i) => Payload::ToolDescription(i),
+            Counted::System => Payload::System(scope.system.unwrap_or(0)),
+            Counted::ToolDescription => Payload::ToolDescription(scope.tool.unwrap_or(u32::MAX)),
             Counted::History(kind) => Payload::History {
                 kind,
                 llm: scope.llm,
@@ -427,17 +546,10 @@ impl<'v> Writer<'v, '_> {
     }
 
     /// A value counted whole (a schema, an arguments object, a parameter's value).
-    fn whole(&mut self, v: &'v Value, scope: Scope, payload: Payload) {
+    fn whole(&mut self, v: &'v Value, scope: Scope<'v>, payload: Payload) {
         let start = self.out.len();
         if self.leaves.is_some() {
-            self.structure(
-                v,
-                Scope {
-                    whole: true,
-                    ..scope
-                },
-                Some(payload),
-            );
+            self.structure(v, scope, Some(payload));
         } else {
             json::write_compact(v, self.out);
         }
@@ -445,7 +557,7 @@ impl<'v> Writer<'v, '_> {
         self.span(start, chars, false, payload);
     }
 
-    fn value(&mut self, v: &'v Value, scope: Scope) {
+    fn value(&mut self, v: &'v Value, scope: Scope<'v>) {
         match v {
             Value::Object(o) => self.object(o, scope),
             Value::Array(a) => {
@@ -465,9 +577,10 @@ impl<'v> Writer<'v, '_> {
     }
 
     /// A leaf outside any counted member: a parameter's value outside tags, structure inside.
-    fn scalar(&mut self, v: &'v Value, scope: Scope) {
+    fn scalar(&mut self, v: &'v Value, scope: Scope<'v>) {
         match scope.parameter {
             Some(p) => {
+                let p = self.parameter(p);
                 let start = self.out.len();
                 json::write_compact(v, self.out);
                 let chars = utf16_len(&self.out[start..]);
@@ -482,7 +595,7 @@ impl<'v> Writer<'v, '_> {
     }
 
     /// Writes a value inside a whole counted one, recording its leaves only.
-    fn structure(&mut self, v: &'v Value, scope: Scope, payload: Option<Payload>) {
+    fn structure(&mut self, v: &'v Value, scope: Scope<'v>, payload: Option<Payload>) {
         match v {
             Value::Object(o) => self.structure_object(o, scope, payload),
             Value::Array(a) => {
@@ -504,7 +617,7 @@ impl<'v> Writer<'v, '_> {
         }
     }
 
-    fn structure_object(&mut self, o: &'v Object, scope: Scope, payload: Option<Payload>) {
+    fn structure_object(&mut self, o: &'v Object, scope: Scope<'v>, payload: Option<Payload>) {
         self.out.push('{');
         for (i, (k, x)) in o.iter().enumerate() {
             if i > 0 {
@@ -519,7 +632,7 @@ impl<'v> Writer<'v, '_> {
         self.out.push('}');
     }
 
-    fn object(&mut self, o: &'v Object, outer: Scope) {
+    fn object(&mut self, o: &'v Object, outer: Scope<'v>) {
         let mut scope = outer;
         if let Some(tag) = Tag::of(o.mark()) {
             scope.tag = Some(tag);
@@ -537,7 +650,13 @@ impl<'v> Writer<'v, '_> {
                 }
                 _ => {}
             }
-            if let Tag::Message { llm, .. } = tag {
+            let wire = match tag {
+                Tag::Message { llm, .. } => Some(llm),
+                // A message pi inserted whole (outside any wire message).
+                Tag::Inserted { .. } if scope.wire.is_none() => Some(NO_MESSAGE),
+                _ => None,
+            };
+            if let Some(llm) = wire {
                 let call_id = ID_KEYS
                     .iter()
                     .find_map(|k| o.get_str(k))
@@ -550,14 +669,23 @@ impl<'v> Writer<'v, '_> {
                 });
                 scope.wire = Some((self.acc.wires.len() - 1) as u32);
             }
-            if let Tag::Schema(i) = tag {
+            match tag {
+                Tag::Tool => {
+                    let name = o.get_str("name").unwrap_or_default().to_string();
+                    self.acc.tools.push(name);
+                    scope.tool = Some((self.acc.tools.len() - 1) as u32);
+                }
+                Tag::System => {
+                    scope.system = Some(self.acc.systems);
+                    self.acc.systems += 1;
+                }
+                _ => {}
+            }
+            if tag == Tag::Schema {
+                let i = scope.tool.unwrap_or(u32::MAX);
                 let start = self.out.len();
                 if self.leaves.is_some() {
-                    let inner = Scope {
-                        whole: true,
-                        ..scope
-                    };
-                    self.structure_object(o, inner, Some(Payload::ToolSchema(i)));
+                    self.structure_object(o, scope, Some(Payload::ToolSchema(i)));
                 } else {
                     json::write_compact(&Value::Object(o.clone()), self.out);
                 }
@@ -580,7 +708,7 @@ impl<'v> Writer<'v, '_> {
         self.out.push('}');
     }
 
-    fn member(&mut self, own: Mark, key: &'v str, x: &'v Value, scope: Scope) {
+    fn member(&mut self, own: Mark, key: &'v str, x: &'v Value, scope: Scope<'v>) {
         // A member of the object marked itself: the table says what it is.
         let counted = Tag::of(own).and_then(|t| member(t, key, x));
         match counted {
@@ -603,17 +731,16 @@ impl<'v> Writer<'v, '_> {
         let mut inner = scope;
         if scope.tag.is_none() && self.steps.len() == 1 {
             // A top-level member outside any tag: a parameter.
-            inner.parameter = Some(self.parameter(key));
+            inner.parameter = Some(Param::Key(key));
         } else if scope.tag.is_none() && self.steps.len() == 2 && inner.parameter.is_some() {
             if let Step::Key(top) = self.steps[0] {
                 if CONTAINERS.contains(&top) {
-                    let name = format!("{top}.{key}");
-                    inner.parameter = Some(self.parameter(&name));
+                    inner.parameter = Some(Param::Member(top, key));
                 }
             }
         }
         if is_cache_key(key) && !matches!(x, Value::Array(_)) {
-            inner.parameter = Some(self.parameter(key));
+            inner.parameter = Some(Param::Key(key));
         }
         self.value(x, inner);
     }
@@ -630,9 +757,9 @@ mod tests {
     #[test]
     fn tags_round_trip_through_marks() {
         for t in [
-            Tag::Tool(3),
-            Tag::Schema(0),
-            Tag::System(7),
+            Tag::Tool,
+            Tag::Schema,
+            Tag::System,
             Tag::Message {
                 llm: NO_MESSAGE,
                 kind: Kind::UserText,
@@ -656,9 +783,9 @@ mod tests {
         let mut tool = obj(r#"{"name":"read","description":"Reads \"a\" file","input_schema":{"type":"object","properties":{"path":{"type":"string"}}}}"#);
         if let Value::Object(o) = &mut tool {
             let mut schema = o.get("input_schema").cloned().unwrap();
-            mark(&mut schema, Tag::Schema(0));
+            mark(&mut schema, Tag::Schema);
             o.insert("input_schema", schema);
-            o.set_mark(Tag::Tool(0).mark());
+            o.set_mark(Tag::Tool.mark());
         }
         let text = marked(
             obj(r#"{"type":"text","text":"hé\nllo"}"#),

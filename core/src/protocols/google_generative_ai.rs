@@ -9,7 +9,7 @@
 //! is always collapsed (`collapseSystemMessages`, :16): the replayed prompt is
 //! `systemInstruction`, the current tools are the declarations.
 
-use super::{err, ev, google_shared, AdapterError, Request, StreamOptions};
+use super::{body, err, ev, google_shared, AdapterError, Request, StreamOptions};
 use crate::context::LlmContext;
 use crate::js::{self, non_nullish, sanitize_surrogates, Object, Value};
 use crate::messages;
@@ -67,7 +67,7 @@ pub fn build(
         );
     }
     let params = build_params(pi, model, &collapsed, max_tokens, &thinking, events)?;
-    let body = generate_content_parameters_to_mldev(pi, &params)?;
+    let (text, accounting) = body::written(&generate_content_parameters_to_mldev(pi, &params)?);
     let url = format!(
         "{}/{}:streamGenerateContent?alt=sse",
         request_base_url(model),
@@ -79,7 +79,8 @@ pub fn build(
         url,
         headers,
         params,
-        body: body.to_json(),
+        body: text,
+        accounting,
         url_note: None,
     })
 }

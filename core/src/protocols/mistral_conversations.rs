@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use super::constrained_sampling::{
     make_strict_json_schema, resolve_json_schema_strict_sampling, Strict,
 };
-use super::{err, ev, AdapterError, Request, StreamOptions};
+use super::{body, err, ev, AdapterError, Request, StreamOptions};
 use crate::context::LlmContext;
 use crate::js::{
     self, js_trim, js_trim_is_empty, sanitize_surrogates, to_js_string, Object, Value,
@@ -92,13 +92,14 @@ pub fn build(
     let headers = build_mistral_headers(model, opts, &options, events);
     let params = Value::Object(to_mistral_wire_payload(&payload));
     drop(payload);
-    let body = params.to_json();
+    let (body, accounting) = body::written(&params);
     Ok(Request {
         method: "POST",
         url,
         headers,
         params,
         body,
+        accounting,
         url_note: None,
     })
 }

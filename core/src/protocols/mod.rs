@@ -68,6 +68,8 @@ pub struct Request {
     pub params: Value,
     /// The exact body bytes.
     pub body: String,
+    /// Where the body's characters came from, recorded while writing it ([`body::write`]).
+    pub accounting: body::Accounting,
     /// Why the URL looks wrong, when it does: after a protocol switch, a path segment doubled
     /// where the model's base URL (made for its own protocol) meets the path the other
     /// protocol's adapter adds ([`doubled_segment_note`]).

@@ -11,7 +11,7 @@ use super::openai_responses_shared::{
     self as shared, compat_flag, convert_responses_messages, convert_responses_tools,
     ConvertOptions, ToolOptions,
 };
-use super::{constrained_sampling, err, AdapterError, Request, StreamOptions};
+use super::{body, constrained_sampling, err, AdapterError, Request, StreamOptions};
 use crate::context::LlmContext;
 use crate::js::{self, to_js_string, Object, Value};
 use crate::model::{self, Model};
@@ -155,13 +155,14 @@ pub fn build(
             .at("AI/api/openai-codex-responses.js:124"),
     );
     events.push(websocket_note(model, codex_session_id.as_deref()));
-    let body = params.to_json();
+    let (body, accounting) = body::written(&params);
     Ok(Request {
         method: "POST",
         url: resolve_codex_url(model.obj.get("baseUrl")),
         headers,
         params,
         body,
+        accounting,
         url_note: None,
     })
 }

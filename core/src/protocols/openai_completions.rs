@@ -15,7 +15,8 @@ use super::constrained_sampling::{
 };
 use super::github_copilot_headers::{build_copilot_dynamic_headers, has_copilot_vision_input};
 use super::openai_prompt_cache::clamp_openai_prompt_cache_key;
-use super::{cache_retention, err, AdapterError, Request, StreamOptions};
+use super::body::{like, message_like, part_of, Kind, Tag};
+use super::{body, cache_retention, err, AdapterError, Request, StreamOptions};
 use crate::context::LlmContext;
 use crate::headers::has_header;
 use crate::js::{
@@ -31,6 +32,11 @@ use crate::trace::{Event, EventKind, Events};
 /// A text pi inserts into bodies (data/pi-0.85.1/strings.json, group `openaiCompletions`).
 fn text(pi: &Pi, key: &str) -> &'static str {
     pi.data.string("openaiCompletions", key)
+}
+
+/// The mark of [`text`]`(key)` in a body, as a text of `kind`.
+fn inserted(pi: &Pi, key: &str, kind: Kind) -> crate::js::Mark {
+    body::inserted(pi, &format!("openaiCompletions.{key}"), kind).mark()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -102,13 +108,14 @@ pub fn build(
         events,
     )?;
     let url = chat_completions_url(model, opts);
-    let body = params.to_json();
+    let (body, accounting) = body::written(&params);
     Ok(Request {
         method: "POST",
         url,
         headers,
         params,
         body,
+        accounting,
         url_note: None,
     })
 }
@@ -1178,6 +1185,7 @@ fn add_cache_control_to_text_content(message: &mut Value, cc: &Object) -> bool {
                 .with("type", "text")
                 .with("text", text)
                 .with("cache_control", cc.clone());
+            let part = body::text_of(part, &Value::Object(msg.clone()));
             msg.insert("content", Value::Array(vec![part.into()]));
             true
         }
@@ -1279,6 +1287,7 @@ fn convert_messages(
                     "content",
                     sanitize_surrogates(&ctx.system_prompt).into_owned(),
                 )
+                .marked(Tag::System.mark())
                 .into(),
         );
     }
@@ -1287,7 +1296,8 @@ fn convert_messages(
         Value::Object(
             Object::new()
                 .with("role", "assistant")
-                .with("content", text(pi, "assistantAfterToolResult")),
+                .with("content", text(pi, "assistantAfterToolResult"))
+                .marked(inserted(pi, "assistantAfterToolResult", Kind::AssistantText)),
         )
     };
     let requires_bridge = compat.truthy("requiresAssistantAfterToolResult");
@@ -1381,6 +1391,7 @@ fn convert_messages(
                         Object::new()
                             .with("role", instruction_role)
                             .with("content", sanitize_surrogates(&text).into_owned())
+                            .marked(Tag::System.mark())
                             .into(),
                     );
                 }
@@ -1450,7 +1461,7 @@ fn convert_user_message(
 ) -> Result<bool, AdapterError> {
     match msg.get("content") {
         Some(Value::String(s)) => {
-            params.push(Object::new().with("role", "user").with("content", sanitize_shared(s)).into());
+            params.push(message_like(Object::new().with("role", "user").with("content", sanitize_shared(s)), msg).into());
         }
         Some(Value::Array(items)) => {
             let mut content = Vec::with_capacity(items.len());
@@ -1467,7 +1478,7 @@ fn convert_user_message(
                         continue;
                     }
                     let t = block_str(item, "text")?;
-                    content.push(Object::new().with("type", "text").with("text", sanitize_surrogates(t).into_owned()).into());
+                    content.push(like(Object::new().with("type", "text").with("text", sanitize_surrogates(t).into_owned()), item).into());
                 } else {
                     content.push(image_url_part(item));
                 }
@@ -1476,7 +1487,7 @@ fn convert_user_message(
                 events.push(Event::new(EventKind::Dropped, "user message with empty content").at("AI/api/openai-completions.js:949"));
                 return Ok(false);
             }
-            params.push(Object::new().with("role", "user").with("content", Value::Array(content)).into());
+            params.push(message_like(Object::new().with("role", "user").with("content", Value::Array(content)), msg).into());
         }
         _ => return Err(err("user message content is neither a string nor an array (pi: msg.content.map is not a function)")),
     }
@@ -1492,7 +1503,7 @@ fn image_url_part(block: &Value) -> Value {
     );
     Object::new()
         .with("type", "image_url")
-        .with("image_url", Object::new().with("url", url))
+        .with("image_url", like(Object::new().with("url", url), block))
         .into()
 }
 
@@ -1506,7 +1517,7 @@ fn convert_assistant_message(
     events: &mut Events,
 ) -> Result<Option<Value>, AdapterError> {
     let blocks = content_array(msg, "assistant")?;
-    let mut out = Object::new().with("role", "assistant").with(
+    let mut out = message_like(Object::new(), msg).with("role", "assistant").with(
         "content",
         if compat.truthy("requiresAssistantAfterToolResult")
             || compat.truthy("requiresNonNullAssistantContent")
@@ -1582,13 +1593,19 @@ fn convert_assistant_message(
                 .map(|(_, t)| sanitize_surrogates(t).into_owned())
                 .collect::<Vec<_>>()
                 .join(text(pi, "thinkingAsTextJoin"));
-            let mut content = vec![Value::Object(
+            let mut content = vec![Value::Object(part_of(
                 Object::new()
                     .with("type", "text")
                     .with("text", thinking_text),
-            )];
+                msg,
+                Kind::AssistantText,
+            ))];
             content.extend(text_parts.iter().map(|t| {
-                Value::Object(Object::new().with("type", "text").with("text", t.as_str()))
+                Value::Object(part_of(
+                    Object::new().with("type", "text").with("text", t.as_str()),
+                    msg,
+                    Kind::AssistantText,
+                ))
             }));
             out.insert("content", Value::Array(content));
             events.push(
@@ -1660,15 +1677,18 @@ fn convert_assistant_message(
                 call.insert("type", Value::str("custom"));
                 call.insert(
                     "custom",
-                    Object::new()
-                        .with("name", name)
-                        .with("input", sanitize_surrogates(&input).into_owned())
-                        .into(),
+                    like(
+                        Object::new()
+                            .with("name", name)
+                            .with("input", sanitize_surrogates(&input).into_owned()),
+                        tc,
+                    )
+                    .into(),
                 );
                 converted.push(call.into());
                 continue;
             }
-            let mut function = Object::new();
+            let mut function = like(Object::new(), tc);
             function.insert_opt("name", tc.get("name").cloned());
             // `JSON.stringify(undefined)` is undefined: the member disappears.
             function.insert_opt(
@@ -1684,7 +1704,14 @@ fn convert_assistant_message(
         }
         out.insert("tool_calls", Value::Array(converted));
     }
-    if let Some(details) = preserved {
+    if let Some(mut details) = preserved {
+        // Each detail is a part of the reasoning: its text, its signature or data.
+        match &mut details {
+            Value::Array(items) => items.iter_mut().for_each(|d| {
+                body::mark(d, body::Tag::Block { llm: body::tag_of(msg).and_then(body::Tag::llm).unwrap_or(body::NO_MESSAGE), kind: Kind::Reasoning })
+            }),
+            d => body::mark(d, body::Tag::Block { llm: body::tag_of(msg).and_then(body::Tag::llm).unwrap_or(body::NO_MESSAGE), kind: Kind::Reasoning }),
+        }
         out.insert("reasoning_details", details);
         events.push(
             Event::new(
@@ -1781,7 +1808,7 @@ fn convert_tool_result_batch(
             );
             text(pi, "toolResultEmpty").into()
         };
-        let mut out = Object::new()
+        let mut out = message_like(Object::new(), tool_msg)
             .with("role", "tool")
             .with("content", sanitize_shared(&tool_result_text));
         out.insert_opt("tool_call_id", tool_msg.get("toolCallId").cloned());
@@ -1822,6 +1849,7 @@ fn convert_tool_result_batch(
                 Object::new()
                     .with("role", "assistant")
                     .with("content", text(pi, "assistantAfterToolResult"))
+                    .marked(inserted(pi, "assistantAfterToolResult", Kind::AssistantText))
                     .into(),
             );
             events.push(
@@ -1836,16 +1864,19 @@ fn convert_tool_result_batch(
             );
         }
         let n = image_blocks.len();
+        let images_text = inserted(pi, "toolResultImagesUserText", Kind::UserText);
         let mut content = vec![Value::Object(
             Object::new()
                 .with("type", "text")
-                .with("text", text(pi, "toolResultImagesUserText")),
+                .with("text", text(pi, "toolResultImagesUserText"))
+                .marked(images_text),
         )];
         content.extend(image_blocks);
         params.push(
             Object::new()
                 .with("role", "user")
                 .with("content", Value::Array(content))
+                .marked(images_text)
                 .into(),
         );
         events.push(
@@ -2034,7 +2065,8 @@ fn convert_tools(
             let custom = Object::new()
                 .with("name", tool.name.as_str())
                 .with("description", tool.description.as_str())
-                .with("format", format);
+                .with("format", format.marked(Tag::Schema.mark()))
+                .marked(Tag::Tool.mark());
             out.push(
                 Object::new()
                     .with("type", "custom")
@@ -2070,7 +2102,8 @@ fn convert_tools(
         let mut function = Object::new()
             .with("name", tool.name.as_str())
             .with("description", tool.description.as_str())
-            .with("parameters", parameters);
+            .with("parameters", body::marked(parameters, Tag::Schema))
+            .marked(Tag::Tool.mark());
         if supports_strict {
             function.insert("strict", Value::Bool(strict.unwrap_or(false)));
         }

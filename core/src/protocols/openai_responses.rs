@@ -15,7 +15,7 @@ use super::openai_responses_shared::{
     self as shared, compat_flag, convert_responses_messages, convert_responses_tools,
     ConvertOptions, ToolOptions,
 };
-use super::{cache_retention, constrained_sampling, err, AdapterError, Request, StreamOptions};
+use super::{body, cache_retention, constrained_sampling, err, AdapterError, Request, StreamOptions};
 use crate::context::LlmContext;
 use crate::headers::has_header;
 use crate::js::{self, number_to_string, Object, Value};
@@ -284,13 +284,14 @@ pub fn build(
         sign_in,
         events,
     )?;
-    let body = params.to_json();
+    let (body, accounting) = body::written(&params);
     Ok(Request {
         method: "POST",
         url: responses_url(model, opts),
         headers,
         params,
         body,
+        accounting,
         url_note: None,
     })
 }

@@ -6,7 +6,7 @@
 //! (content, sections, tool declarations, removals, timestamp) are among the messages as the
 //! session holds them, with no `systemPrompt` and no `tools` (PM2).
 
-use super::{err, AdapterError, Request, StreamOptions};
+use super::{body, err, AdapterError, Request, StreamOptions};
 use crate::context::LlmContext;
 use crate::js::{Object, Value};
 use crate::model::Model;
@@ -96,13 +96,14 @@ pub fn build(
     payload.insert("context", context);
     payload.insert("options", Value::Object(options));
     let params = Value::Object(payload);
-    let body = params.to_json();
+    let (body, accounting) = body::written(&params);
     Ok(Request {
         method: "POST",
         url,
         headers,
         params,
         body,
+        accounting,
         url_note: None,
     })
 }

@@ -57,12 +57,14 @@ pub(crate) fn messages_create(
     }
     let headers = request_headers(pi, opts, client, betas_header);
     let url = build_url(model, opts);
+    let (body, accounting) = crate::protocols::body::written(&Value::Object(body));
     Request {
         method: "POST",
         url,
         headers,
         params: Value::Object(params),
-        body: Value::Object(body).to_json(),
+        body,
+        accounting,
         url_note: None,
     }
 }
