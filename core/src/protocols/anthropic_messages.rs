@@ -16,6 +16,7 @@ use super::constrained_sampling::{
     get_json_schema_tool_parameters, resolve_json_schema_strict_sampling, Strict,
 };
 use super::github_copilot_headers::{build_copilot_dynamic_headers, has_copilot_vision_input};
+use super::body::{self, Kind, Tag};
 use super::{err, ev, AdapterError, Request, StreamOptions};
 use crate::context::LlmContext;
 use crate::headers::has_header;
@@ -79,6 +80,11 @@ fn data_group(pi: &Pi) -> Option<&'static Value> {
 
 fn data_str(pi: &Pi, key: &str) -> &'static str {
     pi.data.string(DATA_GROUP, key)
+}
+
+/// The mark of [`data_str`]`(key)` in a body, as a text of `kind`.
+fn inserted(pi: &Pi, key: &str, kind: Kind) -> crate::js::Mark {
+    body::inserted(pi, &format!("{DATA_GROUP}.{key}"), kind).mark()
 }
 
 /// `claudeCodeTools` (:45–63).
@@ -1045,7 +1051,10 @@ fn build_params(
     }
 
     let text_block = |text: &str| {
-        let mut b = Object::new().with("type", "text").with("text", text);
+        let mut b = Object::new()
+            .with("type", "text")
+            .with("text", text)
+            .marked(Tag::System.mark());
         if let Some(cc) = &cache_control {
             b.insert("cache_control", Value::Object(cc.clone()));
         }
@@ -1130,6 +1139,14 @@ fn build_params(
             ),
             "1.6.0/AI/api/anthropic-messages.js:1153",
         );
+        // pi's own tool, counted among the tools the request sends.
+        let mut placeholder = placeholder;
+        if let Some(o) = placeholder.as_object_mut() {
+            if let Some(schema) = o.get_mut("input_schema") {
+                body::mark(schema, Tag::Schema);
+            }
+            o.set_mark(Tag::Tool.mark());
+        }
         tools.push(placeholder);
         if !by_value {
             // 0.86.0–1.0.0: every later declared tool follows, deferred and without a cache
@@ -1426,6 +1443,7 @@ fn added_tool_names(msg: &Value) -> impl Iterator<Item = &str> {
 /// text).
 fn convert_content_blocks(
     pi: &Pi,
+    msg: &Value,
     content: &[Value],
     label: &str,
     events: &mut Events,
@@ -1453,22 +1471,28 @@ fn convert_content_blocks(
     for block in content {
         if block.get_str("type") == Some("text") {
             let text = str_member(block, "text", label)?;
-            blocks.push(Value::Object(
+            blocks.push(Value::Object(body::like(
                 Object::new()
                     .with("type", "text")
                     .with("text", sanitize_shared(text)),
-            ));
+                block,
+            )));
         } else {
             blocks.push(image_block(block));
         }
     }
     if !blocks.iter().any(|b| b.get_str("type") == Some("text")) {
+        let kind = body::tag_of(msg).map_or(Kind::ToolResults, |t| match t {
+            Tag::Message { kind, .. } | Tag::Block { kind, .. } | Tag::Inserted { kind, .. } => kind,
+            _ => Kind::ToolResults,
+        });
         blocks.insert(
             0,
             Value::Object(
                 Object::new()
                     .with("type", "text")
-                    .with("text", data_str(pi, "imageOnlyPlaceholder")),
+                    .with("text", data_str(pi, "imageOnlyPlaceholder"))
+                    .marked(inserted(pi, "imageOnlyPlaceholder", kind)),
             ),
         );
         ev(
@@ -1486,7 +1510,7 @@ fn convert_content_blocks(
 
 /// `{type:"image", source:{type:"base64", media_type: mimeType, data}}` (:93–100, :952–959).
 fn image_block(block: &Value) -> Value {
-    let mut source = Object::new().with("type", "base64");
+    let mut source = body::part_of(Object::new(), block, Kind::ImageData).with("type", "base64");
     source.insert_opt("media_type", block.get("mimeType").cloned());
     source.insert_opt("data", block.get("data").cloned());
     Value::Object(
@@ -1550,8 +1574,8 @@ fn convert_tool_result(
             )))
         }
     };
-    let converted = convert_content_blocks(pi, content, label, events)?;
-    let mut tool_result = Object::new().with("type", "tool_result");
+    let converted = convert_content_blocks(pi, msg, content, label, events)?;
+    let mut tool_result = body::text_of(Object::new(), msg).with("type", "tool_result");
     tool_result.insert_opt("tool_use_id", msg.get("toolCallId").cloned());
     let sibling_content = if references.is_empty() {
         tool_result.insert("content", converted);
@@ -1564,11 +1588,21 @@ fn convert_tool_result(
             format!("{label}: its own content moves after all tool_result blocks"),
             "AI/api/anthropic-messages.js:921",
         );
+        // On the wire the result's own content is user text beside the tool_result blocks.
+        let as_user = |o: Object| body::part_of(o, msg, Kind::UserText);
         match converted {
-            Value::String(s) => vec![Value::Object(
+            Value::String(s) => vec![Value::Object(as_user(
                 Object::new().with("type", "text").with("text", s),
-            )],
-            Value::Array(a) => a,
+            ))],
+            Value::Array(a) => a
+                .into_iter()
+                .map(|b| match b {
+                    Value::Object(o) if o.get_str("type") == Some("text") => {
+                        Value::Object(as_user(o))
+                    }
+                    b => b,
+                })
+                .collect(),
             _ => Vec::new(),
         }
     };
@@ -1627,7 +1661,8 @@ fn convert_messages(
                         Value::Object(
                             Object::new()
                                 .with("role", "system")
-                                .with("content", Value::Array(blocks)),
+                                .with("content", Value::Array(blocks))
+                                .marked(Tag::System.mark()),
                         ),
                     ));
                 }
@@ -1671,11 +1706,12 @@ fn convert_messages(
                         events,
                     );
                     let index = params.len();
-                    params.push(Value::Object(
+                    params.push(Value::Object(body::message_like(
                         Object::new()
                             .with("role", "assistant")
                             .with("content", Value::Array(blocks)),
-                    ));
+                        msg,
+                    )));
                     if let Some(provider) = managed_provider {
                         let level = msg
                             .get_str("providerThinkingLevel")
@@ -1729,11 +1765,13 @@ fn convert_messages(
                             ),
                             "1.6.0/AI/api/transform-messages.js:10",
                         );
-                        error_images.push(Value::Object(
+                        error_images.push(Value::Object(body::part_of(
                             Object::new()
                                 .with("type", "text")
                                 .with("text", split.caption.as_str()),
-                        ));
+                            &transformed[j],
+                            Kind::UserText,
+                        )));
                         error_images.extend(split.images.iter().map(image_block));
                     }
                     j += 1;
@@ -1756,11 +1794,12 @@ fn convert_messages(
                 i = j - 1;
                 tool_results.extend(sibling);
                 tool_results.extend(error_images);
-                params.push(Value::Object(
+                params.push(Value::Object(body::message_like(
                     Object::new()
                         .with("role", "user")
                         .with("content", Value::Array(tool_results)),
-                ));
+                    msg,
+                )));
             }
             _ => {}
         }
@@ -1794,7 +1833,8 @@ fn convert_system_message(
         blocks.push(Value::Object(
             Object::new()
                 .with("type", "text")
-                .with("text", sanitize_surrogates(&text).into_owned()),
+                .with("text", sanitize_surrogates(&text).into_owned())
+                .marked(Tag::System.mark()),
         ));
         ev(
             events,
@@ -1967,11 +2007,12 @@ fn convert_user_message(
                 );
                 return Ok(None);
             }
-            Ok(Some(Value::Object(
+            Ok(Some(Value::Object(body::message_like(
                 Object::new()
                     .with("role", "user")
                     .with("content", sanitize_surrogates(s).into_owned()),
-            )))
+                msg,
+            ))))
         }
         Some(Value::Array(items)) => {
             let mut blocks = Vec::with_capacity(items.len());
@@ -1988,11 +2029,12 @@ fn convert_user_message(
                         );
                         continue;
                     }
-                    blocks.push(Value::Object(
+                    blocks.push(Value::Object(body::like(
                         Object::new()
                             .with("type", "text")
                             .with("text", text.into_owned()),
-                    ));
+                        item,
+                    )));
                 } else {
                     blocks.push(image_block(item));
                 }
@@ -2006,11 +2048,12 @@ fn convert_user_message(
                 );
                 return Ok(None);
             }
-            Ok(Some(Value::Object(
+            Ok(Some(Value::Object(body::message_like(
                 Object::new()
                     .with("role", "user")
                     .with("content", Value::Array(blocks)),
-            )))
+                msg,
+            ))))
         }
         _ => Err(err(format!(
             "{label}: content is neither a string nor an array (pi throws a TypeError)"
@@ -2051,15 +2094,16 @@ fn convert_assistant_blocks(
                     );
                     continue;
                 }
-                blocks.push(Value::Object(
+                blocks.push(Value::Object(body::like(
                     Object::new()
                         .with("type", "text")
                         .with("text", sanitize_shared(text)),
-                ));
+                    block,
+                )));
             }
             Some("thinking") => {
                 if block.get("redacted").is_some_and(Value::truthy) {
-                    let mut b = Object::new().with("type", "redacted_thinking");
+                    let mut b = body::like(Object::new(), block).with("type", "redacted_thinking");
                     b.insert_opt("data", block.get("thinkingSignature").cloned());
                     ev(
                         events,
@@ -2096,12 +2140,13 @@ fn convert_assistant_blocks(
                 if !has_signature {
                     if allow_empty_signature {
                         ev(events, EventKind::Converted, format!("{label}: unsigned thinking kept with signature \"\" (compat.allowEmptySignature)"), "AI/api/anthropic-messages.js:1004");
-                        blocks.push(Value::Object(
+                        blocks.push(Value::Object(body::like(
                             Object::new()
                                 .with("type", "thinking")
                                 .with("thinking", thinking)
                                 .with("signature", ""),
-                        ));
+                            block,
+                        )));
                     } else {
                         ev(
                             events,
@@ -2109,12 +2154,14 @@ fn convert_assistant_blocks(
                             format!("{label}: unsigned thinking sent as a text block"),
                             "AI/api/anthropic-messages.js:1010",
                         );
-                        blocks.push(Value::Object(
+                        blocks.push(Value::Object(body::part_of(
                             Object::new().with("type", "text").with("text", thinking),
-                        ));
+                            block,
+                            Kind::AssistantText,
+                        )));
                     }
                 } else {
-                    let mut b = Object::new()
+                    let mut b = body::like(Object::new(), block)
                         .with("type", "thinking")
                         .with("thinking", thinking);
                     b.insert_opt("signature", signature.cloned());
@@ -2122,7 +2169,7 @@ fn convert_assistant_blocks(
                 }
             }
             Some("toolCall") => {
-                let mut b = Object::new().with("type", "tool_use");
+                let mut b = body::like(Object::new(), block).with("type", "tool_use");
                 b.insert_opt("id", block.get("id").cloned());
                 if is_oauth {
                     let name = str_member(block, "name", label)?;
@@ -2186,6 +2233,7 @@ fn place_last_user_cache_control(pi: &Pi, params: &mut [Value], cc: &Object, eve
         );
         return;
     }
+    let text_mark = body::text_of(Object::new(), &Value::Object(last.clone())).mark();
     match last.get_mut("content") {
         Some(Value::Array(blocks)) => {
             if let Some(Value::Object(block)) = blocks.last_mut() {
@@ -2209,6 +2257,7 @@ fn place_last_user_cache_control(pi: &Pi, params: &mut [Value], cc: &Object, eve
         }
         Some(Value::String(s)) => {
             let block = Object::new()
+                .marked(text_mark)
                 .with("type", "text")
                 .with("text", std::mem::take(s))
                 .with("cache_control", Value::Object(cc.clone()));
@@ -2422,14 +2471,15 @@ fn convert_tools(
         }
         let mut t = Object::new()
             .with("name", name.as_str())
-            .with("description", tool.description.as_str());
+            .with("description", tool.description.as_str())
+            .marked(Tag::Tool.mark());
         if conv.eager {
             t.insert("eager_input_streaming", Value::Bool(true));
         }
         if strict {
             t.insert("strict", Value::Bool(true));
         }
-        t.insert("input_schema", Value::Object(input_schema));
+        t.insert("input_schema", Value::Object(input_schema.marked(Tag::Schema.mark())));
         if defer_loading {
             t.insert("defer_loading", Value::Bool(true));
         }
