@@ -459,15 +459,24 @@ struct Writer<'v, 'o> {
     acc: Accounting,
     steps: Vec<Step<'v>>,
     leaves: Option<Vec<Leaf>>,
+    /// Top-level members that are a source's text themselves (codex's `instructions`).
+    root: &'o [(&'o str, Tag)],
 }
 
 /// Writes `JSON.stringify(params)` into `out` and returns where its characters came from.
 pub fn write(params: &Value, out: &mut String) -> Accounting {
+    write_with_root(params, &[], out)
+}
+
+/// [`write`], where the top-level members named in `root` hold that source's text themselves
+/// (a string member cannot carry a mark): `("instructions", Tag::System)`.
+pub fn write_with_root(params: &Value, root: &[(&str, Tag)], out: &mut String) -> Accounting {
     let mut w = Writer {
         out,
         acc: Accounting::default(),
         steps: Vec::new(),
         leaves: None,
+        root,
     };
     w.value(params, Scope::default());
     w.acc
@@ -475,20 +484,26 @@ pub fn write(params: &Value, out: &mut String) -> Accounting {
 
 /// The body's text with its accounting.
 pub fn written(params: &Value) -> (String, Accounting) {
+    written_with_root(params, &[])
+}
+
+/// [`written`] with [`write_with_root`]'s top-level sources.
+pub fn written_with_root(params: &Value, root: &[(&str, Tag)]) -> (String, Accounting) {
     let mut out = String::with_capacity(json::compact_len(params));
-    let acc = write(params, &mut out);
+    let acc = write_with_root(params, root, &mut out);
     (out, acc)
 }
 
 /// Every leaf of the body with its path, tag and payload (the provenance of each value),
 /// with the accounting they were read with.
-pub fn leaves(params: &Value) -> (Vec<Leaf>, Accounting) {
+pub fn leaves(params: &Value, root: &[(&str, Tag)]) -> (Vec<Leaf>, Accounting) {
     let mut out = String::with_capacity(json::compact_len(params));
     let mut w = Writer {
         out: &mut out,
         acc: Accounting::default(),
         steps: Vec::new(),
         leaves: Some(Vec::new()),
+        root,
     };
     w.value(params, Scope::default());
     (w.leaves.unwrap_or_default(), w.acc)
@@ -708,9 +723,8 @@ impl<'v> Writer<'v, '_> {
         self.out.push('}');
     }
 
-    fn member(&mut self, own: Mark, key: &'v str, x: &'v Value, scope: Scope<'v>) {
-        // A member of the object marked itself: the table says what it is.
-        let counted = Tag::of(own).and_then(|t| member(t, key, x));
+    /// Writes a counted member; false when it is not one.
+    fn counted(&mut self, counted: Option<Member>, x: &'v Value, scope: Scope<'v>) -> bool {
         match counted {
             Some(Member::Text(c)) => {
                 let p = self.payload(c, scope);
@@ -719,14 +733,34 @@ impl<'v> Writer<'v, '_> {
                 let chars = x.as_str().map_or(0, utf16_len);
                 self.span(start, chars, true, p);
                 self.leaf(x, scope, Some(p));
-                return;
+                true
             }
             Some(Member::Whole(c)) => {
                 let p = self.payload(c, scope);
                 self.whole(x, scope, p);
-                return;
+                true
             }
-            None => {}
+            None => false,
+        }
+    }
+
+    fn member(&mut self, own: Mark, key: &'v str, x: &'v Value, scope: Scope<'v>) {
+        // A member of the object marked itself: the table says what it is.
+        let mut counted = Tag::of(own).and_then(|t| member(t, key, x));
+        if counted.is_none() && scope.tag.is_none() && self.steps.len() == 1 {
+            if let Some((_, tag)) = self.root.iter().find(|(k, _)| *k == key) {
+                counted = member(*tag, "text", x);
+                if *tag == Tag::System {
+                    let mut s = scope;
+                    s.system = Some(self.acc.systems);
+                    self.acc.systems += 1;
+                    self.counted(counted, x, s);
+                    return;
+                }
+            }
+        }
+        if self.counted(counted, x, scope) {
+            return;
         }
         let mut inner = scope;
         if scope.tag.is_none() && self.steps.len() == 1 {
@@ -844,7 +878,7 @@ mod tests {
                 assert_eq!(utf16_len(&body[s.start..s.end]), s.chars);
             }
         }
-        let (leaves, _) = leaves(&params);
+        let (leaves, _) = leaves(&params, &[]);
         let paths: Vec<&str> = leaves.iter().map(|l| l.path.as_str()).collect();
         assert!(paths.contains(&"messages.0.content.0.text"));
         assert!(paths.contains(&"tools.0.input_schema.properties.path.type"));

@@ -155,7 +155,8 @@ pub fn build(
             .at("AI/api/openai-codex-responses.js:124"),
     );
     events.push(websocket_note(model, codex_session_id.as_deref()));
-    let (body, accounting) = body::written(&params);
+    // `instructions` is the system prompt's text.
+    let (body, accounting) = body::written_with_root(&params, &[("instructions", body::Tag::System)]);
     Ok(Request {
         method: "POST",
         url: resolve_codex_url(model.obj.get("baseUrl")),

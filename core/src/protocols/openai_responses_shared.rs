@@ -12,6 +12,7 @@
 //! `Some(Value::Null)` is `null`. Where pi would throw on malformed input, an [`AdapterError`] is
 //! returned.
 
+use super::body::{self, Kind, Tag};
 use super::constrained_sampling::{
     get_grammar_tool_input, get_json_schema_tool_parameters, grammar_property,
     resolve_grammar_constrained_sampling, resolve_json_schema_strict_sampling, Strict,
@@ -184,7 +185,8 @@ pub fn convert_responses_tools(
                 .with("type", "custom")
                 .with("name", tool.name.as_str())
                 .with("description", tool.description.as_str())
-                .with("format", format);
+                .with("format", format.marked(Tag::Schema.mark()))
+                .marked(Tag::Tool.mark());
             if options.defer_loading {
                 custom.insert("defer_loading", Value::Bool(true));
             }
@@ -223,8 +225,12 @@ pub fn convert_responses_tools(
             .with("description", tool.description.as_str())
             .with(
                 "parameters",
-                get_json_schema_tool_parameters(&Strict::of(pi), tool, is_strict)?,
-            );
+                body::marked(
+                    get_json_schema_tool_parameters(&Strict::of(pi), tool, is_strict)?,
+                    Tag::Schema,
+                ),
+            )
+            .marked(Tag::Tool.mark());
         if options.defer_loading {
             function.insert("defer_loading", Value::Bool(true));
         }
@@ -373,7 +379,7 @@ fn image_data_url(block: &Value) -> String {
 }
 
 fn input_image(block: &Value) -> Value {
-    Object::new()
+    body::like(Object::new(), block)
         .with("type", "input_image")
         .with("detail", "auto")
         .with("image_url", image_data_url(block))
@@ -386,11 +392,11 @@ fn input_image(block: &Value) -> Value {
 fn convert_tool_result_output(
     pi: &Pi,
     model: &Model,
-    content: Option<&Value>,
+    msg: &Value,
     label: &str,
     events: &mut Events,
 ) -> Result<Value, AdapterError> {
-    let Some(Value::Array(content)) = content else {
+    let Some(Value::Array(content)) = msg.get("content") else {
         return Err(err(format!("{label}: content.filter is not a function")));
     };
     if content.iter().any(Value::is_null) {
@@ -449,7 +455,7 @@ fn convert_tool_result_output(
     let mut output = Vec::with_capacity(images.len() + 1);
     if has_text {
         output.push(
-            Object::new()
+            body::text_of(Object::new(), msg)
                 .with("type", "input_text")
                 .with("text", sanitize_shared(&text_result))
                 .into(),
@@ -620,6 +626,7 @@ pub fn convert_responses_messages(
                     "content",
                     sanitize_surrogates(&ctx.system_prompt).into_owned(),
                 )
+                .marked(Tag::System.mark())
                 .into(),
         );
     }
@@ -656,11 +663,11 @@ pub fn convert_responses_messages(
             }
             Some("user") => match msg.get("content") {
                 Some(Value::String(s)) => {
-                    let part = Object::new()
+                    let part = body::text_of(Object::new(), msg)
                         .with("type", "input_text")
                         .with("text", sanitize_surrogates(s).into_owned());
                     messages.push(
-                        Object::new()
+                        body::message_like(Object::new(), msg)
                             .with("role", "user")
                             .with("content", Value::Array(vec![part.into()]))
                             .into(),
@@ -677,7 +684,7 @@ pub fn convert_responses_messages(
                         if item.get_str("type") == Some("text") {
                             let text = sanitized_str(item.get("text"), &label)?;
                             content.push(
-                                Object::new()
+                                body::like(Object::new(), item)
                                     .with("type", "input_text")
                                     .with("text", text)
                                     .into(),
@@ -697,7 +704,7 @@ pub fn convert_responses_messages(
                         continue;
                     }
                     messages.push(
-                        Object::new()
+                        body::message_like(Object::new(), msg)
                             .with("role", "user")
                             .with("content", Value::Array(content))
                             .into(),
@@ -747,8 +754,7 @@ pub fn convert_responses_messages(
                     )));
                 };
                 let (call_id, _) = split_pipe(tool_call_id);
-                let output =
-                    convert_tool_result_output(pi, model, msg.get("content"), &label, events)?;
+                let output = convert_tool_result_output(pi, model, msg, &label, events)?;
                 let kind = if grammar_property(
                     options.grammar_tool_input_properties,
                     msg.get_str("toolName"),
@@ -760,7 +766,7 @@ pub fn convert_responses_messages(
                     "function_call_output"
                 };
                 messages.push(
-                    Object::new()
+                    body::message_like(Object::new(), msg)
                         .with("type", kind)
                         .with("call_id", call_id)
                         .with("output", output)
@@ -966,6 +972,7 @@ fn convert_system_message(
         Object::new()
             .with("role", state.instruction_role)
             .with("content", sanitize_surrogates(&joined).into_owned())
+            .marked(Tag::System.mark())
             .into(),
     );
     Ok(())
@@ -1011,6 +1018,7 @@ fn append_system_tool_additions(
                     Object::new()
                         .with("role", state.instruction_role)
                         .with("content", notice)
+                        .marked(Tag::System.mark())
                         .into(),
                 );
             }
@@ -1168,6 +1176,18 @@ fn convert_assistant_message(
                     )
                     .at("AI/api/openai-responses-shared.js:139"),
                 );
+                // The stored reasoning item: its summary texts are reasoning, its encrypted
+                // content a signature.
+                let llm = body::tag_of(block).and_then(Tag::llm).unwrap_or(body::NO_MESSAGE);
+                let mut item = item;
+                if let Some(o) = item.as_object_mut() {
+                    o.set_mark(Tag::Message { llm, kind: Kind::Reasoning }.mark());
+                    if let Some(Value::Array(summary)) = o.get_mut("summary") {
+                        for part in summary.iter_mut() {
+                            body::mark(part, Tag::Block { llm, kind: Kind::Reasoning });
+                        }
+                    }
+                }
                 output.push(item);
             }
             Some("text") => {
@@ -1215,11 +1235,11 @@ fn convert_assistant_message(
                     Some(id) => id.to_string(),
                 };
                 let text_value = sanitized_str(block.get("text"), label)?;
-                let part = Object::new()
+                let part = body::like(Object::new(), block)
                     .with("type", "output_text")
                     .with("text", text_value)
                     .with("annotations", Value::Array(Vec::new()));
-                let mut item = Object::new()
+                let mut item = body::message_like(Object::new(), msg)
                     .with("type", "message")
                     .with("role", "assistant")
                     .with("content", Value::Array(vec![part.into()]))
@@ -1325,7 +1345,7 @@ fn convert_tool_call(
         Some(property) => {
             let input =
                 get_grammar_tool_input(&to_js_string(name), block.get("arguments"), property)?;
-            let mut o = Object::new().with("type", "custom_tool_call");
+            let mut o = body::message_like(Object::new(), block).with("type", "custom_tool_call");
             o.insert_opt("id", item_id.map(Value::str));
             o.insert("call_id", Value::str(call_id));
             o.insert_opt("name", name.cloned());
@@ -1336,7 +1356,7 @@ fn convert_tool_call(
             o
         }
         None => {
-            let mut o = Object::new().with("type", "function_call");
+            let mut o = body::message_like(Object::new(), block).with("type", "function_call");
             o.insert_opt("id", item_id.map(Value::str));
             o.insert("call_id", Value::str(call_id));
             o.insert_opt("name", name.cloned());
