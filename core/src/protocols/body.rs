@@ -385,6 +385,8 @@ fn member(tag: Tag, key: &str, v: &Value) -> Option<Member> {
                 },
                 k @ (Kind::UserText | Kind::AssistantText | Kind::ToolResults) => match key {
                     "text" | "content" | "output" => text(Member::Text(history(k))),
+                    // Google's error result: `response: {error}`.
+                    "error" if k == Kind::ToolResults => text(Member::Text(history(k))),
                     "reasoning" | "reasoning_content" | "reasoning_text" => {
                         text(Member::Text(history(Kind::Reasoning)))
                     }

@@ -569,7 +569,12 @@ fn t_content(origin: &Value) -> Result<Value, AdapterError> {
         return Ok(origin.clone());
     }
     let parts = match origin {
-        Value::String(s) => vec![Value::Object(Object::new().with("text", s.as_str()))],
+        // Only the system instruction is given as a string: its one part is the system text.
+        Value::String(s) => vec![Value::Object(
+            Object::new()
+                .with("text", s.as_str())
+                .marked(body::Tag::System.mark()),
+        )],
         Value::Array(a) if a.is_empty() => return Err(err("PartListUnion is required")),
         Value::Array(a) => a.clone(),
         Value::Object(_) => vec![origin.clone()],
@@ -582,7 +587,7 @@ fn t_content(origin: &Value) -> Result<Value, AdapterError> {
 
 /// `contentToMldev$1` (index.cjs:9241–9258; 2.32.0 :9919): `{parts, role}`.
 fn content_to_mldev(content: &Value, v2: GoogleRules) -> Value {
-    let mut out = Object::new();
+    let mut out = body::like(Object::new(), content);
     if let Some(parts) = non_nullish(content.get("parts")) {
         let parts = match parts {
             Value::Array(a) => Value::Array(a.iter().map(|p| part_to_mldev(p, v2)).collect()),
@@ -619,7 +624,7 @@ fn part_to_mldev(part: &Value, v2: GoogleRules) -> Value {
         "toolResponse",
         "partMetadata",
     ];
-    let mut out = Object::new();
+    let mut out = body::like(Object::new(), part);
     for key in ORDER {
         let Some(v) = non_nullish(part.get(key)) else {
             continue;
@@ -639,7 +644,7 @@ fn part_to_mldev(part: &Value, v2: GoogleRules) -> Value {
 /// A converter that copies the listed members (`!= null`) in its own order
 /// (`functionCallToMldev$1` :9906, `blobToMldev$1` :9090, `fileDataToMldev$1` :9891).
 fn reorder(v: &Value, keys: &[&str]) -> Value {
-    let mut out = Object::new();
+    let mut out = body::like(Object::new(), v);
     for key in keys {
         if let Some(x) = non_nullish(v.get(key)) {
             out.insert(*key, x.clone());

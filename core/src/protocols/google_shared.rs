@@ -5,6 +5,7 @@
 //!
 //! Values pi reads dynamically stay [`Value`]s; `None` stands for JS `undefined`.
 
+use super::body::{self, Kind, Tag};
 use super::constrained_sampling::{
     get_json_schema_tool_parameters, resolve_json_schema_strict_sampling, Strict,
 };
@@ -234,7 +235,7 @@ fn normalize_tool_call_id(id: &str, model: &Model) -> String {
 
 /// `{ inlineData: { mimeType, data } }` as pi writes it (google-shared.js:119–124, 212–217).
 fn inline_data_part(block: &Value) -> Value {
-    let mut inline = Object::new();
+    let mut inline = body::like(Object::new(), block);
     inline.insert_opt("mimeType", block.get("mimeType").cloned());
     inline.insert_opt("data", block.get("data").cloned());
     Value::Object(Object::new().with("inlineData", inline))
@@ -270,16 +271,18 @@ fn convert_user_message(
     events: &mut Events,
 ) -> Result<(), AdapterError> {
     let parts: Vec<Value> = match msg.get("content") {
-        Some(Value::String(s)) => vec![Value::Object(
+        Some(Value::String(s)) => vec![Value::Object(body::text_of(
             Object::new().with("text", sanitize_shared(s)),
-        )],
+            msg,
+        ))],
         Some(Value::Array(items)) => {
             let mut parts = Vec::with_capacity(items.len());
             for item in items {
                 if item.get_str("type") == Some("text") {
-                    parts.push(Value::Object(
+                    parts.push(Value::Object(body::like(
                         Object::new().with("text", sanitize_value(item.get("text"), "user text")?),
-                    ));
+                        item,
+                    )));
                 } else {
                     parts.push(inline_data_part(item));
                 }
@@ -301,9 +304,10 @@ fn convert_user_message(
             ))
         }
     };
-    contents.push(Value::Object(
+    contents.push(Value::Object(body::message_like(
         Object::new().with("role", "user").with("parts", parts),
-    ));
+        msg,
+    )));
     Ok(())
 }
 
@@ -337,7 +341,7 @@ fn convert_assistant_message(
                     );
                     continue;
                 }
-                let mut part = Object::new()
+                let mut part = body::like(Object::new(), block)
                     .with("text", sanitize_value(block.get("text"), "assistant text")?);
                 part.insert_opt("thoughtSignature", signature);
                 parts.push(Value::Object(part));
@@ -355,7 +359,7 @@ fn convert_assistant_message(
                         );
                         continue;
                     }
-                    let mut part = Object::new()
+                    let mut part = body::like(Object::new(), block)
                         .with("thought", true)
                         .with("text", sanitize_value(block.get("thinking"), "thinking")?);
                     part.insert_opt("thoughtSignature", signature);
@@ -376,15 +380,17 @@ fn convert_assistant_message(
                         "thinking from another provider/model sent as plain text",
                         "AI/api/google-shared.js:172",
                     );
-                    parts.push(Value::Object(
+                    parts.push(Value::Object(body::part_of(
                         Object::new()
                             .with("text", sanitize_value(block.get("thinking"), "thinking")?),
-                    ));
+                        block,
+                        Kind::AssistantText,
+                    )));
                 }
             }
             Some("toolCall") => {
                 let signature = resolve_thought_signature(is_same, block.get("thoughtSignature"));
-                let mut call = Object::new();
+                let mut call = body::like(Object::new(), block);
                 call.insert_opt("name", block.get("name").cloned());
                 let args = block
                     .get("arguments")
@@ -395,7 +401,7 @@ fn convert_assistant_message(
                 if requires_tool_call_id(model.id()) {
                     call.insert_opt("id", block.get("id").cloned());
                 }
-                let mut part = Object::new().with("functionCall", call);
+                let mut part = body::like(Object::new(), block).with("functionCall", call);
                 part.insert_opt("thoughtSignature", signature);
                 parts.push(Value::Object(part));
             }
@@ -411,9 +417,10 @@ fn convert_assistant_message(
         );
         return Ok(());
     }
-    contents.push(Value::Object(
+    contents.push(Value::Object(body::message_like(
         Object::new().with("role", "model").with("parts", parts),
-    ));
+        msg,
+    )));
     Ok(())
 }
 
@@ -495,9 +502,10 @@ fn convert_tool_result(
     response.insert_opt("name", msg.get("toolName").cloned());
     response.insert(
         "response",
-        Value::Object(
+        Value::Object(body::text_of(
             Object::new().with(if is_error { "error" } else { "output" }, response_value),
-        ),
+            msg,
+        )),
     );
     if has_images && multimodal {
         response.insert("parts", Value::Array(image_parts.clone()));
@@ -532,17 +540,25 @@ fn convert_tool_result(
             "AI/api/google-shared.js:230",
         );
     } else {
-        contents.push(Value::Object(
+        contents.push(Value::Object(body::message_like(
             Object::new().with("role", "user").with("parts", vec![part]),
-        ));
+            msg,
+        )));
     }
     if has_images && !multimodal {
+        let inserted =
+            body::inserted(pi, "googleShared.toolResultImageUserText", Kind::UserText).mark();
         let mut parts = vec![Value::Object(
-            Object::new().with("text", text(pi, "toolResultImageUserText")),
+            Object::new()
+                .with("text", text(pi, "toolResultImageUserText"))
+                .marked(inserted),
         )];
         parts.extend(image_parts);
         contents.push(Value::Object(
-            Object::new().with("role", "user").with("parts", parts),
+            Object::new()
+                .with("role", "user")
+                .with("parts", parts)
+                .marked(inserted),
         ));
         ev(
             events,
@@ -603,7 +619,8 @@ pub fn convert_tools(
             Object::new()
                 .with("name", tool.name.as_str())
                 .with("description", tool.description.as_str())
-                .with("parametersJsonSchema", parameters),
+                .with("parametersJsonSchema", body::marked(parameters, Tag::Schema))
+                .marked(Tag::Tool.mark()),
         ));
     }
     Ok(Some(Value::Array(vec![Value::Object(
