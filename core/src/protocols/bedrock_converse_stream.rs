@@ -15,11 +15,13 @@
 //! state), and `pi/<version>` in the AWS SDK's user agents (B11). `@aws-sdk/client-bedrock-runtime`
 //! 3.1126.0 (its `dist-cjs` version) serializes the same members in the same order.
 
+use super::body::{self, Kind, Tag};
+use crate::js::Mark;
 use super::constrained_sampling::{
     get_json_schema_tool_parameters, resolve_json_schema_strict_sampling, Strict,
 };
 use super::google_shared::sanitize_value;
-use super::{body, base64, cache_retention, err, ev, AdapterError, Request, StreamOptions};
+use super::{base64, cache_retention, err, ev, AdapterError, Request, StreamOptions};
 use crate::context::LlmContext;
 use crate::js::{is_js_whitespace, js_max, js_min, js_trim_is_empty, to_js_string, Object, Value};
 use crate::messages;
@@ -346,10 +348,14 @@ fn build_system_prompt(
     if system_prompt.is_empty() {
         return None;
     }
-    let mut blocks = vec![Value::Object(Object::new().with(
-        "text",
-        crate::js::sanitize_surrogates(system_prompt).into_owned(),
-    ))];
+    let mut blocks = vec![Value::Object(
+        Object::new()
+            .with(
+                "text",
+                crate::js::sanitize_surrogates(system_prompt).into_owned(),
+            )
+            .marked(Tag::System.mark()),
+    )];
     if retention != "none" && supports_prompt_caching(pi, model, opts) {
         ev(
             events,
@@ -371,24 +377,39 @@ fn normalize_tool_call_id(id: &str) -> String {
 }
 
 /// `createNonBlankTextBlock(text)` (bedrock-converse-stream.js:698–701).
-fn create_non_blank_text_block(value: Option<&Value>) -> Result<Option<Value>, AdapterError> {
+/// `mark`: what the text is ([`body::like`] of the block it renders).
+fn create_non_blank_text_block(
+    value: Option<&Value>,
+    mark: Mark,
+) -> Result<Option<Value>, AdapterError> {
     let sanitized = sanitize_value(value, "text block")?;
     Ok((!js_trim_is_empty(&sanitized))
-        .then(|| Value::Object(Object::new().with("text", sanitized))))
+        .then(|| Value::Object(Object::new().with("text", sanitized).marked(mark))))
 }
 
-/// `{text: "<empty>"}` (`EMPTY_TEXT_PLACEHOLDER`).
-fn empty_text_block(pi: &Pi) -> Value {
-    Value::Object(Object::new().with("text", text(pi, "emptyTextPlaceholder")))
+/// `{text: "<empty>"}` (`EMPTY_TEXT_PLACEHOLDER`), pi's text in a message of `kind`.
+fn empty_text_block(pi: &Pi, kind: Kind) -> Value {
+    let mark = body::inserted(pi, "bedrockConverseStream.emptyTextPlaceholder", kind).mark();
+    Value::Object(
+        Object::new()
+            .with("text", text(pi, "emptyTextPlaceholder"))
+            .marked(mark),
+    )
+}
+
+/// The mark of `v` (an object), or none.
+fn mark_of(v: &Value) -> Mark {
+    v.as_object().map_or(Mark::NONE, Object::mark)
 }
 
 /// `createRequiredTextBlock(text)` (bedrock-converse-stream.js:702–704).
 fn create_required_text_block(
     pi: &Pi,
     value: Option<&Value>,
+    mark: Mark,
     events: &mut Events,
 ) -> Result<Value, AdapterError> {
-    Ok(match create_non_blank_text_block(value)? {
+    Ok(match create_non_blank_text_block(value, mark)? {
         Some(block) => block,
         None => {
             ev(
@@ -397,7 +418,7 @@ fn create_required_text_block(
                 "blank user text sent as \"<empty>\"",
                 "AI/api/bedrock-converse-stream.js:703",
             );
-            empty_text_block(pi)
+            empty_text_block(pi, Kind::UserText)
         }
     })
 }
@@ -420,10 +441,11 @@ fn sanitize_bedrock_document(value: &Value) -> Value {
 /// `convertToolResultContent(content)` (bedrock-converse-stream.js:716–731).
 fn convert_tool_result_content(
     pi: &Pi,
-    content: Option<&Value>,
+    msg: &Value,
     events: &mut Events,
 ) -> Result<Vec<Value>, AdapterError> {
-    let items: &[Value] = match content {
+    let text_mark = body::text_of(Object::new(), msg).mark();
+    let items: &[Value] = match msg.get("content") {
         Some(Value::Array(a)) => a,
         _ => return Err(err("TypeError: content is not iterable (tool result)")),
     };
@@ -432,9 +454,9 @@ fn convert_tool_result_content(
         if c.get_str("type") == Some("image") {
             result.push(Value::Object(Object::new().with(
                 "image",
-                create_image_block(c.get("mimeType"), c.get("data"))?,
+                create_image_block(c.get("mimeType"), c.get("data"), mark_of(c))?,
             )));
-        } else if let Some(block) = create_non_blank_text_block(c.get("text"))? {
+        } else if let Some(block) = create_non_blank_text_block(c.get("text"), text_mark)? {
             result.push(block);
         }
     }
@@ -445,7 +467,7 @@ fn convert_tool_result_content(
             "empty tool result sent as \"<empty>\"",
             "AI/api/bedrock-converse-stream.js:729",
         );
-        result.push(empty_text_block(pi));
+        result.push(empty_text_block(pi, Kind::ToolResults));
     }
     Ok(result)
 }
@@ -471,17 +493,19 @@ fn convert_messages(
         match m.get_str("role") {
             Some("user") => {
                 let content = convert_user_content(pi, m, events)?;
-                result.push(Value::Object(
+                result.push(Value::Object(body::message_like(
                     Object::new().with("role", "user").with("content", content),
-                ));
+                    m,
+                )));
             }
             Some("assistant") => {
                 if let Some(content) = convert_assistant_content(m, model, events)? {
-                    result.push(Value::Object(
+                    result.push(Value::Object(body::message_like(
                         Object::new()
                             .with("role", "assistant")
                             .with("content", content),
-                    ));
+                        m,
+                    )));
                 }
             }
             Some("toolResult") => {
@@ -518,12 +542,19 @@ fn convert_messages(
                                 ),
                                 "1.6.0/AI/api/bedrock-converse-stream.js:911",
                             );
-                            error_images
-                                .push(Value::Object(Object::new().with("text", split.caption)));
+                            error_images.push(Value::Object(body::part_of(
+                                Object::new().with("text", split.caption),
+                                tool_msg,
+                                Kind::UserText,
+                            )));
                             for image in &split.images {
                                 error_images.push(Value::Object(Object::new().with(
                                     "image",
-                                    create_image_block(image.get("mimeType"), image.get("data"))?,
+                                    create_image_block(
+                                        image.get("mimeType"),
+                                        image.get("data"),
+                                        mark_of(image),
+                                    )?,
                                 )));
                             }
                         }
@@ -544,11 +575,12 @@ fn convert_messages(
                 }
                 i = j - 1;
                 tool_results.extend(error_images);
-                result.push(Value::Object(
+                result.push(Value::Object(body::message_like(
                     Object::new()
                         .with("role", "user")
                         .with("content", tool_results),
-                ));
+                    m,
+                )));
             }
             _ => {}
         }
@@ -580,13 +612,16 @@ fn convert_user_content(
 ) -> Result<Vec<Value>, AdapterError> {
     let mut content = Vec::new();
     match m.get("content") {
-        Some(Value::String(_)) => {
-            content.push(create_required_text_block(pi, m.get("content"), events)?)
-        }
+        Some(Value::String(_)) => content.push(create_required_text_block(
+            pi,
+            m.get("content"),
+            body::text_of(Object::new(), m).mark(),
+            events,
+        )?),
         Some(Value::Array(items)) => {
             for c in items {
                 match c.get_str("type") {
-                    Some("text") => match create_non_blank_text_block(c.get("text"))? {
+                    Some("text") => match create_non_blank_text_block(c.get("text"), mark_of(c))? {
                         Some(block) => content.push(block),
                         None => ev(
                             events,
@@ -597,7 +632,7 @@ fn convert_user_content(
                     },
                     Some("image") => content.push(Value::Object(Object::new().with(
                         "image",
-                        create_image_block(c.get("mimeType"), c.get("data"))?,
+                        create_image_block(c.get("mimeType"), c.get("data"), mark_of(c))?,
                     ))),
                     _ => {}
                 }
@@ -609,7 +644,7 @@ fn convert_user_content(
                     "user message with no content sent as \"<empty>\"",
                     "AI/api/bedrock-converse-stream.js:760",
                 );
-                content.push(empty_text_block(pi));
+                content.push(empty_text_block(pi, Kind::UserText));
             }
         }
         _ => return Err(err("TypeError: m.content is not iterable (user message)")),
@@ -640,7 +675,7 @@ fn convert_assistant_content(
     let mut content = Vec::new();
     for c in blocks {
         match c.get_str("type") {
-            Some("text") => match create_non_blank_text_block(c.get("text"))? {
+            Some("text") => match create_non_blank_text_block(c.get("text"), mark_of(c))? {
                 Some(block) => content.push(block),
                 None => ev(
                     events,
@@ -650,7 +685,7 @@ fn convert_assistant_content(
                 ),
             },
             Some("toolCall") => {
-                let mut tool_use = Object::new();
+                let mut tool_use = body::like(Object::new(), c);
                 tool_use.insert_opt("toolUseId", c.get("id").cloned());
                 tool_use.insert_opt("name", c.get("name").cloned());
                 tool_use.insert_opt("input", c.get("arguments").map(sanitize_bedrock_document));
@@ -688,7 +723,7 @@ fn convert_thinking_block(
         return Ok(match decode_redacted_content(c.get("thinkingSignature")) {
             Some(bytes) if !bytes.is_empty() => Some(Value::Object(Object::new().with(
                 "reasoningContent",
-                Object::new().with("redactedContent", base64::encode(&bytes)),
+                body::like(Object::new(), c).with("redactedContent", base64::encode(&bytes)),
             ))),
             _ => {
                 ev(
@@ -714,7 +749,10 @@ fn convert_thinking_block(
     if !supports_thinking_signature(model) {
         return Ok(Some(Value::Object(Object::new().with(
             "reasoningContent",
-            Object::new().with("reasoningText", Object::new().with("text", thinking)),
+            Object::new().with(
+                "reasoningText",
+                body::like(Object::new(), c).with("text", thinking),
+            ),
         ))));
     }
     let signature = c.get("thinkingSignature");
@@ -731,9 +769,13 @@ fn convert_thinking_block(
             "Claude thinking without a signature sent as text",
             "AI/api/bedrock-converse-stream.js:819",
         );
-        return Ok(Some(Value::Object(Object::new().with("text", thinking))));
+        return Ok(Some(Value::Object(body::part_of(
+            Object::new().with("text", thinking),
+            c,
+            Kind::AssistantText,
+        ))));
     }
-    let mut reasoning_text = Object::new().with("text", thinking);
+    let mut reasoning_text = body::like(Object::new(), c).with("text", thinking);
     reasoning_text.insert_opt("signature", signature.cloned());
     Ok(Some(Value::Object(Object::new().with(
         "reasoningContent",
@@ -752,7 +794,7 @@ fn tool_result_block(pi: &Pi, m: &Value, events: &mut Events) -> Result<Value, A
     tr.insert_opt("toolUseId", m.get("toolCallId").cloned());
     tr.insert(
         "content",
-        Value::Array(convert_tool_result_content(pi, m.get("content"), events)?),
+        Value::Array(convert_tool_result_content(pi, m, events)?),
     );
     tr.insert(
         "status",
@@ -789,12 +831,15 @@ fn convert_tool_config(
         let mut spec = Object::new()
             .with("name", tool.name.as_str())
             .with("description", tool.description.as_str())
+            .marked(Tag::Tool.mark())
             .with(
                 "inputSchema",
-                Object::new().with(
-                    "json",
-                    get_json_schema_tool_parameters(&Strict::of(pi), tool, strict)?,
-                ),
+                Object::new()
+                    .with(
+                        "json",
+                        get_json_schema_tool_parameters(&Strict::of(pi), tool, strict)?,
+                    )
+                    .marked(Tag::Schema.mark()),
             );
         if strict {
             spec.insert("strict", Value::Bool(true));
@@ -1126,9 +1171,11 @@ fn openai_reasoning_fields(
 /// `createImageBlock(mimeType, data)` (bedrock-converse-stream.js:1033–1053): jpeg/png/gif/webp,
 /// anything else throws; the base64 data decoded with `atob` (throws on invalid input) and
 /// re-encoded canonically by the SDK.
+/// `mark`: the image block's (its `source.bytes` are the image's data).
 fn create_image_block(
     mime_type: Option<&Value>,
     data: Option<&Value>,
+    mark: Mark,
 ) -> Result<Value, AdapterError> {
     let format = match mime_type.and_then(Value::as_str) {
         Some("image/jpeg") | Some("image/jpg") => "jpeg",
@@ -1148,7 +1195,9 @@ fn create_image_block(
         Object::new()
             .with(
                 "source",
-                Object::new().with("bytes", base64::encode(&bytes)),
+                Object::new()
+                    .with("bytes", base64::encode(&bytes))
+                    .marked(mark),
             )
             .with("format", format),
     ))
@@ -1258,7 +1307,7 @@ fn write_struct(value: &Value, members: &[(&str, Writer)]) -> Value {
     let Some(obj) = value.as_object() else {
         return write_scalar(value);
     };
-    let mut out = Object::new();
+    let mut out = Object::new().marked(obj.mark());
     for (name, writer) in members {
         if let Some(v) = obj.get(name).filter(|v| !v.is_null()) {
             out.insert(*name, writer(v));

@@ -335,7 +335,8 @@ fn is_cache_key(k: &str) -> bool {
 fn member(tag: Tag, key: &str, v: &Value) -> Option<Member> {
     let is_str = matches!(v, Value::String(_));
     let text = |p: Member| is_str.then_some(p);
-    const SIGNATURES: [&str; 6] = [
+    const SIGNATURES: [&str; 7] = [
+        "redactedContent",
         "signature",
         "thoughtSignature",
         "thinkingSignature",
