@@ -16,6 +16,7 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
 
+use super::body::Tag;
 use super::constrained_sampling::{
     make_strict_json_schema, resolve_json_schema_strict_sampling, Strict,
 };
@@ -691,7 +692,7 @@ fn build_chat_payload(
             "content",
             sanitize_surrogates(&ctx.system_prompt).into_owned(),
         );
-        chat_messages.insert(0, Value::Object(system));
+        chat_messages.insert(0, Value::Object(system.marked(Tag::System.mark())));
         ev(
             events,
             EventKind::Inserted,
@@ -772,8 +773,12 @@ fn to_function_tools(
         let function = Object::new()
             .with("name", tool.name.as_str())
             .with("description", tool.description.as_str())
-            .with("parameters", strip_symbol_keys(&parameters))
-            .with("strict", strict.unwrap_or(false));
+            .with(
+                "parameters",
+                body::marked(strip_symbol_keys(&parameters), Tag::Schema),
+            )
+            .with("strict", strict.unwrap_or(false))
+            .marked(Tag::Tool.mark());
         out.push(Value::Object(
             Object::new()
                 .with("type", "function")
@@ -908,6 +913,7 @@ fn system_message(
         Object::new()
             .with("role", "system")
             .with("content", sanitize_surrogates(&text).into_owned())
+            .marked(Tag::System.mark())
             .into(),
     )
 }
@@ -923,7 +929,7 @@ fn user_message(
     events: &mut Events,
 ) -> Result<Option<Value>, AdapterError> {
     let user = |content: Value| {
-        Object::new()
+        body::message_like(Object::new(), msg)
             .with("role", "user")
             .with("content", content)
             .into()
@@ -943,14 +949,14 @@ fn user_message(
         if is_text {
             let text = string_arg(item.get("text"), &format!("{label}: text"))?;
             content.push(
-                Object::new()
+                body::like(Object::new(), item)
                     .with("type", "text")
                     .with("text", sanitize_surrogates(text).into_owned())
                     .into(),
             );
         } else if supports_images {
             content.push(
-                Object::new()
+                body::like(Object::new(), item)
                     .with("type", "image_url")
                     .with("imageUrl", data_url(item))
                     .into(),
@@ -1006,7 +1012,7 @@ fn assistant_message(
                 let text = string_arg(block.get("text"), &format!("{label}: text"))?;
                 if !js_trim_is_empty(text) {
                     content_parts.push(
-                        Object::new()
+                        body::like(Object::new(), block)
                             .with("type", "text")
                             .with("text", sanitize_surrogates(text).into_owned())
                             .into(),
@@ -1023,7 +1029,7 @@ fn assistant_message(
             Some("thinking") => {
                 let thinking = string_arg(block.get("thinking"), &format!("{label}: thinking"))?;
                 if !js_trim_is_empty(thinking) {
-                    let part = Object::new()
+                    let part = body::like(Object::new(), block)
                         .with("type", "text")
                         .with("text", sanitize_surrogates(thinking).into_owned());
                     content_parts.push(
@@ -1053,7 +1059,7 @@ fn assistant_message(
                     .filter(|a| a.truthy())
                     .cloned()
                     .unwrap_or_else(Value::object);
-                let mut function = Object::new();
+                let mut function = body::like(Object::new(), block);
                 function.insert_opt("name", block.get("name").cloned());
                 function.insert("arguments", Value::String(args.to_json().into()));
                 let mut call = Object::new();
@@ -1065,7 +1071,7 @@ fn assistant_message(
             }
         }
     }
-    let mut assistant = Object::new()
+    let mut assistant = body::message_like(Object::new(), msg)
         .with("role", "assistant")
         .with("prefix", false);
     let empty = content_parts.is_empty() && tool_calls.is_empty();
@@ -1140,13 +1146,15 @@ fn tool_message(
         );
     }
     let mut tool_content = vec![Value::Object(
-        Object::new().with("type", "text").with("text", tool_text),
+        body::text_of(Object::new(), msg)
+            .with("type", "text")
+            .with("text", tool_text),
     )];
     if supports_images {
         for part in parts {
             if type_of(part, label)? == Some("image") {
                 tool_content.push(
-                    Object::new()
+                    body::like(Object::new(), part)
                         .with("type", "image_url")
                         .with("imageUrl", data_url(part))
                         .into(),
@@ -1154,7 +1162,7 @@ fn tool_message(
             }
         }
     }
-    let mut tool = Object::new().with("role", "tool");
+    let mut tool = body::message_like(Object::new(), msg).with("role", "tool");
     tool.insert_opt("toolCallId", msg.get("toolCallId").cloned());
     tool.insert_opt("name", msg.get("toolName").cloned());
     tool.insert("content", Value::Array(tool_content));
