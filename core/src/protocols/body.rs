@@ -67,9 +67,12 @@ pub enum Tag {
     Tool,
     /// A tool's parameters as written (the whole value counts), inside its [`Tag::Tool`].
     Schema,
-    /// An object holding a system text (`text` or `content`). The writer numbers the system
-    /// texts in the order written.
+    /// An object holding a system text (`text`, `content`, pi-messages' `systemPrompt`). The
+    /// writer numbers the system texts in the order written.
     System,
+    /// A stored system message's `sections` (pi-messages sends them raw): every member is a
+    /// section's text.
+    Sections,
     /// A wire message (an element of the conversation array) rendering LLM message `llm`
     /// ([`NO_MESSAGE`]: one pi inserted); its own text members are of `kind`.
     Message { llm: u32, kind: Kind },
@@ -87,6 +90,7 @@ impl Tag {
             Tag::Tool => (1, 0, 0, 0),
             Tag::Schema => (2, 0, 0, 0),
             Tag::System => (3, 0, 0, 0),
+            Tag::Sections => (7, 0, 0, 0),
             Tag::Message { llm, kind } => (4, kind as u8, 0, llm),
             Tag::Block { llm, kind } => (5, kind as u8, 0, llm),
             Tag::Inserted { key, kind } => (6, kind as u8, key, 0),
@@ -103,6 +107,7 @@ impl Tag {
             1 => Tag::Tool,
             2 => Tag::Schema,
             3 => Tag::System,
+            7 => Tag::Sections,
             4 => Tag::Message {
                 llm: index,
                 kind: kind?,
@@ -196,6 +201,26 @@ pub fn inserted(pi: &crate::pi::Pi, key: &str, kind: Kind) -> Tag {
     }
 }
 
+/// A stored system message (0.86 on) as a system text: its content (a string or text blocks),
+/// its sections, and the tools it declares (pi-messages sends it as stored).
+fn mark_system_message(o: &mut Object) {
+    o.set_mark(Tag::System.mark());
+    if let Some(Value::Array(blocks)) = o.get_mut("content") {
+        blocks.iter_mut().for_each(|b| mark(b, Tag::System));
+    }
+    if let Some(sections) = o.get_mut("sections") {
+        mark(sections, Tag::Sections);
+    }
+    if let Some(Value::Array(tools)) = o.get_mut("toolsAdded") {
+        for t in tools.iter_mut() {
+            if let Some(p) = t.as_object_mut().and_then(|t| t.get_mut("parameters")) {
+                mark(p, Tag::Schema);
+            }
+            mark(t, Tag::Tool);
+        }
+    }
+}
+
 /// Marks each LLM message (`convertToLlm`'s output) and each of its content blocks with what
 /// it is: message `i`'s text of its role's kind, a thinking block, a tool call, an image; a
 /// system message (0.86 on) as a system text. Adapters copy these marks onto what they write.
@@ -204,7 +229,7 @@ pub fn mark_llm_messages(messages: &mut [Value]) {
         let Some(o) = m.as_object_mut() else { continue };
         let role = o.get_str("role").unwrap_or("").to_string();
         if role == "system" {
-            o.set_mark(Tag::System.mark());
+            mark_system_message(o);
             continue;
         }
         let llm = i as u32;
@@ -350,8 +375,9 @@ fn member(tag: Tag, key: &str, v: &Value) -> Option<Member> {
             _ => None,
         },
         Tag::Schema => None,
+        Tag::Sections => text(Member::Text(Counted::System)),
         Tag::System => match key {
-            "text" | "content" => text(Member::Text(Counted::System)),
+            "text" | "content" | "systemPrompt" => text(Member::Text(Counted::System)),
             _ => None,
         },
         Tag::Message { kind, .. } | Tag::Block { kind, .. } | Tag::Inserted { kind, .. } => {

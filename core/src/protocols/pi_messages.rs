@@ -6,6 +6,7 @@
 //! (content, sections, tool declarations, removals, timestamp) are among the messages as the
 //! session holds them, with no `systemPrompt` and no `tools` (PM2).
 
+use super::body::Tag;
 use super::{body, err, AdapterError, Request, StreamOptions};
 use crate::context::LlmContext;
 use crate::js::{Object, Value};
@@ -111,15 +112,29 @@ pub fn build(
 /// The LLM context object the agent loop builds (CORE/agent-loop.js:184–188):
 /// `{systemPrompt, messages, tools}`, with each tool as its AgentTool JSON (functions dropped,
 /// `label` kept).
+/// The context object holds the system prompt itself (`systemPrompt`), so it is marked as a
+/// system text; its messages and tools carry their own marks.
 fn llm_context_json(ctx: &LlmContext) -> Value {
     Object::new()
         .with("systemPrompt", ctx.system_prompt.as_str())
         .with("messages", Value::Array(ctx.messages.clone()))
         .with(
             "tools",
-            Value::Array(ctx.tools.iter().map(|t| t.agent_tool_json()).collect()),
+            Value::Array(ctx.tools.iter().map(|t| tool_json(t.agent_tool_json())).collect()),
         )
+        .marked(Tag::System.mark())
         .into()
+}
+
+/// A tool as the context holds it, marked: its definition and its `parameters`.
+fn tool_json(mut tool: Value) -> Value {
+    if let Some(o) = tool.as_object_mut() {
+        if let Some(p) = o.get_mut("parameters") {
+            body::mark(p, Tag::Schema);
+        }
+        o.set_mark(Tag::Tool.mark());
+    }
+    tool
 }
 
 /// The transcript context (0.86 on): `normalizeContext({messages})` (CORE/agent-loop.js:273,
