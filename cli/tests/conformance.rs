@@ -9,8 +9,9 @@
 //! - where pi sent nothing (`expected/pi-error.txt`), ctxlens builds nothing and says why;
 //! - every case switches to every protocol without a panic;
 //! - per case, a snapshot of what ctxlens says beyond pi's bytes (`tests/snapshots/<case>.snap`:
-//!   the trace, the statistics, the findings, the diagnostics, and the request under each other
-//!   protocol), so a change in behaviour is a reviewed diff. `UPDATE_EXPECT=1` rewrites them.
+//!   the trace, the statistics, the findings, the diagnostics, and under each other protocol the
+//!   URL, headers, the body's size and hash and its accounting), so a change in behaviour is a
+//!   reviewed diff. `UPDATE_EXPECT=1` rewrites them.
 //!
 //! `CTXLENS_CASE=oc-` narrows every test to the cases whose name contains the text.
 
@@ -510,21 +511,6 @@ fn snapshots() -> PathBuf {
     ctxlens_corpus::workspace().join("tests/snapshots")
 }
 
-/// A body for the snapshot, small enough to review: each top-level member on its line, and the
-/// items of a top-level array (the messages, the tools) one per line, in compact JSON; strings
-/// of more than 80 UTF-16 units are written as their length and pi's short hash
-/// (`«1,234 chars #ab12cd»`), so a changed text still changes the snapshot.
-fn body_for_snapshot(body: &str) -> String {
-    match js::parse(body) {
-        Ok(v @ Value::Object(_)) => outline(&v),
-        _ => format!(
-            "(not a JSON object: {} bytes #{})\n",
-            body.len(),
-            js::short_hash(body)
-        ),
-    }
-}
-
 /// A JSON object as lines: each member on its line, the items of an array member one per line,
 /// in compact JSON with long strings shortened.
 fn outline(value: &Value) -> String {
@@ -681,7 +667,31 @@ fn snapshot(case: &Case, inputs: &Inputs) -> String {
                 for (k, v) in &r.headers {
                     s.push_str(&format!("{k}: {v}\n"));
                 }
-                s.push_str(&body_for_snapshot(&r.body));
+                // The body by size and hash (its bytes are pi's adapter's, reviewed through the
+                // conformance of the native protocol), and its accounting.
+                s.push_str(&format!(
+                    "body: {} bytes #{}\n",
+                    r.body.len(),
+                    js::short_hash(&r.body)
+                ));
+                if let Some(st) = &b.stats {
+                    s.push_str(&format!(
+                        "accounting: system prompt {}, tools {} ({}), history {} (user {}, assistant {}, reasoning {}, arguments {}, results {}, signatures {}, image data {}), parameters {}, structure {}\n",
+                        st.system_prompt_chars,
+                        st.tools_chars,
+                        st.by_tool.len(),
+                        st.history_chars,
+                        st.by_kind.user_text,
+                        st.by_kind.assistant_text,
+                        st.by_kind.reasoning,
+                        st.by_kind.tool_arguments,
+                        st.by_kind.tool_results,
+                        st.by_kind.signatures,
+                        st.by_kind.image_data,
+                        st.parameters_chars,
+                        st.structure_chars
+                    ));
+                }
             }
             None => {
                 for d in b

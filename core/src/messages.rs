@@ -7,11 +7,11 @@
 
 use std::collections::HashMap;
 
-use crate::protocols::body::{self, Kind};
 use crate::context::LlmContext;
 use crate::js::{utf16_len, Object, Value};
 use crate::model::Model;
 use crate::pi::Pi;
+use crate::protocols::body::{self, Kind};
 use crate::tools::ToolDef;
 use crate::trace::{Event, EventKind, Events, StageId};
 
@@ -464,7 +464,7 @@ pub fn split_error_tool_result_images(
     let (content, _) = replace_images_with_placeholder(
         msg.get("content").unwrap_or(&Value::Null),
         s("errorToolImagePlaceholder"),
-        body::text_of(Object::new(), msg).mark(),
+        body::inserted_in(pi, "transformMessages.errorToolImagePlaceholder", msg).mark(),
     );
     let caption = s("errorToolImagesCaption")
         .replace("{id}", &to_js_string(msg.get("toolCallId")))
@@ -501,7 +501,12 @@ fn downgrade_unsupported_images(
                 (Some("toolResult"), Some(_)) => tool_placeholder,
                 _ => return msg,
             };
-            let mark = body::text_of(Object::new(), &msg).mark();
+            let key = if placeholder == user_placeholder {
+                "transformMessages.nonVisionUserImagePlaceholder"
+            } else {
+                "transformMessages.nonVisionToolImagePlaceholder"
+            };
+            let mark = body::inserted_in(pi, key, &msg).mark();
             let Some(o) = msg.as_object_mut() else { return msg };
             let Some(content) = o.get("content") else { return msg };
             let (content, replaced) = replace_images_with_placeholder(content, placeholder, mark);
@@ -683,10 +688,14 @@ fn synthetic_tool_result(pi: &Pi, tool_call: &Value, now_ms: f64) -> Value {
     let mut o = Object::new().with("role", "toolResult").marked(tag.mark());
     o.insert_opt("toolCallId", tool_call.get("id").cloned());
     o.insert_opt("toolName", tool_call.get("name").cloned());
-    let text = Object::new()
-        .with("type", "text")
-        .with("text", pi.data.string("transformMessages", "missingToolResult"));
-    o.insert("content", Value::Array(vec![text.marked(tag.mark()).into()]));
+    let text = Object::new().with("type", "text").with(
+        "text",
+        pi.data.string("transformMessages", "missingToolResult"),
+    );
+    o.insert(
+        "content",
+        Value::Array(vec![text.marked(tag.mark()).into()]),
+    );
     o.insert("isError", Value::Bool(true));
     o.insert("timestamp", Value::Number(now_ms));
     Value::Object(o)

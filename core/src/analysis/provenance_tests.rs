@@ -220,11 +220,11 @@ fn synthetic_results_merged_results_and_placeholders() {
     assert!(
         matches!(&at(&os, "messages.8.content.0.cache_control.type").source, Source::Parameter { name, .. } if name == "cache_control")
     );
-    // Joined assistant texts in openai-completions are found by containment.
+    // Joined assistant texts in openai-completions: the adapter says which message they render.
     let c = assembly("an-cross-provider-history", Some("openai-completions"));
     let os = provenance(&c);
     let o = at(&os, "messages.2.content");
-    assert_eq!(o.matched, Match::Contains);
+    assert_eq!(o.matched, Match::Exact);
     assert!(matches!(&o.source, Source::Message(m) if m.index == 1));
 
     let d = assembly("oc-images-text-only", None);
@@ -232,7 +232,7 @@ fn synthetic_results_merged_results_and_placeholders() {
     assert!(
         matches!(&at(&os, "messages.1.content.1.text").source, Source::Inserted { key, .. } if key == "transformMessages.nonVisionUserImagePlaceholder")
     );
-    // google systemInstruction: the prompt by content.
+    // google systemInstruction: the prompt, marked by the SDK's conversion.
     let e = assembly("an-cross-provider-history", Some("google-generative-ai"));
     let os = provenance(&e);
     assert!(

@@ -11,9 +11,9 @@
 use std::collections::HashMap;
 
 use crate::analysis::provenance;
-use crate::protocols::body::{Kind, Payload};
 use crate::assemble::Assembly;
 use crate::js::{utf16_len, Value};
+use crate::protocols::body::{Kind, Payload};
 use crate::tokens::{TokenCounter, TokenizerInfo};
 use crate::tools::ToolDef;
 

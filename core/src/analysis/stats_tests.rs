@@ -614,3 +614,60 @@ fn the_token_accounting_matches_an_independent_recount_of_every_captured_body() 
         failures.join("\n")
     );
 }
+
+/// The seed's shape: many extension tools whose property names, property descriptions and
+/// whole schemas recur across tools (and one tool's description is another's property
+/// description). Each tool's description and schema count whole, under every protocol, as an
+/// independent recount of the body finds them: the writer knows which tool it is writing.
+#[test]
+fn recurring_tool_texts_count_for_each_tool_under_every_protocol() {
+    let shared_schema = r#"{"type":"object","properties":{"path":{"type":"string","description":"The file"},"line":{"type":"number","description":"A line"}},"required":["path"]}"#;
+    let mut tools = Vec::new();
+    for i in 0..24 {
+        let description = match i % 3 {
+            0 => "The file".to_string(),
+            1 => "Looks a symbol up.".to_string(),
+            _ => format!("Tool number {i}."),
+        };
+        let schema = if i % 2 == 0 {
+            shared_schema.to_string()
+        } else {
+            format!(
+                r#"{{"type":"object","properties":{{"path":{{"type":"string","description":"The file"}},"n{i}":{{"type":"string","description":"Looks a symbol up."}}}}}}"#
+            )
+        };
+        tools.push(format!(
+            r#"{{"name":"lsp_{i}","description":{},"parameters":{schema}}}"#,
+            crate::js::Value::str(description).to_json()
+        ));
+    }
+    let tools_json = format!("[{}]", tools.join(","));
+    let case = ctxlens_corpus::Case::named("demo");
+    let mut checked = 0;
+    for api in Api::ALL {
+        let mut i = inputs_from_case(&case.files(), None).expect("the demo");
+        i.extension_tools = Some(crate::inputs::SourceText {
+            name: "tools.json".into(),
+            text: crate::js::Str::from(tools_json.as_str()),
+        });
+        i.args.extend([
+            "--tools".to_string(),
+            (0..24)
+                .map(|n| format!("lsp_{n}"))
+                .collect::<Vec<_>>()
+                .join(","),
+        ]);
+        i.api = Some(api);
+        let a = assemble(&i);
+        let (Some(body), Some(_)) = (a.body(), a.stats.as_ref()) else {
+            continue;
+        };
+        let parsed = crate::js::parse(&body).expect("JSON");
+        let (got, want) = (accounted(&a), recount(api, &parsed));
+        assert_eq!(got.tools.len(), 24, "{api}: {:?}", got.tools.keys());
+        assert_eq!(got.tools, want.tools, "{api}");
+        adds_up(&a).unwrap_or_else(|e| panic!("{api}: {e}"));
+        checked += 1;
+    }
+    assert!(checked >= 8, "{checked} protocols");
+}

@@ -12,11 +12,11 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 
+use super::body::{self, Kind, Tag};
 use super::constrained_sampling::{
     get_json_schema_tool_parameters, resolve_json_schema_strict_sampling, Strict,
 };
 use super::github_copilot_headers::{build_copilot_dynamic_headers, has_copilot_vision_input};
-use super::body::{self, Kind, Tag};
 use super::{err, ev, AdapterError, Request, StreamOptions};
 use crate::context::LlmContext;
 use crate::headers::has_header;
@@ -1483,7 +1483,9 @@ fn convert_content_blocks(
     }
     if !blocks.iter().any(|b| b.get_str("type") == Some("text")) {
         let kind = body::tag_of(msg).map_or(Kind::ToolResults, |t| match t {
-            Tag::Message { kind, .. } | Tag::Block { kind, .. } | Tag::Inserted { kind, .. } => kind,
+            Tag::Message { kind, .. } | Tag::Block { kind, .. } | Tag::Inserted { kind, .. } => {
+                kind
+            }
             _ => Kind::ToolResults,
         });
         blocks.insert(
@@ -2479,7 +2481,10 @@ fn convert_tools(
         if strict {
             t.insert("strict", Value::Bool(true));
         }
-        t.insert("input_schema", Value::Object(input_schema.marked(Tag::Schema.mark())));
+        t.insert(
+            "input_schema",
+            Value::Object(input_schema.marked(Tag::Schema.mark())),
+        );
         if defer_loading {
             t.insert("defer_loading", Value::Bool(true));
         }

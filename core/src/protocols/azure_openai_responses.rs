@@ -321,6 +321,7 @@ pub fn build(
         method: "POST",
         url,
         headers,
+        sent: params.clone(),
         params,
         body,
         accounting,

@@ -16,13 +16,13 @@
 //! 3.1126.0 (its `dist-cjs` version) serializes the same members in the same order.
 
 use super::body::{self, Kind, Tag};
-use crate::js::Mark;
 use super::constrained_sampling::{
     get_json_schema_tool_parameters, resolve_json_schema_strict_sampling, Strict,
 };
 use super::google_shared::sanitize_value;
 use super::{base64, cache_retention, err, ev, AdapterError, Request, StreamOptions};
 use crate::context::LlmContext;
+use crate::js::Mark;
 use crate::js::{is_js_whitespace, js_max, js_min, js_trim_is_empty, to_js_string, Object, Value};
 use crate::messages;
 use crate::model::Model;
@@ -102,7 +102,8 @@ pub fn build(
         build_additional_model_request_fields(pi, model, &options, opts, events),
     );
     let params = Value::Object(input);
-    let (text, accounting) = body::written(&converse_stream_request_body(&params));
+    let sent = converse_stream_request_body(&params);
+    let (text, accounting) = body::written(&sent);
     let (endpoint_url, explicit_endpoint) = endpoint(model, opts, events);
     let url = format!(
         "{}/model/{}/converse-stream",
@@ -117,6 +118,7 @@ pub fn build(
         params,
         body: text,
         accounting,
+        sent,
         url_note: None,
     })
 }
@@ -853,7 +855,11 @@ fn convert_tool_config(
                 "AI/api/bedrock-converse-stream.js:910",
             );
         }
-        bedrock_tools.push(Value::Object(Object::new().with("toolSpec", spec)));
+        bedrock_tools.push(Value::Object(
+            Object::new()
+                .with("toolSpec", spec)
+                .marked(Tag::Tool.mark()),
+        ));
     }
     if pi.rules.bedrock.strict_tool_limit_fallback && !preferred_strict.is_empty() {
         // `hasExceededStrictToolLimits(sessionId)` is a set in the pi process: a fresh one

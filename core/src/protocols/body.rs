@@ -62,8 +62,9 @@ pub const NO_MESSAGE: u32 = u32::MAX;
 /// what it writes by copying the mark of what it renders: [`like`]), read by [`write`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tag {
-    /// A tool's definition object: the one holding its `name` and `description`. The writer
-    /// numbers the tools in the order written ([`Accounting::tools`]).
+    /// A tool's definition object: the one holding its `name` and `description` (and the
+    /// wrapper around it, where the protocol has one). The writer numbers the tools in the order
+    /// written ([`Accounting::tools`]).
     Tool,
     /// A tool's parameters as written (the whole value counts), inside its [`Tag::Tool`].
     Schema,
@@ -187,6 +188,18 @@ pub fn text_of(out: Object, msg: &Value) -> Object {
     }
 }
 
+/// The tag of pi's text `key` standing in a part of `msg`, of the message's own kind (a
+/// placeholder for one of its images).
+pub fn inserted_in(pi: &crate::pi::Pi, key: &str, msg: &Value) -> Tag {
+    let kind = match tag_of(msg) {
+        Some(Tag::Message { kind, .. } | Tag::Block { kind, .. } | Tag::Inserted { kind, .. }) => {
+            kind
+        }
+        _ => Kind::UserText,
+    };
+    inserted(pi, key, kind)
+}
+
 /// The tag of a text pi inserts: its `strings.json` key (`transformMessages.missingToolResult`).
 pub fn inserted(pi: &crate::pi::Pi, key: &str, kind: Kind) -> Tag {
     let index = pi
@@ -237,7 +250,9 @@ pub fn mark_llm_messages(messages: &mut [Value]) {
         o.set_mark(Tag::Message { llm, kind }.mark());
         if let Some(Value::Array(blocks)) = o.get_mut("content") {
             for b in blocks.iter_mut() {
-                let Some(bo) = b.as_object_mut() else { continue };
+                let Some(bo) = b.as_object_mut() else {
+                    continue;
+                };
                 let k = match bo.get_str("type") {
                     Some("thinking") | Some("redactedThinking") => Kind::Reasoning,
                     Some("toolCall") => Kind::ToolArguments,
@@ -322,6 +337,8 @@ pub struct Accounting {
     pub tools: Vec<String>,
     /// How many system texts were written ([`Payload::System`]'s numbers).
     pub systems: u32,
+    /// The top-level members that hold a source's text themselves ([`write_with_root`]).
+    pub root: Vec<(String, Tag)>,
 }
 
 /// One leaf of the body (a string, number, boolean or null; or a whole counted value) with
@@ -333,6 +350,8 @@ pub struct Leaf {
     pub tag: Option<Tag>,
     /// The wire message it is in ([`Accounting::wires`]).
     pub wire: Option<u32>,
+    /// The tool it is part of ([`Accounting::tools`]).
+    pub tool: Option<u32>,
     pub payload: Option<Payload>,
     /// UTF-16 length of a string leaf (0 otherwise).
     pub chars: usize,
@@ -489,7 +508,7 @@ struct Writer<'v, 'o> {
     steps: Vec<Step<'v>>,
     leaves: Option<Vec<Leaf>>,
     /// Top-level members that are a source's text themselves (codex's `instructions`).
-    root: &'o [(&'o str, Tag)],
+    root: &'o [(String, Tag)],
 }
 
 /// Writes `JSON.stringify(params)` into `out` and returns where its characters came from.
@@ -500,15 +519,18 @@ pub fn write(params: &Value, out: &mut String) -> Accounting {
 /// [`write`], where the top-level members named in `root` hold that source's text themselves
 /// (a string member cannot carry a mark): `("instructions", Tag::System)`.
 pub fn write_with_root(params: &Value, root: &[(&str, Tag)], out: &mut String) -> Accounting {
+    let root: Vec<(String, Tag)> = root.iter().map(|(k, t)| (k.to_string(), *t)).collect();
     let mut w = Writer {
         out,
         acc: Accounting::default(),
         steps: Vec::new(),
         leaves: None,
-        root,
+        root: &root,
     };
     w.value(params, Scope::default());
-    w.acc
+    let mut acc = w.acc;
+    acc.root = root;
+    acc
 }
 
 /// The body's text with its accounting.
@@ -525,7 +547,7 @@ pub fn written_with_root(params: &Value, root: &[(&str, Tag)]) -> (String, Accou
 
 /// Every leaf of the body with its path, tag and payload (the provenance of each value),
 /// with the accounting they were read with.
-pub fn leaves(params: &Value, root: &[(&str, Tag)]) -> (Vec<Leaf>, Accounting) {
+pub fn leaves(params: &Value, root: &[(String, Tag)]) -> (Vec<Leaf>, Accounting) {
     let mut out = String::with_capacity(json::compact_len(params));
     let mut w = Writer {
         out: &mut out,
@@ -570,6 +592,7 @@ impl<'v> Writer<'v, '_> {
                 path: path_of(&self.steps),
                 tag: scope.tag,
                 wire: scope.wire,
+                tool: scope.tool,
                 payload,
                 chars: v.as_str().map_or(0, utf16_len),
             });
@@ -688,10 +711,8 @@ impl<'v> Writer<'v, '_> {
                         scope.inserted = None;
                     }
                 }
-                Tag::Inserted { key, .. } => {
-                    scope.inserted = Some(key);
-                    scope.llm = None;
-                }
+                // pi's text, in the wire message (and so of the LLM message) it stands in.
+                Tag::Inserted { key, .. } => scope.inserted = Some(key),
                 _ => {}
             }
             let wire = match tag {
@@ -714,8 +735,14 @@ impl<'v> Writer<'v, '_> {
                 scope.wire = Some((self.acc.wires.len() - 1) as u32);
             }
             match tag {
-                Tag::Tool => {
-                    let name = o.get_str("name").unwrap_or_default().to_string();
+                // A tool's wrapper and its definition may both be marked (`{type, function}`):
+                // one tool, named by the definition's `name`.
+                Tag::Tool if scope.tool.is_none() => {
+                    let name = o
+                        .get_str("name")
+                        .or_else(|| o.iter().find_map(|(_, v)| v.get_str("name")))
+                        .unwrap_or_default()
+                        .to_string();
                     self.acc.tools.push(name);
                     scope.tool = Some((self.acc.tools.len() - 1) as u32);
                 }
@@ -843,7 +870,9 @@ mod tests {
 
     #[test]
     fn writes_the_same_bytes_as_stringify_and_counts_what_the_tags_say() {
-        let mut tool = obj(r#"{"name":"read","description":"Reads \"a\" file","input_schema":{"type":"object","properties":{"path":{"type":"string"}}}}"#);
+        let mut tool = obj(
+            r#"{"name":"read","description":"Reads \"a\" file","input_schema":{"type":"object","properties":{"path":{"type":"string"}}}}"#,
+        );
         if let Value::Object(o) = &mut tool {
             let mut schema = o.get("input_schema").cloned().unwrap();
             mark(&mut schema, Tag::Schema);
@@ -860,13 +889,15 @@ mod tests {
         let mut msg = Object::new();
         msg.insert("role", Value::str("user"));
         msg.insert("content", Value::Array(vec![text]));
-        let msg = Value::Object(msg.marked(
-            Tag::Message {
-                llm: 0,
-                kind: Kind::UserText,
-            }
-            .mark(),
-        ));
+        let msg = Value::Object(
+            msg.marked(
+                Tag::Message {
+                    llm: 0,
+                    kind: Kind::UserText,
+                }
+                .mark(),
+            ),
+        );
         let mut params = Object::new();
         params.insert("model", Value::str("m"));
         params.insert("messages", Value::Array(vec![msg]));
@@ -876,7 +907,11 @@ mod tests {
         let (body, acc) = written(&params);
         assert_eq!(body, params.to_json());
         let of = |p: fn(&Payload) -> bool| -> usize {
-            acc.spans.iter().filter(|s| p(&s.payload)).map(|s| s.chars).sum()
+            acc.spans
+                .iter()
+                .filter(|s| p(&s.payload))
+                .map(|s| s.chars)
+                .sum()
         };
         assert_eq!(of(|p| matches!(p, Payload::ToolDescription(0))), 14);
         let schema = r#"{"type":"object","properties":{"path":{"type":"string"}}}"#;

@@ -67,7 +67,8 @@ pub fn build(
         );
     }
     let params = build_params(pi, model, &collapsed, max_tokens, &thinking, events)?;
-    let (text, accounting) = body::written(&generate_content_parameters_to_mldev(pi, &params)?);
+    let sent = generate_content_parameters_to_mldev(pi, &params)?;
+    let (text, accounting) = body::written(&sent);
     let url = format!(
         "{}/{}:streamGenerateContent?alt=sse",
         request_base_url(model),
@@ -81,6 +82,7 @@ pub fn build(
         params,
         body: text,
         accounting,
+        sent,
         url_note: None,
     })
 }
@@ -580,8 +582,12 @@ fn t_content(origin: &Value) -> Result<Value, AdapterError> {
         Value::Object(_) => vec![origin.clone()],
         _ => return Err(err("Unsupported part type")),
     };
+    // Only the system instruction is made into a content here.
     Ok(Value::Object(
-        Object::new().with("role", "user").with("parts", parts),
+        Object::new()
+            .with("role", "user")
+            .with("parts", parts)
+            .marked(body::Tag::System.mark()),
     ))
 }
 

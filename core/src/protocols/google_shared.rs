@@ -619,7 +619,10 @@ pub fn convert_tools(
             Object::new()
                 .with("name", tool.name.as_str())
                 .with("description", tool.description.as_str())
-                .with("parametersJsonSchema", body::marked(parameters, Tag::Schema))
+                .with(
+                    "parametersJsonSchema",
+                    body::marked(parameters, Tag::Schema),
+                )
                 .marked(Tag::Tool.mark()),
         ));
     }

@@ -98,6 +98,7 @@ pub fn build(
         method: "POST",
         url,
         headers,
+        sent: params.clone(),
         params,
         body,
         accounting,
@@ -782,7 +783,8 @@ fn to_function_tools(
         out.push(Value::Object(
             Object::new()
                 .with("type", "function")
-                .with("function", function),
+                .with("function", function)
+                .marked(Tag::Tool.mark()),
         ));
     }
     Ok(out)

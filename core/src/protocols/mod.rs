@@ -4,8 +4,8 @@
 pub mod anthropic_messages;
 pub mod azure_openai_responses;
 pub mod base64;
-pub mod body;
 pub mod bedrock_converse_stream;
+pub mod body;
 pub mod constrained_sampling;
 pub mod github_copilot_headers;
 pub mod google_generative_ai;
@@ -70,6 +70,9 @@ pub struct Request {
     pub body: String,
     /// Where the body's characters came from, recorded while writing it ([`body::write`]).
     pub accounting: body::Accounting,
+    /// The value written as the body, with the adapter's marks: the params, or what the SDK
+    /// made of them (Google's and Bedrock's request shapes, Anthropic's without `betas`).
+    pub sent: Value,
     /// Why the URL looks wrong, when it does: after a protocol switch, a path segment doubled
     /// where the model's base URL (made for its own protocol) meets the path the other
     /// protocol's adapter adds ([`doubled_segment_note`]).

@@ -156,11 +156,13 @@ pub fn build(
     );
     events.push(websocket_note(model, codex_session_id.as_deref()));
     // `instructions` is the system prompt's text.
-    let (body, accounting) = body::written_with_root(&params, &[("instructions", body::Tag::System)]);
+    let (body, accounting) =
+        body::written_with_root(&params, &[("instructions", body::Tag::System)]);
     Ok(Request {
         method: "POST",
         url: resolve_codex_url(model.obj.get("baseUrl")),
         headers,
+        sent: params.clone(),
         params,
         body,
         accounting,

@@ -8,6 +8,7 @@
 
 use std::cell::RefCell;
 
+use super::body::{like, message_like, part_of, Kind, Tag};
 use super::constrained_sampling::{
     create_grammar_tool_input_properties, get_grammar_tool_input, grammar_property,
     make_strict_json_schema, resolve_grammar_constrained_sampling,
@@ -15,7 +16,6 @@ use super::constrained_sampling::{
 };
 use super::github_copilot_headers::{build_copilot_dynamic_headers, has_copilot_vision_input};
 use super::openai_prompt_cache::clamp_openai_prompt_cache_key;
-use super::body::{like, message_like, part_of, Kind, Tag};
 use super::{body, cache_retention, err, AdapterError, Request, StreamOptions};
 use crate::context::LlmContext;
 use crate::headers::has_header;
@@ -113,6 +113,7 @@ pub fn build(
         method: "POST",
         url,
         headers,
+        sent: params.clone(),
         params,
         body,
         accounting,
@@ -1297,7 +1298,11 @@ fn convert_messages(
             Object::new()
                 .with("role", "assistant")
                 .with("content", text(pi, "assistantAfterToolResult"))
-                .marked(inserted(pi, "assistantAfterToolResult", Kind::AssistantText)),
+                .marked(inserted(
+                    pi,
+                    "assistantAfterToolResult",
+                    Kind::AssistantText,
+                )),
         )
     };
     let requires_bridge = compat.truthy("requiresAssistantAfterToolResult");
@@ -1517,16 +1522,18 @@ fn convert_assistant_message(
     events: &mut Events,
 ) -> Result<Option<Value>, AdapterError> {
     let blocks = content_array(msg, "assistant")?;
-    let mut out = message_like(Object::new(), msg).with("role", "assistant").with(
-        "content",
-        if compat.truthy("requiresAssistantAfterToolResult")
-            || compat.truthy("requiresNonNullAssistantContent")
-        {
-            Value::str("")
-        } else {
-            Value::Null
-        },
-    );
+    let mut out = message_like(Object::new(), msg)
+        .with("role", "assistant")
+        .with(
+            "content",
+            if compat.truthy("requiresAssistantAfterToolResult")
+                || compat.truthy("requiresNonNullAssistantContent")
+            {
+                Value::str("")
+            } else {
+                Value::Null
+            },
+        );
 
     let mut text_parts: Vec<String> = Vec::new();
     let mut blank_texts = 0;
@@ -1708,9 +1715,25 @@ fn convert_assistant_message(
         // Each detail is a part of the reasoning: its text, its signature or data.
         match &mut details {
             Value::Array(items) => items.iter_mut().for_each(|d| {
-                body::mark(d, body::Tag::Block { llm: body::tag_of(msg).and_then(body::Tag::llm).unwrap_or(body::NO_MESSAGE), kind: Kind::Reasoning })
+                body::mark(
+                    d,
+                    body::Tag::Block {
+                        llm: body::tag_of(msg)
+                            .and_then(body::Tag::llm)
+                            .unwrap_or(body::NO_MESSAGE),
+                        kind: Kind::Reasoning,
+                    },
+                )
             }),
-            d => body::mark(d, body::Tag::Block { llm: body::tag_of(msg).and_then(body::Tag::llm).unwrap_or(body::NO_MESSAGE), kind: Kind::Reasoning }),
+            d => body::mark(
+                d,
+                body::Tag::Block {
+                    llm: body::tag_of(msg)
+                        .and_then(body::Tag::llm)
+                        .unwrap_or(body::NO_MESSAGE),
+                    kind: Kind::Reasoning,
+                },
+            ),
         }
         out.insert("reasoning_details", details);
         events.push(
@@ -1849,7 +1872,11 @@ fn convert_tool_result_batch(
                 Object::new()
                     .with("role", "assistant")
                     .with("content", text(pi, "assistantAfterToolResult"))
-                    .marked(inserted(pi, "assistantAfterToolResult", Kind::AssistantText))
+                    .marked(inserted(
+                        pi,
+                        "assistantAfterToolResult",
+                        Kind::AssistantText,
+                    ))
                     .into(),
             );
             events.push(
@@ -2071,6 +2098,7 @@ fn convert_tools(
                 Object::new()
                     .with("type", "custom")
                     .with("custom", custom)
+                    .marked(Tag::Tool.mark())
                     .into(),
             );
             events.push(
@@ -2111,6 +2139,7 @@ fn convert_tools(
             Object::new()
                 .with("type", "function")
                 .with("function", function)
+                .marked(Tag::Tool.mark())
                 .into(),
         );
     }

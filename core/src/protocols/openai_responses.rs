@@ -15,7 +15,9 @@ use super::openai_responses_shared::{
     self as shared, compat_flag, convert_responses_messages, convert_responses_tools,
     ConvertOptions, ToolOptions,
 };
-use super::{body, cache_retention, constrained_sampling, err, AdapterError, Request, StreamOptions};
+use super::{
+    body, cache_retention, constrained_sampling, err, AdapterError, Request, StreamOptions,
+};
 use crate::context::LlmContext;
 use crate::headers::has_header;
 use crate::js::{self, number_to_string, Object, Value};
@@ -289,6 +291,7 @@ pub fn build(
         method: "POST",
         url: responses_url(model, opts),
         headers,
+        sent: params.clone(),
         params,
         body,
         accounting,

@@ -1178,13 +1178,27 @@ fn convert_assistant_message(
                 );
                 // The stored reasoning item: its summary texts are reasoning, its encrypted
                 // content a signature.
-                let llm = body::tag_of(block).and_then(Tag::llm).unwrap_or(body::NO_MESSAGE);
+                let llm = body::tag_of(block)
+                    .and_then(Tag::llm)
+                    .unwrap_or(body::NO_MESSAGE);
                 let mut item = item;
                 if let Some(o) = item.as_object_mut() {
-                    o.set_mark(Tag::Message { llm, kind: Kind::Reasoning }.mark());
+                    o.set_mark(
+                        Tag::Message {
+                            llm,
+                            kind: Kind::Reasoning,
+                        }
+                        .mark(),
+                    );
                     if let Some(Value::Array(summary)) = o.get_mut("summary") {
                         for part in summary.iter_mut() {
-                            body::mark(part, Tag::Block { llm, kind: Kind::Reasoning });
+                            body::mark(
+                                part,
+                                Tag::Block {
+                                    llm,
+                                    kind: Kind::Reasoning,
+                                },
+                            );
                         }
                     }
                 }

@@ -102,6 +102,7 @@ pub fn build(
         method: "POST",
         url,
         headers,
+        sent: params.clone(),
         params,
         body,
         accounting,
@@ -120,7 +121,12 @@ fn llm_context_json(ctx: &LlmContext) -> Value {
         .with("messages", Value::Array(ctx.messages.clone()))
         .with(
             "tools",
-            Value::Array(ctx.tools.iter().map(|t| tool_json(t.agent_tool_json())).collect()),
+            Value::Array(
+                ctx.tools
+                    .iter()
+                    .map(|t| tool_json(t.agent_tool_json()))
+                    .collect(),
+            ),
         )
         .marked(Tag::System.mark())
         .into()

@@ -57,7 +57,8 @@ pub(crate) fn messages_create(
     }
     let headers = request_headers(pi, opts, client, betas_header);
     let url = build_url(model, opts);
-    let (body, accounting) = crate::protocols::body::written(&Value::Object(body));
+    let sent = Value::Object(body);
+    let (body, accounting) = crate::protocols::body::written(&sent);
     Request {
         method: "POST",
         url,
@@ -65,6 +66,7 @@ pub(crate) fn messages_create(
         params: Value::Object(params),
         body,
         accounting,
+        sent,
         url_note: None,
     }
 }
