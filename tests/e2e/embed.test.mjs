@@ -1,5 +1,5 @@
 // Embedding (issue 6): the docs example page (dist/docs.html) renders its four <ctxlens-view>s
-// with the CLI's numbers and frames the app; the README's snippets run as written; several
+// with the CLI's numbers and frames the app; the embedding guide's snippets (docs/embedding.md) run as written; several
 // elements share one wasm fetch; attributes changed at runtime re-render; the element's whatif=
 // shows the CLI's what-if; the app's URL parameters (iframe mode) are each honoured; another
 // origin is refused; a hostile session stays inert; nothing leaves the page's origin. Screenshots in tests/e2e/artifacts/embed-*.png, the
@@ -177,15 +177,15 @@ test("the docs example page renders its four embeds with the CLI's numbers, and 
   await context.close();
 });
 
-// The README's snippets, exactly as written.
-const readme = fs.readFileSync(path.join(repo, "README.md"), "utf8");
+// The embedding guide's snippets (docs/embedding.md), exactly as written.
+const readme = fs.readFileSync(path.join(repo, "docs", "embedding.md"), "utf8");
 function snippet(name) {
   const m = new RegExp(`<!-- snippet: ${name} -->\\s*\`\`\`\\w*\\n([\\s\\S]*?)\`\`\``).exec(readme);
-  assert.ok(m, `README.md has the snippet ${name}`);
+  assert.ok(m, `docs/embedding.md has the snippet ${name}`);
   return m[1];
 }
 
-test("the README's snippets run: script tag, npm import (mount), iframe", async () => {
+test("the embedding guide's snippets run: script tag, npm import (mount), iframe", async () => {
   const stats = cliStats(demo);
   const report = cliReport(demo);
   // Script tag: a page holding the snippet as it is.
