@@ -797,6 +797,7 @@ impl Run<'_> {
             &inputs.cwd,
             args,
             &settings,
+            &inputs.env,
             &mut self.diags,
         );
         let (system_prompt, prompt_sections) = if pi.rules.transcript {

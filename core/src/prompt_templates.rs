@@ -11,6 +11,7 @@ use crate::inputs::VirtualFs;
 use crate::js::is_js_whitespace;
 use crate::js::path::{basename, join_path};
 use crate::paths::{resolve_pi_path, PathOptions};
+use crate::packages::PackageResources;
 use crate::pi::{Pi, PromptTemplateArgs};
 use crate::resources::{merge_paths, parse_frontmatter, RankedPaths};
 use crate::settings::Settings;
@@ -23,6 +24,8 @@ pub struct PromptTemplate {
     /// The body after the frontmatter (trimmed when there is frontmatter, as pi does).
     pub content: String,
     pub file_path: String,
+    /// The pi package that brought it (its settings `source`), if any.
+    pub package: Option<String>,
 }
 
 fn exists(fs: &VirtualFs, p: &str) -> bool {
@@ -38,7 +41,7 @@ fn rel_path(root: &str, path: &str) -> String {
 
 /// `collectFiles(dir, /\.md$/)` (CA/core/package-manager.js:159): `.md` files below `dir`, dot
 /// entries and node_modules skipped, ignore files honoured. A settings entry's folder.
-fn collect_files(
+pub(crate) fn collect_files(
     fs: &VirtualFs,
     dir: &str,
     ig: &mut IgnoreRules,
@@ -100,9 +103,11 @@ fn resolve_prompt_resources(
     agent_dir: &str,
     cwd: &str,
     settings: &Settings,
+    pkgs: &PackageResources,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<String> {
     let mut acc = RankedPaths::default();
+    acc.add_packages(&pkgs.prompts);
     acc.add_settings_entries(fs, home, agent_dir, cwd, settings, "prompts", diags, &|d| {
         collect_files(fs, d, &mut IgnoreRules::default(), d, 0)
     });
@@ -155,6 +160,7 @@ fn load_template_from_file(
         name,
         content: frontmatter_body(&raw),
         file_path: path.to_string(),
+        package: None,
     })
 }
 
@@ -203,6 +209,7 @@ pub fn load_prompt_templates(
     process_cwd: &str,
     args: &PiArgs,
     settings: &Settings,
+    pkgs: &PackageResources,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<PromptTemplate> {
     let cli: Vec<String> = args
@@ -222,7 +229,7 @@ pub fn load_prompt_templates(
     let primary = if args.no_prompt_templates {
         Vec::new()
     } else {
-        resolve_prompt_resources(fs, home, agent_dir, cwd, settings, diags)
+        resolve_prompt_resources(fs, home, agent_dir, cwd, settings, pkgs, diags)
     };
     let trim = PathOptions {
         trim: true,
@@ -249,7 +256,8 @@ pub fn load_prompt_templates(
         }
     }
     let mut out: Vec<PromptTemplate> = Vec::new();
-    for t in all {
+    for mut t in all {
+        t.package = pkgs.package_of(&t.file_path).map(String::from);
         if let Some(winner) = out.iter().find(|w| w.name == t.name) {
             diags.push(
                 Diagnostic::warning(

@@ -109,6 +109,7 @@ fn loaded(
         "/run",
         args,
         &settings,
+        &Default::default(),
         &mut d,
     );
     (t.into_iter().map(|t| (t.name, t.file_path)).collect(), d)
@@ -198,6 +199,7 @@ fn a_prompt_expands_only_for_a_known_name() {
         name: "r".into(),
         content: "[$1|$2|$@]".into(),
         file_path: "/t/r.md".into(),
+        package: None,
     }];
     let p = crate::testcase::pi();
     let e = |s: &str| expand_prompt_template(&p, s, &t).0;

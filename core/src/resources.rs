@@ -34,6 +34,8 @@ pub struct Skill {
     pub disable_model_invocation: bool,
     /// Where it was found (`user`, `project`, `path`).
     pub source: String,
+    /// The pi package that brought it (its settings `source`), if any.
+    pub package: Option<String>,
 }
 
 /// A prompt piece and the file it came from (`None` for a literal CLI value).
@@ -52,6 +54,8 @@ pub struct Resources {
     pub append_prompts: Vec<PromptText>,
     /// The prompt templates a `/name` prompt can call (not part of the system prompt).
     pub prompt_templates: Vec<crate::prompt_templates::PromptTemplate>,
+    /// The settings' pi packages, as resolved ([`crate::packages`]).
+    pub packages: Vec<crate::packages::Package>,
 }
 
 fn exists(fs: &VirtualFs, p: &str) -> bool {
@@ -78,10 +82,13 @@ pub fn load(
     process_cwd: &str,
     args: &PiArgs,
     settings: &Settings,
+    env: &std::collections::BTreeMap<String, String>,
     diags: &mut Vec<Diagnostic>,
 ) -> Resources {
     let cwd = normalize_path(cwd);
     let agent_dir = normalize_path(agent_dir);
+    // Packages resolve first (`DefaultPackageManager.resolve`), so their paths hold their places.
+    let pkgs = crate::packages::resolve(pi, fs, home, &agent_dir, &cwd, settings, env, diags);
     let context_files = if args.no_context_files {
         Vec::new()
     } else {
@@ -95,6 +102,7 @@ pub fn load(
         process_cwd,
         args,
         settings,
+        &pkgs,
         diags,
     );
 
@@ -123,7 +131,6 @@ pub fn load(
         .iter()
         .filter_map(|s| resolve_prompt_input(fs, s, process_cwd, "append system prompt", diags))
         .collect();
-    packages_not_read(fs, &agent_dir, &cwd, settings, diags);
     let prompt_templates = crate::prompt_templates::load_prompt_templates(
         fs,
         home,
@@ -132,6 +139,7 @@ pub fn load(
         process_cwd,
         args,
         settings,
+        &pkgs,
         diags,
     );
     Resources {
@@ -140,6 +148,7 @@ pub fn load(
         custom_prompt,
         append_prompts,
         prompt_templates,
+        packages: pkgs.packages,
     }
 }
 
@@ -324,7 +333,7 @@ fn rel_path(root: &str, path: &str) -> String {
 /// `collectSkillEntries(dir, mode)` (CA/core/package-manager.js:183–248): a directory with a
 /// `SKILL.md` yields only that file; otherwise `.md` files (at the root in `pi` mode, below it in
 /// `agents` mode) and the entries of subdirectories (dot entries and node_modules skipped).
-fn collect_skill_entries(
+pub(crate) fn collect_skill_entries(
     fs: &VirtualFs,
     dir: &str,
     agents_mode: bool,
@@ -555,6 +564,7 @@ fn load_skill_from_file(
         base_dir: skill_dir,
         disable_model_invocation: fm.get("disable-model-invocation") == Some(&Value::Bool(true)),
         source: source.to_string(),
+        package: None,
     })
 }
 
@@ -562,12 +572,28 @@ fn load_skill_from_file(
 /// with its precedence rank (`resourcePrecedenceRank`, CA/core/package-manager.js:61–66): the
 /// first path wins, then a stable sort by rank.
 #[derive(Default)]
-pub(crate) struct RankedPaths(Vec<(String, u8)>);
+pub(crate) struct RankedPaths(Vec<(String, u8, bool)>);
+
+/// `resourcePrecedenceRank` of a package resource (`origin: "package"`): after the user's own.
+const PACKAGE_RANK: u8 = 4;
 
 impl RankedPaths {
     pub(crate) fn add(&mut self, path: String, rank: u8) {
+        self.add_with(path, rank, true);
+    }
+
+    /// `addResource(map, path, metadata, enabled)`: the first entry of a path keeps its place,
+    /// even a disabled one.
+    pub(crate) fn add_with(&mut self, path: String, rank: u8, enabled: bool) {
         if !self.0.iter().any(|e| e.0 == path) {
-            self.0.push((path, rank));
+            self.0.push((path, rank, enabled));
+        }
+    }
+
+    /// The packages' paths (resolved before anything else, rank 4).
+    pub(crate) fn add_packages(&mut self, paths: &[crate::packages::PackagePath]) {
+        for p in paths {
+            self.add_with(p.path.clone(), PACKAGE_RANK, p.enabled);
         }
     }
 
@@ -577,9 +603,10 @@ impl RankedPaths {
         }
     }
 
+    /// The enabled paths, stably sorted by rank.
     pub(crate) fn into_sorted(mut self) -> Vec<String> {
         self.0.sort_by_key(|e| e.1);
-        self.0.into_iter().map(|e| e.0).collect()
+        self.0.into_iter().filter(|e| e.2).map(|e| e.0).collect()
     }
 
     /// The settings entries of resource type `key` (`skills`, `prompts`;
@@ -638,12 +665,14 @@ fn resolve_skill_resources(
     agent_dir: &str,
     cwd: &str,
     settings: &Settings,
+    pkgs: &crate::packages::PackageResources,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<String> {
     let walk = |d: &str, agents: bool| {
         collect_skill_entries(fs, d, agents, &mut IgnoreRules::default(), d, 0)
     };
     let mut acc = RankedPaths::default();
+    acc.add_packages(&pkgs.skills);
     acc.add_settings_entries(fs, home, agent_dir, cwd, settings, "skills", diags, &|d| {
         walk(d, false)
     });
@@ -738,6 +767,7 @@ fn load_skills(
     process_cwd: &str,
     args: &PiArgs,
     settings: &Settings,
+    pkgs: &crate::packages::PackageResources,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Skill> {
     let cli: Vec<String> = args
@@ -754,7 +784,7 @@ fn load_skills(
     let primary = if args.no_skills {
         Vec::new()
     } else {
-        resolve_skill_resources(fs, home, agent_dir, cwd, settings, diags)
+        resolve_skill_resources(fs, home, agent_dir, cwd, settings, pkgs, diags)
     };
     if args.no_skills && cli.is_empty() {
         return Vec::new();
@@ -765,7 +795,8 @@ fn load_skills(
     let under = |t: &str, root: &str| t == root || t.starts_with(&format!("{root}/"));
     let mut skills: Vec<Skill> = Vec::new();
     let add = |found: Vec<Skill>, diags: &mut Vec<Diagnostic>, skills: &mut Vec<Skill>| {
-        for s in found {
+        for mut s in found {
+            s.package = pkgs.package_of(&s.file_path).map(String::from);
             if skills.iter().any(|k| k.file_path == s.file_path) {
                 continue;
             }
@@ -887,55 +918,6 @@ pub fn expand_skill_command<'a>(
         out.push_str(args);
     }
     (out, Some(skill))
-}
-
-/// pi packages (the settings' `packages`, CA/core/package-manager.js:698–712) bring skills,
-/// prompt templates, extensions and themes from their install folders (npm, git, or a local
-/// path). ctxlens does not resolve them: each settings file that lists some gets a warning at
-/// its `"packages"` line.
-fn packages_not_read(
-    fs: &VirtualFs,
-    agent_dir: &str,
-    cwd: &str,
-    settings: &Settings,
-    diags: &mut Vec<Diagnostic>,
-) {
-    for (scope, file) in [
-        (
-            &settings.project,
-            join_path(&join_path(cwd, ".pi"), "settings.json"),
-        ),
-        (&settings.global, join_path(agent_dir, "settings.json")),
-    ] {
-        let Some(list) = scope.get("packages").and_then(Value::as_array) else {
-            continue;
-        };
-        let names: Vec<&str> = list
-            .iter()
-            .filter_map(|p| {
-                p.as_str()
-                    .or_else(|| p.get("source").and_then(Value::as_str))
-            })
-            .collect();
-        if names.is_empty() {
-            continue;
-        }
-        let line = fs
-            .read_to_string(&file)
-            .and_then(|t| t.lines().position(|l| l.contains("\"packages\"")))
-            .map(|i| i as u32 + 1);
-        diags.push(
-            Diagnostic::warning(
-                &file,
-                line,
-                format!(
-                    "pi packages ({}): ctxlens does not read packages, so their skills, prompt templates and extensions (with their tools) are not included",
-                    names.join(", ")
-                ),
-            )
-            .skipping("the packages' skills, prompt templates and extensions"),
-        );
-    }
 }
 
 /// `isLocalPath(value)` (CA/utils/paths.js:35–47).
