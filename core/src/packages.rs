@@ -474,6 +474,41 @@ enum Installed {
     Missing(String),
 }
 
+/// Where pi looks for a source of `scope` (`getNpmInstallPath`, `getGitInstallPath`,
+/// `resolvePathFromBase`): the CLI reads what is there.
+pub fn install_path(source: &str, scope: Scope, home: &str, agent_dir: &str, cwd: &str) -> String {
+    let root = base_dir(scope, agent_dir, cwd);
+    match parse_source(source) {
+        Source::Npm { name, .. } => join_path(&join_path(&root, "npm/node_modules"), &name),
+        Source::Git { host, path } => join_path(&join_path(&join_path(&root, "git"), &host), &path),
+        Source::Local { path } => resolve_local(&path, &root, home),
+    }
+}
+
+/// Every settings entry's source with its scope (both files, project first), for the reader.
+pub fn entry_sources(settings: &Settings) -> Vec<(String, Scope)> {
+    let mut out = Vec::new();
+    for (scope, obj) in [
+        (Scope::Project, &settings.project),
+        (Scope::User, &settings.global),
+    ] {
+        for item in obj
+            .get("packages")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let source = item
+                .as_str()
+                .or_else(|| item.get("source").and_then(Value::as_str));
+            if let Some(s) = source {
+                out.push((s.to_string(), scope));
+            }
+        }
+    }
+    out
+}
+
 fn installed_path(
     fs: &VirtualFs,
     source: &str,
@@ -482,10 +517,9 @@ fn installed_path(
     agent_dir: &str,
     cwd: &str,
 ) -> Installed {
-    let root = base_dir(scope, agent_dir, cwd);
+    let path = install_path(source, scope, home, agent_dir, cwd);
     match parse_source(source) {
-        Source::Npm { name, version } => {
-            let path = join_path(&join_path(&root, "npm/node_modules"), &name);
+        Source::Npm { version, .. } => {
             let json = fs
                 .read_to_string(&join_path(&path, "package.json"))
                 .and_then(|t| crate::js::parse(t.trim_start_matches('\u{FEFF}')).ok());
@@ -505,24 +539,11 @@ fn installed_path(
                 _ => Installed::Folder(path),
             }
         }
-        Source::Git { host, path } => {
-            let dir = join_path(&join_path(&join_path(&root, "git"), &host), &path);
-            if fs.is_dir(&dir) {
-                Installed::Folder(dir)
-            } else {
-                Installed::Missing(format!("not cloned at {dir}"))
-            }
-        }
-        Source::Local { path } => {
-            let p = resolve_local(&path, &root, home);
-            if fs.is_file(&p) {
-                Installed::File(p)
-            } else if fs.is_dir(&p) {
-                Installed::Folder(p)
-            } else {
-                Installed::Missing(format!("the path {p} does not exist"))
-            }
-        }
+        Source::Git { .. } if fs.is_dir(&path) => Installed::Folder(path),
+        Source::Git { .. } => Installed::Missing(format!("not cloned at {path}")),
+        Source::Local { .. } if fs.is_file(&path) => Installed::File(path),
+        Source::Local { .. } if fs.is_dir(&path) => Installed::Folder(path),
+        Source::Local { .. } => Installed::Missing(format!("the path {path} does not exist")),
     }
 }
 
@@ -545,15 +566,12 @@ fn missing(
     } else {
         "pi installs it from the network first (unless offline: PI_OFFLINE or --offline), which ctxlens cannot; ctxlens goes on without it".to_string()
     };
-    Diagnostic::warning(
-        file,
-        e.line,
-        format!("package {}: {why}: {what}", e.source),
+    Diagnostic::warning(file, e.line, format!("package {}: {why}: {what}", e.source)).skipping(
+        format!(
+            "the skills, prompt templates and extensions of {}",
+            e.source
+        ),
     )
-    .skipping(format!(
-        "the skills, prompt templates and extensions of {}",
-        e.source
-    ))
 }
 
 /// `satisfies(installed, validRange(wanted))` for the ranges a settings entry holds: an exact
@@ -612,11 +630,14 @@ fn read_manifest(fs: &VirtualFs, root: &str) -> Option<Object> {
 }
 
 fn manifest_entries(manifest: Option<&Object>, kind: Kind) -> Option<Vec<String>> {
-    manifest?.get(kind.key()).and_then(Value::as_array).map(|a| {
-        a.iter()
-            .filter_map(|v| v.as_str().map(String::from))
-            .collect()
-    })
+    manifest?
+        .get(kind.key())
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect()
+        })
 }
 
 /// `collectPackageResources(packageRoot, accumulator, filter, metadata)`: `false` when the
@@ -872,8 +893,7 @@ impl Ctx<'_> {
             .cloned()
             .collect();
         for f in all {
-            if !force_in.is_empty() && !result.contains(f) && self.matches_any_exact(f, &force_in)
-            {
+            if !force_in.is_empty() && !result.contains(f) && self.matches_any_exact(f, &force_in) {
                 result.push(f.clone());
             }
         }

@@ -37,11 +37,23 @@ const KIT: &str = "/h/.pi/agent/npm/node_modules/@acme/kit";
 
 fn kit(files: &[(&str, &str)]) -> VirtualFs {
     let mut all = vec![
-        ("/h/.pi/agent/npm/node_modules/@acme/kit/package.json", "{\"version\": \"1.2.0\"}"),
-        ("/h/.pi/agent/npm/node_modules/@acme/kit/skills/a/SKILL.md", "a"),
-        ("/h/.pi/agent/npm/node_modules/@acme/kit/skills/b/SKILL.md", "b"),
+        (
+            "/h/.pi/agent/npm/node_modules/@acme/kit/package.json",
+            "{\"version\": \"1.2.0\"}",
+        ),
+        (
+            "/h/.pi/agent/npm/node_modules/@acme/kit/skills/a/SKILL.md",
+            "a",
+        ),
+        (
+            "/h/.pi/agent/npm/node_modules/@acme/kit/skills/b/SKILL.md",
+            "b",
+        ),
         ("/h/.pi/agent/npm/node_modules/@acme/kit/prompts/x.md", "x"),
-        ("/h/.pi/agent/npm/node_modules/@acme/kit/prompts/sub/y.md", "y"),
+        (
+            "/h/.pi/agent/npm/node_modules/@acme/kit/prompts/sub/y.md",
+            "y",
+        ),
     ];
     all.extend_from_slice(files);
     fs_with(&all)
@@ -59,10 +71,22 @@ fn sources_parse_as_pi_parses_them() {
         host: h.into(),
         path: p.into(),
     };
-    assert_eq!(parse_source("git:github.com/u/r@v1"), git("github.com", "u/r"));
-    assert_eq!(parse_source("git:git@github.com:u/r.git"), git("github.com", "u/r"));
-    assert_eq!(parse_source("https://gitlab.com/u/r@abc"), git("gitlab.com", "u/r"));
-    assert_eq!(parse_source("ssh://git@github.com/u/r"), git("github.com", "u/r"));
+    assert_eq!(
+        parse_source("git:github.com/u/r@v1"),
+        git("github.com", "u/r")
+    );
+    assert_eq!(
+        parse_source("git:git@github.com:u/r.git"),
+        git("github.com", "u/r")
+    );
+    assert_eq!(
+        parse_source("https://gitlab.com/u/r@abc"),
+        git("gitlab.com", "u/r")
+    );
+    assert_eq!(
+        parse_source("ssh://git@github.com/u/r"),
+        git("github.com", "u/r")
+    );
     // Without `git:`, a bare host path is a local path.
     assert_eq!(
         parse_source("github.com/u/r"),
@@ -80,13 +104,22 @@ fn an_npm_package_brings_its_conventional_folders() {
     assert!(d.is_empty(), "{d:?}");
     assert_eq!(
         enabled(&r.skills),
-        [format!("{KIT}/skills/a/SKILL.md"), format!("{KIT}/skills/b/SKILL.md")]
+        [
+            format!("{KIT}/skills/a/SKILL.md"),
+            format!("{KIT}/skills/b/SKILL.md")
+        ]
     );
     assert_eq!(
         enabled(&r.prompts),
-        [format!("{KIT}/prompts/sub/y.md"), format!("{KIT}/prompts/x.md")]
+        [
+            format!("{KIT}/prompts/sub/y.md"),
+            format!("{KIT}/prompts/x.md")
+        ]
     );
-    assert_eq!(r.package_of(&format!("{KIT}/prompts/x.md")), Some("npm:@acme/kit"));
+    assert_eq!(
+        r.package_of(&format!("{KIT}/prompts/x.md")),
+        Some("npm:@acme/kit")
+    );
     assert_eq!(r.packages[0].root.as_deref(), Some(KIT));
 }
 
@@ -139,7 +172,10 @@ fn the_project_entry_wins_and_a_local_path_is_relative_to_its_settings_file() {
     assert_eq!(r.packages[0].scope, Scope::Project);
     assert_eq!(
         enabled(&r.skills),
-        ["/p/vendor/kit/skills/c/SKILL.md", "/h/.pi/agent/vendor/kit/skills/d/SKILL.md"]
+        [
+            "/p/vendor/kit/skills/c/SKILL.md",
+            "/h/.pi/agent/vendor/kit/skills/d/SKILL.md"
+        ]
     );
 }
 
@@ -174,7 +210,11 @@ fn a_version_that_does_not_satisfy_the_spec_is_not_installed() {
     let s = settings("{}", "{\"packages\": [\"npm:@acme/kit@2.0.0\"]}");
     let (r, d) = resolved(&fs, &s, &crate::testcase::pi());
     assert!(r.skills.is_empty());
-    assert!(d[0].message.contains("as 1.2.0, which does not satisfy 2.0.0"), "{d:?}");
+    assert!(
+        d[0].message
+            .contains("as 1.2.0, which does not satisfy 2.0.0"),
+        "{d:?}"
+    );
     assert!(npm_version_satisfies("1.2.0", "^1.0.0"));
     assert!(!npm_version_satisfies("2.0.0", "^1.0.0"));
     assert!(npm_version_satisfies("1.2.9", "~1.2.0"));
@@ -185,7 +225,10 @@ fn a_version_that_does_not_satisfy_the_spec_is_not_installed() {
 fn minimatch_keeps_dot_segments_out_of_wildcards() {
     assert!(minimatch("skills/a/SKILL.md", "skills/**"));
     assert!(!minimatch("skills/.hidden/SKILL.md", "skills/*/SKILL.md"));
-    assert!(minimatch("skills/.hidden/SKILL.md", "skills/.hidden/SKILL.md"));
+    assert!(minimatch(
+        "skills/.hidden/SKILL.md",
+        "skills/.hidden/SKILL.md"
+    ));
     assert!(minimatch("x.md", "{x,y}.md"));
     assert!(!minimatch("z.md", "{x,y}.md"));
 }

@@ -452,10 +452,21 @@ fn a_package_not_installed_is_said_at_its_settings_line() {
     assert_eq!(p.len(), 2, "{d:?}");
     assert_eq!(p[0].file, "/h/.pi/agent/settings.json");
     assert_eq!(p[0].line, Some(4));
-    assert!(p[0].message.contains("npm:@acme/pi-kit: not installed at /h/.pi/agent/npm/node_modules/@acme/pi-kit"), "{}", p[0].message);
+    assert!(
+        p[0].message.contains(
+            "npm:@acme/pi-kit: not installed at /h/.pi/agent/npm/node_modules/@acme/pi-kit"
+        ),
+        "{}",
+        p[0].message
+    );
     assert!(p[0].message.contains("pi skips it (PI_OFFLINE)"));
     assert_eq!(p[1].line, Some(5));
-    assert!(p[1].message.contains("not cloned at /h/.pi/agent/git/github.com/a/b"), "{}", p[1].message);
+    assert!(
+        p[1].message
+            .contains("not cloned at /h/.pi/agent/git/github.com/a/b"),
+        "{}",
+        p[1].message
+    );
     assert_eq!(res.packages.len(), 2);
     assert!(res.packages.iter().all(|p| p.root.is_none()));
 }
