@@ -112,8 +112,9 @@ OPTIONS:
     --without SPEC    whatif, assemble, stats, summary: switch something off (repeatable):
                       tool:NAME (built-in or extension; pi's --exclude-tools), skill:NAME (its
                       folder removed), skill-invocation:NAME (its SKILL.md frontmatter gets
-                      disable-model-invocation: true), context:PATH (an AGENTS.md/CLAUDE.md by
-                      its path or a unique end of it, removed), append-prompt
+                      disable-model-invocation: true), package:NAME (a pi package's settings
+                      entry removed: its skills and prompt templates go), context:PATH (an
+                      AGENTS.md/CLAUDE.md by its path or a unique end of it, removed), append-prompt
                       (--append-system-prompt ''), entry:ID (the session entry removed, its
                       children reparented to its parent), turn:ID (the user message ID and
                       its exchange — answers, tool results — removed the same way, up to the
