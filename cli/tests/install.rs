@@ -260,6 +260,7 @@ const CASES_160: &[&str] = &[
     "pi-1.6.0/pkg-filters",
     "pi-1.6.0/pkg-project",
     "pi-1.6.0/pkg-resume",
+    "pi-1.6.0/pkg-ext-resume",
 ];
 
 #[test]

@@ -232,3 +232,26 @@ fn minimatch_keeps_dot_segments_out_of_wildcards() {
     assert!(minimatch("x.md", "{x,y}.md"));
     assert!(!minimatch("z.md", "{x,y}.md"));
 }
+
+#[test]
+fn a_package_extensions_tools_are_assumed_from_the_session_unless_given() {
+    // pkg-ext-resume: pi ran the package's extension, which registers the tool the session
+    // declares; ctxlens takes the session's declaration and says so.
+    let dir = ctxlens_corpus::workspace().join("tests/conformance/pi-1.6.0/pkg-ext-resume");
+    let files = ctxlens_corpus::read_folder(&dir).unwrap();
+    let mut inputs = crate::case::inputs_from_case(&files, None).unwrap();
+    let want = String::from_utf8(files["expected/request-1.json"].clone()).unwrap();
+    let a = crate::assemble(&inputs);
+    assert_eq!(a.body(), Some(want.as_str()));
+    assert!(a.diagnostics.iter().any(|d| d.message.starts_with(
+        "assumed: the extension tools are the ones the session last declared (jira_lookup)"
+    )));
+    // A tool set given says otherwise: no tool, so pi's removal of jira_lookup.
+    inputs.extension_tools = Some(crate::inputs::SourceText {
+        name: "tools.json".into(),
+        text: "[]".into(),
+    });
+    let b = crate::assemble(&inputs);
+    assert_ne!(b.body(), Some(want.as_str()));
+    assert!(!b.body().unwrap_or("").contains("\"jira_lookup\""));
+}
