@@ -263,7 +263,14 @@ pub fn load_prompt_templates(
                 Diagnostic::warning(
                     &t.file_path,
                     None,
-                    format!("name \"/{}\" collision: {} wins", t.name, winner.file_path),
+                    format!(
+                        "name \"/{}\" collision: {} wins{}",
+                        t.name,
+                        winner.file_path,
+                        t.package.as_deref().map_or(String::new(), |p| format!(
+                            " (this template of package {p} loses: a package's templates come after the user's own)"
+                        ))
+                    ),
                 )
                 .skipping(format!("prompt template {}", t.file_path)),
             );

@@ -805,7 +805,14 @@ fn load_skills(
                     Diagnostic::warning(
                         &s.file_path,
                         None,
-                        format!("name \"{}\" collision: {} wins", s.name, winner.file_path),
+                        format!(
+                            "name \"{}\" collision: {} wins{}",
+                            s.name,
+                            winner.file_path,
+                            s.package.as_deref().map_or(String::new(), |p| format!(
+                                " (this skill of package {p} loses: a package's skills come after the user's own)"
+                            ))
+                        ),
                     )
                     .skipping(format!("skill {}", s.file_path)),
                 );

@@ -110,14 +110,14 @@ pub struct Rules {
     /// `pi` key counts as its manifest only when it names a resource field (`extensions`,
     /// `skills`, `prompts`, `themes`); without one the conventional folders load. 0.85.1–1.4.0:
     /// any `pi` object is the manifest, so one without resource fields loads nothing
-    /// (CA/core/package-manager.js `collectPackageResources`). Read from the code of both sides
-    /// of the change; cases `pi-0.85.1/pkg-*`, `pi-1.6.0/pkg-*` load packages with a manifest
-    /// and with conventional folders.
+    /// (CA/core/package-manager.js `collectPackageResources`). Case `pkg-npm`'s meta-kit (a `pi`
+    /// key with only `video`, and a `skills/` folder): no skill in `pi-0.85.1/` … `pi-1.4.0/`,
+    /// its skill in `pi-1.5.0/` … `pi-1.6.0/`.
     pub package_manifest_needs_resource_fields: bool,
     /// 1.3.0: a package filter's pattern goes through `normalizePath` before it is matched
     /// (`~/` expanded, a `file://` URL made a path; CA/core/package-manager.js
-    /// `matchesAnyPattern`, `normalizeExactPattern`). Read from the code; cases
-    /// `pi-0.85.1/pkg-filters`, `pi-1.6.0/pkg-filters` (patterns without `~`).
+    /// `matchesAnyPattern`, `normalizeExactPattern`). Read from the code (no case has a `~`
+    /// pattern); case `pkg-filters` (patterns without one) in every release.
     pub package_patterns_normalized: bool,
     /// openai-completions (AI/api/openai-completions.js).
     pub completions: CompletionsRules,
