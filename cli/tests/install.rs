@@ -233,6 +233,7 @@ const CASES_085: &[&str] = &[
     "pi-0.85.1/pkg-npm",
     "pi-0.85.1/pkg-filters",
     "pi-0.85.1/pkg-project",
+    "pi-0.85.1/pkg-untrusted",
 ];
 
 /// Cases of 1.6.0: the same kinds of files and flags (and pi-messages, whose body carries the
@@ -261,6 +262,7 @@ const CASES_160: &[&str] = &[
     "pi-1.6.0/pkg-project",
     "pi-1.6.0/pkg-resume",
     "pi-1.6.0/pkg-ext-resume",
+    "pi-1.6.0/pkg-untrusted",
 ];
 
 #[test]

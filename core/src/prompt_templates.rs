@@ -93,7 +93,8 @@ fn collect_auto_prompt_entries(fs: &VirtualFs, dir: &str) -> Vec<String> {
 }
 
 /// `DefaultPackageManager.resolve()` for prompts (CA/core/package-manager.js:698–731,
-/// 1939–2019): settings entries (project rank 0, global rank 2: a file as is, a folder's `.md`
+/// 1939–2019): the packages' templates first ([`crate::packages`], rank 4), then settings
+/// entries (project rank 0, global rank 2: a file as is, a folder's `.md`
 /// files at any depth), the project's `.pi/prompts` (rank 1, when the project is trusted) and
 /// `<agentDir>/prompts` (rank 3); first path wins, stably sorted by rank. So a project template
 /// shadows an agent one of the same name. Pattern entries are reported and ignored.

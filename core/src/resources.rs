@@ -655,7 +655,8 @@ impl RankedPaths {
 }
 
 /// `DefaultPackageManager.resolve()` for skills (CA/core/package-manager.js:698–731, 1939–2019):
-/// settings entries (project, then global) and auto-discovered directories (project `.pi/skills`
+/// the packages' skills first ([`crate::packages`], rank 4: a filtered-out one still holds its
+/// path), then settings entries (project, then global) and auto-discovered directories (project `.pi/skills`
 /// and `.agents/skills` up to the git root when trusted, `<agentDir>/skills`, `~/.agents/skills`),
 /// first path wins, stably sorted by rank. Pattern entries (`!`, `+`, `-`, globs) are reported and
 /// ignored.
