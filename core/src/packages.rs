@@ -99,6 +99,9 @@ pub struct PackageResources {
     pub packages: Vec<Package>,
     pub skills: Vec<PackagePath>,
     pub prompts: Vec<PackagePath>,
+    /// Whether the release normalizes a pattern before matching it (the settings' own patterns
+    /// are matched the same way; `Rules::package_patterns_normalized`).
+    pub patterns_normalized: bool,
 }
 
 impl PackageResources {
@@ -406,7 +409,10 @@ pub fn resolve(
     env: &std::collections::BTreeMap<String, String>,
     diags: &mut Vec<Diagnostic>,
 ) -> PackageResources {
-    let mut out = PackageResources::default();
+    let mut out = PackageResources {
+        patterns_normalized: pi.rules.package_patterns_normalized,
+        ..Default::default()
+    };
     let entries = read_entries(fs, agent_dir, cwd, settings, diags);
     let entries = dedupe(entries, home, agent_dir, cwd);
     for e in &entries {
@@ -651,7 +657,7 @@ fn collect_package_resources(
     home: &str,
 ) -> bool {
     let manifest = read_manifest(fs, root);
-    let ctx = Ctx { pi, fs, root, home };
+    let ctx = Ctx::new(fs, root, home, pi.rules.package_patterns_normalized);
     if let Some(filter) = &e.filter {
         for kind in KINDS {
             let patterns = filter.get(kind.key()).map(|v| {
@@ -712,15 +718,46 @@ fn collect_package_resources(
         .any(|k| fs.is_file(&join_path(root, k)) || fs.is_dir(&join_path(root, k)))
 }
 
-/// One package being read: its root and the release's rules.
-struct Ctx<'a> {
-    pi: &'a Pi,
+/// One package being read (or one settings file's folder, for its own patterns): the folder
+/// patterns are relative to, and whether the release normalizes a pattern first.
+pub(crate) struct Ctx<'a> {
     fs: &'a VirtualFs,
     root: &'a str,
     home: &'a str,
+    normalized: bool,
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
+    pub(crate) fn new(fs: &'a VirtualFs, root: &'a str, home: &'a str, normalized: bool) -> Self {
+        Ctx {
+            fs,
+            root,
+            home,
+            normalized,
+        }
+    }
+
+    /// `isEnabledByOverrides(filePath, patterns, baseDir)` (CA/core/package-manager.js:519): an
+    /// auto-discovered resource is on unless a `!` pattern matches it, a `+path` forces it back
+    /// and a `-path` forces it out.
+    pub(crate) fn enabled_by_overrides(&self, file: &str, entries: &[String]) -> bool {
+        let strip = |c: char| -> Vec<String> {
+            entries
+                .iter()
+                .filter_map(|p| p.strip_prefix(c).map(String::from))
+                .collect()
+        };
+        let (excludes, force_in, force_out) = (strip('!'), strip('+'), strip('-'));
+        let mut on = excludes.is_empty() || !self.matches_any(file, &excludes);
+        if !force_in.is_empty() && self.matches_any_exact(file, &force_in) {
+            on = true;
+        }
+        if !force_out.is_empty() && self.matches_any_exact(file, &force_out) {
+            on = false;
+        }
+        on
+    }
+
     /// `collectResourceFiles(dir, resourceType)`.
     fn resource_files(&self, dir: &str, kind: Kind) -> Vec<String> {
         match kind {
@@ -833,7 +870,7 @@ impl Ctx<'_> {
     }
 
     fn pattern(&self, p: &str) -> String {
-        if self.pi.rules.package_patterns_normalized {
+        if self.normalized {
             normalize_pattern(p, self.home)
         } else {
             p.to_string()
@@ -873,7 +910,7 @@ impl Ctx<'_> {
     }
 
     /// `applyPatterns(allPaths, patterns, baseDir)`: the enabled paths.
-    fn apply_patterns(&self, all: &[String], patterns: &[String]) -> Vec<String> {
+    pub(crate) fn apply_patterns(&self, all: &[String], patterns: &[String]) -> Vec<String> {
         let strip = |c: char| -> Vec<String> {
             patterns
                 .iter()
@@ -929,6 +966,11 @@ impl Ctx<'_> {
         }
         result
     }
+}
+
+/// `isPattern(s)`: an override (`!`, `+`, `-`) or a glob (`*`, `?`).
+pub(crate) fn is_pattern(s: &str) -> bool {
+    is_override_pattern(s) || s.contains('*') || s.contains('?')
 }
 
 fn is_override_pattern(s: &str) -> bool {

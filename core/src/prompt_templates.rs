@@ -97,7 +97,7 @@ fn collect_auto_prompt_entries(fs: &VirtualFs, dir: &str) -> Vec<String> {
 /// entries (project rank 0, global rank 2: a file as is, a folder's `.md`
 /// files at any depth), the project's `.pi/prompts` (rank 1, when the project is trusted) and
 /// `<agentDir>/prompts` (rank 3); first path wins, stably sorted by rank. So a project template
-/// shadows an agent one of the same name. Pattern entries are reported and ignored.
+/// shadows an agent one of the same name. Pattern entries turn files off (or back on).
 fn resolve_prompt_resources(
     fs: &VirtualFs,
     home: &str,
@@ -105,22 +105,37 @@ fn resolve_prompt_resources(
     cwd: &str,
     settings: &Settings,
     pkgs: &PackageResources,
-    diags: &mut Vec<Diagnostic>,
 ) -> Vec<String> {
+    let n = pkgs.patterns_normalized;
     let mut acc = RankedPaths::default();
     acc.add_packages(&pkgs.prompts);
-    acc.add_settings_entries(fs, home, agent_dir, cwd, settings, "prompts", diags, &|d| {
+    acc.add_settings_entries(fs, home, agent_dir, cwd, settings, "prompts", n, &|d| {
         collect_files(fs, d, &mut IgnoreRules::default(), d, 0)
     });
+    let overrides = |o: &crate::js::Object| {
+        o.get("prompts")
+            .and_then(crate::js::Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(String::from))
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default()
+    };
     if settings.project_trusted {
-        acc.extend(
-            collect_auto_prompt_entries(fs, &join_path(cwd, ".pi/prompts")),
-            1,
-        );
+        let found = collect_auto_prompt_entries(fs, &join_path(cwd, ".pi/prompts"));
+        let base = join_path(cwd, ".pi");
+        acc.add_auto(fs, home, found, 1, &base, &overrides(&settings.project), n);
     }
-    acc.extend(
-        collect_auto_prompt_entries(fs, &join_path(agent_dir, "prompts")),
+    let found = collect_auto_prompt_entries(fs, &join_path(agent_dir, "prompts"));
+    acc.add_auto(
+        fs,
+        home,
+        found,
         3,
+        agent_dir,
+        &overrides(&settings.global),
+        n,
     );
     acc.into_sorted()
 }
@@ -230,7 +245,7 @@ pub fn load_prompt_templates(
     let primary = if args.no_prompt_templates {
         Vec::new()
     } else {
-        resolve_prompt_resources(fs, home, agent_dir, cwd, settings, pkgs, diags)
+        resolve_prompt_resources(fs, home, agent_dir, cwd, settings, pkgs)
     };
     let trim = PathOptions {
         trim: true,

@@ -578,10 +578,6 @@ pub(crate) struct RankedPaths(Vec<(String, u8, bool)>);
 const PACKAGE_RANK: u8 = 4;
 
 impl RankedPaths {
-    pub(crate) fn add(&mut self, path: String, rank: u8) {
-        self.add_with(path, rank, true);
-    }
-
     /// `addResource(map, path, metadata, enabled)`: the first entry of a path keeps its place,
     /// even a disabled one.
     pub(crate) fn add_with(&mut self, path: String, rank: u8, enabled: bool) {
@@ -597,22 +593,17 @@ impl RankedPaths {
         }
     }
 
-    pub(crate) fn extend(&mut self, paths: Vec<String>, rank: u8) {
-        for p in paths {
-            self.add(p, rank);
-        }
-    }
-
     /// The enabled paths, stably sorted by rank.
     pub(crate) fn into_sorted(mut self) -> Vec<String> {
         self.0.sort_by_key(|e| e.1);
         self.0.into_iter().filter(|e| e.2).map(|e| e.0).collect()
     }
 
-    /// The settings entries of resource type `key` (`skills`, `prompts`;
-    /// CA/core/package-manager.js:698–731): the project's (rank 0, relative to `.pi`), then the
-    /// global ones (rank 2, relative to the agent dir); a file as it is, a folder through `walk`.
-    /// Pattern entries (`!`, `+`, `-`, globs) are reported and ignored.
+    /// The settings entries of resource type `key` (`skills`, `prompts`; `resolveLocalEntries`,
+    /// CA/core/package-manager.js:1925): the project's (rank 0, relative to `.pi`), then the
+    /// global ones (rank 2, relative to the agent dir); a file as it is, a folder through `walk`;
+    /// the pattern entries (`!`, `+`, `-`, globs) say which of those files are on
+    /// (`applyPatterns`, relative to the settings file's folder).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn add_settings_entries(
         &mut self,
@@ -622,34 +613,57 @@ impl RankedPaths {
         cwd: &str,
         settings: &Settings,
         key: &str,
-        diags: &mut Vec<Diagnostic>,
+        normalized: bool,
         walk: &dyn Fn(&str) -> Vec<String>,
     ) {
         let project_base = join_path(cwd, ".pi");
+        let trim = PathOptions {
+            trim: true,
+            ..Default::default()
+        };
         for (scope, base, rank) in [
             (&settings.project, project_base, 0u8),
             (&settings.global, agent_dir.to_string(), 2u8),
         ] {
-            let file = join_path(&base, "settings.json");
-            for e in strings_of(scope.get(key)) {
-                if e.starts_with(['!', '+', '-']) || e.contains('*') || e.contains('?') {
-                    diags.push(
-                        Diagnostic::warning(
-                            &file,
-                            None,
-                            format!("{key} pattern {e:?} is not supported by ctxlens"),
-                        )
-                        .skipping(e.clone()),
-                    );
-                    continue;
-                }
-                let p = resolve_pi_path(&e, &base, home, PathOptions::default());
+            let (patterns, plain): (Vec<String>, Vec<String>) = strings_of(scope.get(key))
+                .into_iter()
+                .partition(|e| crate::packages::is_pattern(e));
+            let mut all = Vec::new();
+            for e in plain {
+                let p = resolve_pi_path(&e, &base, home, trim);
                 if fs.is_file(&p) {
-                    self.add(p, rank);
+                    all.push(p);
                 } else if fs.is_dir(&p) {
-                    self.extend(walk(&p), rank);
+                    all.extend(walk(&p));
                 }
             }
+            let on = crate::packages::Ctx::new(fs, &base, home, normalized)
+                .apply_patterns(&all, &patterns);
+            for f in all {
+                let enabled = on.contains(&f);
+                self.add_with(f, rank, enabled);
+            }
+        }
+    }
+
+    /// Auto-discovered paths (`addAutoDiscoveredResources`, CA/core/package-manager.js:1939):
+    /// each on unless its settings file's override patterns (`!`, `+path`, `-path`, relative to
+    /// `base`) turn it off (`isEnabledByOverrides`).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn add_auto(
+        &mut self,
+        fs: &VirtualFs,
+        home: &str,
+        paths: Vec<String>,
+        rank: u8,
+        base: &str,
+        overrides: &[String],
+        normalized: bool,
+    ) {
+        let ctx = crate::packages::Ctx::new(fs, base, home, normalized);
+        for p in paths {
+            let on = ctx.enabled_by_overrides(&p, overrides);
+            self.add_with(p, rank, on);
         }
     }
 }
@@ -658,8 +672,7 @@ impl RankedPaths {
 /// the packages' skills first ([`crate::packages`], rank 4: a filtered-out one still holds its
 /// path), then settings entries (project, then global) and auto-discovered directories (project `.pi/skills`
 /// and `.agents/skills` up to the git root when trusted, `<agentDir>/skills`, `~/.agents/skills`),
-/// first path wins, stably sorted by rank. Pattern entries (`!`, `+`, `-`, globs) are reported and
-/// ignored.
+/// first path wins (a path turned off by a pattern still holds its place), stably sorted by rank.
 fn resolve_skill_resources(
     fs: &VirtualFs,
     home: &str,
@@ -667,28 +680,34 @@ fn resolve_skill_resources(
     cwd: &str,
     settings: &Settings,
     pkgs: &crate::packages::PackageResources,
-    diags: &mut Vec<Diagnostic>,
 ) -> Vec<String> {
     let walk = |d: &str, agents: bool| {
         collect_skill_entries(fs, d, agents, &mut IgnoreRules::default(), d, 0)
     };
+    let n = pkgs.patterns_normalized;
     let mut acc = RankedPaths::default();
     acc.add_packages(&pkgs.skills);
-    acc.add_settings_entries(fs, home, agent_dir, cwd, settings, "skills", diags, &|d| {
+    acc.add_settings_entries(fs, home, agent_dir, cwd, settings, "skills", n, &|d| {
         walk(d, false)
     });
+    let project = strings_of(settings.project.get("skills"));
+    let user = strings_of(settings.global.get("skills"));
     let user_agents = join_path(home, ".agents/skills");
     if settings.project_trusted {
-        acc.extend(walk(&join_path(cwd, ".pi/skills"), false), 1);
+        let base = join_path(cwd, ".pi");
+        let found = walk(&join_path(cwd, ".pi/skills"), false);
+        acc.add_auto(fs, home, found, 1, &base, &project, n);
         for d in collect_ancestor_agents_skill_dirs(fs, cwd)
             .into_iter()
             .filter(|d| *d != user_agents)
         {
-            acc.extend(walk(&d, true), 1);
+            acc.add_auto(fs, home, walk(&d, true), 1, &dirname(&d), &project, n);
         }
     }
-    acc.extend(walk(&join_path(agent_dir, "skills"), false), 3);
-    acc.extend(walk(&user_agents, true), 3);
+    let found = walk(&join_path(agent_dir, "skills"), false);
+    acc.add_auto(fs, home, found, 3, agent_dir, &user, n);
+    let found = walk(&user_agents, true);
+    acc.add_auto(fs, home, found, 3, &dirname(&user_agents), &user, n);
     acc.into_sorted()
 }
 
@@ -785,7 +804,7 @@ fn load_skills(
     let primary = if args.no_skills {
         Vec::new()
     } else {
-        resolve_skill_resources(fs, home, agent_dir, cwd, settings, pkgs, diags)
+        resolve_skill_resources(fs, home, agent_dir, cwd, settings, pkgs)
     };
     if args.no_skills && cli.is_empty() {
         return Vec::new();
