@@ -1004,10 +1004,10 @@ fn relative(from: &str, to: &str) -> String {
 pub(crate) fn minimatch(text: &str, pattern: &str) -> bool {
     expand_braces(pattern).iter().any(|p| {
         glob_match(p, text)
-            && text.split('/').filter(|s| s.starts_with('.')).all(|seg| {
-                p.split('/').any(|ps| ps == seg)
-                    || (seg == "." || seg == "..") && p.split('/').any(|ps| ps == seg)
-            })
+            && text
+                .split('/')
+                .filter(|s| s.starts_with('.'))
+                .all(|seg| p.split('/').any(|ps| ps == seg))
     })
 }
 
