@@ -112,8 +112,9 @@ OPTIONS:
     --without SPEC    whatif, assemble, stats, summary: switch something off (repeatable):
                       tool:NAME (built-in or extension; pi's --exclude-tools), skill:NAME (its
                       folder removed), skill-invocation:NAME (its SKILL.md frontmatter gets
-                      disable-model-invocation: true), context:PATH (an AGENTS.md/CLAUDE.md by
-                      its path or a unique end of it, removed), append-prompt
+                      disable-model-invocation: true), package:NAME (a pi package's settings
+                      entry removed: its skills and prompt templates go), context:PATH (an
+                      AGENTS.md/CLAUDE.md by its path or a unique end of it, removed), append-prompt
                       (--append-system-prompt ''), entry:ID (the session entry removed, its
                       children reparented to its parent), turn:ID (the user message ID and
                       its exchange — answers, tool results — removed the same way, up to the
@@ -747,7 +748,8 @@ fn output(
         "assemble" => assembly.body().unwrap_or("").as_bytes().to_vec(),
         "stats" if o.no_tokens => match &assembly.stats {
             Some(s) => {
-                format!("{}\n", ctxlens::report::stats::to_json(s).to_json_pretty(2)).into_bytes()
+                let v = with_packages(inputs, assembly, ctxlens::report::stats::to_json(s));
+                format!("{}\n", v.to_json_pretty(2)).into_bytes()
             }
             None => Vec::new(),
         },
@@ -777,7 +779,8 @@ fn output(
                     for n in &c.notes {
                         host.stderr(&format!("ctxlens: tokens: {n}\n"));
                     }
-                    format!("{}\n", crate::tokens::stats_json(&c).to_json_pretty(2)).into_bytes()
+                    let v = with_packages(inputs, assembly, crate::tokens::stats_json(&c));
+                    format!("{}\n", v.to_json_pretty(2)).into_bytes()
                 }
                 None => Vec::new(),
             }
@@ -800,7 +803,17 @@ fn output(
             ctxlens::report::assembly_json(assembly).to_json_pretty(2)
         )
         .into_bytes(),
-        "summary" if o.json || o.no_tokens => crate::report::summary(assembly, o.json).into_bytes(),
+        "summary" if o.json => crate::report::summary(assembly, true).into_bytes(),
+        "summary" if o.no_tokens => {
+            let mut s = crate::report::summary(assembly, false);
+            if let Some(st) = &assembly.stats {
+                let v = ctxlens::report::stats::to_json(st);
+                s.push_str(&crate::report::packages_text(
+                    &crate::report::packages_json(inputs, assembly, &v),
+                ));
+            }
+            s.into_bytes()
+        }
         "summary" => {
             let counted = crate::tokens::count(
                 host,
@@ -814,7 +827,18 @@ fn output(
                 stats: &c.stats,
                 legend: crate::tokens::legend(c),
             });
-            ctxlens::report::summary::text_with(assembly, tokens.as_ref()).into_bytes()
+            let mut s = ctxlens::report::summary::text_with(assembly, tokens.as_ref());
+            let stats = match (&counted, &assembly.stats) {
+                (Some(c), _) => Some(crate::tokens::stats_json(c)),
+                (None, Some(st)) => Some(ctxlens::report::stats::to_json(st)),
+                (None, None) => None,
+            };
+            if let Some(v) = stats {
+                s.push_str(&crate::report::packages_text(
+                    &crate::report::packages_json(inputs, assembly, &v),
+                ));
+            }
+            s.into_bytes()
         }
         "findings" => crate::report::findings(assembly, o.json).into_bytes(),
         "compare" => match other {
@@ -912,4 +936,20 @@ fn why_not_built(a: &Assembly) -> String {
                     .join(" ")
             },
         )
+}
+
+/// `stats`' JSON with `packages` (what each pi package brings and costs) when the settings list
+/// some.
+fn with_packages(inputs: &Inputs, a: &Assembly, stats: ctxlens::js::Value) -> ctxlens::js::Value {
+    if a.parts.resources.packages.is_empty() {
+        return stats;
+    }
+    let packages = crate::report::packages_json(inputs, a, &stats);
+    match stats {
+        ctxlens::js::Value::Object(mut o) => {
+            o.insert("packages", packages);
+            ctxlens::js::Value::Object(o)
+        }
+        v => v,
+    }
 }

@@ -206,7 +206,8 @@ fn check(names: &[&str]) -> Vec<String> {
 /// trusted project), skills (agent, project, settings paths, --skill), settings, pi's flags
 /// (--no-context-files, --no-skills, --exclude-tools, --approve, --append-system-prompt), @file
 /// attachments, extension tools through --tool-set, resumed sessions, a stored OAuth login,
-/// prompt templates (agent, project, settings paths, --prompt-template) and `/skill:` prompts.
+/// prompt templates (agent, project, settings paths, --prompt-template), `/skill:` prompts and
+/// pi packages (npm under the agent dir and the project's `.pi/npm`, git, local paths).
 const CASES_085: &[&str] = &[
     "pi-0.85.1/oc-basic",
     "pi-0.85.1/oc-context-shadowing",
@@ -229,6 +230,10 @@ const CASES_085: &[&str] = &[
     "pi-0.85.1/pt-template-unknown",
     "pi-0.85.1/pt-skill-args",
     "pi-0.85.1/pt-template-untrusted",
+    "pi-0.85.1/pkg-npm",
+    "pi-0.85.1/pkg-filters",
+    "pi-0.85.1/pkg-project",
+    "pi-0.85.1/pkg-untrusted",
 ];
 
 /// Cases of 1.6.0: the same kinds of files and flags (and pi-messages, whose body carries the
@@ -252,6 +257,12 @@ const CASES_160: &[&str] = &[
     "pi-1.6.0/pt-template-unknown",
     "pi-1.6.0/pt-skill-args",
     "pi-1.6.0/pt-template-untrusted",
+    "pi-1.6.0/pkg-npm",
+    "pi-1.6.0/pkg-filters",
+    "pi-1.6.0/pkg-project",
+    "pi-1.6.0/pkg-resume",
+    "pi-1.6.0/pkg-ext-resume",
+    "pi-1.6.0/pkg-untrusted",
 ];
 
 #[test]

@@ -581,3 +581,58 @@ fn set_pi_is_the_request_of_the_other_release() {
     };
     assert_eq!((images("before"), images("after")), (Some(3.0), Some(0.0)));
 }
+
+/// `stats` lists each pi package with what it brings and costs; `--without package:NAME` is
+/// the request with its settings entry removed, which pi sent for sp-resume-same.
+#[test]
+fn stats_prices_each_package_and_a_package_off_is_pis_request_without_it() {
+    let (code, out, err) = ctxlens(&[
+        "stats",
+        "--no-tokens",
+        "--case",
+        "tests/conformance/pi-0.85.1/pkg-npm",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = js::parse(&out).unwrap();
+    let pkgs = v.get("packages").and_then(Value::as_array).unwrap();
+    let sources: Vec<&str> = pkgs.iter().filter_map(|p| p.get_str("source")).collect();
+    assert_eq!(
+        sources,
+        [
+            "npm:@acme/pi-kit",
+            "npm:plain-kit@^2.0.0",
+            "npm:meta-kit",
+            "npm:ghost-kit"
+        ]
+    );
+    let kit = &pkgs[0];
+    let skills = kit.get("skills").and_then(Value::as_array).unwrap();
+    // The package's lint skill lost to the user's: only review is its.
+    assert_eq!(skills.len(), 1);
+    assert_eq!(skills[0].get_str("name"), Some("review"));
+    let review = skills[0].get("chars").and_then(Value::as_f64).unwrap();
+    let fix = kit
+        .get("promptTemplates")
+        .and_then(Value::as_array)
+        .unwrap()[0]
+        .get("usedChars")
+        .and_then(Value::as_f64)
+        .unwrap();
+    assert_eq!(kit.get("chars").and_then(Value::as_f64), Some(review + fix));
+    assert_eq!(pkgs[3].get("installed"), Some(&Value::Null));
+    assert_eq!(pkgs[3].get("line").and_then(Value::as_f64), Some(6.0));
+
+    let (code, changed, err) = ctxlens(&[
+        "assemble",
+        "--case",
+        "tests/conformance/pi-1.6.0/pkg-resume",
+        "--without",
+        "package:deploy-kit",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let want = std::fs::read_to_string(
+        dir().join("../conformance/pi-1.6.0/sp-resume-same/expected/request-1.json"),
+    )
+    .unwrap();
+    assert_eq!(changed, want);
+}

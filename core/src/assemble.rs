@@ -754,28 +754,36 @@ impl Run<'_> {
         // `areExperimentalFeaturesEnabled()`: exactly "1" (CA/core/experimental.js:2).
         let experimental = inputs.env.get("PI_EXPERIMENTAL").is_some_and(|v| v == "1");
         let builtins = tools::builtin_tools(&pi, experimental);
-        let extensions = inputs
-            .extension_tools
+        // The branch's system messages (0.86 on): every one, the ones before a compaction too
+        // (`getBranch()`, CA/core/agent-session.js:1462).
+        let branch_system: Vec<Value> = self
+            .parts
+            .session
             .as_ref()
-            .map(|src| tools::extension_tools(src, &mut self.diags))
+            .filter(|_| pi.rules.transcript)
+            .map(|f| {
+                session_ctx
+                    .path_indices
+                    .iter()
+                    .filter_map(|&i| f.entries[i].value.get("message"))
+                    .filter(|m| m.get_str("role") == Some("system"))
+                    .cloned()
+                    .collect()
+            })
             .unwrap_or_default();
+        let extensions = match inputs.extension_tools.as_ref() {
+            Some(src) => tools::extension_tools(src, &mut self.diags),
+            None => assumed_extension_tools(
+                &pi,
+                inputs,
+                &cwd,
+                &settings,
+                &builtins,
+                &branch_system,
+                &mut self.diags,
+            ),
+        };
         let active_tools = if pi.rules.tool_loadout {
-            // The loadout a resumed session declares: every system message on the branch, the
-            // ones before a compaction too (`getBranch()`, CA/core/agent-session.js:1462).
-            let branch_system: Vec<Value> = self
-                .parts
-                .session
-                .as_ref()
-                .map(|f| {
-                    session_ctx
-                        .path_indices
-                        .iter()
-                        .filter_map(|&i| f.entries[i].value.get("message"))
-                        .filter(|m| m.get_str("role") == Some("system"))
-                        .cloned()
-                        .collect()
-                })
-                .unwrap_or_default();
             tools::select_loadout(
                 &pi,
                 builtins,
@@ -797,6 +805,7 @@ impl Run<'_> {
             &inputs.cwd,
             args,
             &settings,
+            &inputs.env,
             &mut self.diags,
         );
         let (system_prompt, prompt_sections) = if pi.rules.transcript {
@@ -1519,4 +1528,74 @@ fn normalized_prompt_image(image: &Value) -> Value {
     o.insert_opt("data", image.get("data").cloned());
     o.insert_opt("mimeType", image.get("mimeType").cloned());
     Value::Object(o)
+}
+
+/// The extension tools of a run whose extensions ctxlens cannot run (pi packages bring
+/// code): none given (`--tool-set`), a session from 0.86 on that stores every declared tool,
+/// and a package with extensions — the tools the transcript last declared that are not
+/// pi's own, as an assumption said with the packages' settings lines, instead of a removal
+/// pi would not make. Their prompt snippets and guidelines are not stored: taken as none.
+#[allow(clippy::too_many_arguments)]
+fn assumed_extension_tools(
+    pi: &Pi,
+    inputs: &Inputs,
+    cwd: &str,
+    settings: &settings::Settings,
+    builtins: &[tools::ToolDef],
+    branch_system: &[Value],
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<tools::ToolDef> {
+    if branch_system.is_empty() {
+        return Vec::new();
+    }
+    let pkgs = crate::packages::resolve(
+        pi,
+        &inputs.files,
+        &inputs.home,
+        &inputs.agent_dir,
+        cwd,
+        settings,
+        &inputs.env,
+        &mut Vec::new(),
+    );
+    let Some(pkg) = pkgs.packages.iter().find(|p| !p.extensions.is_empty()) else {
+        return Vec::new();
+    };
+    let declared: Vec<Value> = crate::transcript::current_tools(branch_system)
+        .into_iter()
+        .filter(|t| {
+            let name = t.get_str("name").unwrap_or("");
+            !builtins.iter().any(|b| b.name == name)
+        })
+        .collect();
+    if declared.is_empty() {
+        return Vec::new();
+    }
+    let names: Vec<&str> = declared.iter().filter_map(|t| t.get_str("name")).collect();
+    diags.push(Diagnostic::info(
+        &pkg.settings_file,
+        pkg.line,
+        format!(
+            "assumed: the extension tools are the ones the session last declared ({}), since the extensions of package {} are code ctxlens does not run; their prompt snippets and guidelines are not stored (taken as none); give --tool-set to say otherwise",
+            names.join(", "),
+            pkg.source
+        ),
+    ));
+    let list: Vec<Value> = declared
+        .iter()
+        .map(|t| {
+            let mut o = crate::js::Object::new();
+            for k in ["name", "description", "parameters"] {
+                if let Some(v) = t.get(k) {
+                    o.insert(k, v.clone());
+                }
+            }
+            Value::Object(o)
+        })
+        .collect();
+    let src = SourceText {
+        name: "the session's declared tools".into(),
+        text: Value::Array(list).to_json().into(),
+    };
+    tools::extension_tools(&src, diags)
 }

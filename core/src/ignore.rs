@@ -88,7 +88,7 @@ fn prefix_ignore_pattern(line: &str, prefix: &str) -> Option<(bool, String)> {
 }
 
 /// Glob matching of one path: `*` and `?` within a segment, `**` across segments, `[...]` classes.
-fn glob_match(pat: &str, text: &str) -> bool {
+pub(crate) fn glob_match(pat: &str, text: &str) -> bool {
     fn m(p: &[char], t: &[char]) -> bool {
         match p.first() {
             None => t.is_empty(),

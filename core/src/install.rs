@@ -13,8 +13,10 @@
 //! tell a linked worktree); the settings' and `--skill` skill paths; the prompt templates
 //! (`core/prompt-templates.js`: `<agentDir>/prompts` and `.pi/prompts` one level deep, the
 //! settings' `prompts` paths, `--prompt-template`); `--system-prompt` and
-//! `--append-system-prompt` when they name files; the `@file` arguments. pi packages (settings
-//! `packages`) are not read ([`crate::resources`] says so). Which of those files
+//! `--append-system-prompt` when they name files; the `@file` arguments; the files of the
+//! settings' pi packages (`core/package-manager.js`: npm under `<agentDir>/npm/node_modules`
+//! or the project's `.pi/npm/node_modules`, git under `<agentDir>/git/HOST/PATH` or
+//! `.pi/git/…`, local paths relative to their settings file; [`crate::packages`]). Which of those files
 //! wins is decided by the stages, over the files laid here; [`crate::analysis::placement`] says
 //! afterwards what was used, shadowed or ignored, and why.
 //!
@@ -373,6 +375,81 @@ impl Reader<'_, '_> {
         }
     }
 
+    /// A pi package's files as pi reads them (package-manager.js `collectPackageResources`):
+    /// a local file as it is; a folder's package.json, its `.md` and ignore files below the root
+    /// (not `node_modules` nor dot folders: skills, prompt templates), the folders and files its
+    /// manifest names, and the extension entries (`extensions/` and the manifest's).
+    fn package(&mut self, root: &str) {
+        let root = normalize_path(root);
+        if self.m.fs.is_file(&root) {
+            self.text_file(&root, "package extension");
+            return;
+        }
+        if !self.m.fs.is_dir(&root) {
+            return;
+        }
+        let manifest = join_path(&root, "package.json");
+        self.text_file(&manifest, "package manifest");
+        self.md_tree(&root, 0, "package file", true);
+        let pi_key = self
+            .files
+            .read_to_string(&manifest)
+            .and_then(|t| js::parse(t.trim_start_matches('\u{FEFF}')).ok())
+            .and_then(|v| v.get("pi").cloned());
+        for key in ["extensions", "skills", "prompts"] {
+            let entries = pi_key
+                .as_ref()
+                .and_then(|p| p.get(key))
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            for e in entries.iter().filter_map(Value::as_str) {
+                if e.starts_with(['!', '+', '-']) || e.contains('*') || e.contains('?') {
+                    continue;
+                }
+                let p = crate::js::path::resolve_path(&root, e);
+                if key == "extensions" {
+                    self.extension_tree(&p);
+                } else {
+                    self.md_tree(&p, 0, "package file", true);
+                }
+            }
+        }
+        self.extension_tree(&join_path(&root, "extensions"));
+    }
+
+    /// An extension path as pi's discovery reads it (`collectAutoExtensionEntries`): a file; a
+    /// folder's own entry (package.json, `index.ts`, `index.js`), its `.ts`/`.js` files and each
+    /// subfolder's entry.
+    fn extension_tree(&mut self, dir: &str) {
+        if !self.m.fs.is_dir(dir) {
+            self.text_file(dir, "package extension");
+            return;
+        }
+        self.files.insert_dir(dir);
+        for (name, is_dir) in self.list(dir) {
+            let full = join_path(dir, &name);
+            if name.starts_with('.')
+                && !matches!(name.as_str(), ".gitignore" | ".ignore" | ".fdignore")
+            {
+                continue;
+            }
+            if !is_dir
+                && (name.ends_with(".ts")
+                    || name.ends_with(".js")
+                    || name == "package.json"
+                    || name.starts_with('.'))
+            {
+                self.text_file(&full, "package extension");
+            } else if is_dir && name != "node_modules" {
+                self.files.insert_dir(&full);
+                for n in ["package.json", "index.ts", "index.js"] {
+                    self.text_file(&join_path(&full, n), "package extension");
+                }
+            }
+        }
+    }
+
     /// The git files `findGitPaths` reads from `dir` up (a `.git` file or folder, its `HEAD`
     /// and `commondir`), and the `.git` that ends the `.agents/skills` walk.
     fn git(&mut self, cwd: &str) -> Option<String> {
@@ -528,6 +605,12 @@ pub fn read_machine(
             })
             .unwrap_or_default()
     };
+    // pi packages (package-manager.js resolvePackageSources): each entry's install folder, or
+    // its local path; which of them pi loads, and how, is decided by [`crate::packages`].
+    for (source, scope) in crate::packages::entry_sources(&settings) {
+        let path = crate::packages::install_path(&source, scope, &home, &agent_dir, &cwd);
+        r.package(&path);
+    }
     if !parsed.no_skills {
         for (entries, base) in [
             (strings(settings.project.get("skills")), config.clone()),

@@ -317,3 +317,67 @@ fn an_agents_skills_folder_above_the_git_root_still_counts_for_trust() {
         "/w/repo"
     ));
 }
+
+#[test]
+fn a_packages_files_are_read_where_pi_looks_for_them() {
+    let mut fs = MemFs::default();
+    let kit = "/home/u/.pi/agent/npm/node_modules/@a/kit";
+    for (p, t) in [
+        (
+            "/home/u/.pi/agent/settings.json".to_string(),
+            "{\"packages\": [\"npm:@a/kit\", \"../../vendor/local\", \"git:github.com/o/r\"]}",
+        ),
+        (format!("{kit}/package.json"), "{\"version\": \"1.0.0\"}"),
+        (
+            format!("{kit}/skills/s/SKILL.md"),
+            "---\ndescription: d\n---\n",
+        ),
+        (format!("{kit}/skills/s/helper.py"), "print()"),
+        (format!("{kit}/prompts/p.md"), "p"),
+        (
+            format!("{kit}/extensions/tool.ts"),
+            "export default () => {}",
+        ),
+        (format!("{kit}/extensions/lib/util.ts"), "helper"),
+        (format!("{kit}/node_modules/dep/README.md"), "a dependency"),
+        (format!("{kit}/dist/bundle.js"), "code"),
+        (
+            "/home/u/vendor/local/skills/l/SKILL.md".to_string(),
+            "---\ndescription: l\n---\n",
+        ),
+        (
+            "/home/u/.pi/agent/git/github.com/o/r/prompts/g.md".to_string(),
+            "g",
+        ),
+    ] {
+        fs.files.insert(&p, t);
+    }
+    let m = machine(&fs);
+    let got = read_machine(
+        &pi(),
+        &m,
+        Some(session("/work/proj")),
+        &[],
+        "/pkg",
+        Limits::default(),
+    );
+    let paths: Vec<&str> = got.read.iter().map(|f| f.path.as_str()).collect();
+    for want in [
+        format!("{kit}/package.json"),
+        format!("{kit}/skills/s/SKILL.md"),
+        format!("{kit}/prompts/p.md"),
+        format!("{kit}/extensions/tool.ts"),
+        "/home/u/vendor/local/skills/l/SKILL.md".into(),
+        "/home/u/.pi/agent/git/github.com/o/r/prompts/g.md".into(),
+    ] {
+        assert!(paths.contains(&want.as_str()), "{want} not read: {paths:?}");
+    }
+    for never in [
+        format!("{kit}/skills/s/helper.py"),
+        format!("{kit}/extensions/lib/util.ts"),
+        format!("{kit}/node_modules/dep/README.md"),
+        format!("{kit}/dist/bundle.js"),
+    ] {
+        assert!(!paths.contains(&never.as_str()), "{never} read");
+    }
+}

@@ -21,6 +21,7 @@ pub mod install;
 pub mod js;
 pub mod messages;
 pub mod model;
+pub mod packages;
 pub mod paths;
 pub mod pi;
 pub mod prompt;

@@ -10,6 +10,7 @@ use crate::ignore::IgnoreRules;
 use crate::inputs::VirtualFs;
 use crate::js::is_js_whitespace;
 use crate::js::path::{basename, join_path};
+use crate::packages::PackageResources;
 use crate::paths::{resolve_pi_path, PathOptions};
 use crate::pi::{Pi, PromptTemplateArgs};
 use crate::resources::{merge_paths, parse_frontmatter, RankedPaths};
@@ -23,6 +24,8 @@ pub struct PromptTemplate {
     /// The body after the frontmatter (trimmed when there is frontmatter, as pi does).
     pub content: String,
     pub file_path: String,
+    /// The pi package that brought it (its settings `source`), if any.
+    pub package: Option<String>,
 }
 
 fn exists(fs: &VirtualFs, p: &str) -> bool {
@@ -38,7 +41,7 @@ fn rel_path(root: &str, path: &str) -> String {
 
 /// `collectFiles(dir, /\.md$/)` (CA/core/package-manager.js:159): `.md` files below `dir`, dot
 /// entries and node_modules skipped, ignore files honoured. A settings entry's folder.
-fn collect_files(
+pub(crate) fn collect_files(
     fs: &VirtualFs,
     dir: &str,
     ig: &mut IgnoreRules,
@@ -90,31 +93,49 @@ fn collect_auto_prompt_entries(fs: &VirtualFs, dir: &str) -> Vec<String> {
 }
 
 /// `DefaultPackageManager.resolve()` for prompts (CA/core/package-manager.js:698–731,
-/// 1939–2019): settings entries (project rank 0, global rank 2: a file as is, a folder's `.md`
+/// 1939–2019): the packages' templates first ([`crate::packages`], rank 4), then settings
+/// entries (project rank 0, global rank 2: a file as is, a folder's `.md`
 /// files at any depth), the project's `.pi/prompts` (rank 1, when the project is trusted) and
 /// `<agentDir>/prompts` (rank 3); first path wins, stably sorted by rank. So a project template
-/// shadows an agent one of the same name. Pattern entries are reported and ignored.
+/// shadows an agent one of the same name. Pattern entries turn files off (or back on).
 fn resolve_prompt_resources(
     fs: &VirtualFs,
     home: &str,
     agent_dir: &str,
     cwd: &str,
     settings: &Settings,
-    diags: &mut Vec<Diagnostic>,
+    pkgs: &PackageResources,
 ) -> Vec<String> {
+    let n = pkgs.patterns_normalized;
     let mut acc = RankedPaths::default();
-    acc.add_settings_entries(fs, home, agent_dir, cwd, settings, "prompts", diags, &|d| {
+    acc.add_packages(&pkgs.prompts);
+    acc.add_settings_entries(fs, home, agent_dir, cwd, settings, "prompts", n, &|d| {
         collect_files(fs, d, &mut IgnoreRules::default(), d, 0)
     });
+    let overrides = |o: &crate::js::Object| {
+        o.get("prompts")
+            .and_then(crate::js::Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(String::from))
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default()
+    };
     if settings.project_trusted {
-        acc.extend(
-            collect_auto_prompt_entries(fs, &join_path(cwd, ".pi/prompts")),
-            1,
-        );
+        let found = collect_auto_prompt_entries(fs, &join_path(cwd, ".pi/prompts"));
+        let base = join_path(cwd, ".pi");
+        acc.add_auto(fs, home, found, 1, &base, &overrides(&settings.project), n);
     }
-    acc.extend(
-        collect_auto_prompt_entries(fs, &join_path(agent_dir, "prompts")),
+    let found = collect_auto_prompt_entries(fs, &join_path(agent_dir, "prompts"));
+    acc.add_auto(
+        fs,
+        home,
+        found,
         3,
+        agent_dir,
+        &overrides(&settings.global),
+        n,
     );
     acc.into_sorted()
 }
@@ -155,6 +176,7 @@ fn load_template_from_file(
         name,
         content: frontmatter_body(&raw),
         file_path: path.to_string(),
+        package: None,
     })
 }
 
@@ -203,6 +225,7 @@ pub fn load_prompt_templates(
     process_cwd: &str,
     args: &PiArgs,
     settings: &Settings,
+    pkgs: &PackageResources,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<PromptTemplate> {
     let cli: Vec<String> = args
@@ -222,7 +245,7 @@ pub fn load_prompt_templates(
     let primary = if args.no_prompt_templates {
         Vec::new()
     } else {
-        resolve_prompt_resources(fs, home, agent_dir, cwd, settings, diags)
+        resolve_prompt_resources(fs, home, agent_dir, cwd, settings, pkgs)
     };
     let trim = PathOptions {
         trim: true,
@@ -249,13 +272,21 @@ pub fn load_prompt_templates(
         }
     }
     let mut out: Vec<PromptTemplate> = Vec::new();
-    for t in all {
+    for mut t in all {
+        t.package = pkgs.package_of(&t.file_path).map(String::from);
         if let Some(winner) = out.iter().find(|w| w.name == t.name) {
             diags.push(
                 Diagnostic::warning(
                     &t.file_path,
                     None,
-                    format!("name \"/{}\" collision: {} wins", t.name, winner.file_path),
+                    format!(
+                        "name \"/{}\" collision: {} wins{}",
+                        t.name,
+                        winner.file_path,
+                        t.package.as_deref().map_or(String::new(), |p| format!(
+                            " (this template of package {p} loses: a package's templates come after the user's own)"
+                        ))
+                    ),
                 )
                 .skipping(format!("prompt template {}", t.file_path)),
             );

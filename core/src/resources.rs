@@ -34,6 +34,8 @@ pub struct Skill {
     pub disable_model_invocation: bool,
     /// Where it was found (`user`, `project`, `path`).
     pub source: String,
+    /// The pi package that brought it (its settings `source`), if any.
+    pub package: Option<String>,
 }
 
 /// A prompt piece and the file it came from (`None` for a literal CLI value).
@@ -52,6 +54,8 @@ pub struct Resources {
     pub append_prompts: Vec<PromptText>,
     /// The prompt templates a `/name` prompt can call (not part of the system prompt).
     pub prompt_templates: Vec<crate::prompt_templates::PromptTemplate>,
+    /// The settings' pi packages, as resolved ([`crate::packages`]).
+    pub packages: Vec<crate::packages::Package>,
 }
 
 fn exists(fs: &VirtualFs, p: &str) -> bool {
@@ -78,10 +82,13 @@ pub fn load(
     process_cwd: &str,
     args: &PiArgs,
     settings: &Settings,
+    env: &std::collections::BTreeMap<String, String>,
     diags: &mut Vec<Diagnostic>,
 ) -> Resources {
     let cwd = normalize_path(cwd);
     let agent_dir = normalize_path(agent_dir);
+    // Packages resolve first (`DefaultPackageManager.resolve`), so their paths hold their places.
+    let pkgs = crate::packages::resolve(pi, fs, home, &agent_dir, &cwd, settings, env, diags);
     let context_files = if args.no_context_files {
         Vec::new()
     } else {
@@ -95,6 +102,7 @@ pub fn load(
         process_cwd,
         args,
         settings,
+        &pkgs,
         diags,
     );
 
@@ -123,7 +131,6 @@ pub fn load(
         .iter()
         .filter_map(|s| resolve_prompt_input(fs, s, process_cwd, "append system prompt", diags))
         .collect();
-    packages_not_read(fs, &agent_dir, &cwd, settings, diags);
     let prompt_templates = crate::prompt_templates::load_prompt_templates(
         fs,
         home,
@@ -132,6 +139,7 @@ pub fn load(
         process_cwd,
         args,
         settings,
+        &pkgs,
         diags,
     );
     Resources {
@@ -140,6 +148,7 @@ pub fn load(
         custom_prompt,
         append_prompts,
         prompt_templates,
+        packages: pkgs.packages,
     }
 }
 
@@ -324,7 +333,7 @@ fn rel_path(root: &str, path: &str) -> String {
 /// `collectSkillEntries(dir, mode)` (CA/core/package-manager.js:183–248): a directory with a
 /// `SKILL.md` yields only that file; otherwise `.md` files (at the root in `pi` mode, below it in
 /// `agents` mode) and the entries of subdirectories (dot entries and node_modules skipped).
-fn collect_skill_entries(
+pub(crate) fn collect_skill_entries(
     fs: &VirtualFs,
     dir: &str,
     agents_mode: bool,
@@ -555,6 +564,7 @@ fn load_skill_from_file(
         base_dir: skill_dir,
         disable_model_invocation: fm.get("disable-model-invocation") == Some(&Value::Bool(true)),
         source: source.to_string(),
+        package: None,
     })
 }
 
@@ -562,30 +572,38 @@ fn load_skill_from_file(
 /// with its precedence rank (`resourcePrecedenceRank`, CA/core/package-manager.js:61–66): the
 /// first path wins, then a stable sort by rank.
 #[derive(Default)]
-pub(crate) struct RankedPaths(Vec<(String, u8)>);
+pub(crate) struct RankedPaths(Vec<(String, u8, bool)>);
+
+/// `resourcePrecedenceRank` of a package resource (`origin: "package"`): after the user's own.
+const PACKAGE_RANK: u8 = 4;
 
 impl RankedPaths {
-    pub(crate) fn add(&mut self, path: String, rank: u8) {
+    /// `addResource(map, path, metadata, enabled)`: the first entry of a path keeps its place,
+    /// even a disabled one.
+    pub(crate) fn add_with(&mut self, path: String, rank: u8, enabled: bool) {
         if !self.0.iter().any(|e| e.0 == path) {
-            self.0.push((path, rank));
+            self.0.push((path, rank, enabled));
         }
     }
 
-    pub(crate) fn extend(&mut self, paths: Vec<String>, rank: u8) {
+    /// The packages' paths (resolved before anything else, rank 4).
+    pub(crate) fn add_packages(&mut self, paths: &[crate::packages::PackagePath]) {
         for p in paths {
-            self.add(p, rank);
+            self.add_with(p.path.clone(), PACKAGE_RANK, p.enabled);
         }
     }
 
+    /// The enabled paths, stably sorted by rank.
     pub(crate) fn into_sorted(mut self) -> Vec<String> {
         self.0.sort_by_key(|e| e.1);
-        self.0.into_iter().map(|e| e.0).collect()
+        self.0.into_iter().filter(|e| e.2).map(|e| e.0).collect()
     }
 
-    /// The settings entries of resource type `key` (`skills`, `prompts`;
-    /// CA/core/package-manager.js:698–731): the project's (rank 0, relative to `.pi`), then the
-    /// global ones (rank 2, relative to the agent dir); a file as it is, a folder through `walk`.
-    /// Pattern entries (`!`, `+`, `-`, globs) are reported and ignored.
+    /// The settings entries of resource type `key` (`skills`, `prompts`; `resolveLocalEntries`,
+    /// CA/core/package-manager.js:1925): the project's (rank 0, relative to `.pi`), then the
+    /// global ones (rank 2, relative to the agent dir); a file as it is, a folder through `walk`;
+    /// the pattern entries (`!`, `+`, `-`, globs) say which of those files are on
+    /// (`applyPatterns`, relative to the settings file's folder).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn add_settings_entries(
         &mut self,
@@ -595,70 +613,101 @@ impl RankedPaths {
         cwd: &str,
         settings: &Settings,
         key: &str,
-        diags: &mut Vec<Diagnostic>,
+        normalized: bool,
         walk: &dyn Fn(&str) -> Vec<String>,
     ) {
         let project_base = join_path(cwd, ".pi");
+        let trim = PathOptions {
+            trim: true,
+            ..Default::default()
+        };
         for (scope, base, rank) in [
             (&settings.project, project_base, 0u8),
             (&settings.global, agent_dir.to_string(), 2u8),
         ] {
-            let file = join_path(&base, "settings.json");
-            for e in strings_of(scope.get(key)) {
-                if e.starts_with(['!', '+', '-']) || e.contains('*') || e.contains('?') {
-                    diags.push(
-                        Diagnostic::warning(
-                            &file,
-                            None,
-                            format!("{key} pattern {e:?} is not supported by ctxlens"),
-                        )
-                        .skipping(e.clone()),
-                    );
-                    continue;
-                }
-                let p = resolve_pi_path(&e, &base, home, PathOptions::default());
+            let (patterns, plain): (Vec<String>, Vec<String>) = strings_of(scope.get(key))
+                .into_iter()
+                .partition(|e| crate::packages::is_pattern(e));
+            let mut all = Vec::new();
+            for e in plain {
+                let p = resolve_pi_path(&e, &base, home, trim);
                 if fs.is_file(&p) {
-                    self.add(p, rank);
+                    all.push(p);
                 } else if fs.is_dir(&p) {
-                    self.extend(walk(&p), rank);
+                    all.extend(walk(&p));
                 }
             }
+            let on = crate::packages::Ctx::new(fs, &base, home, normalized)
+                .apply_patterns(&all, &patterns);
+            for f in all {
+                let enabled = on.contains(&f);
+                self.add_with(f, rank, enabled);
+            }
+        }
+    }
+
+    /// Auto-discovered paths (`addAutoDiscoveredResources`, CA/core/package-manager.js:1939):
+    /// each on unless its settings file's override patterns (`!`, `+path`, `-path`, relative to
+    /// `base`) turn it off (`isEnabledByOverrides`).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn add_auto(
+        &mut self,
+        fs: &VirtualFs,
+        home: &str,
+        paths: Vec<String>,
+        rank: u8,
+        base: &str,
+        overrides: &[String],
+        normalized: bool,
+    ) {
+        let ctx = crate::packages::Ctx::new(fs, base, home, normalized);
+        for p in paths {
+            let on = ctx.enabled_by_overrides(&p, overrides);
+            self.add_with(p, rank, on);
         }
     }
 }
 
 /// `DefaultPackageManager.resolve()` for skills (CA/core/package-manager.js:698–731, 1939–2019):
-/// settings entries (project, then global) and auto-discovered directories (project `.pi/skills`
+/// the packages' skills first ([`crate::packages`], rank 4: a filtered-out one still holds its
+/// path), then settings entries (project, then global) and auto-discovered directories (project `.pi/skills`
 /// and `.agents/skills` up to the git root when trusted, `<agentDir>/skills`, `~/.agents/skills`),
-/// first path wins, stably sorted by rank. Pattern entries (`!`, `+`, `-`, globs) are reported and
-/// ignored.
+/// first path wins (a path turned off by a pattern still holds its place), stably sorted by rank.
 fn resolve_skill_resources(
     fs: &VirtualFs,
     home: &str,
     agent_dir: &str,
     cwd: &str,
     settings: &Settings,
-    diags: &mut Vec<Diagnostic>,
+    pkgs: &crate::packages::PackageResources,
 ) -> Vec<String> {
     let walk = |d: &str, agents: bool| {
         collect_skill_entries(fs, d, agents, &mut IgnoreRules::default(), d, 0)
     };
+    let n = pkgs.patterns_normalized;
     let mut acc = RankedPaths::default();
-    acc.add_settings_entries(fs, home, agent_dir, cwd, settings, "skills", diags, &|d| {
+    acc.add_packages(&pkgs.skills);
+    acc.add_settings_entries(fs, home, agent_dir, cwd, settings, "skills", n, &|d| {
         walk(d, false)
     });
+    let project = strings_of(settings.project.get("skills"));
+    let user = strings_of(settings.global.get("skills"));
     let user_agents = join_path(home, ".agents/skills");
     if settings.project_trusted {
-        acc.extend(walk(&join_path(cwd, ".pi/skills"), false), 1);
+        let base = join_path(cwd, ".pi");
+        let found = walk(&join_path(cwd, ".pi/skills"), false);
+        acc.add_auto(fs, home, found, 1, &base, &project, n);
         for d in collect_ancestor_agents_skill_dirs(fs, cwd)
             .into_iter()
             .filter(|d| *d != user_agents)
         {
-            acc.extend(walk(&d, true), 1);
+            acc.add_auto(fs, home, walk(&d, true), 1, &dirname(&d), &project, n);
         }
     }
-    acc.extend(walk(&join_path(agent_dir, "skills"), false), 3);
-    acc.extend(walk(&user_agents, true), 3);
+    let found = walk(&join_path(agent_dir, "skills"), false);
+    acc.add_auto(fs, home, found, 3, agent_dir, &user, n);
+    let found = walk(&user_agents, true);
+    acc.add_auto(fs, home, found, 3, &dirname(&user_agents), &user, n);
     acc.into_sorted()
 }
 
@@ -738,6 +787,7 @@ fn load_skills(
     process_cwd: &str,
     args: &PiArgs,
     settings: &Settings,
+    pkgs: &crate::packages::PackageResources,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Skill> {
     let cli: Vec<String> = args
@@ -754,7 +804,7 @@ fn load_skills(
     let primary = if args.no_skills {
         Vec::new()
     } else {
-        resolve_skill_resources(fs, home, agent_dir, cwd, settings, diags)
+        resolve_skill_resources(fs, home, agent_dir, cwd, settings, pkgs)
     };
     if args.no_skills && cli.is_empty() {
         return Vec::new();
@@ -765,7 +815,8 @@ fn load_skills(
     let under = |t: &str, root: &str| t == root || t.starts_with(&format!("{root}/"));
     let mut skills: Vec<Skill> = Vec::new();
     let add = |found: Vec<Skill>, diags: &mut Vec<Diagnostic>, skills: &mut Vec<Skill>| {
-        for s in found {
+        for mut s in found {
+            s.package = pkgs.package_of(&s.file_path).map(String::from);
             if skills.iter().any(|k| k.file_path == s.file_path) {
                 continue;
             }
@@ -774,7 +825,14 @@ fn load_skills(
                     Diagnostic::warning(
                         &s.file_path,
                         None,
-                        format!("name \"{}\" collision: {} wins", s.name, winner.file_path),
+                        format!(
+                            "name \"{}\" collision: {} wins{}",
+                            s.name,
+                            winner.file_path,
+                            s.package.as_deref().map_or(String::new(), |p| format!(
+                                " (this skill of package {p} loses: a package's skills come after the user's own)"
+                            ))
+                        ),
                     )
                     .skipping(format!("skill {}", s.file_path)),
                 );
@@ -887,55 +945,6 @@ pub fn expand_skill_command<'a>(
         out.push_str(args);
     }
     (out, Some(skill))
-}
-
-/// pi packages (the settings' `packages`, CA/core/package-manager.js:698–712) bring skills,
-/// prompt templates, extensions and themes from their install folders (npm, git, or a local
-/// path). ctxlens does not resolve them: each settings file that lists some gets a warning at
-/// its `"packages"` line.
-fn packages_not_read(
-    fs: &VirtualFs,
-    agent_dir: &str,
-    cwd: &str,
-    settings: &Settings,
-    diags: &mut Vec<Diagnostic>,
-) {
-    for (scope, file) in [
-        (
-            &settings.project,
-            join_path(&join_path(cwd, ".pi"), "settings.json"),
-        ),
-        (&settings.global, join_path(agent_dir, "settings.json")),
-    ] {
-        let Some(list) = scope.get("packages").and_then(Value::as_array) else {
-            continue;
-        };
-        let names: Vec<&str> = list
-            .iter()
-            .filter_map(|p| {
-                p.as_str()
-                    .or_else(|| p.get("source").and_then(Value::as_str))
-            })
-            .collect();
-        if names.is_empty() {
-            continue;
-        }
-        let line = fs
-            .read_to_string(&file)
-            .and_then(|t| t.lines().position(|l| l.contains("\"packages\"")))
-            .map(|i| i as u32 + 1);
-        diags.push(
-            Diagnostic::warning(
-                &file,
-                line,
-                format!(
-                    "pi packages ({}): ctxlens does not read packages, so their skills, prompt templates and extensions (with their tools) are not included",
-                    names.join(", ")
-                ),
-            )
-            .skipping("the packages' skills, prompt templates and extensions"),
-        );
-    }
 }
 
 /// `isLocalPath(value)` (CA/utils/paths.js:35–47).

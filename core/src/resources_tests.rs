@@ -239,6 +239,7 @@ fn load_all(fs: &VirtualFs, args: &PiArgs, trusted: bool) -> (Resources, Vec<Dia
             "/p",
             args,
             &settings,
+            &Default::default(),
             &mut d,
         ),
         d,
@@ -403,6 +404,7 @@ fn skill_command_expansion() {
         base_dir: "/s/deploy".into(),
         disable_model_invocation: false,
         source: "user".into(),
+        package: None,
     }];
     let (t, used) = expand_skill_command(&pi(), "/skill:deploy  now ", &skills, &fs);
     assert!(used.is_some());
@@ -418,8 +420,8 @@ fn skill_command_expansion() {
 }
 
 #[test]
-fn pi_packages_are_said_not_to_be_read_at_their_settings_line() {
-    let global = "{\n  \"theme\": \"dark\",\n  \"packages\": [\"npm:@acme/pi-kit\", {\"source\": \"git:github.com/a/b\"}]\n}\n";
+fn a_package_not_installed_is_said_at_its_settings_line() {
+    let global = "{\n  \"theme\": \"dark\",\n  \"packages\": [\n    \"npm:@acme/pi-kit\",\n    {\"source\": \"git:github.com/a/b\"}\n  ]\n}\n";
     let fs = fs_with(&[("/h/.pi/agent/settings.json", global)]);
     let settings = Settings {
         global: crate::js::json::parse(global)
@@ -430,7 +432,8 @@ fn pi_packages_are_said_not_to_be_read_at_their_settings_line() {
         ..Default::default()
     };
     let mut d = Vec::new();
-    load(
+    let env = [("PI_OFFLINE".to_string(), "1".to_string())].into();
+    let res = load(
         &pi(),
         &fs,
         "/h",
@@ -439,19 +442,31 @@ fn pi_packages_are_said_not_to_be_read_at_their_settings_line() {
         "/p",
         &PiArgs::default(),
         &settings,
+        &env,
         &mut d,
     );
     let p: Vec<&Diagnostic> = d
         .iter()
-        .filter(|d| d.message.contains("pi packages"))
+        .filter(|d| d.message.starts_with("package "))
         .collect();
-    assert_eq!(p.len(), 1, "{d:?}");
+    assert_eq!(p.len(), 2, "{d:?}");
     assert_eq!(p[0].file, "/h/.pi/agent/settings.json");
-    assert_eq!(p[0].line, Some(3));
-    assert!(p[0]
-        .message
-        .contains("npm:@acme/pi-kit, git:github.com/a/b"));
-    assert!(p[0]
-        .message
-        .contains("skills, prompt templates and extensions"));
+    assert_eq!(p[0].line, Some(4));
+    assert!(
+        p[0].message.contains(
+            "npm:@acme/pi-kit: not installed at /h/.pi/agent/npm/node_modules/@acme/pi-kit"
+        ),
+        "{}",
+        p[0].message
+    );
+    assert!(p[0].message.contains("pi skips it (PI_OFFLINE)"));
+    assert_eq!(p[1].line, Some(5));
+    assert!(
+        p[1].message
+            .contains("not cloned at /h/.pi/agent/git/github.com/a/b"),
+        "{}",
+        p[1].message
+    );
+    assert_eq!(res.packages.len(), 2);
+    assert!(res.packages.iter().all(|p| p.root.is_none()));
 }

@@ -115,10 +115,11 @@ pub fn placement(inputs: &Inputs, a: &Assembly) -> Placement {
         } else if let Some(i) = res.skills.iter().position(|s| s.file_path == p) {
             Verdict::Read {
                 what: format!(
-                    "skill {} ({} of {})",
+                    "skill {} ({} of {}){}",
                     res.skills[i].name,
                     i + 1,
-                    res.skills.len()
+                    res.skills.len(),
+                    from_package(res.skills[i].package.as_deref())
                 ),
             }
         } else if let Some(s) = res.skills.iter().find(|s| under(&p, &s.base_dir)) {
@@ -131,8 +132,10 @@ pub fn placement(inputs: &Inputs, a: &Assembly) -> Placement {
         } else if let Some(t) = res.prompt_templates.iter().find(|t| t.file_path == p) {
             Verdict::Read {
                 what: format!(
-                    "prompt template /{}: a prompt starting with /{} is this file's text with its arguments filled in",
-                    t.name, t.name
+                    "prompt template /{}{}: a prompt starting with /{} is this file's text with its arguments filled in",
+                    t.name,
+                    from_package(t.package.as_deref()),
+                    t.name
                 ),
             }
         } else if dirname(&p) == join_path(&project_pi, "prompts") && !settings.project_trusted {
@@ -149,6 +152,12 @@ pub fn placement(inputs: &Inputs, a: &Assembly) -> Placement {
                     t.name
                 ),
             }
+        } else if let Some(pkg) = res
+            .packages
+            .iter()
+            .find(|k| k.root.as_deref().is_some_and(|r| p == r || under(&p, r)))
+        {
+            package_verdict(&p, pkg, &diag_for)
         } else if let Some(root) = skill_roots.iter().find(|r| under(&p, r)) {
             skill_verdict(&p, name, root, &project_pi, a, &diag_for, &untrusted)
         } else if name == "SYSTEM.md" || name == "APPEND_SYSTEM.md" {
@@ -206,6 +215,45 @@ pub fn placement(inputs: &Inputs, a: &Assembly) -> Placement {
     Placement {
         files,
         placeholder_key: parts.placeholder_key.clone(),
+    }
+}
+
+/// `, from package SOURCE` when a pi package brought the resource.
+fn from_package(package: Option<&str>) -> String {
+    package.map_or(String::new(), |k| format!(", from package {k}"))
+}
+
+/// A file of an installed pi package that is not one of the loaded skills or prompt templates.
+fn package_verdict(
+    p: &str,
+    pkg: &crate::packages::Package,
+    diag_for: &dyn Fn(&str) -> Option<String>,
+) -> Verdict {
+    let root = pkg.root.as_deref().unwrap_or("");
+    if p == join_path(root, "package.json") {
+        return Verdict::Read {
+            what: format!(
+                "the package.json of package {} (its version, and the pi key that says what it brings)",
+                pkg.source
+            ),
+        };
+    }
+    if pkg.extensions.iter().any(|e| e == p) {
+        return Verdict::Unused {
+            why: format!(
+                "an extension of package {}: code ctxlens does not run",
+                pkg.source
+            ),
+        };
+    }
+    if let Some(d) = diag_for(p) {
+        return Verdict::Unused { why: d };
+    }
+    Verdict::Unused {
+        why: format!(
+            "a file of package {} that its manifest and the settings' filters do not load into the request",
+            pkg.source
+        ),
     }
 }
 
@@ -464,6 +512,50 @@ mod tests {
             matches!(verdict(&p, "/home/ann/proj/src/main.rs"), Verdict::Unused { why } if why.contains("does not read"))
         );
         assert_eq!(p.placeholder_key.as_deref(), Some("anthropic"));
+    }
+
+    #[test]
+    fn package_files_say_their_package() {
+        let kit = "/home/ann/.pi/agent/npm/node_modules/kit";
+        let f = |rel: &str| format!("{kit}/{rel}");
+        let files = [
+            (
+                "/home/ann/.pi/agent/settings.json".to_string(),
+                "{\"packages\": [{\"source\": \"npm:kit\", \"skills\": [\"!old\"]}]}",
+            ),
+            (f("package.json"), "{\"version\": \"1.0.0\"}"),
+            (f("skills/new/SKILL.md"), "---\ndescription: new\n---\n"),
+            (f("skills/old/SKILL.md"), "---\ndescription: old\n---\n"),
+            (f("prompts/fix.md"), "fix $1"),
+            (f("extensions/tool.ts"), "export default () => {}"),
+        ];
+        let refs: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), *t)).collect();
+        let p = run(&refs, &[]);
+        let read = |rel: &str, want: &str| {
+            assert!(
+                matches!(verdict(&p, &f(rel)), Verdict::Read { what } if what.contains(want)),
+                "{rel}: {:?}",
+                verdict(&p, &f(rel))
+            )
+        };
+        let unused = |rel: &str, want: &str| {
+            assert!(
+                matches!(verdict(&p, &f(rel)), Verdict::Unused { why } if why.contains(want)),
+                "{rel}: {:?}",
+                verdict(&p, &f(rel))
+            )
+        };
+        read(
+            "skills/new/SKILL.md",
+            "skill new (1 of 1), from package npm:kit",
+        );
+        read(
+            "prompts/fix.md",
+            "prompt template /fix, from package npm:kit",
+        );
+        read("package.json", "the package.json of package npm:kit");
+        unused("skills/old/SKILL.md", "do not load");
+        unused("extensions/tool.ts", "code ctxlens does not run");
     }
 
     #[test]

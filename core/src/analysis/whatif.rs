@@ -34,6 +34,9 @@ pub enum Change {
     Skill(String),
     /// `skill-invocation:NAME`: the skill's `disable-model-invocation: true`.
     SkillInvocation(String),
+    /// `package:NAME`: a pi package off — its settings entry removed (NAME: the entry's source,
+    /// or an npm package's name).
+    Package(String),
     /// `context:PATH`: a context file off (its path, or a unique suffix of it).
     Context(String),
     /// `append-prompt`: the appended system prompt (APPEND_SYSTEM.md, `--append-system-prompt`) off.
@@ -65,7 +68,7 @@ pub enum Change {
 }
 
 /// The `--without` kinds, for messages.
-pub const KINDS: &str = "tool:NAME, skill:NAME, skill-invocation:NAME, context:PATH, append-prompt, entry:ID, turn:ID, tool-result:ID[:N], thinking:old, image:all|ID";
+pub const KINDS: &str = "tool:NAME, skill:NAME, skill-invocation:NAME, package:NAME, context:PATH, append-prompt, entry:ID, turn:ID, tool-result:ID[:N], thinking:old, image:all|ID";
 
 impl Change {
     /// Parses a `--without` spec (`KIND:ARG`).
@@ -84,6 +87,7 @@ impl Change {
             "tool" => Change::Tool(need(arg)?),
             "skill" => Change::Skill(need(arg)?),
             "skill-invocation" => Change::SkillInvocation(need(arg)?),
+            "package" => Change::Package(need(arg)?),
             "context" => Change::Context(need(arg)?),
             "append-prompt" if arg.is_none() => Change::AppendPrompt,
             "entry" => Change::Entry(need(arg)?),
@@ -148,6 +152,7 @@ impl Change {
             Change::Tool(n) => format!("tool:{n}"),
             Change::Skill(n) => format!("skill:{n}"),
             Change::SkillInvocation(n) => format!("skill-invocation:{n}"),
+            Change::Package(n) => format!("package:{n}"),
             Change::Context(p) => format!("context:{p}"),
             Change::AppendPrompt => "append-prompt".into(),
             Change::Entry(id) => format!("entry:{id}"),
@@ -276,6 +281,7 @@ fn apply_one(inputs: &mut Inputs, base: &Assembly, change: &Change) -> Result<Ap
         Change::Tool(name) => tool_off(inputs, base, change, &spec, name),
         Change::Skill(name) => skill_off(inputs, base, change, &spec, name),
         Change::SkillInvocation(name) => skill_invocation_off(inputs, base, change, &spec, name),
+        Change::Package(name) => package_off(inputs, base, change, &spec, name),
         Change::Context(p) => context_off(inputs, base, change, &spec, p),
         Change::AppendPrompt => append_prompt_off(inputs, base, change, &spec),
         Change::Entry(id) => entry_off(inputs, change, &spec, id),
@@ -423,6 +429,102 @@ fn skill_off(
         TakeHome::RemoveFiles { paths: vec![what] },
         text,
     ))
+}
+
+/// Whether the settings source `source` is the package `name` names: the source itself, or an
+/// npm package's name without its version.
+fn package_named(source: &str, name: &str) -> bool {
+    source == name
+        || matches!(crate::packages::parse_source(source),
+            crate::packages::Source::Npm { name: n, .. } if n == name || format!("npm:{n}") == name)
+}
+
+/// `package:NAME`: the package's entry removed from each settings file that lists it (as
+/// `pi remove` does, without uninstalling), so none of its skills, prompt templates or
+/// extensions load.
+fn package_off(
+    inputs: &mut Inputs,
+    base: &Assembly,
+    change: &Change,
+    spec: &str,
+    name: &str,
+) -> Result<Applied, String> {
+    let res = &base.parts.resources;
+    let hits: Vec<&crate::packages::Package> = res
+        .packages
+        .iter()
+        .filter(|p| package_named(&p.source, name))
+        .collect();
+    let Some(first) = hits.first() else {
+        let listed: Vec<&str> = res.packages.iter().map(|p| p.source.as_str()).collect();
+        return Err(format!(
+            "{spec}: no package {name} in the settings; {}",
+            if listed.is_empty() {
+                "they list none".to_string()
+            } else {
+                format!("they list: {}", listed.join(", "))
+            }
+        ));
+    };
+    let from = |p: &Option<String>| {
+        p.as_deref()
+            .is_some_and(|s| hits.iter().any(|h| h.source == s))
+    };
+    let skills = res.skills.iter().filter(|k| from(&k.package)).count();
+    let templates = res
+        .prompt_templates
+        .iter()
+        .filter(|t| from(&t.package))
+        .count();
+    let mut edited: Option<(String, String)> = None;
+    let mut files: Vec<&str> = hits.iter().map(|p| p.settings_file.as_str()).collect();
+    files.dedup();
+    for file in files {
+        let Some(Ok(Value::Object(mut o))) =
+            inputs.files.read_to_string(file).map(|t| js::parse(&t))
+        else {
+            return Err(format!("{spec}: {file} is not a JSON object"));
+        };
+        let kept: Vec<Value> = o
+            .get("packages")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|v| {
+                let source = v
+                    .as_str()
+                    .or_else(|| v.get("source").and_then(Value::as_str));
+                !source.is_some_and(|s| package_named(s, name))
+            })
+            .collect();
+        o.insert("packages", Value::Array(kept));
+        let content = Value::Object(o).to_json_pretty(2);
+        inputs.files.insert(file, content.clone());
+        edited.get_or_insert((file.to_string(), content));
+    }
+    let (path, content) = edited.expect("one file at least");
+    let local = if first.scope == crate::packages::Scope::Project {
+        " -l"
+    } else {
+        ""
+    };
+    Ok(Applied {
+        change: change.clone(),
+        did: format!(
+            "package {} off: its settings entry removed ({skills} skill(s), {templates} prompt template(s) with it)",
+            first.source
+        ),
+        take_home: TakeHome::EditFile {
+            path: path.clone(),
+            line: format!("\"packages\" without {}", first.source),
+            content,
+        },
+        text: format!(
+            "in {path}: remove {} from \"packages\" (pi remove{local} {} also uninstalls it)",
+            first.source, first.source
+        ),
+    })
 }
 
 /// `skill-invocation:NAME`: `disable-model-invocation: true` in its SKILL.md frontmatter.

@@ -20,6 +20,7 @@ fn specs_parse_into_changes_and_back() {
         ("tool:bash", Change::Tool("bash".into())),
         ("skill:a-b", Change::Skill("a-b".into())),
         ("skill-invocation:x", Change::SkillInvocation("x".into())),
+        ("package:npm:@a/b", Change::Package("npm:@a/b".into())),
         (
             "context:shop/AGENTS.md",
             Change::Context("shop/AGENTS.md".into()),
@@ -443,4 +444,48 @@ fn each_past_call_gets_the_change_against_its_own_request() {
         .map(|c| c.after_chars < Some(c.before_chars))
         .collect();
     assert_eq!(saved, [false, false, true, true, true, true]);
+}
+
+/// A conformance case by name (`pi-1.6.0/pkg-resume`), as inputs.
+fn conformance_case(name: &str) -> Inputs {
+    let dir = ctxlens_corpus::workspace().join(format!("tests/conformance/{name}"));
+    let files = ctxlens_corpus::read_folder(&dir).unwrap();
+    crate::case::inputs_from_case(&files, None).unwrap()
+}
+
+#[test]
+fn a_package_off_is_its_settings_entry_removed_and_gives_pis_request_without_it() {
+    // pkg-resume: the session of sp-fresh-default resumed after npm:deploy-kit was added;
+    // sp-resume-same: the same session resumed with nothing added. The package off is the
+    // second, byte for byte.
+    let inputs = conformance_case("pi-1.6.0/pkg-resume");
+    let a = crate::assemble(&inputs);
+    assert_eq!(
+        a.parts.resources.skills[0].package.as_deref(),
+        Some("npm:deploy-kit")
+    );
+    let (changed, applied) = apply(&inputs, &a, &without(&["package:deploy-kit"])).unwrap();
+    let b = crate::assemble(&changed);
+    let want = std::fs::read_to_string(
+        ctxlens_corpus::workspace()
+            .join("tests/conformance/pi-1.6.0/sp-resume-same/expected/request-1.json"),
+    )
+    .unwrap();
+    assert_eq!(b.body(), Some(want.as_str()));
+    assert!(b.parts.resources.skills.is_empty());
+    let settings = "/tmp/pi-ctx-demo/home/.pi/agent/settings.json";
+    match &applied[0].take_home {
+        TakeHome::EditFile { path, content, .. } => {
+            assert_eq!(path, settings);
+            assert_eq!(content, "{\n  \"packages\": []\n}");
+        }
+        t => panic!("{t:?}"),
+    }
+    assert!(
+        applied[0].did.contains("1 skill(s), 1 prompt template(s)"),
+        "{}",
+        applied[0].did
+    );
+    let e = apply(&inputs, &a, &without(&["package:nope"])).unwrap_err();
+    assert!(e.contains("they list: npm:deploy-kit"), "{e}");
 }

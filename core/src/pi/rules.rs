@@ -106,6 +106,19 @@ pub struct Rules {
     /// How a prompt template's arguments are split (`parseCommandArgs`,
     /// CA/core/prompt-templates.js:11). Case: `pt-template-args` (captured for both releases).
     pub prompt_template_args: PromptTemplateArgs,
+    /// 1.5.0 (`hasManifestResourceFields`, with package.json's `pi.changelogPath`): a package's
+    /// `pi` key counts as its manifest only when it names a resource field (`extensions`,
+    /// `skills`, `prompts`, `themes`); without one the conventional folders load. 0.85.1–1.4.0:
+    /// any `pi` object is the manifest, so one without resource fields loads nothing
+    /// (CA/core/package-manager.js `collectPackageResources`). Case `pkg-npm`'s meta-kit (a `pi`
+    /// key with only `video`, and a `skills/` folder): no skill in `pi-0.85.1/` … `pi-1.4.0/`,
+    /// its skill in `pi-1.5.0/` … `pi-1.6.0/`.
+    pub package_manifest_needs_resource_fields: bool,
+    /// 1.3.0: a package filter's pattern goes through `normalizePath` before it is matched
+    /// (`~/` expanded, a `file://` URL made a path; CA/core/package-manager.js
+    /// `matchesAnyPattern`, `normalizeExactPattern`). Read from the code (no case has a `~`
+    /// pattern); case `pkg-filters` (patterns without one) in every release.
+    pub package_patterns_normalized: bool,
     /// openai-completions (AI/api/openai-completions.js).
     pub completions: CompletionsRules,
     /// The session entry types this release reads (`SessionEntry`, CA/core/session-manager.d.ts);
@@ -603,6 +616,8 @@ const R_0_85_1: Rules = Rules {
     compaction_model_overrides: false,
     tool_loadout: false,
     prompt_template_args: PromptTemplateArgs::QuoteAnywhere,
+    package_manifest_needs_resource_fields: false,
+    package_patterns_normalized: false,
     loadout_keeps_order: false,
     tool_changes_fold_after_last_change: false,
     completions: CompletionsRules {
@@ -699,6 +714,8 @@ const R_1_6_0: Rules = Rules {
     compaction_model_overrides: true,
     tool_loadout: true,
     prompt_template_args: PromptTemplateArgs::QuoteOpensToken,
+    package_manifest_needs_resource_fields: true,
+    package_patterns_normalized: true,
     loadout_keeps_order: true,
     tool_changes_fold_after_last_change: true,
     completions: CompletionsRules {
@@ -838,6 +855,7 @@ const R_1_5_0: Rules = Rules {
 /// 1.4.0: 1.5.0 without what 1.5.0 began (the diff of the two releases' dist; cases `pi-1.4.0/`).
 const R_1_4_0: Rules = Rules {
     loadout_keeps_order: false,
+    package_manifest_needs_resource_fields: false,
     anthropic: AnthropicRules {
         hold_past_empty_assistant: false,
         effort_top_level_low: false,
@@ -960,6 +978,7 @@ const R_0_86_1: Rules = Rules {
     sampling_by_thinking_level: false,
     prompt_images_normalized: false,
     prompt_template_args: PromptTemplateArgs::QuoteAnywhere,
+    package_patterns_normalized: false,
     tool_loadout: false,
     entry_types: &ENTRY_TYPES_0_86,
     completions: CompletionsRules {

@@ -32,6 +32,7 @@ fn skill(name: &str, hidden: bool) -> Skill {
         base_dir: format!("/h/.pi/agent/skills/{name}"),
         disable_model_invocation: hidden,
         source: "user".into(),
+        package: None,
     }
 }
 
@@ -50,6 +51,7 @@ fn default_branch_tiles_and_matches_pi_layout() {
             path: None,
         }],
         prompt_templates: vec![],
+        packages: vec![],
     };
     let sp = build(&pi(), &default_tools(), &res, "/p", "/pkg");
     assert_tiles(&sp);
