@@ -662,7 +662,7 @@ fn recurring_tool_texts_count_for_each_tool_under_every_protocol() {
         let (Some(body), Some(_)) = (a.body(), a.stats.as_ref()) else {
             continue;
         };
-        let parsed = crate::js::parse(&body).expect("JSON");
+        let parsed = crate::js::parse(body).expect("JSON");
         let (got, want) = (accounted(&a), recount(api, &parsed));
         assert_eq!(got.tools.len(), 24, "{api}: {:?}", got.tools.keys());
         assert_eq!(got.tools, want.tools, "{api}");

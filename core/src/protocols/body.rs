@@ -705,11 +705,9 @@ impl<'v> Writer<'v, '_> {
             scope.tag = Some(tag);
             scope.parameter = None;
             match tag {
-                Tag::Message { llm, .. } | Tag::Block { llm, .. } => {
-                    if llm != NO_MESSAGE {
-                        scope.llm = Some(llm);
-                        scope.inserted = None;
-                    }
+                Tag::Message { llm, .. } | Tag::Block { llm, .. } if llm != NO_MESSAGE => {
+                    scope.llm = Some(llm);
+                    scope.inserted = None;
                 }
                 // pi's text, in the wire message (and so of the LLM message) it stands in.
                 Tag::Inserted { key, .. } => scope.inserted = Some(key),
