@@ -18,6 +18,10 @@ if [[ -n ${CI:-} && ! -e target ]]; then
   mkdir -p "$HOME/.cache/ctxlens/target"
   ln -s "$HOME/.cache/ctxlens/target" target
 fi
+# A build folder shared with other checkouts: their builds of this workspace's crates are not
+# taken for this one's (scripts/shared-target.sh).
+source scripts/shared-target.sh
+claim_shared_target "$repo"
 
 echo "== cargo fmt --check, cargo clippy (warnings are errors)" >&2
 cargo fmt --all -- --check
