@@ -15,13 +15,15 @@ cd "$repo/fuzz"
 
 say() { printf '\033[1m[fuzz]\033[0m %s\n' "$*" >&2; }
 
+# The nightly toolchain and cargo-fuzz, as scripts/setup.sh installs them (at its version).
 if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
   say "rustup toolchain install nightly"
   rustup toolchain install nightly --profile minimal
 fi
 if ! cargo fuzz --version >/dev/null 2>&1; then
-  say "cargo install cargo-fuzz"
-  cargo install cargo-fuzz --locked
+  version=$(sed -n 's/^CARGO_FUZZ_VERSION=//p' "$repo/scripts/setup.sh")
+  say "cargo install cargo-fuzz $version"
+  cargo install cargo-fuzz --version "$version" --locked
 fi
 
 # The fuzz build (sanitizer flags, nightly) in a folder of its own under the build folder.

@@ -8,7 +8,10 @@ fuzz_target!(|data: &[u8]| {
     let who = Identity {
         home: Some("/tmp/pi-ctx-demo/home".into()),
         user: Some("alice".into()),
-        hosts: vec!["alice-laptop".into(), "alice-laptop.corp.example.com".into()],
+        hosts: vec![
+            "alice-laptop".into(),
+            "alice-laptop.corp.example.com".into(),
+        ],
     };
     let (out, report) = redact(&files, &who);
     let _ = report.summary();

@@ -35,5 +35,13 @@ fuzz_target!(|data: &[u8]| {
         let _ = whatif::compare(applied, &base, &changed, None, None);
     }
     let ws = Workspace::new();
-    let _ = whatif::session(&ws, &inputs, &inputs, &changes, &base, Some(3), &mut |_, _| None);
+    let _ = whatif::session(
+        &ws,
+        &inputs,
+        &inputs,
+        &changes,
+        &base,
+        Some(3),
+        &mut |_, _| None,
+    );
 });
