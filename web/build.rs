@@ -7,7 +7,8 @@ fn main() {
     // The checkout's folder as cargo gives it to this run, not as it was when this script was
     // compiled (`env!`): a build folder shared by checkouts in other folders reruns the script
     // without compiling it again, and the folder it was compiled in may be gone.
-    let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let manifest_dir =
+        std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
     let demo = Path::new(&manifest_dir).join("../www/demo");
     let demo = demo
         .canonicalize()

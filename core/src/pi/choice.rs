@@ -9,6 +9,9 @@
 //! the release's own section texts, and the file's timestamps against release dates. Each fact
 //! is kept as evidence with its line.
 
+// Text from the user: no string is sliced by byte range (a cut inside a character panics).
+#![deny(clippy::string_slice)]
+
 use std::fmt;
 
 use super::{PiData, PiVersion};
@@ -361,7 +364,7 @@ fn detect_lines(session: &SourceText, lines: &Lines) -> Option<Detection> {
                 let t = value
                     .char_indices()
                     .nth(10)
-                    .map_or(value, |(cut, _)| &value[..cut]);
+                    .map_or(value, |(cut, _)| value.get(..cut).unwrap_or(value));
                 if last_time.as_deref().is_none_or(|l| t > l) {
                     last_time = Some(t.to_string());
                 }
