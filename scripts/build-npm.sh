@@ -34,6 +34,9 @@ fi
 wasm_opt="$repo/node_modules/.bin/wasm-opt"
 [[ -x $wasm_opt ]] || { echo "build-npm: $wasm_opt is missing (npm ci)" >&2; exit 1; }
 
+source "$repo/scripts/shared-target.sh"
+claim_shared_target "$repo"
+
 work="$repo/target/npm"
 out="$repo/pkg/ctxlens"
 mkdir -p "$work"

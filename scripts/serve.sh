@@ -5,4 +5,6 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
 bash scripts/setup.sh
 export PATH="$repo/node_modules/.bin:$PATH"
+source scripts/shared-target.sh
+claim_shared_target "$repo"
 exec trunk serve --release --address 127.0.0.1 --port "${PORT:-8080}"

@@ -8,6 +8,7 @@ cd "$repo"
 # The wasm-bindgen CLI must be exactly the version of the wasm-bindgen crate pinned in Cargo.toml.
 WASM_BINDGEN_VERSION=$(sed -n 's/^wasm-bindgen = "=\(.*\)"/\1/p' Cargo.toml)
 TRUNK_VERSION=0.21.14
+CARGO_FUZZ_VERSION=0.13.2
 
 say() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
 
@@ -26,6 +27,16 @@ fi
 if [[ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WASM_BINDGEN_VERSION" ]]; then
   say "cargo install wasm-bindgen-cli $WASM_BINDGEN_VERSION"
   cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --locked
+fi
+
+# The fuzz targets (fuzz/, scripts/fuzz.sh): libFuzzer through cargo-fuzz, on the nightly toolchain.
+if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+  say "rustup toolchain install nightly"
+  rustup toolchain install nightly --profile minimal
+fi
+if [[ "$(cargo fuzz --version 2>/dev/null)" != "cargo-fuzz $CARGO_FUZZ_VERSION" ]]; then
+  say "cargo install cargo-fuzz $CARGO_FUZZ_VERSION"
+  cargo install cargo-fuzz --version "$CARGO_FUZZ_VERSION" --locked
 fi
 
 if [[ "$(trunk --version 2>/dev/null)" != "trunk $TRUNK_VERSION" ]]; then

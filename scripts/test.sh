@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test.sh: installs what is missing, then runs every test: formatting and clippy, the Rust unit
 # tests, the conformance corpus (byte-for-byte against the bodies the real pi captured, each case
-# on its release) and its snapshots, the npm package (built and packed
+# on its release) and its snapshots, a few seconds of each fuzz target, the npm package (built and packed
 # into pkg/), the wasm build of the visualizer with the docs example page, the browser end-to-end
 # tests (Playwright + Debian Chromium, served on 127.0.0.1: the app, its views, the embeds), and the
 # npm package's tests (installed from the tarball, tested in Node, tsc, Chromium, built into an app
@@ -18,6 +18,10 @@ if [[ -n ${CI:-} && ! -e target ]]; then
   mkdir -p "$HOME/.cache/ctxlens/target"
   ln -s "$HOME/.cache/ctxlens/target" target
 fi
+# A build folder shared with other checkouts: their builds of this workspace's crates are not
+# taken for this one's (scripts/shared-target.sh).
+source scripts/shared-target.sh
+claim_shared_target "$repo"
 
 echo "== cargo fmt --check, cargo clippy (warnings are errors)" >&2
 cargo fmt --all -- --check
@@ -29,6 +33,8 @@ bash scripts/fetch-vocabularies.sh >/dev/null
 cargo test --workspace --exclude ctxlens-web
 echo "== cargo test (the visualizer's unit tests)" >&2
 cargo test -p ctxlens-web --lib
+echo "== fuzz smoke: every fuzz target a few seconds from its seeds (a crash fails the run)" >&2
+bash scripts/fuzz.sh smoke 3
 
 # The npm package and the visualizer, in that order: build-npm.sh writes the package's files,
 # runs `trunk build --release` (dist/: its post_build hook copies the package's browser files in

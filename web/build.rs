@@ -4,8 +4,16 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 fn main() {
-    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../www/demo");
-    let demo = demo.canonicalize().expect("www/demo exists");
+    // The checkout's folder as cargo gives it to this run, not as it was when this script was
+    // compiled (`env!`): a build folder shared by checkouts in other folders reruns the script
+    // without compiling it again, and the folder it was compiled in may be gone.
+    let manifest_dir =
+        std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let demo = Path::new(&manifest_dir).join("../www/demo");
+    let demo = demo
+        .canonicalize()
+        .unwrap_or_else(|e| panic!("{}: {e}", demo.display()));
+    // Absolute paths: when the checkout moves, the old ones are missing and cargo reruns this.
     println!("cargo:rerun-if-changed={}", demo.display());
     // The case's files, read as every test reads cases (sorted by relative path).
     let files = ctxlens_corpus::read_folder(&demo).expect("www/demo reads");

@@ -1,6 +1,9 @@
 //! pi's command line as it shapes the request (pi-coding-agent `dist/cli/args.js`), and `@file`
 //! attachments (`dist/cli/file-processor.js`, `dist/utils/mime.js`).
 
+// Text from the user: no string is sliced by byte range (a cut inside a character panics).
+#![deny(clippy::string_slice)]
+
 use crate::diagnostics::Diagnostic;
 use crate::inputs::VirtualFs;
 use crate::js::{Object, Value};
@@ -239,16 +242,24 @@ pub fn parse(pi: &Pi, args: &[String], diags: &mut Vec<Diagnostic>) -> PiArgs {
             },
             "--approve" | "-a" => out.approve = Some(true),
             "--no-approve" | "-na" => out.approve = Some(false),
-            _ if arg.starts_with('@') => out.file_args.push(arg[1..].to_string()),
+            _ if arg.starts_with('@') => out
+                .file_args
+                .push(arg.get(1..).unwrap_or_default().to_string()),
             _ if arg.starts_with("--") => {
                 let (name, value) = match arg.find('=') {
-                    Some(eq) => (arg[2..eq].to_string(), Some(arg[eq + 1..].to_string())),
+                    Some(eq) => (
+                        arg.get(2..eq).unwrap_or_default().to_string(),
+                        Some(arg.get(eq + 1..).unwrap_or_default().to_string()),
+                    ),
                     None => match args.get(i + 1) {
                         Some(next) if !next.starts_with('-') && !next.starts_with('@') => {
                             i += 1;
-                            (arg[2..].to_string(), Some(next.clone()))
+                            (
+                                arg.get(2..).unwrap_or_default().to_string(),
+                                Some(next.clone()),
+                            )
                         }
-                        _ => (arg[2..].to_string(), None),
+                        _ => (arg.get(2..).unwrap_or_default().to_string(), None),
                     },
                 };
                 // Unknown flags go to extensions (CA/core/agent-session-services.js:20–43); with

@@ -9,6 +9,9 @@
 //! the request went out (an error pi raised before sending, such as a missing key, is stored the
 //! same way: [`Call::error_message`] says what pi recorded).
 
+// Text from the user: no string is sliced by byte range (a cut inside a character panics).
+#![deny(clippy::string_slice)]
+
 use crate::js::{to_number, Value};
 use crate::session::SessionFile;
 

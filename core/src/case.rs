@@ -5,6 +5,9 @@
 //! `<root>/session.jsonl` — and return the [`Inputs`]. The CLI reads folders from disk into this
 //! shape; the visualizer gets it from a dropped folder or the bundled demo.
 
+// Text from the user: no string is sliced by byte range (a cut inside a character panics).
+#![deny(clippy::string_slice)]
+
 use std::collections::BTreeMap;
 
 use crate::calls::CallRef;
@@ -50,9 +53,9 @@ pub fn find_env_dir(files: &CaseFiles) -> Option<String> {
         .keys()
         .filter(|k| k.ends_with("env.json"))
         .min_by_key(|k| k.len())
-        .map(|k| match k.rfind('/') {
-            Some(i) => k[..i].to_string(),
-            None => String::new(),
+        .map(|k| {
+            k.rsplit_once('/')
+                .map_or(String::new(), |(dir, _)| dir.into())
         })
 }
 
@@ -81,7 +84,10 @@ pub fn rewrite_models_json(models: &Value, port: &str) -> Value {
                     let rest = url
                         .strip_prefix("https://")
                         .or_else(|| url.strip_prefix("http://"))
-                        .map(|r| r.find('/').map(|i| &r[i..]).unwrap_or(""));
+                        .map(|r| {
+                            r.split_once('/')
+                                .map_or(String::new(), |(_, p)| format!("/{p}"))
+                        });
                     match rest {
                         Some(path) => format!("http://127.0.0.1:{port}{path}"),
                         None => url.to_string(),
@@ -480,7 +486,7 @@ pub fn first_difference(got: &str, want: &str) -> Option<(usize, String, String)
         while !s.is_char_boundary(end) {
             end += 1;
         }
-        s[start..end].to_string()
+        s.get(start..end).unwrap_or_default().to_string()
     };
     Some((pos, ctx(got), ctx(want)))
 }
@@ -493,7 +499,7 @@ pub fn json_difference(got: &str, want: &str) -> Option<(String, String, String)
     fn cut(v: Option<&Value>) -> String {
         let s = v.map_or_else(|| "(absent)".to_string(), Value::to_json);
         match s.char_indices().nth(200) {
-            Some((i, _)) => format!("{}…", &s[..i]),
+            Some((i, _)) => format!("{}…", s.get(..i).unwrap_or_default()),
             None => s,
         }
     }

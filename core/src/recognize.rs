@@ -4,6 +4,9 @@
 //! the visualizer's drop and the CLI's `--tool-set` ([`tool_set_file`]). Problems are
 //! [`Diagnostic`]s naming the file and line.
 
+// Text from the user: no string is sliced by byte range (a cut inside a character panics).
+#![deny(clippy::string_slice)]
+
 use crate::case::CaseFiles;
 use crate::js::{self, Object, Value};
 use crate::Diagnostic;
@@ -376,7 +379,7 @@ pub fn find_case(files: &[(String, Vec<u8>)]) -> Option<(String, CaseFiles, usiz
         .map(|(p, _)| p)
         .filter(|p| base_name(p) == "case.json")
         .min_by_key(|p| (p.matches('/').count(), (*p).clone()))?;
-    let prefix = &case_json[..case_json.len() - "case.json".len()];
+    let prefix = case_json.strip_suffix("case.json")?;
     let others = files
         .iter()
         .filter(|(p, _)| base_name(p) == "case.json" && p != case_json)

@@ -10,6 +10,9 @@
 //! Where pi would hang (a `parentId` cycle) or crash (a `message` entry without a message), this
 //! port stops or skips, and reports it as a [`Diagnostic`].
 
+// Text from the user: no string is sliced by byte range (a cut inside a character panics).
+#![deny(clippy::string_slice)]
+
 use std::collections::HashMap;
 
 use crate::diagnostics::Diagnostic;

@@ -3,6 +3,9 @@
 //! project trust decision that gates the project file (`dist/main.js:573–580`,
 //! `dist/core/project-trust.js`, `dist/core/trust-manager.js`).
 
+// Text from the user: no string is sliced by byte range (a cut inside a character panics).
+#![deny(clippy::string_slice)]
+
 use crate::args::PiArgs;
 use crate::diagnostics::Diagnostic;
 use crate::inputs::VirtualFs;

@@ -4,6 +4,9 @@
 //! Pure: bytes in, bytes out. The reader lives with the app's drop handling
 //! (`web/src/inputs/zip.rs`), which reopens what this writes.
 
+// Text from the user: no string is sliced by byte range (a cut inside a character panics).
+#![deny(clippy::string_slice)]
+
 use crate::case::CaseFiles;
 
 /// CRC-32 (IEEE 802.3, reflected, as zip uses it).

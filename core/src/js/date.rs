@@ -1,6 +1,9 @@
 //! JS `Date` as V8 computes it: `new Date(value).getTime()` and `Date.parse` for the date-time
 //! strings pi writes and reads.
 
+// Text from the user: no string is sliced by byte range (a cut inside a character panics).
+#![deny(clippy::string_slice)]
+
 use super::{to_js_string, Value};
 
 /// The largest time value a JS Date holds (TimeClip, ECMA-262 §21.4.1.31).

@@ -4,6 +4,9 @@
 //!
 //! [`CliResolution::Reference`]: crate::pi::CliResolution::Reference
 
+// Text from the user: no string is sliced by byte range (a cut inside a character panics).
+#![deny(clippy::string_slice)]
+
 use std::collections::HashSet;
 
 use crate::js::{from_utf16, js_trim, utf16_len, utf16_units, Value};
@@ -75,9 +78,8 @@ fn provider_count(models: &[&Model]) -> usize {
 /// `splitThinkingSuffix(text)` (:53–59): `(base, level)` when the text after the last `:` is a
 /// valid thinking level.
 fn split_thinking_suffix(text: &str) -> Option<(&str, &str)> {
-    let colon = text.rfind(':')?;
-    let suffix = &text[colon + 1..];
-    is_valid_thinking_level(suffix).then(|| (&text[..colon], suffix))
+    let (base, suffix) = text.rsplit_once(':')?;
+    is_valid_thinking_level(suffix).then_some((base, suffix))
 }
 
 /// `splitProviderPrefix(text, models)` (:60–76): the longest known provider id followed by `/`
@@ -134,9 +136,9 @@ fn split_provider_prefix<'a>(
 /// text before it names a provider (compared with its lower-cased id), the trimmed rest is the
 /// model text (1.4.0/CA/core/model-resolver.js:60–70).
 fn split_at_first_slash<'a>(text: &str, models: &[&'a Model]) -> Option<(&'a str, String)> {
-    let slash = text.find('/')?;
-    let prefix = lower(js_trim(&text[..slash]));
-    let model_text = js_trim(&text[slash + 1..]).to_string();
+    let (before, after) = text.split_once('/')?;
+    let prefix = lower(js_trim(before));
+    let model_text = js_trim(after).to_string();
     if prefix.is_empty() || model_text.is_empty() {
         return None;
     }

@@ -9,6 +9,9 @@
 //! the release's own section texts, and the file's timestamps against release dates. Each fact
 //! is kept as evidence with its line.
 
+// Text from the user: no string is sliced by byte range (a cut inside a character panics).
+#![deny(clippy::string_slice)]
+
 use std::fmt;
 
 use super::{PiData, PiVersion};
@@ -355,10 +358,13 @@ fn detect_lines(session: &SourceText, lines: &Lines) -> Option<Detection> {
             continue;
         }
         entries += 1;
-        if let Some(at) = line.rfind("\"timestamp\":\"") {
-            let rest = &line[at + 13..];
-            if let Some(end) = rest.find('"') {
-                let t = &rest[..end.min(10)];
+        if let Some(rest) = line.rsplit_once("\"timestamp\":\"").map(|(_, r)| r) {
+            if let Some((value, _)) = rest.split_once('"') {
+                // The date part: its first ten characters (a timestamp may hold any text).
+                let t = value
+                    .char_indices()
+                    .nth(10)
+                    .map_or(value, |(cut, _)| value.get(..cut).unwrap_or(value));
                 if last_time.as_deref().is_none_or(|l| t > l) {
                     last_time = Some(t.to_string());
                 }
@@ -959,5 +965,23 @@ mod tests {
             (PiVersion::V1_6_0, Reason::Detected)
         );
         assert_eq!(auto.newer_session_warning(), None);
+    }
+
+    #[test]
+    fn a_timestamp_with_multi_byte_characters_is_read_without_a_panic() {
+        // A timestamp whose tenth byte falls inside a character (here "é", two bytes at 9..11;
+        // and a four-byte emoji): detection reads the first ten characters, no byte slice.
+        for stamp in ["2026-09-0é1T10:00:00Z", "2026-09-😀", "é", ""] {
+            let text = format!(
+                "{}\n{}\n",
+                HEADER.replace("2026-11-25T10:00:00.000Z", stamp),
+                r#"{"type":"message","id":"b","parentId":null,"timestamp":"2026-09-01T10:00:02.000Z","message":{"role":"user","content":"hi","timestamp":2}}"#
+            );
+            let d = detect(&src(&text)).expect("detection");
+            assert_eq!(d.version, PiVersion::V0_85_1, "{stamp}");
+        }
+        // An unterminated timestamp at the end of a line that is not JSON: nothing is proved.
+        let d = detect(&src("{\"timestamp\":\"2026-09-0é")).expect("detection");
+        assert_eq!(d.certainty, Certainty::Assumed);
     }
 }

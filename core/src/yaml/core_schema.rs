@@ -33,6 +33,9 @@
 //! `Uint8Array`, a `Date`, a `Set` and a `Map` (values [`Value`] cannot hold); here they are the
 //! string or the collection.
 
+// Text from the user: no string is sliced by byte range (a cut inside a character panics).
+#![deny(clippy::string_slice)]
+
 use crate::js::{number_to_string, Object, Value};
 use std::collections::{HashMap, HashSet};
 

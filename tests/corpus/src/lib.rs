@@ -42,10 +42,27 @@ pub fn read_folder(dir: &Path) -> Result<Files, String> {
     Ok(files)
 }
 
-/// The workspace's root folder.
+/// The workspace's root folder: found at run time from the folder cargo runs the test in (the
+/// test's package, `CARGO_MANIFEST_DIR` of that run, or the working folder), the nearest one up
+/// that holds `tests/conformance`; else where this crate was compiled. A build folder shared by
+/// checkouts in other folders keeps this crate compiled in one of them, which may be gone.
 pub fn workspace() -> PathBuf {
+    let start = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .or_else(|| std::env::current_dir().ok());
+    if let Some(start) = start {
+        if let Some(root) = start.ancestors().find(|d| is_workspace(d)) {
+            return root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+        }
+    }
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     root.canonicalize().unwrap_or(root)
+}
+
+/// Whether `dir` is a ctxlens checkout: its workspace manifest and the corpus folder.
+fn is_workspace(dir: &Path) -> bool {
+    dir.join("tests/conformance").is_dir()
+        && fs::read_to_string(dir.join("Cargo.toml")).is_ok_and(|t| t.contains("[workspace]"))
 }
 
 /// One captured case of the corpus.
