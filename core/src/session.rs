@@ -290,15 +290,55 @@ fn load_entries_from_file(src: &SourceText, diags: &mut Vec<Diagnostic>) -> Vec<
     // Each line is parsed as a range of the file's text: the strings of its entries are ranges
     // of that one buffer, not copies.
     let mut at = 0usize;
+    // The first line holding a character that stands for a lone surrogate, and how many do.
+    let mut stand_ins: Option<(u32, char)> = None;
+    let mut stand_in_lines = 0usize;
     for (i, line) in src.text.split('\n').enumerate() {
         let line_no = u32::try_from(i + 1).unwrap_or(u32::MAX);
         let range = src.text.slice(at, at + line.len(), false);
         at += line.len() + 1;
+        if let Some(c) = surrogate_stand_in(line) {
+            stand_ins.get_or_insert((line_no, c));
+            stand_in_lines += 1;
+        }
         if let Some(p) = parse_session_entry_line(&range, line_no, &src.name, diags) {
             out.push(p);
         }
     }
+    if let Some((line_no, c)) = stand_ins {
+        let more = match stand_in_lines - 1 {
+            0 => String::new(),
+            1 => " (and one more line holds such characters)".to_string(),
+            n => format!(" (and {n} more lines hold such characters)"),
+        };
+        diags.push(Diagnostic::warning(
+            &src.name,
+            Some(line_no),
+            format!(
+                "holds U+{:X}{more}, a character of U+10F800–U+10FFFF, which ctxlens uses to stand \
+                 for a lone UTF-16 surrogate: it is read as one, where pi reads the character, so \
+                 the body may differ from pi's where it is sent",
+                c as u32
+            ),
+        ));
+    }
     out
+}
+
+/// The first character of `line` in the range that stands for lone surrogates
+/// ([`js::LONE_SURROGATE_BASE`]: U+10F800–U+10FFFF, UTF-8 `F4 8F A0..BF ..`). Raw text holds
+/// none but the user's own (a JSON escape of a lone surrogate is still escaped here).
+fn surrogate_stand_in(line: &str) -> Option<char> {
+    let b = line.as_bytes();
+    let mut from = 0;
+    while let Some(i) = b.get(from..)?.iter().position(|&x| x == 0xF4) {
+        let at = from + i;
+        if b.get(at + 1) == Some(&0x8F) && b.get(at + 2).is_some_and(|&x| x >= 0xA0) {
+            return line.get(at..)?.chars().next();
+        }
+        from = at + 1;
+    }
+    None
 }
 
 /// `parseSessionEntryLine` (:265–275) and the `if (entry)` of its caller (:290): a blank line

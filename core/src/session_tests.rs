@@ -636,3 +636,38 @@ fn long_linear_session_is_iterative() {
     assert_eq!(ctx.messages.len(), n);
     assert_eq!(ctx.path.len(), n);
 }
+
+#[test]
+fn characters_that_stand_for_lone_surrogates_are_said_with_their_line() {
+    // U+10F8DD is a character to pi; ctxlens keeps a lone surrogate (`\udcdd` parsed) as it,
+    // so it reads the character as the surrogate: said, with the first line and the count.
+    let text = format!(
+        "{HEADER}\n{}\n{}\n{}\n",
+        user("u1", None, "plain"),
+        user("u2", Some("u1"), "a \u{10F8DD} b"),
+        user("u3", Some("u2"), "\u{10FFFF} and \u{10F7FF}")
+    );
+    let f = file(&text);
+    let d: Vec<&Diagnostic> = f
+        .diagnostics
+        .iter()
+        .filter(|d| d.message.contains("lone UTF-16 surrogate"))
+        .collect();
+    assert_eq!(d.len(), 1, "{:?}", f.diagnostics);
+    assert_eq!((d[0].file.as_str(), d[0].line), ("s.jsonl", Some(3)));
+    assert_eq!(d[0].severity, Severity::Warning);
+    assert!(
+        d[0].message
+            .starts_with("holds U+10F8DD (and one more line holds such characters)"),
+        "{}",
+        d[0].message
+    );
+    // U+10F7FF, just below the range, and an escaped lone surrogate are not such characters.
+    let below = format!("{HEADER}\n{}\n", user("u1", None, "\u{10F7FF} \\udcdd"));
+    assert!(!file(&below)
+        .diagnostics
+        .iter()
+        .any(|d| d.message.contains("lone UTF-16 surrogate")));
+    assert_eq!(surrogate_stand_in("x\u{10F800}"), Some('\u{10F800}'));
+    assert_eq!(surrogate_stand_in("\u{10F7FF}\u{F4}"), None);
+}

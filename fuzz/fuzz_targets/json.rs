@@ -8,7 +8,11 @@ fuzz_target!(|data: &[u8]| {
     let a = js::parse(&text);
     let b = js::parse_with_position(&text);
     assert_eq!(a.is_ok(), b.is_ok());
-    if let Ok(v) = a {
+    // A character of U+10F800–U+10FFFF in the text is read as the lone surrogate it stands for
+    // (`js::LONE_SURROGATE_BASE`; the session reader says so): written as `\udXXX`, two of them
+    // read back as a pair. The round trip holds for every other text.
+    let stand_in = text.chars().any(|c| c as u32 >= js::LONE_SURROGATE_BASE);
+    if let (Ok(v), false) = (a, stand_in) {
         // JSON.stringify's text reads back to a value that writes the same text (the first
         // write may differ from the input: 1e400 is Infinity, written null).
         let once = v.to_json();
