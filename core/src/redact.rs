@@ -332,6 +332,19 @@ fn models_keys(v: &Value, out: &mut Vec<String>) {
 /// `stand_in` made as long as `original` in UTF-16 units (JS `.length`), so that every length
 /// pi measures (its token estimate, the max-tokens clamp) stays what it was: padded with `pad`,
 /// or cut (keeping its last `keep_tail` characters, which make it unique) when longer.
+/// The home's stand-in: its last component (the user's folder: `alice` in `/home/alice`) made
+/// `user`, cut or padded with `0` to its length (`/home/user0`); the folders above it are kept,
+/// so a path that leaves the home with `..` (a settings pattern `../../extra`) still reaches
+/// the same place.
+fn home_stand_in(home: &str) -> String {
+    match home.rsplit_once('/') {
+        Some((above, last)) if !last.is_empty() => {
+            format!("{above}/{}", same_length("user", last, '0', 0))
+        }
+        _ => same_length(HOME, home, '0', 0),
+    }
+}
+
 fn same_length(stand_in: &str, original: &str, pad: char, keep_tail: usize) -> String {
     let want = original.encode_utf16().count();
     let have = stand_in.chars().count();
@@ -513,8 +526,7 @@ pub fn redact(files: &CaseFiles, who: &Identity) -> (CaseFiles, Report) {
             }
         }
         if let Some(home) = &home {
-            let (replaced, n) =
-                replace_bounded(&out, home, &same_length(HOME, home, '0', 0), false);
+            let (replaced, n) = replace_bounded(&out, home, &home_stand_in(home), false);
             if n > 0 {
                 out = replaced;
                 let e = counts.entry("home path").or_default();
@@ -717,7 +729,7 @@ mod tests {
         };
         let (out, report) = redact(&f, &who);
         assert_eq!(
-            String::from_utf8_lossy(&out["fs/home/a.md"]),
+            String::from_utf8_lossy(&out["fs/user/a.md"]),
             "the root of the pi agent"
         );
         assert_eq!(report.notes.len(), 1, "{:?}", report.notes);

@@ -374,8 +374,8 @@ fn is_cache_key(k: &str) -> bool {
         .any(|w| w.eq_ignore_ascii_case(b"cache"))
 }
 
-/// What member `key` (value `v`) of an object tagged `tag` counts as: `Some((kind, text))`
-/// where `text` says the string's characters count (else the value's JSON), `None`: structure.
+/// What member `key` (value `v`) of an object tagged `tag` counts as: a text (a string's
+/// characters) or a whole value (its JSON) of some payload; `None`: structure.
 fn member(tag: Tag, key: &str, v: &Value) -> Option<Member> {
     let is_str = matches!(v, Value::String(_));
     let text = |p: Member| is_str.then_some(p);
