@@ -684,7 +684,8 @@ impl<'v> Writer<'v, '_> {
         }
     }
 
-    fn structure_object(&mut self, o: &'v Object, scope: Scope<'v>, payload: Option<Payload>) {
+    /// Writes `{…}` with each member's key, and its value by `value`.
+    fn members(&mut self, o: &'v Object, mut value: impl FnMut(&mut Self, &'v str, &'v Value)) {
         self.out.push('{');
         for (i, (k, x)) in o.iter().enumerate() {
             if i > 0 {
@@ -693,10 +694,14 @@ impl<'v> Writer<'v, '_> {
             json::write_str(k, self.out);
             self.out.push(':');
             self.steps.push(Step::Key(k));
-            self.structure(x, scope, payload);
+            value(self, k, x);
             self.steps.pop();
         }
         self.out.push('}');
+    }
+
+    fn structure_object(&mut self, o: &'v Object, scope: Scope<'v>, payload: Option<Payload>) {
+        self.members(o, |w, _, x| w.structure(x, scope, payload));
     }
 
     fn object(&mut self, o: &'v Object, outer: Scope<'v>) {
@@ -763,18 +768,8 @@ impl<'v> Writer<'v, '_> {
                 return;
             }
         }
-        self.out.push('{');
-        for (i, (k, x)) in o.iter().enumerate() {
-            if i > 0 {
-                self.out.push(',');
-            }
-            json::write_str(k, self.out);
-            self.out.push(':');
-            self.steps.push(Step::Key(k));
-            self.member(o.mark(), k, x, scope);
-            self.steps.pop();
-        }
-        self.out.push('}');
+        let own = o.mark();
+        self.members(o, |w, k, x| w.member(own, k, x, scope));
     }
 
     /// Writes a counted member; false when it is not one.
