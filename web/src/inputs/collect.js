@@ -6,8 +6,11 @@
 
 const SKIP_DIRS = new Set([".git", "node_modules", "target", ".venv", "__pycache__", ".hg", ".svn"]);
 
+// pi's own package installs (`<agent>/npm/node_modules`, `.pi/npm/node_modules`) are kept: pi
+// reads the packages there.
 function skipPath(path, extra) {
-  return path.split("/").slice(0, -1).some((seg) => SKIP_DIRS.has(seg) || extra.has(seg));
+  const dirs = path.split("/").slice(0, -1);
+  return dirs.some((seg, i) => (SKIP_DIRS.has(seg) && !(seg === "node_modules" && dirs[i - 1] === "npm")) || extra.has(seg));
 }
 
 function fileOf(entry) {

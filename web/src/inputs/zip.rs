@@ -96,6 +96,17 @@ const SKIP_DIRS: [&str; 7] = [
     ".svn",
 ];
 
+/// Whether `path` lies in a folder a folder drop leaves out. pi's own package installs
+/// (`<agent>/npm/node_modules`, `.pi/npm/node_modules`) are kept: pi reads the packages there.
+fn skipped_folder(path: &str) -> bool {
+    let dirs: Vec<&str> = path.split('/').collect();
+    let dirs = &dirs[..dirs.len().saturating_sub(1)];
+    dirs.iter().enumerate().any(|(i, seg)| {
+        SKIP_DIRS.contains(seg)
+            && !(*seg == "node_modules" && i > 0 && dirs.get(i - 1) == Some(&"npm"))
+    })
+}
+
 /// Code page 437 (the zip default for names not flagged UTF-8), bytes 0x80–0xFF.
 const CP437: &str = "ÇüéâäàåçêëèïîìÄÅÉæÆôöòûùÿÖÜ¢£¥₧ƒáíóúñÑªº¿⌐¬½¼¡«»░▒▓│┤╡╢╖╕╣║╗╝╜╛┐└┴┬├─┼╞╟╚╔╩╦╠═╬╧╨╤╥╙╘╒╓╫╪┘┌█▄▌▐▀αßΓπΣσµτΦΘΩδ∞φε∩≡±≥≤⌠⌡÷≈°∙·√ⁿ²■\u{a0}";
 
@@ -749,12 +760,7 @@ pub fn expand_zips(
         };
         for (p, data) in kept {
             let full = format!("{prefix}{p}");
-            if full
-                .split('/')
-                .rev()
-                .skip(1)
-                .any(|seg| SKIP_DIRS.contains(&seg))
-            {
+            if skipped_folder(&full) {
                 skipped.push(full);
             } else {
                 out.push((full, data));
@@ -979,6 +985,19 @@ mod tests {
             assert_eq!(sc.name, folder.rsplit('/').next().unwrap());
             assert_eq!(sc.lay_out().files, laid.files, "the same case folder");
         }
+    }
+
+    #[test]
+    fn pi_package_installs_are_kept_other_node_modules_are_not() {
+        assert!(!skipped_folder(
+            "case/agent/npm/node_modules/pkg/skills/a/SKILL.md"
+        ));
+        assert!(!skipped_folder(
+            "proj/.pi/npm/node_modules/pkg/package.json"
+        ));
+        assert!(skipped_folder("proj/node_modules/a/AGENTS.md"));
+        assert!(skipped_folder("proj/.git/config"));
+        assert!(!skipped_folder("node_modules"));
     }
 
     /// The CLI's `export` (`case_from_inputs`, zipped by the same writer), dropped on the app:
