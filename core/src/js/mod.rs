@@ -73,16 +73,25 @@ impl PartialEq for Object {
     }
 }
 
-/// An opaque label on an [`Object`]: `Mark::NONE`, or a number whose meaning belongs to the code
-/// that set it (the assembly's body writer, `protocols::body`).
+/// An opaque label on an [`Object`]: `Mark::NONE`, or 64 bits whose meaning belongs to the code
+/// that set it (the assembly's body writer, `protocols::body`). Held as two `u32`s so an
+/// `Object` stays 4-aligned and a `Value` 16 bytes in wasm32.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Mark(pub u64);
+pub struct Mark([u32; 2]);
 
 impl Mark {
-    pub const NONE: Mark = Mark(0);
+    pub const NONE: Mark = Mark([0, 0]);
+
+    pub fn new(bits: u64) -> Mark {
+        Mark([(bits >> 32) as u32, bits as u32])
+    }
+
+    pub fn bits(self) -> u64 {
+        (self.0[0] as u64) << 32 | self.0[1] as u64
+    }
 
     pub fn is_none(self) -> bool {
-        self.0 == 0
+        self == Mark::NONE
     }
 }
 

@@ -96,11 +96,11 @@ impl Tag {
             Tag::Block { llm, kind } => (5, kind as u8, 0, llm),
             Tag::Inserted { key, kind } => (6, kind as u8, key, 0),
         };
-        Mark(variant << 56 | (kind as u64) << 48 | (key as u64) << 32 | index as u64)
+        Mark::new(variant << 56 | (kind as u64) << 48 | (key as u64) << 32 | index as u64)
     }
 
     pub fn of(mark: Mark) -> Option<Tag> {
-        let m = mark.0;
+        let m = mark.bits();
         let index = m as u32;
         let key = (m >> 32) as u16;
         let kind = Kind::from_u8((m >> 48) as u8);
