@@ -145,6 +145,20 @@ pub fn sent_tools(a: &Assembly) -> &[crate::tools::ToolDef] {
     }
 }
 
+/// pi's name of each tool as the adapter wrote it (Claude Code's `Read` is pi's `read`).
+pub fn pi_tool_names(tools: &[crate::tools::ToolDef], written: &[String]) -> Vec<String> {
+    written
+        .iter()
+        .map(|n| {
+            tools
+                .iter()
+                .find(|t| t.name == *n)
+                .or_else(|| tools.iter().find(|t| t.name.eq_ignore_ascii_case(n)))
+                .map_or_else(|| n.clone(), |t| t.name.clone())
+        })
+        .collect()
+}
+
 /// The system texts the request sends, each `(start, end)` in `Parts.system_prompt`: the
 /// whole prompt, or 0.86 on each system message as sent (the first and the updates kept in
 /// place).
@@ -385,17 +399,7 @@ pub fn provenance(a: &Assembly) -> Vec<Origin> {
     };
     let (leaves, acc) = body::leaves(&request.sent, &request.accounting.root);
     let tools = sent_tools(a);
-    let tool_names: Vec<String> = acc
-        .tools
-        .iter()
-        .map(|n| {
-            tools
-                .iter()
-                .find(|t| t.name == *n)
-                .or_else(|| tools.iter().find(|t| t.name.eq_ignore_ascii_case(n)))
-                .map_or_else(|| n.clone(), |t| t.name.clone())
-        })
-        .collect();
+    let tool_names = pi_tool_names(tools, &acc.tools);
     let tool = |i: u32, part: &'static str| {
         let name = tool_names.get(i as usize).cloned().unwrap_or_default();
         let builtin = tools

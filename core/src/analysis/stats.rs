@@ -185,15 +185,6 @@ enum Part {
     Parameter(String),
 }
 
-/// pi's name of a tool as the adapter wrote it (Claude Code's `Read` is pi's `read`).
-fn pi_tool_name(tools: &[ToolDef], written: &str) -> String {
-    tools
-        .iter()
-        .find(|t| t.name == written)
-        .or_else(|| tools.iter().find(|t| t.name.eq_ignore_ascii_case(written)))
-        .map_or_else(|| written.to_string(), |t| t.name.clone())
-}
-
 /// The counted parts of the body, read off the spans its writer recorded
 /// ([`crate::protocols::body`]); with `texts`, each part's text (what a tokenizer counts): a
 /// string's text, or the JSON of a whole value. Image data and opaque signatures are no texts
@@ -205,7 +196,7 @@ fn parts_of(
 ) -> Vec<(Part, usize)> {
     let acc = &request.accounting;
     let tools = provenance::sent_tools(a);
-    let names: Vec<String> = acc.tools.iter().map(|n| pi_tool_name(tools, n)).collect();
+    let names = provenance::pi_tool_names(tools, &acc.tools);
     let tool = |i: u32| names.get(i as usize).cloned().unwrap_or_default();
     let mut parts = Vec::with_capacity(acc.spans.len());
     for span in &acc.spans {

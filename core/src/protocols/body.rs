@@ -2,7 +2,7 @@
 //!
 //! An adapter marks each object it builds from a source with a [`Tag`]: a tool's definition
 //! (its `description`) and its parameters' schema, a system text, a wire message and its blocks
-//! (text, reasoning, a tool call, an image), a text pi inserts. [`write`] writes
+//! (text, reasoning, a tool call, an image), a text pi inserts. [`written`] writes
 //! `JSON.stringify(params)` and, as it goes, a [`Span`] for every payload those objects hold:
 //! the seed's accounting (`analysis::stats`) and the provenance of every leaf
 //! (`analysis::provenance`) are read off these spans, never found by searching the body's text
@@ -59,7 +59,7 @@ pub const NO_MESSAGE: u32 = u32::MAX;
 
 /// What a marked object is: set by the adapter that builds it (or, for the LLM messages and
 /// their blocks, by [`mark_llm_messages`] before the adapter runs, so that an adapter marks
-/// what it writes by copying the mark of what it renders: [`like`]), read by [`write`].
+/// what it writes by copying the mark of what it renders: [`like`]), read by [`written`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tag {
     /// A tool's definition object: the one holding its `name` and `description` (and the
@@ -320,8 +320,6 @@ pub struct WireMessage {
     pub path: String,
     /// Its `role` member, when it has one.
     pub role: Option<String>,
-    /// The LLM message it renders.
-    pub llm: Option<u32>,
     /// Its `call_id` / `tool_call_id` / `tool_use_id` / `toolUseId`, when it has one.
     pub call_id: Option<String>,
 }
@@ -337,7 +335,7 @@ pub struct Accounting {
     pub tools: Vec<String>,
     /// How many system texts were written ([`Payload::System`]'s numbers).
     pub systems: u32,
-    /// The top-level members that hold a source's text themselves ([`write_with_root`]).
+    /// The top-level members that hold a source's text themselves ([`written_with_root`]).
     pub root: Vec<(String, Tag)>,
 }
 
@@ -511,17 +509,18 @@ struct Writer<'v, 'o> {
     root: &'o [(String, Tag)],
 }
 
-/// Writes `JSON.stringify(params)` into `out` and returns where its characters came from.
-pub fn write(params: &Value, out: &mut String) -> Accounting {
-    write_with_root(params, &[], out)
+/// The body's text with its accounting.
+pub fn written(params: &Value) -> (String, Accounting) {
+    written_with_root(params, &[])
 }
 
-/// [`write`], where the top-level members named in `root` hold that source's text themselves
+/// [`written`], where the top-level members named in `root` hold that source's text themselves
 /// (a string member cannot carry a mark): `("instructions", Tag::System)`.
-pub fn write_with_root(params: &Value, root: &[(&str, Tag)], out: &mut String) -> Accounting {
+pub fn written_with_root(params: &Value, root: &[(&str, Tag)]) -> (String, Accounting) {
     let root: Vec<(String, Tag)> = root.iter().map(|(k, t)| (k.to_string(), *t)).collect();
+    let mut out = String::with_capacity(json::compact_len(params));
     let mut w = Writer {
-        out,
+        out: &mut out,
         acc: Accounting::default(),
         steps: Vec::new(),
         leaves: None,
@@ -530,18 +529,6 @@ pub fn write_with_root(params: &Value, root: &[(&str, Tag)], out: &mut String) -
     w.value(params, Scope::default());
     let mut acc = w.acc;
     acc.root = root;
-    acc
-}
-
-/// The body's text with its accounting.
-pub fn written(params: &Value) -> (String, Accounting) {
-    written_with_root(params, &[])
-}
-
-/// [`written`] with [`write_with_root`]'s top-level sources.
-pub fn written_with_root(params: &Value, root: &[(&str, Tag)]) -> (String, Accounting) {
-    let mut out = String::with_capacity(json::compact_len(params));
-    let acc = write_with_root(params, root, &mut out);
     (out, acc)
 }
 
@@ -627,18 +614,7 @@ impl<'v> Writer<'v, '_> {
     fn value(&mut self, v: &'v Value, scope: Scope<'v>) {
         match v {
             Value::Object(o) => self.object(o, scope),
-            Value::Array(a) => {
-                self.out.push('[');
-                for (i, x) in a.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push(',');
-                    }
-                    self.steps.push(Step::Index(i));
-                    self.value(x, scope);
-                    self.steps.pop();
-                }
-                self.out.push(']');
-            }
+            Value::Array(a) => self.items(a, |w, x| w.value(x, scope)),
             _ => self.scalar(v, scope),
         }
     }
@@ -665,23 +641,26 @@ impl<'v> Writer<'v, '_> {
     fn structure(&mut self, v: &'v Value, scope: Scope<'v>, payload: Option<Payload>) {
         match v {
             Value::Object(o) => self.structure_object(o, scope, payload),
-            Value::Array(a) => {
-                self.out.push('[');
-                for (i, x) in a.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push(',');
-                    }
-                    self.steps.push(Step::Index(i));
-                    self.structure(x, scope, payload);
-                    self.steps.pop();
-                }
-                self.out.push(']');
-            }
+            Value::Array(a) => self.items(a, |w, x| w.structure(x, scope, payload)),
             _ => {
                 json::write_compact(v, self.out);
                 self.leaf(v, scope, payload);
             }
         }
+    }
+
+    /// Writes `[…]`, each item by `value`.
+    fn items(&mut self, a: &'v [Value], mut value: impl FnMut(&mut Self, &'v Value)) {
+        self.out.push('[');
+        for (i, x) in a.iter().enumerate() {
+            if i > 0 {
+                self.out.push(',');
+            }
+            self.steps.push(Step::Index(i));
+            value(self, x);
+            self.steps.pop();
+        }
+        self.out.push(']');
     }
 
     /// Writes `{…}` with each member's key, and its value by `value`.
@@ -718,13 +697,13 @@ impl<'v> Writer<'v, '_> {
                 Tag::Inserted { key, .. } => scope.inserted = Some(key),
                 _ => {}
             }
+            // A wire message: one an adapter wrote, or one pi inserted whole (outside any).
             let wire = match tag {
-                Tag::Message { llm, .. } => Some(llm),
-                // A message pi inserted whole (outside any wire message).
-                Tag::Inserted { .. } if scope.wire.is_none() => Some(NO_MESSAGE),
-                _ => None,
+                Tag::Message { .. } => true,
+                Tag::Inserted { .. } => scope.wire.is_none(),
+                _ => false,
             };
-            if let Some(llm) = wire {
+            if wire {
                 let call_id = ID_KEYS
                     .iter()
                     .find_map(|k| o.get_str(k))
@@ -732,7 +711,6 @@ impl<'v> Writer<'v, '_> {
                 self.acc.wires.push(WireMessage {
                     path: path_of(&self.steps),
                     role: o.get_str("role").map(str::to_string),
-                    llm: (llm != NO_MESSAGE).then_some(llm),
                     call_id,
                 });
                 scope.wire = Some((self.acc.wires.len() - 1) as u32);

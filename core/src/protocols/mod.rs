@@ -68,7 +68,7 @@ pub struct Request {
     pub params: Value,
     /// The exact body bytes.
     pub body: String,
-    /// Where the body's characters came from, recorded while writing it ([`body::write`]).
+    /// Where the body's characters came from, recorded while writing it ([`body::written`]).
     pub accounting: body::Accounting,
     /// The value written as the body, with the adapter's marks: the params, or what the SDK
     /// made of them (Google's and Bedrock's request shapes, Anthropic's without `betas`).
