@@ -12,6 +12,10 @@
 claim_shared_target() {
   local repo=$1
   local target="$repo/target"
+  # A link whose folder this machine does not have yet (a new machine): make the folder.
+  if [[ -L $target && ! -e $target ]]; then
+    mkdir -p "$(readlink "$target")"
+  fi
   [[ -L $target && -d $target ]] || return 0
   local stamp="$target/.checkout"
   if [[ -f $stamp && $(cat "$stamp") == "$repo" ]]; then

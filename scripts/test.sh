@@ -14,7 +14,7 @@ export PATH="$repo/node_modules/.bin:$PATH"
 
 # CI runs in a fresh clone: keep cargo's build folder between runs on the same machine, so a warm
 # run compiles only what changed.
-if [[ -n ${CI:-} && ! -e target ]]; then
+if [[ -n ${CI:-} && ! -e target && ! -L target ]]; then
   mkdir -p "$HOME/.cache/ctxlens/target"
   ln -s "$HOME/.cache/ctxlens/target" target
 fi
