@@ -183,7 +183,22 @@ pub(crate) fn assemble_in(ws: &Workspace, inputs: &Inputs) -> Assembly {
         failed: false,
         calls: Vec::new(),
         call: None,
+        choice_run: choice.call_run.clone(),
     };
+    if let Some(r) = &choice.call_run {
+        let name = inputs
+            .session
+            .as_ref()
+            .map_or("session", |s| s.name.as_str());
+        run.diags.push(Diagnostic::info(
+            name,
+            Some(r.next_run_line),
+            format!(
+                "a later pi release continued this session from line {} (the system message it stores at a run's start): this call is rebuilt by pi {}, the release that made it (the session up to line {} shows it), not by pi {}, which the later calls are rebuilt with",
+                r.next_run_line, choice.version, r.last_line, r.later
+            ),
+        ));
+    }
     if let Some(w) = choice.installed_warning() {
         run.diags.push(Diagnostic::warning("pi", None, w));
     }
@@ -241,6 +256,8 @@ struct Run<'a> {
     calls: Vec<Call>,
     /// The call being rebuilt.
     call: Option<RebuiltCall>,
+    /// A past call rebuilt by its own release, where the session goes on past its run.
+    choice_run: Option<crate::pi::choice::CallRun>,
 }
 
 impl Run<'_> {
@@ -261,8 +278,17 @@ impl Run<'_> {
             .map(|s| self.ws.session_file(&pi, s));
         if let Some(f) = &file {
             self.diags.extend(f.diagnostics.iter().cloned());
-            self.diags
-                .extend(crate::pi::choice::unknown_in_session(&pi, f));
+            // A past call's release read the session as it stood then: what a later run wrote
+            // after it is not something that release failed to know.
+            let upto = self
+                .choice_run
+                .as_ref()
+                .map_or(u32::MAX, |r| r.last_line);
+            self.diags.extend(
+                crate::pi::choice::unknown_in_session(&pi, f)
+                    .into_iter()
+                    .filter(|d| d.line.is_none_or(|l| l <= upto)),
+            );
             if f.original_version < pi.rules.session_version && f.header.is_some() {
                 self.rec.events.push(
                     Event::new(

@@ -27,6 +27,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::assemble::Assembly;
+use crate::calls::CallRef;
 use crate::inputs::{Inputs, SourceText};
 use crate::pi::choice::{self, Choice, Detection};
 use crate::pi::{Pi, PiVersion};
@@ -44,6 +45,10 @@ struct Read {
     source: SourceText,
     lines: Lines,
     detection: OnceCell<Option<Detection>>,
+    /// The lines of its system messages (each run's start, from 0.86).
+    system_lines: OnceCell<Vec<u32>>,
+    /// The detections of the session as it stood at a line (a past call's run).
+    detections_upto: RefCell<Vec<(u32, Option<Detection>)>>,
     files: RefCell<Vec<(PiVersion, Arc<SessionFile>)>>,
 }
 
@@ -160,6 +165,8 @@ impl Workspace {
             source: src.clone(),
             lines: session::read_lines(src),
             detection: OnceCell::new(),
+            system_lines: OnceCell::new(),
+            detections_upto: RefCell::new(Vec::new()),
             files: RefCell::new(Vec::new()),
         });
         if reads.len() == SESSIONS_KEPT {
@@ -169,7 +176,8 @@ impl Workspace {
         r
     }
 
-    /// [`choice::choose`], with the session's detection kept.
+    /// [`choice::choose`], with the session's detection kept; for a past call of a session a
+    /// later release continued, the release that made that call ([`choice::choose_for_call`]).
     pub fn choose(&self, inputs: &Inputs) -> Choice {
         let detection = inputs.session.as_ref().and_then(|s| {
             let r = self.read(s);
@@ -180,7 +188,51 @@ impl Workspace {
                 })
                 .clone()
         });
-        choice::choose_detected(inputs, detection)
+        let chosen = choice::choose_detected(inputs, detection);
+        match (&inputs.session, &inputs.call) {
+            (Some(s), Some(call @ (CallRef::Index(_) | CallRef::Entry(_)))) => {
+                self.choose_for_call(chosen, s, call)
+            }
+            _ => chosen,
+        }
+    }
+
+    /// The release of the past call `call` of session `s`, `chosen` being the session's.
+    fn choose_for_call(&self, chosen: Choice, s: &SourceText, call: &CallRef) -> Choice {
+        let r = self.read(s);
+        let system_lines = r.system_lines.get_or_init(|| choice::system_message_lines(&r.lines));
+        if system_lines.is_empty() || chosen.reason == choice::Reason::Given {
+            return chosen;
+        }
+        // Where the call's answer lies: by its id, or by its place among the active branch's
+        // calls as the session's release reads the file.
+        let line = match call {
+            CallRef::Entry(id) => r
+                .lines
+                .values()
+                .find(|(_, v)| v.get_str("id") == Some(id.as_str()))
+                .map(|(n, _)| n),
+            CallRef::Index(k) => Pi::new(chosen.version).ok().and_then(|pi| {
+                let f = self.session_file(&pi, s);
+                session::active_path(&f)
+                    .into_iter()
+                    .filter(|&i| crate::calls::is_call(&f, i))
+                    .nth(k.checked_sub(1)?)
+                    .map(|i| f.entries[i].line)
+            }),
+            CallRef::Next => None,
+        };
+        let Some(line) = line else { return chosen };
+        choice::choose_for_call(chosen, system_lines, line, |upto| {
+            let mut kept = r.detections_upto.borrow_mut();
+            if let Some((_, d)) = kept.iter().find(|(l, _)| *l == upto) {
+                return d.clone();
+            }
+            self.count(|c| c.detections += 1);
+            let d = choice::detect_upto(s, &r.lines, upto);
+            kept.push((upto, d.clone()));
+            d
+        })
     }
 
     /// [`session::parse`] under `pi`, kept.

@@ -69,6 +69,9 @@ pub enum Reason {
     Installed,
     /// What the session proves.
     Detected,
+    /// A past call made by another release than the session's later runs (a session continued
+    /// after an upgrade): what the session proves as it stood when the call was made.
+    Call,
     /// Nothing said otherwise: the newest supported release.
     Default,
 }
@@ -80,6 +83,7 @@ impl Reason {
             Reason::Captured => "captured",
             Reason::Installed => "installed",
             Reason::Detected => "detected",
+            Reason::Call => "the call's",
             Reason::Default => "default",
         }
     }
@@ -173,6 +177,21 @@ pub struct Choice {
     /// The installed pi's version when ctxlens does not rebuild it (then another release is
     /// rebuilt, and [`Choice::installed_warning`] says which).
     pub unsupported_installed: Option<String>,
+    /// For a past call rebuilt by its own release ([`Reason::Call`]): the last line of the
+    /// session as it stood when the call was made (the line before the next run's system
+    /// message), and the release the session's later runs were rebuilt with.
+    pub call_run: Option<CallRun>,
+}
+
+/// Where a past call's run ends, and what came after it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallRun {
+    /// The last line of the session as the call's release left it.
+    pub last_line: u32,
+    /// The system message that begins the next run, written by a later release.
+    pub next_run_line: u32,
+    /// The release the rest of the session is rebuilt with, and why.
+    pub later: PiVersion,
 }
 
 impl Choice {
@@ -183,9 +202,16 @@ impl Choice {
             Reason::Captured => "the release that made this capture (env.json)".to_string(),
             Reason::Installed => "the pi installed here".to_string(),
             Reason::Default => "the newest supported release: nothing said otherwise".to_string(),
-            Reason::Detected => match &self.detection {
+            Reason::Detected | Reason::Call => match &self.detection {
                 Some(d) => format!(
-                    "detected from the session, {}: {}",
+                    "{}, {}: {}",
+                    match &self.call_run {
+                        Some(r) => format!(
+                            "the release that made this call, detected from the session as it stood then (lines 1–{})",
+                            r.last_line
+                        ),
+                        None => "detected from the session".to_string(),
+                    },
                     d.certainty.as_str(),
                     d.evidence
                         .first()
@@ -199,7 +225,9 @@ impl Choice {
             },
         };
         let how = match self.detection.as_ref().and_then(Detection::ambiguity) {
-            Some(a) if self.reason == Reason::Detected => format!("{how}; {a}"),
+            Some(a) if matches!(self.reason, Reason::Detected | Reason::Call) => {
+                format!("{how}; {a}")
+            }
             _ => how,
         };
         format!("pi {} ({how})", self.version)
@@ -221,7 +249,9 @@ impl Choice {
         let d = self.detection.as_ref()?;
         // Only what the session proves (a fact of a later release) counts, not a guess.
         let since = release_date(d.at_least?)?;
-        if self.reason == Reason::Detected || self.version.released() >= since {
+        if matches!(self.reason, Reason::Detected | Reason::Call)
+            || self.version.released() >= since
+        {
             return None;
         }
         let seen: Vec<&Evidence> = d.evidence.iter().filter(|e| e.seen.is_some()).collect();
@@ -281,6 +311,60 @@ pub fn choose_detected(inputs: &Inputs, detection: Option<Detection>) -> Choice 
         reason,
         detection,
         unsupported_installed,
+        call_run: None,
+    }
+}
+
+/// The lines of the system messages the session holds: pi 0.86.0 and later store one before the
+/// first prompt of every run (and one for each change of the system prompt), so each begins a
+/// stretch of the session that one release wrote.
+pub fn system_message_lines(lines: &Lines) -> Vec<u32> {
+    lines
+        .values()
+        .filter(|(_, v)| {
+            v.get_str("type") == Some("message")
+                && v.get("message").and_then(|m| m.get_str("role")) == Some("system")
+        })
+        .map(|(n, _)| n)
+        .collect()
+}
+
+/// The release for a past call answered on `call_line`, given the session's `choice`: a session
+/// continued by a later release (a system message after the call, which the call's release did
+/// not write) is read as it stood when the call was made, up to the line before that next run
+/// (`detect_upto`, given as `detect`). Where what that part proves admits the session's release
+/// (every call of its last run, a capture's, the installed pi's), the choice stands; otherwise
+/// the call is rebuilt by the release that part proves ([`Reason::Call`]). A release given is
+/// never overridden.
+pub fn choose_for_call(
+    choice: Choice,
+    system_lines: &[u32],
+    call_line: u32,
+    detect: impl FnOnce(u32) -> Option<Detection>,
+) -> Choice {
+    if choice.reason == Reason::Given {
+        return choice;
+    }
+    let Some(&next_run_line) = system_lines.iter().find(|&&l| l > call_line) else {
+        return choice;
+    };
+    let last_line = next_run_line - 1;
+    let Some(d) = detect(last_line) else {
+        return choice;
+    };
+    if d.candidates.contains(&choice.version) {
+        return choice;
+    }
+    Choice {
+        version: d.version,
+        reason: Reason::Call,
+        detection: Some(d),
+        unsupported_installed: None,
+        call_run: Some(CallRun {
+            last_line,
+            next_run_line,
+            later: choice.version,
+        }),
     }
 }
 
@@ -309,9 +393,11 @@ fn naming<'l>(line: &str, value: Option<&'l Object>, needle: &str) -> Option<&'l
 fn lines_with_values<'t, 'l>(
     text: &'t str,
     lines: &'l Lines,
+    upto: u32,
 ) -> impl Iterator<Item = (u32, &'t str, Option<&'l Object>)> {
     let mut values = lines.values().peekable();
-    text.split('\n').enumerate().map(move |(i, line)| {
+    let upto = upto as usize;
+    text.split('\n').take(upto).enumerate().map(move |(i, line)| {
         let n = i as u32 + 1;
         while values.peek().is_some_and(|(at, _)| *at < n) {
             values.next();
@@ -324,7 +410,7 @@ fn lines_with_values<'t, 'l>(
 /// What the session's text says about the release that wrote it; `None` for a session with no
 /// entries (nothing to go on).
 pub fn detect(session: &SourceText) -> Option<Detection> {
-    detect_lines(session, &crate::session::read_lines(session))
+    detect_lines(session, &crate::session::read_lines(session), u32::MAX)
 }
 
 /// [`detect`] and [`refine`] with the session's lines already parsed
@@ -332,12 +418,18 @@ pub fn detect(session: &SourceText) -> Option<Detection> {
 /// loader gives, each where the line's text names it (the needle keeps the cost to the lines
 /// that can hold a fact).
 pub fn detect_in(session: &SourceText, lines: &Lines) -> Option<Detection> {
-    let mut d = detect_lines(session, lines)?;
-    refine_in(&mut d, session, lines);
+    detect_upto(session, lines, u32::MAX)
+}
+
+/// [`detect_in`] of the session as it stood at line `upto` (its lines 1 to `upto`): what a past
+/// call's release wrote before a later release continued the session.
+pub fn detect_upto(session: &SourceText, lines: &Lines, upto: u32) -> Option<Detection> {
+    let mut d = detect_lines(session, lines, upto)?;
+    refine_upto(&mut d, session, lines, upto);
     Some(d)
 }
 
-fn detect_lines(session: &SourceText, lines: &Lines) -> Option<Detection> {
+fn detect_lines(session: &SourceText, lines: &Lines, upto: u32) -> Option<Detection> {
     let text = session.text.as_str();
     let mut evidence: Vec<Evidence> = Vec::new();
     let mut at_least: Option<&'static str> = None;
@@ -352,7 +444,7 @@ fn detect_lines(session: &SourceText, lines: &Lines) -> Option<Detection> {
     let mut entries = 0usize;
     let mut prompts = 0usize;
     let mut last_time: Option<String> = None;
-    for (n, line, value) in lines_with_values(text, lines) {
+    for (n, line, value) in lines_with_values(text, lines, upto) {
         let line = line.trim_end_matches('\r');
         if line.trim().is_empty() {
             continue;
@@ -588,6 +680,10 @@ pub fn refine(d: &mut Detection, session: &SourceText) {
 
 /// [`refine`] with the session's lines already parsed.
 pub fn refine_in(d: &mut Detection, session: &SourceText, lines: &Lines) {
+    refine_upto(d, session, lines, u32::MAX);
+}
+
+fn refine_upto(d: &mut Detection, session: &SourceText, lines: &Lines, upto: u32) {
     if d.certainty == Certainty::Certain || d.at_least.is_none() {
         return;
     }
@@ -602,7 +698,7 @@ pub fn refine_in(d: &mut Detection, session: &SourceText, lines: &Lines) {
     // The first stored section map and every stored built-in tool declaration.
     let mut section_maps: Vec<(u32, Vec<String>)> = Vec::new();
     let mut tools: Vec<(u32, Value)> = Vec::new();
-    for (n, line, value) in lines_with_values(session.text.as_str(), lines) {
+    for (n, line, value) in lines_with_values(session.text.as_str(), lines, upto) {
         let Some(v) = naming(line, value, "\"system\"") else {
             continue;
         };
@@ -939,6 +1035,66 @@ mod tests {
             .iter()
             .any(|e| e.fact.contains("before pi 0.86.0")));
         assert_eq!(detect(&src("")), None);
+    }
+
+    /// A session begun by pi 0.85 (dated 2026-09-01), continued on 2026-10-25 (after 1.4.0, before
+    /// 1.5.0) and again on 2026-11-25: each run's call is its own release's.
+    fn lived_through_upgrades() -> String {
+        let at = |d: &str, t: u32| format!("{d}T10:00:{t:02}.000Z");
+        let line = |id: &str, parent: &str, ts: String, m: &str| {
+            format!(r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"{ts}","message":{m}}}"#)
+        };
+        let system = r#"{"role":"system","content":"","sections":{"cwd":"Current working directory: /p"},"timestamp":1}"#;
+        let user = r#"{"role":"user","content":"hi","timestamp":2}"#;
+        let answer = r#"{"role":"assistant","content":[{"type":"text","text":"ok"}],"provider":"p","model":"m","stopReason":"stop","timestamp":3}"#;
+        [
+            HEADER.replace("2026-11-25", "2026-09-01"),
+            line("u1", "null", at("2026-09-01", 1), user),
+            line("a1", "\"u1\"", at("2026-09-01", 2), answer),
+            line("s2", "\"a1\"", at("2026-10-25", 1), system),
+            line("u2", "\"s2\"", at("2026-10-25", 2), user),
+            line("a2", "\"u2\"", at("2026-10-25", 3), answer),
+            line("s3", "\"a2\"", at("2026-11-25", 1), system),
+            line("u3", "\"s3\"", at("2026-11-25", 2), user),
+            line("a3", "\"u3\"", at("2026-11-25", 3), answer),
+        ]
+        .join("\n")
+    }
+
+    #[test]
+    fn each_past_call_is_rebuilt_by_the_release_of_its_run() {
+        let text = lived_through_upgrades();
+        let session = src(&text);
+        let lines = crate::session::read_lines(&session);
+        let system_lines = system_message_lines(&lines);
+        assert_eq!(system_lines, vec![4, 7]);
+        let chosen = choose(&Inputs {
+            session: Some(session.clone()),
+            ..Default::default()
+        });
+        assert_eq!((chosen.version, chosen.reason), (PiVersion::V1_6_0, Reason::Detected));
+        let for_call = |line: u32, chosen: Choice| {
+            choose_for_call(chosen, &system_lines, line, |upto| {
+                detect_upto(&session, &lines, upto)
+            })
+        };
+        // The first run wrote no system message: pi 0.85, certain, from lines 1–3.
+        let first = for_call(3, chosen.clone());
+        assert_eq!((first.version, first.reason), (PiVersion::V0_85_1, Reason::Call));
+        let run = first.call_run.clone().expect("the call's run");
+        assert_eq!((run.last_line, run.next_run_line, run.later), (3, 4, PiVersion::V1_6_0));
+        assert!(first.explain().contains("as it stood then (lines 1–3)"), "{}", first.explain());
+        // The second run is dated before 1.5.0 was out: 1.4.0 at the latest.
+        let second = for_call(6, chosen.clone());
+        assert_eq!((second.version, second.reason), (PiVersion::V1_4_0, Reason::Call));
+        // The last run's call is the session's choice; a release given is never overridden.
+        assert_eq!(for_call(9, chosen.clone()), chosen);
+        let given = Choice {
+            version: PiVersion::V1_5_0,
+            reason: Reason::Given,
+            ..chosen
+        };
+        assert_eq!(for_call(3, given.clone()), given);
     }
 
     #[test]
