@@ -50,5 +50,8 @@ export interface AssembleSessionOptions {
  * Node only: the session at `path` as pi would resume it on this machine — the agent dir
  * (`PI_CODING_AGENT_DIR` or `~/.pi/agent`), the project's files from the session's cwd up, the
  * installed pi — read as the `ctxlens` command reads it. In a bundled app it throws.
+ * With `null` for the path and a `prompt`: a new session's first request, before anything is said.
  */
 export declare function assembleSession(path: string, options?: AssembleSessionOptions): import("./types.js").Assembly;
+/** No session: the first request of a new session started in `options.cwd` (default: the current folder). */
+export declare function assembleSession(path: null, options: AssembleSessionOptions & { prompt: string }): import("./types.js").Assembly;

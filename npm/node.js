@@ -29,17 +29,21 @@ function init() {
 /**
  * A session on this machine, read as the `ctxlens` command reads it: the agent dir
  * (`PI_CODING_AGENT_DIR` or `~/.pi/agent`), the project's files from the session's cwd up, the
- * installed pi (the `pi` on `PATH`, or `piDir`).
+ * installed pi (the `pi` on `PATH`, or `piDir`). With no session (`null`) and a `prompt`: the
+ * first request of a new session started in `cwd`.
  */
 export function assembleSession(sessionPath, options) {
   const fn = "assembleSession";
-  if (typeof sessionPath !== "string" || sessionPath === "") throw new CtxlensError(`ctxlens.${fn}: the session's path must be a non-empty string`);
+  const newSession = sessionPath === null || sessionPath === undefined;
+  if (newSession ? typeof options?.prompt !== "string" : typeof sessionPath !== "string" || sessionPath === "")
+    throw new CtxlensError(`ctxlens.${fn}: the session's path must be a non-empty string (or null, with a prompt, for a new session's first request)`);
   const { argv, env, cwd, tokens } = sessionArgv(fn, options);
   const where = cwd ?? process.cwd();
   init();
   const host = nodeHost({ env: env ?? process.env, cwd: where, output: false });
   const counter = tokens ? nodeVocabularies() : undefined;
-  return callWasm(fn, () => assemblyOf(raw.assembleSessionRaw(JSON.stringify([path.resolve(where, sessionPath), ...argv]), host, counter), raw.takeBody()));
+  const args = newSession ? argv : [path.resolve(where, sessionPath), ...argv];
+  return callWasm(fn, () => assemblyOf(raw.assembleSessionRaw(JSON.stringify(args), host, counter), raw.takeBody()));
 }
 
 /**

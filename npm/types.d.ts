@@ -250,12 +250,21 @@ export interface PiRelease {
   version: PiVersion;
   /** `YYYY-MM-DD`. */
   released: string;
-  /** given (`piVersion`), captured (the case's env.json), detected (from the session), default (the newest). */
-  reason: "given" | "captured" | "detected" | "default";
+  /**
+   * given (`piVersion`), captured (the case's env.json), installed (the `pi` on this machine),
+   * detected (from the session), call (a past call of a session a later pi continued, rebuilt by
+   * the release that made it: see `callRun`), default (the newest).
+   */
+  reason: "given" | "captured" | "installed" | "detected" | "call" | "default";
   /** One sentence: the release and why. */
   explanation: string | null;
   /** What the session proves, when there is a session. */
   detection: { version: PiVersion; certainty: "certain" | "likely" | "assumed"; atLeast: string | null; evidence: Evidence[] } | null;
+  /**
+   * For `reason: "call"`: the session as the call's release left it ends at `lastLine`; the
+   * system message on `nextRunLine` begins a later run, whose calls are rebuilt by `later`.
+   */
+  callRun: { lastLine: number; nextRunLine: number; later: PiVersion } | null;
   /** Set when the session was written by a newer pi than the one rebuilt (also the first diagnostic). */
   newerSession: string | null;
   /** The release's built-in tools, in pi's order. */

@@ -16,6 +16,8 @@ ctxlens — rebuild, byte for byte, the HTTP request pi (0.85.1, 0.86.1–0.87.1
 USAGE:
     ctxlens                              List the recent sessions under the agent dir
     ctxlens [COMMAND] SESSION.jsonl [OPTIONS] [PI FLAGS]
+    ctxlens [COMMAND] --prompt TEXT [OPTIONS] [PI FLAGS]
+                                         A new session's first request, in this folder
     ctxlens COMMAND --case CASE_DIR [--env ENV_JSON] [--call K] [--pi VERSION] [--now MS]
                     [--api API]
 
@@ -24,6 +26,8 @@ USAGE:
     CLAUDE.md, SYSTEM.md, APPEND_SYSTEM.md, skills), the project's .pi/ files and skills, the
     context files from the session's cwd up to /, skill paths, @FILEs, and the installed pi (the
     `pi` on PATH, or --pi-dir) for its version and docs paths. It never reads other sessions.
+    Without a session, --prompt TEXT gives the first request of a new session started in the
+    current folder (what your setup costs before anything is said).
     Keys are used, never printed. `ctxlens files SESSION` lists what was read and why.
 
 COMMANDS:
@@ -269,11 +273,14 @@ pub fn run(host: &mut dyn Host, argv: &[String]) -> i32 {
             return usage(host, &e);
         }
     }
-    if o.case.is_none() && o.session.is_none() {
+    if o.case.is_none() && o.session.is_none() && o.prompt.is_none() {
         return usage(
             host,
-            &format!("{command} needs a session file (ctxlens with no arguments lists them)"),
+            &format!("{command} needs a session file, or --prompt TEXT for a new session's first request in this folder (ctxlens with no arguments lists the sessions)"),
         );
+    }
+    if o.case.is_none() && o.session.is_none() && o.call.is_some() {
+        return usage(host, "--call needs a session file: a new session has no calls yet");
     }
     let inputs = if let Some(dir) = &o.case {
         match case_inputs(host, &o, dir) {
@@ -425,8 +432,10 @@ fn case_inputs(host: &mut dyn Host, o: &Opts, dir: &str) -> Result<Inputs, Strin
 }
 
 /// A session on this machine: what pi reads for it, as [`install::read_machine`] finds it.
-pub fn session_inputs(host: &mut dyn Host, o: &Opts) -> Result<Inputs, String> {
-    let path = resolve_path(host.cwd(), o.session.as_deref().unwrap_or(""));
+/// The session file at `file` (relative to the current folder), read whole, within the size
+/// ctxlens reads.
+fn read_session(host: &mut dyn Host, file: &str) -> Result<SourceText, String> {
+    let path = resolve_path(host.cwd(), file);
     let size = match host.fs().stat(&path) {
         Some(FileKind::File { size }) => size,
         Some(FileKind::Dir) => return Err(format!("{path} is a folder, not a session file")),
@@ -446,15 +455,24 @@ pub fn session_inputs(host: &mut dyn Host, o: &Opts) -> Result<Inputs, String> {
     progress.show(host, &format!("reading {path} ({})…", human_size(size)));
     let bytes = host.fs().read(&path).map_err(|e| format!("{path}: {e}"));
     progress.done(host);
-    let bytes = bytes?;
-    let text = match String::from_utf8(bytes) {
+    let text = match String::from_utf8(bytes?) {
         Ok(t) => t,
         Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
     };
-    let session = SourceText {
-        name: path.clone(),
+    Ok(SourceText {
+        name: path,
         text: text.into(),
+    })
+}
+
+/// The inputs of a session on this machine (`o.session`), or of a new session's first request
+/// in the current folder (no session, `--prompt`).
+pub fn session_inputs(host: &mut dyn Host, o: &Opts) -> Result<Inputs, String> {
+    let session = match o.session.as_deref() {
+        Some(file) => Some(read_session(host, file)?),
+        None => None,
     };
+    let new_session = session.is_none();
     let mut notes: Vec<Diagnostic> = Vec::new();
 
     // The installed pi: its package dir (the prompt's docs paths) and its release.
@@ -477,14 +495,16 @@ pub fn session_inputs(host: &mut dyn Host, o: &Opts) -> Result<Inputs, String> {
         }
     };
 
-    // The release decides the file names pi looks for: choose it first.
+    // The release decides the file names pi looks for: choose it first (for a past call of a
+    // session a later pi continued, the release that made that call).
     let probe = Inputs {
-        session: Some(session.clone()),
+        session: session.clone(),
         pi: o.pi,
         installed_pi: installed_version.clone(),
+        call: o.call.clone(),
         ..Inputs::default()
     };
-    let choice = ctxlens::pi::choice::choose(&probe);
+    let choice = ctxlens::Workspace::with_budget(0).choose(&probe);
     let pi = Pi::new(choice.version).map_err(|e| e.to_string())?;
 
     let mut pi_args = o.pi_args.clone();
@@ -520,7 +540,7 @@ pub fn session_inputs(host: &mut dyn Host, o: &Opts) -> Result<Inputs, String> {
     let read = install::read_machine(
         &pi,
         &machine,
-        Some(session),
+        session,
         &pi_args,
         &package_dir,
         Limits::default(),
@@ -552,9 +572,31 @@ pub fn session_inputs(host: &mut dyn Host, o: &Opts) -> Result<Inputs, String> {
     inputs.pi = o.pi;
     inputs.installed_pi = installed_version;
     inputs.extension_tools = tools;
+    if new_session {
+        // pi names a new session with a random UUIDv7 when it starts; the request carries it
+        // where the protocol sends one (a cache key, a thread, a header).
+        let id = stand_in_session_id(inputs.now_ms);
+        notes.push(Diagnostic::info(
+            "session",
+            None,
+            format!("a new session in {}: pi gives it a random id when it starts; {id} stands in for it, so where the request carries the session's id (a cache key, a thread, a header) its bytes differ there", read.cwd),
+        ));
+        inputs.session_id = Some(id);
+    }
     inputs.host_diagnostics = notes;
     inputs.call = o.call.clone();
     Ok(inputs)
+}
+
+/// A UUIDv7 for the time `now_ms` with its random bits zero: the shape of pi's session ids.
+fn stand_in_session_id(now_ms: f64) -> String {
+    let ms = if now_ms.is_finite() && now_ms > 0.0 {
+        now_ms as u64 & 0xffff_ffff_ffff
+    } else {
+        0
+    };
+    let hex = format!("{ms:012x}");
+    format!("{}-{}-7000-8000-000000000000", &hex[..8], &hex[8..])
 }
 
 /// `compare --pi-with`: the upgrade comparison as JSON, with each side's tokens when the model's

@@ -74,9 +74,29 @@ fn run_case(case: &Case, command: &str, extra: &[&str]) -> Run {
     run_case_as(case, command, extra, None)
 }
 
+/// How the session is given to ctxlens.
+#[derive(Clone, Copy, PartialEq)]
+enum Given {
+    /// The case's session (or the header pi wrote for a new one), or — with a call — the one pi
+    /// left.
+    Session,
+    /// No session file at all: a new session's first request (`--prompt` alone).
+    NewSession,
+}
+
 /// [`run_case`], or with `call`: the session laid is the one pi left (`session.after.jsonl`) and
 /// ctxlens rebuilds its `call`-th model call (`--call K`, the call's own model and level).
 fn run_case_as(case: &Case, command: &str, extra: &[&str], call: Option<usize>) -> Run {
+    run_case_given(case, command, extra, call, Given::Session)
+}
+
+fn run_case_given(
+    case: &Case,
+    command: &str,
+    extra: &[&str],
+    call: Option<usize>,
+    given: Given,
+) -> Run {
     let files = case.files();
     let env = js::parse(&String::from_utf8_lossy(&files["expected/env.json"])).unwrap();
     let case_json = js::parse(&String::from_utf8_lossy(&files["case.json"])).unwrap();
@@ -117,7 +137,10 @@ fn run_case_as(case: &Case, command: &str, extra: &[&str], call: Option<usize>) 
     let cwd = str_of(&env, "cwd").unwrap();
     fs::create_dir_all(&cwd).unwrap();
 
-    let mut args: Vec<String> = vec![command.into(), session.clone()];
+    let mut args: Vec<String> = vec![command.into()];
+    if given == Given::Session {
+        args.push(session.clone());
+    }
     if let Some(k) = call {
         args.extend(["--call".into(), k.to_string()]);
     }
@@ -453,6 +476,60 @@ fn extension_tools_are_said_to_be_missing_or_taken_from_a_tool_set() {
 
 /// Every call of a scripted capture, rebuilt from the session pi left with `--call K`: request K
 /// of the run, byte for byte (the run started a new session, so its K-th call is request K).
+/// A new session's first request with no session file (`ctxlens assemble --prompt …` in the
+/// project folder): pi's body, byte for byte, but for the session id pi draws at random, which
+/// ctxlens stands in for (a UUIDv7 of the time with zero random bits) and says so.
+#[test]
+fn a_new_sessions_first_request_needs_no_session_file() {
+    let mut failures = Vec::new();
+    for name in [
+        "pi-0.85.1/oc-basic",
+        "pi-0.85.1/an-skills",
+        "pi-1.6.0/sp-fresh-custom",
+        "pi-1.6.0/an-fresh",
+        "pi-1.6.0/pkg-npm",
+        "pi-1.6.0/rs-fresh",
+        "pi-1.6.0/pm-fresh-low",
+    ] {
+        let case = Case::named(name);
+        assert!(!case.files().contains_key("session.jsonl"), "{name} resumes a session");
+        let env = js::parse(&String::from_utf8_lossy(&case.files()["expected/env.json"])).unwrap();
+        let id = str_of(&env, "sessionId").unwrap();
+        let _laid = lock();
+        let got = run_case_given(&case, "assemble", &[], None, Given::NewSession);
+        let got = String::from_utf8_lossy(&got.stdout).into_owned();
+        let mut want = case.body(1).unwrap();
+        // The stand-in id, where pi's body carries the id it drew.
+        let stand_in = got
+            .match_indices("-7000-8000-000000000000")
+            .next()
+            .and_then(|(at, _)| got.get(at.checked_sub(13)?..at + 23));
+        if want.contains(&id) {
+            match stand_in {
+                Some(s) => want = want.replace(&id, s),
+                None => failures.push(format!("{name}: pi's body carries the session id, ctxlens's no stand-in")),
+            }
+        } else if stand_in.is_some() {
+            failures.push(format!("{name}: a stand-in id where pi's body has none"));
+        }
+        if got != want {
+            failures.push(format!(
+                "{name}: {}",
+                ctxlens::case::json_difference(&got, &want)
+                    .map(|(p, a, b)| format!("at {p}: got {a}, want {b}"))
+                    .unwrap_or_else(|| format!("(not JSON) {}", &got[..got.len().min(300)]))
+            ));
+        }
+        let said = run_case_given(&case, "diagnostics", &[], None, Given::NewSession);
+        assert!(
+            String::from_utf8_lossy(&said.stdout).contains("a new session in /tmp/pi-ctx-demo"),
+            "{name}: the stand-in id is not said: {}",
+            String::from_utf8_lossy(&said.stdout)
+        );
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 #[test]
 fn every_call_of_a_scripted_run_with_call_k() {
     let mut failures = Vec::new();

@@ -80,3 +80,26 @@ for (const name of CASES) {
     }
   });
 }
+
+// A new session's first request, with no session file: `npx ctxlens assemble --prompt …` in the
+// project folder and `assembleSession(null, {prompt, cwd})` give pi's body (these cases' bodies
+// do not carry the session id pi draws at random).
+for (const name of ["pi-0.85.1/an-skills", "pi-1.6.0/an-fresh"]) {
+  test(`${name} as a new session: no session file, pi's first request`, async () => {
+    const lock = await captureLock();
+    try {
+      const c = layInstall(path.join(repo, "tests/conformance", name));
+      const argv = cliArgs(c).filter((a) => a !== c.session);
+      const run = npx(argv, { cwd: c.cwd, env: c.env });
+      assert.equal(run.code, 0, `${name}: exit ${run.code}\n${run.stderr}`);
+      assert.ok(run.stdout.equals(c.want), `${name}: npx ctxlens printed another body\n${run.stderr}`);
+      const r = ctxlens.assembleSession(null, { prompt: c.prompt, model: c.model, thinking: c.thinking, now: c.now, args: c.args, env: c.env, cwd: c.cwd });
+      assert.ok(r.bodyBytes && Buffer.from(r.bodyBytes).equals(c.want), `${name}: assembleSession's body differs`);
+      assert.ok(r.diagnostics.some((d) => d.message.startsWith(`a new session in ${c.cwd}`)), JSON.stringify(r.diagnostics));
+      assert.throws(() => ctxlens.assembleSession(null, { cwd: c.cwd, env: c.env }), /with a prompt, for a new session/);
+    } finally {
+      fs.rmSync(INSTALL_ROOT, { recursive: true, force: true });
+      await lock.release();
+    }
+  });
+}

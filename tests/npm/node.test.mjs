@@ -346,3 +346,27 @@ test("assembleSession says what is wrong: a missing session, a folder, misuse", 
   assert.ok(keyed.body !== null && !keyed.body.includes("secret") && !JSON.stringify(keyed.headers).includes("secret"), "built, the key redacted");
   assert.ok(r.diagnostics.some((d) => /extension tools are not included/.test(d.message)));
 });
+
+test("a session that lived through upgrades: each past call rebuilt by the release that made it", () => {
+  // tests/upgrades/an-085-140-160: begun by pi 0.85.1, continued by 1.4.0, then 1.6.0; the last
+  // capture's session holds every call. Each stage ran from its own install folder, so pi 0.85.1's
+  // docs paths are taken as they would read from the last install (one pi upgraded in place).
+  const dir = path.join(repo, "tests/upgrades/an-085-140-160");
+  const tree = readTree(dir);
+  const stages = fs.readdirSync(path.join(dir, "captured")).sort();
+  const lastEnv = JSON.parse(fs.readFileSync(path.join(dir, "captured", stages.at(-1), "env.json"), "utf8"));
+  let k = 0;
+  const releases = [];
+  for (const stage of stages) {
+    const env = JSON.parse(fs.readFileSync(path.join(dir, "captured", stage, "env.json"), "utf8"));
+    for (let n = 1; fs.existsSync(path.join(dir, "captured", stage, `request-${n}.json`)); n++) {
+      k++;
+      const want = fs.readFileSync(path.join(dir, "captured", stage, `request-${n}.json`), "utf8").replaceAll(env.piPackageDir, lastEnv.piPackageDir);
+      const r = ctxlens.assembleCase(tree, { envDir: `captured/${stages.at(-1)}`, call: k });
+      assert.equal(r.body, want, `call ${k} (pi ${env.piVersion} request-${n})`);
+      assert.equal(r.pi.version, env.piVersion, `call ${k}`);
+      releases.push(r.pi.version);
+    }
+  }
+  assert.deepEqual(releases, ["0.85.1", "0.85.1", "0.85.1", "1.4.0", "1.4.0", "1.6.0"]);
+});

@@ -83,7 +83,7 @@ impl Reason {
             Reason::Captured => "captured",
             Reason::Installed => "installed",
             Reason::Detected => "detected",
-            Reason::Call => "the call's",
+            Reason::Call => "call",
             Reason::Default => "default",
         }
     }

@@ -59,8 +59,10 @@ pub fn source_prefixes_json(pi: Option<&Pi>) -> Value {
 }
 
 /// The pi release rebuilt and why: `{version, released, reason, explanation, detection,
-/// newerSession, supported}` (`reason`: given, captured, detected or default; `detection`:
-/// what the session proves, `{version, certainty, atLeast, evidence: [{line, fact}]}`).
+/// newerSession, callRun, supported}` (`reason`: given, captured, installed, detected, call — a
+/// past call rebuilt by the release that made it — or default; `detection`: what the session
+/// proves, `{version, certainty, atLeast, evidence: [{line, fact}]}`, for a `call` as the
+/// session stood then; `callRun`: `{lastLine, nextRunLine, later}` for a `call`).
 pub fn pi_json(a: &Assembly) -> Value {
     let choice = a.choice.as_ref();
     let version =
@@ -104,6 +106,18 @@ pub fn pi_json(a: &Assembly) -> Value {
             choice.map_or(Value::Null, |c| Value::from(c.explain())),
         )
         .with("detection", detection.unwrap_or(Value::Null))
+        .with(
+            "callRun",
+            choice
+                .and_then(|c| c.call_run.as_ref())
+                .map_or(Value::Null, |r| {
+                    Object::new()
+                        .with("lastLine", r.last_line as f64)
+                        .with("nextRunLine", r.next_run_line as f64)
+                        .with("later", r.later.as_str())
+                        .into()
+                }),
+        )
         .with(
             "newerSession",
             choice
