@@ -341,14 +341,16 @@ export function dataBlob(raw, fileText) {
 }
 
 /**
- * Runs a wasm call that may stop for a release's data (`{"needsData": version}`): `load(version)`
- * hands the release's files over (synchronously: the Node entry reads them from the package;
+ * Runs a wasm call that may stop for a release's data (`{"needsData": version}`, once per release
+ * it needs): `load(version)` hands the release's files over (synchronously: the Node entry reads them from the package;
  * the web entry has them once `await load(version)` fetched them, else it throws), then the call
  * resumes as it was.
  */
 function withData(fn, raw, load, first, tokens) {
   let meta = first();
-  for (let tries = 0; tries < 2; tries++) {
+  // One release at a time: a past call of a session a later pi continued needs the session's
+  // release (to find the call) and then the call's own.
+  for (let tries = 0; tries < piVersions.length; tries++) {
     const need = meta.startsWith('{"needsData"') ? JSON.parse(meta).needsData : null;
     if (need === null) return meta;
     const { list, blob } = load(fn, need);

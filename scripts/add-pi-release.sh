@@ -8,7 +8,8 @@
 #   3. when it is not yet a `PiVersion`, adds it (scripts/add-pi-release.mjs): the variant with
 #      its npm publication date, its data folder in the embedded list, npm's `piVersions`, and a
 #      version-table entry equal to the nearest supported release's (newer first) — the starting
-#      point that step 5 corrects;
+#      point that step 5 corrects; and the release detection's fingerprints
+#      (core/data/release-fingerprints.json);
 #   4. captures the standard case set for it (scripts/capture-set.mjs VERSION: every template of
 #      tests/case-set/ whose `releases` admit VERSION) into tests/conformance/pi-VERSION/;
 #   5. runs the conformance suite on that folder only and prints the failing cases grouped by
@@ -63,6 +64,8 @@ if [[ -z $check_only ]]; then
   [[ -n $released ]] || { echo "npm gives no publication date for $version" >&2; exit 1; }
   node scripts/add-pi-release.mjs "$version" "$released"
   cargo fmt --all
+  # What tells its sessions from the others' (the release detection's compiled-in fingerprints).
+  UPDATE_EXPECT=1 cargo test -q -p ctxlens --lib fingerprints >/dev/null
   if [[ -z $no_capture ]]; then
     echo "== 4. capture the standard case set" >&2
     node scripts/capture-set.mjs "$version" || echo "(some captures failed: see above)" >&2

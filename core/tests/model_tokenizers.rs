@@ -105,11 +105,13 @@ fn known_families_resolve_to_their_vocabulary() {
         ),
         "unknown (claude)"
     );
-    // No silent fallback: an unknown family, and a newer release of a known family whose
-    // vocabulary is not known, stay unknown.
+    // No silent fallback: an unknown family, and a newer release of a family whose vocabulary
+    // is known to have changed (Llama 4), stay unknown.
     assert_eq!(vocab("xai", "grok-4"), "unknown");
     assert_eq!(vocab("meta", "llama-4-maverick"), "unknown");
-    assert_eq!(vocab("openrouter", "qwen/qwen3.5-plus"), "unknown");
+    // A later Qwen (the demo's qwen3.8-flash): the family's vocabulary, labelled an estimate.
+    assert_eq!(vocab("openrouter", "qwen/qwen3.5-plus"), "qwen2 (estimate)");
+    assert_eq!(vocab("mock", "qwen3.8-flash"), "qwen2 (estimate)");
     // A family name inside another word is not that family.
     assert_eq!(vocab("x", "notgpt-4o"), "unknown");
 }

@@ -349,8 +349,9 @@ test("assembleSession says what is wrong: a missing session, a folder, misuse", 
 
 test("a session that lived through upgrades: each past call rebuilt by the release that made it", () => {
   // tests/upgrades/an-085-140-160: begun by pi 0.85.1, continued by 1.4.0, then 1.6.0; the last
-  // capture's session holds every call. Each stage ran from its own install folder, so pi 0.85.1's
-  // docs paths are taken as they would read from the last install (one pi upgraded in place).
+  // capture's session holds every call. Each stage ran from its own install folder: 0.85.1 stored
+  // no system prompt, so its calls' docs paths are rebuilt from the last install's folder (one pi
+  // upgraded in place); 1.4.0's calls replay the system message it stored, paths and all.
   const dir = path.join(repo, "tests/upgrades/an-085-140-160");
   const tree = readTree(dir);
   const stages = fs.readdirSync(path.join(dir, "captured")).sort();
@@ -361,7 +362,7 @@ test("a session that lived through upgrades: each past call rebuilt by the relea
     const env = JSON.parse(fs.readFileSync(path.join(dir, "captured", stage, "env.json"), "utf8"));
     for (let n = 1; fs.existsSync(path.join(dir, "captured", stage, `request-${n}.json`)); n++) {
       k++;
-      const want = fs.readFileSync(path.join(dir, "captured", stage, `request-${n}.json`), "utf8").replaceAll(env.piPackageDir, lastEnv.piPackageDir);
+      const want = fs.readFileSync(path.join(dir, "captured", stage, `request-${n}.json`), "utf8").replaceAll(env.piVersion === "0.85.1" ? env.piPackageDir : "\0", lastEnv.piPackageDir);
       const r = ctxlens.assembleCase(tree, { envDir: `captured/${stages.at(-1)}`, call: k });
       assert.equal(r.body, want, `call ${k} (pi ${env.piVersion} request-${n})`);
       assert.equal(r.pi.version, env.piVersion, `call ${k}`);

@@ -14,7 +14,8 @@
 
 use std::fmt;
 
-use super::{PiData, PiVersion};
+use super::fingerprints::{self, Fingerprints, MARKS};
+use super::PiVersion;
 use crate::inputs::{Inputs, SourceText};
 use crate::js::{Object, Value};
 use crate::session::Lines;
@@ -668,7 +669,7 @@ fn detect_lines(session: &SourceText, lines: &Lines, upto: u32) -> Option<Detect
     })
 }
 
-/// Sharpens a detection with each candidate release's own texts (its data, where loaded): the
+/// Sharpens a detection with each candidate release's own texts (its fingerprints): the
 /// newest stored sections must read as the release writes them (its preamble, docs or tools
 /// lines), and the last stored declaration of a built-in tool (`toolsAdded`) must be the
 /// release's own where it is another candidate's. A release that fails either is ruled out, unless that would rule out
@@ -687,10 +688,12 @@ fn refine_upto(d: &mut Detection, session: &SourceText, lines: &Lines, upto: u32
     if d.certainty == Certainty::Certain || d.at_least.is_none() {
         return;
     }
-    let loaded: Vec<(PiVersion, &PiData)> = d
+    // Every supported release's fingerprints are compiled in, so the conclusion is the same on
+    // every host, whichever releases' data it has loaded.
+    let loaded: Vec<(PiVersion, &Fingerprints)> = d
         .candidates
         .iter()
-        .filter_map(|v| super::data::get(*v).ok().map(|data| (*v, data)))
+        .filter_map(|v| fingerprints::get(*v).map(|f| (*v, f)))
         .collect();
     if loaded.is_empty() {
         return;
@@ -732,19 +735,15 @@ fn refine_upto(d: &mut Detection, session: &SourceText, lines: &Lines, upto: u32
     // (a later patch may hold only sections no release marks, such as the cwd).
     // The texts that mark a release: the preamble, the docs and tools lines (`docsTail`: 0.99
     // named MCP and codemode in the docs line, so it tells 0.86–0.87 from 1.x).
-    const MARKS: [&str; 4] = ["preamble", "docsPrefix", "toolsTail", "docsTail"];
-    fn mark<'a>(data: &'a PiData, key: &str) -> Option<&'a str> {
-        data.prompt.get_str(key).filter(|s| s.len() > 16)
-    }
-    fn marks_of(data: &PiData) -> Vec<&str> {
-        MARKS.into_iter().filter_map(|k| mark(data, k)).collect()
+    fn marks_of(f: &Fingerprints) -> Vec<&str> {
+        f.marks.iter().map(|(_, t)| t.as_str()).collect()
     }
     let sections: Option<(u32, Vec<String>)> = section_maps
         .iter()
         .rev()
         .find(|(_, texts)| {
-            loaded.iter().any(|(_, data)| {
-                marks_of(data)
+            loaded.iter().any(|(_, f)| {
+                marks_of(f)
                     .iter()
                     .any(|m| texts.iter().any(|t| t.contains(m)))
             })
@@ -762,13 +761,13 @@ fn refine_upto(d: &mut Detection, session: &SourceText, lines: &Lines, upto: u32
             .map(|k| {
                 loaded
                     .iter()
-                    .filter(|(_, data)| mark(data, k).is_some_and(has))
+                    .filter(|(_, f)| f.mark(k).is_some_and(has))
                     .map(|(v, _)| *v)
                     .collect()
             })
             .collect();
-        for (v, data) in &loaded {
-            let marks = marks_of(data);
+        for (v, f) in &loaded {
+            let marks = marks_of(f);
             if marks.is_empty() {
                 continue;
             }
@@ -777,7 +776,7 @@ fn refine_upto(d: &mut Detection, session: &SourceText, lines: &Lines, upto: u32
             let contradicted = MARKS
                 .iter()
                 .zip(&present)
-                .any(|(k, p)| !p.is_empty() && !p.contains(v) && mark(data, k).is_some());
+                .any(|(k, p)| !p.is_empty() && !p.contains(v) && f.mark(k).is_some());
             if !contradicted && marks.iter().any(|m| has(m)) {
                 matched_sections.push(*v);
             } else {
@@ -793,36 +792,24 @@ fn refine_upto(d: &mut Detection, session: &SourceText, lines: &Lines, upto: u32
         }
     }
     // A built-in tool's stored text: the releases whose own definition it is.
-    let builtin = |data: &PiData, name: &str| -> Option<(String, String)> {
-        data.tools.as_array()?.iter().find_map(|t| {
-            (t.get_str("name") == Some(name)).then(|| {
-                (
-                    t.get_str("description").unwrap_or("").to_string(),
-                    t.get("parameters").map(Value::to_json).unwrap_or_default(),
-                )
-            })
-        })
-    };
     for (n, tool) in &tools {
         let Some(name) = tool.get_str("name") else {
             continue;
         };
-        let stored = (
-            tool.get_str("description").unwrap_or("").to_string(),
-            tool.get("parameters")
-                .map(Value::to_json)
-                .unwrap_or_default(),
+        let stored = fingerprints::tool_digest(
+            tool.get_str("description").unwrap_or(""),
+            tool.get("parameters"),
         );
         let own: Vec<PiVersion> = loaded
             .iter()
-            .filter(|(_, data)| builtin(data, name).is_some_and(|b| b == stored))
+            .filter(|(_, f)| f.tool(name) == Some(stored.as_str()))
             .map(|(v, _)| *v)
             .collect();
         if own.is_empty() {
             continue; // an extension's tool, or an edited one: it says nothing of the release
         }
-        for (v, data) in &loaded {
-            if !own.contains(v) && builtin(data, name).is_some() {
+        for (v, f) in &loaded {
+            if !own.contains(v) && f.tool(name).is_some() {
                 ruled_out.push((
                     *v,
                     Evidence {

@@ -9,6 +9,7 @@
 pub mod changelog;
 pub mod choice;
 pub mod data;
+pub mod fingerprints;
 mod rules;
 mod version;
 
