@@ -281,6 +281,51 @@ fn context_beyond_the_model_s_window() {
     );
 }
 
+/// pi's estimate starts from the last usage the provider reported; a request whose body is over
+/// the window while that estimate is under it (here the scripted run's last call, whose stand-in
+/// provider reported a few hundred tokens) is flagged too, saying that pi's auto-compaction,
+/// which watches its estimate, would not start.
+#[test]
+fn a_body_over_the_window_is_flagged_when_pis_estimate_is_under() {
+    let case = "an-scripted";
+    let mut inputs = crate::testcase::inputs(case);
+    let after = ctxlens_corpus::Case::named(case).session_after().expect("session.after");
+    inputs = crate::case::call_inputs(&inputs, &after, crate::calls::CallRef::Index(5));
+    let a = crate::assemble(&inputs);
+    let size = crate::analysis::checks::context_size(&a).expect("a window");
+    let stats = a.stats.as_ref().expect("stats");
+    let body_tokens = (stats.body_chars as f64 / 4.0).ceil();
+    assert!(size.usage_tokens > 0.0 && size.tokens < body_tokens, "{size:?} {body_tokens}");
+    assert!(!ids(&findings(&a)).contains(&"context-over-window"));
+    // A window between the two.
+    let window = ((size.tokens + body_tokens) / 2.0).floor();
+    let path = format!("{}/models.json", inputs.agent_dir);
+    let models = inputs.files.read_to_string(&path).expect("models.json");
+    let with = models.replace(
+        "\"contextWindow\": 200000",
+        &format!("\"contextWindow\": {window}"),
+    );
+    assert_ne!(with, models);
+    inputs.files.insert(&path, with.into_bytes());
+    let a = crate::assemble(&inputs);
+    let list = findings(&a);
+    let f = get(&list, "context-over-window");
+    // The smaller window clamps the answer's budget, so the body is read again.
+    let stats = a.stats.as_ref().expect("stats");
+    let body_tokens = (stats.body_chars as f64 / 4.0).ceil();
+    assert!(body_tokens > window);
+    assert!(
+        f.detail.starts_with(&format!(
+            "The request body is ≈ {} tokens (its {} characters at 4 per token), but pi's estimate of this request is {} tokens",
+            thousands(body_tokens as usize),
+            thousands(stats.body_chars),
+            thousands(size.tokens as usize)
+        )) && f.detail.contains("would not start")
+            && f.detail.contains(&format!("({} over)", thousands((body_tokens - window) as usize))),
+        "{f:?}"
+    );
+}
+
 /// A session whose history calls bash, resumed with no tools (`--no-tools`): the call is
 /// flagged with its session line; the demo, whose calls are all to defined tools, is not.
 #[test]

@@ -1298,6 +1298,8 @@ pub struct Prices {
     pub cache_write: f64,
 }
 
+/// `None` when the model has no prices: no `cost`, or every price 0 (pi gives a models.json model
+/// without `cost` zeros) — a cost would read $0, which it is not.
 pub fn prices(a: &Assembly) -> Option<Prices> {
     let cost = a
         .parts
@@ -1307,6 +1309,12 @@ pub fn prices(a: &Assembly) -> Option<Prices> {
         .obj
         .get_object("cost")?;
     let get = |k: &str| cost.get_f64(k).unwrap_or(0.0);
+    if ["input", "output", "cacheRead", "cacheWrite"]
+        .iter()
+        .all(|k| get(k) == 0.0)
+    {
+        return None;
+    }
     Some(Prices {
         input: get("input"),
         cache_read: get("cacheRead"),

@@ -339,12 +339,17 @@ fn whatif_html(w: &Value) -> Html {
                     <td class="num">{share(opt_num(&before, "windowShare"))}</td>
                     <td class="num">{share(opt_num(&after, "windowShare"))}</td>
                     <td class="num">{opt_num(&d, "windowShare").map(|x| format!("{:+.2} points", x * 100.0)).unwrap_or_default()}</td></tr>
+                if before.get("pricesPerMillion").is_none_or(Value::is_null) {
+                    <tr data-row="cost-none"><th>{"cost per call"}</th>
+                        <td colspan="3" class="muted" data-testid="whatif-no-prices">{"unknown: this model has no prices (its catalog or models.json entry gives none)"}</td></tr>
+                } else {
                 { for [("input", "cost per call, uncached input"), ("cacheRead", "cost per call, all read from the cache"), ("cacheWrite", "cost per call, all written to the cache")].iter().map(|(k, label)| html! {
                     <tr data-row={format!("cost-{k}")}><th>{*label}</th>
                         <td class="num">{dollars(cost(&before, k))}</td>
                         <td class="num">{dollars(cost(&after, k))}</td>
                         <td class="num">{dollars(at(&d, &["costPerCall", k]).and_then(Value::as_f64))}</td></tr>
                 }) }
+                }
             </tbody>
         </table>
     };
