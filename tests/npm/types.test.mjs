@@ -51,7 +51,7 @@ void treeCalls;
 const version: "0.85.1" | "1.6.0" = piVersion;
 const all: readonly ("0.85.1" | "1.6.0")[] = piVersions;
 const older = assemble({ prompt: "hi", piVersion: "0.85.1" });
-const why: "given" | "captured" | "detected" | "default" | undefined = older.pi?.reason;
+const why: "given" | "captured" | "installed" | "detected" | "call" | "default" | undefined = older.pi?.reason;
 const certainty: string | undefined = older.pi?.detection?.certainty;
 const needs: string | undefined = new CtxlensError("x").piVersion;
 function machine(): string | null {
