@@ -280,7 +280,10 @@ pub fn run(host: &mut dyn Host, argv: &[String]) -> i32 {
         );
     }
     if o.case.is_none() && o.session.is_none() && o.call.is_some() {
-        return usage(host, "--call needs a session file: a new session has no calls yet");
+        return usage(
+            host,
+            "--call needs a session file: a new session has no calls yet",
+        );
     }
     let inputs = if let Some(dir) = &o.case {
         match case_inputs(host, &o, dir) {

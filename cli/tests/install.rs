@@ -492,7 +492,10 @@ fn a_new_sessions_first_request_needs_no_session_file() {
         "pi-1.6.0/pm-fresh-low",
     ] {
         let case = Case::named(name);
-        assert!(!case.files().contains_key("session.jsonl"), "{name} resumes a session");
+        assert!(
+            !case.files().contains_key("session.jsonl"),
+            "{name} resumes a session"
+        );
         let env = js::parse(&String::from_utf8_lossy(&case.files()["expected/env.json"])).unwrap();
         let id = str_of(&env, "sessionId").unwrap();
         let _laid = lock();
@@ -507,7 +510,9 @@ fn a_new_sessions_first_request_needs_no_session_file() {
         if want.contains(&id) {
             match stand_in {
                 Some(s) => want = want.replace(&id, s),
-                None => failures.push(format!("{name}: pi's body carries the session id, ctxlens's no stand-in")),
+                None => failures.push(format!(
+                    "{name}: pi's body carries the session id, ctxlens's no stand-in"
+                )),
             }
         } else if stand_in.is_some() {
             failures.push(format!("{name}: a stand-in id where pi's body has none"));

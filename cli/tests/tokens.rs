@@ -208,13 +208,34 @@ fn a_model_without_a_public_vocabulary_gets_none() {
     assert!(s.get("systemPrompt").unwrap().get("tokens").is_none());
     let v = s.get("vocabulary").unwrap();
     assert_eq!(v.get("name"), Some(&Value::Null));
-    // Claude, with the stand-in provider's made-up usage: no estimate, and why.
+    // Claude, with the stand-in provider's made-up usage: not calibrated on it, and why; pi's
+    // own estimate (pi 1.6.0's `estimateCharsPerToken`) instead, said as one.
+    let ratio = ctxlens::Pi::new(ctxlens::PiVersion::V1_6_0)
+        .unwrap()
+        .data
+        .default_number("estimateCharsPerToken");
+    let ratio_text = ctxlens::js::number_to_string(ratio);
     let s = stats("pi-1.6.0/an-compaction");
-    assert_eq!(s.get("tokenizer"), Some(&Value::Null));
+    assert_eq!(
+        s.get("tokenizer").and_then(|t| t.get_str("name")),
+        Some("estimate")
+    );
     let e = s.get("calibration").unwrap().get("estimate").unwrap();
     assert_eq!(e.get("plausible"), Some(&Value::Bool(false)));
     let notes = s.get("tokenNotes").unwrap().to_json();
-    assert!(notes.contains("not a tokenizer's ratio"), "{notes}");
+    assert!(
+        notes.contains("not a tokenizer's ratio")
+            && notes.contains(&format!(
+                "tokens estimated at {ratio_text} characters per token, pi's own estimate"
+            )),
+        "{notes}"
+    );
+    let sp = s.get("systemPrompt").unwrap();
+    let chars = sp.get("chars").and_then(Value::as_f64).unwrap();
+    assert_eq!(
+        sp.get("tokens").and_then(Value::as_f64),
+        Some((chars / ratio).round())
+    );
 }
 
 #[test]

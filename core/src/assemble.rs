@@ -280,10 +280,7 @@ impl Run<'_> {
             self.diags.extend(f.diagnostics.iter().cloned());
             // A past call's release read the session as it stood then: what a later run wrote
             // after it is not something that release failed to know.
-            let upto = self
-                .choice_run
-                .as_ref()
-                .map_or(u32::MAX, |r| r.last_line);
+            let upto = self.choice_run.as_ref().map_or(u32::MAX, |r| r.last_line);
             self.diags.extend(
                 crate::pi::choice::unknown_in_session(&pi, f)
                     .into_iter()

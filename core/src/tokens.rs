@@ -259,11 +259,28 @@ pub fn count(
         None
     };
     if counter.is_none() && estimable {
+        // pi's own ratio, where the session's usage gives none to calibrate on: an estimate,
+        // said as one (pi shows the same estimate in its footer).
+        let pis = || calibration::Estimate {
+            chars_per_token: a
+                .pi
+                .as_ref()
+                .map_or(4.0, |pi| pi.data.default_number("estimateCharsPerToken")),
+            plausible: true,
+            error: None,
+            blocks: None,
+            blocks_error: None,
+        };
         match calibration.as_ref().and_then(|c| c.estimate.as_ref()) {
-            Some(e) if !e.plausible => notes.push(format!(
-                "no estimate: {:.1} characters per token is not a tokenizer's ratio, so the usage this session recorded does not look like these requests' tokens",
-                e.chars_per_token
-            )),
+            Some(e) if !e.plausible => {
+                let p = pis();
+                calibration::apply_estimate(&mut s, &p);
+                notes.push(format!(
+                    "tokens estimated at {} characters per token, pi's own estimate (its error is not measured): the usage this session recorded does not look like these requests' tokens ({:.1} characters per token is not a tokenizer's ratio), so it is not calibrated on",
+                    crate::js::number_to_string(p.chars_per_token),
+                    e.chars_per_token
+                ));
+            }
             Some(e) => {
                 calibration::apply_estimate(&mut s, e);
                 notes.push(format!(
@@ -278,9 +295,14 @@ pub fn count(
                     }
                 ));
             }
-            None => notes.push(
-                "no call of this model recorded its usage, so no estimate is calibrated: tokens are not shown".into(),
-            ),
+            None => {
+                let p = pis();
+                calibration::apply_estimate(&mut s, &p);
+                notes.push(format!(
+                    "tokens estimated at {} characters per token, pi's own estimate (its error is not measured): no call of this model recorded its usage to calibrate on",
+                    crate::js::number_to_string(p.chars_per_token)
+                ));
+            }
         }
     }
     let window = s

@@ -200,7 +200,9 @@ impl Workspace {
     /// The release of the past call `call` of session `s`, `chosen` being the session's.
     fn choose_for_call(&self, chosen: Choice, s: &SourceText, call: &CallRef) -> Choice {
         let r = self.read(s);
-        let system_lines = r.system_lines.get_or_init(|| choice::system_message_lines(&r.lines));
+        let system_lines = r
+            .system_lines
+            .get_or_init(|| choice::system_message_lines(&r.lines));
         if system_lines.is_empty() || chosen.reason == choice::Reason::Given {
             return chosen;
         }

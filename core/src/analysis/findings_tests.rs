@@ -289,13 +289,18 @@ fn context_beyond_the_model_s_window() {
 fn a_body_over_the_window_is_flagged_when_pis_estimate_is_under() {
     let case = "an-scripted";
     let mut inputs = crate::testcase::inputs(case);
-    let after = ctxlens_corpus::Case::named(case).session_after().expect("session.after");
+    let after = ctxlens_corpus::Case::named(case)
+        .session_after()
+        .expect("session.after");
     inputs = crate::case::call_inputs(&inputs, &after, crate::calls::CallRef::Index(5));
     let a = crate::assemble(&inputs);
     let size = crate::analysis::checks::context_size(&a).expect("a window");
     let stats = a.stats.as_ref().expect("stats");
     let body_tokens = (stats.body_chars as f64 / 4.0).ceil();
-    assert!(size.usage_tokens > 0.0 && size.tokens < body_tokens, "{size:?} {body_tokens}");
+    assert!(
+        size.usage_tokens > 0.0 && size.tokens < body_tokens,
+        "{size:?} {body_tokens}"
+    );
     assert!(!ids(&findings(&a)).contains(&"context-over-window"));
     // A window between the two.
     let window = ((size.tokens + body_tokens) / 2.0).floor();

@@ -398,14 +398,17 @@ fn lines_with_values<'t, 'l>(
 ) -> impl Iterator<Item = (u32, &'t str, Option<&'l Object>)> {
     let mut values = lines.values().peekable();
     let upto = upto as usize;
-    text.split('\n').take(upto).enumerate().map(move |(i, line)| {
-        let n = i as u32 + 1;
-        while values.peek().is_some_and(|(at, _)| *at < n) {
-            values.next();
-        }
-        let v = values.next_if(|(at, _)| *at == n).map(|(_, v)| v);
-        (n, line, v)
-    })
+    text.split('\n')
+        .take(upto)
+        .enumerate()
+        .map(move |(i, line)| {
+            let n = i as u32 + 1;
+            while values.peek().is_some_and(|(at, _)| *at < n) {
+                values.next();
+            }
+            let v = values.next_if(|(at, _)| *at == n).map(|(_, v)| v);
+            (n, line, v)
+        })
 }
 
 /// What the session's text says about the release that wrote it; `None` for a session with no
@@ -1029,7 +1032,9 @@ mod tests {
     fn lived_through_upgrades() -> String {
         let at = |d: &str, t: u32| format!("{d}T10:00:{t:02}.000Z");
         let line = |id: &str, parent: &str, ts: String, m: &str| {
-            format!(r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"{ts}","message":{m}}}"#)
+            format!(
+                r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"{ts}","message":{m}}}"#
+            )
         };
         let system = r#"{"role":"system","content":"","sections":{"cwd":"Current working directory: /p"},"timestamp":1}"#;
         let user = r#"{"role":"user","content":"hi","timestamp":2}"#;
@@ -1059,7 +1064,10 @@ mod tests {
             session: Some(session.clone()),
             ..Default::default()
         });
-        assert_eq!((chosen.version, chosen.reason), (PiVersion::V1_6_0, Reason::Detected));
+        assert_eq!(
+            (chosen.version, chosen.reason),
+            (PiVersion::V1_6_0, Reason::Detected)
+        );
         let for_call = |line: u32, chosen: Choice| {
             choose_for_call(chosen, &system_lines, line, |upto| {
                 detect_upto(&session, &lines, upto)
@@ -1067,13 +1075,26 @@ mod tests {
         };
         // The first run wrote no system message: pi 0.85, certain, from lines 1–3.
         let first = for_call(3, chosen.clone());
-        assert_eq!((first.version, first.reason), (PiVersion::V0_85_1, Reason::Call));
+        assert_eq!(
+            (first.version, first.reason),
+            (PiVersion::V0_85_1, Reason::Call)
+        );
         let run = first.call_run.clone().expect("the call's run");
-        assert_eq!((run.last_line, run.next_run_line, run.later), (3, 4, PiVersion::V1_6_0));
-        assert!(first.explain().contains("as it stood then (lines 1–3)"), "{}", first.explain());
+        assert_eq!(
+            (run.last_line, run.next_run_line, run.later),
+            (3, 4, PiVersion::V1_6_0)
+        );
+        assert!(
+            first.explain().contains("as it stood then (lines 1–3)"),
+            "{}",
+            first.explain()
+        );
         // The second run is dated before 1.5.0 was out: 1.4.0 at the latest.
         let second = for_call(6, chosen.clone());
-        assert_eq!((second.version, second.reason), (PiVersion::V1_4_0, Reason::Call));
+        assert_eq!(
+            (second.version, second.reason),
+            (PiVersion::V1_4_0, Reason::Call)
+        );
         // The last run's call is the session's choice; a release given is never overridden.
         assert_eq!(for_call(9, chosen.clone()), chosen);
         let given = Choice {

@@ -92,7 +92,10 @@ pub fn to_json(all: &[(PiVersion, Fingerprints)]) -> Value {
         }
         releases.insert(
             v.as_str(),
-            Object::new().with("marks", marks).with("tools", tools).into(),
+            Object::new()
+                .with("marks", marks)
+                .with("tools", tools)
+                .into(),
         );
     }
     Object::new()
@@ -143,11 +146,19 @@ mod tests {
     fn fingerprints_are_made_from_every_releases_data() {
         let all: Vec<(PiVersion, Fingerprints)> = PiVersion::ALL
             .into_iter()
-            .map(|v| (v, fingerprints_of(super::super::data::get(v).expect("data"))))
+            .map(|v| {
+                (
+                    v,
+                    fingerprints_of(super::super::data::get(v).expect("data")),
+                )
+            })
             .collect();
         let want = format!("{}\n", to_json(&all).to_json_pretty(2));
         if std::env::var_os("UPDATE_EXPECT").is_some() {
-            let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/release-fingerprints.json");
+            let path = concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/data/release-fingerprints.json"
+            );
             std::fs::write(path, &want).expect("write the fingerprints");
             return;
         }

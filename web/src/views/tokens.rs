@@ -236,6 +236,19 @@ pub fn TokenNote(p: &TokenNoteProps) -> Html {
                 });
                 let cpt = est.as_ref().and_then(|e| e.get("charsPerToken")).and_then(Value::as_f64);
                 let err = est.as_ref().and_then(|e| e.get("error")).filter(|e| !e.is_null());
+                // No usage to calibrate on (or usage that does not look like tokens): pi's own
+                // ratio, which the core's note names.
+                let pis = p.tokens.as_ref().and_then(|t| match t {
+                    TokenUpdate::Ready { notes, .. } => notes.iter().find(|n| n.contains("pi's own estimate")).cloned(),
+                    _ => None,
+                });
+                if let Some(note) = pis {
+                    (
+                        "estimate",
+                        format!("Token estimate: {whose}, so its {note}."),
+                        None,
+                    )
+                } else {
                 (
                     "estimate",
                     format!(
@@ -251,6 +264,7 @@ pub fn TokenNote(p: &TokenNoteProps) -> Html {
                     ),
                     None,
                 )
+                }
             }
         },
         Some(TokenUpdate::Unknown {
