@@ -258,9 +258,12 @@ pub fn count(
     } else {
         None
     };
+    // A model with no public vocabulary (Claude) has no count to wait for: where the session's
+    // usage gives no ratio to calibrate on, pi's own ratio stands in, said as one. A model whose
+    // vocabulary this host has not loaded waits for it instead.
+    let no_vocabulary = matches!(vocabulary, Some(Vocabulary::Unknown { kind: Some(_), .. }));
     if counter.is_none() && estimable {
-        // pi's own ratio, where the session's usage gives none to calibrate on: an estimate,
-        // said as one (pi shows the same estimate in its footer).
+        // pi's own ratio (pi shows the same estimate in its footer).
         let pis = || calibration::Estimate {
             chars_per_token: a
                 .pi
@@ -272,6 +275,10 @@ pub fn count(
             blocks_error: None,
         };
         match calibration.as_ref().and_then(|c| c.estimate.as_ref()) {
+            Some(e) if !e.plausible && !no_vocabulary => notes.push(format!(
+                "no estimate: {:.1} characters per token is not a tokenizer's ratio, so the usage this session recorded does not look like these requests' tokens",
+                e.chars_per_token
+            )),
             Some(e) if !e.plausible => {
                 let p = pis();
                 calibration::apply_estimate(&mut s, &p);
@@ -295,6 +302,9 @@ pub fn count(
                     }
                 ));
             }
+            None if !no_vocabulary => notes.push(
+                "no call of this model recorded its usage, so no estimate is calibrated: tokens are not shown".into(),
+            ),
             None => {
                 let p = pis();
                 calibration::apply_estimate(&mut s, &p);

@@ -261,6 +261,23 @@ test("a Claude session: an estimate calibrated on its usage, labelled as such wi
   fs.rmSync(path.dirname(dir), { recursive: true, force: true });
 });
 
+test("a Claude session with no usage to calibrate on: pi's own estimate, said as one, as the CLI gives it", async () => {
+  const dir = path.join(repo, "tests/conformance/pi-1.6.0/an-fresh");
+  const expected = cliStats(dir);
+  assert.equal(expected.vocabulary.kind, "claude");
+  assert.equal(expected.tokenizer.name, "estimate");
+  const before = tokenRequests().length;
+  const { page, context } = await openApp();
+  await openCase(page, dir);
+  await page.waitForFunction(() => document.querySelector('[data-testid="tokens-note"]')?.dataset.state === "estimate", null, { timeout: 120000 });
+  const text = await page.getByTestId("tokens-note").textContent();
+  assert.match(text, /^Token estimate: Claude's vocabulary is not public .*, so its tokens estimated at [\d.]+ characters per token, pi's own estimate \(its error is not measured\)/);
+  assert.equal(num(await page.getByTestId("stat-system-tokens").textContent()), expected.systemPrompt.tokens);
+  assert.match(await page.getByTestId("stat-system-tokens").textContent(), /^≈/, "shown as an estimate");
+  assert.equal(tokenRequests().length, before, "no vocabulary is fetched for Claude");
+  await context.close();
+});
+
 test("an unknown model: \"unknown\", no vocabulary fetched, no count made up", async () => {
   const expected = cliStats(UNKNOWN);
   assert.equal(expected.tokenizer, null, "the CLI counts no tokens for this model either");
