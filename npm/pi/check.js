@@ -1,0 +1,155 @@
+// The live check: on each request pi sends, ctxlens rebuilds it from the session and the files
+// and compares the bytes with the body pi hands to `fetch`. A match is counted; a mismatch
+// writes a redacted case (`ctxlens export --redact`) with pi's real body beside it into a local
+// folder and says one line. Nothing leaves the machine: pi's own request goes out unchanged
+// and nothing else is sent.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import zlib from "node:zlib";
+import { cliArgs } from "./live.js";
+import { redactText } from "./redact.js";
+
+/** The check's state: off until switched on; its counts; the requests waiting for their body. */
+export function createCheck({ run, files, say }) {
+  const state = { on: false, dir: null, requests: 0, matched: 0, differed: 0, unchecked: 0, saved: [], waiting: [] };
+  let wrapped = false;
+
+  /** `before_provider_request`: the inputs as they are now, kept until pi's body reaches fetch. */
+  function onRequest(snap) {
+    if (!state.on) return;
+    for (const w of state.waiting.splice(0)) notCompared(w);
+    state.requests += 1;
+    state.waiting.push({ ...snap, number: state.requests });
+    wrapFetch();
+  }
+
+  /** A request whose body never reached `fetch` (a provider with its own HTTP client): counted, not compared. */
+  function notCompared() {
+    state.unchecked += 1;
+  }
+
+  /** pi's fetch, wrapped once: the first POST with a body after a request's hook is that request's body. */
+  function wrapFetch() {
+    if (wrapped || typeof globalThis.fetch !== "function") return;
+    wrapped = true;
+    const original = globalThis.fetch;
+    globalThis.fetch = function ctxlensCheckedFetch(input, init) {
+      const w = state.waiting.length ? bodyOf(input, init) : null;
+      const response = original.apply(this, arguments);
+      if (w !== null) {
+        const snap = state.waiting.shift();
+        setImmediate(() => compare(snap, w));
+      }
+      return response;
+    };
+  }
+
+  /** The rebuild against pi's body: counted, or saved as a case with one line said. */
+  function compare(snap, piBody) {
+    let rebuilt;
+    try {
+      rebuilt = run(cliArgs(snap, files, "assemble"));
+    } catch (e) {
+      rebuilt = { code: 1, stdoutBytes: Buffer.alloc(0), stderr: String(e?.message ?? e) };
+    }
+    const mine = rebuilt.code === 0 ? rebuilt.stdoutBytes : null;
+    if (mine && mine.equals(piBody)) {
+      state.matched += 1;
+      return;
+    }
+    state.differed += 1;
+    const at = mine ? firstDifference(mine, piBody) : null;
+    try {
+      const where = save(snap, piBody, mine, rebuilt.stderr);
+      state.saved.push(where);
+      const what = mine ? `differs from ctxlens's rebuild at byte ${at.toLocaleString("en-US")}` : "could not be rebuilt by ctxlens";
+      say(`ctxlens: request ${snap.number} ${what}; the case is saved in ${where}`, "warning");
+    } catch (e) {
+      say(`ctxlens: request ${snap.number} differs from ctxlens's rebuild, and the case could not be saved: ${e.message}`, "error");
+    }
+  }
+
+  /** The case folder: case.zip (redacted), pi's body and ctxlens's, both redacted, and a note. */
+  function save(snap, piBody, mine, why) {
+    const stamp = new Date(snap.now).toISOString().replace(/[:.]/g, "-");
+    const where = path.join(state.dir, `${stamp}-${snap.sessionId.slice(0, 8) || "session"}-request-${snap.number}`);
+    fs.mkdirSync(where, { recursive: true, mode: 0o700 });
+    const exportSnap = { ...snap, flags: keyless(snap.flags) };
+    const zip = path.join(where, "case.zip");
+    const exported = run(cliArgs(exportSnap, files, "export", ["-o", zip, "--redact"]));
+    if (exported.code !== 0 || !fs.existsSync(zip)) throw new Error(lastLine(exported.stderr) || "export failed");
+    fs.writeFileSync(path.join(where, "pi-body.json"), redactText(piBody.toString("utf8")));
+    if (mine) fs.writeFileSync(path.join(where, "ctxlens-body.json"), redactText(mine.toString("utf8")));
+    fs.writeFileSync(path.join(where, "README.txt"), note(snap, mine, why));
+    return where;
+  }
+
+  return { state, onRequest, wrapFetch };
+}
+
+/** pi's body as bytes (decompressed when pi compressed it), or null when this call has no body to compare. */
+export function bodyOf(input, init) {
+  const method = (init?.method ?? input?.method ?? "GET").toUpperCase();
+  const body = init?.body;
+  if (method !== "POST" || body === undefined || body === null) return null;
+  let bytes;
+  if (typeof body === "string") bytes = Buffer.from(body, "utf8");
+  else if (body instanceof Uint8Array) bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  else if (body instanceof ArrayBuffer) bytes = Buffer.from(body);
+  else return null;
+  const encoding = headerOf(init?.headers, "content-encoding");
+  if (encoding === "zstd" && typeof zlib.zstdDecompressSync === "function") return zlib.zstdDecompressSync(bytes);
+  if (encoding === "gzip") return zlib.gunzipSync(bytes);
+  return bytes;
+}
+
+function headerOf(headers, name) {
+  if (!headers) return null;
+  if (typeof headers.get === "function") return headers.get(name);
+  if (Array.isArray(headers)) return headers.find(([k]) => k.toLowerCase() === name)?.[1] ?? null;
+  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return v;
+  return null;
+}
+
+/** The first byte where two bodies differ. */
+export function firstDifference(a, b) {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return i;
+  return n;
+}
+
+/** `--api-key VALUE` with the value replaced (the prefix pi looks at kept): the case zip never holds it. */
+function keyless(flags) {
+  const out = [...flags];
+  for (let i = 0; i < out.length - 1; i++) {
+    if (out[i] === "--api-key") out[i + 1] = out[i + 1].startsWith("sk-ant-oat") ? "sk-ant-oat-redacted" : "redacted-key";
+  }
+  return out;
+}
+
+function lastLine(text) {
+  return String(text ?? "").trim().split("\n").pop() ?? "";
+}
+
+function note(snap, mine, why) {
+  return [
+    "A request pi sent that ctxlens did not rebuild byte for byte.",
+    "",
+    "case.zip        the inputs (session, files, settings, extension tools), redacted:",
+    "                home path, user and host names and keys replaced. Open it in the",
+    "                ctxlens app, or unzip it and run: ctxlens summary --case FOLDER",
+    "pi-body.json    the body pi sent, redacted the same way",
+    mine ? "ctxlens-body.json  the body ctxlens rebuilt" : `ctxlens built no body: ${lastLine(why)}`,
+    "",
+    `pi ${snap.pi?.version ?? "(release unknown)"}, request ${snap.number} of this session, ${new Date(snap.now).toISOString()}`,
+    "Nothing was sent anywhere. Look the files over before you share them.",
+    "",
+  ].join("\n");
+}
+
+/** Where mismatches are saved by default: the agent dir's ctxlens/mismatches. */
+export function defaultDir(env = process.env) {
+  const agent = env.PI_CODING_AGENT_DIR || path.join(os.homedir(), ".pi", "agent");
+  return path.join(agent, "ctxlens", "mismatches");
+}
