@@ -79,8 +79,8 @@ export function createCheck({ run, files, say }) {
     const zip = path.join(where, "case.zip");
     const exported = run(cliArgs(exportSnap, files, "export", ["-o", zip, "--redact"]));
     if (exported.code !== 0 || !fs.existsSync(zip)) throw new Error(lastLine(exported.stderr) || "export failed");
-    fs.writeFileSync(path.join(where, "pi-body.json"), redactText(piBody.toString("utf8")));
-    if (mine) fs.writeFileSync(path.join(where, "ctxlens-body.json"), redactText(mine.toString("utf8")));
+    fs.writeFileSync(path.join(where, "pi-body.json"), redactText(piBody.toString("utf8")), { mode: 0o600 });
+    if (mine) fs.writeFileSync(path.join(where, "ctxlens-body.json"), redactText(mine.toString("utf8")), { mode: 0o600 });
     fs.writeFileSync(path.join(where, "README.txt"), note(snap, mine, why));
     return where;
   }

@@ -122,6 +122,7 @@ export function snapshot(pi, ctx, promptOptions) {
     sessionId: sm.getSessionId?.() ?? "",
     tools: extensionTools(pi, promptOptions),
     flags: requestFlags(process.argv.slice(2)),
+    model: ctx.model ? `${ctx.model.provider}/${ctx.model.id}` : null,
     now: Date.now(),
     pi: runningPi(),
     cwd: ctx.cwd ?? process.cwd(),
@@ -138,6 +139,9 @@ export function cliArgs(snap, files, command, extra = []) {
   const argv = [...(command ? [command] : []), session];
   if (snap.tools.length) argv.push("--tool-set", files.write("extension-tools.json", JSON.stringify(snap.tools)));
   argv.push("--now", String(snap.now));
+  // The model pi uses now (as a resumed session's would be found, unless pi was started with
+  // one the session's entries do not resolve to).
+  if (snap.model) argv.push("--model", snap.model);
   if (snap.pi) argv.push("--pi-dir", snap.pi.dir);
   return [...argv, ...extra, ...snap.flags];
 }

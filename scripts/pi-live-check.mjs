@@ -1,0 +1,80 @@
+// node scripts/pi-live-check.mjs [--all] [RELEASE/CASE | RELEASE…]: the pi package's live check on
+// captured cases with the real pi. The packed tarball (pkg/ctxlens-*.tgz) is installed with
+// `pi install` once per release; each case is laid out as its capture laid it, pi runs its
+// prompt against the stand-in provider (answering the case's script) with the check on, and
+// the check's own count is printed: "pi-1.6.0/an-scripted 5/5". A mismatch prints the check's
+// line with the saved case's folder (kept under $TMPDIR/ctxlens-live-check). Default: every
+// scripted case of every release (--all: every case; a release alone, `pi-1.6.0`: its cases).
+// One case at a time (the capture lock).
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { captureLock, repo } from "../tests/npm/helpers.mjs";
+import { piInstall, standIn, layCase, pi } from "../tests/npm/pi-run.mjs";
+
+/** The cases to run: those named, else the scripted ones (or all) of every release. */
+function cases(argv) {
+  const named = argv.filter((a) => !a.startsWith("--"));
+  if (named.some((n) => n.includes("/"))) return named;
+  const root = path.join(repo, "tests/conformance");
+  const all = argv.includes("--all");
+  return fs
+    .readdirSync(root)
+    .filter((r) => r.startsWith("pi-") && (named.length === 0 || named.includes(r)))
+    .sort()
+    .flatMap((r) =>
+      fs
+        .readdirSync(path.join(root, r))
+        .filter((n) => fs.existsSync(path.join(root, r, n, "expected/request-1.json")) && (all || fs.existsSync(path.join(root, r, n, "script.json"))))
+        .sort()
+        .map((n) => `${r}/${n}`),
+    );
+}
+
+/** One case: pi run with the check on; its status line and mismatch lines. */
+export async function checkCase(name, installed, saveDir) {
+  const version = name.split("/")[0].slice(3);
+  const dir = path.join(repo, "tests/conformance", name);
+  const script = path.join(dir, "script.json");
+  const lock = await captureLock();
+  const provider = await standIn(fs.existsSync(script) ? script : undefined);
+  try {
+    const c = layCase(dir, installed, provider.port, { ctxlens: { check: true, ...(saveDir ? { checkDir: path.join(saveDir, name) } : {}) } });
+    const r = await pi(version, ["-p", ...c.piArgs, c.prompt], { env: c.env, cwd: c.cwd });
+    const lines = r.stderr.split("\n").filter((l) => l.startsWith("ctxlens"));
+    const status = lines.find((l) => l.startsWith("ctxlens live check"));
+    const m = status?.match(/(\d+)\/(\d+) requests matched/);
+    return { name, matched: m ? Number(m[1]) : 0, compared: m ? Number(m[2]) : 0, sent: provider.requests(), lines, code: r.code };
+  } finally {
+    provider.stop();
+    await lock.release();
+  }
+}
+
+async function main() {
+  const list = cases(process.argv.slice(2));
+  const homes = new Map();
+  // Mismatches are saved here, out of the laid root (the next case clears that).
+  const saved = path.join(os.tmpdir(), "ctxlens-live-check");
+  let matched = 0;
+  let sent = 0;
+  for (const name of list) {
+    const version = name.split("/")[0].slice(3);
+    if (!homes.has(version)) {
+      const home = fs.mkdtempSync(path.join(os.tmpdir(), "ctxlens-pi-home-"));
+      fs.mkdirSync(path.join(home, ".pi/agent"), { recursive: true });
+      await piInstall(version, home);
+      homes.set(version, home);
+    }
+    const r = await checkCase(name, path.join(homes.get(version), ".pi/agent"), saved);
+    matched += r.matched;
+    sent += r.sent;
+    const flag = r.matched === r.sent && r.sent > 0 ? "" : "  <-";
+    console.log(`${name} ${r.matched}/${r.sent}${r.compared !== r.sent ? ` (compared ${r.compared})` : ""}${flag}`);
+    for (const l of r.lines.filter((l) => !l.startsWith("ctxlens live check"))) console.log(`    ${l}`);
+  }
+  for (const home of homes.values()) fs.rmSync(home, { recursive: true, force: true });
+  console.log(`${matched}/${sent} requests matched, ${list.length} cases`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();
