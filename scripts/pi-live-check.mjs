@@ -66,7 +66,13 @@ async function main() {
       await piInstall(version, home);
       homes.set(version, home);
     }
-    const r = await checkCase(name, path.join(homes.get(version), ".pi/agent"), saved);
+    let r;
+    try {
+      r = await checkCase(name, path.join(homes.get(version), ".pi/agent"), saved);
+    } catch (e) {
+      console.log(`${name} not run: ${e.message.split("\n")[0]}`);
+      continue;
+    }
     matched += r.matched;
     sent += r.sent;
     const flag = r.matched === r.sent && r.sent > 0 ? "" : "  <-";

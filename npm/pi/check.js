@@ -8,7 +8,8 @@ import os from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
 import { cliArgs } from "./live.js";
-import { redactText } from "./redact.js";
+import { redactText, identity } from "./redact.js";
+import { readStoredZip } from "./zip.js";
 
 /** The check's state: off until switched on; its counts; the requests waiting for their body. */
 export function createCheck({ run, files, say }) {
@@ -70,7 +71,10 @@ export function createCheck({ run, files, say }) {
     }
   }
 
-  /** The case folder: case.zip (redacted), pi's body and ctxlens's, both redacted, and a note. */
+  /**
+   * The case folder: case.zip (redacted), the body ctxlens rebuilds from that case (what whoever
+   * opens it gets), pi's body redacted with the case's own home stand-in, and a note.
+   */
   function save(snap, piBody, mine, why) {
     const stamp = new Date(snap.now).toISOString().replace(/[:.]/g, "-");
     const where = path.join(state.dir, `${stamp}-${snap.sessionId.slice(0, 8) || "session"}-request-${snap.number}`);
@@ -79,13 +83,28 @@ export function createCheck({ run, files, say }) {
     const zip = path.join(where, "case.zip");
     const exported = run(cliArgs(exportSnap, files, "export", ["-o", zip, "--redact"]));
     if (exported.code !== 0 || !fs.existsSync(zip)) throw new Error(lastLine(exported.stderr) || "export failed");
-    fs.writeFileSync(path.join(where, "pi-body.json"), redactText(piBody.toString("utf8")), { mode: 0o600 });
-    if (mine) fs.writeFileSync(path.join(where, "ctxlens-body.json"), redactText(mine.toString("utf8")), { mode: 0o600 });
-    fs.writeFileSync(path.join(where, "README.txt"), note(snap, mine, why));
+    const { body, home } = fromCase(zip, files, run);
+    fs.writeFileSync(path.join(where, "pi-body.json"), redactText(piBody.toString("utf8"), { ...identity(), homeAs: home }), { mode: 0o600 });
+    if (body !== null) fs.writeFileSync(path.join(where, "ctxlens-body.json"), body, { mode: 0o600 });
+    fs.writeFileSync(path.join(where, "README.txt"), note(snap, body !== null, mine ? null : why));
     return where;
   }
 
   return { state, onRequest, wrapFetch };
+}
+
+/**
+ * The saved case's body as `ctxlens assemble --case` rebuilds it (null when it builds none), the
+ * case unpacked into the scratch folder, and the home path it stands in for this one.
+ */
+function fromCase(zip, files, run) {
+  const entries = readStoredZip(fs.readFileSync(zip));
+  files.clear("case");
+  for (const [name, bytes] of Object.entries(entries)) files.write(`case/${name}`, bytes);
+  const env = JSON.parse(Buffer.from(entries["expected/env.json"] ?? "{}").toString("utf8"));
+  const r = entries["case.json"] ? run(["assemble", "--case", files.path("case")]) : { code: 1 };
+  files.clear("case");
+  return { body: r.code === 0 ? r.stdoutBytes : null, home: typeof env.home === "string" ? env.home : undefined };
 }
 
 /** pi's body as bytes (decompressed when pi compressed it), or null when this call has no body to compare. */
@@ -132,15 +151,17 @@ function lastLine(text) {
   return String(text ?? "").trim().split("\n").pop() ?? "";
 }
 
-function note(snap, mine, why) {
+function note(snap, rebuilt, why) {
   return [
     "A request pi sent that ctxlens did not rebuild byte for byte.",
     "",
-    "case.zip        the inputs (session, files, settings, extension tools), redacted:",
-    "                home path, user and host names and keys replaced. Open it in the",
-    "                ctxlens app, or unzip it and run: ctxlens summary --case FOLDER",
-    "pi-body.json    the body pi sent, redacted the same way",
-    mine ? "ctxlens-body.json  the body ctxlens rebuilt" : `ctxlens built no body: ${lastLine(why)}`,
+    "case.zip           the inputs (session, files, settings, extension tools), redacted:",
+    "                   home path, user and host names and keys replaced. Open it in the",
+    "                   ctxlens app, or unzip it and run: ctxlens summary --case FOLDER",
+    "pi-body.json       the body pi sent, redacted (the home path as in the case; user and",
+    "                   host names and keys replaced by plain words)",
+    rebuilt ? "ctxlens-body.json  the body ctxlens rebuilds from case.zip" : "                   (ctxlens rebuilds no body from case.zip)",
+    ...(why ? [`ctxlens built no body here: ${lastLine(why)}`] : []),
     "",
     `pi ${snap.pi?.version ?? "(release unknown)"}, request ${snap.number} of this session, ${new Date(snap.now).toISOString()}`,
     "Nothing was sent anywhere. Look the files over before you share them.",

@@ -97,13 +97,17 @@ export function scratch() {
     dir = null;
   };
   process.once("exit", remove);
+  const root = () => (dir ??= fs.mkdtempSync(path.join(os.tmpdir(), "ctxlens-pi-")));
   return {
-    write(name, text) {
-      dir ??= fs.mkdtempSync(path.join(os.tmpdir(), "ctxlens-pi-"));
-      const p = path.join(dir, name);
-      fs.writeFileSync(p, text, { mode: 0o600 });
+    /** Writes `name` (a relative path, "/"-separated) in the folder; returns its path. */
+    write(name, bytes) {
+      const p = path.join(root(), ...name.split("/").filter((s) => s && s !== ".." && s !== "."));
+      fs.mkdirSync(path.dirname(p), { recursive: true, mode: 0o700 });
+      fs.writeFileSync(p, bytes, { mode: 0o600 });
       return p;
     },
+    path: (name) => path.join(root(), name),
+    clear: (name) => fs.rmSync(path.join(root(), name), { recursive: true, force: true }),
     remove,
   };
 }

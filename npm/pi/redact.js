@@ -36,10 +36,13 @@ export function identity() {
   return { home: os.homedir(), user, host: os.hostname() };
 }
 
-/** `text` with the home path, the user and host names and key-shaped strings replaced. */
+/**
+ * `text` with the home path (by `who.homeAs`, the stand-in a redacted case used, else
+ * /home/user), the user and host names and key-shaped strings replaced.
+ */
 export function redactText(text, who = identity()) {
   let out = text;
-  if (who.home && who.home !== "/") out = out.split(who.home).join("/home/user");
+  if (who.home && who.home !== "/") out = out.split(who.home).join(who.homeAs ?? "/home/user");
   for (const [name, stand] of [
     [who.user, "user"],
     [who.host, "host"],
