@@ -9,8 +9,8 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { captureLock, repo } from "../tests/npm/helpers.mjs";
-import { piInstall, standIn, layCase, pi } from "../tests/npm/pi-run.mjs";
+import { repo } from "../tests/npm/helpers.mjs";
+import { piInstall, checkCase } from "../tests/npm/pi-run.mjs";
 
 /** The cases to run: those named, else the scripted ones (or all) of every release. */
 function cases(argv) {
@@ -29,26 +29,6 @@ function cases(argv) {
         .sort()
         .map((n) => `${r}/${n}`),
     );
-}
-
-/** One case: pi run with the check on; its status line and mismatch lines. */
-export async function checkCase(name, installed, saveDir) {
-  const version = name.split("/")[0].slice(3);
-  const dir = path.join(repo, "tests/conformance", name);
-  const script = path.join(dir, "script.json");
-  const lock = await captureLock();
-  const provider = await standIn(fs.existsSync(script) ? script : undefined);
-  try {
-    const c = layCase(dir, installed, provider.port, { ctxlens: { check: true, ...(saveDir ? { checkDir: path.join(saveDir, name) } : {}) } });
-    const r = await pi(version, ["-p", ...c.piArgs, c.prompt], { env: c.env, cwd: c.cwd });
-    const lines = r.stderr.split("\n").filter((l) => l.startsWith("ctxlens"));
-    const status = lines.find((l) => l.startsWith("ctxlens live check"));
-    const m = status?.match(/(\d+)\/(\d+) requests matched/);
-    return { name, matched: m ? Number(m[1]) : 0, compared: m ? Number(m[2]) : 0, sent: provider.requests(), lines, code: r.code };
-  } finally {
-    provider.stop();
-    await lock.release();
-  }
 }
 
 async function main() {

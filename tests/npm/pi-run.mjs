@@ -7,7 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { spawn, execFileSync } from "node:child_process";
-import { repo, tarball, layInstall, pointedAt, INSTALL_ROOT } from "./helpers.mjs";
+import { repo, tarball, layInstall, pointedAt, captureLock, INSTALL_ROOT } from "./helpers.mjs";
 
 export const oracle = process.env.PI_ORACLE_DIR ?? path.join(repo, "../shared/oracle");
 
@@ -74,7 +74,8 @@ export async function standIn(script) {
     look();
   });
   const requests = () => fs.readdirSync(dir).filter((f) => /^request-\d+\.json$/.test(f)).length;
-  return { port, dir, requests, stop: () => (child.kill(), fs.rmSync(dir, { recursive: true, force: true })) };
+  const bodies = () => Array.from({ length: requests() }, (_, i) => fs.readFileSync(path.join(dir, `request-${i + 1}.json`)));
+  return { port, dir, requests, bodies, stop: () => (child.kill(), fs.rmSync(dir, { recursive: true, force: true })) };
 }
 
 /**
@@ -156,6 +157,31 @@ export function rpc(version, args, { env, cwd }) {
         child.kill();
       }),
   };
+}
+
+/**
+ * One captured case run by the real pi with the live check on (the ctxlens package copied from
+ * `installed`, an agent dir `pi install` wrote; `extraArgs` added to pi's): the check's count
+ * (`matched` of `compared`), the requests the stand-in received (`sent`), the check's lines on
+ * stderr, the laid case. Mismatches are saved under `saveDir/NAME` (default: the agent dir's).
+ */
+export async function checkCase(name, installed, saveDir, extraArgs = []) {
+  const version = name.split("/")[0].slice(3);
+  const dir = path.join(repo, "tests/conformance", name);
+  const script = path.join(dir, "script.json");
+  const lock = await captureLock();
+  const provider = await standIn(fs.existsSync(script) ? script : undefined);
+  try {
+    const c = layCase(dir, installed, provider.port, { ctxlens: { check: true, ...(saveDir ? { checkDir: path.join(saveDir, name) } : {}) } });
+    const r = await pi(version, ["-p", ...c.piArgs, ...extraArgs, c.prompt], { env: c.env, cwd: c.cwd });
+    const lines = r.stderr.split("\n").filter((l) => l.startsWith("ctxlens"));
+    const status = lines.find((l) => l.startsWith("ctxlens live check"));
+    const m = status?.match(/(\d+)\/(\d+) requests matched/);
+    return { name, matched: m ? Number(m[1]) : 0, compared: m ? Number(m[2]) : 0, sent: provider.requests(), lines, code: r.code, stderr: r.stderr, laid: c, bodies: provider.bodies() };
+  } finally {
+    provider.stop();
+    await lock.release();
+  }
 }
 
 /** A STORE-only zip (as ctxlens writes them) unpacked into `dir`. */

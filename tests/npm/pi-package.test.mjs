@@ -1,0 +1,211 @@
+// The package as a pi package, with the real pi (0.85.1 and 1.6.0, the installs scripts/setup.sh
+// makes): `pi install npm:ctxlens@file:<the packed tarball>` into an agent dir, then
+//   - `/ctxlens` in pi (RPC mode: the notification pi's TUI would show) is the `ctxlens summary`
+//     the package's bin prints for the same session, files and extension tools, with the
+//     context window line under it; `/ctxlens whatif` gives the saving the command line's
+//     `whatif` computes, with its take-home; `/ctxlens open` serves the visualizer on 127.0.0.1;
+//   - the live check, on scripted runs of captured cases (pi really runs the tools; extension
+//     tools from pi's registry; a Codex body pi compresses), counts every request a match;
+//   - an extension that alters the payload after the rebuild's inputs were taken makes each
+//     request a mismatch: one line with the folder, whose case.zip `ctxlens` opens and rebuilds
+//     into ctxlens-body.json, beside pi's real body.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { spawnSync } from "node:child_process";
+import { repo, captureLock, INSTALL_ROOT } from "./helpers.mjs";
+import { piInstall, standIn, layCase, rpc, checkCase, unzip } from "./pi-run.mjs";
+
+const RELEASES = ["0.85.1", "1.6.0"];
+const homes = {};
+let scratch;
+
+before(async () => {
+  scratch = fs.mkdtempSync(path.join(os.tmpdir(), "ctxlens-pi-package-"));
+  for (const v of RELEASES) {
+    homes[v] = path.join(scratch, `home-${v}`);
+    fs.mkdirSync(path.join(homes[v], ".pi/agent"), { recursive: true });
+    await piInstall(v, homes[v]);
+  }
+});
+after(() => fs.rmSync(scratch, { recursive: true, force: true }));
+
+const agentOf = (v) => path.join(homes[v], ".pi/agent");
+const bin = (v) => path.join(agentOf(v), "npm/node_modules/ctxlens/bin/ctxlens.js");
+
+/** The installed package's `ctxlens ARGS` in the laid case's cwd and environment. */
+function ctxlens(v, args, c) {
+  const env = { ...c.env, PATH: `${path.dirname(piBinOf(v))}:${c.env.PATH}` };
+  const r = spawnSync(process.execPath, [bin(v), ...args], { cwd: c.cwd, env, maxBuffer: 1 << 26 });
+  return { code: r.status, stdout: r.stdout.toString("utf8"), stderr: r.stderr.toString("utf8") };
+}
+
+/** The release's `pi` (the installed pi the command line finds on PATH, as pi itself is). */
+function piBinOf(v) {
+  return `${v === "0.85.1" ? "/opt/pi-oracle" : `/opt/pi-oracle-${v}`}/node_modules/.bin/pi`;
+}
+
+test("pi install of the packed tarball writes the package and its settings entry", () => {
+  for (const v of RELEASES) {
+    const settings = JSON.parse(fs.readFileSync(path.join(agentOf(v), "settings.json"), "utf8"));
+    assert.equal(settings.packages.length, 1);
+    assert.match(settings.packages[0], /^npm:ctxlens@file:.*ctxlens-.*\.tgz$/);
+    const pkg = JSON.parse(fs.readFileSync(path.join(agentOf(v), "npm/node_modules/ctxlens/package.json"), "utf8"));
+    assert.deepEqual(pkg.pi, { extensions: ["./pi/extension.js"] });
+    assert.ok(pkg.keywords.includes("pi-package"));
+  }
+});
+
+/**
+ * Sends `/ctxlens …` commands to pi in RPC mode on a laid case; resolves with each
+ * notification, after `whileRunning(notifications)` (pi still running) is done.
+ */
+async function commands(v, c, list, whileRunning = async () => {}) {
+  const p = rpc(v, c.piArgs, { env: c.env, cwd: c.cwd });
+  try {
+    const out = [];
+    for (const message of list) {
+      const from = p.events.length;
+      p.send({ type: "prompt", message });
+      out.push(await p.next((e) => e.type === "extension_ui_request" && e.method === "notify", from));
+    }
+    await whileRunning(out);
+    return out;
+  } finally {
+    await p.close();
+  }
+}
+
+// A resumed session with skills and context files (0.85.1); a mid-conversation resume with
+// extension tools declared in the session (1.6.0).
+for (const [v, name, change] of [
+  ["0.85.1", "pi-0.85.1/an-skills", "tool:bash"],
+  ["1.6.0", "pi-1.6.0/an-midconvo", "tool:read"],
+]) {
+  test(`pi ${v}: /ctxlens is what ctxlens says for the same session; whatif and open`, async () => {
+    const lock = await captureLock();
+    const provider = await standIn();
+    try {
+      const c = layCase(path.join(repo, "tests/conformance", name), agentOf(v), provider.port);
+      let served;
+      const [summary, whatif, opened] = await commands(v, c, ["/ctxlens", `/ctxlens whatif ${change}`, "/ctxlens open"], async ([, , o]) => {
+        const url = /at (http:\/\/127\.0\.0\.1:\d+\/\S*) /.exec(o.message)?.[1];
+        assert.ok(url, o.message);
+        served = { url, page: await get(url), manifest: await get(new URL(`/${new URL(url).searchParams.get("case")}`, url).href) };
+      });
+      assert.equal(provider.requests(), 0, "the commands send nothing to the provider");
+
+      const toolSet = c.toolSet ? ["--tool-set", c.toolSet] : [];
+      const want = ctxlens(v, ["summary", c.session, "--prompt", "", "--model", c.caseJson.model, ...toolSet, ...(c.caseJson.args ?? [])], c);
+      assert.equal(want.code, 0, want.stderr);
+      assert.equal(summary.notifyType, "info");
+      const [table, window] = summary.message.split("\n\nContext window: ");
+      assert.equal(table, want.stdout.trimEnd(), "/ctxlens shows the summary ctxlens prints");
+      assert.match(table, /Where the characters go/);
+      const total = /^\s+total\s+[\d,]+\s+([\d,]+)/m.exec(table)[1];
+      assert.match(window, new RegExp(`^≈ ${total} of [\\d,]+ tokens \\(\\d+\\.\\d%\\) by pi's estimate$`));
+
+      const wi = ctxlens(v, ["whatif", c.session, "--prompt", "", "--model", c.caseJson.model, "--without", change, ...toolSet, ...(c.caseJson.args ?? [])], c);
+      assert.equal(wi.code, 0, wi.stderr);
+      const w = JSON.parse(wi.stdout);
+      assert.ok(whatif.message.startsWith(`What if: ${change} — `), whatif.message);
+      assert.ok(whatif.message.includes(`to make it for real: ${w.changes[0].takeHome.text}`), whatif.message);
+      const n = (x) => x.toLocaleString("en-US");
+      assert.ok(whatif.message.includes(`Each request: ${n(w.before.chars)} → ${n(w.after.chars)} characters`), whatif.message);
+
+      // The visualizer's page and this session's case, from pi's process on 127.0.0.1; gone with pi.
+      assert.match(opened.message, /^ctxlens: the visualizer of this session is at http:\/\/127\.0\.0\.1:/);
+      assert.equal(served.page.status, 200);
+      assert.match(served.page.body, /<html/i);
+      assert.equal(served.manifest.status, 200, served.manifest.body);
+      assert.ok(JSON.parse(served.manifest.body).files.includes("case.json"), served.manifest.body);
+      await assert.rejects(get(served.url));
+    } finally {
+      provider.stop();
+      fs.rmSync(INSTALL_ROOT, { recursive: true, force: true });
+      await lock.release();
+    }
+  });
+}
+
+function get(url) {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (d) => (body += d));
+        res.on("end", () => resolve({ status: res.statusCode, body }));
+      })
+      .on("error", reject);
+  });
+}
+
+// Anthropic with thinking and parallel tool runs, extension tools from pi's registry (oc-demo),
+// Mistral (whose SDK renames the payload's keys on the wire), Codex (a zstd body), Responses.
+const LIVE = {
+  "0.85.1": ["pi-0.85.1/an-scripted", "pi-0.85.1/oc-demo", "pi-0.85.1/ms-scripted-multiturn", "pi-0.85.1/cx-scripted-multiturn"],
+  "1.6.0": ["pi-1.6.0/an-scripted", "pi-1.6.0/rs-scripted", "pi-1.6.0/ms-scripted-tools", "pi-1.6.0/cx-cfgupdate-scripted"],
+};
+
+for (const v of RELEASES) {
+  test(`pi ${v}: the live check counts every request of scripted runs a match`, async () => {
+    let all = 0;
+    for (const name of LIVE[v]) {
+      const r = await checkCase(name, agentOf(v), path.join(scratch, "mismatches"));
+      assert.equal(r.code, 0, `${name}: pi exited ${r.code}\n${r.stderr}`);
+      assert.ok(r.sent >= 2, `${name}: a scripted run sends several requests (${r.sent})`);
+      assert.deepEqual(r.lines, [`ctxlens live check on: ${r.sent}/${r.sent} requests matched ctxlens's rebuild byte for byte`], `${name}\n${r.stderr}`);
+      all += r.sent;
+    }
+    assert.ok(all >= 12);
+  });
+}
+
+test("pi 1.6.0: an altered request is caught, and its case zip opens in ctxlens", async () => {
+  const alter = path.join(scratch, "alter.mjs");
+  // Another extension's hook replaces the payload: what pi sends is not what the session and
+  // files make.
+  fs.writeFileSync(alter, 'export default (pi) => pi.on("before_provider_request", (e) => ({ ...e.payload, temperature: 0.25 }));\n');
+  const saveDir = path.join(scratch, "altered");
+  const r = await checkCase("pi-1.6.0/rs-scripted", agentOf("1.6.0"), saveDir, ["-e", alter]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.sent, 4);
+  const said = r.lines.filter((l) => l.includes("differs"));
+  assert.equal(said.length, 4, r.stderr);
+  assert.equal(r.lines.at(-1), `ctxlens live check on: 0/4 requests matched ctxlens's rebuild byte for byte; 4 differed (saved in ${path.join(saveDir, "pi-1.6.0/rs-scripted")})`);
+
+  const m = /^ctxlens: request 1 differs from ctxlens's rebuild at byte ([\d,]+); the case is saved in (\S+)$/.exec(said[0]);
+  assert.ok(m, said[0]);
+  const folder = m[2];
+  assert.deepEqual(fs.readdirSync(folder).sort(), ["README.txt", "case.zip", "ctxlens-body.json", "pi-body.json"]);
+  // pi's body is the one the provider received (no home path, key or name in it to redact here).
+  const piBody = fs.readFileSync(path.join(folder, "pi-body.json"));
+  assert.ok(piBody.equals(r.bodies[0]), "pi-body.json is the body pi sent");
+  assert.equal(JSON.parse(piBody).temperature, 0.25);
+  const mine = fs.readFileSync(path.join(folder, "ctxlens-body.json"));
+  assert.equal(JSON.parse(mine).temperature, undefined);
+  assert.equal(Number(m[1].replace(/,/g, "")), firstDifference(mine, piBody));
+
+  // The zip is a case `ctxlens` opens: unpacked, `assemble --case` rebuilds ctxlens-body.json
+  // and `summary --case` describes it.
+  const unpacked = path.join(scratch, "unpacked");
+  unzip(path.join(folder, "case.zip"), unpacked);
+  const [top] = fs.readdirSync(unpacked);
+  const c = { cwd: scratch, env: { PATH: process.env.PATH, HOME: scratch } };
+  const rebuilt = ctxlens("1.6.0", ["assemble", "--case", path.join(unpacked, top)], c);
+  assert.equal(rebuilt.code, 0, rebuilt.stderr);
+  assert.equal(rebuilt.stdout, mine.toString("utf8"));
+  const summary = ctxlens("1.6.0", ["summary", "--case", path.join(unpacked, top)], c);
+  assert.equal(summary.code, 0, summary.stderr);
+  assert.match(summary.stdout, /^rebuilds {2}pi 1\.6\.0/);
+});
+
+function firstDifference(a, b) {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return i;
+}
