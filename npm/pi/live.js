@@ -127,6 +127,7 @@ export function snapshot(pi, ctx, promptOptions) {
     tools: extensionTools(pi, promptOptions),
     flags: requestFlags(process.argv.slice(2)),
     model: ctx.model ? `${ctx.model.provider}/${ctx.model.id}` : null,
+    thinking: typeof pi.getThinkingLevel === "function" ? pi.getThinkingLevel() : null,
     now: Date.now(),
     pi: runningPi(),
     cwd: ctx.cwd ?? process.cwd(),
@@ -143,9 +144,10 @@ export function cliArgs(snap, files, command, extra = []) {
   const argv = [...(command ? [command] : []), session];
   if (snap.tools.length) argv.push("--tool-set", files.write("extension-tools.json", JSON.stringify(snap.tools)));
   argv.push("--now", String(snap.now));
-  // The model pi uses now (as a resumed session's would be found, unless pi was started with
-  // one the session's entries do not resolve to).
+  // The model and thinking level pi uses now: a resumed session's entries need not say them
+  // (pi started with --model or --thinking records no change for a resumed session).
   if (snap.model) argv.push("--model", snap.model);
+  if (snap.thinking) argv.push("--thinking", snap.thinking);
   if (snap.pi) argv.push("--pi-dir", snap.pi.dir);
   return [...argv, ...extra, ...snap.flags];
 }
