@@ -30,13 +30,21 @@ export function createCheck({ run, files, say }) {
     state.unchecked += 1;
   }
 
-  /** pi's fetch, wrapped once: the first POST with a body after a request's hook is that request's body. */
+  /** The requests still waiting for their body (pi is exiting): not compared. */
+  function flush() {
+    for (const w of state.waiting.splice(0)) notCompared(w);
+  }
+
+  /**
+   * pi's fetch, wrapped once: the first POST with a body to the model's origin after a
+   * request's hook is that request's body (anything else passes untouched).
+   */
   function wrapFetch() {
     if (wrapped || typeof globalThis.fetch !== "function") return;
     wrapped = true;
     const original = globalThis.fetch;
     globalThis.fetch = function ctxlensCheckedFetch(input, init) {
-      const w = state.waiting.length ? bodyOf(input, init) : null;
+      const w = state.waiting.length && sameOrigin(input, state.waiting[0].baseUrl) ? bodyOf(input, init) : null;
       const response = original.apply(this, arguments);
       if (w !== null) {
         const snap = state.waiting.shift();
@@ -90,7 +98,7 @@ export function createCheck({ run, files, say }) {
     return where;
   }
 
-  return { state, onRequest, wrapFetch };
+  return { state, onRequest, wrapFetch, flush };
 }
 
 /**
@@ -105,6 +113,17 @@ function fromCase(zip, files, run) {
   const r = entries["case.json"] ? run(["assemble", "--case", files.path("case")]) : { code: 1 };
   files.clear("case");
   return { body: r.code === 0 ? r.stdoutBytes : null, home: typeof env.home === "string" ? env.home : undefined };
+}
+
+/** Whether a fetch goes to the model's origin (any origin when the model has no base URL). */
+export function sameOrigin(input, baseUrl) {
+  if (!baseUrl) return true;
+  try {
+    const url = typeof input === "string" || input instanceof URL ? String(input) : input?.url;
+    return new URL(url).origin === new URL(baseUrl).origin;
+  } catch {
+    return false;
+  }
 }
 
 /** pi's body as bytes (decompressed when pi compressed it), or null when this call has no body to compare. */

@@ -42,6 +42,7 @@ export default function ctxlens(pi) {
   pi.on("session_shutdown", (_event, ctx) => {
     server?.close();
     server = null;
+    check.flush();
     const s = check.state;
     if (s.on && ctx && !ctx.hasUI && s.requests > 0) process.stderr.write(`${checkStatus(s)}\n`);
     files.remove();

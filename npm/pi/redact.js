@@ -43,9 +43,10 @@ export function identity() {
 export function redactText(text, who = identity()) {
   let out = text;
   if (who.home && who.home !== "/") out = out.split(who.home).join(who.homeAs ?? "/home/user");
+  // The host first: a host name often holds the user's.
   for (const [name, stand] of [
-    [who.user, "user"],
     [who.host, "host"],
+    [who.user, "user"],
   ]) {
     if (name && name.length > 2 && !COMMON.has(name.toLowerCase())) out = out.replace(new RegExp(`(?<![A-Za-z0-9_])${escape(name)}(?![A-Za-z0-9_])`, "g"), stand);
   }
