@@ -60,12 +60,15 @@ test("pi install of the packed tarball writes the package and its settings entry
 });
 
 /**
- * Sends `/ctxlens …` commands to pi in RPC mode on a laid case; resolves with each
- * notification, after `whileRunning(notifications)` (pi still running) is done.
+ * pi in RPC mode on a laid case: the case's prompt first (the stand-in answers it, pi writes the
+ * session file), then each `/ctxlens …` command; resolves with each command's notification and
+ * the session file, after `whileRunning(notifications)` (pi still running) is done.
  */
 async function commands(v, c, list, whileRunning = async () => {}) {
   const p = rpc(v, c.piArgs, { env: c.env, cwd: c.cwd });
   try {
+    p.send({ type: "prompt", message: c.prompt });
+    await p.next((e) => e.type === "agent_end");
     const out = [];
     for (const message of list) {
       const from = p.events.length;
@@ -79,10 +82,18 @@ async function commands(v, c, list, whileRunning = async () => {}) {
   }
 }
 
-// A resumed session with skills and context files (0.85.1); a mid-conversation resume with
-// extension tools declared in the session (1.6.0).
+/** The session file pi wrote for a laid case: the resumed one, or the new one under sessions/. */
+function sessionFile(c) {
+  if (c.piArgs.includes("--session")) return c.session;
+  const dir = path.join(INSTALL_ROOT, "sessions");
+  const [f] = fs.readdirSync(dir).filter((n) => n.endsWith(".jsonl"));
+  return path.join(dir, f);
+}
+
+// A new session with extension tools whose prompt snippets pi normalizes (0.85.1); a resumed
+// mid-conversation session with pi's flags (1.6.0). Each after one more exchange.
 for (const [v, name, change] of [
-  ["0.85.1", "pi-0.85.1/an-skills", "tool:bash"],
+  ["0.85.1", "pi-0.85.1/oc-extra-tools-snippets", "tool:web_search"],
   ["1.6.0", "pi-1.6.0/an-midconvo", "tool:read"],
 ]) {
   test(`pi ${v}: /ctxlens is what ctxlens says for the same session; whatif and open`, async () => {
@@ -96,19 +107,21 @@ for (const [v, name, change] of [
         assert.ok(url, o.message);
         served = { url, page: await get(url), manifest: await get(new URL(`/${new URL(url).searchParams.get("case")}`, url).href) };
       });
-      assert.equal(provider.requests(), 0, "the commands send nothing to the provider");
+      assert.equal(provider.requests(), 1, "the commands send nothing to the provider (the one request is the prompt's)");
 
-      const toolSet = c.toolSet ? ["--tool-set", c.toolSet] : [];
-      const want = ctxlens(v, ["summary", c.session, "--prompt", "", "--model", c.caseJson.model, ...toolSet, ...(c.caseJson.args ?? [])], c);
+      // What `ctxlens` says for the session pi wrote, with the case's model, level, flags and tools.
+      const same = [sessionFile(c), "--prompt", "", "--model", c.caseJson.model, "--thinking", c.caseJson.thinking, ...(c.toolSet ? ["--tool-set", c.toolSet] : []), ...(c.caseJson.args ?? [])];
+      const want = ctxlens(v, ["summary", ...same], c);
       assert.equal(want.code, 0, want.stderr);
       assert.equal(summary.notifyType, "info");
       const [table, window] = summary.message.split("\n\nContext window: ");
       assert.equal(table, want.stdout.trimEnd(), "/ctxlens shows the summary ctxlens prints");
       assert.match(table, /Where the characters go/);
+      assert.match(table, /history +[1-9]/, "the exchange is in the history");
       const total = /^\s+total\s+[\d,]+\s+([\d,]+)/m.exec(table)[1];
       assert.match(window, new RegExp(`^≈ ${total} of [\\d,]+ tokens \\(\\d+\\.\\d%\\) by pi's estimate$`));
 
-      const wi = ctxlens(v, ["whatif", c.session, "--prompt", "", "--model", c.caseJson.model, "--without", change, ...toolSet, ...(c.caseJson.args ?? [])], c);
+      const wi = ctxlens(v, ["whatif", ...same, "--without", change], c);
       assert.equal(wi.code, 0, wi.stderr);
       const w = JSON.parse(wi.stdout);
       assert.ok(whatif.message.startsWith(`What if: ${change} — `), whatif.message);
