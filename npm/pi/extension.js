@@ -36,7 +36,11 @@ export default function ctxlens(pi) {
   });
   pi.on("before_provider_request", (_event, ctx) => {
     lastCtx = ctx;
-    if (check.state.on) check.onRequest(snapshot(pi, ctx, promptOptions));
+    try {
+      if (check.state.on) check.onRequest(snapshot(pi, ctx, promptOptions));
+    } catch (e) {
+      tell(ctx, `ctxlens: the live check could not take this request's inputs: ${e?.message ?? e}`, "error");
+    }
     return undefined;
   });
   pi.on("session_shutdown", (_event, ctx) => {
@@ -56,15 +60,22 @@ export default function ctxlens(pi) {
     },
     handler: async (args, ctx) => {
       lastCtx = ctx;
-      const [sub, ...rest] = String(args ?? "").trim().split(/\s+/).filter(Boolean);
-      const snap = () => snapshot(pi, ctx, promptOptions ?? ctx.getSystemPromptOptions?.());
-      if (!sub) return summary(ctx, snap());
-      if (sub === "open") return open(ctx, snap());
-      if (sub === "whatif") return whatif(ctx, snap(), rest);
-      if (sub === "check") return checkCommand(ctx, rest[0]);
-      tell(ctx, USAGE, sub === "help" ? "info" : "warning");
+      try {
+        command(ctx, String(args ?? "").trim().split(/\s+/).filter(Boolean));
+      } catch (e) {
+        tell(ctx, `ctxlens: ${e?.message ?? e}`, "error");
+      }
     },
   });
+
+  function command(ctx, [sub, ...rest]) {
+    const snap = () => snapshot(pi, ctx, promptOptions ?? ctx.getSystemPromptOptions?.());
+    if (!sub) return summary(ctx, snap());
+    if (sub === "open") return open(ctx, snap());
+    if (sub === "whatif") return whatif(ctx, snap(), rest);
+    if (sub === "check") return checkCommand(ctx, rest[0]);
+    tell(ctx, USAGE, sub === "help" ? "info" : "warning");
+  }
 
   /** `/ctxlens`: the command line's summary of the next request (the prompt left empty), and the window. */
   function summary(ctx, snap) {

@@ -34,7 +34,7 @@ export function whatifText(w) {
     return lines;
   }
   const { before: b, after: a, delta: d } = w;
-  const tokens = d.tokens === null || d.tokens === undefined ? "" : `, ≈ ${signed(d.tokens)} tokens (${b.tokensBy ?? "estimate"})`;
+  const tokens = d.tokens === null || d.tokens === undefined ? "" : `, ≈ ${signed(d.tokens)} tokens${b.tokensBy ? ` by ${b.tokensBy}` : ""}`;
   lines.push(`Each request: ${n(b.chars)} → ${n(a.chars)} characters (${signed(d.chars)})${tokens}`);
   if (b.windowShare !== null && a.windowShare !== null && b.contextWindow) {
     lines.push(`Context window: ${pct(b.windowShare)} → ${pct(a.windowShare)} of ${n(b.contextWindow)} tokens`);
@@ -47,8 +47,19 @@ export function whatifText(w) {
     lines.push(`  ${blk.name.padEnd(24)} ${n(blk.fromChars).padStart(10)} → ${n(blk.toChars).padStart(10)}  (${signed(blk.charsDelta)})`);
   }
   if (w.cache?.note) lines.push(`Cache: ${w.cache.note}`);
-  const s = w.session;
-  if (s?.totals) lines.push(`This session's calls rebuilt with the change: ${sessionLine(s.totals)}`);
+  lines.push(...sessionLines(w.session));
+  return lines;
+}
+
+/** The session's past calls rebuilt with the change made at the start: what they would have saved. */
+function sessionLines(s) {
+  if (!s || !s.callsRebuilt) return [];
+  const saved = s.saved ?? {};
+  const parts = [`${n(saved.chars ?? 0)} characters`];
+  if (typeof saved.reportedTokens === "number") parts.push(`${n(saved.reportedTokens)} reported input tokens`);
+  if (typeof saved.cost === "number" && saved.cost > 0) parts.push(`$${saved.cost.toFixed(4)}`);
+  const lines = [`This session's ${s.callsRebuilt} past call(s) rebuilt with the change: ${parts.join(", ")} saved`];
+  for (const note of s.notes ?? []) lines.push(`  ${note}`);
   return lines;
 }
 
@@ -57,11 +68,6 @@ function takeHome(t) {
   return t.text ?? (t.kind === "none" ? "pi has no way to make it" : JSON.stringify(t));
 }
 
-function sessionLine(t) {
-  const parts = [];
-  for (const [k, v] of Object.entries(t)) if (typeof v === "number") parts.push(`${k} ${Number.isInteger(v) ? n(v) : v.toFixed(4)}`);
-  return parts.join(", ");
-}
 
 /** `/ctxlens`'s usage. */
 export const USAGE = [
