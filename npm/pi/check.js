@@ -13,12 +13,21 @@ import { readStoredZip } from "./zip.js";
 
 /** The check's state: off until switched on; its counts; the requests waiting for their body. */
 export function createCheck({ run, files, say }) {
-  const state = { on: false, dir: null, requests: 0, matched: 0, differed: 0, unchecked: 0, saved: [], waiting: [] };
+  const state = { on: false, dir: null, requests: 0, matched: 0, differed: 0, unchecked: 0, refreshes: 0, refreshDue: false, saved: [], waiting: [] };
   let wrapped = false;
 
-  /** `before_provider_request`: the inputs as they are now, kept until pi's body reaches fetch. */
+  /**
+   * `before_provider_request`: the inputs as they are now, kept until pi's body reaches fetch.
+   * A cache refresh (pi re-sending the last request with a one-token cap to keep a prompt cache
+   * warm) is counted apart: it is not the request the session makes.
+   */
   function onRequest(snap) {
     if (!state.on) return;
+    if (state.refreshDue) {
+      state.refreshDue = false;
+      state.refreshes += 1;
+      return;
+    }
     for (const w of state.waiting.splice(0)) notCompared(w);
     state.requests += 1;
     state.waiting.push({ ...snap, number: state.requests });
@@ -98,7 +107,12 @@ export function createCheck({ run, files, say }) {
     return where;
   }
 
-  return { state, onRequest, wrapFetch, flush };
+  /** `cache_warming_decision` said "warm": the next request is a cache refresh; a turn starting says it is not. */
+  const refreshDue = (due) => {
+    state.refreshDue = due;
+  };
+
+  return { state, onRequest, wrapFetch, flush, refreshDue };
 }
 
 /**

@@ -43,6 +43,12 @@ export default function ctxlens(pi) {
     }
     return undefined;
   });
+  // pi 0.86+ keeps prompt caches warm by re-sending the last request (a one-token cap): the
+  // decision comes first, and a real request comes with a turn.
+  pi.on("cache_warming_decision", (event) => {
+    check.refreshDue(event?.action === "warm");
+  });
+  pi.on("turn_start", () => check.refreshDue(false));
   pi.on("session_shutdown", (_event, ctx) => {
     server?.close();
     server = null;
@@ -143,6 +149,7 @@ export function checkStatus(s) {
   const parts = [`${head}: ${s.matched}/${compared} requests matched ctxlens's rebuild byte for byte`];
   if (s.differed) parts.push(`${s.differed} differed (saved in ${s.dir})`);
   if (s.unchecked) parts.push(`${s.unchecked} not compared (sent without fetch)`);
+  if (s.refreshes) parts.push(`${s.refreshes} cache refresh(es) not compared`);
   return parts.join("; ");
 }
 

@@ -17,7 +17,7 @@ import os from "node:os";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
 import { repo, captureLock, INSTALL_ROOT } from "./helpers.mjs";
-import { piInstall, standIn, layCase, rpc, checkCase, unzip } from "./pi-run.mjs";
+import { piInstall, standIn, layCase, rpc, checkCase, unzip, piEnv } from "./pi-run.mjs";
 
 const RELEASES = ["0.85.1", "1.6.0"];
 const homes = {};
@@ -215,6 +215,37 @@ test("pi 1.6.0: an altered request is caught, and its case zip opens in ctxlens"
   const summary = ctxlens("1.6.0", ["summary", "--case", path.join(unpacked, top)], c);
   assert.equal(summary.code, 0, summary.stderr);
   assert.match(summary.stdout, /^rebuilds {2}pi 1\.6\.0/);
+});
+
+test("pi 1.6.0: a cache refresh pi sends on its own is counted apart, not as a mismatch", async () => {
+  // A model whose prompt cache lives 11 s at prices that make pi keep it warm: once the run
+  // settles, pi re-sends the last request with a one-token cap (its cache_warming_decision first).
+  const home = path.join(scratch, "warm");
+  const agent = path.join(home, ".pi/agent");
+  fs.cpSync(agentOf("1.6.0"), agent, { recursive: true });
+  const provider = await standIn();
+  try {
+    const settings = JSON.parse(fs.readFileSync(path.join(agent, "settings.json"), "utf8"));
+    fs.writeFileSync(path.join(agent, "settings.json"), JSON.stringify({ ...settings, ctxlens: { check: true } }));
+    const model = { id: "m", promptCache: { short: 11 }, cost: { input: 1, output: 1, cacheRead: 0, cacheWrite: 1e7 } };
+    fs.writeFileSync(path.join(agent, "models.json"), JSON.stringify({ providers: { mock: { baseUrl: `http://127.0.0.1:${provider.port}/v1`, api: "openai-completions", apiKey: "k", models: [model] } } }));
+    const p = rpc("1.6.0", ["--offline", "--model", "mock/m", "--session-dir", path.join(home, "sessions")], { env: piEnv(home), cwd: home });
+    try {
+      p.send({ type: "prompt", message: "hello" });
+      await p.next((e) => e.type === "agent_end");
+      await provider.received(2);
+      const refresh = JSON.parse(provider.bodies()[1]);
+      assert.equal(refresh.max_completion_tokens ?? refresh.max_tokens, 1, "the second request is pi's cache refresh");
+      const from = p.events.length;
+      p.send({ type: "prompt", message: "/ctxlens check" });
+      const said = await p.next((e) => e.type === "extension_ui_request" && e.method === "notify", from);
+      assert.equal(said.message, "ctxlens live check on: 1/1 requests matched ctxlens's rebuild byte for byte; 1 cache refresh(es) not compared");
+    } finally {
+      await p.close();
+    }
+  } finally {
+    provider.stop();
+  }
 });
 
 function firstDifference(a, b) {

@@ -73,9 +73,18 @@ export async function standIn(script) {
     child.on("exit", (code) => reject(new Error(`the stand-in provider exited (${code})`)));
     look();
   });
-  const requests = () => fs.readdirSync(dir).filter((f) => /^request-\d+\.json$/.test(f)).length;
+  // A request counts once its meta file is there (the stand-in writes it after the body).
+  const requests = () => fs.readdirSync(dir).filter((f) => /^request-\d+\.meta\.json$/.test(f)).length;
   const bodies = () => Array.from({ length: requests() }, (_, i) => fs.readFileSync(path.join(dir, `request-${i + 1}.json`)));
-  return { port, dir, requests, bodies, stop: () => (child.kill(), fs.rmSync(dir, { recursive: true, force: true })) };
+  // Resolves once `n` requests came in (rejects after `ms`: a guard, not a wait).
+  const received = (n, ms = 30000) =>
+    new Promise((resolve, reject) => {
+      const done = (f) => (watcher.close(), clearTimeout(guard), f());
+      const watcher = fs.watch(dir, () => requests() >= n && done(resolve));
+      const guard = setTimeout(() => done(() => reject(new Error(`the stand-in received ${requests()} of ${n} requests`))), ms);
+      if (requests() >= n) done(resolve);
+    });
+  return { port, dir, requests, received, bodies, stop: () => (child.kill(), fs.rmSync(dir, { recursive: true, force: true })) };
 }
 
 /**
