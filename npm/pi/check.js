@@ -53,7 +53,12 @@ export function createCheck({ run, files, say }) {
     wrapped = true;
     const original = globalThis.fetch;
     globalThis.fetch = function ctxlensCheckedFetch(input, init) {
-      const w = state.waiting.length && sameOrigin(input, state.waiting[0].baseUrl) ? bodyOf(input, init) : null;
+      let w = null;
+      try {
+        if (state.waiting.length && sameOrigin(input, state.waiting[0].baseUrl)) w = bodyOf(input, init);
+      } catch {
+        w = null; // a body it cannot read is left to pi, untouched
+      }
       const response = original.apply(this, arguments);
       if (w !== null) {
         const snap = state.waiting.shift();
