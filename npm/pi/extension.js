@@ -183,11 +183,11 @@ function readSettings(env = process.env) {
   }
 }
 
-/** Shows text in pi: a notification in the TUI and RPC; stdout (info) or stderr in print mode. */
+/** Shows text in pi: a notification in the TUI and RPC; stderr in print and JSON mode (pi keeps stdout for the answer). */
 function tell(ctx, text, level) {
   const t = safe(text);
   if (ctx?.hasUI && ctx.ui?.notify) ctx.ui.notify(t, level);
-  else (level === "info" ? process.stdout : process.stderr).write(`${t}\n`);
+  else process.stderr.write(`${t}\n`);
 }
 
 function failure(r) {

@@ -17,7 +17,7 @@ import os from "node:os";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
 import { repo, captureLock, INSTALL_ROOT } from "./helpers.mjs";
-import { piInstall, standIn, layCase, rpc, checkCase, unzip, piEnv } from "./pi-run.mjs";
+import { piInstall, standIn, layCase, rpc, checkCase, unzip, piEnv, pi } from "./pi-run.mjs";
 
 const RELEASES = ["0.85.1", "1.6.0"];
 const homes = {};
@@ -56,6 +56,21 @@ test("pi install of the packed tarball writes the package and its settings entry
     const pkg = JSON.parse(fs.readFileSync(path.join(agentOf(v), "npm/node_modules/ctxlens/package.json"), "utf8"));
     assert.deepEqual(pkg.pi, { extensions: ["./pi/extension.js"] });
     assert.ok(pkg.keywords.includes("pi-package"));
+  }
+});
+
+test("pi install of a folder (the package unpacked) gives /ctxlens too; print mode says it on stderr", async () => {
+  for (const v of RELEASES) {
+    const home = path.join(scratch, `folder-${v}`);
+    fs.mkdirSync(path.join(home, ".pi/agent"), { recursive: true });
+    const folder = path.join(agentOf(v), "npm/node_modules/ctxlens");
+    const installed = await pi(v, ["install", folder], { env: piEnv(home), cwd: home });
+    assert.equal(installed.code, 0, installed.stderr);
+    fs.writeFileSync(path.join(home, ".pi/agent/models.json"), JSON.stringify({ providers: { mock: { baseUrl: "http://127.0.0.1:9/v1", api: "openai-completions", apiKey: "k", models: [{ id: "m" }] } } }));
+    const r = await pi(v, ["--offline", "-p", "--model", "mock/m", "/ctxlens check"], { env: piEnv(home), cwd: home });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, "");
+    assert.ok(r.stderr.split("\n").includes("ctxlens live check off: no request checked yet (/ctxlens check on)"), r.stderr);
   }
 });
 
