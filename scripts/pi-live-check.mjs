@@ -38,6 +38,7 @@ async function main() {
   const saved = path.join(os.tmpdir(), "ctxlens-live-check");
   let matched = 0;
   let sent = 0;
+  let compared = 0;
   for (const name of list) {
     const version = name.split("/")[0].slice(3);
     if (!homes.has(version)) {
@@ -55,12 +56,16 @@ async function main() {
     }
     matched += r.matched;
     sent += r.sent;
-    const flag = r.matched === r.sent && r.sent > 0 ? "" : "  <-";
-    console.log(`${name} ${r.matched}/${r.sent}${r.compared !== r.sent ? ` (compared ${r.compared})` : ""}${flag}`);
+    compared += r.compared;
+    // The check's count (matched of compared) against what the stand-in received; a request pi
+    // sent without fetch (Bedrock) is not compared, and said.
+    const flag = r.matched === r.compared && r.sent > 0 ? "" : "  <-";
+    const apart = r.sent - r.compared;
+    console.log(`${name} ${r.matched}/${r.compared}${apart ? ` (${apart} of ${r.sent} sent without fetch: not compared)` : ""}${flag}`);
     for (const l of r.lines.filter((l) => !l.startsWith("ctxlens live check"))) console.log(`    ${l}`);
   }
   for (const home of homes.values()) fs.rmSync(home, { recursive: true, force: true });
-  console.log(`${matched}/${sent} requests matched, ${list.length} cases`);
+  console.log(`${matched}/${compared} requests compared matched (${sent} sent, ${sent - compared} not compared), ${list.length} cases`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();
