@@ -58,10 +58,10 @@ async function main() {
     sent += r.sent;
     compared += r.compared;
     // The check's count (matched of compared) against what the stand-in received; a request pi
-    // sent without fetch (Bedrock) is not compared, and said.
+    // sent with its provider's own HTTP client (Bedrock) is not compared, and said.
     const flag = r.matched === r.compared && r.sent > 0 ? "" : "  <-";
     const apart = r.sent - r.compared;
-    console.log(`${name} ${r.matched}/${r.compared}${apart ? ` (${apart} of ${r.sent} sent without fetch: not compared)` : ""}${flag}`);
+    console.log(`${name} ${r.matched}/${r.compared}${apart ? ` (${apart} of ${r.sent} sent by the provider's own HTTP client: not compared)` : ""}${flag}`);
     for (const l of r.lines.filter((l) => !l.startsWith("ctxlens live check"))) console.log(`    ${l}`);
   }
   for (const home of homes.values()) fs.rmSync(home, { recursive: true, force: true });

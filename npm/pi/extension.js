@@ -148,8 +148,8 @@ export function checkStatus(s) {
   const compared = s.matched + s.differed;
   const parts = [`${head}: ${s.matched}/${compared} requests matched ctxlens's rebuild byte for byte`];
   if (s.differed) parts.push(`${s.differed} differed (saved in ${s.dir})`);
-  if (s.unchecked) parts.push(`${s.unchecked} not compared (sent without fetch)`);
-  if (s.refreshes) parts.push(`${s.refreshes} cache refresh(es) not compared`);
+  if (s.unchecked) parts.push(`${s.unchecked} not compared (sent by the provider's own HTTP client)`);
+  if (s.refreshes) parts.push(`${s.refreshes} cache-warming request(s) not compared`);
   return parts.join("; ");
 }
 

@@ -232,7 +232,7 @@ test("pi 1.6.0: an altered request is caught, and its case zip opens in ctxlens"
   assert.match(summary.stdout, /^rebuilds {2}pi 1\.6\.0/);
 });
 
-test("pi 1.6.0: a cache refresh pi sends on its own is counted apart, not as a mismatch", async () => {
+test("pi 1.6.0: a cache-warming request pi sends on its own is counted apart, not as a mismatch", async () => {
   // A model whose prompt cache lives 11 s at prices that make pi keep it warm: once the run
   // settles, pi re-sends the last request with a one-token cap (its cache_warming_decision first).
   const home = path.join(scratch, "warm");
@@ -254,7 +254,7 @@ test("pi 1.6.0: a cache refresh pi sends on its own is counted apart, not as a m
       const from = p.events.length;
       p.send({ type: "prompt", message: "/ctxlens check" });
       const said = await p.next((e) => e.type === "extension_ui_request" && e.method === "notify", from);
-      assert.equal(said.message, "ctxlens live check on: 1/1 requests matched ctxlens's rebuild byte for byte; 1 cache refresh(es) not compared");
+      assert.equal(said.message, "ctxlens live check on: 1/1 requests matched ctxlens's rebuild byte for byte; 1 cache-warming request(s) not compared");
     } finally {
       await p.close();
     }
