@@ -40,8 +40,15 @@ export function requestFlags(argv) {
   return out;
 }
 
-/** The running pi's package folder and release, found from its script (`process.argv[1]`) up. */
+const found = new Map();
+
+/** The running pi's package folder and release, found from its script (`process.argv[1]`) up (once per script). */
 export function runningPi(script = process.argv[1]) {
+  if (!found.has(script)) found.set(script, findPi(script));
+  return found.get(script);
+}
+
+function findPi(script) {
   let dir;
   try {
     dir = path.dirname(fs.realpathSync(script));
