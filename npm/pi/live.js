@@ -68,12 +68,22 @@ function findPi(script) {
   return null;
 }
 
-/** The session as pi holds it now: its header and every entry, one JSON a line, as pi writes the file. */
+/**
+ * The session as pi holds it now: its header and every entry, one JSON a line, as pi writes the
+ * file. An entry too deep for JSON.stringify (pi could not have written it either: it came in
+ * the file) falls back to the file pi keeps.
+ */
 export function sessionText(sessionManager) {
   const header = sessionManager.getHeader?.();
-  const lines = header ? [JSON.stringify(header)] : [];
-  for (const e of sessionManager.getEntries()) lines.push(JSON.stringify(e));
-  return `${lines.join("\n")}\n`;
+  try {
+    const lines = header ? [JSON.stringify(header)] : [];
+    for (const e of sessionManager.getEntries()) lines.push(JSON.stringify(e));
+    return `${lines.join("\n")}\n`;
+  } catch (e) {
+    const file = sessionManager.getSessionFile?.();
+    if (file && fs.existsSync(file)) return fs.readFileSync(file, "utf8");
+    throw e;
+  }
 }
 
 /**
