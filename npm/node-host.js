@@ -10,10 +10,12 @@ const pause = new Int32Array(new SharedArrayBuffer(4));
 
 /**
  * The host: `env` (default `process.env`) and `cwd` (default `process.cwd()`) are the machine
- * the commands see; `stdout`/`stderr` say whether writes go to the process's descriptors
- * (the bin) or nowhere (assembleSession, whose output is its result).
+ * the commands see; `output` says whether writes go to the process's descriptors (the bin) or
+ * nowhere (assembleSession, whose output is its result); `sink(fd, bytes)`, when given, takes
+ * stdout's and stderr's writes instead (the pi extension shows them in pi), and files may be
+ * written.
  */
-export function nodeHost({ env = process.env, cwd = process.cwd(), output = true } = {}) {
+export function nodeHost({ env = process.env, cwd = process.cwd(), output = true, sink } = {}) {
   let last = "";
   const fail = (e) => {
     last = e && e.message ? e.message : String(e);
@@ -83,6 +85,10 @@ export function nodeHost({ env = process.env, cwd = process.cwd(), output = true
       return Date.now();
     },
     write(fd, bytes) {
+      if (sink) {
+        sink(fd, bytes);
+        return true;
+      }
       if (!output) return true;
       // A pipe may be non-blocking: EAGAIN means "not now", so try again; EPIPE means the
       // reader is gone, which stops the command.
@@ -102,10 +108,10 @@ export function nodeHost({ env = process.env, cwd = process.cwd(), output = true
       return true;
     },
     isTTY(fd) {
-      return output && tty.isatty(fd);
+      return !sink && output && tty.isatty(fd);
     },
     writeFile(path, bytes) {
-      if (!output) return fail(new Error("this host writes no files"));
+      if (!output && !sink) return fail(new Error("this host writes no files"));
       try {
         fs.writeFileSync(path, bytes);
         return true;

@@ -61,11 +61,30 @@ export function runCli(argv) {
 }
 
 /**
+ * The `ctxlens` command line run inside another Node program (the pi extension, pi/): its
+ * stdout and stderr are returned as text instead of written, and `open`'s server is started in
+ * this process, `onListening(url, server)` called once it listens (at most one server at a
+ * time: the caller closes it). Returns `{code, stdout, stdoutBytes, stderr}`.
+ */
+export function runCliCaptured(argv, { env = process.env, cwd = process.cwd(), onListening } = {}) {
+  init();
+  const out = { 1: [], 2: [] };
+  const host = nodeHost({ env, cwd, output: false, sink: (fd, bytes) => out[fd === 2 ? 2 : 1].push(Buffer.from(bytes)) });
+  host.listen = (port) => {
+    listen(host, port, onListening);
+    return true;
+  };
+  const code = raw.runCliRaw(JSON.stringify(argv), host);
+  const stdoutBytes = Buffer.concat(out[1]);
+  return { code, stdout: stdoutBytes.toString("utf8"), stdoutBytes, stderr: Buffer.concat(out[2]).toString("utf8") };
+}
+
+/**
  * `open`'s server: node:http on 127.0.0.1 only; every request is answered by the wasm (the
  * command line's own routing: GET/HEAD of the app's and the case's files, this server's Host
- * only). Prints the URL once it listens.
+ * only). Prints the URL once it listens (or hands it to `onListening`).
  */
-function listen(host, port) {
+function listen(host, port, onListening) {
   const server = http.createServer((req, res) => {
     const [status, type] = raw.openRespondRaw(req.method ?? "", req.url ?? "", req.headers.host ?? "", host).split("\t");
     const body = raw.takeBody() ?? new Uint8Array(0);
@@ -80,10 +99,13 @@ function listen(host, port) {
     res.end(req.method === "HEAD" ? undefined : body);
   });
   server.on("error", (e) => {
+    if (onListening) return onListening(null, server, e);
     process.stderr.write(`ctxlens: cannot serve on 127.0.0.1:${port}: ${e.message}\n`);
     process.exitCode = 1;
   });
   server.listen(port, "127.0.0.1", () => {
-    process.stdout.write(`${raw.openListeningRaw(server.address().port)}\n`);
+    const url = raw.openListeningRaw(server.address().port);
+    if (onListening) onListening(url, server);
+    else process.stdout.write(`${url}\n`);
   });
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# build-npm.sh [--no-app]: builds the `ctxlens` npm package from the repo into pkg/ and packs it.
+# build-npm.sh [--no-app | --repack]: builds the `ctxlens` npm package from the repo into pkg/ and packs it.
 #   cargo (wasm/, lto; once without features at the release profile, opt-level z: the browser
 #   wasm, small; once with `node` at the release-fast profile, opt-level s: Node's wasm — the API in
 #   Node, assembleSession and the bin — faster) → wasm-bindgen --target web (the pinned CLI) →
@@ -10,6 +10,9 @@
 #   (the app's files from dist/, which `npx ctxlens open` serves) → npm pack → pkg/*.tgz
 # --no-app: pkg/ctxlens/ without app/, not packed (what embed-assets.sh runs when the package's
 # browser files are stale: the order above without a cycle).
+# --repack: the npm/ templates (the JS, the types, the pi extension in npm/pi/, package.json)
+# copied again over an existing pkg/ctxlens/ and packed, with no cargo, wasm or app build: for
+# a change to the templates alone.
 # Prints each .wasm's size, raw and gzipped (the browser's target: ≤ 350 KB gzipped), and the
 # tarball's size, packed and unpacked.
 # Incremental: cargo builds incrementally, wasm-opt is skipped when wasm-bindgen's output did
@@ -18,13 +21,57 @@ set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
 app=1
+repack=0
 case ${1:-} in
   --no-app) app=0 ;;
+  --repack) repack=1 ;;
   "") ;;
-  *) echo "usage: build-npm.sh [--no-app]" >&2; exit 2 ;;
+  *) echo "usage: build-npm.sh [--no-app | --repack]" >&2; exit 2 ;;
 esac
 
 say() { printf '\033[1m[build-npm]\033[0m %s\n' "$*" >&2; }
+out="$repo/pkg/ctxlens"
+version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
+
+# The package's own files from npm/ (everything but the wasm, the data, the vocabularies and the
+# app, which the build writes).
+templates() {
+  mkdir -p "$out/bin" "$out/pi"
+  cp npm/bin/ctxlens.js "$out/bin/ctxlens.js"
+  chmod +x "$out/bin/ctxlens.js"
+  cp npm/index.js npm/index.d.ts npm/web.js npm/web.d.ts npm/element.js npm/element.d.ts npm/bundler.js npm/browser.js npm/node-host.js npm/node.js npm/api.js npm/tokens.js npm/node-tokens.js npm/types.d.ts npm/README.md "$out/"
+  rm -f "$out"/pi/*.js
+  cp npm/pi/*.js "$out/pi/"
+  sed "s/\"0.0.0-set-by-build\"/\"$version\"/" npm/package.json >"$out/package.json"
+}
+
+# npm pack only when a file of the package changed since the last pack (the tarball is written
+# anew each time, so its bytes alone would not say; the sum lives in pkg/, the checkout's own).
+pack() {
+  local sum tarball packed unpacked app_bytes
+  sum=$(cd "$out" && find . -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
+  tarball=$(ls "$repo"/pkg/ctxlens-*.tgz 2>/dev/null || true)
+  if [[ $tarball == "$repo/pkg/ctxlens-$version.tgz" && "$(cat "$repo/pkg/.pack.sum" 2>/dev/null)" == "$sum" ]]; then
+    say "pkg/$(basename "$tarball"): unchanged, not packed again"
+  else
+    rm -f "$repo"/pkg/ctxlens-*.tgz
+    tarball="$repo/pkg/$(cd "$out" && npm pack --pack-destination "$repo/pkg" --loglevel=error --silent)"
+    echo "$sum" >"$repo/pkg/.pack.sum"
+    say "packed pkg/$(basename "$tarball")"
+  fi
+  packed=$(wc -c <"$tarball")
+  unpacked=$(tar -xzOf "$tarball" | wc -c)
+  app_bytes=$(tar -xzOf "$tarball" --wildcards 'package/app/*' | wc -c)
+  say "$(printf 'tarball: %d bytes (%.1f KB), unpacked %d bytes (%.1f KB), of which app/ %d bytes' "$packed" "$(awk "BEGIN{print $packed/1024}")" "$unpacked" "$(awk "BEGIN{print $unpacked/1024}")" "$app_bytes")"
+  echo "$tarball"
+}
+
+if ((repack)); then
+  [[ -f $out/wasm/ctxlens_node_bg.wasm && -d $out/app ]] || { echo "build-npm: --repack needs a built pkg/ctxlens/ (run build-npm.sh once)" >&2; exit 1; }
+  templates
+  pack
+  exit 0
+fi
 
 want=$(sed -n 's/^wasm-bindgen = "=\(.*\)"/\1/p' Cargo.toml)
 if [[ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $want" ]]; then
@@ -38,7 +85,6 @@ source "$repo/scripts/shared-target.sh"
 claim_shared_target "$repo"
 
 work="$repo/target/npm"
-out="$repo/pkg/ctxlens"
 mkdir -p "$work"
 
 # build NAME PROFILE [FEATURES]: cargo (cargo keeps each profile's and feature set's build, so
@@ -77,10 +123,8 @@ list=$(bash scripts/build-tokenizers.sh)
 mapfile -t vocabularies <<<"$list"
 
 rm -rf "$out"
-mkdir -p "$out/wasm" "$out/bin" "$out/tokenizers"
-cp npm/bin/ctxlens.js "$out/bin/ctxlens.js"
-chmod +x "$out/bin/ctxlens.js"
-cp npm/index.js npm/index.d.ts npm/web.js npm/web.d.ts npm/element.js npm/element.d.ts npm/bundler.js npm/browser.js npm/node-host.js npm/node.js npm/api.js npm/tokens.js npm/node-tokens.js npm/types.d.ts npm/README.md "$out/"
+mkdir -p "$out/wasm" "$out/tokenizers"
+templates
 cp "$work/ctxlens/ctxlens.js" "$out/wasm/ctxlens.js"
 cp "$work/ctxlens.wasm" "$out/wasm/ctxlens_bg.wasm"
 cp "$work/ctxlens_node/ctxlens_node.js" "$out/wasm/ctxlens_node.js"
@@ -104,8 +148,6 @@ cp "${vocabularies[@]}" "$out/tokenizers/"
   done
   echo "};"
 } >"$out/data.js"
-version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
-sed "s/\"0.0.0-set-by-build\"/\"$version\"/" npm/package.json >"$out/package.json"
 
 size() {
   local raw gz
@@ -141,20 +183,4 @@ for f in index.html boot.js worker.js ctxlens-web.js ctxlens-web_bg.wasm ctxlens
   [[ -f $out/app/$f ]] || { echo "build-npm: dist/$f is missing: the app in the package would not run" >&2; exit 1; }
 done
 
-# npm pack only when a file of the package changed since the last pack (the tarball is written
-# anew each time, so its bytes alone would not say).
-sum=$(cd "$out" && find . -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
-tarball=$(ls "$repo"/pkg/ctxlens-*.tgz 2>/dev/null || true)
-if [[ $tarball == "$repo/pkg/ctxlens-$version.tgz" && "$(cat "$work/pack.sum" 2>/dev/null)" == "$sum" ]]; then
-  say "pkg/$(basename "$tarball"): unchanged, not packed again"
-else
-  rm -f "$repo"/pkg/ctxlens-*.tgz
-  tarball="$repo/pkg/$(cd "$out" && npm pack --pack-destination "$repo/pkg" --loglevel=error --silent)"
-  echo "$sum" >"$work/pack.sum"
-  say "packed pkg/$(basename "$tarball")"
-fi
-packed=$(wc -c <"$tarball")
-unpacked=$(tar -xzOf "$tarball" | wc -c)
-app_bytes=$(tar -xzOf "$tarball" --wildcards 'package/app/*' | wc -c)
-say "$(printf 'tarball: %d bytes (%.1f KB), unpacked %d bytes (%.1f KB), of which app/ %d bytes' "$packed" "$(awk "BEGIN{print $packed/1024}")" "$unpacked" "$(awk "BEGIN{print $unpacked/1024}")" "$app_bytes")"
-echo "$tarball"
+pack

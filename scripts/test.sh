@@ -5,7 +5,9 @@
 # into pkg/), the wasm build of the visualizer with the docs example page, the browser end-to-end
 # tests (Playwright + Debian Chromium, served on 127.0.0.1: the app, its views, the embeds), and the
 # npm package's tests (installed from the tarball, tested in Node, tsc, Chromium, built into an app
-# with Vite and with webpack, npx ctxlens on captured cases laid out as a real install).
+# with Vite and with webpack, npx ctxlens on captured cases laid out as a real install, and the
+# package as a pi package: pi install'ed into the real pi 0.85.1 and 1.6.0, /ctxlens and the live
+# check).
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
@@ -47,5 +49,5 @@ bash scripts/build-npm.sh >/dev/null
 echo "== browser end-to-end tests (the app, its views, the embeds)" >&2
 node --test tests/e2e/
 
-echo "== npm package tests (Node, tsc, Chromium, Vite and webpack builds, npx ctxlens on a real install)" >&2
+echo "== npm package tests (Node, tsc, Chromium, Vite and webpack builds, npx ctxlens on a real install, the pi package in pi)" >&2
 node --test tests/npm/

@@ -115,11 +115,17 @@ export function pointedAt(models, port) {
 
 /** When the captured prompt was sent: the first user message in `after` that `before` lacks. */
 export function promptTime(after, before) {
-  const known = new Set(before.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l).id));
-  for (const l of after.split("\n")) {
-    if (!l.trim()) continue;
-    const e = JSON.parse(l);
-    if (!known.has(e.id) && e.type === "message" && e.message.role === "user") return e.message.timestamp;
+  // Lines that do not parse (a session with garbage lines) are skipped, as pi skips them.
+  const parse = (l) => {
+    try {
+      return JSON.parse(l);
+    } catch {
+      return null;
+    }
+  };
+  const known = new Set(before.split("\n").map(parse).filter(Boolean).map((e) => e.id));
+  for (const e of after.split("\n").map(parse)) {
+    if (e && !known.has(e.id) && e.type === "message" && e.message?.role === "user") return e.message.timestamp;
   }
   return 0;
 }

@@ -1,0 +1,214 @@
+// The live check: on each request pi sends, ctxlens rebuilds it from the session and the files
+// and compares the bytes with the body pi hands to `fetch`. A match is counted; a mismatch
+// writes a redacted case (`ctxlens export --redact`) with pi's real body beside it into a local
+// folder and says one line. Nothing leaves the machine: pi's own request goes out unchanged
+// and nothing else is sent.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import zlib from "node:zlib";
+import { cliArgs } from "./live.js";
+import { redactText, identity } from "./redact.js";
+import { readStoredZip } from "./zip.js";
+
+/** The check's state: off until switched on; its counts; the requests waiting for their body. */
+export function createCheck({ run, files, say }) {
+  const state = { on: false, dir: null, requests: 0, matched: 0, differed: 0, unchecked: 0, refreshes: 0, refreshDue: false, saved: [], waiting: [] };
+  let wrapped = false;
+
+  /**
+   * `before_provider_request`: the inputs as they are now, kept until pi's body reaches fetch.
+   * A cache refresh (pi re-sending the last request with a one-token cap to keep a prompt cache
+   * warm) is counted apart: it is not the request the session makes.
+   */
+  function onRequest(snap) {
+    if (!state.on) return;
+    if (state.refreshDue) {
+      state.refreshDue = false;
+      state.refreshes += 1;
+      return;
+    }
+    for (const w of state.waiting.splice(0)) notCompared(w);
+    state.requests += 1;
+    state.waiting.push({ ...snap, number: state.requests });
+    wrapFetch();
+  }
+
+  /** A request whose body never reached `fetch` (a provider with its own HTTP client): counted, not compared. */
+  function notCompared() {
+    state.unchecked += 1;
+  }
+
+  /** The requests still waiting for their body (pi is exiting): not compared. */
+  function flush() {
+    for (const w of state.waiting.splice(0)) notCompared(w);
+  }
+
+  /**
+   * pi's fetch, wrapped once: the first POST with a body to the model's origin after a
+   * request's hook is that request's body (anything else passes untouched).
+   */
+  function wrapFetch() {
+    if (wrapped || typeof globalThis.fetch !== "function") return;
+    wrapped = true;
+    const original = globalThis.fetch;
+    globalThis.fetch = function ctxlensCheckedFetch(input, init) {
+      let w = null;
+      try {
+        if (state.waiting.length && sameOrigin(input, state.waiting[0].baseUrl)) w = bodyOf(input, init);
+      } catch {
+        w = null; // a body it cannot read is left to pi, untouched
+      }
+      const response = original.apply(this, arguments);
+      if (w !== null) {
+        const snap = state.waiting.shift();
+        setImmediate(() => compare(snap, w));
+      }
+      return response;
+    };
+  }
+
+  /** The rebuild against pi's body: counted, or saved as a case with one line said. */
+  function compare(snap, piBody) {
+    let rebuilt;
+    try {
+      rebuilt = run(cliArgs(snap, files, "assemble"));
+    } catch (e) {
+      rebuilt = { code: 1, stdoutBytes: Buffer.alloc(0), stderr: String(e?.message ?? e) };
+    }
+    const mine = rebuilt.code === 0 ? rebuilt.stdoutBytes : null;
+    if (mine && mine.equals(piBody)) {
+      state.matched += 1;
+      return;
+    }
+    state.differed += 1;
+    const at = mine ? firstDifference(mine, piBody) : null;
+    try {
+      const where = save(snap, piBody, mine, rebuilt.stderr);
+      state.saved.push(where);
+      const what = mine ? `differs from ctxlens's rebuild at byte ${at.toLocaleString("en-US")}` : "could not be rebuilt by ctxlens";
+      say(`ctxlens: request ${snap.number} ${what}; the case is saved in ${where}`, "warning");
+    } catch (e) {
+      say(`ctxlens: request ${snap.number} differs from ctxlens's rebuild, and the case could not be saved: ${e.message}`, "error");
+    }
+  }
+
+  /**
+   * The case folder: case.zip (redacted), the body ctxlens rebuilds from that case (what whoever
+   * opens it gets), pi's body redacted with the case's own home stand-in, and a note.
+   */
+  function save(snap, piBody, mine, why) {
+    const stamp = new Date(snap.now).toISOString().replace(/[:.]/g, "-");
+    const where = path.join(state.dir, `${stamp}-${snap.sessionId.slice(0, 8) || "session"}-request-${snap.number}`);
+    fs.mkdirSync(where, { recursive: true, mode: 0o700 });
+    const exportSnap = { ...snap, flags: keyless(snap.flags) };
+    const zip = path.join(where, "case.zip");
+    const exported = run(cliArgs(exportSnap, files, "export", ["-o", zip, "--redact"]));
+    if (exported.code !== 0 || !fs.existsSync(zip)) throw new Error(lastLine(exported.stderr) || "export failed");
+    const { body, home } = fromCase(zip, files, run);
+    fs.writeFileSync(path.join(where, "pi-body.json"), redactText(piBody.toString("utf8"), { ...identity(), homeAs: home }), { mode: 0o600 });
+    if (body !== null) fs.writeFileSync(path.join(where, "ctxlens-body.json"), body, { mode: 0o600 });
+    fs.writeFileSync(path.join(where, "README.txt"), note(snap, body !== null, mine ? null : why));
+    return where;
+  }
+
+  /** `cache_warming_decision` said "warm": the next request is a cache refresh; a turn starting says it is not. */
+  const refreshDue = (due) => {
+    state.refreshDue = due;
+  };
+
+  return { state, onRequest, wrapFetch, flush, refreshDue };
+}
+
+/**
+ * The saved case's body as `ctxlens assemble --case` rebuilds it (null when it builds none), the
+ * case unpacked into the scratch folder, and the home path it stands in for this one.
+ */
+function fromCase(zip, files, run) {
+  const entries = readStoredZip(fs.readFileSync(zip));
+  files.clear("case");
+  for (const [name, bytes] of Object.entries(entries)) files.write(`case/${name}`, bytes);
+  const env = JSON.parse(Buffer.from(entries["expected/env.json"] ?? "{}").toString("utf8"));
+  const r = entries["case.json"] ? run(["assemble", "--case", files.path("case")]) : { code: 1 };
+  files.clear("case");
+  return { body: r.code === 0 ? r.stdoutBytes : null, home: typeof env.home === "string" ? env.home : undefined };
+}
+
+/** Whether a fetch goes to the model's origin (any origin when the model has no base URL). */
+export function sameOrigin(input, baseUrl) {
+  if (!baseUrl) return true;
+  try {
+    const url = typeof input === "string" || input instanceof URL ? String(input) : input?.url;
+    return new URL(url).origin === new URL(baseUrl).origin;
+  } catch {
+    return false;
+  }
+}
+
+/** pi's body as bytes (decompressed when pi compressed it), or null when this call has no body to compare. */
+export function bodyOf(input, init) {
+  const method = (init?.method ?? input?.method ?? "GET").toUpperCase();
+  const body = init?.body;
+  if (method !== "POST" || body === undefined || body === null) return null;
+  let bytes;
+  if (typeof body === "string") bytes = Buffer.from(body, "utf8");
+  else if (body instanceof Uint8Array) bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  else if (body instanceof ArrayBuffer) bytes = Buffer.from(body);
+  else return null;
+  const encoding = headerOf(init?.headers, "content-encoding");
+  if (encoding === "zstd" && typeof zlib.zstdDecompressSync === "function") return zlib.zstdDecompressSync(bytes);
+  if (encoding === "gzip") return zlib.gunzipSync(bytes);
+  return bytes;
+}
+
+function headerOf(headers, name) {
+  if (!headers) return null;
+  if (typeof headers.get === "function") return headers.get(name);
+  if (Array.isArray(headers)) return headers.find(([k]) => k.toLowerCase() === name)?.[1] ?? null;
+  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return v;
+  return null;
+}
+
+/** The first byte where two bodies differ. */
+export function firstDifference(a, b) {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return i;
+  return n;
+}
+
+/** `--api-key VALUE` with the value replaced (the prefix pi looks at kept): the case zip never holds it. */
+function keyless(flags) {
+  const out = [...flags];
+  for (let i = 0; i < out.length - 1; i++) {
+    if (out[i] === "--api-key") out[i + 1] = out[i + 1].startsWith("sk-ant-oat") ? "sk-ant-oat-redacted" : "redacted-key";
+  }
+  return out;
+}
+
+function lastLine(text) {
+  return String(text ?? "").trim().split("\n").pop() ?? "";
+}
+
+function note(snap, rebuilt, why) {
+  return [
+    "A request pi sent that ctxlens did not rebuild byte for byte.",
+    "",
+    "case.zip           the inputs (session, files, settings, extension tools), redacted:",
+    "                   home path, user and host names and keys replaced. Open it in the",
+    "                   ctxlens app, or unzip it and run: ctxlens summary --case FOLDER",
+    "pi-body.json       the body pi sent, redacted (the home path as in the case; user and",
+    "                   host names and keys replaced by plain words)",
+    rebuilt ? "ctxlens-body.json  the body ctxlens rebuilds from case.zip" : "                   (ctxlens rebuilds no body from case.zip)",
+    ...(why ? [`ctxlens built no body here: ${lastLine(why)}`] : []),
+    "",
+    `pi ${snap.pi?.version ?? "(release unknown)"}, request ${snap.number} of this session, ${new Date(snap.now).toISOString()}`,
+    "Nothing was sent anywhere. Look the files over before you share them.",
+    "",
+  ].join("\n");
+}
+
+/** Where mismatches are saved by default: the agent dir's ctxlens/mismatches. */
+export function defaultDir(env = process.env) {
+  const agent = env.PI_CODING_AGENT_DIR || path.join(os.homedir(), ".pi", "agent");
+  return path.join(agent, "ctxlens", "mismatches");
+}

@@ -1,0 +1,116 @@
+// The pi extension's parts that need no pi run, from the installed package (pi/): what it says at
+// load on a pi without the hooks or one ctxlens does not rebuild (a stand-in pi package folder
+// and a stand-in extension API), the pi flags it passes on, how it pairs pi's fetch with a
+// request and reads its body, the redaction of a saved body, and the zip reader against a zip
+// `ctxlens export` wrote.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import zlib from "node:zlib";
+import { pathToFileURL } from "node:url";
+import { installPackage, repo } from "./helpers.mjs";
+
+let project, pi, scratch;
+before(async () => {
+  project = installPackage();
+  const dir = path.join(project, "node_modules/ctxlens/pi");
+  const load = (f) => import(pathToFileURL(path.join(dir, f)).href);
+  pi = { extension: (await load("extension.js")).default, live: await load("live.js"), check: await load("check.js"), redact: await load("redact.js"), zip: await load("zip.js") };
+  scratch = fs.mkdtempSync(path.join(os.tmpdir(), "ctxlens-pi-ext-"));
+});
+after(() => fs.rmSync(scratch, { recursive: true, force: true }));
+
+/** A pi package folder of `version` with a cli.js, as pi's script path. */
+function fakePi(version) {
+  const dir = path.join(scratch, `pi-${version}/node_modules/@earendil-works/pi-coding-agent`);
+  fs.mkdirSync(path.join(dir, "dist"), { recursive: true });
+  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "@earendil-works/pi-coding-agent", version }));
+  fs.writeFileSync(path.join(dir, "dist/cli.js"), "");
+  return path.join(dir, "dist/cli.js");
+}
+
+/** The extension loaded by a stand-in of pi `version`; returns its handlers, its command and what it notified. */
+function load(version) {
+  const argv1 = process.argv[1];
+  process.argv[1] = fakePi(version);
+  const handlers = {};
+  const commands = {};
+  try {
+    pi.extension({ on: (name, fn) => (handlers[name] = fn), registerCommand: (name, def) => (commands[name] = def), getAllTools: () => [], getActiveTools: () => [] });
+  } finally {
+    process.argv[1] = argv1;
+  }
+  const said = [];
+  const ctx = { hasUI: true, ui: { notify: (message, level) => said.push({ message, level }) } };
+  return { handlers, commands, said, ctx };
+}
+
+test("at load: a pi without the request hook, or one ctxlens does not rebuild, is said; a supported one is not", async () => {
+  const old = load("0.84.0");
+  old.handlers.session_start({}, old.ctx);
+  assert.deepEqual(old.said, [{ message: "ctxlens: pi 0.84.0 has no before_provider_request hook; /ctxlens works, the live check needs pi 0.85.1 or newer", level: "warning" }]);
+  await old.commands.ctxlens.handler("check on", old.ctx);
+  assert.equal(old.said[1].level, "warning");
+  assert.match(old.said[1].message, /no before_provider_request hook/);
+
+  const newer = load("1.7.0");
+  newer.handlers.session_start({}, newer.ctx);
+  assert.deepEqual(newer.said, [{ message: "ctxlens: pi 1.7.0 is not a release ctxlens rebuilds (0.85.1 to 1.6.0); /ctxlens shows the nearest one, and the live check is off", level: "warning" }]);
+
+  for (const v of ["0.85.1", "1.6.0"]) {
+    const ok = load(v);
+    ok.handlers.session_start({}, ok.ctx);
+    assert.deepEqual(ok.said, []);
+    assert.equal(typeof ok.handlers.before_provider_request, "function");
+    await ok.commands.ctxlens.handler("check", ok.ctx);
+    assert.deepEqual(ok.said, [{ message: "ctxlens live check off: no request checked yet (/ctxlens check on)", level: "info" }]);
+    await ok.commands.ctxlens.handler("nonsense", ok.ctx);
+    assert.match(ok.said[1].message, /^\/ctxlens {17}what the request pi sends/);
+  }
+});
+
+test("the pi flags passed on are those that shape the request", () => {
+  const argv = ["--offline", "-p", "--model", "a/b", "--thinking", "high", "--tools", "read,bash", "-e", "x.mjs", "--session", "s.jsonl", "--no-context-files", "--append-system-prompt=more", "--skill", "./s", "@file.png", "the prompt", "--", "--no-skills"];
+  assert.deepEqual(pi.live.requestFlags(argv), ["--tools", "read,bash", "--no-context-files", "--append-system-prompt", "more", "--skill", "./s"]);
+});
+
+test("pi's fetch is paired by the model's origin, and its body read as sent (a zstd body decompressed)", () => {
+  assert.equal(pi.check.sameOrigin("http://127.0.0.1:9/v1/messages?beta=true", "http://127.0.0.1:9/v1"), true);
+  assert.equal(pi.check.sameOrigin(new URL("https://api.example/v1/x"), "https://api.example/v1"), true);
+  assert.equal(pi.check.sameOrigin("https://other.example/v1", "https://api.example/v1"), false);
+  assert.equal(pi.check.sameOrigin({ url: "https://api.example/y" }, ""), true);
+
+  const body = '{"model":"m","input":[]}';
+  assert.equal(pi.check.bodyOf("u", { method: "POST", body }).toString(), body);
+  assert.equal(pi.check.bodyOf("u", { method: "POST", body: new TextEncoder().encode(body) }).toString(), body);
+  assert.equal(pi.check.bodyOf("u", { method: "GET" }), null);
+  assert.equal(pi.check.bodyOf("u", { method: "POST", body: new ReadableStream() }), null);
+  assert.equal(pi.check.bodyOf("u", { method: "POST", body: zlib.gzipSync(body), headers: { "Content-Encoding": "gzip" } }).toString(), body);
+  if (typeof zlib.zstdCompressSync === "function") {
+    assert.equal(pi.check.bodyOf("u", { method: "POST", body: new Uint8Array(zlib.zstdCompressSync(body)), headers: new Headers({ "content-encoding": "zstd" }) }).toString(), body);
+  }
+  assert.equal(pi.check.firstDifference(Buffer.from("abcd"), Buffer.from("abxd")), 2);
+});
+
+test("a saved body has the home path, user and host names and keys replaced", () => {
+  const who = { home: "/home/alice", user: "alice", host: "alice-laptop", homeAs: "/home/zzzzz" };
+  const text = JSON.stringify({ system: "cwd /home/alice/proj on alice-laptop as alice (malice stays)", key: "sk-ant-api03-abcdefghijklmnopqrstuvwxyz", auth: "Bearer abcdefghijklmnopqrstuvwxyz012345" });
+  const out = pi.redact.redactText(text, who);
+  assert.equal(JSON.parse(out).system, "cwd /home/zzzzz/proj on host as user (malice stays)");
+  assert.equal(JSON.parse(out).key, "<redacted>");
+  assert.equal(JSON.parse(out).auth, "<redacted>");
+  // A user name that is a common word is left.
+  assert.equal(pi.redact.redactText("root at /root", { home: "/root", user: "root", host: "h" }), "root at /home/user");
+});
+
+test("the zip reader reads what ctxlens export writes", async () => {
+  const { runCliCaptured } = await import(pathToFileURL(path.join(project, "node_modules/ctxlens/node.js")).href);
+  const zip = path.join(scratch, "demo.zip");
+  const r = runCliCaptured(["export", "--case", path.join(repo, "www/demo"), "-o", zip]);
+  assert.equal(r.code, 0, r.stderr);
+  const files = pi.zip.readStoredZip(fs.readFileSync(zip));
+  assert.ok(files["case.json"] && files["expected/env.json"] && files["session.jsonl"], Object.keys(files).join(", "));
+  assert.deepEqual(Buffer.from(files["session.jsonl"]), fs.readFileSync(path.join(repo, "www/demo/session.jsonl")));
+});
