@@ -121,7 +121,9 @@ async function showView(page, key, label) {
 }
 
 const num = (s) => Number(String(s).replace(/[^0-9.-]/g, ""));
-const tokenRequests = () => server.requests.filter((p) => p.startsWith("/tokenizers/"));
+// The vocabularies the page fetched, but the demo's own (the page opens on the demo, whose model,
+// qwen3.8-flash, reads Qwen's vocabulary) before a test's case replaces it.
+const tokenRequests = () => server.requests.filter((p) => p.startsWith("/tokenizers/") && p !== "/tokenizers/qwen2.wasm");
 
 test("an OpenAI model: the o200k_base vocabulary loads with progress, alone, and its counts equal the native CLI's", async () => {
   assert.ok(fs.existsSync(asset), `${path.relative(repo, asset)} is built (the vocabulary modules: scripts/build-tokenizers.sh, copied by Trunk's hook)`);
@@ -276,6 +278,18 @@ test("a Claude session with no usage to calibrate on: pi's own estimate, said as
   assert.match(await page.getByTestId("stat-system-tokens").textContent(), /^≈/, "shown as an estimate");
   assert.equal(tokenRequests().length, before, "no vocabulary is fetched for Claude");
   await context.close();
+});
+
+test("the demo shows tokens on its first screen: its qwen3.8-flash read with Qwen's vocabulary, labelled an estimate", async () => {
+  mode = "pass";
+  const { page, context } = await openApp();
+  await page.waitForFunction(() => document.querySelector('[data-testid="tokens-note"]')?.dataset.state === "ready", null, { timeout: 120000 });
+  assert.equal(await page.getByTestId("tokens-note").getAttribute("data-vocabulary"), "qwen2");
+  assert.equal(await page.getByTestId("tokens-note").getAttribute("data-exact"), "false");
+  assert.match(await page.getByTestId("tokens-note").textContent(), /^Token estimate: counted with the .*\(qwen2\), not proved to be this model's/);
+  assert.ok(num(await page.getByTestId("stat-system-tokens").textContent()) > 0);
+  await context.close();
+  mode = "hold";
 });
 
 test("an unknown model: \"unknown\", no vocabulary fetched, no count made up", async () => {

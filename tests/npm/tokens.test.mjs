@@ -70,6 +70,7 @@ function nativeStats(dir) {
 test("assembleCase with tokens: the stats' tokens are the native build's, for every vocabulary the corpus uses", () => {
   const byVocabulary = {};
   let unknown = 0;
+  let estimated = 0;
   for (const c of corpus()) {
     const files = readTree(c.dir);
     const r = ctxlens.assembleCase(files, { tokens: true });
@@ -80,6 +81,17 @@ test("assembleCase with tokens: the stats' tokens are the native build's, for ev
       assert.match(r.tokens.note, /^tokens not counted: /, c.name);
       if (r.tokens.vocabulary === null) unknown++;
       else assert.ok(!SHIPPED.includes(r.tokens.vocabulary), `${c.name}: ${r.tokens.vocabulary} is shipped but was not counted: ${r.tokens.note}`);
+      continue;
+    }
+    // Claude: no public vocabulary, an estimate (calibrated on the session's usage, else pi's
+    // own ratio), as the native command gives it.
+    if (r.tokens.vocabulary === null) {
+      assert.equal(r.tokens.estimate, "claude", c.name);
+      assert.deepEqual(r.stats.tokenizer, { name: "estimate", exact: false }, c.name);
+      if (estimated++ < 3) {
+        const native = nativeStats(c.dir);
+        for (const key of Object.keys(r.stats)) assert.deepEqual(r.stats[key], native[key], `${c.name}: stats.${key}`);
+      }
       continue;
     }
     const name = r.tokens.vocabulary;
@@ -94,7 +106,8 @@ test("assembleCase with tokens: the stats' tokens are the native build's, for ev
   }
   // The corpus's models cover these (the rules: core/data/model-tokenizers.json).
   for (const name of ["o200k_base", "mistral_v3", "glm5", "llama3", "qwen2"]) assert.ok(byVocabulary[name] > 0, `no case counted with ${name}: ${JSON.stringify(byVocabulary)}`);
-  assert.ok(unknown > 0, "the Claude cases have no vocabulary");
+  assert.ok(unknown > 0, "some models have no vocabulary and no estimate");
+  assert.ok(estimated > 0, "the Claude cases are estimated");
 });
 
 test("without tokens nothing is counted or loaded; a model without a public vocabulary says so", () => {
