@@ -185,11 +185,8 @@ pub(crate) fn assemble_in(ws: &Workspace, inputs: &Inputs) -> Assembly {
         call: None,
         choice_run: choice.call_run.clone(),
     };
+    let name = session_name(inputs);
     if let Some(r) = &choice.call_run {
-        let name = inputs
-            .session
-            .as_ref()
-            .map_or("session", |s| s.name.as_str());
         run.diags.push(Diagnostic::info(
             name,
             Some(r.next_run_line),
@@ -204,10 +201,6 @@ pub(crate) fn assemble_in(ws: &Workspace, inputs: &Inputs) -> Assembly {
     }
     // A session from a newer pi than the one rebuilt is said first.
     if let Some(w) = choice.newer_session_warning() {
-        let name = inputs
-            .session
-            .as_ref()
-            .map_or("session", |s| s.name.as_str());
         run.diags.push(Diagnostic::warning(name, None, w));
     }
     run.command_line();
@@ -232,6 +225,14 @@ pub(crate) fn assemble_in(ws: &Workspace, inputs: &Inputs) -> Assembly {
         parts: run.parts,
         derived: Derived::default(),
     }
+}
+
+/// The session's name for a diagnostic (`session` without one).
+fn session_name(inputs: &Inputs) -> &str {
+    inputs
+        .session
+        .as_ref()
+        .map_or("session", |s| s.name.as_str())
 }
 
 /// One assembly in progress: the release, the inputs, the trace so far, the problems found and
@@ -458,13 +459,8 @@ impl Run<'_> {
         if let (Some((call, CallChoice::Index | CallChoice::Entry)), Some(_)) =
             (&target, &self.inputs.prompt)
         {
-            let name = self
-                .inputs
-                .session
-                .as_ref()
-                .map_or("session", |s| s.name.as_str());
             self.diags.push(Diagnostic::warning(
-                name,
+                session_name(self.inputs),
                 Some(call.line),
                 format!(
                     "the prompt is not used: call {} is rebuilt as pi sent it, with no new prompt",
