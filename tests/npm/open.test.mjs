@@ -110,7 +110,9 @@ test("npx ctxlens open --case, without --app: the package's app shows pi's exact
   assert.deepEqual(seen.filter((u) => !u.startsWith(origin + "/") && !u.startsWith("data:") && !u.startsWith("blob:")), [], "every request goes to the bin's server");
   for (const u of seen.filter((u) => u.startsWith(origin + "/"))) {
     const p = decodeURIComponent(new URL(u).pathname);
-    assert.ok(p.startsWith("/_ctxlens/case/") || fs.existsSync(path.join(app, p === "/" ? "index.html" : p)), `${p}: a file of the case or of the package's app/`);
+    // The vocabularies are the package's own tokenizers/, served as the app's.
+    const file = p.startsWith("/tokenizers/") ? path.join(path.dirname(app), p) : path.join(app, p === "/" ? "index.html" : p);
+    assert.ok(p.startsWith("/_ctxlens/case/") || fs.existsSync(file), `${p}: a file of the case or of the package's app/ or tokenizers/`);
   }
 
   // What the server answers, request by request.
