@@ -454,7 +454,21 @@ pub fn resolve(
                 diags.push(missing(e, &file, source, &why, env));
             }
         }
-        let pkg = out.packages.last().expect("pushed");
+        let pkg = out.packages.last_mut().expect("pushed");
+        // ctxlens's own pi package: its extension adds commands and reads each request, and
+        // changes nothing pi sends.
+        let before = pkg.extensions.len();
+        pkg.extensions.retain(|x| !is_ctxlens_extension(fs, x));
+        if pkg.extensions.len() < before {
+            diags.push(Diagnostic::info(
+                &file,
+                e.line,
+                format!(
+                    "package {}: ctxlens's own extension (the /ctxlens commands and the live check) reads the requests pi sends and changes nothing in them",
+                    e.source
+                ),
+            ));
+        }
         if !pkg.extensions.is_empty() {
             diags.push(
                 Diagnostic::warning(
@@ -471,6 +485,20 @@ pub fn resolve(
         }
     }
     out
+}
+
+/// Whether `path` is ctxlens's own pi extension: `DIR/pi/extension.js` where `DIR/package.json`
+/// names the package `ctxlens`.
+fn is_ctxlens_extension(fs: &VirtualFs, path: &str) -> bool {
+    let Some(dir) = path
+        .strip_suffix("/pi/extension.js")
+        .filter(|d| !d.is_empty())
+    else {
+        return false;
+    };
+    fs.read_to_string(&format!("{dir}/package.json"))
+        .and_then(|t| crate::js::parse(&t).ok())
+        .is_some_and(|v| v.get_str("name") == Some("ctxlens"))
 }
 
 /// Where a package source is installed, as pi looks for it.

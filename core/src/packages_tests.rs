@@ -255,3 +255,63 @@ fn a_package_extensions_tools_are_assumed_from_the_session_unless_given() {
     assert_ne!(b.body(), Some(want.as_str()));
     assert!(!b.body().unwrap_or("").contains("\"jira_lookup\""));
 }
+
+#[test]
+fn ctxlens_own_package_is_said_and_changes_nothing() {
+    // pkg-npm with ctxlens's own pi package installed beside the others: its extension adds
+    // commands and reads the requests, so the body is pi's as captured and nothing warns of it.
+    let dir = ctxlens_corpus::workspace().join("tests/conformance/pi-1.6.0/pkg-npm");
+    let files = ctxlens_corpus::read_folder(&dir).unwrap();
+    let mut inputs = crate::case::inputs_from_case(&files, None).unwrap();
+    let want = String::from_utf8(files["expected/request-1.json"].clone()).unwrap();
+    let settings = format!("{}/settings.json", inputs.agent_dir);
+    let text = inputs.files.read_to_string(&settings).unwrap();
+    inputs.files.insert(
+        &settings,
+        text.replace(
+            "\"npm:ghost-kit\"",
+            "\"npm:ghost-kit\",\n    \"npm:ctxlens\"",
+        )
+        .into_bytes(),
+    );
+    let root = format!("{}/npm/node_modules/ctxlens", inputs.agent_dir);
+    inputs.files.insert(
+        &format!("{root}/package.json"),
+        br#"{"name":"ctxlens","version":"0.1.0","pi":{"extensions":["./pi/extension.js"]}}"#
+            .to_vec(),
+    );
+    inputs.files.insert(
+        &format!("{root}/pi/extension.js"),
+        b"export default function () {}\n".to_vec(),
+    );
+    let a = crate::assemble(&inputs);
+    assert_eq!(a.body(), Some(want.as_str()));
+    let said: Vec<&str> = a.diagnostics.iter().map(|d| d.message.as_str()).collect();
+    assert!(
+        said.iter()
+            .any(|m| m.starts_with("package npm:ctxlens: ctxlens's own extension")),
+        "{said:?}"
+    );
+    assert!(
+        !said
+            .iter()
+            .any(|m| m.starts_with("package npm:ctxlens: its extensions")),
+        "{said:?}"
+    );
+    // Another extension of the same package is code ctxlens does not run.
+    inputs.files.insert(
+        &format!("{root}/package.json"),
+        br#"{"name":"ctxlens","version":"0.1.0","pi":{"extensions":["./pi/extension.js","./other.js"]}}"#.to_vec(),
+    );
+    inputs.files.insert(
+        &format!("{root}/other.js"),
+        b"export default function () {}\n".to_vec(),
+    );
+    let b = crate::assemble(&inputs);
+    let said: Vec<&str> = b.diagnostics.iter().map(|d| d.message.as_str()).collect();
+    assert!(
+        said.iter()
+            .any(|m| m.starts_with("package npm:ctxlens: its extensions")),
+        "{said:?}"
+    );
+}
