@@ -125,6 +125,8 @@ pub struct Laid {
     /// No capture to follow: a placeholder key stands in for the model's provider when none
     /// was given ([`ctxlens::Inputs::placeholder_key`]).
     pub placeholder_key: bool,
+    /// The capture's release is the session's ([`Laid::captured`]).
+    pub captured: bool,
 }
 
 /// Where one loose file was laid.
@@ -483,6 +485,9 @@ impl Scenario {
                 self.refused.push(RefusedFile { path, why, target });
                 continue;
             }
+            if kind == FileKind::Session {
+                self.forget_session_choices();
+            }
             if kind == FileKind::Session || (self.case.is_none() && self.loose.is_empty()) {
                 self.name = base_name(&path).to_string();
             }
@@ -519,6 +524,13 @@ impl Scenario {
             self.now_ms = now_ms;
         }
         self.notes.extend(notes);
+    }
+
+    /// A new session forgets what was picked for the one before: the release (its own is
+    /// detected) and the call (another session's numbering).
+    fn forget_session_choices(&mut self) {
+        self.overrides.pi = None;
+        self.overrides.call = None;
     }
 
     /// Removes the `i`-th loose file (the request is rebuilt without it).
@@ -962,7 +974,17 @@ impl Scenario {
             placeholder_key: self.overrides.placeholder_key
                 || !has_capture
                 || loose_session.is_some(),
+            captured: Self::captured(has_capture, loose_session.is_some()),
         }
+    }
+
+    /// Whether the release that made a capture is the one of the session rebuilt: only when the
+    /// case has a capture (`env.json`) and no session was dropped in place of its own. A session
+    /// without its own capture (dropped alone, on the demo, on a case, pasted) is the CLI's
+    /// `--session`: its release is what it proves ([`ctxlens::pi::choice`]), never the release
+    /// of a capture it did not come from.
+    fn captured(has_capture: bool, session_dropped: bool) -> bool {
+        has_capture && !session_dropped
     }
 }
 
@@ -976,6 +998,9 @@ pub struct LayOptions {
     pub placeholder_key: bool,
     /// The call to rebuild (`Inputs::call`: its index on the active branch, or an entry id).
     pub call: Option<CallRef>,
+    /// [`Laid::captured`]: otherwise the case's `env.json` says nothing of the session's
+    /// release (`Inputs::captured_pi` is none, and the session's own detection decides).
+    pub captured: bool,
 }
 
 impl LayOptions {
@@ -986,6 +1011,7 @@ impl LayOptions {
             pi: laid.pi,
             placeholder_key: laid.placeholder_key,
             call: laid.call.clone(),
+            captured: laid.captured,
         }
     }
 }
@@ -1023,6 +1049,11 @@ pub fn inputs_of(
     inputs.api = api.and_then(|a| a.parse().ok());
     if opts.pi.is_some() {
         inputs.pi = opts.pi;
+    }
+    if !opts.captured {
+        // `inputs_from_case` takes an env.json without `piVersion` for an old 0.85.1 capture;
+        // the one laid out for a session without a capture is not one.
+        inputs.captured_pi = None;
     }
     inputs.placeholder_key = opts.placeholder_key;
     (inputs, notes)

@@ -569,6 +569,7 @@ impl WorkerLink {
         set(&msg, "files", files);
         set(&msg, "continueOnly", laid.continue_only);
         set(&msg, "placeholderKey", laid.placeholder_key);
+        set(&msg, "captured", laid.captured);
         set(&msg, "pi", opt_str(laid.pi.map(|v| v.as_str())));
         set(
             &msg,
@@ -1933,6 +1934,7 @@ fn handle(
                 now_ms: get(&data, "nowMs").as_f64(),
                 pi: get(&data, "pi").as_string().and_then(|v| v.parse().ok()),
                 placeholder_key: get(&data, "placeholderKey").as_bool().unwrap_or(false),
+                captured: get(&data, "captured").as_bool().unwrap_or(false),
                 call: {
                     let c = get(&data, "call");
                     c.as_f64()
