@@ -1623,4 +1623,72 @@ mod tests {
             Some("anthropic-messages".to_string())
         );
     }
+
+    /// The release chosen for `sc`'s request with nothing picked, as the worker chooses it.
+    fn chosen(sc: &Scenario) -> ctxlens::pi::choice::Choice {
+        let laid = sc.lay_out();
+        let (inputs, _) = inputs_of(&laid.files, LayOptions::of(&laid), None);
+        ctxlens::Workspace::new().choose(&inputs)
+    }
+
+    /// A pi 1.6.0 session (a system message at its run's start).
+    fn session_1_6() -> Vec<u8> {
+        std::fs::read(
+            ctxlens_corpus::workspace()
+                .join("tests/conformance/pi-1.6.0/an-midconvo/expected/session.after.jsonl"),
+        )
+        .expect("a 1.6.0 capture")
+    }
+
+    /// Only a session that is the capture's own takes the capture's release: a session dropped
+    /// alone, on the demo or in place of a case's is detected (as the CLI's `--session`), and
+    /// Clear's empty scenario says nothing of any release.
+    #[test]
+    fn only_the_capture_s_own_session_takes_its_release() {
+        use ctxlens::pi::choice::Reason;
+        let demo = chosen(&Scenario::demo());
+        assert_eq!((demo.version.as_str(), demo.reason), ("0.85.1", Reason::Captured));
+
+        let mut alone = Scenario::default();
+        alone.add_files(vec![("s.jsonl".into(), session_1_6())], vec![], 1.0);
+        assert!(!alone.lay_out().captured);
+        let c = chosen(&alone);
+        assert_eq!((c.version.as_str(), c.reason), ("1.6.0", Reason::Detected));
+
+        let mut on_case = Scenario::demo();
+        on_case.add_files(vec![("s.jsonl".into(), session_1_6())], vec![], 1.0);
+        assert!(on_case.case.is_some() && !on_case.lay_out().captured);
+        let c = chosen(&on_case);
+        assert_eq!((c.version.as_str(), c.reason), ("1.6.0", Reason::Detected));
+
+        // Another file on the demo keeps its session, and so its capture's release.
+        let mut with_file = Scenario::demo();
+        with_file.add_files(vec![("AGENTS.md".into(), b"Be brief.\n".to_vec())], vec![], 1.0);
+        assert!(with_file.lay_out().captured);
+
+        let empty = Scenario {
+            name: "empty".into(),
+            ..Default::default()
+        };
+        let c = chosen(&empty);
+        assert_eq!((c.version.as_str(), c.reason), ("1.6.0", Reason::Default));
+    }
+
+    /// A new session forgets the release and the call picked for the one before.
+    #[test]
+    fn a_new_session_forgets_the_release_and_call_picked() {
+        let mut sc = Scenario::default();
+        sc.add_files(vec![("a.jsonl".into(), SESSION.as_bytes().to_vec())], vec![], 1.0);
+        sc.overrides.pi = Some(ctxlens::PiVersion::V0_85_1);
+        sc.overrides.call = Some(CallRef::Index(1));
+        sc.overrides.model = Some("p/m".into());
+        sc.add_files(vec![("AGENTS.md".into(), b"x\n".to_vec())], vec![], 1.0);
+        assert_eq!(sc.overrides.pi, Some(ctxlens::PiVersion::V0_85_1), "a file that is not a session keeps them");
+        sc.add_files(vec![("b.jsonl".into(), session_1_6())], vec![], 1.0);
+        assert_eq!((sc.overrides.pi, sc.overrides.call.clone()), (None, None));
+        assert_eq!(sc.overrides.model.as_deref(), Some("p/m"), "the settings stay");
+        sc.overrides.pi = Some(ctxlens::PiVersion::V1_4_0);
+        sc.add_pasted_session(SESSION.into(), 1.0);
+        assert_eq!(sc.overrides.pi, None, "a pasted session too");
+    }
 }

@@ -993,6 +993,9 @@ struct Loaded {
     /// The model's own protocol, once assembled under it: asked for by name, it is the same
     /// request as without a switch, and the same kept assembly.
     own_api: std::cell::OnceCell<String>,
+    /// The engine detected the session's release before the data it reads arrived
+    /// ([`Loaded::missing_release`]): it detects again once every release is loaded.
+    redetect: bool,
 }
 
 impl Loaded {
@@ -1005,6 +1008,7 @@ impl Loaded {
             base: std::cell::OnceCell::new(),
             engine: ctxlens::Workspace::with_budget(KEPT_ASSEMBLY_BYTES),
             own_api: std::cell::OnceCell::new(),
+            redetect: false,
         }
     }
 
@@ -1059,16 +1063,50 @@ impl Loaded {
         inputs
     }
 
-    /// The release this scenario rebuilds under `api`, when its data is not loaded yet.
-    fn missing_release(&self, api: Option<&str>) -> Option<ctxlens::PiVersion> {
-        let v = self.engine.choose(&self.inputs(api)).version;
-        (!ctxlens::pi::data::is_available(v)).then_some(v)
+    /// The next release whose data this scenario's request under `api` needs and the worker
+    /// has not loaded ([`releases_needed`]). Once they are all loaded, a detection made before
+    /// some of them arrived is made again (the engine starts anew): the release chosen is then
+    /// the CLI's, which has every release's data.
+    fn missing_release(&mut self, api: Option<&str>) -> Option<ctxlens::PiVersion> {
+        let choice = self.engine.choose(&self.inputs(api));
+        let needed = releases_needed(&choice);
+        let missing = needed
+            .iter()
+            .copied()
+            .find(|v| !ctxlens::pi::data::is_available(*v));
+        if missing.is_some() {
+            self.redetect |= needed.len() > 1;
+            return missing;
+        }
+        if std::mem::take(&mut self.redetect) {
+            self.engine = ctxlens::Workspace::with_budget(KEPT_ASSEMBLY_BYTES);
+            return self.missing_release(api);
+        }
+        None
     }
 
     /// The assembly of protocol `api`: the one kept, else made now (and kept).
     fn assembly_of(&self, api: &str) -> Rc<Assembly> {
         self.assembled(&self.inputs(Some(api)))
     }
+}
+
+/// The releases whose data a choice needs: the one chosen; and when it was not given and the
+/// session proves only "0.86.0 or later" (so the detection tells the releases apart by their own
+/// prompt texts and tool declarations, and a past call of a session a later pi continued may
+/// be another release's), every supported release, as the CLI has them.
+fn releases_needed(choice: &ctxlens::pi::choice::Choice) -> Vec<ctxlens::PiVersion> {
+    use ctxlens::pi::choice::Reason;
+    let reads_releases = choice.reason != Reason::Given
+        && choice
+            .detection
+            .as_ref()
+            .is_some_and(|d| d.at_least.is_some());
+    let mut needed = vec![choice.version];
+    if reads_releases {
+        needed.extend(ctxlens::PiVersion::ALL.iter().rev().filter(|v| **v != choice.version));
+    }
+    needed
 }
 
 /// Parts as `[[path, append, offset, length]…]` into one UTF-8 buffer (transferred, not copied
@@ -1262,8 +1300,8 @@ fn handle_upgrade(
     let gone = "The worker no longer holds these files (it was restarted or moved on): drop or open the files again.";
     // Either release's data, when missing (the first side's too: a restarted worker).
     let missing = {
-        let guard = loaded.borrow();
-        match guard.as_ref().filter(|l| l.gen == gen) {
+        let mut guard = loaded.borrow_mut();
+        match guard.as_mut().filter(|l| l.gen == gen) {
             Some(l) => l
                 .missing_release(Some(&api))
                 .or_else(|| (!ctxlens::pi::data::is_available(pi)).then_some(pi)),
@@ -1496,8 +1534,8 @@ fn handle_whatif(
     });
     let gone = "The worker no longer holds these files (it was restarted or moved on): drop or open the files again.";
     let missing = {
-        let guard = loaded.borrow();
-        match guard.as_ref().filter(|l| l.gen == gen) {
+        let mut guard = loaded.borrow_mut();
+        match guard.as_mut().filter(|l| l.gen == gen) {
             Some(l) => l
                 .missing_release(Some(&api))
                 .or_else(|| release.filter(|v| !ctxlens::pi::data::is_available(*v))),
@@ -2090,8 +2128,8 @@ fn handle(
                 get(&data, "b").as_string().unwrap_or_default(),
             );
             let missing = loaded
-                .borrow()
-                .as_ref()
+                .borrow_mut()
+                .as_mut()
                 .filter(|l| l.gen == gen)
                 .and_then(|l| l.missing_release(Some(&a)));
             if let Some(v) = missing {

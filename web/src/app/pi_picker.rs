@@ -27,7 +27,7 @@ pub(crate) fn reason_words(reason: &str) -> &'static str {
         "captured" => "the capture's",
         "installed" => "installed",
         "detected" => "from the session",
-        "the call's" => "this call's",
+        "call" => "this call's",
         "default" => "newest",
         _ => "",
     }
@@ -84,14 +84,23 @@ pub(super) fn pi_picker(p: &PiPickerProps) -> Html {
 }
 
 /// The release a past call was rebuilt with, for the call bar: `pi 0.85.1, the release that
-/// made this call` when a later pi continued the session, else the release and its reason.
+/// made this call (a later pi continued the session from line 12)` when a later pi continued the
+/// session (the report's `callRun`), else the release and its reason.
 pub(super) fn call_release(report: Option<&Value>) -> Html {
     let (Some(version), reason, explanation) = rebuilt(report) else {
         return Html::default();
     };
-    let text = match reason.as_str() {
-        "the call's" => format!("pi {version}, the release that made this call"),
-        r => format!("pi {version} ({})", reason_words(r)),
+    let run = report
+        .and_then(|r| r.get("pi"))
+        .and_then(|p| p.get("callRun"))
+        .filter(|r| !r.is_null());
+    let text = match (reason.as_str(), run) {
+        ("call", Some(run)) => format!(
+            "pi {version}, the release that made this call (a later pi continued the session from line {})",
+            run.get("nextRunLine").and_then(Value::as_f64).unwrap_or(0.0)
+        ),
+        ("call", None) => format!("pi {version}, the release that made this call"),
+        (r, _) => format!("pi {version} ({})", reason_words(r)),
     };
     html! {
         <span class="call-pi" data-testid="call-pi" data-version={version} data-reason={reason} title={explanation}>{text}</span>
