@@ -1647,7 +1647,10 @@ mod tests {
     fn only_the_capture_s_own_session_takes_its_release() {
         use ctxlens::pi::choice::Reason;
         let demo = chosen(&Scenario::demo());
-        assert_eq!((demo.version.as_str(), demo.reason), ("0.85.1", Reason::Captured));
+        assert_eq!(
+            (demo.version.as_str(), demo.reason),
+            ("0.85.1", Reason::Captured)
+        );
 
         let mut alone = Scenario::default();
         alone.add_files(vec![("s.jsonl".into(), session_1_6())], vec![], 1.0);
@@ -1663,7 +1666,11 @@ mod tests {
 
         // Another file on the demo keeps its session, and so its capture's release.
         let mut with_file = Scenario::demo();
-        with_file.add_files(vec![("AGENTS.md".into(), b"Be brief.\n".to_vec())], vec![], 1.0);
+        with_file.add_files(
+            vec![("AGENTS.md".into(), b"Be brief.\n".to_vec())],
+            vec![],
+            1.0,
+        );
         assert!(with_file.lay_out().captured);
 
         let empty = Scenario {
@@ -1678,15 +1685,27 @@ mod tests {
     #[test]
     fn a_new_session_forgets_the_release_and_call_picked() {
         let mut sc = Scenario::default();
-        sc.add_files(vec![("a.jsonl".into(), SESSION.as_bytes().to_vec())], vec![], 1.0);
+        sc.add_files(
+            vec![("a.jsonl".into(), SESSION.as_bytes().to_vec())],
+            vec![],
+            1.0,
+        );
         sc.overrides.pi = Some(ctxlens::PiVersion::V0_85_1);
         sc.overrides.call = Some(CallRef::Index(1));
         sc.overrides.model = Some("p/m".into());
         sc.add_files(vec![("AGENTS.md".into(), b"x\n".to_vec())], vec![], 1.0);
-        assert_eq!(sc.overrides.pi, Some(ctxlens::PiVersion::V0_85_1), "a file that is not a session keeps them");
+        assert_eq!(
+            sc.overrides.pi,
+            Some(ctxlens::PiVersion::V0_85_1),
+            "a file that is not a session keeps them"
+        );
         sc.add_files(vec![("b.jsonl".into(), session_1_6())], vec![], 1.0);
         assert_eq!((sc.overrides.pi, sc.overrides.call.clone()), (None, None));
-        assert_eq!(sc.overrides.model.as_deref(), Some("p/m"), "the settings stay");
+        assert_eq!(
+            sc.overrides.model.as_deref(),
+            Some("p/m"),
+            "the settings stay"
+        );
         sc.overrides.pi = Some(ctxlens::PiVersion::V1_4_0);
         sc.add_pasted_session(SESSION.into(), 1.0);
         assert_eq!(sc.overrides.pi, None, "a pasted session too");

@@ -101,7 +101,10 @@ fn pi_flags(text: &str) -> String {
         let named = format!("pi {}", versions.join(" or "));
         let before = &rest[..i];
         let after = &rest[i + len..];
-        if let (Some(b), Some(a)) = (before.strip_suffix(", "), after.strip_prefix(" for another")) {
+        if let (Some(b), Some(a)) = (
+            before.strip_suffix(", "),
+            after.strip_prefix(" for another"),
+        ) {
             out.push_str(b);
             out.push_str(&format!("; pick {named} in {PI_MENU} for another"));
             rest = a;
@@ -175,14 +178,18 @@ mod tests {
         );
         let m = for_the_page("pi 1.5.0, 1.5.2 write sessions alike: nothing in this one tells them apart; rebuilding pi 1.5.2 (the newest), --pi 1.5.0 for another");
         assert_eq!(m, "pi 1.5.0, 1.5.2 write sessions alike: nothing in this one tells them apart; rebuilding pi 1.5.2 (the newest); pick pi 1.5.0 in the pi menu at the top for another");
-        let m = for_the_page("rebuilding pi 1.6.0 (the newest), --pi 1.4.0 or --pi 1.5.0 for another.");
+        let m =
+            for_the_page("rebuilding pi 1.6.0 (the newest), --pi 1.4.0 or --pi 1.5.0 for another.");
         assert_eq!(m, "rebuilding pi 1.6.0 (the newest); pick pi 1.4.0 or 1.5.0 in the pi menu at the top for another.");
         assert_eq!(
             for_the_page("as --pi 0.87.1 does"),
             "as pi 0.87.1 (the pi menu at the top) does"
         );
         // Not a release: kept.
-        assert_eq!(for_the_page("--pi-dir /x and --pi x"), "--pi-dir /x and --pi x");
+        assert_eq!(
+            for_the_page("--pi-dir /x and --pi x"),
+            "--pi-dir /x and --pi x"
+        );
         for m in ["rebuild it with --pi 0.85.1", "--pi 1.4.0 or --pi 1.5.0"] {
             assert!(!for_the_page(m).contains("--pi"), "{m}");
         }
@@ -201,9 +208,13 @@ mod tests {
         let m = for_the_page("its last call, call 4, is rebuilt (pi would refuse to continue from an assistant message; --prompt gives the next request)");
         assert!(!m.contains("--prompt"), "{m}");
         let m = for_the_page("their prompt snippets and guidelines are not stored (taken as none); give --tool-set to say otherwise");
-        assert!(m.ends_with("drop a tool set (a tools.json) on the page to say otherwise"), "{m}");
+        assert!(
+            m.ends_with("drop a tool set (a tools.json) on the page to say otherwise"),
+            "{m}"
+        );
         // pi's own flags are pi's words.
-        let pi = "--no-context-files: pi reads no context file; --append-system-prompt, --system-prompt";
+        let pi =
+            "--no-context-files: pi reads no context file; --append-system-prompt, --system-prompt";
         assert_eq!(for_the_page(pi), pi);
     }
 }

@@ -1104,7 +1104,12 @@ fn releases_needed(choice: &ctxlens::pi::choice::Choice) -> Vec<ctxlens::PiVersi
             .is_some_and(|d| d.at_least.is_some());
     let mut needed = vec![choice.version];
     if reads_releases {
-        needed.extend(ctxlens::PiVersion::ALL.iter().rev().filter(|v| **v != choice.version));
+        needed.extend(
+            ctxlens::PiVersion::ALL
+                .iter()
+                .rev()
+                .filter(|v| **v != choice.version),
+        );
     }
     needed
 }

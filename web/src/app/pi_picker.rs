@@ -131,6 +131,9 @@ mod tests {
         let r = ctxlens::js::parse(r#"{"pi":{"version":"1.5.2","reason":"detected","explanation":"pi 1.5.2 (detected from the session, likely: x; pi 1.5.0, 1.5.2 write sessions alike: nothing in this one tells them apart; rebuilding pi 1.5.2 (the newest), --pi 1.5.0 for another)"}}"#).unwrap();
         let (v, reason, e) = rebuilt(Some(&r));
         assert_eq!((v.as_deref(), reason.as_str()), (Some("1.5.2"), "detected"));
-        assert!(!e.contains("--pi") && e.contains("pick pi 1.5.0 in the pi menu"), "{e}");
+        assert!(
+            !e.contains("--pi") && e.contains("pick pi 1.5.0 in the pi menu"),
+            "{e}"
+        );
     }
 }
