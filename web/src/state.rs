@@ -988,6 +988,41 @@ impl Scenario {
     }
 }
 
+impl Laid {
+    /// The case folder the export writes (`Export (.zip)`): the laid-out files, and for a
+    /// session without its own capture, the release rebuilt for it (`rebuilt`: the report's)
+    /// as the env's `piVersion` — else the CLI and the app would read the folder as a capture of
+    /// 0.85.1 (an env.json without it) or of another session's release.
+    pub fn exported(&self, rebuilt: Option<ctxlens::PiVersion>) -> CaseFiles {
+        let mut files = self.files.clone();
+        let (false, Some(v), Some(dir)) = (self.captured, rebuilt, find_env_dir(&files)) else {
+            return files;
+        };
+        let path = if dir.is_empty() {
+            "env.json".to_string()
+        } else {
+            format!("{dir}/env.json")
+        };
+        if let Some(Ok(Value::Object(mut env))) = file_text(&files, &path).map(|t| js::parse(&t)) {
+            env.insert("piVersion", Value::str(v.as_str()));
+            files.insert(path, Value::Object(env).to_json_pretty(2).into_bytes());
+        }
+        files
+    }
+}
+
+/// The release a report rebuilt the session's request with: its `pi.version`, or for a past
+/// call rebuilt by the release that made it, the release the rest of the session is rebuilt
+/// with (`pi.callRun.later`).
+pub fn session_release(report: &Value) -> Option<ctxlens::PiVersion> {
+    let pi = report.get("pi")?;
+    let v = match pi.get_str("reason") {
+        Some("call") => pi.get("callRun")?.get_str("later")?,
+        _ => pi.get_str("version")?,
+    };
+    v.parse().ok()
+}
+
 /// Options that a case folder cannot carry, sent to the worker with the files.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LayOptions {
@@ -1679,6 +1714,46 @@ mod tests {
         };
         let c = chosen(&empty);
         assert_eq!((c.version.as_str(), c.reason), ("1.6.0", Reason::Default));
+    }
+
+    /// The export of a session without its own capture names the release rebuilt for it, so
+    /// the folder opens again (in the app, or the CLI's `--case`) on that release; a capture's
+    /// export is its files as they are.
+    #[test]
+    fn the_export_names_the_release_of_a_session_without_a_capture() {
+        use ctxlens::pi::choice::Reason;
+        let demo = Scenario::demo().lay_out();
+        assert_eq!(demo.exported(Some(ctxlens::PiVersion::V1_6_0)), demo.files);
+
+        let mut alone = Scenario::default();
+        alone.add_files(vec![("s.jsonl".into(), session_1_6())], vec![], 1.0);
+        let laid = alone.lay_out();
+        assert_eq!(laid.exported(None), laid.files);
+        let files = laid.exported(Some(ctxlens::PiVersion::V1_6_0));
+        let mut again = Scenario::default();
+        again.add_files(
+            files
+                .into_iter()
+                .map(|(k, v)| (format!("s/{k}"), v))
+                .collect(),
+            vec![],
+            1.0,
+        );
+        assert!(again.lay_out().captured);
+        let c = chosen(&again);
+        assert_eq!((c.version.as_str(), c.reason), ("1.6.0", Reason::Captured));
+
+        let report = |pi: &str| js::parse(&format!("{{\"pi\":{pi}}}")).unwrap();
+        assert_eq!(
+            session_release(&report(r#"{"version":"1.5.2","reason":"detected"}"#)),
+            Some(ctxlens::PiVersion::V1_5_2)
+        );
+        assert_eq!(
+            session_release(&report(
+                r#"{"version":"0.85.1","reason":"call","callRun":{"later":"1.6.0"}}"#
+            )),
+            Some(ctxlens::PiVersion::V1_6_0)
+        );
     }
 
     /// A new session forgets the release and the call picked for the one before.
