@@ -125,6 +125,17 @@ test("a pi 1.6.0 session dropped after the demo is rebuilt as 1.6.0, detected as
   assert.equal(await bodyText(page), fs.readFileSync(path.join(dir, "expected/request-1.json"), "utf8"), "pi's body, byte for byte");
   assert.equal(await page.getByTestId("newer-session").count(), 0, "no banner");
   await page.screenshot({ path: screenshotPath("release-detected-after-demo.png") });
+
+  // Exported, the folder names the release rebuilt: opened again, it is that release's capture
+  // (not a 0.85.1 one), with the same body.
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export (.zip)" }).click()]);
+  const zip = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ctxlens-export-")), download.suggestedFilename());
+  await download.saveAs(zip);
+  const before = await bodyText(page);
+  await page.getByTestId("file-input").setInputFiles(zip);
+  await until(page, (n) => document.querySelector(".scenario")?.textContent === n, download.suggestedFilename().replace(/\.zip$/, ""));
+  await rebuilt(page, "1.6.0", "captured");
+  assert.equal(await bodyText(page), before, "the same body from the exported folder");
   await context.close();
 });
 
