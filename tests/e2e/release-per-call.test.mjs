@@ -217,6 +217,7 @@ test("a session that lived through upgrades: each past call rebuilt by the relea
   // Every call, from the usage view's list: call k is request n of stage s.
   let k = 0;
   const chars = [];
+  const releases = [];
   for (const [i, stage] of all.entries()) {
     await piDir(envs[i].piPackageDir);
     for (let n = 1; n <= stage.requests; n++) {
@@ -254,6 +255,7 @@ test("a session that lived through upgrades: each past call rebuilt by the relea
       const c = { system: await stat("stat-system-chars"), tools: await stat("stat-tools-chars"), history: await stat("stat-history-chars") };
       assert.ok(c.system > 0 && c.tools > 0, `call ${k}: a system prompt and tools (${JSON.stringify(c)})`);
       chars.push(c.system + c.tools + c.history);
+      releases.push([v, reason]);
       if (k === 2) await page.screenshot({ path: screenshotPath("release-per-call-0.85-call.png") });
     }
   }
@@ -279,8 +281,11 @@ test("a session that lived through upgrades: each past call rebuilt by the relea
   await until(page, () => !document.querySelector('[data-testid="call-bar"]') && document.querySelector('.view-area[data-state="ready"]'));
   await showView(page, "usage", "Usage & cache");
   await page.getByTestId("usage-rebuilt-table").waitFor({ timeout: 120000 });
-  const rows = await page.locator('[data-testid="usage-rebuilt-table"] tbody tr').evaluateAll((trs) => trs.map((tr) => [Number(tr.dataset.call), Number(tr.children[4].textContent.replace(/,/g, ""))]));
-  assert.deepEqual(rows, chars.map((c, i) => [i + 1, c]), "each call's rebuilt characters, under its own release");
+  const rows = await page.locator('[data-testid="usage-rebuilt-table"] tbody tr').evaluateAll((trs) => trs.map((tr) => {
+    const pi = tr.querySelector('[data-testid="call-pi-version"]');
+    return [Number(tr.dataset.call), pi.textContent, pi.dataset.reason, Number(tr.querySelector('[data-testid="call-rebuilt-chars"]').textContent.replace(/,/g, ""))];
+  }));
+  assert.deepEqual(rows, chars.map((c, i) => [i + 1, ...releases[i], c]), "each call's release and rebuilt characters, as when it is picked");
   await page.screenshot({ path: screenshotPath("release-per-call-usage.png"), fullPage: true });
 
   // The what-if over the whole session (bash switched off): no call left out of the totals, each call's characters

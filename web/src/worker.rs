@@ -1085,6 +1085,36 @@ impl Loaded {
         None
     }
 
+    /// `calibration` (`ctxlens::report::calibration::to_json`) with each call's release: `pi`,
+    /// `{version, reason}`, as the engine chooses it for that call of `inputs`' session (a call
+    /// of a session a later pi continued, the release that made it).
+    fn with_call_releases(&self, mut calibration: Value, inputs: &ctxlens::Inputs) -> Value {
+        let calls = calibration
+            .as_object_mut()
+            .and_then(|c| c.get_mut("calls"))
+            .and_then(Value::as_array_mut);
+        for call in calls.into_iter().flatten() {
+            let mut at = inputs.clone();
+            at.prompt = None;
+            at.call = match (
+                call.get_str("entryId"),
+                call.get("index").and_then(Value::as_f64),
+            ) {
+                (Some(id), _) => Some(CallRef::Entry(id.to_string())),
+                (None, Some(k)) => Some(CallRef::Index(k as usize)),
+                (None, None) => continue,
+            };
+            let choice = self.engine.choose(&at);
+            if let Some(o) = call.as_object_mut() {
+                let pi = ctxlens::js::Object::new()
+                    .with("version", choice.version.as_str())
+                    .with("reason", choice.reason.as_str());
+                o.insert("pi", pi.into());
+            }
+        }
+        calibration
+    }
+
     /// The assembly of protocol `api`: the one kept, else made now (and kept).
     fn assembly_of(&self, api: &str) -> Rc<Assembly> {
         self.assembled(&self.inputs(Some(api)))
@@ -1851,6 +1881,10 @@ fn handle_tokens(
         .calibration
         .as_ref()
         .map_or(Value::Null, ctxlens::report::calibration::to_json);
+    let calibration = match loaded.borrow().as_ref().filter(|l| l.gen == gen) {
+        Some(l) => l.with_call_releases(calibration, &inputs),
+        None => calibration,
+    };
     let notes = Value::Array(
         counted
             .notes
