@@ -1087,8 +1087,10 @@ pub fn inputs_of(
     }
     if !opts.captured {
         // `inputs_from_case` takes an env.json without `piVersion` for an old 0.85.1 capture;
-        // the one laid out for a session without a capture is not one.
+        // the one laid out for a session without a capture is not one. Nor is the User-Agent
+        // a case's capture sent the session's: each release sends its own form.
         inputs.captured_pi = None;
+        inputs.user_agent = None;
     }
     inputs.placeholder_key = opts.placeholder_key;
     (inputs, notes)
@@ -1695,9 +1697,12 @@ mod tests {
 
         let mut on_case = Scenario::demo();
         on_case.add_files(vec![("s.jsonl".into(), session_1_6())], vec![], 1.0);
-        assert!(on_case.case.is_some() && !on_case.lay_out().captured);
+        let laid = on_case.lay_out();
+        assert!(on_case.case.is_some() && !laid.captured);
         let c = chosen(&on_case);
         assert_eq!((c.version.as_str(), c.reason), ("1.6.0", Reason::Detected));
+        let (inputs, _) = inputs_of(&laid.files, LayOptions::of(&laid), None);
+        assert_eq!(inputs.user_agent, None, "not the demo capture's User-Agent");
 
         // Another file on the demo keeps its session, and so its capture's release.
         let mut with_file = Scenario::demo();
