@@ -21,7 +21,7 @@ pub(super) struct PiPickerProps {
 }
 
 /// The core's reason (`Reason::as_str`) in a pi user's words, for the auto entry.
-pub(crate) fn reason_words(reason: &str) -> &'static str {
+fn reason_words(reason: &str) -> &'static str {
     match reason {
         "given" => "picked",
         "captured" => "the capture's",
