@@ -1068,21 +1068,28 @@ impl Loaded {
     /// some of them arrived is made again (the engine starts anew): the release chosen is then
     /// the CLI's, which has every release's data.
     fn missing_release(&mut self, api: Option<&str>) -> Option<ctxlens::PiVersion> {
+        self.missing_releases(api).first().copied()
+    }
+
+    /// Every release [`Loaded::missing_release`] would ask for, the first first (the others
+    /// are fetched meanwhile: [`prefetch_releases`]).
+    fn missing_releases(&mut self, api: Option<&str>) -> Vec<ctxlens::PiVersion> {
         let choice = self.engine.choose(&self.inputs(api));
         let needed = releases_needed(&choice);
-        let missing = needed
+        let missing: Vec<ctxlens::PiVersion> = needed
             .iter()
             .copied()
-            .find(|v| !ctxlens::pi::data::is_available(*v));
-        if missing.is_some() {
+            .filter(|v| !ctxlens::pi::data::is_available(*v))
+            .collect();
+        if !missing.is_empty() {
             self.redetect |= needed.len() > 1;
             return missing;
         }
         if std::mem::take(&mut self.redetect) {
             self.engine = ctxlens::Workspace::with_budget(KEPT_ASSEMBLY_BYTES);
-            return self.missing_release(api);
+            return self.missing_releases(api);
         }
-        None
+        Vec::new()
     }
 
     /// `calibration` (`ctxlens::report::calibration::to_json`) with each call's release: `pi`,
@@ -1215,13 +1222,42 @@ fn fetch_release_then(
     report_fetching(scope, &data, &stage);
     let first = FETCHING.with(|f| {
         let mut f = f.borrow_mut();
-        let waiting = f.entry(version).or_default();
-        waiting.push(data);
-        waiting.len() == 1
+        let first = !f.contains_key(&version);
+        f.entry(version).or_default().push(data);
+        first
     });
-    if !first {
-        return;
+    if first {
+        spawn_fetch(scope, loaded, version);
     }
+}
+
+/// Fetches the data of `versions` not on their way yet, all at once, with nothing waiting for
+/// them: a message that needs one of them later waits for that fetch ([`fetch_release_then`]).
+fn prefetch_releases(
+    scope: &web_sys::DedicatedWorkerGlobalScope,
+    loaded: &Rc<RefCell<Option<Loaded>>>,
+    versions: &[ctxlens::PiVersion],
+) {
+    for &v in versions {
+        let new = FETCHING.with(|f| {
+            let mut f = f.borrow_mut();
+            let new = !f.contains_key(&v);
+            f.entry(v).or_default();
+            new
+        });
+        if new {
+            spawn_fetch(scope, loaded, v);
+        }
+    }
+}
+
+/// Fetches and installs `version`'s data, then handles the messages that waited for it (or
+/// says to each that it did not load).
+fn spawn_fetch(
+    scope: &web_sys::DedicatedWorkerGlobalScope,
+    loaded: &Rc<RefCell<Option<Loaded>>>,
+    version: ctxlens::PiVersion,
+) {
     let (scope, loaded) = (scope.clone(), loaded.clone());
     wasm_bindgen_futures::spawn_local(async move {
         let result = fetch_release(&scope, version).await;
@@ -2033,9 +2069,10 @@ fn handle(
             let Some(l) = guard.as_mut().filter(|l| l.gen == gen) else {
                 return;
             };
-            if let Some(v) = l.missing_release(api.as_deref()) {
+            if let [v, rest @ ..] = l.missing_releases(api.as_deref()).as_slice() {
                 drop(guard);
-                return fetch_release_then(scope, loaded, v, data);
+                prefetch_releases(scope, loaded, rest);
+                return fetch_release_then(scope, loaded, *v, data);
             }
             let start = js_sys::Date::now();
             let session = l.files.get("session.jsonl").map(Vec::len).unwrap_or(0);
