@@ -11,6 +11,7 @@
 //! - [`views`]: the views of one assembly, behind the `ViewProps` contract.
 //! - [`wire`]: large values split into small JSON parts (worker) and joined again (page).
 //! - [`vocab`]: the token vocabularies the worker loads (one wasm module each) and counts with.
+//! - [`words`]: the core's CLI wording (`--pi 0.85.1`, `--call`, …) said as the page's controls.
 
 pub mod app;
 pub mod demo;
@@ -21,4 +22,5 @@ pub mod state;
 pub mod views;
 pub mod vocab;
 pub mod wire;
+pub mod words;
 pub mod worker;

@@ -125,6 +125,8 @@ pub struct Laid {
     /// No capture to follow: a placeholder key stands in for the model's provider when none
     /// was given ([`ctxlens::Inputs::placeholder_key`]).
     pub placeholder_key: bool,
+    /// The capture's release is the session's ([`Laid::captured`]).
+    pub captured: bool,
 }
 
 /// Where one loose file was laid.
@@ -483,6 +485,9 @@ impl Scenario {
                 self.refused.push(RefusedFile { path, why, target });
                 continue;
             }
+            if kind == FileKind::Session {
+                self.forget_session_choices();
+            }
             if kind == FileKind::Session || (self.case.is_none() && self.loose.is_empty()) {
                 self.name = base_name(&path).to_string();
             }
@@ -519,6 +524,13 @@ impl Scenario {
             self.now_ms = now_ms;
         }
         self.notes.extend(notes);
+    }
+
+    /// A new session forgets what was picked for the one before: the release (its own is
+    /// detected) and the call (another session's numbering).
+    fn forget_session_choices(&mut self) {
+        self.overrides.pi = None;
+        self.overrides.call = None;
     }
 
     /// Removes the `i`-th loose file (the request is rebuilt without it).
@@ -962,8 +974,53 @@ impl Scenario {
             placeholder_key: self.overrides.placeholder_key
                 || !has_capture
                 || loose_session.is_some(),
+            captured: Self::captured(has_capture, loose_session.is_some()),
         }
     }
+
+    /// Whether the release that made a capture is the one of the session rebuilt: only when the
+    /// case has a capture (`env.json`) and no session was dropped in place of its own. A session
+    /// without its own capture (dropped alone, on the demo, on a case, pasted) is the CLI's
+    /// `--session`: its release is what it proves ([`ctxlens::pi::choice`]), never the release
+    /// of a capture it did not come from.
+    fn captured(has_capture: bool, session_dropped: bool) -> bool {
+        has_capture && !session_dropped
+    }
+}
+
+impl Laid {
+    /// The case folder the export writes (`Export (.zip)`): the laid-out files, and for a
+    /// session without its own capture, the release rebuilt for it (`rebuilt`: the report's)
+    /// as the env's `piVersion` — else the CLI and the app would read the folder as a capture of
+    /// 0.85.1 (an env.json without it) or of another session's release.
+    pub fn exported(&self, rebuilt: Option<ctxlens::PiVersion>) -> CaseFiles {
+        let mut files = self.files.clone();
+        let (false, Some(v), Some(dir)) = (self.captured, rebuilt, find_env_dir(&files)) else {
+            return files;
+        };
+        let path = if dir.is_empty() {
+            "env.json".to_string()
+        } else {
+            format!("{dir}/env.json")
+        };
+        if let Some(Ok(Value::Object(mut env))) = file_text(&files, &path).map(|t| js::parse(&t)) {
+            env.insert("piVersion", Value::str(v.as_str()));
+            files.insert(path, Value::Object(env).to_json_pretty(2).into_bytes());
+        }
+        files
+    }
+}
+
+/// The release a report rebuilt the session's request with: its `pi.version`, or for a past
+/// call rebuilt by the release that made it, the release the rest of the session is rebuilt
+/// with (`pi.callRun.later`).
+pub fn session_release(report: &Value) -> Option<ctxlens::PiVersion> {
+    let pi = report.get("pi")?;
+    let v = match pi.get_str("reason") {
+        Some("call") => pi.get("callRun")?.get_str("later")?,
+        _ => pi.get_str("version")?,
+    };
+    v.parse().ok()
 }
 
 /// Options that a case folder cannot carry, sent to the worker with the files.
@@ -976,6 +1033,9 @@ pub struct LayOptions {
     pub placeholder_key: bool,
     /// The call to rebuild (`Inputs::call`: its index on the active branch, or an entry id).
     pub call: Option<CallRef>,
+    /// [`Laid::captured`]: otherwise the case's `env.json` says nothing of the session's
+    /// release (`Inputs::captured_pi` is none, and the session's own detection decides).
+    pub captured: bool,
 }
 
 impl LayOptions {
@@ -986,6 +1046,7 @@ impl LayOptions {
             pi: laid.pi,
             placeholder_key: laid.placeholder_key,
             call: laid.call.clone(),
+            captured: laid.captured,
         }
     }
 }
@@ -1023,6 +1084,13 @@ pub fn inputs_of(
     inputs.api = api.and_then(|a| a.parse().ok());
     if opts.pi.is_some() {
         inputs.pi = opts.pi;
+    }
+    if !opts.captured {
+        // `inputs_from_case` takes an env.json without `piVersion` for an old 0.85.1 capture;
+        // the one laid out for a session without a capture is not one. Nor is the User-Agent
+        // a case's capture sent the session's: each release sends its own form.
+        inputs.captured_pi = None;
+        inputs.user_agent = None;
     }
     inputs.placeholder_key = opts.placeholder_key;
     (inputs, notes)
@@ -1591,5 +1659,135 @@ mod tests {
             CompareWith::parse("anthropic-messages").map(CompareWith::key),
             Some("anthropic-messages".to_string())
         );
+    }
+
+    /// The release chosen for `sc`'s request with nothing picked, as the worker chooses it.
+    fn chosen(sc: &Scenario) -> ctxlens::pi::choice::Choice {
+        let laid = sc.lay_out();
+        let (inputs, _) = inputs_of(&laid.files, LayOptions::of(&laid), None);
+        ctxlens::Workspace::new().choose(&inputs)
+    }
+
+    /// A pi 1.6.0 session (a system message at its run's start).
+    fn session_1_6() -> Vec<u8> {
+        std::fs::read(
+            ctxlens_corpus::workspace()
+                .join("tests/conformance/pi-1.6.0/an-midconvo/expected/session.after.jsonl"),
+        )
+        .expect("a 1.6.0 capture")
+    }
+
+    /// Only a session that is the capture's own takes the capture's release: a session dropped
+    /// alone, on the demo or in place of a case's is detected (as the CLI's `--session`), and
+    /// Clear's empty scenario says nothing of any release.
+    #[test]
+    fn only_the_capture_s_own_session_takes_its_release() {
+        use ctxlens::pi::choice::Reason;
+        let demo = chosen(&Scenario::demo());
+        assert_eq!(
+            (demo.version.as_str(), demo.reason),
+            ("0.85.1", Reason::Captured)
+        );
+
+        let mut alone = Scenario::default();
+        alone.add_files(vec![("s.jsonl".into(), session_1_6())], vec![], 1.0);
+        assert!(!alone.lay_out().captured);
+        let c = chosen(&alone);
+        assert_eq!((c.version.as_str(), c.reason), ("1.6.0", Reason::Detected));
+
+        let mut on_case = Scenario::demo();
+        on_case.add_files(vec![("s.jsonl".into(), session_1_6())], vec![], 1.0);
+        let laid = on_case.lay_out();
+        assert!(on_case.case.is_some() && !laid.captured);
+        let c = chosen(&on_case);
+        assert_eq!((c.version.as_str(), c.reason), ("1.6.0", Reason::Detected));
+        let (inputs, _) = inputs_of(&laid.files, LayOptions::of(&laid), None);
+        assert_eq!(inputs.user_agent, None, "not the demo capture's User-Agent");
+
+        // Another file on the demo keeps its session, and so its capture's release.
+        let mut with_file = Scenario::demo();
+        with_file.add_files(
+            vec![("AGENTS.md".into(), b"Be brief.\n".to_vec())],
+            vec![],
+            1.0,
+        );
+        assert!(with_file.lay_out().captured);
+
+        let empty = Scenario {
+            name: "empty".into(),
+            ..Default::default()
+        };
+        let c = chosen(&empty);
+        assert_eq!((c.version.as_str(), c.reason), ("1.6.0", Reason::Default));
+    }
+
+    /// The export of a session without its own capture names the release rebuilt for it, so
+    /// the folder opens again (in the app, or the CLI's `--case`) on that release; a capture's
+    /// export is its files as they are.
+    #[test]
+    fn the_export_names_the_release_of_a_session_without_a_capture() {
+        use ctxlens::pi::choice::Reason;
+        let demo = Scenario::demo().lay_out();
+        assert_eq!(demo.exported(Some(ctxlens::PiVersion::V1_6_0)), demo.files);
+
+        let mut alone = Scenario::default();
+        alone.add_files(vec![("s.jsonl".into(), session_1_6())], vec![], 1.0);
+        let laid = alone.lay_out();
+        assert_eq!(laid.exported(None), laid.files);
+        let files = laid.exported(Some(ctxlens::PiVersion::V1_6_0));
+        let mut again = Scenario::default();
+        again.add_files(
+            files
+                .into_iter()
+                .map(|(k, v)| (format!("s/{k}"), v))
+                .collect(),
+            vec![],
+            1.0,
+        );
+        assert!(again.lay_out().captured);
+        let c = chosen(&again);
+        assert_eq!((c.version.as_str(), c.reason), ("1.6.0", Reason::Captured));
+
+        let report = |pi: &str| js::parse(&format!("{{\"pi\":{pi}}}")).unwrap();
+        assert_eq!(
+            session_release(&report(r#"{"version":"1.5.2","reason":"detected"}"#)),
+            Some(ctxlens::PiVersion::V1_5_2)
+        );
+        assert_eq!(
+            session_release(&report(
+                r#"{"version":"0.85.1","reason":"call","callRun":{"later":"1.6.0"}}"#
+            )),
+            Some(ctxlens::PiVersion::V1_6_0)
+        );
+    }
+
+    /// A new session forgets the release and the call picked for the one before.
+    #[test]
+    fn a_new_session_forgets_the_release_and_call_picked() {
+        let mut sc = Scenario::default();
+        sc.add_files(
+            vec![("a.jsonl".into(), SESSION.as_bytes().to_vec())],
+            vec![],
+            1.0,
+        );
+        sc.overrides.pi = Some(ctxlens::PiVersion::V0_85_1);
+        sc.overrides.call = Some(CallRef::Index(1));
+        sc.overrides.model = Some("p/m".into());
+        sc.add_files(vec![("AGENTS.md".into(), b"x\n".to_vec())], vec![], 1.0);
+        assert_eq!(
+            sc.overrides.pi,
+            Some(ctxlens::PiVersion::V0_85_1),
+            "a file that is not a session keeps them"
+        );
+        sc.add_files(vec![("b.jsonl".into(), session_1_6())], vec![], 1.0);
+        assert_eq!((sc.overrides.pi, sc.overrides.call.clone()), (None, None));
+        assert_eq!(
+            sc.overrides.model.as_deref(),
+            Some("p/m"),
+            "the settings stay"
+        );
+        sc.overrides.pi = Some(ctxlens::PiVersion::V1_4_0);
+        sc.add_pasted_session(SESSION.into(), 1.0);
+        assert_eq!(sc.overrides.pi, None, "a pasted session too");
     }
 }

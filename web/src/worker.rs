@@ -569,6 +569,7 @@ impl WorkerLink {
         set(&msg, "files", files);
         set(&msg, "continueOnly", laid.continue_only);
         set(&msg, "placeholderKey", laid.placeholder_key);
+        set(&msg, "captured", laid.captured);
         set(&msg, "pi", opt_str(laid.pi.map(|v| v.as_str())));
         set(
             &msg,
@@ -992,6 +993,9 @@ struct Loaded {
     /// The model's own protocol, once assembled under it: asked for by name, it is the same
     /// request as without a switch, and the same kept assembly.
     own_api: std::cell::OnceCell<String>,
+    /// The engine detected the session's release before the data it reads arrived
+    /// ([`Loaded::missing_release`]): it detects again once every release is loaded.
+    redetect: bool,
 }
 
 impl Loaded {
@@ -1004,6 +1008,7 @@ impl Loaded {
             base: std::cell::OnceCell::new(),
             engine: ctxlens::Workspace::with_budget(KEPT_ASSEMBLY_BYTES),
             own_api: std::cell::OnceCell::new(),
+            redetect: false,
         }
     }
 
@@ -1058,16 +1063,92 @@ impl Loaded {
         inputs
     }
 
-    /// The release this scenario rebuilds under `api`, when its data is not loaded yet.
-    fn missing_release(&self, api: Option<&str>) -> Option<ctxlens::PiVersion> {
-        let v = self.engine.choose(&self.inputs(api)).version;
-        (!ctxlens::pi::data::is_available(v)).then_some(v)
+    /// The next release whose data this scenario's request under `api` needs and the worker
+    /// has not loaded ([`releases_needed`]). Once they are all loaded, a detection made before
+    /// some of them arrived is made again (the engine starts anew): the release chosen is then
+    /// the CLI's, which has every release's data.
+    fn missing_release(&mut self, api: Option<&str>) -> Option<ctxlens::PiVersion> {
+        self.missing_releases(api).first().copied()
+    }
+
+    /// Every release [`Loaded::missing_release`] would ask for, the first first (the others
+    /// are fetched meanwhile: [`prefetch_releases`]).
+    fn missing_releases(&mut self, api: Option<&str>) -> Vec<ctxlens::PiVersion> {
+        let choice = self.engine.choose(&self.inputs(api));
+        let needed = releases_needed(&choice);
+        let missing: Vec<ctxlens::PiVersion> = needed
+            .iter()
+            .copied()
+            .filter(|v| !ctxlens::pi::data::is_available(*v))
+            .collect();
+        if !missing.is_empty() {
+            self.redetect |= needed.len() > 1;
+            return missing;
+        }
+        if std::mem::take(&mut self.redetect) {
+            self.engine = ctxlens::Workspace::with_budget(KEPT_ASSEMBLY_BYTES);
+            return self.missing_releases(api);
+        }
+        Vec::new()
+    }
+
+    /// `calibration` (`ctxlens::report::calibration::to_json`) with each call's release: `pi`,
+    /// `{version, reason}`, as the engine chooses it for that call of `inputs`' session (a call
+    /// of a session a later pi continued, the release that made it).
+    fn with_call_releases(&self, mut calibration: Value, inputs: &ctxlens::Inputs) -> Value {
+        let calls = calibration
+            .as_object_mut()
+            .and_then(|c| c.get_mut("calls"))
+            .and_then(Value::as_array_mut);
+        for call in calls.into_iter().flatten() {
+            let mut at = inputs.clone();
+            at.prompt = None;
+            at.call = match (
+                call.get_str("entryId"),
+                call.get("index").and_then(Value::as_f64),
+            ) {
+                (Some(id), _) => Some(CallRef::Entry(id.to_string())),
+                (None, Some(k)) => Some(CallRef::Index(k as usize)),
+                (None, None) => continue,
+            };
+            let choice = self.engine.choose(&at);
+            if let Some(o) = call.as_object_mut() {
+                let pi = ctxlens::js::Object::new()
+                    .with("version", choice.version.as_str())
+                    .with("reason", choice.reason.as_str());
+                o.insert("pi", pi.into());
+            }
+        }
+        calibration
     }
 
     /// The assembly of protocol `api`: the one kept, else made now (and kept).
     fn assembly_of(&self, api: &str) -> Rc<Assembly> {
         self.assembled(&self.inputs(Some(api)))
     }
+}
+
+/// The releases whose data a choice needs: the one chosen; and when it was not given and the
+/// session proves only "0.86.0 or later" (so the detection tells the releases apart by their own
+/// prompt texts and tool declarations, and a past call of a session a later pi continued may
+/// be another release's), every supported release, as the CLI has them.
+fn releases_needed(choice: &ctxlens::pi::choice::Choice) -> Vec<ctxlens::PiVersion> {
+    use ctxlens::pi::choice::Reason;
+    let reads_releases = choice.reason != Reason::Given
+        && choice
+            .detection
+            .as_ref()
+            .is_some_and(|d| d.at_least.is_some());
+    let mut needed = vec![choice.version];
+    if reads_releases {
+        needed.extend(
+            ctxlens::PiVersion::ALL
+                .iter()
+                .rev()
+                .filter(|v| **v != choice.version),
+        );
+    }
+    needed
 }
 
 /// Parts as `[[path, append, offset, length]…]` into one UTF-8 buffer (transferred, not copied
@@ -1141,13 +1222,42 @@ fn fetch_release_then(
     report_fetching(scope, &data, &stage);
     let first = FETCHING.with(|f| {
         let mut f = f.borrow_mut();
-        let waiting = f.entry(version).or_default();
-        waiting.push(data);
-        waiting.len() == 1
+        let first = !f.contains_key(&version);
+        f.entry(version).or_default().push(data);
+        first
     });
-    if !first {
-        return;
+    if first {
+        spawn_fetch(scope, loaded, version);
     }
+}
+
+/// Fetches the data of `versions` not on their way yet, all at once, with nothing waiting for
+/// them: a message that needs one of them later waits for that fetch ([`fetch_release_then`]).
+fn prefetch_releases(
+    scope: &web_sys::DedicatedWorkerGlobalScope,
+    loaded: &Rc<RefCell<Option<Loaded>>>,
+    versions: &[ctxlens::PiVersion],
+) {
+    for &v in versions {
+        let new = FETCHING.with(|f| {
+            let mut f = f.borrow_mut();
+            let new = !f.contains_key(&v);
+            f.entry(v).or_default();
+            new
+        });
+        if new {
+            spawn_fetch(scope, loaded, v);
+        }
+    }
+}
+
+/// Fetches and installs `version`'s data, then handles the messages that waited for it (or
+/// says to each that it did not load).
+fn spawn_fetch(
+    scope: &web_sys::DedicatedWorkerGlobalScope,
+    loaded: &Rc<RefCell<Option<Loaded>>>,
+    version: ctxlens::PiVersion,
+) {
     let (scope, loaded) = (scope.clone(), loaded.clone());
     wasm_bindgen_futures::spawn_local(async move {
         let result = fetch_release(&scope, version).await;
@@ -1261,8 +1371,8 @@ fn handle_upgrade(
     let gone = "The worker no longer holds these files (it was restarted or moved on): drop or open the files again.";
     // Either release's data, when missing (the first side's too: a restarted worker).
     let missing = {
-        let guard = loaded.borrow();
-        match guard.as_ref().filter(|l| l.gen == gen) {
+        let mut guard = loaded.borrow_mut();
+        match guard.as_mut().filter(|l| l.gen == gen) {
             Some(l) => l
                 .missing_release(Some(&api))
                 .or_else(|| (!ctxlens::pi::data::is_available(pi)).then_some(pi)),
@@ -1495,8 +1605,8 @@ fn handle_whatif(
     });
     let gone = "The worker no longer holds these files (it was restarted or moved on): drop or open the files again.";
     let missing = {
-        let guard = loaded.borrow();
-        match guard.as_ref().filter(|l| l.gen == gen) {
+        let mut guard = loaded.borrow_mut();
+        match guard.as_mut().filter(|l| l.gen == gen) {
             Some(l) => l
                 .missing_release(Some(&api))
                 .or_else(|| release.filter(|v| !ctxlens::pi::data::is_available(*v))),
@@ -1807,6 +1917,10 @@ fn handle_tokens(
         .calibration
         .as_ref()
         .map_or(Value::Null, ctxlens::report::calibration::to_json);
+    let calibration = match loaded.borrow().as_ref().filter(|l| l.gen == gen) {
+        Some(l) => l.with_call_releases(calibration, &inputs),
+        None => calibration,
+    };
     let notes = Value::Array(
         counted
             .notes
@@ -1933,6 +2047,7 @@ fn handle(
                 now_ms: get(&data, "nowMs").as_f64(),
                 pi: get(&data, "pi").as_string().and_then(|v| v.parse().ok()),
                 placeholder_key: get(&data, "placeholderKey").as_bool().unwrap_or(false),
+                captured: get(&data, "captured").as_bool().unwrap_or(false),
                 call: {
                     let c = get(&data, "call");
                     c.as_f64()
@@ -1954,9 +2069,10 @@ fn handle(
             let Some(l) = guard.as_mut().filter(|l| l.gen == gen) else {
                 return;
             };
-            if let Some(v) = l.missing_release(api.as_deref()) {
+            if let [v, rest @ ..] = l.missing_releases(api.as_deref()).as_slice() {
                 drop(guard);
-                return fetch_release_then(scope, loaded, v, data);
+                prefetch_releases(scope, loaded, rest);
+                return fetch_release_then(scope, loaded, *v, data);
             }
             let start = js_sys::Date::now();
             let session = l.files.get("session.jsonl").map(Vec::len).unwrap_or(0);
@@ -2088,8 +2204,8 @@ fn handle(
                 get(&data, "b").as_string().unwrap_or_default(),
             );
             let missing = loaded
-                .borrow()
-                .as_ref()
+                .borrow_mut()
+                .as_mut()
                 .filter(|l| l.gen == gen)
                 .and_then(|l| l.missing_release(Some(&a)));
             if let Some(v) = missing {

@@ -162,9 +162,10 @@ pub(super) fn inputs_panel(p: &InputsProps) -> Html {
     };
     let export = {
         let (laid, name) = (p.laid.clone(), p.scenario.name.clone());
+        let rebuilt = p.report.as_deref().and_then(crate::state::session_release);
         Callback::from(move |_| {
             let folder = ctxlens::zip::folder_name(&name);
-            let zip = ctxlens::zip::case_zip(&folder, &laid.files);
+            let zip = ctxlens::zip::case_zip(&folder, &laid.exported(rebuilt));
             if let Err(e) = inputs::download(&format!("{folder}.zip"), &zip, "application/zip") {
                 web_sys::console::error_1(&e.into());
             }

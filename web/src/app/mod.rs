@@ -6,6 +6,7 @@
 
 mod diagnostics;
 mod inputs_panel;
+mod pi_picker;
 mod reducer;
 mod settings;
 mod stats_strip;
@@ -27,6 +28,7 @@ use crate::views::ViewProps;
 
 use diagnostics::*;
 use inputs_panel::*;
+use pi_picker::*;
 use reducer::*;
 use settings::*;
 use stats_strip::*;
@@ -313,7 +315,8 @@ pub fn app() -> Html {
             html! {
                 <div class="call-bar" data-testid="call-bar" data-call={n(&c, "index").to_string()} role="status">
                     <strong>{format!("Call {}", n(&c, "index"))}</strong>
-                    <span class="muted">{format!(" · line {} · {} · {}{how}", n(&c, "line"), c.get_str("timestamp").unwrap_or(""), model)}</span>
+                    <span class="muted">{format!(" · line {} · {} · {}{how} · ", n(&c, "line"), c.get_str("timestamp").unwrap_or(""), model)}</span>
+                    { call_release(report.as_deref()) }
                     if c.get("usage").is_some_and(|u| !u.is_null()) {
                         <span class="call-usage" data-testid="call-usage" title="what the provider reported for this call (pi stored it on the answer)">
                             {format!("reported: {} input · {} cache read · {} cache write · {} output",
@@ -423,47 +426,16 @@ pub fn app() -> Html {
 
     // The pi release: asked for (the picker), else the capture's, else the one the session
     // proves, else the newest; the report says which and why.
-    let pi_info = report.as_ref().and_then(|r| r.get("pi").cloned());
-    let explanation = pi_info
+    let newer_session = report
         .as_ref()
-        .and_then(|p| p.get_str("explanation").map(String::from))
-        .unwrap_or_else(|| "the release is chosen when the report comes".into());
-    let reason = pi_info
-        .as_ref()
-        .and_then(|p| p.get_str("reason").map(String::from))
-        .unwrap_or_default();
-    let rebuilt = pi_info
-        .as_ref()
-        .and_then(|p| p.get_str("version").map(String::from));
-    let newer_session = pi_info
-        .as_ref()
+        .and_then(|r| r.get("pi"))
         .and_then(|p| p.get_str("newerSession").map(String::from));
-    let asked = state.scenario.overrides.pi;
     let pi_picker = {
         let d = dispatch.clone();
-        let onchange = Callback::from(move |e: Event| {
-            let value = e
-                .target_dyn_into::<web_sys::HtmlSelectElement>()
-                .map(|s| s.value())
-                .unwrap_or_default();
-            let v: Option<ctxlens::PiVersion> = value.parse().ok();
-            d.dispatch(Action::EditOverrides(Box::new(move |o| o.pi = v)));
+        let on_pick = Callback::from(move |v: Option<ctxlens::PiVersion>| {
+            d.dispatch(Action::EditOverrides(Box::new(move |o| o.pi = v)))
         });
-        let auto_label = match (&rebuilt, asked) {
-            (Some(v), None) => format!("auto: {v} ({reason})"),
-            _ => "auto".to_string(),
-        };
-        html! {
-            <label class="pi-picker" title={format!("The pi release rebuilt: {explanation}. Auto takes the capture's release, else the one the session proves (its system messages, entry types, texts, dates), else the newest.")}>
-                <span class="muted">{"pi"}</span>
-                <select data-testid="pi-version" data-rebuilt={rebuilt.clone()} data-reason={reason.clone()} {onchange}>
-                    <option value="auto" selected={asked.is_none()}>{auto_label}</option>
-                    { for ctxlens::PiVersion::ALL.iter().rev().map(|v| html! {
-                        <option value={v.as_str()} selected={asked == Some(*v)}>{format!("{v} ({})", v.released())}</option>
-                    }) }
-                </select>
-            </label>
-        }
+        html! { <PiPicker report={report.clone()} asked={state.scenario.overrides.pi} {on_pick} /> }
     };
 
     html! {

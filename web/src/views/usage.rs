@@ -93,7 +93,7 @@ pub fn UsageView(p: &ViewProps) -> Html {
                             })}</p>
                     }
                     <table class="calls-table" data-testid="usage-rebuilt-table">
-                        <thead><tr><th>{"call"}</th><th>{"line"}</th><th>{"model"}</th><th class="num">{"reported"}</th>
+                        <thead><tr><th>{"call"}</th><th>{"line"}</th><th>{"model"}</th><th title="the pi release each call is rebuilt by: a past call of a session a later pi continued, the release that made it">{"pi"}</th><th class="num">{"reported"}</th>
                             <th class="num">{"rebuilt chars"}</th><th class="num">{"rebuilt tokens"}</th><th class="num">{"difference"}</th><th>{"note"}</th></tr></thead>
                         <tbody>
                         { for calls.iter().take(MAX_ROWS).map(|x| {
@@ -102,8 +102,9 @@ pub fn UsageView(p: &ViewProps) -> Html {
                             html! {
                                 <tr data-call={num(x, "index").to_string()} class={classes!((x.get("used").and_then(Value::as_bool) != Some(true)).then_some("muted"))}>
                                     <td>{num(x, "index")}</td><td>{num(x, "line")}</td><td class="mono">{s(x, "model")}</td>
+                                    <td class="mono" data-testid="call-pi-version" data-reason={x.get("pi").map(|p| s(p, "reason").to_string())}>{x.get("pi").map(|p| s(p, "version").to_string()).unwrap_or_default()}</td>
                                     <td class="num" data-testid="call-reported">{thousands(num(x, "reportedTokens"))}</td>
-                                    <td class="num">{thousands(num(x, "rebuiltChars"))}</td>
+                                    <td class="num" data-testid="call-rebuilt-chars">{thousands(num(x, "rebuiltChars"))}</td>
                                     <td class="num" data-testid="call-rebuilt">{rebuilt.map(thousands).unwrap_or_else(|| "–".into())}</td>
                                     <td class="num" data-testid="call-difference">{diff.map(|d| format!("{}{}", if d > 0.0 { "+" } else { "" }, thousands(d))).unwrap_or_else(|| "–".into())}</td>
                                     <td class="small muted">{s(x, "note")}</td>

@@ -188,12 +188,15 @@ pub fn pi_source_path(report: &Value, src: &str) -> String {
     }
 }
 
-/// A text with pi source locations in it (`… (AI/api/transform-messages.js:134)`), each
+/// A text of the core's for the page: worded for it ([`crate::words::for_the_page`]: no CLI
+/// flag), with pi source locations in it (`… (AI/api/transform-messages.js:134)`) each
 /// written as pi's file path ([`pi_source_path`]).
 pub fn with_pi_paths(report: &Value, text: &str) -> String {
+    let text = crate::words::for_the_page(text);
     let Some(prefixes) = report.get("sourcePrefixes").and_then(Value::as_object) else {
-        return text.to_string();
+        return text;
     };
+    let text = text.as_str();
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     'scan: while !rest.is_empty() {
