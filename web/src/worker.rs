@@ -993,9 +993,6 @@ struct Loaded {
     /// The model's own protocol, once assembled under it: asked for by name, it is the same
     /// request as without a switch, and the same kept assembly.
     own_api: std::cell::OnceCell<String>,
-    /// The engine detected the session's release before the data it reads arrived
-    /// ([`Loaded::missing_release`]): it detects again once every release is loaded.
-    redetect: bool,
 }
 
 impl Loaded {
@@ -1008,7 +1005,6 @@ impl Loaded {
             base: std::cell::OnceCell::new(),
             engine: ctxlens::Workspace::with_budget(KEPT_ASSEMBLY_BYTES),
             own_api: std::cell::OnceCell::new(),
-            redetect: false,
         }
     }
 
@@ -1064,32 +1060,13 @@ impl Loaded {
     }
 
     /// The next release whose data this scenario's request under `api` needs and the worker
-    /// has not loaded ([`releases_needed`]). Once they are all loaded, a detection made before
-    /// some of them arrived is made again (the engine starts anew): the release chosen is then
-    /// the CLI's, which has every release's data.
+    /// has not loaded: the one chosen. (The detection reads no release's data — every
+    /// release's fingerprints are compiled in — so it is the CLI's whatever has loaded; a past
+    /// call of a session a later pi continued needs the session's release, to find the call,
+    /// then its own: asked for one after the other.)
     fn missing_release(&mut self, api: Option<&str>) -> Option<ctxlens::PiVersion> {
-        self.missing_releases(api).first().copied()
-    }
-
-    /// Every release [`Loaded::missing_release`] would ask for, the first first (the others
-    /// are fetched meanwhile: [`prefetch_releases`]).
-    fn missing_releases(&mut self, api: Option<&str>) -> Vec<ctxlens::PiVersion> {
         let choice = self.engine.choose(&self.inputs(api));
-        let needed = releases_needed(&choice);
-        let missing: Vec<ctxlens::PiVersion> = needed
-            .iter()
-            .copied()
-            .filter(|v| !ctxlens::pi::data::is_available(*v))
-            .collect();
-        if !missing.is_empty() {
-            self.redetect |= needed.len() > 1;
-            return missing;
-        }
-        if std::mem::take(&mut self.redetect) {
-            self.engine = ctxlens::Workspace::with_budget(KEPT_ASSEMBLY_BYTES);
-            return self.missing_releases(api);
-        }
-        Vec::new()
+        (!ctxlens::pi::data::is_available(choice.version)).then_some(choice.version)
     }
 
     /// `calibration` (`ctxlens::report::calibration::to_json`) with each call's release: `pi`,
@@ -1126,29 +1103,6 @@ impl Loaded {
     fn assembly_of(&self, api: &str) -> Rc<Assembly> {
         self.assembled(&self.inputs(Some(api)))
     }
-}
-
-/// The releases whose data a choice needs: the one chosen; and when it was not given and the
-/// session proves only "0.86.0 or later" (so the detection tells the releases apart by their own
-/// prompt texts and tool declarations, and a past call of a session a later pi continued may
-/// be another release's), every supported release, as the CLI has them.
-fn releases_needed(choice: &ctxlens::pi::choice::Choice) -> Vec<ctxlens::PiVersion> {
-    use ctxlens::pi::choice::Reason;
-    let reads_releases = choice.reason != Reason::Given
-        && choice
-            .detection
-            .as_ref()
-            .is_some_and(|d| d.at_least.is_some());
-    let mut needed = vec![choice.version];
-    if reads_releases {
-        needed.extend(
-            ctxlens::PiVersion::ALL
-                .iter()
-                .rev()
-                .filter(|v| **v != choice.version),
-        );
-    }
-    needed
 }
 
 /// Parts as `[[path, append, offset, length]…]` into one UTF-8 buffer (transferred, not copied
@@ -1228,26 +1182,6 @@ fn fetch_release_then(
     });
     if first {
         spawn_fetch(scope, loaded, version);
-    }
-}
-
-/// Fetches the data of `versions` not on their way yet, all at once, with nothing waiting for
-/// them: a message that needs one of them later waits for that fetch ([`fetch_release_then`]).
-fn prefetch_releases(
-    scope: &web_sys::DedicatedWorkerGlobalScope,
-    loaded: &Rc<RefCell<Option<Loaded>>>,
-    versions: &[ctxlens::PiVersion],
-) {
-    for &v in versions {
-        let new = FETCHING.with(|f| {
-            let mut f = f.borrow_mut();
-            let new = !f.contains_key(&v);
-            f.entry(v).or_default();
-            new
-        });
-        if new {
-            spawn_fetch(scope, loaded, v);
-        }
     }
 }
 
@@ -2069,10 +2003,9 @@ fn handle(
             let Some(l) = guard.as_mut().filter(|l| l.gen == gen) else {
                 return;
             };
-            if let [v, rest @ ..] = l.missing_releases(api.as_deref()).as_slice() {
+            if let Some(v) = l.missing_release(api.as_deref()) {
                 drop(guard);
-                prefetch_releases(scope, loaded, rest);
-                return fetch_release_then(scope, loaded, *v, data);
+                return fetch_release_then(scope, loaded, v, data);
             }
             let start = js_sys::Date::now();
             let session = l.files.get("session.jsonl").map(Vec::len).unwrap_or(0);
