@@ -1382,13 +1382,18 @@ mod tests {
         assert_eq!(t.get_str("error"), Some("the module trapped"));
     }
 
+    /// Claude: no public vocabulary, none loaded (the host's o200k is not its); with no usage to
+    /// calibrate on, pi's own estimate, said as one.
     #[test]
-    fn a_model_without_a_public_vocabulary_is_not_counted_and_says_so() {
+    fn a_model_without_a_public_vocabulary_gets_pis_own_estimate() {
         let options = r#"{"model":"anthropic/claude-sonnet-4-5","env":{"ANTHROPIC_API_KEY":"k"},"prompt":"hi"}"#;
         let (t, stats) = tokens_of(&assemble(options, None, &[], Some(&mut Host::O200k)).unwrap());
         assert!(t.get("vocabulary").unwrap().is_null());
         assert_eq!(t.get_str("estimate"), Some("claude"));
-        assert_eq!(t.get("counted"), Some(&Value::Bool(false)));
-        assert!(stats.get("tokenizer").unwrap().is_null());
+        assert_eq!(t.get("counted"), Some(&Value::Bool(true)));
+        let tokenizer = stats.get("tokenizer").unwrap();
+        assert_eq!(tokenizer.get_str("name"), Some("estimate"));
+        assert_eq!(tokenizer.get("exact"), Some(&Value::Bool(false)));
+        assert!(t.to_json().contains("pi's own estimate"), "{}", t.to_json());
     }
 }
