@@ -1,7 +1,7 @@
 // Drives the real pi (the installs under /opt/pi-oracle*, which scripts/setup.sh makes) with the
 // ctxlens pi package installed, for the pi package's tests: a captured case laid out as the
 // capture laid it (helpers.mjs layInstall, under the capture lock), the stand-in provider
-// (../shared/oracle/mock-provider.mjs) on a free port answering the case's script, pi run in
+// (tests/npm/stand-in/provider.mjs) on a free port answering the case's script, pi run in
 // print mode (as the capture runs it) or in RPC mode (commands sent, notifications read).
 import fs from "node:fs";
 import os from "node:os";
@@ -9,7 +9,9 @@ import path from "node:path";
 import { spawn, execFileSync } from "node:child_process";
 import { repo, tarball, layInstall, pointedAt, captureLock, INSTALL_ROOT } from "./helpers.mjs";
 
-export const oracle = process.env.PI_ORACLE_DIR ?? path.join(repo, "../shared/oracle");
+// The stand-in provider and the tools extension the captures use (copies of the capture
+// harness's, in the repository so that a clean clone runs these tests with nothing beside it).
+const standInDir = path.join(repo, "tests/npm/stand-in");
 
 /** The release's pi install: its Node 22 and its cli.js. */
 export function piOf(version) {
@@ -69,7 +71,7 @@ export async function standIn(script) {
       resolve(p);
     };
     const watcher = fs.watch(dir, look);
-    child = spawn(piOf("0.85.1").node, [path.join(oracle, "mock-provider.mjs"), path.join(dir, "port"), dir, script ?? path.join(dir, "none.json")], { stdio: "ignore" });
+    child = spawn(piOf("0.85.1").node, [path.join(standInDir, "provider.mjs"), path.join(dir, "port"), dir, script ?? path.join(dir, "none.json")], { stdio: "ignore" });
     child.on("exit", (code) => reject(new Error(`the stand-in provider exited (${code})`)));
     look();
   });
@@ -106,7 +108,7 @@ export function layCase(caseDir, installedAgent, port, settings = {}) {
   delete env.PATH;
   env.PATH = `${path.dirname(process.execPath)}:/usr/bin:/bin`;
   if (fs.existsSync(path.join(caseDir, "tools.json"))) {
-    args.push("-e", path.join(oracle, "json-tools.mjs"));
+    args.push("-e", path.join(standInDir, "json-tools.mjs"));
     env.ORACLE_TOOLS_JSON = path.join(caseDir, "tools.json");
   }
   return { ...c, caseJson, agent, env, piArgs: [...args, ...(caseJson.args ?? [])], prompt: caseJson.prompt ?? "go on" };
