@@ -49,6 +49,9 @@ struct Read {
     system_lines: OnceCell<Vec<u32>>,
     /// The detections of the session as it stood at a line (a past call's run).
     detections_upto: RefCell<Vec<(u32, Option<Detection>)>>,
+    /// The lines of the active branch's calls, as each release reads the file (a past call's
+    /// place, for its release).
+    call_lines: RefCell<Vec<(PiVersion, Rc<Vec<u32>>)>>,
     files: RefCell<Vec<(PiVersion, Arc<SessionFile>)>>,
 }
 
@@ -167,6 +170,7 @@ impl Workspace {
             detection: OnceCell::new(),
             system_lines: OnceCell::new(),
             detections_upto: RefCell::new(Vec::new()),
+            call_lines: RefCell::new(Vec::new()),
             files: RefCell::new(Vec::new()),
         });
         if reads.len() == SESSIONS_KEPT {
@@ -215,12 +219,8 @@ impl Workspace {
                 .find(|(_, v)| v.get_str("id") == Some(id.as_str()))
                 .map(|(n, _)| n),
             CallRef::Index(k) => Pi::new(chosen.version).ok().and_then(|pi| {
-                let f = self.session_file(&pi, s);
-                session::active_path(&f)
-                    .into_iter()
-                    .filter(|&i| crate::calls::is_call(&f, i))
-                    .nth(k.checked_sub(1)?)
-                    .map(|i| f.entries[i].line)
+                let lines = self.call_lines(&r, &pi, s);
+                lines.get(k.checked_sub(1)?).copied()
             }),
             CallRef::Next => None,
         };
@@ -235,6 +235,23 @@ impl Workspace {
             kept.push((upto, d.clone()));
             d
         })
+    }
+
+    /// The lines of the active branch's calls of `s` (read as `r`) under `pi`, kept.
+    fn call_lines(&self, r: &Read, pi: &Pi, s: &SourceText) -> Rc<Vec<u32>> {
+        if let Some((_, l)) = r.call_lines.borrow().iter().find(|(v, _)| *v == pi.version) {
+            return l.clone();
+        }
+        let f = self.session_file(pi, s);
+        let lines: Rc<Vec<u32>> = Rc::new(
+            session::active_path(&f)
+                .into_iter()
+                .filter(|&i| crate::calls::is_call(&f, i))
+                .map(|i| f.entries[i].line)
+                .collect(),
+        );
+        r.call_lines.borrow_mut().push((pi.version, lines.clone()));
+        lines
     }
 
     /// [`session::parse`] under `pi`, kept.
