@@ -65,7 +65,7 @@ if [[ -z $check_only ]]; then
   node scripts/add-pi-release.mjs "$version" "$released"
   cargo fmt --all
   # What tells its sessions from the others' (the release detection's compiled-in fingerprints).
-  UPDATE_EXPECT=1 cargo test -q -p ctxlens --lib fingerprints >/dev/null
+  UPDATE_EXPECT=1 cargo test -q -p ctxlens-assembly --lib fingerprints >/dev/null
   if [[ -z $no_capture ]]; then
     echo "== 4. capture the standard case set" >&2
     node scripts/capture-set.mjs "$version" || echo "(some captures failed: see above)" >&2

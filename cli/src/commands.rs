@@ -4,6 +4,7 @@
 use ctxlens::install::{self, FileKind, Limits, Machine};
 use ctxlens::js::path::resolve_path;
 use ctxlens::pi::Pi;
+use ctxlens::AssemblyStats;
 use ctxlens::{Assembly, Diagnostic, Inputs, SourceText};
 
 use crate::host::Host;
@@ -661,7 +662,7 @@ fn every_api(host: &mut dyn Host, o: &Opts, command: &str, inputs: &Inputs) -> i
         let mut i = inputs.clone();
         i.api = Some(*api);
         let a = ws.assemble(&i);
-        let value = match (&a.request, &a.stats, command) {
+        let value = match (&a.request, a.stats(), command) {
             (Some(r), _, "assemble") => r.body.clone(),
             (Some(_), Some(s), _) => ctxlens::report::stats::to_json(s).to_json(),
             _ => {
@@ -791,7 +792,7 @@ fn output(
     let built = assembly.request.is_some();
     let text: Vec<u8> = match command {
         "assemble" => assembly.body().unwrap_or("").as_bytes().to_vec(),
-        "stats" if o.no_tokens => match &assembly.stats {
+        "stats" if o.no_tokens => match assembly.stats() {
             Some(s) => {
                 let v = with_packages(inputs, assembly, ctxlens::report::stats::to_json(s));
                 format!("{}\n", v.to_json_pretty(2)).into_bytes()
@@ -851,7 +852,7 @@ fn output(
         "summary" if o.json => crate::report::summary(assembly, true).into_bytes(),
         "summary" if o.no_tokens => {
             let mut s = crate::report::summary(assembly, false);
-            if let Some(st) = &assembly.stats {
+            if let Some(st) = assembly.stats() {
                 let v = ctxlens::report::stats::to_json(st);
                 s.push_str(&crate::report::packages_text(
                     &crate::report::packages_json(inputs, assembly, &v),
@@ -873,7 +874,7 @@ fn output(
                 legend: crate::tokens::legend(c),
             });
             let mut s = ctxlens::report::summary::text_with(assembly, tokens.as_ref());
-            let stats = match (&counted, &assembly.stats) {
+            let stats = match (&counted, assembly.stats()) {
                 (Some(c), _) => Some(crate::tokens::stats_json(c)),
                 (None, Some(st)) => Some(ctxlens::report::stats::to_json(st)),
                 (None, None) => None,

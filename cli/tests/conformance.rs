@@ -15,6 +15,7 @@
 //!
 //! `CTXLENS_CASE=oc-` narrows every test to the cases whose name contains the text.
 
+use ctxlens::AssemblyStats;
 use std::path::PathBuf;
 
 use ctxlens::calls::CallRef;
@@ -107,7 +108,7 @@ fn explain(name: &str, a: &Assembly, body: &str, want: &str) -> Option<String> {
             "\n    path: {path}\n     got: {got}\n    want: {want}"
         ));
         // The nearest part of the body whose source ctxlens knows.
-        let origins = ctxlens::analysis::provenance::provenance(a);
+        let origins = ctxlens::provenance::provenance(a);
         let source =
             std::iter::successors(Some(path.as_str()), |p| p.rsplit_once('.').map(|(h, _)| h))
                 .find_map(|p| origins.iter().find(|o| o.path == p));
@@ -642,7 +643,7 @@ fn snapshot(case: &Case, inputs: &Inputs) -> String {
         ));
     }
     s.push_str("\n== stats\n");
-    if let Some(st) = &a.stats {
+    if let Some(st) = a.stats() {
         s.push_str(&outline(&ctxlens::report::stats::to_json(st)));
     }
     s.push_str("\n== findings\n");
@@ -674,7 +675,7 @@ fn snapshot(case: &Case, inputs: &Inputs) -> String {
                     r.body.len(),
                     js::short_hash(&r.body)
                 ));
-                if let Some(st) = &b.stats {
+                if let Some(st) = b.stats() {
                     s.push_str(&format!(
                         "accounting: system prompt {}, tools {} ({}), history {} (user {}, assistant {}, reasoning {}, arguments {}, results {}, signatures {}, image data {}), parameters {}, structure {}\n",
                         st.system_prompt_chars,

@@ -4,6 +4,7 @@
 //! each variant's captured body byte for byte, and its take-home must be the edit that was made
 //! (the same flags, the same files removed, the same SKILL.md or session text).
 
+use ctxlens::AssemblyStats;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -284,7 +285,7 @@ fn the_whole_session_with_the_change_made_at_the_start_is_the_run_pi_makes_with_
             "call {k}: {}",
             describe(b.body().unwrap_or(""), &want)
         );
-        chars.push(b.stats.as_ref().unwrap().total_chars());
+        chars.push(b.stats().unwrap().total_chars());
     }
     let mut count = |_: &Inputs, _: &ctxlens::Assembly| None;
     let s = whatif::session(

@@ -75,7 +75,7 @@ fn is_valid_thinking_level(pi: &Pi, level: &str) -> bool {
 }
 
 /// `value.split(",").map(s => s.trim()).filter(name => name.length > 0)`.
-pub(crate) fn split_list(value: &str) -> Vec<String> {
+pub fn split_list(value: &str) -> Vec<String> {
     value
         .split(',')
         .map(|s| crate::js::js_trim(s).to_string())

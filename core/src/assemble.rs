@@ -4,7 +4,6 @@
 //! [`assemble`] reads as the pipeline: one method of [`Run`] per stage, in pi's order, each
 //! taking what the stages before it produced and recording itself in the trace.
 
-use crate::analysis::stats::{self, Stats};
 use crate::api::Api;
 use crate::args::{self, PiArgs};
 use crate::calls::{self, Call, CallChoice, CallRef, RebuiltCall};
@@ -37,7 +36,6 @@ pub struct Assembly {
     /// The HTTP request, when one could be built.
     pub request: Option<Request>,
     pub trace: Trace,
-    pub stats: Option<Stats>,
     pub diagnostics: Vec<Diagnostic>,
     /// The model calls on pi's active branch (its assistant messages, root → leaf), each with
     /// the usage the provider reported.
@@ -54,10 +52,23 @@ pub struct Assembly {
 
 /// See [`Assembly::derived`]. Made from the assembly as built: a host that edits an assembly's
 /// request afterwards makes a new `Assembly` (or a `Derived::default()`).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub struct Derived {
     body: std::cell::OnceCell<Option<Value>>,
-    provenance: std::cell::OnceCell<Arc<Vec<crate::analysis::provenance::Origin>>>,
+    provenance: std::cell::OnceCell<Arc<Vec<crate::provenance::Origin>>>,
+    /// The layer above's own derivation (its statistics), of a type this layer does not know:
+    /// the assembly never imports the analysis ([`Assembly::analysis`]).
+    analysis: std::cell::OnceCell<Arc<dyn std::any::Any + Send + Sync>>,
+}
+
+impl std::fmt::Debug for Derived {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Derived")
+            .field("body", &self.body.get().is_some())
+            .field("provenance", &self.provenance.get().map(|p| p.len()))
+            .field("analysis", &self.analysis.get().is_some())
+            .finish()
+    }
 }
 
 /// The data between stages.
@@ -77,7 +88,7 @@ pub struct Parts {
     pub system_prompt: SystemPrompt,
     /// 0.86 on, once a request is built: where the system messages went and the text of each
     /// as sent.
-    pub sent_system: Option<crate::analysis::sent::SentSystem>,
+    pub sent_system: Option<crate::sent::SentSystem>,
     /// 0.86 on: for each agent message (after this run's input), where it is stored (a session
     /// line, a compaction's checkpoint, this run).
     pub message_origins: Vec<prompt::Stored>,
@@ -126,38 +137,49 @@ impl Assembly {
             .as_ref()
     }
 
-    /// The source of every leaf of the body ([`crate::analysis::provenance::provenance`]),
+    /// The source of every leaf of the body ([`crate::provenance::provenance`]),
     /// computed once for every analysis (the statistics, the report, a comparison).
-    pub fn provenance(&self) -> &[crate::analysis::provenance::Origin] {
+    pub fn provenance(&self) -> &[crate::provenance::Origin] {
         self.provenance_shared()
     }
 
     /// [`Assembly::provenance`], shared: a host that keeps the sources after letting the
     /// assembly go (the app's worker answers path by path) holds this.
-    pub fn provenance_shared(&self) -> &Arc<Vec<crate::analysis::provenance::Origin>> {
+    pub fn provenance_shared(&self) -> &Arc<Vec<crate::provenance::Origin>> {
         self.derived
             .provenance
-            .get_or_init(|| Arc::new(crate::analysis::provenance::provenance(self)))
+            .get_or_init(|| Arc::new(crate::provenance::provenance(self)))
+    }
+
+    /// What the analysis layer derives from this assembly, made by `make` when first asked for
+    /// and kept with it (`None`: the slot holds another type, which no caller does: the
+    /// analysis layer keeps one type here).
+    pub fn analysis<T: std::any::Any + Send + Sync>(
+        &self,
+        make: impl FnOnce(&Self) -> T,
+    ) -> Option<&T> {
+        self.derived
+            .analysis
+            .get_or_init(|| Arc::new(make(self)))
+            .downcast_ref()
+    }
+
+    /// Puts the analysis layer's derivation in place (one a host made itself, such as the
+    /// statistics with tokens counted), replacing any kept.
+    pub fn set_analysis<T: std::any::Any + Send + Sync>(&mut self, value: T) {
+        self.derived.analysis =
+            std::cell::OnceCell::from(Arc::new(value) as Arc<dyn std::any::Any + Send + Sync>);
     }
 }
 
 /// Runs pi's request assembly on `inputs`.
 pub fn assemble(inputs: &Inputs) -> Assembly {
-    let mut a = assemble_without_stats(inputs);
-    // The character accounting of the body as sent, each part mapped to its block.
-    a.stats = stats::compute(&a);
-    a
-}
-
-/// [`assemble`] without `stats`, for a host that computes them itself (with its token counter:
-/// `stats::compute_with_tokens`), so they are not computed twice.
-pub fn assemble_without_stats(inputs: &Inputs) -> Assembly {
     // A workspace for this one assembly: the session's lines are parsed once, for the release
     // detection and the session read.
-    Workspace::with_budget(0).assemble_without_stats(inputs)
+    Workspace::with_budget(0).assemble_fresh(inputs)
 }
 
-/// [`assemble_without_stats`] with the stages `ws` keeps ([`Workspace::assemble_without_stats`]).
+/// [`assemble`] with the stages `ws` keeps ([`Workspace::assemble_fresh`]).
 pub(crate) fn assemble_in(ws: &Workspace, inputs: &Inputs) -> Assembly {
     let choice = ws.choose(inputs);
     let pi = match Pi::new(choice.version) {
@@ -218,7 +240,6 @@ pub(crate) fn assemble_in(ws: &Workspace, inputs: &Inputs) -> Assembly {
         choice: Some(choice),
         request,
         trace: run.rec.finish(),
-        stats: None,
         diagnostics: run.diags,
         calls: run.calls,
         call: run.call,
@@ -1496,7 +1517,7 @@ impl Run<'_> {
         let pi = self.pi;
         if pi.rules.transcript {
             // The system messages as the adapter placed them (leading or in place).
-            let map = crate::analysis::provenance::agent_indices(&pi, &self.parts.agent_messages);
+            let map = crate::provenance::agent_indices(&pi, &self.parts.agent_messages);
             let origins: Vec<prompt::Stored> = map
                 .iter()
                 .map(|&i| {
@@ -1507,7 +1528,7 @@ impl Run<'_> {
                         .unwrap_or(prompt::Stored::ThisRun)
                 })
                 .collect();
-            let sent = crate::analysis::sent::sent_system(
+            let sent = crate::sent::sent_system(
                 &pi,
                 &self.llm.messages,
                 &origins,

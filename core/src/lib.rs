@@ -1,12 +1,13 @@
-//! ctxlens: rebuilds, offline and byte for byte, the HTTP request that the pi coding agent 0.85.1
-//! sends to an LLM, and records how it was assembled.
+//! ctxlens-assembly: rebuilds, offline and byte for byte, the HTTP request that the pi coding
+//! agent (0.85.1 to 1.6.0) sends to an LLM, and records how it was assembled. The lower layer of
+//! ctxlens: JS semantics, pi's releases and the assembly; the analysis (crate `ctxlens`) is built
+//! on it and this crate never imports it.
 //!
 //! The one entry point is [`assemble`]: plain data in ([`Inputs`]: the session text, a virtual
 //! file tree, flags, environment, the time), one [`Assembly`] out (body bytes, URL, headers,
-//! the stage-by-stage trace, statistics and diagnostics). Nothing here touches a filesystem, a
-//! clock, the network or the DOM.
+//! the stage-by-stage trace, the spans of the body — which source each byte came from — and
+//! diagnostics). Nothing here touches a filesystem, a clock, the network or the DOM.
 
-pub mod analysis;
 pub mod api;
 pub mod args;
 pub mod assemble;
@@ -27,14 +28,14 @@ pub mod pi;
 pub mod prompt;
 pub mod prompt_templates;
 pub mod protocols;
+pub mod provenance;
 pub mod recognize;
 pub mod redact;
-pub mod report;
 pub mod resources;
 pub mod sdk;
+pub mod sent;
 pub mod session;
 pub mod settings;
-pub mod tokens;
 pub mod tools;
 pub mod trace;
 pub mod transcript;
@@ -42,8 +43,9 @@ pub mod workspace;
 pub mod yaml;
 pub mod zip;
 
-#[cfg(test)]
-mod testcase;
+/// Test helper (the corpus's cases assembled), for this crate's tests and the analysis crate's.
+#[cfg(any(test, feature = "test-support"))]
+pub mod testcase;
 
 pub use api::Api;
 pub use assemble::{assemble, Assembly};

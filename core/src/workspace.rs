@@ -92,7 +92,7 @@ pub(crate) struct KeptContext {
 }
 
 /// How many session contexts a workspace keeps: the request and the past calls a whole-session
-/// what-if rebuilds ([`crate::analysis::calibration::MAX_CALLS`]), and a few more.
+/// what-if rebuilds (the analysis's calibration), and a few more.
 const CONTEXTS_KEPT: usize = 24;
 
 /// What a workspace did, for tests and benchmarks: how often each stage ran and how often a
@@ -105,7 +105,7 @@ pub struct Counts {
     pub detections: usize,
     /// Session files made under a release.
     pub session_files: usize,
-    /// Assemblies made ([`Workspace::assemble`] and [`Workspace::assemble_without_stats`]).
+    /// Assemblies made ([`Workspace::assemble`] and [`Workspace::assemble_fresh`]).
     pub assemblies: usize,
     /// Assemblies given from the kept ones.
     pub reused: usize,
@@ -300,11 +300,10 @@ impl Workspace {
 
     /// [`crate::assemble`] of `inputs` from the kept stages, not itself kept (an assembly
     /// unlikely to be asked for again, such as each past call with a what-if's changes).
-    /// The request's `params` tree (the body before serialization) is let go once the
-    /// statistics are made: every analysis reads the body as sent ([`Assembly::body_value`]).
+    /// The request's `params` tree (the body before serialization) is let go: every analysis
+    /// reads the body as sent ([`Assembly::body_value`]) and the spans its writer recorded.
     pub fn assemble_unkept(&self, inputs: &Inputs) -> Assembly {
-        let mut a = self.assemble_without_stats(inputs);
-        a.stats = crate::analysis::stats::compute(&a);
+        let mut a = self.assemble_fresh(inputs);
         if let Some(r) = &mut a.request {
             r.params = crate::js::Value::Null;
         }
@@ -345,8 +344,9 @@ impl Workspace {
         }
     }
 
-    /// [`crate::assemble::assemble_without_stats`] from the kept stages (not itself kept).
-    pub fn assemble_without_stats(&self, inputs: &Inputs) -> Assembly {
+    /// [`crate::assemble()`] from the kept stages (not itself kept; the request's `params` tree
+    /// kept too, for a host that shows it).
+    pub fn assemble_fresh(&self, inputs: &Inputs) -> Assembly {
         self.count(|c| c.assemblies += 1);
         crate::assemble::assemble_in(self, inputs)
     }

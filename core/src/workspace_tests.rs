@@ -3,13 +3,13 @@ use crate::testcase::inputs;
 use crate::Api;
 
 /// What an assembly gives a user, as bytes and text: the request, the diagnostics, the
-/// statistics, the trace and the calls.
+/// spans of the body, the trace and the calls.
 fn seen(a: &Assembly) -> String {
     format!(
         "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
         a.request.as_ref().map(|r| (&r.url, &r.headers, &r.body)),
         a.diagnostics,
-        a.stats,
+        a.request.as_ref().map(|r| &r.accounting),
         a.choice,
         a.trace,
         a.calls,

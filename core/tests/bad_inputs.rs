@@ -1,8 +1,8 @@
 //! Bad input never panics or hangs: every problem is reported with its file and line, what was
 //! skipped, and the rest of the input is still used.
 
-use ctxlens::case::inputs_from_case;
-use ctxlens::{assemble, Inputs, Severity, SourceText};
+use ctxlens_assembly::case::inputs_from_case;
+use ctxlens_assembly::{assemble, Inputs, Severity, SourceText};
 
 fn demo() -> Inputs {
     inputs_from_case(&ctxlens_corpus::Case::named("demo").files(), None)

@@ -2,9 +2,9 @@
 //! again as the same inputs: every case of the corpus, exported and read back, gives pi's
 //! request byte for byte; a redacted export still assembles and holds none of what it replaced.
 
-use ctxlens::case::{case_from_inputs, inputs_from_case, manifest};
-use ctxlens::redact::{redact, Identity};
-use ctxlens::{assemble, js};
+use ctxlens_assembly::case::{case_from_inputs, inputs_from_case, manifest};
+use ctxlens_assembly::redact::{redact, Identity};
+use ctxlens_assembly::{assemble, js};
 
 #[test]
 fn every_case_exported_and_read_back_gives_the_same_request() {
@@ -141,9 +141,12 @@ fn folders_pi_tests_for_existence_are_kept() {
 #[test]
 fn an_export_of_a_past_call_rebuilds_that_call() {
     let files = ctxlens_corpus::Case::named("pi-1.6.0/an-scripted").files();
-    let inputs =
-        ctxlens::case::inputs_for_call(&files, None, Some(ctxlens::calls::CallRef::Index(2)))
-            .unwrap();
+    let inputs = ctxlens_assembly::case::inputs_for_call(
+        &files,
+        None,
+        Some(ctxlens_assembly::calls::CallRef::Index(2)),
+    )
+    .unwrap();
     let a = assemble(&inputs);
     assert!(a.call.is_some() && a.request.is_some());
     let back = inputs_from_case(&case_from_inputs(&inputs, None), None).unwrap();
@@ -189,7 +192,10 @@ fn every_case_redacted_builds_its_request_redacted() {
                     (Some(_), None) => "a request only after the redaction".to_string(),
                     (Some(r), Some(w)) => format!(
                         "{:?}",
-                        ctxlens::case::json_difference(&r.body, &String::from_utf8_lossy(w))
+                        ctxlens_assembly::case::json_difference(
+                            &r.body,
+                            &String::from_utf8_lossy(w)
+                        )
                     ),
                 }
             )),

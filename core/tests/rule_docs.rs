@@ -3,7 +3,7 @@
 //! fetches the file for the upgrade comparison. This test keeps the file current
 //! (`UPDATE_EXPECT=1` rewrites it) and checks that it reads back as the same docs.
 
-use ctxlens::pi::{parse_rule_docs, rule_doc, rule_docs_json, RULE_DOCS};
+use ctxlens_assembly::pi::{parse_rule_docs, rule_doc, rule_docs_json, RULE_DOCS};
 
 #[test]
 fn rule_docs_json_is_the_version_tables_docs() {

@@ -9,8 +9,8 @@
 //! by name with the reason, so that both a regression (a case that stops matching) and an
 //! improvement (a listed case that starts matching) fail this test until the list is updated.
 
-use ctxlens::js::{escape_json_string_into, number_to_string, Value};
-use ctxlens::resources::parse_frontmatter;
+use ctxlens_assembly::js::{escape_json_string_into, number_to_string, Value};
+use ctxlens_assembly::resources::parse_frontmatter;
 
 /// The cases where ctxlens and pi differ, and why.
 const KNOWN_MISMATCHES: &[(&str, &str)] = &[
@@ -83,7 +83,7 @@ struct Case {
 }
 
 fn cases() -> Vec<Case> {
-    let data = ctxlens::js::parse(include_str!("data/yaml-frontmatter.json"))
+    let data = ctxlens_assembly::js::parse(include_str!("data/yaml-frontmatter.json"))
         .expect("yaml-frontmatter.json is JSON");
     data.get("cases")
         .and_then(Value::as_array)

@@ -104,7 +104,7 @@ test("assembleCase with tokens: the stats' tokens are the native build's, for ev
     for (const key of Object.keys(r.stats)) assert.deepEqual(r.stats[key], native[key], `${c.name}: stats.${key}`);
     assert.ok(r.stats.systemPrompt.tokens > 0, c.name);
   }
-  // The corpus's models cover these (the rules: core/data/model-tokenizers.json).
+  // The corpus's models cover these (the rules: analysis/data/model-tokenizers.json).
   for (const name of ["o200k_base", "mistral_v3", "glm5", "llama3", "qwen2"]) assert.ok(byVocabulary[name] > 0, `no case counted with ${name}: ${JSON.stringify(byVocabulary)}`);
   assert.ok(unknown > 0, "some models have no vocabulary and no estimate");
   assert.ok(estimated > 0, "the Claude cases are estimated");

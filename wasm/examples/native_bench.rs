@@ -3,6 +3,7 @@
 //! `analysis:API` times the analyses of one assembly and each section of its report (with their
 //! sizes); `request:API` the assemble with `stats: false`; `whatif:API` a what-if (`tool:bash`
 //! off) from a workspace holding the request: the changed assembly, then the comparison.
+use ctxlens::AssemblyStats;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicIsize, AtomicUsize, Ordering::Relaxed};
 use std::time::Instant;
@@ -83,13 +84,7 @@ fn main() {
                 ctxlens::analysis::whatif::apply(&inputs, &base, &changes).expect("applies");
             let b = ws.assemble_unkept(&changed);
             let t1 = Instant::now();
-            let w = ctxlens::analysis::whatif::compare(
-                applied,
-                &base,
-                &b,
-                base.stats.as_ref(),
-                b.stats.as_ref(),
-            );
+            let w = ctxlens::analysis::whatif::compare(applied, &base, &b, base.stats(), b.stats());
             std::hint::black_box(ctxlens::report::whatif::to_json(&w, None).to_json());
             ta.push((t1 - t0).as_secs_f64() * 1e3);
             tc.push(t1.elapsed().as_secs_f64() * 1e3);
@@ -139,7 +134,7 @@ fn main() {
                 ctxlens::analysis::stats::compute(&a).map_or(0, |s| s.body_bytes)
             }),
             ("provenance", &|a: &ctxlens::Assembly| {
-                ctxlens::analysis::provenance::provenance(a).len()
+                ctxlens::provenance::provenance(a).len()
             }),
             ("report.request", &|a: &ctxlens::Assembly| {
                 ctxlens::report::request_json(a).to_json().len()
@@ -154,8 +149,7 @@ fn main() {
                 ctxlens::report::usage::usage_json(a).to_json().len()
             }),
             ("report.stats", &|a: &ctxlens::Assembly| {
-                a.stats
-                    .as_ref()
+                a.stats()
                     .map_or(0, |s| ctxlens::report::stats::to_json(s).to_json().len())
             }),
             ("report.provenance", &|a: &ctxlens::Assembly| {

@@ -5,6 +5,7 @@
 //! Errors returned here (`Err(String)`) are misuse of the API — the JS wrapper turns them into a
 //! thrown `Error`. Problems in the user's input are never errors: they come back as diagnostics.
 
+use ctxlens::AssemblyStats;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
@@ -779,9 +780,9 @@ pub(crate) fn run(
     // workspace's kept assembly (its statistics with it).
     let mut a: Rc<Assembly> = match tokens {
         // The request alone (not kept: the kept ones carry their statistics).
-        None if no_stats => Rc::new(ws.assemble_without_stats(inputs)),
+        None if no_stats => Rc::new(ws.assemble_fresh(inputs)),
         Some(_) => {
-            let mut a = ws.assemble_without_stats(inputs);
+            let mut a = ws.assemble_fresh(inputs);
             // The params tree is the body before serialization; nothing below reads it (the
             // body is the bytes), so it is freed before the analysis allocates.
             if let Some(r) = &mut a.request {
@@ -795,7 +796,7 @@ pub(crate) fn run(
         let (tokens, stats) = count_tokens(&a, inputs, host);
         // Not counted (the vocabulary not loaded, none public): the characters alone.
         let stats = stats.or_else(|| ctxlens::analysis::stats::compute(&a));
-        Rc::make_mut(&mut a).stats = stats;
+        Rc::make_mut(&mut a).set_stats(stats);
         tokens
     });
     let mut meta = meta_json(&a, inputs);
@@ -823,19 +824,20 @@ pub(crate) fn run(
                 Compare::Api(_) => unreachable!("matched above"),
             };
             // Under the other release, with tokens as the result's were counted.
-            let mut b = ws.assemble_without_stats(&bi);
-            b.stats = match tokens.as_deref_mut() {
+            let mut b = ws.assemble_fresh(&bi);
+            let stats = match tokens.as_deref_mut() {
                 Some(host) => count_tokens(&b, &bi, host).1,
                 None => None,
             }
             .or_else(|| ctxlens::analysis::stats::compute(&b));
+            b.set_stats(stats);
             o.insert(
                 "upgrade",
                 ctxlens::report::upgrade::to_json(&ctxlens::analysis::upgrade::upgrade(
                     &a,
                     &b,
-                    a.stats.as_ref(),
-                    b.stats.as_ref(),
+                    a.stats(),
+                    b.stats(),
                 )),
             );
         }
@@ -848,16 +850,10 @@ pub(crate) fn run(
         if let Some(host) = tokens.as_deref_mut() {
             let stats = count_tokens(&base, &base_inputs, host)
                 .1
-                .or_else(|| base.stats.clone());
-            Rc::make_mut(&mut base).stats = stats;
+                .or_else(|| base.stats().cloned());
+            Rc::make_mut(&mut base).set_stats(stats);
         }
-        let cmp = ctxlens::analysis::whatif::compare(
-            applied,
-            &base,
-            &a,
-            base.stats.as_ref(),
-            a.stats.as_ref(),
-        );
+        let cmp = ctxlens::analysis::whatif::compare(applied, &base, &a, base.stats(), a.stats());
         let session = w.rebuild_calls.map(|max| {
             // Each rebuilt call counted with the model's vocabulary when the host has it (as
             // the CLI's whatif: no estimate per call).
@@ -952,8 +948,7 @@ fn meta_json(a: &Assembly, inputs: &Inputs) -> Value {
     );
     o.insert(
         "stats",
-        a.stats
-            .as_ref()
+        a.stats()
             .map_or(Value::Null, ctxlens::report::stats::to_json),
     );
     o.insert(

@@ -5,7 +5,7 @@
 //! (text, reasoning, a tool call, an image), a text pi inserts. [`written`] writes
 //! `JSON.stringify(params)` and, as it goes, a [`Span`] for every payload those objects hold:
 //! the seed's accounting (`analysis::stats`) and the provenance of every leaf
-//! (`analysis::provenance`) are read off these spans, never found by searching the body's text
+//! (`provenance`) are read off these spans, never found by searching the body's text
 //! for its sources.
 //!
 //! What a marked object's members are is one table, [`member`]: a text kind's `text`, `content`

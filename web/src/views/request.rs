@@ -228,14 +228,14 @@ impl ProvLookup for BTreeMap<String, Value> {
 /// An assembly's origins ([`ctxlens::Assembly::provenance_shared`]) sorted by path, as the worker
 /// keeps them for a report that leaves the provenance out: each entry's JSON is made when asked.
 pub struct OriginIndex {
-    origins: std::sync::Arc<Vec<ctxlens::analysis::provenance::Origin>>,
+    origins: std::sync::Arc<Vec<ctxlens::provenance::Origin>>,
     /// Indices into `origins`, by path (byte order, as a `BTreeMap<String, _>` sorts); for a
     /// path given twice, the last.
     order: Vec<u32>,
 }
 
 impl OriginIndex {
-    pub fn new(origins: std::sync::Arc<Vec<ctxlens::analysis::provenance::Origin>>) -> Self {
+    pub fn new(origins: std::sync::Arc<Vec<ctxlens::provenance::Origin>>) -> Self {
         let mut order: Vec<u32> = (0..origins.len() as u32).collect();
         order.sort_by(|&a, &b| origins[a as usize].path.cmp(&origins[b as usize].path));
         // Stable sort: of equal paths the last in body order is last; keep it.

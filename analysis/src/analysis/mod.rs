@@ -9,8 +9,6 @@ pub mod compare;
 pub mod diff;
 pub mod findings;
 pub mod placement;
-pub mod provenance;
-pub mod sent;
 pub mod stats;
 pub mod upgrade;
 pub mod usage;

@@ -10,6 +10,7 @@ pub use crate::analysis::diff::{BlockDelta, FirstChange};
 use crate::analysis::stats::Stats;
 use crate::assemble::Assembly;
 use crate::pi::Rules;
+use crate::AssemblyStats;
 
 /// A switch of the version table whose value differs between the two releases.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -168,7 +169,7 @@ pub fn upgrade(
         not_built: Vec::new(),
         url: None,
         headers: Vec::new(),
-        blocks: diff::block_rows(a_stats.or(a.stats.as_ref()), b_stats.or(b.stats.as_ref())),
+        blocks: diff::block_rows(a_stats.or(a.stats()), b_stats.or(b.stats())),
         changelog: None,
         rules: match (&a.pi, &b.pi) {
             (Some(x), Some(y)) => rule_changes(x.rules, y.rules),
@@ -306,8 +307,8 @@ mod tests {
         assert_eq!(x[..want], y[..want]);
         assert!(f.path.is_some() && f.block.is_some(), "{f:?}");
         let sp = u.blocks.iter().find(|r| r.name == "system prompt").unwrap();
-        assert_eq!(sp.a_chars, a.stats.as_ref().unwrap().system_prompt_chars);
-        assert_eq!(sp.b_chars, b.stats.as_ref().unwrap().system_prompt_chars);
+        assert_eq!(sp.a_chars, a.stats().unwrap().system_prompt_chars);
+        assert_eq!(sp.b_chars, b.stats().unwrap().system_prompt_chars);
         // openai-codex-responses: the Responses rules apply, Anthropic's do not.
         let r = |n: &str| u.rules.iter().find(|c| c.name.starts_with(n)).unwrap();
         assert!(r("responses.").applies);

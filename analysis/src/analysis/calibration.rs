@@ -16,6 +16,7 @@ use crate::assemble::Assembly;
 use crate::calls::CallRef;
 use crate::inputs::Inputs;
 use crate::tokens::{TokenCounter, TokenizerInfo};
+use crate::AssemblyStats;
 
 /// One call with usage, rebuilt.
 #[derive(Clone, Debug, PartialEq)]
@@ -227,7 +228,7 @@ pub fn calibrate(
             vocabulary.is_some() && crate::tokens::vocabulary_of(&rebuilt) == vocabulary;
         let s: Option<Stats> = match counter.as_deref_mut() {
             Some(c) if same_vocabulary => stats::compute_with_tokens(&rebuilt, c)?,
-            _ => rebuilt.stats.clone(),
+            _ => rebuilt.stats().cloned(),
         };
         let same_model = if counter.is_some() {
             same_vocabulary
@@ -512,7 +513,7 @@ mod tests {
         assert!((err.mean_abs_pct - errs.iter().sum::<f64>() / errs.len() as f64).abs() < 1e-9);
         assert!((err.max_abs_pct - errs.iter().cloned().fold(0.0, f64::max)).abs() < 1e-9);
         // The estimate applied: every block in tokens, labelled as an estimate.
-        let mut s = a.stats.clone().unwrap();
+        let mut s = a.stats().cloned().unwrap();
         apply_estimate(&mut s, &e);
         assert_eq!(s.tokenizer.as_ref().map(|t| t.exact), Some(false));
         let (prefix, history) = e.ratios();

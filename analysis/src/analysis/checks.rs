@@ -3,10 +3,10 @@
 //! One implementation each; [`crate::analysis::findings`] words them and [`crate::report`]
 //! carries them to the views.
 
-use crate::analysis::provenance::{llm_to_agent_indices, message_origin, MessageOrigin};
 use crate::assemble::Assembly;
 use crate::context::LlmContext;
 use crate::js::Value;
+use crate::provenance::{llm_to_agent_indices, message_origin, MessageOrigin};
 
 /// An assistant's tool call, in what the request sends, to a tool the request does not define.
 #[derive(Clone, Debug, PartialEq)]

@@ -10,10 +10,10 @@
 
 use std::collections::HashMap;
 
-use crate::analysis::provenance;
 use crate::assemble::Assembly;
 use crate::js::{utf16_len, Value};
 use crate::protocols::body::{Kind, Payload};
+use crate::provenance;
 use crate::tokens::{TokenCounter, TokenizerInfo};
 use crate::tools::ToolDef;
 
@@ -243,7 +243,7 @@ fn parts_of(
 
 /// Computes the statistics of one assembly from the body it sends: every string and every
 /// punctuation mark of the body is counted once, in the block provenance maps it to
-/// ([`crate::analysis::provenance`]), so the parts add up to the body's length.
+/// ([`crate::provenance`]), so the parts add up to the body's length.
 pub fn compute(a: &Assembly) -> Option<Stats> {
     compute_(a, None).ok().flatten()
 }
@@ -556,8 +556,28 @@ fn wire_role_of(api: &str, pi_role: &str) -> &'static str {
 #[path = "stats_tests.rs"]
 pub(crate) mod recount;
 
+/// The statistics of an assembly: made from the spans its body's writer recorded when first
+/// asked for, and kept with it ([`Assembly::analysis`]); or put in place by a host that counted
+/// tokens ([`compute_with_tokens`]).
+pub trait AssemblyStats {
+    /// `None`: no request was built.
+    fn stats(&self) -> Option<&Stats>;
+    fn set_stats(&mut self, stats: Option<Stats>);
+}
+
+impl AssemblyStats for Assembly {
+    fn stats(&self) -> Option<&Stats> {
+        self.analysis(compute).and_then(Option::as_ref)
+    }
+
+    fn set_stats(&mut self, stats: Option<Stats>) {
+        self.set_analysis(stats);
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::AssemblyStats;
     use crate::testcase;
     use crate::trace::StageId;
 
@@ -567,7 +587,7 @@ mod tests {
         // protocol: bytes and UTF-16 units of the body, in the stats and in the body stage.
         for name in testcase::all_cases() {
             let a = testcase::assembly(&name, None);
-            let (Some(r), Some(s)) = (&a.request, &a.stats) else {
+            let (Some(r), Some(s)) = (&a.request, a.stats()) else {
                 continue;
             };
             let units = r.body.encode_utf16().count()

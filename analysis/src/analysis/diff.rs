@@ -3,10 +3,11 @@
 //! (the prefix before it is what a provider's prompt cache can still reuse), its JSON path and
 //! the block it is in, the URL and headers, and each block's characters and tokens under both.
 
-use crate::analysis::provenance;
 use crate::analysis::stats::Stats;
 use crate::assemble::Assembly;
 use crate::js::utf16_len;
+use crate::provenance;
+use crate::AssemblyStats;
 
 /// One block under both sides.
 #[derive(Clone, Debug, PartialEq)]
@@ -63,7 +64,7 @@ pub fn diff(a: &Assembly, b: &Assembly, a_stats: Option<&Stats>, b_stats: Option
         first_change: None,
         url: None,
         headers: Vec::new(),
-        blocks: block_rows(a_stats.or(a.stats.as_ref()), b_stats.or(b.stats.as_ref())),
+        blocks: block_rows(a_stats.or(a.stats()), b_stats.or(b.stats())),
     };
     let (Some(ra), Some(rb)) = (&a.request, &b.request) else {
         return out;

@@ -24,6 +24,7 @@ use crate::inputs::{Inputs, SourceText};
 use crate::js::path::{basename, dirname, join_path};
 use crate::js::{self, Object, Value};
 use crate::pi::PiVersion;
+use crate::AssemblyStats;
 
 /// One what-if change.
 #[derive(Clone, Debug, PartialEq)]
@@ -1070,7 +1071,7 @@ fn images_blocked(
         take_home,
         text,
     };
-    let images = base.stats.as_ref().map_or(0, |s| s.by_kind.images);
+    let images = base.stats().map_or(0, |s| s.by_kind.images);
     if images == 0 {
         return Err(format!("{spec}: the request has no images"));
     }
@@ -1341,7 +1342,7 @@ pub struct Side {
 
 impl Side {
     fn of(a: &Assembly, s: Option<&Stats>) -> Side {
-        let s = s.or(a.stats.as_ref());
+        let s = s.or(a.stats());
         let mut tokens = s
             .filter(|s| s.tokenizer.is_some())
             .map(|s| s.total_tokens());
@@ -1653,7 +1654,7 @@ impl SessionRebuild {
             index: call.index,
             entry_id: call.entry_id.clone(),
             line: call.line,
-            before_chars: b.stats.as_ref().map_or(0, |s| s.total_chars()),
+            before_chars: b.stats().map_or(0, |s| s.total_chars()),
             after_chars: None,
             before_tokens: None,
             after_tokens: None,
@@ -1677,7 +1678,7 @@ impl SessionRebuild {
             out.calls.push(row);
             return true;
         }
-        row.after_chars = c.stats.as_ref().map(|s| s.total_chars());
+        row.after_chars = c.stats().map(|s| s.total_chars());
         // A warning about this call's rebuild that the request itself does not have (an older
         // pi made the call, ...): not what was sent, so not in the totals.
         if let Some(w) = b

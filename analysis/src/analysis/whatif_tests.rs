@@ -298,8 +298,7 @@ fn the_whole_session_rebuilt_with_the_change_gives_its_totals() {
     let inputs = base("0.85.1");
     let a = crate::assemble(&inputs);
     assert!(apply(&inputs, &a, &without(&["tool:subagent"])).is_ok());
-    let mut count =
-        |_: &Inputs, x: &Assembly| x.stats.as_ref().map(|s| s.total_chars().div_ceil(4));
+    let mut count = |_: &Inputs, x: &Assembly| x.stats().map(|s| s.total_chars().div_ceil(4));
     let s = session(
         &crate::Workspace::new(),
         &inputs,

@@ -19,6 +19,7 @@ use crate::js::{Object, Value};
 use crate::pi::Pi;
 use crate::session;
 use crate::trace::Trace;
+use crate::AssemblyStats;
 
 pub(crate) fn opt_str(s: Option<&str>) -> Value {
     s.map(Value::from).unwrap_or(Value::Null)
@@ -869,7 +870,7 @@ pub fn assembly_json_with(a: &Assembly, omit: Omit) -> Value {
         .with("sourcePrefixes", source_prefixes_json(a.pi.as_ref()))
         .with(
             "stats",
-            a.stats.as_ref().map(stats::to_json).unwrap_or(Value::Null),
+            a.stats().map(stats::to_json).unwrap_or(Value::Null),
         )
         .with("systemPrompt", system_prompt_json(a))
         .with("tools", tools_json(a))

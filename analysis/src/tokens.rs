@@ -7,6 +7,7 @@
 //! [`crate::analysis::stats::compute_with_tokens`].
 
 use crate::js::{self, Value};
+use crate::AssemblyStats;
 
 /// The rules shipped with ctxlens (ctxlens-owned data: pi's catalog names no tokenizer).
 pub const MODEL_TOKENIZERS_JSON: &str = include_str!("../data/model-tokenizers.json");
@@ -202,7 +203,7 @@ pub fn count(
     // The characters alone: the assembly's own stats, or (an assembly made without them, so
     // that the stats are computed once, with the counts) computed here when needed.
     a.request.as_ref()?;
-    let plain = || a.stats.clone().or_else(|| stats::compute(a));
+    let plain = || a.stats().cloned().or_else(|| stats::compute(a));
     let vocabulary = vocabulary_of(a);
     let mut notes = Vec::new();
     if let Some(Vocabulary::Known {

@@ -276,6 +276,4 @@ fn a_long_session_attributes_every_tool_result() {
     assert!(os.len() > 800);
     let tool_results = os.iter().filter(|o| matches!(&o.source, Source::Message(m) if m.part == "tool-result" && o.matched == Match::Exact)).count();
     assert!(tool_results >= 400, "{tool_results}");
-    assert_eq!(crate::analysis::usage::usage_timeline(&a).len(), 406);
-    let _ = crate::analysis::findings::findings(&a);
 }

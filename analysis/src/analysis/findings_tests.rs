@@ -51,7 +51,7 @@ fn numbered_in_order_and_never_zero_counts() {
 #[test]
 fn demo_tools_outweigh_the_prompt_and_skills_are_counted() {
     let a = assembly("demo", None);
-    let s = a.stats.clone().expect("stats");
+    let s = a.stats().cloned().expect("stats");
     let list = findings(&a);
     let t = get(&list, "tool-schemas");
     assert!(
@@ -295,7 +295,7 @@ fn a_body_over_the_window_is_flagged_when_pis_estimate_is_under() {
     inputs = crate::case::call_inputs(&inputs, &after, crate::calls::CallRef::Index(5));
     let a = crate::assemble(&inputs);
     let size = crate::analysis::checks::context_size(&a).expect("a window");
-    let stats = a.stats.as_ref().expect("stats");
+    let stats = a.stats().expect("stats");
     let body_tokens = (stats.body_chars as f64 / 4.0).ceil();
     assert!(
         size.usage_tokens > 0.0 && size.tokens < body_tokens,
@@ -316,7 +316,7 @@ fn a_body_over_the_window_is_flagged_when_pis_estimate_is_under() {
     let list = findings(&a);
     let f = get(&list, "context-over-window");
     // The smaller window clamps the answer's budget, so the body is read again.
-    let stats = a.stats.as_ref().expect("stats");
+    let stats = a.stats().expect("stats");
     let body_tokens = (stats.body_chars as f64 / 4.0).ceil();
     assert!(body_tokens > window);
     assert!(

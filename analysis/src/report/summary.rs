@@ -11,6 +11,7 @@ use crate::analysis::findings::{self, thousands};
 use crate::analysis::stats::Stats;
 use crate::assemble::Assembly;
 use crate::calls::CallChoice;
+use crate::AssemblyStats;
 
 /// The width every line fits in.
 pub const WIDTH: usize = 80;
@@ -349,7 +350,7 @@ pub fn text_with(a: &Assembly, tokens: Option<&Tokens>) -> String {
             field(&mut out, "request", &format!("none: {}", why.trim()));
         }
     }
-    if let Some(s) = &a.stats {
+    if let Some(s) = a.stats() {
         out.push('\n');
         chars_table(&mut out, s, version, tokens);
         largest_tools(&mut out, s, tokens);
@@ -420,7 +421,7 @@ mod tests {
             for line in t.lines() {
                 assert!(cols(line) <= WIDTH, "{}: {line:?}", case.name);
             }
-            let Some(s) = &a.stats else {
+            let Some(s) = a.stats() else {
                 assert!(t.contains("request   none: "), "{}: {t}", case.name);
                 continue;
             };

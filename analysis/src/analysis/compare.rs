@@ -2,13 +2,13 @@
 //! mode): where each kind of block lives in each body and how big it is (the seed's mapping
 //! table), and what one drops, renames, converts or adds that the other does not.
 //!
-//! Placements come from [`crate::analysis::provenance`] (found in the actual bodies, not per protocol);
+//! Placements come from [`crate::provenance`] (found in the actual bodies, not per protocol);
 //! losses from the provenance, the LLM context and the two traces.
 
 use crate::analysis::findings::thousands;
-use crate::analysis::provenance::{param_class, Origin, Source};
 use crate::assemble::Assembly;
 use crate::js::Value;
+use crate::provenance::{param_class, Origin, Source};
 use crate::trace::{EventKind, StageId};
 
 /// The block kinds of the mapping table, in display order: (key, title).

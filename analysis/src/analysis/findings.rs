@@ -8,6 +8,7 @@
 use crate::assemble::Assembly;
 use crate::js::{utf16_len, Value};
 use crate::trace::{Event, EventKind, StageId};
+use crate::AssemblyStats;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Severity {
@@ -135,8 +136,8 @@ impl List {
 
 /// The entry id of LLM message `i`, as a selection key.
 fn entry_subject(a: &Assembly, map: &[usize], i: usize) -> Option<String> {
-    match crate::analysis::provenance::message_origin(a, map, i) {
-        crate::analysis::provenance::MessageOrigin::Session {
+    match crate::provenance::message_origin(a, map, i) {
+        crate::provenance::MessageOrigin::Session {
             entry_id: Some(id), ..
         } => Some(format!("entry:{id}")),
         _ => None,
@@ -198,7 +199,7 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
     };
     let mut list = List { items: Vec::new() };
     let p = &a.parts;
-    let map = crate::analysis::provenance::llm_to_agent_indices(a);
+    let map = crate::provenance::llm_to_agent_indices(a);
     let model = p.model_choice.model.as_ref();
     let current = model.map(|m| {
         (
@@ -219,7 +220,7 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
         .sum();
 
     // 1. Tool schemas vs the system prompt.
-    if let Some(s) = &a.stats {
+    if let Some(s) = a.stats() {
         let sp_prefix = s.system_prompt_chars - updates.min(s.system_prompt_chars);
         if s.tools_chars > 0 {
             let (sev, verb) = if s.tools_chars > sp_prefix {
@@ -554,7 +555,7 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
     }
 
     // 7. User text's share of the context.
-    if let Some(s) = &a.stats {
+    if let Some(s) = a.stats() {
         let total = s.total_chars();
         if s.by_kind.user_text > 0 && total > 0 {
             let share = s.by_kind.user_text as f64 / total as f64;
@@ -824,7 +825,7 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
     // reported, so a session whose usage is stale or small can be under it and still not fit.
     if let (Some(c), Some(m)) = (crate::analysis::checks::context_size(a), model) {
         let ratio = pi.data.default_number("estimateCharsPerToken");
-        let body = a.stats.as_ref().map(|s| match s.tokenizer.as_ref() {
+        let body = a.stats().map(|s| match s.tokenizer.as_ref() {
             Some(t) => (s.total_tokens() as f64, format!("counted with {}", t.name)),
             None => (
                 (s.body_chars as f64 / ratio).ceil(),
@@ -954,14 +955,12 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
     if !errored.is_empty() && dropped_events > 0 {
         let lines: Vec<String> = errored
             .iter()
-            .filter_map(
-                |&i| match crate::analysis::provenance::message_origin(a, &map, i) {
-                    crate::analysis::provenance::MessageOrigin::Session { line, .. } => {
-                        Some(format!("line {line}"))
-                    }
-                    _ => None,
-                },
-            )
+            .filter_map(|&i| match crate::provenance::message_origin(a, &map, i) {
+                crate::provenance::MessageOrigin::Session { line, .. } => {
+                    Some(format!("line {line}"))
+                }
+                _ => None,
+            })
             .collect();
         list.push(
             "errored-turns-dropped",
@@ -977,7 +976,7 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
     }
 
     // 14. The cache prefix vs the history.
-    if let Some(s) = &a.stats {
+    if let Some(s) = a.stats() {
         let prefix = s.system_prompt_chars - updates.min(s.system_prompt_chars) + s.tools_chars;
         let in_place_note = if updates > 0 {
             format!(

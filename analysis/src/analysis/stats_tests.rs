@@ -3,6 +3,7 @@
 //! system message's text, each tool's description and `JSON.stringify(parameters)`, the text
 //! of user, assistant and tool messages, the tool calls' `arguments`), without provenance.
 
+use crate::AssemblyStats;
 use std::collections::BTreeMap;
 
 use crate::api::Api;
@@ -335,7 +336,7 @@ fn recount(api: Api, body: &Value) -> Recount {
 }
 
 fn accounted(a: &Assembly) -> Recount {
-    let s = a.stats.as_ref().expect("stats");
+    let s = a.stats().expect("stats");
     let k = &s.by_kind;
     Recount {
         system: s.system_prompt_chars,
@@ -374,7 +375,7 @@ fn assembled(case: &ctxlens_corpus::Case, api: Option<Api>) -> Option<Assembly> 
 }
 
 fn adds_up(a: &Assembly) -> Result<(), String> {
-    let s = a.stats.as_ref().ok_or("no stats")?;
+    let s = a.stats().ok_or("no stats")?;
     let sum = s.system_prompt_chars
         + s.tools_chars
         + s.history_chars
@@ -474,10 +475,7 @@ fn print_parts() {
     let case = ctxlens_corpus::Case::named(&std::env::var("CASE").expect("CASE"));
     let a = assembled(&case, None).expect("a case");
     println!("{:?}", accounted(&a));
-    println!(
-        "{:?}",
-        a.stats.as_ref().map(|s| (&s.by_message, &s.by_kind))
-    );
+    println!("{:?}", a.stats().map(|s| (&s.by_message, &s.by_kind)));
     let body = crate::js::parse(a.body().unwrap()).unwrap();
     println!("{:?}", recount(api_of(&a).unwrap(), &body));
 }
@@ -554,7 +552,7 @@ fn the_token_accounting_matches_an_independent_recount_of_every_captured_body() 
             .expect("the stand-in counts")
             .expect("stats");
         // Counting tokens changes no character count.
-        assert_eq!(Some(&s.by_kind), a.stats.as_ref().map(|x| &x.by_kind));
+        assert_eq!(Some(&s.by_kind), a.stats().map(|x| &x.by_kind));
         assert_eq!(
             s.tokenizer.as_ref().map(|t| t.name.as_str()),
             Some("stand-in")
@@ -659,7 +657,7 @@ fn recurring_tool_texts_count_for_each_tool_under_every_protocol() {
         ]);
         i.api = Some(api);
         let a = assemble(&i);
-        let (Some(body), Some(_)) = (a.body(), a.stats.as_ref()) else {
+        let (Some(body), Some(_)) = (a.body(), a.stats()) else {
             continue;
         };
         let parsed = crate::js::parse(body).expect("JSON");

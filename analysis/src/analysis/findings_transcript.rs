@@ -5,13 +5,14 @@
 //! wording.
 
 use super::{pct, plural, thousands, List, Severity};
-use crate::analysis::sent::Placement;
 use crate::assemble::Assembly;
 use crate::js::{utf16_len, Value};
 use crate::pi::Pi;
 use crate::prompt::Stored;
 use crate::protocols::constrained_sampling::{make_strict_json_schema, Strict};
+use crate::sent::Placement;
 use crate::trace::{EventKind, StageId};
+use crate::AssemblyStats;
 
 /// Where the adapters record a schema made strict (`makeStrictJsonSchema`,
 /// `getJsonSchemaToolParameters`: each adapter cites the line it calls).
@@ -126,7 +127,7 @@ fn model_ref(a: &Assembly) -> String {
 
 /// Tools sent with strict schemas, and what the rewrite costs (plain vs strict).
 pub(super) fn strict_tools(a: &Assembly, pi: &Pi, list: &mut List) {
-    let (Some(r), Some(s)) = (&a.request, &a.stats) else {
+    let (Some(r), Some(s)) = (&a.request, a.stats()) else {
         return;
     };
     // The adapters record each schema they make strict: without one, nothing to measure (and
@@ -414,7 +415,7 @@ pub(super) fn patched_prompt(a: &Assembly, pi: &Pi, list: &mut List) {
                 let tools_changed = ours
                     .iter()
                     .any(|m| m.get("toolsAdded").is_some() || m.get("toolsRemoved").is_some());
-                let s = a.stats.as_ref();
+                let s = a.stats();
                 let tokens = |n: usize| s.map_or(0, |s| s.tokens(n));
                 let mut detail = vec![format!(
                     "pi stores what changed since the session's system messages as a new one ({}), and {} takes no system messages mid-conversation, so pi folds it into the one leading system prompt.",
@@ -496,7 +497,7 @@ pub(super) fn patched_prompt(a: &Assembly, pi: &Pi, list: &mut List) {
             );
         }
         Placement::InPlace | Placement::Raw => {
-            let updates: Vec<&crate::analysis::sent::SentMessage> =
+            let updates: Vec<&crate::sent::SentMessage> =
                 sent.messages.iter().filter(|m| m.update).collect();
             if updates.is_empty() {
                 return;

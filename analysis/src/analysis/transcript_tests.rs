@@ -3,11 +3,12 @@
 //! pi left), not against ctxlens' own output.
 
 use super::findings::{findings, Finding, Severity};
-use super::provenance::{provenance, MessageOrigin, Source};
 use crate::js::{parse, utf16_len, Value};
 use crate::prompt::Stored;
+use crate::provenance::{provenance, MessageOrigin, Source};
 use crate::testcase::assembly;
 use crate::Assembly;
+use crate::AssemblyStats;
 
 fn case(name: &str) -> (Assembly, Value) {
     let full = format!("pi-1.6.0/{name}");
@@ -99,7 +100,7 @@ fn on_every_protocol_the_system_texts_counted_are_in_the_body() {
     let mut checked = 0;
     for name in all_1_6() {
         let (a, body) = case(&name);
-        let (Some(s), Some(sent)) = (&a.stats, &a.parts.sent_system) else {
+        let (Some(s), Some(sent)) = (a.stats(), &a.parts.sent_system) else {
             continue;
         };
         let body = body.to_json();
@@ -120,7 +121,7 @@ fn on_every_protocol_the_system_texts_counted_are_in_the_body() {
         assert!(s.system_prompt_chars >= total + claude_code, "{name}");
         for (_, _, t) in sent.messages.iter().flat_map(|m| m.strings.iter()) {
             assert!(
-                super::sent::body_holds(&body, t),
+                crate::sent::body_holds(&body, t),
                 "{name} ({:?}): a system text counted is not in the body: {:?}",
                 sent.placement,
                 t.chars().take(120).collect::<String>()
@@ -139,7 +140,7 @@ fn on_every_protocol_the_system_texts_counted_are_in_the_body() {
                 .find(|d| d.name == t.name);
             let d = d.unwrap_or_else(|| panic!("{name}: {} is not declared", t.name));
             assert!(
-                super::sent::body_holds(&body, &d.description),
+                crate::sent::body_holds(&body, &d.description),
                 "{name}: {}'s description is not sent",
                 t.name
             );
@@ -158,7 +159,7 @@ fn on_every_protocol_the_system_texts_counted_are_in_the_body() {
 fn the_system_prompt_counted_is_the_system_messages_pi_sent() {
     for name in completions_1_6() {
         let (a, body) = case(&name);
-        let Some(s) = &a.stats else { continue };
+        let Some(s) = a.stats() else { continue };
         let sent: usize = body_system_texts(&body).iter().map(|t| utf16_len(t)).sum();
         assert_eq!(s.system_prompt_chars, sent, "{name}");
         // The spans cover the text, each from a stored system message.
@@ -185,7 +186,7 @@ fn the_system_prompt_counted_is_the_system_messages_pi_sent() {
 fn kept_in_place_the_system_prompt_is_the_first_message_and_the_updates() {
     let (a, body) = case("sp-midconvo-kept");
     let sent = a.parts.sent_system.as_ref().expect("sent");
-    assert_eq!(sent.placement, super::sent::Placement::InPlace);
+    assert_eq!(sent.placement, crate::sent::Placement::InPlace);
     let texts = body_system_texts(&body);
     assert_eq!(sent.messages.len(), texts.len());
     for (m, t) in sent.messages.iter().zip(&texts) {
@@ -208,7 +209,7 @@ fn kept_in_place_the_system_prompt_is_the_first_message_and_the_updates() {
     // Collapsed: one leading message, the replay.
     let (b, body) = case("sp-resume-append");
     let sent = b.parts.sent_system.as_ref().expect("sent");
-    assert_eq!(sent.placement, super::sent::Placement::Leading);
+    assert_eq!(sent.placement, crate::sent::Placement::Leading);
     assert_eq!(
         body_system_texts(&body),
         vec![b.parts.system_prompt.text.clone()]
@@ -219,7 +220,7 @@ fn kept_in_place_the_system_prompt_is_the_first_message_and_the_updates() {
 fn tools_counted_are_the_declarations_sent() {
     for name in completions_1_6() {
         let (a, body) = case(&name);
-        let Some(s) = &a.stats else { continue };
+        let Some(s) = a.stats() else { continue };
         let mut sent: Vec<String> = body
             .get("tools")
             .and_then(Value::as_array)
@@ -264,7 +265,7 @@ fn tools_counted_are_the_declarations_sent() {
 #[test]
 fn the_token_estimate_is_the_release_s() {
     let (a, _) = case("sp-fresh-default");
-    let s = a.stats.clone().unwrap();
+    let s = a.stats().cloned().unwrap();
     assert_eq!(s.chars_per_token, 3.5);
     let f = get(&findings(&a), "cache-prefix").clone();
     let prefix = s.system_prompt_chars + s.tools_chars;
@@ -276,7 +277,7 @@ fn the_token_estimate_is_the_release_s() {
         "{f:?}"
     );
     let demo = assembly("demo", None);
-    assert_eq!(demo.stats.unwrap().chars_per_token, 4.0);
+    assert_eq!(demo.stats().unwrap().chars_per_token, 4.0);
 }
 
 #[test]

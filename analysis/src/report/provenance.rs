@@ -1,7 +1,7 @@
-//! The JSON of [`crate::analysis::provenance`].
+//! The JSON of [`crate::provenance`].
 
-use crate::analysis::provenance::*;
 use crate::js::{Object, Value};
+use crate::provenance::*;
 
 fn message_json(m: &MessageRef) -> Object {
     let mut o = Object::new()

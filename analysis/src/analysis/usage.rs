@@ -5,6 +5,7 @@
 use crate::assemble::Assembly;
 use crate::js::to_number;
 use crate::js::{Str, Value};
+use crate::AssemblyStats;
 
 /// One LLM call, as pi recorded it on the assistant message it produced.
 #[derive(Clone, Debug, PartialEq)]
@@ -167,7 +168,7 @@ pub fn cache_facts_from(a: &Assembly, timeline: &[UsagePoint]) -> CacheFacts {
             (chars as f64 / per_token).ceil() as usize
         }
     };
-    let (sp, tools, history) = match &a.stats {
+    let (sp, tools, history) = match a.stats() {
         Some(s) => (s.system_prompt_chars, s.tools_chars, s.history_chars),
         None => (
             crate::js::utf16_len(&a.parts.system_prompt.text),
