@@ -16,6 +16,8 @@ ctxlens — rebuild, byte for byte, the HTTP request pi (0.85.1, 0.86.1–0.87.1
 
 USAGE:
     ctxlens                              List the recent sessions under the agent dir
+    ctxlens usage [DIR|SESSION.jsonl…] [--by PERIOD] [--since DATE] [--until DATE]
+                                         Every call of every session, grouped
     ctxlens [COMMAND] SESSION.jsonl [OPTIONS] [PI FLAGS]
     ctxlens [COMMAND] --prompt TEXT [OPTIONS] [PI FLAGS]
                                          A new session's first request, in this folder
@@ -78,6 +80,14 @@ COMMANDS:
     files         Print every file pi read, what it read it as, and which copies lost or were
                   ignored, and why (--json for JSON)
     sessions      List the recent sessions (as with no arguments; --json for JSON)
+    usage         Every call of every session below the folders (default: pi's sessions
+                  folder): the usage and cost pi recorded on each answer (read as ccusage
+                  reads it, so the totals agree; an answer found twice, as in a forked
+                  session's file, counts once), grouped by --by; and each call rebuilt by the
+                  release that made it, its prompt tokens and cost split over the request's
+                  blocks by their share of its characters: system prompt and its sections,
+                  each tool, the history by kind, tool results by tool. Bad files and lines
+                  are said with their file and line (--json: the report, docs/usage.md)
     export        Write the inputs as the app's case zip: export SESSION -o case.zip [--redact].
                   The app (or --case) opens it as the same case. Written even when no request
                   is built
@@ -135,12 +145,17 @@ OPTIONS:
     --with API        The second protocol of `compare`
     --pi-with VERSION The second release of `compare` (the upgrade comparison)
     --json            Machine-readable output (summary, trace, diagnostics, findings, files,
-                      sessions)
+                      sessions, usage)
     --no-tokens       stats, summary: characters only (no vocabulary, no call rebuilt)
     --rebuild-calls N|all
                       stats, whatif: how many calls with usage are rebuilt against it (default
                       16, evenly spaced with the last; each is one more assembly of the session,
                       two for whatif)
+    --by PERIOD       usage: day (default), week (from Monday), month, session, project,
+                      model or release; dates are UTC days
+    --since DATE, --until DATE
+                      usage: only the calls of these UTC days (YYYY-MM-DD or YYYYMMDD)
+    --no-rebuild      usage: the recorded usage alone, no call rebuilt
     --tokenizer-json FILE
                       stats: a HF tokenizer.json for a vocabulary not built in (Gemma 3's,
                       for Gemma and, as an estimate, Gemini)
@@ -222,6 +237,13 @@ pub fn run(host: &mut dyn Host, argv: &[String]) -> i32 {
                 Err(_) => 1,
             }
         }
+        "usage" => return crate::usage::run(host, &o),
+        _ if o.by.is_some() || o.since.is_some() || o.until.is_some() || o.no_rebuild => {
+            return usage(
+                host,
+                "--by, --since, --until and --no-rebuild belong to usage",
+            )
+        }
         "sessions" => {
             if let Some(s) = &o.session {
                 return usage(host, &format!("sessions takes no session ({s})"));
@@ -293,7 +315,13 @@ pub fn run(host: &mut dyn Host, argv: &[String]) -> i32 {
         }
     } else {
         match session_inputs(host, &o) {
-            Ok(i) => i,
+            Ok(i) => {
+                // Said on stderr too: it changes what the request holds.
+                if let Some(d) = i.host_diagnostics.iter().find(|d| d.file == "--tool-set") {
+                    host.stderr(&format!("ctxlens: note: {}\n", d.message));
+                }
+                i
+            }
             Err(e) => return usage(host, &e),
         }
     };
@@ -438,7 +466,7 @@ fn case_inputs(host: &mut dyn Host, o: &Opts, dir: &str) -> Result<Inputs, Strin
 /// A session on this machine: what pi reads for it, as [`install::read_machine`] finds it.
 /// The session file at `file` (relative to the current folder), read whole, within the size
 /// ctxlens reads.
-fn read_session(host: &mut dyn Host, file: &str) -> Result<SourceText, String> {
+pub fn read_session(host: &mut dyn Host, file: &str) -> Result<SourceText, String> {
     let path = resolve_path(host.cwd(), file);
     let size = match host.fs().stat(&path) {
         Some(FileKind::File { size }) => size,
@@ -476,6 +504,15 @@ pub fn session_inputs(host: &mut dyn Host, o: &Opts) -> Result<Inputs, String> {
         Some(file) => Some(read_session(host, file)?),
         None => None,
     };
+    inputs_with(host, o, session)
+}
+
+/// [`session_inputs`] of a session already read (`None`: a new session in the current folder).
+pub fn inputs_with(
+    host: &mut dyn Host,
+    o: &Opts,
+    session: Option<SourceText>,
+) -> Result<Inputs, String> {
     let new_session = session.is_none();
     let mut notes: Vec<Diagnostic> = Vec::new();
 
@@ -563,7 +600,6 @@ pub fn session_inputs(host: &mut dyn Host, o: &Opts) -> Result<Inputs, String> {
         if !found.is_empty() {
             note.push_str(&format!("; extensions here: {}", found.join(", ")));
         }
-        host.stderr(&format!("ctxlens: note: {note}\n"));
         notes.push(Diagnostic::info("--tool-set", None, note));
     }
     let mut inputs = read.inputs;

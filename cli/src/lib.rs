@@ -12,6 +12,7 @@ pub mod opts;
 pub mod report;
 pub mod sessions;
 pub mod tokens;
+pub mod usage;
 
 pub use commands::run;
 pub use host::Host;

@@ -4,7 +4,7 @@
 use ctxlens::{Api, PiVersion};
 
 /// The commands, in the order `--help` lists them.
-pub const COMMANDS: [&str; 15] = [
+pub const COMMANDS: [&str; 16] = [
     "summary",
     "assemble",
     "request",
@@ -17,6 +17,7 @@ pub const COMMANDS: [&str; 15] = [
     "whatif",
     "files",
     "sessions",
+    "usage",
     "export",
     "open",
     "help",
@@ -101,6 +102,15 @@ pub struct Opts {
     pub changes: Vec<ctxlens::analysis::whatif::Change>,
     /// pi's own flags and `@file` arguments, in order.
     pub pi_args: Vec<String>,
+    /// `usage`: the folders and session files to read (the first is also `session`).
+    pub paths: Vec<String>,
+    /// `usage --by day|week|month|session|project|model|release`.
+    pub by: Option<ctxlens::analysis::ledger::GroupBy>,
+    /// `usage --since DATE`, `--until DATE` (`YYYY-MM-DD` or `YYYYMMDD`, UTC days).
+    pub since: Option<String>,
+    pub until: Option<String>,
+    /// `usage --no-rebuild`: the recorded usage alone, no call rebuilt.
+    pub no_rebuild: bool,
 }
 
 /// A protocol named on the command line.
@@ -208,6 +218,26 @@ pub fn parse(argv: &[String]) -> Result<Opts, String> {
                     "--set",
                 )?)?),
             "--tokenizer-json" => o.tokenizer_json = Some(value("--tokenizer-json")?),
+            "--by" => {
+                let v = value("--by")?;
+                o.by = Some(ctxlens::analysis::ledger::GroupBy::parse(&v).ok_or_else(|| {
+                    format!("--by takes day, week, month, session, project, model or release, not {v:?}")
+                })?)
+            }
+            "--since" | "--until" => {
+                let v = value(flag)?;
+                if !ctxlens::analysis::ledger::valid_date(&v) {
+                    return Err(format!(
+                        "{flag} takes a date, YYYY-MM-DD or YYYYMMDD, not {v:?}"
+                    ));
+                }
+                if flag == "--since" {
+                    o.since = Some(v)
+                } else {
+                    o.until = Some(v)
+                }
+            }
+            "--no-rebuild" => o.no_rebuild = true,
             "--app" => o.app = Some(value("--app")?),
             "--port" => {
                 let v = value("--port")?;
@@ -228,6 +258,10 @@ pub fn parse(argv: &[String]) -> Result<Opts, String> {
             }
             s if o.command.is_none() && o.session.is_none() && COMMANDS.contains(&s) => {
                 o.command = Some(s.to_string())
+            }
+            s if o.command.as_deref() == Some("usage") => {
+                o.paths.push(s.to_string());
+                o.session.get_or_insert_with(|| s.to_string());
             }
             s if o.session.is_none() => o.session = Some(s.to_string()),
             s => {

@@ -630,3 +630,72 @@ fn an_export_of_an_install_is_the_same_case() {
     }
     let _ = fs::remove_dir_all(&dir);
 }
+
+/// `usage` on the session pi left after a scripted run, laid as a real install: every call is
+/// counted with the usage pi recorded and rebuilt to a body of exactly the size pi sent (the
+/// blocks add up to the captured bodies' lengths, counted here in UTF-16 units).
+#[test]
+fn usage_rebuilds_every_call_of_a_real_install_to_the_size_pi_sent() {
+    for name in ["pi-0.85.1/an-scripted", "pi-1.6.0/an-scripted"] {
+        let case = Case::named(name);
+        let (mut bodies, mut chars) = (0, 0usize);
+        while let Some(b) = case.body(bodies + 1) {
+            chars += b.encode_utf16().count();
+            bodies += 1;
+        }
+        let after = case.session_after().unwrap();
+        let input: f64 = after
+            .lines()
+            .filter_map(|l| js::parse(l).ok())
+            .filter_map(|v| v.get("message")?.get("usage")?.get("input")?.as_f64())
+            .sum();
+        let _laid = lock();
+        let run = run_case_as(&case, "usage", &["--json", "--by", "session"], Some(1));
+        assert_eq!(run.code, 0, "{name}: {}", run.stderr);
+        let v = js::parse(&String::from_utf8_lossy(&run.stdout)).unwrap();
+        let totals = v.get("totals").unwrap();
+        assert_eq!(
+            totals.get("calls").and_then(Value::as_f64),
+            Some(bodies as f64),
+            "{name}"
+        );
+        assert_eq!(
+            totals.get("input").and_then(Value::as_f64),
+            Some(input),
+            "{name}"
+        );
+        assert_eq!(
+            v.get("rebuilt").and_then(Value::as_f64),
+            Some(bodies as f64),
+            "{name}: {:?}",
+            v.get("read")
+        );
+        let blocks = v.get("blocks").unwrap().as_object().unwrap();
+        let sum: f64 = blocks
+            .iter()
+            .filter_map(|(_, b)| b.get("chars")?.as_f64())
+            .sum();
+        assert_eq!(
+            sum, chars as f64,
+            "{name}: the rebuilt bodies' blocks against pi's bodies"
+        );
+        let release = if name.starts_with("pi-1.6.0") {
+            "1.6.0"
+        } else {
+            "0.85.1"
+        };
+        let r = js::parse(&String::from_utf8_lossy(
+            &run_case_as(&case, "usage", &["--json", "--by", "release"], Some(1)).stdout,
+        ))
+        .unwrap();
+        let keys: Vec<&str> = r
+            .get("groups")
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|g| g.get_str("key"))
+            .collect();
+        assert_eq!(keys, [format!("pi {release}")], "{name}");
+    }
+}

@@ -8,6 +8,7 @@ pub mod checks;
 pub mod compare;
 pub mod diff;
 pub mod findings;
+pub mod ledger;
 pub mod placement;
 pub mod stats;
 pub mod upgrade;

@@ -6,6 +6,7 @@ pub mod calibration;
 pub mod calls;
 pub mod compare;
 pub mod findings;
+pub mod ledger;
 pub mod placement;
 pub mod provenance;
 pub mod stats;

@@ -179,9 +179,64 @@ fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     era * 146_097 + doe - 719_468 + (day - 1)
 }
 
+/// The UTC calendar date of a time value (`Date.prototype.toISOString`'s first ten characters:
+/// `2026-11-29`), and its weekday (0 = Monday); `None` for an invalid time or a year outside
+/// 0–9999.
+pub fn utc_date(ms: f64) -> Option<(String, u32)> {
+    if !ms.is_finite() {
+        return None;
+    }
+    let days = (ms / 86_400_000.0).floor() as i64;
+    let (y, m, d) = civil_from_days(days);
+    if !(0..=9999).contains(&y) {
+        return None;
+    }
+    // 1970-01-01 was a Thursday (3 counting from Monday).
+    let weekday = (days + 3).rem_euclid(7) as u32;
+    Some((format!("{y:04}-{m:02}-{d:02}"), weekday))
+}
+
+/// The date `days` after 1970-01-01 (proleptic Gregorian): year, month 1–12, day 1–31. The
+/// inverse of [`days_from_civil`].
+pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = if z >= 0 { z } else { z - 146_096 } / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn utc_dates_and_weekdays() {
+        assert_eq!(utc_date(0.0), Some(("1970-01-01".into(), 3)));
+        assert_eq!(
+            utc_date(date_parse("2026-11-30T23:59:59.999Z")),
+            Some(("2026-11-30".into(), 0))
+        );
+        assert_eq!(
+            utc_date(date_parse("2026-12-06T00:30:00+02:00")),
+            Some(("2026-12-05".into(), 5))
+        );
+        assert_eq!(
+            utc_date(date_parse("2024-02-29T12:00:00Z")),
+            Some(("2024-02-29".into(), 3))
+        );
+        assert_eq!(utc_date(-1.0), Some(("1969-12-31".into(), 2)));
+        assert_eq!(utc_date(f64::NAN), None);
+        for days in [-800_000i64, -1, 0, 59, 60, 10_956, 20_000, 2_000_000] {
+            let (y, m, d) = civil_from_days(days);
+            assert_eq!(days_from_civil(y, m as i64, d as i64), days);
+        }
+    }
 
     #[test]
     fn date_parse_matches_v8() {

@@ -1,0 +1,692 @@
+//! Every call of every session: the usage pi recorded on each answer, read as ccusage reads it
+//! (so the totals agree), each call's request rebuilt by the release that made it and accounted
+//! by block, then summed by day, week, month, session, project, model or release.
+//!
+//! What a call cost is pi's own record (`usage.cost.total`). What it was spent on is the rebuilt
+//! request: the cost of the prompt (`cost.input + cost.cacheRead + cost.cacheWrite`) and its
+//! tokens (`input + cacheRead + cacheWrite`) are split over the request's blocks by their share
+//! of its characters. The answer's tokens and cost (`output`) are the model's, not the request's.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use crate::analysis::stats::KindStats;
+use crate::calls::CallRef;
+use crate::inputs::Inputs;
+use crate::js::{self, Value};
+use crate::AssemblyStats;
+
+/// The usage pi recorded on one answer.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Recorded {
+    pub input: f64,
+    pub output: f64,
+    pub cache_read: f64,
+    pub cache_write: f64,
+    /// `totalTokens`, or the sum of the four when pi did not record it (as ccusage counts it).
+    pub total_tokens: f64,
+    /// `cost.total` (0 when not recorded).
+    pub cost: f64,
+    /// The prompt's part of the cost (`cost.input + cost.cacheRead + cost.cacheWrite`, or
+    /// `cost.total - cost.output`); `None` when pi recorded no parts.
+    pub prompt_cost: Option<f64>,
+}
+
+impl Recorded {
+    /// The prompt's tokens as the provider counted them.
+    pub fn prompt_tokens(&self) -> f64 {
+        self.input + self.cache_read + self.cache_write
+    }
+}
+
+/// A rebuilt call's request, by block (characters, UTF-16 units as JS counts them).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Blocks {
+    pub body_chars: usize,
+    pub system_prompt: usize,
+    pub tools: usize,
+    pub history: usize,
+    pub parameters: usize,
+    pub structure: usize,
+    /// Each tool's description and schema.
+    pub by_tool: Vec<(String, usize)>,
+    /// Each system-prompt section: name, source (a file, a skill), characters.
+    pub sections: Vec<(String, String, usize)>,
+    pub kinds: KindStats,
+    /// Tool results by the tool that produced them.
+    pub tool_results: Vec<(String, usize)>,
+}
+
+impl Blocks {
+    fn of(s: &crate::analysis::stats::Stats) -> Blocks {
+        Blocks {
+            body_chars: s.body_chars,
+            system_prompt: s.system_prompt_chars,
+            tools: s.tools_chars,
+            history: s.history_chars,
+            parameters: s.parameters_chars,
+            structure: s.structure_chars,
+            by_tool: s
+                .by_tool
+                .iter()
+                .map(|t| (t.name.clone(), t.chars))
+                .collect(),
+            sections: s
+                .sections
+                .iter()
+                .map(|x| (x.name.clone(), x.source.clone(), x.chars))
+                .collect(),
+            kinds: s.by_kind.clone(),
+            tool_results: s
+                .tool_results_by_tool
+                .iter()
+                .map(|t| (t.name.clone(), t.chars))
+                .collect(),
+        }
+    }
+}
+
+/// One model call, as recorded in a session file.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LedgerCall {
+    pub file: String,
+    /// 1-based line of the answer in `file`.
+    pub line: u32,
+    pub entry_id: Option<String>,
+    /// The session's id as ccusage names it (the file name after its first `_`).
+    pub session_id: String,
+    /// The folder below `sessions/` (ccusage's project), or `unknown`.
+    pub folder: String,
+    /// The session header's `cwd`, when the file has one.
+    pub cwd: Option<String>,
+    /// The entry's `timestamp` (ISO text).
+    pub timestamp: String,
+    /// Its UTC date (`2026-11-30`) and weekday (0 = Monday).
+    pub day: String,
+    pub weekday: u32,
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub usage: Recorded,
+    /// The release that rebuilt it (set by [`account`]).
+    pub pi: Option<String>,
+    /// Its request by block (set by [`account`]).
+    pub blocks: Option<Blocks>,
+    /// Why it was not rebuilt.
+    pub note: Option<String>,
+}
+
+/// What reading one file gave.
+#[derive(Clone, Debug, Default)]
+pub struct Scan {
+    pub calls: Vec<LedgerCall>,
+    /// Lines that name a message and usage but could not be read: line, why.
+    pub skipped: Vec<(u32, String)>,
+    /// The session header's `cwd` (`None`: not a pi session file).
+    pub cwd: Option<String>,
+}
+
+/// `YYYY-MM-DDTHH:MM:SS(.mmm)(Z|±HH:MM)`: the timestamps ccusage accepts.
+fn iso_timestamp(s: &str) -> bool {
+    let b = s.as_bytes();
+    let digits =
+        |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
+    let at = |i: usize, c: u8| b.get(i) == Some(&c);
+    if !(digits(0..4)
+        && at(4, b'-')
+        && digits(5..7)
+        && at(7, b'-')
+        && digits(8..10)
+        && at(10, b'T'))
+        || !(digits(11..13) && at(13, b':') && digits(14..16) && at(16, b':') && digits(17..19))
+    {
+        return false;
+    }
+    let mut i = 19;
+    if at(i, b'.') {
+        if !digits(i + 1..i + 4) {
+            return false;
+        }
+        i += 4;
+    }
+    match b.get(i) {
+        Some(b'Z') => b.len() == i + 1,
+        Some(b'+' | b'-') => {
+            b.len() == i + 6 && digits(i + 1..i + 3) && at(i + 3, b':') && digits(i + 4..i + 6)
+        }
+        _ => false,
+    }
+}
+
+/// An optional member: absent, or of the kind `ok` accepts (`null` is neither, as valibot's
+/// `optional` reads it).
+fn optional<'a, T>(
+    o: &'a Value,
+    key: &str,
+    ok: impl Fn(&'a Value) -> Option<T>,
+) -> Result<Option<T>, ()> {
+    match o.get(key) {
+        None => Ok(None),
+        Some(v) => ok(v).map(Some).ok_or(()),
+    }
+}
+
+/// The usage of one line, if it is a call as ccusage reads one: `type` absent or `message`, an
+/// ISO `timestamp`, an assistant `message` whose `usage` has numeric `input` and `output`.
+/// `Err`: the line has the shape's members but not their types (ccusage skips it too).
+fn recorded_call(v: &Value) -> Result<Option<(String, Option<String>, Recorded)>, String> {
+    let bad = |what: &str| Err(format!("not read: {what}"));
+    let Ok(kind) = optional(v, "type", Value::as_str) else {
+        return bad("`type` is not a string");
+    };
+    let Some(ts) = v.get_str("timestamp").filter(|t| iso_timestamp(t)) else {
+        return bad("no ISO `timestamp`");
+    };
+    let Some(m) = v.get("message").filter(|m| m.as_object().is_some()) else {
+        return bad("`message` is not an object");
+    };
+    let (Ok(role), Ok(model)) = (
+        optional(m, "role", Value::as_str),
+        optional(m, "model", Value::as_str),
+    ) else {
+        return bad("`message.role` or `message.model` is not a string");
+    };
+    let Some(u) = m.get("usage") else {
+        return Ok(None);
+    };
+    let num = |k: &str| optional(u, k, Value::as_f64);
+    let (Some(input), Some(output)) = (
+        u.get("input").and_then(Value::as_f64),
+        u.get("output").and_then(Value::as_f64),
+    ) else {
+        return bad("`usage.input` or `usage.output` is not a number");
+    };
+    let (Ok(read), Ok(write), Ok(total)) =
+        (num("cacheRead"), num("cacheWrite"), num("totalTokens"))
+    else {
+        return bad("a `usage` count is not a number");
+    };
+    let Ok(cost) = optional(u, "cost", |c| c.as_object().map(|_| c)) else {
+        return bad("`usage.cost` is not an object");
+    };
+    let Ok(cost_total) = cost.map_or(Ok(None), |c| optional(c, "total", Value::as_f64)) else {
+        return bad("`usage.cost.total` is not a number");
+    };
+    if !matches!(kind, None | Some("message")) || role != Some("assistant") {
+        return Ok(None);
+    }
+    let (read, write) = (read.unwrap_or(0.0), write.unwrap_or(0.0));
+    let part = |k: &str| cost.and_then(|c| c.get(k)).and_then(Value::as_f64);
+    let prompt_cost = match (part("input"), part("cacheRead"), part("cacheWrite")) {
+        (Some(i), r, w) => Some(i + r.unwrap_or(0.0) + w.unwrap_or(0.0)),
+        _ => cost_total.zip(part("output")).map(|(t, o)| t - o),
+    };
+    let usage = Recorded {
+        input,
+        output,
+        cache_read: read,
+        cache_write: write,
+        total_tokens: total.unwrap_or(input + output + read + write),
+        cost: cost_total.unwrap_or(0.0),
+        prompt_cost,
+    };
+    Ok(Some((ts.to_string(), model.map(str::to_string), usage)))
+}
+
+/// ccusage's session id: the file name without `.jsonl`, after its first `_`.
+fn session_id_of(path: &str) -> String {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    let name = name.strip_suffix(".jsonl").unwrap_or(name);
+    name.split_once('_').map_or(name, |(_, id)| id).to_string()
+}
+
+/// ccusage's project: the path segment after one named `sessions`, else `unknown`.
+fn folder_of(path: &str) -> String {
+    let segments: Vec<&str> = path.split(['/', '\\']).collect();
+    match segments.iter().position(|s| *s == "sessions") {
+        Some(i) if i + 1 < segments.len() => segments[i + 1].to_string(),
+        _ => "unknown".into(),
+    }
+}
+
+/// Reads the calls of one session file (`path` names it; its folder is ccusage's project).
+pub fn scan(path: &str, text: &str) -> Scan {
+    let mut out = Scan::default();
+    let (session_id, folder) = (session_id_of(path), folder_of(path));
+    for (i, line) in text.lines().enumerate() {
+        let n = u32::try_from(i + 1).unwrap_or(u32::MAX);
+        if i == 0 {
+            out.cwd = js::parse(line)
+                .ok()
+                .filter(|h| h.get_str("type") == Some("session"))
+                .map(|h| h.get_str("cwd").unwrap_or("").to_string());
+        }
+        if !line.contains("\"message\"") || !line.contains("\"usage\"") {
+            continue;
+        }
+        let Ok(v) = js::parse(line) else {
+            out.skipped.push((n, "not JSON".into()));
+            continue;
+        };
+        match recorded_call(&v) {
+            Ok(Some((timestamp, model, usage))) => {
+                let (day, weekday) =
+                    js::date::utc_date(js::date::date_parse(&timestamp)).unwrap_or_default();
+                let m = v.get("message");
+                out.calls.push(LedgerCall {
+                    file: path.to_string(),
+                    line: n,
+                    entry_id: v.get_str("id").map(str::to_string),
+                    session_id: session_id.clone(),
+                    folder: folder.clone(),
+                    cwd: None,
+                    timestamp,
+                    day,
+                    weekday,
+                    provider: m.and_then(|m| m.get_str("provider")).map(str::to_string),
+                    model,
+                    usage,
+                    ..LedgerCall::default()
+                });
+            }
+            Ok(None) => {}
+            // A line that is no call at all (a user message quoting "usage") is not worth a word.
+            Err(e) if v.get("message").and_then(|m| m.get_str("role")) == Some("assistant") => {
+                out.skipped.push((n, e))
+            }
+            Err(_) => {}
+        }
+    }
+    for c in &mut out.calls {
+        c.cwd = out.cwd.clone().filter(|c| !c.is_empty());
+    }
+    out
+}
+
+/// Drops the calls already seen, by ccusage's key: the answer's timestamp and total tokens,
+/// whatever file holds it (a forked session's file copies its parent's answers; they were paid
+/// once). Returns how many were dropped; the first file read keeps each.
+pub fn dedup(calls: &mut Vec<LedgerCall>) -> usize {
+    let mut seen: HashSet<(String, u64)> = HashSet::new();
+    let before = calls.len();
+    calls.retain(|c| seen.insert((c.timestamp.clone(), c.usage.total_tokens.to_bits())));
+    before - calls.len()
+}
+
+/// Rebuilds each call of one session (`inputs`: the session and the files pi reads for it) by
+/// the release that made it, and records its request by block. `progress` is told after each.
+pub fn account(
+    ws: &crate::Workspace,
+    inputs: &Inputs,
+    calls: &mut [LedgerCall],
+    progress: &mut dyn FnMut(usize),
+) {
+    for (k, c) in calls.iter_mut().enumerate() {
+        progress(k);
+        let Some(id) = c.entry_id.clone() else {
+            c.note =
+                Some("not rebuilt: the answer has no entry id (not a pi session entry)".into());
+            continue;
+        };
+        let mut i = inputs.clone();
+        i.prompt = None;
+        i.call = Some(CallRef::Entry(id));
+        // The call was made, so pi had a key then; a key never changes the body.
+        i.placeholder_key = true;
+        let a = ws.assemble_unkept(&i);
+        c.pi = a.pi.as_ref().map(|p| p.version.to_string());
+        match a.stats() {
+            Some(s) if a.request.is_some() => c.blocks = Some(Blocks::of(s)),
+            _ => {
+                let why = a
+                    .diagnostics
+                    .iter()
+                    .find(|d| d.severity == crate::Severity::Error)
+                    .map_or("pi would send nothing".to_string(), |d| {
+                        first_paragraph(&d.message)
+                    });
+                c.note = Some(format!("not rebuilt: {why}"));
+            }
+        }
+    }
+}
+
+/// A message's first paragraph on one line (pi's errors go on with doc paths).
+fn first_paragraph(message: &str) -> String {
+    message
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// How calls are grouped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GroupBy {
+    Day,
+    Week,
+    Month,
+    Session,
+    Project,
+    Model,
+    Release,
+}
+
+impl GroupBy {
+    pub const ALL: [GroupBy; 7] = [
+        GroupBy::Day,
+        GroupBy::Week,
+        GroupBy::Month,
+        GroupBy::Session,
+        GroupBy::Project,
+        GroupBy::Model,
+        GroupBy::Release,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GroupBy::Day => "day",
+            GroupBy::Week => "week",
+            GroupBy::Month => "month",
+            GroupBy::Session => "session",
+            GroupBy::Project => "project",
+            GroupBy::Model => "model",
+            GroupBy::Release => "release",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<GroupBy> {
+        GroupBy::ALL.into_iter().find(|g| g.as_str() == s)
+    }
+
+    /// The group a call falls in.
+    fn key(self, c: &LedgerCall) -> String {
+        match self {
+            GroupBy::Day => c.day.clone(),
+            GroupBy::Week => week_of(c),
+            GroupBy::Month => c.day.get(..7).unwrap_or("").to_string(),
+            GroupBy::Session => c.file.clone(),
+            GroupBy::Project => c.cwd.clone().unwrap_or_else(|| c.folder.clone()),
+            GroupBy::Model => match (&c.provider, &c.model) {
+                (Some(p), Some(m)) => format!("{p}/{m}"),
+                (None, Some(m)) => m.clone(),
+                _ => "unknown".into(),
+            },
+            GroupBy::Release => {
+                c.pi.clone()
+                    .map_or("not rebuilt".into(), |v| format!("pi {v}"))
+            }
+        }
+    }
+}
+
+/// The Monday that starts the call's week (ISO weeks), as a date.
+fn week_of(c: &LedgerCall) -> String {
+    let ms = js::date::date_parse(&c.day);
+    js::date::utc_date(ms - f64::from(c.weekday) * 86_400_000.0).map_or_else(String::new, |d| d.0)
+}
+
+/// Characters, the prompt tokens and prompt cost they stand for (split by share).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Share {
+    pub chars: usize,
+    pub tokens: f64,
+    pub cost: f64,
+}
+
+impl Share {
+    fn add(&mut self, chars: usize, call: &LedgerCall, body: usize) {
+        self.chars += chars;
+        if body > 0 {
+            let f = chars as f64 / body as f64;
+            self.tokens += call.usage.prompt_tokens() * f;
+            self.cost += call.usage.prompt_cost.unwrap_or(call.usage.cost) * f;
+        }
+    }
+}
+
+/// The request's blocks summed over calls.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BlockShares {
+    pub system_prompt: Share,
+    pub tools: Share,
+    pub history: Share,
+    pub parameters: Share,
+    pub structure: Share,
+}
+
+impl BlockShares {
+    fn add(&mut self, c: &LedgerCall, b: &Blocks) {
+        let n = b.body_chars;
+        self.system_prompt.add(b.system_prompt, c, n);
+        self.tools.add(b.tools, c, n);
+        self.history.add(b.history, c, n);
+        self.parameters.add(b.parameters, c, n);
+        self.structure.add(b.structure, c, n);
+    }
+
+    /// `(key, label, share)` in the order the report lists them.
+    pub fn rows(&self) -> [(&'static str, &'static str, &Share); 5] {
+        [
+            ("systemPrompt", "System prompt", &self.system_prompt),
+            ("tools", "Tools", &self.tools),
+            ("history", "History", &self.history),
+            ("parameters", "Parameters", &self.parameters),
+            ("structure", "JSON structure", &self.structure),
+        ]
+    }
+}
+
+/// The usage pi recorded, summed.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Totals {
+    pub sessions: usize,
+    pub calls: usize,
+    pub input: f64,
+    pub output: f64,
+    pub cache_read: f64,
+    pub cache_write: f64,
+    pub cost: f64,
+}
+
+impl Totals {
+    fn of<'a>(calls: impl Iterator<Item = &'a LedgerCall>) -> Totals {
+        let mut t = Totals::default();
+        let mut files: HashSet<&str> = HashSet::new();
+        for c in calls {
+            files.insert(&c.file);
+            t.calls += 1;
+            t.input += c.usage.input;
+            t.output += c.usage.output;
+            t.cache_read += c.usage.cache_read;
+            t.cache_write += c.usage.cache_write;
+            t.cost += c.usage.cost;
+        }
+        t.sessions = files.len();
+        t
+    }
+}
+
+/// One group's usage and where its prompts went.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Group {
+    pub key: String,
+    pub totals: Totals,
+    pub rebuilt: usize,
+    pub blocks: BlockShares,
+}
+
+/// A named item's share over every rebuilt call (a tool, a section, a kind of history), and in
+/// how many requests it was.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Item {
+    pub name: String,
+    /// A section's source (a context file, a skill); empty otherwise.
+    pub source: String,
+    pub requests: usize,
+    pub share: Share,
+}
+
+/// The whole report.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Ledger {
+    pub group_by: Option<GroupBy>,
+    pub since: Option<String>,
+    pub until: Option<String>,
+    pub totals: Totals,
+    pub rebuilt: usize,
+    pub groups: Vec<Group>,
+    pub blocks: BlockShares,
+    pub tools: Vec<Item>,
+    pub sections: Vec<Item>,
+    pub history: Vec<Item>,
+    pub tool_results: Vec<Item>,
+}
+
+/// `2026-11-30` or `20261130` → `20261130`.
+fn day_key(s: &str) -> String {
+    s.chars().filter(char::is_ascii_digit).collect()
+}
+
+/// Whether `since`/`until` (dates, either form) are valid: eight digits once `-` are dropped.
+pub fn valid_date(s: &str) -> bool {
+    s.chars().all(|c| c.is_ascii_digit() || c == '-') && day_key(s).len() == 8
+}
+
+/// Sums the calls (those within `since`..=`until`, by their UTC day) by `group_by`.
+pub fn ledger(
+    calls: &[LedgerCall],
+    group_by: GroupBy,
+    since: Option<&str>,
+    until: Option<&str>,
+) -> Ledger {
+    let (lo, hi) = (since.map(day_key), until.map(day_key));
+    let kept: Vec<&LedgerCall> = calls
+        .iter()
+        .filter(|c| {
+            let d = day_key(&c.day);
+            lo.as_ref().is_none_or(|l| d >= *l) && hi.as_ref().is_none_or(|h| d <= *h)
+        })
+        .collect();
+    let mut by_key: BTreeMap<String, Vec<&LedgerCall>> = BTreeMap::new();
+    for c in &kept {
+        by_key.entry(group_by.key(c)).or_default().push(c);
+    }
+    let groups = by_key
+        .into_iter()
+        .map(|(key, cs)| {
+            let mut g = Group {
+                key,
+                totals: Totals::of(cs.iter().copied()),
+                ..Group::default()
+            };
+            for c in &cs {
+                if let Some(b) = &c.blocks {
+                    g.rebuilt += 1;
+                    g.blocks.add(c, b);
+                }
+            }
+            g
+        })
+        .collect::<Vec<_>>();
+    let mut out = Ledger {
+        group_by: Some(group_by),
+        since: since.map(str::to_string),
+        until: until.map(str::to_string),
+        totals: Totals::of(kept.iter().copied()),
+        rebuilt: groups.iter().map(|g| g.rebuilt).sum(),
+        groups,
+        ..Ledger::default()
+    };
+    items(&kept, &mut out);
+    out
+}
+
+/// The tools, sections, kinds of history and tool results over every rebuilt call, largest
+/// cost first.
+fn items(kept: &[&LedgerCall], out: &mut Ledger) {
+    let mut tools: HashMap<String, Item> = HashMap::new();
+    let mut sections: HashMap<(String, String), Item> = HashMap::new();
+    let mut results: HashMap<String, Item> = HashMap::new();
+    let mut kinds: Vec<Item> = [
+        "user text",
+        "assistant text",
+        "reasoning",
+        "tool arguments",
+        "tool results",
+        "image data",
+        "signatures",
+    ]
+    .iter()
+    .map(|k| Item {
+        name: k.to_string(),
+        ..Item::default()
+    })
+    .collect();
+    for c in kept {
+        let Some(b) = &c.blocks else { continue };
+        out.blocks.add(c, b);
+        let n = b.body_chars;
+        let put = |item: &mut Item, chars: usize| {
+            item.requests += 1;
+            item.share.add(chars, c, n);
+        };
+        for (name, chars) in &b.by_tool {
+            let e = tools.entry(name.clone()).or_insert_with(|| Item {
+                name: name.clone(),
+                ..Item::default()
+            });
+            put(e, *chars);
+        }
+        for (name, source, chars) in &b.sections {
+            let e = sections
+                .entry((name.clone(), source.clone()))
+                .or_insert_with(|| Item {
+                    name: name.clone(),
+                    source: source.clone(),
+                    ..Item::default()
+                });
+            put(e, *chars);
+        }
+        for (name, chars) in &b.tool_results {
+            let e = results.entry(name.clone()).or_insert_with(|| Item {
+                name: name.clone(),
+                ..Item::default()
+            });
+            put(e, *chars);
+        }
+        let k = &b.kinds;
+        let counts = [
+            k.user_text,
+            k.assistant_text,
+            k.reasoning,
+            k.tool_arguments,
+            k.tool_results,
+            k.image_data,
+            k.signatures,
+        ];
+        for (item, chars) in kinds.iter_mut().zip(counts) {
+            if chars > 0 {
+                put(item, chars);
+            }
+        }
+    }
+    let sorted = |m: Vec<Item>| {
+        let mut v = m;
+        v.sort_by(|a, b| {
+            b.share
+                .cost
+                .total_cmp(&a.share.cost)
+                .then(b.share.chars.cmp(&a.share.chars))
+                .then(a.name.cmp(&b.name))
+        });
+        v
+    };
+    out.tools = sorted(tools.into_values().collect());
+    out.sections = sorted(sections.into_values().collect());
+    out.tool_results = sorted(results.into_values().collect());
+    out.history = kinds.into_iter().filter(|k| k.requests > 0).collect();
+}
+
+#[cfg(test)]
+#[path = "ledger_tests.rs"]
+mod tests;

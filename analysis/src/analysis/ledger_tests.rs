@@ -1,0 +1,196 @@
+use super::*;
+
+const HEADER: &str = r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-11-30T10:00:00.000Z","cwd":"/home/u/proj"}"#;
+
+fn answer(id: &str, ts: &str, usage: &str) -> String {
+    format!(
+        r#"{{"type":"message","id":"{id}","parentId":null,"timestamp":"{ts}","message":{{"role":"assistant","content":[],"provider":"anthropic","model":"claude-sonnet-4-5","usage":{usage}}}}}"#
+    )
+}
+
+const USAGE: &str = r#"{"input":100,"output":50,"cacheRead":1000,"cacheWrite":20,"totalTokens":1170,"cost":{"input":0.0003,"output":0.00075,"cacheRead":0.0003,"cacheWrite":0.000075,"total":0.001425}}"#;
+
+#[test]
+fn calls_are_read_as_ccusage_reads_them() {
+    let text = [
+        HEADER.to_string(),
+        answer("a1", "2026-11-30T10:00:01.000Z", USAGE),
+        // No totalTokens: the sum of the four; no cost: 0.
+        answer("a2", "2026-11-30T23:59:59Z", r#"{"input":1,"output":2,"cacheRead":3}"#),
+        // An offset: its UTC day is the next one.
+        answer("a3", "2026-12-01T00:30:00.000+02:00", r#"{"input":1,"output":1}"#),
+        // Not read: a timestamp ccusage refuses, a null model, a string count, a user's usage.
+        answer("b1", "2026-11-30 10:00", USAGE),
+        answer("b2", "2026-11-30T10:00:00.000Z", r#"{"input":"1","output":1}"#),
+        r#"{"type":"message","id":"b3","timestamp":"2026-11-30T10:00:00.000Z","message":{"role":"assistant","model":null,"usage":{"input":1,"output":1}}}"#.to_string(),
+        r#"{"type":"message","id":"b4","timestamp":"2026-11-30T10:00:00.000Z","message":{"role":"user","content":"usage","usage":{"input":1,"output":1}}}"#.to_string(),
+        r#"{"type":"custom","id":"b5","timestamp":"2026-11-30T10:00:00.000Z","message":{"role":"assistant","usage":{"input":1,"output":1}}}"#.to_string(),
+        "{\"message\": \"usage\", truncated".to_string(),
+    ]
+    .join("\n");
+    let s = scan(
+        "/h/.pi/agent/sessions/--home-u-proj--/2026-11-30T10-00-00-000Z_s1.jsonl",
+        &text,
+    );
+    let ids: Vec<_> = s
+        .calls
+        .iter()
+        .map(|c| c.entry_id.as_deref().unwrap())
+        .collect();
+    assert_eq!(ids, ["a1", "a2", "a3"]);
+    let a1 = &s.calls[0];
+    assert_eq!(
+        (a1.session_id.as_str(), a1.folder.as_str()),
+        ("s1", "--home-u-proj--")
+    );
+    assert_eq!(a1.cwd.as_deref(), Some("/home/u/proj"));
+    assert_eq!(a1.usage.total_tokens, 1170.0);
+    assert_eq!(a1.usage.prompt_tokens(), 1120.0);
+    assert!((a1.usage.prompt_cost.unwrap() - 0.000675).abs() < 1e-12);
+    assert_eq!(a1.line, 2);
+    assert_eq!(
+        (s.calls[1].usage.total_tokens, s.calls[1].usage.cost),
+        (6.0, 0.0)
+    );
+    assert_eq!(s.calls[1].day, "2026-11-30");
+    assert_eq!(s.calls[2].day, "2026-11-30");
+    // The skipped lines say why, with their lines (the user message and the custom entry are
+    // no calls at all; the truncated line is not JSON).
+    let skipped: Vec<u32> = s.skipped.iter().map(|(n, _)| *n).collect();
+    assert_eq!(skipped, [5, 6, 7, 10]);
+    assert!(s.skipped[0].1.contains("timestamp"), "{:?}", s.skipped);
+}
+
+#[test]
+fn a_file_outside_a_sessions_folder_is_an_unknown_project() {
+    let s = scan(
+        "/tmp/x/abc.jsonl",
+        &answer("a1", "2026-11-30T10:00:01.000Z", USAGE),
+    );
+    assert_eq!(
+        (s.calls[0].folder.as_str(), s.calls[0].session_id.as_str()),
+        ("unknown", "abc")
+    );
+    assert_eq!(s.cwd, None);
+}
+
+#[test]
+fn a_call_read_twice_is_counted_once() {
+    let text = [
+        HEADER.to_string(),
+        answer("a1", "2026-11-30T10:00:01.000Z", USAGE),
+        answer("a2", "2026-11-30T10:00:02.000Z", USAGE),
+    ]
+    .join("\n");
+    let mut calls = scan("/s/sessions/p/t_s1.jsonl", &text).calls;
+    // A forked session's file copies its parent's answers: the same time and tokens, counted
+    // once whatever file holds them (as ccusage counts them).
+    calls.extend(scan("/s/sessions/p/t_s2.jsonl", &text).calls);
+    // Another answer at the same time with other tokens is another call.
+    calls.extend(
+        scan(
+            "/s/sessions/q/t_s3.jsonl",
+            &answer(
+                "a9",
+                "2026-11-30T10:00:01.000Z",
+                r#"{"input":1,"output":1}"#,
+            ),
+        )
+        .calls,
+    );
+    assert_eq!(dedup(&mut calls), 2);
+    let kept: Vec<_> = calls
+        .iter()
+        .map(|c| (c.session_id.as_str(), c.entry_id.as_deref().unwrap()))
+        .collect();
+    assert_eq!(kept, [("s1", "a1"), ("s1", "a2"), ("s3", "a9")]);
+}
+
+#[test]
+fn groups_by_day_week_month_and_model_add_up_to_the_totals() {
+    let text = [
+        HEADER.to_string(),
+        answer("a1", "2026-11-29T10:00:00.000Z", USAGE),
+        answer("a2", "2026-11-30T10:00:00.000Z", USAGE),
+        answer("a3", "2026-12-01T10:00:00.000Z", USAGE),
+    ]
+    .join("\n");
+    let calls = scan("/s/sessions/p/t_s1.jsonl", &text).calls;
+    let keys = |g: GroupBy| -> Vec<String> {
+        ledger(&calls, g, None, None)
+            .groups
+            .into_iter()
+            .map(|g| g.key)
+            .collect()
+    };
+    assert_eq!(
+        keys(GroupBy::Day),
+        ["2026-11-29", "2026-11-30", "2026-12-01"]
+    );
+    // 2026-11-29 is a Sunday: its week began on Monday the 23rd.
+    assert_eq!(keys(GroupBy::Week), ["2026-11-23", "2026-11-30"]);
+    assert_eq!(keys(GroupBy::Month), ["2026-11", "2026-12"]);
+    assert_eq!(keys(GroupBy::Model), ["anthropic/claude-sonnet-4-5"]);
+    let l = ledger(&calls, GroupBy::Day, Some("2026-11-30"), Some("20261130"));
+    assert_eq!(
+        (l.totals.calls, l.totals.sessions, l.totals.input),
+        (1, 1, 100.0)
+    );
+    let all = ledger(&calls, GroupBy::Week, None, None);
+    let sum: f64 = all.groups.iter().map(|g| g.totals.cost).sum();
+    assert!((sum - all.totals.cost).abs() < 1e-12);
+    assert_eq!(all.totals.calls, 3);
+    assert!(
+        valid_date("2026-11-30")
+            && valid_date("20261130")
+            && !valid_date("2026-11")
+            && !valid_date("yesterday")
+    );
+}
+
+/// Every call of a session rebuilt: its blocks add up to its body, and the prompt's cost and
+/// tokens are split over the blocks without loss.
+#[test]
+fn every_call_is_rebuilt_and_its_cost_split_over_its_blocks() {
+    let inputs = crate::testcase::inputs("demo");
+    let session = inputs.session.as_ref().expect("session");
+    let mut calls = scan("/s/sessions/p/demo.jsonl", &session.text).calls;
+    assert!(calls.len() >= 3, "{}", calls.len());
+    let ws = crate::Workspace::with_budget(0);
+    let mut seen = Vec::new();
+    account(&ws, &inputs, &mut calls, &mut |k| seen.push(k));
+    assert_eq!(seen, (0..calls.len()).collect::<Vec<_>>());
+    for c in &calls {
+        let b = c
+            .blocks
+            .as_ref()
+            .unwrap_or_else(|| panic!("line {}: {:?}", c.line, c.note));
+        assert_eq!(
+            b.system_prompt + b.tools + b.history + b.parameters + b.structure,
+            b.body_chars
+        );
+        assert_eq!(b.by_tool.iter().map(|t| t.1).sum::<usize>(), b.tools);
+        assert!(c.pi.is_some());
+    }
+    let l = ledger(&calls, GroupBy::Release, None, None);
+    assert_eq!(l.rebuilt, calls.len());
+    let prompt_cost: f64 = calls
+        .iter()
+        .map(|c| c.usage.prompt_cost.unwrap_or(c.usage.cost))
+        .sum();
+    let prompt_tokens: f64 = calls.iter().map(|c| c.usage.prompt_tokens()).sum();
+    let cost: f64 = l.blocks.rows().iter().map(|r| r.2.cost).sum();
+    let tokens: f64 = l.blocks.rows().iter().map(|r| r.2.tokens).sum();
+    assert!(
+        (cost - prompt_cost).abs() <= 1e-9 * prompt_cost.max(1.0),
+        "{cost} {prompt_cost}"
+    );
+    assert!(
+        (tokens - prompt_tokens).abs() <= 1e-6 * prompt_tokens.max(1.0),
+        "{tokens} {prompt_tokens}"
+    );
+    let tool_tokens: f64 = l.tools.iter().map(|t| t.share.tokens).sum();
+    assert!((tool_tokens - l.blocks.tools.tokens).abs() <= 1e-6 * tool_tokens.max(1.0));
+    // Every tool was in every request.
+    assert!(l.tools.iter().all(|t| t.requests == calls.len()));
+}

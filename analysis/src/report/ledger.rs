@@ -1,0 +1,350 @@
+//! The JSON and the text of [`crate::analysis::ledger`]: every call of every session, grouped.
+
+use crate::analysis::ledger::{BlockShares, Group, Item, Ledger, Share, Totals};
+use crate::js::{Object, Value};
+
+/// What was read to make a ledger, beside it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Read {
+    /// The folders or files asked for.
+    pub roots: Vec<String>,
+    /// Session files read.
+    pub files: usize,
+    /// Calls found twice (the same timestamp and total tokens: a forked session's copy),
+    /// counted once (ccusage's rule).
+    pub duplicates: usize,
+    /// What was left out: a file (and line), and why.
+    pub skipped: Vec<(String, Option<u32>, String)>,
+    /// Calls counted but not rebuilt (so not in the blocks): file, line, why.
+    pub not_rebuilt: Vec<(String, u32, String)>,
+}
+
+fn round(x: f64, places: i32) -> f64 {
+    let k = 10f64.powi(places);
+    (x * k).round() / k
+}
+
+fn totals_json(t: &Totals) -> Object {
+    Object::new()
+        .with("sessions", t.sessions)
+        .with("calls", t.calls)
+        .with("input", t.input)
+        .with("output", t.output)
+        .with("cacheRead", t.cache_read)
+        .with("cacheWrite", t.cache_write)
+        .with("cost", t.cost)
+}
+
+fn share_json(s: &Share) -> Object {
+    Object::new()
+        .with("chars", s.chars)
+        .with("tokens", round(s.tokens, 0))
+        .with("cost", round(s.cost, 6))
+}
+
+fn blocks_json(b: &BlockShares) -> Value {
+    let mut o = Object::new();
+    for (key, _, s) in b.rows() {
+        o.insert(key, Value::Object(share_json(s)));
+    }
+    Value::Object(o)
+}
+
+fn group_json(g: &Group) -> Value {
+    let mut o = Object::new().with("key", g.key.as_str());
+    for (k, v) in totals_json(&g.totals).iter() {
+        o.insert(k, v.clone());
+    }
+    Value::Object(
+        o.with("rebuilt", g.rebuilt)
+            .with("blocks", blocks_json(&g.blocks)),
+    )
+}
+
+fn items_json(items: &[Item], with_source: bool) -> Value {
+    Value::Array(
+        items
+            .iter()
+            .map(|i| {
+                let mut o = Object::new().with("name", i.name.as_str());
+                if with_source {
+                    o.insert("source", Value::from(i.source.as_str()));
+                }
+                let mut o = o.with("requests", i.requests);
+                for (k, v) in share_json(&i.share).iter() {
+                    o.insert(k, v.clone());
+                }
+                Value::Object(o)
+            })
+            .collect(),
+    )
+}
+
+/// The report as JSON (its schema: docs/usage.md).
+pub fn to_json(l: &Ledger, read: &Read) -> Value {
+    let skipped: Vec<Value> = read
+        .skipped
+        .iter()
+        .map(|(file, line, why)| {
+            Value::Object(
+                Object::new()
+                    .with("file", file.as_str())
+                    .with("line", line.map_or(Value::Null, Value::from))
+                    .with("reason", why.as_str()),
+            )
+        })
+        .collect();
+    Value::Object(
+        Object::new()
+            .with("groupBy", l.group_by.map_or("", |g| g.as_str()))
+            .with("since", l.since.as_deref().map_or(Value::Null, Value::from))
+            .with("until", l.until.as_deref().map_or(Value::Null, Value::from))
+            .with("totals", Value::Object(totals_json(&l.totals)))
+            .with("rebuilt", l.rebuilt)
+            .with("blocks", blocks_json(&l.blocks))
+            .with(
+                "groups",
+                Value::Array(l.groups.iter().map(group_json).collect()),
+            )
+            .with("tools", items_json(&l.tools, false))
+            .with("sections", items_json(&l.sections, true))
+            .with("history", items_json(&l.history, false))
+            .with("toolResults", items_json(&l.tool_results, false))
+            .with(
+                "read",
+                Value::Object(
+                    Object::new()
+                        .with(
+                            "roots",
+                            Value::Array(
+                                read.roots.iter().map(|r| Value::from(r.as_str())).collect(),
+                            ),
+                        )
+                        .with("files", read.files)
+                        .with("duplicates", read.duplicates)
+                        .with("skipped", Value::Array(skipped))
+                        .with(
+                            "notRebuilt",
+                            Value::Array(
+                                read.not_rebuilt
+                                    .iter()
+                                    .map(|(file, line, why)| {
+                                        Value::Object(
+                                            Object::new()
+                                                .with("file", file.as_str())
+                                                .with("line", *line)
+                                                .with("reason", why.as_str()),
+                                        )
+                                    })
+                                    .collect(),
+                            ),
+                        ),
+                ),
+            ),
+    )
+}
+
+/// `1234567` → `1,234,567`.
+fn thousands(x: f64) -> String {
+    let n = x.round() as i64;
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    if n < 0 {
+        format!("-{out}")
+    } else {
+        out
+    }
+}
+
+fn dollars(x: f64) -> String {
+    if x == 0.0 {
+        "$0".into()
+    } else if x < 0.01 {
+        format!("${x:.4}")
+    } else {
+        format!("${x:.2}")
+    }
+}
+
+/// A label cut to `w` characters (the end kept: a path's or model's last part tells it).
+fn fit(s: &str, w: usize) -> String {
+    let n = s.chars().count();
+    if n <= w {
+        s.to_string()
+    } else {
+        let tail: String = s.chars().skip(n - (w - 1)).collect();
+        format!("…{tail}")
+    }
+}
+
+fn usage_row(label: &str, t: &Totals) -> String {
+    format!(
+        "{:<18} {:>6} {:>10} {:>9} {:>11} {:>9} {:>9}\n",
+        fit(label, 18),
+        thousands(t.calls as f64),
+        thousands(t.input),
+        thousands(t.output),
+        thousands(t.cache_read),
+        thousands(t.cache_write),
+        dollars(t.cost)
+    )
+}
+
+fn share_row(label: &str, s: &Share, of: &Share) -> String {
+    let pct = if of.tokens > 0.0 {
+        format!("{:.1} %", 100.0 * s.tokens / of.tokens)
+    } else {
+        "–".into()
+    };
+    format!(
+        "  {:<34} {:>14} {:>9} {:>10}\n",
+        fit(label, 34),
+        thousands(s.tokens),
+        pct,
+        dollars(s.cost)
+    )
+}
+
+/// The report as text, 80 columns.
+pub fn to_text(l: &Ledger, read: &Read) -> String {
+    let by = l.group_by.map_or("day", |g| g.as_str());
+    let mut s = format!(
+        "pi usage: {} calls in {} sessions ({} files read{}{})\n\n",
+        thousands(l.totals.calls as f64),
+        thousands(l.totals.sessions as f64),
+        thousands(read.files as f64),
+        match (&l.since, &l.until) {
+            (None, None) => String::new(),
+            (a, b) => format!(
+                ", {} to {}",
+                a.as_deref().unwrap_or("…"),
+                b.as_deref().unwrap_or("…")
+            ),
+        },
+        if matches!(by, "day" | "week" | "month") {
+            ", dates in UTC"
+        } else {
+            ""
+        }
+    );
+    let head = match by {
+        "week" => "Week of",
+        "day" => "Day",
+        "month" => "Month",
+        "session" => "Session",
+        "project" => "Project",
+        "model" => "Model",
+        _ => "pi release",
+    };
+    s.push_str(&format!(
+        "{:<18} {:>6} {:>10} {:>9} {:>11} {:>9} {:>9}\n",
+        head, "Calls", "Input", "Output", "Cache read", "Cache wr.", "Cost"
+    ));
+    for g in &l.groups {
+        s.push_str(&usage_row(&g.key, &g.totals));
+    }
+    s.push_str(&usage_row("Total", &l.totals));
+    s.push_str("  (the usage and cost pi recorded on each answer)\n");
+    if l.rebuilt == 0 {
+        s.push_str("\nNo call was rebuilt, so where the prompts went is unknown.\n");
+    } else {
+        s.push_str(&format!(
+            "\nWhere the prompts went ({} of {} calls rebuilt; each call's prompt tokens and cost\nsplit over its request's blocks by their share of its characters):\n\n",
+            thousands(l.rebuilt as f64),
+            thousands(l.totals.calls as f64)
+        ));
+        s.push_str(&format!(
+            "  {:<34} {:>14} {:>9} {:>10}\n",
+            "Block", "Prompt tokens", "Share", "Cost"
+        ));
+        let all = l.blocks.rows().iter().fold(Share::default(), |mut a, r| {
+            a.tokens += r.2.tokens;
+            a.cost += r.2.cost;
+            a
+        });
+        for (_, label, share) in l.blocks.rows() {
+            s.push_str(&share_row(label, share, &all));
+        }
+        let top = |title: &str, items: &[Item], s: &mut String| {
+            if items.is_empty() {
+                return;
+            }
+            s.push_str(&format!("\n{title}\n"));
+            for i in items.iter().take(8) {
+                let label = if i.source.is_empty() {
+                    i.name.clone()
+                } else {
+                    format!("{} ({})", i.name, i.source)
+                };
+                s.push_str(&share_row(&label, &i.share, &all));
+            }
+            if items.len() > 8 {
+                s.push_str(&format!(
+                    "  … {} more (--json lists them all)\n",
+                    items.len() - 8
+                ));
+            }
+        };
+        top("Tools, largest first:", &l.tools, &mut s);
+        top(
+            "System prompt sections, largest first:",
+            &l.sections,
+            &mut s,
+        );
+        top("History by kind:", &l.history, &mut s);
+        top("Tool results by tool:", &l.tool_results, &mut s);
+    }
+    if read.duplicates > 0 {
+        s.push_str(&format!(
+            "\n{} calls were found twice (the same time and tokens: a forked session's copy, ...)\nand are counted once, as ccusage counts them.\n",
+            thousands(read.duplicates as f64)
+        ));
+    }
+    if !read.not_rebuilt.is_empty() {
+        s.push_str(&format!(
+            "\nNot rebuilt ({} calls: their usage is counted, their blocks are not):\n",
+            thousands(read.not_rebuilt.len() as f64)
+        ));
+        let mut reasons: Vec<(&str, usize, &str)> = Vec::new();
+        for (file, _, why) in &read.not_rebuilt {
+            match reasons.iter_mut().find(|r| r.0 == why.as_str()) {
+                Some(r) => r.1 += 1,
+                None => reasons.push((why.as_str(), 1, file.as_str())),
+            }
+        }
+        reasons.sort_by(|a, b| b.1.cmp(&a.1));
+        for (why, n, file) in reasons.iter().take(5) {
+            s.push_str(&format!(
+                "  {} × {why}\n    (e.g. {file})\n",
+                thousands(*n as f64)
+            ));
+        }
+        if reasons.len() > 5 {
+            s.push_str(&format!(
+                "  … {} more reasons (--json lists every call)\n",
+                reasons.len() - 5
+            ));
+        }
+    }
+    if !read.skipped.is_empty() {
+        s.push_str(&format!("\nLeft out ({}):\n", read.skipped.len()));
+        for (file, line, why) in read.skipped.iter().take(10) {
+            let at = line.map_or(String::new(), |n| format!(":{n}"));
+            let why = why.lines().next().unwrap_or("");
+            s.push_str(&format!("  {file}{at}: {why}\n"));
+        }
+        if read.skipped.len() > 10 {
+            s.push_str(&format!(
+                "  … {} more (--json lists them all)\n",
+                read.skipped.len() - 10
+            ));
+        }
+    }
+    s
+}

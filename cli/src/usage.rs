@@ -1,0 +1,204 @@
+//! `ctxlens usage [DIR|FILE…]`: every call of every session below the folders (pi's sessions
+//! folder by default), with the usage pi recorded, each call rebuilt and accounted by block,
+//! grouped by day, week, month, session, project, model or release
+//! ([`ctxlens::analysis::ledger`]).
+
+use ctxlens::analysis::ledger::{self, GroupBy, LedgerCall};
+use ctxlens::install::{FileKind, Machine};
+use ctxlens::js::path::{join_path, resolve_path};
+use ctxlens::report::ledger::Read;
+
+use crate::commands::{inputs_with, read_session};
+use crate::host::Host;
+use crate::opts::Opts;
+
+/// How deep below a folder session files are looked for (pi keeps them one level down).
+const MAX_DEPTH: usize = 6;
+/// How many files one run reads at most.
+const MAX_FILES: usize = 100_000;
+
+/// The `.jsonl` files below `root` (or `root` itself), sorted; what could not be listed is said.
+fn session_files(host: &dyn Host, root: &str, read: &mut Read) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![(root.to_string(), 0usize)];
+    while let Some((path, depth)) = stack.pop() {
+        match host.fs().stat(&path) {
+            Some(FileKind::File { .. }) if path.ends_with(".jsonl") || depth == 0 => out.push(path),
+            Some(FileKind::Dir) if depth <= MAX_DEPTH => match host.fs().read_dir(&path) {
+                Ok(mut names) => {
+                    names.sort();
+                    // Hidden files and folders are not read (as ccusage's glob skips them).
+                    for n in names.into_iter().rev().filter(|n| !n.starts_with('.')) {
+                        stack.push((join_path(&path, &n), depth + 1));
+                    }
+                }
+                Err(e) => read.skipped.push((path, None, format!("not listed: {e}"))),
+            },
+            Some(_) => {}
+            None if depth == 0 => read
+                .skipped
+                .push((path, None, "no such file or folder".into())),
+            None => {}
+        }
+        if out.len() >= MAX_FILES {
+            read.skipped.push((
+                root.to_string(),
+                None,
+                format!("more than {MAX_FILES} session files: the rest are not read"),
+            ));
+            break;
+        }
+    }
+    out
+}
+
+/// Shows progress on stderr when it is a terminal.
+struct Progress {
+    on: bool,
+}
+
+impl Progress {
+    fn show(&self, host: &mut dyn Host, text: &str) {
+        if self.on {
+            host.stderr(&format!("\r\x1b[2Kctxlens: {text}"));
+        }
+    }
+    fn done(&self, host: &mut dyn Host) {
+        if self.on {
+            host.stderr("\r\x1b[2K");
+        }
+    }
+}
+
+/// Rebuilds the calls of one file (its calls are `calls`), by the files pi reads for it.
+fn rebuild(
+    host: &mut dyn Host,
+    o: &Opts,
+    file: &str,
+    calls: &mut [LedgerCall],
+    p: &Progress,
+    at: (usize, usize),
+) -> Result<(), String> {
+    let session = read_session(host, file)?;
+    let so = Opts {
+        session: Some(file.to_string()),
+        ..o.clone()
+    };
+    let inputs = inputs_with(host, &so, Some(session))?;
+    let ws = ctxlens::Workspace::with_budget(0);
+    let n = calls.len();
+    ledger::account(&ws, &inputs, calls, &mut |k| {
+        p.show(
+            host,
+            &format!("session {}/{}: rebuilding call {}/{n}…", at.0, at.1, k + 1),
+        )
+    });
+    Ok(())
+}
+
+/// The runs of calls of one file: `(file, start, end)`.
+fn runs(calls: &[LedgerCall]) -> Vec<(String, usize, usize)> {
+    let mut out: Vec<(String, usize, usize)> = Vec::new();
+    for (i, c) in calls.iter().enumerate() {
+        match out.last_mut() {
+            Some(r) if r.0 == c.file => r.2 = i + 1,
+            _ => out.push((c.file.clone(), i, i + 1)),
+        }
+    }
+    out
+}
+
+/// Runs `ctxlens usage`.
+pub fn run(host: &mut dyn Host, o: &Opts) -> i32 {
+    let roots: Vec<String> = if o.paths.is_empty() {
+        let m = Machine {
+            fs: host.fs(),
+            env: host.env().clone(),
+            process_cwd: host.cwd().to_string(),
+        };
+        vec![m.sessions_dir()]
+    } else {
+        o.paths
+            .iter()
+            .map(|p| resolve_path(host.cwd(), p))
+            .collect()
+    };
+    let mut read = Read {
+        roots: roots.clone(),
+        ..Read::default()
+    };
+    let p = Progress {
+        on: host.stderr_is_tty(),
+    };
+    let mut files: Vec<String> = Vec::new();
+    for r in &roots {
+        files.extend(session_files(host, r, &mut read));
+    }
+    let mut calls: Vec<LedgerCall> = Vec::new();
+    let mut headless: Vec<String> = Vec::new();
+    for (k, f) in files.iter().enumerate() {
+        p.show(host, &format!("reading {}/{} files…", k + 1, files.len()));
+        let text = match read_session(host, f) {
+            Ok(t) => t,
+            Err(e) => {
+                read.skipped.push((f.clone(), None, e));
+                continue;
+            }
+        };
+        read.files += 1;
+        let scan = ledger::scan(f, &text.text);
+        read.skipped.extend(
+            scan.skipped
+                .into_iter()
+                .map(|(n, why)| (f.clone(), Some(n), why)),
+        );
+        if scan.cwd.is_none() && !scan.calls.is_empty() {
+            headless.push(f.clone());
+        }
+        calls.extend(scan.calls);
+    }
+    read.duplicates = ledger::dedup(&mut calls);
+    if !o.no_rebuild {
+        let runs = runs(&calls);
+        let total = runs.len();
+        for (k, (file, lo, hi)) in runs.into_iter().enumerate() {
+            let mine = &mut calls[lo..hi];
+            let why = if headless.contains(&file) {
+                Some("not a pi session file (no session header on line 1)".to_string())
+            } else {
+                rebuild(host, o, &file, mine, &p, (k + 1, total)).err()
+            };
+            if let Some(why) = why {
+                for c in mine.iter_mut() {
+                    c.note = Some(format!("not rebuilt: {why}"));
+                }
+            }
+        }
+    }
+    p.done(host);
+    for c in calls.iter().filter(|c| c.blocks.is_none()) {
+        if let Some(n) = &c.note {
+            let why = n.strip_prefix("not rebuilt: ").unwrap_or(n);
+            read.not_rebuilt
+                .push((c.file.clone(), c.line, why.to_string()));
+        }
+    }
+    let l = ledger::ledger(
+        &calls,
+        o.by.unwrap_or(GroupBy::Day),
+        o.since.as_deref(),
+        o.until.as_deref(),
+    );
+    let text = if o.json {
+        format!(
+            "{}\n",
+            ctxlens::report::ledger::to_json(&l, &read).to_json_pretty(2)
+        )
+    } else {
+        ctxlens::report::ledger::to_text(&l, &read)
+    };
+    match host.stdout(text.as_bytes()) {
+        Ok(()) => 0,
+        Err(_) => 1,
+    }
+}
