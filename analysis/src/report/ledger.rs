@@ -318,7 +318,7 @@ pub fn to_text(l: &Ledger, read: &Read) -> String {
                 None => reasons.push((why.as_str(), 1, file.as_str())),
             }
         }
-        reasons.sort_by(|a, b| b.1.cmp(&a.1));
+        reasons.sort_by_key(|r| std::cmp::Reverse(r.1));
         for (why, n, file) in reasons.iter().take(5) {
             s.push_str(&format!(
                 "  {} × {why}\n    (e.g. {file})\n",
