@@ -780,7 +780,12 @@ pub(crate) fn run(
     // workspace's kept assembly (its statistics with it).
     let mut a: Rc<Assembly> = match tokens {
         // The request alone (not kept: the kept ones carry their statistics).
-        None if no_stats => Rc::new(ws.assemble_fresh(inputs)),
+        None if no_stats => {
+            // No accounting asked for: the slot holds none, so nothing makes it later.
+            let mut a = ws.assemble_fresh(inputs);
+            a.set_stats(None);
+            Rc::new(a)
+        }
         Some(_) => {
             let mut a = ws.assemble_fresh(inputs);
             // The params tree is the body before serialization; nothing below reads it (the
