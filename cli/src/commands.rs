@@ -87,7 +87,10 @@ COMMANDS:
                   release that made it, its prompt tokens and cost split over the request's
                   blocks by their share of its characters: system prompt and its sections,
                   each tool, the history by kind, tool results by tool. Bad files and lines
-                  are said with their file and line (--json: the report, docs/usage.md)
+                  are said with their file and line (--json: the report, docs/usage.md).
+                  With --without/--set: every call rebuilt with the change made from its
+                  session's start too, and the prompt tokens and cost it would have saved, by
+                  group; without them, the tools sent but never called are suggested
     export        Write the inputs as the app's case zip: export SESSION -o case.zip [--redact].
                   The app (or --case) opens it as the same case. Written even when no request
                   is built
@@ -124,7 +127,7 @@ OPTIONS:
     --api API         Switch the model's protocol (the same model with its api replaced).
                       assemble, stats: --api all prints every protocol's body (or stats) as
                       one JSON object by protocol, from one read of the inputs
-    --without SPEC    whatif, assemble, stats, summary: switch something off (repeatable):
+    --without SPEC    whatif, assemble, stats, summary, usage: switch something off (repeatable):
                       tool:NAME (built-in or extension; pi's --exclude-tools), skill:NAME (its
                       folder removed), skill-invocation:NAME (its SKILL.md frontmatter gets
                       disable-model-invocation: true), package:NAME (a pi package's settings
@@ -140,8 +143,8 @@ OPTIONS:
                       A change that names nothing present is an error. assemble, stats and
                       summary then show the changed request; stderr says each change and how
                       to make it for real
-    --set KEY=VALUE   whatif, assemble, stats, summary: model=P/ID, thinking=LEVEL, api=API,
-                      pi=VERSION (repeatable, with --without)
+    --set KEY=VALUE   whatif, assemble, stats, summary, usage: model=P/ID, thinking=LEVEL,
+                      api=API, pi=VERSION (not for usage) (repeatable, with --without)
     --with API        The second protocol of `compare`
     --pi-with VERSION The second release of `compare` (the upgrade comparison)
     --json            Machine-readable output (summary, trace, diagnostics, findings, files,

@@ -4,6 +4,7 @@
 //! ([`ctxlens::analysis::ledger`]).
 
 use ctxlens::analysis::ledger::{self, GroupBy, LedgerCall};
+use ctxlens::analysis::whatif::Change;
 use ctxlens::install::{FileKind, Machine};
 use ctxlens::js::path::{join_path, resolve_path};
 use ctxlens::report::ledger::Read;
@@ -87,7 +88,7 @@ fn rebuild(
     let inputs = inputs_with(host, &so, Some(session))?;
     let ws = ctxlens::Workspace::with_budget(0);
     let n = calls.len();
-    ledger::account(&ws, &inputs, calls, &mut |k| {
+    ledger::account(&ws, &inputs, &o.changes, calls, &mut |k| {
         p.show(
             host,
             &format!("session {}/{}: rebuilding call {}/{n}…", at.0, at.1, k + 1),
@@ -110,6 +111,16 @@ fn runs(calls: &[LedgerCall]) -> Vec<(String, usize, usize)> {
 
 /// Runs `ctxlens usage`.
 pub fn run(host: &mut dyn Host, o: &Opts) -> i32 {
+    if o.changes.iter().any(|c| matches!(c, Change::Pi(_))) {
+        host.stderr("ctxlens: usage: --set pi= is not for usage: each call is rebuilt by the release that made it\n");
+        return 2;
+    }
+    if o.no_rebuild && !o.changes.is_empty() {
+        host.stderr(
+            "ctxlens: usage: --without and --set need the calls rebuilt (not --no-rebuild)\n",
+        );
+        return 2;
+    }
     let roots: Vec<String> = if o.paths.is_empty() {
         let m = Machine {
             fs: host.fs(),

@@ -10,6 +10,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::analysis::stats::KindStats;
+use crate::analysis::whatif::{self, Change};
 use crate::calls::CallRef;
 use crate::inputs::Inputs;
 use crate::js::{self, Value};
@@ -85,6 +86,26 @@ impl Blocks {
     }
 }
 
+/// A call's request with the what-if's changes made from the session's start.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Changed {
+    /// The changed request's characters (0: pi would send none).
+    pub body_chars: usize,
+    /// Whether any change found something in this call's request.
+    pub applies: bool,
+}
+
+impl Changed {
+    /// The share of the call's request the change removes (negative: it adds).
+    fn saved_fraction(&self, before: usize) -> f64 {
+        if before == 0 || !self.applies {
+            0.0
+        } else {
+            1.0 - self.body_chars as f64 / before as f64
+        }
+    }
+}
+
 /// One model call, as recorded in a session file.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LedgerCall {
@@ -110,6 +131,8 @@ pub struct LedgerCall {
     pub pi: Option<String>,
     /// Its request by block (set by [`account`]).
     pub blocks: Option<Blocks>,
+    /// With the what-if's changes made (set by [`account`] when it has changes).
+    pub changed: Option<Changed>,
     /// Why it was not rebuilt.
     pub note: Option<String>,
 }
@@ -313,9 +336,12 @@ pub fn dedup(calls: &mut Vec<LedgerCall>) -> usize {
 
 /// Rebuilds each call of one session (`inputs`: the session and the files pi reads for it) by
 /// the release that made it, and records its request by block. `progress` is told after each.
+/// With `changes` (the what-if's `--without`/`--set`, none of them `pi=`), each call is also
+/// rebuilt with them made from the session's start (`changed`).
 pub fn account(
     ws: &crate::Workspace,
     inputs: &Inputs,
+    changes: &[Change],
     calls: &mut [LedgerCall],
     progress: &mut dyn FnMut(usize),
 ) {
@@ -334,7 +360,12 @@ pub fn account(
         let a = ws.assemble_unkept(&i);
         c.pi = a.pi.as_ref().map(|p| p.version.to_string());
         match a.stats() {
-            Some(s) if a.request.is_some() => c.blocks = Some(Blocks::of(s)),
+            Some(s) if a.request.is_some() => {
+                c.blocks = Some(Blocks::of(s));
+                if !changes.is_empty() {
+                    c.changed = Some(changed(ws, &i, &a, changes));
+                }
+            }
             _ => {
                 let why = a
                     .diagnostics
@@ -346,6 +377,23 @@ pub fn account(
                 c.note = Some(format!("not rebuilt: {why}"));
             }
         }
+    }
+}
+
+/// The call's request with `changes` made (a change that finds nothing in it leaves it as is).
+fn changed(ws: &crate::Workspace, i: &Inputs, a: &crate::Assembly, changes: &[Change]) -> Changed {
+    match whatif::apply(i, a, changes) {
+        Ok((ci, _)) => {
+            let c = ws.assemble_unkept(&ci);
+            Changed {
+                body_chars: c.stats().map_or(0, |s| s.body_chars),
+                applies: true,
+            }
+        }
+        Err(_) => Changed {
+            body_chars: a.stats().map_or(0, |s| s.body_chars),
+            applies: false,
+        },
     }
 }
 
@@ -506,6 +554,30 @@ impl Totals {
     }
 }
 
+/// What the what-if's changes would have saved over calls: their prompt tokens and prompt cost
+/// scaled by the share of each request the change removes.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Saved {
+    /// Calls rebuilt with the changes, and those the changes found something in.
+    pub calls: usize,
+    pub applied: usize,
+    pub tokens: f64,
+    pub cost: f64,
+}
+
+impl Saved {
+    fn add(&mut self, c: &LedgerCall) {
+        let (Some(b), Some(ch)) = (&c.blocks, &c.changed) else {
+            return;
+        };
+        let f = ch.saved_fraction(b.body_chars);
+        self.calls += 1;
+        self.applied += usize::from(ch.applies);
+        self.tokens += c.usage.prompt_tokens() * f;
+        self.cost += c.usage.prompt_cost.unwrap_or(c.usage.cost) * f;
+    }
+}
+
 /// One group's usage and where its prompts went.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Group {
@@ -513,6 +585,8 @@ pub struct Group {
     pub totals: Totals,
     pub rebuilt: usize,
     pub blocks: BlockShares,
+    /// With the what-if's changes (`None` without changes).
+    pub saved: Option<Saved>,
 }
 
 /// A named item's share over every rebuilt call (a tool, a section, a kind of history), and in
@@ -540,6 +614,11 @@ pub struct Ledger {
     pub sections: Vec<Item>,
     pub history: Vec<Item>,
     pub tool_results: Vec<Item>,
+    /// With the what-if's changes, over every call (`None` without changes).
+    pub saved: Option<Saved>,
+    /// Tools sent in the rebuilt requests that no call of them ever used, largest cost first:
+    /// what `--without tool:NAME` would save.
+    pub never_called: Vec<Item>,
 }
 
 /// `2026-11-30` or `20261130` → `20261130`.
@@ -584,6 +663,9 @@ pub fn ledger(
                     g.rebuilt += 1;
                     g.blocks.add(c, b);
                 }
+                if c.changed.is_some() {
+                    g.saved.get_or_insert_with(Saved::default).add(c);
+                }
             }
             g
         })
@@ -598,6 +680,16 @@ pub fn ledger(
         ..Ledger::default()
     };
     items(&kept, &mut out);
+    for c in kept.iter().filter(|c| c.changed.is_some()) {
+        out.saved.get_or_insert_with(Saved::default).add(c);
+    }
+    out.never_called = out
+        .tools
+        .iter()
+        .filter(|t| !out.tool_results.iter().any(|r| r.name == t.name))
+        .filter(|t| !t.name.starts_with("__"))
+        .cloned()
+        .collect();
     out
 }
 

@@ -158,7 +158,7 @@ fn every_call_is_rebuilt_and_its_cost_split_over_its_blocks() {
     assert!(calls.len() >= 3, "{}", calls.len());
     let ws = crate::Workspace::with_budget(0);
     let mut seen = Vec::new();
-    account(&ws, &inputs, &mut calls, &mut |k| seen.push(k));
+    account(&ws, &inputs, &[], &mut calls, &mut |k| seen.push(k));
     assert_eq!(seen, (0..calls.len()).collect::<Vec<_>>());
     for c in &calls {
         let b = c
@@ -193,4 +193,56 @@ fn every_call_is_rebuilt_and_its_cost_split_over_its_blocks() {
     assert!((tool_tokens - l.blocks.tools.tokens).abs() <= 1e-6 * tool_tokens.max(1.0));
     // Every tool was in every request.
     assert!(l.tools.iter().all(|t| t.requests == calls.len()));
+}
+
+/// `--without tool:NAME` over every call: each call rebuilt without the tool saves the tool's
+/// share of its request, no more (the tool's characters and the comma and brackets around it).
+#[test]
+fn a_tool_off_saves_its_share_of_every_call() {
+    let inputs = crate::testcase::inputs("demo");
+    let session = inputs.session.as_ref().expect("session");
+    let mut calls = scan("/s/sessions/p/demo.jsonl", &session.text).calls;
+    let ws = crate::Workspace::with_budget(0);
+    let changes = [Change::parse_without("tool:write").unwrap()];
+    account(&ws, &inputs, &changes, &mut calls, &mut |_| {});
+    let l = ledger(&calls, GroupBy::Day, None, None);
+    let saved = l.saved.as_ref().expect("saved");
+    assert_eq!((saved.calls, saved.applied), (calls.len(), calls.len()));
+    let write = l
+        .tools
+        .iter()
+        .find(|t| t.name == "write")
+        .expect("write was sent");
+    // What goes is the tool's description and schema plus its JSON frame (name, keys,
+    // punctuation): more than its share, but not twice it.
+    assert!(
+        saved.tokens > write.share.tokens && saved.tokens < 2.0 * write.share.tokens,
+        "{} {}",
+        saved.tokens,
+        write.share.tokens
+    );
+    let recorded: f64 = calls
+        .iter()
+        .map(|c| c.usage.prompt_cost.unwrap_or(c.usage.cost))
+        .sum();
+    assert!(
+        saved.cost >= 0.0 && saved.cost <= recorded,
+        "{} {recorded}",
+        saved.cost
+    );
+    let by_day: f64 = l
+        .groups
+        .iter()
+        .filter_map(|g| g.saved.as_ref())
+        .map(|s| s.tokens)
+        .sum();
+    assert!((by_day - saved.tokens).abs() < 1e-6);
+    // Tools never called in the demo's requests are suggested; a tool it called is not.
+    let called: Vec<&str> = l.tool_results.iter().map(|t| t.name.as_str()).collect();
+    assert!(!called.is_empty());
+    assert!(l
+        .never_called
+        .iter()
+        .all(|t| !called.contains(&t.name.as_str())));
+    assert!(!l.never_called.is_empty());
 }

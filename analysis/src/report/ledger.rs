@@ -1,6 +1,6 @@
 //! The JSON and the text of [`crate::analysis::ledger`]: every call of every session, grouped.
 
-use crate::analysis::ledger::{BlockShares, Group, Item, Ledger, Share, Totals};
+use crate::analysis::ledger::{BlockShares, Group, Item, Ledger, Saved, Share, Totals};
 use crate::js::{Object, Value};
 
 /// What was read to make a ledger, beside it.
@@ -57,8 +57,21 @@ fn group_json(g: &Group) -> Value {
     }
     Value::Object(
         o.with("rebuilt", g.rebuilt)
-            .with("blocks", blocks_json(&g.blocks)),
+            .with("blocks", blocks_json(&g.blocks))
+            .with("saved", saved_json(g.saved.as_ref())),
     )
+}
+
+fn saved_json(s: Option<&Saved>) -> Value {
+    s.map_or(Value::Null, |s| {
+        Value::Object(
+            Object::new()
+                .with("calls", s.calls)
+                .with("applied", s.applied)
+                .with("tokens", round(s.tokens, 0))
+                .with("cost", round(s.cost, 6)),
+        )
+    })
 }
 
 fn items_json(items: &[Item], with_source: bool) -> Value {
@@ -110,6 +123,8 @@ pub fn to_json(l: &Ledger, read: &Read) -> Value {
             .with("sections", items_json(&l.sections, true))
             .with("history", items_json(&l.history, false))
             .with("toolResults", items_json(&l.tool_results, false))
+            .with("saved", saved_json(l.saved.as_ref()))
+            .with("neverCalled", items_json(&l.never_called, false))
             .with(
                 "read",
                 Value::Object(
@@ -211,6 +226,37 @@ fn share_row(label: &str, s: &Share, of: &Share) -> String {
     )
 }
 
+/// The what-if over every call, by group.
+fn saved_text(l: &Ledger, saved: &Saved, all: &Share) -> String {
+    let mut s = format!(
+        "\nWith the change made from each session's start ({} of {} rebuilt calls changed):\n\n",
+        thousands(saved.applied as f64),
+        thousands(saved.calls as f64)
+    );
+    s.push_str(&format!(
+        "  {:<34} {:>14} {:>9} {:>10}\n",
+        "Saved", "Prompt tokens", "Share", "Cost"
+    ));
+    for g in &l.groups {
+        if let Some(x) = &g.saved {
+            let share = Share {
+                chars: 0,
+                tokens: x.tokens,
+                cost: x.cost,
+            };
+            s.push_str(&share_row(&g.key, &share, all));
+        }
+    }
+    let total = Share {
+        chars: 0,
+        tokens: saved.tokens,
+        cost: saved.cost,
+    };
+    s.push_str(&share_row("Total", &total, all));
+    s.push_str("  (each call's prompt tokens and cost scaled by the share of its request the change\n  removes; what the provider's cache would have made of it is not counted)\n");
+    s
+}
+
 /// The report as text, 80 columns.
 pub fn to_text(l: &Ledger, read: &Read) -> String {
     let by = l.group_by.map_or("day", |g| g.as_str());
@@ -299,6 +345,14 @@ pub fn to_text(l: &Ledger, read: &Read) -> String {
         );
         top("History by kind:", &l.history, &mut s);
         top("Tool results by tool:", &l.tool_results, &mut s);
+        if let Some(saved) = &l.saved {
+            s.push_str(&saved_text(l, saved, &all));
+        } else if !l.never_called.is_empty() {
+            s.push_str("\nTools sent but never called in these requests (--without tool:NAME says what\nswitching one off would have saved):\n");
+            for i in l.never_called.iter().take(3) {
+                s.push_str(&share_row(&i.name, &i.share, &all));
+            }
+        }
     }
     if read.duplicates > 0 {
         s.push_str(&format!(
