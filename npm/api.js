@@ -286,6 +286,44 @@ export { toAssembly as assemblyOf, call as callWasm };
  * own), the machine they run on (`env`, `cwd`: undefined for the process's own), and whether
  * tokens are counted.
  */
+const USAGE_OPTIONS = new Set(["by", "since", "until", "rebuild", "without", "set", "env", "cwd"]);
+const USAGE_GROUPS = ["day", "week", "month", "session", "project", "model", "release"];
+
+/** `usage`'s options as the command line's arguments after `usage PATHS…`. */
+export function usageArgv(fn, paths, options) {
+  const o = checkOptions(fn, options, USAGE_OPTIONS, false);
+  const list = paths === undefined || paths === null ? [] : typeof paths === "string" ? [paths] : paths;
+  if (!Array.isArray(list) || !list.every((p) => typeof p === "string" && p !== ""))
+    fail(fn, `the paths must be a folder or session file, a list of them, or null (pi's sessions folder), got ${typeName(paths)}`);
+  const argv = ["usage", ...list, "--json"];
+  if (o.by !== undefined && o.by !== null) {
+    if (!USAGE_GROUPS.includes(o.by)) fail(fn, `\`by\` must be one of ${USAGE_GROUPS.join(", ")}, got ${JSON.stringify(o.by)}`);
+    argv.push("--by", o.by);
+  }
+  for (const key of ["since", "until"]) {
+    const v = optString(fn, o, key);
+    if (v !== undefined) {
+      if (!/^\d{4}-?\d{2}-?\d{2}$/.test(v)) fail(fn, `\`${key}\` must be a date, YYYY-MM-DD or YYYYMMDD, got ${JSON.stringify(v)}`);
+      argv.push(`--${key}`, v);
+    }
+  }
+  if (o.rebuild !== undefined && typeof o.rebuild !== "boolean") fail(fn, `\`rebuild\` must be a boolean, got ${typeName(o.rebuild)}`);
+  if (o.rebuild === false) argv.push("--no-rebuild");
+  for (const key of ["without", "set"]) {
+    const v = o[key];
+    if (v === undefined || v === null) continue;
+    if (!Array.isArray(v) || !v.every((x) => typeof x === "string")) fail(fn, `\`${key}\` must be a list of strings`);
+    for (const spec of v) argv.push(`--${key}`, spec);
+  }
+  let env;
+  if (o.env !== undefined && o.env !== null) {
+    if (!isPlainObject(o.env)) fail(fn, `\`env\` must be an object of strings, got ${typeName(o.env)}`);
+    for (const [k, v] of Object.entries(o.env)) if (typeof v !== "string") fail(fn, `\`env.${k}\` must be a string, got ${typeName(v)}`);
+    env = o.env;
+  }
+  return { argv, env, cwd: optString(fn, o, "cwd") };
+}
+
 export function sessionArgv(fn, options) {
   const o = checkOptions(fn, options, MACHINE_OPTIONS, false);
   const argv = [];

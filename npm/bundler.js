@@ -40,4 +40,8 @@ export const loadVocabulary = loadVocabularyFetch(() => new URL("tokenizers/", g
 export function assembleSession() {
   throw new CtxlensError("ctxlens.assembleSession reads the machine pi runs on: it is in Node only (in a page, `assemble` takes the files)");
 }
+/** Node only: a page has no sessions folder to read. */
+export function usage() {
+  throw new CtxlensError("ctxlens.usage reads the sessions folder pi writes on this machine: it is in Node only");
+}
 export { protocols, piVersion, piVersions, CtxlensError, vocabularies };

@@ -55,3 +55,28 @@ export interface AssembleSessionOptions {
 export declare function assembleSession(path: string, options?: AssembleSessionOptions): import("./types.js").Assembly;
 /** No session: the first request of a new session started in `options.cwd` (default: the current folder). */
 export declare function assembleSession(path: null, options: AssembleSessionOptions & { prompt: string }): import("./types.js").Assembly;
+
+/** Options of {@link usage}: `ctxlens usage`'s, as data. */
+export interface UsageOptions {
+  /** `--by`: how calls are grouped. Default `"day"` (UTC days). */
+  by?: "day" | "week" | "month" | "session" | "project" | "model" | "release";
+  /** `--since`, `--until`: only the calls of these UTC days (`YYYY-MM-DD` or `YYYYMMDD`). */
+  since?: string;
+  until?: string;
+  /** `false`: the recorded usage alone, no call rebuilt (`--no-rebuild`). Default `true`. */
+  rebuild?: boolean;
+  /** `--without`, `--set`: what the change, made from each session's start, would have saved (not `pi=`). */
+  without?: string[];
+  set?: string[];
+  /** The environment the machine is read with (`PI_CODING_AGENT_DIR`, ...). Default `process.env`. */
+  env?: { [name: string]: string };
+  /** The directory relative paths are read from. Default `process.cwd()`. */
+  cwd?: string;
+}
+
+/**
+ * Node only: every call of every session below `paths` (a folder or session file, a list of
+ * them, or `null`: pi's sessions folder) as `ctxlens usage --json` reports it (docs/usage.md).
+ * Throws a `CtxlensError` on bad options or a folder that cannot be read.
+ */
+export declare function usage(paths?: string | string[] | null, options?: UsageOptions): import("./types.js").UsageReport;

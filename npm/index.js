@@ -19,7 +19,7 @@ function load(_fn, version) {
 
 export const { assemble, assembleCase, parseSession, createWorkspace } = bind(raw, undefined, load, { host: nodeVocabularies, entry: "ctxlens" });
 // The real machine (the package's second wasm, loaded on first use): see node.js.
-export { assembleSession } from "./node.js";
+export { assembleSession, usage } from "./node.js";
 /** Already resolved: the same code runs here and in the bundler entry, where it waits for the wasm. */
 export const ready = Promise.resolve();
 export { protocols, piVersion, piVersions, CtxlensError, loadVocabulary, vocabularies };

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import * as raw from "./wasm/ctxlens_node.js";
-import { dataBlob, piVersions, CtxlensError, sessionArgv, assemblyOf, callWasm } from "./api.js";
+import { dataBlob, piVersions, CtxlensError, sessionArgv, usageArgv, assemblyOf, callWasm } from "./api.js";
 import { nodeHost } from "./node-host.js";
 import { nodeVocabularies } from "./node-tokens.js";
 
@@ -44,6 +44,20 @@ export function assembleSession(sessionPath, options) {
   const counter = tokens ? nodeVocabularies() : undefined;
   const args = newSession ? argv : [path.resolve(where, sessionPath), ...argv];
   return callWasm(fn, () => assemblyOf(raw.assembleSessionRaw(JSON.stringify(args), host, counter), raw.takeBody()));
+}
+
+/**
+ * Every call of every session below `paths` (a folder or session file, a list of them, or null:
+ * pi's sessions folder), as `ctxlens usage --json` reports it: the usage pi recorded (the totals
+ * ccusage gives), each call rebuilt and its prompt split over its request's blocks, grouped by
+ * `by`; with `without`/`set`, what the change would have saved.
+ */
+export function usage(paths, options) {
+  const fn = "usage";
+  const { argv, env, cwd } = usageArgv(fn, paths, options);
+  const r = runCliCaptured(argv, { env: env ?? process.env, cwd: cwd ?? process.cwd() });
+  if (r.code !== 0) throw new CtxlensError(`ctxlens.${fn}: ${r.stderr.replace(/^ctxlens: /, "").trim()}`);
+  return JSON.parse(r.stdout);
 }
 
 /**

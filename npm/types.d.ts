@@ -735,3 +735,74 @@ export interface Upgrade {
   /** pi's release notes between the two; null in the npm package (the CLI has them). */
   changelog: { pi: string; date: string | null; sections: { title: string; items: string[] }[] }[] | null;
 }
+
+/** The usage pi recorded, summed: tokens as the provider counted them, `cost` as pi recorded it (`cost.total`). */
+export interface UsageTotals {
+  sessions: number;
+  calls: number;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  cost: number;
+}
+
+/** Characters of the rebuilt requests, and the recorded prompt tokens and prompt cost split to them by share. */
+export interface UsageShare {
+  chars: number;
+  tokens: number;
+  cost: number;
+}
+
+/** The request's blocks over the rebuilt calls. */
+export interface UsageBlocks {
+  systemPrompt: UsageShare;
+  tools: UsageShare;
+  history: UsageShare;
+  parameters: UsageShare;
+  structure: UsageShare;
+}
+
+/** What `without`/`set`, made from each session's start, would have saved. */
+export interface UsageSaved {
+  /** Calls rebuilt with the change, and those it found something in. */
+  calls: number;
+  applied: number;
+  tokens: number;
+  cost: number;
+}
+
+/** A tool, a system-prompt section (`source`: its file or skill), a kind of history or a tool's results. */
+export interface UsageItem extends UsageShare {
+  name: string;
+  source?: string;
+  /** In how many rebuilt requests it was. */
+  requests: number;
+}
+
+/** `usage()`, as `ctxlens usage --json` writes it (docs/usage.md). */
+export interface UsageReport {
+  groupBy: "day" | "week" | "month" | "session" | "project" | "model" | "release";
+  since: string | null;
+  until: string | null;
+  totals: UsageTotals;
+  /** Calls rebuilt (the blocks and items are over these). */
+  rebuilt: number;
+  blocks: UsageBlocks;
+  groups: (UsageTotals & { key: string; rebuilt: number; blocks: UsageBlocks; saved: UsageSaved | null })[];
+  tools: UsageItem[];
+  sections: (UsageItem & { source: string })[];
+  history: UsageItem[];
+  toolResults: UsageItem[];
+  saved: UsageSaved | null;
+  /** Tools sent in the rebuilt requests but never called in them, largest cost first. */
+  neverCalled: UsageItem[];
+  read: {
+    roots: string[];
+    files: number;
+    /** Calls found twice (the same time and tokens: a forked session's copy), counted once. */
+    duplicates: number;
+    skipped: { file: string; line: number | null; reason: string }[];
+    notRebuilt: { file: string; line: number; reason: string }[];
+  };
+}

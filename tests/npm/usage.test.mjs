@@ -8,6 +8,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
+import { pathToFileURL } from "node:url";
 import { installPackage, repo } from "./helpers.mjs";
 
 let project, dir, npmCache;
@@ -99,4 +100,20 @@ test("with every call rebuilt, the recorded usage is the same and each rebuilt c
     const sum = Object.values(g.blocks).reduce((n, b) => n + b.chars, 0);
     if (g.rebuilt > 0) assert.ok(sum > 0, g.key);
   }
+});
+
+test("usage() in Node gives the command's report, and says what is wrong with its options", async () => {
+  fs.writeFileSync(path.join(project, "entry.mjs"), 'export * as ctxlens from "ctxlens";\n');
+  const { usage, CtxlensError } = (await import(pathToFileURL(path.join(project, "entry.mjs")).href)).ctxlens;
+  const sessions = path.join(dir, "sessions");
+  const viaApi = usage(sessions, { rebuild: false, by: "month" });
+  assert.deepEqual(viaApi, ctxlens("--no-rebuild", "--by", "month"));
+  assert.equal(viaApi.groupBy, "month");
+  const one = usage([sessions], { rebuild: false, since: "2026-12-01", until: "20261201" });
+  assert.ok(one.totals.calls > 0 && one.totals.calls < viaApi.totals.calls);
+  assert.ok(one.groups.every((g) => g.key === "2026-12-01"));
+  assert.throws(() => usage(sessions, { by: "year" }), CtxlensError);
+  assert.throws(() => usage(sessions, { since: "yesterday" }), /since/);
+  assert.throws(() => usage(sessions, { rebuild: false, without: ["tool:bash"] }), /no-rebuild/);
+  assert.throws(() => usage(sessions, { colour: true }), /unknown option/);
 });
