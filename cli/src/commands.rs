@@ -88,6 +88,10 @@ COMMANDS:
                   blocks by their share of its characters: system prompt and its sections,
                   each tool, the history by kind, tool results by tool. Bad files and lines
                   are said with their file and line (--json: the report, docs/usage.md).
+                  The cache breaks: each call whose prompt (tools, system, history, in the
+                  order the provider reads them) stops extending the call before it, why (a
+                  model switch, the tools, the system prompt, the history) and what the tokens
+                  sent again cost.
                   With --without/--set: every call rebuilt with the change made from its
                   session's start too, and the prompt tokens and cost it would have saved, by
                   group; without them, the tools sent but never called are suggested

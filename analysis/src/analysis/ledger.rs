@@ -106,6 +106,34 @@ impl Changed {
     }
 }
 
+/// Where a call's request first differs from the previous call's on its branch, before the
+/// previous request's end: what the provider had cached from there on was sent again.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CacheBreak {
+    /// The first payload that differs, counted in the order the provider reads the prompt
+    /// (tools, system, history).
+    pub unit: usize,
+    /// The block there: `systemPrompt`, `tools` or `history`.
+    pub block: &'static str,
+    /// Why, in a pi user's words (a model switch, the system prompt, a tool, a parameter, the
+    /// history before the last request's end).
+    pub why: String,
+    /// The previous request's characters after the break (sent again, no longer cached).
+    pub lost_chars: usize,
+    /// Those characters as this call's prompt tokens (its recorded tokens per character).
+    pub lost_tokens: f64,
+    /// What reading them from the cache would have saved, at the model's prices (input against
+    /// cache read); `None` when the catalog has no prices for it.
+    pub cost: Option<f64>,
+}
+
+/// What a call's rebuild keeps for the next call's cache comparison.
+struct Previous {
+    entry_id: Option<String>,
+    model: Option<String>,
+    request: crate::protocols::Request,
+}
+
 /// One model call, as recorded in a session file.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LedgerCall {
@@ -133,6 +161,9 @@ pub struct LedgerCall {
     pub blocks: Option<Blocks>,
     /// With the what-if's changes made (set by [`account`] when it has changes).
     pub changed: Option<Changed>,
+    /// Where its request stopped extending the previous call's on its branch (set by
+    /// [`account`]): the prefix a provider's cache held was sent again.
+    pub cache_break: Option<CacheBreak>,
     /// Why it was not rebuilt.
     pub note: Option<String>,
 }
@@ -345,6 +376,7 @@ pub fn account(
     calls: &mut [LedgerCall],
     progress: &mut dyn FnMut(usize),
 ) {
+    let mut previous: Option<Previous> = None;
     for (k, c) in calls.iter_mut().enumerate() {
         progress(k);
         let Some(id) = c.entry_id.clone() else {
@@ -365,6 +397,13 @@ pub fn account(
                 if !changes.is_empty() {
                     c.changed = Some(changed(ws, &i, &a, changes));
                 }
+                let model = c.model.clone();
+                c.cache_break = previous.as_ref().and_then(|p| cache_break(&a, c, p));
+                previous = a.request.clone().map(|request| Previous {
+                    entry_id: c.entry_id.clone(),
+                    model,
+                    request,
+                });
             }
             _ => {
                 let why = a
@@ -378,6 +417,75 @@ pub fn account(
             }
         }
     }
+}
+
+/// A request's payloads in the order a provider reads the prompt (tools, system, history): the
+/// cached prefix is a prefix of this, whatever order the body's JSON has them in.
+fn prompt_units(r: &crate::protocols::Request) -> Vec<(&'static str, usize, &str)> {
+    use crate::protocols::body::Payload;
+    let rank = |p: &Payload| match p {
+        Payload::ToolDescription(_) | Payload::ToolSchema(_) => 0,
+        Payload::System(_) => 1,
+        Payload::History { .. } => 2,
+        Payload::Parameter(_) => 3,
+    };
+    let mut spans: Vec<_> = r
+        .accounting
+        .spans
+        .iter()
+        .filter(|s| rank(&s.payload) < 3)
+        .collect();
+    spans.sort_by_key(|s| (rank(&s.payload), s.start));
+    spans
+        .into_iter()
+        .map(|s| {
+            let block = ["tools", "systemPrompt", "history"][rank(&s.payload)];
+            (block, s.chars, r.body.get(s.start..s.end).unwrap_or(""))
+        })
+        .collect()
+}
+
+/// Whether `p` is the call just before `c` on `a`'s branch, and if so where `a`'s prompt stops
+/// extending `p`'s.
+fn cache_break(a: &crate::Assembly, c: &LedgerCall, p: &Previous) -> Option<CacheBreak> {
+    let r = a.request.as_ref()?;
+    let pos = a.calls.iter().position(|x| x.entry_id == c.entry_id)?;
+    if pos == 0 || a.calls[pos - 1].entry_id != p.entry_id {
+        return None;
+    }
+    let (now, before) = (prompt_units(r), prompt_units(&p.request));
+    let same = now
+        .iter()
+        .zip(&before)
+        .take_while(|(x, y)| x.0 == y.0 && x.2 == y.2)
+        .count();
+    let switched = match (&p.model, &c.model) {
+        (Some(x), Some(y)) if x != y => Some(format!("model switch ({x} → {y})")),
+        _ => None,
+    };
+    if same == before.len() && switched.is_none() {
+        return None;
+    }
+    // A model switch reads nothing from the other model's cache.
+    let from = if switched.is_some() { 0 } else { same };
+    let block = before.get(from).map_or("history", |u| u.0);
+    let why = switched.unwrap_or_else(|| match block {
+        "systemPrompt" => "the system prompt changed".into(),
+        "tools" => "the tools changed".into(),
+        _ => "the history changed before the previous request's end (a compaction, a branch, an edit)".into(),
+    });
+    let lost_chars: usize = before[from..].iter().map(|u| u.1).sum();
+    let body_chars = js::utf16_len(&r.body).max(1);
+    let lost_tokens = c.usage.prompt_tokens() * lost_chars as f64 / body_chars as f64;
+    let cost = whatif::prices(a).map(|pr| lost_tokens * (pr.input - pr.cache_read).max(0.0) / 1e6);
+    Some(CacheBreak {
+        unit: from,
+        block,
+        why,
+        lost_chars,
+        lost_tokens,
+        cost,
+    })
 }
 
 /// The call's request with `changes` made (a change that finds nothing in it leaves it as is).
@@ -619,6 +727,11 @@ pub struct Ledger {
     /// Tools sent in the rebuilt requests that no call of them ever used, largest cost first:
     /// what `--without tool:NAME` would save.
     pub never_called: Vec<Item>,
+    /// The calls whose request broke the previous call's cached prefix, by reason: the reason,
+    /// how many, the tokens sent again, and what that cost (`None`: no prices).
+    pub cache_breaks: Vec<(String, usize, f64, Option<f64>)>,
+    /// Each such call (file, line, the break), most tokens sent again first.
+    pub breaks: Vec<(String, u32, CacheBreak)>,
 }
 
 /// `2026-11-30` or `20261130` → `20261130`.
@@ -683,6 +796,31 @@ pub fn ledger(
     for c in kept.iter().filter(|c| c.changed.is_some()) {
         out.saved.get_or_insert_with(Saved::default).add(c);
     }
+    for c in &kept {
+        let Some(b) = &c.cache_break else { continue };
+        // The reason without the details that differ call by call (a model pair stays).
+        let why = b.why.split(" (").next().unwrap_or(&b.why).to_string();
+        let why = if why == "model switch" {
+            b.why.clone()
+        } else {
+            why
+        };
+        match out.cache_breaks.iter_mut().find(|r| r.0 == why) {
+            Some(r) => {
+                r.1 += 1;
+                r.2 += b.lost_tokens;
+                r.3 = r.3.zip(b.cost).map(|(x, y)| x + y);
+            }
+            None => out.cache_breaks.push((why, 1, b.lost_tokens, b.cost)),
+        }
+    }
+    out.cache_breaks.sort_by(|a, b| b.2.total_cmp(&a.2));
+    out.breaks = kept
+        .iter()
+        .filter_map(|c| Some((c.file.clone(), c.line, c.cache_break.clone()?)))
+        .collect();
+    out.breaks
+        .sort_by(|a, b| b.2.lost_tokens.total_cmp(&a.2.lost_tokens));
     out.never_called = out
         .tools
         .iter()

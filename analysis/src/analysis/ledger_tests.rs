@@ -246,3 +246,77 @@ fn a_tool_off_saves_its_share_of_every_call() {
         .all(|t| !called.contains(&t.name.as_str())));
     assert!(!l.never_called.is_empty());
 }
+
+/// The calls of a captured run (the session pi left), rebuilt.
+fn accounted(name: &str) -> Vec<LedgerCall> {
+    let mut inputs = crate::testcase::inputs(name);
+    let after = ctxlens_corpus::Case::named(name)
+        .session_after()
+        .expect("session.after");
+    let session = inputs.session.get_or_insert_with(Default::default);
+    session.text = after.clone().into();
+    let mut calls = scan("/s/sessions/p/run.jsonl", &after).calls;
+    account(
+        &crate::Workspace::with_budget(0),
+        &inputs,
+        &[],
+        &mut calls,
+        &mut |_| {},
+    );
+    calls
+}
+
+/// A break is where a call's prompt (tools, system, history, in the order a provider reads
+/// them) stops extending the call before it: a held system message collapsed into the system
+/// prompt, a tool set changed, a model switched. Every other call extends the one before.
+#[test]
+fn cache_breaks_are_where_the_prompt_stops_extending_the_previous_one() {
+    let breaks = |name: &str| -> Vec<(u32, &'static str, String)> {
+        let calls = accounted(name);
+        assert!(
+            calls.iter().all(|c| c.blocks.is_some()),
+            "{name}: {:?}",
+            calls.iter().map(|c| &c.note).collect::<Vec<_>>()
+        );
+        calls
+            .iter()
+            .filter_map(|c| {
+                c.cache_break
+                    .as_ref()
+                    .map(|b| (c.line, b.block, b.why.clone()))
+            })
+            .collect()
+    };
+    let held = breaks("pi-0.87.1/ms-held-collapsed");
+    assert_eq!(
+        held.iter().map(|b| (b.0, b.1)).collect::<Vec<_>>(),
+        [(19, "tools"), (22, "systemPrompt")],
+        "{held:?}"
+    );
+    let switched = breaks("pi-0.85.1/rs-text-signatures");
+    assert_eq!(
+        switched
+            .iter()
+            .map(|b| (b.0, b.2.as_str()))
+            .collect::<Vec<_>>(),
+        [
+            (7, "model switch (gpt-5 → gpt-5-mini)"),
+            (10, "model switch (gpt-5-mini → gpt-5)")
+        ]
+    );
+    // A run that only appends keeps every prefix.
+    assert!(breaks("pi-1.6.0/an-scripted").is_empty());
+    let l = ledger(
+        &accounted("pi-0.87.1/ms-held-collapsed"),
+        GroupBy::Day,
+        None,
+        None,
+    );
+    let reasons: Vec<&str> = l.cache_breaks.iter().map(|r| r.0.as_str()).collect();
+    assert_eq!(reasons.len(), 2, "{reasons:?}");
+    assert_eq!(l.breaks.len(), 2);
+    assert!(l
+        .breaks
+        .iter()
+        .all(|b| b.2.lost_chars > 0 && b.2.lost_tokens > 0.0));
+}

@@ -124,6 +124,49 @@ pub fn to_json(l: &Ledger, read: &Read) -> Value {
             .with("history", items_json(&l.history, false))
             .with("toolResults", items_json(&l.tool_results, false))
             .with("saved", saved_json(l.saved.as_ref()))
+            .with(
+                "cacheBreaks",
+                Value::Array(
+                    l.cache_breaks
+                        .iter()
+                        .map(|(why, n, tokens, cost)| {
+                            Value::Object(
+                                Object::new()
+                                    .with("reason", why.as_str())
+                                    .with("calls", *n)
+                                    .with("tokens", round(*tokens, 0))
+                                    .with(
+                                        "cost",
+                                        cost.map_or(Value::Null, |c| Value::from(round(c, 6))),
+                                    ),
+                            )
+                        })
+                        .collect(),
+                ),
+            )
+            .with(
+                "breaks",
+                Value::Array(
+                    l.breaks
+                        .iter()
+                        .map(|(file, line, b)| {
+                            Value::Object(
+                                Object::new()
+                                    .with("file", file.as_str())
+                                    .with("line", *line)
+                                    .with("block", b.block)
+                                    .with("reason", b.why.as_str())
+                                    .with("chars", b.lost_chars)
+                                    .with("tokens", round(b.lost_tokens, 0))
+                                    .with(
+                                        "cost",
+                                        b.cost.map_or(Value::Null, |c| Value::from(round(c, 6))),
+                                    ),
+                            )
+                        })
+                        .collect(),
+                ),
+            )
             .with("neverCalled", items_json(&l.never_called, false))
             .with(
                 "read",
@@ -345,6 +388,26 @@ pub fn to_text(l: &Ledger, read: &Read) -> String {
         );
         top("History by kind:", &l.history, &mut s);
         top("Tool results by tool:", &l.tool_results, &mut s);
+        if !l.cache_breaks.is_empty() {
+            s.push_str(&format!(
+                "\nCache breaks ({} calls sent again a prefix the call before them had cached):\n",
+                thousands(l.breaks.len() as f64)
+            ));
+            s.push_str(&format!(
+                "  {:<34} {:>14} {:>9} {:>10}\n",
+                "Why", "Tokens again", "Calls", "Cost"
+            ));
+            for (why, n, tokens, cost) in l.cache_breaks.iter().take(6) {
+                s.push_str(&format!(
+                    "  {:<34} {:>14} {:>9} {:>10}\n",
+                    fit(why, 34),
+                    thousands(*tokens),
+                    thousands(*n as f64),
+                    cost.map_or("–".to_string(), dollars)
+                ));
+            }
+            s.push_str("  (cost: the tokens sent again at the input price instead of the cache-read price)\n");
+        }
         if let Some(saved) = &l.saved {
             s.push_str(&saved_text(l, saved, &all));
         } else if !l.never_called.is_empty() {
