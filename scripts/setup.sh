@@ -52,10 +52,21 @@ if [[ ! -x /usr/bin/chromium || ! -x /usr/bin/chromedriver ]]; then
 fi
 
 # npm packages: playwright-core (drives Debian's Chromium), binaryen (wasm-opt), typescript (tsc),
-# vite and webpack (tests/npm/bundlers.test.mjs builds an app with each).
-if [[ ! -d node_modules/playwright-core || ! -d node_modules/binaryen || ! -d node_modules/typescript || ! -d node_modules/vite || ! -d node_modules/webpack || package-lock.json -nt node_modules/.package-lock.json ]]; then
+# vite and webpack (tests/npm/bundlers.test.mjs builds an app with each), @ccusage/pi (the usage
+# totals are checked against it: tests/npm/usage.test.mjs).
+if [[ ! -d node_modules/playwright-core || ! -d node_modules/binaryen || ! -d node_modules/typescript || ! -d node_modules/vite || ! -d node_modules/webpack || ! -d node_modules/@ccusage/pi || package-lock.json -nt node_modules/.package-lock.json ]]; then
   say "npm ci"
   npm ci --no-audit --no-fund --loglevel=error
+fi
+
+# DuckDB (PyPI) in a virtualenv of its own: cli/tests/usage.rs queries `usage --parquet`'s files
+# with it.
+DUCKDB_VERSION=2.0.1
+py_home="$HOME/.cache/ctxlens/py"
+if ! "$py_home/bin/python" -c "import duckdb, sys; sys.exit(duckdb.__version__ != '$DUCKDB_VERSION')" 2>/dev/null; then
+  say "pip install duckdb $DUCKDB_VERSION in $py_home"
+  python3 -m venv "$py_home"
+  "$py_home/bin/pip" install --quiet --disable-pip-version-check "duckdb==$DUCKDB_VERSION"
 fi
 
 # The pi releases the real-install tests put on PATH (cli/tests/install.rs, tests/npm/install.test.mjs),

@@ -163,6 +163,9 @@ OPTIONS:
     --since DATE, --until DATE
                       usage: only the calls of these UTC days (YYYY-MM-DD or YYYYMMDD)
     --no-rebuild      usage: the recorded usage alone, no call rebuilt
+    --parquet DIR     usage: also write DIR/calls.parquet (a row per call) and
+                      DIR/blocks.parquet (a row per call and block, tool, section, kind of
+                      history, tool's results), for DuckDB, Polars, Spark or Trino
     --tokenizer-json FILE
                       stats: a HF tokenizer.json for a vocabulary not built in (Gemma 3's,
                       for Gemma and, as an estimate, Gemini)

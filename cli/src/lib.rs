@@ -9,6 +9,8 @@ pub mod export;
 pub mod host;
 pub mod open;
 pub mod opts;
+#[cfg(feature = "parquet")]
+pub mod parquet;
 pub mod report;
 pub mod sessions;
 pub mod tokens;

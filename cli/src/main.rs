@@ -93,6 +93,9 @@ impl Host for StdHost {
         ctxlens_corpus::read_folder(std::path::Path::new(dir))
     }
     fn write_file(&mut self, path: &str, bytes: &[u8]) -> Result<(), String> {
+        if let Some(dir) = std::path::Path::new(path).parent() {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
         std::fs::write(path, bytes).map_err(|e| format!("{path}: {e}"))
     }
     fn exe_dir(&self) -> Option<String> {

@@ -111,6 +111,8 @@ pub struct Opts {
     pub until: Option<String>,
     /// `usage --no-rebuild`: the recorded usage alone, no call rebuilt.
     pub no_rebuild: bool,
+    /// `usage --parquet DIR`: the calls as Parquet tables in DIR.
+    pub parquet: Option<String>,
 }
 
 /// A protocol named on the command line.
@@ -238,6 +240,7 @@ pub fn parse(argv: &[String]) -> Result<Opts, String> {
                 }
             }
             "--no-rebuild" => o.no_rebuild = true,
+            "--parquet" => o.parquet = Some(value("--parquet")?),
             "--app" => o.app = Some(value("--app")?),
             "--port" => {
                 let v = value("--port")?;

@@ -109,6 +109,23 @@ fn runs(calls: &[LedgerCall]) -> Vec<(String, usize, usize)> {
     out
 }
 
+/// Writes the calls' Parquet tables into `dir`.
+#[cfg(feature = "parquet")]
+fn write_parquet(host: &mut dyn Host, dir: &str, calls: &[&LedgerCall]) -> Result<(), String> {
+    let dir = resolve_path(host.cwd(), dir);
+    for (name, bytes) in crate::parquet::files(calls)? {
+        let path = join_path(&dir, name);
+        host.write_file(&path, &bytes)?;
+        host.stderr(&format!("ctxlens: wrote {path}\n"));
+    }
+    Ok(())
+}
+
+#[cfg(not(feature = "parquet"))]
+fn write_parquet(_: &mut dyn Host, _: &str, _: &[&LedgerCall]) -> Result<(), String> {
+    Err("this build writes no Parquet (the native ctxlens does)".into())
+}
+
 /// Runs `ctxlens usage`.
 pub fn run(host: &mut dyn Host, o: &Opts) -> i32 {
     if o.changes.iter().any(|c| matches!(c, Change::Pi(_))) {
@@ -200,6 +217,16 @@ pub fn run(host: &mut dyn Host, o: &Opts) -> i32 {
         o.since.as_deref(),
         o.until.as_deref(),
     );
+    if let Some(dir) = &o.parquet {
+        if let Err(e) = write_parquet(
+            host,
+            dir,
+            &ledger::within(&calls, o.since.as_deref(), o.until.as_deref()),
+        ) {
+            host.stderr(&format!("ctxlens: usage --parquet: {e}\n"));
+            return 1;
+        }
+    }
     let text = if o.json {
         format!(
             "{}\n",

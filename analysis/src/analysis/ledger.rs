@@ -58,6 +58,20 @@ pub struct Blocks {
 }
 
 impl Blocks {
+    /// The history's characters by kind, named as the report names them.
+    pub fn history_kinds(&self) -> [(&'static str, usize); 7] {
+        let k = &self.kinds;
+        [
+            ("user text", k.user_text),
+            ("assistant text", k.assistant_text),
+            ("reasoning", k.reasoning),
+            ("tool arguments", k.tool_arguments),
+            ("tool results", k.tool_results),
+            ("image data", k.image_data),
+            ("signatures", k.signatures),
+        ]
+    }
+
     fn of(s: &crate::analysis::stats::Stats) -> Blocks {
         Blocks {
             body_chars: s.body_chars,
@@ -125,6 +139,23 @@ pub struct CacheBreak {
     /// What reading them from the cache would have saved, at the model's prices (input against
     /// cache read); `None` when the catalog has no prices for it.
     pub cost: Option<f64>,
+}
+
+impl LedgerCall {
+    /// `chars` of this call's request as its prompt tokens and prompt cost: the recorded ones
+    /// split by share of the request's characters (0 for a call not rebuilt).
+    pub fn share_of(&self, chars: usize) -> (f64, f64) {
+        match &self.blocks {
+            Some(b) if b.body_chars > 0 => {
+                let f = chars as f64 / b.body_chars as f64;
+                (
+                    self.usage.prompt_tokens() * f,
+                    self.usage.prompt_cost.unwrap_or(self.usage.cost) * f,
+                )
+            }
+            _ => (0.0, 0.0),
+        }
+    }
 }
 
 /// What a call's rebuild keeps for the next call's cache comparison.
@@ -590,13 +621,11 @@ pub struct Share {
 }
 
 impl Share {
-    fn add(&mut self, chars: usize, call: &LedgerCall, body: usize) {
+    fn add(&mut self, chars: usize, call: &LedgerCall) {
+        let (tokens, cost) = call.share_of(chars);
         self.chars += chars;
-        if body > 0 {
-            let f = chars as f64 / body as f64;
-            self.tokens += call.usage.prompt_tokens() * f;
-            self.cost += call.usage.prompt_cost.unwrap_or(call.usage.cost) * f;
-        }
+        self.tokens += tokens;
+        self.cost += cost;
     }
 }
 
@@ -612,12 +641,15 @@ pub struct BlockShares {
 
 impl BlockShares {
     fn add(&mut self, c: &LedgerCall, b: &Blocks) {
-        let n = b.body_chars;
-        self.system_prompt.add(b.system_prompt, c, n);
-        self.tools.add(b.tools, c, n);
-        self.history.add(b.history, c, n);
-        self.parameters.add(b.parameters, c, n);
-        self.structure.add(b.structure, c, n);
+        for (share, chars) in [
+            (&mut self.system_prompt, b.system_prompt),
+            (&mut self.tools, b.tools),
+            (&mut self.history, b.history),
+            (&mut self.parameters, b.parameters),
+            (&mut self.structure, b.structure),
+        ] {
+            share.add(chars, c);
+        }
     }
 
     /// `(key, label, share)` in the order the report lists them.
@@ -744,6 +776,22 @@ pub fn valid_date(s: &str) -> bool {
     s.chars().all(|c| c.is_ascii_digit() || c == '-') && day_key(s).len() == 8
 }
 
+/// The calls within `since`..=`until` (UTC days, either form).
+pub fn within<'a>(
+    calls: &'a [LedgerCall],
+    since: Option<&str>,
+    until: Option<&str>,
+) -> Vec<&'a LedgerCall> {
+    let (lo, hi) = (since.map(day_key), until.map(day_key));
+    calls
+        .iter()
+        .filter(|c| {
+            let d = day_key(&c.day);
+            lo.as_ref().is_none_or(|l| d >= *l) && hi.as_ref().is_none_or(|h| d <= *h)
+        })
+        .collect()
+}
+
 /// Sums the calls (those within `since`..=`until`, by their UTC day) by `group_by`.
 pub fn ledger(
     calls: &[LedgerCall],
@@ -751,14 +799,7 @@ pub fn ledger(
     since: Option<&str>,
     until: Option<&str>,
 ) -> Ledger {
-    let (lo, hi) = (since.map(day_key), until.map(day_key));
-    let kept: Vec<&LedgerCall> = calls
-        .iter()
-        .filter(|c| {
-            let d = day_key(&c.day);
-            lo.as_ref().is_none_or(|l| d >= *l) && hi.as_ref().is_none_or(|h| d <= *h)
-        })
-        .collect();
+    let kept = within(calls, since, until);
     let mut by_key: BTreeMap<String, Vec<&LedgerCall>> = BTreeMap::new();
     for c in &kept {
         by_key.entry(group_by.key(c)).or_default().push(c);
@@ -837,28 +878,20 @@ fn items(kept: &[&LedgerCall], out: &mut Ledger) {
     let mut tools: HashMap<String, Item> = HashMap::new();
     let mut sections: HashMap<(String, String), Item> = HashMap::new();
     let mut results: HashMap<String, Item> = HashMap::new();
-    let mut kinds: Vec<Item> = [
-        "user text",
-        "assistant text",
-        "reasoning",
-        "tool arguments",
-        "tool results",
-        "image data",
-        "signatures",
-    ]
-    .iter()
-    .map(|k| Item {
-        name: k.to_string(),
-        ..Item::default()
-    })
-    .collect();
+    let mut kinds: Vec<Item> = Blocks::default()
+        .history_kinds()
+        .iter()
+        .map(|(k, _)| Item {
+            name: k.to_string(),
+            ..Item::default()
+        })
+        .collect();
     for c in kept {
         let Some(b) = &c.blocks else { continue };
         out.blocks.add(c, b);
-        let n = b.body_chars;
         let put = |item: &mut Item, chars: usize| {
             item.requests += 1;
-            item.share.add(chars, c, n);
+            item.share.add(chars, c);
         };
         for (name, chars) in &b.by_tool {
             let e = tools.entry(name.clone()).or_insert_with(|| Item {
@@ -884,17 +917,7 @@ fn items(kept: &[&LedgerCall], out: &mut Ledger) {
             });
             put(e, *chars);
         }
-        let k = &b.kinds;
-        let counts = [
-            k.user_text,
-            k.assistant_text,
-            k.reasoning,
-            k.tool_arguments,
-            k.tool_results,
-            k.image_data,
-            k.signatures,
-        ];
-        for (item, chars) in kinds.iter_mut().zip(counts) {
+        for (item, (_, chars)) in kinds.iter_mut().zip(b.history_kinds()) {
             if chars > 0 {
                 put(item, chars);
             }
