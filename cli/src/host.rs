@@ -37,6 +37,11 @@ pub trait Host {
         let _ = bytes;
         Err(format!("{path}: this host cannot write files"))
     }
+    /// Another host on the same machine for a worker thread (`usage` rebuilds one session per
+    /// core), or `None` where there are no threads (the npm package's wasm).
+    fn worker(&self) -> Option<Box<dyn Host + Send>> {
+        None
+    }
     /// The folder of the running executable (`open` looks for the built app beside it).
     fn exe_dir(&self) -> Option<String> {
         None

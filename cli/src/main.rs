@@ -86,6 +86,14 @@ impl Host for StdHost {
     fn exits_after_run(&self) -> bool {
         true
     }
+    fn worker(&self) -> Option<Box<dyn Host + Send>> {
+        Some(Box::new(StdHost {
+            fs: StdFs,
+            env: self.env.clone(),
+            cwd: self.cwd.clone(),
+            out: std::io::stdout(),
+        }))
+    }
     fn stderr_is_tty(&self) -> bool {
         std::io::stderr().is_terminal()
     }

@@ -109,6 +109,81 @@ fn runs(calls: &[LedgerCall]) -> Vec<(String, usize, usize)> {
     out
 }
 
+/// Rebuilds the calls of each file (a run of `calls`): on every core when the host has worker
+/// threads, one session per worker, else in turn.
+fn rebuild_all(
+    host: &mut dyn Host,
+    o: &Opts,
+    calls: &mut Vec<LedgerCall>,
+    headless: &[String],
+    p: &Progress,
+) {
+    let runs = runs(calls);
+    let total = runs.len();
+    let one = |h: &mut dyn Host, file: &str, mine: &mut [LedgerCall], p: &Progress, k: usize| {
+        let why = if headless.iter().any(|f| f == file) {
+            Some("not a pi session file (no session header on line 1)".to_string())
+        } else {
+            rebuild(h, o, file, mine, p, (k + 1, total)).err()
+        };
+        if let Some(why) = why {
+            for c in mine.iter_mut() {
+                c.note = Some(format!("not rebuilt: {why}"));
+            }
+        }
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(total);
+    let workers: Vec<Box<dyn Host + Send>> = if threads > 1 {
+        (0..threads).map_while(|_| host.worker()).collect()
+    } else {
+        Vec::new()
+    };
+    if workers.len() < 2 {
+        for (k, (file, lo, hi)) in runs.into_iter().enumerate() {
+            one(host, &file, &mut calls[lo..hi], p, k);
+        }
+        return;
+    }
+    p.show(
+        host,
+        &format!(
+            "rebuilding the calls of {total} sessions on {} threads…",
+            workers.len()
+        ),
+    );
+    // The runs leave `calls` as jobs and come back in their order.
+    let mut rest = std::mem::take(calls);
+    let mut jobs = std::collections::VecDeque::new();
+    for (k, (file, lo, hi)) in runs.into_iter().enumerate().rev() {
+        let mine = rest.split_off(lo);
+        debug_assert_eq!(mine.len(), hi - lo);
+        jobs.push_front((k, file, mine));
+    }
+    let queue = std::sync::Mutex::new(jobs);
+    let done = std::sync::Mutex::new(Vec::new());
+    let quiet = Progress { on: false };
+    std::thread::scope(|s| {
+        for mut w in workers {
+            let (queue, done, quiet, one) = (&queue, &done, &quiet, &one);
+            s.spawn(move || loop {
+                let Some((k, file, mut mine)) = queue.lock().ok().and_then(|mut q| q.pop_front())
+                else {
+                    break;
+                };
+                one(&mut *w, &file, &mut mine, quiet, k);
+                if let Ok(mut d) = done.lock() {
+                    d.push((k, mine));
+                }
+            });
+        }
+    });
+    let mut done = done.into_inner().unwrap_or_default();
+    done.sort_by_key(|d| d.0);
+    *calls = done.into_iter().flat_map(|d| d.1).collect();
+}
+
 /// Writes the calls' Parquet tables into `dir`.
 #[cfg(feature = "parquet")]
 fn write_parquet(host: &mut dyn Host, dir: &str, calls: &[&LedgerCall]) -> Result<(), String> {
@@ -187,21 +262,7 @@ pub fn run(host: &mut dyn Host, o: &Opts) -> i32 {
     }
     read.duplicates = ledger::dedup(&mut calls);
     if !o.no_rebuild {
-        let runs = runs(&calls);
-        let total = runs.len();
-        for (k, (file, lo, hi)) in runs.into_iter().enumerate() {
-            let mine = &mut calls[lo..hi];
-            let why = if headless.contains(&file) {
-                Some("not a pi session file (no session header on line 1)".to_string())
-            } else {
-                rebuild(host, o, &file, mine, &p, (k + 1, total)).err()
-            };
-            if let Some(why) = why {
-                for c in mine.iter_mut() {
-                    c.note = Some(format!("not rebuilt: {why}"));
-                }
-            }
-        }
+        rebuild_all(host, o, &mut calls, &headless, &p);
     }
     p.done(host);
     for c in calls.iter().filter(|c| c.blocks.is_none()) {
