@@ -167,14 +167,14 @@ fn rebuild_all(
     std::thread::scope(|s| {
         for mut w in workers {
             let (queue, done, quiet, one) = (&queue, &done, &quiet, &one);
-            s.spawn(move || loop {
-                let Some((k, file, mut mine)) = queue.lock().ok().and_then(|mut q| q.pop_front())
-                else {
-                    break;
-                };
-                one(&mut *w, &file, &mut mine, quiet, k);
-                if let Ok(mut d) = done.lock() {
-                    d.push((k, mine));
+            s.spawn(move || {
+                // The lock is let go before the work (a closure's temporary).
+                let next = || queue.lock().ok().and_then(|mut q| q.pop_front());
+                while let Some((k, file, mut mine)) = next() {
+                    one(&mut *w, &file, &mut mine, quiet, k);
+                    if let Ok(mut d) = done.lock() {
+                        d.push((k, mine));
+                    }
                 }
             });
         }
