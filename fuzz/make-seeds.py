@@ -72,7 +72,7 @@ while len(cases) < MAX_CASES and any(by_family.values()):
 if out.exists():
     shutil.rmtree(out)
 targets = ["session", "detect", "json", "frontmatter", "text", "case", "assemble", "whatif",
-           "recognize", "redact", "zip"]
+           "recognize", "redact", "zip", "usage"]
 for t in targets:
     (out / t).mkdir(parents=True)
 
@@ -94,6 +94,7 @@ for i, (size, name, files) in enumerate(cases):
         if base.endswith(".jsonl"):
             put("session", flat, data)
             put("detect", flat, data)
+            put("usage", flat, data)
         if base in ("models.json", "settings.json", "case.json", "tools.json"):
             put("json", flat, data)
             put("recognize", flat, rel.encode() + b"\n" + data)
