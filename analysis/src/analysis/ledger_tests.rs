@@ -320,3 +320,28 @@ fn cache_breaks_are_where_the_prompt_stops_extending_the_previous_one() {
         .iter()
         .all(|b| b.2.lost_chars > 0 && b.2.lost_tokens > 0.0));
 }
+
+/// The text report fits 80 columns, whatever its paths and reasons, for every grouping.
+#[test]
+fn the_text_report_fits_80_columns() {
+    let mut calls = accounted("pi-0.87.1/ms-held-collapsed");
+    calls.extend(accounted("pi-0.85.1/rs-text-signatures"));
+    let long = format!(
+        "/home/{}/.pi/agent/sessions/--x--/f.jsonl",
+        "a-very-long-folder-name/".repeat(6)
+    );
+    let read = crate::report::ledger::Read {
+        roots: vec![long.clone()],
+        files: 2,
+        duplicates: 1,
+        skipped: vec![(long.clone(), Some(12_345), "not read: ".repeat(20))],
+        not_rebuilt: vec![(long, 7, "pi would fail here: ".repeat(10))],
+    };
+    for by in GroupBy::ALL {
+        let l = ledger(&calls, by, None, None);
+        let text = crate::report::ledger::to_text(&l, &read);
+        for line in text.lines() {
+            assert!(line.chars().count() <= 80, "--by {}: {line:?}", by.as_str());
+        }
+    }
+}

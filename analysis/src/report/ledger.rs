@@ -230,13 +230,23 @@ fn dollars(x: f64) -> String {
     }
 }
 
+/// A text cut to `w` characters, its start kept.
+fn cut(s: &str, w: usize) -> String {
+    if s.chars().count() <= w {
+        s.to_string()
+    } else {
+        let start: String = s.chars().take(w.saturating_sub(1)).collect();
+        format!("{start}…")
+    }
+}
+
 /// A label cut to `w` characters (the end kept: a path's or model's last part tells it).
 fn fit(s: &str, w: usize) -> String {
     let n = s.chars().count();
     if n <= w {
         s.to_string()
     } else {
-        let tail: String = s.chars().skip(n - (w - 1)).collect();
+        let tail: String = s.chars().skip(n - w.saturating_sub(1)).collect();
         format!("…{tail}")
     }
 }
@@ -272,7 +282,7 @@ fn share_row(label: &str, s: &Share, of: &Share) -> String {
 /// The what-if over every call, by group.
 fn saved_text(l: &Ledger, saved: &Saved, all: &Share) -> String {
     let mut s = format!(
-        "\nWith the change made from each session's start ({} of {} rebuilt calls changed):\n\n",
+        "\nWith the change made from each session's start\n({} of {} rebuilt calls changed):\n\n",
         thousands(saved.applied as f64),
         thousands(saved.calls as f64)
     );
@@ -304,7 +314,7 @@ fn saved_text(l: &Ledger, saved: &Saved, all: &Share) -> String {
 pub fn to_text(l: &Ledger, read: &Read) -> String {
     let by = l.group_by.map_or("day", |g| g.as_str());
     let mut s = format!(
-        "pi usage: {} calls in {} sessions ({} files read{}{})\n\n",
+        "pi usage: {} calls in {} sessions\n({} files read{}{})\n\n",
         thousands(l.totals.calls as f64),
         thousands(l.totals.sessions as f64),
         thousands(read.files as f64),
@@ -344,7 +354,7 @@ pub fn to_text(l: &Ledger, read: &Read) -> String {
         s.push_str("\nNo call was rebuilt, so where the prompts went is unknown.\n");
     } else {
         s.push_str(&format!(
-            "\nWhere the prompts went ({} of {} calls rebuilt; each call's prompt tokens and cost\nsplit over its request's blocks by their share of its characters):\n\n",
+            "\nWhere the prompts went: {} of {} calls rebuilt. Each call's prompt tokens\nand cost are split over its request's blocks by their share of its characters.\n\n",
             thousands(l.rebuilt as f64),
             thousands(l.totals.calls as f64)
         ));
@@ -390,7 +400,7 @@ pub fn to_text(l: &Ledger, read: &Read) -> String {
         top("Tool results by tool:", &l.tool_results, &mut s);
         if !l.cache_breaks.is_empty() {
             s.push_str(&format!(
-                "\nCache breaks ({} calls sent again a prefix the call before them had cached):\n",
+                "\nCache breaks: {} calls sent again a prefix the call before had cached.\n",
                 thousands(l.breaks.len() as f64)
             ));
             s.push_str(&format!(
@@ -406,7 +416,9 @@ pub fn to_text(l: &Ledger, read: &Read) -> String {
                     cost.map_or("–".to_string(), dollars)
                 ));
             }
-            s.push_str("  (cost: the tokens sent again at the input price instead of the cache-read price)\n");
+            s.push_str(
+                "  (cost: the tokens sent again, at the input price less the cache-read price)\n",
+            );
         }
         if let Some(saved) = &l.saved {
             s.push_str(&saved_text(l, saved, &all));
@@ -419,13 +431,13 @@ pub fn to_text(l: &Ledger, read: &Read) -> String {
     }
     if read.duplicates > 0 {
         s.push_str(&format!(
-            "\n{} calls were found twice (the same time and tokens: a forked session's copy, ...)\nand are counted once, as ccusage counts them.\n",
+            "\n{} calls were found twice (the same time and tokens, as in a forked session's\nfile) and are counted once, as ccusage counts them.\n",
             thousands(read.duplicates as f64)
         ));
     }
     if !read.not_rebuilt.is_empty() {
         s.push_str(&format!(
-            "\nNot rebuilt ({} calls: their usage is counted, their blocks are not):\n",
+            "\nNot rebuilt: {} calls (their usage is counted, their blocks are not):\n",
             thousands(read.not_rebuilt.len() as f64)
         ));
         let mut reasons: Vec<(&str, usize, &str)> = Vec::new();
@@ -437,10 +449,9 @@ pub fn to_text(l: &Ledger, read: &Read) -> String {
         }
         reasons.sort_by_key(|r| std::cmp::Reverse(r.1));
         for (why, n, file) in reasons.iter().take(5) {
-            s.push_str(&format!(
-                "  {} × {why}\n    (e.g. {file})\n",
-                thousands(*n as f64)
-            ));
+            let n = thousands(*n as f64);
+            let why = cut(why, 76 - n.len() - 3);
+            s.push_str(&format!("  {n} × {why}\n    e.g. {}\n", fit(file, 71)));
         }
         if reasons.len() > 5 {
             s.push_str(&format!(
@@ -454,7 +465,11 @@ pub fn to_text(l: &Ledger, read: &Read) -> String {
         for (file, line, why) in read.skipped.iter().take(10) {
             let at = line.map_or(String::new(), |n| format!(":{n}"));
             let why = why.lines().next().unwrap_or("");
-            s.push_str(&format!("  {file}{at}: {why}\n"));
+            s.push_str(&format!(
+                "  {}{at}\n    {}\n",
+                fit(file, 74 - at.len()),
+                cut(why, 74)
+            ));
         }
         if read.skipped.len() > 10 {
             s.push_str(&format!(
