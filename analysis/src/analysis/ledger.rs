@@ -162,8 +162,12 @@ impl LedgerCall {
 struct Previous {
     entry_id: Option<String>,
     model: Option<String>,
-    request: crate::protocols::Request,
+    /// Its prompt's payloads ([`prompt_units`]), each kept as a digest of its bytes.
+    units: Vec<Unit>,
 }
+
+/// A payload of the prompt: its block, its characters and a digest of its bytes.
+type Unit = (&'static str, usize, u64);
 
 /// One model call, as recorded in a session file.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -428,12 +432,14 @@ pub fn account(
                 if !changes.is_empty() {
                     c.changed = Some(changed(ws, &i, &a, changes));
                 }
-                let model = c.model.clone();
-                c.cache_break = previous.as_ref().and_then(|p| cache_break(&a, c, p));
-                previous = a.request.clone().map(|request| Previous {
+                let units = a.request.as_ref().map(prompt_units).unwrap_or_default();
+                c.cache_break = previous
+                    .as_ref()
+                    .and_then(|p| cache_break(&a, c, &units, p));
+                previous = Some(Previous {
                     entry_id: c.entry_id.clone(),
-                    model,
-                    request,
+                    model: c.model.clone(),
+                    units,
                 });
             }
             _ => {
@@ -452,8 +458,9 @@ pub fn account(
 
 /// A request's payloads in the order a provider reads the prompt (tools, system, history): the
 /// cached prefix is a prefix of this, whatever order the body's JSON has them in.
-fn prompt_units(r: &crate::protocols::Request) -> Vec<(&'static str, usize, &str)> {
+fn prompt_units(r: &crate::protocols::Request) -> Vec<Unit> {
     use crate::protocols::body::Payload;
+    use std::hash::{Hash, Hasher};
     let rank = |p: &Payload| match p {
         Payload::ToolDescription(_) | Payload::ToolSchema(_) => 0,
         Payload::System(_) => 1,
@@ -471,23 +478,30 @@ fn prompt_units(r: &crate::protocols::Request) -> Vec<(&'static str, usize, &str
         .into_iter()
         .map(|s| {
             let block = ["tools", "systemPrompt", "history"][rank(&s.payload)];
-            (block, s.chars, r.body.get(s.start..s.end).unwrap_or(""))
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            r.body.get(s.start..s.end).unwrap_or("").hash(&mut h);
+            (block, s.chars, h.finish())
         })
         .collect()
 }
 
 /// Whether `p` is the call just before `c` on `a`'s branch, and if so where `a`'s prompt stops
 /// extending `p`'s.
-fn cache_break(a: &crate::Assembly, c: &LedgerCall, p: &Previous) -> Option<CacheBreak> {
+fn cache_break(
+    a: &crate::Assembly,
+    c: &LedgerCall,
+    now: &[Unit],
+    p: &Previous,
+) -> Option<CacheBreak> {
     let r = a.request.as_ref()?;
     let pos = a.calls.iter().position(|x| x.entry_id == c.entry_id)?;
     if pos == 0 || a.calls[pos - 1].entry_id != p.entry_id {
         return None;
     }
-    let (now, before) = (prompt_units(r), prompt_units(&p.request));
+    let before = &p.units;
     let same = now
         .iter()
-        .zip(&before)
+        .zip(before)
         .take_while(|(x, y)| x.0 == y.0 && x.2 == y.2)
         .count();
     let switched = match (&p.model, &c.model) {
