@@ -456,11 +456,27 @@ pub fn account(
     }
 }
 
+/// A 64-bit digest of `bytes`, eight at a time (FxHash's mix; the length mixed in): payloads are
+/// told apart by it, and a rebuilt call hashes its whole body, so it must be fast.
+fn digest(bytes: &[u8]) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let mix = |h: u64, w: u64| (h.rotate_left(5) ^ w).wrapping_mul(K);
+    let mut chunks = bytes.chunks_exact(8);
+    let mut h = mix(0, bytes.len() as u64);
+    for c in &mut chunks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        h = mix(h, u64::from_le_bytes(w));
+    }
+    let mut tail = [0u8; 8];
+    tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+    mix(h, u64::from_le_bytes(tail))
+}
+
 /// A request's payloads in the order a provider reads the prompt (tools, system, history): the
 /// cached prefix is a prefix of this, whatever order the body's JSON has them in.
 fn prompt_units(r: &crate::protocols::Request) -> Vec<Unit> {
     use crate::protocols::body::Payload;
-    use std::hash::{Hash, Hasher};
     let rank = |p: &Payload| match p {
         Payload::ToolDescription(_) | Payload::ToolSchema(_) => 0,
         Payload::System(_) => 1,
@@ -478,9 +494,8 @@ fn prompt_units(r: &crate::protocols::Request) -> Vec<Unit> {
         .into_iter()
         .map(|s| {
             let block = ["tools", "systemPrompt", "history"][rank(&s.payload)];
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            r.body.get(s.start..s.end).unwrap_or("").hash(&mut h);
-            (block, s.chars, h.finish())
+            let bytes = r.body.as_bytes().get(s.start..s.end).unwrap_or_default();
+            (block, s.chars, digest(bytes))
         })
         .collect()
 }
@@ -493,7 +508,7 @@ fn cache_break(
     now: &[Unit],
     p: &Previous,
 ) -> Option<CacheBreak> {
-    let r = a.request.as_ref()?;
+    a.request.as_ref()?;
     let pos = a.calls.iter().position(|x| x.entry_id == c.entry_id)?;
     if pos == 0 || a.calls[pos - 1].entry_id != p.entry_id {
         return None;
@@ -520,7 +535,7 @@ fn cache_break(
         _ => "the history changed before the previous request's end (a compaction, a branch, an edit)".into(),
     });
     let lost_chars: usize = before[from..].iter().map(|u| u.1).sum();
-    let body_chars = js::utf16_len(&r.body).max(1);
+    let body_chars = c.blocks.as_ref().map_or(0, |b| b.body_chars).max(1);
     let lost_tokens = c.usage.prompt_tokens() * lost_chars as f64 / body_chars as f64;
     let cost = whatif::prices(a).map(|pr| lost_tokens * (pr.input - pr.cache_read).max(0.0) / 1e6);
     Some(CacheBreak {
