@@ -233,6 +233,17 @@ pub fn run(host: &mut dyn Host, o: &Opts) -> i32 {
     let p = Progress {
         on: host.stderr_is_tty(),
     };
+    if let Some(missing) = roots.iter().find(|r| host.fs().stat(r).is_none()) {
+        let hint = if o.paths.is_empty() {
+            " (pi's sessions folder; PI_CODING_AGENT_DIR or PI_CODING_AGENT_SESSION_DIR move it)"
+        } else {
+            ""
+        };
+        host.stderr(&format!(
+            "ctxlens: usage: {missing}: no such file or folder{hint}\n"
+        ));
+        return 2;
+    }
     let mut files: Vec<String> = Vec::new();
     for r in &roots {
         files.extend(session_files(host, r, &mut read));

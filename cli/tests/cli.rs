@@ -161,6 +161,24 @@ fn usage_errors_are_one_line() {
             vec!["assemble", &s, "--tool-set", &not_tools],
             "not a tool set",
         ),
+        (
+            vec!["usage"],
+            "no such file or folder (pi's sessions folder",
+        ),
+        (
+            vec!["usage", "/nonexistent/x"],
+            "/nonexistent/x: no such file or folder",
+        ),
+        (vec!["usage", "--by", "year"], "--by takes day, week"),
+        (
+            vec!["usage", "--since", "last week"],
+            "--since takes a date",
+        ),
+        (
+            vec!["usage", "--set", "pi=1.6.0"],
+            "each call is rebuilt by the release",
+        ),
+        (vec!["assemble", &s, "--by", "day"], "belong to usage"),
     ] {
         let (out, err, code) = m.run(&args);
         assert_eq!(code, 2, "{args:?}: {err}");
