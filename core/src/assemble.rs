@@ -248,6 +248,18 @@ pub(crate) fn assemble_in(ws: &Workspace, inputs: &Inputs) -> Assembly {
     }
 }
 
+/// `getPackageDir()` (CA/config.js:334–345): `$PI_PACKAGE_DIR` when set, else the install.
+fn package_dir(inputs: &Inputs) -> String {
+    inputs
+        .env
+        .get("PI_PACKAGE_DIR")
+        .filter(|d| !d.is_empty())
+        .map(|d| {
+            crate::paths::normalize_pi_path(d, &inputs.home, crate::paths::PathOptions::default())
+        })
+        .unwrap_or_else(|| inputs.pi_package_dir.clone())
+}
+
 /// The session's name for a diagnostic (`session` without one).
 fn session_name(inputs: &Inputs) -> &str {
     inputs
@@ -614,12 +626,72 @@ impl Run<'_> {
             .and_then(|f| f.session_id())
             .map(String::from)
             .or_else(|| inputs.session_id.clone());
+        let (settings, mut registry) = self.settings_and_models(&cwd);
+        let package_dir = package_dir(inputs);
+        let call_entry = self.past_call_model_and_level();
+        let (mut choice, switched_from) =
+            self.choose_model(&mut registry, &settings, &package_dir, call_entry);
+        let active_tools = self.active_tools(&cwd, &settings);
+        let args = &self.parts.args;
+        let res = resources::load(
+            &pi,
+            &inputs.files,
+            &inputs.home,
+            &inputs.agent_dir,
+            &cwd,
+            &inputs.cwd,
+            args,
+            &settings,
+            &inputs.env,
+            &mut self.diags,
+        );
+        let (system_prompt, prompt_sections) =
+            self.system_prompt(&active_tools, &res, &cwd, &package_dir);
+        let prompt_chars = utf16_len(&system_prompt.text);
+        self.rec.record(
+            StageId::AgentContext,
+            "CA/core/sdk.js:66",
+            format!(
+                "model {}, thinking {}, {} tools, system prompt {} chars",
+                choice
+                    .model
+                    .as_ref()
+                    .map(Model::reference)
+                    .unwrap_or_else(|| "none".into()),
+                choice.thinking_level,
+                active_tools.len(),
+                prompt_chars
+            ),
+            vec![
+                ("tools".into(), active_tools.len() as f64),
+                ("systemPromptChars".into(), prompt_chars as f64),
+                ("contextFiles".into(), res.context_files.len() as f64),
+                ("skills".into(), res.skills.len() as f64),
+            ],
+        );
+        self.parts.settings = settings;
+        self.parts.model_choice = std::mem::take(&mut choice);
+        self.parts.tools = active_tools;
+        self.parts.resources = res;
+        self.parts.system_prompt = system_prompt;
+        self.parts.prompt_sections = prompt_sections;
+        self.parts.cwd = cwd;
+        self.parts.pi_package_dir = package_dir;
+        self.parts.session_id = session_id;
+        self.registry = registry;
+        self.switched_from = switched_from;
+    }
+
+    /// pi's settings and model registry (the settings files, `models.json`, `auth.json`), as
+    /// `createAgentSession` makes them (CA/core/sdk.js).
+    fn settings_and_models(&mut self, cwd: &str) -> (Settings, Registry) {
+        let (pi, inputs) = (self.pi, self.inputs);
         let args = &self.parts.args;
         let settings = settings::load(
             &inputs.files,
             &inputs.home,
             &inputs.agent_dir,
-            &cwd,
+            cwd,
             args,
             &mut self.diags,
         );
@@ -636,21 +708,14 @@ impl Run<'_> {
         if let Some(text) = inputs.files.read_to_string(&auth_path) {
             registry.apply_auth_json(&text, &auth_path, &inputs.env, &mut self.diags);
         }
-        // `getPackageDir()` (CA/config.js:334–345): `$PI_PACKAGE_DIR` when set, else the install.
-        let package_dir = inputs
-            .env
-            .get("PI_PACKAGE_DIR")
-            .filter(|d| !d.is_empty())
-            .map(|d| {
-                crate::paths::normalize_pi_path(
-                    d,
-                    &inputs.home,
-                    crate::paths::PathOptions::default(),
-                )
-            })
-            .unwrap_or_else(|| inputs.pi_package_dir.clone());
-        // A past call runs with the model that answered it and the level recorded on the
-        // answer, unless given.
+        (settings, registry)
+    }
+
+    /// A past call runs with the model that answered it and the level recorded on the answer,
+    /// unless given. Returns the call's entry (the model is restored from the branch up to it).
+    fn past_call_model_and_level(&mut self) -> Option<usize> {
+        let (pi, inputs) = (self.pi, self.inputs);
+        let args = &self.parts.args;
         let mut call_entry = None;
         if let Some(rc) = self.call.as_mut() {
             let ctx = &mut self.parts.session_context;
@@ -689,6 +754,21 @@ impl Run<'_> {
                 ));
             }
         }
+        call_entry
+    }
+
+    /// pi's model choice (`findInitialModel` and the session's restore, CA/core/model-resolver.js),
+    /// a placeholder key where the model's provider has none, and the protocol switch asked for.
+    /// Returns the choice and the protocol switched from.
+    fn choose_model(
+        &mut self,
+        registry: &mut Registry,
+        settings: &Settings,
+        package_dir: &str,
+        call_entry: Option<usize>,
+    ) -> (ModelChoice, Option<String>) {
+        let (pi, inputs) = (self.pi, self.inputs);
+        let args = &self.parts.args;
         let session_ctx = &self.parts.session_context;
         let cli_model = inputs.model.clone().or_else(|| args.model.clone());
         let cli_thinking = inputs.thinking.clone().or_else(|| args.thinking.clone());
@@ -717,16 +797,11 @@ impl Run<'_> {
             branch: &branch,
             has_messages: !session_ctx.messages.is_empty(),
         };
-        let docs_dir = join_path(&package_dir, "docs");
+        let docs_dir = join_path(package_dir, "docs");
         if inputs.placeholder_key && args.api_key.is_none() {
-            if let Some(p) = model::placeholder_provider(
-                &pi,
-                &registry,
-                cli,
-                session_model,
-                &settings,
-                &docs_dir,
-            ) {
+            if let Some(p) =
+                model::placeholder_provider(&pi, registry, cli, session_model, settings, &docs_dir)
+            {
                 registry.set_placeholder_key(&p);
                 self.parts.placeholder_key = Some(p.clone());
                 self.rec.events.push(Event::new(
@@ -739,10 +814,10 @@ impl Run<'_> {
         }
         let mut choice = model::choose(
             &pi,
-            &mut registry,
+            registry,
             cli,
             session_model,
-            &settings,
+            settings,
             &docs_dir,
             &mut self.rec.events,
             &mut self.diags,
@@ -791,6 +866,15 @@ impl Run<'_> {
                 m.obj.insert("api", Value::str(api.as_str()));
             }
         }
+        (choice, switched_from)
+    }
+
+    /// The active tools: the built-ins and the extensions' (given, or assumed from the
+    /// transcript), selected as the release selects them.
+    fn active_tools(&mut self, cwd: &str, settings: &Settings) -> Vec<ToolDef> {
+        let (pi, inputs) = (self.pi, self.inputs);
+        let args = &self.parts.args;
+        let session_ctx = &self.parts.session_context;
         // `areExperimentalFeaturesEnabled()`: exactly "1" (CA/core/experimental.js:2).
         let experimental = inputs.env.get("PI_EXPERIMENTAL").is_some_and(|v| v == "1");
         let builtins = tools::builtin_tools(&pi, experimental);
@@ -816,41 +900,41 @@ impl Run<'_> {
             None => assumed_extension_tools(
                 &pi,
                 inputs,
-                &cwd,
-                &settings,
+                cwd,
+                settings,
                 &builtins,
                 &branch_system,
                 &mut self.diags,
             ),
         };
-        let active_tools = if pi.rules.tool_loadout {
+
+        if pi.rules.tool_loadout {
             tools::select_loadout(
                 &pi,
                 builtins,
                 extensions,
                 args,
-                &settings,
+                settings,
                 &branch_system,
                 &mut self.diags,
             )
         } else {
-            tools::select(&pi, builtins, extensions, args, &settings, &mut self.diags)
-        };
-        let res = resources::load(
-            &pi,
-            &inputs.files,
-            &inputs.home,
-            &inputs.agent_dir,
-            &cwd,
-            &inputs.cwd,
-            args,
-            &settings,
-            &inputs.env,
-            &mut self.diags,
-        );
+            tools::select(&pi, builtins, extensions, args, settings, &mut self.diags)
+        }
+    }
+
+    /// The system prompt: 0.86 on, this run's sections and what they read as on their own; before,
+    /// `buildSystemPrompt` (for a past call, said to be built from the files given now).
+    fn system_prompt(
+        &mut self,
+        active_tools: &[ToolDef],
+        res: &Resources,
+        cwd: &str,
+        package_dir: &str,
+    ) -> (SystemPrompt, Vec<prompt::sections::BuiltSection>) {
+        let (pi, inputs) = (self.pi, self.inputs);
         let (system_prompt, prompt_sections) = if pi.rules.transcript {
-            let built =
-                prompt::sections::build_pieces(&pi, &active_tools, &res, &cwd, &package_dir);
+            let built = prompt::sections::build_pieces(&pi, active_tools, res, cwd, package_dir);
             // What this run's prompt reads as on its own; the request's prompt is the replay,
             // set once the run's system message is in (`input_appended`).
             let fresh = prompt::sections::replayed(
@@ -866,7 +950,7 @@ impl Run<'_> {
             (fresh, built)
         } else {
             (
-                prompt::build(&pi, &active_tools, &res, &cwd, &package_dir),
+                prompt::build(&pi, active_tools, res, cwd, package_dir),
                 Vec::new(),
             )
         };
@@ -885,39 +969,7 @@ impl Run<'_> {
             self.diags
                 .push(Diagnostic::info(name, Some(rc.call.line), text));
         }
-        let prompt_chars = utf16_len(&system_prompt.text);
-        self.rec.record(
-            StageId::AgentContext,
-            "CA/core/sdk.js:66",
-            format!(
-                "model {}, thinking {}, {} tools, system prompt {} chars",
-                choice
-                    .model
-                    .as_ref()
-                    .map(Model::reference)
-                    .unwrap_or_else(|| "none".into()),
-                choice.thinking_level,
-                active_tools.len(),
-                prompt_chars
-            ),
-            vec![
-                ("tools".into(), active_tools.len() as f64),
-                ("systemPromptChars".into(), prompt_chars as f64),
-                ("contextFiles".into(), res.context_files.len() as f64),
-                ("skills".into(), res.skills.len() as f64),
-            ],
-        );
-        self.parts.settings = settings;
-        self.parts.model_choice = std::mem::take(&mut choice);
-        self.parts.tools = active_tools;
-        self.parts.resources = res;
-        self.parts.system_prompt = system_prompt;
-        self.parts.prompt_sections = prompt_sections;
-        self.parts.cwd = cwd;
-        self.parts.pi_package_dir = package_dir;
-        self.parts.session_id = session_id;
-        self.registry = registry;
-        self.switched_from = switched_from;
+        (system_prompt, prompt_sections)
     }
 
     /// This turn's input (`AgentSession.prompt`, CA/core/agent-session.js:821–950): the new user
