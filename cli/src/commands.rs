@@ -202,19 +202,23 @@ const PROGRESS_BYTES: u64 = 4 << 20;
 const MAX_SESSION_BYTES: u64 = 4 << 30;
 
 /// One line on stderr that the next one replaces (a terminal only).
-struct Progress {
+pub(crate) struct Progress {
     on: bool,
     shown: bool,
 }
 
 impl Progress {
-    fn show(&mut self, host: &mut dyn Host, text: &str) {
+    /// Shown only when `on` (stderr is a terminal, and the work is long enough to say).
+    pub(crate) fn new(on: bool) -> Progress {
+        Progress { on, shown: false }
+    }
+    pub(crate) fn show(&mut self, host: &mut dyn Host, text: &str) {
         if self.on {
             host.stderr(&format!("\r\x1b[2Kctxlens: {text}"));
             self.shown = true;
         }
     }
-    fn done(&mut self, host: &mut dyn Host) {
+    pub(crate) fn done(&mut self, host: &mut dyn Host) {
         if self.shown {
             host.stderr("\r\x1b[2K");
             self.shown = false;

@@ -102,7 +102,7 @@ pub struct Opts {
     pub changes: Vec<ctxlens::analysis::whatif::Change>,
     /// pi's own flags and `@file` arguments, in order.
     pub pi_args: Vec<String>,
-    /// `usage`: the folders and session files to read (the first is also `session`).
+    /// `usage`: the folders and session files to read.
     pub paths: Vec<String>,
     /// `usage --by day|week|month|session|project|model|release`.
     pub by: Option<ctxlens::analysis::ledger::GroupBy>,
@@ -262,10 +262,7 @@ pub fn parse(argv: &[String]) -> Result<Opts, String> {
             s if o.command.is_none() && o.session.is_none() && COMMANDS.contains(&s) => {
                 o.command = Some(s.to_string())
             }
-            s if o.command.as_deref() == Some("usage") => {
-                o.paths.push(s.to_string());
-                o.session.get_or_insert_with(|| s.to_string());
-            }
+            s if o.command.as_deref() == Some("usage") => o.paths.push(s.to_string()),
             s if o.session.is_none() => o.session = Some(s.to_string()),
             s => {
                 return Err(format!(

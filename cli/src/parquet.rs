@@ -207,13 +207,7 @@ fn blocks_table(calls: &[&LedgerCall]) -> Table {
                 chars,
             })
         };
-        for (name, chars) in [
-            ("systemPrompt", b.system_prompt),
-            ("tools", b.tools),
-            ("history", b.history),
-            ("parameters", b.parameters),
-            ("structure", b.structure),
-        ] {
+        for (name, chars) in b.by_block() {
             row("block", name, None, chars);
         }
         for (name, chars) in &b.by_tool {
@@ -268,19 +262,14 @@ fn blocks_table(calls: &[&LedgerCall]) -> Table {
     t
 }
 
-/// The two files' names and bytes.
-pub fn files(calls: &[&LedgerCall]) -> Result<Vec<(&'static str, Vec<u8>)>, String> {
-    let mut out = Vec::new();
-    for t in [calls_table(calls), blocks_table(calls)] {
-        let bytes = t.write().map_err(|e| format!("{}.parquet: {e}", t.name))?;
-        out.push((
-            if t.name == "calls" {
-                "calls.parquet"
-            } else {
-                "blocks.parquet"
-            },
-            bytes,
-        ));
-    }
-    Ok(out)
+/// The two files' names (`calls.parquet`, `blocks.parquet`) and bytes.
+pub fn files(calls: &[&LedgerCall]) -> Result<Vec<(String, Vec<u8>)>, String> {
+    [calls_table(calls), blocks_table(calls)]
+        .iter()
+        .map(|t| {
+            let name = format!("{}.parquet", t.name);
+            let bytes = t.write().map_err(|e| format!("{name}: {e}"))?;
+            Ok((name, bytes))
+        })
+        .collect()
 }

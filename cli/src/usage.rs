@@ -9,7 +9,7 @@ use ctxlens::install::{FileKind, Machine};
 use ctxlens::js::path::{join_path, resolve_path};
 use ctxlens::report::ledger::Read;
 
-use crate::commands::{inputs_with, read_session};
+use crate::commands::{inputs_with, read_session, Progress};
 use crate::host::Host;
 use crate::opts::Opts;
 
@@ -53,33 +53,17 @@ fn session_files(host: &dyn Host, root: &str, read: &mut Read) -> Vec<String> {
     out
 }
 
-/// Shows progress on stderr when it is a terminal.
-struct Progress {
-    on: bool,
-}
-
-impl Progress {
-    fn show(&self, host: &mut dyn Host, text: &str) {
-        if self.on {
-            host.stderr(&format!("\r\x1b[2Kctxlens: {text}"));
-        }
-    }
-    fn done(&self, host: &mut dyn Host) {
-        if self.on {
-            host.stderr("\r\x1b[2K");
-        }
-    }
-}
-
 /// Rebuilds the calls of one file (its calls are `calls`), by the files pi reads for it.
 fn rebuild(
     host: &mut dyn Host,
     o: &Opts,
     file: &str,
     calls: &mut [LedgerCall],
-    p: &Progress,
+    p: &mut Progress,
     at: (usize, usize),
 ) -> Result<(), String> {
+    // Read again: the texts of every session are not kept from the scan, so memory stays
+    // bounded by the largest session, not the folder.
     let session = read_session(host, file)?;
     let so = Opts {
         session: Some(file.to_string()),
@@ -116,22 +100,23 @@ fn rebuild_all(
     o: &Opts,
     calls: &mut Vec<LedgerCall>,
     headless: &[String],
-    p: &Progress,
+    p: &mut Progress,
 ) {
     let runs = runs(calls);
     let total = runs.len();
-    let one = |h: &mut dyn Host, file: &str, mine: &mut [LedgerCall], p: &Progress, k: usize| {
-        let why = if headless.iter().any(|f| f == file) {
-            Some("not a pi session file (no session header on line 1)".to_string())
-        } else {
-            rebuild(h, o, file, mine, p, (k + 1, total)).err()
-        };
-        if let Some(why) = why {
-            for c in mine.iter_mut() {
-                c.note = Some(format!("not rebuilt: {why}"));
+    let one =
+        |h: &mut dyn Host, file: &str, mine: &mut [LedgerCall], p: &mut Progress, k: usize| {
+            let why = if headless.iter().any(|f| f == file) {
+                Some("not a pi session file (no session header on line 1)".to_string())
+            } else {
+                rebuild(h, o, file, mine, p, (k + 1, total)).err()
+            };
+            if let Some(why) = why {
+                for c in mine.iter_mut() {
+                    c.note = Some(why.clone());
+                }
             }
-        }
-    };
+        };
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(total);
@@ -163,15 +148,14 @@ fn rebuild_all(
     }
     let queue = std::sync::Mutex::new(jobs);
     let done = std::sync::Mutex::new(Vec::new());
-    let quiet = Progress { on: false };
     std::thread::scope(|s| {
         for mut w in workers {
-            let (queue, done, quiet, one) = (&queue, &done, &quiet, &one);
+            let (queue, done, one) = (&queue, &done, &one);
             s.spawn(move || {
                 // The lock is let go before the work (a closure's temporary).
                 let next = || queue.lock().ok().and_then(|mut q| q.pop_front());
                 while let Some((k, file, mut mine)) = next() {
-                    one(&mut *w, &file, &mut mine, quiet, k);
+                    one(&mut *w, &file, &mut mine, &mut Progress::new(false), k);
                     if let Ok(mut d) = done.lock() {
                         d.push((k, mine));
                     }
@@ -189,7 +173,7 @@ fn rebuild_all(
 fn write_parquet(host: &mut dyn Host, dir: &str, calls: &[&LedgerCall]) -> Result<(), String> {
     let dir = resolve_path(host.cwd(), dir);
     for (name, bytes) in crate::parquet::files(calls)? {
-        let path = join_path(&dir, name);
+        let path = join_path(&dir, &name);
         host.write_file(&path, &bytes)?;
         host.stderr(&format!("ctxlens: wrote {path}\n"));
     }
@@ -230,9 +214,7 @@ pub fn run(host: &mut dyn Host, o: &Opts) -> i32 {
         roots: roots.clone(),
         ..Read::default()
     };
-    let p = Progress {
-        on: host.stderr_is_tty(),
-    };
+    let mut p = Progress::new(host.stderr_is_tty());
     if let Some(missing) = roots.iter().find(|r| host.fs().stat(r).is_none()) {
         let hint = if o.paths.is_empty() {
             " (pi's sessions folder; PI_CODING_AGENT_DIR or PI_CODING_AGENT_SESSION_DIR move it)"
@@ -273,14 +255,12 @@ pub fn run(host: &mut dyn Host, o: &Opts) -> i32 {
     }
     read.duplicates = ledger::dedup(&mut calls);
     if !o.no_rebuild {
-        rebuild_all(host, o, &mut calls, &headless, &p);
+        rebuild_all(host, o, &mut calls, &headless, &mut p);
     }
     p.done(host);
     for c in calls.iter().filter(|c| c.blocks.is_none()) {
-        if let Some(n) = &c.note {
-            let why = n.strip_prefix("not rebuilt: ").unwrap_or(n);
-            read.not_rebuilt
-                .push((c.file.clone(), c.line, why.to_string()));
+        if let Some(why) = &c.note {
+            read.not_rebuilt.push((c.file.clone(), c.line, why.clone()));
         }
     }
     let l = ledger::ledger(

@@ -37,6 +37,11 @@ impl Recorded {
     pub fn prompt_tokens(&self) -> f64 {
         self.input + self.cache_read + self.cache_write
     }
+
+    /// The prompt's cost: its recorded part, else the whole cost (no parts recorded).
+    pub fn prompt_spend(&self) -> f64 {
+        self.prompt_cost.unwrap_or(self.cost)
+    }
 }
 
 /// A rebuilt call's request, by block (characters, UTF-16 units as JS counts them).
@@ -57,7 +62,28 @@ pub struct Blocks {
     pub tool_results: Vec<(String, usize)>,
 }
 
+/// The request's blocks: the report's key and label of each.
+pub const BLOCKS: [(&str, &str); 5] = [
+    ("systemPrompt", "System prompt"),
+    ("tools", "Tools"),
+    ("history", "History"),
+    ("parameters", "Parameters"),
+    ("structure", "JSON structure"),
+];
+
 impl Blocks {
+    /// The characters of each of [`BLOCKS`], in its order.
+    pub fn by_block(&self) -> [(&'static str, usize); 5] {
+        let n = [
+            self.system_prompt,
+            self.tools,
+            self.history,
+            self.parameters,
+            self.structure,
+        ];
+        std::array::from_fn(|i| (BLOCKS[i].0, n[i]))
+    }
+
     /// The history's characters by kind, named as the report names them.
     pub fn history_kinds(&self) -> [(&'static str, usize); 7] {
         let k = &self.kinds;
@@ -124,9 +150,6 @@ impl Changed {
 /// previous request's end: what the provider had cached from there on was sent again.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CacheBreak {
-    /// The first payload that differs, counted in the order the provider reads the prompt
-    /// (tools, system, history).
-    pub unit: usize,
     /// The block there: `systemPrompt`, `tools` or `history`.
     pub block: &'static str,
     /// Why, in a pi user's words (a model switch, the system prompt, a tool, a parameter, the
@@ -150,7 +173,7 @@ impl LedgerCall {
                 let f = chars as f64 / b.body_chars as f64;
                 (
                     self.usage.prompt_tokens() * f,
-                    self.usage.prompt_cost.unwrap_or(self.usage.cost) * f,
+                    self.usage.prompt_spend() * f,
                 )
             }
             _ => (0.0, 0.0),
@@ -184,9 +207,8 @@ pub struct LedgerCall {
     pub cwd: Option<String>,
     /// The entry's `timestamp` (ISO text).
     pub timestamp: String,
-    /// Its UTC date (`2026-11-30`) and weekday (0 = Monday).
+    /// Its UTC date (`2026-11-30`).
     pub day: String,
-    pub weekday: u32,
     pub provider: Option<String>,
     pub model: Option<String>,
     pub usage: Recorded,
@@ -199,7 +221,7 @@ pub struct LedgerCall {
     /// Where its request stopped extending the previous call's on its branch (set by
     /// [`account`]): the prefix a provider's cache held was sent again.
     pub cache_break: Option<CacheBreak>,
-    /// Why it was not rebuilt.
+    /// Why it was not rebuilt (set by [`account`], or by a host that could not read it).
     pub note: Option<String>,
 }
 
@@ -357,8 +379,9 @@ pub fn scan(path: &str, text: &str) -> Scan {
         };
         match recorded_call(&v) {
             Ok(Some((timestamp, model, usage))) => {
-                let (day, weekday) =
-                    js::date::utc_date(js::date::date_parse(&timestamp)).unwrap_or_default();
+                let day = js::date::utc_date(js::date::date_parse(&timestamp))
+                    .map(|d| d.0)
+                    .unwrap_or_default();
                 let m = v.get("message");
                 out.calls.push(LedgerCall {
                     file: path.to_string(),
@@ -369,7 +392,6 @@ pub fn scan(path: &str, text: &str) -> Scan {
                     cwd: None,
                     timestamp,
                     day,
-                    weekday,
                     provider: m.and_then(|m| m.get_str("provider")).map(str::to_string),
                     model,
                     usage,
@@ -415,8 +437,7 @@ pub fn account(
     for (k, c) in calls.iter_mut().enumerate() {
         progress(k);
         let Some(id) = c.entry_id.clone() else {
-            c.note =
-                Some("not rebuilt: the answer has no entry id (not a pi session entry)".into());
+            c.note = Some("the answer has no entry id (not a pi session entry)".into());
             continue;
         };
         let mut i = inputs.clone();
@@ -450,7 +471,7 @@ pub fn account(
                     .map_or("pi would send nothing".to_string(), |d| {
                         first_paragraph(&d.message)
                     });
-                c.note = Some(format!("not rebuilt: {why}"));
+                c.note = Some(why);
             }
         }
     }
@@ -535,11 +556,9 @@ fn cache_break(
         _ => "the history changed before the previous request's end (a compaction, a branch, an edit)".into(),
     });
     let lost_chars: usize = before[from..].iter().map(|u| u.1).sum();
-    let body_chars = c.blocks.as_ref().map_or(0, |b| b.body_chars).max(1);
-    let lost_tokens = c.usage.prompt_tokens() * lost_chars as f64 / body_chars as f64;
+    let lost_tokens = c.share_of(lost_chars).0;
     let cost = whatif::prices(a).map(|pr| lost_tokens * (pr.input - pr.cache_read).max(0.0) / 1e6);
     Some(CacheBreak {
-        unit: from,
         block,
         why,
         lost_chars,
@@ -638,7 +657,9 @@ impl GroupBy {
 /// The Monday that starts the call's week (ISO weeks), as a date.
 fn week_of(c: &LedgerCall) -> String {
     let ms = js::date::date_parse(&c.day);
-    js::date::utc_date(ms - f64::from(c.weekday) * 86_400_000.0).map_or_else(String::new, |d| d.0)
+    js::date::utc_date(ms)
+        .and_then(|(_, weekday)| js::date::utc_date(ms - f64::from(weekday) * 86_400_000.0))
+        .map_or_else(String::new, |d| d.0)
 }
 
 /// Characters, the prompt tokens and prompt cost they stand for (split by share).
@@ -670,26 +691,28 @@ pub struct BlockShares {
 
 impl BlockShares {
     fn add(&mut self, c: &LedgerCall, b: &Blocks) {
-        for (share, chars) in [
-            (&mut self.system_prompt, b.system_prompt),
-            (&mut self.tools, b.tools),
-            (&mut self.history, b.history),
-            (&mut self.parameters, b.parameters),
-            (&mut self.structure, b.structure),
-        ] {
+        let shares = [
+            &mut self.system_prompt,
+            &mut self.tools,
+            &mut self.history,
+            &mut self.parameters,
+            &mut self.structure,
+        ];
+        for (share, (_, chars)) in shares.into_iter().zip(b.by_block()) {
             share.add(chars, c);
         }
     }
 
-    /// `(key, label, share)` in the order the report lists them.
+    /// `(key, label, share)` of each of [`BLOCKS`], in its order.
     pub fn rows(&self) -> [(&'static str, &'static str, &Share); 5] {
-        [
-            ("systemPrompt", "System prompt", &self.system_prompt),
-            ("tools", "Tools", &self.tools),
-            ("history", "History", &self.history),
-            ("parameters", "Parameters", &self.parameters),
-            ("structure", "JSON structure", &self.structure),
-        ]
+        let s = [
+            &self.system_prompt,
+            &self.tools,
+            &self.history,
+            &self.parameters,
+            &self.structure,
+        ];
+        std::array::from_fn(|i| (BLOCKS[i].0, BLOCKS[i].1, s[i]))
     }
 }
 
@@ -743,7 +766,7 @@ impl Saved {
         self.calls += 1;
         self.applied += usize::from(ch.applies);
         self.tokens += c.usage.prompt_tokens() * f;
-        self.cost += c.usage.prompt_cost.unwrap_or(c.usage.cost) * f;
+        self.cost += c.usage.prompt_spend() * f;
     }
 }
 

@@ -1,7 +1,9 @@
 //! The JSON and the text of [`crate::analysis::ledger`]: every call of every session, grouped.
 
+use crate::analysis::findings::thousands;
 use crate::analysis::ledger::{BlockShares, Group, Item, Ledger, Saved, Share, Totals};
 use crate::js::{Object, Value};
+use crate::report::summary::{cut, cut_middle};
 
 /// What was read to make a ledger, beside it.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -202,21 +204,13 @@ pub fn to_json(l: &Ledger, read: &Read) -> Value {
     )
 }
 
-/// `1234567` → `1,234,567`.
-fn thousands(x: f64) -> String {
-    let n = x.round() as i64;
-    let digits = n.unsigned_abs().to_string();
-    let mut out = String::new();
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    if n < 0 {
-        format!("-{out}")
+/// A count rounded, with thousands separators (`1,234,567`; a minus kept: a change can add).
+fn count(x: f64) -> String {
+    let n = thousands(x.round().abs() as usize);
+    if x.round() < 0.0 {
+        format!("-{n}")
     } else {
-        out
+        n
     }
 }
 
@@ -230,36 +224,15 @@ fn dollars(x: f64) -> String {
     }
 }
 
-/// A text cut to `w` characters, its start kept.
-fn cut(s: &str, w: usize) -> String {
-    if s.chars().count() <= w {
-        s.to_string()
-    } else {
-        let start: String = s.chars().take(w.saturating_sub(1)).collect();
-        format!("{start}…")
-    }
-}
-
-/// A label cut to `w` characters (the end kept: a path's or model's last part tells it).
-fn fit(s: &str, w: usize) -> String {
-    let n = s.chars().count();
-    if n <= w {
-        s.to_string()
-    } else {
-        let tail: String = s.chars().skip(n - w.saturating_sub(1)).collect();
-        format!("…{tail}")
-    }
-}
-
 fn usage_row(label: &str, t: &Totals) -> String {
     format!(
         "{:<18} {:>6} {:>10} {:>9} {:>11} {:>9} {:>9}\n",
-        fit(label, 18),
-        thousands(t.calls as f64),
-        thousands(t.input),
-        thousands(t.output),
-        thousands(t.cache_read),
-        thousands(t.cache_write),
+        cut_middle(label, 18),
+        count(t.calls as f64),
+        count(t.input),
+        count(t.output),
+        count(t.cache_read),
+        count(t.cache_write),
         dollars(t.cost)
     )
 }
@@ -272,8 +245,8 @@ fn share_row(label: &str, s: &Share, of: &Share) -> String {
     };
     format!(
         "  {:<34} {:>14} {:>9} {:>10}\n",
-        fit(label, 34),
-        thousands(s.tokens),
+        cut_middle(label, 34),
+        count(s.tokens),
         pct,
         dollars(s.cost)
     )
@@ -283,8 +256,8 @@ fn share_row(label: &str, s: &Share, of: &Share) -> String {
 fn saved_text(l: &Ledger, saved: &Saved, all: &Share) -> String {
     let mut s = format!(
         "\nWith the change made from each session's start\n({} of {} rebuilt calls changed):\n\n",
-        thousands(saved.applied as f64),
-        thousands(saved.calls as f64)
+        count(saved.applied as f64),
+        count(saved.calls as f64)
     );
     s.push_str(&format!(
         "  {:<34} {:>14} {:>9} {:>10}\n",
@@ -315,9 +288,9 @@ pub fn to_text(l: &Ledger, read: &Read) -> String {
     let by = l.group_by.map_or("day", |g| g.as_str());
     let mut s = format!(
         "pi usage: {} calls in {} sessions\n({} files read{}{})\n\n",
-        thousands(l.totals.calls as f64),
-        thousands(l.totals.sessions as f64),
-        thousands(read.files as f64),
+        count(l.totals.calls as f64),
+        count(l.totals.sessions as f64),
+        count(read.files as f64),
         match (&l.since, &l.until) {
             (None, None) => String::new(),
             (a, b) => format!(
@@ -355,8 +328,8 @@ pub fn to_text(l: &Ledger, read: &Read) -> String {
     } else {
         s.push_str(&format!(
             "\nWhere the prompts went: {} of {} calls rebuilt. Each call's prompt tokens\nand cost are split over its request's blocks by their share of its characters.\n\n",
-            thousands(l.rebuilt as f64),
-            thousands(l.totals.calls as f64)
+            count(l.rebuilt as f64),
+            count(l.totals.calls as f64)
         ));
         s.push_str(&format!(
             "  {:<34} {:>14} {:>9} {:>10}\n",
@@ -401,7 +374,7 @@ pub fn to_text(l: &Ledger, read: &Read) -> String {
         if !l.cache_breaks.is_empty() {
             s.push_str(&format!(
                 "\nCache breaks: {} calls sent again a prefix the call before had cached.\n",
-                thousands(l.breaks.len() as f64)
+                count(l.breaks.len() as f64)
             ));
             s.push_str(&format!(
                 "  {:<34} {:>14} {:>9} {:>10}\n",
@@ -410,9 +383,9 @@ pub fn to_text(l: &Ledger, read: &Read) -> String {
             for (why, n, tokens, cost) in l.cache_breaks.iter().take(6) {
                 s.push_str(&format!(
                     "  {:<34} {:>14} {:>9} {:>10}\n",
-                    fit(why, 34),
-                    thousands(*tokens),
-                    thousands(*n as f64),
+                    cut_middle(why, 34),
+                    count(*tokens),
+                    count(*n as f64),
                     cost.map_or("–".to_string(), dollars)
                 ));
             }
@@ -432,13 +405,13 @@ pub fn to_text(l: &Ledger, read: &Read) -> String {
     if read.duplicates > 0 {
         s.push_str(&format!(
             "\n{} calls were found twice (the same time and tokens, as in a forked session's\nfile) and are counted once, as ccusage counts them.\n",
-            thousands(read.duplicates as f64)
+            count(read.duplicates as f64)
         ));
     }
     if !read.not_rebuilt.is_empty() {
         s.push_str(&format!(
             "\nNot rebuilt: {} calls (their usage is counted, their blocks are not):\n",
-            thousands(read.not_rebuilt.len() as f64)
+            count(read.not_rebuilt.len() as f64)
         ));
         let mut reasons: Vec<(&str, usize, &str)> = Vec::new();
         for (file, _, why) in &read.not_rebuilt {
@@ -449,9 +422,12 @@ pub fn to_text(l: &Ledger, read: &Read) -> String {
         }
         reasons.sort_by_key(|r| std::cmp::Reverse(r.1));
         for (why, n, file) in reasons.iter().take(5) {
-            let n = thousands(*n as f64);
+            let n = count(*n as f64);
             let why = cut(why, 76 - n.len() - 3);
-            s.push_str(&format!("  {n} × {why}\n    e.g. {}\n", fit(file, 71)));
+            s.push_str(&format!(
+                "  {n} × {why}\n    e.g. {}\n",
+                cut_middle(file, 71)
+            ));
         }
         if reasons.len() > 5 {
             s.push_str(&format!(
@@ -467,7 +443,7 @@ pub fn to_text(l: &Ledger, read: &Read) -> String {
             let why = why.lines().next().unwrap_or("");
             s.push_str(&format!(
                 "  {}{at}\n    {}\n",
-                fit(file, 74 - at.len()),
+                cut_middle(file, 74 - at.len()),
                 cut(why, 74)
             ));
         }

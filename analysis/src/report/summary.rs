@@ -24,7 +24,7 @@ fn cols(s: &str) -> usize {
 }
 
 /// `s` cut to `w` columns with `…` at the end.
-fn cut(s: &str, w: usize) -> String {
+pub(crate) fn cut(s: &str, w: usize) -> String {
     let s = s.replace(['\n', '\r', '\t'], " ");
     if cols(&s) <= w {
         return s;
@@ -35,7 +35,7 @@ fn cut(s: &str, w: usize) -> String {
 }
 
 /// `s` cut to `w` columns in the middle (a path keeps its start and its file name).
-fn cut_middle(s: &str, w: usize) -> String {
+pub(crate) fn cut_middle(s: &str, w: usize) -> String {
     let n = cols(s);
     if n <= w || w < 5 {
         return cut(s, w);
