@@ -76,7 +76,10 @@ test("the usage pi recorded totals exactly what ccusage totals, day by day", () 
   );
   // The same sums in another order: equal to the last bits a float sum keeps.
   assert.ok(Math.abs(t.cost - daily.totals.totalCost) < 1e-9, `${t.cost} ${daily.totals.totalCost}`);
-  assert.equal(t.sessions, sessions.sessions.length);
+  // Which file keeps an answer found in two depends on the order the files are read (ccusage
+  // reads them in the filesystem's order), so a session whose every answer is also elsewhere
+  // may count in one and not the other: each such answer moves the count by one at most.
+  assert.ok(Math.abs(t.sessions - sessions.sessions.length) <= ours.read.duplicates, `${t.sessions} ${sessions.sessions.length}`);
   const days = (rows) => rows.map((d) => [d.date ?? d.key, d.inputTokens ?? d.input, d.outputTokens ?? d.output, d.cacheReadTokens ?? d.cacheRead, d.cacheCreationTokens ?? d.cacheWrite]);
   assert.deepEqual(days(ours.groups), days(daily.daily).sort((a, b) => a[0].localeCompare(b[0])));
   // The fork's copies were counted once; the refused lines are said with their file and line.
