@@ -99,15 +99,15 @@ fn rebuild_all(
     host: &mut dyn Host,
     o: &Opts,
     calls: &mut Vec<LedgerCall>,
-    headless: &[String],
+    headless: &[(String, String)],
     p: &mut Progress,
 ) {
     let runs = runs(calls);
     let total = runs.len();
     let one =
         |h: &mut dyn Host, file: &str, mine: &mut [LedgerCall], p: &mut Progress, k: usize| {
-            let why = if headless.iter().any(|f| f == file) {
-                Some("not a pi session file (no session header on line 1)".to_string())
+            let why = if let Some((_, why)) = headless.iter().find(|(f, _)| f == file) {
+                Some(why.clone())
             } else {
                 rebuild(h, o, file, mine, p, (k + 1, total)).err()
             };
@@ -210,10 +210,7 @@ pub fn run(host: &mut dyn Host, o: &Opts) -> i32 {
             .map(|p| resolve_path(host.cwd(), p))
             .collect()
     };
-    let mut read = Read {
-        roots: roots.clone(),
-        ..Read::default()
-    };
+    let mut listing = Read::default();
     let mut p = Progress::new(host.stderr_is_tty());
     if let Some(missing) = roots.iter().find(|r| host.fs().stat(r).is_none()) {
         let hint = if o.paths.is_empty() {
@@ -228,41 +225,31 @@ pub fn run(host: &mut dyn Host, o: &Opts) -> i32 {
     }
     let mut files: Vec<String> = Vec::new();
     for r in &roots {
-        files.extend(session_files(host, r, &mut read));
+        files.extend(session_files(host, r, &mut listing));
     }
+    let mut reader = ledger::Reader::new(roots);
     let mut calls: Vec<LedgerCall> = Vec::new();
-    let mut headless: Vec<String> = Vec::new();
+    let mut headless: Vec<(String, String)> = Vec::new();
     for (k, f) in files.iter().enumerate() {
         p.show(host, &format!("reading {}/{} files…", k + 1, files.len()));
-        let text = match read_session(host, f) {
-            Ok(t) => t,
-            Err(e) => {
-                read.skipped.push((f.clone(), None, e));
-                continue;
+        match read_session(host, f) {
+            Ok(text) => {
+                let got = reader.file(f, &text.text);
+                if let Some(why) = got.not_a_session {
+                    headless.push((f.clone(), why));
+                }
+                calls.extend(got.calls);
             }
-        };
-        read.files += 1;
-        let scan = ledger::scan(f, &text.text);
-        read.skipped.extend(
-            scan.skipped
-                .into_iter()
-                .map(|(n, why)| (f.clone(), Some(n), why)),
-        );
-        if scan.cwd.is_none() && !scan.calls.is_empty() {
-            headless.push(f.clone());
+            Err(e) => reader.unreadable(f, e),
         }
-        calls.extend(scan.calls);
     }
-    read.duplicates = ledger::dedup(&mut calls);
     if !o.no_rebuild {
         rebuild_all(host, o, &mut calls, &headless, &mut p);
     }
     p.done(host);
-    for c in calls.iter().filter(|c| c.blocks.is_none()) {
-        if let Some(why) = &c.note {
-            read.not_rebuilt.push((c.file.clone(), c.line, why.clone()));
-        }
-    }
+    reader.note_not_rebuilt(&calls);
+    let mut read = reader.read;
+    read.skipped.splice(0..0, listing.skipped);
     let l = ledger::ledger(
         &calls,
         o.by.unwrap_or(GroupBy::Day),

@@ -159,7 +159,9 @@ pub struct EnvView {
 }
 
 const ENV_FILE: &str = "expected/env.json";
-const PI_PACKAGE_DIR: &str = "/usr/lib/node_modules/@earendil-works/pi-coding-agent";
+/// Where pi is installed, for loose files (the prompt's docs paths): where the CLI assumes it
+/// when it finds none on the machine, so both rebuild a session alike.
+const PI_PACKAGE_DIR: &str = ctxlens::install::ASSUMED_PACKAGE_DIR;
 
 fn file_text(files: &CaseFiles, path: &str) -> Option<String> {
     files
@@ -531,6 +533,19 @@ impl Scenario {
     fn forget_session_choices(&mut self) {
         self.overrides.pi = None;
         self.overrides.call = None;
+    }
+
+    /// A call of a session file, alone: the scenario the sessions-folder report opens a
+    /// call in.
+    pub fn call_of(path: &str, bytes: Vec<u8>, entry_id: String, now_ms: f64) -> Scenario {
+        let mut sc = Scenario {
+            name: base_name(path).to_string(),
+            now_ms,
+            ..Scenario::default()
+        };
+        sc.add_files(vec![(path.to_string(), bytes)], Vec::new(), now_ms);
+        sc.overrides.call = Some(CallRef::Entry(entry_id));
+        sc
     }
 
     /// Removes the `i`-th loose file (the request is rebuilt without it).
@@ -1112,6 +1127,9 @@ pub struct ViewState {
     /// `skill:NAME`, `model=P/ID`, …); in the hash as `whatif=tool:bash,skill:foo` (each spec
     /// percent-encoded, so a comma in a path stays in its spec).
     pub whatif: Vec<String>,
+    /// All your sessions (a sessions folder's report) on screen instead of one request
+    /// (`sessions=1`).
+    pub sessions: bool,
 }
 
 /// What [`ViewState::with`] names.
@@ -1190,6 +1208,7 @@ impl ViewState {
                 "stage" => v.stage = val.parse().unwrap_or(0),
                 "sel" if !val.is_empty() => v.selection = Some(val),
                 "compare" => v.compare = val == "1",
+                "sessions" => v.sessions = val == "1",
                 "with" if CompareWith::parse(&val).is_some() => v.with = Some(val),
                 _ => {}
             }
@@ -1216,6 +1235,9 @@ impl ViewState {
         }
         if let Some(w) = &self.with {
             parts.push(format!("with={}", pct_encode(w)));
+        }
+        if self.sessions {
+            parts.push("sessions=1".into());
         }
         if !self.whatif.is_empty() {
             let specs: Vec<String> = self.whatif.iter().map(|s| pct_encode(s)).collect();
@@ -1638,8 +1660,10 @@ mod tests {
                 "context:a,b/AGENTS.md".into(),
                 "model=anthropic/claude-sonnet-4-5".into(),
             ],
+            sessions: true,
         };
         assert_eq!(ViewState::from_hash(&v.to_hash()), v);
+        assert!(v.to_hash().contains("sessions=1"));
         assert!(v.to_hash().contains(
             "whatif=tool:bash,context:a%2Cb/AGENTS.md,model%3Danthropic/claude-sonnet-4-5"
         ));

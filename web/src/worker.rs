@@ -691,7 +691,7 @@ impl WorkerLink {
 /// gloo-timers' `TimeoutFuture::new(0)`: chained `setTimeout(0)`s are clamped to 4 ms from the
 /// fifth on (measured in Chromium: 4.0 ms per yield, against 0.015 ms for a `MessageChannel`),
 /// which would add a third to the joining of a large report (a yield every 12 ms of work).
-async fn yield_to_page() {
+pub(crate) async fn yield_to_page() {
     let Ok(ch) = web_sys::MessageChannel::new() else {
         return;
     };
@@ -702,7 +702,7 @@ async fn yield_to_page() {
     ch.port1().set_onmessage(None);
 }
 
-fn now_ms() -> f64 {
+pub(crate) fn now_ms() -> f64 {
     js_sys::global()
         .dyn_into::<web_sys::Window>()
         .ok()
@@ -1628,7 +1628,7 @@ fn handle_whatif(
     post_whatif(scope, &data, Ok(json));
 }
 
-async fn fetch_release(
+pub(crate) async fn fetch_release(
     scope: &web_sys::DedicatedWorkerGlobalScope,
     version: ctxlens::PiVersion,
 ) -> Result<(), String> {
@@ -1963,6 +1963,7 @@ fn handle(
     let p = |gen, api: Option<&str>, stage: &str, done| progress(scope, gen, api, stage, done);
     let gen = get(&data, "gen").as_f64().unwrap_or(0.0) as u64;
     match get(&data, "type").as_string().as_deref() {
+        Some(t) if t.starts_with("usage") => crate::all_sessions::job::handle(scope, &data),
         Some("load") => {
             let mut files = CaseFiles::new();
             let arr: js_sys::Array = get(&data, "files").dyn_into().unwrap_or_default();

@@ -412,14 +412,102 @@ pub fn scan(path: &str, text: &str) -> Scan {
     out
 }
 
-/// Drops the calls already seen, by ccusage's key: the answer's timestamp and total tokens,
-/// whatever file holds it (a forked session's file copies its parent's answers; they were paid
-/// once). Returns how many were dropped; the first file read keeps each.
-pub fn dedup(calls: &mut Vec<LedgerCall>) -> usize {
-    let mut seen: HashSet<(String, u64)> = HashSet::new();
-    let before = calls.len();
-    calls.retain(|c| seen.insert((c.timestamp.clone(), c.usage.total_tokens.to_bits())));
-    before - calls.len()
+/// The calls read so far, by ccusage's key: the answer's timestamp and total tokens, whatever
+/// file holds it (a forked session's file copies its parent's answers; they were paid once).
+/// The first file read keeps each.
+#[derive(Default)]
+struct Seen(HashSet<(String, u64)>);
+
+impl Seen {
+    /// Drops the calls of `calls` seen before (in an earlier file, or earlier in `calls`);
+    /// returns how many.
+    fn keep_new(&mut self, calls: &mut Vec<LedgerCall>) -> usize {
+        let before = calls.len();
+        calls.retain(|c| {
+            self.0
+                .insert((c.timestamp.clone(), c.usage.total_tokens.to_bits()))
+        });
+        before - calls.len()
+    }
+}
+
+/// What was read to make a ledger, beside it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Read {
+    /// The folders or files asked for.
+    pub roots: Vec<String>,
+    /// Session files read.
+    pub files: usize,
+    /// Calls found twice (the same timestamp and total tokens: a forked session's copy),
+    /// counted once (ccusage's rule).
+    pub duplicates: usize,
+    /// What was left out: a file (and line), and why.
+    pub skipped: Vec<(String, Option<u32>, String)>,
+    /// Calls counted but not rebuilt (so not in the blocks): file, line, why.
+    pub not_rebuilt: Vec<(String, u32, String)>,
+}
+
+/// Reads session files one at a time, in the order ccusage reads them (sorted paths), so a
+/// host can stream a folder: each file's calls as ccusage counts them (a call already read in
+/// an earlier file dropped), what was skipped on the way in [`Reader::read`].
+#[derive(Default)]
+pub struct Reader {
+    seen: Seen,
+    pub read: Read,
+}
+
+/// One file's calls, as [`Reader::file`] gives them.
+pub struct FileCalls {
+    pub calls: Vec<LedgerCall>,
+    /// Why its calls cannot be rebuilt before trying (no session header on line 1).
+    pub not_a_session: Option<String>,
+}
+
+impl Reader {
+    pub fn new(roots: Vec<String>) -> Reader {
+        Reader {
+            seen: Seen::default(),
+            read: Read {
+                roots,
+                ..Read::default()
+            },
+        }
+    }
+
+    /// Reads the calls of the session file `path` (its text `text`).
+    pub fn file(&mut self, path: &str, text: &str) -> FileCalls {
+        let scan = scan(path, text);
+        self.read.files += 1;
+        self.read.skipped.extend(
+            scan.skipped
+                .into_iter()
+                .map(|(n, why)| (path.to_string(), Some(n), why)),
+        );
+        let mut calls = scan.calls;
+        self.read.duplicates += self.seen.keep_new(&mut calls);
+        let not_a_session = (scan.cwd.is_none() && !calls.is_empty())
+            .then(|| "not a pi session file (no session header on line 1)".to_string());
+        FileCalls {
+            calls,
+            not_a_session,
+        }
+    }
+
+    /// A file that could not be read.
+    pub fn unreadable(&mut self, path: &str, why: String) {
+        self.read.skipped.push((path.to_string(), None, why));
+    }
+
+    /// Notes the calls counted but not rebuilt (once they have been through [`account`]).
+    pub fn note_not_rebuilt(&mut self, calls: &[LedgerCall]) {
+        for c in calls.iter().filter(|c| c.blocks.is_none()) {
+            if let Some(why) = &c.note {
+                self.read
+                    .not_rebuilt
+                    .push((c.file.clone(), c.line, why.clone()));
+            }
+        }
+    }
 }
 
 /// Rebuilds each call of one session (`inputs`: the session and the files pi reads for it) by
@@ -433,31 +521,63 @@ pub fn account(
     calls: &mut [LedgerCall],
     progress: &mut dyn FnMut(usize),
 ) {
-    let mut previous: Option<Previous> = None;
+    let mut acc = Accountant::new(ws, inputs, changes);
     for (k, c) in calls.iter_mut().enumerate() {
         progress(k);
-        let Some(id) = c.entry_id.clone() else {
-            c.note = Some("the answer has no entry id (not a pi session entry)".into());
-            continue;
-        };
-        let mut i = inputs.clone();
+        acc.account(c);
+    }
+}
+
+/// The calls of one session rebuilt one at a time, in their order in the file (a host that
+/// must stay responsive, the app's worker, yields between them): each call's cache break is
+/// found against the call before it on its branch.
+pub struct Accountant<'a> {
+    ws: &'a crate::Workspace,
+    inputs: &'a Inputs,
+    changes: &'a [Change],
+    previous: Option<Previous>,
+}
+
+impl<'a> Accountant<'a> {
+    pub fn new(ws: &'a crate::Workspace, inputs: &'a Inputs, changes: &'a [Change]) -> Self {
+        Accountant {
+            ws,
+            inputs,
+            changes,
+            previous: None,
+        }
+    }
+
+    /// The inputs that rebuild `c` (`None`: it has no entry id, so it cannot be named).
+    pub fn inputs_for(&self, c: &LedgerCall) -> Option<Inputs> {
+        let mut i = self.inputs.clone();
         i.prompt = None;
-        i.call = Some(CallRef::Entry(id));
+        i.call = Some(CallRef::Entry(c.entry_id.clone()?));
         // The call was made, so pi had a key then; a key never changes the body.
         i.placeholder_key = true;
-        let a = ws.assemble_unkept(&i);
+        Some(i)
+    }
+
+    /// Rebuilds `c` and records its request by block, its cache break and its what-if.
+    pub fn account(&mut self, c: &mut LedgerCall) {
+        let Some(i) = self.inputs_for(c) else {
+            c.note = Some("the answer has no entry id (not a pi session entry)".into());
+            return;
+        };
+        let a = self.ws.assemble_unkept(&i);
         c.pi = a.pi.as_ref().map(|p| p.version.to_string());
         match a.stats() {
             Some(s) if a.request.is_some() => {
                 c.blocks = Some(Blocks::of(s));
-                if !changes.is_empty() {
-                    c.changed = Some(changed(ws, &i, &a, changes));
+                if !self.changes.is_empty() {
+                    c.changed = Some(changed(self.ws, &i, &a, self.changes));
                 }
                 let units = a.request.as_ref().map(prompt_units).unwrap_or_default();
-                c.cache_break = previous
+                c.cache_break = self
+                    .previous
                     .as_ref()
                     .and_then(|p| cache_break(&a, c, &units, p));
-                previous = Some(Previous {
+                self.previous = Some(Previous {
                     entry_id: c.entry_id.clone(),
                     model: c.model.clone(),
                     units,
@@ -814,8 +934,38 @@ pub struct Ledger {
     /// The calls whose request broke the previous call's cached prefix, by reason: the reason,
     /// how many, the tokens sent again, and what that cost (`None`: no prices).
     pub cache_breaks: Vec<(String, usize, f64, Option<f64>)>,
-    /// Each such call (file, line, the break), most tokens sent again first.
-    pub breaks: Vec<(String, u32, CacheBreak)>,
+    /// Each such call and its break, most tokens sent again first.
+    pub breaks: Vec<(CallAt, CacheBreak)>,
+    /// The calls that cost the most (pi's record), at most [`COSTLIEST`], largest first.
+    pub costliest: Vec<(CallAt, Recorded)>,
+}
+
+/// How many calls [`Ledger::costliest`] lists.
+pub const COSTLIEST: usize = 10;
+
+/// Where a call is: a host opens it from these (its file, and the entry on any branch).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CallAt {
+    pub file: String,
+    pub line: u32,
+    pub entry_id: Option<String>,
+    pub timestamp: String,
+    pub model: Option<String>,
+    /// The release that rebuilt it (`None`: not rebuilt).
+    pub pi: Option<String>,
+}
+
+impl CallAt {
+    fn of(c: &LedgerCall) -> CallAt {
+        CallAt {
+            file: c.file.clone(),
+            line: c.line,
+            entry_id: c.entry_id.clone(),
+            timestamp: c.timestamp.clone(),
+            model: c.model.clone(),
+            pi: c.pi.clone(),
+        }
+    }
 }
 
 /// `2026-11-30` or `20261130` → `20261130`.
@@ -910,10 +1060,22 @@ pub fn ledger(
     out.cache_breaks.sort_by(|a, b| b.2.total_cmp(&a.2));
     out.breaks = kept
         .iter()
-        .filter_map(|c| Some((c.file.clone(), c.line, c.cache_break.clone()?)))
+        .filter_map(|c| Some((CallAt::of(c), c.cache_break.clone()?)))
         .collect();
     out.breaks
-        .sort_by(|a, b| b.2.lost_tokens.total_cmp(&a.2.lost_tokens));
+        .sort_by(|a, b| b.1.lost_tokens.total_cmp(&a.1.lost_tokens));
+    let mut by_cost: Vec<&&LedgerCall> = kept.iter().filter(|c| c.usage.cost > 0.0).collect();
+    by_cost.sort_by(|a, b| {
+        b.usage
+            .cost
+            .total_cmp(&a.usage.cost)
+            .then(a.timestamp.cmp(&b.timestamp))
+    });
+    out.costliest = by_cost
+        .into_iter()
+        .take(COSTLIEST)
+        .map(|c| (CallAt::of(c), c.usage.clone()))
+        .collect();
     out.never_called = out
         .tools
         .iter()

@@ -82,23 +82,24 @@ fn a_call_read_twice_is_counted_once() {
         answer("a2", "2026-11-30T10:00:02.000Z", USAGE),
     ]
     .join("\n");
-    let mut calls = scan("/s/sessions/p/t_s1.jsonl", &text).calls;
+    let mut r = Reader::new(vec!["/s/sessions".into()]);
+    let mut calls = r.file("/s/sessions/p/t_s1.jsonl", &text).calls;
     // A forked session's file copies its parent's answers: the same time and tokens, counted
     // once whatever file holds them (as ccusage counts them).
-    calls.extend(scan("/s/sessions/p/t_s2.jsonl", &text).calls);
-    // Another answer at the same time with other tokens is another call.
-    calls.extend(
-        scan(
-            "/s/sessions/q/t_s3.jsonl",
-            &answer(
-                "a9",
-                "2026-11-30T10:00:01.000Z",
-                r#"{"input":1,"output":1}"#,
-            ),
-        )
-        .calls,
+    calls.extend(r.file("/s/sessions/p/t_s2.jsonl", &text).calls);
+    // Another answer at the same time with other tokens is another call; a file with no
+    // session header cannot be rebuilt, and says so.
+    let other = r.file(
+        "/s/sessions/q/t_s3.jsonl",
+        &answer(
+            "a9",
+            "2026-11-30T10:00:01.000Z",
+            r#"{"input":1,"output":1}"#,
+        ),
     );
-    assert_eq!(dedup(&mut calls), 2);
+    assert!(other.not_a_session.is_some());
+    calls.extend(other.calls);
+    assert_eq!((r.read.files, r.read.duplicates), (3, 2));
     let kept: Vec<_> = calls
         .iter()
         .map(|c| (c.session_id.as_str(), c.entry_id.as_deref().unwrap()))
@@ -318,7 +319,7 @@ fn cache_breaks_are_where_the_prompt_stops_extending_the_previous_one() {
     assert!(l
         .breaks
         .iter()
-        .all(|b| b.2.lost_chars > 0 && b.2.lost_tokens > 0.0));
+        .all(|b| b.1.lost_chars > 0 && b.1.lost_tokens > 0.0));
 }
 
 /// The text report fits 80 columns, whatever its paths and reasons, for every grouping.
@@ -343,5 +344,40 @@ fn the_text_report_fits_80_columns() {
         for line in text.lines() {
             assert!(line.chars().count() <= 80, "--by {}: {line:?}", by.as_str());
         }
+    }
+}
+
+/// The costliest calls are the ones pi recorded the most cost for, largest first, each named
+/// by its file, line and entry (so a host can open it).
+#[test]
+fn the_costliest_calls_are_listed_largest_first() {
+    let mut lines = vec![HEADER.to_string()];
+    for k in 0..14u32 {
+        // Costs 0.001 … 0.014 in a scrambled order; one call recorded no cost.
+        let cost = f64::from((k * 5) % 14 + 1) / 1000.0;
+        let usage = if k == 3 {
+            r#"{"input":1,"output":1}"#.to_string()
+        } else {
+            format!(r#"{{"input":{k},"output":1,"cost":{{"total":{cost}}}}}"#)
+        };
+        lines.push(answer(
+            &format!("a{k}"),
+            &format!("2026-11-30T10:00:{k:02}.000Z"),
+            &usage,
+        ));
+    }
+    let calls = scan("/s/sessions/p/t_s1.jsonl", &lines.join("\n")).calls;
+    let l = ledger(&calls, GroupBy::Day, None, None);
+    assert_eq!(l.costliest.len(), COSTLIEST);
+    let costs: Vec<f64> = l.costliest.iter().map(|(_, u)| u.cost).collect();
+    let mut all: Vec<f64> = calls.iter().map(|c| c.usage.cost).collect();
+    all.sort_by(|a, b| b.total_cmp(a));
+    assert_eq!(costs, all[..COSTLIEST]);
+    for (at, u) in &l.costliest {
+        let c = calls.iter().find(|c| c.line == at.line).unwrap();
+        assert_eq!(
+            (c.entry_id.as_ref(), c.usage.cost),
+            (at.entry_id.as_ref(), u.cost)
+        );
     }
 }

@@ -1,25 +1,11 @@
 //! The JSON and the text of [`crate::analysis::ledger`]: every call of every session, grouped.
 
 use crate::analysis::findings::thousands;
-use crate::analysis::ledger::{BlockShares, Group, Item, Ledger, Saved, Share, Totals};
+use crate::analysis::ledger::{BlockShares, CallAt, Group, Item, Ledger, Saved, Share, Totals};
 use crate::js::{Object, Value};
 use crate::report::summary::{cut, cut_middle};
 
-/// What was read to make a ledger, beside it.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Read {
-    /// The folders or files asked for.
-    pub roots: Vec<String>,
-    /// Session files read.
-    pub files: usize,
-    /// Calls found twice (the same timestamp and total tokens: a forked session's copy),
-    /// counted once (ccusage's rule).
-    pub duplicates: usize,
-    /// What was left out: a file (and line), and why.
-    pub skipped: Vec<(String, Option<u32>, String)>,
-    /// Calls counted but not rebuilt (so not in the blocks): file, line, why.
-    pub not_rebuilt: Vec<(String, u32, String)>,
-}
+pub use crate::analysis::ledger::Read;
 
 fn round(x: f64, places: i32) -> f64 {
     let k = 10f64.powi(places);
@@ -95,6 +81,18 @@ fn items_json(items: &[Item], with_source: bool) -> Value {
     )
 }
 
+/// Where a call is, as JSON: `{file, line, entryId, timestamp, model, pi}`.
+fn at_json(at: &CallAt) -> Object {
+    let opt = |v: &Option<String>| v.as_deref().map_or(Value::Null, Value::from);
+    Object::new()
+        .with("file", at.file.as_str())
+        .with("line", at.line)
+        .with("entryId", opt(&at.entry_id))
+        .with("timestamp", at.timestamp.as_str())
+        .with("model", opt(&at.model))
+        .with("pi", opt(&at.pi))
+}
+
 /// The report as JSON (its schema: docs/usage.md).
 pub fn to_json(l: &Ledger, read: &Read) -> Value {
     let skipped: Vec<Value> = read
@@ -151,19 +149,38 @@ pub fn to_json(l: &Ledger, read: &Read) -> Value {
                 Value::Array(
                     l.breaks
                         .iter()
-                        .map(|(file, line, b)| {
+                        .map(|(at, b)| {
+                            let mut o = at_json(at);
+                            for (k, v) in [
+                                ("block", Value::from(b.block)),
+                                ("reason", Value::from(b.why.as_str())),
+                                ("chars", Value::from(b.lost_chars)),
+                                ("tokens", Value::from(round(b.lost_tokens, 0))),
+                                (
+                                    "cost",
+                                    b.cost.map_or(Value::Null, |c| Value::from(round(c, 6))),
+                                ),
+                            ] {
+                                o.insert(k, v);
+                            }
+                            Value::Object(o)
+                        })
+                        .collect(),
+                ),
+            )
+            .with(
+                "costliest",
+                Value::Array(
+                    l.costliest
+                        .iter()
+                        .map(|(at, u)| {
                             Value::Object(
-                                Object::new()
-                                    .with("file", file.as_str())
-                                    .with("line", *line)
-                                    .with("block", b.block)
-                                    .with("reason", b.why.as_str())
-                                    .with("chars", b.lost_chars)
-                                    .with("tokens", round(b.lost_tokens, 0))
-                                    .with(
-                                        "cost",
-                                        b.cost.map_or(Value::Null, |c| Value::from(round(c, 6))),
-                                    ),
+                                at_json(at)
+                                    .with("input", u.input)
+                                    .with("output", u.output)
+                                    .with("cacheRead", u.cache_read)
+                                    .with("cacheWrite", u.cache_write)
+                                    .with("cost", u.cost),
                             )
                         })
                         .collect(),
@@ -392,6 +409,23 @@ pub fn to_text(l: &Ledger, read: &Read) -> String {
             s.push_str(
                 "  (cost: the tokens sent again, at the input price less the cache-read price)\n",
             );
+        }
+        if !l.costliest.is_empty() {
+            s.push_str("\nCostliest calls:\n");
+            for (at, u) in l.costliest.iter().take(5) {
+                let when = at
+                    .timestamp
+                    .get(..16)
+                    .unwrap_or(&at.timestamp)
+                    .replace('T', " ");
+                let name = at.file.rsplit(['/', '\\']).next().unwrap_or(&at.file);
+                let place = format!("{}:{}", name, at.line);
+                s.push_str(&format!(
+                    "  {:>10}  {when}  {}\n",
+                    dollars(u.cost),
+                    cut_middle(&place, 80 - 2 - 10 - 2 - 16 - 2)
+                ));
+            }
         }
         if let Some(saved) = &l.saved {
             s.push_str(&saved_text(l, saved, &all));

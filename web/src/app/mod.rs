@@ -203,11 +203,17 @@ pub fn app() -> Html {
             }
         })
     };
+    let sessions_on = state.view.sessions;
     let ondrop = {
         let (dragging, d) = (dragging.clone(), dispatch.clone());
         Callback::from(move |e: DragEvent| {
             e.prevent_default();
             dragging.set(false);
+            // All your sessions takes the drops on it; elsewhere on the page they are not
+            // loaded as one request's files meanwhile.
+            if sessions_on {
+                return;
+            }
             if let Some(dt) = e.data_transfer() {
                 read_into(
                     d.clone(),
@@ -438,8 +444,24 @@ pub fn app() -> Html {
         html! { <PiPicker report={report.clone()} asked={state.scenario.overrides.pi} {on_pick} /> }
     };
 
+    // Mounted once asked for, then kept (hidden behind the request views) so a folder's
+    // report survives a look at one of its calls.
+    let sessions_seen = use_mut_ref(|| false);
+    if sessions_on {
+        *sessions_seen.borrow_mut() = true;
+    }
+    let all_sessions = (*sessions_seen.borrow()).then(|| {
+        let d = dispatch.clone();
+        let on_open = Callback::from(move |c| d.dispatch(Action::OpenCall(c)));
+        html! {
+            <div class="sessions-pane" hidden={!sessions_on}>
+                <crate::all_sessions::AllSessions {on_open} />
+            </div>
+        }
+    });
+
     html! {
-        <div class={classes!("app", dragging.then_some("dragging"))} {ondragover} {ondragleave} {ondrop}>
+        <div class={classes!("app", dragging.then_some("dragging"), sessions_on.then_some("sessions-mode"))} {ondragover} {ondragleave} {ondrop}>
             if crate::embed::active() { <crate::embed::EmbedBar name={state.scenario.name.clone()} api={current_api.clone()} /> }
             <header class="top">
                 if let Some(w) = newer_session.clone() {
@@ -458,10 +480,14 @@ pub fn app() -> Html {
                 { call_bar.unwrap_or_default() }
                 <nav class="protocols" aria-label="protocol">
                     <div role="tablist" class="tabs">{ for Api::ALL.iter().map(|a| tab(a.as_str())) }</div>
+                    <button class={classes!("compare-toggle", "sessions-toggle", sessions_on.then_some("on"))} aria-pressed={sessions_on.to_string()} data-testid="sessions-toggle"
+                        onclick={{ let d = dispatch.clone(); Callback::from(move |_| d.dispatch(Action::ShowSessions(!sessions_on))) }}
+                        title="Every call of every session in a sessions folder: what your tools, skills, context files and history cost">{"All sessions"}</button>
                     <button class={classes!("compare-toggle", state.view.compare.then_some("on"))} aria-pressed={state.view.compare.to_string()} data-testid="compare-toggle" onclick={compare}
                         title="Put two protocols, or two pi releases, side by side">{"Compare"}</button>
                 </nav>
             </header>
+            { all_sessions.unwrap_or_default() }
             <aside class="stepper" aria-label="pipeline">
                 <h2>{"Pipeline"}</h2>
                 <div class="step-buttons">
@@ -519,7 +545,7 @@ pub fn app() -> Html {
             <div class="bottom">
                 <DiagnosticsPanel notes={notes} report={report.clone()} failure={failure} api={current_api.clone()} laid={state.laid.clone()} />
             </div>
-            if *dragging { <div class="drop-overlay" aria-hidden="true"><p>{"Drop to load"}</p></div> }
+            if *dragging && !sessions_on { <div class="drop-overlay" aria-hidden="true"><p>{"Drop to load"}</p></div> }
         </div>
     }
 }

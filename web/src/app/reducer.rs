@@ -182,6 +182,10 @@ pub enum Action {
     WantCatalog,
     /// The scenario the URL parameters named (`embed::load`).
     Embedded(Box<Scenario>),
+    /// All your sessions on screen, or one request.
+    ShowSessions(bool),
+    /// A call of the sessions-folder report, opened in the request views.
+    OpenCall(crate::all_sessions::OpenCall),
 }
 
 pub(super) fn now() -> f64 {
@@ -1054,6 +1058,13 @@ impl Reducible for AppState {
             }
             Action::WhatIf(key) => s.want_whatif(key),
             Action::Embedded(sc) => s.set_scenario(*sc),
+            Action::ShowSessions(on) => s.view.sessions = on,
+            Action::OpenCall(c) => {
+                s.view.sessions = false;
+                s.view.stage = 0;
+                s.view.selection = None;
+                s.set_scenario(Scenario::call_of(&c.path, c.bytes, c.entry_id, now()));
+            }
             Action::WantCatalog => {
                 if !s.catalog_requested {
                     s.catalog_requested = true;

@@ -201,6 +201,9 @@ pub struct ColumnsProps {
     /// The column shown as chosen.
     #[prop_or_default]
     pub picked: Option<usize>,
+    /// Label the x axis with the columns' labels (periods, groups), not their numbers.
+    #[prop_or_default]
+    pub labels: bool,
 }
 
 /// Stacked columns (one per call), with a y axis and markers.
@@ -271,7 +274,7 @@ pub fn Columns(p: &ColumnsProps) -> Html {
                                 </g>
                             }
                             if i % label_every == 0 {
-                                <text class="xl" x={format!("{:.1}", x0 + bw / 2.0)} y={format!("{}", h - 6.0)} text-anchor="middle">{i + 1}</text>
+                                <text class="xl" x={format!("{:.1}", x0 + bw / 2.0)} y={format!("{}", h - 6.0)} text-anchor="middle">{ if p.labels { c.label.clone() } else { (i + 1).to_string() } }</text>
                             }
                         </g>
                     }

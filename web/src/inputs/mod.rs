@@ -121,6 +121,71 @@ pub fn collect_file_list(
     }
 }
 
+/// Files listed but not read: the browser's handles, by their path below what was dropped or
+/// chosen, and the folders skipped on the way.
+#[derive(Default)]
+pub struct Listed {
+    pub files: Vec<(String, web_sys::File)>,
+    pub skipped: Vec<String>,
+}
+
+fn listed_of(v: JsValue) -> Listed {
+    let get = |o: &JsValue, k: &str| {
+        js_sys::Reflect::get(o, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED)
+    };
+    let skipped: js_sys::Array = get(&v, "skipped").dyn_into().unwrap_or_default();
+    let files: js_sys::Array = get(&v, "files").dyn_into().unwrap_or_default();
+    Listed {
+        skipped: skipped.iter().filter_map(|s| s.as_string()).collect(),
+        files: files
+            .iter()
+            .filter_map(|pair| {
+                let pair: js_sys::Array = pair.dyn_into().ok()?;
+                let path = pair.get(0).as_string().filter(|p| !p.is_empty())?;
+                Some((path, pair.get(1).dyn_into::<web_sys::File>().ok()?))
+            })
+            .collect(),
+    }
+}
+
+/// Lists a drop without reading it (a sessions folder can be gigabytes: its files are read one
+/// at a time later). Synchronously takes the items, as [`collect_drop`].
+pub fn list_drop(
+    dt: &web_sys::DataTransfer,
+) -> impl std::future::Future<Output = Result<Listed, String>> {
+    let p = collect_drop_js(dt, js_sys::Array::new());
+    async move {
+        let v = wasm_bindgen_futures::JsFuture::from(p)
+            .await
+            .map_err(error_text)?;
+        Ok(listed_of(v))
+    }
+}
+
+/// Lists a chooser's files without reading them.
+pub fn list_file_list(
+    files: &web_sys::FileList,
+) -> impl std::future::Future<Output = Result<Listed, String>> {
+    let p = collect_file_list_js(files, js_sys::Array::new());
+    async move {
+        let v = wasm_bindgen_futures::JsFuture::from(p)
+            .await
+            .map_err(error_text)?;
+        Ok(listed_of(v))
+    }
+}
+
+/// Reads one file's bytes.
+pub async fn read_file(path: &str, file: &web_sys::File) -> Result<Vec<u8>, String> {
+    if file.size() > MAX_FILE {
+        return Err(format!("{path}: larger than 512 MB"));
+    }
+    let blob = gloo_file::Blob::from(file.clone());
+    gloo_file::futures::read_as_bytes(&blob)
+        .await
+        .map_err(|e| format!("{path}: {e}"))
+}
+
 /// Offers bytes as a download: a `blob:` URL (gloo-file) on a clicked `<a download>`, revoked
 /// ten seconds later (gloo-timers), when the browser has long taken the bytes.
 pub fn download(name: &str, bytes: &[u8], mime: &str) -> Result<(), String> {

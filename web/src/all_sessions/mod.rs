@@ -1,0 +1,663 @@
+//! All your sessions: a sessions folder dropped or chosen, every call of every session read as
+//! ccusage reads it and rebuilt by the release that made it (`ctxlens usage`, in the browser),
+//! the report drawn as it grows — usage per period stacked by block, the tools, sections, kinds
+//! of history and tool results that cost the most, the cache breaks, the costliest calls — with
+//! progress and a cancel. A click on a call opens it in the single-request views.
+//!
+//! The folder is read by a worker of its own ([`job`], over the messages of [`link`]): one
+//! file at a time, never the whole folder in memory; the page keeps only the browser's file
+//! handles (to open a call) and the report.
+
+pub mod job;
+pub mod link;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use ctxlens::analysis::ledger::{GroupBy, BLOCKS};
+use ctxlens::js::Value;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+use crate::inputs::{self, Listed};
+use crate::views::components::charts::{Column, Columns};
+use crate::views::components::thousands;
+use link::{FromJob, Grouping, JobLink, Progress, ToJob};
+
+/// A call to open in the single-request views: its session file and its entry.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpenCall {
+    pub path: String,
+    pub bytes: Vec<u8>,
+    pub entry_id: String,
+}
+
+#[derive(Properties, PartialEq)]
+pub struct AllSessionsProps {
+    pub on_open: Callback<OpenCall>,
+}
+
+/// What the view holds.
+#[derive(Clone, Default, PartialEq)]
+struct St {
+    job: u64,
+    /// The session files of the folder (paths below it, browser handles), in reading order.
+    files: Rc<Vec<(String, web_sys::File)>>,
+    /// Files of the folder that are not session files, and folders skipped.
+    ignored: usize,
+    listing: bool,
+    progress: Option<Progress>,
+    report: Option<Rc<Value>>,
+    notes: Vec<String>,
+    done: bool,
+    cancelled: bool,
+    grouping: Grouping,
+    error: Option<String>,
+}
+
+enum Act {
+    Listing,
+    Listed(u64, Rc<Vec<(String, web_sys::File)>>, usize),
+    Msg(FromJob),
+    Failed(String),
+    Regroup(Grouping),
+}
+
+impl Reducible for St {
+    type Action = Act;
+
+    fn reduce(self: Rc<Self>, a: Act) -> Rc<Self> {
+        let mut s = (*self).clone();
+        match a {
+            Act::Listing => {
+                s.listing = true;
+                s.error = None;
+            }
+            Act::Listed(job, files, ignored) => {
+                s = St {
+                    job,
+                    files,
+                    ignored,
+                    grouping: s.grouping,
+                    ..St::default()
+                };
+            }
+            Act::Msg(FromJob::Progress { job, progress }) if job == s.job && !s.done => {
+                s.progress = Some(progress)
+            }
+            Act::Msg(FromJob::Report {
+                job,
+                json,
+                notes,
+                done,
+                cancelled,
+            }) if job == s.job => {
+                s.report = ctxlens::js::parse(&json).ok().map(Rc::new);
+                s.notes = notes;
+                s.done = done;
+                s.cancelled = cancelled;
+                if done {
+                    s.progress = None;
+                }
+            }
+            Act::Msg(_) => return self,
+            Act::Failed(e) => {
+                s.listing = false;
+                s.progress = None;
+                s.done = true;
+                s.error = Some(e);
+            }
+            Act::Regroup(g) => s.grouping = g,
+        }
+        Rc::new(s)
+    }
+}
+
+/// Session files, as `ctxlens usage` finds them below a folder: `.jsonl`, no hidden file or
+/// folder on the way; in the order of the folder walk (each folder's names sorted).
+fn session_files(listed: Listed) -> (Vec<(String, web_sys::File)>, usize) {
+    let all = listed.files.len() + listed.skipped.len();
+    let mut files: Vec<(String, web_sys::File)> = listed
+        .files
+        .into_iter()
+        .filter(|(p, _)| p.ends_with(".jsonl") && !p.split('/').any(|s| s.starts_with('.')))
+        .collect();
+    files.sort_by(|a, b| a.0.split('/').cmp(b.0.split('/')));
+    let ignored = all - files.len();
+    (files, ignored)
+}
+
+fn dollars(x: f64) -> String {
+    if x >= 100.0 {
+        format!("${}", thousands(x))
+    } else if x >= 1.0 {
+        format!("${x:.2}")
+    } else if x > 0.0 {
+        format!("${x:.4}")
+    } else {
+        "$0".into()
+    }
+}
+
+fn num(v: &Value, k: &str) -> f64 {
+    v.get(k).and_then(Value::as_f64).unwrap_or(0.0)
+}
+
+fn text<'a>(v: &'a Value, k: &str) -> &'a str {
+    v.get_str(k).unwrap_or("")
+}
+
+fn list<'a>(v: &'a Value, k: &str) -> &'a [Value] {
+    v.get(k)
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
+}
+
+/// The prompt tokens a group's recorded usage holds (input + cache read + cache write).
+fn prompt_tokens(g: &Value) -> f64 {
+    num(g, "input") + num(g, "cacheRead") + num(g, "cacheWrite")
+}
+
+const BLOCK_COLORS: [&str; 5] = [
+    "var(--system)",
+    "var(--tools)",
+    "var(--history)",
+    "var(--vc-6)",
+    "var(--v-structure)",
+];
+
+#[function_component]
+pub fn AllSessions(p: &AllSessionsProps) -> Html {
+    let st = use_reducer(St::default);
+    let link: Rc<RefCell<Option<JobLink>>> = use_mut_ref(|| None);
+    let jobs = use_mut_ref(|| 0u64);
+    let dragging = use_state(|| false);
+
+    // Lists what was chosen, then starts a run on it in the worker (started on first use).
+    let start = {
+        let (st, link, jobs) = (st.clone(), link.clone(), jobs.clone());
+        Rc::new(
+            move |fut: std::pin::Pin<
+                Box<dyn std::future::Future<Output = Result<Listed, String>>>,
+            >| {
+                st.dispatch(Act::Listing);
+                let (st, link, jobs) = (st.clone(), link.clone(), jobs.clone());
+                wasm_bindgen_futures::spawn_local(async move {
+                    let listed = match fut.await {
+                        Ok(l) => l,
+                        Err(e) => return st.dispatch(Act::Failed(e)),
+                    };
+                    let (files, ignored) = session_files(listed);
+                    if files.is_empty() {
+                        return st.dispatch(Act::Failed(
+                            "no session files (.jsonl) in what was chosen: choose pi's sessions folder (~/.pi/agent/sessions) or a project's folder in it".into(),
+                        ));
+                    }
+                    let job = {
+                        let mut j = jobs.borrow_mut();
+                        *j += 1;
+                        *j
+                    };
+                    if link.borrow().is_none() {
+                        let (d1, d2) = (st.dispatcher(), st.dispatcher());
+                        match JobLink::start(
+                            Rc::new(move |m| d1.dispatch(Act::Msg(m))),
+                            Rc::new(move |e| {
+                                d2.dispatch(Act::Failed(format!("the worker stopped: {e}")))
+                            }),
+                        ) {
+                            Ok(l) => *link.borrow_mut() = Some(l),
+                            Err(e) => return st.dispatch(Act::Failed(e)),
+                        }
+                    }
+                    let files = Rc::new(files);
+                    st.dispatch(Act::Listed(job, files.clone(), ignored));
+                    if let Some(l) = link.borrow().as_ref() {
+                        l.send(&ToJob::Start {
+                            job,
+                            files: (*files).clone(),
+                            grouping: st.grouping.clone(),
+                        });
+                    }
+                });
+            },
+        )
+    };
+    let on_chosen = {
+        let start = start.clone();
+        Callback::from(move |e: Event| {
+            let Some(input) = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+            else {
+                return;
+            };
+            if let Some(files) = input.files() {
+                start(Box::pin(inputs::list_file_list(&files)));
+            }
+            input.set_value("");
+        })
+    };
+    let ondrop = {
+        let (start, dragging) = (start.clone(), dragging.clone());
+        Callback::from(move |e: DragEvent| {
+            e.prevent_default();
+            e.stop_propagation();
+            dragging.set(false);
+            if let Some(dt) = e.data_transfer() {
+                start(Box::pin(inputs::list_drop(&dt)));
+            }
+        })
+    };
+    let ondragover = {
+        let dragging = dragging.clone();
+        Callback::from(move |e: DragEvent| {
+            e.prevent_default();
+            e.stop_propagation();
+            if !*dragging {
+                dragging.set(true);
+            }
+        })
+    };
+    let ondragleave = {
+        let dragging = dragging.clone();
+        Callback::from(move |_: DragEvent| dragging.set(false))
+    };
+    let regroup = {
+        let (st, link) = (st.clone(), link.clone());
+        Callback::from(move |g: Grouping| {
+            st.dispatch(Act::Regroup(g.clone()));
+            if let Some(l) = link.borrow().as_ref() {
+                l.send(&ToJob::Regroup(g));
+            }
+        })
+    };
+    let cancel = {
+        let link = link.clone();
+        Callback::from(move |_: MouseEvent| {
+            if let Some(l) = link.borrow().as_ref() {
+                l.send(&ToJob::Cancel);
+            }
+        })
+    };
+    // A call of the report: its file read (the handle kept from the listing), then opened.
+    let open = {
+        let (files, on_open, st) = (st.files.clone(), p.on_open.clone(), st.clone());
+        Callback::from(move |(path, entry_id): (String, String)| {
+            let Some((_, file)) = files.iter().find(|(p, _)| *p == path).cloned() else {
+                return;
+            };
+            let (on_open, st) = (on_open.clone(), st.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                match inputs::read_file(&path, &file).await {
+                    Ok(bytes) => on_open.emit(OpenCall {
+                        path,
+                        bytes,
+                        entry_id,
+                    }),
+                    Err(e) => st.dispatch(Act::Failed(e)),
+                }
+            });
+        })
+    };
+
+    let running = !st.files.is_empty() && !st.done;
+    html! {
+        <section class={classes!("all-sessions", dragging.then_some("dragging"))} data-testid="all-sessions"
+            data-state={if st.done { "done" } else if running || st.listing { "running" } else { "empty" }}
+            {ondrop} {ondragover} {ondragleave}>
+            <header class="as-head">
+                <h2>{"All your sessions"}</h2>
+                <p class="muted small">{"Every call of every session in a folder: the usage pi recorded (the totals ccusage reports), each request rebuilt by the pi release that made it and split by block — what your system prompt, tools, skills, context files and history cost. Read here, in your browser: nothing is uploaded."}</p>
+                <div class="as-choose">
+                    <label class="button">
+                        {"Choose a sessions folder…"}
+                        <input type="file" data-testid="usage-folder" webkitdirectory=true multiple=true onchange={on_chosen} hidden=true />
+                    </label>
+                    <span class="muted small">{"or drop one here (pi keeps them in ~/.pi/agent/sessions)"}</span>
+                </div>
+                { progress_line(&st, running, cancel) }
+                if let Some(e) = &st.error {
+                    <p class="error" role="alert" data-testid="usage-error">{e}</p>
+                }
+            </header>
+            if let Some(r) = &st.report {
+                { controls(&st.grouping, regroup, r, st.done) }
+                { report_view(r, &st, &open) }
+            }
+        </section>
+    }
+}
+
+fn progress_line(st: &St, running: bool, cancel: Callback<MouseEvent>) -> Html {
+    if st.listing && st.files.is_empty() {
+        return html! { <p class="status busy" data-testid="usage-progress"><span class="spinner" aria-hidden="true"></span>{"listing the folder…"}</p> };
+    }
+    if !running {
+        return match (st.cancelled, st.done && !st.files.is_empty()) {
+            (true, _) => {
+                html! { <p class="muted small" data-testid="usage-status">{"Cancelled: the report holds the sessions read before."}</p> }
+            }
+            (false, true) => {
+                html! { <p class="muted small" data-testid="usage-status">{format!("{} session files read{}.", thousands(st.files.len() as f64),
+                if st.ignored > 0 { format!("; {} other files ignored", thousands(st.ignored as f64)) } else { String::new() })}</p> }
+            }
+            _ => Html::default(),
+        };
+    }
+    let p = st.progress.clone().unwrap_or_default();
+    let done = if p.files == 0 {
+        0.0
+    } else {
+        (p.files_done as f64
+            + if p.calls > 0 {
+                p.calls_done as f64 / p.calls as f64
+            } else {
+                0.0
+            })
+            / p.files as f64
+    };
+    let pct = (done * 100.0).round();
+    let name = p.file.rsplit('/').next().unwrap_or(&p.file).to_string();
+    html! {
+        <div class="status busy" role="status" data-testid="usage-progress" data-files-done={p.files_done.to_string()}>
+            <progress class="progress" max="100" value={pct.to_string()}>{format!("{pct}%")}</progress>
+            <span class="progress-label">{format!("session {} of {}: {}{} · {name}", (p.files_done + 1).min(p.files.max(1)), p.files,
+                p.stage, if p.calls > 0 { format!(" call {} of {}", p.calls_done, p.calls) } else { String::new() })}</span>
+            <button class="button stop" data-testid="usage-cancel" onclick={cancel}>{"Cancel"}</button>
+        </div>
+    }
+}
+
+/// Saves the report as `ctxlens usage --json` writes it.
+fn save(r: &Value) {
+    let text = format!("{}\n", r.to_json_pretty(2));
+    if let Err(e) = inputs::download("usage.json", text.as_bytes(), "application/json") {
+        web_sys::console::error_1(&e.into());
+    }
+}
+
+fn controls(g: &Grouping, regroup: Callback<Grouping>, r: &Rc<Value>, done: bool) -> Html {
+    let on_save = {
+        let r = r.clone();
+        Callback::from(move |_: MouseEvent| save(&r))
+    };
+    let on_by = {
+        let (g, regroup) = (g.clone(), regroup.clone());
+        Callback::from(move |e: Event| {
+            let Some(v) = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
+                .map(|s| s.value())
+            else {
+                return;
+            };
+            if let Some(by) = GroupBy::parse(&v) {
+                regroup.emit(Grouping { by, ..g.clone() });
+            }
+        })
+    };
+    let on_day = |since: bool| {
+        let (g, regroup) = (g.clone(), regroup.clone());
+        Callback::from(move |e: Event| {
+            let Some(v) = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+                .map(|i| i.value())
+            else {
+                return;
+            };
+            let v = Some(v).filter(|v| !v.is_empty());
+            let mut g = g.clone();
+            if since {
+                g.since = v;
+            } else {
+                g.until = v;
+            }
+            regroup.emit(g);
+        })
+    };
+    html! {
+        <div class="as-controls">
+            <label>{"Group by "}
+                <select data-testid="usage-by" onchange={on_by}>
+                    { for GroupBy::ALL.iter().map(|b| html! { <option value={b.as_str()} selected={*b == g.by}>{b.as_str()}</option> }) }
+                </select>
+            </label>
+            <label>{"From "}<input type="date" data-testid="usage-since" value={g.since.clone().unwrap_or_default()} onchange={on_day(true)} /></label>
+            <label>{"to "}<input type="date" data-testid="usage-until" value={g.until.clone().unwrap_or_default()} onchange={on_day(false)} /></label>
+            <span class="muted small">{"(days in UTC, as ccusage counts them)"}</span>
+            <button class="button" data-testid="usage-download" onclick={on_save} disabled={!done}
+                title="the report as ctxlens usage --json writes it">{"Save as JSON"}</button>
+        </div>
+    }
+}
+
+fn report_view(r: &Value, st: &St, open: &Callback<(String, String)>) -> Html {
+    let t = r.get("totals").cloned().unwrap_or_default();
+    html! {
+        <div class="as-report">
+            <p class="as-totals" data-testid="usage-totals"
+                data-calls={num(&t, "calls").to_string()} data-sessions={num(&t, "sessions").to_string()}
+                data-input={num(&t, "input").to_string()} data-output={num(&t, "output").to_string()}
+                data-cache-read={num(&t, "cacheRead").to_string()} data-cache-write={num(&t, "cacheWrite").to_string()}
+                data-cost={num(&t, "cost").to_string()} data-rebuilt={num(r, "rebuilt").to_string()}>
+                <strong>{format!("{} calls in {} sessions · {}", thousands(num(&t, "calls")), thousands(num(&t, "sessions")), dollars(num(&t, "cost")))}</strong>
+                <span class="muted">{format!(" · input {} · cache read {} · cache write {} · output {} · {} calls rebuilt",
+                    thousands(num(&t, "input")), thousands(num(&t, "cacheRead")), thousands(num(&t, "cacheWrite")),
+                    thousands(num(&t, "output")), thousands(num(r, "rebuilt")))}</span>
+            </p>
+            { periods(r) }
+            <div class="as-grid">
+                { items("Tools", "usage-tools", list(r, "tools"), false) }
+                { items("System prompt sections", "usage-sections", list(r, "sections"), true) }
+                { items("History by kind", "usage-history", list(r, "history"), false) }
+                { items("Tool results by tool", "usage-results", list(r, "toolResults"), false) }
+            </div>
+            { never_called(r) }
+            { breaks(r, open) }
+            { costliest(r, open) }
+            { read_notes(r, st) }
+        </div>
+    }
+}
+
+/// The groups as stacked columns of prompt tokens by block (and what was not rebuilt), and as
+/// ccusage's table.
+fn periods(r: &Value) -> Html {
+    let groups = list(r, "groups");
+    let mut series: Vec<(String, String)> = BLOCKS
+        .iter()
+        .zip(BLOCK_COLORS)
+        .map(|((_, label), c)| (label.to_string(), c.to_string()))
+        .collect();
+    series.push(("not rebuilt".into(), "var(--line)".into()));
+    let columns: Vec<Column> = groups
+        .iter()
+        .map(|g| {
+            let blocks = g.get("blocks").cloned().unwrap_or_default();
+            let mut values: Vec<f64> = BLOCKS
+                .iter()
+                .map(|(k, _)| blocks.get(k).map_or(0.0, |b| num(b, "tokens")))
+                .collect();
+            let split: f64 = values.iter().sum();
+            values.push((prompt_tokens(g) - split).max(0.0));
+            Column {
+                label: text(g, "key").to_string(),
+                values,
+                mark: None,
+            }
+        })
+        .collect();
+    html! {
+        <section class="as-periods">
+            <h3>{"Prompt tokens by block"}</h3>
+            <Columns testid="usage-periods" series={series} columns={columns} unit="tokens" labels=true />
+            <table class="calls-table" data-testid="usage-groups">
+                <thead><tr><th>{"group"}</th><th class="num">{"calls"}</th><th class="num">{"input"}</th><th class="num">{"output"}</th>
+                    <th class="num">{"cache read"}</th><th class="num">{"cache write"}</th><th class="num">{"cost"}</th></tr></thead>
+                <tbody>
+                { for groups.iter().map(|g| html! {
+                    <tr data-key={text(g, "key").to_string()}>
+                        <td class="mono">{text(g, "key")}</td><td class="num">{thousands(num(g, "calls"))}</td>
+                        <td class="num">{thousands(num(g, "input"))}</td><td class="num">{thousands(num(g, "output"))}</td>
+                        <td class="num">{thousands(num(g, "cacheRead"))}</td><td class="num">{thousands(num(g, "cacheWrite"))}</td>
+                        <td class="num">{dollars(num(g, "cost"))}</td>
+                    </tr>
+                }) }
+                </tbody>
+            </table>
+        </section>
+    }
+}
+
+/// A ranked table of items (largest cost first), the first 12.
+fn items(title: &str, testid: &'static str, items: &[Value], with_source: bool) -> Html {
+    if items.is_empty() {
+        return Html::default();
+    }
+    let max = items
+        .iter()
+        .map(|i| num(i, "tokens"))
+        .fold(0.0, f64::max)
+        .max(1.0);
+    html! {
+        <section class="as-items">
+            <h3>{title}</h3>
+            <table class="calls-table" data-testid={testid}>
+                <thead><tr><th>{"name"}</th><th class="num" title="in how many rebuilt requests">{"requests"}</th><th class="num">{"prompt tokens"}</th><th class="num">{"cost"}</th></tr></thead>
+                <tbody>
+                { for items.iter().take(12).map(|i| {
+                    let name = text(i, "name");
+                    let source = if with_source { text(i, "source") } else { "" };
+                    html! {
+                        <tr data-name={name.to_string()}>
+                            <td><span class="as-bar" style={format!("width:{:.1}%", num(i, "tokens") / max * 100.0)}></span>
+                                <span class="mono">{name}</span>
+                                if !source.is_empty() { <span class="muted as-source">{source}</span> }</td>
+                            <td class="num">{thousands(num(i, "requests"))}</td>
+                            <td class="num">{thousands(num(i, "tokens"))}</td>
+                            <td class="num">{dollars(num(i, "cost"))}</td>
+                        </tr>
+                    }
+                }) }
+                </tbody>
+            </table>
+            if items.len() > 12 { <p class="muted small">{format!("… {} more (ctxlens usage --json lists them all)", items.len() - 12)}</p> }
+        </section>
+    }
+}
+
+fn never_called(r: &Value) -> Html {
+    let never = list(r, "neverCalled");
+    if never.is_empty() {
+        return Html::default();
+    }
+    html! {
+        <section class="as-suggest" data-testid="usage-never-called">
+            <h3>{"Tools sent but never called"}</h3>
+            <p class="muted small">{"Sent in every request, never used by the model in these sessions: switching one off (pi's --tools, or the tool's extension) would have saved about this much."}</p>
+            <ul>
+            { for never.iter().take(3).map(|i| html! {
+                <li data-name={text(i, "name").to_string()}><span class="mono">{text(i, "name")}</span>{format!(": {} prompt tokens, {} over {} requests", thousands(num(i, "tokens")), dollars(num(i, "cost")), thousands(num(i, "requests")))}</li>
+            }) }
+            </ul>
+        </section>
+    }
+}
+
+/// A button that opens a call of the report (when it has an entry id).
+fn open_button(c: &Value, open: &Callback<(String, String)>) -> Html {
+    let Some(id) = c.get_str("entryId").map(str::to_string) else {
+        return html! { <span class="muted">{"–"}</span> };
+    };
+    let file = text(c, "file").to_string();
+    let name = file.rsplit('/').next().unwrap_or(&file).to_string();
+    let open = open.clone();
+    let onclick = Callback::from(move |_: MouseEvent| open.emit((file.clone(), id.clone())));
+    html! { <button class="link" data-testid="open-call" title="open this call in the request views" {onclick}>{format!("{name}:{}", num(c, "line"))}</button> }
+}
+
+fn breaks(r: &Value, open: &Callback<(String, String)>) -> Html {
+    let reasons = list(r, "cacheBreaks");
+    if reasons.is_empty() {
+        return Html::default();
+    }
+    let cost = |v: &Value| {
+        v.get("cost")
+            .and_then(Value::as_f64)
+            .map_or("–".into(), dollars)
+    };
+    html! {
+        <section class="as-breaks">
+            <h3>{"Cache breaks"}</h3>
+            <p class="muted small">{"Calls whose request stopped extending the previous call's: what the provider had cached from there on was sent again (cost: those tokens at the input price less the cache-read price)."}</p>
+            <table class="calls-table" data-testid="usage-break-reasons">
+                <thead><tr><th>{"why"}</th><th class="num">{"calls"}</th><th class="num">{"tokens again"}</th><th class="num">{"cost"}</th></tr></thead>
+                <tbody>
+                { for reasons.iter().map(|b| html! {
+                    <tr><td>{text(b, "reason")}</td><td class="num">{thousands(num(b, "calls"))}</td><td class="num">{thousands(num(b, "tokens"))}</td><td class="num">{cost(b)}</td></tr>
+                }) }
+                </tbody>
+            </table>
+            <table class="calls-table" data-testid="usage-breaks">
+                <thead><tr><th>{"call"}</th><th>{"when"}</th><th>{"why"}</th><th class="num">{"tokens again"}</th><th class="num">{"cost"}</th></tr></thead>
+                <tbody>
+                { for list(r, "breaks").iter().take(20).map(|b| html! {
+                    <tr><td>{open_button(b, open)}</td><td class="mono small">{text(b, "timestamp")}</td><td>{text(b, "reason")}</td>
+                        <td class="num">{thousands(num(b, "tokens"))}</td><td class="num">{cost(b)}</td></tr>
+                }) }
+                </tbody>
+            </table>
+        </section>
+    }
+}
+
+fn costliest(r: &Value, open: &Callback<(String, String)>) -> Html {
+    let calls = list(r, "costliest");
+    if calls.is_empty() {
+        return Html::default();
+    }
+    html! {
+        <section class="as-costliest">
+            <h3>{"Costliest calls"}</h3>
+            <table class="calls-table" data-testid="usage-costliest">
+                <thead><tr><th>{"call"}</th><th>{"when"}</th><th>{"model"}</th><th>{"pi"}</th><th class="num">{"prompt tokens"}</th><th class="num">{"output"}</th><th class="num">{"cost"}</th></tr></thead>
+                <tbody>
+                { for calls.iter().map(|c| html! {
+                    <tr><td>{open_button(c, open)}</td><td class="mono small">{text(c, "timestamp")}</td><td class="mono">{text(c, "model")}</td>
+                        <td class="mono">{text(c, "pi")}</td><td class="num">{thousands(prompt_tokens(c))}</td>
+                        <td class="num">{thousands(num(c, "output"))}</td><td class="num">{dollars(num(c, "cost"))}</td></tr>
+                }) }
+                </tbody>
+            </table>
+        </section>
+    }
+}
+
+/// How the report was made, and what was left out.
+fn read_notes(r: &Value, st: &St) -> Html {
+    let read = r.get("read").cloned().unwrap_or_default();
+    let skipped = list(&read, "skipped");
+    let not_rebuilt = list(&read, "notRebuilt");
+    let mut reasons: Vec<(String, usize)> = Vec::new();
+    for x in not_rebuilt {
+        let why = text(x, "reason").to_string();
+        match reasons.iter_mut().find(|r| r.0 == why) {
+            Some(r) => r.1 += 1,
+            None => reasons.push((why, 1)),
+        }
+    }
+    html! {
+        <section class="as-read" data-testid="usage-read">
+            <h3>{"How this was read"}</h3>
+            <ul class="small">
+                { for st.notes.iter().map(|n| html! { <li>{n}</li> }) }
+                <li>{format!("{} files read; {} calls found twice (a forked session's copy) counted once, as ccusage counts them.", thousands(num(&read, "files")), thousands(num(&read, "duplicates")))}</li>
+                { for reasons.iter().map(|(why, n)| html! { <li data-testid="usage-not-rebuilt">{format!("Not rebuilt ({n}): {why}")}</li> }) }
+                { for skipped.iter().take(20).map(|x| html! { <li data-testid="usage-skipped">{format!("Skipped: {}{} — {}", text(x, "file"),
+                    x.get("line").and_then(Value::as_f64).map(|l| format!(":{l}")).unwrap_or_default(), text(x, "reason"))}</li> }) }
+            </ul>
+        </section>
+    }
+}
