@@ -119,7 +119,26 @@ impl Host for StdHost {
     }
 }
 
+/// glibc gives each block past its mmap threshold (at most 32 MB) back to the system when it
+/// is freed, so a command that builds a body of tens of megabytes per call (`usage`, a
+/// whole-session what-if) pays a page fault for every page of every body: a third of `usage`'s
+/// time on a 40 MB session (docs/benchmarks.md). Large blocks come from the heap instead, and a
+/// freed body's memory is reused by the next call's.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn keep_freed_memory() {
+    // SAFETY: mallopt only sets the allocator's parameters; it is called first thing in main,
+    // before any other thread exists or anything is allocated on one.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 30);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, i32::MAX);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn keep_freed_memory() {}
+
 fn main() {
+    keep_freed_memory();
     let argv: Vec<String> = std::env::args_os()
         .skip(1)
         .map(|a| a.to_string_lossy().into_owned())

@@ -120,12 +120,13 @@ fn rebuild_all(
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(total);
+    // This thread works too: the other threads' workers are one fewer.
     let workers: Vec<Box<dyn Host + Send>> = if threads > 1 {
-        (0..threads).map_while(|_| host.worker()).collect()
+        (1..threads).map_while(|_| host.worker()).collect()
     } else {
         Vec::new()
     };
-    if workers.len() < 2 {
+    if workers.is_empty() {
         for (k, (file, lo, hi)) in runs.into_iter().enumerate() {
             one(host, &file, &mut calls[lo..hi], p, k);
         }
@@ -135,33 +136,42 @@ fn rebuild_all(
         host,
         &format!(
             "rebuilding the calls of {total} sessions on {} threads…",
-            workers.len()
+            workers.len() + 1
         ),
     );
-    // The runs leave `calls` as jobs and come back in their order.
+    // The runs leave `calls` as jobs and come back in their order. The sessions with the most
+    // calls go first (a session's calls take time in proportion to their number times its
+    // size), so the largest does not start last; this thread takes the first: its memory
+    // comes from the main heap, which has room for the largest bodies.
     let mut rest = std::mem::take(calls);
-    let mut jobs = std::collections::VecDeque::new();
+    let mut jobs = Vec::new();
     for (k, (file, lo, hi)) in runs.into_iter().enumerate().rev() {
         let mine = rest.split_off(lo);
         debug_assert_eq!(mine.len(), hi - lo);
-        jobs.push_front((k, file, mine));
+        jobs.push((k, file, mine));
     }
-    let queue = std::sync::Mutex::new(jobs);
+    jobs.sort_by_key(|(k, _, mine)| (std::cmp::Reverse(mine.len()), *k));
+    let queue = std::sync::Mutex::new(std::collections::VecDeque::from(jobs));
     let done = std::sync::Mutex::new(Vec::new());
+    // The lock is let go before the work (a closure's temporary).
+    let next = || queue.lock().ok().and_then(|mut q| q.pop_front());
+    let work = |w: &mut dyn Host, first: Option<(usize, String, Vec<LedgerCall>)>| {
+        let mut job = first.or_else(next);
+        while let Some((k, file, mut mine)) = job {
+            one(w, &file, &mut mine, &mut Progress::new(false), k);
+            if let Ok(mut d) = done.lock() {
+                d.push((k, mine));
+            }
+            job = next();
+        }
+    };
+    let first = next();
     std::thread::scope(|s| {
         for mut w in workers {
-            let (queue, done, one) = (&queue, &done, &one);
-            s.spawn(move || {
-                // The lock is let go before the work (a closure's temporary).
-                let next = || queue.lock().ok().and_then(|mut q| q.pop_front());
-                while let Some((k, file, mut mine)) = next() {
-                    one(&mut *w, &file, &mut mine, &mut Progress::new(false), k);
-                    if let Ok(mut d) = done.lock() {
-                        d.push((k, mine));
-                    }
-                }
-            });
+            let work = &work;
+            s.spawn(move || work(&mut *w, None));
         }
+        work(host, first);
     });
     let mut done = done.into_inner().unwrap_or_default();
     done.sort_by_key(|d| d.0);

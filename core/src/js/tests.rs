@@ -80,6 +80,28 @@ fn utf16_lengths_and_slices() {
     assert_eq!(js_trim("\u{feff} x \u{2028}"), "x");
 }
 
+/// The byte-counting `utf16_len` against counting the characters one by one, for texts whose
+/// non-ASCII characters fall at every offset of its 32- and 8-byte blocks and in the tail.
+#[test]
+fn utf16_len_counts_as_js_does_at_every_offset() {
+    let lone = js_slice("🙈", 0, Some(1));
+    for odd in ["é", "€", "🙈", lone.as_str()] {
+        for len in [0usize, 1, 7, 8, 31, 32, 33, 63, 64, 65, 100] {
+            for at in (0..=len).step_by(3) {
+                let s = format!("{}{odd}{}", "a".repeat(at), "b".repeat(len - at));
+                let expected: usize = s
+                    .chars()
+                    .map(|c| match crate::js::string::is_lone_surrogate_char(c) {
+                        Some(_) => 1,
+                        None => c.len_utf16(),
+                    })
+                    .sum();
+                assert_eq!(utf16_len(&s), expected, "{odd:?} at {at} of {len}");
+            }
+        }
+    }
+}
+
 #[test]
 fn parse_errors_are_located_not_panics() {
     for bad in [
