@@ -873,7 +873,10 @@ impl AppState {
                         compaction: Shared::new(Value::Null),
                     };
                 }
-                if !comparing {
+                // A worker that stopped before it was ready would stop again: not started
+                // over and over; said, and Assemble again starts one.
+                let starting = !self.ready;
+                if !comparing && !starting {
                     let key = match &self.in_flight {
                         Some((_, Some(a))) => a.clone(),
                         _ => String::new(),
@@ -887,7 +890,13 @@ impl AppState {
                 self.in_flight = None;
                 self.busy = None;
                 self.ready = false;
-                if let Err(e) = self.host.start() {
+                if starting {
+                    drop(self.host.link.borrow_mut().take());
+                    self.failures.insert(
+                        "worker".into(),
+                        format!("the worker stopped while it was starting: {message}"),
+                    );
+                } else if let Err(e) = self.host.start() {
                     self.failures.insert("worker".into(), e);
                 }
             }
@@ -1009,6 +1018,13 @@ impl Reducible for AppState {
                     .collect();
                 for k in stopped {
                     s.failures.remove(&k);
+                }
+                // A worker that did not start: another one.
+                if s.host.link.borrow().is_none() {
+                    s.failures.remove("worker");
+                    if let Err(e) = s.host.start() {
+                        s.failures.insert("worker".into(), e);
+                    }
                 }
                 if s.native_api.as_deref() == Some("") {
                     s.native_api = None;
