@@ -300,7 +300,7 @@ fn the_whole_session_with_the_change_made_at_the_start_is_the_run_pi_makes_with_
     assert_eq!(s.calls.len(), 6);
     let got: Vec<usize> = s.calls.iter().map(|c| c.after_chars.unwrap()).collect();
     assert_eq!(got, chars);
-    assert_eq!(s.after_chars, chars.iter().sum::<usize>());
+    assert_eq!(s.after_chars, chars.iter().sum::<usize>() as u64);
     assert!(s.calls.iter().all(|c| c.note.is_none()));
     assert!(s.cost_saved.unwrap() > 0.0);
 }

@@ -785,7 +785,8 @@ fn week_of(c: &LedgerCall) -> String {
 /// Characters, the prompt tokens and prompt cost they stand for (split by share).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Share {
-    pub chars: usize,
+    /// Summed over calls: past 4 GB of text on a 32-bit target (wasm), so not a `usize`.
+    pub chars: u64,
     pub tokens: f64,
     pub cost: f64,
 }
@@ -793,7 +794,7 @@ pub struct Share {
 impl Share {
     fn add(&mut self, chars: usize, call: &LedgerCall) {
         let (tokens, cost) = call.share_of(chars);
-        self.chars += chars;
+        self.chars += chars as u64;
         self.tokens += tokens;
         self.cost += cost;
     }

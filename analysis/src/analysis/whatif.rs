@@ -1497,10 +1497,11 @@ pub struct SessionWhatIf {
     pub calls: Vec<CallRow>,
     /// Calls with usage in the session, and how many were rebuilt.
     pub calls_with_usage: usize,
-    pub before_chars: usize,
-    pub after_chars: usize,
-    pub before_tokens: Option<usize>,
-    pub after_tokens: Option<usize>,
+    /// Summed over the calls: past 4 GB of text on a 32-bit target (wasm), so not `usize`s.
+    pub before_chars: u64,
+    pub after_chars: u64,
+    pub before_tokens: Option<u64>,
+    pub after_tokens: Option<u64>,
     /// The reported input tokens of the rebuilt calls, scaled by each call's after/before ratio.
     pub reported_tokens: f64,
     pub reported_tokens_after: Option<f64>,
@@ -1702,10 +1703,16 @@ impl SessionRebuild {
         } else if self.transcript && b.body() == c.body() {
             self.unchanged_prompt_calls += 1;
         }
-        out.before_chars += row.before_chars;
-        out.after_chars += row.after_chars.unwrap_or(0);
-        out.before_tokens = out.before_tokens.zip(row.before_tokens).map(|(a, b)| a + b);
-        out.after_tokens = out.after_tokens.zip(row.after_tokens).map(|(a, b)| a + b);
+        out.before_chars += row.before_chars as u64;
+        out.after_chars += row.after_chars.unwrap_or(0) as u64;
+        out.before_tokens = out
+            .before_tokens
+            .zip(row.before_tokens)
+            .map(|(a, b)| a + b as u64);
+        out.after_tokens = out
+            .after_tokens
+            .zip(row.after_tokens)
+            .map(|(a, b)| a + b as u64);
         out.reported_tokens += reported;
         // The reported tokens scaled by what the change does to this call's request.
         let ratio = match (row.before_tokens, row.after_tokens) {

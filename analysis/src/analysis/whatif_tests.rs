@@ -320,7 +320,7 @@ fn the_whole_session_rebuilt_with_the_change_gives_its_totals() {
         deltas.iter().all(|d| *d == deltas[0] && *d > 0),
         "{deltas:?}"
     );
-    assert_eq!(s.before_chars - s.after_chars, deltas[0] * 6);
+    assert_eq!(s.before_chars - s.after_chars, deltas[0] as u64 * 6);
     // The reported usage (100, 200, … 600 input tokens in this session) and its cost at the
     // model's prices.
     assert_eq!(s.reported_tokens, 2100.0);

@@ -5,8 +5,8 @@ use super::upgrade::{blocks_json, first_change_json, headers_json, url_json};
 use crate::analysis::whatif::*;
 use crate::js::{Object, Value};
 
-fn num(n: Option<usize>) -> Value {
-    n.map_or(Value::Null, Value::from)
+fn num<T: Into<Value>>(n: Option<T>) -> Value {
+    n.map_or(Value::Null, Into::into)
 }
 
 fn float(n: Option<f64>) -> Value {

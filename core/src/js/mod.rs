@@ -505,6 +505,12 @@ impl From<usize> for Value {
     }
 }
 
+impl From<u64> for Value {
+    fn from(n: u64) -> Self {
+        Value::Number(n as f64)
+    }
+}
+
 impl From<Object> for Value {
     fn from(o: Object) -> Self {
         Value::Object(o)
