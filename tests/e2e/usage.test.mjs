@@ -150,3 +150,35 @@ test("a run can be cancelled: the report keeps the sessions read before", async 
   const perFile = cliUsage(path.join(dir, "--p0--", "s_0000.jsonl")).totals.calls;
   assert.equal(report.totals.calls % perFile, 0);
 });
+
+test("a folder of 20,000 sessions is read with progress, in a bounded memory", async () => {
+  const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ctxlens-e2e-usage-")), "sessions");
+  const N = 20000;
+  const header = (k) => ({ type: "session", version: 3, id: `s${k}`, timestamp: "2026-11-30T10:00:00.000Z", cwd: "/home/u/proj" });
+  for (let k = 0; k < N; k++) {
+    const folder = path.join(dir, `--home-u-proj${k % 50}--`);
+    if (k < 50) fs.mkdirSync(folder, { recursive: true });
+    const t = new Date(Date.UTC(2026, 10, 1) + k * 60000).toISOString();
+    const lines = [
+      header(k),
+      { type: "message", id: `u${k}`, parentId: null, timestamp: t, message: { role: "user", content: [{ type: "text", text: `question ${k}` }], timestamp: 1 } },
+      { type: "message", id: `a${k}`, parentId: `u${k}`, timestamp: t, message: { role: "assistant", content: [{ type: "text", text: `answer ${k}` }], provider: "anthropic", model: "claude-sonnet-4-5", api: "anthropic-messages",
+        usage: { input: 100 + (k % 7), output: 20, cacheRead: 0, cacheWrite: 0, totalTokens: 120 + (k % 7), cost: { input: 0.0003, output: 0.0003, cacheRead: 0, cacheWrite: 0, total: 0.0006 } }, stopReason: "stop", timestamp: 2 } },
+    ];
+    fs.writeFileSync(path.join(folder, `${t.replace(/:/g, "-")}_s${k}.jsonl`), lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+  }
+  const { page } = await openSessions();
+  const started = Date.now();
+  await page.getByTestId("usage-folder").setInputFiles(dir);
+  await page.locator('[data-testid="usage-progress"]:not([data-files-done="0"])').waitFor({ timeout: 120000 });
+  const { report } = await savedReport(page);
+  const seconds = (Date.now() - started) / 1000;
+  assert.equal(report.read.files, N);
+  assert.equal(report.totals.calls, N);
+  assert.equal(report.rebuilt, N, JSON.stringify(report.read.notRebuilt.slice(0, 3)));
+  const memory = Number(await page.getByTestId("usage-status").getAttribute("data-memory"));
+  console.log(`20,000 sessions: ${seconds.toFixed(1)} s, worker ${(memory / 2 ** 20).toFixed(0)} MB`);
+  // The bound docs/usage.md states: the worker holds every call's accounting (a few hundred
+  // bytes each) and one session at a time.
+  assert.ok(memory < 128 * 2 ** 20, `worker memory ${memory}`);
+});

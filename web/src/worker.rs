@@ -1151,7 +1151,7 @@ fn mb(bytes: usize) -> String {
     format!("{:.1} MB", bytes as f64 / 1_048_576.0)
 }
 
-fn memory_bytes() -> f64 {
+pub(crate) fn memory_bytes() -> f64 {
     wasm_bindgen::memory()
         .dyn_into::<js_sys::WebAssembly::Memory>()
         .map(|m| get(&m.buffer(), "byteLength").as_f64().unwrap_or(0.0))

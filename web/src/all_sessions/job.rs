@@ -12,7 +12,7 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::link::{FromJob, Grouping, Progress, ToJob};
 use crate::state::{inputs_of, LayOptions, Scenario};
-use crate::worker::{fetch_release, now_ms, yield_to_page};
+use crate::worker::{fetch_release, memory_bytes, now_ms, yield_to_page};
 
 /// A report goes to the page at most this often while a folder is read.
 const REPORT_EVERY_MS: f64 = 1_000.0;
@@ -37,6 +37,18 @@ thread_local! {
 
 fn post(scope: &web_sys::DedicatedWorkerGlobalScope, m: &FromJob) {
     let _ = scope.post_message(&m.to_js());
+}
+
+/// Says where the run is, with the worker's memory.
+fn tell(scope: &web_sys::DedicatedWorkerGlobalScope, job: u64, p: &mut Progress) {
+    p.memory = memory_bytes();
+    post(
+        scope,
+        &FromJob::Progress {
+            job,
+            progress: p.clone(),
+        },
+    );
 }
 
 /// What the report cannot see for itself: which calls were rebuilt from the session alone.
@@ -72,6 +84,7 @@ fn report(scope: &web_sys::DedicatedWorkerGlobalScope) {
             notes: notes(&j.calls),
             done: j.done,
             cancelled: j.cancelled,
+            memory: memory_bytes(),
         })
     });
     if let Some(m) = msg {
@@ -165,13 +178,7 @@ async fn run(
             stage: "reading".into(),
             ..Progress::default()
         };
-        post(
-            &scope,
-            &FromJob::Progress {
-                job: id,
-                progress: p.clone(),
-            },
-        );
+        tell(&scope, id, &mut p);
         let text = match text_of(&file).await {
             Ok(t) => t,
             Err(e) => {
@@ -275,13 +282,7 @@ async fn rebuild(
                     break;
                 }
                 p.stage = format!("fetching pi {v}'s data");
-                post(
-                    scope,
-                    &FromJob::Progress {
-                        job: id,
-                        progress: p.clone(),
-                    },
-                );
+                tell(scope, id, p);
                 if let Err(e) = fetch_release(scope, v).await {
                     failed = Some(format!("pi {v}'s data could not be loaded: {e}"));
                     break;
@@ -299,13 +300,7 @@ async fn rebuild(
         p.calls_done = k + 1;
         p.stage = "rebuilding".into();
         if clock.progress_due() {
-            post(
-                scope,
-                &FromJob::Progress {
-                    job: id,
-                    progress: p.clone(),
-                },
-            );
+            tell(scope, id, p);
         }
         if clock.slice_over() {
             yield_to_page().await;

@@ -144,6 +144,8 @@ pub struct Progress {
     pub calls: usize,
     /// What is happening (reading, rebuilding, fetching a release's data).
     pub stage: String,
+    /// The worker's wasm memory (bytes): it never shrinks, so this is its peak so far.
+    pub memory: f64,
 }
 
 /// What the worker says.
@@ -161,6 +163,8 @@ pub enum FromJob {
         notes: Vec<String>,
         done: bool,
         cancelled: bool,
+        /// [`Progress::memory`] when it was sent.
+        memory: f64,
     },
 }
 
@@ -177,6 +181,7 @@ impl FromJob {
                 set(&m, "callsDone", p.calls_done as f64);
                 set(&m, "calls", p.calls as f64);
                 set(&m, "stage", p.stage.as_str());
+                set(&m, "memory", p.memory);
             }
             FromJob::Report {
                 job,
@@ -184,8 +189,10 @@ impl FromJob {
                 notes,
                 done,
                 cancelled,
+                memory,
             } => {
                 set(&m, "type", "usageReport");
+                set(&m, "memory", *memory);
                 set(&m, "job", *job as f64);
                 set(&m, "json", json.as_str());
                 let list: js_sys::Array = notes.iter().map(|n| JsValue::from_str(n)).collect();
@@ -211,6 +218,7 @@ impl FromJob {
                     calls_done: n("callsDone"),
                     calls: n("calls"),
                     stage: s("stage"),
+                    memory: get(m, "memory").as_f64().unwrap_or(0.0),
                 },
             }),
             "usageReport" => Some(FromJob::Report {
@@ -222,6 +230,7 @@ impl FromJob {
                     .collect(),
                 done: get(m, "done").as_bool().unwrap_or(false),
                 cancelled: get(m, "cancelled").as_bool().unwrap_or(false),
+                memory: get(m, "memory").as_f64().unwrap_or(0.0),
             }),
             _ => None,
         }

@@ -48,6 +48,8 @@ struct St {
     listing: bool,
     progress: Option<Progress>,
     report: Option<Rc<Value>>,
+    /// The worker's memory at the last report (its peak: wasm memory never shrinks).
+    memory: f64,
     notes: Vec<String>,
     done: bool,
     cancelled: bool,
@@ -91,8 +93,10 @@ impl Reducible for St {
                 notes,
                 done,
                 cancelled,
+                memory,
             }) if job == s.job => {
                 s.report = ctxlens::js::parse(&json).ok().map(Rc::new);
+                s.memory = memory;
                 s.notes = notes;
                 s.done = done;
                 s.cancelled = cancelled;
@@ -339,8 +343,8 @@ fn progress_line(st: &St, running: bool, cancel: Callback<MouseEvent>) -> Html {
                 html! { <p class="muted small" data-testid="usage-status">{"Cancelled: the report holds the sessions read before."}</p> }
             }
             (false, true) => {
-                html! { <p class="muted small" data-testid="usage-status">{format!("{} session files read{}.", thousands(st.files.len() as f64),
-                if st.ignored > 0 { format!("; {} other files ignored", thousands(st.ignored as f64)) } else { String::new() })}</p> }
+                html! { <p class="muted small" data-testid="usage-status" data-memory={st.memory.to_string()}>{format!("{} session files read{} · worker {:.0} MB", thousands(st.files.len() as f64),
+                if st.ignored > 0 { format!("; {} other files ignored", thousands(st.ignored as f64)) } else { String::new() }, st.memory / 1_048_576.0)}</p> }
             }
             _ => Html::default(),
         };
@@ -362,8 +366,8 @@ fn progress_line(st: &St, running: bool, cancel: Callback<MouseEvent>) -> Html {
     html! {
         <div class="status busy" role="status" data-testid="usage-progress" data-files-done={p.files_done.to_string()}>
             <progress class="progress" max="100" value={pct.to_string()}>{format!("{pct}%")}</progress>
-            <span class="progress-label">{format!("session {} of {}: {}{} · {name}", (p.files_done + 1).min(p.files.max(1)), p.files,
-                p.stage, if p.calls > 0 { format!(" call {} of {}", p.calls_done, p.calls) } else { String::new() })}</span>
+            <span class="progress-label">{format!("session {} of {}: {}{} · {name} · worker {:.0} MB", (p.files_done + 1).min(p.files.max(1)), p.files,
+                p.stage, if p.calls > 0 { format!(" call {} of {}", p.calls_done, p.calls) } else { String::new() }, p.memory / 1_048_576.0)}</span>
             <button class="button stop" data-testid="usage-cancel" onclick={cancel}>{"Cancel"}</button>
         </div>
     }
