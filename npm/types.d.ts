@@ -780,6 +780,17 @@ export interface UsageItem extends UsageShare {
   requests: number;
 }
 
+/** A call of a usage report: its file, line and entry (`ctxlens FILE --call ENTRY` opens it). */
+export interface UsageCallAt {
+  file: string;
+  line: number;
+  entryId: string | null;
+  timestamp: string;
+  model: string | null;
+  /** The pi release that rebuilt it; `null`: not rebuilt. */
+  pi: string | null;
+}
+
 /** `usage()`, as `ctxlens usage --json` writes it (docs/usage.md). */
 export interface UsageReport {
   groupBy: "day" | "week" | "month" | "session" | "project" | "model" | "release";
@@ -795,6 +806,20 @@ export interface UsageReport {
   history: UsageItem[];
   toolResults: UsageItem[];
   saved: UsageSaved | null;
+  /** The calls whose request broke the previous call's cached prefix, by reason (`cost`:
+   * the tokens sent again at the input price less the cache-read price; `null`: no prices). */
+  cacheBreaks: { reason: string; calls: number; tokens: number; cost: number | null }[];
+  /** Each such call, most tokens sent again first. */
+  breaks: (UsageCallAt & {
+    /** Where the prompt stopped extending the previous one's. */
+    block: "systemPrompt" | "tools" | "history";
+    reason: string;
+    chars: number;
+    tokens: number;
+    cost: number | null;
+  })[];
+  /** The ten calls pi recorded the most cost for, largest first, with their usage as recorded. */
+  costliest: (UsageCallAt & { input: number; output: number; cacheRead: number; cacheWrite: number; cost: number })[];
   /** Tools sent in the rebuilt requests but never called in them, largest cost first. */
   neverCalled: UsageItem[];
   read: {

@@ -57,7 +57,7 @@ function cliText(dir, ...args) {
 const cliUsage = (dir, ...args) => JSON.parse(cliText(dir, ...args));
 
 async function openSessions() {
-  const o = await open(browser, server.url + "/");
+  const o = await open(browser, server.url + "/", { viewport: { width: 1280, height: 1000 } });
   run.opened.push(o);
   await o.page.locator('.view-area[data-state="ready"]').waitFor({ state: "attached", timeout: 60000 });
   await o.page.getByTestId("sessions-toggle").click();
@@ -99,6 +99,7 @@ test("a sessions folder gives the report ctxlens usage gives, and a call opens i
   // Not a session, and the hidden folder's file: said or not read, as the CLI does.
   assert.ok((await page.getByTestId("usage-read").textContent()).includes("notes.jsonl"));
   await page.screenshot({ path: screenshotPath("usage-all-sessions.png"), fullPage: true });
+  await page.screenshot({ path: screenshotPath("all-sessions-light-1280.png") });
 
   // Grouped by month, and a date range: the CLI's --by month --since.
   await page.getByTestId("usage-by").selectOption("month");

@@ -11,7 +11,8 @@ const tsc = path.join(repo, "node_modules/.bin/tsc");
 
 const program = `
 import { assemble, assembleCase, parseSession, protocols, piVersion, piVersions, CtxlensError, ready, assembleSession, createWorkspace } from "ctxlens";
-import type { AssembleSessionOptions } from "ctxlens";
+import type { AssembleSessionOptions, UsageReport } from "ctxlens";
+import { usage } from "ctxlens";
 import type { Api, Assembly, AssembleOptions, Diagnostic, Finding, Stage, StageEvent, Stats, SessionTree, SessionEntry, ExtensionTool, ModelsJson, Call, RebuiltCall } from "ctxlens";
 import init, { initSync, assemble as webAssemble, load, install } from "ctxlens/web";
 import { mount, loadWasm, parseContext, parseWhatif, TAG, VIEWS, CtxlensView } from "ctxlens/element";
@@ -109,6 +110,13 @@ const chosen: "index" | "entry" | "last" | undefined = rebuilt?.chosen;
 void [caseCall, cacheRead, chosen];
 // @ts-expect-error: a call is a number or a string
 assemble({ call: true });
+
+// Every call of every session: the report's cache breaks and costliest calls name their entries.
+const report: UsageReport = usage(["/h/.pi/agent/sessions"], { by: "month" });
+const opened: string | null = report.costliest[0]?.entryId ?? report.breaks[0]?.entryId ?? null;
+const broke: "systemPrompt" | "tools" | "history" | undefined = report.breaks[0]?.block;
+const again2: number | null = report.cacheBreaks[0]?.cost ?? null;
+void [opened, broke, again2];
 
 // Tokens: a vocabulary loaded, then counted with; what the result says of them.
 async function counted(): Promise<number> {
