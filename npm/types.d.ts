@@ -822,6 +822,9 @@ export interface UsageReport {
   costliest: (UsageCallAt & { input: number; output: number; cacheRead: number; cacheWrite: number; cost: number })[];
   /** Tools sent in the rebuilt requests but never called in them, largest cost first. */
   neverCalled: UsageItem[];
+  /** Skills offered in the rebuilt requests that no call used (no tool call named the skill's
+   * file, no prompt asked for it), largest cost first: `name` is the skill's folder. */
+  neverInvoked: (UsageItem & { source: string })[];
   read: {
     roots: string[];
     files: number;

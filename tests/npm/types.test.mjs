@@ -116,7 +116,8 @@ const report: UsageReport = usage(["/h/.pi/agent/sessions"], { by: "month" });
 const opened: string | null = report.costliest[0]?.entryId ?? report.breaks[0]?.entryId ?? null;
 const broke: "systemPrompt" | "tools" | "history" | undefined = report.breaks[0]?.block;
 const again2: number | null = report.cacheBreaks[0]?.cost ?? null;
-void [opened, broke, again2];
+const unusedSkill: string | undefined = report.neverInvoked[0]?.source;
+void [opened, broke, again2, unusedSkill];
 
 // Tokens: a vocabulary loaded, then counted with; what the result says of them.
 async function counted(): Promise<number> {

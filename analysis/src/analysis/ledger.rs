@@ -223,6 +223,54 @@ pub struct LedgerCall {
     pub cache_break: Option<CacheBreak>,
     /// Why it was not rebuilt (set by [`account`], or by a host that could not read it).
     pub note: Option<String>,
+    /// What the answer's tool calls named (their short string arguments: a path read) and the
+    /// skills the prompt before it asked for (`/skill:NAME`): whether a skill was ever used.
+    pub uses: Vec<String>,
+}
+
+/// A tool call's string arguments longer than this are not kept in [`LedgerCall::uses`].
+const MAX_USE: usize = 1024;
+
+/// The short string arguments of an answer's tool calls.
+fn tool_call_strings(m: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    for b in m
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if b.get_str("type") != Some("toolCall") {
+            continue;
+        }
+        let args = b.get("arguments").and_then(Value::as_object);
+        for (_, v) in args.into_iter().flat_map(|o| o.iter()) {
+            if let Some(s) = v.as_str().filter(|s| s.len() <= MAX_USE) {
+                out.push(s.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// The skills a user line asks for: `/skill:NAME` at the start of its text (pi's command), or
+/// the block pi expands it to (`<skill name="NAME"`).
+fn skills_asked(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for marker in ["/skill:", "<skill name=\\\"", "<skill name=\""] {
+        let mut rest = line;
+        while let Some(i) = rest.find(marker) {
+            rest = &rest[i + marker.len()..];
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
+                .collect();
+            if !name.is_empty() && !out.contains(&name) {
+                out.push(name);
+            }
+        }
+    }
+    out
 }
 
 /// What reading one file gave.
@@ -362,6 +410,8 @@ fn folder_of(path: &str) -> String {
 pub fn scan(path: &str, text: &str) -> Scan {
     let mut out = Scan::default();
     let (session_id, folder) = (session_id_of(path), folder_of(path));
+    // Skills asked for since the last call, given to the next one.
+    let mut asked: Vec<String> = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let n = u32::try_from(i + 1).unwrap_or(u32::MAX);
         if i == 0 {
@@ -369,6 +419,10 @@ pub fn scan(path: &str, text: &str) -> Scan {
                 .ok()
                 .filter(|h| h.get_str("type") == Some("session"))
                 .map(|h| h.get_str("cwd").unwrap_or("").to_string());
+        }
+        if line.contains("\"user\"") && (line.contains("/skill:") || line.contains("<skill name="))
+        {
+            asked.extend(skills_asked(line));
         }
         if !line.contains("\"message\"") || !line.contains("\"usage\"") {
             continue;
@@ -383,6 +437,9 @@ pub fn scan(path: &str, text: &str) -> Scan {
                     .map(|d| d.0)
                     .unwrap_or_default();
                 let m = v.get("message");
+                let mut uses: Vec<String> =
+                    asked.drain(..).map(|n| format!("/skill:{n}")).collect();
+                uses.extend(m.map(tool_call_strings).unwrap_or_default());
                 out.calls.push(LedgerCall {
                     file: path.to_string(),
                     line: n,
@@ -395,6 +452,7 @@ pub fn scan(path: &str, text: &str) -> Scan {
                     provider: m.and_then(|m| m.get_str("provider")).map(str::to_string),
                     model,
                     usage,
+                    uses,
                     ..LedgerCall::default()
                 });
             }
@@ -932,6 +990,10 @@ pub struct Ledger {
     /// Tools sent in the rebuilt requests that no call of them ever used, largest cost first:
     /// what `--without tool:NAME` would save.
     pub never_called: Vec<Item>,
+    /// Skills offered in the rebuilt requests' system prompts that no call used (no tool call
+    /// named their file, no prompt asked for them), largest cost first: what `--without
+    /// skill:NAME` would save. `name` is the skill's (its folder), `source` its file.
+    pub never_invoked: Vec<Item>,
     /// The calls whose request broke the previous call's cached prefix, by reason: the reason,
     /// how many, the tokens sent again, and what that cost (`None`: no prices).
     pub cache_breaks: Vec<(String, usize, f64, Option<f64>)>,
@@ -1077,6 +1139,7 @@ pub fn ledger(
         .take(COSTLIEST)
         .map(|c| (CallAt::of(c), c.usage.clone()))
         .collect();
+    out.never_invoked = never_invoked(&kept, &out.sections);
     out.never_called = out
         .tools
         .iter()
@@ -1085,6 +1148,31 @@ pub fn ledger(
         .cloned()
         .collect();
     out
+}
+
+/// The skills of `sections` (each skill's block of the system prompt's skills list, by its
+/// file) that no call of `kept` used: none of its tool calls named the skill's file (pi's
+/// prompt tells the model to read it) and no prompt asked for it by name.
+fn never_invoked(kept: &[&LedgerCall], sections: &[Item]) -> Vec<Item> {
+    sections
+        .iter()
+        .filter(|i| i.name == "skills" && i.source.ends_with(".md"))
+        .filter_map(|i| {
+            let mut parts = i.source.rsplit(['/', '\\']);
+            let (file, dir) = (parts.next()?, parts.next()?);
+            let tail = format!("{dir}/{file}");
+            let command = format!("/skill:{dir}");
+            let used = kept.iter().any(|c| {
+                c.uses
+                    .iter()
+                    .any(|u| *u == i.source || u.ends_with(&tail) || *u == command)
+            });
+            (!used).then(|| Item {
+                name: dir.to_string(),
+                ..i.clone()
+            })
+        })
+        .collect()
 }
 
 /// The tools, sections, kinds of history and tool results over every rebuilt call, largest

@@ -381,3 +381,63 @@ fn the_costliest_calls_are_listed_largest_first() {
         );
     }
 }
+
+/// A skill is used when an answer's tool call names its file or a prompt asks for it
+/// (`/skill:NAME`); the others are suggested, largest cost first, named by their folder.
+#[test]
+fn skills_never_used_are_suggested() {
+    let read = |id: &str, ts: &str, path: &str| {
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":null,"timestamp":"{ts}","message":{{"role":"assistant","content":[{{"type":"toolCall","id":"t{id}","name":"read","arguments":{{"path":"{path}"}}}}],"provider":"anthropic","model":"claude-sonnet-4-5","usage":{USAGE}}}}}"#
+        )
+    };
+    let text = [
+        HEADER.to_string(),
+        read("a1", "2026-11-30T10:00:01.000Z", "/home/u/.pi/agent/skills/pdf/SKILL.md"),
+        r#"{"type":"message","id":"u2","parentId":"a1","timestamp":"2026-11-30T10:00:02.000Z","message":{"role":"user","content":[{"type":"text","text":"/skill:release-notes v2"}]}}"#.to_string(),
+        answer("a2", "2026-11-30T10:00:03.000Z", USAGE),
+        answer("a3", "2026-11-30T10:00:04.000Z", USAGE),
+    ]
+    .join("\n");
+    let mut calls = scan("/s/sessions/p/t_s1.jsonl", &text).calls;
+    assert_eq!(calls[0].uses, ["/home/u/.pi/agent/skills/pdf/SKILL.md"]);
+    assert_eq!(calls[1].uses, ["/skill:release-notes"]);
+    assert!(calls[2].uses.is_empty());
+    // Each request offered four skills (and pi's list header).
+    let skill = |dir: &str, chars: usize| {
+        (
+            "skills".to_string(),
+            format!("/home/u/.pi/agent/skills/{dir}/SKILL.md"),
+            chars,
+        )
+    };
+    for c in &mut calls {
+        c.blocks = Some(Blocks {
+            body_chars: 10_000,
+            system_prompt: 1_000,
+            sections: vec![
+                ("skills".into(), "pi".into(), 100),
+                skill("pdf", 300),
+                skill("release-notes", 200),
+                skill("tiny", 50),
+                skill("big", 400),
+            ],
+            ..Blocks::default()
+        });
+    }
+    let l = ledger(&calls, GroupBy::Day, None, None);
+    let never: Vec<(&str, &str, usize)> = l
+        .never_invoked
+        .iter()
+        .map(|i| (i.name.as_str(), i.source.as_str(), i.requests))
+        .collect();
+    assert_eq!(
+        never,
+        [
+            ("big", "/home/u/.pi/agent/skills/big/SKILL.md", 3),
+            ("tiny", "/home/u/.pi/agent/skills/tiny/SKILL.md", 3)
+        ]
+    );
+    assert!(crate::report::ledger::to_text(&l, &Default::default())
+        .contains("Skills offered but never used"));
+}

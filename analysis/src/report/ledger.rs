@@ -187,6 +187,7 @@ pub fn to_json(l: &Ledger, read: &Read) -> Value {
                 ),
             )
             .with("neverCalled", items_json(&l.never_called, false))
+            .with("neverInvoked", items_json(&l.never_invoked, true))
             .with(
                 "read",
                 Value::Object(
@@ -432,6 +433,12 @@ pub fn to_text(l: &Ledger, read: &Read) -> String {
         } else if !l.never_called.is_empty() {
             s.push_str("\nTools sent but never called in these requests (--without tool:NAME says what\nswitching one off would have saved):\n");
             for i in l.never_called.iter().take(3) {
+                s.push_str(&share_row(&i.name, &i.share, &all));
+            }
+        }
+        if l.saved.is_none() && !l.never_invoked.is_empty() {
+            s.push_str("\nSkills offered but never used in these requests (--without skill:NAME says\nwhat hiding one would have saved):\n");
+            for i in l.never_invoked.iter().take(3) {
                 s.push_str(&share_row(&i.name, &i.share, &all));
             }
         }

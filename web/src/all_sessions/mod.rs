@@ -554,18 +554,32 @@ fn items(title: &str, testid: &'static str, items: &[Value], with_source: bool) 
 
 fn never_called(r: &Value) -> Html {
     let never = list(r, "neverCalled");
-    if never.is_empty() {
+    let skills = list(r, "neverInvoked");
+    if never.is_empty() && skills.is_empty() {
         return Html::default();
     }
     html! {
         <section class="as-suggest" data-testid="usage-never-called">
-            <h3>{"Tools sent but never called"}</h3>
-            <p class="muted small">{"Sent in every request, never used by the model in these sessions: switching one off (pi's --tools, or the tool's extension) would have saved about this much."}</p>
-            <ul>
-            { for never.iter().take(3).map(|i| html! {
-                <li data-name={text(i, "name").to_string()}><span class="mono">{text(i, "name")}</span>{format!(": {} prompt tokens, {} over {} requests", thousands(num(i, "tokens")), dollars(num(i, "cost")), thousands(num(i, "requests")))}</li>
-            }) }
-            </ul>
+            if !never.is_empty() {
+                <h3>{"Tools sent but never called"}</h3>
+                <p class="muted small">{"Sent in every request, never used by the model in these sessions: switching one off (pi's --tools, or the tool's extension) would have saved about this much."}</p>
+                <ul>
+                { for never.iter().take(3).map(|i| html! {
+                    <li data-name={text(i, "name").to_string()}><span class="mono">{text(i, "name")}</span>{format!(": {} prompt tokens, {} over {} requests", thousands(num(i, "tokens")), dollars(num(i, "cost")), thousands(num(i, "requests")))}</li>
+                }) }
+                </ul>
+            }
+            if !skills.is_empty() {
+                <h3>{"Skills offered but never used"}</h3>
+                <p class="muted small">{"Listed in the system prompt of every request, never read by the model nor asked for with /skill: — hiding one (disable-model-invocation in its frontmatter, or removing it) would have saved about this much."}</p>
+                <ul data-testid="usage-never-invoked">
+                { for skills.iter().take(3).map(|i| html! {
+                    <li data-name={text(i, "name").to_string()}><span class="mono">{text(i, "name")}</span>
+                        {format!(": {} prompt tokens, {} over {} requests", thousands(num(i, "tokens")), dollars(num(i, "cost")), thousands(num(i, "requests")))}
+                        <span class="muted as-source">{text(i, "source")}</span></li>
+                }) }
+                </ul>
+            }
         </section>
     }
 }
