@@ -260,6 +260,7 @@ function toAssembly(metaJson, bytes, entry = "ctxlens") {
     stages: meta.stages,
     sourcePrefixes: meta.sourcePrefixes,
     stats: meta.stats,
+    packages: meta.packages,
     findings: meta.findings,
     diagnostics: meta.diagnostics,
     calls: meta.calls,

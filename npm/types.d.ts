@@ -468,6 +468,26 @@ export interface Comparison {
 }
 
 /** Everything one assembly produced. `body`, `method` and `url` are null when pi would not send a request (see `diagnostics`). */
+/** A pi package (settings `packages`) and what it brings to the request. */
+export interface PackageCost {
+  /** As the settings give it: `npm:NAME`, `git:…`, a path. */
+  source: string;
+  /** Which settings file lists it. */
+  scope: "user" | "project";
+  settingsFile: string;
+  line: number | null;
+  /** Where it is installed; `null`: pi does not load it (not installed, not there). */
+  installed: string | null;
+  /** Its skills, each with its entry's size in the system prompt (tokens when counted). */
+  skills: { name: string; file: string; chars: number; tokens: number | null }[];
+  /** Its prompt templates; `usedChars`: the prompt this run's `/name` expanded to. */
+  promptTemplates: { name: string; file: string; usedChars: number | null }[];
+  /** Its extensions: code ctxlens does not run. */
+  extensions: string[];
+  chars: number;
+  tokens: number | null;
+}
+
 export interface Assembly {
   /** Exactly the request body pi would send (decoded from `bodyBytes` when first read). */
   readonly body: string | null;
@@ -490,6 +510,8 @@ export interface Assembly {
   /** What the prefixes of `piSource` locations stand for: `{"AI": "@earendil-works/pi-ai/dist", ...}`. */
   sourcePrefixes: Record<string, string>;
   stats: Stats | null;
+  /** The pi packages the settings list: what each brings to this request and what it costs. */
+  packages: PackageCost[];
   /** Notable properties of the request, most important first. */
   findings: Finding[];
   diagnostics: Diagnostic[];

@@ -844,7 +844,7 @@ fn output(
         "assemble" => assembly.body().unwrap_or("").as_bytes().to_vec(),
         "stats" if o.no_tokens => match assembly.stats() {
             Some(s) => {
-                let v = with_packages(inputs, assembly, ctxlens::report::stats::to_json(s));
+                let v = with_packages(assembly, ctxlens::report::stats::to_json(s));
                 format!("{}\n", v.to_json_pretty(2)).into_bytes()
             }
             None => Vec::new(),
@@ -875,7 +875,7 @@ fn output(
                     for n in &c.notes {
                         host.stderr(&format!("ctxlens: tokens: {n}\n"));
                     }
-                    let v = with_packages(inputs, assembly, crate::tokens::stats_json(&c));
+                    let v = with_packages(assembly, crate::tokens::stats_json(&c));
                     format!("{}\n", v.to_json_pretty(2)).into_bytes()
                 }
                 None => Vec::new(),
@@ -904,8 +904,8 @@ fn output(
             let mut s = crate::report::summary(assembly, false);
             if let Some(st) = assembly.stats() {
                 let v = ctxlens::report::stats::to_json(st);
-                s.push_str(&crate::report::packages_text(
-                    &crate::report::packages_json(inputs, assembly, &v),
+                s.push_str(&ctxlens::report::packages::to_text(
+                    &ctxlens::report::packages::to_json(assembly, &v),
                 ));
             }
             s.into_bytes()
@@ -930,8 +930,8 @@ fn output(
                 (None, None) => None,
             };
             if let Some(v) = stats {
-                s.push_str(&crate::report::packages_text(
-                    &crate::report::packages_json(inputs, assembly, &v),
+                s.push_str(&ctxlens::report::packages::to_text(
+                    &ctxlens::report::packages::to_json(assembly, &v),
                 ));
             }
             s.into_bytes()
@@ -1036,11 +1036,11 @@ fn why_not_built(a: &Assembly) -> String {
 
 /// `stats`' JSON with `packages` (what each pi package brings and costs) when the settings list
 /// some.
-fn with_packages(inputs: &Inputs, a: &Assembly, stats: ctxlens::js::Value) -> ctxlens::js::Value {
+fn with_packages(a: &Assembly, stats: ctxlens::js::Value) -> ctxlens::js::Value {
     if a.parts.resources.packages.is_empty() {
         return stats;
     }
-    let packages = crate::report::packages_json(inputs, a, &stats);
+    let packages = ctxlens::report::packages::to_json(a, &stats);
     match stats {
         ctxlens::js::Value::Object(mut o) => {
             o.insert("packages", packages);

@@ -622,6 +622,14 @@ fn stats_prices_each_package_and_a_package_off_is_pis_request_without_it() {
     assert_eq!(kit.get("chars").and_then(Value::as_f64), Some(review + fix));
     assert_eq!(pkgs[3].get("installed"), Some(&Value::Null));
     assert_eq!(pkgs[3].get("line").and_then(Value::as_f64), Some(6.0));
+    // The report the app and the npm package read has the same packages.
+    let (code, report, err) = ctxlens(&["report", "--case", "tests/conformance/pi-0.85.1/pkg-npm"]);
+    assert_eq!(code, 0, "{err}");
+    let report = js::parse(&report).unwrap();
+    assert_eq!(
+        report.get("packages").map(Value::to_json),
+        v.get("packages").map(Value::to_json)
+    );
 
     let (code, changed, err) = ctxlens(&[
         "assemble",

@@ -116,6 +116,9 @@ pub struct Parts {
     pub agent_messages: Vec<Value>,
     /// After `convertToLlm`.
     pub llm_messages: Vec<Value>,
+    /// The prompt template this run's prompt called (`/name args`): its file and the chars of
+    /// the prompt it expanded to.
+    pub prompt_template: Option<(String, usize)>,
 }
 
 impl Assembly {
@@ -1060,6 +1063,7 @@ impl Run<'_> {
                     &self.parts.resources.prompt_templates,
                 );
                 if let Some(t) = template {
+                    self.parts.prompt_template = Some((t.file_path.clone(), utf16_len(&full)));
                     self.rec.events.push(
                         Event::new(
                             EventKind::Converted,

@@ -9,7 +9,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
-import { open, repo, screenshotPath, servedApp } from "./harness.mjs";
+import { cliBin, open, repo, screenshotPath, servedApp } from "./harness.mjs";
 
 const corpus = path.join(repo, "tests/conformance/pi-0.85.1");
 const demoSession = fs.readFileSync(path.join(repo, "www/demo/session.jsonl"), "utf8").split("\n");
@@ -463,4 +463,22 @@ test("a report is on screen before its body's tree: the Request view says it is 
   assert.equal(await page.getByTestId("body-reading").count(), 0);
   for (const k of Object.keys(JSON.parse(want))) assert.ok((await tree.locator(`[data-path="${k}"]`).count()) >= 1, `the tree has ${k}`);
   await context.close();
+});
+
+test("the System prompt view lists each pi package with what it brings, as ctxlens stats prices them", async () => {
+  const caseDir = path.join(repo, "tests/conformance/pi-0.85.1/pkg-npm");
+  const stats = JSON.parse(execFileSync(cliBin(), ["stats", "--no-tokens", "--case", caseDir], { encoding: "utf8" }));
+  const { page } = await openApp();
+  await openFolder(page, caseDir);
+  await showView(page, "prompt", "System prompt");
+  const rows = page.locator('[data-testid="prompt-packages"] tbody tr');
+  assert.deepEqual(await rows.evaluateAll((rs) => rs.map((r) => r.dataset.source)), stats.packages.map((p) => p.source));
+  for (const [i, p] of stats.packages.entries()) {
+    const text = await rows.nth(i).textContent();
+    if (p.installed === null) assert.ok(text.includes("not loaded"), text);
+    else {
+      assert.ok(text.includes(p.chars.toLocaleString("en-US")), `${p.source}: ${text}`);
+      for (const s of p.skills) assert.ok(text.includes(s.name), `${p.source}: ${s.name}`);
+    }
+  }
 });

@@ -117,7 +117,9 @@ const opened: string | null = report.costliest[0]?.entryId ?? report.breaks[0]?.
 const broke: "systemPrompt" | "tools" | "history" | undefined = report.breaks[0]?.block;
 const again2: number | null = report.cacheBreaks[0]?.cost ?? null;
 const unusedSkill: string | undefined = report.neverInvoked[0]?.source;
-void [opened, broke, again2, unusedSkill];
+const pkgChars: number = byNumber.packages.reduce((n, p) => n + p.chars, 0);
+const pkgSkill: number | null = byNumber.packages[0]?.skills[0]?.tokens ?? null;
+void [opened, broke, again2, unusedSkill, pkgChars, pkgSkill];
 
 // Tokens: a vocabulary loaded, then counted with; what the result says of them.
 async function counted(): Promise<number> {

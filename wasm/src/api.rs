@@ -951,11 +951,11 @@ fn meta_json(a: &Assembly, inputs: &Inputs) -> Value {
         "sourcePrefixes",
         ctxlens::report::source_prefixes_json(a.pi.as_ref()),
     );
-    o.insert(
-        "stats",
-        a.stats()
-            .map_or(Value::Null, ctxlens::report::stats::to_json),
-    );
+    let stats = a
+        .stats()
+        .map_or(Value::Null, ctxlens::report::stats::to_json);
+    o.insert("packages", ctxlens::report::packages::to_json(a, &stats));
+    o.insert("stats", stats);
     o.insert(
         "findings",
         ctxlens::report::findings::to_json(&ctxlens::analysis::findings::findings(a)),

@@ -7,6 +7,7 @@ pub mod calls;
 pub mod compare;
 pub mod findings;
 pub mod ledger;
+pub mod packages;
 pub mod placement;
 pub mod provenance;
 pub mod stats;
@@ -863,23 +864,27 @@ pub fn restore_session(report: &mut Value, from: &Value) {
 
 /// [`assembly_json`] without what `omit` says.
 pub fn assembly_json_with(a: &Assembly, omit: Omit) -> Value {
+    let stats = a.stats().map(stats::to_json).unwrap_or(Value::Null);
+    let packages = if a.parts.resources.packages.is_empty() {
+        Value::Array(Vec::new())
+    } else {
+        packages::to_json(a, &stats)
+    };
     let mut o = Object::new()
         .with("request", request_json(a))
         .with("model", model_json(a))
         .with("pi", pi_json(a))
         .with("stages", trace_json(a.pi.as_ref(), &a.trace))
         .with("sourcePrefixes", source_prefixes_json(a.pi.as_ref()))
-        .with(
-            "stats",
-            a.stats().map(stats::to_json).unwrap_or(Value::Null),
-        )
+        .with("stats", stats)
         .with("systemPrompt", system_prompt_json(a))
         .with("tools", tools_json(a))
         .with("declaredTools", declared_tools_json(a))
         .with("newSystemMessages", new_system_messages_json(a))
         .with("estimate", estimate_json(a))
         .with("undefinedToolCalls", undefined_tool_calls_json(a))
-        .with("resources", resources_json(a));
+        .with("resources", resources_json(a))
+        .with("packages", packages);
     if !omit.session {
         o.insert("session", session_json(a));
     }

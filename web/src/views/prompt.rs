@@ -293,6 +293,7 @@ pub fn PromptView(p: &ViewProps) -> Html {
                         }) }
                         </ul>
                     }
+                    { packages_html(arr(r, "packages")) }
                     if let Some(c) = custom {
                         <p class="small"><span class="badge replaced">{"custom prompt"}</span>{format!(" {} replaces pi's base prompt", c.get_str("path").unwrap_or("--system-prompt"))}</p>
                     }
@@ -301,6 +302,53 @@ pub fn PromptView(p: &ViewProps) -> Html {
             </div>
         </section>
     }
+}
+
+/// The pi packages (settings `packages`): what each brings to this request — its skills'
+/// entries in the prompt, the prompt template this prompt called, its extensions (code ctxlens
+/// does not run) — or, not loaded, the settings line that names it.
+fn packages_html(packages: &[Value]) -> Html {
+    if packages.is_empty() {
+        return Html::default();
+    }
+    html! { <>
+        <h4>{"pi packages"}</h4>
+        <table class="sections" data-testid="prompt-packages">
+            <thead><tr><th>{"package"}</th><th>{"brings"}</th><th class="num">{"chars"}</th></tr></thead>
+            <tbody>
+            { for packages.iter().map(|p| {
+                let at = match p.get("line").and_then(Value::as_f64) {
+                    Some(l) => format!("{}:{l}", s(p, "settingsFile")),
+                    None => s(p, "settingsFile").to_string(),
+                };
+                let loaded = p.get("installed").is_some_and(|v| !v.is_null());
+                let names = |k: &str| arr(p, k).iter().map(|x| s(x, "name").to_string()).collect::<Vec<_>>();
+                let mut brings = Vec::new();
+                for (k, what) in [("skills", "skill"), ("promptTemplates", "prompt template")] {
+                    let n = names(k);
+                    if !n.is_empty() {
+                        brings.push(format!("{what}s: {}", n.join(", ")));
+                    }
+                }
+                let ext = arr(p, "extensions").len();
+                if ext > 0 {
+                    brings.push(format!("{ext} extension(s): code ctxlens does not run"));
+                }
+                html! {
+                    <tr data-source={s(p, "source").to_string()}>
+                        <td class="mono" title={at.clone()}>{s(p, "source")}</td>
+                        if loaded {
+                            <td class="small">{ if brings.is_empty() { "nothing in this request".to_string() } else { brings.join(" · ") } }</td>
+                            <td class="num">{thousands(num(p, "chars"))}</td>
+                        } else {
+                            <td class="small" colspan="2"><span class="badge note">{"not loaded"}</span>{format!(" pi skips it ({at})")}</td>
+                        }
+                    </tr>
+                }
+            }) }
+            </tbody>
+        </table>
+    </> }
 }
 
 #[cfg(test)]
