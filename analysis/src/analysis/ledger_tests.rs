@@ -380,6 +380,18 @@ fn the_costliest_calls_are_listed_largest_first() {
             (at.entry_id.as_ref(), u.cost)
         );
     }
+    // Said without any call rebuilt (the recorded usage alone, `--no-rebuild`): the first five.
+    let text = crate::report::ledger::to_text(&l, &Default::default());
+    let listed = text.split("Costliest calls:\n").nth(1).unwrap();
+    let first = format!("t_s1.jsonl:{}\n", l.costliest[0].0.line);
+    assert!(
+        listed.starts_with("       $0.01  2026-11-30 10:00  ") && listed.contains(&first),
+        "{listed}"
+    );
+    assert_eq!(
+        listed.lines().take_while(|l| l.starts_with("  ")).count(),
+        5
+    );
 }
 
 /// A skill is used when an answer's tool call names its file or a prompt asks for it

@@ -411,23 +411,6 @@ pub fn to_text(l: &Ledger, read: &Read) -> String {
                 "  (cost: the tokens sent again, at the input price less the cache-read price)\n",
             );
         }
-        if !l.costliest.is_empty() {
-            s.push_str("\nCostliest calls:\n");
-            for (at, u) in l.costliest.iter().take(5) {
-                let when = at
-                    .timestamp
-                    .get(..16)
-                    .unwrap_or(&at.timestamp)
-                    .replace('T', " ");
-                let name = at.file.rsplit(['/', '\\']).next().unwrap_or(&at.file);
-                let place = format!("{}:{}", name, at.line);
-                s.push_str(&format!(
-                    "  {:>10}  {when}  {}\n",
-                    dollars(u.cost),
-                    cut_middle(&place, 80 - 2 - 10 - 2 - 16 - 2)
-                ));
-            }
-        }
         if let Some(saved) = &l.saved {
             s.push_str(&saved_text(l, saved, &all));
         } else if !l.never_called.is_empty() {
@@ -441,6 +424,23 @@ pub fn to_text(l: &Ledger, read: &Read) -> String {
             for i in l.never_invoked.iter().take(3) {
                 s.push_str(&share_row(&i.name, &i.share, &all));
             }
+        }
+    }
+    if !l.costliest.is_empty() {
+        s.push_str("\nCostliest calls:\n");
+        for (at, u) in l.costliest.iter().take(5) {
+            let when = at
+                .timestamp
+                .get(..16)
+                .unwrap_or(&at.timestamp)
+                .replace('T', " ");
+            let name = at.file.rsplit(['/', '\\']).next().unwrap_or(&at.file);
+            let place = format!("{}:{}", name, at.line);
+            s.push_str(&format!(
+                "  {:>10}  {when}  {}\n",
+                dollars(u.cost),
+                cut_middle(&place, 80 - 2 - 10 - 2 - 16 - 2)
+            ));
         }
     }
     if read.duplicates > 0 {
