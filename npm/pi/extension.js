@@ -59,9 +59,9 @@ export default function ctxlens(pi) {
   });
 
   pi.registerCommand("ctxlens", {
-    description: "What the request pi sends is made of (ctxlens): summary, open, whatif, check",
+    description: "What the request pi sends is made of (ctxlens): summary, open, whatif, usage, check",
     getArgumentCompletions: (prefix) => {
-      const items = ["open", "whatif ", "check", "check on", "check off"].filter((v) => v.startsWith(prefix ?? ""));
+      const items = ["open", "whatif ", "usage", "usage --by week", "check", "check on", "check off"].filter((v) => v.startsWith(prefix ?? ""));
       return items.length ? items.map((v) => ({ value: v, label: v.trim() })) : null;
     },
     handler: async (args, ctx) => {
@@ -79,6 +79,7 @@ export default function ctxlens(pi) {
     if (!sub) return summary(ctx, snap());
     if (sub === "open") return open(ctx, snap());
     if (sub === "whatif") return whatif(ctx, snap(), rest);
+    if (sub === "usage") return usage(ctx, rest);
     if (sub === "check") return checkCommand(ctx, rest[0]);
     tell(ctx, USAGE, sub === "help" ? "info" : "warning");
   }
@@ -120,6 +121,15 @@ export default function ctxlens(pi) {
       return tell(ctx, failure(r), "error");
     }
     tell(ctx, whatifText(w).join("\n"), "info");
+  }
+
+  /** `/ctxlens usage [--by …] [--since …] [DIR…]`: `ctxlens usage` — every call of every
+   * session in pi's sessions folder (or the folders given): the usage pi recorded and what each
+   * call's prompt was spent on. */
+  function usage(ctx, args) {
+    const r = runCliCaptured(["usage", ...args]);
+    if (r.code !== 0) return tell(ctx, failure(r), "error");
+    tell(ctx, r.stdout.trimEnd(), "info");
   }
 
   /** `/ctxlens check [on|off]`. */

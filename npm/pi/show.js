@@ -75,5 +75,6 @@ export const USAGE = [
   "/ctxlens open            the ctxlens visualizer on this session, on 127.0.0.1",
   "/ctxlens whatif SPEC…    what a change saves: tool:NAME, skill:NAME, context:PATH,",
   "                         turn:ID, thinking:old, model=P/ID, thinking=LEVEL, …",
+  "/ctxlens usage [--by week]  every call of every session: where the tokens and cost went",
   "/ctxlens check [on|off]  the live check: each request pi sends, rebuilt and compared",
 ].join("\n");

@@ -117,7 +117,9 @@ for (const [v, name, change] of [
     try {
       const c = layCase(path.join(repo, "tests/conformance", name), agentOf(v), provider.port);
       let served;
-      const [summary, whatif, opened] = await commands(v, c, ["/ctxlens", `/ctxlens whatif ${change}`, "/ctxlens open"], async ([, , o]) => {
+      // The folder of the session pi writes (a resumed one stays where it was).
+      const folder = c.piArgs.includes("--session") ? path.dirname(c.session) : path.join(INSTALL_ROOT, "sessions");
+      const [summary, whatif, opened, usage] = await commands(v, c, ["/ctxlens", `/ctxlens whatif ${change}`, "/ctxlens open", `/ctxlens usage --by model ${folder}`], async ([, , o]) => {
         const url = /at (http:\/\/127\.0\.0\.1:\d+\/\S*) /.exec(o.message)?.[1];
         assert.ok(url, o.message);
         served = { url, page: await get(url), manifest: await get(new URL(`/${new URL(url).searchParams.get("case")}`, url).href) };
@@ -143,6 +145,13 @@ for (const [v, name, change] of [
       assert.ok(whatif.message.includes(`to make it for real: ${w.changes[0].takeHome.text}`), whatif.message);
       const n = (x) => x.toLocaleString("en-US");
       assert.ok(whatif.message.includes(`Each request: ${n(w.before.chars)} → ${n(w.after.chars)} characters`), whatif.message);
+
+      // Every call of every session in the folder: what `ctxlens usage` prints there.
+      const u = ctxlens(v, ["usage", "--by", "model", folder], c);
+      assert.equal(u.code, 0, u.stderr);
+      assert.equal(usage.notifyType, "info");
+      assert.equal(usage.message, u.stdout.trimEnd(), "/ctxlens usage shows what ctxlens usage prints");
+      assert.match(usage.message, /^pi usage: [1-9][\d,]* calls? in/);
 
       // The visualizer's page and this session's case, from pi's process on 127.0.0.1; gone with pi.
       assert.match(opened.message, /^ctxlens: the visualizer of this session is at http:\/\/127\.0\.0\.1:/);
