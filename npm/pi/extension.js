@@ -127,7 +127,8 @@ export default function ctxlens(pi) {
    * session in pi's sessions folder (or the folders given): the usage pi recorded and what each
    * call's prompt was spent on. */
   function usage(ctx, args) {
-    const r = runCliCaptured(["usage", ...args]);
+    // Each call rebuilt with this pi's files (its docs paths), as `/ctxlens` is.
+    const r = runCliCaptured(["usage", ...args, ...(release ? ["--pi-dir", release.dir] : [])]);
     if (r.code !== 0) return tell(ctx, failure(r), "error");
     tell(ctx, r.stdout.trimEnd(), "info");
   }
