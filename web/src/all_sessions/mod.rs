@@ -230,10 +230,7 @@ pub fn AllSessions(p: &AllSessionsProps) -> Html {
     let on_chosen = {
         let start = start.clone();
         Callback::from(move |e: Event| {
-            let Some(input) = e
-                .target()
-                .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-            else {
+            let Some(input) = inputs::input_of(&e) else {
                 return;
             };
             if let Some(files) = input.files() {
@@ -404,11 +401,7 @@ fn controls(g: &Grouping, regroup: Callback<Grouping>, r: &Rc<Value>, done: bool
     let on_day = |since: bool| {
         let (g, regroup) = (g.clone(), regroup.clone());
         Callback::from(move |e: Event| {
-            let Some(v) = e
-                .target()
-                .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-                .map(|i| i.value())
-            else {
+            let Some(v) = inputs::input_of(&e).map(|i| i.value()) else {
                 return;
             };
             let v = Some(v).filter(|v| !v.is_empty());

@@ -4,7 +4,6 @@
 //! replaced by a later drop, not used and why), per-file remove, paste and export.
 
 use ctxlens::js::Value;
-use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use super::reducer::*;
@@ -41,10 +40,7 @@ pub(super) fn read_into(
 /// A chooser's `change`: reads its files for `target`.
 fn on_chosen(d: UseReducerDispatcher<AppState>, target: Target) -> Callback<Event> {
     Callback::from(move |e: Event| {
-        let Some(input) = e
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-        else {
+        let Some(input) = inputs::input_of(&e) else {
             return;
         };
         if let Some(files) = input.files() {

@@ -148,31 +148,32 @@ fn listed_of(v: JsValue) -> Listed {
     }
 }
 
+/// What `collect.js` listed, once its promise settles.
+async fn listed(p: js_sys::Promise) -> Result<Listed, String> {
+    let v = wasm_bindgen_futures::JsFuture::from(p)
+        .await
+        .map_err(error_text)?;
+    Ok(listed_of(v))
+}
+
 /// Lists a drop without reading it (a sessions folder can be gigabytes: its files are read one
 /// at a time later). Synchronously takes the items, as [`collect_drop`].
 pub fn list_drop(
     dt: &web_sys::DataTransfer,
 ) -> impl std::future::Future<Output = Result<Listed, String>> {
-    let p = collect_drop_js(dt, js_sys::Array::new());
-    async move {
-        let v = wasm_bindgen_futures::JsFuture::from(p)
-            .await
-            .map_err(error_text)?;
-        Ok(listed_of(v))
-    }
+    listed(collect_drop_js(dt, js_sys::Array::new()))
 }
 
 /// Lists a chooser's files without reading them.
 pub fn list_file_list(
     files: &web_sys::FileList,
 ) -> impl std::future::Future<Output = Result<Listed, String>> {
-    let p = collect_file_list_js(files, js_sys::Array::new());
-    async move {
-        let v = wasm_bindgen_futures::JsFuture::from(p)
-            .await
-            .map_err(error_text)?;
-        Ok(listed_of(v))
-    }
+    listed(collect_file_list_js(files, js_sys::Array::new()))
+}
+
+/// The `<input>` an event came from.
+pub fn input_of(e: &web_sys::Event) -> Option<web_sys::HtmlInputElement> {
+    e.target().and_then(|t| t.dyn_into().ok())
 }
 
 /// Reads one file's bytes.
