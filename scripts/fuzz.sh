@@ -44,9 +44,10 @@ run() {
   cargo +nightly fuzz run "${build_flags[@]}" "$target" "$@" -- \
     -max_total_time="$seconds" "${run_flags[@]}" >"$log" 2>&1 || status=$?
   local execs cov ft
+  # A run that stopped before libFuzzer said anything (a build error) has none of these.
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
-  ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
+  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2 || true)
+  ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | cut -d' ' -f2 || true)
   printf '%-12s %5ss  execs %-10s cov %-6s ft %s\n' "$target" "$seconds" "${execs:-?}" "${cov:-?}" "${ft:-?}"
   if [[ $status -ne 0 ]]; then
     say "$target failed (exit $status); the end of its output:"

@@ -2,7 +2,7 @@
 //! session alone, no files), summed by every grouping, and the report's JSON and text.
 #![no_main]
 use ctxlens::analysis::ledger::{self, GroupBy};
-use ctxlens::report::ledger::{to_json, to_text, Read};
+use ctxlens::report::ledger::{to_json, to_text};
 use ctxlens::{Inputs, SourceText, Workspace};
 use libfuzzer_sys::fuzz_target;
 
@@ -12,8 +12,11 @@ fuzz_target!(|data: &[u8]| {
     let scan = ledger::scan(path, &text);
     let lines = text.lines().count() as u32;
     assert!(scan.skipped.iter().all(|(n, _)| (1..=lines).contains(n)), "{:?}", scan.skipped);
-    let mut calls = scan.calls;
-    let read_twice = ledger::dedup(&mut calls);
+    // Read as a folder reads it: the file, then a fork's copy of it (each call counted once).
+    let mut reader = ledger::Reader::new(vec![path.into()]);
+    let mut calls = reader.file(path, &text).calls;
+    assert_eq!(calls.len(), scan.calls.len() - reader.read.duplicates);
+    assert!(reader.file(&format!("{path}.fork.jsonl"), &text).calls.is_empty());
     let inputs = Inputs {
         session: Some(SourceText {
             name: path.into(),
@@ -24,15 +27,12 @@ fuzz_target!(|data: &[u8]| {
     // A few calls are enough: each is a whole assembly of the session.
     let n = calls.len().min(3);
     ledger::account(&Workspace::with_budget(0), &inputs, &[], &mut calls[..n], &mut |_| {});
+    reader.note_not_rebuilt(&calls);
     for by in GroupBy::ALL {
         let l = ledger::ledger(&calls, by, None, None);
         assert_eq!(l.totals.calls, calls.len());
         assert_eq!(l.groups.iter().map(|g| g.totals.calls).sum::<usize>(), calls.len());
-        let read = Read {
-            duplicates: read_twice,
-            ..Read::default()
-        };
-        let _ = to_json(&l, &read).to_json();
-        let _ = to_text(&l, &read);
+        let _ = to_json(&l, &reader.read).to_json();
+        let _ = to_text(&l, &reader.read);
     }
 });
