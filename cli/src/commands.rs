@@ -94,7 +94,9 @@ COMMANDS:
                   sent again cost.
                   With --without/--set: every call rebuilt with the change made from its
                   session's start too, and the prompt tokens and cost it would have saved, by
-                  group; without them, the tools sent but never called are suggested
+                  group; without them, the tools sent but never called and the skills
+                  offered but never used are suggested. The costliest calls are listed by
+                  file, line and entry (ctxlens FILE --call ENTRY opens one)
     export        Write the inputs as the app's case zip: export SESSION -o case.zip [--redact].
                   The app (or --case) opens it as the same case. Written even when no request
                   is built
