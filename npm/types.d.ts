@@ -853,6 +853,9 @@ export interface UsageReport {
     /** Calls found twice (the same time and tokens: a forked session's copy), counted once. */
     duplicates: number;
     skipped: { file: string; line: number | null; reason: string }[];
+    /** Files that changed between their reading and their calls' rebuild (pi appending to the
+     * session it runs): their calls are those of the first reading. */
+    changed: { file: string; reason: string }[];
     notRebuilt: { file: string; line: number; reason: string }[];
   };
 }

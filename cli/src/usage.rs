@@ -54,17 +54,24 @@ fn session_files(host: &dyn Host, root: &str, read: &mut Read) -> Vec<String> {
 }
 
 /// Rebuilds the calls of one file (its calls are `calls`), by the files pi reads for it.
+/// Returns what changed in the file since it was first read (`read` bytes then), if it did.
 fn rebuild(
     host: &mut dyn Host,
     o: &Opts,
-    file: &str,
+    (file, read): (&str, usize),
     calls: &mut [LedgerCall],
     p: &mut Progress,
     at: (usize, usize),
-) -> Result<(), String> {
+) -> Result<Option<String>, String> {
     // Read again: the texts of every session are not kept from the scan, so memory stays
     // bounded by the largest session, not the folder.
     let session = read_session(host, file)?;
+    let now = session.text.len();
+    // pi appends to the session it runs while it is read: its calls are those of the first
+    // reading, rebuilt from the second (an answer that is no longer there is said so).
+    let changed = (now != read).then(|| {
+        format!("changed while it was read ({read} bytes, then {now}): its calls are those of the first reading, rebuilt from the second")
+    });
     let so = Opts {
         session: Some(file.to_string()),
         ..o.clone()
@@ -78,7 +85,7 @@ fn rebuild(
             &format!("session {}/{}: rebuilding call {}/{n}…", at.0, at.1, k + 1),
         )
     });
-    Ok(())
+    Ok(changed)
 }
 
 /// The runs of calls of one file: `(file, start, end)`.
@@ -94,22 +101,35 @@ fn runs(calls: &[LedgerCall]) -> Vec<(String, usize, usize)> {
 }
 
 /// Rebuilds the calls of each file (a run of `calls`): on every core when the host has worker
-/// threads, one session per worker, else in turn.
+/// threads, one session per worker, else in turn. `sizes`: each file's bytes when it was read.
+/// Returns the files that changed meanwhile, and how.
 fn rebuild_all(
     host: &mut dyn Host,
     o: &Opts,
     calls: &mut Vec<LedgerCall>,
     headless: &[(String, String)],
+    sizes: &std::collections::HashMap<String, usize>,
     p: &mut Progress,
-) {
+) -> Vec<(String, String)> {
     let runs = runs(calls);
     let total = runs.len();
+    let changed = std::sync::Mutex::new(Vec::new());
     let one =
         |h: &mut dyn Host, file: &str, mine: &mut [LedgerCall], p: &mut Progress, k: usize| {
             let why = if let Some((_, why)) = headless.iter().find(|(f, _)| f == file) {
                 Some(why.clone())
             } else {
-                rebuild(h, o, file, mine, p, (k + 1, total)).err()
+                let read = sizes.get(file).copied().unwrap_or(0);
+                match rebuild(h, o, (file, read), mine, p, (k + 1, total)) {
+                    Ok(Some(how)) => {
+                        if let Ok(mut c) = changed.lock() {
+                            c.push((file.to_string(), how));
+                        }
+                        None
+                    }
+                    Ok(None) => None,
+                    Err(e) => Some(e),
+                }
             };
             if let Some(why) = why {
                 for c in mine.iter_mut() {
@@ -117,6 +137,11 @@ fn rebuild_all(
                 }
             }
         };
+    let take = |changed: std::sync::Mutex<Vec<(String, String)>>| {
+        let mut c = changed.into_inner().unwrap_or_default();
+        c.sort();
+        c
+    };
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(total);
@@ -130,7 +155,7 @@ fn rebuild_all(
         for (k, (file, lo, hi)) in runs.into_iter().enumerate() {
             one(host, &file, &mut calls[lo..hi], p, k);
         }
-        return;
+        return take(changed);
     }
     p.show(
         host,
@@ -176,6 +201,7 @@ fn rebuild_all(
     let mut done = done.into_inner().unwrap_or_default();
     done.sort_by_key(|d| d.0);
     *calls = done.into_iter().flat_map(|d| d.1).collect();
+    take(changed)
 }
 
 /// Writes the calls' Parquet tables into `dir`.
@@ -240,10 +266,12 @@ pub fn run(host: &mut dyn Host, o: &Opts) -> i32 {
     let mut reader = ledger::Reader::new(roots);
     let mut calls: Vec<LedgerCall> = Vec::new();
     let mut headless: Vec<(String, String)> = Vec::new();
+    let mut sizes = std::collections::HashMap::new();
     for (k, f) in files.iter().enumerate() {
         p.show(host, &format!("reading {}/{} files…", k + 1, files.len()));
         match read_session(host, f) {
             Ok(text) => {
+                sizes.insert(f.clone(), text.text.len());
                 let got = reader.file(f, &text.text);
                 if let Some(why) = got.not_a_session {
                     headless.push((f.clone(), why));
@@ -254,7 +282,7 @@ pub fn run(host: &mut dyn Host, o: &Opts) -> i32 {
         }
     }
     if !o.no_rebuild {
-        rebuild_all(host, o, &mut calls, &headless, &mut p);
+        reader.read.changed = rebuild_all(host, o, &mut calls, &headless, &sizes, &mut p);
     }
     p.done(host);
     reader.note_not_rebuilt(&calls);

@@ -9,7 +9,15 @@ use ctxlens::install::{FileKind, HostFs};
 use ctxlens::VirtualFs;
 use ctxlens_cli::Host;
 
-struct MemFs(VirtualFs);
+/// Files in memory; `growing`: a file that has more bytes from its second reading on (as a
+/// session pi is appending to while it is read).
+struct MemFs(VirtualFs, Option<Growing>);
+
+struct Growing {
+    path: String,
+    more: String,
+    reads: std::cell::Cell<u32>,
+}
 
 impl HostFs for MemFs {
     fn stat(&self, path: &str) -> Option<FileKind> {
@@ -21,10 +29,17 @@ impl HostFs for MemFs {
         }
     }
     fn read(&self, path: &str) -> Result<Vec<u8>, String> {
-        self.0
+        let mut bytes = self
+            .0
             .get(path)
             .map(<[u8]>::to_vec)
-            .ok_or_else(|| "no such file".into())
+            .ok_or_else(|| "no such file".to_string())?;
+        if let Some(g) = self.1.as_ref().filter(|g| g.path == path) {
+            if g.reads.replace(g.reads.get() + 1) > 0 {
+                bytes.extend_from_slice(g.more.as_bytes());
+            }
+        }
+        Ok(bytes)
     }
     fn read_dir(&self, path: &str) -> Result<Vec<String>, String> {
         Ok(self.0.read_dir(path).into_iter().map(|(n, _)| n).collect())
@@ -84,7 +99,7 @@ fn host(session_text_len: usize, tty: bool) -> MemHost {
         ),
     );
     MemHost {
-        fs: MemFs(fs),
+        fs: MemFs(fs, None),
         env: [("HOME".to_string(), "/mem/home".to_string())].into(),
         out: Vec::new(),
         err: String::new(),
@@ -152,4 +167,54 @@ fn the_progress_line_shows_on_a_terminal_for_a_long_session_and_is_erased() {
     let mut h = host(10, true);
     assert_eq!(ctxlens_cli::run(&mut h, &args), 0);
     assert!(!h.err.contains('\r'));
+}
+
+/// `usage` reads a session twice (its calls, then their rebuild): a session pi appended to in
+/// between is said, with its path, and its calls are those of the first reading.
+#[test]
+fn usage_says_a_session_that_changed_while_it_was_read() {
+    let mut h = host(10, false);
+    let dir = "/mem/home/.pi/agent/sessions/--mem-proj--";
+    let path = format!("{dir}/2026-11-20T10-30-00-000Z_s.jsonl");
+    let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-11-20T10:30:00.000Z","cwd":"/mem/proj"}"#;
+    let user = r#"{"type":"message","id":"u1","parentId":null,"timestamp":"2026-11-20T10:30:00.000Z","message":{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":1}}"#;
+    let answer = r#"{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-11-20T10:30:01.000Z","message":{"role":"assistant","content":[{"type":"text","text":"hello"}],"provider":"mock","model":"m1","api":"openai-completions","usage":{"input":10,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":12,"cost":{"total":0.001}},"stopReason":"stop","timestamp":2}}"#;
+    h.fs.0
+        .insert(&path, format!("{header}\n{user}\n{answer}\n"));
+    let more = answer
+        .replace("\"a1\"", "\"a2\"")
+        .replace("\"u1\"", "\"a1\"")
+        .replace("10:30:01", "10:30:02");
+    h.fs.1 = Some(Growing {
+        path: path.clone(),
+        more: format!("{more}\n"),
+        reads: std::cell::Cell::new(0),
+    });
+    let code = ctxlens_cli::run(
+        &mut h,
+        &argv(&["usage", "/mem/home/.pi/agent/sessions", "--json"]),
+    );
+    assert_eq!(code, 0, "{}", h.err);
+    let v = ctxlens::js::parse(&String::from_utf8(h.out).unwrap()).unwrap();
+    let num = |k: &str| v.get(k).and_then(ctxlens::js::Value::as_f64);
+    let calls = v
+        .get("totals")
+        .and_then(|t| t.get("calls"))
+        .and_then(ctxlens::js::Value::as_f64);
+    assert_eq!(
+        (calls, num("rebuilt")),
+        (Some(1.0), Some(1.0)),
+        "the first reading's one call, rebuilt"
+    );
+    let changed = v
+        .get("read")
+        .and_then(|r| r.get("changed"))
+        .and_then(ctxlens::js::Value::as_array)
+        .unwrap();
+    assert_eq!(changed.len(), 1);
+    assert_eq!(changed[0].get_str("file"), Some(path.as_str()));
+    assert!(changed[0]
+        .get_str("reason")
+        .unwrap()
+        .starts_with("changed while it was read ("));
 }

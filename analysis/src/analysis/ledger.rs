@@ -503,6 +503,9 @@ pub struct Read {
     pub skipped: Vec<(String, Option<u32>, String)>,
     /// Calls counted but not rebuilt (so not in the blocks): file, line, why.
     pub not_rebuilt: Vec<(String, u32, String)>,
+    /// Files that changed between their reading and their calls' rebuild (pi appending to the
+    /// session it runs): file, how.
+    pub changed: Vec<(String, String)>,
 }
 
 /// Reads session files one at a time, in the order ccusage reads them (sorted paths), so a

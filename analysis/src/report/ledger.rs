@@ -202,6 +202,21 @@ pub fn to_json(l: &Ledger, read: &Read) -> Value {
                         .with("duplicates", read.duplicates)
                         .with("skipped", Value::Array(skipped))
                         .with(
+                            "changed",
+                            Value::Array(
+                                read.changed
+                                    .iter()
+                                    .map(|(file, how)| {
+                                        Value::Object(
+                                            Object::new()
+                                                .with("file", file.as_str())
+                                                .with("reason", how.as_str()),
+                                        )
+                                    })
+                                    .collect(),
+                            ),
+                        )
+                        .with(
                             "notRebuilt",
                             Value::Array(
                                 read.not_rebuilt
@@ -475,6 +490,15 @@ pub fn to_text(l: &Ledger, read: &Read) -> String {
                 "  … {} more reasons (--json lists every call)\n",
                 reasons.len() - 5
             ));
+        }
+    }
+    if !read.changed.is_empty() {
+        s.push_str(&format!(
+            "\nChanged while they were read ({}): their calls are those of the first\nreading, rebuilt from the second.\n",
+            read.changed.len()
+        ));
+        for (file, _) in read.changed.iter().take(10) {
+            s.push_str(&format!("  {}\n", cut_middle(file, 76)));
         }
     }
     if !read.skipped.is_empty() {
