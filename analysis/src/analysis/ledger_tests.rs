@@ -336,6 +336,7 @@ fn the_text_report_fits_80_columns() {
         files: 2,
         duplicates: 1,
         skipped: vec![(long.clone(), Some(12_345), "not read: ".repeat(20))],
+        changed: vec![(long.clone(), "changed while it was read".into())],
         not_rebuilt: vec![(long, 7, "pi would fail here: ".repeat(10))],
     };
     for by in GroupBy::ALL {
