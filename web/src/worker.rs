@@ -104,11 +104,11 @@ pub const PROVENANCE_INLINE: usize = 2_000;
 /// session and body, for each), for `compare`; larger ones are not kept.
 pub const KEPT_ASSEMBLY_BYTES: usize = 32 << 20;
 
-fn get(o: &JsValue, k: &str) -> JsValue {
+pub(crate) fn get(o: &JsValue, k: &str) -> JsValue {
     js_sys::Reflect::get(o, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED)
 }
 
-fn set(o: &js_sys::Object, k: &str, v: impl Into<JsValue>) {
+pub(crate) fn set(o: &js_sys::Object, k: &str, v: impl Into<JsValue>) {
     let _ = js_sys::Reflect::set(o, &JsValue::from_str(k), &v.into());
 }
 
@@ -127,7 +127,7 @@ fn strings_js(v: &[String]) -> js_sys::Array {
     v.iter().map(|x| JsValue::from_str(x)).collect()
 }
 
-fn opt_str(v: Option<&str>) -> JsValue {
+pub(crate) fn opt_str(v: Option<&str>) -> JsValue {
     v.map(JsValue::from_str).unwrap_or(JsValue::NULL)
 }
 
@@ -1127,7 +1127,7 @@ fn parts_js(parts: Vec<Part>) -> (js_sys::Array, js_sys::Uint8Array) {
     (index, js_sys::Uint8Array::from(bytes.as_slice()))
 }
 
-fn post(scope: &web_sys::DedicatedWorkerGlobalScope, msg: &js_sys::Object) {
+pub(crate) fn post(scope: &web_sys::DedicatedWorkerGlobalScope, msg: &js_sys::Object) {
     let _ = scope.post_message(msg);
 }
 

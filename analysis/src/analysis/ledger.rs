@@ -253,11 +253,12 @@ fn tool_call_strings(m: &Value) -> Vec<String> {
     out
 }
 
-/// The skills a user line asks for: `/skill:NAME` at the start of its text (pi's command), or
+/// The skills a user line asks for: `/skill:NAME` (pi's command), or
 /// the block pi expands it to (`<skill name="NAME"`).
 fn skills_asked(line: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for marker in ["/skill:", "<skill name=\\\"", "<skill name=\""] {
+    // `line` is JSON text: the block's quote is escaped there.
+    for marker in ["/skill:", "<skill name=\\\""] {
         let mut rest = line;
         while let Some(i) = rest.find(marker) {
             rest = &rest[i + marker.len()..];

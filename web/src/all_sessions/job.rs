@@ -36,7 +36,7 @@ thread_local! {
 }
 
 fn post(scope: &web_sys::DedicatedWorkerGlobalScope, m: &FromJob) {
-    let _ = scope.post_message(&m.to_js());
+    crate::worker::post(scope, &m.to_js());
 }
 
 /// Says where the run is, with the worker's memory.
@@ -55,7 +55,10 @@ fn tell(scope: &web_sys::DedicatedWorkerGlobalScope, job: u64, p: &mut Progress)
 fn notes(calls: &[LedgerCall]) -> Vec<String> {
     let old = calls
         .iter()
-        .filter(|c| c.blocks.is_some() && c.pi.as_deref() == Some("0.85.1"))
+        .filter(|c| c.blocks.is_some())
+        .filter_map(|c| c.pi.as_deref()?.parse::<ctxlens::PiVersion>().ok())
+        // A release whose sessions store no system prompt (no transcript of system messages).
+        .filter(|v| !v.rules().transcript)
         .count();
     let mut out = vec!["Each call is rebuilt from its session file alone: a sessions folder holds none of the files pi read on your machine (AGENTS.md, skills, settings, models.json). Where pi stored the system prompt in the session (from pi 0.86, for the runs it began), the rebuild reads it there; where pi built it from those files (pi 0.85.1, and a session an earlier pi began), they are missing here. `ctxlens usage` in a terminal reads them from your machine.".to_string()];
     if old > 0 {
@@ -71,13 +74,18 @@ fn report(scope: &web_sys::DedicatedWorkerGlobalScope) {
         let j = j.as_ref()?;
         let g = &j.grouping;
         let l = ledger::ledger(&j.calls, g.by, g.since.as_deref(), g.until.as_deref());
-        let mut read = j.reader.read.clone();
         // While the folder is read, not the whole lists (a folder of old sessions can leave
         // thousands, and this goes to the page every second); the last report has them all.
-        if !j.done {
-            read.not_rebuilt.truncate(200);
-            read.skipped.truncate(200);
-        }
+        let r = &j.reader.read;
+        let most = if j.done { usize::MAX } else { 200 };
+        let read = ledger::Read {
+            roots: r.roots.clone(),
+            files: r.files,
+            duplicates: r.duplicates,
+            skipped: r.skipped.iter().take(most).cloned().collect(),
+            changed: r.changed.clone(),
+            not_rebuilt: r.not_rebuilt.iter().take(most).cloned().collect(),
+        };
         Some(FromJob::Report {
             job: j.id,
             json: to_json(&l, &read).to_json(),

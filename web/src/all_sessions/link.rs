@@ -10,17 +10,7 @@ use wasm_bindgen::JsCast;
 
 use ctxlens::analysis::ledger::GroupBy;
 
-fn get(o: &JsValue, k: &str) -> JsValue {
-    js_sys::Reflect::get(o, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED)
-}
-
-fn set(o: &js_sys::Object, k: &str, v: impl Into<JsValue>) {
-    let _ = js_sys::Reflect::set(o, &JsValue::from_str(k), &v.into());
-}
-
-fn opt(v: &Option<String>) -> JsValue {
-    v.as_deref().map(JsValue::from_str).unwrap_or(JsValue::NULL)
-}
+use crate::worker::{get, opt_str, set};
 
 /// How the report groups and filters the calls (`ctxlens usage --by --since --until`).
 #[derive(Clone, Debug, PartialEq)]
@@ -44,8 +34,8 @@ impl Default for Grouping {
 impl Grouping {
     fn put(&self, m: &js_sys::Object) {
         set(m, "by", self.by.as_str());
-        set(m, "since", opt(&self.since));
-        set(m, "until", opt(&self.until));
+        set(m, "since", opt_str(self.since.as_deref()));
+        set(m, "until", opt_str(self.until.as_deref()));
     }
 
     fn read(m: &JsValue) -> Grouping {

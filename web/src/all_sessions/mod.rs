@@ -22,6 +22,7 @@ use yew::prelude::*;
 use crate::inputs::{self, Listed};
 use crate::views::components::charts::{Column, Columns};
 use crate::views::components::thousands;
+use crate::views::util::{arr as list, num, s as text};
 use link::{FromJob, Grouping, JobLink, Progress, ToJob};
 
 /// A call to open in the single-request views: its session file and its entry.
@@ -141,20 +142,6 @@ fn dollars(x: f64) -> String {
     } else {
         "$0".into()
     }
-}
-
-fn num(v: &Value, k: &str) -> f64 {
-    v.get(k).and_then(Value::as_f64).unwrap_or(0.0)
-}
-
-fn text<'a>(v: &'a Value, k: &str) -> &'a str {
-    v.get_str(k).unwrap_or("")
-}
-
-fn list<'a>(v: &'a Value, k: &str) -> &'a [Value] {
-    v.get(k)
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
 }
 
 /// The prompt tokens a group's recorded usage holds (input + cache read + cache write).

@@ -22,7 +22,7 @@ use crate::shared::Shared;
 #[path = "../components/mod.rs"]
 pub mod components;
 
-mod util;
+pub(crate) mod util;
 
 mod findings;
 mod history;
