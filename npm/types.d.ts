@@ -120,6 +120,12 @@ export interface AssembleOptions {
   userAgent?: string;
   /** `Date.now()` when pi created this run's system message (0.86 on: a few ms after `now`). Default: `now`. */
   systemNow?: number;
+  /**
+   * What `npm root -g` prints on the machine: pi looks there for a user's npm package that is not
+   * in its own folder (`<agent>/npm/node_modules`). Default: `NPM_CONFIG_PREFIX/lib/node_modules`
+   * when `env` sets that, else unknown (said with the package's settings line).
+   */
+  npmGlobalRoot?: string;
   /** The pi release to rebuild. Default: the one the session proves (its system messages, entry types, texts, dates), else the newest. */
   piVersion?: PiVersion;
   /**

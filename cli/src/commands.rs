@@ -190,7 +190,9 @@ PI FLAGS (passed to the rebuilt pi as on its command line):
     --tools LIST, --no-tools, --no-builtin-tools, --exclude-tools LIST, --system-prompt X,
     --append-system-prompt X, --no-context-files, --no-skills, --skill PATH,
     --prompt-template PATH, --no-prompt-templates, --provider P, --models LIST, --approve,
-    --no-approve, --no-extensions, --api-key KEY, @FILE
+    --no-approve, --no-extensions, -e SOURCE (a package or extension for this run: a path,
+    npm:NAME or a git source; its skills and prompt templates are read from where pi keeps
+    it, its code is not run), --offline, --api-key KEY, @FILE
     A --prompt starting with / is expanded as pi does (/skill:NAME ARGS, /TEMPLATE ARGS).
 
 EXIT STATUS:

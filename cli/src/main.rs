@@ -50,6 +50,20 @@ impl HostFs for StdFs {
             .ok()
             .map(|p| p.to_string_lossy().into_owned())
     }
+
+    fn npm_global_root(&self, command: &[String]) -> Option<String> {
+        let (program, args) = command.split_first()?;
+        let out = std::process::Command::new(program)
+            .args(args)
+            .args(["root", "-g"])
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())?;
+        let root = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        (!root.is_empty()).then_some(root)
+    }
 }
 
 struct StdHost {

@@ -24,7 +24,7 @@ pub const COMMANDS: [&str; 16] = [
 ];
 
 /// pi's flags that take a value, passed through as pi's args.
-const PI_VALUE_FLAGS: [&str; 12] = [
+const PI_VALUE_FLAGS: [&str; 14] = [
     "--tools",
     "-t",
     "--exclude-tools",
@@ -37,10 +37,12 @@ const PI_VALUE_FLAGS: [&str; 12] = [
     "--api-key",
     "--models",
     "--session-dir",
+    "--extension",
+    "-e",
 ];
 
 /// pi's flags without a value, passed through as pi's args.
-const PI_SWITCHES: [&str; 16] = [
+const PI_SWITCHES: [&str; 17] = [
     "--no-tools",
     "-nt",
     "--no-builtin-tools",
@@ -57,6 +59,7 @@ const PI_SWITCHES: [&str; 16] = [
     "-na",
     "--no-extensions",
     "-ne",
+    "--offline",
 ];
 
 /// What the command line asks for.

@@ -257,6 +257,9 @@ const CASES_085: &[&str] = &[
     "pi-0.85.1/pkg-filters",
     "pi-0.85.1/pkg-project",
     "pi-0.85.1/pkg-untrusted",
+    "pi-0.85.1/pkg-cli",
+    "pi-0.85.1/pkg-cli-no-skills",
+    "pi-0.85.1/pkg-npm-global",
 ];
 
 /// Cases of 1.6.0: the same kinds of files and flags (and pi-messages, whose body carries the
@@ -286,6 +289,9 @@ const CASES_160: &[&str] = &[
     "pi-1.6.0/pkg-resume",
     "pi-1.6.0/pkg-ext-resume",
     "pi-1.6.0/pkg-untrusted",
+    "pi-1.6.0/pkg-cli",
+    "pi-1.6.0/pkg-cli-no-skills",
+    "pi-1.6.0/pkg-npm-global",
 ];
 
 #[test]
@@ -698,4 +704,56 @@ fn usage_rebuilds_every_call_of_a_real_install_to_the_size_pi_sent() {
             .collect();
         assert_eq!(keys, [format!("pi {release}")], "{name}");
     }
+}
+
+/// Copies a folder's files, recursively.
+fn copy_tree(from: &Path, to: &Path) {
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            fs::create_dir_all(&target).unwrap();
+            copy_tree(&entry.path(), &target);
+        } else {
+            write(&target, &fs::read(entry.path()).unwrap());
+        }
+    }
+}
+
+/// pkg-npm-global with npm's global root known only to the settings' `npmCommand` (no
+/// NPM_CONFIG_PREFIX): the CLI runs `COMMAND root -g` as pi does, and reads the package there.
+#[test]
+fn a_users_npm_package_is_found_in_the_global_root_the_npm_command_prints() {
+    let original = Case::named("pi-1.6.0/pkg-npm-global");
+    let dir = std::env::temp_dir().join(format!("ctxlens-npm-global-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    copy_tree(&original.dir, &dir);
+    let fake = dir.join("fake-npm");
+    write(
+        &fake,
+        b"#!/bin/sh\n[ \"$1 $2 $3\" = \"--quiet root -g\" ] && echo /tmp/pi-ctx-demo/npm-global/lib/node_modules\n",
+    );
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
+    let settings = format!(
+        "{{\n  \"npmCommand\": [\"{}\", \"--quiet\"],\n  \"packages\": [\"npm:global-kit\", \"npm:both-kit\", \"npm:ghost-kit\"]\n}}\n",
+        fake.display()
+    );
+    write(&dir.join("agent/settings.json"), settings.as_bytes());
+    let case_json = fs::read_to_string(dir.join("case.json")).unwrap().replace(
+        ", \"NPM_CONFIG_PREFIX\": \"/tmp/pi-ctx-demo/npm-global\"",
+        "",
+    );
+    assert!(!case_json.contains("\"NPM_CONFIG_PREFIX\""));
+    write(&dir.join("case.json"), case_json.as_bytes());
+    let case = Case {
+        name: original.name.clone(),
+        dir: dir.clone(),
+    };
+    let _laid = lock();
+    let got = run_case(&case, "assemble", &[]);
+    let want = original.body(1).unwrap();
+    let _ = fs::remove_dir_all(&dir);
+    assert_eq!(got.code, 0, "{}", got.stderr);
+    assert_eq!(String::from_utf8_lossy(&got.stdout), want);
 }

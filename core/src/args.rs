@@ -55,6 +55,11 @@ pub struct PiArgs {
     pub approve: Option<bool>,
     /// `--no-extensions` / `-ne`.
     pub no_extensions: bool,
+    /// `--extension SOURCE` / `-e`, repeatable, as given: a path, `npm:`, a git source or
+    /// `builtin:NAME` (pi resolves local paths from the cwd it started in, `resolveCliPaths`).
+    pub extensions: Vec<String>,
+    /// `--offline`: no network at startup, as `PI_OFFLINE=1`.
+    pub offline: bool,
     /// `--print` / `-p`.
     pub print: bool,
     /// Unknown `--name[=value]` flags (pi hands them to extensions, then rejects the ones no
@@ -110,7 +115,8 @@ pub fn parse(pi: &Pi, args: &[String], diags: &mut Vec<Diagnostic>) -> PiArgs {
                 ));
             }
             "--continue" | "-c" | "--resume" | "-r" | "--no-session" | "--verbose"
-            | "--offline" | "--no-themes" => {}
+            | "--no-themes" => {}
+            "--offline" => out.offline = true,
             "--no-prompt-templates" | "-np" => out.no_prompt_templates = true,
             "--prompt-template" if has_next(i) => {
                 i += 1;
@@ -124,6 +130,7 @@ pub fn parse(pi: &Pi, args: &[String], diags: &mut Vec<Diagnostic>) -> PiArgs {
             }
             "--extension" | "-e" if has_next(i) => {
                 i += 1;
+                out.extensions.push(args[i].clone());
             }
             "--api-key" if has_next(i) => {
                 i += 1;

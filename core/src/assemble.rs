@@ -646,6 +646,7 @@ impl Run<'_> {
             args,
             &settings,
             &inputs.env,
+            inputs.npm_global_root.as_deref(),
             &mut self.diags,
         );
         let (system_prompt, prompt_sections) =
@@ -903,6 +904,7 @@ impl Run<'_> {
             None => assumed_extension_tools(
                 &pi,
                 inputs,
+                args,
                 cwd,
                 settings,
                 &builtins,
@@ -1635,6 +1637,7 @@ fn normalized_prompt_image(image: &Value) -> Value {
 fn assumed_extension_tools(
     pi: &Pi,
     inputs: &Inputs,
+    args: &crate::args::PiArgs,
     cwd: &str,
     settings: &settings::Settings,
     builtins: &[tools::ToolDef],
@@ -1644,16 +1647,21 @@ fn assumed_extension_tools(
     if branch_system.is_empty() {
         return Vec::new();
     }
-    let pkgs = crate::packages::resolve(
+    let pkgs = crate::packages::Resolver {
         pi,
-        &inputs.files,
-        &inputs.home,
-        &inputs.agent_dir,
-        cwd,
-        settings,
-        &inputs.env,
-        &mut Vec::new(),
-    );
+        fs: &inputs.files,
+        home: &inputs.home,
+        agent_dir: &crate::js::path::normalize_path(&inputs.agent_dir),
+        cwd: &crate::js::path::normalize_path(cwd),
+        process_cwd: &inputs.cwd,
+        offline: true,
+        npm_global_root: crate::packages::npm_global_root(
+            inputs.npm_global_root.as_deref(),
+            &inputs.env,
+        )
+        .as_deref(),
+    }
+    .resolve(settings, &args.extensions, &mut Vec::new());
     let Some(pkg) = pkgs.packages.iter().find(|p| !p.extensions.is_empty()) else {
         return Vec::new();
     };
@@ -1672,9 +1680,12 @@ fn assumed_extension_tools(
         &pkg.settings_file,
         pkg.line,
         format!(
-            "assumed: the extension tools are the ones the session last declared ({}), since the extensions of package {} are code ctxlens does not run; their prompt snippets and guidelines are not stored (taken as none); give --tool-set to say otherwise",
+            "assumed: the extension tools are the ones the session last declared ({}), since the extensions of {} are code ctxlens does not run; their prompt snippets and guidelines are not stored (taken as none); give --tool-set to say otherwise",
             names.join(", "),
-            pkg.source
+            match pkg.scope {
+                crate::packages::Scope::Temporary => format!("-e {}", pkg.source),
+                _ => format!("package {}", pkg.source),
+            }
         ),
     ));
     let list: Vec<Value> = declared

@@ -264,6 +264,8 @@ pub fn inputs_from_case(files: &CaseFiles, env_dir: Option<&str>) -> Result<Inpu
         args,
         env: env_vars,
         extension_tools,
+        // npm's global root as the machine had it (an export of an install records it).
+        npm_global_root: str_field(&env, "npmGlobalRoot"),
         // A capture without a prompt (or `"prompt": null`, an export of a continue) rebuilds
         // pi's continue, or the session's last call.
         prompt: str_field(&env, "prompt"),
@@ -367,6 +369,13 @@ pub fn case_from_inputs(inputs: &Inputs, pi: Option<PiVersion>) -> CaseFiles {
         env.insert("nowMs", Value::Number(inputs.now_ms));
     }
     env.insert_opt("systemNowMs", inputs.system_now_ms.map(Value::Number));
+    // npm's global root, as given or as the environment sets it (the export keeps only the
+    // variables pi's request reads).
+    env.insert_opt(
+        "npmGlobalRoot",
+        crate::packages::npm_global_root(inputs.npm_global_root.as_deref(), &inputs.env)
+            .map(Value::str),
+    );
     if inputs.placeholder_key {
         env.insert("placeholderKey", Value::Bool(true));
     }

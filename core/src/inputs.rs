@@ -174,6 +174,10 @@ pub struct Inputs {
     pub env: BTreeMap<String, String>,
     /// Extension tools (tools.json), appended after the built-in ones.
     pub extension_tools: Option<ExtensionToolsJson>,
+    /// The folder `npm root -g` prints (process state: the CLI asks npm when a user's npm
+    /// package is not in pi's own folder, where pi then looks; without it,
+    /// `NPM_CONFIG_PREFIX` in `env` gives it).
+    pub npm_global_root: Option<String>,
     /// The next prompt. `None`: a past call ([`Self::call`]), or, when the active branch ends
     /// with an answer, its last call; else pi's continue (no new user message).
     pub prompt: Option<String>,
@@ -229,6 +233,7 @@ impl Default for Inputs {
             args: Vec::new(),
             env: BTreeMap::new(),
             extension_tools: None,
+            npm_global_root: None,
             prompt: None,
             call: None,
             now_ms: 0.0,

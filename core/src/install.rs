@@ -55,6 +55,12 @@ pub trait HostFs {
     /// The canonical path (`fs.realpathSync`): links resolved.
     fn realpath(&self, path: &str) -> Option<String>;
 
+    /// What `COMMAND… root -g` prints (pi's `getGlobalNpmRoot`: `npm`, or the settings'
+    /// `npmCommand`), trimmed; `None` where no program can be run (the browser) or it fails.
+    fn npm_global_root(&self, _command: &[String]) -> Option<String> {
+        None
+    }
+
     /// At most the first `max` bytes of a file (the session list reads only each file's head).
     fn read_head(&self, path: &str, max: usize) -> Result<Vec<u8>, String> {
         self.read(path).map(|mut b| {
@@ -607,9 +613,38 @@ pub fn read_machine(
     };
     // pi packages (package-manager.js resolvePackageSources): each entry's install folder, or
     // its local path; which of them pi loads, and how, is decided by [`crate::packages`].
+    let mut npm_global_root: Option<Option<String>> = None;
     for (source, scope) in crate::packages::entry_sources(&settings) {
         let path = crate::packages::install_path(&source, scope, &home, &agent_dir, &cwd);
         r.package(&path);
+        // `getNpmInstallPath`: a user's npm package not in pi's folder, in npm's global root.
+        let npm = matches!(
+            crate::packages::parse_source(&source),
+            crate::packages::Source::Npm { .. }
+        );
+        if npm && scope == crate::packages::Scope::User && r.m.fs.stat(&path).is_none() {
+            let root = npm_global_root.get_or_insert_with(|| {
+                let command = npm_command(&settings);
+                machine
+                    .fs
+                    .npm_global_root(&command)
+                    .or_else(|| crate::packages::npm_global_root(None, &machine.env))
+            });
+            if let (Some(root), crate::packages::Source::Npm { name, .. }) =
+                (root.clone(), crate::packages::parse_source(&source))
+            {
+                r.package(&join_path(&root, &name));
+            }
+        }
+    }
+    // The `-e` sources (`resolveExtensionSources`): a local path, or pi's temporary folder.
+    for source in crate::resources::cli_extension_sources(&parsed, &process_cwd, &home) {
+        if source.starts_with("builtin:") {
+            continue;
+        }
+        for path in crate::packages::temporary_paths(&source, &home, &agent_dir, &cwd) {
+            r.package(&path);
+        }
     }
     if !parsed.no_skills {
         for (entries, base) in [
@@ -731,6 +766,7 @@ pub fn read_machine(
         args: args.to_vec(),
         env: machine.env.clone(),
         session,
+        npm_global_root: npm_global_root.flatten(),
         ..Inputs::default()
     };
     MachineRead {
@@ -739,6 +775,20 @@ pub fn read_machine(
         cwd,
         diagnostics: r.diags,
     }
+}
+
+/// `getNpmCommand()`: the settings' `npmCommand` (the project's over the user's), else `npm`.
+fn npm_command(settings: &crate::settings::Settings) -> Vec<String> {
+    [&settings.project, &settings.global]
+        .iter()
+        .filter_map(|o| o.get("npmCommand").and_then(Value::as_array))
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect::<Vec<_>>()
+        })
+        .find(|c| !c.is_empty())
+        .unwrap_or_else(|| vec!["npm".to_string()])
 }
 
 /// The pi installed on the machine.

@@ -57,6 +57,8 @@ use crate::settings::Settings;
 pub enum Scope {
     Project,
     User,
+    /// Given on pi's command line with `-e SOURCE` (`--extension`): loaded for this run only.
+    Temporary,
 }
 
 impl Scope {
@@ -64,6 +66,7 @@ impl Scope {
         match self {
             Scope::Project => "project",
             Scope::User => "user",
+            Scope::Temporary => "temporary",
         }
     }
 }
@@ -74,7 +77,7 @@ pub struct Package {
     /// The entry's `source` as written (the name a resource is priced under).
     pub source: String,
     pub scope: Scope,
-    /// The settings file and the line of the entry.
+    /// The settings file and the line of the entry (`args`, with no line, for `-e`).
     pub settings_file: String,
     pub line: Option<u32>,
     /// The installed folder (or the local file); `None` when pi skips it (not installed).
@@ -96,9 +99,15 @@ pub struct PackagePath {
 /// What the settings' packages bring, in pi's accumulator order.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PackageResources {
+    /// The settings' packages, then those given with `-e`.
     pub packages: Vec<Package>,
     pub skills: Vec<PackagePath>,
     pub prompts: Vec<PackagePath>,
+    /// The skills and prompt templates of the packages given with `-e`
+    /// (`resolveExtensionSources`): pi puts them before every other path, and loads them even
+    /// with `--no-skills` / `--no-prompt-templates` (CA/core/resource-loader.js `reload`).
+    pub cli_skills: Vec<PackagePath>,
+    pub cli_prompts: Vec<PackagePath>,
     /// Whether the release normalizes a pattern before matching it (the settings' own patterns
     /// are matched the same way; `Rules::package_patterns_normalized`).
     pub patterns_normalized: bool,
@@ -107,8 +116,10 @@ pub struct PackageResources {
 impl PackageResources {
     /// The package a skill or prompt template file came from.
     pub fn package_of(&self, path: &str) -> Option<&str> {
-        self.skills
+        self.cli_skills
             .iter()
+            .chain(&self.cli_prompts)
+            .chain(&self.skills)
             .chain(&self.prompts)
             .find(|p| p.path == path)
             .map(|p| p.package.as_str())
@@ -169,6 +180,8 @@ pub enum Source {
     Git {
         host: String,
         path: String,
+        /// The `@REF` after the path (`splitRef`, CA/utils/git.js), `None` without one.
+        reference: Option<String>,
     },
     Local {
         path: String,
@@ -242,7 +255,10 @@ fn parse_git_url(source: &str) -> Option<Source> {
     } else {
         url.split_once('/')?
     };
-    let path = path.split('@').next().unwrap_or(path);
+    let (path, reference) = match path.split_once('@') {
+        Some((p, r)) if !p.is_empty() && !r.is_empty() => (p, Some(r.to_string())),
+        _ => (path, None),
+    };
     let path = path.split('#').next().unwrap_or(path);
     let path = path.trim_start_matches('/');
     let path = path.strip_suffix(".git").unwrap_or(path);
@@ -255,6 +271,7 @@ fn parse_git_url(source: &str) -> Option<Source> {
     Some(Source::Git {
         host: host.to_string(),
         path: path.to_string(),
+        reference,
     })
 }
 
@@ -280,6 +297,7 @@ fn base_dir(scope: Scope, agent_dir: &str, cwd: &str) -> String {
     match scope {
         Scope::Project => join_path(cwd, ".pi"),
         Scope::User => agent_dir.to_string(),
+        Scope::Temporary => cwd.to_string(),
     }
 }
 
@@ -291,7 +309,7 @@ fn settings_file(scope: Scope, agent_dir: &str, cwd: &str) -> String {
 fn identity(source: &str, scope: Scope, home: &str, agent_dir: &str, cwd: &str) -> String {
     match parse_source(source) {
         Source::Npm { name, .. } => format!("npm:{name}"),
-        Source::Git { host, path } => format!("git:{host}/{path}"),
+        Source::Git { host, path, .. } => format!("git:{host}/{path}"),
         Source::Local { path } => format!(
             "local:{}",
             resolve_local(&path, &base_dir(scope, agent_dir, cwd), home)
@@ -396,54 +414,141 @@ fn dedupe(entries: Vec<Entry>, home: &str, agent_dir: &str, cwd: &str) -> Vec<En
     result
 }
 
-/// Resolves the settings' packages as `DefaultPackageManager.resolve()` does before the settings'
-/// own entries (CA/core/package-manager.js:698–731, `resolvePackageSources` :981–1037).
-#[allow(clippy::too_many_arguments)]
-pub fn resolve(
-    pi: &Pi,
-    fs: &VirtualFs,
-    home: &str,
-    agent_dir: &str,
-    cwd: &str,
-    settings: &Settings,
-    env: &std::collections::BTreeMap<String, String>,
-    diags: &mut Vec<Diagnostic>,
-) -> PackageResources {
-    let mut out = PackageResources {
-        patterns_normalized: pi.rules.package_patterns_normalized,
-        ..Default::default()
-    };
-    let entries = read_entries(fs, agent_dir, cwd, settings, diags);
-    let entries = dedupe(entries, home, agent_dir, cwd);
-    for e in &entries {
-        // `findAutoloadDeltaBase`: a project `autoload: false` entry resolves the user's source.
-        let base = (e.scope == Scope::Project && e.autoload_off())
-            .then(|| {
-                let id = identity(&e.source, e.scope, home, agent_dir, cwd);
-                entries.iter().find(|u| {
-                    u.scope == Scope::User
-                        && identity(&u.source, Scope::User, home, agent_dir, cwd) == id
+/// Where packages are looked for, and what the release and the environment say about them.
+pub struct Resolver<'a> {
+    pub pi: &'a Pi,
+    pub fs: &'a VirtualFs,
+    pub home: &'a str,
+    pub agent_dir: &'a str,
+    /// The runtime cwd: the project's `.pi/` and the `-e` paths' base.
+    pub cwd: &'a str,
+    /// The directory pi was started in: `main` resolves the `-e` paths from it first
+    /// (`resolveCliPaths`).
+    pub process_cwd: &'a str,
+    /// `isOfflineModeEnabled()`: `PI_OFFLINE` set ([`offline`]) or `--offline` given.
+    pub offline: bool,
+    /// npm's global `node_modules` ([`npm_global_root`]), where pi looks for a user's npm
+    /// package that is not in its own folder (`getLegacyGlobalNpmInstallPath`).
+    pub npm_global_root: Option<&'a str>,
+}
+
+impl Resolver<'_> {
+    /// The settings' packages as `DefaultPackageManager.resolve()` resolves them before the
+    /// settings' own entries (CA/core/package-manager.js:698–731, `resolvePackageSources`
+    /// :981–1037), then the sources given with `-e` (`cli`, as given) as
+    /// `resolveExtensionSources(sources, {temporary: true})` does: `npm:` and git sources from
+    /// pi's temporary folder, local paths from the cwd.
+    pub fn resolve(
+        &self,
+        settings: &Settings,
+        cli: &[String],
+        diags: &mut Vec<Diagnostic>,
+    ) -> PackageResources {
+        let (home, agent_dir, cwd) = (self.home, self.agent_dir, self.cwd);
+        let normalized = self.pi.rules.package_patterns_normalized;
+        let mut out = PackageResources {
+            patterns_normalized: normalized,
+            ..Default::default()
+        };
+        let entries = read_entries(self.fs, agent_dir, cwd, settings, diags);
+        let entries = dedupe(entries, home, agent_dir, cwd);
+        for e in &entries {
+            // `findAutoloadDeltaBase`: a project `autoload: false` entry resolves the user's source.
+            let base = (e.scope == Scope::Project && e.autoload_off())
+                .then(|| {
+                    let id = identity(&e.source, e.scope, home, agent_dir, cwd);
+                    entries.iter().find(|u| {
+                        u.scope == Scope::User
+                            && identity(&u.source, Scope::User, home, agent_dir, cwd) == id
+                    })
                 })
-            })
-            .flatten();
-        let (source, scope) = base.map_or((&e.source, e.scope), |u| (&u.source, u.scope));
-        let file = settings_file(e.scope, agent_dir, cwd);
+                .flatten();
+            let (source, scope) = base.map_or((&e.source, e.scope), |u| (&u.source, u.scope));
+            let file = settings_file(e.scope, agent_dir, cwd);
+            self.entry(e, source, scope, &file, &mut out, diags);
+        }
+        let mut temporary = PackageResources {
+            patterns_normalized: normalized,
+            ..Default::default()
+        };
+        for source in cli {
+            if let Some(name) = source.strip_prefix("builtin:") {
+                diags.push(
+                    Diagnostic::warning(
+                        "args",
+                        None,
+                        format!("-e {source}: pi's built-in extension {name} is code that ctxlens does not run"),
+                    )
+                    .skipping(format!("what -e {source} adds")),
+                );
+                continue;
+            }
+            let e = Entry {
+                source: source.clone(),
+                filter: None,
+                scope: Scope::Temporary,
+                line: None,
+            };
+            let resolved = if is_local_path(source) {
+                resolve_pi_path(source, self.process_cwd, home, PathOptions::default())
+            } else {
+                source.clone()
+            };
+            self.entry(
+                &e,
+                &resolved,
+                Scope::Temporary,
+                "args",
+                &mut temporary,
+                diags,
+            );
+        }
+        out.packages.append(&mut temporary.packages);
+        out.cli_skills = temporary.skills;
+        out.cli_prompts = temporary.prompts;
+        out
+    }
+
+    /// One package: what it brings (into `out`), or why pi skips it.
+    fn entry(
+        &self,
+        e: &Entry,
+        source: &str,
+        scope: Scope,
+        file: &str,
+        out: &mut PackageResources,
+        diags: &mut Vec<Diagnostic>,
+    ) {
+        let fs = self.fs;
         out.packages.push(Package {
             source: e.source.clone(),
             scope: e.scope,
-            settings_file: file.clone(),
+            settings_file: file.to_string(),
             line: e.line,
             root: None,
             extensions: Vec::new(),
         });
-        let root = installed_path(fs, source, scope, home, agent_dir, cwd);
-        match root {
+        let label = match e.scope {
+            Scope::Temporary => format!("-e {}", e.source),
+            _ => format!("package {}", e.source),
+        };
+        match self.installed_path(source, scope) {
             Installed::Folder(root) => {
                 out.packages.last_mut().expect("pushed").root = Some(root.clone());
-                let found = collect_package_resources(pi, fs, &root, e, &mut out, home);
+                let found = collect_package_resources(self.pi, fs, &root, e, out, self.home);
                 if !found {
                     // A local folder with nothing pi recognizes is loaded as one extension.
                     out.add(Kind::Extensions, root, true, &e.source);
+                }
+                if scope == Scope::Temporary
+                    && !matches!(parse_source(source), Source::Local { .. })
+                    && !self.offline
+                {
+                    diags.push(Diagnostic::info(
+                        file,
+                        None,
+                        format!("{label}: pi may refresh this copy from the network when it starts (not offline: PI_OFFLINE or --offline); ctxlens reads the copy on disk"),
+                    ));
                 }
             }
             Installed::File(path) => {
@@ -451,7 +556,7 @@ pub fn resolve(
                 out.add(Kind::Extensions, path, true, &e.source);
             }
             Installed::Missing(why) => {
-                diags.push(missing(e, &file, source, &why, env));
+                diags.push(missing(&label, e.line, file, source, &why, self.offline));
             }
         }
         let pkg = out.packages.last_mut().expect("pushed");
@@ -461,22 +566,20 @@ pub fn resolve(
         pkg.extensions.retain(|x| !is_ctxlens_extension(fs, x));
         if pkg.extensions.len() < before {
             diags.push(Diagnostic::info(
-                &file,
+                file,
                 e.line,
                 format!(
-                    "package {}: ctxlens's own extension (the /ctxlens commands and the live check) reads the requests pi sends and changes nothing in them",
-                    e.source
+                    "{label}: ctxlens's own extension (the /ctxlens commands and the live check) reads the requests pi sends and changes nothing in them"
                 ),
             ));
         }
         if !pkg.extensions.is_empty() {
             diags.push(
                 Diagnostic::warning(
-                    &file,
+                    file,
                     e.line,
                     format!(
-                        "package {}: its extensions ({}) are code that ctxlens does not run: the tools, prompt changes and hooks they add are not rebuilt",
-                        e.source,
+                        "{label}: its extensions ({}) are code that ctxlens does not run: the tools, prompt changes and hooks they add are not rebuilt",
                         pkg.extensions.join(", ")
                     ),
                 )
@@ -484,7 +587,56 @@ pub fn resolve(
             );
         }
     }
-    out
+
+    /// Where pi finds a source of `scope`, and whether it is there.
+    fn installed_path(&self, source: &str, scope: Scope) -> Installed {
+        let (fs, home, agent_dir, cwd) = (self.fs, self.home, self.agent_dir, self.cwd);
+        let hashed = self.pi.rules.temporary_git_dir_hashes_ref;
+        let mut path = install_path_of(source, scope, home, agent_dir, cwd, hashed);
+        // `getNpmInstallPath`: a user's package not in pi's folder is looked for in npm's
+        // global root (installed there by earlier releases' `pi install`).
+        if let (Source::Npm { name, .. }, Scope::User, Some(root)) =
+            (parse_source(source), scope, self.npm_global_root)
+        {
+            let global = join_path(root, &name);
+            if !fs.is_dir(&path) && fs.is_dir(&global) {
+                path = global;
+            }
+        }
+        match parse_source(source) {
+            Source::Npm { version, .. } => {
+                let json = fs
+                    .read_to_string(&join_path(&path, "package.json"))
+                    .and_then(|t| crate::js::parse(t.trim_start_matches('\u{FEFF}')).ok());
+                let installed = json
+                    .as_ref()
+                    .and_then(|j| j.get("version"))
+                    .and_then(Value::as_str)
+                    .filter(|v| !v.is_empty());
+                match (installed, version) {
+                    (None, _) if scope == Scope::User && self.npm_global_root.is_none() => {
+                        Installed::Missing(format!(
+                            "not installed at {path} (pi then looks in npm's global root, which is not known here: `npm root -g`)"
+                        ))
+                    }
+                    (None, _) if scope == Scope::User => Installed::Missing(format!(
+                        "not installed at {path}, nor in npm's global root {}",
+                        self.npm_global_root.unwrap_or_default()
+                    )),
+                    (None, _) => Installed::Missing(format!("not installed at {path}")),
+                    (Some(v), Some(want)) if !npm_version_satisfies(v, &want) => Installed::Missing(
+                        format!("installed at {path} as {v}, which does not satisfy {want}"),
+                    ),
+                    _ => Installed::Folder(path),
+                }
+            }
+            Source::Git { .. } if fs.is_dir(&path) => Installed::Folder(path),
+            Source::Git { .. } => Installed::Missing(format!("not cloned at {path}")),
+            Source::Local { .. } if fs.is_file(&path) => Installed::File(path),
+            Source::Local { .. } if fs.is_dir(&path) => Installed::Folder(path),
+            Source::Local { .. } => Installed::Missing(format!("the path {path} does not exist")),
+        }
+    }
 }
 
 /// Whether `path` is ctxlens's own pi extension: `DIR/pi/extension.js` where `DIR/package.json`
@@ -509,13 +661,61 @@ enum Installed {
 }
 
 /// Where pi looks for a source of `scope` (`getNpmInstallPath`, `getGitInstallPath`,
-/// `resolvePathFromBase`): the CLI reads what is there.
+/// `resolvePathFromBase`): the CLI reads what is there. For `-e` sources both of the
+/// releases' temporary folders are candidates: [`temporary_paths`].
 pub fn install_path(source: &str, scope: Scope, home: &str, agent_dir: &str, cwd: &str) -> String {
+    install_path_of(source, scope, home, agent_dir, cwd, true)
+}
+
+/// The folders a `-e` source may be installed in: its temporary folder as every release names it.
+pub fn temporary_paths(source: &str, home: &str, agent_dir: &str, cwd: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for hashed in [true, false] {
+        let p = install_path_of(source, Scope::Temporary, home, agent_dir, cwd, hashed);
+        if !out.contains(&p) {
+            out.push(p);
+        }
+    }
+    out
+}
+
+fn install_path_of(
+    source: &str,
+    scope: Scope,
+    home: &str,
+    agent_dir: &str,
+    cwd: &str,
+    ref_hashed: bool,
+) -> String {
     let root = base_dir(scope, agent_dir, cwd);
-    match parse_source(source) {
-        Source::Npm { name, .. } => join_path(&join_path(&root, "npm/node_modules"), &name),
-        Source::Git { host, path } => join_path(&join_path(&join_path(&root, "git"), &host), &path),
-        Source::Local { path } => resolve_local(&path, &root, home),
+    // `getTemporaryDir(prefix, suffix, ref)`: `<agentDir>/tmp/extensions/PREFIX/HASH/SUFFIX`,
+    // HASH the first 8 hex digits of the SHA-256 of `PREFIX-SUFFIX[@REF]`.
+    let temporary = |prefix: &str, suffix: &str, reference: Option<&str>| {
+        let key = match reference {
+            Some(r) if ref_hashed => format!("{prefix}-{suffix}@{r}"),
+            _ => format!("{prefix}-{suffix}"),
+        };
+        let hash = crate::js::sha256::sha256_hex(&key);
+        let dir = join_path(&join_path(agent_dir, "tmp/extensions"), prefix);
+        join_path(&join_path(&dir, hash.get(..8).unwrap_or("")), suffix)
+    };
+    match (parse_source(source), scope) {
+        (Source::Npm { name, .. }, Scope::Temporary) => {
+            join_path(&temporary("npm", "", None), &format!("node_modules/{name}"))
+        }
+        (
+            Source::Git {
+                host,
+                path,
+                reference,
+            },
+            Scope::Temporary,
+        ) => temporary(&format!("git-{host}"), &path, reference.as_deref()),
+        (Source::Npm { name, .. }, _) => join_path(&join_path(&root, "npm/node_modules"), &name),
+        (Source::Git { host, path, .. }, _) => {
+            join_path(&join_path(&join_path(&root, "git"), &host), &path)
+        }
+        (Source::Local { path }, _) => resolve_local(&path, &root, home),
     }
 }
 
@@ -543,56 +743,15 @@ pub fn entry_sources(settings: &Settings) -> Vec<(String, Scope)> {
     out
 }
 
-fn installed_path(
-    fs: &VirtualFs,
-    source: &str,
-    scope: Scope,
-    home: &str,
-    agent_dir: &str,
-    cwd: &str,
-) -> Installed {
-    let path = install_path(source, scope, home, agent_dir, cwd);
-    match parse_source(source) {
-        Source::Npm { version, .. } => {
-            let json = fs
-                .read_to_string(&join_path(&path, "package.json"))
-                .and_then(|t| crate::js::parse(t.trim_start_matches('\u{FEFF}')).ok());
-            let installed = json
-                .as_ref()
-                .and_then(|j| j.get("version"))
-                .and_then(Value::as_str)
-                .filter(|v| !v.is_empty());
-            match (installed, version) {
-                (None, _) if scope == Scope::User => Installed::Missing(format!(
-                    "not installed at {path} (pi then looks in npm's global root, which ctxlens does not read)"
-                )),
-                (None, _) => Installed::Missing(format!("not installed at {path}")),
-                (Some(v), Some(want)) if !npm_version_satisfies(v, &want) => Installed::Missing(
-                    format!("installed at {path} as {v}, which does not satisfy {want}"),
-                ),
-                _ => Installed::Folder(path),
-            }
-        }
-        Source::Git { .. } if fs.is_dir(&path) => Installed::Folder(path),
-        Source::Git { .. } => Installed::Missing(format!("not cloned at {path}")),
-        Source::Local { .. } if fs.is_file(&path) => Installed::File(path),
-        Source::Local { .. } if fs.is_dir(&path) => Installed::Folder(path),
-        Source::Local { .. } => Installed::Missing(format!("the path {path} does not exist")),
-    }
-}
-
 /// The diagnostic for a package pi does not load, at its settings line.
 fn missing(
-    e: &Entry,
+    label: &str,
+    line: Option<u32>,
     file: &str,
     source: &str,
     why: &str,
-    env: &std::collections::BTreeMap<String, String>,
+    offline: bool,
 ) -> Diagnostic {
-    let offline = env.get("PI_OFFLINE").is_some_and(|v| {
-        let v = v.to_ascii_lowercase();
-        v == "1" || v == "true" || v == "yes"
-    });
     let what = if matches!(parse_source(source), Source::Local { .. }) {
         "pi skips it".to_string()
     } else if offline {
@@ -600,12 +759,33 @@ fn missing(
     } else {
         "pi installs it from the network first (unless offline: PI_OFFLINE or --offline), which ctxlens cannot; ctxlens goes on without it".to_string()
     };
-    Diagnostic::warning(file, e.line, format!("package {}: {why}: {what}", e.source)).skipping(
-        format!(
-            "the skills, prompt templates and extensions of {}",
-            e.source
-        ),
-    )
+    let name = label
+        .trim_start_matches("package ")
+        .trim_start_matches("-e ");
+    Diagnostic::warning(file, line, format!("{label}: {why}: {what}")).skipping(format!(
+        "the skills, prompt templates and extensions of {name}"
+    ))
+}
+
+/// npm's global `node_modules`: the folder given (the CLI asks `npm root -g`), else the one
+/// `NPM_CONFIG_PREFIX` (`npm_config_prefix`) sets: `PREFIX/lib/node_modules`.
+pub fn npm_global_root(
+    given: Option<&str>,
+    env: &std::collections::BTreeMap<String, String>,
+) -> Option<String> {
+    given.map(String::from).or_else(|| {
+        env.iter()
+            .find(|(k, v)| k.eq_ignore_ascii_case("npm_config_prefix") && !v.is_empty())
+            .map(|(_, prefix)| join_path(&normalize_path(prefix), "lib/node_modules"))
+    })
+}
+
+/// `isOfflineModeEnabled()`: `PI_OFFLINE` set to 1, true or yes (`--offline` sets it).
+pub fn offline(env: &std::collections::BTreeMap<String, String>) -> bool {
+    env.get("PI_OFFLINE").is_some_and(|v| {
+        let v = v.to_ascii_lowercase();
+        v == "1" || v == "true" || v == "yes"
+    })
 }
 
 /// `satisfies(installed, validRange(wanted))` for the ranges a settings entry holds: an exact

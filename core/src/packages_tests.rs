@@ -21,8 +21,17 @@ fn settings(project: &str, global: &str) -> Settings {
 
 fn resolved(fs: &VirtualFs, s: &Settings, pi: &Pi) -> (PackageResources, Vec<Diagnostic>) {
     let mut d = Vec::new();
-    let env = [("PI_OFFLINE".to_string(), "1".to_string())].into();
-    let r = resolve(pi, fs, "/h", "/h/.pi/agent", "/p", s, &env, &mut d);
+    let r = Resolver {
+        pi,
+        fs,
+        home: "/h",
+        agent_dir: "/h/.pi/agent",
+        cwd: "/p",
+        process_cwd: "/p",
+        offline: true,
+        npm_global_root: None,
+    }
+    .resolve(s, &[], &mut d);
     (r, d)
 }
 
@@ -70,10 +79,20 @@ fn sources_parse_as_pi_parses_them() {
     let git = |h: &str, p: &str| Source::Git {
         host: h.into(),
         path: p.into(),
+        reference: None,
+    };
+    let at = |h: &str, p: &str, r: &str| Source::Git {
+        host: h.into(),
+        path: p.into(),
+        reference: Some(r.into()),
     };
     assert_eq!(
         parse_source("git:github.com/u/r@v1"),
-        git("github.com", "u/r")
+        at("github.com", "u/r", "v1")
+    );
+    assert_eq!(
+        parse_source("git:git@github.com:u/r@v2"),
+        at("github.com", "u/r", "v2")
     );
     assert_eq!(
         parse_source("git:git@github.com:u/r.git"),
@@ -81,7 +100,7 @@ fn sources_parse_as_pi_parses_them() {
     );
     assert_eq!(
         parse_source("https://gitlab.com/u/r@abc"),
-        git("gitlab.com", "u/r")
+        at("gitlab.com", "u/r", "abc")
     );
     assert_eq!(
         parse_source("ssh://git@github.com/u/r"),

@@ -239,14 +239,22 @@ pub fn load_prompt_templates(
         })
         .map(|s| resolve_pi_path(s, process_cwd, home, PathOptions::default()))
         .collect();
-    if args.no_prompt_templates && cli.is_empty() {
+    // The `-e` packages' prompt templates come first, and load even with
+    // `--no-prompt-templates`.
+    let mut primary: Vec<String> = pkgs
+        .cli_prompts
+        .iter()
+        .filter(|p| p.enabled)
+        .map(|p| p.path.clone())
+        .collect();
+    if !args.no_prompt_templates {
+        primary.extend(resolve_prompt_resources(
+            fs, home, agent_dir, cwd, settings, pkgs,
+        ));
+    }
+    if primary.is_empty() && cli.is_empty() {
         return Vec::new();
     }
-    let primary = if args.no_prompt_templates {
-        Vec::new()
-    } else {
-        resolve_prompt_resources(fs, home, agent_dir, cwd, settings, pkgs)
-    };
     let trim = PathOptions {
         trim: true,
         ..Default::default()

@@ -58,6 +58,21 @@ pub struct Resources {
     pub packages: Vec<crate::packages::Package>,
 }
 
+/// The `-e` sources as pi's `main` hands them on (`resolveCliPaths`): local paths resolved
+/// from the directory pi was started in.
+pub(crate) fn cli_extension_sources(args: &PiArgs, process_cwd: &str, home: &str) -> Vec<String> {
+    args.extensions
+        .iter()
+        .map(|s| {
+            if is_local_path(s) && !s.trim().starts_with("builtin:") {
+                resolve_pi_path(s, process_cwd, home, PathOptions::default())
+            } else {
+                s.clone()
+            }
+        })
+        .collect()
+}
+
 fn exists(fs: &VirtualFs, p: &str) -> bool {
     fs.is_file(p) || fs.is_dir(p)
 }
@@ -83,12 +98,23 @@ pub fn load(
     args: &PiArgs,
     settings: &Settings,
     env: &std::collections::BTreeMap<String, String>,
+    npm_global_root: Option<&str>,
     diags: &mut Vec<Diagnostic>,
 ) -> Resources {
     let cwd = normalize_path(cwd);
     let agent_dir = normalize_path(agent_dir);
     // Packages resolve first (`DefaultPackageManager.resolve`), so their paths hold their places.
-    let pkgs = crate::packages::resolve(pi, fs, home, &agent_dir, &cwd, settings, env, diags);
+    let pkgs = crate::packages::Resolver {
+        pi,
+        fs,
+        home,
+        agent_dir: &agent_dir,
+        cwd: &cwd,
+        process_cwd,
+        offline: args.offline || crate::packages::offline(env),
+        npm_global_root: crate::packages::npm_global_root(npm_global_root, env).as_deref(),
+    }
+    .resolve(settings, &args.extensions, diags);
     let context_files = if args.no_context_files {
         Vec::new()
     } else {
@@ -801,12 +827,19 @@ fn load_skills(
             }
         })
         .collect();
-    let primary = if args.no_skills {
-        Vec::new()
-    } else {
-        resolve_skill_resources(fs, home, agent_dir, cwd, settings, pkgs)
-    };
-    if args.no_skills && cli.is_empty() {
+    // The `-e` packages' skills come first, and load even with `--no-skills`.
+    let mut primary: Vec<String> = pkgs
+        .cli_skills
+        .iter()
+        .filter(|p| p.enabled)
+        .map(|p| p.path.clone())
+        .collect();
+    if !args.no_skills {
+        primary.extend(resolve_skill_resources(
+            fs, home, agent_dir, cwd, settings, pkgs,
+        ));
+    }
+    if primary.is_empty() && cli.is_empty() {
         return Vec::new();
     }
     let skill_paths = merge_paths(&primary, &cli, cwd, home);

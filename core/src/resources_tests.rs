@@ -240,6 +240,7 @@ fn load_all(fs: &VirtualFs, args: &PiArgs, trusted: bool) -> (Resources, Vec<Dia
             args,
             &settings,
             &Default::default(),
+            None,
             &mut d,
         ),
         d,
@@ -443,6 +444,7 @@ fn a_package_not_installed_is_said_at_its_settings_line() {
         &PiArgs::default(),
         &settings,
         &env,
+        None,
         &mut d,
     );
     let p: Vec<&Diagnostic> = d

@@ -10,16 +10,16 @@ import path from "node:path";
 const PI_PACKAGE = "@earendil-works/pi-coding-agent";
 
 /** pi's flags that change the request and take a value (as `ctxlens` passes them to the rebuilt pi). */
-const VALUE_FLAGS = new Set(["--tools", "-t", "--exclude-tools", "-xt", "--system-prompt", "--append-system-prompt", "--skill", "--prompt-template", "--api-key"]);
+const VALUE_FLAGS = new Set(["--tools", "-t", "--exclude-tools", "-xt", "--system-prompt", "--append-system-prompt", "--skill", "--prompt-template", "--api-key", "--extension", "-e"]);
 /** pi's flags that change the request and take none. */
-const SWITCHES = new Set(["--no-tools", "-nt", "--no-builtin-tools", "-nbt", "--no-context-files", "-nc", "--no-skills", "-ns", "--no-prompt-templates", "-np", "--approve", "-a", "--no-approve", "-na", "--no-extensions", "-ne"]);
+const SWITCHES = new Set(["--no-tools", "-nt", "--no-builtin-tools", "-nbt", "--no-context-files", "-nc", "--no-skills", "-ns", "--no-prompt-templates", "-np", "--approve", "-a", "--no-approve", "-na", "--no-extensions", "-ne", "--offline"]);
 /** pi's flags whose value is left out: the model and level come from the session, the rest do not shape the request. */
-const SKIPPED_WITH_VALUE = new Set(["--model", "--thinking", "--provider", "--models", "--mode", "--session", "--session-id", "--fork", "--session-dir", "--export", "--theme", "--extension", "-e", "--name", "-n", "--use-theme"]);
+const SKIPPED_WITH_VALUE = new Set(["--model", "--thinking", "--provider", "--models", "--mode", "--session", "--session-id", "--fork", "--session-dir", "--export", "--theme", "--name", "-n", "--use-theme"]);
 
 /**
  * The flags of pi's command line (`argv`, without node and the script) that shape the request:
- * the tool selection, system prompt files, context files, skills, prompt templates, trust and
- * `--api-key`. Messages, `@file` arguments (already in the session) and the rest are left out.
+ * the tool selection, system prompt files, context files, skills, prompt templates, the packages
+ * given with `-e`, trust, `--offline` and `--api-key`. Messages, `@file` arguments (already in the session) and the rest are left out.
  */
 export function requestFlags(argv) {
   const out = [];

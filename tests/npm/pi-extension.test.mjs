@@ -73,7 +73,7 @@ test("at load: a pi without the request hook, or one ctxlens does not rebuild, i
 
 test("the pi flags passed on are those that shape the request", () => {
   const argv = ["--offline", "-p", "--model", "a/b", "--thinking", "high", "--tools", "read,bash", "-e", "x.mjs", "--session", "s.jsonl", "--no-context-files", "--append-system-prompt=more", "--skill", "./s", "@file.png", "the prompt", "--", "--no-skills"];
-  assert.deepEqual(pi.live.requestFlags(argv), ["--tools", "read,bash", "--no-context-files", "--append-system-prompt", "more", "--skill", "./s"]);
+  assert.deepEqual(pi.live.requestFlags(argv), ["--offline", "--tools", "read,bash", "-e", "x.mjs", "--no-context-files", "--append-system-prompt", "more", "--skill", "./s"]);
 });
 
 test("pi's fetch is paired by the model's origin, and its body read as sent (a zstd body decompressed)", () => {

@@ -201,6 +201,7 @@ fn inputs_of_options(
         args,
         env,
         extension_tools,
+        npm_global_root: opt_str(o, "npmGlobalRoot")?,
         prompt: opt_str(o, "prompt")?,
         now_ms: opt_f64(o, "now")?.unwrap_or(0.0),
         system_now_ms: opt_f64(o, "systemNow")?,

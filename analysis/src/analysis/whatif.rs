@@ -440,6 +440,40 @@ fn package_named(source: &str, name: &str) -> bool {
             crate::packages::Source::Npm { name: n, .. } if n == name || format!("npm:{n}") == name)
 }
 
+/// `package:NAME` for a package given with `-e SOURCE`: that flag left out of pi's command line.
+fn cli_package_off(
+    inputs: &mut Inputs,
+    change: &Change,
+    source: &str,
+    skills: usize,
+    templates: usize,
+) -> Applied {
+    let mut rest = Vec::new();
+    let mut i = 0;
+    while i < inputs.args.len() {
+        let flag = matches!(inputs.args[i].as_str(), "-e" | "--extension");
+        if flag && inputs.args.get(i + 1).map(String::as_str) == Some(source) {
+            i += 2;
+            continue;
+        }
+        rest.push(inputs.args[i].clone());
+        i += 1;
+    }
+    inputs.args = rest.clone();
+    let line: Vec<String> = rest.iter().map(|a| shell_word(a)).collect();
+    Applied {
+        change: change.clone(),
+        did: format!(
+            "-e {source} off: left out of pi's command line ({skills} skill(s), {templates} prompt template(s) with it)"
+        ),
+        take_home: TakeHome::Flags {
+            flags: Vec::new(),
+            args: rest,
+        },
+        text: format!("pi {} (without -e {})", line.join(" "), shell_word(source)),
+    }
+}
+
 /// `package:NAME`: the package's entry removed from each settings file that lists it (as
 /// `pi remove` does, without uninstalling), so none of its skills, prompt templates or
 /// extensions load.
@@ -456,6 +490,13 @@ fn package_off(
         .iter()
         .filter(|p| package_named(&p.source, name))
         .collect();
+    // A settings entry of that name first; a `-e` source only when no settings file lists it.
+    let temporary = |p: &&crate::packages::Package| p.scope == crate::packages::Scope::Temporary;
+    let hits: Vec<&crate::packages::Package> = if hits.iter().all(temporary) {
+        hits
+    } else {
+        hits.into_iter().filter(|p| !temporary(p)).collect()
+    };
     let Some(first) = hits.first() else {
         let listed: Vec<&str> = res.packages.iter().map(|p| p.source.as_str()).collect();
         return Err(format!(
@@ -477,6 +518,15 @@ fn package_off(
         .iter()
         .filter(|t| from(&t.package))
         .count();
+    if first.scope == crate::packages::Scope::Temporary {
+        return Ok(cli_package_off(
+            inputs,
+            change,
+            &first.source,
+            skills,
+            templates,
+        ));
+    }
     let mut edited: Option<(String, String)> = None;
     let mut files: Vec<&str> = hits.iter().map(|p| p.settings_file.as_str()).collect();
     files.dedup();

@@ -488,3 +488,45 @@ fn a_package_off_is_its_settings_entry_removed_and_gives_pis_request_without_it(
     let e = apply(&inputs, &a, &without(&["package:nope"])).unwrap_err();
     assert!(e.contains("they list: npm:deploy-kit"), "{e}");
 }
+
+#[test]
+fn a_package_given_with_e_off_is_that_flag_left_out_and_gives_pis_request_without_it() {
+    // pkg-cli: kits given with -e; pkg-cli-one-off: the same run without `-e npm:temp-kit`,
+    // captured with the real pi of each release.
+    for version in crate::pi::PiVersion::ALL {
+        let release = version.as_str();
+        let inputs = conformance_case(&format!("pi-{release}/pkg-cli"));
+        let a = crate::assemble(&inputs);
+        let sources: Vec<&str> = a
+            .parts
+            .resources
+            .skills
+            .iter()
+            .filter_map(|s| s.package.as_deref())
+            .collect();
+        assert_eq!(
+            sources,
+            [
+                "../kits/local-kit",
+                "npm:temp-kit",
+                "git:github.com/acme/git-kit@v2"
+            ],
+            "{release}"
+        );
+        let (changed, applied) = apply(&inputs, &a, &without(&["package:temp-kit"])).unwrap();
+        let b = crate::assemble(&changed);
+        let want = std::fs::read_to_string(ctxlens_corpus::workspace().join(format!(
+            "tests/conformance/pi-{release}/pkg-cli-one-off/expected/request-1.json"
+        )))
+        .unwrap();
+        assert_eq!(b.body(), Some(want.as_str()), "{release}");
+        match &applied[0].take_home {
+            TakeHome::Flags { flags, args } => {
+                assert!(flags.is_empty());
+                assert!(!args.iter().any(|a| a == "npm:temp-kit"), "{args:?}");
+                assert_eq!(args.len(), inputs.args.len() - 2);
+            }
+            t => panic!("{t:?}"),
+        }
+    }
+}

@@ -106,7 +106,11 @@ pub fn to_text(packages: &Value) -> String {
         let source = p.get_str("source").unwrap_or("");
         let file = p.get_str("settingsFile").unwrap_or("");
         let line = p.get("line").and_then(Value::as_f64);
-        let at = line.map_or(file.to_string(), |l| format!("{file}:{l}"));
+        let at = match (p.get_str("scope"), line) {
+            (Some("temporary"), _) => "-e on pi's command line".to_string(),
+            (_, Some(l)) => format!("{file}:{l}"),
+            (_, None) => file.to_string(),
+        };
         if p.get("installed").is_none_or(|v| *v == Value::Null) {
             s.push_str(&format!("  {source}  not loaded ({at})\n"));
             continue;

@@ -15,6 +15,7 @@ pub mod json;
 mod number;
 mod ops;
 pub mod path;
+pub mod sha256;
 mod string;
 
 pub use json::{parse, parse_str, parse_str_with_depth, parse_with_position, ParseError};

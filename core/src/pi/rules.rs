@@ -119,6 +119,12 @@ pub struct Rules {
     /// `matchesAnyPattern`, `normalizeExactPattern`). Read from the code (no case has a `~`
     /// pattern); case `pkg-filters` (patterns without one) in every release.
     pub package_patterns_normalized: bool,
+    /// 1.3.0: the folder of a git package given with `-e` (pi's temporary scope) is named by a
+    /// hash of its host, path *and ref* (`getTemporaryDir(prefix, suffix, ref)`), so each pinned
+    /// ref has its own checkout; 0.85.1–0.87.1 hash the host and path only
+    /// (CA/core/package-manager.js `getTemporaryDir`). Case `pkg-cli` (a git package with a ref
+    /// given with `-e`) in every release.
+    pub temporary_git_dir_hashes_ref: bool,
     /// openai-completions (AI/api/openai-completions.js).
     pub completions: CompletionsRules,
     /// The session entry types this release reads (`SessionEntry`, CA/core/session-manager.d.ts);
@@ -618,6 +624,7 @@ const R_0_85_1: Rules = Rules {
     prompt_template_args: PromptTemplateArgs::QuoteAnywhere,
     package_manifest_needs_resource_fields: false,
     package_patterns_normalized: false,
+    temporary_git_dir_hashes_ref: false,
     loadout_keeps_order: false,
     tool_changes_fold_after_last_change: false,
     completions: CompletionsRules {
@@ -716,6 +723,7 @@ const R_1_6_0: Rules = Rules {
     prompt_template_args: PromptTemplateArgs::QuoteOpensToken,
     package_manifest_needs_resource_fields: true,
     package_patterns_normalized: true,
+    temporary_git_dir_hashes_ref: true,
     loadout_keeps_order: true,
     tool_changes_fold_after_last_change: true,
     completions: CompletionsRules {
@@ -979,6 +987,7 @@ const R_0_86_1: Rules = Rules {
     prompt_images_normalized: false,
     prompt_template_args: PromptTemplateArgs::QuoteAnywhere,
     package_patterns_normalized: false,
+    temporary_git_dir_hashes_ref: false,
     tool_loadout: false,
     entry_types: &ENTRY_TYPES_0_86,
     completions: CompletionsRules {
