@@ -34,6 +34,8 @@ export interface ExtensionTool {
   parameters: { [key: string]: JsonValue };
   promptSnippet?: string;
   promptGuidelines?: string[];
+  /** As pi's registry has it (`getAllTools()`): `source` names the package that registered the tool (its settings source, or "cli" for `-e`). */
+  sourceInfo?: { source?: string; [key: string]: unknown };
   [key: string]: unknown;
 }
 
@@ -476,10 +478,10 @@ export interface Comparison {
 /** Everything one assembly produced. `body`, `method` and `url` are null when pi would not send a request (see `diagnostics`). */
 /** A pi package (settings `packages`) and what it brings to the request. */
 export interface PackageCost {
-  /** As the settings give it: `npm:NAME`, `git:…`, a path. */
+  /** As the settings (or `-e`) give it: `npm:NAME`, `git:…`, a path. */
   source: string;
-  /** Which settings file lists it. */
-  scope: "user" | "project";
+  /** Which settings file lists it; "temporary": given with `-e` on pi's command line (`settingsFile` is "args"). */
+  scope: "user" | "project" | "temporary";
   settingsFile: string;
   line: number | null;
   /** Where it is installed; `null`: pi does not load it (not installed, not there). */
@@ -490,6 +492,8 @@ export interface PackageCost {
   promptTemplates: { name: string; file: string; usedChars: number | null }[];
   /** Its extensions: code ctxlens does not run. */
   extensions: string[];
+  /** The tools its extensions registered, where a tool set (`sourceInfo`) or the session shows them, each with its definition's size in the request. */
+  tools: { name: string; chars: number; tokens: number | null }[];
   chars: number;
   tokens: number | null;
 }

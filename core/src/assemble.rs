@@ -1704,5 +1704,9 @@ fn assumed_extension_tools(
         name: "the session's declared tools".into(),
         text: Value::Array(list).to_json().into(),
     };
-    tools::extension_tools(&src, diags)
+    let mut defs = tools::extension_tools(&src, diags);
+    for d in &mut defs {
+        d.package = Some(pkg.source.clone());
+    }
+    defs
 }

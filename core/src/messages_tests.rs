@@ -366,6 +366,7 @@ fn tool(name: &str) -> ToolDef {
         prompt_snippet: None,
         prompt_guidelines: None,
         source: ToolSource::Builtin,
+        package: None,
     }
 }
 

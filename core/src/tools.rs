@@ -37,6 +37,10 @@ pub struct ToolDef {
     /// The raw `promptGuidelines`.
     pub prompt_guidelines: Option<Vec<String>>,
     pub source: ToolSource,
+    /// The pi package whose extension registered it (its settings `source`, or a `-e` source;
+    /// `cli` for pi's "given with -e"): a tool set's `sourceInfo.source`, as pi's registry has it,
+    /// or the one package the session's declared tools are assumed to come from.
+    pub package: Option<String>,
 }
 
 impl ToolDef {
@@ -149,6 +153,7 @@ pub fn builtin_tools(pi: &Pi, experimental: bool) -> Vec<ToolDef> {
                             .collect()
                     }),
                 source: ToolSource::Builtin,
+                package: None,
                 name,
             })
         })
@@ -279,6 +284,12 @@ pub fn extension_tools(src: &SourceText, diags: &mut Vec<Diagnostic>) -> Vec<Too
             prompt_snippet,
             prompt_guidelines,
             source: ToolSource::Extension { index },
+            // `sourceInfo` (pi's `getAllTools()`): a package's source; not pi's own kinds.
+            package: obj
+                .get("sourceInfo")
+                .and_then(|i| i.get_str("source"))
+                .filter(|s| !matches!(*s, "builtin" | "sdk" | "auto" | "local" | ""))
+                .map(String::from),
         };
         match out.iter_mut().find(|d| d.name == def.name) {
             Some(slot) => {

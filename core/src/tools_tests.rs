@@ -186,3 +186,15 @@ fn snippets_and_guidelines_are_normalized_like_pi() {
     let g = vec![" x ".to_string(), "".into(), "x".into(), "y".into()];
     assert_eq!(normalize_prompt_guidelines(Some(&g)), ["x", "y"]);
 }
+
+#[test]
+fn a_tool_sets_source_info_names_the_package_that_registered_the_tool() {
+    let t = ext(
+        r#"[{"name":"a","description":"","sourceInfo":{"source":"npm:jira-kit","scope":"user"}},
+            {"name":"b","description":"","sourceInfo":{"source":"cli"}},
+            {"name":"c","description":"","sourceInfo":{"source":"auto","path":"/x.ts"}},
+            {"name":"d","description":""}]"#,
+    );
+    let packages: Vec<Option<&str>> = t.iter().map(|t| t.package.as_deref()).collect();
+    assert_eq!(packages, [Some("npm:jira-kit"), Some("cli"), None, None]);
+}

@@ -451,6 +451,7 @@ pub fn tool_from_declaration(decl: &Value) -> ToolDef {
         prompt_snippet: None,
         prompt_guidelines: None,
         source: ToolSource::Declared,
+        package: None,
     }
 }
 

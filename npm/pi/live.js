@@ -101,6 +101,8 @@ export function extensionTools(pi, promptOptions) {
     const tool = { name: t.name, description: t.description ?? "", parameters: t.parameters ?? { type: "object", properties: {} } };
     if (typeof snippets[t.name] === "string") tool.promptSnippet = snippets[t.name];
     if (Array.isArray(t.promptGuidelines)) tool.promptGuidelines = t.promptGuidelines;
+    // The package that registered it (its settings source, or "cli" for -e), for the per-package cost.
+    if (typeof source === "string") tool.sourceInfo = { source };
     tools.push(tool);
   }
   return tools;

@@ -482,3 +482,39 @@ test("the System prompt view lists each pi package with what it brings, as ctxle
     }
   }
 });
+
+test("the Tools view groups the tools a pi package registered under it, as ctxlens stats prices them", async () => {
+  // pkg-ext-resume: the session declares jira_lookup, which npm:jira-kit's extension registered.
+  const caseDir = path.join(repo, "tests/conformance/pi-1.6.0/pkg-ext-resume");
+  const stats = JSON.parse(execFileSync(cliBin(), ["stats", "--no-tokens", "--case", caseDir], { encoding: "utf8" }));
+  const pkg = stats.packages.find((p) => p.tools.length > 0);
+  assert.deepEqual(pkg.tools.map((t) => t.name), ["jira_lookup"]);
+  const { page } = await openApp();
+  await openFolder(page, caseDir);
+  await showView(page, "tools", "Tools");
+  const group = page.locator(`[data-testid="tools-packages"] [data-package="${pkg.source}"]`);
+  const chars = pkg.tools.reduce((n, t) => n + t.chars, 0);
+  assert.match(await group.textContent(), new RegExp(`1 tool\\(s\\) · ${chars.toLocaleString("en-US")} chars`));
+  // pi's own tools first, the package's last, with the package named in its row.
+  const rows = page.locator('[data-testid="tools-bars"] tbody tr');
+  const last = rows.nth((await rows.count()) - 1);
+  assert.ok((await last.textContent()).includes("jira_lookup") && (await last.textContent()).includes(pkg.source));
+  await page.getByTestId("tools-view").screenshot({ path: screenshotPath("tools-by-package.png") });
+  await showView(page, "prompt", "System prompt");
+  const row = page.locator(`[data-testid="prompt-packages"] tbody tr[data-source="${pkg.source}"]`);
+  assert.ok((await row.textContent()).includes("tools: jira_lookup"));
+});
+
+test("a package given with -e is listed as given on pi's command line, with what it brings", async () => {
+  const caseDir = path.join(repo, "tests/conformance/pi-1.6.0/pkg-cli");
+  const stats = JSON.parse(execFileSync(cliBin(), ["stats", "--no-tokens", "--case", caseDir], { encoding: "utf8" }));
+  const { page } = await openApp();
+  await openFolder(page, caseDir);
+  await showView(page, "prompt", "System prompt");
+  const rows = page.locator('[data-testid="prompt-packages"] tbody tr');
+  assert.deepEqual(await rows.evaluateAll((rs) => rs.map((r) => r.dataset.source)), stats.packages.map((p) => p.source));
+  const kit = rows.first();
+  assert.equal(await kit.locator("td").first().getAttribute("title"), "given with -e on pi's command line");
+  assert.ok((await kit.textContent()).includes("skills: lint"), await kit.textContent());
+  assert.ok((await kit.textContent()).includes("prompt templates: review"), await kit.textContent());
+});

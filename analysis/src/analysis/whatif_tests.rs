@@ -530,3 +530,47 @@ fn a_package_given_with_e_off_is_that_flag_left_out_and_gives_pis_request_withou
         }
     }
 }
+
+#[test]
+fn the_tools_an_extension_given_with_e_registered_are_its_packages() {
+    // pkg-cli with an extension file given with -e too, and a tool set as pi's registry gives
+    // it: the tool's sourceInfo says "cli" (given with -e), and one -e package has code.
+    let mut inputs = conformance_case("pi-1.6.0/pkg-cli");
+    inputs.files.insert(
+        "/tmp/pi-ctx-demo/proj/ext.ts",
+        b"export default () => {}".to_vec(),
+    );
+    inputs
+        .args
+        .extend(["-e".to_string(), "./ext.ts".to_string()]);
+    // (the case's `--tools read`, with the extension's tool)
+    for a in inputs.args.iter_mut().filter(|a| *a == "read") {
+        *a = "read,lookup".into();
+    }
+    inputs.extension_tools = Some(crate::inputs::SourceText {
+        name: "tools.json".into(),
+        text: r#"[{"name":"lookup","description":"Look it up","sourceInfo":{"source":"cli"}}]"#
+            .into(),
+    });
+    let a = crate::assemble(&inputs);
+    let stats = a.stats().map(crate::report::stats::to_json).unwrap();
+    let packages = crate::report::packages::to_json(&a, &stats);
+    let list = packages.as_array().unwrap();
+    let ext = list
+        .iter()
+        .find(|p| p.get_str("source") == Some("./ext.ts"))
+        .unwrap();
+    let tools = ext.get("tools").and_then(Value::as_array).unwrap();
+    assert_eq!(tools.len(), 1);
+    assert_eq!(tools[0].get_str("name"), Some("lookup"));
+    assert!(tools[0].get("chars").and_then(Value::as_f64).unwrap() > 0.0);
+    for p in list
+        .iter()
+        .filter(|p| p.get_str("source") != Some("./ext.ts"))
+    {
+        assert_eq!(
+            p.get("tools").and_then(Value::as_array).map(Vec::len),
+            Some(0)
+        );
+    }
+}

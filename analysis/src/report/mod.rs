@@ -659,6 +659,7 @@ pub fn tools_json(a: &Assembly) -> Value {
                         ),
                     )
                     .with("strict", t.constrained_sampling.is_some())
+                    .with("package", opt_str(t.package.as_deref()))
                     .into()
             })
             .collect(),

@@ -6,9 +6,10 @@ use crate::Assembly;
 /// Per pi package: what it brings to the request and what that costs — each skill's entry in
 /// the system prompt (its chars and, when counted, tokens, from `stats`' sections), each prompt
 /// template (with the chars of the prompt it expanded, when this prompt called it), its
-/// extensions (code ctxlens does not run) — or, for a package pi does not load, its settings
-/// line. `stats` is `stats`' JSON (its `systemPrompt.sections`, with tokens when a host counted
-/// them).
+/// extensions (code ctxlens does not run) and the tools they registered, where a tool set or the
+/// session shows them (each tool's definition in the request, from `stats`' `tools.byTool`) —
+/// or, for a package pi does not load, its settings line. `stats` is `stats`' JSON (its
+/// `systemPrompt.sections`, with tokens when a host counted them).
 pub fn to_json(a: &Assembly, stats: &Value) -> Value {
     let res = &a.parts.resources;
     let sections: Vec<&Value> = stats
@@ -25,6 +26,12 @@ pub fn to_json(a: &Assembly, stats: &Value) -> Value {
             .collect();
         (!hits.is_empty()).then(|| hits.iter().sum())
     };
+    let by_tool: Vec<&Value> = stats
+        .get("tools")
+        .and_then(|s| s.get("byTool"))
+        .and_then(Value::as_array)
+        .map(|v| v.iter().collect())
+        .unwrap_or_default();
     let expanded = &a.parts.prompt_template;
     let list = res.packages.iter().map(|pkg| {
         let mine = |p: &Option<String>| p.as_deref() == Some(pkg.source.as_str());
@@ -65,6 +72,29 @@ pub fn to_json(a: &Assembly, stats: &Value) -> Value {
                     .into()
             })
             .collect();
+        let tools: Vec<Value> = a
+            .parts
+            .tools
+            .iter()
+            .filter(|t| tool_of(res, t.package.as_deref(), pkg))
+            .map(|t| {
+                let stat = by_tool.iter().find(|b| b.get_str("name") == Some(&t.name));
+                let c = stat
+                    .and_then(|b| b.get("chars"))
+                    .and_then(Value::as_f64)
+                    .unwrap_or(0.0);
+                let n = stat.and_then(|b| b.get("tokens")).and_then(Value::as_f64);
+                chars += c;
+                if let Some(n) = n {
+                    *tokens.get_or_insert(0.0) += n;
+                }
+                Object::new()
+                    .with("name", t.name.as_str())
+                    .with("chars", c)
+                    .with("tokens", n.map_or(Value::Null, Value::from))
+                    .into()
+            })
+            .collect();
         Object::new()
             .with("source", pkg.source.as_str())
             .with("scope", pkg.scope.as_str())
@@ -88,11 +118,34 @@ pub fn to_json(a: &Assembly, stats: &Value) -> Value {
                         .collect(),
                 ),
             )
+            .with("tools", Value::Array(tools))
             .with("chars", chars)
             .with("tokens", tokens.map_or(Value::Null, Value::from))
             .into()
     });
     Value::Array(list.collect())
+}
+
+/// Whether a tool registered by `package` (a tool's [`crate::tools::ToolDef::package`]) is
+/// `pkg`'s: the same source, or pi's `cli` (given with `-e`) when one `-e` package has
+/// extensions.
+fn tool_of(
+    res: &crate::resources::Resources,
+    package: Option<&str>,
+    pkg: &crate::packages::Package,
+) -> bool {
+    use crate::packages::Scope;
+    match package {
+        Some("cli") => {
+            let mut with_code = res
+                .packages
+                .iter()
+                .filter(|p| p.scope == Scope::Temporary && !p.extensions.is_empty());
+            with_code.next().is_some_and(|p| std::ptr::eq(p, pkg)) && with_code.next().is_none()
+        }
+        Some(source) => source == pkg.source,
+        None => false,
+    }
 }
 
 /// [`to_json`] as the summary's lines (none without packages).
@@ -121,8 +174,12 @@ pub fn to_text(packages: &Value) -> String {
             .and_then(Value::as_f64)
             .map(|t| format!(", {t} tokens"))
             .unwrap_or_default();
+        let tools = match n("tools") {
+            0 => String::new(),
+            k => format!(", {k} tool(s)"),
+        };
         s.push_str(&format!(
-            "  {source}  {} skill(s), {} prompt template(s), {} extension(s): {} chars{tokens} ({at})\n",
+            "  {source}  {} skill(s), {} prompt template(s), {} extension(s){tools}: {} chars{tokens} ({at})\n",
             n("skills"),
             n("promptTemplates"),
             n("extensions"),

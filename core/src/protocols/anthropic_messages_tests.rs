@@ -105,6 +105,7 @@ fn tool_def(v: &Value, experimental: bool) -> ToolDef {
         prompt_snippet: None,
         prompt_guidelines: None,
         source: ToolSource::Builtin,
+        package: None,
     }
 }
 

@@ -33,6 +33,7 @@ fn tool(name: &str) -> ToolDef {
         prompt_snippet: None,
         prompt_guidelines: None,
         source: crate::tools::ToolSource::Builtin,
+        package: None,
     }
 }
 

@@ -317,14 +317,15 @@ fn packages_html(packages: &[Value]) -> Html {
             <thead><tr><th>{"package"}</th><th>{"brings"}</th><th class="num">{"chars"}</th></tr></thead>
             <tbody>
             { for packages.iter().map(|p| {
-                let at = match p.get("line").and_then(Value::as_f64) {
-                    Some(l) => format!("{}:{l}", s(p, "settingsFile")),
-                    None => s(p, "settingsFile").to_string(),
+                let at = match (s(p, "scope"), p.get("line").and_then(Value::as_f64)) {
+                    ("temporary", _) => "given with -e on pi's command line".to_string(),
+                    (_, Some(l)) => format!("{}:{l}", s(p, "settingsFile")),
+                    (_, None) => s(p, "settingsFile").to_string(),
                 };
                 let loaded = p.get("installed").is_some_and(|v| !v.is_null());
                 let names = |k: &str| arr(p, k).iter().map(|x| s(x, "name").to_string()).collect::<Vec<_>>();
                 let mut brings = Vec::new();
-                for (k, what) in [("skills", "skill"), ("promptTemplates", "prompt template")] {
+                for (k, what) in [("skills", "skill"), ("promptTemplates", "prompt template"), ("tools", "tool")] {
                     let n = names(k);
                     if !n.is_empty() {
                         brings.push(format!("{what}s: {}", n.join(", ")));

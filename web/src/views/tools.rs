@@ -1,7 +1,9 @@
 //! The active tools, sorted by size: description vs schema bars, snippet present or not, the
 //! guidelines each contributes to the system prompt. 0.86 on, the tools the request sends are
 //! the declarations stored in the session's system messages (`declaredTools`): the view lists
-//! those, with the active tool's snippet and guidelines where it has one.
+//! those, with the active tool's snippet and guidelines where it has one. Where tools come from
+//! pi packages (a tool set's `sourceInfo`, or the session's tools assumed to be one package's),
+//! they are grouped by package, pi's own first, with each package's total.
 
 use ctxlens::js::Value;
 use yew::prelude::*;
@@ -26,6 +28,8 @@ struct Row {
     /// 0.86 on: where the declaration sent was stored, and whether it asks for strict sampling.
     stored: Option<String>,
     strict: bool,
+    /// The pi package whose extension registered it.
+    package: Option<String>,
 }
 
 fn rows(r: &Value) -> Vec<Row> {
@@ -61,6 +65,7 @@ fn rows(r: &Value) -> Vec<Row> {
             Row {
                 stored,
                 strict,
+                package: t.get_str("package").map(str::to_string),
                 source: if active.is_some() || declared.is_none() {
                     s(t, "source").to_string()
                 } else {
@@ -83,11 +88,35 @@ fn rows(r: &Value) -> Vec<Row> {
             }
         })
         .collect();
+    // pi's own first, then each package in the order pi resolves them; by size within each.
+    let order: Vec<&str> = arr(r, "packages").iter().map(|p| s(p, "source")).collect();
+    let group = |row: &Row| match &row.package {
+        None => 0,
+        Some(p) => 1 + order.iter().position(|o| o == p).unwrap_or(order.len()),
+    };
     out.sort_by(|a, b| {
-        b.chars
-            .partial_cmp(&a.chars)
-            .unwrap_or(std::cmp::Ordering::Equal)
+        group(a).cmp(&group(b)).then(
+            b.chars
+                .partial_cmp(&a.chars)
+                .unwrap_or(std::cmp::Ordering::Equal),
+        )
     });
+    out
+}
+
+/// Each package's tools and their size, in the rows' order (none when no tool has a package).
+fn package_totals(list: &[Row]) -> Vec<(String, usize, f64)> {
+    let mut out: Vec<(String, usize, f64)> = Vec::new();
+    for row in list {
+        let Some(p) = &row.package else { continue };
+        match out.iter_mut().find(|(name, _, _)| name == p) {
+            Some(slot) => {
+                slot.1 += 1;
+                slot.2 += row.chars;
+            }
+            None => out.push((p.clone(), 1, row.chars)),
+        }
+    }
     out
 }
 
@@ -122,6 +151,8 @@ pub fn ToolsView(p: &ViewProps) -> Html {
         .unwrap_or_default();
     let declared = r.get("declaredTools").is_some_and(|d| !d.is_null());
     let prompt_total: f64 = list.iter().map(|t| t.prompt_chars).sum();
+    let by_package = package_totals(&list);
+    let grouped = !by_package.is_empty();
     let bar_rows: Vec<BarRow> = list
         .iter()
         .map(|t| BarRow {
@@ -133,7 +164,10 @@ pub fn ToolsView(p: &ViewProps) -> Html {
             ],
             extra: vec![
                 tk.cell(tk.find(&["tools", "byTool"], "name", &t.name)),
-                t.source.clone(),
+                match &t.package {
+                    Some(p) => format!("{} · {p}", t.source),
+                    None => t.source.clone(),
+                },
                 if t.snippet.is_some() {
                     "✓".into()
                 } else {
@@ -162,6 +196,18 @@ pub fn ToolsView(p: &ViewProps) -> Html {
             .collect(),
         })
         .collect();
+    let heads = if declared {
+        vec![
+            tk.head(),
+            "source",
+            "snippet",
+            "rules",
+            "in prompt",
+            "declared by",
+        ]
+    } else {
+        vec![tk.head(), "source", "snippet", "guidelines", "in prompt"]
+    };
     let sel = selected
         .as_ref()
         .and_then(|n| list.iter().find(|t| &t.name == n));
@@ -182,8 +228,16 @@ pub fn ToolsView(p: &ViewProps) -> Html {
                 <li><span class="sw" style="background:var(--v-desc)"></span><span class="lbl">{"description"}</span></li>
                 <li><span class="sw" style="background:var(--tools)"></span><span class="lbl">{"parameters schema"}</span></li>
             </ul>
+            if grouped {
+                <p class="small" data-testid="tools-packages">
+                    <span class="muted">{"From pi packages (listed after pi's own): "}</span>
+                    { for by_package.iter().map(|(name, n, chars)| html! {
+                        <span data-package={name.clone()}><span class="mono">{name}</span>{format!(" {n} tool(s) · {} chars ", thousands(*chars))}</span>
+                    }) }
+                </p>
+            }
             <Bars rows={bar_rows} testid="tools-bars" selected={p.selection.clone()} on_select={p.on_select.clone()}
-                  extra_heads={if declared { vec![tk.head(), "source", "snippet", "rules", "in prompt", "declared by"] } else { vec![tk.head(), "source", "snippet", "guidelines", "in prompt"] }} />
+                  extra_heads={heads} />
             if declared {
                 <p class="muted small" data-testid="tools-declared-note">{"The tools sent are the declarations stored in the session's system messages (\"declared by\": the line of the one that declared it, or this run), in the order pi replays them."}</p>
             }
