@@ -17,8 +17,20 @@ import { pathToFileURL } from "node:url";
 import { installPackage, repo, captureLock, layInstall, INSTALL_ROOT } from "./helpers.mjs";
 
 // Context files at several depths (AGENTS.override.md, shadowed CLAUDE.md), skills, extension
-// tools through --tool-set, an @file; 1.6.0: a mid-conversation resume and its native tools.
-const CASES = ["pi-0.85.1/oc-context-shadowing", "pi-0.85.1/an-skills", "pi-0.85.1/oc-extra-tools-snippets", "pi-1.6.0/an-midconvo", "pi-1.6.0/an-native-tools"];
+// tools through --tool-set, an @file; 1.6.0: a mid-conversation resume and its native tools; pi
+// packages installed with npm, given with -e (a path, npm:, git with a ref) and in npm's global
+// root (NPM_CONFIG_PREFIX).
+const CASES = [
+  "pi-0.85.1/oc-context-shadowing",
+  "pi-0.85.1/an-skills",
+  "pi-0.85.1/oc-extra-tools-snippets",
+  "pi-1.6.0/an-midconvo",
+  "pi-1.6.0/an-native-tools",
+  "pi-1.6.0/pkg-npm",
+  "pi-1.6.0/pkg-cli",
+  "pi-0.85.1/pkg-cli",
+  "pi-0.85.1/pkg-npm-global",
+];
 
 let project, ctxlens, npmCache;
 before(async () => {
