@@ -518,3 +518,17 @@ test("a package given with -e is listed as given on pi's command line, with what
   assert.ok((await kit.textContent()).includes("skills: lint"), await kit.textContent());
   assert.ok((await kit.textContent()).includes("prompt templates: review"), await kit.textContent());
 });
+
+test("a pi package folder dropped on an opened case is placed as pi install puts it, and the request is pi's with that package", async () => {
+  // sp-resume-same and pkg-resume: the same session resumed, before and after `pi install
+  // npm:deploy-kit`. Dropping deploy-kit's folder on the first gives pi's request of the second.
+  const want = fs.readFileSync(path.join(repo, "tests/conformance/pi-1.6.0/pkg-resume/expected/request-1.json"), "utf8");
+  const { page } = await openApp("#view=request");
+  await openFolder(page, path.join(repo, "tests/conformance/pi-1.6.0/sp-resume-same"));
+  assert.notEqual(await page.getByTestId("body-json").textContent(), want);
+  await page.getByTestId("folder-input").setInputFiles(path.join(repo, "tests/conformance/pi-1.6.0/pkg-resume/agent/npm/node_modules/deploy-kit"));
+  await page.waitForFunction((w) => document.querySelector('[data-testid="body-json"]')?.textContent === w, want, { timeout: 60000 });
+  await showView(page, "prompt", "System prompt");
+  const row = page.locator('[data-testid="prompt-packages"] tbody tr[data-source="npm:deploy-kit"]');
+  assert.match(await row.textContent(), /skills: deploy · prompt templates: ship/);
+});

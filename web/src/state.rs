@@ -76,6 +76,75 @@ pub struct LooseFile {
     pub target: Target,
 }
 
+/// The pi packages among dropped folders: a folder whose `package.json` has a `pi` key or the
+/// `pi-package` keyword (pi's docs/packages.md), with the npm name it is installed under (its
+/// `name`, else the folder's).
+fn dropped_packages<'a>(
+    files: impl IntoIterator<Item = (&'a str, &'a [u8])>,
+) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for (path, bytes) in files {
+        let Some((folder, "package.json")) = path.split_once('/') else {
+            continue;
+        };
+        let Ok(v) =
+            ctxlens::js::parse(String::from_utf8_lossy(bytes).trim_start_matches('\u{FEFF}'))
+        else {
+            continue;
+        };
+        let keyword = v
+            .get("keywords")
+            .and_then(Value::as_array)
+            .is_some_and(|k| k.iter().any(|w| w.as_str() == Some("pi-package")));
+        if v.get("pi").is_none() && !keyword {
+            continue;
+        }
+        let valid = |n: &str| {
+            !n.is_empty()
+                && n.split('/').count() <= 2
+                && n.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_.@/".contains(c))
+                && !n.split('/').any(|p| p.is_empty() || p == "." || p == "..")
+        };
+        let npm = v
+            .get_str("name")
+            .filter(|n| valid(n))
+            .unwrap_or(folder)
+            .to_string();
+        out.push((folder.to_string(), npm));
+    }
+    out
+}
+
+/// `source` added to the agent's settings.json `packages` (made when there is none), as
+/// `pi install` adds it; an entry already there is left as it is.
+fn add_package_entry(files: &mut CaseFiles, source: &str) {
+    let path = "agent/settings.json";
+    let mut o = file_text(files, path)
+        .and_then(|t| ctxlens::js::parse(&t).ok())
+        .and_then(|v| v.as_object().cloned())
+        .unwrap_or_default();
+    let mut list = o
+        .get("packages")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let name = |x: &str| match ctxlens::packages::parse_source(x) {
+        ctxlens::packages::Source::Npm { name, .. } => Some(name),
+        _ => None,
+    };
+    let listed = list.iter().any(|e| {
+        e.as_str()
+            .or_else(|| e.get("source").and_then(Value::as_str))
+            .is_some_and(|x| name(x) == name(source))
+    });
+    if !listed {
+        list.push(Value::from(source));
+    }
+    o.insert("packages", Value::Array(list));
+    files.insert(path.into(), Value::Object(o).to_json_pretty(2).into_bytes());
+}
+
 /// A dropped file that is not used, and why (it never replaces a file that is).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RefusedFile {
@@ -477,10 +546,18 @@ impl Scenario {
             }
         }
         let mut ignored = Vec::new();
+        // A dropped pi package keeps all its files (its package.json, prompt templates, code).
+        let packages = match target {
+            Target::Page => dropped_packages(files.iter().map(|(p, b)| (p.as_str(), b.as_slice()))),
+            _ => Vec::new(),
+        };
         for (path, bytes) in files {
             let bytes = without_keys(&path, bytes);
             let kind = recognize(&path, &bytes, &mut notes);
-            if let Some(why) = refusal(&path, &bytes, &kind, target) {
+            let in_package = packages
+                .iter()
+                .any(|(folder, _)| path.starts_with(&format!("{folder}/")));
+            if let Some(why) = refusal(&path, &bytes, &kind, target).filter(|_| !in_package) {
                 ignored.push(format!("{path} ({why})"));
                 self.refused
                     .retain(|r| r.path != path || r.target != target);
@@ -790,9 +867,20 @@ impl Scenario {
         // Where each loose file went, and which loose file holds each case path now.
         let mut where_laid: Vec<Placed> = vec![Placed::default(); self.loose.len()];
         let mut holder: std::collections::BTreeMap<String, usize> = Default::default();
+        let packages = dropped_packages(
+            self.loose
+                .iter()
+                .filter(|f| f.target == Target::Page)
+                .map(|f| (f.path.as_str(), f.bytes.as_slice())),
+        );
         for (i, f) in self.loose.iter().enumerate() {
             let segs: Vec<&str> = f.path.split('/').collect();
             let name = base_name(&f.path);
+            // A dropped pi package: every file of it where `pi install npm:NAME` puts it.
+            let package = packages
+                .iter()
+                .find(|(folder, _)| segs.len() > 1 && segs[0] == folder)
+                .map(|(_, npm)| format!("agent/npm/node_modules/{npm}/{}", segs[1..].join("/")));
             // Inside a dropped folder: the path below the folder itself.
             let inner = if segs.len() > 1 {
                 segs[1..].join("/")
@@ -820,6 +908,7 @@ impl Scenario {
                 Target::Page => None,
             };
             let target_path: Option<String> = match &f.kind {
+                _ if package.is_some() => package,
                 FileKind::Session if !std::ptr::eq(f, loose_session.unwrap_or(f)) => {
                     let last = self
                         .loose
@@ -913,6 +1002,9 @@ impl Scenario {
                     )
                 }
             }
+        }
+        for (_, npm) in &packages {
+            add_package_entry(&mut files, &format!("npm:{npm}"));
         }
         if let (Some(active), None) = (tools_active, &o.tools) {
             remove_flag(&mut args, &["--tools", "-t"], true);
