@@ -33,6 +33,7 @@ pub mod recognize;
 pub mod redact;
 pub mod resources;
 pub mod sdk;
+pub mod semver;
 pub mod sent;
 pub mod session;
 pub mod settings;

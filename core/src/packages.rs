@@ -624,7 +624,7 @@ impl Resolver<'_> {
                         self.npm_global_root.unwrap_or_default()
                     )),
                     (None, _) => Installed::Missing(format!("not installed at {path}")),
-                    (Some(v), Some(want)) if !npm_version_satisfies(v, &want) => Installed::Missing(
+                    (Some(v), Some(want)) if !crate::semver::satisfies(v, &want) => Installed::Missing(
                         format!("installed at {path} as {v}, which does not satisfy {want}"),
                     ),
                     _ => Installed::Folder(path),
@@ -786,44 +786,6 @@ pub fn offline(env: &std::collections::BTreeMap<String, String>) -> bool {
         let v = v.to_ascii_lowercase();
         v == "1" || v == "true" || v == "yes"
     })
-}
-
-/// `satisfies(installed, validRange(wanted))` for the ranges a settings entry holds: an exact
-/// version, `^`, `~`, `>=`, `x`/`*` wildcards; a dist-tag (`latest`) is no range: any version.
-fn npm_version_satisfies(installed: &str, wanted: &str) -> bool {
-    let parse = |v: &str| -> Vec<Option<u64>> {
-        v.trim_start_matches(['v', '='])
-            .split(['-', '+'])
-            .next()
-            .unwrap_or("")
-            .split('.')
-            .map(|p| p.parse().ok())
-            .collect()
-    };
-    let have = parse(installed);
-    let num = |v: &[Option<u64>], i: usize| v.get(i).copied().flatten().unwrap_or(0);
-    let wanted = wanted.trim();
-    let (op, rest) = ["^", "~", ">=", "="]
-        .iter()
-        .find_map(|o| wanted.strip_prefix(o).map(|r| (*o, r.trim())))
-        .unwrap_or(("", wanted));
-    if !rest.starts_with(|c: char| c.is_ascii_digit() || matches!(c, 'x' | 'X' | '*')) {
-        return true;
-    }
-    let want = parse(rest);
-    let key = |v: &[Option<u64>]| (num(v, 0), num(v, 1), num(v, 2));
-    match op {
-        ">=" => key(&have) >= key(&want),
-        "^" => {
-            let first = want.iter().position(|p| *p != Some(0)).unwrap_or(2).min(2);
-            key(&have) >= key(&want) && (0..=first).all(|i| num(&have, i) == num(&want, i))
-        }
-        "~" => key(&have) >= key(&want) && (0..2).all(|i| num(&have, i) == num(&want, i)),
-        _ => (0..3).all(|i| match want.get(i) {
-            Some(Some(w)) => num(&have, i) == *w,
-            _ => true,
-        }),
-    }
 }
 
 /// The `pi` key of a package.json (`readPiManifest`, CA/core/pi-manifest.js): `None` without an

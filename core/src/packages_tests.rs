@@ -234,10 +234,10 @@ fn a_version_that_does_not_satisfy_the_spec_is_not_installed() {
             .contains("as 1.2.0, which does not satisfy 2.0.0"),
         "{d:?}"
     );
-    assert!(npm_version_satisfies("1.2.0", "^1.0.0"));
-    assert!(!npm_version_satisfies("2.0.0", "^1.0.0"));
-    assert!(npm_version_satisfies("1.2.9", "~1.2.0"));
-    assert!(npm_version_satisfies("0.0.1", "latest"));
+    assert!(crate::semver::satisfies("1.2.0", "^1.0.0"));
+    assert!(!crate::semver::satisfies("2.0.0", "^1.0.0"));
+    assert!(crate::semver::satisfies("1.2.9", "~1.2.0"));
+    assert!(crate::semver::satisfies("0.0.1", "latest"));
 }
 
 #[test]
