@@ -115,7 +115,7 @@ fn partial(text: &str) -> Option<Partial> {
             _ if !s.is_empty() && !s.starts_with('0') && s.chars().all(|c| c.is_ascii_digit()) => s
                 .parse::<u64>()
                 .ok()
-                .filter(|n| *n <= (1 << 53) - 1)
+                .filter(|n| *n <= MAX_SAFE)
                 .map(Some),
             _ => None,
         }
