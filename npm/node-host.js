@@ -1,7 +1,9 @@
 // The Node host of the package's second wasm (wasm/src/node.rs `NodeHost`): synchronous reads of
 // the real filesystem, the environment, the clock, stdout and stderr; never throwing (a failed
 // call returns null or false and `lastError()` says why). Read-only: no file is written, and
-// nothing is read that the wasm did not ask for.
+// nothing is read that the wasm did not ask for. The one program it runs is the one pi runs to
+// find npm's global packages (`npm root -g`, or the settings' npmCommand), when the wasm asks.
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import tty from "node:tty";
 import { fileURLToPath } from "node:url";
@@ -66,6 +68,16 @@ export function nodeHost({ env = process.env, cwd = process.cwd(), output = true
     realpath(path) {
       try {
         return fs.realpathSync(path);
+      } catch (e) {
+        return fail(e);
+      }
+    },
+    /** `[program, ...args]` (JSON) run with the host's env and cwd: its stdout, or null when it fails. */
+    run(commandJson) {
+      try {
+        const [program, ...args] = JSON.parse(commandJson);
+        const r = spawnSync(program, args, { env, cwd, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 10000 });
+        return r.status === 0 ? r.stdout : fail(r.error ?? new Error(`${program} exited ${r.status}`));
       } catch (e) {
         return fail(e);
       }

@@ -51,18 +51,16 @@ impl HostFs for StdFs {
             .map(|p| p.to_string_lossy().into_owned())
     }
 
-    fn npm_global_root(&self, command: &[String]) -> Option<String> {
+    fn run(&self, command: &[String]) -> Option<String> {
         let (program, args) = command.split_first()?;
         let out = std::process::Command::new(program)
             .args(args)
-            .args(["root", "-g"])
             .stdin(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .output()
             .ok()
             .filter(|o| o.status.success())?;
-        let root = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        (!root.is_empty()).then_some(root)
+        Some(String::from_utf8_lossy(&out.stdout).into_owned())
     }
 }
 

@@ -55,9 +55,10 @@ pub trait HostFs {
     /// The canonical path (`fs.realpathSync`): links resolved.
     fn realpath(&self, path: &str) -> Option<String>;
 
-    /// What `COMMAND… root -g` prints (pi's `getGlobalNpmRoot`: `npm`, or the settings'
-    /// `npmCommand`), trimmed; `None` where no program can be run (the browser) or it fails.
-    fn npm_global_root(&self, _command: &[String]) -> Option<String> {
+    /// What a program prints on stdout (`[program, args…]`), when it runs and succeeds; `None`
+    /// where no program can be run (the browser). pi runs its package manager this way
+    /// (`runCommandSync`): [`npm_global_root`] asks it for npm's global root.
+    fn run(&self, _command: &[String]) -> Option<String> {
         None
     }
 
@@ -624,10 +625,7 @@ pub fn read_machine(
         );
         if npm && scope == crate::packages::Scope::User && r.m.fs.stat(&path).is_none() {
             let root = npm_global_root.get_or_insert_with(|| {
-                let command = npm_command(&settings);
-                machine
-                    .fs
-                    .npm_global_root(&command)
+                global_root(machine.fs, &npm_command(&settings))
                     .or_else(|| crate::packages::npm_global_root(None, &machine.env))
             });
             if let (Some(root), crate::packages::Source::Npm { name, .. }) =
@@ -775,6 +773,46 @@ pub fn read_machine(
         cwd,
         diagnostics: r.diags,
     }
+}
+
+/// `getGlobalNpmRoot()` through the host: `COMMAND… root -g` (npm, pnpm), or for bun
+/// `COMMAND… pm bin -g`'s folder's `install/global/node_modules`
+/// (CA/core/package-manager.js `getGlobalNpmRoot`, `getPackageManagerName`). pnpm's own
+/// `list -g` path for a package (`getPnpmGlobalPackagePath`) is taken to be `ROOT/NAME`.
+pub(crate) fn global_root(fs: &dyn HostFs, command: &[String]) -> Option<String> {
+    // `basename(command).replace(/\.(cmd|exe)$/i, "")`
+    let name = |c: &str| -> String {
+        let base = basename(c);
+        let lower = base.to_ascii_lowercase();
+        if lower.ends_with(".cmd") || lower.ends_with(".exe") {
+            base.get(..base.len() - 4).unwrap_or(base).to_string()
+        } else {
+            base.to_string()
+        }
+    };
+    let (program, args) = command.split_first()?;
+    let known = ["npm", "pnpm", "bun"];
+    let manager = match args.iter().rposition(|a| a == "--") {
+        Some(i) => args.get(i + 1).map_or_else(|| name(program), |c| name(c)),
+        None if known.contains(&name(program).as_str()) => name(program),
+        None => args
+            .iter()
+            .map(|a| name(a))
+            .find(|c| known.contains(&c.as_str()))
+            .unwrap_or_else(|| name(program)),
+    };
+    let ask = |extra: &[&str]| {
+        let mut c = command.to_vec();
+        c.extend(extra.iter().map(|s| s.to_string()));
+        fs.run(&c)
+            .map(|out| out.trim().to_string())
+            .filter(|s| !s.is_empty())
+    };
+    if manager == "bun" {
+        let bin = ask(&["pm", "bin", "-g"])?;
+        return Some(join_path(&dirname(&bin), "install/global/node_modules"));
+    }
+    ask(&["root", "-g"])
 }
 
 /// `getNpmCommand()`: the settings' `npmCommand` (the project's over the user's), else `npm`.

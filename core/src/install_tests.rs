@@ -381,3 +381,71 @@ fn a_packages_files_are_read_where_pi_looks_for_them() {
         assert!(!paths.contains(&never.as_str()), "{never} read");
     }
 }
+
+/// A host that runs nothing but records what it is asked to run, answering from a table.
+struct Runs {
+    answers: Vec<(&'static str, &'static str)>,
+    asked: std::cell::RefCell<Vec<String>>,
+}
+
+impl HostFs for Runs {
+    fn stat(&self, _: &str) -> Option<FileKind> {
+        None
+    }
+    fn read(&self, _: &str) -> Result<Vec<u8>, String> {
+        Err("none".into())
+    }
+    fn read_dir(&self, _: &str) -> Result<Vec<String>, String> {
+        Err("none".into())
+    }
+    fn realpath(&self, _: &str) -> Option<String> {
+        None
+    }
+    fn run(&self, command: &[String]) -> Option<String> {
+        let line = command.join(" ");
+        self.asked.borrow_mut().push(line.clone());
+        self.answers
+            .iter()
+            .find(|(c, _)| *c == line)
+            .map(|(_, out)| out.to_string())
+    }
+}
+
+#[test]
+fn npms_global_root_is_asked_of_the_package_manager_pi_would_run() {
+    let host = Runs {
+        answers: vec![
+            ("npm root -g", "/usr/lib/node_modules\n"),
+            ("/opt/bun/bin/bun pm bin -g", "/home/u/.bun/bin\n"),
+            (
+                "mise exec -- pnpm root -g",
+                "/home/u/.pnpm/global/5/node_modules\n",
+            ),
+            ("/x/bun.EXE pm bin -g", "C/bun/bin\n"),
+        ],
+        asked: Default::default(),
+    };
+    let c = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
+    assert_eq!(
+        global_root(&host, &c("npm")).as_deref(),
+        Some("/usr/lib/node_modules")
+    );
+    assert_eq!(
+        global_root(&host, &c("/opt/bun/bin/bun")).as_deref(),
+        Some("/home/u/.bun/install/global/node_modules")
+    );
+    assert_eq!(
+        global_root(&host, &c("mise exec -- pnpm")).as_deref(),
+        Some("/home/u/.pnpm/global/5/node_modules")
+    );
+    assert_eq!(
+        global_root(&host, &c("/x/bun.EXE")).as_deref(),
+        Some("C/bun/install/global/node_modules")
+    );
+    // A command that fails gives no root.
+    assert_eq!(global_root(&host, &c("yarn")), None);
+    assert_eq!(
+        host.asked.borrow().last().map(String::as_str),
+        Some("yarn root -g")
+    );
+}

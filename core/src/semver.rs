@@ -112,11 +112,9 @@ fn partial(text: &str) -> Option<Partial> {
             "x" | "X" | "*" => Some(None),
             "0" => Some(Some(0)),
             // Above `Number.MAX_SAFE_INTEGER` node-semver refuses the version.
-            _ if !s.is_empty() && !s.starts_with('0') && s.chars().all(|c| c.is_ascii_digit()) => s
-                .parse::<u64>()
-                .ok()
-                .filter(|n| *n <= MAX_SAFE)
-                .map(Some),
+            _ if !s.is_empty() && !s.starts_with('0') && s.chars().all(|c| c.is_ascii_digit()) => {
+                s.parse::<u64>().ok().filter(|n| *n <= MAX_SAFE).map(Some)
+            }
             _ => None,
         }
     };

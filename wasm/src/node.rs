@@ -39,6 +39,9 @@ extern "C" {
     /// `fs.realpathSync`.
     #[wasm_bindgen(method)]
     fn realpath(this: &NodeHost, path: &str) -> Option<String>;
+    /// `child_process.spawnSync` of `[program, ...args]` (JSON): its stdout when it succeeds.
+    #[wasm_bindgen(method, js_name = run)]
+    fn run_command(this: &NodeHost, command_json: &str) -> Option<String>;
     /// Why the last call that gave `None` failed.
     #[wasm_bindgen(method, js_name = lastError)]
     fn last_error(this: &NodeHost) -> String;
@@ -107,6 +110,17 @@ impl HostFs for NodeFs<'_> {
 
     fn realpath(&self, path: &str) -> Option<String> {
         self.0.realpath(path)
+    }
+
+    fn run(&self, command: &[String]) -> Option<String> {
+        let json = ctxlens::js::Value::Array(
+            command
+                .iter()
+                .map(|s| ctxlens::js::Value::str(s.as_str()))
+                .collect(),
+        )
+        .to_json();
+        self.0.run_command(&json)
     }
 }
 
