@@ -262,6 +262,35 @@ fn tool_sets_in_every_shape_give_the_same_tools() {
         bodies.windows(2).all(|w| w[0] == w[1]),
         "every shape gives the same body"
     );
+    // An empty tool set (pi's registry with no extension tools): none, and nothing to say.
+    let f = m.write("tools-none.json", "[]");
+    let (out, err, code) = m.run(&[
+        "assemble",
+        &s,
+        "--prompt",
+        "go",
+        "--model",
+        "mock/m1",
+        "--now",
+        "1",
+        "--tool-set",
+        &f,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("extension tools are not included"), "{err}");
+    let names: Vec<String> = js::parse(&out)
+        .unwrap()
+        .get("tools")
+        .and_then(Value::as_array)
+        .unwrap()
+        .iter()
+        .filter_map(|t| {
+            t.get("function")
+                .and_then(|f| f.get_str("name"))
+                .map(String::from)
+        })
+        .collect();
+    assert!(!names.iter().any(|n| n == "deploy"), "{names:?}");
     // Without a tool set: a note on stderr and a diagnostic.
     let (_, err, code) = m.run(&["assemble", &s, "--prompt", "go", "--model", "mock/m1"]);
     assert_eq!(code, 0, "{err}");

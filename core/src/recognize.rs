@@ -214,6 +214,10 @@ fn tools_from_array(items: &[Value]) -> Option<(Vec<Value>, &'static str)> {
 /// `toolConfig.tools`).
 fn tool_set(v: &Value) -> Option<(Vec<Value>, &'static str, bool)> {
     if let Some(a) = v.as_array() {
+        // `[]`: no extension tools at all (what pi's registry gives when no extension has any).
+        if a.is_empty() {
+            return Some((Vec::new(), "pi", false));
+        }
         return tools_from_array(a).map(|(t, s)| (t, s, false));
     }
     let o = v.as_object()?;

@@ -156,13 +156,13 @@ export function snapshot(pi, ctx, promptOptions) {
 
 /**
  * The command line for a snapshot: `[COMMAND] SESSION [--tool-set FILE] --now MS --pi-dir DIR
- * [extra] [pi's flags]`, its files written into `files` (a scratch folder). Without extension
- * tools there is no tool set (an empty list is not one).
+ * [extra] [pi's flags]`, its files written into `files` (a scratch folder). The tool set is pi's
+ * registry as it is: an empty list when no extension registered a tool.
  */
 export function cliArgs(snap, files, command, extra = []) {
   const session = files.write(snap.sessionName, snap.session);
   const argv = [...(command ? [command] : []), session];
-  if (snap.tools.length) argv.push("--tool-set", files.write("extension-tools.json", JSON.stringify(snap.tools)));
+  argv.push("--tool-set", files.write("extension-tools.json", JSON.stringify(snap.tools)));
   argv.push("--now", String(snap.now));
   // The model and thinking level pi uses now: a resumed session's entries need not say them
   // (pi started with --model or --thinking records no change for a resumed session).
