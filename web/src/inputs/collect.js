@@ -6,11 +6,23 @@
 
 const SKIP_DIRS = new Set([".git", "node_modules", "target", ".venv", "__pycache__", ".hg", ".svn"]);
 
-// pi's own package installs (`<agent>/npm/node_modules`, `.pi/npm/node_modules`) are kept: pi
-// reads the packages there.
+// The node_modules folders pi reads packages from are kept (as in zip.rs `pi_reads`): its own
+// installs (`<agent>/npm/node_modules`, `.pi/npm/node_modules`), those of `-e`
+// (`<agent>/tmp/extensions/npm/HASH/node_modules`) and npm's global root (`PREFIX/lib/node_modules`).
+function piReads(parents) {
+  const n = parents.length;
+  if (n >= 1 && (parents[n - 1] === "npm" || parents[n - 1] === "lib")) return true;
+  return n >= 2 && parents[n - 2] === "npm" && /^[0-9a-fA-F]{8}$/.test(parents[n - 1]);
+}
+
+function skipDir(dirs, i, extra) {
+  const seg = dirs[i];
+  return (SKIP_DIRS.has(seg) && !(seg === "node_modules" && piReads(dirs.slice(0, i)))) || extra.has(seg);
+}
+
 function skipPath(path, extra) {
   const dirs = path.split("/").slice(0, -1);
-  return dirs.some((seg, i) => (SKIP_DIRS.has(seg) && !(seg === "node_modules" && dirs[i - 1] === "npm")) || extra.has(seg));
+  return dirs.some((_, i) => skipDir(dirs, i, extra));
 }
 
 function fileOf(entry) {
@@ -26,7 +38,8 @@ async function walk(entry, out, skipped, extra) {
   if (entry.isFile) {
     out.push([path, await fileOf(entry)]);
   } else if (entry.isDirectory) {
-    if (SKIP_DIRS.has(entry.name) || extra.has(entry.name)) { skipped.push(path + "/"); return; }
+    const dirs = path.split("/");
+    if (skipDir(dirs, dirs.length - 1, extra)) { skipped.push(path + "/"); return; }
     const reader = entry.createReader();
     for (;;) {
       const batch = await readBatch(reader);
@@ -43,7 +56,7 @@ function listAll(pairs, skipped, extra) {
     if (skipPath(path, extra)) {
       // A skipped folder is reported once, not file by file.
       const segs = path.split("/");
-      const i = segs.findIndex((seg, k) => k < segs.length - 1 && (SKIP_DIRS.has(seg) || extra.has(seg)));
+      const i = segs.findIndex((_, k) => k < segs.length - 1 && skipDir(segs, k, extra));
       const folder = segs.slice(0, i + 1).join("/") + "/";
       if (!folders.has(folder)) { folders.add(folder); skipped.push(folder); }
     } else files.push([path, file]);

@@ -96,15 +96,27 @@ const SKIP_DIRS: [&str; 7] = [
     ".svn",
 ];
 
-/// Whether `path` lies in a folder a folder drop leaves out. pi's own package installs
-/// (`<agent>/npm/node_modules`, `.pi/npm/node_modules`) are kept: pi reads the packages there.
+/// Whether `path` lies in a folder a folder drop leaves out. The `node_modules` folders pi reads
+/// packages from are kept: its own installs (`<agent>/npm/node_modules`,
+/// `.pi/npm/node_modules`), those of `-e` (`<agent>/tmp/extensions/npm/HASH/node_modules`) and
+/// npm's global root (`PREFIX/lib/node_modules`).
 fn skipped_folder(path: &str) -> bool {
     let dirs: Vec<&str> = path.split('/').collect();
     let dirs = &dirs[..dirs.len().saturating_sub(1)];
     dirs.iter().enumerate().any(|(i, seg)| {
-        SKIP_DIRS.contains(seg)
-            && !(*seg == "node_modules" && i > 0 && dirs.get(i - 1) == Some(&"npm"))
+        SKIP_DIRS.contains(seg) && !(*seg == "node_modules" && pi_reads(&dirs[..i]))
     })
+}
+
+/// Whether pi reads packages from a `node_modules` folder below `parents` (see
+/// [`skipped_folder`]).
+fn pi_reads(parents: &[&str]) -> bool {
+    let hash = |s: &str| s.len() == 8 && s.chars().all(|c| c.is_ascii_hexdigit());
+    match parents {
+        [.., "npm"] | [.., "lib"] => true,
+        [.., "npm", h] => hash(h),
+        _ => false,
+    }
 }
 
 /// Code page 437 (the zip default for names not flagged UTF-8), bytes 0x80–0xFF.
@@ -996,6 +1008,11 @@ mod tests {
             "proj/.pi/npm/node_modules/pkg/package.json"
         ));
         assert!(skipped_folder("proj/node_modules/a/AGENTS.md"));
+        assert!(!skipped_folder(
+            "agent/tmp/extensions/npm/f35b2129/node_modules/kit/package.json"
+        ));
+        assert!(!skipped_folder("fs/usr/lib/node_modules/kit/SKILL.md"));
+        assert!(skipped_folder("proj/npm/x/node_modules/kit/package.json"));
         assert!(skipped_folder("proj/.git/config"));
         assert!(!skipped_folder("node_modules"));
     }
