@@ -127,7 +127,13 @@ for (const [v, name, change] of [
       assert.equal(provider.requests(), 1, "the commands send nothing to the provider (the one request is the prompt's)");
 
       // What `ctxlens` says for the session pi wrote, with the case's model, level, flags and tools.
-      const same = [sessionFile(c), "--prompt", "", "--model", c.caseJson.model, "--thinking", c.caseJson.thinking, ...(c.toolSet ? ["--tool-set", c.toolSet] : []), ...(c.caseJson.args ?? [])];
+      // The tools as pi's registry has them (none: an empty set); pi runs a case's tools from an
+      // extension given with -e: the same flag, the tools that -e extension's (`sourceInfo` "cli").
+      const e = c.piArgs.indexOf("-e");
+      const registry = path.join(path.dirname(c.session), "registry-tools.json");
+      const tools = c.toolSet ? JSON.parse(fs.readFileSync(c.toolSet, "utf8")) : [];
+      fs.writeFileSync(registry, JSON.stringify(tools.map((t) => ({ ...t, sourceInfo: { source: "cli" } }))));
+      const same = [sessionFile(c), "--prompt", "", "--model", c.caseJson.model, "--thinking", c.caseJson.thinking, "--tool-set", registry, ...(e >= 0 ? ["-e", c.piArgs[e + 1]] : []), ...(c.caseJson.args ?? [])];
       const want = ctxlens(v, ["summary", ...same], c);
       assert.equal(want.code, 0, want.stderr);
       assert.equal(summary.notifyType, "info");
