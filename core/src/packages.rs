@@ -114,6 +114,14 @@ pub struct PackageResources {
 }
 
 impl PackageResources {
+    /// The paths of `list` that are on (`getEnabledPaths`).
+    pub fn enabled(list: &[PackagePath]) -> Vec<String> {
+        list.iter()
+            .filter(|p| p.enabled)
+            .map(|p| p.path.clone())
+            .collect()
+    }
+
     /// The package a skill or prompt template file came from.
     pub fn package_of(&self, path: &str) -> Option<&str> {
         self.cli_skills

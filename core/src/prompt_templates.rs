@@ -241,12 +241,7 @@ pub fn load_prompt_templates(
         .collect();
     // The `-e` packages' prompt templates come first, and load even with
     // `--no-prompt-templates`.
-    let mut primary: Vec<String> = pkgs
-        .cli_prompts
-        .iter()
-        .filter(|p| p.enabled)
-        .map(|p| p.path.clone())
-        .collect();
+    let mut primary = PackageResources::enabled(&pkgs.cli_prompts);
     if !args.no_prompt_templates {
         primary.extend(resolve_prompt_resources(
             fs, home, agent_dir, cwd, settings, pkgs,

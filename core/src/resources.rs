@@ -828,12 +828,7 @@ fn load_skills(
         })
         .collect();
     // The `-e` packages' skills come first, and load even with `--no-skills`.
-    let mut primary: Vec<String> = pkgs
-        .cli_skills
-        .iter()
-        .filter(|p| p.enabled)
-        .map(|p| p.path.clone())
-        .collect();
+    let mut primary = crate::packages::PackageResources::enabled(&pkgs.cli_skills);
     if !args.no_skills {
         primary.extend(resolve_skill_resources(
             fs, home, agent_dir, cwd, settings, pkgs,
