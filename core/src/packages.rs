@@ -564,7 +564,7 @@ impl Resolver<'_> {
                 out.add(Kind::Extensions, path, true, &e.source);
             }
             Installed::Missing(why) => {
-                diags.push(missing(&label, e.line, file, source, &why, self.offline));
+                diags.push(missing(e, &label, file, source, &why, self.offline));
             }
         }
         let pkg = out.packages.last_mut().expect("pushed");
@@ -753,8 +753,8 @@ pub fn entry_sources(settings: &Settings) -> Vec<(String, Scope)> {
 
 /// The diagnostic for a package pi does not load, at its settings line.
 fn missing(
+    e: &Entry,
     label: &str,
-    line: Option<u32>,
     file: &str,
     source: &str,
     why: &str,
@@ -767,11 +767,9 @@ fn missing(
     } else {
         "pi installs it from the network first (unless offline: PI_OFFLINE or --offline), which ctxlens cannot; ctxlens goes on without it".to_string()
     };
-    let name = label
-        .trim_start_matches("package ")
-        .trim_start_matches("-e ");
-    Diagnostic::warning(file, line, format!("{label}: {why}: {what}")).skipping(format!(
-        "the skills, prompt templates and extensions of {name}"
+    Diagnostic::warning(file, e.line, format!("{label}: {why}: {what}")).skipping(format!(
+        "the skills, prompt templates and extensions of {}",
+        e.source
     ))
 }
 
