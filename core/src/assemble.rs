@@ -1682,10 +1682,7 @@ fn assumed_extension_tools(
         format!(
             "assumed: the extension tools are the ones the session last declared ({}), since the extensions of {} are code ctxlens does not run; their prompt snippets and guidelines are not stored (taken as none); give --tool-set to say otherwise",
             names.join(", "),
-            match pkg.scope {
-                crate::packages::Scope::Temporary => format!("-e {}", pkg.source),
-                _ => format!("package {}", pkg.source),
-            }
+            crate::packages::label(pkg.scope, &pkg.source)
         ),
     ));
     let list: Vec<Value> = declared

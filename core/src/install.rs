@@ -636,10 +636,12 @@ pub fn read_machine(
         }
     }
     // The `-e` sources (`resolveExtensionSources`): a local path, or pi's temporary folder.
-    for source in crate::resources::cli_extension_sources(&parsed, &process_cwd, &home) {
-        if source.starts_with("builtin:") {
-            continue;
-        }
+    for given in parsed
+        .extensions
+        .iter()
+        .filter(|s| !s.starts_with("builtin:"))
+    {
+        let source = crate::packages::cli_source(given, &process_cwd, &home);
         for path in crate::packages::temporary_paths(&source, &home, &agent_dir, &cwd) {
             r.package(&path);
         }

@@ -497,11 +497,7 @@ impl Resolver<'_> {
                 scope: Scope::Temporary,
                 line: None,
             };
-            let resolved = if is_local_path(source) {
-                resolve_pi_path(source, self.process_cwd, home, PathOptions::default())
-            } else {
-                source.clone()
-            };
+            let resolved = cli_source(source, self.process_cwd, home);
             self.entry(
                 &e,
                 &resolved,
@@ -536,10 +532,7 @@ impl Resolver<'_> {
             root: None,
             extensions: Vec::new(),
         });
-        let label = match e.scope {
-            Scope::Temporary => format!("-e {}", e.source),
-            _ => format!("package {}", e.source),
-        };
+        let label = label(e.scope, &e.source);
         match self.installed_path(source, scope) {
             Installed::Folder(root) => {
                 out.packages.last_mut().expect("pushed").root = Some(root.clone());
@@ -666,6 +659,24 @@ enum Installed {
     Folder(String),
     File(String),
     Missing(String),
+}
+
+/// A `-e` value as pi's `main` hands it on (`resolveCliPaths`): a local path resolved from the
+/// directory pi was started in, any other source as given.
+pub fn cli_source(given: &str, process_cwd: &str, home: &str) -> String {
+    if is_local_path(given) {
+        resolve_pi_path(given, process_cwd, home, PathOptions::default())
+    } else {
+        given.to_string()
+    }
+}
+
+/// How diagnostics name a package: `package SOURCE`, or `-e SOURCE` for one given with `-e`.
+pub fn label(scope: Scope, source: &str) -> String {
+    match scope {
+        Scope::Temporary => format!("-e {source}"),
+        _ => format!("package {source}"),
+    }
 }
 
 /// Where pi looks for a source of `scope` (`getNpmInstallPath`, `getGitInstallPath`,

@@ -58,21 +58,6 @@ pub struct Resources {
     pub packages: Vec<crate::packages::Package>,
 }
 
-/// The `-e` sources as pi's `main` hands them on (`resolveCliPaths`): local paths resolved
-/// from the directory pi was started in.
-pub(crate) fn cli_extension_sources(args: &PiArgs, process_cwd: &str, home: &str) -> Vec<String> {
-    args.extensions
-        .iter()
-        .map(|s| {
-            if is_local_path(s) && !s.trim().starts_with("builtin:") {
-                resolve_pi_path(s, process_cwd, home, PathOptions::default())
-            } else {
-                s.clone()
-            }
-        })
-        .collect()
-}
-
 fn exists(fs: &VirtualFs, p: &str) -> bool {
     fs.is_file(p) || fs.is_dir(p)
 }
