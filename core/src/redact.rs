@@ -407,6 +407,25 @@ fn jwt_stand_in(n: usize) -> String {
     )
 }
 
+/// The stand-in numbered `n` of a key or token.
+fn key_or_token_stand_in(orig: &str, kind: &str, n: usize) -> String {
+    if kind == "JSON Web Token" || (orig.starts_with("eyJ") && orig.matches('.').count() == 2) {
+        // The signature pads it to the original's length.
+        let t = jwt_stand_in(n);
+        if cols(&t) < cols(orig) {
+            same_length(&t, orig, 'x', 0)
+        } else {
+            t
+        }
+    } else {
+        let keep = SHAPES
+            .iter()
+            .find(|s| orig.starts_with(s.prefix))
+            .map_or(0, |s| (s.keep)(orig).min(orig.len()));
+        key_stand_in(&orig[..keep], orig, n)
+    }
+}
+
 /// Redacts every file (contents and paths) of a case folder.
 pub fn redact(files: &CaseFiles, who: &Identity) -> (CaseFiles, Report) {
     let mut report = Report::default();
@@ -451,26 +470,24 @@ pub fn redact(files: &CaseFiles, who: &Identity) -> (CaseFiles, Report) {
     // The longest first, so a key inside a longer token is replaced as the token.
     secrets.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.0.cmp(&b.0)));
     secrets.dedup_by(|a, b| a.0 == b.0);
+    // A stand-in is new: no file or path holds it and no other key has it, so two originals
+    // never become one text (two paths one file), and redacting again is stable.
+    let texts: Vec<std::borrow::Cow<str>> = files
+        .iter()
+        .flat_map(|(p, b)| [p.as_str().into(), String::from_utf8_lossy(b)])
+        .collect();
+    let mut taken = std::collections::BTreeSet::new();
     let mut plan: Vec<(String, String, &'static str)> = Vec::new();
-    for (n, (orig, kind)) in secrets.into_iter().enumerate() {
-        let n = n + 1;
-        let stand_in = if kind == "JSON Web Token"
-            || (orig.starts_with("eyJ") && orig.matches('.').count() == 2)
-        {
-            // The signature pads it to the original's length.
-            let t = jwt_stand_in(n);
-            if cols(&t) < cols(&orig) {
-                same_length(&t, &orig, 'x', 0)
-            } else {
-                t
+    let mut n = 0;
+    for (orig, kind) in secrets {
+        let stand_in = loop {
+            n += 1;
+            let s = key_or_token_stand_in(&orig, kind, n);
+            if !taken.contains(&s) && !texts.iter().any(|t| t.contains(s.as_str())) {
+                break s;
             }
-        } else {
-            let keep = SHAPES
-                .iter()
-                .find(|s| orig.starts_with(s.prefix))
-                .map_or(0, |s| (s.keep)(&orig).min(orig.len()));
-            key_stand_in(&orig[..keep], &orig, n)
         };
+        taken.insert(stand_in.clone());
         plan.push((orig, stand_in, kind));
     }
     // Then who and where: the home path, the host names, the user name (whole words).
@@ -516,14 +533,30 @@ pub fn redact(files: &CaseFiles, who: &Identity) -> (CaseFiles, Report) {
         BTreeMap::new();
     let mut apply = |s: &str| -> String {
         let mut out = s.to_string();
-        for (orig, to, kind) in &plan {
-            let n = out.matches(orig.as_str()).count();
-            if n > 0 {
-                out = out.replace(orig.as_str(), to);
+        // Every key at once: a stand-in is never read again as another key.
+        let mut at: Vec<(usize, usize)> = Vec::new();
+        for (i, (orig, _, _)) in plan.iter().enumerate() {
+            at.extend(out.match_indices(orig.as_str()).map(|(p, _)| (p, i)));
+        }
+        if !at.is_empty() {
+            // The longest first where two start together (the plan is longest first).
+            at.sort_unstable();
+            let mut joined = String::with_capacity(out.len());
+            let mut from = 0;
+            for (p, i) in at {
+                if p < from {
+                    continue;
+                }
+                let (orig, to, kind) = &plan[i];
+                joined.push_str(&out[from..p]);
+                joined.push_str(to);
+                from = p + orig.len();
                 let e = counts.entry(kind).or_default();
-                e.0 += n;
+                e.0 += 1;
                 e.1.insert(orig.clone());
             }
+            joined.push_str(&out[from..]);
+            out = joined;
         }
         if let Some(home) = &home {
             let (replaced, n) = replace_bounded(&out, home, &home_stand_in(home), false);
@@ -743,5 +776,42 @@ mod tests {
         let mut found = Vec::new();
         scan(&t, &mut found);
         assert_eq!(found.len(), 1, "{found:?}");
+    }
+
+    /// Found by fuzzing (`redact`): two keys a character apart in two paths. Their stand-ins,
+    /// read as keys again, were replaced one after the other, so the first one's stand-in
+    /// became the second's, and two files became one.
+    #[test]
+    fn redacting_again_keeps_every_file_apart() {
+        let a = format!("sk-{}", "_".repeat(17));
+        let b = format!("sk-{}e", "_".repeat(16));
+        let given = files(&[
+            (&format!("x/{a}/SKILL.md"), "one"),
+            (&format!("x/{b}/SKILL.md"), "two"),
+            ("notes.md", &format!("{a} {b}")),
+        ]);
+        let who = Identity::default();
+        let (once, _) = redact(&given, &who);
+        let (twice, _) = redact(&once, &who);
+        let (thrice, _) = redact(&twice, &who);
+        for out in [&once, &twice, &thrice] {
+            assert_eq!(out.len(), 3, "{:?}", out.keys().collect::<Vec<_>>());
+            assert!(!out.keys().any(|p| p.contains(&a) || p.contains(&b)));
+        }
+    }
+
+    /// A stand-in is new: where a file already holds the text a key's stand-in would be, the
+    /// key gets the next one, and no key's stand-in is read as another key.
+    #[test]
+    fn a_stand_in_is_no_text_the_files_hold() {
+        let key = format!("sk-{}", "a".repeat(24));
+        let first = key_or_token_stand_in(&key, "API key (sk-…)", 1);
+        let given = files(&[("a.md", &format!("{key} and {first}"))]);
+        let (out, report) = redact(&given, &Identity::default());
+        let text = String::from_utf8(out["a.md"].clone()).unwrap();
+        let (x, y) = text.split_once(" and ").unwrap();
+        assert_ne!(x, y, "{text}");
+        assert!(!text.contains(&key), "{text}");
+        assert_eq!(report.summary(), "API key (sk-…) ×2 (2 distinct)");
     }
 }
