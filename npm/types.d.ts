@@ -80,6 +80,8 @@ export interface AssembleOptions {
   model?: string;
   /** `--thinking`. */
   thinking?: ThinkingLevel | (string & {});
+  /** `model` and `thinking` are what a running pi uses now, not flags typed at its start (said as "pi's current model" and "pi's current level"). */
+  runningPi?: boolean;
   /**
    * Extension tools, appended after the built-in tools: a tool set as JSON text or as the value,
    * in pi's shape (`ExtensionTool[]`), OpenAI's (Chat Completions, Responses), Anthropic's,

@@ -115,6 +115,8 @@ OPTIONS:
                       session that ends with an answer gives its last call
     --model P/ID      The model (default: the session's, as pi resumes it)
     --thinking LEVEL  The thinking level (default: the session's)
+    --running-pi      --model and --thinking are the ones a running pi uses now, not flags
+                      typed at its start (/ctxlens inside pi passes them so)
     --tool-set FILE   Extension tools: a JSON tool list in pi's, OpenAI's, Anthropic's,
                       Google's or Bedrock's shape, or a captured request body. Extension tools
                       are code pi runs, so without this they are not included (a note says so)
@@ -176,6 +178,9 @@ OPTIONS:
                       (auth.json and models.json keys, key-named environment variables, sk-…,
                       AKIA…, ghp_…, AIza…, JWTs, bearer tokens, ...) in every file and path, the
                       same stand-in for the same original; prints kinds and counts, never values
+    --sent FILE       export: the body pi sent for this request, kept in the case as the body
+                      it should rebuild (expected/request-1.json, as a captured case has it);
+                      with --redact, redacted with the case's own stand-ins
     --app DIR         open: the built visualizer (trunk build --release writes dist/). Default:
                       $CTXLENS_APP, else (npx ctxlens) the one in the npm package, else dist/ or
                       ctxlens-app/ beside the executable, else the repository's dist/
@@ -302,8 +307,8 @@ pub fn run(host: &mut dyn Host, argv: &[String]) -> i32 {
     if command == "export" && o.output.is_none() {
         return usage(host, "export needs -o FILE.zip");
     }
-    if command != "export" && (o.output.is_some() || o.redact) {
-        return usage(host, "-o and --redact belong to export");
+    if command != "export" && (o.output.is_some() || o.redact || o.sent.is_some()) {
+        return usage(host, "-o, --redact and --sent belong to export");
     }
     if command != "open" && (o.app.is_some() || o.port.is_some()) {
         return usage(host, "--app and --port belong to open");
@@ -478,6 +483,7 @@ fn case_inputs(host: &mut dyn Host, o: &Opts, dir: &str) -> Result<Inputs, Strin
     if let Some(t) = &o.thinking {
         inputs.thinking = Some(t.clone());
     }
+    inputs.running_pi = o.running_pi;
     Ok(inputs)
 }
 
@@ -623,6 +629,7 @@ pub fn inputs_with(
     let mut inputs = read.inputs;
     inputs.model = o.model.clone();
     inputs.thinking = o.thinking.clone();
+    inputs.running_pi = o.running_pi;
     inputs.prompt = o.prompt.clone();
     inputs.now_ms = o.now.unwrap_or_else(|| host.now_ms());
     inputs.system_now_ms = o.system_now;
@@ -970,7 +977,20 @@ fn output(
         "export" => {
             let path = resolve_path(host.cwd(), o.output.as_deref().unwrap_or(""));
             let who = o.redact.then(|| crate::export::identity(host, inputs));
-            match crate::export::export(host, inputs, assembly, &path, who.as_ref()) {
+            let sent = match &o.sent {
+                None => None,
+                Some(p) => {
+                    let p = resolve_path(host.cwd(), p);
+                    match host.fs().read(&p) {
+                        Ok(b) => Some(b),
+                        Err(e) => {
+                            host.stderr(&format!("ctxlens: --sent {p}: {e}\n"));
+                            return 1;
+                        }
+                    }
+                }
+            };
+            match crate::export::export(host, inputs, assembly, &path, who.as_ref(), sent) {
                 Ok(x) => crate::export::said(host, &path, &x).into_bytes(),
                 Err(e) => {
                     host.stderr(&format!("ctxlens: {e}\n"));

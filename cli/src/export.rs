@@ -53,13 +53,21 @@ pub fn identity(host: &dyn Host, inputs: &Inputs) -> Identity {
     }
 }
 
-/// The case folder of `inputs` (the release `a` rebuilt recorded in it), redacted or not.
+/// Where a case keeps the body pi sent (a capture's first request).
+pub const SENT: &str = "expected/request-1.json";
+
+/// The case folder of `inputs` (the release `a` rebuilt recorded in it), with the body pi sent
+/// when given, redacted or not (the body with the same stand-ins as the rest).
 pub fn case_files(
     inputs: &Inputs,
     a: &Assembly,
     who: Option<&Identity>,
+    sent: Option<Vec<u8>>,
 ) -> (CaseFiles, Option<Report>) {
-    let files = case_from_inputs(inputs, a.pi.as_ref().map(|p| p.version));
+    let mut files = case_from_inputs(inputs, a.pi.as_ref().map(|p| p.version));
+    if let Some(body) = sent {
+        files.insert(SENT.into(), body);
+    }
     match who {
         Some(who) => {
             let (files, report) = redact(&files, who);
@@ -76,8 +84,9 @@ pub fn export(
     a: &Assembly,
     out: &str,
     who: Option<&Identity>,
+    sent: Option<Vec<u8>>,
 ) -> Result<Exported, String> {
-    let (files, redacted) = case_files(inputs, a, who);
+    let (files, redacted) = case_files(inputs, a, who, sent);
     let keys_kept = match &redacted {
         Some(_) => 0,
         None => {

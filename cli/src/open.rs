@@ -164,7 +164,7 @@ pub fn run(
             return 2;
         }
     };
-    let (files, _) = crate::export::case_files(inputs, a, None);
+    let (files, _) = crate::export::case_files(inputs, a, None, None);
     host.stderr(&format!(
         "ctxlens: serving {app} and these inputs ({} files) on 127.0.0.1 only; Ctrl-C stops\n",
         files.len()

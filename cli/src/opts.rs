@@ -74,6 +74,8 @@ pub struct Opts {
     pub call: Option<ctxlens::calls::CallRef>,
     pub model: Option<String>,
     pub thinking: Option<String>,
+    /// `--running-pi`: `--model` and `--thinking` are what a running pi uses now.
+    pub running_pi: bool,
     pub tool_set: Option<String>,
     pub pi: Option<PiVersion>,
     pub pi_dir: Option<String>,
@@ -91,6 +93,8 @@ pub struct Opts {
     pub output: Option<String>,
     /// `export --redact`.
     pub redact: bool,
+    /// `export --sent FILE`: the body pi sent, kept in the case as its expected body.
+    pub sent: Option<String>,
     /// `open --port N`.
     pub port: Option<u16>,
     /// `open --app DIR`: the built visualizer.
@@ -159,6 +163,7 @@ pub fn parse(argv: &[String]) -> Result<Opts, String> {
             "--call" => o.call = Some(ctxlens::calls::CallRef::parse(&value("--call")?)),
             "--model" => o.model = Some(value("--model")?),
             "--thinking" => o.thinking = Some(value("--thinking")?),
+            "--running-pi" => o.running_pi = true,
             "--tool-set" => o.tool_set = Some(value("--tool-set")?),
             "--pi" => {
                 o.pi = Some(
@@ -201,6 +206,7 @@ pub fn parse(argv: &[String]) -> Result<Opts, String> {
             "--json" => o.json = true,
             "-o" | "--output" => o.output = Some(value("-o")?),
             "--redact" => o.redact = true,
+            "--sent" => o.sent = Some(value("--sent")?),
             "--no-tokens" => o.no_tokens = true,
             "--rebuild-calls" => {
                 let v = value("--rebuild-calls")?;

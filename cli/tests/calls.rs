@@ -66,3 +66,51 @@ fn no_such_call_and_a_refused_continue_are_said() {
     let (help, _, _) = ctxlens(&["--help"]);
     assert!(String::from_utf8_lossy(&help).contains("--call K"));
 }
+
+/// `--running-pi` (as `/ctxlens` inside pi passes the model and level pi runs with): the same
+/// request, and the summary names pi's current model and level, not flags the user typed.
+#[test]
+fn the_running_pis_model_and_level_are_said_as_such() {
+    let dir = Case::named("pi-1.6.0/an-scripted")
+        .dir
+        .to_string_lossy()
+        .into_owned();
+    let given = [
+        "--case",
+        &dir,
+        "--model",
+        "mock-anthropic/claude-sonnet-4-5",
+        "--thinking",
+        "low",
+    ];
+    let body = |extra: &[&str]| {
+        let args: Vec<&str> = ["assemble"]
+            .iter()
+            .chain(&given)
+            .chain(extra)
+            .copied()
+            .collect();
+        ctxlens(&args).0
+    };
+    assert_eq!(body(&["--running-pi"]), body(&[]));
+    let summary = |extra: &[&str]| {
+        let args: Vec<&str> = ["summary"]
+            .iter()
+            .chain(&given)
+            .chain(extra)
+            .copied()
+            .collect();
+        // Its lines wrapped at 80 columns, joined.
+        let out = String::from_utf8(ctxlens(&args).0).unwrap();
+        out.split_whitespace().collect::<Vec<_>>().join(" ")
+    };
+    let typed = summary(&[]);
+    assert!(
+        typed.contains("from --model)") && typed.contains("(from --thinking)"),
+        "{typed}"
+    );
+    let running = summary(&["--running-pi"]);
+    assert!(running.contains("from pi's current model)"), "{running}");
+    assert!(running.contains("(from pi's current level)"), "{running}");
+    assert!(!running.contains("from --"), "{running}");
+}

@@ -795,6 +795,7 @@ impl Run<'_> {
             thinking: cli_thinking.as_deref(),
             api_key: args.api_key.as_deref(),
             models: args.models.as_deref(),
+            running: inputs.running_pi,
         };
         let session_model = model::SessionModel {
             context: session_ctx,

@@ -261,6 +261,7 @@ pub fn inputs_from_case(files: &CaseFiles, env_dir: Option<&str>) -> Result<Inpu
         pi_package_dir: str_field(&env, "piPackageDir").unwrap_or_default(),
         model: str_field(&env, "model").or_else(|| str_field(&case, "model")),
         thinking: str_field(&env, "thinking").or_else(|| str_field(&case, "thinking")),
+        running_pi: false,
         args,
         env: env_vars,
         extension_tools,

@@ -168,6 +168,9 @@ pub struct Inputs {
     pub model: Option<String>,
     /// `--thinking`.
     pub thinking: Option<String>,
+    /// `model` and `thinking` are what a running pi uses now (ctxlens inside pi passes them),
+    /// not flags a user typed: said as pi's current model and level.
+    pub running_pi: bool,
     /// The rest of pi's command line (`--tools`, `--system-prompt`, `@file`, ...).
     pub args: Vec<String>,
     /// Environment variables pi reads (`PI_CACHE_RETENTION`, `PI_EXPERIMENTAL`, ...).
@@ -230,6 +233,7 @@ impl Default for Inputs {
             pi_package_dir: "/usr/lib/node_modules/@earendil-works/pi-coding-agent".into(),
             model: None,
             thinking: None,
+            running_pi: false,
             args: Vec::new(),
             env: BTreeMap::new(),
             extension_tools: None,

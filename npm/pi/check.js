@@ -8,7 +8,6 @@ import os from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
 import { cliArgs } from "./live.js";
-import { redactText, identity } from "./redact.js";
 import { readStoredZip } from "./zip.js";
 
 /** The check's state: off until switched on; its counts; the requests waiting for their body. */
@@ -94,8 +93,10 @@ export function createCheck({ run, files, say }) {
   }
 
   /**
-   * The case folder: case.zip (redacted), the body ctxlens rebuilds from that case (what whoever
-   * opens it gets), pi's body redacted with the case's own home stand-in, and a note.
+   * The case folder: case.zip (redacted, pi's body in it as the body to rebuild), the body
+   * ctxlens rebuilds from that case (what whoever opens it gets), pi's body as the case holds it
+   * (redacted with the case's own stand-ins, so the two bodies differ only where the rebuild
+   * does), and a note.
    */
   function save(snap, piBody, mine, why) {
     const stamp = new Date(snap.now).toISOString().replace(/[:.]/g, "-");
@@ -103,10 +104,13 @@ export function createCheck({ run, files, say }) {
     fs.mkdirSync(where, { recursive: true, mode: 0o700 });
     const exportSnap = { ...snap, flags: keyless(snap.flags) };
     const zip = path.join(where, "case.zip");
-    const exported = run(cliArgs(exportSnap, files, "export", ["-o", zip, "--redact"]));
+    const sent = files.write("pi-body.json", piBody);
+    const exported = run(cliArgs(exportSnap, files, "export", ["-o", zip, "--redact", "--sent", sent]));
+    files.clear("pi-body.json");
     if (exported.code !== 0 || !fs.existsSync(zip)) throw new Error(lastLine(exported.stderr) || "export failed");
-    const { body, home } = fromCase(zip, files, run);
-    fs.writeFileSync(path.join(where, "pi-body.json"), redactText(piBody.toString("utf8"), { ...identity(), homeAs: home }), { mode: 0o600 });
+    const { body, piSent } = fromCase(zip, files, run);
+    if (piSent === null) throw new Error("the case holds no expected/request-1.json");
+    fs.writeFileSync(path.join(where, "pi-body.json"), piSent, { mode: 0o600 });
     if (body !== null) fs.writeFileSync(path.join(where, "ctxlens-body.json"), body, { mode: 0o600 });
     fs.writeFileSync(path.join(where, "README.txt"), note(snap, body !== null, mine ? null : why));
     return where;
@@ -122,16 +126,16 @@ export function createCheck({ run, files, say }) {
 
 /**
  * The saved case's body as `ctxlens assemble --case` rebuilds it (null when it builds none), the
- * case unpacked into the scratch folder, and the home path it stands in for this one.
+ * case unpacked into the scratch folder, and pi's body as the case holds it (redacted).
  */
 function fromCase(zip, files, run) {
   const entries = readStoredZip(fs.readFileSync(zip));
   files.clear("case");
   for (const [name, bytes] of Object.entries(entries)) files.write(`case/${name}`, bytes);
-  const env = JSON.parse(Buffer.from(entries["expected/env.json"] ?? "{}").toString("utf8"));
   const r = entries["case.json"] ? run(["assemble", "--case", files.path("case")]) : { code: 1 };
   files.clear("case");
-  return { body: r.code === 0 ? r.stdoutBytes : null, home: typeof env.home === "string" ? env.home : undefined };
+  const sent = entries["expected/request-1.json"];
+  return { body: r.code === 0 ? r.stdoutBytes : null, piSent: sent ? Buffer.from(sent) : null };
 }
 
 /** Whether a fetch goes to the model's origin (any origin when the model has no base URL). */
@@ -196,8 +200,9 @@ function note(snap, rebuilt, why) {
     "case.zip           the inputs (session, files, settings, extension tools), redacted:",
     "                   home path, user and host names and keys replaced. Open it in the",
     "                   ctxlens app, or unzip it and run: ctxlens summary --case FOLDER",
-    "pi-body.json       the body pi sent, redacted (the home path as in the case; user and",
-    "                   host names and keys replaced by plain words)",
+    "                   (pi's body is in it too, as expected/request-1.json)",
+    "pi-body.json       the body pi sent, redacted with the case's own stand-ins: where it",
+    "                   differs from ctxlens-body.json, the rebuild differs from pi",
     rebuilt ? "ctxlens-body.json  the body ctxlens rebuilds from case.zip" : "                   (ctxlens rebuilds no body from case.zip)",
     ...(why ? [`ctxlens built no body here: ${lastLine(why)}`] : []),
     "",

@@ -168,6 +168,7 @@ export function cliArgs(snap, files, command, extra = []) {
   // (pi started with --model or --thinking records no change for a resumed session).
   if (snap.model) argv.push("--model", snap.model);
   if (snap.thinking) argv.push("--thinking", snap.thinking);
+  if (snap.model || snap.thinking) argv.push("--running-pi");
   if (snap.pi) argv.push("--pi-dir", snap.pi.dir);
   return [...argv, ...extra, ...snap.flags];
 }

@@ -17,7 +17,7 @@ before(async () => {
   project = installPackage();
   const dir = path.join(project, "node_modules/ctxlens/pi");
   const load = (f) => import(pathToFileURL(path.join(dir, f)).href);
-  pi = { extension: (await load("extension.js")).default, live: await load("live.js"), check: await load("check.js"), redact: await load("redact.js"), zip: await load("zip.js") };
+  pi = { extension: (await load("extension.js")).default, live: await load("live.js"), check: await load("check.js"), zip: await load("zip.js") };
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), "ctxlens-pi-ext-"));
 });
 after(() => fs.rmSync(scratch, { recursive: true, force: true }));
@@ -94,17 +94,6 @@ test("pi's fetch is paired by the model's origin, and its body read as sent (a z
   assert.equal(pi.check.firstDifference(Buffer.from("abcd"), Buffer.from("abxd")), 2);
 });
 
-test("a saved body has the home path, user and host names and keys replaced", () => {
-  const who = { home: "/home/alice", user: "alice", host: "alice-laptop", homeAs: "/home/zzzzz" };
-  const text = JSON.stringify({ system: "cwd /home/alice/proj on alice-laptop as alice (malice stays)", key: "sk-ant-api03-abcdefghijklmnopqrstuvwxyz", auth: "Bearer abcdefghijklmnopqrstuvwxyz012345" });
-  const out = pi.redact.redactText(text, who);
-  assert.equal(JSON.parse(out).system, "cwd /home/zzzzz/proj on host as user (malice stays)");
-  assert.equal(JSON.parse(out).key, "<redacted>");
-  assert.equal(JSON.parse(out).auth, "<redacted>");
-  // A user name that is a common word is left.
-  assert.equal(pi.redact.redactText("root at /root", { home: "/root", user: "root", host: "h" }), "root at /home/user");
-});
-
 test("the zip reader reads what ctxlens export writes", async () => {
   const { runCliCaptured } = await import(pathToFileURL(path.join(project, "node_modules/ctxlens/node.js")).href);
   const zip = path.join(scratch, "demo.zip");
@@ -113,4 +102,27 @@ test("the zip reader reads what ctxlens export writes", async () => {
   const files = pi.zip.readStoredZip(fs.readFileSync(zip));
   assert.ok(files["case.json"] && files["expected/env.json"] && files["session.jsonl"], Object.keys(files).join(", "));
   assert.deepEqual(Buffer.from(files["session.jsonl"]), fs.readFileSync(path.join(repo, "www/demo/session.jsonl")));
+});
+
+test("export --sent keeps pi's body in the case, redacted with the case's own stand-ins", async () => {
+  const { runCliCaptured } = await import(pathToFileURL(path.join(project, "node_modules/ctxlens/node.js")).href);
+  const demo = path.join(repo, "www/demo");
+  const env = JSON.parse(fs.readFileSync(path.join(demo, "expected/env.json"), "utf8"));
+  // pi's body, with the home path and a key in it: the zip's stand-ins replace both.
+  const key = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz";
+  const sent = path.join(scratch, "sent.json");
+  fs.writeFileSync(sent, JSON.stringify({ system: `cwd ${env.home}/x`, key }));
+  const zip = path.join(scratch, "sent.zip");
+  const r = runCliCaptured(["export", "--case", demo, "-o", zip, "--redact", "--sent", sent]);
+  assert.equal(r.code, 0, r.stderr);
+  const files = pi.zip.readStoredZip(fs.readFileSync(zip));
+  const body = JSON.parse(Buffer.from(files["expected/request-1.json"]).toString("utf8"));
+  const home = JSON.parse(Buffer.from(files["expected/env.json"]).toString("utf8")).home;
+  assert.notEqual(home, env.home);
+  assert.equal(body.system, `cwd ${home}/x`, "the home as the case's env.json has it");
+  assert.notEqual(body.key, key);
+  assert.equal(body.key.length, key.length);
+  assert.ok(body.key.startsWith("sk-ant-api03-"), body.key);
+  // --sent belongs to export.
+  assert.equal(runCliCaptured(["summary", "--case", demo, "--sent", sent]).code, 2);
 });

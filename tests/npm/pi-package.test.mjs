@@ -133,13 +133,17 @@ for (const [v, name, change] of [
       const registry = path.join(path.dirname(c.session), "registry-tools.json");
       const tools = c.toolSet ? JSON.parse(fs.readFileSync(c.toolSet, "utf8")) : [];
       fs.writeFileSync(registry, JSON.stringify(tools.map((t) => ({ ...t, sourceInfo: { source: "cli" } }))));
-      const same = [sessionFile(c), "--prompt", "", "--model", c.caseJson.model, "--thinking", c.caseJson.thinking, "--tool-set", registry, ...(e >= 0 ? ["-e", c.piArgs[e + 1]] : []), ...(c.caseJson.args ?? [])];
+      const same = [sessionFile(c), "--prompt", "", "--model", c.caseJson.model, "--thinking", c.caseJson.thinking, "--running-pi", "--tool-set", registry, ...(e >= 0 ? ["-e", c.piArgs[e + 1]] : []), ...(c.caseJson.args ?? [])];
       const want = ctxlens(v, ["summary", ...same], c);
       assert.equal(want.code, 0, want.stderr);
       assert.equal(summary.notifyType, "info");
       const [table, window] = summary.message.split("\n\nContext window: ");
       assert.equal(table, want.stdout.trimEnd(), "/ctxlens shows the summary ctxlens prints");
       assert.match(table, /Where the characters go/);
+      // The model and level are pi's own at that moment, not flags the user typed.
+      const joined = table.replace(/\s+/g, " ");
+      assert.match(joined, / model \S+ \([^)]*, from pi's current model\) thinking .*\(from pi's current level\)/);
+      assert.doesNotMatch(joined, /from --model|from --thinking/);
       assert.match(table, /history +[1-9]/, "the exchange is in the history");
       const total = /^\s+total\s+[\d,]+\s+([\d,]+)/m.exec(table)[1];
       assert.match(window, new RegExp(`^≈ ${total} of [\\d,]+ tokens \\(\\d+\\.\\d%\\) by pi's estimate$`));
@@ -242,6 +246,8 @@ test("pi 1.6.0: an altered request is caught, and its case zip opens in ctxlens"
   const rebuilt = ctxlens("1.6.0", ["assemble", "--case", path.join(unpacked, top)], c);
   assert.equal(rebuilt.code, 0, rebuilt.stderr);
   assert.equal(rebuilt.stdout, mine.toString("utf8"));
+  // pi's body is in the case as the body it should rebuild, as a captured case holds it.
+  assert.ok(fs.readFileSync(path.join(unpacked, top, "expected/request-1.json")).equals(piBody));
   const summary = ctxlens("1.6.0", ["summary", "--case", path.join(unpacked, top)], c);
   assert.equal(summary.code, 0, summary.stderr);
   assert.match(summary.stdout, /^rebuilds {2}pi 1\.6\.0/);

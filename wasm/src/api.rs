@@ -198,6 +198,7 @@ fn inputs_of_options(
         pi_package_dir: opt_str(o, "piPackageDir")?.unwrap_or(d.pi_package_dir),
         model: opt_str(o, "model")?,
         thinking: opt_str(o, "thinking")?,
+        running_pi: opt_bool(o, "runningPi")?,
         args,
         env,
         extension_tools,

@@ -528,7 +528,14 @@ pub struct CliModel<'a> {
     pub api_key: Option<&'a str>,
     /// `--models` patterns (else `settings.enabledModels` is the scope).
     pub models: Option<&'a [String]>,
+    /// `model` and `thinking` are the running pi's ([`crate::Inputs::running_pi`]).
+    pub running: bool,
 }
+
+/// Where the model came from when a running pi gave it (ctxlens inside pi).
+pub const RUNNING_MODEL: &str = "pi's current model";
+/// Where the thinking level came from when a running pi gave it.
+pub const RUNNING_LEVEL: &str = "pi's current level";
 
 /// The session the model may be restored from.
 #[derive(Clone, Copy, Debug)]
@@ -601,7 +608,7 @@ pub fn placeholder_provider(
     let m = c.model?;
     let wanted = matches!(
         c.model_source.as_str(),
-        "--model" | "session" | "settings.defaultModel"
+        "--model" | RUNNING_MODEL | "session" | "settings.defaultModel"
     );
     (wanted && !registry.has_configured_auth(m.provider())).then(|| m.provider().to_string())
 }
@@ -723,7 +730,12 @@ pub fn choose(
                 }),
             );
             model = Some(m);
-            model_source = "--model".into();
+            model_source = if cli.running {
+                RUNNING_MODEL
+            } else {
+                "--model"
+            }
+            .into();
             if cli_thinking.is_none() {
                 if let Some(t) = resolved.thinking_level {
                     level = Some((t, "--model suffix"));
@@ -754,7 +766,14 @@ pub fn choose(
         ));
     }
     if let Some(t) = cli_thinking {
-        level = Some((t.to_string(), "--thinking"));
+        level = Some((
+            t.to_string(),
+            if cli.running {
+                RUNNING_LEVEL
+            } else {
+                "--thinking"
+            },
+        ));
     }
     // `--api-key` (CA/main.js:642–650): a runtime key for the chosen model's provider.
     if let Some(key) = api_key {
