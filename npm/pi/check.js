@@ -1,5 +1,7 @@
 // The live check: on each request pi sends, ctxlens rebuilds it from the session and the files
-// and compares the bytes with the body pi hands to `fetch`. A match is counted; a mismatch
+// and compares the bytes with the body pi hands to `fetch` (for Bedrock, whose requests the AWS
+// SDK sends with its own HTTP client, with the body pi's own copy of the SDK makes of the
+// command input pi hands it, serialized without being sent). A match is counted; a mismatch
 // writes a redacted case (`ctxlens export --redact`) with pi's real body beside it into a local
 // folder and says one line. Nothing leaves the machine: pi's own request goes out unchanged
 // and nothing else is sent.
@@ -7,6 +9,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
+import { createRequire } from "node:module";
 import { cliArgs } from "./live.js";
 import { readStoredZip } from "./zip.js";
 
@@ -20,7 +23,7 @@ export function createCheck({ run, files, say }) {
    * A cache refresh (pi re-sending the last request with a one-token cap to keep a prompt cache
    * warm) is counted apart: it is not the request the session makes.
    */
-  function onRequest(snap) {
+  function onRequest(snap, payload) {
     if (!state.on) return;
     if (state.refreshDue) {
       state.refreshDue = false;
@@ -29,6 +32,14 @@ export function createCheck({ run, files, say }) {
     }
     for (const w of state.waiting.splice(0)) notCompared(w);
     state.requests += 1;
+    if (snap.api === BEDROCK) {
+      const numbered = { ...snap, number: state.requests };
+      bedrockBody(payload, snap.pi?.dir).then(
+        (body) => (body === null ? notCompared(numbered) : compare(numbered, body)),
+        () => notCompared(numbered),
+      );
+      return;
+    }
     state.waiting.push({ ...snap, number: state.requests });
     wrapFetch();
   }
@@ -136,6 +147,65 @@ function fromCase(zip, files, run) {
   files.clear("case");
   const sent = entries["expected/request-1.json"];
   return { body: r.code === 0 ? r.stdoutBytes : null, piSent: sent ? Buffer.from(sent) : null };
+}
+
+/** The protocol whose requests the AWS SDK sends (not through `fetch`). */
+const BEDROCK = "bedrock-converse-stream";
+
+/** pi's copy of the AWS SDK's Bedrock client, by pi's folder (null: none found). */
+const sdks = new Map();
+
+function bedrockSdk(piDir) {
+  if (!sdks.has(piDir)) {
+    let sdk = null;
+    // The SDK is pi-ai's dependency: beside pi's package, or in pi-ai's own node_modules.
+    const from = [path.join(piDir, "package.json"), path.join(piDir, "node_modules/@earendil-works/pi-ai/package.json")];
+    for (const f of from) {
+      try {
+        sdk = createRequire(f)("@aws-sdk/client-bedrock-runtime");
+        break;
+      } catch {
+        // not there: the next place
+      }
+    }
+    sdks.set(piDir, sdk);
+  }
+  return sdks.get(piDir);
+}
+
+/**
+ * The body pi's copy of the AWS SDK makes of a Converse command input (the SDK orders each
+ * object's keys by its own schema, leaves `modelId` to the URL and writes bytes as base64): the
+ * command is serialized by a client whose HTTP handler keeps the body and sends nothing. Null
+ * when pi's SDK is not found.
+ */
+export async function bedrockBody(payload, piDir) {
+  if (!piDir || payload === null || typeof payload !== "object") return null;
+  const sdk = bedrockSdk(piDir);
+  if (!sdk) return null;
+  let body = null;
+  const keep = {
+    handle: async (request) => {
+      body = request.body;
+      throw new Error("ctxlens: serialized, not sent");
+    },
+  };
+  const client = new sdk.BedrockRuntimeClient({
+    region: "us-east-1",
+    credentials: { accessKeyId: "ctxlens", secretAccessKey: "ctxlens" },
+    requestHandler: keep,
+    maxAttempts: 1,
+  });
+  try {
+    await client.send(new sdk.ConverseStreamCommand(payload));
+  } catch {
+    // the handler's stop, once the body is kept
+  } finally {
+    client.destroy();
+  }
+  if (typeof body === "string") return Buffer.from(body, "utf8");
+  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  return null;
 }
 
 /** Whether a fetch goes to the model's origin (any origin when the model has no base URL). */

@@ -34,10 +34,10 @@ export default function ctxlens(pi) {
     lastCtx = ctx;
     if (support.note) tell(ctx, support.note, "warning");
   });
-  pi.on("before_provider_request", (_event, ctx) => {
+  pi.on("before_provider_request", (event, ctx) => {
     lastCtx = ctx;
     try {
-      if (check.state.on) check.onRequest(snapshot(pi, ctx, promptOptions));
+      if (check.state.on) check.onRequest(snapshot(pi, ctx, promptOptions), event?.payload);
     } catch (e) {
       tell(ctx, `ctxlens: the live check could not take this request's inputs: ${e?.message ?? e}`, "error");
     }

@@ -147,6 +147,7 @@ export function snapshot(pi, ctx, promptOptions) {
     flags: requestFlags(process.argv.slice(2)),
     model: ctx.model ? `${ctx.model.provider}/${ctx.model.id}` : null,
     baseUrl: typeof ctx.model?.baseUrl === "string" ? ctx.model.baseUrl : "",
+    api: typeof ctx.model?.api === "string" ? ctx.model.api : "",
     thinking: typeof pi.getThinkingLevel === "function" ? pi.getThinkingLevel() : null,
     now: Date.now(),
     pi: runningPi(),

@@ -94,6 +94,23 @@ test("pi's fetch is paired by the model's origin, and its body read as sent (a z
   assert.equal(pi.check.firstDifference(Buffer.from("abcd"), Buffer.from("abxd")), 2);
 });
 
+test("a Bedrock body is the one pi's own AWS SDK makes: the SDK's key order, bytes as base64, modelId left to the URL", async () => {
+  const payload = {
+    modelId: "anthropic.claude-x",
+    messages: [{ role: "user", content: [{ image: { source: { bytes: new Uint8Array([1, 2, 3]) }, format: "png" } }, { text: "hi" }] }],
+    system: [{ text: "s" }],
+    inferenceConfig: { maxTokens: 5 },
+    toolConfig: { tools: [{ toolSpec: { name: "read", description: "d", inputSchema: { json: { type: "object", properties: {} } } } }] },
+  };
+  const want = '{"messages":[{"role":"user","content":[{"image":{"format":"png","source":{"bytes":"AQID"}}},{"text":"hi"}]}],"system":[{"text":"s"}],"inferenceConfig":{"maxTokens":5},"toolConfig":{"tools":[{"toolSpec":{"name":"read","inputSchema":{"json":{"type":"object","properties":{}}},"description":"d"}}]}}';
+  for (const dir of ["/opt/pi-oracle/node_modules/@earendil-works/pi-coding-agent", "/opt/pi-oracle-1.6.0/node_modules/@earendil-works/pi-coding-agent"]) {
+    const body = await pi.check.bedrockBody(payload, dir);
+    assert.equal(body?.toString("utf8"), want, dir);
+  }
+  // No SDK where pi is said to be: not compared, rather than guessed.
+  assert.equal(await pi.check.bedrockBody(payload, scratch), null);
+});
+
 test("the zip reader reads what ctxlens export writes", async () => {
   const { runCliCaptured } = await import(pathToFileURL(path.join(project, "node_modules/ctxlens/node.js")).href);
   const zip = path.join(scratch, "demo.zip");

@@ -198,7 +198,22 @@ const LIVE = {
   "1.6.0": ["pi-1.6.0/an-scripted", "pi-1.6.0/rs-scripted", "pi-1.6.0/ms-scripted-tools", "pi-1.6.0/cx-cfgupdate-scripted"],
 };
 
+// Bedrock, whose requests the AWS SDK sends with its own HTTP client: images (bytes as base64,
+// the SDK's key order), thinking replayed, tool results.
+const BEDROCK = {
+  "0.85.1": ["pi-0.85.1/bd-nova-images", "pi-0.85.1/bd-same-model-claude-thinking"],
+  "1.6.0": ["pi-1.6.0/bd-error-image-claude", "pi-1.6.0/bd-history-opus48"],
+};
+
 for (const v of RELEASES) {
+  test(`pi ${v}: Bedrock requests are compared with the body pi's AWS SDK makes of them`, async () => {
+    for (const name of BEDROCK[v]) {
+      const r = await checkCase(name, agentOf(v), path.join(scratch, "mismatches"));
+      assert.ok(r.sent >= 1, `${name}: ${r.stderr}`);
+      assert.deepEqual(r.lines, [`ctxlens live check on: ${r.sent}/${r.sent} requests matched ctxlens's rebuild byte for byte`], `${name}\n${r.stderr}`);
+    }
+  });
+
   test(`pi ${v}: the live check counts every request of scripted runs a match`, async () => {
     let all = 0;
     for (const name of LIVE[v]) {
