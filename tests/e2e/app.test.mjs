@@ -536,6 +536,35 @@ test("a large session loads with a progress bar; the page stays interactive; Sto
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+// A huge session (200 MB): read with progress, rebuilt, within the stated memory bound (docs/app.md):
+// the worker's WebAssembly memory under 10× the session, the page's under 5×.
+test("a 200 MB session loads with progress within its memory bound", async () => {
+  const { page, errors, context } = await openApp("#view=overview");
+  const { dir, files, size } = largeSession(200, "ctxlens-huge");
+  await page.evaluate(() => {
+    window.__progress = [];
+    new MutationObserver(() => {
+      const p = document.querySelector('[data-testid="progress"]');
+      if (p) window.__progress.push(Number(p.getAttribute("value")));
+    }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ["value"] });
+  });
+  await page.getByTestId("file-input").setInputFiles(files);
+  await until(page, () => document.querySelector(".scenario")?.textContent === "ctxlens-huge.jsonl" && document.querySelector('.view-area[data-state="ready"]') && document.querySelector('[data-testid="status"][data-worker-memory]'), undefined, 300000);
+  const seen = await page.evaluate(() => window.__progress);
+  assert.ok(seen.length > 1 && seen.some((v) => v > 0), `the progress bar moved (${seen.join(", ")})`);
+  const status = page.getByTestId("status");
+  const worker = Number(await status.getAttribute("data-worker-memory"));
+  const pageMemory = Number(await status.getAttribute("data-page-memory"));
+  assert.ok(worker > size, `the worker holds the session (${worker})`);
+  assert.ok(worker <= 10 * size, `the worker's memory ${(worker / 1048576).toFixed(0)} MB is under 10× the ${(size / 1048576).toFixed(0)} MB session`);
+  assert.ok(pageMemory <= 5 * size, `the page's memory ${(pageMemory / 1048576).toFixed(0)} MB is under 5× the session`);
+  // The request is there: the overview's table counts the history.
+  assert.equal(await page.locator('[data-testid="view-overview"]').count(), 1);
+  assert.deepEqual(errors, []);
+  await context.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
 // A large generated session (CTXLENS_E2E_LARGE=MB, e.g. 40): load time, responsiveness, memory.
 const largeMb = Number(process.env.CTXLENS_E2E_LARGE || 0);
 test(`a ${largeMb} MB session loads off the main thread`, { skip: !largeMb && "set CTXLENS_E2E_LARGE=40 to measure" }, async () => {
