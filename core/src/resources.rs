@@ -505,6 +505,23 @@ fn validate_name(name: &str) -> Vec<String> {
     errors
 }
 
+/// The 1-based line of `key:` at the start of a line of the frontmatter (between the opening
+/// `---` and the closing one).
+fn frontmatter_line(text: &str, key: &str) -> Option<u32> {
+    let mut lines = text.lines().enumerate();
+    let (_, first) = lines.next()?;
+    if first.trim_end() != "---" {
+        return None;
+    }
+    lines
+        .take_while(|(_, l)| l.trim_end() != "---")
+        .find(|(_, l)| {
+            l.strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with(':'))
+        })
+        .map(|(i, _)| i as u32 + 1)
+}
+
 /// `loadSkillFromFile(filePath, source)` (CA/core/skills.js:208–266). pi's warnings become
 /// diagnostics; a skill without a description is skipped.
 fn load_skill_from_file(
@@ -539,19 +556,21 @@ fn load_skill_from_file(
         return None;
     }
     let skill_dir = dirname(path);
+    // The line of a frontmatter key, else the frontmatter's first line.
+    let at = |key: &str| Some(frontmatter_line(&raw, key).unwrap_or(1));
     match description {
         Some(Value::String(d)) if !crate::js::js_trim_is_empty(d) => {
             let len = crate::js::utf16_len(d);
             if len > 1024 {
                 diags.push(Diagnostic::warning(
                     path,
-                    None,
+                    at("description"),
                     format!("description exceeds 1024 characters ({len})"),
                 ));
             }
         }
         _ => diags.push(
-            Diagnostic::warning(path, None, "description is required")
+            Diagnostic::warning(path, at("description"), "description is required")
                 .skipping(format!("skill {path}")),
         ),
     }
@@ -560,7 +579,7 @@ fn load_skill_from_file(
         _ => basename(&skill_dir).to_string().into(),
     };
     for e in validate_name(&name) {
-        diags.push(Diagnostic::warning(path, None, e));
+        diags.push(Diagnostic::warning(path, at("name"), e));
     }
     if !has_description {
         return None;

@@ -472,3 +472,34 @@ fn a_package_not_installed_is_said_at_its_settings_line() {
     assert_eq!(res.packages.len(), 2);
     assert!(res.packages.iter().all(|p| p.root.is_none()));
 }
+
+/// A skill pi warns about or skips is said at the frontmatter line concerned.
+#[test]
+fn skill_problems_are_said_at_their_frontmatter_line() {
+    let fs = fs_with(&[
+        (
+            "/h/.pi/agent/skills/a/SKILL.md",
+            "---\nname: Not_Valid\ndescription: fine\n---\nbody",
+        ),
+        (
+            "/h/.pi/agent/skills/b/SKILL.md",
+            "---\nname: b\n---\nno description",
+        ),
+    ]);
+    let (_, d) = load_all(&fs, &PiArgs::default(), true);
+    let at = |file: &str| -> Vec<Option<u32>> {
+        d.iter()
+            .filter(|x| x.file == file)
+            .map(|x| x.line)
+            .collect()
+    };
+    assert!(!at("/h/.pi/agent/skills/a/SKILL.md").is_empty(), "{d:?}");
+    assert!(
+        at("/h/.pi/agent/skills/a/SKILL.md")
+            .iter()
+            .all(|l| *l == Some(2)),
+        "{d:?}"
+    );
+    // No description key: the frontmatter's first line.
+    assert_eq!(at("/h/.pi/agent/skills/b/SKILL.md"), [Some(1)], "{d:?}");
+}

@@ -250,21 +250,25 @@ fn trust_store_get(
 ) -> Option<bool> {
     let path = join_path(agent_dir, "trust.json");
     let text = fs.read_to_string(&path)?;
-    let parsed = match js::parse(text.strip_prefix('\u{FEFF}').unwrap_or(&text)) {
+    let text = text.strip_prefix('\u{FEFF}').unwrap_or(&text);
+    let parsed = match js::parse(text) {
         Ok(Value::Object(o)) => o,
         Ok(_) => {
             diags.push(Diagnostic::error(
                 &path,
-                None,
+                Some(1),
                 format!("Invalid trust store {path}: expected an object"),
             ));
             return None;
         }
         Err(e) => {
+            let line = text
+                .get(..e.offset)
+                .map_or(1, |t| t.matches('\n').count() + 1);
             diags.push(Diagnostic::error(
                 &path,
-                None,
-                format!("Failed to read trust store {path}: {e:?}"),
+                Some(line as u32),
+                format!("Failed to read trust store {path}: {}", e.message),
             ));
             return None;
         }
@@ -363,7 +367,7 @@ fn load_file(fs: &VirtualFs, path: &str, diags: &mut Vec<Diagnostic>) -> Object 
             diags.push(
                 Diagnostic::error(
                     path,
-                    None,
+                    Some(1),
                     format!("settings must be a JSON object, not {other:?}"),
                 )
                 .skipping("the whole file"),

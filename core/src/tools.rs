@@ -4,6 +4,7 @@
 use crate::args::PiArgs;
 use crate::diagnostics::Diagnostic;
 use crate::inputs::SourceText;
+use crate::js::locate::Step;
 use crate::js::{self, Object, Value};
 use crate::pi::Pi;
 use crate::settings::Settings;
@@ -174,19 +175,29 @@ fn empty_schema() -> Value {
 /// (CA/core/extensions/loader.js:238), a `Map.set` by name: a later duplicate replaces the earlier
 /// definition but keeps its position. Bad entries are reported and skipped.
 pub fn extension_tools(src: &SourceText, diags: &mut Vec<Diagnostic>) -> Vec<ToolDef> {
-    let parsed = match js::parse(&src.text) {
+    let parsed = match js::parse_with_position(&src.text) {
         Ok(v) => v,
-        Err(e) => {
+        Err((e, line, col)) => {
             diags.push(
-                Diagnostic::error(&src.name, None, format!("not valid JSON: {e:?}"))
-                    .skipping("all extension tools"),
+                Diagnostic::error(
+                    &src.name,
+                    Some(line as u32),
+                    format!("not valid JSON: {} (column {col})", e.message),
+                )
+                .skipping("all extension tools"),
             );
             return Vec::new();
         }
     };
+    // The line of tool #index, or of one of its members.
+    let at = |index: usize, key: Option<&str>| {
+        let mut path = vec![Step::Index(index)];
+        path.extend(key.map(Step::Key));
+        js::locate::line_of(&src.text, &path)
+    };
     let Some(list) = parsed.as_array() else {
         diags.push(
-            Diagnostic::error(&src.name, None, "expected an array of tool definitions")
+            Diagnostic::error(&src.name, Some(1), "expected an array of tool definitions")
                 .skipping("all extension tools"),
         );
         return Vec::new();
@@ -195,8 +206,12 @@ pub fn extension_tools(src: &SourceText, diags: &mut Vec<Diagnostic>) -> Vec<Too
     for (index, t) in list.iter().enumerate() {
         let Some(obj) = t.as_object() else {
             diags.push(
-                Diagnostic::warning(&src.name, None, format!("tool #{index} is not an object"))
-                    .skipping(format!("tool #{index}")),
+                Diagnostic::warning(
+                    &src.name,
+                    at(index, None),
+                    format!("tool #{index} is not an object"),
+                )
+                .skipping(format!("tool #{index}")),
             );
             continue;
         };
@@ -204,7 +219,7 @@ pub fn extension_tools(src: &SourceText, diags: &mut Vec<Diagnostic>) -> Vec<Too
             diags.push(
                 Diagnostic::warning(
                     &src.name,
-                    None,
+                    at(index, None),
                     format!("tool #{index} has no string `name`"),
                 )
                 .skipping(format!("tool #{index}")),
@@ -216,7 +231,7 @@ pub fn extension_tools(src: &SourceText, diags: &mut Vec<Diagnostic>) -> Vec<Too
             other => {
                 diags.push(Diagnostic::warning(
                     &src.name,
-                    None,
+                    at(index, Some("description")).or(at(index, None)),
                     format!(
                         "tool {name:?}: `description` is {}, not a string; using \"\"",
                         describe(other)
@@ -231,7 +246,7 @@ pub fn extension_tools(src: &SourceText, diags: &mut Vec<Diagnostic>) -> Vec<Too
             Some(other) => {
                 diags.push(Diagnostic::warning(
                     &src.name,
-                    None,
+                    at(index, Some("label")),
                     format!("tool {name:?}: `label` is not a string ({other:?}); using the name"),
                 ));
                 name.to_string()
@@ -246,7 +261,7 @@ pub fn extension_tools(src: &SourceText, diags: &mut Vec<Diagnostic>) -> Vec<Too
             Some(Value::String(s)) => Some(s.to_string()),
             Some(v) if !v.truthy() => None,
             Some(other) => {
-                diags.push(Diagnostic::error(&src.name, None, format!("tool {name:?}: `promptSnippet` is not a string ({other:?}); pi would throw on .replace")).skipping("its prompt snippet"));
+                diags.push(Diagnostic::error(&src.name, at(index, Some("promptSnippet")), format!("tool {name:?}: `promptSnippet` is not a string ({other:?}); pi would throw on .replace")).skipping("its prompt snippet"));
                 None
             }
         };
@@ -258,7 +273,7 @@ pub fn extension_tools(src: &SourceText, diags: &mut Vec<Diagnostic>) -> Vec<Too
                     .filter_map(|g| g.as_str().map(String::from))
                     .collect();
                 if strings.len() != a.len() {
-                    diags.push(Diagnostic::error(&src.name, None, format!("tool {name:?}: a prompt guideline is not a string; pi would throw on .trim")).skipping("non-string guidelines"));
+                    diags.push(Diagnostic::error(&src.name, at(index, Some("promptGuidelines")), format!("tool {name:?}: a prompt guideline is not a string; pi would throw on .trim")).skipping("non-string guidelines"));
                 }
                 Some(strings)
             }
@@ -266,7 +281,7 @@ pub fn extension_tools(src: &SourceText, diags: &mut Vec<Diagnostic>) -> Vec<Too
                 diags.push(
                     Diagnostic::error(
                         &src.name,
-                        None,
+                        at(index, Some("promptGuidelines")),
                         format!("tool {name:?}: `promptGuidelines` is not an array ({other:?})"),
                     )
                     .skipping("its prompt guidelines"),
@@ -293,7 +308,7 @@ pub fn extension_tools(src: &SourceText, diags: &mut Vec<Diagnostic>) -> Vec<Too
         };
         match out.iter_mut().find(|d| d.name == def.name) {
             Some(slot) => {
-                diags.push(Diagnostic::info(&src.name, None, format!("tool {name:?} is registered twice; the later definition replaces the earlier one in its position")));
+                diags.push(Diagnostic::info(&src.name, at(index, None), format!("tool {name:?} is registered twice; the later definition replaces the earlier one in its position")));
                 *slot = def;
             }
             None => out.push(def),

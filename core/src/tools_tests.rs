@@ -198,3 +198,50 @@ fn a_tool_sets_source_info_names_the_package_that_registered_the_tool() {
     let packages: Vec<Option<&str>> = t.iter().map(|t| t.package.as_deref()).collect();
     assert_eq!(packages, [Some("npm:jira-kit"), Some("cli"), None, None]);
 }
+
+/// A bad tool in a tool set is said at its line, with what ctxlens does with it.
+#[test]
+fn a_bad_tool_is_said_at_its_line() {
+    let text = "[\n  {\"name\": \"ok\"},\n  7,\n  {\n    \"name\": \"x\",\n    \"label\": 3\n  },\n  {\"nameless\": 1}\n]";
+    let mut d = Vec::new();
+    let tools = extension_tools(
+        &SourceText {
+            name: "tools.json".into(),
+            text: text.into(),
+        },
+        &mut d,
+    );
+    assert_eq!(names(&tools), ["ok", "x"]);
+    let said: Vec<(Option<u32>, &str)> = d.iter().map(|x| (x.line, x.message.as_str())).collect();
+    // A missing member is said at its tool's line; a bad one at its own.
+    assert_eq!(
+        said,
+        [
+            (
+                Some(2),
+                "tool \"ok\": `description` is missing, not a string; using \"\""
+            ),
+            (Some(3), "tool #1 is not an object"),
+            (
+                Some(4),
+                "tool \"x\": `description` is missing, not a string; using \"\""
+            ),
+            (
+                Some(6),
+                "tool \"x\": `label` is not a string (3); using the name"
+            ),
+            (Some(8), "tool #3 has no string `name`"),
+        ],
+    );
+    // Not JSON: the line and column of the error.
+    let mut d = Vec::new();
+    extension_tools(
+        &SourceText {
+            name: "tools.json".into(),
+            text: "[\n  {\"name\": }\n]".into(),
+        },
+        &mut d,
+    );
+    assert_eq!(d[0].line, Some(2), "{d:?}");
+    assert!(d[0].message.contains("column"), "{d:?}");
+}

@@ -12,6 +12,7 @@
 pub mod date;
 pub mod headers;
 pub mod json;
+pub mod locate;
 mod number;
 mod ops;
 pub mod path;

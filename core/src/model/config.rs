@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use crate::diagnostics::Diagnostic;
 use crate::inputs::SourceText;
+use crate::js::locate::Step;
 use crate::js::{self, is_js_whitespace, Object, Value};
 
 /// `stripJsonComments(input)` (CA/utils/json.js:2–6): removes `//` comments and trailing commas
@@ -193,15 +194,76 @@ pub fn resolve_config_value(config: &str, env: &BTreeMap<String, String>) -> Opt
 
 /// Why models.json does not match pi's TypeBox schema (CA/core/model-config.js:114–293), if it
 /// does not. Simplified: the types of the members pi reads are checked.
-fn validate_models_config(root: &Value) -> Result<(), String> {
+/// Where in models.json a schema error is: as pi words it (`providers.acme.models.0`), and as
+/// steps to find its line.
+#[derive(Clone, Debug, Default)]
+struct At {
+    text: String,
+    steps: Vec<Owned>,
+}
+
+#[derive(Clone, Debug)]
+enum Owned {
+    Key(String),
+    Index(usize),
+}
+
+impl At {
+    fn key(&self, k: &str) -> At {
+        let mut at = self.clone();
+        if !at.text.is_empty() {
+            at.text.push('.');
+        }
+        at.text.push_str(k);
+        at.steps.push(Owned::Key(k.to_string()));
+        at
+    }
+
+    fn index(&self, i: usize) -> At {
+        let mut at = self.clone();
+        at.text.push_str(&format!(".{i}"));
+        at.steps.push(Owned::Index(i));
+        at
+    }
+
+    /// `PATH: why`, at this place.
+    fn says(&self, why: &str) -> SchemaError {
+        SchemaError {
+            at: self.clone(),
+            message: format!("{}: {why}", self.text),
+        }
+    }
+
+    /// The line of this place in `text` (models.json as written).
+    fn line(&self, text: &str) -> Option<u32> {
+        let steps: Vec<Step> = self
+            .steps
+            .iter()
+            .map(|s| match s {
+                Owned::Key(k) => Step::Key(k),
+                Owned::Index(i) => Step::Index(*i),
+            })
+            .collect();
+        crate::js::locate::line_of(text, &steps)
+    }
+}
+
+/// A models.json that pi's schema refuses: where, and pi's words.
+#[derive(Debug)]
+struct SchemaError {
+    at: At,
+    message: String,
+}
+
+fn validate_models_config(root: &Value) -> Result<(), SchemaError> {
     fn opt_type(
         o: &Object,
         key: &str,
         ok: impl Fn(&Value) -> bool,
-        path: &str,
-    ) -> Result<(), String> {
+        at: &At,
+    ) -> Result<(), SchemaError> {
         match o.get(key) {
-            Some(v) if !ok(v) => Err(format!("{path}.{key}: has the wrong type")),
+            Some(v) if !ok(v) => Err(at.key(key).says("has the wrong type")),
             _ => Ok(()),
         }
     }
@@ -224,63 +286,72 @@ fn validate_models_config(root: &Value) -> Result<(), String> {
             .is_some_and(|o| o.iter().all(|(_, x)| x.is_null() || x.as_str().is_some()))
     };
     let cost = |v: &Value| v.as_object().is_some();
-    let model_fields = |o: &Object, path: &str| -> Result<(), String> {
-        opt_type(o, "name", nonempty_str, path)?;
-        opt_type(o, "reasoning", bool_, path)?;
-        opt_type(o, "thinkingLevelMap", tlm, path)?;
-        opt_type(o, "input", input, path)?;
-        opt_type(o, "cost", cost, path)?;
-        opt_type(o, "contextWindow", number, path)?;
-        opt_type(o, "maxTokens", number, path)?;
-        opt_type(o, "samplingParams", record, path)?;
-        opt_type(o, "headers", string_record, path)?;
-        opt_type(o, "compat", record, path)
+    let model_fields = |o: &Object, at: &At| -> Result<(), SchemaError> {
+        opt_type(o, "name", nonempty_str, at)?;
+        opt_type(o, "reasoning", bool_, at)?;
+        opt_type(o, "thinkingLevelMap", tlm, at)?;
+        opt_type(o, "input", input, at)?;
+        opt_type(o, "cost", cost, at)?;
+        opt_type(o, "contextWindow", number, at)?;
+        opt_type(o, "maxTokens", number, at)?;
+        opt_type(o, "samplingParams", record, at)?;
+        opt_type(o, "headers", string_record, at)?;
+        opt_type(o, "compat", record, at)
     };
-    let root = root.as_object().ok_or("root: must be an object")?;
-    let providers = root.get("providers").ok_or("providers: is required")?;
-    let providers = providers
+    let top = At::default();
+    let root = root.as_object().ok_or_else(|| SchemaError {
+        at: top.clone(),
+        message: "root: must be an object".into(),
+    })?;
+    let providers_at = top.key("providers");
+    let providers = root
+        .get("providers")
+        .ok_or_else(|| SchemaError {
+            at: top.clone(),
+            message: "providers: is required".into(),
+        })?
         .as_object()
-        .ok_or("providers: must be an object")?;
+        .ok_or_else(|| providers_at.says("must be an object"))?;
     for (pid, p) in providers.iter() {
-        let path = format!("providers.{pid}");
-        let p = p
-            .as_object()
-            .ok_or_else(|| format!("{path}: must be an object"))?;
+        let at = providers_at.key(pid);
+        let p = p.as_object().ok_or_else(|| at.says("must be an object"))?;
         for key in ["name", "baseUrl", "apiKey", "api"] {
-            opt_type(p, key, nonempty_str, &path)?;
+            opt_type(p, key, nonempty_str, &at)?;
         }
-        opt_type(p, "oauth", |v| v.as_str() == Some("radius"), &path)?;
-        opt_type(p, "headers", string_record, &path)?;
-        opt_type(p, "compat", record, &path)?;
-        opt_type(p, "authHeader", bool_, &path)?;
+        opt_type(p, "oauth", |v| v.as_str() == Some("radius"), &at)?;
+        opt_type(p, "headers", string_record, &at)?;
+        opt_type(p, "compat", record, &at)?;
+        opt_type(p, "authHeader", bool_, &at)?;
         if let Some(models) = p.get("models") {
+            let models_at = at.key("models");
             let models = models
                 .as_array()
-                .ok_or_else(|| format!("{path}.models: must be an array"))?;
+                .ok_or_else(|| models_at.says("must be an array"))?;
             for (i, m) in models.iter().enumerate() {
-                let mpath = format!("{path}.models.{i}");
+                let m_at = models_at.index(i);
                 let m = m
                     .as_object()
-                    .ok_or_else(|| format!("{mpath}: must be an object"))?;
+                    .ok_or_else(|| m_at.says("must be an object"))?;
                 match m.get("id") {
                     Some(v) if nonempty_str(v) => {}
-                    _ => return Err(format!("{mpath}.id: must be a non-empty string")),
+                    _ => return Err(m_at.key("id").says("must be a non-empty string")),
                 }
-                opt_type(m, "api", nonempty_str, &mpath)?;
-                opt_type(m, "baseUrl", nonempty_str, &mpath)?;
-                model_fields(m, &mpath)?;
+                opt_type(m, "api", nonempty_str, &m_at)?;
+                opt_type(m, "baseUrl", nonempty_str, &m_at)?;
+                model_fields(m, &m_at)?;
             }
         }
         if let Some(ov) = p.get("modelOverrides") {
+            let ov_at = at.key("modelOverrides");
             let ov = ov
                 .as_object()
-                .ok_or_else(|| format!("{path}.modelOverrides: must be an object"))?;
+                .ok_or_else(|| ov_at.says("must be an object"))?;
             for (id, o) in ov.iter() {
-                let opath = format!("{path}.modelOverrides.{id}");
+                let o_at = ov_at.key(id);
                 let o = o
                     .as_object()
-                    .ok_or_else(|| format!("{opath}: must be an object"))?;
-                model_fields(o, &opath)?;
+                    .ok_or_else(|| o_at.says("must be an object"))?;
+                model_fields(o, &o_at)?;
             }
         }
     }
@@ -310,12 +381,12 @@ pub(super) fn load_models_config(src: &SourceText, diags: &mut Vec<Diagnostic>) 
             return None;
         }
     };
-    if let Err(why) = validate_models_config(&parsed) {
+    if let Err(e) = validate_models_config(&parsed) {
         diags.push(
             Diagnostic::error(
                 &src.name,
-                None,
-                format!("Invalid models.json schema: {why}"),
+                e.at.line(text).or(Some(1)),
+                format!("Invalid models.json schema: {}", e.message),
             )
             .skipping("models.json"),
         );

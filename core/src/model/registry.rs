@@ -101,6 +101,19 @@ impl Registry {
         diags: &mut Vec<Diagnostic>,
     ) -> Registry {
         let file = models_json.map_or("models.json".to_string(), |s| s.name.clone());
+        // The line of `providers.PID` in models.json, for what is said about that provider.
+        let provider_line = |pid: &str| {
+            models_json.and_then(|src| {
+                let text = src.text.strip_prefix('\u{feff}').unwrap_or(&src.text);
+                crate::js::locate::line_of(
+                    text,
+                    &[
+                        crate::js::locate::Step::Key("providers"),
+                        crate::js::locate::Step::Key(pid),
+                    ],
+                )
+            })
+        };
         let config = models_json
             .and_then(|src| load_models_config(src, diags))
             .unwrap_or_default();
@@ -133,8 +146,12 @@ impl Registry {
                         Ok(models) => models.into_iter().map(JsObj::into_object).collect(),
                         Err(e) => {
                             diags.push(
-                                Diagnostic::error(&file, None, format!("Provider \"{pid}\": {e}"))
-                                    .skipping(format!("models.json provider {pid}")),
+                                Diagnostic::error(
+                                    &file,
+                                    provider_line(pid),
+                                    format!("Provider \"{pid}\": {e}"),
+                                )
+                                .skipping(format!("models.json provider {pid}")),
                             );
                             base_objs.to_vec()
                         }
@@ -145,7 +162,8 @@ impl Registry {
                 let model = Model { obj };
                 reg.models.push(model);
             }
-            reg.resolve_auth(pi, pid, config.get(pid), is_builtin, env, &file, diags);
+            let at = (file.as_str(), provider_line(pid));
+            reg.resolve_auth(pi, pid, config.get(pid), is_builtin, env, at, diags);
         }
         reg.configs = config;
         reg
@@ -161,7 +179,7 @@ impl Registry {
         config: Option<&Value>,
         is_builtin: bool,
         env: &BTreeMap<String, String>,
-        file: &str,
+        (file, line): (&str, Option<u32>),
         diags: &mut Vec<Diagnostic>,
     ) {
         let raw_key = config.and_then(|c| c.get_str("apiKey"));
@@ -182,7 +200,7 @@ impl Registry {
                 if let Some(command) = raw.strip_prefix('!') {
                     diags.push(Diagnostic::info(
                         file,
-                        None,
+                        line,
                         format!(
                             "provider {pid}: the apiKey command `{command}` is not run offline"
                         ),
@@ -192,7 +210,7 @@ impl Registry {
                     Some(key) => self.api_keys.push((pid.to_string(), key)),
                     None => diags.push(Diagnostic::warning(
                         file,
-                        None,
+                        line,
                         format!(
                             "provider {pid}: apiKey references unset environment variables ({})",
                             config_value_env_var_names(raw).join(", ")
@@ -228,14 +246,28 @@ impl Registry {
         if text.is_empty() {
             return;
         }
-        let parsed = match crate::js::parse(text) {
+        let parsed = match crate::js::parse_with_position(text) {
             Ok(Value::Object(o)) => o,
-            Ok(_) | Err(_) => {
+            Ok(_) => {
                 diags.push(
                     Diagnostic::warning(
                         path,
-                        None,
+                        Some(1),
                         "not a JSON object: pi uses no stored credential",
+                    )
+                    .skipping("auth.json"),
+                );
+                return;
+            }
+            Err((e, line, column)) => {
+                diags.push(
+                    Diagnostic::warning(
+                        path,
+                        Some(line as u32),
+                        format!(
+                            "not valid JSON: {} (column {column}): pi uses no stored credential",
+                            e.message
+                        ),
                     )
                     .skipping("auth.json"),
                 );

@@ -688,3 +688,23 @@ fn provider_without_model_and_branch_selection_are_1_6_rules() {
         Some("gw/free")
     );
 }
+
+/// What models.json makes pi refuse or leave out is said at its line.
+#[test]
+fn models_json_problems_are_said_at_their_line() {
+    // A schema error: the whole file is ignored, as pi ignores it; the line of the bad value.
+    let text = "// mine\n{\n  \"providers\": {\n    \"acme\": {\n      \"models\": [\n        {\"id\": \"a\"},\n        {\"id\": \"\"}\n      ]\n    }\n  }\n}";
+    let (_, d) = load(text, &BTreeMap::new());
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0].line, Some(7), "{d:?}");
+    assert_eq!(
+        d[0].message,
+        "Invalid models.json schema: providers.acme.models.1.id: must be a non-empty string"
+    );
+    // An apiKey naming an unset variable: said at its provider's line.
+    let text = "{\n  \"providers\": {\n    \"one\": {\"baseUrl\": \"http://x\", \"api\": \"openai-completions\", \"apiKey\": \"k\", \"models\": [{\"id\": \"m\"}]},\n    \"two\": {\n      \"baseUrl\": \"http://x\",\n      \"api\": \"openai-completions\",\n      \"apiKey\": \"$NOT_SET_HERE\",\n      \"models\": [{\"id\": \"m\"}]\n    }\n  }\n}";
+    let (_, d) = load(text, &BTreeMap::new());
+    let unset: Vec<_> = d.iter().filter(|x| x.message.contains("unset")).collect();
+    assert_eq!(unset.len(), 1, "{d:?}");
+    assert_eq!(unset[0].line, Some(4), "{d:?}");
+}
