@@ -326,7 +326,10 @@ export interface StageEvent {
 /** One stage of pi's request assembly. */
 export interface Stage {
   id: StageId;
+  /** The stage in a pi user's words ("Your session file", "Request parameters"). */
   title: string;
+  /** The function of pi that does it (`buildSessionContext`, `buildParams`). */
+  piFunction: string;
   /** What the stage is, in one line for a pi user. */
   explanation: string;
   /** Where the stage lives in pi (file:line). */

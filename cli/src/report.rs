@@ -77,9 +77,10 @@ pub fn trace_text(a: &Assembly) -> String {
     }
     for (i, st) in a.trace.stages.iter().enumerate() {
         s.push_str(&format!(
-            "{:2}. {} [{}]\n    {}\n",
+            "{:2}. {} (pi's {}, {})\n    {}\n",
             i + 1,
             st.id.title(),
+            st.id.pi_function(),
             ctxlens::report::pi_source(pi, st.pi_source),
             st.summary
         ));

@@ -76,19 +76,37 @@ impl StageId {
         }
     }
 
+    /// The stage in a pi user's words.
     pub fn title(self) -> &'static str {
         match self {
-            StageId::SessionRead => "Session read",
-            StageId::AgentMessages => "Agent messages",
-            StageId::AgentContext => "Agent context",
-            StageId::InputAppended => "This turn's input appended",
+            StageId::SessionRead => "Your session file",
+            StageId::AgentMessages => "The conversation so far",
+            StageId::AgentContext => "Model, tools and system prompt",
+            StageId::InputAppended => "Your new message",
+            StageId::TransformContext => "Extensions' context hook",
+            StageId::ConvertToLlm => "Messages for the model",
+            StageId::TransformMessages => "Fitted to the model",
+            StageId::ConvertMessages => "In the provider's format",
+            StageId::BuildParams => "Request parameters",
+            StageId::OnPayload => "Extensions' request hook",
+            StageId::HttpBody => "What is sent",
+        }
+    }
+
+    /// The function of pi that does it (the views show it under the title).
+    pub fn pi_function(self) -> &'static str {
+        match self {
+            StageId::SessionRead => "parseSessionEntryLine",
+            StageId::AgentMessages => "buildSessionContext",
+            StageId::AgentContext => "createAgentSession",
+            StageId::InputAppended => "AgentSession.prompt",
             StageId::TransformContext => "transformContext",
             StageId::ConvertToLlm => "convertToLlm",
             StageId::TransformMessages => "transformMessages",
             StageId::ConvertMessages => "convertMessages",
             StageId::BuildParams => "buildParams",
             StageId::OnPayload => "onPayload",
-            StageId::HttpBody => "HTTP body",
+            StageId::HttpBody => "fetch",
         }
     }
 }

@@ -161,6 +161,58 @@ test("a context beyond the model's window is flagged (pi's estimate against cont
   await context.close();
 });
 
+/** A share as the page writes it: one decimal and a percent sign. */
+function pct(n, of) {
+  return `${((n / of) * 100).toFixed(1)}%`;
+}
+
+test("a request over the window while pi's estimate is under it: the Context card says both, as the finding does", async () => {
+  // The scripted run's last call: the stand-in provider reported a few hundred tokens, so pi's
+  // estimate (that usage plus what followed) is far under the body's size.
+  const src = path.join(corpus, "an-scripted");
+  const lay = (window) => {
+    const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ctxlens-body-window-")), "my-session");
+    fs.cpSync(src, dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, "session.jsonl"), fs.readFileSync(path.join(src, "expected/session.after.jsonl")));
+    for (const f of fs.readdirSync(path.join(dir, "expected"))) if (f !== "env.json") fs.rmSync(path.join(dir, "expected", f));
+    if (window) {
+      const models = JSON.parse(fs.readFileSync(path.join(dir, "models.json"), "utf8"));
+      for (const p of Object.values(models.providers)) for (const m of p.models ?? []) m.contextWindow = window;
+      fs.writeFileSync(path.join(dir, "models.json"), JSON.stringify(models, null, 1));
+    }
+    return dir;
+  };
+  const { page, context } = await openApp("#view=overview");
+  const lastCall = async (dir) => {
+    await openFolder(page, dir);
+    await showView(page, "usage", "Usage & cache");
+    const n = await page.locator('[data-testid^="call-pick-"]').count();
+    await page.getByTestId(`call-pick-${n}`).click();
+    await page.waitForFunction((k) => document.querySelector('[data-testid="call-bar"]')?.dataset.call === String(k) && document.querySelector('.view-area[data-state="ready"]'), n, { timeout: 60000 });
+    await showView(page, "overview", "Overview");
+    const card = await page.getByTestId("context-card").textContent();
+    const estimate = Number(/≈ ([\d,]+) tokens/.exec(card)[1].replace(/,/g, ""));
+    const chars = Number(/([\d,]+) chars/.exec(await page.locator(".card", { hasText: "Body" }).textContent())[1].replace(/,/g, ""));
+    return { estimate, bodyTokens: Math.ceil(chars / 4) };
+  };
+  const first = await lastCall(lay(null));
+  assert.ok(first.estimate < first.bodyTokens, JSON.stringify(first));
+  assert.equal(await page.getByTestId("context-card").getAttribute("data-over"), "false");
+  assert.equal(await page.getByTestId("body-over-window").count(), 0);
+  // A window between the two.
+  const window = Math.floor((first.estimate + first.bodyTokens) / 2);
+  const then = await lastCall(lay(window));
+  assert.equal(await page.getByTestId("context-card").getAttribute("data-over"), "true");
+  assert.match(await page.getByTestId("context-card").textContent(), new RegExp(`${pct(then.estimate, window)} of the model's`));
+  assert.equal(await page.getByTestId("body-over-window").textContent(),
+    `but this request itself is ≈ ${then.bodyTokens.toLocaleString("en-US")} tokens (its characters at 4 per token): it does not fit, and pi's compaction, which watches its estimate, would not start`);
+  await showView(page, "findings", "Findings");
+  const f = page.locator('[data-testid="findings"] > li[data-id="context-over-window"]');
+  await f.waitFor();
+  assert.match(await f.textContent(), new RegExp(`≈ ${then.bodyTokens.toLocaleString("en-US")} tokens`));
+  await context.close();
+});
+
 test("Compare opens the comparison", async () => {
   const { page, context } = await openApp();
   await page.getByTestId("compare-toggle").click();
@@ -192,10 +244,16 @@ test("words a pi user knows: pi's file paths, stage names explained, no jargon i
   const stage = page.getByTestId("stage-view");
   await stage.waitFor();
   const src = await stage.locator(".pi-source").first().textContent();
-  assert.match(src, /^pi-coding-agent\/dist\/core\/session-manager\.js:\d+$/, "pi's own file path, not CA/…");
+  assert.match(src, /^pi's parseSessionEntryLine · pi-coding-agent\/dist\/core\/session-manager\.js:\d+$/, "pi's function and its own file path, not CA/…");
+  // The list names each stage in a pi user's words; pi's function is the secondary line.
+  const names = await page.locator(".stages .stage-name").allTextContents();
+  assert.equal(names.length, 11, "a name for each stage");
+  assert.equal(names[0], "Your session file");
+  assert.ok(names.every((n) => /^[A-Z][A-Za-z', ]+$/.test(n) && !/[a-z][A-Z]/.test(n)), `plain words, no function names: ${names.join(" | ")}`);
   const whys = await page.getByTestId("stage-why").allTextContents();
-  assert.equal(whys.length, 11, "a line for each stage");
-  assert.ok(whys.every((w) => w.length > 20));
+  assert.equal(whys.length, 11, "pi's function under each stage");
+  assert.ok(whys.includes("transformContext") && whys.includes("buildParams"), whys.join(", "));
+  assert.ok((await page.getByTestId("stage-explanation").textContent()).length > 20, "the stage shown explains itself");
   assert.ok(!/(^|[\s(])(CA|AI|CORE)\//.test(await page.locator(".stepper").textContent()), "no CA/ prefixes left in the stepper");
   assert.ok(!/scenario|case folder/i.test(await page.locator("header.top").evaluate((h) => h.innerText + [...h.querySelectorAll("[title]")].map((e) => e.title).join(" "))));
   await context.close();

@@ -109,6 +109,12 @@ test("a tool and a skill switched off: the first changed byte, the blocks, the c
   const sess = page.getByTestId("whatif-session");
   assert.equal(Number(await sess.getAttribute("data-calls")), want.session.callsRebuilt);
   assert.equal(Number((await page.getByTestId("whatif-session-saved-chars").textContent()).replace(/,/g, "")), want.session.saved.chars);
+  // Each call's tokens with the changes: its reported usage scaled by what the changes do to its
+  // tokens, as the CLI gives them with the model's vocabulary.
+  const counted = JSON.parse(execFileSync(cliBin(), ["whatif", "--case", dir, "--pi", "0.85.1", ...specs.flatMap((x) => ["--without", x])], { maxBuffer: 1 << 28, stdio: ["ignore", "pipe", "ignore"] }).toString("utf8"));
+  const perCall = await page.getByTestId("whatif-call-tokens-after").allTextContents();
+  assert.deepEqual(perCall, counted.session.calls.map((c) => (c.reportedTokensAfter === null ? "–" : Math.round(c.reportedTokensAfter).toLocaleString("en-US"))));
+  assert.ok(counted.session.calls.some((c) => c.reportedTokensAfter > 0), "the calls have tokens with the changes");
   await page.getByTestId("whatif-view").screenshot({ path: screenshotPath("view-whatif.png") });
 
   // Switched on again: back to the request as it is.

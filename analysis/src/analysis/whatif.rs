@@ -1536,6 +1536,11 @@ pub struct CallRow {
     pub after_tokens: Option<usize>,
     /// The usage the provider reported: input + cacheRead + cacheWrite.
     pub reported_tokens: Option<f64>,
+    /// The reported tokens scaled by what the change does to this call's request (its tokens
+    /// counted both ways, else its characters): the provider's count with the change, estimated
+    /// from the call's own usage (for a model whose vocabulary is not known, Claude's, the
+    /// tokens a call would have cost).
+    pub reported_tokens_after: Option<f64>,
     /// The input side of the call's cost (input, cache read, cache write): as pi recorded it
     /// (`usage.cost`), else the reported tokens at the model's prices.
     pub reported_cost: Option<f64>,
@@ -1710,6 +1715,7 @@ impl SessionRebuild {
             before_tokens: None,
             after_tokens: None,
             reported_tokens: Some(reported),
+            reported_tokens_after: None,
             reported_cost: None,
             note: None,
         };
@@ -1772,6 +1778,7 @@ impl SessionRebuild {
             }
             _ => None,
         };
+        row.reported_tokens_after = ratio.map(|r| reported * r);
         out.reported_tokens_after = out
             .reported_tokens_after
             .zip(ratio)

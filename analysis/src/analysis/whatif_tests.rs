@@ -326,6 +326,25 @@ fn the_whole_session_rebuilt_with_the_change_gives_its_totals() {
     assert_eq!(s.reported_tokens, 2100.0);
     let after = s.reported_tokens_after.unwrap();
     assert!(after < 2100.0 && after > 1000.0, "{after}");
+    // Each call's share: its own reported tokens scaled by what the change does to it (for a
+    // model without a vocabulary, the tokens it would have cost); they add up to the total.
+    for c in &s.calls {
+        let (b, a) = (
+            c.before_tokens.unwrap() as f64,
+            c.after_tokens.unwrap() as f64,
+        );
+        let want = c.reported_tokens.unwrap() * a / b;
+        assert!(
+            (c.reported_tokens_after.unwrap() - want).abs() < 1e-9,
+            "{c:?}"
+        );
+    }
+    let sum: f64 = s
+        .calls
+        .iter()
+        .map(|c| c.reported_tokens_after.unwrap())
+        .sum();
+    assert!((sum - after).abs() < 1e-6, "{sum} {after}");
     let saved = s.cost_saved.unwrap();
     assert!(saved > 0.0 && saved < 2100.0 * 0.375 / 1e6, "{saved}");
     // A cost pi recorded wins over the one computed from the prices.

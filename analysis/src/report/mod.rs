@@ -180,6 +180,7 @@ pub fn trace_json(pi: Option<&Pi>, trace: &Trace) -> Value {
                 Object::new()
                     .with("id", s.id.key())
                     .with("title", s.id.title())
+                    .with("piFunction", s.id.pi_function())
                     .with("explanation", s.id.explanation())
                     .with("piSource", source(s.pi_source))
                     .with("summary", s.summary.as_str())

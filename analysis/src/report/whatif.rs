@@ -173,6 +173,7 @@ pub fn session_json(s: &SessionWhatIf) -> Value {
                 .with("beforeTokens", num(c.before_tokens))
                 .with("afterTokens", num(c.after_tokens))
                 .with("reportedTokens", float(c.reported_tokens))
+                .with("reportedTokensAfter", float(c.reported_tokens_after))
                 .with("reportedCost", float(c.reported_cost))
                 .with("note", opt_str(c.note.as_deref()))
                 .into()

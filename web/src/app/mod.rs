@@ -386,7 +386,7 @@ pub fn app() -> Html {
                     .map(|s| {
                         (
                             s.get_str("title").unwrap_or("").to_string(),
-                            s.get_str("explanation").unwrap_or("").to_string(),
+                            s.get_str("piFunction").unwrap_or("").to_string(),
                         )
                     })
                     .collect()
@@ -500,7 +500,7 @@ pub fn app() -> Html {
                         let on_stage = on_stage.clone();
                         html! { <li><button class={classes!("stage-link", (i == stage).then_some("current"))} aria-current={(i == stage).then_some("step")} onclick={Callback::from(move |_| on_stage.emit(i))}>
                             <span class="stage-name">{t}</span>
-                            if !why.is_empty() { <span class="stage-why" data-testid="stage-why">{why}</span> }
+                            if !why.is_empty() { <span class="stage-why" data-testid="stage-why" title="the function of pi that does it">{why}</span> }
                         </button></li> }
                     }) }
                 </ol>

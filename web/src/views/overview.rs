@@ -146,6 +146,10 @@ pub fn OverviewView(p: &ViewProps) -> Html {
         _ => None,
     };
     let window_m = num(&m, "contextWindow");
+    // The request itself over the window while pi's estimate is under it (its last reported
+    // usage plus what followed): its characters at pi's 4 per token, as the finding counts it.
+    let body_tokens = (body / 4.0).ceil();
+    let body_over = (window > 0.0 && !over && body_tokens > window).then_some(body_tokens);
     // pi's compaction threshold (`contextWindow - reserveTokens`), when compaction is on.
     let compaction = t.compaction().and_then(|w| w.get("compaction")).cloned();
     let threshold = compaction
@@ -207,11 +211,14 @@ pub fn OverviewView(p: &ViewProps) -> Html {
                     </div>
                 </div>
                 if window > 0.0 {
-                    <div class={classes!("card", over.then_some("flag"))} data-testid="context-card" data-over={over.to_string()}
-                        title="pi's own estimate of the context (the last reported usage plus the messages after it, else the characters at the release's chars per token) beside the model's context window">
-                        <div class="k">{"Context"}</div>
+                    <div class={classes!("card", (over || body_over.is_some()).then_some("flag"))} data-testid="context-card" data-over={(over || body_over.is_some()).to_string()}
+                        title="pi's own estimate of the context (the last reported usage plus the messages after it, else the characters at the release's chars per token) beside the model's context window; pi's auto-compaction watches this estimate">
+                        <div class="k">{"Context (pi's estimate)"}</div>
                         <div class="v">{format!("≈ {} tokens", thousands(tokens))}</div>
                         <div class="sub">{ if over { format!("over the model's window of {} tokens", thousands(window)) } else { format!("{} of the model's {} token window", pct(tokens, window), thousands(window)) } }</div>
+                        if let Some(n) = body_over {
+                            <div class="sub" data-testid="body-over-window">{format!("but this request itself is ≈ {} tokens (its characters at 4 per token): it does not fit, and pi's compaction, which watches its estimate, would not start", thousands(n))}</div>
+                        }
                         if let Some((line, to_go)) = compaction_line.clone() {
                             <div class="sub" data-testid="compaction-line" data-to-go={to_go.map(|x| x.to_string())}
                                 title="pi's automatic compaction (settings.json compaction: enabled, reserveTokens, keepRecentTokens): after an answer whose context (the usage the provider reported, else pi's estimate) is past the model's window minus reserveTokens, pi summarizes the older messages and keeps about keepRecentTokens of the newest">{line}</div>

@@ -200,7 +200,7 @@ pub fn StageView(p: &ViewProps) -> Html {
         <section class="stage-view" data-testid="stage-view" data-stage={id.to_string()}>
             <div class="stage-head">
                 <h3 data-testid="stage-title"><span class="muted">{format!("{}/{} ", i + 1, stages.len())}</span>{s(st, "title")}</h3>
-                <code class="pi-source" title={pi_source_title(&p.report, s(st, "piSource"))}>{super::util::pi_source_path(&p.report, s(st, "piSource"))}</code>
+                <code class="pi-source" title={pi_source_title(&p.report, s(st, "piSource"))}>{format!("pi's {} · {}", s(st, "piFunction"), super::util::pi_source_path(&p.report, s(st, "piSource")))}</code>
             </div>
             if !s(st, "explanation").is_empty() { <p class="stage-explanation muted small" data-testid="stage-explanation">{s(st, "explanation")}</p> }
             <p class="summary" data-testid="stage-summary">{super::util::with_pi_paths(&p.report, s(st, "summary"))}</p>

@@ -466,13 +466,14 @@ fn session_html(x: &Value) -> Html {
             <details>
                 <summary>{"Each call rebuilt"}</summary>
                 <table class="sizes">
-                    <thead><tr><th class="num">{"call"}</th><th>{"entry"}</th><th class="num">{"characters as it was"}</th><th class="num">{"with the changes"}</th><th class="num">{"reported tokens"}</th><th>{"note"}</th></tr></thead>
+                    <thead><tr><th class="num">{"call"}</th><th>{"entry"}</th><th class="num">{"characters as it was"}</th><th class="num">{"with the changes"}</th><th class="num">{"input tokens (reported)"}</th><th class="num" title="the call's reported input tokens scaled by what the changes do to its request">{"with the changes (≈)"}</th><th>{"note"}</th></tr></thead>
                     <tbody>
                     { for arr(x, "calls").iter().map(|c| html! {
                         <tr><td class="num">{num(c, "call")}</td><td class="mono small">{s(c, "entryId")}</td>
                             <td class="num">{thousands(num(c, "beforeChars"))}</td>
                             <td class="num">{opt_num(c, "afterChars").map_or("–".into(), thousands)}</td>
                             <td class="num">{opt_num(c, "reportedTokens").map_or("–".into(), thousands)}</td>
+                            <td class="num" data-testid="whatif-call-tokens-after">{opt_num(c, "reportedTokensAfter").map_or("–".into(), |t| thousands(t.round()))}</td>
                             <td class="small">{s(c, "note")}</td></tr>
                     }) }
                     </tbody>
