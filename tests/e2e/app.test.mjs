@@ -441,10 +441,27 @@ test("a dropped zip, a session pasted on the page, the hash and ←/→ reach th
 
 for (const colorScheme of ["light", "dark"]) {
   for (const [w, h] of [[1280, 800], [1920, 1080]]) {
-    test(`screenshot: ${colorScheme} at ${w}px`, async () => {
+    test(`screenshot: ${colorScheme} at ${w}px, every view, nothing broken or spilling`, async () => {
       const { page, errors, context } = await openApp("#view=overview", { viewport: { width: w, height: h }, colorScheme });
-      await until(page, () => document.querySelector('[data-testid="status"]'));
+      await until(page, () => document.querySelector('[data-testid="status"]') && document.querySelector('.view-area[data-state="ready"]'), undefined, 120000);
       await page.screenshot({ path: screenshotPath(`app-${colorScheme}-${w}.png`) });
+      // The header's figures on one line; the model's name broken after its provider only.
+      const tops = await page.locator(".stats-strip .stat").evaluateAll((xs) => xs.map((x) => x.getBoundingClientRect().top));
+      assert.ok(tops.length === 3 && tops.every((t) => Math.abs(t - tops[0]) < 2), `the header's figures on one line: ${tops}`);
+      assert.equal(await page.getByTestId("model-name").locator(".model-id").evaluate((x) => x.getClientRects().length), 1, "the model id in one piece");
+      for (const tab of await page.locator("nav.view-tabs button").allTextContents()) {
+        await page.locator("nav.view-tabs button", { hasText: new RegExp(`^${tab.replace(/[.*+?^${}()|[\]\\&]/g, "\\$&")}$`) }).click();
+        await until(page, (t) => document.querySelector(".view-tab.selected")?.textContent === t && document.querySelector('.view-area[data-state="ready"]'), tab, 60000);
+        await page.screenshot({ path: screenshotPath(`view-${colorScheme}-${w}-${tab.replace(/\W+/g, "_")}.png`) });
+        // No badge or chip spills out of its own box.
+        const spilling = await page.locator(".view-area .badge, .view-area .chip, .view-area .sev, header .stat").evaluateAll((xs) => xs.filter((x) => {
+          if (!x.offsetParent) return false;
+          const r = x.getBoundingClientRect();
+          const p = x.parentElement.getBoundingClientRect();
+          return x.scrollWidth > x.clientWidth + 1 || r.right > p.right + 1 || r.left < p.left - 1;
+        }).map((x) => x.textContent));
+        assert.deepEqual(spilling, [], `${tab}: text spilling out of its badge`);
+      }
       assert.deepEqual(errors, []);
       await context.close();
     });
@@ -519,6 +536,20 @@ test("a large session loads with a progress bar; the page stays interactive; Sto
     return panel && !panel.hasAttribute("aria-busy") && /attributed parts inside|\S/.test(panel.querySelector('[data-testid="provenance-source"], ul')?.textContent ?? "");
   });
   assert.doesNotMatch(await page.getByTestId("provenance").textContent(), /no longer holds/);
+  // Thousands of calls: the chart bins them (every call in a column), the picker takes a number
+  // and shows the last calls, not a chip for each.
+  await page.locator("nav.view-tabs button", { hasText: /^Usage & cache$/ }).click();
+  const calls = Number(/The session's calls · (\d+)/.exec(await page.getByTestId("call-picker").textContent())[1]);
+  assert.ok(calls > 1000, `a long session (${calls} calls)`);
+  const cols = await page.locator('[data-testid="usage-chart"] g.col').count();
+  assert.ok(cols <= 240 && cols >= calls / Math.ceil(calls / 240) - 1, `${cols} columns for ${calls} calls`);
+  assert.equal(await page.locator('[data-testid^="call-pick-"]:not([data-testid="call-pick-number"])').count(), 12);
+  await page.getByTestId("call-pick-number").locator("input").fill("1000");
+  await page.getByTestId("call-pick-number").locator("button").click();
+  await until(page, () => document.querySelector('[data-testid="call-bar"]')?.dataset.call === "1000" && document.querySelector('.view-area[data-state="ready"]'), undefined, 120000);
+  // Back: the session ends with an answer, so without a new prompt it is its last call.
+  await page.getByTestId("call-bar-next").click();
+  await until(page, (n) => document.querySelector('[data-testid="call-bar"]')?.dataset.call === String(n) && document.querySelector('.view-area[data-state="ready"]'), calls, 120000);
   // Stop: pressed the moment the progress bar shows, the worker is terminated; Assemble again.
   await page.evaluate(() => {
     new MutationObserver((_, obs) => {

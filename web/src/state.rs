@@ -723,7 +723,7 @@ impl Scenario {
                         .cloned()
                         .unwrap_or(Value::Array(Vec::new())),
                 );
-                notes.push(Diagnostic::info("case.json", None, "the case has no capture (expected/env.json): laid out at /tmp/pi-ctx-demo as the oracle does"));
+                notes.push(Diagnostic::info("case.json", None, "the case has no capture (expected/env.json): laid out at /tmp/pi-ctx-demo, the folder cases are captured in"));
                 o
             }
             None => {

@@ -425,7 +425,7 @@ pub fn app() -> Html {
             .and_then(|m| js_sys::Reflect::get(&m.buffer(), &"byteLength".into()).ok())
             .and_then(|v| v.as_f64())
             .unwrap_or(0.0);
-        html! { <div class="status" role="status" data-testid="status" data-page-memory={page_memory.to_string()} data-worker-memory={t.memory_bytes.to_string()} title="time in the worker, its wasm memory, and the size of what the page read">{format!("{} in {:.0} ms · worker {} · report {}", if t.api.is_empty() { "no model:" } else { api_label(&t.api) }, t.ms, fmt_bytes(t.memory_bytes), fmt_bytes(t.json_bytes as f64))}</div> }
+        html! { <div class="status" role="status" data-testid="status" data-page-memory={page_memory.to_string()} data-worker-memory={t.memory_bytes.to_string()} title={format!("rebuilt in the page's background worker, which holds {} of memory; the report it sent the page is {}", fmt_bytes(t.memory_bytes), fmt_bytes(t.json_bytes as f64))}>{format!("{} rebuilt in {:.0} ms · {} of memory", if t.api.is_empty() { "no model:" } else { api_label(&t.api) }, t.ms, fmt_bytes(t.memory_bytes))}</div> }
     } else {
         html! { <div class="status busy" role="status"><span class="spinner" aria-hidden="true"></span>{"starting the worker…"}</div> }
     };

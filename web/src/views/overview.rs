@@ -188,7 +188,7 @@ pub fn OverviewView(p: &ViewProps) -> Html {
     html! {
         <section class="overview" data-testid="overview">
             <div class="cards">
-                <div class="card"><div class="k">{"Model"}</div><div class="v mono">{format!("{}/{}", s(&m, "provider"), s(&m, "id"))}</div><div class="sub mono">{s(&m, "api")}</div></div>
+                <div class="card"><div class="k">{"Model"}</div><div class="v mono model-name" data-testid="model-name" title={format!("{}/{}", s(&m, "provider"), s(&m, "id"))}>{format!("{}/", s(&m, "provider"))}<wbr /><span class="model-id">{s(&m, "id")}</span></div><div class="sub mono">{s(&m, "api")}</div></div>
                 <div class="card"><div class="k">{"Thinking"}</div><div class="v">{s(&m, "thinking")}</div>
                     <div class="sub">{ if s(&m, "thinkingRequested") != s(&m, "thinking") { format!("requested {} ({})", s(&m, "thinkingRequested"), s(&m, "thinkingSource")) } else { s(&m, "thinkingSource").to_string() } }</div></div>
                 <div class="card"><div class="k">{"Body"}</div><div class="v">{format!("{} bytes", thousands(num(&at(stats, &["body"]).cloned().unwrap_or_default(), "bytes")))}</div>

@@ -123,7 +123,7 @@ fn upgrade_html(u: &Value, all_rules: bool, on_all: Callback<MouseEvent>) -> Htm
             }
             <h4>{"Each block under both"}</h4>
             if !with_tokens {
-                <p class="muted small" data-testid="upgrade-chars-only">{"Characters only: the tokens are counted under both once the model's vocabulary is loaded (see the Tokens view)."}</p>
+                <p class="muted small" data-testid="upgrade-chars-only">{"Characters only: the tokens are counted under both once the model's vocabulary is loaded (the Overview's Tokens card says which vocabulary)."}</p>
             }
             <div class="table-scroll">
             <table class="sizes upgrade-blocks" data-testid="upgrade-blocks" data-tokens={with_tokens.to_string()}>

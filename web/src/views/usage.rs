@@ -16,6 +16,9 @@ use super::ViewProps;
 const MAX_COLUMNS: usize = 240;
 /// Rows of the call table.
 const MAX_ROWS: usize = 500;
+/// Up to this many calls, one chip each; past it, a number to type and the last calls' chips.
+const MAX_CHIPS: usize = 60;
+const LAST_CHIPS: usize = 12;
 
 fn truthy(v: &Value, k: &str) -> bool {
     v.get(k).and_then(Value::as_bool) == Some(true)
@@ -227,12 +230,44 @@ pub fn UsageView(p: &ViewProps) -> Html {
             let cb = p.on_call.clone();
             Callback::from(move |_: MouseEvent| cb.emit(None))
         };
+        // A long session: a number to type, and the last calls as chips (not thousands of them).
+        let shown = if calls.len() > MAX_CHIPS {
+            &calls[calls.len() - LAST_CHIPS..]
+        } else {
+            calls
+        };
+        let by_number = (calls.len() > MAX_CHIPS).then(|| {
+            let last = calls.iter().map(|c| num(c, "index") as usize).max().unwrap_or(0);
+            let cb = p.on_call.clone();
+            let submit = Callback::from(move |e: SubmitEvent| {
+                e.prevent_default();
+                let form: web_sys::Element = e.target_unchecked_into();
+                let k = form
+                    .query_selector("input[name=call]")
+                    .ok()
+                    .flatten()
+                    .and_then(|x| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlInputElement>(x).ok())
+                    .and_then(|i| i.value().trim().parse::<usize>().ok())
+                    .filter(|k| (1..=last).contains(k));
+                if let Some(k) = k {
+                    cb.emit(Some(CallRef::Index(k)));
+                }
+            });
+            html! {
+                <form class="call-number" data-testid="call-pick-number" onsubmit={submit}>
+                    <label>{"call "}<input name="call" type="number" min="1" max={last.to_string()} required=true /></label>
+                    <button class="button" type="submit">{"Rebuild"}</button>
+                    <span class="muted small">{format!(" of {}; the last {LAST_CHIPS}:", thousands(last as f64))}</span>
+                </form>
+            }
+        });
         html! {
             <div class="call-picker" data-testid="call-picker">
                 <h4>{format!("The session's calls · {}", calls.len())}<span class="muted small">{" · on the active branch; choose one to rebuild its request"}</span></h4>
+                { by_number.unwrap_or_default() }
                 <div class="buttons">
                     <button class={classes!("chip", p.call.is_none().then_some("on"))} aria-pressed={p.call.is_none().to_string()} data-testid="call-next" onclick={next}>{"next request"}</button>
-                    { for calls.iter().map(|c| {
+                    { for shown.iter().map(|c| {
                         let k = num(c, "index") as usize;
                         let cb = p.on_call.clone();
                         let on = p.call == Some(CallRef::Index(k))

@@ -431,7 +431,7 @@ fn whatif_html(w: &Value) -> Html {
             {for cache_html}
             <h4>{"Each block"}</h4>
             if !with_tokens {
-                <p class="muted small" data-testid="whatif-chars-only">{"Characters only per block: the tokens are counted on both sides once the model's vocabulary is loaded (see the Tokens view)."}</p>
+                <p class="muted small" data-testid="whatif-chars-only">{"Characters only per block: the tokens are counted on both sides once the model's vocabulary is loaded (the Overview's Tokens card says which vocabulary)."}</p>
             }
             {blocks_html}
             <h4>{"Make it for real"}</h4>
