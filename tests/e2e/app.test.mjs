@@ -560,8 +560,21 @@ test("a large session loads with a progress bar; the page stays interactive; Sto
   await page.getByTestId("protocol-anthropic-messages").click();
   await until(page, () => document.querySelector('.view-area[data-api="anthropic-messages"][data-state="failed"]'));
   assert.match(await page.getByTestId("diagnostics").textContent(), /stopped/);
+  // Assemble again: meanwhile the request that was on screen before the switch stays, dimmed,
+  // and says so.
+  await page.evaluate(() => {
+    window.__kept = [];
+    new MutationObserver(() => {
+      const k = document.querySelector('[data-testid="kept-view"]');
+      if (k) window.__kept.push([k.dataset.api, document.querySelector('[data-testid="kept-note"]')?.textContent, k.inert]);
+    }).observe(document.body, { subtree: true, childList: true });
+  });
   await page.getByTestId("retry").click();
   await until(page, () => document.querySelector('.view-area[data-api="anthropic-messages"][data-state="ready"]'), undefined, 120000);
+  const kept = await page.evaluate(() => window.__kept);
+  assert.ok(kept.length > 0, "the request on screen stayed while the other was rebuilt");
+  assert.deepEqual(kept[0], ["openai-completions", "rebuilding for Anthropic… OpenAI Chat's request is shown meanwhile", true]);
+  assert.equal(await page.getByTestId("kept-view").count(), 0, "gone once the new one is in");
   assert.deepEqual(errors, []);
   await context.close();
   fs.rmSync(dir, { recursive: true, force: true });

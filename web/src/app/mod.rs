@@ -112,6 +112,14 @@ pub fn app() -> Html {
     }
 
     let report = state.current_report();
+    // While a protocol is rebuilt, the one on screen before it stays (see the view area).
+    let kept = report
+        .is_none()
+        .then(|| {
+            let was = state.previous_api.clone()?;
+            state.reports.get(&was).cloned().map(|r| (was, r))
+        })
+        .flatten();
     let stage_count = report
         .as_ref()
         .and_then(|r| r.get("stages").and_then(Value::as_array).map(Vec::len))
@@ -530,6 +538,12 @@ pub fn app() -> Html {
                     } else if failure.is_some() {
                         <p class="muted">{"No report for this protocol: see the diagnostics."}</p>
                         <button class="button" data-testid="retry" onclick={{ let d = dispatch.clone(); Callback::from(move |_| d.dispatch(Action::Retry)) }}>{"Assemble again"}</button>
+                    } else if let Some((was, kept)) = kept {
+                        // The request on screen before the switch, dimmed, until the new one is in.
+                        <p class="muted loading" data-testid="kept-note"><span class="spinner" aria-hidden="true"></span>{format!("rebuilding for {}… {}'s request is shown meanwhile", api_label(&current_api), api_label(&was))}</p>
+                        <div class="kept" data-testid="kept-view" data-api={was.clone()} inert=true aria-hidden="true">
+                            <crate::views::ViewSwitch view={view_key.clone()} props={crate::views::ViewProps { report: kept, api: was.into(), ..props.clone() }} />
+                        </div>
                     } else {
                         <p class="muted loading"><span class="spinner" aria-hidden="true"></span>{"assembling…"}</p>
                     }

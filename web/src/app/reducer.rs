@@ -80,6 +80,9 @@ pub struct AppState {
     /// Reports of this scenario by api; the model's own protocol is `native_api`.
     pub reports: Shared<BTreeMap<String, Shared<Value>>>,
     pub native_api: Option<String>,
+    /// The protocol whose report was on screen before the last switch: kept on screen (dimmed)
+    /// while the new one is rebuilt.
+    pub previous_api: Option<String>,
     /// Why a protocol has no report (the worker crashed on it, or its JSON did not parse).
     pub failures: BTreeMap<String, String>,
     pub in_flight: Option<(u64, Option<String>)>,
@@ -202,6 +205,7 @@ impl AppState {
             gen: 1,
             reports: Shared::new(BTreeMap::new()),
             native_api: None,
+            previous_api: None,
             failures: BTreeMap::new(),
             in_flight: None,
             busy: None,
@@ -247,6 +251,7 @@ impl AppState {
         self.reports = Shared::new(BTreeMap::new());
         self.timings.clear();
         self.native_api = None;
+        self.previous_api = None;
         self.failures.clear();
         self.busy = None;
         self.prov.clear();
@@ -978,6 +983,9 @@ impl Reducible for AppState {
                 s.set_scenario(sc);
             }
             Action::SetApi(api) => {
+                if s.current_report().is_some() {
+                    s.previous_api = s.current_api();
+                }
                 s.view.api = api;
                 s.view.selection = None;
                 let stages = s
