@@ -189,7 +189,7 @@ impl Scan<'_> {
             self.i += run;
             if self.peek() == Some(b'"') {
                 self.bump();
-                return Ok(String::from_utf16_lossy(&units));
+                return Ok(super::string::from_utf16(&units));
             }
             // An escape.
             self.bump();
@@ -258,6 +258,11 @@ mod tests {
         let text = "// models\n{\n  /* a\n block */ \"a\\u0062\": 1,\n  \"x\": [\"]\", {\"k\": \"\\\"\"}],\n  \"a\\u0062\": 2\n}";
         // `ab` twice: JSON.parse keeps the last.
         assert_eq!(line_of(text, &[Step::Key("ab")]), Some(6));
+        // A key with a lone surrogate, as the parser keeps it (found by fuzzing).
+        let lone = "{\"\\udAd2\\uEe31\": \"\"}";
+        let v = crate::js::parse(lone).unwrap();
+        let (k, _) = v.as_object().unwrap().iter().next().unwrap();
+        assert_eq!(line_of(lone, &[Step::Key(k.as_str())]), Some(1));
         assert_eq!(
             line_of(text, &[Step::Key("x"), Step::Index(1), Step::Key("k")]),
             Some(5)
