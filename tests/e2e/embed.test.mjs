@@ -278,7 +278,7 @@ test("attributes changed at runtime re-render; other origins are refused with a 
     v.setAttribute("stage", "convert-messages");
   });
   await waitFor(() => document.getElementById("v").shadowRoot.querySelector('[data-testid="stage"]')?.dataset.stage === "convert-messages");
-  assert.match(await el.locator('[data-testid="stage"] h3').textContent(), /Convert/i);
+  assert.match(await el.locator('[data-testid="stage"] h3').textContent(), /In the provider's format/);
   await p.evaluate(() => document.getElementById("v").setAttribute("stage", "0"));
   await waitFor(() => document.getElementById("v").shadowRoot.querySelector('[data-testid="stage"]')?.dataset.stage === "session-read");
   // protocol → anthropic-messages, body view: the CLI's body under that protocol

@@ -418,7 +418,7 @@ pub fn app() -> Html {
         html! {
             <div class="status busy" role="status" data-testid="progress-status">
                 <progress class="progress" data-testid="progress" max="100" value={pct.to_string()} aria-label="assembly progress">{format!("{pct}%")}</progress>
-                <span class="progress-label" data-testid="progress-label">{format!("{}: {}… {pct}%", b.api.clone().unwrap_or_else(|| "assembling".into()), b.stage)}</span>
+                <span class="progress-label" data-testid="progress-label">{format!("{}: {}… {pct}%", b.api.as_deref().map_or("assembling", api_label), b.stage)}</span>
                 <button class="button stop" data-testid="stop" onclick={stop} title="Stop: terminate the worker">{"Stop"}</button>
             </div>
         }

@@ -839,7 +839,21 @@ impl AppState {
                 }
             }
             FromWorker::Tokens { gen, api, update } => {
-                if gen == self.gen && self.tokens.contains_key(&api) {
+                if gen != self.gen {
+                    return;
+                }
+                // An assembly asked for waits while the worker finishes another protocol's
+                // tokens: the status says so, with how far the count is.
+                if let Some(b) = self
+                    .busy
+                    .as_mut()
+                    .filter(|b| b.api.as_deref() != Some(api.as_str()) && b.done == 0.0)
+                {
+                    if let Some(stage) = waiting_for_tokens(&api, &update) {
+                        b.stage = stage;
+                    }
+                }
+                if self.tokens.contains_key(&api) {
                     self.tokens.insert(api, update);
                 }
             }
@@ -1109,4 +1123,58 @@ impl Reducible for AppState {
 /// (`sessionPending`, set by the worker for a session with calls).
 fn session_pending(v: &Value) -> bool {
     v.get("sessionPending").is_some_and(Value::truthy)
+}
+
+/// What an assembly waits for while the worker counts protocol `api`'s tokens (it takes one job
+/// at a time): `None` once that count is done.
+pub(crate) fn waiting_for_tokens(api: &str, update: &crate::worker::TokenUpdate) -> Option<String> {
+    use crate::worker::TokenUpdate;
+    let label = api.parse::<Api>().map_or(api, |a| a.label());
+    match update {
+        TokenUpdate::Loading { .. } => Some(format!(
+            "waiting while the worker loads the vocabulary for {label}'s tokens"
+        )),
+        TokenUpdate::Counting { done, .. } => Some(format!(
+            "waiting while the worker counts {label}'s tokens ({:.0}% counted)",
+            (done.clamp(0.0, 1.0) * 100.0).floor()
+        )),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::waiting_for_tokens;
+    use crate::worker::{TokenUpdate, Vocabulary};
+
+    /// A switch that waits for another protocol's token count says what it waits for.
+    #[test]
+    fn an_assembly_waiting_for_another_protocols_tokens_says_so() {
+        let vocabulary = Vocabulary::Known {
+            name: "qwen2".into(),
+            exact: false,
+            why: None,
+        };
+        let counting = TokenUpdate::Counting {
+            vocabulary: vocabulary.clone(),
+            done: 0.426,
+        };
+        assert_eq!(
+            waiting_for_tokens("openai-completions", &counting).as_deref(),
+            Some("waiting while the worker counts OpenAI Chat's tokens (42% counted)")
+        );
+        let loading = TokenUpdate::Loading {
+            vocabulary,
+            loaded: 1.0,
+            total: None,
+        };
+        assert_eq!(
+            waiting_for_tokens("anthropic-messages", &loading).as_deref(),
+            Some("waiting while the worker loads the vocabulary for Anthropic's tokens")
+        );
+        assert_eq!(
+            waiting_for_tokens("anthropic-messages", &TokenUpdate::Asked),
+            None
+        );
+    }
 }
