@@ -544,6 +544,16 @@ test("a large session loads with a progress bar; the page stays interactive; Sto
   const cols = await page.locator('[data-testid="usage-chart"] g.col').count();
   assert.ok(cols <= 240 && cols >= calls / Math.ceil(calls / 240) - 1, `${cols} columns for ${calls} calls`);
   assert.equal(await page.locator('[data-testid^="call-pick-"]:not([data-testid="call-pick-number"])').count(), 12);
+  // The table of every call, a page of 500 at a time: all of them reachable.
+  await page.locator("details.calls > summary").click();
+  const range = page.getByTestId("calls-range");
+  assert.equal(await range.textContent(), `calls 1–500 of ${calls.toLocaleString("en-US")}`);
+  await page.getByTestId("calls-next").click();
+  assert.equal(await range.textContent(), `calls 501–1,000 of ${calls.toLocaleString("en-US")}`);
+  assert.equal(await page.locator('[data-testid="every-call-table"] tbody tr').first().locator("td").first().textContent(), "501");
+  assert.equal(await page.locator('[data-testid="every-call-table"] tbody tr').count(), 500);
+  await page.getByTestId("calls-prev").click();
+  assert.equal(await range.textContent(), `calls 1–500 of ${calls.toLocaleString("en-US")}`);
   await page.getByTestId("call-pick-number").locator("input").fill("1000");
   await page.getByTestId("call-pick-number").locator("button").click();
   await until(page, () => document.querySelector('[data-testid="call-bar"]')?.dataset.call === "1000" && document.querySelector('.view-area[data-state="ready"]'), undefined, 120000);

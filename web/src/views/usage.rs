@@ -46,6 +46,8 @@ fn break_reason(b: &Value) -> String {
 #[function_component]
 pub fn UsageView(p: &ViewProps) -> Html {
     let show_calls = use_state(|| false);
+    // The page of the table of every call shown (MAX_ROWS calls a page).
+    let calls_page = use_state(|| 0usize);
     let r = &*p.report;
     let st = r.get("stats").cloned().unwrap_or_default();
     let sp = at(&st, &["systemPrompt", "chars"])
@@ -197,6 +199,9 @@ pub fn UsageView(p: &ViewProps) -> Html {
         })
         .collect();
     let read_share = num(&cache, "cacheReadShare");
+    let pages = timeline.len().div_ceil(MAX_ROWS).max(1);
+    let first_row = (*calls_page).min(pages - 1) * MAX_ROWS;
+    let last_row = (first_row + MAX_ROWS).min(timeline.len());
     // The call picker: a column is a call (when every call has its own column), found in
     // `report.calls` by its session line.
     let lines: Vec<f64> = timeline.iter().map(|t| num(t, "line")).collect();
@@ -329,12 +334,21 @@ pub fn UsageView(p: &ViewProps) -> Html {
             {prefix_bar}
             if !timeline.is_empty() {
                 <details class="calls" open={*show_calls} ontoggle={{ let s = show_calls.clone(); Callback::from(move |e: Event| s.set(super::components::dom::details_open(&e))) }}>
-                    <summary>{ if timeline.len() > MAX_ROWS { format!("Every call (the first {MAX_ROWS} of {})", timeline.len()) } else { "Every call".to_string() } }</summary>
+                    <summary>{ if timeline.len() > MAX_ROWS { format!("Every call ({}, {MAX_ROWS} a page)", thousands(timeline.len() as f64)) } else { "Every call".to_string() } }</summary>
+                    if *show_calls && timeline.len() > MAX_ROWS {
+                        <div class="pager" data-testid="calls-pager">
+                            <button class="button" data-testid="calls-prev" disabled={first_row == 0}
+                                onclick={{ let pg = calls_page.clone(); Callback::from(move |_| pg.set(pg.saturating_sub(1))) }}>{format!("← previous {MAX_ROWS}")}</button>
+                            <span class="muted small" data-testid="calls-range">{format!("calls {}–{} of {}", thousands((first_row + 1) as f64), thousands(last_row as f64), thousands(timeline.len() as f64))}</span>
+                            <button class="button" data-testid="calls-next" disabled={last_row >= timeline.len()}
+                                onclick={{ let pg = calls_page.clone(); Callback::from(move |_| pg.set(*pg + 1)) }}>{format!("next {MAX_ROWS} →")}</button>
+                        </div>
+                    }
                     if *show_calls {
-                    <table class="calls-table">
+                    <table class="calls-table" data-testid="every-call-table">
                         <thead><tr><th>{"#"}</th><th>{"line"}</th><th>{"model"}</th><th class="num">{"input"}</th><th class="num">{"cache read"}</th><th class="num">{"cache write"}</th><th class="num">{"output"}</th><th>{"stop"}</th></tr></thead>
                         <tbody>
-                        { for timeline.iter().enumerate().take(MAX_ROWS).map(|(i, t)| html! {
+                        { for timeline.iter().enumerate().skip(first_row).take(MAX_ROWS).map(|(i, t)| html! {
                             <tr class={classes!((!truthy(t, "inContext")).then_some("muted"))}>
                                 <td>{i + 1}</td><td>{num(t, "line")}</td><td class="mono">{s(t, "model")}</td>
                                 <td class="num">{thousands(num(t, "input"))}</td><td class="num">{thousands(num(t, "cacheRead"))}</td>
