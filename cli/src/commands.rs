@@ -240,6 +240,17 @@ fn usage(host: &mut dyn Host, msg: &str) -> i32 {
     2
 }
 
+/// The file a flag names (relative to the current folder), if it names one, or the line that
+/// says why it cannot be read.
+fn flag_file(host: &dyn Host, flag: &str, path: Option<&str>) -> Result<Option<Vec<u8>>, String> {
+    let Some(path) = path else { return Ok(None) };
+    let path = resolve_path(host.cwd(), path);
+    host.fs()
+        .read(&path)
+        .map(Some)
+        .map_err(|e| format!("ctxlens: {flag} {path}: {e}\n"))
+}
+
 /// Runs the command line `argv` (without the program name) on `host`; returns the exit status.
 pub fn run(host: &mut dyn Host, argv: &[String]) -> i32 {
     let o = match opts::parse(argv) {
@@ -861,18 +872,12 @@ fn output(
             None => Vec::new(),
         },
         "stats" => {
-            let file = match &o.tokenizer_json {
-                Some(path) => {
-                    let path = resolve_path(host.cwd(), path);
-                    match host.fs().read(&path) {
-                        Ok(bytes) => Some(bytes),
-                        Err(e) => {
-                            host.stderr(&format!("ctxlens: --tokenizer-json {path}: {e}\n"));
-                            return 2;
-                        }
-                    }
+            let file = match flag_file(host, "--tokenizer-json", o.tokenizer_json.as_deref()) {
+                Ok(f) => f,
+                Err(e) => {
+                    host.stderr(&e);
+                    return 2;
                 }
-                None => None,
             };
             match crate::tokens::count(
                 host,
@@ -977,17 +982,11 @@ fn output(
         "export" => {
             let path = resolve_path(host.cwd(), o.output.as_deref().unwrap_or(""));
             let who = o.redact.then(|| crate::export::identity(host, inputs));
-            let sent = match &o.sent {
-                None => None,
-                Some(p) => {
-                    let p = resolve_path(host.cwd(), p);
-                    match host.fs().read(&p) {
-                        Ok(b) => Some(b),
-                        Err(e) => {
-                            host.stderr(&format!("ctxlens: --sent {p}: {e}\n"));
-                            return 1;
-                        }
-                    }
+            let sent = match flag_file(host, "--sent", o.sent.as_deref()) {
+                Ok(f) => f,
+                Err(e) => {
+                    host.stderr(&e);
+                    return 1;
                 }
             };
             match crate::export::export(host, inputs, assembly, &path, who.as_ref(), sent) {

@@ -250,8 +250,7 @@ fn trust_store_get(
 ) -> Option<bool> {
     let path = join_path(agent_dir, "trust.json");
     let text = fs.read_to_string(&path)?;
-    let text = text.strip_prefix('\u{FEFF}').unwrap_or(&text);
-    let parsed = match js::parse(text) {
+    let parsed = match js::parse_with_position(text.strip_prefix('\u{FEFF}').unwrap_or(&text)) {
         Ok(Value::Object(o)) => o,
         Ok(_) => {
             diags.push(Diagnostic::error(
@@ -261,10 +260,7 @@ fn trust_store_get(
             ));
             return None;
         }
-        Err(e) => {
-            let line = text
-                .get(..e.offset)
-                .map_or(1, |t| t.matches('\n').count() + 1);
+        Err((e, line, _)) => {
             diags.push(Diagnostic::error(
                 &path,
                 Some(line as u32),

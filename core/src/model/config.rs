@@ -192,15 +192,10 @@ pub fn resolve_config_value(config: &str, env: &BTreeMap<String, String>) -> Opt
     Some(out)
 }
 
-/// Why models.json does not match pi's TypeBox schema (CA/core/model-config.js:114–293), if it
-/// does not. Simplified: the types of the members pi reads are checked.
-/// Where in models.json a schema error is: as pi words it (`providers.acme.models.0`), and as
-/// steps to find its line.
+/// Where in models.json a schema error is: the steps to it, which give pi's words for it
+/// (`providers.acme.models.0`) and its line.
 #[derive(Clone, Debug, Default)]
-struct At {
-    text: String,
-    steps: Vec<Owned>,
-}
+struct At(Vec<Owned>);
 
 #[derive(Clone, Debug)]
 enum Owned {
@@ -211,33 +206,41 @@ enum Owned {
 impl At {
     fn key(&self, k: &str) -> At {
         let mut at = self.clone();
-        if !at.text.is_empty() {
-            at.text.push('.');
-        }
-        at.text.push_str(k);
-        at.steps.push(Owned::Key(k.to_string()));
+        at.0.push(Owned::Key(k.to_string()));
         at
     }
 
     fn index(&self, i: usize) -> At {
         let mut at = self.clone();
-        at.text.push_str(&format!(".{i}"));
-        at.steps.push(Owned::Index(i));
+        at.0.push(Owned::Index(i));
         at
     }
 
-    /// `PATH: why`, at this place.
+    /// `PATH: why`, at this place (`root` for the file's value itself).
     fn says(&self, why: &str) -> SchemaError {
+        let path: Vec<String> = self
+            .0
+            .iter()
+            .map(|s| match s {
+                Owned::Key(k) => k.clone(),
+                Owned::Index(i) => i.to_string(),
+            })
+            .collect();
+        let path = if path.is_empty() {
+            "root".to_string()
+        } else {
+            path.join(".")
+        };
         SchemaError {
             at: self.clone(),
-            message: format!("{}: {why}", self.text),
+            message: format!("{path}: {why}"),
         }
     }
 
     /// The line of this place in `text` (models.json as written).
     fn line(&self, text: &str) -> Option<u32> {
         let steps: Vec<Step> = self
-            .steps
+            .0
             .iter()
             .map(|s| match s {
                 Owned::Key(k) => Step::Key(k),
@@ -255,6 +258,8 @@ struct SchemaError {
     message: String,
 }
 
+/// Why models.json does not match pi's TypeBox schema (CA/core/model-config.js:114–293), if it
+/// does not. Simplified: the types of the members pi reads are checked.
 fn validate_models_config(root: &Value) -> Result<(), SchemaError> {
     fn opt_type(
         o: &Object,
@@ -299,16 +304,16 @@ fn validate_models_config(root: &Value) -> Result<(), SchemaError> {
         opt_type(o, "compat", record, at)
     };
     let top = At::default();
-    let root = root.as_object().ok_or_else(|| SchemaError {
-        at: top.clone(),
-        message: "root: must be an object".into(),
-    })?;
+    let root = root
+        .as_object()
+        .ok_or_else(|| top.says("must be an object"))?;
     let providers_at = top.key("providers");
     let providers = root
         .get("providers")
+        // Said of `providers`, found at the file's value (the member is not there).
         .ok_or_else(|| SchemaError {
             at: top.clone(),
-            message: "providers: is required".into(),
+            ..providers_at.says("is required")
         })?
         .as_object()
         .ok_or_else(|| providers_at.says("must be an object"))?;

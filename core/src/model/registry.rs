@@ -162,8 +162,15 @@ impl Registry {
                 let model = Model { obj };
                 reg.models.push(model);
             }
-            let at = (file.as_str(), provider_line(pid));
-            reg.resolve_auth(pi, pid, config.get(pid), is_builtin, env, at, diags);
+            // What is said about the provider's key, at its models.json line (found only then).
+            let said = diags.len();
+            reg.resolve_auth(pi, pid, config.get(pid), is_builtin, env, &file, diags);
+            if diags.len() > said {
+                let line = provider_line(pid);
+                for d in &mut diags[said..] {
+                    d.line = line;
+                }
+            }
         }
         reg.configs = config;
         reg
@@ -179,7 +186,7 @@ impl Registry {
         config: Option<&Value>,
         is_builtin: bool,
         env: &BTreeMap<String, String>,
-        (file, line): (&str, Option<u32>),
+        file: &str,
         diags: &mut Vec<Diagnostic>,
     ) {
         let raw_key = config.and_then(|c| c.get_str("apiKey"));
@@ -200,7 +207,7 @@ impl Registry {
                 if let Some(command) = raw.strip_prefix('!') {
                     diags.push(Diagnostic::info(
                         file,
-                        line,
+                        None,
                         format!(
                             "provider {pid}: the apiKey command `{command}` is not run offline"
                         ),
@@ -210,7 +217,7 @@ impl Registry {
                     Some(key) => self.api_keys.push((pid.to_string(), key)),
                     None => diags.push(Diagnostic::warning(
                         file,
-                        line,
+                        None,
                         format!(
                             "provider {pid}: apiKey references unset environment variables ({})",
                             config_value_env_var_names(raw).join(", ")

@@ -504,11 +504,11 @@ pub fn app() -> Html {
                     <button class="button" data-testid="stage-next" onclick={next} disabled={stage + 1 >= stage_count} aria-keyshortcuts="ArrowRight" title="next stage (→)">{"Next →"}</button>
                 </div>
                 <ol class="stages">
-                    { for stage_titles.iter().enumerate().map(|(i, (t, why))| {
+                    { for stage_titles.iter().enumerate().map(|(i, (t, function))| {
                         let on_stage = on_stage.clone();
                         html! { <li><button class={classes!("stage-link", (i == stage).then_some("current"))} aria-current={(i == stage).then_some("step")} onclick={Callback::from(move |_| on_stage.emit(i))}>
                             <span class="stage-name">{t}</span>
-                            if !why.is_empty() { <span class="stage-why" data-testid="stage-why" title="the function of pi that does it">{why}</span> }
+                            if !function.is_empty() { <span class="stage-why" data-testid="stage-why" title="the function of pi that does it">{function}</span> }
                         </button></li> }
                     }) }
                 </ol>

@@ -1129,7 +1129,7 @@ fn session_pending(v: &Value) -> bool {
 /// at a time): `None` once that count is done.
 pub(crate) fn waiting_for_tokens(api: &str, update: &crate::worker::TokenUpdate) -> Option<String> {
     use crate::worker::TokenUpdate;
-    let label = api.parse::<Api>().map_or(api, |a| a.label());
+    let label = super::util::api_label(api);
     match update {
         TokenUpdate::Loading { .. } => Some(format!(
             "waiting while the worker loads the vocabulary for {label}'s tokens"

@@ -150,6 +150,7 @@ pub fn OverviewView(p: &ViewProps) -> Html {
     // usage plus what followed): its characters at pi's 4 per token, as the finding counts it.
     let body_tokens = (body / 4.0).ceil();
     let body_over = (window > 0.0 && !over && body_tokens > window).then_some(body_tokens);
+    let flagged = over || body_over.is_some();
     // pi's compaction threshold (`contextWindow - reserveTokens`), when compaction is on.
     let compaction = t.compaction().and_then(|w| w.get("compaction")).cloned();
     let threshold = compaction
@@ -211,7 +212,7 @@ pub fn OverviewView(p: &ViewProps) -> Html {
                     </div>
                 </div>
                 if window > 0.0 {
-                    <div class={classes!("card", (over || body_over.is_some()).then_some("flag"))} data-testid="context-card" data-over={(over || body_over.is_some()).to_string()}
+                    <div class={classes!("card", flagged.then_some("flag"))} data-testid="context-card" data-over={flagged.to_string()}
                         title="pi's own estimate of the context (the last reported usage plus the messages after it, else the characters at the release's chars per token) beside the model's context window; pi's auto-compaction watches this estimate">
                         <div class="k">{"Context (pi's estimate)"}</div>
                         <div class="v">{format!("≈ {} tokens", thousands(tokens))}</div>
