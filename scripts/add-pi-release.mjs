@@ -1,7 +1,7 @@
 // add-pi-release.mjs VERSION DATE: adds pi VERSION (published DATE, YYYY-MM-DD) to the version
-// seam, in release order: the `PiVersion` variant (core/src/pi/version.rs: the enum, `ALL`,
-// `as_str`, `released`), its data folder in the embedded list (core/src/pi/data.rs), npm's
-// `piVersions` (npm/api.js) and a version-table entry (core/src/pi/rules.rs) equal to the nearest
+// seam, in release order: the `PiVersion` variant (pi/src/version.rs: the enum, `ALL`,
+// `as_str`, `released`), its data folder in the embedded list (pi/src/data.rs), npm's
+// `piVersions` (npm/api.js) and a version-table entry (pi/src/rules.rs) equal to the nearest
 // supported release's, newer first (`const R_X: Rules = R_Y;`), for the conformance run to
 // correct. A release already in `PiVersion` is left as it is. Run by scripts/add-pi-release.sh.
 import fs from "node:fs";
@@ -27,7 +27,7 @@ function replaceOnce(text, from, to, what) {
   return text.slice(0, at) + to + text.slice(at + from.length);
 }
 
-let versionRs = read("core/src/pi/version.rs");
+let versionRs = read("pi/src/version.rs");
 const known = [...versionRs.matchAll(/PiVersion::V(\d+)_(\d+)_(\d+) => "\1\.\2\.\3"/g)].map((m) => `${m[1]}.${m[2]}.${m[3]}`);
 if (known.includes(version)) {
   console.error(`pi ${version} is already a PiVersion: the seam is left as it is`);
@@ -59,10 +59,10 @@ for (const [shape, value] of [["as_str", `"${version}"`], ["released", `"${date}
   const pos = next ? m.index : m.index + m[0].length;
   versionRs = versionRs.slice(0, pos) + line + versionRs.slice(pos);
 }
-fs.writeFileSync(file("core/src/pi/version.rs"), versionRs);
+fs.writeFileSync(file("pi/src/version.rs"), versionRs);
 
 // data.rs: the embedded folder.
-let dataRs = read("core/src/pi/data.rs");
+let dataRs = read("pi/src/data.rs");
 {
   const m = new RegExp(`( *)PiVersion::${ident(anchor)} => folder!\\("${anchor.replaceAll(".", "\\.")}"\\),\\n`).exec(dataRs);
   if (!m) throw new Error("add-pi-release: no folder! arm in data.rs");
@@ -70,10 +70,10 @@ let dataRs = read("core/src/pi/data.rs");
   const pos = next ? m.index : m.index + m[0].length;
   dataRs = dataRs.slice(0, pos) + line + dataRs.slice(pos);
 }
-fs.writeFileSync(file("core/src/pi/data.rs"), dataRs);
+fs.writeFileSync(file("pi/src/data.rs"), dataRs);
 
 // rules.rs: the static and its match arm, and the entry itself (a copy of the nearest one's).
-let rulesRs = read("core/src/pi/rules.rs");
+let rulesRs = read("pi/src/rules.rs");
 const R = (v) => "R_" + v.replaceAll(".", "_");
 {
   const m = new RegExp(`( *)static ${ident(anchor)}: Rules = ${R(anchor)};\\n`).exec(rulesRs);
@@ -91,7 +91,7 @@ rulesRs += `
 /// against ${version}'s code and its cases (\`pi-${version}/\`).
 const ${R(version)}: Rules = ${R(like)};
 `;
-fs.writeFileSync(file("core/src/pi/rules.rs"), rulesRs);
+fs.writeFileSync(file("pi/src/rules.rs"), rulesRs);
 
 // npm/api.js: the releases the package rebuilds.
 let api = read("npm/api.js");

@@ -3,13 +3,13 @@
 # to ctxlens, as far as a script can, and prints which rules changed.
 #
 #   1. installs it through the oracle (PI_VERSION=VERSION capture: /opt/pi-oracle-VERSION);
-#   2. extracts its data folder (scripts/extract-pi-data.sh VERSION → core/data/pi-VERSION/) and
-#      pi's release notes (scripts/extract-changelog.mjs → core/data/changelog.json);
+#   2. extracts its data folder (scripts/extract-pi-data.sh VERSION → pi/data/pi-VERSION/) and
+#      pi's release notes (scripts/extract-changelog.mjs → pi/data/changelog.json);
 #   3. when it is not yet a `PiVersion`, adds it (scripts/add-pi-release.mjs): the variant with
 #      its npm publication date, its data folder in the embedded list, npm's `piVersions`, and a
 #      version-table entry equal to the nearest supported release's (newer first) — the starting
 #      point that step 5 corrects; and the release detection's fingerprints
-#      (core/data/release-fingerprints.json);
+#      (pi/data/release-fingerprints.json);
 #   4. captures the standard case set for it (scripts/capture-set.mjs VERSION: every template of
 #      tests/case-set/ whose `releases` admit VERSION) into tests/conformance/pi-VERSION/;
 #   5. runs the conformance suite on that folder only and prints the failing cases grouped by
@@ -17,7 +17,7 @@
 #      rule that differs from the entry it started from.
 #
 # Then, per group: read the release's dist code and CHANGELOG.md (diff it with the neighbouring
-# supported releases), set the switch in the version table (core/src/pi/rules.rs) or add one,
+# supported releases), set the switch in the version table (pi/src/rules.rs) or add one,
 # and rerun step 5 alone with `add-pi-release.sh --check VERSION`. A release whose dependencies
 # are not all published cannot be installed (1.0.3): step 1 says so and nothing is changed.
 #
@@ -50,7 +50,7 @@ if [[ -z $check_only ]]; then
       exit 1
     fi
   fi
-  echo "== 2. extract core/data/pi-$version/" >&2
+  echo "== 2. extract pi/data/pi-$version/" >&2
   if ! scripts/extract-pi-data.sh "$version"; then
     echo "add-pi-release: the extraction of pi $version failed (above): its package differs where a reader" >&2
     echo "in scripts/extract/ expects a shape; extend that reader for this shape, then run this again" >&2
@@ -65,7 +65,7 @@ if [[ -z $check_only ]]; then
   node scripts/add-pi-release.mjs "$version" "$released"
   cargo fmt --all
   # What tells its sessions from the others' (the release detection's compiled-in fingerprints).
-  UPDATE_EXPECT=1 cargo test -q -p ctxlens-assembly --lib fingerprints >/dev/null
+  UPDATE_EXPECT=1 cargo test -q -p ctxlens-pi --lib fingerprints >/dev/null
   if [[ -z $no_capture ]]; then
     echo "== 4. capture the standard case set" >&2
     node scripts/capture-set.mjs "$version" || echo "(some captures failed: see above)" >&2

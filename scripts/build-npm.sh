@@ -136,7 +136,7 @@ cp "${vocabularies[@]}" "$out/tokenizers/"
 {
   echo "// Written by scripts/build-npm.sh: each release's data files, where a bundler put them."
   echo "export const dataFiles = {"
-  for d in core/data/pi-*/; do
+  for d in pi/data/pi-*/; do
     v=$(basename "$d")
     mkdir -p "$out/data/$v"
     cp "$d"*.json "$out/data/$v/"

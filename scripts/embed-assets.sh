@@ -7,7 +7,7 @@
 #   tokenizers/NAME.wasm        each vocabulary's wasm module (scripts/build-tokenizers.sh, incremental),
 #                               fetched by the app's worker when the model's tokens are counted
 #   demo/ + ctxlens-case.json   the demo case (www/demo) and its case manifest
-#   pi-data/                    each pi release's data (core/data), fetched by the app's worker the
+#   pi-data/                    each pi release's data (pi/data), fetched by the app's worker the
 #                               first time a scenario needs that release; changelog.json and
 #                               rule-docs.json (pi's release notes, the version table's docs),
 #                               fetched the first time the app compares two releases
@@ -24,7 +24,7 @@ pkg=pkg/ctxlens
 stale=0
 [[ -f $pkg/wasm/ctxlens_bg.wasm ]] || stale=1
 for f in web.js browser.js api.js tokens.js element.js; do cmp -s "npm/$f" "$pkg/$f" || stale=1; done
-for d in core/data/pi-*/; do
+for d in pi/data/pi-*/; do
   for f in "$d"*.json; do cmp -s "$f" "$pkg/data/$(basename "$d")/$(basename "$f")" || stale=1; done
 done
 if ((stale)); then
@@ -39,8 +39,8 @@ cp -r "$pkg/data" "$out/ctxlens/data"
 cp www/docs.html www/docs.css "$out/"
 rm -rf "$out/pi-data"
 mkdir -p "$out/pi-data"
-cp -r core/data/pi-* "$out/pi-data/"
-cp core/data/changelog.json core/data/rule-docs.json "$out/pi-data/"
+cp -r pi/data/pi-* "$out/pi-data/"
+cp pi/data/changelog.json pi/data/rule-docs.json "$out/pi-data/"
 rm -rf "$out/tokenizers"
 mkdir -p "$out/tokenizers"
 list=$(bash scripts/build-tokenizers.sh)

@@ -1,5 +1,5 @@
 // extract-changelog.mjs [NODE_MODULES] [OUT]: pi's CHANGELOG.md (the newest install's: it
-// holds every release's notes) as JSON, from 0.85.1 on — core/data/changelog.json, read by the
+// holds every release's notes) as JSON, from 0.85.1 on — pi/data/changelog.json, read by the
 // upgrade comparison (`ctxlens compare --pi-with`) to show what each release between two says.
 //
 // Default NODE_MODULES: the newest oracle install (/opt/pi-oracle-X, highest X). Each entry:
@@ -21,7 +21,7 @@ if (!nm) {
   nm = path.join("/opt", dirs[dirs.length - 1], "node_modules");
 }
 const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
-const out = process.argv[3] || path.join(repo, "core/data/changelog.json");
+const out = process.argv[3] || path.join(repo, "pi/data/changelog.json");
 const text = fs.readFileSync(path.join(nm, "@earendil-works/pi-coding-agent/CHANGELOG.md"), "utf8");
 const entries = [];
 let entry = null, section = null, item = null;

@@ -12,7 +12,7 @@
 # (the same packages the oracle installs; PI_EXTRACT_FORCE_INSTALL=1 forces this path). 0.85.1 is
 # needed too (the release ctxlens's source locations are written against), found the same way.
 #
-#   OUT_DIR       default: core/data/pi-VERSION next to this script
+#   OUT_DIR       default: pi/data/pi-VERSION next to this script
 #   CHECK_BODY    optional, ':'-separated: captured request bodies (request-N.json from
 #                 ../shared/oracle/capture, openai-completions or anthropic-messages). Their built-in
 #                 tools[] and default-branch system prompt are checked byte for byte against the
@@ -22,7 +22,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 pi_version=${1:?usage: extract-pi-data.sh VERSION [OUT_DIR]}
 node_version=22.23.5
-out=${2:-$repo/core/data/pi-$pi_version}
+out=${2:-$repo/pi/data/pi-$pi_version}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 

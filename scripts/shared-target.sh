@@ -46,7 +46,7 @@ claim_shared_target() {
     for triple in "$target/fuzz"/*-*-*/; do
       [[ -d $triple ]] || continue
       cargo clean -q --manifest-path "$repo/fuzz/Cargo.toml" --target-dir "$target/fuzz" \
-        --target "$(basename "$triple")" --release -p ctxlens-assembly -p ctxlens -p ctxlens-fuzz 2>/dev/null || true
+        --target "$(basename "$triple")" --release -p ctxlens-js -p ctxlens-pi -p ctxlens-assembly -p ctxlens -p ctxlens-fuzz 2>/dev/null || true
     done
   fi
   printf '%s\n' "$repo" >"$stamp"

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 fn catalog(version: &str) -> Vec<(String, String)> {
     let path = format!(
-        "{}/../core/data/pi-{version}/models.json",
+        "{}/../pi/data/pi-{version}/models.json",
         env!("CARGO_MANIFEST_DIR")
     );
     let text = std::fs::read_to_string(path).unwrap();

@@ -1,14 +1,15 @@
 //! ctxlens-assembly: rebuilds, offline and byte for byte, the HTTP request that the pi coding
-//! agent (0.85.1 to 1.6.0) sends to an LLM, and records how it was assembled. The lower layer of
-//! ctxlens: JS semantics, pi's releases and the assembly; the analysis (crate `ctxlens`) is built
-//! on it and this crate never imports it.
+//! agent (0.85.1 to 1.6.0) sends to an LLM, and records how it was assembled. The assembly layer
+//! of ctxlens, on JS semantics (crate `ctxlens-js`, here `js`) and pi's releases (`ctxlens-pi`,
+//! here `pi` and `api`); the analysis (crate `ctxlens`) is built on it and this crate never
+//! imports it.
 //!
 //! The one entry point is [`assemble`]: plain data in ([`Inputs`]: the session text, a virtual
 //! file tree, flags, environment, the time), one [`Assembly`] out (body bytes, URL, headers,
 //! the stage-by-stage trace, the spans of the body — which source each byte came from — and
 //! diagnostics). Nothing here touches a filesystem, a clock, the network or the DOM.
 
-pub mod api;
+pub use ctxlens_pi::api;
 pub mod args;
 pub mod assemble;
 pub mod calls;
@@ -19,7 +20,7 @@ pub mod headers;
 pub mod ignore;
 pub mod inputs;
 pub mod install;
-pub mod js;
+pub use ctxlens_js as js;
 pub mod messages;
 pub mod model;
 pub mod packages;

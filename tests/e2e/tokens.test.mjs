@@ -152,7 +152,7 @@ test("an OpenAI model: the o200k_base vocabulary loads with progress, alone, and
   assert.equal(num(await page.getByTestId("overview-tokens").textContent()), total);
   // The model's window and pi's compaction threshold (the window − reserveTokens, the release's
   // default: no settings in this case).
-  const reserve = JSON.parse(fs.readFileSync(path.join(repo, "core/data/pi-0.85.1/defaults.json"), "utf8")).compaction.reserveTokens;
+  const reserve = JSON.parse(fs.readFileSync(path.join(repo, "pi/data/pi-0.85.1/defaults.json"), "utf8")).compaction.reserveTokens;
   const report = JSON.parse(execFileSync(path.join(repo, "target/debug/ctxlens"), ["report", "--case", path.join(repo, "tests/conformance", OPENAI)], { maxBuffer: 1 << 28, stdio: ["ignore", "pipe", "ignore"] }).toString("utf8"));
   const window = report.model.contextWindow;
   const threshold = window - reserve;

@@ -130,8 +130,8 @@ function checkApp(name, { out, seen, errors, origin }) {
   assert.equal(out.demo, fs.readFileSync(path.join(repo, "www/demo/expected/request-1.json"), "utf8"), `${name}: the demo's body`);
   assert.equal(out.case160Pi, "1.6.0");
   assert.equal(out.case160, fs.readFileSync(path.join(repo, CASE_160, "expected/request-1.json"), "utf8"), `${name}: ${CASE_160}'s body`);
-  // Every release the package ships a data folder for (core/data/pi-*).
-  assert.equal(out.releases, fs.readdirSync(path.join(repo, "core/data")).filter((d) => d.startsWith("pi-")).length);
+  // Every release the package ships a data folder for (pi/data/pi-*).
+  assert.equal(out.releases, fs.readdirSync(path.join(repo, "pi/data")).filter((d) => d.startsWith("pi-")).length);
   assert.equal(out.tokensBefore.vocabulary, "o200k_base");
   assert.equal(out.tokensBefore.counted, false);
   assert.match(out.tokensBefore.note, /`await loadVocabulary\("o200k_base"\)` \(from "ctxlens"\)/);

@@ -77,9 +77,9 @@ test("the package ships the visualizer (app/) and nothing of the docs page or th
   for (const f of ["docs.html", "docs.css", "ctxlens", "demo"]) assert.ok(!files.includes(f), `app/${f} is not: ${files.join(", ")}`);
   // The vocabularies are in the package once (tokenizers/), not in app/ too: `open` serves them.
   assert.ok(!files.includes("tokenizers"), `app/tokenizers is not: ${files.join(", ")}`);
-  for (const v of fs.readdirSync(path.join(repo, "core/data")).filter((d) => d.startsWith("pi-"))) {
-    for (const f of fs.readdirSync(path.join(repo, "core/data", v))) {
-      assert.deepEqual(fs.readFileSync(path.join(app, "pi-data", v, f)), fs.readFileSync(path.join(repo, "core/data", v, f)), `app/pi-data/${v}/${f}`);
+  for (const v of fs.readdirSync(path.join(repo, "pi/data")).filter((d) => d.startsWith("pi-"))) {
+    for (const f of fs.readdirSync(path.join(repo, "pi/data", v))) {
+      assert.deepEqual(fs.readFileSync(path.join(app, "pi-data", v, f)), fs.readFileSync(path.join(repo, "pi/data", v, f)), `app/pi-data/${v}/${f}`);
     }
   }
 });

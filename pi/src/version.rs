@@ -4,7 +4,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// A release of the pi coding agent (`@earendil-works/pi-coding-agent` on npm) whose requests
-/// ctxlens rebuilds. Each has its data folder (`core/data/pi-<version>/`) and its [`Rules`].
+/// ctxlens rebuilds. Each has its data folder (`pi/data/pi-<version>/`) and its [`Rules`].
 ///
 /// Code never compares versions: it asks the version's rules (`pi.rules.x`), which
 /// [`PiVersion::rules`] derives in one place.

@@ -1,9 +1,9 @@
-//! `data/rule-docs.json` is the version table's docs (the doc comments of `src/pi/rules.rs`, which
+//! `data/rule-docs.json` is the version table's docs (the doc comments of `src/rules.rs`, which
 //! `build.rs` compiles in with `embedded-data`), for the builds without them: the app's worker
 //! fetches the file for the upgrade comparison. This test keeps the file current
 //! (`UPDATE_EXPECT=1` rewrites it) and checks that it reads back as the same docs.
 
-use ctxlens_assembly::pi::{parse_rule_docs, rule_doc, rule_docs_json, RULE_DOCS};
+use ctxlens_pi::{parse_rule_docs, rule_doc, rule_docs_json, RULE_DOCS};
 
 #[test]
 fn rule_docs_json_is_the_version_tables_docs() {
@@ -20,7 +20,7 @@ fn rule_docs_json_is_the_version_tables_docs() {
     let got = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         got == want,
-        "core/data/rule-docs.json is not the version table's docs: rerun with UPDATE_EXPECT=1"
+        "pi/data/rule-docs.json is not the version table's docs: rerun with UPDATE_EXPECT=1"
     );
     let read = parse_rule_docs(&got).unwrap();
     assert_eq!(read.len(), RULE_DOCS.len());

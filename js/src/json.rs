@@ -12,7 +12,7 @@ use super::{Object, Str, Value};
 /// built: V8's `JSON.parse` has no depth limit, so no line is refused for its depth, and every
 /// value ctxlens builds can be walked, copied and dropped by recursive code without risking the
 /// stack. pi itself cannot send anything this deep (V8's `structuredClone` and `JSON.stringify`
-/// recurse and give up far earlier: see [`crate::pi::Rules::max_message_depth`]).
+/// recurse and give up far earlier: see `Rules::max_message_depth` in ctxlens-pi).
 pub const MAX_BUILT_DEPTH: usize = 2048;
 
 /// Why `JSON.parse` failed, and where (a byte offset into the text).
@@ -487,7 +487,7 @@ fn str_json_len(s: &Str) -> usize {
 
 /// Appends `JSON.stringify(s)`; a plain string is copied as it is.
 #[inline]
-pub(crate) fn write_str(s: &Str, out: &mut String) {
+pub fn write_str(s: &Str, out: &mut String) {
     if s.is_plain() {
         out.push('"');
         out.push_str(s);
@@ -507,7 +507,7 @@ fn push_code_unit(out: &mut String, cu: u16) {
 
 /// The byte length of `JSON.stringify(v)`, so the text is written into a string of its exact
 /// size (a large body grown by doubling would hold up to twice its size, and copy itself).
-pub(crate) fn compact_len(v: &Value) -> usize {
+pub fn compact_len(v: &Value) -> usize {
     match v {
         Value::Null | Value::Bool(true) => 4,
         Value::Bool(false) => 5,
@@ -530,7 +530,7 @@ pub(crate) fn compact_len(v: &Value) -> usize {
     }
 }
 
-pub(crate) fn write_compact(v: &Value, out: &mut String) {
+pub fn write_compact(v: &Value, out: &mut String) {
     match v {
         Value::Null => out.push_str("null"),
         Value::Bool(true) => out.push_str("true"),

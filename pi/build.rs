@@ -1,5 +1,5 @@
 //! Generates the version table's documentation as data (`OUT_DIR/rule_docs.rs`): each switch of
-//! `src/pi/rules.rs` by its path (`transcript`, `anthropic.mid_convo_system_messages`) with its
+//! `src/rules.rs` by its path (`transcript`, `anthropic.mid_convo_system_messages`) with its
 //! doc comment, which names the release that began it and the cases that prove it. The upgrade
 //! comparison shows it beside each switch that differs between two releases.
 
@@ -9,9 +9,9 @@ use std::fmt::Write;
 type Field = (String, String, String);
 
 fn main() {
-    let src = "src/pi/rules.rs";
+    let src = "src/rules.rs";
     println!("cargo:rerun-if-changed={src}");
-    let text = std::fs::read_to_string(src).expect("src/pi/rules.rs");
+    let text = std::fs::read_to_string(src).expect("src/rules.rs");
     // struct name → [(field, type, doc)]
     let mut structs: Vec<(String, Vec<Field>)> = Vec::new();
     let mut current: Option<usize> = None;

@@ -1,7 +1,7 @@
 //! pi's literal facts for one release: built-in tool definitions, system-prompt pieces, the
 //! strings pi inserts into bodies, defaults, the built-in model catalog, the SDK versions its
 //! requests reveal and where its rules live in its code. `scripts/extract-pi-data.sh VERSION`
-//! generates them from the release's npm package into `core/data/pi-<version>/`.
+//! generates them from the release's npm package into `pi/data/pi-<version>/`.
 //!
 //! With the `embedded-data` feature (on by default: the CLI and the tests) every release's folder
 //! is compiled in and parsed on first use. Without it (the wasm builds, which load each release's
@@ -327,35 +327,35 @@ mod embedded {
             &[
                 (
                     "manifest.json",
-                    include_str!(concat!("../../data/pi-", $v, "/manifest.json")),
+                    include_str!(concat!("../data/pi-", $v, "/manifest.json")),
                 ),
                 (
                     "tools.json",
-                    include_str!(concat!("../../data/pi-", $v, "/tools.json")),
+                    include_str!(concat!("../data/pi-", $v, "/tools.json")),
                 ),
                 (
                     "prompt.json",
-                    include_str!(concat!("../../data/pi-", $v, "/prompt.json")),
+                    include_str!(concat!("../data/pi-", $v, "/prompt.json")),
                 ),
                 (
                     "strings.json",
-                    include_str!(concat!("../../data/pi-", $v, "/strings.json")),
+                    include_str!(concat!("../data/pi-", $v, "/strings.json")),
                 ),
                 (
                     "defaults.json",
-                    include_str!(concat!("../../data/pi-", $v, "/defaults.json")),
+                    include_str!(concat!("../data/pi-", $v, "/defaults.json")),
                 ),
                 (
                     "models.json",
-                    include_str!(concat!("../../data/pi-", $v, "/models.json")),
+                    include_str!(concat!("../data/pi-", $v, "/models.json")),
                 ),
                 (
                     "sdks.json",
-                    include_str!(concat!("../../data/pi-", $v, "/sdks.json")),
+                    include_str!(concat!("../data/pi-", $v, "/sdks.json")),
                 ),
                 (
                     "sources.json",
-                    include_str!(concat!("../../data/pi-", $v, "/sources.json")),
+                    include_str!(concat!("../data/pi-", $v, "/sources.json")),
                 ),
             ]
         };

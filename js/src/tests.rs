@@ -91,7 +91,7 @@ fn utf16_len_counts_as_js_does_at_every_offset() {
                 let s = format!("{}{odd}{}", "a".repeat(at), "b".repeat(len - at));
                 let expected: usize = s
                     .chars()
-                    .map(|c| match crate::js::string::is_lone_surrogate_char(c) {
+                    .map(|c| match crate::string::is_lone_surrogate_char(c) {
                         Some(_) => 1,
                         None => c.len_utf16(),
                     })

@@ -18,7 +18,7 @@ use crate::js::{self, Object, Value};
 pub const MARKS: [&str; 4] = ["preamble", "docsPrefix", "toolsTail", "docsTail"];
 
 /// The compiled-in fingerprints of every supported release.
-pub const FINGERPRINTS_JSON: &str = include_str!("../../data/release-fingerprints.json");
+pub const FINGERPRINTS_JSON: &str = include_str!("../data/release-fingerprints.json");
 
 /// One release's fingerprints.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -99,7 +99,7 @@ pub fn to_json(all: &[(PiVersion, Fingerprints)]) -> Value {
         );
     }
     Object::new()
-        .with("about", "What tells each supported pi release's session from another's: the section texts that mark it and a digest (pi's shortHash of description NUL parameters JSON) of each built-in tool's declaration. Made from each release's data (core/src/pi/fingerprints.rs); UPDATE_EXPECT=1 cargo test -p ctxlens-assembly fingerprints rewrites it.")
+        .with("about", "What tells each supported pi release's session from another's: the section texts that mark it and a digest (pi's shortHash of description NUL parameters JSON) of each built-in tool's declaration. Made from each release's data (pi/src/fingerprints.rs); UPDATE_EXPECT=1 cargo test -p ctxlens-pi fingerprints rewrites it.")
         .with("releases", releases)
         .into()
 }
@@ -162,7 +162,7 @@ mod tests {
             std::fs::write(path, &want).expect("write the fingerprints");
             return;
         }
-        assert_eq!(FINGERPRINTS_JSON, want, "data/release-fingerprints.json is stale: UPDATE_EXPECT=1 cargo test -p ctxlens-assembly fingerprints");
+        assert_eq!(FINGERPRINTS_JSON, want, "data/release-fingerprints.json is stale: UPDATE_EXPECT=1 cargo test -p ctxlens-pi fingerprints");
         for (v, f) in &all {
             assert_eq!(get(*v), Some(f), "pi {v}");
             assert!(!f.tools.is_empty() && !f.marks.is_empty(), "pi {v}");

@@ -15,7 +15,7 @@ pub struct Release {
 }
 
 #[cfg(feature = "embedded-data")]
-const JSON: Option<&str> = Some(include_str!("../../data/changelog.json"));
+const JSON: Option<&str> = Some(include_str!("../data/changelog.json"));
 #[cfg(not(feature = "embedded-data"))]
 const JSON: Option<&str> = None;
 
