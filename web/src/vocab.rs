@@ -7,6 +7,16 @@
 //! `ctx_count(ptr, len) -> tokens` of the UTF-8 text at `ptr` (`0xFFFFFFFF` when it is not
 //! UTF-8), `ctx_name(out, cap) -> len` (the vocabulary's name, written at `out`).
 //! [`Counter`] is the core's [`TokenCounter`] over those exports.
+//!
+//! A module remembers the count of every text it counted (by a hash of the text and its
+//! length): the same texts recur in every protocol's request, in a what-if's and in the calls
+//! rebuilt, and are counted once. [`Recorder`] is the counter that only looks there and lists
+//! what is not yet counted, so the worker can count those in slices of time
+//! (`worker::count_missing`) and answer the page between them.
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::hash::{Hash, Hasher};
 
 use ctxlens::tokens::{TokenCounter, TokenizerInfo};
 use js_sys::{Function, Object, Promise, Reflect, Uint8Array, WebAssembly};
@@ -70,6 +80,20 @@ pub struct VocabModule {
     alloc: Function,
     free: Function,
     count: Function,
+    /// Counts already made: a text's key ([`key`]) → its tokens.
+    memo: RefCell<HashMap<Key, u32>>,
+}
+
+/// A text as the memo knows it: a 64-bit hash of its bytes and its length.
+type Key = (u64, usize);
+
+/// The memo holds at most this many counts (then it starts again: a bound on its memory).
+const MEMO_ENTRIES: usize = 1 << 21;
+
+fn key(text: &str) -> Key {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut h);
+    (h.finish(), text.len())
 }
 
 impl VocabModule {
@@ -175,6 +199,7 @@ impl VocabModule {
             alloc: method(&exports, "ctx_alloc").map_err(missing)?,
             free: method(&exports, "ctx_free").map_err(missing)?,
             count: method(&exports, "ctx_count").map_err(missing)?,
+            memo: RefCell::new(HashMap::new()),
         };
         let theirs = m.own_name(&method(&exports, "ctx_name").map_err(missing)?)?;
         if theirs != name {
@@ -240,8 +265,28 @@ impl VocabModule {
         Err("its name does not fit".into())
     }
 
-    /// The tokens of one text, encoded on its own.
+    /// The tokens of one text, encoded on its own: remembered, or counted now and remembered.
     pub fn count_one(&self, text: &str) -> Result<usize, String> {
+        let k = key(text);
+        if let Some(n) = self.memo.borrow().get(&k) {
+            return Ok(*n as usize);
+        }
+        let n = self.encode_count(text)?;
+        let mut memo = self.memo.borrow_mut();
+        if memo.len() >= MEMO_ENTRIES {
+            memo.clear();
+        }
+        memo.insert(k, n as u32);
+        Ok(n)
+    }
+
+    /// The count of `text` when it was counted before.
+    pub fn remembered(&self, text: &str) -> Option<usize> {
+        self.memo.borrow().get(&key(text)).map(|n| *n as usize)
+    }
+
+    /// The tokens of one text, encoded on its own by the module.
+    fn encode_count(&self, text: &str) -> Result<usize, String> {
         if text.is_empty() {
             return Ok(0);
         }
@@ -309,23 +354,76 @@ impl TokenCounter for Counter<'_> {
 
     fn count(&mut self, texts: &[&str]) -> Result<Vec<usize>, String> {
         let total: usize = texts.iter().map(|t| t.len()).sum::<usize>().max(1);
+        let mut seen = 0usize;
         let mut done = 0usize;
         let start = js_sys::Date::now();
         let mut last = start;
         let mut out = Vec::with_capacity(texts.len());
         for t in texts {
+            seen += t.len();
+            // What was counted before is not counted again, nor in the figures of this count.
+            if let Some(n) = self.module.remembered(t) {
+                out.push(n);
+                continue;
+            }
             let n = self.module.count_one(t)?;
             out.push(n);
             self.tokens += n;
             done += t.len();
             let now = js_sys::Date::now();
             if now - last > 100.0 {
-                (self.progress)(done as f64 / total as f64);
+                (self.progress)(seen as f64 / total as f64);
                 last = now;
             }
         }
         self.bytes += done;
         self.spent_ms += js_sys::Date::now() - start;
         Ok(out)
+    }
+}
+
+/// A [`TokenCounter`] that counts nothing: it answers what `module` remembers (0 for the rest)
+/// and lists the texts it does not know, once each, for the worker to count in slices of time.
+/// A pass with it and then one with [`Counter`] give the same result as one with the counter.
+pub struct Recorder<'a> {
+    pub module: &'a VocabModule,
+    pub exact: bool,
+    /// The texts not yet counted, in the order they were asked for.
+    pub missing: Vec<String>,
+    seen: HashSet<Key>,
+}
+
+impl<'a> Recorder<'a> {
+    pub fn new(module: &'a VocabModule, exact: bool) -> Recorder<'a> {
+        Recorder {
+            module,
+            exact,
+            missing: Vec::new(),
+            seen: HashSet::new(),
+        }
+    }
+}
+
+impl TokenCounter for Recorder<'_> {
+    fn info(&self) -> TokenizerInfo {
+        TokenizerInfo {
+            name: self.module.name.clone(),
+            exact: self.exact,
+        }
+    }
+
+    fn count(&mut self, texts: &[&str]) -> Result<Vec<usize>, String> {
+        Ok(texts
+            .iter()
+            .map(|t| match self.module.remembered(t) {
+                Some(n) => n,
+                None => {
+                    if !t.is_empty() && self.seen.insert(key(t)) {
+                        self.missing.push(t.to_string());
+                    }
+                    0
+                }
+            })
+            .collect())
     }
 }

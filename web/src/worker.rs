@@ -34,10 +34,16 @@
 //! (`ctxlens::tokens::vocabulary_of`), fetches that vocabulary's wasm module the first time
 //! ([`crate::vocab`]: only that one, once per worker), and answers
 //! `ctxlens::report::stats::to_json(compute_with_tokens(…))`. An assembly asked for without
-//! tokens does none of this.
+//! tokens does none of this. The vocabulary remembers every text it counted, so what a `tokens`
+//! message needs that it has not counted is counted first, in slices of time (the newest
+//! message's first), with the page's other messages — a protocol switch, a what-if — answered
+//! between them; the statistics are then made from what it remembers.
+//!
+//! A report whose body is over [`PROVENANCE_BODY_BYTES`] (or has over [`PROVENANCE_INLINE`]
+//! sources) leaves its provenance here; it is indexed in a task after the report is sent.
 //!
 //! Each pi release's data (strings, tool definitions, catalog: `pi-data/pi-<version>/`, copied
-//! from core/data by Trunk) is fetched the first time a message needs that release; the
+//! from pi/data by Trunk) is fetched the first time a message needs that release; the
 //! message is then handled as if it had just come.
 //!
 //! An `upgrade` assembles the scenario's inputs again with `Inputs::pi` set to the release asked
@@ -99,6 +105,30 @@ use crate::wire::{
 
 /// Reports with more provenance entries than this leave it in the worker (path by path on demand).
 pub const PROVENANCE_INLINE: usize = 2_000;
+
+/// Reports of a body larger than this leave the provenance in the worker without counting it.
+pub const PROVENANCE_BODY_BYTES: usize = 1 << 20;
+
+/// The sources of a report's body that the worker keeps (path by path on demand): the assembly
+/// until they are indexed — in a task after the report is sent, or when first asked for.
+enum Origins {
+    Pending(Rc<Assembly>),
+    Ready(Rc<crate::views::OriginIndex>),
+}
+
+impl Origins {
+    fn index(o: &RefCell<Origins>) -> Rc<crate::views::OriginIndex> {
+        let mut o = o.borrow_mut();
+        let index = match &*o {
+            Origins::Ready(index) => return index.clone(),
+            Origins::Pending(a) => Rc::new(crate::views::OriginIndex::new(
+                a.provenance_shared().clone(),
+            )),
+        };
+        *o = Origins::Ready(index.clone());
+        index
+    }
+}
 
 /// The worker keeps the assemblies of the current scenario up to about this many bytes (its
 /// session and body, for each), for `compare`; larger ones are not kept.
@@ -702,6 +732,14 @@ pub(crate) async fn yield_to_page() {
     ch.port1().set_onmessage(None);
 }
 
+/// A task that resumes after `ms` (a timer: nothing runs meanwhile on its account).
+async fn sleep(scope: &web_sys::DedicatedWorkerGlobalScope, ms: i32) {
+    let p = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = scope.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(p).await;
+}
+
 pub(crate) fn now_ms() -> f64 {
     js_sys::global()
         .dyn_into::<web_sys::Window>()
@@ -981,7 +1019,7 @@ struct Loaded {
     files: CaseFiles,
     opts: LayOptions,
     /// The provenance of this scenario's reports that left it out, by api (the last few).
-    provenance: Vec<(String, Rc<crate::views::OriginIndex>)>,
+    provenance: Vec<(String, RefCell<Origins>)>,
     /// This scenario's inputs laid out once (under the model's own protocol), with the notes of
     /// reading the case; made on first use.
     base: std::cell::OnceCell<(ctxlens::Inputs, Vec<ctxlens::Diagnostic>)>,
@@ -1810,6 +1848,30 @@ fn handle_tokens(
         }
         Vocabulary::Unknown { .. } => Ok(None),
     };
+    let calls = if get(&data, "calls").as_bool() == Some(false) {
+        ctxlens::tokens::Calls::ForEstimate
+    } else {
+        ctxlens::tokens::Calls::Always
+    };
+    // The texts the vocabulary has not counted yet are counted first, in slices of time, so a
+    // protocol switch or a what-if is answered meanwhile; then the statistics are made from
+    // what the vocabulary remembers. A message counted that way once is answered at once.
+    if let (Ok(Some((m, exact))), false) = (&module, get(&data, "counted").is_truthy()) {
+        let mut recorder = crate::vocab::Recorder::new(m, *exact);
+        let _ = ctxlens::tokens::count(&inputs, &assembly, Ok(Some(&mut recorder)), calls, None);
+        if !recorder.missing.is_empty() {
+            let (scope, loaded, module) = (scope.clone(), loaded.clone(), m.clone());
+            wasm_bindgen_futures::spawn_local(count_missing(
+                scope,
+                loaded,
+                module,
+                recorder.missing,
+                vocabulary,
+                data,
+            ));
+            return;
+        }
+    }
     let start = js_sys::Date::now();
     let progress = |done: f64| {
         post_tokens(scope, gen, &api, "counting", Some(&vocabulary), |m| {
@@ -1831,17 +1893,7 @@ fn handle_tokens(
     };
     // Counted with the vocabulary, or estimated from the session's usage (Claude), and the
     // calls with usage rebuilt against it: the CLI's `stats` does the same.
-    let Some(counted) = ctxlens::tokens::count(
-        &inputs,
-        &assembly,
-        counter_arg,
-        if get(&data, "calls").as_bool() == Some(false) {
-            ctxlens::tokens::Calls::ForEstimate
-        } else {
-            ctxlens::tokens::Calls::Always
-        },
-        None,
-    ) else {
+    let Some(counted) = ctxlens::tokens::count(&inputs, &assembly, counter_arg, calls, None) else {
         return nothing("no request was assembled");
     };
     let stats = ctxlens::report::stats::to_json(&counted.stats);
@@ -1881,13 +1933,108 @@ fn handle_tokens(
         set(m, "notes", notes.to_json().as_str());
         set(m, "error", load_error.as_deref().unwrap_or(""));
         set(m, "ms", js_sys::Date::now() - start);
-        // The vocabulary's own work (for tokens per second): time in `count`, bytes, tokens.
+        // The vocabulary's own work (for tokens per second): time in `count`, bytes, tokens,
+        // with what `count_missing` counted before.
         if let Some(c) = &counter {
-            set(m, "countMs", c.spent_ms);
-            set(m, "countBytes", c.bytes as f64);
-            set(m, "countTokens", c.tokens as f64);
+            let before = |k: &str| get(&data, k).as_f64().unwrap_or(0.0);
+            set(m, "countMs", c.spent_ms + before("countMs"));
+            set(m, "countBytes", c.bytes as f64 + before("countBytes"));
+            set(m, "countTokens", c.tokens as f64 + before("countTokens"));
         }
     })
+}
+
+/// Counts `missing` (the texts a `tokens` message needs that `module` has not counted) in slices
+/// of about [`COUNT_SLICE_MS`], answering the page's other messages between them, then handles
+/// the message again (marked `counted`: its statistics are then made at once from what the
+/// module remembers, with the time and size of this count). A new scenario drops it.
+async fn count_missing(
+    scope: web_sys::DedicatedWorkerGlobalScope,
+    loaded: Rc<RefCell<Option<Loaded>>>,
+    module: Rc<crate::vocab::VocabModule>,
+    missing: Vec<String>,
+    vocabulary: Vocabulary,
+    data: JsValue,
+) {
+    let gen = get(&data, "gen").as_f64().unwrap_or(0.0) as u64;
+    let api = get(&data, "api").as_string().unwrap_or_default();
+    let total: usize = missing.iter().map(String::len).sum::<usize>().max(1);
+    let (mut done, mut ms, mut tokens) = (0usize, 0.0, 0usize);
+    let current = || loaded.borrow().as_ref().is_some_and(|l| l.gen == gen);
+    let mut error = None;
+    let mut texts = missing.iter();
+    // The newest count goes first (the protocol or what-if on screen); an older one waits.
+    let me = COUNTS.with(|c| {
+        let mut c = c.borrow_mut();
+        let me = c.last().map_or(0, |n| n + 1);
+        c.push(me);
+        me
+    });
+    let _done = Finish(me);
+    'slices: loop {
+        while COUNTS.with(|c| c.borrow().last() != Some(&me)) {
+            sleep(&scope, COUNT_SLICE_MS as i32).await;
+            if !current() {
+                return;
+            }
+        }
+        post_tokens(&scope, gen, &api, "counting", Some(&vocabulary), |m| {
+            set(m, "done", done as f64 / total as f64)
+        });
+        let start = js_sys::Date::now();
+        while js_sys::Date::now() - start < COUNT_SLICE_MS {
+            let Some(t) = texts.next() else {
+                ms += js_sys::Date::now() - start;
+                break 'slices;
+            };
+            // Another message's count may have counted it meanwhile.
+            if module.remembered(t).is_none() {
+                match module.count_one(t) {
+                    Ok(n) => tokens += n,
+                    Err(e) => {
+                        error = Some(e);
+                        break 'slices;
+                    }
+                }
+            }
+            done += t.len();
+        }
+        ms += js_sys::Date::now() - start;
+        yield_to_page().await;
+        if !current() {
+            return;
+        }
+    }
+    if !current() {
+        return;
+    }
+    // A text the vocabulary could not count: the message is handled as before, and the counter
+    // says why.
+    let again = js_sys::Object::from(data);
+    set(&again, "counted", true);
+    if error.is_none() {
+        set(&again, "countMs", ms);
+        set(&again, "countBytes", done as f64);
+        set(&again, "countTokens", tokens as f64);
+    }
+    handle(&scope, &loaded, again.into());
+}
+
+/// How long [`count_missing`] counts before it lets the page's other messages in.
+const COUNT_SLICE_MS: f64 = 40.0;
+
+thread_local! {
+    /// The [`count_missing`] jobs under way, oldest first: only the last counts.
+    static COUNTS: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Takes a [`count_missing`] job off `COUNTS` however it ends.
+struct Finish(u64);
+
+impl Drop for Finish {
+    fn drop(&mut self) {
+        COUNTS.with(|c| c.borrow_mut().retain(|n| *n != self.0));
+    }
 }
 
 /// Fetches vocabulary `name`'s module (once: later messages wait for the same fetch), saying
@@ -2028,7 +2175,13 @@ fn handle(
             p(gen, api, "writing the report", 0.45);
             // A large provenance stays here, indexed by path; the page asks for the paths it
             // shows (no JSON of every origin made for it).
-            let in_worker = assembly.provenance().len() > PROVENANCE_INLINE;
+            // (A body over PROVENANCE_BODY_BYTES has its sources answered path by path without
+            // counting them first: they are found after the report is sent.)
+            let in_worker = assembly
+                .request
+                .as_ref()
+                .is_some_and(|r| r.body.len() > PROVENANCE_BODY_BYTES)
+                || assembly.provenance().len() > PROVENANCE_INLINE;
             // The session, its calls and its usage timeline are the same under every protocol:
             // when the page holds another report of this scenario it takes them from that one.
             let shared_from = get(&data, "sharedFrom").as_string();
@@ -2056,12 +2209,21 @@ fn handle(
                 .and_then(|r| take(r, "body"));
             let body = body.as_ref().and_then(Value::as_str);
             if in_worker {
-                let index = crate::views::OriginIndex::new(assembly.provenance_shared().clone());
                 l.provenance.retain(|(a, _)| *a != key);
-                l.provenance.push((key.clone(), Rc::new(index)));
+                l.provenance
+                    .push((key.clone(), RefCell::new(Origins::Pending(assembly.clone()))));
                 if l.provenance.len() > 3 {
                     l.provenance.remove(0);
                 }
+                let (loaded, key) = (loaded.clone(), key.clone());
+                gloo_timers::callback::Timeout::new(0, move || {
+                    if let Some(l) = loaded.borrow().as_ref().filter(|l| l.gen == gen) {
+                        if let Some((_, o)) = l.provenance.iter().find(|(a, _)| *a == key) {
+                            Origins::index(o);
+                        }
+                    }
+                })
+                .forget();
             }
             let parts = split(&report, PART_BYTES);
             p(gen, api, "sending the report", 0.72);
@@ -2119,7 +2281,7 @@ fn handle(
                 .as_ref()
                 .filter(|l| l.gen == gen)
                 .and_then(|l| l.provenance.iter().find(|(a, _)| *a == api))
-                .map(|(_, m)| m.clone());
+                .map(|(_, o)| Origins::index(o));
             let answer = match map {
                 Some(map) => crate::views::prov_answer(&path, &*map),
                 None => Object::new().with("error", "The worker no longer holds this assembly's sources (it was restarted or moved on): drop or open the files again.").into(),
