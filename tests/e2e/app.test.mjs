@@ -619,6 +619,31 @@ test("a 200 MB session loads with progress within its memory bound", async () =>
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+// The worker counts a request's tokens in slices of time: a protocol switch made while it counts
+// is answered before the count ends (the count goes on after it), and the newer protocol's count
+// goes first. Order, not time: the first protocol's tokens are still being counted when the second
+// protocol's request is on screen.
+test("a protocol switch is answered while the worker counts the tokens of the request on screen", async () => {
+  const { page, errors, context } = await openApp("#view=overview");
+  const { dir, files } = largeSession(10, "ctxlens-switch-count");
+  await page.getByTestId("file-input").setInputFiles(files);
+  await until(page, () => document.querySelector(".scenario")?.textContent === "ctxlens-switch-count.jsonl" && document.querySelector('.view-area[data-state="ready"]'), undefined, 120000);
+  await until(page, () => document.querySelector('[data-testid="tokens-note"]')?.dataset.state === "counting", undefined, 120000);
+  await page.getByTestId("protocol-anthropic-messages").click();
+  await until(page, () => document.querySelector('.view-area[data-api="anthropic-messages"][data-state="ready"]'), undefined, 120000);
+  await page.getByTestId("protocol-openai-completions").click();
+  await until(page, () => document.querySelector('.view-area[data-api="openai-completions"][data-state="ready"]'), undefined, 120000);
+  const state = await page.getByTestId("tokens-note").getAttribute("data-state");
+  assert.ok(["counting", "loading"].includes(state), `OpenAI Chat's tokens were still being counted when Anthropic's request came (${state})`);
+  // The count then ends, with the tokens of both.
+  await until(page, () => document.querySelector('[data-testid="tokens-note"]')?.dataset.state === "ready", undefined, 300000);
+  await page.getByTestId("protocol-anthropic-messages").click();
+  await until(page, () => document.querySelector('.view-area[data-api="anthropic-messages"][data-state="ready"]') && document.querySelector('[data-testid="tokens-note"]')?.dataset.state === "ready", undefined, 300000);
+  assert.deepEqual(errors, []);
+  await context.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
 // A large generated session (CTXLENS_E2E_LARGE=MB, e.g. 40): load time, responsiveness, memory.
 const largeMb = Number(process.env.CTXLENS_E2E_LARGE || 0);
 test(`a ${largeMb} MB session loads off the main thread`, { skip: !largeMb && "set CTXLENS_E2E_LARGE=40 to measure" }, async () => {
