@@ -7,6 +7,8 @@ use ctxlens::js::Value;
 use yew::prelude::*;
 
 use super::components::charts::{Column, Columns, Seg, StackedBar};
+use super::components::vlist::VList;
+use std::rc::Rc;
 use super::components::{color, pct, thousands};
 use super::tokens::{TokenNote, Tokens};
 use super::util::{arr, at, not_available, num, s, select};
@@ -16,9 +18,8 @@ use super::ViewProps;
 const MAX_COLUMNS: usize = 240;
 /// Rows of the call table.
 const MAX_ROWS: usize = 500;
-/// Up to this many calls, one chip each; past it, a number to type and the last calls' chips.
+/// Up to this many calls, one chip each; past it, a number to type and a scrolled list.
 const MAX_CHIPS: usize = 60;
-const LAST_CHIPS: usize = 12;
 
 fn truthy(v: &Value, k: &str) -> bool {
     v.get(k).and_then(Value::as_bool) == Some(true)
@@ -46,8 +47,6 @@ fn break_reason(b: &Value) -> String {
 #[function_component]
 pub fn UsageView(p: &ViewProps) -> Html {
     let show_calls = use_state(|| false);
-    // The page of the table of every call shown (MAX_ROWS calls a page).
-    let calls_page = use_state(|| 0usize);
     let r = &*p.report;
     let st = r.get("stats").cloned().unwrap_or_default();
     let sp = at(&st, &["systemPrompt", "chars"])
@@ -199,9 +198,20 @@ pub fn UsageView(p: &ViewProps) -> Html {
         })
         .collect();
     let read_share = num(&cache, "cacheReadShare");
-    let pages = timeline.len().div_ceil(MAX_ROWS).max(1);
-    let first_row = (*calls_page).min(pages - 1) * MAX_ROWS;
-    let last_row = (first_row + MAX_ROWS).min(timeline.len());
+    // The table of every call: only the rows in view are drawn.
+    let every_call_row = {
+        let rows: Rc<Vec<Value>> = Rc::new(timeline.to_vec());
+        Callback::from(move |i: usize| {
+            let t = &rows[i];
+            html! {
+                <div class={classes!("call-grid", (!truthy(t, "inContext")).then_some("muted"))} role="row" data-row={(i + 1).to_string()}>
+                    <span>{i + 1}</span><span>{num(t, "line")}</span><span class="mono">{s(t, "model")}</span>
+                    <span class="num">{thousands(num(t, "input"))}</span><span class="num">{thousands(num(t, "cacheRead"))}</span>
+                    <span class="num">{thousands(num(t, "cacheWrite"))}</span><span class="num">{thousands(num(t, "output"))}</span><span>{s(t, "stopReason")}</span>
+                </div>
+            }
+        })
+    };
     // The call picker: a column is a call (when every call has its own column), found in
     // `report.calls` by its session line.
     let lines: Vec<f64> = timeline.iter().map(|t| num(t, "line")).collect();
@@ -235,13 +245,24 @@ pub fn UsageView(p: &ViewProps) -> Html {
             let cb = p.on_call.clone();
             Callback::from(move |_: MouseEvent| cb.emit(None))
         };
-        // A long session: a number to type, and the last calls as chips (not thousands of them).
-        let shown = if calls.len() > MAX_CHIPS {
-            &calls[calls.len() - LAST_CHIPS..]
-        } else {
-            calls
+        let picked = |c: &Value| {
+            let k = num(c, "index") as usize;
+            p.call == Some(CallRef::Index(k))
+                || matches!(&p.call, Some(CallRef::Entry(id)) if c.get_str("entryId") == Some(id.as_str()))
         };
-        let by_number = (calls.len() > MAX_CHIPS).then(|| {
+        let title = |c: &Value| {
+            let u = c.get("usage").cloned().unwrap_or_default();
+            format!("call {} · line {} · {}/{} · reported: {} input, {} cache read, {} cache write, {} output", num(c, "index"), num(c, "line"), s(c, "provider"), s(c, "model"),
+                thousands(num(&u, "input")), thousands(num(&u, "cacheRead")), thousands(num(&u, "cacheWrite")), thousands(num(&u, "output")))
+        };
+        let on_call = p.on_call.clone();
+        let pick = move |k: usize| {
+            let cb = on_call.clone();
+            Callback::from(move |_: MouseEvent| cb.emit(Some(CallRef::Index(k))))
+        };
+        // A long session: every call in a scrolled list (only the rows in view are drawn), and a
+        // number to type; a short one, a chip each.
+        let list = if calls.len() > MAX_CHIPS {
             let last = calls.iter().map(|c| num(c, "index") as usize).max().unwrap_or(0);
             let cb = p.on_call.clone();
             let submit = Callback::from(move |e: SubmitEvent| {
@@ -258,34 +279,56 @@ pub fn UsageView(p: &ViewProps) -> Html {
                     cb.emit(Some(CallRef::Index(k)));
                 }
             });
+            let rows: Rc<Vec<(usize, bool, String, String)>> = Rc::new(calls.iter().map(|c| {
+                let u = c.get("usage").cloned().unwrap_or_default();
+                (num(c, "index") as usize, picked(c), title(c),
+                 format!("line {} · {} · {} in · {} cached · {} out", thousands(num(c, "line")), s(c, "model"),
+                    thousands(num(&u, "input")), thousands(num(&u, "cacheRead")), thousands(num(&u, "output"))))
+            }).collect());
+            let scroll_to = rows.iter().position(|r| r.1);
+            let render = {
+                let (rows, pick) = (rows.clone(), pick.clone());
+                Callback::from(move |i: usize| {
+                    let (k, on, title, line) = &rows[i];
+                    html! {
+                        <button class={classes!("call-row", on.then_some("on"))} aria-pressed={on.to_string()} data-testid={format!("call-pick-{k}")}
+                            title={title.clone()} onclick={pick(*k)}>
+                            <span class="k">{format!("call {k}")}</span><span class="muted small">{line.clone()}</span>
+                        </button>
+                    }
+                })
+            };
             html! {
-                <form class="call-number" data-testid="call-pick-number" onsubmit={submit}>
-                    <label>{"call "}<input name="call" type="number" min="1" max={last.to_string()} required=true /></label>
-                    <button class="button" type="submit">{"Rebuild"}</button>
-                    <span class="muted small">{format!(" of {}; the last {LAST_CHIPS}:", thousands(last as f64))}</span>
-                </form>
+                <>
+                    <form class="call-number" data-testid="call-pick-number" onsubmit={submit}>
+                        <label>{"call "}<input name="call" type="number" min="1" max={last.to_string()} required=true /></label>
+                        <button class="button" type="submit">{"Rebuild"}</button>
+                        <span class="muted small">{format!(" of {}, or choose it in the list", thousands(last as f64))}</span>
+                    </form>
+                    <VList count={rows.len()} render={render} testid="call-list" row_height={28.0} height={280.0} scroll_to={scroll_to} />
+                </>
             }
-        });
-        html! {
-            <div class="call-picker" data-testid="call-picker">
-                <h4>{format!("The session's calls · {}", calls.len())}<span class="muted small">{" · on the active branch; choose one to rebuild its request"}</span></h4>
-                { by_number.unwrap_or_default() }
+        } else {
+            html! {
                 <div class="buttons">
-                    <button class={classes!("chip", p.call.is_none().then_some("on"))} aria-pressed={p.call.is_none().to_string()} data-testid="call-next" onclick={next}>{"next request"}</button>
-                    { for shown.iter().map(|c| {
+                    { for calls.iter().map(|c| {
                         let k = num(c, "index") as usize;
-                        let cb = p.on_call.clone();
-                        let on = p.call == Some(CallRef::Index(k))
-                            || matches!(&p.call, Some(CallRef::Entry(id)) if c.get_str("entryId") == Some(id.as_str()));
-                        let u = c.get("usage").cloned().unwrap_or_default();
+                        let on = picked(c);
                         html! {
                             <button class={classes!("chip", on.then_some("on"))} aria-pressed={on.to_string()} data-testid={format!("call-pick-{k}")}
-                                title={format!("call {k} · line {} · {}/{} · reported: {} input, {} cache read, {} cache write, {} output", num(c, "line"), s(c, "provider"), s(c, "model"),
-                                    thousands(num(&u, "input")), thousands(num(&u, "cacheRead")), thousands(num(&u, "cacheWrite")), thousands(num(&u, "output")))}
-                                onclick={Callback::from(move |_: MouseEvent| cb.emit(Some(CallRef::Index(k))))}>{format!("call {k}")}</button>
+                                title={title(c)} onclick={pick(k)}>{format!("call {k}")}</button>
                         }
                     }) }
                 </div>
+            }
+        };
+        html! {
+            <div class="call-picker" data-testid="call-picker">
+                <h4>{format!("The session's calls · {}", calls.len())}<span class="muted small">{" · on the active branch; choose one to rebuild its request"}</span></h4>
+                <div class="buttons">
+                    <button class={classes!("chip", p.call.is_none().then_some("on"))} aria-pressed={p.call.is_none().to_string()} data-testid="call-next" onclick={next}>{"next request"}</button>
+                </div>
+                {list}
             </div>
         }
     };
@@ -334,29 +377,10 @@ pub fn UsageView(p: &ViewProps) -> Html {
             {prefix_bar}
             if !timeline.is_empty() {
                 <details class="calls" open={*show_calls} ontoggle={{ let s = show_calls.clone(); Callback::from(move |e: Event| s.set(super::components::dom::details_open(&e))) }}>
-                    <summary>{ if timeline.len() > MAX_ROWS { format!("Every call ({}, {MAX_ROWS} a page)", thousands(timeline.len() as f64)) } else { "Every call".to_string() } }</summary>
-                    if *show_calls && timeline.len() > MAX_ROWS {
-                        <div class="pager" data-testid="calls-pager">
-                            <button class="button" data-testid="calls-prev" disabled={first_row == 0}
-                                onclick={{ let pg = calls_page.clone(); Callback::from(move |_| pg.set(pg.saturating_sub(1))) }}>{format!("← previous {MAX_ROWS}")}</button>
-                            <span class="muted small" data-testid="calls-range">{format!("calls {}–{} of {}", thousands((first_row + 1) as f64), thousands(last_row as f64), thousands(timeline.len() as f64))}</span>
-                            <button class="button" data-testid="calls-next" disabled={last_row >= timeline.len()}
-                                onclick={{ let pg = calls_page.clone(); Callback::from(move |_| pg.set(*pg + 1)) }}>{format!("next {MAX_ROWS} →")}</button>
-                        </div>
-                    }
+                    <summary>{format!("Every call · {}", thousands(timeline.len() as f64))}</summary>
                     if *show_calls {
-                    <table class="calls-table" data-testid="every-call-table">
-                        <thead><tr><th>{"#"}</th><th>{"line"}</th><th>{"model"}</th><th class="num">{"input"}</th><th class="num">{"cache read"}</th><th class="num">{"cache write"}</th><th class="num">{"output"}</th><th>{"stop"}</th></tr></thead>
-                        <tbody>
-                        { for timeline.iter().enumerate().skip(first_row).take(MAX_ROWS).map(|(i, t)| html! {
-                            <tr class={classes!((!truthy(t, "inContext")).then_some("muted"))}>
-                                <td>{i + 1}</td><td>{num(t, "line")}</td><td class="mono">{s(t, "model")}</td>
-                                <td class="num">{thousands(num(t, "input"))}</td><td class="num">{thousands(num(t, "cacheRead"))}</td>
-                                <td class="num">{thousands(num(t, "cacheWrite"))}</td><td class="num">{thousands(num(t, "output"))}</td><td>{s(t, "stopReason")}</td>
-                            </tr>
-                        }) }
-                        </tbody>
-                    </table>
+                        <div class="call-grid head" role="row"><span>{"#"}</span><span>{"line"}</span><span>{"model"}</span><span class="num">{"input"}</span><span class="num">{"cache read"}</span><span class="num">{"cache write"}</span><span class="num">{"output"}</span><span>{"stop"}</span></div>
+                        <VList count={timeline.len()} render={every_call_row} testid="every-call-table" row_height={24.0} height={480.0} />
                     }
                 </details>
             }
