@@ -49,4 +49,3 @@ fn releases_have_their_own_data() {
         new.data.sdk_version("openai")
     );
 }
-

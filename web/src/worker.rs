@@ -1,7 +1,9 @@
 //! The Web Worker that runs the core off the page's thread, and the page's handle on it.
 //!
 //! Messages (plain JS objects; the report travels as JSON text in small parts, see
-//! [`crate::wire`], so the page parses it in short tasks):
+//! [`crate::wire`], so the page parses it in short tasks). Both ways they are types of this
+//! module: [`ToWorker`] (written by [`WorkerLink`], read by the worker's `handle`) and
+//! [`FromWorker`]; each has its wire form in one place (`to_js`, `from_js`).
 //!
 //! | page → worker | |
 //! |---|---|
@@ -12,7 +14,7 @@
 //! | `{type: "upgrade", gen, api, pi, tokens}` | what upgrading (or going back) to pi release `pi` does to protocol `api`'s request (the Protocols view); `tokens`: with tokens when the model's vocabulary is loaded |
 //! | `{type: "whatif", gen, seq, api, changes, tokens}` | protocol `api`'s request with `changes` made (the What-if view): the specs of `ctxlens whatif` (`tool:bash`, `skill:NAME`, `model=P/ID`, …, in order); `tokens` as for `upgrade`; `seq`: the page's number for it (the page has one what-if in the worker at a time: `app::reducer`) |
 //! | `{type: "catalog", pi}` | the model catalog of pi release `pi`, for the model picker |
-//! | `{type: "tokens", gen, api, calls}` | the statistics of protocol `api`'s assembly with tokens (see below; `calls: false`: the calls are rebuilt against their usage only for an estimate) |
+//! | `{type: "tokens", gen, api, calls, countMs?, countBytes?, countTokens?}` | the statistics of protocol `api`'s assembly with tokens (see below; `calls: false`: the calls are rebuilt against their usage only for an estimate; `count…`: what the worker counted first, when it handles the message again) |
 //!
 //! | worker → page | |
 //! |---|---|
@@ -159,6 +161,260 @@ fn strings_js(v: &[String]) -> js_sys::Array {
 
 pub(crate) fn opt_str(v: Option<&str>) -> JsValue {
     v.map(JsValue::from_str).unwrap_or(JsValue::NULL)
+}
+
+/// A message to the worker: what [`WorkerLink`] sends and the worker's `handle` reads, one
+/// variant per message of the table in the module's doc (the same names on the wire).
+#[derive(Clone, Debug)]
+pub enum ToWorker {
+    /// A laid-out case folder: `files` is `[[path, Uint8Array]…]` (the buffers transferred).
+    Load {
+        gen: u64,
+        files: js_sys::Array,
+        continue_only: bool,
+        placeholder_key: bool,
+        captured: bool,
+        pi: Option<ctxlens::PiVersion>,
+        call: Option<CallRef>,
+        now_ms: Option<f64>,
+    },
+    Assemble {
+        gen: u64,
+        api: Option<String>,
+        shared_from: Option<String>,
+    },
+    Provenance {
+        gen: u64,
+        api: String,
+        path: String,
+    },
+    Compare {
+        gen: u64,
+        a: String,
+        b: String,
+    },
+    Upgrade(UpgradeAsk),
+    WhatIf(WhatIfAsk),
+    Tokens(TokensAsk),
+    Catalog {
+        pi: String,
+    },
+}
+
+/// An `upgrade` message: protocol `api` under pi release `pi`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UpgradeAsk {
+    pub gen: u64,
+    pub api: String,
+    pub pi: String,
+    pub tokens: bool,
+}
+
+/// A `whatif` message: protocol `api`'s request with `changes` made.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WhatIfAsk {
+    pub gen: u64,
+    pub seq: u64,
+    pub api: String,
+    pub changes: Vec<String>,
+    pub tokens: bool,
+    pub session: bool,
+}
+
+/// A `tokens` message: protocol `api`'s statistics with tokens.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TokensAsk {
+    pub gen: u64,
+    pub api: String,
+    /// The calls rebuilt against their usage (`false`: only for an estimate).
+    pub calls: bool,
+    /// Set by the worker when it handles the message again after counting what the vocabulary
+    /// lacked (`count_missing`): that count's milliseconds, UTF-8 bytes and tokens.
+    pub counted: Option<(f64, f64, f64)>,
+}
+
+impl ToWorker {
+    /// The scenario it is about (`Catalog`: none, 0).
+    pub fn gen(&self) -> u64 {
+        match self {
+            ToWorker::Load { gen, .. }
+            | ToWorker::Assemble { gen, .. }
+            | ToWorker::Provenance { gen, .. }
+            | ToWorker::Compare { gen, .. } => *gen,
+            ToWorker::Upgrade(u) => u.gen,
+            ToWorker::WhatIf(w) => w.gen,
+            ToWorker::Tokens(t) => t.gen,
+            ToWorker::Catalog { .. } => 0,
+        }
+    }
+
+    /// The protocol it is about, where it names one.
+    pub fn api(&self) -> Option<&str> {
+        match self {
+            ToWorker::Assemble { api, .. } => api.as_deref(),
+            ToWorker::Provenance { api, .. } => Some(api),
+            ToWorker::Compare { a, .. } => Some(a),
+            ToWorker::Upgrade(u) => Some(&u.api),
+            ToWorker::WhatIf(w) => Some(&w.api),
+            ToWorker::Tokens(t) => Some(&t.api),
+            ToWorker::Load { .. } | ToWorker::Catalog { .. } => None,
+        }
+    }
+
+    /// The message as it is posted.
+    pub fn to_js(&self) -> js_sys::Object {
+        let m = js_sys::Object::new();
+        let kind = match self {
+            ToWorker::Load {
+                gen,
+                files,
+                continue_only,
+                placeholder_key,
+                captured,
+                pi,
+                call,
+                now_ms,
+            } => {
+                set(&m, "gen", *gen as f64);
+                set(&m, "files", files);
+                set(&m, "continueOnly", *continue_only);
+                set(&m, "placeholderKey", *placeholder_key);
+                set(&m, "captured", *captured);
+                set(&m, "pi", opt_str(pi.map(|v| v.as_str())));
+                let call = match call {
+                    Some(CallRef::Index(k)) => JsValue::from_f64(*k as f64),
+                    Some(CallRef::Entry(id)) => JsValue::from_str(id),
+                    Some(CallRef::Next) | None => JsValue::NULL,
+                };
+                set(&m, "call", call);
+                set(&m, "nowMs", now_ms.map_or(JsValue::NULL, JsValue::from_f64));
+                "load"
+            }
+            ToWorker::Assemble {
+                gen,
+                api,
+                shared_from,
+            } => {
+                set(&m, "gen", *gen as f64);
+                set(&m, "api", opt_str(api.as_deref()));
+                set(&m, "sharedFrom", opt_str(shared_from.as_deref()));
+                "assemble"
+            }
+            ToWorker::Provenance { gen, api, path } => {
+                set(&m, "gen", *gen as f64);
+                set(&m, "api", api.as_str());
+                set(&m, "path", path.as_str());
+                "provenance"
+            }
+            ToWorker::Compare { gen, a, b } => {
+                set(&m, "gen", *gen as f64);
+                set(&m, "a", a.as_str());
+                set(&m, "b", b.as_str());
+                "compare"
+            }
+            ToWorker::Upgrade(u) => {
+                set(&m, "gen", u.gen as f64);
+                set(&m, "api", u.api.as_str());
+                set(&m, "pi", u.pi.as_str());
+                set(&m, "tokens", u.tokens);
+                "upgrade"
+            }
+            ToWorker::WhatIf(w) => {
+                set(&m, "gen", w.gen as f64);
+                set(&m, "seq", w.seq as f64);
+                set(&m, "api", w.api.as_str());
+                set(&m, "changes", strings_js(&w.changes));
+                set(&m, "tokens", w.tokens);
+                set(&m, "session", w.session);
+                "whatif"
+            }
+            ToWorker::Tokens(t) => {
+                set(&m, "gen", t.gen as f64);
+                set(&m, "api", t.api.as_str());
+                set(&m, "calls", t.calls);
+                if let Some((ms, bytes, tokens)) = t.counted {
+                    set(&m, "countMs", ms);
+                    set(&m, "countBytes", bytes);
+                    set(&m, "countTokens", tokens);
+                }
+                "tokens"
+            }
+            ToWorker::Catalog { pi } => {
+                set(&m, "pi", pi.as_str());
+                "catalog"
+            }
+        };
+        set(&m, "type", kind);
+        m
+    }
+
+    /// A posted message read back (`None`: not one of these).
+    pub fn from_js(data: &JsValue) -> Option<ToWorker> {
+        let gen = get(data, "gen").as_f64().unwrap_or(0.0) as u64;
+        let text = |k: &str| get(data, k).as_string();
+        let flag = |k: &str| get(data, k).as_bool();
+        Some(match text("type")?.as_str() {
+            "load" => ToWorker::Load {
+                gen,
+                files: get(data, "files").dyn_into().unwrap_or_default(),
+                continue_only: flag("continueOnly").unwrap_or(false),
+                placeholder_key: flag("placeholderKey").unwrap_or(false),
+                captured: flag("captured").unwrap_or(false),
+                pi: text("pi").and_then(|v| v.parse().ok()),
+                call: {
+                    let c = get(data, "call");
+                    match (c.as_f64(), c.as_string()) {
+                        (Some(k), _) if k >= 1.0 => Some(CallRef::Index(k as usize)),
+                        (_, Some(id)) => Some(CallRef::Entry(id)),
+                        _ => None,
+                    }
+                },
+                now_ms: get(data, "nowMs").as_f64(),
+            },
+            "assemble" => ToWorker::Assemble {
+                gen,
+                api: text("api"),
+                shared_from: text("sharedFrom"),
+            },
+            "provenance" => ToWorker::Provenance {
+                gen,
+                api: text("api").unwrap_or_default(),
+                path: text("path").unwrap_or_default(),
+            },
+            "compare" => ToWorker::Compare {
+                gen,
+                a: text("a").unwrap_or_default(),
+                b: text("b").unwrap_or_default(),
+            },
+            "upgrade" => ToWorker::Upgrade(UpgradeAsk {
+                gen,
+                api: text("api").unwrap_or_default(),
+                pi: text("pi").unwrap_or_default(),
+                tokens: flag("tokens") == Some(true),
+            }),
+            "whatif" => ToWorker::WhatIf(WhatIfAsk {
+                gen,
+                seq: get(data, "seq").as_f64().unwrap_or(0.0) as u64,
+                api: text("api").unwrap_or_default(),
+                changes: strings_of(&get(data, "changes")),
+                tokens: flag("tokens") == Some(true),
+                session: flag("session") == Some(true),
+            }),
+            "tokens" => ToWorker::Tokens(TokensAsk {
+                gen,
+                api: text("api").unwrap_or_default(),
+                calls: flag("calls") != Some(false),
+                counted: get(data, "countMs").as_f64().map(|ms| {
+                    let n = |k: &str| get(data, k).as_f64().unwrap_or(0.0);
+                    (ms, n("countBytes"), n("countTokens"))
+                }),
+            }),
+            "catalog" => ToWorker::Catalog {
+                pi: text("pi").unwrap_or_default(),
+            },
+            _ => return None,
+        })
+    }
 }
 
 /// A message from the worker, as the page sees it.
@@ -584,9 +840,23 @@ impl WorkerLink {
         self.epoch.set(self.epoch.get() + 1);
     }
 
+    /// Posts `msg` (transferring `transfer`'s buffers).
+    fn send(&self, msg: &ToWorker, transfer: Option<&js_sys::Array>) {
+        let m = msg.to_js();
+        let sent = match transfer {
+            Some(t) => self.worker.post_message_with_transfer(&m, t),
+            None => self.worker.post_message(&m),
+        };
+        if let Err(e) = sent {
+            web_sys::console::error_2(
+                &"ctxlens: could not send a message to the worker".into(),
+                &e,
+            );
+        }
+    }
+
     /// Sends a laid-out scenario (the file bytes are transferred, not copied twice).
     pub fn load(&self, gen: u64, laid: &Laid) {
-        let msg = js_sys::Object::new();
         let files = js_sys::Array::new();
         let transfer = js_sys::Array::new();
         for (path, bytes) in &laid.files {
@@ -594,80 +864,61 @@ impl WorkerLink {
             transfer.push(&arr.buffer());
             files.push(&js_sys::Array::of2(&JsValue::from_str(path), &arr));
         }
-        set(&msg, "type", "load");
-        set(&msg, "gen", gen as f64);
-        set(&msg, "files", files);
-        set(&msg, "continueOnly", laid.continue_only);
-        set(&msg, "placeholderKey", laid.placeholder_key);
-        set(&msg, "captured", laid.captured);
-        set(&msg, "pi", opt_str(laid.pi.map(|v| v.as_str())));
-        set(
-            &msg,
-            "call",
-            match &laid.call {
-                Some(CallRef::Index(k)) => JsValue::from_f64(*k as f64),
-                Some(CallRef::Entry(id)) => JsValue::from_str(id),
-                Some(CallRef::Next) | None => JsValue::NULL,
-            },
-        );
-        set(
-            &msg,
-            "nowMs",
-            laid.now_ms.map(JsValue::from_f64).unwrap_or(JsValue::NULL),
-        );
-        if let Err(e) = self.worker.post_message_with_transfer(&msg, &transfer) {
-            web_sys::console::error_2(
-                &"ctxlens: could not send the files to the worker".into(),
-                &e,
-            );
-        }
+        let msg = ToWorker::Load {
+            gen,
+            files,
+            continue_only: laid.continue_only,
+            placeholder_key: laid.placeholder_key,
+            captured: laid.captured,
+            pi: laid.pi,
+            call: laid.call.clone(),
+            now_ms: laid.now_ms,
+        };
+        self.send(&msg, Some(&transfer));
     }
 
     /// Asks for the report of `api` (`None`: the model's own). `shared_from`: a report of this
     /// scenario the page holds, whose session parts (`ctxlens::report::Omit::session`) the new
     /// one takes (the worker leaves them out).
     pub fn assemble(&self, gen: u64, api: Option<&str>, shared_from: Option<&str>) {
-        let msg = js_sys::Object::new();
-        set(&msg, "type", "assemble");
-        set(&msg, "gen", gen as f64);
-        set(&msg, "api", opt_str(api));
-        set(&msg, "sharedFrom", opt_str(shared_from));
-        let _ = self.worker.post_message(&msg);
+        self.send(
+            &ToWorker::Assemble {
+                gen,
+                api: api.map(String::from),
+                shared_from: shared_from.map(String::from),
+            },
+            None,
+        );
     }
 
     /// Asks for the source of one body path of the report of `api` (its provenance stayed in the
     /// worker).
     pub fn provenance(&self, gen: u64, api: &str, path: &str) {
-        let msg = js_sys::Object::new();
-        set(&msg, "type", "provenance");
-        set(&msg, "gen", gen as f64);
-        set(&msg, "api", api);
-        set(&msg, "path", path);
-        let _ = self.worker.post_message(&msg);
+        let (api, path) = (api.to_string(), path.to_string());
+        self.send(&ToWorker::Provenance { gen, api, path }, None);
     }
 
     /// Asks for the core's comparison of protocol `a` with protocol `b` (answered by a
     /// [`FromWorker::Compare`]).
     pub fn compare(&self, gen: u64, a: &str, b: &str) {
-        let msg = js_sys::Object::new();
-        set(&msg, "type", "compare");
-        set(&msg, "gen", gen as f64);
-        set(&msg, "a", a);
-        set(&msg, "b", b);
-        let _ = self.worker.post_message(&msg);
+        let (a, b) = (a.to_string(), b.to_string());
+        self.send(&ToWorker::Compare { gen, a, b }, None);
     }
 
     /// Asks what the same inputs give under pi release `pi` for protocol `api` (answered by a
     /// [`FromWorker::Upgrade`]); `tokens`: counted on both sides when the model's vocabulary is
     /// loaded.
     pub fn upgrade(&self, gen: u64, api: &str, pi: &str, tokens: bool) {
-        let msg = js_sys::Object::new();
-        set(&msg, "type", "upgrade");
-        set(&msg, "gen", gen as f64);
-        set(&msg, "api", api);
-        set(&msg, "pi", pi);
-        set(&msg, "tokens", tokens);
-        let _ = self.worker.post_message(&msg);
+        let (api, pi) = (api.to_string(), pi.to_string());
+        self.send(
+            &ToWorker::Upgrade(UpgradeAsk {
+                gen,
+                api,
+                pi,
+                tokens,
+            }),
+            None,
+        );
     }
 
     /// Asks for protocol `api`'s request with `changes` made (answered by a
@@ -683,34 +934,33 @@ impl WorkerLink {
         tokens: bool,
         session: bool,
     ) {
-        let msg = js_sys::Object::new();
-        set(&msg, "type", "whatif");
-        set(&msg, "gen", gen as f64);
-        set(&msg, "seq", seq as f64);
-        set(&msg, "session", session);
-        set(&msg, "api", api);
-        set(&msg, "changes", strings_js(changes));
-        set(&msg, "tokens", tokens);
-        let _ = self.worker.post_message(&msg);
+        let ask = WhatIfAsk {
+            gen,
+            seq,
+            api: api.to_string(),
+            changes: changes.to_vec(),
+            tokens,
+            session,
+        };
+        self.send(&ToWorker::WhatIf(ask), None);
     }
 
     /// Asks for the statistics of protocol `api`'s report with tokens (answered by
     /// [`FromWorker::Tokens`] updates).
     pub fn tokens(&self, gen: u64, api: &str, calls: bool) {
-        let msg = js_sys::Object::new();
-        set(&msg, "type", "tokens");
-        set(&msg, "gen", gen as f64);
-        set(&msg, "api", api);
-        set(&msg, "calls", calls);
-        let _ = self.worker.post_message(&msg);
+        let ask = TokensAsk {
+            gen,
+            api: api.to_string(),
+            calls,
+            counted: None,
+        };
+        self.send(&ToWorker::Tokens(ask), None);
     }
 
     /// The model catalog of pi `version` (the release on screen).
     pub fn catalog(&self, version: ctxlens::PiVersion) {
-        let msg = js_sys::Object::new();
-        set(&msg, "type", "catalog");
-        set(&msg, "pi", version.as_str());
-        let _ = self.worker.post_message(&msg);
+        let pi = version.as_str().to_string();
+        self.send(&ToWorker::Catalog { pi }, None);
     }
 }
 
@@ -1199,7 +1449,7 @@ pub(crate) fn memory_bytes() -> f64 {
 thread_local! {
     /// The releases whose data is on its way, with the messages waiting for it: a second
     /// message needing the same release waits for the first fetch instead of fetching again.
-    static FETCHING: RefCell<BTreeMap<ctxlens::PiVersion, Vec<JsValue>>> = const { RefCell::new(BTreeMap::new()) };
+    static FETCHING: RefCell<BTreeMap<ctxlens::PiVersion, Vec<ToWorker>>> = const { RefCell::new(BTreeMap::new()) };
 }
 
 /// Fetches pi `version`'s data folder (`pi-data/pi-<version>/`, beside the worker's script) and
@@ -1208,14 +1458,14 @@ fn fetch_release_then(
     scope: &web_sys::DedicatedWorkerGlobalScope,
     loaded: &Rc<RefCell<Option<Loaded>>>,
     version: ctxlens::PiVersion,
-    data: JsValue,
+    msg: ToWorker,
 ) {
     let stage = format!("fetching pi {version}'s data");
-    report_fetching(scope, &data, &stage);
+    report_fetching(scope, &msg, &stage);
     let first = FETCHING.with(|f| {
         let mut f = f.borrow_mut();
         let first = !f.contains_key(&version);
-        f.entry(version).or_default().push(data);
+        f.entry(version).or_default().push(msg);
         first
     });
     if first {
@@ -1234,12 +1484,12 @@ fn spawn_fetch(
     wasm_bindgen_futures::spawn_local(async move {
         let result = fetch_release(&scope, version).await;
         let waiting = FETCHING.with(|f| f.borrow_mut().remove(&version).unwrap_or_default());
-        for data in waiting {
+        for msg in waiting {
             match &result {
-                Ok(()) => handle(&scope, &loaded, data),
+                Ok(()) => handle(&scope, &loaded, msg),
                 Err(e) => fail_fetching(
                     &scope,
-                    &data,
+                    &msg,
                     &format!("pi {version}'s data could not be loaded: {e}"),
                 ),
             }
@@ -1247,78 +1497,61 @@ fn spawn_fetch(
     });
 }
 
-/// An upgrade comparison's message: `Some(the release it compares with)`.
-fn upgrade_of(data: &JsValue) -> Option<String> {
-    (get(data, "type").as_string().as_deref() == Some("upgrade"))
-        .then(|| get(data, "pi").as_string().unwrap_or_default())
+/// The progress of message `msg` while a release's data is fetched: an upgrade comparison's
+/// goes to the comparison and a what-if's to the what-if, not to the report.
+fn report_fetching(scope: &web_sys::DedicatedWorkerGlobalScope, msg: &ToWorker, stage: &str) {
+    match msg {
+        ToWorker::WhatIf(w) => whatif_progress(scope, w, stage, 0.01),
+        ToWorker::Upgrade(u) => upgrade_progress(scope, u, stage, 0.01),
+        _ => progress(scope, msg.gen(), msg.api(), stage, 0.01),
+    }
 }
 
-/// The progress of message `data` while a release's data is fetched: an upgrade comparison's
-/// goes to the comparison, not to the report.
-fn report_fetching(scope: &web_sys::DedicatedWorkerGlobalScope, data: &JsValue, stage: &str) {
-    if is_whatif(data) {
-        return whatif_progress(scope, data, stage, 0.01);
-    }
-    match upgrade_of(data) {
-        Some(pi) => upgrade_progress(scope, data, &pi, stage, 0.01),
-        None => {
-            let gen = get(data, "gen").as_f64().unwrap_or(0.0) as u64;
-            progress(
-                scope,
-                gen,
-                get(data, "api").as_string().as_deref(),
-                stage,
-                0.01,
-            )
+/// Message `msg` could not be handled: a release's data did not load.
+fn fail_fetching(scope: &web_sys::DedicatedWorkerGlobalScope, msg: &ToWorker, error: &str) {
+    match msg {
+        ToWorker::Upgrade(u) => post_upgrade(scope, u, Err(error.to_string())),
+        ToWorker::WhatIf(w) => post_whatif(scope, w, Err(error.to_string())),
+        _ => {
+            let m = js_sys::Object::new();
+            set(&m, "type", "failed");
+            set(&m, "gen", msg.gen() as f64);
+            set(&m, "api", opt_str(msg.api()));
+            set(&m, "error", error);
+            post(scope, &m);
         }
     }
 }
 
-/// Message `data` could not be handled: a release's data did not load.
-fn fail_fetching(scope: &web_sys::DedicatedWorkerGlobalScope, data: &JsValue, error: &str) {
-    if upgrade_of(data).is_some() {
-        return post_upgrade(scope, data, Err(error.to_string()));
-    }
-    if is_whatif(data) {
-        return post_whatif(scope, data, Err(error.to_string()));
-    }
-    let m = js_sys::Object::new();
-    set(&m, "type", "failed");
-    set(&m, "gen", get(data, "gen"));
-    set(&m, "api", opt_str(get(data, "api").as_string().as_deref()));
-    set(&m, "error", error);
-    post(scope, &m);
-}
-
-/// Progress of the `upgrade` message `data` (to release `pi`).
+/// Progress of the `upgrade` message `u`.
 fn upgrade_progress(
     scope: &web_sys::DedicatedWorkerGlobalScope,
-    data: &JsValue,
-    pi: &str,
+    u: &UpgradeAsk,
     stage: &str,
     done: f64,
 ) {
     let m = js_sys::Object::new();
     set(&m, "type", "progress");
-    set(&m, "gen", get(data, "gen"));
-    set(&m, "api", get(data, "api"));
+    set(&m, "gen", u.gen as f64);
+    set(&m, "api", u.api.as_str());
     set(&m, "stage", stage);
     set(&m, "done", done);
-    set(&m, "upgrade", pi);
+    set(&m, "upgrade", u.pi.as_str());
     post(scope, &m);
 }
 
-/// The answer to the `upgrade` message `data`.
+/// The answer to the `upgrade` message `u`.
 fn post_upgrade(
     scope: &web_sys::DedicatedWorkerGlobalScope,
-    data: &JsValue,
+    u: &UpgradeAsk,
     answer: Result<Value, String>,
 ) {
     let m = js_sys::Object::new();
     set(&m, "type", "upgrade");
-    for k in ["gen", "api", "pi", "tokens"] {
-        set(&m, k, get(data, k));
-    }
+    set(&m, "gen", u.gen as f64);
+    set(&m, "api", u.api.as_str());
+    set(&m, "pi", u.pi.as_str());
+    set(&m, "tokens", u.tokens);
     set(&m, "json", upgrade_answer(answer).as_str());
     post(scope, &m);
 }
@@ -1328,17 +1561,11 @@ fn post_upgrade(
 fn handle_upgrade(
     scope: &web_sys::DedicatedWorkerGlobalScope,
     loaded: &Rc<RefCell<Option<Loaded>>>,
-    data: JsValue,
+    u: UpgradeAsk,
 ) {
-    let gen = get(&data, "gen").as_f64().unwrap_or(0.0) as u64;
-    let api = get(&data, "api").as_string().unwrap_or_default();
-    let pi_text = get(&data, "pi").as_string().unwrap_or_default();
-    let Ok(pi) = pi_text.parse::<ctxlens::PiVersion>() else {
-        return post_upgrade(
-            scope,
-            &data,
-            Err(format!("ctxlens does not know pi {pi_text}")),
-        );
+    let (gen, api) = (u.gen, u.api.as_str());
+    let Ok(pi) = u.pi.parse::<ctxlens::PiVersion>() else {
+        return post_upgrade(scope, &u, Err(format!("ctxlens does not know pi {}", u.pi)));
     };
     let gone = "The worker no longer holds these files (it was restarted or moved on): drop or open the files again.";
     // Either release's data, when missing (the first side's too: a restarted worker).
@@ -1346,24 +1573,24 @@ fn handle_upgrade(
         let mut guard = loaded.borrow_mut();
         match guard.as_mut().filter(|l| l.gen == gen) {
             Some(l) => l
-                .missing_release(Some(&api))
+                .missing_release(Some(api))
                 .or_else(|| (!ctxlens::pi::data::is_available(pi)).then_some(pi)),
-            None => return post_upgrade(scope, &data, Err(gone.into())),
+            None => return post_upgrade(scope, &u, Err(gone.into())),
         }
     };
     if let Some(v) = missing {
-        return fetch_release_then(scope, loaded, v, data);
+        return fetch_release_then(scope, loaded, v, ToWorker::Upgrade(u));
     }
     // pi's release notes and the version table's docs, fetched once for the worker's life.
     let wait = NOTES.with(|n| match &mut *n.borrow_mut() {
         NotesState::Tried => false,
         NotesState::Loading(waiting) => {
-            waiting.push(data.clone());
+            waiting.push(u.clone());
             true
         }
         state @ NotesState::Missing => {
-            *state = NotesState::Loading(vec![data.clone()]);
-            upgrade_progress(scope, &data, &pi_text, "fetching pi's release notes", 0.05);
+            *state = NotesState::Loading(vec![u.clone()]);
+            upgrade_progress(scope, &u, "fetching pi's release notes", 0.05);
             fetch_notes(scope, loaded);
             true
         }
@@ -1371,19 +1598,20 @@ fn handle_upgrade(
     if wait {
         return;
     }
-    let step = |stage: &str, done: f64| upgrade_progress(scope, &data, &pi_text, stage, done);
+    let step = |stage: &str, done: f64| upgrade_progress(scope, &u, stage, done);
     step(&format!("rebuilding the request under pi {pi}"), 0.3);
     let (a, b) = {
         let mut guard = loaded.borrow_mut();
         let Some(l) = guard.as_mut().filter(|l| l.gen == gen) else {
-            return post_upgrade(scope, &data, Err(gone.into()));
+            return post_upgrade(scope, &u, Err(gone.into()));
         };
-        let a = l.assembly_of(&api);
-        let inputs = l.inputs_under(&api, pi);
+        let a = l.assembly_of(api);
+        let inputs = l.inputs_under(api, pi);
         (a, l.assembled(&inputs))
     };
     // Tokens on both sides with the model's vocabulary, when it is loaded here.
-    let module = (get(&data, "tokens").as_bool() == Some(true))
+    let module = u
+        .tokens
         .then(|| match ctxlens::tokens::vocabulary_of(&a) {
             Some(Vocabulary::Known { name, exact, .. }) => {
                 VOCABS.with(|v| match v.borrow().get(&name) {
@@ -1409,8 +1637,8 @@ fn handle_upgrade(
         None => (None, None),
     };
     step("comparing", 0.9);
-    let u = ctxlens::analysis::upgrade::upgrade(&a, &b, sa.as_ref(), sb.as_ref());
-    post_upgrade(scope, &data, Ok(ctxlens::report::upgrade::to_json(&u)));
+    let up = ctxlens::analysis::upgrade::upgrade(&a, &b, sa.as_ref(), sb.as_ref());
+    post_upgrade(scope, &u, Ok(ctxlens::report::upgrade::to_json(&up)));
 }
 
 thread_local! {
@@ -1427,7 +1655,7 @@ thread_local! {
 struct SessionJob {
     gen: u64,
     /// The `whatif` message asking for it (its answer and progress carry its fields).
-    data: JsValue,
+    ask: WhatIfAsk,
     /// The request's what-if, answered again with the session.
     w: ctxlens::analysis::whatif::WhatIf,
     /// The model's vocabulary, when the tokens are counted.
@@ -1469,7 +1697,7 @@ fn session_step(loaded: &Rc<RefCell<Option<Loaded>>>) {
     let (done, total) = job.rebuild.progress();
     whatif_progress(
         &scope,
-        &job.data,
+        &job.ask,
         &format!(
             "rebuilding the session's calls with the changes ({} of {total})",
             done + 1
@@ -1491,48 +1719,41 @@ fn session_step(loaded: &Rc<RefCell<Option<Loaded>>>) {
     if let Some(o) = json.as_object_mut() {
         o.insert("sessionPending", Value::Bool(false));
     }
-    post_whatif(&scope, &job.data, Ok(json));
+    post_whatif(&scope, &job.ask, Ok(json));
 }
 
-/// A what-if's message.
-fn is_whatif(data: &JsValue) -> bool {
-    get(data, "type").as_string().as_deref() == Some("whatif")
-}
-
-/// Progress of the `whatif` message `data`.
+/// Progress of the `whatif` message `w`.
 fn whatif_progress(
     scope: &web_sys::DedicatedWorkerGlobalScope,
-    data: &JsValue,
+    w: &WhatIfAsk,
     stage: &str,
     done: f64,
 ) {
     let m = js_sys::Object::new();
     set(&m, "type", "progress");
-    set(&m, "gen", get(data, "gen"));
-    set(&m, "api", get(data, "api"));
+    set(&m, "gen", w.gen as f64);
+    set(&m, "api", w.api.as_str());
     set(&m, "stage", stage);
     set(&m, "done", done);
-    set(&m, "whatif", strings_js(&strings_of(&get(data, "changes"))));
+    set(&m, "whatif", strings_js(&w.changes));
     post(scope, &m);
 }
 
-/// The answer to the `whatif` message `data`.
+/// The answer to the `whatif` message `w`.
 fn post_whatif(
     scope: &web_sys::DedicatedWorkerGlobalScope,
-    data: &JsValue,
+    w: &WhatIfAsk,
     answer: Result<Value, String>,
 ) {
     let m = js_sys::Object::new();
     set(&m, "type", "whatif");
-    for k in ["gen", "seq", "api", "tokens", "session"] {
-        set(&m, k, get(data, k));
-    }
+    set(&m, "gen", w.gen as f64);
+    set(&m, "seq", w.seq as f64);
+    set(&m, "api", w.api.as_str());
+    set(&m, "tokens", w.tokens);
+    set(&m, "session", w.session);
     set(&m, "computed", WHATIFS_COMPUTED.with(Cell::get) as f64);
-    set(
-        &m,
-        "changes",
-        strings_js(&strings_of(&get(data, "changes"))),
-    );
+    set(&m, "changes", strings_js(&w.changes));
     set(&m, "json", whatif_answer(answer).as_str());
     post(scope, &m);
 }
@@ -1556,20 +1777,19 @@ fn parse_change(spec: &str) -> Result<ctxlens::analysis::whatif::Change, String>
 fn handle_whatif(
     scope: &web_sys::DedicatedWorkerGlobalScope,
     loaded: &Rc<RefCell<Option<Loaded>>>,
-    data: JsValue,
+    ask: WhatIfAsk,
 ) {
     use ctxlens::analysis::whatif::{self, Change};
     // The page asks for a what-if only once it no longer waits for the session being rebuilt.
     SESSION_JOB.with(|j| j.borrow_mut().take());
-    let gen = get(&data, "gen").as_f64().unwrap_or(0.0) as u64;
-    let api = get(&data, "api").as_string().unwrap_or_default();
-    let specs = strings_of(&get(&data, "changes"));
+    let (gen, api) = (ask.gen, ask.api.clone());
+    let specs = ask.changes.clone();
     let changes: Vec<Change> = match specs.iter().map(|s| parse_change(s)).collect() {
         Ok(c) => c,
-        Err(e) => return post_whatif(scope, &data, Err(e)),
+        Err(e) => return post_whatif(scope, &ask, Err(e)),
     };
     if changes.is_empty() {
-        return post_whatif(scope, &data, Err("no change asked for".into()));
+        return post_whatif(scope, &ask, Err("no change asked for".into()));
     }
     let release = changes.iter().rev().find_map(|c| match c {
         Change::Pi(v) => Some(*v),
@@ -1582,19 +1802,19 @@ fn handle_whatif(
             Some(l) => l
                 .missing_release(Some(&api))
                 .or_else(|| release.filter(|v| !ctxlens::pi::data::is_available(*v))),
-            None => return post_whatif(scope, &data, Err(gone.into())),
+            None => return post_whatif(scope, &ask, Err(gone.into())),
         }
     };
     if let Some(v) = missing {
-        return fetch_release_then(scope, loaded, v, data);
+        return fetch_release_then(scope, loaded, v, ToWorker::WhatIf(ask));
     }
-    let step = |stage: &str, done: f64| whatif_progress(scope, &data, stage, done);
+    let step = |stage: &str, done: f64| whatif_progress(scope, &ask, stage, done);
     step("rebuilding the request with the changes", 0.2);
     // Held through the what-if: its assemblies are made in the scenario's engine (the session
     // read once; the request as it is and its past calls kept for the next what-if).
     let guard = loaded.borrow();
     let Some(l) = guard.as_ref().filter(|l| l.gen == gen) else {
-        return post_whatif(scope, &data, Err(gone.into()));
+        return post_whatif(scope, &ask, Err(gone.into()));
     };
     let (a, base_inputs, target) = {
         let a = l.assembly_of(&api);
@@ -1613,13 +1833,14 @@ fn handle_whatif(
     };
     let (changed_inputs, applied) = match whatif::apply(&target, &a, &changes) {
         Ok(x) => x,
-        Err(e) => return post_whatif(scope, &data, Err(e)),
+        Err(e) => return post_whatif(scope, &ask, Err(e)),
     };
     let b = l.engine.assemble(&changed_inputs);
-    if get(&data, "session").as_bool() != Some(true) {
+    if !ask.session {
         WHATIFS_COMPUTED.with(|n| n.set(n.get() + 1));
     }
-    let module = (get(&data, "tokens").as_bool() == Some(true))
+    let module = ask
+        .tokens
         .then(|| match ctxlens::tokens::vocabulary_of(&a) {
             Some(Vocabulary::Known { name, exact, .. }) => {
                 VOCABS.with(|v| match v.borrow().get(&name) {
@@ -1638,7 +1859,7 @@ fn handle_whatif(
         stats_with_tokens(&module, &b),
     );
     let has_calls = a.calls.iter().any(|c| c.usage.is_some());
-    let whole = get(&data, "session").as_bool() == Some(true);
+    let whole = ask.session;
     step("comparing", 0.5);
     let w = whatif::compare(applied, &a, &b, sa.as_ref(), sb.as_ref());
     // The whole session, had the changes been made at the start: asked for on its own, after
@@ -1649,7 +1870,7 @@ fn handle_whatif(
         SESSION_JOB.with(|j| {
             *j.borrow_mut() = Some(SessionJob {
                 gen,
-                data: data.clone(),
+                ask: ask.clone(),
                 w,
                 module,
                 rebuild,
@@ -1663,7 +1884,7 @@ fn handle_whatif(
         // The request's answer of a session with calls: the whole session comes next.
         o.insert("sessionPending", Value::Bool(has_calls && !whole));
     }
-    post_whatif(scope, &data, Ok(json));
+    post_whatif(scope, &ask, Ok(json));
 }
 
 pub(crate) async fn fetch_release(
@@ -1706,7 +1927,7 @@ pub(crate) async fn fetch_release(
 enum NotesState {
     Missing,
     /// On their way, with the `upgrade` messages waiting for them.
-    Loading(Vec<JsValue>),
+    Loading(Vec<UpgradeAsk>),
     Tried,
 }
 
@@ -1733,8 +1954,8 @@ fn fetch_notes(scope: &web_sys::DedicatedWorkerGlobalScope, loaded: &Rc<RefCell<
                     _ => Vec::new(),
                 },
             );
-        for data in waiting {
-            handle(&scope, &loaded, data);
+        for u in waiting {
+            handle(&scope, &loaded, ToWorker::Upgrade(u));
         }
     });
 }
@@ -1770,7 +1991,7 @@ async fn fetch_text(
 /// A vocabulary module in the worker: on its way (with the `tokens` messages waiting for it),
 /// loaded, or failed (why). One fetch per vocabulary for the worker's life.
 enum VocabSlot {
-    Loading(Vec<JsValue>),
+    Loading(Vec<TokensAsk>),
     Ready(Rc<crate::vocab::VocabModule>),
     Failed(String),
 }
@@ -1812,10 +2033,9 @@ fn post_tokens(
 fn handle_tokens(
     scope: &web_sys::DedicatedWorkerGlobalScope,
     loaded: &Rc<RefCell<Option<Loaded>>>,
-    data: JsValue,
+    t: TokensAsk,
 ) {
-    let gen = get(&data, "gen").as_f64().unwrap_or(0.0) as u64;
-    let api = get(&data, "api").as_string().unwrap_or_default();
+    let (gen, api) = (t.gen, t.api.clone());
     let (assembly, inputs) = {
         let mut guard = loaded.borrow_mut();
         match guard.as_mut().filter(|l| l.gen == gen) {
@@ -1841,22 +2061,22 @@ fn handle_tokens(
                 Some(VocabSlot::Loading(_)) | None => None,
             });
             match slot {
-                None => return load_vocabulary_then(scope, loaded, name, &vocabulary, data),
+                None => return load_vocabulary_then(scope, loaded, name, &vocabulary, t),
                 Some(Ok(m)) => Ok(Some((m, *exact))),
                 Some(Err(e)) => Err(e),
             }
         }
         Vocabulary::Unknown { .. } => Ok(None),
     };
-    let calls = if get(&data, "calls").as_bool() == Some(false) {
-        ctxlens::tokens::Calls::ForEstimate
-    } else {
+    let calls = if t.calls {
         ctxlens::tokens::Calls::Always
+    } else {
+        ctxlens::tokens::Calls::ForEstimate
     };
     // The texts the vocabulary has not counted yet are counted first, in slices of time, so a
     // protocol switch or a what-if is answered meanwhile; then the statistics are made from
     // what the vocabulary remembers. A message counted that way once is answered at once.
-    if let (Ok(Some((m, exact))), false) = (&module, get(&data, "counted").is_truthy()) {
+    if let (Ok(Some((m, exact))), false) = (&module, t.counted.is_some()) {
         let mut recorder = crate::vocab::Recorder::new(m, *exact);
         let _ = ctxlens::tokens::count(&inputs, &assembly, Ok(Some(&mut recorder)), calls, None);
         if !recorder.missing.is_empty() {
@@ -1867,7 +2087,7 @@ fn handle_tokens(
                 module,
                 recorder.missing,
                 vocabulary,
-                data,
+                t,
             ));
             return;
         }
@@ -1936,10 +2156,10 @@ fn handle_tokens(
         // The vocabulary's own work (for tokens per second): time in `count`, bytes, tokens,
         // with what `count_missing` counted before.
         if let Some(c) = &counter {
-            let before = |k: &str| get(&data, k).as_f64().unwrap_or(0.0);
-            set(m, "countMs", c.spent_ms + before("countMs"));
-            set(m, "countBytes", c.bytes as f64 + before("countBytes"));
-            set(m, "countTokens", c.tokens as f64 + before("countTokens"));
+            let (ms, bytes, tokens) = t.counted.unwrap_or_default();
+            set(m, "countMs", c.spent_ms + ms);
+            set(m, "countBytes", c.bytes as f64 + bytes);
+            set(m, "countTokens", c.tokens as f64 + tokens);
         }
     })
 }
@@ -1954,10 +2174,9 @@ async fn count_missing(
     module: Rc<crate::vocab::VocabModule>,
     missing: Vec<String>,
     vocabulary: Vocabulary,
-    data: JsValue,
+    t: TokensAsk,
 ) {
-    let gen = get(&data, "gen").as_f64().unwrap_or(0.0) as u64;
-    let api = get(&data, "api").as_string().unwrap_or_default();
+    let (gen, api) = (t.gen, t.api.clone());
     let total: usize = missing.iter().map(String::len).sum::<usize>().max(1);
     let (mut done, mut ms, mut tokens) = (0usize, 0.0, 0usize);
     let current = || loaded.borrow().as_ref().is_some_and(|l| l.gen == gen);
@@ -2010,14 +2229,15 @@ async fn count_missing(
     }
     // A text the vocabulary could not count: the message is handled as before, and the counter
     // says why.
-    let again = js_sys::Object::from(data);
-    set(&again, "counted", true);
-    if error.is_none() {
-        set(&again, "countMs", ms);
-        set(&again, "countBytes", done as f64);
-        set(&again, "countTokens", tokens as f64);
-    }
-    handle(&scope, &loaded, again.into());
+    let counted = match error {
+        None => (ms, done as f64, tokens as f64),
+        Some(_) => (0.0, 0.0, 0.0),
+    };
+    let again = TokensAsk {
+        counted: Some(counted),
+        ..t
+    };
+    handle(&scope, &loaded, ToWorker::Tokens(again));
 }
 
 /// How long [`count_missing`] counts before it lets the page's other messages in.
@@ -2044,23 +2264,22 @@ fn load_vocabulary_then(
     loaded: &Rc<RefCell<Option<Loaded>>>,
     name: &str,
     vocabulary: &Vocabulary,
-    data: JsValue,
+    t: TokensAsk,
 ) {
     let first = VOCABS.with(|v| {
         let mut v = v.borrow_mut();
         match v.get_mut(name) {
             Some(VocabSlot::Loading(waiting)) => {
-                waiting.push(data.clone());
+                waiting.push(t.clone());
                 false
             }
             _ => {
-                v.insert(name.to_string(), VocabSlot::Loading(vec![data.clone()]));
+                v.insert(name.to_string(), VocabSlot::Loading(vec![t.clone()]));
                 true
             }
         }
     });
-    let gen = get(&data, "gen").as_f64().unwrap_or(0.0) as u64;
-    let api = get(&data, "api").as_string().unwrap_or_default();
+    let (gen, api) = (t.gen, t.api.clone());
     post_tokens(scope, gen, &api, "loading", Some(vocabulary), |m| {
         set(m, "loaded", 0.0)
     });
@@ -2096,8 +2315,8 @@ fn load_vocabulary_then(
             Some(VocabSlot::Loading(w)) => w,
             _ => Vec::new(),
         });
-        for d in waiting {
-            handle(&scope, &loaded, d);
+        for t in waiting {
+            handle(&scope, &loaded, ToWorker::Tokens(t));
         }
     });
 }
@@ -2105,15 +2324,22 @@ fn load_vocabulary_then(
 fn handle(
     scope: &web_sys::DedicatedWorkerGlobalScope,
     loaded: &Rc<RefCell<Option<Loaded>>>,
-    data: JsValue,
+    msg: ToWorker,
 ) {
     let p = |gen, api: Option<&str>, stage: &str, done| progress(scope, gen, api, stage, done);
-    let gen = get(&data, "gen").as_f64().unwrap_or(0.0) as u64;
-    match get(&data, "type").as_string().as_deref() {
-        Some(t) if t.starts_with("usage") => crate::all_sessions::job::handle(scope, &data),
-        Some("load") => {
+    let gen = msg.gen();
+    match &msg {
+        ToWorker::Load {
+            files: arr,
+            continue_only,
+            placeholder_key,
+            captured,
+            pi,
+            call,
+            now_ms,
+            ..
+        } => {
             let mut files = CaseFiles::new();
-            let arr: js_sys::Array = get(&data, "files").dyn_into().unwrap_or_default();
             for pair in arr.iter() {
                 let pair: js_sys::Array = pair.dyn_into().unwrap_or_default();
                 let (Some(path), Ok(bytes)) = (
@@ -2125,18 +2351,12 @@ fn handle(
                 files.insert(path, bytes.to_vec());
             }
             let opts = LayOptions {
-                continue_only: get(&data, "continueOnly").as_bool().unwrap_or(false),
-                now_ms: get(&data, "nowMs").as_f64(),
-                pi: get(&data, "pi").as_string().and_then(|v| v.parse().ok()),
-                placeholder_key: get(&data, "placeholderKey").as_bool().unwrap_or(false),
-                captured: get(&data, "captured").as_bool().unwrap_or(false),
-                call: {
-                    let c = get(&data, "call");
-                    c.as_f64()
-                        .filter(|k| *k >= 1.0)
-                        .map(|k| CallRef::Index(k as usize))
-                        .or_else(|| c.as_string().map(CallRef::Entry))
-                },
+                continue_only: *continue_only,
+                now_ms: *now_ms,
+                pi: *pi,
+                placeholder_key: *placeholder_key,
+                captured: *captured,
+                call: call.clone(),
             };
             // A vocabulary that failed to load is tried again for new files (back online).
             VOCABS.with(|v| {
@@ -2145,15 +2365,16 @@ fn handle(
             });
             *loaded.borrow_mut() = Some(Loaded::new(gen, files, opts));
         }
-        Some("assemble") => {
-            let api = get(&data, "api").as_string();
+        ToWorker::Assemble {
+            api, shared_from, ..
+        } => {
             let mut guard = loaded.borrow_mut();
             let Some(l) = guard.as_mut().filter(|l| l.gen == gen) else {
                 return;
             };
             if let Some(v) = l.missing_release(api.as_deref()) {
                 drop(guard);
-                return fetch_release_then(scope, loaded, v, data);
+                return fetch_release_then(scope, loaded, v, msg.clone());
             }
             let start = js_sys::Date::now();
             let session = l.files.get("session.jsonl").map(Vec::len).unwrap_or(0);
@@ -2184,7 +2405,6 @@ fn handle(
                 || assembly.provenance().len() > PROVENANCE_INLINE;
             // The session, its calls and its usage timeline are the same under every protocol:
             // when the page holds another report of this scenario it takes them from that one.
-            let shared_from = get(&data, "sharedFrom").as_string();
             let mut report = ctxlens::report::assembly_json_with(
                 &assembly,
                 ctxlens::report::Omit {
@@ -2210,8 +2430,10 @@ fn handle(
             let body = body.as_ref().and_then(Value::as_str);
             if in_worker {
                 l.provenance.retain(|(a, _)| *a != key);
-                l.provenance
-                    .push((key.clone(), RefCell::new(Origins::Pending(assembly.clone()))));
+                l.provenance.push((
+                    key.clone(),
+                    RefCell::new(Origins::Pending(assembly.clone())),
+                ));
                 if l.provenance.len() > 3 {
                     l.provenance.remove(0);
                 }
@@ -2273,17 +2495,15 @@ fn handle(
                 }
             }
         }
-        Some("provenance") => {
-            let api = get(&data, "api").as_string().unwrap_or_default();
-            let path = get(&data, "path").as_string().unwrap_or_default();
+        ToWorker::Provenance { api, path, .. } => {
             let guard = loaded.borrow();
             let map = guard
                 .as_ref()
                 .filter(|l| l.gen == gen)
-                .and_then(|l| l.provenance.iter().find(|(a, _)| *a == api))
+                .and_then(|l| l.provenance.iter().find(|(a, _)| a == api))
                 .map(|(_, o)| Origins::index(o));
             let answer = match map {
-                Some(map) => crate::views::prov_answer(&path, &*map),
+                Some(map) => crate::views::prov_answer(path, &*map),
                 None => Object::new().with("error", "The worker no longer holds this assembly's sources (it was restarted or moved on): drop or open the files again.").into(),
             };
             let m = js_sys::Object::new();
@@ -2294,23 +2514,19 @@ fn handle(
             set(&m, "json", answer.to_json().as_str());
             post(scope, &m);
         }
-        Some("compare") => {
-            let (a, b) = (
-                get(&data, "a").as_string().unwrap_or_default(),
-                get(&data, "b").as_string().unwrap_or_default(),
-            );
+        ToWorker::Compare { a, b, .. } => {
             let missing = loaded
                 .borrow_mut()
                 .as_mut()
                 .filter(|l| l.gen == gen)
-                .and_then(|l| l.missing_release(Some(&a)));
+                .and_then(|l| l.missing_release(Some(a)));
             if let Some(v) = missing {
-                return fetch_release_then(scope, loaded, v, data);
+                return fetch_release_then(scope, loaded, v, msg.clone());
             }
             let mut guard = loaded.borrow_mut();
             let answer = match guard.as_mut().filter(|l| l.gen == gen) {
                 Some(l) => {
-                    let (x, y) = (l.assembly_of(&a), l.assembly_of(&b));
+                    let (x, y) = (l.assembly_of(a), l.assembly_of(b));
                     Ok(ctxlens::report::compare_json(&x, &y))
                 }
                 None => Err("The worker no longer holds these files (it was restarted or moved on): drop or open the files again.".to_string()),
@@ -2324,16 +2540,13 @@ fn handle(
             set(&m, "json", compare_answer(answer).as_str());
             post(scope, &m);
         }
-        Some("tokens") => handle_tokens(scope, loaded, data),
-        Some("upgrade") => handle_upgrade(scope, loaded, data),
-        Some("whatif") => handle_whatif(scope, loaded, data),
-        Some("catalog") => {
-            let version = get(&data, "pi")
-                .as_string()
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(ctxlens::PiVersion::LATEST);
+        ToWorker::Tokens(t) => handle_tokens(scope, loaded, t.clone()),
+        ToWorker::Upgrade(u) => handle_upgrade(scope, loaded, u.clone()),
+        ToWorker::WhatIf(w) => handle_whatif(scope, loaded, w.clone()),
+        ToWorker::Catalog { pi } => {
+            let version = pi.parse().unwrap_or(ctxlens::PiVersion::LATEST);
             if !ctxlens::pi::data::is_available(version) {
-                return fetch_release_then(scope, loaded, version, data);
+                return fetch_release_then(scope, loaded, version, msg.clone());
             }
             let models: Vec<Value> = ctxlens::Pi::new(version)
                 .ok()
@@ -2363,7 +2576,6 @@ fn handle(
             set(&m, "json", Value::Array(models).to_json().as_str());
             post(scope, &m);
         }
-        _ => {}
     }
 }
 
@@ -2377,8 +2589,17 @@ pub fn run() {
     let s = scope.clone();
     // Listens for the worker's whole life (gloo-events; forgotten: never removed).
     EventListener::new(&scope, "message", move |e| {
-        if let Some(e) = e.dyn_ref::<web_sys::MessageEvent>() {
-            handle(&s, &loaded, e.data())
+        let Some(e) = e.dyn_ref::<web_sys::MessageEvent>() else {
+            return;
+        };
+        let data = e.data();
+        if get(&data, "type")
+            .as_string()
+            .is_some_and(|t| t.starts_with("usage"))
+        {
+            crate::all_sessions::job::handle(&s, &data)
+        } else if let Some(msg) = ToWorker::from_js(&data) {
+            handle(&s, &loaded, msg)
         }
     })
     .forget();

@@ -8,11 +8,11 @@ use yew::prelude::*;
 
 use super::components::charts::{Column, Columns, Seg, StackedBar};
 use super::components::vlist::VList;
-use std::rc::Rc;
 use super::components::{color, pct, thousands};
 use super::tokens::{TokenNote, Tokens};
 use super::util::{arr, at, not_available, num, s, select};
 use super::ViewProps;
+use std::rc::Rc;
 
 /// Columns drawn at most; longer timelines are bucketed.
 const MAX_COLUMNS: usize = 240;
@@ -263,7 +263,11 @@ pub fn UsageView(p: &ViewProps) -> Html {
         // A long session: every call in a scrolled list (only the rows in view are drawn), and a
         // number to type; a short one, a chip each.
         let list = if calls.len() > MAX_CHIPS {
-            let last = calls.iter().map(|c| num(c, "index") as usize).max().unwrap_or(0);
+            let last = calls
+                .iter()
+                .map(|c| num(c, "index") as usize)
+                .max()
+                .unwrap_or(0);
             let cb = p.on_call.clone();
             let submit = Callback::from(move |e: SubmitEvent| {
                 e.prevent_default();
@@ -272,19 +276,36 @@ pub fn UsageView(p: &ViewProps) -> Html {
                     .query_selector("input[name=call]")
                     .ok()
                     .flatten()
-                    .and_then(|x| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlInputElement>(x).ok())
+                    .and_then(|x| {
+                        wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlInputElement>(x).ok()
+                    })
                     .and_then(|i| i.value().trim().parse::<usize>().ok())
                     .filter(|k| (1..=last).contains(k));
                 if let Some(k) = k {
                     cb.emit(Some(CallRef::Index(k)));
                 }
             });
-            let rows: Rc<Vec<(usize, bool, String, String)>> = Rc::new(calls.iter().map(|c| {
-                let u = c.get("usage").cloned().unwrap_or_default();
-                (num(c, "index") as usize, picked(c), title(c),
-                 format!("line {} · {} · {} in · {} cached · {} out", thousands(num(c, "line")), s(c, "model"),
-                    thousands(num(&u, "input")), thousands(num(&u, "cacheRead")), thousands(num(&u, "output"))))
-            }).collect());
+            let rows: Rc<Vec<(usize, bool, String, String)>> = Rc::new(
+                calls
+                    .iter()
+                    .map(|c| {
+                        let u = c.get("usage").cloned().unwrap_or_default();
+                        (
+                            num(c, "index") as usize,
+                            picked(c),
+                            title(c),
+                            format!(
+                                "line {} · {} · {} in · {} cached · {} out",
+                                thousands(num(c, "line")),
+                                s(c, "model"),
+                                thousands(num(&u, "input")),
+                                thousands(num(&u, "cacheRead")),
+                                thousands(num(&u, "output"))
+                            ),
+                        )
+                    })
+                    .collect(),
+            );
             let scroll_to = rows.iter().position(|r| r.1);
             let render = {
                 let (rows, pick) = (rows.clone(), pick.clone());
