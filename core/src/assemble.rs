@@ -1393,17 +1393,13 @@ impl Run<'_> {
         // 0.86 on, the context is only `{messages}`: the prompt and the tools are in its system
         // messages (`normalizeContext`, CORE/agent-loop.js:273).
         self.llm = if self.pi.rules.transcript {
-            LlmContext {
-                system_prompt: String::new(),
-                messages: llm,
-                tools: Vec::new(),
-            }
+            LlmContext::transcript(llm)
         } else {
-            LlmContext {
-                system_prompt: self.parts.system_prompt.text.clone(),
-                messages: llm,
-                tools: self.parts.tools.clone(),
-            }
+            LlmContext::prompt(
+                self.parts.system_prompt.text.clone(),
+                llm,
+                self.parts.tools.clone(),
+            )
         };
     }
 

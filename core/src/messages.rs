@@ -1060,7 +1060,7 @@ pub fn estimate_context(pi: &Pi, ctx: &LlmContext) -> ContextEstimate {
         }
         let added_tokens = estimate_tools_tokens(
             pi,
-            ctx.tools
+            ctx.tools()
                 .iter()
                 .filter(|t| added.iter().any(|n| n.as_str() == Some(t.name.as_str()))),
         );
@@ -1071,12 +1071,12 @@ pub fn estimate_context(pi: &Pi, ctx: &LlmContext) -> ContextEstimate {
             last_usage_index: estimate.last_usage_index,
         };
     }
-    let system = if ctx.system_prompt.is_empty() {
+    let system = if ctx.system_prompt().is_empty() {
         0.0
     } else {
-        estimate_text_tokens(pi, &ctx.system_prompt)
+        estimate_text_tokens(pi, ctx.system_prompt())
     };
-    let prefix = system + estimate_tools_tokens(pi, ctx.tools.iter());
+    let prefix = system + estimate_tools_tokens(pi, ctx.tools().iter());
     ContextEstimate {
         tokens: estimate.tokens + prefix,
         usage_tokens: estimate.usage_tokens,

@@ -372,9 +372,9 @@ fn tool(name: &str) -> ToolDef {
 
 #[test]
 fn estimate_without_usage_counts_everything() {
-    let ctx = LlmContext {
-        system_prompt: "12345".into(), // 2 tokens
-        messages: vec![
+    let ctx = LlmContext::prompt(
+        "12345".into(), // 2 tokens
+        vec![
             v(r#"{"role":"user","content":"héllo wörld 😀","timestamp":1}"#), // 15 units → 4
             v(
                 r#"{"role":"user","content":[{"type":"text","text":"abcd"},{"type":"image"}],"timestamp":2}"#,
@@ -387,8 +387,8 @@ fn estimate_without_usage_counts_everything() {
             ), // 3+2+4+7=16 → 4
             v(r#"{"role":"toolResult","content":[{"type":"text","text":"xyz"}],"timestamp":3}"#), // 1
         ],
-        tools: vec![tool("read")],
-    };
+        vec![tool("read")],
+    );
     let tools_len = Value::Array(vec![tool("read").agent_tool_json()])
         .to_json()
         .len() as f64;
@@ -410,9 +410,9 @@ fn estimate_with_usage_uses_last_valid_assistant() {
     a2.as_object_mut()
         .unwrap()
         .insert("usage", v(r#"{"totalTokens":999}"#));
-    let ctx = LlmContext {
-        system_prompt: "ignored when usage applies".into(),
-        messages: vec![
+    let ctx = LlmContext::prompt(
+        "ignored when usage applies".into(),
+        vec![
             v(r#"{"role":"user","content":"x","timestamp":5}"#),
             a1,
             a2,
@@ -420,8 +420,8 @@ fn estimate_with_usage_uses_last_valid_assistant() {
                 r#"{"role":"toolResult","content":[{"type":"text","text":"12345678"}],"addedToolNames":["grep"],"timestamp":11}"#,
             ),
         ],
-        tools: vec![tool("read"), tool("grep")],
-    };
+        vec![tool("read"), tool("grep")],
+    );
     let e = estimate_context(&pi(), &ctx);
     assert_eq!(e.last_usage_index, Some(1));
     assert_eq!(e.usage_tokens, 125.0);
@@ -441,31 +441,27 @@ fn estimate_stale_usage_and_nan_timestamps() {
     a.as_object_mut()
         .unwrap()
         .insert("timestamp", Value::Number(5.0));
-    let stale = LlmContext {
-        system_prompt: String::new(),
-        messages: vec![
+    let stale = LlmContext::prompt(
+        String::new(),
+        vec![
             v(r#"{"role":"user","content":"abcd","timestamp":9}"#),
             a.clone(),
         ],
-        tools: vec![],
-    };
+        vec![],
+    );
     assert_eq!(estimate_context(&pi(), &stale).last_usage_index, None);
     assert_eq!(estimate_context_tokens(&pi(), &stale), 2.0);
     // A message without a timestamp makes Math.max NaN: no later assistant applies.
-    let nan = LlmContext {
-        system_prompt: String::new(),
-        messages: vec![v(r#"{"role":"user","content":"abcd"}"#), a.clone()],
-        tools: vec![],
-    };
+    let nan = LlmContext::prompt(
+        String::new(),
+        vec![v(r#"{"role":"user","content":"abcd"}"#), a.clone()],
+        vec![],
+    );
     assert_eq!(estimate_context(&pi(), &nan).last_usage_index, None);
     // An assistant without a timestamp never applies, even first.
     let mut a_no_ts = a.clone();
     a_no_ts.as_object_mut().unwrap().remove("timestamp");
-    let none = LlmContext {
-        system_prompt: String::new(),
-        messages: vec![a_no_ts],
-        tools: vec![],
-    };
+    let none = LlmContext::prompt(String::new(), vec![a_no_ts], vec![]);
     assert_eq!(estimate_context(&pi(), &none).last_usage_index, None);
     // A null timestamp counts as 0.
     let mut a_null = a;
@@ -473,11 +469,7 @@ fn estimate_stale_usage_and_nan_timestamps() {
         .as_object_mut()
         .unwrap()
         .insert("timestamp", Value::Null);
-    let null = LlmContext {
-        system_prompt: String::new(),
-        messages: vec![a_null],
-        tools: vec![],
-    };
+    let null = LlmContext::prompt(String::new(), vec![a_null], vec![]);
     assert_eq!(estimate_context(&pi(), &null).last_usage_index, Some(0));
 }
 
@@ -485,11 +477,7 @@ fn estimate_stale_usage_and_nan_timestamps() {
 
 #[test]
 fn clamp_max_tokens() {
-    let ctx = LlmContext {
-        system_prompt: "x".repeat(4000),
-        messages: vec![],
-        tools: vec![],
-    }; // 1000 tokens
+    let ctx = LlmContext::prompt("x".repeat(4000), vec![], vec![]); // 1000 tokens
     let m = text_model(); // window 100000
     assert_eq!(
         clamp_max_tokens_to_context(&pi(), &m, &ctx, 32000.0),

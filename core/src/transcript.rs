@@ -181,13 +181,12 @@ pub fn resolve(pi: &Pi, messages: &[Value], keep_in_place: bool) -> Vec<Value> {
 /// without system messages): where the replayed prompt goes (`system`), where its tools go
 /// (`tools`), and why the protocol needs it (`why`).
 pub fn collapse_note(
-    pi: &Pi,
     ctx: &crate::context::LlmContext,
     system: &str,
     tools: &str,
     why: &str,
 ) -> Option<String> {
-    if !pi.rules.transcript {
+    if !ctx.is_transcript() {
         return None;
     }
     let n = ctx
@@ -215,26 +214,24 @@ pub fn collapsed_context<'a>(
     pi: &Pi,
     ctx: &'a crate::context::LlmContext,
 ) -> std::borrow::Cow<'a, crate::context::LlmContext> {
-    if !pi.rules.transcript {
+    if !ctx.is_transcript() {
         return std::borrow::Cow::Borrowed(ctx);
     }
     let head = current_system_message(pi, &ctx.messages);
-    std::borrow::Cow::Owned(crate::context::LlmContext {
-        system_prompt: head
-            .as_ref()
+    std::borrow::Cow::Owned(crate::context::LlmContext::prompt(
+        head.as_ref()
             .map(|h| system_message_text(pi, h))
             .unwrap_or_default(),
-        messages: ctx
-            .messages
+        ctx.messages
             .iter()
             .filter(|m| !is_system(m))
             .cloned()
             .collect(),
-        tools: current_tools(&ctx.messages)
+        current_tools(&ctx.messages)
             .iter()
             .map(tool_from_declaration)
             .collect(),
-    })
+    ))
 }
 
 /// `resolveTranscript(context, supportsMidConvoSystemMessages)` (AI/utils/transcript.js:
@@ -266,23 +263,18 @@ pub fn resolve_context(
             .at(at),
         );
     }
-    crate::context::LlmContext {
-        system_prompt: String::new(),
-        messages: resolve(pi, &ctx.messages, keep),
-        tools: Vec::new(),
-    }
+    crate::context::LlmContext::transcript(resolve(pi, &ctx.messages, keep))
 }
 
 /// The tools whose declarations decide grammar tools (`getDeclaredTools(context.messages)`, 0.86
-/// on; before, `context.tools`).
+/// on; before, `context.tools()`).
 pub fn declared_or_context_tools<'a>(
-    pi: &Pi,
     ctx: &'a crate::context::LlmContext,
 ) -> std::borrow::Cow<'a, [ToolDef]> {
-    if pi.rules.transcript {
+    if ctx.is_transcript() {
         std::borrow::Cow::Owned(declared_tools(&ctx.messages))
     } else {
-        std::borrow::Cow::Borrowed(&ctx.tools)
+        std::borrow::Cow::Borrowed(ctx.tools())
     }
 }
 

@@ -168,6 +168,9 @@ test("a link with with=pi-… opens the release comparison; the other release's 
     const { page, context } = o;
     await until(page, () => document.querySelector('[data-testid="upgrade-view"][data-from="0.85.1"][data-to="1.6.0"]'));
     await until(page, () => /pi 1\.6\.0: fetching pi 1\.6\.0's data/.test(document.querySelector('[data-testid="compare-pending"]')?.textContent ?? ""));
+    // The worker says it is fetching before its request reaches this server (the same process as
+    // the test): wait for the request itself.
+    for (let i = 0; i < 200 && held.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
     assert.ok(held.length > 0, "1.6.0's data is asked for by the comparison");
     hold = false;
     for (const [p, res] of held.splice(0)) serveFile(p, res);

@@ -104,17 +104,13 @@ pub fn context_size(a: &Assembly) -> Option<ContextSize> {
     // The context as the adapter got it (`Run::convert_to_llm`): 0.86 on only the messages
     // (the prompt and the tools are in its system messages).
     let ctx = if pi.rules.transcript {
-        LlmContext {
-            system_prompt: String::new(),
-            messages: p.llm_messages.clone(),
-            tools: Vec::new(),
-        }
+        LlmContext::prompt(String::new(), p.llm_messages.clone(), Vec::new())
     } else {
-        LlmContext {
-            system_prompt: p.system_prompt.text.clone(),
-            messages: p.llm_messages.clone(),
-            tools: p.tools.clone(),
-        }
+        LlmContext::prompt(
+            p.system_prompt.text.clone(),
+            p.llm_messages.clone(),
+            p.tools.clone(),
+        )
     };
     let e = crate::messages::estimate_context(pi, &ctx);
     if e.tokens.is_nan() {

@@ -6,8 +6,8 @@
 //!
 //! Functions are named after pi's and cite their lines; `AI/` = pi-ai `dist/`,
 //! `SDK/` = `@anthropic-ai/sdk/`; a `1.6.0/` prefix cites pi 1.6.0's code, the others 0.85.1's.
-//! What 1.6.0 does differently is switched by `pi.rules.anthropic` (and `pi.rules.transcript`
-//! for the shape of the context: system messages instead of a prompt and tools).
+//! What 1.6.0 does differently is switched by `pi.rules.anthropic`, and the shape of the context
+//! (system messages instead of a prompt and tools) is the context's own (`LlmContext::system`).
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -456,6 +456,9 @@ struct AnthropicContext<'a> {
     system_prompt: &'a str,
     /// `context.tools` (0.85) or `getCurrentTools(normalizedContext.messages)`.
     current_tools: Vec<ToolDef>,
+    /// Whether the context was a transcript (0.86 on): the prompt and tools are in its system
+    /// messages.
+    transcript: bool,
 }
 
 impl<'a> AnthropicContext<'a> {
@@ -465,11 +468,12 @@ impl<'a> AnthropicContext<'a> {
         compat: &AnthropicCompat,
         events: &mut Events,
     ) -> AnthropicContext<'a> {
-        if !pi.rules.transcript {
+        if !ctx.is_transcript() {
             return AnthropicContext {
                 messages: Cow::Borrowed(&ctx.messages),
-                system_prompt: &ctx.system_prompt,
-                current_tools: ctx.tools.clone(),
+                system_prompt: ctx.system_prompt(),
+                current_tools: ctx.tools().to_vec(),
+                transcript: false,
             };
         }
         let messages = transcript::resolve_context(
@@ -488,6 +492,7 @@ impl<'a> AnthropicContext<'a> {
             messages: Cow::Owned(messages),
             system_prompt: "",
             current_tools,
+            transcript: true,
         }
     }
 }
@@ -904,7 +909,7 @@ fn build_params(
     let initial_system = view
         .messages
         .first()
-        .filter(|m| pi.rules.transcript && m.get_str("role") == Some("system"));
+        .filter(|m| view.transcript && m.get_str("role") == Some("system"));
     let initial_system_text: Cow<str> = match initial_system {
         Some(m) => Cow::Owned(transcript::system_message_text(pi, m)),
         None => Cow::Borrowed(view.system_prompt),
@@ -978,7 +983,7 @@ fn build_params(
 
     // 0.85: tools loaded by a result's addedToolNames are deferred (gone from 0.86 on, M17).
     let (mut immediate, mut deferred) = (Vec::new(), Vec::new());
-    if !pi.rules.transcript {
+    if !view.transcript {
         let placement = split_deferred_tools(
             pi,
             &view.current_tools,
@@ -1110,7 +1115,7 @@ fn build_params(
     };
     let sends_tools = if native_tool_changes {
         true
-    } else if pi.rules.transcript {
+    } else if view.transcript {
         !view.current_tools.is_empty()
     } else {
         !immediate.is_empty() || !deferred.is_empty()
@@ -1175,7 +1180,7 @@ fn build_params(
             }
         }
         Some(tools)
-    } else if pi.rules.transcript {
+    } else if view.transcript {
         (!view.current_tools.is_empty())
             .then(|| convert_tools(pi, &converter, &view.current_tools, tool_cc, false, events))
             .transpose()?

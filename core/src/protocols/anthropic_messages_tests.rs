@@ -248,11 +248,11 @@ fn load_case(name: &str, reasoning: Option<&str>) -> Case {
     };
     Case {
         model,
-        ctx: LlmContext {
-            system_prompt: system.to_string(),
+        ctx: LlmContext::prompt(
+            system.to_string(),
             messages,
-            tools: case_tools(case, &args, experimental),
-        },
+            case_tools(case, &args, experimental),
+        ),
         opts,
         expected_body,
         expected_headers,
@@ -513,15 +513,15 @@ fn missing_key_throws_like_pi() {
 
 #[test]
 fn blank_user_content_is_dropped_and_string_last_gets_cache_block() {
-    let ctx = LlmContext {
-        system_prompt: String::new(),
-        messages: vec![
+    let ctx = LlmContext::prompt(
+        String::new(),
+        vec![
             msg(r#"{"role":"user","content":"  \n"}"#),
             msg(r#"{"role":"user","content":[{"type":"text","text":" "}]}"#),
             msg(r#"{"role":"user","content":"hello"}"#),
         ],
-        tools: Vec::new(),
-    };
+        Vec::new(),
+    );
     let body = body_of(&sonnet(), &ctx, &opts());
     assert_eq!(
         body.get("messages").map(Value::to_json).as_deref(),
@@ -534,9 +534,9 @@ fn blank_user_content_is_dropped_and_string_last_gets_cache_block() {
 
 #[test]
 fn image_only_tool_result_gets_placeholder_and_images_keep_blocks() {
-    let ctx = LlmContext {
-        system_prompt: "sys".into(),
-        messages: vec![
+    let ctx = LlmContext::prompt(
+        "sys".into(),
+        vec![
             msg(
                 r#"{"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"read"}],"stopReason":"toolUse"}"#,
             ),
@@ -544,8 +544,8 @@ fn image_only_tool_result_gets_placeholder_and_images_keep_blocks() {
                 r#"{"role":"toolResult","toolCallId":"t1","toolName":"read","content":[{"type":"image","mimeType":"image/png","data":"AA=="}],"isError":false}"#,
             ),
         ],
-        tools: Vec::new(),
-    };
+        Vec::new(),
+    );
     let body = body_of(&sonnet(), &ctx, &opts());
     let expected = format!(
         r#"[{{"role":"assistant","content":[{{"type":"tool_use","id":"t1","name":"read","input":{{}}}}]}},{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"t1","content":[{{"type":"text","text":"{}"}},{{"type":"image","source":{{"type":"base64","media_type":"image/png","data":"AA=="}}}}],"is_error":false,"cache_control":{{"type":"ephemeral"}}}}]}}]"#,
@@ -588,11 +588,7 @@ fn strict_require_without_support_is_an_error() {
         false,
     );
     tool.constrained_sampling = Some(msg(r#"{"type":"json_schema","strict":"require"}"#));
-    let ctx = LlmContext {
-        system_prompt: String::new(),
-        messages: Vec::new(),
-        tools: vec![tool],
-    };
+    let ctx = LlmContext::prompt(String::new(), Vec::new(), vec![tool]);
     let e = build(&pi(), &sonnet(), &ctx, &opts(), &mut Events::default()).unwrap_err();
     assert!(
         e.message.contains("strict tools are unsupported"),
@@ -645,35 +641,32 @@ fn headers_follow_the_sdk_order_and_configured_betas() {
 
 #[test]
 fn odd_inputs_do_not_panic() {
-    let ctx = LlmContext {
-        system_prompt: "\u{10F800}x".into(),
-        messages: vec![
+    let ctx = LlmContext::prompt(
+        "\u{10F800}x".into(),
+        vec![
             msg(r#"{"role":"assistant","content":"just a string"}"#),
             msg(r#"{"role":"user","content":42}"#),
         ],
-        tools: Vec::new(),
-    };
+        Vec::new(),
+    );
     assert!(build(&pi(), &sonnet(), &ctx, &opts(), &mut Events::default()).is_err());
-    let ctx = LlmContext {
-        system_prompt: "\u{10F800}x".into(),
-        messages: vec![msg(
+    let ctx = LlmContext::prompt(
+        "\u{10F800}x".into(),
+        vec![msg(
             r#"{"role":"assistant","content":[{"type":"thinking","thinking":"t","thinkingSignature":7}]}"#,
         )],
-        tools: vec![tool_def(
+        vec![tool_def(
             &msg(r#"{"name":"t","description":"d","parameters":null}"#),
             false,
         )],
-    };
+    );
     assert!(build(&pi(), &sonnet(), &ctx, &opts(), &mut Events::default()).is_err());
     let m = model(
         r#"{"id":"x","provider":"p","maxTokens":"lots","compat":{"allowedFallbackModels":["a"]}}"#,
     );
     let body = body_of(
         &m,
-        &LlmContext {
-            system_prompt: "s".into(),
-            ..Default::default()
-        },
+        &LlmContext::prompt("s".into(), Vec::new(), Vec::new()),
         &opts(),
     );
     assert_eq!(
@@ -744,11 +737,7 @@ fn pi16() -> Pi {
 
 /// A 1.6.0 context: the messages only (system prompt and tools live in system messages).
 fn transcript(messages: &[&str]) -> LlmContext {
-    LlmContext {
-        system_prompt: String::new(),
-        messages: messages.iter().map(|m| msg(m)).collect(),
-        tools: Vec::new(),
-    }
+    LlmContext::transcript(messages.iter().map(|m| msg(m)).collect())
 }
 
 const T_READ: &str = r#"{"name":"read","description":"Read","parameters":{"type":"object","required":["path"],"properties":{"path":{"type":"string"}}},"constrainedSampling":{"type":"json_schema","strict":"prefer"}}"#;
@@ -1156,14 +1145,14 @@ fn legacy_and_strict_schemas_of_1_6() {
     let old = build(
         &pi(),
         &m,
-        &LlmContext {
-            system_prompt: "S".into(),
-            messages: vec![msg(USER_Q)],
-            tools: [defs, min]
+        &LlmContext::prompt(
+            "S".into(),
+            vec![msg(USER_Q)],
+            [defs, min]
                 .iter()
                 .map(|t| crate::transcript::tool_from_declaration(&msg(t)))
                 .collect(),
-        },
+        ),
         &opts(),
         &mut Events::default(),
     )

@@ -285,7 +285,7 @@ pub fn build(
         .filter(|level| level != "off");
     // 0.86 on: `resolveTranscript(context, model.compat?.supportsMidConvoSystemMessages)` (:25).
     let resolved;
-    let ctx = if pi.rules.transcript {
+    let ctx = if ctx.is_transcript() {
         resolved = crate::transcript::resolve_context(
             pi,
             ctx,
@@ -300,7 +300,7 @@ pub fn build(
     let deployment_name = resolve_deployment_name(model, opts, events);
     let (headers, url) = create_client(pi, model, opts, events)?;
     let supports_grammar = compat_flag(model, "supportsOpenAIGrammarTools", false);
-    let grammar_tools = crate::transcript::declared_or_context_tools(pi, ctx);
+    let grammar_tools = crate::transcript::declared_or_context_tools(ctx);
     let grammar_props = constrained_sampling::create_grammar_tool_input_properties(
         &grammar_tools,
         supports_grammar,
@@ -380,7 +380,7 @@ fn build_params(
         supports_grammar_tools: compat_flag(model, "supportsOpenAIGrammarTools", false),
         defer_loading: false,
     };
-    let (input, request_tools) = if pi.rules.transcript {
+    let (input, request_tools) = if ctx.is_transcript() {
         let convert_options = ConvertOptions {
             grammar_tool_input_properties: grammar_props,
             tool_options: tool_options.clone(),
@@ -402,7 +402,7 @@ fn build_params(
         };
         let input =
             convert_responses_messages(pi, model, ctx, &providers, &convert_options, events)?;
-        (input, ctx.tools.clone())
+        (input, ctx.tools().to_vec())
     };
     let mut params = Object::new()
         .with("model", deployment_name)

@@ -59,7 +59,6 @@ pub fn build(
     let options = stream_simple(pi, model, ctx, opts, events);
     let collapsed = transcript::collapsed_context(pi, ctx);
     if let Some(what) = transcript::collapse_note(
-        pi,
         ctx,
         "the system block",
         "toolConfig",
@@ -87,7 +86,7 @@ pub fn build(
     );
     input.insert_opt(
         "system",
-        build_system_prompt(pi, &ctx.system_prompt, model, retention, opts, events),
+        build_system_prompt(pi, ctx.system_prompt(), model, retention, opts, events),
     );
     input.insert(
         "inferenceConfig",
@@ -95,7 +94,7 @@ pub fn build(
     );
     input.insert_opt(
         "toolConfig",
-        convert_tool_config(pi, &ctx.tools, supports_strict_mode, events)?,
+        convert_tool_config(pi, ctx.tools(), supports_strict_mode, events)?,
     );
     input.insert_opt(
         "additionalModelRequestFields",

@@ -53,7 +53,6 @@ pub fn build(
     let thinking = stream_simple_thinking(pi, model, opts, events)?;
     let collapsed = transcript::collapsed_context(pi, ctx);
     if let Some(what) = transcript::collapse_note(
-        pi,
         ctx,
         "systemInstruction",
         "the function declarations",
@@ -320,24 +319,24 @@ fn build_params(
     let mut generation_config = Object::new();
     generation_config.insert("maxOutputTokens", Value::Number(max_tokens));
     let supports_strict_mode = google_shared::supports_google_strict_tool_sampling(model.id());
-    let function_calling_mode = if ctx.tools.is_empty() {
+    let function_calling_mode = if ctx.tools().is_empty() {
         None
     } else {
-        google_shared::resolve_google_function_calling_mode(pi, &ctx.tools, supports_strict_mode)?
+        google_shared::resolve_google_function_calling_mode(pi, ctx.tools(), supports_strict_mode)?
     };
     let mut config = Object::new();
     config.spread(&generation_config);
-    if !ctx.system_prompt.is_empty() {
+    if !ctx.system_prompt().is_empty() {
         config.insert(
             "systemInstruction",
-            Value::String(sanitize_surrogates(&ctx.system_prompt).into_owned().into()),
+            Value::String(sanitize_surrogates(ctx.system_prompt()).into_owned().into()),
         );
     }
-    if !ctx.tools.is_empty() {
+    if !ctx.tools().is_empty() {
         // `convertTools` never returns undefined for a non-empty list.
         config.insert_opt(
             "tools",
-            google_shared::convert_tools(pi, &ctx.tools, supports_strict_mode, events)?,
+            google_shared::convert_tools(pi, ctx.tools(), supports_strict_mode, events)?,
         );
     }
     if let Some(mode) = function_calling_mode {

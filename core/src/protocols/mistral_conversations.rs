@@ -76,7 +76,7 @@ pub fn build(
     let payload = {
         let transformed =
             messages::transform_messages(pi, &messages, model, Some(&normalize), 0.0, events);
-        let tools: Cow<[ToolDef]> = if pi.rules.transcript {
+        let tools: Cow<[ToolDef]> = if ctx.is_transcript() {
             Cow::Owned(
                 transcript::current_tools(&messages)
                     .iter()
@@ -84,7 +84,7 @@ pub fn build(
                     .collect(),
             )
         } else {
-            Cow::Borrowed(&ctx.tools)
+            Cow::Borrowed(ctx.tools())
         };
         build_chat_payload(pi, model, ctx, &tools, &transformed, &options, events)?
     };
@@ -116,7 +116,7 @@ fn normalized_messages<'a>(
     ctx: &'a LlmContext,
     events: &mut Events,
 ) -> Cow<'a, [Value]> {
-    if !pi.rules.transcript {
+    if !ctx.is_transcript() {
         return Cow::Borrowed(&ctx.messages);
     }
     let keep = model
@@ -688,10 +688,10 @@ fn build_chat_payload(
             );
         }
     }
-    if !ctx.system_prompt.is_empty() {
+    if !ctx.system_prompt().is_empty() {
         let system = Object::new().with("role", "system").with(
             "content",
-            sanitize_surrogates(&ctx.system_prompt).into_owned(),
+            sanitize_surrogates(ctx.system_prompt()).into_owned(),
         );
         chat_messages.insert(0, Value::Object(system.marked(Tag::System.mark())));
         ev(
@@ -1288,11 +1288,11 @@ mod tests {
 
     #[test]
     fn reasoning_effort_only_for_the_three_ids() {
-        let ctx = LlmContext {
-            system_prompt: String::new(),
-            messages: msgs(r#"[{"role":"user","content":"hi"}]"#),
-            tools: Vec::new(),
-        };
+        let ctx = LlmContext::prompt(
+            String::new(),
+            msgs(r#"[{"role":"user","content":"hi"}]"#),
+            Vec::new(),
+        );
         let mut events = Events::default();
         let small = build(
             &pi(),
@@ -1341,11 +1341,7 @@ mod tests {
 
     #[test]
     fn from_0_99_the_level_map_decides_the_reasoning_fields() {
-        let ctx = LlmContext {
-            system_prompt: String::new(),
-            messages: msgs(r#"[{"role":"user","content":"hi"}]"#),
-            tools: Vec::new(),
-        };
+        let ctx = LlmContext::transcript(msgs(r#"[{"role":"user","content":"hi"}]"#));
         let map = js::parse(r#"{"off":"none","minimal":null,"high":"hi"}"#).unwrap();
         let mapped = with(model("lab", true, &["text"]), "thinkingLevelMap", map);
         let body = |m: &Model, level: Option<&str>| {
@@ -1371,13 +1367,9 @@ mod tests {
 
     #[test]
     fn system_messages_render_by_position_and_collapse_without_the_flag() {
-        let ctx = LlmContext {
-            system_prompt: String::new(),
-            messages: msgs(
-                r#"[{"role":"user","content":"q"},{"role":"system","content":"BASE","sections":{"cwd":"<cwd>/a</cwd>"},"toolsAdded":[{"name":"read","description":"r","parameters":{"type":"object","properties":{}},"constrainedSampling":{"type":"json_schema","strict":"prefer"}}],"timestamp":1},{"role":"system","content":"","toolsRemoved":[{"name":"read"}],"timestamp":2},{"role":"user","content":"z"}]"#,
-            ),
-            tools: Vec::new(),
-        };
+        let ctx = LlmContext::transcript(msgs(
+            r#"[{"role":"user","content":"q"},{"role":"system","content":"BASE","sections":{"cwd":"<cwd>/a</cwd>"},"toolsAdded":[{"name":"read","description":"r","parameters":{"type":"object","properties":{}},"constrainedSampling":{"type":"json_schema","strict":"prefer"}}],"timestamp":1},{"role":"system","content":"","toolsRemoved":[{"name":"read"}],"timestamp":2},{"role":"user","content":"z"}]"#,
+        ));
         let keep = with(
             model("lab", false, &["text"]),
             "compat",
@@ -1453,18 +1445,10 @@ mod tests {
             r#"[{"role":"user","content":[null]}]"#,
             r#"[{"role":"assistant","content":[{"type":"thinking"}],"stopReason":"stop"}]"#,
         ] {
-            let ctx = LlmContext {
-                system_prompt: "s".into(),
-                messages: msgs(bad),
-                tools: Vec::new(),
-            };
+            let ctx = LlmContext::prompt("s".into(), msgs(bad), Vec::new());
             let _ = build(&pi(), &m, &ctx, &opts(None), &mut Events::default());
         }
-        let ctx = LlmContext {
-            system_prompt: "s".into(),
-            messages: Vec::new(),
-            tools: Vec::new(),
-        };
+        let ctx = LlmContext::prompt("s".into(), Vec::new(), Vec::new());
         let no_key = StreamOptions {
             api_key: String::new(),
             ..opts(None)
@@ -1475,13 +1459,13 @@ mod tests {
     #[test]
     fn non_text_user_blocks_on_a_vision_model_become_image_urls() {
         let m = model("pixtral-12b", false, &["text", "image"]);
-        let ctx = LlmContext {
-            system_prompt: String::new(),
-            messages: msgs(
+        let ctx = LlmContext::prompt(
+            String::new(),
+            msgs(
                 r#"[{"role":"user","content":[{"type":"image","mimeType":"image/png","data":"AA"},{"type":"text","text":"x"}]}]"#,
             ),
-            tools: Vec::new(),
-        };
+            Vec::new(),
+        );
         let req = build(&pi(), &m, &ctx, &opts(None), &mut Events::default()).unwrap();
         assert!(req.body.contains(r#"[{"type":"image_url","image_url":"data:image/png;base64,AA"},{"type":"text","text":"x"}]"#));
     }

@@ -97,7 +97,7 @@ pub fn build(
     }
     // 0.86 on: `resolveTranscript(context, model.compat?.supportsMidConvoSystemMessages)` (:153).
     let resolved;
-    let ctx = if pi.rules.transcript {
+    let ctx = if ctx.is_transcript() {
         resolved = crate::transcript::resolve_context(
             pi,
             ctx,
@@ -122,7 +122,7 @@ pub fn build(
         (Err(e), None) => return Err(e),
     };
     let supports_grammar = compat_flag(model, "supportsOpenAIGrammarTools", false);
-    let grammar_tools = crate::transcript::declared_or_context_tools(pi, ctx);
+    let grammar_tools = crate::transcript::declared_or_context_tools(ctx);
     let grammar_props = constrained_sampling::create_grammar_tool_input_properties(
         &grammar_tools,
         supports_grammar,
@@ -408,7 +408,7 @@ fn build_request_body(
         supports_grammar_tools,
         defer_loading: false,
     };
-    let (input, request_tools) = if pi.rules.transcript {
+    let (input, request_tools) = if ctx.is_transcript() {
         let convert_options = ConvertOptions {
             grammar_tool_input_properties: grammar_props,
             tool_options: tool_options.clone(),
@@ -486,14 +486,14 @@ fn build_request_body(
     } else {
         // 0.86–1.5: the leading system message's text (`getInitialSystemMessage`,
         // 1.5.2/AI/api/openai-codex-responses.js:393); 0.85: the prompt string.
-        let prompt = if pi.rules.transcript {
+        let prompt = if ctx.is_transcript() {
             ctx.messages
                 .first()
                 .filter(|m| m.get_str("role") == Some("system"))
                 .map(|m| crate::transcript::system_message_text(pi, m))
                 .unwrap_or_default()
         } else {
-            ctx.system_prompt.clone()
+            ctx.system_prompt().to_string()
         };
         let instructions = if prompt.is_empty() {
             let default = pi
@@ -714,11 +714,10 @@ mod effort_tests {
         // {"https://api.openai.com/auth":{"chatgpt_account_id":"acc_1"}}
         let jwt = "h.eyJodHRwczovL2FwaS5vcGVuYWkuY29tL2F1dGgiOnsiY2hhdGdwdF9hY2NvdW50X2lkIjoiYWNjXzEifX0.s";
         let pi = Pi::new(crate::PiVersion::V1_6_0).unwrap();
-        let ctx = LlmContext {
-            system_prompt: String::new(),
-            messages: vec![js::parse(r#"{"role":"user","content":"q","timestamp":2}"#).unwrap()],
-            tools: Vec::new(),
-        };
+        let ctx = LlmContext::transcript(vec![js::parse(
+            r#"{"role":"user","content":"q","timestamp":2}"#,
+        )
+        .unwrap()]);
         let opts = StreamOptions {
             reasoning: None,
             api_key: jwt.into(),

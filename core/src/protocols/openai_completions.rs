@@ -73,7 +73,7 @@ pub fn build(
     let compat = get_compat(pi, model, events);
     // 0.86 on: `resolveTranscript(context, compat.supportsMidConvoSystemMessages)` (:154).
     let resolved;
-    let ctx = if pi.rules.transcript {
+    let ctx = if ctx.is_transcript() {
         resolved = crate::transcript::resolve_context(
             pi,
             ctx,
@@ -85,7 +85,7 @@ pub fn build(
     } else {
         ctx
     };
-    let grammar_tools = crate::transcript::declared_or_context_tools(pi, ctx);
+    let grammar_tools = crate::transcript::declared_or_context_tools(ctx);
     let grammar_props = create_grammar_tool_input_properties(
         &grammar_tools,
         compat.truthy("supportsOpenAIGrammarTools"),
@@ -666,7 +666,7 @@ fn build_params(
     // 0.86 on: the transcript's tools (`resolveTranscriptTools`, :551–553): every change folds
     // into the top-level tools unless the model takes additions in place.
     let request_tools: Vec<ToolDef>;
-    let ctx_tools: &[ToolDef] = if pi.rules.transcript {
+    let ctx_tools: &[ToolDef] = if ctx.is_transcript() {
         let (tools, _) = crate::transcript::resolve_tools(
             &ctx.messages,
             tool_changes(compat),
@@ -678,7 +678,7 @@ fn build_params(
             .collect();
         &request_tools
     } else {
-        &ctx.tools
+        ctx.tools()
     };
     let deferred = if compat.str("deferredToolsMode") == Some("kimi") {
         get_deferred_tool_names(&ctx.messages)
@@ -1264,7 +1264,7 @@ fn convert_messages(
     }
 
     let mut params: Vec<Value> = Vec::new();
-    if !ctx.system_prompt.is_empty() {
+    if !ctx.system_prompt().is_empty() {
         let developer = model.reasoning() && compat.truthy("supportsDeveloperRole");
         let role = if developer { "developer" } else { "system" };
         events.push(
@@ -1286,7 +1286,7 @@ fn convert_messages(
                 .with("role", role)
                 .with(
                     "content",
-                    sanitize_surrogates(&ctx.system_prompt).into_owned(),
+                    sanitize_surrogates(ctx.system_prompt()).into_owned(),
                 )
                 .marked(Tag::System.mark())
                 .into(),
@@ -1307,7 +1307,7 @@ fn convert_messages(
     };
     let requires_bridge = compat.truthy("requiresAssistantAfterToolResult");
     // 0.86 on: system messages in the transcript (:886–918).
-    let folded = if pi.rules.transcript {
+    let folded = if ctx.is_transcript() {
         crate::transcript::resolve_tools(
             &ctx.messages,
             tool_changes(compat),
@@ -1342,7 +1342,7 @@ fn convert_messages(
             );
         }
         match role {
-            Some("system") if pi.rules.transcript => {
+            Some("system") if ctx.is_transcript() => {
                 let in_place = system_index >= folded;
                 system_index += 1;
                 let added = msg
@@ -1915,7 +1915,7 @@ fn convert_tool_result_batch(
         );
     }
     if !deferred_names.is_empty() {
-        let deferred_tools = get_tools_by_name(&ctx.tools, &deferred_names);
+        let deferred_tools = get_tools_by_name(ctx.tools(), &deferred_names);
         if !deferred_tools.is_empty() {
             let names: Vec<&str> = deferred_tools.iter().map(|t| t.name.as_str()).collect();
             let tools = convert_tools(pi, &deferred_tools, compat, events)?;

@@ -58,11 +58,7 @@ const MOCK: &str = r#"{"id":"m","name":"m","api":"openai-completions","provider"
 #[test]
 fn basic_body_order_and_defaults() {
     let m = model(MOCK);
-    let ctx = LlmContext {
-        system_prompt: "SYS".into(),
-        messages: vec![user("hi")],
-        tools: vec![tool("read")],
-    };
+    let ctx = LlmContext::prompt("SYS".into(), vec![user("hi")], vec![tool("read")]);
     let b = body(&m, &ctx, &opts(Some("low")));
     assert_eq!(
         b.to_json(),
@@ -73,11 +69,7 @@ fn basic_body_order_and_defaults() {
 #[test]
 fn request_url_and_headers() {
     let m = model(MOCK);
-    let ctx = LlmContext {
-        system_prompt: String::new(),
-        messages: vec![user("hi")],
-        tools: vec![],
-    };
+    let ctx = LlmContext::prompt(String::new(), vec![user("hi")], vec![]);
     let mut ev = Events::default();
     let r = build(&pi(), &m, &ctx, &opts(None), &mut ev).unwrap();
     assert_eq!(r.url, "http://127.0.0.1:1/v1/chat/completions");
@@ -94,11 +86,7 @@ fn affinity_headers_and_model_header_override() {
     let m = model(
         r#"{"id":"m","api":"openai-completions","provider":"mock","baseUrl":"http://x/v1/","reasoning":false,"input":["text"],"maxTokens":100,"contextWindow":0,"headers":{"X-Extra":"1","user-agent":"custom"},"compat":{"sendSessionAffinityHeaders":true}}"#,
     );
-    let ctx = LlmContext {
-        system_prompt: String::new(),
-        messages: vec![user("hi")],
-        tools: vec![],
-    };
+    let ctx = LlmContext::prompt(String::new(), vec![user("hi")], vec![]);
     let mut ev = Events::default();
     let r = build(&pi(), &m, &ctx, &opts(None), &mut ev).unwrap();
     assert_eq!(r.url, "http://x/v1/chat/completions");
@@ -127,11 +115,7 @@ fn sdk_env_custom_headers_sort_default_headers() {
     let m = model(
         r#"{"id":"m","api":"openai-completions","provider":"mock","baseUrl":"http://x/v1","reasoning":false,"input":["text"],"maxTokens":100,"contextWindow":0,"headers":{"zeta":"1","Alpha":"2"}}"#,
     );
-    let ctx = LlmContext {
-        system_prompt: String::new(),
-        messages: vec![user("hi")],
-        tools: vec![],
-    };
+    let ctx = LlmContext::prompt(String::new(), vec![user("hi")], vec![]);
     let mut o = opts(None);
     o.env.insert(
         "OPENAI_CUSTOM_HEADERS".into(),
@@ -187,11 +171,7 @@ fn assistant_conversion_and_tool_results() {
         parse(r#"{"role":"assistant","content":[],"stopReason":"stop"}"#).unwrap(),
         user("next"),
     ];
-    let ctx = LlmContext {
-        system_prompt: String::new(),
-        messages: msgs,
-        tools: vec![],
-    };
+    let ctx = LlmContext::prompt(String::new(), msgs, vec![]);
     let b = body(&m, &ctx, &opts(None));
     let got = b.get("messages").unwrap().to_json();
     assert_eq!(
@@ -248,11 +228,7 @@ fn grammar_tools() {
         user("q"),
         parse(r#"{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"apply","arguments":{"patch":"P"}}]}"#).unwrap(),
     ];
-    let ctx = LlmContext {
-        system_prompt: String::new(),
-        messages: msgs,
-        tools: vec![t],
-    };
+    let ctx = LlmContext::prompt(String::new(), msgs, vec![t]);
     let b = body(&m, &ctx, &opts(None));
     assert_eq!(
         b.get("tools").unwrap().to_json(),
@@ -269,11 +245,7 @@ fn thinking_budget_field() {
     let m = model(
         r#"{"id":"m","api":"openai-completions","provider":"mock","baseUrl":"http://x/v1","reasoning":true,"input":["text"],"maxTokens":4096,"contextWindow":0,"compat":{"thinkingFormat":"qwen","supportsThinkingTokenBudget":true}}"#,
     );
-    let ctx = LlmContext {
-        system_prompt: String::new(),
-        messages: vec![user("q")],
-        tools: vec![],
-    };
+    let ctx = LlmContext::prompt(String::new(), vec![user("q")], vec![]);
     let b = body(&m, &ctx, &opts(Some("high")));
     assert_eq!(b.get("enable_thinking"), Some(&Value::Bool(true)));
     assert_eq!(b.get("thinking_token_budget"), Some(&Value::Number(3072.0)));
@@ -594,11 +566,7 @@ fn fixture(dir: &ctxlens_corpus::Files) -> Option<Fixture> {
     };
     Some(Fixture {
         model,
-        ctx: LlmContext {
-            system_prompt,
-            messages,
-            tools,
-        },
+        ctx: LlmContext::prompt(system_prompt, messages, tools),
         opts,
         expected_body,
         expected_headers,

@@ -245,7 +245,7 @@ pub fn build(
     let compat = get_compat(model);
     // 0.86 on: `resolveTranscript(context, compat.supportsMidConvoSystemMessages)` (:110).
     let resolved;
-    let ctx = if pi.rules.transcript {
+    let ctx = if ctx.is_transcript() {
         resolved = crate::transcript::resolve_context(
             pi,
             ctx,
@@ -257,7 +257,7 @@ pub fn build(
     } else {
         ctx
     };
-    let grammar_tools = crate::transcript::declared_or_context_tools(pi, ctx);
+    let grammar_tools = crate::transcript::declared_or_context_tools(ctx);
     let grammar_props = constrained_sampling::create_grammar_tool_input_properties(
         &grammar_tools,
         compat.supports_openai_grammar_tools,
@@ -406,7 +406,7 @@ fn build_params(
         supports_grammar_tools: compat.supports_openai_grammar_tools,
         defer_loading: false,
     };
-    let (input, request_tools) = if pi.rules.transcript {
+    let (input, request_tools) = if ctx.is_transcript() {
         let convert_options = ConvertOptions {
             grammar_tool_input_properties: grammar_props,
             tool_options: tool_options.clone(),
@@ -624,14 +624,10 @@ mod tests {
 
     fn body(api_key: &str) -> Value {
         let pi = Pi::new(crate::PiVersion::V1_6_0).unwrap();
-        let ctx = LlmContext {
-            system_prompt: String::new(),
-            messages: vec![
-                js::parse(r#"{"role":"system","content":"S","timestamp":1}"#).unwrap(),
-                js::parse(r#"{"role":"user","content":"q","timestamp":2}"#).unwrap(),
-            ],
-            tools: Vec::new(),
-        };
+        let ctx = LlmContext::transcript(vec![
+            js::parse(r#"{"role":"system","content":"S","timestamp":1}"#).unwrap(),
+            js::parse(r#"{"role":"user","content":"q","timestamp":2}"#).unwrap(),
+        ]);
         let opts = StreamOptions {
             reasoning: Some("high".into()),
             session_id: Some("sid".into()),

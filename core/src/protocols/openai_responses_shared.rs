@@ -87,7 +87,7 @@ pub fn split_deferred_tools(
     events: &mut Events,
 ) -> Result<ToolPlacement, AdapterError> {
     let mut unique: Vec<ToolDef> = Vec::new();
-    for tool in &ctx.tools {
+    for tool in ctx.tools() {
         match unique.iter_mut().find(|t| t.name == tool.name) {
             Some(slot) => *slot = tool.clone(),
             None => unique.push(tool.clone()),
@@ -579,7 +579,7 @@ pub fn convert_responses_messages(
 ) -> Result<Vec<Value>, AdapterError> {
     // 0.86 on: `resolveTranscript(context, options?.supportsMidConvoSystemMessages)` (:93).
     let resolved;
-    let source: &[Value] = if pi.rules.transcript {
+    let source: &[Value] = if ctx.is_transcript() {
         resolved = transcript::resolve(
             pi,
             &ctx.messages,
@@ -608,7 +608,7 @@ pub fn convert_responses_messages(
 
     let mut messages: Vec<Value> = Vec::new();
     let mut loaded_tool_names: Vec<String> = Vec::new();
-    if !pi.rules.transcript && options.include_system_prompt && !ctx.system_prompt.is_empty() {
+    if !ctx.is_transcript() && options.include_system_prompt && !ctx.system_prompt().is_empty() {
         events.push(
             Event::new(
                 EventKind::Note,
@@ -624,7 +624,7 @@ pub fn convert_responses_messages(
                 .with("role", instruction_role)
                 .with(
                     "content",
-                    sanitize_surrogates(&ctx.system_prompt).into_owned(),
+                    sanitize_surrogates(ctx.system_prompt()).into_owned(),
                 )
                 .marked(Tag::System.mark())
                 .into(),
@@ -641,9 +641,9 @@ pub fn convert_responses_messages(
     let mut system_index: usize = 0;
     for (i, msg) in transformed.iter().enumerate() {
         let label = format!("message {i}");
-        let leading = pi.rules.transcript && i == 0 && msg.get_str("role") == Some("system");
+        let leading = ctx.is_transcript() && i == 0 && msg.get_str("role") == Some("system");
         match msg.get_str("role") {
-            Some("system") if pi.rules.transcript => {
+            Some("system") if ctx.is_transcript() => {
                 // transformMessages keeps system messages in order (M14), so this index is the
                 // transcript's.
                 let anchors = system_index >= folded;
@@ -1624,11 +1624,7 @@ mod tests {
     }
 
     fn ctx_of(messages: &[&str]) -> LlmContext {
-        LlmContext {
-            system_prompt: String::new(),
-            messages: messages.iter().map(|m| js::parse(m).unwrap()).collect(),
-            tools: Vec::new(),
-        }
+        LlmContext::transcript(messages.iter().map(|m| js::parse(m).unwrap()).collect())
     }
 
     fn ids(input: &[Value]) -> Vec<String> {

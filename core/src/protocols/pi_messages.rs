@@ -38,7 +38,7 @@ pub fn build(
         request_headers(opts)
     };
 
-    let context = if pi.rules.transcript {
+    let context = if ctx.is_transcript() {
         let system = ctx
             .messages
             .iter()
@@ -62,7 +62,7 @@ pub fn build(
                 format!(
                     "raw context sent: {} messages, {} tools, no transformMessages and no sanitization",
                     ctx.messages.len(),
-                    ctx.tools.len()
+                    ctx.tools().len()
                 ),
             )
             .at("AI/api/pi-messages.js:136"),
@@ -117,12 +117,12 @@ pub fn build(
 /// system text; its messages and tools carry their own marks.
 fn llm_context_json(ctx: &LlmContext) -> Value {
     Object::new()
-        .with("systemPrompt", ctx.system_prompt.as_str())
+        .with("systemPrompt", ctx.system_prompt())
         .with("messages", Value::Array(ctx.messages.clone()))
         .with(
             "tools",
             Value::Array(
-                ctx.tools
+                ctx.tools()
                     .iter()
                     .map(|t| tool_json(t.agent_tool_json()))
                     .collect(),
@@ -334,11 +334,7 @@ mod tests {
             r#"[{"role":"system","content":"S","toolsAdded":[{"name":"read","description":"d","parameters":{},"constrainedSampling":{"type":"json_schema","strict":"prefer"}}],"timestamp":1},{"role":"user","content":"hi","timestamp":2}]"#,
         )
         .unwrap();
-        let ctx = LlmContext {
-            system_prompt: String::new(),
-            messages: messages.as_array().unwrap().clone(),
-            tools: Vec::new(),
-        };
+        let ctx = LlmContext::transcript(messages.as_array().unwrap().clone());
         let opts = StreamOptions {
             api_key: "k".into(),
             reasoning: Some("low".into()),
