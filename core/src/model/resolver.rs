@@ -630,15 +630,62 @@ pub fn choose(
     events: &mut Events,
     diags: &mut Vec<Diagnostic>,
 ) -> ModelChoice {
+    let mut p = Picked {
+        events,
+        diags,
+        model: None,
+        model_source: String::new(),
+        level: None,
+        startup: Vec::new(),
+        fallback_message: None,
+        no_models: false,
+    };
+    // buildSessionOptions.
+    session_options(pi, registry, &cli, settings, session.has_messages, &mut p);
+    // createAgentSession: the session's model, else findInitialModel.
+    if p.model.is_none() && session.has_messages {
+        session_model(pi, registry, &session, &mut p);
+    }
+    if p.model.is_none() {
+        initial_model(pi, registry, settings, docs_dir, &mut p);
+    }
+    fallback_reported(pi, &mut p);
+    let exit = startup_exit(registry, docs_dir, &mut p);
+    with_thinking_level(pi, settings, &session, p, exit)
+}
+
+/// What [`choose`] has decided so far, passed from each of pi's startup steps to the next.
+struct Picked<'e> {
+    events: &'e mut Events,
+    diags: &'e mut Vec<Diagnostic>,
+    model: Option<Model>,
+    model_source: String,
+    /// The thinking level asked for, and where it came from.
+    level: Option<(String, &'static str)>,
+    /// What pi prints at startup (an error stops it).
+    startup: Vec<Startup>,
+    /// "Could not restore model …" / "No models available …".
+    fallback_message: Option<String>,
+    no_models: bool,
+}
+
+/// `buildSessionOptions`' model (CA/main.js:347–426): `--model`/`--provider` (and a level
+/// suffix), the scopes ctxlens does not resolve, `--thinking`, `--api-key`.
+fn session_options(
+    pi: &Pi,
+    registry: &mut Registry,
+    cli: &CliModel,
+    settings: &crate::settings::Settings,
+    has_existing_session: bool,
+    p: &mut Picked,
+) {
     let rules = &pi.rules.model;
-    let reference = rules.cli_resolution == CliResolution::Reference;
-    let has_existing_session = session.has_messages;
     // `--thinking` must be a valid level (CA/cli/args.js:112–123).
     let cli_thinking = cli.thinking.and_then(|t| {
         if is_valid_thinking_level(t) {
             Some(t)
         } else {
-            diags.push(Diagnostic::warning(
+            p.diags.push(Diagnostic::warning(
                 "args",
                 None,
                 format!(
@@ -652,97 +699,26 @@ pub fn choose(
     let cli_model = cli.model.filter(|m| !m.is_empty());
     let cli_provider = cli.provider.filter(|p| !p.is_empty());
     let api_key = cli.api_key.filter(|k| !k.is_empty());
-    let mut startup: Vec<Startup> = Vec::new();
 
-    // buildSessionOptions.
-    if let (true, Some(p), None) = (rules.provider_requires_model, cli_provider, cli_model) {
-        startup.push(Startup {
+    if let (true, Some(provider), None) = (rules.provider_requires_model, cli_provider, cli_model) {
+        p.startup.push(Startup {
             error: true,
             message: format!(
-                "--provider requires --model (for example: --provider {p} --model <pattern>)"
+                "--provider requires --model (for example: --provider {provider} --model <pattern>)"
             ),
         });
     }
-    let mut model: Option<Model> = None;
-    let mut model_source = String::new();
-    let mut level: Option<(String, &str)> = None;
     if let Some(cm) = cli_model {
-        let resolved = match rules.cli_resolution {
-            CliResolution::FirstSlash => {
-                resolve_cli_model(pi, registry, cli_provider, cm, cli_thinking)
-            }
-            CliResolution::Reference => super::reference::resolve_cli_model(
-                pi,
-                registry,
-                cli_provider,
-                cm,
-                cli_thinking,
-                api_key.is_some(),
-            ),
-        };
-        if let Some(w) = resolved.warning {
-            diags.push(Diagnostic::warning("args", None, w.clone()));
-            startup.push(Startup {
-                error: false,
-                message: w,
-            });
-        }
-        if let Some(e) = resolved.error {
-            let prefix = cm.split('/').next().unwrap_or("").to_lowercase();
-            if let Some((old, new)) = rules
-                .renamed_providers
-                .iter()
-                .find(|(old, _)| *old == prefix)
-            {
-                diags.push(Diagnostic::warning(
-                    "args",
-                    None,
-                    format!(
-                        "--model names provider {old}, which pi {} calls {new} (renamed in 1.0.3, with no alias)",
-                        pi.version
-                    ),
-                ));
-            }
-            startup.push(Startup {
-                error: true,
-                message: e,
-            });
-        }
-        if let Some(m) = resolved.model {
-            let known = registry.find(m.provider(), m.id()).is_some();
-            events.push(
-                Event::new(
-                    EventKind::Note,
-                    if known {
-                        format!("--model {cm} resolved to {}", m.reference())
-                    } else {
-                        format!(
-                            "--model {cm}: no such model, so pi makes a custom one from {}'s catalog ({})",
-                            m.provider(),
-                            m.reference()
-                        )
-                    },
-                )
-                .at(if reference {
-                    "1.6.0/CA/core/model-resolver.js:307"
-                } else {
-                    "CA/core/model-resolver.js:291"
-                }),
-            );
-            model = Some(m);
-            model_source = if cli.running {
-                RUNNING_MODEL
-            } else {
-                "--model"
-            }
-            .into();
-            if cli_thinking.is_none() {
-                if let Some(t) = resolved.thinking_level {
-                    level = Some((t, "--model suffix"));
-                }
-            }
-        }
+        model_flag(pi, registry, cli, cm, cli_thinking, p);
     }
+    let Picked {
+        model,
+        level,
+        startup,
+        events,
+        diags,
+        ..
+    } = p;
     // Model scopes (`--models`, `settings.enabledModels`) pick the model of a new session
     // without `--model`: ctxlens does not resolve them.
     let scope: Option<Vec<String>> = cli
@@ -766,7 +742,7 @@ pub fn choose(
         ));
     }
     if let Some(t) = cli_thinking {
-        level = Some((
+        *level = Some((
             t.to_string(),
             if cli.running {
                 RUNNING_LEVEL
@@ -799,146 +775,285 @@ pub fn choose(
             }),
         }
     }
+}
 
-    // createAgentSession: the session's model (CA/core/sdk.js:87–95, "1.6.0/CA/core/sdk.js:91").
-    let mut fallback_message: Option<String> = None;
-    if model.is_none() && has_existing_session {
-        let selection = if rules.branch_selection {
-            let (selection, skipped) = branch_selection(session.branch, registry);
-            if skipped > 0 {
-                events.push(
-                    Event::new(
-                        EventKind::Note,
-                        format!(
-                            "the session's model: {skipped} later {} of a virtual model (api {VIRTUAL_MODEL_API}, a failed routing) passed over",
-                            if skipped == 1 { "reply" } else { "replies" }
-                        ),
-                    )
-                    .at("1.6.0/CA/core/virtual-models.js:29"),
-                );
-            }
-            selection
-        } else {
-            session.context.model.as_ref().map(|(p, id)| {
-                Selection::of(
-                    Some(&Value::str(p.as_str())),
-                    Some(&Value::str(id.as_str())),
-                )
-            })
-        };
-        if let Some(sel) = selection {
-            let at = if rules.branch_selection {
-                "1.6.0/CA/core/sdk.js:91"
-            } else {
-                "CA/core/sdk.js:87"
-            };
-            match sel.find(registry) {
-                Some(m) if registry.has_configured_auth(m.provider()) => {
-                    events.push(
-                        Event::new(
-                            EventKind::Note,
-                            format!("model {} restored from the session", m.reference()),
-                        )
-                        .at(at),
-                    );
-                    model = Some(m.clone());
-                    model_source = "session".into();
-                }
-                found => {
-                    events.push(
-                        Event::new(
-                            EventKind::Note,
-                            format!(
-                                "the session's model {} is not restored: {}",
-                                sel.reference(),
-                                if found.is_some() {
-                                    "its provider has no auth configured"
-                                } else {
-                                    "no such model"
-                                }
-                            ),
-                        )
-                        .at(at),
-                    );
-                    if let Some((old, new)) = sel
-                        .provider_str()
-                        .and_then(|p| rules.renamed_providers.iter().find(|(old, _)| *old == p))
-                    {
-                        diags.push(Diagnostic::warning(
-                            "session",
-                            None,
-                            format!(
-                                "the session names provider {old}, which pi {} calls {new} (renamed in 1.0.3, with no alias and no migration): its model cannot be restored",
-                                pi.version
-                            ),
-                        ));
-                    }
-                    fallback_message = Some(format!("Could not restore model {}", sel.reference()));
-                }
-            }
+/// `--model` (with `--provider` and a `:level` suffix), resolved as the release does
+/// (`resolveCliModel`: 0.85's first slash, 1.6.0's model reference).
+fn model_flag(
+    pi: &Pi,
+    registry: &mut Registry,
+    cli: &CliModel,
+    cm: &str,
+    cli_thinking: Option<&str>,
+    p: &mut Picked,
+) {
+    let rules = &pi.rules.model;
+    let reference = rules.cli_resolution == CliResolution::Reference;
+    let cli_provider = cli.provider.filter(|p| !p.is_empty());
+    let api_key = cli.api_key.filter(|k| !k.is_empty());
+    let Picked {
+        model,
+        model_source,
+        level,
+        startup,
+        events,
+        diags,
+        ..
+    } = p;
+    let resolved = match rules.cli_resolution {
+        CliResolution::FirstSlash => {
+            resolve_cli_model(pi, registry, cli_provider, cm, cli_thinking)
         }
+        CliResolution::Reference => super::reference::resolve_cli_model(
+            pi,
+            registry,
+            cli_provider,
+            cm,
+            cli_thinking,
+            api_key.is_some(),
+        ),
+    };
+    if let Some(w) = resolved.warning {
+        diags.push(Diagnostic::warning("args", None, w.clone()));
+        startup.push(Startup {
+            error: false,
+            message: w,
+        });
     }
-    // findInitialModel (CA/core/sdk.js:96–113).
-    let mut no_models = false;
-    if model.is_none() {
-        if let Some((old, new)) = settings
-            .get("defaultProvider")
-            .and_then(Value::as_str)
-            .and_then(|p| rules.renamed_providers.iter().find(|(old, _)| *old == p))
+    if let Some(e) = resolved.error {
+        let prefix = cm.split('/').next().unwrap_or("").to_lowercase();
+        if let Some((old, new)) = rules
+            .renamed_providers
+            .iter()
+            .find(|(old, _)| *old == prefix)
         {
             diags.push(Diagnostic::warning(
-                "settings",
+                "args",
                 None,
                 format!(
-                    "settings.defaultProvider is {old}, which pi {} calls {new} (renamed in 1.0.3, with no alias): the saved default model is not found",
+                    "--model names provider {old}, which pi {} calls {new} (renamed in 1.0.3, with no alias)",
                     pi.version
                 ),
             ));
         }
-        match find_initial_model(pi, registry, settings) {
-            Some((m, source)) => {
-                model_source = match source {
-                    InitialSource::Settings => "settings.defaultModel",
-                    InitialSource::ProviderDefault | InitialSource::FirstAvailable => "available",
-                }
-                .into();
+        startup.push(Startup {
+            error: true,
+            message: e,
+        });
+    }
+    if let Some(m) = resolved.model {
+        let known = registry.find(m.provider(), m.id()).is_some();
+        events.push(
+            Event::new(
+                EventKind::Note,
+                if known {
+                    format!("--model {cm} resolved to {}", m.reference())
+                } else {
+                    format!(
+                        "--model {cm}: no such model, so pi makes a custom one from {}'s catalog ({})",
+                        m.provider(),
+                        m.reference()
+                    )
+                },
+            )
+            .at(if reference {
+                "1.6.0/CA/core/model-resolver.js:307"
+            } else {
+                "CA/core/model-resolver.js:291"
+            }),
+        );
+        *model = Some(m);
+        *model_source = if cli.running {
+            RUNNING_MODEL
+        } else {
+            "--model"
+        }
+        .into();
+        if cli_thinking.is_none() {
+            if let Some(t) = resolved.thinking_level {
+                *level = Some((t, "--model suffix"));
+            }
+        }
+    }
+}
+
+/// `createAgentSession`'s restore of the session's model (CA/core/sdk.js:87–95,
+/// "1.6.0/CA/core/sdk.js:91"): when its provider has auth; else why not.
+fn session_model(pi: &Pi, registry: &mut Registry, session: &SessionModel, p: &mut Picked) {
+    let rules = &pi.rules.model;
+    let Picked {
+        model,
+        model_source,
+        fallback_message,
+        events,
+        diags,
+        ..
+    } = p;
+    let selection = if rules.branch_selection {
+        let (selection, skipped) = branch_selection(session.branch, registry);
+        if skipped > 0 {
+            events.push(
+                Event::new(
+                    EventKind::Note,
+                    format!(
+                        "the session's model: {skipped} later {} of a virtual model (api {VIRTUAL_MODEL_API}, a failed routing) passed over",
+                        if skipped == 1 { "reply" } else { "replies" }
+                    ),
+                )
+                .at("1.6.0/CA/core/virtual-models.js:29"),
+            );
+        }
+        selection
+    } else {
+        session.context.model.as_ref().map(|(p, id)| {
+            Selection::of(
+                Some(&Value::str(p.as_str())),
+                Some(&Value::str(id.as_str())),
+            )
+        })
+    };
+    if let Some(sel) = selection {
+        let at = if rules.branch_selection {
+            "1.6.0/CA/core/sdk.js:91"
+        } else {
+            "CA/core/sdk.js:87"
+        };
+        match sel.find(registry) {
+            Some(m) if registry.has_configured_auth(m.provider()) => {
+                events.push(
+                    Event::new(
+                        EventKind::Note,
+                        format!("model {} restored from the session", m.reference()),
+                    )
+                    .at(at),
+                );
+                *model = Some(m.clone());
+                *model_source = "session".into();
+            }
+            found => {
                 events.push(
                     Event::new(
                         EventKind::Note,
                         format!(
-                            "model {} chosen by pi's default rules ({})",
-                            m.reference(),
-                            match source {
-                                InitialSource::Settings => "settings.defaultProvider/defaultModel",
-                                InitialSource::ProviderDefault =>
-                                    "the first available provider default",
-                                InitialSource::FirstAvailable => "the first available model",
+                            "the session's model {} is not restored: {}",
+                            sel.reference(),
+                            if found.is_some() {
+                                "its provider has no auth configured"
+                            } else {
+                                "no such model"
                             }
                         ),
                     )
-                    .at(if reference {
-                        "1.6.0/CA/core/model-resolver.js:382"
-                    } else {
-                        "CA/core/model-resolver.js:472"
-                    }),
+                    .at(at),
                 );
-                if let Some(msg) = &mut fallback_message {
-                    msg.push_str(&format!(". Using {}", m.reference()));
+                if let Some((old, new)) = sel
+                    .provider_str()
+                    .and_then(|p| rules.renamed_providers.iter().find(|(old, _)| *old == p))
+                {
+                    diags.push(Diagnostic::warning(
+                        "session",
+                        None,
+                        format!(
+                            "the session names provider {old}, which pi {} calls {new} (renamed in 1.0.3, with no alias and no migration): its model cannot be restored",
+                            pi.version
+                        ),
+                    ));
                 }
-                model = Some(m);
-            }
-            None => {
-                // `formatNoModelsAvailableMessage()` (CA/core/auth-guidance.js:11–13).
-                no_models = true;
-                fallback_message = Some(format!(
-                    "No models available. {}",
-                    provider_login_help(docs_dir)
-                ));
+                *fallback_message = Some(format!("Could not restore model {}", sel.reference()));
             }
         }
     }
-    if let Some(msg) = &fallback_message {
-        let about = if no_models { "model" } else { "session" };
+}
+
+/// `findInitialModel` (CA/core/sdk.js:96–113): the saved default, a provider's default, or the
+/// first available model.
+fn initial_model(
+    pi: &Pi,
+    registry: &mut Registry,
+    settings: &crate::settings::Settings,
+    docs_dir: &str,
+    p: &mut Picked,
+) {
+    let rules = &pi.rules.model;
+    let reference = rules.cli_resolution == CliResolution::Reference;
+    let Picked {
+        model,
+        model_source,
+        fallback_message,
+        no_models,
+        events,
+        diags,
+        ..
+    } = p;
+    if let Some((old, new)) = settings
+        .get("defaultProvider")
+        .and_then(Value::as_str)
+        .and_then(|p| rules.renamed_providers.iter().find(|(old, _)| *old == p))
+    {
+        diags.push(Diagnostic::warning(
+            "settings",
+            None,
+            format!(
+                "settings.defaultProvider is {old}, which pi {} calls {new} (renamed in 1.0.3, with no alias): the saved default model is not found",
+                pi.version
+            ),
+        ));
+    }
+    match find_initial_model(pi, registry, settings) {
+        Some((m, source)) => {
+            *model_source = match source {
+                InitialSource::Settings => "settings.defaultModel",
+                InitialSource::ProviderDefault | InitialSource::FirstAvailable => "available",
+            }
+            .into();
+            events.push(
+                Event::new(
+                    EventKind::Note,
+                    format!(
+                        "model {} chosen by pi's default rules ({})",
+                        m.reference(),
+                        match source {
+                            InitialSource::Settings => "settings.defaultProvider/defaultModel",
+                            InitialSource::ProviderDefault =>
+                                "the first available provider default",
+                            InitialSource::FirstAvailable => "the first available model",
+                        }
+                    ),
+                )
+                .at(if reference {
+                    "1.6.0/CA/core/model-resolver.js:382"
+                } else {
+                    "CA/core/model-resolver.js:472"
+                }),
+            );
+            if let Some(msg) = fallback_message.as_mut() {
+                msg.push_str(&format!(". Using {}", m.reference()));
+            }
+            *model = Some(m);
+        }
+        None => {
+            // `formatNoModelsAvailableMessage()` (CA/core/auth-guidance.js:11–13).
+            *no_models = true;
+            *fallback_message = Some(format!(
+                "No models available. {}",
+                provider_login_help(docs_dir)
+            ));
+        }
+    }
+}
+
+/// The restore's fallback message, said (and from 1.6.0 printed at startup).
+fn fallback_reported(pi: &Pi, p: &mut Picked) {
+    let rules = &pi.rules.model;
+    let Picked {
+        startup,
+        fallback_message,
+        no_models,
+        diags,
+        ..
+    } = p;
+    if let Some(msg) = fallback_message {
+        let about = if *no_models { "model" } else { "session" };
         diags.push(Diagnostic::warning(about, None, msg.clone()));
         // `created.session.model` is never empty (the agent's placeholder model `unknown`), so
         // 1.6.0 always reports it; 0.85 shows it in the interactive mode only.
@@ -949,22 +1064,32 @@ pub fn choose(
             });
         }
     }
+}
 
+/// Where pi exits before sending (`None`: it goes on): a startup error, no model, or no auth for
+/// the model (what it prints).
+fn startup_exit(registry: &Registry, docs_dir: &str, p: &mut Picked) -> Option<String> {
+    let Picked {
+        model,
+        startup,
+        no_models,
+        diags,
+        ..
+    } = p;
     // main.js: any startup error stops pi. Without a model pi goes on with the agent's
     // placeholder (CORE/agent.js:18), whose auth fails at the prompt
     // (`formatNoApiKeyFoundMessage("unknown")`, CA/core/agent-session.js:277).
-    let mut exit = None;
     let errors = startup.iter().any(|d| d.error);
     // The prompt needs the model's request auth (`_getRequiredRequestAuth`,
     // CA/core/agent-session.js:166–194, the same in every release): a provider with no key,
     // credential or stored login fails there, after the startup warnings.
     let no_auth = match &model {
-        Some(m) if !errors && !no_models && !registry.has_configured_auth(m.provider()) => {
+        Some(m) if !errors && !*no_models && !registry.has_configured_auth(m.provider()) => {
             Some(m.provider().to_string())
         }
         _ => None,
     };
-    if errors || no_models || no_auth.is_some() {
+    if errors || *no_models || no_auth.is_some() {
         let mut lines: Vec<String> = startup.iter().map(Startup::line).collect();
         if !errors {
             lines.push(format!(
@@ -979,10 +1104,29 @@ pub fn choose(
             None,
             format!("pi would fail here: it prints this and exits with status 1 before sending a request:\n{stderr}"),
         ));
-        exit = Some(stderr);
-        model = None;
+        *model = None;
+        return Some(stderr);
     }
+    None
+}
 
+/// `createAgentSession`'s thinking level (CA/core/sdk.js:115–138), clamped to the model, and
+/// the choice.
+fn with_thinking_level(
+    pi: &Pi,
+    settings: &crate::settings::Settings,
+    session: &SessionModel,
+    p: Picked,
+    exit: Option<String>,
+) -> ModelChoice {
+    let has_existing_session = session.has_messages;
+    let Picked {
+        model,
+        model_source,
+        mut level,
+        events,
+        ..
+    } = p;
     // Thinking level (CA/core/sdk.js:115–138).
     let settings_default = || {
         settings

@@ -932,36 +932,9 @@ fn build_params(
         .and_then(Value::as_array)
         .map(|a| a.iter().map(transcript::tool_from_declaration).collect())
         .unwrap_or_default();
-    // 0.86.0–1.0.0: tools referenced by name cannot express a redefinition
-    // (0.86.1/AI/api/anthropic-messages.js:797–805).
     let by_value = pi.rules.anthropic.tool_additions_by_value;
-    let redefinitions = !by_value && transcript::has_tool_redefinitions(&view.messages);
-    let native_tool_changes = compat.supports_mid_convo_system_messages
-        && compat.supports_mid_convo_tool_changes
-        && !initial_tools.is_empty()
-        && !redefinitions;
-    if redefinitions
-        && compat.supports_mid_convo_system_messages
-        && compat.supports_mid_convo_tool_changes
-    {
-        ev(
-            events,
-            EventKind::Note,
-            "no native tool changes: a tool is declared again with another definition, which a tool_addition by name cannot express (hasToolRedefinitions): the current tools are sent, later system messages carry no tool blocks",
-            "0.86.1/AI/api/anthropic-messages.js:797",
-        );
-    }
-    if compat.supports_mid_convo_system_messages
-        && compat.supports_mid_convo_tool_changes
-        && initial_tools.is_empty()
-    {
-        ev(
-            events,
-            EventKind::Note,
-            "no native tool changes: the leading system message declares no tool (Anthropic rejects a tool list where every tool is deferred), so the current tools are sent",
-            "1.6.0/AI/api/anthropic-messages.js:1095",
-        );
-    }
+    let native_tool_changes =
+        native_tool_changes(by_value, &compat, &view.messages, &initial_tools, events);
     // 1.3.0 on: thinking off is disabled thinking on effort models too, without effort markers
     // (1.6.0/AI/api/anthropic-messages.js:1096–1098).
     let mid_convo_effort = compat_is_true(model, "supportsMidConvoEffort");
@@ -1055,50 +1028,15 @@ fn build_params(
         );
     }
 
-    let text_block = |text: &str| {
-        let mut b = Object::new()
-            .with("type", "text")
-            .with("text", text)
-            .marked(Tag::System.mark());
-        if let Some(cc) = &cache_control {
-            b.insert("cache_control", Value::Object(cc.clone()));
-        }
-        Value::Object(b)
-    };
-    if is_oauth {
-        let mut system = vec![text_block(data_str(pi, "claudeCodeSystemPrompt"))];
-        ev(
-            events,
-            EventKind::Inserted,
-            "Claude Code identity system block (OAuth)",
-            "AI/api/anthropic-messages.js:802",
-        );
-        if !initial_system_text.is_empty() {
-            system.push(text_block(&sanitize_surrogates(&initial_system_text)));
-        }
-        params.insert("system", Value::Array(system));
-    } else if !initial_system_text.is_empty() {
-        params.insert(
-            "system",
-            Value::Array(vec![text_block(&sanitize_surrogates(&initial_system_text))]),
-        );
-    }
-    if initial_system.is_some() && !initial_system_text.is_empty() {
-        ev(
-            events,
-            EventKind::Converted,
-            "the leading system message's text (getSystemMessageText: content, then every section) is the system block",
-            "1.6.0/AI/api/anthropic-messages.js:1079",
-        );
-    }
-    if cache_control.is_some() && params.contains_key("system") {
-        ev(
-            events,
-            EventKind::Inserted,
-            "cache_control on the system block(s)",
-            "AI/api/anthropic-messages.js:807",
-        );
-    }
+    system_param(
+        pi,
+        is_oauth,
+        &initial_system_text,
+        initial_system.is_some(),
+        cache_control.as_ref(),
+        &mut params,
+        events,
+    );
 
     if let Some(t) = o.temperature {
         if !o.thinking_enabled && !mid_convo_effort && compat.supports_temperature {
@@ -1108,19 +1046,144 @@ fn build_params(
         }
     }
 
-    let tool_cc = if compat.supports_cache_control_on_tools {
+    let plan = ToolPlan {
+        native: native_tool_changes,
+        by_value,
+        initial: &initial_tools,
+        immediate: &immediate,
+        deferred: &deferred,
+    };
+    let tools_cache = if compat.supports_cache_control_on_tools {
         cache_control.as_ref()
     } else {
         None
     };
-    let sends_tools = if native_tool_changes {
+    if let Some(tools) = request_tools(
+        pi,
+        view,
+        &converter,
+        &plan,
+        (cache_control.is_some(), tools_cache),
+        events,
+    )? {
+        params.insert("tools", Value::Array(tools));
+    }
+    if converter.preferred_strict.get() && pi.rules.anthropic.strict_limit_fallback {
+        ev(
+            events,
+            EventKind::Note,
+            "tools with strict \"prefer\" are sent strict: had Anthropic rejected this session's strict tools earlier in the same pi process (strict tool limits), pi would send them non-strict (process state the session file does not record)",
+            "1.6.0/AI/api/anthropic-messages.js:617",
+        );
+    }
+
+    let mode = if effort_messages {
+        ThinkingMode::EffortMessages { default_effort }
+    } else if thinking_disabled {
+        ThinkingMode::Disabled
+    } else {
+        ThinkingMode::Asked
+    };
+    thinking_params(pi, model, o, mode, &mut params, events);
+
+    if let Some(user_id) = &o.metadata_user_id {
+        params.insert(
+            "metadata",
+            Value::Object(Object::new().with("user_id", user_id.as_str())),
+        );
+    }
+    if let Some(choice) = &o.tool_choice {
+        match choice {
+            Value::String(s) if !s.is_empty() => {
+                params.insert(
+                    "tool_choice",
+                    Value::Object(Object::new().with("type", s.as_str())),
+                );
+            }
+            v if v.truthy() => params.insert("tool_choice", v.clone()),
+            _ => {}
+        }
+    }
+    fallbacks_param(model, &mut params, events);
+    Ok(params)
+}
+
+/// Whether `buildParams` uses native tool changes (1.6.0/AI/api/anthropic-messages.js:1094–1095):
+/// the model takes system messages and tool changes mid-conversation, the leading system message
+/// declares tools, and (before 1.1, `by_value` false) no tool is declared again with another
+/// definition.
+fn native_tool_changes(
+    by_value: bool,
+    compat: &AnthropicCompat,
+    messages: &[Value],
+    initial_tools: &[ToolDef],
+    events: &mut Events,
+) -> bool {
+    // 0.86.0–1.0.0: tools referenced by name cannot express a redefinition
+    // (0.86.1/AI/api/anthropic-messages.js:797–805).
+    let redefinitions = !by_value && transcript::has_tool_redefinitions(messages);
+    let native = compat.supports_mid_convo_system_messages
+        && compat.supports_mid_convo_tool_changes
+        && !initial_tools.is_empty()
+        && !redefinitions;
+    if redefinitions
+        && compat.supports_mid_convo_system_messages
+        && compat.supports_mid_convo_tool_changes
+    {
+        ev(
+            events,
+            EventKind::Note,
+            "no native tool changes: a tool is declared again with another definition, which a tool_addition by name cannot express (hasToolRedefinitions): the current tools are sent, later system messages carry no tool blocks",
+            "0.86.1/AI/api/anthropic-messages.js:797",
+        );
+    }
+    if compat.supports_mid_convo_system_messages
+        && compat.supports_mid_convo_tool_changes
+        && initial_tools.is_empty()
+    {
+        ev(
+            events,
+            EventKind::Note,
+            "no native tool changes: the leading system message declares no tool (Anthropic rejects a tool list where every tool is deferred), so the current tools are sent",
+            "1.6.0/AI/api/anthropic-messages.js:1095",
+        );
+    }
+    native
+}
+
+/// The tools `buildParams` sends, as decided before the messages are converted.
+struct ToolPlan<'a> {
+    /// Native tool changes (1.6.0): the leading system message's tools, then pi's placeholder.
+    native: bool,
+    /// Later tools declared by value in the messages (1.1 on), not by reference here.
+    by_value: bool,
+    /// The leading system message's tools.
+    initial: &'a [ToolDef],
+    /// 0.85: the tools sent at once and the deferred ones.
+    immediate: &'a [ToolDef],
+    deferred: &'a [ToolDef],
+}
+
+/// `tools` of `buildParams` (:832–841; 1.6.0/AI/api/anthropic-messages.js:1140–1168): `cache` is
+/// whether the request has a cache breakpoint, and the one its last tool takes
+/// (compat.supportsCacheControlOnTools).
+fn request_tools(
+    pi: &Pi,
+    view: &AnthropicContext,
+    converter: &ToolConverter,
+    plan: &ToolPlan,
+    cache: (bool, Option<&Object>),
+    events: &mut Events,
+) -> Result<Option<Vec<Value>>, AdapterError> {
+    let (cached, tool_cc) = cache;
+    let sends_tools = if plan.native {
         true
     } else if view.transcript {
         !view.current_tools.is_empty()
     } else {
-        !immediate.is_empty() || !deferred.is_empty()
+        !plan.immediate.is_empty() || !plan.deferred.is_empty()
     };
-    if sends_tools && cache_control.is_some() && tool_cc.is_none() {
+    if sends_tools && cached && tool_cc.is_none() {
         ev(
             events,
             EventKind::Note,
@@ -1128,8 +1191,8 @@ fn build_params(
             "AI/api/anthropic-messages.js:837",
         );
     }
-    let tools = if native_tool_changes {
-        let mut tools = convert_tools(pi, &converter, &initial_tools, tool_cc, false, events)?;
+    Ok(if plan.native {
+        let mut tools = convert_tools(pi, converter, plan.initial, tool_cc, false, events)?;
         let placeholder = data_group(pi)
             .and_then(|g| g.get("deferredToolPlaceholder"))
             .cloned()
@@ -1139,7 +1202,7 @@ fn build_params(
             EventKind::Inserted,
             format!(
                 "native tool changes: the leading system message's {} tools stay the request's tools for the whole conversation, then the deferred placeholder {}; later tools are tool_addition / tool_removal blocks",
-                initial_tools.len(),
+                plan.initial.len(),
                 placeholder.get_str("name").unwrap_or("")
             ),
             "1.6.0/AI/api/anthropic-messages.js:1153",
@@ -1153,10 +1216,10 @@ fn build_params(
             o.set_mark(Tag::Tool.mark());
         }
         tools.push(placeholder);
-        if !by_value {
+        if !plan.by_value {
             // 0.86.0–1.0.0: every later declared tool follows, deferred and without a cache
             // breakpoint (0.86.1/AI/api/anthropic-messages.js:857–862).
-            let initial_names: Vec<&str> = initial_tools.iter().map(|t| t.name.as_str()).collect();
+            let initial_names: Vec<&str> = plan.initial.iter().map(|t| t.name.as_str()).collect();
             let later: Vec<ToolDef> = transcript::declared_tools(&view.messages)
                 .into_iter()
                 .filter(|t| !initial_names.contains(&t.name.as_str()))
@@ -1172,7 +1235,7 @@ fn build_params(
                     "0.86.1/AI/api/anthropic-messages.js:857",
                 );
             }
-            for mut t in convert_tools(pi, &converter, &later, None, false, events)? {
+            for mut t in convert_tools(pi, converter, &later, None, false, events)? {
                 if let Value::Object(o) = &mut t {
                     o.insert("defer_loading", Value::Bool(true));
                 }
@@ -1182,34 +1245,133 @@ fn build_params(
         Some(tools)
     } else if view.transcript {
         (!view.current_tools.is_empty())
-            .then(|| convert_tools(pi, &converter, &view.current_tools, tool_cc, false, events))
+            .then(|| convert_tools(pi, converter, &view.current_tools, tool_cc, false, events))
             .transpose()?
-    } else if !immediate.is_empty() || !deferred.is_empty() {
-        let mut tools = convert_tools(pi, &converter, &immediate, tool_cc, false, events)?;
+    } else if !plan.immediate.is_empty() || !plan.deferred.is_empty() {
+        let mut tools = convert_tools(pi, converter, plan.immediate, tool_cc, false, events)?;
         tools.extend(convert_tools(
-            pi, &converter, &deferred, None, true, events,
+            pi,
+            converter,
+            plan.deferred,
+            None,
+            true,
+            events,
         )?);
         Some(tools)
     } else {
         None
+    })
+}
+
+/// `system` of `buildParams`: the Claude Code identity block first with an OAuth token, then the
+/// prompt (from 0.86 the leading system message's text, `from_system_message`), each block with
+/// the cache breakpoint (:797–812; 1.6.0/AI/api/anthropic-messages.js:1079–1110).
+fn system_param(
+    pi: &Pi,
+    is_oauth: bool,
+    initial_system_text: &str,
+    from_system_message: bool,
+    cache_control: Option<&Object>,
+    params: &mut Object,
+    events: &mut Events,
+) {
+    let text_block = |text: &str| {
+        let mut b = Object::new()
+            .with("type", "text")
+            .with("text", text)
+            .marked(Tag::System.mark());
+        if let Some(cc) = cache_control {
+            b.insert("cache_control", Value::Object(cc.clone()));
+        }
+        Value::Object(b)
     };
-    if let Some(tools) = tools {
-        params.insert("tools", Value::Array(tools));
-    }
-    if converter.preferred_strict.get() && pi.rules.anthropic.strict_limit_fallback {
+    if is_oauth {
+        let mut system = vec![text_block(data_str(pi, "claudeCodeSystemPrompt"))];
         ev(
             events,
-            EventKind::Note,
-            "tools with strict \"prefer\" are sent strict: had Anthropic rejected this session's strict tools earlier in the same pi process (strict tool limits), pi would send them non-strict (process state the session file does not record)",
-            "1.6.0/AI/api/anthropic-messages.js:617",
+            EventKind::Inserted,
+            "Claude Code identity system block (OAuth)",
+            "AI/api/anthropic-messages.js:802",
+        );
+        if !initial_system_text.is_empty() {
+            system.push(text_block(&sanitize_surrogates(initial_system_text)));
+        }
+        params.insert("system", Value::Array(system));
+    } else if !initial_system_text.is_empty() {
+        params.insert(
+            "system",
+            Value::Array(vec![text_block(&sanitize_surrogates(initial_system_text))]),
         );
     }
+    if from_system_message && !initial_system_text.is_empty() {
+        ev(
+            events,
+            EventKind::Converted,
+            "the leading system message's text (getSystemMessageText: content, then every section) is the system block",
+            "1.6.0/AI/api/anthropic-messages.js:1079",
+        );
+    }
+    if cache_control.is_some() && params.contains_key("system") {
+        ev(
+            events,
+            EventKind::Inserted,
+            "cache_control on the system block(s)",
+            "AI/api/anthropic-messages.js:807",
+        );
+    }
+}
 
+/// `fallbacks` of `buildParams`: compat.allowedFallbackModels, each by its model (:885–893).
+fn fallbacks_param(model: &Model, params: &mut Object, events: &mut Events) {
+    let fallbacks = allowed_fallback_models(model);
+    if !fallbacks.is_empty() {
+        let list: Vec<Value> = fallbacks
+            .iter()
+            .map(|f| {
+                let mut o = Object::new();
+                o.insert_opt("model", f.get("model").cloned());
+                Value::Object(o)
+            })
+            .collect();
+        ev(
+            events,
+            EventKind::Inserted,
+            format!(
+                "fallbacks from compat.allowedFallbackModels: {}",
+                Value::Array(list.clone()).to_json()
+            ),
+            "AI/api/anthropic-messages.js:890",
+        );
+        params.insert("fallbacks", Value::Array(list));
+    }
+}
+
+/// How `buildParams` sets `thinking` (and `output_config`).
+#[derive(Clone, Copy)]
+enum ThinkingMode<'a> {
+    /// compat.supportsMidConvoEffort: adaptive thinking bound to the effort marker messages.
+    EffortMessages { default_effort: &'a str },
+    /// Thinking off on a model that reasons (1.3.0 on, effort models too).
+    Disabled,
+    /// As the options ask.
+    Asked,
+}
+
+/// `thinking` and `output_config` of `buildParams` (:843–872; 1.6.0/AI/api/anthropic-messages.js:
+/// 1170–1205).
+fn thinking_params(
+    pi: &Pi,
+    model: &Model,
+    o: &AnthropicOptions,
+    mode: ThinkingMode,
+    params: &mut Object,
+    events: &mut Events,
+) {
     let display = o
         .thinking_display
         .clone()
         .unwrap_or_else(|| "summarized".to_string());
-    if effort_messages {
+    if let ThinkingMode::EffortMessages { default_effort } = mode {
         let binding = Object::new().with("prefix_mismatch_behavior", "drop_block");
         params.insert(
             "thinking",
@@ -1239,7 +1401,7 @@ fn build_params(
                 "AI/api/anthropic-messages.js:843"
             },
         );
-    } else if thinking_disabled {
+    } else if matches!(mode, ThinkingMode::Disabled) {
         params.insert(
             "thinking",
             Value::Object(Object::new().with("type", "disabled")),
@@ -1290,47 +1452,6 @@ fn build_params(
             "AI/api/anthropic-messages.js:872",
         );
     }
-
-    if let Some(user_id) = &o.metadata_user_id {
-        params.insert(
-            "metadata",
-            Value::Object(Object::new().with("user_id", user_id.as_str())),
-        );
-    }
-    if let Some(choice) = &o.tool_choice {
-        match choice {
-            Value::String(s) if !s.is_empty() => {
-                params.insert(
-                    "tool_choice",
-                    Value::Object(Object::new().with("type", s.as_str())),
-                );
-            }
-            v if v.truthy() => params.insert("tool_choice", v.clone()),
-            _ => {}
-        }
-    }
-    let fallbacks = allowed_fallback_models(model);
-    if !fallbacks.is_empty() {
-        let list: Vec<Value> = fallbacks
-            .iter()
-            .map(|f| {
-                let mut o = Object::new();
-                o.insert_opt("model", f.get("model").cloned());
-                Value::Object(o)
-            })
-            .collect();
-        ev(
-            events,
-            EventKind::Inserted,
-            format!(
-                "fallbacks from compat.allowedFallbackModels: {}",
-                Value::Array(list.clone()).to_json()
-            ),
-            "AI/api/anthropic-messages.js:890",
-        );
-        params.insert("fallbacks", Value::Array(list));
-    }
-    Ok(params)
 }
 
 // ---------------------------------------------------------------------------------------------
