@@ -434,6 +434,34 @@ impl Run<'_> {
         let active_ctx = session::build_context(&pi, f, &mut events, &mut diags);
         let active = &active_ctx.path_indices;
         self.calls = calls::calls_on(f, active, true);
+        let Some((call, chosen)) = self.target_call(f, &active_ctx) else {
+            self.rec.events.extend(events);
+            self.diags.extend(diags);
+            return active_ctx;
+        };
+        let leaf = leaf_before(f, &call);
+        self.note_call(&call, chosen);
+        let mut ctx =
+            session::build_context_at(&pi, f, leaf, &mut self.rec.events, &mut self.diags);
+        let retried = self.retries_left_out(&mut ctx);
+        self.call = Some(RebuiltCall {
+            call,
+            chosen,
+            model_from: "session",
+            thinking_from: "session",
+            retried,
+        });
+        ctx
+    }
+
+    /// The call a past request is rebuilt for (`Inputs::call`, or the answer the active branch
+    /// ends with when there is no prompt), refused with why when it names no call; `None`: the
+    /// next request.
+    fn target_call(
+        &mut self,
+        f: &SessionFile,
+        active_ctx: &SessionContext,
+    ) -> Option<(Call, CallChoice)> {
         let ends_with_answer = active_ctx
             .messages
             .last()
@@ -504,30 +532,12 @@ impl Run<'_> {
                 ),
             ));
         }
-        let Some((call, chosen)) = target else {
-            self.rec.events.extend(events);
-            self.diags.extend(diags);
-            return active_ctx;
-        };
-        // pi's leaf when it sent the call: the answer's parent.
-        let leaf = match call
-            .parent_id
-            .as_deref()
-            .and_then(|p| session::find_entry(f, p))
-        {
-            Some(j) => session::Leaf::Entry(j),
-            // Appended while pi's leaf had no id: that entry was the leaf (`build_context_at`).
-            None if call.entry > 0
-                && f.entries[call.entry].value.get("parentId").is_none()
-                && !f.entries[call.entry - 1]
-                    .value
-                    .get("id")
-                    .is_some_and(Value::truthy) =>
-            {
-                session::Leaf::Entry(call.entry - 1)
-            }
-            None => session::Leaf::Root,
-        };
+        target
+    }
+
+    /// Says which call is rebuilt and why, and what pi's record of it implies: a virtual model's
+    /// answer had no request; a failed one may not have reached the provider.
+    fn note_call(&mut self, call: &Call, chosen: CallChoice) {
         let choice_text = match chosen {
             CallChoice::Index => format!("call {} of the active branch (--call)", call.index),
             CallChoice::Entry if call.on_active_branch => {
@@ -582,11 +592,13 @@ impl Run<'_> {
                 ),
             ));
         }
-        let mut ctx =
-            session::build_context_at(&pi, f, leaf, &mut self.rec.events, &mut self.diags);
-        // 0.85: before a retry pi took the failed answers off its state (the session keeps them).
+    }
+
+    /// 0.85: before a retry pi took the failed answers off its state (the session keeps them):
+    /// they are left out of `ctx`; their entry ids.
+    fn retries_left_out(&mut self, ctx: &mut SessionContext) -> Vec<String> {
         let mut retried = Vec::new();
-        if !pi.rules.retry_omission_stored {
+        if !self.pi.rules.retry_omission_stored {
             while ctx.messages.last().is_some_and(|m| {
                 m.get_str("role") == Some("assistant") && m.get_str("stopReason") == Some("error")
             }) {
@@ -606,14 +618,7 @@ impl Run<'_> {
                 }
             }
         }
-        self.call = Some(RebuiltCall {
-            call,
-            chosen,
-            model_from: "session",
-            thinking_from: "session",
-            retried,
-        });
-        ctx
+        retried
     }
 
     /// The agent's state (`createAgentSession`, CA/core/sdk.js:66–274): cwd, settings, the model
@@ -1703,4 +1708,27 @@ fn assumed_extension_tools(
         d.package = Some(pkg.source.clone());
     }
     defs
+}
+
+/// pi's leaf when it sent `call`: the answer's parent (an answer appended while pi's leaf had
+/// no id: that entry).
+fn leaf_before(f: &SessionFile, call: &Call) -> session::Leaf {
+    match call
+        .parent_id
+        .as_deref()
+        .and_then(|p| session::find_entry(f, p))
+    {
+        Some(j) => session::Leaf::Entry(j),
+        // Appended while pi's leaf had no id: that entry was the leaf (`build_context_at`).
+        None if call.entry > 0
+            && f.entries[call.entry].value.get("parentId").is_none()
+            && !f.entries[call.entry - 1]
+                .value
+                .get("id")
+                .is_some_and(Value::truthy) =>
+        {
+            session::Leaf::Entry(call.entry - 1)
+        }
+        None => session::Leaf::Root,
+    }
 }

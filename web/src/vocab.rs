@@ -280,6 +280,14 @@ impl VocabModule {
         Ok(n)
     }
 
+    /// What the core's statistics name this vocabulary by.
+    fn info(&self, exact: bool) -> TokenizerInfo {
+        TokenizerInfo {
+            name: self.name.clone(),
+            exact,
+        }
+    }
+
     /// The count of `text` when it was counted before.
     pub fn remembered(&self, text: &str) -> Option<usize> {
         self.memo.borrow().get(&key(text)).map(|n| *n as usize)
@@ -346,10 +354,7 @@ impl<'a> Counter<'a> {
 
 impl TokenCounter for Counter<'_> {
     fn info(&self) -> TokenizerInfo {
-        TokenizerInfo {
-            name: self.module.name.clone(),
-            exact: self.exact,
-        }
+        self.module.info(self.exact)
     }
 
     fn count(&mut self, texts: &[&str]) -> Result<Vec<usize>, String> {
@@ -406,10 +411,7 @@ impl<'a> Recorder<'a> {
 
 impl TokenCounter for Recorder<'_> {
     fn info(&self) -> TokenizerInfo {
-        TokenizerInfo {
-            name: self.module.name.clone(),
-            exact: self.exact,
-        }
+        self.module.info(self.exact)
     }
 
     fn count(&mut self, texts: &[&str]) -> Result<Vec<usize>, String> {

@@ -171,12 +171,7 @@ pub enum ToWorker {
     Load {
         gen: u64,
         files: js_sys::Array,
-        continue_only: bool,
-        placeholder_key: bool,
-        captured: bool,
-        pi: Option<ctxlens::PiVersion>,
-        call: Option<CallRef>,
-        now_ms: Option<f64>,
+        opts: LayOptions,
     },
     Assemble {
         gen: u64,
@@ -265,29 +260,24 @@ impl ToWorker {
     pub fn to_js(&self) -> js_sys::Object {
         let m = js_sys::Object::new();
         let kind = match self {
-            ToWorker::Load {
-                gen,
-                files,
-                continue_only,
-                placeholder_key,
-                captured,
-                pi,
-                call,
-                now_ms,
-            } => {
+            ToWorker::Load { gen, files, opts } => {
                 set(&m, "gen", *gen as f64);
                 set(&m, "files", files);
-                set(&m, "continueOnly", *continue_only);
-                set(&m, "placeholderKey", *placeholder_key);
-                set(&m, "captured", *captured);
-                set(&m, "pi", opt_str(pi.map(|v| v.as_str())));
-                let call = match call {
+                set(&m, "continueOnly", opts.continue_only);
+                set(&m, "placeholderKey", opts.placeholder_key);
+                set(&m, "captured", opts.captured);
+                set(&m, "pi", opt_str(opts.pi.map(|v| v.as_str())));
+                let call = match &opts.call {
                     Some(CallRef::Index(k)) => JsValue::from_f64(*k as f64),
                     Some(CallRef::Entry(id)) => JsValue::from_str(id),
                     Some(CallRef::Next) | None => JsValue::NULL,
                 };
                 set(&m, "call", call);
-                set(&m, "nowMs", now_ms.map_or(JsValue::NULL, JsValue::from_f64));
+                set(
+                    &m,
+                    "nowMs",
+                    opts.now_ms.map_or(JsValue::NULL, JsValue::from_f64),
+                );
                 "load"
             }
             ToWorker::Assemble {
@@ -357,19 +347,21 @@ impl ToWorker {
             "load" => ToWorker::Load {
                 gen,
                 files: get(data, "files").dyn_into().unwrap_or_default(),
-                continue_only: flag("continueOnly").unwrap_or(false),
-                placeholder_key: flag("placeholderKey").unwrap_or(false),
-                captured: flag("captured").unwrap_or(false),
-                pi: text("pi").and_then(|v| v.parse().ok()),
-                call: {
-                    let c = get(data, "call");
-                    match (c.as_f64(), c.as_string()) {
-                        (Some(k), _) if k >= 1.0 => Some(CallRef::Index(k as usize)),
-                        (_, Some(id)) => Some(CallRef::Entry(id)),
-                        _ => None,
-                    }
+                opts: LayOptions {
+                    continue_only: flag("continueOnly").unwrap_or(false),
+                    placeholder_key: flag("placeholderKey").unwrap_or(false),
+                    captured: flag("captured").unwrap_or(false),
+                    pi: text("pi").and_then(|v| v.parse().ok()),
+                    call: {
+                        let c = get(data, "call");
+                        match (c.as_f64(), c.as_string()) {
+                            (Some(k), _) if k >= 1.0 => Some(CallRef::Index(k as usize)),
+                            (_, Some(id)) => Some(CallRef::Entry(id)),
+                            _ => None,
+                        }
+                    },
+                    now_ms: get(data, "nowMs").as_f64(),
                 },
-                now_ms: get(data, "nowMs").as_f64(),
             },
             "assemble" => ToWorker::Assemble {
                 gen,
@@ -867,12 +859,7 @@ impl WorkerLink {
         let msg = ToWorker::Load {
             gen,
             files,
-            continue_only: laid.continue_only,
-            placeholder_key: laid.placeholder_key,
-            captured: laid.captured,
-            pi: laid.pi,
-            call: laid.call.clone(),
-            now_ms: laid.now_ms,
+            opts: LayOptions::of(laid),
         };
         self.send(&msg, Some(&transfer));
     }
@@ -2330,14 +2317,7 @@ fn handle(
     let gen = msg.gen();
     match &msg {
         ToWorker::Load {
-            files: arr,
-            continue_only,
-            placeholder_key,
-            captured,
-            pi,
-            call,
-            now_ms,
-            ..
+            files: arr, opts, ..
         } => {
             let mut files = CaseFiles::new();
             for pair in arr.iter() {
@@ -2350,20 +2330,12 @@ fn handle(
                 };
                 files.insert(path, bytes.to_vec());
             }
-            let opts = LayOptions {
-                continue_only: *continue_only,
-                now_ms: *now_ms,
-                pi: *pi,
-                placeholder_key: *placeholder_key,
-                captured: *captured,
-                call: call.clone(),
-            };
             // A vocabulary that failed to load is tried again for new files (back online).
             VOCABS.with(|v| {
                 v.borrow_mut()
                     .retain(|_, slot| !matches!(slot, VocabSlot::Failed(_)))
             });
-            *loaded.borrow_mut() = Some(Loaded::new(gen, files, opts));
+            *loaded.borrow_mut() = Some(Loaded::new(gen, files, opts.clone()));
         }
         ToWorker::Assemble {
             api, shared_from, ..
