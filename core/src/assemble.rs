@@ -992,152 +992,9 @@ impl Run<'_> {
         // The session's messages move on (no copy): `parts.session_context` keeps their sources.
         let mut messages = std::mem::take(&mut self.parts.session_context.messages);
         match &inputs.prompt {
-            _ if self.call.is_some() => {
-                let rc = self.call.as_ref().expect("a call");
-                self.rec.events.push(Event::new(
-                    EventKind::Note,
-                    format!(
-                        "no new prompt: call {} carries the branch as it was when pi sent it{}",
-                        rc.call.index,
-                        match rc.call.message_timestamp {
-                            Some(t) => format!(
-                                "; Date.now() then was {} (the answer's timestamp: pi-ai stamps it as the stream starts, just before the request), and every message the request carries is stored with its own",
-                                crate::js::number_to_string(t)
-                            ),
-                            None => String::new(),
-                        }
-                    ),
-                ));
-                if pi.rules.transcript {
-                    self.rec.events.push(Event::new(
-                        EventKind::Note,
-                        "the system prompt and the tools are the branch's stored system messages: pi stored the run's patch and tool changes before it sent the call",
-                    ));
-                    if !messages.iter().any(|m| m.get_str("role") == Some("system")) {
-                        let name = inputs
-                            .session
-                            .as_ref()
-                            .map_or("session", |s| s.name.as_str());
-                        self.diags.push(Diagnostic::warning(
-                            name,
-                            Some(rc.call.line),
-                            format!(
-                                "call {}: its branch holds no system message, which pi {} stores before its first call: an older pi (0.85) made this call, so the request has no system prompt or tools here; rebuild it with --pi 0.85.1",
-                                rc.call.index, pi.version
-                            ),
-                        ));
-                    }
-                }
-            }
-            Some(text) => {
-                let args = &self.parts.args;
-                // `@file` paths resolve against process.cwd() (CA/cli/file-processor.js:18); the
-                // first message is fileText + the first positional message
-                // (CA/cli/initial-message.js:5).
-                let att = args::process_file_args(
-                    &pi,
-                    &args.file_args,
-                    &inputs.cwd,
-                    &inputs.home,
-                    self.parts.settings.image_auto_resize(),
-                    &inputs.files,
-                    &mut self.diags,
-                );
-                let text = match args.messages.first() {
-                    Some(first) => {
-                        self.rec.events.push(Event::new(EventKind::Note, "the first positional message in args is pi's first prompt; `prompt` comes later").at("CA/cli/initial-message.js:5"));
-                        first
-                    }
-                    None => text,
-                };
-                let (full, skill) = resources::expand_skill_command(
-                    &pi,
-                    &format!("{}{}", att.text, text),
-                    &self.parts.resources.skills,
-                    &inputs.files,
-                );
-                if let Some(skill) = skill {
-                    self.rec.events.push(
-                        Event::new(
-                            EventKind::Converted,
-                            format!("/skill:{} expanded from {}", skill.name, skill.file_path),
-                        )
-                        .at("CA/core/agent-session.js:983"),
-                    );
-                }
-                let (full, template) = crate::prompt_templates::expand_prompt_template(
-                    &pi,
-                    &full,
-                    &self.parts.resources.prompt_templates,
-                );
-                if let Some(t) = template {
-                    self.parts.prompt_template = Some((t.file_path.clone(), utf16_len(&full)));
-                    self.rec.events.push(
-                        Event::new(
-                            EventKind::Converted,
-                            format!(
-                                "/{} expanded from the prompt template {} ({} chars)",
-                                t.name,
-                                t.file_path,
-                                utf16_len(&full)
-                            ),
-                        )
-                        .at("CA/core/prompt-templates.js:221"),
-                    );
-                } else if let Some(name) = full
-                    .strip_prefix('/')
-                    .map(|r| r.split(crate::js::is_js_whitespace).next().unwrap_or(""))
-                    .filter(|n| !n.is_empty() && skill.is_none())
-                {
-                    self.rec.events.push(
-                        Event::new(
-                            EventKind::Note,
-                            format!("/{name}: no prompt template or skill of that name, so pi sends the text as written (an extension command of that name would run instead, which ctxlens cannot know)"),
-                        )
-                        .at("CA/core/prompt-templates.js:221"),
-                    );
-                }
-                let n_images = att.images.len();
-                let images = if pi.rules.prompt_images_normalized {
-                    att.images.iter().map(normalized_prompt_image).collect()
-                } else {
-                    att.images
-                };
-                let user = messages::user_message(&full, images, inputs.now_ms);
-                if pi.rules.transcript {
-                    self.begin_run(&mut messages, vec![user]);
-                } else {
-                    messages.push(user);
-                }
-                self.rec.events.push(
-                    Event::new(
-                        EventKind::Inserted,
-                        format!(
-                            "user message of {} chars{}",
-                            utf16_len(&full),
-                            if n_images > 0 {
-                                format!(" with {n_images} image(s)")
-                            } else {
-                                String::new()
-                            }
-                        ),
-                    )
-                    .at("CA/core/agent-session.js:900"),
-                );
-            }
-            None => {
-                self.rec.events.push(Event::new(
-                    EventKind::Note,
-                    "no new prompt: pi continues after the last tool results",
-                ));
-                if !self.failed {
-                    self.refuse_continue(&messages);
-                }
-                if pi.rules.transcript {
-                    // Before every request, the tool changes (CORE/agent-loop.js:121).
-                    self.begin_run(&mut messages, Vec::new());
-                }
-            }
+            _ if self.call.is_some() => self.past_call_input(&messages),
+            Some(text) => self.new_prompt(text, &mut messages),
+            None => self.continue_input(&mut messages),
         }
         if pi.rules.transcript {
             self.replay_system_prompt(&messages);
@@ -1149,6 +1006,166 @@ impl Run<'_> {
             vec![("messages".into(), messages.len() as f64)],
         );
         self.parts.agent_messages = messages;
+    }
+
+    /// A past call: no new input (the branch is as it was when pi sent it); from 0.86 its stored
+    /// system messages are the prompt and the tools, and a branch without one was made by 0.85.
+    fn past_call_input(&mut self, messages: &[Value]) {
+        let (pi, inputs) = (self.pi, self.inputs);
+        let Some(rc) = self.call.as_ref() else {
+            return;
+        };
+        self.rec.events.push(Event::new(
+            EventKind::Note,
+            format!(
+                "no new prompt: call {} carries the branch as it was when pi sent it{}",
+                rc.call.index,
+                match rc.call.message_timestamp {
+                    Some(t) => format!(
+                        "; Date.now() then was {} (the answer's timestamp: pi-ai stamps it as the stream starts, just before the request), and every message the request carries is stored with its own",
+                        crate::js::number_to_string(t)
+                    ),
+                    None => String::new(),
+                }
+            ),
+        ));
+        if pi.rules.transcript {
+            self.rec.events.push(Event::new(
+                EventKind::Note,
+                "the system prompt and the tools are the branch's stored system messages: pi stored the run's patch and tool changes before it sent the call",
+            ));
+            if !messages.iter().any(|m| m.get_str("role") == Some("system")) {
+                let name = inputs
+                    .session
+                    .as_ref()
+                    .map_or("session", |s| s.name.as_str());
+                self.diags.push(Diagnostic::warning(
+                    name,
+                    Some(rc.call.line),
+                    format!(
+                        "call {}: its branch holds no system message, which pi {} stores before its first call: an older pi (0.85) made this call, so the request has no system prompt or tools here; rebuild it with --pi 0.85.1",
+                        rc.call.index, pi.version
+                    ),
+                ));
+            }
+        }
+    }
+
+    /// The new user message (CA/core/agent-session.js:880–905): its `@file` attachments, the
+    /// `/skill:` and prompt-template expansions, its images; from 0.86 a run begins with it.
+    fn new_prompt(&mut self, text: &str, messages: &mut Vec<Value>) {
+        let (pi, inputs) = (self.pi, self.inputs);
+        let args = &self.parts.args;
+        // `@file` paths resolve against process.cwd() (CA/cli/file-processor.js:18); the
+        // first message is fileText + the first positional message
+        // (CA/cli/initial-message.js:5).
+        let att = args::process_file_args(
+            &pi,
+            &args.file_args,
+            &inputs.cwd,
+            &inputs.home,
+            self.parts.settings.image_auto_resize(),
+            &inputs.files,
+            &mut self.diags,
+        );
+        let text = match args.messages.first() {
+            Some(first) => {
+                self.rec.events.push(Event::new(EventKind::Note, "the first positional message in args is pi's first prompt; `prompt` comes later").at("CA/cli/initial-message.js:5"));
+                first
+            }
+            None => text,
+        };
+        let (full, skill) = resources::expand_skill_command(
+            &pi,
+            &format!("{}{}", att.text, text),
+            &self.parts.resources.skills,
+            &inputs.files,
+        );
+        if let Some(skill) = skill {
+            self.rec.events.push(
+                Event::new(
+                    EventKind::Converted,
+                    format!("/skill:{} expanded from {}", skill.name, skill.file_path),
+                )
+                .at("CA/core/agent-session.js:983"),
+            );
+        }
+        let (full, template) = crate::prompt_templates::expand_prompt_template(
+            &pi,
+            &full,
+            &self.parts.resources.prompt_templates,
+        );
+        if let Some(t) = template {
+            self.parts.prompt_template = Some((t.file_path.clone(), utf16_len(&full)));
+            self.rec.events.push(
+                Event::new(
+                    EventKind::Converted,
+                    format!(
+                        "/{} expanded from the prompt template {} ({} chars)",
+                        t.name,
+                        t.file_path,
+                        utf16_len(&full)
+                    ),
+                )
+                .at("CA/core/prompt-templates.js:221"),
+            );
+        } else if let Some(name) = full
+            .strip_prefix('/')
+            .map(|r| r.split(crate::js::is_js_whitespace).next().unwrap_or(""))
+            .filter(|n| !n.is_empty() && skill.is_none())
+        {
+            self.rec.events.push(
+                Event::new(
+                    EventKind::Note,
+                    format!("/{name}: no prompt template or skill of that name, so pi sends the text as written (an extension command of that name would run instead, which ctxlens cannot know)"),
+                )
+                .at("CA/core/prompt-templates.js:221"),
+            );
+        }
+        let n_images = att.images.len();
+        let images = if pi.rules.prompt_images_normalized {
+            att.images.iter().map(normalized_prompt_image).collect()
+        } else {
+            att.images
+        };
+        let user = messages::user_message(&full, images, inputs.now_ms);
+        if pi.rules.transcript {
+            self.begin_run(messages, vec![user]);
+        } else {
+            messages.push(user);
+        }
+        self.rec.events.push(
+            Event::new(
+                EventKind::Inserted,
+                format!(
+                    "user message of {} chars{}",
+                    utf16_len(&full),
+                    if n_images > 0 {
+                        format!(" with {n_images} image(s)")
+                    } else {
+                        String::new()
+                    }
+                ),
+            )
+            .at("CA/core/agent-session.js:900"),
+        );
+    }
+
+    /// pi's continue after the last tool results: no new message (refused where pi refuses);
+    /// from 0.86 the run's tool changes still come first.
+    fn continue_input(&mut self, messages: &mut Vec<Value>) {
+        let pi = self.pi;
+        self.rec.events.push(Event::new(
+            EventKind::Note,
+            "no new prompt: pi continues after the last tool results",
+        ));
+        if !self.failed {
+            self.refuse_continue(messages);
+        }
+        if pi.rules.transcript {
+            // Before every request, the tool changes (CORE/agent-loop.js:121).
+            self.begin_run(messages, Vec::new());
+        }
     }
 
     /// pi's continue (`Agent.continue`, CORE/agent.js:234–255) throws when there is nothing to
@@ -1413,7 +1430,7 @@ impl Run<'_> {
     /// then `transformMessages`, the message conversion and the parameters. `None` where pi
     /// would refuse to send (a diagnostic says why).
     fn adapter(&mut self) -> Option<Request> {
-        let (pi, inputs) = (self.pi, self.inputs);
+        let pi = self.pi;
         if self.failed {
             return None;
         }
@@ -1425,59 +1442,12 @@ impl Run<'_> {
             ));
             return None;
         };
-        let choice = &self.parts.model_choice;
         self.rec.begin(StageId::BuildParams);
-        // A capture's User-Agent is its release's: another release sends its own form.
-        let captured_other = inputs.captured_pi.is_some_and(|c| c != pi.version);
-        let user_agent = match (&inputs.user_agent, captured_other) {
-            (Some(ua), false) => ua.clone(),
-            (Some(_), true) => {
-                self.rec.events.push(Event::new(
-                    EventKind::Replaced,
-                    format!(
-                        "User-Agent: pi {}'s own form, not the one pi {} sent in the capture",
-                        pi.version,
-                        inputs.captured_pi.map_or(String::new(), |v| v.to_string())
-                    ),
-                ));
-                crate::headers::default_user_agent(&pi)
-            }
-            (None, _) => crate::headers::default_user_agent(&pi),
-        };
-        let headers = crate::headers::request_headers(
-            &pi,
-            &model,
-            &self.registry,
-            &self.parts.settings,
-            &inputs.env,
-            self.parts.session_id.as_deref(),
-            &mut self.rec.events,
-        );
-        let opts = StreamOptions {
-            reasoning: (choice.thinking_level != "off").then(|| choice.thinking_level.clone()),
-            session_id: self.parts.session_id.clone(),
-            env: inputs.env.clone(),
-            thinking_budgets: self.parts.settings.thinking_budgets().cloned(),
-            api_key: self
-                .registry
-                .api_key(model.provider())
-                .unwrap_or("")
-                .to_string(),
-            user_agent: user_agent.clone(),
-            identity_headers: crate::headers::identity_headers(
-                &pi,
-                &model,
-                &self.parts.settings,
-                &inputs.env,
-                &user_agent,
-            ),
-            headers: headers.clone().unwrap_or_default(),
-            switched_from: self.switched_from.clone(),
-        };
+        let (opts, headers_error) = self.stream_options(&model);
         let ctx = &self.llm;
-        let built = match headers {
-            Ok(_) => protocols::build(&pi, &model, ctx, &opts, &mut self.rec.events),
-            Err(message) => Err(protocols::AdapterError { message }),
+        let built = match headers_error {
+            None => protocols::build(&pi, &model, ctx, &opts, &mut self.rec.events),
+            Some(message) => Err(protocols::AdapterError { message }),
         };
         let request = match built {
             Ok(mut req) => {
@@ -1520,6 +1490,69 @@ impl Run<'_> {
                 None
             }
         };
+        self.record_adapter_stages(&model, request.as_ref());
+        request
+    }
+
+    /// The options `streamSimple` gets (AI/stream.js, CA/core/sdk.js:200): the level, the
+    /// session id, the key, the identity and the headers pi merges (`Some(why)` where merging
+    /// them fails, as pi would).
+    fn stream_options(&mut self, model: &Model) -> (StreamOptions, Option<String>) {
+        let (pi, inputs) = (self.pi, self.inputs);
+        let choice = &self.parts.model_choice;
+        // A capture's User-Agent is its release's: another release sends its own form.
+        let captured_other = inputs.captured_pi.is_some_and(|c| c != pi.version);
+        let user_agent = match (&inputs.user_agent, captured_other) {
+            (Some(ua), false) => ua.clone(),
+            (Some(_), true) => {
+                self.rec.events.push(Event::new(
+                    EventKind::Replaced,
+                    format!(
+                        "User-Agent: pi {}'s own form, not the one pi {} sent in the capture",
+                        pi.version,
+                        inputs.captured_pi.map_or(String::new(), |v| v.to_string())
+                    ),
+                ));
+                crate::headers::default_user_agent(&pi)
+            }
+            (None, _) => crate::headers::default_user_agent(&pi),
+        };
+        let headers = crate::headers::request_headers(
+            &pi,
+            model,
+            &self.registry,
+            &self.parts.settings,
+            &inputs.env,
+            self.parts.session_id.as_deref(),
+            &mut self.rec.events,
+        );
+        let opts = StreamOptions {
+            reasoning: (choice.thinking_level != "off").then(|| choice.thinking_level.clone()),
+            session_id: self.parts.session_id.clone(),
+            env: inputs.env.clone(),
+            thinking_budgets: self.parts.settings.thinking_budgets().cloned(),
+            api_key: self
+                .registry
+                .api_key(model.provider())
+                .unwrap_or("")
+                .to_string(),
+            user_agent: user_agent.clone(),
+            identity_headers: crate::headers::identity_headers(
+                &pi,
+                model,
+                &self.parts.settings,
+                &inputs.env,
+                &user_agent,
+            ),
+            headers: headers.clone().unwrap_or_default(),
+            switched_from: self.switched_from.clone(),
+        };
+        (opts, headers.err())
+    }
+
+    /// The adapter's stages in the trace: `transformMessages`' changes, the messages converted,
+    /// the parameters.
+    fn record_adapter_stages(&mut self, model: &Model, request: Option<&Request>) {
         let file = model.api().parse::<Api>().map_or("AI/api", Api::pi_file);
         let changes = self
             .rec
@@ -1538,7 +1571,7 @@ impl Run<'_> {
             file,
             format!(
                 "{} messages converted for {}",
-                ctx.messages.len(),
+                self.llm.messages.len(),
                 model.api()
             ),
             Vec::new(),
@@ -1547,7 +1580,6 @@ impl Run<'_> {
             StageId::BuildParams,
             file,
             request
-                .as_ref()
                 .map(|r| {
                     format!(
                         "{} top-level fields",
@@ -1557,7 +1589,6 @@ impl Run<'_> {
                 .unwrap_or_default(),
             Vec::new(),
         );
-        request
     }
 
     /// The extension `before_provider_request` hook (AI/api/simple-options.js:22): the identity
