@@ -380,11 +380,7 @@ impl Run<'_> {
 
     /// No request: the call asked for is not in the session (a diagnostic says why).
     fn call_refused(&mut self, message: String) {
-        let name = self
-            .inputs
-            .session
-            .as_ref()
-            .map_or("session", |s| s.name.as_str());
+        let name = session_name(self.inputs);
         self.diags.push(Diagnostic::error(name, None, message));
         self.failed = true;
     }
@@ -836,10 +832,7 @@ impl Run<'_> {
             let recorded = rc.call.model_reference().unwrap_or_default();
             let chosen = choice.model.as_ref().map(Model::reference);
             if chosen.as_deref() != Some(recorded.as_str()) {
-                let name = inputs
-                    .session
-                    .as_ref()
-                    .map_or("session", |s| s.name.as_str());
+                let name = session_name(inputs);
                 self.diags.push(Diagnostic::warning(
                     name,
                     Some(rc.call.line),
@@ -973,10 +966,7 @@ impl Run<'_> {
             self.rec
                 .events
                 .push(Event::new(EventKind::Note, text.clone()));
-            let name = inputs
-                .session
-                .as_ref()
-                .map_or("session", |s| s.name.as_str());
+            let name = session_name(inputs);
             self.diags
                 .push(Diagnostic::info(name, Some(rc.call.line), text));
         }
@@ -1035,10 +1025,7 @@ impl Run<'_> {
                 "the system prompt and the tools are the branch's stored system messages: pi stored the run's patch and tool changes before it sent the call",
             ));
             if !messages.iter().any(|m| m.get_str("role") == Some("system")) {
-                let name = inputs
-                    .session
-                    .as_ref()
-                    .map_or("session", |s| s.name.as_str());
+                let name = session_name(inputs);
                 self.diags.push(Diagnostic::warning(
                     name,
                     Some(rc.call.line),
@@ -1051,8 +1038,9 @@ impl Run<'_> {
         }
     }
 
-    /// The new user message (CA/core/agent-session.js:880–905): its `@file` attachments, the
-    /// `/skill:` and prompt-template expansions, its images; from 0.86 a run begins with it.
+    /// The new user message (`AgentSession.prompt`, the message at CA/core/agent-session.js:900):
+    /// its `@file` attachments, the `/skill:` and prompt-template expansions, its images; from
+    /// 0.86 a run begins with it.
     fn new_prompt(&mut self, text: &str, messages: &mut Vec<Value>) {
         let (pi, inputs) = (self.pi, self.inputs);
         let args = &self.parts.args;
@@ -1182,11 +1170,7 @@ impl Run<'_> {
             ),
             Some(_) => return,
         };
-        let name = self
-            .inputs
-            .session
-            .as_ref()
-            .map_or("session", |s| s.name.as_str());
+        let name = session_name(self.inputs);
         self.diags.push(Diagnostic::error(
             name,
             None,
@@ -1494,9 +1478,9 @@ impl Run<'_> {
         request
     }
 
-    /// The options `streamSimple` gets (AI/stream.js, CA/core/sdk.js:200): the level, the
-    /// session id, the key, the identity and the headers pi merges (`Some(why)` where merging
-    /// them fails, as pi would).
+    /// The options `streamSimple` gets: the level, the session id, the key, the identity and the
+    /// headers pi merges first (`prepareRequest` + `transformHeaders`, CA/core/model-runtime.js:422,
+    /// CA/core/sdk.js:200; `Some(why)` where merging them fails, as pi would).
     fn stream_options(&mut self, model: &Model) -> (StreamOptions, Option<String>) {
         let (pi, inputs) = (self.pi, self.inputs);
         let choice = &self.parts.model_choice;

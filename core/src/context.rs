@@ -72,12 +72,4 @@ impl LlmContext {
             System::Transcript => &[],
         }
     }
-
-    /// The same context with other messages.
-    pub fn with_messages(&self, messages: Vec<Value>) -> LlmContext {
-        LlmContext {
-            system: self.system.clone(),
-            messages,
-        }
-    }
 }

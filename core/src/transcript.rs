@@ -267,7 +267,7 @@ pub fn resolve_context(
 }
 
 /// The tools whose declarations decide grammar tools (`getDeclaredTools(context.messages)`, 0.86
-/// on; before, `context.tools()`).
+/// on; before, `context.tools`).
 pub fn declared_or_context_tools<'a>(
     ctx: &'a crate::context::LlmContext,
 ) -> std::borrow::Cow<'a, [ToolDef]> {

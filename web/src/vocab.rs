@@ -391,7 +391,7 @@ impl TokenCounter for Counter<'_> {
 
 /// A [`TokenCounter`] that counts nothing: it answers what `module` remembers (0 for the rest)
 /// and lists the texts it does not know, once each, for the worker to count in slices of time.
-/// A pass with it and then one with [`Counter`] give the same result as one with the counter.
+/// When it lists nothing, its pass is the count (every text was remembered).
 pub struct Recorder<'a> {
     pub module: &'a VocabModule,
     pub exact: bool,

@@ -2062,10 +2062,13 @@ fn handle_tokens(
     };
     // The texts the vocabulary has not counted yet are counted first, in slices of time, so a
     // protocol switch or a what-if is answered meanwhile; then the statistics are made from
-    // what the vocabulary remembers. A message counted that way once is answered at once.
+    // what the vocabulary remembers. A message counted that way once is answered at once; one
+    // whose texts were all remembered already is answered by the recording pass itself.
+    let mut remembered = None;
     if let (Ok(Some((m, exact))), false) = (&module, t.counted.is_some()) {
         let mut recorder = crate::vocab::Recorder::new(m, *exact);
-        let _ = ctxlens::tokens::count(&inputs, &assembly, Ok(Some(&mut recorder)), calls, None);
+        remembered =
+            ctxlens::tokens::count(&inputs, &assembly, Ok(Some(&mut recorder)), calls, None);
         if !recorder.missing.is_empty() {
             let (scope, loaded, module) = (scope.clone(), loaded.clone(), m.clone());
             wasm_bindgen_futures::spawn_local(count_missing(
@@ -2100,7 +2103,11 @@ fn handle_tokens(
     };
     // Counted with the vocabulary, or estimated from the session's usage (Claude), and the
     // calls with usage rebuilt against it: the CLI's `stats` does the same.
-    let Some(counted) = ctxlens::tokens::count(&inputs, &assembly, counter_arg, calls, None) else {
+    let counted = match remembered {
+        Some(c) => Some(c),
+        None => ctxlens::tokens::count(&inputs, &assembly, counter_arg, calls, None),
+    };
+    let Some(counted) = counted else {
         return nothing("no request was assembled");
     };
     let stats = ctxlens::report::stats::to_json(&counted.stats);
@@ -2176,7 +2183,7 @@ async fn count_missing(
         c.push(me);
         me
     });
-    let _done = Finish(me);
+    let _running = Running(me);
     'slices: loop {
         while COUNTS.with(|c| c.borrow().last() != Some(&me)) {
             sleep(&scope, COUNT_SLICE_MS as i32).await;
@@ -2235,10 +2242,10 @@ thread_local! {
     static COUNTS: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Takes a [`count_missing`] job off `COUNTS` however it ends.
-struct Finish(u64);
+/// A [`count_missing`] job under way: on `COUNTS` until it is dropped, however the job ends.
+struct Running(u64);
 
-impl Drop for Finish {
+impl Drop for Running {
     fn drop(&mut self) {
         COUNTS.with(|c| c.borrow_mut().retain(|n| *n != self.0));
     }

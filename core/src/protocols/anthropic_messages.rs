@@ -1164,7 +1164,7 @@ struct ToolPlan<'a> {
     deferred: &'a [ToolDef],
 }
 
-/// `tools` of `buildParams` (:832–841; 1.6.0/AI/api/anthropic-messages.js:1140–1168): `cache` is
+/// `tools` of `buildParams` (:835–840; 1.6.0/AI/api/anthropic-messages.js:1147–1160): `cache` is
 /// whether the request has a cache breakpoint, and the one its last tool takes
 /// (compat.supportsCacheControlOnTools).
 fn request_tools(
@@ -1265,7 +1265,7 @@ fn request_tools(
 
 /// `system` of `buildParams`: the Claude Code identity block first with an OAuth token, then the
 /// prompt (from 0.86 the leading system message's text, `from_system_message`), each block with
-/// the cache breakpoint (:797–812; 1.6.0/AI/api/anthropic-messages.js:1079–1110).
+/// the cache breakpoint (:802–827; 1.6.0/AI/api/anthropic-messages.js:1113–1138).
 fn system_param(
     pi: &Pi,
     is_oauth: bool,
@@ -1321,7 +1321,7 @@ fn system_param(
     }
 }
 
-/// `fallbacks` of `buildParams`: compat.allowedFallbackModels, each by its model (:885–893).
+/// `fallbacks` of `buildParams`: compat.allowedFallbackModels, each by its model (:889–893; 1.6.0/AI/api/anthropic-messages.js:1212–1216).
 fn fallbacks_param(model: &Model, params: &mut Object, events: &mut Events) {
     let fallbacks = allowed_fallback_models(model);
     if !fallbacks.is_empty() {
@@ -1357,8 +1357,8 @@ enum ThinkingMode<'a> {
     Asked,
 }
 
-/// `thinking` and `output_config` of `buildParams` (:843–872; 1.6.0/AI/api/anthropic-messages.js:
-/// 1170–1205).
+/// `thinking` and `output_config` of `buildParams` (:843–875; 1.6.0/AI/api/anthropic-messages.js:
+/// 1163–1198).
 fn thinking_params(
     pi: &Pi,
     model: &Model,

@@ -21,6 +21,29 @@ const MAX_ROWS: usize = 500;
 /// Up to this many calls, one chip each; past it, a number to type and a scrolled list.
 const MAX_CHIPS: usize = 60;
 
+/// Whether `c` (one of `report.calls`) is the call rebuilt.
+fn is_picked(call: &Option<CallRef>, c: &Value) -> bool {
+    let k = num(c, "index") as usize;
+    *call == Some(CallRef::Index(k))
+        || matches!(call, Some(CallRef::Entry(id)) if c.get_str("entryId") == Some(id.as_str()))
+}
+
+/// A call's tooltip: where it is and the usage pi recorded.
+fn call_title(c: &Value) -> String {
+    let u = c.get("usage").cloned().unwrap_or_default();
+    format!(
+        "call {} · line {} · {}/{} · reported: {} input, {} cache read, {} cache write, {} output",
+        num(c, "index"),
+        num(c, "line"),
+        s(c, "provider"),
+        s(c, "model"),
+        thousands(num(&u, "input")),
+        thousands(num(&u, "cacheRead")),
+        thousands(num(&u, "cacheWrite")),
+        thousands(num(&u, "output"))
+    )
+}
+
 fn truthy(v: &Value, k: &str) -> bool {
     v.get(k).and_then(Value::as_bool) == Some(true)
 }
@@ -245,16 +268,6 @@ pub fn UsageView(p: &ViewProps) -> Html {
             let cb = p.on_call.clone();
             Callback::from(move |_: MouseEvent| cb.emit(None))
         };
-        let picked = |c: &Value| {
-            let k = num(c, "index") as usize;
-            p.call == Some(CallRef::Index(k))
-                || matches!(&p.call, Some(CallRef::Entry(id)) if c.get_str("entryId") == Some(id.as_str()))
-        };
-        let title = |c: &Value| {
-            let u = c.get("usage").cloned().unwrap_or_default();
-            format!("call {} · line {} · {}/{} · reported: {} input, {} cache read, {} cache write, {} output", num(c, "index"), num(c, "line"), s(c, "provider"), s(c, "model"),
-                thousands(num(&u, "input")), thousands(num(&u, "cacheRead")), thousands(num(&u, "cacheWrite")), thousands(num(&u, "output")))
-        };
         let on_call = p.on_call.clone();
         let pick = move |k: usize| {
             let cb = on_call.clone();
@@ -285,36 +298,27 @@ pub fn UsageView(p: &ViewProps) -> Html {
                     cb.emit(Some(CallRef::Index(k)));
                 }
             });
-            let rows: Rc<Vec<(usize, bool, String, String)>> = Rc::new(
-                calls
-                    .iter()
-                    .map(|c| {
-                        let u = c.get("usage").cloned().unwrap_or_default();
-                        (
-                            num(c, "index") as usize,
-                            picked(c),
-                            title(c),
-                            format!(
-                                "line {} · {} · {} in · {} cached · {} out",
-                                thousands(num(c, "line")),
-                                s(c, "model"),
-                                thousands(num(&u, "input")),
-                                thousands(num(&u, "cacheRead")),
-                                thousands(num(&u, "output"))
-                            ),
-                        )
-                    })
-                    .collect(),
-            );
-            let scroll_to = rows.iter().position(|r| r.1);
+            // Each row is written when it comes into view, not every call on every render.
+            let rows: Rc<Vec<Value>> = Rc::new(calls.to_vec());
+            let scroll_to = rows.iter().position(|c| is_picked(&p.call, c));
             let render = {
-                let (rows, pick) = (rows.clone(), pick.clone());
+                let (rows, pick, call) = (rows.clone(), pick.clone(), p.call.clone());
                 Callback::from(move |i: usize| {
-                    let (k, on, title, line) = &rows[i];
+                    let c = &rows[i];
+                    let (k, on) = (num(c, "index") as usize, is_picked(&call, c));
+                    let u = c.get("usage").cloned().unwrap_or_default();
+                    let line = format!(
+                        "line {} · {} · {} in · {} cached · {} out",
+                        thousands(num(c, "line")),
+                        s(c, "model"),
+                        thousands(num(&u, "input")),
+                        thousands(num(&u, "cacheRead")),
+                        thousands(num(&u, "output"))
+                    );
                     html! {
                         <button class={classes!("call-row", on.then_some("on"))} aria-pressed={on.to_string()} data-testid={format!("call-pick-{k}")}
-                            title={title.clone()} onclick={pick(*k)}>
-                            <span class="k">{format!("call {k}")}</span><span class="muted small">{line.clone()}</span>
+                            title={call_title(c)} onclick={pick(k)}>
+                            <span class="k">{format!("call {k}")}</span><span class="muted small">{line}</span>
                         </button>
                     }
                 })
@@ -334,10 +338,10 @@ pub fn UsageView(p: &ViewProps) -> Html {
                 <div class="buttons">
                     { for calls.iter().map(|c| {
                         let k = num(c, "index") as usize;
-                        let on = picked(c);
+                        let on = is_picked(&p.call, c);
                         html! {
                             <button class={classes!("chip", on.then_some("on"))} aria-pressed={on.to_string()} data-testid={format!("call-pick-{k}")}
-                                title={title(c)} onclick={pick(k)}>{format!("call {k}")}</button>
+                                title={call_title(c)} onclick={pick(k)}>{format!("call {k}")}</button>
                         }
                     }) }
                 </div>
