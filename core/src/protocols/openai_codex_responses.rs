@@ -16,6 +16,7 @@ use crate::context::LlmContext;
 use crate::js::{self, to_js_string, Object, Value};
 use crate::model::{self, Model};
 use crate::pi::Pi;
+use crate::tools::ToolDef;
 use crate::trace::{Event, EventKind, Events};
 
 /// `DEFAULT_CODEX_BASE_URL` (:19).
@@ -130,17 +131,14 @@ pub fn build(
     // The coding agent never sets `cacheRetention`, and PI_CACHE_RETENTION is not read here (CX2).
     let codex_session_id = clamp_openai_prompt_cache_key(opts.session_id.as_deref());
     let cfg_effort = configuration_update_effort(pi, model, reasoning_effort.as_deref());
-    let params = build_request_body(
-        pi,
-        model,
-        ctx,
-        reasoning_effort.as_deref(),
+    let body_options = BodyOptions {
+        reasoning_effort: reasoning_effort.as_deref(),
         max_tokens,
-        cfg_effort,
-        codex_session_id.as_deref(),
-        &grammar_props,
-        events,
-    )?;
+        configuration_update_effort: cfg_effort,
+        cache_session_id: codex_session_id.as_deref(),
+        grammar_tool_input_properties: &grammar_props,
+    };
+    let params = build_request_body(pi, model, ctx, &body_options, events)?;
     let mut headers = build_sse_headers(
         pi,
         model.headers(),
@@ -382,22 +380,28 @@ fn configuration_update_effort(pi: &Pi, model: &Model, effort: Option<&str>) -> 
     Some(resolve_reasoning_effort(model, effort?)).filter(|v| !v.is_null())
 }
 
+/// What `buildRequestBody` reads besides the model and context: `options.reasoningEffort` (the
+/// clamped level), the output limit, the `configuration_update` level (`None` without
+/// `compat.supportsMidConvoEffort`), `cacheSessionId` and `grammarToolInputProperties`.
+struct BodyOptions<'a> {
+    reasoning_effort: Option<&'a str>,
+    max_tokens: f64,
+    configuration_update_effort: Option<Value>,
+    cache_session_id: Option<&'a str>,
+    grammar_tool_input_properties: &'a [(String, String)],
+}
+
 /// `buildRequestBody(model, context, options, cacheSessionId, grammarToolInputProperties)`
 /// (:371–428; 1.6.0/AI/api/openai-codex-responses.js:394–457; CX1, CX3–CX5, CX8): no max tokens
 /// or sampling params, tools with `strict: null`. 0.85: the system prompt in `instructions`,
 /// reasoning only when thinking is on. 1.6.0: the system messages as input items (no
 /// `instructions`), `max_output_tokens`, the transcript's tools by the tool support mode, off
 /// sent as the model's off effort, the level in `configuration_update` items.
-#[allow(clippy::too_many_arguments)]
 fn build_request_body(
     pi: &Pi,
     model: &Model,
     ctx: &LlmContext,
-    reasoning_effort: Option<&str>,
-    max_tokens: f64,
-    cfg_effort: Option<Value>,
-    cache_session_id: Option<&str>,
-    grammar_props: &[(String, String)],
+    options: &BodyOptions,
     events: &mut Events,
 ) -> Result<Value, AdapterError> {
     let supports_strict_mode = compat_flag(model, "supportsStrictMode", true);
@@ -408,62 +412,8 @@ fn build_request_body(
         supports_grammar_tools,
         defer_loading: false,
     };
-    let (input, request_tools) = if ctx.is_transcript() {
-        let convert_options = ConvertOptions {
-            grammar_tool_input_properties: grammar_props,
-            tool_options: tool_options.clone(),
-            supports_mid_convo_system_messages: compat_flag(
-                model,
-                "supportsMidConvoSystemMessages",
-                false,
-            ),
-            supports_additional_tools: compat_flag(model, "supportsAdditionalTools", false),
-            supports_tool_search: compat_flag(model, "supportsToolSearch", false),
-            configuration_update_effort: cfg_effort.clone(),
-            skip_leading_system_message: !pi.rules.responses.codex_prompt_in_input,
-            ..ConvertOptions::default()
-        };
-        shared::transcript_input_and_tools(
-            pi,
-            model,
-            ctx,
-            &CODEX_TOOL_CALL_PROVIDERS,
-            &convert_options,
-            events,
-        )?
-    } else {
-        let deferred_tools_mode = if model
-            .compat_value("supportsAdditionalTools")
-            .is_some_and(Value::truthy)
-        {
-            Some("additional-tools")
-        } else if model
-            .compat_value("supportsToolSearch")
-            .is_some_and(Value::truthy)
-        {
-            Some("tool-search")
-        } else {
-            None
-        };
-        let placement = shared::split_deferred_tools(ctx, deferred_tools_mode.is_some(), events)?;
-        let convert_options = ConvertOptions {
-            include_system_prompt: false,
-            grammar_tool_input_properties: grammar_props,
-            deferred_tools: Some(&placement.deferred),
-            deferred_tools_mode,
-            tool_options: tool_options.clone(),
-            ..ConvertOptions::default()
-        };
-        let input = convert_responses_messages(
-            pi,
-            model,
-            ctx,
-            &CODEX_TOOL_CALL_PROVIDERS,
-            &convert_options,
-            events,
-        )?;
-        (input, placement.immediate)
-    };
+    let (input, request_tools) =
+        convert_input_and_tools(pi, model, ctx, options, &tool_options, events)?;
 
     let verbosity = pi
         .data
@@ -475,64 +425,24 @@ fn build_request_body(
         .with("model", model.id())
         .with("store", false)
         .with("stream", true);
-    if pi.rules.responses.codex_prompt_in_input {
-        events.push(
-            Event::new(
-                EventKind::Note,
-                "no instructions member: the system prompt is the leading input item",
-            )
-            .at("1.6.0/AI/api/openai-codex-responses.js:404"),
-        );
-    } else {
-        // 0.86–1.5: the leading system message's text (`getInitialSystemMessage`,
-        // 1.5.2/AI/api/openai-codex-responses.js:393); 0.85: the prompt string.
-        let prompt = if ctx.is_transcript() {
-            ctx.messages
-                .first()
-                .filter(|m| m.get_str("role") == Some("system"))
-                .map(|m| crate::transcript::system_message_text(pi, m))
-                .unwrap_or_default()
-        } else {
-            ctx.system_prompt().to_string()
-        };
-        let instructions = if prompt.is_empty() {
-            let default = pi
-                .data
-                .string("openaiCodexResponses", "defaultInstructions");
-            events.push(
-                Event::new(
-                    EventKind::Inserted,
-                    format!("no system prompt: instructions {default:?}"),
-                )
-                .at("AI/api/openai-codex-responses.js:397"),
-            );
-            default.to_string()
-        } else {
-            events.push(
-                Event::new(
-                    EventKind::Note,
-                    "the system prompt goes to `instructions`, not into input",
-                )
-                .at("AI/api/openai-codex-responses.js:397"),
-            );
-            prompt
-        };
-        body.insert("instructions", Value::from(instructions));
-    }
+    body.insert_opt(
+        "instructions",
+        instructions(pi, ctx, events).map(Value::from),
+    );
     body.insert("input", Value::Array(input));
     body.insert("text", Object::new().with("verbosity", verbosity).into());
     body.insert("include", include);
-    body.insert_opt("prompt_cache_key", cache_session_id.map(Value::str));
+    body.insert_opt("prompt_cache_key", options.cache_session_id.map(Value::str));
     body.insert("tool_choice", Value::str("auto"));
     body.insert("parallel_tool_calls", Value::Bool(true));
     if pi.rules.responses.codex_max_output_tokens
-        && max_tokens != 0.0
-        && !max_tokens.is_nan()
+        && options.max_tokens != 0.0
+        && !options.max_tokens.is_nan()
         && compat_flag(model, "supportsMaxOutputTokens", true)
     {
         body.insert(
             "max_output_tokens",
-            Value::Number(js::js_max(max_tokens, MIN_OUTPUT_TOKENS)),
+            Value::Number(js::js_max(options.max_tokens, MIN_OUTPUT_TOKENS)),
         );
     }
     if !request_tools.is_empty() {
@@ -546,55 +456,142 @@ fn build_request_body(
             )?),
         );
     }
-    match reasoning_effort {
-        Some(effort) if pi.rules.responses.codex_off_effort => {
-            let effort_value = match &cfg_effort {
-                Some(level) => {
-                    let fixed = pi
-                        .data
-                        .string("openaiCodexResponses", "configurationUpdateEffort");
-                    events.push(
-                        Event::new(
-                            EventKind::Converted,
-                            format!("thinking level {effort} → configuration_update {}; reasoning.effort is the fixed {fixed:?}", level.to_json()),
-                        )
-                        .at("1.6.0/AI/api/openai-codex-responses.js:443"),
-                    );
-                    Value::str(fixed)
-                }
-                None => resolve_reasoning_effort(model, effort),
-            };
-            if effort_value.is_null() {
-                events.push(
-                    Event::new(
-                        EventKind::Dropped,
-                        format!("thinking {effort}: the model's thinkingLevelMap maps it to null, no reasoning member"),
-                    )
-                    .at("1.6.0/AI/api/openai-codex-responses.js:446"),
-                );
-            } else {
-                if cfg_effort.is_none() {
-                    events.push(
-                        Event::new(
-                            EventKind::Converted,
-                            format!(
-                                "thinking level {} → reasoning.effort {}",
-                                if effort == "none" { "off" } else { effort },
-                                effort_value.to_json()
-                            ),
-                        )
-                        .at("1.6.0/AI/api/openai-codex-responses.js:444"),
-                    );
-                }
-                body.insert(
-                    "reasoning",
-                    Object::new()
-                        .with("effort", effort_value)
-                        .with("summary", "auto")
-                        .into(),
-                );
-            }
-        }
+    body.insert_opt("reasoning", reasoning_param(pi, model, options, events));
+    Ok(body.into())
+}
+
+/// `convertResponsesMessages(model, context, CODEX_TOOL_CALL_PROVIDERS, {...})` and the tools the
+/// request declares: 0.86 on the transcript's (`resolveTranscriptTools`), 0.85
+/// `splitDeferredTools(context, deferredToolsMode !== undefined).immediate`.
+fn convert_input_and_tools(
+    pi: &Pi,
+    model: &Model,
+    ctx: &LlmContext,
+    options: &BodyOptions,
+    tool_options: &ToolOptions,
+    events: &mut Events,
+) -> Result<(Vec<Value>, Vec<ToolDef>), AdapterError> {
+    if ctx.is_transcript() {
+        let convert_options = ConvertOptions {
+            grammar_tool_input_properties: options.grammar_tool_input_properties,
+            tool_options: tool_options.clone(),
+            supports_mid_convo_system_messages: compat_flag(
+                model,
+                "supportsMidConvoSystemMessages",
+                false,
+            ),
+            supports_additional_tools: compat_flag(model, "supportsAdditionalTools", false),
+            supports_tool_search: compat_flag(model, "supportsToolSearch", false),
+            configuration_update_effort: options.configuration_update_effort.clone(),
+            skip_leading_system_message: !pi.rules.responses.codex_prompt_in_input,
+            ..ConvertOptions::default()
+        };
+        return shared::transcript_input_and_tools(
+            pi,
+            model,
+            ctx,
+            &CODEX_TOOL_CALL_PROVIDERS,
+            &convert_options,
+            events,
+        );
+    }
+    let deferred_tools_mode = if model
+        .compat_value("supportsAdditionalTools")
+        .is_some_and(Value::truthy)
+    {
+        Some("additional-tools")
+    } else if model
+        .compat_value("supportsToolSearch")
+        .is_some_and(Value::truthy)
+    {
+        Some("tool-search")
+    } else {
+        None
+    };
+    let placement = shared::split_deferred_tools(ctx, deferred_tools_mode.is_some(), events)?;
+    let convert_options = ConvertOptions {
+        include_system_prompt: false,
+        grammar_tool_input_properties: options.grammar_tool_input_properties,
+        deferred_tools: Some(&placement.deferred),
+        deferred_tools_mode,
+        tool_options: tool_options.clone(),
+        ..ConvertOptions::default()
+    };
+    let input = convert_responses_messages(
+        pi,
+        model,
+        ctx,
+        &CODEX_TOOL_CALL_PROVIDERS,
+        &convert_options,
+        events,
+    )?;
+    Ok((input, placement.immediate))
+}
+
+/// `instructions: <the system prompt> || "You are a helpful assistant."` (CX1); `None` in 1.6.0,
+/// where the system prompt is the leading input item.
+fn instructions(pi: &Pi, ctx: &LlmContext, events: &mut Events) -> Option<String> {
+    if pi.rules.responses.codex_prompt_in_input {
+        events.push(
+            Event::new(
+                EventKind::Note,
+                "no instructions member: the system prompt is the leading input item",
+            )
+            .at("1.6.0/AI/api/openai-codex-responses.js:404"),
+        );
+        return None;
+    }
+    // 0.86–1.5: the leading system message's text (`getInitialSystemMessage`,
+    // 1.5.2/AI/api/openai-codex-responses.js:393); 0.85: the prompt string.
+    let prompt = if ctx.is_transcript() {
+        ctx.messages
+            .first()
+            .filter(|m| m.get_str("role") == Some("system"))
+            .map(|m| crate::transcript::system_message_text(pi, m))
+            .unwrap_or_default()
+    } else {
+        ctx.system_prompt().to_string()
+    };
+    if prompt.is_empty() {
+        let default = pi
+            .data
+            .string("openaiCodexResponses", "defaultInstructions");
+        events.push(
+            Event::new(
+                EventKind::Inserted,
+                format!("no system prompt: instructions {default:?}"),
+            )
+            .at("AI/api/openai-codex-responses.js:397"),
+        );
+        Some(default.to_string())
+    } else {
+        events.push(
+            Event::new(
+                EventKind::Note,
+                "the system prompt goes to `instructions`, not into input",
+            )
+            .at("AI/api/openai-codex-responses.js:397"),
+        );
+        Some(prompt)
+    }
+}
+
+/// `body.reasoning` (CX4): `{effort, summary: "auto"}` when a thinking level is set (0.85 its
+/// `thinkingLevelMap` entry `?? level`), 0.86–1.5 `{effort: off}` for off on a reasoning model.
+fn reasoning_param(
+    pi: &Pi,
+    model: &Model,
+    options: &BodyOptions,
+    events: &mut Events,
+) -> Option<Value> {
+    match options.reasoning_effort {
+        Some(effort) if pi.rules.responses.codex_off_effort => resolved_reasoning(
+            pi,
+            model,
+            effort,
+            options.configuration_update_effort.as_ref(),
+            events,
+        ),
         Some(effort) => {
             let map = model.thinking_level_map();
             let mapped = match map.and_then(|m| m.get(effort)) {
@@ -608,13 +605,12 @@ fn build_request_body(
                 )
                 .at("AI/api/openai-codex-responses.js:412"),
             );
-            body.insert(
-                "reasoning",
+            Some(
                 Object::new()
                     .with("effort", mapped)
                     .with("summary", "auto")
                     .into(),
-            );
+            )
         }
         // 0.86–1.5: off on a reasoning model sends `{effort: map.off ?? "none"}` without a
         // summary, unless the map says null (1.5.2/AI/api/openai-codex-responses.js:433–435).
@@ -639,16 +635,73 @@ fn build_request_body(
                 )
                 .at("1.5.2/AI/api/openai-codex-responses.js:433"),
             );
-            body.insert("reasoning", Object::new().with("effort", effort).into());
+            Some(Object::new().with("effort", effort).into())
         }
         None => {
             events.push(
                 Event::new(EventKind::Note, "thinking off: no reasoning member")
                     .at("AI/api/openai-codex-responses.js:411"),
             );
+            None
         }
     }
-    Ok(body.into())
+}
+
+/// 0.86 on (`options.reasoningEffort !== undefined`): `{effort, summary: "auto"}` with the fixed
+/// effort when the level goes in `configuration_update` items, else `resolveReasoningEffort`;
+/// no reasoning when that is `null`.
+fn resolved_reasoning(
+    pi: &Pi,
+    model: &Model,
+    effort: &str,
+    cfg_effort: Option<&Value>,
+    events: &mut Events,
+) -> Option<Value> {
+    let effort_value = match cfg_effort {
+        Some(level) => {
+            let fixed = pi
+                .data
+                .string("openaiCodexResponses", "configurationUpdateEffort");
+            events.push(
+                Event::new(
+                    EventKind::Converted,
+                    format!("thinking level {effort} → configuration_update {}; reasoning.effort is the fixed {fixed:?}", level.to_json()),
+                )
+                .at("1.6.0/AI/api/openai-codex-responses.js:443"),
+            );
+            Value::str(fixed)
+        }
+        None => resolve_reasoning_effort(model, effort),
+    };
+    if effort_value.is_null() {
+        events.push(
+            Event::new(
+                EventKind::Dropped,
+                format!("thinking {effort}: the model's thinkingLevelMap maps it to null, no reasoning member"),
+            )
+            .at("1.6.0/AI/api/openai-codex-responses.js:446"),
+        );
+        return None;
+    }
+    if cfg_effort.is_none() {
+        events.push(
+            Event::new(
+                EventKind::Converted,
+                format!(
+                    "thinking level {} → reasoning.effort {}",
+                    if effort == "none" { "off" } else { effort },
+                    effort_value.to_json()
+                ),
+            )
+            .at("1.6.0/AI/api/openai-codex-responses.js:444"),
+        );
+    }
+    Some(
+        Object::new()
+            .with("effort", effort_value)
+            .with("summary", "auto")
+            .into(),
+    )
 }
 
 #[cfg(test)]
