@@ -1535,38 +1535,8 @@ fn convert_assistant_message(
             },
         );
 
-    let mut text_parts: Vec<String> = Vec::new();
-    let mut blank_texts = 0;
-    for b in blocks.iter().filter(|b| b.get_str("type") == Some("text")) {
-        let t = block_str(b, "text")?;
-        if js::js_trim_is_empty(t) {
-            blank_texts += 1;
-        } else {
-            text_parts.push(sanitize_surrogates(t).into_owned());
-        }
-    }
-    if blank_texts > 0 {
-        events.push(
-            Event::new(
-                EventKind::Dropped,
-                format!("{blank_texts} blank assistant text block(s)"),
-            )
-            .at("AI/api/openai-completions.js:964"),
-        );
-    }
+    let text_parts = assistant_text_parts(blocks, events)?;
     let assistant_text = text_parts.concat();
-    if text_parts.len() > 1 {
-        events.push(
-            Event::new(
-                EventKind::Converted,
-                format!(
-                    "{} assistant text blocks joined with no separator into one string",
-                    text_parts.len()
-                ),
-            )
-            .at("AI/api/openai-completions.js:969"),
-        );
-    }
     let thinking_blocks: Vec<&Value> = blocks
         .iter()
         .filter(|b| b.get_str("type") == Some("thinking"))
@@ -1575,15 +1545,7 @@ fn convert_assistant_message(
         .iter()
         .filter(|b| b.get_str("type") == Some("toolCall"))
         .collect();
-
-    let signed = thinking_blocks
-        .iter()
-        .find_map(|b| parse_openai_reasoning_details(b.get("thinkingSignature")));
-    let legacy: Vec<Value> = tool_calls
-        .iter()
-        .filter_map(|tc| parse_legacy_encrypted_reasoning_detail(tc.get("thoughtSignature")))
-        .collect();
-    let preserved = signed.or_else(|| (!legacy.is_empty()).then_some(Value::Array(legacy)));
+    let preserved = preserved_reasoning_details(&thinking_blocks, &tool_calls);
 
     let mut non_empty_thinking: Vec<(&Value, &str)> = Vec::new();
     for b in &thinking_blocks {
@@ -1595,76 +1557,18 @@ fn convert_assistant_message(
 
     if !non_empty_thinking.is_empty() {
         if compat.truthy("requiresThinkingAsText") {
-            let thinking_text = non_empty_thinking
-                .iter()
-                .map(|(_, t)| sanitize_surrogates(t).into_owned())
-                .collect::<Vec<_>>()
-                .join(text(pi, "thinkingAsTextJoin"));
-            let mut content = vec![Value::Object(part_of(
-                Object::new()
-                    .with("type", "text")
-                    .with("text", thinking_text),
-                msg,
-                Kind::AssistantText,
-            ))];
-            content.extend(text_parts.iter().map(|t| {
-                Value::Object(part_of(
-                    Object::new().with("type", "text").with("text", t.as_str()),
-                    msg,
-                    Kind::AssistantText,
-                ))
-            }));
-            out.insert("content", Value::Array(content));
-            events.push(
-                Event::new(
-                    EventKind::Converted,
-                    format!(
-                        "{} thinking block(s) sent as a text part (requiresThinkingAsText)",
-                        non_empty_thinking.len()
-                    ),
-                )
-                .at("AI/api/openai-completions.js:983"),
-            );
+            let content =
+                thinking_as_text_content(pi, msg, &non_empty_thinking, &text_parts, events);
+            out.insert("content", content);
         } else {
             if !assistant_text.is_empty() {
                 out.insert("content", Value::String(assistant_text.clone().into()));
             }
             if preserved.is_none() {
-                let mut signature = non_empty_thinking[0].0.get("thinkingSignature").cloned();
-                if model.provider() == "opencode-go"
-                    && signature.as_ref().and_then(Value::as_str) == Some("reasoning")
+                if let Some((field, value)) =
+                    reasoning_field(pi, model, &non_empty_thinking, events)
                 {
-                    signature = Some(Value::str("reasoning_content"));
-                }
-                match signature.as_ref().and_then(Value::as_str) {
-                    Some(field @ ("reasoning" | "reasoning_content" | "reasoning_text")) => {
-                        let joined = non_empty_thinking
-                            .iter()
-                            .map(|(_, t)| *t)
-                            .collect::<Vec<_>>()
-                            .join(text(pi, "reasoningFieldJoin"));
-                        out.insert(field, Value::String(joined.into()));
-                        events.push(
-                            Event::new(
-                                EventKind::Converted,
-                                format!(
-                                    "{} thinking block(s) replayed in the {field} field",
-                                    non_empty_thinking.len()
-                                ),
-                            )
-                            .at("AI/api/openai-completions.js:1006"),
-                        );
-                    }
-                    _ => events.push(
-                        Event::new(
-                            EventKind::Dropped,
-                            format!(
-                                "{} thinking block(s) not sent: no reasoning field signature",
-                                non_empty_thinking.len()
-                            ),
-                        )
-                        .at("AI/api/openai-completions.js:1002"),
-                    ),
+                    out.insert(field, value);
                 }
             }
         }
@@ -1673,69 +1577,11 @@ fn convert_assistant_message(
     }
 
     if !tool_calls.is_empty() {
-        let mut converted = Vec::with_capacity(tool_calls.len());
-        for tc in &tool_calls {
-            let name = tc.get_str("name");
-            let custom_prop = grammar_property(grammar_props, name);
-            if let (Some(name), Some(prop)) = (name, custom_prop) {
-                let input = get_grammar_tool_input(name, tc.get("arguments"), prop)?;
-                let mut call = Object::new();
-                call.insert_opt("id", tc.get("id").cloned());
-                call.insert("type", Value::str("custom"));
-                call.insert(
-                    "custom",
-                    like(
-                        Object::new()
-                            .with("name", name)
-                            .with("input", sanitize_surrogates(&input).into_owned()),
-                        tc,
-                    )
-                    .into(),
-                );
-                converted.push(call.into());
-                continue;
-            }
-            let mut function = like(Object::new(), tc);
-            function.insert_opt("name", tc.get("name").cloned());
-            // `JSON.stringify(undefined)` is undefined: the member disappears.
-            function.insert_opt(
-                "arguments",
-                tc.get("arguments")
-                    .map(|a| Value::String(a.to_json().into())),
-            );
-            let mut call = Object::new();
-            call.insert_opt("id", tc.get("id").cloned());
-            call.insert("type", Value::str("function"));
-            call.insert("function", function.into());
-            converted.push(call.into());
-        }
+        let converted = assistant_tool_calls(&tool_calls, grammar_props)?;
         out.insert("tool_calls", Value::Array(converted));
     }
-    if let Some(mut details) = preserved {
-        // Each detail is a part of the reasoning: its text, its signature or data.
-        match &mut details {
-            Value::Array(items) => items.iter_mut().for_each(|d| {
-                body::mark(
-                    d,
-                    body::Tag::Block {
-                        llm: body::tag_of(msg)
-                            .and_then(body::Tag::llm)
-                            .unwrap_or(body::NO_MESSAGE),
-                        kind: Kind::Reasoning,
-                    },
-                )
-            }),
-            d => body::mark(
-                d,
-                body::Tag::Block {
-                    llm: body::tag_of(msg)
-                        .and_then(body::Tag::llm)
-                        .unwrap_or(body::NO_MESSAGE),
-                    kind: Kind::Reasoning,
-                },
-            ),
-        }
-        out.insert("reasoning_details", details);
+    if let Some(details) = preserved {
+        out.insert("reasoning_details", marked_reasoning_details(details, msg));
         events.push(
             Event::new(
                 EventKind::Converted,
@@ -1766,6 +1612,210 @@ fn convert_assistant_message(
         return Ok(None);
     }
     Ok(Some(out.into()))
+}
+
+/// `assistantTextParts`: the text blocks that are not blank, sanitized; pi joins them with no
+/// separator into `assistantText`.
+fn assistant_text_parts(
+    blocks: &[Value],
+    events: &mut Events,
+) -> Result<Vec<String>, AdapterError> {
+    let mut text_parts: Vec<String> = Vec::new();
+    let mut blank_texts = 0;
+    for b in blocks.iter().filter(|b| b.get_str("type") == Some("text")) {
+        let t = block_str(b, "text")?;
+        if js::js_trim_is_empty(t) {
+            blank_texts += 1;
+        } else {
+            text_parts.push(sanitize_surrogates(t).into_owned());
+        }
+    }
+    if blank_texts > 0 {
+        events.push(
+            Event::new(
+                EventKind::Dropped,
+                format!("{blank_texts} blank assistant text block(s)"),
+            )
+            .at("AI/api/openai-completions.js:964"),
+        );
+    }
+    if text_parts.len() > 1 {
+        events.push(
+            Event::new(
+                EventKind::Converted,
+                format!(
+                    "{} assistant text blocks joined with no separator into one string",
+                    text_parts.len()
+                ),
+            )
+            .at("AI/api/openai-completions.js:969"),
+        );
+    }
+    Ok(text_parts)
+}
+
+/// `preservedReasoningDetails`: the first thinking signature that `parseOpenAIReasoningDetails`
+/// reads, else the tool calls' `parseLegacyEncryptedReasoningDetail` details, if any.
+fn preserved_reasoning_details(thinking_blocks: &[&Value], tool_calls: &[&Value]) -> Option<Value> {
+    let signed = thinking_blocks
+        .iter()
+        .find_map(|b| parse_openai_reasoning_details(b.get("thinkingSignature")));
+    let legacy: Vec<Value> = tool_calls
+        .iter()
+        .filter_map(|tc| parse_legacy_encrypted_reasoning_detail(tc.get("thoughtSignature")))
+        .collect();
+    signed.or_else(|| (!legacy.is_empty()).then_some(Value::Array(legacy)))
+}
+
+/// `requiresThinkingAsText`: `[{type: "text", text: thinkingText}, ...assistantTextParts]`, the
+/// non-empty thinking blocks joined into one text part ahead of the text parts.
+fn thinking_as_text_content(
+    pi: &Pi,
+    msg: &Value,
+    non_empty_thinking: &[(&Value, &str)],
+    text_parts: &[String],
+    events: &mut Events,
+) -> Value {
+    let thinking_text = non_empty_thinking
+        .iter()
+        .map(|(_, t)| sanitize_surrogates(t).into_owned())
+        .collect::<Vec<_>>()
+        .join(text(pi, "thinkingAsTextJoin"));
+    let mut content = vec![Value::Object(part_of(
+        Object::new()
+            .with("type", "text")
+            .with("text", thinking_text),
+        msg,
+        Kind::AssistantText,
+    ))];
+    content.extend(text_parts.iter().map(|t| {
+        Value::Object(part_of(
+            Object::new().with("type", "text").with("text", t.as_str()),
+            msg,
+            Kind::AssistantText,
+        ))
+    }));
+    events.push(
+        Event::new(
+            EventKind::Converted,
+            format!(
+                "{} thinking block(s) sent as a text part (requiresThinkingAsText)",
+                non_empty_thinking.len()
+            ),
+        )
+        .at("AI/api/openai-completions.js:983"),
+    );
+    Value::Array(content)
+}
+
+/// `assistantMsg[signature] = thinking joined`: the raw reasoning field named by the first
+/// thinking block's signature when `isOpenAICompletionsReasoningField`, else nothing (dropped).
+fn reasoning_field(
+    pi: &Pi,
+    model: &Model,
+    non_empty_thinking: &[(&Value, &str)],
+    events: &mut Events,
+) -> Option<(String, Value)> {
+    let mut signature = non_empty_thinking[0].0.get("thinkingSignature").cloned();
+    if model.provider() == "opencode-go"
+        && signature.as_ref().and_then(Value::as_str) == Some("reasoning")
+    {
+        signature = Some(Value::str("reasoning_content"));
+    }
+    match signature.as_ref().and_then(Value::as_str) {
+        Some(field @ ("reasoning" | "reasoning_content" | "reasoning_text")) => {
+            let joined = non_empty_thinking
+                .iter()
+                .map(|(_, t)| *t)
+                .collect::<Vec<_>>()
+                .join(text(pi, "reasoningFieldJoin"));
+            events.push(
+                Event::new(
+                    EventKind::Converted,
+                    format!(
+                        "{} thinking block(s) replayed in the {field} field",
+                        non_empty_thinking.len()
+                    ),
+                )
+                .at("AI/api/openai-completions.js:1006"),
+            );
+            Some((field.to_string(), Value::String(joined.into())))
+        }
+        _ => {
+            events.push(
+                Event::new(
+                    EventKind::Dropped,
+                    format!(
+                        "{} thinking block(s) not sent: no reasoning field signature",
+                        non_empty_thinking.len()
+                    ),
+                )
+                .at("AI/api/openai-completions.js:1002"),
+            );
+            None
+        }
+    }
+}
+
+/// `toolCalls.map(...)`: a `custom` call with `getGrammarToolInput` for a tool with a custom
+/// input property, else a `function` call with `JSON.stringify(arguments)`.
+fn assistant_tool_calls(
+    tool_calls: &[&Value],
+    grammar_props: &[(String, String)],
+) -> Result<Vec<Value>, AdapterError> {
+    let mut converted = Vec::with_capacity(tool_calls.len());
+    for tc in tool_calls {
+        let name = tc.get_str("name");
+        let custom_prop = grammar_property(grammar_props, name);
+        if let (Some(name), Some(prop)) = (name, custom_prop) {
+            let input = get_grammar_tool_input(name, tc.get("arguments"), prop)?;
+            let mut call = Object::new();
+            call.insert_opt("id", tc.get("id").cloned());
+            call.insert("type", Value::str("custom"));
+            call.insert(
+                "custom",
+                like(
+                    Object::new()
+                        .with("name", name)
+                        .with("input", sanitize_surrogates(&input).into_owned()),
+                    tc,
+                )
+                .into(),
+            );
+            converted.push(call.into());
+            continue;
+        }
+        let mut function = like(Object::new(), tc);
+        function.insert_opt("name", tc.get("name").cloned());
+        // `JSON.stringify(undefined)` is undefined: the member disappears.
+        function.insert_opt(
+            "arguments",
+            tc.get("arguments")
+                .map(|a| Value::String(a.to_json().into())),
+        );
+        let mut call = Object::new();
+        call.insert_opt("id", tc.get("id").cloned());
+        call.insert("type", Value::str("function"));
+        call.insert("function", function.into());
+        converted.push(call.into());
+    }
+    Ok(converted)
+}
+
+/// `assistantMsg.reasoning_details = preservedReasoningDetails`, each detail marked as a part of
+/// the message's reasoning: its text, its signature or data.
+fn marked_reasoning_details(mut details: Value, msg: &Value) -> Value {
+    let tag = body::Tag::Block {
+        llm: body::tag_of(msg)
+            .and_then(body::Tag::llm)
+            .unwrap_or(body::NO_MESSAGE),
+        kind: Kind::Reasoning,
+    };
+    match &mut details {
+        Value::Array(items) => items.iter_mut().for_each(|d| body::mark(d, tag)),
+        d => body::mark(d, tag),
+    }
+    details
 }
 
 /// The tool-result branch of `convertMessages` (:1063–1141, AC9, AC15): one `tool` message per
