@@ -577,31 +577,9 @@ pub fn convert_responses_messages(
     options: &ConvertOptions,
     events: &mut Events,
 ) -> Result<Vec<Value>, AdapterError> {
-    // 0.86 on: `resolveTranscript(context, options?.supportsMidConvoSystemMessages)` (:93).
-    let resolved;
-    let source: &[Value] = if ctx.is_transcript() {
-        resolved = transcript::resolve(
-            pi,
-            &ctx.messages,
-            options.supports_mid_convo_system_messages,
-        );
-        &resolved
-    } else {
-        &ctx.messages
-    };
-    // transformMessages records each id it changes.
-    let normalize = |id: &str, target: &Model, source: &Value| {
-        normalize_tool_call_id(pi, id, target, source, allowed_providers)
-    };
-    let transformed =
-        messages::transform_messages(pi, source, model, Some(&normalize), 0.0, events);
     let support = tool_support(pi, options);
-    let folded = transcript::resolve_tools(
-        source,
-        support,
-        pi.rules.tool_changes_fold_after_last_change,
-    )
-    .1;
+    let (transformed, folded) =
+        transform_transcript(pi, model, ctx, allowed_providers, options, support, events);
     let developer = model.reasoning()
         && model.compat_value("supportsDeveloperRole") != Some(&Value::Bool(false));
     let instruction_role = if developer { "developer" } else { "system" };
@@ -609,26 +587,7 @@ pub fn convert_responses_messages(
     let mut messages: Vec<Value> = Vec::new();
     let mut loaded_tool_names: Vec<String> = Vec::new();
     if !ctx.is_transcript() && options.include_system_prompt && !ctx.system_prompt().is_empty() {
-        events.push(
-            Event::new(
-                EventKind::Note,
-                format!(
-                    "system prompt sent as a {instruction_role:?} input message{}",
-                    if developer { " (reasoning model)" } else { "" }
-                ),
-            )
-            .at("AI/api/openai-responses-shared.js:90"),
-        );
-        messages.push(
-            Object::new()
-                .with("role", instruction_role)
-                .with(
-                    "content",
-                    sanitize_surrogates(ctx.system_prompt()).into_owned(),
-                )
-                .marked(Tag::System.mark())
-                .into(),
-        );
+        messages.push(system_prompt_message(ctx, instruction_role, events));
     }
 
     let mut tool_changes = AnchoredToolChanges {
@@ -661,61 +620,9 @@ pub fn convert_responses_messages(
                     events,
                 )?;
             }
-            Some("user") => match msg.get("content") {
-                Some(Value::String(s)) => {
-                    let part = body::text_of(Object::new(), msg)
-                        .with("type", "input_text")
-                        .with("text", sanitize_surrogates(s).into_owned());
-                    messages.push(
-                        body::message_like(Object::new(), msg)
-                            .with("role", "user")
-                            .with("content", Value::Array(vec![part.into()]))
-                            .into(),
-                    );
-                }
-                Some(Value::Array(items)) => {
-                    let mut content = Vec::with_capacity(items.len());
-                    for item in items {
-                        if item.is_null() {
-                            return Err(err(format!(
-                                "{label}: Cannot read properties of null (reading 'type')"
-                            )));
-                        }
-                        if item.get_str("type") == Some("text") {
-                            let text = sanitized_str(item.get("text"), &label)?;
-                            content.push(
-                                body::like(Object::new(), item)
-                                    .with("type", "input_text")
-                                    .with("text", text)
-                                    .into(),
-                            );
-                        } else {
-                            content.push(input_image(item));
-                        }
-                    }
-                    if content.is_empty() {
-                        events.push(
-                            Event::new(
-                                EventKind::Dropped,
-                                format!("{label}: user message with empty content"),
-                            )
-                            .at("AI/api/openai-responses-shared.js:121"),
-                        );
-                        continue;
-                    }
-                    messages.push(
-                        body::message_like(Object::new(), msg)
-                            .with("role", "user")
-                            .with("content", Value::Array(content))
-                            .into(),
-                    );
-                }
-                other => {
-                    return Err(err(format!(
-                        "{label}: msg.content.map is not a function ({})",
-                        to_js_string(other)
-                    )))
-                }
+            Some("user") => match convert_user_message(msg, &label, events)? {
+                Some(user) => messages.push(user),
+                None => continue,
             },
             Some("assistant") => {
                 let output =
@@ -730,21 +637,9 @@ pub fn convert_responses_messages(
                     );
                     continue;
                 }
-                if options.configuration_update_effort.is_some() && is_same_model(model, msg) {
-                    if let Some(level) = msg.get("providerThinkingLevel") {
-                        events.push(
-                            Event::new(
-                                EventKind::Inserted,
-                                format!(
-                                    "{label}: configuration_update with the level this reply was made at ({})",
-                                    level.to_json()
-                                ),
-                            )
-                            .at("1.6.0/AI/api/openai-responses-shared.js:300"),
-                        );
-                        messages.push(configuration_update(level.clone()));
-                    }
-                }
+                messages.extend(reply_configuration_update(
+                    model, msg, options, &label, events,
+                ));
                 messages.extend(output);
             }
             Some("toolResult") => {
@@ -753,50 +648,26 @@ pub fn convert_responses_messages(
                         "{label}: msg.toolCallId.split is not a function"
                     )));
                 };
-                let (call_id, _) = split_pipe(tool_call_id);
-                let output = convert_tool_result_output(pi, model, msg, &label, events)?;
-                let kind = if grammar_property(
-                    options.grammar_tool_input_properties,
-                    msg.get_str("toolName"),
-                )
-                .is_some()
-                {
-                    "custom_tool_call_output"
-                } else {
-                    "function_call_output"
-                };
-                messages.push(
-                    body::message_like(Object::new(), msg)
-                        .with("type", kind)
-                        .with("call_id", call_id)
-                        .with("output", output)
-                        .into(),
-                );
-                if pi.rules.responses.anchored_tool_changes {
-                    // 0.86 on: tools load at the system message that declares them.
-                } else {
-                    let mut deferred: Vec<ToolDef> = Vec::new();
-                    for name in added_tool_names(msg)? {
-                        let Some(tool) = options.deferred_tool(&name) else {
-                            continue;
-                        };
-                        if loaded_tool_names.contains(&tool.name) {
-                            continue;
-                        }
-                        loaded_tool_names.push(tool.name.clone());
-                        deferred.push(tool.clone());
-                    }
-                    if !deferred.is_empty() {
-                        load_deferred_tools(
-                            pi,
-                            tool_call_id,
-                            &deferred,
-                            options,
-                            &mut messages,
-                            &label,
-                            events,
-                        )?;
-                    }
+                messages.push(convert_tool_result(
+                    pi,
+                    model,
+                    msg,
+                    tool_call_id,
+                    options,
+                    &label,
+                    events,
+                )?);
+                let deferred = newly_added_tools(pi, msg, options, &mut loaded_tool_names)?;
+                if !deferred.is_empty() {
+                    load_deferred_tools(
+                        pi,
+                        tool_call_id,
+                        &deferred,
+                        options,
+                        &mut messages,
+                        &label,
+                        events,
+                    )?;
                 }
             }
             _ => {}
@@ -805,20 +676,238 @@ pub fn convert_responses_messages(
             msg_index += 1;
         }
     }
-    if let Some(effort) = &options.configuration_update_effort {
-        events.push(
-            Event::new(
-                EventKind::Inserted,
-                format!(
-                    "configuration_update at the end: this request's thinking level ({})",
-                    effort.to_json()
-                ),
-            )
-            .at("1.6.0/AI/api/openai-responses-shared.js:328"),
-        );
-        messages.push(configuration_update(effort.clone()));
-    }
+    messages.extend(final_configuration_update(options, events));
     Ok(messages)
+}
+
+/// `resolveTranscript(context, options?.supportsMidConvoSystemMessages)` (0.86 on) then
+/// `transformMessages(messages, model, normalizeToolCallId)`; with the number of system messages
+/// whose tool changes are folded into the top-level tools (`resolveTranscriptTools`).
+fn transform_transcript(
+    pi: &Pi,
+    model: &Model,
+    ctx: &LlmContext,
+    allowed_providers: &[&str],
+    options: &ConvertOptions,
+    support: ToolChanges,
+    events: &mut Events,
+) -> (Vec<Value>, usize) {
+    // 0.86 on: `resolveTranscript(context, options?.supportsMidConvoSystemMessages)` (:93).
+    let resolved;
+    let source: &[Value] = if ctx.is_transcript() {
+        resolved = transcript::resolve(
+            pi,
+            &ctx.messages,
+            options.supports_mid_convo_system_messages,
+        );
+        &resolved
+    } else {
+        &ctx.messages
+    };
+    // transformMessages records each id it changes.
+    let normalize = |id: &str, target: &Model, source: &Value| {
+        normalize_tool_call_id(pi, id, target, source, allowed_providers)
+    };
+    let transformed =
+        messages::transform_messages(pi, source, model, Some(&normalize), 0.0, events);
+    let folded = transcript::resolve_tools(
+        source,
+        support,
+        pi.rules.tool_changes_fold_after_last_change,
+    )
+    .1;
+    (transformed, folded)
+}
+
+/// 0.85 (`includeSystemPrompt` and a system prompt; AR6, shared :89–97): `{role:
+/// instructionRole, content: sanitizeSurrogates(context.systemPrompt)}`.
+fn system_prompt_message(ctx: &LlmContext, instruction_role: &str, events: &mut Events) -> Value {
+    events.push(
+        Event::new(
+            EventKind::Note,
+            format!(
+                "system prompt sent as a {instruction_role:?} input message{}",
+                if instruction_role == "developer" {
+                    " (reasoning model)"
+                } else {
+                    ""
+                }
+            ),
+        )
+        .at("AI/api/openai-responses-shared.js:90"),
+    );
+    Object::new()
+        .with("role", instruction_role)
+        .with(
+            "content",
+            sanitize_surrogates(ctx.system_prompt()).into_owned(),
+        )
+        .marked(Tag::System.mark())
+        .into()
+}
+
+/// The user branch of `convertResponsesMessages` (AR7, shared :100–128): a string as one
+/// `input_text`, an array's parts as `input_text` / `input_image`. `None` when pi skips it (an
+/// empty array).
+fn convert_user_message(
+    msg: &Value,
+    label: &str,
+    events: &mut Events,
+) -> Result<Option<Value>, AdapterError> {
+    match msg.get("content") {
+        Some(Value::String(s)) => {
+            let part = body::text_of(Object::new(), msg)
+                .with("type", "input_text")
+                .with("text", sanitize_surrogates(s).into_owned());
+            Ok(Some(
+                body::message_like(Object::new(), msg)
+                    .with("role", "user")
+                    .with("content", Value::Array(vec![part.into()]))
+                    .into(),
+            ))
+        }
+        Some(Value::Array(items)) => {
+            let mut content = Vec::with_capacity(items.len());
+            for item in items {
+                if item.is_null() {
+                    return Err(err(format!(
+                        "{label}: Cannot read properties of null (reading 'type')"
+                    )));
+                }
+                if item.get_str("type") == Some("text") {
+                    let text = sanitized_str(item.get("text"), label)?;
+                    content.push(
+                        body::like(Object::new(), item)
+                            .with("type", "input_text")
+                            .with("text", text)
+                            .into(),
+                    );
+                } else {
+                    content.push(input_image(item));
+                }
+            }
+            if content.is_empty() {
+                events.push(
+                    Event::new(
+                        EventKind::Dropped,
+                        format!("{label}: user message with empty content"),
+                    )
+                    .at("AI/api/openai-responses-shared.js:121"),
+                );
+                return Ok(None);
+            }
+            Ok(Some(
+                body::message_like(Object::new(), msg)
+                    .with("role", "user")
+                    .with("content", Value::Array(content))
+                    .into(),
+            ))
+        }
+        other => Err(err(format!(
+            "{label}: msg.content.map is not a function ({})",
+            to_js_string(other)
+        ))),
+    }
+}
+
+/// 1.3.0 on (AR17): `pushConfigurationUpdate(msg.providerThinkingLevel)` before a reply of this
+/// model, when the thinking level goes in `configuration_update` items.
+fn reply_configuration_update(
+    model: &Model,
+    msg: &Value,
+    options: &ConvertOptions,
+    label: &str,
+    events: &mut Events,
+) -> Option<Value> {
+    if options.configuration_update_effort.is_none() || !is_same_model(model, msg) {
+        return None;
+    }
+    let level = msg.get("providerThinkingLevel")?;
+    events.push(
+        Event::new(
+            EventKind::Inserted,
+            format!(
+                "{label}: configuration_update with the level this reply was made at ({})",
+                level.to_json()
+            ),
+        )
+        .at("1.6.0/AI/api/openai-responses-shared.js:300"),
+    );
+    Some(configuration_update(level.clone()))
+}
+
+/// The toolResult branch of `convertResponsesMessages` (AR10, shared :210–234): a
+/// `function_call_output` (`custom_tool_call_output` for a grammar tool) with the call id before
+/// the `|` and `convertToolResultOutput`.
+fn convert_tool_result(
+    pi: &Pi,
+    model: &Model,
+    msg: &Value,
+    tool_call_id: &str,
+    options: &ConvertOptions,
+    label: &str,
+    events: &mut Events,
+) -> Result<Value, AdapterError> {
+    let (call_id, _) = split_pipe(tool_call_id);
+    let output = convert_tool_result_output(pi, model, msg, label, events)?;
+    let kind = if grammar_property(
+        options.grammar_tool_input_properties,
+        msg.get_str("toolName"),
+    )
+    .is_some()
+    {
+        "custom_tool_call_output"
+    } else {
+        "function_call_output"
+    };
+    Ok(body::message_like(Object::new(), msg)
+        .with("type", kind)
+        .with("call_id", call_id)
+        .with("output", output)
+        .into())
+}
+
+/// 0.85: the deferred tools a tool result's `addedToolNames` names that are not in
+/// `loadedToolNames` yet (they are added to it), to load after the result; none from 0.86.
+fn newly_added_tools(
+    pi: &Pi,
+    msg: &Value,
+    options: &ConvertOptions,
+    loaded_tool_names: &mut Vec<String>,
+) -> Result<Vec<ToolDef>, AdapterError> {
+    if pi.rules.responses.anchored_tool_changes {
+        // 0.86 on: tools load at the system message that declares them.
+        return Ok(Vec::new());
+    }
+    let mut deferred: Vec<ToolDef> = Vec::new();
+    for name in added_tool_names(msg)? {
+        let Some(tool) = options.deferred_tool(&name) else {
+            continue;
+        };
+        if loaded_tool_names.contains(&tool.name) {
+            continue;
+        }
+        loaded_tool_names.push(tool.name.clone());
+        deferred.push(tool.clone());
+    }
+    Ok(deferred)
+}
+
+/// 1.3.0 on (AR17): `pushConfigurationUpdate(options.configurationUpdateEffort)` after the last
+/// message, this request's thinking level.
+fn final_configuration_update(options: &ConvertOptions, events: &mut Events) -> Option<Value> {
+    let effort = options.configuration_update_effort.as_ref()?;
+    events.push(
+        Event::new(
+            EventKind::Inserted,
+            format!(
+                "configuration_update at the end: this request's thinking level ({})",
+                effort.to_json()
+            ),
+        )
+        .at("1.6.0/AI/api/openai-responses-shared.js:328"),
+    );
+    Some(configuration_update(effort.clone()))
 }
 
 /// `pushConfigurationUpdate(effort)` (1.6.0/AI/api/openai-responses-shared.js:162–167).
