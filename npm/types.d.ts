@@ -1,5 +1,9 @@
 // The types of the `ctxlens` package, shared by its entry points ("ctxlens" and "ctxlens/web").
-// Hand-written beside npm/api.js; checked by `tsc --noEmit` in tests/npm/.
+// Hand-written beside npm/api.js, except the report's types generated from its Rust types
+// (report.d.ts); checked by `tsc --noEmit` in tests/npm/.
+
+import type { JsonValue, StageId, Stats, Finding } from "./report.js";
+export * from "./report.js";
 
 /** The protocols (pi-ai "apis") pi 0.85.1 has adapters for. */
 export type Api =
@@ -21,9 +25,6 @@ export type FileContent = string | Uint8Array | ArrayBuffer;
 
 /** Files by path: a plain object or a Map. */
 export type FileTree = Record<string, FileContent> | ReadonlyMap<string, FileContent>;
-
-/** A JSON value, as `JSON.parse` returns it. */
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
 /** An extension tool as pi's `registerTool` takes it (the shape of a case's tools.json). */
 export interface ExtensionTool {
@@ -300,19 +301,6 @@ export interface Diagnostic {
   skipped?: string;
 }
 
-export type StageId =
-  | "session-read"
-  | "agent-messages"
-  | "agent-context"
-  | "input-appended"
-  | "transform-context"
-  | "convert-to-llm"
-  | "transform-messages"
-  | "convert-messages"
-  | "build-params"
-  | "on-payload"
-  | "http-body";
-
 export type EventKind = "dropped" | "inserted" | "converted" | "renamed" | "moved" | "clamped" | "replaced" | "note";
 
 /** What a stage did to one thing. */
@@ -338,80 +326,6 @@ export interface Stage {
   /** Named counts after the stage (`messages`, `tools`, `bytes`, ...). */
   counts: { [name: string]: number };
   events: StageEvent[];
-}
-
-/** Character accounting; lengths are UTF-16 code units (JS `.length`) of text payloads. */
-/**
- * The character accounting of the body as sent (after the adapter), in UTF-16 units:
- * `systemPrompt.chars + tools.chars + history.chars + parameters.chars + structure.chars`
- * is `body.chars`.
- */
-export interface Stats {
-  /** The vocabulary the `tokens` fields were counted with (the option `tokens`); null: no `tokens` fields. */
-  tokenizer: { name: string; exact: boolean } | null;
-  systemPrompt: {
-    chars: number;
-    /** With a `tokenizer`: tokens of the texts, each encoded on its own (no chat-template framing). */
-    tokens?: number;
-    /** `stored` (pi 0.86 on): which stored system message set the span (`session line 4`, `the compaction's checkpoint, line 9`, `this run`). */
-    sections: Array<{ name: string; source: string; offset: number; chars: number; tokens?: number; stored?: string }>;
-  };
-  tools: {
-    chars: number;
-    tokens?: number;
-    /** Each tool the body sends: its description and its parameters' schema as the body writes it (tokens: the description's plus the parameters' JSON's). */
-    byTool: Array<{ name: string; chars: number; descriptionChars: number; parametersChars: number; tokens?: number; descriptionTokens?: number; parametersTokens?: number }>;
-  };
-  history: {
-    /** The sum of `byKind`'s characters (images counted, not measured: their data is `imageData`). */
-    chars: number;
-    tokens?: number;
-    byRole: Array<{ role: string; count: number; chars: number; tokens?: number }>;
-    /** Texts by their place on the wire (thinking sent as text is assistant text). */
-    byKind: {
-      userText: number;
-      assistantText: number;
-      reasoning: number;
-      toolArguments: number;
-      toolResults: number;
-      /** Thinking and text signatures, encrypted reasoning. */
-      signatures: number;
-      /** The images' data (base64) as sent. */
-      imageData: number;
-      /** How many images the body sends. */
-      images: number;
-    };
-    /** `byKind`'s texts in tokens (images: none), with a `tokenizer`. */
-    byKindTokens?: { userText: number; assistantText: number; reasoning: number; toolArguments: number; toolResults: number; signatures: number; imageData: number };
-    toolResultsByTool: Array<{ name: string; count: number; chars: number }>;
-    /** Each message of the body's conversation: its path in the body, its role on the wire, the LLM messages it renders and their session lines (none for one pi inserted). */
-    byMessage: Array<{ path: string; role: string; messages: number[]; lines: number[]; chars: number; tokens?: number }>;
-  };
-  /** The parameters' values (model, max tokens, stream, thinking, cache markers). */
-  parameters: { chars: number; byName: Array<{ name: string; chars: number }> };
-  /** The rest: JSON punctuation, keys, quotes and escapes, roles, types, ids, tool names. */
-  structure: { chars: number };
-  /** Shares of system prompt, tools and history in their total, 0..1. */
-  shares: { systemPrompt: number; tools: number; history: number };
-  body: { bytes: number; chars: number };
-}
-
-/** How much a finding matters. */
-export type FindingSeverity = "info" | "notice" | "warning";
-
-/** A notable property of the request (from \`ctxlens::findings\`): where the characters go, what breaks caching, ... */
-export interface Finding {
-  /** Stable id (\`tool-schemas\`, \`context-file-shadowed\`, ...). */
-  id: string;
-  /** 1-based position in the list. */
-  number: number;
-  severity: FindingSeverity;
-  title: string;
-  /** The numbers behind it. */
-  detail: string;
-  stage: StageId | null;
-  /** A selection key: \`tool:<name>\`, \`section:<i>\`, \`entry:<id>\`, \`path:<json path>\`. */
-  subject: string | null;
 }
 
 /** The model the assembly used. */

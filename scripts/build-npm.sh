@@ -39,7 +39,7 @@ templates() {
   mkdir -p "$out/bin" "$out/pi"
   cp npm/bin/ctxlens.js "$out/bin/ctxlens.js"
   chmod +x "$out/bin/ctxlens.js"
-  cp npm/index.js npm/index.d.ts npm/web.js npm/web.d.ts npm/element.js npm/element.d.ts npm/bundler.js npm/browser.js npm/node-host.js npm/node.js npm/api.js npm/tokens.js npm/node-tokens.js npm/types.d.ts npm/README.md "$out/"
+  cp npm/index.js npm/index.d.ts npm/web.js npm/web.d.ts npm/element.js npm/element.d.ts npm/bundler.js npm/browser.js npm/node-host.js npm/node.js npm/api.js npm/tokens.js npm/node-tokens.js npm/types.d.ts npm/report.d.ts npm/README.md "$out/"
   rm -f "$out"/pi/*.js
   cp npm/pi/*.js "$out/pi/"
   sed "s/\"0.0.0-set-by-build\"/\"$version\"/" npm/package.json >"$out/package.json"

@@ -40,11 +40,13 @@ impl Vocabulary {
     }
 }
 
-/// A vocabulary a host can count with: its name and whether its counts are the provider's.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TokenizerInfo {
-    pub name: String,
-    pub exact: bool,
+crate::report::wire::wire_struct! {
+    /// A vocabulary a host can count with: its name and whether its counts are the provider's.
+    pub struct TokenizerInfo {
+        pub name: String = "name",
+        /// The model's own vocabulary (not an estimate by a neighbour's).
+        pub exact: bool = "exact",
+    }
 }
 
 /// Counts texts' tokens, each text encoded on its own (no BOS/EOS, no chat template).

@@ -20,6 +20,7 @@ pub mod app;
 pub mod demo;
 pub mod embed;
 pub mod inputs;
+pub mod report;
 pub mod shared;
 pub mod state;
 pub mod views;

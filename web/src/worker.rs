@@ -93,6 +93,7 @@ use std::rc::Rc;
 
 use ctxlens::case::CaseFiles;
 use ctxlens::js::{Object, Value};
+use ctxlens::report::wire::Wire;
 use ctxlens::Assembly;
 use gloo_events::{EventListener, EventListenerOptions};
 use wasm_bindgen::prelude::*;
@@ -427,7 +428,7 @@ pub enum FromWorker {
         gen: u64,
         api: Option<String>,
         seq: u64,
-        report: Shared<Value>,
+        report: Shared<crate::report::Report>,
         body_pending: bool,
         provenance_in_worker: bool,
         /// The report (by its key) whose session parts (`session`, `calls`, `usage.timeline`)
@@ -609,7 +610,7 @@ pub enum TokenUpdate {
     /// time in the worker.
     Ready {
         vocabulary: Vocabulary,
-        stats: Shared<Value>,
+        stats: Shared<ctxlens::report::types::Stats>,
         /// `ctxlens::report::calibration::to_json` (Null without calls with usage): each call
         /// rebuilt beside the tokens the provider reported, the framing or the estimate's fit.
         calibration: Shared<Value>,
@@ -727,8 +728,11 @@ impl TokenUpdate {
                 vocabulary,
                 done: n("done").unwrap_or(0.0),
             },
-            Some("ready") => match s("stats").map(|j| ctxlens::js::parse(&j)) {
-                Some(Ok(stats)) => TokenUpdate::Ready {
+            Some("ready") => match s("stats")
+                .and_then(|j| ctxlens::js::parse(&j).ok())
+                .and_then(|v| ctxlens::report::types::Stats::from_value(&v))
+            {
+                Some(stats) => TokenUpdate::Ready {
                     vocabulary,
                     stats: Shared::new(stats),
                     calibration,
@@ -1238,7 +1242,7 @@ async fn join_report(data: JsValue, cb: Rc<dyn Fn(FromWorker)>, epoch: Rc<Cell<u
         gen,
         api,
         seq: get(&data, "seq").as_f64().unwrap_or(0.0) as u64,
-        report: Shared::new(report),
+        report: Shared::new(crate::report::Report::new(report)),
         body_pending: get(&data, "bodyPending").as_bool().unwrap_or(false),
         provenance_in_worker: get(&data, "provenanceInWorker").as_bool().unwrap_or(false),
         shared_from: get(&data, "sharedFrom").as_string(),

@@ -15,8 +15,9 @@ use crate::pi::Pi;
 use crate::trace::{Event, EventKind, StageId};
 use crate::AssemblyStats;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Severity {
+    #[default]
     Info,
     Notice,
     Warning,
@@ -32,19 +33,21 @@ impl Severity {
     }
 }
 
-#[derive(Clone, Debug, PartialEq)]
-pub struct Finding {
-    /// Stable id (`tool-schemas`, `context-file-shadowed`, ...).
-    pub id: &'static str,
-    /// 1-based position in the list.
-    pub number: usize,
-    pub severity: Severity,
-    pub title: String,
-    /// The user's numbers.
-    pub detail: String,
-    pub stage: Option<StageId>,
-    /// A selection key: `tool:<name>`, `section:<i>`, `entry:<id>`, `path:<json path>`.
-    pub subject: Option<String>,
+crate::report::wire::wire_struct! {
+    /// A notable property of the request: where the characters go, what breaks caching, ...
+    pub struct Finding {
+        /// Stable id (`tool-schemas`, `context-file-shadowed`, ...).
+        pub id: String = "id",
+        /// 1-based position in the list.
+        pub number: usize = "number",
+        pub severity: Severity = "severity",
+        pub title: String = "title",
+        /// The numbers behind it.
+        pub detail: String = "detail",
+        pub stage: Option<StageId> = "stage",
+        /// A selection key: `tool:<name>`, `section:<i>`, `entry:<id>`, `path:<json path>`.
+        pub subject: Option<String> = "subject",
+    }
 }
 
 /// `12345` → `12,345`.
@@ -128,7 +131,7 @@ impl List {
     ) {
         let number = self.items.len() + 1;
         self.items.push(Finding {
-            id,
+            id: id.to_string(),
             number,
             severity,
             title: title.into(),

@@ -1,8 +1,8 @@
 use super::*;
 use crate::testcase::{all_cases, assembly};
 
-fn ids(list: &[Finding]) -> Vec<&'static str> {
-    list.iter().map(|f| f.id).collect()
+fn ids(list: &[Finding]) -> Vec<&str> {
+    list.iter().map(|f| f.id.as_str()).collect()
 }
 
 fn get<'a>(list: &'a [Finding], id: &str) -> &'a Finding {

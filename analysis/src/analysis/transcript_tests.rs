@@ -84,7 +84,7 @@ fn get<'a>(list: &'a [Finding], id: &str) -> &'a Finding {
     list.iter().find(|f| f.id == id).unwrap_or_else(|| {
         panic!(
             "no {id} in {:?}",
-            list.iter().map(|f| f.id).collect::<Vec<_>>()
+            list.iter().map(|f| f.id.as_str()).collect::<Vec<_>>()
         )
     })
 }

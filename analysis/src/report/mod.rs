@@ -12,9 +12,11 @@ pub mod placement;
 pub mod provenance;
 pub mod stats;
 pub mod summary;
+pub mod types;
 pub mod upgrade;
 pub mod usage;
 pub mod whatif;
+pub mod wire;
 
 use crate::assemble::Assembly;
 use crate::js::{Object, Value};

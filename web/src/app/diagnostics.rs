@@ -10,7 +10,7 @@ use crate::state::Laid;
 #[derive(Properties, PartialEq)]
 pub(super) struct DiagnosticsProps {
     pub(super) notes: Vec<Diagnostic>,
-    pub(super) report: Option<Shared<Value>>,
+    pub(super) report: Option<Shared<crate::report::Report>>,
     pub(super) failure: Option<String>,
     pub(super) api: String,
     pub(super) laid: Shared<Laid>,

@@ -18,7 +18,7 @@ pub(super) struct InputsProps {
     pub(super) laid: Shared<Laid>,
     pub(super) reading: Option<String>,
     /// The report on screen (its `placement` says what pi read).
-    pub(super) report: Option<Shared<Value>>,
+    pub(super) report: Option<Shared<crate::report::Report>>,
     pub(super) dispatch: UseReducerDispatcher<AppState>,
 }
 
@@ -158,7 +158,11 @@ pub(super) fn inputs_panel(p: &InputsProps) -> Html {
     };
     let export = {
         let (laid, name) = (p.laid.clone(), p.scenario.name.clone());
-        let rebuilt = p.report.as_deref().and_then(crate::state::session_release);
+        let rebuilt = p
+            .report
+            .as_deref()
+            .map(crate::report::Report::json)
+            .and_then(crate::state::session_release);
         Callback::from(move |_| {
             let folder = ctxlens::zip::folder_name(&name);
             let zip = ctxlens::zip::case_zip(&folder, &laid.exported(rebuilt));

@@ -22,7 +22,7 @@ use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use crate::inputs::{self};
-use crate::shared::Shared;
+
 use crate::state::ViewState;
 use crate::views::ViewProps;
 
@@ -247,7 +247,7 @@ pub fn app() -> Html {
         body_ready: report
             .as_ref()
             .is_some_and(|r| !crate::views::body_pending(r)),
-        report: report.clone().unwrap_or_else(|| Shared::new(Value::Null)),
+        report: report.clone().unwrap_or_default(),
         reports: state.reports.clone(),
         api: current_api.clone().into(),
         stage,
@@ -330,7 +330,7 @@ pub fn app() -> Html {
                 <div class="call-bar" data-testid="call-bar" data-call={n(&c, "index").to_string()} role="status">
                     <strong>{format!("Call {}", n(&c, "index"))}</strong>
                     <span class="muted">{format!(" · line {} · {} · {}{how} · ", n(&c, "line"), c.get_str("timestamp").unwrap_or(""), model)}</span>
-                    { call_release(report.as_deref()) }
+                    { call_release(report.as_deref().map(crate::report::Report::json)) }
                     if c.get("usage").is_some_and(|u| !u.is_null()) {
                         <span class="call-usage" data-testid="call-usage" title="what the provider reported for this call (pi stored it on the answer)">
                             {format!("reported: {} input · {} cache read · {} cache write · {} output",

@@ -14,7 +14,7 @@ use crate::shared::Shared;
 
 #[derive(Properties, PartialEq)]
 pub(super) struct PiPickerProps {
-    pub(super) report: Option<Shared<Value>>,
+    pub(super) report: Option<Shared<crate::report::Report>>,
     /// The release given in the picker, if any.
     pub(super) asked: Option<PiVersion>,
     pub(super) on_pick: Callback<Option<PiVersion>>,
@@ -49,7 +49,8 @@ fn rebuilt(report: Option<&Value>) -> (Option<String>, String, String) {
 
 #[function_component(PiPicker)]
 pub(super) fn pi_picker(p: &PiPickerProps) -> Html {
-    let (version, reason, explanation) = rebuilt(p.report.as_deref());
+    let (version, reason, explanation) =
+        rebuilt(p.report.as_deref().map(crate::report::Report::json));
     let onchange = {
         let on_pick = p.on_pick.clone();
         Callback::from(move |e: Event| {

@@ -78,7 +78,7 @@ pub struct AppState {
     pub laid: Shared<Laid>,
     pub gen: u64,
     /// Reports of this scenario by api; the model's own protocol is `native_api`.
-    pub reports: Shared<BTreeMap<String, Shared<Value>>>,
+    pub reports: Shared<BTreeMap<String, Shared<crate::report::Report>>>,
     pub native_api: Option<String>,
     /// The protocol whose report was on screen before the last switch: kept on screen (dimmed)
     /// while the new one is rebuilt.
@@ -133,7 +133,7 @@ pub struct AppState {
     /// The reports whose body parsed is on its way (`FromWorker::Body`), by the worker's number
     /// of the report; and the bodies that were joined before their report (the page joins both
     /// in short tasks, side by side), by the same number.
-    pub bodies_due: Vec<(u64, Shared<Value>)>,
+    pub bodies_due: Vec<(u64, Shared<crate::report::Report>)>,
     pub bodies_early: Vec<(u64, Option<Shared<Value>>)>,
 }
 
@@ -239,7 +239,7 @@ impl AppState {
         self.view.api.clone().or_else(|| self.native_api.clone())
     }
 
-    pub fn current_report(&self) -> Option<Shared<Value>> {
+    pub fn current_report(&self) -> Option<Shared<crate::report::Report>> {
         self.current_api()
             .and_then(|a| self.reports.get(&a).cloned())
     }
@@ -657,9 +657,9 @@ impl AppState {
                     None => report,
                     Some(from) => match self.reports.get(&from) {
                         Some(src) => {
-                            let mut r = (*report).clone();
+                            let mut r = report.json().clone();
                             ctxlens::report::restore_session(&mut r, src);
-                            Shared::new(r)
+                            Shared::new(crate::report::Report::new(r))
                         }
                         None => {
                             self.failures.insert(

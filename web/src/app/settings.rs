@@ -70,7 +70,7 @@ pub(super) fn TextField(p: &TextFieldProps) -> Html {
 pub(super) struct SettingsProps {
     pub(super) overrides: Overrides,
     pub(super) base: crate::state::EnvView,
-    pub(super) report: Option<Shared<Value>>,
+    pub(super) report: Option<Shared<crate::report::Report>>,
     pub(super) catalog: Option<Rc<Vec<CatalogModel>>>,
     /// Edits are applied by the reducer to the overrides on screen then (never to this render's
     /// copy: two edits in a row both count).

@@ -1,14 +1,12 @@
 //! The header's strip of sizes (system prompt, tools, history) of the report on screen.
 
-use ctxlens::js::Value;
 use yew::prelude::*;
 
-use super::util::*;
 use crate::shared::Shared;
 
 #[derive(Properties, PartialEq)]
 pub(super) struct StatsStripProps {
-    pub(super) report: Option<Shared<Value>>,
+    pub(super) report: Option<Shared<crate::report::Report>>,
     /// The report's token counts, when the worker has them.
     #[prop_or_default]
     pub(super) tokens: Option<crate::worker::TokenUpdate>,
@@ -17,45 +15,40 @@ pub(super) struct StatsStripProps {
 /// The compact character accounting in the header (UTF-16 code units, as pi counts).
 #[function_component(StatsStrip)]
 pub(super) fn stats_strip(p: &StatsStripProps) -> Html {
-    let stats = p
-        .report
-        .as_ref()
-        .and_then(|r| r.get("stats").cloned())
-        .filter(|s| !s.is_null());
-    let Some(stats) = stats else {
+    let Some(stats) = p.report.as_ref().and_then(|r| r.stats.as_ref()) else {
         return html! { <div class="stats-strip empty" aria-label="character accounting">{"no request"}</div> };
     };
-    let part = |key: &str| num(stats.get(key).and_then(|x| x.get("chars")));
-    let (sp, tl, hi) = (part("systemPrompt"), part("tools"), part("history"));
+    let (sp, tl, hi) = (
+        stats.system_prompt.chars as f64,
+        stats.tools.chars as f64,
+        stats.history.chars as f64,
+    );
     // The core's shares (`stats.shares`: of system prompt + tools + history), the denominator
     // the overview and the findings use too.
-    let share = |key: &str| num(stats.get("shares").and_then(|x| x.get(key))) * 100.0;
-    let (ssp, stl, shi) = (share("systemPrompt"), share("tools"), share("history"));
+    let sh = &stats.shares;
+    let (ssp, stl, shi) = (
+        sh.system_prompt * 100.0,
+        sh.tools * 100.0,
+        sh.history * 100.0,
+    );
     let counted = match &p.tokens {
-        Some(crate::worker::TokenUpdate::Ready {
-            stats, vocabulary, ..
-        }) => Some((stats.clone(), vocabulary.clone())),
+        Some(crate::worker::TokenUpdate::Ready { stats, .. }) => Some(stats.clone()),
         _ => None,
     };
-    let tokens_of = |key: &str| {
-        counted.as_ref().and_then(|(s, _)| {
-            s.get(key)
-                .and_then(|x| x.get("tokens"))
-                .and_then(Value::as_f64)
-        })
-    };
-    let estimate = counted.as_ref().is_some_and(|(s, _)| {
-        s.get("tokenizer")
-            .and_then(|t| t.get("exact"))
-            .and_then(Value::as_bool)
-            != Some(true)
-    });
-    let item = |cls: &'static str, label: &'static str, id: &'static str, n: f64, pct: f64| {
-        let key = match cls {
-            "system" => "systemPrompt",
-            other => other,
+    let tokens_of = |cls: &str| {
+        let s = counted.as_ref()?;
+        let n = match cls {
+            "system" => *s.system_prompt.tokens,
+            "tools" => *s.tools.tokens,
+            _ => *s.history.tokens,
         };
-        let tokens = tokens_of(key);
+        n.map(|n| n as f64)
+    };
+    let estimate = counted
+        .as_ref()
+        .is_some_and(|s| !s.tokenizer.as_ref().is_some_and(|t| t.exact));
+    let item = |cls: &'static str, label: &'static str, id: &'static str, n: f64, pct: f64| {
+        let tokens = tokens_of(cls);
         html! {
             <div class={classes!("stat", cls)} title={format!("{label}: {n} characters{}, {pct:.1}% of system prompt + tools + history", tokens.map(|t| format!(" ({}{t} tokens)", if estimate { "≈ " } else { "" })).unwrap_or_default())}>
                 <span class="swatch" aria-hidden="true"></span>

@@ -1,15 +1,11 @@
 //! Small helpers of the shell.
 
-use ctxlens::js::{self, Value};
+use ctxlens::js;
 use ctxlens::Api;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 // Small pieces.
-
-pub(super) fn num(v: Option<&Value>) -> f64 {
-    v.and_then(Value::as_f64).unwrap_or(0.0)
-}
 
 pub(super) fn fmt_bytes(b: f64) -> String {
     if b >= 1_048_576.0 {

@@ -1,14 +1,14 @@
 //! The history: by wire role, by kind (thinking, tool arguments, tool results, user text), and
 //! the size of each tool's results.
 
-use ctxlens::js::Value;
+use ctxlens::report::types::{MessageSize, ToolResultSize};
 use yew::prelude::*;
 
 use super::components::charts::{BarRow, Bars, Seg, StackedBar};
 use super::components::{color, thousands};
 use super::overview::KIND_LABELS;
 use super::tokens::{TokenNote, Tokens};
-use super::util::{at, not_available, num, s};
+use super::util::{not_available, s};
 use super::ViewProps;
 
 pub fn kind_color(k: &str) -> String {
@@ -27,99 +27,81 @@ pub fn kind_color(k: &str) -> String {
 #[function_component]
 pub fn HistoryView(p: &ViewProps) -> Html {
     let r = &*p.report;
-    let Some(h) = at(r, &["stats", "history"]).filter(|v| !v.is_null()) else {
+    let Some(h) = r.stats.as_ref().map(|st| &st.history) else {
         return html! { <section class="history-view">{not_available("No history statistics (nothing was assembled).")}</section> };
     };
-    let total = num(h, "chars");
+    let total = h.chars as f64;
     let t = Tokens::of(p);
     let model = r
         .get("model")
         .map(|m| format!("{}/{}", s(m, "provider"), s(m, "id")))
         .unwrap_or_default();
+    let kind = |k: &str| h.by_kind.of(k).unwrap_or(0) as f64;
     // Each kind's characters and tokens (image data and signatures are not counted in tokens:
     // providers do not read them as text).
     let kind_rows: Vec<Html> = KIND_LABELS
         .iter()
         .filter(|(k, _)| *k != "images")
         .map(|(k, l)| {
-            let chars = at(h, &["byKind", k]).and_then(Value::as_f64).unwrap_or(0.0);
             let tokens = if matches!(*k, "imageData" | "signatures") {
                 "not text".to_string()
             } else {
-                t.cell(t.num(&["history", "byKindTokens", k]))
+                t.cell(t.read(|s| s.history.by_kind_tokens.as_ref()?.of(k)))
             };
             html! {
                 <tr data-kind={*k}>
                     <th><span class="sw" style={format!("background:{}", kind_color(k))}></span>{*l}</th>
-                    <td class="num">{thousands(chars)}</td>
+                    <td class="num">{thousands(kind(k))}</td>
                     <td class="num" data-testid="kind-tokens">{tokens}</td>
                 </tr>
             }
         })
         .collect();
     // The messages of the body, largest first (the first MESSAGE_ROWS).
-    let mut messages: Vec<(usize, Value)> = at(h, &["byMessage"])
-        .and_then(Value::as_array)
-        .map(|a| a.iter().cloned().enumerate().collect())
-        .unwrap_or_default();
+    let mut messages: Vec<(usize, &MessageSize)> = h.by_message.iter().enumerate().collect();
     let message_count = messages.len();
-    messages.sort_by(|a, b| {
-        num(&b.1, "chars")
-            .partial_cmp(&num(&a.1, "chars"))
-            .unwrap_or(std::cmp::Ordering::Equal)
-    });
+    messages.sort_by_key(|m| std::cmp::Reverse(m.1.chars));
     messages.truncate(MESSAGE_ROWS);
     let kinds: Vec<Seg> = KIND_LABELS
         .iter()
-        .map(|(k, l)| {
-            Seg::new(
-                *l,
-                at(h, &["byKind", k]).and_then(Value::as_f64).unwrap_or(0.0),
-                kind_color(k),
-            )
-            .key(format!("kind:{k}"))
+        .map(|(k, l)| Seg::new(*l, kind(k), kind_color(k)).key(format!("kind:{k}")))
+        .collect();
+    let roles: Vec<BarRow> = h
+        .by_role
+        .iter()
+        .map(|x| BarRow {
+            label: x.role.clone(),
+            key: Some(format!("role:{}", x.role)),
+            segs: vec![Seg::new(&x.role, x.chars as f64, "var(--history)")],
+            extra: vec![
+                t.cell(t.read(|s| *s.history.by_role.iter().find(|y| y.role == x.role)?.tokens)),
+                thousands(x.count as f64),
+            ],
         })
         .collect();
-    let roles: Vec<BarRow> = at(h, &["byRole"])
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .map(|x| BarRow {
-                    label: s(x, "role").to_string(),
-                    key: Some(format!("role:{}", s(x, "role"))),
-                    segs: vec![Seg::new(s(x, "role"), num(x, "chars"), "var(--history)")],
-                    extra: vec![
-                        t.cell(t.find(&["history", "byRole"], "role", s(x, "role"))),
-                        thousands(num(x, "count")),
-                    ],
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    let mut results: Vec<Value> = at(h, &["toolResultsByTool"])
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    results.sort_by(|a, b| {
-        num(b, "chars")
-            .partial_cmp(&num(a, "chars"))
-            .unwrap_or(std::cmp::Ordering::Equal)
-    });
+    let mut results: Vec<&ToolResultSize> = h.tool_results_by_tool.iter().collect();
+    results.sort_by_key(|x| std::cmp::Reverse(x.chars));
     let result_rows: Vec<BarRow> = results
         .iter()
         .map(|x| BarRow {
-            label: s(x, "name").to_string(),
-            key: Some(format!("tool:{}", s(x, "name"))),
+            label: x.name.clone(),
+            key: Some(format!("tool:{}", x.name)),
             segs: vec![Seg::new(
                 "results",
-                num(x, "chars"),
+                x.chars as f64,
                 kind_color("toolResults"),
             )],
             extra: vec![
-                t.cell(t.find(&["history", "toolResultsByTool"], "name", s(x, "name"))),
-                thousands(num(x, "count")),
-                if num(x, "count") > 0.0 {
-                    thousands((num(x, "chars") / num(x, "count")).round())
+                t.cell(t.read(|s| {
+                    *s.history
+                        .tool_results_by_tool
+                        .iter()
+                        .find(|y| y.name == x.name)?
+                        .tokens
+                })),
+                thousands(x.count as f64),
+                if x.count > 0 {
+                    thousands((x.chars as f64 / x.count as f64).round())
                 } else {
                     "–".into()
                 },
@@ -128,7 +110,7 @@ pub fn HistoryView(p: &ViewProps) -> Html {
         .collect();
     html! {
         <section class="history-view" data-testid="history-view">
-            <h3>{format!("History · {} chars", thousands(total))}<span class="muted small" data-testid="history-tokens">{format!(" · {}", t.phrase(t.at(&["history"])))}</span></h3>
+            <h3>{format!("History · {} chars", thousands(total))}<span class="muted small" data-testid="history-tokens">{format!(" · {}", t.phrase(t.read(|s| *s.history.tokens)))}</span></h3>
             <TokenNote tokens={p.tokens.clone()} model={model.clone()} />
             <h4>{"By kind"}</h4>
             <StackedBar segs={kinds} testid="history-kinds" selected={p.selection.clone()} on_select={p.on_select.clone()} />
@@ -156,15 +138,15 @@ pub fn HistoryView(p: &ViewProps) -> Html {
                     <thead><tr><th>{"#"}</th><th title="where the message is in the request body">{"in the body"}</th><th>{"role"}</th><th title="the session lines it comes from (none: pi inserted it)">{"session lines"}</th><th class="num">{"chars"}</th><th class="num" title={super::tokens::VOCABULARY_HELP}>{t.head()}</th></tr></thead>
                     <tbody>
                     { for messages.iter().map(|(i, m)| {
-                        let lines: Vec<String> = m.get("lines").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_f64).map(|l| l.to_string()).collect()).unwrap_or_default();
+                        let lines: Vec<String> = m.lines.iter().map(|l| l.to_string()).collect();
                         html! {
-                            <tr data-path={s(m, "path").to_string()}>
+                            <tr data-path={m.path.clone()}>
                                 <td class="muted">{i + 1}</td>
-                                <td class="mono">{s(m, "path")}</td>
-                                <td>{s(m, "role")}</td>
+                                <td class="mono">{m.path.clone()}</td>
+                                <td>{m.role.clone()}</td>
                                 <td>{ if lines.is_empty() { "inserted by pi".to_string() } else { lines.join(", ") } }</td>
-                                <td class="num">{thousands(num(m, "chars"))}</td>
-                                <td class="num" data-testid="message-tokens">{t.cell(t.index(&["history", "byMessage"], *i, "tokens"))}</td>
+                                <td class="num">{thousands(m.chars as f64)}</td>
+                                <td class="num" data-testid="message-tokens">{t.cell(t.read(|s| *s.history.by_message.get(*i)?.tokens))}</td>
                             </tr>
                         }
                     }) }

@@ -80,9 +80,9 @@ pub type WhatIfKey = (String, Vec<String>, bool);
 #[derive(Clone, PartialEq, Properties)]
 pub struct ViewProps {
     /// The report of the protocol on screen.
-    pub report: Shared<Value>,
+    pub report: Shared<crate::report::Report>,
     /// Reports by api (the current one included), filled as they are assembled.
-    pub reports: Shared<BTreeMap<String, Shared<Value>>>,
+    pub reports: Shared<BTreeMap<String, Shared<crate::report::Report>>>,
     /// The current protocol.
     pub api: AttrValue,
     /// The selected pipeline stage (index into `report.stages`).

@@ -6,7 +6,7 @@ use super::components::charts::{Seg, StackedBar};
 use super::components::treemap::{TmGroup, TmItem, Treemap};
 use super::components::{pct, thousands};
 use super::tokens::{TokenNote, Tokens};
-use super::util::{arr, at, base_name, not_available, num, s};
+use super::util::{arr, base_name, not_available, num, s};
 use super::ViewProps;
 
 /// The history's kinds as the body holds them (`stats.history.byKind`); they add up to
@@ -45,21 +45,13 @@ pub fn OverviewView(p: &ViewProps) -> Html {
         })
     };
     let r = &*p.report;
-    let Some(stats) = r.get("stats").filter(|v| !v.is_null()) else {
+    let Some(stats) = r.stats.as_ref() else {
         return html! { <section class="overview">{not_available("No request was assembled, so there is nothing to measure yet (see the diagnostics).")}</section> };
     };
-    let sp = at(stats, &["systemPrompt", "chars"])
-        .and_then(|v| v.as_f64())
-        .unwrap_or(0.0);
-    let tl = at(stats, &["tools", "chars"])
-        .and_then(|v| v.as_f64())
-        .unwrap_or(0.0);
-    let hi = at(stats, &["history", "chars"])
-        .and_then(|v| v.as_f64())
-        .unwrap_or(0.0);
-    let body = at(stats, &["body", "chars"])
-        .and_then(|v| v.as_f64())
-        .unwrap_or(0.0);
+    let sp = stats.system_prompt.chars as f64;
+    let tl = stats.tools.chars as f64;
+    let hi = stats.history.chars as f64;
+    let body = stats.body.chars as f64;
     let rest = (body - sp - tl - hi).max(0.0);
     // Shares of system prompt + tools + history, as the header's strip and the findings give
     // them (the core's `stats.shares`); the body's JSON structure is said apart.
@@ -68,29 +60,22 @@ pub fn OverviewView(p: &ViewProps) -> Html {
         Seg::new("Tools", tl, "var(--tools)"),
         Seg::new("History", hi, "var(--history)"),
     ];
-    let share = |k: &str| {
-        at(stats, &["shares", k])
-            .and_then(|v| v.as_f64())
-            .unwrap_or(0.0)
-            * 100.0
-    };
+    let shares = &stats.shares;
     let est = r.get("estimate").cloned().unwrap_or_default();
     let (tokens, window) = (num(&est, "tokens"), num(&est, "contextWindow"));
     let over = window > 0.0 && tokens > window;
-    let sections = at(stats, &["systemPrompt", "sections"])
-        .and_then(|v| v.as_array())
-        .cloned()
-        .unwrap_or_default();
     let groups = vec![
         TmGroup {
             label: "System prompt".into(),
             color: "var(--system)".into(),
-            items: sections
+            items: stats
+                .system_prompt
+                .sections
                 .iter()
                 .enumerate()
                 .map(|(i, x)| TmItem {
-                    label: section_label(s(x, "name"), s(x, "source")),
-                    value: num(x, "chars"),
+                    label: section_label(&x.name, &x.source),
+                    value: x.chars as f64,
                     key: Some(format!("section:{i}")),
                 })
                 .collect(),
@@ -98,18 +83,16 @@ pub fn OverviewView(p: &ViewProps) -> Html {
         TmGroup {
             label: "Tools".into(),
             color: "var(--tools)".into(),
-            items: at(stats, &["tools", "byTool"])
-                .and_then(|v| v.as_array())
-                .map(|a| {
-                    a.iter()
-                        .map(|t| TmItem {
-                            label: s(t, "name").into(),
-                            value: num(t, "chars"),
-                            key: Some(format!("tool:{}", s(t, "name"))),
-                        })
-                        .collect()
+            items: stats
+                .tools
+                .by_tool
+                .iter()
+                .map(|t| TmItem {
+                    label: t.name.clone(),
+                    value: t.chars as f64,
+                    key: Some(format!("tool:{}", t.name)),
                 })
-                .unwrap_or_default(),
+                .collect(),
         },
         TmGroup {
             label: "History".into(),
@@ -118,9 +101,7 @@ pub fn OverviewView(p: &ViewProps) -> Html {
                 .iter()
                 .map(|(k, l)| TmItem {
                     label: (*l).into(),
-                    value: at(stats, &["history", "byKind", k])
-                        .and_then(|v| v.as_f64())
-                        .unwrap_or(0.0),
+                    value: stats.history.by_kind.of(k).unwrap_or(0) as f64,
                     key: Some(format!("kind:{k}")),
                 })
                 .collect(),
@@ -137,11 +118,12 @@ pub fn OverviewView(p: &ViewProps) -> Html {
     ];
     let m = r.get("model").cloned().unwrap_or_default();
     let t = Tokens::of(p);
-    let counted = match (
-        t.at(&["systemPrompt"]),
-        t.at(&["tools"]),
-        t.at(&["history"]),
-    ) {
+    let (t_sp, t_tl, t_hi) = (
+        t.read(|s| *s.system_prompt.tokens),
+        t.read(|s| *s.tools.tokens),
+        t.read(|s| *s.history.tokens),
+    );
+    let counted = match (t_sp, t_tl, t_hi) {
         (Some(a), Some(b), Some(c)) => Some(a + b + c),
         _ => None,
     };
@@ -192,7 +174,7 @@ pub fn OverviewView(p: &ViewProps) -> Html {
                 <div class="card"><div class="k">{"Model"}</div><div class="v mono model-name" data-testid="model-name" title={format!("{}/{}", s(&m, "provider"), s(&m, "id"))}>{format!("{}/", s(&m, "provider"))}<wbr /><span class="model-id">{s(&m, "id")}</span></div><div class="sub mono">{s(&m, "api")}</div></div>
                 <div class="card"><div class="k">{"Thinking"}</div><div class="v">{s(&m, "thinking")}</div>
                     <div class="sub">{ if s(&m, "thinkingRequested") != s(&m, "thinking") { format!("requested {} ({})", s(&m, "thinkingRequested"), s(&m, "thinkingSource")) } else { s(&m, "thinkingSource").to_string() } }</div></div>
-                <div class="card"><div class="k">{"Body"}</div><div class="v">{format!("{} bytes", thousands(num(&at(stats, &["body"]).cloned().unwrap_or_default(), "bytes")))}</div>
+                <div class="card"><div class="k">{"Body"}</div><div class="v">{format!("{} bytes", thousands(stats.body.bytes as f64))}</div>
                     <div class="sub">{format!("{} chars", thousands(body))}</div></div>
                 <div class={classes!("card", "tokens-card", t.estimate().then_some("estimate"))} data-testid="tokens-card" data-tokens={counted.map(|n| n.to_string())}
                     title={format!("{} {}", super::tokens::VOCABULARY_HELP, super::tokens::FRAMING_HELP)}>
@@ -232,10 +214,10 @@ pub fn OverviewView(p: &ViewProps) -> Html {
             <h3>{"Where the characters go"}</h3>
             <StackedBar segs={segs} testid="overview-shares" />
             <p class="muted small" data-testid="overview-share-line">{format!("System prompt {:.1}% · tools {:.1}% · history {:.1}% of their {} characters (UTF-16 units, as JS counts them); the body adds {} characters of JSON structure and parameters ({} in all).",
-                share("systemPrompt"), share("tools"), share("history"), thousands(sp + tl + hi), thousands(rest), thousands(body))}</p>
+                shares.system_prompt * 100.0, shares.tools * 100.0, shares.history * 100.0, thousands(sp + tl + hi), thousands(rest), thousands(body))}</p>
             if counted.is_some() {
                 <p class="muted small" data-testid="overview-token-line">{format!("In tokens: system prompt {} · tools {} · history {} ({}{}).",
-                    t.cell(t.at(&["systemPrompt"])), t.cell(t.at(&["tools"])), t.cell(t.at(&["history"])),
+                    t.cell(t_sp), t.cell(t_tl), t.cell(t_hi),
                     t.phrase(counted), if t.estimate() { "" } else { ", without the chat template's framing" })}</p>
             }
             <h3>{"The whole request"}<span class="muted small">{format!(" · {} chars; click a part to select it", thousands(body))}</span></h3>

@@ -149,20 +149,19 @@ pub fn PromptView(p: &ViewProps) -> Html {
             }
         });
     }
-    let table = at(r, &["stats", "systemPrompt", "sections"])
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let total = at(r, &["stats", "systemPrompt", "chars"])
-        .and_then(Value::as_f64)
-        .unwrap_or(0.0);
+    let (table, total) = match &r.stats {
+        Some(st) => (
+            st.system_prompt.sections.as_slice(),
+            st.system_prompt.chars as f64,
+        ),
+        None => (&[][..], 0.0),
+    };
     // Shares by section name, in first-seen order.
     let mut by_name: Vec<(String, f64, usize)> = Vec::new();
     for (i, x) in table.iter().enumerate() {
-        let n = s(x, "name").to_string();
-        match by_name.iter_mut().find(|(k, _, _)| *k == n) {
-            Some(e) => e.1 += num(x, "chars"),
-            None => by_name.push((n, num(x, "chars"), i)),
+        match by_name.iter_mut().find(|(k, _, _)| *k == x.name) {
+            Some(e) => e.1 += x.chars as f64,
+            None => by_name.push((x.name.clone(), x.chars as f64, i)),
         }
     }
     let segs: Vec<Seg> = by_name
@@ -196,7 +195,7 @@ pub fn PromptView(p: &ViewProps) -> Html {
         <section class="prompt-view" data-testid="prompt-view">
             <div class="prompt-top">
                 <div>
-                    <h3>{format!("System prompt · {} chars", thousands(total))}<span class="muted small" data-testid="prompt-tokens">{format!(" · {}", t.phrase(t.at(&["systemPrompt"])))}</span></h3>
+                    <h3>{format!("System prompt · {} chars", thousands(total))}<span class="muted small" data-testid="prompt-tokens">{format!(" · {}", t.phrase(t.read(|s| *s.system_prompt.tokens)))}</span></h3>
                     <TokenNote tokens={p.tokens.clone()} model={model.clone()} />
                     if let Some((line, help)) = &placement {
                         <p class="small placement" data-testid="prompt-placement" title={*help}>{line.clone()}</p>
@@ -244,24 +243,24 @@ pub fn PromptView(p: &ViewProps) -> Html {
                         { for table.iter().enumerate().map(|(i, x)| {
                             let sel = sel_section == Some(i);
                             html! {
-                                <tr class={classes!("clickable", sel.then_some("sel"))} data-chars={format!("{}", num(x, "chars"))} onclick={select(&p.on_select, format!("section:{i}"))}>
+                                <tr class={classes!("clickable", sel.then_some("sel"))} data-chars={x.chars.to_string()} onclick={select(&p.on_select, format!("section:{i}"))}>
                                     <td class="muted">{i + 1}</td>
-                                    <td class="num">{thousands(num(x, "offset"))}</td>
-                                    <td title={[section_help(s(x, "name")).unwrap_or(""), &source_help(s(x, "source"))].iter().filter(|t| !t.is_empty()).cloned().collect::<Vec<_>>().join(" · ")}>
-                                        <span class="sw" style={format!("background:{}", section_color(s(x, "name")))}></span>{section_label(s(x, "name"), s(x, "source"))}</td>
+                                    <td class="num">{thousands(x.offset as f64)}</td>
+                                    <td title={[section_help(&x.name).unwrap_or(""), &source_help(&x.source)].iter().filter(|t| !t.is_empty()).cloned().collect::<Vec<_>>().join(" · ")}>
+                                        <span class="sw" style={format!("background:{}", section_color(&x.name))}></span>{section_label(&x.name, &x.source)}</td>
                                     if any_stored {
                                         <td class="stored" data-testid="section-stored" title={stored_of(i).map(stored_help).unwrap_or_default()}>
                                             {stored_of(i).map(stored_label).unwrap_or_default()}
                                         </td>
                                     }
-                                    <td class="num">{thousands(num(x, "chars"))}</td>
-                                    <td class="num" data-testid="section-tokens">{t.cell(t.index(&["systemPrompt", "sections"], i, "tokens"))}</td>
-                                    <td class="num share">{pct(num(x, "chars"), total)}</td>
+                                    <td class="num">{thousands(x.chars as f64)}</td>
+                                    <td class="num" data-testid="section-tokens">{t.cell(t.read(|s| *s.system_prompt.sections.get(i)?.tokens))}</td>
+                                    <td class="num share">{pct(x.chars as f64, total)}</td>
                                 </tr>
                             }
                         }) }
                         </tbody>
-                        <tfoot><tr><td></td><td></td><th>{"total"}</th>if any_stored { <td></td> }<th class="num" data-testid="prompt-sections-total">{thousands(table.iter().map(|x| num(x, "chars")).sum())}</th><th class="num" data-testid="prompt-sections-tokens">{t.cell(t.at(&["systemPrompt"]))}</th><td class="num">{"100%"}</td></tr></tfoot>
+                        <tfoot><tr><td></td><td></td><th>{"total"}</th>if any_stored { <td></td> }<th class="num" data-testid="prompt-sections-total">{thousands(table.iter().map(|x| x.chars as f64).sum())}</th><th class="num" data-testid="prompt-sections-tokens">{t.cell(t.read(|s| *s.system_prompt.tokens))}</th><td class="num">{"100%"}</td></tr></tfoot>
                     </table>
                     <h4>{"Context files, in prompt order"}</h4>
                     if files.is_empty() {

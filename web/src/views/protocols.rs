@@ -10,6 +10,7 @@
 //! (`ViewProps::compares` / `on_compare`). The sizes table is the two reports' stats.
 
 use ctxlens::js::Value;
+use ctxlens::report::types::Stats;
 use yew::prelude::*;
 
 use super::components::thousands;
@@ -149,7 +150,8 @@ fn ApiCompare(p: &ViewProps) -> Html {
     let b_api = other
         .filter(|x| apis.contains(x) && *x != a_api)
         .or_else(|| apis.iter().find(|x| **x != a_api).cloned());
-    let b_report: Option<Shared<Value>> = b_api.as_ref().and_then(|x| p.reports.get(x).cloned());
+    let b_report: Option<Shared<crate::report::Report>> =
+        b_api.as_ref().and_then(|x| p.reports.get(x).cloned());
     let pair = b_api
         .clone()
         .filter(|_| !a_api.is_empty())
@@ -183,38 +185,27 @@ fn ApiCompare(p: &ViewProps) -> Html {
         {mode_chooser(p, false)}
         {not_available("Only one protocol has been assembled so far; the others appear here as they are assembled (open another protocol tab).")}</section> };
     };
-    let a: Shared<Value> = p.report.clone();
-    let stat = |r: &Value, path: &[&str]| at(r, path).and_then(Value::as_f64).unwrap_or(0.0);
+    let a: Shared<crate::report::Report> = p.report.clone();
+    let both = |read: &dyn Fn(&Stats) -> usize| {
+        let of = |r: &crate::report::Report| r.stats.as_ref().map_or(0.0, |s| read(s) as f64);
+        (of(&a), of(&b))
+    };
+    let row = |label, read: &dyn Fn(&Stats) -> usize| {
+        let (x, y) = both(read);
+        (label, x, y)
+    };
     let rows_stats: Vec<(&str, f64, f64)> = vec![
-        (
-            "body bytes",
-            stat(&a, &["stats", "body", "bytes"]),
-            stat(&b, &["stats", "body", "bytes"]),
-        ),
-        (
-            "system prompt chars",
-            stat(&a, &["stats", "systemPrompt", "chars"]),
-            stat(&b, &["stats", "systemPrompt", "chars"]),
-        ),
-        (
-            "tools chars",
-            stat(&a, &["stats", "tools", "chars"]),
-            stat(&b, &["stats", "tools", "chars"]),
-        ),
-        (
-            "history chars",
-            stat(&a, &["stats", "history", "chars"]),
-            stat(&b, &["stats", "history", "chars"]),
-        ),
+        row("body bytes", &|s| s.body.bytes),
+        row("system prompt chars", &|s| s.system_prompt.chars),
+        row("tools chars", &|s| s.tools.chars),
+        row("history chars", &|s| s.history.chars),
     ]
     .into_iter()
-    .chain(KIND_LABELS.iter().map(|(k, l)| {
-        (
-            *l,
-            stat(&a, &["stats", "history", "byKind", k]),
-            stat(&b, &["stats", "history", "byKind", k]),
-        )
-    }))
+    .chain(
+        KIND_LABELS
+            .iter()
+            .map(|(k, l)| row(l, &|s: &Stats| s.history.by_kind.of(k).unwrap_or(0))),
+    )
     .collect();
 
     let (mapping, losses): (Html, Html) = match &comparison {

@@ -30,12 +30,12 @@ pub fn provenance_map(report: &Value) -> Option<BTreeMap<String, Value>> {
 type ProvMap = Option<Rc<BTreeMap<String, Value>>>;
 
 thread_local! {
-    static PROV: std::cell::RefCell<Vec<(crate::shared::Shared<Value>, ProvMap)>> = const { std::cell::RefCell::new(Vec::new()) };
+    static PROV: std::cell::RefCell<Vec<(crate::shared::Shared<crate::report::Report>, ProvMap)>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// [`provenance_map`] of a report, cached (revisiting the view on a large body is instant).
 pub fn cached_provenance(
-    report: &crate::shared::Shared<Value>,
+    report: &crate::shared::Shared<crate::report::Report>,
 ) -> Option<Rc<BTreeMap<String, Value>>> {
     PROV.with(|c| {
         let mut c = c.borrow_mut();
@@ -395,7 +395,7 @@ fn source_panel(path: &str, prov: ProvSource) -> Html {
 
 #[derive(Properties, PartialEq)]
 struct RawBodyProps {
-    report: crate::shared::Shared<Value>,
+    report: crate::shared::Shared<crate::report::Report>,
 }
 
 /// The body's exact text (`body-json`); re-rendered only when the report changes.

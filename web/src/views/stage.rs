@@ -122,7 +122,7 @@ fn stage_data(p: &ViewProps, id: &str) -> Html {
                     }
                     <dt>{"context files"}</dt><dd>{ for files.iter().map(|f| html! { <div class="mono small">{s(f, "path")}</div> }) }</dd>
                     <dt>{"skills"}</dt><dd>{ for skills.iter().map(|k| html! { <span class="chip mono">{s(k, "name")}</span> }) }</dd>
-                    <dt>{"system prompt"}</dt><dd>{format!("{} chars", thousands(num(&at(r, &["stats", "systemPrompt"]).cloned().unwrap_or_default(), "chars")))}</dd>
+                    <dt>{"system prompt"}</dt><dd>{format!("{} chars", thousands(r.stats.as_ref().map_or(0.0, |s| s.system_prompt.chars as f64)))}</dd>
                 </dl>
             }
         }

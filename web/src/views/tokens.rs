@@ -4,10 +4,11 @@
 //! loading, counted, an estimate, unknown, failed).
 
 use ctxlens::js::Value;
+use ctxlens::report::types::Stats;
 use yew::prelude::*;
 
 use super::components::thousands;
-use super::util::{at, s};
+use super::util::at;
 use super::ViewProps;
 use crate::vocab::label;
 use crate::worker::{TokenUpdate, Vocabulary};
@@ -31,7 +32,7 @@ impl<'a> Tokens<'a> {
     }
 
     /// The statistics with tokens, once counted.
-    pub fn stats(&self) -> Option<&'a Value> {
+    pub fn stats(&self) -> Option<&'a Stats> {
         match self.state {
             Some(TokenUpdate::Ready { stats, .. }) => Some(&**stats),
             _ => None,
@@ -54,7 +55,7 @@ impl<'a> Tokens<'a> {
     pub fn estimate(&self) -> bool {
         match self.stats() {
             // The counts' own word (`tokenizer.exact`; the calibrated estimate is not exact).
-            Some(st) => at(st, &["tokenizer", "exact"]).and_then(Value::as_bool) != Some(true),
+            Some(st) => !st.tokenizer.as_ref().is_some_and(|t| t.exact),
             None => matches!(
                 self.vocabulary(),
                 Some(Vocabulary::Known { exact: false, .. })
@@ -86,34 +87,14 @@ impl<'a> Tokens<'a> {
         }
     }
 
-    /// `tokens` of the block at `path` of the statistics (`["systemPrompt"]`).
-    pub fn at(&self, path: &[&str]) -> Option<f64> {
-        let v = at(self.stats()?, path)?;
-        v.get("tokens").and_then(Value::as_f64)
+    /// What `read` finds in the statistics with tokens (`|s| *s.tools.tokens`), once counted.
+    pub fn read(&self, read: impl FnOnce(&'a Stats) -> Option<usize>) -> Option<f64> {
+        read(self.stats()?).map(|n| n as f64)
     }
 
-    /// A number of the statistics at `path` (`["history", "byKindTokens", "userText"]`).
-    pub fn num(&self, path: &[&str]) -> Option<f64> {
-        at(self.stats()?, path)?.as_f64()
-    }
-
-    /// `tokens` of the element of the list at `path` whose `key` is `value` (a tool by name).
-    pub fn find(&self, path: &[&str], key: &str, value: &str) -> Option<f64> {
-        at(self.stats()?, path)?
-            .as_array()?
-            .iter()
-            .find(|x| s(x, key) == value)?
-            .get("tokens")
-            .and_then(Value::as_f64)
-    }
-
-    /// `tokens` (or `field`) of the `i`-th element of the list at `path` (a section).
-    pub fn index(&self, path: &[&str], i: usize, field: &str) -> Option<f64> {
-        at(self.stats()?, path)?
-            .as_array()?
-            .get(i)?
-            .get(field)
-            .and_then(Value::as_f64)
+    /// The tokens of the tool `name` (its description and its parameters' JSON).
+    pub fn tool(&self, name: &str) -> Option<f64> {
+        self.read(|s| *s.tools.by_tool.iter().find(|t| t.name == name)?.tokens)
     }
 
     /// A table cell: the count, else what stands for it (`…` while counting, `unknown`, `–`).
@@ -318,9 +299,9 @@ pub fn TokenNote(p: &TokenNoteProps) -> Html {
         _ => None,
     };
     let exact = match &p.tokens {
-        Some(TokenUpdate::Ready { stats, .. }) => at(stats, &["tokenizer", "exact"])
-            .and_then(Value::as_bool)
-            .map(|e| e.to_string()),
+        Some(TokenUpdate::Ready { stats, .. }) => {
+            stats.tokenizer.as_ref().map(|t| t.exact.to_string())
+        }
         _ => None,
     };
     // The worker's timings, for measurements: all of it, and the vocabulary's own counting.
@@ -366,7 +347,22 @@ mod tests {
             exact: true,
             why: None,
         };
-        let stats = ctxlens::js::parse(r#"{"tokenizer":{"name":"o200k_base","exact":true},"tools":{"chars":10,"tokens":3,"byTool":[{"name":"read","tokens":2}]}}"#).unwrap();
+        let stats = ctxlens::report::types::Stats {
+            tokenizer: Some(ctxlens::tokens::TokenizerInfo {
+                name: "o200k_base".into(),
+                exact: true,
+            }),
+            tools: ctxlens::report::types::ToolsStats {
+                chars: 10,
+                tokens: Some(3).into(),
+                by_tool: vec![ctxlens::report::types::ToolSize {
+                    name: "read".into(),
+                    tokens: Some(2).into(),
+                    ..Default::default()
+                }],
+            },
+            ..Default::default()
+        };
         let ready = TokenUpdate::Ready {
             vocabulary: v.clone(),
             stats: Shared::new(stats),
@@ -379,9 +375,9 @@ mod tests {
         let t = Tokens {
             state: Some(&ready),
         };
-        assert_eq!(t.cell(t.at(&["tools"])), "3");
-        assert_eq!(t.cell(t.find(&["tools", "byTool"], "name", "read")), "2");
-        assert_eq!(t.cell(t.find(&["tools", "byTool"], "name", "bash")), "–");
+        assert_eq!(t.cell(t.read(|s| *s.tools.tokens)), "3");
+        assert_eq!(t.cell(t.tool("read")), "2");
+        assert_eq!(t.cell(t.tool("bash")), "–");
         assert!(!t.estimate());
         let loading = TokenUpdate::Loading {
             vocabulary: v,

@@ -12,8 +12,9 @@ use super::components::charts::{BarRow, Bars, Seg};
 use super::components::json_tree::JsonTree;
 use super::components::thousands;
 use super::tokens::{TokenNote, Tokens};
-use super::util::{arr, at, not_available, num, s};
+use super::util::{arr, not_available, num, s};
 use super::ViewProps;
+use crate::report::Report;
 use crate::shared::Shared;
 
 struct Row {
@@ -32,22 +33,21 @@ struct Row {
     package: Option<String>,
 }
 
-fn rows(r: &Value) -> Vec<Row> {
-    let by_tool = at(r, &["stats", "tools", "byTool"])
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let sections = at(r, &["stats", "systemPrompt", "sections"])
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+fn rows(r: &Report) -> Vec<Row> {
+    let (by_tool, sections) = match &r.stats {
+        Some(st) => (
+            st.tools.by_tool.as_slice(),
+            st.system_prompt.sections.as_slice(),
+        ),
+        None => (&[][..], &[][..]),
+    };
     let declared = r.get("declaredTools").and_then(Value::as_array);
     let list = declared.map_or(arr(r, "tools"), |d| d.as_slice());
     let mut out: Vec<Row> = list
         .iter()
         .map(|t| {
             let name = s(t, "name").to_string();
-            let st = by_tool.iter().find(|b| s(b, "name") == name);
+            let st = by_tool.iter().find(|b| b.name == name);
             let chars = num(t, "chars");
             // 0.86 on, the active tool of that name (its snippet, guidelines and source).
             let active = arr(r, "tools").iter().find(|a| s(a, "name") == name);
@@ -71,8 +71,8 @@ fn rows(r: &Value) -> Vec<Row> {
                 } else {
                     "not active".to_string()
                 },
-                desc: st.map(|b| num(b, "descriptionChars")).unwrap_or(0.0),
-                params: st.map(|b| num(b, "parametersChars")).unwrap_or(chars),
+                desc: st.map_or(0.0, |b| b.description_chars as f64),
+                params: st.map_or(chars, |b| b.parameters_chars as f64),
                 chars,
                 snippet: t.get_str("promptSnippet").map(str::to_string),
                 guidelines: arr(t, "promptGuidelines")
@@ -81,8 +81,8 @@ fn rows(r: &Value) -> Vec<Row> {
                     .collect(),
                 prompt_chars: sections
                     .iter()
-                    .filter(|x| s(x, "source") == name)
-                    .map(|x| num(x, "chars"))
+                    .filter(|x| x.source == name)
+                    .map(|x| x.chars as f64)
                     .sum(),
                 name,
             }
@@ -163,7 +163,7 @@ pub fn ToolsView(p: &ViewProps) -> Html {
                 Seg::new("parameters schema", t.params, "var(--tools)"),
             ],
             extra: vec![
-                tk.cell(tk.find(&["tools", "byTool"], "name", &t.name)),
+                tk.cell(tk.tool(&t.name)),
                 match &t.package {
                     Some(p) => format!("{} · {p}", t.source),
                     None => t.source.clone(),
@@ -221,7 +221,7 @@ pub fn ToolsView(p: &ViewProps) -> Html {
     html! {
         <section class="tools-view" data-testid="tools-view">
             <h3>{format!("{} tools · {} chars in the request's tool definitions", list.len(), thousands(total))}
-                <span class="muted small" data-testid="tools-tokens">{format!(" · {}", tk.phrase(tk.at(&["tools"])))}</span>
+                <span class="muted small" data-testid="tools-tokens">{format!(" · {}", tk.phrase(tk.read(|s| *s.tools.tokens)))}</span>
                 <span class="muted small">{format!(" · plus {} chars of snippets and {} in the system prompt", thousands(prompt_total), if declared { "rules" } else { "guidelines" })}</span></h3>
             <TokenNote tokens={p.tokens.clone()} model={model.clone()} />
             <ul class="legend inline">
@@ -244,13 +244,12 @@ pub fn ToolsView(p: &ViewProps) -> Html {
             if let Some(t) = sel {
                 <div class="detail" data-testid="tool-detail">
                     <h4 class="mono">{&t.name}<span class="muted small">{format!(" · {} · {} chars ({} description + {} schema)", t.source, thousands(t.chars), thousands(t.desc), thousands(t.params))}</span></h4>
-                    <p class="small" data-testid="tool-tokens">{ match tk.find(&["tools", "byTool"], "name", &t.name) {
-                        Some(n) => {
-                            let part = |k: &str| at(tk.stats().unwrap_or(&Value::Null), &["tools", "byTool"]).and_then(Value::as_array)
-                                .and_then(|a| a.iter().find(|x| s(x, "name") == t.name)).map(|x| num(x, k)).unwrap_or(0.0);
-                            format!("{} ({} description + {} schema)", tk.phrase(Some(n)), thousands(part("descriptionTokens")), thousands(part("parametersTokens")))
-                        }
-                        None => tk.phrase(None),
+                    <p class="small" data-testid="tool-tokens">{ match tk.stats().and_then(|s| s.tools.by_tool.iter().find(|x| x.name == t.name)) {
+                        Some(x) if x.tokens.is_some() => format!("{} ({} description + {} schema)",
+                            tk.phrase(x.tokens.map(|n| n as f64)),
+                            thousands(x.description_tokens.unwrap_or(0) as f64),
+                            thousands(x.parameters_tokens.unwrap_or(0) as f64)),
+                        _ => tk.phrase(None),
                     } }</p>
                     <p class="desc">{ r.get("declaredTools").and_then(Value::as_array).map_or(arr(r, "tools"), |d| d.as_slice()).iter().find(|x| s(x, "name") == t.name).map(|x| s(x, "description").to_string()).unwrap_or_default() }</p>
                     <dl class="kv">

@@ -261,7 +261,7 @@ pub fn undefined_on_line(report: &Value, line: f64) -> Vec<String> {
 
 #[derive(Properties, PartialEq)]
 pub struct EntryReaderProps {
-    pub report: crate::shared::Shared<Value>,
+    pub report: crate::shared::Shared<crate::report::Report>,
     /// The session file's bytes and line starts.
     pub file: Option<Rc<SessionFile>>,
     /// The report's entry (`session.entries[i]`).

@@ -10,7 +10,7 @@ use super::components::charts::{Column, Columns, Seg, StackedBar};
 use super::components::vlist::VList;
 use super::components::{color, pct, thousands};
 use super::tokens::{TokenNote, Tokens};
-use super::util::{arr, at, not_available, num, s, select};
+use super::util::{arr, not_available, num, s, select};
 use super::ViewProps;
 use std::rc::Rc;
 
@@ -71,16 +71,13 @@ fn break_reason(b: &Value) -> String {
 pub fn UsageView(p: &ViewProps) -> Html {
     let show_calls = use_state(|| false);
     let r = &*p.report;
-    let st = r.get("stats").cloned().unwrap_or_default();
-    let sp = at(&st, &["systemPrompt", "chars"])
-        .and_then(Value::as_f64)
-        .unwrap_or(0.0);
-    let tl = at(&st, &["tools", "chars"])
-        .and_then(Value::as_f64)
-        .unwrap_or(0.0);
-    let hi = at(&st, &["history", "chars"])
-        .and_then(Value::as_f64)
-        .unwrap_or(0.0);
+    let (sp, tl, hi) = r.stats.as_ref().map_or((0.0, 0.0, 0.0), |st| {
+        (
+            st.system_prompt.chars as f64,
+            st.tools.chars as f64,
+            st.history.chars as f64,
+        )
+    });
     let tk = Tokens::of(p);
     // Without a count: pi's own rule of thumb (the release's characters per token), said so.
     let rule_of_thumb = |n: f64| match super::util::chars_per_token(r) {
@@ -159,7 +156,7 @@ pub fn UsageView(p: &ViewProps) -> Html {
                 Seg::new("history (grows every turn)", hi, "var(--history)"),
             ]} />
             <p class="muted small" data-testid="usage-prefix-line">{format!("Every call repeats the same {} chars prefix ({}) first; a provider's prompt cache can only reuse it while it stays byte-identical.", thousands(sp + tl),
-                match (tk.at(&["systemPrompt"]), tk.at(&["tools"])) { (Some(a), Some(b)) => tk.phrase(Some(a + b)), _ => tk.phrase(None) })}</p>
+                match (tk.read(|s| *s.system_prompt.tokens), tk.read(|s| *s.tools.tokens)) { (Some(a), Some(b)) => tk.phrase(Some(a + b)), _ => tk.phrase(None) })}</p>
         </div>
     };
     let Some(u) = r.get("usage").filter(|v| !v.is_null()) else {
@@ -363,12 +360,12 @@ pub fn UsageView(p: &ViewProps) -> Html {
             <TokenNote tokens={p.tokens.clone()} model={model.clone()} />
             <div class="cards">
                 <div class="card"><div class="k">{"Prefix"}</div><div class="v">{format!("{} chars", thousands(num(&cache, "prefixChars")))}</div>
-                    <div class="sub" data-testid="usage-prefix-tokens">{format!("{}: system prompt + tools", match (tk.at(&["systemPrompt"]), tk.at(&["tools"])) {
+                    <div class="sub" data-testid="usage-prefix-tokens">{format!("{}: system prompt + tools", match (tk.read(|s| *s.system_prompt.tokens), tk.read(|s| *s.tools.tokens)) {
                         (Some(a), Some(b)) => tk.phrase(Some(a + b)),
                         _ => rule_of_thumb(num(&cache, "prefixTokensEstimate")),
                     })}</div></div>
                 <div class="card"><div class="k">{"History"}</div><div class="v">{format!("{} chars", thousands(num(&cache, "historyChars")))}</div>
-                    <div class="sub" data-testid="usage-history-tokens">{ match tk.at(&["history"]) { Some(h) => tk.phrase(Some(h)), None => rule_of_thumb(num(&cache, "historyTokensEstimate")) } }</div></div>
+                    <div class="sub" data-testid="usage-history-tokens">{ match tk.read(|s| *s.history.tokens) { Some(h) => tk.phrase(Some(h)), None => rule_of_thumb(num(&cache, "historyTokensEstimate")) } }</div></div>
                 <div class="card"><div class="k">{"Cache read"}</div><div class="v" data-testid="cache-read-share">{format!("{:.1}%", read_share * 100.0)}</div><div class="sub">{format!("{} of {} input tokens", thousands(num(&cache, "totalCacheRead")), thousands(num(&cache, "totalInput") + num(&cache, "totalCacheRead") + num(&cache, "totalCacheWrite")))}</div></div>
                 <div class="card"><div class="k">{"Output"}</div><div class="v">{thousands(num(&cache, "totalOutput"))}</div><div class="sub">{format!("{} calls on the branch", thousands(num(&cache, "calls")))}</div></div>
             </div>

@@ -73,9 +73,9 @@ use std::rc::Rc;
 use crate::shared::Shared;
 
 thread_local! {
-    static BODIES: RefCell<Vec<(Shared<Value>, Shared<Value>)>> = const { RefCell::new(Vec::new()) };
+    static BODIES: RefCell<Vec<(Shared<crate::report::Report>, Shared<Value>)>> = const { RefCell::new(Vec::new()) };
     /// Reports whose body parsed is on its way from the worker.
-    static PENDING: RefCell<Vec<Shared<Value>>> = const { RefCell::new(Vec::new()) };
+    static PENDING: RefCell<Vec<Shared<crate::report::Report>>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The parsed bodies kept: up to this many, and past the first, only while their texts add up
@@ -84,14 +84,18 @@ thread_local! {
 const PARSED_KEEP: usize = 12;
 const PARSED_KEEP_BYTES: usize = 48 << 20;
 
-fn body_len(report: &Shared<Value>) -> usize {
+fn body_len(report: &Shared<crate::report::Report>) -> usize {
     at(report, &["request", "body"])
         .and_then(Value::as_str)
         .map(str::len)
         .unwrap_or(0)
 }
 
-fn keep(c: &mut Vec<(Shared<Value>, Shared<Value>)>, report: Shared<Value>, parsed: Shared<Value>) {
+fn keep(
+    c: &mut Vec<(Shared<crate::report::Report>, Shared<Value>)>,
+    report: Shared<crate::report::Report>,
+    parsed: Shared<Value>,
+) {
     c.retain(|(r, _)| *r != report);
     c.push((report, parsed));
     while c.len() > PARSED_KEEP
@@ -103,14 +107,14 @@ fn keep(c: &mut Vec<(Shared<Value>, Shared<Value>)>, report: Shared<Value>, pars
 
 /// Gives the views a body parsed elsewhere (the page joins it from the worker's parts in small
 /// tasks), so [`parsed_body`] does not parse it again in one long task.
-pub fn prime_parsed_body(report: &Shared<Value>, parsed: Shared<Value>) {
+pub fn prime_parsed_body(report: &Shared<crate::report::Report>, parsed: Shared<Value>) {
     PENDING.with(|p| p.borrow_mut().retain(|r| r != report));
     BODIES.with(|c| keep(&mut c.borrow_mut(), report.clone(), parsed));
 }
 
 /// Says that `report`'s body parsed is on its way ([`prime_parsed_body`] will give it): until
 /// then [`parsed_body`] answers `None` rather than parse it on the page in one long task.
-pub fn expect_parsed_body(report: &Shared<Value>) {
+pub fn expect_parsed_body(report: &Shared<crate::report::Report>) {
     PENDING.with(|p| {
         let mut p = p.borrow_mut();
         p.retain(|r| r != report);
@@ -124,18 +128,18 @@ pub fn expect_parsed_body(report: &Shared<Value>) {
 }
 
 /// `report`'s body parsed is not coming after all: [`parsed_body`] parses it itself.
-pub fn forget_parsed_body(report: &Shared<Value>) {
+pub fn forget_parsed_body(report: &Shared<crate::report::Report>) {
     PENDING.with(|p| p.borrow_mut().retain(|r| r != report));
 }
 
 /// Whether `report`'s body parsed is on its way ([`expect_parsed_body`]).
-pub fn body_pending(report: &Shared<Value>) -> bool {
+pub fn body_pending(report: &Shared<crate::report::Report>) -> bool {
     PENDING.with(|p| p.borrow().iter().any(|r| r == report))
 }
 
 /// `report.request.body` parsed (Null when absent or unparsable), cached per report so the
 /// views share one parse; `None` while it is on its way from the worker.
-pub fn parsed_body(report: &Shared<Value>) -> Option<Shared<Value>> {
+pub fn parsed_body(report: &Shared<crate::report::Report>) -> Option<Shared<Value>> {
     BODIES.with(|c| {
         if let Some((_, v)) = c.borrow().iter().find(|(r, _)| r == report) {
             return Some(v.clone());

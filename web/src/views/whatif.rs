@@ -738,9 +738,10 @@ pub fn WhatIfView(p: &ViewProps) -> Html {
     });
     // Images: all of them (pi's setting), or one entry's.
     let image_entries = image_entries_by_size(r);
-    let request_images = at(r, &["stats", "history", "byKind", "images"])
-        .and_then(Value::as_f64)
-        .unwrap_or(0.0);
+    let request_images = r
+        .stats
+        .as_ref()
+        .map_or(0.0, |s| s.history.by_kind.images as f64);
     let all_off = changes.iter().any(|c| c == "image:all");
     let images_html = (request_images > 0.0 || !image_entries.is_empty()).then(|| html! {
         <fieldset class="whatif-group" data-testid="whatif-images">

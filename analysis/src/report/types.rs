@@ -1,0 +1,291 @@
+//! The report's types (see [`super::wire`]): what `--json`, the npm package and the visualizer's
+//! worker give, as Rust. `npm/report.d.ts` is generated from them ([`typescript`]).
+
+use super::wire::{wire_enum, wire_struct, Declared, Skip};
+use crate::analysis::findings::Severity;
+use crate::tokens::TokenizerInfo;
+use crate::trace::StageId;
+
+wire_struct! {
+    /// A section of the system prompt as the body sends it.
+    pub struct Section {
+        pub name: String = "name",
+        /// Where pi took it from (a file's path, `pi`, `settings`, ...).
+        pub source: String = "source",
+        /// Its offset in the system prompt, in UTF-16 units.
+        pub offset: usize = "offset",
+        pub chars: usize = "chars",
+        pub tokens: Skip<usize> = "tokens",
+        /// pi 0.86 on: which stored system message set the span (`session line 4`, `the compaction's checkpoint, line 9`, `this run`).
+        pub stored: Skip<String> = "stored",
+    }
+}
+
+wire_struct! {
+    /// The system prompt's characters, by section.
+    pub struct SystemPromptStats {
+        pub chars: usize = "chars",
+        /// With a `tokenizer`: tokens of the texts, each encoded on its own (no chat-template framing).
+        pub tokens: Skip<usize> = "tokens",
+        pub sections: Vec<Section> = "sections",
+    }
+}
+
+wire_struct! {
+    /// A tool the body sends: its description and its parameters' schema as the body writes them
+    /// (tokens: the description's plus the parameters' JSON's).
+    pub struct ToolSize {
+        pub name: String = "name",
+        pub chars: usize = "chars",
+        pub tokens: Skip<usize> = "tokens",
+        pub description_chars: usize = "descriptionChars",
+        pub parameters_chars: usize = "parametersChars",
+        pub description_tokens: Skip<usize> = "descriptionTokens",
+        pub parameters_tokens: Skip<usize> = "parametersTokens",
+    }
+}
+
+wire_struct! {
+    /// The tools' characters, by tool.
+    pub struct ToolsStats {
+        pub chars: usize = "chars",
+        pub tokens: Skip<usize> = "tokens",
+        pub by_tool: Vec<ToolSize> = "byTool",
+    }
+}
+
+wire_struct! {
+    /// The messages of one role on the wire.
+    pub struct RoleSize {
+        pub role: String = "role",
+        pub count: usize = "count",
+        pub chars: usize = "chars",
+        pub tokens: Skip<usize> = "tokens",
+    }
+}
+
+wire_struct! {
+    /// The history's texts by their place on the wire (thinking sent as text is assistant text).
+    pub struct KindSizes {
+        pub user_text: usize = "userText",
+        pub assistant_text: usize = "assistantText",
+        pub reasoning: usize = "reasoning",
+        pub tool_arguments: usize = "toolArguments",
+        pub tool_results: usize = "toolResults",
+        /// Thinking and text signatures, encrypted reasoning.
+        pub signatures: usize = "signatures",
+        /// The images' data (base64) as sent.
+        pub image_data: usize = "imageData",
+        /// How many images the body sends.
+        pub images: usize = "images",
+    }
+}
+
+wire_struct! {
+    /// The history's texts by kind, in tokens (images: none).
+    pub struct KindTokens {
+        pub user_text: usize = "userText",
+        pub assistant_text: usize = "assistantText",
+        pub reasoning: usize = "reasoning",
+        pub tool_arguments: usize = "toolArguments",
+        pub tool_results: usize = "toolResults",
+        pub signatures: usize = "signatures",
+        pub image_data: usize = "imageData",
+    }
+}
+
+wire_struct! {
+    /// The results of one tool in the history.
+    pub struct ToolResultSize {
+        pub name: String = "name",
+        pub count: usize = "count",
+        pub chars: usize = "chars",
+        pub tokens: Skip<usize> = "tokens",
+    }
+}
+
+wire_struct! {
+    /// A message of the body's conversation: its path in the body, its role on the wire, the LLM
+    /// messages it renders and their session lines (none for one pi inserted).
+    pub struct MessageSize {
+        pub path: String = "path",
+        pub role: String = "role",
+        pub messages: Vec<usize> = "messages",
+        pub lines: Vec<usize> = "lines",
+        pub chars: usize = "chars",
+        pub tokens: Skip<usize> = "tokens",
+    }
+}
+
+wire_struct! {
+    /// The history's characters: by role, by kind, by tool for the tool results, by message.
+    pub struct HistoryStats {
+        /// The sum of `byKind`'s characters (images counted, not measured: their data is `imageData`).
+        pub chars: usize = "chars",
+        pub tokens: Skip<usize> = "tokens",
+        pub by_role: Vec<RoleSize> = "byRole",
+        pub by_kind: KindSizes = "byKind",
+        /// With a `tokenizer`.
+        pub by_kind_tokens: Skip<KindTokens> = "byKindTokens",
+        pub tool_results_by_tool: Vec<ToolResultSize> = "toolResultsByTool",
+        pub by_message: Vec<MessageSize> = "byMessage",
+    }
+}
+
+wire_struct! {
+    /// A parameter's value.
+    pub struct ParameterSize {
+        pub name: String = "name",
+        pub chars: usize = "chars",
+    }
+}
+
+wire_struct! {
+    /// The parameters' values (model, max tokens, stream, thinking, cache markers).
+    pub struct ParametersStats {
+        pub chars: usize = "chars",
+        pub by_name: Vec<ParameterSize> = "byName",
+    }
+}
+
+wire_struct! {
+    /// A number of characters.
+    pub struct Chars {
+        pub chars: usize = "chars",
+    }
+}
+
+wire_struct! {
+    /// Shares of system prompt, tools and history in their total, 0..1.
+    pub struct Shares {
+        pub system_prompt: f64 = "systemPrompt",
+        pub tools: f64 = "tools",
+        pub history: f64 = "history",
+    }
+}
+
+wire_struct! {
+    /// The body's size: UTF-8 bytes, UTF-16 units.
+    pub struct BodySize {
+        pub bytes: usize = "bytes",
+        pub chars: usize = "chars",
+    }
+}
+
+wire_struct! {
+    /// The character accounting of the body as sent (after the adapter), in UTF-16 units:
+    /// `systemPrompt.chars + tools.chars + history.chars + parameters.chars + structure.chars`
+    /// is `body.chars`.
+    pub struct Stats {
+        /// The vocabulary the `tokens` fields were counted with (the option `tokens`); null: no `tokens` fields.
+        pub tokenizer: Option<TokenizerInfo> = "tokenizer",
+        pub system_prompt: SystemPromptStats = "systemPrompt",
+        pub tools: ToolsStats = "tools",
+        pub history: HistoryStats = "history",
+        pub parameters: ParametersStats = "parameters",
+        /// The rest: JSON punctuation, keys, quotes and escapes, roles, types, ids, tool names.
+        pub structure: Chars = "structure",
+        pub shares: Shares = "shares",
+        pub body: BodySize = "body",
+    }
+}
+
+wire_enum! {
+    /// How much a finding matters.
+    Severity as "FindingSeverity" { Info = "info", Notice = "notice", Warning = "warning" }
+}
+
+wire_enum! {
+    /// A stage of pi's request assembly.
+    StageId as "StageId" {
+        SessionRead = "session-read",
+        AgentMessages = "agent-messages",
+        AgentContext = "agent-context",
+        InputAppended = "input-appended",
+        TransformContext = "transform-context",
+        ConvertToLlm = "convert-to-llm",
+        TransformMessages = "transform-messages",
+        ConvertMessages = "convert-messages",
+        BuildParams = "build-params",
+        OnPayload = "on-payload",
+        HttpBody = "http-body",
+    }
+}
+
+pub use crate::analysis::findings::Finding;
+
+/// The TypeScript of every report type, in the order `npm/report.d.ts` has them.
+pub fn typescript() -> String {
+    let parts = [
+        "// The types of the report ctxlens gives (`--json`, the npm package, the visualizer's worker).\n\
+         // Generated from analysis/src/report/types.rs: do not edit. `CTXLENS_BLESS=1 cargo test -p\n\
+         // ctxlens --test report_types` writes it again.\n"
+            .to_string(),
+        "/** A JSON value, as `JSON.parse` returns it. */\n\
+         export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };\n"
+            .to_string(),
+        StageId::declaration(),
+        TokenizerInfo::declaration(),
+        Section::declaration(),
+        SystemPromptStats::declaration(),
+        ToolSize::declaration(),
+        ToolsStats::declaration(),
+        RoleSize::declaration(),
+        KindSizes::declaration(),
+        KindTokens::declaration(),
+        ToolResultSize::declaration(),
+        MessageSize::declaration(),
+        HistoryStats::declaration(),
+        ParameterSize::declaration(),
+        ParametersStats::declaration(),
+        Chars::declaration(),
+        Shares::declaration(),
+        BodySize::declaration(),
+        Stats::declaration(),
+        Severity::declaration(),
+        Finding::declaration(),
+    ];
+    parts.join("\n")
+}
+
+impl KindSizes {
+    /// Each kind under its JSON key (`userText`, …, `images`), in the JSON's order.
+    pub fn kinds(&self) -> [(&'static str, usize); 8] {
+        [
+            ("userText", self.user_text),
+            ("assistantText", self.assistant_text),
+            ("reasoning", self.reasoning),
+            ("toolArguments", self.tool_arguments),
+            ("toolResults", self.tool_results),
+            ("signatures", self.signatures),
+            ("imageData", self.image_data),
+            ("images", self.images),
+        ]
+    }
+
+    /// The kind under the JSON key `key`.
+    pub fn of(&self, key: &str) -> Option<usize> {
+        self.kinds()
+            .into_iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, n)| n)
+    }
+}
+
+impl KindTokens {
+    /// The kind under the JSON key `key` (`images` has no tokens).
+    pub fn of(&self, key: &str) -> Option<usize> {
+        [
+            ("userText", self.user_text),
+            ("assistantText", self.assistant_text),
+            ("reasoning", self.reasoning),
+            ("toolArguments", self.tool_arguments),
+            ("toolResults", self.tool_results),
+            ("signatures", self.signatures),
+            ("imageData", self.image_data),
+        ]
+        .into_iter()
+        .find(|(k, _)| *k == key)
+        .map(|(_, n)| n)
+    }
+}

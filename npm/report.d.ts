@@ -1,0 +1,203 @@
+// The types of the report ctxlens gives (`--json`, the npm package, the visualizer's worker).
+// Generated from analysis/src/report/types.rs: do not edit. `CTXLENS_BLESS=1 cargo test -p
+// ctxlens --test report_types` writes it again.
+
+/** A JSON value, as `JSON.parse` returns it. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/** A stage of pi's request assembly. */
+export type StageId =
+  | "session-read"
+  | "agent-messages"
+  | "agent-context"
+  | "input-appended"
+  | "transform-context"
+  | "convert-to-llm"
+  | "transform-messages"
+  | "convert-messages"
+  | "build-params"
+  | "on-payload"
+  | "http-body";
+
+/** A vocabulary a host can count with: its name and whether its counts are the provider's. */
+export interface TokenizerInfo {
+  name: string;
+  /** The model's own vocabulary (not an estimate by a neighbour's). */
+  exact: boolean;
+}
+
+/** A section of the system prompt as the body sends it. */
+export interface Section {
+  name: string;
+  /** Where pi took it from (a file's path, `pi`, `settings`, ...). */
+  source: string;
+  /** Its offset in the system prompt, in UTF-16 units. */
+  offset: number;
+  chars: number;
+  tokens?: number;
+  /** pi 0.86 on: which stored system message set the span (`session line 4`, `the compaction's checkpoint, line 9`, `this run`). */
+  stored?: string;
+}
+
+/** The system prompt's characters, by section. */
+export interface SystemPromptStats {
+  chars: number;
+  /** With a `tokenizer`: tokens of the texts, each encoded on its own (no chat-template framing). */
+  tokens?: number;
+  sections: Section[];
+}
+
+/**
+ * A tool the body sends: its description and its parameters' schema as the body writes them
+ * (tokens: the description's plus the parameters' JSON's).
+ */
+export interface ToolSize {
+  name: string;
+  chars: number;
+  tokens?: number;
+  descriptionChars: number;
+  parametersChars: number;
+  descriptionTokens?: number;
+  parametersTokens?: number;
+}
+
+/** The tools' characters, by tool. */
+export interface ToolsStats {
+  chars: number;
+  tokens?: number;
+  byTool: ToolSize[];
+}
+
+/** The messages of one role on the wire. */
+export interface RoleSize {
+  role: string;
+  count: number;
+  chars: number;
+  tokens?: number;
+}
+
+/** The history's texts by their place on the wire (thinking sent as text is assistant text). */
+export interface KindSizes {
+  userText: number;
+  assistantText: number;
+  reasoning: number;
+  toolArguments: number;
+  toolResults: number;
+  /** Thinking and text signatures, encrypted reasoning. */
+  signatures: number;
+  /** The images' data (base64) as sent. */
+  imageData: number;
+  /** How many images the body sends. */
+  images: number;
+}
+
+/** The history's texts by kind, in tokens (images: none). */
+export interface KindTokens {
+  userText: number;
+  assistantText: number;
+  reasoning: number;
+  toolArguments: number;
+  toolResults: number;
+  signatures: number;
+  imageData: number;
+}
+
+/** The results of one tool in the history. */
+export interface ToolResultSize {
+  name: string;
+  count: number;
+  chars: number;
+  tokens?: number;
+}
+
+/**
+ * A message of the body's conversation: its path in the body, its role on the wire, the LLM
+ * messages it renders and their session lines (none for one pi inserted).
+ */
+export interface MessageSize {
+  path: string;
+  role: string;
+  messages: number[];
+  lines: number[];
+  chars: number;
+  tokens?: number;
+}
+
+/** The history's characters: by role, by kind, by tool for the tool results, by message. */
+export interface HistoryStats {
+  /** The sum of `byKind`'s characters (images counted, not measured: their data is `imageData`). */
+  chars: number;
+  tokens?: number;
+  byRole: RoleSize[];
+  byKind: KindSizes;
+  /** With a `tokenizer`. */
+  byKindTokens?: KindTokens;
+  toolResultsByTool: ToolResultSize[];
+  byMessage: MessageSize[];
+}
+
+/** A parameter's value. */
+export interface ParameterSize {
+  name: string;
+  chars: number;
+}
+
+/** The parameters' values (model, max tokens, stream, thinking, cache markers). */
+export interface ParametersStats {
+  chars: number;
+  byName: ParameterSize[];
+}
+
+/** A number of characters. */
+export interface Chars {
+  chars: number;
+}
+
+/** Shares of system prompt, tools and history in their total, 0..1. */
+export interface Shares {
+  systemPrompt: number;
+  tools: number;
+  history: number;
+}
+
+/** The body's size: UTF-8 bytes, UTF-16 units. */
+export interface BodySize {
+  bytes: number;
+  chars: number;
+}
+
+/**
+ * The character accounting of the body as sent (after the adapter), in UTF-16 units:
+ * `systemPrompt.chars + tools.chars + history.chars + parameters.chars + structure.chars`
+ * is `body.chars`.
+ */
+export interface Stats {
+  /** The vocabulary the `tokens` fields were counted with (the option `tokens`); null: no `tokens` fields. */
+  tokenizer: TokenizerInfo | null;
+  systemPrompt: SystemPromptStats;
+  tools: ToolsStats;
+  history: HistoryStats;
+  parameters: ParametersStats;
+  /** The rest: JSON punctuation, keys, quotes and escapes, roles, types, ids, tool names. */
+  structure: Chars;
+  shares: Shares;
+  body: BodySize;
+}
+
+/** How much a finding matters. */
+export type FindingSeverity = "info" | "notice" | "warning";
+
+/** A notable property of the request: where the characters go, what breaks caching, ... */
+export interface Finding {
+  /** Stable id (`tool-schemas`, `context-file-shadowed`, ...). */
+  id: string;
+  /** 1-based position in the list. */
+  number: number;
+  severity: FindingSeverity;
+  title: string;
+  /** The numbers behind it. */
+  detail: string;
+  stage: StageId | null;
+  /** A selection key: `tool:<name>`, `section:<i>`, `entry:<id>`, `path:<json path>`. */
+  subject: string | null;
+}

@@ -1,0 +1,43 @@
+//! A report on the page: the worker's JSON, with the parts the views read as the report's Rust
+//! types (`ctxlens::report::types`: the statistics and the findings), read once when it comes.
+//! The rest is still read from the JSON (`Deref` to it).
+
+use std::ops::Deref;
+
+use ctxlens::js::Value;
+use ctxlens::report::types::{Finding, Stats};
+use ctxlens::report::wire::Wire;
+
+#[derive(Debug, Default)]
+pub struct Report {
+    json: Value,
+    /// `stats`: `None` when the report has none (no request).
+    pub stats: Option<Stats>,
+    pub findings: Vec<Finding>,
+}
+
+impl Report {
+    pub fn new(json: Value) -> Report {
+        let stats = json.get("stats").and_then(Stats::from_value);
+        let findings = json
+            .get("findings")
+            .and_then(Vec::<Finding>::from_value)
+            .unwrap_or_default();
+        Report {
+            json,
+            stats,
+            findings,
+        }
+    }
+
+    pub fn json(&self) -> &Value {
+        &self.json
+    }
+}
+
+impl Deref for Report {
+    type Target = Value;
+    fn deref(&self) -> &Value {
+        &self.json
+    }
+}
