@@ -19,6 +19,42 @@ export type StageId =
   | "on-payload"
   | "http-body";
 
+/** What a stage did to one thing. */
+export type EventKind =
+  | "dropped"
+  | "inserted"
+  | "converted"
+  | "renamed"
+  | "moved"
+  | "clamped"
+  | "replaced"
+  | "note";
+
+/** What a stage did to one thing. */
+export interface StageEvent {
+  kind: EventKind;
+  message: string;
+  /** pi's source location of the rule (`AI/api/transform-messages.js:127`), when known. */
+  piSource?: string;
+}
+
+/** One stage of pi's request assembly. */
+export interface Stage {
+  id: StageId;
+  /** The stage in a pi user's words ("Your session file", "Request parameters"). */
+  title: string;
+  /** The function of pi that does it (`buildSessionContext`, `buildParams`). */
+  piFunction: string;
+  /** What the stage is, in one line for a pi user. */
+  explanation: string;
+  /** Where the stage lives in pi (file:line). */
+  piSource: string;
+  summary: string;
+  /** Named counts after the stage (`messages`, `tools`, `bytes`, ...). */
+  counts: { [name: string]: number };
+  events: StageEvent[];
+}
+
 /** A vocabulary a host can count with: its name and whether its counts are the provider's. */
 export interface TokenizerInfo {
   name: string;

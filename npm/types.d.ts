@@ -2,7 +2,7 @@
 // Hand-written beside npm/api.js, except the report's types generated from its Rust types
 // (report.d.ts); checked by `tsc --noEmit` in tests/npm/.
 
-import type { JsonValue, StageId, Stats, Finding } from "./report.js";
+import type { EventKind, JsonValue, Stage, Stats, Finding } from "./report.js";
 export * from "./report.js";
 
 /** The protocols (pi-ai "apis") pi 0.85.1 has adapters for. */
@@ -299,33 +299,6 @@ export interface Diagnostic {
   message: string;
   /** What was left out because of it, if anything. */
   skipped?: string;
-}
-
-export type EventKind = "dropped" | "inserted" | "converted" | "renamed" | "moved" | "clamped" | "replaced" | "note";
-
-/** What a stage did to one thing. */
-export interface StageEvent {
-  kind: EventKind;
-  message: string;
-  /** pi's source location of the rule (`AI/api/transform-messages.js:127`), when known. */
-  piSource?: string;
-}
-
-/** One stage of pi's request assembly. */
-export interface Stage {
-  id: StageId;
-  /** The stage in a pi user's words ("Your session file", "Request parameters"). */
-  title: string;
-  /** The function of pi that does it (`buildSessionContext`, `buildParams`). */
-  piFunction: string;
-  /** What the stage is, in one line for a pi user. */
-  explanation: string;
-  /** Where the stage lives in pi (file:line). */
-  piSource: string;
-  summary: string;
-  /** Named counts after the stage (`messages`, `tools`, `bytes`, ...). */
-  counts: { [name: string]: number };
-  events: StageEvent[];
 }
 
 /** The model the assembly used. */

@@ -44,13 +44,13 @@ impl ctxlens::tokens::TokenCounter for Words {
     }
 }
 
-/// A report's statistics and findings, read back as the types the views read, write the same
+/// A report's statistics, stages and findings, read back as the types the views read, write the same
 /// JSON: what a view reads is what the JSON says, field for field (with tokens and without, on a
 /// case of each release).
 #[test]
-fn the_statistics_and_findings_read_back_write_the_same_json() {
+fn the_statistics_stages_and_findings_read_back_write_the_same_json() {
     use ctxlens::js::Value;
-    use ctxlens::report::types::{Finding, Stats};
+    use ctxlens::report::types::{Finding, Stage, Stats};
     use ctxlens::report::wire::Wire;
     let mut checked = 0;
     for case in ctxlens_corpus::cases("pi-").iter().step_by(40) {
@@ -69,6 +69,15 @@ fn the_statistics_and_findings_read_back_write_the_same_json() {
             assert_eq!(typed.to_value().to_json(), json.to_json(), "{}", case.name);
             checked += 1;
         }
+        let stages = report.get("stages").expect("stages");
+        let typed = Vec::<Stage>::from_value(stages)
+            .unwrap_or_else(|| panic!("{}: the stages do not read as Stage[]", case.name));
+        assert_eq!(
+            typed.to_value().to_json(),
+            stages.to_json(),
+            "{}",
+            case.name
+        );
         let findings = report.get("findings").expect("findings");
         let typed = Vec::<Finding>::from_value(findings)
             .unwrap_or_else(|| panic!("{}: the findings do not read as Finding[]", case.name));

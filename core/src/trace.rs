@@ -112,7 +112,7 @@ impl StageId {
 }
 
 /// What a stage did to one thing.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum EventKind {
     /// Something was left out (an errored turn, an excluded bash run, blank text).
     Dropped,
@@ -130,6 +130,7 @@ pub enum EventKind {
     /// Content was replaced by a placeholder (an image omitted).
     Replaced,
     /// A plain observation.
+    #[default]
     Note,
 }
 

@@ -1,11 +1,12 @@
 //! A report on the page: the worker's JSON, with the parts the views read as the report's Rust
-//! types (`ctxlens::report::types`: the statistics and the findings), read once when it comes.
+//! types (`ctxlens::report::types`: the statistics, the stages and the findings), read once when
+//! it comes.
 //! The rest is still read from the JSON (`Deref` to it).
 
 use std::ops::Deref;
 
 use ctxlens::js::Value;
-use ctxlens::report::types::{Finding, Stats};
+use ctxlens::report::types::{Finding, Stage, Stats};
 use ctxlens::report::wire::Wire;
 
 #[derive(Debug, Default)]
@@ -13,12 +14,18 @@ pub struct Report {
     json: Value,
     /// `stats`: `None` when the report has none (no request).
     pub stats: Option<Stats>,
+    /// pi's stages, in order, with what each did.
+    pub stages: Vec<Stage>,
     pub findings: Vec<Finding>,
 }
 
 impl Report {
     pub fn new(json: Value) -> Report {
         let stats = json.get("stats").and_then(Stats::from_value);
+        let stages = json
+            .get("stages")
+            .and_then(Vec::<Stage>::from_value)
+            .unwrap_or_default();
         let findings = json
             .get("findings")
             .and_then(Vec::<Finding>::from_value)
@@ -26,6 +33,7 @@ impl Report {
         Report {
             json,
             stats,
+            stages,
             findings,
         }
     }

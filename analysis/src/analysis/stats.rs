@@ -8,11 +8,13 @@
 //! are `parameters`, and everything else (punctuation, keys, quotes and escapes, roles, ids) is
 //! `structure`, so that the parts add up to the body.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::assemble::Assembly;
 use crate::js::{utf16_len, Value};
-use crate::protocols::body::{Kind, Payload};
+use crate::prompt::SystemPrompt;
+use crate::protocols::body::{Kind, Payload, WireMessage};
+use crate::protocols::Request;
 use crate::provenance;
 use crate::tokens::{TokenCounter, TokenizerInfo};
 use crate::tools::ToolDef;
@@ -281,19 +283,7 @@ fn walk_and_sum(
         .map(|m| m.api())
         .unwrap_or("");
     let mut s = Stats {
-        sections: prompt
-            .sections
-            .iter()
-            .map(|sec| SectionStat {
-                name: sec.name.clone(),
-                source: sec.source.clone(),
-                offset: sec.start,
-                // The system prompt as sent (0.86 on: `Parts::sent_system`, read from the body).
-                chars: sec.end - sec.start,
-                stored: sec.stored.as_ref().map(crate::prompt::Stored::label),
-                tokens: 0,
-            })
-            .collect(),
+        sections: section_stats(prompt),
         body_bytes: request.body.len(),
         body_chars: utf16_len(&request.body),
         chars_per_token: pi.data.default_number("estimateCharsPerToken"),
@@ -304,70 +294,11 @@ fn walk_and_sum(
     // Tokens: every counted text, and each section's text, counted in one call.
     let mut tokens = vec![0usize; parts.len()];
     if let (Some(counter), Some(texts)) = (counter, &texts) {
-        let sections: Vec<String> = s
-            .sections
-            .iter()
-            .map(|x| crate::js::js_slice(&prompt.text, x.offset, Some(x.offset + x.chars)))
-            .collect();
-        let all: Vec<&str> = texts
-            .iter()
-            .map(|(_, t)| t.as_str())
-            .chain(sections.iter().map(String::as_str))
-            .collect();
-        let counts = counter.count(&all)?;
-        if counts.len() != all.len() {
-            return Err(format!(
-                "the tokenizer gave {} counts for {} texts",
-                counts.len(),
-                all.len()
-            ));
-        }
-        for ((i, _), n) in texts.iter().zip(&counts) {
-            tokens[*i] += n;
-        }
-        for (x, n) in s.sections.iter_mut().zip(&counts[texts.len()..]) {
-            x.tokens = *n;
-        }
-        s.tokenizer = Some(counter.info());
+        count_tokens(counter, texts, &prompt.text, &mut s, &mut tokens)?;
     }
 
-    let llm = &a.parts.llm_messages;
-    let map = provenance::llm_to_agent_indices(a);
-    let wires = &request.accounting.wires;
-    let images = parts
-        .iter()
-        .filter(|(p, _)| {
-            matches!(
-                p,
-                Part::History {
-                    kind: Kind::ImageData,
-                    ..
-                }
-            )
-        })
-        .count();
-    let mut kinds = KindStats {
-        images,
-        ..Default::default()
-    };
-    let mut kind_tokens = KindStats {
-        images,
-        ..Default::default()
-    };
-    let mut by_message: Vec<MessageStat> = Vec::new();
-    let mut by_result_tool: Vec<ToolResultStat> = Vec::new();
-    let mut message_rows: HashMap<Option<u32>, usize> = HashMap::new();
-    let mut result_seen: std::collections::HashSet<(Option<u32>, Option<usize>, String)> =
-        std::collections::HashSet::new();
+    let mut history = HistorySums::new(a, request, api, &parts);
     let mut payload_chars = 0usize;
-    // The names of the calls, by id (a result pi inserted answers one).
-    let call_names: HashMap<&str, &str> = llm
-        .iter()
-        .filter_map(|m| m.get("content").and_then(Value::as_array))
-        .flatten()
-        .filter(|b| b.get_str("type") == Some("toolCall"))
-        .filter_map(|b| Some((b.get_str("id")?, b.get_str("name")?)))
-        .collect();
     for (i, (part, n)) in parts.iter().enumerate() {
         let t = tokens[i];
         payload_chars += n;
@@ -377,36 +308,9 @@ fn walk_and_sum(
                 s.system_prompt_tokens += t;
             }
             Part::ToolDescription(name) | Part::ToolParameters(name) => {
-                let t = match s.by_tool.iter_mut().position(|t| &t.name == name) {
-                    Some(i) => &mut s.by_tool[i],
-                    None => {
-                        s.by_tool.push(ToolStat {
-                            name: name.clone(),
-                            ..Default::default()
-                        });
-                        s.by_tool.last_mut().expect("just pushed")
-                    }
-                };
-                let tokens = tokens[i];
-                t.chars += n;
-                t.tokens += tokens;
-                if matches!(part, Part::ToolDescription(_)) {
-                    t.description_chars += n;
-                    t.description_tokens += tokens;
-                } else {
-                    t.parameters_chars += n;
-                    t.parameters_tokens += tokens;
-                }
-                s.tools_chars += n;
-                s.tools_tokens += tokens;
+                add_tool_part(&mut s, part, name, *n, t);
             }
-            Part::Parameter(name) => {
-                s.parameters_chars += n;
-                match s.by_parameter.iter_mut().find(|p| &p.0 == name) {
-                    Some(p) => p.1 += n,
-                    None => s.by_parameter.push((name.clone(), *n)),
-                }
-            }
+            Part::Parameter(name) => add_parameter(&mut s, name, *n),
             Part::History {
                 kind,
                 wire,
@@ -414,81 +318,267 @@ fn walk_and_sum(
             } => {
                 s.history_chars += n;
                 s.history_tokens += t;
-                *kinds.slot(*kind) += n;
-                *kind_tokens.slot(*kind) += t;
-                let wire_msg = wire.and_then(|w| wires.get(w as usize));
-                let wire_role = wire_msg.and_then(|x| x.role.clone());
-                let pi_role = index
-                    .and_then(|i| llm.get(i))
-                    .and_then(|m| m.get_str("role"))
-                    .map(str::to_string);
-                let role = match (&pi_role, &wire_role) {
-                    (Some(r), _) => wire_role_of(api, r).to_string(),
-                    (None, Some(r)) => normal_role(r).to_string(),
-                    (None, None) => "other".to_string(),
-                };
-                // Each wire message's row, found by its number (an index, not a scan: a long
-                // session has tens of thousands of parts and of messages).
-                let m = match message_rows.get(wire) {
-                    Some(&i) => &mut by_message[i],
-                    None => {
-                        message_rows.insert(*wire, by_message.len());
-                        by_message.push(MessageStat {
-                            path: wire_msg.map(|x| x.path.clone()).unwrap_or_default(),
-                            role: role.clone(),
-                            ..Default::default()
-                        });
-                        by_message.last_mut().expect("just pushed")
-                    }
-                };
-                m.chars += n;
-                m.tokens += t;
-                if let Some(i) = index {
-                    if !m.messages.contains(i) {
-                        m.messages.push(*i);
-                        if let provenance::MessageOrigin::Session { line, .. } =
-                            provenance::message_origin(a, &map, *i)
-                        {
-                            m.lines.push(line);
-                        }
-                    }
-                }
-                if *kind == Kind::ToolResults {
-                    let name = index
-                        .and_then(|i| llm.get(i))
-                        .filter(|m| m.get_str("role") == Some("toolResult"))
-                        .and_then(|m| m.get_str("toolName"))
-                        .or_else(|| {
-                            // A result pi inserted: its call's name, by the call id it answers.
-                            let id = wire_msg.and_then(|x| x.call_id.as_deref())?;
-                            call_names.get(id).copied()
-                        })
-                        .unwrap_or("?")
-                        .to_string();
-                    let first = result_seen.insert((*wire, *index, name.clone()));
-                    match by_result_tool.iter_mut().find(|r| r.name == name) {
-                        Some(r) => {
-                            r.chars += n;
-                            r.tokens += t;
-                            r.count += usize::from(first);
-                        }
-                        None => by_result_tool.push(ToolResultStat {
-                            name,
-                            count: 1,
-                            chars: *n,
-                            tokens: t,
-                        }),
-                    }
-                }
+                history.add(*kind, *wire, *index, *n, t);
             }
         }
     }
     // Everything no payload holds: punctuation, keys, quotes and escapes, roles, types, ids.
     s.structure_chars = s.body_chars.saturating_sub(payload_chars);
-    // The roles: each LLM message the body carries once, each message pi inserted once.
+    s.by_tool
+        .sort_by(|a, b| b.chars.cmp(&a.chars).then(a.name.cmp(&b.name)));
+    history.finish(&mut s);
+    Ok(Some(s))
+}
+
+/// Each section of the system prompt as sent, its tokens not yet counted.
+fn section_stats(prompt: &SystemPrompt) -> Vec<SectionStat> {
+    prompt
+        .sections
+        .iter()
+        .map(|sec| SectionStat {
+            name: sec.name.clone(),
+            source: sec.source.clone(),
+            offset: sec.start,
+            // The system prompt as sent (0.86 on: `Parts::sent_system`, read from the body).
+            chars: sec.end - sec.start,
+            stored: sec.stored.as_ref().map(crate::prompt::Stored::label),
+            tokens: 0,
+        })
+        .collect()
+}
+
+/// Counts the parts' texts (into `tokens`, by part) and the sections' texts, in one call.
+fn count_tokens(
+    counter: &mut dyn TokenCounter,
+    texts: &[(usize, String)],
+    prompt: &str,
+    s: &mut Stats,
+    tokens: &mut [usize],
+) -> Result<(), String> {
+    let sections: Vec<String> = s
+        .sections
+        .iter()
+        .map(|x| crate::js::js_slice(prompt, x.offset, Some(x.offset + x.chars)))
+        .collect();
+    let all: Vec<&str> = texts
+        .iter()
+        .map(|(_, t)| t.as_str())
+        .chain(sections.iter().map(String::as_str))
+        .collect();
+    let counts = counter.count(&all)?;
+    if counts.len() != all.len() {
+        return Err(format!(
+            "the tokenizer gave {} counts for {} texts",
+            counts.len(),
+            all.len()
+        ));
+    }
+    for ((i, _), n) in texts.iter().zip(&counts) {
+        tokens[*i] += n;
+    }
+    for (x, n) in s.sections.iter_mut().zip(&counts[texts.len()..]) {
+        x.tokens = *n;
+    }
+    s.tokenizer = Some(counter.info());
+    Ok(())
+}
+
+/// Adds a tool's description or parameters (`n` characters, `tokens` tokens) to its tool's row.
+fn add_tool_part(s: &mut Stats, part: &Part, name: &str, n: usize, tokens: usize) {
+    let t = match s.by_tool.iter_mut().position(|t| t.name == name) {
+        Some(i) => &mut s.by_tool[i],
+        None => {
+            s.by_tool.push(ToolStat {
+                name: name.to_string(),
+                ..Default::default()
+            });
+            s.by_tool.last_mut().expect("just pushed")
+        }
+    };
+    t.chars += n;
+    t.tokens += tokens;
+    if matches!(part, Part::ToolDescription(_)) {
+        t.description_chars += n;
+        t.description_tokens += tokens;
+    } else {
+        t.parameters_chars += n;
+        t.parameters_tokens += tokens;
+    }
+    s.tools_chars += n;
+    s.tools_tokens += tokens;
+}
+
+/// Adds a parameter's value (`n` characters) to the parameters, by parameter.
+fn add_parameter(s: &mut Stats, name: &str, n: usize) {
+    s.parameters_chars += n;
+    match s.by_parameter.iter_mut().find(|p| p.0 == name) {
+        Some(p) => p.1 += n,
+        None => s.by_parameter.push((name.to_string(), n)),
+    }
+}
+
+/// The history's sums as the walk meets its parts: by kind, by wire message, by tool result.
+struct HistorySums<'a> {
+    a: &'a Assembly,
+    api: &'a str,
+    llm: &'a [Value],
+    /// Each LLM message's agent message (for the session line it came from).
+    map: Vec<usize>,
+    wires: &'a [WireMessage],
+    call_names: HashMap<&'a str, &'a str>,
+    kinds: KindStats,
+    kind_tokens: KindStats,
+    by_message: Vec<MessageStat>,
+    by_result_tool: Vec<ToolResultStat>,
+    message_rows: HashMap<Option<u32>, usize>,
+    result_seen: HashSet<(Option<u32>, Option<usize>, String)>,
+}
+
+impl<'a> HistorySums<'a> {
+    /// No sums yet over `a`'s history; the images are counted among `parts`.
+    fn new(a: &'a Assembly, request: &'a Request, api: &'a str, parts: &[(Part, usize)]) -> Self {
+        let llm = &a.parts.llm_messages;
+        let images = parts
+            .iter()
+            .filter(|(p, _)| {
+                matches!(
+                    p,
+                    Part::History {
+                        kind: Kind::ImageData,
+                        ..
+                    }
+                )
+            })
+            .count();
+        HistorySums {
+            a,
+            api,
+            llm,
+            map: provenance::llm_to_agent_indices(a),
+            wires: &request.accounting.wires,
+            // The names of the calls, by id (a result pi inserted answers one).
+            call_names: llm
+                .iter()
+                .filter_map(|m| m.get("content").and_then(Value::as_array))
+                .flatten()
+                .filter(|b| b.get_str("type") == Some("toolCall"))
+                .filter_map(|b| Some((b.get_str("id")?, b.get_str("name")?)))
+                .collect(),
+            kinds: KindStats {
+                images,
+                ..Default::default()
+            },
+            kind_tokens: KindStats {
+                images,
+                ..Default::default()
+            },
+            by_message: Vec::new(),
+            by_result_tool: Vec::new(),
+            message_rows: HashMap::new(),
+            result_seen: HashSet::new(),
+        }
+    }
+
+    /// Adds a history part (`n` characters, `t` tokens) to its kind, its message and its result.
+    fn add(&mut self, kind: Kind, wire: Option<u32>, index: Option<usize>, n: usize, t: usize) {
+        let (wires, llm) = (self.wires, self.llm);
+        *self.kinds.slot(kind) += n;
+        *self.kind_tokens.slot(kind) += t;
+        let wire_msg = wire.and_then(|w| wires.get(w as usize));
+        let wire_role = wire_msg.and_then(|x| x.role.clone());
+        let pi_role = index
+            .and_then(|i| llm.get(i))
+            .and_then(|m| m.get_str("role"))
+            .map(str::to_string);
+        let role = match (&pi_role, &wire_role) {
+            (Some(r), _) => wire_role_of(self.api, r).to_string(),
+            (None, Some(r)) => normal_role(r).to_string(),
+            (None, None) => "other".to_string(),
+        };
+        // Each wire message's row, found by its number (an index, not a scan: a long
+        // session has tens of thousands of parts and of messages).
+        let m = match self.message_rows.get(&wire) {
+            Some(&i) => &mut self.by_message[i],
+            None => {
+                self.message_rows.insert(wire, self.by_message.len());
+                self.by_message.push(MessageStat {
+                    path: wire_msg.map(|x| x.path.clone()).unwrap_or_default(),
+                    role: role.clone(),
+                    ..Default::default()
+                });
+                self.by_message.last_mut().expect("just pushed")
+            }
+        };
+        m.chars += n;
+        m.tokens += t;
+        if let Some(i) = index {
+            if !m.messages.contains(&i) {
+                m.messages.push(i);
+                if let provenance::MessageOrigin::Session { line, .. } =
+                    provenance::message_origin(self.a, &self.map, i)
+                {
+                    m.lines.push(line);
+                }
+            }
+        }
+        if kind == Kind::ToolResults {
+            self.add_tool_result(wire, index, wire_msg, n, t);
+        }
+    }
+
+    /// Adds a tool result's part to its tool's row (each result counted once).
+    fn add_tool_result(
+        &mut self,
+        wire: Option<u32>,
+        index: Option<usize>,
+        wire_msg: Option<&WireMessage>,
+        n: usize,
+        t: usize,
+    ) {
+        let name = index
+            .and_then(|i| self.llm.get(i))
+            .filter(|m| m.get_str("role") == Some("toolResult"))
+            .and_then(|m| m.get_str("toolName"))
+            .or_else(|| {
+                // A result pi inserted: its call's name, by the call id it answers.
+                let id = wire_msg.and_then(|x| x.call_id.as_deref())?;
+                self.call_names.get(id).copied()
+            })
+            .unwrap_or("?")
+            .to_string();
+        let first = self.result_seen.insert((wire, index, name.clone()));
+        match self.by_result_tool.iter_mut().find(|r| r.name == name) {
+            Some(r) => {
+                r.chars += n;
+                r.tokens += t;
+                r.count += usize::from(first);
+            }
+            None => self.by_result_tool.push(ToolResultStat {
+                name,
+                count: 1,
+                chars: n,
+                tokens: t,
+            }),
+        }
+    }
+
+    /// Puts the history's sums into `s`: by kind, by role, by message, by tool result.
+    fn finish(mut self, s: &mut Stats) {
+        self.by_result_tool
+            .sort_by(|a, b| b.chars.cmp(&a.chars).then(a.name.cmp(&b.name)));
+        s.by_kind = self.kinds;
+        s.by_kind_tokens = self.kind_tokens;
+        s.by_role = roles(&self.by_message);
+        s.by_message = self.by_message;
+        s.tool_results_by_tool = self.by_result_tool;
+    }
+}
+
+/// The roles: each LLM message the body carries once, each message pi inserted once.
+fn roles(by_message: &[MessageStat]) -> Vec<RoleStat> {
     let mut roles: Vec<RoleStat> = Vec::new();
-    let mut counted: std::collections::HashSet<usize> = std::collections::HashSet::new();
-    for m in &by_message {
+    let mut counted: HashSet<usize> = HashSet::new();
+    for m in by_message {
         // Each message once (`insert` is false for one counted already).
         let fresh = m.messages.iter().filter(|i| counted.insert(**i)).count();
         let count = if m.messages.is_empty() { 1 } else { fresh };
@@ -506,15 +596,7 @@ fn walk_and_sum(
             }),
         }
     }
-    s.by_tool
-        .sort_by(|a, b| b.chars.cmp(&a.chars).then(a.name.cmp(&b.name)));
-    by_result_tool.sort_by(|a, b| b.chars.cmp(&a.chars).then(a.name.cmp(&b.name)));
-    s.by_kind = kinds;
-    s.by_kind_tokens = kind_tokens;
-    s.by_role = roles;
-    s.by_message = by_message;
-    s.tool_results_by_tool = by_result_tool;
-    Ok(Some(s))
+    roles
 }
 
 impl KindStats {

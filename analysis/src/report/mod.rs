@@ -24,6 +24,7 @@ use crate::pi::Pi;
 use crate::session;
 use crate::trace::Trace;
 use crate::AssemblyStats;
+use wire::Wire;
 
 pub(crate) fn opt_str(s: Option<&str>) -> Value {
     s.map(Value::from).unwrap_or(Value::Null)
@@ -154,44 +155,30 @@ pub fn pi_json(a: &Assembly) -> Value {
 
 /// The stage-by-stage trace, pi's source locations as they are in the release rebuilt.
 pub fn trace_json(pi: Option<&Pi>, trace: &Trace) -> Value {
-    let source = |key: &str| -> Value {
-        let shown = pi_source(pi, key);
-        Value::str(shown)
-    };
-    Value::Array(
-        trace
-            .stages
+    Value::Array(stages(pi, trace).iter().map(Wire::to_value).collect())
+}
+
+/// The trace's stages as the report has them, pi's source locations as in the release rebuilt.
+pub fn stages(pi: Option<&Pi>, trace: &Trace) -> Vec<types::Stage> {
+    let stage = |s: &crate::trace::Stage| types::Stage {
+        id: s.id,
+        title: s.id.title().to_string(),
+        pi_function: s.id.pi_function().to_string(),
+        explanation: s.id.explanation().to_string(),
+        pi_source: pi_source(pi, s.pi_source),
+        summary: s.summary.clone(),
+        counts: types::Counts(s.counts.iter().map(|(k, v)| (k.clone(), *v)).collect()),
+        events: s
+            .events
             .iter()
-            .map(|s| {
-                let events: Vec<Value> = s
-                    .events
-                    .iter()
-                    .map(|e| {
-                        let mut o = Object::new()
-                            .with("kind", e.kind.as_str())
-                            .with("message", e.message.as_str());
-                        o.insert_opt("piSource", e.pi_source.map(source));
-                        o.into()
-                    })
-                    .collect();
-                let counts: Object = s
-                    .counts
-                    .iter()
-                    .map(|(k, v)| (k.clone(), Value::Number(*v)))
-                    .collect();
-                Object::new()
-                    .with("id", s.id.key())
-                    .with("title", s.id.title())
-                    .with("piFunction", s.id.pi_function())
-                    .with("explanation", s.id.explanation())
-                    .with("piSource", source(s.pi_source))
-                    .with("summary", s.summary.as_str())
-                    .with("counts", counts)
-                    .with("events", Value::Array(events))
-                    .into()
+            .map(|e| types::StageEvent {
+                kind: e.kind,
+                message: e.message.clone(),
+                pi_source: e.pi_source.map(|k| pi_source(pi, k)).into(),
             })
             .collect(),
-    )
+    };
+    trace.stages.iter().map(stage).collect()
 }
 
 /// The diagnostics.

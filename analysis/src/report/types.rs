@@ -1,10 +1,11 @@
 //! The report's types (see [`super::wire`]): what `--json`, the npm package and the visualizer's
 //! worker give, as Rust. `npm/report.d.ts` is generated from them ([`typescript`]).
 
-use super::wire::{wire_enum, wire_struct, Declared, Skip};
-use crate::analysis::findings::Severity;
-use crate::tokens::TokenizerInfo;
-use crate::trace::StageId;
+use super::wire::{wire_enum, wire_struct, Declared, Skip, Wire};
+pub use crate::analysis::findings::Severity;
+use crate::js::{Object, Value};
+pub use crate::tokens::TokenizerInfo;
+pub use crate::trace::{EventKind, StageId};
 
 wire_struct! {
     /// A section of the system prompt as the body sends it.
@@ -212,6 +213,80 @@ wire_enum! {
     }
 }
 
+wire_enum! {
+    /// What a stage did to one thing.
+    EventKind as "EventKind" {
+        Dropped = "dropped",
+        Inserted = "inserted",
+        Converted = "converted",
+        Renamed = "renamed",
+        Moved = "moved",
+        Clamped = "clamped",
+        Replaced = "replaced",
+        Note = "note",
+    }
+}
+
+wire_struct! {
+    /// What a stage did to one thing.
+    pub struct StageEvent {
+        pub kind: EventKind = "kind",
+        pub message: String = "message",
+        /// pi's source location of the rule (`AI/api/transform-messages.js:127`), when known.
+        pub pi_source: Skip<String> = "piSource",
+    }
+}
+
+/// Named numbers, in their order (a JSON object of numbers).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Counts(pub Vec<(String, f64)>);
+
+impl Counts {
+    /// The number named `name`.
+    pub fn get(&self, name: &str) -> Option<f64> {
+        self.0.iter().find(|(k, _)| k == name).map(|(_, v)| *v)
+    }
+}
+
+impl Wire for Counts {
+    fn to_value(&self) -> Value {
+        let mut o = Object::new();
+        for (k, v) in &self.0 {
+            o.insert(k.as_str(), Value::Number(*v));
+        }
+        o.into()
+    }
+    fn from_value(v: &Value) -> Option<Self> {
+        let o = v.as_object()?;
+        o.iter()
+            .map(|(k, v)| Some((k.to_string(), v.as_f64()?)))
+            .collect::<Option<Vec<_>>>()
+            .map(Counts)
+    }
+    fn ts() -> String {
+        "{ [name: string]: number }".into()
+    }
+}
+
+wire_struct! {
+    /// One stage of pi's request assembly.
+    pub struct Stage {
+        pub id: StageId = "id",
+        /// The stage in a pi user's words ("Your session file", "Request parameters").
+        pub title: String = "title",
+        /// The function of pi that does it (`buildSessionContext`, `buildParams`).
+        pub pi_function: String = "piFunction",
+        /// What the stage is, in one line for a pi user.
+        pub explanation: String = "explanation",
+        /// Where the stage lives in pi (file:line).
+        pub pi_source: String = "piSource",
+        pub summary: String = "summary",
+        /// Named counts after the stage (`messages`, `tools`, `bytes`, ...).
+        pub counts: Counts = "counts",
+        pub events: Vec<StageEvent> = "events",
+    }
+}
+
 pub use crate::analysis::findings::Finding;
 
 /// The TypeScript of every report type, in the order `npm/report.d.ts` has them.
@@ -225,6 +300,9 @@ pub fn typescript() -> String {
          export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };\n"
             .to_string(),
         StageId::declaration(),
+        EventKind::declaration(),
+        StageEvent::declaration(),
+        Stage::declaration(),
         TokenizerInfo::declaration(),
         Section::declaration(),
         SystemPromptStats::declaration(),

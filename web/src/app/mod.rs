@@ -120,10 +120,7 @@ pub fn app() -> Html {
             state.reports.get(&was).cloned().map(|r| (was, r))
         })
         .flatten();
-    let stage_count = report
-        .as_ref()
-        .and_then(|r| r.get("stages").and_then(Value::as_array).map(Vec::len))
-        .unwrap_or(0);
+    let stage_count = report.as_ref().map_or(0, |r| r.stages.len());
     let stage = state.view.stage.min(stage_count.saturating_sub(1));
     let on_stage = {
         let d = dispatch.clone();
@@ -388,17 +385,11 @@ pub fn app() -> Html {
     // Each stage's name and what it is, in a line (`StageId::explanation`).
     let stage_titles: Vec<(String, String)> = report
         .as_ref()
-        .and_then(|r| {
-            r.get("stages").and_then(Value::as_array).map(|a| {
-                a.iter()
-                    .map(|s| {
-                        (
-                            s.get_str("title").unwrap_or("").to_string(),
-                            s.get_str("piFunction").unwrap_or("").to_string(),
-                        )
-                    })
-                    .collect()
-            })
+        .map(|r| {
+            r.stages
+                .iter()
+                .map(|s| (s.title.clone(), s.pi_function.clone()))
+                .collect()
         })
         .unwrap_or_default();
     let prev = {

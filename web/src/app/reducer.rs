@@ -1002,10 +1002,7 @@ impl Reducible for AppState {
                 }
                 s.view.api = api;
                 s.view.selection = None;
-                let stages = s
-                    .current_report()
-                    .and_then(|r| r.get("stages").and_then(Value::as_array).map(Vec::len))
-                    .unwrap_or(0);
+                let stages = s.current_report().map_or(0, |r| r.stages.len());
                 if stages > 0 && s.view.stage >= stages {
                     s.view.stage = stages - 1;
                 }

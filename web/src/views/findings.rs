@@ -4,13 +4,13 @@
 use ctxlens::js::Value;
 use yew::prelude::*;
 
-use super::util::{arr, at, s};
+use super::util::{at, s};
 use super::ViewProps;
 
 #[function_component]
 pub fn FindingsView(p: &ViewProps) -> Html {
     let list = &p.report.findings;
-    let stages = arr(&p.report, "stages").to_vec();
+    let stages = &p.report.stages;
     html! {
         <section class="findings-view" data-testid="findings-view">
             <h3>{format!("Findings · {}", list.len())}</h3>
@@ -24,7 +24,7 @@ pub fn FindingsView(p: &ViewProps) -> Html {
                     let label = super::subject_label(&sub);
                     html! { <button class="link" data-testid="finding-subject" onclick={Callback::from(move |_: MouseEvent| cb.emit(Some(AttrValue::from(sub.clone()))))}>{format!("→ {label}")}</button> }
                 });
-                let stage = f.stage.and_then(|id| stages.iter().position(|x| s(x, "id") == id.key())).map(|j| (j, s(&stages[j], "title").to_string())).map(|(j, title)| {
+                let stage = f.stage.and_then(|id| stages.iter().position(|x| x.id == id)).map(|j| (j, stages[j].title.clone())).map(|(j, title)| {
                     let cb = p.on_stage.clone();
                     html! { <button class="link" onclick={Callback::from(move |_: MouseEvent| cb.emit(j))}>{format!("stage {}: {title}", j + 1)}</button> }
                 });

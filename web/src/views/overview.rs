@@ -1,12 +1,13 @@
 //! The whole request at a glance: its shares, a treemap of every part, the model.
 
+use ctxlens::report::types::EventKind;
 use yew::prelude::*;
 
 use super::components::charts::{Seg, StackedBar};
 use super::components::treemap::{TmGroup, TmItem, Treemap};
 use super::components::{pct, thousands};
 use super::tokens::{TokenNote, Tokens};
-use super::util::{arr, base_name, not_available, num, s};
+use super::util::{base_name, not_available, num, s};
 use super::ViewProps;
 
 /// The history's kinds as the body holds them (`stats.history.byKind`); they add up to
@@ -158,13 +159,13 @@ pub fn OverviewView(p: &ViewProps) -> Html {
             )
         }
     });
-    let stages = arr(r, "stages");
+    let stages = &r.stages;
     let changes: usize = stages
         .iter()
         .map(|st| {
-            arr(st, "events")
+            st.events
                 .iter()
-                .filter(|e| s(e, "kind") != "note")
+                .filter(|e| e.kind != EventKind::Note)
                 .count()
         })
         .sum();

@@ -1,6 +1,7 @@
 //! The selected pipeline stage: what it holds and what it changed, with pi's source location.
 
 use ctxlens::js::Value;
+use ctxlens::report::types::Stage;
 use yew::prelude::*;
 
 use super::components::thousands;
@@ -19,24 +20,15 @@ pub const KINDS: [(&str, &str); 8] = [
     ("note", "note"),
 ];
 
-fn kind_counts(st: &Value) -> Vec<(&'static str, usize)> {
-    let ev = arr(st, "events");
+fn kind_counts(st: &Stage) -> Vec<(&'static str, usize)> {
     KINDS
         .iter()
-        .map(|(k, _)| (*k, ev.iter().filter(|e| s(e, "kind") == *k).count()))
+        .map(|(k, _)| {
+            let n = st.events.iter().filter(|e| e.kind.as_str() == *k).count();
+            (*k, n)
+        })
         .filter(|(_, n)| *n > 0)
         .collect()
-}
-
-fn counts_of(st: &Value) -> Vec<(String, f64)> {
-    st.get("counts")
-        .and_then(Value::as_object)
-        .map(|o| {
-            o.iter()
-                .map(|(k, v)| (k.to_string(), v.as_f64().unwrap_or(0.0)))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// `systemPromptChars` → `system prompt chars`.
@@ -184,7 +176,7 @@ fn stage_data(p: &ViewProps, id: &str) -> Html {
 
 #[function_component]
 pub fn StageView(p: &ViewProps) -> Html {
-    let stages = arr(&p.report, "stages");
+    let stages = &p.report.stages;
     if stages.is_empty() {
         return html! { <section class="stage-view" data-testid="stage-view"><p class="na">{"No pipeline trace (nothing was assembled)."}</p></section> };
     }
@@ -193,17 +185,17 @@ pub fn StageView(p: &ViewProps) -> Html {
     let prev = i.checked_sub(1).and_then(|j| stages.get(j));
     let kinds = kind_counts(st);
     let changes: Vec<&(&str, usize)> = kinds.iter().filter(|(k, _)| *k != "note").collect();
-    let counts = counts_of(st);
-    let prev_counts = prev.map(counts_of).unwrap_or_default();
-    let id = s(st, "id");
+    let counts = &st.counts.0;
+    let prev_counts = prev.map(|p| &p.counts);
+    let id = st.id.key();
     html! {
         <section class="stage-view" data-testid="stage-view" data-stage={id.to_string()}>
             <div class="stage-head">
-                <h3 data-testid="stage-title"><span class="muted">{format!("{}/{} ", i + 1, stages.len())}</span>{s(st, "title")}</h3>
-                <code class="pi-source" title={pi_source_title(&p.report, s(st, "piSource"))}>{format!("pi's {} · {}", s(st, "piFunction"), super::util::pi_source_path(&p.report, s(st, "piSource")))}</code>
+                <h3 data-testid="stage-title"><span class="muted">{format!("{}/{} ", i + 1, stages.len())}</span>{&st.title}</h3>
+                <code class="pi-source" title={pi_source_title(&p.report, &st.pi_source)}>{format!("pi's {} · {}", st.pi_function, super::util::pi_source_path(&p.report, &st.pi_source))}</code>
             </div>
-            if !s(st, "explanation").is_empty() { <p class="stage-explanation muted small" data-testid="stage-explanation">{s(st, "explanation")}</p> }
-            <p class="summary" data-testid="stage-summary">{super::util::with_pi_paths(&p.report, s(st, "summary"))}</p>
+            if !st.explanation.is_empty() { <p class="stage-explanation muted small" data-testid="stage-explanation">{&st.explanation}</p> }
+            <p class="summary" data-testid="stage-summary">{super::util::with_pi_paths(&p.report, &st.summary)}</p>
             <div class="changes" data-testid="stage-changes">
                 if changes.is_empty() {
                     <span class="muted">{"No changes: the data passes through."}</span>
@@ -214,7 +206,7 @@ pub fn StageView(p: &ViewProps) -> Html {
             if !counts.is_empty() {
                 <dl class="counts">
                 { for counts.iter().map(|(k, v)| {
-                    let before = prev_counts.iter().find(|(pk, _)| pk == k).map(|(_, pv)| *pv);
+                    let before = prev_counts.and_then(|c| c.get(k));
                     html! {
                         <div>
                             <dt>{words(k)}</dt>
@@ -229,13 +221,13 @@ pub fn StageView(p: &ViewProps) -> Html {
                 }) }
                 </dl>
             }
-            if !arr(st, "events").is_empty() {
+            if !st.events.is_empty() {
                 <ul class="events" data-testid="stage-events">
-                { for arr(st, "events").iter().map(|e| html! {
-                    <li class={classes!("event", s(e, "kind").to_string())}>
-                        <span class={classes!("badge", s(e, "kind").to_string())}>{s(e, "kind")}</span>
-                        <span class="msg">{super::util::with_pi_paths(&p.report, s(e, "message"))}</span>
-                        if let Some(src) = e.get_str("piSource") { <code class="pi-source" title={pi_source_title(&p.report, src)}>{super::util::pi_source_path(&p.report, src)}</code> }
+                { for st.events.iter().map(|e| html! {
+                    <li class={classes!("event", e.kind.as_str())}>
+                        <span class={classes!("badge", e.kind.as_str())}>{e.kind.as_str()}</span>
+                        <span class="msg">{super::util::with_pi_paths(&p.report, &e.message)}</span>
+                        if let Some(src) = e.pi_source.as_deref() { <code class="pi-source" title={pi_source_title(&p.report, src)}>{super::util::pi_source_path(&p.report, src)}</code> }
                     </li>
                 }) }
                 </ul>
