@@ -1,4 +1,4 @@
-//! The chain of stages (INVENTORY §0), run as pure functions over [`Inputs`], each recording
+//! The chain of stages, run as pure functions over [`Inputs`], each recording
 //! what it did.
 //!
 //! [`assemble`] reads as the pipeline: one method of [`Run`] per stage, in pi's order, each
@@ -303,8 +303,8 @@ impl Run<'_> {
         self.parts.args = args::parse(&self.pi, &self.inputs.args, &mut self.diags);
     }
 
-    /// The session JSONL read, migrated and walked (S1–S12), then turned into agent messages
-    /// (`buildSessionContext`, S13–S22).
+    /// The session JSONL read, migrated and walked, then turned into agent messages
+    /// (`buildSessionContext`).
     fn session_read(&mut self) {
         let pi = self.pi;
         self.rec.begin(StageId::SessionRead);
@@ -1265,7 +1265,7 @@ impl Run<'_> {
     }
 
     /// 0.86 on: the system prompt and tools the request carries, replayed from every system
-    /// message of the context (S45), with where each part was stored.
+    /// message of the context, with where each part was stored.
     fn replay_system_prompt(&mut self, messages: &[Value]) {
         let pi = self.pi;
         let sources = &self.parts.session_context.sources;

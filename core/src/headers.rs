@@ -1,7 +1,7 @@
 //! The headers pi merges before the adapter runs (`options.headers` of `provider.streamSimple`):
 //! the provider's auth headers, models.json provider- and model-level `headers` (env templates
 //! resolved like `apiKey` values), the built-in model's catalog headers, then the provider
-//! attribution headers that the coding agent's `transformHeaders` adds (INVENTORY A12).
+//! attribution headers that the coding agent's `transformHeaders` adds.
 //!
 //! The chain, for the coding agent's streamFn (CA/core/sdk.js:185–207):
 //!

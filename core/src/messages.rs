@@ -1,5 +1,5 @@
 //! Message conversion before the adapter: the new user message, `convertToLlm`,
-//! `transformMessages`, the token estimate and the max-token clamp (INVENTORY §3, A2–A5).
+//! `transformMessages`, the token estimate and the max-token clamp.
 //!
 //! Everything here is a port of pi's JS with JS semantics kept: `undefined` members are absent
 //! keys, arithmetic on a missing number gives `NaN` (which `Math.min`/`Math.max` propagate),
@@ -49,7 +49,7 @@ fn text_block(text: impl Into<String>) -> Value {
 // This turn's input.
 // ---------------------------------------------------------------------------------------------
 
-/// The new prompt: `{role:"user", content:[{type:"text", text}, ...images], timestamp}` (S28).
+/// The new prompt: `{role:"user", content:[{type:"text", text}, ...images], timestamp}`.
 pub fn user_message(text: &str, images: Vec<Value>, now_ms: f64) -> Value {
     let mut content = vec![Value::Object(
         Object::new().with("type", "text").with("text", text),
@@ -64,7 +64,7 @@ pub fn user_message(text: &str, images: Vec<Value>, now_ms: f64) -> Value {
 }
 
 /// The system message a run starts with when the prompt's sections differ from the transcript's
-/// (`_preparePromptAndToolLoadout`, CA/core/agent-session.js:1394–1400; S42/S43):
+/// (`_preparePromptAndToolLoadout`, CA/core/agent-session.js:1394–1400):
 /// `{role:"system", content:"", sections: <the patch>, timestamp}`, `None` when nothing changed.
 pub fn system_patch(
     pi: &Pi,
@@ -109,7 +109,7 @@ fn with_tool_changes(message: &Value, added: &[Value], removed: &[Value]) -> Val
     Value::Object(o)
 }
 
-/// `declareToolChanges(context, pendingMessages)` (CORE/agent-loop.js:224–254; S44): the
+/// `declareToolChanges(context, pendingMessages)` (CORE/agent-loop.js:224–254): the
 /// difference between the tools the transcript declares and the active tools becomes the tool
 /// fields of the last pending system message, or of a new system message before the first
 /// pending message that is not one.
@@ -229,7 +229,7 @@ fn user_text_message(text: String, timestamp: Option<&Value>) -> Value {
     Value::Object(o)
 }
 
-/// `convertToLlm(messages)` (CA/core/messages.js:75–122; M2).
+/// `convertToLlm(messages)` (CA/core/messages.js:75–122).
 pub fn convert_to_llm_messages(pi: &Pi, messages: &[Value], events: &mut Events) -> Vec<Value> {
     let s = |k: &str| pi.data.string("messages", k);
     let mut out = Vec::with_capacity(messages.len());
@@ -332,7 +332,7 @@ pub fn convert_to_llm_messages(pi: &Pi, messages: &[Value], events: &mut Events)
     out
 }
 
-/// `convertToLlmWithBlockImages` (CA/core/sdk.js:147–175; M3): with `images.blockImages`, every
+/// `convertToLlmWithBlockImages` (CA/core/sdk.js:147–175): with `images.blockImages`, every
 /// image in user and toolResult content becomes the "Image reading is disabled." text, and
 /// consecutive copies of that text collapse into one.
 pub fn block_images(pi: &Pi, messages: Vec<Value>, events: &mut Events) -> Vec<Value> {
@@ -371,7 +371,7 @@ pub fn block_images(pi: &Pi, messages: Vec<Value>, events: &mut Events) -> Vec<V
         .collect()
 }
 
-/// `convertToLlm` (CA/core/messages.js:75–122) with the `images.blockImages` wrapper (M2, M3).
+/// `convertToLlm` (CA/core/messages.js:75–122) with the `images.blockImages` wrapper.
 pub fn convert_to_llm(
     pi: &Pi,
     messages: &[Value],
@@ -438,7 +438,7 @@ pub struct ErrorToolResultImages {
     pub images: Vec<Value>,
 }
 
-/// `splitErrorToolResultImages(msg)` (1.6.0/AI/api/transform-messages.js:10–21; M22, 1.3.0): the
+/// `splitErrorToolResultImages(msg)` (1.6.0/AI/api/transform-messages.js:10–21; 1.3.0): the
 /// images of an error tool result, for the APIs that reject images there (Anthropic, Claude on
 /// Bedrock), which send them after all tool results of the turn. `None` for a result that is not
 /// an error or has no image; `Err` where pi throws (content that is not an array).
@@ -476,7 +476,7 @@ pub fn split_error_tool_result_images(
     }))
 }
 
-/// `downgradeUnsupportedImages(messages, model)` (AI/api/transform-messages.js:19–38; M8).
+/// `downgradeUnsupportedImages(messages, model)` (AI/api/transform-messages.js:19–38).
 fn downgrade_unsupported_images(
     pi: &Pi,
     messages: Vec<Value>,
@@ -525,7 +525,7 @@ fn downgrade_unsupported_images(
         .collect()
 }
 
-/// The first pass over one assistant message (AI/api/transform-messages.js:66–122; M9–M12).
+/// The first pass over one assistant message (AI/api/transform-messages.js:66–122).
 fn transform_assistant(
     pi: &Pi,
     i: usize,
@@ -553,7 +553,7 @@ fn transform_assistant(
     for (k, block) in content.iter().enumerate() {
         match block.get_str("type") {
             Some("thinking") => {
-                // 1.3.0 on: thinking from another model is dropped, whatever it holds (M10).
+                // 1.3.0 on: thinking from another model is dropped, whatever it holds.
                 if pi.rules.drop_foreign_thinking && !is_same_model {
                     events.push(
                         Event::new(
@@ -701,7 +701,7 @@ fn synthetic_tool_result(pi: &Pi, tool_call: &Value, now_ms: f64) -> Value {
     Value::Object(o)
 }
 
-/// `transformMessages` (AI/api/transform-messages.js:44–186; M7–M15). `now_ms` stamps the
+/// `transformMessages` (AI/api/transform-messages.js:44–186). `now_ms` stamps the
 /// synthetic "No result provided" results.
 pub fn transform_messages(
     pi: &Pi,
@@ -724,7 +724,7 @@ fn transform_messages_in(
     now_ms: f64,
     events: &mut Events,
 ) -> Vec<Value> {
-    // M7: `content == null` → `{...msg, content: []}`.
+    // `content == null` → `{...msg, content: []}`.
     let normalized: Vec<Value> = messages
         .iter()
         .map(|m| {
@@ -1031,7 +1031,7 @@ fn estimate_messages(pi: &Pi, messages: &[Value]) -> ContextEstimate {
 }
 
 /// `estimateToolsTokens(tools)` (AI/utils/estimate.js:83–87): `JSON.stringify` of the whole
-/// AgentTool objects (P22).
+/// AgentTool objects.
 fn estimate_tools_tokens<'a>(
     pi: &Pi,
     tools: impl Iterator<Item = &'a crate::tools::ToolDef>,
@@ -1043,7 +1043,7 @@ fn estimate_tools_tokens<'a>(
     estimate_text_tokens(pi, &Value::Array(json).to_json())
 }
 
-/// `estimateContextTokens(context)` (AI/utils/estimate.js:91–115; A3).
+/// `estimateContextTokens(context)` (AI/utils/estimate.js:91–115).
 pub fn estimate_context(pi: &Pi, ctx: &LlmContext) -> ContextEstimate {
     let estimate = estimate_messages(pi, &ctx.messages);
     if let Some(index) = estimate.last_usage_index {
@@ -1085,7 +1085,7 @@ pub fn estimate_context(pi: &Pi, ctx: &LlmContext) -> ContextEstimate {
     }
 }
 
-/// `estimateContextTokens(context).tokens` (AI/utils/estimate.js:91–115; A3).
+/// `estimateContextTokens(context).tokens` (AI/utils/estimate.js:91–115).
 pub fn estimate_context_tokens(pi: &Pi, ctx: &LlmContext) -> f64 {
     estimate_context(pi, ctx).tokens
 }
@@ -1095,7 +1095,7 @@ pub fn estimate_context_tokens(pi: &Pi, ctx: &LlmContext) -> f64 {
 // ---------------------------------------------------------------------------------------------
 
 /// `clampMaxTokensToContext(model, context, maxTokens)` (AI/api/simple-options.js:4–9 in 0.85,
-/// :14–23 with the ratio margin from 1.5.1; A2).
+/// :14–23 with the ratio margin from 1.5.1).
 pub fn clamp_max_tokens_to_context(
     pi: &Pi,
     model: &Model,
@@ -1135,7 +1135,7 @@ pub fn model_max_tokens(model: &Model) -> f64 {
     to_number(model.obj.get("maxTokens"))
 }
 
-/// The `samplingParams` member of `buildBaseOptions` (AI/api/simple-options.js:11–13; A1):
+/// The `samplingParams` member of `buildBaseOptions` (AI/api/simple-options.js:11–13):
 /// `model.samplingParams || options.samplingParams ? {...model.samplingParams, ...} : undefined`.
 /// The coding agent never passes `options.samplingParams`.
 pub fn sampling_params(model: &Model) -> Option<Object> {
@@ -1158,7 +1158,7 @@ fn spread_value(out: &mut Object, v: &Value) {
     }
 }
 
-/// The sampling parameters an adapter assigns last (A1, A13): 0.85's [`sampling_params`]; from
+/// The sampling parameters an adapter assigns last: 0.85's [`sampling_params`]; from
 /// 1.0.2 `resolveSamplingParams(model, level)` (AI/api/simple-options.js:24–30):
 /// `{...model.samplingParams, ...model.samplingParamsByThinkingLevel[clampThinkingLevel(level)]}`
 /// when either is set. `level` is the thinking level, `"off"` when none.
@@ -1225,7 +1225,7 @@ pub fn clamp_thinking_budget_to_answer_room(pi: &Pi, thinking_budget: f64, ceili
 }
 
 /// `adjustMaxTokensForThinking(base, modelMax, level, budgets)` → `(maxTokens, thinkingBudget)`
-/// (AI/api/simple-options.js:56–65; A5). `base` is `None` for JS `undefined`; a level without a
+/// (AI/api/simple-options.js:56–65). `base` is `None` for JS `undefined`; a level without a
 /// budget gives a NaN budget.
 pub fn adjust_max_tokens_for_thinking(
     pi: &Pi,

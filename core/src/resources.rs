@@ -1,6 +1,6 @@
 //! What pi reads around the working directory and in the agent dir: context files (AGENTS.md,
-//! CLAUDE.md, ...), skills, SYSTEM.md / APPEND_SYSTEM.md (INVENTORY P3–P5, P13–P17;
-//! pi-coding-agent `dist/core/resource-loader.js`, `dist/core/skills.js`,
+//! CLAUDE.md, ...), skills, SYSTEM.md / APPEND_SYSTEM.md
+//! (pi-coding-agent `dist/core/resource-loader.js`, `dist/core/skills.js`,
 //! `dist/core/package-manager.js`, `dist/utils/frontmatter.js`).
 
 use crate::args::PiArgs;
@@ -20,7 +20,7 @@ pub struct ContextFile {
     pub path: String,
     /// BOM-stripped content.
     pub content: String,
-    /// Other candidates in the same directory that lost to this one (P14 order).
+    /// Other candidates in the same directory that lost to this one.
     pub shadowed: Vec<String>,
 }
 

@@ -1,5 +1,5 @@
 //! pi session files: JSONL parsing with pi's skip rules, v1/v2 → v3 migration, the entry tree,
-//! the active branch and the context it yields (INVENTORY §1, S1–S27; pi-coding-agent
+//! the active branch and the context it yields (pi-coding-agent
 //! `dist/core/session-manager.js` and `dist/core/messages.js`).
 //!
 //! pi's code paths ported here, in the order pi runs them when it resumes a session:
@@ -68,7 +68,7 @@ impl SessionFile {
         self.header.as_ref().and_then(|h| h.value.get_str("cwd"))
     }
 
-    /// The cwd pi runs a resumed session in (S27): `resolvePath(header.cwd)` when the header's
+    /// The cwd pi runs a resumed session in: `resolvePath(header.cwd)` when the header's
     /// `cwd` is a string, else `process.cwd()` — `SessionManager.open` + `getSessionHeaderCwd`
     /// (CA/core/session-manager.js:1234, :389) and the constructor's `resolvePath(cwd)` (:599),
     /// with `resolvePath` from CA/utils/paths.js:82 (`~` expands to `home`, relative paths
@@ -113,22 +113,22 @@ pub struct SessionContext {
     /// [`SessionFile::entries`], in context order.
     pub context_indices: Vec<usize>,
     pub leaf_id: Option<String>,
-    /// The last `thinking_level_change` on the path, `"off"` if none (S13). When that entry's
+    /// The last `thinking_level_change` on the path, `"off"` if none. When that entry's
     /// `thinkingLevel` is not a string, this stays `"off"` and [`Self::thinking_level_value`]
     /// says what pi would carry.
     pub thinking_level: String,
     /// The raw `thinkingLevel` value pi's `getSessionContextSettings` returns: `None` for JS
     /// `undefined` (an entry without the field), else the value (`"off"` when no entry).
     pub thinking_level_value: Option<Value>,
-    /// Whether the branch has a `thinking_level_change` entry (S24). pi computes it with
+    /// Whether the branch has a `thinking_level_change` entry. pi computes it with
     /// `getBranch()` (no fallback to the last entry when the leaf id is falsy).
     pub has_thinking_entry: bool,
-    /// The last model on the path: (provider, model id) (S13). `None` also when the last
+    /// The last model on the path: (provider, model id). `None` also when the last
     /// model-setting entry has a non-string provider or id (pi finds no such model).
     pub model: Option<(String, String)>,
-    /// The id of the compaction entry in effect (S14), if any.
+    /// The id of the compaction entry in effect, if any.
     pub compaction_id: Option<String>,
-    /// Labels by target entry id (S10), in pi's `labelsById` Map order.
+    /// Labels by target entry id, in pi's `labelsById` Map order.
     pub labels: Vec<(String, String)>,
 }
 
@@ -159,7 +159,7 @@ pub struct TreeNode {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Parsing (S1–S5)
+// Parsing
 // ---------------------------------------------------------------------------------------------
 
 /// How many characters of a bad line a diagnostic quotes.
@@ -176,7 +176,7 @@ struct Parsed {
     primitive: bool,
 }
 
-/// Parses a session file (S1–S9). Never fails: bad lines and a bad header become diagnostics.
+/// Parses a session file. Never fails: bad lines and a bad header become diagnostics.
 ///
 /// Ports `loadEntriesFromFile` (CA/core/session-manager.js:277–321), the header check of
 /// `_setSessionFile` (:619–635) and `_loadEntries` → `migrateToCurrentVersion` (:671–685, :75).
@@ -203,7 +203,7 @@ impl Lines {
     }
 }
 
-/// Parses the lines of a session file as JSON (S1–S5), before any release's rules.
+/// Parses the lines of a session file as JSON, before any release's rules.
 pub fn read_lines(src: &SourceText) -> Lines {
     let mut diagnostics = Vec::new();
     let parsed = load_entries_from_file(src, &mut diagnostics);
@@ -281,9 +281,9 @@ pub fn parse_lines(pi: &Pi, src: &SourceText, lines: &Lines) -> SessionFile {
     file
 }
 
-/// `loadEntriesFromFile` (CA/core/session-manager.js:277–321): lines split on `\n` only (S1, S5:
-/// a `\r` stays on the line and JSON.parse takes it as whitespace), blank lines skipped, lines
-/// that do not parse skipped, the last unterminated line parsed too (S2). The values are
+/// `loadEntriesFromFile` (CA/core/session-manager.js:277–321): lines split on `\n` only
+/// (a `\r` stays on the line and JSON.parse takes it as whitespace), blank lines skipped, lines
+/// that do not parse skipped, the last unterminated line parsed too. The values are
 /// returned with their 1-based line numbers.
 fn load_entries_from_file(src: &SourceText, diags: &mut Vec<Diagnostic>) -> Vec<Parsed> {
     let mut out = Vec::new();
@@ -412,7 +412,7 @@ fn excerpt(line: &str) -> String {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Migration (S6–S9)
+// Migration
 // ---------------------------------------------------------------------------------------------
 
 /// `migrateToCurrentVersion` (CA/core/session-manager.js:75–85): `version = header.version ?? 1`;
@@ -450,7 +450,7 @@ fn migrate_to_current_version(
 }
 
 /// The id given to the v1 entry on `line`. pi gives each entry `randomUUID().slice(0, 8)`
-/// (`generateId`, :21–29); those ids never reach a request body (INVENTORY E25), so this port
+/// (`generateId`, :21–29); those ids never reach a request body, so this port
 /// derives them from the line number instead, which keeps the output deterministic: `v1-L<line>`.
 fn v1_entry_id(line: u32) -> String {
     format!("v1-L{line}")
@@ -542,7 +542,7 @@ fn migrate_v2_to_v3(entries: &mut [Parsed]) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Index and leaf (S10)
+// Index and leaf
 // ---------------------------------------------------------------------------------------------
 
 /// A `Map` key pi can find an entry by: `parentId` and `leafId` are looked up only when truthy,
@@ -643,7 +643,7 @@ fn id_text(entry: &Entry) -> String {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The active branch (S11, S12)
+// The active branch
 // ---------------------------------------------------------------------------------------------
 
 /// `buildSessionPath` (CA/core/session-manager.js:124–145) for pi's own leaf: `leafId === null`
@@ -742,7 +742,7 @@ fn build_session_path(
 }
 
 // ---------------------------------------------------------------------------------------------
-// Context settings (S13)
+// Context settings
 // ---------------------------------------------------------------------------------------------
 
 /// What `getSessionContextSettings` returns.
@@ -803,7 +803,7 @@ fn get_session_context_settings(
 }
 
 // ---------------------------------------------------------------------------------------------
-// Compaction-aware selection (S14–S16)
+// Compaction-aware selection
 // ---------------------------------------------------------------------------------------------
 
 /// JS `a === b` for two member values (`None` = `undefined`); objects and arrays are distinct
@@ -852,7 +852,7 @@ fn build_context_entries(
             found = true;
         }
         if found {
-            // 0.86 on: a system message before the compaction is in its checkpoint (S14).
+            // 0.86 on: a system message before the compaction is in its checkpoint.
             if pi.rules.transcript && is_system_message_entry(&file.entries[i]) {
                 system_skipped += 1;
                 continue;
@@ -904,7 +904,7 @@ fn is_system_message_entry(entry: &Entry) -> bool {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Entry → agent message (S17–S22)
+// Entry → agent message
 // ---------------------------------------------------------------------------------------------
 
 /// `sessionEntryToContextMessages` (CA/core/session-manager.js:166–192): the messages an entry
@@ -1036,7 +1036,7 @@ fn session_entry_to_context_messages(
                 )
                 .at("CA/core/session-manager.js:186"),
             );
-            // 0.86 on: the system-prompt checkpoint stored with the compaction, as stored (S20).
+            // 0.86 on: the system-prompt checkpoint stored with the compaction, as stored.
             match e
                 .get("systemMessage")
                 .filter(|c| pi.rules.transcript && c.truthy())
@@ -1218,7 +1218,7 @@ fn create_custom_message(
 // buildSessionContext
 // ---------------------------------------------------------------------------------------------
 
-/// Walks the active branch and converts its entries to agent messages (S10–S22):
+/// Walks the active branch and converts its entries to agent messages:
 /// `SessionManager.buildSessionContext` → `buildSessionContext(getEntries(), leafId, byId)`
 /// (CA/core/session-manager.js:232–237, :980), plus `getBranch()` for `has_thinking_entry`
 /// (CA/core/sdk.js:83).
@@ -1318,7 +1318,7 @@ pub fn build_context_at(
 
     let (context_indices, compaction) = build_context_entries(pi, file, &path, events);
 
-    // 0.87 on: the latest `context_edit` of each target among the selected entries (S38).
+    // 0.87 on: the latest `context_edit` of each target among the selected entries.
     let edits: Vec<usize> = if pi.rules.context_edits {
         context_indices
             .iter()
@@ -1341,7 +1341,7 @@ pub fn build_context_at(
     let mut silent: Vec<(String, usize)> = Vec::new();
     for (n, &i) in context_indices.iter().enumerate() {
         let entry = &file.entries[i];
-        // 0.87 on: an older compaction kept inside the newest one's range adds nothing (S15).
+        // 0.87 on: an older compaction kept inside the newest one's range adds nothing.
         let produced = if pi.rules.context_edits && n > 0 && entry.kind() == "compaction" {
             events.push(
                 Event::new(

@@ -1,5 +1,5 @@
 //! Tool definitions: pi's built-in tools (versioned data from the npm package), extension tools,
-//! and the active-tool selection from flags and settings (INVENTORY §2d, P19–P22).
+//! and the active-tool selection from flags and settings.
 
 use crate::args::PiArgs;
 use crate::diagnostics::Diagnostic;
@@ -46,7 +46,7 @@ pub struct ToolDef {
 
 impl ToolDef {
     /// The AgentTool object as `JSON.stringify` shows it (functions dropped): what pi-messages
-    /// sends and what the token estimate measures (P22).
+    /// sends and what the token estimate measures.
     pub fn agent_tool_json(&self) -> Value {
         let mut o = Object::new();
         o.insert("name", Value::str(&self.name));
@@ -324,7 +324,7 @@ fn describe(v: Option<&Value>) -> String {
     }
 }
 
-/// The active tools in pi's order (P19): `createAgentSession` (CA/core/sdk.js:139–144) picks
+/// The active tools in pi's order: `createAgentSession` (CA/core/sdk.js:139–144) picks
 /// the initial names and the allow/deny lists; `_refreshToolRegistry` (CA/core/agent-session.js:
 /// 2105–2181) builds the registry (built-ins, then extension tools replacing same-named ones in
 /// place), appends every allowed registry tool (with an allow-list) or every extension tool

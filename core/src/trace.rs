@@ -1,6 +1,6 @@
 //! The record of what each pipeline stage did: the seed article's chain, stage by stage.
 
-/// The stages of pi's request assembly, in order (INVENTORY §0).
+/// The stages of pi's request assembly, in order.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum StageId {
     /// The session JSONL read, migrated and indexed; the active branch walked.

@@ -54,15 +54,15 @@ pub struct Rules {
     /// as the retry's parent, so rebuilding the retry's call drops it. Cases: `pi-0.85.1/pm-retry-085`
     /// (calls 2-4), `pi-1.6.0/pm-fresh-low` (requests 2-4 after stored omissions).
     pub retry_omission_stored: bool,
-    /// 1.3.0: thinking from another model is dropped, not sent as text (M10). Cases:
+    /// 1.3.0: thinking from another model is dropped, not sent as text. Cases:
     /// `pi-1.6.0/*-foreign-thinking`.
     pub drop_foreign_thinking: bool,
-    /// How the output limit is fitted to the context window (A2).
+    /// How the output limit is fitted to the context window.
     pub max_tokens_clamp: MaxTokensClamp,
-    /// Who pi says it is: the `User-Agent` and the provider attribution headers (A7, A12).
+    /// Who pi says it is: the `User-Agent` and the provider attribution headers.
     pub client_identity: ClientIdentity,
     /// 1.0.2: `samplingParamsByThinkingLevel` merged over `samplingParams` for the thinking
-    /// level (`resolveSamplingParams`, AI/api/simple-options.js:24–30; A13).
+    /// level (`resolveSamplingParams`, AI/api/simple-options.js:24–30).
     pub sampling_by_thinking_level: bool,
     /// 1.6.0: a schema node without `type`, `anyOf` and `enum` cannot be made strict (the tool
     /// goes non-strict; AI/api/constrained-sampling.js:59).
@@ -240,16 +240,16 @@ pub struct CompletionsRules {
 
 /// What changed in the Responses adapters (openai-responses, azure-openai-responses,
 /// openai-codex-responses) and in openai-responses-shared.js. The transcript itself (system
-/// messages as `developer`/`system` input items, `msgIndex` not counting the leading one, AR6,
-/// AR9, AZ6, CX9) follows [`Rules::transcript`].
+/// messages as `developer`/`system` input items, `msgIndex` not counting the leading one)
+/// follows [`Rules::transcript`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ResponsesRules {
-    /// 0.86.0 (deferred-tools.js removed, M17) and 1.4.0 (#10940, one `additional_tools` item per
+    /// 0.86.0 (deferred-tools.js removed) and 1.4.0 (#10940, one `additional_tools` item per
     /// system message with the incremental notice): tool changes are anchored on the system
     /// messages that make them, by the adapter's tool support mode (`getResponsesToolSupport`:
     /// "changes" → `additional_tools` items and no top-level tools, "additions" → synthetic
     /// `tool_search_call`/`tool_search_output` seeded `system:<msgIndex>`); removals are
-    /// announced as text (AR14–AR16). 0.85: tools loaded after the tool result whose
+    /// announced as text. 0.85: tools loaded after the tool result whose
     /// `addedToolNames` names them. Cases: `pi-1.6.0/rs-changes-*`, `rs-toolsearch-*`,
     /// `az-changes-*`, `cx-*`.
     pub anchored_tool_changes: bool,
@@ -260,55 +260,55 @@ pub struct ResponsesRules {
     /// no notices. Cases: `pi-1.3.0/rs-changes-*`, `az-changes-*`, `rs-toolsearch-*`.
     pub tool_change_notices: bool,
     /// 1.4.0 (#8720): a tool result whose text is only whitespace counts as empty (`(no tool
-    /// output)`, no `input_text` part; AR10). Cases: `pi-1.6.0/rs-toolresult-blank`.
+    /// output)`, no `input_text` part). Cases: `pi-1.6.0/rs-toolresult-blank`.
     pub blank_tool_result_is_empty: bool,
     /// By 1.4.0 (no changelog line names it; 1.5.0's #11415 is about namespaces after a model
     /// switch; the 1.4.0, 1.5.x and 1.6.0 code is the same, openai-responses-shared.js:274):
     /// a replayed tool call keeps its item id only when it has the prefix of its replay
     /// type (`fc_` for `function_call`, `ctc_` for `custom_tool_call`) and the same model made
-    /// it; `namespace` only for the same model (AR8). 0.85: `custom_tool_call` kept any id, and a
+    /// it; `namespace` only for the same model. 0.85: `custom_tool_call` kept any id, and a
     /// deferred tool's calls kept their namespace. Only grammar tools show the difference (a
     /// unit test: the CLI cannot declare them).
     pub item_id_prefix_per_type: bool,
     /// 1.3.0 (#10853): openai-responses with `compat.supportsMidConvoEffort` sends the thinking
     /// level as `configuration_update` items (one before each same-model reply that recorded
-    /// `providerThinkingLevel`, one at the end) and a fixed `reasoning.effort` "medium" (AR17).
+    /// `providerThinkingLevel`, one at the end) and a fixed `reasoning.effort` "medium".
     /// Cases: `pi-1.6.0/rs-cfgupdate-*`.
     pub configuration_update: bool,
-    /// 1.5.1 (#11639): openai-responses' affinity header is `session-id` (0.85: `session_id`;
-    /// AR13). Cases: every `pi-1.6.0/rs-*` request-1.meta.json.
+    /// 1.5.1 (#11639): openai-responses' affinity header is `session-id` (0.85: `session_id`).
+    /// Cases: every `pi-1.6.0/rs-*` request-1.meta.json.
     pub session_id_header_hyphen: bool,
     /// 1.5.1 (#9442): `compat.promptCacheKeyMode: "disabled"` leaves `prompt_cache_key` out
-    /// (openai-responses AR3, azure AZ2; 1.5.0 sends it). Cases: `pi-1.6.0/rs-pck-disabled`,
+    /// (1.5.0 sends it). Cases: `pi-1.6.0/rs-pck-disabled`,
     /// `az-pck-disabled`, `pi-1.5.0/rs-pck-disabled`.
     pub prompt_cache_key_mode: bool,
     /// 0.99.0: Sign in with ChatGPT (provider `openai`, base URL exactly
     /// `https://api.openai.com/v1`, a key not starting `sk-`) omits `prompt_cache_retention`,
     /// `prompt_cache_options`, `max_output_tokens`, `temperature` and `configuration_update`
-    /// items (AR3). A capture cannot reach it (the oracle repoints the base URL).
+    /// items. A capture cannot reach it (the oracle repoints the base URL).
     pub chatgpt_sign_in: bool,
-    /// 1.0.3 (#9714): the Azure provider's id, one of azure's `call|item` id providers (AZ3):
+    /// 1.0.3 (#9714): the Azure provider's id, one of azure's `call|item` id providers:
     /// `azure-openai-responses` until the rename to `azure`.
     pub azure_provider: &'static str,
-    /// 1.6.0 (#12273): Codex sends the system prompt as the leading input item (AR6), no
-    /// `instructions` member and no "You are a helpful assistant." fallback (CX1). Cases:
+    /// 1.6.0 (#12273): Codex sends the system prompt as the leading input item, no
+    /// `instructions` member and no "You are a helpful assistant." fallback. Cases:
     /// `pi-1.6.0/cx-*`.
     pub codex_prompt_in_input: bool,
     /// 1.6.0: Codex sends `max_output_tokens = max(maxTokens, 16)` unless
-    /// `compat.supportsMaxOutputTokens` is false (CX1). Cases: `pi-1.6.0/cx-fresh`,
+    /// `compat.supportsMaxOutputTokens` is false. Cases: `pi-1.6.0/cx-fresh`,
     /// `cx-no-max-output`.
     pub codex_max_output_tokens: bool,
     /// 0.86.0 (#9191): Codex sends thinking off as the model's off effort (`thinkingLevelMap.off`,
-    /// default "none"; `null` sends no reasoning), 0.85: no reasoning member (CX4). Until 1.6.0
+    /// default "none"; `null` sends no reasoning), 0.85: no reasoning member. Until 1.6.0
     /// as `{effort}` alone; with `codex_configuration_update` off is the level "none", sent
     /// with `summary` like any level. Cases: `pi-1.6.0/cx-off*`, `pi-1.5.2/cx-off*`.
     pub codex_off_effort: bool,
     /// 1.6.0 (#12269): Codex with `compat.supportsMidConvoEffort` sends `configuration_update`
-    /// items, thinking off included ("none"), and `reasoning.effort` "medium" (CX8). Cases:
+    /// items, thinking off included ("none"), and `reasoning.effort` "medium". Cases:
     /// `pi-1.6.0/cx-cfgupdate-*`.
     pub codex_configuration_update: bool,
     /// 1.1.0 (#10429): Codex's `originator` and `User-Agent` are defaults that model and request
-    /// headers override (0.85: set after them; CX6). Cases: `pi-1.6.0/cx-headers-override`.
+    /// headers override (0.85: set after them). Cases: `pi-1.6.0/cx-headers-override`.
     pub codex_overridable_identity: bool,
 }
 
@@ -345,14 +345,14 @@ pub struct PiMessagesRules {
 /// What changed in the anthropic-messages adapter. Where the tools come from follows
 /// [`Rules::transcript`]: from 0.86.0 the transcript's declarations (`getCurrentTools`), and the
 /// 0.85 deferred loading (`splitDeferredTools` over `addedToolNames`, `tool_reference` results,
-/// `defer_loading` tools) is gone (M17).
+/// `defer_loading` tools) is gone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AnthropicRules {
     /// 0.86.0 (#9548): with `compat.supportsMidConvoSystemMessages` the transcript's later system
     /// messages stay in place as `role: "system"` messages (`renderSystemMessageUpdate`), held
     /// until the next assistant message that has blocks or the end (1.5.0, #11091), and the last
     /// one can carry the message breakpoint; without it the transcript is collapsed into the
-    /// leading prompt (AN18). Cases: `pi-1.6.0/an-midconvo`, `an-held`.
+    /// leading prompt. Cases: `pi-1.6.0/an-midconvo`, `an-held`.
     pub mid_convo_system_messages: bool,
     /// 1.5.0 (#11091): held system messages wait past an assistant message that converts to no
     /// blocks (it is dropped), for the next one that is sent; until then they were placed before
@@ -360,7 +360,7 @@ pub struct AnthropicRules {
     pub hold_past_empty_assistant: bool,
     /// 0.86.0 (#9548): with `compat.supportsMidConvoToolChanges` as well, the top-level tools
     /// start with the leading message's plus `__pi_deferred_placeholder__`, later tools are
-    /// `tool_addition` / `tool_removal` blocks (AN19); how, [`Self::tool_additions_by_value`].
+    /// `tool_addition` / `tool_removal` blocks; how, [`Self::tool_additions_by_value`].
     /// Cases: `pi-1.6.0/an-native-tools`, `an-strict-native`, `an-oauth`, `an-effort-opus5`,
     /// `pi-0.86.1/an-native-tools`.
     pub native_tool_changes: bool,
@@ -375,49 +375,49 @@ pub struct AnthropicRules {
     /// 960–972). Cases: `pi-0.86.1/an-native-tools`, `an-oauth`, `an-strict-native`.
     pub tool_additions_by_value: bool,
     /// 0.99.2 (#9953): a schema with a keyword Anthropic strict tool use rejects (`minimum`,
-    /// `minItems` above 1, an unknown `format`, ...) is sent non-strict (AN12). Case:
+    /// `minItems` above 1, an unknown `format`, ...) is sent non-strict. Case:
     /// `pi-1.6.0/an-strict-native`.
     pub strict_keyword_check: bool,
     /// 1.2.0 (#10409), 1.5.1 (#11626): a request whose strict tools Anthropic rejects for its
     /// strict tool limits is sent once more with the `"prefer"` tools non-strict, and later
-    /// requests of that session in the same process start non-strict (AN22, A14). Process state:
+    /// requests of that session in the same process start non-strict. Process state:
     /// ctxlens builds the strict request and says so in the trace.
     pub strict_limit_fallback: bool,
-    /// 1.5.1 (#9557): the non-strict `input_schema` keeps the root `$defs` and `definitions`
-    /// (AN12). Case: `pi-1.6.0/an-strict-native`.
+    /// 1.5.1 (#9557): the non-strict `input_schema` keeps the root `$defs` and `definitions`.
+    /// Case: `pi-1.6.0/an-strict-native`.
     pub legacy_schema_keeps_defs: bool,
-    /// 1.6.0 (#12067): the non-strict `input_schema` keeps the root `additionalProperties`
-    /// (AN12). Case: `pi-1.6.0/an-strict-native`.
+    /// 1.6.0 (#12067): the non-strict `input_schema` keeps the root `additionalProperties`.
+    /// Case: `pi-1.6.0/an-strict-native`.
     pub legacy_schema_keeps_additional_properties: bool,
     /// 1.3.0 (#10794): the images of an error tool result follow the batch's tool results, after
-    /// a caption; the result keeps a placeholder text (`splitErrorToolResultImages`, M22). Case:
+    /// a caption; the result keeps a placeholder text (`splitErrorToolResultImages`). Case:
     /// `pi-1.6.0/an-error-image`.
     pub split_error_tool_result_images: bool,
     /// 1.3.0 (#10753): thinking off on a `supportsMidConvoEffort` model sends `thinking:
     /// {type: "disabled"}` and no effort marker messages (0.85: adaptive thinking whatever the
-    /// level) (AN2, AN3). Case: `pi-1.6.0/an-effort-off`.
+    /// level). Case: `pi-1.6.0/an-effort-off`.
     pub effort_models_can_be_off: bool,
     /// 1.5.0 (#10063): with effort marker messages the top-level `output_config.effort` is "low"
-    /// (0.85: "high") (AN2). Case: `pi-1.6.0/an-effort-opus5`.
+    /// (0.85: "high"). Case: `pi-1.6.0/an-effort-opus5`.
     pub effort_top_level_low: bool,
     /// 1.5.1 (#11545): message threads: with `compat.supportsMessageThreads` (1.6.0, #11987:
     /// default true for any base URL on api.anthropic.com), a cache retention and a session id,
-    /// the body ends with `thread` and the `message-threads-2026-08-12` beta is sent (AN20, AN21).
+    /// the body ends with `thread` and the `message-threads-2026-08-12` beta is sent.
     /// Cases: `pi-1.6.0/an-threads`, `an-threads-compat`.
     pub message_threads: bool,
     /// 1.6.0 (#11987): `supportsMessageThreads` defaults to true for any provider whose base URL
     /// is on api.anthropic.com; 1.5.1–1.5.2: only for the provider `anthropic`
-    /// (`anthropicMessageThreadsDefaultProvider` in defaults.json; AN20). Cases: `pi-1.6.0/an-threads-custom-host` (a thread),
+    /// (`anthropicMessageThreadsDefaultProvider` in defaults.json). Cases: `pi-1.6.0/an-threads-custom-host` (a thread),
     /// `pi-1.5.2/an-threads-custom-host` (none).
     pub message_threads_any_provider: bool,
     /// 0.86.0 (#9102): `sendSessionAffinityHeaders` defaults to true for OpenRouter, whose format
     /// sends `x-session-id` (`compat.sessionAffinityFormat`; 0.85: `x-session-affinity` only,
-    /// off by default) (AN7, AN16). Case: `pi-1.6.0/an-openrouter`.
+    /// off by default). Case: `pi-1.6.0/an-openrouter`.
     pub openrouter_session_affinity: bool,
 }
 
 /// What changed in the google-generative-ai adapter (and google-shared.js). The transcript is
-/// always collapsed (G10: the leading system message is `systemInstruction`, the current tools
+/// always collapsed (the leading system message is `systemInstruction`, the current tools
 /// are the declarations), which [`Rules::transcript`] already says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GoogleRules {
@@ -461,33 +461,33 @@ pub struct GoogleRules {
     pub sdk_blob_passthrough: bool,
 }
 
-/// What changed in the bedrock-converse-stream adapter. The transcript is always collapsed
-/// (B10), which [`Rules::transcript`] already says.
+/// What changed in the bedrock-converse-stream adapter. The transcript is always collapsed,
+/// which [`Rules::transcript`] already says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BedrockRules {
     /// 1.1.0: Claude Haiku 5 joins the adaptive-thinking, native-`xhigh` and prompt-caching
-    /// lists (B2); the id lists are read from the release's data
+    /// lists; the id lists are read from the release's data
     /// (`bedrockClaude*Ids`). Case: `pi-1.6.0/bd-haiku5-xhigh`.
     pub claude_haiku_5: bool,
     /// 1.0.1 (#10324): adaptive Claude models that accept it (Opus 4.7/4.8, Opus 5, Sonnet 5,
     /// Haiku 5, Fable 5; not on GovCloud) get `thinking.block_binding` and the
-    /// `thinking-binding-controls` beta (B6). Cases: `pi-1.6.0/bd-fresh-opus48-high`,
+    /// `thinking-binding-controls` beta. Cases: `pi-1.6.0/bd-fresh-opus48-high`,
     /// `bd-sonnet46-medium` (without).
     pub thinking_block_binding: bool,
     /// 1.1.0 (#9331, #10142): OpenAI models get their thinking level: gpt-oss a flat
-    /// `reasoning_effort`, other GPT models `reasoning.effort` (B6). Cases:
+    /// `reasoning_effort`, other GPT models `reasoning.effort`. Cases:
     /// `pi-1.6.0/bd-gptoss-*`, `bd-gpt6-minimal`.
     pub openai_reasoning_effort: bool,
     /// 1.3.0 (#10794): for Claude, an error tool result's images are replaced by a placeholder
-    /// and sent after all the tool results of the turn (M22, `splitErrorToolResultImages`).
+    /// and sent after all the tool results of the turn (`splitErrorToolResultImages`).
     /// Cases: `pi-1.6.0/bd-error-image-claude`, `bd-error-image-nova` (kept in place).
     pub split_error_tool_result_images: bool,
     /// 1.5.0 (#11416), 1.5.1 (#11626): a request rejected for too many strict tools is sent
     /// once more with the `"prefer"` tools non-strict, and the session keeps them non-strict
-    /// (process state: a fresh process sends them strict; B7, A14). Said in the trace.
+    /// (process state: a fresh process sends them strict). Said in the trace.
     pub strict_tool_limit_fallback: bool,
-    /// 1.4.0 (R3-changelog-map): pi's client identity joins the AWS SDK's user agent as a
-    /// `pi/<version>` pair (`customUserAgent`, B11): in `x-amz-user-agent` and `user-agent`.
+    /// 1.4.0: pi's client identity joins the AWS SDK's user agent as a
+    /// `pi/<version>` pair (`customUserAgent`): in `x-amz-user-agent` and `user-agent`.
     /// Cases: `pi-1.6.0/bd-*`, every `request-1.meta.json`.
     pub pi_user_agent_pair: bool,
 }

@@ -243,7 +243,7 @@ fn contains_at_anchor_is_contains() {
 }
 
 /// The estimate is pi's: the captured body's `max_completion_tokens` is
-/// `contextWindow - estimate - 4096` (the case's rule A2), so the estimate is read back from
+/// `contextWindow - estimate - 4096`, so the estimate is read back from
 /// pi's own bytes. Under that window nothing is flagged; with a window one token smaller than
 /// the estimate, the context is beyond it.
 #[test]

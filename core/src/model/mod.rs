@@ -1,5 +1,5 @@
 //! Models: pi's built-in catalog and models.json merged as pi's provider composer does; the
-//! thinking-level clamp (INVENTORY §6, A4); the choice of model and thinking level (S23, S24).
+//! thinking-level clamp; the choice of model and thinking level.
 //! One module per pi file: `composer` (CA/core/provider-composer.js), `config`
 //! (CA/core/model-config.js, resolve-config-value.js), `registry` (the catalog with models.json
 //! and offline auth, CA/core/model-runtime.js, AI/env-api-keys.js), `thinking` (AI/models.js),

@@ -77,8 +77,8 @@ pub struct Registry {
     /// models.json defines.
     pub models: Vec<Model>,
     /// Per provider: the API key pi would resolve (models.json `apiKey` with `$ENV` references
-    /// resolved, or a built-in provider's env var), used for auth checks (S23) and OAuth
-    /// detection (AN5). A `!command` key is kept unresolved.
+    /// resolved, or a built-in provider's env var), used for auth checks and OAuth
+    /// detection. A `!command` key is kept unresolved.
     pub api_keys: Vec<(String, String)>,
     /// Providers whose auth is configured (`hasConfiguredAuth`).
     configured: HashSet<String>,

@@ -547,7 +547,7 @@ pub struct SessionModel<'a> {
     pub has_messages: bool,
 }
 
-/// The model and thinking level pi starts the turn with (S23, S24; CA/core/sdk.js:81–138).
+/// The model and thinking level pi starts the turn with (CA/core/sdk.js:81–138).
 #[derive(Clone, Debug, Default)]
 pub struct ModelChoice {
     pub model: Option<Model>,

@@ -1,5 +1,5 @@
-//! The system prompt as a list of sections with UTF-16 spans and sources (INVENTORY §2b, P6–P16;
-//! pi-coding-agent `dist/core/system-prompt.js`, `dist/core/skills.js:275–306`,
+//! The system prompt as a list of sections with UTF-16 spans and sources
+//! (pi-coding-agent `dist/core/system-prompt.js`, `dist/core/skills.js:275–306`,
 //! `dist/core/agent-session.js:738–768`). Every literal piece comes from `data/prompt.json`.
 
 use crate::js::path::join_path;
@@ -30,7 +30,7 @@ pub struct Section {
 pub enum Stored {
     /// A `message` entry with role `system` in the session file.
     Session { line: u32, entry_id: Option<String> },
-    /// The `systemMessage` checkpoint a compaction entry stores (S35).
+    /// The `systemMessage` checkpoint a compaction entry stores.
     Checkpoint { line: u32, entry_id: Option<String> },
     /// A system message this run writes (pi stores it with the prompt).
     ThisRun,
@@ -150,7 +150,7 @@ pub fn build(
                 .filter_map(Value::as_str)
                 .find(|t| names.contains(t))
         });
-    // `appendSystemPrompt = list.join("\n\n")` is falsy only for `[]` and `[""]` (P2, P4).
+    // `appendSystemPrompt = list.join("\n\n")` is falsy only for `[]` and `[""]`.
     let append_section = match resources.append_prompts.as_slice() {
         [] => false,
         [only] => !only.text.is_empty(),
@@ -205,11 +205,11 @@ pub fn build(
     sp
 }
 
-/// The default branch's template (CA/core/system-prompt.js:36–98): intro, tools list (P10),
-/// guidelines (P11), pi documentation paths (P12).
+/// The default branch's template (CA/core/system-prompt.js:36–98): intro, tools list,
+/// guidelines, pi documentation paths.
 fn default_body(pi: &Pi, sp: &mut SystemPrompt, tools: &[ToolDef], pi_package_dir: &str) {
     sp.push("intro", "pi", p(pi, "defaultIntro"));
-    // P10: `- name: snippet` for active tools with a (normalized) snippet.
+    // `- name: snippet` for active tools with a (normalized) snippet.
     let visible: Vec<(&str, String)> = tools
         .iter()
         .filter_map(|t| t.normalized_snippet().map(|s| (t.name.as_str(), s)))
@@ -238,7 +238,7 @@ fn default_body(pi: &Pi, sp: &mut SystemPrompt, tools: &[ToolDef], pi_package_di
     }
     sp.push("tools", "pi", p(pi, "afterToolsList"));
 
-    // P11: an ordered set of guidelines, each with the tool that first contributed it.
+    // An ordered set of guidelines, each with the tool that first contributed it.
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     let has = |n: &str| names.contains(&n);
     let mut guidelines: Vec<(String, String)> = Vec::new();
@@ -278,7 +278,7 @@ fn default_body(pi: &Pi, sp: &mut SystemPrompt, tools: &[ToolDef], pi_package_di
         );
     }
 
-    // P12: getReadmePath/getDocsPath/getExamplesPath (CA/config.js:357–367).
+    // getReadmePath/getDocsPath/getExamplesPath (CA/config.js:357–367).
     let paths = pi.data.prompt.get("packagePaths");
     let suffix = |k: &str| {
         paths

@@ -33,7 +33,7 @@ fn list<'a>(pi: &'a Pi, key: &str) -> Vec<&'a str> {
         .unwrap_or_default()
 }
 
-/// The tools section's content (P10): `- name: snippet` for the declared tools that have a
+/// The tools section's content: `- name: snippet` for the declared tools that have a
 /// snippet, or `(none)`, then "Additional tools may be available.".
 fn tools_content(pi: &Pi, tools: &[ToolDef]) -> Vec<Piece> {
     let lines: Vec<(&str, String)> = tools
@@ -64,7 +64,7 @@ fn tools_content(pi: &Pi, tools: &[ToolDef]) -> Vec<Piece> {
     out
 }
 
-/// The rules section's content (P11): one list with a global seen-set: the file-operations rule
+/// The rules section's content: one list with a global seen-set: the file-operations rule
 /// (a shell declared and none of grep, find, ls), each declared tool's guidelines, the two closing
 /// rules. Each rule with the tool that first gave it.
 fn rules_content(pi: &Pi, tools: &[ToolDef]) -> Vec<Piece> {
@@ -113,7 +113,7 @@ fn rules_content(pi: &Pi, tools: &[ToolDef]) -> Vec<Piece> {
         .collect()
 }
 
-/// The docs section's content (P12/P24): pi's README, docs and examples paths in the template.
+/// The docs section's content: pi's README, docs and examples paths in the template.
 fn docs_content(pi: &Pi, pi_package_dir: &str) -> String {
     let suffix = |k: &str| {
         pi.data
@@ -136,7 +136,7 @@ fn docs_content(pi: &Pi, pi_package_dir: &str) -> String {
     )
 }
 
-/// `formatSkillsForPrompt(skills, reader).trim()` (P15), `None` when no skill is visible: the
+/// `formatSkillsForPrompt(skills, reader).trim()`, `None` when no skill is visible: the
 /// header lines, then one block per skill (its source is the skill's file).
 fn skills_content(pi: &Pi, skills: &[Skill], reader: &str) -> Option<Vec<Piece>> {
     let visible: Vec<&Skill> = skills
@@ -222,7 +222,7 @@ pub struct BuiltSection {
     pub pieces: Vec<Piece>,
 }
 
-/// `buildSystemPromptSections(options)` (CA/core/system-prompt.js:68–120; P23) for the declared
+/// `buildSystemPromptSections(options)` (CA/core/system-prompt.js:68–120) for the declared
 /// tools (active, in loadout order) and the resources: the sections in pi's order, each but the
 /// preamble wrapped. A custom prompt becomes the preamble and drops tools, rules and docs.
 pub fn build_pieces(
@@ -259,7 +259,7 @@ pub fn build_pieces(
             ));
         }
     }
-    // P2: the appends joined by a blank line; an empty result is no section.
+    // The appends joined by a blank line; an empty result is no section.
     let appends: Vec<Piece> = resources
         .append_prompts
         .iter()
@@ -303,7 +303,7 @@ pub fn build_pieces(
         }
         raw.push(("project_context", parts));
     }
-    // P7: the skill reader is the first of read, bash among the declared tools.
+    // The skill reader is the first of read, bash among the declared tools.
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     let reader = list(pi, "skillFileReadToolPreference")
         .into_iter()
@@ -393,7 +393,7 @@ fn push_section(
 }
 
 /// The system prompt a request carries, with spans: the replay of the transcript's system
-/// messages (`getSystemMessageText(getCurrentSystemMessage(messages))`, S45/S46). A section that
+/// messages (`getSystemMessageText(getCurrentSystemMessage(messages))`). A section that
 /// reads as this run would build it is split into its pieces (tools, rules, files, skills); one
 /// whose stored text differs is one span from the session. `origins[i]` says where message `i`
 /// was stored; each span says which system message set it.
@@ -541,7 +541,7 @@ pub fn raw_message(
     (sp, ranges)
 }
 
-/// `diffSystemPromptSections(previous, current)` (CA/core/system-prompt.js:139–150; S43): the
+/// `diffSystemPromptSections(previous, current)` (CA/core/system-prompt.js:139–150): the
 /// sections whose text changed or is new (in the current order), then the deleted ones as
 /// `null` (in the previous order); `None` when nothing changed.
 pub fn diff(previous: &Object, current: &Object) -> Option<Object> {

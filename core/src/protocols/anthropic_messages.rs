@@ -1,4 +1,4 @@
-//! pi-ai `dist/api/anthropic-messages.js` (INVENTORY §4.1, AN1–AN17; 1.6.0: R2 §3, AN2–AN22),
+//! pi-ai `dist/api/anthropic-messages.js`,
 //! with the helpers it uses from `utils/deferred-tools.js` (0.85), `utils/transcript.js` (0.86 on)
 //! and `api/constrained-sampling.js`, and the part of `@anthropic-ai/sdk` (0.123.0, 0.129.0) that
 //! shapes the wire request (`betas` moved to the `anthropic-beta` header, header merge order,
@@ -550,7 +550,7 @@ fn stream(
         events,
     )?;
     // `options.disableContinuation` is set only by cache-warming requests, which stand-in
-    // models without cost never send (A17).
+    // models without cost never send.
     if let Some(session_id) = thread_session_id {
         prepare_thread_request(&mut params, session_id, events);
     }
@@ -688,9 +688,9 @@ fn create_client(
 #[derive(Clone, Copy, Debug, Default)]
 struct BetaFlags {
     is_oauth: bool,
-    /// Native tool changes (AN19).
+    /// Native tool changes.
     native_tool_changes: bool,
-    /// Message threads apply to this session (AN20).
+    /// Message threads apply to this session.
     message_threads: bool,
 }
 
@@ -954,7 +954,7 @@ fn build_params(
         );
     }
 
-    // 0.85: tools loaded by a result's addedToolNames are deferred (gone from 0.86 on, M17).
+    // 0.85: tools loaded by a result's addedToolNames are deferred (gone from 0.86 on).
     let (mut immediate, mut deferred) = (Vec::new(), Vec::new());
     if !view.transcript {
         let placement = split_deferred_tools(

@@ -1,5 +1,5 @@
-//! pi-ai `dist/api/azure-openai-responses.js` (INVENTORY §4.4, AZ1–AZ5; 1.6.0: R2 §6, AZ2, AZ3,
-//! AZ6, the config in `azure-openai-config.js`): the Azure OpenAI Responses adapter. The `AzureOpenAI` SDK client (openai 6.40.0, `azure.js`) posts to
+//! pi-ai `dist/api/azure-openai-responses.js` (1.6.0: the config in
+//! `azure-openai-config.js`): the Azure OpenAI Responses adapter. The `AzureOpenAI` SDK client (openai 6.40.0, `azure.js`) posts to
 //! `{baseUrl}/responses?api-version={apiVersion}` (`/responses` is not one of its
 //! `/deployments/{model}` endpoints) with the key in an `api-key` header. The conversions are
 //! [`super::openai_responses_shared`]'s.
@@ -20,7 +20,7 @@ use crate::trace::{Event, EventKind, Events};
 /// `DEFAULT_AZURE_API_VERSION` (:13).
 const DEFAULT_AZURE_API_VERSION: &str = "v1";
 
-/// `AZURE_TOOL_CALL_PROVIDERS` (:14; AZ3): the OpenAI providers and Azure's own provider id
+/// `AZURE_TOOL_CALL_PROVIDERS` (:14): the OpenAI providers and Azure's own provider id
 /// (renamed in 1.0.3, [`crate::pi::ResponsesRules::azure_provider`]).
 fn azure_tool_call_providers(pi: &Pi) -> [&'static str; 4] {
     [
@@ -71,7 +71,7 @@ fn parse_deployment_name_map(value: Option<&str>) -> Vec<(String, String)> {
     map
 }
 
-/// `resolveDeploymentName(model, options)` (:32–38; AZ1): the `AZURE_OPENAI_DEPLOYMENT_NAME_MAP`
+/// `resolveDeploymentName(model, options)` (:32–38): the `AZURE_OPENAI_DEPLOYMENT_NAME_MAP`
 /// entry for the model id, else the model id (the coding agent never sets
 /// `azureDeploymentName`).
 fn resolve_deployment_name(model: &Model, opts: &StreamOptions, events: &mut Events) -> String {
@@ -179,7 +179,7 @@ fn normalize_azure_base_url(base_url: &str, events: &mut Events) -> Result<Strin
     Ok(full.trim_end_matches('/').to_string())
 }
 
-/// `resolveAzureConfig(model, options)` (:164–184; AZ5): the API version and base URL from the
+/// `resolveAzureConfig(model, options)` (:164–184): the API version and base URL from the
 /// environment (`AZURE_OPENAI_API_VERSION`, `AZURE_OPENAI_BASE_URL`,
 /// `AZURE_OPENAI_RESOURCE_NAME`) or the model.
 fn resolve_azure_config(
@@ -332,7 +332,7 @@ pub fn build(
 /// `createClient(model, apiKey, options)` (:185–199; 1.6.0/AI/api/azure-openai-responses.js:
 /// 112–126) and the `AzureOpenAI` SDK's headers (openai/azure.js `authHeaders`: `api-key`): the
 /// client identity (`User-Agent`, from 1.4.0 the attribution headers), model headers,
-/// configured headers. No session headers (AZ5). Returns the headers and the URL.
+/// configured headers. No session headers. Returns the headers and the URL.
 fn create_client(
     pi: &Pi,
     model: &Model,
@@ -357,10 +357,10 @@ fn create_client(
 }
 
 /// `buildParams(model, context, options, deploymentName)` (:200–248;
-/// 1.6.0/AI/api/azure-openai-responses.js:127–191; AZ2–AZ4): no deferred-tool split,
+/// 1.6.0/AI/api/azure-openai-responses.js:127–191): no deferred-tool split,
 /// `prompt_cache_key` whatever the retention (from 1.5.2 unless `promptCacheKeyMode` is
 /// "disabled"), strict mode on by default; from 0.86 the transcript's tools by the tool support
-/// mode (AZ3) and the sampling params of the thinking level (A13).
+/// mode and the sampling params of the thinking level.
 #[allow(clippy::too_many_arguments)]
 fn build_params(
     pi: &Pi,

@@ -1,4 +1,4 @@
-//! pi-ai `dist/api/bedrock-converse-stream.js` (INVENTORY §4.7, B1–B9): `streamSimple` →
+//! pi-ai `dist/api/bedrock-converse-stream.js`: `streamSimple` →
 //! `stream`'s command input (`convertMessages`, `buildSystemPrompt`, `convertToolConfig`,
 //! `buildAdditionalModelRequestFields`), then what `@aws-sdk/client-bedrock-runtime` 3.1048.0
 //! sends for `ConverseStreamCommand`: `POST /model/{modelId}/converse-stream` with the body
@@ -8,11 +8,11 @@
 //! In [`Request::params`] (pi's command input) the `Uint8Array` blobs are shown as their
 //! canonical base64 strings, as the SDK writes them.
 //!
-//! pi 1.6.0 (R2 §9): the transcript is always collapsed (B10: the replayed prompt is `system`,
-//! the current tools `toolConfig`), Claude Haiku 5 joins the Claude lists (B2), block binding on
-//! the Claude models that take it and thinking effort for OpenAI models (B6), error tool-result
-//! images after the results for Claude (B5, M22), the strict-tool-limit fallback (B7, process
-//! state), and `pi/<version>` in the AWS SDK's user agents (B11). `@aws-sdk/client-bedrock-runtime`
+//! pi 1.6.0: the transcript is always collapsed (the replayed prompt is `system`,
+//! the current tools `toolConfig`), Claude Haiku 5 joins the Claude lists, block binding on
+//! the Claude models that take it and thinking effort for OpenAI models, error tool-result
+//! images after the results for Claude, the strict-tool-limit fallback (process
+//! state), and `pi/<version>` in the AWS SDK's user agents. `@aws-sdk/client-bedrock-runtime`
 //! 3.1126.0 (its `dist-cjs` version) serializes the same members in the same order.
 
 use super::body::{self, Kind, Tag};
@@ -55,7 +55,7 @@ pub fn build(
     opts: &StreamOptions,
     events: &mut Events,
 ) -> Result<Request, AdapterError> {
-    // The clamps read the transcript as it is, before the system messages collapse (A2).
+    // The clamps read the transcript as it is, before the system messages collapse.
     let options = stream_simple(pi, model, ctx, opts, events);
     let collapsed = transcript::collapsed_context(pi, ctx);
     if let Some(what) = transcript::collapse_note(
@@ -122,7 +122,7 @@ pub fn build(
     })
 }
 
-/// `streamSimple` (bedrock-converse-stream.js:383–418; B1): no clamp of its own. Budget-based
+/// `streamSimple` (bedrock-converse-stream.js:383–418): no clamp of its own. Budget-based
 /// Claude models get `adjustMaxTokensForThinking` + the context clamp, and the budget of
 /// `clampReasoning(level)` capped to leave 1024 answer tokens.
 fn stream_simple(
@@ -235,7 +235,7 @@ fn matches_any(model_id: &str, model_name: &str, ids: &[&str]) -> bool {
 }
 
 /// `supportsAdaptiveThinking(modelId, modelName)` (bedrock-converse-stream.js:573–582, 1.6.0
-/// :613–623 with haiku-5; B2).
+/// :613–623 with haiku-5).
 fn supports_adaptive_thinking(pi: &Pi, model_id: &str, model_name: &str) -> bool {
     const V0_85: &[&str] = &[
         "opus-4-6",
@@ -257,7 +257,7 @@ fn supports_native_xhigh_effort(pi: &Pi, model: &Model) -> bool {
     matches_any(model.id(), model.name(), &ids)
 }
 
-/// `supportsThinkingBlockBinding(model)` (1.6.0 bedrock-converse-stream.js:637–645; B6): the
+/// `supportsThinkingBlockBinding(model)` (1.6.0 bedrock-converse-stream.js:637–645): the
 /// adaptive models that accept `thinking.block_binding` (Opus 4.6 and Sonnet 4.6 reject it).
 fn supports_thinking_block_binding(pi: &Pi, model: &Model) -> bool {
     let ids = claude_ids(pi, "bedrockClaudeThinkingBlockBindingIds", &[]);
@@ -279,7 +279,7 @@ fn map_thinking_level_to_effort(pi: &Pi, model: &Model, level: &str) -> Value {
     })
 }
 
-/// `isAnthropicClaudeModel(model)` (bedrock-converse-stream.js:626–634; B2): the id or name holds
+/// `isAnthropicClaudeModel(model)` (bedrock-converse-stream.js:626–634): the id or name holds
 /// `anthropic.claude` / `anthropic/claude`, or the name holds `claude`.
 fn is_anthropic_claude_model(model: &Model) -> bool {
     let id = model.id().to_lowercase();
@@ -292,7 +292,7 @@ fn is_anthropic_claude_model(model: &Model) -> bool {
 }
 
 /// `supportsPromptCaching(model, env)` (bedrock-converse-stream.js:647–673, 1.6.0 :703–726 with
-/// haiku-5 among the Claude 5 models; B4).
+/// haiku-5 among the Claude 5 models).
 fn supports_prompt_caching(pi: &Pi, model: &Model, opts: &StreamOptions) -> bool {
     let candidates = get_model_match_candidates(model.id(), model.name());
     if !candidates.iter().any(|s| s.contains("claude")) {
@@ -369,7 +369,7 @@ fn build_system_prompt(
     Some(Value::Array(blocks))
 }
 
-/// `normalizeToolCallId(id)` (bedrock-converse-stream.js:694–697; B8).
+/// `normalizeToolCallId(id)` (bedrock-converse-stream.js:694–697).
 fn normalize_tool_call_id(id: &str) -> String {
     // All ASCII after sanitizing: bytes are UTF-16 units.
     let mut sanitized = super::sanitize_tool_call_id(id);
@@ -473,8 +473,8 @@ fn convert_tool_result_content(
     Ok(result)
 }
 
-/// `convertMessages(context, model, cacheRetention, env)` (bedrock-converse-stream.js:732–898;
-/// B5): user, assistant and merged tool-result messages, then a cache point on a last user
+/// `convertMessages(context, model, cacheRetention, env)` (bedrock-converse-stream.js:732–898):
+/// user, assistant and merged tool-result messages, then a cache point on a last user
 /// message.
 fn convert_messages(
     pi: &Pi,
@@ -512,7 +512,7 @@ fn convert_messages(
             Some("toolResult") => {
                 let mut tool_results = Vec::new();
                 // 1.3.0: Claude rejects error results holding anything but text; their images
-                // follow all the tool results of the turn (1.6.0 :905–926; B5, M22).
+                // follow all the tool results of the turn (1.6.0 :905–926).
                 let mut error_images = Vec::new();
                 let split_images = pi.rules.bedrock.split_error_tool_result_images
                     && is_anthropic_claude_model(model);
@@ -809,7 +809,7 @@ fn tool_result_block(pi: &Pi, m: &Value, events: &mut Events) -> Result<Value, A
 }
 
 /// `convertToolConfig(tools, toolChoice, supportsStrictMode)` (bedrock-converse-stream.js:
-/// 899–929; 1.6.0 :947–981 with `disablePreferredStrictTools`; B7) with the coding agent's
+/// 899–929; 1.6.0 :947–981 with `disablePreferredStrictTools`) with the coding agent's
 /// undefined `toolChoice`, for the first attempt of a process (no strict-limit fallback yet).
 fn convert_tool_config(
     pi: &Pi,
@@ -912,7 +912,7 @@ fn is_gov_cloud_bedrock_target(model: &Model, opts: &StreamOptions) -> bool {
     id.starts_with("us-gov.") || id.starts_with("arn:aws-us-gov:")
 }
 
-/// The endpoint the client sends to (bedrock-converse-stream.js:48–103; B9): the model's
+/// The endpoint the client sends to (bedrock-converse-stream.js:48–103): the model's
 /// `baseUrl` unless it is a standard Bedrock endpoint and a region (env `AWS_REGION` /
 /// `AWS_DEFAULT_REGION`) or an ambient `AWS_PROFILE` is configured; then the SDK's regional
 /// endpoint for the region (an inference-profile ARN's region first). Also says whether the
@@ -983,7 +983,7 @@ fn arn_region(model_id: &str) -> Option<String> {
 }
 
 /// `buildAdditionalModelRequestFields(model, options)` (bedrock-converse-stream.js:993–1032,
-/// 1.6.0 :1045–1104; B6): for Claude, adaptive models get `{thinking:{type:"adaptive", display,
+/// 1.6.0 :1045–1104): for Claude, adaptive models get `{thinking:{type:"adaptive", display,
 /// block_binding?}, output_config:{effort}, anthropic_beta?}`, others an enabled thinking budget
 /// and the interleaved-thinking beta; GovCloud leaves `display` (and the block binding) out.
 /// From 1.1.0, OpenAI models get their level: gpt-oss a flat `reasoning_effort`, other GPT
@@ -1116,7 +1116,7 @@ fn default_thinking_display(pi: &Pi) -> &'static str {
 }
 
 /// The non-Claude half of `buildAdditionalModelRequestFields` (1.6.0
-/// bedrock-converse-stream.js:1093–1103; B6): a candidate of the id or name containing
+/// bedrock-converse-stream.js:1093–1103): a candidate of the id or name containing
 /// `gpt-oss` → `{reasoning_effort}` from `OPENAI_GPT_OSS_EFFORT`; else containing `gpt-` →
 /// `{reasoning:{effort}}`, the model's `thinkingLevelMap` string or `OPENAI_GPT_EFFORT`; others
 /// nothing (also 0.85, for every non-Claude model).
@@ -1236,7 +1236,7 @@ fn extended_encode_uri_component(s: &str) -> Result<String, AdapterError> {
 }
 
 /// pi's client identity as the AWS SDK's `customUserAgent` (`bedrockUserAgent(identity)`,
-/// 1.6.0 bedrock-converse-stream.js:370–375; B11): the coding agent's identity is "detailed", so
+/// 1.6.0 bedrock-converse-stream.js:370–375): the coding agent's identity is "detailed", so
 /// `[["pi", version]]`, which the SDK appends to both user agents as ` pi/<version>`
 /// (`escapeUserAgent`, nothing to escape in a version). None before 1.4.0.
 fn pi_user_agent_pair(pi: &Pi) -> Option<String> {

@@ -1,4 +1,4 @@
-//! pi-ai `dist/api/constrained-sampling.js` (A9, A10): the strict JSON-schema conversion and the
+//! pi-ai `dist/api/constrained-sampling.js`: the strict JSON-schema conversion and the
 //! grammar-tool helpers every adapter with constrained sampling imports (openai-completions,
 //! the Responses adapters, anthropic-messages, google, bedrock-converse-stream, mistral).
 //!
@@ -217,7 +217,7 @@ fn make_json_schema_node_strict(
     Ok(())
 }
 
-/// `makeStrictJsonSchema(schema)` (AI/api/constrained-sampling.js:100–110; A9).
+/// `makeStrictJsonSchema(schema)` (AI/api/constrained-sampling.js:100–110).
 pub fn make_strict_json_schema(
     rules: &Strict,
     schema: &Value,
@@ -345,7 +345,7 @@ pub struct Grammar {
 }
 
 /// `resolveGrammarConstrainedSampling(tool, supportsOpenAIGrammarTools)`
-/// (AI/api/constrained-sampling.js:185–211; A10): lark preferred over regex.
+/// (AI/api/constrained-sampling.js:185–211): lark preferred over regex.
 pub fn resolve_grammar_constrained_sampling(
     tool: &ToolDef,
     supports_grammar_tools: bool,

@@ -1,5 +1,5 @@
-//! pi-ai `dist/api/google-generative-ai.js` (INVENTORY §4.6, G1–G3, G8; 1.6.0: R2 §8, G1–G3,
-//! G7, G8, G10): `streamSimple` → `stream` → `createClient` + `buildParams`, then what
+//! pi-ai `dist/api/google-generative-ai.js`:
+//! `streamSimple` → `stream` → `createClient` + `buildParams`, then what
 //! `@google/genai` (1.52.0 in 0.85.1, 2.32.0 in 1.6.0) does with the params in
 //! `models.generateContentStream` (the `generateContentParametersToMldev` converters in
 //! dist/node/index.cjs), which decides the REST body: `contents, systemInstruction, tools,
@@ -47,7 +47,7 @@ pub fn build(
             model.provider()
         )));
     }
-    // The clamp reads the transcript as it is, before the system messages collapse (A2).
+    // The clamp reads the transcript as it is, before the system messages collapse.
     let max_tokens =
         messages::clamp_max_tokens_to_context(pi, model, ctx, messages::model_max_tokens(model));
     let thinking = stream_simple_thinking(pi, model, opts, events)?;
@@ -86,7 +86,7 @@ pub fn build(
     })
 }
 
-/// The thinking half of `streamSimple` (google-generative-ai.js:241–262, 1.6.0 :236–259; G1):
+/// The thinking half of `streamSimple` (google-generative-ai.js:241–262, 1.6.0 :236–259):
 /// off → `{enabled:false}`; otherwise the level is clamped (1.6.0: a level that clamps to off is
 /// disabled too), resolved through `thinkingLevelMap`, and becomes a `thinkingLevel` for the
 /// level models (0.85: Gemini 3 Pro/Flash and Gemma 4, with remaps; 1.6.0:
@@ -305,7 +305,7 @@ fn pi_header_record(pi: &Pi, model: &Model, opts: &StreamOptions) -> Vec<(String
     merged
 }
 
-/// `buildParams(model, context, options)` (google-generative-ai.js:279–329; G2, G3): pi's
+/// `buildParams(model, context, options)` (google-generative-ai.js:279–329): pi's
 /// `{model, contents, config}` before the SDK converts it.
 fn build_params(
     pi: &Pi,

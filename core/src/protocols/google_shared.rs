@@ -1,7 +1,7 @@
-//! pi-ai `dist/api/google-shared.js` (INVENTORY §4.6, G1 and G3–G7): the conversions shared by
+//! pi-ai `dist/api/google-shared.js`: the conversions shared by
 //! the Google adapters: thinking-level resolution, message conversion to Gemini `Content[]`,
 //! function declarations and the function-calling mode. Also the part of
-//! `dist/api/constrained-sampling.js` (A9) that these adapters and Bedrock need.
+//! `dist/api/constrained-sampling.js` that these adapters and Bedrock need.
 //!
 //! Values pi reads dynamically stay [`Value`]s; `None` stands for JS `undefined`.
 
@@ -50,7 +50,7 @@ fn is_blank(value: Option<&Value>, what: &str) -> Result<bool, AdapterError> {
     }
 }
 
-/// `resolveGoogleThinkingLevel(model, level)` (google-shared.js:10–24, 1.6.0 :19–31; G1): a
+/// `resolveGoogleThinkingLevel(model, level)` (google-shared.js:10–24, 1.6.0 :19–31): a
 /// string `thinkingLevelMap` value is lower-cased; the result must be one of
 /// minimal/low/medium/high. 0.85 answers `off` with `high` first; 1.6.0 no longer does (off
 /// never reaches it: a level that clamps to off is disabled before).
@@ -85,7 +85,7 @@ pub fn resolve_google_thinking_level(
     }
 }
 
-/// `usesGoogleThinkingLevel(model)` (1.6.0 google-shared.js:37–49; G1): on the lower-cased id,
+/// `usesGoogleThinkingLevel(model)` (1.6.0 google-shared.js:37–49): on the lower-cased id,
 /// `/gemini-3(?:\.\d+)?-(?:pro|flash)/`, `/gemini-(?:[4-9]|[1-9]\d)/` (Gemini 4 and later),
 /// `gemini-flash-latest`, `gemini-flash-lite-latest`, or `/gemma-?4/`; Gemini 4 and later only
 /// from 1.3.0 (`Rules::google.gemini_4_thinking_level`).
@@ -137,7 +137,7 @@ pub fn to_google_thinking_level(level: &str) -> &'static str {
     }
 }
 
-/// `getDisabledGoogleThinkingConfig(model)` (1.6.0 google-shared.js:65–74; G2): `thinkingBudget:
+/// `getDisabledGoogleThinkingConfig(model)` (1.6.0 google-shared.js:65–74): `thinkingBudget:
 /// 0`, unless a level model cannot be off: then its lowest level (`clampThinkingLevel(model,
 /// "off")`) as a `thinkingLevel`, without `includeThoughts`.
 pub fn get_disabled_google_thinking_config(
@@ -188,7 +188,7 @@ fn resolve_thought_signature(
         .flatten()
 }
 
-/// `requiresToolCallId(modelId)` (google-shared.js:75–80; G6).
+/// `requiresToolCallId(modelId)` (google-shared.js:75–80).
 pub fn requires_tool_call_id(model_id: &str) -> bool {
     model_id.starts_with("claude-")
         || model_id.starts_with("gpt-oss-")
@@ -241,7 +241,7 @@ fn inline_data_part(block: &Value) -> Value {
     Value::Object(Object::new().with("inlineData", inline))
 }
 
-/// `convertMessages(model, context)` (google-shared.js:97–249; G4–G7): pi's `Content[]` before
+/// `convertMessages(model, context)` (google-shared.js:97–249): pi's `Content[]` before
 /// the SDK reshapes it.
 pub fn convert_messages(
     pi: &Pi,
@@ -264,7 +264,7 @@ pub fn convert_messages(
     Ok(contents)
 }
 
-/// The user branch of `convertMessages` (google-shared.js:106–134; G4).
+/// The user branch of `convertMessages` (google-shared.js:106–134).
 fn convert_user_message(
     msg: &Value,
     contents: &mut Vec<Value>,
@@ -311,7 +311,7 @@ fn convert_user_message(
     Ok(())
 }
 
-/// The assistant branch of `convertMessages` (google-shared.js:135–196; G5): `role:"model"`;
+/// The assistant branch of `convertMessages` (google-shared.js:135–196): `role:"model"`;
 /// thinking kept as `thought` parts only for the same provider and model id; thought
 /// signatures only when same and valid base64.
 fn convert_assistant_message(
@@ -424,7 +424,7 @@ fn convert_assistant_message(
     Ok(())
 }
 
-/// The toolResult branch of `convertMessages` (google-shared.js:197–246; G7): a
+/// The toolResult branch of `convertMessages` (google-shared.js:197–246): a
 /// `functionResponse` part, merged into the previous user content when that one already holds
 /// function responses; images nested for Gemini ≥ 3 (and non-Gemini ids), else sent in an extra
 /// user content.
@@ -570,8 +570,8 @@ fn convert_tool_result(
     Ok(())
 }
 
-/// `convertTools(tools, useParameters = false, supportsStrictMode)` (google-shared.js:283–301;
-/// G3): one `{functionDeclarations}` with `{name, description, parametersJsonSchema}`. The
+/// `convertTools(tools, useParameters = false, supportsStrictMode)` (google-shared.js:283–301):
+/// one `{functionDeclarations}` with `{name, description, parametersJsonSchema}`. The
 /// coding agent never asks for the legacy `parameters` form (`sanitizeForOpenApi`), so it is
 /// not ported.
 pub fn convert_tools(
@@ -631,7 +631,7 @@ pub fn convert_tools(
     )])))
 }
 
-/// `rewriteConstAsEnum(schema, isNameMap)` (1.6.0 google-shared.js:327–380; G3): every schema
+/// `rewriteConstAsEnum(schema, isNameMap)` (1.6.0 google-shared.js:327–380): every schema
 /// node (through the subschema keywords, and the name maps' values) with a string or number
 /// `const` and no `enum` has the `const` removed and `enum: [value]` appended; literal data
 /// (defaults, examples, enum values) and the keys of name maps are left alone. `count` is the

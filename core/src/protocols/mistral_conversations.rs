@@ -1,4 +1,4 @@
-//! pi-ai `dist/api/mistral-conversations.js` (INVENTORY §4.8, MI1–MI8): the native Mistral
+//! pi-ai `dist/api/mistral-conversations.js`: the native Mistral
 //! Chat Completions endpoint, reached with a raw `fetch`.
 //!
 //! pi builds the payload in the Mistral SDK's camelCase (`buildChatPayload`, :353–380) and then
@@ -10,7 +10,7 @@
 //! leading message unless the model's `compat.supportsMidConvoSystemMessages` keeps them in
 //! place (`resolveTranscript`, 1.6.0/AI/api/mistral-conversations.js:22), and each becomes a
 //! `system` message where it stands, the first one as the whole prompt, a later one as its
-//! update (MI1); the tools are the transcript's current ones.
+//! update; the tools are the transcript's current ones.
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -45,7 +45,7 @@ struct MistralOptions {
     /// one does not read `PI_CACHE_RETENTION`.
     cache_retention: Option<String>,
     session_id: Option<String>,
-    /// `"reasoning"` for reasoning models other than the reasoning-effort ones (MI2).
+    /// `"reasoning"` for reasoning models other than the reasoning-effort ones.
     prompt_mode: Option<&'static str>,
     /// `thinkingLevelMap[level] ?? "high"`: 0.85 for mistral-small-2603/-latest and
     /// mistral-medium-3.5; 0.99 on for every reasoning model with a map (`map.off` when off).
@@ -157,8 +157,8 @@ fn normalized_messages<'a>(
     Cow::Owned(transcript::resolve(pi, &ctx.messages, false))
 }
 
-/// `streamSimple` (:63–80): the API key check, `buildBaseOptions` (max-token clamp, A1/A2), the
-/// thinking level clamped again and mapped to `promptMode` or `reasoningEffort` (MI2).
+/// `streamSimple` (:63–80): the API key check, `buildBaseOptions` (max-token clamp), the
+/// thinking level clamped again and mapped to `promptMode` or `reasoningEffort`.
 fn stream_simple(
     pi: &Pi,
     model: &Model,
@@ -238,7 +238,7 @@ fn stream_simple(
     Ok(options)
 }
 
-/// 0.99 on (1.6.0/AI/api/mistral-conversations.js:75–86, MI2): a reasoning model's
+/// 0.99 on (1.6.0/AI/api/mistral-conversations.js:75–86): a reasoning model's
 /// `thinkingLevelMap` decides. With a map, `reasoningEffort = level ? (map[level] ?? "high") :
 /// (map.off ?? undefined)` (sent when truthy, so thinking off on a map with `off: "none"` sends
 /// `"none"`); without one, `promptMode: "reasoning"` when a level is asked for.
@@ -350,7 +350,7 @@ fn map_reasoning_effort(model: &Model, level: &str) -> Value {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Tool-call ids (MI8).
+// Tool-call ids.
 // ---------------------------------------------------------------------------------------------
 
 /// `createMistralToolCallIdNormalizer()` (:100–119): one per request; the same source id always
@@ -476,7 +476,7 @@ impl HeaderList {
 }
 
 /// `buildMistralHeaders(model, apiKey, options)` (:191–205): pi's User-Agent (from 1.4.0 the
-/// client identity's headers, MI10), `accept`,
+/// client identity's headers), `accept`,
 /// `authorization`, `content-type`, then the model's and the options' header overrides (a `null`
 /// value deletes), then `x-affinity: <sessionId>` when prompt caching applies and no override
 /// names x-affinity. The key itself is shown as `<redacted>`, as the oracle records it.
@@ -560,7 +560,7 @@ fn has_mistral_header_override(override_names: Option<Vec<String>>, target: &str
 }
 
 // ---------------------------------------------------------------------------------------------
-// camelCase payload → wire payload (MI1).
+// camelCase payload → wire payload.
 // ---------------------------------------------------------------------------------------------
 
 /// `toMistralWirePayload(payload)` (:219–251): each camelCase key is deleted and re-added in
@@ -640,7 +640,7 @@ fn remap_mistral_property(record: &mut Object, source: &str, target: &str) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// buildChatPayload (MI1, MI3, MI7).
+// buildChatPayload.
 // ---------------------------------------------------------------------------------------------
 
 /// `buildChatPayload(model, context, messages, options)` (:353–380), in camelCase: `model`,
@@ -714,13 +714,12 @@ fn should_use_prompt_caching(options: &MistralOptions) -> bool {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Tools (MI7).
+// Tools.
 // ---------------------------------------------------------------------------------------------
 
 /// `toFunctionTools(tools)` (:573–586): `{type:"function", function:{name, description,
 /// parameters, strict: strict ?? false}}`; strict mode always counts as supported in 0.85, from
-/// 1.6.0 only with `compat.supportsStrictMode` (`?? false`, 1.6.0/AI/api/mistral-conversations.js:379,
-/// MI7).
+/// 1.6.0 only with `compat.supportsStrictMode` (`?? false`, 1.6.0/AI/api/mistral-conversations.js:379).
 fn to_function_tools(
     pi: &Pi,
     model: &Model,
@@ -807,7 +806,7 @@ fn strip_symbol_keys(value: &Value) -> Value {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Messages (MI4, MI5, MI6).
+// Messages.
 // ---------------------------------------------------------------------------------------------
 
 /// `block.type`, which throws on `null`.
@@ -876,8 +875,8 @@ fn to_chat_messages(
     Ok(result)
 }
 
-/// The system branch of `toChatMessages` (0.86 on, 1.6.0/AI/api/mistral-conversations.js:604–609,
-/// MI1): `{role:"system", content}` where the message stands; at index 0 of the transformed list
+/// The system branch of `toChatMessages` (0.86 on, 1.6.0/AI/api/mistral-conversations.js:604–609):
+/// `{role:"system", content}` where the message stands; at index 0 of the transformed list
 /// its whole text (`getSystemMessageText`), later its update (`renderSystemMessageUpdate`:
 /// `Updated system prompt section "x":` ...); nothing when that text is empty.
 fn system_message(
@@ -920,7 +919,7 @@ fn system_message(
     )
 }
 
-/// The user branch of `toChatMessages` (:603–624, MI4): a string stays a string; an array keeps
+/// The user branch of `toChatMessages` (:603–624): a string stays a string; an array keeps
 /// its texts, and its images only for a vision model (as `image_url` data-URL strings); an array
 /// left empty that had images becomes the "image omitted" placeholder.
 fn user_message(
@@ -993,7 +992,7 @@ fn user_message(
     Ok(None)
 }
 
-/// The assistant branch of `toChatMessages` (:625–659, MI5): `{role:"assistant", prefix:false,
+/// The assistant branch of `toChatMessages` (:625–659): `{role:"assistant", prefix:false,
 /// content?, toolCalls?}`. Blank text and thinking are dropped; thinking is replayed as a
 /// `thinking` chunk; every other block is sent as a tool call; an empty message is skipped.
 fn assistant_message(
@@ -1095,7 +1094,7 @@ fn assistant_message(
     Ok(Some(Value::Object(assistant)))
 }
 
-/// The tool-result branch of `toChatMessages` (:660–684, MI6): `{role:"tool", toolCallId, name,
+/// The tool-result branch of `toChatMessages` (:660–684): `{role:"tool", toolCallId, name,
 /// content:[{type:"text", text}, ...images]}` (the wire moves `tool_call_id` to the end).
 fn tool_message(
     pi: &Pi,

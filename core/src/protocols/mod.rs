@@ -27,7 +27,7 @@ use crate::model::Model;
 use crate::pi::Pi;
 use crate::trace::{Event, EventKind, Events};
 
-/// What the coding agent passes to `streamSimple` (INVENTORY M5, M6), already resolved.
+/// What the coding agent passes to `streamSimple`, already resolved.
 #[derive(Clone, Debug, Default)]
 pub struct StreamOptions {
     /// The thinking level, `None` when "off" (`reasoning` in pi).
@@ -174,7 +174,7 @@ pub(crate) fn sanitize_tool_call_id(id: &str) -> String {
     )
 }
 
-/// `PI_CACHE_RETENTION === "long" ? "long" : "short"` (A6; the coding agent never sets the
+/// `PI_CACHE_RETENTION === "long" ? "long" : "short"` (the coding agent never sets the
 /// option).
 pub fn cache_retention(opts: &StreamOptions) -> &'static str {
     if opts.env.get("PI_CACHE_RETENTION").map(String::as_str) == Some("long") {

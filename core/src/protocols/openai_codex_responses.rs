@@ -1,10 +1,9 @@
-//! pi-ai `dist/api/openai-codex-responses.js` (INVENTORY §4.5, CX1–CX7; 1.6.0: R2 §7, CX1, CX4–CX6,
-//! CX8, CX9): the ChatGPT (Codex) Responses adapter. pi builds one body and sends it either over a WebSocket (the default,
+//! pi-ai `dist/api/openai-codex-responses.js`: the ChatGPT (Codex) Responses adapter. pi builds one body and sends it either over a WebSocket (the default,
 //! `transport: "auto"`) or as an HTTP POST with an SSE answer (`transport: "sse"` in
 //! settings.json). This module reproduces the SSE request: `POST {baseUrl}/codex/responses` with
 //! the JSON body, which Node ≥ 22.15 sends zstd-compressed (`content-encoding: zstd`; the body
 //! here is the uncompressed JSON, as the oracle stores it). The WebSocket variant is described by
-//! an event on the request (CX7). The conversions are [`super::openai_responses_shared`]'s.
+//! an event on the request. The conversions are [`super::openai_responses_shared`]'s.
 
 use super::openai_prompt_cache::clamp_openai_prompt_cache_key;
 use super::openai_responses_shared::{
@@ -65,7 +64,7 @@ pub fn build(
     let reasoning_effort = match clamped.filter(|level| level != "off") {
         Some(level) => Some(level),
         // 0.86.0: "Off is sent as effort none, so with configuration_update items switching
-        // to it keeps the cache" (1.6.0/AI/api/openai-codex-responses.js:372; CX4).
+        // to it keeps the cache" (1.6.0/AI/api/openai-codex-responses.js:372).
         // 1.6.0 (with configuration_update items); 0.86–1.5 send off in `buildRequestBody`'s
         // fallback branch instead (no summary).
         None if pi.rules.responses.codex_off_effort
@@ -76,7 +75,7 @@ pub fn build(
         }
         None => None,
     };
-    // The clamp reads the transcript before its system messages are placed (A2); 0.85 computes
+    // The clamp reads the transcript before its system messages are placed; 0.85 computes
     // it too but sends no output limit.
     let model_max = crate::messages::model_max_tokens(model);
     let max_tokens = crate::messages::clamp_max_tokens_to_context(pi, model, ctx, model_max);
@@ -128,7 +127,7 @@ pub fn build(
         &grammar_tools,
         supports_grammar,
     )?;
-    // The coding agent never sets `cacheRetention`, and PI_CACHE_RETENTION is not read here (CX2).
+    // The coding agent never sets `cacheRetention`, and PI_CACHE_RETENTION is not read here.
     let codex_session_id = clamp_openai_prompt_cache_key(opts.session_id.as_deref());
     let cfg_effort = configuration_update_effort(pi, model, reasoning_effort.as_deref());
     let body_options = BodyOptions {
@@ -168,7 +167,7 @@ pub fn build(
     })
 }
 
-/// The WebSocket transport that pi uses by default (CX7; :183–241, 1153–1186, 1289–1299).
+/// The WebSocket transport that pi uses by default (:183–241, 1153–1186, 1289–1299).
 fn websocket_note(model: &Model, session_id: Option<&str>) -> Event {
     let url = resolve_codex_url(model.obj.get("baseUrl"));
     let ws_url = if let Some(rest) = url.strip_prefix("https:") {
@@ -257,7 +256,7 @@ fn extract_account_id(token: &str) -> Result<String, AdapterError> {
     Ok(to_js_string(Some(account)))
 }
 
-/// `resolveCodexUrl(baseUrl)` (:455–463; CX6): `…/codex/responses`, from a base ending in
+/// `resolveCodexUrl(baseUrl)` (:455–463): `…/codex/responses`, from a base ending in
 /// `/codex/responses`, `/codex` or neither; the default base when blank.
 fn resolve_codex_url(base_url: Option<&Value>) -> String {
     let raw = match base_url {
@@ -291,7 +290,7 @@ fn set_header(headers: &mut Vec<(String, String)>, name: &str, value: &str) {
 }
 
 /// `buildBaseCodexHeaders` (:1262–1277; 1.6.0/AI/api/openai-codex-responses.js:1306–1322) +
-/// `buildSSEHeaders` (:1278–1288; CX6). 0.85: model headers, configured headers, then
+/// `buildSSEHeaders` (:1278–1288). 0.85: model headers, configured headers, then
 /// `Authorization` (redacted), `chatgpt-account-id`, `originator`, `User-Agent`. From 1.1.0
 /// `originator` and the client identity come first, as defaults the model headers (each `set`)
 /// and the configured headers override, then `Authorization`, `chatgpt-account-id`. Then
@@ -350,7 +349,7 @@ fn build_sse_headers(
 }
 
 /// `resolveReasoningEffort(model, reasoningEffort)` (1.6.0/AI/api/openai-codex-responses.js:
-/// 388–393; CX4): "none" is the model's off effort (`thinkingLevelMap.off`, "none" when the map
+/// 388–393): "none" is the model's off effort (`thinkingLevelMap.off`, "none" when the map
 /// does not say; `null`: no reasoning field), another level its mapping (`?? level`).
 fn resolve_reasoning_effort(model: &Model, effort: &str) -> Value {
     let map = model.thinking_level_map();
@@ -367,7 +366,7 @@ fn resolve_reasoning_effort(model: &Model, effort: &str) -> Value {
 }
 
 /// `getConfigurationUpdateEffort(model, options)` (1.6.0/AI/api/openai-codex-responses.js:
-/// 382–386; CX8): with `compat.supportsMidConvoEffort`, the resolved effort of any level, off
+/// 382–386): with `compat.supportsMidConvoEffort`, the resolved effort of any level, off
 /// ("none") included, unless it resolves to `null`.
 fn configuration_update_effort(pi: &Pi, model: &Model, effort: Option<&str>) -> Option<Value> {
     if !pi.rules.responses.codex_configuration_update
@@ -392,7 +391,7 @@ struct BodyOptions<'a> {
 }
 
 /// `buildRequestBody(model, context, options, cacheSessionId, grammarToolInputProperties)`
-/// (:371–428; 1.6.0/AI/api/openai-codex-responses.js:394–457; CX1, CX3–CX5, CX8): no max tokens
+/// (:371–428; 1.6.0/AI/api/openai-codex-responses.js:394–457): no max tokens
 /// or sampling params, tools with `strict: null`. 0.85: the system prompt in `instructions`,
 /// reasoning only when thinking is on. 1.6.0: the system messages as input items (no
 /// `instructions`), `max_output_tokens`, the transcript's tools by the tool support mode, off
@@ -528,7 +527,7 @@ fn convert_input_and_tools(
     Ok((input, placement.immediate))
 }
 
-/// `instructions: <the system prompt> || "You are a helpful assistant."` (CX1); `None` in 1.6.0,
+/// `instructions: <the system prompt> || "You are a helpful assistant."`; `None` in 1.6.0,
 /// where the system prompt is the leading input item.
 fn instructions(pi: &Pi, ctx: &LlmContext, events: &mut Events) -> Option<String> {
     if pi.rules.responses.codex_prompt_in_input {
@@ -576,7 +575,7 @@ fn instructions(pi: &Pi, ctx: &LlmContext, events: &mut Events) -> Option<String
     }
 }
 
-/// `body.reasoning` (CX4): `{effort, summary: "auto"}` when a thinking level is set (0.85 its
+/// `body.reasoning`: `{effort, summary: "auto"}` when a thinking level is set (0.85 its
 /// `thinkingLevelMap` entry `?? level`), 0.86–1.5 `{effort: off}` for off on a reasoning model.
 fn reasoning_param(
     pi: &Pi,
@@ -781,7 +780,7 @@ mod effort_tests {
             .params
     }
 
-    /// CX4, CX8: off is effort "none", resolved through `thinkingLevelMap.off`; a `null` off
+    /// Off is effort "none", resolved through `thinkingLevelMap.off`; a `null` off
     /// sends no reasoning and no configuration_update (the CLI clamps such a model's off to
     /// another level first, so only the adapter reaches this).
     #[test]
@@ -808,7 +807,7 @@ mod effort_tests {
             minimal.get("reasoning").map(Value::to_json).as_deref(),
             Some(r#"{"effort":"minimal","summary":"auto"}"#)
         );
-        // No system message: no instructions member and no prompt item (CX1).
+        // No system message: no instructions member and no prompt item.
         assert_eq!(minimal.get("instructions"), None);
         assert_eq!(
             minimal

@@ -1,4 +1,4 @@
-//! pi-ai `dist/api/openai-completions.js` (INVENTORY §4.2, AC1–AC20): the OpenAI Chat
+//! pi-ai `dist/api/openai-completions.js`: the OpenAI Chat
 //! Completions adapter, from `streamSimple` down to the request the `openai` SDK 6.40.0 sends.
 //!
 //! The functions below are named after pi's and cite their lines; values that pi reads
@@ -44,7 +44,7 @@ fn inserted(pi: &Pi, key: &str, kind: Kind) -> crate::js::Mark {
 // ---------------------------------------------------------------------------------------------
 
 /// The options `stream` receives from `streamSimple` (after `buildBaseOptions`), reduced to
-/// what the coding agent can set (INVENTORY M5: no temperature, toolChoice, cacheRetention).
+/// what the coding agent can set (no temperature, toolChoice, cacheRetention).
 #[derive(Clone, Debug, Default)]
 struct CompletionsOptions {
     /// `clampMaxTokensToContext(model, context, model.maxTokens)`.
@@ -68,7 +68,7 @@ pub fn build(
     events: &mut Events,
 ) -> Result<Request, AdapterError> {
     get_client_api_key(model.provider(), &opts.api_key, &opts.headers, events);
-    // The clamp reads the context before the system messages are placed (A2).
+    // The clamp reads the context before the system messages are placed.
     let options = stream_simple_options(pi, model, ctx, opts, events);
     let compat = get_compat(pi, model, events);
     // 0.86 on: `resolveTranscript(context, compat.supportsMidConvoSystemMessages)` (:154).
@@ -134,7 +134,7 @@ fn tool_changes(compat: &Compat) -> crate::transcript::ToolChanges {
 }
 
 /// `streamSimple` (:533–546) with `buildBaseOptions` (AI/api/simple-options.js:10–35): the
-/// max-token clamp (A2), sampling params (A1) and the thinking-level clamp (AC1).
+/// max-token clamp, sampling params and the thinking-level clamp.
 fn stream_simple_options(
     pi: &Pi,
     model: &Model,
@@ -324,7 +324,7 @@ impl Compat {
     }
 }
 
-/// `detectCompat` (:1236–1318): compat defaults from the provider id and the baseUrl (AC2).
+/// `detectCompat` (:1236–1318): compat defaults from the provider id and the baseUrl.
 fn detect_compat(pi: &Pi, model: &Model) -> Object {
     let rules = pi.rules.completions;
     let provider = model.provider();
@@ -528,7 +528,7 @@ fn compat_keys(pi: &Pi) -> Vec<&'static str> {
     keys
 }
 
-/// `getCompat` (:1323–1356): every `model.compat.X ?? detected.X` (AC3); `openRouterRouting`
+/// `getCompat` (:1323–1356): every `model.compat.X ?? detected.X`; `openRouterRouting`
 /// falls back to `{}`, `vllmPriority` is taken as is.
 fn get_compat(pi: &Pi, model: &Model, events: &mut Events) -> Compat {
     let detected = detect_compat(pi, model);
@@ -583,7 +583,7 @@ fn compat_event(compat: &Object, overridden: &[&str]) -> Event {
 // buildParams
 // ---------------------------------------------------------------------------------------------
 
-/// `buildParams` (:581–765): the body, in pi's key order (AC4, AC5, AC14, AC16–AC19).
+/// `buildParams` (:581–765): the body, in pi's key order.
 #[allow(clippy::too_many_arguments)]
 fn build_params(
     pi: &Pi,
@@ -804,7 +804,7 @@ fn build_params(
     Ok(Value::Object(params))
 }
 
-/// The thinking-format chain of `buildParams` (:634–736, AC17). Each branch applies only to
+/// The thinking-format chain of `buildParams` (:634–736). Each branch applies only to
 /// reasoning models; an unmatched format falls through to the OpenAI-style `reasoning_effort`.
 fn apply_thinking_format(
     model: &Model,
@@ -999,7 +999,7 @@ fn resolve_thinking_token_budget_field(compat: &Compat) -> Option<String> {
     None
 }
 
-/// `resolveClampedThinkingBudget` (:773–779, AC18): the level's budget capped so 1024 tokens
+/// `resolveClampedThinkingBudget` (:773–779): the level's budget capped so 1024 tokens
 /// stay for the answer under `max_tokens ?? max_completion_tokens ?? model.maxTokens`.
 fn resolve_clamped_thinking_budget(
     pi: &Pi,
@@ -1077,7 +1077,7 @@ fn resolve_chat_template_kwarg_value(
 }
 
 // ---------------------------------------------------------------------------------------------
-// Anthropic-style cache markers (AC16)
+// Anthropic-style cache markers
 // ---------------------------------------------------------------------------------------------
 
 /// `getCompatCacheControl` (:807–813).
@@ -1209,7 +1209,7 @@ fn add_cache_control_to_text_content(message: &mut Value, cc: &Object) -> bool {
 // convertMessages
 // ---------------------------------------------------------------------------------------------
 
-/// The tool-call id normalizer of `convertMessages` (:883–907, AC11): ids with `|` (Responses
+/// The tool-call id normalizer of `convertMessages` (:883–907): ids with `|` (Responses
 /// `call_id|item_id`) are sanitized and combined, hashed past 40 chars; provider `openai`
 /// truncates to 40; others are kept.
 pub fn normalize_tool_call_id(id: &str, model: &Model) -> String {
@@ -1236,8 +1236,8 @@ pub fn normalize_tool_call_id(id: &str, model: &Model) -> String {
 }
 
 /// `convertMessages` (:881–1145): `transformMessages` with this adapter's id normalizer, the
-/// system prompt (AC6), then user (AC7), assistant (AC8), tool-result batches (AC9, AC15) and
-/// the synthetic assistant bridge (AC10).
+/// system prompt, then user, assistant, tool-result batches and
+/// the synthetic assistant bridge.
 fn convert_messages(
     pi: &Pi,
     model: &Model,
@@ -1512,7 +1512,7 @@ fn image_url_part(block: &Value) -> Value {
         .into()
 }
 
-/// The assistant branch of `convertMessages` (:957–1062, AC8). `None` when pi skips it.
+/// The assistant branch of `convertMessages` (:957–1062). `None` when pi skips it.
 fn convert_assistant_message(
     pi: &Pi,
     model: &Model,
@@ -1818,7 +1818,7 @@ fn marked_reasoning_details(mut details: Value, msg: &Value) -> Value {
     details
 }
 
-/// The tool-result branch of `convertMessages` (:1063–1141, AC9, AC15): one `tool` message per
+/// The tool-result branch of `convertMessages` (:1063–1141): one `tool` message per
 /// consecutive toolResult, then the images of the whole batch in a user message, then kimi's
 /// deferred tools. Returns the index after the batch and whether a user message ended it.
 #[allow(clippy::too_many_arguments)]
@@ -2119,7 +2119,7 @@ fn parse_legacy_encrypted_reasoning_detail(signature: Option<&Value>) -> Option<
 // Tools and constrained sampling
 // ---------------------------------------------------------------------------------------------
 
-/// `convertTools` (:1146–1177, AC13): function tools with `strict` (unless the provider does not
+/// `convertTools` (:1146–1177): function tools with `strict` (unless the provider does not
 /// support it), or custom grammar tools.
 fn convert_tools(
     pi: &Pi,

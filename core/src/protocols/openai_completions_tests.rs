@@ -504,7 +504,7 @@ fn fixture(dir: &ctxlens_corpus::Files) -> Option<Fixture> {
         .unwrap_or("medium");
     let level = clamp_level(&model, level);
     let mut headers = Vec::new();
-    // Provider attribution headers (CA/core/provider-attribution.js, A12) arrive as options.headers.
+    // Provider attribution headers (CA/core/provider-attribution.js) arrive as options.headers.
     let pair = |k: &str, v: &str| (k.to_string(), v.to_string());
     match provider_id {
         "openrouter" => {

@@ -2,7 +2,7 @@
 //! openai-completions and the Responses adapters.
 
 /// `clampOpenAIPromptCacheKey(key)` (AI/api/openai-prompt-cache.js:2–9): at most 64 code points
-/// (`Array.from`, not UTF-16 units; INVENTORY R3).
+/// (`Array.from`, not UTF-16 units).
 pub fn clamp_openai_prompt_cache_key(key: Option<&str>) -> Option<String> {
     let key = key?;
     // A lone surrogate is its own element of `Array.from`, as its stand-in char is here.

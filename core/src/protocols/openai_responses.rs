@@ -1,5 +1,4 @@
-//! pi-ai `dist/api/openai-responses.js` (INVENTORY §4.3, AR1–AR5, AR13; 1.6.0: R2 §5, AR2–AR4,
-//! AR13, AR17, AR19): the OpenAI Responses adapter, from `streamSimple` down to the request the
+//! pi-ai `dist/api/openai-responses.js`: the OpenAI Responses adapter, from `streamSimple` down to the request the
 //! `openai` SDK sends (`client.responses.create` → `POST {baseUrl}/responses`, the params
 //! serialized with `JSON.stringify`). The message and tool conversions live in
 //! [`super::openai_responses_shared`]. From 0.86 the context is the transcript: its system
@@ -32,7 +31,7 @@ const OPENAI_TOOL_CALL_PROVIDERS: [&str; 3] = ["openai", "openai-codex", "openco
 /// `OPENAI_RESPONSES_MIN_OUTPUT_TOKENS` (:17).
 const OPENAI_RESPONSES_MIN_OUTPUT_TOKENS: f64 = 16.0;
 
-/// `getCompat(model)` (:51–63; AR2): the compat flags with this adapter's defaults.
+/// `getCompat(model)` (:51–63): the compat flags with this adapter's defaults.
 #[derive(Clone, Debug)]
 struct ResponsesCompat {
     /// `model.compat?.sessionAffinityFormat ?? detectSessionAffinityFormat(model)`.
@@ -84,7 +83,7 @@ fn get_compat(model: &Model) -> ResponsesCompat {
     }
 }
 
-/// `isChatGPTSignIn(model, apiKey)` (1.6.0/AI/api/openai-responses.js:26–31; AR3): a key that is
+/// `isChatGPTSignIn(model, apiKey)` (1.6.0/AI/api/openai-responses.js:26–31): a key that is
 /// not an `sk-` API key sent straight to OpenAI is a Sign in with ChatGPT token.
 fn is_chatgpt_sign_in(pi: &Pi, model: &Model, api_key: &str) -> bool {
     pi.rules.responses.chatgpt_sign_in
@@ -95,7 +94,7 @@ fn is_chatgpt_sign_in(pi: &Pi, model: &Model, api_key: &str) -> bool {
 }
 
 /// `getConfigurationUpdateEffort(model, options, compat)` (1.6.0/AI/api/openai-responses.js:
-/// 82–90; AR17): with `supportsMidConvoEffort` and a thinking level, the level
+/// 82–90): with `supportsMidConvoEffort` and a thinking level, the level
 /// (`thinkingLevelMap[level] ?? level`) goes into `configuration_update` items.
 fn configuration_update_effort(
     pi: &Pi,
@@ -131,7 +130,7 @@ fn detect_session_affinity_format(model: &Model) -> &'static str {
     }
 }
 
-/// `getPromptCacheRetention(compat, cacheRetention)` (:64–68; AR3).
+/// `getPromptCacheRetention(compat, cacheRetention)` (:64–68).
 fn get_prompt_cache_retention(compat: &ResponsesCompat, retention: &str) -> Option<Value> {
     (retention == "long"
         && compat.supports_long_cache_retention
@@ -139,7 +138,7 @@ fn get_prompt_cache_retention(compat: &ResponsesCompat, retention: &str) -> Opti
         .then(|| Value::str("24h"))
 }
 
-/// `getPromptCacheOptions(compat, cacheRetention)` (:69–77; AR3).
+/// `getPromptCacheOptions(compat, cacheRetention)` (:69–77).
 fn get_prompt_cache_options(compat: &ResponsesCompat, retention: &str) -> Option<Value> {
     if !compat.supports_explicit_prompt_cache_mode {
         return None;
@@ -174,16 +173,16 @@ fn get_client_api_key(
 /// cacheRetention option).
 #[derive(Clone, Debug, Default)]
 struct ResponsesOptions {
-    /// `clampMaxTokensToContext(model, context, model.maxTokens)` (A2).
+    /// `clampMaxTokensToContext(model, context, model.maxTokens)`.
     max_tokens: f64,
-    /// `{...model.samplingParams}` when set (A1).
+    /// `{...model.samplingParams}` when set.
     sampling_params: Option<Object>,
     /// The clamped thinking level, `None` for off.
     reasoning_effort: Option<String>,
     session_id: Option<String>,
 }
 
-/// `streamSimple` (:162–174; AR1) with `buildBaseOptions` (AI/api/simple-options.js:10–35).
+/// `streamSimple` (:162–174) with `buildBaseOptions` (AI/api/simple-options.js:10–35).
 fn stream_simple_options(
     pi: &Pi,
     model: &Model,
@@ -213,7 +212,7 @@ fn stream_simple_options(
         .map(|r| model::clamp_thinking_level(model, r, events));
     let reasoning_effort = clamped.filter(|level| level != "off");
     // 1.0.2: `resolveSamplingParams(model, reasoningEffort ?? "off", options.samplingParams)`
-    // (1.6.0/AI/api/openai-responses.js:308; AR19).
+    // (1.6.0/AI/api/openai-responses.js:308).
     let sampling_params =
         messages::resolve_sampling_params(pi, model, reasoning_effort.as_deref().unwrap_or("off"));
     ResponsesOptions {
@@ -234,7 +233,7 @@ pub fn build(
     events: &mut Events,
 ) -> Result<Request, AdapterError> {
     get_client_api_key(model.provider(), &opts.api_key, &opts.headers)?;
-    // The clamp reads the transcript before its system messages are placed (A2).
+    // The clamp reads the transcript before its system messages are placed.
     let options = stream_simple_options(pi, model, ctx, opts, events);
     let retention = cache_retention(opts);
     let cache_session_id = if retention == "none" {
@@ -324,7 +323,7 @@ fn responses_url(model: &Model, opts: &StreamOptions) -> String {
     }
 }
 
-/// `createClient` (:175–208; 1.6.0/AI/api/openai-responses.js:208–241; AR13) and the SDK's
+/// `createClient` (:175–208; 1.6.0/AI/api/openai-responses.js:208–241) and the SDK's
 /// header assembly: the client identity (`User-Agent`, from 1.4.0 the attribution headers),
 /// model headers, the Copilot dynamic headers, the session headers (`x-session-id` for
 /// OpenRouter; else `session_id` — from 1.5.1 `session-id` — for the "openai" format and
@@ -383,10 +382,10 @@ fn create_client(
 }
 
 /// `buildParams(model, context, options, compat, grammarToolInputProperties)` (:209–277;
-/// 1.6.0/AI/api/openai-responses.js:242–313): the body in pi's key order (AR3–AR5). In 0.85
-/// tools are split for deferral (M17, AR12); from 0.86 the top-level tools are the transcript's
-/// (`resolveTranscriptTools` by the tool support mode, AR14), and the thinking level may travel
-/// in `configuration_update` items (AR17).
+/// 1.6.0/AI/api/openai-responses.js:242–313): the body in pi's key order. In 0.85
+/// tools are split for deferral; from 0.86 the top-level tools are the transcript's
+/// (`resolveTranscriptTools` by the tool support mode), and the thinking level may travel
+/// in `configuration_update` items.
 #[allow(clippy::too_many_arguments)]
 fn build_params(
     pi: &Pi,
@@ -456,7 +455,7 @@ fn build_params(
         .with("model", model.id())
         .with("input", Value::Array(input))
         .with("stream", true);
-    // 1.5.2: `compat.promptCacheKeyMode !== "disabled"` too (AR3).
+    // 1.5.2: `compat.promptCacheKeyMode !== "disabled"` too.
     let key_disabled = pi.rules.responses.prompt_cache_key_mode
         && compat.prompt_cache_key_mode.as_str() == Some("disabled");
     if key_disabled {
@@ -641,7 +640,7 @@ mod tests {
             .params
     }
 
-    /// AR3, AR17: a Sign in with ChatGPT token sent to api.openai.com drops the fields that
+    /// A Sign in with ChatGPT token sent to api.openai.com drops the fields that
     /// endpoint rejects and the configuration_update items (no capture reaches this: the
     /// oracle repoints the base URL).
     #[test]

@@ -1,4 +1,4 @@
-//! pi-ai `dist/api/openai-responses-shared.js` (INVENTORY §4.3, AR6–AR12): the conversions shared
+//! pi-ai `dist/api/openai-responses-shared.js`: the conversions shared
 //! by the three Responses adapters (openai-responses, azure-openai-responses,
 //! openai-codex-responses) — messages, tools, tool-call id normalization, reasoning items replayed
 //! from stored signatures — plus the helpers those adapters import from elsewhere in pi-ai:
@@ -77,7 +77,7 @@ fn added_tool_names(msg: &Value) -> Result<Vec<Value>, AdapterError> {
     }
 }
 
-/// `splitDeferredTools(context, enabled)` (AI/utils/deferred-tools.js:3–34; M17) with the
+/// `splitDeferredTools(context, enabled)` (AI/utils/deferred-tools.js:3–34) with the
 /// identity name normalizer: tools de-duplicated by name (a later duplicate replaces the value in
 /// the first position); when enabled, a tool is deferred if a tool result's `addedToolNames`
 /// names it before any assistant tool call used it.
@@ -161,7 +161,7 @@ pub struct ToolOptions {
     pub defer_loading: bool,
 }
 
-/// `convertResponsesTools(tools, options)` (AI/api/openai-responses-shared.js:271–304; AR12):
+/// `convertResponsesTools(tools, options)` (AI/api/openai-responses-shared.js:271–304):
 /// `{type:"function", name, description, parameters, defer_loading?, strict?}`, or a custom
 /// grammar tool.
 pub fn convert_responses_tools(
@@ -269,12 +269,12 @@ pub struct ConvertOptions<'a> {
     /// [`tool_support`].
     pub supports_additional_tools: bool,
     pub supports_tool_search: bool,
-    /// 1.3.0 on: `options.configurationUpdateEffort` (AR17, CX8): `Some` sends the thinking
+    /// 1.3.0 on: `options.configurationUpdateEffort`: `Some` sends the thinking
     /// level as `configuration_update` items.
     pub configuration_update_effort: Option<Value>,
 }
 
-/// A trace note on where the transcript's tools go (AR14).
+/// A trace note on where the transcript's tools go.
 fn note_tool_support(support: ToolChanges, top_level: usize, events: &mut Events) {
     let what = match support {
         ToolChanges::Changes => "tool support \"changes\": every system message declares its tools in additional_tools items, no top-level tools".to_string(),
@@ -284,7 +284,7 @@ fn note_tool_support(support: ToolChanges, top_level: usize, events: &mut Events
     events.push(Event::new(EventKind::Note, what).at("1.6.0/AI/api/openai-responses-shared.js:74"));
 }
 
-/// `getResponsesToolSupport(options)` (1.6.0/AI/api/openai-responses-shared.js:74–78; AR14):
+/// `getResponsesToolSupport(options)` (1.6.0/AI/api/openai-responses-shared.js:74–78):
 /// "changes" needs system messages and `additional_tools` mid-conversation; tool search alone
 /// gives "additions" (which, with the transcript collapsed, folds everything like "none").
 pub fn tool_support(pi: &Pi, options: &ConvertOptions) -> ToolChanges {
@@ -386,7 +386,7 @@ fn input_image(block: &Value) -> Value {
         .into()
 }
 
-/// `convertToolResultOutput(model, content)` (AI/api/openai-responses-shared.js:35–57; AR10):
+/// `convertToolResultOutput(model, content)` (AI/api/openai-responses-shared.js:35–57):
 /// the texts joined with "\n" as a string, or — when there are images and the model has vision —
 /// `[input_text?, input_image...]`.
 fn convert_tool_result_output(
@@ -416,7 +416,7 @@ fn convert_tool_result_output(
         .iter()
         .filter(|c| c.get_str("type") == Some("image"))
         .collect();
-    // 1.4.0: whitespace-only text counts as none (AR10).
+    // 1.4.0: whitespace-only text counts as none.
     let has_text = if pi.rules.responses.blank_tool_result_is_empty {
         !js::js_trim(&text_result).is_empty()
     } else {
@@ -504,8 +504,8 @@ fn split_pipe(id: &str) -> (&str, Option<&str>) {
     (first, parts.next())
 }
 
-/// `normalizeToolCallId(id, _targetModel, source)` (AI/api/openai-responses-shared.js:73–87;
-/// AR11): providers outside `allowed` or ids without `|` get `normalizeIdPart(id)` (the `|`
+/// `normalizeToolCallId(id, _targetModel, source)` (AI/api/openai-responses-shared.js:73–87):
+/// providers outside `allowed` or ids without `|` get `normalizeIdPart(id)` (the `|`
 /// becomes `_`); otherwise `callId|itemId`, with a foreign source's item id hashed to `fc_…`
 /// and the `fc_` prefix enforced.
 pub fn normalize_tool_call_id(
@@ -563,12 +563,12 @@ pub fn transcript_input_and_tools(
 /// `convertResponsesMessages(model, context, allowedToolCallProviders, options)`
 /// (AI/api/openai-responses-shared.js:61–267; 1.6.0/AI/api/openai-responses-shared.js:92–331):
 /// `transformMessages` with this module's id normalizer, then per message: the system prompt as
-/// a developer/system message (AR6; from 0.86 every system message of the transcript, collapsed
-/// or kept in place, with the tool changes it anchors, AR14–AR16), users (AR7), assistants —
-/// reasoning items replayed from signatures, output_text messages, function calls (AR8), a
-/// `configuration_update` before a same-model reply (AR17) — and tool results (AR10; in 0.85
+/// a developer/system message (from 0.86 every system message of the transcript, collapsed
+/// or kept in place, with the tool changes it anchors), users, assistants —
+/// reasoning items replayed from signatures, output_text messages, function calls, a
+/// `configuration_update` before a same-model reply — and tool results (in 0.85
 /// with deferred-tool loading). `msgIndex` counts the messages not skipped, from 0.86 not the
-/// leading system message (AR9).
+/// leading system message.
 pub fn convert_responses_messages(
     pi: &Pi,
     model: &Model,
@@ -603,7 +603,7 @@ pub fn convert_responses_messages(
         let leading = ctx.is_transcript() && i == 0 && msg.get_str("role") == Some("system");
         match msg.get_str("role") {
             Some("system") if ctx.is_transcript() => {
-                // transformMessages keeps system messages in order (M14), so this index is the
+                // transformMessages keeps system messages in order, so this index is the
                 // transcript's.
                 let anchors = system_index >= folded;
                 system_index += 1;
@@ -719,7 +719,7 @@ fn transform_transcript(
     (transformed, folded)
 }
 
-/// 0.85 (`includeSystemPrompt` and a system prompt; AR6, shared :89–97): `{role:
+/// 0.85 (`includeSystemPrompt` and a system prompt; shared :89–97): `{role:
 /// instructionRole, content: sanitizeSurrogates(context.systemPrompt)}`.
 fn system_prompt_message(ctx: &LlmContext, instruction_role: &str, events: &mut Events) -> Value {
     events.push(
@@ -746,7 +746,7 @@ fn system_prompt_message(ctx: &LlmContext, instruction_role: &str, events: &mut 
         .into()
 }
 
-/// The user branch of `convertResponsesMessages` (AR7, shared :100–128): a string as one
+/// The user branch of `convertResponsesMessages` (shared :100–128): a string as one
 /// `input_text`, an array's parts as `input_text` / `input_image`. `None` when pi skips it (an
 /// empty array).
 fn convert_user_message(
@@ -810,7 +810,7 @@ fn convert_user_message(
     }
 }
 
-/// 1.3.0 on (AR17): `pushConfigurationUpdate(msg.providerThinkingLevel)` before a reply of this
+/// 1.3.0 on: `pushConfigurationUpdate(msg.providerThinkingLevel)` before a reply of this
 /// model, when the thinking level goes in `configuration_update` items.
 fn reply_configuration_update(
     model: &Model,
@@ -836,7 +836,7 @@ fn reply_configuration_update(
     Some(configuration_update(level.clone()))
 }
 
-/// The toolResult branch of `convertResponsesMessages` (AR10, shared :210–234): a
+/// The toolResult branch of `convertResponsesMessages` (shared :210–234): a
 /// `function_call_output` (`custom_tool_call_output` for a grammar tool) with the call id before
 /// the `|` and `convertToolResultOutput`.
 fn convert_tool_result(
@@ -893,7 +893,7 @@ fn newly_added_tools(
     Ok(deferred)
 }
 
-/// 1.3.0 on (AR17): `pushConfigurationUpdate(options.configurationUpdateEffort)` after the last
+/// 1.3.0 on: `pushConfigurationUpdate(options.configurationUpdateEffort)` after the last
 /// message, this request's thinking level.
 fn final_configuration_update(options: &ConvertOptions, events: &mut Events) -> Option<Value> {
     let effort = options.configuration_update_effort.as_ref()?;
@@ -954,8 +954,8 @@ fn tool_list<'v>(msg: &'v Value, key: &str, label: &str) -> Result<&'v [Value], 
     }
 }
 
-/// A system message of the transcript (1.6.0/AI/api/openai-responses-shared.js:175–195; AR6,
-/// AR14–AR16): first the tool changes it anchors (past the folded ones), then its text — the
+/// A system message of the transcript (1.6.0/AI/api/openai-responses-shared.js:175–195):
+/// first the tool changes it anchors (past the folded ones), then its text — the
 /// leading message's whole prompt (`getSystemMessageText`), a later one's update
 /// (`renderSystemMessageUpdate`) — with the removal notice, as one `developer`/`system` item.
 #[allow(clippy::too_many_arguments)]
@@ -1067,8 +1067,8 @@ fn convert_system_message(
     Ok(())
 }
 
-/// `appendSystemToolAdditions(message, seed)` (1.6.0/AI/api/openai-responses-shared.js:125–161;
-/// AR15, AR16): the tools a system message adds, as an `additional_tools` item (after the
+/// `appendSystemToolAdditions(message, seed)` (1.6.0/AI/api/openai-responses-shared.js:125–161):
+/// the tools a system message adds, as an `additional_tools` item (after the
 /// incremental notice when one was sent before) in "changes" mode, or as a client-executed
 /// `tool_search_call` + `tool_search_output` pair in "additions" mode.
 #[allow(clippy::too_many_arguments)]
@@ -1207,7 +1207,7 @@ fn append_system_tool_additions(
 }
 
 /// The assistant branch of `convertResponsesMessages` (AI/api/openai-responses-shared.js:
-/// 129–209; AR8).
+/// 129–209).
 fn convert_assistant_message(
     pi: &Pi,
     model: &Model,
@@ -1477,8 +1477,8 @@ fn convert_tool_call(
     Ok(item.into())
 }
 
-/// The deferred-tool loading after a tool result (AI/api/openai-responses-shared.js:235–262;
-/// AR10): an `additional_tools` developer item, or a client-executed tool search call and output.
+/// The deferred-tool loading after a tool result (AI/api/openai-responses-shared.js:235–262):
+/// an `additional_tools` developer item, or a client-executed tool search call and output.
 fn load_deferred_tools(
     pi: &Pi,
     tool_call_id: &str,
@@ -1695,7 +1695,7 @@ mod tests {
                 if assembly.request.is_none() {
                     let why: Vec<String> =
                         assembly.diagnostics.iter().map(|d| d.to_string()).collect();
-                    // pi's JSON.parse of a non-JSON stored reasoning signature throws (AR8).
+                    // pi's JSON.parse of a non-JSON stored reasoning signature throws.
                     if !why
                         .iter()
                         .any(|w| w.contains("thinkingSignature is not JSON"))
@@ -1730,7 +1730,7 @@ mod tests {
             .collect()
     }
 
-    /// AR8: a replayed grammar-tool call keeps its item id in 1.6.0 only with the `ctc_` prefix;
+    /// A replayed grammar-tool call keeps its item id in 1.6.0 only with the `ctc_` prefix;
     /// 0.85 kept any custom call's id unless another model's `fc_` one (and another model's ids
     /// are normalized to `fc_` by transformMessages, so both drop those). Grammar tools cannot
     /// be declared from the CLI, so no capture reaches this.
@@ -1776,7 +1776,7 @@ mod tests {
         );
     }
 
-    /// AR6, AR15: in "changes" mode the unavailable set is a JS Set: a name declared again
+    /// In "changes" mode the unavailable set is a JS Set: a name declared again
     /// leaves it, a later removal appends; the notice lists what is left, in that order.
     #[test]
     fn incremental_notice_lists_the_tools_still_unavailable() {

@@ -1,10 +1,10 @@
-//! pi-ai `dist/api/pi-messages.js` (INVENTORY §4.9, PM1–PM3): pi's own message protocol. The
+//! pi-ai `dist/api/pi-messages.js`: pi's own message protocol. The
 //! request is one POST of `{model, context, options}` to `<baseUrl>/messages`, where `context`
 //! is the LLM context exactly as the agent loop holds it: no `transformMessages`, no
 //! sanitization, every message field kept, and the whole AgentTool objects as `JSON.stringify`
 //! shows them. From 0.86 on that context is the transcript `{messages}`: the system messages
 //! (content, sections, tool declarations, removals, timestamp) are among the messages as the
-//! session holds them, with no `systemPrompt` and no `tools` (PM2).
+//! session holds them, with no `systemPrompt` and no `tools`.
 
 use super::body::Tag;
 use super::{body, err, AdapterError, Request, StreamOptions};
@@ -15,7 +15,7 @@ use crate::pi::Pi;
 use crate::trace::{Event, EventKind, Events};
 
 /// `streamSimple` (:185–193) and the request-building part of `stream` (:122–160). The coding
-/// agent's options pass through as they are: no `buildBaseOptions`, so no `maxTokens` (PM3);
+/// agent's options pass through as they are: no `buildBaseOptions`, so no `maxTokens`;
 /// `reasoning` is the agent's level, already clamped. With no extension, `onPayload` returns
 /// nothing and the payload is sent as built.
 pub fn build(
