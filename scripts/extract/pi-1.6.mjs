@@ -1348,7 +1348,7 @@ defaults.thinkingLevels = [...CA_DEFAULTS.THINKING_LEVEL_OPTIONS];
 defaults.defaultThinkingBudgets = { ...AI_SIMPLE.DEFAULT_THINKING_BUDGETS };
 defaults.minAnswerTokens = AI_SIMPLE.MIN_ANSWER_TOKENS;
 assertEq(num(F.simpleOptions, /export const MIN_ANSWER_TOKENS = (\d+);/g), defaults.minAnswerTokens, "MIN_ANSWER_TOKENS");
-// --- A2: clampMaxTokensToContext ---
+// --- clampMaxTokensToContext ---
 defaults.contextSafetyTokens = num(F.simpleOptions, /const CONTEXT_SAFETY_TOKENS = (\d+);/g);
 // The ratio margin from 1.5.1; before it the 0.85 shape (a fixed safety margin).
 const ratioMargin = /const CONTEXT_SAFETY_RATIO = /.test(src(F.simpleOptions));
@@ -1359,7 +1359,7 @@ if (ratioMargin) {
   one(F.simpleOptions, /const available = model\.contextWindow - estimateContextTokens\(context\)\.tokens - CONTEXT_SAFETY_TOKENS;\s*return Math\.min\(maxTokens, Math\.max\(MIN_MAX_TOKENS, available\)\);/g);
 }
 defaults.minMaxTokens = num(F.simpleOptions, /const MIN_MAX_TOKENS = (\d+);/g);
-// --- A3: estimateContextTokens ---
+// --- estimateContextTokens ---
 defaults.estimateCharsPerToken = num(F.estimate, /const CHARS_PER_TOKEN = (\d+(?:\.\d+)?);/g);
 defaults.estimateImageChars = num(F.estimate, /const ESTIMATED_IMAGE_CHARS = (\d+);/g);
 // The compaction settings pi uses without any in settings.json (getCompactionSettings()):

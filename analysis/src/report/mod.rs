@@ -328,7 +328,7 @@ pub fn session_json(a: &Assembly) -> Value {
             o.into()
         })
         .collect();
-    // 0.86 on: the entries a context edit in the context changes (S38).
+    // 0.86 on: the entries a context edit in the context changes.
     let edited: Vec<&str> = if transcript.is_some() {
         ctx.context_indices
             .iter()

@@ -836,7 +836,7 @@ fn reply_configuration_update(
     Some(configuration_update(level.clone()))
 }
 
-/// The toolResult branch of `convertResponsesMessages` (shared :210–234): a
+/// The toolResult branch of `convertResponsesMessages` (shared :210–226): a
 /// `function_call_output` (`custom_tool_call_output` for a grammar tool) with the call id before
 /// the `|` and `convertToolResultOutput`.
 fn convert_tool_result(
