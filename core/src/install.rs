@@ -34,6 +34,7 @@ use crate::js::path::{basename, dirname, join_path, normalize_path};
 use crate::js::{self, Value};
 use crate::paths::{normalize_pi_path, resolve_pi_path, PathOptions};
 use crate::pi::Pi;
+use crate::settings::Settings;
 
 /// What a path is, following symbolic links.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -204,7 +205,21 @@ struct Reader<'a, 'm> {
     dirs: usize,
 }
 
-impl Reader<'_, '_> {
+impl<'a, 'm> Reader<'a, 'm> {
+    /// A reader of `machine` that has read nothing yet.
+    fn new(machine: &'a Machine<'m>, limits: Limits) -> Self {
+        Reader {
+            m: machine,
+            limits,
+            files: VirtualFs::new(),
+            read: Vec::new(),
+            total: 0,
+            diags: Vec::new(),
+            seen: Default::default(),
+            dirs: 0,
+        }
+    }
+
     /// Reads one file if it is one; `false` when it is not there.
     fn file(&mut self, path: &str, role: &'static str, max: u64) -> bool {
         let path = normalize_path(path);
@@ -509,46 +524,110 @@ pub fn read_machine(
     pi_package_dir: &str,
     limits: Limits,
 ) -> MachineRead {
-    let home = machine.home();
-    let agent_dir = machine.agent_dir();
-    let process_cwd = normalize_path(&machine.process_cwd);
-    let cwd = session
-        .as_ref()
-        .and_then(|s| session_cwd(&s.text, &home, &process_cwd))
-        .unwrap_or_else(|| process_cwd.clone());
-    let mut r = Reader {
-        m: machine,
-        limits,
-        files: VirtualFs::new(),
-        read: Vec::new(),
-        total: 0,
-        diags: Vec::new(),
-        seen: Default::default(),
-        dirs: 0,
-    };
+    let run = Run::new(pi, machine, session.as_ref(), args);
+    let mut r = Reader::new(machine, limits);
     // pi in print mode exits when the stored cwd is gone (`getMissingSessionCwdIssue`,
     // CA/core/session-cwd.js; CA/main.js): a session from another machine, or a deleted project.
-    if session.is_some() && cwd != process_cwd && !r.m.fs.is_dir(&cwd) {
+    if session.is_some() && run.cwd != run.process_cwd && !r.m.fs.is_dir(&run.cwd) {
         r.diags.push(Diagnostic::warning(
             session.as_ref().map_or("session", |s| s.name.as_str()),
             Some(1),
-            format!("Stored session working directory does not exist: {cwd} (pi -p exits here; ctxlens goes on without the project's files)"),
+            format!("Stored session working directory does not exist: {} (pi -p exits here; ctxlens goes on without the project's files)", run.cwd),
         ));
     }
-    let mut arg_diags = Vec::new();
-    let parsed = args::parse(pi, args, &mut arg_diags);
-    let candidates: Vec<String> = pi
-        .data
-        .prompt
-        .get("contextFileCandidates")
-        .and_then(Value::as_array)
+
+    read_agent_dir(&mut r, &run);
+    read_project_config(&mut r, &run);
+    read_system_prompt_files(&mut r, &run);
+    let git_root = read_context_files(&mut r, &run, pi);
+    // The settings, read from the files just laid: their packages, skills and prompt templates.
+    let mut sdiags = Vec::new();
+    let settings = crate::settings::load(
+        &r.files,
+        &run.home,
+        &run.agent_dir,
+        &run.cwd,
+        &run.parsed,
+        &mut sdiags,
+    );
+    let npm_global_root = read_packages(&mut r, &run, &settings);
+    read_skills(&mut r, &run, &settings, git_root.as_deref());
+    read_prompt_templates(&mut r, &run, &settings);
+    read_file_args(&mut r, &run);
+
+    let Run {
+        home,
+        agent_dir,
+        process_cwd,
+        cwd,
+        ..
+    } = run;
+    let inputs = Inputs {
+        files: r.files,
+        home,
+        agent_dir,
+        cwd: process_cwd,
+        pi_package_dir: pi_package_dir.to_string(),
+        args: args.to_vec(),
+        env: machine.env.clone(),
+        session,
+        npm_global_root,
+        ..Inputs::default()
+    };
+    MachineRead {
+        inputs,
+        read: r.read,
+        cwd,
+        diagnostics: r.diags,
+    }
+}
+
+/// The places one run's paths resolve against, and pi's parsed command line.
+struct Run {
+    home: String,
+    agent_dir: String,
+    /// The directory pi is started in (`process.cwd()`, normalized).
+    process_cwd: String,
+    /// The cwd pi runs in: the session header's, else the process cwd.
+    cwd: String,
+    /// The project's config folder, `<cwd>/.pi`.
+    config: String,
+    parsed: args::PiArgs,
+}
+
+impl Run {
+    /// The run's places on `machine` (the cwd from the session's header) and its parsed `args`.
+    fn new(pi: &Pi, machine: &Machine, session: Option<&SourceText>, args: &[String]) -> Run {
+        let home = machine.home();
+        let process_cwd = normalize_path(&machine.process_cwd);
+        let cwd = session
+            .and_then(|s| session_cwd(&s.text, &home, &process_cwd))
+            .unwrap_or_else(|| process_cwd.clone());
+        let mut arg_diags = Vec::new();
+        Run {
+            agent_dir: machine.agent_dir(),
+            config: join_path(&cwd, ".pi"),
+            parsed: args::parse(pi, args, &mut arg_diags),
+            home,
+            process_cwd,
+            cwd,
+        }
+    }
+}
+
+/// A JSON array's strings (its other elements skipped); none when it is not an array.
+fn strings(v: Option<&Value>) -> Vec<String> {
+    v.and_then(Value::as_array)
         .map(|a| {
             a.iter()
-                .filter_map(|v| v.as_str().map(String::from))
+                .filter_map(|x| x.as_str().map(String::from))
                 .collect()
         })
-        .unwrap_or_default();
+        .unwrap_or_default()
+}
 
+/// Reads the agent dir's settings, trust store, models and credentials.
+fn read_agent_dir(r: &mut Reader, run: &Run) {
     // The agent dir (config.js getSettingsPath/getModelsPath/getAuthPath; trust-manager.js).
     for (name, role) in [
         ("settings.json", "settings"),
@@ -556,38 +635,51 @@ pub fn read_machine(
         ("models.json", "models"),
         ("auth.json", "credentials"),
     ] {
-        r.text_file(&join_path(&agent_dir, name), role);
+        r.text_file(&join_path(&run.agent_dir, name), role);
     }
+}
+
+/// Reads the project's `.pi/settings.json` and records which of its resource folders exist.
+fn read_project_config(r: &mut Reader, run: &Run) {
     // The project's config folder: settings, prompts, and the entries whose existence makes the
     // project need trust (trust-manager.js:8–16).
-    let config = join_path(&cwd, ".pi");
-    r.text_file(&join_path(&config, "settings.json"), "project settings");
+    r.text_file(&join_path(&run.config, "settings.json"), "project settings");
     for d in ["extensions", "skills", "prompts", "themes"] {
-        r.dir(&join_path(&config, d));
+        r.dir(&join_path(&run.config, d));
     }
+}
+
+/// Reads the SYSTEM.md / APPEND_SYSTEM.md files and the `--(append-)system-prompt` files.
+fn read_system_prompt_files(r: &mut Reader, run: &Run) {
     // SYSTEM.md / APPEND_SYSTEM.md (resource-loader.js discoverSystemPromptFile).
     for name in ["SYSTEM.md", "APPEND_SYSTEM.md"] {
-        r.text_file(&join_path(&config, name), "system prompt file");
-        r.text_file(&join_path(&agent_dir, name), "system prompt file");
+        r.text_file(&join_path(&run.config, name), "system prompt file");
+        r.text_file(&join_path(&run.agent_dir, name), "system prompt file");
     }
+    let parsed = &run.parsed;
     for v in parsed
         .system_prompt
         .iter()
         .chain(parsed.append_system_prompt.iter().flatten())
     {
         if !v.is_empty() {
-            let p = crate::js::path::resolve_path(&process_cwd, v);
+            let p = crate::js::path::resolve_path(&run.process_cwd, v);
             if !r.text_file(&p, "system prompt file") {
                 r.dir(&p);
             }
         }
     }
+}
+
+/// Reads the context files (agent dir, then cwd up to `/`) and the git files; the git root.
+fn read_context_files(r: &mut Reader, run: &Run, pi: &Pi) -> Option<String> {
+    let candidates = strings(pi.data.prompt.get("contextFileCandidates"));
     // Context files: the agent dir's, then cwd up to the root (loadProjectContextFiles).
     for c in &candidates {
-        r.text_file(&join_path(&agent_dir, c), "context file");
+        r.text_file(&join_path(&run.agent_dir, c), "context file");
     }
-    let git_root = r.git(&cwd);
-    let mut dir = cwd.clone();
+    let git_root = r.git(&run.cwd);
+    let mut dir = run.cwd.clone();
     loop {
         for c in &candidates {
             r.text_file(&join_path(&dir, c), "context file");
@@ -598,25 +690,18 @@ pub fn read_machine(
         }
         dir = p;
     }
+    git_root
+}
 
-    // Skills: the settings' paths (read from the files just laid), the auto-discovered folders,
-    // the `--skill` paths (package-manager.js resolve; resource-loader.js mergePaths).
-    let mut sdiags = Vec::new();
-    let settings = crate::settings::load(&r.files, &home, &agent_dir, &cwd, &parsed, &mut sdiags);
-    let strings = |v: Option<&Value>| -> Vec<String> {
-        v.and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|x| x.as_str().map(String::from))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
+/// Reads the settings' pi packages and the `-e` sources; npm's global root, when asked.
+fn read_packages(r: &mut Reader, run: &Run, settings: &Settings) -> Option<String> {
+    let (home, agent_dir, cwd) = (&run.home, &run.agent_dir, &run.cwd);
+    let machine = r.m;
     // pi packages (package-manager.js resolvePackageSources): each entry's install folder, or
     // its local path; which of them pi loads, and how, is decided by [`crate::packages`].
     let mut npm_global_root: Option<Option<String>> = None;
-    for (source, scope) in crate::packages::entry_sources(&settings) {
-        let path = crate::packages::install_path(&source, scope, &home, &agent_dir, &cwd);
+    for (source, scope) in crate::packages::entry_sources(settings) {
+        let path = crate::packages::install_path(&source, scope, home, agent_dir, cwd);
         r.package(&path);
         // `getNpmInstallPath`: a user's npm package not in pi's folder, in npm's global root.
         let npm = matches!(
@@ -625,7 +710,7 @@ pub fn read_machine(
         );
         if npm && scope == crate::packages::Scope::User && r.m.fs.stat(&path).is_none() {
             let root = npm_global_root.get_or_insert_with(|| {
-                global_root(machine.fs, &npm_command(&settings))
+                global_root(machine.fs, &npm_command(settings))
                     .or_else(|| crate::packages::npm_global_root(None, &machine.env))
             });
             if let (Some(root), crate::packages::Source::Npm { name, .. }) =
@@ -636,17 +721,26 @@ pub fn read_machine(
         }
     }
     // The `-e` sources (`resolveExtensionSources`): a local path, or pi's temporary folder.
-    for given in parsed
+    for given in run
+        .parsed
         .extensions
         .iter()
         .filter(|s| !s.starts_with("builtin:"))
     {
-        let source = crate::packages::cli_source(given, &process_cwd, &home);
-        for path in crate::packages::temporary_paths(&source, &home, &agent_dir, &cwd) {
+        let source = crate::packages::cli_source(given, &run.process_cwd, home);
+        for path in crate::packages::temporary_paths(&source, home, agent_dir, cwd) {
             r.package(&path);
         }
     }
-    if !parsed.no_skills {
+    npm_global_root.flatten()
+}
+
+/// Reads the skills: the settings' paths, the auto-discovered folders and the `--skill` paths.
+fn read_skills(r: &mut Reader, run: &Run, settings: &Settings, git_root: Option<&str>) {
+    let (home, agent_dir, cwd, config) = (&run.home, &run.agent_dir, &run.cwd, &run.config);
+    // Skills: the settings' paths (read from the files just laid), the auto-discovered folders,
+    // the `--skill` paths (package-manager.js resolve; resource-loader.js mergePaths).
+    if !run.parsed.no_skills {
         for (entries, base) in [
             (strings(settings.project.get("skills")), config.clone()),
             (strings(settings.global.get("skills")), agent_dir.clone()),
@@ -655,17 +749,14 @@ pub fn read_machine(
                 if e.starts_with(['!', '+', '-']) || e.contains('*') || e.contains('?') {
                     continue;
                 }
-                r.skill_tree(
-                    &resolve_pi_path(&e, &base, &home, PathOptions::default()),
-                    0,
-                );
+                r.skill_tree(&resolve_pi_path(&e, &base, home, PathOptions::default()), 0);
             }
         }
-        r.skill_tree(&join_path(&config, "skills"), 0);
+        r.skill_tree(&join_path(config, "skills"), 0);
         let mut d = cwd.clone();
         loop {
             r.skill_tree(&join_path(&d, ".agents/skills"), 0);
-            if git_root.as_deref() == Some(d.as_str()) {
+            if git_root == Some(d.as_str()) {
                 break;
             }
             let p = dirname(&d);
@@ -674,8 +765,8 @@ pub fn read_machine(
             }
             d = p;
         }
-        r.skill_tree(&join_path(&agent_dir, "skills"), 0);
-        r.skill_tree(&join_path(&home, ".agents/skills"), 0);
+        r.skill_tree(&join_path(agent_dir, "skills"), 0);
+        r.skill_tree(&join_path(home, ".agents/skills"), 0);
     }
     // A `.agents/skills` in any ancestor (not only up to the git root) makes the project need
     // trust (trust-manager.js hasTrustRequiringProjectResources): its existence is recorded.
@@ -688,7 +779,7 @@ pub fn read_machine(
         }
         d = p;
     }
-    for s in &parsed.skills {
+    for s in &run.parsed.skills {
         let t = s.trim();
         if ["npm:", "git:", "github:", "http:", "https:", "ssh:"]
             .iter()
@@ -696,13 +787,17 @@ pub fn read_machine(
         {
             continue;
         }
-        let p = resolve_pi_path(s, &process_cwd, &home, PathOptions::default());
+        let p = resolve_pi_path(s, &run.process_cwd, home, PathOptions::default());
         r.skill_tree(&p, 0);
     }
+}
 
+/// Reads the prompt templates: the settings' paths, the auto-discovered folders, the flags'.
+fn read_prompt_templates(r: &mut Reader, run: &Run, settings: &Settings) {
+    let (home, agent_dir, config) = (&run.home, &run.agent_dir, &run.config);
     // Prompt templates: the settings' `prompts` paths, `.pi/prompts`, `<agentDir>/prompts`, the
     // `--prompt-template` paths (package-manager.js resolve; resource-loader.js:343–358).
-    if !parsed.no_prompt_templates {
+    if !run.parsed.no_prompt_templates {
         for (entries, base) in [
             (strings(settings.project.get("prompts")), config.clone()),
             (strings(settings.global.get("prompts")), agent_dir.clone()),
@@ -712,15 +807,15 @@ pub fn read_machine(
                     continue;
                 }
                 r.prompt_tree(
-                    &resolve_pi_path(&e, &base, &home, PathOptions::default()),
+                    &resolve_pi_path(&e, &base, home, PathOptions::default()),
                     true,
                 );
             }
         }
-        r.prompt_tree(&join_path(&config, "prompts"), false);
-        r.prompt_tree(&join_path(&agent_dir, "prompts"), false);
+        r.prompt_tree(&join_path(config, "prompts"), false);
+        r.prompt_tree(&join_path(agent_dir, "prompts"), false);
     }
-    for s in &parsed.prompt_templates {
+    for s in &run.parsed.prompt_templates {
         let t = s.trim();
         if ["npm:", "git:", "github:", "http:", "https:", "ssh:"]
             .iter()
@@ -729,16 +824,20 @@ pub fn read_machine(
             continue;
         }
         r.prompt_tree(
-            &resolve_pi_path(s, &process_cwd, &home, PathOptions::default()),
+            &resolve_pi_path(s, &run.process_cwd, home, PathOptions::default()),
             false,
         );
     }
+}
+
+/// Reads the `@file` arguments, trying each path's screenshot variants.
+fn read_file_args(r: &mut Reader, run: &Run) {
     // `@file` arguments (file-processor.js; resolveReadPath's screenshot variants).
-    for a in &parsed.file_args {
+    for a in &run.parsed.file_args {
         let p = resolve_pi_path(
             a,
-            &process_cwd,
-            &home,
+            &run.process_cwd,
+            &run.home,
             PathOptions {
                 normalize_unicode_spaces: true,
                 strip_at_prefix: true,
@@ -755,25 +854,6 @@ pub fn read_machine(
         if !variants.iter().any(|v| r.file(v, "attachment", max)) {
             r.dir(&p);
         }
-    }
-
-    let inputs = Inputs {
-        files: r.files,
-        home,
-        agent_dir,
-        cwd: process_cwd,
-        pi_package_dir: pi_package_dir.to_string(),
-        args: args.to_vec(),
-        env: machine.env.clone(),
-        session,
-        npm_global_root: npm_global_root.flatten(),
-        ..Inputs::default()
-    };
-    MachineRead {
-        inputs,
-        read: r.read,
-        cwd,
-        diagnostics: r.diags,
     }
 }
 
