@@ -237,3 +237,27 @@ export interface Finding {
   /** A selection key: `tool:<name>`, `section:<i>`, `entry:<id>`, `path:<json path>`. */
   subject: string | null;
 }
+
+/** How much a problem in the inputs matters. */
+export type Severity = "info" | "warning" | "error";
+
+/**
+ * A problem in the inputs. Bad input never throws: it is reported here and the rest is still
+ * used.
+ */
+export interface Diagnostic {
+  severity: Severity;
+  /** The input: the session path, a file's absolute path, "tools", "args", "model", ... */
+  file: string;
+  /** 1-based line, when the problem has one. */
+  line?: number;
+  /**
+   * The line's span in that input, in UTF-16 code units (JS string indices), when the host
+   * holds its text (the npm package).
+   */
+  start?: number;
+  end?: number;
+  message: string;
+  /** What was left out because of it, if anything. */
+  skipped?: string;
+}

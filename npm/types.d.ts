@@ -2,7 +2,7 @@
 // Hand-written beside npm/api.js, except the report's types generated from its Rust types
 // (report.d.ts); checked by `tsc --noEmit` in tests/npm/.
 
-import type { EventKind, JsonValue, Stage, Stats, Finding } from "./report.js";
+import type { Diagnostic, EventKind, JsonValue, Stage, Stats, Finding } from "./report.js";
 export * from "./report.js";
 
 /** The protocols (pi-ai "apis") pi 0.85.1 has adapters for. */
@@ -284,22 +284,6 @@ export interface PiRelease {
   supported: PiVersion[];
 }
 
-export type Severity = "info" | "warning" | "error";
-
-/** A problem in the inputs. Bad input never throws: it is reported here and the rest is still used. */
-export interface Diagnostic {
-  severity: Severity;
-  /** The input: the session path, a file's absolute path, "tools", "args", "model", ... */
-  file: string;
-  /** 1-based line, when the problem has one. */
-  line?: number;
-  /** The line's span in that input, in UTF-16 code units (JS string indices), when ctxlens holds its text. */
-  start?: number;
-  end?: number;
-  message: string;
-  /** What was left out because of it, if anything. */
-  skipped?: string;
-}
 
 /** The model the assembly used. */
 export interface ModelInfo {

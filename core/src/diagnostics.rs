@@ -1,9 +1,10 @@
 //! Problems in the user's input, as data: where (file, line), what, and what was skipped.
 //! Bad input never aborts an assembly; it is reported here and the rest is still used.
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Severity {
     /// The input was used, but something about it is worth knowing.
+    #[default]
     Info,
     /// Part of the input was skipped (as pi would skip it) or replaced.
     Warning,

@@ -15,6 +15,7 @@ use ctxlens::calls::CallRef;
 use ctxlens::case::{inputs_for_call, CaseFiles};
 use ctxlens::js::path::join_path;
 use ctxlens::js::{self, utf16_len, Object, Value};
+use ctxlens::report::wire::Wire;
 use ctxlens::session;
 use ctxlens::tokens::{TokenCounter, TokenizerInfo, Vocabulary};
 use ctxlens::{Api, Pi, PiVersion};
@@ -1023,19 +1024,13 @@ fn diagnostics_json<'i>(
         diags
             .iter()
             .map(|d| {
-                let mut o = Object::new()
-                    .with("severity", d.severity.as_str())
-                    .with("file", d.file.as_str());
-                if let Some(l) = d.line {
-                    o.insert("line", Value::from(l));
-                    if let Some(&(start, end)) = spans.get(&(d.file.as_str(), l)) {
-                        o.insert("start", Value::from(start));
-                        o.insert("end", Value::from(end));
-                    }
+                let mut typed = ctxlens::report::types::Diagnostic::from(d);
+                let span = d.line.and_then(|l| spans.get(&(d.file.as_str(), l)));
+                if let Some(&(start, end)) = span {
+                    typed.start = Some(start).into();
+                    typed.end = Some(end).into();
                 }
-                o.insert("message", Value::str(&d.message));
-                o.insert_opt("skipped", d.skipped.clone().map(Value::from));
-                o.into()
+                typed.to_value()
             })
             .collect(),
     )

@@ -1,12 +1,12 @@
 //! A report on the page: the worker's JSON, with the parts the views read as the report's Rust
-//! types (`ctxlens::report::types`: the statistics, the stages and the findings), read once when
-//! it comes.
+//! types (`ctxlens::report::types`: the statistics, the stages, the findings and the
+//! diagnostics), read once when it comes.
 //! The rest is still read from the JSON (`Deref` to it).
 
 use std::ops::Deref;
 
 use ctxlens::js::Value;
-use ctxlens::report::types::{Finding, Stage, Stats};
+use ctxlens::report::types::{Diagnostic, Finding, Stage, Stats};
 use ctxlens::report::wire::Wire;
 
 #[derive(Debug, Default)]
@@ -17,6 +17,7 @@ pub struct Report {
     /// pi's stages, in order, with what each did.
     pub stages: Vec<Stage>,
     pub findings: Vec<Finding>,
+    pub diagnostics: Vec<Diagnostic>,
 }
 
 impl Report {
@@ -30,11 +31,16 @@ impl Report {
             .get("findings")
             .and_then(Vec::<Finding>::from_value)
             .unwrap_or_default();
+        let diagnostics = json
+            .get("diagnostics")
+            .and_then(Vec::<Diagnostic>::from_value)
+            .unwrap_or_default();
         Report {
             json,
             stats,
             stages,
             findings,
+            diagnostics,
         }
     }
 

@@ -181,20 +181,13 @@ pub fn stages(pi: Option<&Pi>, trace: &Trace) -> Vec<types::Stage> {
     trace.stages.iter().map(stage).collect()
 }
 
-/// The diagnostics.
+/// The diagnostics ([`types::Diagnostic`]: a line when one, no spans: the report does not hold
+/// the inputs' texts).
 pub fn diagnostics_json(a: &Assembly) -> Value {
     Value::Array(
         a.diagnostics
             .iter()
-            .map(|d| {
-                let mut o = Object::new()
-                    .with("severity", d.severity.as_str())
-                    .with("file", d.file.as_str());
-                o.insert("line", d.line.map(Value::from).unwrap_or(Value::Null));
-                o.insert("message", Value::str(&d.message));
-                o.insert("skipped", opt_str(d.skipped.as_deref()));
-                o.into()
-            })
+            .map(|d| types::Diagnostic::from(d).to_value())
             .collect(),
     )
 }

@@ -3,6 +3,7 @@
 
 use super::wire::{wire_enum, wire_struct, Declared, Skip, Wire};
 pub use crate::analysis::findings::Severity;
+pub use crate::diagnostics::Severity as DiagnosticSeverity;
 use crate::js::{Object, Value};
 pub use crate::tokens::TokenizerInfo;
 pub use crate::trace::{EventKind, StageId};
@@ -287,6 +288,44 @@ wire_struct! {
     }
 }
 
+wire_enum! {
+    /// How much a problem in the inputs matters.
+    DiagnosticSeverity as "Severity" { Info = "info", Warning = "warning", Error = "error" }
+}
+
+wire_struct! {
+    /// A problem in the inputs. Bad input never throws: it is reported here and the rest is still
+    /// used.
+    pub struct Diagnostic {
+        pub severity: DiagnosticSeverity = "severity",
+        /// The input: the session path, a file's absolute path, "tools", "args", "model", ...
+        pub file: String = "file",
+        /// 1-based line, when the problem has one.
+        pub line: Skip<usize> = "line",
+        /// The line's span in that input, in UTF-16 code units (JS string indices), when the host
+        /// holds its text (the npm package).
+        pub start: Skip<usize> = "start",
+        pub end: Skip<usize> = "end",
+        pub message: String = "message",
+        /// What was left out because of it, if anything.
+        pub skipped: Skip<String> = "skipped",
+    }
+}
+
+impl From<&crate::Diagnostic> for Diagnostic {
+    fn from(d: &crate::Diagnostic) -> Diagnostic {
+        Diagnostic {
+            severity: d.severity,
+            file: d.file.clone(),
+            line: d.line.map(|l| l as usize).into(),
+            start: Skip(None),
+            end: Skip(None),
+            message: d.message.clone(),
+            skipped: d.skipped.clone().into(),
+        }
+    }
+}
+
 pub use crate::analysis::findings::Finding;
 
 /// The TypeScript of every report type, in the order `npm/report.d.ts` has them.
@@ -322,6 +361,8 @@ pub fn typescript() -> String {
         Stats::declaration(),
         Severity::declaration(),
         Finding::declaration(),
+        DiagnosticSeverity::declaration(),
+        Diagnostic::declaration(),
     ];
     parts.join("\n")
 }

@@ -1,6 +1,5 @@
 //! The diagnostics panel: problems in the inputs with their file and line.
 
-use ctxlens::js::Value;
 use ctxlens::Diagnostic;
 use yew::prelude::*;
 
@@ -46,11 +45,7 @@ pub(super) fn diag_row(
 /// Problems with the inputs: recognising the files, then the assembly's own.
 #[function_component(DiagnosticsPanel)]
 pub(super) fn diagnostics_panel(p: &DiagnosticsProps) -> Html {
-    let from_report: Vec<Value> = p
-        .report
-        .as_ref()
-        .and_then(|r| r.get("diagnostics").and_then(Value::as_array).cloned())
-        .unwrap_or_default();
+    let from_report = p.report.as_ref().map_or(&[][..], |r| &r.diagnostics[..]);
     let count = p.notes.len() + from_report.len() + p.failure.iter().count();
     html! {
         <section class="panel diagnostics-panel" aria-labelledby="diag-h">
@@ -58,7 +53,7 @@ pub(super) fn diagnostics_panel(p: &DiagnosticsProps) -> Html {
             <ul class="diagnostics" data-testid="diagnostics">
                 if let Some(f) = &p.failure { { diag_row(&p.laid, "error", &p.api, None, f, None) } }
                 { for p.notes.iter().map(|d| diag_row(&p.laid, d.severity.as_str(), &d.file, d.line.map(f64::from), &d.message, d.skipped.as_deref())) }
-                { for from_report.iter().map(|d| diag_row(&p.laid, d.get_str("severity").unwrap_or("info"), d.get_str("file").unwrap_or(""), d.get("line").and_then(Value::as_f64), d.get_str("message").unwrap_or(""), d.get_str("skipped"))) }
+                { for from_report.iter().map(|d| diag_row(&p.laid, d.severity.as_str(), &d.file, d.line.map(|l| l as f64), &d.message, d.skipped.as_deref())) }
                 if count == 0 { <li class="diag none">{"No problems with the inputs."}</li> }
             </ul>
         </section>
