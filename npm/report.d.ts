@@ -238,6 +238,27 @@ export interface Finding {
   subject: string | null;
 }
 
+/** The model the assembly used, and the thinking level pi runs it at. */
+export interface ModelInfo {
+  provider: string;
+  id: string;
+  name: string;
+  /** The protocol its requests speak (pi-ai's `api`). */
+  api: string;
+  /** Whether the model thinks (pi sends a thinking level only then). */
+  reasoning: boolean;
+  /** Whether the model takes images (pi replaces them with a placeholder otherwise). */
+  images: boolean;
+  contextWindow: number;
+  maxTokens: number;
+  /** The thinking level asked for, before pi's clamp. */
+  thinkingRequested: string;
+  /** Where it was asked: `--thinking`, `session`, `settings.defaultThinkingLevel`, `default`. */
+  thinkingSource: string;
+  /** The thinking level after pi's clamp to what the model supports. */
+  thinking: string;
+}
+
 /** How much a problem in the inputs matters. */
 export type Severity = "info" | "warning" | "error";
 

@@ -2,7 +2,7 @@
 // Hand-written beside npm/api.js, except the report's types generated from its Rust types
 // (report.d.ts); checked by `tsc --noEmit` in tests/npm/.
 
-import type { Diagnostic, EventKind, JsonValue, Stage, Stats, Finding } from "./report.js";
+import type { Diagnostic, EventKind, JsonValue, ModelInfo, Stage, Stats, Finding } from "./report.js";
 export * from "./report.js";
 
 /** The protocols (pi-ai "apis") pi 0.85.1 has adapters for. */
@@ -284,15 +284,6 @@ export interface PiRelease {
   supported: PiVersion[];
 }
 
-
-/** The model the assembly used. */
-export interface ModelInfo {
-  provider: string;
-  id: string;
-  api: string;
-  /** Where the choice came from: `--model`, `session`, `settings.defaultModel`, `available`. */
-  source: string;
-}
 
 /** One body of a {@link Comparison}. */
 export interface ComparisonSide {

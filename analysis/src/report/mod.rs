@@ -747,23 +747,26 @@ pub fn resources_json(a: &Assembly) -> Value {
 
 /// The model and thinking level pi chose.
 pub fn model_json(a: &Assembly) -> Value {
+    model(a).map_or(Value::Null, |m| m.to_value())
+}
+
+/// The model and the thinking level, as the report has them (`None`: pi found no model).
+pub fn model(a: &Assembly) -> Option<types::ModelInfo> {
     let c = &a.parts.model_choice;
-    match &c.model {
-        None => Value::Null,
-        Some(m) => Object::new()
-            .with("provider", m.provider())
-            .with("id", m.id())
-            .with("name", m.name())
-            .with("api", m.api())
-            .with("reasoning", m.reasoning())
-            .with("images", m.supports_images())
-            .with("contextWindow", m.context_window())
-            .with("maxTokens", m.max_tokens())
-            .with("thinkingRequested", c.requested_level.as_str())
-            .with("thinkingSource", c.level_source.as_str())
-            .with("thinking", c.thinking_level.as_str())
-            .into(),
-    }
+    let m = c.model.as_ref()?;
+    Some(types::ModelInfo {
+        provider: m.provider().to_string(),
+        id: m.id().to_string(),
+        name: m.name().to_string(),
+        api: m.api().to_string(),
+        reasoning: m.reasoning(),
+        images: m.supports_images(),
+        context_window: m.context_window(),
+        max_tokens: m.max_tokens(),
+        thinking_requested: c.requested_level.clone(),
+        thinking_source: c.level_source.clone(),
+        thinking: c.thinking_level.clone(),
+    })
 }
 
 /// The release's chars per token, and pi's estimate of the context beside the model's window

@@ -326,6 +326,29 @@ impl From<&crate::Diagnostic> for Diagnostic {
     }
 }
 
+wire_struct! {
+    /// The model the assembly used, and the thinking level pi runs it at.
+    pub struct ModelInfo {
+        pub provider: String = "provider",
+        pub id: String = "id",
+        pub name: String = "name",
+        /// The protocol its requests speak (pi-ai's `api`).
+        pub api: String = "api",
+        /// Whether the model thinks (pi sends a thinking level only then).
+        pub reasoning: bool = "reasoning",
+        /// Whether the model takes images (pi replaces them with a placeholder otherwise).
+        pub images: bool = "images",
+        pub context_window: f64 = "contextWindow",
+        pub max_tokens: f64 = "maxTokens",
+        /// The thinking level asked for, before pi's clamp.
+        pub thinking_requested: String = "thinkingRequested",
+        /// Where it was asked: `--thinking`, `session`, `settings.defaultThinkingLevel`, `default`.
+        pub thinking_source: String = "thinkingSource",
+        /// The thinking level after pi's clamp to what the model supports.
+        pub thinking: String = "thinking",
+    }
+}
+
 pub use crate::analysis::findings::Finding;
 
 /// The TypeScript of every report type, in the order `npm/report.d.ts` has them.
@@ -361,6 +384,7 @@ pub fn typescript() -> String {
         Stats::declaration(),
         Severity::declaration(),
         Finding::declaration(),
+        ModelInfo::declaration(),
         DiagnosticSeverity::declaration(),
         Diagnostic::declaration(),
     ];
@@ -406,5 +430,12 @@ impl KindTokens {
         .into_iter()
         .find(|(k, _)| *k == key)
         .map(|(_, n)| n)
+    }
+}
+
+impl ModelInfo {
+    /// `provider/id`, as pi's `--model` takes it.
+    pub fn key(&self) -> String {
+        format!("{}/{}", self.provider, self.id)
     }
 }

@@ -625,10 +625,10 @@ impl AppState {
                 }
                 let key = api.clone().unwrap_or_else(|| {
                     report
-                        .get("model")
-                        .and_then(|m| m.get_str("api"))
-                        .unwrap_or("")
-                        .to_string()
+                        .model
+                        .as_ref()
+                        .map(|m| m.api.clone())
+                        .unwrap_or_default()
                 });
                 if api.is_none() {
                     self.native_api = Some(key.clone());

@@ -115,20 +115,9 @@ pub(super) fn settings_panel(p: &SettingsProps) -> Html {
     fn text(v: String) -> Option<String> {
         (!v.trim().is_empty()).then_some(v)
     }
-    let report_model = p
-        .report
-        .as_ref()
-        .and_then(|r| r.get("model").cloned())
-        .filter(|m| !m.is_null());
+    let report_model = p.report.as_ref().and_then(|r| r.model.as_ref());
     let model_placeholder = report_model
-        .as_ref()
-        .map(|m| {
-            format!(
-                "{}/{}",
-                m.get_str("provider").unwrap_or(""),
-                m.get_str("id").unwrap_or("")
-            )
-        })
+        .map(|m| m.key())
         .unwrap_or_else(|| p.base.model.clone());
     let want = p.on_want_catalog.clone();
     let on_model_focus = Callback::from(move |_: FocusEvent| want.emit(()));

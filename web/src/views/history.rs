@@ -1,6 +1,7 @@
 //! The history: by wire role, by kind (thinking, tool arguments, tool results, user text), and
 //! the size of each tool's results.
 
+use ctxlens::report::types::ModelInfo;
 use ctxlens::report::types::{MessageSize, ToolResultSize};
 use yew::prelude::*;
 
@@ -8,7 +9,7 @@ use super::components::charts::{BarRow, Bars, Seg, StackedBar};
 use super::components::{color, thousands};
 use super::overview::KIND_LABELS;
 use super::tokens::{TokenNote, Tokens};
-use super::util::{not_available, s};
+use super::util::not_available;
 use super::ViewProps;
 
 pub fn kind_color(k: &str) -> String {
@@ -32,10 +33,7 @@ pub fn HistoryView(p: &ViewProps) -> Html {
     };
     let total = h.chars as f64;
     let t = Tokens::of(p);
-    let model = r
-        .get("model")
-        .map(|m| format!("{}/{}", s(m, "provider"), s(m, "id")))
-        .unwrap_or_default();
+    let model = r.model.as_ref().map(ModelInfo::key).unwrap_or_default();
     let kind = |k: &str| h.by_kind.of(k).unwrap_or(0) as f64;
     // Each kind's characters and tokens (image data and signatures are not counted in tokens:
     // providers do not read them as text).

@@ -7,7 +7,7 @@ use super::components::charts::{Seg, StackedBar};
 use super::components::treemap::{TmGroup, TmItem, Treemap};
 use super::components::{pct, thousands};
 use super::tokens::{TokenNote, Tokens};
-use super::util::{base_name, not_available, num, s};
+use super::util::{base_name, not_available, num};
 use super::ViewProps;
 
 /// The history's kinds as the body holds them (`stats.history.byKind`); they add up to
@@ -117,7 +117,7 @@ pub fn OverviewView(p: &ViewProps) -> Html {
             }],
         },
     ];
-    let m = r.get("model").cloned().unwrap_or_default();
+    let m = r.model.clone().unwrap_or_default();
     let t = Tokens::of(p);
     let (t_sp, t_tl, t_hi) = (
         t.read(|s| *s.system_prompt.tokens),
@@ -128,7 +128,7 @@ pub fn OverviewView(p: &ViewProps) -> Html {
         (Some(a), Some(b), Some(c)) => Some(a + b + c),
         _ => None,
     };
-    let window_m = num(&m, "contextWindow");
+    let window_m = m.context_window;
     // The request itself over the window while pi's estimate is under it (its last reported
     // usage plus what followed): its characters at pi's 4 per token, as the finding counts it.
     let body_tokens = (body / 4.0).ceil();
@@ -172,9 +172,9 @@ pub fn OverviewView(p: &ViewProps) -> Html {
     html! {
         <section class="overview" data-testid="overview">
             <div class="cards">
-                <div class="card"><div class="k">{"Model"}</div><div class="v mono model-name" data-testid="model-name" title={format!("{}/{}", s(&m, "provider"), s(&m, "id"))}>{format!("{}/", s(&m, "provider"))}<wbr /><span class="model-id">{s(&m, "id")}</span></div><div class="sub mono">{s(&m, "api")}</div></div>
-                <div class="card"><div class="k">{"Thinking"}</div><div class="v">{s(&m, "thinking")}</div>
-                    <div class="sub">{ if s(&m, "thinkingRequested") != s(&m, "thinking") { format!("requested {} ({})", s(&m, "thinkingRequested"), s(&m, "thinkingSource")) } else { s(&m, "thinkingSource").to_string() } }</div></div>
+                <div class="card"><div class="k">{"Model"}</div><div class="v mono model-name" data-testid="model-name" title={m.key()}>{format!("{}/", m.provider.as_str())}<wbr /><span class="model-id">{m.id.as_str()}</span></div><div class="sub mono">{m.api.as_str()}</div></div>
+                <div class="card"><div class="k">{"Thinking"}</div><div class="v">{m.thinking.as_str()}</div>
+                    <div class="sub">{ if m.thinking_requested.as_str() != m.thinking.as_str() { format!("requested {} ({})", m.thinking_requested.as_str(), m.thinking_source.as_str()) } else { m.thinking_source.as_str().to_string() } }</div></div>
                 <div class="card"><div class="k">{"Body"}</div><div class="v">{format!("{} bytes", thousands(stats.body.bytes as f64))}</div>
                     <div class="sub">{format!("{} chars", thousands(body))}</div></div>
                 <div class={classes!("card", "tokens-card", t.estimate().then_some("estimate"))} data-testid="tokens-card" data-tokens={counted.map(|n| n.to_string())}
@@ -211,7 +211,7 @@ pub fn OverviewView(p: &ViewProps) -> Html {
                 }
                 <div class="card"><div class="k">{"Pipeline"}</div><div class="v">{format!("{} stages", stages.len())}</div><div class="sub">{format!("{changes} changes recorded")}</div></div>
             </div>
-            <TokenNote tokens={p.tokens.clone()} model={format!("{}/{}", s(&m, "provider"), s(&m, "id"))} />
+            <TokenNote tokens={p.tokens.clone()} model={m.key()} />
             <h3>{"Where the characters go"}</h3>
             <StackedBar segs={segs} testid="overview-shares" />
             <p class="muted small" data-testid="overview-share-line">{format!("System prompt {:.1}% · tools {:.1}% · history {:.1}% of their {} characters (UTF-16 units, as JS counts them); the body adds {} characters of JSON structure and parameters ({} in all).",

@@ -5,6 +5,7 @@
 //! and a prompt sent as several system messages (kept in place) is shown message by message.
 
 use ctxlens::js::{Value, LONE_SURROGATE_BASE};
+use ctxlens::report::types::ModelInfo;
 use yew::prelude::*;
 
 use super::components::charts::{Seg, StackedBar};
@@ -184,10 +185,7 @@ pub fn PromptView(p: &ViewProps) -> Html {
         .cloned()
         .unwrap_or_default();
     let t = Tokens::of(p);
-    let model = r
-        .get("model")
-        .map(|m| format!("{}/{}", s(m, "provider"), s(m, "id")))
-        .unwrap_or_default();
+    let model = r.model.as_ref().map(ModelInfo::key).unwrap_or_default();
     if text_empty && table.is_empty() {
         return html! { <section class="prompt-view">{not_available("No system prompt.")}</section> };
     }

@@ -82,9 +82,9 @@ fn stage_data(p: &ViewProps, id: &str) -> Html {
             }
         }
         "agent-context" => {
-            let m = r.get("model").cloned().unwrap_or_default();
-            let requested = s(&m, "thinkingRequested");
-            let chosen = s(&m, "thinking");
+            let m = r.model.clone().unwrap_or_default();
+            let requested = m.thinking_requested.as_str();
+            let chosen = m.thinking.as_str();
             let tools = arr(r, "tools");
             let files = at(r, &["resources", "contextFiles"])
                 .and_then(Value::as_array)
@@ -96,17 +96,17 @@ fn stage_data(p: &ViewProps, id: &str) -> Html {
                 .unwrap_or_default();
             html! {
                 <dl class="kv">
-                    <dt>{"model"}</dt><dd class="mono">{format!("{}/{}", s(&m, "provider"), s(&m, "id"))}</dd>
-                    <dt>{"api"}</dt><dd class="mono">{s(&m, "api")}</dd>
+                    <dt>{"model"}</dt><dd class="mono">{m.key()}</dd>
+                    <dt>{"api"}</dt><dd class="mono">{m.api.as_str()}</dd>
                     <dt>{"thinking"}</dt>
                     <dd>
                         if !requested.is_empty() && requested != chosen {
-                            <span class="clamp" data-testid="thinking-clamp">{format!("{requested} → {chosen}")}</span>{format!(" (requested by {})", s(&m, "thinkingSource"))}
+                            <span class="clamp" data-testid="thinking-clamp">{format!("{requested} → {chosen}")}</span>{format!(" (requested by {})", m.thinking_source.as_str())}
                         } else {
-                            {format!("{chosen} ({})", s(&m, "thinkingSource"))}
+                            {format!("{chosen} ({})", m.thinking_source.as_str())}
                         }
                     </dd>
-                    <dt>{"limits"}</dt><dd>{format!("context window {} · max tokens {}", thousands(num(&m, "contextWindow")), thousands(num(&m, "maxTokens")))}</dd>
+                    <dt>{"limits"}</dt><dd>{format!("context window {} · max tokens {}", thousands(m.context_window), thousands(m.max_tokens))}</dd>
                     <dt title="the tools this run has active (they make the tools and rules sections)">{"tools"}</dt><dd>{ for tools.iter().map(|t| html! { <span class="chip mono">{s(t, "name")}</span> }) }</dd>
                     if let Some(declared) = r.get("declaredTools").and_then(Value::as_array) {
                         <dt title="the tools the request sends: the declarations in the session's system messages, in the order pi replays them (a tool declared again moves to the end)">{"tools sent"}</dt>

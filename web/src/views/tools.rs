@@ -6,6 +6,7 @@
 //! they are grouped by package, pi's own first, with each package's total.
 
 use ctxlens::js::Value;
+use ctxlens::report::types::ModelInfo;
 use yew::prelude::*;
 
 use super::components::charts::{BarRow, Bars, Seg};
@@ -145,10 +146,7 @@ pub fn ToolsView(p: &ViewProps) -> Html {
     }
     let total: f64 = list.iter().map(|t| t.chars).sum();
     let tk = Tokens::of(p);
-    let model = r
-        .get("model")
-        .map(|m| format!("{}/{}", s(m, "provider"), s(m, "id")))
-        .unwrap_or_default();
+    let model = r.model.as_ref().map(ModelInfo::key).unwrap_or_default();
     let declared = r.get("declaredTools").is_some_and(|d| !d.is_null());
     let prompt_total: f64 = list.iter().map(|t| t.prompt_chars).sum();
     let by_package = package_totals(&list);

@@ -4,6 +4,7 @@
 
 use ctxlens::calls::CallRef;
 use ctxlens::js::Value;
+use ctxlens::report::types::ModelInfo;
 use yew::prelude::*;
 
 use super::components::charts::{Column, Columns, Seg, StackedBar};
@@ -88,10 +89,7 @@ pub fn UsageView(p: &ViewProps) -> Html {
         ),
         None => format!("≈ {} tokens", thousands(n)),
     };
-    let model = r
-        .get("model")
-        .map(|m| format!("{}/{}", s(m, "provider"), s(m, "id")))
-        .unwrap_or_default();
+    let model = r.model.as_ref().map(ModelInfo::key).unwrap_or_default();
     // Every call with usage rebuilt, beside the tokens the provider reported for it.
     let rebuilt = match tk.calibration() {
         Some(c) => {
