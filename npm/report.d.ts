@@ -5,6 +5,74 @@
 /** A JSON value, as `JSON.parse` returns it. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
+/** A pi release ctxlens rebuilds, oldest first. */
+export type PiVersion = "0.85.1" | "0.86.1" | "0.87.0" | "0.87.1" | "1.3.0" | "1.4.0" | "1.5.0" | "1.5.2" | "1.6.0";
+
+/**
+ * Why this release was rebuilt: given (`piVersion`), captured (the case's env.json),
+ * installed (the `pi` on this machine), detected (from the session), call (a past call of a
+ * session a later pi continued, rebuilt by the release that made it: see `callRun`), default
+ * (the newest).
+ */
+export type ReleaseReason = "given" | "captured" | "installed" | "detected" | "call" | "default";
+
+/**
+ * How sure a detection is: certain (the facts rule out every other release), likely (they
+ * fit this one best), assumed (no fact points anywhere).
+ */
+export type Certainty = "certain" | "likely" | "assumed";
+
+/** One fact of a session about the release that wrote it. */
+export interface Evidence {
+  /** The 1-based line, when it is one line's. */
+  line: number | null;
+  fact: string;
+}
+
+/** What a session proves about the release that wrote it. */
+export interface Detection {
+  version: PiVersion;
+  certainty: Certainty;
+  /** The oldest release that writes what the session holds, when a fact says so. */
+  atLeast: string | null;
+  evidence: Evidence[];
+}
+
+/**
+ * For `reason: "call"`: the session as the call's release left it ends at `lastLine`; the
+ * system message on `nextRunLine` begins a later run, whose calls are rebuilt by `later`.
+ */
+export interface CallRun {
+  lastLine: number;
+  nextRunLine: number;
+  later: PiVersion;
+}
+
+/** Which pi release was rebuilt, and why. */
+export interface PiRelease {
+  version: PiVersion;
+  /** `YYYY-MM-DD`. */
+  released: string;
+  reason: ReleaseReason;
+  /** One sentence: the release and why. */
+  explanation: string | null;
+  /**
+   * What the session proves (for a `call`: as the session stood then), when there is a
+   * session.
+   */
+  detection: Detection | null;
+  callRun: CallRun | null;
+  /**
+   * Set when the session was written by a newer pi than the one rebuilt (also the first
+   * diagnostic).
+   */
+  newerSession: string | null;
+  /** The release's built-in tools, in pi's order. */
+  builtinTools: string[];
+  /** Every release ctxlens rebuilds. */
+  supported: PiVersion[];
+}
+
 /** A stage of pi's request assembly. */
 export type StageId =
   | "session-read"

@@ -2,7 +2,7 @@
 // Hand-written beside npm/api.js, except the report's types generated from its Rust types
 // (report.d.ts); checked by `tsc --noEmit` in tests/npm/.
 
-import type { Diagnostic, EventKind, JsonValue, ModelInfo, Stage, Stats, Finding } from "./report.js";
+import type { Diagnostic, EventKind, JsonValue, ModelInfo, PiRelease, PiVersion, Stage, Stats, Finding } from "./report.js";
 export * from "./report.js";
 
 /** The protocols (pi-ai "apis") pi 0.85.1 has adapters for. */
@@ -245,45 +245,6 @@ export interface RebuiltCall extends Call {
   /** Failed answers pi took out of its context before this retry (their entry ids). */
   retried: string[];
 }
-
-/** A pi release ctxlens rebuilds. */
-export type PiVersion = "0.85.1" | "1.6.0";
-
-/** One fact of a session about the release that wrote it. */
-export interface Evidence {
-  /** The 1-based line, when it is one line's. */
-  line: number | null;
-  fact: string;
-}
-
-/** Which pi release was rebuilt, and why. */
-export interface PiRelease {
-  version: PiVersion;
-  /** `YYYY-MM-DD`. */
-  released: string;
-  /**
-   * given (`piVersion`), captured (the case's env.json), installed (the `pi` on this machine),
-   * detected (from the session), call (a past call of a session a later pi continued, rebuilt by
-   * the release that made it: see `callRun`), default (the newest).
-   */
-  reason: "given" | "captured" | "installed" | "detected" | "call" | "default";
-  /** One sentence: the release and why. */
-  explanation: string | null;
-  /** What the session proves, when there is a session. */
-  detection: { version: PiVersion; certainty: "certain" | "likely" | "assumed"; atLeast: string | null; evidence: Evidence[] } | null;
-  /**
-   * For `reason: "call"`: the session as the call's release left it ends at `lastLine`; the
-   * system message on `nextRunLine` begins a later run, whose calls are rebuilt by `later`.
-   */
-  callRun: { lastLine: number; nextRunLine: number; later: PiVersion } | null;
-  /** Set when the session was written by a newer pi than the one rebuilt (also the first diagnostic). */
-  newerSession: string | null;
-  /** The release's built-in tools, in pi's order. */
-  builtinTools: string[];
-  /** Every release ctxlens rebuilds. */
-  supported: PiVersion[];
-}
-
 
 /** One body of a {@link Comparison}. */
 export interface ComparisonSide {

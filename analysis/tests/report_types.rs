@@ -44,13 +44,13 @@ impl ctxlens::tokens::TokenCounter for Words {
     }
 }
 
-/// A report's model, statistics, stages, diagnostics and findings, read back as the types the views read, write the same
+/// A report's release, model, statistics, stages, diagnostics and findings, read back as the types the views read, write the same
 /// JSON: what a view reads is what the JSON says, field for field (with tokens and without, on a
 /// case of each release).
 #[test]
 fn the_report_s_typed_parts_read_back_write_the_same_json() {
     use ctxlens::js::Value;
-    use ctxlens::report::types::{Diagnostic, Finding, ModelInfo, Stage, Stats};
+    use ctxlens::report::types::{Diagnostic, Finding, ModelInfo, PiRelease, Stage, Stats};
     use ctxlens::report::wire::Wire;
     let mut checked = 0;
     for case in ctxlens_corpus::cases("pi-").iter().step_by(40) {
@@ -78,6 +78,10 @@ fn the_report_s_typed_parts_read_back_write_the_same_json() {
             "{}",
             case.name
         );
+        let pi = report.get("pi").expect("pi");
+        let typed = Option::<PiRelease>::from_value(pi)
+            .unwrap_or_else(|| panic!("{}: pi does not read as PiRelease", case.name));
+        assert_eq!(typed.to_value().to_json(), pi.to_json(), "{}", case.name);
         let model = report.get("model").expect("model");
         let typed = Option::<ModelInfo>::from_value(model)
             .unwrap_or_else(|| panic!("{}: the model does not read as ModelInfo", case.name));

@@ -10,7 +10,7 @@ use std::str::FromStr;
 /// [`PiVersion::rules`] derives in one place.
 ///
 /// [`Rules`]: super::Rules
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum PiVersion {
     /// 2026-09-06.
     V0_85_1,
@@ -28,7 +28,8 @@ pub enum PiVersion {
     V1_5_0,
     /// 2026-11-10.
     V1_5_2,
-    /// 2026-11-20.
+    /// 2026-11-20. The default: the newest.
+    #[default]
     V1_6_0,
 }
 

@@ -21,6 +21,7 @@ import type { Comparison, Loss, MappingRow, Upgrade } from "ctxlens";
 import { loadVocabulary, vocabularies } from "ctxlens";
 import { loadVocabulary as webLoadVocabulary } from "ctxlens/web";
 import type { Vocabulary, VocabularyName, VocabularyProgress, TokensInfo } from "ctxlens";
+import type { PiVersion, ModelInfo } from "ctxlens";
 
 const tools: ExtensionTool[] = [{ name: "web_search", description: "Search", parameters: { type: "object", properties: { q: { type: "string" } } } }];
 const models: ModelsJson = { providers: { mock: { baseUrl: "http://127.0.0.1:1/v1", api: "openai-completions", apiKey: "k", models: [{ id: "m", reasoning: true }] } } };
@@ -49,9 +50,15 @@ const tree: SessionTree = parseSession("", { path: "/s.jsonl" });
 const entries: SessionEntry[] = tree.entries.filter((e) => e.onActiveBranch && e.inContext);
 const treeCalls: Call[] = tree.calls;
 void treeCalls;
-const version: "0.85.1" | "1.6.0" = piVersion;
-const all: readonly ("0.85.1" | "1.6.0")[] = piVersions;
+const version: PiVersion = piVersion;
+const all: readonly PiVersion[] = piVersions;
 const older = assemble({ prompt: "hi", piVersion: "0.85.1" });
+const between = assemble({ prompt: "hi", piVersion: "1.5.2" });
+const model: ModelInfo | null = between.model;
+const thinking: string = model ? model.thinking + model.thinkingRequested + model.maxTokens : "";
+void thinking;
+const evidence: number | null | undefined = between.pi?.detection?.evidence[0]?.line;
+void evidence;
 const why: "given" | "captured" | "installed" | "detected" | "call" | "default" | undefined = older.pi?.reason;
 const certainty: string | undefined = older.pi?.detection?.certainty;
 const needs: string | undefined = new CtxlensError("x").piVersion;
@@ -179,6 +186,11 @@ assemble({ args: "--tools bash" });
 assemble({ files: { "/a": 5 } });
 // @ts-expect-error: options are required
 assemble();
+// @ts-expect-error: a release ctxlens does not rebuild
+assemble({ piVersion: "2.0.0" });
+// @ts-expect-error: the model's window is a number
+const window: string | undefined = r.model?.contextWindow;
+void window;
 // @ts-expect-error: the body may be null
 const len: number = r.body.length;
 void len;

@@ -1,17 +1,19 @@
 //! A report on the page: the worker's JSON, with the parts the views read as the report's Rust
-//! types (`ctxlens::report::types`: the model, the statistics, the stages, the findings and the
+//! types (`ctxlens::report::types`: the release, the model, the statistics, the stages, the findings and the
 //! diagnostics), read once when it comes.
 //! The rest is still read from the JSON (`Deref` to it).
 
 use std::ops::Deref;
 
 use ctxlens::js::Value;
-use ctxlens::report::types::{Diagnostic, Finding, ModelInfo, Stage, Stats};
+use ctxlens::report::types::{Diagnostic, Finding, ModelInfo, PiRelease, Stage, Stats};
 use ctxlens::report::wire::Wire;
 
 #[derive(Debug, Default)]
 pub struct Report {
     json: Value,
+    /// The pi release rebuilt and why (`None`: none was chosen).
+    pub pi: Option<PiRelease>,
     /// `None`: pi found no model.
     pub model: Option<ModelInfo>,
     /// `stats`: `None` when the report has none (no request).
@@ -24,6 +26,7 @@ pub struct Report {
 
 impl Report {
     pub fn new(json: Value) -> Report {
+        let pi = json.get("pi").and_then(PiRelease::from_value);
         let model = json.get("model").and_then(ModelInfo::from_value);
         let stats = json.get("stats").and_then(Stats::from_value);
         let stages = json
@@ -40,6 +43,7 @@ impl Report {
             .unwrap_or_default();
         Report {
             json,
+            pi,
             model,
             stats,
             stages,

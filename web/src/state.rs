@@ -1121,13 +1121,12 @@ impl Laid {
 /// The release a report rebuilt the session's request with: its `pi.version`, or for a past
 /// call rebuilt by the release that made it, the release the rest of the session is rebuilt
 /// with (`pi.callRun.later`).
-pub fn session_release(report: &Value) -> Option<ctxlens::PiVersion> {
-    let pi = report.get("pi")?;
-    let v = match pi.get_str("reason") {
-        Some("call") => pi.get("callRun")?.get_str("later")?,
-        _ => pi.get_str("version")?,
-    };
-    v.parse().ok()
+pub fn session_release(report: &crate::report::Report) -> Option<ctxlens::PiVersion> {
+    let pi = report.pi.as_ref()?;
+    match pi.reason {
+        ctxlens::pi::choice::Reason::Call => Some(pi.call_run.as_ref()?.later),
+        _ => Some(pi.version),
+    }
 }
 
 /// Options that a case folder cannot carry, sent to the worker with the files.
@@ -1864,14 +1863,17 @@ mod tests {
         let c = chosen(&again);
         assert_eq!((c.version.as_str(), c.reason), ("1.6.0", Reason::Captured));
 
-        let report = |pi: &str| js::parse(&format!("{{\"pi\":{pi}}}")).unwrap();
+        let report =
+            |pi: &str| crate::report::Report::new(js::parse(&format!("{{\"pi\":{pi}}}")).unwrap());
         assert_eq!(
-            session_release(&report(r#"{"version":"1.5.2","reason":"detected"}"#)),
+            session_release(&report(
+                r#"{"version":"1.5.2","released":"2026-11-10","reason":"detected","explanation":null,"detection":null,"callRun":null,"newerSession":null,"builtinTools":[],"supported":[]}"#
+            )),
             Some(ctxlens::PiVersion::V1_5_2)
         );
         assert_eq!(
             session_release(&report(
-                r#"{"version":"0.85.1","reason":"call","callRun":{"later":"1.6.0"}}"#
+                r#"{"version":"0.85.1","released":"2026-09-06","reason":"call","explanation":null,"detection":null,"callRun":{"lastLine":9,"nextRunLine":10,"later":"1.6.0"},"newerSession":null,"builtinTools":[],"supported":[]}"#
             )),
             Some(ctxlens::PiVersion::V1_6_0)
         );

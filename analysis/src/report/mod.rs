@@ -70,87 +70,53 @@ pub fn source_prefixes_json(pi: Option<&Pi>) -> Value {
 /// proves, `{version, certainty, atLeast, evidence: [{line, fact}]}`, for a `call` as the
 /// session stood then; `callRun`: `{lastLine, nextRunLine, later}` for a `call`).
 pub fn pi_json(a: &Assembly) -> Value {
+    pi_release(a).map_or(Value::Null, |p| p.to_value())
+}
+
+/// The release rebuilt and why, as the report has it (`None`: no release was chosen).
+pub fn pi_release(a: &Assembly) -> Option<types::PiRelease> {
     let choice = a.choice.as_ref();
     let version =
         a.pi.as_ref()
             .map(|p| p.version)
-            .or(choice.map(|c| c.version));
-    let Some(version) = version else {
-        return Value::Null;
-    };
-    let detection = choice.and_then(|c| c.detection.as_ref()).map(|d| {
-        Value::from(
-            Object::new()
-                .with("version", d.version.as_str())
-                .with("certainty", d.certainty.as_str())
-                .with("atLeast", d.at_least.map_or(Value::Null, Value::from))
-                .with(
-                    "evidence",
-                    Value::Array(
-                        d.evidence
-                            .iter()
-                            .map(|e| {
-                                Object::new()
-                                    .with(
-                                        "line",
-                                        e.line.map_or(Value::Null, |l| Value::from(l as f64)),
-                                    )
-                                    .with("fact", e.fact.as_str())
-                                    .into()
-                            })
-                            .collect(),
-                    ),
-                ),
-        )
-    });
-    Object::new()
-        .with("version", version.as_str())
-        .with("released", version.released())
-        .with("reason", choice.map_or("default", |c| c.reason.as_str()))
-        .with(
-            "explanation",
-            choice.map_or(Value::Null, |c| Value::from(c.explain())),
-        )
-        .with("detection", detection.unwrap_or(Value::Null))
-        .with(
-            "callRun",
-            choice
-                .and_then(|c| c.call_run.as_ref())
-                .map_or(Value::Null, |r| {
-                    Object::new()
-                        .with("lastLine", r.last_line as f64)
-                        .with("nextRunLine", r.next_run_line as f64)
-                        .with("later", r.later.as_str())
-                        .into()
-                }),
-        )
-        .with(
-            "newerSession",
-            choice
-                .and_then(|c| c.newer_session_warning())
-                .map_or(Value::Null, Value::from),
-        )
-        .with(
-            "builtinTools",
-            Value::Array(
-                a.pi.as_ref()
-                    .and_then(|pi| pi.data.tools.as_array())
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|t| t.get_str("name").map(Value::str))
-                    .collect(),
-            ),
-        )
-        .with(
-            "supported",
-            Value::Array(
-                crate::PiVersion::ALL
-                    .iter()
-                    .map(|v| Value::from(v.as_str()))
-                    .collect(),
-            ),
-        )
-        .into()
+            .or(choice.map(|c| c.version))?;
+    let detection = choice
+        .and_then(|c| c.detection.as_ref())
+        .map(|d| types::Detection {
+            version: d.version,
+            certainty: d.certainty,
+            at_least: d.at_least.map(str::to_string),
+            evidence: d
+                .evidence
+                .iter()
+                .map(|e| types::Evidence {
+                    line: e.line.map(|l| l as usize),
+                    fact: e.fact.clone(),
+                })
+                .collect(),
+        });
+    let builtin_tools = a.pi.as_ref().and_then(|pi| pi.data.tools.as_array());
+    Some(types::PiRelease {
+        version,
+        released: version.released().to_string(),
+        reason: choice.map_or(crate::pi::choice::Reason::Default, |c| c.reason),
+        explanation: choice.map(|c| c.explain()),
+        detection,
+        call_run: choice
+            .and_then(|c| c.call_run.as_ref())
+            .map(|r| types::CallRun {
+                last_line: r.last_line as usize,
+                next_run_line: r.next_run_line as usize,
+                later: r.later,
+            }),
+        newer_session: choice.and_then(|c| c.newer_session_warning()),
+        builtin_tools: builtin_tools
+            .into_iter()
+            .flatten()
+            .filter_map(|t| t.get_str("name").map(str::to_string))
+            .collect(),
+        supported: crate::PiVersion::ALL.to_vec(),
+    })
 }
 
 /// The stage-by-stage trace, pi's source locations as they are in the release rebuilt.

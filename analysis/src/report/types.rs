@@ -5,8 +5,10 @@ use super::wire::{wire_enum, wire_struct, Declared, Skip, Wire};
 pub use crate::analysis::findings::Severity;
 pub use crate::diagnostics::Severity as DiagnosticSeverity;
 use crate::js::{Object, Value};
+pub use crate::pi::choice::{Certainty, Reason};
 pub use crate::tokens::TokenizerInfo;
 pub use crate::trace::{EventKind, StageId};
+pub use crate::PiVersion;
 
 wire_struct! {
     /// A section of the system prompt as the body sends it.
@@ -349,6 +351,106 @@ wire_struct! {
     }
 }
 
+/// A pi release ctxlens rebuilds.
+impl Wire for PiVersion {
+    fn to_value(&self) -> Value {
+        Value::str(self.as_str())
+    }
+    fn from_value(v: &Value) -> Option<Self> {
+        v.as_str()?.parse().ok()
+    }
+    fn ts() -> String {
+        "PiVersion".into()
+    }
+}
+
+impl Declared for PiVersion {
+    fn declaration() -> String {
+        let all: Vec<String> = PiVersion::ALL
+            .iter()
+            .map(|v| format!("\"{}\"", v.as_str()))
+            .collect();
+        format!(
+            "/** A pi release ctxlens rebuilds, oldest first. */\nexport type PiVersion = {};\n",
+            all.join(" | ")
+        )
+    }
+}
+
+wire_enum! {
+    /// Why this release was rebuilt: given (`piVersion`), captured (the case's env.json),
+    /// installed (the `pi` on this machine), detected (from the session), call (a past call of a
+    /// session a later pi continued, rebuilt by the release that made it: see `callRun`), default
+    /// (the newest).
+    Reason as "ReleaseReason" {
+        Given = "given",
+        Captured = "captured",
+        Installed = "installed",
+        Detected = "detected",
+        Call = "call",
+        Default = "default",
+    }
+}
+
+wire_enum! {
+    /// How sure a detection is: certain (the facts rule out every other release), likely (they
+    /// fit this one best), assumed (no fact points anywhere).
+    Certainty as "Certainty" { Certain = "certain", Likely = "likely", Assumed = "assumed" }
+}
+
+wire_struct! {
+    /// One fact of a session about the release that wrote it.
+    pub struct Evidence {
+        /// The 1-based line, when it is one line's.
+        pub line: Option<usize> = "line",
+        pub fact: String = "fact",
+    }
+}
+
+wire_struct! {
+    /// What a session proves about the release that wrote it.
+    pub struct Detection {
+        pub version: PiVersion = "version",
+        pub certainty: Certainty = "certainty",
+        /// The oldest release that writes what the session holds, when a fact says so.
+        pub at_least: Option<String> = "atLeast",
+        pub evidence: Vec<Evidence> = "evidence",
+    }
+}
+
+wire_struct! {
+    /// For `reason: "call"`: the session as the call's release left it ends at `lastLine`; the
+    /// system message on `nextRunLine` begins a later run, whose calls are rebuilt by `later`.
+    pub struct CallRun {
+        pub last_line: usize = "lastLine",
+        pub next_run_line: usize = "nextRunLine",
+        pub later: PiVersion = "later",
+    }
+}
+
+wire_struct! {
+    /// Which pi release was rebuilt, and why.
+    pub struct PiRelease {
+        pub version: PiVersion = "version",
+        /// `YYYY-MM-DD`.
+        pub released: String = "released",
+        pub reason: Reason = "reason",
+        /// One sentence: the release and why.
+        pub explanation: Option<String> = "explanation",
+        /// What the session proves (for a `call`: as the session stood then), when there is a
+        /// session.
+        pub detection: Option<Detection> = "detection",
+        pub call_run: Option<CallRun> = "callRun",
+        /// Set when the session was written by a newer pi than the one rebuilt (also the first
+        /// diagnostic).
+        pub newer_session: Option<String> = "newerSession",
+        /// The release's built-in tools, in pi's order.
+        pub builtin_tools: Vec<String> = "builtinTools",
+        /// Every release ctxlens rebuilds.
+        pub supported: Vec<PiVersion> = "supported",
+    }
+}
+
 pub use crate::analysis::findings::Finding;
 
 /// The TypeScript of every report type, in the order `npm/report.d.ts` has them.
@@ -361,6 +463,13 @@ pub fn typescript() -> String {
         "/** A JSON value, as `JSON.parse` returns it. */\n\
          export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };\n"
             .to_string(),
+        PiVersion::declaration(),
+        Reason::declaration(),
+        Certainty::declaration(),
+        Evidence::declaration(),
+        Detection::declaration(),
+        CallRun::declaration(),
+        PiRelease::declaration(),
         StageId::declaration(),
         EventKind::declaration(),
         StageEvent::declaration(),

@@ -60,7 +60,7 @@ pub fn release_date(version: &str) -> Option<&'static str> {
 }
 
 /// Why this release was rebuilt.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Reason {
     /// Asked for (`--pi`, `piVersion`, the app's picker).
     Given,
@@ -74,6 +74,7 @@ pub enum Reason {
     /// after an upgrade): what the session proves as it stood when the call was made.
     Call,
     /// Nothing said otherwise: the newest supported release.
+    #[default]
     Default,
 }
 
@@ -91,9 +92,10 @@ impl Reason {
 }
 
 /// How sure a detection is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Certainty {
     /// No fact points anywhere: a guess.
+    #[default]
     Assumed,
     /// The facts fit this release best, but another release could have written them.
     Likely,

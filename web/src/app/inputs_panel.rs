@@ -158,11 +158,7 @@ pub(super) fn inputs_panel(p: &InputsProps) -> Html {
     };
     let export = {
         let (laid, name) = (p.laid.clone(), p.scenario.name.clone());
-        let rebuilt = p
-            .report
-            .as_deref()
-            .map(crate::report::Report::json)
-            .and_then(crate::state::session_release);
+        let rebuilt = p.report.as_deref().and_then(crate::state::session_release);
         Callback::from(move |_| {
             let folder = ctxlens::zip::folder_name(&name);
             let zip = ctxlens::zip::case_zip(&folder, &laid.exported(rebuilt));

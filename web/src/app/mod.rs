@@ -327,7 +327,7 @@ pub fn app() -> Html {
                 <div class="call-bar" data-testid="call-bar" data-call={n(&c, "index").to_string()} role="status">
                     <strong>{format!("Call {}", n(&c, "index"))}</strong>
                     <span class="muted">{format!(" · line {} · {} · {}{how} · ", n(&c, "line"), c.get_str("timestamp").unwrap_or(""), model)}</span>
-                    { call_release(report.as_deref().map(crate::report::Report::json)) }
+                    { call_release(report.as_deref()) }
                     if c.get("usage").is_some_and(|u| !u.is_null()) {
                         <span class="call-usage" data-testid="call-usage" title="what the provider reported for this call (pi stored it on the answer)">
                             {format!("reported: {} input · {} cache read · {} cache write · {} output",
@@ -433,8 +433,8 @@ pub fn app() -> Html {
     // proves, else the newest; the report says which and why.
     let newer_session = report
         .as_ref()
-        .and_then(|r| r.get("pi"))
-        .and_then(|p| p.get_str("newerSession").map(String::from));
+        .and_then(|r| r.pi.as_ref())
+        .and_then(|p| p.newer_session.clone());
     let pi_picker = {
         let d = dispatch.clone();
         let on_pick = Callback::from(move |v: Option<ctxlens::PiVersion>| {

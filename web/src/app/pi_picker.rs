@@ -6,7 +6,7 @@
 //! release that made it. The report's `pi` says which and why (`Choice::explain`), shown under
 //! the picker in the page's words.
 
-use ctxlens::js::Value;
+use crate::report::Report;
 use ctxlens::PiVersion;
 use yew::prelude::*;
 
@@ -34,23 +34,23 @@ fn reason_words(reason: &str) -> &'static str {
 }
 
 /// The release rebuilt, the core's reason and its explanation worded for the page.
-fn rebuilt(report: Option<&Value>) -> (Option<String>, String, String) {
-    let pi = report.and_then(|r| r.get("pi")).filter(|p| !p.is_null());
-    let field = |k: &str| pi.and_then(|p| p.get_str(k)).map(String::from);
-    let explanation = field("explanation")
-        .map(|e| crate::words::for_the_page(&e))
+fn rebuilt(report: Option<&Report>) -> (Option<String>, String, String) {
+    let pi = report.and_then(|r| r.pi.as_ref());
+    let explanation = pi
+        .and_then(|p| p.explanation.as_deref())
+        .map(crate::words::for_the_page)
         .unwrap_or_else(|| "the release is chosen when the report comes".into());
     (
-        field("version"),
-        field("reason").unwrap_or_default(),
+        pi.map(|p| p.version.as_str().to_string()),
+        pi.map(|p| p.reason.as_str().to_string())
+            .unwrap_or_default(),
         explanation,
     )
 }
 
 #[function_component(PiPicker)]
 pub(super) fn pi_picker(p: &PiPickerProps) -> Html {
-    let (version, reason, explanation) =
-        rebuilt(p.report.as_deref().map(crate::report::Report::json));
+    let (version, reason, explanation) = rebuilt(p.report.as_deref());
     let onchange = {
         let on_pick = p.on_pick.clone();
         Callback::from(move |e: Event| {
@@ -87,18 +87,17 @@ pub(super) fn pi_picker(p: &PiPickerProps) -> Html {
 /// The release a past call was rebuilt with, for the call bar: `pi 0.85.1, the release that
 /// made this call (a later pi continued the session from line 12)` when a later pi continued the
 /// session (the report's `callRun`), else the release and its reason.
-pub(super) fn call_release(report: Option<&Value>) -> Html {
+pub(super) fn call_release(report: Option<&Report>) -> Html {
     let (Some(version), reason, explanation) = rebuilt(report) else {
         return Html::default();
     };
     let run = report
-        .and_then(|r| r.get("pi"))
-        .and_then(|p| p.get("callRun"))
-        .filter(|r| !r.is_null());
+        .and_then(|r| r.pi.as_ref())
+        .and_then(|p| p.call_run.as_ref());
     let text = match (reason.as_str(), run) {
         ("call", Some(run)) => format!(
             "pi {version}, the release that made this call (a later pi continued the session from line {})",
-            run.get("nextRunLine").and_then(Value::as_f64).unwrap_or(0.0)
+            run.next_run_line
         ),
         ("call", None) => format!("pi {version}, the release that made this call"),
         (r, _) => format!("pi {version} ({})", reason_words(r)),
@@ -129,7 +128,15 @@ mod tests {
 
     #[test]
     fn the_explanation_names_the_pi_menu_not_the_flag() {
-        let r = ctxlens::js::parse(r#"{"pi":{"version":"1.5.2","reason":"detected","explanation":"pi 1.5.2 (detected from the session, likely: x; pi 1.5.0, 1.5.2 write sessions alike: nothing in this one tells them apart; rebuilding pi 1.5.2 (the newest), --pi 1.5.0 for another)"}}"#).unwrap();
+        use ctxlens::report::types::PiRelease;
+        let pi = PiRelease {
+            version: PiVersion::V1_5_2,
+            reason: ctxlens::pi::choice::Reason::Detected,
+            explanation: Some("pi 1.5.2 (detected from the session, likely: x; pi 1.5.0, 1.5.2 write sessions alike: nothing in this one tells them apart; rebuilding pi 1.5.2 (the newest), --pi 1.5.0 for another)".into()),
+            ..PiRelease::default()
+        };
+        let mut r = Report::default();
+        r.pi = Some(pi);
         let (v, reason, e) = rebuilt(Some(&r));
         assert_eq!((v.as_deref(), reason.as_str()), (Some("1.5.2"), "detected"));
         assert!(

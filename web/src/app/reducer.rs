@@ -433,11 +433,7 @@ impl AppState {
     pub fn release(&self) -> ctxlens::PiVersion {
         self.reports
             .values()
-            .find_map(|r| {
-                r.get("pi")
-                    .and_then(|p| p.get_str("version"))
-                    .and_then(|v| v.parse().ok())
-            })
+            .find_map(|r| r.pi.as_ref().map(|p| p.version))
             .or(self.scenario.overrides.pi)
             .unwrap_or(ctxlens::PiVersion::LATEST)
     }
@@ -692,10 +688,7 @@ impl AppState {
                     self.prov.remove(&key);
                 }
                 // A catalog of another release than the one now on screen is let go.
-                let release = report
-                    .get("pi")
-                    .and_then(|p| p.get_str("version"))
-                    .and_then(|v| v.parse().ok());
+                let release = report.pi.as_ref().map(|p| p.version);
                 if self.catalog.is_some() && release.is_some() && release != self.catalog_pi {
                     self.catalog = None;
                     self.catalog_requested = false;

@@ -146,14 +146,8 @@ pub(super) fn settings_panel(p: &SettingsProps) -> Html {
     let mut candidates: Vec<String> = p
         .report
         .as_ref()
-        .and_then(|r| r.get("pi"))
-        .and_then(|pi| pi.get("builtinTools"))
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|t| t.as_str().map(String::from))
-                .collect()
-        })
+        .and_then(|r| r.pi.as_ref())
+        .map(|pi| pi.builtin_tools.clone())
         .unwrap_or_default();
     for t in active.iter().chain(o.tools.iter().flatten()) {
         if !candidates.contains(t) {

@@ -164,8 +164,7 @@ pub fn pi_source_title(report: &Value, src: &str) -> String {
     let release = report
         .get("pi")
         .and_then(|p| p.get_str("version"))
-        .map(|v| format!("pi {v}"))
-        .unwrap_or_else(|| "pi".into());
+        .map_or_else(|| "pi".into(), |v| format!("pi {v}"));
     match dir {
         Some(d) => format!(
             "where this lives in {release}: {d}/{} (file:line in pi's npm package)",
