@@ -435,27 +435,73 @@ pub fn detect_upto(session: &SourceText, lines: &Lines, upto: u32) -> Option<Det
     Some(d)
 }
 
+/// Reads the session's lines up to `upto` and concludes which release wrote them.
 fn detect_lines(session: &SourceText, lines: &Lines, upto: u32) -> Option<Detection> {
-    let text = session.text.as_str();
-    let mut evidence: Vec<Evidence> = Vec::new();
-    let mut at_least: Option<&'static str> = None;
-    let mut raise = |v: &'static str| {
-        let newer =
-            at_least.is_none_or(|a| release_date(v).unwrap_or("") > release_date(a).unwrap_or(""));
-        if newer {
-            at_least = Some(v);
-        }
-    };
-    let mut system_lines: Vec<u32> = Vec::new();
-    let mut entries = 0usize;
-    let mut prompts = 0usize;
-    let mut last_time: Option<String> = None;
-    for (n, line, value) in lines_with_values(text, lines, upto) {
+    let mut r = Reading::default();
+    for (n, line, value) in lines_with_values(session.text.as_str(), lines, upto) {
         let line = line.trim_end_matches('\r');
         if line.trim().is_empty() {
             continue;
         }
-        entries += 1;
+        r.entries += 1;
+        r.read_date(line);
+        if line.contains("\"user\"") {
+            r.prompts += 1;
+        }
+        r.read_system_message(n, line, value);
+        r.read_later_entry(n, line, value);
+        r.read_checkpoint(n, line, value);
+    }
+    if r.entries == 0 {
+        return None;
+    }
+    r.note_system_messages();
+    let (version, certainty) = if let Some(a) = r.at_least {
+        r.later_release(a)
+    } else if r.prompts > 0 {
+        r.earlier_release()
+    } else {
+        r.nothing_shown()
+    };
+    r.note_early_date();
+    Some(Detection {
+        version,
+        certainty,
+        at_least: r.at_least,
+        evidence: r.evidence,
+        candidates: r.candidates,
+        unsupported_writer: r.unsupported_writer,
+    })
+}
+
+/// The detection as it reads the session: the facts seen so far and what they conclude.
+#[derive(Default)]
+struct Reading {
+    evidence: Vec<Evidence>,
+    /// The oldest release that writes what the session holds, when a fact says so.
+    at_least: Option<&'static str>,
+    system_lines: Vec<u32>,
+    entries: usize,
+    prompts: usize,
+    /// The date of the session's last entry (`2026-11-25`).
+    last_time: Option<String>,
+    candidates: Vec<PiVersion>,
+    unsupported_writer: bool,
+}
+
+impl Reading {
+    /// Makes `v` the oldest release the session needs when it is newer than the one so far.
+    fn raise(&mut self, v: &'static str) {
+        let newer = self
+            .at_least
+            .is_none_or(|a| release_date(v).unwrap_or("") > release_date(a).unwrap_or(""));
+        if newer {
+            self.at_least = Some(v);
+        }
+    }
+
+    /// A line's timestamp: keeps the latest date seen.
+    fn read_date(&mut self, line: &str) {
         if let Some(rest) = line.rsplit_once("\"timestamp\":\"").map(|(_, r)| r) {
             if let Some((value, _)) = rest.split_once('"') {
                 // The date part: its first ten characters (a timestamp may hold any text).
@@ -463,42 +509,52 @@ fn detect_lines(session: &SourceText, lines: &Lines, upto: u32) -> Option<Detect
                     .char_indices()
                     .nth(10)
                     .map_or(value, |(cut, _)| value.get(..cut).unwrap_or(value));
-                if last_time.as_deref().is_none_or(|l| t > l) {
-                    last_time = Some(t.to_string());
+                if self.last_time.as_deref().is_none_or(|l| t > l) {
+                    self.last_time = Some(t.to_string());
                 }
             }
         }
-        if line.contains("\"user\"") {
-            prompts += 1;
-        }
+    }
+
+    /// A system message (0.86.0 on): its line is kept.
+    fn read_system_message(&mut self, n: u32, line: &str, value: Option<&Object>) {
         if let Some(v) = naming(line, value, "\"system\"") {
             let m = v.get("message");
             if v.get_str("type") == Some("message")
                 && m.and_then(|m| m.get_str("role")) == Some("system")
             {
-                system_lines.push(n);
+                self.system_lines.push(n);
             }
         }
+    }
+
+    /// A `context_edit` (0.87.0) or `usage` (0.86.0) entry.
+    fn read_later_entry(&mut self, n: u32, line: &str, value: Option<&Object>) {
         if let Some(v) = naming(line, value, "context_edit") {
             if v.get_str("type") == Some("context_edit") {
-                raise("0.87.0");
-                evidence.push(Evidence::later(Some(n), "a context_edit entry", "0.87.0"));
+                self.raise("0.87.0");
+                self.evidence
+                    .push(Evidence::later(Some(n), "a context_edit entry", "0.87.0"));
             }
         }
         if let Some(v) = naming(line, value, "\"usage\"") {
             if v.get_str("type") == Some("usage") {
-                raise("0.86.0");
-                evidence.push(Evidence::later(
+                self.raise("0.86.0");
+                self.evidence.push(Evidence::later(
                     Some(n),
                     "a usage entry (cache warming)",
                     "0.86.0",
                 ));
             }
         }
+    }
+
+    /// A compaction's system-prompt checkpoint (0.86.0).
+    fn read_checkpoint(&mut self, n: u32, line: &str, value: Option<&Object>) {
         if let Some(v) = naming(line, value, "\"systemMessage\"") {
             if v.get_str("type") == Some("compaction") && v.get("systemMessage").is_some() {
-                raise("0.86.0");
-                evidence.push(Evidence::later(
+                self.raise("0.86.0");
+                self.evidence.push(Evidence::later(
                     Some(n),
                     "a compaction with a system-prompt checkpoint",
                     "0.86.0",
@@ -506,132 +562,142 @@ fn detect_lines(session: &SourceText, lines: &Lines, upto: u32) -> Option<Detect
             }
         }
     }
-    if entries == 0 {
-        return None;
-    }
-    if !system_lines.is_empty() {
-        raise("0.86.0");
-        evidence.insert(
+
+    /// The system messages seen, as the first evidence (0.86.0 on).
+    fn note_system_messages(&mut self) {
+        if self.system_lines.is_empty() {
+            return;
+        }
+        self.raise("0.86.0");
+        let count = self.system_lines.len();
+        self.evidence.insert(
             0,
             Evidence::later(
-                system_lines.first().copied(),
+                self.system_lines.first().copied(),
                 &format!(
-                    "{} system message{} (the system prompt stored in the session)",
-                    system_lines.len(),
-                    if system_lines.len() == 1 { "" } else { "s" }
+                    "{count} system message{} (the system prompt stored in the session)",
+                    if count == 1 { "" } else { "s" }
                 ),
                 "0.86.0",
             ),
         );
     }
-    let first_transcript = release_date("0.86.0").unwrap_or("");
-    let mut candidates: Vec<PiVersion>;
-    let mut unsupported_writer = false;
-    let (version, certainty) = if let Some(a) = at_least {
+
+    /// A session with a fact of release `a` or later: the supported releases from `a` on that
+    /// were out by its last entry's date, the newest likely.
+    fn later_release(&mut self, a: &'static str) -> (PiVersion, Certainty) {
         // The supported releases that write what the session holds, and were out by the date
         // of its last entry (the newest writer wrote that one); narrowed with each release's
         // own texts ([`refine`]).
-        let since = release_date(a).unwrap_or("");
-        candidates = PiVersion::ALL
+        self.candidates = PiVersion::ALL
             .into_iter()
             // By release order: releases out on the same day (0.86.1 and 0.87.0) are not
             // ordered by their dates.
             .filter(|v| version_at_least(v.as_str(), a))
             .collect();
-        if let Some(t) = &last_time {
-            let out_by: Vec<PiVersion> = candidates
+        if let Some(t) = self.last_time.clone() {
+            self.narrow_by_date(release_date(a).unwrap_or(""), &t);
+        }
+        if self.candidates.is_empty() {
+            self.candidates.push(PiVersion::LATEST);
+        }
+        (*self.candidates.last().unwrap(), Certainty::Likely)
+    }
+
+    /// The candidates narrowed by the last entry's date `t` (`since`: the date of the oldest
+    /// release that writes what the session holds), and a release ctxlens does not rebuild
+    /// that may have written it.
+    fn narrow_by_date(&mut self, since: &str, t: &str) {
+        let out_by = self.out_by(t);
+        // Releases ctxlens does not rebuild that were out after the newest candidate and by
+        // the last entry's date (0.99.0–1.2.0 after 0.87.1, 1.5.1 after 1.5.0) may have
+        // written it: the newest candidate is the nearest, not shown to behave the same.
+        let newest = self
+            .candidates
+            .iter()
+            .copied()
+            .filter(|v| v.released() <= t)
+            .max();
+        let later_unsupported = newest.map_or(Vec::new(), |nv| unsupported_after(nv, t));
+        if let (Some(nv), false) = (newest, later_unsupported.is_empty()) {
+            self.written_after(t, nv, &later_unsupported);
+        } else if out_by.is_empty() && !self.candidates.is_empty() {
+            self.written_before(since, t);
+        }
+    }
+
+    /// The candidates out by the last entry's date `t` (all of them kept when none was).
+    fn out_by(&mut self, t: &str) -> Vec<PiVersion> {
+        let out_by: Vec<PiVersion> = self
+            .candidates
+            .iter()
+            .copied()
+            .filter(|v| v.released() <= t)
+            .collect();
+        if !out_by.is_empty() && out_by.len() < self.candidates.len() {
+            let newer: Vec<&str> = self
+                .candidates
                 .iter()
-                .copied()
-                .filter(|v| v.released() <= t.as_str())
+                .filter(|v| !out_by.contains(v))
+                .map(|v| v.as_str())
                 .collect();
-            if !out_by.is_empty() && out_by.len() < candidates.len() {
-                let newer: Vec<&str> = candidates
-                    .iter()
-                    .filter(|v| !out_by.contains(v))
-                    .map(|v| v.as_str())
-                    .collect();
-                evidence.push(Evidence {
-                    line: None,
-                    seen: None,
-                    fact: format!(
-                        "its last entry is dated {t}, before pi {} was released",
-                        newer.join(" and ")
-                    ),
-                });
-                candidates = out_by.clone();
-            }
-            // Releases ctxlens does not rebuild that were out after the newest candidate and by
-            // the last entry's date (0.99.0–1.2.0 after 0.87.1, 1.5.1 after 1.5.0) may have
-            // written it: the newest candidate is the nearest, not shown to behave the same.
-            let newest = candidates
-                .iter()
-                .copied()
-                .filter(|v| v.released() <= t.as_str())
-                .max();
-            // Later in release order than the newest candidate (npm dates of releases out on the
-            // same day do not order them), and out by the last entry's date.
-            let later_unsupported: Vec<&str> = match newest {
-                Some(nv) => {
-                    let after = LATER_RELEASES
-                        .iter()
-                        .position(|(v, _)| *v == nv.as_str())
-                        .map_or(0, |i| i + 1);
-                    LATER_RELEASES[after..]
-                        .iter()
-                        .filter(|(v, d)| {
-                            *d >= nv.released()
-                                && *d <= t.as_str()
-                                && !PiVersion::ALL.iter().any(|s| s.as_str() == *v)
-                        })
-                        .map(|(v, _)| *v)
-                        .collect()
-                }
-                None => Vec::new(),
-            };
-            if let (Some(nv), false) = (newest, later_unsupported.is_empty()) {
-                evidence.push(Evidence {
-                    line: None,
-                    seen: None,
-                    fact: format!(
-                        "its last entry is dated {t}, after {} {} released, which ctxlens does not rebuild: one of them may have written it; rebuilding the nearest supported, pi {nv}, which is not shown to behave the same",
-                        release_span(&later_unsupported),
-                        if later_unsupported.len() == 1 { "was" } else { "were" }
-                    ),
-                });
-                candidates.retain(|v| *v <= nv);
-                unsupported_writer = true;
-            } else if out_by.is_empty() && !candidates.is_empty() {
-                // Written before any supported release that writes it was out: by a release
-                // ctxlens does not rebuild (0.86.0–1.3.0; 0.99.1 and 1.0.3 cannot be installed).
-                // The nearest supported one is the oldest; that it behaves the same is not shown.
-                let nearest = candidates[0];
-                let between: Vec<&str> = LATER_RELEASES
-                    .iter()
-                    .filter(|(v, d)| {
-                        *d >= since
-                            && *d <= t.as_str()
-                            && !PiVersion::ALL.iter().any(|s| s.as_str() == *v)
-                    })
-                    .map(|(v, _)| *v)
-                    .collect();
-                evidence.push(Evidence {
-                    line: None,
-                    seen: None,
-                    fact: format!(
-                        "its last entry is dated {t}, before pi {nearest} (the oldest supported release that writes it) was released: a release ctxlens does not rebuild wrote it ({}); rebuilding the nearest, pi {nearest}, which is not shown to behave the same",
-                        if between.is_empty() { "unknown".to_string() } else { release_span(&between) }
-                    ),
-                });
-                candidates = vec![nearest];
-                unsupported_writer = true;
-            }
+            self.evidence.push(Evidence {
+                line: None,
+                seen: None,
+                fact: format!(
+                    "its last entry is dated {t}, before pi {} was released",
+                    newer.join(" and ")
+                ),
+            });
+            self.candidates = out_by.clone();
         }
-        if candidates.is_empty() {
-            candidates.push(PiVersion::LATEST);
-        }
-        (*candidates.last().unwrap(), Certainty::Likely)
-    } else if prompts > 0 {
-        evidence.push(Evidence {
+        out_by
+    }
+
+    /// Written after `later_unsupported` came out, after `nv`: one of them may have written it.
+    fn written_after(&mut self, t: &str, nv: PiVersion, later_unsupported: &[&str]) {
+        self.evidence.push(Evidence {
+            line: None,
+            seen: None,
+            fact: format!(
+                "its last entry is dated {t}, after {} {} released, which ctxlens does not rebuild: one of them may have written it; rebuilding the nearest supported, pi {nv}, which is not shown to behave the same",
+                release_span(later_unsupported),
+                if later_unsupported.len() == 1 { "was" } else { "were" }
+            ),
+        });
+        self.candidates.retain(|v| *v <= nv);
+        self.unsupported_writer = true;
+    }
+
+    /// Written before any supported candidate was out: by a release ctxlens does not rebuild.
+    fn written_before(&mut self, since: &str, t: &str) {
+        // Written before any supported release that writes it was out: by a release
+        // ctxlens does not rebuild (0.86.0–1.3.0; 0.99.1 and 1.0.3 cannot be installed).
+        // The nearest supported one is the oldest; that it behaves the same is not shown.
+        let nearest = self.candidates[0];
+        let between: Vec<&str> = LATER_RELEASES
+            .iter()
+            .filter(|(v, d)| {
+                *d >= since && *d <= t && !PiVersion::ALL.iter().any(|s| s.as_str() == *v)
+            })
+            .map(|(v, _)| *v)
+            .collect();
+        self.evidence.push(Evidence {
+            line: None,
+            seen: None,
+            fact: format!(
+                "its last entry is dated {t}, before pi {nearest} (the oldest supported release that writes it) was released: a release ctxlens does not rebuild wrote it ({}); rebuilding the nearest, pi {nearest}, which is not shown to behave the same",
+                if between.is_empty() { "unknown".to_string() } else { release_span(&between) }
+            ),
+        });
+        self.candidates = vec![nearest];
+        self.unsupported_writer = true;
+    }
+
+    /// Prompts and no system message: pi 0.85 or earlier, certain.
+    fn earlier_release(&mut self) -> (PiVersion, Certainty) {
+        let first_transcript = release_date("0.86.0").unwrap_or("");
+        self.evidence.push(Evidence {
             line: None,
             seen: None,
             fact: "no system message although the session has prompts: pi 0.86.0 and later store one before the first prompt of every run, so pi 0.85 or earlier wrote it".into(),
@@ -641,37 +707,53 @@ fn detect_lines(session: &SourceText, lines: &Lines, upto: u32) -> Option<Detect
             .rev()
             .find(|v| v.released() < first_transcript)
             .unwrap_or(PiVersion::ALL[0]);
-        candidates = PiVersion::ALL
+        self.candidates = PiVersion::ALL
             .into_iter()
             .filter(|v| v.released() < first_transcript)
             .collect();
         (v, Certainty::Certain)
-    } else {
-        evidence.push(Evidence {
+    }
+
+    /// No prompt and no fact of a later release: the newest, assumed.
+    fn nothing_shown(&mut self) -> (PiVersion, Certainty) {
+        self.evidence.push(Evidence {
             line: None,
             seen: None,
             fact: "no prompt and no system message yet: nothing shows the release".into(),
         });
-        candidates = PiVersion::ALL.to_vec();
+        self.candidates = PiVersion::ALL.to_vec();
         (PiVersion::LATEST, Certainty::Assumed)
-    };
-    if let Some(t) = &last_time {
-        if at_least.is_none() && t.as_str() < release_date("0.86.0").unwrap_or("") {
-            evidence.push(Evidence {
-                line: None,
-                seen: None,
-                fact: format!("its last entry is dated {t}, before pi 0.86.0 was released"),
-            });
+    }
+
+    /// A last entry dated before 0.86.0, when no fact of a later release was seen.
+    fn note_early_date(&mut self) {
+        if let Some(t) = &self.last_time {
+            if self.at_least.is_none() && t.as_str() < release_date("0.86.0").unwrap_or("") {
+                self.evidence.push(Evidence {
+                    line: None,
+                    seen: None,
+                    fact: format!("its last entry is dated {t}, before pi 0.86.0 was released"),
+                });
+            }
         }
     }
-    Some(Detection {
-        version,
-        certainty,
-        at_least,
-        evidence,
-        candidates,
-        unsupported_writer,
-    })
+}
+
+/// The releases ctxlens does not rebuild that came out after `nv` and by the date `t`.
+fn unsupported_after(nv: PiVersion, t: &str) -> Vec<&'static str> {
+    // Later in release order than the newest candidate (npm dates of releases out on the
+    // same day do not order them), and out by the last entry's date.
+    let after = LATER_RELEASES
+        .iter()
+        .position(|(v, _)| *v == nv.as_str())
+        .map_or(0, |i| i + 1);
+    LATER_RELEASES[after..]
+        .iter()
+        .filter(|(v, d)| {
+            *d >= nv.released() && *d <= t && !PiVersion::ALL.iter().any(|s| s.as_str() == *v)
+        })
+        .map(|(v, _)| *v)
+        .collect()
 }
 
 /// Sharpens a detection with each candidate release's own texts (its fingerprints): the
