@@ -317,267 +317,367 @@ fn renamed_ids(a: &Assembly) -> usize {
 
 /// Compares two assemblies of the same inputs (usually the same model under two protocols).
 pub fn compare(a: &Assembly, b: &Assembly) -> Comparison {
-    let (oa, ob) = (a.provenance(), b.provenance());
-    // The bodies as parsed JSON (where each origin's path leads).
-    let (body_a, body_b) = (a.body_value(), b.body_value());
-    let (pa, pb) = (placements(body_a, oa), placements(body_b, ob));
-    let rows: Vec<MappingRow> = KINDS
-        .iter()
-        .enumerate()
-        .map(|(i, (k, t))| MappingRow {
-            kind: k,
-            title: t,
-            a: pa[i].clone(),
-            b: pb[i].clone(),
-        })
-        .collect();
-    let (ia, ib) = (side_info(a), side_info(b));
+    let s = Sides::new(a, b);
+    let rows = s.mapping_rows();
     let mut losses: Vec<Loss> = Vec::new();
-    let name = |s: Side| match s {
-        Side::A => ia.api.clone(),
-        Side::B => ib.api.clone(),
-        Side::Both => "both".into(),
-    };
+    s.dropped_messages(&mut losses);
+    s.thinking_losses(&mut losses);
+    s.signature_losses(&mut losses);
+    s.renamed_id_losses(&mut losses);
+    s.image_losses(&mut losses);
+    s.inserted_text_losses(&mut losses);
+    s.size_differences(&mut losses);
+    s.shape_differences(&mut losses);
+    s.cache_marker_losses(&mut losses);
 
-    // Messages of the LLM context that a body does not carry.
-    let (ma, mb) = (messages_in(oa), messages_in(ob));
-    let n = a.parts.llm_messages.len().max(b.parts.llm_messages.len());
-    // 0.86 on, system messages are the system prompt (compared as such), not messages.
-    let is_system = |i: usize| {
-        a.parts
-            .llm_messages
-            .get(i)
-            .is_some_and(|m| m.get_str("role") == Some("system"))
-    };
-    let missing = |set: &std::collections::BTreeSet<usize>| {
-        (0..n)
-            .filter(|i| !set.contains(i) && !is_system(*i))
-            .collect::<Vec<_>>()
-    };
-    let (xa, xb) = (missing(&ma), missing(&mb));
-    let both: Vec<usize> = xa.iter().copied().filter(|i| xb.contains(i)).collect();
-    for (side, list) in [
-        (Side::Both, both.clone()),
-        (
-            Side::A,
-            xa.iter().copied().filter(|i| !both.contains(i)).collect(),
-        ),
-        (
-            Side::B,
-            xb.iter().copied().filter(|i| !both.contains(i)).collect(),
-        ),
-    ] {
-        if !list.is_empty() {
-            let roles: Vec<String> = list
-                .iter()
-                .map(|&i| {
-                    format!(
-                        "#{i} ({})",
-                        a.parts
-                            .llm_messages
-                            .get(i)
-                            .and_then(|m| m.get_str("role"))
-                            .unwrap_or("?")
-                    )
-                })
-                .collect();
-            losses.push(Loss {
-                side,
-                kind: "dropped",
-                what: "messages",
-                count: list.len(),
-                detail: format!(
-                    "{}: LLM messages {} are not in the body",
-                    name(side),
-                    roles.join(", ")
-                ),
-            });
+    Comparison {
+        a: s.ia,
+        b: s.ib,
+        rows,
+        losses,
+        a_events: event_groups(a),
+        b_events: event_groups(b),
+    }
+}
+
+/// What the steps of [`compare`] share: each side's assembly, origins, body, placements and info.
+struct Sides<'x> {
+    a: &'x Assembly,
+    b: &'x Assembly,
+    oa: &'x [Origin],
+    ob: &'x [Origin],
+    body_a: Option<&'x Value>,
+    body_b: Option<&'x Value>,
+    pa: Vec<Placement>,
+    pb: Vec<Placement>,
+    ia: SideInfo,
+    ib: SideInfo,
+}
+
+impl<'x> Sides<'x> {
+    /// Builds each side's origins, parsed body, placements and info.
+    fn new(a: &'x Assembly, b: &'x Assembly) -> Self {
+        let (oa, ob) = (a.provenance(), b.provenance());
+        // The bodies as parsed JSON (where each origin's path leads).
+        let (body_a, body_b) = (a.body_value(), b.body_value());
+        let (pa, pb) = (placements(body_a, oa), placements(body_b, ob));
+        let (ia, ib) = (side_info(a), side_info(b));
+        Sides {
+            a,
+            b,
+            oa,
+            ob,
+            body_a,
+            body_b,
+            pa,
+            pb,
+            ia,
+            ib,
         }
     }
 
-    // Thinking: kept as thinking, converted to text, dropped.
-    let thinking_chars = |p: &[Placement]| p[4].chars;
-    let (ta, tb) = (thinking_chars(&pa), thinking_chars(&pb));
-    let conv = |x: &Assembly| {
-        count_events(
-            x,
-            EventKind::Converted,
-            crate::analysis::findings::THINKING_TO_TEXT,
-        )
-    };
-    let drop = |x: &Assembly| {
-        count_events(
-            x,
-            EventKind::Dropped,
-            crate::analysis::findings::THINKING_DROPPED,
-        )
-    };
-    for (side, mine, other, x) in [(Side::A, ta, tb, a), (Side::B, tb, ta, b)] {
-        if mine == 0 && other > 0 {
-            losses.push(Loss {
-                side,
-                kind: "dropped",
-                what: "thinking",
-                count: other,
-                detail: format!(
-                    "{} carries no thinking, the other {} chars",
-                    name(side),
-                    thousands(other)
-                ),
-            });
-        }
-        let (c, d) = (conv(x), drop(x));
-        if c > 0 {
-            losses.push(Loss {
-                side,
-                kind: "converted",
-                what: "thinking",
-                count: c,
-                detail: format!("{}: {c} thinking block(s) sent as plain text", name(side)),
-            });
-        }
-        if d > 0 {
-            losses.push(Loss {
-                side,
-                kind: "dropped",
-                what: "thinking",
-                count: d,
-                detail: format!("{}: {d} thinking block(s) not sent", name(side)),
-            });
+    /// The side's name in the losses' details: its API, or `both`.
+    fn name(&self, s: Side) -> String {
+        match s {
+            Side::A => self.ia.api.clone(),
+            Side::B => self.ib.api.clone(),
+            Side::Both => "both".into(),
         }
     }
-    // Signatures.
-    for (side, mine, other) in [
-        (Side::A, pa[5].leaves, pb[5].leaves),
-        (Side::B, pb[5].leaves, pa[5].leaves),
-    ] {
-        if mine < other {
-            losses.push(Loss {
-                side,
-                kind: "dropped",
-                what: "thinking-signatures",
-                count: other - mine,
-                detail: format!(
-                    "{} replays {mine} signature(s), the other {other}",
-                    name(side)
-                ),
-            });
-        }
+
+    /// One mapping row per kind of block: where it lives in each body.
+    fn mapping_rows(&self) -> Vec<MappingRow> {
+        KINDS
+            .iter()
+            .enumerate()
+            .map(|(i, (k, t))| MappingRow {
+                kind: k,
+                title: t,
+                a: self.pa[i].clone(),
+                b: self.pb[i].clone(),
+            })
+            .collect()
     }
-    // Ids renamed.
-    let (ra, rb) = (renamed_ids(a), renamed_ids(b));
-    for (side, mine, other) in [(Side::A, ra, rb), (Side::B, rb, ra)] {
-        if mine > other {
-            losses.push(Loss {
-                side,
-                kind: "renamed",
-                what: "tool-calls",
-                count: mine,
-                detail: format!("{} rewrites {mine} id(s), the other {other}", name(side)),
-            });
-        }
-    }
-    // Images.
-    for (side, mine, other) in [
-        (Side::A, pa[8].leaves, pb[8].leaves),
-        (Side::B, pb[8].leaves, pa[8].leaves),
-    ] {
-        if mine < other {
-            losses.push(Loss {
-                side,
-                kind: "replaced",
-                what: "images",
-                count: other - mine,
-                detail: format!("{} sends {mine} image(s), the other {other}", name(side)),
-            });
-        }
-    }
-    // pi's inserted text.
-    for (side, mine, other) in [(Side::A, &pa[9], &pb[9]), (Side::B, &pb[9], &pa[9])] {
-        if mine.leaves > other.leaves {
-            losses.push(Loss {
-                side,
-                kind: "inserted",
-                what: "inserted",
-                count: mine.leaves - other.leaves,
-                detail: format!(
-                    "{} adds {} more text(s) of pi's own ({} chars vs {})",
-                    name(side),
-                    mine.leaves - other.leaves,
-                    thousands(mine.chars),
-                    thousands(other.chars)
-                ),
-            });
-        }
-    }
-    // Sizes per kind (text kinds).
-    for (i, (k, t)) in KINDS.iter().enumerate().take(9) {
-        let (x, y) = (pa[i].chars, pb[i].chars);
-        if x != y && !(x == 0 && y == 0) && *k != "thinking" {
-            let side = if x < y { Side::A } else { Side::B };
-            losses.push(Loss {
-                side,
-                kind: "size",
-                what: k,
-                count: x.abs_diff(y),
-                detail: format!(
-                    "{t}: {} chars in {}, {} in {}",
-                    thousands(x),
-                    ia.api,
-                    thousands(y),
-                    ib.api
-                ),
-            });
-        }
-    }
-    // Top-level fields one body has and the other not (the shape of the two requests).
-    fn top(body: Option<&Value>) -> Vec<&str> {
-        body.and_then(Value::as_object)
-            .map(|o| o.keys().map(|k| k.as_str()).collect())
-            .unwrap_or_default()
-    }
-    let (ka, kb) = (top(body_a), top(body_b));
-    if !ka.is_empty() && !kb.is_empty() {
-        for (side, mine, other) in [(Side::A, &ka, &kb), (Side::B, &kb, &ka)] {
-            let only: Vec<&str> = mine
-                .iter()
-                .filter(|k| !other.contains(k))
-                .copied()
-                .collect();
-            if !only.is_empty() {
+
+    /// The LLM messages missing from both bodies, from a only and from b only.
+    fn dropped_messages(&self, losses: &mut Vec<Loss>) {
+        let (a, b) = (self.a, self.b);
+        // Messages of the LLM context that a body does not carry.
+        let (ma, mb) = (messages_in(self.oa), messages_in(self.ob));
+        let n = a.parts.llm_messages.len().max(b.parts.llm_messages.len());
+        // 0.86 on, system messages are the system prompt (compared as such), not messages.
+        let is_system = |i: usize| {
+            a.parts
+                .llm_messages
+                .get(i)
+                .is_some_and(|m| m.get_str("role") == Some("system"))
+        };
+        let missing = |set: &std::collections::BTreeSet<usize>| {
+            (0..n)
+                .filter(|i| !set.contains(i) && !is_system(*i))
+                .collect::<Vec<_>>()
+        };
+        let (xa, xb) = (missing(&ma), missing(&mb));
+        let both: Vec<usize> = xa.iter().copied().filter(|i| xb.contains(i)).collect();
+        for (side, list) in [
+            (Side::Both, both.clone()),
+            (
+                Side::A,
+                xa.iter().copied().filter(|i| !both.contains(i)).collect(),
+            ),
+            (
+                Side::B,
+                xb.iter().copied().filter(|i| !both.contains(i)).collect(),
+            ),
+        ] {
+            if !list.is_empty() {
+                let roles: Vec<String> = list
+                    .iter()
+                    .map(|&i| {
+                        format!(
+                            "#{i} ({})",
+                            a.parts
+                                .llm_messages
+                                .get(i)
+                                .and_then(|m| m.get_str("role"))
+                                .unwrap_or("?")
+                        )
+                    })
+                    .collect();
                 losses.push(Loss {
                     side,
-                    kind: "shape",
-                    what: "parameters",
-                    count: only.len(),
+                    kind: "dropped",
+                    what: "messages",
+                    count: list.len(),
                     detail: format!(
-                        "top-level fields only in {}: {}",
-                        name(side),
-                        only.join(", ")
+                        "{}: LLM messages {} are not in the body",
+                        self.name(side),
+                        roles.join(", ")
                     ),
                 });
             }
         }
     }
-    // Cache markers present in one only.
-    if (pa[10].leaves == 0) != (pb[10].leaves == 0) {
-        let side = if pa[10].leaves == 0 { Side::A } else { Side::B };
-        losses.push(Loss {
-            side,
-            kind: "dropped",
-            what: "cache-markers",
-            count: 1,
-            detail: format!("{} sends no cache marker or key", name(side)),
-        });
+
+    /// Thinking a side leaves out altogether, sends as text or drops block by block.
+    fn thinking_losses(&self, losses: &mut Vec<Loss>) {
+        // Thinking: kept as thinking, converted to text, dropped.
+        let thinking_chars = |p: &[Placement]| p[4].chars;
+        let (ta, tb) = (thinking_chars(&self.pa), thinking_chars(&self.pb));
+        let conv = |x: &Assembly| {
+            count_events(
+                x,
+                EventKind::Converted,
+                crate::analysis::findings::THINKING_TO_TEXT,
+            )
+        };
+        let drop = |x: &Assembly| {
+            count_events(
+                x,
+                EventKind::Dropped,
+                crate::analysis::findings::THINKING_DROPPED,
+            )
+        };
+        for (side, mine, other, x) in [(Side::A, ta, tb, self.a), (Side::B, tb, ta, self.b)] {
+            if mine == 0 && other > 0 {
+                losses.push(Loss {
+                    side,
+                    kind: "dropped",
+                    what: "thinking",
+                    count: other,
+                    detail: format!(
+                        "{} carries no thinking, the other {} chars",
+                        self.name(side),
+                        thousands(other)
+                    ),
+                });
+            }
+            let (c, d) = (conv(x), drop(x));
+            if c > 0 {
+                losses.push(Loss {
+                    side,
+                    kind: "converted",
+                    what: "thinking",
+                    count: c,
+                    detail: format!(
+                        "{}: {c} thinking block(s) sent as plain text",
+                        self.name(side)
+                    ),
+                });
+            }
+            if d > 0 {
+                losses.push(Loss {
+                    side,
+                    kind: "dropped",
+                    what: "thinking",
+                    count: d,
+                    detail: format!("{}: {d} thinking block(s) not sent", self.name(side)),
+                });
+            }
+        }
     }
 
-    Comparison {
-        a: ia,
-        b: ib,
-        rows,
-        losses,
-        a_events: event_groups(a),
-        b_events: event_groups(b),
+    /// Thinking signatures a side replays fewer of than the other.
+    fn signature_losses(&self, losses: &mut Vec<Loss>) {
+        let (pa, pb) = (&self.pa, &self.pb);
+        // Signatures.
+        for (side, mine, other) in [
+            (Side::A, pa[5].leaves, pb[5].leaves),
+            (Side::B, pb[5].leaves, pa[5].leaves),
+        ] {
+            if mine < other {
+                losses.push(Loss {
+                    side,
+                    kind: "dropped",
+                    what: "thinking-signatures",
+                    count: other - mine,
+                    detail: format!(
+                        "{} replays {mine} signature(s), the other {other}",
+                        self.name(side)
+                    ),
+                });
+            }
+        }
+    }
+
+    /// Tool call ids a side rewrites more of than the other.
+    fn renamed_id_losses(&self, losses: &mut Vec<Loss>) {
+        // Ids renamed.
+        let (ra, rb) = (renamed_ids(self.a), renamed_ids(self.b));
+        for (side, mine, other) in [(Side::A, ra, rb), (Side::B, rb, ra)] {
+            if mine > other {
+                losses.push(Loss {
+                    side,
+                    kind: "renamed",
+                    what: "tool-calls",
+                    count: mine,
+                    detail: format!(
+                        "{} rewrites {mine} id(s), the other {other}",
+                        self.name(side)
+                    ),
+                });
+            }
+        }
+    }
+
+    /// Images a side sends fewer of than the other.
+    fn image_losses(&self, losses: &mut Vec<Loss>) {
+        let (pa, pb) = (&self.pa, &self.pb);
+        // Images.
+        for (side, mine, other) in [
+            (Side::A, pa[8].leaves, pb[8].leaves),
+            (Side::B, pb[8].leaves, pa[8].leaves),
+        ] {
+            if mine < other {
+                losses.push(Loss {
+                    side,
+                    kind: "replaced",
+                    what: "images",
+                    count: other - mine,
+                    detail: format!(
+                        "{} sends {mine} image(s), the other {other}",
+                        self.name(side)
+                    ),
+                });
+            }
+        }
+    }
+
+    /// Texts of pi's own a side adds more of than the other.
+    fn inserted_text_losses(&self, losses: &mut Vec<Loss>) {
+        let (pa, pb) = (&self.pa, &self.pb);
+        // pi's inserted text.
+        for (side, mine, other) in [(Side::A, &pa[9], &pb[9]), (Side::B, &pb[9], &pa[9])] {
+            if mine.leaves > other.leaves {
+                losses.push(Loss {
+                    side,
+                    kind: "inserted",
+                    what: "inserted",
+                    count: mine.leaves - other.leaves,
+                    detail: format!(
+                        "{} adds {} more text(s) of pi's own ({} chars vs {})",
+                        self.name(side),
+                        mine.leaves - other.leaves,
+                        thousands(mine.chars),
+                        thousands(other.chars)
+                    ),
+                });
+            }
+        }
+    }
+
+    /// The text kinds whose size differs between the bodies, on the smaller side.
+    fn size_differences(&self, losses: &mut Vec<Loss>) {
+        let (pa, pb) = (&self.pa, &self.pb);
+        // Sizes per kind (text kinds).
+        for (i, (k, t)) in KINDS.iter().enumerate().take(9) {
+            let (x, y) = (pa[i].chars, pb[i].chars);
+            if x != y && !(x == 0 && y == 0) && *k != "thinking" {
+                let side = if x < y { Side::A } else { Side::B };
+                losses.push(Loss {
+                    side,
+                    kind: "size",
+                    what: k,
+                    count: x.abs_diff(y),
+                    detail: format!(
+                        "{t}: {} chars in {}, {} in {}",
+                        thousands(x),
+                        self.ia.api,
+                        thousands(y),
+                        self.ib.api
+                    ),
+                });
+            }
+        }
+    }
+
+    /// The top-level fields only one body has.
+    fn shape_differences(&self, losses: &mut Vec<Loss>) {
+        // Top-level fields one body has and the other not (the shape of the two requests).
+        fn top(body: Option<&Value>) -> Vec<&str> {
+            body.and_then(Value::as_object)
+                .map(|o| o.keys().map(|k| k.as_str()).collect())
+                .unwrap_or_default()
+        }
+        let (ka, kb) = (top(self.body_a), top(self.body_b));
+        if !ka.is_empty() && !kb.is_empty() {
+            for (side, mine, other) in [(Side::A, &ka, &kb), (Side::B, &kb, &ka)] {
+                let only: Vec<&str> = mine
+                    .iter()
+                    .filter(|k| !other.contains(k))
+                    .copied()
+                    .collect();
+                if !only.is_empty() {
+                    losses.push(Loss {
+                        side,
+                        kind: "shape",
+                        what: "parameters",
+                        count: only.len(),
+                        detail: format!(
+                            "top-level fields only in {}: {}",
+                            self.name(side),
+                            only.join(", ")
+                        ),
+                    });
+                }
+            }
+        }
+    }
+
+    /// The side that sends no cache marker when the other does.
+    fn cache_marker_losses(&self, losses: &mut Vec<Loss>) {
+        let (pa, pb) = (&self.pa, &self.pb);
+        // Cache markers present in one only.
+        if (pa[10].leaves == 0) != (pb[10].leaves == 0) {
+            let side = if pa[10].leaves == 0 { Side::A } else { Side::B };
+            losses.push(Loss {
+                side,
+                kind: "dropped",
+                what: "cache-markers",
+                count: 1,
+                detail: format!("{} sends no cache marker or key", self.name(side)),
+            });
+        }
     }
 }
 
