@@ -327,6 +327,55 @@ export interface ModelInfo {
   thinking: string;
 }
 
+/** What the provider reported for a call, as pi recorded it on the answer. */
+export interface CallUsage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  totalTokens: number | null;
+  /** `{input, output, cacheRead, cacheWrite, total}` as recorded, or null. */
+  cost: { [k: string]: number } | null;
+}
+
+/** One model call: the assistant message that answered it. */
+export interface Call {
+  /** 1-based among the calls of its branch. */
+  index: number;
+  entryId: string | null;
+  /** The entry the request ended with (pi's leaf when it sent it). */
+  parentId: string | null;
+  /** 1-based line in the session file. */
+  line: number;
+  /** When pi stored the answer (ISO). */
+  timestamp: string | null;
+  /**
+   * The answer's `timestamp` (ms): `Date.now()` as the stream started, just before the
+   * request.
+   */
+  messageTimestamp: number | null;
+  provider: string | null;
+  model: string | null;
+  api: string | null;
+  /** The level the call was made with, as pi records it from 0.86 on. */
+  thinkingLevel: string | null;
+  stopReason: string | null;
+  errorMessage: string | null;
+  usage: CallUsage | null;
+  onActiveBranch: boolean;
+}
+
+/** The call whose request was rebuilt. */
+export interface RebuiltCall extends Call {
+  /** `index` / `entry`: the `call` option; `last`: no prompt, and the branch ends with an answer. */
+  chosen: "index" | "entry" | "last";
+  /** Where the model came from: `given` (the `model` option), `call` (the answer's), `session`. */
+  modelFrom: "given" | "call" | "session";
+  thinkingFrom: "given" | "call" | "session";
+  /** Failed answers pi took out of its context before this retry (their entry ids). */
+  retried: string[];
+}
+
 /** How much a problem in the inputs matters. */
 export type Severity = "info" | "warning" | "error";
 

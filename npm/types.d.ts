@@ -2,7 +2,7 @@
 // Hand-written beside npm/api.js, except the report's types generated from its Rust types
 // (report.d.ts); checked by `tsc --noEmit` in tests/npm/.
 
-import type { Diagnostic, EventKind, JsonValue, ModelInfo, PiRelease, PiVersion, Stage, Stats, Finding } from "./report.js";
+import type { Call, Diagnostic, EventKind, JsonValue, ModelInfo, PiRelease, PiVersion, RebuiltCall, Stage, Stats, Finding } from "./report.js";
 export * from "./report.js";
 
 /** The protocols (pi-ai "apis") pi 0.85.1 has adapters for. */
@@ -199,52 +199,6 @@ export interface ParseSessionOptions {
 
 /** Which call: a 1-based number on the active branch, an assistant entry id, or "next". */
 export type CallRef = number | string;
-
-/** The provider's usage as pi recorded it on the answer. */
-export interface CallUsage {
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-  totalTokens: number | null;
-  /** `{input, output, cacheRead, cacheWrite, total}` as recorded, or null. */
-  cost: { [k: string]: number } | null;
-}
-
-/** One model call: the assistant message that answered it. */
-export interface Call {
-  /** 1-based among the calls of its branch. */
-  index: number;
-  entryId: string | null;
-  /** The entry the request ended with (pi's leaf when it sent it). */
-  parentId: string | null;
-  /** 1-based line in the session file. */
-  line: number;
-  /** When pi stored the answer (ISO). */
-  timestamp: string | null;
-  /** The answer's `timestamp` (ms): `Date.now()` as the stream started, just before the request. */
-  messageTimestamp: number | null;
-  provider: string | null;
-  model: string | null;
-  api: string | null;
-  /** The level the call was made with, as pi records it from 0.86 on. */
-  thinkingLevel: string | null;
-  stopReason: string | null;
-  errorMessage: string | null;
-  usage: CallUsage | null;
-  onActiveBranch: boolean;
-}
-
-/** The call whose request was rebuilt. */
-export interface RebuiltCall extends Call {
-  /** `index` / `entry`: the `call` option; `last`: no prompt, and the branch ends with an answer. */
-  chosen: "index" | "entry" | "last";
-  /** Where the model came from: `given` (the `model` option), `call` (the answer's), `session`. */
-  modelFrom: "given" | "call" | "session";
-  thinkingFrom: "given" | "call" | "session";
-  /** Failed answers pi took out of its context before this retry (their entry ids). */
-  retried: string[];
-}
 
 /** One body of a {@link Comparison}. */
 export interface ComparisonSide {

@@ -56,7 +56,9 @@ fn reads_back<T: ctxlens::report::wire::Wire>(json: &ctxlens::js::Value, what: &
 
 #[test]
 fn the_report_s_typed_parts_read_back_write_the_same_json() {
-    use ctxlens::report::types::{Diagnostic, Finding, ModelInfo, PiRelease, Stage, Stats};
+    use ctxlens::report::types::{
+        Call, Diagnostic, Finding, ModelInfo, PiRelease, RebuiltCall, Stage, Stats,
+    };
     let mut checked = 0;
     for case in ctxlens_corpus::cases("pi-").iter().step_by(40) {
         let Ok(inputs) = ctxlens::case::inputs_from_case(&case.files(), None) else {
@@ -80,6 +82,8 @@ fn the_report_s_typed_parts_read_back_write_the_same_json() {
         reads_back::<Vec<Stage>>(part("stages"), "stages", &case.name);
         reads_back::<Vec<Finding>>(part("findings"), "findings", &case.name);
         reads_back::<Vec<Diagnostic>>(part("diagnostics"), "diagnostics", &case.name);
+        reads_back::<Vec<Call>>(part("calls"), "calls", &case.name);
+        reads_back::<Option<RebuiltCall>>(part("call"), "call", &case.name);
     }
     assert!(checked >= 20, "only {checked} reports with tokens checked");
 }

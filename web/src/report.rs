@@ -1,12 +1,14 @@
 //! A report on the page: the worker's JSON, with the parts the views read as the report's Rust
-//! types (`ctxlens::report::types`: the release, the model, the statistics, the stages, the findings and the
+//! types (`ctxlens::report::types`: the release, the model, the calls, the statistics, the stages, the findings and the
 //! diagnostics), read once when it comes.
 //! The rest is still read from the JSON (`Deref` to it).
 
 use std::ops::Deref;
 
 use ctxlens::js::Value;
-use ctxlens::report::types::{Diagnostic, Finding, ModelInfo, PiRelease, Stage, Stats};
+use ctxlens::report::types::{
+    Call, Diagnostic, Finding, ModelInfo, PiRelease, RebuiltCall, Stage, Stats,
+};
 use ctxlens::report::wire::Wire;
 
 #[derive(Debug, Default)]
@@ -16,6 +18,10 @@ pub struct Report {
     pub pi: Option<PiRelease>,
     /// `None`: pi found no model.
     pub model: Option<ModelInfo>,
+    /// The model calls on the session's active branch, with the usage pi recorded.
+    pub calls: Vec<Call>,
+    /// The call whose request was rebuilt (`None`: the next request).
+    pub call: Option<RebuiltCall>,
     /// `stats`: `None` when the report has none (no request).
     pub stats: Option<Stats>,
     /// pi's stages, in order, with what each did.
@@ -28,6 +34,11 @@ impl Report {
     pub fn new(json: Value) -> Report {
         let pi = json.get("pi").and_then(PiRelease::from_value);
         let model = json.get("model").and_then(ModelInfo::from_value);
+        let calls = json
+            .get("calls")
+            .and_then(Vec::<Call>::from_value)
+            .unwrap_or_default();
+        let call = json.get("call").and_then(RebuiltCall::from_value);
         let stats = json.get("stats").and_then(Stats::from_value);
         let stages = json
             .get("stages")
@@ -45,6 +56,8 @@ impl Report {
             json,
             pi,
             model,
+            calls,
+            call,
             stats,
             stages,
             findings,

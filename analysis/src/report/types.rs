@@ -451,6 +451,131 @@ wire_struct! {
     }
 }
 
+wire_struct! {
+    /// What the provider reported for a call, as pi recorded it on the answer.
+    pub struct CallUsage {
+        pub input: f64 = "input",
+        pub output: f64 = "output",
+        pub cache_read: f64 = "cacheRead",
+        pub cache_write: f64 = "cacheWrite",
+        pub total_tokens: Option<f64> = "totalTokens",
+        /// `{input, output, cacheRead, cacheWrite, total}` as recorded, or null.
+        pub cost: Option<Value> = "cost" as "{ [k: string]: number } | null",
+    }
+}
+
+wire_struct! {
+    /// One model call: the assistant message that answered it.
+    pub struct Call {
+        /// 1-based among the calls of its branch.
+        pub index: usize = "index",
+        pub entry_id: Option<String> = "entryId",
+        /// The entry the request ended with (pi's leaf when it sent it).
+        pub parent_id: Option<String> = "parentId",
+        /// 1-based line in the session file.
+        pub line: usize = "line",
+        /// When pi stored the answer (ISO).
+        pub timestamp: Option<String> = "timestamp",
+        /// The answer's `timestamp` (ms): `Date.now()` as the stream started, just before the
+        /// request.
+        pub message_timestamp: Option<f64> = "messageTimestamp",
+        pub provider: Option<String> = "provider",
+        pub model: Option<String> = "model",
+        pub api: Option<String> = "api",
+        /// The level the call was made with, as pi records it from 0.86 on.
+        pub thinking_level: Option<String> = "thinkingLevel",
+        pub stop_reason: Option<String> = "stopReason",
+        pub error_message: Option<String> = "errorMessage",
+        pub usage: Option<CallUsage> = "usage",
+        pub on_active_branch: bool = "onActiveBranch",
+    }
+}
+
+impl From<&crate::calls::Call> for Call {
+    fn from(c: &crate::calls::Call) -> Call {
+        Call {
+            index: c.index,
+            entry_id: c.entry_id.clone(),
+            parent_id: c.parent_id.clone(),
+            line: c.line as usize,
+            timestamp: c.timestamp.clone(),
+            message_timestamp: c.message_timestamp,
+            provider: c.provider.clone(),
+            model: c.model.clone(),
+            api: c.api.clone(),
+            thinking_level: c.thinking_level.clone(),
+            stop_reason: c.stop_reason.clone(),
+            error_message: c.error_message.clone(),
+            usage: c.usage.as_ref().map(|u| CallUsage {
+                input: u.input,
+                output: u.output,
+                cache_read: u.cache_read,
+                cache_write: u.cache_write,
+                total_tokens: u.total_tokens,
+                cost: u.cost.clone(),
+            }),
+            on_active_branch: c.on_active_branch,
+        }
+    }
+}
+
+/// The call whose request was rebuilt: a [`Call`] and how it was chosen.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RebuiltCall {
+    pub call: Call,
+    /// `index` / `entry`: the `call` option; `last`: no prompt, and the branch ends with an
+    /// answer.
+    pub chosen: String,
+    /// Where the model came from: `given` (the `model` option), `call` (the answer's), `session`.
+    pub model_from: String,
+    pub thinking_from: String,
+    /// Failed answers pi took out of its context before this retry (their entry ids).
+    pub retried: Vec<String>,
+}
+
+impl Wire for RebuiltCall {
+    fn to_value(&self) -> Value {
+        let mut v = self.call.to_value();
+        if let Value::Object(o) = &mut v {
+            self.chosen.put(o, "chosen");
+            self.model_from.put(o, "modelFrom");
+            self.thinking_from.put(o, "thinkingFrom");
+            self.retried.put(o, "retried");
+        }
+        v
+    }
+    fn from_value(v: &Value) -> Option<Self> {
+        let o = v.as_object()?;
+        Some(RebuiltCall {
+            call: Call::from_value(v)?,
+            chosen: String::take(o, "chosen")?,
+            model_from: String::take(o, "modelFrom")?,
+            thinking_from: String::take(o, "thinkingFrom")?,
+            retried: Vec::take(o, "retried")?,
+        })
+    }
+    fn ts() -> String {
+        "RebuiltCall".into()
+    }
+}
+
+impl Declared for RebuiltCall {
+    fn declaration() -> String {
+        "/** The call whose request was rebuilt. */
+export interface RebuiltCall extends Call {
+  /** `index` / `entry`: the `call` option; `last`: no prompt, and the branch ends with an answer. */
+  chosen: \"index\" | \"entry\" | \"last\";
+  /** Where the model came from: `given` (the `model` option), `call` (the answer's), `session`. */
+  modelFrom: \"given\" | \"call\" | \"session\";
+  thinkingFrom: \"given\" | \"call\" | \"session\";
+  /** Failed answers pi took out of its context before this retry (their entry ids). */
+  retried: string[];
+}
+"
+        .into()
+    }
+}
+
 pub use crate::analysis::findings::Finding;
 
 /// The TypeScript of every report type, in the order `npm/report.d.ts` has them.
@@ -494,6 +619,9 @@ pub fn typescript() -> String {
         Severity::declaration(),
         Finding::declaration(),
         ModelInfo::declaration(),
+        CallUsage::declaration(),
+        Call::declaration(),
+        RebuiltCall::declaration(),
         DiagnosticSeverity::declaration(),
         Diagnostic::declaration(),
     ];

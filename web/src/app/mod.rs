@@ -304,35 +304,34 @@ pub fn app() -> Html {
     // usage the provider reported for it, beside the rebuilt request.
     let call_bar = report
         .as_ref()
-        .and_then(|r| r.get("call").filter(|c| !c.is_null()).cloned())
-        .map(|c| {
-            let n = |v: &Value, k: &str| v.get(k).and_then(Value::as_f64).unwrap_or(0.0);
-            let u = c.get("usage").cloned().unwrap_or_default();
+        .and_then(|r| r.call.clone())
+        .map(|rebuilt| {
+            let c = &rebuilt.call;
             let next = {
                 let d = dispatch.clone();
                 Callback::from(move |_: MouseEvent| {
                     d.dispatch(Action::EditOverrides(Box::new(|o| o.call = None)))
                 })
             };
-            let how = match c.get_str("chosen") {
-                Some("last") => " (the session's last call: there is no new prompt)",
+            let how = match rebuilt.chosen.as_str() {
+                "last" => " (the session's last call: there is no new prompt)",
                 _ => "",
             };
             let model = format!(
                 "{}/{}",
-                c.get_str("provider").unwrap_or("?"),
-                c.get_str("model").unwrap_or("?")
+                c.provider.as_deref().unwrap_or("?"),
+                c.model.as_deref().unwrap_or("?")
             );
             html! {
-                <div class="call-bar" data-testid="call-bar" data-call={n(&c, "index").to_string()} role="status">
-                    <strong>{format!("Call {}", n(&c, "index"))}</strong>
-                    <span class="muted">{format!(" · line {} · {} · {}{how} · ", n(&c, "line"), c.get_str("timestamp").unwrap_or(""), model)}</span>
+                <div class="call-bar" data-testid="call-bar" data-call={c.index.to_string()} role="status">
+                    <strong>{format!("Call {}", c.index)}</strong>
+                    <span class="muted">{format!(" · line {} · {} · {}{how} · ", c.line, c.timestamp.as_deref().unwrap_or(""), model)}</span>
                     { call_release(report.as_deref()) }
-                    if c.get("usage").is_some_and(|u| !u.is_null()) {
+                    if let Some(u) = &c.usage {
                         <span class="call-usage" data-testid="call-usage" title="what the provider reported for this call (pi stored it on the answer)">
                             {format!("reported: {} input · {} cache read · {} cache write · {} output",
-                                crate::views::thousands(n(&u, "input")), crate::views::thousands(n(&u, "cacheRead")),
-                                crate::views::thousands(n(&u, "cacheWrite")), crate::views::thousands(n(&u, "output")))}
+                                crate::views::thousands(u.input), crate::views::thousands(u.cache_read),
+                                crate::views::thousands(u.cache_write), crate::views::thousands(u.output))}
                         </span>
                     } else {
                         <span class="muted">{"no usage recorded"}</span>

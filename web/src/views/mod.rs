@@ -17,6 +17,7 @@ use std::collections::BTreeMap;
 use ctxlens::js::Value;
 use yew::prelude::*;
 
+use crate::report::Report;
 use crate::shared::Shared;
 
 #[path = "../components/mod.rs"]
@@ -151,25 +152,21 @@ pub struct ViewProps {
 }
 
 /// The call of `report.calls` answered on session line `line`: its index (1-based).
-pub fn call_on_line(report: &Value, line: f64) -> Option<usize> {
+pub fn call_on_line(report: &Report, line: f64) -> Option<usize> {
     report
-        .get("calls")
-        .and_then(Value::as_array)?
+        .calls
         .iter()
-        .find(|c| c.get("line").and_then(Value::as_f64) == Some(line))
-        .and_then(|c| c.get("index").and_then(Value::as_f64))
-        .map(|k| k as usize)
+        .find(|c| c.line as f64 == line)
+        .map(|c| c.index)
 }
 
 /// The index of the call of `report.calls` that is entry `id`.
-pub fn call_of_entry(report: &Value, id: &str) -> Option<usize> {
+pub fn call_of_entry(report: &Report, id: &str) -> Option<usize> {
     report
-        .get("calls")
-        .and_then(Value::as_array)?
+        .calls
         .iter()
-        .find(|c| c.get_str("entryId") == Some(id))
-        .and_then(|c| c.get("index").and_then(Value::as_f64))
-        .map(|k| k as usize)
+        .find(|c| c.entry_id.as_deref() == Some(id))
+        .map(|c| c.index)
 }
 
 /// The views, in navigation order: (key, label). Keys are stable (they go into the hash).

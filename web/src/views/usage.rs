@@ -4,7 +4,7 @@
 
 use ctxlens::calls::CallRef;
 use ctxlens::js::Value;
-use ctxlens::report::types::ModelInfo;
+use ctxlens::report::types::{Call, ModelInfo};
 use yew::prelude::*;
 
 use super::components::charts::{Column, Columns, Seg, StackedBar};
@@ -23,25 +23,24 @@ const MAX_ROWS: usize = 500;
 const MAX_CHIPS: usize = 60;
 
 /// Whether `c` (one of `report.calls`) is the call rebuilt.
-fn is_picked(call: &Option<CallRef>, c: &Value) -> bool {
-    let k = num(c, "index") as usize;
-    *call == Some(CallRef::Index(k))
-        || matches!(call, Some(CallRef::Entry(id)) if c.get_str("entryId") == Some(id.as_str()))
+fn is_picked(call: &Option<CallRef>, c: &Call) -> bool {
+    *call == Some(CallRef::Index(c.index))
+        || matches!(call, Some(CallRef::Entry(id)) if c.entry_id.as_deref() == Some(id.as_str()))
 }
 
 /// A call's tooltip: where it is and the usage pi recorded.
-fn call_title(c: &Value) -> String {
-    let u = c.get("usage").cloned().unwrap_or_default();
+fn call_title(c: &Call) -> String {
+    let u = c.usage.clone().unwrap_or_default();
     format!(
         "call {} · line {} · {}/{} · reported: {} input, {} cache read, {} cache write, {} output",
-        num(c, "index"),
-        num(c, "line"),
-        s(c, "provider"),
-        s(c, "model"),
-        thousands(num(&u, "input")),
-        thousands(num(&u, "cacheRead")),
-        thousands(num(&u, "cacheWrite")),
-        thousands(num(&u, "output"))
+        c.index,
+        c.line,
+        c.provider.as_deref().unwrap_or(""),
+        c.model.as_deref().unwrap_or(""),
+        thousands(u.input),
+        thousands(u.cache_read),
+        thousands(u.cache_write),
+        thousands(u.output)
     )
 }
 
@@ -140,7 +139,7 @@ pub fn UsageView(p: &ViewProps) -> Html {
         }
         // Counted, but the calls were not rebuilt (a large session: the app's worker leaves
         // that to `ctxlens stats`).
-        None if tk.stats().is_some() && !arr(r, "calls").is_empty() => html! {
+        None if tk.stats().is_some() && !r.calls.is_empty() => html! {
             <p class="muted small" data-testid="usage-rebuilt-skipped">{"The calls are not rebuilt against their usage for a session this large (each is one more assembly of it); ctxlens stats on this session rebuilds them."}</p>
         },
         None => Html::default(),
@@ -242,20 +241,22 @@ pub fn UsageView(p: &ViewProps) -> Html {
         })
     });
     let picked_line = match &p.call {
-        Some(CallRef::Index(k)) => arr(r, "calls")
+        Some(CallRef::Index(k)) => r
+            .calls
             .iter()
-            .find(|c| num(c, "index") as usize == *k)
-            .map(|c| num(c, "line")),
-        Some(CallRef::Entry(id)) => arr(r, "calls")
+            .find(|c| c.index == *k)
+            .map(|c| c.line as f64),
+        Some(CallRef::Entry(id)) => r
+            .calls
             .iter()
-            .find(|c| c.get_str("entryId") == Some(id.as_str()))
-            .map(|c| num(c, "line")),
+            .find(|c| c.entry_id.as_deref() == Some(id.as_str()))
+            .map(|c| c.line as f64),
         _ => None,
     };
     let picked_column = picked_line
         .filter(|_| per == 1)
         .and_then(|l| lines.iter().position(|x| *x == l));
-    let calls = arr(r, "calls");
+    let calls = &r.calls;
     let calls_picker = if calls.is_empty() {
         Html::default()
     } else {
@@ -271,11 +272,7 @@ pub fn UsageView(p: &ViewProps) -> Html {
         // A long session: every call in a scrolled list (only the rows in view are drawn), and a
         // number to type; a short one, a chip each.
         let list = if calls.len() > MAX_CHIPS {
-            let last = calls
-                .iter()
-                .map(|c| num(c, "index") as usize)
-                .max()
-                .unwrap_or(0);
+            let last = calls.iter().map(|c| c.index).max().unwrap_or(0);
             let cb = p.on_call.clone();
             let submit = Callback::from(move |e: SubmitEvent| {
                 e.prevent_default();
@@ -294,21 +291,21 @@ pub fn UsageView(p: &ViewProps) -> Html {
                 }
             });
             // Each row is written when it comes into view, not every call on every render.
-            let rows: Rc<Vec<Value>> = Rc::new(calls.to_vec());
+            let rows: Rc<Vec<Call>> = Rc::new(calls.to_vec());
             let scroll_to = rows.iter().position(|c| is_picked(&p.call, c));
             let render = {
                 let (rows, pick, call) = (rows.clone(), pick.clone(), p.call.clone());
                 Callback::from(move |i: usize| {
                     let c = &rows[i];
-                    let (k, on) = (num(c, "index") as usize, is_picked(&call, c));
-                    let u = c.get("usage").cloned().unwrap_or_default();
+                    let (k, on) = (c.index, is_picked(&call, c));
+                    let u = c.usage.clone().unwrap_or_default();
                     let line = format!(
                         "line {} · {} · {} in · {} cached · {} out",
-                        thousands(num(c, "line")),
-                        s(c, "model"),
-                        thousands(num(&u, "input")),
-                        thousands(num(&u, "cacheRead")),
-                        thousands(num(&u, "output"))
+                        thousands(c.line as f64),
+                        c.model.as_deref().unwrap_or(""),
+                        thousands(u.input),
+                        thousands(u.cache_read),
+                        thousands(u.output)
                     );
                     html! {
                         <button class={classes!("call-row", on.then_some("on"))} aria-pressed={on.to_string()} data-testid={format!("call-pick-{k}")}
@@ -332,7 +329,7 @@ pub fn UsageView(p: &ViewProps) -> Html {
             html! {
                 <div class="buttons">
                     { for calls.iter().map(|c| {
-                        let k = num(c, "index") as usize;
+                        let k = c.index;
                         let on = is_picked(&p.call, c);
                         html! {
                             <button class={classes!("chip", on.then_some("on"))} aria-pressed={on.to_string()} data-testid={format!("call-pick-{k}")}
