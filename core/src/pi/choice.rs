@@ -771,6 +771,7 @@ pub fn refine_in(d: &mut Detection, session: &SourceText, lines: &Lines) {
     refine_upto(d, session, lines, u32::MAX);
 }
 
+/// [`refine`] of the session's lines 1 to `upto`.
 fn refine_upto(d: &mut Detection, session: &SourceText, lines: &Lines, upto: u32) {
     if d.certainty == Certainty::Certain || d.at_least.is_none() {
         return;
@@ -785,47 +786,83 @@ fn refine_upto(d: &mut Detection, session: &SourceText, lines: &Lines, upto: u32
     if loaded.is_empty() {
         return;
     }
-    // The first stored section map and every stored built-in tool declaration.
-    let mut section_maps: Vec<(u32, Vec<String>)> = Vec::new();
-    let mut tools: Vec<(u32, Value)> = Vec::new();
-    for (n, line, value) in lines_with_values(session.text.as_str(), lines, upto) {
-        let Some(v) = naming(line, value, "\"system\"") else {
-            continue;
-        };
-        let m = match v.get_str("type") {
-            Some("message") => v.get("message"),
-            Some("compaction") => v.get("systemMessage"),
-            _ => None,
-        };
-        let Some(m) = m.filter(|m| m.get_str("role") == Some("system")) else {
-            continue;
-        };
-        if let Some(map) = m.get("sections").and_then(Value::as_object) {
-            let texts: Vec<String> = map
-                .iter()
-                .filter_map(|(_, s)| s.as_str().map(str::to_string))
-                .collect();
-            if !texts.is_empty() {
-                section_maps.push((n, texts));
+    let stored = Stored::read(session, lines, upto);
+    let sections = newest_sections(&stored.section_maps, &loaded);
+    let mut r = Refinement {
+        loaded,
+        ruled_out: Vec::new(),
+        matched_sections: Vec::new(),
+    };
+    if let Some((n, texts)) = &sections {
+        r.read_sections(*n, texts);
+    }
+    r.read_tools(&stored.tools);
+    r.narrow(d);
+    r.conclude(d, sections.as_ref().map(|(n, _)| *n));
+}
+
+/// What the session's system messages store: their section maps and built-in tools.
+struct Stored {
+    section_maps: Vec<(u32, Vec<String>)>,
+    tools: Vec<(u32, Value)>,
+}
+
+impl Stored {
+    /// Every stored section map and the last stored declaration of each built-in tool.
+    fn read(session: &SourceText, lines: &Lines, upto: u32) -> Stored {
+        // The first stored section map and every stored built-in tool declaration.
+        let mut section_maps: Vec<(u32, Vec<String>)> = Vec::new();
+        let mut tools: Vec<(u32, Value)> = Vec::new();
+        for (n, line, value) in lines_with_values(session.text.as_str(), lines, upto) {
+            let Some(v) = naming(line, value, "\"system\"") else {
+                continue;
+            };
+            let m = match v.get_str("type") {
+                Some("message") => v.get("message"),
+                Some("compaction") => v.get("systemMessage"),
+                _ => None,
+            };
+            let Some(m) = m.filter(|m| m.get_str("role") == Some("system")) else {
+                continue;
+            };
+            if let Some(map) = m.get("sections").and_then(Value::as_object) {
+                let texts: Vec<String> = map
+                    .iter()
+                    .filter_map(|(_, s)| s.as_str().map(str::to_string))
+                    .collect();
+                if !texts.is_empty() {
+                    section_maps.push((n, texts));
+                }
+            }
+            if let Some(added) = m.get("toolsAdded").and_then(Value::as_array) {
+                for t in added {
+                    // The last declaration of a name is the newest writer's.
+                    let name = t.get_str("name");
+                    tools.retain(|(_, old)| old.get_str("name") != name);
+                    tools.push((n, t.clone()));
+                }
             }
         }
-        if let Some(added) = m.get("toolsAdded").and_then(Value::as_array) {
-            for t in added {
-                // The last declaration of a name is the newest writer's.
-                let name = t.get_str("name");
-                tools.retain(|(_, old)| old.get_str("name") != name);
-                tools.push((n, t.clone()));
-            }
+        Stored {
+            section_maps,
+            tools,
         }
     }
-    // The newest writer's texts: the last stored section map that reads as some candidate's
-    // (a later patch may hold only sections no release marks, such as the cwd).
-    // The texts that mark a release: the preamble, the docs and tools lines (`docsTail`: 0.99
-    // named MCP and codemode in the docs line, so it tells 0.86–0.87 from 1.x).
-    fn marks_of(f: &Fingerprints) -> Vec<&str> {
-        f.marks.iter().map(|(_, t)| t.as_str()).collect()
-    }
-    let sections: Option<(u32, Vec<String>)> = section_maps
+}
+
+/// The texts that mark a release: the preamble, the docs and tools lines (`docsTail`: 0.99
+/// named MCP and codemode in the docs line, so it tells 0.86–0.87 from 1.x).
+fn marks_of(f: &Fingerprints) -> Vec<&str> {
+    f.marks.iter().map(|(_, t)| t.as_str()).collect()
+}
+
+/// The newest writer's texts: the last stored section map that reads as some candidate's
+/// (a later patch may hold only sections no release marks, such as the cwd).
+fn newest_sections(
+    section_maps: &[(u32, Vec<String>)],
+    loaded: &[(PiVersion, &Fingerprints)],
+) -> Option<(u32, Vec<String>)> {
+    section_maps
         .iter()
         .rev()
         .find(|(_, texts)| {
@@ -836,24 +873,34 @@ fn refine_upto(d: &mut Detection, session: &SourceText, lines: &Lines, upto: u32
             })
         })
         .or(section_maps.first())
-        .cloned();
-    let mut ruled_out: Vec<(PiVersion, Evidence)> = Vec::new();
-    let mut matched_sections: Vec<PiVersion> = Vec::new();
-    if let Some((n, texts)) = &sections {
+        .cloned()
+}
+
+/// The refinement as it reads the stored texts: the candidates' fingerprints, the releases
+/// ruled out (with why) and those whose sections the session holds.
+struct Refinement<'f> {
+    loaded: Vec<(PiVersion, &'f Fingerprints)>,
+    ruled_out: Vec<(PiVersion, Evidence)>,
+    matched_sections: Vec<PiVersion>,
+}
+
+impl Refinement<'_> {
+    /// The sections stored on line `n`: each candidate reads as them or is ruled out.
+    fn read_sections(&mut self, n: u32, texts: &[String]) {
         let has = |m: &str| texts.iter().any(|t| t.contains(m));
         // Per mark, the releases whose text of it the sections hold (none: the section is not
         // there, or is custom; that mark says nothing).
         let present: Vec<Vec<PiVersion>> = MARKS
             .iter()
             .map(|k| {
-                loaded
+                self.loaded
                     .iter()
                     .filter(|(_, f)| f.mark(k).is_some_and(has))
                     .map(|(v, _)| *v)
                     .collect()
             })
             .collect();
-        for (v, f) in &loaded {
+        for (v, f) in &self.loaded {
             let marks = marks_of(f);
             if marks.is_empty() {
                 continue;
@@ -865,12 +912,12 @@ fn refine_upto(d: &mut Detection, session: &SourceText, lines: &Lines, upto: u32
                 .zip(&present)
                 .any(|(k, p)| !p.is_empty() && !p.contains(v) && f.mark(k).is_some());
             if !contradicted && marks.iter().any(|m| has(m)) {
-                matched_sections.push(*v);
+                self.matched_sections.push(*v);
             } else {
-                ruled_out.push((
+                self.ruled_out.push((
                     *v,
                     Evidence {
-                        line: Some(*n),
+                        line: Some(n),
                         seen: None,
                         fact: format!("its sections do not read as pi {v} writes them"),
                     },
@@ -878,98 +925,112 @@ fn refine_upto(d: &mut Detection, session: &SourceText, lines: &Lines, upto: u32
             }
         }
     }
-    // A built-in tool's stored text: the releases whose own definition it is.
-    for (n, tool) in &tools {
-        let Some(name) = tool.get_str("name") else {
-            continue;
-        };
-        let stored = fingerprints::tool_digest(
-            tool.get_str("description").unwrap_or(""),
-            tool.get("parameters"),
-        );
-        let own: Vec<PiVersion> = loaded
-            .iter()
-            .filter(|(_, f)| f.tool(name) == Some(stored.as_str()))
-            .map(|(v, _)| *v)
-            .collect();
-        if own.is_empty() {
-            continue; // an extension's tool, or an edited one: it says nothing of the release
-        }
-        for (v, f) in &loaded {
-            if !own.contains(v) && f.tool(name).is_some() {
-                ruled_out.push((
-                    *v,
-                    Evidence {
-                        line: Some(*n),
-                        seen: None,
-                        fact: format!(
-                            "its `{name}` tool reads as pi {} declare{} it, not as pi {v} does",
-                            own.iter()
-                                .map(|o| o.as_str())
-                                .collect::<Vec<_>>()
-                                .join(", "),
-                            if own.len() == 1 { "s" } else { "" }
-                        ),
-                    },
-                ));
+
+    /// The stored built-in tools: a candidate whose own declaration differs is ruled out.
+    fn read_tools(&mut self, tools: &[(u32, Value)]) {
+        // A built-in tool's stored text: the releases whose own definition it is.
+        for (n, tool) in tools {
+            let Some(name) = tool.get_str("name") else {
+                continue;
+            };
+            let stored = fingerprints::tool_digest(
+                tool.get_str("description").unwrap_or(""),
+                tool.get("parameters"),
+            );
+            let own: Vec<PiVersion> = self
+                .loaded
+                .iter()
+                .filter(|(_, f)| f.tool(name) == Some(stored.as_str()))
+                .map(|(v, _)| *v)
+                .collect();
+            if own.is_empty() {
+                continue; // an extension's tool, or an edited one: it says nothing of the release
+            }
+            for (v, f) in &self.loaded {
+                if !own.contains(v) && f.tool(name).is_some() {
+                    self.ruled_out.push((
+                        *v,
+                        Evidence {
+                            line: Some(*n),
+                            seen: None,
+                            fact: format!(
+                                "its `{name}` tool reads as pi {} declare{} it, not as pi {v} does",
+                                own.iter()
+                                    .map(|o| o.as_str())
+                                    .collect::<Vec<_>>()
+                                    .join(", "),
+                                if own.len() == 1 { "s" } else { "" }
+                            ),
+                        },
+                    ));
+                }
             }
         }
     }
-    // Each kind of fact narrows on its own, and only where it leaves a candidate: sections that
-    // read as no release (a custom prompt) or tools as no release say nothing.
-    let mut left = d.candidates.clone();
-    let mut seen_facts: Vec<String> = Vec::new();
-    for kind in [true, false] {
-        let facts: Vec<&(PiVersion, Evidence)> = ruled_out
-            .iter()
-            .filter(|(_, e)| e.fact.starts_with("its sections") == kind)
-            .collect();
-        let narrowed: Vec<PiVersion> = left
-            .iter()
-            .copied()
-            .filter(|v| !facts.iter().any(|(r, _)| r == v))
-            .collect();
-        if facts.is_empty() {
-            continue;
+
+    /// The candidates left once sections, then tools, rule theirs out; the newest is chosen.
+    fn narrow(&self, d: &mut Detection) {
+        // Each kind of fact narrows on its own, and only where it leaves a candidate: sections that
+        // read as no release (a custom prompt) or tools as no release say nothing.
+        let mut left = d.candidates.clone();
+        let mut seen_facts: Vec<String> = Vec::new();
+        for kind in [true, false] {
+            let facts: Vec<&(PiVersion, Evidence)> = self
+                .ruled_out
+                .iter()
+                .filter(|(_, e)| e.fact.starts_with("its sections") == kind)
+                .collect();
+            let narrowed: Vec<PiVersion> = left
+                .iter()
+                .copied()
+                .filter(|v| !facts.iter().any(|(r, _)| r == v))
+                .collect();
+            if facts.is_empty() {
+                continue;
+            }
+            if narrowed.is_empty() {
+                d.evidence.push(Evidence {
+                    line: facts[0].1.line,
+                    seen: None,
+                    fact: format!(
+                        "its {} read as no supported release between {} and {} writes them (a custom prompt or edited tools)",
+                        if kind { "sections" } else { "tools" },
+                        d.at_least.unwrap_or("0.86.0"),
+                        d.version
+                    ),
+                });
+                continue;
+            }
+            for (_, e) in facts {
+                if !seen_facts.contains(&e.fact) {
+                    seen_facts.push(e.fact.clone());
+                    d.evidence.push(e.clone());
+                }
+            }
+            left = narrowed;
         }
-        if narrowed.is_empty() {
+        d.candidates = left;
+        d.version = *d.candidates.last().unwrap();
+    }
+
+    /// The sections that read as the chosen release (stored on `sections_line`), and how sure.
+    fn conclude(&self, d: &mut Detection, sections_line: Option<u32>) {
+        if self.matched_sections.contains(&d.version) {
             d.evidence.push(Evidence {
-                line: facts[0].1.line,
+                line: sections_line,
                 seen: None,
-                fact: format!(
-                    "its {} read as no supported release between {} and {} writes them (a custom prompt or edited tools)",
-                    if kind { "sections" } else { "tools" },
-                    d.at_least.unwrap_or("0.86.0"),
-                    d.version
-                ),
+                fact: format!("its sections read as pi {} writes them", d.version),
             });
-            continue;
         }
-        for (_, e) in facts {
-            if !seen_facts.contains(&e.fact) {
-                seen_facts.push(e.fact.clone());
-                d.evidence.push(e.clone());
-            }
+        if d.candidates.len() == 1 && !d.unsupported_writer {
+            d.certainty = Certainty::Certain;
+        } else if let Some(a) = d.ambiguity() {
+            d.evidence.push(Evidence {
+                line: None,
+                seen: None,
+                fact: a,
+            });
         }
-        left = narrowed;
-    }
-    d.candidates = left;
-    d.version = *d.candidates.last().unwrap();
-    if matched_sections.contains(&d.version) {
-        d.evidence.push(Evidence {
-            line: sections.as_ref().map(|(n, _)| *n),
-            seen: None,
-            fact: format!("its sections read as pi {} writes them", d.version),
-        });
-    }
-    if d.candidates.len() == 1 && !d.unsupported_writer {
-        d.certainty = Certainty::Certain;
-    } else if let Some(a) = d.ambiguity() {
-        d.evidence.push(Evidence {
-            line: None,
-            seen: None,
-            fact: a,
-        });
     }
 }
 
