@@ -1,7 +1,7 @@
 //! A report on the page: the worker's JSON, with the parts the views read as the report's Rust
-//! types (`ctxlens::report::types`: the release, the model, the calls, the statistics, the stages, the findings and the
-//! diagnostics), read once when it comes.
-//! The rest is still read from the JSON (`Deref` to it).
+//! types (`ctxlens::report::types`: the release, the model, the calls, the statistics, the
+//! stages, the findings and the diagnostics), read once when it comes. The rest is still read
+//! from the JSON (`Deref` to it).
 
 use std::ops::Deref;
 
@@ -28,40 +28,50 @@ pub struct Report {
     pub stages: Vec<Stage>,
     pub findings: Vec<Finding>,
     pub diagnostics: Vec<Diagnostic>,
+    /// The parts that are in the JSON but did not read as their types (the views leave them
+    /// out, and the diagnostics panel says so). Empty unless the worker and the page disagree.
+    pub unread: Vec<&'static str>,
 }
 
 impl Report {
     pub fn new(json: Value) -> Report {
-        let pi = json.get("pi").and_then(PiRelease::from_value);
-        let model = json.get("model").and_then(ModelInfo::from_value);
-        let calls = json
-            .get("calls")
-            .and_then(Vec::<Call>::from_value)
-            .unwrap_or_default();
-        let call = json.get("call").and_then(RebuiltCall::from_value);
-        let stats = json.get("stats").and_then(Stats::from_value);
-        let stages = json
-            .get("stages")
-            .and_then(Vec::<Stage>::from_value)
-            .unwrap_or_default();
-        let findings = json
-            .get("findings")
-            .and_then(Vec::<Finding>::from_value)
-            .unwrap_or_default();
-        let diagnostics = json
-            .get("diagnostics")
-            .and_then(Vec::<Diagnostic>::from_value)
-            .unwrap_or_default();
+        let mut unread = Vec::new();
+        let mut read = |key: &'static str| -> Option<&Value> {
+            let v = json.get(key).filter(|v| !v.is_null())?;
+            unread.push(key);
+            Some(v)
+        };
+        // Each part is read where it is, and taken off `unread` once it read.
+        let pi = read("pi").and_then(PiRelease::from_value);
+        let model = read("model").and_then(ModelInfo::from_value);
+        let calls = read("calls").and_then(Vec::<Call>::from_value);
+        let call = read("call").and_then(RebuiltCall::from_value);
+        let stats = read("stats").and_then(Stats::from_value);
+        let stages = read("stages").and_then(Vec::<Stage>::from_value);
+        let findings = read("findings").and_then(Vec::<Finding>::from_value);
+        let diagnostics = read("diagnostics").and_then(Vec::<Diagnostic>::from_value);
+        let read_well = [
+            ("pi", pi.is_some()),
+            ("model", model.is_some()),
+            ("calls", calls.is_some()),
+            ("call", call.is_some()),
+            ("stats", stats.is_some()),
+            ("stages", stages.is_some()),
+            ("findings", findings.is_some()),
+            ("diagnostics", diagnostics.is_some()),
+        ];
+        unread.retain(|k| !read_well.contains(&(*k, true)));
         Report {
             json,
             pi,
             model,
-            calls,
+            calls: calls.unwrap_or_default(),
             call,
             stats,
-            stages,
-            findings,
-            diagnostics,
+            stages: stages.unwrap_or_default(),
+            findings: findings.unwrap_or_default(),
+            diagnostics: diagnostics.unwrap_or_default(),
+            unread,
         }
     }
 
@@ -74,5 +84,23 @@ impl Deref for Report {
     type Target = Value;
     fn deref(&self) -> &Value {
         &self.json
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A part that is there but does not read as its type is said, not dropped in silence; a
+    /// part that is absent or null is not.
+    #[test]
+    fn a_part_that_does_not_read_is_said() {
+        let json =
+            ctxlens::js::parse(r#"{"stats":{"tokenizer":5},"model":null,"findings":[]}"#).unwrap();
+        let r = Report::new(json);
+        assert_eq!(r.unread, vec!["stats"]);
+        assert!(r.stats.is_none() && r.model.is_none() && r.findings.is_empty());
+        let fine = Report::new(ctxlens::js::parse(r#"{"findings":[],"calls":[]}"#).unwrap());
+        assert!(fine.unread.is_empty(), "{:?}", fine.unread);
     }
 }

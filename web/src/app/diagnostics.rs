@@ -46,7 +46,8 @@ pub(super) fn diag_row(
 #[function_component(DiagnosticsPanel)]
 pub(super) fn diagnostics_panel(p: &DiagnosticsProps) -> Html {
     let from_report = p.report.as_ref().map_or(&[][..], |r| &r.diagnostics[..]);
-    let count = p.notes.len() + from_report.len() + p.failure.iter().count();
+    let unread = p.report.as_ref().map_or(&[][..], |r| &r.unread[..]);
+    let count = p.notes.len() + from_report.len() + unread.len() + p.failure.iter().count();
     html! {
         <section class="panel diagnostics-panel" aria-labelledby="diag-h">
             <h2 id="diag-h">{"Diagnostics"}<span class="count">{count}</span></h2>
@@ -54,6 +55,7 @@ pub(super) fn diagnostics_panel(p: &DiagnosticsProps) -> Html {
                 if let Some(f) = &p.failure { { diag_row(&p.laid, "error", &p.api, None, f, None) } }
                 { for p.notes.iter().map(|d| diag_row(&p.laid, d.severity.as_str(), &d.file, d.line.map(f64::from), &d.message, d.skipped.as_deref())) }
                 { for from_report.iter().map(|d| diag_row(&p.laid, d.severity.as_str(), &d.file, d.line.map(|l| l as f64), &d.message, d.skipped.as_deref())) }
+                { for unread.iter().map(|part| diag_row(&p.laid, "error", "report", None, &format!("the report's {part} did not read as this page expects them (the worker and the page are from different builds?): the views leave them out"), Some(part))) }
                 if count == 0 { <li class="diag none">{"No problems with the inputs."}</li> }
             </ul>
         </section>
