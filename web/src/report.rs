@@ -36,31 +36,14 @@ pub struct Report {
 impl Report {
     pub fn new(json: Value) -> Report {
         let mut unread = Vec::new();
-        let mut read = |key: &'static str| -> Option<&Value> {
-            let v = json.get(key).filter(|v| !v.is_null())?;
-            unread.push(key);
-            Some(v)
-        };
-        // Each part is read where it is, and taken off `unread` once it read.
-        let pi = read("pi").and_then(PiRelease::from_value);
-        let model = read("model").and_then(ModelInfo::from_value);
-        let calls = read("calls").and_then(Vec::<Call>::from_value);
-        let call = read("call").and_then(RebuiltCall::from_value);
-        let stats = read("stats").and_then(Stats::from_value);
-        let stages = read("stages").and_then(Vec::<Stage>::from_value);
-        let findings = read("findings").and_then(Vec::<Finding>::from_value);
-        let diagnostics = read("diagnostics").and_then(Vec::<Diagnostic>::from_value);
-        let read_well = [
-            ("pi", pi.is_some()),
-            ("model", model.is_some()),
-            ("calls", calls.is_some()),
-            ("call", call.is_some()),
-            ("stats", stats.is_some()),
-            ("stages", stages.is_some()),
-            ("findings", findings.is_some()),
-            ("diagnostics", diagnostics.is_some()),
-        ];
-        unread.retain(|k| !read_well.contains(&(*k, true)));
+        let pi = part(&json, "pi", &mut unread);
+        let model = part(&json, "model", &mut unread);
+        let calls: Option<Vec<Call>> = part(&json, "calls", &mut unread);
+        let call = part(&json, "call", &mut unread);
+        let stats = part(&json, "stats", &mut unread);
+        let stages: Option<Vec<Stage>> = part(&json, "stages", &mut unread);
+        let findings: Option<Vec<Finding>> = part(&json, "findings", &mut unread);
+        let diagnostics: Option<Vec<Diagnostic>> = part(&json, "diagnostics", &mut unread);
         Report {
             json,
             pi,
@@ -78,6 +61,17 @@ impl Report {
     pub fn json(&self) -> &Value {
         &self.json
     }
+}
+
+/// The part `key` of the report as a `T` (`None` when absent or null); a part that is there but
+/// does not read as a `T` is added to `unread`.
+fn part<T: Wire>(json: &Value, key: &'static str, unread: &mut Vec<&'static str>) -> Option<T> {
+    let v = json.get(key).filter(|v| !v.is_null())?;
+    let typed = T::from_value(v);
+    if typed.is_none() {
+        unread.push(key);
+    }
+    typed
 }
 
 impl Deref for Report {
