@@ -264,107 +264,128 @@ pub fn run(host: &mut dyn Host, argv: &[String]) -> i32 {
             "sessions".into()
         }
     });
-    match command.as_str() {
-        "help" => {
-            return match host.stdout(HELP.as_bytes()) {
-                Ok(()) => 0,
-                Err(_) => 1,
-            }
-        }
-        "usage" => return crate::usage::run(host, &o),
-        _ if o.by.is_some() || o.since.is_some() || o.until.is_some() || o.no_rebuild => {
-            return usage(
-                host,
-                "--by, --since, --until and --no-rebuild belong to usage",
-            )
-        }
-        "sessions" => {
-            if let Some(s) = &o.session {
-                return usage(host, &format!("sessions takes no session ({s})"));
-            }
-            return crate::sessions::list(host, o.json);
-        }
-        _ => {}
+    if let Some(code) = run_without_inputs(host, &o, &command) {
+        return code;
     }
-    if o.case.is_some() && o.session.is_some() {
-        return usage(host, "give a session or --case, not both");
+    if let Err(e) = check_flags(host, &o, &command) {
+        return usage(host, &e);
     }
-    if command == "compare" && o.with.is_none() && o.pi_with.is_none() {
-        return usage(host, "compare needs --with API or --pi-with VERSION");
-    }
-    if command == "compare" && o.with.is_some() && o.pi_with.is_some() {
-        return usage(
-            host,
-            "compare takes --with API or --pi-with VERSION, not both",
-        );
-    }
-    if command != "compare" && o.pi_with.is_some() {
-        return usage(host, "--pi-with belongs to compare");
-    }
-    if command == "whatif" && o.changes.is_empty() {
-        return usage(host, "whatif needs --without SPEC or --set KEY=VALUE");
-    }
-    if !o.changes.is_empty()
-        && !matches!(
-            command.as_str(),
-            "whatif" | "assemble" | "stats" | "summary"
-        )
-    {
-        return usage(
-            host,
-            "--without and --set belong to whatif, assemble, stats and summary",
-        );
-    }
-    if command == "export" && o.output.is_none() {
-        return usage(host, "export needs -o FILE.zip");
-    }
-    if command != "export" && (o.output.is_some() || o.redact || o.sent.is_some()) {
-        return usage(host, "-o, --redact and --sent belong to export");
-    }
-    if command != "open" && (o.app.is_some() || o.port.is_some()) {
-        return usage(host, "--app and --port belong to open");
-    }
-    // A missing app is said before a long assembly.
-    if command == "open" {
-        if let Err(e) = crate::open::find_app(host, o.app.as_deref()) {
-            return usage(host, &e);
-        }
-    }
-    if o.case.is_none() && o.session.is_none() && o.prompt.is_none() {
-        return usage(
-            host,
-            &format!("{command} needs a session file, or --prompt TEXT for a new session's first request in this folder (ctxlens with no arguments lists the sessions)"),
-        );
-    }
-    if o.case.is_none() && o.session.is_none() && o.call.is_some() {
-        return usage(
-            host,
-            "--call needs a session file: a new session has no calls yet",
-        );
-    }
-    let inputs = if let Some(dir) = &o.case {
-        match case_inputs(host, &o, dir) {
-            Ok(i) => i,
-            Err(e) => return usage(host, &e),
-        }
-    } else {
-        match session_inputs(host, &o) {
-            Ok(i) => {
-                // Said on stderr too: it changes what the request holds.
-                if let Some(d) = i.host_diagnostics.iter().find(|d| d.file == "--tool-set") {
-                    host.stderr(&format!("ctxlens: note: {}\n", d.message));
-                }
-                i
-            }
-            Err(e) => return usage(host, &e),
-        }
+    let inputs = match read_inputs(host, &o) {
+        Ok(i) => i,
+        Err(e) => return usage(host, &e),
     };
+    if o.case.is_none() {
+        // Said on stderr too: it changes what the request holds.
+        if let Some(d) = inputs
+            .host_diagnostics
+            .iter()
+            .find(|d| d.file == "--tool-set")
+        {
+            host.stderr(&format!("ctxlens: note: {}\n", d.message));
+        }
+    }
     if o.api_all {
         if !matches!(command.as_str(), "assemble" | "stats") {
             return usage(host, "--api all belongs to assemble and stats");
         }
         return every_api(host, &o, &command, &inputs);
     }
+    run_with(host, &o, &command, inputs)
+}
+
+/// The commands that read no inputs (help, usage, sessions) run, or `None` for the others.
+fn run_without_inputs(host: &mut dyn Host, o: &Opts, command: &str) -> Option<i32> {
+    match command {
+        "help" => Some(match host.stdout(HELP.as_bytes()) {
+            Ok(()) => 0,
+            Err(_) => 1,
+        }),
+        "usage" => Some(crate::usage::run(host, o)),
+        _ if o.by.is_some() || o.since.is_some() || o.until.is_some() || o.no_rebuild => {
+            Some(usage(
+                host,
+                "--by, --since, --until and --no-rebuild belong to usage",
+            ))
+        }
+        "sessions" => Some(match &o.session {
+            Some(s) => usage(host, &format!("sessions takes no session ({s})")),
+            None => crate::sessions::list(host, o.json),
+        }),
+        _ => None,
+    }
+}
+
+/// The usage error of flags that do not go together or with `command`, said before any input is
+/// read (a missing app too, before a long assembly).
+fn check_flags(host: &dyn Host, o: &Opts, command: &str) -> Result<(), String> {
+    if o.case.is_some() && o.session.is_some() {
+        return Err("give a session or --case, not both".into());
+    }
+    if command == "compare" && o.with.is_none() && o.pi_with.is_none() {
+        return Err("compare needs --with API or --pi-with VERSION".into());
+    }
+    if command == "compare" && o.with.is_some() && o.pi_with.is_some() {
+        return Err("compare takes --with API or --pi-with VERSION, not both".into());
+    }
+    if command != "compare" && o.pi_with.is_some() {
+        return Err("--pi-with belongs to compare".into());
+    }
+    if command == "whatif" && o.changes.is_empty() {
+        return Err("whatif needs --without SPEC or --set KEY=VALUE".into());
+    }
+    if !o.changes.is_empty() && !matches!(command, "whatif" | "assemble" | "stats" | "summary") {
+        return Err("--without and --set belong to whatif, assemble, stats and summary".into());
+    }
+    if command == "export" && o.output.is_none() {
+        return Err("export needs -o FILE.zip".into());
+    }
+    if command != "export" && (o.output.is_some() || o.redact || o.sent.is_some()) {
+        return Err("-o, --redact and --sent belong to export".into());
+    }
+    if command != "open" && (o.app.is_some() || o.port.is_some()) {
+        return Err("--app and --port belong to open".into());
+    }
+    // A missing app is said before a long assembly.
+    if command == "open" {
+        crate::open::find_app(host, o.app.as_deref())?;
+    }
+    if o.case.is_none() && o.session.is_none() && o.prompt.is_none() {
+        return Err(format!("{command} needs a session file, or --prompt TEXT for a new session's first request in this folder (ctxlens with no arguments lists the sessions)"));
+    }
+    if o.case.is_none() && o.session.is_none() && o.call.is_some() {
+        return Err("--call needs a session file: a new session has no calls yet".into());
+    }
+    Ok(())
+}
+
+/// The inputs `o` names: a corpus case (`--case`), else a session or a new one (`--prompt`).
+fn read_inputs(host: &mut dyn Host, o: &Opts) -> Result<Inputs, String> {
+    match &o.case {
+        Some(dir) => case_inputs(host, o, dir),
+        None => session_inputs(host, o),
+    }
+}
+
+/// The inputs `o` names, read again as release `pi` reads them (its file names).
+fn inputs_under(host: &mut dyn Host, o: &Opts, pi: ctxlens::PiVersion) -> Result<Inputs, String> {
+    let mut ob = o.clone();
+    ob.pi = Some(pi);
+    read_inputs(host, &ob)
+}
+
+/// One command's shared inputs: its options and name, the engine, what it read and assembled.
+#[derive(Clone, Copy)]
+struct Job<'a> {
+    o: &'a Opts,
+    command: &'a str,
+    ws: &'a ctxlens::Workspace,
+    inputs: &'a Inputs,
+    assembly: &'a Assembly,
+}
+
+/// Assembles `inputs` (and the other side of a comparison, or the what-if) and prints what
+/// `command` asks for.
+fn run_with(host: &mut dyn Host, o: &Opts, command: &str, inputs: Inputs) -> i32 {
     let mut progress = Progress {
         on: host.stderr_is_tty()
             && inputs
@@ -387,13 +408,7 @@ pub fn run(host: &mut dyn Host, argv: &[String]) -> i32 {
     // them (its file names), then assembled.
     let mut other_inputs = None;
     if let Some(v) = o.pi_with {
-        let mut ob = o.clone();
-        ob.pi = Some(v);
-        let read = match &o.case {
-            Some(dir) => case_inputs(host, &ob, dir),
-            None => session_inputs(host, &ob),
-        };
-        match read {
+        match inputs_under(host, o, v) {
             Ok(i) => {
                 other = Some(ws.assemble(&i));
                 other_inputs = Some(i);
@@ -401,40 +416,62 @@ pub fn run(host: &mut dyn Host, argv: &[String]) -> i32 {
             Err(e) => return usage(host, &e),
         }
     }
-    // A what-if: the changes applied to the inputs (another release read again as it reads
-    // them), checked against what the assembly holds.
+    let job = Job {
+        o,
+        command,
+        ws: &ws,
+        inputs: &inputs,
+        assembly: &assembly,
+    };
     if !o.changes.is_empty() {
-        let mut target = inputs.clone();
-        if let Some(v) = o.changes.iter().rev().find_map(|c| match c {
+        return job.what_if(host, &mut progress);
+    }
+    progress.done(host);
+    let code = if let (Some(b), Some(bi)) = (&other, &other_inputs) {
+        upgrade_output(host, o, (&inputs, &assembly), (bi, b))
+    } else {
+        job.output(host, other.as_deref())
+    };
+    if host.exits_after_run() {
+        // The process ends next: for a large session, freeing the assembly takes longer than
+        // building the output, and the OS takes the memory back anyway.
+        std::mem::forget((inputs, assembly, other));
+    }
+    code
+}
+
+impl Job<'_> {
+    /// A what-if: the changes applied to the inputs (another release read again as it reads
+    /// them), checked against what the assembly holds, then assembled and printed.
+    fn what_if(&self, host: &mut dyn Host, progress: &mut Progress) -> i32 {
+        let o = self.o;
+        let pi = o.changes.iter().rev().find_map(|c| match c {
             ctxlens::analysis::whatif::Change::Pi(v) => Some(*v),
             _ => None,
-        }) {
-            let mut ob = o.clone();
-            ob.pi = Some(v);
-            target = match match &o.case {
-                Some(dir) => case_inputs(host, &ob, dir),
-                None => session_inputs(host, &ob),
-            } {
+        });
+        let target = match pi {
+            Some(v) => match inputs_under(host, o, v) {
                 Ok(i) => i,
                 Err(e) => return usage(host, &e),
-            };
-        }
+            },
+            None => self.inputs.clone(),
+        };
         let (changed_inputs, applied) =
-            match ctxlens::analysis::whatif::apply(&target, &assembly, &o.changes) {
+            match ctxlens::analysis::whatif::apply(&target, self.assembly, &o.changes) {
                 Ok(x) => x,
                 Err(e) => {
                     progress.done(host);
                     return usage(host, &e);
                 }
             };
-        let changed = ws.assemble(&changed_inputs);
+        let changed = self.ws.assemble(&changed_inputs);
         progress.done(host);
-        if command == "whatif" {
+        if self.command == "whatif" {
             return whatif_output(
                 host,
-                &ws,
-                &o,
-                (&inputs, &assembly),
+                self.ws,
+                o,
+                (self.inputs, self.assembly),
                 (&changed_inputs, &changed),
                 &target,
                 applied,
@@ -448,20 +485,13 @@ pub fn run(host: &mut dyn Host, argv: &[String]) -> i32 {
                 a.text
             ));
         }
-        return output(host, &o, &command, &changed_inputs, &changed, None);
+        Job {
+            inputs: &changed_inputs,
+            assembly: &changed,
+            ..*self
+        }
+        .output(host, None)
     }
-    progress.done(host);
-    let code = if let (Some(b), Some(bi)) = (&other, &other_inputs) {
-        upgrade_output(host, &o, (&inputs, &assembly), (bi, b))
-    } else {
-        output(host, &o, &command, &inputs, &assembly, other.as_deref())
-    };
-    if host.exits_after_run() {
-        // The process ends next: for a large session, freeing the assembly takes longer than
-        // building the output, and the OS takes the memory back anyway.
-        std::mem::forget((inputs, assembly, other));
-    }
-    code
 }
 
 /// A corpus case: the oracle's layout (`--case`, `--env`).
@@ -842,46 +872,133 @@ fn whatif_output(
     }
 }
 
-/// Prints what the command asks for; the release and why, and the diagnostics, go to stderr.
-fn output(
-    host: &mut dyn Host,
-    o: &Opts,
-    command: &str,
-    inputs: &Inputs,
-    assembly: &Assembly,
-    other: Option<&Assembly>,
-) -> i32 {
-    let newer = assembly
-        .choice
-        .as_ref()
-        .and_then(|c| c.newer_session_warning());
-    if let Some(c) = &assembly.choice {
-        host.stderr(&format!("ctxlens: rebuilding {}\n", c.explain()));
+impl Job<'_> {
+    /// Prints what the command asks for; the release and why, and the diagnostics, go to stderr.
+    fn output(&self, host: &mut dyn Host, other: Option<&Assembly>) -> i32 {
+        let assembly = self.assembly;
+        let newer = assembly
+            .choice
+            .as_ref()
+            .and_then(|c| c.newer_session_warning());
+        if let Some(c) = &assembly.choice {
+            host.stderr(&format!("ctxlens: rebuilding {}\n", c.explain()));
+        }
+        if let Some(w) = &newer {
+            host.stderr(&format!("ctxlens: warning: {w}\n"));
+        }
+        if self.command == "open" {
+            print_diagnostics(host, assembly, newer.as_ref());
+            return crate::open::run(
+                host,
+                self.o.app.as_deref(),
+                self.o.port.unwrap_or(0),
+                self.inputs,
+                assembly,
+            );
+        }
+        let built = assembly.request.is_some();
+        let text = match self.text(host, other) {
+            Ok(t) => t,
+            Err(code) => return code,
+        };
+        if host.stdout(&text).is_err() {
+            return 1;
+        }
+        if self.command != "diagnostics" {
+            print_diagnostics(host, assembly, newer.as_ref());
+        }
+        // An export is written even when no request is built (a case to report it with).
+        if built || self.command == "export" {
+            0
+        } else {
+            host.stderr(&format!(
+                "ctxlens: no request: {}\n",
+                why_not_built(assembly)
+            ));
+            1
+        }
     }
-    if let Some(w) = &newer {
-        host.stderr(&format!("ctxlens: warning: {w}\n"));
-    }
-    let built = assembly.request.is_some();
-    let text: Vec<u8> = match command {
-        "assemble" => assembly.body().unwrap_or("").as_bytes().to_vec(),
-        "stats" if o.no_tokens => match assembly.stats() {
-            Some(s) => {
-                let v = with_packages(assembly, ctxlens::report::stats::to_json(s));
-                format!("{}\n", v.to_json_pretty(2)).into_bytes()
-            }
-            None => Vec::new(),
-        },
-        "stats" => {
-            let file = match flag_file(host, "--tokenizer-json", o.tokenizer_json.as_deref()) {
-                Ok(f) => f,
-                Err(e) => {
-                    host.stderr(&e);
-                    return 2;
+
+    /// What the command prints on stdout (but `open`), or the exit status that stops it.
+    fn text(&self, host: &mut dyn Host, other: Option<&Assembly>) -> Result<Vec<u8>, i32> {
+        let (o, inputs, assembly) = (self.o, self.inputs, self.assembly);
+        Ok(match self.command {
+            "assemble" => assembly.body().unwrap_or("").as_bytes().to_vec(),
+            "stats" => return self.stats(host),
+            "request" => match &assembly.request {
+                Some(r) => {
+                    let mut s = format!("{} {}\n", r.method, r.url);
+                    for (k, v) in &r.headers {
+                        s.push_str(&format!("{k}: {v}\n"));
+                    }
+                    s.push('\n');
+                    s.push_str(&r.body);
+                    s.push('\n');
+                    s.into_bytes()
                 }
-            };
+                None => Vec::new(),
+            },
+            "report" => format!(
+                "{}\n",
+                ctxlens::report::assembly_json(assembly).to_json_pretty(2)
+            )
+            .into_bytes(),
+            "summary" => self.summary(host),
+            "findings" => crate::report::findings(assembly, o.json).into_bytes(),
+            "compare" => match other {
+                Some(b) => format!(
+                    "{}\n",
+                    ctxlens::report::compare_json(assembly, b).to_json_pretty(2)
+                )
+                .into_bytes(),
+                None => Vec::new(),
+            },
+            "trace" if o.json => format!(
+                "{}\n",
+                crate::report::trace_json(assembly).to_json_pretty(2)
+            )
+            .into_bytes(),
+            "trace" => crate::report::trace_text(assembly).into_bytes(),
+            "diagnostics" if o.json => format!(
+                "{}\n",
+                crate::report::diagnostics_json(assembly).to_json_pretty(2)
+            )
+            .into_bytes(),
+            "diagnostics" => assembly
+                .diagnostics
+                .iter()
+                .map(|d| format!("{d}\n"))
+                .collect::<String>()
+                .into_bytes(),
+            "files" => crate::report::files(inputs, assembly, o.json).into_bytes(),
+            "export" => return self.export(host),
+            other => return Err(usage(host, &format!("unknown command {other:?}"))),
+        })
+    }
+
+    /// `stats`: the character accounting as JSON, with each text's tokens unless `--no-tokens`.
+    fn stats(&self, host: &mut dyn Host) -> Result<Vec<u8>, i32> {
+        let (o, assembly) = (self.o, self.assembly);
+        if o.no_tokens {
+            return Ok(match assembly.stats() {
+                Some(s) => {
+                    let v = with_packages(assembly, ctxlens::report::stats::to_json(s));
+                    format!("{}\n", v.to_json_pretty(2)).into_bytes()
+                }
+                None => Vec::new(),
+            });
+        }
+        let file = match flag_file(host, "--tokenizer-json", o.tokenizer_json.as_deref()) {
+            Ok(f) => f,
+            Err(e) => {
+                host.stderr(&e);
+                return Err(2);
+            }
+        };
+        Ok(
             match crate::tokens::count(
                 host,
-                inputs,
+                self.inputs,
                 assembly,
                 file.as_deref(),
                 crate::tokens::Calls::Always,
@@ -895,28 +1012,18 @@ fn output(
                     format!("{}\n", v.to_json_pretty(2)).into_bytes()
                 }
                 None => Vec::new(),
-            }
-        }
-        "request" => match &assembly.request {
-            Some(r) => {
-                let mut s = format!("{} {}\n", r.method, r.url);
-                for (k, v) in &r.headers {
-                    s.push_str(&format!("{k}: {v}\n"));
-                }
-                s.push('\n');
-                s.push_str(&r.body);
-                s.push('\n');
-                s.into_bytes()
-            }
-            None => Vec::new(),
-        },
-        "report" => format!(
-            "{}\n",
-            ctxlens::report::assembly_json(assembly).to_json_pretty(2)
+            },
         )
-        .into_bytes(),
-        "summary" if o.json => crate::report::summary(assembly, true).into_bytes(),
-        "summary" if o.no_tokens => {
+    }
+
+    /// `summary`: the report as JSON (`--json`), else as text with the packages' table, with
+    /// tokens unless `--no-tokens`.
+    fn summary(&self, host: &mut dyn Host) -> Vec<u8> {
+        let (o, assembly) = (self.o, self.assembly);
+        if o.json {
+            return crate::report::summary(assembly, true).into_bytes();
+        }
+        if o.no_tokens {
             let mut s = crate::report::summary(assembly, false);
             if let Some(st) = assembly.stats() {
                 let v = ctxlens::report::stats::to_json(st);
@@ -924,106 +1031,54 @@ fn output(
                     &ctxlens::report::packages::to_json(assembly, &v),
                 ));
             }
-            s.into_bytes()
+            return s.into_bytes();
         }
-        "summary" => {
-            let counted = crate::tokens::count(
-                host,
-                inputs,
-                assembly,
-                None,
-                crate::tokens::Calls::ForEstimate,
-                o.rebuild_calls,
-            );
-            let tokens = counted.as_ref().map(|c| ctxlens::report::summary::Tokens {
-                stats: &c.stats,
-                legend: crate::tokens::legend(c),
-            });
-            let mut s = ctxlens::report::summary::text_with(assembly, tokens.as_ref());
-            let stats = match (&counted, assembly.stats()) {
-                (Some(c), _) => Some(crate::tokens::stats_json(c)),
-                (None, Some(st)) => Some(ctxlens::report::stats::to_json(st)),
-                (None, None) => None,
-            };
-            if let Some(v) = stats {
-                s.push_str(&ctxlens::report::packages::to_text(
-                    &ctxlens::report::packages::to_json(assembly, &v),
-                ));
+        let counted = crate::tokens::count(
+            host,
+            self.inputs,
+            assembly,
+            None,
+            crate::tokens::Calls::ForEstimate,
+            o.rebuild_calls,
+        );
+        let tokens = counted.as_ref().map(|c| ctxlens::report::summary::Tokens {
+            stats: &c.stats,
+            legend: crate::tokens::legend(c),
+        });
+        let mut s = ctxlens::report::summary::text_with(assembly, tokens.as_ref());
+        let stats = match (&counted, assembly.stats()) {
+            (Some(c), _) => Some(crate::tokens::stats_json(c)),
+            (None, Some(st)) => Some(ctxlens::report::stats::to_json(st)),
+            (None, None) => None,
+        };
+        if let Some(v) = stats {
+            s.push_str(&ctxlens::report::packages::to_text(
+                &ctxlens::report::packages::to_json(assembly, &v),
+            ));
+        }
+        s.into_bytes()
+    }
+
+    /// `export`: the case zip written to `-o`, and what was written said (or the exit status of
+    /// what stopped it).
+    fn export(&self, host: &mut dyn Host) -> Result<Vec<u8>, i32> {
+        let (o, inputs) = (self.o, self.inputs);
+        let path = resolve_path(host.cwd(), o.output.as_deref().unwrap_or(""));
+        let who = o.redact.then(|| crate::export::identity(host, inputs));
+        let sent = match flag_file(host, "--sent", o.sent.as_deref()) {
+            Ok(f) => f,
+            Err(e) => {
+                host.stderr(&e);
+                return Err(1);
             }
-            s.into_bytes()
-        }
-        "findings" => crate::report::findings(assembly, o.json).into_bytes(),
-        "compare" => match other {
-            Some(b) => format!(
-                "{}\n",
-                ctxlens::report::compare_json(assembly, b).to_json_pretty(2)
-            )
-            .into_bytes(),
-            None => Vec::new(),
-        },
-        "trace" if o.json => format!(
-            "{}\n",
-            crate::report::trace_json(assembly).to_json_pretty(2)
-        )
-        .into_bytes(),
-        "trace" => crate::report::trace_text(assembly).into_bytes(),
-        "diagnostics" if o.json => format!(
-            "{}\n",
-            crate::report::diagnostics_json(assembly).to_json_pretty(2)
-        )
-        .into_bytes(),
-        "diagnostics" => assembly
-            .diagnostics
-            .iter()
-            .map(|d| format!("{d}\n"))
-            .collect::<String>()
-            .into_bytes(),
-        "files" => crate::report::files(inputs, assembly, o.json).into_bytes(),
-        "export" => {
-            let path = resolve_path(host.cwd(), o.output.as_deref().unwrap_or(""));
-            let who = o.redact.then(|| crate::export::identity(host, inputs));
-            let sent = match flag_file(host, "--sent", o.sent.as_deref()) {
-                Ok(f) => f,
-                Err(e) => {
-                    host.stderr(&e);
-                    return 1;
-                }
-            };
-            match crate::export::export(host, inputs, assembly, &path, who.as_ref(), sent) {
-                Ok(x) => crate::export::said(host, &path, &x).into_bytes(),
-                Err(e) => {
-                    host.stderr(&format!("ctxlens: {e}\n"));
-                    return 1;
-                }
+        };
+        match crate::export::export(host, inputs, self.assembly, &path, who.as_ref(), sent) {
+            Ok(x) => Ok(crate::export::said(host, &path, &x).into_bytes()),
+            Err(e) => {
+                host.stderr(&format!("ctxlens: {e}\n"));
+                Err(1)
             }
         }
-        "open" => {
-            print_diagnostics(host, assembly, newer.as_ref());
-            return crate::open::run(
-                host,
-                o.app.as_deref(),
-                o.port.unwrap_or(0),
-                inputs,
-                assembly,
-            );
-        }
-        other => return usage(host, &format!("unknown command {other:?}")),
-    };
-    if host.stdout(&text).is_err() {
-        return 1;
-    }
-    if command != "diagnostics" {
-        print_diagnostics(host, assembly, newer.as_ref());
-    }
-    // An export is written even when no request is built (a case to report it with).
-    if built || command == "export" {
-        0
-    } else {
-        host.stderr(&format!(
-            "ctxlens: no request: {}\n",
-            why_not_built(assembly)
-        ));
-        1
     }
 }
 
