@@ -639,6 +639,10 @@ export interface UsageReport {
   /** Skills offered in the rebuilt requests that no call used (no tool call named the skill's
    * file, no prompt asked for it), largest cost first: `name` is the skill's folder. */
   neverInvoked: (UsageItem & { source: string })[];
+  /** Context files whose whole text another context file of the same request already holds
+   * (pi sends both), largest cost first, counted over the requests where that was so: `file`
+   * is the copy (what `--without context:PATH` would save), `heldBy` the file holding its text. */
+  shadowedFiles: { file: string; heldBy: string; requests: number; chars: number; tokens: number; cost: number }[];
   read: {
     roots: string[];
     files: number;

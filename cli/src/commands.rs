@@ -94,9 +94,10 @@ COMMANDS:
                   sent again cost.
                   With --without/--set: every call rebuilt with the change made from its
                   session's start too, and the prompt tokens and cost it would have saved, by
-                  group; without them, the tools sent but never called and the skills
-                  offered but never used are suggested. The costliest calls are listed by
-                  file, line and entry (ctxlens FILE --call ENTRY opens one)
+                  group; without them, the tools sent but never called, the skills offered
+                  but never used and the context files sent twice (another context file of
+                  the request holds their whole text) are suggested. The costliest calls
+                  are listed by file, line and entry (ctxlens FILE --call ENTRY opens one)
     export        Write the inputs as the app's case zip: export SESSION -o case.zip [--redact].
                   The app (or --case) opens it as the same case. Written even when no request
                   is built

@@ -124,9 +124,10 @@ const opened: string | null = report.costliest[0]?.entryId ?? report.breaks[0]?.
 const broke: "systemPrompt" | "tools" | "history" | undefined = report.breaks[0]?.block;
 const again2: number | null = report.cacheBreaks[0]?.cost ?? null;
 const unusedSkill: string | undefined = report.neverInvoked[0]?.source;
+const sentTwice: string | undefined = report.shadowedFiles[0]?.heldBy;
 const pkgChars: number = byNumber.packages.reduce((n, p) => n + p.chars, 0);
 const pkgSkill: number | null = byNumber.packages[0]?.skills[0]?.tokens ?? null;
-void [opened, broke, again2, unusedSkill, pkgChars, pkgSkill];
+void [opened, broke, again2, unusedSkill, sentTwice, pkgChars, pkgSkill];
 
 // Tokens: a vocabulary loaded, then counted with; what the result says of them.
 async function counted(): Promise<number> {

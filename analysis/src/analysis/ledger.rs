@@ -60,6 +60,9 @@ pub struct Blocks {
     pub kinds: KindStats,
     /// Tool results by the tool that produced them.
     pub tool_results: Vec<(String, usize)>,
+    /// The context files another context file of the same request already holds, each with
+    /// that file: (the file sent again, the file holding its text).
+    pub shadowed: Vec<(String, String)>,
 }
 
 /// The request's blocks: the report's key and label of each.
@@ -122,8 +125,52 @@ impl Blocks {
                 .iter()
                 .map(|t| (t.name.clone(), t.chars))
                 .collect(),
+            shadowed: Vec::new(),
         }
     }
+}
+
+/// The context files of a request whose whole text another of its context files holds (a copy
+/// of the global AGENTS.md in the project, a parent folder's file pasted into the child's): pi
+/// sends both, so the text goes twice. Of two files with the same text, the one nearer the
+/// working directory (later in pi's order) is kept. Each is (the file, the file holding it).
+///
+/// The texts are the ones the request sent (a call rebuilt from a system prompt its session
+/// stored holds the files as they were then): each file's section of the system prompt without
+/// the line that names the file and the tag that closes it.
+pub fn shadowed_context_files(prompt: &crate::prompt::SystemPrompt) -> Vec<(String, String)> {
+    let sent: Vec<(&str, String)> = prompt
+        .sections
+        .iter()
+        .filter(|s| s.name == "context-file")
+        .map(|s| {
+            let text = crate::js::js_slice(&prompt.text, s.start, Some(s.end));
+            (s.source.as_str(), context_file_text(&text).to_string())
+        })
+        .filter(|(_, text)| !text.is_empty())
+        .collect();
+    let mut out = Vec::new();
+    for (i, (path, text)) in sent.iter().enumerate() {
+        let holder = sent.iter().enumerate().find(|(j, (_, other))| {
+            *j != i && other.contains(text.as_str()) && (other.len() > text.len() || *j > i)
+        });
+        if let Some((_, (holder, _))) = holder {
+            out.push((path.to_string(), holder.to_string()));
+        }
+    }
+    out
+}
+
+/// A context file's text in its section of the system prompt: without its first line (`##
+/// PATH`, `<project_instructions path="PATH">`) and a closing tag on its last line.
+fn context_file_text(section: &str) -> &str {
+    let body = section.split_once('\n').map_or("", |(_, rest)| rest);
+    let body = body.trim_end();
+    let body = match body.rsplit_once('\n') {
+        Some((text, last)) if last.starts_with("</") && last.ends_with('>') => text,
+        _ => body,
+    };
+    body.trim()
 }
 
 /// A call's request with the what-if's changes made from the session's start.
@@ -630,7 +677,9 @@ impl<'a> Accountant<'a> {
         c.pi = a.pi.as_ref().map(|p| p.version.to_string());
         match a.stats() {
             Some(s) if a.request.is_some() => {
-                c.blocks = Some(Blocks::of(s));
+                let mut blocks = Blocks::of(s);
+                blocks.shadowed = shadowed_context_files(&a.parts.system_prompt);
+                c.blocks = Some(blocks);
                 if !self.changes.is_empty() {
                     c.changed = Some(changed(self.ws, &i, &a, self.changes));
                 }
@@ -998,6 +1047,10 @@ pub struct Ledger {
     /// named their file, no prompt asked for them), largest cost first: what `--without
     /// skill:NAME` would save. `name` is the skill's (its folder), `source` its file.
     pub never_invoked: Vec<Item>,
+    /// Context files whose whole text another context file of the same request already holds,
+    /// largest cost first: `name` is the file sent again (what `--without context:PATH` would
+    /// save), `source` the file holding its text; counted over the requests where it was so.
+    pub shadowed: Vec<Item>,
     /// The calls whose request broke the previous call's cached prefix, by reason: the reason,
     /// how many, the tokens sent again, and what that cost (`None`: no prices).
     pub cache_breaks: Vec<(String, usize, f64, Option<f64>)>,
@@ -1151,7 +1204,49 @@ pub fn ledger(
         .filter(|t| !t.name.starts_with("__"))
         .cloned()
         .collect();
+    out.shadowed = shadowed(&kept);
     out
+}
+
+/// The context files sent again in the rebuilt requests (see [`shadowed_context_files`]), with
+/// the share of the requests where another file held their text.
+fn shadowed(kept: &[&LedgerCall]) -> Vec<Item> {
+    let mut items: Vec<Item> = Vec::new();
+    for c in kept {
+        let Some(b) = &c.blocks else { continue };
+        for (file, holder) in &b.shadowed {
+            let chars = b
+                .sections
+                .iter()
+                .filter(|(name, source, _)| name == "context-file" && source == file)
+                .map(|s| s.2)
+                .sum();
+            let at = match items
+                .iter()
+                .position(|i| i.name == *file && i.source == *holder)
+            {
+                Some(at) => at,
+                None => {
+                    items.push(Item {
+                        name: file.clone(),
+                        source: holder.clone(),
+                        ..Item::default()
+                    });
+                    items.len() - 1
+                }
+            };
+            items[at].requests += 1;
+            items[at].share.add(chars, c);
+        }
+    }
+    items.sort_by(|a, b| {
+        b.share
+            .cost
+            .total_cmp(&a.share.cost)
+            .then(b.share.chars.cmp(&a.share.chars))
+            .then(a.name.cmp(&b.name))
+    });
+    items
 }
 
 /// The skills of `sections` (each skill's block of the system prompt's skills list, by its

@@ -454,3 +454,137 @@ fn skills_never_used_are_suggested() {
     assert!(crate::report::ledger::to_text(&l, &Default::default())
         .contains("Skills offered but never used"));
 }
+
+/// A context file whose whole text another context file of the same request holds is sent
+/// twice; of two with the same text the one nearer the working directory is kept. The texts are
+/// the ones sent, in either release's frame.
+#[test]
+fn context_files_another_one_holds_are_found() {
+    let prompt = |files: &[(&str, &str)], xml: bool| {
+        let mut prompt = crate::prompt::SystemPrompt::default();
+        for (path, content) in files {
+            let text = if xml {
+                format!("<project_instructions path=\"{path}\">\n{content}\n</project_instructions>\n\n")
+            } else {
+                format!("## {path}\n\n{content}\n\n")
+            };
+            let start = prompt.sections.last().map_or(0, |s| s.end);
+            prompt.text.push_str(&text);
+            prompt.sections.push(crate::prompt::Section {
+                name: "context-file".into(),
+                source: path.to_string(),
+                start,
+                end: start + crate::js::utf16_len(&text),
+                stored: None,
+            });
+        }
+        prompt
+    };
+    let files = [
+        ("/h/.pi/agent/AGENTS.md", "Use tabs.\n"),
+        ("/w/AGENTS.md", "Be brief."),
+        ("/w/app/AGENTS.md", "Use tabs.\nBe brief.\nTest first."),
+        ("/w/app/lib/AGENTS.md", "  \n"),
+        (
+            "/w/app/lib/x/AGENTS.md",
+            "Use tabs.\nBe brief.\nTest first.\n",
+        ),
+        ("/w/other/AGENTS.md", "Use spaces."),
+    ];
+    let want = [
+        (
+            "/h/.pi/agent/AGENTS.md".to_string(),
+            "/w/app/AGENTS.md".to_string(),
+        ),
+        ("/w/AGENTS.md".into(), "/w/app/AGENTS.md".into()),
+        ("/w/app/AGENTS.md".into(), "/w/app/lib/x/AGENTS.md".into()),
+    ];
+    assert_eq!(shadowed_context_files(&prompt(&files, false)), want);
+    assert_eq!(shadowed_context_files(&prompt(&files, true)), want);
+    assert!(shadowed_context_files(&prompt(&files[3..4], true)).is_empty());
+    assert!(shadowed_context_files(&prompt(&files[5..], true)).is_empty());
+    assert!(shadowed_context_files(&Default::default()).is_empty());
+}
+
+/// Every call of a real run (pi 0.85.1, which builds the system prompt from the files at each
+/// call) rebuilt with the project's AGENTS.md copied into pi's agent folder: each request sends
+/// the text twice, the suggestion names the copy pi reads first, with the share of every
+/// request, and switching it off saves about that.
+#[test]
+fn a_context_file_sent_twice_is_suggested() {
+    let project = "/tmp/pi-ctx-demo/proj/AGENTS.md";
+    // A captured run's calls, rebuilt with the project's AGENTS.md copied into the agent folder.
+    let rebuilt = |name: &str, changes: &[Change]| {
+        let mut inputs = crate::testcase::inputs(name);
+        let text = inputs
+            .files
+            .read_to_string(project)
+            .expect("the project's AGENTS.md");
+        let global = format!("{}/AGENTS.md", inputs.agent_dir);
+        inputs.files.insert(&global, text.into_bytes());
+        let after = ctxlens_corpus::Case::named(name)
+            .session_after()
+            .expect("session.after");
+        inputs.session.get_or_insert_with(Default::default).text = after.clone().into();
+        let mut calls = scan("/s/sessions/p/run.jsonl", &after).calls;
+        let ws = crate::Workspace::with_budget(0);
+        account(&ws, &inputs, changes, &mut calls, &mut |_| {});
+        (global, calls)
+    };
+    // pi 1.6.0 sends the system prompt its session stored, which the copy made later is not in.
+    let (_, stored) = rebuilt("pi-1.6.0/an-scripted", &[]);
+    assert!(stored.len() > 1);
+    assert!(stored
+        .iter()
+        .all(|c| c.blocks.as_ref().expect("rebuilt").shadowed.is_empty()));
+
+    let (global, calls) = rebuilt("pi-0.85.1/an-scripted", &[]);
+    assert!(calls.len() > 1);
+    for c in &calls {
+        let b = c.blocks.as_ref().expect("rebuilt");
+        assert_eq!(b.shadowed, [(global.clone(), project.to_string())]);
+    }
+    let l = ledger(&calls, GroupBy::Day, None, None);
+    let [item] = &l.shadowed[..] else {
+        panic!("{:?}", l.shadowed)
+    };
+    assert_eq!(
+        (item.name.as_str(), item.source.as_str(), item.requests),
+        (global.as_str(), project, calls.len())
+    );
+    let section = l
+        .sections
+        .iter()
+        .find(|s| s.name == "context-file" && s.source == global)
+        .expect("the copy's section");
+    assert_eq!(item.share, section.share);
+    let text = crate::report::ledger::to_text(&l, &Default::default());
+    assert!(
+        text.contains("Context files another one already holds"),
+        "{text}"
+    );
+    let json = crate::report::ledger::to_json(&l, &Default::default());
+    let row = &json
+        .get("shadowedFiles")
+        .and_then(Value::as_array)
+        .expect("shadowedFiles")[0];
+    assert_eq!(
+        row.get("file").and_then(Value::as_str),
+        Some(global.as_str())
+    );
+    assert_eq!(row.get("heldBy").and_then(Value::as_str), Some(project));
+
+    // Switching the copy off saves its share, and a little more (its frame in the prompt).
+    let changes = [Change::parse_without(&format!("context:{global}")).unwrap()];
+    let (_, again) = rebuilt("pi-0.85.1/an-scripted", &changes);
+    let saved = ledger(&again, GroupBy::Day, None, None)
+        .saved
+        .expect("saved");
+    assert_eq!(saved.applied, calls.len());
+    assert!(
+        saved.tokens >= item.share.tokens && saved.tokens < 1.5 * item.share.tokens,
+        "{} {}",
+        saved.tokens,
+        item.share.tokens
+    );
+}

@@ -81,6 +81,25 @@ fn items_json(items: &[Item], with_source: bool) -> Value {
     )
 }
 
+/// The context files sent again: `{file, heldBy, requests, chars, tokens, cost}`.
+fn shadowed_json(items: &[Item]) -> Value {
+    Value::Array(
+        items
+            .iter()
+            .map(|i| {
+                let mut o = Object::new()
+                    .with("file", i.name.as_str())
+                    .with("heldBy", i.source.as_str())
+                    .with("requests", i.requests);
+                for (k, v) in share_json(&i.share).iter() {
+                    o.insert(k, v.clone());
+                }
+                Value::Object(o)
+            })
+            .collect(),
+    )
+}
+
 /// Where a call is, as JSON: `{file, line, entryId, timestamp, model, pi}`.
 fn at_json(at: &CallAt) -> Object {
     let opt = |v: &Option<String>| v.as_deref().map_or(Value::Null, Value::from);
@@ -188,6 +207,7 @@ pub fn to_json(l: &Ledger, read: &Read) -> Value {
             )
             .with("neverCalled", items_json(&l.never_called, false))
             .with("neverInvoked", items_json(&l.never_invoked, true))
+            .with("shadowedFiles", shadowed_json(&l.shadowed))
             .with(
                 "read",
                 Value::Object(
@@ -438,6 +458,16 @@ pub fn to_text(l: &Ledger, read: &Read) -> String {
             s.push_str("\nSkills offered but never used in these requests (--without skill:NAME says\nwhat hiding one would have saved):\n");
             for i in l.never_invoked.iter().take(3) {
                 s.push_str(&share_row(&i.name, &i.share, &all));
+            }
+        }
+        if l.saved.is_none() && !l.shadowed.is_empty() {
+            s.push_str("\nContext files another one already holds, sent twice (--without context:PATH\nsays what switching the copy off would have saved):\n");
+            for i in l.shadowed.iter().take(3) {
+                s.push_str(&share_row(&i.name, &i.share, &all));
+                s.push_str(&format!(
+                    "    {}\n",
+                    cut_middle(&format!("held by {}", i.source), 76)
+                ));
             }
         }
     }

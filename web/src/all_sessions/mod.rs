@@ -535,7 +535,8 @@ fn items(title: &str, testid: &'static str, items: &[Value], with_source: bool) 
 fn never_called(r: &Value) -> Html {
     let never = list(r, "neverCalled");
     let skills = list(r, "neverInvoked");
-    if never.is_empty() && skills.is_empty() {
+    let shadowed = list(r, "shadowedFiles");
+    if never.is_empty() && skills.is_empty() && shadowed.is_empty() {
         return Html::default();
     }
     html! {
@@ -557,6 +558,17 @@ fn never_called(r: &Value) -> Html {
                     <li data-name={text(i, "name").to_string()}><span class="mono">{text(i, "name")}</span>
                         {format!(": {} prompt tokens, {} over {} requests", thousands(num(i, "tokens")), dollars(num(i, "cost")), thousands(num(i, "requests")))}
                         <span class="muted as-source">{text(i, "source")}</span></li>
+                }) }
+                </ul>
+            }
+            if !shadowed.is_empty() {
+                <h3>{"Context files sent twice"}</h3>
+                <p class="muted small">{"Another context file of the same request already holds the whole text of these (a copy of the global AGENTS.md in the project, a parent folder's file pasted into the child's): pi sends both. Removing the copy would have saved about this much."}</p>
+                <ul data-testid="usage-shadowed-files">
+                { for shadowed.iter().take(3).map(|i| html! {
+                    <li data-name={text(i, "file").to_string()}><span class="mono">{text(i, "file")}</span>
+                        {format!(": {} prompt tokens, {} over {} requests", thousands(num(i, "tokens")), dollars(num(i, "cost")), thousands(num(i, "requests")))}
+                        <span class="muted as-source">{format!("held by {}", text(i, "heldBy"))}</span></li>
                 }) }
                 </ul>
             }
