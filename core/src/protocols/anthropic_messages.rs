@@ -538,17 +538,17 @@ fn stream(
         &opts.identity_headers,
         events,
     );
-    let mut params = build_params(
+    let input = ParamsInput {
         pi,
         model,
-        &view,
-        client.is_oauth,
+        view: &view,
+        is_oauth: client.is_oauth,
         opts,
-        &o,
+        o: &o,
         retention,
-        thread_session_id.is_some(),
-        events,
-    )?;
+        message_threads: thread_session_id.is_some(),
+    };
+    let mut params = build_params(&input, events)?;
     // `options.disableContinuation` is set only by cache-warming requests, which stand-in
     // models without cost never send.
     if let Some(session_id) = thread_session_id {
@@ -869,127 +869,75 @@ pub fn normalize_tool_call_id(id: &str) -> String {
     out
 }
 
+/// What `buildParams(model, context, isOAuthToken, options)` is called with: `context` as the
+/// adapter's view of it, the options `streamSimple` resolved, the cache retention and (1.5.1 on)
+/// whether the request may use message threads.
+#[derive(Clone, Copy)]
+struct ParamsInput<'a> {
+    pi: &'a Pi,
+    model: &'a Model,
+    view: &'a AnthropicContext<'a>,
+    is_oauth: bool,
+    opts: &'a StreamOptions,
+    o: &'a AnthropicOptions,
+    retention: &'a str,
+    message_threads: bool,
+}
+
+/// What `buildParams` works out before it converts the messages (:777–787;
+/// 1.6.0/AI/api/anthropic-messages.js:1076–1098).
+struct ParamsSetup<'a> {
+    cache_control: Option<Object>,
+    compat: AnthropicCompat,
+    /// `transformMessages(context.messages, model, normalizeToolCallId)`.
+    transformed: Vec<Value>,
+    /// 0.86 on: `getInitialSystemMessage(context.messages)`.
+    initial_system: Option<&'a Value>,
+    initial_system_text: Cow<'a, str>,
+    converter: ToolConverter,
+    /// The leading system message's tools.
+    initial_tools: Vec<ToolDef>,
+    /// `pi.rules.anthropic.tool_additions_by_value`.
+    by_value: bool,
+    native_tool_changes: bool,
+    /// `model.compat?.supportsMidConvoEffort === true`.
+    mid_convo_effort: bool,
+    thinking_disabled: bool,
+    effort_messages: bool,
+}
+
 /// `buildParams(model, context, isOAuthToken, options)` (:776–895;
 /// 1.6.0/AI/api/anthropic-messages.js:1075–1218).
-#[allow(clippy::too_many_arguments)]
-fn build_params(
-    pi: &Pi,
-    model: &Model,
-    view: &AnthropicContext,
-    is_oauth: bool,
-    opts: &StreamOptions,
-    o: &AnthropicOptions,
-    retention: &str,
-    message_threads: bool,
-    events: &mut Events,
-) -> Result<Object, AdapterError> {
-    let cache_control = get_cache_control(pi, model, retention);
-    if let Some(cc) = &cache_control {
-        ev(
-            events,
-            EventKind::Note,
-            format!(
-                "cache retention {retention}: cache_control {}{}",
-                Value::Object(cc.clone()).to_json(),
-                if retention == "long" && !cc.contains_key("ttl") {
-                    " (no ttl: compat.supportsLongCacheRetention is false)"
-                } else {
-                    ""
-                }
-            ),
-            "AI/api/anthropic-messages.js:29",
-        );
-    }
-    let compat = get_anthropic_compat(pi, model);
-    let normalize = |id: &str, _: &Model, _: &Value| normalize_tool_call_id(id);
-    let transformed =
-        messages::transform_messages(pi, &view.messages, model, Some(&normalize), 0.0, events);
-    // 0.86 on: `getInitialSystemMessage` carries the prompt and the initial tools; the messages
-    // converted are the ones after it (1.6.0/AI/api/anthropic-messages.js:1078–1081).
-    let initial_system = view
-        .messages
-        .first()
-        .filter(|m| view.transcript && m.get_str("role") == Some("system"));
-    let initial_system_text: Cow<str> = match initial_system {
-        Some(m) => Cow::Owned(transcript::system_message_text(pi, m)),
-        None => Cow::Borrowed(view.system_prompt),
-    };
-    let conversation: &[Value] = if initial_system.is_some() {
-        transformed.get(1..).unwrap_or(&[])
-    } else {
-        &transformed
-    };
-    let converter = ToolConverter {
+fn build_params(input: &ParamsInput, events: &mut Events) -> Result<Object, AdapterError> {
+    let ParamsInput {
+        pi,
+        model,
+        view,
         is_oauth,
-        eager: compat.supports_eager_tool_input_streaming,
-        supports_strict: compat.supports_strict_tools,
-        preferred_strict: std::cell::Cell::new(false),
-    };
-    // Native tool changes keep the request's tool list fixed: the leading message's tools and
-    // the placeholder (1.6.0/AI/api/anthropic-messages.js:1094–1095).
-    let initial_tools: Vec<ToolDef> = initial_system
-        .and_then(|m| m.get("toolsAdded"))
-        .and_then(Value::as_array)
-        .map(|a| a.iter().map(transcript::tool_from_declaration).collect())
-        .unwrap_or_default();
-    let by_value = pi.rules.anthropic.tool_additions_by_value;
-    let native_tool_changes =
-        native_tool_changes(by_value, &compat, &view.messages, &initial_tools, events);
-    // 1.3.0 on: thinking off is disabled thinking on effort models too, without effort markers
-    // (1.6.0/AI/api/anthropic-messages.js:1096–1098).
-    let mid_convo_effort = compat_is_true(model, "supportsMidConvoEffort");
-    let thinking_disabled = model.reasoning()
-        && !o.thinking_enabled
-        && model
-            .thinking_level_map()
-            .is_none_or(|m| m.get("off") != Some(&Value::Null));
-    let effort_messages =
-        mid_convo_effort && !(pi.rules.anthropic.effort_models_can_be_off && thinking_disabled);
-    if mid_convo_effort && !effort_messages {
-        ev(
-            events,
-            EventKind::Note,
-            "thinking off on a supportsMidConvoEffort model: no effort marker messages (effort cannot change between messages while thinking is disabled)",
-            "1.6.0/AI/api/anthropic-messages.js:1097",
-        );
-    }
-
-    // 0.85: tools loaded by a result's addedToolNames are deferred (gone from 0.86 on).
-    let (mut immediate, mut deferred) = (Vec::new(), Vec::new());
-    if !view.transcript {
-        let placement = split_deferred_tools(
-            pi,
-            &view.current_tools,
-            &transformed,
-            compat.supports_tool_references,
-            is_oauth,
-            events,
-        )?;
-        (immediate, deferred) = (placement.immediate, placement.deferred);
-        if immediate.is_empty() && !deferred.is_empty() {
-            ev(
-                events,
-                EventKind::Note,
-                "every tool is deferred: all are sent as immediate tools",
-                "AI/api/anthropic-messages.js:784",
-            );
-            immediate = std::mem::take(&mut deferred);
-        }
-    }
-    let deferred_names: HashSet<String> = deferred
+        opts,
+        o,
+        message_threads,
+        ..
+    } = *input;
+    let setup = ParamsSetup::new(input, events);
+    let placement = setup.deferred_placement(input, events)?;
+    let deferred_names: HashSet<String> = placement
+        .deferred
         .iter()
         .map(|t| normalize_tool_name(pi, &t.name, is_oauth))
         .collect();
-    let managed_provider = effort_messages.then(|| model.provider());
+    let managed_provider = setup.effort_messages.then(|| model.provider());
     let converted = convert_messages(
         pi,
-        conversation,
-        is_oauth,
-        cache_control.as_ref(),
-        compat.allow_empty_signature,
-        &deferred_names,
-        managed_provider,
-        native_tool_changes.then_some(&converter),
+        setup.conversation(),
+        &MessageOptions {
+            is_oauth,
+            cache_control: setup.cache_control.as_ref(),
+            allow_empty_signature: setup.compat.allow_empty_signature,
+            deferred_names: &deferred_names,
+            managed_provider,
+            native: setup.native_tool_changes.then_some(&setup.converter),
+        },
         events,
     )?;
     let default_effort = data_str(pi, "defaultEffort");
@@ -1003,7 +951,7 @@ fn build_params(
         &view.current_tools,
         BetaFlags {
             is_oauth,
-            native_tool_changes,
+            native_tool_changes: setup.native_tool_changes,
             message_threads,
         },
         opts,
@@ -1013,7 +961,7 @@ fn build_params(
 
     let mut params = Object::new();
     params.insert_opt("model", model.obj.get("id").cloned());
-    let messages = if effort_messages {
+    let messages = if setup.effort_messages {
         insert_thinking_level_messages(converted, &active_effort, events)
     } else {
         converted.messages
@@ -1031,44 +979,230 @@ fn build_params(
     system_param(
         pi,
         is_oauth,
-        &initial_system_text,
-        initial_system.is_some(),
-        cache_control.as_ref(),
+        &setup.initial_system_text,
+        setup.initial_system.is_some(),
+        setup.cache_control.as_ref(),
         &mut params,
         events,
     );
+    temperature_param(o, &setup, &mut params, events);
+    tools_param(input, &setup, &placement, &mut params, events)?;
 
+    let mode = if setup.effort_messages {
+        ThinkingMode::EffortMessages { default_effort }
+    } else if setup.thinking_disabled {
+        ThinkingMode::Disabled
+    } else {
+        ThinkingMode::Asked
+    };
+    thinking_params(pi, model, o, mode, &mut params, events);
+    metadata_and_tool_choice_params(o, &mut params);
+    fallbacks_param(model, &mut params, events);
+    Ok(params)
+}
+
+impl<'a> ParamsSetup<'a> {
+    /// The head of `buildParams`: cache control, compat, the transformed messages, (0.86 on) the
+    /// leading system message and its tools, native tool changes and effort marker messages.
+    fn new(input: &ParamsInput<'a>, events: &mut Events) -> ParamsSetup<'a> {
+        let ParamsInput {
+            pi,
+            model,
+            view,
+            is_oauth,
+            o,
+            retention,
+            ..
+        } = *input;
+        let cache_control = build_cache_control(pi, model, retention, events);
+        let compat = get_anthropic_compat(pi, model);
+        let normalize = |id: &str, _: &Model, _: &Value| normalize_tool_call_id(id);
+        let transformed =
+            messages::transform_messages(pi, &view.messages, model, Some(&normalize), 0.0, events);
+        // 0.86 on: `getInitialSystemMessage` carries the prompt and the initial tools; the messages
+        // converted are the ones after it (1.6.0/AI/api/anthropic-messages.js:1078–1081).
+        let initial_system = view
+            .messages
+            .first()
+            .filter(|m| view.transcript && m.get_str("role") == Some("system"));
+        let initial_system_text: Cow<str> = match initial_system {
+            Some(m) => Cow::Owned(transcript::system_message_text(pi, m)),
+            None => Cow::Borrowed(view.system_prompt),
+        };
+        let converter = ToolConverter {
+            is_oauth,
+            eager: compat.supports_eager_tool_input_streaming,
+            supports_strict: compat.supports_strict_tools,
+            preferred_strict: std::cell::Cell::new(false),
+        };
+        // Native tool changes keep the request's tool list fixed: the leading message's tools and
+        // the placeholder (1.6.0/AI/api/anthropic-messages.js:1094–1095).
+        let initial_tools: Vec<ToolDef> = initial_system
+            .and_then(|m| m.get("toolsAdded"))
+            .and_then(Value::as_array)
+            .map(|a| a.iter().map(transcript::tool_from_declaration).collect())
+            .unwrap_or_default();
+        let by_value = pi.rules.anthropic.tool_additions_by_value;
+        let native_tool_changes =
+            native_tool_changes(by_value, &compat, &view.messages, &initial_tools, events);
+        // 1.3.0 on: thinking off is disabled thinking on effort models too, without effort markers
+        // (1.6.0/AI/api/anthropic-messages.js:1096–1098).
+        let mid_convo_effort = compat_is_true(model, "supportsMidConvoEffort");
+        let thinking_disabled = model.reasoning()
+            && !o.thinking_enabled
+            && model
+                .thinking_level_map()
+                .is_none_or(|m| m.get("off") != Some(&Value::Null));
+        let effort_messages =
+            mid_convo_effort && !(pi.rules.anthropic.effort_models_can_be_off && thinking_disabled);
+        if mid_convo_effort && !effort_messages {
+            ev(
+                events,
+                EventKind::Note,
+                "thinking off on a supportsMidConvoEffort model: no effort marker messages (effort cannot change between messages while thinking is disabled)",
+                "1.6.0/AI/api/anthropic-messages.js:1097",
+            );
+        }
+        ParamsSetup {
+            cache_control,
+            compat,
+            transformed,
+            initial_system,
+            initial_system_text,
+            converter,
+            initial_tools,
+            by_value,
+            native_tool_changes,
+            mid_convo_effort,
+            thinking_disabled,
+            effort_messages,
+        }
+    }
+
+    /// The messages `buildParams` converts: from 0.86 on, those after the leading system message
+    /// (1.6.0/AI/api/anthropic-messages.js:1081).
+    fn conversation(&self) -> &[Value] {
+        if self.initial_system.is_some() {
+            self.transformed.get(1..).unwrap_or(&[])
+        } else {
+            &self.transformed
+        }
+    }
+
+    /// The tool placement of `buildParams` (:780–787): 0.85's `splitDeferredTools`, with every
+    /// tool sent at once when all are deferred; none from 0.86 on.
+    fn deferred_placement(
+        &self,
+        input: &ParamsInput,
+        events: &mut Events,
+    ) -> Result<ToolPlacement, AdapterError> {
+        // 0.85: tools loaded by a result's addedToolNames are deferred (gone from 0.86 on).
+        let (mut immediate, mut deferred) = (Vec::new(), Vec::new());
+        if !input.view.transcript {
+            let placement = split_deferred_tools(
+                input.pi,
+                &input.view.current_tools,
+                &self.transformed,
+                self.compat.supports_tool_references,
+                input.is_oauth,
+                events,
+            )?;
+            (immediate, deferred) = (placement.immediate, placement.deferred);
+            if immediate.is_empty() && !deferred.is_empty() {
+                ev(
+                    events,
+                    EventKind::Note,
+                    "every tool is deferred: all are sent as immediate tools",
+                    "AI/api/anthropic-messages.js:784",
+                );
+                immediate = std::mem::take(&mut deferred);
+            }
+        }
+        Ok(ToolPlacement {
+            immediate,
+            deferred,
+        })
+    }
+}
+
+/// `getCacheControl(model, options?.cacheRetention)` of `buildParams` (:777), with what it chose.
+fn build_cache_control(
+    pi: &Pi,
+    model: &Model,
+    retention: &str,
+    events: &mut Events,
+) -> Option<Object> {
+    let cache_control = get_cache_control(pi, model, retention);
+    if let Some(cc) = &cache_control {
+        ev(
+            events,
+            EventKind::Note,
+            format!(
+                "cache retention {retention}: cache_control {}{}",
+                Value::Object(cc.clone()).to_json(),
+                if retention == "long" && !cc.contains_key("ttl") {
+                    " (no ttl: compat.supportsLongCacheRetention is false)"
+                } else {
+                    ""
+                }
+            ),
+            "AI/api/anthropic-messages.js:29",
+        );
+    }
+    cache_control
+}
+
+/// `temperature` of `buildParams`: not with thinking, managed effort or
+/// compat.supportsTemperature false (:828–834; 1.6.0/AI/api/anthropic-messages.js:1140–1146).
+fn temperature_param(
+    o: &AnthropicOptions,
+    setup: &ParamsSetup,
+    params: &mut Object,
+    events: &mut Events,
+) {
     if let Some(t) = o.temperature {
-        if !o.thinking_enabled && !mid_convo_effort && compat.supports_temperature {
+        if !o.thinking_enabled && !setup.mid_convo_effort && setup.compat.supports_temperature {
             params.insert("temperature", Value::Number(t));
         } else {
             ev(events, EventKind::Dropped, "temperature not sent (thinking, managed effort or compat.supportsTemperature false)", "AI/api/anthropic-messages.js:829");
         }
     }
+}
 
+/// `tools` of `buildParams` with the tools converted as planned, and a note when a `"prefer"`
+/// tool went strict (:835–840; 1.6.0/AI/api/anthropic-messages.js:1147–1160).
+fn tools_param(
+    input: &ParamsInput,
+    setup: &ParamsSetup,
+    placement: &ToolPlacement,
+    params: &mut Object,
+    events: &mut Events,
+) -> Result<(), AdapterError> {
+    let pi = input.pi;
     let plan = ToolPlan {
-        native: native_tool_changes,
-        by_value,
-        initial: &initial_tools,
-        immediate: &immediate,
-        deferred: &deferred,
+        native: setup.native_tool_changes,
+        by_value: setup.by_value,
+        initial: &setup.initial_tools,
+        immediate: &placement.immediate,
+        deferred: &placement.deferred,
     };
-    let tools_cache = if compat.supports_cache_control_on_tools {
-        cache_control.as_ref()
+    let cache_control = setup.cache_control.as_ref();
+    let tools_cache = if setup.compat.supports_cache_control_on_tools {
+        cache_control
     } else {
         None
     };
     if let Some(tools) = request_tools(
         pi,
-        view,
-        &converter,
+        input.view,
+        &setup.converter,
         &plan,
         (cache_control.is_some(), tools_cache),
         events,
     )? {
         params.insert("tools", Value::Array(tools));
     }
-    if converter.preferred_strict.get() && pi.rules.anthropic.strict_limit_fallback {
+    if setup.converter.preferred_strict.get() && pi.rules.anthropic.strict_limit_fallback {
         ev(
             events,
             EventKind::Note,
@@ -1076,16 +1210,12 @@ fn build_params(
             "1.6.0/AI/api/anthropic-messages.js:617",
         );
     }
+    Ok(())
+}
 
-    let mode = if effort_messages {
-        ThinkingMode::EffortMessages { default_effort }
-    } else if thinking_disabled {
-        ThinkingMode::Disabled
-    } else {
-        ThinkingMode::Asked
-    };
-    thinking_params(pi, model, o, mode, &mut params, events);
-
+/// `metadata` and `tool_choice` of `buildParams` (:876–889;
+/// 1.6.0/AI/api/anthropic-messages.js:1199–1212).
+fn metadata_and_tool_choice_params(o: &AnthropicOptions, params: &mut Object) {
     if let Some(user_id) = &o.metadata_user_id {
         params.insert(
             "metadata",
@@ -1104,8 +1234,6 @@ fn build_params(
             _ => {}
         }
     }
-    fallbacks_param(model, &mut params, events);
-    Ok(params)
 }
 
 /// Whether `buildParams` uses native tool changes (1.6.0/AI/api/anthropic-messages.js:1094–1095):
@@ -1748,199 +1876,268 @@ struct ConvertedMessages {
     assistant_levels: Vec<(usize, String)>,
 }
 
+/// What `convertMessages` is called with besides the messages.
+struct MessageOptions<'a> {
+    is_oauth: bool,
+    cache_control: Option<&'a Object>,
+    allow_empty_signature: bool,
+    /// 0.85: the names of the deferred tools (`deferredToolNames`).
+    deferred_names: &'a HashSet<String>,
+    /// `managedProvider`: the provider whose stored efforts are kept (effort marker messages).
+    managed_provider: Option<&'a str>,
+    /// With native tool changes, what converts the tools of `tool_addition` blocks
+    /// (`convertToolDefinitions`).
+    native: Option<&'a ToolConverter>,
+}
+
+/// `convertMessages`' running state: the messages so far (`params`), `assistantLevels`, 0.85's
+/// loaded tool names, and the system messages held back (`pendingSystemMessages`, with labels).
+struct MessageConversion<'a> {
+    pi: &'a Pi,
+    opts: &'a MessageOptions<'a>,
+    params: Vec<Value>,
+    assistant_levels: Vec<(usize, String)>,
+    loaded_names: HashSet<String>,
+    pending_system: Vec<(String, Value)>,
+}
+
 /// `convertMessages(transformedMessages, isOAuthToken, cacheControl, allowEmptySignature,
 /// deferredToolNames, normalizeToolName, managedProvider)` (:928–1089;
 /// 1.6.0/AI/api/anthropic-messages.js:1231–1434: later system messages, held until the next
 /// assistant message with blocks; `native` converts their tools into `tool_addition` blocks).
-#[allow(clippy::too_many_arguments)]
 fn convert_messages(
     pi: &Pi,
     transformed: &[Value],
-    is_oauth: bool,
-    cache_control: Option<&Object>,
-    allow_empty_signature: bool,
-    deferred_names: &HashSet<String>,
-    managed_provider: Option<&str>,
-    native: Option<&ToolConverter>,
+    opts: &MessageOptions,
     events: &mut Events,
 ) -> Result<ConvertedMessages, AdapterError> {
-    let mut params: Vec<Value> = Vec::new();
-    let mut assistant_levels = Vec::new();
-    let mut loaded_names: HashSet<String> = HashSet::new();
-    // `pendingSystemMessages` (1.6.0/AI/api/anthropic-messages.js:1243).
-    let mut pending_system: Vec<(String, Value)> = Vec::new();
+    let mut conv = MessageConversion {
+        pi,
+        opts,
+        params: Vec::new(),
+        assistant_levels: Vec::new(),
+        loaded_names: HashSet::new(),
+        // `pendingSystemMessages` (1.6.0/AI/api/anthropic-messages.js:1243).
+        pending_system: Vec::new(),
+    };
     let mut i = 0;
     while i < transformed.len() {
         let msg = &transformed[i];
         let label = msg_label(i, msg);
         match msg.get_str("role") {
             Some("system") if pi.rules.anthropic.mid_convo_system_messages => {
-                let blocks = convert_system_message(pi, msg, &label, is_oauth, native, events)?;
-                if blocks.is_empty() {
-                    ev(
-                        events,
-                        EventKind::Dropped,
-                        format!("{label}: no text and no tool change, no system message"),
-                        "1.6.0/AI/api/anthropic-messages.js:1273",
-                    );
-                } else {
-                    pending_system.push((
-                        label,
-                        Value::Object(
-                            Object::new()
-                                .with("role", "system")
-                                .with("content", Value::Array(blocks))
-                                .marked(Tag::System.mark()),
-                        ),
-                    ));
-                }
+                conv.system_message(msg, label, events)?;
             }
             Some("user") => {
                 if let Some(user) = convert_user_message(msg, &label, events)? {
-                    params.push(user);
+                    conv.params.push(user);
                 }
             }
-            Some("assistant") => {
-                // Until 1.5.0 (#11091) held system messages go before any assistant message,
-                // also one that converts to no blocks (1.4.0/AI/api/anthropic-messages.js:1121).
-                if !pi.rules.anthropic.hold_past_empty_assistant {
-                    flush_pending_system_messages(
-                        &mut params,
-                        &mut pending_system,
-                        Some(&label),
-                        events,
-                    );
-                }
-                let blocks = convert_assistant_blocks(
-                    pi,
-                    msg,
-                    &label,
-                    is_oauth,
-                    allow_empty_signature,
-                    events,
-                )?;
-                if blocks.is_empty() {
-                    ev(
-                        events,
-                        EventKind::Dropped,
-                        format!("{label}: no content left, message dropped"),
-                        "AI/api/anthropic-messages.js:1032",
-                    );
-                } else {
-                    flush_pending_system_messages(
-                        &mut params,
-                        &mut pending_system,
-                        Some(&label),
-                        events,
-                    );
-                    let index = params.len();
-                    params.push(Value::Object(body::message_like(
-                        Object::new()
-                            .with("role", "assistant")
-                            .with("content", Value::Array(blocks)),
-                        msg,
-                    )));
-                    if let Some(provider) = managed_provider {
-                        let level = msg
-                            .get_str("providerThinkingLevel")
-                            .filter(|l| is_anthropic_effort(l));
-                        if msg.get_str("api") == Some("anthropic-messages")
-                            && msg.get_str("provider") == Some(provider)
-                        {
-                            if let Some(level) = level {
-                                assistant_levels.push((index, level.to_string()));
-                            }
-                        }
-                    }
-                }
-            }
+            Some("assistant") => conv.assistant_message(msg, &label, events)?,
             Some("toolResult") => {
-                let mut tool_results = Vec::new();
-                let mut sibling = Vec::new();
-                // `errorImages` (1.6.0/AI/api/anthropic-messages.js:1387).
-                let mut error_images = Vec::new();
-                let mut j = i;
-                while j < transformed.len() && transformed[j].get_str("role") == Some("toolResult")
-                {
-                    let l = msg_label(j, &transformed[j]);
-                    let split = if pi.rules.anthropic.split_error_tool_result_images {
-                        messages::split_error_tool_result_images(pi, &transformed[j])
-                            .map_err(|e| err(format!("{l}: {e}")))?
-                    } else {
-                        None
-                    };
-                    let c = convert_tool_result(
-                        pi,
-                        &transformed[j],
-                        split.as_ref().map(|s| &s.content),
-                        &l,
-                        is_oauth,
-                        deferred_names,
-                        &mut loaded_names,
-                        events,
-                    )?;
-                    tool_results.push(c.tool_result);
-                    sibling.extend(c.sibling_content);
-                    if let Some(split) = split {
-                        ev(
-                            events,
-                            EventKind::Moved,
-                            format!(
-                                "{l}: error result with {} image(s): each run of images becomes \"{}\", the images follow every tool_result of the batch after the caption \"{}\"",
-                                split.images.len(),
-                                pi.data.string("transformMessages", "errorToolImagePlaceholder"),
-                                split.caption
-                            ),
-                            "1.6.0/AI/api/transform-messages.js:10",
-                        );
-                        error_images.push(Value::Object(body::part_of(
-                            Object::new()
-                                .with("type", "text")
-                                .with("text", split.caption.as_str()),
-                            &transformed[j],
-                            Kind::UserText,
-                        )));
-                        error_images.extend(split.images.iter().map(image_block));
-                    }
-                    j += 1;
-                }
-                if j - i > 1 {
-                    ev(
-                        events,
-                        EventKind::Converted,
-                        format!("messages #{}–#{}: {} consecutive tool results merged into one user message", i + 1, j, j - i),
-                        "AI/api/anthropic-messages.js:1047",
-                    );
-                } else {
-                    ev(
-                        events,
-                        EventKind::Converted,
-                        format!("{label}: sent as a user message with a tool_result block"),
-                        "AI/api/anthropic-messages.js:1060",
-                    );
-                }
-                i = j - 1;
-                tool_results.extend(sibling);
-                tool_results.extend(error_images);
-                params.push(Value::Object(body::message_like(
-                    Object::new()
-                        .with("role", "user")
-                        .with("content", Value::Array(tool_results)),
-                    msg,
-                )));
+                i = conv.tool_result_batch(transformed, i, &label, events)? - 1;
             }
             _ => {}
         }
         i += 1;
     }
-    flush_pending_system_messages(&mut params, &mut pending_system, None, events);
-    if let Some(cc) = cache_control {
-        place_last_user_cache_control(pi, &mut params, cc, events);
+    flush_pending_system_messages(&mut conv.params, &mut conv.pending_system, None, events);
+    if let Some(cc) = opts.cache_control {
+        place_last_user_cache_control(pi, &mut conv.params, cc, events);
     }
     Ok(ConvertedMessages {
-        messages: params,
-        assistant_levels,
+        messages: conv.params,
+        assistant_levels: conv.assistant_levels,
     })
+}
+
+impl MessageConversion<'_> {
+    /// The system branch of `convertMessages`: the message's blocks held back until the next
+    /// assistant message (1.6.0/AI/api/anthropic-messages.js:1250–1275).
+    fn system_message(
+        &mut self,
+        msg: &Value,
+        label: String,
+        events: &mut Events,
+    ) -> Result<(), AdapterError> {
+        let (pi, opts) = (self.pi, self.opts);
+        let blocks = convert_system_message(pi, msg, &label, opts.is_oauth, opts.native, events)?;
+        if blocks.is_empty() {
+            ev(
+                events,
+                EventKind::Dropped,
+                format!("{label}: no text and no tool change, no system message"),
+                "1.6.0/AI/api/anthropic-messages.js:1273",
+            );
+        } else {
+            self.pending_system.push((
+                label,
+                Value::Object(
+                    Object::new()
+                        .with("role", "system")
+                        .with("content", Value::Array(blocks))
+                        .marked(Tag::System.mark()),
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The assistant branch of `convertMessages`: its blocks after the held system messages, and
+    /// the stored effort of a managed message (:976–1045; 1.6.0/AI/api/anthropic-messages.js:
+    /// 1311–1381).
+    fn assistant_message(
+        &mut self,
+        msg: &Value,
+        label: &str,
+        events: &mut Events,
+    ) -> Result<(), AdapterError> {
+        let (pi, opts) = (self.pi, self.opts);
+        // Until 1.5.0 (#11091) held system messages go before any assistant message,
+        // also one that converts to no blocks (1.4.0/AI/api/anthropic-messages.js:1121).
+        if !pi.rules.anthropic.hold_past_empty_assistant {
+            flush_pending_system_messages(
+                &mut self.params,
+                &mut self.pending_system,
+                Some(label),
+                events,
+            );
+        }
+        let blocks = convert_assistant_blocks(
+            pi,
+            msg,
+            label,
+            opts.is_oauth,
+            opts.allow_empty_signature,
+            events,
+        )?;
+        if blocks.is_empty() {
+            ev(
+                events,
+                EventKind::Dropped,
+                format!("{label}: no content left, message dropped"),
+                "AI/api/anthropic-messages.js:1032",
+            );
+            return Ok(());
+        }
+        flush_pending_system_messages(
+            &mut self.params,
+            &mut self.pending_system,
+            Some(label),
+            events,
+        );
+        let index = self.params.len();
+        self.params.push(Value::Object(body::message_like(
+            Object::new()
+                .with("role", "assistant")
+                .with("content", Value::Array(blocks)),
+            msg,
+        )));
+        if let Some(provider) = opts.managed_provider {
+            let level = msg
+                .get_str("providerThinkingLevel")
+                .filter(|l| is_anthropic_effort(l));
+            if msg.get_str("api") == Some("anthropic-messages")
+                && msg.get_str("provider") == Some(provider)
+            {
+                if let Some(level) = level {
+                    self.assistant_levels.push((index, level.to_string()));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The toolResult branch of `convertMessages`: the consecutive tool results from `i` as one
+    /// user message, 0.85's sibling content and the error images last (:1046–1064;
+    /// 1.6.0/AI/api/anthropic-messages.js:1382–1404). Returns the index after the batch.
+    fn tool_result_batch(
+        &mut self,
+        transformed: &[Value],
+        i: usize,
+        label: &str,
+        events: &mut Events,
+    ) -> Result<usize, AdapterError> {
+        let (pi, opts) = (self.pi, self.opts);
+        let msg = &transformed[i];
+        let mut tool_results = Vec::new();
+        let mut sibling = Vec::new();
+        // `errorImages` (1.6.0/AI/api/anthropic-messages.js:1387).
+        let mut error_images = Vec::new();
+        let mut j = i;
+        while j < transformed.len() && transformed[j].get_str("role") == Some("toolResult") {
+            let l = msg_label(j, &transformed[j]);
+            let split = if pi.rules.anthropic.split_error_tool_result_images {
+                messages::split_error_tool_result_images(pi, &transformed[j])
+                    .map_err(|e| err(format!("{l}: {e}")))?
+            } else {
+                None
+            };
+            let c = convert_tool_result(
+                pi,
+                &transformed[j],
+                split.as_ref().map(|s| &s.content),
+                &l,
+                opts.is_oauth,
+                opts.deferred_names,
+                &mut self.loaded_names,
+                events,
+            )?;
+            tool_results.push(c.tool_result);
+            sibling.extend(c.sibling_content);
+            if let Some(split) = split {
+                ev(
+                    events,
+                    EventKind::Moved,
+                    format!(
+                        "{l}: error result with {} image(s): each run of images becomes \"{}\", the images follow every tool_result of the batch after the caption \"{}\"",
+                        split.images.len(),
+                        pi.data.string("transformMessages", "errorToolImagePlaceholder"),
+                        split.caption
+                    ),
+                    "1.6.0/AI/api/transform-messages.js:10",
+                );
+                error_images.push(Value::Object(body::part_of(
+                    Object::new()
+                        .with("type", "text")
+                        .with("text", split.caption.as_str()),
+                    &transformed[j],
+                    Kind::UserText,
+                )));
+                error_images.extend(split.images.iter().map(image_block));
+            }
+            j += 1;
+        }
+        if j - i > 1 {
+            ev(
+                events,
+                EventKind::Converted,
+                format!(
+                    "messages #{}–#{}: {} consecutive tool results merged into one user message",
+                    i + 1,
+                    j,
+                    j - i
+                ),
+                "AI/api/anthropic-messages.js:1047",
+            );
+        } else {
+            ev(
+                events,
+                EventKind::Converted,
+                format!("{label}: sent as a user message with a tool_result block"),
+                "AI/api/anthropic-messages.js:1060",
+            );
+        }
+        tool_results.extend(sibling);
+        tool_results.extend(error_images);
+        self.params.push(Value::Object(body::message_like(
+            Object::new()
+                .with("role", "user")
+                .with("content", Value::Array(tool_results)),
+            msg,
+        )));
+        Ok(j)
+    }
 }
 
 /// The system branch of `convertMessages` (1.6.0/AI/api/anthropic-messages.js:1250–1275): a later

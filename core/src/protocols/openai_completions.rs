@@ -97,16 +97,16 @@ pub fn build(
         options.session_id.as_deref()
     };
     let headers = create_client_headers(pi, model, ctx, opts, cache_session_id, &compat, events);
-    let params = build_params(
+    let input = ParamsInput {
         pi,
         model,
         ctx,
-        &options,
-        &compat,
+        options: &options,
+        compat: &compat,
         retention,
-        &grammar_props,
-        events,
-    )?;
+        grammar_props: &grammar_props,
+    };
+    let params = build_params(&input, events)?;
     let url = chat_completions_url(model, opts);
     let (body, accounting) = body::written(&params);
     Ok(Request {
@@ -583,18 +583,30 @@ fn compat_event(compat: &Object, overridden: &[&str]) -> Event {
 // buildParams
 // ---------------------------------------------------------------------------------------------
 
+/// What `buildParams(model, context, options, compat, cacheRetention,
+/// grammarToolInputProperties)` is called with.
+#[derive(Clone, Copy)]
+struct ParamsInput<'a> {
+    pi: &'a Pi,
+    model: &'a Model,
+    ctx: &'a LlmContext,
+    options: &'a CompletionsOptions,
+    compat: &'a Compat,
+    retention: &'a str,
+    grammar_props: &'a [(String, String)],
+}
+
 /// `buildParams` (:581–765): the body, in pi's key order.
-#[allow(clippy::too_many_arguments)]
-fn build_params(
-    pi: &Pi,
-    model: &Model,
-    ctx: &LlmContext,
-    options: &CompletionsOptions,
-    compat: &Compat,
-    retention: &str,
-    grammar_props: &[(String, String)],
-    events: &mut Events,
-) -> Result<Value, AdapterError> {
+fn build_params(input: &ParamsInput, events: &mut Events) -> Result<Value, AdapterError> {
+    let ParamsInput {
+        pi,
+        model,
+        ctx,
+        compat,
+        retention,
+        grammar_props,
+        ..
+    } = *input;
     let mut messages = convert_messages(pi, model, ctx, compat, grammar_props, events)?;
     let cache_control = get_compat_cache_control(compat, retention);
 
@@ -602,6 +614,51 @@ fn build_params(
         Object::new().with("model", model.obj.get("id").cloned().unwrap_or(Value::Null));
     params.insert("messages", Value::Null); // filled below, keeping its position
     params.insert("stream", Value::Bool(true));
+    prompt_cache_params(input, &mut params, events);
+    stream_store_and_max_tokens_params(input, &mut params, events);
+
+    let (mut tools, tool_stream) = request_tools(input, events)?;
+    if let Some(cc) = &cache_control {
+        apply_anthropic_cache_control(&mut messages, tools.as_mut(), cc, events);
+    }
+    params.insert("messages", Value::Array(messages));
+    if let Some(tools) = tools {
+        params.insert("tools", Value::Array(tools));
+        if tool_stream {
+            params.insert("tool_stream", Value::Bool(true));
+            events.push(
+                Event::new(EventKind::Inserted, "tool_stream: true (zaiToolStream)")
+                    .at("AI/api/openai-completions.js:616"),
+            );
+        }
+    }
+    if let Some(priority) = compat.get("vllmPriority") {
+        params.insert("priority", priority.clone());
+        events.push(
+            Event::new(
+                EventKind::Inserted,
+                format!("priority = {} (compat.vllmPriority)", priority.to_json()),
+            )
+            .at("AI/api/openai-completions.js:630"),
+        );
+    }
+
+    thinking_params(input, &mut params, events);
+    routing_params(model, &mut params, events);
+    sampling_params(input.options, &mut params, events);
+    Ok(Value::Object(params))
+}
+
+/// `prompt_cache_key` and `prompt_cache_retention` of `buildParams` (:588–592).
+fn prompt_cache_params(input: &ParamsInput, params: &mut Object, events: &mut Events) {
+    let ParamsInput {
+        pi,
+        model,
+        options,
+        compat,
+        retention,
+        ..
+    } = *input;
     let long_retention = retention == "long" && compat.truthy("supportsLongCacheRetention");
     // 1.5.1: `compat.promptCacheKeyMode` ("auto" by default) enables or disables the key.
     let key_mode = compat.str("promptCacheKeyMode").unwrap_or("auto");
@@ -635,6 +692,17 @@ fn build_params(
             .at("AI/api/openai-completions.js:592"),
         );
     }
+}
+
+/// `stream_options`, `store` and the max-tokens field of `buildParams` (:594–607).
+fn stream_store_and_max_tokens_params(
+    input: &ParamsInput,
+    params: &mut Object,
+    events: &mut Events,
+) {
+    let ParamsInput {
+        options, compat, ..
+    } = *input;
     if !compat.is_false("supportsUsageInStreaming") {
         params.insert(
             "stream_options",
@@ -662,7 +730,17 @@ fn build_params(
             .at("AI/api/openai-completions.js:600"),
         );
     }
+}
 
+/// The tools `buildParams` sends, and whether with `tool_stream` (:611–622): the active ones
+/// (kimi's deferred tools left out), or none but `[]` when the conversation has tool history.
+fn request_tools(
+    input: &ParamsInput,
+    events: &mut Events,
+) -> Result<(Option<Vec<Value>>, bool), AdapterError> {
+    let ParamsInput {
+        pi, ctx, compat, ..
+    } = *input;
     // 0.86 on: the transcript's tools (`resolveTranscriptTools`, :551–553): every change folds
     // into the top-level tools unless the model takes additions in place.
     let request_tools: Vec<ToolDef>;
@@ -712,34 +790,22 @@ fn build_params(
         tools = Some(Vec::new());
         events.push(Event::new(EventKind::Inserted, "tools: [] because the conversation has tool calls or results but no tools are active").at("AI/api/openai-completions.js:621"));
     }
-    if let Some(cc) = &cache_control {
-        apply_anthropic_cache_control(&mut messages, tools.as_mut(), cc, events);
-    }
-    params.insert("messages", Value::Array(messages));
-    if let Some(tools) = tools {
-        params.insert("tools", Value::Array(tools));
-        if tool_stream {
-            params.insert("tool_stream", Value::Bool(true));
-            events.push(
-                Event::new(EventKind::Inserted, "tool_stream: true (zaiToolStream)")
-                    .at("AI/api/openai-completions.js:616"),
-            );
-        }
-    }
-    if let Some(priority) = compat.get("vllmPriority") {
-        params.insert("priority", priority.clone());
-        events.push(
-            Event::new(
-                EventKind::Inserted,
-                format!("priority = {} (compat.vllmPriority)", priority.to_json()),
-            )
-            .at("AI/api/openai-completions.js:630"),
-        );
-    }
+    Ok((tools, tool_stream))
+}
 
+/// The thinking fields of `buildParams` (:632–743): the thinking format, then the top-level
+/// thinking budget field.
+fn thinking_params(input: &ParamsInput, params: &mut Object, events: &mut Events) {
+    let ParamsInput {
+        pi,
+        model,
+        options,
+        compat,
+        ..
+    } = *input;
     let budget_field = resolve_thinking_token_budget_field(compat);
-    let thinking_budget = resolve_clamped_thinking_budget(pi, model, options, &params);
-    apply_thinking_format(model, options, compat, thinking_budget, &mut params, events);
+    let thinking_budget = resolve_clamped_thinking_budget(pi, model, options, params);
+    apply_thinking_format(model, options, compat, thinking_budget, params, events);
     if let (Some(field), Some(budget)) = (budget_field, thinking_budget) {
         params.insert(field.clone(), Value::Number(budget));
         events.push(
@@ -753,7 +819,11 @@ fn build_params(
             .at("AI/api/openai-completions.js:742"),
         );
     }
+}
 
+/// The provider routing of `buildParams`: `provider` from compat.openRouterRouting,
+/// `providerOptions.gateway` from compat.vercelGatewayRouting (:744–759).
+fn routing_params(model: &Model, params: &mut Object, events: &mut Events) {
     if let Some(routing) = model
         .compat_value("openRouterRouting")
         .filter(|v| v.truthy())
@@ -787,6 +857,11 @@ fn build_params(
             );
         }
     }
+}
+
+/// `options.samplingParams` of `buildParams`, last so that they override the named fields
+/// (:760–763).
+fn sampling_params(options: &CompletionsOptions, params: &mut Object, events: &mut Events) {
     if let Some(sampling) = &options.sampling_params {
         for (k, v) in sampling.iter() {
             let kind = if params.contains_key(k) {
@@ -801,7 +876,38 @@ fn build_params(
             params.insert(k.clone(), v.clone());
         }
     }
-    Ok(Value::Object(params))
+}
+
+/// What the thinking-format chain of `buildParams` reads.
+struct ThinkingFormat<'a> {
+    model: &'a Model,
+    options: &'a CompletionsOptions,
+    compat: &'a Compat,
+    thinking_budget: Option<f64>,
+    /// `options.reasoningEffort`.
+    effort: Option<&'a str>,
+    /// `model.thinkingLevelMap`.
+    map: Option<&'a Object>,
+    /// `compat.thinkingFormat`.
+    format: Option<&'a str>,
+    reasoning: bool,
+    /// `compat.supportsReasoningEffort`.
+    supports_effort: bool,
+}
+
+impl<'a> ThinkingFormat<'a> {
+    /// `model.thinkingLevelMap?.[key]`.
+    fn map_get(&self, key: &str) -> Option<&'a Value> {
+        self.map.and_then(|m| m.get(key))
+    }
+
+    /// `map[effort] ?? effort`
+    fn mapped_or_effort(&self, e: &str) -> Value {
+        match self.map_get(e) {
+            Some(v) if !v.is_null() => v.clone(),
+            _ => Value::str(e),
+        }
+    }
 }
 
 /// The thinking-format chain of `buildParams` (:634–736). Each branch applies only to
@@ -814,149 +920,24 @@ fn apply_thinking_format(
     params: &mut Object,
     events: &mut Events,
 ) {
-    let effort = options.reasoning_effort.as_deref();
-    let map = model.thinking_level_map();
-    let map_get = |key: &str| map.and_then(|m| m.get(key));
-    // `map[effort] ?? effort`
-    let mapped_or_effort = |e: &str| match map_get(e) {
-        Some(v) if !v.is_null() => v.clone(),
-        _ => Value::str(e),
+    let t = ThinkingFormat {
+        model,
+        options,
+        compat,
+        thinking_budget,
+        effort: options.reasoning_effort.as_deref(),
+        map: model.thinking_level_map(),
+        format: compat.str("thinkingFormat"),
+        reasoning: model.reasoning(),
+        supports_effort: compat.truthy("supportsReasoningEffort"),
     };
-    let format = compat.str("thinkingFormat");
-    let reasoning = model.reasoning();
-    let supports_effort = compat.truthy("supportsReasoningEffort");
     let before: Vec<String> = params.keys().map(|k| k.to_string()).collect();
-    let at: &'static str;
-
-    if format == Some("zai") && reasoning {
-        at = "AI/api/openai-completions.js:634";
-        let thinking = if effort.is_some() {
-            Object::new()
-                .with("type", "enabled")
-                .with("clear_thinking", false)
-        } else {
-            Object::new().with("type", "disabled")
-        };
-        params.insert("thinking", thinking.into());
-        if let (Some(e), true) = (effort, supports_effort) {
-            let value = match map_get(e) {
-                None => Value::str(e),
-                Some(v) => v.clone(),
-            };
-            if let Value::String(_) = value {
-                params.insert("reasoning_effort", value);
-            }
-        }
-    } else if format == Some("qwen") && reasoning {
-        at = "AI/api/openai-completions.js:645";
-        params.insert("enable_thinking", Value::Bool(effort.is_some()));
-        if let (Some(e), true) = (effort, supports_effort) {
-            let value = mapped_or_effort(e);
-            if let Value::String(_) = value {
-                params.insert("reasoning_effort", value);
-            }
-        }
-    } else if format == Some("qwen-chat-template") && reasoning {
-        at = "AI/api/openai-completions.js:654";
-        params.insert(
-            "chat_template_kwargs",
-            Object::new()
-                .with("enable_thinking", effort.is_some())
-                .with("preserve_thinking", true)
-                .into(),
-        );
-    } else if format == Some("chat-template") && reasoning {
-        at = "AI/api/openai-completions.js:660";
-        if let Some(values) = build_chat_template_values(
-            model,
-            options,
-            compat.get("chatTemplateKwargs"),
-            thinking_budget,
-        ) {
-            params.insert("chat_template_kwargs", values.into());
-        }
-    } else if format == Some("baseten") && reasoning {
-        at = "AI/api/openai-completions.js:666";
-        if let Some(values) = build_chat_template_values(
-            model,
-            options,
-            compat.get("chatTemplateArgs"),
-            thinking_budget,
-        ) {
-            params.insert("chat_template_args", values.into());
-        }
-        if supports_effort {
-            let mapped = match effort {
-                Some(e) => map_get(e),
-                None => map_get("off"),
-            };
-            let value = match mapped {
-                None => effort.map(Value::str),
-                Some(v) => Some(v.clone()),
-            };
-            if let Some(v @ Value::String(_)) = value {
-                params.insert("reasoning_effort", v);
-            }
-        }
-    } else if format == Some("deepseek") && reasoning {
-        at = "AI/api/openai-completions.js:681";
-        if effort.is_some() {
-            params.insert("thinking", Object::new().with("type", "enabled").into());
-        } else if map_get("off") != Some(&Value::Null) {
-            params.insert("thinking", Object::new().with("type", "disabled").into());
-        }
-        if let (Some(e), true) = (effort, supports_effort) {
-            params.insert("reasoning_effort", mapped_or_effort(e));
-        }
-    } else if format == Some("openrouter") && reasoning {
-        at = "AI/api/openai-completions.js:693";
-        if let Some(e) = effort {
-            params.insert(
-                "reasoning",
-                Object::new().with("effort", mapped_or_effort(e)).into(),
-            );
-        } else if map_get("off") != Some(&Value::Null) {
-            let off = map_get("off")
-                .cloned()
-                .unwrap_or_else(|| Value::str("none"));
-            params.insert("reasoning", Object::new().with("effort", off).into());
-        }
-    } else if format == Some("ant-ling") && reasoning && effort.is_some() {
-        at = "AI/api/openai-completions.js:705";
-        if let Some(v @ Value::String(_)) = effort.and_then(map_get) {
-            params.insert("reasoning", Object::new().with("effort", v.clone()).into());
-        }
-    } else if format == Some("together") && reasoning {
-        at = "AI/api/openai-completions.js:711";
-        params.insert(
-            "reasoning",
-            Object::new().with("enabled", effort.is_some()).into(),
-        );
-        if let (Some(e), true) = (effort, supports_effort) {
-            params.insert("reasoning_effort", mapped_or_effort(e));
-        }
-    } else if format == Some("string-thinking") && reasoning {
-        at = "AI/api/openai-completions.js:718";
-        if let Some(e) = effort {
-            params.insert("thinking", mapped_or_effort(e));
-        } else if map_get("off") != Some(&Value::Null) {
-            params.insert(
-                "thinking",
-                map_get("off")
-                    .cloned()
-                    .unwrap_or_else(|| Value::str("none")),
-            );
-        }
-    } else if let (Some(e), true, true) = (effort, reasoning, supports_effort) {
-        at = "AI/api/openai-completions.js:729";
-        params.insert("reasoning_effort", mapped_or_effort(e));
-    } else if effort.is_none() && reasoning && supports_effort {
-        at = "AI/api/openai-completions.js:732";
-        if let Some(off @ Value::String(_)) = map_get("off") {
-            params.insert("reasoning_effort", off.clone());
-        }
-    } else {
-        if !reasoning && options.reasoning_effort.is_some() {
+    let at = t
+        .flag_and_template_formats(params)
+        .or_else(|| t.effort_formats(params))
+        .or_else(|| t.openai_reasoning_effort(params));
+    let Some(at) = at else {
+        if !t.reasoning && options.reasoning_effort.is_some() {
             events.push(
                 Event::new(
                     EventKind::Dropped,
@@ -966,14 +947,14 @@ fn apply_thinking_format(
             );
         }
         return;
-    }
+    };
     let added: Vec<String> = params
         .iter()
         .filter(|(k, _)| !before.iter().any(|b| b == k.as_str()))
         .map(|(k, v)| format!("{k}: {}", v.to_json()))
         .collect();
-    let format_name = format.unwrap_or("openai");
-    let level = effort.unwrap_or("off");
+    let format_name = t.format.unwrap_or("openai");
+    let level = t.effort.unwrap_or("off");
     let message = if added.is_empty() {
         format!("thinking format {format_name}, level {level}: no thinking fields")
     } else {
@@ -983,6 +964,174 @@ fn apply_thinking_format(
         )
     };
     events.push(Event::new(EventKind::Converted, message).at(at));
+}
+
+impl ThinkingFormat<'_> {
+    /// The formats zai, qwen, qwen-chat-template, chat-template and baseten of the chain
+    /// (:634–680); `None` when the format is none of them (or the model does not reason).
+    fn flag_and_template_formats(&self, params: &mut Object) -> Option<&'static str> {
+        let (model, options, compat) = (self.model, self.options, self.compat);
+        let (effort, format, reasoning) = (self.effort, self.format, self.reasoning);
+        let supports_effort = self.supports_effort;
+        let thinking_budget = self.thinking_budget;
+        let at: &'static str;
+        if format == Some("zai") && reasoning {
+            at = "AI/api/openai-completions.js:634";
+            let thinking = if effort.is_some() {
+                Object::new()
+                    .with("type", "enabled")
+                    .with("clear_thinking", false)
+            } else {
+                Object::new().with("type", "disabled")
+            };
+            params.insert("thinking", thinking.into());
+            if let (Some(e), true) = (effort, supports_effort) {
+                let value = match self.map_get(e) {
+                    None => Value::str(e),
+                    Some(v) => v.clone(),
+                };
+                if let Value::String(_) = value {
+                    params.insert("reasoning_effort", value);
+                }
+            }
+        } else if format == Some("qwen") && reasoning {
+            at = "AI/api/openai-completions.js:645";
+            params.insert("enable_thinking", Value::Bool(effort.is_some()));
+            if let (Some(e), true) = (effort, supports_effort) {
+                let value = self.mapped_or_effort(e);
+                if let Value::String(_) = value {
+                    params.insert("reasoning_effort", value);
+                }
+            }
+        } else if format == Some("qwen-chat-template") && reasoning {
+            at = "AI/api/openai-completions.js:654";
+            params.insert(
+                "chat_template_kwargs",
+                Object::new()
+                    .with("enable_thinking", effort.is_some())
+                    .with("preserve_thinking", true)
+                    .into(),
+            );
+        } else if format == Some("chat-template") && reasoning {
+            at = "AI/api/openai-completions.js:660";
+            if let Some(values) = build_chat_template_values(
+                model,
+                options,
+                compat.get("chatTemplateKwargs"),
+                thinking_budget,
+            ) {
+                params.insert("chat_template_kwargs", values.into());
+            }
+        } else if format == Some("baseten") && reasoning {
+            at = "AI/api/openai-completions.js:666";
+            if let Some(values) = build_chat_template_values(
+                model,
+                options,
+                compat.get("chatTemplateArgs"),
+                thinking_budget,
+            ) {
+                params.insert("chat_template_args", values.into());
+            }
+            if supports_effort {
+                let mapped = match effort {
+                    Some(e) => self.map_get(e),
+                    None => self.map_get("off"),
+                };
+                let value = match mapped {
+                    None => effort.map(Value::str),
+                    Some(v) => Some(v.clone()),
+                };
+                if let Some(v @ Value::String(_)) = value {
+                    params.insert("reasoning_effort", v);
+                }
+            }
+        } else {
+            return None;
+        }
+        Some(at)
+    }
+
+    /// The formats deepseek, openrouter, ant-ling, together and string-thinking of the chain
+    /// (:681–726); `None` when the format is none of them (or does not apply).
+    fn effort_formats(&self, params: &mut Object) -> Option<&'static str> {
+        let (effort, format, reasoning) = (self.effort, self.format, self.reasoning);
+        let supports_effort = self.supports_effort;
+        let at: &'static str;
+        if format == Some("deepseek") && reasoning {
+            at = "AI/api/openai-completions.js:681";
+            if effort.is_some() {
+                params.insert("thinking", Object::new().with("type", "enabled").into());
+            } else if self.map_get("off") != Some(&Value::Null) {
+                params.insert("thinking", Object::new().with("type", "disabled").into());
+            }
+            if let (Some(e), true) = (effort, supports_effort) {
+                params.insert("reasoning_effort", self.mapped_or_effort(e));
+            }
+        } else if format == Some("openrouter") && reasoning {
+            at = "AI/api/openai-completions.js:693";
+            if let Some(e) = effort {
+                params.insert(
+                    "reasoning",
+                    Object::new()
+                        .with("effort", self.mapped_or_effort(e))
+                        .into(),
+                );
+            } else if self.map_get("off") != Some(&Value::Null) {
+                let off = self
+                    .map_get("off")
+                    .cloned()
+                    .unwrap_or_else(|| Value::str("none"));
+                params.insert("reasoning", Object::new().with("effort", off).into());
+            }
+        } else if format == Some("ant-ling") && reasoning && effort.is_some() {
+            at = "AI/api/openai-completions.js:705";
+            if let Some(v @ Value::String(_)) = effort.and_then(|e| self.map_get(e)) {
+                params.insert("reasoning", Object::new().with("effort", v.clone()).into());
+            }
+        } else if format == Some("together") && reasoning {
+            at = "AI/api/openai-completions.js:711";
+            params.insert(
+                "reasoning",
+                Object::new().with("enabled", effort.is_some()).into(),
+            );
+            if let (Some(e), true) = (effort, supports_effort) {
+                params.insert("reasoning_effort", self.mapped_or_effort(e));
+            }
+        } else if format == Some("string-thinking") && reasoning {
+            at = "AI/api/openai-completions.js:718";
+            if let Some(e) = effort {
+                params.insert("thinking", self.mapped_or_effort(e));
+            } else if self.map_get("off") != Some(&Value::Null) {
+                params.insert(
+                    "thinking",
+                    self.map_get("off")
+                        .cloned()
+                        .unwrap_or_else(|| Value::str("none")),
+                );
+            }
+        } else {
+            return None;
+        }
+        Some(at)
+    }
+
+    /// The OpenAI-style `reasoning_effort` that ends the chain (:727–736); `None` when it does
+    /// not apply either.
+    fn openai_reasoning_effort(&self, params: &mut Object) -> Option<&'static str> {
+        let (effort, reasoning) = (self.effort, self.reasoning);
+        let supports_effort = self.supports_effort;
+        if let (Some(e), true, true) = (effort, reasoning, supports_effort) {
+            params.insert("reasoning_effort", self.mapped_or_effort(e));
+            Some("AI/api/openai-completions.js:729")
+        } else if effort.is_none() && reasoning && supports_effort {
+            if let Some(off @ Value::String(_)) = self.map_get("off") {
+                params.insert("reasoning_effort", off.clone());
+            }
+            Some("AI/api/openai-completions.js:732")
+        } else {
+            None
+        }
+    }
 }
 
 /// `resolveThinkingTokenBudgetField` (:766–772).
@@ -1235,6 +1384,24 @@ pub fn normalize_tool_call_id(id: &str, model: &Model) -> String {
     id.to_string()
 }
 
+/// What `convertMessages(model, context, compat, options)` works with: its arguments, how the
+/// transcript's system messages are sent (0.86 on), and the messages converted so far
+/// (`params`).
+struct MessageConversion<'a> {
+    pi: &'a Pi,
+    model: &'a Model,
+    ctx: &'a LlmContext,
+    compat: &'a Compat,
+    /// `instructionRole`: "developer" for a reasoning model with compat.supportsDeveloperRole.
+    instruction_role: &'static str,
+    /// `transcriptTools.foldedSystemMessages`: the system messages whose tools are folded into
+    /// the top-level tools.
+    folded: usize,
+    /// `systemIndex`: the system messages met so far.
+    system_index: usize,
+    params: Vec<Value>,
+}
+
 /// `convertMessages` (:881–1145): `transformMessages` with this adapter's id normalizer, the
 /// system prompt, then user, assistant, tool-result batches and
 /// the synthetic assistant bridge.
@@ -1246,163 +1413,22 @@ fn convert_messages(
     grammar_props: &[(String, String)],
     events: &mut Events,
 ) -> Result<Vec<Value>, AdapterError> {
-    let renamed: RefCell<Vec<(String, String)>> = RefCell::new(Vec::new());
-    let normalize = |id: &str, target: &Model, _source: &Value| {
-        let new_id = normalize_tool_call_id(id, target);
-        if new_id != id {
-            renamed.borrow_mut().push((id.to_string(), new_id.clone()));
-        }
-        new_id
-    };
-    let transformed =
-        messages::transform_messages(pi, &ctx.messages, model, Some(&normalize), 0.0, events);
-    for (old, new) in renamed.into_inner() {
-        events.push(
-            Event::new(EventKind::Renamed, format!("tool call id {old} → {new}"))
-                .at("AI/api/openai-completions.js:883"),
-        );
-    }
-
-    let mut params: Vec<Value> = Vec::new();
-    if !ctx.system_prompt().is_empty() {
-        let developer = model.reasoning() && compat.truthy("supportsDeveloperRole");
-        let role = if developer { "developer" } else { "system" };
-        events.push(
-            Event::new(
-                EventKind::Note,
-                format!(
-                    "system prompt sent as a {role:?} message{}",
-                    if developer {
-                        " (reasoning model, supportsDeveloperRole)"
-                    } else {
-                        ""
-                    }
-                ),
-            )
-            .at("AI/api/openai-completions.js:910"),
-        );
-        params.push(
-            Object::new()
-                .with("role", role)
-                .with(
-                    "content",
-                    sanitize_surrogates(ctx.system_prompt()).into_owned(),
-                )
-                .marked(Tag::System.mark())
-                .into(),
-        );
-    }
-
-    let bridge_assistant = || {
-        Value::Object(
-            Object::new()
-                .with("role", "assistant")
-                .with("content", text(pi, "assistantAfterToolResult"))
-                .marked(inserted(
-                    pi,
-                    "assistantAfterToolResult",
-                    Kind::AssistantText,
-                )),
-        )
-    };
+    let transformed = transformed_messages(pi, model, ctx, events);
+    let mut conv = MessageConversion::new(pi, model, ctx, compat);
+    conv.system_prompt(events);
     let requires_bridge = compat.truthy("requiresAssistantAfterToolResult");
-    // 0.86 on: system messages in the transcript (:886–918).
-    let folded = if ctx.is_transcript() {
-        crate::transcript::resolve_tools(
-            &ctx.messages,
-            tool_changes(compat),
-            pi.rules.tool_changes_fold_after_last_change,
-        )
-        .1
-    } else {
-        0
-    };
-    let instruction_role = if model.reasoning() && compat.truthy("supportsDeveloperRole") {
-        "developer"
-    } else {
-        "system"
-    };
-    let mut system_index = 0;
     let mut last_role: Option<String> = None;
     let mut i = 0;
     while i < transformed.len() {
         let msg = &transformed[i];
         let role = msg.get_str("role");
         if requires_bridge && last_role.as_deref() == Some("toolResult") && role == Some("user") {
-            params.push(bridge_assistant());
-            events.push(
-                Event::new(
-                    EventKind::Inserted,
-                    format!(
-                        "assistant {:?} between tool results and a user message",
-                        text(pi, "assistantAfterToolResult")
-                    ),
-                )
-                .at("AI/api/openai-completions.js:919"),
-            );
+            conv.bridge_assistant(events);
         }
         match role {
-            Some("system") if ctx.is_transcript() => {
-                let in_place = system_index >= folded;
-                system_index += 1;
-                let added = msg
-                    .get("toolsAdded")
-                    .and_then(Value::as_array)
-                    .filter(|_| in_place)
-                    .map(|a| {
-                        a.iter()
-                            .map(crate::transcript::tool_from_declaration)
-                            .collect::<Vec<_>>()
-                    })
-                    .unwrap_or_default();
-                if !added.is_empty() {
-                    let refs: Vec<&ToolDef> = added.iter().collect();
-                    let tools = convert_tools(pi, &refs, compat, events)?;
-                    params.push(
-                        Object::new()
-                            .with("role", text(pi, "inPlaceToolsMessageRole"))
-                            .with("tools", Value::Array(tools))
-                            .into(),
-                    );
-                    events.push(
-                        Event::new(
-                            EventKind::Inserted,
-                            format!(
-                                "{} tool(s) declared in place (a system message with tools and no content)",
-                                added.len()
-                            ),
-                        )
-                        .at("1.6.0/AI/api/openai-completions.js:905"),
-                    );
-                }
-                let text = if i == 0 {
-                    crate::transcript::system_message_text(pi, msg)
-                } else {
-                    crate::transcript::render_system_message_update(pi, msg)
-                };
-                if !text.is_empty() {
-                    events.push(
-                        Event::new(
-                            EventKind::Note,
-                            if i == 0 {
-                                format!("system prompt sent as a {instruction_role:?} message")
-                            } else {
-                                format!("a later system message sent in place as a {instruction_role:?} message")
-                            },
-                        )
-                        .at("1.6.0/AI/api/openai-completions.js:913"),
-                    );
-                    params.push(
-                        Object::new()
-                            .with("role", instruction_role)
-                            .with("content", sanitize_surrogates(&text).into_owned())
-                            .marked(Tag::System.mark())
-                            .into(),
-                    );
-                }
-            }
+            Some("system") if ctx.is_transcript() => conv.system_message(msg, i, events)?,
             Some("user") => {
-                let pushed = convert_user_message(pi, msg, &mut params, events)?;
+                let pushed = convert_user_message(pi, msg, &mut conv.params, events)?;
                 if !pushed {
                     i += 1;
                     continue;
@@ -1412,7 +1438,7 @@ fn convert_messages(
                 let converted =
                     convert_assistant_message(pi, model, msg, compat, grammar_props, events)?;
                 match converted {
-                    Some(m) => params.push(m),
+                    Some(m) => conv.params.push(m),
                     None => {
                         events.push(
                             Event::new(
@@ -1427,16 +1453,7 @@ fn convert_messages(
                 }
             }
             Some("toolResult") => {
-                let (next, ended_with_user) = convert_tool_result_batch(
-                    pi,
-                    model,
-                    ctx,
-                    &transformed,
-                    i,
-                    compat,
-                    &mut params,
-                    events,
-                )?;
+                let (next, ended_with_user) = conv.tool_result_batch(&transformed, i, events)?;
                 i = next;
                 last_role = Some(
                     if ended_with_user {
@@ -1453,7 +1470,202 @@ fn convert_messages(
         last_role = role.map(String::from);
         i += 1;
     }
-    Ok(params)
+    Ok(conv.params)
+}
+
+/// `transformMessages` with `convertMessages`' tool-call id normalizer (:883–908), each id it
+/// renames noted.
+fn transformed_messages(
+    pi: &Pi,
+    model: &Model,
+    ctx: &LlmContext,
+    events: &mut Events,
+) -> Vec<Value> {
+    let renamed: RefCell<Vec<(String, String)>> = RefCell::new(Vec::new());
+    let normalize = |id: &str, target: &Model, _source: &Value| {
+        let new_id = normalize_tool_call_id(id, target);
+        if new_id != id {
+            renamed.borrow_mut().push((id.to_string(), new_id.clone()));
+        }
+        new_id
+    };
+    let transformed =
+        messages::transform_messages(pi, &ctx.messages, model, Some(&normalize), 0.0, events);
+    for (old, new) in renamed.into_inner() {
+        events.push(
+            Event::new(EventKind::Renamed, format!("tool call id {old} → {new}"))
+                .at("AI/api/openai-completions.js:883"),
+        );
+    }
+    transformed
+}
+
+impl<'a> MessageConversion<'a> {
+    /// The set-up of `convertMessages`: no messages yet; from 0.86 on, the instruction role and
+    /// the transcript's folded system messages (1.6.0/AI/api/openai-completions.js:887–892).
+    fn new(
+        pi: &'a Pi,
+        model: &'a Model,
+        ctx: &'a LlmContext,
+        compat: &'a Compat,
+    ) -> MessageConversion<'a> {
+        // 0.86 on: system messages in the transcript (:886–918).
+        let folded = if ctx.is_transcript() {
+            crate::transcript::resolve_tools(
+                &ctx.messages,
+                tool_changes(compat),
+                pi.rules.tool_changes_fold_after_last_change,
+            )
+            .1
+        } else {
+            0
+        };
+        let instruction_role = if model.reasoning() && compat.truthy("supportsDeveloperRole") {
+            "developer"
+        } else {
+            "system"
+        };
+        MessageConversion {
+            pi,
+            model,
+            ctx,
+            compat,
+            instruction_role,
+            folded,
+            system_index: 0,
+            params: Vec::new(),
+        }
+    }
+
+    /// 0.85's `context.systemPrompt` as the first message, "developer" for a reasoning model
+    /// with compat.supportsDeveloperRole (:909–913).
+    fn system_prompt(&mut self, events: &mut Events) {
+        let (model, ctx, compat) = (self.model, self.ctx, self.compat);
+        if !ctx.system_prompt().is_empty() {
+            let developer = model.reasoning() && compat.truthy("supportsDeveloperRole");
+            let role = if developer { "developer" } else { "system" };
+            events.push(
+                Event::new(
+                    EventKind::Note,
+                    format!(
+                        "system prompt sent as a {role:?} message{}",
+                        if developer {
+                            " (reasoning model, supportsDeveloperRole)"
+                        } else {
+                            ""
+                        }
+                    ),
+                )
+                .at("AI/api/openai-completions.js:910"),
+            );
+            self.params.push(
+                Object::new()
+                    .with("role", role)
+                    .with(
+                        "content",
+                        sanitize_surrogates(ctx.system_prompt()).into_owned(),
+                    )
+                    .marked(Tag::System.mark())
+                    .into(),
+            );
+        }
+    }
+
+    /// The synthetic assistant message between tool results and a user message, for
+    /// compat.requiresAssistantAfterToolResult (:917–924).
+    fn bridge_assistant(&mut self, events: &mut Events) {
+        let pi = self.pi;
+        self.params.push(Value::Object(
+            Object::new()
+                .with("role", "assistant")
+                .with("content", text(pi, "assistantAfterToolResult"))
+                .marked(inserted(
+                    pi,
+                    "assistantAfterToolResult",
+                    Kind::AssistantText,
+                )),
+        ));
+        events.push(
+            Event::new(
+                EventKind::Inserted,
+                format!(
+                    "assistant {:?} between tool results and a user message",
+                    text(pi, "assistantAfterToolResult")
+                ),
+            )
+            .at("AI/api/openai-completions.js:919"),
+        );
+    }
+
+    /// The system branch of `convertMessages` (0.86 on): the tools it adds in place, when not
+    /// folded, then its text as an instruction (1.6.0/AI/api/openai-completions.js:903–917).
+    fn system_message(
+        &mut self,
+        msg: &Value,
+        i: usize,
+        events: &mut Events,
+    ) -> Result<(), AdapterError> {
+        let (pi, compat) = (self.pi, self.compat);
+        let instruction_role = self.instruction_role;
+        let in_place = self.system_index >= self.folded;
+        self.system_index += 1;
+        let added = msg
+            .get("toolsAdded")
+            .and_then(Value::as_array)
+            .filter(|_| in_place)
+            .map(|a| {
+                a.iter()
+                    .map(crate::transcript::tool_from_declaration)
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default();
+        if !added.is_empty() {
+            let refs: Vec<&ToolDef> = added.iter().collect();
+            let tools = convert_tools(pi, &refs, compat, events)?;
+            self.params.push(
+                Object::new()
+                    .with("role", text(pi, "inPlaceToolsMessageRole"))
+                    .with("tools", Value::Array(tools))
+                    .into(),
+            );
+            events.push(
+                Event::new(
+                    EventKind::Inserted,
+                    format!(
+                        "{} tool(s) declared in place (a system message with tools and no content)",
+                        added.len()
+                    ),
+                )
+                .at("1.6.0/AI/api/openai-completions.js:905"),
+            );
+        }
+        let text = if i == 0 {
+            crate::transcript::system_message_text(pi, msg)
+        } else {
+            crate::transcript::render_system_message_update(pi, msg)
+        };
+        if !text.is_empty() {
+            events.push(
+                Event::new(
+                    EventKind::Note,
+                    if i == 0 {
+                        format!("system prompt sent as a {instruction_role:?} message")
+                    } else {
+                        format!("a later system message sent in place as a {instruction_role:?} message")
+                    },
+                )
+                .at("1.6.0/AI/api/openai-completions.js:913"),
+            );
+            self.params.push(
+                Object::new()
+                    .with("role", instruction_role)
+                    .with("content", sanitize_surrogates(&text).into_owned())
+                    .marked(Tag::System.mark())
+                    .into(),
+            );
+        }
+        Ok(())
+    }
 }
 
 /// The user branch of `convertMessages` (:925–956). Returns false when pi skips the message
@@ -1818,27 +2030,71 @@ fn marked_reasoning_details(mut details: Value, msg: &Value) -> Value {
     details
 }
 
-/// The tool-result branch of `convertMessages` (:1063–1141): one `tool` message per
-/// consecutive toolResult, then the images of the whole batch in a user message, then kimi's
-/// deferred tools. Returns the index after the batch and whether a user message ended it.
-#[allow(clippy::too_many_arguments)]
-fn convert_tool_result_batch(
-    pi: &Pi,
-    model: &Model,
-    ctx: &LlmContext,
-    transformed: &[Value],
-    start: usize,
-    compat: &Compat,
-    params: &mut Vec<Value>,
-    events: &mut Events,
-) -> Result<(usize, bool), AdapterError> {
-    let mut image_blocks: Vec<Value> = Vec::new();
-    let mut deferred_names: Vec<String> = Vec::new();
-    let kimi = compat.str("deferredToolsMode") == Some("kimi");
-    let mut j = start;
-    while j < transformed.len() && transformed[j].get_str("role") == Some("toolResult") {
-        let tool_msg = &transformed[j];
-        let content = content_array(tool_msg, "toolResult")?;
+impl MessageConversion<'_> {
+    /// The tool-result branch of `convertMessages` (:1063–1141): one `tool` message per
+    /// consecutive toolResult, then the images of the whole batch in a user message, then kimi's
+    /// deferred tools. Returns the index after the batch and whether a user message ended it.
+    fn tool_result_batch(
+        &mut self,
+        transformed: &[Value],
+        start: usize,
+        events: &mut Events,
+    ) -> Result<(usize, bool), AdapterError> {
+        let mut image_blocks: Vec<Value> = Vec::new();
+        let mut deferred_names: Vec<String> = Vec::new();
+        let kimi = self.compat.str("deferredToolsMode") == Some("kimi");
+        let mut j = start;
+        while j < transformed.len() && transformed[j].get_str("role") == Some("toolResult") {
+            let tool_msg = &transformed[j];
+            let content = content_array(tool_msg, "toolResult")?;
+            let has_images = content.iter().any(|c| c.get_str("type") == Some("image"));
+            let out = self.tool_message(tool_msg, content, has_images, j, events);
+            self.params.push(out);
+            if kimi {
+                for name in tool_msg
+                    .get("addedToolNames")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                {
+                    if !deferred_names.iter().any(|n| n == name) {
+                        deferred_names.push(name.to_string());
+                    }
+                }
+            }
+            if has_images && self.model.supports_images() {
+                for block in content
+                    .iter()
+                    .filter(|b| b.get_str("type") == Some("image"))
+                {
+                    image_blocks.push(image_url_part(block));
+                }
+            }
+            j += 1;
+        }
+
+        let ended_with_user = !image_blocks.is_empty();
+        if ended_with_user {
+            self.tool_result_images(image_blocks, events);
+        }
+        if !deferred_names.is_empty() {
+            self.kimi_deferred_tools(&deferred_names, events)?;
+        }
+        Ok((j, ended_with_user))
+    }
+
+    /// The `tool` message of tool result `j` (:1068–1086): its text, or a placeholder when it
+    /// has none, and the tool name for compat.requiresToolResultName.
+    fn tool_message(
+        &self,
+        tool_msg: &Value,
+        content: &[Value],
+        has_images: bool,
+        j: usize,
+        events: &mut Events,
+    ) -> Value {
+        let pi = self.pi;
         let text_result = join_shared(
             &content
                 .iter()
@@ -1847,7 +2103,6 @@ fn convert_tool_result_batch(
                 .collect::<Vec<_>>(),
             text(pi, "toolResultTextJoin"),
         );
-        let has_images = content.iter().any(|c| c.get_str("type") == Some("image"));
         // 1.4.0: whitespace-only output counts as none (the text itself is sent untrimmed).
         let has_text = if pi.rules.completions.blank_tool_result_is_empty {
             !js::js_trim_is_empty(&text_result)
@@ -1885,40 +2140,20 @@ fn convert_tool_result_batch(
             .with("role", "tool")
             .with("content", sanitize_shared(&tool_result_text));
         out.insert_opt("tool_call_id", tool_msg.get("toolCallId").cloned());
-        if compat.truthy("requiresToolResultName") {
+        if self.compat.truthy("requiresToolResultName") {
             if let Some(name) = tool_msg.get("toolName").filter(|v| v.truthy()) {
                 out.insert("name", name.clone());
             }
         }
-        params.push(out.into());
-        if kimi {
-            for name in tool_msg
-                .get("addedToolNames")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-            {
-                if !deferred_names.iter().any(|n| n == name) {
-                    deferred_names.push(name.to_string());
-                }
-            }
-        }
-        if has_images && model.supports_images() {
-            for block in content
-                .iter()
-                .filter(|b| b.get_str("type") == Some("image"))
-            {
-                image_blocks.push(image_url_part(block));
-            }
-        }
-        j += 1;
+        out.into()
     }
 
-    let ended_with_user = !image_blocks.is_empty();
-    if ended_with_user {
-        if compat.truthy("requiresAssistantAfterToolResult") {
-            params.push(
+    /// The images of a tool-result batch in a user message, after the assistant bridge for
+    /// compat.requiresAssistantAfterToolResult (:1107–1125).
+    fn tool_result_images(&mut self, image_blocks: Vec<Value>, events: &mut Events) {
+        let pi = self.pi;
+        if self.compat.truthy("requiresAssistantAfterToolResult") {
+            self.params.push(
                 Object::new()
                     .with("role", "assistant")
                     .with("content", text(pi, "assistantAfterToolResult"))
@@ -1949,7 +2184,7 @@ fn convert_tool_result_batch(
                 .marked(images_text),
         )];
         content.extend(image_blocks);
-        params.push(
+        self.params.push(
             Object::new()
                 .with("role", "user")
                 .with("content", Value::Array(content))
@@ -1964,12 +2199,20 @@ fn convert_tool_result_batch(
             .at("AI/api/openai-completions.js:1114"),
         );
     }
-    if !deferred_names.is_empty() {
-        let deferred_tools = get_tools_by_name(ctx.tools(), &deferred_names);
+
+    /// Kimi's deferred tools of a tool-result batch, in a system message with tools and no
+    /// content (:1129–1139).
+    fn kimi_deferred_tools(
+        &mut self,
+        deferred_names: &[String],
+        events: &mut Events,
+    ) -> Result<(), AdapterError> {
+        let pi = self.pi;
+        let deferred_tools = get_tools_by_name(self.ctx.tools(), deferred_names);
         if !deferred_tools.is_empty() {
             let names: Vec<&str> = deferred_tools.iter().map(|t| t.name.as_str()).collect();
-            let tools = convert_tools(pi, &deferred_tools, compat, events)?;
-            params.push(
+            let tools = convert_tools(pi, &deferred_tools, self.compat, events)?;
+            self.params.push(
                 Object::new()
                     .with("role", "system")
                     .with("tools", Value::Array(tools))
@@ -1986,8 +2229,8 @@ fn convert_tool_result_batch(
                 .at("AI/api/openai-completions.js:1132"),
             );
         }
+        Ok(())
     }
-    Ok((j, ended_with_user))
 }
 
 /// `msg.content` as an array (pi calls array methods on it and would throw otherwise).

@@ -23,6 +23,7 @@ use crate::js::{self, number_to_string, Object, Value};
 use crate::messages;
 use crate::model::{self, Model};
 use crate::pi::Pi;
+use crate::tools::ToolDef;
 use crate::trace::{Event, EventKind, Events};
 
 /// `OPENAI_TOOL_CALL_PROVIDERS` (:15): providers whose `call|item` tool-call ids are kept as pairs.
@@ -273,18 +274,18 @@ pub fn build(
         );
     }
     let headers = create_client(pi, model, ctx, opts, cache_session_id, &compat, events);
-    let params = build_params(
+    let input = ParamsInput {
         pi,
         model,
         ctx,
-        &options,
-        &compat,
-        &grammar_props,
+        options: &options,
+        compat: &compat,
+        grammar_props: &grammar_props,
         retention,
         cfg_effort,
         sign_in,
-        events,
-    )?;
+    };
+    let params = build_params(&input, events)?;
     let (body, accounting) = body::written(&params);
     Ok(Request {
         method: "POST",
@@ -381,38 +382,110 @@ fn create_client(
     crate::sdk::openai::request_headers(pi, "Authorization", &headers, &opts.env, events)
 }
 
+/// What `buildParams(model, context, options, compat, grammarToolInputProperties,
+/// configurationUpdateEffort)` is called with, with the cache retention and whether the key is a
+/// ChatGPT sign-in (1.6.0: `omitUnsupportedFields`).
+struct ParamsInput<'a> {
+    pi: &'a Pi,
+    model: &'a Model,
+    ctx: &'a LlmContext,
+    options: &'a ResponsesOptions,
+    compat: &'a ResponsesCompat,
+    grammar_props: &'a [(String, String)],
+    retention: &'a str,
+    cfg_effort: Option<Value>,
+    sign_in: bool,
+}
+
 /// `buildParams(model, context, options, compat, grammarToolInputProperties)` (:209–277;
 /// 1.6.0/AI/api/openai-responses.js:242–313): the body in pi's key order. In 0.85
 /// tools are split for deferral; from 0.86 the top-level tools are the transcript's
 /// (`resolveTranscriptTools` by the tool support mode), and the thinking level may travel
 /// in `configuration_update` items.
-#[allow(clippy::too_many_arguments)]
-fn build_params(
-    pi: &Pi,
-    model: &Model,
-    ctx: &LlmContext,
-    options: &ResponsesOptions,
-    compat: &ResponsesCompat,
-    grammar_props: &[(String, String)],
-    retention: &str,
-    cfg_effort: Option<Value>,
-    sign_in: bool,
-    events: &mut Events,
-) -> Result<Value, AdapterError> {
+fn build_params(input: &ParamsInput, events: &mut Events) -> Result<Value, AdapterError> {
+    let ParamsInput {
+        pi,
+        model,
+        options,
+        compat,
+        sign_in,
+        ..
+    } = *input;
     let tool_options = ToolOptions {
         strict: None,
         supports_strict_mode: Some(compat.supports_strict_mode),
         supports_grammar_tools: compat.supports_openai_grammar_tools,
         defer_loading: false,
     };
-    let (input, request_tools) = if ctx.is_transcript() {
+    let (items, request_tools) = input_and_tools(input, &tool_options, events)?;
+
+    let mut params = Object::new()
+        .with("model", model.id())
+        .with("input", Value::Array(items))
+        .with("stream", true);
+    prompt_cache_params(input, &mut params, events);
+    params.insert("store", Value::Bool(false));
+    let max_tokens = options.max_tokens;
+    if max_tokens != 0.0 && !max_tokens.is_nan() && compat.supports_max_output_tokens && !sign_in {
+        let value = js::js_max(max_tokens, OPENAI_RESPONSES_MIN_OUTPUT_TOKENS);
+        if value != max_tokens {
+            events.push(
+                Event::new(
+                    EventKind::Clamped,
+                    format!(
+                        "max_output_tokens raised to the minimum {}",
+                        number_to_string(value)
+                    ),
+                )
+                .at("AI/api/openai-responses.js:236"),
+            );
+        }
+        params.insert("max_output_tokens", Value::Number(value));
+    }
+    if !request_tools.is_empty() {
+        params.insert(
+            "tools",
+            Value::Array(convert_responses_tools(
+                pi,
+                &request_tools,
+                &tool_options,
+                events,
+            )?),
+        );
+    }
+    if model.reasoning() {
+        reasoning_params(input, &mut params, events);
+    }
+    if let Some(sp) = &options.sampling_params {
+        params.spread(sp);
+    }
+    Ok(params.into())
+}
+
+/// The input items of `buildParams` (`convertResponsesMessages`) and the tools it sends: 0.85's
+/// immediate tools after `splitDeferredTools` (:210–224), from 0.86 the transcript's
+/// (1.6.0/AI/api/openai-responses.js:243–254).
+fn input_and_tools(
+    input: &ParamsInput,
+    tool_options: &ToolOptions,
+    events: &mut Events,
+) -> Result<(Vec<Value>, Vec<ToolDef>), AdapterError> {
+    let ParamsInput {
+        pi,
+        model,
+        ctx,
+        compat,
+        grammar_props,
+        ..
+    } = *input;
+    Ok(if ctx.is_transcript() {
         let convert_options = ConvertOptions {
             grammar_tool_input_properties: grammar_props,
             tool_options: tool_options.clone(),
             supports_mid_convo_system_messages: compat.supports_mid_convo_system_messages,
             supports_additional_tools: compat.supports_additional_tools,
             supports_tool_search: compat.supports_tool_search,
-            configuration_update_effort: cfg_effort.clone(),
+            configuration_update_effort: input.cfg_effort.clone(),
             ..ConvertOptions::default()
         };
         shared::transcript_input_and_tools(
@@ -449,12 +522,20 @@ fn build_params(
             events,
         )?;
         (input, placement.immediate)
-    };
+    })
+}
 
-    let mut params = Object::new()
-        .with("model", model.id())
-        .with("input", Value::Array(input))
-        .with("stream", true);
+/// `prompt_cache_key`, `prompt_cache_retention` and `prompt_cache_options` of `buildParams`
+/// (:225–232; 1.6.0/AI/api/openai-responses.js:255–265).
+fn prompt_cache_params(input: &ParamsInput, params: &mut Object, events: &mut Events) {
+    let ParamsInput {
+        pi,
+        options,
+        compat,
+        retention,
+        sign_in,
+        ..
+    } = *input;
     // 1.5.2: `compat.promptCacheKeyMode !== "disabled"` too.
     let key_disabled = pi.rules.responses.prompt_cache_key_mode
         && compat.prompt_cache_key_mode.as_str() == Some("disabled");
@@ -504,102 +585,76 @@ fn build_params(
         );
     }
     params.insert_opt("prompt_cache_options", cache_options);
-    params.insert("store", Value::Bool(false));
-    let max_tokens = options.max_tokens;
-    if max_tokens != 0.0 && !max_tokens.is_nan() && compat.supports_max_output_tokens && !sign_in {
-        let value = js::js_max(max_tokens, OPENAI_RESPONSES_MIN_OUTPUT_TOKENS);
-        if value != max_tokens {
-            events.push(
-                Event::new(
-                    EventKind::Clamped,
-                    format!(
-                        "max_output_tokens raised to the minimum {}",
-                        number_to_string(value)
-                    ),
-                )
-                .at("AI/api/openai-responses.js:236"),
-            );
-        }
-        params.insert("max_output_tokens", Value::Number(value));
-    }
-    if !request_tools.is_empty() {
+}
+
+/// `reasoning` and `include` of `buildParams` for a reasoning model: the level's effort (from
+/// 1.6.0 the fixed one beside `configuration_update` items), else the thinking-off effort
+/// (:253–271; 1.6.0/AI/api/openai-responses.js:286–306).
+fn reasoning_params(input: &ParamsInput, params: &mut Object, events: &mut Events) {
+    let ParamsInput {
+        pi, model, options, ..
+    } = *input;
+    let map = model.thinking_level_map();
+    if let Some(effort) = &options.reasoning_effort {
+        let mapped = mapped_effort(model, effort);
+        let sent = match &input.cfg_effort {
+            Some(_) => {
+                let fixed = pi
+                    .data
+                    .string("openaiResponses", "configurationUpdateEffort");
+                events.push(
+                    Event::new(
+                        EventKind::Converted,
+                        format!("thinking level {effort} → configuration_update {mapped:?}; reasoning.effort is the fixed {fixed:?}"),
+                    )
+                    .at("1.6.0/AI/api/openai-responses.js:292"),
+                );
+                Value::str(fixed)
+            }
+            None => {
+                events.push(
+                    Event::new(
+                        EventKind::Converted,
+                        format!("thinking level {effort} → reasoning.effort {mapped:?}"),
+                    )
+                    .at("AI/api/openai-responses.js:255"),
+                );
+                mapped
+            }
+        };
         params.insert(
-            "tools",
-            Value::Array(convert_responses_tools(
-                pi,
-                &request_tools,
-                &tool_options,
-                events,
-            )?),
+            "reasoning",
+            Object::new()
+                .with("effort", sent)
+                .with("summary", "auto")
+                .into(),
+        );
+        params.insert(
+            "include",
+            Value::Array(vec![Value::str("reasoning.encrypted_content")]),
+        );
+    } else if model.provider() != "github-copilot"
+        && map.and_then(|m| m.get("off")) != Some(&Value::Null)
+    {
+        let off = match map.and_then(|m| m.get("off")) {
+            None | Some(Value::Null) => Value::str("none"),
+            Some(v) => v.clone(),
+        };
+        events.push(
+            Event::new(
+                EventKind::Inserted,
+                format!("thinking off → reasoning.effort {off:?}"),
+            )
+            .at("AI/api/openai-responses.js:264"),
+        );
+        params.insert("reasoning", Object::new().with("effort", off).into());
+    }
+    if model.provider() == "xai" {
+        params.insert(
+            "include",
+            Value::Array(vec![Value::str("reasoning.encrypted_content")]),
         );
     }
-    if model.reasoning() {
-        let map = model.thinking_level_map();
-        if let Some(effort) = &options.reasoning_effort {
-            let mapped = mapped_effort(model, effort);
-            let sent = match &cfg_effort {
-                Some(_) => {
-                    let fixed = pi
-                        .data
-                        .string("openaiResponses", "configurationUpdateEffort");
-                    events.push(
-                        Event::new(
-                            EventKind::Converted,
-                            format!("thinking level {effort} → configuration_update {mapped:?}; reasoning.effort is the fixed {fixed:?}"),
-                        )
-                        .at("1.6.0/AI/api/openai-responses.js:292"),
-                    );
-                    Value::str(fixed)
-                }
-                None => {
-                    events.push(
-                        Event::new(
-                            EventKind::Converted,
-                            format!("thinking level {effort} → reasoning.effort {mapped:?}"),
-                        )
-                        .at("AI/api/openai-responses.js:255"),
-                    );
-                    mapped
-                }
-            };
-            params.insert(
-                "reasoning",
-                Object::new()
-                    .with("effort", sent)
-                    .with("summary", "auto")
-                    .into(),
-            );
-            params.insert(
-                "include",
-                Value::Array(vec![Value::str("reasoning.encrypted_content")]),
-            );
-        } else if model.provider() != "github-copilot"
-            && map.and_then(|m| m.get("off")) != Some(&Value::Null)
-        {
-            let off = match map.and_then(|m| m.get("off")) {
-                None | Some(Value::Null) => Value::str("none"),
-                Some(v) => v.clone(),
-            };
-            events.push(
-                Event::new(
-                    EventKind::Inserted,
-                    format!("thinking off → reasoning.effort {off:?}"),
-                )
-                .at("AI/api/openai-responses.js:264"),
-            );
-            params.insert("reasoning", Object::new().with("effort", off).into());
-        }
-        if model.provider() == "xai" {
-            params.insert(
-                "include",
-                Value::Array(vec![Value::str("reasoning.encrypted_content")]),
-            );
-        }
-    }
-    if let Some(sp) = &options.sampling_params {
-        params.spread(sp);
-    }
-    Ok(params.into())
 }
 
 #[cfg(test)]
