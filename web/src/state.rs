@@ -674,11 +674,9 @@ impl Scenario {
     /// The scenario as one case folder in the oracle's layout, with the overrides applied.
     pub fn lay_out(&self) -> Laid {
         let mut notes = Vec::new();
-        let mut files = self.case.clone().unwrap_or_default();
+        let files = self.case.clone().unwrap_or_default();
         let had_case = self.case.is_some();
-        let latest =
-            |pred: &dyn Fn(&FileKind) -> bool| self.loose.iter().rev().find(|f| pred(&f.kind));
-        let loose_session = latest(&|k| *k == FileKind::Session);
+        let loose_session = self.session();
 
         // env.json: the capture's, or one made for loose files.
         let has_capture = find_env_dir(&files).is_some();
@@ -690,377 +688,36 @@ impl Scenario {
         let case_json = file_text(&files, "case.json")
             .and_then(|t| js::parse(&t).ok())
             .unwrap_or_else(Value::object);
-        let mut env: Object = match file_text(&files, &env_path).map(|t| js::parse(&t)) {
-            Some(Ok(Value::Object(o))) => o,
-            Some(_) => {
-                notes.push(Diagnostic::error(
-                    env_path.as_str(),
-                    None,
-                    "env.json is not a JSON object: made a new one",
-                ));
-                Object::new()
-            }
-            None if had_case => {
-                // An oracle case without a capture: lay it out the way the oracle does.
-                let root = "/tmp/pi-ctx-demo";
-                let mut o = Object::new()
-                    .with("root", root)
-                    .with("home", format!("{root}/home"))
-                    .with("agentDir", format!("{root}/home/.pi/agent"));
-                o.insert(
-                    "cwd",
-                    Value::str(join_path(root, case_json.get_str("cwd").unwrap_or(""))),
-                );
-                for k in ["model", "thinking", "prompt"] {
-                    if let Some(v) = case_json.get(k) {
-                        o.insert(k, v.clone());
-                    }
-                }
-                o.insert(
-                    "args",
-                    case_json
-                        .get("args")
-                        .cloned()
-                        .unwrap_or(Value::Array(Vec::new())),
-                );
-                notes.push(Diagnostic::info("case.json", None, "the case has no capture (expected/env.json): laid out at /tmp/pi-ctx-demo, the folder cases are captured in"));
-                o
-            }
-            None => {
-                // Only the first line is read (a session can be tens of megabytes).
-                let header = loose_session
-                    .and_then(|s| session_header(&String::from_utf8_lossy(first_line(&s.bytes))));
-                let cwd = header
-                    .as_ref()
-                    .and_then(|h| h.get_str("cwd"))
-                    .unwrap_or("/home/user/project")
-                    .to_string();
-                let home = home_for(&cwd);
-                let mut o = Object::new()
-                    .with("root", "/")
-                    .with("home", home.as_str())
-                    .with("agentDir", format!("{home}/.pi/agent"))
-                    .with("cwd", cwd.as_str());
-                o.insert("piPackageDir", Value::str(PI_PACKAGE_DIR));
-                if let Some(id) = header.as_ref().and_then(|h| h.get_str("id")) {
-                    o.insert("sessionId", Value::str(id));
-                }
-                o.insert("args", Value::Array(Vec::new()));
-                o
-            }
-        };
-        let s = |o: &Object, k: &str| o.get_str(k).unwrap_or("").to_string();
-        let mut args: Vec<String> = env
-            .get_array("args")
-            .map(|a| {
-                a.iter()
-                    .filter_map(|v| v.as_str().map(String::from))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let root = s(&env, "root");
-        let base = EnvView {
-            home: if env.contains_key("home") {
-                s(&env, "home")
-            } else {
-                format!("{root}/home")
-            },
-            agent_dir: if env.contains_key("agentDir") {
-                s(&env, "agentDir")
-            } else {
-                format!("{root}/home/.pi/agent")
-            },
-            cwd: if env.contains_key("cwd") {
-                s(&env, "cwd")
-            } else {
-                root.clone()
-            },
-            pi_package_dir: if env.contains_key("piPackageDir") {
-                s(&env, "piPackageDir")
-            } else {
-                PI_PACKAGE_DIR.into()
-            },
-            model: env
-                .get_str("model")
-                .or_else(|| case_json.get_str("model"))
-                .unwrap_or("")
-                .to_string(),
-            thinking: env
-                .get_str("thinking")
-                .or_else(|| case_json.get_str("thinking"))
-                .unwrap_or("")
-                .to_string(),
-            prompt: if had_case {
-                // No prompt (or `"prompt": null`): no new user message — the session's last
-                // call when it ends with pi's answer, else pi's continue (never a made-up prompt).
-                env.get_str("prompt").unwrap_or("").to_string()
-            } else {
-                String::new()
-            },
-            args: args.clone(),
-            root,
-            custom_models: Vec::new(),
-        };
+        let env = self.env_json(&files, &env_path, &case_json, &mut notes);
+        let mut base = env_view(&env, &case_json, had_case);
 
-        // The overrides.
-        let o = &self.overrides;
-        let set = |env: &mut Object, k: &str, v: &Option<String>| {
-            if let Some(v) = v.as_ref().map(|v| v.trim()).filter(|v| !v.is_empty()) {
-                env.insert(k, Value::str(v));
-            }
+        let mut lay = Layout {
+            files,
+            args: base.args.clone(),
+            env,
+            notes,
+            had_case,
+            root: String::new(),
+            cwd: String::new(),
+            tools_active: None,
+            origins: Vec::new(),
+            placed: vec![Placed::default(); self.loose.len()],
+            holder: Default::default(),
         };
-        set(&mut env, "cwd", &o.cwd.as_ref().map(|c| normalize_path(c)));
-        set(
-            &mut env,
-            "agentDir",
-            &o.agent_dir.as_ref().map(|c| normalize_path(c)),
-        );
-        set(&mut env, "piPackageDir", &o.pi_package_dir);
-        set(&mut env, "model", &o.model);
-        set(&mut env, "thinking", &o.thinking);
-        let prompt = o.prompt.clone().unwrap_or_else(|| base.prompt.clone());
-        let continue_only = prompt.is_empty();
-        if !continue_only {
-            env.insert("prompt", Value::str(prompt));
-        }
-        if let Some(tools) = &o.tools {
-            remove_flag(&mut args, &["--tools", "-t"], true);
-            remove_flag(&mut args, &["--no-tools", "-nt"], false);
-            if tools.is_empty() {
-                args.push("--no-tools".into());
-            } else {
-                args.push("--tools".into());
-                args.push(tools.join(","));
-            }
-        }
-        for (flag, v) in [
-            ("--system-prompt", &o.system_prompt),
-            ("--append-system-prompt", &o.append_system_prompt),
-        ] {
-            if let Some(v) = v {
-                remove_flag(&mut args, &[flag], true);
-                if !v.is_empty() {
-                    args.push(flag.into());
-                    args.push(v.clone());
-                }
-            }
-        }
+        let continue_only = lay.apply_overrides(&self.overrides, &base.prompt);
+        lay.lay_loose(&self.loose, loose_session);
+        lay.set_args(self.overrides.tools.is_some());
+        let origins = lay.core_names(&self.loose);
+        lay.make_case_json(&self.name);
 
-        // Loose files, laid out relative to the (overridden) cwd and agent dir.
-        let root = s(&env, "root");
-        let cwd = env
-            .get_str("cwd")
-            .map(String::from)
-            .unwrap_or_else(|| root.clone());
-        let fs_path = |abs: &str| -> Option<String> {
-            let abs = normalize_path(abs);
-            let rel = if root == "/" {
-                abs.strip_prefix('/').map(String::from)
-            } else {
-                abs.strip_prefix(&format!("{root}/")).map(String::from)
-            };
-            rel.map(|r| format!("fs/{r}"))
-        };
-        let mut tools_active: Option<Vec<String>> = None;
-        // Case path → the dropped file it came from (diagnostics name the user's file).
-        let mut placed: Vec<(String, String)> = Vec::new();
-        // Where each loose file went, and which loose file holds each case path now.
-        let mut where_laid: Vec<Placed> = vec![Placed::default(); self.loose.len()];
-        let mut holder: std::collections::BTreeMap<String, usize> = Default::default();
-        let packages = dropped_packages(
-            self.loose
-                .iter()
-                .filter(|f| f.target == Target::Page)
-                .map(|f| (f.path.as_str(), f.bytes.as_slice())),
-        );
-        for (i, f) in self.loose.iter().enumerate() {
-            let segs: Vec<&str> = f.path.split('/').collect();
-            let name = base_name(&f.path);
-            // A dropped pi package: every file of it where `pi install npm:NAME` puts it.
-            let package = packages
-                .iter()
-                .find(|(folder, _)| segs.len() > 1 && segs[0] == folder)
-                .map(|(_, npm)| format!("agent/npm/node_modules/{npm}/{}", segs[1..].join("/")));
-            // Inside a dropped folder: the path below the folder itself.
-            let inner = if segs.len() > 1 {
-                segs[1..].join("/")
-            } else {
-                name.to_string()
-            };
-            // A folder named `agent` dropped on the page is taken for pi's agent dir.
-            let target = match f.target {
-                Target::Page if segs.len() > 1 && segs[0] == "agent" => Target::Agent,
-                t => t,
-            };
-            let under_agent = match target {
-                Target::Agent => Some(format!("agent/{}", agent_inner(&f.path))),
-                Target::Project => None,
-                Target::Page => f
-                    .path
-                    .find(".pi/agent/")
-                    .map(|i| format!("agent/{}", &f.path[i + ".pi/agent/".len()..])),
-            };
-            let in_project = segs.len() > 1 && segs[segs.len() - 2] == ".pi";
-            let in_cwd = |rel: &str| fs_path(&join_path(&cwd, rel));
-            let on_target = match target {
-                Target::Agent => under_agent.clone(),
-                Target::Project => in_cwd(&project_inner(&f.path)),
-                Target::Page => None,
-            };
-            let target_path: Option<String> = match &f.kind {
-                _ if package.is_some() => package,
-                FileKind::Session if !std::ptr::eq(f, loose_session.unwrap_or(f)) => {
-                    let last = self
-                        .loose
-                        .iter()
-                        .rposition(|g| g.kind == FileKind::Session)
-                        .unwrap_or(i);
-                    where_laid[i].pi_path = Some(f.path.clone());
-                    where_laid[i].replaced_by = Some(last);
-                    continue;
-                }
-                FileKind::Session => {
-                    if had_case {
-                        // The capture's "next prompt time" belonged to its own session.
-                        files.retain(|k, _| !k.ends_with("session.after.jsonl"));
-                    }
-                    Some("session.jsonl".into())
-                }
-                FileKind::Tools { json, active, .. } => {
-                    if active.is_some() {
-                        tools_active = active.clone();
-                    }
-                    let _ = json;
-                    Some("tools.json".into())
-                }
-                _ if on_target.is_some() => on_target.clone(),
-                _ if name == "auth.json" => under_agent
-                    .clone()
-                    .or_else(|| Some("agent/auth.json".into())),
-                FileKind::Models => {
-                    // Laid in the agent dir as it is (a case's top-level models.json would have
-                    // its base URLs pointed at the oracle's stand-in).
-                    files.remove("models.json");
-                    Some("agent/models.json".into())
-                }
-                // A project's .pi/settings.json stays in the project; any other is the agent's.
-                FileKind::Settings if under_agent.is_none() && in_project => in_cwd(&inner),
-                FileKind::Settings => Some("agent/settings.json".into()),
-                FileKind::ContextFile => under_agent.clone().or_else(|| in_cwd(&inner)),
-                FileKind::SystemPrompt { .. } if under_agent.is_some() => under_agent.clone(),
-                FileKind::SystemPrompt { .. } if in_project => in_cwd(&inner),
-                FileKind::SystemPrompt { .. } => Some(format!("agent/{name}")),
-                FileKind::Skill { name: skill } => {
-                    let dir = if skill
-                        .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
-                    {
-                        skill.clone()
-                    } else {
-                        "skill".into()
-                    };
-                    Some(format!("agent/skills/{dir}/SKILL.md"))
-                }
-                FileKind::Image => {
-                    let arg = format!("@{name}");
-                    if !args.contains(&arg) {
-                        args.push(arg);
-                    }
-                    in_cwd(name)
-                }
-                FileKind::Ignored { .. } => None,
-            };
-            match target_path {
-                Some(t) => {
-                    if let Some(&j) = holder.get(&t) {
-                        where_laid[j].replaced_by = Some(i);
-                    } else if files.contains_key(&t) {
-                        where_laid[i].replaces_case_file = true;
-                    }
-                    holder.insert(t.clone(), i);
-                    let bytes = match &f.kind {
-                        FileKind::Tools { json, .. } => json.clone().into_bytes(),
-                        _ => f.bytes.clone(),
-                    };
-                    files.insert(t.clone(), bytes);
-                    where_laid[i].pi_path = Some(t.clone());
-                    placed.push((t, f.path.clone()));
-                }
-                None if matches!(f.kind, FileKind::Ignored { .. }) => {
-                    where_laid[i].why_not = Some("pi does not read this file".into());
-                }
-                None => {
-                    where_laid[i].why_not =
-                        Some(format!("the cwd {cwd} is outside the case's root {root}"));
-                    notes.push(
-                        Diagnostic::warning(
-                            f.path.as_str(),
-                            None,
-                            format!("the cwd {cwd} is outside the case's root {root}"),
-                        )
-                        .skipping(name.to_string()),
-                    )
-                }
-            }
-        }
-        for (_, npm) in &packages {
-            add_package_entry(&mut files, &format!("npm:{npm}"));
-        }
-        if let (Some(active), None) = (tools_active, &o.tools) {
-            remove_flag(&mut args, &["--tools", "-t"], true);
-            args.push("--tools".into());
-            args.push(active.join(","));
-        }
-        env.insert(
-            "args",
-            Value::Array(args.into_iter().map(Value::from).collect()),
-        );
-        let agent_dir = env
-            .get_str("agentDir")
-            .map(String::from)
-            .unwrap_or_else(|| format!("{root}/home/.pi/agent"));
-        let core_name = |case_path: &str| {
-            if let Some(r) = case_path.strip_prefix("fs/") {
-                join_path(&root, r)
-            } else if let Some(r) = case_path.strip_prefix("agent/") {
-                join_path(&agent_dir, r)
-            } else if case_path == "session.jsonl" {
-                join_path(&root, "session.jsonl")
-            } else {
-                case_path.to_string()
-            }
-        };
-        for (w, f) in where_laid.iter_mut().zip(&self.loose) {
-            if f.kind != FileKind::Session {
-                w.pi_path = w.pi_path.as_deref().map(core_name);
-            }
-        }
-        let origins = placed
-            .into_iter()
-            .map(|(case_path, original)| (core_name(&case_path), original))
-            .collect::<std::collections::BTreeMap<String, String>>();
-        // inputs_from_case names the session `{root}/session.jsonl` as it is.
-        let mut origins = origins;
-        if let Some(o) = origins.get(&join_path(&root, "session.jsonl")).cloned() {
-            origins.insert(format!("{root}/session.jsonl"), o);
-        }
-        if !files.contains_key("case.json") {
-            let mut c = Object::new().with(
-                "about",
-                format!("Made by the ctxlens visualizer from: {}", self.name),
-            );
-            for k in ["model", "thinking", "cwd"] {
-                if let Some(v) = env.get(k) {
-                    c.insert(k, v.clone());
-                }
-            }
-            files.insert(
-                "case.json".into(),
-                Value::Object(c).to_json_pretty(1).into_bytes(),
-            );
-        }
+        let Layout {
+            mut files,
+            env,
+            notes,
+            placed,
+            ..
+        } = lay;
         files.insert(env_path, Value::Object(env).to_json_pretty(2).into_bytes());
-        let mut base = base;
         base.custom_models = ["agent/models.json", "models.json"]
             .iter()
             .filter_map(|p| file_text(&files, p))
@@ -1077,11 +734,38 @@ impl Scenario {
             base,
             notes,
             origins,
-            placed: where_laid,
+            placed,
             placeholder_key: self.overrides.placeholder_key
                 || !has_capture
                 || loose_session.is_some(),
             captured: Self::captured(has_capture, loose_session.is_some()),
+        }
+    }
+
+    /// The case's env.json (a new one when it is not a JSON object), else one laid out the way
+    /// the oracle lays out a case without a capture, else one made for the loose session.
+    fn env_json(
+        &self,
+        files: &CaseFiles,
+        env_path: &str,
+        case_json: &Value,
+        notes: &mut Vec<Diagnostic>,
+    ) -> Object {
+        match file_text(files, env_path).map(|t| js::parse(&t)) {
+            Some(Ok(Value::Object(o))) => o,
+            Some(_) => {
+                notes.push(Diagnostic::error(
+                    env_path,
+                    None,
+                    "env.json is not a JSON object: made a new one",
+                ));
+                Object::new()
+            }
+            None if self.case.is_some() => {
+                notes.push(Diagnostic::info("case.json", None, "the case has no capture (expected/env.json): laid out at /tmp/pi-ctx-demo, the folder cases are captured in"));
+                oracle_env(case_json)
+            }
+            None => loose_env(self.session()),
         }
     }
 
@@ -1092,6 +776,466 @@ impl Scenario {
     /// of a capture it did not come from.
     fn captured(has_capture: bool, session_dropped: bool) -> bool {
         has_capture && !session_dropped
+    }
+}
+
+/// The env.json of an oracle case without a capture, laid out at the folder cases are captured
+/// in, from its case.json.
+fn oracle_env(case_json: &Value) -> Object {
+    let root = "/tmp/pi-ctx-demo";
+    let mut o = Object::new()
+        .with("root", root)
+        .with("home", format!("{root}/home"))
+        .with("agentDir", format!("{root}/home/.pi/agent"));
+    o.insert(
+        "cwd",
+        Value::str(join_path(root, case_json.get_str("cwd").unwrap_or(""))),
+    );
+    for k in ["model", "thinking", "prompt"] {
+        if let Some(v) = case_json.get(k) {
+            o.insert(k, v.clone());
+        }
+    }
+    o.insert(
+        "args",
+        case_json
+            .get("args")
+            .cloned()
+            .unwrap_or(Value::Array(Vec::new())),
+    );
+    o
+}
+
+/// The env.json made for loose files: the cwd and id of the session's header, else a project
+/// in the home of `/home/user`.
+fn loose_env(session: Option<&LooseFile>) -> Object {
+    // Only the first line is read (a session can be tens of megabytes).
+    let header =
+        session.and_then(|s| session_header(&String::from_utf8_lossy(first_line(&s.bytes))));
+    let cwd = header
+        .as_ref()
+        .and_then(|h| h.get_str("cwd"))
+        .unwrap_or("/home/user/project")
+        .to_string();
+    let home = home_for(&cwd);
+    let mut o = Object::new()
+        .with("root", "/")
+        .with("home", home.as_str())
+        .with("agentDir", format!("{home}/.pi/agent"))
+        .with("cwd", cwd.as_str());
+    o.insert("piPackageDir", Value::str(PI_PACKAGE_DIR));
+    if let Some(id) = header.as_ref().and_then(|h| h.get_str("id")) {
+        o.insert("sessionId", Value::str(id));
+    }
+    o.insert("args", Value::Array(Vec::new()));
+    o
+}
+
+/// The env.json values before the overrides (the settings panel's placeholders), with the
+/// case.json's model and thinking when env.json has none.
+fn env_view(env: &Object, case_json: &Value, had_case: bool) -> EnvView {
+    let s = |o: &Object, k: &str| o.get_str(k).unwrap_or("").to_string();
+    let or = |k: &str, default: String| {
+        if env.contains_key(k) {
+            s(env, k)
+        } else {
+            default
+        }
+    };
+    let args: Vec<String> = env
+        .get_array("args")
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    let root = s(env, "root");
+    EnvView {
+        home: or("home", format!("{root}/home")),
+        agent_dir: or("agentDir", format!("{root}/home/.pi/agent")),
+        cwd: or("cwd", root.clone()),
+        pi_package_dir: or("piPackageDir", PI_PACKAGE_DIR.into()),
+        model: env
+            .get_str("model")
+            .or_else(|| case_json.get_str("model"))
+            .unwrap_or("")
+            .to_string(),
+        thinking: env
+            .get_str("thinking")
+            .or_else(|| case_json.get_str("thinking"))
+            .unwrap_or("")
+            .to_string(),
+        prompt: if had_case {
+            // No prompt (or `"prompt": null`): no new user message — the session's last
+            // call when it ends with pi's answer, else pi's continue (never a made-up prompt).
+            env.get_str("prompt").unwrap_or("").to_string()
+        } else {
+            String::new()
+        },
+        args,
+        root,
+        custom_models: Vec::new(),
+    }
+}
+
+/// The folder a dropped skill is laid in: its name, when it is a plain folder name.
+fn skill_dir(skill: &str) -> &str {
+    if skill
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
+    {
+        skill
+    } else {
+        "skill"
+    }
+}
+
+/// A scenario being laid out as one case folder: its files, its env.json and argv so far, and
+/// where each loose file went.
+struct Layout {
+    files: CaseFiles,
+    env: Object,
+    args: Vec<String>,
+    notes: Vec<Diagnostic>,
+    had_case: bool,
+    /// The case's root and the (overridden) cwd, that loose files are laid relative to.
+    root: String,
+    cwd: String,
+    /// The active tools a dropped tool set names.
+    tools_active: Option<Vec<String>>,
+    /// Case path → the dropped file it came from (diagnostics name the user's file).
+    origins: Vec<(String, String)>,
+    /// Where each loose file went, in [`Scenario::loose`]'s order.
+    placed: Vec<Placed>,
+    /// Which loose file holds each case path now.
+    holder: std::collections::BTreeMap<String, usize>,
+}
+
+/// Where a loose file was dropped, as its path and target say.
+struct Dropped<'a> {
+    name: &'a str,
+    /// In a dropped pi package: where `pi install npm:NAME` puts it.
+    package: Option<String>,
+    /// Inside a dropped folder: the path below the folder itself.
+    inner: String,
+    /// Its path in the agent dir, when it was dropped there or below a `.pi/agent/` folder.
+    under_agent: Option<String>,
+    /// In a project's `.pi` folder.
+    in_project: bool,
+    /// Its path on the labelled target it was dropped on.
+    on_target: Option<String>,
+}
+
+impl Layout {
+    /// The settings panel's overrides, into env.json and the argv: whether there is no new user
+    /// message (no prompt).
+    fn apply_overrides(&mut self, o: &Overrides, base_prompt: &str) -> bool {
+        let set = |env: &mut Object, k: &str, v: &Option<String>| {
+            if let Some(v) = v.as_ref().map(|v| v.trim()).filter(|v| !v.is_empty()) {
+                env.insert(k, Value::str(v));
+            }
+        };
+        let env = &mut self.env;
+        set(env, "cwd", &o.cwd.as_ref().map(|c| normalize_path(c)));
+        set(
+            env,
+            "agentDir",
+            &o.agent_dir.as_ref().map(|c| normalize_path(c)),
+        );
+        set(env, "piPackageDir", &o.pi_package_dir);
+        set(env, "model", &o.model);
+        set(env, "thinking", &o.thinking);
+        let prompt = o.prompt.clone().unwrap_or_else(|| base_prompt.to_string());
+        let continue_only = prompt.is_empty();
+        if !continue_only {
+            env.insert("prompt", Value::str(prompt));
+        }
+        let args = &mut self.args;
+        if let Some(tools) = &o.tools {
+            remove_flag(args, &["--tools", "-t"], true);
+            remove_flag(args, &["--no-tools", "-nt"], false);
+            if tools.is_empty() {
+                args.push("--no-tools".into());
+            } else {
+                args.push("--tools".into());
+                args.push(tools.join(","));
+            }
+        }
+        for (flag, v) in [
+            ("--system-prompt", &o.system_prompt),
+            ("--append-system-prompt", &o.append_system_prompt),
+        ] {
+            if let Some(v) = v {
+                remove_flag(args, &[flag], true);
+                if !v.is_empty() {
+                    args.push(flag.into());
+                    args.push(v.clone());
+                }
+            }
+        }
+        continue_only
+    }
+
+    /// The loose files, laid out relative to the (overridden) cwd and agent dir, each where its
+    /// kind goes; the dropped pi packages listed in the agent's settings.json.
+    fn lay_loose(&mut self, loose: &[LooseFile], loose_session: Option<&LooseFile>) {
+        self.root = self.env.get_str("root").unwrap_or("").to_string();
+        self.cwd = self
+            .env
+            .get_str("cwd")
+            .map(String::from)
+            .unwrap_or_else(|| self.root.clone());
+        let packages = dropped_packages(
+            loose
+                .iter()
+                .filter(|f| f.target == Target::Page)
+                .map(|f| (f.path.as_str(), f.bytes.as_slice())),
+        );
+        for (i, f) in loose.iter().enumerate() {
+            let dropped = self.dropped(f, &packages);
+            // A session before the last one: replaced by it.
+            if dropped.package.is_none()
+                && matches!(f.kind, FileKind::Session)
+                && !std::ptr::eq(f, loose_session.unwrap_or(f))
+            {
+                let last = loose
+                    .iter()
+                    .rposition(|g| g.kind == FileKind::Session)
+                    .unwrap_or(i);
+                self.placed[i].pi_path = Some(f.path.clone());
+                self.placed[i].replaced_by = Some(last);
+                continue;
+            }
+            let case_path = self.case_path(f, dropped);
+            self.place(i, f, case_path);
+        }
+        for (_, npm) in &packages {
+            add_package_entry(&mut self.files, &format!("npm:{npm}"));
+        }
+    }
+
+    /// `abs` as a path in the case folder (`fs/…`), if it is below the case's root.
+    fn fs_path(&self, abs: &str) -> Option<String> {
+        let abs = normalize_path(abs);
+        let rel = if self.root == "/" {
+            abs.strip_prefix('/').map(String::from)
+        } else {
+            abs.strip_prefix(&format!("{}/", self.root))
+                .map(String::from)
+        };
+        rel.map(|r| format!("fs/{r}"))
+    }
+
+    /// `rel` below the cwd, as a path in the case folder.
+    fn in_cwd(&self, rel: &str) -> Option<String> {
+        self.fs_path(&join_path(&self.cwd, rel))
+    }
+
+    /// Where loose file `f` was dropped: in a pi package, in a folder, on a target.
+    fn dropped<'a>(&self, f: &'a LooseFile, packages: &[(String, String)]) -> Dropped<'a> {
+        let segs: Vec<&str> = f.path.split('/').collect();
+        let name = base_name(&f.path);
+        // A dropped pi package: every file of it where `pi install npm:NAME` puts it.
+        let package = packages
+            .iter()
+            .find(|(folder, _)| segs.len() > 1 && segs[0] == folder)
+            .map(|(_, npm)| format!("agent/npm/node_modules/{npm}/{}", segs[1..].join("/")));
+        // Inside a dropped folder: the path below the folder itself.
+        let inner = if segs.len() > 1 {
+            segs[1..].join("/")
+        } else {
+            name.to_string()
+        };
+        // A folder named `agent` dropped on the page is taken for pi's agent dir.
+        let target = match f.target {
+            Target::Page if segs.len() > 1 && segs[0] == "agent" => Target::Agent,
+            t => t,
+        };
+        let under_agent = match target {
+            Target::Agent => Some(format!("agent/{}", agent_inner(&f.path))),
+            Target::Project => None,
+            Target::Page => f
+                .path
+                .find(".pi/agent/")
+                .map(|i| format!("agent/{}", &f.path[i + ".pi/agent/".len()..])),
+        };
+        let in_project = segs.len() > 1 && segs[segs.len() - 2] == ".pi";
+        let on_target = match target {
+            Target::Agent => under_agent.clone(),
+            Target::Project => self.in_cwd(&project_inner(&f.path)),
+            Target::Page => None,
+        };
+        Dropped {
+            name,
+            package,
+            inner,
+            under_agent,
+            in_project,
+            on_target,
+        }
+    }
+
+    /// Where loose file `f` goes in the case folder, by its kind and where it was dropped
+    /// (`None`: nowhere).
+    fn case_path(&mut self, f: &LooseFile, d: Dropped) -> Option<String> {
+        match &f.kind {
+            _ if d.package.is_some() => d.package,
+            FileKind::Session => self.lay_session(),
+            FileKind::Tools { active, .. } => {
+                if active.is_some() {
+                    self.tools_active = active.clone();
+                }
+                Some("tools.json".into())
+            }
+            _ if d.on_target.is_some() => d.on_target,
+            _ if d.name == "auth.json" => d.under_agent.or_else(|| Some("agent/auth.json".into())),
+            FileKind::Models => {
+                // Laid in the agent dir as it is (a case's top-level models.json would have
+                // its base URLs pointed at the oracle's stand-in).
+                self.files.remove("models.json");
+                Some("agent/models.json".into())
+            }
+            // A project's .pi/settings.json stays in the project; any other is the agent's.
+            FileKind::Settings if d.under_agent.is_none() && d.in_project => self.in_cwd(&d.inner),
+            FileKind::Settings => Some("agent/settings.json".into()),
+            FileKind::ContextFile => d.under_agent.or_else(|| self.in_cwd(&d.inner)),
+            FileKind::SystemPrompt { .. } if d.under_agent.is_some() => d.under_agent,
+            FileKind::SystemPrompt { .. } if d.in_project => self.in_cwd(&d.inner),
+            FileKind::SystemPrompt { .. } => Some(format!("agent/{}", d.name)),
+            FileKind::Skill { name } => Some(format!("agent/skills/{}/SKILL.md", skill_dir(name))),
+            FileKind::Image => self.lay_image(d.name),
+            FileKind::Ignored { .. } => None,
+        }
+    }
+
+    /// The session dropped last, laid as the case's session (the capture's "next prompt time"
+    /// belonged to its own session and goes).
+    fn lay_session(&mut self) -> Option<String> {
+        if self.had_case {
+            self.files
+                .retain(|k, _| !k.ends_with("session.after.jsonl"));
+        }
+        Some("session.jsonl".into())
+    }
+
+    /// An image, laid in the cwd and named in the argv (`@name`) for the next prompt.
+    fn lay_image(&mut self, name: &str) -> Option<String> {
+        let arg = format!("@{name}");
+        if !self.args.contains(&arg) {
+            self.args.push(arg);
+        }
+        self.in_cwd(name)
+    }
+
+    /// Loose file `i` laid at `case_path` (replacing a case file or an earlier loose file
+    /// there), or why it was not.
+    fn place(&mut self, i: usize, f: &LooseFile, case_path: Option<String>) {
+        let (root, cwd) = (&self.root, &self.cwd);
+        match case_path {
+            Some(t) => {
+                if let Some(&j) = self.holder.get(&t) {
+                    self.placed[j].replaced_by = Some(i);
+                } else if self.files.contains_key(&t) {
+                    self.placed[i].replaces_case_file = true;
+                }
+                self.holder.insert(t.clone(), i);
+                let bytes = match &f.kind {
+                    FileKind::Tools { json, .. } => json.clone().into_bytes(),
+                    _ => f.bytes.clone(),
+                };
+                self.files.insert(t.clone(), bytes);
+                self.placed[i].pi_path = Some(t.clone());
+                self.origins.push((t, f.path.clone()));
+            }
+            None if matches!(f.kind, FileKind::Ignored { .. }) => {
+                self.placed[i].why_not = Some("pi does not read this file".into());
+            }
+            None => {
+                self.placed[i].why_not =
+                    Some(format!("the cwd {cwd} is outside the case's root {root}"));
+                self.notes.push(
+                    Diagnostic::warning(
+                        f.path.as_str(),
+                        None,
+                        format!("the cwd {cwd} is outside the case's root {root}"),
+                    )
+                    .skipping(base_name(&f.path).to_string()),
+                )
+            }
+        }
+    }
+
+    /// The argv into env.json, with `--tools` from a dropped tool set that names the active
+    /// tools (unless the settings panel set them).
+    fn set_args(&mut self, tools_overridden: bool) {
+        if let (Some(active), false) = (self.tools_active.take(), tools_overridden) {
+            remove_flag(&mut self.args, &["--tools", "-t"], true);
+            self.args.push("--tools".into());
+            self.args.push(active.join(","));
+        }
+        let args = std::mem::take(&mut self.args);
+        self.env.insert(
+            "args",
+            Value::Array(args.into_iter().map(Value::from).collect()),
+        );
+    }
+
+    /// The names the core gives the laid-out loose files (absolute paths; the session and
+    /// tools.json as they are): each loose file's, and theirs → the paths the user dropped.
+    fn core_names(&mut self, loose: &[LooseFile]) -> std::collections::BTreeMap<String, String> {
+        let root = &self.root;
+        let agent_dir = self
+            .env
+            .get_str("agentDir")
+            .map(String::from)
+            .unwrap_or_else(|| format!("{root}/home/.pi/agent"));
+        let core_name = |case_path: &str| {
+            if let Some(r) = case_path.strip_prefix("fs/") {
+                join_path(root, r)
+            } else if let Some(r) = case_path.strip_prefix("agent/") {
+                join_path(&agent_dir, r)
+            } else if case_path == "session.jsonl" {
+                join_path(root, "session.jsonl")
+            } else {
+                case_path.to_string()
+            }
+        };
+        for (w, f) in self.placed.iter_mut().zip(loose) {
+            if f.kind != FileKind::Session {
+                w.pi_path = w.pi_path.as_deref().map(core_name);
+            }
+        }
+        let mut origins = std::mem::take(&mut self.origins)
+            .into_iter()
+            .map(|(case_path, original)| (core_name(&case_path), original))
+            .collect::<std::collections::BTreeMap<String, String>>();
+        // inputs_from_case names the session `{root}/session.jsonl` as it is.
+        if let Some(o) = origins.get(&join_path(root, "session.jsonl")).cloned() {
+            origins.insert(format!("{root}/session.jsonl"), o);
+        }
+        origins
+    }
+
+    /// A case.json for a scenario without one: what made it, with env.json's model, thinking
+    /// and cwd.
+    fn make_case_json(&mut self, name: &str) {
+        if self.files.contains_key("case.json") {
+            return;
+        }
+        let mut c = Object::new().with(
+            "about",
+            format!("Made by the ctxlens visualizer from: {name}"),
+        );
+        for k in ["model", "thinking", "cwd"] {
+            if let Some(v) = self.env.get(k) {
+                c.insert(k, v.clone());
+            }
+        }
+        self.files.insert(
+            "case.json".into(),
+            Value::Object(c).to_json_pretty(1).into_bytes(),
+        );
     }
 }
 

@@ -517,87 +517,24 @@ impl AppState {
         }
     }
 
+    /// What the page does with a message from the worker: one function per kind of message.
     fn on_worker(&mut self, m: FromWorker) {
         match m {
-            FromWorker::Ready => {
-                self.ready = true;
-                self.in_flight = None;
-                // A new worker: what the last one was counting is asked again.
-                self.tokens.retain(|_, t| !t.pending());
-                if let Some(l) = self.host.link.borrow().as_ref() {
-                    l.load(self.gen, &self.laid);
-                    if self.catalog_requested && self.catalog.is_none() {
-                        l.catalog(self.release());
-                    }
-                    // Asked for while the worker was starting.
-                    for ((a, b), _) in self
-                        .compares
-                        .iter()
-                        .filter(|(_, c)| **c == Comparison::Pending)
-                    {
-                        l.compare(self.gen, a, b);
-                    }
-                    for ((a, v, t), _) in self.upgrades.iter().filter(|(_, u)| u.pending()) {
-                        l.upgrade(self.gen, a, v, *t);
-                    }
-                }
-                // A new worker: the what-if waiting goes now, else the one the last worker
-                // had in flight goes again.
-                let lost = self.whatif_flight.take().map(|(_, k, _)| k);
-                match (self.whatif_next.take(), lost) {
-                    (Some(next), lost) => {
-                        if let Some(l) = lost.filter(|l| *l != next) {
-                            let mut map = (*self.whatifs).clone();
-                            map.remove(&l);
-                            self.whatifs = Shared::new(map);
-                        }
-                        self.send_whatif(next);
-                    }
-                    (None, Some(lost)) => self.send_whatif(lost),
-                    (None, None) => {}
-                }
-            }
+            FromWorker::Ready => self.on_ready(),
             FromWorker::Progress {
                 gen,
                 api,
                 stage,
                 done,
                 upgrade: Some(pi),
-            } => {
-                if gen != self.gen {
-                    return;
-                }
-                let api = api.unwrap_or_default();
-                let keys: Vec<_> = self
-                    .upgrades
-                    .iter()
-                    .filter(|((a, v, _), u)| *a == api && *v == pi && u.pending())
-                    .map(|(k, _)| k.clone())
-                    .collect();
-                for k in keys {
-                    self.set_upgrade(
-                        k,
-                        Upgrading::Pending {
-                            stage: stage.clone(),
-                            done,
-                        },
-                    );
-                }
-            }
+            } => self.on_upgrade_progress(gen, api, pi, Doing { stage, done }),
             FromWorker::Progress {
                 gen,
                 api,
                 stage,
                 done,
                 upgrade: None,
-            } => {
-                if gen == self.gen {
-                    if let Some(b) = self.busy.as_mut().filter(|b| b.api == api) {
-                        b.stage = stage;
-                        b.done = done;
-                    }
-                }
-            }
+            } => self.on_progress(gen, api, Doing { stage, done }),
             FromWorker::Report {
                 gen,
                 api,
@@ -609,168 +546,34 @@ impl AppState {
                 bytes,
                 ms,
                 memory_bytes,
-            } => {
-                if self.in_flight == Some((gen, api.clone())) {
-                    self.in_flight = None;
-                }
-                if gen != self.gen {
-                    return;
-                }
-                if self.busy.as_ref().is_some_and(|b| b.api == api) {
-                    self.busy = None;
-                }
-                let key = api.clone().unwrap_or_else(|| {
-                    report
-                        .model
-                        .as_ref()
-                        .map(|m| m.api.clone())
-                        .unwrap_or_default()
-                });
-                if api.is_none() {
-                    self.native_api = Some(key.clone());
-                }
-                self.timings.insert(
-                    key.clone(),
-                    Timing {
-                        api: key.clone(),
-                        ms,
-                        memory_bytes,
-                        json_bytes: bytes,
-                    },
-                );
-                if api.is_none() || Some(&key) == self.current_api().as_ref() {
-                    self.last = Some(Timing {
-                        api: key.clone(),
-                        ms,
-                        memory_bytes,
-                        json_bytes: bytes,
-                    });
-                }
-                // The session, its calls and its usage timeline, from the report the worker said
-                // this one shares them with (the page keeps a scenario's reports until the next
-                // scenario).
-                let report = match shared_from {
-                    None => report,
-                    Some(from) => match self.reports.get(&from) {
-                        Some(src) => {
-                            let mut r = report.json().clone();
-                            ctxlens::report::restore_session(&mut r, src);
-                            Shared::new(crate::report::Report::new(r))
-                        }
-                        None => {
-                            self.failures.insert(
-                                key,
-                                format!("the worker's report shares its session with the report of {from}, which the page does not hold"),
-                            );
-                            return;
-                        }
-                    },
-                };
-                if body_pending {
-                    match self.bodies_early.iter().position(|(n, _)| *n == seq) {
-                        Some(i) => match self.bodies_early.remove(i).1 {
-                            Some(parsed) => crate::views::prime_parsed_body(&report, parsed),
-                            None => crate::views::forget_parsed_body(&report),
-                        },
-                        None => {
-                            crate::views::expect_parsed_body(&report);
-                            self.bodies_due.push((seq, report.clone()));
-                            if self.bodies_due.len() > BODIES_DUE {
-                                let (_, r) = self.bodies_due.remove(0);
-                                crate::views::forget_parsed_body(&r);
-                            }
-                        }
-                    }
-                }
-                if provenance_in_worker {
-                    self.prov.insert(key.clone(), Shared::new(BTreeMap::new()));
-                } else {
-                    self.prov.remove(&key);
-                }
-                // A catalog of another release than the one now on screen is let go.
-                let release = report.pi.as_ref().map(|p| p.version);
-                if self.catalog.is_some() && release.is_some() && release != self.catalog_pi {
-                    self.catalog = None;
-                    self.catalog_requested = false;
-                }
-                let mut map = (*self.reports).clone();
-                map.insert(key, report);
-                self.reports = Shared::new(map);
-            }
-            FromWorker::Body { gen, seq, parsed } => {
-                if gen != self.gen {
-                    return;
-                }
-                match self.bodies_due.iter().position(|(n, _)| *n == seq) {
-                    Some(i) => {
-                        let (_, report) = self.bodies_due.remove(i);
-                        match parsed {
-                            Some(parsed) => crate::views::prime_parsed_body(&report, parsed),
-                            None => crate::views::forget_parsed_body(&report),
-                        }
-                    }
-                    None => {
-                        self.bodies_early.push((seq, parsed));
-                        if self.bodies_early.len() > BODIES_DUE {
-                            self.bodies_early.remove(0);
-                        }
-                    }
-                }
-            }
-            FromWorker::BadReport { gen, api, error } => {
-                if self.in_flight == Some((gen, api.clone())) {
-                    self.in_flight = None;
-                }
-                if gen != self.gen {
-                    return;
-                }
-                if self.busy.as_ref().is_some_and(|b| b.api == api) {
-                    self.busy = None;
-                }
-                self.failures.insert(api.clone().unwrap_or_default(), error);
-                if api.is_none() {
-                    self.native_api = Some(String::new());
-                }
-            }
+            } => self.on_report(Arrived {
+                gen,
+                api,
+                seq,
+                report,
+                body_pending,
+                provenance_in_worker,
+                shared_from,
+                bytes,
+                ms,
+                memory_bytes,
+            }),
+            FromWorker::Body { gen, seq, parsed } => self.on_body(gen, seq, parsed),
+            FromWorker::BadReport { gen, api, error } => self.on_bad_report(gen, api, error),
             FromWorker::Provenance {
                 gen,
                 api,
                 path,
                 answer,
-            } => {
-                if gen == self.gen {
-                    if let Some(m) = self.prov.get_mut(&api) {
-                        let mut map = (**m).clone();
-                        map.insert(path, answer);
-                        *m = Shared::new(map);
-                    }
-                }
-            }
-            FromWorker::Compare { gen, a, b, answer } => {
-                if gen == self.gen && self.compares.contains_key(&(a.clone(), b.clone())) {
-                    let c = match answer {
-                        Ok(v) => Comparison::Ready(Shared::new(v)),
-                        Err(e) => Comparison::Failed(e),
-                    };
-                    self.set_compare((a, b), c);
-                }
-            }
+            } => self.on_provenance(gen, &api, path, answer),
+            FromWorker::Compare { gen, a, b, answer } => self.on_compare(gen, (a, b), answer),
             FromWorker::Upgrade {
                 gen,
                 api,
                 pi,
                 tokens,
                 answer,
-            } => {
-                let key = (api, pi, tokens);
-                if gen == self.gen && self.upgrades.contains_key(&key) {
-                    let u = match answer {
-                        Ok(v) => Upgrading::Ready(Shared::new(v)),
-                        Err(e) => Upgrading::Failed(e),
-                    };
-                    self.set_upgrade(key, u);
-                }
-            }
+            } => self.on_upgrade(gen, (api, pi, tokens), answer),
             FromWorker::WhatIf {
                 gen,
                 seq,
@@ -780,140 +583,433 @@ impl AppState {
                 computed,
                 answer,
                 ..
-            } => {
-                self.whatif_computed = computed;
-                if self
-                    .whatif_flight
-                    .as_ref()
-                    .is_some_and(|(s, _, _)| *s == seq)
-                {
-                    self.whatif_flight = None;
-                }
-                let key = (api, changes, tokens);
-                if gen == self.gen && self.whatifs.contains_key(&key) {
-                    let u = match answer {
-                        Ok(v) => Upgrading::Ready(Shared::new(v)),
-                        Err(e) => Upgrading::Failed(e),
-                    };
-                    self.set_whatif(key, u);
-                }
-                // The latest asked for meanwhile, now; else the whole session of the what-if on
-                // screen when only its request is answered (this one, or one whose session a newer
-                // what-if dropped in the worker and that is wanted again).
-                if self.whatif_flight.is_none() {
-                    if let Some(k) = self.whatif_next.take() {
-                        self.send_whatif(k);
-                    } else if let Some(w) = self.whatif_wanted.clone() {
-                        if matches!(self.whatifs.get(&w), Some(Upgrading::Ready(v)) if session_pending(v))
-                        {
-                            self.send_whatif_session(w);
-                        }
-                    }
-                }
-            }
+            } => self.on_whatif(WhatIfAnswer {
+                gen,
+                seq,
+                key: (api, changes, tokens),
+                computed,
+                answer,
+            }),
             FromWorker::WhatIfProgress {
                 gen,
                 api,
                 changes,
                 stage,
                 done,
-            } => {
-                let key = (api, changes, false);
-                for k in [key.clone(), (key.0, key.1, true)] {
-                    if gen == self.gen && self.whatifs.get(&k).is_some_and(Upgrading::pending) {
-                        self.set_whatif(
-                            k,
-                            Upgrading::Pending {
-                                stage: stage.clone(),
-                                done,
-                            },
-                        );
-                    }
-                }
+            } => self.on_whatif_progress(gen, (api, changes, false), Doing { stage, done }),
+            FromWorker::Tokens { gen, api, update } => self.on_tokens(gen, api, update),
+            FromWorker::Catalog { pi, json } => self.on_catalog(pi, &json),
+            FromWorker::Crashed { message } => self.on_crash(&message),
+        }
+    }
+
+    /// The worker is ready: the scenario is loaded into it, and what was asked for while it
+    /// was starting (or lost with the last worker) is asked again.
+    fn on_ready(&mut self) {
+        self.ready = true;
+        self.in_flight = None;
+        // A new worker: what the last one was counting is asked again.
+        self.tokens.retain(|_, t| !t.pending());
+        if let Some(l) = self.host.link.borrow().as_ref() {
+            l.load(self.gen, &self.laid);
+            if self.catalog_requested && self.catalog.is_none() {
+                l.catalog(self.release());
             }
-            FromWorker::Tokens { gen, api, update } => {
-                if gen != self.gen {
-                    return;
-                }
-                // An assembly asked for waits while the worker finishes another protocol's
-                // tokens: the status says so, with how far the count is.
-                if let Some(b) = self
-                    .busy
-                    .as_mut()
-                    .filter(|b| b.api.as_deref() != Some(api.as_str()) && b.done == 0.0)
-                {
-                    if let Some(stage) = waiting_for_tokens(&api, &update) {
-                        b.stage = stage;
-                    }
-                }
-                if self.tokens.contains_key(&api) {
-                    self.tokens.insert(api, update);
-                }
+            // Asked for while the worker was starting.
+            for ((a, b), _) in self
+                .compares
+                .iter()
+                .filter(|(_, c)| **c == Comparison::Pending)
+            {
+                l.compare(self.gen, a, b);
             }
-            FromWorker::Catalog { pi, json } => {
-                self.catalog_pi = pi;
-                let list = js::parse(&json)
-                    .ok()
-                    .and_then(|v| v.as_array().cloned())
-                    .unwrap_or_default();
-                let models = list
-                    .iter()
-                    .filter_map(|m| {
-                        Some(CatalogModel {
-                            reference: m.get_str("ref")?.to_string(),
-                            name: m.get_str("name").unwrap_or("").to_string(),
-                            api: m.get_str("api").unwrap_or("").to_string(),
-                        })
-                    })
-                    .collect();
-                self.catalog = Some(Rc::new(models));
+            for ((a, v, t), _) in self.upgrades.iter().filter(|(_, u)| u.pending()) {
+                l.upgrade(self.gen, a, v, *t);
             }
-            FromWorker::Crashed { message } => {
-                // With no assembly in flight, it was a comparison that stopped the worker.
-                let comparing = self.in_flight.is_none()
-                    && (self.compares.values().any(|c| *c == Comparison::Pending)
-                        || self.upgrades.values().any(Upgrading::pending)
-                        || self.whatifs.values().any(Upgrading::pending));
-                self.fail_pending_compares(&format!("the worker stopped ({message})"));
-                // Not asked again (it might stop the worker again): said.
-                for t in self.tokens.values_mut().filter(|t| t.pending()) {
-                    *t = TokenUpdate::Failed {
-                        vocabulary: None,
-                        error: format!(
-                            "the worker stopped before the tokens were counted ({message})"
-                        ),
-                        compaction: Shared::new(Value::Null),
-                    };
+        }
+        // A new worker: the what-if waiting goes now, else the one the last worker
+        // had in flight goes again.
+        let lost = self.whatif_flight.take().map(|(_, k, _)| k);
+        match (self.whatif_next.take(), lost) {
+            (Some(next), lost) => {
+                if let Some(l) = lost.filter(|l| *l != next) {
+                    let mut map = (*self.whatifs).clone();
+                    map.remove(&l);
+                    self.whatifs = Shared::new(map);
                 }
-                // A worker that stopped before it was ready would stop again: not started
-                // over and over; said, and Assemble again starts one.
-                let starting = !self.ready;
-                if !comparing && !starting {
-                    let key = match &self.in_flight {
-                        Some((_, Some(a))) => a.clone(),
-                        _ => String::new(),
-                    };
-                    if key.is_empty() {
-                        self.native_api = Some(String::new());
-                    }
-                    self.failures
-                        .insert(key, format!("the assembly stopped: {message}"));
-                }
-                self.in_flight = None;
-                self.busy = None;
-                self.ready = false;
-                if starting {
-                    drop(self.host.link.borrow_mut().take());
-                    self.failures.insert(
-                        "worker".into(),
-                        format!("the worker stopped while it was starting: {message}"),
-                    );
-                } else if let Err(e) = self.host.start() {
-                    self.failures.insert("worker".into(), e);
+                self.send_whatif(next);
+            }
+            (None, Some(lost)) => self.send_whatif(lost),
+            (None, None) => {}
+        }
+    }
+
+    /// How far the worker is with the upgrade comparison of protocol `api` under release `pi`.
+    fn on_upgrade_progress(&mut self, gen: u64, api: Option<String>, pi: String, doing: Doing) {
+        if gen != self.gen {
+            return;
+        }
+        let api = api.unwrap_or_default();
+        let keys: Vec<_> = self
+            .upgrades
+            .iter()
+            .filter(|((a, v, _), u)| *a == api && *v == pi && u.pending())
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in keys {
+            self.set_upgrade(k, doing.pending());
+        }
+    }
+
+    /// How far the worker is with the assembly of protocol `api`'s report (the status line).
+    fn on_progress(&mut self, gen: u64, api: Option<String>, doing: Doing) {
+        if gen == self.gen {
+            if let Some(b) = self.busy.as_mut().filter(|b| b.api == api) {
+                b.stage = doing.stage;
+                b.done = doing.done;
+            }
+        }
+    }
+
+    /// The assembly of (`gen`, `api`) is over (a report or why there is none): no longer in
+    /// flight, nor on the status line; false when it was of another scenario.
+    fn assembly_over(&mut self, gen: u64, api: &Option<String>) -> bool {
+        if self.in_flight == Some((gen, api.clone())) {
+            self.in_flight = None;
+        }
+        if gen != self.gen {
+            return false;
+        }
+        if self.busy.as_ref().is_some_and(|b| b.api == *api) {
+            self.busy = None;
+        }
+        true
+    }
+
+    /// A report from the worker: kept under its protocol, with its timing, its session (when
+    /// it shares another report's), its body parsed to come and its provenance.
+    fn on_report(&mut self, r: Arrived) {
+        if !self.assembly_over(r.gen, &r.api) {
+            return;
+        }
+        let key = r.api.clone().unwrap_or_else(|| {
+            r.report
+                .model
+                .as_ref()
+                .map(|m| m.api.clone())
+                .unwrap_or_default()
+        });
+        if r.api.is_none() {
+            self.native_api = Some(key.clone());
+        }
+        let timing = Timing {
+            api: key.clone(),
+            ms: r.ms,
+            memory_bytes: r.memory_bytes,
+            json_bytes: r.bytes,
+        };
+        self.timings.insert(key.clone(), timing.clone());
+        if r.api.is_none() || Some(&key) == self.current_api().as_ref() {
+            self.last = Some(timing);
+        }
+        let Some(report) = self.with_session(&key, r.report, r.shared_from) else {
+            return;
+        };
+        if r.body_pending {
+            self.await_body(r.seq, &report);
+        }
+        if r.provenance_in_worker {
+            self.prov.insert(key.clone(), Shared::new(BTreeMap::new()));
+        } else {
+            self.prov.remove(&key);
+        }
+        // A catalog of another release than the one now on screen is let go.
+        let release = report.pi.as_ref().map(|p| p.version);
+        if self.catalog.is_some() && release.is_some() && release != self.catalog_pi {
+            self.catalog = None;
+            self.catalog_requested = false;
+        }
+        let mut map = (*self.reports).clone();
+        map.insert(key, report);
+        self.reports = Shared::new(map);
+    }
+
+    /// Report `key` with its session, its calls and its usage timeline, from the report the
+    /// worker said this one shares them with (the page keeps a scenario's reports until the next
+    /// scenario); `None` (a failure noted) when the page does not hold that one.
+    fn with_session(
+        &mut self,
+        key: &str,
+        report: Shared<crate::report::Report>,
+        shared_from: Option<String>,
+    ) -> Option<Shared<crate::report::Report>> {
+        let Some(from) = shared_from else {
+            return Some(report);
+        };
+        match self.reports.get(&from) {
+            Some(src) => {
+                let mut r = report.json().clone();
+                ctxlens::report::restore_session(&mut r, src);
+                Some(Shared::new(crate::report::Report::new(r)))
+            }
+            None => {
+                self.failures.insert(
+                    key.to_string(),
+                    format!("the worker's report shares its session with the report of {from}, which the page does not hold"),
+                );
+                None
+            }
+        }
+    }
+
+    /// Report `seq`'s body parsed: given to it when it was joined first, else waited for.
+    fn await_body(&mut self, seq: u64, report: &Shared<crate::report::Report>) {
+        match self.bodies_early.iter().position(|(n, _)| *n == seq) {
+            Some(i) => match self.bodies_early.remove(i).1 {
+                Some(parsed) => crate::views::prime_parsed_body(report, parsed),
+                None => crate::views::forget_parsed_body(report),
+            },
+            None => {
+                crate::views::expect_parsed_body(report);
+                self.bodies_due.push((seq, report.clone()));
+                if self.bodies_due.len() > BODIES_DUE {
+                    let (_, r) = self.bodies_due.remove(0);
+                    crate::views::forget_parsed_body(&r);
                 }
             }
         }
     }
+
+    /// The body of report `seq` parsed: given to its report, or kept until the report comes.
+    fn on_body(&mut self, gen: u64, seq: u64, parsed: Option<Shared<Value>>) {
+        if gen != self.gen {
+            return;
+        }
+        match self.bodies_due.iter().position(|(n, _)| *n == seq) {
+            Some(i) => {
+                let (_, report) = self.bodies_due.remove(i);
+                match parsed {
+                    Some(parsed) => crate::views::prime_parsed_body(&report, parsed),
+                    None => crate::views::forget_parsed_body(&report),
+                }
+            }
+            None => {
+                self.bodies_early.push((seq, parsed));
+                if self.bodies_early.len() > BODIES_DUE {
+                    self.bodies_early.remove(0);
+                }
+            }
+        }
+    }
+
+    /// A report that could not be made or put together: why, under its protocol.
+    fn on_bad_report(&mut self, gen: u64, api: Option<String>, error: String) {
+        if !self.assembly_over(gen, &api) {
+            return;
+        }
+        self.failures.insert(api.clone().unwrap_or_default(), error);
+        if api.is_none() {
+            self.native_api = Some(String::new());
+        }
+    }
+
+    /// The worker's answer for one body path of protocol `api`'s report.
+    fn on_provenance(&mut self, gen: u64, api: &str, path: String, answer: Value) {
+        if gen == self.gen {
+            if let Some(m) = self.prov.get_mut(api) {
+                let mut map = (**m).clone();
+                map.insert(path, answer);
+                *m = Shared::new(map);
+            }
+        }
+    }
+
+    /// The worker's comparison of two protocols, if it is still wanted.
+    fn on_compare(&mut self, gen: u64, key: (String, String), answer: Result<Value, String>) {
+        if gen == self.gen && self.compares.contains_key(&key) {
+            let c = match answer {
+                Ok(v) => Comparison::Ready(Shared::new(v)),
+                Err(e) => Comparison::Failed(e),
+            };
+            self.set_compare(key, c);
+        }
+    }
+
+    /// The worker's upgrade comparison, if it is still wanted.
+    fn on_upgrade(&mut self, gen: u64, key: (String, String, bool), answer: Result<Value, String>) {
+        if gen == self.gen && self.upgrades.contains_key(&key) {
+            let u = match answer {
+                Ok(v) => Upgrading::Ready(Shared::new(v)),
+                Err(e) => Upgrading::Failed(e),
+            };
+            self.set_upgrade(key, u);
+        }
+    }
+
+    /// The worker's what-if: kept if it is still wanted, and the next what-if sent.
+    fn on_whatif(&mut self, w: WhatIfAnswer) {
+        self.whatif_computed = w.computed;
+        if self
+            .whatif_flight
+            .as_ref()
+            .is_some_and(|(s, _, _)| *s == w.seq)
+        {
+            self.whatif_flight = None;
+        }
+        if w.gen == self.gen && self.whatifs.contains_key(&w.key) {
+            let u = match w.answer {
+                Ok(v) => Upgrading::Ready(Shared::new(v)),
+                Err(e) => Upgrading::Failed(e),
+            };
+            self.set_whatif(w.key, u);
+        }
+        // The latest asked for meanwhile, now; else the whole session of the what-if on
+        // screen when only its request is answered (this one, or one whose session a newer
+        // what-if dropped in the worker and that is wanted again).
+        if self.whatif_flight.is_none() {
+            if let Some(k) = self.whatif_next.take() {
+                self.send_whatif(k);
+            } else if let Some(w) = self.whatif_wanted.clone() {
+                if matches!(self.whatifs.get(&w), Some(Upgrading::Ready(v)) if session_pending(v)) {
+                    self.send_whatif_session(w);
+                }
+            }
+        }
+    }
+
+    /// How far the worker is with the what-if of `key` (asked with tokens or without).
+    fn on_whatif_progress(&mut self, gen: u64, key: WhatIfKey, doing: Doing) {
+        for k in [key.clone(), (key.0, key.1, true)] {
+            if gen == self.gen && self.whatifs.get(&k).is_some_and(Upgrading::pending) {
+                self.set_whatif(k, doing.pending());
+            }
+        }
+    }
+
+    /// Where the token counts of protocol `api`'s report are.
+    fn on_tokens(&mut self, gen: u64, api: String, update: TokenUpdate) {
+        if gen != self.gen {
+            return;
+        }
+        // An assembly asked for waits while the worker finishes another protocol's
+        // tokens: the status says so, with how far the count is.
+        if let Some(b) = self
+            .busy
+            .as_mut()
+            .filter(|b| b.api.as_deref() != Some(api.as_str()) && b.done == 0.0)
+        {
+            if let Some(stage) = waiting_for_tokens(&api, &update) {
+                b.stage = stage;
+            }
+        }
+        if self.tokens.contains_key(&api) {
+            self.tokens.insert(api, update);
+        }
+    }
+
+    /// The model catalog of pi release `pi` (the model picker's list).
+    fn on_catalog(&mut self, pi: Option<ctxlens::PiVersion>, json: &str) {
+        self.catalog_pi = pi;
+        let list = js::parse(json)
+            .ok()
+            .and_then(|v| v.as_array().cloned())
+            .unwrap_or_default();
+        let models = list
+            .iter()
+            .filter_map(|m| {
+                Some(CatalogModel {
+                    reference: m.get_str("ref")?.to_string(),
+                    name: m.get_str("name").unwrap_or("").to_string(),
+                    api: m.get_str("api").unwrap_or("").to_string(),
+                })
+            })
+            .collect();
+        self.catalog = Some(Rc::new(models));
+    }
+
+    /// The worker stopped: what it was doing fails with why, and a new one is started (unless
+    /// it stopped while starting).
+    fn on_crash(&mut self, message: &str) {
+        // With no assembly in flight, it was a comparison that stopped the worker.
+        let comparing = self.in_flight.is_none()
+            && (self.compares.values().any(|c| *c == Comparison::Pending)
+                || self.upgrades.values().any(Upgrading::pending)
+                || self.whatifs.values().any(Upgrading::pending));
+        self.fail_pending_compares(&format!("the worker stopped ({message})"));
+        // Not asked again (it might stop the worker again): said.
+        for t in self.tokens.values_mut().filter(|t| t.pending()) {
+            *t = TokenUpdate::Failed {
+                vocabulary: None,
+                error: format!("the worker stopped before the tokens were counted ({message})"),
+                compaction: Shared::new(Value::Null),
+            };
+        }
+        // A worker that stopped before it was ready would stop again: not started
+        // over and over; said, and Assemble again starts one.
+        let starting = !self.ready;
+        if !comparing && !starting {
+            let key = match &self.in_flight {
+                Some((_, Some(a))) => a.clone(),
+                _ => String::new(),
+            };
+            if key.is_empty() {
+                self.native_api = Some(String::new());
+            }
+            self.failures
+                .insert(key, format!("the assembly stopped: {message}"));
+        }
+        self.in_flight = None;
+        self.busy = None;
+        self.ready = false;
+        if starting {
+            drop(self.host.link.borrow_mut().take());
+            self.failures.insert(
+                "worker".into(),
+                format!("the worker stopped while it was starting: {message}"),
+            );
+        } else if let Err(e) = self.host.start() {
+            self.failures.insert("worker".into(), e);
+        }
+    }
+}
+
+/// What the worker is doing for one job: its stage, and the share done (0–1).
+struct Doing {
+    stage: String,
+    done: f64,
+}
+
+impl Doing {
+    /// A comparison or what-if still on its way, at this stage.
+    fn pending(&self) -> Upgrading {
+        Upgrading::Pending {
+            stage: self.stage.clone(),
+            done: self.done,
+        }
+    }
+}
+
+/// A report from the worker (`FromWorker::Report`), as the page takes it in.
+struct Arrived {
+    gen: u64,
+    api: Option<String>,
+    seq: u64,
+    report: Shared<crate::report::Report>,
+    body_pending: bool,
+    provenance_in_worker: bool,
+    shared_from: Option<String>,
+    bytes: usize,
+    ms: f64,
+    memory_bytes: f64,
+}
+
+/// A what-if from the worker (`FromWorker::WhatIf`): its answer, and the worker's count.
+struct WhatIfAnswer {
+    gen: u64,
+    seq: u64,
+    key: WhatIfKey,
+    computed: u64,
+    answer: Result<Value, String>,
 }
 
 impl Reducible for AppState {
