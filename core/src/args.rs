@@ -92,23 +92,57 @@ pub fn split_list(value: &str) -> Vec<String> {
 /// consume it only when one follows (as pi's `i + 1 < args.length` checks do); otherwise the flag
 /// falls through to the unknown-flag branch, as in pi. Diagnostics use pi's messages.
 pub fn parse(pi: &Pi, args: &[String], diags: &mut Vec<Diagnostic>) -> PiArgs {
-    let mut out = PiArgs::default();
-    let mut i = 0;
-    let has_next = |i: usize| i + 1 < args.len();
-    while i < args.len() {
-        let arg = args[i].as_str();
+    let mut p = ArgParser {
+        pi,
+        args,
+        i: 0,
+        out: PiArgs::default(),
+        diags,
+    };
+    while p.i < args.len() {
+        let arg = args[p.i].as_str();
         match arg {
             "--" => {
-                for p in &args[i + 1..] {
-                    match p.strip_prefix('@') {
-                        Some(f) => out.file_args.push(f.to_string()),
-                        None => out.messages.push(p.clone()),
+                for a in &args[p.i + 1..] {
+                    match a.strip_prefix('@') {
+                        Some(f) => p.out.file_args.push(f.to_string()),
+                        None => p.out.messages.push(a.clone()),
                     }
                 }
                 break;
             }
+            _ => {
+                if !p.startup_flag(arg) && !p.tool_flag(arg) && !p.mode_flag(arg) {
+                    p.other_arg(arg);
+                }
+            }
+        }
+        p.i += 1;
+    }
+    p.out
+}
+
+/// `parseArgs`' loop state: the arguments, the index of the one being read (`i`), and what
+/// has been found so far.
+struct ArgParser<'a> {
+    pi: &'a Pi,
+    args: &'a [String],
+    i: usize,
+    out: PiArgs,
+    diags: &'a mut Vec<Diagnostic>,
+}
+
+impl ArgParser<'_> {
+    /// pi's `i + 1 < args.length`: a value follows the flag.
+    fn has_next(&self) -> bool {
+        self.i + 1 < self.args.len()
+    }
+
+    /// `parseArgs`' info, session, resource, model and system-prompt flags (`false`: not one).
+    fn startup_flag(&mut self, arg: &str) -> bool {
+        match arg {
             "--help" | "-h" | "--version" | "-v" => {
-                diags.push(Diagnostic::warning(
+                self.diags.push(Diagnostic::warning(
                     ARGS,
                     None,
                     format!("{arg}: pi would print and exit without sending a request"),
@@ -116,72 +150,82 @@ pub fn parse(pi: &Pi, args: &[String], diags: &mut Vec<Diagnostic>) -> PiArgs {
             }
             "--continue" | "-c" | "--resume" | "-r" | "--no-session" | "--verbose"
             | "--no-themes" => {}
-            "--offline" => out.offline = true,
-            "--no-prompt-templates" | "-np" => out.no_prompt_templates = true,
-            "--prompt-template" if has_next(i) => {
-                i += 1;
-                out.prompt_templates.push(args[i].clone());
+            "--offline" => self.out.offline = true,
+            "--no-prompt-templates" | "-np" => self.out.no_prompt_templates = true,
+            "--prompt-template" if self.has_next() => {
+                self.i += 1;
+                self.out.prompt_templates.push(self.args[self.i].clone());
             }
             "--mode" | "--session" | "--session-id" | "--fork" | "--session-dir" | "--export"
             | "--theme"
-                if has_next(i) =>
+                if self.has_next() =>
             {
-                i += 1;
+                self.i += 1;
             }
-            "--extension" | "-e" if has_next(i) => {
-                i += 1;
-                out.extensions.push(args[i].clone());
+            "--extension" | "-e" if self.has_next() => {
+                self.i += 1;
+                self.out.extensions.push(self.args[self.i].clone());
             }
-            "--api-key" if has_next(i) => {
-                i += 1;
-                out.api_key = Some(args[i].clone());
+            "--api-key" if self.has_next() => {
+                self.i += 1;
+                self.out.api_key = Some(self.args[self.i].clone());
             }
-            "--models" if has_next(i) => {
-                i += 1;
-                out.models = Some(split_list(&args[i]));
+            "--models" if self.has_next() => {
+                self.i += 1;
+                self.out.models = Some(split_list(&self.args[self.i]));
             }
-            "--provider" if has_next(i) => {
-                i += 1;
-                out.provider = Some(args[i].clone());
+            "--provider" if self.has_next() => {
+                self.i += 1;
+                self.out.provider = Some(self.args[self.i].clone());
             }
-            "--model" if has_next(i) => {
-                i += 1;
-                out.model = Some(args[i].clone());
+            "--model" if self.has_next() => {
+                self.i += 1;
+                self.out.model = Some(self.args[self.i].clone());
             }
-            "--system-prompt" if has_next(i) => {
-                i += 1;
-                out.system_prompt = Some(args[i].clone());
+            "--system-prompt" if self.has_next() => {
+                self.i += 1;
+                self.out.system_prompt = Some(self.args[self.i].clone());
             }
-            "--append-system-prompt" if has_next(i) => {
-                i += 1;
-                out.append_system_prompt
+            "--append-system-prompt" if self.has_next() => {
+                self.i += 1;
+                self.out
+                    .append_system_prompt
                     .get_or_insert_with(Vec::new)
-                    .push(args[i].clone());
+                    .push(self.args[self.i].clone());
             }
+            _ => return false,
+        }
+        true
+    }
+
+    /// `parseArgs`' `--name`, tool, thinking, print, extension and skill flags (`false`: not one).
+    fn tool_flag(&mut self, arg: &str) -> bool {
+        match arg {
             "--name" | "-n" => {
-                if has_next(i) {
-                    i += 1;
+                if self.has_next() {
+                    self.i += 1;
                 } else {
-                    diags.push(Diagnostic::error(ARGS, None, "--name requires a value"));
+                    self.diags
+                        .push(Diagnostic::error(ARGS, None, "--name requires a value"));
                 }
             }
-            "--no-tools" | "-nt" => out.no_tools = true,
-            "--no-builtin-tools" | "-nbt" => out.no_builtin_tools = true,
-            "--tools" | "-t" if has_next(i) => {
-                i += 1;
-                out.tools = Some(split_list(&args[i]));
+            "--no-tools" | "-nt" => self.out.no_tools = true,
+            "--no-builtin-tools" | "-nbt" => self.out.no_builtin_tools = true,
+            "--tools" | "-t" if self.has_next() => {
+                self.i += 1;
+                self.out.tools = Some(split_list(&self.args[self.i]));
             }
-            "--exclude-tools" | "-xt" if has_next(i) => {
-                i += 1;
-                out.exclude_tools = Some(split_list(&args[i]));
+            "--exclude-tools" | "-xt" if self.has_next() => {
+                self.i += 1;
+                self.out.exclude_tools = Some(split_list(&self.args[self.i]));
             }
-            "--thinking" if has_next(i) => {
-                i += 1;
-                let level = &args[i];
-                if is_valid_thinking_level(pi, level) {
-                    out.thinking = Some(level.clone());
+            "--thinking" if self.has_next() => {
+                self.i += 1;
+                let level = &self.args[self.i];
+                if is_valid_thinking_level(self.pi, level) {
+                    self.out.thinking = Some(level.clone());
                 } else {
-                    diags.push(Diagnostic::warning(
+                    self.diags.push(Diagnostic::warning(
                         ARGS,
                         None,
                         format!("Invalid thinking level \"{level}\". Valid values: off, minimal, low, medium, high, xhigh, max"),
@@ -189,67 +233,85 @@ pub fn parse(pi: &Pi, args: &[String], diags: &mut Vec<Diagnostic>) -> PiArgs {
                 }
             }
             "--print" | "-p" => {
-                out.print = true;
-                if let Some(next) = args.get(i + 1) {
+                self.out.print = true;
+                if let Some(next) = self.args.get(self.i + 1) {
                     if !next.starts_with('@') && (!next.starts_with('-') || next.starts_with("---"))
                     {
-                        out.messages.push(next.clone());
-                        i += 1;
+                        self.out.messages.push(next.clone());
+                        self.i += 1;
                     }
                 }
             }
-            "--no-extensions" | "-ne" => out.no_extensions = true,
-            "--skill" if has_next(i) => {
-                i += 1;
-                out.skills.push(args[i].clone());
+            "--no-extensions" | "-ne" => self.out.no_extensions = true,
+            "--skill" if self.has_next() => {
+                self.i += 1;
+                self.out.skills.push(self.args[self.i].clone());
             }
-            "--use-theme" => match args.get(i + 1) {
-                Some(t) if !t.starts_with('-') => i += 1,
-                _ => diags.push(Diagnostic::error(
+            _ => return false,
+        }
+        true
+    }
+
+    /// `parseArgs`' theme, no-skills/context, list-models, TUI and approval flags (`false`: none).
+    fn mode_flag(&mut self, arg: &str) -> bool {
+        match arg {
+            "--use-theme" => match self.args.get(self.i + 1) {
+                Some(t) if !t.starts_with('-') => self.i += 1,
+                _ => self.diags.push(Diagnostic::error(
                     ARGS,
                     None,
                     "--use-theme requires a theme name",
                 )),
             },
-            "--no-skills" | "-ns" => out.no_skills = true,
-            "--no-context-files" | "-nc" => out.no_context_files = true,
+            "--no-skills" | "-ns" => self.out.no_skills = true,
+            "--no-context-files" | "-nc" => self.out.no_context_files = true,
             "--list-models" => {
-                diags.push(Diagnostic::warning(
+                self.diags.push(Diagnostic::warning(
                     ARGS,
                     None,
                     "--list-models: pi would list models and exit without sending a request",
                 ));
-                if args
-                    .get(i + 1)
+                if self
+                    .args
+                    .get(self.i + 1)
                     .is_some_and(|n| !n.starts_with('-') && !n.starts_with('@'))
                 {
-                    i += 1;
+                    self.i += 1;
                 }
             }
-            "--tui-mode" => match args.get(i + 1).map(String::as_str) {
-                Some("regular" | "fullscreen") => i += 1,
-                None => diags.push(Diagnostic::error(
+            "--tui-mode" => match self.args.get(self.i + 1).map(String::as_str) {
+                Some("regular" | "fullscreen") => self.i += 1,
+                None => self.diags.push(Diagnostic::error(
                     ARGS,
                     None,
                     "--tui-mode requires regular or fullscreen",
                 )),
-                Some(m) if m.starts_with('-') => diags.push(Diagnostic::error(
+                Some(m) if m.starts_with('-') => self.diags.push(Diagnostic::error(
                     ARGS,
                     None,
                     "--tui-mode requires regular or fullscreen",
                 )),
                 Some(m) => {
-                    diags.push(Diagnostic::error(
+                    self.diags.push(Diagnostic::error(
                         ARGS,
                         None,
                         format!("Invalid TUI mode \"{m}\". Valid values: regular, fullscreen"),
                     ));
-                    i += 1;
+                    self.i += 1;
                 }
             },
-            "--approve" | "-a" => out.approve = Some(true),
-            "--no-approve" | "-na" => out.approve = Some(false),
-            _ if arg.starts_with('@') => out
+            "--approve" | "-a" => self.out.approve = Some(true),
+            "--no-approve" | "-na" => self.out.approve = Some(false),
+            _ => return false,
+        }
+        true
+    }
+
+    /// `parseArgs`' last branches: an `@file`, an unknown `--flag` or `-x`, else a message.
+    fn other_arg(&mut self, arg: &str) {
+        match arg {
+            _ if arg.starts_with('@') => self
+                .out
                 .file_args
                 .push(arg.get(1..).unwrap_or_default().to_string()),
             _ if arg.starts_with("--") => {
@@ -258,9 +320,9 @@ pub fn parse(pi: &Pi, args: &[String], diags: &mut Vec<Diagnostic>) -> PiArgs {
                         arg.get(2..eq).unwrap_or_default().to_string(),
                         Some(arg.get(eq + 1..).unwrap_or_default().to_string()),
                     ),
-                    None => match args.get(i + 1) {
+                    None => match self.args.get(self.i + 1) {
                         Some(next) if !next.starts_with('-') && !next.starts_with('@') => {
-                            i += 1;
+                            self.i += 1;
                             (
                                 arg.get(2..).unwrap_or_default().to_string(),
                                 Some(next.clone()),
@@ -271,7 +333,7 @@ pub fn parse(pi: &Pi, args: &[String], diags: &mut Vec<Diagnostic>) -> PiArgs {
                 };
                 // Unknown flags go to extensions (CA/core/agent-session-services.js:20–43); with
                 // none registering them pi stops with "Unknown option".
-                diags.push(
+                self.diags.push(
                     Diagnostic::error(
                         ARGS,
                         None,
@@ -282,22 +344,20 @@ pub fn parse(pi: &Pi, args: &[String], diags: &mut Vec<Diagnostic>) -> PiArgs {
                         None => format!("--{name}"),
                     }),
                 );
-                match out.unknown_flags.iter_mut().find(|(n, _)| *n == name) {
+                match self.out.unknown_flags.iter_mut().find(|(n, _)| *n == name) {
                     Some(slot) => slot.1 = value,
-                    None => out.unknown_flags.push((name, value)),
+                    None => self.out.unknown_flags.push((name, value)),
                 }
             }
             _ if arg.starts_with('-') => {
-                diags.push(
+                self.diags.push(
                     Diagnostic::error(ARGS, None, format!("Unknown option: {arg}"))
                         .skipping(arg.to_string()),
                 );
             }
-            _ => out.messages.push(arg.to_string()),
+            _ => self.out.messages.push(arg.to_string()),
         }
-        i += 1;
     }
-    out
 }
 
 /// What the `@file` arguments contribute to the first message: text prepended to the prompt
