@@ -195,16 +195,61 @@ pub fn calibrate(
     }
     // The session is read once for every call rebuilt.
     let ws = crate::Workspace::with_budget(0);
+    let rebuild = Rebuild {
+        inputs,
+        a,
+        target,
+        vocabulary,
+        ws,
+    };
     for call in picked.into_iter().map(|i| with_usage[i]) {
+        out.calls.push(rebuild.call(call, counter.as_deref_mut())?);
+    }
+    let used: Vec<&CallTokens> = out.calls.iter().filter(|c| c.used).collect();
+    if used.is_empty() {
+        out.notes.push(if out.calls.is_empty() {
+            "no call of this session recorded its usage".into()
+        } else {
+            "no call of this model with usage could be used".into()
+        });
+        return Ok(out);
+    }
+    if counter.is_some() {
+        out.framing = Some(framing(&used));
+        return Ok(out);
+    }
+    out.estimate = Some(estimate(&used, &mut out.notes));
+    Ok(out)
+}
+
+/// What every call's rebuild shares: the inputs, the assembly calibrated, its model and
+/// vocabulary, and the workspace that reads the session once.
+struct Rebuild<'a> {
+    inputs: &'a Inputs,
+    a: &'a Assembly,
+    target: Option<(String, String)>,
+    vocabulary: Option<crate::tokens::Vocabulary>,
+    ws: crate::Workspace,
+}
+
+impl Rebuild<'_> {
+    /// Rebuilds one call with usage and measures it (counted with `counter` when the call's
+    /// vocabulary is the assembly's), with why it is not used in the fit.
+    fn call(
+        &self,
+        call: &crate::calls::Call,
+        mut counter: Option<&mut (dyn TokenCounter + '_)>,
+    ) -> Result<CallTokens, String> {
+        let (a, vocabulary, target) = (self.a, &self.vocabulary, &self.target);
         let u = call.usage.as_ref().expect("filtered");
         let reported = u.input + u.cache_read + u.cache_write;
-        let mut i = inputs.clone();
+        let mut i = self.inputs.clone();
         i.prompt = None;
         i.call = Some(match &call.entry_id {
             Some(id) => CallRef::Entry(id.clone()),
             None => CallRef::Index(call.index),
         });
-        let rebuilt = ws.assemble(&i);
+        let rebuilt = self.ws.assemble(&i);
         let mut row = CallTokens {
             index: call.index,
             entry_id: call.entry_id.clone(),
@@ -225,7 +270,7 @@ pub fn calibrate(
         // of another model is another vocabulary); the estimate is fitted on the calls of the
         // same model id (its provider may be named otherwise in an older session).
         let same_vocabulary =
-            vocabulary.is_some() && crate::tokens::vocabulary_of(&rebuilt) == vocabulary;
+            vocabulary.is_some() && crate::tokens::vocabulary_of(&rebuilt) == *vocabulary;
         let s: Option<Stats> = match counter.as_deref_mut() {
             Some(c) if same_vocabulary => stats::compute_with_tokens(&rebuilt, c)?,
             _ => rebuilt.stats().cloned(),
@@ -246,71 +291,78 @@ pub fn calibrate(
                 row.tokens = s.tokenizer.is_some().then(|| s.total_tokens());
                 row.messages = s.by_message.len();
                 row.images = s.by_kind.images;
-                let model = rebuilt_model(&rebuilt);
-                // A warning about this call's rebuild that the assembly of the request itself
-                // does not have (an older pi made the call, ...): not what was sent.
-                let warning = rebuilt
-                    .diagnostics
-                    .iter()
-                    .find(|d| d.severity != crate::Severity::Info && !a.diagnostics.contains(d));
-                row.note = if let Some(w) = warning {
-                    Some(format!("not comparable: {}", w.message))
-                } else if call.model.is_some() && model != call.model {
-                    Some(format!(
-                        "rebuilt with {}, not the model the call used ({}): not comparable",
-                        model.as_deref().unwrap_or("no model"),
-                        call.model.as_deref().unwrap_or_default()
-                    ))
-                } else if !same_model && counter.is_some() {
-                    Some("a model with another vocabulary: not counted".into())
-                } else if !same_model {
-                    Some("another model: not used in this model's fit".into())
-                } else if reported <= 0.0 {
-                    Some("the provider reported no prompt tokens".into())
-                } else if row.images > 0 {
-                    Some(
-                        "images: the provider counts them from their pixels, not their data".into(),
-                    )
-                } else {
-                    None
-                };
+                row.note = note(a, call, &rebuilt, &row, same_model, counter.is_some());
                 row.used = row.note.is_none();
             }
         }
-        out.calls.push(row);
+        Ok(row)
     }
-    let used: Vec<&CallTokens> = out.calls.iter().filter(|c| c.used).collect();
-    if used.is_empty() {
-        out.notes.push(if out.calls.is_empty() {
-            "no call of this session recorded its usage".into()
+}
+
+/// Why a rebuilt call is not used in the fit (`counted`: with a vocabulary), or `None`.
+fn note(
+    a: &Assembly,
+    call: &crate::calls::Call,
+    rebuilt: &Assembly,
+    row: &CallTokens,
+    same_model: bool,
+    counted: bool,
+) -> Option<String> {
+    let model = rebuilt_model(rebuilt);
+    // A warning about this call's rebuild that the assembly of the request itself
+    // does not have (an older pi made the call, ...): not what was sent.
+    let warning = rebuilt
+        .diagnostics
+        .iter()
+        .find(|d| d.severity != crate::Severity::Info && !a.diagnostics.contains(d));
+    if let Some(w) = warning {
+        Some(format!("not comparable: {}", w.message))
+    } else if call.model.is_some() && model != call.model {
+        Some(format!(
+            "rebuilt with {}, not the model the call used ({}): not comparable",
+            model.as_deref().unwrap_or("no model"),
+            call.model.as_deref().unwrap_or_default()
+        ))
+    } else if !same_model && counted {
+        Some("a model with another vocabulary: not counted".into())
+    } else if !same_model {
+        Some("another model: not used in this model's fit".into())
+    } else if row.reported <= 0.0 {
+        Some("the provider reported no prompt tokens".into())
+    } else if row.images > 0 {
+        Some("images: the provider counts them from their pixels, not their data".into())
+    } else {
+        None
+    }
+}
+
+/// With a vocabulary: the framing of the calls used, reported − counted.
+fn framing(used: &[&CallTokens]) -> Framing {
+    let framing: Vec<f64> = used
+        .iter()
+        .map(|c| c.reported - c.tokens.unwrap_or(0) as f64)
+        .collect();
+    let rows: Vec<(f64, f64, f64)> = used
+        .iter()
+        .zip(&framing)
+        .map(|(c, f)| (1.0, c.messages as f64, *f))
+        .collect();
+    Framing {
+        mean: framing.iter().sum::<f64>() / framing.len() as f64,
+        min: framing.iter().cloned().fold(f64::INFINITY, f64::min),
+        max: framing.iter().cloned().fold(f64::NEG_INFINITY, f64::max),
+        per_message: if used.len() >= 3 {
+            fit2(&rows, None)
         } else {
-            "no call of this model with usage could be used".into()
-        });
-        return Ok(out);
+            None
+        },
+        calls: used.len(),
     }
-    if counter.is_some() {
-        let framing: Vec<f64> = used
-            .iter()
-            .map(|c| c.reported - c.tokens.unwrap_or(0) as f64)
-            .collect();
-        let rows: Vec<(f64, f64, f64)> = used
-            .iter()
-            .zip(&framing)
-            .map(|(c, f)| (1.0, c.messages as f64, *f))
-            .collect();
-        out.framing = Some(Framing {
-            mean: framing.iter().sum::<f64>() / framing.len() as f64,
-            min: framing.iter().cloned().fold(f64::INFINITY, f64::min),
-            max: framing.iter().cloned().fold(f64::NEG_INFINITY, f64::max),
-            per_message: if used.len() >= 3 {
-                fit2(&rows, None)
-            } else {
-                None
-            },
-            calls: used.len(),
-        });
-        return Ok(out);
-    }
+}
+
+/// Without a vocabulary: the characters per token of the calls used, whole and per block, with
+/// their errors; what could not be fitted goes to `notes`.
+fn estimate(used: &[&CallTokens], notes: &mut Vec<String>) -> Estimate {
     let points: Vec<(f64, f64)> = used.iter().map(|c| (c.chars as f64, c.reported)).collect();
     let rows: Vec<(f64, f64, f64)> = used
         .iter()
@@ -318,7 +370,7 @@ pub fn calibrate(
         .collect();
     let cpt = ratio(&points, None).expect("used calls have chars and tokens");
     if !(1.0..=10.0).contains(&cpt) {
-        out.notes.push(format!(
+        notes.push(format!(
             "{cpt:.1} characters per token is not a tokenizer's ratio (1 to 10 for text): the usage recorded does not look like these requests' tokens (a stand-in provider, a proxy, or usage of other requests)"
         ));
     }
@@ -330,7 +382,7 @@ pub fn calibrate(
         })
         .flatten();
     if error.is_none() {
-        out.notes.push(
+        notes.push(
             "one call with usage: the ratio is measured, its error is not (it needs two calls)"
                 .into(),
         );
@@ -350,19 +402,18 @@ pub fn calibrate(
         })
     });
     if blocks.is_none() {
-        out.notes.push(
+        notes.push(
             "the calls do not tell the system prompt and tools apart from the history (their proportions barely change, or fewer than 4 calls, or the fit gives a ratio no tokenizer has): one ratio for all blocks"
                 .into(),
         );
     }
-    out.estimate = Some(Estimate {
+    Estimate {
         chars_per_token: cpt,
         plausible: (1.0..=10.0).contains(&cpt),
         error,
         blocks: blocks.map(|(a, b)| (1.0 / a, 1.0 / b)),
         blocks_error,
-    });
-    Ok(out)
+    }
 }
 
 impl Estimate {

@@ -379,165 +379,195 @@ pub(super) fn patched_prompt(a: &Assembly, pi: &Pi, list: &mut List) {
                 || m.get("toolsRemoved").is_some()
         })
         .collect();
-    let changes = |m: &Value| {
-        let mut parts = Vec::new();
-        let s = section_changes(m);
-        if !s.is_empty() {
-            parts.push(format!("sections {}", s.join(", ")));
-        }
-        let t = tool_changes(m);
-        if !t.is_empty() {
-            parts.push(format!("tools {t}"));
-        }
-        parts.join("; ")
-    };
+    let patch = Patch { a, pi, list };
     match sent.placement {
         Placement::Leading => {
             if !ours.is_empty() {
-                // What the previous request sent: the replay without this run's messages.
-                let previous = crate::transcript::current_system_message(pi, &before)
-                    .map(|h| crate::transcript::system_message_text(pi, &h))
-                    .unwrap_or_default();
-                let now = &p.system_prompt.text;
-                let text_changed = previous != *now;
-                let at = first_difference(&previous, now);
-                let total = utf16_len(now);
-                let span = (at < total).then(|| span_at(a, at)).flatten();
-                let section = span.map(|i| {
-                    let sec = &p.system_prompt.sections[i];
-                    // A context file is a piece of project_context.
-                    if sec.name == "context-file" {
-                        format!("project_context ({})", sec.source)
-                    } else {
-                        sec.name.clone()
-                    }
-                });
-                let tools_changed = ours
-                    .iter()
-                    .any(|m| m.get("toolsAdded").is_some() || m.get("toolsRemoved").is_some());
-                let s = a.stats();
-                let tokens = |n: usize| s.map_or(0, |s| s.tokens(n));
-                let mut detail = vec![format!(
-                    "pi stores what changed since the session's system messages as a new one ({}), and {} takes no system messages mid-conversation, so pi folds it into the one leading system prompt.",
-                    ours.iter().map(|m| changes(m)).collect::<Vec<_>>().join(" / "),
-                    model_ref(a)
-                )];
-                if text_changed {
-                    detail.push(format!(
-                        "The prompt sent differs from the previous request's from char {} on{}: the {} chars before it (≈{} tokens) can come from the provider's cache; {}the whole conversation cannot.",
-                        thousands(at),
-                        match &section {
-                            Some(n) => format!(", in section {n}"),
-                            None => ", where the previous one went on".to_string(),
-                        },
-                        thousands(at),
-                        thousands(tokens(at)),
-                        if total > at {
-                            format!("the {} chars after it and ", thousands(total - at))
-                        } else {
-                            String::new()
-                        }
-                    ));
+                patch.folded(&before, &ours);
+                return;
+            }
+            patch.replayed(&stored);
+        }
+        Placement::InPlace | Placement::Raw => patch.in_place(sent),
+    }
+}
+
+/// What a system message changed: its sections and tools, `; `-separated.
+fn changes(m: &Value) -> String {
+    let mut parts = Vec::new();
+    let s = section_changes(m);
+    if !s.is_empty() {
+        parts.push(format!("sections {}", s.join(", ")));
+    }
+    let t = tool_changes(m);
+    if !t.is_empty() {
+        parts.push(format!("tools {t}"));
+    }
+    parts.join("; ")
+}
+
+/// The assembly, pi and the findings a system prompt patch is reported against.
+struct Patch<'a, 'l> {
+    a: &'a Assembly,
+    pi: &'a Pi,
+    list: &'l mut List,
+}
+
+impl Patch<'_, '_> {
+    /// This run's system messages (`ours`) folded into the leading prompt: where the prompt
+    /// sent first differs from the previous request's (`before`: the replay without them).
+    fn folded(self, before: &[Value], ours: &[&Value]) {
+        let Patch { a, pi, list } = self;
+        let p = &a.parts;
+        // What the previous request sent: the replay without this run's messages.
+        let previous = crate::transcript::current_system_message(pi, before)
+            .map(|h| crate::transcript::system_message_text(pi, &h))
+            .unwrap_or_default();
+        let now = &p.system_prompt.text;
+        let text_changed = previous != *now;
+        let at = first_difference(&previous, now);
+        let total = utf16_len(now);
+        let span = (at < total).then(|| span_at(a, at)).flatten();
+        let section = span.map(|i| {
+            let sec = &p.system_prompt.sections[i];
+            // A context file is a piece of project_context.
+            if sec.name == "context-file" {
+                format!("project_context ({})", sec.source)
+            } else {
+                sec.name.clone()
+            }
+        });
+        let tools_changed = ours
+            .iter()
+            .any(|m| m.get("toolsAdded").is_some() || m.get("toolsRemoved").is_some());
+        let s = a.stats();
+        let tokens = |n: usize| s.map_or(0, |s| s.tokens(n));
+        let mut detail = vec![format!(
+            "pi stores what changed since the session's system messages as a new one ({}), and {} takes no system messages mid-conversation, so pi folds it into the one leading system prompt.",
+            ours.iter().map(|m| changes(m)).collect::<Vec<_>>().join(" / "),
+            model_ref(a)
+        )];
+        if text_changed {
+            detail.push(format!(
+                "The prompt sent differs from the previous request's from char {} on{}: the {} chars before it (≈{} tokens) can come from the provider's cache; {}the whole conversation cannot.",
+                thousands(at),
+                match &section {
+                    Some(n) => format!(", in section {n}"),
+                    None => ", where the previous one went on".to_string(),
+                },
+                thousands(at),
+                thousands(tokens(at)),
+                if total > at {
+                    format!("the {} chars after it and ", thousands(total - at))
+                } else {
+                    String::new()
                 }
-                if tools_changed {
-                    detail.push(
-                        "The tool list sent changed too, and it is part of the prefix.".into(),
-                    );
-                }
-                list.push(
-                    "system-prompt-patched",
-                    Severity::Notice,
-                    if text_changed {
-                        format!(
-                            "The system prompt changed at char {}: the cached prefix ends there",
-                            thousands(at)
-                        )
-                    } else {
-                        "The tools changed: the cached prefix ends at the tool list".to_string()
-                    },
-                    detail.join(" "),
-                    Some(StageId::InputAppended),
-                    span.map(|i| format!("section:{i}")),
-                );
-                return;
-            }
-            // Earlier patches folded into the head: the prompt sent is not the first one stored.
-            let patches: Vec<&(&Value, &Stored)> = stored
-                .iter()
-                .skip(1)
-                .filter(|(m, _)| m.get("sections").is_some())
-                .collect();
-            if patches.is_empty() {
-                return;
-            }
-            let first = crate::transcript::system_message_text(pi, stored[0].0);
-            let now = &p.system_prompt.text;
-            if first == *now {
-                return;
-            }
-            let at = first_difference(&first, now);
-            list.push(
-                "system-prompt-patched",
-                Severity::Info,
-                "The system prompt sent is not the session's first one",
+            ));
+        }
+        if tools_changed {
+            detail.push("The tool list sent changed too, and it is part of the prefix.".into());
+        }
+        list.push(
+            "system-prompt-patched",
+            Severity::Notice,
+            if text_changed {
                 format!(
-                    "pi replays {} stored after the first ({}) into the one leading system prompt ({}): it differs from the first one ({}) from char {} on. The request that first sent each change could not reuse the cached prefix past it; this one repeats the replayed prompt, so its cache holds.",
-                    plural(patches.len(), "system message", "system messages"),
-                    patches
-                        .iter()
-                        .map(|(m, o)| format!("{}: {}", o.label(), changes(m)))
-                        .collect::<Vec<_>>()
-                        .join(" / "),
-                    model_ref(a),
-                    stored[0].1.label(),
+                    "The system prompt changed at char {}: the cached prefix ends there",
                     thousands(at)
-                ),
-                Some(StageId::InputAppended),
-                span_at(a, at).map(|i| format!("section:{i}")),
-            );
+                )
+            } else {
+                "The tools changed: the cached prefix ends at the tool list".to_string()
+            },
+            detail.join(" "),
+            Some(StageId::InputAppended),
+            span.map(|i| format!("section:{i}")),
+        );
+    }
+
+    /// Earlier patches among the `stored` system messages, replayed into the leading prompt:
+    /// where the prompt sent differs from the session's first one.
+    fn replayed(self, stored: &[(&Value, &Stored)]) {
+        let Patch { a, pi, list } = self;
+        let p = &a.parts;
+        // Earlier patches folded into the head: the prompt sent is not the first one stored.
+        let patches: Vec<&(&Value, &Stored)> = stored
+            .iter()
+            .skip(1)
+            .filter(|(m, _)| m.get("sections").is_some())
+            .collect();
+        if patches.is_empty() {
+            return;
         }
-        Placement::InPlace | Placement::Raw => {
-            let updates: Vec<&crate::sent::SentMessage> =
-                sent.messages.iter().filter(|m| m.update).collect();
-            if updates.is_empty() {
-                return;
-            }
-            let this_run = updates
-                .iter()
-                .filter(|m| m.stored.as_ref() == Some(&Stored::ThisRun))
-                .count();
-            let chars: usize = updates.iter().map(|m| m.end - m.start).sum();
-            let k = sent
-                .messages
-                .iter()
-                .position(|m| m.update)
-                .and_then(|k| span_at(a, sent.messages[k].start));
-            list.push(
-                "system-prompt-patched",
-                Severity::Info,
-                format!(
-                    "{} sent where {} happened",
-                    plural(updates.len(), "system prompt update", "system prompt updates"),
-                    if updates.len() == 1 { "it" } else { "they" }
-                ),
-                format!(
-                    "{}, {} chars in all{}. The conversation before each update keeps its cached prefix; the model reads the earlier turns under the older prompt.",
-                    if sent.placement == Placement::Raw {
-                        format!("{}'s protocol sends the system messages as they are stored: each later one at its position in the conversation, its sections as stored", model_ref(a))
-                    } else {
-                        format!("{} keeps system messages in place: each later one is sent at its position in the conversation as \"Updated system prompt section …\" / \"Removed system prompt section …\"", model_ref(a))
-                    },
-                    thousands(chars),
-                    if this_run > 0 {
-                        format!(", {} of them stored by this run", thousands(this_run))
-                    } else {
-                        String::new()
-                    }
-                ),
-                Some(StageId::BuildParams),
-                k.map(|i| format!("section:{i}")),
-            );
+        let first = crate::transcript::system_message_text(pi, stored[0].0);
+        let now = &p.system_prompt.text;
+        if first == *now {
+            return;
         }
+        let at = first_difference(&first, now);
+        list.push(
+            "system-prompt-patched",
+            Severity::Info,
+            "The system prompt sent is not the session's first one",
+            format!(
+                "pi replays {} stored after the first ({}) into the one leading system prompt ({}): it differs from the first one ({}) from char {} on. The request that first sent each change could not reuse the cached prefix past it; this one repeats the replayed prompt, so its cache holds.",
+                plural(patches.len(), "system message", "system messages"),
+                patches
+                    .iter()
+                    .map(|(m, o)| format!("{}: {}", o.label(), changes(m)))
+                    .collect::<Vec<_>>()
+                    .join(" / "),
+                model_ref(a),
+                stored[0].1.label(),
+                thousands(at)
+            ),
+            Some(StageId::InputAppended),
+            span_at(a, at).map(|i| format!("section:{i}")),
+        );
+    }
+
+    /// The system prompt updates `sent` in place (or raw, as stored) in the conversation.
+    fn in_place(self, sent: &crate::sent::SentSystem) {
+        let Patch { a, pi: _, list } = self;
+        let updates: Vec<&crate::sent::SentMessage> =
+            sent.messages.iter().filter(|m| m.update).collect();
+        if updates.is_empty() {
+            return;
+        }
+        let this_run = updates
+            .iter()
+            .filter(|m| m.stored.as_ref() == Some(&Stored::ThisRun))
+            .count();
+        let chars: usize = updates.iter().map(|m| m.end - m.start).sum();
+        let k = sent
+            .messages
+            .iter()
+            .position(|m| m.update)
+            .and_then(|k| span_at(a, sent.messages[k].start));
+        list.push(
+            "system-prompt-patched",
+            Severity::Info,
+            format!(
+                "{} sent where {} happened",
+                plural(updates.len(), "system prompt update", "system prompt updates"),
+                if updates.len() == 1 { "it" } else { "they" }
+            ),
+            format!(
+                "{}, {} chars in all{}. The conversation before each update keeps its cached prefix; the model reads the earlier turns under the older prompt.",
+                if sent.placement == Placement::Raw {
+                    format!("{}'s protocol sends the system messages as they are stored: each later one at its position in the conversation, its sections as stored", model_ref(a))
+                } else {
+                    format!("{} keeps system messages in place: each later one is sent at its position in the conversation as \"Updated system prompt section …\" / \"Removed system prompt section …\"", model_ref(a))
+                },
+                thousands(chars),
+                if this_run > 0 {
+                    format!(", {} of them stored by this run", thousands(this_run))
+                } else {
+                    String::new()
+                }
+            ),
+            Some(StageId::BuildParams),
+            k.map(|i| format!("section:{i}")),
+        );
     }
 }
 

@@ -51,67 +51,121 @@ fn is_ancestor_or_self(dir: &str, cwd: &str) -> bool {
 /// The placement of every file of `inputs` in the assembly `a` made from them.
 pub fn placement(inputs: &Inputs, a: &Assembly) -> Placement {
     let parts = &a.parts;
-    let agent_dir = normalize_path(&inputs.agent_dir);
-    let cwd = if parts.cwd.is_empty() {
-        normalize_path(&inputs.cwd)
-    } else {
-        normalize_path(&parts.cwd)
-    };
-    let home = normalize_path(&inputs.home);
-    let res = &parts.resources;
-    let settings = &parts.settings;
-    let candidates: Vec<String> =
-        a.pi.as_ref()
-            .and_then(|pi| pi.data.prompt.get("contextFileCandidates"))
-            .and_then(Value::as_array)
-            .map(|c| {
-                c.iter()
-                    .filter_map(|v| v.as_str().map(String::from))
-                    .collect()
-            })
-            .unwrap_or_default();
-    let project_pi = join_path(&cwd, ".pi");
-    let skill_roots = [
-        join_path(&agent_dir, "skills"),
-        join_path(&home, ".agents/skills"),
-        join_path(&project_pi, "skills"),
-    ];
-    let prompt_roots = [
-        join_path(&agent_dir, "prompts"),
-        join_path(&project_pi, "prompts"),
-    ];
-    let untrusted = |why: &str| Verdict::Unused {
-        why: format!(
-            "the project is not trusted ({}): pi ignores its {why}",
-            settings.trust_reason
-        ),
-    };
-    let diag_for = |p: &str| {
-        a.diagnostics
-            .iter()
-            .find(|d| d.file == p)
-            .map(|d| d.message.clone())
-    };
-    let attachments: Vec<String> = parts
-        .args
-        .file_args
-        .iter()
-        // `@file` paths resolve against process.cwd() (CA/cli/file-processor.js:18), as the
-        // input stage resolves them, not against a resumed session's cwd.
-        .map(|f| crate::args::resolve_read_path(f, &inputs.cwd, &home, &inputs.files))
-        .collect();
+    let places = Places::new(inputs, a);
 
     let mut files = Vec::new();
     for (path, _) in inputs.files.iter() {
         let p = normalize_path(path);
-        let name = basename(&p);
-        let dir = dirname(&p);
-        let verdict = if attachments.contains(&p) {
+        let verdict = places.verdict(&p);
+        files.push(PlacedFile { path: p, verdict });
+    }
+    Placement {
+        files,
+        placeholder_key: parts.placeholder_key.clone(),
+    }
+}
+
+/// The folders, names and attachments every file's verdict is read against.
+struct Places<'a> {
+    inputs: &'a Inputs,
+    a: &'a Assembly,
+    agent_dir: String,
+    cwd: String,
+    candidates: Vec<String>,
+    project_pi: String,
+    skill_roots: [String; 3],
+    prompt_roots: [String; 2],
+    attachments: Vec<String>,
+}
+
+impl<'a> Places<'a> {
+    /// Resolves the folders pi reads and the prompt's attachments, once for all files.
+    fn new(inputs: &'a Inputs, a: &'a Assembly) -> Self {
+        let parts = &a.parts;
+        let agent_dir = normalize_path(&inputs.agent_dir);
+        let cwd = if parts.cwd.is_empty() {
+            normalize_path(&inputs.cwd)
+        } else {
+            normalize_path(&parts.cwd)
+        };
+        let home = normalize_path(&inputs.home);
+        let candidates: Vec<String> =
+            a.pi.as_ref()
+                .and_then(|pi| pi.data.prompt.get("contextFileCandidates"))
+                .and_then(Value::as_array)
+                .map(|c| {
+                    c.iter()
+                        .filter_map(|v| v.as_str().map(String::from))
+                        .collect()
+                })
+                .unwrap_or_default();
+        let project_pi = join_path(&cwd, ".pi");
+        let skill_roots = [
+            join_path(&agent_dir, "skills"),
+            join_path(&home, ".agents/skills"),
+            join_path(&project_pi, "skills"),
+        ];
+        let prompt_roots = [
+            join_path(&agent_dir, "prompts"),
+            join_path(&project_pi, "prompts"),
+        ];
+        let attachments: Vec<String> = parts
+            .args
+            .file_args
+            .iter()
+            // `@file` paths resolve against process.cwd() (CA/cli/file-processor.js:18), as the
+            // input stage resolves them, not against a resumed session's cwd.
+            .map(|f| crate::args::resolve_read_path(f, &inputs.cwd, &home, &inputs.files))
+            .collect();
+        Places {
+            inputs,
+            a,
+            agent_dir,
+            cwd,
+            candidates,
+            project_pi,
+            skill_roots,
+            prompt_roots,
+            attachments,
+        }
+    }
+
+    /// Unused because the project is not trusted: pi ignores its `why`.
+    fn untrusted(&self, why: &str) -> Verdict {
+        Verdict::Unused {
+            why: format!(
+                "the project is not trusted ({}): pi ignores its {why}",
+                self.a.parts.settings.trust_reason
+            ),
+        }
+    }
+
+    /// The message of the first diagnostic about file `p`.
+    fn diag_for(&self, p: &str) -> Option<String> {
+        self.a
+            .diagnostics
+            .iter()
+            .find(|d| d.file == p)
+            .map(|d| d.message.clone())
+    }
+
+    /// The verdict on file `p` (normalized): as a resource of the prompt, else as a config file.
+    fn verdict(&self, p: &str) -> Verdict {
+        let (a, inputs) = (self.a, self.inputs);
+        let (cwd, agent_dir, project_pi) = (&self.cwd, &self.agent_dir, &self.project_pi);
+        let candidates = &self.candidates;
+        let res = &a.parts.resources;
+        let settings = &a.parts.settings;
+        let untrusted = |why: &str| self.untrusted(why);
+        let diag_for = |p: &str| self.diag_for(p);
+        let name = basename(p);
+        let dir = dirname(p);
+        if self.attachments.iter().any(|f| f == p) {
             Verdict::Read {
                 what: "an @file attachment of the prompt".into(),
             }
         } else if candidates.iter().any(|c| *c == name) {
-            context_verdict(&p, &dir, &cwd, &agent_dir, &candidates, a, inputs)
+            context_verdict(p, &dir, cwd, agent_dir, candidates, a, inputs)
         } else if let Some(i) = res.skills.iter().position(|s| s.file_path == p) {
             Verdict::Read {
                 what: format!(
@@ -122,7 +176,7 @@ pub fn placement(inputs: &Inputs, a: &Assembly) -> Placement {
                     from_package(res.skills[i].package.as_deref())
                 ),
             }
-        } else if let Some(s) = res.skills.iter().find(|s| under(&p, &s.base_dir)) {
+        } else if let Some(s) = res.skills.iter().find(|s| under(p, &s.base_dir)) {
             Verdict::Unused {
                 why: format!(
                     "part of skill {}: the model reads it when it uses the skill; not in the request",
@@ -138,12 +192,12 @@ pub fn placement(inputs: &Inputs, a: &Assembly) -> Placement {
                     t.name
                 ),
             }
-        } else if dirname(&p) == join_path(&project_pi, "prompts") && !settings.project_trusted {
+        } else if dirname(p) == join_path(project_pi, "prompts") && !settings.project_trusted {
             untrusted("prompt templates")
         } else if let Some(t) = res.prompt_templates.iter().find(|t| {
-            prompt_roots.iter().any(|r| dirname(&p) == *r)
+            self.prompt_roots.iter().any(|r| dirname(p) == *r)
                 && p.ends_with(".md")
-                && basename(&p).strip_suffix(".md") == Some(t.name.as_str())
+                && basename(p).strip_suffix(".md") == Some(t.name.as_str())
         }) {
             Verdict::Shadowed {
                 by: t.file_path.clone(),
@@ -155,18 +209,29 @@ pub fn placement(inputs: &Inputs, a: &Assembly) -> Placement {
         } else if let Some(pkg) = res
             .packages
             .iter()
-            .find(|k| k.root.as_deref().is_some_and(|r| p == r || under(&p, r)))
+            .find(|k| k.root.as_deref().is_some_and(|r| p == r || under(p, r)))
         {
-            package_verdict(&p, pkg, &diag_for)
-        } else if let Some(root) = skill_roots.iter().find(|r| under(&p, r)) {
-            skill_verdict(&p, name, root, &project_pi, a, &diag_for, &untrusted)
+            package_verdict(p, pkg, &diag_for)
+        } else if let Some(root) = self.skill_roots.iter().find(|r| under(p, r)) {
+            skill_verdict(p, name, root, project_pi, a, &diag_for, &untrusted)
         } else if name == "SYSTEM.md" || name == "APPEND_SYSTEM.md" {
-            prompt_file_verdict(&p, name, &dir, &agent_dir, &project_pi, a, &untrusted)
-        } else if p == join_path(&agent_dir, "settings.json") {
+            prompt_file_verdict(p, name, &dir, agent_dir, project_pi, a, &untrusted)
+        } else {
+            self.config_verdict(p, name)
+        }
+    }
+
+    /// The verdict on a file that is no resource of the prompt: settings, models.json, auth,
+    /// trust, sessions, ignore rules, or a file pi never reads.
+    fn config_verdict(&self, p: &str, name: &str) -> Verdict {
+        let (agent_dir, project_pi) = (&self.agent_dir, &self.project_pi);
+        let settings = &self.a.parts.settings;
+        let untrusted = |why: &str| self.untrusted(why);
+        if p == join_path(agent_dir, "settings.json") {
             Verdict::Read {
                 what: "settings (the agent dir's)".into(),
             }
-        } else if p == join_path(&project_pi, "settings.json") {
+        } else if p == join_path(project_pi, "settings.json") {
             if settings.project_trusted {
                 Verdict::Read {
                     what: "project settings (over the agent dir's)".into(),
@@ -174,7 +239,7 @@ pub fn placement(inputs: &Inputs, a: &Assembly) -> Placement {
             } else {
                 untrusted("settings")
             }
-        } else if p == join_path(&agent_dir, "models.json") {
+        } else if p == join_path(agent_dir, "models.json") {
             Verdict::Read {
                 what: "models.json (custom providers and models)".into(),
             }
@@ -189,15 +254,15 @@ pub fn placement(inputs: &Inputs, a: &Assembly) -> Placement {
                     }
                 ),
             }
-        } else if p == join_path(&agent_dir, "auth.json") {
+        } else if p == join_path(agent_dir, "auth.json") {
             Verdict::Read {
                 what: "stored credentials (a stored key or login wins over models.json's and the environment's; keys are never shown)".into(),
             }
-        } else if p == join_path(&agent_dir, "trust.json") {
+        } else if p == join_path(agent_dir, "trust.json") {
             Verdict::Read {
                 what: "the project trust store".into(),
             }
-        } else if under(&p, &join_path(&agent_dir, "sessions")) {
+        } else if under(p, &join_path(agent_dir, "sessions")) {
             Verdict::Unused {
                 why: "a session in pi's sessions folder: only the session given is resumed".into(),
             }
@@ -209,12 +274,7 @@ pub fn placement(inputs: &Inputs, a: &Assembly) -> Placement {
             Verdict::Unused {
                 why: "pi does not read this file to build a request".into(),
             }
-        };
-        files.push(PlacedFile { path: p, verdict });
-    }
-    Placement {
-        files,
-        placeholder_key: parts.placeholder_key.clone(),
+        }
     }
 }
 
