@@ -398,11 +398,89 @@ pub fn provenance(a: &Assembly) -> Vec<Origin> {
         return Vec::new();
     };
     let (leaves, acc) = body::leaves(&request.sent, &request.accounting.root);
-    let tools = sent_tools(a);
-    let tool_names = pi_tool_names(tools, &acc.tools);
-    let tool = |i: u32, part: &'static str| {
-        let name = tool_names.get(i as usize).cloned().unwrap_or_default();
-        let builtin = tools
+    let mut s = Sources::new(a, &acc, &leaves);
+    let mut out = Vec::with_capacity(leaves.len() + 8);
+    // The top-level containers: what they hold.
+    if let Some(root) = request.sent.as_object() {
+        for (key, v) in root.iter() {
+            if !matches!(v, Value::Array(_) | Value::Object(_)) {
+                continue;
+            }
+            out.push(Origin {
+                path: key.to_string(),
+                source: s.container(key, &leaves),
+                matched: Match::Rule,
+                chars: 0,
+            });
+        }
+    }
+    for leaf in leaves {
+        let (source, matched) = s.leaf(&leaf);
+        out.push(Origin {
+            path: leaf.path,
+            source,
+            matched,
+            chars: leaf.chars,
+        });
+    }
+    out
+}
+
+/// What [`provenance`] reads the leaves' sources with: the request's tools, system parts,
+/// message map and inserted texts, and the parameters' rules found so far.
+struct Sources<'a> {
+    a: &'a Assembly,
+    tools: &'a [crate::tools::ToolDef],
+    tool_names: Vec<String>,
+    parts: Vec<(usize, usize)>,
+    skip: usize,
+    map: Vec<usize>,
+    pis: &'static [(String, &'static str)],
+    parameters: &'a [String],
+    params_cache: HashMap<String, (String, Option<String>)>,
+    /// The LLM messages each wire message renders, in order.
+    wire_llms: HashMap<u32, Vec<u32>>,
+}
+
+impl<'a> Sources<'a> {
+    /// The tools, system parts, message map and wire messages of the body's `leaves`.
+    fn new(a: &'a Assembly, acc: &'a body::Accounting, leaves: &[body::Leaf]) -> Self {
+        let tools = sent_tools(a);
+        let tool_names = pi_tool_names(tools, &acc.tools);
+        let parts = system_parts(a);
+        // pi's own system blocks (Claude Code's identity) come before the prompt's texts.
+        let skip = (acc.systems as usize).saturating_sub(parts.len());
+        let map = llm_to_agent_indices(a);
+        let pis = a.pi.map_or(&[][..], |pi| pi.data.inserted_strings());
+        // The LLM messages each wire message renders, in order.
+        let mut wire_llms: HashMap<u32, Vec<u32>> = HashMap::new();
+        for l in leaves {
+            if let (Some(w), Some(i)) = (l.wire, l.tag.and_then(body::Tag::llm)) {
+                let v = wire_llms.entry(w).or_default();
+                if !v.contains(&i) {
+                    v.push(i);
+                }
+            }
+        }
+        Sources {
+            a,
+            tools,
+            tool_names,
+            parts,
+            skip,
+            map,
+            pis,
+            parameters: &acc.parameters,
+            params_cache: HashMap::new(),
+            wire_llms,
+        }
+    }
+
+    /// Tool `i`'s `part`.
+    fn tool(&self, i: u32, part: &'static str) -> Source {
+        let name = self.tool_names.get(i as usize).cloned().unwrap_or_default();
+        let builtin = self
+            .tools
             .iter()
             .find(|t| t.name == name)
             .is_some_and(|t| t.source == ToolSource::Builtin);
@@ -411,40 +489,50 @@ pub fn provenance(a: &Assembly) -> Vec<Origin> {
             builtin,
             part,
         }
-    };
-    let parts = system_parts(a);
-    // pi's own system blocks (Claude Code's identity) come before the prompt's texts.
-    let skip = (acc.systems as usize).saturating_sub(parts.len());
-    let system = |k: u32, structure: bool| Source::SystemPrompt {
-        sections: match (
-            structure,
-            (k as usize).checked_sub(skip).and_then(|k| parts.get(k)),
-        ) {
-            (false, Some(&part)) => sections_at(a, part, 0),
-            _ => Vec::new(),
-        },
-    };
-    let map = llm_to_agent_indices(a);
-    let pis = a.pi.map_or(&[][..], |pi| pi.data.inserted_strings());
-    let inserted = |key: u16| {
-        let (key, text) = pis
+    }
+
+    /// System text `k` (its sections unless `structure`).
+    fn system(&self, k: u32, structure: bool) -> Source {
+        Source::SystemPrompt {
+            sections: match (
+                structure,
+                (k as usize)
+                    .checked_sub(self.skip)
+                    .and_then(|k| self.parts.get(k)),
+            ) {
+                (false, Some(&part)) => sections_at(self.a, part, 0),
+                _ => Vec::new(),
+            },
+        }
+    }
+
+    /// The text pi inserts under `key`.
+    fn inserted(&self, key: u16) -> Source {
+        let (key, text) = self
+            .pis
             .get(key as usize)
             .map_or(("", ""), |(k, t)| (k.as_str(), *t));
         Source::Inserted {
             key: key.to_string(),
             text: text.to_string(),
         }
-    };
-    let role = |i: u32| {
-        a.parts
+    }
+
+    /// LLM message `i`'s role.
+    fn role(&self, i: u32) -> &'a str {
+        self.a
+            .parts
             .llm_messages
             .get(i as usize)
             .and_then(|m| m.get_str("role"))
             .unwrap_or("")
-    };
-    let mut params_cache: HashMap<String, (String, Option<String>)> = HashMap::new();
-    let mut param = |name: &str| {
-        let (rule, pi_source) = params_cache
+    }
+
+    /// Parameter `name` and its rule.
+    fn param(&mut self, name: &str) -> Source {
+        let a = self.a;
+        let (rule, pi_source) = self
+            .params_cache
             .entry(name.to_string())
             .or_insert_with(|| param_rule(a, name))
             .clone();
@@ -453,82 +541,60 @@ pub fn provenance(a: &Assembly) -> Vec<Origin> {
             rule,
             pi_source,
         }
-    };
-    // The LLM messages each wire message renders, in order.
-    let mut wire_llms: HashMap<u32, Vec<u32>> = HashMap::new();
-    for l in &leaves {
-        if let (Some(w), Some(i)) = (l.wire, l.tag.and_then(body::Tag::llm)) {
-            let v = wire_llms.entry(w).or_default();
-            if !v.contains(&i) {
-                v.push(i);
+    }
+
+    /// A top-level container `key`: what its `leaves` hold.
+    fn container(&mut self, key: &str, leaves: &[body::Leaf]) -> Source {
+        let a = self.a;
+        let under = |l: &&body::Leaf| {
+            l.path == key || l.path.strip_prefix(key).is_some_and(|r| r.starts_with('.'))
+        };
+        let inner: Vec<&body::Leaf> = leaves.iter().filter(under).collect();
+        let has = |f: fn(&body::Tag) -> bool| inner.iter().any(|l| l.tag.as_ref().is_some_and(f));
+        let messages = has(|t| t.llm().is_some() || matches!(t, body::Tag::Inserted { .. }));
+        let tools = has(|t| matches!(t, body::Tag::Tool | body::Tag::Schema));
+        let only_system = !messages && !tools && has(|t| matches!(t, body::Tag::System));
+        if only_system {
+            Source::SystemPrompt {
+                sections: Vec::new(),
             }
+        } else if messages {
+            Source::Parameter {
+                name: key.to_string(),
+                rule: format!(
+                    "the conversation: {} LLM messages after convertToLlm, transformed and converted by the adapter",
+                    a.parts.llm_messages.len()
+                ),
+                pi_source: a
+                    .trace
+                    .stage(StageId::ConvertMessages)
+                    .map(|s| s.pi_source.to_string()),
+            }
+        } else if tools {
+            Source::Parameter {
+                name: key.to_string(),
+                rule: tools_rule(a),
+                pi_source: a
+                    .trace
+                    .stage(StageId::AgentContext)
+                    .map(|s| s.pi_source.to_string()),
+            }
+        } else {
+            self.param(key)
         }
     }
-    let mut out = Vec::with_capacity(leaves.len() + 8);
-    // The top-level containers: what they hold.
-    if let Some(root) = request.sent.as_object() {
-        for (key, v) in root.iter() {
-            if !matches!(v, Value::Array(_) | Value::Object(_)) {
-                continue;
-            }
-            let under = |l: &&body::Leaf| {
-                l.path == key.as_str()
-                    || l.path
-                        .strip_prefix(key.as_str())
-                        .is_some_and(|r| r.starts_with('.'))
-            };
-            let inner: Vec<&body::Leaf> = leaves.iter().filter(under).collect();
-            let has =
-                |f: fn(&body::Tag) -> bool| inner.iter().any(|l| l.tag.as_ref().is_some_and(f));
-            let messages = has(|t| t.llm().is_some() || matches!(t, body::Tag::Inserted { .. }));
-            let tools = has(|t| matches!(t, body::Tag::Tool | body::Tag::Schema));
-            let only_system = !messages && !tools && has(|t| matches!(t, body::Tag::System));
-            let source = if only_system {
-                Source::SystemPrompt {
-                    sections: Vec::new(),
-                }
-            } else if messages {
-                Source::Parameter {
-                    name: key.to_string(),
-                    rule: format!(
-                        "the conversation: {} LLM messages after convertToLlm, transformed and converted by the adapter",
-                        a.parts.llm_messages.len()
-                    ),
-                    pi_source: a
-                        .trace
-                        .stage(StageId::ConvertMessages)
-                        .map(|s| s.pi_source.to_string()),
-                }
-            } else if tools {
-                Source::Parameter {
-                    name: key.to_string(),
-                    rule: tools_rule(a),
-                    pi_source: a
-                        .trace
-                        .stage(StageId::AgentContext)
-                        .map(|s| s.pi_source.to_string()),
-                }
-            } else {
-                param(key)
-            };
-            out.push(Origin {
-                path: key.to_string(),
-                source,
-                matched: Match::Rule,
-                chars: 0,
-            });
-        }
-    }
-    for leaf in leaves {
-        let structure = leaf.payload.is_none();
-        let (source, matched) = match (leaf.payload, leaf.tag) {
+
+    /// A leaf's source, and how it was matched.
+    fn leaf(&mut self, leaf: &body::Leaf) -> (Source, Match) {
+        let a = self.a;
+        match (leaf.payload, leaf.tag) {
             (Some(Payload::Parameter(p)), _) => (
-                param(acc.parameters.get(p as usize).map_or("", String::as_str)),
+                self.param(self.parameters.get(p as usize).map_or("", String::as_str)),
                 Match::Rule,
             ),
-            (Some(Payload::System(k)), _) => (system(k, false), Match::Exact),
-            (Some(Payload::ToolDescription(i)), _) => (tool(i, "description"), Match::Exact),
-            (Some(Payload::ToolSchema(i)), _) => (tool(i, "schema"), Match::Exact),
+            (Some(Payload::System(k)), _) => (self.system(k, false), Match::Exact),
+            (Some(Payload::ToolDescription(i)), _) => (self.tool(i, "description"), Match::Exact),
+            (Some(Payload::ToolSchema(i)), _) => (self.tool(i, "schema"), Match::Exact),
             (
                 Some(Payload::History {
                     kind,
@@ -538,67 +604,64 @@ pub fn provenance(a: &Assembly) -> Vec<Origin> {
                 }),
                 _,
             ) => match (llm, key) {
-                (_, Some(key)) => (inserted(key), Match::Exact),
+                (_, Some(key)) => (self.inserted(key), Match::Exact),
                 (Some(i), None) => (
                     Source::Message(message_ref(
                         a,
-                        &map,
+                        &self.map,
                         i as usize,
-                        message_part(kind, role(i)),
+                        message_part(kind, self.role(i)),
                     )),
                     Match::Exact,
                 ),
-                (None, None) => (param("messages"), Match::Rule),
+                (None, None) => (self.param("messages"), Match::Rule),
             },
-            (None, Some(tag)) => {
-                let source = match tag {
-                    body::Tag::Tool | body::Tag::Schema => {
-                        let i = leaf.tool.unwrap_or(u32::MAX);
-                        let part = if leaf.path.ends_with(".name") {
-                            "name"
-                        } else {
-                            "schema"
-                        };
-                        tool(i, part)
-                    }
-                    body::Tag::System | body::Tag::Sections => system(0, structure),
-                    // A wire message's own structure: every LLM message it renders.
-                    body::Tag::Message { .. }
-                        if leaf
-                            .wire
-                            .and_then(|w| wire_llms.get(&w))
-                            .is_some_and(|l| l.len() > 1) =>
-                    {
-                        let llms = &wire_llms[&leaf.wire.unwrap_or_default()];
-                        Source::Messages(
-                            llms.iter()
-                                .map(|&i| message_ref(a, &map, i as usize, "structure"))
-                                .collect(),
-                        )
-                    }
-                    body::Tag::Message { llm, .. } | body::Tag::Block { llm, .. }
-                        if llm != body::NO_MESSAGE =>
-                    {
-                        Source::Message(message_ref(a, &map, llm as usize, "structure"))
-                    }
-                    body::Tag::Inserted { key, .. } => inserted(key),
-                    _ => param(leaf.path.split('.').next().unwrap_or("")),
-                };
-                (source, Match::Structure)
-            }
+            (None, Some(tag)) => (self.structure(leaf, tag), Match::Structure),
             (None, None) => (
-                param(leaf.path.split('.').next().unwrap_or("")),
+                self.param(leaf.path.split('.').next().unwrap_or("")),
                 Match::Rule,
             ),
-        };
-        out.push(Origin {
-            path: leaf.path,
-            source,
-            matched,
-            chars: leaf.chars,
-        });
+        }
     }
-    out
+
+    /// The source of a leaf of structure (no payload) with tag `tag`.
+    fn structure(&mut self, leaf: &body::Leaf, tag: body::Tag) -> Source {
+        let a = self.a;
+        let structure = leaf.payload.is_none();
+        match tag {
+            body::Tag::Tool | body::Tag::Schema => {
+                let i = leaf.tool.unwrap_or(u32::MAX);
+                let part = if leaf.path.ends_with(".name") {
+                    "name"
+                } else {
+                    "schema"
+                };
+                self.tool(i, part)
+            }
+            body::Tag::System | body::Tag::Sections => self.system(0, structure),
+            // A wire message's own structure: every LLM message it renders.
+            body::Tag::Message { .. }
+                if leaf
+                    .wire
+                    .and_then(|w| self.wire_llms.get(&w))
+                    .is_some_and(|l| l.len() > 1) =>
+            {
+                let llms = &self.wire_llms[&leaf.wire.unwrap_or_default()];
+                Source::Messages(
+                    llms.iter()
+                        .map(|&i| message_ref(a, &self.map, i as usize, "structure"))
+                        .collect(),
+                )
+            }
+            body::Tag::Message { llm, .. } | body::Tag::Block { llm, .. }
+                if llm != body::NO_MESSAGE =>
+            {
+                Source::Message(message_ref(a, &self.map, llm as usize, "structure"))
+            }
+            body::Tag::Inserted { key, .. } => self.inserted(key),
+            _ => self.param(leaf.path.split('.').next().unwrap_or("")),
+        }
+    }
 }
 
 /// Origins as a map from path to index in `origins` (the UI's lookup).
