@@ -429,6 +429,31 @@ fn key_or_token_stand_in(orig: &str, kind: &str, n: usize) -> String {
 /// Redacts every file (contents and paths) of a case folder.
 pub fn redact(files: &CaseFiles, who: &Identity) -> (CaseFiles, Report) {
     let mut report = Report::default();
+    let secrets = find_secrets(files);
+    let plan = plan_stand_ins(files, secrets);
+    let (home, words) = plan_words(who, &mut report);
+    let mut r = Redactor {
+        plan,
+        home,
+        words,
+        counts: BTreeMap::new(),
+    };
+    let mut out = CaseFiles::new();
+    for (path, bytes) in files {
+        let new_path = r.apply(path);
+        let new_bytes = match std::str::from_utf8(bytes) {
+            Ok(t) => r.apply(t).into_bytes(),
+            // Not text (an image): left as it is.
+            Err(_) => bytes.clone(),
+        };
+        out.insert(new_path, new_bytes);
+    }
+    report.replaced = replaced(r.counts);
+    (out, report)
+}
+
+/// The secrets of every file and path: original → kind, the longest first, each once.
+fn find_secrets(files: &CaseFiles) -> Vec<(String, &'static str)> {
     // original → (stand-in, kind), every secret first.
     let mut secrets: Vec<(String, &'static str)> = Vec::new();
     for (path, bytes) in files {
@@ -470,6 +495,11 @@ pub fn redact(files: &CaseFiles, who: &Identity) -> (CaseFiles, Report) {
     // The longest first, so a key inside a longer token is replaced as the token.
     secrets.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.0.cmp(&b.0)));
     secrets.dedup_by(|a, b| a.0 == b.0);
+    secrets
+}
+
+/// Each secret's stand-in: (original, stand-in, kind), in the secrets' order.
+fn plan_stand_ins(files: &CaseFiles, secrets: Vec<(String, &'static str)>) -> Vec<Swap> {
     // A stand-in is new: no file or path holds it and no other key has it, so two originals
     // never become one text (two paths one file), and redacting again is stable.
     let texts: Vec<std::borrow::Cow<str>> = files
@@ -490,6 +520,11 @@ pub fn redact(files: &CaseFiles, who: &Identity) -> (CaseFiles, Report) {
         taken.insert(stand_in.clone());
         plan.push((orig, stand_in, kind));
     }
+    plan
+}
+
+/// Who and where: the home path, and the host and user names not too common to replace.
+fn plan_words(who: &Identity, report: &mut Report) -> (Option<String>, Vec<Swap>) {
     // Then who and where: the home path, the host names, the user name (whole words).
     let mut words: Vec<(String, String, &'static str)> = Vec::new();
     // The home path: where it ends a path component (not `/home/al` in `/home/alice`).
@@ -528,10 +563,31 @@ pub fn redact(files: &CaseFiles, who: &Identity) -> (CaseFiles, Report) {
             ));
         }
     }
+    (home, words)
+}
 
-    let mut counts: BTreeMap<&'static str, (usize, std::collections::BTreeSet<String>)> =
-        BTreeMap::new();
-    let mut apply = |s: &str| -> String {
+/// (original, stand-in, kind): a text [`redact`] replaces.
+type Swap = (String, String, &'static str);
+
+/// What [`redact`] replaces, and how often it has replaced each kind (and which originals).
+struct Redactor {
+    /// (original, stand-in, kind) of every key and token, the longest first.
+    plan: Vec<Swap>,
+    home: Option<String>,
+    /// (original, stand-in, kind) of the host and user names.
+    words: Vec<Swap>,
+    counts: BTreeMap<&'static str, (usize, std::collections::BTreeSet<String>)>,
+}
+
+impl Redactor {
+    /// `s` with its keys and tokens, then the home path, then the names replaced.
+    fn apply(&mut self, s: &str) -> String {
+        let Redactor {
+            plan,
+            home,
+            words,
+            counts,
+        } = self;
         let mut out = s.to_string();
         // Every key at once: a stand-in is never read again as another key.
         let mut at: Vec<(usize, usize)> = Vec::new();
@@ -558,7 +614,7 @@ pub fn redact(files: &CaseFiles, who: &Identity) -> (CaseFiles, Report) {
             joined.push_str(&out[from..]);
             out = joined;
         }
-        if let Some(home) = &home {
+        if let Some(home) = home {
             let (replaced, n) = replace_bounded(&out, home, &home_stand_in(home), false);
             if n > 0 {
                 out = replaced;
@@ -567,7 +623,7 @@ pub fn redact(files: &CaseFiles, who: &Identity) -> (CaseFiles, Report) {
                 e.1.insert(home.clone());
             }
         }
-        for (orig, to, kind) in &words {
+        for (orig, to, kind) in words.iter() {
             let (replaced, n) = replace_bounded(&out, orig, to, true);
             if n > 0 {
                 out = replaced;
@@ -577,17 +633,13 @@ pub fn redact(files: &CaseFiles, who: &Identity) -> (CaseFiles, Report) {
             }
         }
         out
-    };
-    let mut out = CaseFiles::new();
-    for (path, bytes) in files {
-        let new_path = apply(path);
-        let new_bytes = match std::str::from_utf8(bytes) {
-            Ok(t) => apply(t).into_bytes(),
-            // Not text (an image): left as it is.
-            Err(_) => bytes.clone(),
-        };
-        out.insert(new_path, new_bytes);
     }
+}
+
+/// The report's counts of what was replaced, in the order a reader cares about.
+fn replaced(
+    counts: BTreeMap<&'static str, (usize, std::collections::BTreeSet<String>)>,
+) -> Vec<Replaced> {
     // In the order a reader cares about.
     let order = |k: &str| match k {
         "home path" => 0,
@@ -604,8 +656,7 @@ pub fn redact(files: &CaseFiles, who: &Identity) -> (CaseFiles, Report) {
         })
         .collect();
     replaced.sort_by_key(|r| (order(r.kind), r.kind));
-    report.replaced = replaced;
-    (out, report)
+    replaced
 }
 
 /// `s` with every `word` that no word character follows (and, with `before`, none precedes)
