@@ -1281,9 +1281,55 @@ pub fn build_context_at(
     }
     let path = build_session_path(file, &index, leaf != Leaf::Last, diags);
     let settings = get_session_context_settings(file, &path, diags);
+    note_branch(file, leaf, index.leaf, &path, events);
 
+    let (context_indices, compaction) = build_context_entries(pi, file, &path, events);
+    let (messages, sources) = context_messages(pi, file, &context_indices, events, diags);
+
+    let thinking_level = match &settings.thinking_level {
+        Some(Value::String(s)) => s.clone(),
+        _ => "off".to_string().into(),
+    };
+    // getBranch() starts from `leafId` only when it is truthy (:958–969).
+    let leaf_value = index.leaf.and_then(|l| file.entries[l].value.get("id"));
+    let branch_for_settings: &[usize] = if leaf_value.is_some_and(Value::truthy) {
+        &path
+    } else {
+        &[]
+    };
+    let has_thinking_entry = branch_for_settings
+        .iter()
+        .any(|&i| file.entries[i].kind() == "thinking_level_change");
+
+    SessionContext {
+        messages,
+        sources,
+        path: path.iter().map(|&i| id_text(&file.entries[i])).collect(),
+        branch_indices: branch_for_settings.to_vec(),
+        path_indices: path,
+        context_indices,
+        leaf_id: leaf_value.and_then(Value::as_str).map(String::from),
+        thinking_level: thinking_level.to_string(),
+        thinking_level_value: settings.thinking_level,
+        has_thinking_entry,
+        model: settings.model,
+        compaction_id: compaction
+            .and_then(|c| file.entries[c].id())
+            .map(String::from),
+        labels: index.labels,
+    }
+}
+
+/// Events: the branch built (`_buildIndex`'s leaf, CA/core/session-manager.js:686), entries off it.
+fn note_branch(
+    file: &SessionFile,
+    leaf: Leaf,
+    leaf_at: Option<usize>,
+    path: &[usize],
+    events: &mut Events,
+) {
     let off_branch = file.entries.len() - path.len();
-    if let Some(leaf_at) = index.leaf {
+    if let Some(leaf_at) = leaf_at {
         events.push(
             Event::new(
                 EventKind::Note,
@@ -1315,11 +1361,12 @@ pub fn build_context_at(
             .at("CA/core/session-manager.js:124"),
         );
     }
+}
 
-    let (context_indices, compaction) = build_context_entries(pi, file, &path, events);
-
+/// 0.87 on: the `context_edit` entries among the selected entries, in order.
+fn context_edits(pi: &Pi, file: &SessionFile, context_indices: &[usize]) -> Vec<usize> {
     // 0.87 on: the latest `context_edit` of each target among the selected entries.
-    let edits: Vec<usize> = if pi.rules.context_edits {
+    if pi.rules.context_edits {
         context_indices
             .iter()
             .copied()
@@ -1327,7 +1374,18 @@ pub fn build_context_at(
             .collect()
     } else {
         Vec::new()
-    };
+    }
+}
+
+/// `sessionEntryToContextMessages` for each selected entry, its `context_edit` applied; sources.
+fn context_messages(
+    pi: &Pi,
+    file: &SessionFile,
+    context_indices: &[usize],
+    events: &mut Events,
+    diags: &mut Vec<Diagnostic>,
+) -> (Vec<Value>, Vec<MessageSource>) {
+    let edits = context_edits(pi, file, context_indices);
     let edit_for = |entry: &Entry| {
         edits.iter().rev().copied().find(|&k| {
             let target = file.entries[k].value.get("targetId");
@@ -1391,6 +1449,12 @@ pub fn build_context_at(
             }
         }
     }
+    note_silent(&silent, events);
+    (messages, sources)
+}
+
+/// The entries that produce no message, by kind, as an event (CA/core/session-manager.js:188).
+fn note_silent(silent: &[(String, usize)], events: &mut Events) {
     if !silent.is_empty() {
         let list: Vec<String> = silent.iter().map(|(k, n)| format!("{n} {k}")).collect();
         events.push(
@@ -1400,39 +1464,6 @@ pub fn build_context_at(
             )
             .at("CA/core/session-manager.js:188"),
         );
-    }
-
-    let thinking_level = match &settings.thinking_level {
-        Some(Value::String(s)) => s.clone(),
-        _ => "off".to_string().into(),
-    };
-    // getBranch() starts from `leafId` only when it is truthy (:958–969).
-    let leaf_value = index.leaf.and_then(|l| file.entries[l].value.get("id"));
-    let branch_for_settings: &[usize] = if leaf_value.is_some_and(Value::truthy) {
-        &path
-    } else {
-        &[]
-    };
-    let has_thinking_entry = branch_for_settings
-        .iter()
-        .any(|&i| file.entries[i].kind() == "thinking_level_change");
-
-    SessionContext {
-        messages,
-        sources,
-        path: path.iter().map(|&i| id_text(&file.entries[i])).collect(),
-        branch_indices: branch_for_settings.to_vec(),
-        path_indices: path,
-        context_indices,
-        leaf_id: leaf_value.and_then(Value::as_str).map(String::from),
-        thinking_level: thinking_level.to_string(),
-        thinking_level_value: settings.thinking_level,
-        has_thinking_entry,
-        model: settings.model,
-        compaction_id: compaction
-            .and_then(|c| file.entries[c].id())
-            .map(String::from),
-        labels: index.labels,
     }
 }
 
