@@ -204,15 +204,7 @@ pub(super) fn resolve_cli_model(
             ..Default::default()
         };
     }
-    let mut provider_map: HashMap<String, &str> = HashMap::new();
-    let mut last: Option<&str> = None;
-    for m in &all {
-        // Models come grouped by provider: lowercase each run of one provider once.
-        if last != Some(m.provider()) {
-            provider_map.insert(m.provider().to_lowercase(), m.provider());
-            last = Some(m.provider());
-        }
-    }
+    let provider_map = provider_map(&all);
     let cli_provider = cli_provider.filter(|p| !p.is_empty());
     let mut provider: Option<&str> =
         cli_provider.and_then(|p| provider_map.get(&p.to_lowercase()).copied());
@@ -235,40 +227,15 @@ pub(super) fn resolve_cli_model(
             }
         }
     }
-    let lower = cli_model.to_lowercase();
-    let exact_raw =
-        |m: &&Model| m.id().to_lowercase() == lower || m.reference().to_lowercase() == lower;
+    let q = CliQuery {
+        registry,
+        lower: cli_model.to_lowercase(),
+        all,
+        cli_model,
+    };
     if provider.is_none() {
-        let exact: Vec<&Model> = all.iter().copied().filter(exact_raw).collect();
-        if exact.len() == 1 {
-            return Resolved {
-                model: Some(exact[0].clone()),
-                ..Default::default()
-            };
-        }
-        if exact.len() > 1 {
-            let authed: Vec<&Model> = exact
-                .iter()
-                .copied()
-                .filter(|m| registry.has_configured_auth(m.provider()))
-                .collect();
-            if authed.len() == 1 {
-                return Resolved {
-                    model: Some(authed[0].clone()),
-                    ..Default::default()
-                };
-            }
-            let mut refs: Vec<String> = exact.iter().map(|m| m.reference()).collect();
-            refs.sort_by(|a, b| locale_compare(a, b));
-            let hint = if authed.is_empty() {
-                "No matching provider is authenticated."
-            } else {
-                "More than one matching provider is authenticated."
-            };
-            return Resolved {
-                error: Some(format!("Model \"{cli_model}\" is ambiguous across providers: {}. {hint} Use --provider or provider/model.", refs.join(", "))),
-                ..Default::default()
-            };
+        if let Some(r) = q.exact_across_providers() {
+            return r;
         }
     }
     // Both given: `--model <provider>/<pattern>` is tolerated.
@@ -280,67 +247,31 @@ pub(super) fn resolve_cli_model(
     }
     let pattern: &str = &pattern;
     let candidates: Vec<&Model> = match provider {
-        Some(p) => all.iter().copied().filter(|m| m.provider() == p).collect(),
-        None => all.clone(),
+        Some(p) => q
+            .all
+            .iter()
+            .copied()
+            .filter(|m| m.provider() == p)
+            .collect(),
+        None => q.all.clone(),
     };
     let found = parse_model_pattern(pattern, &candidates);
     if let Some(model) = &found.model {
-        if inferred && !registry.has_configured_auth(model.provider()) {
-            let raw: Vec<&Model> = all
-                .iter()
-                .copied()
-                .filter(|m| {
-                    m.id().to_lowercase() == lower
-                        && !(m.id() == model.id() && m.provider() == model.provider())
-                })
-                .filter(|m| registry.has_configured_auth(m.provider()))
-                .collect();
-            if raw.len() == 1 {
-                return Resolved {
-                    model: Some(raw[0].clone()),
-                    ..Default::default()
-                };
+        if inferred {
+            if let Some(r) = q.authed_instead(model) {
+                return r;
             }
         }
         return found;
     }
     if inferred {
-        if let Some(exact) = all.iter().copied().find(exact_raw) {
-            return Resolved {
-                model: Some(exact.clone()),
-                ..Default::default()
-            };
-        }
-        let fallback = parse_model_pattern(cli_model, &all);
-        if fallback.model.is_some() {
-            return fallback;
+        if let Some(r) = q.inferred_fallback() {
+            return r;
         }
     }
     if let Some(p) = provider {
-        let mut fallback_pattern = pattern;
-        let mut fallback_thinking: Option<String> = None;
-        if cli_thinking.is_none() {
-            if let Some(colon) = pattern.rfind(':') {
-                let suffix = &pattern[colon + 1..];
-                if is_valid_thinking_level(suffix) {
-                    fallback_pattern = &pattern[..colon];
-                    fallback_thinking = Some(suffix.to_string());
-                }
-            }
-        }
-        if let Some(mut model) = build_fallback_model(pi, p, fallback_pattern, &all) {
-            let requested = cli_thinking
-                .map(String::from)
-                .or_else(|| fallback_thinking.clone());
-            if requested.as_deref().is_some_and(|r| r != "off") {
-                model.obj.insert("reasoning", Value::Bool(true));
-            }
-            return Resolved {
-                model: Some(model),
-                thinking_level: fallback_thinking,
-                warning: Some(format!("Model \"{fallback_pattern}\" not found for provider \"{p}\". Using custom model id.")),
-                error: None,
-            };
+        if let Some(r) = custom_model(pi, &q.all, p, pattern, cli_thinking) {
+            return r;
         }
     }
     let display = match provider {
@@ -353,6 +284,152 @@ pub(super) fn resolve_cli_model(
         )),
         ..Default::default()
     }
+}
+
+/// `resolveCliModel`'s `providerMap`: each provider by its lowercase name.
+fn provider_map<'a>(all: &[&'a Model]) -> HashMap<String, &'a str> {
+    let mut provider_map: HashMap<String, &str> = HashMap::new();
+    let mut last: Option<&str> = None;
+    for m in all {
+        // Models come grouped by provider: lowercase each run of one provider once.
+        if last != Some(m.provider()) {
+            provider_map.insert(m.provider().to_lowercase(), m.provider());
+            last = Some(m.provider());
+        }
+    }
+    provider_map
+}
+
+/// What `resolveCliModel` looks through: the models, and `cliModel` as given and lowercased.
+struct CliQuery<'a> {
+    registry: &'a Registry,
+    all: Vec<&'a Model>,
+    cli_model: &'a str,
+    lower: String,
+}
+
+impl<'a> CliQuery<'a> {
+    /// `cliModel` is `m`'s id or reference, case aside.
+    fn exact_raw(&self, m: &&Model) -> bool {
+        m.id().to_lowercase() == self.lower || m.reference().to_lowercase() == self.lower
+    }
+
+    /// `resolveCliModel` with no provider: one exact id or reference match across providers.
+    fn exact_across_providers(&self) -> Option<Resolved> {
+        let (registry, cli_model) = (self.registry, self.cli_model);
+        let exact: Vec<&Model> = self
+            .all
+            .iter()
+            .copied()
+            .filter(|m| self.exact_raw(m))
+            .collect();
+        if exact.len() == 1 {
+            return Some(Resolved {
+                model: Some(exact[0].clone()),
+                ..Default::default()
+            });
+        }
+        if exact.len() > 1 {
+            let authed: Vec<&Model> = exact
+                .iter()
+                .copied()
+                .filter(|m| registry.has_configured_auth(m.provider()))
+                .collect();
+            if authed.len() == 1 {
+                return Some(Resolved {
+                    model: Some(authed[0].clone()),
+                    ..Default::default()
+                });
+            }
+            let mut refs: Vec<String> = exact.iter().map(|m| m.reference()).collect();
+            refs.sort_by(|a, b| locale_compare(a, b));
+            let hint = if authed.is_empty() {
+                "No matching provider is authenticated."
+            } else {
+                "More than one matching provider is authenticated."
+            };
+            return Some(Resolved {
+                error: Some(format!("Model \"{cli_model}\" is ambiguous across providers: {}. {hint} Use --provider or provider/model.", refs.join(", "))),
+                ..Default::default()
+            });
+        }
+        None
+    }
+
+    /// Provider inferred, `model` there unauthenticated: the one authed model elsewhere, that id.
+    fn authed_instead(&self, model: &Model) -> Option<Resolved> {
+        let (registry, lower) = (self.registry, &self.lower);
+        if !registry.has_configured_auth(model.provider()) {
+            let raw: Vec<&Model> = self
+                .all
+                .iter()
+                .copied()
+                .filter(|m| {
+                    m.id().to_lowercase() == *lower
+                        && !(m.id() == model.id() && m.provider() == model.provider())
+                })
+                .filter(|m| registry.has_configured_auth(m.provider()))
+                .collect();
+            if raw.len() == 1 {
+                return Some(Resolved {
+                    model: Some(raw[0].clone()),
+                    ..Default::default()
+                });
+            }
+        }
+        None
+    }
+
+    /// Provider inferred, nothing found there: an exact match anywhere, else the pattern in all.
+    fn inferred_fallback(&self) -> Option<Resolved> {
+        if let Some(exact) = self.all.iter().copied().find(|m| self.exact_raw(m)) {
+            return Some(Resolved {
+                model: Some(exact.clone()),
+                ..Default::default()
+            });
+        }
+        let fallback = parse_model_pattern(self.cli_model, &self.all);
+        if fallback.model.is_some() {
+            return Some(fallback);
+        }
+        None
+    }
+}
+
+/// `resolveCliModel`'s custom model id for a known provider (`buildFallbackModel`, `:level`).
+fn custom_model(
+    pi: &Pi,
+    all: &[&Model],
+    p: &str,
+    pattern: &str,
+    cli_thinking: Option<&str>,
+) -> Option<Resolved> {
+    let mut fallback_pattern = pattern;
+    let mut fallback_thinking: Option<String> = None;
+    if cli_thinking.is_none() {
+        if let Some(colon) = pattern.rfind(':') {
+            let suffix = &pattern[colon + 1..];
+            if is_valid_thinking_level(suffix) {
+                fallback_pattern = &pattern[..colon];
+                fallback_thinking = Some(suffix.to_string());
+            }
+        }
+    }
+    if let Some(mut model) = build_fallback_model(pi, p, fallback_pattern, all) {
+        let requested = cli_thinking
+            .map(String::from)
+            .or_else(|| fallback_thinking.clone());
+        if requested.as_deref().is_some_and(|r| r != "off") {
+            model.obj.insert("reasoning", Value::Bool(true));
+        }
+        return Some(Resolved {
+            model: Some(model),
+            thinking_level: fallback_thinking,
+            warning: Some(format!("Model \"{fallback_pattern}\" not found for provider \"{p}\". Using custom model id.")),
+            error: None,
+        });
+    }
+    None
 }
 
 /// Where `findInitialModel` found its model.
