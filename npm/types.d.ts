@@ -613,6 +613,10 @@ export interface UsageReport {
   totals: UsageTotals;
   /** Calls rebuilt (the blocks and items are over these). */
   rebuilt: number;
+  /** How the rebuilt calls' prompt tokens were split over their parts: by each vocabulary (its
+   * name: `o200k_base`, …) or by `characters` (Claude's vocabulary is not public), with how many
+   * calls each. */
+  splitBy: Record<string, number>;
   blocks: UsageBlocks;
   groups: (UsageTotals & { key: string; rebuilt: number; blocks: UsageBlocks; saved: UsageSaved | null })[];
   tools: UsageItem[];

@@ -85,7 +85,8 @@ COMMANDS:
                   reads it, so the totals agree; an answer found twice, as in a forked
                   session's file, counts once), grouped by --by; and each call rebuilt by the
                   release that made it, its prompt tokens and cost split over the request's
-                  blocks by their share of its characters: system prompt and its sections,
+                  blocks by their share of it (in tokens of the model's vocabulary, where it
+                  is public; else, Claude, in characters): system prompt and its sections,
                   each tool, the history by kind, tool results by tool. Bad files and lines
                   are said with their file and line (--json: the report, docs/usage.md).
                   The cache breaks: each call whose prompt (tools, system, history, in the
@@ -158,7 +159,8 @@ OPTIONS:
     --pi-with VERSION The second release of `compare` (the upgrade comparison)
     --json            Machine-readable output (summary, trace, diagnostics, findings, files,
                       sessions, usage)
-    --no-tokens       stats, summary: characters only (no vocabulary, no call rebuilt)
+    --no-tokens       stats, summary: characters only (no vocabulary, no call rebuilt);
+                      usage: every call's prompt tokens split by characters
     --rebuild-calls N|all
                       stats, whatif: how many calls with usage are rebuilt against it (default
                       16, evenly spaced with the last; each is one more assembly of the session,

@@ -166,6 +166,13 @@ fn calls_table(calls: &[&LedgerCall]) -> Table {
         int(&|c| c.blocks.as_ref().map(|b| b.structure)),
     );
     t.text(
+        "vocabulary",
+        text(&|c| {
+            let b = c.blocks.as_ref()?;
+            Some(b.tokens.as_ref()?.vocabulary.clone())
+        }),
+    );
+    t.text(
         "cache_break",
         text(&|c| c.cache_break.as_ref().map(|b| b.why.clone())),
     );
@@ -194,33 +201,41 @@ fn blocks_table(calls: &[&LedgerCall]) -> Table {
         name: String,
         source: Option<String>,
         chars: usize,
+        /// Its tokens by the model's vocabulary, where counted.
+        counted: Option<usize>,
     }
     let mut rows: Vec<Row> = Vec::new();
     for &c in calls {
         let Some(b) = &c.blocks else { continue };
-        let mut row = |kind, name: &str, source: Option<&str>, chars| {
+        let mut row = |kind, name: &str, source: Option<&str>, (chars, counted)| {
             rows.push(Row {
                 call: c,
                 kind,
                 name: name.to_string(),
                 source: source.map(str::to_string),
                 chars,
+                counted,
             })
         };
-        for (name, chars) in b.by_block() {
-            row("block", name, None, chars);
+        let t = b.tokens.as_ref();
+        let nth = |list: Option<&Vec<usize>>, i: usize| list.and_then(|l| l.get(i).copied());
+        for ((name, chars), counted) in b.by_block().into_iter().zip(b.block_tokens()) {
+            row("block", name, None, (chars, counted));
         }
-        for (name, chars) in &b.by_tool {
-            row("tool", name, None, *chars);
+        for (i, (name, chars)) in b.by_tool.iter().enumerate() {
+            row("tool", name, None, (*chars, nth(t.map(|t| &t.by_tool), i)));
         }
-        for (name, source, chars) in &b.sections {
-            row("section", name, Some(source), *chars);
+        for (i, (name, source, chars)) in b.sections.iter().enumerate() {
+            let counted = nth(t.map(|t| &t.sections), i);
+            row("section", name, Some(source), (*chars, counted));
         }
-        for (name, chars) in b.history_kinds() {
-            row("history", name, None, chars);
+        for ((name, chars), counted) in b.history_kinds().into_iter().zip(b.history_kinds_tokens())
+        {
+            row("history", name, None, (chars, counted));
         }
-        for (name, chars) in &b.tool_results {
-            row("tool_results", name, None, *chars);
+        for (i, (name, chars)) in b.tool_results.iter().enumerate() {
+            let counted = nth(t.map(|t| &t.tool_results), i);
+            row("tool_results", name, None, (*chars, counted));
         }
     }
     let mut t = Table {
@@ -247,16 +262,20 @@ fn blocks_table(calls: &[&LedgerCall]) -> Table {
     t.text("name", rows.iter().map(|r| Some(r.name.clone())).collect());
     t.text("source", rows.iter().map(|r| r.source.clone()).collect());
     t.int("chars", rows.iter().map(|r| Some(r.chars as i64)).collect());
+    t.int(
+        "vocabulary_tokens",
+        rows.iter().map(|r| r.counted.map(|n| n as i64)).collect(),
+    );
     t.float(
         "tokens",
         rows.iter()
-            .map(|r| Some(r.call.share_of(r.chars).0))
+            .map(|r| Some(r.call.share_of(r.chars, r.counted).0))
             .collect(),
     );
     t.float(
         "cost",
         rows.iter()
-            .map(|r| Some(r.call.share_of(r.chars).1))
+            .map(|r| Some(r.call.share_of(r.chars, r.counted).1))
             .collect(),
     );
     t

@@ -79,7 +79,14 @@ fn rebuild(
     let inputs = inputs_with(host, &so, Some(session))?;
     let ws = ctxlens::Workspace::with_budget(0);
     let n = calls.len();
-    ledger::account(&ws, &inputs, &o.changes, calls, &mut |k| {
+    // Each request's parts counted with its model's vocabulary, where this build has it.
+    let mut counter = |name: &str, exact: bool| crate::tokens::counter(name, exact, None).ok();
+    let vocabularies: Option<&mut ledger::Vocabularies> = if o.no_tokens {
+        None
+    } else {
+        Some(&mut counter)
+    };
+    ledger::account(&ws, &inputs, &o.changes, vocabularies, calls, &mut |k| {
         p.show(
             host,
             &format!("session {}/{}: rebuilding call {}/{n}…", at.0, at.1, k + 1),

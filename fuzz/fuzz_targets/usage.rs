@@ -26,7 +26,7 @@ fuzz_target!(|data: &[u8]| {
     };
     // A few calls are enough: each is a whole assembly of the session.
     let n = calls.len().min(3);
-    ledger::account(&Workspace::with_budget(0), &inputs, &[], &mut calls[..n], &mut |_| {});
+    ledger::account(&Workspace::with_budget(0), &inputs, &[], None, &mut calls[..n], &mut |_| {});
     reader.note_not_rebuilt(&calls);
     for by in GroupBy::ALL {
         let l = ledger::ledger(&calls, by, None, None);

@@ -88,6 +88,12 @@ test("a sessions folder gives the report ctxlens usage gives, and a call opens i
   fs.writeFileSync(screenshotPath("usage-app.json"), text);
   fs.writeFileSync(screenshotPath("usage-cli.json"), cliRelative);
   assert.ok(text === cliRelative, "the app's report is ctxlens usage --json's, byte for byte (tests/e2e/artifacts/usage-{app,cli}.json)");
+  // The calls of models with a public vocabulary are split by it (the page loads each one), the
+  // others (Claude, the stand-in models) by characters; the page says which.
+  const vocabularies = Object.keys(cli.splitBy).filter((k) => k !== "characters");
+  assert.ok(vocabularies.length > 0 && cli.splitBy.characters > 0, JSON.stringify(cli.splitBy));
+  const split = await page.getByTestId("usage-split-by").textContent();
+  assert.ok(vocabularies.every((v) => split.includes(v)) && split.includes("by characters"), split);
   const totals = page.getByTestId("usage-totals");
   for (const [attr, key] of [["data-calls", "calls"], ["data-sessions", "sessions"], ["data-input", "input"], ["data-output", "output"], ["data-cache-read", "cacheRead"], ["data-cache-write", "cacheWrite"], ["data-cost", "cost"]]) {
     assert.equal(Number(await totals.getAttribute(attr)), cli.totals[key], `the totals' ${key}`);

@@ -389,6 +389,23 @@ impl TokenCounter for Counter<'_> {
     }
 }
 
+/// The core's [`TokenCounter`] over a loaded [`VocabModule`] it shares, counting at once (a
+/// sessions folder's run, which yields between calls).
+pub struct SharedCounter {
+    pub module: std::rc::Rc<VocabModule>,
+    pub exact: bool,
+}
+
+impl TokenCounter for SharedCounter {
+    fn info(&self) -> TokenizerInfo {
+        self.module.info(self.exact)
+    }
+
+    fn count(&mut self, texts: &[&str]) -> Result<Vec<usize>, String> {
+        texts.iter().map(|t| self.module.count_one(t)).collect()
+    }
+}
+
 /// A [`TokenCounter`] that counts nothing: it answers what `module` remembers (0 for the rest)
 /// and lists the texts it does not know, once each, for the worker to count in slices of time.
 /// When it lists nothing, its pass is the count (every text was remembered).

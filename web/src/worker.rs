@@ -1996,6 +1996,66 @@ thread_local! {
     static VOCABS: RefCell<BTreeMap<String, VocabSlot>> = const { RefCell::new(BTreeMap::new()) };
 }
 
+/// The vocabulary module `name` for a sessions folder's run: loaded, or fetched now (while the
+/// Tokens view fetches it, waited for). The error says why it is not there.
+pub(crate) async fn vocabulary_module(
+    scope: &web_sys::DedicatedWorkerGlobalScope,
+    name: &str,
+) -> Result<Rc<crate::vocab::VocabModule>, String> {
+    /// What the worker has of a vocabulary.
+    enum Found {
+        Ready(Rc<crate::vocab::VocabModule>),
+        Failed(String),
+        /// Another message fetches it.
+        Loading,
+        /// Nobody has asked for it: this run fetches it.
+        Mine,
+    }
+    loop {
+        let found = VOCABS.with(|v| {
+            let mut v = v.borrow_mut();
+            match v.get(name) {
+                Some(VocabSlot::Ready(m)) => Found::Ready(m.clone()),
+                Some(VocabSlot::Failed(e)) => Found::Failed(e.clone()),
+                Some(VocabSlot::Loading(_)) => Found::Loading,
+                None => {
+                    v.insert(name.to_string(), VocabSlot::Loading(Vec::new()));
+                    Found::Mine
+                }
+            }
+        });
+        match found {
+            Found::Ready(m) => return Ok(m),
+            Found::Failed(e) => return Err(e),
+            Found::Loading => yield_to_page().await,
+            Found::Mine => break,
+        }
+    }
+    let result = crate::vocab::VocabModule::load(scope, name, &|_, _| {})
+        .await
+        .map(Rc::new);
+    let slot = match &result {
+        Ok(m) => VocabSlot::Ready(m.clone()),
+        Err(e) => VocabSlot::Failed(e.clone()),
+    };
+    let waiting = VOCABS.with(|v| match v.borrow_mut().insert(name.to_string(), slot) {
+        Some(VocabSlot::Loading(w)) => w,
+        _ => Vec::new(),
+    });
+    // A Tokens view that asked meanwhile is answered now.
+    if let Some(loaded) = SCENARIO.with(|l| l.borrow().clone()) {
+        for t in waiting {
+            handle(scope, &loaded, ToWorker::Tokens(t));
+        }
+    }
+    result
+}
+
+thread_local! {
+    /// The worker's scenario, for what a sessions folder's run does on its behalf.
+    static SCENARIO: RefCell<Option<Rc<RefCell<Option<Loaded>>>>> = const { RefCell::new(None) };
+}
+
 /// A `tokens` update to the page.
 fn post_tokens(
     scope: &web_sys::DedicatedWorkerGlobalScope,
@@ -2569,6 +2629,7 @@ pub fn run() {
         return;
     };
     let loaded: Rc<RefCell<Option<Loaded>>> = Rc::new(RefCell::new(None));
+    SCENARIO.with(|l| *l.borrow_mut() = Some(loaded.clone()));
     let s = scope.clone();
     // Listens for the worker's whole life (gloo-events; forgotten: never removed).
     EventListener::new(&scope, "message", move |e| {

@@ -14,6 +14,7 @@ use crate::analysis::whatif::{self, Change};
 use crate::calls::CallRef;
 use crate::inputs::Inputs;
 use crate::js::{self, Value};
+use crate::tokens::TokenCounter;
 use crate::AssemblyStats;
 
 /// The usage pi recorded on one answer.
@@ -63,6 +64,24 @@ pub struct Blocks {
     /// The context files another context file of the same request already holds, each with
     /// that file: (the file sent again, the file holding its text).
     pub shadowed: Vec<(String, String)>,
+    /// The parts counted with the model's vocabulary, when the host has it: the recorded prompt
+    /// tokens are then split by these counts ([`LedgerCall::share_of`]); `None`: by characters.
+    pub tokens: Option<BlockTokens>,
+}
+
+/// A request's parts in tokens of the model's vocabulary, each text encoded on its own, in the
+/// order of [`Blocks`]' lists.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BlockTokens {
+    /// The vocabulary (`o200k_base`, …).
+    pub vocabulary: String,
+    pub system_prompt: usize,
+    pub tools: usize,
+    pub history: usize,
+    pub by_tool: Vec<usize>,
+    pub sections: Vec<usize>,
+    pub kinds: KindStats,
+    pub tool_results: Vec<usize>,
 }
 
 /// The request's blocks: the report's key and label of each.
@@ -126,7 +145,57 @@ impl Blocks {
                 .map(|t| (t.name.clone(), t.chars))
                 .collect(),
             shadowed: Vec::new(),
+            tokens: s.tokenizer.as_ref().map(|t| BlockTokens {
+                vocabulary: t.name.clone(),
+                system_prompt: s.system_prompt_tokens,
+                tools: s.tools_tokens,
+                history: s.history_tokens,
+                by_tool: s.by_tool.iter().map(|t| t.tokens).collect(),
+                sections: s.sections.iter().map(|x| x.tokens).collect(),
+                kinds: s.by_kind_tokens.clone(),
+                tool_results: s.tool_results_by_tool.iter().map(|t| t.tokens).collect(),
+            }),
         }
+    }
+
+    /// The tokens of each of [`BLOCKS`] by the vocabulary, where counted (the parameters and
+    /// the JSON structure never are).
+    pub fn block_tokens(&self) -> [Option<usize>; 5] {
+        let t = self.tokens.as_ref();
+        [
+            t.map(|t| t.system_prompt),
+            t.map(|t| t.tools),
+            t.map(|t| t.history),
+            None,
+            None,
+        ]
+    }
+
+    /// The history's tokens by kind, in [`Blocks::history_kinds`]' order, where counted.
+    pub fn history_kinds_tokens(&self) -> [Option<usize>; 7] {
+        let Some(t) = &self.tokens else {
+            return [None; 7];
+        };
+        let k = &t.kinds;
+        [
+            k.user_text,
+            k.assistant_text,
+            k.reasoning,
+            k.tool_arguments,
+            k.tool_results,
+            k.image_data,
+            k.signatures,
+        ]
+        .map(Some)
+    }
+
+    /// The counted tokens per character of the counted parts (system prompt, tools, history);
+    /// `None` when not counted.
+    fn tokens_per_char(&self) -> Option<f64> {
+        let t = self.tokens.as_ref()?;
+        let chars = self.system_prompt + self.tools + self.history;
+        let tokens = t.system_prompt + t.tools + t.history;
+        (chars > 0 && tokens > 0).then(|| tokens as f64 / chars as f64)
     }
 }
 
@@ -212,19 +281,26 @@ pub struct CacheBreak {
 }
 
 impl LedgerCall {
-    /// `chars` of this call's request as its prompt tokens and prompt cost: the recorded ones
-    /// split by share of the request's characters (0 for a call not rebuilt).
-    pub fn share_of(&self, chars: usize) -> (f64, f64) {
-        match &self.blocks {
-            Some(b) if b.body_chars > 0 => {
-                let f = chars as f64 / b.body_chars as f64;
-                (
-                    self.usage.prompt_tokens() * f,
-                    self.usage.prompt_spend() * f,
-                )
-            }
-            _ => (0.0, 0.0),
-        }
+    /// A part of this call's request as its prompt tokens and prompt cost: the recorded ones
+    /// split by the part's share of the request (0 for a call not rebuilt).
+    ///
+    /// The share is by the model's vocabulary where the call was counted with it and the part
+    /// has a count (`tokens`): the part's tokens over the request's, whose parameters and JSON
+    /// structure, never counted, weigh their characters at the counted parts' tokens per
+    /// character. Otherwise (Claude, whose vocabulary is not public, or no vocabulary on this
+    /// host) it is by characters: each call calibrated on its own recorded usage.
+    pub fn share_of(&self, chars: usize, tokens: Option<usize>) -> (f64, f64) {
+        let Some(b) = self.blocks.as_ref().filter(|b| b.body_chars > 0) else {
+            return (0.0, 0.0);
+        };
+        let f = match (tokens, b.tokens_per_char()) {
+            (Some(t), Some(rate)) => t as f64 / (rate * b.body_chars as f64),
+            _ => chars as f64 / b.body_chars as f64,
+        };
+        (
+            self.usage.prompt_tokens() * f,
+            self.usage.prompt_spend() * f,
+        )
     }
 }
 
@@ -622,18 +698,64 @@ impl Reader {
 /// Rebuilds each call of one session (`inputs`: the session and the files pi reads for it) by
 /// the release that made it, and records its request by block. `progress` is told after each.
 /// With `changes` (the what-if's `--without`/`--set`, none of them `pi=`), each call is also
-/// rebuilt with them made from the session's start (`changed`).
+/// rebuilt with them made from the session's start (`changed`). With `vocabularies` (the
+/// host's), each request's parts are counted with its model's vocabulary, where the host has it.
 pub fn account(
     ws: &crate::Workspace,
     inputs: &Inputs,
     changes: &[Change],
+    vocabularies: Option<&mut Vocabularies>,
     calls: &mut [LedgerCall],
     progress: &mut dyn FnMut(usize),
 ) {
     let mut acc = Accountant::new(ws, inputs, changes);
+    if let Some(v) = vocabularies {
+        acc = acc.counting(v);
+    }
     for (k, c) in calls.iter_mut().enumerate() {
         progress(k);
         acc.account(c);
+    }
+}
+
+/// The host's vocabularies: a counter for vocabulary `name` (`exact`: whether its counts are
+/// the model's own), or `None` when the host has none.
+pub type Vocabularies<'v> = dyn FnMut(&str, bool) -> Option<Box<dyn TokenCounter>> + 'v;
+
+/// A counter that counts each distinct text once: the calls of a session share most of their
+/// texts (the system prompt, the tools, the history before the last turn).
+struct Memo {
+    inner: Box<dyn TokenCounter>,
+    seen: HashMap<String, usize>,
+}
+
+impl TokenCounter for Memo {
+    fn info(&self) -> crate::tokens::TokenizerInfo {
+        self.inner.info()
+    }
+
+    fn count(&mut self, texts: &[&str]) -> Result<Vec<usize>, String> {
+        let mut missing: Vec<&str> = Vec::new();
+        let mut asked: HashSet<&str> = HashSet::new();
+        for t in texts {
+            if !self.seen.contains_key(*t) && asked.insert(t) {
+                missing.push(t);
+            }
+        }
+        if !missing.is_empty() {
+            let counts = self.inner.count(&missing)?;
+            if counts.len() != missing.len() {
+                return Err(format!(
+                    "the tokenizer gave {} counts for {} texts",
+                    counts.len(),
+                    missing.len()
+                ));
+            }
+            for (t, n) in missing.into_iter().zip(counts) {
+                self.seen.insert(t.to_string(), n);
+            }
+        }
+        Ok(texts.iter().map(|t| self.seen[*t]).collect())
     }
 }
 
@@ -645,6 +767,9 @@ pub struct Accountant<'a> {
     inputs: &'a Inputs,
     changes: &'a [Change],
     previous: Option<Previous>,
+    vocabularies: Option<&'a mut Vocabularies<'a>>,
+    /// The counters got from the host so far, by vocabulary (`None`: it has none).
+    counters: HashMap<String, Option<Memo>>,
 }
 
 impl<'a> Accountant<'a> {
@@ -654,7 +779,39 @@ impl<'a> Accountant<'a> {
             inputs,
             changes,
             previous: None,
+            vocabularies: None,
+            counters: HashMap::new(),
         }
+    }
+
+    /// Counts each request's parts with its model's vocabulary, where `vocabularies` has it.
+    pub fn counting(mut self, vocabularies: &'a mut Vocabularies<'a>) -> Self {
+        self.vocabularies = Some(vocabularies);
+        self
+    }
+
+    /// `a`'s statistics with its parts counted by its model's vocabulary, when the host has
+    /// that vocabulary (Claude's is not public: never).
+    fn counted(&mut self, a: &crate::Assembly) -> Option<crate::analysis::stats::Stats> {
+        let vocabularies = self.vocabularies.as_mut()?;
+        let Some(crate::tokens::Vocabulary::Known { name, exact, .. }) =
+            crate::tokens::vocabulary_of(a)
+        else {
+            return None;
+        };
+        let counter = self
+            .counters
+            .entry(name.clone())
+            .or_insert_with(|| {
+                vocabularies(&name, exact).map(|inner| Memo {
+                    inner,
+                    seen: HashMap::new(),
+                })
+            })
+            .as_mut()?;
+        crate::analysis::stats::compute_with_tokens(a, counter)
+            .ok()
+            .flatten()
     }
 
     /// The inputs that rebuild `c` (`None`: it has no entry id, so it cannot be named).
@@ -675,7 +832,8 @@ impl<'a> Accountant<'a> {
         };
         let a = self.ws.assemble_unkept(&i);
         c.pi = a.pi.as_ref().map(|p| p.version.to_string());
-        match a.stats() {
+        let counted = self.counted(&a);
+        match counted.as_ref().or(a.stats()) {
             Some(s) if a.request.is_some() => {
                 let mut blocks = Blocks::of(s);
                 blocks.shadowed = shadowed_context_files(&a.parts.system_prompt);
@@ -787,7 +945,7 @@ fn cache_break(
         _ => "the history changed before the previous request's end (a compaction, a branch, an edit)".into(),
     });
     let lost_chars: usize = before[from..].iter().map(|u| u.1).sum();
-    let lost_tokens = c.share_of(lost_chars).0;
+    let lost_tokens = c.share_of(lost_chars, None).0;
     let cost = whatif::prices(a).map(|pr| lost_tokens * (pr.input - pr.cache_read).max(0.0) / 1e6);
     Some(CacheBreak {
         block,
@@ -903,8 +1061,10 @@ pub struct Share {
 }
 
 impl Share {
-    fn add(&mut self, chars: usize, call: &LedgerCall) {
-        let (tokens, cost) = call.share_of(chars);
+    /// Adds a part of `call`'s request: its characters, and its tokens by the vocabulary when
+    /// counted ([`LedgerCall::share_of`]).
+    fn add(&mut self, chars: usize, counted: Option<usize>, call: &LedgerCall) {
+        let (tokens, cost) = call.share_of(chars, counted);
         self.chars += chars as u64;
         self.tokens += tokens;
         self.cost += cost;
@@ -930,8 +1090,10 @@ impl BlockShares {
             &mut self.parameters,
             &mut self.structure,
         ];
-        for (share, (_, chars)) in shares.into_iter().zip(b.by_block()) {
-            share.add(chars, c);
+        for ((share, (_, chars)), tokens) in
+            shares.into_iter().zip(b.by_block()).zip(b.block_tokens())
+        {
+            share.add(chars, tokens, c);
         }
     }
 
@@ -1032,6 +1194,9 @@ pub struct Ledger {
     pub until: Option<String>,
     pub totals: Totals,
     pub rebuilt: usize,
+    /// How the rebuilt calls' prompt tokens were split over their parts: by each vocabulary
+    /// (its name) or by `characters`, with how many calls each, most first.
+    pub split_by: Vec<(String, usize)>,
     pub groups: Vec<Group>,
     pub blocks: BlockShares,
     pub tools: Vec<Item>,
@@ -1205,6 +1370,22 @@ pub fn ledger(
         .cloned()
         .collect();
     out.shadowed = shadowed(&kept);
+    out.split_by = split_by(&kept);
+    out
+}
+
+/// How many calls had their prompt tokens split by each vocabulary, and by characters.
+fn split_by(kept: &[&LedgerCall]) -> Vec<(String, usize)> {
+    let mut by: BTreeMap<String, usize> = BTreeMap::new();
+    for b in kept.iter().filter_map(|c| c.blocks.as_ref()) {
+        let how = b
+            .tokens
+            .as_ref()
+            .map_or("characters", |t| t.vocabulary.as_str());
+        *by.entry(how.to_string()).or_default() += 1;
+    }
+    let mut out: Vec<(String, usize)> = by.into_iter().collect();
+    out.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     out
 }
 
@@ -1214,13 +1395,15 @@ fn shadowed(kept: &[&LedgerCall]) -> Vec<Item> {
     let mut items: Vec<Item> = Vec::new();
     for c in kept {
         let Some(b) = &c.blocks else { continue };
+        let counted = |i: usize| b.tokens.as_ref().and_then(|t| t.sections.get(i).copied());
         for (file, holder) in &b.shadowed {
-            let chars = b
-                .sections
-                .iter()
-                .filter(|(name, source, _)| name == "context-file" && source == file)
-                .map(|s| s.2)
-                .sum();
+            let (mut chars, mut tokens) = (0, Some(0));
+            for (i, (name, source, n)) in b.sections.iter().enumerate() {
+                if name == "context-file" && source == file {
+                    chars += n;
+                    tokens = tokens.zip(counted(i)).map(|(x, y)| x + y);
+                }
+            }
             let at = match items
                 .iter()
                 .position(|i| i.name == *file && i.source == *holder)
@@ -1236,7 +1419,7 @@ fn shadowed(kept: &[&LedgerCall]) -> Vec<Item> {
                 }
             };
             items[at].requests += 1;
-            items[at].share.add(chars, c);
+            items[at].share.add(chars, tokens, c);
         }
     }
     items.sort_by(|a, b| {
@@ -1291,18 +1474,20 @@ fn items(kept: &[&LedgerCall], out: &mut Ledger) {
     for c in kept {
         let Some(b) = &c.blocks else { continue };
         out.blocks.add(c, b);
-        let put = |item: &mut Item, chars: usize| {
+        let put = |item: &mut Item, chars: usize, tokens: Option<usize>| {
             item.requests += 1;
-            item.share.add(chars, c);
+            item.share.add(chars, tokens, c);
         };
-        for (name, chars) in &b.by_tool {
+        let t = b.tokens.as_ref();
+        let nth = |list: Option<&Vec<usize>>, i: usize| list.and_then(|l| l.get(i).copied());
+        for (i, (name, chars)) in b.by_tool.iter().enumerate() {
             let e = tools.entry(name.clone()).or_insert_with(|| Item {
                 name: name.clone(),
                 ..Item::default()
             });
-            put(e, *chars);
+            put(e, *chars, nth(t.map(|t| &t.by_tool), i));
         }
-        for (name, source, chars) in &b.sections {
+        for (i, (name, source, chars)) in b.sections.iter().enumerate() {
             let e = sections
                 .entry((name.clone(), source.clone()))
                 .or_insert_with(|| Item {
@@ -1310,18 +1495,22 @@ fn items(kept: &[&LedgerCall], out: &mut Ledger) {
                     source: source.clone(),
                     ..Item::default()
                 });
-            put(e, *chars);
+            put(e, *chars, nth(t.map(|t| &t.sections), i));
         }
-        for (name, chars) in &b.tool_results {
+        for (i, (name, chars)) in b.tool_results.iter().enumerate() {
             let e = results.entry(name.clone()).or_insert_with(|| Item {
                 name: name.clone(),
                 ..Item::default()
             });
-            put(e, *chars);
+            put(e, *chars, nth(t.map(|t| &t.tool_results), i));
         }
-        for (item, (_, chars)) in kinds.iter_mut().zip(b.history_kinds()) {
+        for ((item, (_, chars)), tokens) in kinds
+            .iter_mut()
+            .zip(b.history_kinds())
+            .zip(b.history_kinds_tokens())
+        {
             if chars > 0 {
-                put(item, chars);
+                put(item, chars, tokens);
             }
         }
     }

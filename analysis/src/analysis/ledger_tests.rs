@@ -159,7 +159,7 @@ fn every_call_is_rebuilt_and_its_cost_split_over_its_blocks() {
     assert!(calls.len() >= 3, "{}", calls.len());
     let ws = crate::Workspace::with_budget(0);
     let mut seen = Vec::new();
-    account(&ws, &inputs, &[], &mut calls, &mut |k| seen.push(k));
+    account(&ws, &inputs, &[], None, &mut calls, &mut |k| seen.push(k));
     assert_eq!(seen, (0..calls.len()).collect::<Vec<_>>());
     for c in &calls {
         let b = c
@@ -205,7 +205,7 @@ fn a_tool_off_saves_its_share_of_every_call() {
     let mut calls = scan("/s/sessions/p/demo.jsonl", &session.text).calls;
     let ws = crate::Workspace::with_budget(0);
     let changes = [Change::parse_without("tool:write").unwrap()];
-    account(&ws, &inputs, &changes, &mut calls, &mut |_| {});
+    account(&ws, &inputs, &changes, None, &mut calls, &mut |_| {});
     let l = ledger(&calls, GroupBy::Day, None, None);
     let saved = l.saved.as_ref().expect("saved");
     assert_eq!((saved.calls, saved.applied), (calls.len(), calls.len()));
@@ -261,6 +261,7 @@ fn accounted(name: &str) -> Vec<LedgerCall> {
         &crate::Workspace::with_budget(0),
         &inputs,
         &[],
+        None,
         &mut calls,
         &mut |_| {},
     );
@@ -528,7 +529,7 @@ fn a_context_file_sent_twice_is_suggested() {
         inputs.session.get_or_insert_with(Default::default).text = after.clone().into();
         let mut calls = scan("/s/sessions/p/run.jsonl", &after).calls;
         let ws = crate::Workspace::with_budget(0);
-        account(&ws, &inputs, changes, &mut calls, &mut |_| {});
+        account(&ws, &inputs, changes, None, &mut calls, &mut |_| {});
         (global, calls)
     };
     // pi 1.6.0 sends the system prompt its session stored, which the copy made later is not in.
@@ -586,5 +587,106 @@ fn a_context_file_sent_twice_is_suggested() {
         "{} {}",
         saved.tokens,
         item.share.tokens
+    );
+}
+
+/// A stand-in vocabulary (a token per word) that says how many texts it was asked to count.
+struct Words(std::rc::Rc<std::cell::Cell<usize>>);
+
+impl TokenCounter for Words {
+    fn info(&self) -> crate::tokens::TokenizerInfo {
+        crate::tokens::TokenizerInfo {
+            name: "words".into(),
+            exact: false,
+        }
+    }
+    fn count(&mut self, texts: &[&str]) -> Result<Vec<usize>, String> {
+        self.0.set(self.0.get() + texts.len());
+        Ok(texts.iter().map(|t| t.split_whitespace().count()).collect())
+    }
+}
+
+/// With the host's vocabulary, each call's parts are counted with it and its recorded prompt
+/// tokens are split by those counts: a tool gets the recorded tokens times its count over the
+/// request's (the parameters and JSON structure weighing their characters at the counted parts'
+/// tokens per character), the blocks add up to the recorded tokens, and a text the calls share
+/// is counted once. A model whose vocabulary is not public (Claude) is split by characters.
+#[test]
+fn prompt_tokens_are_split_by_the_models_vocabulary() {
+    let run = |name: &str, asked: &std::rc::Rc<std::cell::Cell<usize>>| {
+        let mut inputs = crate::testcase::inputs(name);
+        let after = ctxlens_corpus::Case::named(name)
+            .session_after()
+            .expect("session.after");
+        inputs.session.get_or_insert_with(Default::default).text = after.clone().into();
+        let mut calls = scan("/s/sessions/p/run.jsonl", &after).calls;
+        let mut wanted = Vec::new();
+        let mut vocabularies = |v: &str, _exact: bool| {
+            wanted.push(v.to_string());
+            Some(Box::new(Words(asked.clone())) as Box<dyn TokenCounter>)
+        };
+        let ws = crate::Workspace::with_budget(0);
+        account(
+            &ws,
+            &inputs,
+            &[],
+            Some(&mut vocabularies),
+            &mut calls,
+            &mut |_| {},
+        );
+        (calls, wanted)
+    };
+    let asked = std::rc::Rc::new(std::cell::Cell::new(0));
+    let (calls, wanted) = run("pi-1.6.0/ms-midconvo-held", &asked);
+    assert!(calls.len() > 2, "{}", calls.len());
+    // One counter for the session's vocabulary, asked for once.
+    assert_eq!(wanted, ["mistral_v3"]);
+    let mut texts = 0;
+    for c in &calls {
+        let b = c.blocks.as_ref().expect("rebuilt");
+        let t = b.tokens.as_ref().expect("counted");
+        assert_eq!(t.vocabulary, "words");
+        assert_eq!(t.by_tool.len(), b.by_tool.len());
+        // Each tool: the recorded prompt tokens times its count over the request's weight.
+        let rate = (t.system_prompt + t.tools + t.history) as f64
+            / (b.system_prompt + b.tools + b.history) as f64;
+        let weight = rate * b.body_chars as f64;
+        for (i, (_, chars)) in b.by_tool.iter().enumerate() {
+            let want = c.usage.prompt_tokens() * t.by_tool[i] as f64 / weight;
+            let got = c.share_of(*chars, Some(t.by_tool[i])).0;
+            assert!((got - want).abs() < 1e-9, "{got} {want}");
+        }
+        // The blocks add up to the recorded prompt tokens.
+        let sum: f64 = b
+            .by_block()
+            .iter()
+            .zip(b.block_tokens())
+            .map(|((_, chars), n)| c.share_of(*chars, n).0)
+            .sum();
+        assert!(
+            (sum - c.usage.prompt_tokens()).abs() < 1e-6 * c.usage.prompt_tokens().max(1.0),
+            "{sum} {}",
+            c.usage.prompt_tokens()
+        );
+        texts += b.by_tool.len() + b.sections.len();
+    }
+    // The tools and sections of every call were counted once: fewer texts than they number.
+    assert!(asked.get() < texts, "{} {texts}", asked.get());
+    let l = ledger(&calls, GroupBy::Day, None, None);
+    assert_eq!(l.split_by, [("words".to_string(), calls.len())]);
+
+    // Claude: no public vocabulary, so none is asked for and the split is by characters.
+    let asked = std::rc::Rc::new(std::cell::Cell::new(0));
+    let (calls, wanted) = run("pi-1.6.0/an-scripted", &asked);
+    assert!(wanted.is_empty() && asked.get() == 0);
+    assert!(calls
+        .iter()
+        .all(|c| c.blocks.as_ref().is_some_and(|b| b.tokens.is_none())));
+    let l = ledger(&calls, GroupBy::Day, None, None);
+    assert_eq!(l.split_by, [("characters".to_string(), calls.len())]);
+    let text = crate::report::ledger::to_text(&l, &Default::default());
+    assert!(
+        text.contains("by characters (no public vocabulary"),
+        "{text}"
     );
 }

@@ -100,6 +100,31 @@ fn shadowed_json(items: &[Item]) -> Value {
     )
 }
 
+/// How the calls' tokens were split, a line each: by the model's vocabulary (each one, with its
+/// calls), by characters (the rest).
+fn split_text(split: &[(String, usize)]) -> String {
+    let calls = |n: usize| format!("{} call{}", count(n as f64), if n == 1 { "" } else { "s" });
+    let vocab: Vec<String> = split
+        .iter()
+        .filter(|(how, _)| how != "characters")
+        .map(|(how, n)| format!("{how} {}", calls(*n)))
+        .collect();
+    let mut s = String::new();
+    if !vocab.is_empty() {
+        s.push_str(&format!(
+            "  by the model's vocabulary: {}\n",
+            vocab.join(", ")
+        ));
+    }
+    if let Some((_, n)) = split.iter().find(|(how, _)| how == "characters") {
+        s.push_str(&format!(
+            "  by characters (no public vocabulary, or not in this build): {}\n",
+            calls(*n)
+        ));
+    }
+    s
+}
+
 /// Where a call is, as JSON: `{file, line, entryId, timestamp, model, pi}`.
 fn at_json(at: &CallAt) -> Object {
     let opt = |v: &Option<String>| v.as_deref().map_or(Value::Null, Value::from);
@@ -133,6 +158,13 @@ pub fn to_json(l: &Ledger, read: &Read) -> Value {
             .with("until", l.until.as_deref().map_or(Value::Null, Value::from))
             .with("totals", Value::Object(totals_json(&l.totals)))
             .with("rebuilt", l.rebuilt)
+            .with("splitBy", {
+                let mut o = Object::new();
+                for (how, calls) in &l.split_by {
+                    o.insert(how.as_str(), Value::from(*calls));
+                }
+                Value::Object(o)
+            })
             .with("blocks", blocks_json(&l.blocks))
             .with(
                 "groups",
@@ -380,9 +412,10 @@ pub fn to_text(l: &Ledger, read: &Read) -> String {
         s.push_str("\nNo call was rebuilt, so where the prompts went is unknown.\n");
     } else {
         s.push_str(&format!(
-            "\nWhere the prompts went: {} of {} calls rebuilt. Each call's prompt tokens\nand cost are split over its request's blocks by their share of its characters.\n\n",
+            "\nWhere the prompts went: {} of {} calls rebuilt. Each call's prompt tokens\nand cost are split over its request's blocks by their share of it,\n{}\n",
             count(l.rebuilt as f64),
-            count(l.totals.calls as f64)
+            count(l.totals.calls as f64),
+            split_text(&l.split_by)
         ));
         s.push_str(&format!(
             "  {:<34} {:>14} {:>9} {:>10}\n",

@@ -5,6 +5,8 @@
 //! answered mid-run.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
 
 use ctxlens::analysis::ledger::{self, Accountant, LedgerCall, Reader};
 use ctxlens::report::ledger::to_json;
@@ -12,7 +14,12 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::link::{FromJob, Grouping, Progress, ToJob};
 use crate::state::{inputs_of, LayOptions, Scenario};
-use crate::worker::{fetch_release, memory_bytes, now_ms, yield_to_page};
+use crate::vocab::{SharedCounter, VocabModule};
+use crate::worker::{fetch_release, memory_bytes, now_ms, vocabulary_module, yield_to_page};
+use ctxlens::tokens::Vocabulary;
+
+/// The vocabularies a run loaded, by name (`None`: it could not be loaded).
+type Modules = HashMap<String, Option<Rc<VocabModule>>>;
 
 /// A report goes to the page at most this often while a folder is read.
 const REPORT_EVERY_MS: f64 = 1_000.0;
@@ -278,8 +285,31 @@ async fn rebuild(
     drop(laid);
     drop(sc);
     let ws = ctxlens::Workspace::with_budget(0);
-    let mut acc = Accountant::new(&ws, &inputs, &[]);
+    // The vocabularies loaded for this session's models: each request's parts are counted with
+    // its model's, as the command line counts them.
+    let modules: Rc<RefCell<Modules>> = Rc::default();
+    let shared = modules.clone();
+    let mut vocabularies = move |name: &str, exact: bool| {
+        let module = shared.borrow().get(name)?.clone()?;
+        Some(Box::new(SharedCounter { module, exact }) as Box<dyn ctxlens::tokens::TokenCounter>)
+    };
+    let mut acc = Accountant::new(&ws, &inputs, &[]).counting(&mut vocabularies);
+    let rules = ctxlens::tokens::Rules::shipped();
     for (k, c) in calls.iter_mut().enumerate() {
+        if let Vocabulary::Known { name, .. } = rules.resolve(
+            c.provider.as_deref().unwrap_or(""),
+            c.model.as_deref().unwrap_or(""),
+        ) {
+            if !modules.borrow().contains_key(&name) {
+                p.stage = format!("loading the {name} vocabulary");
+                tell(scope, id, p);
+                let module = vocabulary_module(scope, &name).await.ok();
+                modules.borrow_mut().insert(name, module);
+                if !current(id) {
+                    return false;
+                }
+            }
+        }
         if let Some(ci) = acc.inputs_for(c) {
             // The release that made the call, its data fetched on first use (a past call of
             // a session a later pi continued needs the session's release first, to find it).

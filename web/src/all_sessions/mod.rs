@@ -432,6 +432,7 @@ fn report_view(r: &Value, st: &St, open: &Callback<(String, String)>) -> Html {
                     thousands(num(&t, "output")), thousands(num(r, "rebuilt")))}</span>
             </p>
             { periods(r) }
+            { split_by(r) }
             <div class="as-grid">
                 { items("Tools", "usage-tools", list(r, "tools"), false) }
                 { items("System prompt sections", "usage-sections", list(r, "sections"), true) }
@@ -443,6 +444,39 @@ fn report_view(r: &Value, st: &St, open: &Callback<(String, String)>) -> Html {
             { costliest(r, open) }
             { read_notes(r, st) }
         </div>
+    }
+}
+
+/// How each call's prompt tokens were split over its parts: by its model's vocabulary, or by
+/// characters.
+fn split_by(r: &Value) -> Html {
+    let Some(Value::Object(by)) = r.get("splitBy") else {
+        return Html::default();
+    };
+    let calls = |n: f64| format!("{} call{}", thousands(n), if n == 1.0 { "" } else { "s" });
+    let vocab: Vec<String> = by
+        .iter()
+        .filter(|(k, _)| k.as_str() != "characters")
+        .map(|(k, v)| format!("{k} ({})", calls(v.as_f64().unwrap_or(0.0))))
+        .collect();
+    let chars = by.get("characters").and_then(Value::as_f64);
+    if vocab.is_empty() && chars.is_none() {
+        return Html::default();
+    }
+    let mut parts = Vec::new();
+    if !vocab.is_empty() {
+        parts.push(format!("by the model's vocabulary: {}", vocab.join(", ")));
+    }
+    if let Some(n) = chars {
+        parts.push(format!(
+            "by characters where the model's vocabulary is not public (Claude) or not loaded: {}",
+            calls(n)
+        ));
+    }
+    html! {
+        <p class="muted small" data-testid="usage-split-by">
+            {format!("Each call's prompt tokens and cost are split over its request's parts by their share of it — {}.", parts.join("; "))}
+        </p>
     }
 }
 
