@@ -542,136 +542,20 @@ fn transform_assistant(
     let Some(content) = msg.get("content").and_then(Value::as_array) else {
         return msg.clone();
     };
-    let source = || {
-        format!(
-            "{}/{}",
-            msg.get_str("provider").unwrap_or("?"),
-            msg.get_str("model").unwrap_or("?")
-        )
+    let a = AssistantBlocks {
+        pi,
+        i,
+        msg,
+        model,
+        normalize,
+        is_same_model,
     };
     let mut out: Vec<Value> = Vec::with_capacity(content.len());
     for (k, block) in content.iter().enumerate() {
         match block.get_str("type") {
-            Some("thinking") => {
-                // 1.3.0 on: thinking from another model is dropped, whatever it holds.
-                if pi.rules.drop_foreign_thinking && !is_same_model {
-                    events.push(
-                        Event::new(
-                            EventKind::Dropped,
-                            format!(
-                                "message {i} block {k}: thinking from {} (other model)",
-                                source()
-                            ),
-                        )
-                        .at("1.6.0/AI/api/transform-messages.js:91"),
-                    );
-                    continue;
-                }
-                if block.get("redacted").is_some_and(Value::truthy) {
-                    if is_same_model {
-                        out.push(block.clone());
-                    } else {
-                        events.push(
-                            Event::new(EventKind::Dropped, format!("message {i} block {k}: redacted thinking from {} (other model)", source()))
-                                .at("AI/api/transform-messages.js:75"),
-                        );
-                    }
-                    continue;
-                }
-                if is_same_model && block.get("thinkingSignature").is_some_and(Value::truthy) {
-                    out.push(block.clone());
-                    continue;
-                }
-                let thinking = block.get("thinking");
-                let empty = match thinking {
-                    None => true,
-                    Some(v) if !v.truthy() => true,
-                    Some(Value::String(s)) => crate::js::js_trim_is_empty(s),
-                    Some(_) => false,
-                };
-                if empty {
-                    events.push(
-                        Event::new(
-                            EventKind::Dropped,
-                            format!("message {i} block {k}: empty thinking"),
-                        )
-                        .at("AI/api/transform-messages.js:83"),
-                    );
-                    continue;
-                }
-                if is_same_model {
-                    out.push(block.clone());
-                    continue;
-                }
-                let mut o = body::text_of(Object::new(), msg).with("type", "text");
-                o.insert_opt("text", thinking.cloned());
-                out.push(Value::Object(o));
-                events.push(
-                    Event::new(
-                        EventKind::Converted,
-                        format!("message {i} block {k}: thinking from {} → text", source()),
-                    )
-                    .at("AI/api/transform-messages.js:87"),
-                );
-            }
-            Some("text") => {
-                if is_same_model {
-                    out.push(block.clone());
-                    continue;
-                }
-                let mut o = body::like(Object::new(), block).with("type", "text");
-                o.insert_opt("text", block.get("text").cloned());
-                if block.get("textSignature").is_some() {
-                    events.push(
-                        Event::new(
-                            EventKind::Dropped,
-                            format!(
-                                "message {i} block {k}: textSignature from {} stripped",
-                                source()
-                            ),
-                        )
-                        .at("AI/api/transform-messages.js:95"),
-                    );
-                }
-                out.push(Value::Object(o));
-            }
-            Some("toolCall") => {
-                let mut tc = block.clone();
-                if !is_same_model && block.get("thoughtSignature").is_some_and(Value::truthy) {
-                    if let Some(o) = tc.as_object_mut() {
-                        o.remove("thoughtSignature");
-                    }
-                    events.push(
-                        Event::new(
-                            EventKind::Dropped,
-                            format!(
-                                "message {i} block {k}: thoughtSignature from {} removed",
-                                source()
-                            ),
-                        )
-                        .at("AI/api/transform-messages.js:103"),
-                    );
-                }
-                if let (false, Some(norm), Some(id)) =
-                    (is_same_model, normalize, block.get_str("id"))
-                {
-                    let new_id = norm(id, model, msg);
-                    if new_id != id {
-                        id_map.insert(id.to_string(), new_id.clone());
-                        if let Some(o) = tc.as_object_mut() {
-                            o.insert("id", Value::String(new_id.clone().into()));
-                        }
-                        events.push(
-                            Event::new(
-                                EventKind::Renamed,
-                                format!("message {i} block {k}: tool-call id {id:?} → {new_id:?}"),
-                            )
-                            .at("AI/api/transform-messages.js:108"),
-                        );
-                    }
-                }
-                out.push(tc);
-            }
+            Some("thinking") => a.thinking(k, block, &mut out, events),
+            Some("text") => a.text(k, block, &mut out, events),
+            Some("toolCall") => a.tool_call(k, block, &mut out, id_map, events),
             _ => out.push(block.clone()),
         }
     }
@@ -680,6 +564,174 @@ fn transform_assistant(
         o.insert("content", Value::Array(out));
     }
     result
+}
+
+/// What assistant message `i`'s blocks are transformed with (AI/api/transform-messages.js:67–70).
+struct AssistantBlocks<'a> {
+    pi: &'a Pi,
+    i: usize,
+    msg: &'a Value,
+    model: &'a Model,
+    normalize: Option<NormalizeToolCallId<'a>>,
+    /// `isSameModel`: the message is from the model the request is for.
+    is_same_model: bool,
+}
+
+impl AssistantBlocks<'_> {
+    /// The message's `provider/model`, for events.
+    fn source(&self) -> String {
+        let msg = self.msg;
+        format!(
+            "{}/{}",
+            msg.get_str("provider").unwrap_or("?"),
+            msg.get_str("model").unwrap_or("?")
+        )
+    }
+
+    /// A thinking block (AI/api/transform-messages.js:72–91), pushed onto `out` if kept.
+    fn thinking(&self, k: usize, block: &Value, out: &mut Vec<Value>, events: &mut Events) {
+        let i = self.i;
+        // 1.3.0 on: thinking from another model is dropped, whatever it holds.
+        if self.pi.rules.drop_foreign_thinking && !self.is_same_model {
+            events.push(
+                Event::new(
+                    EventKind::Dropped,
+                    format!(
+                        "message {i} block {k}: thinking from {} (other model)",
+                        self.source()
+                    ),
+                )
+                .at("1.6.0/AI/api/transform-messages.js:91"),
+            );
+            return;
+        }
+        if block.get("redacted").is_some_and(Value::truthy) {
+            if self.is_same_model {
+                out.push(block.clone());
+            } else {
+                events.push(
+                    Event::new(
+                        EventKind::Dropped,
+                        format!(
+                            "message {i} block {k}: redacted thinking from {} (other model)",
+                            self.source()
+                        ),
+                    )
+                    .at("AI/api/transform-messages.js:75"),
+                );
+            }
+            return;
+        }
+        if self.is_same_model && block.get("thinkingSignature").is_some_and(Value::truthy) {
+            out.push(block.clone());
+            return;
+        }
+        let thinking = block.get("thinking");
+        let empty = match thinking {
+            None => true,
+            Some(v) if !v.truthy() => true,
+            Some(Value::String(s)) => crate::js::js_trim_is_empty(s),
+            Some(_) => false,
+        };
+        if empty {
+            events.push(
+                Event::new(
+                    EventKind::Dropped,
+                    format!("message {i} block {k}: empty thinking"),
+                )
+                .at("AI/api/transform-messages.js:83"),
+            );
+            return;
+        }
+        if self.is_same_model {
+            out.push(block.clone());
+            return;
+        }
+        let mut o = body::text_of(Object::new(), self.msg).with("type", "text");
+        o.insert_opt("text", thinking.cloned());
+        out.push(Value::Object(o));
+        events.push(
+            Event::new(
+                EventKind::Converted,
+                format!(
+                    "message {i} block {k}: thinking from {} → text",
+                    self.source()
+                ),
+            )
+            .at("AI/api/transform-messages.js:87"),
+        );
+    }
+
+    /// A text block (AI/api/transform-messages.js:92–99).
+    fn text(&self, k: usize, block: &Value, out: &mut Vec<Value>, events: &mut Events) {
+        let i = self.i;
+        if self.is_same_model {
+            out.push(block.clone());
+            return;
+        }
+        let mut o = body::like(Object::new(), block).with("type", "text");
+        o.insert_opt("text", block.get("text").cloned());
+        if block.get("textSignature").is_some() {
+            events.push(
+                Event::new(
+                    EventKind::Dropped,
+                    format!(
+                        "message {i} block {k}: textSignature from {} stripped",
+                        self.source()
+                    ),
+                )
+                .at("AI/api/transform-messages.js:95"),
+            );
+        }
+        out.push(Value::Object(o));
+    }
+
+    /// A tool call (AI/api/transform-messages.js:100–115): its id normalized (noted in `id_map`).
+    fn tool_call(
+        &self,
+        k: usize,
+        block: &Value,
+        out: &mut Vec<Value>,
+        id_map: &mut HashMap<String, String>,
+        events: &mut Events,
+    ) {
+        let i = self.i;
+        let mut tc = block.clone();
+        if !self.is_same_model && block.get("thoughtSignature").is_some_and(Value::truthy) {
+            if let Some(o) = tc.as_object_mut() {
+                o.remove("thoughtSignature");
+            }
+            events.push(
+                Event::new(
+                    EventKind::Dropped,
+                    format!(
+                        "message {i} block {k}: thoughtSignature from {} removed",
+                        self.source()
+                    ),
+                )
+                .at("AI/api/transform-messages.js:103"),
+            );
+        }
+        if let (false, Some(norm), Some(id)) =
+            (self.is_same_model, self.normalize, block.get_str("id"))
+        {
+            let new_id = norm(id, self.model, self.msg);
+            if new_id != id {
+                id_map.insert(id.to_string(), new_id.clone());
+                if let Some(o) = tc.as_object_mut() {
+                    o.insert("id", Value::String(new_id.clone().into()));
+                }
+                events.push(
+                    Event::new(
+                        EventKind::Renamed,
+                        format!("message {i} block {k}: tool-call id {id:?} → {new_id:?}"),
+                    )
+                    .at("AI/api/transform-messages.js:108"),
+                );
+            }
+        }
+        out.push(tc);
+    }
 }
 
 /// The synthetic result for an orphaned tool call (AI/api/transform-messages.js:134–141).
@@ -738,37 +790,25 @@ fn transform_messages_in(
         })
         .collect();
     let image_aware = downgrade_unsupported_images(pi, normalized, model, events);
+    let transformed = first_pass(pi, image_aware, model, normalize, events);
+    second_pass(pi, transformed, now_ms, events)
+}
 
+/// The first pass (AI/api/transform-messages.js:51–124): results renamed, assistants transformed.
+fn first_pass(
+    pi: &Pi,
+    image_aware: Vec<Value>,
+    model: &Model,
+    normalize: Option<NormalizeToolCallId>,
+    events: &mut Events,
+) -> Vec<Value> {
     // First pass.
     // Source tool-call id → normalized id (a map: every id of a long session may be renamed).
     let mut id_map: HashMap<String, String> = HashMap::new();
     let mut transformed = Vec::with_capacity(image_aware.len());
     for (i, msg) in image_aware.into_iter().enumerate() {
         match role_of(&msg) {
-            Some("toolResult") => {
-                let current = msg.get_str("toolCallId");
-                let mapped = current.and_then(|id| id_map.get(id)).cloned();
-                match mapped {
-                    Some(new_id) if !new_id.is_empty() && Some(new_id.as_str()) != current => {
-                        events.push(
-                            Event::new(
-                                EventKind::Renamed,
-                                format!(
-                                    "message {i}: toolResult toolCallId {:?} → {new_id:?}",
-                                    current.unwrap_or("")
-                                ),
-                            )
-                            .at("AI/api/transform-messages.js:60"),
-                        );
-                        let mut m = msg;
-                        if let Some(o) = m.as_object_mut() {
-                            o.insert("toolCallId", Value::String(new_id.into()));
-                        }
-                        transformed.push(m);
-                    }
-                    _ => transformed.push(msg),
-                }
-            }
+            Some("toolResult") => transformed.push(rename_tool_result(i, msg, &id_map, events)),
             Some("assistant") => transformed.push(transform_assistant(
                 pi,
                 i,
@@ -782,17 +822,63 @@ fn transform_messages_in(
         }
     }
 
-    // Second pass: drop errored turns, insert synthetic results for orphaned tool calls.
-    let mut result: Vec<Value> = Vec::with_capacity(transformed.len());
-    let mut pending: Vec<Value> = Vec::new();
-    let mut existing: Vec<Option<Value>> = Vec::new();
-    // 0.86 on: system messages met while tool calls are pending wait until they are closed.
-    let mut held: Vec<Value> = Vec::new();
-    let insert_synthetic = |result: &mut Vec<Value>,
-                            pending: &mut Vec<Value>,
-                            existing: &mut Vec<Option<Value>>,
-                            held: &mut Vec<Value>,
-                            events: &mut Events| {
+    transformed
+}
+
+/// A tool result's `toolCallId` renamed as its call's was (AI/api/transform-messages.js:58–64).
+fn rename_tool_result(
+    i: usize,
+    msg: Value,
+    id_map: &HashMap<String, String>,
+    events: &mut Events,
+) -> Value {
+    let current = msg.get_str("toolCallId");
+    let mapped = current.and_then(|id| id_map.get(id)).cloned();
+    match mapped {
+        Some(new_id) if !new_id.is_empty() && Some(new_id.as_str()) != current => {
+            events.push(
+                Event::new(
+                    EventKind::Renamed,
+                    format!(
+                        "message {i}: toolResult toolCallId {:?} → {new_id:?}",
+                        current.unwrap_or("")
+                    ),
+                )
+                .at("AI/api/transform-messages.js:60"),
+            );
+            let mut m = msg;
+            if let Some(o) = m.as_object_mut() {
+                o.insert("toolCallId", Value::String(new_id.into()));
+            }
+            m
+        }
+        _ => msg,
+    }
+}
+
+/// The second pass's state (AI/api/transform-messages.js:125–129): the messages so far, the
+/// tool calls pending and the results met for them.
+struct SecondPass<'a> {
+    pi: &'a Pi,
+    now_ms: f64,
+    result: Vec<Value>,
+    pending: Vec<Value>,
+    existing: Vec<Option<Value>>,
+    /// 0.86 on: system messages met while tool calls are pending wait until they are closed.
+    held: Vec<Value>,
+}
+
+impl SecondPass<'_> {
+    /// `insertSyntheticToolResults` (AI/api/transform-messages.js:130–147), then held messages.
+    fn insert_synthetic(&mut self, events: &mut Events) {
+        let (pi, now_ms) = (self.pi, self.now_ms);
+        let SecondPass {
+            result,
+            pending,
+            existing,
+            held,
+            ..
+        } = self;
         if pending.is_empty() {
             result.append(held);
             return;
@@ -829,11 +915,24 @@ fn transform_messages_in(
             );
         }
         result.append(held);
+    }
+}
+
+/// The second pass (AI/api/transform-messages.js:125–185): errored turns out, orphans answered.
+fn second_pass(pi: &Pi, transformed: Vec<Value>, now_ms: f64, events: &mut Events) -> Vec<Value> {
+    // Second pass: drop errored turns, insert synthetic results for orphaned tool calls.
+    let mut s = SecondPass {
+        pi,
+        now_ms,
+        result: Vec::with_capacity(transformed.len()),
+        pending: Vec::new(),
+        existing: Vec::new(),
+        held: Vec::new(),
     };
     for (i, msg) in transformed.into_iter().enumerate() {
         match role_of(&msg) {
             Some("assistant") => {
-                insert_synthetic(&mut result, &mut pending, &mut existing, &mut held, events);
+                s.insert_synthetic(events);
                 let stop = msg.get_str("stopReason");
                 if matches!(stop, Some("error" | "aborted")) {
                     events.push(
@@ -859,25 +958,25 @@ fn transform_messages_in(
                     })
                     .unwrap_or_default();
                 if !tool_calls.is_empty() {
-                    pending = tool_calls;
-                    existing.clear();
+                    s.pending = tool_calls;
+                    s.existing.clear();
                 }
-                result.push(msg);
+                s.result.push(msg);
             }
             Some("toolResult") => {
-                existing.push(msg.get("toolCallId").cloned());
-                result.push(msg);
+                s.existing.push(msg.get("toolCallId").cloned());
+                s.result.push(msg);
             }
             Some("user") => {
-                insert_synthetic(&mut result, &mut pending, &mut existing, &mut held, events);
-                result.push(msg);
+                s.insert_synthetic(events);
+                s.result.push(msg);
             }
-            Some("system") if pi.rules.transcript && !pending.is_empty() => held.push(msg),
-            _ => result.push(msg),
+            Some("system") if pi.rules.transcript && !s.pending.is_empty() => s.held.push(msg),
+            _ => s.result.push(msg),
         }
     }
-    insert_synthetic(&mut result, &mut pending, &mut existing, &mut held, events);
-    result
+    s.insert_synthetic(events);
+    s.result
 }
 
 // ---------------------------------------------------------------------------------------------
