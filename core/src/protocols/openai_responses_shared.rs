@@ -1232,8 +1232,14 @@ fn convert_assistant_message(
         && msg.get_str("api") == Some(model.api());
     let same_model = same_provider_and_api && msg.get_str("model") == Some(model.id());
     let different_model = same_provider_and_api && msg.get_str("model") != Some(model.id());
-    let mut output: Vec<Value> = Vec::new();
-    let mut text_block_index = 0usize;
+    let mut a = AssistantItems {
+        pi,
+        msg,
+        msg_index,
+        label,
+        output: Vec::new(),
+        text_block_index: 0,
+    };
     for (k, block) in blocks.iter().enumerate() {
         if block.is_null() {
             return Err(err(format!(
@@ -1241,117 +1247,9 @@ fn convert_assistant_message(
             )));
         }
         match block.get_str("type") {
-            Some("thinking") => {
-                let Some(signature) = block.get("thinkingSignature").filter(|s| s.truthy()) else {
-                    events.push(
-                        Event::new(
-                            EventKind::Dropped,
-                            format!("{label} block {k}: thinking without a signature"),
-                        )
-                        .at("AI/api/openai-responses-shared.js:138"),
-                    );
-                    continue;
-                };
-                let source = to_js_string(Some(signature));
-                let item = js::parse(&source).map_err(|e| {
-                    err(format!("{label} block {k}: thinkingSignature is not JSON ({}): JSON.parse throws and the request fails", e.message))
-                })?;
-                events.push(
-                    Event::new(
-                        EventKind::Converted,
-                        format!(
-                            "{label} block {k}: thinking replayed as the stored reasoning item"
-                        ),
-                    )
-                    .at("AI/api/openai-responses-shared.js:139"),
-                );
-                // The stored reasoning item: its summary texts are reasoning, its encrypted
-                // content a signature.
-                let llm = body::tag_of(block)
-                    .and_then(Tag::llm)
-                    .unwrap_or(body::NO_MESSAGE);
-                let mut item = item;
-                if let Some(o) = item.as_object_mut() {
-                    o.set_mark(
-                        Tag::Message {
-                            llm,
-                            kind: Kind::Reasoning,
-                        }
-                        .mark(),
-                    );
-                    if let Some(Value::Array(summary)) = o.get_mut("summary") {
-                        for part in summary.iter_mut() {
-                            body::mark(
-                                part,
-                                Tag::Block {
-                                    llm,
-                                    kind: Kind::Reasoning,
-                                },
-                            );
-                        }
-                    }
-                }
-                output.push(item);
-            }
-            Some("text") => {
-                let parsed = parse_text_signature(block.get("textSignature"))?;
-                let fallback = if text_block_index == 0 {
-                    fill(
-                        text(pi, "fallbackMessageIdFirst"),
-                        &[("msgIndex", &msg_index.to_string())],
-                    )
-                } else {
-                    fill(
-                        text(pi, "fallbackMessageIdNext"),
-                        &[
-                            ("msgIndex", &msg_index.to_string()),
-                            ("textBlockIndex", &text_block_index.to_string()),
-                        ],
-                    )
-                };
-                text_block_index += 1;
-                let msg_id = match parsed.as_ref().map(|p| p.id.as_str()) {
-                    None | Some("") => {
-                        events.push(
-                            Event::new(
-                                EventKind::Inserted,
-                                format!(
-                                    "{label} block {k}: no text signature, message id {fallback:?}"
-                                ),
-                            )
-                            .at("AI/api/openai-responses-shared.js:146"),
-                        );
-                        fallback
-                    }
-                    Some(id) if utf16_len(id) > 64 => {
-                        let short =
-                            fill(text(pi, "longMessageId"), &[("shortHash", &short_hash(id))]);
-                        events.push(
-                            Event::new(
-                                EventKind::Renamed,
-                                format!("{label} block {k}: message id over 64 chars → {short:?}"),
-                            )
-                            .at("AI/api/openai-responses-shared.js:153"),
-                        );
-                        short
-                    }
-                    Some(id) => id.to_string(),
-                };
-                let text_value = sanitized_str(block.get("text"), label)?;
-                let part = body::like(Object::new(), block)
-                    .with("type", "output_text")
-                    .with("text", text_value)
-                    .with("annotations", Value::Array(Vec::new()));
-                let mut item = body::message_like(Object::new(), msg)
-                    .with("type", "message")
-                    .with("role", "assistant")
-                    .with("content", Value::Array(vec![part.into()]))
-                    .with("status", "completed")
-                    .with("id", msg_id);
-                item.insert_opt("phase", parsed.and_then(|p| p.phase).map(Value::from));
-                output.push(item.into());
-            }
-            Some("toolCall") => output.push(convert_tool_call(
+            Some("thinking") => a.thinking(k, block, events)?,
+            Some("text") => a.text(k, block, events)?,
+            Some("toolCall") => a.output.push(convert_tool_call(
                 pi,
                 block,
                 same_model,
@@ -1364,7 +1262,138 @@ fn convert_assistant_message(
             _ => {}
         }
     }
-    Ok(output)
+    Ok(a.output)
+}
+
+/// An assistant message's items so far, and what its blocks become items with (:130–135).
+struct AssistantItems<'a> {
+    pi: &'a Pi,
+    msg: &'a Value,
+    msg_index: usize,
+    label: &'a str,
+    output: Vec<Value>,
+    /// `textBlockIndex`.
+    text_block_index: usize,
+}
+
+impl AssistantItems<'_> {
+    /// A thinking block (AI/api/openai-responses-shared.js:137–142): its stored reasoning item.
+    fn thinking(
+        &mut self,
+        k: usize,
+        block: &Value,
+        events: &mut Events,
+    ) -> Result<(), AdapterError> {
+        let label = self.label;
+        let Some(signature) = block.get("thinkingSignature").filter(|s| s.truthy()) else {
+            events.push(
+                Event::new(
+                    EventKind::Dropped,
+                    format!("{label} block {k}: thinking without a signature"),
+                )
+                .at("AI/api/openai-responses-shared.js:138"),
+            );
+            return Ok(());
+        };
+        let source = to_js_string(Some(signature));
+        let item = js::parse(&source).map_err(|e| {
+            err(format!("{label} block {k}: thinkingSignature is not JSON ({}): JSON.parse throws and the request fails", e.message))
+        })?;
+        events.push(
+            Event::new(
+                EventKind::Converted,
+                format!("{label} block {k}: thinking replayed as the stored reasoning item"),
+            )
+            .at("AI/api/openai-responses-shared.js:139"),
+        );
+        // The stored reasoning item: its summary texts are reasoning, its encrypted
+        // content a signature.
+        let llm = body::tag_of(block)
+            .and_then(Tag::llm)
+            .unwrap_or(body::NO_MESSAGE);
+        let mut item = item;
+        if let Some(o) = item.as_object_mut() {
+            o.set_mark(
+                Tag::Message {
+                    llm,
+                    kind: Kind::Reasoning,
+                }
+                .mark(),
+            );
+            if let Some(Value::Array(summary)) = o.get_mut("summary") {
+                for part in summary.iter_mut() {
+                    body::mark(
+                        part,
+                        Tag::Block {
+                            llm,
+                            kind: Kind::Reasoning,
+                        },
+                    );
+                }
+            }
+        }
+        self.output.push(item);
+        Ok(())
+    }
+
+    /// A text block (AI/api/openai-responses-shared.js:143–164): an assistant `message` item.
+    fn text(&mut self, k: usize, block: &Value, events: &mut Events) -> Result<(), AdapterError> {
+        let (pi, msg, msg_index, label) = (self.pi, self.msg, self.msg_index, self.label);
+        let parsed = parse_text_signature(block.get("textSignature"))?;
+        let fallback = if self.text_block_index == 0 {
+            fill(
+                text(pi, "fallbackMessageIdFirst"),
+                &[("msgIndex", &msg_index.to_string())],
+            )
+        } else {
+            fill(
+                text(pi, "fallbackMessageIdNext"),
+                &[
+                    ("msgIndex", &msg_index.to_string()),
+                    ("textBlockIndex", &self.text_block_index.to_string()),
+                ],
+            )
+        };
+        self.text_block_index += 1;
+        let msg_id = match parsed.as_ref().map(|p| p.id.as_str()) {
+            None | Some("") => {
+                events.push(
+                    Event::new(
+                        EventKind::Inserted,
+                        format!("{label} block {k}: no text signature, message id {fallback:?}"),
+                    )
+                    .at("AI/api/openai-responses-shared.js:146"),
+                );
+                fallback
+            }
+            Some(id) if utf16_len(id) > 64 => {
+                let short = fill(text(pi, "longMessageId"), &[("shortHash", &short_hash(id))]);
+                events.push(
+                    Event::new(
+                        EventKind::Renamed,
+                        format!("{label} block {k}: message id over 64 chars → {short:?}"),
+                    )
+                    .at("AI/api/openai-responses-shared.js:153"),
+                );
+                short
+            }
+            Some(id) => id.to_string(),
+        };
+        let text_value = sanitized_str(block.get("text"), label)?;
+        let part = body::like(Object::new(), block)
+            .with("type", "output_text")
+            .with("text", text_value)
+            .with("annotations", Value::Array(Vec::new()));
+        let mut item = body::message_like(Object::new(), msg)
+            .with("type", "message")
+            .with("role", "assistant")
+            .with("content", Value::Array(vec![part.into()]))
+            .with("status", "completed")
+            .with("id", msg_id);
+        item.insert_opt("phase", parsed.and_then(|p| p.phase).map(Value::from));
+        self.output.push(item.into());
+        Ok(())
+    }
 }
 
 /// A tool-call block of an assistant message (AI/api/openai-responses-shared.js:165–203): a
