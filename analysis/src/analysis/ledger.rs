@@ -723,10 +723,12 @@ pub fn account(
 pub type Vocabularies<'v> = dyn FnMut(&str, bool) -> Option<Box<dyn TokenCounter>> + 'v;
 
 /// A counter that counts each distinct text once: the calls of a session share most of their
-/// texts (the system prompt, the tools, the history before the last turn).
+/// texts (the system prompt, the tools, the history before the last turn). A text is known by
+/// its length and a 64-bit digest of its bytes ([`digest`], as the cache breaks compare the
+/// prompts), so that the texts are not kept and a long one is read once per call, not compared.
 struct Memo {
     inner: Box<dyn TokenCounter>,
-    seen: HashMap<String, usize>,
+    seen: HashMap<(u64, usize), usize>,
 }
 
 impl TokenCounter for Memo {
@@ -735,27 +737,32 @@ impl TokenCounter for Memo {
     }
 
     fn count(&mut self, texts: &[&str]) -> Result<Vec<usize>, String> {
-        let mut missing: Vec<&str> = Vec::new();
-        let mut asked: HashSet<&str> = HashSet::new();
-        for t in texts {
-            if !self.seen.contains_key(*t) && asked.insert(t) {
-                missing.push(t);
+        let keys: Vec<(u64, usize)> = texts
+            .iter()
+            .map(|t| (digest(t.as_bytes()), t.len()))
+            .collect();
+        let mut missing: Vec<(usize, &str)> = Vec::new();
+        let mut asked: HashSet<(u64, usize)> = HashSet::new();
+        for (i, (t, k)) in texts.iter().zip(&keys).enumerate() {
+            if !self.seen.contains_key(k) && asked.insert(*k) {
+                missing.push((i, t));
             }
         }
         if !missing.is_empty() {
-            let counts = self.inner.count(&missing)?;
-            if counts.len() != missing.len() {
+            let list: Vec<&str> = missing.iter().map(|(_, t)| *t).collect();
+            let counts = self.inner.count(&list)?;
+            if counts.len() != list.len() {
                 return Err(format!(
                     "the tokenizer gave {} counts for {} texts",
                     counts.len(),
-                    missing.len()
+                    list.len()
                 ));
             }
-            for (t, n) in missing.into_iter().zip(counts) {
-                self.seen.insert(t.to_string(), n);
+            for ((i, _), n) in missing.into_iter().zip(counts) {
+                self.seen.insert(keys[i], n);
             }
         }
-        Ok(texts.iter().map(|t| self.seen[*t]).collect())
+        Ok(keys.iter().map(|k| self.seen[k]).collect())
     }
 }
 
