@@ -579,34 +579,35 @@ fn never_called(r: &Value) -> Html {
                 <h3>{"Tools sent but never called"}</h3>
                 <p class="muted small">{"Sent in every request, never used by the model in these sessions: switching one off (pi's --tools, or the tool's extension) would have saved about this much."}</p>
                 <ul>
-                { for never.iter().take(3).map(|i| html! {
-                    <li data-name={text(i, "name").to_string()}><span class="mono">{text(i, "name")}</span>{format!(": {} prompt tokens, {} over {} requests", thousands(num(i, "tokens")), dollars(num(i, "cost")), thousands(num(i, "requests")))}</li>
-                }) }
+                { for never.iter().take(3).map(|i| suggestion(i, "name", None)) }
                 </ul>
             }
             if !skills.is_empty() {
                 <h3>{"Skills offered but never used"}</h3>
                 <p class="muted small">{"Listed in the system prompt of every request, never read by the model nor asked for with /skill: — hiding one (disable-model-invocation in its frontmatter, or removing it) would have saved about this much."}</p>
                 <ul data-testid="usage-never-invoked">
-                { for skills.iter().take(3).map(|i| html! {
-                    <li data-name={text(i, "name").to_string()}><span class="mono">{text(i, "name")}</span>
-                        {format!(": {} prompt tokens, {} over {} requests", thousands(num(i, "tokens")), dollars(num(i, "cost")), thousands(num(i, "requests")))}
-                        <span class="muted as-source">{text(i, "source")}</span></li>
-                }) }
+                { for skills.iter().take(3).map(|i| suggestion(i, "name", Some(text(i, "source").to_string()))) }
                 </ul>
             }
             if !shadowed.is_empty() {
                 <h3>{"Context files sent twice"}</h3>
                 <p class="muted small">{"Another context file of the same request already holds the whole text of these (a copy of the global AGENTS.md in the project, a parent folder's file pasted into the child's): pi sends both. Removing the copy would have saved about this much."}</p>
                 <ul data-testid="usage-shadowed-files">
-                { for shadowed.iter().take(3).map(|i| html! {
-                    <li data-name={text(i, "file").to_string()}><span class="mono">{text(i, "file")}</span>
-                        {format!(": {} prompt tokens, {} over {} requests", thousands(num(i, "tokens")), dollars(num(i, "cost")), thousands(num(i, "requests")))}
-                        <span class="muted as-source">{format!("held by {}", text(i, "heldBy"))}</span></li>
-                }) }
+                { for shadowed.iter().take(3).map(|i| suggestion(i, "file", Some(format!("held by {}", text(i, "heldBy"))))) }
                 </ul>
             }
         </section>
+    }
+}
+
+/// One suggestion: what to switch off (the item's `key`), what it cost, and where it is.
+fn suggestion(i: &Value, key: &str, source: Option<String>) -> Html {
+    let name = text(i, key).to_string();
+    html! {
+        <li data-name={name.clone()}><span class="mono">{name}</span>
+            {format!(": {} prompt tokens, {} over {} requests", thousands(num(i, "tokens")), dollars(num(i, "cost")), thousands(num(i, "requests")))}
+            if let Some(source) = source { <span class="muted as-source">{source}</span> }
+        </li>
     }
 }
 
