@@ -583,63 +583,14 @@ pub fn inputs_with(
 ) -> Result<Inputs, String> {
     let new_session = session.is_none();
     let mut notes: Vec<Diagnostic> = Vec::new();
-
-    // The installed pi: its package dir (the prompt's docs paths) and its release.
-    let installed = install::find_installed_pi(host.fs(), host.env(), o.pi_dir.as_deref());
-    let (package_dir, installed_version) = match installed {
-        Ok(p) => (p.package_dir, p.version),
-        Err(e) => {
-            if o.pi_dir.is_some() {
-                return Err(e);
-            }
-            notes.push(Diagnostic::info(
-                "pi",
-                None,
-                format!(
-                    "{e}: the prompt's docs paths assume {} (--pi-dir DIR points at an install)",
-                    install::ASSUMED_PACKAGE_DIR
-                ),
-            ));
-            (install::ASSUMED_PACKAGE_DIR.to_string(), None)
-        }
-    };
-
-    // The release decides the file names pi looks for: choose it first (for a past call of a
-    // session a later pi continued, the release that made that call).
-    let probe = Inputs {
-        session: session.clone(),
-        pi: o.pi,
-        installed_pi: installed_version.clone(),
-        call: o.call.clone(),
-        ..Inputs::default()
-    };
-    let choice = ctxlens::Workspace::with_budget(0).choose(&probe);
-    let pi = Pi::new(choice.version).map_err(|e| e.to_string())?;
-
+    let (package_dir, installed_version) = installed_pi(host, o, &mut notes)?;
+    let pi = chosen_pi(o, &session, &installed_version)?;
     let mut pi_args = o.pi_args.clone();
-    let mut tools = None;
-    let mut no_tool_set = false;
-    if let Some(file) = &o.tool_set {
-        let p = resolve_path(host.cwd(), file);
-        let bytes = host
-            .fs()
-            .read(&p)
-            .map_err(|e| format!("--tool-set {p}: {e}"))?;
-        let mut tnotes = Vec::new();
-        let set = ctxlens::recognize::tool_set_file(&p, &bytes, &mut tnotes)
-            .map_err(|e| format!("--tool-set: {e}"))?;
-        notes.extend(tnotes);
-        set.activate(&mut pi_args);
-        tools = Some(SourceText {
-            name: p,
-            text: set.json.into(),
-        });
-    } else if !pi_args
-        .iter()
-        .any(|a| matches!(a.as_str(), "--no-extensions" | "-ne"))
-    {
-        no_tool_set = true;
-    }
+    let tools = tool_set(host, o, &mut pi_args, &mut notes)?;
+    let no_tool_set = o.tool_set.is_none()
+        && !pi_args
+            .iter()
+            .any(|a| matches!(a.as_str(), "--no-extensions" | "-ne"));
 
     let machine = Machine {
         fs: host.fs(),
@@ -656,21 +607,111 @@ pub fn inputs_with(
     );
     notes.extend(read.diagnostics);
     if no_tool_set {
-        // Where pi would load extensions from (the tools they register are unknown here).
-        let found: Vec<String> = [
-            ctxlens::js::path::join_path(&read.inputs.agent_dir, "extensions"),
-            ctxlens::js::path::join_path(&read.cwd, ".pi/extensions"),
-        ]
-        .into_iter()
-        .filter(|d| host.fs().is_dir(d))
-        .collect();
-        let mut note = "extension tools are not included: they are code pi runs; --tool-set FILE adds them (a tool list or a captured request body)".to_string();
-        if !found.is_empty() {
-            note.push_str(&format!("; extensions here: {}", found.join(", ")));
-        }
-        notes.push(Diagnostic::info("--tool-set", None, note));
+        notes.push(extensions_note(host, &read.inputs.agent_dir, &read.cwd));
     }
     let mut inputs = read.inputs;
+    set_options(host, o, &mut inputs);
+    inputs.installed_pi = installed_version;
+    inputs.extension_tools = tools;
+    if new_session {
+        notes.push(stand_in_session(&mut inputs, &read.cwd));
+    }
+    inputs.host_diagnostics = notes;
+    inputs.call = o.call.clone();
+    Ok(inputs)
+}
+
+/// The installed pi's package dir (the prompt's docs paths) and release, else the assumed dir
+/// with a note (an error with `--pi-dir`).
+fn installed_pi(
+    host: &dyn Host,
+    o: &Opts,
+    notes: &mut Vec<Diagnostic>,
+) -> Result<(String, Option<String>), String> {
+    let installed = install::find_installed_pi(host.fs(), host.env(), o.pi_dir.as_deref());
+    match installed {
+        Ok(p) => Ok((p.package_dir, p.version)),
+        Err(e) => {
+            if o.pi_dir.is_some() {
+                return Err(e);
+            }
+            notes.push(Diagnostic::info(
+                "pi",
+                None,
+                format!(
+                    "{e}: the prompt's docs paths assume {} (--pi-dir DIR points at an install)",
+                    install::ASSUMED_PACKAGE_DIR
+                ),
+            ));
+            Ok((install::ASSUMED_PACKAGE_DIR.to_string(), None))
+        }
+    }
+}
+
+/// The release, chosen first since it decides the file names pi looks for (for a past call of a
+/// session a later pi continued, the release that made that call).
+fn chosen_pi(
+    o: &Opts,
+    session: &Option<SourceText>,
+    installed_version: &Option<String>,
+) -> Result<Pi, String> {
+    let probe = Inputs {
+        session: session.clone(),
+        pi: o.pi,
+        installed_pi: installed_version.clone(),
+        call: o.call.clone(),
+        ..Inputs::default()
+    };
+    let choice = ctxlens::Workspace::with_budget(0).choose(&probe);
+    Pi::new(choice.version).map_err(|e| e.to_string())
+}
+
+/// `--tool-set FILE`: its tools, activated in `pi_args`, with its notes (`None` without it).
+fn tool_set(
+    host: &dyn Host,
+    o: &Opts,
+    pi_args: &mut Vec<String>,
+    notes: &mut Vec<Diagnostic>,
+) -> Result<Option<SourceText>, String> {
+    let Some(file) = &o.tool_set else {
+        return Ok(None);
+    };
+    let p = resolve_path(host.cwd(), file);
+    let bytes = host
+        .fs()
+        .read(&p)
+        .map_err(|e| format!("--tool-set {p}: {e}"))?;
+    let mut tnotes = Vec::new();
+    let set = ctxlens::recognize::tool_set_file(&p, &bytes, &mut tnotes)
+        .map_err(|e| format!("--tool-set: {e}"))?;
+    notes.extend(tnotes);
+    set.activate(pi_args);
+    Ok(Some(SourceText {
+        name: p,
+        text: set.json.into(),
+    }))
+}
+
+/// The note that extension tools are left out, with where pi would load extensions from (the
+/// tools they register are unknown here).
+fn extensions_note(host: &dyn Host, agent_dir: &str, cwd: &str) -> Diagnostic {
+    let found: Vec<String> = [
+        ctxlens::js::path::join_path(agent_dir, "extensions"),
+        ctxlens::js::path::join_path(cwd, ".pi/extensions"),
+    ]
+    .into_iter()
+    .filter(|d| host.fs().is_dir(d))
+    .collect();
+    let mut note = "extension tools are not included: they are code pi runs; --tool-set FILE adds them (a tool list or a captured request body)".to_string();
+    if !found.is_empty() {
+        note.push_str(&format!("; extensions here: {}", found.join(", ")));
+    }
+    Diagnostic::info("--tool-set", None, note)
+}
+
+/// The options the machine does not say (model, thinking, prompt, time, api, release) set on
+/// `inputs`.
+fn set_options(host: &dyn Host, o: &Opts, inputs: &mut Inputs) {
     inputs.model = o.model.clone();
     inputs.thinking = o.thinking.clone();
     inputs.running_pi = o.running_pi;
@@ -679,22 +720,20 @@ pub fn inputs_with(
     inputs.system_now_ms = o.system_now;
     inputs.api = o.api;
     inputs.pi = o.pi;
-    inputs.installed_pi = installed_version;
-    inputs.extension_tools = tools;
-    if new_session {
-        // pi names a new session with a random UUIDv7 when it starts; the request carries it
-        // where the protocol sends one (a cache key, a thread, a header).
-        let id = stand_in_session_id(inputs.now_ms);
-        notes.push(Diagnostic::info(
-            "session",
-            None,
-            format!("a new session in {}: pi gives it a random id when it starts; {id} stands in for it, so where the request carries the session's id (a cache key, a thread, a header) its bytes differ there", read.cwd),
-        ));
-        inputs.session_id = Some(id);
-    }
-    inputs.host_diagnostics = notes;
-    inputs.call = o.call.clone();
-    Ok(inputs)
+}
+
+/// A new session's stand-in id set on `inputs`, with the note saying so: pi names a new session
+/// with a random UUIDv7 when it starts; the request carries it where the protocol sends one (a
+/// cache key, a thread, a header).
+fn stand_in_session(inputs: &mut Inputs, cwd: &str) -> Diagnostic {
+    let id = stand_in_session_id(inputs.now_ms);
+    let note = Diagnostic::info(
+        "session",
+        None,
+        format!("a new session in {cwd}: pi gives it a random id when it starts; {id} stands in for it, so where the request carries the session's id (a cache key, a thread, a header) its bytes differ there"),
+    );
+    inputs.session_id = Some(id);
+    note
 }
 
 /// A UUIDv7 for the time `now_ms` with its random bits zero: the shape of pi's session ids.

@@ -370,8 +370,34 @@ fn saved_text(l: &Ledger, saved: &Saved, all: &Share) -> String {
 
 /// The report as text, 80 columns.
 pub fn to_text(l: &Ledger, read: &Read) -> String {
+    let mut s = heading_text(l, read);
+    s.push_str(&totals_text(l));
+    if l.rebuilt == 0 {
+        s.push_str("\nNo call was rebuilt, so where the prompts went is unknown.\n");
+    } else {
+        let all = blocks_total(l);
+        s.push_str(&blocks_text(l, &all));
+        s.push_str(&items_text(l, &all));
+        s.push_str(&cache_breaks_text(l));
+        s.push_str(&suggestions_text(l, &all));
+    }
+    s.push_str(&costliest_text(l));
+    if read.duplicates > 0 {
+        s.push_str(&format!(
+            "\n{} calls were found twice (the same time and tokens, as in a forked session's\nfile) and are counted once, as ccusage counts them.\n",
+            count(read.duplicates as f64)
+        ));
+    }
+    s.push_str(&not_rebuilt_text(read));
+    s.push_str(&changed_text(read));
+    s.push_str(&left_out_text(read));
+    s
+}
+
+/// The first lines: the calls, the sessions, the files read, the dates asked.
+fn heading_text(l: &Ledger, read: &Read) -> String {
     let by = l.group_by.map_or("day", |g| g.as_str());
-    let mut s = format!(
+    format!(
         "pi usage: {} calls in {} sessions\n({} files read{}{})\n\n",
         count(l.totals.calls as f64),
         count(l.totals.sessions as f64),
@@ -389,8 +415,12 @@ pub fn to_text(l: &Ledger, read: &Read) -> String {
         } else {
             ""
         }
-    );
-    let head = match by {
+    )
+}
+
+/// The usage table: a row per group, then the total.
+fn totals_text(l: &Ledger) -> String {
+    let head = match l.group_by.map_or("day", |g| g.as_str()) {
         "week" => "Week of",
         "day" => "Day",
         "month" => "Month",
@@ -399,188 +429,231 @@ pub fn to_text(l: &Ledger, read: &Read) -> String {
         "model" => "Model",
         _ => "pi release",
     };
-    s.push_str(&format!(
+    let mut s = format!(
         "{:<18} {:>6} {:>10} {:>9} {:>11} {:>9} {:>9}\n",
         head, "Calls", "Input", "Output", "Cache read", "Cache wr.", "Cost"
-    ));
+    );
     for g in &l.groups {
         s.push_str(&usage_row(&g.key, &g.totals));
     }
     s.push_str(&usage_row("Total", &l.totals));
     s.push_str("  (the usage and cost pi recorded on each answer)\n");
-    if l.rebuilt == 0 {
-        s.push_str("\nNo call was rebuilt, so where the prompts went is unknown.\n");
-    } else {
+    s
+}
+
+/// The prompt tokens and cost of every block together: what the shares are of.
+fn blocks_total(l: &Ledger) -> Share {
+    l.blocks.rows().iter().fold(Share::default(), |mut a, r| {
+        a.tokens += r.2.tokens;
+        a.cost += r.2.cost;
+        a
+    })
+}
+
+/// Where the prompts went: how the tokens were split, and a row per block.
+fn blocks_text(l: &Ledger, all: &Share) -> String {
+    let mut s = format!(
+        "\nWhere the prompts went: {} of {} calls rebuilt. Each call's prompt tokens\nand cost are split over its request's blocks by their share of it,\n{}\n",
+        count(l.rebuilt as f64),
+        count(l.totals.calls as f64),
+        split_text(&l.split_by)
+    );
+    s.push_str(&format!(
+        "  {:<34} {:>14} {:>9} {:>10}\n",
+        "Block", "Prompt tokens", "Share", "Cost"
+    ));
+    for (_, label, share) in l.blocks.rows() {
+        s.push_str(&share_row(label, share, all));
+    }
+    s
+}
+
+/// The tools, system prompt sections, history kinds and tool results, largest first.
+fn items_text(l: &Ledger, all: &Share) -> String {
+    let mut s = top_text("Tools, largest first:", &l.tools, all);
+    s.push_str(&top_text(
+        "System prompt sections, largest first:",
+        &l.sections,
+        all,
+    ));
+    s.push_str(&top_text("History by kind:", &l.history, all));
+    s.push_str(&top_text("Tool results by tool:", &l.tool_results, all));
+    s
+}
+
+/// One list of items under its title: the first 8, and how many more (nothing when empty).
+fn top_text(title: &str, items: &[Item], all: &Share) -> String {
+    if items.is_empty() {
+        return String::new();
+    }
+    let mut s = format!("\n{title}\n");
+    for i in items.iter().take(8) {
+        let label = if i.source.is_empty() {
+            i.name.clone()
+        } else {
+            format!("{} ({})", i.name, i.source)
+        };
+        s.push_str(&share_row(&label, &i.share, all));
+    }
+    if items.len() > 8 {
         s.push_str(&format!(
-            "\nWhere the prompts went: {} of {} calls rebuilt. Each call's prompt tokens\nand cost are split over its request's blocks by their share of it,\n{}\n",
-            count(l.rebuilt as f64),
-            count(l.totals.calls as f64),
-            split_text(&l.split_by)
+            "  … {} more (--json lists them all)\n",
+            items.len() - 8
         ));
+    }
+    s
+}
+
+/// The cache breaks: the first 6 reasons, with the tokens sent again and their cost.
+fn cache_breaks_text(l: &Ledger) -> String {
+    if l.cache_breaks.is_empty() {
+        return String::new();
+    }
+    let mut s = format!(
+        "\nCache breaks: {} calls sent again a prefix the call before had cached.\n",
+        count(l.breaks.len() as f64)
+    );
+    s.push_str(&format!(
+        "  {:<34} {:>14} {:>9} {:>10}\n",
+        "Why", "Tokens again", "Calls", "Cost"
+    ));
+    for (why, n, tokens, cost) in l.cache_breaks.iter().take(6) {
         s.push_str(&format!(
             "  {:<34} {:>14} {:>9} {:>10}\n",
-            "Block", "Prompt tokens", "Share", "Cost"
+            cut_middle(why, 34),
+            count(*tokens),
+            count(*n as f64),
+            cost.map_or("–".to_string(), dollars)
         ));
-        let all = l.blocks.rows().iter().fold(Share::default(), |mut a, r| {
-            a.tokens += r.2.tokens;
-            a.cost += r.2.cost;
-            a
-        });
-        for (_, label, share) in l.blocks.rows() {
-            s.push_str(&share_row(label, share, &all));
-        }
-        let top = |title: &str, items: &[Item], s: &mut String| {
-            if items.is_empty() {
-                return;
-            }
-            s.push_str(&format!("\n{title}\n"));
-            for i in items.iter().take(8) {
-                let label = if i.source.is_empty() {
-                    i.name.clone()
-                } else {
-                    format!("{} ({})", i.name, i.source)
-                };
-                s.push_str(&share_row(&label, &i.share, &all));
-            }
-            if items.len() > 8 {
-                s.push_str(&format!(
-                    "  … {} more (--json lists them all)\n",
-                    items.len() - 8
-                ));
-            }
-        };
-        top("Tools, largest first:", &l.tools, &mut s);
-        top(
-            "System prompt sections, largest first:",
-            &l.sections,
-            &mut s,
-        );
-        top("History by kind:", &l.history, &mut s);
-        top("Tool results by tool:", &l.tool_results, &mut s);
-        if !l.cache_breaks.is_empty() {
-            s.push_str(&format!(
-                "\nCache breaks: {} calls sent again a prefix the call before had cached.\n",
-                count(l.breaks.len() as f64)
-            ));
-            s.push_str(&format!(
-                "  {:<34} {:>14} {:>9} {:>10}\n",
-                "Why", "Tokens again", "Calls", "Cost"
-            ));
-            for (why, n, tokens, cost) in l.cache_breaks.iter().take(6) {
-                s.push_str(&format!(
-                    "  {:<34} {:>14} {:>9} {:>10}\n",
-                    cut_middle(why, 34),
-                    count(*tokens),
-                    count(*n as f64),
-                    cost.map_or("–".to_string(), dollars)
-                ));
-            }
-            s.push_str(
-                "  (cost: the tokens sent again, at the input price less the cache-read price)\n",
-            );
-        }
-        if let Some(saved) = &l.saved {
-            s.push_str(&saved_text(l, saved, &all));
-        } else if !l.never_called.is_empty() {
-            s.push_str("\nTools sent but never called in these requests (--without tool:NAME says what\nswitching one off would have saved):\n");
-            for i in l.never_called.iter().take(3) {
-                s.push_str(&share_row(&i.name, &i.share, &all));
-            }
-        }
-        if l.saved.is_none() && !l.never_invoked.is_empty() {
-            s.push_str("\nSkills offered but never used in these requests (--without skill:NAME says\nwhat hiding one would have saved):\n");
-            for i in l.never_invoked.iter().take(3) {
-                s.push_str(&share_row(&i.name, &i.share, &all));
-            }
-        }
-        if l.saved.is_none() && !l.shadowed.is_empty() {
-            s.push_str("\nContext files another one already holds, sent twice (--without context:PATH\nsays what switching the copy off would have saved):\n");
-            for i in l.shadowed.iter().take(3) {
-                s.push_str(&share_row(&i.name, &i.share, &all));
-                s.push_str(&format!(
-                    "    {}\n",
-                    cut_middle(&format!("held by {}", i.source), 76)
-                ));
-            }
+    }
+    s.push_str("  (cost: the tokens sent again, at the input price less the cache-read price)\n");
+    s
+}
+
+/// The what-if when one was asked, else what could go: tools never called, skills never used,
+/// context files sent twice.
+fn suggestions_text(l: &Ledger, all: &Share) -> String {
+    if let Some(saved) = &l.saved {
+        return saved_text(l, saved, all);
+    }
+    let mut s = String::new();
+    if !l.never_called.is_empty() {
+        s.push_str("\nTools sent but never called in these requests (--without tool:NAME says what\nswitching one off would have saved):\n");
+        for i in l.never_called.iter().take(3) {
+            s.push_str(&share_row(&i.name, &i.share, all));
         }
     }
-    if !l.costliest.is_empty() {
-        s.push_str("\nCostliest calls:\n");
-        for (at, u) in l.costliest.iter().take(5) {
-            let when = at
-                .timestamp
-                .get(..16)
-                .unwrap_or(&at.timestamp)
-                .replace('T', " ");
-            let name = at.file.rsplit(['/', '\\']).next().unwrap_or(&at.file);
-            let place = format!("{}:{}", name, at.line);
+    if !l.never_invoked.is_empty() {
+        s.push_str("\nSkills offered but never used in these requests (--without skill:NAME says\nwhat hiding one would have saved):\n");
+        for i in l.never_invoked.iter().take(3) {
+            s.push_str(&share_row(&i.name, &i.share, all));
+        }
+    }
+    if !l.shadowed.is_empty() {
+        s.push_str("\nContext files another one already holds, sent twice (--without context:PATH\nsays what switching the copy off would have saved):\n");
+        for i in l.shadowed.iter().take(3) {
+            s.push_str(&share_row(&i.name, &i.share, all));
             s.push_str(&format!(
-                "  {:>10}  {when}  {}\n",
-                dollars(u.cost),
-                cut_middle(&place, 80 - 2 - 10 - 2 - 16 - 2)
+                "    {}\n",
+                cut_middle(&format!("held by {}", i.source), 76)
             ));
         }
     }
-    if read.duplicates > 0 {
+    s
+}
+
+/// The 5 costliest calls: their cost, time and place.
+fn costliest_text(l: &Ledger) -> String {
+    if l.costliest.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("\nCostliest calls:\n");
+    for (at, u) in l.costliest.iter().take(5) {
+        let when = at
+            .timestamp
+            .get(..16)
+            .unwrap_or(&at.timestamp)
+            .replace('T', " ");
+        let name = at.file.rsplit(['/', '\\']).next().unwrap_or(&at.file);
+        let place = format!("{}:{}", name, at.line);
         s.push_str(&format!(
-            "\n{} calls were found twice (the same time and tokens, as in a forked session's\nfile) and are counted once, as ccusage counts them.\n",
-            count(read.duplicates as f64)
+            "  {:>10}  {when}  {}\n",
+            dollars(u.cost),
+            cut_middle(&place, 80 - 2 - 10 - 2 - 16 - 2)
         ));
     }
-    if !read.not_rebuilt.is_empty() {
+    s
+}
+
+/// The calls not rebuilt: the 5 commonest reasons, each with a file as example.
+fn not_rebuilt_text(read: &Read) -> String {
+    if read.not_rebuilt.is_empty() {
+        return String::new();
+    }
+    let mut s = format!(
+        "\nNot rebuilt: {} calls (their usage is counted, their blocks are not):\n",
+        count(read.not_rebuilt.len() as f64)
+    );
+    let mut reasons: Vec<(&str, usize, &str)> = Vec::new();
+    for (file, _, why) in &read.not_rebuilt {
+        match reasons.iter_mut().find(|r| r.0 == why.as_str()) {
+            Some(r) => r.1 += 1,
+            None => reasons.push((why.as_str(), 1, file.as_str())),
+        }
+    }
+    reasons.sort_by_key(|r| std::cmp::Reverse(r.1));
+    for (why, n, file) in reasons.iter().take(5) {
+        let n = count(*n as f64);
+        let why = cut(why, 76 - n.len() - 3);
         s.push_str(&format!(
-            "\nNot rebuilt: {} calls (their usage is counted, their blocks are not):\n",
-            count(read.not_rebuilt.len() as f64)
+            "  {n} × {why}\n    e.g. {}\n",
+            cut_middle(file, 71)
         ));
-        let mut reasons: Vec<(&str, usize, &str)> = Vec::new();
-        for (file, _, why) in &read.not_rebuilt {
-            match reasons.iter_mut().find(|r| r.0 == why.as_str()) {
-                Some(r) => r.1 += 1,
-                None => reasons.push((why.as_str(), 1, file.as_str())),
-            }
-        }
-        reasons.sort_by_key(|r| std::cmp::Reverse(r.1));
-        for (why, n, file) in reasons.iter().take(5) {
-            let n = count(*n as f64);
-            let why = cut(why, 76 - n.len() - 3);
-            s.push_str(&format!(
-                "  {n} × {why}\n    e.g. {}\n",
-                cut_middle(file, 71)
-            ));
-        }
-        if reasons.len() > 5 {
-            s.push_str(&format!(
-                "  … {} more reasons (--json lists every call)\n",
-                reasons.len() - 5
-            ));
-        }
     }
-    if !read.changed.is_empty() {
+    if reasons.len() > 5 {
         s.push_str(&format!(
-            "\nChanged while they were read ({}): their calls are those of the first\nreading, rebuilt from the second.\n",
-            read.changed.len()
+            "  … {} more reasons (--json lists every call)\n",
+            reasons.len() - 5
         ));
-        for (file, _) in read.changed.iter().take(10) {
-            s.push_str(&format!("  {}\n", cut_middle(file, 76)));
-        }
     }
-    if !read.skipped.is_empty() {
-        s.push_str(&format!("\nLeft out ({}):\n", read.skipped.len()));
-        for (file, line, why) in read.skipped.iter().take(10) {
-            let at = line.map_or(String::new(), |n| format!(":{n}"));
-            let why = why.lines().next().unwrap_or("");
-            s.push_str(&format!(
-                "  {}{at}\n    {}\n",
-                cut_middle(file, 74 - at.len()),
-                cut(why, 74)
-            ));
-        }
-        if read.skipped.len() > 10 {
-            s.push_str(&format!(
-                "  … {} more (--json lists them all)\n",
-                read.skipped.len() - 10
-            ));
-        }
+    s
+}
+
+/// The files that changed while they were read: the first 10.
+fn changed_text(read: &Read) -> String {
+    if read.changed.is_empty() {
+        return String::new();
+    }
+    let mut s = format!(
+        "\nChanged while they were read ({}): their calls are those of the first\nreading, rebuilt from the second.\n",
+        read.changed.len()
+    );
+    for (file, _) in read.changed.iter().take(10) {
+        s.push_str(&format!("  {}\n", cut_middle(file, 76)));
+    }
+    s
+}
+
+/// The files or lines left out: the first 10, each with the first line of why.
+fn left_out_text(read: &Read) -> String {
+    if read.skipped.is_empty() {
+        return String::new();
+    }
+    let mut s = format!("\nLeft out ({}):\n", read.skipped.len());
+    for (file, line, why) in read.skipped.iter().take(10) {
+        let at = line.map_or(String::new(), |n| format!(":{n}"));
+        let why = why.lines().next().unwrap_or("");
+        s.push_str(&format!(
+            "  {}{at}\n    {}\n",
+            cut_middle(file, 74 - at.len()),
+            cut(why, 74)
+        ));
+    }
+    if read.skipped.len() > 10 {
+        s.push_str(&format!(
+            "  … {} more (--json lists them all)\n",
+            read.skipped.len() - 10
+        ));
     }
     s
 }
