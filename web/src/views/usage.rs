@@ -13,6 +13,7 @@ use super::components::{color, pct, thousands};
 use super::tokens::{TokenNote, Tokens};
 use super::util::{arr, not_available, num, s, select};
 use super::ViewProps;
+use crate::report::Report;
 use std::rc::Rc;
 
 /// Columns drawn at most; longer timelines are bucketed.
@@ -67,30 +68,21 @@ fn break_reason(b: &Value) -> String {
     why.join("; ")
 }
 
-#[function_component]
-pub fn UsageView(p: &ViewProps) -> Html {
-    let show_calls = use_state(|| false);
-    let r = &*p.report;
-    let (sp, tl, hi) = r.stats.as_ref().map_or((0.0, 0.0, 0.0), |st| {
-        (
-            st.system_prompt.chars as f64,
-            st.tools.chars as f64,
-            st.history.chars as f64,
-        )
-    });
-    let tk = Tokens::of(p);
-    // Without a count: pi's own rule of thumb (the release's characters per token), said so.
-    let rule_of_thumb = |n: f64| match super::util::chars_per_token(r) {
+/// Without a count: pi's own rule of thumb (the release's characters per token), said so.
+fn rule_of_thumb(r: &Report, n: f64) -> String {
+    match super::util::chars_per_token(r) {
         Some(c) => format!(
             "≈ {} tokens by pi's rule of thumb ({} chars/token)",
             thousands(n),
             ctxlens::js::number_to_string(c)
         ),
         None => format!("≈ {} tokens", thousands(n)),
-    };
-    let model = r.model.as_ref().map(ModelInfo::key).unwrap_or_default();
-    // Every call with usage rebuilt, beside the tokens the provider reported for it.
-    let rebuilt = match tk.calibration() {
+    }
+}
+
+/// Every call with usage rebuilt, beside the tokens the provider reported for it.
+fn rebuilt_html(r: &Report, tk: Tokens) -> Html {
+    match tk.calibration() {
         Some(c) => {
             let calls = arr(c, "calls");
             let framing = c.get("framing").filter(|f| !f.is_null());
@@ -117,21 +109,7 @@ pub fn UsageView(p: &ViewProps) -> Html {
                         <thead><tr><th>{"call"}</th><th>{"line"}</th><th>{"model"}</th><th title="the pi release each call is rebuilt by: a past call of a session a later pi continued, the release that made it">{"pi"}</th><th class="num">{"reported"}</th>
                             <th class="num">{"rebuilt chars"}</th><th class="num">{"rebuilt tokens"}</th><th class="num">{"difference"}</th><th>{"note"}</th></tr></thead>
                         <tbody>
-                        { for calls.iter().take(MAX_ROWS).map(|x| {
-                            let rebuilt = x.get("rebuiltTokens").and_then(Value::as_f64);
-                            let diff = x.get("difference").and_then(Value::as_f64);
-                            html! {
-                                <tr data-call={num(x, "index").to_string()} class={classes!((x.get("used").and_then(Value::as_bool) != Some(true)).then_some("muted"))}>
-                                    <td>{num(x, "index")}</td><td>{num(x, "line")}</td><td class="mono">{s(x, "model")}</td>
-                                    <td class="mono" data-testid="call-pi-version" data-reason={x.get("pi").map(|p| s(p, "reason").to_string())}>{x.get("pi").map(|p| s(p, "version").to_string()).unwrap_or_default()}</td>
-                                    <td class="num" data-testid="call-reported">{thousands(num(x, "reportedTokens"))}</td>
-                                    <td class="num" data-testid="call-rebuilt-chars">{thousands(num(x, "rebuiltChars"))}</td>
-                                    <td class="num" data-testid="call-rebuilt">{rebuilt.map(thousands).unwrap_or_else(|| "–".into())}</td>
-                                    <td class="num" data-testid="call-difference">{diff.map(|d| format!("{}{}", if d > 0.0 { "+" } else { "" }, thousands(d))).unwrap_or_else(|| "–".into())}</td>
-                                    <td class="small muted">{s(x, "note")}</td>
-                                </tr>
-                            }
-                        }) }
+                        { for calls.iter().take(MAX_ROWS).map(rebuilt_row) }
                         </tbody>
                     </table>
                 </div>
@@ -143,8 +121,36 @@ pub fn UsageView(p: &ViewProps) -> Html {
             <p class="muted small" data-testid="usage-rebuilt-skipped">{"The calls are not rebuilt against their usage for a session this large (each is one more assembly of it); ctxlens stats on this session rebuilds them."}</p>
         },
         None => Html::default(),
-    };
-    let prefix_bar = html! {
+    }
+}
+
+/// One row of the rebuilt-vs-reported table: a call's reported and rebuilt sizes.
+fn rebuilt_row(x: &Value) -> Html {
+    let rebuilt = x.get("rebuiltTokens").and_then(Value::as_f64);
+    let diff = x.get("difference").and_then(Value::as_f64);
+    html! {
+        <tr data-call={num(x, "index").to_string()} class={classes!((x.get("used").and_then(Value::as_bool) != Some(true)).then_some("muted"))}>
+            <td>{num(x, "index")}</td><td>{num(x, "line")}</td><td class="mono">{s(x, "model")}</td>
+            <td class="mono" data-testid="call-pi-version" data-reason={x.get("pi").map(|p| s(p, "reason").to_string())}>{x.get("pi").map(|p| s(p, "version").to_string()).unwrap_or_default()}</td>
+            <td class="num" data-testid="call-reported">{thousands(num(x, "reportedTokens"))}</td>
+            <td class="num" data-testid="call-rebuilt-chars">{thousands(num(x, "rebuiltChars"))}</td>
+            <td class="num" data-testid="call-rebuilt">{rebuilt.map(thousands).unwrap_or_else(|| "–".into())}</td>
+            <td class="num" data-testid="call-difference">{diff.map(|d| format!("{}{}", if d > 0.0 { "+" } else { "" }, thousands(d))).unwrap_or_else(|| "–".into())}</td>
+            <td class="small muted">{s(x, "note")}</td>
+        </tr>
+    }
+}
+
+/// This request's fixed prefix (system prompt + tools) beside the growing history, as a bar.
+fn prefix_bar(r: &Report, tk: Tokens) -> Html {
+    let (sp, tl, hi) = r.stats.as_ref().map_or((0.0, 0.0, 0.0), |st| {
+        (
+            st.system_prompt.chars as f64,
+            st.tools.chars as f64,
+            st.history.chars as f64,
+        )
+    });
+    html! {
         <div class="prefix">
             <h4>{"This request: the fixed prefix and the growing history"}</h4>
             <StackedBar testid="usage-prefix" segs={vec![
@@ -155,28 +161,30 @@ pub fn UsageView(p: &ViewProps) -> Html {
             <p class="muted small" data-testid="usage-prefix-line">{format!("Every call repeats the same {} chars prefix ({}) first; a provider's prompt cache can only reuse it while it stays byte-identical.", thousands(sp + tl),
                 match (tk.read(|s| *s.system_prompt.tokens), tk.read(|s| *s.tools.tokens)) { (Some(a), Some(b)) => tk.phrase(Some(a + b)), _ => tk.phrase(None) })}</p>
         </div>
-    };
-    let Some(u) = r.get("usage").filter(|v| !v.is_null()) else {
-        return html! {
-            <section class="usage-view" data-testid="usage-view">
-                <h3>{"Usage and cache"}</h3>
-                {not_available("The per-call usage timeline is not available in this build of the core.")}
-                {prefix_bar}
-            </section>
-        };
-    };
-    let timeline = arr(u, "timeline");
-    let cache = u.get("cache").cloned().unwrap_or_default();
-    let breaks = arr(&cache, "breaks");
-    let series = vec![
-        ("cache read".to_string(), color(2)),
-        ("cache write".to_string(), color(1)),
-        ("input (uncached)".to_string(), color(0)),
-        ("output".to_string(), color(3)),
-    ];
-    // One column per call; a long session is bucketed (the mean of each bucket of calls).
-    let per = timeline.len().div_ceil(MAX_COLUMNS).max(1);
-    let columns: Vec<Column> = timeline
+    }
+}
+
+/// The cards: the prefix, the history, the cache read share and the output.
+fn usage_cards(r: &Report, tk: Tokens, cache: &Value) -> Html {
+    let read_share = num(cache, "cacheReadShare");
+    html! {
+        <div class="cards">
+            <div class="card"><div class="k">{"Prefix"}</div><div class="v">{format!("{} chars", thousands(num(cache, "prefixChars")))}</div>
+                <div class="sub" data-testid="usage-prefix-tokens">{format!("{}: system prompt + tools", match (tk.read(|s| *s.system_prompt.tokens), tk.read(|s| *s.tools.tokens)) {
+                    (Some(a), Some(b)) => tk.phrase(Some(a + b)),
+                    _ => rule_of_thumb(r, num(cache, "prefixTokensEstimate")),
+                })}</div></div>
+            <div class="card"><div class="k">{"History"}</div><div class="v">{format!("{} chars", thousands(num(cache, "historyChars")))}</div>
+                <div class="sub" data-testid="usage-history-tokens">{ match tk.read(|s| *s.history.tokens) { Some(h) => tk.phrase(Some(h)), None => rule_of_thumb(r, num(cache, "historyTokensEstimate")) } }</div></div>
+            <div class="card"><div class="k">{"Cache read"}</div><div class="v" data-testid="cache-read-share">{format!("{:.1}%", read_share * 100.0)}</div><div class="sub">{format!("{} of {} input tokens", thousands(num(cache, "totalCacheRead")), thousands(num(cache, "totalInput") + num(cache, "totalCacheRead") + num(cache, "totalCacheWrite")))}</div></div>
+            <div class="card"><div class="k">{"Output"}</div><div class="v">{thousands(num(cache, "totalOutput"))}</div><div class="sub">{format!("{} calls on the branch", thousands(num(cache, "calls")))}</div></div>
+        </div>
+    }
+}
+
+/// One column per call; a long session is bucketed (the mean of each bucket of `per` calls).
+fn usage_columns(timeline: &[Value], breaks: &[Value], per: usize) -> Vec<Column> {
+    timeline
         .chunks(per)
         .enumerate()
         .map(|(b, chunk)| {
@@ -213,22 +221,20 @@ pub fn UsageView(p: &ViewProps) -> Html {
                 }),
             }
         })
-        .collect();
-    let read_share = num(&cache, "cacheReadShare");
-    // The table of every call: only the rows in view are drawn.
-    let every_call_row = {
-        let rows: Rc<Vec<Value>> = Rc::new(timeline.to_vec());
-        Callback::from(move |i: usize| {
-            let t = &rows[i];
-            html! {
-                <div class={classes!("call-grid", (!truthy(t, "inContext")).then_some("muted"))} role="row" data-row={(i + 1).to_string()}>
-                    <span>{i + 1}</span><span>{num(t, "line")}</span><span class="mono">{s(t, "model")}</span>
-                    <span class="num">{thousands(num(t, "input"))}</span><span class="num">{thousands(num(t, "cacheRead"))}</span>
-                    <span class="num">{thousands(num(t, "cacheWrite"))}</span><span class="num">{thousands(num(t, "output"))}</span><span>{s(t, "stopReason")}</span>
-                </div>
-            }
-        })
-    };
+        .collect()
+}
+
+/// The usage chart, a column per call (or bucket), a column a call to rebuild.
+fn usage_chart(p: &ViewProps, timeline: &[Value], breaks: &[Value]) -> Html {
+    let r = &*p.report;
+    let series = vec![
+        ("cache read".to_string(), color(2)),
+        ("cache write".to_string(), color(1)),
+        ("input (uncached)".to_string(), color(0)),
+        ("output".to_string(), color(3)),
+    ];
+    let per = timeline.len().div_ceil(MAX_COLUMNS).max(1);
+    let columns = usage_columns(timeline, breaks, per);
     // The call picker: a column is a call (when every call has its own column), found in
     // `report.calls` by its session line.
     let lines: Vec<f64> = timeline.iter().map(|t| num(t, "line")).collect();
@@ -240,166 +246,210 @@ pub fn UsageView(p: &ViewProps) -> Html {
             }
         })
     });
-    let picked_line = match &p.call {
-        Some(CallRef::Index(k)) => r
-            .calls
-            .iter()
-            .find(|c| c.index == *k)
-            .map(|c| c.line as f64),
-        Some(CallRef::Entry(id)) => r
-            .calls
-            .iter()
-            .find(|c| c.entry_id.as_deref() == Some(id.as_str()))
-            .map(|c| c.line as f64),
-        _ => None,
-    };
+    let picked_line = r
+        .calls
+        .iter()
+        .find(|c| is_picked(&p.call, c))
+        .map(|c| c.line as f64);
     let picked_column = picked_line
         .filter(|_| per == 1)
         .and_then(|l| lines.iter().position(|x| *x == l));
-    let calls = &r.calls;
-    let calls_picker = if calls.is_empty() {
-        Html::default()
-    } else {
-        let next = {
-            let cb = p.on_call.clone();
-            Callback::from(move |_: MouseEvent| cb.emit(None))
-        };
-        let on_call = p.on_call.clone();
-        let pick = move |k: usize| {
-            let cb = on_call.clone();
-            Callback::from(move |_: MouseEvent| cb.emit(Some(CallRef::Index(k))))
-        };
-        // A long session: every call in a scrolled list (only the rows in view are drawn), and a
-        // number to type; a short one, a chip each.
-        let list = if calls.len() > MAX_CHIPS {
-            let last = calls.iter().map(|c| c.index).max().unwrap_or(0);
-            let cb = p.on_call.clone();
-            let submit = Callback::from(move |e: SubmitEvent| {
-                e.prevent_default();
-                let form: web_sys::Element = e.target_unchecked_into();
-                let k = form
-                    .query_selector("input[name=call]")
-                    .ok()
-                    .flatten()
-                    .and_then(|x| {
-                        wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlInputElement>(x).ok()
-                    })
-                    .and_then(|i| i.value().trim().parse::<usize>().ok())
-                    .filter(|k| (1..=last).contains(k));
-                if let Some(k) = k {
-                    cb.emit(Some(CallRef::Index(k)));
-                }
-            });
-            // Each row is written when it comes into view, not every call on every render.
-            let rows: Rc<Vec<Call>> = Rc::new(calls.to_vec());
-            let scroll_to = rows.iter().position(|c| is_picked(&p.call, c));
-            let render = {
-                let (rows, pick, call) = (rows.clone(), pick.clone(), p.call.clone());
-                Callback::from(move |i: usize| {
-                    let c = &rows[i];
-                    let (k, on) = (c.index, is_picked(&call, c));
-                    let u = c.usage.clone().unwrap_or_default();
-                    let line = format!(
-                        "line {} · {} · {} in · {} cached · {} out",
-                        thousands(c.line as f64),
-                        c.model.as_deref().unwrap_or(""),
-                        thousands(u.input),
-                        thousands(u.cache_read),
-                        thousands(u.output)
-                    );
-                    html! {
-                        <button class={classes!("call-row", on.then_some("on"))} aria-pressed={on.to_string()} data-testid={format!("call-pick-{k}")}
-                            title={call_title(c)} onclick={pick(k)}>
-                            <span class="k">{format!("call {k}")}</span><span class="muted small">{line}</span>
-                        </button>
-                    }
-                })
-            };
-            html! {
-                <>
-                    <form class="call-number" data-testid="call-pick-number" onsubmit={submit}>
-                        <label>{"call "}<input name="call" type="number" min="1" max={last.to_string()} required=true /></label>
-                        <button class="button" type="submit">{"Rebuild"}</button>
-                        <span class="muted small">{format!(" of {}, or choose it in the list", thousands(last as f64))}</span>
-                    </form>
-                    <VList count={rows.len()} render={render} testid="call-list" row_height={28.0} height={280.0} scroll_to={scroll_to} />
-                </>
-            }
+    html! {
+        if timeline.is_empty() {
+            <p class="muted">{"The session records no usage (no assistant message with usage yet)."}</p>
         } else {
+            <Columns series={series} columns={columns} testid="usage-chart" on_pick={pick_column} picked={picked_column} />
+            if per == 1 { <p class="muted small">{"Click a call to rebuild the request pi sent for it (its reported usage is shown in the header beside it)."}</p> }
+        }
+    }
+}
+
+/// A click that rebuilds call `k`.
+fn pick_call(on_call: &Callback<Option<CallRef>>, k: usize) -> Callback<MouseEvent> {
+    let cb = on_call.clone();
+    Callback::from(move |_: MouseEvent| cb.emit(Some(CallRef::Index(k))))
+}
+
+/// The call picker: the next request, or one of the session's calls to rebuild.
+fn calls_picker(p: &ViewProps) -> Html {
+    let calls = &p.report.calls;
+    if calls.is_empty() {
+        return Html::default();
+    }
+    let next = {
+        let cb = p.on_call.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(None))
+    };
+    // A long session: every call in a scrolled list (only the rows in view are drawn), and a
+    // number to type; a short one, a chip each.
+    let list = if calls.len() > MAX_CHIPS {
+        call_list(p, calls)
+    } else {
+        call_chips(p, calls)
+    };
+    html! {
+        <div class="call-picker" data-testid="call-picker">
+            <h4>{format!("The session's calls · {}", calls.len())}<span class="muted small">{" · on the active branch; choose one to rebuild its request"}</span></h4>
+            <div class="buttons">
+                <button class={classes!("chip", p.call.is_none().then_some("on"))} aria-pressed={p.call.is_none().to_string()} data-testid="call-next" onclick={next}>{"next request"}</button>
+            </div>
+            {list}
+        </div>
+    }
+}
+
+/// A short session's calls: a chip each.
+fn call_chips(p: &ViewProps, calls: &[Call]) -> Html {
+    html! {
+        <div class="buttons">
+            { for calls.iter().map(|c| {
+                let k = c.index;
+                let on = is_picked(&p.call, c);
+                html! {
+                    <button class={classes!("chip", on.then_some("on"))} aria-pressed={on.to_string()} data-testid={format!("call-pick-{k}")}
+                        title={call_title(c)} onclick={pick_call(&p.on_call, k)}>{format!("call {k}")}</button>
+                }
+            }) }
+        </div>
+    }
+}
+
+/// A long session's calls: a number to type, and every call in a scrolled list.
+fn call_list(p: &ViewProps, calls: &[Call]) -> Html {
+    let last = calls.iter().map(|c| c.index).max().unwrap_or(0);
+    let cb = p.on_call.clone();
+    let submit = Callback::from(move |e: SubmitEvent| {
+        e.prevent_default();
+        let form: web_sys::Element = e.target_unchecked_into();
+        let k = form
+            .query_selector("input[name=call]")
+            .ok()
+            .flatten()
+            .and_then(|x| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlInputElement>(x).ok())
+            .and_then(|i| i.value().trim().parse::<usize>().ok())
+            .filter(|k| (1..=last).contains(k));
+        if let Some(k) = k {
+            cb.emit(Some(CallRef::Index(k)));
+        }
+    });
+    // Each row is written when it comes into view, not every call on every render.
+    let rows: Rc<Vec<Call>> = Rc::new(calls.to_vec());
+    let scroll_to = rows.iter().position(|c| is_picked(&p.call, c));
+    let render = {
+        let (rows, on_call, call) = (rows.clone(), p.on_call.clone(), p.call.clone());
+        Callback::from(move |i: usize| {
+            let c = &rows[i];
+            let (k, on) = (c.index, is_picked(&call, c));
+            let u = c.usage.clone().unwrap_or_default();
+            let line = format!(
+                "line {} · {} · {} in · {} cached · {} out",
+                thousands(c.line as f64),
+                c.model.as_deref().unwrap_or(""),
+                thousands(u.input),
+                thousands(u.cache_read),
+                thousands(u.output)
+            );
             html! {
-                <div class="buttons">
-                    { for calls.iter().map(|c| {
-                        let k = c.index;
-                        let on = is_picked(&p.call, c);
-                        html! {
-                            <button class={classes!("chip", on.then_some("on"))} aria-pressed={on.to_string()} data-testid={format!("call-pick-{k}")}
-                                title={call_title(c)} onclick={pick(k)}>{format!("call {k}")}</button>
-                        }
-                    }) }
-                </div>
+                <button class={classes!("call-row", on.then_some("on"))} aria-pressed={on.to_string()} data-testid={format!("call-pick-{k}")}
+                    title={call_title(c)} onclick={pick_call(&on_call, k)}>
+                    <span class="k">{format!("call {k}")}</span><span class="muted small">{line}</span>
+                </button>
             }
-        };
+        })
+    };
+    html! {
+        <>
+            <form class="call-number" data-testid="call-pick-number" onsubmit={submit}>
+                <label>{"call "}<input name="call" type="number" min="1" max={last.to_string()} required=true /></label>
+                <button class="button" type="submit">{"Rebuild"}</button>
+                <span class="muted small">{format!(" of {}, or choose it in the list", thousands(last as f64))}</span>
+            </form>
+            <VList count={rows.len()} render={render} testid="call-list" row_height={28.0} height={280.0} scroll_to={scroll_to} />
+        </>
+    }
+}
+
+/// The cache breaks: each call that read less from the cache than the one before, and why.
+fn cache_breaks(breaks: &[Value], on_select: &Callback<Option<AttrValue>>) -> Html {
+    html! {
+        <>
+        <h4>{format!("Cache breaks · {}", breaks.len())}</h4>
+        if breaks.is_empty() {
+            <p class="muted small">{"No call read less from the cache than the previous call of the same model."}</p>
+        } else {
+            <ul class="breaks" data-testid="cache-breaks">
+            { for breaks.iter().map(|b| {
+                let id = b.get_str("entryId").unwrap_or("").to_string();
+                html! {
+                    <li>
+                        <span class="badge dropped">{format!("call {}", num(b, "index") + 1.0)}</span>
+                        {format!(" line {}: cache read {} → {} ({}). ", num(b, "line"), thousands(num(b, "previousCacheRead")), thousands(num(b, "cacheRead")),
+                            pct(num(b, "cacheRead"), num(b, "previousCacheRead")))}
+                        <span class="muted">{break_reason(b)}</span>
+                        if !id.is_empty() { {" "}<button class="link" onclick={select(on_select, format!("entry:{id}"))}>{format!("→ entry {id}")}</button> }
+                    </li>
+                }
+            }) }
+            </ul>
+        }
+        </>
+    }
+}
+
+/// The table of every call, drawn once opened and then only the rows in view.
+fn every_call_details(timeline: &[Value], show_calls: &UseStateHandle<bool>) -> Html {
+    let rows: Rc<Vec<Value>> = Rc::new(timeline.to_vec());
+    let every_call_row = Callback::from(move |i: usize| {
+        let t = &rows[i];
         html! {
-            <div class="call-picker" data-testid="call-picker">
-                <h4>{format!("The session's calls · {}", calls.len())}<span class="muted small">{" · on the active branch; choose one to rebuild its request"}</span></h4>
-                <div class="buttons">
-                    <button class={classes!("chip", p.call.is_none().then_some("on"))} aria-pressed={p.call.is_none().to_string()} data-testid="call-next" onclick={next}>{"next request"}</button>
-                </div>
-                {list}
+            <div class={classes!("call-grid", (!truthy(t, "inContext")).then_some("muted"))} role="row" data-row={(i + 1).to_string()}>
+                <span>{i + 1}</span><span>{num(t, "line")}</span><span class="mono">{s(t, "model")}</span>
+                <span class="num">{thousands(num(t, "input"))}</span><span class="num">{thousands(num(t, "cacheRead"))}</span>
+                <span class="num">{thousands(num(t, "cacheWrite"))}</span><span class="num">{thousands(num(t, "output"))}</span><span>{s(t, "stopReason")}</span>
             </div>
         }
+    });
+    html! {
+        <details class="calls" open={**show_calls} ontoggle={{ let s = show_calls.clone(); Callback::from(move |e: Event| s.set(super::components::dom::details_open(&e))) }}>
+            <summary>{format!("Every call · {}", thousands(timeline.len() as f64))}</summary>
+            if **show_calls {
+                <div class="call-grid head" role="row"><span>{"#"}</span><span>{"line"}</span><span>{"model"}</span><span class="num">{"input"}</span><span class="num">{"cache read"}</span><span class="num">{"cache write"}</span><span class="num">{"output"}</span><span>{"stop"}</span></div>
+                <VList count={timeline.len()} render={every_call_row} testid="every-call-table" row_height={24.0} height={480.0} />
+            }
+        </details>
+    }
+}
+
+#[function_component]
+pub fn UsageView(p: &ViewProps) -> Html {
+    let show_calls = use_state(|| false);
+    let r = &*p.report;
+    let tk = Tokens::of(p);
+    let model = r.model.as_ref().map(ModelInfo::key).unwrap_or_default();
+    let Some(u) = r.get("usage").filter(|v| !v.is_null()) else {
+        return html! {
+            <section class="usage-view" data-testid="usage-view">
+                <h3>{"Usage and cache"}</h3>
+                {not_available("The per-call usage timeline is not available in this build of the core.")}
+                {prefix_bar(r, tk)}
+            </section>
+        };
     };
+    let timeline = arr(u, "timeline");
+    let cache = u.get("cache").cloned().unwrap_or_default();
+    let breaks = arr(&cache, "breaks");
     html! {
         <section class="usage-view" data-testid="usage-view">
             <h3>{"Usage and cache"}<span class="muted small">{format!(" · {} calls recorded in the session", timeline.len())}</span></h3>
             <TokenNote tokens={p.tokens.clone()} model={model.clone()} />
-            <div class="cards">
-                <div class="card"><div class="k">{"Prefix"}</div><div class="v">{format!("{} chars", thousands(num(&cache, "prefixChars")))}</div>
-                    <div class="sub" data-testid="usage-prefix-tokens">{format!("{}: system prompt + tools", match (tk.read(|s| *s.system_prompt.tokens), tk.read(|s| *s.tools.tokens)) {
-                        (Some(a), Some(b)) => tk.phrase(Some(a + b)),
-                        _ => rule_of_thumb(num(&cache, "prefixTokensEstimate")),
-                    })}</div></div>
-                <div class="card"><div class="k">{"History"}</div><div class="v">{format!("{} chars", thousands(num(&cache, "historyChars")))}</div>
-                    <div class="sub" data-testid="usage-history-tokens">{ match tk.read(|s| *s.history.tokens) { Some(h) => tk.phrase(Some(h)), None => rule_of_thumb(num(&cache, "historyTokensEstimate")) } }</div></div>
-                <div class="card"><div class="k">{"Cache read"}</div><div class="v" data-testid="cache-read-share">{format!("{:.1}%", read_share * 100.0)}</div><div class="sub">{format!("{} of {} input tokens", thousands(num(&cache, "totalCacheRead")), thousands(num(&cache, "totalInput") + num(&cache, "totalCacheRead") + num(&cache, "totalCacheWrite")))}</div></div>
-                <div class="card"><div class="k">{"Output"}</div><div class="v">{thousands(num(&cache, "totalOutput"))}</div><div class="sub">{format!("{} calls on the branch", thousands(num(&cache, "calls")))}</div></div>
-            </div>
-            if timeline.is_empty() {
-                <p class="muted">{"The session records no usage (no assistant message with usage yet)."}</p>
-            } else {
-                <Columns series={series} columns={columns} testid="usage-chart" on_pick={pick_column} picked={picked_column} />
-                if per == 1 { <p class="muted small">{"Click a call to rebuild the request pi sent for it (its reported usage is shown in the header beside it)."}</p> }
-            }
-            {calls_picker}
-            {rebuilt}
-            <h4>{format!("Cache breaks · {}", breaks.len())}</h4>
-            if breaks.is_empty() {
-                <p class="muted small">{"No call read less from the cache than the previous call of the same model."}</p>
-            } else {
-                <ul class="breaks" data-testid="cache-breaks">
-                { for breaks.iter().map(|b| {
-                    let id = b.get_str("entryId").unwrap_or("").to_string();
-                    html! {
-                        <li>
-                            <span class="badge dropped">{format!("call {}", num(b, "index") + 1.0)}</span>
-                            {format!(" line {}: cache read {} → {} ({}). ", num(b, "line"), thousands(num(b, "previousCacheRead")), thousands(num(b, "cacheRead")),
-                                pct(num(b, "cacheRead"), num(b, "previousCacheRead")))}
-                            <span class="muted">{break_reason(b)}</span>
-                            if !id.is_empty() { {" "}<button class="link" onclick={select(&p.on_select, format!("entry:{id}"))}>{format!("→ entry {id}")}</button> }
-                        </li>
-                    }
-                }) }
-                </ul>
-            }
-            {prefix_bar}
+            {usage_cards(r, tk, &cache)}
+            {usage_chart(p, timeline, breaks)}
+            {calls_picker(p)}
+            {rebuilt_html(r, tk)}
+            {cache_breaks(breaks, &p.on_select)}
+            {prefix_bar(r, tk)}
             if !timeline.is_empty() {
-                <details class="calls" open={*show_calls} ontoggle={{ let s = show_calls.clone(); Callback::from(move |e: Event| s.set(super::components::dom::details_open(&e))) }}>
-                    <summary>{format!("Every call · {}", thousands(timeline.len() as f64))}</summary>
-                    if *show_calls {
-                        <div class="call-grid head" role="row"><span>{"#"}</span><span>{"line"}</span><span>{"model"}</span><span class="num">{"input"}</span><span class="num">{"cache read"}</span><span class="num">{"cache write"}</span><span class="num">{"output"}</span><span>{"stop"}</span></div>
-                        <VList count={timeline.len()} render={every_call_row} testid="every-call-table" row_height={24.0} height={480.0} />
-                    }
-                </details>
+                {every_call_details(timeline, &show_calls)}
             }
         </section>
     }

@@ -560,6 +560,333 @@ fn switch(
     }
 }
 
+/// What each control of the what-if needs: the changes made and how to set others.
+#[derive(Clone, Copy)]
+struct Controls<'a> {
+    changes: &'a [String],
+    on_set: &'a Callback<Vec<String>>,
+}
+
+/// The tools group: each tool a switch (`tool:NAME`), largest first.
+fn tools_group(ctl: Controls, r: &Value) -> Html {
+    let tools = tools_by_size(r);
+    html! {
+        <fieldset class="whatif-group" data-testid="whatif-tools">
+            <legend>{"Tools"}<span class="muted small">{" · pi's --tools / --exclude-tools; largest first"}</span></legend>
+            if tools.is_empty() { <p class="muted small">{"This request sends no tools."}</p> }
+            <ul class="whatif-list">
+            { for tools.iter().map(|t| {
+                let name = s(t, "name");
+                switch(ctl.changes, ctl.on_set, format!("tool:{name}"), html! {
+                    <><code class="mono">{name}</code>{" "}<span class="badge">{s(t, "source")}</span>
+                    <span class="muted small">{format!(" {} characters", thousands(num(t, "chars")))}</span></>
+                }, false)
+            }) }
+            </ul>
+        </fieldset>
+    }
+}
+
+/// The skills group: each skill a switch (`skill:NAME`), and its offer to the model another.
+fn skills_group(ctl: Controls, resources: &Value) -> Html {
+    let changes = ctl.changes;
+    let skills = arr(resources, "skills");
+    html! {
+        <fieldset class="whatif-group" data-testid="whatif-skills">
+            <legend>{"Skills"}<span class="muted small">{" · listed in the system prompt for the model to load"}</span></legend>
+            if skills.is_empty() { <p class="muted small">{"No skills in this request."}</p> }
+            <ul class="whatif-list">
+            { for skills.iter().map(|k| {
+                let name = s(k, "name");
+                let hidden = k.get("hidden").and_then(Value::as_bool) == Some(true);
+                html! {
+                    <>
+                    {switch(changes, ctl.on_set, format!("skill:{name}"), html! {
+                        <><code class="mono">{name}</code><span class="muted small">{format!(" {}", s(k, "source"))}</span></>
+                    }, false)}
+                    <ul class="whatif-list nested">
+                    {switch(changes, ctl.on_set, format!("skill-invocation:{name}"), html! {
+                        <span class="small">{if hidden { "already disable-model-invocation: not offered to the model".to_string() } else { format!("offered to the model (off: disable-model-invocation: true in its SKILL.md; /skill:{name} still works)") }}</span>
+                    }, hidden || changes.contains(&format!("skill:{name}")))}
+                    </ul>
+                    </>
+                }
+            }) }
+            </ul>
+        </fieldset>
+    }
+}
+
+/// The context group: each context file a switch (`context:PATH`), and the appended prompt.
+fn context_group(ctl: Controls, resources: &Value) -> Html {
+    let files = arr(resources, "contextFiles");
+    let appended = !arr(resources, "appendPrompts").is_empty();
+    html! {
+        <fieldset class="whatif-group" data-testid="whatif-context">
+            <legend>{"Context files and the appended prompt"}</legend>
+            if files.is_empty() && !appended { <p class="muted small">{"No AGENTS.md / CLAUDE.md and no appended prompt in this request."}</p> }
+            <ul class="whatif-list">
+            { for files.iter().map(|f| {
+                let path = s(f, "path");
+                switch(ctl.changes, ctl.on_set, format!("context:{path}"), html! {
+                    <><code class="mono small">{path}</code><span class="muted small">{format!(" {} characters", thousands(num(f, "chars")))}</span></>
+                }, false)
+            }) }
+            if appended {
+                {switch(ctl.changes, ctl.on_set, "append-prompt".into(), html! { <>{"the appended system prompt"}<span class="muted small">{" (APPEND_SYSTEM.md, --append-system-prompt)"}</span></> }, false)}
+            }
+            </ul>
+        </fieldset>
+    }
+}
+
+/// The history group: old reasoning, each turn and each session entry in the context a switch.
+fn history_group(ctl: Controls, r: &Value) -> Option<Html> {
+    let (changes, on_set) = (ctl.changes, ctl.on_set);
+    let session = r.get("session").filter(|x| !x.is_null());
+    let entries = context_entries(r);
+    let turns = context_turns(r);
+    const ENTRIES_SHOWN: usize = 400;
+    // Nothing to switch in the history without a session (a request with no session file).
+    (session.is_some() || !entries.is_empty()).then(|| html! {
+        <fieldset class="whatif-group" data-testid="whatif-history">
+            <legend>{"History"}</legend>
+            <ul class="whatif-list">
+                if session.is_some() {
+                    {switch(changes, on_set, "thinking:old".into(), html! { <>{"old reasoning replayed"}<span class="muted small">{" (the thinking of the answers before the last user message)"}</span></> }, false)}
+                }
+            </ul>
+            if !turns.is_empty() {
+                <details data-testid="whatif-turns" open={turns.len() <= 12}>
+                    <summary>{format!("Turns in the context ({})", turns.len())}<span class="muted small">{" · a user message and its exchange: the answers and tool results up to the next one"}</span></summary>
+                    if turns.len() > ENTRIES_SHOWN {
+                        <p class="muted small">{format!("The first {ENTRIES_SHOWN} shown; any other as turn:ID in the URL.")}</p>
+                    }
+                    <ul class="whatif-list entries">
+                    { for turns.iter().take(ENTRIES_SHOWN).map(|(e, n)| {
+                        let id = s(e, "id");
+                        let preview: String = s(e, "preview").chars().take(90).collect();
+                        switch(changes, on_set, format!("turn:{id}"), html! {
+                            <><code class="mono small">{id}</code>{" "}<span class="small">{preview}</span><span class="muted small">{format!(" · and {n} message{} of its exchange", if *n == 1 { "" } else { "s" })}</span></>
+                        }, false)
+                    }) }
+                    </ul>
+                </details>
+            }
+            if !entries.is_empty() {
+                <details data-testid="whatif-entries">
+                    <summary>{format!("Session entries in the context ({})", entries.len())}</summary>
+                    if entries.len() > ENTRIES_SHOWN {
+                        <p class="muted small">{format!("The first {ENTRIES_SHOWN} shown; any other as entry:ID in the URL.")}</p>
+                    }
+                    <ul class="whatif-list entries">
+                    { for entries.iter().take(ENTRIES_SHOWN).map(|e| {
+                        let id = s(e, "id");
+                        let what = e.get_str("role").unwrap_or(s(e, "type"));
+                        let preview: String = s(e, "preview").chars().take(90).collect();
+                        switch(changes, on_set, format!("entry:{id}"), html! {
+                            <><code class="mono small">{id}</code>{" "}<span class="badge">{what}</span>{" "}<span class="small">{preview}</span></>
+                        }, false)
+                    }) }
+                    </ul>
+                </details>
+            }
+        </fieldset>
+    })
+}
+
+/// The tool results group, largest first: each can be cut to its first N lines.
+fn results_group(ctl: Controls, r: &Value) -> Option<Html> {
+    let results = tool_results_by_size(r);
+    const RESULTS_SHOWN: usize = 50;
+    (!results.is_empty()).then(|| html! {
+        <fieldset class="whatif-group" data-testid="whatif-tool-results">
+            <legend>{"Tool results"}<span class="muted small">{" · cut one to its first lines; largest first"}</span></legend>
+            if results.len() > RESULTS_SHOWN {
+                <p class="muted small">{format!("The {RESULTS_SHOWN} largest of {} shown; any other as tool-result:ID:N in the URL.", results.len())}</p>
+            }
+            <ul class="whatif-list">
+            { for results.iter().take(RESULTS_SHOWN).map(|e| {
+                let id = s(e, "id").to_string();
+                let t = e.get("toolResult").cloned().unwrap_or_default();
+                html! {
+                    <CutRow id={id.clone()} tool={s(&t, "toolName").to_string()} chars={num(&t, "chars")}
+                        lines={num(&t, "lines") as usize} cut={cut_of(ctl.changes, &id)}
+                        changes={ctl.changes.to_vec()} on_set={ctl.on_set.clone()} />
+                }
+            }) }
+            </ul>
+        </fieldset>
+    })
+}
+
+/// The images group: all of them (pi's setting), or one entry's, largest first.
+fn images_group(ctl: Controls, r: &crate::report::Report) -> Option<Html> {
+    let (changes, on_set) = (ctl.changes, ctl.on_set);
+    let image_entries = image_entries_by_size(r);
+    let request_images = r
+        .stats
+        .as_ref()
+        .map_or(0.0, |s| s.history.by_kind.images as f64);
+    let all_off = changes.iter().any(|c| c == "image:all");
+    (request_images > 0.0 || !image_entries.is_empty()).then(|| html! {
+        <fieldset class="whatif-group" data-testid="whatif-images">
+            <legend>{"Images"}<span class="muted small">{" · largest first"}</span></legend>
+            <ul class="whatif-list">
+                {switch(changes, on_set, "image:all".into(), html! { <>{format!("every image ({} in the request)", thousands(request_images))}<span class="muted small">{" (settings.json images.blockImages)"}</span></> }, false)}
+                { for image_entries.iter().map(|e| {
+                    let id = s(e, "id");
+                    let im = e.get("images").cloned().unwrap_or_default();
+                    let n = num(&im, "count");
+                    switch(changes, on_set, format!("image:{id}"), html! {
+                        <><code class="mono small">{id}</code>{" "}<span class="badge">{e.get_str("role").unwrap_or(s(e, "type"))}</span>
+                        <span class="muted small">{format!(" {} image{}, {} characters of data", thousands(n), if n == 1.0 { "" } else { "s" }, thousands(num(&im, "chars")))}</span></>
+                    }, all_off)
+                }) }
+            </ul>
+        </fieldset>
+    })
+}
+
+/// The value setting `k` is set to among the changes (the last `k=VALUE`), if any.
+fn current_setting(changes: &[String], k: &str) -> Option<String> {
+    changes
+        .iter()
+        .rev()
+        .find(|c| set_key(c) == Some(k))
+        .and_then(|c| c.split_once('='))
+        .map(|(_, v)| v.to_string())
+}
+
+/// A select of setting `key`'s `options`, beside "as it is".
+fn setting_select(ctl: Controls, key: &'static str, label: &str, options: Vec<String>) -> Html {
+    let on_set = ctl.on_set.clone();
+    let changes2 = ctl.changes.to_vec();
+    let cur = current_setting(ctl.changes, key).unwrap_or_default();
+    html! {
+        <label class="whatif-setting">{label}{" "}
+            <select data-testid={format!("whatif-set-{key}")} onchange={Callback::from(move |e: Event| {
+                let v = e.target_unchecked_into::<web_sys::HtmlSelectElement>().value();
+                on_set.emit(with_setting(&changes2, key, Some(&v)));
+            })}>
+                <option value="" selected={cur.is_empty()}>{"as it is"}</option>
+                { for options.iter().map(|o| html! { <option value={o.clone()} selected={*o == cur}>{o}</option> }) }
+            </select>
+        </label>
+    }
+}
+
+/// The settings group: thinking level, protocol and pi release to choose, a model to type.
+fn settings_group(ctl: Controls, model_text: &UseStateHandle<String>) -> Html {
+    let set_model = {
+        let (on_set, changes2, text) =
+            (ctl.on_set.clone(), ctl.changes.to_vec(), model_text.clone());
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            on_set.emit(with_setting(&changes2, "model", Some(text.trim())));
+        })
+    };
+    html! {
+        <fieldset class="whatif-group" data-testid="whatif-settings">
+            <legend>{"Model, thinking, protocol, release"}</legend>
+            {setting_select(ctl, "thinking", "thinking level", ctxlens::model::THINKING_LEVELS.iter().map(|s| s.to_string()).collect())}
+            {setting_select(ctl, "api", "protocol", ctxlens::Api::ALL.iter().map(|a| a.as_str().to_string()).collect())}
+            {setting_select(ctl, "pi", "pi release", ctxlens::PiVersion::ALL.iter().rev().map(|v| v.as_str().to_string()).collect())}
+            <form class="whatif-setting" onsubmit={set_model}>
+                <label>{"model "}
+                    <input type="text" class="mono" placeholder={current_setting(ctl.changes, "model").unwrap_or_else(|| "provider/id".into())} data-testid="whatif-set-model"
+                        oninput={{ let t = model_text.clone(); Callback::from(move |e: InputEvent| t.set(e.target_unchecked_into::<web_sys::HtmlInputElement>().value())) }} />
+                </label>
+                <button class="button" type="submit">{"Set"}</button>
+            </form>
+        </fieldset>
+    }
+}
+
+/// The findings as actions: one button each that makes its changes.
+fn suggestion_buttons(ctl: Controls, r: &Value) -> Vec<Html> {
+    let (changes, on_set) = (ctl.changes, ctl.on_set);
+    let mut out = Vec::new();
+    let (specs, chars) = largest_extension_tools(r);
+    if !specs.is_empty() {
+        let label = extension_tools_label(&specs, chars);
+        let next = with_all(changes, &specs);
+        let cb = on_set.clone();
+        out.push(html! { <li><button class="button" data-testid="whatif-suggest-extension-tools" onclick={Callback::from(move |_: MouseEvent| cb.emit(next.clone()))}>{label}</button></li> });
+    }
+    for (path, spec, label) in shadowing_suggestions(r) {
+        let next = with_all(changes, std::slice::from_ref(&spec));
+        let cb = on_set.clone();
+        out.push(html! { <li><button class="button" data-testid="whatif-suggest-shadowed" data-file={path} data-changes={spec} onclick={Callback::from(move |_: MouseEvent| cb.emit(next.clone()))}>{label}</button></li> });
+    }
+    for name in invocable_skills(r) {
+        let next = with_all(changes, &[format!("skill-invocation:{name}")]);
+        let cb = on_set.clone();
+        out.push(html! { <li><button class="button" data-testid={format!("whatif-suggest-skill-{name}")} onclick={Callback::from(move |_: MouseEvent| cb.emit(next.clone()))}>{format!("What does skill {name} cost per call? Hide it from the model")}</button></li> });
+    }
+    out
+}
+
+/// The result pane: the what-if of `key` (api, changes, tokens) as `shown`, or why there is none.
+fn result_html(
+    shown: Option<&Upgrading>,
+    key: &WhatIfKey,
+    on_whatif: &Callback<WhatIfKey>,
+) -> Html {
+    let (api, changes) = (&key.0, &key.1);
+    match shown {
+        _ if api.is_empty() => super::util::not_available(
+            "This report names no protocol (no model): there is nothing to rebuild.",
+        ),
+        _ if changes.is_empty() => {
+            html! { <p class="muted" data-testid="whatif-idle">{"Switch something off on the left (or pick a suggestion): the request is rebuilt with the change in the worker and compared with the one pi sends now."}</p> }
+        }
+        Some(Upgrading::Ready(w)) => whatif_html(w),
+        Some(Upgrading::Failed(why)) => {
+            let again = {
+                let (cb, key) = (on_whatif.clone(), key.clone());
+                Callback::from(move |_: MouseEvent| cb.emit(key.clone()))
+            };
+            html! {
+                <div class="compare-failed" data-testid="whatif-failed" role="alert">
+                    <p class="na" data-testid="whatif-error">{why}</p>
+                    <button class="button" onclick={again}>{"Try again"}</button>
+                </div>
+            }
+        }
+        Some(Upgrading::Pending { stage, done }) => {
+            let pct = (done.clamp(0.0, 1.0) * 100.0).round();
+            html! {
+                <p class="muted loading" data-testid="whatif-pending" aria-busy="true">
+                    <progress class="progress" max="100" value={pct.to_string()} aria-label="what-if progress"></progress>
+                    {format!(" {stage}…")}
+                </p>
+            }
+        }
+        None => {
+            html! { <p class="muted loading" data-testid="whatif-pending" aria-busy="true"><span class="spinner" aria-hidden="true"></span>{"rebuilding in the worker…"}</p> }
+        }
+    }
+}
+
+/// The changes made, a chip each to remove it, and a button to remove them all.
+fn changes_chips(ctl: Controls) -> Html {
+    let (changes, on_set) = (ctl.changes, ctl.on_set);
+    html! {
+        <div class="whatif-changes" data-testid="whatif-changes" data-changes={changes.join(",")}>
+            <span class="small">{"Changes: "}</span>
+            if changes.is_empty() { <span class="muted small">{"none"}</span> }
+            { for changes.iter().map(|c| {
+                let (cb, next) = (on_set.clone(), toggled(changes, c));
+                html! { <button class="chip on" title="remove this change" onclick={Callback::from(move |_: MouseEvent| cb.emit(next.clone()))}>{c}{" ×"}</button> }
+            }) }
+            if !changes.is_empty() {
+                <button class="button" data-testid="whatif-reset" onclick={{ let cb = on_set.clone(); Callback::from(move |_: MouseEvent| cb.emit(Vec::new())) }}>{"Back to as it is"}</button>
+            }
+        </div>
+    }
+}
+
 /// The request on screen beside the same inputs with the changes made.
 #[function_component]
 pub fn WhatIfView(p: &ViewProps) -> Html {
@@ -600,293 +927,23 @@ pub fn WhatIfView(p: &ViewProps) -> Html {
             }
         });
     }
-    let on_set = p.on_set_whatif.clone();
-
-    // Tools, largest first.
-    let tools = tools_by_size(r);
-    let tools_html = html! {
-        <fieldset class="whatif-group" data-testid="whatif-tools">
-            <legend>{"Tools"}<span class="muted small">{" · pi's --tools / --exclude-tools; largest first"}</span></legend>
-            if tools.is_empty() { <p class="muted small">{"This request sends no tools."}</p> }
-            <ul class="whatif-list">
-            { for tools.iter().map(|t| {
-                let name = s(t, "name");
-                switch(&changes, &on_set, format!("tool:{name}"), html! {
-                    <><code class="mono">{name}</code>{" "}<span class="badge">{s(t, "source")}</span>
-                    <span class="muted small">{format!(" {} characters", thousands(num(t, "chars")))}</span></>
-                }, false)
-            }) }
-            </ul>
-        </fieldset>
+    let ctl = Controls {
+        changes: &changes,
+        on_set: &p.on_set_whatif,
     };
     let resources = r.get("resources").cloned().unwrap_or_default();
-    let skills = arr(&resources, "skills");
-    let skills_html = html! {
-        <fieldset class="whatif-group" data-testid="whatif-skills">
-            <legend>{"Skills"}<span class="muted small">{" · listed in the system prompt for the model to load"}</span></legend>
-            if skills.is_empty() { <p class="muted small">{"No skills in this request."}</p> }
-            <ul class="whatif-list">
-            { for skills.iter().map(|k| {
-                let name = s(k, "name");
-                let hidden = k.get("hidden").and_then(Value::as_bool) == Some(true);
-                html! {
-                    <>
-                    {switch(&changes, &on_set, format!("skill:{name}"), html! {
-                        <><code class="mono">{name}</code><span class="muted small">{format!(" {}", s(k, "source"))}</span></>
-                    }, false)}
-                    <ul class="whatif-list nested">
-                    {switch(&changes, &on_set, format!("skill-invocation:{name}"), html! {
-                        <span class="small">{if hidden { "already disable-model-invocation: not offered to the model".to_string() } else { format!("offered to the model (off: disable-model-invocation: true in its SKILL.md; /skill:{name} still works)") }}</span>
-                    }, hidden || changes.contains(&format!("skill:{name}")))}
-                    </ul>
-                    </>
-                }
-            }) }
-            </ul>
-        </fieldset>
-    };
-    let files = arr(&resources, "contextFiles");
-    let appended = !arr(&resources, "appendPrompts").is_empty();
-    let prompt_html = html! {
-        <fieldset class="whatif-group" data-testid="whatif-context">
-            <legend>{"Context files and the appended prompt"}</legend>
-            if files.is_empty() && !appended { <p class="muted small">{"No AGENTS.md / CLAUDE.md and no appended prompt in this request."}</p> }
-            <ul class="whatif-list">
-            { for files.iter().map(|f| {
-                let path = s(f, "path");
-                switch(&changes, &on_set, format!("context:{path}"), html! {
-                    <><code class="mono small">{path}</code><span class="muted small">{format!(" {} characters", thousands(num(f, "chars")))}</span></>
-                }, false)
-            }) }
-            if appended {
-                {switch(&changes, &on_set, "append-prompt".into(), html! { <>{"the appended system prompt"}<span class="muted small">{" (APPEND_SYSTEM.md, --append-system-prompt)"}</span></> }, false)}
-            }
-            </ul>
-        </fieldset>
-    };
-    let session = r.get("session").filter(|x| !x.is_null());
-    let entries = context_entries(r);
-    let turns = context_turns(r);
-    const ENTRIES_SHOWN: usize = 400;
-    // Nothing to switch in the history without a session (a request with no session file).
-    let history_html = (session.is_some() || !entries.is_empty()).then(|| html! {
-        <fieldset class="whatif-group" data-testid="whatif-history">
-            <legend>{"History"}</legend>
-            <ul class="whatif-list">
-                if session.is_some() {
-                    {switch(&changes, &on_set, "thinking:old".into(), html! { <>{"old reasoning replayed"}<span class="muted small">{" (the thinking of the answers before the last user message)"}</span></> }, false)}
-                }
-            </ul>
-            if !turns.is_empty() {
-                <details data-testid="whatif-turns" open={turns.len() <= 12}>
-                    <summary>{format!("Turns in the context ({})", turns.len())}<span class="muted small">{" · a user message and its exchange: the answers and tool results up to the next one"}</span></summary>
-                    if turns.len() > ENTRIES_SHOWN {
-                        <p class="muted small">{format!("The first {ENTRIES_SHOWN} shown; any other as turn:ID in the URL.")}</p>
-                    }
-                    <ul class="whatif-list entries">
-                    { for turns.iter().take(ENTRIES_SHOWN).map(|(e, n)| {
-                        let id = s(e, "id");
-                        let preview: String = s(e, "preview").chars().take(90).collect();
-                        switch(&changes, &on_set, format!("turn:{id}"), html! {
-                            <><code class="mono small">{id}</code>{" "}<span class="small">{preview}</span><span class="muted small">{format!(" · and {n} message{} of its exchange", if *n == 1 { "" } else { "s" })}</span></>
-                        }, false)
-                    }) }
-                    </ul>
-                </details>
-            }
-            if !entries.is_empty() {
-                <details data-testid="whatif-entries">
-                    <summary>{format!("Session entries in the context ({})", entries.len())}</summary>
-                    if entries.len() > ENTRIES_SHOWN {
-                        <p class="muted small">{format!("The first {ENTRIES_SHOWN} shown; any other as entry:ID in the URL.")}</p>
-                    }
-                    <ul class="whatif-list entries">
-                    { for entries.iter().take(ENTRIES_SHOWN).map(|e| {
-                        let id = s(e, "id");
-                        let what = e.get_str("role").unwrap_or(s(e, "type"));
-                        let preview: String = s(e, "preview").chars().take(90).collect();
-                        switch(&changes, &on_set, format!("entry:{id}"), html! {
-                            <><code class="mono small">{id}</code>{" "}<span class="badge">{what}</span>{" "}<span class="small">{preview}</span></>
-                        }, false)
-                    }) }
-                    </ul>
-                </details>
-            }
-        </fieldset>
-    });
-    // Tool results, largest first: each can be cut to its first N lines.
-    let results = tool_results_by_size(r);
-    const RESULTS_SHOWN: usize = 50;
-    let results_html = (!results.is_empty()).then(|| html! {
-        <fieldset class="whatif-group" data-testid="whatif-tool-results">
-            <legend>{"Tool results"}<span class="muted small">{" · cut one to its first lines; largest first"}</span></legend>
-            if results.len() > RESULTS_SHOWN {
-                <p class="muted small">{format!("The {RESULTS_SHOWN} largest of {} shown; any other as tool-result:ID:N in the URL.", results.len())}</p>
-            }
-            <ul class="whatif-list">
-            { for results.iter().take(RESULTS_SHOWN).map(|e| {
-                let id = s(e, "id").to_string();
-                let t = e.get("toolResult").cloned().unwrap_or_default();
-                html! {
-                    <CutRow id={id.clone()} tool={s(&t, "toolName").to_string()} chars={num(&t, "chars")}
-                        lines={num(&t, "lines") as usize} cut={cut_of(&changes, &id)}
-                        changes={changes.clone()} on_set={on_set.clone()} />
-                }
-            }) }
-            </ul>
-        </fieldset>
-    });
-    // Images: all of them (pi's setting), or one entry's.
-    let image_entries = image_entries_by_size(r);
-    let request_images = r
-        .stats
-        .as_ref()
-        .map_or(0.0, |s| s.history.by_kind.images as f64);
-    let all_off = changes.iter().any(|c| c == "image:all");
-    let images_html = (request_images > 0.0 || !image_entries.is_empty()).then(|| html! {
-        <fieldset class="whatif-group" data-testid="whatif-images">
-            <legend>{"Images"}<span class="muted small">{" · largest first"}</span></legend>
-            <ul class="whatif-list">
-                {switch(&changes, &on_set, "image:all".into(), html! { <>{format!("every image ({} in the request)", thousands(request_images))}<span class="muted small">{" (settings.json images.blockImages)"}</span></> }, false)}
-                { for image_entries.iter().map(|e| {
-                    let id = s(e, "id");
-                    let im = e.get("images").cloned().unwrap_or_default();
-                    let n = num(&im, "count");
-                    switch(&changes, &on_set, format!("image:{id}"), html! {
-                        <><code class="mono small">{id}</code>{" "}<span class="badge">{e.get_str("role").unwrap_or(s(e, "type"))}</span>
-                        <span class="muted small">{format!(" {} image{}, {} characters of data", thousands(n), if n == 1.0 { "" } else { "s" }, thousands(num(&im, "chars")))}</span></>
-                    }, all_off)
-                }) }
-            </ul>
-        </fieldset>
-    });
-    let current = |k: &str| {
-        changes
-            .iter()
-            .rev()
-            .find(|c| set_key(c) == Some(k))
-            .and_then(|c| c.split_once('='))
-            .map(|(_, v)| v.to_string())
-    };
-    let select = |key: &'static str, label: &str, options: Vec<String>| {
-        let on_set = on_set.clone();
-        let changes2 = changes.clone();
-        let cur = current(key).unwrap_or_default();
-        html! {
-            <label class="whatif-setting">{label}{" "}
-                <select data-testid={format!("whatif-set-{key}")} onchange={Callback::from(move |e: Event| {
-                    let v = e.target_unchecked_into::<web_sys::HtmlSelectElement>().value();
-                    on_set.emit(with_setting(&changes2, key, Some(&v)));
-                })}>
-                    <option value="" selected={cur.is_empty()}>{"as it is"}</option>
-                    { for options.iter().map(|o| html! { <option value={o.clone()} selected={*o == cur}>{o}</option> }) }
-                </select>
-            </label>
-        }
-    };
-    let set_model = {
-        let (on_set, changes2, text) = (on_set.clone(), changes.clone(), model_text.clone());
-        Callback::from(move |e: SubmitEvent| {
-            e.prevent_default();
-            on_set.emit(with_setting(&changes2, "model", Some(text.trim())));
-        })
-    };
-    let settings_html = html! {
-        <fieldset class="whatif-group" data-testid="whatif-settings">
-            <legend>{"Model, thinking, protocol, release"}</legend>
-            {select("thinking", "thinking level", ctxlens::model::THINKING_LEVELS.iter().map(|s| s.to_string()).collect())}
-            {select("api", "protocol", ctxlens::Api::ALL.iter().map(|a| a.as_str().to_string()).collect())}
-            {select("pi", "pi release", ctxlens::PiVersion::ALL.iter().rev().map(|v| v.as_str().to_string()).collect())}
-            <form class="whatif-setting" onsubmit={set_model}>
-                <label>{"model "}
-                    <input type="text" class="mono" placeholder={current("model").unwrap_or_else(|| "provider/id".into())} data-testid="whatif-set-model"
-                        oninput={{ let t = model_text.clone(); Callback::from(move |e: InputEvent| t.set(e.target_unchecked_into::<web_sys::HtmlInputElement>().value())) }} />
-                </label>
-                <button class="button" type="submit">{"Set"}</button>
-            </form>
-        </fieldset>
-    };
-
-    // Findings as actions.
-    let suggestions = {
-        let mut out = Vec::new();
-        let (specs, chars) = largest_extension_tools(r);
-        if !specs.is_empty() {
-            let label = extension_tools_label(&specs, chars);
-            let next = with_all(&changes, &specs);
-            let cb = on_set.clone();
-            out.push(html! { <li><button class="button" data-testid="whatif-suggest-extension-tools" onclick={Callback::from(move |_: MouseEvent| cb.emit(next.clone()))}>{label}</button></li> });
-        }
-        for (path, spec, label) in shadowing_suggestions(r) {
-            let next = with_all(&changes, std::slice::from_ref(&spec));
-            let cb = on_set.clone();
-            out.push(html! { <li><button class="button" data-testid="whatif-suggest-shadowed" data-file={path} data-changes={spec} onclick={Callback::from(move |_: MouseEvent| cb.emit(next.clone()))}>{label}</button></li> });
-        }
-        for name in invocable_skills(r) {
-            let next = with_all(&changes, &[format!("skill-invocation:{name}")]);
-            let cb = on_set.clone();
-            out.push(html! { <li><button class="button" data-testid={format!("whatif-suggest-skill-{name}")} onclick={Callback::from(move |_: MouseEvent| cb.emit(next.clone()))}>{format!("What does skill {name} cost per call? Hide it from the model")}</button></li> });
-        }
-        out
-    };
-
+    let suggestions = suggestion_buttons(ctl, r);
     let state = match &shown {
         _ if changes.is_empty() => "idle",
         Some(Upgrading::Ready(_)) => "ready",
         Some(Upgrading::Failed(_)) => "failed",
         _ => "pending",
     };
-    let result = match &shown {
-        _ if api.is_empty() => super::util::not_available(
-            "This report names no protocol (no model): there is nothing to rebuild.",
-        ),
-        _ if changes.is_empty() => {
-            html! { <p class="muted" data-testid="whatif-idle">{"Switch something off on the left (or pick a suggestion): the request is rebuilt with the change in the worker and compared with the one pi sends now."}</p> }
-        }
-        Some(Upgrading::Ready(w)) => whatif_html(w),
-        Some(Upgrading::Failed(why)) => {
-            let again = {
-                let (cb, key) = (p.on_whatif.clone(), key.clone());
-                Callback::from(move |_: MouseEvent| cb.emit(key.clone()))
-            };
-            html! {
-                <div class="compare-failed" data-testid="whatif-failed" role="alert">
-                    <p class="na" data-testid="whatif-error">{why}</p>
-                    <button class="button" onclick={again}>{"Try again"}</button>
-                </div>
-            }
-        }
-        Some(Upgrading::Pending { stage, done }) => {
-            let pct = (done.clamp(0.0, 1.0) * 100.0).round();
-            html! {
-                <p class="muted loading" data-testid="whatif-pending" aria-busy="true">
-                    <progress class="progress" max="100" value={pct.to_string()} aria-label="what-if progress"></progress>
-                    {format!(" {stage}…")}
-                </p>
-            }
-        }
-        None => {
-            html! { <p class="muted loading" data-testid="whatif-pending" aria-busy="true"><span class="spinner" aria-hidden="true"></span>{"rebuilding in the worker…"}</p> }
-        }
-    };
-    let chips = html! {
-        <div class="whatif-changes" data-testid="whatif-changes" data-changes={changes.join(",")}>
-            <span class="small">{"Changes: "}</span>
-            if changes.is_empty() { <span class="muted small">{"none"}</span> }
-            { for changes.iter().map(|c| {
-                let (cb, next) = (on_set.clone(), toggled(&changes, c));
-                html! { <button class="chip on" title="remove this change" onclick={Callback::from(move |_: MouseEvent| cb.emit(next.clone()))}>{c}{" ×"}</button> }
-            }) }
-            if !changes.is_empty() {
-                <button class="button" data-testid="whatif-reset" onclick={{ let cb = on_set.clone(); Callback::from(move |_: MouseEvent| cb.emit(Vec::new())) }}>{"Back to as it is"}</button>
-            }
-        </div>
-    };
     html! {
         <section class="whatif-view" data-testid="whatif-view" data-state={state}>
             <h3>{"What if"}<span class="muted small">{format!(" · {api}")}</span></h3>
             <p class="small">{"Switch off a tool, a skill, a context file or part of the history, or change the model or thinking level, and see the request pi would send then: what it saves per call, what it does to the provider's prompt cache, and how to make the change for real in pi. Several changes at once; the link keeps them."}</p>
-            {chips}
+            {changes_chips(ctl)}
             <div class="whatif-layout">
                 <div class="whatif-controls">
                     if !suggestions.is_empty() {
@@ -895,15 +952,15 @@ pub fn WhatIfView(p: &ViewProps) -> Html {
                             <ul class="whatif-list">{ for suggestions }</ul>
                         </fieldset>
                     }
-                    {tools_html}
-                    {skills_html}
-                    {prompt_html}
-                    {for history_html}
-                    {for results_html}
-                    {for images_html}
-                    {settings_html}
+                    {tools_group(ctl, r)}
+                    {skills_group(ctl, &resources)}
+                    {context_group(ctl, &resources)}
+                    {for history_group(ctl, r)}
+                    {for results_group(ctl, r)}
+                    {for images_group(ctl, r)}
+                    {settings_group(ctl, &model_text)}
                 </div>
-                <div class="whatif-result" data-testid="whatif-result">{result}</div>
+                <div class="whatif-result" data-testid="whatif-result">{result_html(shown.as_ref(), &key, &p.on_whatif)}</div>
             </div>
         </section>
     }
