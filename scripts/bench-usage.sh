@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # bench-usage.sh [MB] [openai]: `ctxlens usage` beside ccusage (`@ccusage/pi`, the repository's dev
 # dependency) on a generated sessions folder of about MB megabytes (default 120): sessions of
-# 100 KB, 1 MB, 10 MB and one of 40 MB (scaled), each a pi session of tool calls and results with
+# 10 KB, 100 KB, 1 MB, 10 MB and one of 40 MB (scaled), each a pi session of tool calls and results with
 # a built-in provider's model, so that every call can be rebuilt. Prints one line per run: wall
-# time and peak memory, best of three. Needs the release CLI (cargo build --release) and npm ci.
+# time and peak memory, best of three (RUNS=N: of N). Needs the release CLI (cargo build --release)
+# and npm ci.
 # With `openai`, the sessions' model is OpenAI's gpt-5 (a public vocabulary, o200k_base, that
 # every request's parts are counted with) instead of Claude's (split by characters), and the
 # run is also timed with --no-tokens.
@@ -25,7 +26,7 @@ model = {"anthropic": ("anthropic", "claude-sonnet-4-5", "anthropic-messages"),
          "openai": ("openai", "gpt-5", "openai-responses")}[vendor]
 header = json.loads(open(demo).readline())
 # (sessions, calls, result bytes) per size class, scaled to about `mb` megabytes in all.
-plan = [(50, 10, 10_000), (20, 50, 20_000), (5, 200, 50_000), (1, 400, 100_000)]
+plan = [(100, 1, 8_000), (50, 10, 10_000), (20, 50, 20_000), (5, 200, 50_000), (1, 400, 100_000)]
 scale = mb / 120
 n = 0
 for count, calls, size in plan:
@@ -62,7 +63,7 @@ find "$dir/sessions" -name '*.jsonl' | wc -l | sed 's/^/sessions: /'
 best() {
   local label=$1; shift
   local best_t="" best_m=""
-  for _ in 1 2 3; do
+  for _ in $(seq "${RUNS:-3}"); do
     local out
     /usr/bin/time -f "%e %M" -o "$dir/time" "$@" >/dev/null 2>&1
     out=$(tail -1 "$dir/time")

@@ -16,7 +16,6 @@
 //!
 //! `CTXLENS_CASE=oc-` narrows every test to the cases whose name contains the text.
 
-
 use ctxlens::calls::CallRef;
 use ctxlens::case::{
     call_inputs, calls_on_active_branch, first_difference, inputs_from_case, json_difference,
