@@ -217,24 +217,20 @@ fn blocks_table(calls: &[&LedgerCall]) -> Table {
                 counted,
             })
         };
-        let t = b.tokens.as_ref();
-        let nth = |list: Option<&Vec<usize>>, i: usize| list.and_then(|l| l.get(i).copied());
         for ((name, chars), counted) in b.by_block().into_iter().zip(b.block_tokens()) {
             row("block", name, None, (chars, counted));
         }
-        for (i, (name, chars)) in b.by_tool.iter().enumerate() {
-            row("tool", name, None, (*chars, nth(t.map(|t| &t.by_tool), i)));
+        for ((name, chars), counted) in b.tools_counted() {
+            row("tool", name, None, (*chars, counted));
         }
-        for (i, (name, source, chars)) in b.sections.iter().enumerate() {
-            let counted = nth(t.map(|t| &t.sections), i);
+        for ((name, source, chars), counted) in b.sections_counted() {
             row("section", name, Some(source), (*chars, counted));
         }
         for ((name, chars), counted) in b.history_kinds().into_iter().zip(b.history_kinds_tokens())
         {
             row("history", name, None, (chars, counted));
         }
-        for (i, (name, chars)) in b.tool_results.iter().enumerate() {
-            let counted = nth(t.map(|t| &t.tool_results), i);
+        for ((name, chars), counted) in b.tool_results_counted() {
             row("tool_results", name, None, (*chars, counted));
         }
     }

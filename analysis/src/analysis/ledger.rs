@@ -171,6 +171,26 @@ impl Blocks {
         ]
     }
 
+    /// Each tool with its tokens, where counted.
+    pub fn tools_counted(&self) -> impl Iterator<Item = (&(String, usize), Option<usize>)> {
+        with_counts(&self.by_tool, self.tokens.as_ref().map(|t| &t.by_tool))
+    }
+
+    /// Each system-prompt section with its tokens, where counted.
+    pub fn sections_counted(
+        &self,
+    ) -> impl Iterator<Item = (&(String, String, usize), Option<usize>)> {
+        with_counts(&self.sections, self.tokens.as_ref().map(|t| &t.sections))
+    }
+
+    /// Each tool's results with their tokens, where counted.
+    pub fn tool_results_counted(&self) -> impl Iterator<Item = (&(String, usize), Option<usize>)> {
+        with_counts(
+            &self.tool_results,
+            self.tokens.as_ref().map(|t| &t.tool_results),
+        )
+    }
+
     /// The history's tokens by kind, in [`Blocks::history_kinds`]' order, where counted.
     pub fn history_kinds_tokens(&self) -> [Option<usize>; 7] {
         let Some(t) = &self.tokens else {
@@ -197,6 +217,16 @@ impl Blocks {
         let tokens = t.system_prompt + t.tools + t.history;
         (chars > 0 && tokens > 0).then(|| tokens as f64 / chars as f64)
     }
+}
+
+/// Each item of a list beside its count in `counts` (the same order), where counted.
+fn with_counts<'a, T>(
+    list: &'a [T],
+    counts: Option<&'a Vec<usize>>,
+) -> impl Iterator<Item = (&'a T, Option<usize>)> {
+    list.iter()
+        .enumerate()
+        .map(move |(i, x)| (x, counts.and_then(|c| c.get(i).copied())))
 }
 
 /// The context files of a request whose whole text another of its context files holds (a copy
@@ -1402,13 +1432,12 @@ fn shadowed(kept: &[&LedgerCall]) -> Vec<Item> {
     let mut items: Vec<Item> = Vec::new();
     for c in kept {
         let Some(b) = &c.blocks else { continue };
-        let counted = |i: usize| b.tokens.as_ref().and_then(|t| t.sections.get(i).copied());
         for (file, holder) in &b.shadowed {
             let (mut chars, mut tokens) = (0, Some(0));
-            for (i, (name, source, n)) in b.sections.iter().enumerate() {
+            for ((name, source, n), counted) in b.sections_counted() {
                 if name == "context-file" && source == file {
                     chars += n;
-                    tokens = tokens.zip(counted(i)).map(|(x, y)| x + y);
+                    tokens = tokens.zip(counted).map(|(x, y)| x + y);
                 }
             }
             let at = match items
@@ -1485,16 +1514,14 @@ fn items(kept: &[&LedgerCall], out: &mut Ledger) {
             item.requests += 1;
             item.share.add(chars, tokens, c);
         };
-        let t = b.tokens.as_ref();
-        let nth = |list: Option<&Vec<usize>>, i: usize| list.and_then(|l| l.get(i).copied());
-        for (i, (name, chars)) in b.by_tool.iter().enumerate() {
+        for ((name, chars), counted) in b.tools_counted() {
             let e = tools.entry(name.clone()).or_insert_with(|| Item {
                 name: name.clone(),
                 ..Item::default()
             });
-            put(e, *chars, nth(t.map(|t| &t.by_tool), i));
+            put(e, *chars, counted);
         }
-        for (i, (name, source, chars)) in b.sections.iter().enumerate() {
+        for ((name, source, chars), counted) in b.sections_counted() {
             let e = sections
                 .entry((name.clone(), source.clone()))
                 .or_insert_with(|| Item {
@@ -1502,14 +1529,14 @@ fn items(kept: &[&LedgerCall], out: &mut Ledger) {
                     source: source.clone(),
                     ..Item::default()
                 });
-            put(e, *chars, nth(t.map(|t| &t.sections), i));
+            put(e, *chars, counted);
         }
-        for (i, (name, chars)) in b.tool_results.iter().enumerate() {
+        for ((name, chars), counted) in b.tool_results_counted() {
             let e = results.entry(name.clone()).or_insert_with(|| Item {
                 name: name.clone(),
                 ..Item::default()
             });
-            put(e, *chars, nth(t.map(|t| &t.tool_results), i));
+            put(e, *chars, counted);
         }
         for ((item, (_, chars)), tokens) in kinds
             .iter_mut()
