@@ -1625,10 +1625,10 @@ impl Run<'_> {
             StageId::HttpBody,
             file,
             format!("POST {} ({} bytes)", r.url, r.body.len()),
-            // The statistics measured the body once; a large body is not scanned again.
+            // Its length as the writer summed it: a large body is not scanned again.
             vec![
                 ("bytes".into(), r.body.len() as f64),
-                ("chars".into(), crate::js::utf16_len(&r.body) as f64),
+                ("chars".into(), r.accounting.body_chars as f64),
             ],
         );
     }

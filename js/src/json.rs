@@ -480,6 +480,8 @@ impl<'a> Parser<'a> {
 fn str_json_len(s: &Str) -> usize {
     if s.is_plain() {
         s.len() + 2
+    } else if let Some(f) = crate::memo::facts(s) {
+        f.json_len
     } else {
         escaped_json_len(s)
     }

@@ -13,6 +13,7 @@ pub mod date;
 pub mod headers;
 pub mod json;
 pub mod locate;
+pub mod memo;
 mod number;
 mod ops;
 pub mod path;

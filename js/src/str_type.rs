@@ -105,6 +105,12 @@ impl Str {
         }
     }
 
+    /// Whether another `Str` holds the same buffer (a clone, or another range of it).
+    pub fn is_shared(&self) -> bool {
+        // SAFETY: the header is live while `self` is.
+        unsafe { self.buf.as_ref() }.count.load(Acquire) > 1
+    }
+
     /// Whether the text is known to need no JSON escaping (see the type's docs).
     #[inline(always)]
     pub fn is_plain(&self) -> bool {

@@ -243,10 +243,7 @@ fn side_info(a: &Assembly) -> SideInfo {
         api: m.map(|m| m.api().to_string()).unwrap_or_default(),
         model: m.map(|m| m.reference()).unwrap_or_default(),
         body_bytes: a.request.as_ref().map_or(0, |r| r.body.len()),
-        body_chars: a
-            .request
-            .as_ref()
-            .map_or(0, |r| crate::js::utf16_len(&r.body)),
+        body_chars: a.request.as_ref().map_or(0, |r| r.accounting.body_chars),
     }
 }
 

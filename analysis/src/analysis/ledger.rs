@@ -807,6 +807,8 @@ pub struct Accountant<'a> {
     vocabularies: Option<&'a mut Vocabularies<'a>>,
     /// The counters got from the host so far, by vocabulary (`None`: it has none).
     counters: HashMap<String, Option<Memo>>,
+    /// The session's long texts are measured once, not once per call that sends them.
+    _facts: crate::js::memo::Remembering,
 }
 
 impl<'a> Accountant<'a> {
@@ -818,6 +820,7 @@ impl<'a> Accountant<'a> {
             previous: None,
             vocabularies: None,
             counters: HashMap::new(),
+            _facts: crate::js::memo::remember(),
         }
     }
 
@@ -868,21 +871,29 @@ impl<'a> Accountant<'a> {
             return;
         };
         let a = self.ws.assemble_unkept(&i);
+        self.record(c, &i, &a);
+        drop(a);
+        // Texts made for this request alone will not be written again.
+        crate::js::memo::forget_unshared();
+    }
+
+    /// Records `a` (the request rebuilt for `c` from `i`) in `c`.
+    fn record(&mut self, c: &mut LedgerCall, i: &Inputs, a: &crate::Assembly) {
         c.pi = a.pi.as_ref().map(|p| p.version.to_string());
-        let counted = self.counted(&a);
+        let counted = self.counted(a);
         match counted.as_ref().or(a.stats()) {
             Some(s) if a.request.is_some() => {
                 let mut blocks = Blocks::of(s);
                 blocks.shadowed = shadowed_context_files(&a.parts.system_prompt);
                 c.blocks = Some(blocks);
                 if !self.changes.is_empty() {
-                    c.changed = Some(changed(self.ws, &i, &a, self.changes));
+                    c.changed = Some(changed(self.ws, i, a, self.changes));
                 }
                 let units = a.request.as_ref().map(prompt_units).unwrap_or_default();
                 c.cache_break = self
                     .previous
                     .as_ref()
-                    .and_then(|p| cache_break(&a, c, &units, p));
+                    .and_then(|p| cache_break(a, c, &units, p));
                 self.previous = Some(Previous {
                     entry_id: c.entry_id.clone(),
                     model: c.model.clone(),
@@ -903,22 +914,7 @@ impl<'a> Accountant<'a> {
     }
 }
 
-/// A 64-bit digest of `bytes`, eight at a time (FxHash's mix; the length mixed in): payloads are
-/// told apart by it, and a rebuilt call hashes its whole body, so it must be fast.
-fn digest(bytes: &[u8]) -> u64 {
-    const K: u64 = 0x517c_c1b7_2722_0a95;
-    let mix = |h: u64, w: u64| (h.rotate_left(5) ^ w).wrapping_mul(K);
-    let mut chunks = bytes.chunks_exact(8);
-    let mut h = mix(0, bytes.len() as u64);
-    for c in &mut chunks {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(c);
-        h = mix(h, u64::from_le_bytes(w));
-    }
-    let mut tail = [0u8; 8];
-    tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
-    mix(h, u64::from_le_bytes(tail))
-}
+use crate::js::memo::digest;
 
 /// A request's payloads in the order a provider reads the prompt (tools, system, history): the
 /// cached prefix is a prefix of this, whatever order the body's JSON has them in.
@@ -934,15 +930,22 @@ fn prompt_units(r: &crate::protocols::Request) -> Vec<Unit> {
         .accounting
         .spans
         .iter()
-        .filter(|s| rank(&s.payload) < 3)
+        .enumerate()
+        .filter(|(_, s)| rank(&s.payload) < 3)
         .collect();
-    spans.sort_by_key(|s| (rank(&s.payload), s.start));
+    spans.sort_by_key(|(_, s)| (rank(&s.payload), s.start));
+    // The writer's digests, when it made them (while long texts' facts were remembered).
+    let digests = &r.accounting.digests;
+    let digests = (digests.len() == r.accounting.spans.len()).then_some(digests);
     spans
         .into_iter()
-        .map(|s| {
+        .map(|(i, s)| {
             let block = ["tools", "systemPrompt", "history"][rank(&s.payload)];
-            let bytes = r.body.as_bytes().get(s.start..s.end).unwrap_or_default();
-            (block, s.chars, digest(bytes))
+            let d = match digests {
+                Some(d) => d[i],
+                None => digest(r.body.as_bytes().get(s.start..s.end).unwrap_or_default()),
+            };
+            (block, s.chars, d)
         })
         .collect()
 }

@@ -285,7 +285,7 @@ fn walk_and_sum(
     let mut s = Stats {
         sections: section_stats(prompt),
         body_bytes: request.body.len(),
-        body_chars: utf16_len(&request.body),
+        body_chars: request.accounting.body_chars,
         chars_per_token: pi.data.default_number("estimateCharsPerToken"),
         ..Default::default()
     };

@@ -337,6 +337,14 @@ pub struct Accounting {
     pub systems: u32,
     /// The top-level members that hold a source's text themselves ([`written_with_root`]).
     pub root: Vec<(String, Tag)>,
+    /// The body's length in UTF-16 code units (JS's `body.length`), summed while writing it:
+    /// a text whose length is known ([`crate::js::memo`]) is not read again.
+    pub body_chars: usize,
+    /// A digest of each span (by index), when the body was written while long strings' facts
+    /// were remembered ([`crate::js::memo::remembering`]); else empty. A text's is its source's
+    /// ([`crate::js::memo::digest`] of the string), a whole value's that of its JSON: equal
+    /// digests at the same place of two bodies mean equal bytes there.
+    pub digests: Vec<u64>,
 }
 
 /// One leaf of the body (a string, number, boolean or null; or a whole counted value) with
@@ -503,6 +511,10 @@ struct Scope<'v> {
 struct Writer<'v, 'o> {
     out: &'o mut String,
     acc: Accounting,
+    /// The body before this is counted in `acc.body_chars`.
+    counted_to: usize,
+    /// Whether each span's digest is recorded (`acc.digests`).
+    digests: bool,
     steps: Vec<Step<'v>>,
     leaves: Option<Vec<Leaf>>,
     /// Top-level members that are a source's text themselves (codex's `instructions`).
@@ -522,11 +534,14 @@ pub fn written_with_root(params: &Value, root: &[(&str, Tag)]) -> (String, Accou
     let mut w = Writer {
         out: &mut out,
         acc: Accounting::default(),
+        counted_to: 0,
+        digests: crate::js::memo::active(),
         steps: Vec::new(),
         leaves: None,
         root: &root,
     };
     w.value(params, Scope::default());
+    w.count_to(w.out.len(), 0);
     let mut acc = w.acc;
     acc.root = root;
     (out, acc)
@@ -539,11 +554,14 @@ pub fn leaves(params: &Value, root: &[(String, Tag)]) -> (Vec<Leaf>, Accounting)
     let mut w = Writer {
         out: &mut out,
         acc: Accounting::default(),
+        counted_to: 0,
+        digests: false,
         steps: Vec::new(),
         leaves: Some(Vec::new()),
         root,
     };
     w.value(params, Scope::default());
+    w.count_to(w.out.len(), 0);
     (w.leaves.unwrap_or_default(), w.acc)
 }
 
@@ -562,7 +580,60 @@ impl<'v> Writer<'v, '_> {
         }
     }
 
-    fn span(&mut self, start: usize, chars: usize, text: bool, payload: Payload) {
+    /// Adds to the body's length what is written from where it was last counted to `to`
+    /// (read), and then `known` units written after `to` (not read); counted up to the end.
+    fn count_to(&mut self, to: usize, known: usize) {
+        self.acc.body_chars += utf16_len(&self.out[self.counted_to..to]) + known;
+        self.counted_to = self.out.len();
+    }
+
+    /// A whole value written from `start`: it counts the UTF-16 length of its JSON.
+    fn span(&mut self, start: usize, payload: Payload) {
+        let chars = utf16_len(&self.out[start..]);
+        self.count_to(start, chars);
+        if self.digests {
+            let d = crate::js::memo::digest(&self.out.as_bytes()[start..]);
+            self.acc.digests.push(d);
+        }
+        self.push_span(start, chars, false, payload);
+    }
+
+    /// A string written from `start`: it counts its text's UTF-16 length (not its JSON's).
+    fn text_span(&mut self, start: usize, x: &Value, payload: Payload) {
+        let (chars, json_chars, digest) = match x {
+            Value::String(s) => match crate::js::memo::facts(s) {
+                Some(f) => (f.utf16, f.json_utf16, f.digest),
+                None => {
+                    let chars = utf16_len(s);
+                    let json_chars = if s.is_plain() {
+                        chars + 2
+                    } else {
+                        utf16_len(&self.out[start..])
+                    };
+                    let digest = match self.digests {
+                        true => crate::js::memo::digest(s.as_bytes()),
+                        false => 0,
+                    };
+                    (chars, json_chars, digest)
+                }
+            },
+            _ => {
+                let written = &self.out.as_bytes()[start..];
+                let digest = match self.digests {
+                    true => crate::js::memo::digest(written),
+                    false => 0,
+                };
+                (0, utf16_len(&self.out[start..]), digest)
+            }
+        };
+        self.count_to(start, json_chars);
+        if self.digests {
+            self.acc.digests.push(digest);
+        }
+        self.push_span(start, chars, true, payload);
+    }
+
+    fn push_span(&mut self, start: usize, chars: usize, text: bool, payload: Payload) {
         let end = self.out.len();
         self.acc.spans.push(Span {
             start,
@@ -607,8 +678,7 @@ impl<'v> Writer<'v, '_> {
         } else {
             json::write_compact(v, self.out);
         }
-        let chars = utf16_len(&self.out[start..]);
-        self.span(start, chars, false, payload);
+        self.span(start, payload);
     }
 
     fn value(&mut self, v: &'v Value, scope: Scope<'v>) {
@@ -626,8 +696,7 @@ impl<'v> Writer<'v, '_> {
                 let p = self.parameter(p);
                 let start = self.out.len();
                 json::write_compact(v, self.out);
-                let chars = utf16_len(&self.out[start..]);
-                self.span(start, chars, false, Payload::Parameter(p));
+                self.span(start, Payload::Parameter(p));
                 self.leaf(v, scope, Some(Payload::Parameter(p)));
             }
             _ => {
@@ -741,8 +810,7 @@ impl<'v> Writer<'v, '_> {
                 } else {
                     json::write_compact(&Value::Object(o.clone()), self.out);
                 }
-                let chars = utf16_len(&self.out[start..]);
-                self.span(start, chars, false, Payload::ToolSchema(i));
+                self.span(start, Payload::ToolSchema(i));
                 return;
             }
         }
@@ -757,8 +825,7 @@ impl<'v> Writer<'v, '_> {
                 let p = self.payload(c, scope);
                 let start = self.out.len();
                 json::write_compact(x, self.out);
-                let chars = x.as_str().map_or(0, utf16_len);
-                self.span(start, chars, true, p);
+                self.text_span(start, x, p);
                 self.leaf(x, scope, Some(p));
                 true
             }
@@ -913,9 +980,75 @@ mod tests {
                 assert_eq!(utf16_len(&body[s.start..s.end]), s.chars);
             }
         }
+        assert_eq!(acc.body_chars, utf16_len(&body));
+        assert!(acc.digests.is_empty(), "no digests unless remembering");
         let (leaves, _) = leaves(&params, &[]);
         let paths: Vec<&str> = leaves.iter().map(|l| l.path.as_str()).collect();
         assert!(paths.contains(&"messages.0.content.0.text"));
         assert!(paths.contains(&"tools.0.input_schema.properties.path.type"));
+    }
+
+    /// A body of long texts (plain, escaped, astral, a lone surrogate) in user messages and a
+    /// long parameter.
+    fn long_texts_body() -> Value {
+        let texts = [
+            "plain text ".repeat(40),
+            r#"a line\nand \"quotes\"\t"#.repeat(30),
+            "é😀 ".repeat(100),
+            r"\ud800 lone ".repeat(40),
+        ];
+        let messages: Vec<Value> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let block = marked(
+                    obj(&format!(r#"{{"type":"text","text":"{t}"}}"#)),
+                    Tag::Block {
+                        llm: i as u32,
+                        kind: Kind::UserText,
+                    },
+                );
+                let mut msg = Object::new();
+                msg.insert("role", Value::str("user"));
+                msg.insert("content", Value::Array(vec![block]));
+                let tag = Tag::Message {
+                    llm: i as u32,
+                    kind: Kind::UserText,
+                };
+                Value::Object(msg.marked(tag.mark()))
+            })
+            .collect();
+        let mut params = Object::new();
+        params.insert("model", Value::str("m"));
+        params.insert("messages", Value::Array(messages));
+        params.insert("stop", obj(&format!(r#""{}""#, texts[1])));
+        Value::Object(params)
+    }
+
+    #[test]
+    fn the_body_length_and_digests_equal_a_count_over_the_body_when_facts_are_remembered() {
+        let params = long_texts_body();
+        let (plain_body, plain) = written(&params);
+        assert_eq!(plain_body, params.to_json());
+        assert_eq!(plain.body_chars, utf16_len(&plain_body));
+        crate::js::memo::remembering(|| {
+            // Written twice: the second time the texts' facts are read from the memo.
+            for round in 0..2 {
+                let (body, acc) = written(&params);
+                assert_eq!(body, plain_body, "round {round}");
+                assert_eq!(acc.spans, plain.spans, "round {round}");
+                assert_eq!(acc.body_chars, utf16_len(&body), "round {round}");
+                assert_eq!(acc.digests.len(), acc.spans.len());
+                for (s, d) in acc.spans.iter().zip(&acc.digests) {
+                    let raw = &body[s.start..s.end];
+                    let own = match s.text {
+                        true => crate::js::parse(raw).unwrap().as_str().unwrap().to_string(),
+                        false => raw.to_string(),
+                    };
+                    assert_eq!(*d, crate::js::memo::digest(own.as_bytes()), "{raw}");
+                }
+            }
+            assert!(crate::js::memo::remembered() >= 4);
+        });
     }
 }

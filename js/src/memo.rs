@@ -1,0 +1,197 @@
+//! What is measured of a long string, remembered while a host rebuilds many requests from the
+//! same texts (`ctxlens usage`: every call of a session sends again the texts of the calls
+//! before it). Within [`remembering`], a [`Str`] of at least [`LONG`] bytes is measured once —
+//! its UTF-16 length, its JSON's length in bytes and in UTF-16 units, a digest — and each later
+//! request that writes it reads the facts instead of scanning it again.
+//!
+//! The memo is the thread's: only a guard made by [`remember`] turns it on, and what it holds
+//! is only ever a shortcut (a string it does not know is measured).
+//!
+//! A string is known by the address and length of its bytes. The memo holds a clone of each
+//! string it knows, so those bytes cannot be freed and their address taken by another text
+//! while it is known ([`Str`]s are immutable); [`forget_unshared`] lets go of the strings
+//! nothing else holds (a text an adapter made for one request).
+
+use crate::string::{escaped_json_len, utf16_len};
+use crate::Str;
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+/// Strings shorter than this are measured each time: a lookup would cost about as much.
+pub const LONG: usize = 256;
+
+/// What [`facts`] knows of a string.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Facts {
+    /// Its length in UTF-16 code units (JS's `length`).
+    pub utf16: usize,
+    /// The byte length of `JSON.stringify` of it.
+    pub json_len: usize,
+    /// The UTF-16 length of `JSON.stringify` of it.
+    pub json_utf16: usize,
+    /// [`digest`] of its bytes.
+    pub digest: u64,
+}
+
+impl Facts {
+    /// Measures `s` (two or three passes over it).
+    pub fn of(s: &Str) -> Facts {
+        let utf16 = utf16_len(s);
+        let (json_len, json_utf16) = if s.is_plain() {
+            (s.len() + 2, utf16 + 2)
+        } else {
+            let mut json = String::with_capacity(escaped_json_len(s));
+            crate::string::escape_json_string_into(s, &mut json);
+            (json.len(), utf16_len(&json))
+        };
+        Facts {
+            utf16,
+            json_len,
+            json_utf16,
+            digest: digest(s.as_bytes()),
+        }
+    }
+}
+
+thread_local! {
+    static MEMO: RefCell<Option<HashMap<(usize, usize), (Str, Facts)>>> = const { RefCell::new(None) };
+}
+
+/// Remembers the facts of long strings until the returned guard is dropped (a guard made while
+/// another is alive shares its memo, and leaves it to that one to drop).
+pub fn remember() -> Remembering {
+    MEMO.with(|m| {
+        let mut m = m.borrow_mut();
+        let outer = m.is_some();
+        if !outer {
+            *m = Some(HashMap::new());
+        }
+        Remembering { inner: outer }
+    })
+}
+
+/// What [`remember`] returns: the memo lives while it does.
+#[must_use = "the facts are forgotten when the guard is dropped"]
+pub struct Remembering {
+    /// Made while another guard was alive: that one drops the memo.
+    inner: bool,
+}
+
+impl Drop for Remembering {
+    fn drop(&mut self) {
+        if !self.inner {
+            MEMO.with(|m| m.borrow_mut().take());
+        }
+    }
+}
+
+/// Runs `f` with the facts of long strings remembered ([`remember`]).
+pub fn remembering<R>(f: impl FnOnce() -> R) -> R {
+    let _memo = remember();
+    f()
+}
+
+/// Whether the facts of long strings are being remembered ([`remembering`]).
+pub fn active() -> bool {
+    MEMO.with(|m| m.borrow().is_some())
+}
+
+/// The facts of `s` when they are remembered: within [`remembering`], for a long string
+/// (measured now if it is new). `None` otherwise: the caller measures what it needs.
+pub fn facts(s: &Str) -> Option<Facts> {
+    if s.len() < LONG {
+        return None;
+    }
+    MEMO.with(|m| {
+        let mut m = m.borrow_mut();
+        let map = m.as_mut()?;
+        let key = (s.as_ptr() as usize, s.len());
+        Some(
+            map.entry(key)
+                .or_insert_with(|| (s.clone(), Facts::of(s)))
+                .1,
+        )
+    })
+}
+
+/// Lets go of the strings only the memo holds: nothing will write them again.
+pub fn forget_unshared() {
+    MEMO.with(|m| {
+        if let Some(map) = m.borrow_mut().as_mut() {
+            map.retain(|_, (s, _)| s.is_shared());
+        }
+    });
+}
+
+/// How many strings are remembered (for tests and benchmarks).
+pub fn remembered() -> usize {
+    MEMO.with(|m| m.borrow().as_ref().map_or(0, HashMap::len))
+}
+
+/// A 64-bit digest of `bytes`, eight at a time (FxHash's mix, the length mixed in): texts are
+/// told apart by it where comparing them would read both.
+pub fn digest(bytes: &[u8]) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let mix = |h: u64, w: u64| (h.rotate_left(5) ^ w).wrapping_mul(K);
+    let mut chunks = bytes.chunks_exact(8);
+    let mut h = mix(0, bytes.len() as u64);
+    for c in &mut chunks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        h = mix(h, u64::from_le_bytes(w));
+    }
+    let mut tail = [0u8; 8];
+    tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+    mix(h, u64::from_le_bytes(tail))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `text` repeated to a long string, as the JSON parser makes it (plain or escaped).
+    fn long(text: &str) -> Str {
+        let json = crate::Value::String(Str::from(text.repeat(300).as_str()));
+        let mut written = String::new();
+        crate::json::write_compact(&json, &mut written);
+        match crate::parse(&written).unwrap() {
+            crate::Value::String(s) => s,
+            _ => unreachable!("a JSON string parses to a string"),
+        }
+    }
+
+    #[test]
+    fn facts_are_what_a_scan_finds() {
+        for text in ["plain ", "tab\tand \"quote\" ", "é😀 ", "\u{1}ctl "] {
+            let s = long(text);
+            let mut json = String::new();
+            crate::string::escape_json_string_into(&s, &mut json);
+            let f = Facts::of(&s);
+            assert_eq!(f.utf16, utf16_len(&s), "{text:?}");
+            assert_eq!(f.json_len, json.len(), "{text:?}");
+            assert_eq!(f.json_utf16, utf16_len(&json), "{text:?}");
+            assert_eq!(f.digest, digest(s.as_bytes()));
+        }
+    }
+
+    #[test]
+    fn remembered_only_within_the_scope_and_while_held() {
+        let s = long("abc ");
+        assert_eq!(facts(&s), None);
+        remembering(|| {
+            assert!(active());
+            assert_eq!(facts(&Str::from("short")), None);
+            assert_eq!(facts(&s), Some(Facts::of(&s)));
+            let made = long("made for one request ");
+            assert!(facts(&made).is_some());
+            assert_eq!(remembered(), 2);
+            drop(made);
+            forget_unshared();
+            assert_eq!(remembered(), 1, "the string only the memo held is let go");
+            remembering(|| assert_eq!(remembered(), 1, "a nested scope shares the memo"));
+            assert_eq!(remembered(), 1);
+        });
+        assert!(!active());
+        assert_eq!(remembered(), 0);
+    }
+}
