@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # bench-usage.sh [MB] [openai]: `ctxlens usage` beside ccusage (`@ccusage/pi`, the repository's dev
 # dependency) on a generated sessions folder of about MB megabytes (default 120): sessions of
-# 10 KB, 100 KB, 1 MB, 10 MB and one of 40 MB (scaled), each a pi session of tool calls and results with
-# a built-in provider's model, so that every call can be rebuilt. Prints one line per run: wall
+# 10 KB, 100 KB, 1 MB, 10 MB and one of 40 MB (scaled), each a pi session of tool calls and results (numbered
+# lines of source, as `read` gives them) with a built-in provider's model, so that every call can be rebuilt. Prints one line per run: wall
 # time and peak memory, best of three (RUNS=N: of N). Needs the release CLI (cargo build --release)
 # and npm ci.
 # With `openai`, the sessions' model is OpenAI's gpt-5 (a public vocabulary, o200k_base, that
@@ -28,6 +28,9 @@ header = json.loads(open(demo).readline())
 # (sessions, calls, result bytes) per size class, scaled to about `mb` megabytes in all.
 plan = [(100, 1, 8_000), (50, 10, 10_000), (20, 50, 20_000), (5, 200, 50_000), (1, 400, 100_000)]
 scale = mb / 120
+# What a `read` returns: numbered lines of source (newlines and tabs, which JSON escapes; words,
+# which a vocabulary splits as it splits code).
+listing = "".join(f"{i:6}\tlet value_{i} = read(&path, offset + {i * 7});\n" for i in range(3000))
 n = 0
 for count, calls, size in plan:
     for _ in range(max(1, round(count * scale))):
@@ -51,7 +54,7 @@ for count, calls, size in plan:
                              "stopReason": "toolUse", "timestamp": 1}}
             r = {"type": "message", "id": f"r{n:04}{k:04}", "parentId": a["id"], "timestamp": t,
                  "message": {"role": "toolResult", "toolCallId": f"c{n}-{k}", "toolName": "read",
-                             "content": [{"type": "text", "text": f"{k} " + "x" * size}], "isError": False, "timestamp": 1}}
+                             "content": [{"type": "text", "text": f"{k} " + listing[:size]}], "isError": False, "timestamp": 1}}
             lines += [json.dumps(a, separators=(",", ":")), json.dumps(r, separators=(",", ":"))]
             parent = r["id"]
         open(os.path.join(folder, f"2026-11-01T10-00-00-000Z_bench-{n:04}.jsonl"), "w").write("\n".join(lines) + "\n")

@@ -54,6 +54,12 @@ pub trait TokenCounter {
     fn info(&self) -> TokenizerInfo;
     /// One count per text, in order; an error says why the texts could not be counted.
     fn count(&mut self, texts: &[&str]) -> Result<Vec<usize>, String>;
+    /// The count of a text counted before, known by its [`digest`](crate::js::memo::digest)
+    /// and its UTF-16 length, without reading it: a counter that remembers its counts (the
+    /// usage's, over the calls of a session) says it; others do not.
+    fn recall(&self, _digest: u64, _chars: usize) -> Option<usize> {
+        None
+    }
 }
 
 struct Rule {

@@ -487,14 +487,15 @@ fn str_json_len(s: &Str) -> usize {
     }
 }
 
-/// Appends `JSON.stringify(s)`; a plain string is copied as it is.
+/// Appends `JSON.stringify(s)`; a plain string is copied as it is, and a long one whose JSON
+/// is remembered ([`crate::memo`]) is copied from there.
 #[inline]
 pub fn write_str(s: &Str, out: &mut String) {
     if s.is_plain() {
         out.push('"');
         out.push_str(s);
         out.push('"');
-    } else {
+    } else if !crate::memo::write_json(s, out) {
         escape_json_string_into(s, out)
     }
 }

@@ -2,7 +2,8 @@
 //! same texts (`ctxlens usage`: every call of a session sends again the texts of the calls
 //! before it). Within [`remembering`], a [`Str`] of at least [`LONG`] bytes is measured once —
 //! its UTF-16 length, its JSON's length in bytes and in UTF-16 units, a digest — and each later
-//! request that writes it reads the facts instead of scanning it again.
+//! request that writes it reads the facts instead of scanning it again. A string JSON escapes
+//! (a tool's output of many lines) is escaped once, and its JSON copied into each body.
 //!
 //! The memo is the thread's: only a guard made by [`remember`] turns it on, and what it holds
 //! is only ever a shortcut (a string it does not know is measured).
@@ -36,25 +37,57 @@ pub struct Facts {
 impl Facts {
     /// Measures `s` (two or three passes over it).
     pub fn of(s: &Str) -> Facts {
+        Known::of(s).facts
+    }
+}
+
+/// What the memo holds of a string: the string itself (so its bytes stay where they are), its
+/// facts, and its JSON when that is not the string quoted.
+struct Known {
+    text: Str,
+    facts: Facts,
+    json: Option<Str>,
+}
+
+impl Known {
+    fn of(s: &Str) -> Known {
         let utf16 = utf16_len(s);
-        let (json_len, json_utf16) = if s.is_plain() {
-            (s.len() + 2, utf16 + 2)
+        let (json_len, json_utf16, json) = if s.is_plain() {
+            (s.len() + 2, utf16 + 2, None)
         } else {
             let mut json = String::with_capacity(escaped_json_len(s));
             crate::string::escape_json_string_into(s, &mut json);
-            (json.len(), utf16_len(&json))
+            (json.len(), utf16_len(&json), Some(Str::from(json.as_str())))
         };
-        Facts {
-            utf16,
-            json_len,
-            json_utf16,
-            digest: digest(s.as_bytes()),
+        Known {
+            text: s.clone(),
+            facts: Facts {
+                utf16,
+                json_len,
+                json_utf16,
+                digest: digest(s.as_bytes()),
+            },
+            json,
         }
     }
 }
 
 thread_local! {
-    static MEMO: RefCell<Option<HashMap<(usize, usize), (Str, Facts)>>> = const { RefCell::new(None) };
+    static MEMO: RefCell<Option<HashMap<(usize, usize), Known>>> = const { RefCell::new(None) };
+}
+
+/// What the memo knows of `s` (measured now if it is new), read by `read`; `None` when it
+/// does not remember (outside [`remember`], or a short string).
+fn known<R>(s: &Str, read: impl FnOnce(&Known) -> R) -> Option<R> {
+    if s.len() < LONG {
+        return None;
+    }
+    MEMO.with(|m| {
+        let mut m = m.borrow_mut();
+        let map = m.as_mut()?;
+        let key = (s.as_ptr() as usize, s.len());
+        Some(read(map.entry(key).or_insert_with(|| Known::of(s))))
+    })
 }
 
 /// Remembers the facts of long strings until the returned guard is dropped (a guard made while
@@ -99,26 +132,28 @@ pub fn active() -> bool {
 /// The facts of `s` when they are remembered: within [`remembering`], for a long string
 /// (measured now if it is new). `None` otherwise: the caller measures what it needs.
 pub fn facts(s: &Str) -> Option<Facts> {
-    if s.len() < LONG {
-        return None;
-    }
-    MEMO.with(|m| {
-        let mut m = m.borrow_mut();
-        let map = m.as_mut()?;
-        let key = (s.as_ptr() as usize, s.len());
-        Some(
-            map.entry(key)
-                .or_insert_with(|| (s.clone(), Facts::of(s)))
-                .1,
-        )
+    known(s, |k| k.facts)
+}
+
+/// Appends `JSON.stringify(s)` from the memo when it remembers `s`; false when it does not
+/// (the caller writes it).
+pub fn write_json(s: &Str, out: &mut String) -> bool {
+    known(s, |k| match &k.json {
+        Some(json) => out.push_str(json),
+        None => {
+            out.push('"');
+            out.push_str(s);
+            out.push('"');
+        }
     })
+    .is_some()
 }
 
 /// Lets go of the strings only the memo holds: nothing will write them again.
 pub fn forget_unshared() {
     MEMO.with(|m| {
         if let Some(map) = m.borrow_mut().as_mut() {
-            map.retain(|_, (s, _)| s.is_shared());
+            map.retain(|_, k| k.text.is_shared());
         }
     });
 }
@@ -175,6 +210,25 @@ mod tests {
     }
 
     #[test]
+    fn a_remembered_json_is_the_one_escaping_writes() {
+        let s = long("tab\tand \"quote\" é😀 ");
+        let mut escaped = String::new();
+        crate::string::escape_json_string_into(&s, &mut escaped);
+        let mut out = String::new();
+        assert!(
+            !write_json(&s, &mut out),
+            "nothing is remembered outside a scope"
+        );
+        remembering(|| {
+            for _ in 0..2 {
+                out.clear();
+                assert!(write_json(&s, &mut out));
+                assert_eq!(out, escaped);
+            }
+        });
+    }
+
+    #[test]
     fn remembered_only_within_the_scope_and_while_held() {
         let s = long("abc ");
         assert_eq!(facts(&s), None);
@@ -183,6 +237,9 @@ mod tests {
             assert_eq!(facts(&Str::from("short")), None);
             assert_eq!(facts(&s), Some(Facts::of(&s)));
             let made = long("made for one request ");
+            // `long` wrote a long string's JSON: only the memo holds that string now.
+            forget_unshared();
+            assert_eq!(remembered(), 1);
             assert!(facts(&made).is_some());
             assert_eq!(remembered(), 2);
             drop(made);

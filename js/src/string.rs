@@ -177,17 +177,28 @@ pub fn sanitize_surrogates(s: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// Whether the 8 bytes at `i` need no escaping (no quote, backslash, control byte or lone
-/// surrogate lead byte): the fast path of the JSON writers.
-#[inline]
-fn plain_json_word_at(b: &[u8], i: usize) -> bool {
-    match b.get(i..i + 8) {
-        Some(c) => {
-            let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-            !has_json_special(w) && !has_f4(w)
+/// From `i`, the first byte that JSON may escape (`"`, `\\`, a control character, or 0xF4, the
+/// lead of an encoded lone surrogate), skipping eight bytes at a time; or the first of the
+/// last seven bytes, which are looked at one by one.
+#[inline(always)]
+fn next_special(b: &[u8], mut i: usize) -> usize {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    // A byte's high bit is set where it is zero; below the lowest such byte no borrow has
+    // crossed, so the lowest bit set is exact.
+    let zero = |x: u64| x.wrapping_sub(LO) & !x & HI;
+    while let Some(c) = b.get(i..i + 8) {
+        let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        let special = zero(w ^ (LO * b'"' as u64))
+            | zero(w ^ (LO * b'\\' as u64))
+            | (w.wrapping_sub(LO * 0x20) & !w & HI)
+            | zero(w ^ (LO * 0xF4));
+        if special != 0 {
+            return i + (special.trailing_zeros() / 8) as usize;
         }
-        None => false,
+        i += 8;
     }
+    i
 }
 
 /// The byte length of `JSON.stringify(s)` (what [`escape_json_string_into`] appends).
@@ -195,12 +206,9 @@ pub fn escaped_json_len(s: &str) -> usize {
     let b = s.as_bytes();
     let mut n = b.len() + 2;
     let mut i = 0;
-    while i < b.len() {
-        if plain_json_word_at(b, i) {
-            i += 8;
-            continue;
-        }
-        let x = b[i];
+    loop {
+        i = next_special(b, i);
+        let Some(&x) = b.get(i) else { break };
         match x {
             b'"' | b'\\' | 0x08 | 0x0c | b'\n' | b'\r' | b'\t' => n += 1,
             0..=0x1f => n += 5,
@@ -227,12 +235,9 @@ pub fn escape_json_string_into(s: &str, out: &mut String) {
     let b = s.as_bytes();
     let mut start = 0;
     let mut i = 0;
-    while i < b.len() {
-        if plain_json_word_at(b, i) {
-            i += 8;
-            continue;
-        }
-        let x = b[i];
+    loop {
+        i = next_special(b, i);
+        let Some(&x) = b.get(i) else { break };
         let esc: Option<&str> = match x {
             b'"' => Some("\\\""),
             b'\\' => Some("\\\\"),

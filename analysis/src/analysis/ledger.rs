@@ -754,8 +754,9 @@ pub type Vocabularies<'v> = dyn FnMut(&str, bool) -> Option<Box<dyn TokenCounter
 
 /// A counter that counts each distinct text once: the calls of a session share most of their
 /// texts (the system prompt, the tools, the history before the last turn). A text is known by
-/// its length and a 64-bit digest of its bytes ([`digest`], as the cache breaks compare the
-/// prompts), so that the texts are not kept and a long one is read once per call, not compared.
+/// a 64-bit digest of its bytes and its UTF-16 length, so that the texts are not kept, and a
+/// text a body's writer has digested ([`crate::protocols::body::Accounting::digests`]) is
+/// recalled without being read at all.
 struct Memo {
     inner: Box<dyn TokenCounter>,
     seen: HashMap<(u64, usize), usize>,
@@ -766,10 +767,14 @@ impl TokenCounter for Memo {
         self.inner.info()
     }
 
+    fn recall(&self, digest: u64, chars: usize) -> Option<usize> {
+        self.seen.get(&(digest, chars)).copied()
+    }
+
     fn count(&mut self, texts: &[&str]) -> Result<Vec<usize>, String> {
         let keys: Vec<(u64, usize)> = texts
             .iter()
-            .map(|t| (digest(t.as_bytes()), t.len()))
+            .map(|t| (digest(t.as_bytes()), crate::js::utf16_len(t)))
             .collect();
         let mut missing: Vec<(usize, &str)> = Vec::new();
         let mut asked: HashSet<(u64, usize)> = HashSet::new();

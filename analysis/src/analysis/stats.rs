@@ -188,14 +188,8 @@ enum Part {
 }
 
 /// The counted parts of the body, read off the spans its writer recorded
-/// ([`crate::protocols::body`]); with `texts`, each part's text (what a tokenizer counts): a
-/// string's text, or the JSON of a whole value. Image data and opaque signatures are no texts
-/// a provider reads.
-fn parts_of(
-    a: &Assembly,
-    request: &crate::protocols::Request,
-    mut texts: Option<&mut Vec<(usize, String)>>,
-) -> Vec<(Part, usize)> {
+/// ([`crate::protocols::body`]), one per span, with the characters each counts.
+fn parts_of(a: &Assembly, request: &crate::protocols::Request) -> Vec<(Part, usize)> {
     let acc = &request.accounting;
     let tools = provenance::sent_tools(a);
     let names = provenance::pi_tool_names(tools, &acc.tools);
@@ -217,27 +211,6 @@ fn parts_of(
                 Part::Parameter(acc.parameters.get(p as usize).cloned().unwrap_or_default())
             }
         };
-        if let Some(texts) = texts.as_deref_mut() {
-            let opaque = matches!(
-                part,
-                Part::History {
-                    kind: Kind::ImageData | Kind::Signatures,
-                    ..
-                } | Part::Parameter(_)
-            );
-            if !opaque {
-                let raw = request.body.get(span.start..span.end).unwrap_or_default();
-                let text = if span.text {
-                    crate::js::parse(raw)
-                        .ok()
-                        .and_then(|v| v.as_str().map(str::to_string))
-                        .unwrap_or_default()
-                } else {
-                    raw.to_string()
-                };
-                texts.push((parts.len(), text));
-            }
-        }
         parts.push((part, span.chars));
     }
     parts
@@ -289,12 +262,11 @@ fn walk_and_sum(
         chars_per_token: pi.data.default_number("estimateCharsPerToken"),
         ..Default::default()
     };
-    let mut texts = counter.is_some().then(Vec::new);
-    let parts = parts_of(a, request, texts.as_mut());
+    let parts = parts_of(a, request);
     // Tokens: every counted text, and each section's text, counted in one call.
     let mut tokens = vec![0usize; parts.len()];
-    if let (Some(counter), Some(texts)) = (counter, &texts) {
-        count_tokens(counter, texts, &prompt.text, &mut s, &mut tokens)?;
+    if let Some(counter) = counter {
+        count_tokens(counter, request, &parts, &prompt.text, &mut s, &mut tokens)?;
     }
 
     let mut history = HistorySums::new(a, request, api, &parts);
@@ -347,14 +319,53 @@ fn section_stats(prompt: &SystemPrompt) -> Vec<SectionStat> {
         .collect()
 }
 
-/// Counts the parts' texts (into `tokens`, by part) and the sections' texts, in one call.
+/// Whether a part is a text a provider reads (image data, opaque signatures and parameters'
+/// values are not).
+fn is_text(part: &Part) -> bool {
+    !matches!(
+        part,
+        Part::History {
+            kind: Kind::ImageData | Kind::Signatures,
+            ..
+        } | Part::Parameter(_)
+    )
+}
+
+/// A span's text, what a tokenizer counts: a string's text, or the JSON of a whole value.
+fn span_text(request: &crate::protocols::Request, span: &crate::protocols::body::Span) -> String {
+    let raw = request.body.get(span.start..span.end).unwrap_or_default();
+    if span.text {
+        crate::js::parse(raw)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default()
+    } else {
+        raw.to_string()
+    }
+}
+
+/// Counts the parts' texts (into `tokens`, by part) and the sections' texts, in one call. A
+/// text the counter recalls by the digest its writer made is not read.
 fn count_tokens(
     counter: &mut dyn TokenCounter,
-    texts: &[(usize, String)],
+    request: &crate::protocols::Request,
+    parts: &[(Part, usize)],
     prompt: &str,
     s: &mut Stats,
     tokens: &mut [usize],
 ) -> Result<(), String> {
+    let spans = &request.accounting.spans;
+    let digests = &request.accounting.digests;
+    let mut texts: Vec<(usize, String)> = Vec::new();
+    for (i, (part, chars)) in parts.iter().enumerate() {
+        if !is_text(part) {
+            continue;
+        }
+        match digests.get(i).and_then(|d| counter.recall(*d, *chars)) {
+            Some(n) => tokens[i] = n,
+            None => texts.push((i, span_text(request, &spans[i]))),
+        }
+    }
     let sections: Vec<String> = s
         .sections
         .iter()

@@ -420,7 +420,8 @@ fn convert_tool_result_output(
     let has_text = if pi.rules.responses.blank_tool_result_is_empty {
         !js::js_trim(&text_result).is_empty()
     } else {
-        utf16_len(&text_result) > 0
+        // `textResult.length > 0`: any text at all.
+        !text_result.is_empty()
     };
     if images.is_empty() || !model.supports_images() {
         let out: Str = if has_text {
