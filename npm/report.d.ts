@@ -399,3 +399,218 @@ export interface Diagnostic {
   /** What was left out because of it, if anything. */
   skipped?: string;
 }
+
+/** How the calls are grouped. */
+export type UsageGroupBy = "day" | "week" | "month" | "session" | "project" | "model" | "release";
+
+/** The usage pi recorded, summed: tokens as the provider counted them, `cost` as pi recorded it (`cost.total`). */
+export interface UsageTotals {
+  sessions: number;
+  calls: number;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  cost: number;
+}
+
+/** Characters of the rebuilt requests, and the recorded prompt tokens and prompt cost split to them by share. */
+export interface UsageShare {
+  chars: number;
+  tokens: number;
+  cost: number;
+}
+
+/** The request's blocks over the rebuilt calls. */
+export interface UsageBlocks {
+  systemPrompt: UsageShare;
+  tools: UsageShare;
+  history: UsageShare;
+  parameters: UsageShare;
+  structure: UsageShare;
+}
+
+/** What `without`/`set`, made from each session's start, would have saved. */
+export interface UsageSaved {
+  /** Calls rebuilt with the change. */
+  calls: number;
+  /** Of those, the calls it found something in. */
+  applied: number;
+  tokens: number;
+  cost: number;
+}
+
+/**
+ * A group of calls (a day, a week, a month, a session, a project, a model or a pi release):
+ * its recorded usage, and its rebuilt calls by block.
+ */
+export interface UsageGroup {
+  key: string;
+  sessions: number;
+  calls: number;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  cost: number;
+  /** Of its calls, those rebuilt (the blocks are over these). */
+  rebuilt: number;
+  blocks: UsageBlocks;
+  saved: UsageSaved | null;
+}
+
+/** A tool, a kind of history or a tool's results. */
+export interface UsageItem {
+  name: string;
+  /** In how many rebuilt requests it was. */
+  requests: number;
+  chars: number;
+  tokens: number;
+  cost: number;
+}
+
+/** A system-prompt section or a skill, with the file it comes from. */
+export interface UsageSourcedItem {
+  name: string;
+  /** Its file (a context file, a skill's `SKILL.md`), or what made it (`pi`, `settings`). */
+  source: string;
+  /** In how many rebuilt requests it was. */
+  requests: number;
+  chars: number;
+  tokens: number;
+  cost: number;
+}
+
+/**
+ * A context file whose whole text another context file of the same request already holds
+ * (pi sends both), counted over the requests where that was so.
+ */
+export interface UsageShadowedFile {
+  /** The copy: what `--without context:PATH` would save. */
+  file: string;
+  /** The file holding its text. */
+  heldBy: string;
+  requests: number;
+  chars: number;
+  tokens: number;
+  cost: number;
+}
+
+/** The calls whose request broke the previous call's cached prefix for one reason. */
+export interface UsageCacheBreaks {
+  reason: string;
+  calls: number;
+  /** The tokens sent again. */
+  tokens: number;
+  /** Those tokens at the input price less the cache-read price; `null`: no prices. */
+  cost: number | null;
+}
+
+/** A call whose request broke the previous call's cached prefix (`ctxlens FILE --call ENTRY` opens it). */
+export interface UsageBreak {
+  file: string;
+  line: number;
+  entryId: string | null;
+  timestamp: string;
+  model: string | null;
+  /** The pi release that rebuilt it; `null`: not rebuilt. */
+  pi: string | null;
+  /** Where the prompt stopped extending the previous one's. */
+  block: "systemPrompt" | "tools" | "history";
+  reason: string;
+  /** The characters sent again. */
+  chars: number;
+  tokens: number;
+  cost: number | null;
+}
+
+/** A call with its usage as pi recorded it (`ctxlens FILE --call ENTRY` opens it). */
+export interface UsageCostlyCall {
+  file: string;
+  line: number;
+  entryId: string | null;
+  timestamp: string;
+  model: string | null;
+  /** The pi release that rebuilt it; `null`: not rebuilt. */
+  pi: string | null;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  cost: number;
+}
+
+/** A file (or a line of one) left out, and why. */
+export interface UsageSkipped {
+  file: string;
+  line: number | null;
+  reason: string;
+}
+
+/**
+ * A file that changed between its reading and its calls' rebuild (pi appending to the
+ * session it runs): its calls are those of the first reading.
+ */
+export interface UsageChangedFile {
+  file: string;
+  reason: string;
+}
+
+/** A call counted but not rebuilt, and why. */
+export interface UsageNotRebuilt {
+  file: string;
+  line: number;
+  reason: string;
+}
+
+/** What was read to make the report. */
+export interface UsageRead {
+  /** The folders or files asked for. */
+  roots: string[];
+  files: number;
+  /** Calls found twice (the same time and tokens: a forked session's copy), counted once. */
+  duplicates: number;
+  skipped: UsageSkipped[];
+  changed: UsageChangedFile[];
+  notRebuilt: UsageNotRebuilt[];
+}
+
+/** `usage()`, as `ctxlens usage --json` writes it (docs/usage.md). */
+export interface UsageReport {
+  groupBy: UsageGroupBy;
+  since: string | null;
+  until: string | null;
+  /** Over every call read (those within `since`..`until`). */
+  totals: UsageTotals;
+  /** Calls rebuilt (the blocks and items are over these). */
+  rebuilt: number;
+  /**
+   * How the rebuilt calls' prompt tokens were split over their parts: by each vocabulary
+   * (its name: `o200k_base`, …) or by `characters` (Claude's vocabulary is not public),
+   * with how many calls each.
+   */
+  splitBy: Record<string, number>;
+  blocks: UsageBlocks;
+  groups: UsageGroup[];
+  tools: UsageItem[];
+  sections: UsageSourcedItem[];
+  history: UsageItem[];
+  toolResults: UsageItem[];
+  saved: UsageSaved | null;
+  /** The calls whose request broke the previous call's cached prefix, by reason. */
+  cacheBreaks: UsageCacheBreaks[];
+  /** Each such call, most tokens sent again first. */
+  breaks: UsageBreak[];
+  /** The ten calls pi recorded the most cost for, largest first, with their usage as recorded. */
+  costliest: UsageCostlyCall[];
+  /** Tools sent in the rebuilt requests but never called in them, largest cost first. */
+  neverCalled: UsageItem[];
+  /**
+   * Skills offered in the rebuilt requests that no call used (no tool call named the
+   * skill's file, no prompt asked for it), largest cost first: `name` is the skill's folder.
+   */
+  neverInvoked: UsageSourcedItem[];
+  /** Context files sent twice, largest cost first. */
+  shadowedFiles: UsageShadowedFile[];
+  read: UsageRead;
+}

@@ -1029,8 +1029,9 @@ fn first_paragraph(message: &str) -> String {
 }
 
 /// How calls are grouped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum GroupBy {
+    #[default]
     Day,
     Week,
     Month,
@@ -1234,7 +1235,7 @@ pub struct Item {
 /// The whole report.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Ledger {
-    pub group_by: Option<GroupBy>,
+    pub group_by: GroupBy,
     pub since: Option<String>,
     pub until: Option<String>,
     pub totals: Totals,
@@ -1357,7 +1358,7 @@ pub fn ledger(
         })
         .collect::<Vec<_>>();
     let mut out = Ledger {
-        group_by: Some(group_by),
+        group_by,
         since: since.map(str::to_string),
         until: until.map(str::to_string),
         totals: Totals::of(kept.iter().copied()),

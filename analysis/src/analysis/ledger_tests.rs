@@ -349,6 +349,41 @@ fn the_text_report_fits_80_columns() {
     }
 }
 
+/// The JSON report reads back as its types (the app's view reads it so), whatever the grouping,
+/// with cache breaks, skipped lines, changed files and calls not rebuilt in it.
+#[test]
+fn the_json_report_reads_back_as_its_types() {
+    use crate::report::types::UsageReport;
+    use crate::report::wire::Wire;
+    let mut calls = accounted("pi-0.87.1/ms-held-collapsed");
+    calls.extend(accounted("pi-0.85.1/rs-text-signatures"));
+    let read = crate::report::ledger::Read {
+        roots: vec!["/h/.pi/agent/sessions".into()],
+        files: 2,
+        duplicates: 1,
+        skipped: vec![
+            ("a.jsonl".into(), Some(3), "not JSON".into()),
+            ("b".into(), None, "unreadable".into()),
+        ],
+        changed: vec![("c.jsonl".into(), "changed while it was read".into())],
+        not_rebuilt: vec![("d.jsonl".into(), 7, "no entry id".into())],
+    };
+    for by in GroupBy::ALL {
+        let l = ledger(&calls, by, None, None);
+        let report = crate::report::ledger::report(&l, &read);
+        assert!(!report.breaks.is_empty() && !report.groups.is_empty());
+        let json = crate::report::ledger::to_json(&l, &read);
+        assert_eq!(json, report.to_value());
+        assert_eq!(
+            UsageReport::from_value(&json).as_ref(),
+            Some(&report),
+            "--by {}",
+            by.as_str()
+        );
+        assert_eq!(json.get_str("groupBy"), Some(by.as_str()));
+    }
+}
+
 /// The costliest calls are the ones pi recorded the most cost for, largest first, each named
 /// by its file, line and entry (so a host can open it).
 #[test]

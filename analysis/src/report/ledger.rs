@@ -1,9 +1,13 @@
 //! The JSON and the text of [`crate::analysis::ledger`]: every call of every session, grouped.
 
 use crate::analysis::findings::thousands;
-use crate::analysis::ledger::{BlockShares, CallAt, Group, Item, Ledger, Saved, Share, Totals};
-use crate::js::{Object, Value};
+use crate::analysis::ledger::{
+    BlockShares, CacheBreak, CallAt, Group, Item, Ledger, Recorded, Saved, Share, Totals,
+};
+use crate::js::Value;
+use crate::report::ledger_types::*;
 use crate::report::summary::{cut, cut_middle};
+use crate::report::wire::{Counts, Wire};
 
 pub use crate::analysis::ledger::Read;
 
@@ -12,92 +16,207 @@ fn round(x: f64, places: i32) -> f64 {
     (x * k).round() / k
 }
 
-fn totals_json(t: &Totals) -> Object {
-    Object::new()
-        .with("sessions", t.sessions)
-        .with("calls", t.calls)
-        .with("input", t.input)
-        .with("output", t.output)
-        .with("cacheRead", t.cache_read)
-        .with("cacheWrite", t.cache_write)
-        .with("cost", t.cost)
-}
-
-fn share_json(s: &Share) -> Object {
-    Object::new()
-        .with("chars", s.chars)
-        .with("tokens", round(s.tokens, 0))
-        .with("cost", round(s.cost, 6))
-}
-
-fn blocks_json(b: &BlockShares) -> Value {
-    let mut o = Object::new();
-    for (key, _, s) in b.rows() {
-        o.insert(key, Value::Object(share_json(s)));
+fn totals(t: &Totals) -> UsageTotals {
+    UsageTotals {
+        sessions: t.sessions,
+        calls: t.calls,
+        input: t.input,
+        output: t.output,
+        cache_read: t.cache_read,
+        cache_write: t.cache_write,
+        cost: t.cost,
     }
-    Value::Object(o)
 }
 
-fn group_json(g: &Group) -> Value {
-    let mut o = Object::new().with("key", g.key.as_str());
-    for (k, v) in totals_json(&g.totals).iter() {
-        o.insert(k, v.clone());
+/// A share, its tokens rounded to whole ones and its cost to millionths of a dollar.
+fn share(s: &Share) -> UsageShare {
+    UsageShare {
+        chars: s.chars,
+        tokens: round(s.tokens, 0),
+        cost: round(s.cost, 6),
     }
-    Value::Object(
-        o.with("rebuilt", g.rebuilt)
-            .with("blocks", blocks_json(&g.blocks))
-            .with("saved", saved_json(g.saved.as_ref())),
-    )
 }
 
-fn saved_json(s: Option<&Saved>) -> Value {
-    s.map_or(Value::Null, |s| {
-        Value::Object(
-            Object::new()
-                .with("calls", s.calls)
-                .with("applied", s.applied)
-                .with("tokens", round(s.tokens, 0))
-                .with("cost", round(s.cost, 6)),
-        )
-    })
+fn blocks(b: &BlockShares) -> UsageBlocks {
+    UsageBlocks {
+        system_prompt: share(&b.system_prompt),
+        tools: share(&b.tools),
+        history: share(&b.history),
+        parameters: share(&b.parameters),
+        structure: share(&b.structure),
+    }
 }
 
-fn items_json(items: &[Item], with_source: bool) -> Value {
-    Value::Array(
-        items
+fn group(g: &Group) -> UsageGroup {
+    let t = totals(&g.totals);
+    UsageGroup {
+        key: g.key.clone(),
+        sessions: t.sessions,
+        calls: t.calls,
+        input: t.input,
+        output: t.output,
+        cache_read: t.cache_read,
+        cache_write: t.cache_write,
+        cost: t.cost,
+        rebuilt: g.rebuilt,
+        blocks: blocks(&g.blocks),
+        saved: g.saved.as_ref().map(saved),
+    }
+}
+
+fn saved(s: &Saved) -> UsageSaved {
+    UsageSaved {
+        calls: s.calls,
+        applied: s.applied,
+        tokens: round(s.tokens, 0),
+        cost: round(s.cost, 6),
+    }
+}
+
+fn item(i: &Item) -> UsageItem {
+    let s = share(&i.share);
+    UsageItem {
+        name: i.name.clone(),
+        requests: i.requests,
+        chars: s.chars,
+        tokens: s.tokens,
+        cost: s.cost,
+    }
+}
+
+fn sourced(i: &Item) -> UsageSourcedItem {
+    let s = share(&i.share);
+    UsageSourcedItem {
+        name: i.name.clone(),
+        source: i.source.clone(),
+        requests: i.requests,
+        chars: s.chars,
+        tokens: s.tokens,
+        cost: s.cost,
+    }
+}
+
+fn shadowed(i: &Item) -> UsageShadowedFile {
+    let s = share(&i.share);
+    UsageShadowedFile {
+        file: i.name.clone(),
+        held_by: i.source.clone(),
+        requests: i.requests,
+        chars: s.chars,
+        tokens: s.tokens,
+        cost: s.cost,
+    }
+}
+
+fn cache_breaks(reason: &str, calls: usize, tokens: f64, cost: Option<f64>) -> UsageCacheBreaks {
+    UsageCacheBreaks {
+        reason: reason.to_string(),
+        calls,
+        tokens: round(tokens, 0),
+        cost: cost.map(|c| round(c, 6)),
+    }
+}
+
+fn cache_break(at: &CallAt, b: &CacheBreak) -> UsageBreak {
+    UsageBreak {
+        file: at.file.clone(),
+        line: at.line as usize,
+        entry_id: at.entry_id.clone(),
+        timestamp: at.timestamp.clone(),
+        model: at.model.clone(),
+        pi: at.pi.clone(),
+        block: b.block.to_string(),
+        reason: b.why.clone(),
+        chars: b.lost_chars,
+        tokens: round(b.lost_tokens, 0),
+        cost: b.cost.map(|c| round(c, 6)),
+    }
+}
+
+fn costly(at: &CallAt, u: &Recorded) -> UsageCostlyCall {
+    UsageCostlyCall {
+        file: at.file.clone(),
+        line: at.line as usize,
+        entry_id: at.entry_id.clone(),
+        timestamp: at.timestamp.clone(),
+        model: at.model.clone(),
+        pi: at.pi.clone(),
+        input: u.input,
+        output: u.output,
+        cache_read: u.cache_read,
+        cache_write: u.cache_write,
+        cost: u.cost,
+    }
+}
+
+fn read_of(read: &Read) -> UsageRead {
+    UsageRead {
+        roots: read.roots.clone(),
+        files: read.files,
+        duplicates: read.duplicates,
+        skipped: read
+            .skipped
             .iter()
-            .map(|i| {
-                let mut o = Object::new().with("name", i.name.as_str());
-                if with_source {
-                    o.insert("source", Value::from(i.source.as_str()));
-                }
-                let mut o = o.with("requests", i.requests);
-                for (k, v) in share_json(&i.share).iter() {
-                    o.insert(k, v.clone());
-                }
-                Value::Object(o)
+            .map(|(file, line, why)| UsageSkipped {
+                file: file.clone(),
+                line: line.map(|l| l as usize),
+                reason: why.clone(),
             })
             .collect(),
-    )
-}
-
-/// The context files sent again: `{file, heldBy, requests, chars, tokens, cost}`.
-fn shadowed_json(items: &[Item]) -> Value {
-    Value::Array(
-        items
+        changed: read
+            .changed
             .iter()
-            .map(|i| {
-                let mut o = Object::new()
-                    .with("file", i.name.as_str())
-                    .with("heldBy", i.source.as_str())
-                    .with("requests", i.requests);
-                for (k, v) in share_json(&i.share).iter() {
-                    o.insert(k, v.clone());
-                }
-                Value::Object(o)
+            .map(|(file, how)| UsageChangedFile {
+                file: file.clone(),
+                reason: how.clone(),
             })
             .collect(),
-    )
+        not_rebuilt: read
+            .not_rebuilt
+            .iter()
+            .map(|(file, line, why)| UsageNotRebuilt {
+                file: file.clone(),
+                line: *line as usize,
+                reason: why.clone(),
+            })
+            .collect(),
+    }
+}
+
+/// The report (its schema: docs/usage.md; its types: [`super::ledger_types`]).
+pub fn report(l: &Ledger, read: &Read) -> UsageReport {
+    let items = |v: &[Item]| v.iter().map(item).collect();
+    UsageReport {
+        group_by: l.group_by,
+        since: l.since.clone(),
+        until: l.until.clone(),
+        totals: totals(&l.totals),
+        rebuilt: l.rebuilt,
+        split_by: Counts(l.split_by.clone()),
+        blocks: blocks(&l.blocks),
+        groups: l.groups.iter().map(group).collect(),
+        tools: items(&l.tools),
+        sections: l.sections.iter().map(sourced).collect(),
+        history: items(&l.history),
+        tool_results: items(&l.tool_results),
+        saved: l.saved.as_ref().map(saved),
+        cache_breaks: l
+            .cache_breaks
+            .iter()
+            .map(|(why, n, tokens, cost)| cache_breaks(why, *n, *tokens, *cost))
+            .collect(),
+        breaks: l.breaks.iter().map(|(at, b)| cache_break(at, b)).collect(),
+        costliest: l.costliest.iter().map(|(at, u)| costly(at, u)).collect(),
+        never_called: items(&l.never_called),
+        never_invoked: l.never_invoked.iter().map(sourced).collect(),
+        shadowed_files: l.shadowed.iter().map(shadowed).collect(),
+        read: read_of(read),
+    }
+}
+
+/// The report as JSON (its schema: docs/usage.md).
+pub fn to_json(l: &Ledger, read: &Read) -> Value {
+    report(l, read).to_value()
 }
 
 /// How the calls' tokens were split, a line each: by the model's vocabulary (each one, with its
@@ -123,170 +242,6 @@ fn split_text(split: &[(String, usize)]) -> String {
         ));
     }
     s
-}
-
-/// Where a call is, as JSON: `{file, line, entryId, timestamp, model, pi}`.
-fn at_json(at: &CallAt) -> Object {
-    let opt = |v: &Option<String>| v.as_deref().map_or(Value::Null, Value::from);
-    Object::new()
-        .with("file", at.file.as_str())
-        .with("line", at.line)
-        .with("entryId", opt(&at.entry_id))
-        .with("timestamp", at.timestamp.as_str())
-        .with("model", opt(&at.model))
-        .with("pi", opt(&at.pi))
-}
-
-/// The report as JSON (its schema: docs/usage.md).
-pub fn to_json(l: &Ledger, read: &Read) -> Value {
-    let skipped: Vec<Value> = read
-        .skipped
-        .iter()
-        .map(|(file, line, why)| {
-            Value::Object(
-                Object::new()
-                    .with("file", file.as_str())
-                    .with("line", line.map_or(Value::Null, Value::from))
-                    .with("reason", why.as_str()),
-            )
-        })
-        .collect();
-    Value::Object(
-        Object::new()
-            .with("groupBy", l.group_by.map_or("", |g| g.as_str()))
-            .with("since", l.since.as_deref().map_or(Value::Null, Value::from))
-            .with("until", l.until.as_deref().map_or(Value::Null, Value::from))
-            .with("totals", Value::Object(totals_json(&l.totals)))
-            .with("rebuilt", l.rebuilt)
-            .with("splitBy", {
-                let mut o = Object::new();
-                for (how, calls) in &l.split_by {
-                    o.insert(how.as_str(), Value::from(*calls));
-                }
-                Value::Object(o)
-            })
-            .with("blocks", blocks_json(&l.blocks))
-            .with(
-                "groups",
-                Value::Array(l.groups.iter().map(group_json).collect()),
-            )
-            .with("tools", items_json(&l.tools, false))
-            .with("sections", items_json(&l.sections, true))
-            .with("history", items_json(&l.history, false))
-            .with("toolResults", items_json(&l.tool_results, false))
-            .with("saved", saved_json(l.saved.as_ref()))
-            .with(
-                "cacheBreaks",
-                Value::Array(
-                    l.cache_breaks
-                        .iter()
-                        .map(|(why, n, tokens, cost)| {
-                            Value::Object(
-                                Object::new()
-                                    .with("reason", why.as_str())
-                                    .with("calls", *n)
-                                    .with("tokens", round(*tokens, 0))
-                                    .with(
-                                        "cost",
-                                        cost.map_or(Value::Null, |c| Value::from(round(c, 6))),
-                                    ),
-                            )
-                        })
-                        .collect(),
-                ),
-            )
-            .with(
-                "breaks",
-                Value::Array(
-                    l.breaks
-                        .iter()
-                        .map(|(at, b)| {
-                            let mut o = at_json(at);
-                            for (k, v) in [
-                                ("block", Value::from(b.block)),
-                                ("reason", Value::from(b.why.as_str())),
-                                ("chars", Value::from(b.lost_chars)),
-                                ("tokens", Value::from(round(b.lost_tokens, 0))),
-                                (
-                                    "cost",
-                                    b.cost.map_or(Value::Null, |c| Value::from(round(c, 6))),
-                                ),
-                            ] {
-                                o.insert(k, v);
-                            }
-                            Value::Object(o)
-                        })
-                        .collect(),
-                ),
-            )
-            .with(
-                "costliest",
-                Value::Array(
-                    l.costliest
-                        .iter()
-                        .map(|(at, u)| {
-                            Value::Object(
-                                at_json(at)
-                                    .with("input", u.input)
-                                    .with("output", u.output)
-                                    .with("cacheRead", u.cache_read)
-                                    .with("cacheWrite", u.cache_write)
-                                    .with("cost", u.cost),
-                            )
-                        })
-                        .collect(),
-                ),
-            )
-            .with("neverCalled", items_json(&l.never_called, false))
-            .with("neverInvoked", items_json(&l.never_invoked, true))
-            .with("shadowedFiles", shadowed_json(&l.shadowed))
-            .with(
-                "read",
-                Value::Object(
-                    Object::new()
-                        .with(
-                            "roots",
-                            Value::Array(
-                                read.roots.iter().map(|r| Value::from(r.as_str())).collect(),
-                            ),
-                        )
-                        .with("files", read.files)
-                        .with("duplicates", read.duplicates)
-                        .with("skipped", Value::Array(skipped))
-                        .with(
-                            "changed",
-                            Value::Array(
-                                read.changed
-                                    .iter()
-                                    .map(|(file, how)| {
-                                        Value::Object(
-                                            Object::new()
-                                                .with("file", file.as_str())
-                                                .with("reason", how.as_str()),
-                                        )
-                                    })
-                                    .collect(),
-                            ),
-                        )
-                        .with(
-                            "notRebuilt",
-                            Value::Array(
-                                read.not_rebuilt
-                                    .iter()
-                                    .map(|(file, line, why)| {
-                                        Value::Object(
-                                            Object::new()
-                                                .with("file", file.as_str())
-                                                .with("line", *line)
-                                                .with("reason", why.as_str()),
-                                        )
-                                    })
-                                    .collect(),
-                            ),
-                        ),
-                ),
-            ),
-    )
 }
 
 /// A count rounded, with thousands separators (`1,234,567`; a minus kept: a change can add).
@@ -396,7 +351,7 @@ pub fn to_text(l: &Ledger, read: &Read) -> String {
 
 /// The first lines: the calls, the sessions, the files read, the dates asked.
 fn heading_text(l: &Ledger, read: &Read) -> String {
-    let by = l.group_by.map_or("day", |g| g.as_str());
+    let by = l.group_by.as_str();
     format!(
         "pi usage: {} calls in {} sessions\n({} files read{}{})\n\n",
         count(l.totals.calls as f64),
@@ -420,7 +375,7 @@ fn heading_text(l: &Ledger, read: &Read) -> String {
 
 /// The usage table: a row per group, then the total.
 fn totals_text(l: &Ledger) -> String {
-    let head = match l.group_by.map_or("day", |g| g.as_str()) {
+    let head = match l.group_by.as_str() {
         "week" => "Week of",
         "day" => "Day",
         "month" => "Month",

@@ -7,6 +7,7 @@ pub mod calls;
 pub mod compare;
 pub mod findings;
 pub mod ledger;
+pub mod ledger_types;
 pub mod packages;
 pub mod placement;
 pub mod provenance;

@@ -1,6 +1,7 @@
 //! The report's types (see [`super::wire`]): what `--json`, the npm package and the visualizer's
 //! worker give, as Rust. `npm/report.d.ts` is generated from them ([`typescript`]).
 
+pub use super::ledger_types::*;
 use super::wire::{wire_enum, wire_struct, Declared, Skip, Wire};
 pub use crate::analysis::findings::Severity;
 pub use crate::diagnostics::Severity as DiagnosticSeverity;
@@ -624,6 +625,23 @@ pub fn typescript() -> String {
         RebuiltCall::declaration(),
         DiagnosticSeverity::declaration(),
         Diagnostic::declaration(),
+        crate::analysis::ledger::GroupBy::declaration(),
+        UsageTotals::declaration(),
+        UsageShare::declaration(),
+        UsageBlocks::declaration(),
+        UsageSaved::declaration(),
+        UsageGroup::declaration(),
+        UsageItem::declaration(),
+        UsageSourcedItem::declaration(),
+        UsageShadowedFile::declaration(),
+        UsageCacheBreaks::declaration(),
+        UsageBreak::declaration(),
+        UsageCostlyCall::declaration(),
+        UsageSkipped::declaration(),
+        UsageChangedFile::declaration(),
+        UsageNotRebuilt::declaration(),
+        UsageRead::declaration(),
+        UsageReport::declaration(),
     ];
     parts.join("\n")
 }

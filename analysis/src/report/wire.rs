@@ -160,6 +160,44 @@ impl Wire for usize {
     }
 }
 
+/// Summed over many requests: past 4 GB on a 32-bit target (wasm), so not a `usize`.
+impl Wire for u64 {
+    fn to_value(&self) -> Value {
+        Value::Number(*self as f64)
+    }
+    fn from_value(v: &Value) -> Option<Self> {
+        let n = v.as_f64()?;
+        (n >= 0.0 && n.fract() == 0.0 && n <= u64::MAX as f64).then_some(n as u64)
+    }
+    fn ts() -> String {
+        "number".into()
+    }
+}
+
+/// Counts by name, as one JSON object (`{"o200k_base": 12, "characters": 3}`), in order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Counts(pub Vec<(String, usize)>);
+
+impl Wire for Counts {
+    fn to_value(&self) -> Value {
+        let mut o = Object::new();
+        for (k, n) in &self.0 {
+            o.insert(k.as_str(), Value::from(*n));
+        }
+        o.into()
+    }
+    fn from_value(v: &Value) -> Option<Self> {
+        v.as_object()?
+            .iter()
+            .map(|(k, n)| Some((k.to_string(), usize::from_value(n)?)))
+            .collect::<Option<Vec<_>>>()
+            .map(Counts)
+    }
+    fn ts() -> String {
+        "Record<string, number>".into()
+    }
+}
+
 /// Any JSON value, as `JSON.parse` returns it.
 impl Wire for Value {
     fn to_value(&self) -> Value {

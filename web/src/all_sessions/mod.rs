@@ -15,14 +15,16 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use ctxlens::analysis::ledger::{GroupBy, BLOCKS};
-use ctxlens::js::Value;
+use ctxlens::report::types::{
+    UsageBreak, UsageCostlyCall, UsageItem, UsageReport, UsageShare, UsageSourcedItem,
+};
+use ctxlens::report::wire::Wire;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use crate::inputs::{self, Listed};
 use crate::views::components::charts::{Column, Columns};
 use crate::views::components::thousands;
-use crate::views::util::{arr as list, num, s as text};
 use link::{FromJob, Grouping, JobLink, Progress, ToJob};
 
 /// A call to open in the single-request views: its session file and its entry.
@@ -48,7 +50,7 @@ struct St {
     ignored: usize,
     listing: bool,
     progress: Option<Progress>,
-    report: Option<Rc<Value>>,
+    report: Option<Rc<UsageReport>>,
     /// The worker's memory at the last report (its peak: wasm memory never shrinks).
     memory: f64,
     notes: Vec<String>,
@@ -96,7 +98,10 @@ impl Reducible for St {
                 cancelled,
                 memory,
             }) if job == s.job => {
-                s.report = ctxlens::js::parse(&json).ok().map(Rc::new);
+                s.report = ctxlens::js::parse(&json)
+                    .ok()
+                    .and_then(|v| UsageReport::from_value(&v))
+                    .map(Rc::new);
                 s.memory = memory;
                 s.notes = notes;
                 s.done = done;
@@ -142,11 +147,6 @@ fn dollars(x: f64) -> String {
     } else {
         "$0".into()
     }
-}
-
-/// The prompt tokens a group's recorded usage holds (input + cache read + cache write).
-fn prompt_tokens(g: &Value) -> f64 {
-    num(g, "input") + num(g, "cacheRead") + num(g, "cacheWrite")
 }
 
 const BLOCK_COLORS: [&str; 5] = [
@@ -358,14 +358,14 @@ fn progress_line(st: &St, running: bool, cancel: Callback<MouseEvent>) -> Html {
 }
 
 /// Saves the report as `ctxlens usage --json` writes it.
-fn save(r: &Value) {
-    let text = format!("{}\n", r.to_json_pretty(2));
+fn save(r: &UsageReport) {
+    let text = format!("{}\n", r.to_value().to_json_pretty(2));
     if let Err(e) = inputs::download("usage.json", text.as_bytes(), "application/json") {
         web_sys::console::error_1(&e.into());
     }
 }
 
-fn controls(g: &Grouping, regroup: Callback<Grouping>, r: &Rc<Value>, done: bool) -> Html {
+fn controls(g: &Grouping, regroup: Callback<Grouping>, r: &Rc<UsageReport>, done: bool) -> Html {
     let on_save = {
         let r = r.clone();
         Callback::from(move |_: MouseEvent| save(&r))
@@ -417,27 +417,28 @@ fn controls(g: &Grouping, regroup: Callback<Grouping>, r: &Rc<Value>, done: bool
     }
 }
 
-fn report_view(r: &Value, st: &St, open: &Callback<(String, String)>) -> Html {
-    let t = r.get("totals").cloned().unwrap_or_default();
+fn report_view(r: &UsageReport, st: &St, open: &Callback<(String, String)>) -> Html {
+    let t = &r.totals;
+    let n = |x: usize| thousands(x as f64);
     html! {
         <div class="as-report">
             <p class="as-totals" data-testid="usage-totals"
-                data-calls={num(&t, "calls").to_string()} data-sessions={num(&t, "sessions").to_string()}
-                data-input={num(&t, "input").to_string()} data-output={num(&t, "output").to_string()}
-                data-cache-read={num(&t, "cacheRead").to_string()} data-cache-write={num(&t, "cacheWrite").to_string()}
-                data-cost={num(&t, "cost").to_string()} data-rebuilt={num(r, "rebuilt").to_string()}>
-                <strong>{format!("{} calls in {} sessions · {}", thousands(num(&t, "calls")), thousands(num(&t, "sessions")), dollars(num(&t, "cost")))}</strong>
+                data-calls={t.calls.to_string()} data-sessions={t.sessions.to_string()}
+                data-input={t.input.to_string()} data-output={t.output.to_string()}
+                data-cache-read={t.cache_read.to_string()} data-cache-write={t.cache_write.to_string()}
+                data-cost={t.cost.to_string()} data-rebuilt={r.rebuilt.to_string()}>
+                <strong>{format!("{} calls in {} sessions · {}", n(t.calls), n(t.sessions), dollars(t.cost))}</strong>
                 <span class="muted">{format!(" · input {} · cache read {} · cache write {} · output {} · {} calls rebuilt",
-                    thousands(num(&t, "input")), thousands(num(&t, "cacheRead")), thousands(num(&t, "cacheWrite")),
-                    thousands(num(&t, "output")), thousands(num(r, "rebuilt")))}</span>
+                    thousands(t.input), thousands(t.cache_read), thousands(t.cache_write),
+                    thousands(t.output), n(r.rebuilt))}</span>
             </p>
             { periods(r) }
             { split_by(r) }
             <div class="as-grid">
-                { items("Tools", "usage-tools", list(r, "tools"), false) }
-                { items("System prompt sections", "usage-sections", list(r, "sections"), true) }
-                { items("History by kind", "usage-history", list(r, "history"), false) }
-                { items("Tool results by tool", "usage-results", list(r, "toolResults"), false) }
+                { items("Tools", "usage-tools", &rows(&r.tools)) }
+                { items("System prompt sections", "usage-sections", &sourced_rows(&r.sections)) }
+                { items("History by kind", "usage-history", &rows(&r.history)) }
+                { items("Tool results by tool", "usage-results", &rows(&r.tool_results)) }
             </div>
             { never_called(r) }
             { breaks(r, open) }
@@ -449,17 +450,21 @@ fn report_view(r: &Value, st: &St, open: &Callback<(String, String)>) -> Html {
 
 /// How each call's prompt tokens were split over its parts: by its model's vocabulary, or by
 /// characters.
-fn split_by(r: &Value) -> Html {
-    let Some(Value::Object(by)) = r.get("splitBy") else {
-        return Html::default();
+fn split_by(r: &UsageReport) -> Html {
+    let by = &r.split_by.0;
+    let calls = |n: usize| {
+        format!(
+            "{} call{}",
+            thousands(n as f64),
+            if n == 1 { "" } else { "s" }
+        )
     };
-    let calls = |n: f64| format!("{} call{}", thousands(n), if n == 1.0 { "" } else { "s" });
     let vocab: Vec<String> = by
         .iter()
-        .filter(|(k, _)| k.as_str() != "characters")
-        .map(|(k, v)| format!("{k} ({})", calls(v.as_f64().unwrap_or(0.0))))
+        .filter(|(k, _)| k != "characters")
+        .map(|(k, n)| format!("{k} ({})", calls(*n)))
         .collect();
-    let chars = by.get("characters").and_then(Value::as_f64);
+    let chars = by.iter().find(|(k, _)| k == "characters").map(|(_, n)| *n);
     if vocab.is_empty() && chars.is_none() {
         return Html::default();
     }
@@ -482,26 +487,22 @@ fn split_by(r: &Value) -> Html {
 
 /// The groups as stacked columns of prompt tokens by block (and what was not rebuilt), and as
 /// ccusage's table.
-fn periods(r: &Value) -> Html {
-    let groups = list(r, "groups");
+fn periods(r: &UsageReport) -> Html {
     let mut series: Vec<(String, String)> = BLOCKS
         .iter()
         .zip(BLOCK_COLORS)
         .map(|((_, label), c)| (label.to_string(), c.to_string()))
         .collect();
     series.push(("not rebuilt".into(), "var(--line)".into()));
-    let columns: Vec<Column> = groups
+    let columns: Vec<Column> = r
+        .groups
         .iter()
         .map(|g| {
-            let blocks = g.get("blocks").cloned().unwrap_or_default();
-            let mut values: Vec<f64> = BLOCKS
-                .iter()
-                .map(|(k, _)| blocks.get(k).map_or(0.0, |b| num(b, "tokens")))
-                .collect();
+            let mut values: Vec<f64> = g.blocks.rows().iter().map(|(_, b)| b.tokens).collect();
             let split: f64 = values.iter().sum();
-            values.push((prompt_tokens(g) - split).max(0.0));
+            values.push((g.input + g.cache_read + g.cache_write - split).max(0.0));
             Column {
-                label: text(g, "key").to_string(),
+                label: g.key.clone(),
                 values,
                 mark: None,
             }
@@ -515,12 +516,12 @@ fn periods(r: &Value) -> Html {
                 <thead><tr><th>{"group"}</th><th class="num">{"calls"}</th><th class="num">{"input"}</th><th class="num">{"output"}</th>
                     <th class="num">{"cache read"}</th><th class="num">{"cache write"}</th><th class="num">{"cost"}</th></tr></thead>
                 <tbody>
-                { for groups.iter().map(|g| html! {
-                    <tr data-key={text(g, "key").to_string()}>
-                        <td class="mono">{text(g, "key")}</td><td class="num">{thousands(num(g, "calls"))}</td>
-                        <td class="num">{thousands(num(g, "input"))}</td><td class="num">{thousands(num(g, "output"))}</td>
-                        <td class="num">{thousands(num(g, "cacheRead"))}</td><td class="num">{thousands(num(g, "cacheWrite"))}</td>
-                        <td class="num">{dollars(num(g, "cost"))}</td>
+                { for r.groups.iter().map(|g| html! {
+                    <tr data-key={g.key.clone()}>
+                        <td class="mono">{&g.key}</td><td class="num">{thousands(g.calls as f64)}</td>
+                        <td class="num">{thousands(g.input)}</td><td class="num">{thousands(g.output)}</td>
+                        <td class="num">{thousands(g.cache_read)}</td><td class="num">{thousands(g.cache_write)}</td>
+                        <td class="num">{dollars(g.cost)}</td>
                     </tr>
                 }) }
                 </tbody>
@@ -529,14 +530,55 @@ fn periods(r: &Value) -> Html {
     }
 }
 
+/// A row of a ranked table: a name, where it comes from (`""`: not shown), in how many
+/// requests, and its share.
+struct Row<'a> {
+    name: &'a str,
+    source: &'a str,
+    requests: usize,
+    share: UsageShare,
+}
+
+fn rows(items: &[UsageItem]) -> Vec<Row<'_>> {
+    items
+        .iter()
+        .map(|i| Row {
+            name: &i.name,
+            source: "",
+            requests: i.requests,
+            share: UsageShare {
+                chars: i.chars,
+                tokens: i.tokens,
+                cost: i.cost,
+            },
+        })
+        .collect()
+}
+
+fn sourced_rows(items: &[UsageSourcedItem]) -> Vec<Row<'_>> {
+    items
+        .iter()
+        .map(|i| Row {
+            name: &i.name,
+            source: &i.source,
+            requests: i.requests,
+            share: UsageShare {
+                chars: i.chars,
+                tokens: i.tokens,
+                cost: i.cost,
+            },
+        })
+        .collect()
+}
+
 /// A ranked table of items (largest cost first), the first 12.
-fn items(title: &str, testid: &'static str, items: &[Value], with_source: bool) -> Html {
+fn items(title: &str, testid: &'static str, items: &[Row]) -> Html {
     if items.is_empty() {
         return Html::default();
     }
     let max = items
         .iter()
-        .map(|i| num(i, "tokens"))
+        .map(|i| i.share.tokens)
         .fold(0.0, f64::max)
         .max(1.0);
     html! {
@@ -545,19 +587,15 @@ fn items(title: &str, testid: &'static str, items: &[Value], with_source: bool) 
             <table class="calls-table" data-testid={testid}>
                 <thead><tr><th>{"name"}</th><th class="num" title="in how many rebuilt requests">{"requests"}</th><th class="num">{"prompt tokens"}</th><th class="num">{"cost"}</th></tr></thead>
                 <tbody>
-                { for items.iter().take(12).map(|i| {
-                    let name = text(i, "name");
-                    let source = if with_source { text(i, "source") } else { "" };
-                    html! {
-                        <tr data-name={name.to_string()}>
-                            <td><span class="as-bar" style={format!("width:{:.1}%", num(i, "tokens") / max * 100.0)}></span>
-                                <span class="mono">{name}</span>
-                                if !source.is_empty() { <span class="muted as-source">{source}</span> }</td>
-                            <td class="num">{thousands(num(i, "requests"))}</td>
-                            <td class="num">{thousands(num(i, "tokens"))}</td>
-                            <td class="num">{dollars(num(i, "cost"))}</td>
-                        </tr>
-                    }
+                { for items.iter().take(12).map(|i| html! {
+                    <tr data-name={i.name.to_string()}>
+                        <td><span class="as-bar" style={format!("width:{:.1}%", i.share.tokens / max * 100.0)}></span>
+                            <span class="mono">{i.name}</span>
+                            if !i.source.is_empty() { <span class="muted as-source">{i.source}</span> }</td>
+                        <td class="num">{thousands(i.requests as f64)}</td>
+                        <td class="num">{thousands(i.share.tokens)}</td>
+                        <td class="num">{dollars(i.share.cost)}</td>
+                    </tr>
                 }) }
                 </tbody>
             </table>
@@ -566,10 +604,8 @@ fn items(title: &str, testid: &'static str, items: &[Value], with_source: bool) 
     }
 }
 
-fn never_called(r: &Value) -> Html {
-    let never = list(r, "neverCalled");
-    let skills = list(r, "neverInvoked");
-    let shadowed = list(r, "shadowedFiles");
+fn never_called(r: &UsageReport) -> Html {
+    let (never, skills, shadowed) = (&r.never_called, &r.never_invoked, &r.shadowed_files);
     if never.is_empty() && skills.is_empty() && shadowed.is_empty() {
         return Html::default();
     }
@@ -579,60 +615,67 @@ fn never_called(r: &Value) -> Html {
                 <h3>{"Tools sent but never called"}</h3>
                 <p class="muted small">{"Sent in every request, never used by the model in these sessions: switching one off (pi's --tools, or the tool's extension) would have saved about this much."}</p>
                 <ul>
-                { for never.iter().take(3).map(|i| suggestion(i, "name", None)) }
+                { for never.iter().take(3).map(|i| suggestion(&i.name, i.tokens, i.cost, i.requests, None)) }
                 </ul>
             }
             if !skills.is_empty() {
                 <h3>{"Skills offered but never used"}</h3>
                 <p class="muted small">{"Listed in the system prompt of every request, never read by the model nor asked for with /skill: — hiding one (disable-model-invocation in its frontmatter, or removing it) would have saved about this much."}</p>
                 <ul data-testid="usage-never-invoked">
-                { for skills.iter().take(3).map(|i| suggestion(i, "name", Some(text(i, "source").to_string()))) }
+                { for skills.iter().take(3).map(|i| suggestion(&i.name, i.tokens, i.cost, i.requests, Some(i.source.clone()))) }
                 </ul>
             }
             if !shadowed.is_empty() {
                 <h3>{"Context files sent twice"}</h3>
                 <p class="muted small">{"Another context file of the same request already holds the whole text of these (a copy of the global AGENTS.md in the project, a parent folder's file pasted into the child's): pi sends both. Removing the copy would have saved about this much."}</p>
                 <ul data-testid="usage-shadowed-files">
-                { for shadowed.iter().take(3).map(|i| suggestion(i, "file", Some(format!("held by {}", text(i, "heldBy"))))) }
+                { for shadowed.iter().take(3).map(|i| suggestion(&i.file, i.tokens, i.cost, i.requests, Some(format!("held by {}", i.held_by)))) }
                 </ul>
             }
         </section>
     }
 }
 
-/// One suggestion: what to switch off (the item's `key`), what it cost, and where it is.
-fn suggestion(i: &Value, key: &str, source: Option<String>) -> Html {
-    let name = text(i, key).to_string();
+/// One suggestion: what to switch off, what it cost over how many requests, and where it is.
+fn suggestion(name: &str, tokens: f64, cost: f64, requests: usize, source: Option<String>) -> Html {
     html! {
-        <li data-name={name.clone()}><span class="mono">{name}</span>
-            {format!(": {} prompt tokens, {} over {} requests", thousands(num(i, "tokens")), dollars(num(i, "cost")), thousands(num(i, "requests")))}
+        <li data-name={name.to_string()}><span class="mono">{name}</span>
+            {format!(": {} prompt tokens, {} over {} requests", thousands(tokens), dollars(cost), thousands(requests as f64))}
             if let Some(source) = source { <span class="muted as-source">{source}</span> }
         </li>
     }
 }
 
 /// A button that opens a call of the report (when it has an entry id).
-fn open_button(c: &Value, open: &Callback<(String, String)>) -> Html {
-    let Some(id) = c.get_str("entryId").map(str::to_string) else {
+fn open_button(
+    file: &str,
+    line: usize,
+    entry_id: Option<&str>,
+    open: &Callback<(String, String)>,
+) -> Html {
+    let Some(id) = entry_id.map(str::to_string) else {
         return html! { <span class="muted">{"–"}</span> };
     };
-    let file = text(c, "file").to_string();
+    let file = file.to_string();
     let name = file.rsplit('/').next().unwrap_or(&file).to_string();
     let open = open.clone();
     let onclick = Callback::from(move |_: MouseEvent| open.emit((file.clone(), id.clone())));
-    html! { <button class="link" data-testid="open-call" title="open this call in the request views" {onclick}>{format!("{name}:{}", num(c, "line"))}</button> }
+    html! { <button class="link" data-testid="open-call" title="open this call in the request views" {onclick}>{format!("{name}:{line}")}</button> }
 }
 
-fn breaks(r: &Value, open: &Callback<(String, String)>) -> Html {
-    let reasons = list(r, "cacheBreaks");
-    if reasons.is_empty() {
+fn break_button(b: &UsageBreak, open: &Callback<(String, String)>) -> Html {
+    open_button(&b.file, b.line, b.entry_id.as_deref(), open)
+}
+
+fn costly_button(c: &UsageCostlyCall, open: &Callback<(String, String)>) -> Html {
+    open_button(&c.file, c.line, c.entry_id.as_deref(), open)
+}
+
+fn breaks(r: &UsageReport, open: &Callback<(String, String)>) -> Html {
+    if r.cache_breaks.is_empty() {
         return Html::default();
     }
-    let cost = |v: &Value| {
-        v.get("cost")
-            .and_then(Value::as_f64)
-            .map_or("–".into(), dollars)
-    };
+    let cost = |c: Option<f64>| c.map_or("–".into(), dollars);
     html! {
         <section class="as-breaks">
             <h3>{"Cache breaks"}</h3>
@@ -640,17 +683,17 @@ fn breaks(r: &Value, open: &Callback<(String, String)>) -> Html {
             <table class="calls-table" data-testid="usage-break-reasons">
                 <thead><tr><th>{"why"}</th><th class="num">{"calls"}</th><th class="num">{"tokens again"}</th><th class="num">{"cost"}</th></tr></thead>
                 <tbody>
-                { for reasons.iter().map(|b| html! {
-                    <tr><td>{text(b, "reason")}</td><td class="num">{thousands(num(b, "calls"))}</td><td class="num">{thousands(num(b, "tokens"))}</td><td class="num">{cost(b)}</td></tr>
+                { for r.cache_breaks.iter().map(|b| html! {
+                    <tr><td>{&b.reason}</td><td class="num">{thousands(b.calls as f64)}</td><td class="num">{thousands(b.tokens)}</td><td class="num">{cost(b.cost)}</td></tr>
                 }) }
                 </tbody>
             </table>
             <table class="calls-table" data-testid="usage-breaks">
                 <thead><tr><th>{"call"}</th><th>{"when"}</th><th>{"why"}</th><th class="num">{"tokens again"}</th><th class="num">{"cost"}</th></tr></thead>
                 <tbody>
-                { for list(r, "breaks").iter().take(20).map(|b| html! {
-                    <tr><td>{open_button(b, open)}</td><td class="mono small">{text(b, "timestamp")}</td><td>{text(b, "reason")}</td>
-                        <td class="num">{thousands(num(b, "tokens"))}</td><td class="num">{cost(b)}</td></tr>
+                { for r.breaks.iter().take(20).map(|b| html! {
+                    <tr><td>{break_button(b, open)}</td><td class="mono small">{&b.timestamp}</td><td>{&b.reason}</td>
+                        <td class="num">{thousands(b.tokens)}</td><td class="num">{cost(b.cost)}</td></tr>
                 }) }
                 </tbody>
             </table>
@@ -658,9 +701,8 @@ fn breaks(r: &Value, open: &Callback<(String, String)>) -> Html {
     }
 }
 
-fn costliest(r: &Value, open: &Callback<(String, String)>) -> Html {
-    let calls = list(r, "costliest");
-    if calls.is_empty() {
+fn costliest(r: &UsageReport, open: &Callback<(String, String)>) -> Html {
+    if r.costliest.is_empty() {
         return Html::default();
     }
     html! {
@@ -669,10 +711,10 @@ fn costliest(r: &Value, open: &Callback<(String, String)>) -> Html {
             <table class="calls-table" data-testid="usage-costliest">
                 <thead><tr><th>{"call"}</th><th>{"when"}</th><th>{"model"}</th><th>{"pi"}</th><th class="num">{"prompt tokens"}</th><th class="num">{"output"}</th><th class="num">{"cost"}</th></tr></thead>
                 <tbody>
-                { for calls.iter().map(|c| html! {
-                    <tr><td>{open_button(c, open)}</td><td class="mono small">{text(c, "timestamp")}</td><td class="mono">{text(c, "model")}</td>
-                        <td class="mono">{text(c, "pi")}</td><td class="num">{thousands(prompt_tokens(c))}</td>
-                        <td class="num">{thousands(num(c, "output"))}</td><td class="num">{dollars(num(c, "cost"))}</td></tr>
+                { for r.costliest.iter().map(|c| html! {
+                    <tr><td>{costly_button(c, open)}</td><td class="mono small">{&c.timestamp}</td><td class="mono">{c.model.clone().unwrap_or_default()}</td>
+                        <td class="mono">{c.pi.clone().unwrap_or_default()}</td><td class="num">{thousands(c.input + c.cache_read + c.cache_write)}</td>
+                        <td class="num">{thousands(c.output)}</td><td class="num">{dollars(c.cost)}</td></tr>
                 }) }
                 </tbody>
             </table>
@@ -681,16 +723,13 @@ fn costliest(r: &Value, open: &Callback<(String, String)>) -> Html {
 }
 
 /// How the report was made, and what was left out.
-fn read_notes(r: &Value, st: &St) -> Html {
-    let read = r.get("read").cloned().unwrap_or_default();
-    let skipped = list(&read, "skipped");
-    let not_rebuilt = list(&read, "notRebuilt");
+fn read_notes(r: &UsageReport, st: &St) -> Html {
+    let read = &r.read;
     let mut reasons: Vec<(String, usize)> = Vec::new();
-    for x in not_rebuilt {
-        let why = text(x, "reason").to_string();
-        match reasons.iter_mut().find(|r| r.0 == why) {
+    for x in &read.not_rebuilt {
+        match reasons.iter_mut().find(|r| r.0 == x.reason) {
             Some(r) => r.1 += 1,
-            None => reasons.push((why, 1)),
+            None => reasons.push((x.reason.clone(), 1)),
         }
     }
     html! {
@@ -698,10 +737,10 @@ fn read_notes(r: &Value, st: &St) -> Html {
             <h3>{"How this was read"}</h3>
             <ul class="small">
                 { for st.notes.iter().map(|n| html! { <li>{n}</li> }) }
-                <li>{format!("{} files read; {} calls found twice (a forked session's copy) counted once, as ccusage counts them.", thousands(num(&read, "files")), thousands(num(&read, "duplicates")))}</li>
+                <li>{format!("{} files read; {} calls found twice (a forked session's copy) counted once, as ccusage counts them.", thousands(read.files as f64), thousands(read.duplicates as f64))}</li>
                 { for reasons.iter().map(|(why, n)| html! { <li data-testid="usage-not-rebuilt">{format!("Not rebuilt ({n}): {why}")}</li> }) }
-                { for skipped.iter().take(20).map(|x| html! { <li data-testid="usage-skipped">{format!("Skipped: {}{} — {}", text(x, "file"),
-                    x.get("line").and_then(Value::as_f64).map(|l| format!(":{l}")).unwrap_or_default(), text(x, "reason"))}</li> }) }
+                { for read.skipped.iter().take(20).map(|x| html! { <li data-testid="usage-skipped">{format!("Skipped: {}{} — {}", x.file,
+                    x.line.map(|l| format!(":{l}")).unwrap_or_default(), x.reason)}</li> }) }
             </ul>
         </section>
     }
