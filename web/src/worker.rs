@@ -1979,12 +1979,33 @@ async fn fetch_text(
         .unwrap_or_default())
 }
 
-/// A vocabulary module in the worker: on its way (with the `tokens` messages waiting for it),
-/// loaded, or failed (why). One fetch per vocabulary for the worker's life.
+/// A vocabulary module in the worker: on its way (with who waits for it), loaded, or failed
+/// (why). One fetch per vocabulary for the worker's life.
 enum VocabSlot {
-    Loading(Vec<TokensAsk>),
+    Loading(Waiting),
     Ready(Rc<crate::vocab::VocabModule>),
     Failed(String),
+}
+
+/// Who waits for a vocabulary being fetched: Tokens views' messages (handled again when it
+/// arrives) and sessions-folder runs (the resolve functions of the promises they wait on).
+#[derive(Default)]
+struct Waiting {
+    asks: Vec<TokensAsk>,
+    runs: Vec<js_sys::Function>,
+}
+
+/// Puts `slot` where the fetch of vocabulary `name` was, and lets the runs waiting for it go on;
+/// the Tokens views' messages that waited for it are returned, to be handled again.
+fn settle(name: &str, slot: VocabSlot) -> Vec<TokensAsk> {
+    let waiting = VOCABS.with(|v| match v.borrow_mut().insert(name.to_string(), slot) {
+        Some(VocabSlot::Loading(w)) => w,
+        _ => Waiting::default(),
+    });
+    for resolve in waiting.runs {
+        let _ = resolve.call0(&JsValue::NULL);
+    }
+    waiting.asks
 }
 
 thread_local! {
@@ -2006,20 +2027,22 @@ pub(crate) async fn vocabulary_module(
     enum Found {
         Ready(Rc<crate::vocab::VocabModule>),
         Failed(String),
-        /// Another message fetches it.
-        Loading,
+        /// Another message fetches it: this promise resolves when it is there (or failed).
+        Loading(js_sys::Promise),
         /// Nobody has asked for it: this run fetches it.
         Mine,
     }
     loop {
         let found = VOCABS.with(|v| {
             let mut v = v.borrow_mut();
-            match v.get(name) {
+            match v.get_mut(name) {
                 Some(VocabSlot::Ready(m)) => Found::Ready(m.clone()),
                 Some(VocabSlot::Failed(e)) => Found::Failed(e.clone()),
-                Some(VocabSlot::Loading(_)) => Found::Loading,
+                Some(VocabSlot::Loading(w)) => {
+                    Found::Loading(js_sys::Promise::new(&mut |resolve, _| w.runs.push(resolve)))
+                }
                 None => {
-                    v.insert(name.to_string(), VocabSlot::Loading(Vec::new()));
+                    v.insert(name.to_string(), VocabSlot::Loading(Waiting::default()));
                     Found::Mine
                 }
             }
@@ -2027,7 +2050,9 @@ pub(crate) async fn vocabulary_module(
         match found {
             Found::Ready(m) => return Ok(m),
             Found::Failed(e) => return Err(e),
-            Found::Loading => yield_to_page().await,
+            Found::Loading(arrived) => {
+                let _ = wasm_bindgen_futures::JsFuture::from(arrived).await;
+            }
             Found::Mine => break,
         }
     }
@@ -2038,10 +2063,7 @@ pub(crate) async fn vocabulary_module(
         Ok(m) => VocabSlot::Ready(m.clone()),
         Err(e) => VocabSlot::Failed(e.clone()),
     };
-    let waiting = VOCABS.with(|v| match v.borrow_mut().insert(name.to_string(), slot) {
-        Some(VocabSlot::Loading(w)) => w,
-        _ => Vec::new(),
-    });
+    let waiting = settle(name, slot);
     // A Tokens view that asked meanwhile is answered now.
     if let Some(loaded) = SCENARIO.with(|l| l.borrow().clone()) {
         for t in waiting {
@@ -2328,11 +2350,15 @@ fn load_vocabulary_then(
         let mut v = v.borrow_mut();
         match v.get_mut(name) {
             Some(VocabSlot::Loading(waiting)) => {
-                waiting.push(t.clone());
+                waiting.asks.push(t.clone());
                 false
             }
             _ => {
-                v.insert(name.to_string(), VocabSlot::Loading(vec![t.clone()]));
+                let waiting = Waiting {
+                    asks: vec![t.clone()],
+                    runs: Vec::new(),
+                };
+                v.insert(name.to_string(), VocabSlot::Loading(waiting));
                 true
             }
         }
@@ -2369,11 +2395,7 @@ fn load_vocabulary_then(
             Ok(m) => VocabSlot::Ready(Rc::new(m)),
             Err(e) => VocabSlot::Failed(e),
         };
-        let waiting = VOCABS.with(|v| match v.borrow_mut().insert(name.clone(), slot) {
-            Some(VocabSlot::Loading(w)) => w,
-            _ => Vec::new(),
-        });
-        for t in waiting {
+        for t in settle(&name, slot) {
             handle(&scope, &loaded, ToWorker::Tokens(t));
         }
     });

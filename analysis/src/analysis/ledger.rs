@@ -886,7 +886,7 @@ impl<'a> Accountant<'a> {
     fn record(&mut self, c: &mut LedgerCall, i: &Inputs, a: &crate::Assembly) {
         c.pi = a.pi.as_ref().map(|p| p.version.to_string());
         let counted = self.counted(a);
-        match counted.as_ref().or(a.stats()) {
+        match counted.as_ref().or_else(|| a.stats()) {
             Some(s) if a.request.is_some() => {
                 let mut blocks = Blocks::of(s);
                 blocks.shadowed = shadowed_context_files(&a.parts.system_prompt);
