@@ -422,22 +422,8 @@ pub enum FromWorker {
         /// The release of the `upgrade` this is about (`None`: an assembly).
         upgrade: Option<String>,
     },
-    /// A report, joined on the page from its parts; `body_pending`: its body parsed follows
-    /// ([`FromWorker::Body`] with the same `seq`, the worker's number of the report).
-    Report {
-        gen: u64,
-        api: Option<String>,
-        seq: u64,
-        report: Shared<crate::report::Report>,
-        body_pending: bool,
-        provenance_in_worker: bool,
-        /// The report (by its key) whose session parts (`session`, `calls`, `usage.timeline`)
-        /// this one shares: the worker left them out.
-        shared_from: Option<String>,
-        bytes: usize,
-        ms: f64,
-        memory_bytes: f64,
-    },
+    /// A report, joined on the page from its parts.
+    Report(Arrived),
     /// The body of report `seq` parsed, joined on the page from its parts after the report (the
     /// Request view's tree); it may be joined before the report is. `None`: its parts did not
     /// join (the page parses the body itself when a view needs it).
@@ -1238,7 +1224,7 @@ async fn join_report(data: JsValue, cb: Rc<dyn Fn(FromWorker)>, epoch: Rc<Cell<u
             api.as_deref().unwrap_or("native")
         ));
     }
-    cb(FromWorker::Report {
+    cb(FromWorker::Report(Arrived {
         gen,
         api,
         seq: get(&data, "seq").as_f64().unwrap_or(0.0) as u64,
@@ -1249,7 +1235,28 @@ async fn join_report(data: JsValue, cb: Rc<dyn Fn(FromWorker)>, epoch: Rc<Cell<u
         bytes: total as usize,
         ms: get(&data, "ms").as_f64().unwrap_or(0.0),
         memory_bytes: get(&data, "memoryBytes").as_f64().unwrap_or(0.0),
-    });
+    }));
+}
+
+/// A report from the worker ([`FromWorker::Report`]), joined on the page from its parts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Arrived {
+    pub gen: u64,
+    pub api: Option<String>,
+    /// The worker's number of the report.
+    pub seq: u64,
+    pub report: Shared<crate::report::Report>,
+    /// Its body parsed follows ([`FromWorker::Body`] with the same `seq`).
+    pub body_pending: bool,
+    pub provenance_in_worker: bool,
+    /// The report (by its key) whose session parts (`session`, `calls`, `usage.timeline`)
+    /// this one shares: the worker left them out.
+    pub shared_from: Option<String>,
+    /// The JSON's size, in bytes.
+    pub bytes: usize,
+    /// The worker's time for it.
+    pub ms: f64,
+    pub memory_bytes: f64,
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ use crate::inputs::Collected;
 use crate::shared::Shared;
 use crate::state::{Laid, Overrides, Scenario, Target, ViewState};
 use crate::views::{Comparison, Upgrading, WhatIfKey};
-use crate::worker::{FromWorker, TokenUpdate, WorkerLink};
+use crate::worker::{Arrived, FromWorker, TokenUpdate, WorkerLink};
 
 /// Reports larger than this (body bytes) are not assembled for every protocol in advance.
 pub(super) const PREFETCH_LIMIT: f64 = 2_000_000.0;
@@ -535,29 +535,7 @@ impl AppState {
                 done,
                 upgrade: None,
             } => self.on_progress(gen, api, Doing { stage, done }),
-            FromWorker::Report {
-                gen,
-                api,
-                seq,
-                report,
-                body_pending,
-                provenance_in_worker,
-                shared_from,
-                bytes,
-                ms,
-                memory_bytes,
-            } => self.on_report(Arrived {
-                gen,
-                api,
-                seq,
-                report,
-                body_pending,
-                provenance_in_worker,
-                shared_from,
-                bytes,
-                ms,
-                memory_bytes,
-            }),
+            FromWorker::Report(r) => self.on_report(r),
             FromWorker::Body { gen, seq, parsed } => self.on_body(gen, seq, parsed),
             FromWorker::BadReport { gen, api, error } => self.on_bad_report(gen, api, error),
             FromWorker::Provenance {
@@ -987,20 +965,6 @@ impl Doing {
             done: self.done,
         }
     }
-}
-
-/// A report from the worker (`FromWorker::Report`), as the page takes it in.
-struct Arrived {
-    gen: u64,
-    api: Option<String>,
-    seq: u64,
-    report: Shared<crate::report::Report>,
-    body_pending: bool,
-    provenance_in_worker: bool,
-    shared_from: Option<String>,
-    bytes: usize,
-    ms: f64,
-    memory_bytes: f64,
 }
 
 /// A what-if from the worker (`FromWorker::WhatIf`): its answer, and the worker's count.
