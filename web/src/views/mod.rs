@@ -73,6 +73,37 @@ impl Upgrading {
     pub fn pending(&self) -> bool {
         matches!(self, Upgrading::Pending { .. })
     }
+
+    /// What a comparison view shows for `key` among `answers`: its answer once ready; before,
+    /// the same comparison without tokens if that one is ready (it stays on screen while the
+    /// one with tokens comes); else what there is of `key` (pending, failed, or nothing).
+    pub fn shown<K: Ord>(
+        answers: &BTreeMap<K, Upgrading>,
+        key: &K,
+        without_tokens: &K,
+    ) -> Option<Upgrading> {
+        let ready = |k: &K| {
+            answers
+                .get(k)
+                .filter(|u| matches!(u, Upgrading::Ready(_)))
+                .cloned()
+        };
+        ready(key)
+            .or_else(|| ready(without_tokens))
+            .or_else(|| answers.get(key).cloned())
+    }
+}
+
+/// Whether the report on screen has been counted with its model's vocabulary (the worker then
+/// has it, and a comparison asked for now comes with tokens).
+pub fn counted(tokens: &Option<crate::worker::TokenUpdate>) -> bool {
+    matches!(
+        tokens,
+        Some(crate::worker::TokenUpdate::Ready {
+            vocabulary: crate::worker::Vocabulary::Known { .. },
+            ..
+        })
+    )
 }
 
 /// A what-if asked of the worker: (protocol, the changes in order, with tokens).

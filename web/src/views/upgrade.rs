@@ -18,7 +18,6 @@ use super::protocols::{default_release, mode_chooser};
 use super::util::{arr, not_available, num, pi_version, s};
 use super::{Upgrading, ViewProps};
 use crate::state::CompareWith;
-use crate::worker::{TokenUpdate, Vocabulary};
 
 /// `+12 gained` / `−5 lost` / ``.
 fn delta(d: f64) -> Html {
@@ -227,30 +226,14 @@ pub fn UpgradeView(p: &ViewProps) -> Html {
         Some(CompareWith::Pi(v)) => v,
         _ => default_release(&from),
     };
-    // With tokens once the model's vocabulary has counted this report (the worker then has it).
-    let tokens = matches!(
-        &p.tokens,
-        Some(TokenUpdate::Ready {
-            vocabulary: Vocabulary::Known { .. },
-            ..
-        })
+    // With tokens once the model's vocabulary has counted this report.
+    let key = (
+        api.clone(),
+        to.as_str().to_string(),
+        super::counted(&p.tokens),
     );
-    let key = (api.clone(), to.as_str().to_string(), tokens);
     let entry = p.upgrades.get(&key).cloned();
-    // The one without tokens stays on screen while the one with tokens comes.
-    let ready = |k: &(String, String, bool)| {
-        p.upgrades
-            .get(k)
-            .filter(|u| matches!(u, Upgrading::Ready(_)))
-            .cloned()
-    };
-    let shown = ready(&key)
-        .or_else(|| {
-            tokens
-                .then(|| ready(&(api.clone(), key.1.clone(), false)))
-                .flatten()
-        })
-        .or(entry.clone());
+    let shown = Upgrading::shown(&p.upgrades, &key, &(key.0.clone(), key.1.clone(), false));
     {
         let on_upgrade = p.on_upgrade.clone();
         let ask = (!api.is_empty() && !from.is_empty() && entry.is_none()).then(|| key.clone());

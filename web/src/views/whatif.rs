@@ -20,7 +20,6 @@ use yew::prelude::*;
 use super::components::thousands;
 use super::util::{arr, at, num, s};
 use super::{Upgrading, ViewProps, WhatIfKey};
-use crate::worker::{TokenUpdate, Vocabulary};
 
 /// The settings a spec can set (`KEY=VALUE`).
 const SET_KEYS: [&str; 4] = ["model", "thinking", "api", "pi"];
@@ -894,28 +893,8 @@ pub fn WhatIfView(p: &ViewProps) -> Html {
     let api = p.api.to_string();
     let r = &*p.report;
     let changes = p.whatif.clone();
-    let tokens = matches!(
-        &p.tokens,
-        Some(TokenUpdate::Ready {
-            vocabulary: Vocabulary::Known { .. },
-            ..
-        })
-    );
-    let key: WhatIfKey = (api.clone(), changes.clone(), tokens);
-    let entry = p.whatifs.get(&key).cloned();
-    let ready = |k: &WhatIfKey| {
-        p.whatifs
-            .get(k)
-            .filter(|u| matches!(u, Upgrading::Ready(_)))
-            .cloned()
-    };
-    let shown = ready(&key)
-        .or_else(|| {
-            tokens
-                .then(|| ready(&(api.clone(), changes.clone(), false)))
-                .flatten()
-        })
-        .or(entry.clone());
+    let key: WhatIfKey = (api.clone(), changes.clone(), super::counted(&p.tokens));
+    let shown = Upgrading::shown(&p.whatifs, &key, &(api.clone(), changes.clone(), false));
     {
         let on_whatif = p.on_whatif.clone();
         // What the view wants now, each time it changes (no changes: nothing); the reducer
