@@ -10,7 +10,7 @@ use super::reducer::*;
 use crate::inputs::recognize::FileKind;
 use crate::inputs::{self, Collected};
 use crate::shared::Shared;
-use crate::state::{session_summary, Laid, Scenario, Target};
+use crate::state::{session_summary, Laid, RefusedFile, Scenario, SessionSummary, Target};
 
 #[derive(Properties, PartialEq)]
 pub(super) struct InputsProps {
@@ -178,20 +178,7 @@ pub(super) fn inputs_panel(p: &InputsProps) -> Html {
     let sc = &p.scenario;
     let laid = &p.laid;
     let home = laid.base.home.clone();
-    let case_summary = sc.case.as_ref().map(|c| {
-        let has = |k: &str| c.contains_key(k);
-        let count = |pre: &str| c.keys().filter(|k| k.starts_with(pre)).count();
-        let mut parts = vec![format!("{} files", c.len())];
-        if has("session.jsonl") {
-            parts.push("a session".into());
-        }
-        if has("tools.json") {
-            parts.push("a tool set".into());
-        }
-        parts.push(format!("{} in the agent dir", count("agent/")));
-        parts.push(format!("{} in the project", count("fs/")));
-        parts.join(" · ")
-    });
+    let case_summary = sc.case.as_ref().map(case_summary);
     let placement: Vec<Value> = p
         .report
         .as_ref()
@@ -219,104 +206,17 @@ pub(super) fn inputs_panel(p: &InputsProps) -> Html {
     });
     let cwd = laid.base.cwd.clone();
     let agent_dir = laid.base.agent_dir.clone();
-    let session_html = match &*session {
-        Some((path, s)) => html! {
-            <div class="session-line" data-testid="session-name">
-                <p><strong>{"Session "}</strong><code>{path.rsplit('/').next().unwrap_or(path).to_string()}</code></p>
-                if let Some(fp) = &s.first_prompt { <p class="muted">{"first prompt: "}<q>{fp.clone()}</q></p> }
-                if let Some(c) = &s.cwd { <p class="muted">{"cwd: "}<code>{c.clone()}</code></p> }
-            </div>
-        },
-        None => {
-            html! { <p class="muted session-line" data-testid="session-name">{"No session: drop one (a .jsonl file), or pi starts a new session."}</p> }
-        }
-    };
-    let sessions_dir = (*session)
-        .as_ref()
-        .and_then(|(_, s)| s.sessions_dir.clone())
-        .map(|d| tilde(&d, &home));
-    let hint = html! {
-        <p class="muted session-hint" data-testid="sessions-hint">
-            {"pi keeps each session in "}<code>{"~/.pi/agent/sessions/--<cwd>--/<time>_<id>.jsonl"}</code>
-            {" (the cwd with each / as -, e.g. "}<code>{"--home-ann-shop--"}</code>{")"}
-            if let Some(d) = sessions_dir { {": this session's folder is "}<code>{d}</code> }
-            {"."}
-        </p>
-    };
+    let session_html = session_line(session.as_ref().as_ref());
+    let hint = sessions_hint(session.as_ref().as_ref(), &home);
 
     // Every loose file: where it was laid and what pi made of it.
-    let rows = sc.loose.iter().enumerate().map(|(i, f)| {
-        let w = laid.placed.get(i).cloned().unwrap_or_default();
-        let (status, text) = if let Some(j) = w.replaced_by {
-            let later = sc.loose.get(j).map(|g| g.path.clone()).unwrap_or_default();
-            ("replaced".to_string(), if f.kind == FileKind::Session {
-                format!("not used: {later}, dropped later, is the session (one at a time)")
-            } else {
-                format!("not used: replaced by {later}, dropped later at the same path")
-            })
-        } else if let Some(why) = &w.why_not {
-            ("unused".to_string(), format!("not used: {why}"))
-        } else {
-            match &f.kind {
-                FileKind::Session => ("read".into(), "the session pi resumes".into()),
-                FileKind::Tools { count, shape, .. } => ("read".into(), format!("tool set: {count} tools ({shape}), as extension tools")),
-                _ => w.pi_path.as_deref().and_then(|pp| verdict(&placement, pp, &home)).unwrap_or_else(|| ("pending".into(), "…".into())),
-            }
-        };
-        let text = if w.replaces_case_file { format!("{text}; replaces the loaded folder's copy") } else { text };
-        let at = match (&f.kind, &w.pi_path) {
-            (FileKind::Session | FileKind::Tools { .. }, _) => None,
-            (_, Some(pp)) => Some(tilde(pp, &home)),
-            _ => None,
-        };
-        let d = p.dispatch.clone();
-        let remove = Callback::from(move |_| d.dispatch(Action::RemoveLoose(i)));
-        html! {
-            <li class={classes!("placed", status.clone())} data-testid="placed-row" data-status={status.clone()} data-path={f.path.clone()} data-at={at.clone()}>
-                <div class="placed-head">
-                    <code class="dropped" title={f.path.clone()}>{&f.path}</code>
-                    <span class="target-badge">{f.target.label()}</span>
-                    <button class="remove" data-testid="remove-file" aria-label={format!("Remove {}", f.path)} title="Remove this file (the request is rebuilt without it)" onclick={remove}>{"×"}</button>
-                </div>
-                if let Some(a) = at { <div class="placed-at">{"→ "}<code>{a}</code></div> }
-                <div class="placed-what" data-testid="placed-what">{text}</div>
-            </li>
-        }
-    });
-    let refused_rows = sc.refused.iter().enumerate().map(|(i, r)| {
-        let d = p.dispatch.clone();
-        let remove = Callback::from(move |_| d.dispatch(Action::RemoveRefused(i)));
-        html! {
-            <li class="placed refused" data-testid="placed-row" data-status="refused" data-path={r.path.clone()}>
-                <div class="placed-head">
-                    <code class="dropped" title={r.path.clone()}>{&r.path}</code>
-                    <span class="target-badge">{r.target.label()}</span>
-                    <button class="remove" data-testid="remove-file" aria-label={format!("Remove {}", r.path)} title="Remove from the list" onclick={remove}>{"×"}</button>
-                </div>
-                <div class="placed-what" data-testid="placed-what">{format!("not used: {}", r.why)}</div>
-            </li>
-        }
-    });
-    // The case folder's own files (the demo's, an opened case's) as pi placed them.
-    let loose_paths: Vec<&str> = laid
-        .placed
+    let rows = (0..sc.loose.len()).map(|i| loose_row(p, i, &placement, &home));
+    let refused_rows = sc
+        .refused
         .iter()
-        .filter_map(|w| w.pi_path.as_deref())
-        .collect();
-    let case_rows: Vec<Html> = placement
-        .iter()
-        .filter(|f| sc.case.is_some() && !f.get_str("path").is_some_and(|x| loose_paths.contains(&x)))
-        .map(|f| {
-            let path = f.get_str("path").unwrap_or("");
-            let (status, text) = verdict(&placement, path, &home).unwrap_or_default();
-            html! {
-                <li class={classes!("placed", status.clone())} data-testid="case-row" data-status={status.clone()}>
-                    <code>{tilde(path, &home)}</code>
-                    <div class="placed-what">{text}</div>
-                </li>
-            }
-        })
-        .collect();
+        .enumerate()
+        .map(|(i, r)| refused_row(&p.dispatch, i, r));
+    let case_rows = case_rows(sc, laid, &placement, &home);
     let no_request = p
         .report
         .as_ref()
@@ -384,4 +284,147 @@ pub(super) fn inputs_panel(p: &InputsProps) -> Html {
             </div>
         </section>
     }
+}
+
+/// What a loaded case folder holds, in a line.
+fn case_summary(c: &ctxlens::case::CaseFiles) -> String {
+    let has = |k: &str| c.contains_key(k);
+    let count = |pre: &str| c.keys().filter(|k| k.starts_with(pre)).count();
+    let mut parts = vec![format!("{} files", c.len())];
+    if has("session.jsonl") {
+        parts.push("a session".into());
+    }
+    if has("tools.json") {
+        parts.push("a tool set".into());
+    }
+    parts.push(format!("{} in the agent dir", count("agent/")));
+    parts.push(format!("{} in the project", count("fs/")));
+    parts.join(" · ")
+}
+
+/// The session: its file's name, first prompt and cwd; or that there is none.
+fn session_line(session: Option<&(String, SessionSummary)>) -> Html {
+    match session {
+        Some((path, s)) => html! {
+            <div class="session-line" data-testid="session-name">
+                <p><strong>{"Session "}</strong><code>{path.rsplit('/').next().unwrap_or(path).to_string()}</code></p>
+                if let Some(fp) = &s.first_prompt { <p class="muted">{"first prompt: "}<q>{fp.clone()}</q></p> }
+                if let Some(c) = &s.cwd { <p class="muted">{"cwd: "}<code>{c.clone()}</code></p> }
+            </div>
+        },
+        None => {
+            html! { <p class="muted session-line" data-testid="session-name">{"No session: drop one (a .jsonl file), or pi starts a new session."}</p> }
+        }
+    }
+}
+
+/// Where pi keeps sessions, and this session's folder.
+fn sessions_hint(session: Option<&(String, SessionSummary)>, home: &str) -> Html {
+    let sessions_dir = session
+        .and_then(|(_, s)| s.sessions_dir.clone())
+        .map(|d| tilde(&d, home));
+    html! {
+        <p class="muted session-hint" data-testid="sessions-hint">
+            {"pi keeps each session in "}<code>{"~/.pi/agent/sessions/--<cwd>--/<time>_<id>.jsonl"}</code>
+            {" (the cwd with each / as -, e.g. "}<code>{"--home-ann-shop--"}</code>{")"}
+            if let Some(d) = sessions_dir { {": this session's folder is "}<code>{d}</code> }
+            {"."}
+        </p>
+    }
+}
+
+/// Loose file `i`: where it was laid and what pi made of it, with its remove button.
+fn loose_row(p: &InputsProps, i: usize, placement: &[Value], home: &str) -> Html {
+    let (sc, laid) = (&p.scenario, &p.laid);
+    let f = &sc.loose[i];
+    let w = laid.placed.get(i).cloned().unwrap_or_default();
+    let (status, text) = if let Some(j) = w.replaced_by {
+        let later = sc.loose.get(j).map(|g| g.path.clone()).unwrap_or_default();
+        (
+            "replaced".to_string(),
+            if f.kind == FileKind::Session {
+                format!("not used: {later}, dropped later, is the session (one at a time)")
+            } else {
+                format!("not used: replaced by {later}, dropped later at the same path")
+            },
+        )
+    } else if let Some(why) = &w.why_not {
+        ("unused".to_string(), format!("not used: {why}"))
+    } else {
+        match &f.kind {
+            FileKind::Session => ("read".into(), "the session pi resumes".into()),
+            FileKind::Tools { count, shape, .. } => (
+                "read".into(),
+                format!("tool set: {count} tools ({shape}), as extension tools"),
+            ),
+            _ => w
+                .pi_path
+                .as_deref()
+                .and_then(|pp| verdict(placement, pp, home))
+                .unwrap_or_else(|| ("pending".into(), "…".into())),
+        }
+    };
+    let text = if w.replaces_case_file {
+        format!("{text}; replaces the loaded folder's copy")
+    } else {
+        text
+    };
+    let at = match (&f.kind, &w.pi_path) {
+        (FileKind::Session | FileKind::Tools { .. }, _) => None,
+        (_, Some(pp)) => Some(tilde(pp, home)),
+        _ => None,
+    };
+    let d = p.dispatch.clone();
+    let remove = Callback::from(move |_| d.dispatch(Action::RemoveLoose(i)));
+    html! {
+        <li class={classes!("placed", status.clone())} data-testid="placed-row" data-status={status.clone()} data-path={f.path.clone()} data-at={at.clone()}>
+            <div class="placed-head">
+                <code class="dropped" title={f.path.clone()}>{&f.path}</code>
+                <span class="target-badge">{f.target.label()}</span>
+                <button class="remove" data-testid="remove-file" aria-label={format!("Remove {}", f.path)} title="Remove this file (the request is rebuilt without it)" onclick={remove}>{"×"}</button>
+            </div>
+            if let Some(a) = at { <div class="placed-at">{"→ "}<code>{a}</code></div> }
+            <div class="placed-what" data-testid="placed-what">{text}</div>
+        </li>
+    }
+}
+
+/// A file that was not taken (`i` among them), and why.
+fn refused_row(d: &UseReducerDispatcher<AppState>, i: usize, r: &RefusedFile) -> Html {
+    let d = d.clone();
+    let remove = Callback::from(move |_| d.dispatch(Action::RemoveRefused(i)));
+    html! {
+        <li class="placed refused" data-testid="placed-row" data-status="refused" data-path={r.path.clone()}>
+            <div class="placed-head">
+                <code class="dropped" title={r.path.clone()}>{&r.path}</code>
+                <span class="target-badge">{r.target.label()}</span>
+                <button class="remove" data-testid="remove-file" aria-label={format!("Remove {}", r.path)} title="Remove from the list" onclick={remove}>{"×"}</button>
+            </div>
+            <div class="placed-what" data-testid="placed-what">{format!("not used: {}", r.why)}</div>
+        </li>
+    }
+}
+
+/// The case folder's own files (the demo's, an opened case's) as pi placed them, those a
+/// loose file replaced left out.
+fn case_rows(sc: &Scenario, laid: &Laid, placement: &[Value], home: &str) -> Vec<Html> {
+    let loose_paths: Vec<&str> = laid
+        .placed
+        .iter()
+        .filter_map(|w| w.pi_path.as_deref())
+        .collect();
+    placement
+        .iter()
+        .filter(|f| sc.case.is_some() && !f.get_str("path").is_some_and(|x| loose_paths.contains(&x)))
+        .map(|f| {
+            let path = f.get_str("path").unwrap_or("");
+            let (status, text) = verdict(placement, path, home).unwrap_or_default();
+            html! {
+                <li class={classes!("placed", status.clone())} data-testid="case-row" data-status={status.clone()}>
+                    <code>{tilde(path, home)}</code>
+                    <div class="placed-what">{text}</div>
+                </li>
+            }
+        })
+        .collect()
 }
