@@ -991,25 +991,9 @@ impl Reducible for AppState {
                 s.set_scenario(sc);
             }
             Action::AddFiles(target, c) => {
-                s.reading = None;
-                if c.files.is_empty() && c.skipped.is_empty() && c.notes.is_empty() {
+                if !s.add_files(target, c) {
                     return self;
                 }
-                // Files added to the bundled demo start a scenario of their own, when they bring
-                // something to use; files that cannot be used (an empty session, an image that
-                // is not one, a stray .txt) leave what is on screen as it is, listed with why.
-                let replace_demo = s.scenario.case.is_some()
-                    && s.scenario.name.starts_with("demo")
-                    && Scenario::brings_inputs(&c, target);
-                let mut sc = if replace_demo {
-                    Scenario::default()
-                } else {
-                    (*s.scenario).clone()
-                };
-                sc.add_collected_to(c, target, now());
-                s.view.stage = 0;
-                s.view.selection = None;
-                s.set_scenario(sc);
             }
             Action::RemoveLoose(i) => {
                 let mut sc = (*s.scenario).clone();
@@ -1021,17 +1005,7 @@ impl Reducible for AppState {
                 sc.remove_refused(i);
                 s.scenario = crate::shared::Shared::new(sc);
             }
-            Action::Paste(text) => {
-                let usable = crate::state::check_session(text.as_bytes()).is_ok();
-                let mut sc =
-                    if usable && s.scenario.case.is_some() && s.scenario.name.starts_with("demo") {
-                        Scenario::default()
-                    } else {
-                        (*s.scenario).clone()
-                    };
-                sc.add_pasted_session(text, now());
-                s.set_scenario(sc);
-            }
+            Action::Paste(text) => s.paste(text),
             Action::Demo => s.set_scenario(Scenario::demo()),
             Action::Clear => s.set_scenario(Scenario {
                 name: "empty".into(),
@@ -1039,38 +1013,15 @@ impl Reducible for AppState {
                 ..Default::default()
             }),
             Action::EditOverrides(edit) => {
-                let mut overrides = s.scenario.overrides.clone();
-                edit(&mut overrides);
                 // Nothing changed: keep the reports (an unchanged scenario is not assembled again).
-                if overrides == s.scenario.overrides {
+                if !s.edit_overrides(edit) {
                     return self;
                 }
-                let mut sc = (*s.scenario).clone();
-                sc.overrides = overrides;
-                s.set_scenario(sc);
             }
-            Action::SetApi(api) => {
-                if s.current_report().is_some() {
-                    s.previous_api = s.current_api();
-                }
-                s.view.api = api;
-                s.view.selection = None;
-                let stages = s.current_report().map_or(0, |r| r.stages.len());
-                if stages > 0 && s.view.stage >= stages {
-                    s.view.stage = stages - 1;
-                }
-            }
+            Action::SetApi(api) => s.set_api(api),
             Action::SetView(v) => s.view.view = Some(v),
             Action::SetStage(i) => s.view.stage = i,
-            Action::SetSelection(sel) => {
-                // Choosing a finding's subject shows it where it is shown best.
-                if matches!(s.view.view.as_deref(), Some("findings") | Some("overview")) {
-                    if let Some(v) = sel.as_deref().and_then(crate::views::view_for_selection) {
-                        s.view.view = Some(v.to_string());
-                    }
-                }
-                s.view.selection = sel;
-            }
+            Action::SetSelection(sel) => s.set_selection(sel),
             // Compare opens the comparison (the Protocols view); its protocols are assembled
             // in advance while it is on.
             Action::ToggleCompare => {
@@ -1081,62 +1032,10 @@ impl Reducible for AppState {
             }
             Action::Hash(v) => s.view = v,
             Action::Stop => s.stop(),
-            Action::Retry => {
-                let stopped: Vec<String> = s
-                    .failures
-                    .keys()
-                    .filter(|k| *k != "worker")
-                    .cloned()
-                    .collect();
-                for k in stopped {
-                    s.failures.remove(&k);
-                }
-                // A worker that did not start: another one.
-                if s.host.link.borrow().is_none() {
-                    s.failures.remove("worker");
-                    if let Err(e) = s.host.start() {
-                        s.failures.insert("worker".into(), e);
-                    }
-                }
-                if s.native_api.as_deref() == Some("") {
-                    s.native_api = None;
-                }
-            }
-            Action::AskProvenance(path) => {
-                let api = s.current_api().unwrap_or_default();
-                if let Some(m) = s.prov.get_mut(&api).filter(|m| !m.contains_key(&path)) {
-                    let mut map = (**m).clone();
-                    map.insert(path.clone(), Value::Null);
-                    *m = Shared::new(map);
-                    if let (true, Some(l)) = (s.ready, s.host.link.borrow().as_ref()) {
-                        l.provenance(s.gen, &api, &path);
-                    }
-                }
-            }
-            Action::Compare(a, b) => {
-                let key = (a, b);
-                if matches!(s.compares.get(&key), None | Some(Comparison::Failed(_))) {
-                    if let (true, Some(l)) = (s.ready, s.host.link.borrow().as_ref()) {
-                        l.compare(s.gen, &key.0, &key.1);
-                    }
-                    s.set_compare(key, Comparison::Pending);
-                }
-            }
-            Action::Upgrade(api, pi, tokens) => {
-                let key = (api, pi, tokens);
-                if matches!(s.upgrades.get(&key), None | Some(Upgrading::Failed(_))) {
-                    if let (true, Some(l)) = (s.ready, s.host.link.borrow().as_ref()) {
-                        l.upgrade(s.gen, &key.0, &key.1, key.2);
-                    }
-                    s.set_upgrade(
-                        key,
-                        Upgrading::Pending {
-                            stage: "asked".into(),
-                            done: 0.0,
-                        },
-                    );
-                }
-            }
+            Action::Retry => s.retry(),
+            Action::AskProvenance(path) => s.ask_provenance(path),
+            Action::Compare(a, b) => s.ask_compare((a, b)),
+            Action::Upgrade(api, pi, tokens) => s.ask_upgrade((api, pi, tokens)),
             Action::SetWith(w) => s.view.with = w,
             // The changes are set from the What-if view or from a finding's action: either way
             // the What-if view shows them.
@@ -1153,19 +1052,163 @@ impl Reducible for AppState {
                 s.view.selection = None;
                 s.set_scenario(Scenario::call_of(&c.path, c.bytes, c.entry_id, now()));
             }
-            Action::WantCatalog => {
-                if !s.catalog_requested {
-                    s.catalog_requested = true;
-                    if let (true, Some(l)) = (s.ready, s.host.link.borrow().as_ref()) {
-                        l.catalog(s.release());
-                    }
-                }
-            }
+            Action::WantCatalog => s.want_catalog(),
         }
         // The tokens of the report on screen go before the other protocols' prefetch.
         s.want_tokens();
         s.pump();
         Rc::new(s)
+    }
+}
+
+/// The actions' parts too long for the reducer's `match`.
+impl AppState {
+    /// Files read for `target`; false when nothing came (nothing changes).
+    fn add_files(&mut self, target: crate::state::Target, c: crate::inputs::Collected) -> bool {
+        self.reading = None;
+        if c.files.is_empty() && c.skipped.is_empty() && c.notes.is_empty() {
+            return false;
+        }
+        // Files added to the bundled demo start a scenario of their own, when they bring
+        // something to use; files that cannot be used (an empty session, an image that
+        // is not one, a stray .txt) leave what is on screen as it is, listed with why.
+        let replace_demo = self.scenario.case.is_some()
+            && self.scenario.name.starts_with("demo")
+            && Scenario::brings_inputs(&c, target);
+        let mut sc = if replace_demo {
+            Scenario::default()
+        } else {
+            (*self.scenario).clone()
+        };
+        sc.add_collected_to(c, target, now());
+        self.view.stage = 0;
+        self.view.selection = None;
+        self.set_scenario(sc);
+        true
+    }
+
+    /// A pasted session: on the demo, a scenario of its own (when it is one).
+    fn paste(&mut self, text: String) {
+        let usable = crate::state::check_session(text.as_bytes()).is_ok();
+        let mut sc =
+            if usable && self.scenario.case.is_some() && self.scenario.name.starts_with("demo") {
+                Scenario::default()
+            } else {
+                (*self.scenario).clone()
+            };
+        sc.add_pasted_session(text, now());
+        self.set_scenario(sc);
+    }
+
+    /// The settings edited; false when they are as they were.
+    fn edit_overrides(&mut self, edit: OverridesEdit) -> bool {
+        let mut overrides = self.scenario.overrides.clone();
+        edit(&mut overrides);
+        if overrides == self.scenario.overrides {
+            return false;
+        }
+        let mut sc = (*self.scenario).clone();
+        sc.overrides = overrides;
+        self.set_scenario(sc);
+        true
+    }
+
+    /// Another protocol on screen (the one before stays while it is rebuilt).
+    fn set_api(&mut self, api: Option<String>) {
+        if self.current_report().is_some() {
+            self.previous_api = self.current_api();
+        }
+        self.view.api = api;
+        self.view.selection = None;
+        let stages = self.current_report().map_or(0, |r| r.stages.len());
+        if stages > 0 && self.view.stage >= stages {
+            self.view.stage = stages - 1;
+        }
+    }
+
+    fn set_selection(&mut self, sel: Option<String>) {
+        // Choosing a finding's subject shows it where it is shown best.
+        if matches!(
+            self.view.view.as_deref(),
+            Some("findings") | Some("overview")
+        ) {
+            if let Some(v) = sel.as_deref().and_then(crate::views::view_for_selection) {
+                self.view.view = Some(v.to_string());
+            }
+        }
+        self.view.selection = sel;
+    }
+
+    /// Assemble again what failed (and start a worker that did not start).
+    fn retry(&mut self) {
+        let stopped: Vec<String> = self
+            .failures
+            .keys()
+            .filter(|k| *k != "worker")
+            .cloned()
+            .collect();
+        for k in stopped {
+            self.failures.remove(&k);
+        }
+        // A worker that did not start: another one.
+        if self.host.link.borrow().is_none() {
+            self.failures.remove("worker");
+            if let Err(e) = self.host.start() {
+                self.failures.insert("worker".into(), e);
+            }
+        }
+        if self.native_api.as_deref() == Some("") {
+            self.native_api = None;
+        }
+    }
+
+    /// Asks the worker where the body's value at `path` came from (once per path).
+    fn ask_provenance(&mut self, path: String) {
+        let api = self.current_api().unwrap_or_default();
+        if let Some(m) = self.prov.get_mut(&api).filter(|m| !m.contains_key(&path)) {
+            let mut map = (**m).clone();
+            map.insert(path.clone(), Value::Null);
+            *m = Shared::new(map);
+            if let (true, Some(l)) = (self.ready, self.host.link.borrow().as_ref()) {
+                l.provenance(self.gen, &api, &path);
+            }
+        }
+    }
+
+    /// Asks for two protocols' comparison (again, when it failed).
+    fn ask_compare(&mut self, key: (String, String)) {
+        if matches!(self.compares.get(&key), None | Some(Comparison::Failed(_))) {
+            if let (true, Some(l)) = (self.ready, self.host.link.borrow().as_ref()) {
+                l.compare(self.gen, &key.0, &key.1);
+            }
+            self.set_compare(key, Comparison::Pending);
+        }
+    }
+
+    /// Asks for the same inputs under another release (again, when it failed).
+    fn ask_upgrade(&mut self, key: (String, String, bool)) {
+        if matches!(self.upgrades.get(&key), None | Some(Upgrading::Failed(_))) {
+            if let (true, Some(l)) = (self.ready, self.host.link.borrow().as_ref()) {
+                l.upgrade(self.gen, &key.0, &key.1, key.2);
+            }
+            self.set_upgrade(
+                key,
+                Upgrading::Pending {
+                    stage: "asked".into(),
+                    done: 0.0,
+                },
+            );
+        }
+    }
+
+    /// The model catalog, asked of the worker once.
+    fn want_catalog(&mut self) {
+        if !self.catalog_requested {
+            self.catalog_requested = true;
+            if let (true, Some(l)) = (self.ready, self.host.link.borrow().as_ref()) {
+                l.catalog(self.release());
+            }
+        }
     }
 }
 
