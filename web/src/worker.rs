@@ -293,14 +293,14 @@ impl ToWorker {
             }
             ToWorker::Provenance { gen, api, path } => {
                 set(&m, "gen", *gen as f64);
-                set(&m, "api", api.as_str());
-                set(&m, "path", path.as_str());
+                set(&m, "api", api);
+                set(&m, "path", path);
                 "provenance"
             }
             ToWorker::Compare { gen, a, b } => {
                 set(&m, "gen", *gen as f64);
-                set(&m, "a", a.as_str());
-                set(&m, "b", b.as_str());
+                set(&m, "a", a);
+                set(&m, "b", b);
                 "compare"
             }
             ToWorker::Upgrade(u) => {
@@ -2413,242 +2413,279 @@ fn handle(
     loaded: &Rc<RefCell<Option<Loaded>>>,
     msg: ToWorker,
 ) {
-    let p = |gen, api: Option<&str>, stage: &str, done| progress(scope, gen, api, stage, done);
     let gen = msg.gen();
     match &msg {
-        ToWorker::Load {
-            files: arr, opts, ..
-        } => {
-            let mut files = CaseFiles::new();
-            for pair in arr.iter() {
-                let pair: js_sys::Array = pair.dyn_into().unwrap_or_default();
-                let (Some(path), Ok(bytes)) = (
-                    pair.get(0).as_string(),
-                    pair.get(1).dyn_into::<js_sys::Uint8Array>(),
-                ) else {
-                    continue;
-                };
-                files.insert(path, bytes.to_vec());
-            }
-            // A vocabulary that failed to load is tried again for new files (back online).
-            VOCABS.with(|v| {
-                v.borrow_mut()
-                    .retain(|_, slot| !matches!(slot, VocabSlot::Failed(_)))
-            });
-            *loaded.borrow_mut() = Some(Loaded::new(gen, files, opts.clone()));
-        }
+        ToWorker::Load { files, opts, .. } => load(loaded, gen, files, opts),
         ToWorker::Assemble {
             api, shared_from, ..
-        } => {
-            let mut guard = loaded.borrow_mut();
-            let Some(l) = guard.as_mut().filter(|l| l.gen == gen) else {
-                return;
-            };
-            if let Some(v) = l.missing_release(api.as_deref()) {
-                drop(guard);
-                return fetch_release_then(scope, loaded, v, msg.clone());
-            }
-            let start = js_sys::Date::now();
-            let session = l.files.get("session.jsonl").map(Vec::len).unwrap_or(0);
-            let total: usize = l.files.values().map(Vec::len).sum();
-            let api = api.as_deref();
-            p(
-                gen,
-                api,
-                &format!("laying out {} files ({})", l.files.len(), mb(total)),
-                0.02,
-            );
-            let what = if session > 0 {
-                format!("parsing a {} session and assembling", mb(session))
-            } else {
-                "assembling".into()
-            };
-            p(gen, api, &what, 0.05);
-            let (assembly, placement) = l.assemble_placed(api);
-            p(gen, api, "writing the report", 0.45);
-            // A large provenance stays here, indexed by path; the page asks for the paths it
-            // shows (no JSON of every origin made for it).
-            // (A body over PROVENANCE_BODY_BYTES has its sources answered path by path without
-            // counting them first: they are found after the report is sent.)
-            let in_worker = assembly
-                .request
-                .as_ref()
-                .is_some_and(|r| r.body.len() > PROVENANCE_BODY_BYTES)
-                || assembly.provenance().len() > PROVENANCE_INLINE;
-            // The session, its calls and its usage timeline are the same under every protocol:
-            // when the page holds another report of this scenario it takes them from that one.
-            let mut report = ctxlens::report::assembly_json_with(
-                &assembly,
-                ctxlens::report::Omit {
-                    provenance: in_worker,
-                    session: shared_from.is_some(),
-                },
-            );
-            // What pi read of the files and what it ignored (the inputs panel's list).
-            if let Some(o) = report.as_object_mut() {
-                o.insert("placement", placement);
-            }
-            let key = api.map(String::from).unwrap_or_else(|| {
-                report
-                    .get("model")
-                    .and_then(|m| m.get_str("api"))
-                    .unwrap_or("")
-                    .to_string()
-            });
-            let body = report
-                .as_object_mut()
-                .and_then(|o| o.get_mut("request"))
-                .and_then(|r| take(r, "body"));
-            let body = body.as_ref().and_then(Value::as_str);
-            if in_worker {
-                l.provenance.retain(|(a, _)| *a != key);
-                l.provenance.push((
-                    key.clone(),
-                    RefCell::new(Origins::Pending(assembly.clone())),
-                ));
-                if l.provenance.len() > 3 {
-                    l.provenance.remove(0);
-                }
-                let (loaded, key) = (loaded.clone(), key.clone());
-                gloo_timers::callback::Timeout::new(0, move || {
-                    if let Some(l) = loaded.borrow().as_ref().filter(|l| l.gen == gen) {
-                        if let Some((_, o)) = l.provenance.iter().find(|(a, _)| *a == key) {
-                            Origins::index(o);
-                        }
-                    }
-                })
-                .forget();
-            }
-            let parts = split(&report, PART_BYTES);
-            p(gen, api, "sending the report", 0.72);
-            let m = js_sys::Object::new();
-            let transfer = js_sys::Array::new();
-            set(&m, "type", "report");
-            set(&m, "gen", gen as f64);
-            set(&m, "api", opt_str(api));
-            let (index, bytes) = parts_js(parts);
-            set(&m, "parts", index);
-            transfer.push(&bytes.buffer());
-            set(&m, "partsBytes", bytes);
-            if let Some(b) = body {
-                let bytes = js_sys::Uint8Array::from(b.as_bytes());
-                transfer.push(&bytes.buffer());
-                set(&m, "body", bytes);
-            }
-            drop(report);
-            // The parsed body (the Request view's tree) follows in its own message, so the
-            // report is on screen without waiting for it; both carry the report's number.
-            let body_value = assembly.body_value();
-            let seq = REPORTS_SENT.with(|n| {
-                n.set(n.get() + 1);
-                n.get()
-            });
-            set(&m, "seq", seq as f64);
-            set(&m, "bodyPending", body_value.is_some());
-            set(&m, "provenanceInWorker", in_worker);
-            set(&m, "sharedFrom", opt_str(shared_from.as_deref()));
-            set(&m, "ms", js_sys::Date::now() - start);
-            set(&m, "memoryBytes", memory_bytes());
-            if scope.post_message_with_transfer(&m, &transfer).is_err() {
-                post(scope, &m);
-            }
-            if let Some(v) = body_value {
-                // The body as parsed once for the analyses (the assembly's own).
-                let (index, bytes) = parts_js(split(v, PART_BYTES));
-                let m = js_sys::Object::new();
-                set(&m, "type", "body");
-                set(&m, "gen", gen as f64);
-                set(&m, "seq", seq as f64);
-                set(&m, "bodyParts", index);
-                let transfer = js_sys::Array::of1(&bytes.buffer());
-                set(&m, "bodyPartsBytes", bytes);
-                if scope.post_message_with_transfer(&m, &transfer).is_err() {
-                    post(scope, &m);
-                }
-            }
-        }
-        ToWorker::Provenance { api, path, .. } => {
-            let guard = loaded.borrow();
-            let map = guard
-                .as_ref()
-                .filter(|l| l.gen == gen)
-                .and_then(|l| l.provenance.iter().find(|(a, _)| a == api))
-                .map(|(_, o)| Origins::index(o));
-            let answer = match map {
-                Some(map) => crate::views::prov_answer(path, &*map),
-                None => Object::new().with("error", "The worker no longer holds this assembly's sources (it was restarted or moved on): drop or open the files again.").into(),
-            };
-            let m = js_sys::Object::new();
-            set(&m, "type", "provenance");
-            set(&m, "gen", gen as f64);
-            set(&m, "api", api.as_str());
-            set(&m, "path", path.as_str());
-            set(&m, "json", answer.to_json().as_str());
-            post(scope, &m);
-        }
-        ToWorker::Compare { a, b, .. } => {
-            let missing = loaded
-                .borrow_mut()
-                .as_mut()
-                .filter(|l| l.gen == gen)
-                .and_then(|l| l.missing_release(Some(a)));
-            if let Some(v) = missing {
-                return fetch_release_then(scope, loaded, v, msg.clone());
-            }
-            let mut guard = loaded.borrow_mut();
-            let answer = match guard.as_mut().filter(|l| l.gen == gen) {
-                Some(l) => {
-                    let (x, y) = (l.assembly_of(a), l.assembly_of(b));
-                    Ok(ctxlens::report::compare_json(&x, &y))
-                }
-                None => Err("The worker no longer holds these files (it was restarted or moved on): drop or open the files again.".to_string()),
-            };
-            drop(guard);
-            let m = js_sys::Object::new();
-            set(&m, "type", "compare");
-            set(&m, "gen", gen as f64);
-            set(&m, "a", a.as_str());
-            set(&m, "b", b.as_str());
-            set(&m, "json", compare_answer(answer).as_str());
-            post(scope, &m);
-        }
+        } => assemble(scope, loaded, &msg, api.as_deref(), shared_from.as_deref()),
+        ToWorker::Provenance { api, path, .. } => provenance_of(scope, loaded, gen, api, path),
+        ToWorker::Compare { a, b, .. } => compare(scope, loaded, &msg, a, b),
         ToWorker::Tokens(t) => handle_tokens(scope, loaded, t.clone()),
         ToWorker::Upgrade(u) => handle_upgrade(scope, loaded, u.clone()),
         ToWorker::WhatIf(w) => handle_whatif(scope, loaded, w.clone()),
-        ToWorker::Catalog { pi } => {
-            let version = pi.parse().unwrap_or(ctxlens::PiVersion::LATEST);
-            if !ctxlens::pi::data::is_available(version) {
-                return fetch_release_then(scope, loaded, version, msg.clone());
+        ToWorker::Catalog { pi } => catalog(scope, loaded, &msg, pi),
+    }
+}
+
+/// A laid-out case folder: its files kept for the assemblies asked of it.
+fn load(loaded: &Rc<RefCell<Option<Loaded>>>, gen: u64, arr: &js_sys::Array, opts: &LayOptions) {
+    let mut files = CaseFiles::new();
+    for pair in arr.iter() {
+        let pair: js_sys::Array = pair.dyn_into().unwrap_or_default();
+        let (Some(path), Ok(bytes)) = (
+            pair.get(0).as_string(),
+            pair.get(1).dyn_into::<js_sys::Uint8Array>(),
+        ) else {
+            continue;
+        };
+        files.insert(path, bytes.to_vec());
+    }
+    // A vocabulary that failed to load is tried again for new files (back online).
+    VOCABS.with(|v| {
+        v.borrow_mut()
+            .retain(|_, slot| !matches!(slot, VocabSlot::Failed(_)))
+    });
+    *loaded.borrow_mut() = Some(Loaded::new(gen, files, opts.clone()));
+}
+
+/// One protocol's assembly (`api`; `None`: the model's own), sent as a report in parts, its
+/// parsed body after it; a release whose data is not here yet is fetched first.
+fn assemble(
+    scope: &web_sys::DedicatedWorkerGlobalScope,
+    loaded: &Rc<RefCell<Option<Loaded>>>,
+    msg: &ToWorker,
+    api: Option<&str>,
+    shared_from: Option<&str>,
+) {
+    let gen = msg.gen();
+    let p = |gen, api: Option<&str>, stage: &str, done| progress(scope, gen, api, stage, done);
+
+    let mut guard = loaded.borrow_mut();
+    let Some(l) = guard.as_mut().filter(|l| l.gen == gen) else {
+        return;
+    };
+    if let Some(v) = l.missing_release(api) {
+        drop(guard);
+        return fetch_release_then(scope, loaded, v, msg.clone());
+    }
+    let start = js_sys::Date::now();
+    let session = l.files.get("session.jsonl").map(Vec::len).unwrap_or(0);
+    let total: usize = l.files.values().map(Vec::len).sum();
+    p(
+        gen,
+        api,
+        &format!("laying out {} files ({})", l.files.len(), mb(total)),
+        0.02,
+    );
+    let what = if session > 0 {
+        format!("parsing a {} session and assembling", mb(session))
+    } else {
+        "assembling".into()
+    };
+    p(gen, api, &what, 0.05);
+    let (assembly, placement) = l.assemble_placed(api);
+    p(gen, api, "writing the report", 0.45);
+    // A large provenance stays here, indexed by path; the page asks for the paths it
+    // shows (no JSON of every origin made for it).
+    // (A body over PROVENANCE_BODY_BYTES has its sources answered path by path without
+    // counting them first: they are found after the report is sent.)
+    let in_worker = assembly
+        .request
+        .as_ref()
+        .is_some_and(|r| r.body.len() > PROVENANCE_BODY_BYTES)
+        || assembly.provenance().len() > PROVENANCE_INLINE;
+    // The session, its calls and its usage timeline are the same under every protocol:
+    // when the page holds another report of this scenario it takes them from that one.
+    let mut report = ctxlens::report::assembly_json_with(
+        &assembly,
+        ctxlens::report::Omit {
+            provenance: in_worker,
+            session: shared_from.is_some(),
+        },
+    );
+    // What pi read of the files and what it ignored (the inputs panel's list).
+    if let Some(o) = report.as_object_mut() {
+        o.insert("placement", placement);
+    }
+    let key = api.map(String::from).unwrap_or_else(|| {
+        report
+            .get("model")
+            .and_then(|m| m.get_str("api"))
+            .unwrap_or("")
+            .to_string()
+    });
+    let body = report
+        .as_object_mut()
+        .and_then(|o| o.get_mut("request"))
+        .and_then(|r| take(r, "body"));
+    let body = body.as_ref().and_then(Value::as_str);
+    if in_worker {
+        l.provenance.retain(|(a, _)| *a != key);
+        l.provenance.push((
+            key.clone(),
+            RefCell::new(Origins::Pending(assembly.clone())),
+        ));
+        if l.provenance.len() > 3 {
+            l.provenance.remove(0);
+        }
+        let (loaded, key) = (loaded.clone(), key.clone());
+        gloo_timers::callback::Timeout::new(0, move || {
+            if let Some(l) = loaded.borrow().as_ref().filter(|l| l.gen == gen) {
+                if let Some((_, o)) = l.provenance.iter().find(|(a, _)| *a == key) {
+                    Origins::index(o);
+                }
             }
-            let models: Vec<Value> = ctxlens::Pi::new(version)
-                .ok()
-                .and_then(|pi| pi.data.catalog.as_array())
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|m| {
-                            let r = format!("{}/{}", m.get_str("provider")?, m.get_str("id")?);
-                            Some(
-                                Object::new()
-                                    .with("ref", r)
-                                    .with("name", m.get_str("name").unwrap_or(""))
-                                    .with("api", m.get_str("api").unwrap_or(""))
-                                    .with(
-                                        "reasoning",
-                                        m.get("reasoning").is_some_and(Value::truthy),
-                                    )
-                                    .into(),
-                            )
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
-            let m = js_sys::Object::new();
-            set(&m, "type", "catalog");
-            set(&m, "pi", version.as_str());
-            set(&m, "json", Value::Array(models).to_json().as_str());
+        })
+        .forget();
+    }
+    let parts = split(&report, PART_BYTES);
+    p(gen, api, "sending the report", 0.72);
+    let m = js_sys::Object::new();
+    let transfer = js_sys::Array::new();
+    set(&m, "type", "report");
+    set(&m, "gen", gen as f64);
+    set(&m, "api", opt_str(api));
+    let (index, bytes) = parts_js(parts);
+    set(&m, "parts", index);
+    transfer.push(&bytes.buffer());
+    set(&m, "partsBytes", bytes);
+    if let Some(b) = body {
+        let bytes = js_sys::Uint8Array::from(b.as_bytes());
+        transfer.push(&bytes.buffer());
+        set(&m, "body", bytes);
+    }
+    drop(report);
+    // The parsed body (the Request view's tree) follows in its own message, so the
+    // report is on screen without waiting for it; both carry the report's number.
+    let body_value = assembly.body_value();
+    let seq = REPORTS_SENT.with(|n| {
+        n.set(n.get() + 1);
+        n.get()
+    });
+    set(&m, "seq", seq as f64);
+    set(&m, "bodyPending", body_value.is_some());
+    set(&m, "provenanceInWorker", in_worker);
+    set(&m, "sharedFrom", opt_str(shared_from));
+    set(&m, "ms", js_sys::Date::now() - start);
+    set(&m, "memoryBytes", memory_bytes());
+    if scope.post_message_with_transfer(&m, &transfer).is_err() {
+        post(scope, &m);
+    }
+    if let Some(v) = body_value {
+        // The body as parsed once for the analyses (the assembly's own).
+        let (index, bytes) = parts_js(split(v, PART_BYTES));
+        let m = js_sys::Object::new();
+        set(&m, "type", "body");
+        set(&m, "gen", gen as f64);
+        set(&m, "seq", seq as f64);
+        set(&m, "bodyParts", index);
+        let transfer = js_sys::Array::of1(&bytes.buffer());
+        set(&m, "bodyPartsBytes", bytes);
+        if scope.post_message_with_transfer(&m, &transfer).is_err() {
             post(scope, &m);
         }
     }
+}
+
+/// Where the body's value at `path` came from, in protocol `api`'s assembly.
+fn provenance_of(
+    scope: &web_sys::DedicatedWorkerGlobalScope,
+    loaded: &Rc<RefCell<Option<Loaded>>>,
+    gen: u64,
+    api: &str,
+    path: &str,
+) {
+    let guard = loaded.borrow();
+    let map = guard
+        .as_ref()
+        .filter(|l| l.gen == gen)
+        .and_then(|l| l.provenance.iter().find(|(a, _)| a == api))
+        .map(|(_, o)| Origins::index(o));
+    let answer = match map {
+        Some(map) => crate::views::prov_answer(path, &*map),
+        None => Object::new().with("error", "The worker no longer holds this assembly's sources (it was restarted or moved on): drop or open the files again.").into(),
+    };
+    let m = js_sys::Object::new();
+    set(&m, "type", "provenance");
+    set(&m, "gen", gen as f64);
+    set(&m, "api", api);
+    set(&m, "path", path);
+    set(&m, "json", answer.to_json().as_str());
+    post(scope, &m);
+}
+
+/// Protocols `a` and `b` side by side.
+fn compare(
+    scope: &web_sys::DedicatedWorkerGlobalScope,
+    loaded: &Rc<RefCell<Option<Loaded>>>,
+    msg: &ToWorker,
+    a: &str,
+    b: &str,
+) {
+    let gen = msg.gen();
+
+    let missing = loaded
+        .borrow_mut()
+        .as_mut()
+        .filter(|l| l.gen == gen)
+        .and_then(|l| l.missing_release(Some(a)));
+    if let Some(v) = missing {
+        return fetch_release_then(scope, loaded, v, msg.clone());
+    }
+    let mut guard = loaded.borrow_mut();
+    let answer = match guard.as_mut().filter(|l| l.gen == gen) {
+        Some(l) => {
+            let (x, y) = (l.assembly_of(a), l.assembly_of(b));
+            Ok(ctxlens::report::compare_json(&x, &y))
+        }
+        None => Err("The worker no longer holds these files (it was restarted or moved on): drop or open the files again.".to_string()),
+    };
+    drop(guard);
+    let m = js_sys::Object::new();
+    set(&m, "type", "compare");
+    set(&m, "gen", gen as f64);
+    set(&m, "a", a);
+    set(&m, "b", b);
+    set(&m, "json", compare_answer(answer).as_str());
+    post(scope, &m);
+}
+
+/// Release `pi`'s model catalog (the settings' model list).
+fn catalog(
+    scope: &web_sys::DedicatedWorkerGlobalScope,
+    loaded: &Rc<RefCell<Option<Loaded>>>,
+    msg: &ToWorker,
+    pi: &str,
+) {
+    let version = pi.parse().unwrap_or(ctxlens::PiVersion::LATEST);
+    if !ctxlens::pi::data::is_available(version) {
+        return fetch_release_then(scope, loaded, version, msg.clone());
+    }
+    let models: Vec<Value> = ctxlens::Pi::new(version)
+        .ok()
+        .and_then(|pi| pi.data.catalog.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|m| {
+                    let r = format!("{}/{}", m.get_str("provider")?, m.get_str("id")?);
+                    Some(
+                        Object::new()
+                            .with("ref", r)
+                            .with("name", m.get_str("name").unwrap_or(""))
+                            .with("api", m.get_str("api").unwrap_or(""))
+                            .with("reasoning", m.get("reasoning").is_some_and(Value::truthy))
+                            .into(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let m = js_sys::Object::new();
+    set(&m, "type", "catalog");
+    set(&m, "pi", version.as_str());
+    set(&m, "json", Value::Array(models).to_json().as_str());
+    post(scope, &m);
 }
 
 /// The worker's entry point: listen, then say so.
