@@ -227,64 +227,24 @@ pub fn SessionView(p: &ViewProps) -> Html {
         .count();
     let forks = all_rows.iter().filter(|r| r.fork).count();
     let render = {
-        let (entries, shown, cb, sel) = (
-            entries.clone(),
-            shown.clone(),
-            p.on_select.clone(),
-            selected_id.clone(),
-        );
-        let (leaf, compaction) = (leaf.clone(), compaction.clone());
-        let (report, on_call, picked) = (p.report.clone(), p.on_call.clone(), p.call.clone());
         // Entries whose tool calls name tools the request does not define.
         let flagged: Vec<f64> = arr(&p.report, "undefinedToolCalls")
             .iter()
             .map(|u| num(u, "line"))
             .collect();
-        Callback::from(move |i: usize| {
-            let Some(row) = shown.get(i) else {
-                return Html::default();
-            };
-            let e = &entries[row.entry];
-            let id = e.get_str("id").unwrap_or("").to_string();
-            let t = s(e, "type");
-            let active = e.get("onActiveBranch").and_then(Value::as_bool) == Some(true);
-            let in_ctx = e.get("inContext").and_then(Value::as_bool) == Some(true);
-            let cb = cb.clone();
-            let key = id.clone();
-            let onclick = Callback::from(move |_: MouseEvent| {
-                if !key.is_empty() {
-                    cb.emit(Some(AttrValue::from(format!("entry:{key}"))))
-                }
-            });
-            let indent = row.depth.min(30);
-            html! {
-                <div class={classes!("entry", active.then_some("active"), (!in_ctx && active).then_some("cut"), (sel.as_deref() == Some(id.as_str()) && !id.is_empty()).then_some("sel"))}
-                     onclick={onclick} data-entry={id.clone()} title={s(e, "preview").to_string()}>
-                    <span class="line mono">{format!("{}", num(e, "line"))}</span>
-                    <span class="indent" style={format!("width:{}px", indent * 14)}>
-                        if row.depth > 30 { <span class="deep">{format!("{}", row.depth)}</span> }
-                    </span>
-                    <span class={classes!("node", row.fork.then_some("fork"))}>{ if row.fork { "├" } else { "•" } }</span>
-                    <span class={classes!("type", type_class(t))} title={type_help(t)}>{t}</span>
-                    if e.get("checkpoint").is_some() { <span class="chip checkpoint" title="this compaction stores a checkpoint of the system prompt and tools, which stands in for the system messages before it">{"checkpoint"}</span> }
-                    if let Some(l) = e.get_str("label") { <span class="chip label">{l}</span> }
-                    if flagged.contains(&num(e, "line")) { <span class="chip flag" title="calls a tool the request does not define">{"undefined tool"}</span> }
-                    if let Some(k) = super::call_of_entry(&report, &id) {
-                        <button class={classes!("chip", "call", (picked == Some(CallRef::Index(k)) || picked == Some(CallRef::Entry(id.clone()))).then_some("on"))} data-testid={format!("tree-call-{k}")} aria-pressed={(picked == Some(CallRef::Index(k)) || picked == Some(CallRef::Entry(id.clone()))).to_string()}
-                            title={format!("rebuild call {k}: the request pi sent for this answer")}
-                            onclick={{ let on_call = on_call.clone(); Callback::from(move |e: MouseEvent| { e.stop_propagation(); on_call.emit(Some(CallRef::Index(k))) }) }}>{format!("call {k}")}</button>
-                    } else if e.get_str("role") == Some("assistant") && !id.is_empty() {
-                        <button class={classes!("chip", "call", "off-branch", (picked == Some(CallRef::Entry(id.clone()))).then_some("on"))} data-testid={format!("tree-call-{id}")} aria-pressed={(picked == Some(CallRef::Entry(id.clone()))).to_string()}
-                            title="rebuild the request pi sent for this answer, on its own branch (the path from the root to it)"
-                            onclick={{ let on_call = on_call.clone(); let id = id.clone(); Callback::from(move |e: MouseEvent| { e.stop_propagation(); on_call.emit(Some(CallRef::Entry(id.clone()))) }) }}>{"call (other branch)"}</button>
-                    }
-                    if id == leaf { <span class="chip leaf">{"leaf"}</span> }
-                    if !compaction.is_empty() && id == compaction { <span class="chip compaction">{"compaction in effect"}</span> }
-                    <span class="preview">{s(e, "preview")}</span>
-                    <span class="id mono">{id.clone()}</span>
-                </div>
-            }
-        })
+        let tree = Rc::new(Tree {
+            entries: entries.clone(),
+            shown: shown.clone(),
+            on_select: p.on_select.clone(),
+            selected: selected_id.clone(),
+            leaf: leaf.clone(),
+            compaction: compaction.clone(),
+            report: p.report.clone(),
+            on_call: p.on_call.clone(),
+            picked: p.call.clone(),
+            flagged,
+        });
+        Callback::from(move |i: usize| entry_row(&tree, i))
     };
     let sources = arr(sess, "messageSources").to_vec();
     let sources = Rc::new(sources);
@@ -296,50 +256,14 @@ pub fn SessionView(p: &ViewProps) -> Html {
             .collect(),
     );
     let render_msg = {
-        let (sources, cb, sel, entries, by_id) = (
-            sources.clone(),
-            p.on_select.clone(),
-            selected_id.clone(),
-            entries.clone(),
-            by_id.clone(),
-        );
-        Callback::from(move |i: usize| {
-            let Some(src) = sources.get(i) else {
-                return Html::default();
-            };
-            let id = src.get_str("entryId").unwrap_or("").to_string();
-            let preview = by_id
-                .get(&id)
-                .map(|&k| s(&entries[k], "preview").to_string())
-                .unwrap_or_default();
-            let cb = cb.clone();
-            let key = id.clone();
-            let onclick = Callback::from(move |_: MouseEvent| {
-                if !key.is_empty() {
-                    cb.emit(Some(AttrValue::from(format!("entry:{key}"))))
-                }
-            });
-            // 0.86 on a system message is shown as one.
-            let t = if s(src, "role") == "system" && s(src, "entryType") == "message" {
-                "system"
-            } else {
-                s(src, "entryType")
-            };
-            let t = if s(src, "role") == "system" && t == "compaction" {
-                "checkpoint"
-            } else {
-                t
-            };
-            html! {
-                <div class={classes!("entry", "msg", (sel.as_deref() == Some(id.as_str()) && !id.is_empty()).then_some("sel"))} onclick={onclick} title={preview.clone()}>
-                    <span class="line mono">{format!("#{}", i + 1)}</span>
-                    <span class={classes!("type", type_class(if t == "checkpoint" { "system" } else { t }))} title={type_help(if t == "checkpoint" { "compaction" } else { t })}>{t}</span>
-                    if src.get("edited").and_then(Value::as_bool) == Some(true) { <span class="chip edited" title="a context edit replaces this message's content in what pi sends (the preview shows the stored original)">{"edited"}</span> }
-                    <span class="preview">{preview}</span>
-                    <span class="id mono">{format!("line {}", num(src, "line"))}</span>
-                </div>
-            }
-        })
+        let messages = Rc::new(Messages {
+            sources: sources.clone(),
+            on_select: p.on_select.clone(),
+            selected: selected_id.clone(),
+            entries: entries.clone(),
+            by_id: by_id.clone(),
+        });
+        Callback::from(move |i: usize| message_row(&messages, i))
     };
     let toggle = {
         let only_branch = only_branch.clone();
@@ -371,6 +295,122 @@ pub fn SessionView(p: &ViewProps) -> Html {
                 </div>
             </div>
         </section>
+    }
+}
+
+/// What a row of the entry tree reads, besides its row.
+struct Tree {
+    entries: Rc<Vec<Value>>,
+    shown: Rc<Vec<TreeRow>>,
+    on_select: Callback<Option<AttrValue>>,
+    /// The selected entry's id.
+    selected: Option<String>,
+    leaf: String,
+    compaction: String,
+    report: crate::shared::Shared<crate::report::Report>,
+    on_call: Callback<Option<CallRef>>,
+    /// The call the request views rebuild.
+    picked: Option<CallRef>,
+    /// The lines of entries whose tool calls name tools the request does not define.
+    flagged: Vec<f64>,
+}
+
+/// Row `i` of the entry tree: the entry's line, its place in the tree, its type and chips (a
+/// checkpoint, a label, an undefined tool, the call it answers, the leaf, the compaction in
+/// effect), its preview and id; a click selects it.
+fn entry_row(t: &Tree, i: usize) -> Html {
+    let Some(row) = t.shown.get(i) else {
+        return Html::default();
+    };
+    let e = &t.entries[row.entry];
+    let id = e.get_str("id").unwrap_or("").to_string();
+    let kind = s(e, "type");
+    let active = e.get("onActiveBranch").and_then(Value::as_bool) == Some(true);
+    let in_ctx = e.get("inContext").and_then(Value::as_bool) == Some(true);
+    let cb = t.on_select.clone();
+    let key = id.clone();
+    let onclick = Callback::from(move |_: MouseEvent| {
+        if !key.is_empty() {
+            cb.emit(Some(AttrValue::from(format!("entry:{key}"))))
+        }
+    });
+    let indent = row.depth.min(30);
+    html! {
+        <div class={classes!("entry", active.then_some("active"), (!in_ctx && active).then_some("cut"), (t.selected.as_deref() == Some(id.as_str()) && !id.is_empty()).then_some("sel"))}
+             onclick={onclick} data-entry={id.clone()} title={s(e, "preview").to_string()}>
+            <span class="line mono">{format!("{}", num(e, "line"))}</span>
+            <span class="indent" style={format!("width:{}px", indent * 14)}>
+                if row.depth > 30 { <span class="deep">{format!("{}", row.depth)}</span> }
+            </span>
+            <span class={classes!("node", row.fork.then_some("fork"))}>{ if row.fork { "├" } else { "•" } }</span>
+            <span class={classes!("type", type_class(kind))} title={type_help(kind)}>{kind}</span>
+            if e.get("checkpoint").is_some() { <span class="chip checkpoint" title="this compaction stores a checkpoint of the system prompt and tools, which stands in for the system messages before it">{"checkpoint"}</span> }
+            if let Some(l) = e.get_str("label") { <span class="chip label">{l}</span> }
+            if t.flagged.contains(&num(e, "line")) { <span class="chip flag" title="calls a tool the request does not define">{"undefined tool"}</span> }
+            if let Some(k) = super::call_of_entry(&t.report, &id) {
+                <button class={classes!("chip", "call", (t.picked == Some(CallRef::Index(k)) || t.picked == Some(CallRef::Entry(id.clone()))).then_some("on"))} data-testid={format!("tree-call-{k}")} aria-pressed={(t.picked == Some(CallRef::Index(k)) || t.picked == Some(CallRef::Entry(id.clone()))).to_string()}
+                    title={format!("rebuild call {k}: the request pi sent for this answer")}
+                    onclick={{ let on_call = t.on_call.clone(); Callback::from(move |e: MouseEvent| { e.stop_propagation(); on_call.emit(Some(CallRef::Index(k))) }) }}>{format!("call {k}")}</button>
+            } else if e.get_str("role") == Some("assistant") && !id.is_empty() {
+                <button class={classes!("chip", "call", "off-branch", (t.picked == Some(CallRef::Entry(id.clone()))).then_some("on"))} data-testid={format!("tree-call-{id}")} aria-pressed={(t.picked == Some(CallRef::Entry(id.clone()))).to_string()}
+                    title="rebuild the request pi sent for this answer, on its own branch (the path from the root to it)"
+                    onclick={{ let on_call = t.on_call.clone(); let id = id.clone(); Callback::from(move |e: MouseEvent| { e.stop_propagation(); on_call.emit(Some(CallRef::Entry(id.clone()))) }) }}>{"call (other branch)"}</button>
+            }
+            if id == t.leaf { <span class="chip leaf">{"leaf"}</span> }
+            if !t.compaction.is_empty() && id == t.compaction { <span class="chip compaction">{"compaction in effect"}</span> }
+            <span class="preview">{s(e, "preview")}</span>
+            <span class="id mono">{id.clone()}</span>
+        </div>
+    }
+}
+
+/// What a row of the messages list reads.
+struct Messages {
+    sources: Rc<Vec<Value>>,
+    on_select: Callback<Option<AttrValue>>,
+    selected: Option<String>,
+    entries: Rc<Vec<Value>>,
+    by_id: Rc<HashMap<String, usize>>,
+}
+
+/// Row `i` of the messages the session yields: its entry's type, whether a context edit
+/// replaced it, its preview and line; a click selects its entry.
+fn message_row(m: &Messages, i: usize) -> Html {
+    let Some(src) = m.sources.get(i) else {
+        return Html::default();
+    };
+    let id = src.get_str("entryId").unwrap_or("").to_string();
+    let preview = m
+        .by_id
+        .get(&id)
+        .map(|&k| s(&m.entries[k], "preview").to_string())
+        .unwrap_or_default();
+    let cb = m.on_select.clone();
+    let key = id.clone();
+    let onclick = Callback::from(move |_: MouseEvent| {
+        if !key.is_empty() {
+            cb.emit(Some(AttrValue::from(format!("entry:{key}"))))
+        }
+    });
+    // 0.86 on a system message is shown as one.
+    let t = if s(src, "role") == "system" && s(src, "entryType") == "message" {
+        "system"
+    } else {
+        s(src, "entryType")
+    };
+    let t = if s(src, "role") == "system" && t == "compaction" {
+        "checkpoint"
+    } else {
+        t
+    };
+    html! {
+        <div class={classes!("entry", "msg", (m.selected.as_deref() == Some(id.as_str()) && !id.is_empty()).then_some("sel"))} onclick={onclick} title={preview.clone()}>
+            <span class="line mono">{format!("#{}", i + 1)}</span>
+            <span class={classes!("type", type_class(if t == "checkpoint" { "system" } else { t }))} title={type_help(if t == "checkpoint" { "compaction" } else { t })}>{t}</span>
+            if src.get("edited").and_then(Value::as_bool) == Some(true) { <span class="chip edited" title="a context edit replaces this message's content in what pi sends (the preview shows the stored original)">{"edited"}</span> }
+            <span class="preview">{preview}</span>
+            <span class="id mono">{format!("line {}", num(src, "line"))}</span>
+        </div>
     }
 }
 
