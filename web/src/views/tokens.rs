@@ -150,7 +150,51 @@ pub struct TokenNoteProps {
 
 #[function_component]
 pub fn TokenNote(p: &TokenNoteProps) -> Html {
-    let (state, text, progress): (&str, String, Option<f64>) = match &p.tokens {
+    let (state, text, progress) = note(p);
+    let vocabulary = match &p.tokens {
+        Some(TokenUpdate::Loading { vocabulary, .. })
+        | Some(TokenUpdate::Counting { vocabulary, .. })
+        | Some(TokenUpdate::Ready { vocabulary, .. })
+        | Some(TokenUpdate::Unknown { vocabulary, .. }) => vocabulary.name().map(str::to_string),
+        _ => None,
+    };
+    let exact = match &p.tokens {
+        Some(TokenUpdate::Ready { stats, .. }) => {
+            stats.tokenizer.as_ref().map(|t| t.exact.to_string())
+        }
+        _ => None,
+    };
+    // The worker's timings, for measurements: all of it, and the vocabulary's own counting.
+    let (ms, counted) = match &p.tokens {
+        Some(TokenUpdate::Ready { ms, counted, .. }) => (
+            Some(ms.to_string()),
+            Some(format!("{} {} {}", counted.0, counted.1, counted.2)),
+        ),
+        _ => (None, None),
+    };
+    html! {
+        <div class={classes!("token-note", "small", state.to_string())} data-testid="tokens-note" data-state={state}
+           data-vocabulary={vocabulary} data-exact={exact} data-ms={ms} data-counted={counted}
+           role={if matches!(state, "loading" | "counting" | "failed") { Some("status") } else { None }}
+           title={format!("{VOCABULARY_HELP} {FRAMING_HELP}")}>
+            if let Some(pct) = progress {
+                <progress class="progress" max="100" value={pct.to_string()} aria-label="tokens progress">{format!("{pct}%")}</progress>{" "}
+            }
+            {text}
+            if matches!(state, "ready" | "estimate" | "unknown") {
+                {" "}
+                <details class="token-help" data-testid="tokens-help">
+                    <summary>{"What are these?"}</summary>
+                    <span>{format!("{VOCABULARY_HELP} {FRAMING_HELP} {ESTIMATE_HELP}")}</span>
+                </details>
+            }
+        </div>
+    }
+}
+
+/// The note's state, its line and its progress (percent), for `p.tokens`.
+fn note(p: &TokenNoteProps) -> (&'static str, String, Option<f64>) {
+    match &p.tokens {
         None | Some(TokenUpdate::Asked) => ("asked", "Tokens: on their way…".into(), None),
         Some(TokenUpdate::Loading {
             vocabulary,
@@ -188,66 +232,7 @@ pub fn TokenNote(p: &TokenNoteProps) -> Html {
                 Some(pct),
             )
         }
-        Some(TokenUpdate::Ready { vocabulary, .. }) => match vocabulary {
-            Vocabulary::Known {
-                name, exact: true, ..
-            } => (
-                "ready",
-                format!("Tokens counted with the {} vocabulary ({name}), the one this model reads; the chat template's framing is not included.", label(name)),
-                None,
-            ),
-            Vocabulary::Known { name, why, .. } => (
-                "ready",
-                format!(
-                    "Token estimate: counted with the {} vocabulary ({name}), not proved to be this model's{}; the chat template's framing is not included.",
-                    label(name),
-                    why.as_ref().map(|w| format!(" ({w})")).unwrap_or_default()
-                ),
-                None,
-            ),
-            Vocabulary::Unknown { kind, .. } => {
-                let whose = if kind.as_deref() == Some("claude") {
-                    "Claude's vocabulary is not public (Anthropic publishes no tokenizer since Claude 3)"
-                } else {
-                    "no public vocabulary is known for this model"
-                };
-                let est = p.tokens.as_ref().and_then(|t| match t {
-                    TokenUpdate::Ready { calibration, .. } => at(calibration, &["estimate"]).cloned(),
-                    _ => None,
-                });
-                let cpt = est.as_ref().and_then(|e| e.get("charsPerToken")).and_then(Value::as_f64);
-                let err = est.as_ref().and_then(|e| e.get("error")).filter(|e| !e.is_null());
-                // No usage to calibrate on (or usage that does not look like tokens): pi's own
-                // ratio, which the core's note names.
-                let pis = p.tokens.as_ref().and_then(|t| match t {
-                    TokenUpdate::Ready { notes, .. } => notes.iter().find(|n| n.contains("pi's own estimate")).cloned(),
-                    _ => None,
-                });
-                if let Some(note) = pis {
-                    (
-                        "estimate",
-                        format!("Token estimate: {whose}, so its {note}."),
-                        None,
-                    )
-                } else {
-                (
-                    "estimate",
-                    format!(
-                        "Token estimate: {whose}, so its tokens are estimated from characters at {} characters per token, measured on this session's own calls (the usage the provider reported for each){}.",
-                        cpt.map_or_else(|| "?".into(), |c| format!("{c:.2}")),
-                        match err {
-                            Some(e) => format!("; measured error {:.1}% on average, {:.1}% at most, over {} calls (each call predicted from the others)",
-                                e.get("meanAbsPct").and_then(Value::as_f64).unwrap_or(0.0),
-                                e.get("maxAbsPct").and_then(Value::as_f64).unwrap_or(0.0),
-                                e.get("calls").and_then(Value::as_f64).unwrap_or(0.0)),
-                            None => "; its error is not measured (one call)".into(),
-                        }
-                    ),
-                    None,
-                )
-                }
-            }
-        },
+        Some(TokenUpdate::Ready { vocabulary, .. }) => ready_note(vocabulary, &p.tokens),
         Some(TokenUpdate::Unknown {
             vocabulary, notes, ..
         }) => match vocabulary {
@@ -290,45 +275,91 @@ pub fn TokenNote(p: &TokenNoteProps) -> Html {
             None,
         ),
         Some(TokenUpdate::Nothing { why }) => ("nothing", format!("Tokens: none ({why})."), None),
-    };
-    let vocabulary = match &p.tokens {
-        Some(TokenUpdate::Loading { vocabulary, .. })
-        | Some(TokenUpdate::Counting { vocabulary, .. })
-        | Some(TokenUpdate::Ready { vocabulary, .. })
-        | Some(TokenUpdate::Unknown { vocabulary, .. }) => vocabulary.name().map(str::to_string),
-        _ => None,
-    };
-    let exact = match &p.tokens {
-        Some(TokenUpdate::Ready { stats, .. }) => {
-            stats.tokenizer.as_ref().map(|t| t.exact.to_string())
-        }
-        _ => None,
-    };
-    // The worker's timings, for measurements: all of it, and the vocabulary's own counting.
-    let (ms, counted) = match &p.tokens {
-        Some(TokenUpdate::Ready { ms, counted, .. }) => (
-            Some(ms.to_string()),
-            Some(format!("{} {} {}", counted.0, counted.1, counted.2)),
+    }
+}
+
+/// The note once the tokens are in: counted with the model's own vocabulary, with a close
+/// one, or estimated (no public vocabulary).
+fn ready_note(
+    vocabulary: &Vocabulary,
+    tokens: &Option<TokenUpdate>,
+) -> (&'static str, String, Option<f64>) {
+    match vocabulary {
+        Vocabulary::Known {
+            name, exact: true, ..
+        } => (
+            "ready",
+            format!("Tokens counted with the {} vocabulary ({name}), the one this model reads; the chat template's framing is not included.", label(name)),
+            None,
         ),
-        _ => (None, None),
+        Vocabulary::Known { name, why, .. } => (
+            "ready",
+            format!(
+                "Token estimate: counted with the {} vocabulary ({name}), not proved to be this model's{}; the chat template's framing is not included.",
+                label(name),
+                why.as_ref().map(|w| format!(" ({w})")).unwrap_or_default()
+            ),
+            None,
+        ),
+        Vocabulary::Unknown { kind, .. } => estimate_note(kind.as_deref(), tokens),
+    }
+}
+
+/// The note of an estimate for a model without a public vocabulary (`kind`: `claude`, …):
+/// calibrated on the session's calls (its characters per token and measured error), or pi's
+/// own ratio without usage to calibrate on.
+fn estimate_note(
+    kind: Option<&str>,
+    tokens: &Option<TokenUpdate>,
+) -> (&'static str, String, Option<f64>) {
+    let whose = if kind == Some("claude") {
+        "Claude's vocabulary is not public (Anthropic publishes no tokenizer since Claude 3)"
+    } else {
+        "no public vocabulary is known for this model"
     };
-    html! {
-        <div class={classes!("token-note", "small", state.to_string())} data-testid="tokens-note" data-state={state}
-           data-vocabulary={vocabulary} data-exact={exact} data-ms={ms} data-counted={counted}
-           role={if matches!(state, "loading" | "counting" | "failed") { Some("status") } else { None }}
-           title={format!("{VOCABULARY_HELP} {FRAMING_HELP}")}>
-            if let Some(pct) = progress {
-                <progress class="progress" max="100" value={pct.to_string()} aria-label="tokens progress">{format!("{pct}%")}</progress>{" "}
-            }
-            {text}
-            if matches!(state, "ready" | "estimate" | "unknown") {
-                {" "}
-                <details class="token-help" data-testid="tokens-help">
-                    <summary>{"What are these?"}</summary>
-                    <span>{format!("{VOCABULARY_HELP} {FRAMING_HELP} {ESTIMATE_HELP}")}</span>
-                </details>
-            }
-        </div>
+    let est = tokens.as_ref().and_then(|t| match t {
+        TokenUpdate::Ready { calibration, .. } => at(calibration, &["estimate"]).cloned(),
+        _ => None,
+    });
+    let cpt = est
+        .as_ref()
+        .and_then(|e| e.get("charsPerToken"))
+        .and_then(Value::as_f64);
+    let err = est
+        .as_ref()
+        .and_then(|e| e.get("error"))
+        .filter(|e| !e.is_null());
+    // No usage to calibrate on (or usage that does not look like tokens): pi's own
+    // ratio, which the core's note names.
+    let pis = tokens.as_ref().and_then(|t| match t {
+        TokenUpdate::Ready { notes, .. } => notes
+            .iter()
+            .find(|n| n.contains("pi's own estimate"))
+            .cloned(),
+        _ => None,
+    });
+    if let Some(note) = pis {
+        (
+            "estimate",
+            format!("Token estimate: {whose}, so its {note}."),
+            None,
+        )
+    } else {
+        (
+            "estimate",
+            format!(
+                "Token estimate: {whose}, so its tokens are estimated from characters at {} characters per token, measured on this session's own calls (the usage the provider reported for each){}.",
+                cpt.map_or_else(|| "?".into(), |c| format!("{c:.2}")),
+                match err {
+                    Some(e) => format!("; measured error {:.1}% on average, {:.1}% at most, over {} calls (each call predicted from the others)",
+                        e.get("meanAbsPct").and_then(Value::as_f64).unwrap_or(0.0),
+                        e.get("maxAbsPct").and_then(Value::as_f64).unwrap_or(0.0),
+                        e.get("calls").and_then(Value::as_f64).unwrap_or(0.0)),
+                    None => "; its error is not measured (one call)".into(),
+                }
+            ),
+            None,
+        )
     }
 }
 
