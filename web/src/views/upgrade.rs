@@ -38,10 +38,50 @@ fn opt_num(v: &Value, key: &str) -> Option<f64> {
 /// The comparison's answer on screen.
 fn upgrade_html(u: &Value, all_rules: bool, on_all: Callback<MouseEvent>) -> Html {
     let (from, to) = (s(u, "from"), s(u, "to"));
+    let not_built = arr(u, "notBuilt");
+    let url = u.get("url").filter(|x| !x.is_null());
+    let headers = arr(u, "headers");
+    html! {
+        <>
+            { for not_built.iter().map(|n| html! {
+                <p class="na" data-testid="upgrade-not-built">{format!("pi {} builds no request: {}", s(n, "pi"), s(n, "why"))}</p>
+            }) }
+            { verdict(u) }
+            if let Some(url) = url {
+                <div data-testid="upgrade-url">
+                    <h4>{"URL"}</h4>
+                    <p class="mono small">{format!("pi {from}: {}", s(url, "from"))}</p>
+                    <p class="mono small">{format!("pi {to}: {}", s(url, "to"))}</p>
+                </div>
+            }
+            if !headers.is_empty() {
+                <h4>{"Headers that differ"}</h4>
+                <table class="sizes" data-testid="upgrade-headers">
+                    <thead><tr><th>{"header"}</th><th class="mono">{format!("pi {from}")}</th><th class="mono">{format!("pi {to}")}</th></tr></thead>
+                    <tbody>
+                    { for headers.iter().map(|h| html! {
+                        <tr><th class="mono">{s(h, "name")}</th>
+                            <td class="mono small">{h.get_str("from").unwrap_or("(not sent)")}</td>
+                            <td class="mono small">{h.get_str("to").unwrap_or("(not sent)")}</td></tr>
+                    }) }
+                    </tbody>
+                </table>
+            }
+            { blocks_table(u) }
+            { rules_list(u, all_rules, on_all) }
+            { release_notes(u) }
+        </>
+    }
+}
+
+/// The verdict: identical under both releases, the first byte that changes (and what that
+/// does to the provider's cache), or the same body with other URL or headers.
+fn verdict(u: &Value) -> Html {
+    let (from, to) = (s(u, "from"), s(u, "to"));
     let identical = u.get("identical").and_then(Value::as_bool) == Some(true);
     let not_built = arr(u, "notBuilt");
     let first = u.get("firstChange").filter(|f| !f.is_null());
-    let verdict = if identical {
+    if identical {
         html! {
             <p class="upgrade-verdict ok" data-testid="upgrade-identical">
                 <strong>{format!("Identical under pi {from} and pi {to}.")}</strong>
@@ -74,52 +114,19 @@ fn upgrade_html(u: &Value, all_rules: bool, on_all: Callback<MouseEvent>) -> Htm
         html! { <p class="upgrade-verdict" data-testid="upgrade-same-body">{"The body is the same under both releases; the URL or headers differ (below)."}</p> }
     } else {
         Html::default()
-    };
-    let url = u.get("url").filter(|x| !x.is_null());
-    let headers = arr(u, "headers");
+    }
+}
+
+/// Each block's characters (and tokens, once counted) under both releases.
+fn blocks_table(u: &Value) -> Html {
+    let (from, to) = (s(u, "from"), s(u, "to"));
     let blocks: Vec<&Value> = arr(u, "blocks")
         .iter()
         .filter(|b| num(b, "fromChars") > 0.0 || num(b, "toChars") > 0.0)
         .collect();
     let with_tokens = blocks.iter().any(|b| opt_num(b, "fromTokens").is_some());
-    let rules = arr(u, "rules");
-    let applying = rules
-        .iter()
-        .filter(|r| r.get("appliesToThisProtocol").and_then(Value::as_bool) != Some(false))
-        .count();
-    let shown: Vec<&Value> = rules
-        .iter()
-        .filter(|r| {
-            all_rules || r.get("appliesToThisProtocol").and_then(Value::as_bool) != Some(false)
-        })
-        .collect();
-    let no_changelog = u.get("changelog").is_none_or(Value::is_null);
     html! {
         <>
-            { for not_built.iter().map(|n| html! {
-                <p class="na" data-testid="upgrade-not-built">{format!("pi {} builds no request: {}", s(n, "pi"), s(n, "why"))}</p>
-            }) }
-            {verdict}
-            if let Some(url) = url {
-                <div data-testid="upgrade-url">
-                    <h4>{"URL"}</h4>
-                    <p class="mono small">{format!("pi {from}: {}", s(url, "from"))}</p>
-                    <p class="mono small">{format!("pi {to}: {}", s(url, "to"))}</p>
-                </div>
-            }
-            if !headers.is_empty() {
-                <h4>{"Headers that differ"}</h4>
-                <table class="sizes" data-testid="upgrade-headers">
-                    <thead><tr><th>{"header"}</th><th class="mono">{format!("pi {from}")}</th><th class="mono">{format!("pi {to}")}</th></tr></thead>
-                    <tbody>
-                    { for headers.iter().map(|h| html! {
-                        <tr><th class="mono">{s(h, "name")}</th>
-                            <td class="mono small">{h.get_str("from").unwrap_or("(not sent)")}</td>
-                            <td class="mono small">{h.get_str("to").unwrap_or("(not sent)")}</td></tr>
-                    }) }
-                    </tbody>
-                </table>
-            }
             <h4>{"Each block under both"}</h4>
             if !with_tokens {
                 <p class="muted small" data-testid="upgrade-chars-only">{"Characters only: the tokens are counted under both once the model's vocabulary is loaded (the Overview's Tokens card says which vocabulary)."}</p>
@@ -163,6 +170,28 @@ fn upgrade_html(u: &Value, all_rules: bool, on_all: Callback<MouseEvent>) -> Htm
                 </tbody>
             </table>
             </div>
+        </>
+    }
+}
+
+/// The version table's rules that differ between the releases (those of this protocol, or
+/// all), each with the changelog lines citing it.
+fn rules_list(u: &Value, all_rules: bool, on_all: Callback<MouseEvent>) -> Html {
+    let (from, to) = (s(u, "from"), s(u, "to"));
+    let rules = arr(u, "rules");
+    let applying = rules
+        .iter()
+        .filter(|r| r.get("appliesToThisProtocol").and_then(Value::as_bool) != Some(false))
+        .count();
+    let shown: Vec<&Value> = rules
+        .iter()
+        .filter(|r| {
+            all_rules || r.get("appliesToThisProtocol").and_then(Value::as_bool) != Some(false)
+        })
+        .collect();
+    let no_changelog = u.get("changelog").is_none_or(Value::is_null);
+    html! {
+        <>
             <h4>{"The rules that differ"}<span class="muted small">{" · pi's version table in ctxlens"}</span></h4>
             <p class="muted small">
                 {format!("{applying} of the {} rules that differ between pi {from} and pi {to} apply to this request's protocol. ", rules.len())}
@@ -194,6 +223,16 @@ fn upgrade_html(u: &Value, all_rules: bool, on_all: Callback<MouseEvent>) -> Htm
                 }
             }) }
             </ul>
+        </>
+    }
+}
+
+/// pi's release notes between the two releases (when they loaded).
+fn release_notes(u: &Value) -> Html {
+    let (from, to) = (s(u, "from"), s(u, "to"));
+    let no_changelog = u.get("changelog").is_none_or(Value::is_null);
+    html! {
+        <>
             if !no_changelog {
                 <details class="upgrade-changelog" data-testid="upgrade-changelog" data-releases={arr(u, "changelog").len().to_string()}>
                     <summary>{format!("pi's release notes between pi {from} and pi {to} ({} releases)", arr(u, "changelog").len())}</summary>
