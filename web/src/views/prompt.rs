@@ -169,21 +169,6 @@ pub fn PromptView(p: &ViewProps) -> Html {
         .iter()
         .map(|(n, v, i)| Seg::new(n.clone(), *v, section_color(n)).key(format!("section:{i}")))
         .collect();
-    let files = at(r, &["resources", "contextFiles"])
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let skills = at(r, &["resources", "skills"])
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let custom = at(r, &["resources", "customPrompt"])
-        .filter(|v| !v.is_null())
-        .cloned();
-    let appends = at(r, &["resources", "appendPrompts"])
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
     let t = Tokens::of(p);
     let model = r.model.as_ref().map(ModelInfo::key).unwrap_or_default();
     if text_empty && table.is_empty() {
@@ -260,44 +245,69 @@ pub fn PromptView(p: &ViewProps) -> Html {
                         </tbody>
                         <tfoot><tr><td></td><td></td><th>{"total"}</th>if any_stored { <td></td> }<th class="num" data-testid="prompt-sections-total">{thousands(table.iter().map(|x| x.chars as f64).sum())}</th><th class="num" data-testid="prompt-sections-tokens">{t.cell(t.read(|s| *s.system_prompt.tokens))}</th><td class="num">{"100%"}</td></tr></tfoot>
                     </table>
-                    <h4>{"Context files, in prompt order"}</h4>
-                    if files.is_empty() {
-                        <p class="muted small">{"No AGENTS.md or CLAUDE.md was found."}</p>
-                    } else {
-                        <ol class="files" data-testid="context-files">
-                        { for files.iter().map(|f| html! {
-                            <li>
-                                <span class="mono" title={s(f, "path").to_string()}>{short_path(s(f, "path"), 3)}</span>
-                                <span class="muted">{format!(" · {} chars", thousands(num(f, "chars")))}</span>
-                                { for arr(f, "shadowed").iter().map(|x| html! {
-                                    <div class="shadowed" data-testid="shadowed-file" title="in the same folder, but not read: the file above takes precedence">
-                                        <span class="badge dropped">{"shadowed"}</span>{" "}<s class="mono">{short_path(x.as_str().unwrap_or(""), 3)}</s>
-                                    </div>
-                                }) }
-                            </li>
-                        }) }
-                        </ol>
-                    }
-                    if !skills.is_empty() {
-                        <h4>{"Skills"}</h4>
-                        <ul class="files">
-                        { for skills.iter().map(|k| html! {
-                            <li title={s(k, "description").to_string()}>
-                                <span class="mono">{s(k, "name")}</span>
-                                <span class="muted">{format!(" · {}", s(k, "source"))}</span>
-                                if k.get("hidden").and_then(Value::as_bool) == Some(true) { <span class="badge note">{"hidden from the model"}</span> }
-                            </li>
-                        }) }
-                        </ul>
-                    }
-                    { packages_html(arr(r, "packages")) }
-                    if let Some(c) = custom {
-                        <p class="small"><span class="badge replaced">{"custom prompt"}</span>{format!(" {} replaces pi's base prompt", c.get_str("path").unwrap_or("--system-prompt"))}</p>
-                    }
-                    { for appends.iter().map(|a| html! { <p class="small"><span class="badge inserted">{"appended"}</span>{format!(" {}", a.get_str("path").unwrap_or("--append-system-prompt"))}</p> }) }
+                    { resources_html(r) }
                 </div>
             </div>
         </section>
+    }
+}
+
+/// What the prompt is made of besides pi's own text: the context files in prompt order (with
+/// those shadowed), the skills, the pi packages, a custom prompt and appended ones.
+fn resources_html(r: &crate::report::Report) -> Html {
+    let files = at(r, &["resources", "contextFiles"])
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let skills = at(r, &["resources", "skills"])
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let custom = at(r, &["resources", "customPrompt"])
+        .filter(|v| !v.is_null())
+        .cloned();
+    let appends = at(r, &["resources", "appendPrompts"])
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    html! {
+        <>
+        <h4>{"Context files, in prompt order"}</h4>
+        if files.is_empty() {
+            <p class="muted small">{"No AGENTS.md or CLAUDE.md was found."}</p>
+        } else {
+            <ol class="files" data-testid="context-files">
+            { for files.iter().map(|f| html! {
+                <li>
+                    <span class="mono" title={s(f, "path").to_string()}>{short_path(s(f, "path"), 3)}</span>
+                    <span class="muted">{format!(" · {} chars", thousands(num(f, "chars")))}</span>
+                    { for arr(f, "shadowed").iter().map(|x| html! {
+                        <div class="shadowed" data-testid="shadowed-file" title="in the same folder, but not read: the file above takes precedence">
+                            <span class="badge dropped">{"shadowed"}</span>{" "}<s class="mono">{short_path(x.as_str().unwrap_or(""), 3)}</s>
+                        </div>
+                    }) }
+                </li>
+            }) }
+            </ol>
+        }
+        if !skills.is_empty() {
+            <h4>{"Skills"}</h4>
+            <ul class="files">
+            { for skills.iter().map(|k| html! {
+                <li title={s(k, "description").to_string()}>
+                    <span class="mono">{s(k, "name")}</span>
+                    <span class="muted">{format!(" · {}", s(k, "source"))}</span>
+                    if k.get("hidden").and_then(Value::as_bool) == Some(true) { <span class="badge note">{"hidden from the model"}</span> }
+                </li>
+            }) }
+            </ul>
+        }
+        { packages_html(arr(r, "packages")) }
+        if let Some(c) = custom {
+            <p class="small"><span class="badge replaced">{"custom prompt"}</span>{format!(" {} replaces pi's base prompt", c.get_str("path").unwrap_or("--system-prompt"))}</p>
+        }
+        { for appends.iter().map(|a| html! { <p class="small"><span class="badge inserted">{"appended"}</span>{format!(" {}", a.get_str("path").unwrap_or("--append-system-prompt"))}</p> }) }
+        </>
     }
 }
 
