@@ -275,10 +275,56 @@ fn share(x: Option<f64>) -> String {
 
 /// The answer on screen.
 fn whatif_html(w: &Value) -> Html {
+    let tokens_by = at(w, &["before", "tokensBy"])
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let cache = w.get("cache").filter(|c| !c.is_null());
+    let blocks: Vec<&Value> = arr(w, "blocks")
+        .iter()
+        .filter(|b| num(b, "fromChars") > 0.0 || num(b, "toChars") > 0.0)
+        .collect();
+    let with_tokens = blocks.iter().any(|b| opt_num(b, "fromTokens").is_some());
+    let session = w
+        .get("session")
+        .filter(|x| !x.is_null())
+        .map(session_html)
+        .or_else(|| {
+            // The request's answer first; the whole session's follows (each call with usage
+            // rebuilt both ways takes two assemblies).
+            w.get("sessionPending").is_some_and(Value::truthy).then(|| html! {
+                <div class="whatif-session" data-testid="whatif-session-pending">
+                    <h4>{"Over the whole session"}</h4>
+                    <p class="muted small">{"Rebuilding the session's calls with the changes made at the start (each call with usage, two assemblies each)…"}</p>
+                </div>
+            })
+        });
+    html! {
+        <>
+            { whatif_verdict(w) }
+            <h4>{"The request, per call"}</h4>
+            if let Some(by) = tokens_by {
+                <p class="muted small">{format!("Tokens: {by}. Prices per million tokens from pi's model catalog.")}</p>
+            }
+            { totals_table(w) }
+            { for cache.map(cache_table) }
+            <h4>{"Each block"}</h4>
+            if !with_tokens {
+                <p class="muted small" data-testid="whatif-chars-only">{"Characters only per block: the tokens are counted on both sides once the model's vocabulary is loaded (the Overview's Tokens card says which vocabulary)."}</p>
+            }
+            { blocks_table(&blocks, with_tokens) }
+            <h4>{"Make it for real"}</h4>
+            <p class="muted small">{"What to change in pi to get this request: the flags, settings.json lines or file edits (copy them from here)."}</p>
+            { take_home(w) }
+            {for session}
+        </>
+    }
+}
+
+/// The verdict: the same bytes, or the first byte that changes and in which block.
+fn whatif_verdict(w: &Value) -> Html {
     let identical = w.get("identical").and_then(Value::as_bool) == Some(true);
     let first = w.get("firstChange").filter(|f| !f.is_null());
-    let cache = w.get("cache").filter(|c| !c.is_null());
-    let verdict = if identical {
+    if identical {
         html! {
             <p class="upgrade-verdict ok" data-testid="whatif-identical">
                 <strong>{"The request is byte-identical with these changes."}</strong>
@@ -300,32 +346,38 @@ fn whatif_html(w: &Value) -> Html {
         }
     } else {
         html! { <p class="upgrade-verdict" data-testid="whatif-same-body">{"The body is the same; the URL or headers differ."}</p> }
-    };
-    let cache_html = cache.map(|c| {
-        html! {
-            <div class="whatif-cache" data-testid="whatif-cache" data-stable={num(c, "stablePrefixBytes").to_string()}>
-                <h4>{"Prompt cache"}</h4>
-                <p data-testid="whatif-cache-note">{s(c, "note")}</p>
-                <table class="sizes">
-                    <tbody>
-                        <tr><th>{"byte-stable prefix"}</th><td class="num" data-testid="whatif-stable-bytes">{format!("{} bytes", thousands(num(c, "stablePrefixBytes")))}</td><td class="num">{format!("{:.1}%", num(c, "stableShare") * 100.0)}</td></tr>
-                        <tr><th>{"next call: read from the cache"}</th><td class="num">{opt_num(c, "nextCallCachedTokens").map_or("–".into(), |t| format!("{} tokens", thousands(t)))}</td><td></td></tr>
-                        <tr><th>{"next call: sent and written anew"}</th><td class="num">{opt_num(c, "nextCallUncachedTokens").map_or("–".into(), |t| format!("{} tokens", thousands(t)))}</td><td></td></tr>
-                        <tr><th>{"next call's input cost"}</th><td class="num">{dollars(opt_num(c, "nextCallCost"))}</td><td class="muted small">{"cached part at the cache-read price, the rest at the cache-write price"}</td></tr>
-                        <tr><th>{"the calls after, all cached"}</th><td class="num">{dollars(opt_num(c, "warmCallCost"))}</td><td></td></tr>
-                    </tbody>
-                </table>
-            </div>
-        }
-    });
+    }
+}
+
+/// What the change does to the provider's prompt cache (`c`: the answer's `cache`).
+fn cache_table(c: &Value) -> Html {
+    html! {
+        <div class="whatif-cache" data-testid="whatif-cache" data-stable={num(c, "stablePrefixBytes").to_string()}>
+            <h4>{"Prompt cache"}</h4>
+            <p data-testid="whatif-cache-note">{s(c, "note")}</p>
+            <table class="sizes">
+                <tbody>
+                    <tr><th>{"byte-stable prefix"}</th><td class="num" data-testid="whatif-stable-bytes">{format!("{} bytes", thousands(num(c, "stablePrefixBytes")))}</td><td class="num">{format!("{:.1}%", num(c, "stableShare") * 100.0)}</td></tr>
+                    <tr><th>{"next call: read from the cache"}</th><td class="num">{opt_num(c, "nextCallCachedTokens").map_or("–".into(), |t| format!("{} tokens", thousands(t)))}</td><td></td></tr>
+                    <tr><th>{"next call: sent and written anew"}</th><td class="num">{opt_num(c, "nextCallUncachedTokens").map_or("–".into(), |t| format!("{} tokens", thousands(t)))}</td><td></td></tr>
+                    <tr><th>{"next call's input cost"}</th><td class="num">{dollars(opt_num(c, "nextCallCost"))}</td><td class="muted small">{"cached part at the cache-read price, the rest at the cache-write price"}</td></tr>
+                    <tr><th>{"the calls after, all cached"}</th><td class="num">{dollars(opt_num(c, "warmCallCost"))}</td><td></td></tr>
+                </tbody>
+            </table>
+        </div>
+    }
+}
+
+/// The request's characters, tokens, share of the window and cost per call, as it is and with
+/// the changes.
+fn totals_table(w: &Value) -> Html {
     let (before, after) = (
         w.get("before").cloned().unwrap_or_default(),
         w.get("after").cloned().unwrap_or_default(),
     );
     let d = w.get("delta").cloned().unwrap_or_default();
     let cost = |side: &Value, k: &str| at(side, &["costPerCall", k]).and_then(Value::as_f64);
-    let tokens_by = before.get_str("tokensBy").map(str::to_string);
-    let totals = html! {
+    html! {
         <table class="sizes whatif-totals" data-testid="whatif-totals">
             <thead><tr><th></th><th class="num">{"as it is"}</th><th class="num">{"with the changes"}</th><th class="num">{"Δ"}</th></tr></thead>
             <tbody>
@@ -351,13 +403,12 @@ fn whatif_html(w: &Value) -> Html {
                 }
             </tbody>
         </table>
-    };
-    let blocks: Vec<&Value> = arr(w, "blocks")
-        .iter()
-        .filter(|b| num(b, "fromChars") > 0.0 || num(b, "toChars") > 0.0)
-        .collect();
-    let with_tokens = blocks.iter().any(|b| opt_num(b, "fromTokens").is_some());
-    let blocks_html = html! {
+    }
+}
+
+/// Each block's characters (and tokens, once counted) as it is and with the changes.
+fn blocks_table(blocks: &[&Value], with_tokens: bool) -> Html {
+    html! {
         <div class="table-scroll">
         <table class="sizes upgrade-blocks" data-testid="whatif-blocks" data-tokens={with_tokens.to_string()}>
             <thead>
@@ -391,8 +442,12 @@ fn whatif_html(w: &Value) -> Html {
             </tbody>
         </table>
         </div>
-    };
-    let take_home = html! {
+    }
+}
+
+/// What to change in pi to get this request, change by change.
+fn take_home(w: &Value) -> Html {
+    html! {
         <ul class="whatif-takehome" data-testid="whatif-takehome">
         { for arr(w, "changes").iter().map(|c| {
             let th = c.get("takeHome").cloned().unwrap_or_default();
@@ -404,40 +459,6 @@ fn whatif_html(w: &Value) -> Html {
             }
         }) }
         </ul>
-    };
-    let session = w
-        .get("session")
-        .filter(|x| !x.is_null())
-        .map(session_html)
-        .or_else(|| {
-            // The request's answer first; the whole session's follows (each call with usage
-            // rebuilt both ways takes two assemblies).
-            w.get("sessionPending").is_some_and(Value::truthy).then(|| html! {
-                <div class="whatif-session" data-testid="whatif-session-pending">
-                    <h4>{"Over the whole session"}</h4>
-                    <p class="muted small">{"Rebuilding the session's calls with the changes made at the start (each call with usage, two assemblies each)…"}</p>
-                </div>
-            })
-        });
-    html! {
-        <>
-            {verdict}
-            <h4>{"The request, per call"}</h4>
-            if let Some(by) = tokens_by {
-                <p class="muted small">{format!("Tokens: {by}. Prices per million tokens from pi's model catalog.")}</p>
-            }
-            {totals}
-            {for cache_html}
-            <h4>{"Each block"}</h4>
-            if !with_tokens {
-                <p class="muted small" data-testid="whatif-chars-only">{"Characters only per block: the tokens are counted on both sides once the model's vocabulary is loaded (the Overview's Tokens card says which vocabulary)."}</p>
-            }
-            {blocks_html}
-            <h4>{"Make it for real"}</h4>
-            <p class="muted small">{"What to change in pi to get this request: the flags, settings.json lines or file edits (copy them from here)."}</p>
-            {take_home}
-            {for session}
-        </>
     }
 }
 
