@@ -167,52 +167,11 @@ pub fn AllSessions(p: &AllSessionsProps) -> Html {
     // Lists what was chosen, then starts a run on it in the worker (started on first use).
     let start = {
         let (st, link, jobs) = (st.clone(), link.clone(), jobs.clone());
-        Rc::new(
-            move |fut: std::pin::Pin<
-                Box<dyn std::future::Future<Output = Result<Listed, String>>>,
-            >| {
-                st.dispatch(Act::Listing);
-                let (st, link, jobs) = (st.clone(), link.clone(), jobs.clone());
-                wasm_bindgen_futures::spawn_local(async move {
-                    let listed = match fut.await {
-                        Ok(l) => l,
-                        Err(e) => return st.dispatch(Act::Failed(e)),
-                    };
-                    let (files, ignored) = session_files(listed);
-                    if files.is_empty() {
-                        return st.dispatch(Act::Failed(
-                            "no session files (.jsonl) in what was chosen: choose pi's sessions folder (~/.pi/agent/sessions) or a project's folder in it".into(),
-                        ));
-                    }
-                    let job = {
-                        let mut j = jobs.borrow_mut();
-                        *j += 1;
-                        *j
-                    };
-                    if link.borrow().is_none() {
-                        let (d1, d2) = (st.dispatcher(), st.dispatcher());
-                        match JobLink::start(
-                            Rc::new(move |m| d1.dispatch(Act::Msg(m))),
-                            Rc::new(move |e| {
-                                d2.dispatch(Act::Failed(format!("the worker stopped: {e}")))
-                            }),
-                        ) {
-                            Ok(l) => *link.borrow_mut() = Some(l),
-                            Err(e) => return st.dispatch(Act::Failed(e)),
-                        }
-                    }
-                    let files = Rc::new(files);
-                    st.dispatch(Act::Listed(job, files.clone(), ignored));
-                    if let Some(l) = link.borrow().as_ref() {
-                        l.send(&ToJob::Start {
-                            job,
-                            files: (*files).clone(),
-                            grouping: st.grouping.clone(),
-                        });
-                    }
-                });
-            },
-        )
+        Rc::new(move |fut: Listing| {
+            st.dispatch(Act::Listing);
+            let (st, link, jobs) = (st.clone(), link.clone(), jobs.clone());
+            wasm_bindgen_futures::spawn_local(start_run(st, link, jobs, fut));
+        })
     };
     let on_chosen = {
         let start = start.clone();
@@ -316,6 +275,53 @@ pub fn AllSessions(p: &AllSessionsProps) -> Html {
         </section>
     }
 }
+
+/// What was chosen or dropped (`listing`), listed: its session files sent to the worker as run
+/// number `jobs + 1` (the worker started on first use).
+async fn start_run(
+    st: UseReducerHandle<St>,
+    link: Rc<RefCell<Option<JobLink>>>,
+    jobs: Rc<RefCell<u64>>,
+    listing: Listing,
+) {
+    let listed = match listing.await {
+        Ok(l) => l,
+        Err(e) => return st.dispatch(Act::Failed(e)),
+    };
+    let (files, ignored) = session_files(listed);
+    if files.is_empty() {
+        return st.dispatch(Act::Failed(
+            "no session files (.jsonl) in what was chosen: choose pi's sessions folder (~/.pi/agent/sessions) or a project's folder in it".into(),
+        ));
+    }
+    let job = {
+        let mut j = jobs.borrow_mut();
+        *j += 1;
+        *j
+    };
+    if link.borrow().is_none() {
+        let (d1, d2) = (st.dispatcher(), st.dispatcher());
+        match JobLink::start(
+            Rc::new(move |m| d1.dispatch(Act::Msg(m))),
+            Rc::new(move |e| d2.dispatch(Act::Failed(format!("the worker stopped: {e}")))),
+        ) {
+            Ok(l) => *link.borrow_mut() = Some(l),
+            Err(e) => return st.dispatch(Act::Failed(e)),
+        }
+    }
+    let files = Rc::new(files);
+    st.dispatch(Act::Listed(job, files.clone(), ignored));
+    if let Some(l) = link.borrow().as_ref() {
+        l.send(&ToJob::Start {
+            job,
+            files: (*files).clone(),
+            grouping: st.grouping.clone(),
+        });
+    }
+}
+
+/// A listing of what was chosen or dropped, on its way.
+type Listing = std::pin::Pin<Box<dyn std::future::Future<Output = Result<Listed, String>>>>;
 
 fn progress_line(st: &St, running: bool, cancel: Callback<MouseEvent>) -> Html {
     if st.listing && st.files.is_empty() {
