@@ -737,69 +737,39 @@ pub(crate) fn run(
 ) -> Result<Output, String> {
     let engine = engine.unwrap_or_else(|| Rc::new(ctxlens::Workspace::new()));
     let ws = &*engine;
-    let version = ws.choose(&inputs).version;
     // The release compared with needs its data too, and a what-if's other release.
-    let other = compare_with.as_ref().and_then(|c| c.release(&inputs));
-    let whatif_pi = whatif.as_ref().and_then(|w| w.release());
-    let missing = [Some(version), other, whatif_pi]
+    let wanted = [
+        Some(ws.choose(&inputs).version),
+        compare_with.as_ref().and_then(|c| c.release(&inputs)),
+        whatif.as_ref().and_then(|w| w.release()),
+    ];
+    if let Some(version) = wanted
         .into_iter()
         .flatten()
-        .find(|v| !ctxlens::pi::data::is_available(*v));
-    if let Some(version) = missing {
+        .find(|v| !ctxlens::pi::data::is_available(*v))
+    {
         let asked = tokens.is_some();
-        return Ok(needs_data(
-            version,
-            Pending::Assemble(
-                Some(engine),
-                Box::new(inputs),
-                compare_with,
-                whatif,
-                asked,
-                no_stats,
-            ),
-        ));
+        let pending = Pending::Assemble(
+            Some(engine),
+            Box::new(inputs),
+            compare_with,
+            whatif,
+            asked,
+            no_stats,
+        );
+        return Ok(needs_data(version, pending));
     }
-    // A what-if: the request as it is (`base`), and the changes applied to the inputs (another
+    // A what-if: the request as it is, and the changes applied to the inputs (another
     // release's as that release reads them); the result is the changed request's.
     let (inputs, base) = match &whatif {
         None => (inputs, None),
         Some(w) => {
-            // Kept by the workspace with its statistics; counted again below when tokens are.
-            let base = ws.assemble(&inputs);
-            let target = match (&w.target, whatif_pi) {
-                (Some(t), _) => (**t).clone(),
-                (None, Some(v)) => Inputs {
-                    pi: Some(v),
-                    ..inputs.clone()
-                },
-                (None, None) => inputs.clone(),
-            };
-            let (changed, applied) = ctxlens::analysis::whatif::apply(&target, &base, &w.changes)?;
-            (changed, Some((inputs, target, base, applied)))
+            let (changed, base) = WhatIfBase::of(ws, inputs, w)?;
+            (changed, Some(base))
         }
     };
     let inputs = &inputs;
-    // With tokens asked for, the stats are computed once, with the counts; without, the
-    // workspace's kept assembly (its statistics with it).
-    let mut a: Rc<Assembly> = match tokens {
-        // The request alone (not kept: the kept ones carry their statistics).
-        None if no_stats => {
-            // No accounting asked for: the slot holds none, so nothing makes it later.
-            let mut a = ws.assemble_fresh(inputs);
-            a.set_stats(None);
-            Rc::new(a)
-        }
-        Some(_) => {
-            let mut a = ws.assemble_fresh(inputs);
-            // The params tree is the body before serialization; nothing below reads it (the
-            // body is the bytes), so it is freed before the analysis allocates.
-            if let Some(r) = &mut a.request {
-                r.params = Value::Null;
-            }
-            Rc::new(a)
-        }
-        None => ws.assemble(inputs),
-    };
+    let mut a = assembled(ws, inputs, tokens.is_some(), no_stats);
     let tokens_meta = tokens.as_deref_mut().map(|host| {
         let (tokens, stats) = count_tokens(&a, inputs, host);
         // Not counted (the vocabulary not loaded, none public): the characters alone.
@@ -808,60 +778,156 @@ pub(crate) fn run(
         tokens
     });
     let mut meta = meta_json(&a, inputs);
-    if let (Some(t), Value::Object(o)) = (tokens_meta, &mut meta) {
-        o.insert("tokens", t);
+    if let Value::Object(o) = &mut meta {
+        if let Some(t) = tokens_meta {
+            o.insert("tokens", t);
+        }
+        if let Some(c) = compare_with {
+            let (key, v) = comparison(ws, &a, inputs, c, tokens.as_deref_mut());
+            o.insert(key, v);
+        }
+        if let (Some(base), Some(w)) = (base, &whatif) {
+            o.insert("whatif", base.compared(ws, &a, w, tokens));
+        }
     }
-    match (compare_with, &mut meta) {
-        (Some(Compare::Api(with)), Value::Object(o)) => {
+    Ok(Output {
+        meta: meta.to_json(),
+        // The body moved out when this call holds the only reference (the workspace keeps
+        // none), else copied.
+        body: match Rc::try_unwrap(a) {
+            Ok(a) => a.request.map(|r| r.body),
+            Err(a) => a.body().map(String::from),
+        },
+    })
+}
+
+/// The request of `inputs`: with tokens asked for, a fresh one (its statistics computed once,
+/// with the counts); with `no_stats`, one without the accounting; else the workspace's kept
+/// assembly (its statistics with it).
+fn assembled(
+    ws: &ctxlens::Workspace,
+    inputs: &Inputs,
+    tokens: bool,
+    no_stats: bool,
+) -> Rc<Assembly> {
+    match tokens {
+        // The request alone (not kept: the kept ones carry their statistics).
+        false if no_stats => {
+            // No accounting asked for: the slot holds none, so nothing makes it later.
+            let mut a = ws.assemble_fresh(inputs);
+            a.set_stats(None);
+            Rc::new(a)
+        }
+        true => {
+            let mut a = ws.assemble_fresh(inputs);
+            // The params tree is the body before serialization; nothing below reads it (the
+            // body is the bytes), so it is freed before the analysis allocates.
+            if let Some(r) = &mut a.request {
+                r.params = Value::Null;
+            }
+            Rc::new(a)
+        }
+        false => ws.assemble(inputs),
+    }
+}
+
+/// The request `a` (of `inputs`) beside another: another protocol's (`comparison`), or
+/// another release's or other inputs' (`upgrade`, counted with tokens as `a` was).
+fn comparison(
+    ws: &ctxlens::Workspace,
+    a: &Assembly,
+    inputs: &Inputs,
+    with: Compare,
+    tokens: Option<&mut (dyn Vocabularies + '_)>,
+) -> (&'static str, Value) {
+    let bi = match with {
+        Compare::Api(api) => {
             let b = ws.assemble(&Inputs {
-                api: Some(with),
+                api: Some(api),
                 ..inputs.clone()
             });
-            o.insert(
-                "comparison",
-                ctxlens::report::compare::to_json(&ctxlens::analysis::compare::compare(&a, &b)),
-            );
+            let c = ctxlens::analysis::compare::compare(a, &b);
+            return ("comparison", ctxlens::report::compare::to_json(&c));
         }
-        (Some(c @ (Compare::Pi(_) | Compare::Inputs(_))), Value::Object(o)) => {
-            let bi = match c {
-                Compare::Inputs(i) => *i,
-                Compare::Pi(v) => Inputs {
-                    pi: Some(v),
-                    ..inputs.clone()
-                },
-                Compare::Api(_) => unreachable!("matched above"),
-            };
-            // Under the other release, with tokens as the result's were counted.
-            let mut b = ws.assemble_fresh(&bi);
-            let stats = match tokens.as_deref_mut() {
-                Some(host) => count_tokens(&b, &bi, host).1,
-                None => None,
-            }
-            .or_else(|| ctxlens::analysis::stats::compute(&b));
-            b.set_stats(stats);
-            o.insert(
-                "upgrade",
-                ctxlens::report::upgrade::to_json(&ctxlens::analysis::upgrade::upgrade(
-                    &a,
-                    &b,
-                    a.stats(),
-                    b.stats(),
-                )),
-            );
-        }
-        _ => {}
+        Compare::Inputs(i) => *i,
+        Compare::Pi(v) => Inputs {
+            pi: Some(v),
+            ..inputs.clone()
+        },
+    };
+    // Under the other release, with tokens as the result's were counted.
+    let mut b = ws.assemble_fresh(&bi);
+    let stats = match tokens {
+        Some(host) => count_tokens(&b, &bi, host).1,
+        None => None,
     }
-    if let (Some((base_inputs, target, mut base, applied)), Some(w), Value::Object(o)) =
-        (base, &whatif, &mut meta)
-    {
+    .or_else(|| ctxlens::analysis::stats::compute(&b));
+    b.set_stats(stats);
+    let u = ctxlens::analysis::upgrade::upgrade(a, &b, a.stats(), b.stats());
+    ("upgrade", ctxlens::report::upgrade::to_json(&u))
+}
+
+/// A what-if's request as it is: the inputs asked for, those the changes were applied to
+/// (another release's, for `pi=`), its assembly and what the changes found.
+struct WhatIfBase {
+    inputs: Inputs,
+    target: Inputs,
+    base: Rc<Assembly>,
+    applied: Vec<ctxlens::analysis::whatif::Applied>,
+}
+
+impl WhatIfBase {
+    /// The inputs with `w`'s changes made, and the request as it is.
+    fn of(
+        ws: &ctxlens::Workspace,
+        inputs: Inputs,
+        w: &WhatIfAsk,
+    ) -> Result<(Inputs, WhatIfBase), String> {
+        // Kept by the workspace with its statistics; counted again when tokens are.
+        let base = ws.assemble(&inputs);
+        let target = match (&w.target, w.release()) {
+            (Some(t), _) => (**t).clone(),
+            (None, Some(v)) => Inputs {
+                pi: Some(v),
+                ..inputs.clone()
+            },
+            (None, None) => inputs.clone(),
+        };
+        let (changed, applied) = ctxlens::analysis::whatif::apply(&target, &base, &w.changes)?;
+        Ok((
+            changed,
+            WhatIfBase {
+                inputs,
+                target,
+                base,
+                applied,
+            },
+        ))
+    }
+
+    /// The what-if's JSON: the request as it is beside `a` (the changed one), counted as `a`
+    /// was, and with `w.rebuild_calls` the session's calls rebuilt both ways.
+    fn compared(
+        self,
+        ws: &ctxlens::Workspace,
+        a: &Assembly,
+        w: &WhatIfAsk,
+        mut tokens: Option<&mut (dyn Vocabularies + '_)>,
+    ) -> Value {
+        let WhatIfBase {
+            inputs,
+            target,
+            mut base,
+            applied,
+        } = self;
         // The request as it is, counted as the changed one was (without tokens: as kept).
         if let Some(host) = tokens.as_deref_mut() {
-            let stats = count_tokens(&base, &base_inputs, host)
+            let stats = count_tokens(&base, &inputs, host)
                 .1
                 .or_else(|| base.stats().cloned());
             Rc::make_mut(&mut base).set_stats(stats);
         }
-        let cmp = ctxlens::analysis::whatif::compare(applied, &base, &a, base.stats(), a.stats());
+        let cmp = ctxlens::analysis::whatif::compare(applied, &base, a, base.stats(), a.stats());
         let session = w.rebuild_calls.map(|max| {
             // Each rebuilt call counted with the model's vocabulary when the host has it (as
             // the CLI's whatif: no estimate per call).
@@ -883,7 +949,7 @@ pub(crate) fn run(
             };
             ctxlens::analysis::whatif::session(
                 ws,
-                &base_inputs,
+                &inputs,
                 &target,
                 &w.changes,
                 &base,
@@ -891,20 +957,8 @@ pub(crate) fn run(
                 &mut count,
             )
         });
-        o.insert(
-            "whatif",
-            ctxlens::report::whatif::to_json(&cmp, session.as_ref()),
-        );
+        ctxlens::report::whatif::to_json(&cmp, session.as_ref())
     }
-    Ok(Output {
-        meta: meta.to_json(),
-        // The body moved out when this call holds the only reference (the workspace keeps
-        // none), else copied.
-        body: match Rc::try_unwrap(a) {
-            Ok(a) => a.request.map(|r| r.body),
-            Err(a) => a.body().map(String::from),
-        },
-    })
 }
 
 fn meta_json(a: &Assembly, inputs: &Inputs) -> Value {
