@@ -400,6 +400,72 @@ export interface Diagnostic {
   skipped?: string;
 }
 
+/** One body of a {@link Comparison}. */
+export interface ComparisonSide {
+  api: string;
+  /** `provider/id`. */
+  model: string;
+  bodyBytes: number;
+  bodyChars: number;
+}
+
+/** Where one kind of block lives in one body. */
+export interface Placement {
+  /** JSON paths (`messages[*].content[*].text`), in order of first appearance. */
+  paths: string[];
+  /** How many leaves. */
+  leaves: number;
+  /** UTF-16 units of its string leaves. */
+  chars: number;
+  /** For parameters: `path=value` (`max_tokens=64000`). */
+  value: string | null;
+}
+
+/** The mapping table's row for one kind of block (system prompt, tool definitions, thinking, ...). */
+export interface MappingRow {
+  kind: string;
+  title: string;
+  a: Placement;
+  b: Placement;
+}
+
+/** The body a loss happens in. */
+export type LossSide = "a" | "b" | "both";
+
+/** Something one body drops, converts, renames or adds that the other does not. */
+export interface Loss {
+  /** The body it happens in. */
+  side: LossSide;
+  kind: "dropped" | "converted" | "renamed" | "inserted" | "replaced" | "size" | "shape" | (string & {});
+  /** A mapping row's `kind`, or `messages`. */
+  what: string;
+  count: number;
+  detail: string;
+}
+
+/** Trace events of one body, grouped. */
+export interface EventGroup {
+  kind: EventKind;
+  piSource: string | null;
+  count: number;
+  example: string;
+}
+
+/** Each body's trace events, grouped. */
+export interface ComparisonEvents {
+  a: EventGroup[];
+  b: EventGroup[];
+}
+
+/** The same inputs under two protocols side by side (`compareWith`): `a` is the result's own body. */
+export interface Comparison {
+  a: ComparisonSide;
+  b: ComparisonSide;
+  mapping: MappingRow[];
+  losses: Loss[];
+  events: ComparisonEvents;
+}
+
 /** How the calls are grouped. */
 export type UsageGroupBy = "day" | "week" | "month" | "session" | "project" | "model" | "release";
 

@@ -2,7 +2,7 @@
 // Hand-written beside npm/api.js, except the report's types generated from its Rust types
 // (report.d.ts); checked by `tsc --noEmit` in tests/npm/.
 
-import type { Call, Diagnostic, EventKind, JsonValue, ModelInfo, PiRelease, PiVersion, RebuiltCall, Stage, Stats, Finding } from "./report.js";
+import type { Call, Comparison, Diagnostic, JsonValue, ModelInfo, PiRelease, PiVersion, RebuiltCall, Stage, Stats, Finding } from "./report.js";
 export * from "./report.js";
 
 /** The protocols (pi-ai "apis") pi 0.85.1 has adapters for. */
@@ -199,63 +199,6 @@ export interface ParseSessionOptions {
 
 /** Which call: a 1-based number on the active branch, an assistant entry id, or "next". */
 export type CallRef = number | string;
-
-/** One body of a {@link Comparison}. */
-export interface ComparisonSide {
-  api: string;
-  /** `provider/id`. */
-  model: string;
-  bodyBytes: number;
-  bodyChars: number;
-}
-
-/** Where one kind of block lives in one body. */
-export interface Placement {
-  /** JSON paths (`messages[*].content[*].text`), in order of first appearance. */
-  paths: string[];
-  /** How many leaves. */
-  leaves: number;
-  /** UTF-16 units of its string leaves. */
-  chars: number;
-  /** For parameters: `path=value` (`max_tokens=64000`). */
-  value: string | null;
-}
-
-/** The mapping table's row for one kind of block (system prompt, tool definitions, thinking, ...). */
-export interface MappingRow {
-  kind: string;
-  title: string;
-  a: Placement;
-  b: Placement;
-}
-
-/** Something one body drops, converts, renames or adds that the other does not. */
-export interface Loss {
-  /** The body it happens in. */
-  side: "a" | "b" | "both";
-  kind: "dropped" | "converted" | "renamed" | "inserted" | "replaced" | "size" | "shape" | (string & {});
-  /** A mapping row's `kind`, or `messages`. */
-  what: string;
-  count: number;
-  detail: string;
-}
-
-/** Trace events of one body, grouped. */
-export interface EventGroup {
-  kind: EventKind;
-  piSource: string | null;
-  count: number;
-  example: string;
-}
-
-/** The same inputs under two protocols side by side (`compareWith`): `a` is the result's own body. */
-export interface Comparison {
-  a: ComparisonSide;
-  b: ComparisonSide;
-  mapping: MappingRow[];
-  losses: Loss[];
-  events: { a: EventGroup[]; b: EventGroup[] };
-}
 
 /** Everything one assembly produced. `body`, `method` and `url` are null when pi would not send a request (see `diagnostics`). */
 /** A pi package (settings `packages`) and what it brings to the request. */

@@ -51,10 +51,11 @@ pub struct MappingRow {
     pub b: Placement,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Side {
     A,
     B,
+    #[default]
     Both,
 }
 
@@ -753,6 +754,13 @@ mod tests {
             .get("mapping")
             .and_then(Value::as_array)
             .is_some_and(|m| m.len() == KINDS.len()));
+        // The JSON reads back as its types (the Protocols view reads it so).
+        use crate::report::wire::Wire;
+        let typed = crate::report::compare::report(&c);
+        assert_eq!(
+            crate::report::types::Comparison::from_value(&j).as_ref(),
+            Some(&typed)
+        );
         assert!(
             c.losses
                 .iter()

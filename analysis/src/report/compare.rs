@@ -1,87 +1,73 @@
-//! The JSON of [`crate::analysis::compare`].
+//! The JSON of [`crate::analysis::compare`] (its types: [`super::compare_types`]).
 
-use crate::analysis::compare::*;
-use crate::js::{Object, Value};
+use crate::analysis::compare as c;
+use crate::js::Value;
+use crate::report::compare_types::*;
+use crate::report::wire::Wire;
 
-fn placement_json(p: &Placement) -> Value {
-    Object::new()
-        .with(
-            "paths",
-            Value::Array(p.paths.iter().map(Value::str).collect()),
-        )
-        .with("leaves", p.leaves)
-        .with("chars", p.chars)
-        .with(
-            "value",
-            p.value.as_deref().map(Value::from).unwrap_or(Value::Null),
-        )
-        .into()
+fn placement(p: &c::Placement) -> Placement {
+    Placement {
+        paths: p.paths.clone(),
+        leaves: p.leaves,
+        chars: p.chars,
+        value: p.value.clone(),
+    }
 }
 
-fn events_json(gs: &[EventGroup]) -> Value {
-    Value::Array(
-        gs.iter()
-            .map(|g| {
-                Object::new()
-                    .with("kind", g.kind.as_str())
-                    .with(
-                        "piSource",
-                        g.pi_source.map(Value::from).unwrap_or(Value::Null),
-                    )
-                    .with("count", g.count)
-                    .with("example", g.example.as_str())
-                    .into()
+fn events(gs: &[c::EventGroup]) -> Vec<EventGroup> {
+    gs.iter()
+        .map(|g| EventGroup {
+            kind: g.kind,
+            pi_source: g.pi_source.map(str::to_string),
+            count: g.count,
+            example: g.example.clone(),
+        })
+        .collect()
+}
+
+fn side(s: &c::SideInfo) -> ComparisonSide {
+    ComparisonSide {
+        api: s.api.clone(),
+        model: s.model.clone(),
+        body_bytes: s.body_bytes,
+        body_chars: s.body_chars,
+    }
+}
+
+/// The comparison as the report gives it.
+pub fn report(cmp: &c::Comparison) -> Comparison {
+    Comparison {
+        a: side(&cmp.a),
+        b: side(&cmp.b),
+        mapping: cmp
+            .rows
+            .iter()
+            .map(|r| MappingRow {
+                kind: r.kind.to_string(),
+                title: r.title.to_string(),
+                a: placement(&r.a),
+                b: placement(&r.b),
             })
             .collect(),
-    )
-}
-
-fn side_json(s: &SideInfo) -> Value {
-    Object::new()
-        .with("api", s.api.as_str())
-        .with("model", s.model.as_str())
-        .with("bodyBytes", s.body_bytes)
-        .with("bodyChars", s.body_chars)
-        .into()
+        losses: cmp
+            .losses
+            .iter()
+            .map(|l| Loss {
+                side: l.side,
+                kind: l.kind.to_string(),
+                what: l.what.to_string(),
+                count: l.count,
+                detail: l.detail.clone(),
+            })
+            .collect(),
+        events: ComparisonEvents {
+            a: events(&cmp.a_events),
+            b: events(&cmp.b_events),
+        },
+    }
 }
 
 /// The comparison as JSON (camelCase).
-pub fn to_json(c: &Comparison) -> Value {
-    let rows: Vec<Value> = c
-        .rows
-        .iter()
-        .map(|r| {
-            Object::new()
-                .with("kind", r.kind)
-                .with("title", r.title)
-                .with("a", placement_json(&r.a))
-                .with("b", placement_json(&r.b))
-                .into()
-        })
-        .collect();
-    let losses: Vec<Value> = c
-        .losses
-        .iter()
-        .map(|l| {
-            Object::new()
-                .with("side", l.side.as_str())
-                .with("kind", l.kind)
-                .with("what", l.what)
-                .with("count", l.count)
-                .with("detail", l.detail.as_str())
-                .into()
-        })
-        .collect();
-    Object::new()
-        .with("a", side_json(&c.a))
-        .with("b", side_json(&c.b))
-        .with("mapping", Value::Array(rows))
-        .with("losses", Value::Array(losses))
-        .with(
-            "events",
-            Object::new()
-                .with("a", events_json(&c.a_events))
-                .with("b", events_json(&c.b_events)),
-        )
-        .into()
+pub fn to_json(cmp: &c::Comparison) -> Value {
+    report(cmp).to_value()
 }

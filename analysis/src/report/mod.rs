@@ -5,6 +5,7 @@
 pub mod calibration;
 pub mod calls;
 pub mod compare;
+pub mod compare_types;
 pub mod findings;
 pub mod ledger;
 pub mod ledger_types;

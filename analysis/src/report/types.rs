@@ -1,6 +1,7 @@
 //! The report's types (see [`super::wire`]): what `--json`, the npm package and the visualizer's
 //! worker give, as Rust. `npm/report.d.ts` is generated from them ([`typescript`]).
 
+pub use super::compare_types::*;
 pub use super::ledger_types::*;
 use super::wire::{wire_enum, wire_struct, Declared, Skip, Wire};
 pub use crate::analysis::findings::Severity;
@@ -625,6 +626,14 @@ pub fn typescript() -> String {
         RebuiltCall::declaration(),
         DiagnosticSeverity::declaration(),
         Diagnostic::declaration(),
+        ComparisonSide::declaration(),
+        Placement::declaration(),
+        MappingRow::declaration(),
+        crate::analysis::compare::Side::declaration(),
+        Loss::declaration(),
+        EventGroup::declaration(),
+        ComparisonEvents::declaration(),
+        Comparison::declaration(),
         crate::analysis::ledger::GroupBy::declaration(),
         UsageTotals::declaration(),
         UsageShare::declaration(),

@@ -805,8 +805,10 @@ impl AppState {
     /// The worker's comparison of two protocols, if it is still wanted.
     fn on_compare(&mut self, gen: u64, key: (String, String), answer: Result<Value, String>) {
         if gen == self.gen && self.compares.contains_key(&key) {
-            let c = match answer {
-                Ok(v) => Comparison::Ready(Shared::new(v)),
+            use ctxlens::report::wire::Wire;
+            let c = match answer.map(|v| ctxlens::report::types::Comparison::from_value(&v)) {
+                Ok(Some(c)) => Comparison::Ready(Shared::new(c)),
+                Ok(None) => Comparison::Failed("the worker's comparison is not one".into()),
                 Err(e) => Comparison::Failed(e),
             };
             self.set_compare(key, c);

@@ -51,8 +51,8 @@ pub use util::{body_pending, expect_parsed_body, forget_parsed_body, prime_parse
 pub enum Comparison {
     /// Asked for; the answer is on its way.
     Pending,
-    /// `ctxlens::report::compare_json` of the two assemblies.
-    Ready(Shared<Value>),
+    /// The core's comparison of the two assemblies (`ctxlens::report::compare::report`).
+    Ready(Shared<ctxlens::report::types::Comparison>),
     /// Why there is none (the worker stopped or crashed, or could not compare).
     Failed(String),
 }

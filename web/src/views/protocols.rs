@@ -15,10 +15,12 @@ use yew::prelude::*;
 
 use super::components::thousands;
 use super::overview::KIND_LABELS;
-use super::util::{arr, at, not_available, num, s, text_of};
+use super::util::{at, not_available, text_of};
 use super::{Comparison, ViewProps};
 use crate::shared::Shared;
 use crate::state::CompareWith;
+use ctxlens::report::types::{Comparison as ProtocolComparison, EventGroup, MappingRow, Placement};
+use ctxlens::report::wire::Wire;
 
 /// The release the Protocols view offers first beside `from`: the newest other one.
 pub fn default_release(from: &str) -> ctxlens::PiVersion {
@@ -64,45 +66,48 @@ pub fn ProtocolsView(p: &ViewProps) -> Html {
 
 /// One side of a mapping row (`{paths, leaves, chars, value}`): its paths, then its value (the
 /// parameters) or its size.
-fn side_cell(x: &Value) -> Html {
-    let paths = arr(x, "paths");
-    if paths.is_empty() {
+fn side_cell(x: &Placement) -> Html {
+    if x.paths.is_empty() {
         return html! { <span class="badge dropped">{"not sent"}</span> };
     }
-    let leaves = num(x, "leaves");
+    let leaves = x.leaves;
     html! {
         <>
-            { for paths.iter().map(|p| html! { <div class="mono">{text_of(p)}</div> }) }
-            if let Some(v) = x.get_str("value") {
+            { for x.paths.iter().map(|p| html! { <div class="mono">{p}</div> }) }
+            if let Some(v) = &x.value {
                 <div class="muted small">{v}</div>
-            } else if num(x, "chars") > 0.0 {
-                <div class="muted small">{format!("{} chars in {} part{}", thousands(num(x, "chars")), leaves, if leaves == 1.0 { "" } else { "s" })}</div>
+            } else if x.chars > 0 {
+                <div class="muted small">{format!("{} chars in {} part{}", thousands(x.chars as f64), leaves, if leaves == 1 { "" } else { "s" })}</div>
             }
         </>
     }
 }
 
 /// The mapping table, and the loss report with the adapters' events, of one comparison.
-fn comparison_html(c: &Value, a_api: &str, b_api: &str, report: &Value) -> (Html, Html) {
-    let null = Value::Null;
-    let rows: Vec<&Value> = arr(c, "mapping")
+fn comparison_html(
+    c: &ProtocolComparison,
+    a_api: &str,
+    b_api: &str,
+    report: &Value,
+) -> (Html, Html) {
+    let rows: Vec<&MappingRow> = c
+        .mapping
         .iter()
-        .filter(|m| {
-            ["a", "b"]
-                .iter()
-                .any(|k| !arr(m.get(k).unwrap_or(&null), "paths").is_empty())
-        })
+        .filter(|m| !m.a.paths.is_empty() || !m.b.paths.is_empty())
         .collect();
-    let losses = arr(c, "losses");
-    let event_list = |api: &str, side: &str| {
-        let list = arr(c.get("events").unwrap_or(&null), side);
+    let event_list = |api: &str, side: &str, list: &[EventGroup]| {
         html! {
             <>
                 <h4>{format!("What {api}'s adapter did")}</h4>
                 if list.is_empty() { <p class="muted small">{"Nothing changed the messages."}</p> }
                 <ul class="losses" data-testid={format!("compare-events-{side}")}>
-                { for list.iter().map(|e| html! {
-                    <li><span class={classes!("badge", s(e, "kind").to_string())}>{format!("{} ×{}", s(e, "kind"), num(e, "count"))}</span>{" "}{s(e, "example")}{" "}<code class="pi-source" title={super::util::pi_source_title(report, s(e, "piSource"))}>{super::util::pi_source_path(report, s(e, "piSource"))}</code></li>
+                { for list.iter().map(|e| {
+                    let kind = e.kind.to_value();
+                    let kind = kind.as_str().unwrap_or("");
+                    let source = e.pi_source.as_deref().unwrap_or("");
+                    html! {
+                        <li><span class={classes!("badge", kind.to_string())}>{format!("{kind} ×{}", e.count)}</span>{" "}{&e.example}{" "}<code class="pi-source" title={super::util::pi_source_title(report, source)}>{super::util::pi_source_path(report, source)}</code></li>
+                    }
                 }) }
                 </ul>
             </>
@@ -113,7 +118,7 @@ fn comparison_html(c: &Value, a_api: &str, b_api: &str, report: &Value) -> (Html
                 <thead><tr><th>{"block"}</th><th class="mono">{a_api}</th><th class="mono">{b_api}</th></tr></thead>
                 <tbody>
                 { for rows.iter().map(|m| html! {
-                    <tr data-kind={s(m, "kind").to_string()}><th>{s(m, "title")}</th><td>{side_cell(m.get("a").unwrap_or(&null))}</td><td>{side_cell(m.get("b").unwrap_or(&null))}</td></tr>
+                    <tr data-kind={m.kind.clone()}><th>{&m.title}</th><td>{side_cell(&m.a)}</td><td>{side_cell(&m.b)}</td></tr>
                 }) }
                 </tbody>
             </table>
@@ -122,14 +127,14 @@ fn comparison_html(c: &Value, a_api: &str, b_api: &str, report: &Value) -> (Html
         <>
             <h4>{"Loss report"}</h4>
             <ul class="losses" data-testid="loss-report">
-                if losses.is_empty() { <li class="muted">{"Nothing is lost or added between these two."}</li> }
-                { for losses.iter().map(|l| {
-                    let kind = s(l, "kind");
-                    html! { <li data-side={s(l, "side").to_string()}><span class={classes!("badge", kind.to_string())}>{kind}</span>{" "}<span class="loss-detail">{s(l, "detail")}</span></li> }
+                if c.losses.is_empty() { <li class="muted">{"Nothing is lost or added between these two."}</li> }
+                { for c.losses.iter().map(|l| {
+                    let side = l.side.to_value();
+                    html! { <li data-side={side.as_str().unwrap_or("").to_string()}><span class={classes!("badge", l.kind.clone())}>{&l.kind}</span>{" "}<span class="loss-detail">{&l.detail}</span></li> }
                 }) }
             </ul>
-            {event_list(a_api, "a")}
-            {event_list(b_api, "b")}
+            {event_list(a_api, "a", &c.events.a)}
+            {event_list(b_api, "b", &c.events.b)}
         </>
     };
     (mapping, losses)
