@@ -32,6 +32,8 @@ pub struct Facts {
     pub json_utf16: usize,
     /// [`digest`] of its bytes.
     pub digest: u64,
+    /// Whether it holds a lone UTF-16 surrogate (what pi's `sanitizeSurrogates` removes).
+    pub lone_surrogates: bool,
 }
 
 impl Facts {
@@ -66,6 +68,7 @@ impl Known {
                 json_len,
                 json_utf16,
                 digest: digest(s.as_bytes()),
+                lone_surrogates: crate::string::has_lone_surrogate(s),
             },
             json,
         }
@@ -197,7 +200,7 @@ mod tests {
 
     #[test]
     fn facts_are_what_a_scan_finds() {
-        for text in ["plain ", "tab\tand \"quote\" ", "é😀 ", "\u{1}ctl "] {
+        for text in ["plain ", "tab\tand \"quote\" ", "é😀 ", "\u{1}ctl ", "\u{10F800} lone "] {
             let s = long(text);
             let mut json = String::new();
             crate::string::escape_json_string_into(&s, &mut json);
@@ -206,6 +209,7 @@ mod tests {
             assert_eq!(f.json_len, json.len(), "{text:?}");
             assert_eq!(f.json_utf16, utf16_len(&json), "{text:?}");
             assert_eq!(f.digest, digest(s.as_bytes()));
+            assert_eq!(f.lone_surrogates, text.contains('\u{10F800}'), "{text:?}");
         }
     }
 

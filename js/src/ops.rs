@@ -112,6 +112,10 @@ pub fn sanitize_shared(s: &Str) -> Str {
     if s.is_plain() {
         return s.clone();
     }
+    // A long text the memo knows is scanned once per session, not once per request.
+    if crate::memo::facts(s).is_some_and(|f| !f.lone_surrogates) {
+        return s.clone();
+    }
     match super::sanitize_surrogates(s) {
         std::borrow::Cow::Borrowed(_) => s.clone(),
         std::borrow::Cow::Owned(o) => o.into(),

@@ -165,8 +165,13 @@ pub fn js_trim_is_empty(s: &str) -> bool {
 
 /// pi's `sanitizeSurrogates`: removes unpaired surrogates. Paired ones are real scalars in a Rust
 /// string, so this removes exactly the encoded lone ones.
+/// Whether `s` holds a lone UTF-16 surrogate.
+pub fn has_lone_surrogate(s: &str) -> bool {
+    s.as_bytes().contains(&0xF4) && s.chars().any(|c| is_lone_surrogate_char(c).is_some())
+}
+
 pub fn sanitize_surrogates(s: &str) -> std::borrow::Cow<'_, str> {
-    if s.as_bytes().contains(&0xF4) && s.chars().any(|c| is_lone_surrogate_char(c).is_some()) {
+    if has_lone_surrogate(s) {
         std::borrow::Cow::Owned(
             s.chars()
                 .filter(|c| is_lone_surrogate_char(*c).is_none())
