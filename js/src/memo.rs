@@ -200,7 +200,13 @@ mod tests {
 
     #[test]
     fn facts_are_what_a_scan_finds() {
-        for text in ["plain ", "tab\tand \"quote\" ", "é😀 ", "\u{1}ctl ", "\u{10F800} lone "] {
+        for text in [
+            "plain ",
+            "tab\tand \"quote\" ",
+            "é😀 ",
+            "\u{1}ctl ",
+            "\u{10F800} lone ",
+        ] {
             let s = long(text);
             let mut json = String::new();
             crate::string::escape_json_string_into(&s, &mut json);
