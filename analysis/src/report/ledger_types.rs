@@ -258,6 +258,28 @@ impl UsageTotals {
     }
 }
 
+impl UsageItem {
+    /// Its characters, prompt tokens and cost.
+    pub fn share(&self) -> UsageShare {
+        UsageShare {
+            chars: self.chars,
+            tokens: self.tokens,
+            cost: self.cost,
+        }
+    }
+}
+
+impl UsageSourcedItem {
+    /// Its characters, prompt tokens and cost.
+    pub fn share(&self) -> UsageShare {
+        UsageShare {
+            chars: self.chars,
+            tokens: self.tokens,
+            cost: self.cost,
+        }
+    }
+}
+
 impl UsageBlocks {
     /// Each block under its JSON key, in the JSON's order.
     pub fn rows(&self) -> [(&'static str, &UsageShare); 5] {

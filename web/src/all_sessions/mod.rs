@@ -546,35 +546,30 @@ struct Row<'a> {
 }
 
 fn rows(items: &[UsageItem]) -> Vec<Row<'_>> {
+    let row = |i: &UsageItem| (i.requests, i.share());
     items
         .iter()
-        .map(|i| Row {
-            name: &i.name,
-            source: "",
-            requests: i.requests,
-            share: UsageShare {
-                chars: i.chars,
-                tokens: i.tokens,
-                cost: i.cost,
-            },
-        })
+        .map(|i| Row::new(&i.name, "", row(i)))
         .collect()
 }
 
 fn sourced_rows(items: &[UsageSourcedItem]) -> Vec<Row<'_>> {
+    let row = |i: &UsageSourcedItem| (i.requests, i.share());
     items
         .iter()
-        .map(|i| Row {
-            name: &i.name,
-            source: &i.source,
-            requests: i.requests,
-            share: UsageShare {
-                chars: i.chars,
-                tokens: i.tokens,
-                cost: i.cost,
-            },
-        })
+        .map(|i| Row::new(&i.name, &i.source, row(i)))
         .collect()
+}
+
+impl<'a> Row<'a> {
+    fn new(name: &'a str, source: &'a str, (requests, share): (usize, UsageShare)) -> Self {
+        Row {
+            name,
+            source,
+            requests,
+            share,
+        }
+    }
 }
 
 /// A ranked table of items (largest cost first), the first 12.
