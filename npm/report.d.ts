@@ -466,6 +466,108 @@ export interface Comparison {
   events: ComparisonEvents;
 }
 
+/**
+ * The first changed byte of the body: the bytes before it (`cachedPrefixBytes`) are the
+ * prefix a provider's cache still reuses; its JSON path, each side's value there and the
+ * block it is in.
+ */
+export interface FirstChange {
+  byte: number;
+  utf16: number;
+  cachedPrefixBytes: number;
+  path: string | null;
+  from: string | null;
+  to: string | null;
+  block: string | null;
+}
+
+/** A release that builds no request, and why. */
+export interface NotBuilt {
+  pi: PiVersion;
+  why: string;
+}
+
+/** The URL under each side. */
+export interface UrlChange {
+  from: string;
+  to: string;
+}
+
+/** A header whose value differs, or that one side lacks (null). */
+export interface HeaderChange {
+  name: string;
+  from: string | null;
+  to: string | null;
+}
+
+/** One block under both sides. */
+export interface UpgradeBlock {
+  /** `system prompt`, `tools`, `history`, `user text`, ..., `body`, `tool NAME`. */
+  name: string;
+  fromChars: number;
+  toChars: number;
+  charsDelta: number;
+  /** With tokens counted on both sides (the `tokens` option), else null. */
+  fromTokens: number | null;
+  toTokens: number | null;
+  tokensDelta: number | null;
+}
+
+/** A changelog line citing an issue a rule's entry cites. */
+export interface ChangelogLine {
+  pi: string;
+  text: string;
+}
+
+/** A switch of the version table that differs between the releases. */
+export interface RuleChange {
+  rule: string;
+  from: string;
+  to: string;
+  /** Whether it belongs to this request's protocol (or to every protocol). */
+  appliesToThisProtocol: boolean;
+  /** Its entry in the version table (the CLI's; null in the npm package). */
+  doc: string | null;
+  changelog: ChangelogLine[];
+}
+
+/** A section of a release's notes (`Added`, `Changed`, `Fixed`, ...). */
+export interface ReleaseNotesSection {
+  title: string;
+  items: string[];
+}
+
+/** pi's notes for one release. */
+export interface ReleaseNotes {
+  pi: string;
+  date: string | null;
+  sections: ReleaseNotesSection[];
+}
+
+/** What upgrading pi does to the request (`compareWith: {piVersion}`). */
+export interface Upgrade {
+  /** The result's release. */
+  from: PiVersion;
+  /** The release compared with. */
+  to: PiVersion;
+  /** Body, URL and headers byte-identical. */
+  identical: boolean;
+  firstChange: FirstChange | null;
+  notBuilt: NotBuilt[];
+  url: UrlChange | null;
+  headers: HeaderChange[];
+  blocks: UpgradeBlock[];
+  /**
+   * The version table's switches that differ, and whether each belongs to this
+   * request's protocol. Their entries and the changelog lines citing the same issues
+   * are the CLI's (`ctxlens compare --pi-with`): `doc` is null and `changelog` empty in
+   * the npm package.
+   */
+  rules: RuleChange[];
+  /** pi's release notes between the two; null in the npm package (the CLI has them). */
+  changelog: ReleaseNotes[] | null;
+}
+
 /** How the calls are grouped. */
 export type UsageGroupBy = "day" | "week" | "month" | "session" | "project" | "model" | "release";
 

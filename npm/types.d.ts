@@ -2,7 +2,7 @@
 // Hand-written beside npm/api.js, except the report's types generated from its Rust types
 // (report.d.ts); checked by `tsc --noEmit` in tests/npm/.
 
-import type { Call, Comparison, Diagnostic, JsonValue, ModelInfo, PiRelease, PiVersion, RebuiltCall, Stage, Stats, Finding } from "./report.js";
+import type { Call, Comparison, Diagnostic, JsonValue, ModelInfo, PiRelease, PiVersion, RebuiltCall, Stage, Stats, Finding, Upgrade, UpgradeBlock } from "./report.js";
 export * from "./report.js";
 
 /** The protocols (pi-ai "apis") pi 0.85.1 has adapters for. */
@@ -450,45 +450,3 @@ export interface WhatIfSide {
   costPerCall: { input: number | null; cacheRead: number | null; cacheWrite: number | null };
 }
 
-/** One block under both releases of an upgrade. */
-export interface UpgradeBlock {
-  /** `system prompt`, `tools`, `history`, `user text`, ..., `body`, `tool NAME`. */
-  name: string;
-  fromChars: number;
-  toChars: number;
-  charsDelta: number;
-  /** With tokens counted on both sides (the `tokens` option), else null. */
-  fromTokens: number | null;
-  toTokens: number | null;
-  tokensDelta: number | null;
-}
-
-/** What upgrading pi does to the request (`compareWith: {piVersion}`). */
-export interface Upgrade {
-  /** The result's release and the one compared with. */
-  from: PiVersion;
-  to: PiVersion;
-  /** Body, URL and headers byte-identical. */
-  identical: boolean;
-  /**
-   * The first changed byte of the body: the bytes before it (`cachedPrefixBytes`) are the prefix
-   * a provider's cache still reuses on the first call after upgrading; its JSON path, each
-   * side's value there and the block it is in.
-   */
-  firstChange: { byte: number; utf16: number; cachedPrefixBytes: number; path: string | null; from: string | null; to: string | null; block: string | null } | null;
-  /** A release that builds no request, and why. */
-  notBuilt: { pi: PiVersion; why: string }[];
-  url: { from: string; to: string } | null;
-  /** Headers whose value differs or that one side lacks (null). */
-  headers: { name: string; from: string | null; to: string | null }[];
-  blocks: UpgradeBlock[];
-  /**
-   * The version table's switches that differ, and whether each belongs to this request's
-   * protocol. Their entries (the release that began each, what it does, the cases that prove
-   * it) and the changelog lines citing the same issues are the CLI's (`ctxlens compare
-   * --pi-with`): `doc` is null and `changelog` empty in the npm package.
-   */
-  rules: { rule: string; from: string; to: string; appliesToThisProtocol: boolean; doc: string | null; changelog: { pi: string; text: string }[] }[];
-  /** pi's release notes between the two; null in the npm package (the CLI has them). */
-  changelog: { pi: string; date: string | null; sections: { title: string; items: string[] }[] }[] | null;
-}

@@ -44,9 +44,10 @@ impl ctxlens::tokens::TokenCounter for Words {
     }
 }
 
-/// A report's release, model, statistics, stages, diagnostics and findings, read back as the types the views read, write the same
-/// JSON: what a view reads is what the JSON says, field for field (with tokens and without, on a
-/// case of each release).
+/// A report's release, model, statistics, stages, diagnostics and findings, and its comparisons
+/// with another protocol and another release, read back as the types the views read, write the
+/// same JSON: what a view reads is what the JSON says, field for field (with tokens and without,
+/// on a case of each release).
 /// `json` read as `T` and written again is `json`, byte for byte.
 fn reads_back<T: ctxlens::report::wire::Wire>(json: &ctxlens::js::Value, what: &str, case: &str) {
     let typed = T::from_value(json)
@@ -84,6 +85,22 @@ fn the_report_s_typed_parts_read_back_write_the_same_json() {
         reads_back::<Vec<Diagnostic>>(part("diagnostics"), "diagnostics", &case.name);
         reads_back::<Vec<Call>>(part("calls"), "calls", &case.name);
         reads_back::<Option<RebuiltCall>>(part("call"), "call", &case.name);
+        // The comparisons with another protocol and with another release.
+        let other = ctxlens::assemble(&ctxlens::Inputs {
+            api: Some(ctxlens::Api::OpenAiResponses),
+            ..inputs.clone()
+        });
+        let c = ctxlens::analysis::compare::compare(&a, &other);
+        let c = ctxlens::report::compare::to_json(&c);
+        reads_back::<ctxlens::report::types::Comparison>(&c, "comparison", &case.name);
+        let older = ctxlens::assemble(&ctxlens::Inputs {
+            pi: Some(ctxlens::PiVersion::V0_85_1),
+            ..inputs.clone()
+        });
+        use ctxlens::AssemblyStats;
+        let u = ctxlens::analysis::upgrade::upgrade(&a, &older, a.stats(), older.stats());
+        let u = ctxlens::report::upgrade::to_json(&u);
+        reads_back::<ctxlens::report::types::Upgrade>(&u, "upgrade", &case.name);
     }
     assert!(checked >= 20, "only {checked} reports with tokens checked");
 }

@@ -16,6 +16,7 @@ pub mod stats;
 pub mod summary;
 pub mod types;
 pub mod upgrade;
+pub mod upgrade_types;
 pub mod usage;
 pub mod whatif;
 pub mod wire;

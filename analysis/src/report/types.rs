@@ -3,6 +3,7 @@
 
 pub use super::compare_types::*;
 pub use super::ledger_types::*;
+pub use super::upgrade_types::*;
 use super::wire::{wire_enum, wire_struct, Declared, Skip, Wire};
 pub use crate::analysis::findings::Severity;
 pub use crate::diagnostics::Severity as DiagnosticSeverity;
@@ -634,6 +635,16 @@ pub fn typescript() -> String {
         EventGroup::declaration(),
         ComparisonEvents::declaration(),
         Comparison::declaration(),
+        FirstChange::declaration(),
+        NotBuilt::declaration(),
+        UrlChange::declaration(),
+        HeaderChange::declaration(),
+        UpgradeBlock::declaration(),
+        ChangelogLine::declaration(),
+        RuleChange::declaration(),
+        ReleaseNotesSection::declaration(),
+        ReleaseNotes::declaration(),
+        Upgrade::declaration(),
         crate::analysis::ledger::GroupBy::declaration(),
         UsageTotals::declaration(),
         UsageShare::declaration(),

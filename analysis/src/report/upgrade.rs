@@ -1,179 +1,123 @@
-//! The JSON of [`crate::analysis::upgrade`].
+//! The JSON of [`crate::analysis::upgrade`] (its types: [`super::upgrade_types`]; the pieces a
+//! what-if shares with it are written here too).
 
-use super::opt_str;
-use crate::analysis::upgrade::*;
-use crate::js::{Object, Value};
+use crate::analysis::diff::{BlockDelta, FirstChange as Change};
+use crate::analysis::upgrade as u;
+use crate::js::Value;
+use crate::report::upgrade_types::*;
+use crate::report::wire::Wire;
 
-/// The upgrade comparison (camelCase): `{from, to, identical, firstChange, notBuilt, url,
-/// headers, blocks, rules}`.
-pub fn to_json(u: &Upgrade) -> Value {
-    let first = first_change_json(u.first_change.as_ref());
-    let blocks = blocks_json(&u.blocks);
-    let rules: Vec<Value> = u
-        .rules
-        .iter()
-        .map(|r| {
-            Object::new()
-                .with("rule", r.name.as_str())
-                .with("from", r.a.as_str())
-                .with("to", r.b.as_str())
-                .with("appliesToThisProtocol", r.applies)
-                .with("doc", opt_str(r.doc))
-                .with(
-                    "changelog",
-                    Value::Array(
-                        r.changelog
-                            .iter()
-                            .map(|(v, t)| {
-                                Object::new()
-                                    .with("pi", v.as_str())
-                                    .with("text", t.as_str())
-                                    .into()
-                            })
-                            .collect(),
-                    ),
-                )
-                .into()
-        })
-        .collect();
-    let headers = headers_json(&u.headers);
-    Object::new()
-        .with("from", u.a_version.as_str())
-        .with("to", u.b_version.as_str())
-        .with("identical", u.identical)
-        .with("firstChange", first)
-        .with(
-            "notBuilt",
-            Value::Array(
-                u.not_built
-                    .iter()
-                    .map(|(v, why)| {
-                        Object::new()
-                            .with("pi", v.as_str())
-                            .with("why", why.as_str())
-                            .into()
-                    })
-                    .collect(),
-            ),
-        )
-        .with(
-            "url",
-            match &u.url {
-                Some((a, b)) => Object::new()
-                    .with("from", a.as_str())
-                    .with("to", b.as_str())
-                    .into(),
-                None => Value::Null,
-            },
-        )
-        .with("headers", headers)
-        .with("blocks", blocks)
-        .with("rules", Value::Array(rules))
-        .with(
-            "changelog",
-            match &u.changelog {
-                Some(list) => Value::Array(
-                    list.iter()
-                        .map(|r| {
-                            Object::new()
-                                .with("pi", r.version.as_str())
-                                .with("date", opt_str(r.date.as_deref()))
-                                .with(
-                                    "sections",
-                                    Value::Array(
-                                        r.sections
-                                            .iter()
-                                            .map(|(t, items)| {
-                                                Object::new()
-                                                    .with("title", t.as_str())
-                                                    .with(
-                                                        "items",
-                                                        Value::Array(
-                                                            items
-                                                                .iter()
-                                                                .map(|i| Value::str(i.as_str()))
-                                                                .collect(),
-                                                        ),
-                                                    )
-                                                    .into()
-                                            })
-                                            .collect(),
-                                    ),
-                                )
-                                .into()
-                        })
-                        .collect(),
-                ),
-                None => Value::Null,
-            },
-        )
-        .into()
-}
-
-/// `firstChange`: `{byte, utf16, cachedPrefixBytes, path, from, to, block}` or null.
-pub fn first_change_json(f: Option<&FirstChange>) -> Value {
-    match f {
-        Some(f) => Object::new()
-            .with("byte", f.byte)
-            .with("utf16", f.utf16)
-            .with("cachedPrefixBytes", f.byte)
-            .with("path", opt_str(f.path.as_deref()))
-            .with("from", opt_str(f.a_value.as_deref()))
-            .with("to", opt_str(f.b_value.as_deref()))
-            .with("block", opt_str(f.block.as_deref()))
-            .into(),
-        None => Value::Null,
+/// The upgrade comparison as the report gives it.
+pub fn report(up: &u::Upgrade) -> Upgrade {
+    Upgrade {
+        from: up.a_version.clone(),
+        to: up.b_version.clone(),
+        identical: up.identical,
+        first_change: up.first_change.as_ref().map(first_change),
+        not_built: up
+            .not_built
+            .iter()
+            .map(|(v, why)| NotBuilt {
+                pi: v.clone(),
+                why: why.clone(),
+            })
+            .collect(),
+        url: up.url.as_ref().map(url),
+        headers: headers(&up.headers),
+        blocks: blocks(&up.blocks),
+        rules: up.rules.iter().map(rule).collect(),
+        changelog: up
+            .changelog
+            .as_ref()
+            .map(|list| list.iter().map(release_notes).collect()),
     }
 }
 
-/// `blocks`: each `{name, fromChars, toChars, charsDelta, fromTokens, toTokens, tokensDelta}`.
-pub fn blocks_json(blocks: &[BlockDelta]) -> Value {
-    let num = |n: Option<usize>| n.map_or(Value::Null, Value::from);
-    Value::Array(
-        blocks
-            .iter()
-            .map(|b| {
-                let delta = |x: Option<usize>, y: Option<usize>| match (x, y) {
-                    (Some(x), Some(y)) => Value::from(y as f64 - x as f64),
-                    _ => Value::Null,
-                };
-                Object::new()
-                    .with("name", b.name.as_str())
-                    .with("fromChars", b.a_chars)
-                    .with("toChars", b.b_chars)
-                    .with("charsDelta", b.b_chars as f64 - b.a_chars as f64)
-                    .with("fromTokens", num(b.a_tokens))
-                    .with("toTokens", num(b.b_tokens))
-                    .with("tokensDelta", delta(b.a_tokens, b.b_tokens))
-                    .into()
-            })
-            .collect(),
-    )
+/// The upgrade comparison (camelCase): `{from, to, identical, firstChange, notBuilt, url,
+/// headers, blocks, rules, changelog}`.
+pub fn to_json(up: &u::Upgrade) -> Value {
+    report(up).to_value()
 }
 
-/// `headers`: each `{name, from, to}`.
-pub fn headers_json(headers: &[(String, Option<String>, Option<String>)]) -> Value {
-    Value::Array(
-        headers
+fn rule(r: &u::RuleChange) -> RuleChange {
+    RuleChange {
+        rule: r.name.clone(),
+        from: r.a.clone(),
+        to: r.b.clone(),
+        applies_to_this_protocol: r.applies,
+        doc: r.doc.map(str::to_string),
+        changelog: r
+            .changelog
             .iter()
-            .map(|(k, a, b)| {
-                Object::new()
-                    .with("name", k.as_str())
-                    .with("from", opt_str(a.as_deref()))
-                    .with("to", opt_str(b.as_deref()))
-                    .into()
+            .map(|(v, t)| ChangelogLine {
+                pi: v.clone(),
+                text: t.clone(),
             })
             .collect(),
-    )
+    }
 }
 
-/// `url`: `{from, to}` or null.
-pub fn url_json(url: Option<&(String, String)>) -> Value {
-    match url {
-        Some((a, b)) => Object::new()
-            .with("from", a.as_str())
-            .with("to", b.as_str())
-            .into(),
-        None => Value::Null,
+fn release_notes(r: &crate::pi::changelog::Release) -> ReleaseNotes {
+    ReleaseNotes {
+        pi: r.version.clone(),
+        date: r.date.clone(),
+        sections: r
+            .sections
+            .iter()
+            .map(|(title, items)| ReleaseNotesSection {
+                title: title.clone(),
+                items: items.clone(),
+            })
+            .collect(),
+    }
+}
+
+/// The first changed byte, the cached prefix before it, and what is there on each side.
+pub fn first_change(f: &Change) -> FirstChange {
+    FirstChange {
+        byte: f.byte,
+        utf16: f.utf16,
+        cached_prefix_bytes: f.byte,
+        path: f.path.clone(),
+        from: f.a_value.clone(),
+        to: f.b_value.clone(),
+        block: f.block.clone(),
+    }
+}
+
+/// Each block's characters (and tokens) on both sides, with the differences.
+pub fn blocks(blocks: &[BlockDelta]) -> Vec<UpgradeBlock> {
+    let delta = |x: Option<usize>, y: Option<usize>| Some(y? as f64 - x? as f64);
+    blocks
+        .iter()
+        .map(|b| UpgradeBlock {
+            name: b.name.clone(),
+            from_chars: b.a_chars,
+            to_chars: b.b_chars,
+            chars_delta: b.b_chars as f64 - b.a_chars as f64,
+            from_tokens: b.a_tokens,
+            to_tokens: b.b_tokens,
+            tokens_delta: delta(b.a_tokens, b.b_tokens),
+        })
+        .collect()
+}
+
+/// The headers whose value differs, or that one side lacks.
+pub fn headers(headers: &[(String, Option<String>, Option<String>)]) -> Vec<HeaderChange> {
+    headers
+        .iter()
+        .map(|(k, a, b)| HeaderChange {
+            name: k.clone(),
+            from: a.clone(),
+            to: b.clone(),
+        })
+        .collect()
+}
+
+/// The URL on both sides.
+pub fn url((a, b): &(String, String)) -> UrlChange {
+    UrlChange {
+        from: a.clone(),
+        to: b.clone(),
     }
 }

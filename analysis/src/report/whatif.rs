@@ -1,7 +1,8 @@
 //! The JSON of [`crate::analysis::whatif`].
 
 use super::opt_str;
-use super::upgrade::{blocks_json, first_change_json, headers_json, url_json};
+use super::upgrade::{blocks, first_change, headers, url};
+use super::wire::Wire;
 use crate::analysis::whatif::*;
 use crate::js::{Object, Value};
 
@@ -125,11 +126,11 @@ pub fn to_json(w: &WhatIf, session: Option<&SessionWhatIf>) -> Value {
         .with("identical", w.diff.identical)
         .with(
             "firstChange",
-            first_change_json(w.diff.first_change.as_ref()),
+            w.diff.first_change.as_ref().map(first_change).to_value(),
         )
-        .with("url", url_json(w.diff.url.as_ref()))
-        .with("headers", headers_json(&w.diff.headers))
-        .with("blocks", blocks_json(&w.diff.blocks))
+        .with("url", w.diff.url.as_ref().map(url).to_value())
+        .with("headers", headers(&w.diff.headers).to_value())
+        .with("blocks", blocks(&w.diff.blocks).to_value())
         .with("before", side_json(&w.before))
         .with("after", side_json(&w.after))
         .with(
