@@ -15,9 +15,11 @@ use yew::prelude::*;
 
 use super::components::thousands;
 use super::protocols::{default_release, mode_chooser};
-use super::util::{arr, not_available, num, pi_version, s};
+use super::util::{not_available, pi_version};
 use super::{Upgrading, ViewProps};
 use crate::state::CompareWith;
+use ctxlens::report::types::{RuleChange, Upgrade, UpgradeBlock};
+use ctxlens::report::wire::Wire;
 
 /// `+12 gained` / `−5 lost` / ``.
 fn delta(d: f64) -> Html {
@@ -30,87 +32,79 @@ fn delta(d: f64) -> Html {
     }
 }
 
-/// An optional number of a JSON object (`null` → `None`).
-fn opt_num(v: &Value, key: &str) -> Option<f64> {
-    v.get(key).and_then(Value::as_f64)
-}
-
-/// The comparison's answer on screen.
+/// The comparison's answer on screen (`u`: the worker's JSON, read as its type).
 fn upgrade_html(u: &Value, all_rules: bool, on_all: Callback<MouseEvent>) -> Html {
-    let (from, to) = (s(u, "from"), s(u, "to"));
-    let not_built = arr(u, "notBuilt");
-    let url = u.get("url").filter(|x| !x.is_null());
-    let headers = arr(u, "headers");
+    let Some(u) = Upgrade::from_value(u) else {
+        return not_available("The worker's answer is not an upgrade comparison.");
+    };
+    let (from, to) = (&u.from, &u.to);
     html! {
         <>
-            { for not_built.iter().map(|n| html! {
-                <p class="na" data-testid="upgrade-not-built">{format!("pi {} builds no request: {}", s(n, "pi"), s(n, "why"))}</p>
+            { for u.not_built.iter().map(|n| html! {
+                <p class="na" data-testid="upgrade-not-built">{format!("pi {} builds no request: {}", n.pi, n.why)}</p>
             }) }
-            { verdict(u) }
-            if let Some(url) = url {
+            { verdict(&u) }
+            if let Some(url) = &u.url {
                 <div data-testid="upgrade-url">
                     <h4>{"URL"}</h4>
-                    <p class="mono small">{format!("pi {from}: {}", s(url, "from"))}</p>
-                    <p class="mono small">{format!("pi {to}: {}", s(url, "to"))}</p>
+                    <p class="mono small">{format!("pi {from}: {}", url.from)}</p>
+                    <p class="mono small">{format!("pi {to}: {}", url.to)}</p>
                 </div>
             }
-            if !headers.is_empty() {
+            if !u.headers.is_empty() {
                 <h4>{"Headers that differ"}</h4>
                 <table class="sizes" data-testid="upgrade-headers">
                     <thead><tr><th>{"header"}</th><th class="mono">{format!("pi {from}")}</th><th class="mono">{format!("pi {to}")}</th></tr></thead>
                     <tbody>
-                    { for headers.iter().map(|h| html! {
-                        <tr><th class="mono">{s(h, "name")}</th>
-                            <td class="mono small">{h.get_str("from").unwrap_or("(not sent)")}</td>
-                            <td class="mono small">{h.get_str("to").unwrap_or("(not sent)")}</td></tr>
+                    { for u.headers.iter().map(|h| html! {
+                        <tr><th class="mono">{&h.name}</th>
+                            <td class="mono small">{h.from.as_deref().unwrap_or("(not sent)")}</td>
+                            <td class="mono small">{h.to.as_deref().unwrap_or("(not sent)")}</td></tr>
                     }) }
                     </tbody>
                 </table>
             }
-            { blocks_table(u) }
-            { rules_list(u, all_rules, on_all) }
-            { release_notes(u) }
+            { blocks_table(&u) }
+            { rules_list(&u, all_rules, on_all) }
+            { release_notes(&u) }
         </>
     }
 }
 
 /// The verdict: identical under both releases, the first byte that changes (and what that
 /// does to the provider's cache), or the same body with other URL or headers.
-fn verdict(u: &Value) -> Html {
-    let (from, to) = (s(u, "from"), s(u, "to"));
-    let identical = u.get("identical").and_then(Value::as_bool) == Some(true);
-    let not_built = arr(u, "notBuilt");
-    let first = u.get("firstChange").filter(|f| !f.is_null());
-    if identical {
+fn verdict(u: &Upgrade) -> Html {
+    let (from, to) = (&u.from, &u.to);
+    if u.identical {
         html! {
             <p class="upgrade-verdict ok" data-testid="upgrade-identical">
                 <strong>{format!("Identical under pi {from} and pi {to}.")}</strong>
                 {" The same body, URL and headers, byte for byte: upgrading leaves the provider's cache as it is (the whole cached prefix is still reused)."}
             </p>
         }
-    } else if let Some(f) = first {
-        let byte = num(f, "byte");
-        let block = f.get_str("block").unwrap_or("a part ctxlens cannot name");
+    } else if let Some(f) = &u.first_change {
+        let byte = f.byte as f64;
+        let block = f.block.as_deref().unwrap_or("a part ctxlens cannot name");
         html! {
             <div class="upgrade-first-change" data-testid="upgrade-first-change" data-byte={byte.to_string()}>
                 <p class="upgrade-verdict"><strong>{"The request changes. "}</strong>{"First changed byte: "}
                     <strong data-testid="upgrade-first-byte">{thousands(byte)}</strong>
-                    {format!(" (character {} as JavaScript counts), in ", thousands(num(f, "utf16")))}
+                    {format!(" (character {} as JavaScript counts), in ", thousands(f.utf16 as f64))}
                     <strong data-testid="upgrade-first-block">{block}</strong>
                 </p>
-                if let Some(path) = f.get_str("path") {
+                if let Some(path) = &f.path {
                     <p class="small">{"JSON path "}<code class="mono" data-testid="upgrade-first-path">{path}</code></p>
                 }
                 <div class="two-col upgrade-values">
-                    <div><h5>{format!("pi {from}")}</h5><pre class="mono small" data-testid="upgrade-first-from">{f.get_str("from").unwrap_or("(nothing)")}</pre></div>
-                    <div><h5>{format!("pi {to}")}</h5><pre class="mono small" data-testid="upgrade-first-to">{f.get_str("to").unwrap_or("(nothing)")}</pre></div>
+                    <div><h5>{format!("pi {from}")}</h5><pre class="mono small" data-testid="upgrade-first-from">{f.from.as_deref().unwrap_or("(nothing)")}</pre></div>
+                    <div><h5>{format!("pi {to}")}</h5><pre class="mono small" data-testid="upgrade-first-to">{f.to.as_deref().unwrap_or("(nothing)")}</pre></div>
                 </div>
                 <p class="upgrade-cache" data-testid="upgrade-cache">
                     {format!("The first {} bytes stay the same: the cached prefix up to there is still reused on the first call after upgrading; everything after is written to the cache again.", thousands(byte))}
                 </p>
             </div>
         }
-    } else if not_built.is_empty() {
+    } else if u.not_built.is_empty() {
         html! { <p class="upgrade-verdict" data-testid="upgrade-same-body">{"The body is the same under both releases; the URL or headers differ (below)."}</p> }
     } else {
         Html::default()
@@ -118,13 +112,14 @@ fn verdict(u: &Value) -> Html {
 }
 
 /// Each block's characters (and tokens, once counted) under both releases.
-fn blocks_table(u: &Value) -> Html {
-    let (from, to) = (s(u, "from"), s(u, "to"));
-    let blocks: Vec<&Value> = arr(u, "blocks")
+fn blocks_table(u: &Upgrade) -> Html {
+    let (from, to) = (&u.from, &u.to);
+    let blocks: Vec<&UpgradeBlock> = u
+        .blocks
         .iter()
-        .filter(|b| num(b, "fromChars") > 0.0 || num(b, "toChars") > 0.0)
+        .filter(|b| b.from_chars > 0 || b.to_chars > 0)
         .collect();
-    let with_tokens = blocks.iter().any(|b| opt_num(b, "fromTokens").is_some());
+    let with_tokens = blocks.iter().any(|b| b.from_tokens.is_some());
     html! {
         <>
             <h4>{"Each block under both"}</h4>
@@ -148,21 +143,21 @@ fn blocks_table(u: &Value) -> Html {
                 { for blocks.iter().map(|b| {
                     // A block with characters and 0 tokens on both sides is one the core does
                     // not count on its own (structure, parameters, signatures): not "0 tokens".
-                    let uncounted = opt_num(b, "fromTokens") == Some(0.0) && opt_num(b, "toTokens") == Some(0.0);
-                    let changed = num(b, "charsDelta") != 0.0 || opt_num(b, "tokensDelta").is_some_and(|d| d != 0.0);
-                    let tok = |k: &str| match opt_num(b, k) {
-                        Some(n) if !uncounted => thousands(n),
+                    let uncounted = b.from_tokens == Some(0) && b.to_tokens == Some(0);
+                    let changed = b.chars_delta != 0.0 || b.tokens_delta.is_some_and(|d| d != 0.0);
+                    let tok = |n: Option<usize>| match n {
+                        Some(n) if !uncounted => thousands(n as f64),
                         _ => "–".into(),
                     };
                     html! {
-                        <tr class={classes!(changed.then_some("diff"))} data-block={s(b, "name").to_string()}>
-                            <th>{s(b, "name")}</th>
-                            <td class="num">{thousands(num(b, "fromChars"))}</td><td class="num">{thousands(num(b, "toChars"))}</td>
-                            <td class="num">{delta(num(b, "charsDelta"))}</td>
+                        <tr class={classes!(changed.then_some("diff"))} data-block={b.name.clone()}>
+                            <th>{&b.name}</th>
+                            <td class="num">{thousands(b.from_chars as f64)}</td><td class="num">{thousands(b.to_chars as f64)}</td>
+                            <td class="num">{delta(b.chars_delta)}</td>
                             if with_tokens {
-                                <td class="num" title={uncounted.then_some("not counted as a block of its own")}>{tok("fromTokens")}</td>
-                                <td class="num" title={uncounted.then_some("not counted as a block of its own")}>{tok("toTokens")}</td>
-                                <td class="num">{opt_num(b, "tokensDelta").map(delta).unwrap_or_default()}</td>
+                                <td class="num" title={uncounted.then_some("not counted as a block of its own")}>{tok(b.from_tokens)}</td>
+                                <td class="num" title={uncounted.then_some("not counted as a block of its own")}>{tok(b.to_tokens)}</td>
+                                <td class="num">{b.tokens_delta.map(delta).unwrap_or_default()}</td>
                             }
                         </tr>
                     }
@@ -176,20 +171,14 @@ fn blocks_table(u: &Value) -> Html {
 
 /// The version table's rules that differ between the releases (those of this protocol, or
 /// all), each with the changelog lines citing it.
-fn rules_list(u: &Value, all_rules: bool, on_all: Callback<MouseEvent>) -> Html {
-    let (from, to) = (s(u, "from"), s(u, "to"));
-    let rules = arr(u, "rules");
-    let applying = rules
+fn rules_list(u: &Upgrade, all_rules: bool, on_all: Callback<MouseEvent>) -> Html {
+    let (from, to) = (&u.from, &u.to);
+    let rules = &u.rules;
+    let applying = rules.iter().filter(|r| r.applies_to_this_protocol).count();
+    let shown: Vec<&RuleChange> = rules
         .iter()
-        .filter(|r| r.get("appliesToThisProtocol").and_then(Value::as_bool) != Some(false))
-        .count();
-    let shown: Vec<&Value> = rules
-        .iter()
-        .filter(|r| {
-            all_rules || r.get("appliesToThisProtocol").and_then(Value::as_bool) != Some(false)
-        })
+        .filter(|r| all_rules || r.applies_to_this_protocol)
         .collect();
-    let no_changelog = u.get("changelog").is_none_or(Value::is_null);
     html! {
         <>
             <h4>{"The rules that differ"}<span class="muted small">{" · pi's version table in ctxlens"}</span></h4>
@@ -201,26 +190,23 @@ fn rules_list(u: &Value, all_rules: bool, on_all: Callback<MouseEvent>) -> Html 
                     </button>
                 }
             </p>
-            if no_changelog {
+            if u.changelog.is_none() {
                 <p class="muted small" data-testid="upgrade-no-changelog">{format!("pi's release notes did not load: the CLI (ctxlens compare --pi {from} --pi-with {to}) shows the lines of pi's changelog tied to each rule.")}</p>
             }
             <ul class="upgrade-rules" data-testid="upgrade-rules" data-count={shown.len().to_string()}>
-            { for shown.iter().map(|r| {
-                let lines = arr(r, "changelog");
-                html! {
-                    <li data-rule={s(r, "rule").to_string()} data-applies={r.get("appliesToThisProtocol").and_then(Value::as_bool).unwrap_or(true).to_string()}>
-                        <code class="mono">{s(r, "rule")}</code>{": "}
-                        <span class="mono small">{s(r, "from")}</span>{format!(" under pi {from} → ")}<span class="mono small">{s(r, "to")}</span>{format!(" under pi {to}")}
-                        if let Some(doc) = r.get_str("doc") {
-                            <div class="rule-doc small">{doc}</div>
-                        }
-                        if !lines.is_empty() {
-                            <ul class="small changelog">
-                            { for lines.iter().map(|l| html! { <li><span class="badge">{format!("pi {}", s(l, "pi"))}</span>{" "}{s(l, "text")}</li> }) }
-                            </ul>
-                        }
-                    </li>
-                }
+            { for shown.iter().map(|r| html! {
+                <li data-rule={r.rule.clone()} data-applies={r.applies_to_this_protocol.to_string()}>
+                    <code class="mono">{&r.rule}</code>{": "}
+                    <span class="mono small">{&r.from}</span>{format!(" under pi {from} → ")}<span class="mono small">{&r.to}</span>{format!(" under pi {to}")}
+                    if let Some(doc) = &r.doc {
+                        <div class="rule-doc small">{doc}</div>
+                    }
+                    if !r.changelog.is_empty() {
+                        <ul class="small changelog">
+                        { for r.changelog.iter().map(|l| html! { <li><span class="badge">{format!("pi {}", l.pi)}</span>{" "}{&l.text}</li> }) }
+                        </ul>
+                    }
+                </li>
             }) }
             </ul>
         </>
@@ -228,30 +214,28 @@ fn rules_list(u: &Value, all_rules: bool, on_all: Callback<MouseEvent>) -> Html 
 }
 
 /// pi's release notes between the two releases (when they loaded).
-fn release_notes(u: &Value) -> Html {
-    let (from, to) = (s(u, "from"), s(u, "to"));
-    let no_changelog = u.get("changelog").is_none_or(Value::is_null);
+fn release_notes(u: &Upgrade) -> Html {
+    let (from, to) = (&u.from, &u.to);
+    let Some(notes) = &u.changelog else {
+        return Html::default();
+    };
     html! {
-        <>
-            if !no_changelog {
-                <details class="upgrade-changelog" data-testid="upgrade-changelog" data-releases={arr(u, "changelog").len().to_string()}>
-                    <summary>{format!("pi's release notes between pi {from} and pi {to} ({} releases)", arr(u, "changelog").len())}</summary>
-                    { for arr(u, "changelog").iter().map(|r| html! {
-                        <section data-release={s(r, "pi").to_string()}>
-                            <h5>{format!("pi {}", s(r, "pi"))}{r.get_str("date").map(|d| format!(" · {d}")).unwrap_or_default()}</h5>
-                            { for arr(r, "sections").iter().map(|sec| html! {
-                                <>
-                                    <h6>{s(sec, "title")}</h6>
-                                    <ul class="small changelog">
-                                    { for arr(sec, "items").iter().map(|i| html! { <li>{i.as_str().unwrap_or("")}</li> }) }
-                                    </ul>
-                                </>
-                            }) }
-                        </section>
+        <details class="upgrade-changelog" data-testid="upgrade-changelog" data-releases={notes.len().to_string()}>
+            <summary>{format!("pi's release notes between pi {from} and pi {to} ({} releases)", notes.len())}</summary>
+            { for notes.iter().map(|r| html! {
+                <section data-release={r.pi.clone()}>
+                    <h5>{format!("pi {}", r.pi)}{r.date.as_ref().map(|d| format!(" · {d}")).unwrap_or_default()}</h5>
+                    { for r.sections.iter().map(|sec| html! {
+                        <>
+                            <h6>{&sec.title}</h6>
+                            <ul class="small changelog">
+                            { for sec.items.iter().map(|i| html! { <li>{i}</li> }) }
+                            </ul>
+                        </>
                     }) }
-                </details>
-            }
-        </>
+                </section>
+            }) }
+        </details>
     }
 }
 
