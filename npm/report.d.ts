@@ -568,6 +568,129 @@ export interface Upgrade {
   changelog: ReleaseNotes[] | null;
 }
 
+/** What to change in pi to get the changed request; `text` says it in words. */
+export type TakeHome =
+  | { kind: "flags"; flags: string[]; args: string[]; text: string }
+  | { kind: "removeFiles"; paths: string[]; text: string }
+  | { kind: "editFile"; path: string; line: string; content: string; text: string }
+  | { kind: "editSession"; edits: string[]; content: string; text: string }
+  | { kind: "install"; command: string; text: string }
+  | { kind: "none"; why: string; text: string };
+
+/** A change of a what-if, what it did, and how to make it in pi. */
+export interface WhatIfChange {
+  /** As given (`tool:bash`, `thinking=off`). */
+  change: string;
+  did: string;
+  takeHome: TakeHome;
+}
+
+/** The model's prices, dollars per million tokens. */
+export interface PricesPerMillion {
+  input: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+/** What one call costs (dollars): all uncached, all read from the cache, all written to it. */
+export interface CostPerCall {
+  input: number | null;
+  cacheRead: number | null;
+  cacheWrite: number | null;
+}
+
+/** One side of a what-if: the request's size, its share of the model's context window, and what one call costs at the catalog's prices (dollars). */
+export interface WhatIfSide {
+  chars: number;
+  images: number;
+  tokens: number | null;
+  tokensExact: boolean;
+  tokensBy: string | null;
+  contextWindow: number | null;
+  windowShare: number | null;
+  pricesPerMillion: PricesPerMillion | null;
+  costPerCall: CostPerCall;
+}
+
+/** What the changes do to the request's size, window share and cost per call. */
+export interface WhatIfDelta {
+  chars: number;
+  tokens: number | null;
+  windowShare: number | null;
+  costPerCall: CostPerCall;
+}
+
+/** What the changes do to the provider's prompt cache. */
+export interface WhatIfCache {
+  firstChangedByte: number | null;
+  stablePrefixBytes: number;
+  stableShare: number;
+  nextCallCachedTokens: number | null;
+  nextCallUncachedTokens: number | null;
+  nextCallCost: number | null;
+  warmCallCost: number | null;
+  note: string;
+}
+
+/** A call of the session rebuilt as it was and with the changes made at the start. */
+export interface WhatIfCall {
+  /** 1-based among the session's calls. */
+  call: number;
+  entryId: string | null;
+  line: number;
+  beforeChars: number;
+  afterChars: number | null;
+  beforeTokens: number | null;
+  afterTokens: number | null;
+  /** The input tokens the provider reported for it. */
+  reportedTokens: number | null;
+  /** Those scaled by what the changes do to its request. */
+  reportedTokensAfter: number | null;
+  reportedCost: number | null;
+  note: string | null;
+}
+
+/** The rebuilt calls summed, on one side. */
+export interface WhatIfSessionSide {
+  chars: number;
+  tokens: number | null;
+  reportedTokens: number | null;
+}
+
+/** What the changes would have saved over the rebuilt calls. */
+export interface WhatIfSaved {
+  chars: number;
+  tokens: number | null;
+  reportedTokens: number | null;
+  cost: number | null;
+}
+
+/** The whole session rebuilt with the changes made at the start (`rebuildCalls`). */
+export interface WhatIfSession {
+  calls: WhatIfCall[];
+  callsWithUsage: number;
+  callsRebuilt: number;
+  before: WhatIfSessionSide;
+  after: WhatIfSessionSide;
+  saved: WhatIfSaved;
+  notes: string[];
+}
+
+/** What a what-if did: each change and its take-home, the body's first change (the cache), each block's delta, the request's size, window share and cost per call before and after, and the whole session rebuilt with it (with `rebuildCalls`). */
+export interface WhatIf {
+  changes: WhatIfChange[];
+  identical: boolean;
+  firstChange: FirstChange | null;
+  url: UrlChange | null;
+  headers: HeaderChange[];
+  blocks: UpgradeBlock[];
+  before: WhatIfSide;
+  after: WhatIfSide;
+  delta: WhatIfDelta;
+  cache: WhatIfCache | null;
+  session: WhatIfSession | null;
+}
+
 /** How the calls are grouped. */
 export type UsageGroupBy = "day" | "week" | "month" | "session" | "project" | "model" | "release";
 

@@ -2,7 +2,7 @@
 // Hand-written beside npm/api.js, except the report's types generated from its Rust types
 // (report.d.ts); checked by `tsc --noEmit` in tests/npm/.
 
-import type { Call, Comparison, Diagnostic, JsonValue, ModelInfo, PiRelease, PiVersion, RebuiltCall, Stage, Stats, Finding, Upgrade, UpgradeBlock } from "./report.js";
+import type { Call, Comparison, Diagnostic, JsonValue, ModelInfo, PiRelease, PiVersion, RebuiltCall, Stage, Stats, Finding, Upgrade, WhatIf } from "./report.js";
 export * from "./report.js";
 
 /** The protocols (pi-ai "apis") pi 0.85.1 has adapters for. */
@@ -412,41 +412,4 @@ export declare function createWorkspace(options: AssembleOptions): Workspace;
 
 /** Reads a session file as pi does: the entries, the active branch and what it selects. */
 export declare function parseSession(text: string | Uint8Array, options?: ParseSessionOptions): SessionTree;
-
-/** How to make a what-if change for real with pi. */
-export type TakeHome =
-  | { kind: "flags"; flags: string[]; args: string[]; text: string }
-  | { kind: "removeFiles"; paths: string[]; text: string }
-  | { kind: "editFile"; path: string; line: string; content: string; text: string }
-  | { kind: "editSession"; edits: string[]; content: string; text: string }
-  | { kind: "install"; command: string; text: string }
-  | { kind: "none"; why: string; text: string };
-
-/** What a what-if did: each change and its take-home, the body's first change (the cache), each block's delta, the request's size, window share and cost per call before and after, and the whole session rebuilt with it (with `rebuildCalls`). */
-export interface WhatIf {
-  changes: { change: string; did: string; takeHome: TakeHome }[];
-  identical: boolean;
-  firstChange: Upgrade["firstChange"];
-  url: Upgrade["url"];
-  headers: Upgrade["headers"];
-  blocks: UpgradeBlock[];
-  before: WhatIfSide;
-  after: WhatIfSide;
-  delta: { chars: number; tokens: number | null; windowShare: number | null; costPerCall: { input: number | null; cacheRead: number | null; cacheWrite: number | null } };
-  cache: { firstChangedByte: number | null; stablePrefixBytes: number; stableShare: number; nextCallCachedTokens: number | null; nextCallUncachedTokens: number | null; nextCallCost: number | null; warmCallCost: number | null; note: string } | null;
-  session: unknown | null;
-}
-
-/** One side of a what-if: the request's size, its share of the model's context window, and what one call costs at the catalog's prices (dollars). */
-export interface WhatIfSide {
-  chars: number;
-  images: number;
-  tokens: number | null;
-  tokensExact: boolean;
-  tokensBy: string | null;
-  contextWindow: number | null;
-  windowShare: number | null;
-  pricesPerMillion: { input: number; cacheRead: number; cacheWrite: number } | null;
-  costPerCall: { input: number | null; cacheRead: number | null; cacheWrite: number | null };
-}
 

@@ -101,6 +101,14 @@ fn the_report_s_typed_parts_read_back_write_the_same_json() {
         let u = ctxlens::analysis::upgrade::upgrade(&a, &older, a.stats(), older.stats());
         let u = ctxlens::report::upgrade::to_json(&u);
         reads_back::<ctxlens::report::types::Upgrade>(&u, "upgrade", &case.name);
+        // A what-if: the tool set without bash.
+        let change = [ctxlens::analysis::whatif::Change::parse_without("tool:bash").unwrap()];
+        if let Ok((changed, applied)) = ctxlens::analysis::whatif::apply(&inputs, &a, &change) {
+            let b = ctxlens::assemble(&changed);
+            let w = ctxlens::analysis::whatif::compare(applied, &a, &b, a.stats(), b.stats());
+            let w = ctxlens::report::whatif::to_json(&w, None);
+            reads_back::<ctxlens::report::types::WhatIf>(&w, "what-if", &case.name);
+        }
     }
     assert!(checked >= 20, "only {checked} reports with tokens checked");
 }

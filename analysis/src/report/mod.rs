@@ -19,6 +19,7 @@ pub mod upgrade;
 pub mod upgrade_types;
 pub mod usage;
 pub mod whatif;
+pub mod whatif_types;
 pub mod wire;
 
 use crate::assemble::Assembly;

@@ -4,6 +4,7 @@
 pub use super::compare_types::*;
 pub use super::ledger_types::*;
 pub use super::upgrade_types::*;
+pub use super::whatif_types::*;
 use super::wire::{wire_enum, wire_struct, Declared, Skip, Wire};
 pub use crate::analysis::findings::Severity;
 pub use crate::diagnostics::Severity as DiagnosticSeverity;
@@ -645,6 +646,18 @@ pub fn typescript() -> String {
         ReleaseNotesSection::declaration(),
         ReleaseNotes::declaration(),
         Upgrade::declaration(),
+        TakeHomeText::declaration(),
+        WhatIfChange::declaration(),
+        PricesPerMillion::declaration(),
+        CostPerCall::declaration(),
+        WhatIfSide::declaration(),
+        WhatIfDelta::declaration(),
+        WhatIfCache::declaration(),
+        WhatIfCall::declaration(),
+        WhatIfSessionSide::declaration(),
+        WhatIfSaved::declaration(),
+        WhatIfSession::declaration(),
+        WhatIf::declaration(),
         crate::analysis::ledger::GroupBy::declaration(),
         UsageTotals::declaration(),
         UsageShare::declaration(),

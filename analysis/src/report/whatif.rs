@@ -1,218 +1,153 @@
-//! The JSON of [`crate::analysis::whatif`].
+//! The JSON of [`crate::analysis::whatif`] (its types: [`super::whatif_types`]).
 
-use super::opt_str;
 use super::upgrade::{blocks, first_change, headers, url};
+use super::whatif_types::*;
 use super::wire::Wire;
-use crate::analysis::whatif::*;
-use crate::js::{Object, Value};
+use crate::analysis::whatif as w;
+use crate::js::Value;
 
-fn num<T: Into<Value>>(n: Option<T>) -> Value {
-    n.map_or(Value::Null, Into::into)
+/// A number JSON can write (not NaN or infinite), else none.
+fn finite(n: Option<f64>) -> Option<f64> {
+    n.filter(|x| x.is_finite())
 }
 
-fn float(n: Option<f64>) -> Value {
-    n.filter(|x| x.is_finite()).map_or(Value::Null, Value::from)
+/// `y - x` when both are there.
+fn minus(x: Option<f64>, y: Option<f64>) -> Option<f64> {
+    Some(y? - x?)
 }
 
-fn strings(v: &[String]) -> Value {
-    Value::Array(v.iter().map(|s| Value::str(s.as_str())).collect())
+fn side(s: &w::Side) -> WhatIfSide {
+    WhatIfSide {
+        chars: s.chars,
+        images: s.images,
+        tokens: s.tokens,
+        tokens_exact: s.tokens_exact,
+        tokens_by: s.tokens_by.clone(),
+        context_window: finite(s.context_window),
+        window_share: finite(s.window_share),
+        prices_per_million: s.prices.as_ref().map(|p| PricesPerMillion {
+            input: p.input,
+            cache_read: p.cache_read,
+            cache_write: p.cache_write,
+        }),
+        cost_per_call: CostPerCall {
+            input: finite(s.cost(|p| p.input)),
+            cache_read: finite(s.cost(|p| p.cache_read)),
+            cache_write: finite(s.cost(|p| p.cache_write)),
+        },
+    }
 }
 
-/// A take-home: `{kind, text, …}` — `flags` (`flags`, `args`), `removeFiles` (`paths`),
-/// `editFile` (`path`, `line`, `content`), `editSession` (`edits`, `content`), `install`
-/// (`command`), `none` (`why`).
-pub fn take_home_json(a: &Applied) -> Value {
-    let o = Object::new();
-    let o = match &a.take_home {
-        TakeHome::Flags { flags, args } => o
-            .with("kind", "flags")
-            .with("flags", strings(flags))
-            .with("args", strings(args)),
-        TakeHome::RemoveFiles { paths } => {
-            o.with("kind", "removeFiles").with("paths", strings(paths))
-        }
-        TakeHome::EditFile {
-            path,
-            line,
-            content,
-        } => o
-            .with("kind", "editFile")
-            .with("path", path.as_str())
-            .with("line", line.as_str())
-            .with("content", content.as_str()),
-        TakeHome::EditSession { edits, content } => o
-            .with("kind", "editSession")
-            .with("edits", strings(edits))
-            .with("content", content.as_str()),
-        TakeHome::Install { command } => {
-            o.with("kind", "install").with("command", command.as_str())
-        }
-        TakeHome::None { why } => o.with("kind", "none").with("why", why.as_str()),
-    };
-    o.with("text", a.text.as_str()).into()
+fn delta(wi: &w::WhatIf) -> WhatIfDelta {
+    let (a, b) = (&wi.before, &wi.after);
+    let cost = |f: fn(&w::Prices) -> f64| minus(a.cost(f), b.cost(f));
+    WhatIfDelta {
+        chars: b.chars as f64 - a.chars as f64,
+        tokens: minus(a.tokens.map(|t| t as f64), b.tokens.map(|t| t as f64)),
+        window_share: minus(a.window_share, b.window_share),
+        cost_per_call: CostPerCall {
+            input: cost(|p| p.input),
+            cache_read: cost(|p| p.cache_read),
+            cache_write: cost(|p| p.cache_write),
+        },
+    }
 }
 
-fn side_json(s: &Side) -> Value {
-    let prices = match &s.prices {
-        Some(p) => Object::new()
-            .with("input", p.input)
-            .with("cacheRead", p.cache_read)
-            .with("cacheWrite", p.cache_write)
-            .into(),
-        None => Value::Null,
-    };
-    Object::new()
-        .with("chars", s.chars)
-        .with("images", s.images)
-        .with("tokens", num(s.tokens))
-        .with("tokensExact", s.tokens_exact)
-        .with("tokensBy", opt_str(s.tokens_by.as_deref()))
-        .with("contextWindow", float(s.context_window))
-        .with("windowShare", float(s.window_share))
-        .with("pricesPerMillion", prices)
-        .with(
-            "costPerCall",
-            Object::new()
-                .with("input", float(s.cost(|p| p.input)))
-                .with("cacheRead", float(s.cost(|p| p.cache_read)))
-                .with("cacheWrite", float(s.cost(|p| p.cache_write))),
-        )
-        .into()
+fn cache(wi: &w::WhatIf, c: &w::Cache) -> WhatIfCache {
+    WhatIfCache {
+        first_changed_byte: wi.diff.first_change.as_ref().map(|f| f.byte),
+        stable_prefix_bytes: c.stable_prefix_bytes,
+        stable_share: c.stable_share,
+        next_call_cached_tokens: c.next_call_cached_tokens,
+        next_call_uncached_tokens: c.next_call_uncached_tokens,
+        next_call_cost: finite(c.next_call_cost),
+        warm_call_cost: finite(c.warm_call_cost),
+        note: c.note.clone(),
+    }
+}
+
+/// A change's take-home, with its words.
+pub fn take_home(a: &w::Applied) -> TakeHomeText {
+    TakeHomeText {
+        take_home: a.take_home.clone(),
+        text: a.text.clone(),
+    }
+}
+
+/// The what-if as the report gives it (with the session's calls rebuilt, when they were).
+pub fn report(wi: &w::WhatIf, session: Option<&w::SessionWhatIf>) -> WhatIf {
+    WhatIf {
+        changes: wi
+            .applied
+            .iter()
+            .map(|a| WhatIfChange {
+                change: a.change.spec(),
+                did: a.did.clone(),
+                take_home: take_home(a),
+            })
+            .collect(),
+        identical: wi.diff.identical,
+        first_change: wi.diff.first_change.as_ref().map(first_change),
+        url: wi.diff.url.as_ref().map(url),
+        headers: headers(&wi.diff.headers),
+        blocks: blocks(&wi.diff.blocks),
+        before: side(&wi.before),
+        after: side(&wi.after),
+        delta: delta(wi),
+        cache: wi.cache.as_ref().map(|c| cache(wi, c)),
+        session: session.map(session_report),
+    }
 }
 
 /// The what-if comparison (camelCase): `{changes, identical, firstChange, url, headers, blocks,
 /// before, after, delta, cache, session}`.
-pub fn to_json(w: &WhatIf, session: Option<&SessionWhatIf>) -> Value {
-    let changes: Vec<Value> = w
-        .applied
-        .iter()
-        .map(|a| {
-            Object::new()
-                .with("change", a.change.spec())
-                .with("did", a.did.as_str())
-                .with("takeHome", take_home_json(a))
-                .into()
-        })
-        .collect();
-    let delta_tokens = match (w.before.tokens, w.after.tokens) {
-        (Some(x), Some(y)) => Value::from(y as f64 - x as f64),
-        _ => Value::Null,
-    };
-    let cost_delta = |f: fn(&crate::analysis::whatif::Prices) -> f64| match (
-        w.before.cost(f),
-        w.after.cost(f),
-    ) {
-        (Some(x), Some(y)) => Value::from(y - x),
-        _ => Value::Null,
-    };
-    let cache = match &w.cache {
-        Some(c) => Object::new()
-            .with(
-                "firstChangedByte",
-                num(w.diff.first_change.as_ref().map(|f| f.byte)),
-            )
-            .with("stablePrefixBytes", c.stable_prefix_bytes)
-            .with("stableShare", c.stable_share)
-            .with("nextCallCachedTokens", num(c.next_call_cached_tokens))
-            .with("nextCallUncachedTokens", num(c.next_call_uncached_tokens))
-            .with("nextCallCost", float(c.next_call_cost))
-            .with("warmCallCost", float(c.warm_call_cost))
-            .with("note", c.note.as_str())
-            .into(),
-        None => Value::Null,
-    };
-    Object::new()
-        .with("changes", Value::Array(changes))
-        .with("identical", w.diff.identical)
-        .with(
-            "firstChange",
-            w.diff.first_change.as_ref().map(first_change).to_value(),
-        )
-        .with("url", w.diff.url.as_ref().map(url).to_value())
-        .with("headers", headers(&w.diff.headers).to_value())
-        .with("blocks", blocks(&w.diff.blocks).to_value())
-        .with("before", side_json(&w.before))
-        .with("after", side_json(&w.after))
-        .with(
-            "delta",
-            Object::new()
-                .with("chars", w.after.chars as f64 - w.before.chars as f64)
-                .with("tokens", delta_tokens)
-                .with(
-                    "windowShare",
-                    match (w.before.window_share, w.after.window_share) {
-                        (Some(x), Some(y)) => Value::from(y - x),
-                        _ => Value::Null,
-                    },
-                )
-                .with(
-                    "costPerCall",
-                    Object::new()
-                        .with("input", cost_delta(|p| p.input))
-                        .with("cacheRead", cost_delta(|p| p.cache_read))
-                        .with("cacheWrite", cost_delta(|p| p.cache_write)),
-                ),
-        )
-        .with("cache", cache)
-        .with("session", session.map_or(Value::Null, session_json))
-        .into()
+pub fn to_json(wi: &w::WhatIf, session: Option<&w::SessionWhatIf>) -> Value {
+    report(wi, session).to_value()
 }
 
 /// The whole session rebuilt with the change: `{calls, callsWithUsage, callsRebuilt, before,
 /// after, saved, notes}`.
-pub fn session_json(s: &SessionWhatIf) -> Value {
-    let calls: Vec<Value> = s
-        .calls
-        .iter()
-        .map(|c| {
-            Object::new()
-                .with("call", c.index)
-                .with("entryId", opt_str(c.entry_id.as_deref()))
-                .with("line", c.line)
-                .with("beforeChars", c.before_chars)
-                .with("afterChars", num(c.after_chars))
-                .with("beforeTokens", num(c.before_tokens))
-                .with("afterTokens", num(c.after_tokens))
-                .with("reportedTokens", float(c.reported_tokens))
-                .with("reportedTokensAfter", float(c.reported_tokens_after))
-                .with("reportedCost", float(c.reported_cost))
-                .with("note", opt_str(c.note.as_deref()))
-                .into()
-        })
-        .collect();
+pub fn session_report(s: &w::SessionWhatIf) -> WhatIfSession {
     let saved_tokens = match (s.before_tokens, s.after_tokens) {
-        (Some(x), Some(y)) => Value::from(x as f64 - y as f64),
-        _ => Value::Null,
+        (Some(x), Some(y)) => Some(x as f64 - y as f64),
+        _ => None,
     };
-    Object::new()
-        .with("calls", Value::Array(calls))
-        .with("callsWithUsage", s.calls_with_usage)
-        .with("callsRebuilt", s.calls.len())
-        .with(
-            "before",
-            Object::new()
-                .with("chars", s.before_chars)
-                .with("tokens", num(s.before_tokens))
-                .with("reportedTokens", s.reported_tokens),
-        )
-        .with(
-            "after",
-            Object::new()
-                .with("chars", s.after_chars)
-                .with("tokens", num(s.after_tokens))
-                .with("reportedTokens", float(s.reported_tokens_after)),
-        )
-        .with(
-            "saved",
-            Object::new()
-                .with("chars", s.before_chars as f64 - s.after_chars as f64)
-                .with("tokens", saved_tokens)
-                .with(
-                    "reportedTokens",
-                    float(s.reported_tokens_after.map(|a| s.reported_tokens - a)),
-                )
-                .with("cost", float(s.cost_saved)),
-        )
-        .with("notes", strings(&s.notes))
-        .into()
+    WhatIfSession {
+        calls: s.calls.iter().map(call).collect(),
+        calls_with_usage: s.calls_with_usage,
+        calls_rebuilt: s.calls.len(),
+        before: WhatIfSessionSide {
+            chars: s.before_chars,
+            tokens: s.before_tokens,
+            reported_tokens: Some(s.reported_tokens),
+        },
+        after: WhatIfSessionSide {
+            chars: s.after_chars,
+            tokens: s.after_tokens,
+            reported_tokens: finite(s.reported_tokens_after),
+        },
+        saved: WhatIfSaved {
+            chars: s.before_chars as f64 - s.after_chars as f64,
+            tokens: saved_tokens,
+            reported_tokens: finite(s.reported_tokens_after.map(|a| s.reported_tokens - a)),
+            cost: finite(s.cost_saved),
+        },
+        notes: s.notes.clone(),
+    }
+}
+
+fn call(c: &w::CallRow) -> WhatIfCall {
+    WhatIfCall {
+        call: c.index,
+        entry_id: c.entry_id.clone(),
+        line: c.line as usize,
+        before_chars: c.before_chars,
+        after_chars: c.after_chars,
+        before_tokens: c.before_tokens,
+        after_tokens: c.after_tokens,
+        reported_tokens: finite(c.reported_tokens),
+        reported_tokens_after: finite(c.reported_tokens_after),
+        reported_cost: finite(c.reported_cost),
+        note: c.note.clone(),
+    }
 }
