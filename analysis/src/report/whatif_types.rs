@@ -25,17 +25,29 @@ impl Default for TakeHomeText {
     }
 }
 
+impl TakeHomeText {
+    /// Its `kind` (`flags`, `removeFiles`, `editFile`, `editSession`, `install`, `none`).
+    pub fn kind(&self) -> &'static str {
+        match self.take_home {
+            TakeHome::Flags { .. } => "flags",
+            TakeHome::RemoveFiles { .. } => "removeFiles",
+            TakeHome::EditFile { .. } => "editFile",
+            TakeHome::EditSession { .. } => "editSession",
+            TakeHome::Install { .. } => "install",
+            TakeHome::None { .. } => "none",
+        }
+    }
+}
+
 impl Wire for TakeHomeText {
     fn to_value(&self) -> Value {
-        let mut o = Object::new();
+        let mut o = Object::new().with("kind", self.kind());
         match &self.take_home {
             TakeHome::Flags { flags, args } => {
-                o.insert("kind", Value::str("flags"));
                 flags.put(&mut o, "flags");
                 args.put(&mut o, "args");
             }
             TakeHome::RemoveFiles { paths } => {
-                o.insert("kind", Value::str("removeFiles"));
                 paths.put(&mut o, "paths");
             }
             TakeHome::EditFile {
@@ -43,22 +55,18 @@ impl Wire for TakeHomeText {
                 line,
                 content,
             } => {
-                o.insert("kind", Value::str("editFile"));
                 path.put(&mut o, "path");
                 line.put(&mut o, "line");
                 content.put(&mut o, "content");
             }
             TakeHome::EditSession { edits, content } => {
-                o.insert("kind", Value::str("editSession"));
                 edits.put(&mut o, "edits");
                 content.put(&mut o, "content");
             }
             TakeHome::Install { command } => {
-                o.insert("kind", Value::str("install"));
                 command.put(&mut o, "command");
             }
             TakeHome::None { why } => {
-                o.insert("kind", Value::str("none"));
                 why.put(&mut o, "why");
             }
         }

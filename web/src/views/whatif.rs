@@ -20,6 +20,8 @@ use yew::prelude::*;
 use super::components::thousands;
 use super::util::{arr, at, num, s};
 use super::{Upgrading, ViewProps, WhatIfKey};
+use ctxlens::report::types::{CostPerCall, UpgradeBlock, WhatIf, WhatIfCache, WhatIfSession};
+use ctxlens::report::wire::Wire;
 
 /// The settings a spec can set (`KEY=VALUE`).
 const SET_KEYS: [&str; 4] = ["model", "thinking", "api", "pi"];
@@ -255,10 +257,6 @@ fn delta(d: f64) -> Html {
     }
 }
 
-fn opt_num(v: &Value, key: &str) -> Option<f64> {
-    v.get(key).and_then(Value::as_f64)
-}
-
 /// Dollars, with enough digits for a cent's fraction.
 fn dollars(x: Option<f64>) -> String {
     match x {
@@ -273,40 +271,38 @@ fn share(x: Option<f64>) -> String {
     x.map_or("–".into(), |x| format!("{:.2}%", x * 100.0))
 }
 
-/// The answer on screen.
-fn whatif_html(w: &Value) -> Html {
-    let tokens_by = at(w, &["before", "tokensBy"])
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    let cache = w.get("cache").filter(|c| !c.is_null());
-    let blocks: Vec<&Value> = arr(w, "blocks")
+/// The answer on screen (`json`: the worker's, read as its type; `sessionPending`: the
+/// session's part follows).
+fn whatif_html(json: &Value) -> Html {
+    let Some(w) = WhatIf::from_value(json) else {
+        return html! { <p class="na">{"The worker's answer is not a what-if."}</p> };
+    };
+    let tokens_by = w.before.tokens_by.clone();
+    let blocks: Vec<&UpgradeBlock> = w
+        .blocks
         .iter()
-        .filter(|b| num(b, "fromChars") > 0.0 || num(b, "toChars") > 0.0)
+        .filter(|b| b.from_chars > 0 || b.to_chars > 0)
         .collect();
-    let with_tokens = blocks.iter().any(|b| opt_num(b, "fromTokens").is_some());
-    let session = w
-        .get("session")
-        .filter(|x| !x.is_null())
-        .map(session_html)
-        .or_else(|| {
-            // The request's answer first; the whole session's follows (each call with usage
-            // rebuilt both ways takes two assemblies).
-            w.get("sessionPending").is_some_and(Value::truthy).then(|| html! {
-                <div class="whatif-session" data-testid="whatif-session-pending">
-                    <h4>{"Over the whole session"}</h4>
-                    <p class="muted small">{"Rebuilding the session's calls with the changes made at the start (each call with usage, two assemblies each)…"}</p>
-                </div>
-            })
-        });
+    let with_tokens = blocks.iter().any(|b| b.from_tokens.is_some());
+    let session = w.session.as_ref().map(session_html).or_else(|| {
+        // The request's answer first; the whole session's follows (each call with usage
+        // rebuilt both ways takes two assemblies).
+        json.get("sessionPending").is_some_and(Value::truthy).then(|| html! {
+            <div class="whatif-session" data-testid="whatif-session-pending">
+                <h4>{"Over the whole session"}</h4>
+                <p class="muted small">{"Rebuilding the session's calls with the changes made at the start (each call with usage, two assemblies each)…"}</p>
+            </div>
+        })
+    });
     html! {
         <>
-            { whatif_verdict(w) }
+            { whatif_verdict(&w) }
             <h4>{"The request, per call"}</h4>
             if let Some(by) = tokens_by {
                 <p class="muted small">{format!("Tokens: {by}. Prices per million tokens from pi's model catalog.")}</p>
             }
-            { totals_table(w) }
-            { for cache.map(cache_table) }
+            { totals_table(&w) }
+            { for w.cache.as_ref().map(cache_table) }
             <h4>{"Each block"}</h4>
             if !with_tokens {
                 <p class="muted small" data-testid="whatif-chars-only">{"Characters only per block: the tokens are counted on both sides once the model's vocabulary is loaded (the Overview's Tokens card says which vocabulary)."}</p>
@@ -314,31 +310,29 @@ fn whatif_html(w: &Value) -> Html {
             { blocks_table(&blocks, with_tokens) }
             <h4>{"Make it for real"}</h4>
             <p class="muted small">{"What to change in pi to get this request: the flags, settings.json lines or file edits (copy them from here)."}</p>
-            { take_home(w) }
+            { take_home(&w) }
             {for session}
         </>
     }
 }
 
 /// The verdict: the same bytes, or the first byte that changes and in which block.
-fn whatif_verdict(w: &Value) -> Html {
-    let identical = w.get("identical").and_then(Value::as_bool) == Some(true);
-    let first = w.get("firstChange").filter(|f| !f.is_null());
-    if identical {
+fn whatif_verdict(w: &WhatIf) -> Html {
+    if w.identical {
         html! {
             <p class="upgrade-verdict ok" data-testid="whatif-identical">
                 <strong>{"The request is byte-identical with these changes."}</strong>
                 {" Nothing pi sends changes (the change found nothing that reaches this request)."}
             </p>
         }
-    } else if let Some(f) = first {
-        let byte = num(f, "byte");
+    } else if let Some(f) = &w.first_change {
+        let byte = f.byte as f64;
         html! {
             <div class="upgrade-first-change" data-testid="whatif-first-change" data-byte={byte.to_string()}>
                 <p class="upgrade-verdict"><strong>{"The request changes. "}</strong>{"First changed byte: "}
                     <strong data-testid="whatif-first-byte">{thousands(byte)}</strong>
-                    {" in "}<strong data-testid="whatif-first-block">{f.get_str("block").unwrap_or("a part ctxlens cannot name")}</strong>
-                    if let Some(path) = f.get_str("path") {
+                    {" in "}<strong data-testid="whatif-first-block">{f.block.as_deref().unwrap_or("a part ctxlens cannot name")}</strong>
+                    if let Some(path) = &f.path {
                         {" (JSON path "}<code class="mono" data-testid="whatif-first-path">{path}</code>{")"}
                     }
                 </p>
@@ -349,56 +343,69 @@ fn whatif_verdict(w: &Value) -> Html {
     }
 }
 
-/// What the change does to the provider's prompt cache (`c`: the answer's `cache`).
-fn cache_table(c: &Value) -> Html {
+/// What the change does to the provider's prompt cache.
+fn cache_table(c: &WhatIfCache) -> Html {
+    let tokens =
+        |t: Option<usize>| t.map_or("–".into(), |t| format!("{} tokens", thousands(t as f64)));
+    let stable = c.stable_prefix_bytes as f64;
     html! {
-        <div class="whatif-cache" data-testid="whatif-cache" data-stable={num(c, "stablePrefixBytes").to_string()}>
+        <div class="whatif-cache" data-testid="whatif-cache" data-stable={stable.to_string()}>
             <h4>{"Prompt cache"}</h4>
-            <p data-testid="whatif-cache-note">{s(c, "note")}</p>
+            <p data-testid="whatif-cache-note">{&c.note}</p>
             <table class="sizes">
                 <tbody>
-                    <tr><th>{"byte-stable prefix"}</th><td class="num" data-testid="whatif-stable-bytes">{format!("{} bytes", thousands(num(c, "stablePrefixBytes")))}</td><td class="num">{format!("{:.1}%", num(c, "stableShare") * 100.0)}</td></tr>
-                    <tr><th>{"next call: read from the cache"}</th><td class="num">{opt_num(c, "nextCallCachedTokens").map_or("–".into(), |t| format!("{} tokens", thousands(t)))}</td><td></td></tr>
-                    <tr><th>{"next call: sent and written anew"}</th><td class="num">{opt_num(c, "nextCallUncachedTokens").map_or("–".into(), |t| format!("{} tokens", thousands(t)))}</td><td></td></tr>
-                    <tr><th>{"next call's input cost"}</th><td class="num">{dollars(opt_num(c, "nextCallCost"))}</td><td class="muted small">{"cached part at the cache-read price, the rest at the cache-write price"}</td></tr>
-                    <tr><th>{"the calls after, all cached"}</th><td class="num">{dollars(opt_num(c, "warmCallCost"))}</td><td></td></tr>
+                    <tr><th>{"byte-stable prefix"}</th><td class="num" data-testid="whatif-stable-bytes">{format!("{} bytes", thousands(stable))}</td><td class="num">{format!("{:.1}%", c.stable_share * 100.0)}</td></tr>
+                    <tr><th>{"next call: read from the cache"}</th><td class="num">{tokens(c.next_call_cached_tokens)}</td><td></td></tr>
+                    <tr><th>{"next call: sent and written anew"}</th><td class="num">{tokens(c.next_call_uncached_tokens)}</td><td></td></tr>
+                    <tr><th>{"next call's input cost"}</th><td class="num">{dollars(c.next_call_cost)}</td><td class="muted small">{"cached part at the cache-read price, the rest at the cache-write price"}</td></tr>
+                    <tr><th>{"the calls after, all cached"}</th><td class="num">{dollars(c.warm_call_cost)}</td><td></td></tr>
                 </tbody>
             </table>
         </div>
     }
 }
 
+/// One of a call's three costs.
+type CostOf = fn(&CostPerCall) -> Option<f64>;
+
 /// The request's characters, tokens, share of the window and cost per call, as it is and with
 /// the changes.
-fn totals_table(w: &Value) -> Html {
-    let (before, after) = (
-        w.get("before").cloned().unwrap_or_default(),
-        w.get("after").cloned().unwrap_or_default(),
-    );
-    let d = w.get("delta").cloned().unwrap_or_default();
-    let cost = |side: &Value, k: &str| at(side, &["costPerCall", k]).and_then(Value::as_f64);
+fn totals_table(w: &WhatIf) -> Html {
+    let (before, after, d) = (&w.before, &w.after, &w.delta);
+    let tokens = |t: Option<usize>| t.map_or("–".into(), |t| thousands(t as f64));
+    let costs: [(&str, &str, CostOf); 3] = [
+        ("input", "cost per call, uncached input", |c| c.input),
+        ("cacheRead", "cost per call, all read from the cache", |c| {
+            c.cache_read
+        }),
+        (
+            "cacheWrite",
+            "cost per call, all written to the cache",
+            |c| c.cache_write,
+        ),
+    ];
     html! {
         <table class="sizes whatif-totals" data-testid="whatif-totals">
             <thead><tr><th></th><th class="num">{"as it is"}</th><th class="num">{"with the changes"}</th><th class="num">{"Δ"}</th></tr></thead>
             <tbody>
-                <tr data-row="chars"><th>{"characters"}</th><td class="num">{thousands(num(&before, "chars"))}</td><td class="num">{thousands(num(&after, "chars"))}</td><td class="num">{delta(num(&d, "chars"))}</td></tr>
+                <tr data-row="chars"><th>{"characters"}</th><td class="num">{thousands(before.chars as f64)}</td><td class="num">{thousands(after.chars as f64)}</td><td class="num">{delta(d.chars)}</td></tr>
                 <tr data-row="tokens"><th>{"tokens"}</th>
-                    <td class="num">{opt_num(&before, "tokens").map_or("–".into(), thousands)}</td>
-                    <td class="num">{opt_num(&after, "tokens").map_or("–".into(), thousands)}</td>
-                    <td class="num">{opt_num(&d, "tokens").map(delta).unwrap_or_default()}</td></tr>
+                    <td class="num">{tokens(before.tokens)}</td>
+                    <td class="num">{tokens(after.tokens)}</td>
+                    <td class="num">{d.tokens.map(delta).unwrap_or_default()}</td></tr>
                 <tr data-row="window"><th>{"share of the context window"}</th>
-                    <td class="num">{share(opt_num(&before, "windowShare"))}</td>
-                    <td class="num">{share(opt_num(&after, "windowShare"))}</td>
-                    <td class="num">{opt_num(&d, "windowShare").map(|x| format!("{:+.2} points", x * 100.0)).unwrap_or_default()}</td></tr>
-                if before.get("pricesPerMillion").is_none_or(Value::is_null) {
+                    <td class="num">{share(before.window_share)}</td>
+                    <td class="num">{share(after.window_share)}</td>
+                    <td class="num">{d.window_share.map(|x| format!("{:+.2} points", x * 100.0)).unwrap_or_default()}</td></tr>
+                if before.prices_per_million.is_none() {
                     <tr data-row="cost-none"><th>{"cost per call"}</th>
                         <td colspan="3" class="muted" data-testid="whatif-no-prices">{"unknown: this model has no prices (its catalog or models.json entry gives none)"}</td></tr>
                 } else {
-                { for [("input", "cost per call, uncached input"), ("cacheRead", "cost per call, all read from the cache"), ("cacheWrite", "cost per call, all written to the cache")].iter().map(|(k, label)| html! {
+                { for costs.iter().map(|(k, label, of)| html! {
                     <tr data-row={format!("cost-{k}")}><th>{*label}</th>
-                        <td class="num">{dollars(cost(&before, k))}</td>
-                        <td class="num">{dollars(cost(&after, k))}</td>
-                        <td class="num">{dollars(at(&d, &["costPerCall", k]).and_then(Value::as_f64))}</td></tr>
+                        <td class="num">{dollars(of(&before.cost_per_call))}</td>
+                        <td class="num">{dollars(of(&after.cost_per_call))}</td>
+                        <td class="num">{dollars(of(&d.cost_per_call))}</td></tr>
                 }) }
                 }
             </tbody>
@@ -407,7 +414,7 @@ fn totals_table(w: &Value) -> Html {
 }
 
 /// Each block's characters (and tokens, once counted) as it is and with the changes.
-fn blocks_table(blocks: &[&Value], with_tokens: bool) -> Html {
+fn blocks_table(blocks: &[&UpgradeBlock], with_tokens: bool) -> Html {
     html! {
         <div class="table-scroll">
         <table class="sizes upgrade-blocks" data-testid="whatif-blocks" data-tokens={with_tokens.to_string()}>
@@ -421,20 +428,20 @@ fn blocks_table(blocks: &[&Value], with_tokens: bool) -> Html {
             </thead>
             <tbody>
             { for blocks.iter().map(|b| {
-                let changed = num(b, "charsDelta") != 0.0 || opt_num(b, "tokensDelta").is_some_and(|d| d != 0.0);
-                let uncounted = opt_num(b, "fromTokens") == Some(0.0) && opt_num(b, "toTokens") == Some(0.0);
-                let tok = |k: &str| match opt_num(b, k) {
-                    Some(n) if !uncounted => thousands(n),
+                let changed = b.chars_delta != 0.0 || b.tokens_delta.is_some_and(|d| d != 0.0);
+                let uncounted = b.from_tokens == Some(0) && b.to_tokens == Some(0);
+                let tok = |n: Option<usize>| match n {
+                    Some(n) if !uncounted => thousands(n as f64),
                     _ => "–".into(),
                 };
                 html! {
-                    <tr class={classes!(changed.then_some("diff"))} data-block={s(b, "name").to_string()} data-delta={num(b, "charsDelta").to_string()}>
-                        <th>{s(b, "name")}</th>
-                        <td class="num">{thousands(num(b, "fromChars"))}</td><td class="num">{thousands(num(b, "toChars"))}</td>
-                        <td class="num">{delta(num(b, "charsDelta"))}</td>
+                    <tr class={classes!(changed.then_some("diff"))} data-block={b.name.clone()} data-delta={b.chars_delta.to_string()}>
+                        <th>{&b.name}</th>
+                        <td class="num">{thousands(b.from_chars as f64)}</td><td class="num">{thousands(b.to_chars as f64)}</td>
+                        <td class="num">{delta(b.chars_delta)}</td>
                         if with_tokens {
-                            <td class="num">{tok("fromTokens")}</td><td class="num">{tok("toTokens")}</td>
-                            <td class="num">{opt_num(b, "tokensDelta").map(delta).unwrap_or_default()}</td>
+                            <td class="num">{tok(b.from_tokens)}</td><td class="num">{tok(b.to_tokens)}</td>
+                            <td class="num">{b.tokens_delta.map(delta).unwrap_or_default()}</td>
                         }
                     </tr>
                 }
@@ -446,55 +453,51 @@ fn blocks_table(blocks: &[&Value], with_tokens: bool) -> Html {
 }
 
 /// What to change in pi to get this request, change by change.
-fn take_home(w: &Value) -> Html {
+fn take_home(w: &WhatIf) -> Html {
     html! {
         <ul class="whatif-takehome" data-testid="whatif-takehome">
-        { for arr(w, "changes").iter().map(|c| {
-            let th = c.get("takeHome").cloned().unwrap_or_default();
-            html! {
-                <li data-change={s(c, "change").to_string()} data-kind={s(&th, "kind").to_string()}>
-                    <code class="mono">{s(c, "change")}</code>{": "}{s(c, "did")}
-                    <pre class="mono small" data-testid="whatif-takehome-text">{s(&th, "text")}</pre>
-                </li>
-            }
+        { for w.changes.iter().map(|c| html! {
+            <li data-change={c.change.clone()} data-kind={c.take_home.kind()}>
+                <code class="mono">{&c.change}</code>{": "}{&c.did}
+                <pre class="mono small" data-testid="whatif-takehome-text">{&c.take_home.text}</pre>
+            </li>
         }) }
         </ul>
     }
 }
 
 /// The whole session rebuilt with the changes made at the start.
-fn session_html(x: &Value) -> Html {
-    let saved = x.get("saved").cloned().unwrap_or_default();
-    let (before, after) = (
-        x.get("before").cloned().unwrap_or_default(),
-        x.get("after").cloned().unwrap_or_default(),
-    );
+fn session_html(x: &WhatIfSession) -> Html {
+    let (before, after, saved) = (&x.before, &x.after, &x.saved);
+    let tokens = |t: Option<f64>| t.map_or("–".into(), thousands);
+    let count = |t: Option<u64>| t.map_or("–".into(), |t| thousands(t as f64));
+    let rebuilt = x.calls_rebuilt as f64;
     html! {
-        <div class="whatif-session" data-testid="whatif-session" data-calls={num(x, "callsRebuilt").to_string()}>
+        <div class="whatif-session" data-testid="whatif-session" data-calls={rebuilt.to_string()}>
             <h4>{"Over the whole session"}</h4>
-            <p class="small">{format!("Had these changes been made at the start: {} of the session's {} calls with usage rebuilt both ways.", num(x, "callsRebuilt"), num(x, "callsWithUsage"))}</p>
+            <p class="small">{format!("Had these changes been made at the start: {} of the session's {} calls with usage rebuilt both ways.", rebuilt, x.calls_with_usage as f64)}</p>
             <table class="sizes">
                 <thead><tr><th></th><th class="num">{"as it was"}</th><th class="num">{"with the changes"}</th><th class="num">{"saved"}</th></tr></thead>
                 <tbody>
-                    <tr data-row="chars"><th>{"characters sent"}</th><td class="num">{thousands(num(&before, "chars"))}</td><td class="num">{thousands(num(&after, "chars"))}</td><td class="num" data-testid="whatif-session-saved-chars">{thousands(num(&saved, "chars"))}</td></tr>
-                    <tr data-row="tokens"><th>{"tokens (counted)"}</th><td class="num">{opt_num(&before, "tokens").map_or("–".into(), thousands)}</td><td class="num">{opt_num(&after, "tokens").map_or("–".into(), thousands)}</td><td class="num">{opt_num(&saved, "tokens").map_or("–".into(), thousands)}</td></tr>
-                    <tr data-row="reported"><th>{"input tokens (the provider's usage)"}</th><td class="num">{thousands(num(&before, "reportedTokens"))}</td><td class="num">{opt_num(&after, "reportedTokens").map_or("–".into(), thousands)}</td><td class="num">{opt_num(&saved, "reportedTokens").map_or("–".into(), thousands)}</td></tr>
-                    <tr data-row="cost"><th>{"cost"}</th><td></td><td></td><td class="num">{dollars(opt_num(&saved, "cost"))}</td></tr>
+                    <tr data-row="chars"><th>{"characters sent"}</th><td class="num">{thousands(before.chars as f64)}</td><td class="num">{thousands(after.chars as f64)}</td><td class="num" data-testid="whatif-session-saved-chars">{thousands(saved.chars)}</td></tr>
+                    <tr data-row="tokens"><th>{"tokens (counted)"}</th><td class="num">{count(before.tokens)}</td><td class="num">{count(after.tokens)}</td><td class="num">{tokens(saved.tokens)}</td></tr>
+                    <tr data-row="reported"><th>{"input tokens (the provider's usage)"}</th><td class="num">{thousands(before.reported_tokens.unwrap_or(0.0))}</td><td class="num">{tokens(after.reported_tokens)}</td><td class="num">{tokens(saved.reported_tokens)}</td></tr>
+                    <tr data-row="cost"><th>{"cost"}</th><td></td><td></td><td class="num">{dollars(saved.cost)}</td></tr>
                 </tbody>
             </table>
-            { for arr(x, "notes").iter().map(|n| html! { <p class="muted small">{n.as_str().unwrap_or("")}</p> }) }
+            { for x.notes.iter().map(|n| html! { <p class="muted small">{n}</p> }) }
             <details>
                 <summary>{"Each call rebuilt"}</summary>
                 <table class="sizes">
                     <thead><tr><th class="num">{"call"}</th><th>{"entry"}</th><th class="num">{"characters as it was"}</th><th class="num">{"with the changes"}</th><th class="num">{"input tokens (reported)"}</th><th class="num" title="the call's reported input tokens scaled by what the changes do to its request">{"with the changes (≈)"}</th><th>{"note"}</th></tr></thead>
                     <tbody>
-                    { for arr(x, "calls").iter().map(|c| html! {
-                        <tr><td class="num">{num(c, "call")}</td><td class="mono small">{s(c, "entryId")}</td>
-                            <td class="num">{thousands(num(c, "beforeChars"))}</td>
-                            <td class="num">{opt_num(c, "afterChars").map_or("–".into(), thousands)}</td>
-                            <td class="num">{opt_num(c, "reportedTokens").map_or("–".into(), thousands)}</td>
-                            <td class="num" data-testid="whatif-call-tokens-after">{opt_num(c, "reportedTokensAfter").map_or("–".into(), |t| thousands(t.round()))}</td>
-                            <td class="small">{s(c, "note")}</td></tr>
+                    { for x.calls.iter().map(|c| html! {
+                        <tr><td class="num">{c.call as f64}</td><td class="mono small">{c.entry_id.clone().unwrap_or_default()}</td>
+                            <td class="num">{thousands(c.before_chars as f64)}</td>
+                            <td class="num">{c.after_chars.map_or("–".into(), |n| thousands(n as f64))}</td>
+                            <td class="num">{tokens(c.reported_tokens)}</td>
+                            <td class="num" data-testid="whatif-call-tokens-after">{c.reported_tokens_after.map_or("–".into(), |t| thousands(t.round()))}</td>
+                            <td class="small">{c.note.clone().unwrap_or_default()}</td></tr>
                     }) }
                     </tbody>
                 </table>
