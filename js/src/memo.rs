@@ -1,9 +1,10 @@
 //! What is measured of a long string, remembered while a host rebuilds many requests from the
 //! same texts (`ctxlens usage`: every call of a session sends again the texts of the calls
-//! before it). Within [`remembering`], a [`Str`] of at least [`LONG`] bytes is measured once —
-//! its UTF-16 length, its JSON's length in bytes and in UTF-16 units, a digest — and each later
-//! request that writes it reads the facts instead of scanning it again. A string JSON escapes
-//! (a tool's output of many lines) is escaped once, and its JSON copied into each body.
+//! before it). While a guard made by [`remember`] lives, a [`Str`] of at least [`LONG`] bytes
+//! is measured once — its UTF-16 length, its JSON's length in bytes and in UTF-16 units, a
+//! digest, whether it holds a lone surrogate — and each later request that writes it reads the
+//! facts instead of scanning it again. A string JSON escapes (a tool's output of many lines) is
+//! escaped once, and its JSON copied into each body.
 //!
 //! The memo is the thread's: only a guard made by [`remember`] turns it on, and what it holds
 //! is only ever a shortcut (a string it does not know is measured).
@@ -34,13 +35,6 @@ pub struct Facts {
     pub digest: u64,
     /// Whether it holds a lone UTF-16 surrogate (what pi's `sanitizeSurrogates` removes).
     pub lone_surrogates: bool,
-}
-
-impl Facts {
-    /// Measures `s` (two or three passes over it).
-    pub fn of(s: &Str) -> Facts {
-        Known::of(s).facts
-    }
 }
 
 /// What the memo holds of a string: the string itself (so its bytes stay where they are), its
@@ -121,18 +115,12 @@ impl Drop for Remembering {
     }
 }
 
-/// Runs `f` with the facts of long strings remembered ([`remember`]).
-pub fn remembering<R>(f: impl FnOnce() -> R) -> R {
-    let _memo = remember();
-    f()
-}
-
-/// Whether the facts of long strings are being remembered ([`remembering`]).
+/// Whether the facts of long strings are being remembered ([`remember`]).
 pub fn active() -> bool {
     MEMO.with(|m| m.borrow().is_some())
 }
 
-/// The facts of `s` when they are remembered: within [`remembering`], for a long string
+/// The facts of `s` when they are remembered: while a [`remember`] guard lives, for a long string
 /// (measured now if it is new). `None` otherwise: the caller measures what it needs.
 pub fn facts(s: &Str) -> Option<Facts> {
     known(s, |k| k.facts)
@@ -210,7 +198,7 @@ mod tests {
             let s = long(text);
             let mut json = String::new();
             crate::string::escape_json_string_into(&s, &mut json);
-            let f = Facts::of(&s);
+            let f = Known::of(&s).facts;
             assert_eq!(f.utf16, utf16_len(&s), "{text:?}");
             assert_eq!(f.json_len, json.len(), "{text:?}");
             assert_eq!(f.json_utf16, utf16_len(&json), "{text:?}");
@@ -229,23 +217,23 @@ mod tests {
             !write_json(&s, &mut out),
             "nothing is remembered outside a scope"
         );
-        remembering(|| {
-            for _ in 0..2 {
-                out.clear();
-                assert!(write_json(&s, &mut out));
-                assert_eq!(out, escaped);
-            }
-        });
+        let _memo = remember();
+        for _ in 0..2 {
+            out.clear();
+            assert!(write_json(&s, &mut out));
+            assert_eq!(out, escaped);
+        }
     }
 
     #[test]
     fn remembered_only_within_the_scope_and_while_held() {
         let s = long("abc ");
         assert_eq!(facts(&s), None);
-        remembering(|| {
+        {
+            let _memo = remember();
             assert!(active());
             assert_eq!(facts(&Str::from("short")), None);
-            assert_eq!(facts(&s), Some(Facts::of(&s)));
+            assert_eq!(facts(&s), Some(Known::of(&s).facts));
             let made = long("made for one request ");
             // `long` wrote a long string's JSON: only the memo holds that string now.
             forget_unshared();
@@ -255,9 +243,12 @@ mod tests {
             drop(made);
             forget_unshared();
             assert_eq!(remembered(), 1, "the string only the memo held is let go");
-            remembering(|| assert_eq!(remembered(), 1, "a nested scope shares the memo"));
-            assert_eq!(remembered(), 1);
-        });
+            {
+                let _inner = remember();
+                assert_eq!(remembered(), 1, "a guard made inside shares the memo");
+            }
+            assert_eq!(remembered(), 1, "and leaves it to the outer guard");
+        }
         assert!(!active());
         assert_eq!(remembered(), 0);
     }

@@ -108,7 +108,8 @@ fn shadowed(i: &Item) -> UsageShadowedFile {
     }
 }
 
-fn cache_breaks(reason: &str, calls: usize, tokens: f64, cost: Option<f64>) -> UsageCacheBreaks {
+/// The calls whose cache broke for one reason, summed.
+fn break_reason(reason: &str, calls: usize, tokens: f64, cost: Option<f64>) -> UsageCacheBreaks {
     UsageCacheBreaks {
         reason: reason.to_string(),
         calls,
@@ -203,7 +204,7 @@ pub fn report(l: &Ledger, read: &Read) -> UsageReport {
         cache_breaks: l
             .cache_breaks
             .iter()
-            .map(|(why, n, tokens, cost)| cache_breaks(why, *n, *tokens, *cost))
+            .map(|(why, n, tokens, cost)| break_reason(why, *n, *tokens, *cost))
             .collect(),
         breaks: l.breaks.iter().map(|(at, b)| cache_break(at, b)).collect(),
         costliest: l.costliest.iter().map(|(at, u)| costly(at, u)).collect(),

@@ -251,13 +251,6 @@ wire_struct! {
     }
 }
 
-impl UsageTotals {
-    /// The prompt tokens the recorded usage holds (input, cache read and cache write).
-    pub fn prompt_tokens(&self) -> f64 {
-        self.input + self.cache_read + self.cache_write
-    }
-}
-
 impl UsageItem {
     /// Its characters, prompt tokens and cost.
     pub fn share(&self) -> UsageShare {

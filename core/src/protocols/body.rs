@@ -341,7 +341,7 @@ pub struct Accounting {
     /// a text whose length is known ([`crate::js::memo`]) is not read again.
     pub body_chars: usize,
     /// A digest of each span (by index), when the body was written while long strings' facts
-    /// were remembered ([`crate::js::memo::remembering`]); else empty. A text's is its source's
+    /// were remembered ([`crate::js::memo::remember`]); else empty. A text's is its source's
     /// ([`crate::js::memo::digest`] of the string), a whole value's that of its JSON: equal
     /// digests at the same place of two bodies mean equal bytes there.
     pub digests: Vec<u64>,
@@ -1031,7 +1031,8 @@ mod tests {
         let (plain_body, plain) = written(&params);
         assert_eq!(plain_body, params.to_json());
         assert_eq!(plain.body_chars, utf16_len(&plain_body));
-        crate::js::memo::remembering(|| {
+        {
+            let _memo = crate::js::memo::remember();
             // Written twice: the second time the texts' facts are read from the memo.
             for round in 0..2 {
                 let (body, acc) = written(&params);
@@ -1049,6 +1050,6 @@ mod tests {
                 }
             }
             assert!(crate::js::memo::remembered() >= 4);
-        });
+        }
     }
 }

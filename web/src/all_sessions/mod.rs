@@ -546,23 +546,21 @@ struct Row<'a> {
 }
 
 fn rows(items: &[UsageItem]) -> Vec<Row<'_>> {
-    let row = |i: &UsageItem| (i.requests, i.share());
     items
         .iter()
-        .map(|i| Row::new(&i.name, "", row(i)))
+        .map(|i| Row::new(&i.name, "", i.requests, i.share()))
         .collect()
 }
 
 fn sourced_rows(items: &[UsageSourcedItem]) -> Vec<Row<'_>> {
-    let row = |i: &UsageSourcedItem| (i.requests, i.share());
     items
         .iter()
-        .map(|i| Row::new(&i.name, &i.source, row(i)))
+        .map(|i| Row::new(&i.name, &i.source, i.requests, i.share()))
         .collect()
 }
 
 impl<'a> Row<'a> {
-    fn new(name: &'a str, source: &'a str, (requests, share): (usize, UsageShare)) -> Self {
+    fn new(name: &'a str, source: &'a str, requests: usize, share: UsageShare) -> Self {
         Row {
             name,
             source,

@@ -14,7 +14,7 @@ use super::components::{color, pct, thousands};
 use super::overview::section_label;
 use super::sysmsg::{placement_text, section_help, source_help, stored_help, stored_label};
 use super::tokens::{TokenNote, Tokens};
-use super::util::{arr, at, not_available, num, s, select, short_path};
+use super::util::{arr, not_available, num, s, select, short_path};
 use super::ViewProps;
 
 /// The prompt's text split by sections, grouped by the system message that carried it: one
@@ -255,21 +255,10 @@ pub fn PromptView(p: &ViewProps) -> Html {
 /// What the prompt is made of besides pi's own text: the context files in prompt order (with
 /// those shadowed), the skills, the pi packages, a custom prompt and appended ones.
 fn resources_html(r: &crate::report::Report) -> Html {
-    let files = at(r, &["resources", "contextFiles"])
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let skills = at(r, &["resources", "skills"])
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let custom = at(r, &["resources", "customPrompt"])
-        .filter(|v| !v.is_null())
-        .cloned();
-    let appends = at(r, &["resources", "appendPrompts"])
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+    let resources = r.get("resources").unwrap_or(&Value::Null);
+    let (files, skills) = (arr(resources, "contextFiles"), arr(resources, "skills"));
+    let custom = resources.get("customPrompt").filter(|v| !v.is_null());
+    let appends = arr(resources, "appendPrompts");
     html! {
         <>
         <h4>{"Context files, in prompt order"}</h4>

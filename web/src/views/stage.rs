@@ -86,14 +86,8 @@ fn stage_data(p: &ViewProps, id: &str) -> Html {
             let requested = m.thinking_requested.as_str();
             let chosen = m.thinking.as_str();
             let tools = arr(r, "tools");
-            let files = at(r, &["resources", "contextFiles"])
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
-            let skills = at(r, &["resources", "skills"])
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
+            let resources = r.get("resources").unwrap_or(&Value::Null);
+            let (files, skills) = (arr(resources, "contextFiles"), arr(resources, "skills"));
             html! {
                 <dl class="kv">
                     <dt>{"model"}</dt><dd class="mono">{m.key()}</dd>
