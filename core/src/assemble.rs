@@ -1624,10 +1624,10 @@ impl Run<'_> {
         self.rec.record(
             StageId::HttpBody,
             file,
-            format!("POST {} ({} bytes)", r.url, r.body.len()),
+            format!("POST {} ({} bytes)", r.url, r.sent_len()),
             // Its length as the writer summed it: a large body is not scanned again.
             vec![
-                ("bytes".into(), r.body.len() as f64),
+                ("bytes".into(), r.sent_len() as f64),
                 ("chars".into(), r.accounting.body_chars as f64),
             ],
         );

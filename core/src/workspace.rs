@@ -23,6 +23,7 @@
 //! ([`Workspace::with_budget`]), oldest let go first. It is single-threaded (interior
 //! mutability), as the wasm bindings and the CLI use it.
 use std::cell::{Cell, OnceCell, RefCell};
+use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -47,6 +48,8 @@ struct Read {
     detection: OnceCell<Option<Detection>>,
     /// The lines of its system messages (each run's start, from 0.86).
     system_lines: OnceCell<Vec<u32>>,
+    /// The line of each entry id (its first), for a past call named by its answer's id.
+    id_lines: OnceCell<HashMap<String, u32>>,
     /// The detections of the session as it stood at a line (a past call's run).
     detections_upto: RefCell<Vec<(u32, Option<Detection>)>>,
     /// The lines of the active branch's calls, as each release reads the file (a past call's
@@ -169,6 +172,7 @@ impl Workspace {
             lines: session::read_lines(src),
             detection: OnceCell::new(),
             system_lines: OnceCell::new(),
+            id_lines: OnceCell::new(),
             detections_upto: RefCell::new(Vec::new()),
             call_lines: RefCell::new(Vec::new()),
             files: RefCell::new(Vec::new()),
@@ -214,10 +218,18 @@ impl Workspace {
         // calls as the session's release reads the file.
         let line = match call {
             CallRef::Entry(id) => r
-                .lines
-                .values()
-                .find(|(_, v)| v.get_str("id") == Some(id.as_str()))
-                .map(|(n, _)| n),
+                .id_lines
+                .get_or_init(|| {
+                    let mut ids = HashMap::new();
+                    for (n, v) in r.lines.values() {
+                        if let Some(id) = v.get_str("id") {
+                            ids.entry(id.to_string()).or_insert(n);
+                        }
+                    }
+                    ids
+                })
+                .get(id.as_str())
+                .copied(),
             CallRef::Index(k) => Pi::new(chosen.version).ok().and_then(|pi| {
                 let lines = self.call_lines(&r, &pi, s);
                 lines.get(k.checked_sub(1)?).copied()

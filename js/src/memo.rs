@@ -16,7 +16,7 @@
 
 use crate::string::{escaped_json_len, utf16_len};
 use crate::Str;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
 /// Strings shorter than this are measured each time: a lookup would cost about as much.
@@ -38,22 +38,29 @@ pub struct Facts {
 }
 
 /// What the memo holds of a string: the string itself (so its bytes stay where they are), its
-/// facts, and its JSON when that is not the string quoted.
+/// facts, and its JSON once a body has written it, when that is not the string quoted (a body
+/// only measured, [`measuring`], never asks for it).
 struct Known {
     text: Str,
     facts: Facts,
     json: Option<Str>,
 }
 
+/// `JSON.stringify(s)`.
+fn escaped(s: &str) -> String {
+    let mut json = String::with_capacity(escaped_json_len(s));
+    crate::string::escape_json_string_into(s, &mut json);
+    json
+}
+
 impl Known {
     fn of(s: &Str) -> Known {
         let utf16 = utf16_len(s);
-        let (json_len, json_utf16, json) = if s.is_plain() {
-            (s.len() + 2, utf16 + 2, None)
+        let (json_len, json_utf16) = if s.is_plain() {
+            (s.len() + 2, utf16 + 2)
         } else {
-            let mut json = String::with_capacity(escaped_json_len(s));
-            crate::string::escape_json_string_into(s, &mut json);
-            (json.len(), utf16_len(&json), Some(Str::from(json.as_str())))
+            let json = escaped(s);
+            (json.len(), utf16_len(&json))
         };
         Known {
             text: s.clone(),
@@ -64,18 +71,19 @@ impl Known {
                 digest: digest(s.as_bytes()),
                 lone_surrogates: crate::string::has_lone_surrogate(s),
             },
-            json,
+            json: None,
         }
     }
 }
 
 thread_local! {
     static MEMO: RefCell<Option<HashMap<(usize, usize), Known>>> = const { RefCell::new(None) };
+    static MEASURING: Cell<bool> = const { Cell::new(false) };
 }
 
 /// What the memo knows of `s` (measured now if it is new), read by `read`; `None` when it
 /// does not remember (outside [`remember`], or a short string).
-fn known<R>(s: &Str, read: impl FnOnce(&Known) -> R) -> Option<R> {
+fn known<R>(s: &Str, read: impl FnOnce(&mut Known) -> R) -> Option<R> {
     if s.len() < LONG {
         return None;
     }
@@ -129,15 +137,44 @@ pub fn facts(s: &Str) -> Option<Facts> {
 /// Appends `JSON.stringify(s)` from the memo when it remembers `s`; false when it does not
 /// (the caller writes it).
 pub fn write_json(s: &Str, out: &mut String) -> bool {
-    known(s, |k| match &k.json {
-        Some(json) => out.push_str(json),
-        None => {
+    known(s, |k| {
+        if k.facts.json_len == s.len() + 2 {
             out.push('"');
             out.push_str(s);
             out.push('"');
+        } else {
+            out.push_str(k.json.get_or_insert_with(|| Str::from(escaped(s).as_str())));
         }
     })
     .is_some()
+}
+
+/// Bodies written while the returned guard lives are measured, not sent: a body's writer may
+/// leave out a long history text it has the facts of ([`facts`]) and write `""` in its place,
+/// keeping the text beside the body (`ctxlens usage` reads each call's sizes and digests, and
+/// never its bytes). Only while a [`remember`] guard lives too; a host keeps this guard for
+/// one synchronous rebuild, never across a yield.
+pub fn measuring() -> Measuring {
+    Measuring {
+        was: MEASURING.with(|m| m.replace(true)),
+    }
+}
+
+/// What [`measuring`] returns: bodies are measured while it lives.
+#[must_use = "bodies are sent whole again when the guard is dropped"]
+pub struct Measuring {
+    was: bool,
+}
+
+impl Drop for Measuring {
+    fn drop(&mut self) {
+        MEASURING.with(|m| m.set(self.was));
+    }
+}
+
+/// Whether a body's writer may leave long texts out ([`measuring`], inside [`remember`]).
+pub fn is_measuring() -> bool {
+    MEASURING.with(Cell::get) && active()
 }
 
 /// Lets go of the strings only the memo holds: nothing will write them again.

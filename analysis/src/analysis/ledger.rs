@@ -875,6 +875,9 @@ impl<'a> Accountant<'a> {
             c.note = Some("the answer has no entry id (not a pi session entry)".into());
             return;
         };
+        // Each request is measured, not sent: its long history texts are not copied into
+        // its body (one rebuild, no yield, while the guard lives).
+        let _measured = crate::js::memo::measuring();
         let a = self.ws.assemble_unkept(&i);
         self.record(c, &i, &a);
         drop(a);

@@ -725,3 +725,54 @@ fn prompt_tokens_are_split_by_the_models_vocabulary() {
         "{text}"
     );
 }
+
+/// The accountant measures each request instead of sending it (its long history texts are not
+/// copied into its body): each call's statistics, its characters and its parts' counts by a
+/// vocabulary, are those of the request as sent, on sessions of every release.
+#[test]
+fn a_measured_request_counts_what_the_sent_one_does() {
+    use crate::analysis::stats::{compute_with_tokens, AssemblyStats};
+    let mut left_out = 0;
+    for name in ["demo", "pi-1.6.0/ms-midconvo-held", "pi-0.85.1/an-scripted"] {
+        let mut inputs = crate::testcase::inputs(name);
+        if name != "demo" {
+            let after = ctxlens_corpus::Case::named(name)
+                .session_after()
+                .expect("session.after");
+            inputs.session.get_or_insert_with(Default::default).text = after.into();
+        }
+        let text = inputs.session.as_ref().expect("session").text.clone();
+        let calls = scan("/s/sessions/p/run.jsonl", &text).calls;
+        assert!(!calls.is_empty(), "{name}");
+        let ws = crate::Workspace::with_budget(0);
+        let accountant = Accountant::new(&ws, &inputs, &[]);
+        for c in &calls {
+            let i = accountant.inputs_for(c).expect("entry id");
+            let words = std::rc::Rc::new(std::cell::Cell::new(0));
+            let sent = {
+                let a = ws.assemble_unkept(&i);
+                assert!(!a
+                    .request
+                    .as_ref()
+                    .expect("request")
+                    .accounting
+                    .is_measured());
+                let counted = compute_with_tokens(&a, &mut Words(words.clone())).unwrap();
+                (
+                    a.stats().cloned(),
+                    counted,
+                    a.request.as_ref().map(|r| r.body.len()),
+                )
+            };
+            let _measured = crate::js::memo::measuring();
+            let a = ws.assemble_unkept(&i);
+            let r = a.request.as_ref().expect("request");
+            left_out += r.accounting.elided.len();
+            assert_eq!(Some(r.sent_len()), sent.2, "{name} line {}", c.line);
+            assert_eq!(a.stats().cloned(), sent.0, "{name} line {}", c.line);
+            let counted = compute_with_tokens(&a, &mut Words(words.clone())).unwrap();
+            assert_eq!(counted, sent.1, "{name} line {}", c.line);
+        }
+    }
+    assert!(left_out > 0, "some long history text was left out");
+}

@@ -257,7 +257,7 @@ fn walk_and_sum(
         .unwrap_or("");
     let mut s = Stats {
         sections: section_stats(prompt),
-        body_bytes: request.body.len(),
+        body_bytes: request.sent_len(),
         body_chars: request.accounting.body_chars,
         chars_per_token: pi.data.default_number("estimateCharsPerToken"),
         ..Default::default()
@@ -332,7 +332,11 @@ fn is_text(part: &Part) -> bool {
 }
 
 /// A span's text, what a tokenizer counts: a string's text, or the JSON of a whole value.
-fn span_text(request: &crate::protocols::Request, span: &crate::protocols::body::Span) -> String {
+fn span_text(request: &crate::protocols::Request, i: usize) -> String {
+    if let Some(text) = request.accounting.elided_text(i) {
+        return text.to_string();
+    }
+    let span = &request.accounting.spans[i];
     let raw = request.body.get(span.start..span.end).unwrap_or_default();
     if span.text {
         crate::js::parse(raw)
@@ -354,7 +358,6 @@ fn count_tokens(
     s: &mut Stats,
     tokens: &mut [usize],
 ) -> Result<(), String> {
-    let spans = &request.accounting.spans;
     let digests = &request.accounting.digests;
     let mut texts: Vec<(usize, String)> = Vec::new();
     for (i, (part, chars)) in parts.iter().enumerate() {
@@ -363,7 +366,7 @@ fn count_tokens(
         }
         match digests.get(i).and_then(|d| counter.recall(*d, *chars)) {
             Some(n) => tokens[i] = n,
-            None => texts.push((i, span_text(request, &spans[i]))),
+            None => texts.push((i, span_text(request, i))),
         }
     }
     let sections: Vec<String> = s

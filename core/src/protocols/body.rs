@@ -345,6 +345,28 @@ pub struct Accounting {
     /// ([`crate::js::memo::digest`] of the string), a whole value's that of its JSON: equal
     /// digests at the same place of two bodies mean equal bytes there.
     pub digests: Vec<u64>,
+    /// The history texts a measured body left out ([`crate::js::memo::measuring`]), each with
+    /// the index of its span, in order: the body holds `""` in each one's place. Empty for a
+    /// body as sent.
+    pub elided: Vec<(u32, crate::js::Str)>,
+    /// How many bytes the left-out texts' JSON has beyond the `""` written instead.
+    pub elided_bytes: usize,
+}
+
+impl Accounting {
+    /// The text span `i` stands for, when the body left it out ([`Accounting::elided`]).
+    pub fn elided_text(&self, i: usize) -> Option<&crate::js::Str> {
+        let at = self
+            .elided
+            .binary_search_by_key(&(i as u32), |(s, _)| *s)
+            .ok()?;
+        Some(&self.elided[at].1)
+    }
+
+    /// Whether the body is measured, not sent: some texts are left out of it.
+    pub fn is_measured(&self) -> bool {
+        !self.elided.is_empty()
+    }
 }
 
 /// One leaf of the body (a string, number, boolean or null; or a whole counted value) with
@@ -515,6 +537,8 @@ struct Writer<'v, 'o> {
     counted_to: usize,
     /// Whether each span's digest is recorded (`acc.digests`).
     digests: bool,
+    /// Whether long history texts are left out ([`crate::js::memo::measuring`]).
+    elide: bool,
     steps: Vec<Step<'v>>,
     leaves: Option<Vec<Leaf>>,
     /// Top-level members that are a source's text themselves (codex's `instructions`).
@@ -536,6 +560,7 @@ pub fn written_with_root(params: &Value, root: &[(&str, Tag)]) -> (String, Accou
         acc: Accounting::default(),
         counted_to: 0,
         digests: crate::js::memo::active(),
+        elide: crate::js::memo::is_measuring(),
         steps: Vec::new(),
         leaves: None,
         root: &root,
@@ -556,6 +581,7 @@ pub fn leaves(params: &Value, root: &[(String, Tag)]) -> (Vec<Leaf>, Accounting)
         acc: Accounting::default(),
         counted_to: 0,
         digests: false,
+        elide: false,
         steps: Vec::new(),
         leaves: Some(Vec::new()),
         root,
@@ -818,13 +844,32 @@ impl<'v> Writer<'v, '_> {
         self.members(o, |w, k, x| w.member(own, k, x, scope));
     }
 
+    /// Writes `""` for a long history text of a measured body, keeping the text beside it (the
+    /// span about to be pushed stands for it); false when the text is to be written.
+    fn elided(&mut self, x: &Value, p: Payload) -> bool {
+        let (true, Payload::History { .. }, Value::String(s)) = (self.elide, p, x) else {
+            return false;
+        };
+        let Some(f) = crate::js::memo::facts(s) else {
+            return false;
+        };
+        self.out.push_str("\"\"");
+        self.acc.elided_bytes += f.json_len - 2;
+        self.acc
+            .elided
+            .push((self.acc.spans.len() as u32, s.clone()));
+        true
+    }
+
     /// Writes a counted member; false when it is not one.
     fn counted(&mut self, counted: Option<Member>, x: &'v Value, scope: Scope<'v>) -> bool {
         match counted {
             Some(Member::Text(c)) => {
                 let p = self.payload(c, scope);
                 let start = self.out.len();
-                json::write_compact(x, self.out);
+                if !self.elided(x, p) {
+                    json::write_compact(x, self.out);
+                }
                 self.text_span(start, x, p);
                 self.leaf(x, scope, Some(p));
                 true
@@ -1051,5 +1096,52 @@ mod tests {
             }
             assert!(crate::js::memo::remembered() >= 4);
         }
+    }
+
+    #[test]
+    fn a_measured_body_is_the_sent_body_with_its_long_history_texts_left_out() {
+        let params = long_texts_body();
+        let (sent_body, sent) = written(&params);
+        let _memo = crate::js::memo::remember();
+        let (sent_body_again, remembered) = written(&params);
+        assert_eq!(sent_body_again, sent_body);
+        assert!(remembered.elided.is_empty(), "only while measuring");
+        let (body, acc) = {
+            let _measured = crate::js::memo::measuring();
+            written(&params)
+        };
+        assert!(!crate::js::memo::is_measuring(), "the guard ends it");
+        // The four user texts are left out; the long parameter (not history) is written.
+        assert_eq!(acc.elided.len(), 4);
+        assert!(acc.is_measured());
+        assert_eq!(body.len() + acc.elided_bytes, sent_body.len());
+        assert_eq!(acc.body_chars, sent.body_chars);
+        assert_eq!(acc.digests, remembered.digests);
+        assert_eq!(acc.wires, sent.wires);
+        // Each span counts what the sent body's does; putting each left-out text's JSON back
+        // in its place gives the sent body byte for byte.
+        let mut rebuilt = String::new();
+        let mut from = 0;
+        for (i, (s, sent_span)) in acc.spans.iter().zip(&sent.spans).enumerate() {
+            assert_eq!(
+                (s.chars, s.text, s.payload),
+                (sent_span.chars, sent_span.text, sent_span.payload)
+            );
+            match acc.elided_text(i) {
+                Some(text) => {
+                    assert_eq!(&body[s.start..s.end], "\"\"");
+                    assert!(matches!(s.payload, Payload::History { .. }));
+                    rebuilt.push_str(&body[from..s.start]);
+                    json::write_compact(&Value::String(text.clone()), &mut rebuilt);
+                    from = s.end;
+                }
+                None => assert_eq!(
+                    &body[s.start..s.end],
+                    &sent_body[sent_span.start..sent_span.end]
+                ),
+            }
+        }
+        rebuilt.push_str(&body[from..]);
+        assert_eq!(rebuilt, sent_body);
     }
 }

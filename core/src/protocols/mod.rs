@@ -66,7 +66,9 @@ pub struct Request {
     pub headers: Vec<(String, String)>,
     /// The body as a value (the params after onPayload).
     pub params: Value,
-    /// The exact body bytes.
+    /// The exact body bytes; for a body measured, not sent ([`crate::js::memo::measuring`]),
+    /// those bytes with the long history texts left out (`""` in their place, the texts in
+    /// [`body::Accounting::elided`]).
     pub body: String,
     /// Where the body's characters came from, recorded while writing it ([`body::written`]).
     pub accounting: body::Accounting,
@@ -77,6 +79,13 @@ pub struct Request {
     /// where the model's base URL (made for its own protocol) meets the path the other
     /// protocol's adapter adds ([`doubled_segment_note`]).
     pub url_note: Option<String>,
+}
+
+impl Request {
+    /// The length in bytes of the body as sent (also of a measured body).
+    pub fn sent_len(&self) -> usize {
+        self.body.len() + self.accounting.elided_bytes
+    }
 }
 
 /// A path segment repeated where `base_url` meets what the adapter added (`/v1` + `/v1/messages`
