@@ -400,6 +400,129 @@ export interface Diagnostic {
   skipped?: string;
 }
 
+/** A tool the run has active, as pi defines it. */
+export interface ToolInfo {
+  name: string;
+  /** Where its definition comes from: pi's own, an extension's (a tool set), the session's declaration. */
+  source: "builtin" | "extension" | "session";
+  description: string;
+  /** Its parameters' JSON schema, in pi's key order. */
+  parameters: JsonValue;
+  /** Its definition's size in the request (description and parameters, as the body writes them). */
+  chars: number;
+  /** The one line it adds to the system prompt's tool list, as the definition gives it. */
+  promptSnippet: string | null;
+  promptGuidelines: string[];
+  /** It asks for constrained (strict) sampling. */
+  strict: boolean;
+  /** The pi package whose extension registered it. */
+  package: string | null;
+}
+
+/** pi 0.86 on: where a system message is stored. */
+export interface StoredAt {
+  kind: "session" | "checkpoint" | "this-run";
+  /** `session line 4`, `the compaction's checkpoint, line 9`, `this run`. */
+  label: string;
+  line: number | null;
+  entryId: string | null;
+}
+
+/** pi 0.86 on: a tool as the transcript's system messages declare it (`getCurrentTools`, replay order). */
+export interface DeclaredToolInfo {
+  name: string;
+  description: string;
+  parameters: JsonValue;
+  chars: number;
+  constrainedSampling: JsonValue | null;
+  /** The system message that added it (`null`: none did). */
+  stored: StoredAt | null;
+  /** The request sends it (it is among the run's active tools). */
+  active: boolean;
+}
+
+/** A context file (AGENTS.md, CLAUDE.md) in the system prompt. */
+export interface ContextFileInfo {
+  path: string;
+  chars: number;
+  /** Other candidates in its folder that lost to it. */
+  shadowed: string[];
+}
+
+/** A skill pi found. */
+export interface SkillInfo {
+  name: string;
+  description: string;
+  /** Its SKILL.md. */
+  path: string;
+  /** `disable-model-invocation`: not listed in the system prompt. */
+  hidden: boolean;
+  /** Where it was found (`user`, `project`, `path`, a package). */
+  source: string;
+}
+
+/** A prompt piece (`--system-prompt`, `--append-system-prompt`, SYSTEM.md, APPEND_SYSTEM.md) and its file. */
+export interface PromptText {
+  text: string;
+  /** `null`: given literally on the command line. */
+  path: string | null;
+}
+
+/** What the system prompt is built from besides the tools. */
+export interface ResourcesInfo {
+  /** In prompt order. */
+  contextFiles: ContextFileInfo[];
+  skills: SkillInfo[];
+  customPrompt: PromptText | null;
+  appendPrompts: PromptText[];
+}
+
+/** A package's skill, with its entry's size in the system prompt. */
+export interface PackageSkill {
+  name: string;
+  file: string;
+  chars: number;
+  /** When a vocabulary counted the request. */
+  tokens: number | null;
+}
+
+/** A package's prompt template. */
+export interface PackageTemplate {
+  name: string;
+  file: string;
+  /** The prompt this run's `/name` expanded to (`null`: this prompt did not call it). */
+  usedChars: number | null;
+}
+
+/** A tool a package's extension registered, with its definition's size in the request. */
+export interface PackageTool {
+  name: string;
+  chars: number;
+  tokens: number | null;
+}
+
+/** A pi package (settings `packages`) and what it brings to the request. */
+export interface PackageCost {
+  /** As the settings (or `-e`) give it: `npm:NAME`, `git:…`, a path. */
+  source: string;
+  /** Which settings file lists it; "temporary": given with `-e` on pi's command line (`settingsFile` is "args"). */
+  scope: "user" | "project" | "temporary";
+  settingsFile: string;
+  line: number | null;
+  /** Where it is installed; `null`: pi does not load it (not installed, not there). */
+  installed: string | null;
+  /** Its skills, each with its entry's size in the system prompt (tokens when counted). */
+  skills: PackageSkill[];
+  /** Its prompt templates; `usedChars`: the prompt this run's `/name` expanded to. */
+  promptTemplates: PackageTemplate[];
+  /** Its extensions: code ctxlens does not run. */
+  extensions: string[];
+  /** The tools its extensions registered, where a tool set (`sourceInfo`) or the session shows them, each with its definition's size in the request. */
+  tools: PackageTool[];
+  chars: number;
+  tokens: number | null;
+}
+
 /** One body of a {@link Comparison}. */
 export interface ComparisonSide {
   api: string;

@@ -201,28 +201,6 @@ export interface ParseSessionOptions {
 export type CallRef = number | string;
 
 /** Everything one assembly produced. `body`, `method` and `url` are null when pi would not send a request (see `diagnostics`). */
-/** A pi package (settings `packages`) and what it brings to the request. */
-export interface PackageCost {
-  /** As the settings (or `-e`) give it: `npm:NAME`, `git:…`, a path. */
-  source: string;
-  /** Which settings file lists it; "temporary": given with `-e` on pi's command line (`settingsFile` is "args"). */
-  scope: "user" | "project" | "temporary";
-  settingsFile: string;
-  line: number | null;
-  /** Where it is installed; `null`: pi does not load it (not installed, not there). */
-  installed: string | null;
-  /** Its skills, each with its entry's size in the system prompt (tokens when counted). */
-  skills: { name: string; file: string; chars: number; tokens: number | null }[];
-  /** Its prompt templates; `usedChars`: the prompt this run's `/name` expanded to. */
-  promptTemplates: { name: string; file: string; usedChars: number | null }[];
-  /** Its extensions: code ctxlens does not run. */
-  extensions: string[];
-  /** The tools its extensions registered, where a tool set (`sourceInfo`) or the session shows them, each with its definition's size in the request. */
-  tools: { name: string; chars: number; tokens: number | null }[];
-  chars: number;
-  tokens: number | null;
-}
-
 export interface Assembly {
   /** Exactly the request body pi would send (decoded from `bodyBytes` when first read). */
   readonly body: string | null;

@@ -85,6 +85,15 @@ fn the_report_s_typed_parts_read_back_write_the_same_json() {
         reads_back::<Vec<Diagnostic>>(part("diagnostics"), "diagnostics", &case.name);
         reads_back::<Vec<Call>>(part("calls"), "calls", &case.name);
         reads_back::<Option<RebuiltCall>>(part("call"), "call", &case.name);
+        use ctxlens::report::types::{DeclaredToolInfo, PackageCost, ResourcesInfo, ToolInfo};
+        reads_back::<Vec<ToolInfo>>(part("tools"), "tools", &case.name);
+        reads_back::<Option<Vec<DeclaredToolInfo>>>(
+            part("declaredTools"),
+            "declaredTools",
+            &case.name,
+        );
+        reads_back::<ResourcesInfo>(part("resources"), "resources", &case.name);
+        reads_back::<Vec<PackageCost>>(part("packages"), "packages", &case.name);
         // The comparisons with another protocol and with another release.
         let other = ctxlens::assemble(&ctxlens::Inputs {
             api: Some(ctxlens::Api::OpenAiResponses),

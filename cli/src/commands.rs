@@ -1070,7 +1070,7 @@ impl Job<'_> {
             if let Some(st) = assembly.stats() {
                 let v = ctxlens::report::stats::to_json(st);
                 s.push_str(&ctxlens::report::packages::to_text(
-                    &ctxlens::report::packages::to_json(assembly, &v),
+                    &ctxlens::report::packages::of_stats(assembly, &v),
                 ));
             }
             return s.into_bytes();
@@ -1095,7 +1095,7 @@ impl Job<'_> {
         };
         if let Some(v) = stats {
             s.push_str(&ctxlens::report::packages::to_text(
-                &ctxlens::report::packages::to_json(assembly, &v),
+                &ctxlens::report::packages::of_stats(assembly, &v),
             ));
         }
         s.into_bytes()

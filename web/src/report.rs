@@ -1,13 +1,15 @@
 //! A report on the page: the worker's JSON, with the parts the views read as the report's Rust
 //! types (`ctxlens::report::types`: the release, the model, the calls, the statistics, the
-//! stages, the findings and the diagnostics), read once when it comes. The rest is still read
+//! stages, the findings, the diagnostics, the tools, the resources and the packages), read once
+//! when it comes. The rest is still read
 //! from the JSON (`Deref` to it).
 
 use std::ops::Deref;
 
 use ctxlens::js::Value;
 use ctxlens::report::types::{
-    Call, Diagnostic, Finding, ModelInfo, PiRelease, RebuiltCall, Stage, Stats,
+    Call, DeclaredToolInfo, Diagnostic, Finding, ModelInfo, PackageCost, PiRelease, RebuiltCall,
+    ResourcesInfo, Stage, Stats, ToolInfo,
 };
 use ctxlens::report::wire::Wire;
 
@@ -28,6 +30,14 @@ pub struct Report {
     pub stages: Vec<Stage>,
     pub findings: Vec<Finding>,
     pub diagnostics: Vec<Diagnostic>,
+    /// The tools the run has active, as pi defines them.
+    pub tools: Vec<ToolInfo>,
+    /// pi 0.86 on: the tools as the transcript's system messages declare them (`None` before).
+    pub declared_tools: Option<Vec<DeclaredToolInfo>>,
+    /// The context files, skills and prompt pieces the system prompt is built from.
+    pub resources: ResourcesInfo,
+    /// The settings' pi packages, with what each brings to the request.
+    pub packages: Vec<PackageCost>,
     /// The parts that are in the JSON but did not read as their types (the views leave them
     /// out, and the diagnostics panel says so). Empty unless the worker and the page disagree.
     pub unread: Vec<&'static str>,
@@ -44,6 +54,10 @@ impl Report {
         let stages: Option<Vec<Stage>> = part(&json, "stages", &mut unread);
         let findings: Option<Vec<Finding>> = part(&json, "findings", &mut unread);
         let diagnostics: Option<Vec<Diagnostic>> = part(&json, "diagnostics", &mut unread);
+        let tools: Option<Vec<ToolInfo>> = part(&json, "tools", &mut unread);
+        let declared_tools = part(&json, "declaredTools", &mut unread);
+        let resources: Option<ResourcesInfo> = part(&json, "resources", &mut unread);
+        let packages: Option<Vec<PackageCost>> = part(&json, "packages", &mut unread);
         Report {
             json,
             pi,
@@ -54,6 +68,10 @@ impl Report {
             stages: stages.unwrap_or_default(),
             findings: findings.unwrap_or_default(),
             diagnostics: diagnostics.unwrap_or_default(),
+            tools: tools.unwrap_or_default(),
+            declared_tools,
+            resources: resources.unwrap_or_default(),
+            packages: packages.unwrap_or_default(),
             unread,
         }
     }

@@ -14,6 +14,7 @@ pub mod placement;
 pub mod provenance;
 pub mod stats;
 pub mod summary;
+pub mod tools_types;
 pub mod types;
 pub mod upgrade;
 pub mod upgrade_types;
@@ -469,12 +470,17 @@ fn transcript_entry(pi: &Pi, e: &Object, o: &mut Object) {
 /// 0.86 on: where a system message is stored, `{kind, label, line, entryId}` (`kind`:
 /// `session`, `checkpoint` for a compaction's, `this-run`).
 pub fn stored_json(s: &crate::prompt::Stored) -> Value {
-    Object::new()
-        .with("kind", s.kind())
-        .with("label", s.label())
-        .with("line", s.line().map_or(Value::Null, Value::from))
-        .with("entryId", opt_str(s.entry_id()))
-        .into()
+    stored(s).to_value()
+}
+
+/// [`stored_json`] as the report's type.
+pub fn stored(s: &crate::prompt::Stored) -> types::StoredAt {
+    types::StoredAt {
+        kind: s.kind().into(),
+        label: s.label(),
+        line: s.line().map(|l| l as usize),
+        entry_id: s.entry_id().map(str::to_string),
+    }
 }
 
 /// The system prompt with its sections (UTF-16 offsets). 0.86 on each section says which
@@ -583,52 +589,48 @@ pub fn system_message_json(pi: &Pi, m: &Value) -> Value {
 
 /// The active tools, in order, with their sizes and prompt parts.
 pub fn tools_json(a: &Assembly) -> Value {
-    Value::Array(
-        a.parts
-            .tools
-            .iter()
-            .map(|t| {
-                let st = crate::analysis::stats::tool_stat(t);
-                let source = match t.source {
-                    crate::tools::ToolSource::Builtin => "builtin",
-                    crate::tools::ToolSource::Extension { .. } => "extension",
-                    crate::tools::ToolSource::Declared => "session",
-                };
-                Object::new()
-                    .with("name", t.name.as_str())
-                    .with("source", source)
-                    .with("description", t.description.as_str())
-                    .with("parameters", t.parameters.clone())
-                    .with("chars", st.chars)
-                    .with("promptSnippet", opt_str(t.prompt_snippet.as_deref()))
-                    .with(
-                        "promptGuidelines",
-                        Value::Array(
-                            t.prompt_guidelines
-                                .iter()
-                                .flatten()
-                                .map(Value::str)
-                                .collect(),
-                        ),
-                    )
-                    .with("strict", t.constrained_sampling.is_some())
-                    .with("package", opt_str(t.package.as_deref()))
-                    .into()
-            })
-            .collect(),
-    )
+    tools(a).to_value()
+}
+
+/// The tools the run has active, as pi defines them, each with its definition's size.
+pub fn tools(a: &Assembly) -> Vec<types::ToolInfo> {
+    a.parts
+        .tools
+        .iter()
+        .map(|t| types::ToolInfo {
+            name: t.name.clone(),
+            source: match t.source {
+                crate::tools::ToolSource::Builtin => "builtin",
+                crate::tools::ToolSource::Extension { .. } => "extension",
+                crate::tools::ToolSource::Declared => "session",
+            }
+            .into(),
+            description: t.description.clone(),
+            parameters: t.parameters.clone(),
+            chars: crate::analysis::stats::tool_stat(t).chars,
+            prompt_snippet: t.prompt_snippet.clone(),
+            prompt_guidelines: t.prompt_guidelines.iter().flatten().cloned().collect(),
+            strict: t.constrained_sampling.is_some(),
+            package: t.package.clone(),
+        })
+        .collect()
 }
 
 /// 0.86 on: the tools the request sends, as the transcript's system messages declare them
 /// (`getCurrentTools`, replay order), each with its size, whether it asks for strict sampling,
 /// and where it was declared; `null` before 0.86.
 pub fn declared_tools_json(a: &Assembly) -> Value {
+    declared_tools(a).to_value()
+}
+
+/// [`declared_tools_json`] as the report's types (`None` before 0.86).
+pub fn declared_tools(a: &Assembly) -> Option<Vec<types::DeclaredToolInfo>> {
     if !a.pi.as_ref().is_some_and(|pi| pi.rules.transcript) {
-        return Value::Null;
+        return None;
     }
     let p = &a.parts;
     // Where each tool was last declared: the system message that added it.
-    let declared_at = |name: &str| -> Value {
+    let declared_at = |name: &str| {
         p.agent_messages
             .iter()
             .zip(&p.message_origins)
@@ -638,81 +640,56 @@ pub fn declared_tools_json(a: &Assembly) -> Value {
                         .and_then(Value::as_array)
                         .is_some_and(|a| a.iter().any(|t| t.get_str("name") == Some(name)))
             })
-            .map_or(Value::Null, |(_, o)| stored_json(o))
+            .map(|(_, o)| stored(o))
     };
-    Value::Array(
-        p.declared_tools
-            .iter()
-            .map(|t| {
-                let st = crate::analysis::stats::tool_stat(t);
-                Object::new()
-                    .with("name", t.name.as_str())
-                    .with("description", t.description.as_str())
-                    .with("parameters", t.parameters.clone())
-                    .with("chars", st.chars)
-                    .with(
-                        "constrainedSampling",
-                        t.constrained_sampling.clone().unwrap_or(Value::Null),
-                    )
-                    .with("stored", declared_at(&t.name))
-                    .with("active", p.tools.iter().any(|x| x.name == t.name))
-                    .into()
-            })
-            .collect(),
-    )
+    let list = p.declared_tools.iter().map(|t| types::DeclaredToolInfo {
+        name: t.name.clone(),
+        description: t.description.clone(),
+        parameters: t.parameters.clone(),
+        chars: crate::analysis::stats::tool_stat(t).chars,
+        constrained_sampling: t.constrained_sampling.clone(),
+        stored: declared_at(&t.name),
+        active: p.tools.iter().any(|x| x.name == t.name),
+    });
+    Some(list.collect())
 }
 
 /// Context files (in prompt order, with the candidates they shadowed) and skills.
 pub fn resources_json(a: &Assembly) -> Value {
+    resources(a).to_value()
+}
+
+/// [`resources_json`] as the report's types.
+pub fn resources(a: &Assembly) -> types::ResourcesInfo {
     let r = &a.parts.resources;
-    let files: Vec<Value> = r
-        .context_files
-        .iter()
-        .map(|f| {
-            Object::new()
-                .with("path", f.path.as_str())
-                .with("chars", crate::js::utf16_len(&f.content))
-                .with(
-                    "shadowed",
-                    Value::Array(f.shadowed.iter().map(Value::str).collect()),
-                )
-                .into()
-        })
-        .collect();
-    let skills: Vec<Value> = r
-        .skills
-        .iter()
-        .map(|s| {
-            Object::new()
-                .with("name", s.name.as_str())
-                .with("description", s.description.as_str())
-                .with("path", s.file_path.as_str())
-                .with("hidden", s.disable_model_invocation)
-                .with("source", s.source.as_str())
-                .into()
-        })
-        .collect();
-    let prompt_text = |p: &crate::resources::PromptText| -> Value {
-        Object::new()
-            .with("text", p.text.as_str())
-            .with("path", opt_str(p.path.as_deref()))
-            .into()
+    let prompt_text = |p: &crate::resources::PromptText| types::PromptText {
+        text: p.text.clone(),
+        path: p.path.clone(),
     };
-    Object::new()
-        .with("contextFiles", Value::Array(files))
-        .with("skills", Value::Array(skills))
-        .with(
-            "customPrompt",
-            r.custom_prompt
-                .as_ref()
-                .map(prompt_text)
-                .unwrap_or(Value::Null),
-        )
-        .with(
-            "appendPrompts",
-            Value::Array(r.append_prompts.iter().map(prompt_text).collect()),
-        )
-        .into()
+    types::ResourcesInfo {
+        context_files: r
+            .context_files
+            .iter()
+            .map(|f| types::ContextFileInfo {
+                path: f.path.clone(),
+                chars: crate::js::utf16_len(&f.content),
+                shadowed: f.shadowed.clone(),
+            })
+            .collect(),
+        skills: r
+            .skills
+            .iter()
+            .map(|s| types::SkillInfo {
+                name: s.name.clone(),
+                description: s.description.clone(),
+                path: s.file_path.clone(),
+                hidden: s.disable_model_invocation,
+                source: s.source.clone(),
+            })
+            .collect(),
+        custom_prompt: r.custom_prompt.as_ref().map(prompt_text),
+        append_prompts: r.append_prompts.iter().map(prompt_text).collect(),
+    }
 }
 
 /// The model and thinking level pi chose.

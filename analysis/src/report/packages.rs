@@ -1,61 +1,69 @@
 //! What each pi package (the settings' `packages`) brings to a request and what that costs.
 
-use crate::js::{Object, Value};
+use super::types::{PackageCost, PackageSkill, PackageTemplate, PackageTool, Section, ToolSize};
+use super::wire::Wire;
+use crate::js::Value;
 use crate::Assembly;
 
-/// Per pi package: what it brings to the request and what that costs — each skill's entry in
-/// the system prompt (its chars and, when counted, tokens, from `stats`' sections), each prompt
-/// template (with the chars of the prompt it expanded, when this prompt called it), its
-/// extensions (code ctxlens does not run) and the tools they registered, where a tool set or the
-/// session shows them (each tool's definition in the request, from `stats`' `tools.byTool`) —
-/// or, for a package pi does not load, its settings line. `stats` is `stats`' JSON (its
-/// `systemPrompt.sections`, with tokens when a host counted them).
+/// [`of_stats`]'s JSON.
 pub fn to_json(a: &Assembly, stats: &Value) -> Value {
+    of_stats(a, stats).to_value()
+}
+
+/// [`report`], with the sections and tools' sizes read from `stats`' JSON (its
+/// `systemPrompt.sections` and `tools.byTool`, with tokens when a host counted them).
+pub fn of_stats(a: &Assembly, stats: &Value) -> Vec<PackageCost> {
+    let part = |block: &str, key: &str| stats.get(block).and_then(|b| b.get(key)).cloned();
+    let sections = part("systemPrompt", "sections")
+        .and_then(|v| Vec::<Section>::from_value(&v))
+        .unwrap_or_default();
+    let by_tool = part("tools", "byTool")
+        .and_then(|v| Vec::<ToolSize>::from_value(&v))
+        .unwrap_or_default();
+    report(a, &sections, &by_tool)
+}
+
+/// Per pi package: what it brings to the request and what that costs — each skill's entry in
+/// the system prompt (its chars and, when counted, tokens, from the statistics' `sections`),
+/// each prompt template (with the chars of the prompt it expanded, when this prompt called it),
+/// its extensions (code ctxlens does not run) and the tools they registered, where a tool set or
+/// the session shows them (each tool's definition in the request, from `by_tool`) — or, for a
+/// package pi does not load, its settings line.
+pub fn report(a: &Assembly, sections: &[Section], by_tool: &[ToolSize]) -> Vec<PackageCost> {
     let res = &a.parts.resources;
-    let sections: Vec<&Value> = stats
-        .get("systemPrompt")
-        .and_then(|s| s.get("sections"))
-        .and_then(Value::as_array)
-        .map(|v| v.iter().collect())
-        .unwrap_or_default();
-    let cost = |file: &str, key: &str| -> Option<f64> {
-        let hits: Vec<f64> = sections
-            .iter()
-            .filter(|s| s.get_str("source") == Some(file))
-            .filter_map(|s| s.get(key).and_then(Value::as_f64))
-            .collect();
-        (!hits.is_empty()).then(|| hits.iter().sum())
+    // A file's entries in the system prompt: their chars, and their tokens when counted.
+    let cost = |file: &str| -> (usize, Option<usize>) {
+        let mine = sections.iter().filter(|s| s.source == file);
+        let chars = mine.clone().map(|s| s.chars).sum();
+        let tokens = mine.filter_map(|s| *s.tokens).reduce(|x, y| x + y);
+        (chars, tokens)
     };
-    let by_tool: Vec<&Value> = stats
-        .get("tools")
-        .and_then(|s| s.get("byTool"))
-        .and_then(Value::as_array)
-        .map(|v| v.iter().collect())
-        .unwrap_or_default();
     let expanded = &a.parts.prompt_template;
     let list = res.packages.iter().map(|pkg| {
         let mine = |p: &Option<String>| p.as_deref() == Some(pkg.source.as_str());
-        let (mut chars, mut tokens) = (0.0, None::<f64>);
-        let skills: Vec<Value> = res
+        let (mut chars, mut tokens) = (0, None::<usize>);
+        let mut add = |c: usize, t: Option<usize>| {
+            chars += c;
+            if let Some(t) = t {
+                *tokens.get_or_insert(0) += t;
+            }
+        };
+        let skills: Vec<PackageSkill> = res
             .skills
             .iter()
             .filter(|s| mine(&s.package))
             .map(|s| {
-                let c = cost(&s.file_path, "chars").unwrap_or(0.0);
-                let t = cost(&s.file_path, "tokens");
-                chars += c;
-                if let Some(t) = t {
-                    *tokens.get_or_insert(0.0) += t;
+                let (c, t) = cost(&s.file_path);
+                add(c, t);
+                PackageSkill {
+                    name: s.name.clone(),
+                    file: s.file_path.clone(),
+                    chars: c,
+                    tokens: t,
                 }
-                Object::new()
-                    .with("name", s.name.as_str())
-                    .with("file", s.file_path.as_str())
-                    .with("chars", c)
-                    .with("tokens", t.map_or(Value::Null, Value::from))
-                    .into()
             })
             .collect();
-        let templates: Vec<Value> = res
+        let templates: Vec<PackageTemplate> = res
             .prompt_templates
             .iter()
             .filter(|t| mine(&t.package))
@@ -63,67 +71,47 @@ pub fn to_json(a: &Assembly, stats: &Value) -> Value {
                 let used = expanded
                     .as_ref()
                     .filter(|(f, _)| *f == t.file_path)
-                    .map(|(_, n)| *n as f64);
-                chars += used.unwrap_or(0.0);
-                Object::new()
-                    .with("name", t.name.as_str())
-                    .with("file", t.file_path.as_str())
-                    .with("usedChars", used.map_or(Value::Null, Value::from))
-                    .into()
+                    .map(|(_, n)| *n);
+                add(used.unwrap_or(0), None);
+                PackageTemplate {
+                    name: t.name.clone(),
+                    file: t.file_path.clone(),
+                    used_chars: used,
+                }
             })
             .collect();
-        let tools: Vec<Value> = a
+        let tools: Vec<PackageTool> = a
             .parts
             .tools
             .iter()
             .filter(|t| tool_of(res, t.package.as_deref(), pkg))
             .map(|t| {
-                let stat = by_tool.iter().find(|b| b.get_str("name") == Some(&t.name));
-                let c = stat
-                    .and_then(|b| b.get("chars"))
-                    .and_then(Value::as_f64)
-                    .unwrap_or(0.0);
-                let n = stat.and_then(|b| b.get("tokens")).and_then(Value::as_f64);
-                chars += c;
-                if let Some(n) = n {
-                    *tokens.get_or_insert(0.0) += n;
+                let stat = by_tool.iter().find(|b| b.name == t.name);
+                let c = stat.map_or(0, |b| b.chars);
+                let n = stat.and_then(|b| *b.tokens);
+                add(c, n);
+                PackageTool {
+                    name: t.name.clone(),
+                    chars: c,
+                    tokens: n,
                 }
-                Object::new()
-                    .with("name", t.name.as_str())
-                    .with("chars", c)
-                    .with("tokens", n.map_or(Value::Null, Value::from))
-                    .into()
             })
             .collect();
-        Object::new()
-            .with("source", pkg.source.as_str())
-            .with("scope", pkg.scope.as_str())
-            .with("settingsFile", pkg.settings_file.as_str())
-            .with(
-                "line",
-                pkg.line.map_or(Value::Null, |l| Value::from(l as f64)),
-            )
-            .with(
-                "installed",
-                pkg.root.as_deref().map_or(Value::Null, Value::str),
-            )
-            .with("skills", Value::Array(skills))
-            .with("promptTemplates", Value::Array(templates))
-            .with(
-                "extensions",
-                Value::Array(
-                    pkg.extensions
-                        .iter()
-                        .map(|e| Value::str(e.as_str()))
-                        .collect(),
-                ),
-            )
-            .with("tools", Value::Array(tools))
-            .with("chars", chars)
-            .with("tokens", tokens.map_or(Value::Null, Value::from))
-            .into()
+        PackageCost {
+            source: pkg.source.clone(),
+            scope: pkg.scope.as_str().into(),
+            settings_file: pkg.settings_file.clone(),
+            line: pkg.line.map(|l| l as usize),
+            installed: pkg.root.clone(),
+            skills,
+            prompt_templates: templates,
+            extensions: pkg.extensions.clone(),
+            tools,
+            chars,
+            tokens,
+        }
     });
-    Value::Array(list.collect())
+    list.collect()
 }
 
 /// Whether a tool registered by `package` (a tool's [`crate::tools::ToolDef::package`]) is
@@ -148,42 +136,37 @@ fn tool_of(
     }
 }
 
-/// [`to_json`] as the summary's lines (none without packages).
-pub fn to_text(packages: &Value) -> String {
-    let list = packages.as_array().cloned().unwrap_or_default();
-    if list.is_empty() {
+/// The packages as the summary's lines (none without packages).
+pub fn to_text(packages: &[PackageCost]) -> String {
+    if packages.is_empty() {
         return String::new();
     }
     let mut s = String::from("\npi packages (what each brings to this request):\n");
-    for p in &list {
-        let source = p.get_str("source").unwrap_or("");
-        let file = p.get_str("settingsFile").unwrap_or("");
-        let line = p.get("line").and_then(Value::as_f64);
-        let at = match (p.get_str("scope"), line) {
-            (Some("temporary"), _) => "-e on pi's command line".to_string(),
+    for p in packages {
+        let (source, file) = (&p.source, &p.settings_file);
+        let at = match (p.scope.as_str(), p.line) {
+            ("temporary", _) => "-e on pi's command line".to_string(),
             (_, Some(l)) => format!("{file}:{l}"),
             (_, None) => file.to_string(),
         };
-        if p.get("installed").is_none_or(|v| *v == Value::Null) {
+        if p.installed.is_none() {
             s.push_str(&format!("  {source}  not loaded ({at})\n"));
             continue;
         }
-        let n = |k: &str| p.get(k).and_then(Value::as_array).map_or(0, Vec::len);
         let tokens = p
-            .get("tokens")
-            .and_then(Value::as_f64)
+            .tokens
             .map(|t| format!(", {t} tokens"))
             .unwrap_or_default();
-        let tools = match n("tools") {
+        let tools = match p.tools.len() {
             0 => String::new(),
             k => format!(", {k} tool(s)"),
         };
         s.push_str(&format!(
             "  {source}  {} skill(s), {} prompt template(s), {} extension(s){tools}: {} chars{tokens} ({at})\n",
-            n("skills"),
-            n("promptTemplates"),
-            n("extensions"),
-            p.get("chars").and_then(Value::as_f64).unwrap_or(0.0)
+            p.skills.len(),
+            p.prompt_templates.len(),
+            p.extensions.len(),
+            p.chars
         ));
     }
     s

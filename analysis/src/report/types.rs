@@ -3,6 +3,7 @@
 
 pub use super::compare_types::*;
 pub use super::ledger_types::*;
+pub use super::tools_types::*;
 pub use super::upgrade_types::*;
 pub use super::whatif_types::*;
 use super::wire::{wire_enum, wire_struct, Declared, Skip, Wire};
@@ -628,6 +629,17 @@ pub fn typescript() -> String {
         RebuiltCall::declaration(),
         DiagnosticSeverity::declaration(),
         Diagnostic::declaration(),
+        ToolInfo::declaration(),
+        StoredAt::declaration(),
+        DeclaredToolInfo::declaration(),
+        ContextFileInfo::declaration(),
+        SkillInfo::declaration(),
+        PromptText::declaration(),
+        ResourcesInfo::declaration(),
+        PackageSkill::declaration(),
+        PackageTemplate::declaration(),
+        PackageTool::declaration(),
+        PackageCost::declaration(),
         ComparisonSide::declaration(),
         Placement::declaration(),
         MappingRow::declaration(),

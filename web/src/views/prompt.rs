@@ -5,7 +5,7 @@
 //! and a prompt sent as several system messages (kept in place) is shown message by message.
 
 use ctxlens::js::{Value, LONE_SURROGATE_BASE};
-use ctxlens::report::types::ModelInfo;
+use ctxlens::report::types::{ModelInfo, PackageCost};
 use yew::prelude::*;
 
 use super::components::charts::{Seg, StackedBar};
@@ -255,10 +255,8 @@ pub fn PromptView(p: &ViewProps) -> Html {
 /// What the prompt is made of besides pi's own text: the context files in prompt order (with
 /// those shadowed), the skills, the pi packages, a custom prompt and appended ones.
 fn resources_html(r: &crate::report::Report) -> Html {
-    let resources = r.get("resources").unwrap_or(&Value::Null);
-    let (files, skills) = (arr(resources, "contextFiles"), arr(resources, "skills"));
-    let custom = resources.get("customPrompt").filter(|v| !v.is_null());
-    let appends = arr(resources, "appendPrompts");
+    let res = &r.resources;
+    let (files, skills) = (&res.context_files, &res.skills);
     html! {
         <>
         <h4>{"Context files, in prompt order"}</h4>
@@ -268,11 +266,11 @@ fn resources_html(r: &crate::report::Report) -> Html {
             <ol class="files" data-testid="context-files">
             { for files.iter().map(|f| html! {
                 <li>
-                    <span class="mono" title={s(f, "path").to_string()}>{short_path(s(f, "path"), 3)}</span>
-                    <span class="muted">{format!(" · {} chars", thousands(num(f, "chars")))}</span>
-                    { for arr(f, "shadowed").iter().map(|x| html! {
+                    <span class="mono" title={f.path.clone()}>{short_path(&f.path, 3)}</span>
+                    <span class="muted">{format!(" · {} chars", thousands(f.chars as f64))}</span>
+                    { for f.shadowed.iter().map(|x| html! {
                         <div class="shadowed" data-testid="shadowed-file" title="in the same folder, but not read: the file above takes precedence">
-                            <span class="badge dropped">{"shadowed"}</span>{" "}<s class="mono">{short_path(x.as_str().unwrap_or(""), 3)}</s>
+                            <span class="badge dropped">{"shadowed"}</span>{" "}<s class="mono">{short_path(x, 3)}</s>
                         </div>
                     }) }
                 </li>
@@ -283,27 +281,56 @@ fn resources_html(r: &crate::report::Report) -> Html {
             <h4>{"Skills"}</h4>
             <ul class="files">
             { for skills.iter().map(|k| html! {
-                <li title={s(k, "description").to_string()}>
-                    <span class="mono">{s(k, "name")}</span>
-                    <span class="muted">{format!(" · {}", s(k, "source"))}</span>
-                    if k.get("hidden").and_then(Value::as_bool) == Some(true) { <span class="badge note">{"hidden from the model"}</span> }
+                <li title={k.description.clone()}>
+                    <span class="mono">{&k.name}</span>
+                    <span class="muted">{format!(" · {}", k.source)}</span>
+                    if k.hidden { <span class="badge note">{"hidden from the model"}</span> }
                 </li>
             }) }
             </ul>
         }
-        { packages_html(arr(r, "packages")) }
-        if let Some(c) = custom {
-            <p class="small"><span class="badge replaced">{"custom prompt"}</span>{format!(" {} replaces pi's base prompt", c.get_str("path").unwrap_or("--system-prompt"))}</p>
+        { packages_html(&r.packages) }
+        if let Some(c) = &res.custom_prompt {
+            <p class="small"><span class="badge replaced">{"custom prompt"}</span>{format!(" {} replaces pi's base prompt", c.path.as_deref().unwrap_or("--system-prompt"))}</p>
         }
-        { for appends.iter().map(|a| html! { <p class="small"><span class="badge inserted">{"appended"}</span>{format!(" {}", a.get_str("path").unwrap_or("--append-system-prompt"))}</p> }) }
+        { for res.append_prompts.iter().map(|a| html! { <p class="small"><span class="badge inserted">{"appended"}</span>{format!(" {}", a.path.as_deref().unwrap_or("--append-system-prompt"))}</p> }) }
         </>
     }
+}
+
+/// What a package brings to this request, one phrase per kind (its skills, prompt templates and
+/// tools by name; its extensions counted).
+fn brings(p: &PackageCost) -> Vec<String> {
+    let mut brings = Vec::new();
+    let names = [
+        (
+            "skill",
+            p.skills.iter().map(|x| x.name.as_str()).collect::<Vec<_>>(),
+        ),
+        (
+            "prompt template",
+            p.prompt_templates.iter().map(|x| x.name.as_str()).collect(),
+        ),
+        ("tool", p.tools.iter().map(|x| x.name.as_str()).collect()),
+    ];
+    for (what, n) in names {
+        if !n.is_empty() {
+            brings.push(format!("{what}s: {}", n.join(", ")));
+        }
+    }
+    if !p.extensions.is_empty() {
+        brings.push(format!(
+            "{} extension(s): code ctxlens does not run",
+            p.extensions.len()
+        ));
+    }
+    brings
 }
 
 /// The pi packages (settings `packages`): what each brings to this request — its skills'
 /// entries in the prompt, the prompt template this prompt called, its extensions (code ctxlens
 /// does not run) — or, not loaded, the settings line that names it.
-fn packages_html(packages: &[Value]) -> Html {
+fn packages_html(packages: &[PackageCost]) -> Html {
     if packages.is_empty() {
         return Html::default();
     }
@@ -313,30 +340,18 @@ fn packages_html(packages: &[Value]) -> Html {
             <thead><tr><th>{"package"}</th><th>{"brings"}</th><th class="num">{"chars"}</th></tr></thead>
             <tbody>
             { for packages.iter().map(|p| {
-                let at = match (s(p, "scope"), p.get("line").and_then(Value::as_f64)) {
+                let at = match (p.scope.as_str(), p.line) {
                     ("temporary", _) => "given with -e on pi's command line".to_string(),
-                    (_, Some(l)) => format!("{}:{l}", s(p, "settingsFile")),
-                    (_, None) => s(p, "settingsFile").to_string(),
+                    (_, Some(l)) => format!("{}:{l}", p.settings_file),
+                    (_, None) => p.settings_file.clone(),
                 };
-                let loaded = p.get("installed").is_some_and(|v| !v.is_null());
-                let names = |k: &str| arr(p, k).iter().map(|x| s(x, "name").to_string()).collect::<Vec<_>>();
-                let mut brings = Vec::new();
-                for (k, what) in [("skills", "skill"), ("promptTemplates", "prompt template"), ("tools", "tool")] {
-                    let n = names(k);
-                    if !n.is_empty() {
-                        brings.push(format!("{what}s: {}", n.join(", ")));
-                    }
-                }
-                let ext = arr(p, "extensions").len();
-                if ext > 0 {
-                    brings.push(format!("{ext} extension(s): code ctxlens does not run"));
-                }
+                let brings = brings(p);
                 html! {
-                    <tr data-source={s(p, "source").to_string()}>
-                        <td class="mono" title={at.clone()}>{s(p, "source")}</td>
-                        if loaded {
+                    <tr data-source={p.source.clone()}>
+                        <td class="mono" title={at.clone()}>{&p.source}</td>
+                        if p.installed.is_some() {
                             <td class="small">{ if brings.is_empty() { "nothing in this request".to_string() } else { brings.join(" · ") } }</td>
-                            <td class="num">{thousands(num(p, "chars"))}</td>
+                            <td class="num">{thousands(p.chars as f64)}</td>
                         } else {
                             <td class="small" colspan="2"><span class="badge note">{"not loaded"}</span>{format!(" pi skips it ({at})")}</td>
                         }

@@ -85,9 +85,7 @@ fn stage_data(p: &ViewProps, id: &str) -> Html {
             let m = r.model.clone().unwrap_or_default();
             let requested = m.thinking_requested.as_str();
             let chosen = m.thinking.as_str();
-            let tools = arr(r, "tools");
-            let resources = r.get("resources").unwrap_or(&Value::Null);
-            let (files, skills) = (arr(resources, "contextFiles"), arr(resources, "skills"));
+            let (files, skills) = (&r.resources.context_files, &r.resources.skills);
             html! {
                 <dl class="kv">
                     <dt>{"model"}</dt><dd class="mono">{m.key()}</dd>
@@ -101,13 +99,13 @@ fn stage_data(p: &ViewProps, id: &str) -> Html {
                         }
                     </dd>
                     <dt>{"limits"}</dt><dd>{format!("context window {} · max tokens {}", thousands(m.context_window), thousands(m.max_tokens))}</dd>
-                    <dt title="the tools this run has active (they make the tools and rules sections)">{"tools"}</dt><dd>{ for tools.iter().map(|t| html! { <span class="chip mono">{s(t, "name")}</span> }) }</dd>
-                    if let Some(declared) = r.get("declaredTools").and_then(Value::as_array) {
+                    <dt title="the tools this run has active (they make the tools and rules sections)">{"tools"}</dt><dd>{ for r.tools.iter().map(|t| html! { <span class="chip mono">{&t.name}</span> }) }</dd>
+                    if let Some(declared) = &r.declared_tools {
                         <dt title="the tools the request sends: the declarations in the session's system messages, in the order pi replays them (a tool declared again moves to the end)">{"tools sent"}</dt>
-                        <dd>{ for declared.iter().map(|t| html! { <span class="chip mono" title={t.get("stored").filter(|v| !v.is_null()).map(|st| format!("declared by {}", s(st, "label"))).unwrap_or_default()}>{s(t, "name")}</span> }) }</dd>
+                        <dd>{ for declared.iter().map(|t| html! { <span class="chip mono" title={t.stored.as_ref().map(|st| format!("declared by {}", st.label)).unwrap_or_default()}>{&t.name}</span> }) }</dd>
                     }
-                    <dt>{"context files"}</dt><dd>{ for files.iter().map(|f| html! { <div class="mono small">{s(f, "path")}</div> }) }</dd>
-                    <dt>{"skills"}</dt><dd>{ for skills.iter().map(|k| html! { <span class="chip mono">{s(k, "name")}</span> }) }</dd>
+                    <dt>{"context files"}</dt><dd>{ for files.iter().map(|f| html! { <div class="mono small">{&f.path}</div> }) }</dd>
+                    <dt>{"skills"}</dt><dd>{ for skills.iter().map(|k| html! { <span class="chip mono">{&k.name}</span> }) }</dd>
                     <dt>{"system prompt"}</dt><dd>{format!("{} chars", thousands(r.stats.as_ref().map_or(0.0, |s| s.system_prompt.chars as f64)))}</dd>
                 </dl>
             }
@@ -115,9 +113,7 @@ fn stage_data(p: &ViewProps, id: &str) -> Html {
         "input-appended" => {
             // 0.86 on: the system message(s) this run stores, where they go.
             let new = arr(r, "newSystemMessages");
-            if r.get("newSystemMessages").is_none()
-                || r.get("declaredTools").is_none_or(Value::is_null)
-            {
+            if r.get("newSystemMessages").is_none() || r.declared_tools.is_none() {
                 return Html::default();
             }
             let placement = at(r, &["systemPrompt"]).and_then(super::sysmsg::placement_text);

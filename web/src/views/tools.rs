@@ -13,7 +13,7 @@ use super::components::charts::{BarRow, Bars, Seg};
 use super::components::json_tree::JsonTree;
 use super::components::thousands;
 use super::tokens::{TokenNote, Tokens};
-use super::util::{arr, not_available, num, s};
+use super::util::not_available;
 use super::ViewProps;
 use crate::report::Report;
 use crate::shared::Shared;
@@ -34,6 +34,54 @@ struct Row {
     package: Option<String>,
 }
 
+/// A tool the view lists: 0.86 on a declaration the request sends, else an active tool.
+struct Listed<'a> {
+    name: &'a str,
+    description: &'a str,
+    parameters: &'a Value,
+    chars: usize,
+    /// 0.86 on: the label of the system message that declared it ("" when none did).
+    stored: Option<String>,
+    strict: bool,
+}
+
+/// The tools the view lists, in the report's order.
+fn listed(r: &Report) -> Vec<Listed<'_>> {
+    match &r.declared_tools {
+        Some(declared) => declared
+            .iter()
+            .map(|t| Listed {
+                name: &t.name,
+                description: &t.description,
+                parameters: &t.parameters,
+                chars: t.chars,
+                stored: Some(
+                    t.stored
+                        .as_ref()
+                        .map(|s| s.label.clone())
+                        .unwrap_or_default(),
+                ),
+                strict: t
+                    .constrained_sampling
+                    .as_ref()
+                    .is_some_and(|c| c.get_str("type") == Some("json_schema")),
+            })
+            .collect(),
+        None => r
+            .tools
+            .iter()
+            .map(|t| Listed {
+                name: &t.name,
+                description: &t.description,
+                parameters: &t.parameters,
+                chars: t.chars,
+                stored: None,
+                strict: false,
+            })
+            .collect(),
+    }
+}
+
 fn rows(r: &Report) -> Vec<Row> {
     let (by_tool, sections) = match &r.stats {
         Some(st) => (
@@ -42,55 +90,41 @@ fn rows(r: &Report) -> Vec<Row> {
         ),
         None => (&[][..], &[][..]),
     };
-    let declared = r.get("declaredTools").and_then(Value::as_array);
-    let list = declared.map_or(arr(r, "tools"), |d| d.as_slice());
-    let mut out: Vec<Row> = list
-        .iter()
+    let declared = r.declared_tools.is_some();
+    let mut out: Vec<Row> = listed(r)
+        .into_iter()
         .map(|t| {
-            let name = s(t, "name").to_string();
-            let st = by_tool.iter().find(|b| b.name == name);
-            let chars = num(t, "chars");
+            let st = by_tool.iter().find(|b| b.name == t.name);
+            let chars = t.chars as f64;
             // 0.86 on, the active tool of that name (its snippet, guidelines and source).
-            let active = arr(r, "tools").iter().find(|a| s(a, "name") == name);
-            let t_active = active.unwrap_or(t);
-            let stored = declared.map(|_| {
-                t.get("stored")
-                    .filter(|v| !v.is_null())
-                    .map(|st| s(st, "label").to_string())
-                    .unwrap_or_default()
-            });
-            let strict = t
-                .get("constrainedSampling")
-                .is_some_and(|c| s(c, "type") == "json_schema");
-            let t = t_active;
+            let active = r.tools.iter().find(|a| a.name == t.name);
             Row {
-                stored,
-                strict,
-                package: t.get_str("package").map(str::to_string),
-                source: if active.is_some() || declared.is_none() {
-                    s(t, "source").to_string()
-                } else {
-                    "not active".to_string()
+                package: active.and_then(|a| a.package.clone()),
+                source: match active {
+                    Some(a) => a.source.clone(),
+                    None if declared => "not active".to_string(),
+                    None => String::new(),
                 },
                 desc: st.map_or(0.0, |b| b.description_chars as f64),
                 params: st.map_or(chars, |b| b.parameters_chars as f64),
                 chars,
-                snippet: t.get_str("promptSnippet").map(str::to_string),
-                guidelines: arr(t, "promptGuidelines")
-                    .iter()
-                    .filter_map(|g| g.as_str().map(str::to_string))
-                    .collect(),
+                snippet: active.and_then(|a| a.prompt_snippet.clone()),
+                guidelines: active
+                    .map(|a| a.prompt_guidelines.clone())
+                    .unwrap_or_default(),
                 prompt_chars: sections
                     .iter()
-                    .filter(|x| x.source == name)
+                    .filter(|x| x.source == t.name)
                     .map(|x| x.chars as f64)
                     .sum(),
-                name,
+                name: t.name.to_string(),
+                stored: t.stored,
+                strict: t.strict,
             }
         })
         .collect();
     // pi's own first, then each package in the order pi resolves them; by size within each.
-    let order: Vec<&str> = arr(r, "packages").iter().map(|p| s(p, "source")).collect();
+    let order: Vec<&str> = r.packages.iter().map(|p| p.source.as_str()).collect();
     let group = |row: &Row| match &row.package {
         None => 0,
         Some(p) => 1 + order.iter().position(|o| o == p).unwrap_or(order.len()),
@@ -132,12 +166,10 @@ pub fn ToolsView(p: &ViewProps) -> Html {
         .map(str::to_string);
     let params = use_memo((p.report.clone(), selected.clone()), |(rep, sel)| {
         let v = sel.as_ref().and_then(|n| {
-            rep.get("declaredTools")
-                .and_then(Value::as_array)
-                .map_or(arr(rep, "tools"), |d| d.as_slice())
-                .iter()
-                .find(|t| s(t, "name") == n)
-                .and_then(|t| t.get("parameters").cloned())
+            listed(rep)
+                .into_iter()
+                .find(|t| t.name == n)
+                .map(|t| t.parameters.clone())
         });
         Shared::new(v.unwrap_or(Value::Null))
     });
@@ -147,7 +179,7 @@ pub fn ToolsView(p: &ViewProps) -> Html {
     let total: f64 = list.iter().map(|t| t.chars).sum();
     let tk = Tokens::of(p);
     let model = r.model.as_ref().map(ModelInfo::key).unwrap_or_default();
-    let declared = r.get("declaredTools").is_some_and(|d| !d.is_null());
+    let declared = r.declared_tools.is_some();
     let prompt_total: f64 = list.iter().map(|t| t.prompt_chars).sum();
     let by_package = package_totals(&list);
     let grouped = !by_package.is_empty();
@@ -249,7 +281,7 @@ pub fn ToolsView(p: &ViewProps) -> Html {
                             thousands(x.parameters_tokens.unwrap_or(0) as f64)),
                         _ => tk.phrase(None),
                     } }</p>
-                    <p class="desc">{ r.get("declaredTools").and_then(Value::as_array).map_or(arr(r, "tools"), |d| d.as_slice()).iter().find(|x| s(x, "name") == t.name).map(|x| s(x, "description").to_string()).unwrap_or_default() }</p>
+                    <p class="desc">{ listed(r).into_iter().find(|x| x.name == t.name).map(|x| x.description.to_string()).unwrap_or_default() }</p>
                     <dl class="kv">
                         <dt>{"snippet"}</dt><dd>{ t.snippet.clone().unwrap_or_else(|| if declared { "none: the tool is not listed in the tools section".into() } else { "none: the tool is not listed under \"Available tools\"".into() }) }</dd>
                         if let Some(st) = &t.stored {

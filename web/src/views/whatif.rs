@@ -20,7 +20,10 @@ use yew::prelude::*;
 use super::components::thousands;
 use super::util::{arr, at, num, s};
 use super::{Upgrading, ViewProps, WhatIfKey};
-use ctxlens::report::types::{CostPerCall, UpgradeBlock, WhatIf, WhatIfCache, WhatIfSession};
+use crate::report::Report;
+use ctxlens::report::types::{
+    CostPerCall, ResourcesInfo, ToolInfo, UpgradeBlock, WhatIf, WhatIfCache, WhatIfSession,
+};
 use ctxlens::report::wire::Wire;
 
 /// The settings a spec can set (`KEY=VALUE`).
@@ -68,36 +71,31 @@ pub fn with_all(changes: &[String], add: &[String]) -> Vec<String> {
 }
 
 /// The report's tools, largest first.
-fn tools_by_size(r: &Value) -> Vec<&Value> {
-    let mut tools: Vec<&Value> = arr(r, "tools").iter().collect();
-    tools.sort_by(|a, b| num(b, "chars").total_cmp(&num(a, "chars")));
+fn tools_by_size(r: &Report) -> Vec<&ToolInfo> {
+    let mut tools: Vec<&ToolInfo> = r.tools.iter().collect();
+    tools.sort_by_key(|t| std::cmp::Reverse(t.chars));
     tools
 }
 
 /// The specs that switch off the three largest extension tools, and their characters.
-pub fn largest_extension_tools(r: &Value) -> (Vec<String>, f64) {
-    let ext: Vec<&Value> = tools_by_size(r)
+pub fn largest_extension_tools(r: &Report) -> (Vec<String>, f64) {
+    let ext: Vec<&ToolInfo> = tools_by_size(r)
         .into_iter()
-        .filter(|t| s(t, "source") == "extension")
+        .filter(|t| t.source == "extension")
         .take(3)
         .collect();
     (
-        ext.iter()
-            .map(|t| format!("tool:{}", s(t, "name")))
-            .collect(),
-        ext.iter().map(|t| num(t, "chars")).sum(),
+        ext.iter().map(|t| format!("tool:{}", t.name)).collect(),
+        ext.iter().map(|t| t.chars as f64).sum(),
     )
 }
 
 /// The skills the model is offered (not `disableModelInvocation`).
-pub fn invocable_skills(r: &Value) -> Vec<String> {
-    at(r, &["resources", "skills"])
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or(&[])
-        .iter()
-        .filter(|k| k.get("hidden").and_then(Value::as_bool) != Some(true))
-        .map(|k| s(k, "name").to_string())
+pub fn invocable_skills(r: &Report) -> Vec<String> {
+    let skills = r.resources.skills.iter();
+    skills
+        .filter(|k| !k.hidden)
+        .map(|k| k.name.clone())
         .collect()
 }
 
@@ -204,17 +202,15 @@ fn cut_of(changes: &[String], id: &str) -> Option<usize> {
 /// One suggestion per context file that shadows others in its folder (pi reads one context
 /// file per folder, the first of its candidates: AGENTS.md before CLAUDE.md): the file read,
 /// the what-if that removes it — pi then reads the shadowed file in its place — and the words.
-pub fn shadowing_suggestions(r: &Value) -> Vec<(String, String, String)> {
+pub fn shadowing_suggestions(r: &Report) -> Vec<(String, String, String)> {
     use ctxlens::js::path::{basename, dirname};
-    at(r, &["resources", "contextFiles"])
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or(&[])
+    r.resources
+        .context_files
         .iter()
         .filter_map(|f| {
-            let shadowed: Vec<&str> = arr(f, "shadowed").iter().filter_map(Value::as_str).collect();
-            let first = *shadowed.first()?;
-            let path = s(f, "path");
+            let shadowed = &f.shadowed;
+            let first = shadowed.first()?;
+            let path = f.path.as_str();
             let read = basename(path);
             let names: Vec<&str> = shadowed.iter().map(|p| basename(p)).collect();
             let label = format!(
@@ -222,7 +218,7 @@ pub fn shadowing_suggestions(r: &Value) -> Vec<(String, String, String)> {
                 names.join(" and "),
                 dirname(path),
                 if names.len() == 1 { "is" } else { "are" },
-                thousands(num(f, "chars")),
+                thousands(f.chars as f64),
                 basename(first),
             );
             Some((path.to_string(), format!("context:{path}"), label))
@@ -591,7 +587,7 @@ struct Controls<'a> {
 }
 
 /// The tools group: each tool a switch (`tool:NAME`), largest first.
-fn tools_group(ctl: Controls, r: &Value) -> Html {
+fn tools_group(ctl: Controls, r: &Report) -> Html {
     let tools = tools_by_size(r);
     html! {
         <fieldset class="whatif-group" data-testid="whatif-tools">
@@ -599,10 +595,10 @@ fn tools_group(ctl: Controls, r: &Value) -> Html {
             if tools.is_empty() { <p class="muted small">{"This request sends no tools."}</p> }
             <ul class="whatif-list">
             { for tools.iter().map(|t| {
-                let name = s(t, "name");
+                let name = &t.name;
                 switch(ctl.changes, ctl.on_set, format!("tool:{name}"), html! {
-                    <><code class="mono">{name}</code>{" "}<span class="badge">{s(t, "source")}</span>
-                    <span class="muted small">{format!(" {} characters", thousands(num(t, "chars")))}</span></>
+                    <><code class="mono">{name}</code>{" "}<span class="badge">{&t.source}</span>
+                    <span class="muted small">{format!(" {} characters", thousands(t.chars as f64))}</span></>
                 }, false)
             }) }
             </ul>
@@ -611,21 +607,20 @@ fn tools_group(ctl: Controls, r: &Value) -> Html {
 }
 
 /// The skills group: each skill a switch (`skill:NAME`), and its offer to the model another.
-fn skills_group(ctl: Controls, resources: &Value) -> Html {
+fn skills_group(ctl: Controls, resources: &ResourcesInfo) -> Html {
     let changes = ctl.changes;
-    let skills = arr(resources, "skills");
+    let skills = &resources.skills;
     html! {
         <fieldset class="whatif-group" data-testid="whatif-skills">
             <legend>{"Skills"}<span class="muted small">{" · listed in the system prompt for the model to load"}</span></legend>
             if skills.is_empty() { <p class="muted small">{"No skills in this request."}</p> }
             <ul class="whatif-list">
             { for skills.iter().map(|k| {
-                let name = s(k, "name");
-                let hidden = k.get("hidden").and_then(Value::as_bool) == Some(true);
+                let (name, hidden) = (&k.name, k.hidden);
                 html! {
                     <>
                     {switch(changes, ctl.on_set, format!("skill:{name}"), html! {
-                        <><code class="mono">{name}</code><span class="muted small">{format!(" {}", s(k, "source"))}</span></>
+                        <><code class="mono">{name}</code><span class="muted small">{format!(" {}", k.source)}</span></>
                     }, false)}
                     <ul class="whatif-list nested">
                     {switch(changes, ctl.on_set, format!("skill-invocation:{name}"), html! {
@@ -641,18 +636,18 @@ fn skills_group(ctl: Controls, resources: &Value) -> Html {
 }
 
 /// The context group: each context file a switch (`context:PATH`), and the appended prompt.
-fn context_group(ctl: Controls, resources: &Value) -> Html {
-    let files = arr(resources, "contextFiles");
-    let appended = !arr(resources, "appendPrompts").is_empty();
+fn context_group(ctl: Controls, resources: &ResourcesInfo) -> Html {
+    let files = &resources.context_files;
+    let appended = !resources.append_prompts.is_empty();
     html! {
         <fieldset class="whatif-group" data-testid="whatif-context">
             <legend>{"Context files and the appended prompt"}</legend>
             if files.is_empty() && !appended { <p class="muted small">{"No AGENTS.md / CLAUDE.md and no appended prompt in this request."}</p> }
             <ul class="whatif-list">
             { for files.iter().map(|f| {
-                let path = s(f, "path");
+                let path = &f.path;
                 switch(ctl.changes, ctl.on_set, format!("context:{path}"), html! {
-                    <><code class="mono small">{path}</code><span class="muted small">{format!(" {} characters", thousands(num(f, "chars")))}</span></>
+                    <><code class="mono small">{path}</code><span class="muted small">{format!(" {} characters", thousands(f.chars as f64))}</span></>
                 }, false)
             }) }
             if appended {
@@ -827,7 +822,7 @@ fn settings_group(ctl: Controls, model_text: &UseStateHandle<String>) -> Html {
 }
 
 /// The findings as actions: one button each that makes its changes.
-fn suggestion_buttons(ctl: Controls, r: &Value) -> Vec<Html> {
+fn suggestion_buttons(ctl: Controls, r: &Report) -> Vec<Html> {
     let (changes, on_set) = (ctl.changes, ctl.on_set);
     let mut out = Vec::new();
     let (specs, chars) = largest_extension_tools(r);
@@ -934,7 +929,6 @@ pub fn WhatIfView(p: &ViewProps) -> Html {
         changes: &changes,
         on_set: &p.on_set_whatif,
     };
-    let resources = r.get("resources").cloned().unwrap_or_default();
     let suggestions = suggestion_buttons(ctl, r);
     let state = match &shown {
         _ if changes.is_empty() => "idle",
@@ -956,8 +950,8 @@ pub fn WhatIfView(p: &ViewProps) -> Html {
                         </fieldset>
                     }
                     {tools_group(ctl, r)}
-                    {skills_group(ctl, &resources)}
-                    {context_group(ctl, &resources)}
+                    {skills_group(ctl, &r.resources)}
+                    {context_group(ctl, &r.resources)}
                     {for history_group(ctl, r)}
                     {for results_group(ctl, r)}
                     {for images_group(ctl, r)}
