@@ -400,6 +400,20 @@ export interface Diagnostic {
   skipped?: string;
 }
 
+/** The request pi would send. */
+export interface RequestInfo {
+  method: string;
+  url: string;
+  /** The protocol's own headers, in order, as `[name, value]` (credentials as `<redacted>`). */
+  headers: Array<[string, string]>;
+  /** The headers the provider's SDK adds at run time, which ctxlens leaves out (`x-stainless-*`, ...). */
+  runtimeHeaders: string[];
+  /** The body, byte for byte. */
+  body: string;
+  /** Why the URL looks wrong, when it does (a path segment doubled after a protocol switch). */
+  urlNote: string | null;
+}
+
 /** A tool the run has active, as pi defines it. */
 export interface ToolInfo {
   name: string;
@@ -426,6 +440,143 @@ export interface StoredAt {
   label: string;
   line: number | null;
   entryId: string | null;
+}
+
+/** A section of the system prompt, by its UTF-16 range in the prompt's text. */
+export interface PromptSection {
+  name: string;
+  /** Where pi took it from (a file's path, `pi`, `settings`, ...). */
+  source: string;
+  start: number;
+  end: number;
+  /** pi 0.86 on: the stored system message that set it. */
+  stored?: StoredAt;
+}
+
+/** pi 0.86 on: a system message as the request sends it, by its range in the prompt's text. */
+export interface SentSystemMessage {
+  start: number;
+  end: number;
+  /** It updates the prompt before it (sent where it is stored, after the first). */
+  update: boolean;
+  /** The LLM message it is sent as (`null`: the system prompt itself). */
+  llmIndex: number | null;
+  stored: StoredAt | null;
+}
+
+/** The system prompt as sent, with its sections. */
+export interface SystemPromptInfo {
+  text: string;
+  sections: PromptSection[];
+  /** pi 0.86 on: `leading` (one system prompt first: the replay of all the system messages), `in-place` (each where it is stored: the first as the prompt, later ones as updates) or `raw` (pi-messages: each as stored). */
+  placement?: "leading" | "in-place" | "raw";
+  /** pi 0.86 on: each system message sent. */
+  messages?: SentSystemMessage[];
+}
+
+/** A section a system message sets or removes. */
+export interface SectionPatch {
+  name: string;
+  removed: boolean;
+  /** The text it sets (0 when removed). */
+  chars: number;
+}
+
+/** pi 0.86 on: a system message: the sections it sets or removes, the tools it adds or removes. */
+export interface SystemMessageInfo {
+  sections: SectionPatch[];
+  toolsAdded: string[];
+  toolsRemoved: string[];
+  /** The text it adds (`getSystemMessageText`). */
+  chars: number;
+}
+
+/** A tool result's text: what a `tool-result:ID:N` what-if cuts. */
+export interface ToolResultText {
+  toolName: string | null;
+  /** Its text blocks' UTF-16 characters. */
+  chars: number;
+  lines: number;
+}
+
+/** A message's images. */
+export interface ImagesSize {
+  count: number;
+  /** Their base64 data's characters. */
+  chars: number;
+}
+
+/** pi 0.86 on: a context edit. */
+export interface ContextEditInfo {
+  targetId: string;
+  /** It leaves the target out of the context (else it replaces its content). */
+  omitted: boolean;
+  /** The replacement's text. */
+  chars: number;
+}
+
+/** pi 0.86 on: a `usage` entry (a model call outside the conversation: a compaction's summary, ...). */
+export interface UsageEntryInfo {
+  kind: string;
+  provider: string | null;
+  model: string | null;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+/** One entry of the session file, in file order. */
+export interface EntryNode {
+  id: string | null;
+  parentId: string | null;
+  /** The entry type (`message`, `compaction`, ...; 0.86 on a system message is `system`). */
+  type: string;
+  /** A message entry's role. */
+  role: string | null;
+  /** 1-based line in the file. */
+  line: number;
+  /** The role or kind, then up to 80 characters of text. */
+  preview: string;
+  label: string | null;
+  /** On the path from the leaf to the root. */
+  onActiveBranch: boolean;
+  /** Selected for the context (on the branch and not cut by a compaction). */
+  inContext: boolean;
+  toolResult?: ToolResultText;
+  images?: ImagesSize;
+  /** pi 0.86 on, a system message's patch. */
+  system?: SystemMessageInfo;
+  /** pi 0.86 on, a compaction's checkpoint (its system message). */
+  checkpoint?: SystemMessageInfo;
+  edit?: ContextEditInfo;
+  usage?: UsageEntryInfo;
+}
+
+/** The session entry an agent message of the context came from. */
+export interface MessageSourceInfo {
+  entryId: string | null;
+  line: number;
+  /** `message`, `compaction`, `branch_summary`, `custom_message`. */
+  entryType: string;
+  role: string | null;
+  /** pi 0.86 on: a context edit in the context changes it. */
+  edited?: boolean;
+}
+
+/** The session tree and the context it yielded. */
+export interface SessionInfo {
+  name: string;
+  sessionId: string | null;
+  cwd: string | null;
+  /** The version the file declared before migration. */
+  version: number;
+  leafId: string | null;
+  /** The compaction in effect, if any. */
+  compactionId: string | null;
+  entries: EntryNode[];
+  /** Each agent message of the context, by its source entry. */
+  messageSources: MessageSourceInfo[];
 }
 
 /** pi 0.86 on: a tool as the transcript's system messages declare it (`getCurrentTools`, replay order). */

@@ -61,7 +61,22 @@ fn the_report_s_typed_parts_read_back_write_the_same_json() {
         Call, Diagnostic, Finding, ModelInfo, PiRelease, RebuiltCall, Stage, Stats,
     };
     let mut checked = 0;
-    for case in ctxlens_corpus::cases("pi-").iter().step_by(40) {
+    // Every 40th case, and the ones whose sessions hold each kind of 0.86 entry (a context
+    // edit, a usage entry, a compaction's checkpoint).
+    let named = [
+        "pi-0.86.1/sp-context-edit-usage",
+        "pi-0.86.1/ms-compaction-checkpoint",
+    ];
+    let cases = ctxlens_corpus::cases("pi-");
+    assert_eq!(
+        cases
+            .iter()
+            .filter(|c| named.contains(&c.name.as_str()))
+            .count(),
+        named.len()
+    );
+    let sample = cases.iter().step_by(40);
+    for case in sample.chain(cases.iter().filter(|c| named.contains(&c.name.as_str()))) {
         let Ok(inputs) = ctxlens::case::inputs_from_case(&case.files(), None) else {
             continue;
         };
@@ -94,6 +109,17 @@ fn the_report_s_typed_parts_read_back_write_the_same_json() {
         );
         reads_back::<ResourcesInfo>(part("resources"), "resources", &case.name);
         reads_back::<Vec<PackageCost>>(part("packages"), "packages", &case.name);
+        use ctxlens::report::types::{
+            RequestInfo, SessionInfo, SystemMessageInfo, SystemPromptInfo,
+        };
+        reads_back::<Option<RequestInfo>>(part("request"), "request", &case.name);
+        reads_back::<SystemPromptInfo>(part("systemPrompt"), "systemPrompt", &case.name);
+        reads_back::<Vec<SystemMessageInfo>>(
+            part("newSystemMessages"),
+            "newSystemMessages",
+            &case.name,
+        );
+        reads_back::<Option<SessionInfo>>(part("session"), "session", &case.name);
         // The comparisons with another protocol and with another release.
         let other = ctxlens::assemble(&ctxlens::Inputs {
             api: Some(ctxlens::Api::OpenAiResponses),

@@ -1,15 +1,16 @@
 //! A report on the page: the worker's JSON, with the parts the views read as the report's Rust
 //! types (`ctxlens::report::types`: the release, the model, the calls, the statistics, the
-//! stages, the findings, the diagnostics, the tools, the resources and the packages), read once
-//! when it comes. The rest is still read
-//! from the JSON (`Deref` to it).
+//! stages, the findings, the diagnostics, the request, the system prompt, the session, the tools,
+//! the resources and the packages), read once when it comes. The rest (the body's provenance,
+//! the one-session usage timeline, the estimate) is still read from the JSON (`Deref` to it).
 
 use std::ops::Deref;
 
 use ctxlens::js::Value;
 use ctxlens::report::types::{
     Call, DeclaredToolInfo, Diagnostic, Finding, ModelInfo, PackageCost, PiRelease, RebuiltCall,
-    ResourcesInfo, Stage, Stats, ToolInfo,
+    RequestInfo, ResourcesInfo, SessionInfo, Stage, Stats, SystemMessageInfo, SystemPromptInfo,
+    ToolInfo,
 };
 use ctxlens::report::wire::Wire;
 
@@ -30,6 +31,14 @@ pub struct Report {
     pub stages: Vec<Stage>,
     pub findings: Vec<Finding>,
     pub diagnostics: Vec<Diagnostic>,
+    /// The request pi would send (`None`: none).
+    pub request: Option<RequestInfo>,
+    /// The system prompt as sent, with its sections (0.86 on: the system messages sent).
+    pub system_prompt: SystemPromptInfo,
+    /// pi 0.86 on: the system messages this run stores.
+    pub new_system_messages: Vec<SystemMessageInfo>,
+    /// The session tree and the context it yielded (`None`: a new session).
+    pub session: Option<SessionInfo>,
     /// The tools the run has active, as pi defines them.
     pub tools: Vec<ToolInfo>,
     /// pi 0.86 on: the tools as the transcript's system messages declare them (`None` before).
@@ -54,6 +63,10 @@ impl Report {
         let stages: Option<Vec<Stage>> = part(&json, "stages", &mut unread);
         let findings: Option<Vec<Finding>> = part(&json, "findings", &mut unread);
         let diagnostics: Option<Vec<Diagnostic>> = part(&json, "diagnostics", &mut unread);
+        let request = part(&json, "request", &mut unread);
+        let system_prompt = part(&json, "systemPrompt", &mut unread);
+        let new_system_messages = part(&json, "newSystemMessages", &mut unread);
+        let session = part(&json, "session", &mut unread);
         let tools: Option<Vec<ToolInfo>> = part(&json, "tools", &mut unread);
         let declared_tools = part(&json, "declaredTools", &mut unread);
         let resources: Option<ResourcesInfo> = part(&json, "resources", &mut unread);
@@ -68,6 +81,10 @@ impl Report {
             stages: stages.unwrap_or_default(),
             findings: findings.unwrap_or_default(),
             diagnostics: diagnostics.unwrap_or_default(),
+            request,
+            system_prompt: system_prompt.unwrap_or_default(),
+            new_system_messages: new_system_messages.unwrap_or_default(),
+            session,
             tools: tools.unwrap_or_default(),
             declared_tools,
             resources: resources.unwrap_or_default(),

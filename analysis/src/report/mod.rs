@@ -12,6 +12,7 @@ pub mod ledger_types;
 pub mod packages;
 pub mod placement;
 pub mod provenance;
+pub mod session_types;
 pub mod stats;
 pub mod summary;
 pub mod tools_types;
@@ -165,44 +166,37 @@ pub fn diagnostics_json(a: &Assembly) -> Value {
 
 /// The request: method, URL, headers (as `[name, value]` pairs, in order) and the body text.
 pub fn request_json(a: &Assembly) -> Value {
-    match &a.request {
-        None => Value::Null,
-        Some(r) => {
-            let headers: Vec<Value> = r
-                .headers
-                .iter()
-                .map(|(k, v)| Value::Array(vec![Value::str(k), Value::str(v)]))
-                .collect();
-            let api = a
-                .parts
-                .model_choice
-                .model
-                .as_ref()
-                .map(|m| m.api())
-                .unwrap_or("");
-            let runtime: Vec<Value> = api
-                .parse::<crate::Api>()
-                .map_or(&[][..], crate::Api::runtime_headers)
-                .iter()
-                .map(|h| Value::str(*h))
-                .collect();
-            Object::new()
-                .with("method", r.method)
-                .with("url", r.url.as_str())
-                .with("headers", Value::Array(headers))
-                .with("runtimeHeaders", Value::Array(runtime))
-                .with("body", r.body.as_str())
-                .with("urlNote", opt_str(r.url_note.as_deref()))
-                .into()
-        }
-    }
+    request(a).to_value()
+}
+
+/// [`request_json`] as the report's type (`None`: pi would send nothing).
+pub fn request(a: &Assembly) -> Option<types::RequestInfo> {
+    let r = a.request.as_ref()?;
+    let api = a
+        .parts
+        .model_choice
+        .model
+        .as_ref()
+        .map(|m| m.api())
+        .unwrap_or("");
+    let runtime = api
+        .parse::<crate::Api>()
+        .map_or(&[][..], crate::Api::runtime_headers);
+    Some(types::RequestInfo {
+        method: r.method.into(),
+        url: r.url.clone(),
+        headers: r.headers.clone(),
+        runtime_headers: runtime.iter().map(|h| h.to_string()).collect(),
+        body: r.body.as_str().into(),
+        url_note: r.url_note.clone(),
+    })
 }
 
 /// What a message entry stores that a what-if can cut (the What-if view lists them, largest
-/// first): a tool result's `toolResult` (`{toolName, chars, lines}`: its text blocks' UTF-16
-/// characters and lines, counted as `tool-result:ID:N` counts them) and a message's `images`
-/// (`{count, chars}`: its image blocks and their base64 data's characters), when it has any.
-fn message_sizes(entry: &Object, o: &mut Object) {
+/// first): a tool result's `toolResult` (its text blocks' UTF-16 characters and lines, counted as
+/// `tool-result:ID:N` counts them) and a message's `images` (its image blocks and their base64
+/// data's characters), when it has any.
+fn message_sizes(entry: &Object, node: &mut types::EntryNode) {
     let Some(m) = entry.get("message") else {
         return;
     };
@@ -215,36 +209,23 @@ fn message_sizes(entry: &Object, o: &mut Object) {
     };
     if m.get_str("role") == Some("toolResult") {
         let texts: Vec<&str> = of("text").filter_map(|b| b.get_str("text")).collect();
-        o.insert(
-            "toolResult",
-            Object::new()
-                .with("toolName", opt_str(m.get_str("toolName")))
-                .with(
-                    "chars",
-                    texts.iter().map(|t| crate::js::utf16_len(t)).sum::<usize>(),
-                )
-                .with(
-                    "lines",
-                    texts.iter().map(|t| t.split('\n').count()).sum::<usize>(),
-                )
-                .into(),
-        );
+        node.tool_result = Some(types::ToolResultText {
+            tool_name: m.get_str("toolName").map(str::to_string),
+            chars: texts.iter().map(|t| crate::js::utf16_len(t)).sum(),
+            lines: texts.iter().map(|t| t.split('\n').count()).sum(),
+        })
+        .into();
     }
     let images: Vec<&Value> = of("image").collect();
     if !images.is_empty() {
-        o.insert(
-            "images",
-            Object::new()
-                .with("count", images.len())
-                .with(
-                    "chars",
-                    images
-                        .iter()
-                        .map(|b| b.get_str("data").map_or(0, crate::js::utf16_len))
-                        .sum::<usize>(),
-                )
-                .into(),
-        );
+        node.images = Some(types::ImagesSize {
+            count: images.len(),
+            chars: images
+                .iter()
+                .map(|b| b.get_str("data").map_or(0, crate::js::utf16_len))
+                .sum(),
+        })
+        .into();
     }
 }
 
@@ -255,41 +236,43 @@ fn message_sizes(entry: &Object, o: &mut Object) {
 /// has `usage` (`{kind, provider, model, input, output, cacheRead, cacheWrite}`). In every
 /// release a tool result has `toolResult` and a message with images `images` ([`message_sizes`]).
 pub fn session_json(a: &Assembly) -> Value {
+    session_info(a).to_value()
+}
+
+/// [`session_json`] as the report's type (`None`: no session).
+pub fn session_info(a: &Assembly) -> Option<types::SessionInfo> {
     let p = &a.parts;
-    let Some(file) = &p.session else {
-        return Value::Null;
-    };
+    let file = p.session.as_ref()?;
     let ctx = &p.session_context;
     let transcript = a.pi.as_ref().filter(|pi| pi.rules.transcript);
-    let nodes: Vec<Value> = session::tree(file, ctx)
+    let entries = session::tree(file, ctx)
         .into_iter()
         .zip(&file.entries)
         .map(|(n, e)| {
-            let mut o = Object::new()
-                .with("id", opt_str(n.id.as_deref()))
-                .with("parentId", opt_str(n.parent_id.as_deref()))
-                .with("type", n.entry_type.as_str())
-                .with(
-                    "role",
-                    opt_str(
-                        e.value
-                            .get("message")
-                            .filter(|_| n.entry_type == "message")
-                            .and_then(|m| m.get_str("role")),
-                    ),
-                )
-                .with("line", n.line)
-                .with("preview", n.preview.as_str())
-                .with("label", opt_str(n.label.as_deref()))
-                .with("onActiveBranch", n.on_active_branch)
-                .with("inContext", n.in_context);
+            let role = e
+                .value
+                .get("message")
+                .filter(|_| n.entry_type == "message")
+                .and_then(|m| m.get_str("role"));
+            let mut node = types::EntryNode {
+                role: role.map(str::to_string),
+                line: n.line as usize,
+                on_active_branch: n.on_active_branch,
+                in_context: n.in_context,
+                ..Default::default()
+            };
             if n.entry_type == "message" {
-                message_sizes(&e.value, &mut o);
+                message_sizes(&e.value, &mut node);
             }
+            node.id = n.id;
+            node.parent_id = n.parent_id;
+            node.entry_type = n.entry_type;
+            node.preview = n.preview;
+            node.label = n.label;
             if let Some(pi) = transcript {
-                transcript_entry(pi, &e.value, &mut o);
+                transcript_entry(pi, &e.value, &mut node);
             }
-            o.into()
+            node
         })
         .collect();
     // 0.86 on: the entries a context edit in the context changes.
@@ -303,35 +286,37 @@ pub fn session_json(a: &Assembly) -> Value {
     } else {
         Vec::new()
     };
-    let sources: Vec<Value> = ctx
+    let message_sources = ctx
         .sources
         .iter()
         .enumerate()
-        .map(|(i, s)| {
-            let mut o = Object::new()
-                .with("entryId", opt_str(s.entry_id.as_deref()))
-                .with("line", s.line)
-                .with("entryType", s.entry_type.as_str())
-                .with(
-                    "role",
-                    opt_str(p.agent_messages.get(i).and_then(|m| m.get_str("role"))),
-                );
-            if s.entry_id.as_deref().is_some_and(|id| edited.contains(&id)) {
-                o.insert("edited", Value::Bool(true));
-            }
-            o.into()
+        .map(|(i, s)| types::MessageSourceInfo {
+            entry_id: s.entry_id.clone(),
+            line: s.line as usize,
+            entry_type: s.entry_type.clone(),
+            role: p
+                .agent_messages
+                .get(i)
+                .and_then(|m| m.get_str("role"))
+                .map(str::to_string),
+            edited: s
+                .entry_id
+                .as_deref()
+                .is_some_and(|id| edited.contains(&id))
+                .then_some(true)
+                .into(),
         })
         .collect();
-    Object::new()
-        .with("name", file.name.as_str())
-        .with("sessionId", opt_str(file.session_id()))
-        .with("cwd", opt_str(file.cwd()))
-        .with("version", file.original_version)
-        .with("leafId", opt_str(ctx.leaf_id.as_deref()))
-        .with("compactionId", opt_str(ctx.compaction_id.as_deref()))
-        .with("entries", Value::Array(nodes))
-        .with("messageSources", Value::Array(sources))
-        .into()
+    Some(types::SessionInfo {
+        name: file.name.clone(),
+        session_id: file.session_id().map(str::to_string),
+        cwd: file.cwd().map(str::to_string),
+        version: file.original_version as usize,
+        leaf_id: ctx.leaf_id.clone(),
+        compaction_id: ctx.compaction_id.clone(),
+        entries,
+        message_sources,
+    })
 }
 
 /// A one-line summary of a system message: `sets tools, rules · removes addendum · +grep −bash`.
@@ -373,9 +358,8 @@ fn system_summary(m: &Value) -> String {
     parts.join(" · ")
 }
 
-/// The 0.86 facts of one session entry (see [`session_json`]), added to its node `o`.
-fn transcript_entry(pi: &Pi, e: &Object, o: &mut Object) {
-    let num = |v: &Value, k: &str| v.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+/// The 0.86 facts of one session entry (see [`session_json`]), added to its node.
+fn transcript_entry(pi: &Pi, e: &Object, node: &mut types::EntryNode) {
     match e.get_str("type") {
         Some("message") => {
             let Some(m) = e
@@ -384,86 +368,84 @@ fn transcript_entry(pi: &Pi, e: &Object, o: &mut Object) {
             else {
                 return;
             };
-            o.insert("type", Value::str("system"));
+            node.entry_type = "system".into();
             let summary = system_summary(m);
-            o.insert(
-                "preview",
-                Value::str(if summary.is_empty() {
-                    "system message".to_string()
-                } else {
-                    format!("system message: {summary}")
-                }),
-            );
-            o.insert("system", system_message_json(pi, m));
+            node.preview = if summary.is_empty() {
+                "system message".to_string()
+            } else {
+                format!("system message: {summary}")
+            };
+            node.system = Some(system_message(pi, m)).into();
         }
         Some("compaction") => {
-            if let Some(cp) = e.get("systemMessage") {
-                o.insert("checkpoint", system_message_json(pi, cp));
-            }
+            node.checkpoint = e
+                .get("systemMessage")
+                .map(|cp| system_message(pi, cp))
+                .into();
         }
         Some("context_edit") => {
-            let target = e.get_str("targetId").unwrap_or("?");
-            let replacement = e.get("replacement");
-            let omitted = replacement.is_none_or(Value::is_null);
-            let chars = replacement
-                .and_then(|r| r.get("content"))
-                .map(|c| {
-                    crate::js::utf16_len(&crate::transcript::content_text(
-                        Some(c),
-                        pi.data.string("text", "contentTextJoin"),
-                    ))
-                })
-                .unwrap_or(0);
-            o.insert(
-                "preview",
-                Value::str(if omitted {
-                    format!("context edit: leaves {target} out of the context")
-                } else {
-                    format!("context edit: replaces the content of {target} ({chars} chars)")
-                }),
-            );
-            o.insert(
-                "edit",
-                Object::new()
-                    .with("targetId", target)
-                    .with("omitted", omitted)
-                    .with("chars", chars)
-                    .into(),
-            );
+            let edit = context_edit(pi, e);
+            node.preview = if edit.omitted {
+                format!("context edit: leaves {} out of the context", edit.target_id)
+            } else {
+                format!(
+                    "context edit: replaces the content of {} ({} chars)",
+                    edit.target_id, edit.chars
+                )
+            };
+            node.edit = Some(edit).into();
         }
         Some("usage") => {
-            let u = e.get("usage").cloned().unwrap_or_default();
-            let kind = e.get_str("kind").unwrap_or("");
-            o.insert(
-                "preview",
-                Value::str(format!(
-                    "usage{}: {}/{} · {} input · {} cache read · {} output",
-                    if kind.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" ({kind})")
-                    },
-                    e.get_str("provider").unwrap_or("?"),
-                    e.get_str("model").unwrap_or("?"),
-                    crate::js::number_to_string(num(&u, "input")),
-                    crate::js::number_to_string(num(&u, "cacheRead")),
-                    crate::js::number_to_string(num(&u, "output")),
-                )),
+            let usage = usage_entry(e);
+            node.preview = format!(
+                "usage{}: {}/{} · {} input · {} cache read · {} output",
+                if usage.kind.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", usage.kind)
+                },
+                e.get_str("provider").unwrap_or("?"),
+                e.get_str("model").unwrap_or("?"),
+                crate::js::number_to_string(usage.input),
+                crate::js::number_to_string(usage.cache_read),
+                crate::js::number_to_string(usage.output),
             );
-            o.insert(
-                "usage",
-                Object::new()
-                    .with("kind", kind)
-                    .with("provider", opt_str(e.get_str("provider")))
-                    .with("model", opt_str(e.get_str("model")))
-                    .with("input", num(&u, "input"))
-                    .with("output", num(&u, "output"))
-                    .with("cacheRead", num(&u, "cacheRead"))
-                    .with("cacheWrite", num(&u, "cacheWrite"))
-                    .into(),
-            );
+            node.usage = Some(usage).into();
         }
         _ => {}
+    }
+}
+
+/// A `context_edit` entry: its target, whether it leaves it out, its replacement's text.
+fn context_edit(pi: &Pi, e: &Object) -> types::ContextEditInfo {
+    let replacement = e.get("replacement");
+    types::ContextEditInfo {
+        target_id: e.get_str("targetId").unwrap_or("?").to_string(),
+        omitted: replacement.is_none_or(Value::is_null),
+        chars: replacement
+            .and_then(|r| r.get("content"))
+            .map(|c| {
+                crate::js::utf16_len(&crate::transcript::content_text(
+                    Some(c),
+                    pi.data.string("text", "contentTextJoin"),
+                ))
+            })
+            .unwrap_or(0),
+    }
+}
+
+/// A `usage` entry's model and counts.
+fn usage_entry(e: &Object) -> types::UsageEntryInfo {
+    let u = e.get("usage").cloned().unwrap_or_default();
+    let num = |k: &str| u.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+    types::UsageEntryInfo {
+        kind: e.get_str("kind").unwrap_or("").to_string(),
+        provider: e.get_str("provider").map(str::to_string),
+        model: e.get_str("model").map(str::to_string),
+        input: num("input"),
+        output: num("output"),
+        cache_read: num("cacheRead"),
+        cache_write: num("cacheWrite"),
     }
 }
 
@@ -490,101 +472,81 @@ pub fn stored(s: &crate::prompt::Stored) -> types::StoredAt {
 /// message's range in `text`, whether it is an update, its LLM message index and where it is
 /// stored.
 pub fn system_prompt_json(a: &Assembly) -> Value {
+    system_prompt(a).to_value()
+}
+
+/// [`system_prompt_json`] as the report's type.
+pub fn system_prompt(a: &Assembly) -> types::SystemPromptInfo {
     let sp = &a.parts.system_prompt;
-    let sections: Vec<Value> = sp
-        .sections
-        .iter()
-        .map(|s| {
-            let mut o = Object::new()
-                .with("name", s.name.as_str())
-                .with("source", s.source.as_str())
-                .with("start", s.start)
-                .with("end", s.end);
-            o.insert_opt("stored", s.stored.as_ref().map(stored_json));
-            o.into()
-        })
-        .collect();
-    let mut o = Object::new()
-        .with("text", sp.text.as_str())
-        .with("sections", Value::Array(sections));
-    if let Some(sent) = &a.parts.sent_system {
-        o.insert("placement", Value::str(sent.placement.as_str()));
-        o.insert(
-            "messages",
-            Value::Array(
-                sent.messages
-                    .iter()
-                    .map(|m| {
-                        Object::new()
-                            .with("start", m.start)
-                            .with("end", m.end)
-                            .with("update", m.update)
-                            .with("llmIndex", m.llm_index.map_or(Value::Null, Value::from))
-                            .with("stored", m.stored.as_ref().map_or(Value::Null, stored_json))
-                            .into()
-                    })
-                    .collect(),
-            ),
-        );
+    let sections = sp.sections.iter().map(|s| types::PromptSection {
+        name: s.name.clone(),
+        source: s.source.clone(),
+        start: s.start,
+        end: s.end,
+        stored: s.stored.as_ref().map(stored).into(),
+    });
+    let sent = a.parts.sent_system.as_ref();
+    let messages = sent.map(|sent| {
+        let list = sent.messages.iter().map(|m| types::SentSystemMessage {
+            start: m.start,
+            end: m.end,
+            update: m.update,
+            llm_index: m.llm_index,
+            stored: m.stored.as_ref().map(stored),
+        });
+        list.collect()
+    });
+    types::SystemPromptInfo {
+        text: sp.text.clone(),
+        sections: sections.collect(),
+        placement: sent.map(|s| s.placement.as_str().to_string()).into(),
+        messages: messages.into(),
     }
-    o.into()
 }
 
 /// 0.86 on: the system messages this run stores (the section patch, the tool changes), each
 /// `{sections: [{name, removed, chars}], toolsAdded: [name], toolsRemoved: [name], chars}`
 /// (`chars`: the text it adds, `getSystemMessageText`); `[]` before 0.86.
 pub fn new_system_messages_json(a: &Assembly) -> Value {
+    new_system_messages(a).to_value()
+}
+
+/// [`new_system_messages_json`] as the report's types.
+pub fn new_system_messages(a: &Assembly) -> Vec<types::SystemMessageInfo> {
     let Some(pi) = a.pi.as_ref() else {
-        return Value::Array(Vec::new());
+        return Vec::new();
     };
-    Value::Array(
-        a.parts
-            .new_system_messages
-            .iter()
-            .map(|m| system_message_json(pi, m))
-            .collect(),
-    )
+    let list = a.parts.new_system_messages.iter();
+    list.map(|m| system_message(pi, m)).collect()
 }
 
 /// A system message as the views show it: the sections it sets or removes and the tools it
 /// adds or removes.
 pub fn system_message_json(pi: &Pi, m: &Value) -> Value {
-    let names = |key: &str| -> Value {
-        Value::Array(
-            m.get(key)
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|t| t.get_str("name").map(Value::from))
-                        .collect()
-                })
-                .unwrap_or_default(),
-        )
+    system_message(pi, m).to_value()
+}
+
+/// [`system_message_json`] as the report's type.
+pub fn system_message(pi: &Pi, m: &Value) -> types::SystemMessageInfo {
+    let names = |key: &str| -> Vec<String> {
+        let list = m.get(key).and_then(Value::as_array).map(Vec::as_slice);
+        let names = list.unwrap_or(&[]).iter().filter_map(|t| t.get_str("name"));
+        names.map(str::to_string).collect()
     };
-    let sections: Vec<Value> = m
-        .get("sections")
-        .and_then(Value::as_object)
-        .map(|o| {
-            o.iter()
-                .map(|(k, v)| {
-                    Object::new()
-                        .with("name", k.as_str())
-                        .with("removed", v.is_null())
-                        .with("chars", v.as_str().map_or(0, crate::js::utf16_len))
-                        .into()
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    Object::new()
-        .with("sections", Value::Array(sections))
-        .with("toolsAdded", names("toolsAdded"))
-        .with("toolsRemoved", names("toolsRemoved"))
-        .with(
-            "chars",
-            crate::js::utf16_len(&crate::transcript::system_message_text(pi, m)),
-        )
-        .into()
+    let sections = m.get("sections").and_then(Value::as_object).map(|o| {
+        let patch = o.iter().map(|(k, v)| types::SectionPatch {
+            name: k.to_string(),
+            removed: v.is_null(),
+            chars: v.as_str().map_or(0, crate::js::utf16_len),
+        });
+        patch.collect()
+    });
+    types::SystemMessageInfo {
+        sections: sections.unwrap_or_default(),
+        tools_added: names("toolsAdded"),
+        tools_removed: names("toolsRemoved"),
+        chars: crate::js::utf16_len(&crate::transcript::system_message_text(pi, m)),
+    }
 }
 
 /// The active tools, in order, with their sizes and prompt parts.
@@ -866,11 +828,11 @@ pub fn sessions_json(list: &[crate::install::SessionListing]) -> Value {
 mod tests {
     use super::*;
 
-    fn sizes(line: &str) -> Object {
-        let mut o = Object::new();
+    fn sizes(line: &str) -> types::EntryNode {
+        let mut node = types::EntryNode::default();
         let entry = crate::js::parse(line).unwrap();
-        message_sizes(entry.as_object().unwrap(), &mut o);
-        o
+        message_sizes(entry.as_object().unwrap(), &mut node);
+        node
     }
 
     /// `Omit::session` is sound: a report's `session`, `calls` and `usage.timeline` are the same
@@ -953,15 +915,13 @@ mod tests {
         let o = sizes(
             r#"{"type":"message","id":"r","message":{"role":"toolResult","toolName":"read","content":[{"type":"text","text":"a\nb\n"},{"type":"image","data":"QUJD","mimeType":"image/png"},{"type":"text","text":"😀"}]}}"#,
         );
-        let t = o.get("toolResult").unwrap();
-        assert_eq!(t.get_str("toolName"), Some("read"));
-        assert_eq!(t.get("chars").and_then(Value::as_f64), Some(6.0));
-        assert_eq!(t.get("lines").and_then(Value::as_f64), Some(4.0));
-        let i = o.get("images").unwrap();
-        assert_eq!(i.get("count").and_then(Value::as_f64), Some(1.0));
-        assert_eq!(i.get("chars").and_then(Value::as_f64), Some(4.0));
+        let t = o.tool_result.as_ref().unwrap();
+        assert_eq!(t.tool_name.as_deref(), Some("read"));
+        assert_eq!((t.chars, t.lines), (6, 4));
+        let i = o.images.as_ref().unwrap();
+        assert_eq!((i.count, i.chars), (1, 4));
         // A user message with no image: neither.
         let o = sizes(r#"{"type":"message","id":"u","message":{"role":"user","content":"hi"}}"#);
-        assert!(o.get("toolResult").is_none() && o.get("images").is_none());
+        assert!(o.tool_result.is_none() && o.images.is_none());
     }
 }

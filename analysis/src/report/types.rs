@@ -3,6 +3,7 @@
 
 pub use super::compare_types::*;
 pub use super::ledger_types::*;
+pub use super::session_types::*;
 pub use super::tools_types::*;
 pub use super::upgrade_types::*;
 pub use super::whatif_types::*;
@@ -629,8 +630,21 @@ pub fn typescript() -> String {
         RebuiltCall::declaration(),
         DiagnosticSeverity::declaration(),
         Diagnostic::declaration(),
+        RequestInfo::declaration(),
         ToolInfo::declaration(),
         StoredAt::declaration(),
+        PromptSection::declaration(),
+        SentSystemMessage::declaration(),
+        SystemPromptInfo::declaration(),
+        SectionPatch::declaration(),
+        SystemMessageInfo::declaration(),
+        ToolResultText::declaration(),
+        ImagesSize::declaration(),
+        ContextEditInfo::declaration(),
+        UsageEntryInfo::declaration(),
+        EntryNode::declaration(),
+        MessageSourceInfo::declaration(),
+        SessionInfo::declaration(),
         DeclaredToolInfo::declaration(),
         ContextFileInfo::declaration(),
         SkillInfo::declaration(),

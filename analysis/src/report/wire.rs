@@ -123,6 +123,38 @@ impl Wire for String {
     }
 }
 
+/// A string shared with the value it was read from (a body of many megabytes is not copied).
+impl Wire for crate::js::Str {
+    fn to_value(&self) -> Value {
+        Value::String(self.clone())
+    }
+    fn from_value(v: &Value) -> Option<Self> {
+        match v {
+            Value::String(s) => Some(s.clone()),
+            _ => None,
+        }
+    }
+    fn ts() -> String {
+        "string".into()
+    }
+}
+
+/// A pair, as a two-element array (`[name, value]`).
+impl<A: Wire, B: Wire> Wire for (A, B) {
+    fn to_value(&self) -> Value {
+        Value::Array(vec![self.0.to_value(), self.1.to_value()])
+    }
+    fn from_value(v: &Value) -> Option<Self> {
+        match v.as_array()?.as_slice() {
+            [a, b] => Some((A::from_value(a)?, B::from_value(b)?)),
+            _ => None,
+        }
+    }
+    fn ts() -> String {
+        format!("[{}, {}]", A::ts(), B::ts())
+    }
+}
+
 impl Wire for bool {
     fn to_value(&self) -> Value {
         Value::Bool(*self)

@@ -217,10 +217,7 @@ pub(super) fn inputs_panel(p: &InputsProps) -> Html {
         .enumerate()
         .map(|(i, r)| refused_row(&p.dispatch, i, r));
     let case_rows = case_rows(sc, laid, &placement, &home);
-    let no_request = p
-        .report
-        .as_ref()
-        .is_some_and(|r| r.get("request").is_none_or(Value::is_null));
+    let no_request = p.report.as_ref().is_some_and(|r| r.request.is_none());
     let d = p.dispatch.clone();
     html! {
         <section class="panel inputs" aria-labelledby="inputs-h">

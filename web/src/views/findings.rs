@@ -1,10 +1,8 @@
 //! Findings: the seed's conclusions as numbered checks on the user's own data, each linking to
 //! its subject (the report's `findings`, `ctxlens::analysis::findings`).
 
-use ctxlens::js::Value;
 use yew::prelude::*;
 
-use super::util::{at, s};
 use super::ViewProps;
 
 #[function_component]
@@ -50,8 +48,8 @@ pub fn FindingsView(p: &ViewProps) -> Html {
                         // file's section; else its detail names it.
                         "context-file-shadowed" => {
                             let source = f.subject.as_deref().and_then(|x| x.strip_prefix("section:")).and_then(|i| i.parse::<usize>().ok())
-                                .and_then(|i| at(&p.report, &["systemPrompt", "sections"]).and_then(Value::as_array).and_then(|a| a.get(i)))
-                                .map(|x| s(x, "source").to_string());
+                                .and_then(|i| p.report.system_prompt.sections.get(i))
+                                .map(|x| x.source.clone());
                             super::whatif::shadowing_suggestions(&p.report).into_iter()
                                 .find(|(path, _, _)| source.as_deref().map_or_else(|| f.detail.contains(path.as_str()), |x| x == path))
                                 .map(|(_, spec, label)| (vec![spec], label))

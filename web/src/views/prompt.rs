@@ -4,8 +4,8 @@
 //! which stored system message set it (a session line, the compaction's checkpoint, this run),
 //! and a prompt sent as several system messages (kept in place) is shown message by message.
 
-use ctxlens::js::{Value, LONE_SURROGATE_BASE};
-use ctxlens::report::types::{ModelInfo, PackageCost};
+use ctxlens::js::LONE_SURROGATE_BASE;
+use ctxlens::report::types::{ModelInfo, PackageCost, SentSystemMessage, SystemPromptInfo};
 use yew::prelude::*;
 
 use super::components::charts::{Seg, StackedBar};
@@ -14,26 +14,23 @@ use super::components::{color, pct, thousands};
 use super::overview::section_label;
 use super::sysmsg::{placement_text, section_help, source_help, stored_help, stored_label};
 use super::tokens::{TokenNote, Tokens};
-use super::util::{arr, not_available, num, s, select, short_path};
+use super::util::{not_available, select, short_path};
 use super::ViewProps;
 
 /// The prompt's text split by sections, grouped by the system message that carried it: one
 /// group (no header) for a single prompt, else one per message of `systemPrompt.messages`.
-type Groups = Vec<(Option<Value>, Vec<(Option<usize>, String)>)>;
+type Groups = Vec<(Option<SentSystemMessage>, Vec<(Option<usize>, String)>)>;
 
-fn groups_of(sp: &Value) -> Groups {
-    let text = s(sp, "text");
-    let spans: Vec<(usize, usize)> = arr(sp, "sections")
-        .iter()
-        .map(|x| (num(x, "start") as usize, num(x, "end") as usize))
-        .collect();
-    let msgs = arr(sp, "messages");
+fn groups_of(sp: &SystemPromptInfo) -> Groups {
+    let text = sp.text.as_str();
+    let spans: Vec<(usize, usize)> = sp.sections.iter().map(|x| (x.start, x.end)).collect();
+    let msgs = sp.messages.as_deref().unwrap_or(&[]);
     if msgs.len() < 2 {
         return vec![(None, split_sections(text, &spans))];
     }
     msgs.iter()
         .map(|m| {
-            let (a, b) = (num(m, "start") as usize, num(m, "end") as usize);
+            let (a, b) = (m.start, m.end);
             let bytes = utf16_to_bytes(text, &[a, b]);
             let slice = &text[bytes[0]..bytes[1]];
             // This message's spans, relative to its text; the indices stay the prompt's.
@@ -127,16 +124,14 @@ pub fn split_sections(text: &str, spans: &[(usize, usize)]) -> Vec<(Option<usize
 pub fn PromptView(p: &ViewProps) -> Html {
     let r = &*p.report;
     let text_ref = use_node_ref();
-    let sp = r.get("systemPrompt").cloned().unwrap_or_default();
-    let sections = arr(&sp, "sections").to_vec();
-    let text_empty = s(&sp, "text").is_empty();
-    let groups = use_memo(p.report.clone(), |r| {
-        groups_of(&r.get("systemPrompt").cloned().unwrap_or_default())
-    });
-    let placement = placement_text(&sp);
-    let any_stored = sections.iter().any(|x| x.get("stored").is_some());
-    // The table's rows are the text's spans: the stored origin (an object) is the span's.
-    let stored_of = |i: usize| sections.get(i).and_then(|x| x.get("stored"));
+    let sp = &r.system_prompt;
+    let sections = &sp.sections;
+    let text_empty = sp.text.is_empty();
+    let groups = use_memo(p.report.clone(), |r| groups_of(&r.system_prompt));
+    let placement = placement_text(sp);
+    let any_stored = sections.iter().any(|x| x.stored.is_some());
+    // The table's rows are the text's spans: the stored origin is the span's.
+    let stored_of = |i: usize| sections.get(i).and_then(|x| x.stored.as_ref());
     let sel_section: Option<usize> = p
         .selection
         .as_deref()
@@ -192,11 +187,11 @@ pub fn PromptView(p: &ViewProps) -> Html {
                     { for groups.iter().enumerate().map(|(k, (m, pieces))| html! { <>
                         if let Some(m) = m {
                             <span class={classes!("sys-msg-head", (k > 0).then_some("later"))} data-testid="prompt-message"
-                                  title={m.get("stored").filter(|v| !v.is_null()).map(stored_help).unwrap_or_default()}>
+                                  title={m.stored.as_ref().map(stored_help).unwrap_or_default()}>
                                 {format!("system message {} · {} · {}",
                                     k + 1,
-                                    if s(&sp, "placement") == "raw" { "sent as stored" } else if m.get("update").and_then(Value::as_bool) == Some(true) { "an update, sent where it is stored" } else { "the prompt" },
-                                    m.get("stored").filter(|v| !v.is_null()).map(stored_label).unwrap_or_default())}
+                                    if sp.placement.as_deref() == Some("raw") { "sent as stored" } else if m.update { "an update, sent where it is stored" } else { "the prompt" },
+                                    m.stored.as_ref().map(stored_label).unwrap_or_default())}
                             </span>
                         }
                         { for pieces.iter().map(|(i, t)| match i {
@@ -204,11 +199,11 @@ pub fn PromptView(p: &ViewProps) -> Html {
                             Some(i) => {
                                 let x = &sections[*i];
                                 let sel = sel_section == Some(*i);
-                                let stored = x.get("stored").map(|st| format!(" · stored: {}", stored_label(st))).unwrap_or_default();
+                                let stored = x.stored.as_ref().map(|st| format!(" · stored: {}", stored_label(st))).unwrap_or_default();
                                 html! {
                                     <span class={classes!("sec", sel.then_some("sel"))} data-section={i.to_string()}
-                                          style={format!("--c:{}", section_color(s(x, "name")))}
-                                          title={format!("#{} {} ({}){stored}", i + 1, s(x, "name"), s(x, "source"))}
+                                          style={format!("--c:{}", section_color(&x.name))}
+                                          title={format!("#{} {} ({}){stored}", i + 1, x.name, x.source)}
                                           onclick={select(&p.on_select, format!("section:{i}"))}>{t}</span>
                                 }
                             }

@@ -15,7 +15,7 @@ use yew::prelude::*;
 
 use super::components::thousands;
 use super::overview::KIND_LABELS;
-use super::util::{at, not_available, text_of};
+use super::util::not_available;
 use super::{Comparison, ViewProps};
 use crate::shared::Shared;
 use crate::state::CompareWith;
@@ -256,9 +256,9 @@ fn ApiCompare(p: &ViewProps) -> Html {
                         }) }
                         </tbody>
                     </table>
-                    <p class="muted small mono">{at(&a, &["request", "url"]).map(text_of).unwrap_or_default()}</p>
-                    <p class="muted small mono">{at(&b, &["request", "url"]).map(text_of).unwrap_or_default()}</p>
-                    if let Some(note) = at(&b, &["request", "urlNote"]).and_then(Value::as_str) {
+                    <p class="muted small mono">{a.request.as_ref().map(|r| r.url.clone()).unwrap_or_default()}</p>
+                    <p class="muted small mono">{b.request.as_ref().map(|r| r.url.clone()).unwrap_or_default()}</p>
+                    if let Some(note) = b.request.as_ref().and_then(|r| r.url_note.as_deref()) {
                         <p class="url-note warn small" data-testid="compare-url-note">{note}</p>
                     }
                 </div>

@@ -5,12 +5,13 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use ctxlens::js::Value;
+use ctxlens::report::types::RequestInfo;
 use yew::prelude::*;
 
 use super::components::dom::{copy_text, scroll_into_view};
 use super::components::json_tree::JsonTree;
 use super::components::thousands;
-use super::util::{arr, at, not_available, parsed_body, s, text_of};
+use super::util::{arr, not_available, parsed_body, s, text_of};
 use super::ViewProps;
 
 /// The report's provenance as path → source. Accepts an array of `{path, ...}` or an object
@@ -182,23 +183,12 @@ pub fn shell_quote(s: &str) -> String {
 }
 
 /// A cURL command for the request (shown, never run).
-pub fn curl_command(req: &Value) -> String {
-    let mut out = format!(
-        "curl {} \\\n  -X {}",
-        shell_quote(s(req, "url")),
-        s(req, "method")
-    );
-    for h in arr(req, "headers") {
-        if let Some(pair) = h.as_array() {
-            let k = pair.first().and_then(Value::as_str).unwrap_or("");
-            let v = pair.get(1).and_then(Value::as_str).unwrap_or("");
-            out.push_str(&format!(" \\\n  -H {}", shell_quote(&format!("{k}: {v}"))));
-        }
+pub fn curl_command(req: &RequestInfo) -> String {
+    let mut out = format!("curl {} \\\n  -X {}", shell_quote(&req.url), req.method);
+    for (k, v) in &req.headers {
+        out.push_str(&format!(" \\\n  -H {}", shell_quote(&format!("{k}: {v}"))));
     }
-    out.push_str(&format!(
-        " \\\n  --data-raw {}",
-        shell_quote(s(req, "body"))
-    ));
+    out.push_str(&format!(" \\\n  --data-raw {}", shell_quote(&req.body)));
     out
 }
 
@@ -401,9 +391,7 @@ struct RawBodyProps {
 /// The body's exact text (`body-json`); re-rendered only when the report changes.
 #[function_component]
 fn RawBody(p: &RawBodyProps) -> Html {
-    let body = at(&p.report, &["request", "body"])
-        .and_then(Value::as_str)
-        .unwrap_or("");
+    let body = p.report.request.as_ref().map_or("", |r| r.body.as_str());
     let big = body.len() >= RAW_OPEN_LIMIT;
     html! {
         <details class="raw-body" open={!big}>
@@ -428,10 +416,7 @@ pub fn RequestView(p: &ViewProps) -> Html {
     {
         let url = url.clone();
         use_effect_with(p.report.clone(), move |r| {
-            let body = r
-                .get("request")
-                .and_then(|q| q.get_str("body"))
-                .unwrap_or("");
+            let body = r.request.as_ref().map_or("", |q| q.body.as_str());
             let blob = gloo_file::Blob::new_with_options(body, Some("application/json"));
             url.set(Some(gloo_file::ObjectUrl::from(blob)));
         });
@@ -451,22 +436,22 @@ pub fn RequestView(p: &ViewProps) -> Html {
             }
         });
     }
-    let Some(req) = p.report.get("request").filter(|v| !v.is_null()) else {
+    let Some(req) = p.report.request.as_ref() else {
         return html! { <section class="request-view">{not_available("No request: pi would not send one for these inputs (see the diagnostics).")}</section> };
     };
-    let body = s(req, "body");
+    let body = req.body.as_str();
     // The texts are made at click time (a body can be tens of megabytes).
     let copy = |what: &'static str, curl: bool| {
         let copied = copied.clone();
         let report = p.report.clone();
         Callback::from(move |_: MouseEvent| {
-            let Some(req) = report.get("request") else {
+            let Some(req) = report.request.as_ref() else {
                 return;
             };
             let text = if curl {
                 curl_command(req)
             } else {
-                s(req, "body").to_string()
+                req.body.to_string()
             };
             copied.set(Some(if copy_text(&text) {
                 what
@@ -505,18 +490,14 @@ pub fn RequestView(p: &ViewProps) -> Html {
     html! {
         <section class="request-view" data-testid="request-view">
             <div class="req-line">
-                <span class="method">{s(req, "method")}</span>
-                <span class="mono url" data-testid="request-view-url">{s(req, "url")}</span>
-                if let Some(note) = req.get_str("urlNote") {
+                <span class="method">{&req.method}</span>
+                <span class="mono url" data-testid="request-view-url">{&req.url}</span>
+                if let Some(note) = req.url_note.as_deref() {
                     <p class="url-note warn" role="note" data-testid="url-note">{note}</p>
                 }
             </div>
             <table class="headers" data-testid="request-headers">
-                { for arr(req, "headers").iter().map(|h| {
-                    let k = h.as_array().and_then(|a| a.first()).map(text_of).unwrap_or_default();
-                    let v = h.as_array().and_then(|a| a.get(1)).map(text_of).unwrap_or_default();
-                    html! { <tr><th class="mono">{k}</th><td class="mono">{v}</td></tr> }
-                }) }
+                { for req.headers.iter().map(|(k, v)| html! { <tr><th class="mono">{k}</th><td class="mono">{v}</td></tr> }) }
             </table>
             <div class="actions">
                 <button onclick={copy("body copied", false)} data-testid="copy-body">{"Copy body"}</button>
@@ -607,7 +588,13 @@ mod tests {
 
     #[test]
     fn curl_quotes_for_the_shell() {
-        let req = ctxlens::js::parse(r#"{"method":"POST","url":"https://x/v1?a=1","headers":[["content-type","application/json"]],"body":"{\"t\":\"it's\"}"}"#).unwrap();
+        let req = RequestInfo {
+            method: "POST".into(),
+            url: "https://x/v1?a=1".into(),
+            headers: vec![("content-type".into(), "application/json".into())],
+            body: r#"{"t":"it's"}"#.into(),
+            ..Default::default()
+        };
         assert_eq!(curl_command(&req), "curl 'https://x/v1?a=1' \\\n  -X POST \\\n  -H 'content-type: application/json' \\\n  --data-raw '{\"t\":\"it'\\''s\"}'");
     }
 }

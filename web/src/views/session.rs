@@ -7,12 +7,12 @@ use ctxlens::calls::CallRef;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use ctxlens::js::Value;
+use ctxlens::report::types::{EntryNode, MessageSourceInfo};
 use yew::prelude::*;
 
 use super::components::thousands;
 use super::components::vlist::VList;
-use super::util::{arr, not_available, num, s};
+use super::util::{arr, not_available, num};
 use super::ViewProps;
 
 /// One row of the tree: index into `entries`, indentation, and whether it starts a branch.
@@ -25,20 +25,21 @@ pub struct TreeRow {
 
 /// Depth-first order (children in file order), iterative (sessions can be 10⁵ entries deep).
 /// Indentation grows only below a node with several children, so a linear session stays flat.
-pub fn tree_rows(entries: &[Value]) -> Vec<TreeRow> {
+pub fn tree_rows(entries: &[EntryNode]) -> Vec<TreeRow> {
     let mut index: HashMap<&str, usize> = HashMap::new();
     for (i, e) in entries.iter().enumerate() {
-        if let Some(id) = e.get_str("id") {
+        if let Some(id) = e.id.as_deref() {
             index.entry(id).or_insert(i);
         }
     }
     let mut children: Vec<Vec<usize>> = vec![Vec::new(); entries.len()];
     let mut roots = Vec::new();
     for (i, e) in entries.iter().enumerate() {
-        match e.get_str("parentId").and_then(|p| index.get(p)).copied() {
+        match e.parent_id.as_deref().and_then(|p| index.get(p)).copied() {
             Some(pi)
                 if pi != i
-                    && e.get_str("id")
+                    && e.id
+                        .as_deref()
                         .map(|id| index.get(id) == Some(&i))
                         .unwrap_or(false) =>
             {
@@ -112,50 +113,50 @@ fn type_help(t: &str) -> &'static str {
 
 /// The details of a selected 0.86 entry: a system message's changes, a compaction's checkpoint,
 /// a context edit's target, a usage record's tokens.
-fn entry_detail(e: &Value, on_select: &Callback<Option<AttrValue>>) -> Html {
-    if let Some(m) = e.get("system") {
+fn entry_detail(e: &EntryNode, on_select: &Callback<Option<AttrValue>>) -> Html {
+    if let Some(m) = e.system.as_ref() {
         return html! {
             <div class="detail" data-testid="entry-detail">
-                <h4>{format!("System message · line {}", num(e, "line"))}</h4>
+                <h4>{format!("System message · line {}", e.line)}</h4>
                 <p class="small muted">{"What it stores: the sections it sets (or removes) and the tools it declares (or takes away). pi replays every system message on the branch into the prompt it sends."}</p>
                 {super::sysmsg::changes_chips(m)}
             </div>
         };
     }
-    if let Some(m) = e.get("checkpoint") {
+    if let Some(m) = e.checkpoint.as_ref() {
         return html! {
             <div class="detail" data-testid="entry-detail">
-                <h4>{format!("Compaction · line {}", num(e, "line"))}</h4>
+                <h4>{format!("Compaction · line {}", e.line)}</h4>
                 <p class="small muted" title="the compaction's systemMessage: pi stores the replayed system prompt with the compaction, and the system messages before it (and in the range it keeps) are no longer read">{"Its checkpoint: the system prompt and tools as they stood, in place of the system messages before it."}</p>
                 {super::sysmsg::changes_chips(m)}
             </div>
         };
     }
-    if let Some(x) = e.get("edit") {
-        let target = s(x, "targetId").to_string();
-        let omitted = x.get("omitted").and_then(Value::as_bool) == Some(true);
+    if let Some(x) = e.edit.as_ref() {
+        let target = x.target_id.clone();
+        let omitted = x.omitted;
         let cb = on_select.clone();
         let key = target.clone();
         return html! {
             <div class="detail" data-testid="entry-detail">
-                <h4>{format!("Context edit · line {}", num(e, "line"))}</h4>
+                <h4>{format!("Context edit · line {}", e.line)}</h4>
                 <p class="small">
                     { if omitted { "Leaves entry " } else { "Replaces the content of entry " } }
                     <button class="link mono" onclick={Callback::from(move |_: MouseEvent| cb.emit(Some(AttrValue::from(format!("entry:{key}")))))}>{target.clone()}</button>
-                    { if omitted { " out of what pi sends; the history keeps it.".to_string() } else { format!(" with {} chars; the history keeps the original.", super::components::thousands(num(x, "chars"))) } }
+                    { if omitted { " out of what pi sends; the history keeps it.".to_string() } else { format!(" with {} chars; the history keeps the original.", thousands(x.chars as f64)) } }
                 </p>
             </div>
         };
     }
-    if let Some(u) = e.get("usage") {
+    if let Some(u) = e.usage.as_ref() {
         return html! {
             <div class="detail" data-testid="entry-detail">
-                <h4>{format!("Usage record · line {}", num(e, "line"))}</h4>
+                <h4>{format!("Usage record · line {}", e.line)}</h4>
                 <p class="small">{format!("{} · {}/{} · {} input, {} read from the cache, {} written to it, {} output tokens. Not part of the conversation.",
-                    if s(u, "kind").is_empty() { "usage" } else { s(u, "kind") },
-                    s(u, "provider"), s(u, "model"),
-                    super::components::thousands(num(u, "input")), super::components::thousands(num(u, "cacheRead")),
-                    super::components::thousands(num(u, "cacheWrite")), super::components::thousands(num(u, "output")))}</p>
+                    if u.kind.is_empty() { "usage" } else { u.kind.as_str() },
+                    u.provider.as_deref().unwrap_or(""), u.model.as_deref().unwrap_or(""),
+                    thousands(u.input), thousands(u.cache_read),
+                    thousands(u.cache_write), thousands(u.output))}</p>
             </div>
         };
     }
@@ -166,15 +167,16 @@ fn entry_detail(e: &Value, on_select: &Callback<Option<AttrValue>>) -> Html {
 pub fn SessionView(p: &ViewProps) -> Html {
     let rows = use_memo(p.report.clone(), |r| {
         let entries = r
-            .get("session")
-            .map(|s| arr(s, "entries").to_vec())
+            .session
+            .as_ref()
+            .map(|s| s.entries.clone())
             .unwrap_or_default();
         let rows = tree_rows(&entries);
         (Rc::new(entries), Rc::new(rows))
     });
     let only_branch = use_state(|| false);
     let file = super::transcript::use_session_file(p.laid.clone());
-    let Some(sess) = p.report.get("session").filter(|v| !v.is_null()) else {
+    let Some(sess) = p.report.session.as_ref() else {
         return html! { <section class="session-view">{not_available("No session: this request starts a new conversation.")}</section> };
     };
     let (entries, all_rows) = (rows.0.clone(), rows.1.clone());
@@ -182,12 +184,7 @@ pub fn SessionView(p: &ViewProps) -> Html {
         Rc::new(
             all_rows
                 .iter()
-                .filter(|r| {
-                    entries[r.entry]
-                        .get("onActiveBranch")
-                        .and_then(Value::as_bool)
-                        == Some(true)
-                })
+                .filter(|r| entries[r.entry].on_active_branch)
                 .map(|r| TreeRow {
                     depth: 0,
                     ..r.clone()
@@ -205,26 +202,20 @@ pub fn SessionView(p: &ViewProps) -> Html {
     let scroll_to = selected_id.as_ref().and_then(|id| {
         shown
             .iter()
-            .position(|r| entries[r.entry].get_str("id") == Some(id.as_str()))
+            .position(|r| entries[r.entry].id.as_deref() == Some(id.as_str()))
     });
-    let selected_entry: Option<Value> = selected_id
+    let selected_entry: Option<EntryNode> = selected_id
         .as_ref()
         .and_then(|id| {
             entries
                 .iter()
-                .find(|e| e.get_str("id") == Some(id.as_str()))
+                .find(|e| e.id.as_deref() == Some(id.as_str()))
         })
         .cloned();
-    let leaf = s(sess, "leafId").to_string();
-    let compaction = s(sess, "compactionId").to_string();
-    let on_branch = entries
-        .iter()
-        .filter(|e| e.get("onActiveBranch").and_then(Value::as_bool) == Some(true))
-        .count();
-    let in_ctx = entries
-        .iter()
-        .filter(|e| e.get("inContext").and_then(Value::as_bool) == Some(true))
-        .count();
+    let leaf = sess.leaf_id.clone().unwrap_or_default();
+    let compaction = sess.compaction_id.clone().unwrap_or_default();
+    let on_branch = entries.iter().filter(|e| e.on_active_branch).count();
+    let in_ctx = entries.iter().filter(|e| e.in_context).count();
     let forks = all_rows.iter().filter(|r| r.fork).count();
     let render = {
         // Entries whose tool calls name tools the request does not define.
@@ -246,13 +237,12 @@ pub fn SessionView(p: &ViewProps) -> Html {
         });
         Callback::from(move |i: usize| entry_row(&tree, i))
     };
-    let sources = arr(sess, "messageSources").to_vec();
-    let sources = Rc::new(sources);
+    let sources = Rc::new(sess.message_sources.clone());
     let by_id: Rc<HashMap<String, usize>> = Rc::new(
         entries
             .iter()
             .enumerate()
-            .filter_map(|(i, e)| e.get_str("id").map(|id| (id.to_string(), i)))
+            .filter_map(|(i, e)| e.id.as_ref().map(|id| (id.clone(), i)))
             .collect(),
     );
     let render_msg = {
@@ -271,10 +261,10 @@ pub fn SessionView(p: &ViewProps) -> Html {
     };
     html! {
         <section class="session-view" data-testid="session-view">
-            <h3>{"Session"}<span class="muted small mono">{format!(" {}", s(sess, "name"))}</span></h3>
+            <h3>{"Session"}<span class="muted small mono">{format!(" {}", sess.name)}</span></h3>
             <p class="muted small">
                 {format!("{} entries · {} on the active branch · {} in the context · {} branch points · version {}",
-                    thousands(entries.len() as f64), thousands(on_branch as f64), thousands(in_ctx as f64), forks, num(sess, "version"))}
+                    thousands(entries.len() as f64), thousands(on_branch as f64), thousands(in_ctx as f64), forks, sess.version)}
             </p>
             <div class="two-col session-cols">
                 <div>
@@ -300,7 +290,7 @@ pub fn SessionView(p: &ViewProps) -> Html {
 
 /// What a row of the entry tree reads, besides its row.
 struct Tree {
-    entries: Rc<Vec<Value>>,
+    entries: Rc<Vec<EntryNode>>,
     shown: Rc<Vec<TreeRow>>,
     on_select: Callback<Option<AttrValue>>,
     /// The selected entry's id.
@@ -323,10 +313,9 @@ fn entry_row(t: &Tree, i: usize) -> Html {
         return Html::default();
     };
     let e = &t.entries[row.entry];
-    let id = e.get_str("id").unwrap_or("").to_string();
-    let kind = s(e, "type");
-    let active = e.get("onActiveBranch").and_then(Value::as_bool) == Some(true);
-    let in_ctx = e.get("inContext").and_then(Value::as_bool) == Some(true);
+    let id = e.id.clone().unwrap_or_default();
+    let kind = e.entry_type.as_str();
+    let (active, in_ctx) = (e.on_active_branch, e.in_context);
     let cb = t.on_select.clone();
     let key = id.clone();
     let onclick = Callback::from(move |_: MouseEvent| {
@@ -337,28 +326,28 @@ fn entry_row(t: &Tree, i: usize) -> Html {
     let indent = row.depth.min(30);
     html! {
         <div class={classes!("entry", active.then_some("active"), (!in_ctx && active).then_some("cut"), (t.selected.as_deref() == Some(id.as_str()) && !id.is_empty()).then_some("sel"))}
-             onclick={onclick} data-entry={id.clone()} title={s(e, "preview").to_string()}>
-            <span class="line mono">{format!("{}", num(e, "line"))}</span>
+             onclick={onclick} data-entry={id.clone()} title={e.preview.clone()}>
+            <span class="line mono">{format!("{}", e.line)}</span>
             <span class="indent" style={format!("width:{}px", indent * 14)}>
                 if row.depth > 30 { <span class="deep">{format!("{}", row.depth)}</span> }
             </span>
             <span class={classes!("node", row.fork.then_some("fork"))}>{ if row.fork { "├" } else { "•" } }</span>
             <span class={classes!("type", type_class(kind))} title={type_help(kind)}>{kind}</span>
-            if e.get("checkpoint").is_some() { <span class="chip checkpoint" title="this compaction stores a checkpoint of the system prompt and tools, which stands in for the system messages before it">{"checkpoint"}</span> }
-            if let Some(l) = e.get_str("label") { <span class="chip label">{l}</span> }
-            if t.flagged.contains(&num(e, "line")) { <span class="chip flag" title="calls a tool the request does not define">{"undefined tool"}</span> }
+            if e.checkpoint.is_some() { <span class="chip checkpoint" title="this compaction stores a checkpoint of the system prompt and tools, which stands in for the system messages before it">{"checkpoint"}</span> }
+            if let Some(l) = e.label.as_deref() { <span class="chip label">{l}</span> }
+            if t.flagged.contains(&(e.line as f64)) { <span class="chip flag" title="calls a tool the request does not define">{"undefined tool"}</span> }
             if let Some(k) = super::call_of_entry(&t.report, &id) {
                 <button class={classes!("chip", "call", (t.picked == Some(CallRef::Index(k)) || t.picked == Some(CallRef::Entry(id.clone()))).then_some("on"))} data-testid={format!("tree-call-{k}")} aria-pressed={(t.picked == Some(CallRef::Index(k)) || t.picked == Some(CallRef::Entry(id.clone()))).to_string()}
                     title={format!("rebuild call {k}: the request pi sent for this answer")}
                     onclick={{ let on_call = t.on_call.clone(); Callback::from(move |e: MouseEvent| { e.stop_propagation(); on_call.emit(Some(CallRef::Index(k))) }) }}>{format!("call {k}")}</button>
-            } else if e.get_str("role") == Some("assistant") && !id.is_empty() {
+            } else if e.role.as_deref() == Some("assistant") && !id.is_empty() {
                 <button class={classes!("chip", "call", "off-branch", (t.picked == Some(CallRef::Entry(id.clone()))).then_some("on"))} data-testid={format!("tree-call-{id}")} aria-pressed={(t.picked == Some(CallRef::Entry(id.clone()))).to_string()}
                     title="rebuild the request pi sent for this answer, on its own branch (the path from the root to it)"
                     onclick={{ let on_call = t.on_call.clone(); let id = id.clone(); Callback::from(move |e: MouseEvent| { e.stop_propagation(); on_call.emit(Some(CallRef::Entry(id.clone()))) }) }}>{"call (other branch)"}</button>
             }
             if id == t.leaf { <span class="chip leaf">{"leaf"}</span> }
             if !t.compaction.is_empty() && id == t.compaction { <span class="chip compaction">{"compaction in effect"}</span> }
-            <span class="preview">{s(e, "preview")}</span>
+            <span class="preview">{&e.preview}</span>
             <span class="id mono">{id.clone()}</span>
         </div>
     }
@@ -366,10 +355,10 @@ fn entry_row(t: &Tree, i: usize) -> Html {
 
 /// What a row of the messages list reads.
 struct Messages {
-    sources: Rc<Vec<Value>>,
+    sources: Rc<Vec<MessageSourceInfo>>,
     on_select: Callback<Option<AttrValue>>,
     selected: Option<String>,
-    entries: Rc<Vec<Value>>,
+    entries: Rc<Vec<EntryNode>>,
     by_id: Rc<HashMap<String, usize>>,
 }
 
@@ -379,11 +368,11 @@ fn message_row(m: &Messages, i: usize) -> Html {
     let Some(src) = m.sources.get(i) else {
         return Html::default();
     };
-    let id = src.get_str("entryId").unwrap_or("").to_string();
+    let id = src.entry_id.clone().unwrap_or_default();
     let preview = m
         .by_id
         .get(&id)
-        .map(|&k| s(&m.entries[k], "preview").to_string())
+        .map(|&k| m.entries[k].preview.clone())
         .unwrap_or_default();
     let cb = m.on_select.clone();
     let key = id.clone();
@@ -393,12 +382,13 @@ fn message_row(m: &Messages, i: usize) -> Html {
         }
     });
     // 0.86 on a system message is shown as one.
-    let t = if s(src, "role") == "system" && s(src, "entryType") == "message" {
+    let system = src.role.as_deref() == Some("system");
+    let t = if system && src.entry_type == "message" {
         "system"
     } else {
-        s(src, "entryType")
+        src.entry_type.as_str()
     };
-    let t = if s(src, "role") == "system" && t == "compaction" {
+    let t = if system && t == "compaction" {
         "checkpoint"
     } else {
         t
@@ -407,9 +397,9 @@ fn message_row(m: &Messages, i: usize) -> Html {
         <div class={classes!("entry", "msg", (m.selected.as_deref() == Some(id.as_str()) && !id.is_empty()).then_some("sel"))} onclick={onclick} title={preview.clone()}>
             <span class="line mono">{format!("#{}", i + 1)}</span>
             <span class={classes!("type", type_class(if t == "checkpoint" { "system" } else { t }))} title={type_help(if t == "checkpoint" { "compaction" } else { t })}>{t}</span>
-            if src.get("edited").and_then(Value::as_bool) == Some(true) { <span class="chip edited" title="a context edit replaces this message's content in what pi sends (the preview shows the stored original)">{"edited"}</span> }
+            if src.edited.unwrap_or(false) { <span class="chip edited" title="a context edit replaces this message's content in what pi sends (the preview shows the stored original)">{"edited"}</span> }
             <span class="preview">{preview}</span>
-            <span class="id mono">{format!("line {}", num(src, "line"))}</span>
+            <span class="id mono">{format!("line {}", src.line)}</span>
         </div>
     }
 }
@@ -417,12 +407,13 @@ fn message_row(m: &Messages, i: usize) -> Html {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ctxlens::js::Object;
 
-    fn e(id: &str, parent: Option<&str>) -> Value {
-        let mut o = Object::new().with("id", id);
-        o.insert("parentId", parent.map(Value::from).unwrap_or(Value::Null));
-        o.into()
+    fn e(id: &str, parent: Option<&str>) -> EntryNode {
+        EntryNode {
+            id: Some(id.to_string()),
+            parent_id: parent.map(str::to_string),
+            ..Default::default()
+        }
     }
 
     #[test]

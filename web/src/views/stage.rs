@@ -1,11 +1,10 @@
 //! The selected pipeline stage: what it holds and what it changed, with pi's source location.
 
-use ctxlens::js::Value;
 use ctxlens::report::types::Stage;
 use yew::prelude::*;
 
 use super::components::thousands;
-use super::util::{arr, at, num, pi_source_title, s, text_of};
+use super::util::pi_source_title;
 use super::ViewProps;
 
 /// Event kinds in display order, with their label.
@@ -49,21 +48,15 @@ fn stage_data(p: &ViewProps, id: &str) -> Html {
     let r = &*p.report;
     match id {
         "session-read" | "agent-messages" => {
-            let Some(sess) = r.get("session").filter(|v| !v.is_null()) else {
+            let Some(sess) = r.session.as_ref() else {
                 return html! { <p class="na">{"No session: the context starts empty."}</p> };
             };
-            let entries = arr(sess, "entries");
-            let on_branch = entries
-                .iter()
-                .filter(|e| e.get("onActiveBranch").and_then(Value::as_bool) == Some(true))
-                .count();
-            let in_ctx = entries
-                .iter()
-                .filter(|e| e.get("inContext").and_then(Value::as_bool) == Some(true))
-                .count();
-            let mut types: Vec<(String, usize)> = Vec::new();
+            let entries = &sess.entries;
+            let on_branch = entries.iter().filter(|e| e.on_active_branch).count();
+            let in_ctx = entries.iter().filter(|e| e.in_context).count();
+            let mut types: Vec<(&str, usize)> = Vec::new();
             for e in entries {
-                let t = s(e, "type").to_string();
+                let t = e.entry_type.as_str();
                 match types.iter_mut().find(|(k, _)| *k == t) {
                     Some(x) => x.1 += 1,
                     None => types.push((t, 1)),
@@ -71,13 +64,13 @@ fn stage_data(p: &ViewProps, id: &str) -> Html {
             }
             html! {
                 <dl class="kv">
-                    <dt>{"file"}</dt><dd class="mono">{s(sess, "name")}</dd>
-                    <dt>{"version"}</dt><dd>{text_of(sess.get("version").unwrap_or(&Value::Null))}</dd>
+                    <dt>{"file"}</dt><dd class="mono">{&sess.name}</dd>
+                    <dt>{"version"}</dt><dd>{sess.version}</dd>
                     <dt>{"entries"}</dt><dd>{format!("{} ({} on the active branch, {} in the context)", thousands(entries.len() as f64), thousands(on_branch as f64), thousands(in_ctx as f64))}</dd>
                     <dt>{"by type"}</dt><dd>{types.iter().map(|(t, n)| format!("{t} {n}")).collect::<Vec<_>>().join(" · ")}</dd>
-                    <dt>{"leaf"}</dt><dd class="mono">{s(sess, "leafId")}</dd>
-                    if sess.get_str("compactionId").is_some() { <><dt>{"compaction"}</dt><dd class="mono">{s(sess, "compactionId")}</dd></> }
-                    <dt>{"messages yielded"}</dt><dd>{arr(sess, "messageSources").len()}</dd>
+                    <dt>{"leaf"}</dt><dd class="mono">{sess.leaf_id.clone().unwrap_or_default()}</dd>
+                    if let Some(c) = &sess.compaction_id { <><dt>{"compaction"}</dt><dd class="mono">{c}</dd></> }
+                    <dt>{"messages yielded"}</dt><dd>{sess.message_sources.len()}</dd>
                 </dl>
             }
         }
@@ -112,11 +105,11 @@ fn stage_data(p: &ViewProps, id: &str) -> Html {
         }
         "input-appended" => {
             // 0.86 on: the system message(s) this run stores, where they go.
-            let new = arr(r, "newSystemMessages");
-            if r.get("newSystemMessages").is_none() || r.declared_tools.is_none() {
+            let new = &r.new_system_messages;
+            if r.declared_tools.is_none() {
                 return Html::default();
             }
-            let placement = at(r, &["systemPrompt"]).and_then(super::sysmsg::placement_text);
+            let placement = super::sysmsg::placement_text(&r.system_prompt);
             html! {
                 <div class="run-system" data-testid="run-system-message">
                     <h4 title="pi (0.86 on) keeps the system prompt and the tools in the session as system messages: at the start of a run it stores what changed since the session's own (a section set or removed, tools added or removed), before your message">{"This run's system message"}</h4>
@@ -126,7 +119,7 @@ fn stage_data(p: &ViewProps, id: &str) -> Html {
                         <ul class="plain">
                         { for new.iter().map(|m| html! {
                             <li>
-                                <span class="small">{ if arr(m, "sections").is_empty() { "tool changes only: ".to_string() } else if num(m, "chars") > 0.0 { format!("{} chars of prompt: ", thousands(num(m, "chars"))) } else { "removes: ".to_string() } }</span>
+                                <span class="small">{ if m.sections.is_empty() { "tool changes only: ".to_string() } else if m.chars > 0 { format!("{} chars of prompt: ", thousands(m.chars as f64)) } else { "removes: ".to_string() } }</span>
                                 {super::sysmsg::changes_chips(m)}
                             </li>
                         }) }
@@ -139,10 +132,10 @@ fn stage_data(p: &ViewProps, id: &str) -> Html {
             }
         }
         "http-body" | "build-params" | "on-payload" => {
-            let Some(req) = r.get("request").filter(|v| !v.is_null()) else {
+            let Some(req) = r.request.as_ref() else {
                 return html! { <p class="na">{"No request was built (see the diagnostics)."}</p> };
             };
-            let body = s(req, "body");
+            let body = req.body.as_str();
             // `None` while the body parsed is on its way from the worker (the top-level fields
             // show when it comes).
             let parsed = super::util::parsed_body(&p.report);
@@ -153,8 +146,8 @@ fn stage_data(p: &ViewProps, id: &str) -> Html {
                 .unwrap_or_default();
             html! {
                 <dl class="kv">
-                    <dt>{"request"}</dt><dd class="mono">{format!("{} {}", s(req, "method"), s(req, "url"))}</dd>
-                    <dt>{"headers"}</dt><dd>{arr(req, "headers").len()}</dd>
+                    <dt>{"request"}</dt><dd class="mono">{format!("{} {}", req.method, req.url)}</dd>
+                    <dt>{"headers"}</dt><dd>{req.headers.len()}</dd>
                     <dt>{"body"}</dt><dd>{format!("{} bytes, {} chars", thousands(body.len() as f64), thousands(ctxlens::js::utf16_len(body) as f64))}</dd>
                     <dt>{"top-level fields"}</dt><dd>{ for keys.iter().map(|k| html! { <span class="chip mono">{k}</span> }) }</dd>
                 </dl>

@@ -3,10 +3,8 @@
 //! sections it sets or removes, the tools it adds or removes) as chips. All text from the report
 //! goes into the DOM as text.
 
-use ctxlens::js::Value;
+use ctxlens::report::types::{StoredAt, SystemMessageInfo, SystemPromptInfo};
 use yew::prelude::*;
-
-use super::util::{arr, num, s};
 
 /// What a system prompt section (or piece) is, in words a pi user knows: for the tooltips.
 pub fn section_help(name: &str) -> Option<&'static str> {
@@ -47,15 +45,14 @@ pub fn source_help(source: &str) -> String {
 }
 
 /// A stored origin (`report.systemPrompt.sections[i].stored`) in words, for its tooltip.
-pub fn stored_help(stored: &Value) -> String {
-    match s(stored, "kind") {
+pub fn stored_help(stored: &StoredAt) -> String {
+    let line = stored.line.unwrap_or(0);
+    match stored.kind.as_str() {
         "session" => format!(
-            "set by the system message stored at line {} of the session file: pi keeps the system prompt in the session as system messages, each setting or removing sections",
-            num(stored, "line")
+            "set by the system message stored at line {line} of the session file: pi keeps the system prompt in the session as system messages, each setting or removing sections"
         ),
         "checkpoint" => format!(
-            "set by the checkpoint the compaction at line {} stores (its systemMessage: the replayed prompt, standing in for the system messages before it)",
-            num(stored, "line")
+            "set by the checkpoint the compaction at line {line} stores (its systemMessage: the replayed prompt, standing in for the system messages before it)"
         ),
         "this-run" => "set by the system message pi writes in this run (it stores what changed since the session's system messages, with the prompt)".into(),
         _ => String::new(),
@@ -63,23 +60,23 @@ pub fn stored_help(stored: &Value) -> String {
 }
 
 /// The label of a stored origin: `session line 4`, `this run`.
-pub fn stored_label(stored: &Value) -> String {
-    s(stored, "label").to_string()
+pub fn stored_label(stored: &StoredAt) -> String {
+    stored.label.clone()
 }
 
 /// How the request carried the system messages (`report.systemPrompt.placement`), in words.
-pub fn placement_text(sp: &Value) -> Option<(String, &'static str)> {
-    let msgs = arr(sp, "messages");
+pub fn placement_text(sp: &SystemPromptInfo) -> Option<(String, &'static str)> {
+    let msgs = sp.messages.as_deref().unwrap_or(&[]);
     // The stored system messages that set the text, in order of first use.
     let mut stored: Vec<String> = Vec::new();
-    for x in arr(sp, "sections") {
-        if let Some(l) = x.get("stored").map(stored_label) {
+    for x in &sp.sections {
+        if let Some(l) = x.stored.as_ref().map(stored_label) {
             if !l.is_empty() && !stored.contains(&l) {
                 stored.push(l);
             }
         }
     }
-    match sp.get_str("placement")? {
+    match sp.placement.as_deref()? {
         "raw" => Some((
             format!(
                 "Sent as {} system message{} as the session stores them: each where it is, its sections as they are.",
@@ -92,7 +89,7 @@ pub fn placement_text(sp: &Value) -> Option<(String, &'static str)> {
             format!(
                 "Sent as {} system messages kept where they are stored: the first as the prompt, {} later as updates.",
                 msgs.len(),
-                msgs.iter().filter(|m| m.get("update").and_then(Value::as_bool) == Some(true)).count()
+                msgs.iter().filter(|m| m.update).count()
             ),
             "The model takes system messages mid-conversation: pi sends each stored system message at its place in the conversation, a later one as \"Updated system prompt section …\" / \"Removed system prompt section …\".",
         )),
@@ -113,15 +110,12 @@ pub fn placement_text(sp: &Value) -> Option<(String, &'static str)> {
 /// The changes of one system message (`report` `system` / `checkpoint` /
 /// `newSystemMessages[i]`): chips for the sections it sets (or removes) and the tools it adds
 /// (or removes).
-pub fn changes_chips(m: &Value) -> Html {
-    let sections = arr(m, "sections");
-    let added = arr(m, "toolsAdded");
-    let removed = arr(m, "toolsRemoved");
+pub fn changes_chips(m: &SystemMessageInfo) -> Html {
     html! {
         <span class="sysmsg-changes">
-            { for sections.iter().map(|x| {
-                let name = s(x, "name").to_string();
-                let gone = x.get("removed").and_then(Value::as_bool) == Some(true);
+            { for m.sections.iter().map(|x| {
+                let name = x.name.clone();
+                let gone = x.removed;
                 let title = format!(
                     "{} {}",
                     if gone { "removes section" } else { "sets section" },
@@ -129,15 +123,15 @@ pub fn changes_chips(m: &Value) -> Html {
                 );
                 html! {
                     <span class={classes!("chip", "sec-chip", gone.then_some("removed"))} title={title}>
-                        if gone { <s>{name}</s> } else { {format!("{name} · {} ch", super::components::thousands(num(x, "chars")))} }
+                        if gone { <s>{name}</s> } else { {format!("{name} · {} ch", super::components::thousands(x.chars as f64))} }
                     </span>
                 }
             }) }
-            { for added.iter().map(|t| html! {
-                <span class="chip tool-chip add" title="declares this tool (adds it, or replaces its definition)">{format!("+{}", t.as_str().unwrap_or(""))}</span>
+            { for m.tools_added.iter().map(|t| html! {
+                <span class="chip tool-chip add" title="declares this tool (adds it, or replaces its definition)">{format!("+{t}")}</span>
             }) }
-            { for removed.iter().map(|t| html! {
-                <span class="chip tool-chip rm" title="takes this tool away (or its old definition, when it is declared again)">{format!("−{}", t.as_str().unwrap_or(""))}</span>
+            { for m.tools_removed.iter().map(|t| html! {
+                <span class="chip tool-chip rm" title="takes this tool away (or its old definition, when it is declared again)">{format!("−{t}")}</span>
             }) }
         </span>
     }

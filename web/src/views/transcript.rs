@@ -8,6 +8,7 @@
 use std::rc::Rc;
 
 use ctxlens::js::Value;
+use ctxlens::report::types::EntryNode;
 use yew::prelude::*;
 
 use super::components::thousands;
@@ -265,18 +266,18 @@ pub struct EntryReaderProps {
     /// The session file's bytes and line starts.
     pub file: Option<Rc<SessionFile>>,
     /// The report's entry (`session.entries[i]`).
-    pub entry: Value,
+    pub entry: EntryNode,
 }
 
 /// The chosen entry in full (read from the file by its line).
 #[function_component]
 pub fn EntryReader(p: &EntryReaderProps) -> Html {
-    let line = num(&p.entry, "line");
-    let undefined = undefined_on_line(&p.report, line);
-    let stored = p.file.as_ref().map(|f| f.entry(line as usize));
+    let line = p.entry.line;
+    let undefined = undefined_on_line(&p.report, line as f64);
+    let stored = p.file.as_ref().map(|f| f.entry(line));
     html! {
         <article class="entry-full" data-testid="entry-full" data-line={line.to_string()} tabindex="-1">
-            <h4>{format!("{} · line {}", s(&p.entry, "type"), line)}<span class="muted small mono">{format!(" {}", s(&p.entry, "id"))}</span>
+            <h4>{format!("{} · line {}", p.entry.entry_type, line)}<span class="muted small mono">{format!(" {}", p.entry.id.as_deref().unwrap_or(""))}</span>
                 if !undefined.is_empty() { <span class="chip flag" title="this entry calls tools the request does not define">{"calls an undefined tool"}</span> }
             </h4>
             { match stored {
@@ -339,21 +340,19 @@ pub fn TranscriptView(p: &ViewProps) -> Html {
     let file = use_session_file(p.laid.clone());
     let entries = use_memo(p.report.clone(), |r| {
         Rc::new(
-            r.get("session")
-                .map(|s| arr(s, "entries").to_vec())
+            r.session
+                .as_ref()
+                .map(|s| s.entries.clone())
                 .unwrap_or_default(),
         )
     });
-    let entries: Rc<Vec<Value>> = (*entries).clone();
-    let Some(sess) = p.report.get("session").filter(|v| !v.is_null()) else {
+    let entries: Rc<Vec<EntryNode>> = (*entries).clone();
+    let Some(sess) = p.report.session.as_ref() else {
         return html! { <section class="transcript-view" data-testid="transcript-view">{not_available("No session: this request starts a new conversation.")}</section> };
     };
     let shown: Rc<Vec<usize>> = Rc::new(
         (0..entries.len())
-            .filter(|&i| {
-                !*branch_only
-                    || entries[i].get("onActiveBranch").and_then(Value::as_bool) == Some(true)
-            })
+            .filter(|&i| !*branch_only || entries[i].on_active_branch)
             .collect(),
     );
     let selected_id = p
@@ -364,7 +363,7 @@ pub fn TranscriptView(p: &ViewProps) -> Html {
     let selected = selected_id.as_ref().and_then(|id| {
         shown
             .iter()
-            .position(|&i| entries[i].get_str("id") == Some(id.as_str()))
+            .position(|&i| entries[i].id.as_deref() == Some(id.as_str()))
     });
     let flagged: Rc<Vec<f64>> = Rc::new(
         arr(&p.report, "undefinedToolCalls")
@@ -385,8 +384,8 @@ pub fn TranscriptView(p: &ViewProps) -> Html {
                 return Html::default();
             };
             let e = &entries[i];
-            let id = s(e, "id").to_string();
-            let line = num(e, "line");
+            let id = e.id.clone().unwrap_or_default();
+            let line = e.line as f64;
             let cb = cb.clone();
             let key = id.clone();
             let choose = Callback::from(move |_: ()| {
@@ -401,15 +400,15 @@ pub fn TranscriptView(p: &ViewProps) -> Html {
                     choose.emit(());
                 }
             });
-            let in_ctx = e.get("inContext").and_then(Value::as_bool) == Some(true);
+            let in_ctx = e.in_context;
             html! {
                 <div class={classes!("entry", "t-row", (sel == Some(row)).then_some("sel"), (!in_ctx).then_some("cut"))}
                      role="button" tabindex="0" aria-pressed={(sel == Some(row)).to_string()}
                      onclick={onclick} onkeydown={onkeydown} data-entry={id.clone()} data-line={line.to_string()}>
                     <span class="line mono">{format!("{line}")}</span>
-                    <span class={classes!("type")}>{s(e, "type").to_string()}</span>
+                    <span class={classes!("type")}>{e.entry_type.clone()}</span>
                     if flagged.contains(&line) { <span class="chip flag" title="calls a tool the request does not define">{"undefined tool"}</span> }
-                    <span class="preview">{s(e, "preview").to_string()}</span>
+                    <span class="preview">{e.preview.clone()}</span>
                 </div>
             }
         })
@@ -421,7 +420,7 @@ pub fn TranscriptView(p: &ViewProps) -> Html {
     let chosen = selected.map(|row| entries[shown[row]].clone());
     html! {
         <section class="transcript-view" data-testid="transcript-view">
-            <h3>{"Transcript"}<span class="muted small mono">{format!(" {}", s(sess, "name"))}</span></h3>
+            <h3>{"Transcript"}<span class="muted small mono">{format!(" {}", sess.name)}</span></h3>
             <p class="muted small">{"Every entry of the session in file order; choose one to read it in full (its whole text, tool calls with their arguments, results, thinking, summaries), as pi stored it. Dimmed: not in what this request sends."}</p>
             <div class="two-col transcript-cols">
                 <div>

@@ -85,10 +85,7 @@ const PARSED_KEEP: usize = 12;
 const PARSED_KEEP_BYTES: usize = 48 << 20;
 
 fn body_len(report: &Shared<crate::report::Report>) -> usize {
-    at(report, &["request", "body"])
-        .and_then(Value::as_str)
-        .map(str::len)
-        .unwrap_or(0)
+    report.request.as_ref().map_or(0, |r| r.body.len())
 }
 
 fn keep(
@@ -147,9 +144,7 @@ pub fn parsed_body(report: &Shared<crate::report::Report>) -> Option<Shared<Valu
         if body_pending(report) {
             return None;
         }
-        let body = at(report, &["request", "body"])
-            .and_then(Value::as_str)
-            .unwrap_or("");
+        let body = report.request.as_ref().map_or("", |r| r.body.as_str());
         let v = Shared(Rc::new(ctxlens::js::parse(body).unwrap_or(Value::Null)));
         keep(&mut c.borrow_mut(), report.clone(), v.clone());
         Some(v)

@@ -18,11 +18,11 @@ use ctxlens::js::Value;
 use yew::prelude::*;
 
 use super::components::thousands;
-use super::util::{arr, at, num, s};
 use super::{Upgrading, ViewProps, WhatIfKey};
 use crate::report::Report;
 use ctxlens::report::types::{
-    CostPerCall, ResourcesInfo, ToolInfo, UpgradeBlock, WhatIf, WhatIfCache, WhatIfSession,
+    CostPerCall, EntryNode, ImagesSize, ResourcesInfo, ToolInfo, ToolResultText, UpgradeBlock,
+    WhatIf, WhatIfCache, WhatIfSession,
 };
 use ctxlens::report::wire::Wire;
 
@@ -100,28 +100,22 @@ pub fn invocable_skills(r: &Report) -> Vec<String> {
 }
 
 /// The session's entries in the context, with their ids.
-fn context_entries(r: &Value) -> Vec<&Value> {
-    r.get("session")
-        .filter(|x| !x.is_null())
-        .map(|x| arr(x, "entries"))
-        .unwrap_or(&[])
-        .iter()
-        .filter(|e| {
-            e.get("inContext").and_then(Value::as_bool) == Some(true) && e.get_str("id").is_some()
-        })
-        .collect()
+fn context_entries(r: &Report) -> Vec<&EntryNode> {
+    let entries = r.session.as_ref().map_or(&[][..], |x| x.entries.as_slice());
+    let kept = entries.iter().filter(|e| e.in_context && e.id.is_some());
+    kept.collect()
 }
 
 /// The turns in the context, in order: each user message with the number of messages of its
 /// exchange (the context's messages after it, up to the next user message, system messages
 /// aside), what `turn:ID` removes with it.
-pub fn context_turns(r: &Value) -> Vec<(&Value, usize)> {
-    let mut out: Vec<(&Value, usize)> = Vec::new();
+pub fn context_turns(r: &Report) -> Vec<(&EntryNode, usize)> {
+    let mut out: Vec<(&EntryNode, usize)> = Vec::new();
     for e in context_entries(r) {
-        if e.get_str("type") != Some("message") {
+        if e.entry_type != "message" {
             continue;
         }
-        match e.get_str("role") {
+        match e.role.as_deref() {
             Some("user") => out.push((e, 0)),
             Some("system") => {}
             _ => {
@@ -136,39 +130,24 @@ pub fn context_turns(r: &Value) -> Vec<(&Value, usize)> {
 
 /// The tool results in the context that have text to cut, largest first (`toolResult`:
 /// `{toolName, chars, lines}` from the report's session entries).
-pub fn tool_results_by_size(r: &Value) -> Vec<&Value> {
-    let mut out: Vec<&Value> = context_entries(r)
+pub fn tool_results_by_size(r: &Report) -> Vec<(&EntryNode, &ToolResultText)> {
+    let mut out: Vec<(&EntryNode, &ToolResultText)> = context_entries(r)
         .into_iter()
-        .filter(|e| {
-            e.get("toolResult")
-                .is_some_and(|t| num(t, "lines") > 0.0 && num(t, "chars") > 0.0)
-        })
+        .filter_map(|e| Some((e, e.tool_result.as_ref()?)))
+        .filter(|(_, t)| t.lines > 0 && t.chars > 0)
         .collect();
-    out.sort_by(|a, b| {
-        let size = |e: &Value| {
-            at(e, &["toolResult", "chars"])
-                .and_then(Value::as_f64)
-                .unwrap_or(0.0)
-        };
-        size(b).total_cmp(&size(a))
-    });
+    out.sort_by_key(|(_, t)| std::cmp::Reverse(t.chars));
     out
 }
 
 /// The entries in the context that hold images, largest first (`images`: `{count, chars}`).
-pub fn image_entries_by_size(r: &Value) -> Vec<&Value> {
-    let mut out: Vec<&Value> = context_entries(r)
+pub fn image_entries_by_size(r: &Report) -> Vec<(&EntryNode, &ImagesSize)> {
+    let mut out: Vec<(&EntryNode, &ImagesSize)> = context_entries(r)
         .into_iter()
-        .filter(|e| e.get("images").is_some_and(|i| num(i, "count") > 0.0))
+        .filter_map(|e| Some((e, e.images.as_ref()?)))
+        .filter(|(_, i)| i.count > 0)
         .collect();
-    out.sort_by(|a, b| {
-        let size = |e: &Value| {
-            at(e, &["images", "chars"])
-                .and_then(Value::as_f64)
-                .unwrap_or(0.0)
-        };
-        size(b).total_cmp(&size(a))
-    });
+    out.sort_by_key(|(_, i)| std::cmp::Reverse(i.chars));
     out
 }
 
@@ -659,9 +638,9 @@ fn context_group(ctl: Controls, resources: &ResourcesInfo) -> Html {
 }
 
 /// The history group: old reasoning, each turn and each session entry in the context a switch.
-fn history_group(ctl: Controls, r: &Value) -> Option<Html> {
+fn history_group(ctl: Controls, r: &Report) -> Option<Html> {
     let (changes, on_set) = (ctl.changes, ctl.on_set);
-    let session = r.get("session").filter(|x| !x.is_null());
+    let session = r.session.as_ref();
     let entries = context_entries(r);
     let turns = context_turns(r);
     const ENTRIES_SHOWN: usize = 400;
@@ -682,8 +661,8 @@ fn history_group(ctl: Controls, r: &Value) -> Option<Html> {
                     }
                     <ul class="whatif-list entries">
                     { for turns.iter().take(ENTRIES_SHOWN).map(|(e, n)| {
-                        let id = s(e, "id");
-                        let preview: String = s(e, "preview").chars().take(90).collect();
+                        let id = e.id.as_deref().unwrap_or("");
+                        let preview: String = e.preview.chars().take(90).collect();
                         switch(changes, on_set, format!("turn:{id}"), html! {
                             <><code class="mono small">{id}</code>{" "}<span class="small">{preview}</span><span class="muted small">{format!(" · and {n} message{} of its exchange", if *n == 1 { "" } else { "s" })}</span></>
                         }, false)
@@ -699,9 +678,9 @@ fn history_group(ctl: Controls, r: &Value) -> Option<Html> {
                     }
                     <ul class="whatif-list entries">
                     { for entries.iter().take(ENTRIES_SHOWN).map(|e| {
-                        let id = s(e, "id");
-                        let what = e.get_str("role").unwrap_or(s(e, "type"));
-                        let preview: String = s(e, "preview").chars().take(90).collect();
+                        let id = e.id.as_deref().unwrap_or("");
+                        let what = e.role.as_deref().unwrap_or(&e.entry_type);
+                        let preview: String = e.preview.chars().take(90).collect();
                         switch(changes, on_set, format!("entry:{id}"), html! {
                             <><code class="mono small">{id}</code>{" "}<span class="badge">{what}</span>{" "}<span class="small">{preview}</span></>
                         }, false)
@@ -714,7 +693,7 @@ fn history_group(ctl: Controls, r: &Value) -> Option<Html> {
 }
 
 /// The tool results group, largest first: each can be cut to its first N lines.
-fn results_group(ctl: Controls, r: &Value) -> Option<Html> {
+fn results_group(ctl: Controls, r: &Report) -> Option<Html> {
     let results = tool_results_by_size(r);
     const RESULTS_SHOWN: usize = 50;
     (!results.is_empty()).then(|| html! {
@@ -724,12 +703,11 @@ fn results_group(ctl: Controls, r: &Value) -> Option<Html> {
                 <p class="muted small">{format!("The {RESULTS_SHOWN} largest of {} shown; any other as tool-result:ID:N in the URL.", results.len())}</p>
             }
             <ul class="whatif-list">
-            { for results.iter().take(RESULTS_SHOWN).map(|e| {
-                let id = s(e, "id").to_string();
-                let t = e.get("toolResult").cloned().unwrap_or_default();
+            { for results.iter().take(RESULTS_SHOWN).map(|(e, t)| {
+                let id = e.id.clone().unwrap_or_default();
                 html! {
-                    <CutRow id={id.clone()} tool={s(&t, "toolName").to_string()} chars={num(&t, "chars")}
-                        lines={num(&t, "lines") as usize} cut={cut_of(ctl.changes, &id)}
+                    <CutRow id={id.clone()} tool={t.tool_name.clone().unwrap_or_default()} chars={t.chars as f64}
+                        lines={t.lines} cut={cut_of(ctl.changes, &id)}
                         changes={ctl.changes.to_vec()} on_set={ctl.on_set.clone()} />
                 }
             }) }
@@ -752,13 +730,12 @@ fn images_group(ctl: Controls, r: &crate::report::Report) -> Option<Html> {
             <legend>{"Images"}<span class="muted small">{" · largest first"}</span></legend>
             <ul class="whatif-list">
                 {switch(changes, on_set, "image:all".into(), html! { <>{format!("every image ({} in the request)", thousands(request_images))}<span class="muted small">{" (settings.json images.blockImages)"}</span></> }, false)}
-                { for image_entries.iter().map(|e| {
-                    let id = s(e, "id");
-                    let im = e.get("images").cloned().unwrap_or_default();
-                    let n = num(&im, "count");
+                { for image_entries.iter().map(|(e, im)| {
+                    let id = e.id.as_deref().unwrap_or("");
+                    let n = im.count;
                     switch(changes, on_set, format!("image:{id}"), html! {
-                        <><code class="mono small">{id}</code>{" "}<span class="badge">{e.get_str("role").unwrap_or(s(e, "type"))}</span>
-                        <span class="muted small">{format!(" {} image{}, {} characters of data", thousands(n), if n == 1.0 { "" } else { "s" }, thousands(num(&im, "chars")))}</span></>
+                        <><code class="mono small">{id}</code>{" "}<span class="badge">{e.role.as_deref().unwrap_or(&e.entry_type)}</span>
+                        <span class="muted small">{format!(" {} image{}, {} characters of data", thousands(n as f64), if n == 1 { "" } else { "s" }, thousands(im.chars as f64))}</span></>
                     }, all_off)
                 }) }
             </ul>
