@@ -579,6 +579,75 @@ export interface SessionInfo {
   messageSources: MessageSourceInfo[];
 }
 
+/** A call the session recorded (an assistant message with usage), in file order. */
+export interface UsagePointInfo {
+  entryId: string | null;
+  /** 1-based line in the session file. */
+  line: number;
+  /** The entry's `timestamp`, as pi wrote it. */
+  timestamp: string | null;
+  provider: string | null;
+  model: string | null;
+  api: string | null;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  /** `usage.totalTokens`, or the sum of the four counts when pi recorded none. */
+  totalTokens: number;
+  stopReason: string | null;
+  /** On the path from the root to the leaf (compacted-away calls included). */
+  onBranch: boolean;
+  /** Still in the context sent now (on the branch and not cut by a compaction). */
+  inContext: boolean;
+}
+
+/** A call whose cache read dropped below the previous call of the same model on the branch. */
+export interface CacheDrop {
+  /** Its index in the timeline. */
+  index: number;
+  entryId: string | null;
+  line: number;
+  /** The previous call of the same provider and model: its index and cache read. */
+  previousIndex: number;
+  previousCacheRead: number;
+  cacheRead: number;
+  /** The call just before it used another model / provider. */
+  modelChanged: boolean;
+  providerChanged: boolean;
+  /** A compaction sits between the previous call of this model and this one. */
+  compactionBetween: boolean;
+}
+
+/** The cache facts of this request and the session's branch. */
+export interface CacheFactsInfo {
+  systemPromptChars: number;
+  toolsChars: number;
+  /** System prompt and tools: what every call repeats first. */
+  prefixChars: number;
+  /** The prefix by the release's estimate (characters per token). */
+  prefixTokensEstimate: number;
+  /** The conversation in this request. */
+  historyChars: number;
+  historyTokensEstimate: number;
+  /** Calls on the branch. */
+  calls: number;
+  totalInput: number;
+  totalOutput: number;
+  totalCacheRead: number;
+  totalCacheWrite: number;
+  /** Cache read over input, cache read and cache write on the branch (0 when nothing was read), to four places. */
+  cacheReadShare: number;
+  breaks: CacheDrop[];
+}
+
+/** The session's recorded usage and this request's cache facts. */
+export interface SessionUsage {
+  /** Every call the session recorded (left out where a host has it from another report of the same inputs). */
+  timeline?: UsagePointInfo[];
+  cache: CacheFactsInfo;
+}
+
 /** pi 0.86 on: a tool as the transcript's system messages declare it (`getCurrentTools`, replay order). */
 export interface DeclaredToolInfo {
   name: string;

@@ -120,6 +120,7 @@ fn the_report_s_typed_parts_read_back_write_the_same_json() {
             &case.name,
         );
         reads_back::<Option<SessionInfo>>(part("session"), "session", &case.name);
+        reads_back::<ctxlens::report::types::SessionUsage>(part("usage"), "usage", &case.name);
         // The comparisons with another protocol and with another release.
         let other = ctxlens::assemble(&ctxlens::Inputs {
             api: Some(ctxlens::Api::OpenAiResponses),

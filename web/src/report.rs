@@ -1,16 +1,17 @@
 //! A report on the page: the worker's JSON, with the parts the views read as the report's Rust
 //! types (`ctxlens::report::types`: the release, the model, the calls, the statistics, the
-//! stages, the findings, the diagnostics, the request, the system prompt, the session, the tools,
-//! the resources and the packages), read once when it comes. The rest (the body's provenance,
-//! the one-session usage timeline, the estimate) is still read from the JSON (`Deref` to it).
+//! stages, the findings, the diagnostics, the request, the system prompt, the session, the
+//! session's usage, the tools, the resources and the packages), read once when it comes. The rest
+//! (the body's provenance, the estimate) is still read from the JSON (`Deref` to it).
 
 use std::ops::Deref;
+use std::rc::Rc;
 
 use ctxlens::js::Value;
 use ctxlens::report::types::{
     Call, DeclaredToolInfo, Diagnostic, Finding, ModelInfo, PackageCost, PiRelease, RebuiltCall,
-    RequestInfo, ResourcesInfo, SessionInfo, Stage, Stats, SystemMessageInfo, SystemPromptInfo,
-    ToolInfo,
+    RequestInfo, ResourcesInfo, SessionInfo, SessionUsage, Stage, Stats, SystemMessageInfo,
+    SystemPromptInfo, ToolInfo,
 };
 use ctxlens::report::wire::Wire;
 
@@ -37,8 +38,12 @@ pub struct Report {
     pub system_prompt: SystemPromptInfo,
     /// pi 0.86 on: the system messages this run stores.
     pub new_system_messages: Vec<SystemMessageInfo>,
-    /// The session tree and the context it yielded (`None`: a new session).
-    pub session: Option<SessionInfo>,
+    /// The session tree and the context it yielded (`None`: a new session): the only copy (the
+    /// JSON's is dropped once read), shared by the reports of the same inputs under other
+    /// protocols ([`Report::sharing_session`]).
+    pub session: Option<Rc<SessionInfo>>,
+    /// The usage the session recorded, and this request's cache facts.
+    pub usage: Option<SessionUsage>,
     /// The tools the run has active, as pi defines them.
     pub tools: Vec<ToolInfo>,
     /// pi 0.86 on: the tools as the transcript's system messages declare them (`None` before).
@@ -55,6 +60,25 @@ pub struct Report {
 impl Report {
     pub fn new(json: Value) -> Report {
         let mut unread = Vec::new();
+        let session = part::<SessionInfo>(&json, "session", &mut unread).map(Rc::new);
+        Report::with_session(json, session, unread)
+    }
+
+    /// A report whose session (left out by the worker) is `from`'s: the same entries, not
+    /// read again.
+    pub fn sharing_session(json: Value, from: &Report) -> Report {
+        Report::with_session(json, from.session.clone(), Vec::new())
+    }
+
+    fn with_session(
+        mut json: Value,
+        session: Option<Rc<SessionInfo>>,
+        mut unread: Vec<&'static str>,
+    ) -> Report {
+        // The typed session is the one the views read: a session of 10⁵ entries is held once.
+        if let Some(o) = json.as_object_mut() {
+            o.remove("session");
+        }
         let pi = part(&json, "pi", &mut unread);
         let model = part(&json, "model", &mut unread);
         let calls: Option<Vec<Call>> = part(&json, "calls", &mut unread);
@@ -66,7 +90,7 @@ impl Report {
         let request = part(&json, "request", &mut unread);
         let system_prompt = part(&json, "systemPrompt", &mut unread);
         let new_system_messages = part(&json, "newSystemMessages", &mut unread);
-        let session = part(&json, "session", &mut unread);
+        let usage = part(&json, "usage", &mut unread);
         let tools: Option<Vec<ToolInfo>> = part(&json, "tools", &mut unread);
         let declared_tools = part(&json, "declaredTools", &mut unread);
         let resources: Option<ResourcesInfo> = part(&json, "resources", &mut unread);
@@ -85,6 +109,7 @@ impl Report {
             system_prompt: system_prompt.unwrap_or_default(),
             new_system_messages: new_system_messages.unwrap_or_default(),
             session,
+            usage,
             tools: tools.unwrap_or_default(),
             declared_tools,
             resources: resources.unwrap_or_default(),

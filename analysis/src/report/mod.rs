@@ -20,6 +20,7 @@ pub mod types;
 pub mod upgrade;
 pub mod upgrade_types;
 pub mod usage;
+pub mod usage_types;
 pub mod whatif;
 pub mod whatif_types;
 pub mod wire;

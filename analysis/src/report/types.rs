@@ -6,6 +6,7 @@ pub use super::ledger_types::*;
 pub use super::session_types::*;
 pub use super::tools_types::*;
 pub use super::upgrade_types::*;
+pub use super::usage_types::*;
 pub use super::whatif_types::*;
 use super::wire::{wire_enum, wire_struct, Declared, Skip, Wire};
 pub use crate::analysis::findings::Severity;
@@ -645,6 +646,10 @@ pub fn typescript() -> String {
         EntryNode::declaration(),
         MessageSourceInfo::declaration(),
         SessionInfo::declaration(),
+        UsagePointInfo::declaration(),
+        CacheDrop::declaration(),
+        CacheFactsInfo::declaration(),
+        SessionUsage::declaration(),
         DeclaredToolInfo::declaration(),
         ContextFileInfo::declaration(),
         SkillInfo::declaration(),

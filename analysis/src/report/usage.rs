@@ -1,73 +1,72 @@
-//! The JSON of [`crate::analysis::usage`].
+//! The JSON of [`crate::analysis::usage`]: the report's [`types::SessionUsage`].
 
-use super::opt_str;
+use super::types;
+use super::wire::Wire;
 use crate::analysis::usage::*;
 use crate::assemble::Assembly;
-use crate::js::{Object, Value};
+use crate::js::Value;
+
+/// The timeline as the report's types.
+pub fn timeline(t: &[UsagePoint]) -> Vec<types::UsagePointInfo> {
+    let text = |s: &Option<crate::js::Str>| s.as_deref().map(str::to_string);
+    t.iter()
+        .map(|p| types::UsagePointInfo {
+            entry_id: text(&p.entry_id),
+            line: p.line as usize,
+            timestamp: text(&p.timestamp),
+            provider: text(&p.provider),
+            model: text(&p.model),
+            api: text(&p.api),
+            input: p.input,
+            output: p.output,
+            cache_read: p.cache_read,
+            cache_write: p.cache_write,
+            total_tokens: p.total_tokens,
+            stop_reason: text(&p.stop_reason),
+            on_branch: p.on_branch,
+            in_context: p.in_context,
+        })
+        .collect()
+}
 
 /// The timeline as JSON (camelCase).
 pub fn timeline_json(t: &[UsagePoint]) -> Value {
-    Value::Array(
-        t.iter()
-            .map(|p| {
-                Object::new()
-                    .with("entryId", opt_str(p.entry_id.as_deref()))
-                    .with("line", p.line)
-                    .with("timestamp", opt_str(p.timestamp.as_deref()))
-                    .with("provider", opt_str(p.provider.as_deref()))
-                    .with("model", opt_str(p.model.as_deref()))
-                    .with("api", opt_str(p.api.as_deref()))
-                    .with("input", p.input)
-                    .with("output", p.output)
-                    .with("cacheRead", p.cache_read)
-                    .with("cacheWrite", p.cache_write)
-                    .with("totalTokens", p.total_tokens)
-                    .with("stopReason", opt_str(p.stop_reason.as_deref()))
-                    .with("onBranch", p.on_branch)
-                    .with("inContext", p.in_context)
-                    .into()
-            })
-            .collect(),
-    )
+    timeline(t).to_value()
+}
+
+/// The cache facts as the report's type (the read share to four places).
+pub fn cache_facts(f: &CacheFacts) -> types::CacheFactsInfo {
+    let breaks = f.breaks.iter().map(|b| types::CacheDrop {
+        index: b.index,
+        entry_id: b.entry_id.as_deref().map(str::to_string),
+        line: b.line as usize,
+        previous_index: b.previous_index,
+        previous_cache_read: b.previous_cache_read,
+        cache_read: b.cache_read,
+        model_changed: b.model_changed,
+        provider_changed: b.provider_changed,
+        compaction_between: b.compaction_between,
+    });
+    types::CacheFactsInfo {
+        system_prompt_chars: f.system_prompt_chars,
+        tools_chars: f.tools_chars,
+        prefix_chars: f.prefix_chars,
+        prefix_tokens_estimate: f.prefix_tokens_estimate,
+        history_chars: f.history_chars,
+        history_tokens_estimate: f.history_tokens_estimate,
+        calls: f.calls,
+        total_input: f.total_input,
+        total_output: f.total_output,
+        total_cache_read: f.total_cache_read,
+        total_cache_write: f.total_cache_write,
+        cache_read_share: (f.cache_read_share * 10000.0).round() / 10000.0,
+        breaks: breaks.collect(),
+    }
 }
 
 /// The cache facts as JSON (camelCase).
 pub fn cache_facts_json(f: &CacheFacts) -> Value {
-    let breaks: Vec<Value> = f
-        .breaks
-        .iter()
-        .map(|b| {
-            Object::new()
-                .with("index", b.index)
-                .with("entryId", opt_str(b.entry_id.as_deref()))
-                .with("line", b.line)
-                .with("previousIndex", b.previous_index)
-                .with("previousCacheRead", b.previous_cache_read)
-                .with("cacheRead", b.cache_read)
-                .with("modelChanged", b.model_changed)
-                .with("providerChanged", b.provider_changed)
-                .with("compactionBetween", b.compaction_between)
-                .into()
-        })
-        .collect();
-    Object::new()
-        .with("systemPromptChars", f.system_prompt_chars)
-        .with("toolsChars", f.tools_chars)
-        .with("prefixChars", f.prefix_chars)
-        .with("prefixTokensEstimate", f.prefix_tokens_estimate)
-        .with("historyChars", f.history_chars)
-        .with("historyTokensEstimate", f.history_tokens_estimate)
-        .with("calls", f.calls)
-        .with("totalInput", f.total_input)
-        .with("totalOutput", f.total_output)
-        .with("totalCacheRead", f.total_cache_read)
-        .with("totalCacheWrite", f.total_cache_write)
-        .with(
-            "cacheReadShare",
-            (f.cache_read_share * 10000.0).round() / 10000.0,
-        )
-        .with("breaks", Value::Array(breaks))
-        .into()
+    cache_facts(f).to_value()
 }
 
 /// `{ "timeline": [...], "cache": {...} }`.
@@ -77,13 +76,16 @@ pub fn usage_json(a: &Assembly) -> Value {
 
 /// [`usage_json`], with `timeline` only when `timeline` is true (it is the session's alone: the
 /// same under every protocol).
-pub fn usage_json_with(a: &Assembly, timeline: bool) -> Value {
+pub fn usage_json_with(a: &Assembly, with_timeline: bool) -> Value {
+    session_usage(a, with_timeline).to_value()
+}
+
+/// [`usage_json_with`] as the report's type.
+pub fn session_usage(a: &Assembly, with_timeline: bool) -> types::SessionUsage {
     let t = usage_timeline(a);
     let f = cache_facts_from(a, &t);
-    let mut o = Object::new();
-    if timeline {
-        o.insert("timeline", timeline_json(&t));
+    types::SessionUsage {
+        timeline: with_timeline.then(|| timeline(&t)).into(),
+        cache: cache_facts(&f),
     }
-    o.insert("cache", cache_facts_json(&f));
-    o.into()
 }

@@ -727,8 +727,9 @@ impl AppState {
         match self.reports.get(&from) {
             Some(src) => {
                 let mut r = report.json().clone();
+                // The calls and the usage timeline from the JSON; the session typed, shared.
                 ctxlens::report::restore_session(&mut r, src);
-                Some(Shared::new(crate::report::Report::new(r)))
+                Some(Shared::new(crate::report::Report::sharing_session(r, src)))
             }
             None => {
                 self.failures.insert(

@@ -7,7 +7,7 @@ use ctxlens::calls::CallRef;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use ctxlens::report::types::{EntryNode, MessageSourceInfo};
+use ctxlens::report::types::{EntryNode, SessionInfo};
 use yew::prelude::*;
 
 use super::components::thousands;
@@ -166,20 +166,17 @@ fn entry_detail(e: &EntryNode, on_select: &Callback<Option<AttrValue>>) -> Html 
 #[function_component]
 pub fn SessionView(p: &ViewProps) -> Html {
     let rows = use_memo(p.report.clone(), |r| {
-        let entries = r
-            .session
-            .as_ref()
-            .map(|s| s.entries.clone())
-            .unwrap_or_default();
-        let rows = tree_rows(&entries);
-        (Rc::new(entries), Rc::new(rows))
+        let session = r.session.clone().unwrap_or_default();
+        let rows = tree_rows(&session.entries);
+        (session, Rc::new(rows))
     });
     let only_branch = use_state(|| false);
     let file = super::transcript::use_session_file(p.laid.clone());
     let Some(sess) = p.report.session.as_ref() else {
         return html! { <section class="session-view">{not_available("No session: this request starts a new conversation.")}</section> };
     };
-    let (entries, all_rows) = (rows.0.clone(), rows.1.clone());
+    let (session, all_rows) = (rows.0.clone(), rows.1.clone());
+    let entries = &session.entries;
     let shown: Rc<Vec<TreeRow>> = if *only_branch {
         Rc::new(
             all_rows
@@ -224,7 +221,7 @@ pub fn SessionView(p: &ViewProps) -> Html {
             .map(|u| num(u, "line"))
             .collect();
         let tree = Rc::new(Tree {
-            entries: entries.clone(),
+            session: session.clone(),
             shown: shown.clone(),
             on_select: p.on_select.clone(),
             selected: selected_id.clone(),
@@ -237,7 +234,7 @@ pub fn SessionView(p: &ViewProps) -> Html {
         });
         Callback::from(move |i: usize| entry_row(&tree, i))
     };
-    let sources = Rc::new(sess.message_sources.clone());
+    let sources = &sess.message_sources;
     let by_id: Rc<HashMap<String, usize>> = Rc::new(
         entries
             .iter()
@@ -247,10 +244,9 @@ pub fn SessionView(p: &ViewProps) -> Html {
     );
     let render_msg = {
         let messages = Rc::new(Messages {
-            sources: sources.clone(),
+            session: session.clone(),
             on_select: p.on_select.clone(),
             selected: selected_id.clone(),
-            entries: entries.clone(),
             by_id: by_id.clone(),
         });
         Callback::from(move |i: usize| message_row(&messages, i))
@@ -290,7 +286,7 @@ pub fn SessionView(p: &ViewProps) -> Html {
 
 /// What a row of the entry tree reads, besides its row.
 struct Tree {
-    entries: Rc<Vec<EntryNode>>,
+    session: Rc<SessionInfo>,
     shown: Rc<Vec<TreeRow>>,
     on_select: Callback<Option<AttrValue>>,
     /// The selected entry's id.
@@ -312,7 +308,7 @@ fn entry_row(t: &Tree, i: usize) -> Html {
     let Some(row) = t.shown.get(i) else {
         return Html::default();
     };
-    let e = &t.entries[row.entry];
+    let e = &t.session.entries[row.entry];
     let id = e.id.clone().unwrap_or_default();
     let kind = e.entry_type.as_str();
     let (active, in_ctx) = (e.on_active_branch, e.in_context);
@@ -355,24 +351,23 @@ fn entry_row(t: &Tree, i: usize) -> Html {
 
 /// What a row of the messages list reads.
 struct Messages {
-    sources: Rc<Vec<MessageSourceInfo>>,
+    session: Rc<SessionInfo>,
     on_select: Callback<Option<AttrValue>>,
     selected: Option<String>,
-    entries: Rc<Vec<EntryNode>>,
     by_id: Rc<HashMap<String, usize>>,
 }
 
 /// Row `i` of the messages the session yields: its entry's type, whether a context edit
 /// replaced it, its preview and line; a click selects its entry.
 fn message_row(m: &Messages, i: usize) -> Html {
-    let Some(src) = m.sources.get(i) else {
+    let Some(src) = m.session.message_sources.get(i) else {
         return Html::default();
     };
     let id = src.entry_id.clone().unwrap_or_default();
     let preview = m
         .by_id
         .get(&id)
-        .map(|&k| m.entries[k].preview.clone())
+        .map(|&k| m.session.entries[k].preview.clone())
         .unwrap_or_default();
     let cb = m.on_select.clone();
     let key = id.clone();

@@ -338,18 +338,10 @@ pub fn use_session_file(
 pub fn TranscriptView(p: &ViewProps) -> Html {
     let branch_only = use_state(|| false);
     let file = use_session_file(p.laid.clone());
-    let entries = use_memo(p.report.clone(), |r| {
-        Rc::new(
-            r.session
-                .as_ref()
-                .map(|s| s.entries.clone())
-                .unwrap_or_default(),
-        )
-    });
-    let entries: Rc<Vec<EntryNode>> = (*entries).clone();
-    let Some(sess) = p.report.session.as_ref() else {
+    let Some(session) = p.report.session.clone() else {
         return html! { <section class="transcript-view" data-testid="transcript-view">{not_available("No session: this request starts a new conversation.")}</section> };
     };
+    let (sess, entries) = (&session, &session.entries);
     let shown: Rc<Vec<usize>> = Rc::new(
         (0..entries.len())
             .filter(|&i| !*branch_only || entries[i].on_active_branch)
@@ -372,8 +364,8 @@ pub fn TranscriptView(p: &ViewProps) -> Html {
             .collect(),
     );
     let render = {
-        let (entries, shown, cb, flagged) = (
-            entries.clone(),
+        let (session, shown, cb, flagged) = (
+            session.clone(),
             shown.clone(),
             p.on_select.clone(),
             flagged.clone(),
@@ -383,7 +375,7 @@ pub fn TranscriptView(p: &ViewProps) -> Html {
             let Some(&i) = shown.get(row) else {
                 return Html::default();
             };
-            let e = &entries[i];
+            let e = &session.entries[i];
             let id = e.id.clone().unwrap_or_default();
             let line = e.line as f64;
             let cb = cb.clone();

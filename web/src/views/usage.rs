@@ -4,7 +4,7 @@
 
 use ctxlens::calls::CallRef;
 use ctxlens::js::Value;
-use ctxlens::report::types::{Call, ModelInfo};
+use ctxlens::report::types::{CacheDrop, CacheFactsInfo, Call, ModelInfo, UsagePointInfo};
 use yew::prelude::*;
 
 use super::components::charts::{Column, Columns, Seg, StackedBar};
@@ -45,19 +45,15 @@ fn call_title(c: &Call) -> String {
     )
 }
 
-fn truthy(v: &Value, k: &str) -> bool {
-    v.get(k).and_then(Value::as_bool) == Some(true)
-}
-
-fn break_reason(b: &Value) -> String {
+fn break_reason(b: &CacheDrop) -> String {
     let mut why = Vec::new();
-    if truthy(b, "modelChanged") {
+    if b.model_changed {
         why.push("another model ran just before");
     }
-    if truthy(b, "providerChanged") {
+    if b.provider_changed {
         why.push("the provider changed");
     }
-    if truthy(b, "compactionBetween") {
+    if b.compaction_between {
         why.push("a compaction rewrote the history");
     }
     if why.is_empty() {
@@ -165,67 +161,60 @@ fn prefix_bar(r: &Report, tk: Tokens) -> Html {
 }
 
 /// The cards: the prefix, the history, the cache read share and the output.
-fn usage_cards(r: &Report, tk: Tokens, cache: &Value) -> Html {
-    let read_share = num(cache, "cacheReadShare");
+fn usage_cards(r: &Report, tk: Tokens, cache: &CacheFactsInfo) -> Html {
+    let read_share = cache.cache_read_share;
     html! {
         <div class="cards">
-            <div class="card"><div class="k">{"Prefix"}</div><div class="v">{format!("{} chars", thousands(num(cache, "prefixChars")))}</div>
+            <div class="card"><div class="k">{"Prefix"}</div><div class="v">{format!("{} chars", thousands(cache.prefix_chars as f64))}</div>
                 <div class="sub" data-testid="usage-prefix-tokens">{format!("{}: system prompt + tools", match (tk.read(|s| *s.system_prompt.tokens), tk.read(|s| *s.tools.tokens)) {
                     (Some(a), Some(b)) => tk.phrase(Some(a + b)),
-                    _ => rule_of_thumb(r, num(cache, "prefixTokensEstimate")),
+                    _ => rule_of_thumb(r, cache.prefix_tokens_estimate as f64),
                 })}</div></div>
-            <div class="card"><div class="k">{"History"}</div><div class="v">{format!("{} chars", thousands(num(cache, "historyChars")))}</div>
-                <div class="sub" data-testid="usage-history-tokens">{ match tk.read(|s| *s.history.tokens) { Some(h) => tk.phrase(Some(h)), None => rule_of_thumb(r, num(cache, "historyTokensEstimate")) } }</div></div>
-            <div class="card"><div class="k">{"Cache read"}</div><div class="v" data-testid="cache-read-share">{format!("{:.1}%", read_share * 100.0)}</div><div class="sub">{format!("{} of {} input tokens", thousands(num(cache, "totalCacheRead")), thousands(num(cache, "totalInput") + num(cache, "totalCacheRead") + num(cache, "totalCacheWrite")))}</div></div>
-            <div class="card"><div class="k">{"Output"}</div><div class="v">{thousands(num(cache, "totalOutput"))}</div><div class="sub">{format!("{} calls on the branch", thousands(num(cache, "calls")))}</div></div>
+            <div class="card"><div class="k">{"History"}</div><div class="v">{format!("{} chars", thousands(cache.history_chars as f64))}</div>
+                <div class="sub" data-testid="usage-history-tokens">{ match tk.read(|s| *s.history.tokens) { Some(h) => tk.phrase(Some(h)), None => rule_of_thumb(r, cache.history_tokens_estimate as f64) } }</div></div>
+            <div class="card"><div class="k">{"Cache read"}</div><div class="v" data-testid="cache-read-share">{format!("{:.1}%", read_share * 100.0)}</div><div class="sub">{format!("{} of {} input tokens", thousands(cache.total_cache_read), thousands(cache.total_input + cache.total_cache_read + cache.total_cache_write))}</div></div>
+            <div class="card"><div class="k">{"Output"}</div><div class="v">{thousands(cache.total_output)}</div><div class="sub">{format!("{} calls on the branch", thousands(cache.calls as f64))}</div></div>
         </div>
     }
 }
 
 /// One column per call; a long session is bucketed (the mean of each bucket of `per` calls).
-fn usage_columns(timeline: &[Value], breaks: &[Value], per: usize) -> Vec<Column> {
+fn usage_columns(timeline: &[UsagePointInfo], breaks: &[CacheDrop], per: usize) -> Vec<Column> {
     timeline
         .chunks(per)
         .enumerate()
         .map(|(b, chunk)| {
             let first = b * per;
             let n = chunk.len() as f64;
-            let mean = |k: &str| chunk.iter().map(|t| num(t, k)).sum::<f64>() / n;
+            let mean = |k: fn(&UsagePointInfo) -> f64| chunk.iter().map(k).sum::<f64>() / n;
             let last = first + chunk.len() - 1;
-            let brk = breaks
-                .iter()
-                .find(|x| (first..=last).contains(&(num(x, "index") as usize)));
+            let brk = breaks.iter().find(|x| (first..=last).contains(&x.index));
             Column {
                 label: if per == 1 {
                     format!(
                         "call {} · line {} · {}",
                         first + 1,
-                        num(&chunk[0], "line"),
-                        chunk[0].get_str("model").unwrap_or("")
+                        chunk[0].line,
+                        chunk[0].model.as_deref().unwrap_or("")
                     )
                 } else {
                     format!("calls {}–{} (mean of {})", first + 1, last + 1, chunk.len())
                 },
                 values: vec![
-                    mean("cacheRead"),
-                    mean("cacheWrite"),
-                    mean("input"),
-                    mean("output"),
+                    mean(|t| t.cache_read),
+                    mean(|t| t.cache_write),
+                    mean(|t| t.input),
+                    mean(|t| t.output),
                 ],
-                mark: brk.map(|x| {
-                    format!(
-                        "cache break at call {}: {}",
-                        num(x, "index") + 1.0,
-                        break_reason(x)
-                    )
-                }),
+                mark: brk
+                    .map(|x| format!("cache break at call {}: {}", x.index + 1, break_reason(x))),
             }
         })
         .collect()
 }
 
 /// The usage chart, a column per call (or bucket), a column a call to rebuild.
-fn usage_chart(p: &ViewProps, timeline: &[Value], breaks: &[Value]) -> Html {
+fn usage_chart(p: &ViewProps, timeline: &[UsagePointInfo], breaks: &[CacheDrop]) -> Html {
     let r = &*p.report;
     let series = vec![
         ("cache read".to_string(), color(2)),
@@ -237,7 +226,7 @@ fn usage_chart(p: &ViewProps, timeline: &[Value], breaks: &[Value]) -> Html {
     let columns = usage_columns(timeline, breaks, per);
     // The call picker: a column is a call (when every call has its own column), found in
     // `report.calls` by its session line.
-    let lines: Vec<f64> = timeline.iter().map(|t| num(t, "line")).collect();
+    let lines: Vec<f64> = timeline.iter().map(|t| t.line as f64).collect();
     let pick_column = (per == 1).then(|| {
         let (on_call, report, lines) = (p.on_call.clone(), p.report.clone(), lines.clone());
         Callback::from(move |i: usize| {
@@ -370,7 +359,7 @@ fn call_list(p: &ViewProps, calls: &[Call]) -> Html {
 }
 
 /// The cache breaks: each call that read less from the cache than the one before, and why.
-fn cache_breaks(breaks: &[Value], on_select: &Callback<Option<AttrValue>>) -> Html {
+fn cache_breaks(breaks: &[CacheDrop], on_select: &Callback<Option<AttrValue>>) -> Html {
     html! {
         <>
         <h4>{format!("Cache breaks · {}", breaks.len())}</h4>
@@ -379,12 +368,12 @@ fn cache_breaks(breaks: &[Value], on_select: &Callback<Option<AttrValue>>) -> Ht
         } else {
             <ul class="breaks" data-testid="cache-breaks">
             { for breaks.iter().map(|b| {
-                let id = b.get_str("entryId").unwrap_or("").to_string();
+                let id = b.entry_id.clone().unwrap_or_default();
                 html! {
                     <li>
-                        <span class="badge dropped">{format!("call {}", num(b, "index") + 1.0)}</span>
-                        {format!(" line {}: cache read {} → {} ({}). ", num(b, "line"), thousands(num(b, "previousCacheRead")), thousands(num(b, "cacheRead")),
-                            pct(num(b, "cacheRead"), num(b, "previousCacheRead")))}
+                        <span class="badge dropped">{format!("call {}", b.index + 1)}</span>
+                        {format!(" line {}: cache read {} → {} ({}). ", b.line, thousands(b.previous_cache_read), thousands(b.cache_read),
+                            pct(b.cache_read, b.previous_cache_read))}
                         <span class="muted">{break_reason(b)}</span>
                         if !id.is_empty() { {" "}<button class="link" onclick={select(on_select, format!("entry:{id}"))}>{format!("→ entry {id}")}</button> }
                     </li>
@@ -397,15 +386,15 @@ fn cache_breaks(breaks: &[Value], on_select: &Callback<Option<AttrValue>>) -> Ht
 }
 
 /// The table of every call, drawn once opened and then only the rows in view.
-fn every_call_details(timeline: &[Value], show_calls: &UseStateHandle<bool>) -> Html {
-    let rows: Rc<Vec<Value>> = Rc::new(timeline.to_vec());
+fn every_call_details(timeline: &[UsagePointInfo], show_calls: &UseStateHandle<bool>) -> Html {
+    let rows: Rc<Vec<UsagePointInfo>> = Rc::new(timeline.to_vec());
     let every_call_row = Callback::from(move |i: usize| {
         let t = &rows[i];
         html! {
-            <div class={classes!("call-grid", (!truthy(t, "inContext")).then_some("muted"))} role="row" data-row={(i + 1).to_string()}>
-                <span>{i + 1}</span><span>{num(t, "line")}</span><span class="mono">{s(t, "model")}</span>
-                <span class="num">{thousands(num(t, "input"))}</span><span class="num">{thousands(num(t, "cacheRead"))}</span>
-                <span class="num">{thousands(num(t, "cacheWrite"))}</span><span class="num">{thousands(num(t, "output"))}</span><span>{s(t, "stopReason")}</span>
+            <div class={classes!("call-grid", (!t.in_context).then_some("muted"))} role="row" data-row={(i + 1).to_string()}>
+                <span>{i + 1}</span><span>{t.line}</span><span class="mono">{t.model.clone().unwrap_or_default()}</span>
+                <span class="num">{thousands(t.input)}</span><span class="num">{thousands(t.cache_read)}</span>
+                <span class="num">{thousands(t.cache_write)}</span><span class="num">{thousands(t.output)}</span><span>{t.stop_reason.clone().unwrap_or_default()}</span>
             </div>
         }
     });
@@ -426,7 +415,7 @@ pub fn UsageView(p: &ViewProps) -> Html {
     let r = &*p.report;
     let tk = Tokens::of(p);
     let model = r.model.as_ref().map(ModelInfo::key).unwrap_or_default();
-    let Some(u) = r.get("usage").filter(|v| !v.is_null()) else {
+    let Some(u) = r.usage.as_ref() else {
         return html! {
             <section class="usage-view" data-testid="usage-view">
                 <h3>{"Usage and cache"}</h3>
@@ -435,14 +424,14 @@ pub fn UsageView(p: &ViewProps) -> Html {
             </section>
         };
     };
-    let timeline = arr(u, "timeline");
-    let cache = u.get("cache").cloned().unwrap_or_default();
-    let breaks = arr(&cache, "breaks");
+    let timeline = u.timeline.as_deref().unwrap_or(&[]);
+    let cache = &u.cache;
+    let breaks = cache.breaks.as_slice();
     html! {
         <section class="usage-view" data-testid="usage-view">
             <h3>{"Usage and cache"}<span class="muted small">{format!(" · {} calls recorded in the session", timeline.len())}</span></h3>
             <TokenNote tokens={p.tokens.clone()} model={model.clone()} />
-            {usage_cards(r, tk, &cache)}
+            {usage_cards(r, tk, cache)}
             {usage_chart(p, timeline, breaks)}
             {calls_picker(p)}
             {rebuilt_html(r, tk)}
