@@ -2,7 +2,7 @@
 // Hand-written beside npm/api.js, except the report's types generated from its Rust types
 // (report.d.ts); checked by `tsc --noEmit` in tests/npm/.
 
-import type { Call, Comparison, Diagnostic, JsonValue, ModelInfo, PiRelease, PiVersion, RebuiltCall, Stage, Stats, Finding, Upgrade, WhatIf } from "./report.js";
+import type { Call, Comparison, Diagnostic, JsonValue, ModelInfo, PackageCost, PiRelease, PiVersion, RebuiltCall, Stage, Stats, Finding, Upgrade, WhatIf } from "./report.js";
 export * from "./report.js";
 
 /** The protocols (pi-ai "apis") pi 0.85.1 has adapters for. */
