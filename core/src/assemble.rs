@@ -122,6 +122,12 @@ pub struct Parts {
 }
 
 impl Assembly {
+    /// The protocol of the model pi chose (its `api`; "" without a model).
+    pub fn api_name(&self) -> &str {
+        let model = self.parts.model_choice.model.as_ref();
+        model.map_or("", |m| m.api())
+    }
+
     /// The body bytes, if a request was built.
     pub fn body(&self) -> Option<&str> {
         self.request.as_ref().map(|r| r.body.as_str())

@@ -61,16 +61,17 @@ impl Report {
     pub fn new(json: Value) -> Report {
         let mut unread = Vec::new();
         let session = part::<SessionInfo>(&json, "session", &mut unread).map(Rc::new);
-        Report::with_session(json, session, unread)
+        Report::from_json(json, session, unread)
     }
 
     /// A report whose session (left out by the worker) is `from`'s: the same entries, not
     /// read again.
     pub fn sharing_session(json: Value, from: &Report) -> Report {
-        Report::with_session(json, from.session.clone(), Vec::new())
+        Report::from_json(json, from.session.clone(), Vec::new())
     }
 
-    fn with_session(
+    /// The report of `json` with `session` (read from it or shared), its other parts read.
+    fn from_json(
         mut json: Value,
         session: Option<Rc<SessionInfo>>,
         mut unread: Vec<&'static str>,

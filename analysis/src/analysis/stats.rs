@@ -248,13 +248,7 @@ fn walk_and_sum(
         return Ok(None);
     };
     let prompt = &a.parts.system_prompt;
-    let api = a
-        .parts
-        .model_choice
-        .model
-        .as_ref()
-        .map(|m| m.api())
-        .unwrap_or("");
+    let api = a.api_name();
     let mut s = Stats {
         sections: section_stats(prompt),
         body_bytes: request.sent_len(),

@@ -173,13 +173,7 @@ pub fn request_json(a: &Assembly) -> Value {
 /// [`request_json`] as the report's type (`None`: pi would send nothing).
 pub fn request(a: &Assembly) -> Option<types::RequestInfo> {
     let r = a.request.as_ref()?;
-    let api = a
-        .parts
-        .model_choice
-        .model
-        .as_ref()
-        .map(|m| m.api())
-        .unwrap_or("");
+    let api = a.api_name();
     let runtime = api
         .parse::<crate::Api>()
         .map_or(&[][..], crate::Api::runtime_headers);
