@@ -2,7 +2,7 @@
 // Hand-written beside npm/api.js, except the report's types generated from its Rust types
 // (report.d.ts); checked by `tsc --noEmit` in tests/npm/.
 
-import type { Call, Comparison, Diagnostic, JsonValue, ModelInfo, PackageCost, PiRelease, PiVersion, RebuiltCall, Stage, Stats, Finding, Upgrade, WhatIf } from "./report.js";
+import type { Call, Comparison, Diagnostic, EntryNode, JsonValue, ModelInfo, PackageCost, PiRelease, PiVersion, RebuiltCall, Stage, Stats, Finding, Upgrade, WhatIf } from "./report.js";
 export * from "./report.js";
 
 /** The protocols (pi-ai "apis") pi 0.85.1 has adapters for. */
@@ -301,24 +301,8 @@ export declare const vocabularies: readonly VocabularyName[];
  */
 export declare function loadVocabulary(name: VocabularyName, options?: LoadVocabularyOptions): Promise<Vocabulary>;
 
-/** One entry of a session file, in file order. */
-export interface SessionEntry {
-  id: string | null;
-  parentId: string | null;
-  /** The entry type: `message`, `compaction`, `model_change`, ... ("" when it has none). */
-  type: string;
-  /** A message entry's role (`user`, `assistant`, `toolResult`, ...); `null` for other entries. */
-  role: string | null;
-  /** 1-based line in the file. */
-  line: number;
-  /** The role or kind, then up to 80 characters of text. */
-  preview: string;
-  label: string | null;
-  /** On the path from the leaf to the root. */
-  onActiveBranch: boolean;
-  /** Selected for the context (on the branch and not cut by a compaction). */
-  inContext: boolean;
-}
+/** One entry of a session file, in file order: the report's `session.entries` entry. */
+export type SessionEntry = EntryNode;
 
 /** A session file as pi reads it. */
 export interface SessionTree {

@@ -3,6 +3,7 @@
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { installPackage, corpus, readTree, nativeBody, demoOptions, repo } from "./helpers.mjs";
@@ -179,6 +180,20 @@ test("problems in the inputs are diagnostics with lines and UTF-16 offsets", () 
   assert.equal(tree.entries[0].preview, "user: hey");
   assert.deepEqual(tree.branch, ["a"]);
   assert.equal(tree.diagnostics[0].line, 2);
+});
+
+test("parseSession's entries are the report's session entries: a role, a tool result's size, a system message's patch, a context edit, a usage entry", () => {
+  const bin = path.join(repo, "target/debug/ctxlens");
+  if (!fs.existsSync(bin)) execFileSync("cargo", ["build", "-p", "ctxlens-cli", "--quiet"], { cwd: repo, stdio: "inherit" });
+  for (const name of ["pi-0.85.1/an-compaction-kept-range", "pi-0.85.1/an-block-images", "pi-1.6.0/sp-context-edit-usage", "pi-1.6.0/ms-compaction-checkpoint"]) {
+    const dir = path.join(repo, "tests/conformance", name);
+    const report = JSON.parse(execFileSync(bin, ["report", "--case", dir, "--env", path.join(dir, "expected/env.json")], { maxBuffer: 1 << 28 }).toString("utf8"));
+    const version = JSON.parse(fs.readFileSync(path.join(dir, "expected/env.json"), "utf8")).piVersion;
+    const tree = ctxlens.parseSession(fs.readFileSync(path.join(dir, "session.jsonl"), "utf8"), { piVersion: version });
+    assert.equal(JSON.stringify(tree.entries), JSON.stringify(report.session.entries), name);
+    const messages = tree.entries.filter((e) => e.type === "message");
+    assert.ok(messages.length > 0 && messages.every((e) => typeof e.role === "string"), name);
+  }
 });
 
 test("call rebuilds any model call: every request of every scripted capture, with its usage", () => {

@@ -1117,20 +1117,9 @@ pub fn parse_session(options_json: &str, text: String) -> Result<String, String>
     let mut events = ctxlens::trace::Events::default();
     let mut diags = file.diagnostics.clone();
     let ctx = session::build_context(&pi, &file, &mut events, &mut diags);
-    let entries: Vec<Value> = session::tree(&file, &ctx)
-        .into_iter()
-        .map(|n| {
-            Object::new()
-                .with("id", n.id.map_or(Value::Null, Value::from))
-                .with("parentId", n.parent_id.map_or(Value::Null, Value::from))
-                .with("type", n.entry_type)
-                .with("line", n.line)
-                .with("preview", n.preview)
-                .with("label", n.label.map_or(Value::Null, Value::from))
-                .with("onActiveBranch", n.on_active_branch)
-                .with("inContext", n.in_context)
-                .into()
-        })
+    let entries: Vec<Value> = ctxlens::report::entry_nodes(Some(&pi), &file, &ctx)
+        .iter()
+        .map(Wire::to_value)
         .collect();
     let mut out = Object::new()
         .with(

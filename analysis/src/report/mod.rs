@@ -240,36 +240,7 @@ pub fn session_info(a: &Assembly) -> Option<types::SessionInfo> {
     let file = p.session.as_ref()?;
     let ctx = &p.session_context;
     let transcript = a.pi.as_ref().filter(|pi| pi.rules.transcript);
-    let entries = session::tree(file, ctx)
-        .into_iter()
-        .zip(&file.entries)
-        .map(|(n, e)| {
-            let role = e
-                .value
-                .get("message")
-                .filter(|_| n.entry_type == "message")
-                .and_then(|m| m.get_str("role"));
-            let mut node = types::EntryNode {
-                role: role.map(str::to_string),
-                line: n.line as usize,
-                on_active_branch: n.on_active_branch,
-                in_context: n.in_context,
-                ..Default::default()
-            };
-            if n.entry_type == "message" {
-                message_sizes(&e.value, &mut node);
-            }
-            node.id = n.id;
-            node.parent_id = n.parent_id;
-            node.entry_type = n.entry_type;
-            node.preview = n.preview;
-            node.label = n.label;
-            if let Some(pi) = transcript {
-                transcript_entry(pi, &e.value, &mut node);
-            }
-            node
-        })
-        .collect();
+    let entries = entry_nodes(a.pi.as_ref(), file, ctx);
     // 0.86 on: the entries a context edit in the context changes.
     let edited: Vec<&str> = if transcript.is_some() {
         ctx.context_indices
@@ -312,6 +283,48 @@ pub fn session_info(a: &Assembly) -> Option<types::SessionInfo> {
         entries,
         message_sources,
     })
+}
+
+/// The entries of `file` in file order, as the report's `session.entries` and the npm package's
+/// `parseSession` give them: each with its place in the tree and in `ctx`, a message's role and
+/// sizes, and (pi 0.86 on, `pi` the release that read it) a system message's, a checkpoint's, a
+/// context edit's and a usage entry's details.
+pub fn entry_nodes(
+    pi: Option<&Pi>,
+    file: &session::SessionFile,
+    ctx: &session::SessionContext,
+) -> Vec<types::EntryNode> {
+    let transcript = pi.filter(|pi| pi.rules.transcript);
+    session::tree(file, ctx)
+        .into_iter()
+        .zip(&file.entries)
+        .map(|(n, e)| {
+            let role = e
+                .value
+                .get("message")
+                .filter(|_| n.entry_type == "message")
+                .and_then(|m| m.get_str("role"));
+            let mut node = types::EntryNode {
+                role: role.map(str::to_string),
+                line: n.line as usize,
+                on_active_branch: n.on_active_branch,
+                in_context: n.in_context,
+                ..Default::default()
+            };
+            if n.entry_type == "message" {
+                message_sizes(&e.value, &mut node);
+            }
+            node.id = n.id;
+            node.parent_id = n.parent_id;
+            node.entry_type = n.entry_type;
+            node.preview = n.preview;
+            node.label = n.label;
+            if let Some(pi) = transcript {
+                transcript_entry(pi, &e.value, &mut node);
+            }
+            node
+        })
+        .collect()
 }
 
 /// A one-line summary of a system message: `sets tools, rules · removes addendum · +grep −bash`.
