@@ -743,6 +743,134 @@ export interface PackageCost {
   tokens: number | null;
 }
 
+/**
+ * Which vocabulary the model needs: a public one (`name`, `exact`), or none (`name` null,
+ * `kind` the estimate that applies).
+ */
+export interface VocabularyInfo {
+  /** The vocabulary (`o200k_base`, `claude`, ...); null: no public one. */
+  name: string | null;
+  /** Whether its counts are the provider's (false: a stand-in, e.g. Gemini on Gemma's). */
+  exact?: boolean;
+  /** With no public vocabulary, the estimate that applies (`claude`), if any. */
+  kind?: string | null;
+  why: string | null;
+}
+
+/**
+ * pi's automatic compaction for this model (`getCompactionSettings`): the numbers are null
+ * when pi refuses the settings (`error`).
+ */
+export interface CompactionInfo {
+  enabled: boolean;
+  reserveTokens: number | null;
+  /** `contextWindow - reserveTokens`: pi compacts above it. */
+  threshold: number | null;
+  /** `threshold - tokens`: negative when pi would compact before this request. */
+  distance: number | null;
+  /** pi's error for compaction settings it refuses (1.x validates them). */
+  error?: string;
+}
+
+/** The model's window and how much of it the request takes. */
+export interface WindowInfo {
+  /** The model's `contextWindow` (0 when the catalog gives none). */
+  contextWindow: number;
+  /** The request's tokens (system prompt, tools and history, counted or estimated). */
+  tokens: number;
+  /** `tokens / contextWindow`, rounded to 4 places (more than 1 when over). */
+  share: number;
+  compaction: CompactionInfo;
+}
+
+/** The release a past call is rebuilt by, and why. */
+export interface CallRelease {
+  version: PiVersion;
+  reason: ReleaseReason;
+}
+
+/** One call with usage, rebuilt beside the tokens the provider reported. */
+export interface CalibratedCall {
+  /** 1-based index on its branch. */
+  index: number;
+  entryId: string | null;
+  /** The answer's line in the session file. */
+  line: number;
+  provider: string | null;
+  model: string | null;
+  /** The provider's prompt tokens: `input + cacheRead + cacheWrite`. */
+  reportedTokens: number;
+  /** System prompt, tools and history of the rebuilt request, in characters. */
+  rebuiltChars: number;
+  /** The same in tokens (with a vocabulary). */
+  rebuiltTokens: number | null;
+  /** `reportedTokens - rebuiltTokens`. */
+  difference: number | null;
+  /** Messages on the wire (framing is paid per message). */
+  messages: number;
+  images: number;
+  /** Used in the fit (same model, rebuilt, no images, a non-zero usage). */
+  used: boolean;
+  /** Why not used, or what to know about it. */
+  note: string | null;
+  /**
+   * The app's: the release this call is rebuilt by (a past call of a session a later pi
+   * continued, the release that made it).
+   */
+  pi?: CallRelease;
+}
+
+/** With a vocabulary: the tokens a chat template adds, reported − counted. */
+export interface FramingInfo {
+  mean: number;
+  min: number;
+  max: number;
+  /** Per call and per message, where the calls' message counts differ enough to fit them. */
+  perCall: number | null;
+  perMessage: number | null;
+  calls: number;
+}
+
+/** The relative error of a fit, each call left out in turn. */
+export interface FitErrorInfo {
+  /** Mean and largest |predicted − reported| / reported, in percent. */
+  meanAbsPct: number;
+  maxAbsPct: number;
+  calls: number;
+}
+
+/** Characters per token for the system prompt and tools, and for the history. */
+export interface BlockRatios {
+  systemPromptAndTools: number;
+  history: number;
+}
+
+/** Without a vocabulary: characters per token fitted on the calls' usage. */
+export interface EstimateInfo {
+  charsPerToken: number;
+  /** Whether the ratio is one a tokenizer gives (1 to 10 characters per token). */
+  plausible: boolean;
+  error: FitErrorInfo | null;
+  /** Each block's own ratio, where the calls tell them apart. */
+  blocks: BlockRatios | null;
+  blocksError: FitErrorInfo | null;
+  /** The ratios the estimate applies. */
+  applied: BlockRatios;
+}
+
+/** The session's calls rebuilt against the usage they recorded, and the fit. */
+export interface CalibrationInfo {
+  /** The model the fit is for: `provider/id`. */
+  model: string;
+  calls: CalibratedCall[];
+  /** With a vocabulary: the framing. */
+  framing: FramingInfo | null;
+  /** Without one: the estimate. */
+  estimate: EstimateInfo | null;
+  /** What could not be measured, and why. */
+  notes: string[];
+}
+
 /** One body of a {@link Comparison}. */
 export interface ComparisonSide {
   api: string;

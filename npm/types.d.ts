@@ -2,7 +2,7 @@
 // Hand-written beside npm/api.js, except the report's types generated from its Rust types
 // (report.d.ts); checked by `tsc --noEmit` in tests/npm/.
 
-import type { Call, Comparison, Diagnostic, EntryNode, JsonValue, ModelInfo, PackageCost, PiRelease, PiVersion, RebuiltCall, Stage, Stats, Finding, Upgrade, WhatIf } from "./report.js";
+import type { CalibrationInfo, Call, Comparison, Diagnostic, EntryNode, JsonValue, ModelInfo, PackageCost, PiRelease, PiVersion, RebuiltCall, Stage, Stats, Finding, Upgrade, WhatIf, WindowInfo } from "./report.js";
 export * from "./report.js";
 
 /** The protocols (pi-ai "apis") pi 0.85.1 has adapters for. */
@@ -258,13 +258,13 @@ export interface TokensInfo {
   /** Why nothing was counted and what to do (`tokens not counted: ...`), or a remark on the counts; null when there is none. */
   note: string | null;
   /** The request against the model's `contextWindow` and pi's compaction threshold (`contextWindow - compaction.reserveTokens`); null without tokens. */
-  window: { contextWindow: number; tokens: number; share: number; compaction: { enabled: boolean; reserveTokens: number; threshold: number; distance: number; error?: string | null } } | null;
+  window: WindowInfo | null;
   /**
    * For an estimate: every call with usage rebuilt beside the provider's count (`reportedTokens` =
    * input + cache read + cache write, `rebuiltChars`), and the characters per token fitted on
    * them with the error measured by leaving each call out; as `ctxlens stats`' `calibration`.
    */
-  calibration: { model: string; calls: { index: number; entryId: string | null; line: number; reportedTokens: number; rebuiltChars: number; rebuiltTokens: number | null; difference: number | null; used: boolean; note: string | null }[]; framing: unknown; estimate: { charsPerToken: number; plausible: boolean; error: { meanAbsPct: number; maxAbsPct: number; calls: number } | null } | null; notes: string[] } | null;
+  calibration: CalibrationInfo | null;
   /** The core's notes on the tokens (why not counted, how estimated), as `ctxlens stats`' `tokenNotes`. */
   notes: string[];
 }

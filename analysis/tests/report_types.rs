@@ -61,6 +61,7 @@ fn the_report_s_typed_parts_read_back_write_the_same_json() {
         Call, Diagnostic, Finding, ModelInfo, PiRelease, RebuiltCall, Stage, Stats,
     };
     let mut checked = 0;
+    let mut calibrations = 0;
     // Every 40th case, and the ones whose sessions hold each kind of 0.86 entry (a context
     // edit, a usage entry, a compaction's checkpoint).
     let named = [
@@ -92,6 +93,32 @@ fn the_report_s_typed_parts_read_back_write_the_same_json() {
             let with_tokens = ctxlens::report::stats::to_json(&s);
             reads_back::<Stats>(&with_tokens, "stats with tokens", &case.name);
             checked += 1;
+        }
+        // The tokens' side: the vocabulary, the window, the calls rebuilt against their usage
+        // (counted with a stand-in vocabulary, and estimated without one).
+        for counter in [
+            Some(&mut Words as &mut dyn ctxlens::tokens::TokenCounter),
+            None,
+        ] {
+            use ctxlens::report::calibration as cal;
+            let calls = ctxlens::tokens::Calls::Always;
+            let Some(c) = ctxlens::tokens::count(&inputs, &a, Ok(counter), calls, None) else {
+                continue;
+            };
+            if let Some(v) = &c.vocabulary {
+                let json = cal::vocabulary_json(v);
+                reads_back::<cal::VocabularyInfo>(&json, "vocabulary", &case.name);
+                use ctxlens::report::wire::Wire;
+                let typed = cal::VocabularyInfo::from_value(&json).unwrap();
+                assert_eq!(&cal::vocabulary_of(&typed), v, "{}", case.name);
+            }
+            if let Some(w) = &c.window {
+                reads_back::<cal::WindowInfo>(&cal::window_json(w), "window", &case.name);
+            }
+            if let Some(k) = &c.calibration {
+                reads_back::<cal::CalibrationInfo>(&cal::to_json(k), "calibration", &case.name);
+                calibrations += 1;
+            }
         }
         reads_back::<Option<PiRelease>>(part("pi"), "pi", &case.name);
         reads_back::<Option<ModelInfo>>(part("model"), "model", &case.name);
@@ -147,4 +174,8 @@ fn the_report_s_typed_parts_read_back_write_the_same_json() {
         }
     }
     assert!(checked >= 20, "only {checked} reports with tokens checked");
+    assert!(
+        calibrations >= 5,
+        "only {calibrations} calibrations checked"
+    );
 }

@@ -205,6 +205,21 @@ impl Workspace {
         }
     }
 
+    /// The first release whose data the request of `inputs` needs and that is not available
+    /// ([`crate::pi::data::is_available`]), then the first of `also` (a release compared with,
+    /// a what-if's): the one a host fetches, or is handed, before it asks again. `None`: all
+    /// are ready. A past call of a session a later pi continued needs the session's release
+    /// first, to find the call, then its own: the host asks again once each is installed.
+    pub fn missing_release(
+        &self,
+        inputs: &Inputs,
+        also: impl IntoIterator<Item = PiVersion>,
+    ) -> Option<PiVersion> {
+        std::iter::once(self.choose(inputs).version)
+            .chain(also)
+            .find(|v| !crate::pi::data::is_available(*v))
+    }
+
     /// The release of the past call `call` of session `s`, `chosen` being the session's.
     fn choose_for_call(&self, chosen: Choice, s: &SourceText, call: &CallRef) -> Choice {
         let r = self.read(s);

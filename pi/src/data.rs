@@ -300,6 +300,80 @@ pub fn install<'a>(
     Ok(cell.get_or_init(|| data))
 }
 
+/// Installs a release's data from its files as bytes (`(name, bytes)`, each of [`FILES`]), as a
+/// host fetched or was handed them: each file must be UTF-8.
+pub fn install_files<N: AsRef<str>>(
+    version: PiVersion,
+    files: &[(N, &[u8])],
+) -> Result<&'static PiData, DataError> {
+    let mut texts = Vec::with_capacity(files.len());
+    for (name, bytes) in files {
+        let name = name.as_ref();
+        let text = std::str::from_utf8(bytes).map_err(|e| DataError::Invalid {
+            version,
+            file: name.to_string(),
+            message: format!("not UTF-8 ({e})"),
+        })?;
+        texts.push((name, text));
+    }
+    install(version, |name| {
+        texts.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+    })
+}
+
+/// The calls of a host that wait for a release's data: a call that needs a release not yet
+/// available waits here ([`Waiting::wait`]) while the host fetches or is handed the release's
+/// files; once they are installed ([`install_files`]) the calls are taken back
+/// ([`Waiting::take_ready`]) and run again, each asking once more for what it needs (a past
+/// call of a session a later pi continued needs the session's release first, to find the call,
+/// then its own). The npm binding's calls wait here for the JS side; the app's worker's
+/// messages wait for its fetches.
+#[derive(Debug)]
+pub struct Waiting<T> {
+    by_release: BTreeMap<PiVersion, Vec<T>>,
+}
+
+impl<T> Default for Waiting<T> {
+    fn default() -> Self {
+        Waiting {
+            by_release: BTreeMap::new(),
+        }
+    }
+}
+
+impl<T> Waiting<T> {
+    /// `call` waits for `version`'s data; `true` when it is the first to: the host fetches the
+    /// release then (a second call waits for the same fetch).
+    pub fn wait(&mut self, version: PiVersion, call: T) -> bool {
+        let calls = self.by_release.entry(version).or_default();
+        calls.push(call);
+        calls.len() == 1
+    }
+
+    /// The calls whose release is now available, in the order they came, no longer waiting.
+    pub fn take_ready(&mut self) -> Vec<T> {
+        let ready: Vec<PiVersion> = self
+            .by_release
+            .keys()
+            .copied()
+            .filter(|v| is_available(*v))
+            .collect();
+        ready
+            .into_iter()
+            .flat_map(|v| self.by_release.remove(&v).unwrap_or_default())
+            .collect()
+    }
+
+    /// The calls waiting for `version`, no longer waiting (its data did not load: each is told).
+    pub fn take(&mut self, version: PiVersion) -> Vec<T> {
+        self.by_release.remove(&version).unwrap_or_default()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_release.is_empty()
+    }
+}
+
 /// Whether a release's data is available without [`install`] (compiled in, or installed).
 pub fn is_available(version: PiVersion) -> bool {
     slot(version).get().is_some() || embedded::files(version).is_some()
@@ -383,5 +457,45 @@ mod embedded {
 
     pub fn files(_: PiVersion) -> Option<&'static [(&'static str, &'static str)]> {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calls_wait_for_a_release_and_come_back_in_order_once_it_is_installed() {
+        let (a, b) = (PiVersion::ALL[0], PiVersion::LATEST);
+        let mut waiting = Waiting::default();
+        assert!(
+            waiting.wait(a, "first"),
+            "the first call for a release fetches it"
+        );
+        assert!(
+            !waiting.wait(a, "second"),
+            "a second waits for the same fetch"
+        );
+        assert!(waiting.wait(b, "other"));
+        // Its data did not load: the calls waiting for it are told, the others still wait.
+        assert_eq!(waiting.take(a), ["first", "second"]);
+        assert!(waiting.take(a).is_empty());
+        assert!(!waiting.is_empty());
+        // Compiled in, so available: taken back (and no longer waiting).
+        assert!(is_available(b));
+        assert_eq!(waiting.take_ready(), ["other"]);
+        assert!(waiting.is_empty());
+        assert!(waiting.wait(b, "again"), "a later call fetches again");
+    }
+
+    #[test]
+    fn a_data_file_that_is_not_utf8_is_refused_with_its_name() {
+        let files: [(&str, &[u8]); 2] = [("manifest.json", b"{}"), ("tools.json", b"[\xff]")];
+        let err = install_files(PiVersion::LATEST, &files).unwrap_err();
+        assert!(
+            matches!(&err, DataError::Invalid { file, .. } if file == "tools.json"),
+            "{err}"
+        );
+        assert!(err.to_string().contains("not UTF-8"), "{err}");
     }
 }

@@ -512,14 +512,21 @@ enum Pending {
 }
 
 thread_local! {
-    /// The call that stopped for want of a release's data, until [`resume`] runs it.
-    static PENDING: std::cell::RefCell<Option<Pending>> = const { std::cell::RefCell::new(None) };
+    /// The calls that stopped for want of a release's data, until [`resume`] runs them.
+    static WAITING: std::cell::RefCell<ctxlens::pi::data::Waiting<Pending>> =
+        std::cell::RefCell::new(Default::default());
 }
 
 /// `{"needsData": "1.6.0"}`: the release this call rebuilds has no data yet. The JS side hands
 /// its files over ([`install_data`]) and calls [`resume`], which runs the call as it was.
+/// The JS side runs one call at a time, so a call still waiting was given up (its data did not
+/// install): it is dropped, and this one waits alone.
 fn needs_data(version: PiVersion, pending: Pending) -> Output {
-    PENDING.with(|p| *p.borrow_mut() = Some(pending));
+    WAITING.with(|w| {
+        let mut w = w.borrow_mut();
+        *w = Default::default();
+        w.wait(version, pending)
+    });
     Output {
         meta: Value::from(Object::new().with("needsData", version.as_str())).to_json(),
         body: None,
@@ -529,7 +536,8 @@ fn needs_data(version: PiVersion, pending: Pending) -> Output {
 /// Runs the call [`needs_data`] kept, now that its release's data is installed; `tokens` as the
 /// call was given them.
 pub fn resume(tokens: Option<&mut dyn Vocabularies>) -> Result<Output, String> {
-    match PENDING.with(|p| p.borrow_mut().take()) {
+    let ready = WAITING.with(|w| w.borrow_mut().take_ready());
+    match ready.into_iter().next() {
         Some(Pending::Assemble(engine, inputs, compare, whatif, asked, no_stats)) => run(
             engine,
             *inputs,
@@ -553,19 +561,9 @@ pub fn install_data(version: &str, options_json: &str, blob: &[u8]) -> Result<()
         .map_err(|e: ctxlens::pi::UnknownVersion| e.to_string())?;
     let o = opts(options_json)?;
     let files = split_files(&o, blob)?;
-    let texts: Vec<(String, &str)> = files
-        .iter()
-        .map(|(name, bytes)| {
-            std::str::from_utf8(bytes)
-                .map(|t| (name.clone(), t))
-                .map_err(|_| format!("data/pi-{version}/{name} is not UTF-8"))
-        })
-        .collect::<Result<_, _>>()?;
-    ctxlens::pi::data::install(version, |name| {
-        texts.iter().find(|(n, _)| n == name).map(|(_, t)| *t)
-    })
-    .map(|_| ())
-    .map_err(|e| e.to_string())
+    ctxlens::pi::data::install_files(version, &files)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
 }
 
 /// The releases ctxlens rebuilds, oldest first, with whether their data is installed:
@@ -738,16 +736,11 @@ pub(crate) fn run(
     let engine = engine.unwrap_or_else(|| Rc::new(ctxlens::Workspace::new()));
     let ws = &*engine;
     // The release compared with needs its data too, and a what-if's other release.
-    let wanted = [
-        Some(ws.choose(&inputs).version),
+    let also = [
         compare_with.as_ref().and_then(|c| c.release(&inputs)),
         whatif.as_ref().and_then(|w| w.release()),
     ];
-    if let Some(version) = wanted
-        .into_iter()
-        .flatten()
-        .find(|v| !ctxlens::pi::data::is_available(*v))
-    {
+    if let Some(version) = ws.missing_release(&inputs, also.into_iter().flatten()) {
         let asked = tokens.is_some();
         let pending = Pending::Assemble(
             Some(engine),
@@ -1099,12 +1092,14 @@ pub fn parse_session(options_json: &str, text: String) -> Result<String, String>
         name,
         text: text.into(),
     };
-    let choice = ctxlens::pi::choice::choose(&Inputs {
+    let inputs = Inputs {
         session: Some(src.clone()),
         pi: opt_pi(&o)?,
         ..Inputs::default()
-    });
-    if !ctxlens::pi::data::is_available(choice.version) {
+    };
+    let ws = ctxlens::Workspace::new();
+    let choice = ws.choose(&inputs);
+    if ws.missing_release(&inputs, []).is_some() {
         let text = src.text.as_str().to_string();
         return Ok(needs_data(
             choice.version,

@@ -93,6 +93,7 @@ use std::rc::Rc;
 
 use ctxlens::case::CaseFiles;
 use ctxlens::js::{Object, Value};
+use ctxlens::report::calibration::{CalibrationInfo, VocabularyInfo, WindowInfo};
 use ctxlens::report::wire::Wire;
 use ctxlens::Assembly;
 use gloo_events::{EventListener, EventListenerOptions};
@@ -597,13 +598,13 @@ pub enum TokenUpdate {
     Ready {
         vocabulary: Vocabulary,
         stats: Shared<ctxlens::report::types::Stats>,
-        /// `ctxlens::report::calibration::to_json` (Null without calls with usage): each call
-        /// rebuilt beside the tokens the provider reported, the framing or the estimate's fit.
-        calibration: Shared<Value>,
+        /// Each call rebuilt beside the tokens the provider reported, the framing or the
+        /// estimate's fit (`None` without calls with usage).
+        calibration: Option<Shared<CalibrationInfo>>,
         /// How the tokens were counted or estimated (`ctxlens::tokens::Counted::notes`).
         notes: Vec<String>,
-        /// [`window_js`]: the window and where pi's automatic compaction starts.
-        compaction: Shared<Value>,
+        /// The window and where pi's automatic compaction starts (`None`: no model).
+        compaction: Option<Shared<WindowInfo>>,
         /// The worker's time for all of it (counting, the calls rebuilt), and the vocabulary's
         /// own: `(ms in count, UTF-8 bytes, tokens)` (zeros for an estimate).
         ms: f64,
@@ -613,15 +614,15 @@ pub enum TokenUpdate {
     /// calibrate an estimate on.
     Unknown {
         vocabulary: Vocabulary,
-        calibration: Shared<Value>,
+        calibration: Option<Shared<CalibrationInfo>>,
         notes: Vec<String>,
-        compaction: Shared<Value>,
+        compaction: Option<Shared<WindowInfo>>,
     },
     /// The vocabulary did not load, or the counting failed: why.
     Failed {
         vocabulary: Option<Vocabulary>,
         error: String,
-        compaction: Shared<Value>,
+        compaction: Option<Shared<WindowInfo>>,
     },
     /// Nothing to count: no model, or no request.
     Nothing { why: String },
@@ -629,45 +630,26 @@ pub enum TokenUpdate {
 
 pub use ctxlens::tokens::Vocabulary;
 
-/// A vocabulary as the worker sends it: `{name, exact, why}` or `{name: null, kind, why}`.
+/// A vocabulary as the worker sends it (`ctxlens::report::calibration::VocabularyInfo`).
 fn vocabulary_js(v: &Vocabulary) -> String {
-    let o = match v {
-        Vocabulary::Known { name, exact, why } => Object::new()
-            .with("name", name.as_str())
-            .with("exact", *exact)
-            .with("why", why.as_deref().map_or(Value::Null, Value::str)),
-        Vocabulary::Unknown { kind, why } => Object::new()
-            .with("name", Value::Null)
-            .with("kind", kind.as_deref().map_or(Value::Null, Value::str))
-            .with("why", why.as_deref().map_or(Value::Null, Value::str)),
-    };
-    Value::from(o).to_json()
+    ctxlens::report::calibration::vocabulary_json(v).to_json()
 }
 
-/// The model's window and pi's compaction threshold (`ctxlens::analysis::window`, as the
-/// CLI's `stats` JSON writes it: `{contextWindow, tokens, share, compaction: {enabled,
-/// reserveTokens, threshold, distance}}`), for `tokens` counted (0 when none were); Null
-/// without a model.
-fn window_js(a: &Assembly, tokens: Option<usize>) -> Value {
-    ctxlens::analysis::window::window(a, tokens.unwrap_or(0)).map_or(Value::Null, |w| {
-        ctxlens::report::calibration::window_json(&w)
-    })
+/// The model's window and pi's compaction threshold for `tokens` counted (0 when none were);
+/// `None` without a model.
+fn window_of(a: &Assembly, tokens: Option<usize>) -> Option<WindowInfo> {
+    ctxlens::analysis::window::window(a, tokens.unwrap_or(0))
+        .map(|w| ctxlens::report::calibration::window(&w))
+}
+
+/// The `T` of the JSON `json` (`None`: absent, null, or not a `T`).
+fn read_json<T: Wire>(json: Option<String>) -> Option<T> {
+    T::from_value(&ctxlens::js::parse(&json?).ok()?)
 }
 
 fn read_vocabulary(json: &str) -> Option<Vocabulary> {
-    let v = ctxlens::js::parse(json).ok()?;
-    let text = |k: &str| v.get_str(k).map(str::to_string);
-    Some(match v.get_str("name") {
-        Some(name) => Vocabulary::Known {
-            name: name.to_string(),
-            exact: v.get("exact").and_then(Value::as_bool).unwrap_or(false),
-            why: text("why"),
-        },
-        None => Vocabulary::Unknown {
-            kind: text("kind"),
-            why: text("why"),
-        },
-    })
+    read_json::<VocabularyInfo>(Some(json.to_string()))
+        .map(|v| ctxlens::report::calibration::vocabulary_of(&v))
 }
 
 impl TokenUpdate {
@@ -675,16 +657,8 @@ impl TokenUpdate {
         let s = |k: &str| get(data, k).as_string();
         let n = |k: &str| get(data, k).as_f64();
         let vocabulary = s("vocabulary").and_then(|j| read_vocabulary(&j));
-        let calibration = Shared::new(
-            s("calibration")
-                .and_then(|j| ctxlens::js::parse(&j).ok())
-                .unwrap_or(Value::Null),
-        );
-        let compaction = Shared::new(
-            s("compaction")
-                .and_then(|j| ctxlens::js::parse(&j).ok())
-                .unwrap_or(Value::Null),
-        );
+        let calibration = read_json::<CalibrationInfo>(s("calibration")).map(Shared::new);
+        let compaction = read_json::<WindowInfo>(s("compaction")).map(Shared::new);
         let notes: Vec<String> = s("notes")
             .and_then(|j| ctxlens::js::parse(&j).ok())
             .and_then(|v| v.as_array().cloned())
@@ -714,10 +688,7 @@ impl TokenUpdate {
                 vocabulary,
                 done: n("done").unwrap_or(0.0),
             },
-            Some("ready") => match s("stats")
-                .and_then(|j| ctxlens::js::parse(&j).ok())
-                .and_then(|v| ctxlens::report::types::Stats::from_value(&v))
-            {
+            Some("ready") => match read_json::<ctxlens::report::types::Stats>(s("stats")) {
                 Some(stats) => TokenUpdate::Ready {
                     vocabulary,
                     stats: Shared::new(stats),
@@ -1345,44 +1316,36 @@ impl Loaded {
         inputs
     }
 
-    /// The next release whose data this scenario's request under `api` needs and the worker
-    /// has not loaded: the one chosen. (The detection reads no release's data — every
-    /// release's fingerprints are compiled in — so it is the CLI's whatever has loaded; a past
-    /// call of a session a later pi continued needs the session's release, to find the call,
-    /// then its own: asked for one after the other.)
-    fn missing_release(&mut self, api: Option<&str>) -> Option<ctxlens::PiVersion> {
-        let choice = self.engine.choose(&self.inputs(api));
-        (!ctxlens::pi::data::is_available(choice.version)).then_some(choice.version)
+    /// The next release whose data this scenario's request under `api` (then `also`) needs
+    /// and the worker has not loaded ([`ctxlens::Workspace::missing_release`]). The detection
+    /// reads no release's data (every release's fingerprints are compiled in), so the choice
+    /// is the CLI's whatever has loaded.
+    fn missing_release(
+        &self,
+        api: Option<&str>,
+        also: impl IntoIterator<Item = ctxlens::PiVersion>,
+    ) -> Option<ctxlens::PiVersion> {
+        self.engine.missing_release(&self.inputs(api), also)
     }
 
-    /// `calibration` (`ctxlens::report::calibration::to_json`) with each call's release: `pi`,
-    /// `{version, reason}`, as the engine chooses it for that call of `inputs`' session (a call
-    /// of a session a later pi continued, the release that made it).
-    fn with_call_releases(&self, mut calibration: Value, inputs: &ctxlens::Inputs) -> Value {
-        let calls = calibration
-            .as_object_mut()
-            .and_then(|c| c.get_mut("calls"))
-            .and_then(Value::as_array_mut);
-        for call in calls.into_iter().flatten() {
+    /// `calibration` with each call's release (`pi`), as the engine chooses it for that call
+    /// of `inputs`' session (a call of a session a later pi continued, the release that made
+    /// it).
+    fn with_call_releases(&self, calibration: &mut CalibrationInfo, inputs: &ctxlens::Inputs) {
+        for call in &mut calibration.calls {
             let mut at = inputs.clone();
             at.prompt = None;
-            at.call = match (
-                call.get_str("entryId"),
-                call.get("index").and_then(Value::as_f64),
-            ) {
-                (Some(id), _) => Some(CallRef::Entry(id.to_string())),
-                (None, Some(k)) => Some(CallRef::Index(k as usize)),
-                (None, None) => continue,
-            };
+            at.call = Some(match &call.entry_id {
+                Some(id) => CallRef::Entry(id.clone()),
+                None => CallRef::Index(call.index),
+            });
             let choice = self.engine.choose(&at);
-            if let Some(o) = call.as_object_mut() {
-                let pi = ctxlens::js::Object::new()
-                    .with("version", choice.version.as_str())
-                    .with("reason", choice.reason.as_str());
-                o.insert("pi", pi.into());
-            }
+            call.pi = Some(ctxlens::report::calibration::CallRelease {
+                version: choice.version,
+                reason: choice.reason,
+            })
+            .into();
         }
-        calibration
     }
 
     /// The assembly of protocol `api`: the one kept, else made now (and kept).
@@ -1445,9 +1408,9 @@ pub(crate) fn memory_bytes() -> f64 {
 }
 
 thread_local! {
-    /// The releases whose data is on its way, with the messages waiting for it: a second
-    /// message needing the same release waits for the first fetch instead of fetching again.
-    static FETCHING: RefCell<BTreeMap<ctxlens::PiVersion, Vec<ToWorker>>> = const { RefCell::new(BTreeMap::new()) };
+    /// The messages waiting for a release's data on its way: a second message needing the
+    /// same release waits for the first fetch instead of fetching again.
+    static FETCHING: RefCell<ctxlens::pi::data::Waiting<ToWorker>> = RefCell::new(Default::default());
 }
 
 /// Fetches pi `version`'s data folder (`pi-data/pi-<version>/`, beside the worker's script) and
@@ -1460,12 +1423,7 @@ fn fetch_release_then(
 ) {
     let stage = format!("fetching pi {version}'s data");
     report_fetching(scope, &msg, &stage);
-    let first = FETCHING.with(|f| {
-        let mut f = f.borrow_mut();
-        let first = !f.contains_key(&version);
-        f.entry(version).or_default().push(msg);
-        first
-    });
+    let first = FETCHING.with(|f| f.borrow_mut().wait(version, msg));
     if first {
         spawn_fetch(scope, loaded, version);
     }
@@ -1480,16 +1438,18 @@ fn spawn_fetch(
 ) {
     let (scope, loaded) = (scope.clone(), loaded.clone());
     wasm_bindgen_futures::spawn_local(async move {
-        let result = fetch_release(&scope, version).await;
-        let waiting = FETCHING.with(|f| f.borrow_mut().remove(&version).unwrap_or_default());
-        for msg in waiting {
-            match &result {
-                Ok(()) => handle(&scope, &loaded, msg),
-                Err(e) => fail_fetching(
-                    &scope,
-                    &msg,
-                    &format!("pi {version}'s data could not be loaded: {e}"),
-                ),
+        match fetch_release(&scope, version).await {
+            // Each asks again for what it needs (the next release, or none).
+            Ok(()) => {
+                for msg in FETCHING.with(|f| f.borrow_mut().take_ready()) {
+                    handle(&scope, &loaded, msg);
+                }
+            }
+            Err(e) => {
+                let error = format!("pi {version}'s data could not be loaded: {e}");
+                for msg in FETCHING.with(|f| f.borrow_mut().take(version)) {
+                    fail_fetching(&scope, &msg, &error);
+                }
             }
         }
     });
@@ -1570,9 +1530,7 @@ fn handle_upgrade(
     let missing = {
         let mut guard = loaded.borrow_mut();
         match guard.as_mut().filter(|l| l.gen == gen) {
-            Some(l) => l
-                .missing_release(Some(api))
-                .or_else(|| (!ctxlens::pi::data::is_available(pi)).then_some(pi)),
+            Some(l) => l.missing_release(Some(api), [pi]),
             None => return post_upgrade(scope, &u, Err(gone.into())),
         }
     };
@@ -1797,9 +1755,7 @@ fn handle_whatif(
     let missing = {
         let mut guard = loaded.borrow_mut();
         match guard.as_mut().filter(|l| l.gen == gen) {
-            Some(l) => l
-                .missing_release(Some(&api))
-                .or_else(|| release.filter(|v| !ctxlens::pi::data::is_available(*v))),
+            Some(l) => l.missing_release(Some(&api), release),
             None => return post_whatif(scope, &ask, Err(gone.into())),
         }
     };
@@ -1899,24 +1855,21 @@ pub(crate) async fn fetch_release(
         .await
         .map_err(js_err)?;
     let responses: js_sys::Array = responses.dyn_into().map_err(js_err)?;
-    let mut texts: Vec<(&str, String)> = Vec::new();
+    let mut files: Vec<(&str, Vec<u8>)> = Vec::new();
     for (name, r) in ctxlens::pi::data::FILES.iter().zip(responses.iter()) {
         let r: web_sys::Response = r.dyn_into().map_err(js_err)?;
         if !r.ok() {
             return Err(format!("pi-data/pi-{version}/{name}: HTTP {}", r.status()));
         }
-        let text = JsFuture::from(r.text().map_err(js_err)?)
+        let bytes = JsFuture::from(r.array_buffer().map_err(js_err)?)
             .await
-            .map_err(js_err)?
-            .as_string()
-            .unwrap_or_default();
-        texts.push((name, text));
+            .map_err(js_err)?;
+        files.push((name, js_sys::Uint8Array::new(&bytes).to_vec()));
     }
-    ctxlens::pi::data::install(version, |n| {
-        texts.iter().find(|(k, _)| *k == n).map(|(_, t)| t.as_str())
-    })
-    .map(|_| ())
-    .map_err(|e| e.to_string())
+    let files: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (*n, b.as_slice())).collect();
+    ctxlens::pi::data::install_files(version, &files)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
 }
 
 /// The upgrade comparison's notes (`pi-data/changelog.json`, `pi-data/rule-docs.json`) in this
@@ -2205,15 +2158,18 @@ fn handle_tokens(
     };
     let stats = ctxlens::report::stats::to_json(&counted.stats);
     let has_tokens = counted.stats.tokenizer.is_some();
-    let window = window_js(&assembly, has_tokens.then(|| counted.stats.total_tokens()));
-    let calibration = counted
+    let window = window_of(&assembly, has_tokens.then(|| counted.stats.total_tokens()));
+    let mut calibration = counted
         .calibration
         .as_ref()
-        .map_or(Value::Null, ctxlens::report::calibration::to_json);
-    let calibration = match loaded.borrow().as_ref().filter(|l| l.gen == gen) {
-        Some(l) => l.with_call_releases(calibration, &inputs),
-        None => calibration,
-    };
+        .map(ctxlens::report::calibration::calibration);
+    if let (Some(c), Some(l)) = (
+        calibration.as_mut(),
+        loaded.borrow().as_ref().filter(|l| l.gen == gen),
+    ) {
+        l.with_call_releases(c, &inputs);
+    }
+    let json = |v: Option<Value>| v.unwrap_or(Value::Null).to_json();
     let notes = Value::Array(
         counted
             .notes
@@ -2235,8 +2191,12 @@ fn handle_tokens(
         if has_tokens {
             set(m, "stats", stats.to_json().as_str());
         }
-        set(m, "calibration", calibration.to_json().as_str());
-        set(m, "compaction", window.to_json().as_str());
+        set(
+            m,
+            "calibration",
+            json(calibration.map(|c| c.to_value())).as_str(),
+        );
+        set(m, "compaction", json(window.map(|w| w.to_value())).as_str());
         set(m, "notes", notes.to_json().as_str());
         set(m, "error", load_error.as_deref().unwrap_or(""));
         set(m, "ms", js_sys::Date::now() - start);
@@ -2465,7 +2425,7 @@ fn assemble(
     let Some(l) = guard.as_mut().filter(|l| l.gen == gen) else {
         return;
     };
-    if let Some(v) = l.missing_release(api) {
+    if let Some(v) = l.missing_release(api, []) {
         drop(guard);
         return fetch_release_then(scope, loaded, v, msg.clone());
     }
@@ -2629,7 +2589,7 @@ fn compare(
         .borrow_mut()
         .as_mut()
         .filter(|l| l.gen == gen)
-        .and_then(|l| l.missing_release(Some(a)));
+        .and_then(|l| l.missing_release(Some(a), []));
     if let Some(v) = missing {
         return fetch_release_then(scope, loaded, v, msg.clone());
     }

@@ -1,147 +1,141 @@
 //! The JSON of [`crate::analysis::calibration`] and of a model's vocabulary.
 
-use super::opt_str;
+pub use super::calibration_types::*;
+use super::wire::Wire;
 use crate::analysis::calibration::*;
-use crate::js::{Object, Value};
+use crate::js::Value;
 use crate::tokens::Vocabulary;
 
 fn round2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
 }
 
-fn error_json(e: &Option<FitError>) -> Value {
-    match e {
-        Some(e) => Object::new()
-            .with("meanAbsPct", round2(e.mean_abs_pct))
-            .with("maxAbsPct", round2(e.max_abs_pct))
-            .with("calls", e.calls)
-            .into(),
-        None => Value::Null,
-    }
+fn fit_error(e: &Option<FitError>) -> Option<FitErrorInfo> {
+    e.as_ref().map(|e| FitErrorInfo {
+        mean_abs_pct: round2(e.mean_abs_pct),
+        max_abs_pct: round2(e.max_abs_pct),
+        calls: e.calls,
+    })
 }
 
-/// Which vocabulary the model needs: `{name, exact, why}` or `{name: null, kind, why}`.
-pub fn vocabulary_json(v: &Vocabulary) -> Value {
+/// Which vocabulary the model needs, as the report has it.
+pub fn vocabulary(v: &Vocabulary) -> VocabularyInfo {
     match v {
-        Vocabulary::Known { name, exact, why } => Object::new()
-            .with("name", name.as_str())
-            .with("exact", *exact)
-            .with("why", opt_str(why.as_deref()))
-            .into(),
-        Vocabulary::Unknown { kind, why } => Object::new()
-            .with("name", Value::Null)
-            .with("kind", opt_str(kind.as_deref()))
-            .with("why", opt_str(why.as_deref()))
-            .into(),
+        Vocabulary::Known { name, exact, why } => VocabularyInfo {
+            name: Some(name.clone()),
+            exact: Some(*exact).into(),
+            kind: None.into(),
+            why: why.clone(),
+        },
+        Vocabulary::Unknown { kind, why } => VocabularyInfo {
+            name: None,
+            exact: None.into(),
+            kind: Some(kind.clone()).into(),
+            why: why.clone(),
+        },
     }
 }
 
-/// The calls rebuilt against their usage, and the fit (camelCase).
-pub fn to_json(c: &Calibration) -> Value {
-    let calls: Vec<Value> = c
+/// [`vocabulary`]'s JSON: `{name, exact, why}` or `{name: null, kind, why}`.
+pub fn vocabulary_json(v: &Vocabulary) -> Value {
+    vocabulary(v).to_value()
+}
+
+/// The vocabulary a [`VocabularyInfo`] names (what [`vocabulary`] made of it).
+pub fn vocabulary_of(v: &VocabularyInfo) -> Vocabulary {
+    match &v.name {
+        Some(name) => Vocabulary::Known {
+            name: name.clone(),
+            exact: v.exact.unwrap_or(false),
+            why: v.why.clone(),
+        },
+        None => Vocabulary::Unknown {
+            kind: v.kind.0.clone().flatten(),
+            why: v.why.clone(),
+        },
+    }
+}
+
+/// The calls rebuilt against their usage, and the fit, as the report has them.
+pub fn calibration(c: &Calibration) -> CalibrationInfo {
+    let calls = c
         .calls
         .iter()
-        .map(|x| {
-            let difference = x.tokens.map(|t| x.reported - t as f64);
-            Object::new()
-                .with("index", x.index)
-                .with("entryId", opt_str(x.entry_id.as_deref()))
-                .with("line", x.line)
-                .with("provider", opt_str(x.provider.as_deref()))
-                .with("model", opt_str(x.model.as_deref()))
-                .with("reportedTokens", x.reported)
-                .with("rebuiltChars", x.chars)
-                .with("rebuiltTokens", x.tokens.map_or(Value::Null, Value::from))
-                .with("difference", difference.map_or(Value::Null, Value::from))
-                .with("messages", x.messages)
-                .with("images", x.images)
-                .with("used", x.used)
-                .with("note", opt_str(x.note.as_deref()))
-                .into()
+        .map(|x| CalibratedCall {
+            index: x.index,
+            entry_id: x.entry_id.clone(),
+            line: x.line as usize,
+            provider: x.provider.clone(),
+            model: x.model.clone(),
+            reported_tokens: x.reported,
+            rebuilt_chars: x.chars,
+            rebuilt_tokens: x.tokens,
+            difference: x.tokens.map(|t| x.reported - t as f64),
+            messages: x.messages,
+            images: x.images,
+            used: x.used,
+            note: x.note.clone(),
+            pi: None.into(),
         })
         .collect();
-    let framing = match &c.framing {
-        Some(f) => Object::new()
-            .with("mean", round2(f.mean))
-            .with("min", f.min)
-            .with("max", f.max)
-            .with(
-                "perCall",
-                f.per_message.map_or(Value::Null, |p| round2(p.0).into()),
-            )
-            .with(
-                "perMessage",
-                f.per_message.map_or(Value::Null, |p| round2(p.1).into()),
-            )
-            .with("calls", f.calls)
-            .into(),
-        None => Value::Null,
-    };
-    let estimate = match &c.estimate {
-        Some(e) => {
-            let (prefix, history) = e.ratios();
-            Object::new()
-                .with("charsPerToken", round2(e.chars_per_token))
-                .with("plausible", e.plausible)
-                .with("error", error_json(&e.error))
-                .with(
-                    "blocks",
-                    match e.blocks {
-                        Some((a, b)) => Object::new()
-                            .with("systemPromptAndTools", round2(a))
-                            .with("history", round2(b))
-                            .into(),
-                        None => Value::Null,
-                    },
-                )
-                .with("blocksError", error_json(&e.blocks_error))
-                .with(
-                    "applied",
-                    Object::new()
-                        .with("systemPromptAndTools", round2(prefix))
-                        .with("history", round2(history)),
-                )
-                .into()
+    let framing = c.framing.as_ref().map(|f| FramingInfo {
+        mean: round2(f.mean),
+        min: f.min,
+        max: f.max,
+        per_call: f.per_message.map(|p| round2(p.0)),
+        per_message: f.per_message.map(|p| round2(p.1)),
+        calls: f.calls,
+    });
+    let estimate = c.estimate.as_ref().map(|e| {
+        let (prefix, history) = e.ratios();
+        EstimateInfo {
+            chars_per_token: round2(e.chars_per_token),
+            plausible: e.plausible,
+            error: fit_error(&e.error),
+            blocks: e.blocks.map(|(a, b)| BlockRatios {
+                system_prompt_and_tools: round2(a),
+                history: round2(b),
+            }),
+            blocks_error: fit_error(&e.blocks_error),
+            applied: BlockRatios {
+                system_prompt_and_tools: round2(prefix),
+                history: round2(history),
+            },
         }
-        None => Value::Null,
-    };
-    Object::new()
-        .with("model", c.model.as_str())
-        .with("calls", Value::Array(calls))
-        .with("framing", framing)
-        .with("estimate", estimate)
-        .with(
-            "notes",
-            Value::Array(c.notes.iter().map(|n| Value::str(n.as_str())).collect()),
-        )
-        .into()
+    });
+    CalibrationInfo {
+        model: c.model.clone(),
+        calls,
+        framing,
+        estimate,
+        notes: c.notes.clone(),
+    }
 }
 
-/// The window: `{contextWindow, tokens, share, compaction: {enabled, reserveTokens, threshold,
-/// distance}}`.
+/// [`calibration`]'s JSON.
+pub fn to_json(c: &Calibration) -> Value {
+    calibration(c).to_value()
+}
+
+/// The model's window and pi's compaction threshold, as the report has them.
+pub fn window(w: &crate::analysis::window::Window) -> WindowInfo {
+    let n = |x: f64| (!x.is_nan()).then_some(x);
+    WindowInfo {
+        context_window: w.context_window,
+        tokens: w.tokens,
+        share: (w.share * 10000.0).round() / 10000.0,
+        compaction: CompactionInfo {
+            enabled: w.compaction_enabled,
+            reserve_tokens: n(w.reserve_tokens),
+            threshold: n(w.threshold),
+            distance: n(w.distance),
+            error: w.compaction_error.clone().into(),
+        },
+    }
+}
+
+/// [`window`]'s JSON: `{contextWindow, tokens, share, compaction: {enabled, reserveTokens,
+/// threshold, distance}}`.
 pub fn window_json(w: &crate::analysis::window::Window) -> Value {
-    Object::new()
-        .with("contextWindow", w.context_window)
-        .with("tokens", w.tokens)
-        .with("share", (w.share * 10000.0).round() / 10000.0)
-        .with("compaction", {
-            let n = |x: f64| {
-                if x.is_nan() {
-                    Value::Null
-                } else {
-                    Value::from(x)
-                }
-            };
-            let mut c = Object::new()
-                .with("enabled", w.compaction_enabled)
-                .with("reserveTokens", n(w.reserve_tokens))
-                .with("threshold", n(w.threshold))
-                .with("distance", n(w.distance));
-            // pi's error for settings it refuses (1.x validates them).
-            if let Some(e) = &w.compaction_error {
-                c.insert("error", Value::str(e.as_str()));
-            }
-            c
-        })
-        .into()
+    window(w).to_value()
 }

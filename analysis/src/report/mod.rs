@@ -3,6 +3,7 @@
 //! knows that wire shape.
 
 pub mod calibration;
+pub mod calibration_types;
 pub mod calls;
 pub mod compare;
 pub mod compare_types;

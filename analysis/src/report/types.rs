@@ -1,6 +1,7 @@
 //! The report's types (see [`super::wire`]): what `--json`, the npm package and the visualizer's
 //! worker give, as Rust. `npm/report.d.ts` is generated from them ([`typescript`]).
 
+pub use super::calibration_types::*;
 pub use super::compare_types::*;
 pub use super::ledger_types::*;
 pub use super::session_types::*;
@@ -659,6 +660,16 @@ pub fn typescript() -> String {
         PackageTemplate::declaration(),
         PackageTool::declaration(),
         PackageCost::declaration(),
+        VocabularyInfo::declaration(),
+        CompactionInfo::declaration(),
+        WindowInfo::declaration(),
+        CallRelease::declaration(),
+        CalibratedCall::declaration(),
+        FramingInfo::declaration(),
+        FitErrorInfo::declaration(),
+        BlockRatios::declaration(),
+        EstimateInfo::declaration(),
+        CalibrationInfo::declaration(),
         ComparisonSide::declaration(),
         Placement::declaration(),
         MappingRow::declaration(),

@@ -314,11 +314,10 @@ async fn rebuild(
             // The release that made the call, its data fetched on first use (a past call of
             // a session a later pi continued needs the session's release first, to find it).
             let mut failed = None;
-            for _ in 0..3 {
-                let v = ws.choose(&ci).version;
-                if ctxlens::pi::data::is_available(v) {
+            for _ in ctxlens::PiVersion::ALL {
+                let Some(v) = ws.missing_release(&ci, []) else {
                     break;
-                }
+                };
                 p.stage = format!("fetching pi {v}'s data");
                 tell(scope, id, p);
                 if let Err(e) = fetch_release(scope, v).await {

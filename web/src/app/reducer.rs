@@ -922,7 +922,7 @@ impl AppState {
             *t = TokenUpdate::Failed {
                 vocabulary: None,
                 error: format!("the worker stopped before the tokens were counted ({message})"),
-                compaction: Shared::new(Value::Null),
+                compaction: None,
             };
         }
         // A worker that stopped before it was ready would stop again: not started

@@ -84,13 +84,9 @@ pub fn OverviewView(p: &ViewProps) -> Html {
     let body_over = (window > 0.0 && !over && body_tokens > window).then_some(body_tokens);
     let flagged = over || body_over.is_some();
     // pi's compaction threshold (`contextWindow - reserveTokens`), when compaction is on.
-    let compaction = t.compaction().and_then(|w| w.get("compaction")).cloned();
-    let threshold = compaction
-        .as_ref()
-        .filter(|c| c.get("enabled").and_then(ctxlens::js::Value::as_bool) == Some(true))
-        .and_then(|c| c.get("threshold"))
-        .and_then(ctxlens::js::Value::as_f64);
-    let compaction_line = compaction.as_ref().map(|c| compaction_line(c, tokens));
+    let compaction = t.compaction().map(|w| &w.compaction);
+    let threshold = compaction.filter(|c| c.enabled).and_then(|c| c.threshold);
+    let compaction_line = compaction.map(|c| compaction_line(c, tokens));
     let stages = &r.stages;
     let changes: usize = stages
         .iter()
@@ -204,27 +200,31 @@ fn treemap_groups(stats: &ctxlens::report::types::Stats, rest: f64) -> Vec<TmGro
 
 /// The compaction settings' line (`c`: the worker's `compaction`), with the tokens to go
 /// before pi compacts (`tokens`: pi's estimate of the context), when it is on.
-fn compaction_line(c: &ctxlens::js::Value, tokens: f64) -> (String, Option<f64>) {
-    if let Some(e) = c.get_str("error") {
+fn compaction_line(
+    c: &ctxlens::report::calibration::CompactionInfo,
+    tokens: f64,
+) -> (String, Option<f64>) {
+    let reserve = c.reserve_tokens.unwrap_or(0.0);
+    if let Some(e) = &*c.error {
         (format!("pi refuses the compaction settings: {e}"), None)
-    } else if c.get("enabled").and_then(ctxlens::js::Value::as_bool) != Some(true) {
+    } else if !c.enabled {
         (
             "compaction is off in the settings (compaction.enabled)".to_string(),
             None,
         )
     } else {
-        let th = num(c, "threshold");
+        let th = c.threshold.unwrap_or(0.0);
         let to_go = th - tokens;
         (
             if to_go >= 0.0 {
                 format!(
                     "pi compacts past {} tokens (the window − reserveTokens {}): {} to go",
                     thousands(th),
-                    thousands(num(c, "reserveTokens")),
+                    thousands(reserve),
                     thousands(to_go)
                 )
             } else {
-                format!("past pi's compaction threshold of {} tokens (the window − reserveTokens {}) by {}: pi compacts after the next answer", thousands(th), thousands(num(c, "reserveTokens")), thousands(-to_go))
+                format!("past pi's compaction threshold of {} tokens (the window − reserveTokens {}) by {}: pi compacts after the next answer", thousands(th), thousands(reserve), thousands(-to_go))
             },
             Some(to_go),
         )

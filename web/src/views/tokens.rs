@@ -3,12 +3,11 @@
 //! `report.stats`, each with `tokens` beside `chars`) and saying where they are (the vocabulary
 //! loading, counted, an estimate, unknown, failed).
 
-use ctxlens::js::Value;
+use ctxlens::report::calibration::{CalibrationInfo, WindowInfo};
 use ctxlens::report::types::Stats;
 use yew::prelude::*;
 
 use super::components::thousands;
-use super::util::at;
 use super::ViewProps;
 use crate::vocab::label;
 use crate::worker::{TokenUpdate, Vocabulary};
@@ -63,25 +62,21 @@ impl<'a> Tokens<'a> {
         }
     }
 
-    /// The model's window and where pi's automatic compaction starts
-    /// (`ctxlens::report::calibration::window_json`), once the worker said.
-    pub fn compaction(&self) -> Option<&'a Value> {
+    /// The model's window and where pi's automatic compaction starts, once the worker said.
+    pub fn compaction(&self) -> Option<&'a WindowInfo> {
         match self.state? {
             TokenUpdate::Ready { compaction, .. }
             | TokenUpdate::Unknown { compaction, .. }
-            | TokenUpdate::Failed { compaction, .. } => {
-                Some(&**compaction).filter(|c| !c.is_null())
-            }
+            | TokenUpdate::Failed { compaction, .. } => compaction.as_deref(),
             _ => None,
         }
     }
 
-    /// The calls rebuilt against their usage (`ctxlens::report::calibration::to_json`), when
-    /// the session has some.
-    pub fn calibration(&self) -> Option<&'a Value> {
+    /// The calls rebuilt against their usage, when the session has some.
+    pub fn calibration(&self) -> Option<&'a CalibrationInfo> {
         match self.state? {
             TokenUpdate::Ready { calibration, .. } | TokenUpdate::Unknown { calibration, .. } => {
-                Some(&**calibration).filter(|c| !c.is_null())
+                calibration.as_deref()
             }
             _ => None,
         }
@@ -318,17 +313,11 @@ fn estimate_note(
         "no public vocabulary is known for this model"
     };
     let est = tokens.as_ref().and_then(|t| match t {
-        TokenUpdate::Ready { calibration, .. } => at(calibration, &["estimate"]).cloned(),
+        TokenUpdate::Ready { calibration, .. } => calibration.as_ref()?.estimate.as_ref(),
         _ => None,
     });
-    let cpt = est
-        .as_ref()
-        .and_then(|e| e.get("charsPerToken"))
-        .and_then(Value::as_f64);
-    let err = est
-        .as_ref()
-        .and_then(|e| e.get("error"))
-        .filter(|e| !e.is_null());
+    let cpt = est.map(|e| e.chars_per_token);
+    let err = est.and_then(|e| e.error.as_ref());
     // No usage to calibrate on (or usage that does not look like tokens): pi's own
     // ratio, which the core's note names.
     let pis = tokens.as_ref().and_then(|t| match t {
@@ -352,9 +341,7 @@ fn estimate_note(
                 cpt.map_or_else(|| "?".into(), |c| format!("{c:.2}")),
                 match err {
                     Some(e) => format!("; measured error {:.1}% on average, {:.1}% at most, over {} calls (each call predicted from the others)",
-                        e.get("meanAbsPct").and_then(Value::as_f64).unwrap_or(0.0),
-                        e.get("maxAbsPct").and_then(Value::as_f64).unwrap_or(0.0),
-                        e.get("calls").and_then(Value::as_f64).unwrap_or(0.0)),
+                        e.mean_abs_pct, e.max_abs_pct, e.calls),
                     None => "; its error is not measured (one call)".into(),
                 }
             ),
@@ -397,9 +384,9 @@ mod tests {
         let ready = TokenUpdate::Ready {
             vocabulary: v.clone(),
             stats: Shared::new(stats),
-            calibration: Shared::new(Value::Null),
+            calibration: None,
             notes: vec![],
-            compaction: Shared::new(Value::Null),
+            compaction: None,
             ms: 0.0,
             counted: (0.0, 0.0, 0.0),
         };
@@ -424,9 +411,9 @@ mod tests {
                 kind: None,
                 why: None,
             },
-            calibration: Shared::new(Value::Null),
+            calibration: None,
             notes: vec![],
-            compaction: Shared::new(Value::Null),
+            compaction: None,
         };
         let t = Tokens {
             state: Some(&unknown),

@@ -3,7 +3,7 @@
 //! history; where the cache broke. Reads the report's `usage` (timeline + cache facts).
 
 use ctxlens::calls::CallRef;
-use ctxlens::js::Value;
+use ctxlens::report::calibration::CalibratedCall;
 use ctxlens::report::types::{CacheDrop, CacheFactsInfo, Call, ModelInfo, UsagePointInfo};
 use yew::prelude::*;
 
@@ -11,7 +11,7 @@ use super::components::charts::{Column, Columns, Seg, StackedBar};
 use super::components::vlist::VList;
 use super::components::{color, pct, thousands};
 use super::tokens::{TokenNote, Tokens};
-use super::util::{arr, not_available, num, s, select};
+use super::util::{not_available, select};
 use super::ViewProps;
 use crate::report::Report;
 use std::rc::Rc;
@@ -80,11 +80,9 @@ fn rule_of_thumb(r: &Report, n: f64) -> String {
 fn rebuilt_html(r: &Report, tk: Tokens) -> Html {
     match tk.calibration() {
         Some(c) => {
-            let calls = arr(c, "calls");
-            let framing = c.get("framing").filter(|f| !f.is_null());
-            let with_tokens = calls
-                .iter()
-                .any(|x| x.get("rebuiltTokens").is_some_and(|v| !v.is_null()));
+            let calls = &c.calls;
+            let framing = c.framing.as_ref();
+            let with_tokens = calls.iter().any(|x| x.rebuilt_tokens.is_some());
             html! {
                 <div class="rebuilt" data-testid="usage-rebuilt">
                     <h4>{format!("Rebuilt vs reported · {} calls with usage", calls.len())}</h4>
@@ -95,8 +93,8 @@ fn rebuilt_html(r: &Report, tk: Tokens) -> Html {
                     } }</p>
                     if let Some(f) = framing {
                         <p class="small" data-testid="usage-framing">{format!("Framing: {} tokens per call on average ({} to {}){}.",
-                            thousands(num(f, "mean").round()), thousands(num(f, "min")), thousands(num(f, "max")),
-                            match (f.get("perCall").and_then(Value::as_f64), f.get("perMessage").and_then(Value::as_f64)) {
+                            thousands(f.mean.round()), thousands(f.min), thousands(f.max),
+                            match (f.per_call, f.per_message) {
                                 (Some(a), Some(b)) => format!(", about {a:.0} per call plus {b:.1} per message"),
                                 _ => String::new(),
                             })}</p>
@@ -121,18 +119,18 @@ fn rebuilt_html(r: &Report, tk: Tokens) -> Html {
 }
 
 /// One row of the rebuilt-vs-reported table: a call's reported and rebuilt sizes.
-fn rebuilt_row(x: &Value) -> Html {
-    let rebuilt = x.get("rebuiltTokens").and_then(Value::as_f64);
-    let diff = x.get("difference").and_then(Value::as_f64);
+fn rebuilt_row(x: &CalibratedCall) -> Html {
+    let rebuilt = x.rebuilt_tokens.map(|t| t as f64);
+    let pi = x.pi.as_ref();
     html! {
-        <tr data-call={num(x, "index").to_string()} class={classes!((x.get("used").and_then(Value::as_bool) != Some(true)).then_some("muted"))}>
-            <td>{num(x, "index")}</td><td>{num(x, "line")}</td><td class="mono">{s(x, "model")}</td>
-            <td class="mono" data-testid="call-pi-version" data-reason={x.get("pi").map(|p| s(p, "reason").to_string())}>{x.get("pi").map(|p| s(p, "version").to_string()).unwrap_or_default()}</td>
-            <td class="num" data-testid="call-reported">{thousands(num(x, "reportedTokens"))}</td>
-            <td class="num" data-testid="call-rebuilt-chars">{thousands(num(x, "rebuiltChars"))}</td>
+        <tr data-call={x.index.to_string()} class={classes!((!x.used).then_some("muted"))}>
+            <td>{x.index}</td><td>{x.line}</td><td class="mono">{x.model.as_deref().unwrap_or("")}</td>
+            <td class="mono" data-testid="call-pi-version" data-reason={pi.map(|p| p.reason.as_str().to_string())}>{pi.map(|p| p.version.as_str().to_string()).unwrap_or_default()}</td>
+            <td class="num" data-testid="call-reported">{thousands(x.reported_tokens)}</td>
+            <td class="num" data-testid="call-rebuilt-chars">{thousands(x.rebuilt_chars as f64)}</td>
             <td class="num" data-testid="call-rebuilt">{rebuilt.map(thousands).unwrap_or_else(|| "–".into())}</td>
-            <td class="num" data-testid="call-difference">{diff.map(|d| format!("{}{}", if d > 0.0 { "+" } else { "" }, thousands(d))).unwrap_or_else(|| "–".into())}</td>
-            <td class="small muted">{s(x, "note")}</td>
+            <td class="num" data-testid="call-difference">{x.difference.map(|d| format!("{}{}", if d > 0.0 { "+" } else { "" }, thousands(d))).unwrap_or_else(|| "–".into())}</td>
+            <td class="small muted">{x.note.as_deref().unwrap_or("")}</td>
         </tr>
     }
 }
