@@ -319,12 +319,43 @@ export interface ModelInfo {
   images: boolean;
   contextWindow: number;
   maxTokens: number;
+  /**
+   * Where pi took the model from: `--model`, `session`, `settings.defaultModel`,
+   * `available` (the first with auth).
+   */
+  source: string;
   /** The thinking level asked for, before pi's clamp. */
   thinkingRequested: string;
   /** Where it was asked: `--thinking`, `session`, `settings.defaultThinkingLevel`, `default`. */
   thinkingSource: string;
   /** The thinking level after pi's clamp to what the model supports. */
   thinking: string;
+}
+
+/**
+ * pi's own estimate of the context beside the model's window (what its compaction and
+ * its context-overflow checks watch).
+ */
+export interface ContextEstimate {
+  /** The release's characters per token (its `estimateTokens`). */
+  charsPerToken: number | null;
+  /**
+   * The estimate: the last reported usage plus the messages after it, else the
+   * characters at `charsPerToken` (null without a model window).
+   */
+  tokens: number | null;
+  /** The part of `tokens` the provider reported. */
+  usageTokens: number | null;
+  contextWindow: number | null;
+}
+
+/** A tool call the request sends to a tool it does not define. */
+export interface UndefinedToolCall {
+  name: string;
+  callId: string;
+  /** The session line of the assistant message that made it (null: this run's). */
+  line: number | null;
+  entryId: string | null;
 }
 
 /** What the provider reported for a call, as pi recorded it on the answer. */

@@ -122,6 +122,15 @@ fn the_report_s_typed_parts_read_back_write_the_same_json() {
         }
         reads_back::<Option<PiRelease>>(part("pi"), "pi", &case.name);
         reads_back::<Option<ModelInfo>>(part("model"), "model", &case.name);
+        use ctxlens::report::types::{ContextEstimate, UndefinedToolCall};
+        use ctxlens::report::wire::Record;
+        reads_back::<ContextEstimate>(part("estimate"), "estimate", &case.name);
+        reads_back::<Vec<UndefinedToolCall>>(
+            part("undefinedToolCalls"),
+            "undefinedToolCalls",
+            &case.name,
+        );
+        reads_back::<Record<String>>(part("sourcePrefixes"), "sourcePrefixes", &case.name);
         reads_back::<Vec<Stage>>(part("stages"), "stages", &case.name);
         reads_back::<Vec<Finding>>(part("findings"), "findings", &case.name);
         reads_back::<Vec<Diagnostic>>(part("diagnostics"), "diagnostics", &case.name);

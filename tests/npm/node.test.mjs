@@ -97,6 +97,10 @@ test("assemble takes pi's inputs as an options object", () => {
   const anthropic = ctxlens.assemble({ session, files, home: env.home, agentDir: env.agentDir, models, model: env.model, prompt: "hi", api: "anthropic-messages" });
   assert.equal(anthropic.model.api, "anthropic-messages");
   assert.match(anthropic.url, /\/messages(\?|$)/);
+  // The model as report.d.ts's ModelInfo declares it: every field, where pi took it from.
+  assert.deepEqual(Object.keys(anthropic.model), ["provider", "id", "name", "api", "reasoning", "images", "contextWindow", "maxTokens", "source", "thinkingRequested", "thinkingSource", "thinking"]);
+  assert.equal(anthropic.model.source, "--model");
+  assert.equal(typeof anthropic.model.contextWindow, "number");
 });
 
 test("piVersion picks the pi release; otherwise the capture's, else the session's, else the newest", () => {

@@ -974,18 +974,7 @@ fn meta_json(a: &Assembly, inputs: &Inputs) -> Value {
         }
     }
     let choice = &a.parts.model_choice;
-    o.insert(
-        "model",
-        match &choice.model {
-            Some(m) => Object::new()
-                .with("provider", m.provider())
-                .with("id", m.id())
-                .with("api", m.api())
-                .with("source", choice.model_source.as_str())
-                .into(),
-            None => Value::Null,
-        },
-    );
+    o.insert("model", ctxlens::report::model_json(a));
     o.insert("thinkingLevel", Value::str(&choice.thinking_level));
     o.insert("pi", ctxlens::report::pi_json(a));
     o.insert(

@@ -1,19 +1,20 @@
 //! A report on the page: the worker's JSON, with the parts the views read as the report's Rust
 //! types (`ctxlens::report::types`: the release, the model, the calls, the statistics, the
 //! stages, the findings, the diagnostics, the request, the system prompt, the session, the
-//! session's usage, the tools, the resources and the packages), read once when it comes. The rest
-//! (the body's provenance, the estimate) is still read from the JSON (`Deref` to it).
+//! session's usage, the tools, the resources, the packages, pi's estimate of the context, the
+//! undefined tool calls and the source prefixes), read once when it comes. The rest (the body's
+//! provenance, answered path by path) is still read from the JSON (`Deref` to it).
 
 use std::ops::Deref;
 use std::rc::Rc;
 
 use ctxlens::js::Value;
 use ctxlens::report::types::{
-    Call, DeclaredToolInfo, Diagnostic, Finding, ModelInfo, PackageCost, PiRelease, RebuiltCall,
-    RequestInfo, ResourcesInfo, SessionInfo, SessionUsage, Stage, Stats, SystemMessageInfo,
-    SystemPromptInfo, ToolInfo,
+    Call, ContextEstimate, DeclaredToolInfo, Diagnostic, Finding, ModelInfo, PackageCost,
+    PiRelease, RebuiltCall, RequestInfo, ResourcesInfo, SessionInfo, SessionUsage, Stage, Stats,
+    SystemMessageInfo, SystemPromptInfo, ToolInfo, UndefinedToolCall,
 };
-use ctxlens::report::wire::Wire;
+use ctxlens::report::wire::{Record, Wire};
 
 #[derive(Debug, Default)]
 pub struct Report {
@@ -52,6 +53,12 @@ pub struct Report {
     pub resources: ResourcesInfo,
     /// The settings' pi packages, with what each brings to the request.
     pub packages: Vec<PackageCost>,
+    /// What the prefixes of pi source locations stand for (`CA` → its package's `dist`).
+    pub source_prefixes: Record<String>,
+    /// pi's own estimate of the context beside the model's window.
+    pub estimate: ContextEstimate,
+    /// Tool calls the request sends to tools it does not define.
+    pub undefined_tool_calls: Vec<UndefinedToolCall>,
     /// The parts that are in the JSON but did not read as their types (the views leave them
     /// out, and the diagnostics panel says so). Empty unless the worker and the page disagree.
     pub unread: Vec<&'static str>,
@@ -96,6 +103,9 @@ impl Report {
         let declared_tools = part(&json, "declaredTools", &mut unread);
         let resources: Option<ResourcesInfo> = part(&json, "resources", &mut unread);
         let packages: Option<Vec<PackageCost>> = part(&json, "packages", &mut unread);
+        let source_prefixes = part(&json, "sourcePrefixes", &mut unread);
+        let estimate = part(&json, "estimate", &mut unread);
+        let undefined_tool_calls = part(&json, "undefinedToolCalls", &mut unread);
         Report {
             json,
             pi,
@@ -115,6 +125,9 @@ impl Report {
             declared_tools,
             resources: resources.unwrap_or_default(),
             packages: packages.unwrap_or_default(),
+            source_prefixes: source_prefixes.unwrap_or_default(),
+            estimate: estimate.unwrap_or_default(),
+            undefined_tool_calls: undefined_tool_calls.unwrap_or_default(),
             unread,
         }
     }

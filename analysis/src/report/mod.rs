@@ -65,11 +65,9 @@ pub fn pi_source(pi: Option<&Pi>, key: &str) -> String {
     }
 }
 
-/// What the prefixes of pi source locations stand for (`AI` → `@earendil-works/pi-ai/dist`),
-/// for the views to explain them.
+/// [`source_prefixes`]' JSON.
 pub fn source_prefixes_json(pi: Option<&Pi>) -> Value {
-    pi.and_then(|pi| pi.data.manifest.get("sourcePrefixes").cloned())
-        .unwrap_or_else(Value::object)
+    source_prefixes(pi).to_value()
 }
 
 /// The pi release rebuilt and why: `{version, released, reason, explanation, detection,
@@ -681,6 +679,7 @@ pub fn model(a: &Assembly) -> Option<types::ModelInfo> {
         images: m.supports_images(),
         context_window: m.context_window(),
         max_tokens: m.max_tokens(),
+        source: c.model_source.clone(),
         thinking_requested: c.requested_level.clone(),
         thinking_source: c.level_source.clone(),
         thinking: c.thinking_level.clone(),
@@ -688,50 +687,47 @@ pub fn model(a: &Assembly) -> Option<types::ModelInfo> {
 }
 
 /// The release's chars per token, and pi's estimate of the context beside the model's window
-/// (`tokens`, `usageTokens`, `contextWindow`: [`crate::analysis::checks::context_size`]; Null
-/// without a model window).
-fn estimate_json(a: &Assembly) -> Value {
+/// ([`crate::analysis::checks::context_size`]; null without a model window).
+pub fn estimate(a: &Assembly) -> types::ContextEstimate {
     let size = crate::analysis::checks::context_size(a);
-    Object::new()
-        .with(
-            "charsPerToken",
-            a.pi.as_ref().map_or(Value::Null, |pi| {
-                Value::from(pi.data.default_number("estimateCharsPerToken"))
-            }),
-        )
-        .with(
-            "tokens",
-            size.map_or(Value::Null, |c| Value::from(c.tokens)),
-        )
-        .with(
-            "usageTokens",
-            size.map_or(Value::Null, |c| Value::from(c.usage_tokens)),
-        )
-        .with(
-            "contextWindow",
-            size.map_or(Value::Null, |c| Value::from(c.window)),
-        )
-        .into()
+    types::ContextEstimate {
+        chars_per_token: a
+            .pi
+            .as_ref()
+            .map(|pi| pi.data.default_number("estimateCharsPerToken")),
+        tokens: size.map(|c| c.tokens),
+        usage_tokens: size.map(|c| c.usage_tokens),
+        context_window: size.map(|c| c.window),
+    }
 }
 
 /// Tool calls the request sends to tools it does not define
-/// ([`crate::analysis::checks::undefined_tool_calls`]): `{name, callId, line, entryId}`.
-fn undefined_tool_calls_json(a: &Assembly) -> Value {
-    Value::Array(
-        crate::analysis::checks::undefined_tool_calls(a)
-            .iter()
-            .map(|u| {
-                Object::new()
-                    .with("name", u.name.as_str())
-                    .with("callId", u.call_id.as_str())
-                    .with(
-                        "line",
-                        u.line.map_or(Value::Null, |l| Value::from(l as f64)),
-                    )
-                    .with("entryId", opt_str(u.entry_id.as_deref()))
-                    .into()
+/// ([`crate::analysis::checks::undefined_tool_calls`]).
+pub fn undefined_tool_calls(a: &Assembly) -> Vec<types::UndefinedToolCall> {
+    crate::analysis::checks::undefined_tool_calls(a)
+        .into_iter()
+        .map(|u| types::UndefinedToolCall {
+            name: u.name,
+            call_id: u.call_id,
+            line: u.line.map(|l| l as usize),
+            entry_id: u.entry_id,
+        })
+        .collect()
+}
+
+/// What the prefixes of pi source locations stand for (`AI` → `@earendil-works/pi-ai/dist`),
+/// for the views to explain them.
+pub fn source_prefixes(pi: Option<&Pi>) -> wire::Record<String> {
+    let prefixes = pi.and_then(|pi| pi.data.manifest.get("sourcePrefixes"));
+    wire::Record(
+        prefixes
+            .and_then(Value::as_object)
+            .map(|o| {
+                o.iter()
+                    .filter_map(|(k, v)| Some((k.to_string(), v.as_str()?.to_string())))
+                    .collect()
             })
-            .collect(),
+            .unwrap_or_default(),
     )
 }
 
@@ -786,8 +782,8 @@ pub fn assembly_json_with(a: &Assembly, omit: Omit) -> Value {
         .with("tools", tools_json(a))
         .with("declaredTools", declared_tools_json(a))
         .with("newSystemMessages", new_system_messages_json(a))
-        .with("estimate", estimate_json(a))
-        .with("undefinedToolCalls", undefined_tool_calls_json(a))
+        .with("estimate", estimate(a).to_value())
+        .with("undefinedToolCalls", undefined_tool_calls(a).to_value())
         .with("resources", resources_json(a))
         .with("packages", packages);
     if !omit.session {

@@ -350,12 +350,41 @@ wire_struct! {
         pub images: bool = "images",
         pub context_window: f64 = "contextWindow",
         pub max_tokens: f64 = "maxTokens",
+        /// Where pi took the model from: `--model`, `session`, `settings.defaultModel`,
+        /// `available` (the first with auth).
+        pub source: String = "source",
         /// The thinking level asked for, before pi's clamp.
         pub thinking_requested: String = "thinkingRequested",
         /// Where it was asked: `--thinking`, `session`, `settings.defaultThinkingLevel`, `default`.
         pub thinking_source: String = "thinkingSource",
         /// The thinking level after pi's clamp to what the model supports.
         pub thinking: String = "thinking",
+    }
+}
+
+wire_struct! {
+    /// pi's own estimate of the context beside the model's window (what its compaction and
+    /// its context-overflow checks watch).
+    pub struct ContextEstimate {
+        /// The release's characters per token (its `estimateTokens`).
+        pub chars_per_token: Option<f64> = "charsPerToken",
+        /// The estimate: the last reported usage plus the messages after it, else the
+        /// characters at `charsPerToken` (null without a model window).
+        pub tokens: Option<f64> = "tokens",
+        /// The part of `tokens` the provider reported.
+        pub usage_tokens: Option<f64> = "usageTokens",
+        pub context_window: Option<f64> = "contextWindow",
+    }
+}
+
+wire_struct! {
+    /// A tool call the request sends to a tool it does not define.
+    pub struct UndefinedToolCall {
+        pub name: String = "name",
+        pub call_id: String = "callId",
+        /// The session line of the assistant message that made it (null: this run's).
+        pub line: Option<usize> = "line",
+        pub entry_id: Option<String> = "entryId",
     }
 }
 
@@ -627,6 +656,8 @@ pub fn typescript() -> String {
         Severity::declaration(),
         Finding::declaration(),
         ModelInfo::declaration(),
+        ContextEstimate::declaration(),
+        UndefinedToolCall::declaration(),
         CallUsage::declaration(),
         Call::declaration(),
         RebuiltCall::declaration(),

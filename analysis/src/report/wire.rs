@@ -111,6 +111,38 @@ impl<T: Wire> Wire for Vec<T> {
     }
 }
 
+/// An object whose keys are data, not fields (`{"CA": "@earendil-works/…", …}`), in its key
+/// order: TypeScript `Record<string, T>`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Record<T>(pub Vec<(String, T)>);
+
+impl<T> Record<T> {
+    /// The value of `key`.
+    pub fn get(&self, key: &str) -> Option<&T> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+}
+
+impl<T: Wire> Wire for Record<T> {
+    fn to_value(&self) -> Value {
+        let mut o = Object::new();
+        for (k, v) in &self.0 {
+            o.insert(k.as_str(), v.to_value());
+        }
+        o.into()
+    }
+    fn from_value(v: &Value) -> Option<Self> {
+        v.as_object()?
+            .iter()
+            .map(|(k, v)| Some((k.to_string(), T::from_value(v)?)))
+            .collect::<Option<_>>()
+            .map(Record)
+    }
+    fn ts() -> String {
+        format!("Record<string, {}>", T::ts())
+    }
+}
+
 impl Wire for String {
     fn to_value(&self) -> Value {
         Value::str(self.as_str())

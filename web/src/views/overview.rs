@@ -7,7 +7,7 @@ use super::components::charts::{Seg, StackedBar};
 use super::components::treemap::{TmGroup, TmItem, Treemap};
 use super::components::{pct, thousands};
 use super::tokens::{TokenNote, Tokens};
-use super::util::{base_name, not_available, num};
+use super::util::{base_name, not_available};
 use super::ViewProps;
 
 /// The history's kinds as the body holds them (`stats.history.byKind`); they add up to
@@ -62,8 +62,8 @@ pub fn OverviewView(p: &ViewProps) -> Html {
         Seg::new("History", hi, "var(--history)"),
     ];
     let shares = &stats.shares;
-    let est = r.get("estimate").cloned().unwrap_or_default();
-    let (tokens, window) = (num(&est, "tokens"), num(&est, "contextWindow"));
+    let est = &r.estimate;
+    let (tokens, window) = (est.tokens.unwrap_or(0.0), est.context_window.unwrap_or(0.0));
     let over = window > 0.0 && tokens > window;
     let groups = treemap_groups(stats, rest);
     let m = r.model.clone().unwrap_or_default();

@@ -9,7 +9,6 @@
 //! reports, not the two assemblies, so it asks the worker, which compares its assemblies
 //! (`ViewProps::compares` / `on_compare`). The sizes table is the two reports' stats.
 
-use ctxlens::js::Value;
 use ctxlens::report::types::Stats;
 use yew::prelude::*;
 
@@ -88,7 +87,7 @@ fn comparison_html(
     c: &ProtocolComparison,
     a_api: &str,
     b_api: &str,
-    report: &Value,
+    report: &crate::report::Report,
 ) -> (Html, Html) {
     let rows: Vec<&MappingRow> = c
         .mapping

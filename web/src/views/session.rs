@@ -12,7 +12,7 @@ use yew::prelude::*;
 
 use super::components::thousands;
 use super::components::vlist::VList;
-use super::util::{arr, not_available, num};
+use super::util::not_available;
 use super::ViewProps;
 
 /// One row of the tree: index into `entries`, indentation, and whether it starts a branch.
@@ -216,9 +216,11 @@ pub fn SessionView(p: &ViewProps) -> Html {
     let forks = all_rows.iter().filter(|r| r.fork).count();
     let render = {
         // Entries whose tool calls name tools the request does not define.
-        let flagged: Vec<f64> = arr(&p.report, "undefinedToolCalls")
+        let flagged: Vec<f64> = p
+            .report
+            .undefined_tool_calls
             .iter()
-            .map(|u| num(u, "line"))
+            .filter_map(|u| u.line.map(|l| l as f64))
             .collect();
         let tree = Rc::new(Tree {
             session: session.clone(),

@@ -252,11 +252,12 @@ pub fn entry_full(e: &Value, undefined: &[String]) -> Html {
 
 /// The names of the tools called on `line` that the request does not define
 /// (`report.undefinedToolCalls`).
-pub fn undefined_on_line(report: &Value, line: f64) -> Vec<String> {
-    arr(report, "undefinedToolCalls")
+pub fn undefined_on_line(report: &crate::report::Report, line: usize) -> Vec<String> {
+    report
+        .undefined_tool_calls
         .iter()
-        .filter(|u| num(u, "line") == line)
-        .map(|u| s(u, "name").to_string())
+        .filter(|u| u.line == Some(line))
+        .map(|u| u.name.clone())
         .collect()
 }
 
@@ -273,7 +274,7 @@ pub struct EntryReaderProps {
 #[function_component]
 pub fn EntryReader(p: &EntryReaderProps) -> Html {
     let line = p.entry.line;
-    let undefined = undefined_on_line(&p.report, line as f64);
+    let undefined = undefined_on_line(&p.report, line);
     let stored = p.file.as_ref().map(|f| f.entry(line));
     html! {
         <article class="entry-full" data-testid="entry-full" data-line={line.to_string()} tabindex="-1">
@@ -358,9 +359,10 @@ pub fn TranscriptView(p: &ViewProps) -> Html {
             .position(|&i| entries[i].id.as_deref() == Some(id.as_str()))
     });
     let flagged: Rc<Vec<f64>> = Rc::new(
-        arr(&p.report, "undefinedToolCalls")
+        p.report
+            .undefined_tool_calls
             .iter()
-            .map(|u| num(u, "line"))
+            .filter_map(|u| u.line.map(|l| l as f64))
             .collect(),
     );
     let render = {

@@ -70,6 +70,7 @@ pub fn short_path(p: &str, n: usize) -> String {
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use crate::report::Report;
 use crate::shared::Shared;
 
 thread_local! {
@@ -153,13 +154,13 @@ pub fn parsed_body(report: &Shared<crate::report::Report>) -> Option<Shared<Valu
 
 /// What a pi source location means, for its tooltip: the package folder its prefix stands for
 /// (the report's `sourcePrefixes`: `AI/` is `@earendil-works/pi-ai/dist/`) and the release.
-pub fn pi_source_title(report: &Value, src: &str) -> String {
+pub fn pi_source_title(report: &Report, src: &str) -> String {
     let prefix = src.split_once('/').map_or("", |(p, _)| p);
-    let dir = report.get("sourcePrefixes").and_then(|m| m.get_str(prefix));
+    let dir = report.source_prefixes.get(prefix);
     let release = report
-        .get("pi")
-        .and_then(|p| p.get_str("version"))
-        .map_or_else(|| "pi".into(), |v| format!("pi {v}"));
+        .pi
+        .as_ref()
+        .map_or_else(|| "pi".into(), |p| format!("pi {}", p.version.as_str()));
     match dir {
         Some(d) => format!(
             "where this lives in {release}: {d}/{} (file:line in pi's npm package)",
@@ -173,11 +174,11 @@ pub fn pi_source_title(report: &Value, src: &str) -> String {
 /// `pi-coding-agent/dist/core/sdk.js:66` (the report's `sourcePrefixes`: `CA/` is
 /// `@earendil-works/pi-coding-agent/dist/`, shown without the npm scope). Locations of other
 /// packages (the SDKs') are shown as they are.
-pub fn pi_source_path(report: &Value, src: &str) -> String {
+pub fn pi_source_path(report: &Report, src: &str) -> String {
     let Some((prefix, rest)) = src.split_once('/') else {
         return src.to_string();
     };
-    match report.get("sourcePrefixes").and_then(|m| m.get_str(prefix)) {
+    match report.source_prefixes.get(prefix) {
         Some(dir) => {
             let dir = dir.strip_prefix("@earendil-works/").unwrap_or(dir);
             format!("{dir}/{rest}")
@@ -189,16 +190,17 @@ pub fn pi_source_path(report: &Value, src: &str) -> String {
 /// A text of the core's for the page: worded for it ([`crate::words::for_the_page`]: no CLI
 /// flag), with pi source locations in it (`… (AI/api/transform-messages.js:134)`) each
 /// written as pi's file path ([`pi_source_path`]).
-pub fn with_pi_paths(report: &Value, text: &str) -> String {
+pub fn with_pi_paths(report: &Report, text: &str) -> String {
     let text = crate::words::for_the_page(text);
-    let Some(prefixes) = report.get("sourcePrefixes").and_then(Value::as_object) else {
+    let prefixes = &report.source_prefixes.0;
+    if prefixes.is_empty() {
         return text;
-    };
+    }
     let text = text.as_str();
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     'scan: while !rest.is_empty() {
-        for (k, _) in prefixes.iter() {
+        for (k, _) in prefixes {
             let key = format!("{k}/");
             let at_start = out.is_empty() || out.ends_with([' ', '(', '@', '\n', ',', ';']);
             if at_start && rest.starts_with(&key) {
@@ -217,25 +219,21 @@ pub fn with_pi_paths(report: &Value, text: &str) -> String {
 
 /// The release's chars-per-token estimate (`report.estimate.charsPerToken`), when the report has
 /// one.
-pub fn chars_per_token(report: &Value) -> Option<f64> {
-    at(report, &["estimate", "charsPerToken"])
-        .and_then(Value::as_f64)
-        .filter(|c| *c > 0.0)
+pub fn chars_per_token(report: &Report) -> Option<f64> {
+    report.estimate.chars_per_token.filter(|c| *c > 0.0)
 }
 
 /// The pi release the report rebuilt (`"1.6.0"`), or `""`.
-pub fn pi_version(report: &Value) -> &str {
-    at(report, &["pi", "version"])
-        .and_then(Value::as_str)
-        .unwrap_or("")
+pub fn pi_version(report: &Report) -> &str {
+    report.pi.as_ref().map_or("", |p| p.version.as_str())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn report() -> Value {
-        ctxlens::js::parse(r#"{"sourcePrefixes":{"CA":"@earendil-works/pi-coding-agent/dist","AI":"@earendil-works/pi-ai/dist","CORE":"@earendil-works/pi-agent-core/dist"}}"#).unwrap()
+    fn report() -> Report {
+        Report::new(ctxlens::js::parse(r#"{"sourcePrefixes":{"CA":"@earendil-works/pi-coding-agent/dist","AI":"@earendil-works/pi-ai/dist","CORE":"@earendil-works/pi-agent-core/dist"}}"#).unwrap())
     }
 
     #[test]
@@ -258,6 +256,7 @@ mod tests {
             with_pi_paths(&r, "/tmp/CA/x and ABCA/y"),
             "/tmp/CA/x and ABCA/y"
         );
-        assert_eq!(with_pi_paths(&Value::Null, "CA/x.js:1"), "CA/x.js:1");
+        let none = Report::new(Value::Null);
+        assert_eq!(with_pi_paths(&none, "CA/x.js:1"), "CA/x.js:1");
     }
 }
