@@ -61,7 +61,11 @@ test("assemble takes pi's inputs as an options object", () => {
   assert.equal(new URL(result.url).pathname, meta.url);
   assert.equal(result.method, "POST");
   assert.ok(result.headers.some(([k]) => k === "content-type"));
-  assert.deepEqual(result.model, { provider: "mock", id: "qwen3.8-flash", api: "openai-completions", source: "--model" });
+  // The report's ModelInfo: the model, where pi took it from, and the thinking level asked for
+  // (`--thinking low`) beside the one pi clamps it to for this model.
+  const { provider, id, api, source, thinkingRequested, thinkingSource, thinking } = result.model;
+  assert.deepEqual({ provider, id, api, source, thinkingRequested, thinkingSource }, { provider: "mock", id: "qwen3.8-flash", api: "openai-completions", source: "--model", thinkingRequested: env.thinking, thinkingSource: "--thinking" });
+  assert.equal(thinking, result.thinkingLevel);
   assert.deepEqual(result.stages.map((s) => s.id).slice(0, 3), ["session-read", "agent-messages", "agent-context"]);
   // Every stage's piSource prefix is one the result names.
   const prefixes = result.stages.flatMap((s) => [s.piSource, ...s.events.map((e) => e.piSource)]).filter(Boolean).map((p) => p.split("/")[0]);
