@@ -820,6 +820,99 @@ export interface CallRelease {
   reason: ReleaseReason;
 }
 
+/**
+ * One assembly's request and what the accounting found, as the npm package returns it
+ * (its body comes beside, as bytes). `method` and `url` are null when pi would not send a
+ * request (see `diagnostics`).
+ */
+export interface AssemblyResult {
+  method: "POST" | null;
+  url: string | null;
+  /**
+   * The protocol's own headers in order (credentials as `<redacted>`; SDK runtime
+   * headers left out).
+   */
+  headers: Array<[name: string, value: string]>;
+  model: ModelInfo | null;
+  /** The thinking level after pi's clamp ("off" when there is no model). */
+  thinkingLevel: string;
+  /** The pi release rebuilt and why. */
+  pi: PiRelease | null;
+  sessionId: string | null;
+  /** The cwd pi runs in. */
+  cwd: string;
+  /**
+   * The stages in pi's order; each `piSource` is where that code lives in the release
+   * rebuilt.
+   */
+  stages: Stage[];
+  /**
+   * What the prefixes of `piSource` locations stand for: `{"AI":
+   * "@earendil-works/pi-ai/dist", ...}`.
+   */
+  sourcePrefixes: Record<string, string>;
+  /**
+   * The pi packages the settings list: what each brings to this request and what it
+   * costs.
+   */
+  packages: PackageCost[];
+  stats: Stats | null;
+  /** Notable properties of the request, most important first. */
+  findings: Finding[];
+  diagnostics: Diagnostic[];
+  /**
+   * The model calls on the session's active branch, each with the usage the provider
+   * reported.
+   */
+  calls: Call[];
+  /**
+   * The call rebuilt (the `call` option, or the last call when there is no prompt);
+   * null: the next request.
+   */
+  call: RebuiltCall | null;
+}
+
+/** A model by its provider and id. */
+export interface ModelRef {
+  provider: string;
+  id: string;
+}
+
+/** The release that read a session file, and why. */
+export interface ReleaseChoice {
+  version: PiVersion;
+  reason: ReleaseReason;
+  explanation: string;
+}
+
+/** A session file as pi reads it (`parseSession`). */
+export interface SessionTree {
+  /** The release that read it, and why. */
+  pi: ReleaseChoice;
+  sessionId: string | null;
+  cwd: string | null;
+  /** The version the file declared before migration. */
+  version: number;
+  /** Every entry, in file order. */
+  entries: EntryNode[];
+  leafId: string | null;
+  /** Entry ids on the active branch, root → leaf. */
+  branch: string[];
+  /** How many agent messages the branch yields. */
+  messages: number;
+  /** The last model on the branch. */
+  model: ModelRef | null;
+  thinkingLevel: string;
+  /** The compaction in effect, if any. */
+  compactionId: string | null;
+  /**
+   * The model calls on the active branch (its assistant messages), each with its
+   * recorded usage: `call` in `assemble` rebuilds one.
+   */
+  calls: Call[];
+  diagnostics: Diagnostic[];
+}
+
 /** One call with usage, rebuilt beside the tokens the provider reported. */
 export interface CalibratedCall {
   /** 1-based index on its branch. */

@@ -2,7 +2,7 @@
 // Hand-written beside npm/api.js, except the report's types generated from its Rust types
 // (report.d.ts); checked by `tsc --noEmit` in tests/npm/.
 
-import type { CalibrationInfo, Call, Comparison, Diagnostic, EntryNode, JsonValue, ModelInfo, PackageCost, PiRelease, PiVersion, RebuiltCall, Stage, Stats, Finding, Upgrade, WhatIf, WindowInfo } from "./report.js";
+import type { AssemblyResult, CalibrationInfo, Comparison, EntryNode, JsonValue, PiVersion, SessionTree, Upgrade, WhatIf, WindowInfo } from "./report.js";
 export * from "./report.js";
 
 /** The protocols (pi-ai "apis") pi 0.85.1 has adapters for. */
@@ -200,38 +200,12 @@ export interface ParseSessionOptions {
 /** Which call: a 1-based number on the active branch, an assistant entry id, or "next". */
 export type CallRef = number | string;
 
-/** Everything one assembly produced. `body`, `method` and `url` are null when pi would not send a request (see `diagnostics`). */
-export interface Assembly {
+/** Everything one assembly produced: the body beside the {@link AssemblyResult} the core returns. `body`, `method` and `url` are null when pi would not send a request (see `diagnostics`). */
+export interface Assembly extends AssemblyResult {
   /** Exactly the request body pi would send (decoded from `bodyBytes` when first read). */
   readonly body: string | null;
   /** The body's UTF-8 bytes, as they go on the wire: what a caller writing the request needs. */
   bodyBytes: Uint8Array | null;
-  method: "POST" | null;
-  url: string | null;
-  /** The protocol's own headers in order (credentials as `<redacted>`; SDK runtime headers left out). */
-  headers: Array<[name: string, value: string]>;
-  model: ModelInfo | null;
-  /** The thinking level after pi's clamp ("off" when there is no model). */
-  thinkingLevel: string;
-  sessionId: string | null;
-  /** The cwd pi runs in. */
-  cwd: string;
-  /** The pi release rebuilt and why. */
-  pi: PiRelease | null;
-  /** The stages in pi's order; each `piSource` is where that code lives in the release rebuilt. */
-  stages: Stage[];
-  /** What the prefixes of `piSource` locations stand for: `{"AI": "@earendil-works/pi-ai/dist", ...}`. */
-  sourcePrefixes: Record<string, string>;
-  stats: Stats | null;
-  /** The pi packages the settings list: what each brings to this request and what it costs. */
-  packages: PackageCost[];
-  /** Notable properties of the request, most important first. */
-  findings: Finding[];
-  diagnostics: Diagnostic[];
-  /** The model calls on the session's active branch, each with the usage the provider reported. */
-  calls: Call[];
-  /** The call rebuilt (the `call` option, or the last call when there is no prompt); null: the next request. */
-  call: RebuiltCall | null;
   /** Present when `compareWith` named a protocol. */
   comparison?: Comparison;
   /** Present when `compareWith` named a release (`{piVersion}`). */
@@ -304,29 +278,6 @@ export declare function loadVocabulary(name: VocabularyName, options?: LoadVocab
 /** One entry of a session file, in file order: the report's `session.entries` entry. */
 export type SessionEntry = EntryNode;
 
-/** A session file as pi reads it. */
-export interface SessionTree {
-  sessionId: string | null;
-  cwd: string | null;
-  /** The version the file declared before migration. */
-  version: number;
-  entries: SessionEntry[];
-  leafId: string | null;
-  /** Entry ids on the active branch, root → leaf. */
-  branch: string[];
-  /** How many agent messages the branch yields. */
-  messages: number;
-  /** The model calls on the active branch (its assistant messages), each with its recorded usage: `call` in {@link assemble} rebuilds one. */
-  calls: Call[];
-  /** The last model on the branch. */
-  model: { provider: string; id: string } | null;
-  thinkingLevel: string;
-  /** The compaction in effect, if any. */
-  compactionId: string | null;
-  /** The release that read it, and why. */
-  pi: { version: PiVersion; reason: PiRelease["reason"]; explanation: string };
-  diagnostics: Diagnostic[];
-}
 
 /** The protocols pi has adapters for. */
 export declare const protocols: readonly Api[];

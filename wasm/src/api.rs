@@ -955,57 +955,8 @@ impl WhatIfBase {
 }
 
 fn meta_json(a: &Assembly, inputs: &Inputs) -> Value {
-    let mut o = Object::new();
-    match &a.request {
-        Some(r) => {
-            let headers: Vec<Value> = r
-                .headers
-                .iter()
-                .map(|(k, v)| Value::Array(vec![Value::str(k), Value::str(v)]))
-                .collect();
-            o.insert("method", Value::str(r.method));
-            o.insert("url", Value::str(&r.url));
-            o.insert("headers", Value::Array(headers));
-        }
-        None => {
-            o.insert("method", Value::Null);
-            o.insert("url", Value::Null);
-            o.insert("headers", Value::Array(Vec::new()));
-        }
-    }
-    let choice = &a.parts.model_choice;
-    o.insert("model", ctxlens::report::model_json(a));
-    o.insert("thinkingLevel", Value::str(&choice.thinking_level));
-    o.insert("pi", ctxlens::report::pi_json(a));
-    o.insert(
-        "sessionId",
-        a.parts.session_id.clone().map_or(Value::Null, Value::from),
-    );
-    o.insert("cwd", Value::str(&a.parts.cwd));
-    o.insert(
-        "stages",
-        ctxlens::report::trace_json(a.pi.as_ref(), &a.trace),
-    );
-    o.insert(
-        "sourcePrefixes",
-        ctxlens::report::source_prefixes_json(a.pi.as_ref()),
-    );
-    let stats = a
-        .stats()
-        .map_or(Value::Null, ctxlens::report::stats::to_json);
-    o.insert("packages", ctxlens::report::packages::to_json(a, &stats));
-    o.insert("stats", stats);
-    o.insert(
-        "findings",
-        ctxlens::report::findings::to_json(&ctxlens::analysis::findings::findings(a)),
-    );
-    o.insert(
-        "diagnostics",
-        diagnostics_json(&a.diagnostics, &|name| source_text(inputs, name)),
-    );
-    o.insert("calls", ctxlens::report::calls::calls_json(a));
-    o.insert("call", ctxlens::report::calls::rebuilt_json(a));
-    o.into()
+    let diagnostics = diagnostics(&a.diagnostics, &|name| source_text(inputs, name));
+    ctxlens::report::assembly_result(a, diagnostics).to_value()
 }
 
 /// The text of an input file by the name a diagnostic gives it, for UTF-16 offsets.
@@ -1024,10 +975,10 @@ fn source_text<'i>(inputs: &'i Inputs, name: &str) -> Option<std::borrow::Cow<'i
 
 /// Diagnostics as JSON: where a diagnostic has a line in a text we hold, `start`/`end` are that
 /// line's span in UTF-16 code units (JS string indices), without its line break.
-fn diagnostics_json<'i>(
+fn diagnostics<'i>(
     diags: &[ctxlens::Diagnostic],
     text_of: &dyn Fn(&str) -> Option<std::borrow::Cow<'i, str>>,
-) -> Value {
+) -> Vec<ctxlens::report::types::Diagnostic> {
     // One pass per file over the lines that are asked for.
     let mut wanted: BTreeMap<&str, Vec<u32>> = BTreeMap::new();
     for d in diags {
@@ -1056,20 +1007,18 @@ fn diagnostics_json<'i>(
             offset16 += len16 + 1;
         }
     }
-    Value::Array(
-        diags
-            .iter()
-            .map(|d| {
-                let mut typed = ctxlens::report::types::Diagnostic::from(d);
-                let span = d.line.and_then(|l| spans.get(&(d.file.as_str(), l)));
-                if let Some(&(start, end)) = span {
-                    typed.start = Some(start).into();
-                    typed.end = Some(end).into();
-                }
-                typed.to_value()
-            })
-            .collect(),
-    )
+    diags
+        .iter()
+        .map(|d| {
+            let mut typed = ctxlens::report::types::Diagnostic::from(d);
+            let span = d.line.and_then(|l| spans.get(&(d.file.as_str(), l)));
+            if let Some(&(start, end)) = span {
+                typed.start = Some(start).into();
+                typed.end = Some(end).into();
+            }
+            typed
+        })
+        .collect()
 }
 
 /// `parseSession(text, options)`: the session's entries as a tree, its active branch and the
@@ -1101,65 +1050,35 @@ pub fn parse_session(options_json: &str, text: String) -> Result<String, String>
     let mut events = ctxlens::trace::Events::default();
     let mut diags = file.diagnostics.clone();
     let ctx = session::build_context(&pi, &file, &mut events, &mut diags);
-    let entries: Vec<Value> = ctxlens::report::entry_nodes(Some(&pi), &file, &ctx)
-        .iter()
-        .map(Wire::to_value)
-        .collect();
-    let mut out = Object::new()
-        .with(
-            "pi",
-            Object::new()
-                .with("version", choice.version.as_str())
-                .with("reason", choice.reason.as_str())
-                .with("explanation", choice.explain()),
-        )
-        .with(
-            "sessionId",
-            file.session_id().map_or(Value::Null, Value::str),
-        )
-        .with("cwd", file.cwd().map_or(Value::Null, Value::str))
-        .with("version", file.original_version)
-        .with("entries", Value::Array(entries))
-        .with(
-            "leafId",
-            ctx.leaf_id.clone().map_or(Value::Null, Value::from),
-        )
-        .with(
-            "branch",
-            Value::Array(ctx.path.iter().map(Value::str).collect()),
-        )
-        .with("messages", ctx.messages.len())
-        .with(
-            "model",
-            match &ctx.model {
-                Some((provider, id)) => Object::new()
-                    .with("provider", provider.as_str())
-                    .with("id", id.as_str())
-                    .into(),
-                None => Value::Null,
-            },
-        )
-        .with("thinkingLevel", ctx.thinking_level.as_str())
-        .with(
-            "compactionId",
-            ctx.compaction_id.clone().map_or(Value::Null, Value::from),
-        )
-        .with(
-            "calls",
-            Value::Array(
-                ctxlens::calls::calls_on(&file, &ctx.path_indices, true)
-                    .iter()
-                    .map(ctxlens::report::calls::call_json)
-                    .collect(),
-            ),
-        );
-    out.insert(
-        "diagnostics",
-        diagnostics_json(&diags, &|n| {
+    use ctxlens::report::api_types::{ModelRef, ReleaseChoice, SessionTree};
+    let tree = SessionTree {
+        pi: ReleaseChoice {
+            version: choice.version,
+            reason: choice.reason,
+            explanation: choice.explain(),
+        },
+        session_id: file.session_id().map(str::to_string),
+        cwd: file.cwd().map(str::to_string),
+        version: file.original_version as usize,
+        entries: ctxlens::report::entry_nodes(Some(&pi), &file, &ctx),
+        leaf_id: ctx.leaf_id.clone(),
+        branch: ctx.path.clone(),
+        messages: ctx.messages.len(),
+        model: ctx.model.as_ref().map(|(provider, id)| ModelRef {
+            provider: provider.clone(),
+            id: id.clone(),
+        }),
+        thinking_level: ctx.thinking_level.clone(),
+        compaction_id: ctx.compaction_id.clone(),
+        calls: ctxlens::calls::calls_on(&file, &ctx.path_indices, true)
+            .iter()
+            .map(ctxlens::report::types::Call::from)
+            .collect(),
+        diagnostics: diagnostics(&diags, &|n| {
             (n == src.name).then(|| src.text.as_str().into())
         }),
-    );
-    Ok(Value::from(out).to_json())
+    };
+    Ok(tree.to_value().to_json())
 }
 
 /// The protocols pi has adapters for.

@@ -2,6 +2,7 @@
 //! npm package returns and what the visualizer's worker posts to the page. Only this module
 //! knows that wire shape.
 
+pub mod api_types;
 pub mod calibration;
 pub mod calibration_types;
 pub mod calls;
@@ -729,6 +730,40 @@ pub fn source_prefixes(pi: Option<&Pi>) -> wire::Record<String> {
             })
             .unwrap_or_default(),
     )
+}
+
+/// One assembly as the npm package returns it beside the body's bytes
+/// ([`api_types::AssemblyResult`]); `diagnostics` as the host words them (the npm package adds
+/// each line's UTF-16 span in its input).
+pub fn assembly_result(
+    a: &Assembly,
+    diagnostics: Vec<types::Diagnostic>,
+) -> api_types::AssemblyResult {
+    let stats = a.stats().map(stats::report);
+    let packages = match &stats {
+        Some(s) => packages::report(a, &s.system_prompt.sections, &s.tools.by_tool),
+        None => packages::report(a, &[], &[]),
+    };
+    let choice = &a.parts.model_choice;
+    let r = a.request.as_ref();
+    api_types::AssemblyResult {
+        method: r.map(|r| r.method.to_string()),
+        url: r.map(|r| r.url.clone()),
+        headers: r.map(|r| r.headers.clone()).unwrap_or_default(),
+        model: model(a),
+        thinking_level: choice.thinking_level.clone(),
+        pi: pi_release(a),
+        session_id: a.parts.session_id.clone(),
+        cwd: a.parts.cwd.clone(),
+        stages: stages(a.pi.as_ref(), &a.trace),
+        source_prefixes: source_prefixes(a.pi.as_ref()),
+        packages,
+        stats,
+        findings: crate::analysis::findings::findings(a),
+        diagnostics,
+        calls: a.calls.iter().map(types::Call::from).collect(),
+        call: calls::rebuilt(a),
+    }
 }
 
 /// Everything, in one object.
