@@ -386,12 +386,6 @@ fn release_span(releases: &[&str]) -> String {
     }
 }
 
-/// The line's parsed value when its text names `needle` (a fact is looked for only on the lines
-/// that can hold it).
-fn naming<'l>(line: &str, value: Option<&'l Object>, needle: &str) -> Option<&'l Object> {
-    value.filter(|_| line.contains(needle))
-}
-
 /// Each line of `text` (split on `\n`, 1-based) with the object [`Lines`] holds for it, if any.
 fn lines_with_values<'t, 'l>(
     text: &'t str,
@@ -421,8 +415,7 @@ pub fn detect(session: &SourceText) -> Option<Detection> {
 
 /// [`detect`] and [`refine`] with the session's lines already parsed
 /// ([`crate::session::read_lines`] of `session`): the facts are read from the values pi's
-/// loader gives, each where the line's text names it (the needle keeps the cost to the lines
-/// that can hold a fact).
+/// loader gives (a fact is what pi reads, not how the line spells it).
 pub fn detect_in(session: &SourceText, lines: &Lines) -> Option<Detection> {
     detect_upto(session, lines, u32::MAX)
 }
@@ -431,7 +424,7 @@ pub fn detect_in(session: &SourceText, lines: &Lines) -> Option<Detection> {
 /// call's release wrote before a later release continued the session.
 pub fn detect_upto(session: &SourceText, lines: &Lines, upto: u32) -> Option<Detection> {
     let mut d = detect_lines(session, lines, upto)?;
-    refine_upto(&mut d, session, lines, upto);
+    refine_upto(&mut d, lines, upto);
     Some(d)
 }
 
@@ -444,13 +437,13 @@ fn detect_lines(session: &SourceText, lines: &Lines, upto: u32) -> Option<Detect
             continue;
         }
         r.entries += 1;
-        r.read_date(line);
-        if line.contains("\"user\"") {
+        r.read_date(line, value);
+        if r.prompts == 0 && line.contains("\"user\"") {
             r.prompts += 1;
         }
-        r.read_system_message(n, line, value);
-        r.read_later_entry(n, line, value);
-        r.read_checkpoint(n, line, value);
+        r.read_system_message(n, value);
+        r.read_later_entry(n, value);
+        r.read_checkpoint(n, value);
     }
     if r.entries == 0 {
         return None;
@@ -500,25 +493,30 @@ impl Reading {
         }
     }
 
-    /// A line's timestamp: keeps the latest date seen.
-    fn read_date(&mut self, line: &str) {
-        if let Some(rest) = line.rsplit_once("\"timestamp\":\"").map(|(_, r)| r) {
-            if let Some((value, _)) = rest.split_once('"') {
-                // The date part: its first ten characters (a timestamp may hold any text).
-                let t = value
-                    .char_indices()
-                    .nth(10)
-                    .map_or(value, |(cut, _)| value.get(..cut).unwrap_or(value));
-                if self.last_time.as_deref().is_none_or(|l| t > l) {
-                    self.last_time = Some(t.to_string());
-                }
-            }
+    /// A line's timestamp (the entry's, read where the line parsed; else the last one its text
+    /// names): keeps the latest date seen.
+    fn read_date(&mut self, line: &str, parsed: Option<&Object>) {
+        let stamp = match parsed {
+            Some(v) => v.get_str("timestamp"),
+            None => line
+                .rsplit_once("\"timestamp\":\"")
+                .and_then(|(_, rest)| rest.split_once('"'))
+                .map(|(value, _)| value),
+        };
+        let Some(value) = stamp else { return };
+        // The date part: its first ten characters (a timestamp may hold any text).
+        let t = value
+            .char_indices()
+            .nth(10)
+            .map_or(value, |(cut, _)| value.get(..cut).unwrap_or(value));
+        if self.last_time.as_deref().is_none_or(|l| t > l) {
+            self.last_time = Some(t.to_string());
         }
     }
 
     /// A system message (0.86.0 on): its line is kept.
-    fn read_system_message(&mut self, n: u32, line: &str, value: Option<&Object>) {
-        if let Some(v) = naming(line, value, "\"system\"") {
+    fn read_system_message(&mut self, n: u32, value: Option<&Object>) {
+        if let Some(v) = value {
             let m = v.get("message");
             if v.get_str("type") == Some("message")
                 && m.and_then(|m| m.get_str("role")) == Some("system")
@@ -529,15 +527,15 @@ impl Reading {
     }
 
     /// A `context_edit` (0.87.0) or `usage` (0.86.0) entry.
-    fn read_later_entry(&mut self, n: u32, line: &str, value: Option<&Object>) {
-        if let Some(v) = naming(line, value, "context_edit") {
+    fn read_later_entry(&mut self, n: u32, value: Option<&Object>) {
+        if let Some(v) = value {
             if v.get_str("type") == Some("context_edit") {
                 self.raise("0.87.0");
                 self.evidence
                     .push(Evidence::later(Some(n), "a context_edit entry", "0.87.0"));
             }
         }
-        if let Some(v) = naming(line, value, "\"usage\"") {
+        if let Some(v) = value {
             if v.get_str("type") == Some("usage") {
                 self.raise("0.86.0");
                 self.evidence.push(Evidence::later(
@@ -550,8 +548,8 @@ impl Reading {
     }
 
     /// A compaction's system-prompt checkpoint (0.86.0).
-    fn read_checkpoint(&mut self, n: u32, line: &str, value: Option<&Object>) {
-        if let Some(v) = naming(line, value, "\"systemMessage\"") {
+    fn read_checkpoint(&mut self, n: u32, value: Option<&Object>) {
+        if let Some(v) = value {
             if v.get_str("type") == Some("compaction") && v.get("systemMessage").is_some() {
                 self.raise("0.86.0");
                 self.evidence.push(Evidence::later(
@@ -763,16 +761,16 @@ fn unsupported_after(nv: PiVersion, t: &str) -> Vec<&'static str> {
 /// every candidate (a custom prompt, edited tools: then nothing is concluded). One candidate
 /// left: certain; several: likely, and [`Detection::ambiguity`] offers the choice.
 pub fn refine(d: &mut Detection, session: &SourceText) {
-    refine_in(d, session, &crate::session::read_lines(session));
+    refine_in(d, &crate::session::read_lines(session));
 }
 
 /// [`refine`] with the session's lines already parsed.
-pub fn refine_in(d: &mut Detection, session: &SourceText, lines: &Lines) {
-    refine_upto(d, session, lines, u32::MAX);
+pub fn refine_in(d: &mut Detection, lines: &Lines) {
+    refine_upto(d, lines, u32::MAX);
 }
 
 /// [`refine`] of the session's lines 1 to `upto`.
-fn refine_upto(d: &mut Detection, session: &SourceText, lines: &Lines, upto: u32) {
+fn refine_upto(d: &mut Detection, lines: &Lines, upto: u32) {
     if d.certainty == Certainty::Certain || d.at_least.is_none() {
         return;
     }
@@ -786,7 +784,7 @@ fn refine_upto(d: &mut Detection, session: &SourceText, lines: &Lines, upto: u32
     if loaded.is_empty() {
         return;
     }
-    let stored = Stored::read(session, lines, upto);
+    let stored = Stored::read(lines, upto);
     let sections = newest_sections(&stored.section_maps, &loaded);
     let mut r = Refinement {
         loaded,
@@ -809,14 +807,11 @@ struct Stored {
 
 impl Stored {
     /// Every stored section map and the last stored declaration of each built-in tool.
-    fn read(session: &SourceText, lines: &Lines, upto: u32) -> Stored {
+    fn read(lines: &Lines, upto: u32) -> Stored {
         // The first stored section map and every stored built-in tool declaration.
         let mut section_maps: Vec<(u32, Vec<String>)> = Vec::new();
         let mut tools: Vec<(u32, Value)> = Vec::new();
-        for (n, line, value) in lines_with_values(session.text.as_str(), lines, upto) {
-            let Some(v) = naming(line, value, "\"system\"") else {
-                continue;
-            };
+        for (n, v) in lines.values().take_while(|(n, _)| *n <= upto) {
             let m = match v.get_str("type") {
                 Some("message") => v.get("message"),
                 Some("compaction") => v.get("systemMessage"),
@@ -1153,6 +1148,30 @@ mod tests {
             .any(|e| e.fact.contains("read as no supported release")));
         // 1.5.2 and 1.6.0 remain: the choice is offered.
         assert!(refined.ambiguity().unwrap().contains("--pi 1.5.2"));
+    }
+
+    /// The facts are what pi reads, not how a line spells them: a system message whose role
+    /// is written with an escape (`"\u0073ystem"`, JSON for "system") is one, and the date is
+    /// the entry's own, not a later timestamp in its message.
+    #[test]
+    fn facts_are_read_from_the_parsed_entries() {
+        let text = format!(
+            "{HEADER}\n{}\n{}\n",
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-11-25T10:00:01.000Z","message":{"role":"\u0073ystem","content":"","sections":{"preamble":"You are X"},"timestamp":1}}"#,
+            r#"{"type":"message","id":"b","parentId":"a","timestamp":"2026-11-25T10:00:02.000Z","message":{"role":"user","content":"hi","details":{"timestamp":"2027-01-01"},"timestamp":2}}"#
+        );
+        let d = detect(&src(&text)).expect("detection");
+        assert_eq!(d.at_least, Some("0.86.0"));
+        assert_eq!(d.evidence[0].line, Some(2));
+        let mut r = Reading::default();
+        let lines = crate::session::read_lines(&src(&text));
+        for (_, line, value) in lines_with_values(&text, &lines, u32::MAX) {
+            r.read_date(line, value);
+        }
+        assert_eq!(r.last_time.as_deref(), Some("2026-11-25"));
+        // A line that does not parse: the last timestamp its text names.
+        r.read_date(r#"{"timestamp":"2026-12-01T00:00:00Z", oops"#, None);
+        assert_eq!(r.last_time.as_deref(), Some("2026-12-01"));
     }
 
     #[test]
