@@ -386,6 +386,16 @@ fn release_span(releases: &[&str]) -> String {
     }
 }
 
+/// Whether `t` reads as a date, `YYYY-MM-DD` in digits.
+fn is_date(t: &str) -> bool {
+    let b = t.as_bytes();
+    b.len() == 10
+        && b.iter().enumerate().all(|(i, c)| match i {
+            4 | 7 => *c == b'-',
+            _ => c.is_ascii_digit(),
+        })
+}
+
 /// Each line of `text` (split on `\n`, 1-based) with the object [`Lines`] holds for it, if any.
 fn lines_with_values<'t, 'l>(
     text: &'t str,
@@ -503,12 +513,11 @@ impl Reading {
                 .and_then(|(_, rest)| rest.split_once('"'))
                 .map(|(value, _)| value),
         };
-        let Some(value) = stamp else { return };
-        // The date part: its first ten characters (a timestamp may hold any text).
-        let t = value
-            .char_indices()
-            .nth(10)
-            .map_or(value, |(cut, _)| value.get(..cut).unwrap_or(value));
+        // The date part, `YYYY-MM-DD` (a timestamp may hold any text: one that is no date says
+        // nothing of when the session was written).
+        let Some(t) = stamp.and_then(|v| v.get(..10)).filter(|t| is_date(t)) else {
+            return;
+        };
         if self.last_time.as_deref().is_none_or(|l| t > l) {
             self.last_time = Some(t.to_string());
         }
@@ -1171,6 +1180,15 @@ mod tests {
         assert_eq!(r.last_time.as_deref(), Some("2026-11-25"));
         // A line that does not parse: the last timestamp its text names.
         r.read_date(r#"{"timestamp":"2026-12-01T00:00:00Z", oops"#, None);
+        assert_eq!(r.last_time.as_deref(), Some("2026-12-01"));
+        // A timestamp that is no date says nothing.
+        r.read_date(
+            "",
+            crate::js::parse(r#"{"timestamp":"not a date"}"#)
+                .ok()
+                .as_ref()
+                .and_then(Value::as_object),
+        );
         assert_eq!(r.last_time.as_deref(), Some("2026-12-01"));
     }
 
