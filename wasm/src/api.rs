@@ -1035,9 +1035,8 @@ pub fn parse_session(options_json: &str, text: String) -> Result<String, String>
         pi: opt_pi(&o)?,
         ..Inputs::default()
     };
-    let ws = ctxlens::Workspace::new();
-    let choice = ws.choose(&inputs);
-    if ws.missing_release(&inputs, []).is_some() {
+    let choice = ctxlens::pi::choice::choose(&inputs);
+    if !ctxlens::pi::data::is_available(choice.version) {
         let text = src.text.as_str().to_string();
         return Ok(needs_data(
             choice.version,

@@ -740,10 +740,7 @@ pub fn assembly_result(
     diagnostics: Vec<types::Diagnostic>,
 ) -> api_types::AssemblyResult {
     let stats = a.stats().map(stats::report);
-    let packages = match &stats {
-        Some(s) => packages::report(a, &s.system_prompt.sections, &s.tools.by_tool),
-        None => packages::report(a, &[], &[]),
-    };
+    let packages = packages::of(a, stats.as_ref());
     let choice = &a.parts.model_choice;
     let r = a.request.as_ref();
     api_types::AssemblyResult {
@@ -800,11 +797,11 @@ pub fn restore_session(report: &mut Value, from: &Value) {
 
 /// [`assembly_json`] without what `omit` says.
 pub fn assembly_json_with(a: &Assembly, omit: Omit) -> Value {
-    let stats = a.stats().map(stats::to_json).unwrap_or(Value::Null);
+    let stats = a.stats().map(stats::report);
     let packages = if a.parts.resources.packages.is_empty() {
-        Value::Array(Vec::new())
+        Vec::new()
     } else {
-        packages::to_json(a, &stats)
+        packages::of(a, stats.as_ref())
     };
     let mut o = Object::new()
         .with("request", request_json(a))
@@ -812,7 +809,7 @@ pub fn assembly_json_with(a: &Assembly, omit: Omit) -> Value {
         .with("pi", pi_json(a))
         .with("stages", trace_json(a.pi.as_ref(), &a.trace))
         .with("sourcePrefixes", source_prefixes_json(a.pi.as_ref()))
-        .with("stats", stats)
+        .with("stats", stats.to_value())
         .with("systemPrompt", system_prompt_json(a))
         .with("tools", tools_json(a))
         .with("declaredTools", declared_tools_json(a))
@@ -820,7 +817,7 @@ pub fn assembly_json_with(a: &Assembly, omit: Omit) -> Value {
         .with("estimate", estimate(a).to_value())
         .with("undefinedToolCalls", undefined_tool_calls(a).to_value())
         .with("resources", resources_json(a))
-        .with("packages", packages);
+        .with("packages", packages.to_value());
     if !omit.session {
         o.insert("session", session_json(a));
     }

@@ -23,6 +23,14 @@ pub fn of_stats(a: &Assembly, stats: &Value) -> Vec<PackageCost> {
     report(a, &sections, &by_tool)
 }
 
+/// [`report`] with the sections and tools' sizes of `stats` (`None`: no statistics, no sizes).
+pub fn of(a: &Assembly, stats: Option<&super::types::Stats>) -> Vec<PackageCost> {
+    match stats {
+        Some(s) => report(a, &s.system_prompt.sections, &s.tools.by_tool),
+        None => report(a, &[], &[]),
+    }
+}
+
 /// Per pi package: what it brings to the request and what that costs — each skill's entry in
 /// the system prompt (its chars and, when counted, tokens, from the statistics' `sections`),
 /// each prompt template (with the chars of the prompt it expanded, when this prompt called it),
