@@ -17,7 +17,8 @@
 //      with the request's numbers (`.view-area` ready, a request, the new scenario); a fresh page
 //      each run (--runs, the median), with the longest main-thread task and the number over 50 ms
 //      (a `longtask` PerformanceObserver installed before the page loads) and whether the
-//      progress bar showed;
+//      progress bar showed; then until the session's entries, calls and usage timeline, which
+//      the worker sends after a scenario's first report, are in too (`.view-area` data-session);
 //  (b) a protocol switch: each protocol not yet assembled (the eight besides the model's own),
 //      then back to one already assembled (three times, the median) → `.view-area` of that
 //      protocol no longer loading;
@@ -112,6 +113,8 @@ function pageInit() {
       return document.querySelector(".scenario")?.textContent === name && a?.dataset.state === "ready" && a.dataset.request === "true"
         && !!document.querySelector('[data-testid="overview"]') && b.msgs.some((m) => m.type === "report" && m.at > b.t0);
     },
+    // The session's entries, calls and usage timeline, which follow a scenario's first report.
+    sessionIn: () => document.querySelector(".view-area")?.dataset.session === "ready",
     protocol: (api) => {
       const v = document.querySelector(`.view-area[data-api="${api}"]`);
       return !!v && v.dataset.state !== "loading" && !document.querySelector('[data-testid="progress"]');
@@ -372,6 +375,12 @@ async function bench() {
     });
   }
 
+  /** After a first view measured from `t0`: ms from t0 until its session's parts are in too. */
+  async function sessionIn(page, t0) {
+    const at = await (await page.waitForFunction(() => window.__bench.conds.sessionIn() && performance.now(), null, { timeout: 600000, polling: "raf" })).jsonValue();
+    return at - t0;
+  }
+
   async function metrics(o) {
     const { metrics: ms } = await o.cdp.send("Performance.getMetrics");
     const get = (n) => ms.find((x) => x.name === n)?.value ?? null;
@@ -420,7 +429,7 @@ async function bench() {
   log(`bench-app: Chromium ${browser.version()}, ${os.cpus().length}× ${os.cpus()[0].model}; load average before: ${results.machine.loadBefore}`);
 
   for (const s of sessions) {
-    const r = { mb: s.mb, bytes: s.bytes, firstView: [], switches: [], back: [], whatifOff: [], whatifOn: [], loadStart: load() };
+    const r = { mb: s.mb, bytes: s.bytes, firstView: [], sessionIn: [], switches: [], back: [], whatifOff: [], whatifOn: [], loadStart: load() };
     log(`\n== ${(s.bytes / 1e6).toFixed(2)} MB (${path.basename(s.file)}), load ${r.loadStart}`);
     let o;
     for (let i = 0; i < runs; i++) {
@@ -428,8 +437,10 @@ async function bench() {
       o = await freshPage();
       if (i === 0) r.beforeDrop = await metrics(o);
       const m = await firstView(o, s);
+      const sessionMs = await sessionIn(o.page, m.t0);
       r.firstView.push({ ...m, seen: undefined, parts: breakdown(m, "report") });
-      log(`first view run ${i + 1}: ${m.shownMs.toFixed(0)} ms (painted ${m.paintedMs.toFixed(0)}), longest task ${m.longest.toFixed(0)} ms, ${m.over50} over 50 ms, progress updates ${m.progress}`);
+      r.sessionIn.push({ ...m, seen: undefined, shownMs: sessionMs, paintedMs: sessionMs });
+      log(`first view run ${i + 1}: ${m.shownMs.toFixed(0)} ms (painted ${m.paintedMs.toFixed(0)}), longest task ${m.longest.toFixed(0)} ms, ${m.over50} over 50 ms, progress updates ${m.progress}; the session's entries and calls in at ${sessionMs.toFixed(0)} ms`);
       await idle(o.page);
     }
     r.afterLoad = await metrics(o);
@@ -517,6 +528,7 @@ for (const r of results.sizes) {
     console.log(`| ${size} | ${label} | ${ms.length} | ${f(median(shown))} | ${f(Math.min(...shown))}–${f(Math.max(...shown))} | ${f(median(ms.map((m) => m.paintedMs)))} | ${Math.max(...ms.map((m) => m.longest)) > 0 ? f(Math.max(...ms.map((m) => m.longest))) : "< 50"} | ${median(ms.map((m) => m.over50))} | ${median(ms.map((m) => m.progress))} | ${extra} |`);
   };
   row("drop → first view", r.firstView);
+  row("drop → the session's entries and calls (after the first view)", r.sessionIn, "longest task and tasks: the first view's");
   const fresh = r.switches.filter((m) => m.assembled);
   row("switch to a protocol not assembled", fresh, fresh.filter((m) => m.state !== "ready").map((m) => `${m.api}: ${m.state}`).join(", "));
   row("switch to a protocol assembled ahead (prefetch)", r.switches.filter((m) => !m.assembled));

@@ -523,6 +523,56 @@ test("a report is on screen before its body's tree: the Request view says it is 
   await context.close();
 });
 
+test("a scenario's first report is on screen before its session: the session's views say they are reading it, no other protocol is asked for meanwhile, then the entries come", async () => {
+  // The worker sends the session's parts (entries, calls, usage timeline) after the first
+  // report; its `session` messages are held on the page until `window.__releaseSession()`, and
+  // the page's messages to the worker are counted (a wrapped Worker, before the page loads).
+  const init = () => {
+    const held = [];
+    window.__holdSession = true;
+    window.__assembles = [];
+    const add = Worker.prototype.addEventListener;
+    Worker.prototype.addEventListener = function (type, fn, opts) {
+      if (type !== "message") return add.call(this, type, fn, opts);
+      return add.call(this, type, (e) => (window.__holdSession && e.data?.type === "session" ? held.push(() => fn.call(this, e)) : fn.call(this, e)), opts);
+    };
+    const post = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (m, ...rest) {
+      if (m?.type === "assemble") window.__assembles.push(m.api ?? null);
+      return post.call(this, m, ...rest);
+    };
+    window.__releaseSession = () => {
+      window.__holdSession = false;
+      const n = held.length;
+      for (const f of held.splice(0)) f();
+      return n;
+    };
+  };
+  const { page, context } = await openApp("#view=session", { init });
+  // The request's numbers are on screen; the Session view waits for its entries.
+  await page.getByTestId("session-pending").first().waitFor({ timeout: 10000 });
+  assert.equal(await page.locator('.view-area[data-state="ready"][data-request="true"]').count(), 1);
+  assert.equal(await page.getByTestId("session-view").count(), 0, "no entries before the session comes");
+  // The page asks for the next protocol right after a report (its prefetch); not while that
+  // report's session is on its way, since the next report shares it.
+  assert.deepEqual(await page.evaluate(() => window.__assembles), [null], "only the model's own protocol asked for");
+  assert.equal(await page.evaluate(() => window.__releaseSession()), 1, "the session came after the report");
+  // Then the entries, as ctxlens report counts them, and the prefetch goes on.
+  const demo = path.join(repo, "www/demo");
+  const report = JSON.parse(execFileSync(cliBin(), ["report", "--case", demo, "--env", path.join(demo, "expected/env.json")], { maxBuffer: 1 << 28 }).toString("utf8"));
+  const view = page.getByTestId("session-view");
+  await view.waitFor({ timeout: 10000 });
+  assert.match(await view.textContent(), new RegExp(`${report.session.entries.length} entries · `));
+  assert.equal(await page.getByTestId("session-pending").count(), 0);
+  await page.waitForFunction(() => window.__assembles.length >= 2, null, { timeout: 10000 });
+  // A protocol the page fetched after it shares the same session: its Session view has the entries at once.
+  const other = await page.evaluate(() => window.__assembles[1]);
+  await page.evaluate((api) => { location.hash = `#view=session&api=${api}`; }, other);
+  await page.waitForFunction((api) => document.querySelector(`.view-area[data-api="${api}"][data-state="ready"]`), other, { timeout: 30000 });
+  assert.match(await page.getByTestId("session-view").textContent(), new RegExp(`${report.session.entries.length} entries · `));
+  await context.close();
+});
+
 test("the System prompt view lists each pi package with what it brings, as ctxlens stats prices them", async () => {
   const caseDir = path.join(repo, "tests/conformance/pi-0.85.1/pkg-npm");
   const stats = JSON.parse(execFileSync(cliBin(), ["stats", "--no-tokens", "--case", caseDir], { encoding: "utf8" }));

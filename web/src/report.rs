@@ -12,19 +12,22 @@ use ctxlens::js::Value;
 use ctxlens::report::types::{
     Call, ContextEstimate, DeclaredToolInfo, Diagnostic, Finding, ModelInfo, PackageCost,
     PiRelease, RebuiltCall, RequestInfo, ResourcesInfo, SessionInfo, SessionUsage, Stage, Stats,
-    SystemMessageInfo, SystemPromptInfo, ToolInfo, UndefinedToolCall,
+    SystemMessageInfo, SystemPromptInfo, ToolInfo, UndefinedToolCall, UsagePointInfo,
 };
 use ctxlens::report::wire::{Record, Wire};
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Report {
-    json: Value,
+    /// The JSON as the worker sent it, without the parts read as types below that no view reads
+    /// from it (the session, the calls, the usage timeline): shared by the report's copies.
+    json: Rc<Value>,
     /// The pi release rebuilt and why (`None`: none was chosen).
     pub pi: Option<PiRelease>,
     /// `None`: pi found no model.
     pub model: Option<ModelInfo>,
-    /// The model calls on the session's active branch, with the usage pi recorded.
-    pub calls: Vec<Call>,
+    /// The model calls on the session's active branch, with the usage pi recorded: read once,
+    /// shared by the reports of the same inputs under other protocols.
+    pub calls: Rc<Vec<Call>>,
     /// The call whose request was rebuilt (`None`: the next request).
     pub call: Option<RebuiltCall>,
     /// `stats`: `None` when the report has none (no request).
@@ -34,15 +37,18 @@ pub struct Report {
     pub findings: Vec<Finding>,
     pub diagnostics: Vec<Diagnostic>,
     /// The request pi would send (`None`: none).
-    pub request: Option<RequestInfo>,
+    pub request: Option<Rc<RequestInfo>>,
     /// The system prompt as sent, with its sections (0.86 on: the system messages sent).
     pub system_prompt: SystemPromptInfo,
     /// pi 0.86 on: the system messages this run stores.
     pub new_system_messages: Vec<SystemMessageInfo>,
-    /// The session tree and the context it yielded (`None`: a new session): the only copy (the
-    /// JSON's is dropped once read), shared by the reports of the same inputs under other
-    /// protocols ([`Report::sharing_session`]).
+    /// The session tree and the context it yielded (`None`: a new session): the only copy,
+    /// shared by the reports of the same inputs under other protocols
+    /// ([`Report::share_session_of`]).
     pub session: Option<Rc<SessionInfo>>,
+    /// The session's parts (`session`, `calls`, the usage timeline) follow the report: the
+    /// worker sent a scenario's first report without them ([`Report::with_session_parts`]).
+    pub session_pending: bool,
     /// The usage the session recorded, and this request's cache facts.
     pub usage: Option<SessionUsage>,
     /// The tools the run has active, as pi defines them.
@@ -64,38 +70,94 @@ pub struct Report {
     pub unread: Vec<&'static str>,
 }
 
-impl Report {
-    pub fn new(json: Value) -> Report {
-        let mut unread = Vec::new();
-        let session = part::<SessionInfo>(&json, "session", &mut unread).map(Rc::new);
-        Report::from_json(json, session, unread)
-    }
+/// A report's session, its calls and its usage timeline: the same under every protocol.
+struct SessionParts {
+    session: Option<Rc<SessionInfo>>,
+    calls: Rc<Vec<Call>>,
+    timeline: Option<Vec<UsagePointInfo>>,
+}
 
-    /// A report whose session (left out by the worker) is `from`'s: the same entries, not
-    /// read again.
-    pub fn sharing_session(json: Value, from: &Report) -> Report {
-        Report::from_json(json, from.session.clone(), Vec::new())
-    }
-
-    /// The report of `json` with `session` (read from it or shared), its other parts read.
-    fn from_json(
-        mut json: Value,
-        session: Option<Rc<SessionInfo>>,
-        mut unread: Vec<&'static str>,
-    ) -> Report {
-        // The typed session is the one the views read: a session of 10⁵ entries is held once.
+impl SessionParts {
+    /// The parts as `json` has them (a report, or the worker's `session` message), taken out
+    /// of it; a part that does not read as its type is added to `unread`.
+    fn take(json: &mut Value, unread: &mut Vec<&'static str>) -> SessionParts {
+        let session = part::<SessionInfo>(json, "session", unread).map(Rc::new);
+        let calls: Option<Vec<Call>> = part(json, "calls", unread);
+        let timeline = json
+            .get("usage")
+            .and_then(|u| part::<Vec<UsagePointInfo>>(u, "timeline", unread));
         if let Some(o) = json.as_object_mut() {
             o.remove("session");
+            o.remove("calls");
+            if let Some(Value::Object(u)) = o.get_mut("usage") {
+                u.remove("timeline");
+            }
         }
+        SessionParts {
+            session,
+            calls: Rc::new(calls.unwrap_or_default()),
+            timeline,
+        }
+    }
+
+    fn of(r: &Report) -> SessionParts {
+        SessionParts {
+            session: r.session.clone(),
+            calls: r.calls.clone(),
+            timeline: r.usage.as_ref().and_then(|u| u.timeline.0.clone()),
+        }
+    }
+
+    /// Puts these parts in `r` (its usage's timeline where it has a usage).
+    fn put(self, r: &mut Report) {
+        r.session = self.session;
+        r.calls = self.calls;
+        if let Some(u) = r.usage.as_mut() {
+            u.timeline = self.timeline.into();
+        }
+        r.session_pending = false;
+    }
+}
+
+impl Report {
+    pub fn new(mut json: Value) -> Report {
+        let mut unread = Vec::new();
+        let parts = SessionParts::take(&mut json, &mut unread);
+        Report::from_json(json, parts, unread)
+    }
+
+    /// Takes the session parts the worker left out of this report from `from` (a report of the
+    /// same inputs under another protocol): the same entries and calls, not read again.
+    pub fn share_session_of(&mut self, from: &Report) {
+        SessionParts::of(from).put(self);
+        self.session_pending = from.session_pending;
+    }
+
+    /// This report with its session parts, which came after it (the worker's `session`
+    /// message, joined; `None`: it did not join, which the diagnostics panel says).
+    pub fn with_session_parts(&self, parts: Option<Value>) -> Report {
+        let mut r = self.clone();
+        match parts {
+            Some(mut json) => SessionParts::take(&mut json, &mut r.unread).put(&mut r),
+            None => {
+                r.unread.push("session");
+                r.session_pending = false;
+            }
+        }
+        r
+    }
+
+    /// The report of `json` with its session parts (read from it or shared), its other parts
+    /// read.
+    fn from_json(json: Value, session: SessionParts, mut unread: Vec<&'static str>) -> Report {
         let pi = part(&json, "pi", &mut unread);
         let model = part(&json, "model", &mut unread);
-        let calls: Option<Vec<Call>> = part(&json, "calls", &mut unread);
         let call = part(&json, "call", &mut unread);
         let stats = part(&json, "stats", &mut unread);
         let stages: Option<Vec<Stage>> = part(&json, "stages", &mut unread);
         let findings: Option<Vec<Finding>> = part(&json, "findings", &mut unread);
         let diagnostics: Option<Vec<Diagnostic>> = part(&json, "diagnostics", &mut unread);
-        let request = part(&json, "request", &mut unread);
+        let request: Option<RequestInfo> = part(&json, "request", &mut unread);
         let system_prompt = part(&json, "systemPrompt", &mut unread);
         let new_system_messages = part(&json, "newSystemMessages", &mut unread);
         let usage = part(&json, "usage", &mut unread);
@@ -106,20 +168,21 @@ impl Report {
         let source_prefixes = part(&json, "sourcePrefixes", &mut unread);
         let estimate = part(&json, "estimate", &mut unread);
         let undefined_tool_calls = part(&json, "undefinedToolCalls", &mut unread);
-        Report {
-            json,
+        let mut r = Report {
+            json: Rc::new(json),
             pi,
             model,
-            calls: calls.unwrap_or_default(),
+            calls: Rc::default(),
             call,
             stats,
             stages: stages.unwrap_or_default(),
             findings: findings.unwrap_or_default(),
             diagnostics: diagnostics.unwrap_or_default(),
-            request,
+            request: request.map(Rc::new),
             system_prompt: system_prompt.unwrap_or_default(),
             new_system_messages: new_system_messages.unwrap_or_default(),
-            session,
+            session: None,
+            session_pending: false,
             usage,
             tools: tools.unwrap_or_default(),
             declared_tools,
@@ -129,7 +192,9 @@ impl Report {
             estimate: estimate.unwrap_or_default(),
             undefined_tool_calls: undefined_tool_calls.unwrap_or_default(),
             unread,
-        }
+        };
+        session.put(&mut r);
+        r
     }
 
     pub fn json(&self) -> &Value {

@@ -433,6 +433,14 @@ pub enum FromWorker {
         seq: u64,
         parsed: Option<Shared<Value>>,
     },
+    /// The session's parts of report `seq` (`session`, `calls`, `usage.timeline`), which the
+    /// worker sends after a scenario's first report so that report is on screen sooner; joined
+    /// on the page after the report. `None`: its parts did not join.
+    Session {
+        gen: u64,
+        seq: u64,
+        parts: Option<Value>,
+    },
     /// A report that came but could not be put together.
     BadReport {
         gen: u64,
@@ -765,8 +773,8 @@ impl WorkerLink {
             let kind = get(&data, "type").as_string();
             if kind.as_deref() == Some("report") {
                 wasm_bindgen_futures::spawn_local(join_report(data, cb.clone(), ep.clone()));
-            } else if kind.as_deref() == Some("body") {
-                wasm_bindgen_futures::spawn_local(join_body(data, cb.clone(), ep.clone()));
+            } else if matches!(kind.as_deref(), Some("body" | "session")) {
+                wasm_bindgen_futures::spawn_local(join_follower(data, cb.clone(), ep.clone()));
             } else if let Some(m) = FromWorker::from_js(&data) {
                 cb(m);
             }
@@ -1069,16 +1077,22 @@ async fn after_reports() {
     }
 }
 
-/// Joins a report's body, parsed (the `body` message after its `report`), with [`join_parts`]
-/// behind the reports being joined; a body whose parts do not join is said as `None` (the views
-/// then parse the body themselves).
-async fn join_body(data: JsValue, cb: Rc<dyn Fn(FromWorker)>, epoch: Rc<Cell<u64>>) {
+/// Joins what follows a report, with [`join_parts`] behind the reports being joined: its body
+/// parsed (a `body` message; one whose parts do not join is said as `None`, and the views then
+/// parse the body themselves) or its session's parts (a `session` message).
+async fn join_follower(data: JsValue, cb: Rc<dyn Fn(FromWorker)>, epoch: Rc<Cell<u64>>) {
     let start_epoch = epoch.get();
     let live = || epoch.get() == start_epoch;
-    let parts = parts_of(&get(&data, "bodyParts"));
-    let bytes = bytes_of(&data, "bodyPartsBytes");
+    let session = get(&data, "type").as_string().as_deref() == Some("session");
+    let (parts, bytes) = if session {
+        ("parts", "partsBytes")
+    } else {
+        ("bodyParts", "bodyPartsBytes")
+    };
+    let parts = parts_of(&get(&data, parts));
+    let bytes = bytes_of(&data, bytes);
     let (mut done, mut slice_start) = (0.0, now_ms());
-    let parsed = match join_parts(
+    let joined = match join_parts(
         &parts,
         &bytes,
         &mut done,
@@ -1090,13 +1104,23 @@ async fn join_body(data: JsValue, cb: Rc<dyn Fn(FromWorker)>, epoch: Rc<Cell<u64
     .await
     {
         Ok(None) => return,
-        Ok(Some(v)) => Some(Shared::new(v)),
+        Ok(Some(v)) => Some(v),
         Err(_) => None,
     };
-    cb(FromWorker::Body {
-        gen: get(&data, "gen").as_f64().unwrap_or(0.0) as u64,
-        seq: get(&data, "seq").as_f64().unwrap_or(0.0) as u64,
-        parsed,
+    let gen = get(&data, "gen").as_f64().unwrap_or(0.0) as u64;
+    let seq = get(&data, "seq").as_f64().unwrap_or(0.0) as u64;
+    cb(if session {
+        FromWorker::Session {
+            gen,
+            seq,
+            parts: joined,
+        }
+    } else {
+        FromWorker::Body {
+            gen,
+            seq,
+            parsed: joined.map(Shared::new),
+        }
     });
 }
 
@@ -1195,14 +1219,18 @@ async fn join_report(data: JsValue, cb: Rc<dyn Fn(FromWorker)>, epoch: Rc<Cell<u
             api.as_deref().unwrap_or("native")
         ));
     }
+    let session_follows = get(&data, "sessionFollows").as_bool().unwrap_or(false);
+    let mut report = crate::report::Report::new(report);
+    report.session_pending = session_follows;
     cb(FromWorker::Report(Arrived {
         gen,
         api,
         seq: get(&data, "seq").as_f64().unwrap_or(0.0) as u64,
-        report: Shared::new(crate::report::Report::new(report)),
+        report: Shared::new(report),
         body_pending: get(&data, "bodyPending").as_bool().unwrap_or(false),
         provenance_in_worker: get(&data, "provenanceInWorker").as_bool().unwrap_or(false),
         shared_from: get(&data, "sharedFrom").as_string(),
+        session_follows,
         bytes: total as usize,
         ms: get(&data, "ms").as_f64().unwrap_or(0.0),
         memory_bytes: get(&data, "memoryBytes").as_f64().unwrap_or(0.0),
@@ -1223,6 +1251,9 @@ pub struct Arrived {
     /// The report (by its key) whose session parts (`session`, `calls`, `usage.timeline`)
     /// this one shares: the worker left them out.
     pub shared_from: Option<String>,
+    /// Its session parts follow ([`FromWorker::Session`] with the same `seq`): the worker left
+    /// them out of a scenario's first report.
+    pub session_follows: bool,
     /// The JSON's size, in bytes.
     pub bytes: usize,
     /// The worker's time for it.
@@ -2456,12 +2487,15 @@ fn assemble(
         .is_some_and(|r| r.body.len() > PROVENANCE_BODY_BYTES)
         || assembly.provenance().len() > PROVENANCE_INLINE;
     // The session, its calls and its usage timeline are the same under every protocol:
-    // when the page holds another report of this scenario it takes them from that one.
+    // when the page holds another report of this scenario it takes them from that one; a
+    // scenario's first report is sent without them, and they follow in their own message (on
+    // a long session they are most of the report, and the first view needs none of them).
+    let session_follows = shared_from.is_none() && assembly.parts.session.is_some();
     let mut report = ctxlens::report::assembly_json_with(
         &assembly,
         ctxlens::report::Omit {
             provenance: in_worker,
-            session: shared_from.is_some(),
+            session: shared_from.is_some() || session_follows,
         },
     );
     // What pi read of the files and what it ignored (the inputs panel's list).
@@ -2527,10 +2561,26 @@ fn assemble(
     set(&m, "bodyPending", body_value.is_some());
     set(&m, "provenanceInWorker", in_worker);
     set(&m, "sharedFrom", opt_str(shared_from));
+    set(&m, "sessionFollows", session_follows);
     set(&m, "ms", js_sys::Date::now() - start);
     set(&m, "memoryBytes", memory_bytes());
     if scope.post_message_with_transfer(&m, &transfer).is_err() {
         post(scope, &m);
+    }
+    if session_follows {
+        let parts = ctxlens::report::session_parts_json(&assembly);
+        let (index, bytes) = parts_js(split(&parts, PART_BYTES));
+        drop(parts);
+        let m = js_sys::Object::new();
+        set(&m, "type", "session");
+        set(&m, "gen", gen as f64);
+        set(&m, "seq", seq as f64);
+        set(&m, "parts", index);
+        let transfer = js_sys::Array::of1(&bytes.buffer());
+        set(&m, "partsBytes", bytes);
+        if scope.post_message_with_transfer(&m, &transfer).is_err() {
+            post(scope, &m);
+        }
     }
     if let Some(v) = body_value {
         // The body as parsed once for the analyses (the assembly's own).

@@ -795,6 +795,23 @@ pub fn restore_session(report: &mut Value, from: &Value) {
     }
 }
 
+/// What [`Omit::session`] leaves out of `a`'s report, for a host that sends it after the rest
+/// (the app's first view): `{session, calls, usage: {timeline}}`, which [`restore_session`]
+/// puts back.
+pub fn session_parts_json(a: &Assembly) -> Value {
+    Object::new()
+        .with("session", session_json(a))
+        .with("calls", calls::calls_json(a))
+        .with(
+            "usage",
+            Object::new().with(
+                "timeline",
+                usage::timeline_json(&crate::analysis::usage::usage_timeline(a)),
+            ),
+        )
+        .into()
+}
+
 /// [`assembly_json`] without what `omit` says.
 pub fn assembly_json_with(a: &Assembly, omit: Omit) -> Value {
     let stats = a.stats().map(stats::report);
@@ -874,7 +891,8 @@ mod tests {
 
     /// `Omit::session` is sound: a report's `session`, `calls` and `usage.timeline` are the same
     /// under every protocol (for cases of each release with a session: resumed,
-    /// mid-conversation, compacted), and a report that omits them is the full one without them.
+    /// mid-conversation, compacted), a report that omits them is the full one without them, and
+    /// [`session_parts_json`] puts them back.
     #[test]
     fn the_session_s_parts_are_the_same_under_every_protocol() {
         let cases: Vec<_> = ctxlens_corpus::cases("pi-")
@@ -922,12 +940,24 @@ mod tests {
                 if let Some(Value::Object(u)) = want.get_mut("usage") {
                     u.remove("timeline");
                 }
+                // What was left out, sent after the rest, puts it back.
+                let mut restored = omitted.clone();
+                restore_session(&mut restored, &session_parts_json(&a));
                 assert_eq!(
                     omitted.to_json(),
                     Value::Object(want).to_json(),
                     "{}",
                     case.name
                 );
+                let part = |r: &Value, k: &str| match k {
+                    "timeline" => r.get("usage").and_then(|u| u.get(k)).map(Value::to_json),
+                    _ => r.get(k).map(Value::to_json),
+                };
+                for k in ["session", "calls", "timeline"] {
+                    let got = part(&restored, k);
+                    assert!(got.is_some(), "{}: {k}", case.name);
+                    assert_eq!(got, part(&full, k), "{}: {k}", case.name);
+                }
             }
             let (session, calls, timeline) = first.unwrap();
             assert!(timeline.starts_with('['), "{}: {timeline}", case.name);

@@ -347,10 +347,12 @@ fn viewport(state: &AppState, d: &UseReducerDispatcher<AppState>, screen: &Scree
             // would send one), `loading`, or `failed`.
             // data-whatif-sent / -computed: the what-ifs the page sent and the worker
             // computed (one at a time: a quick run of toggles costs two, not one each).
+            // data-session: `pending` while the report's session parts are on their way.
             <div class="view-area" data-api={current_api.clone()}
                 data-whatif-sent={state.whatif_sent.to_string()} data-whatif-computed={state.whatif_computed.to_string()}
                 data-state={if screen.report.is_some() { "ready" } else if screen.failure.is_some() { "failed" } else { "loading" }}
-                data-request={has_request.map(|h| h.to_string())}>
+                data-request={has_request.map(|h| h.to_string())}
+                data-session={screen.report.as_ref().map(|r| if r.session_pending { "pending" } else { "ready" })}>
                 if screen.report.is_some() {
                     <crate::views::ViewSwitch view={view_key.clone()} props={props} />
                 } else if screen.failure.is_some() {

@@ -135,6 +135,10 @@ pub struct AppState {
     /// in short tasks, side by side), by the same number.
     pub bodies_due: Vec<(u64, Shared<crate::report::Report>)>,
     pub bodies_early: Vec<(u64, Option<Shared<Value>>)>,
+    /// The reports whose session parts are on their way (`FromWorker::Session`), by the
+    /// worker's number of the report: (that number, the report's key). No other protocol is
+    /// asked for meanwhile (its report shares them).
+    pub sessions_due: Vec<(u64, String)>,
 }
 
 /// How many reports' parsed bodies the page waits for at once (the last ones asked for).
@@ -231,6 +235,7 @@ impl AppState {
             whatif_seq: 0,
             bodies_due: Vec::new(),
             bodies_early: Vec::new(),
+            sessions_due: Vec::new(),
         }
     }
 
@@ -267,6 +272,7 @@ impl AppState {
             crate::views::forget_parsed_body(&r);
         }
         self.bodies_early.clear();
+        self.sessions_due.clear();
         if let Some(l) = self.host.link.borrow().as_ref() {
             l.cancel_joining();
             if self.ready {
@@ -454,7 +460,10 @@ impl AppState {
 
     /// Asks the worker for the next report this scenario needs, if it is idle.
     fn pump(&mut self) {
-        if !self.ready || matches!(self.in_flight, Some((g, _)) if g == self.gen) {
+        if !self.ready
+            || matches!(self.in_flight, Some((g, _)) if g == self.gen)
+            || !self.sessions_due.is_empty()
+        {
             return;
         }
         let has = |a: &str| self.reports.contains_key(a) || self.failures.contains_key(a);
@@ -537,6 +546,7 @@ impl AppState {
             } => self.on_progress(gen, api, Doing { stage, done }),
             FromWorker::Report(r) => self.on_report(r),
             FromWorker::Body { gen, seq, parsed } => self.on_body(gen, seq, parsed),
+            FromWorker::Session { gen, seq, parts } => self.on_session(gen, seq, parts),
             FromWorker::BadReport { gen, api, error } => self.on_bad_report(gen, api, error),
             FromWorker::Provenance {
                 gen,
@@ -696,6 +706,9 @@ impl AppState {
         if r.body_pending {
             self.await_body(r.seq, &report);
         }
+        if r.session_follows {
+            self.sessions_due.push((r.seq, key.clone()));
+        }
         if r.provenance_in_worker {
             self.prov.insert(key.clone(), Shared::new(BTreeMap::new()));
         } else {
@@ -726,10 +739,9 @@ impl AppState {
         };
         match self.reports.get(&from) {
             Some(src) => {
-                let mut r = report.json().clone();
-                // The calls and the usage timeline from the JSON; the session typed, shared.
-                ctxlens::report::restore_session(&mut r, src);
-                Some(Shared::new(crate::report::Report::sharing_session(r, src)))
+                let mut r = (*report).clone();
+                r.share_session_of(src);
+                Some(Shared::new(r))
             }
             None => {
                 self.failures.insert(
@@ -757,6 +769,31 @@ impl AppState {
                 }
             }
         }
+    }
+
+    /// The session parts of report `seq`: the report on screen is replaced by the one with them
+    /// (what the views keep for the report, its body parsed and its origins, goes with it).
+    fn on_session(&mut self, gen: u64, seq: u64, parts: Option<Value>) {
+        if gen != self.gen {
+            return;
+        }
+        let Some(i) = self.sessions_due.iter().position(|(n, _)| *n == seq) else {
+            return;
+        };
+        let (_, key) = self.sessions_due.remove(i);
+        let Some(old) = self.reports.get(&key).cloned() else {
+            return;
+        };
+        let new = Shared::new(old.with_session_parts(parts));
+        crate::views::report_replaced(&old, &new);
+        for (_, r) in &mut self.bodies_due {
+            if *r == old {
+                *r = new.clone();
+            }
+        }
+        let mut map = (*self.reports).clone();
+        map.insert(key, new);
+        self.reports = Shared::new(map);
     }
 
     /// The body of report `seq` parsed: given to its report, or kept until the report comes.

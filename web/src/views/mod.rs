@@ -46,6 +46,16 @@ pub use request::{prov_answer, provenance_map, OriginIndex, ProvLookup};
 pub use stage::StageView;
 pub use util::{body_pending, expect_parsed_body, forget_parsed_body, prime_parsed_body};
 
+/// `old` is now `new` (the same report with its session parts, which came after it): what the
+/// views keep for a report (its body parsed, its origins read) goes with it.
+pub fn report_replaced(
+    old: &crate::shared::Shared<crate::report::Report>,
+    new: &crate::shared::Shared<crate::report::Report>,
+) {
+    util::rekey_parsed_body(old, new);
+    request::rekey_provenance(old, new);
+}
+
 /// The worker's comparison of two protocols, as the Protocols view sees it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Comparison {

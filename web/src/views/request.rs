@@ -52,6 +52,18 @@ pub fn cached_provenance(
     })
 }
 
+/// `old` is now `new` (the same report with its session parts): its origins, read, are `new`'s.
+pub fn rekey_provenance(
+    old: &crate::shared::Shared<crate::report::Report>,
+    new: &crate::shared::Shared<crate::report::Report>,
+) {
+    PROV.with(|c| {
+        for (r, _) in c.borrow_mut().iter_mut().filter(|(r, _)| r == old) {
+            *r = new.clone();
+        }
+    });
+}
+
 /// Flattens the scalar fields of a source description: `source.kind = tool`, ...
 fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
     match v {

@@ -172,6 +172,9 @@ pub fn SessionView(p: &ViewProps) -> Html {
     });
     let only_branch = use_state(|| false);
     let file = super::transcript::use_session_file(p.laid.clone());
+    if p.report.session_pending {
+        return html! { <section class="session-view">{super::util::session_pending()}</section> };
+    }
     let Some(sess) = p.report.session.as_ref() else {
         return html! { <section class="session-view">{not_available("No session: this request starts a new conversation.")}</section> };
     };

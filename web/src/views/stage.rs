@@ -48,6 +48,9 @@ fn stage_data(p: &ViewProps, id: &str) -> Html {
     let r = &*p.report;
     match id {
         "session-read" | "agent-messages" => {
+            if r.session_pending {
+                return super::util::session_pending();
+            }
             let Some(sess) = r.session.as_ref() else {
                 return html! { <p class="na">{"No session: the context starts empty."}</p> };
             };

@@ -427,11 +427,19 @@ pub fn UsageView(p: &ViewProps) -> Html {
     let breaks = cache.breaks.as_slice();
     html! {
         <section class="usage-view" data-testid="usage-view">
-            <h3>{"Usage and cache"}<span class="muted small">{format!(" · {} calls recorded in the session", timeline.len())}</span></h3>
+            <h3>{"Usage and cache"}
+                if !r.session_pending {
+                    <span class="muted small">{format!(" · {} calls recorded in the session", timeline.len())}</span>
+                }
+            </h3>
             <TokenNote tokens={p.tokens.clone()} model={model.clone()} />
             {usage_cards(r, tk, cache)}
-            {usage_chart(p, timeline, breaks)}
-            {calls_picker(p)}
+            if r.session_pending {
+                {super::util::session_pending()}
+            } else {
+                {usage_chart(p, timeline, breaks)}
+                {calls_picker(p)}
+            }
             {rebuilt_html(r, tk)}
             {cache_breaks(breaks, &p.on_select)}
             {prefix_bar(r, tk)}

@@ -44,6 +44,12 @@ pub fn not_available(what: &str) -> Html {
     html! { <p class="na" data-testid="not-available">{what}</p> }
 }
 
+/// In place of what the session's parts show while they are on their way (the worker sends a
+/// scenario's first report without them: [`crate::report::Report::session_pending`]).
+pub fn session_pending() -> Html {
+    html! { <p class="na" data-testid="session-pending">{"Reading the session's entries and calls…"}</p> }
+}
+
 /// A value as display text: strings bare, everything else as JSON.
 pub fn text_of(v: &Value) -> String {
     match v {
@@ -128,6 +134,21 @@ pub fn expect_parsed_body(report: &Shared<crate::report::Report>) {
 /// `report`'s body parsed is not coming after all: [`parsed_body`] parses it itself.
 pub fn forget_parsed_body(report: &Shared<crate::report::Report>) {
     PENDING.with(|p| p.borrow_mut().retain(|r| r != report));
+}
+
+/// `old` is now `new` (the same report with its session parts): what is kept for `old`, its body
+/// parsed or the wait for it, is `new`'s.
+pub fn rekey_parsed_body(old: &Shared<Report>, new: &Shared<Report>) {
+    PENDING.with(|p| {
+        for r in p.borrow_mut().iter_mut().filter(|r| *r == old) {
+            *r = new.clone();
+        }
+    });
+    BODIES.with(|c| {
+        for (r, _) in c.borrow_mut().iter_mut().filter(|(r, _)| r == old) {
+            *r = new.clone();
+        }
+    });
 }
 
 /// Whether `report`'s body parsed is on its way ([`expect_parsed_body`]).

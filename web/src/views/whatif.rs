@@ -644,6 +644,14 @@ fn history_group(ctl: Controls, r: &Report) -> Option<Html> {
     let entries = context_entries(r);
     let turns = context_turns(r);
     const ENTRIES_SHOWN: usize = 400;
+    if r.session_pending {
+        return Some(html! {
+            <fieldset class="whatif-group" data-testid="whatif-history">
+                <legend>{"History"}</legend>
+                {super::util::session_pending()}
+            </fieldset>
+        });
+    }
     // Nothing to switch in the history without a session (a request with no session file).
     (session.is_some() || !entries.is_empty()).then(|| html! {
         <fieldset class="whatif-group" data-testid="whatif-history">
