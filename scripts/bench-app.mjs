@@ -114,7 +114,8 @@ function pageInit() {
         && !!document.querySelector('[data-testid="overview"]') && b.msgs.some((m) => m.type === "report" && m.at > b.t0);
     },
     // The session's entries, calls and usage timeline, which follow a scenario's first report.
-    sessionIn: () => document.querySelector(".view-area")?.dataset.session === "ready",
+    // (An app that sends them with the report has no data-session.)
+    sessionIn: () => { const a = document.querySelector(".view-area"); return a?.dataset.state === "ready" && a.dataset.session !== "pending"; },
     protocol: (api) => {
       const v = document.querySelector(`.view-area[data-api="${api}"]`);
       return !!v && v.dataset.state !== "loading" && !document.querySelector('[data-testid="progress"]');

@@ -1041,7 +1041,8 @@ thread_local! {
     static BODY_WAITERS: RefCell<Vec<js_sys::Function>> = const { RefCell::new(Vec::new()) };
 }
 
-/// A report being joined (while it lives); the last one done lets the body joins go on.
+/// A report (or the session parts after a first report) being joined (while it lives); the last
+/// one done lets the body joins go on.
 struct JoiningReport;
 
 impl JoiningReport {
@@ -1079,11 +1080,21 @@ async fn after_reports() {
 
 /// Joins what follows a report, with [`join_parts`] behind the reports being joined: its body
 /// parsed (a `body` message; one whose parts do not join is said as `None`, and the views then
-/// parse the body themselves) or its session's parts (a `session` message).
+/// parse the body themselves) or its session's parts (a `session` message, which the Session
+/// views wait for: once the reports are joined it is joined as one, ahead of the bodies).
 async fn join_follower(data: JsValue, cb: Rc<dyn Fn(FromWorker)>, epoch: Rc<Cell<u64>>) {
     let start_epoch = epoch.get();
     let live = || epoch.get() == start_epoch;
     let session = get(&data, "type").as_string().as_deref() == Some("session");
+    let _ahead_of_bodies = if session {
+        after_reports().await;
+        if !live() {
+            return;
+        }
+        Some(JoiningReport::start())
+    } else {
+        None
+    };
     let (parts, bytes) = if session {
         ("parts", "partsBytes")
     } else {
@@ -1099,7 +1110,7 @@ async fn join_follower(data: JsValue, cb: Rc<dyn Fn(FromWorker)>, epoch: Rc<Cell
         &mut slice_start,
         &|_| {},
         &live,
-        true,
+        !session,
     )
     .await
     {
