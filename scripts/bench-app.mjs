@@ -151,7 +151,7 @@ function pageInit() {
           : type === "tokens" ? (d.phase === "loading" || d.phase === "counting" ? null : "tokens")
           : type in b.pending ? type : null;
         if (done && b.pending[done] > 0) b.pending[done]--;
-        const bytes = ["partsBytes", "bodyPartsBytes", "body"].reduce((s, k) => s + (d[k]?.byteLength ?? 0), 0) + (typeof d.json === "string" ? d.json.length : 0);
+        const bytes = ["partsBytes", "body"].reduce((s, k) => s + (d[k]?.byteLength ?? 0), 0) + (typeof d.json === "string" ? d.json.length : 0);
         b.msgs.push({ type, api: d.api ?? null, phase: d.phase ?? null, stage: d.stage ?? null, at: performance.now(), sent: d.__sentAt ? d.__sentAt - origin : null, recv: (d.__recv ?? []).map(([k, t]) => [k, t - origin]), ms: d.ms ?? null, memoryBytes: d.memoryBytes ?? null, bytes });
       });
     }

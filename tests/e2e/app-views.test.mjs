@@ -36,6 +36,36 @@ async function openFolder(page, dir, name = path.basename(dir)) {
   await page.waitForFunction((n) => document.querySelector(".scenario")?.textContent === n && document.querySelector('.view-area[data-state="ready"]'), name, { timeout: 60000 });
 }
 
+/**
+ * An init script (a wrapped Worker, before the page loads) that holds the worker's messages of
+ * `type` on the page until `window.__release()` (which says how many it held), and lists the
+ * `api` of each `assemble` message the page sends in `window.__assembles`.
+ */
+function holding(type) {
+  const script = (type) => {
+    const held = [];
+    let holding = true;
+    window.__assembles = [];
+    const add = Worker.prototype.addEventListener;
+    Worker.prototype.addEventListener = function (kind, fn, opts) {
+      if (kind !== "message") return add.call(this, kind, fn, opts);
+      return add.call(this, kind, (e) => (holding && e.data?.type === type ? held.push(() => fn.call(this, e)) : fn.call(this, e)), opts);
+    };
+    const post = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (m, ...rest) {
+      if (m?.type === "assemble") window.__assembles.push(m.api ?? null);
+      return post.call(this, m, ...rest);
+    };
+    window.__release = () => {
+      holding = false;
+      const n = held.length;
+      for (const f of held.splice(0)) f();
+      return n;
+    };
+  };
+  return { content: `(${script})(${JSON.stringify(type)});` };
+}
+
 /** The demo's session entry on `line` (1-based), parsed. */
 const demoEntry = (line) => JSON.parse(demoSession[line - 1]);
 
@@ -489,23 +519,8 @@ test("in a capture (the demo), a chosen call is read from the session pi left: t
 
 test("a report is on screen before its body's tree: the Request view says it is reading the body, then shows the tree of the same bytes", async () => {
   // The worker sends the parsed body (the tree's) after the report; its `body` messages are
-  // held on the page until `window.__releaseBody()` (a wrapped Worker, before the page loads).
-  const init = () => {
-    const held = [];
-    window.__holdBody = true;
-    const add = Worker.prototype.addEventListener;
-    Worker.prototype.addEventListener = function (type, fn, opts) {
-      if (type !== "message") return add.call(this, type, fn, opts);
-      return add.call(this, type, (e) => (window.__holdBody && e.data?.type === "body" ? held.push(() => fn.call(this, e)) : fn.call(this, e)), opts);
-    };
-    window.__releaseBody = () => {
-      window.__holdBody = false;
-      const n = held.length;
-      for (const f of held.splice(0)) f();
-      return n;
-    };
-  };
-  const { page, context } = await openApp("#view=request", { init });
+  // held on the page until `window.__release()`.
+  const { page, context } = await openApp("#view=request", { init: holding("body") });
   // The report is here (its raw body, the CLI's bytes) while the tree waits for its body.
   await page.getByTestId("body-reading").waitFor({ timeout: 10000 });
   assert.equal(await page.getByTestId("json-tree").count(), 0, "no tree before the body comes");
@@ -514,7 +529,7 @@ test("a report is on screen before its body's tree: the Request view says it is 
   const demo = path.join(repo, "www/demo");
   const want = execFileSync(bin, ["assemble", "--case", demo, "--env", path.join(demo, "expected/env.json")], { maxBuffer: 1 << 28 }).toString("utf8");
   assert.equal(await page.getByTestId("body-json").textContent(), want, "the raw body is the CLI's");
-  assert.ok((await page.evaluate(() => window.__releaseBody())) >= 1, "the body came after the report");
+  assert.ok((await page.evaluate(() => window.__release())) >= 1, "the body came after the report");
   // Then the tree: every top-level member of the body.
   const tree = page.getByTestId("json-tree");
   await tree.locator('[data-path="messages"]').first().waitFor({ timeout: 10000 });
@@ -525,30 +540,9 @@ test("a report is on screen before its body's tree: the Request view says it is 
 
 test("a scenario's first report is on screen before its session: the session's views say they are reading it, no other protocol is asked for meanwhile, then the entries come", async () => {
   // The worker sends the session's parts (entries, calls, usage timeline) after the first
-  // report; its `session` messages are held on the page until `window.__releaseSession()`, and
-  // the page's messages to the worker are counted (a wrapped Worker, before the page loads).
-  const init = () => {
-    const held = [];
-    window.__holdSession = true;
-    window.__assembles = [];
-    const add = Worker.prototype.addEventListener;
-    Worker.prototype.addEventListener = function (type, fn, opts) {
-      if (type !== "message") return add.call(this, type, fn, opts);
-      return add.call(this, type, (e) => (window.__holdSession && e.data?.type === "session" ? held.push(() => fn.call(this, e)) : fn.call(this, e)), opts);
-    };
-    const post = Worker.prototype.postMessage;
-    Worker.prototype.postMessage = function (m, ...rest) {
-      if (m?.type === "assemble") window.__assembles.push(m.api ?? null);
-      return post.call(this, m, ...rest);
-    };
-    window.__releaseSession = () => {
-      window.__holdSession = false;
-      const n = held.length;
-      for (const f of held.splice(0)) f();
-      return n;
-    };
-  };
-  const { page, context } = await openApp("#view=session", { init });
+  // report; its `session` messages are held on the page until `window.__release()`, and the
+  // page's `assemble` messages are listed.
+  const { page, context } = await openApp("#view=session", { init: holding("session") });
   // The request's numbers are on screen; the Session view waits for its entries.
   await page.getByTestId("session-pending").first().waitFor({ timeout: 10000 });
   assert.equal(await page.locator('.view-area[data-state="ready"][data-request="true"]').count(), 1);
@@ -556,7 +550,7 @@ test("a scenario's first report is on screen before its session: the session's v
   // The page asks for the next protocol right after a report (its prefetch); not while that
   // report's session is on its way, since the next report shares it.
   assert.deepEqual(await page.evaluate(() => window.__assembles), [null], "only the model's own protocol asked for");
-  assert.equal(await page.evaluate(() => window.__releaseSession()), 1, "the session came after the report");
+  assert.equal(await page.evaluate(() => window.__release()), 1, "the session came after the report");
   // Then the entries, as ctxlens report counts them, and the prefetch goes on.
   const demo = path.join(repo, "www/demo");
   const report = JSON.parse(execFileSync(cliBin(), ["report", "--case", demo, "--env", path.join(demo, "expected/env.json")], { maxBuffer: 1 << 28 }).toString("utf8"));

@@ -21,8 +21,9 @@
 //! | `{type: "ready"}` | the worker is listening |
 //! | `{type: "failed", gen, api, error}` | it could not start (a release's data did not load) |
 //! | `{type: "progress", gen, api, stage, done, upgrade}` | what it is doing now; `done`: the share of the work done (0–1); `upgrade`: the release of an `upgrade` it is working on (else absent) |
-//! | `{type: "report", gen, api, seq, parts, partsBytes, body, bodyPending, provenanceInWorker, sharedFrom, ms, memoryBytes}` | see below (`sharedFrom`: as asked, the report without `session`, `calls` and `usage.timeline`; `seq`: the worker's number of the report; `bodyPending`: a `body` message follows) |
-//! | `{type: "body", gen, seq, bodyParts, bodyPartsBytes}` | the body of report `seq`, parsed: see below |
+//! | `{type: "report", gen, api, seq, parts, partsBytes, body, bodyPending, provenanceInWorker, sharedFrom, sessionFollows, ms, memoryBytes}` | see below (`sharedFrom`: as asked, the report without `session`, `calls` and `usage.timeline`; `seq`: the worker's number of the report; `bodyPending`: a `body` message follows; `sessionFollows`: a `session` message follows) |
+//! | `{type: "session", gen, seq, parts, partsBytes}` | the session's parts of report `seq` (`{session, calls, usage: {timeline}}`): see below |
+//! | `{type: "body", gen, seq, parts, partsBytes}` | the body of report `seq`, parsed: see below |
 //! | `{type: "provenance", gen, api, path, json}` | `views::prov_answer` for that path (or `{error}`) |
 //! | `{type: "compare", gen, a, b, json}` | [`crate::wire::compare_answer`]: `ctxlens::report::compare_json` of the two assemblies (or `{error}`) |
 //! | `{type: "upgrade", gen, api, pi, tokens, json}` | [`crate::wire::upgrade_answer`]: `ctxlens::report::upgrade::to_json` (or `{error}`) |
@@ -70,10 +71,16 @@
 //! [`PROVENANCE_INLINE`] entries, without `provenance` (the worker keeps it and answers path by
 //! path): `parts` is `[[path, append, offset, length]…]` ([`crate::wire::split`]) into the UTF-8
 //! JSON of `partsBytes`; `body` is the body's UTF-8 bytes (no JSON escaping). Both buffers are
-//! transferred. Then a `body` message: `bodyParts` / `bodyPartsBytes` is the body parsed and
-//! split the same way (the Request view's tree needs the parsed body, and parsing 30 MB at once
-//! would freeze the page). It comes after the report, so the report is on screen without waiting
-//! for it (the Request view says it is reading the body meanwhile: `views::parsed_body`).
+//! transferred. A scenario's first report (no `sharedFrom`) is sent without `session`, `calls`
+//! and `usage.timeline` too (on a long session they are most of it, and the first view needs
+//! none of them): a `session` message follows with them (`ctxlens::report::session_parts_json`,
+//! split the same way), which the page reads once the report is on screen; its Session,
+//! Transcript, Usage and What-if views say they are reading the session meanwhile, and it asks
+//! for no other protocol until they are in (the next report shares them). Then a `body` message:
+//! `parts` / `partsBytes` is the body parsed and split the same way (the Request view's tree
+//! needs the parsed body, and parsing 30 MB at once would freeze the page). It comes after the
+//! report, so the report is on screen without waiting for it (the Request view says it is
+//! reading the body meanwhile: `views::parsed_body`).
 //!
 //! Each scenario has its engine (`ctxlens::Workspace`): its inputs are laid out once, its
 //! session parsed once (the release detection and every release's reading share the parse),
@@ -1095,13 +1102,8 @@ async fn join_follower(data: JsValue, cb: Rc<dyn Fn(FromWorker)>, epoch: Rc<Cell
     } else {
         None
     };
-    let (parts, bytes) = if session {
-        ("parts", "partsBytes")
-    } else {
-        ("bodyParts", "bodyPartsBytes")
-    };
-    let parts = parts_of(&get(&data, parts));
-    let bytes = bytes_of(&data, bytes);
+    let parts = parts_of(&get(&data, "parts"));
+    let bytes = bytes_of(&data, "partsBytes");
     let (mut done, mut slice_start) = (0.0, now_ms());
     let joined = match join_parts(
         &parts,
@@ -2580,32 +2582,33 @@ fn assemble(
     }
     if session_follows {
         let parts = ctxlens::report::session_parts_json(&assembly);
-        let (index, bytes) = parts_js(split(&parts, PART_BYTES));
-        drop(parts);
-        let m = js_sys::Object::new();
-        set(&m, "type", "session");
-        set(&m, "gen", gen as f64);
-        set(&m, "seq", seq as f64);
-        set(&m, "parts", index);
-        let transfer = js_sys::Array::of1(&bytes.buffer());
-        set(&m, "partsBytes", bytes);
-        if scope.post_message_with_transfer(&m, &transfer).is_err() {
-            post(scope, &m);
-        }
+        post_follower(scope, "session", gen, seq, &parts);
     }
     if let Some(v) = body_value {
         // The body as parsed once for the analyses (the assembly's own).
-        let (index, bytes) = parts_js(split(v, PART_BYTES));
-        let m = js_sys::Object::new();
-        set(&m, "type", "body");
-        set(&m, "gen", gen as f64);
-        set(&m, "seq", seq as f64);
-        set(&m, "bodyParts", index);
-        let transfer = js_sys::Array::of1(&bytes.buffer());
-        set(&m, "bodyPartsBytes", bytes);
-        if scope.post_message_with_transfer(&m, &transfer).is_err() {
-            post(scope, &m);
-        }
+        post_follower(scope, "body", gen, seq, v);
+    }
+}
+
+/// Posts what follows report `seq` in a message of its own (`kind`: `session`, its session's
+/// parts; `body`, its body parsed): `value` in parts, their bytes transferred.
+fn post_follower(
+    scope: &web_sys::DedicatedWorkerGlobalScope,
+    kind: &str,
+    gen: u64,
+    seq: u64,
+    value: &Value,
+) {
+    let (index, bytes) = parts_js(split(value, PART_BYTES));
+    let m = js_sys::Object::new();
+    set(&m, "type", kind);
+    set(&m, "gen", gen as f64);
+    set(&m, "seq", seq as f64);
+    set(&m, "parts", index);
+    let transfer = js_sys::Array::of1(&bytes.buffer());
+    set(&m, "partsBytes", bytes);
+    if scope.post_message_with_transfer(&m, &transfer).is_err() {
+        post(scope, &m);
     }
 }
 
