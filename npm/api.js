@@ -2,7 +2,7 @@
 // the entry points: index.js (Node), web.js (browsers), bundler.js. Turns the options object
 // into what the wasm takes (JSON text, the session string, one byte buffer of files) and the
 // result back into plain objects. Misuse of the API throws an Error here, before the wasm runs.
-import { hostVocabularies, tokensOf } from "./tokens.js";
+import { hostVocabularies } from "./tokens.js";
 
 export const protocols = Object.freeze([
   "openai-completions",
@@ -239,7 +239,7 @@ function call(fn, f) {
  * pi would send; `body` is their text, decoded when first read (a large body's decoding is
  * much of the call's cost, and a caller writing the request out needs only the bytes).
  */
-function toAssembly(metaJson, bytes, entry = "ctxlens") {
+function toAssembly(metaJson, bytes) {
   const meta = JSON.parse(metaJson);
   const bodyBytes = bytes ?? null;
   let body = bodyBytes === null ? null : undefined;
@@ -268,7 +268,7 @@ function toAssembly(metaJson, bytes, entry = "ctxlens") {
     ...(meta.comparison ? { comparison: meta.comparison } : {}),
     ...(meta.upgrade ? { upgrade: meta.upgrade } : {}),
     ...(meta.whatif ? { whatif: meta.whatif } : {}),
-    ...(meta.tokens ? { tokens: tokensOf(meta.tokens, entry) } : {}),
+    ...(meta.tokens ? { tokens: meta.tokens } : {}),
   };
 }
 
@@ -402,9 +402,9 @@ function withData(fn, raw, load, first, tokens) {
 /**
  * `tokens`: how a call with `tokens: true` counts — `host()` is what the wasm counts through
  * (tokens.js `hostVocabularies`: the vocabularies loaded, and in Node the model's loaded on
- * demand), `entry` the module a note tells the user to import `loadVocabulary` from.
+ * demand; with the module a note tells the user to import `loadVocabulary` from).
  */
-export function bind(raw, ready = () => {}, load = (fn, v) => fail(fn, `pi ${v}'s data is not loaded`), tokens = { host: () => hostVocabularies(), entry: "ctxlens" }) {
+export function bind(raw, ready = () => {}, load = (fn, v) => fail(fn, `pi ${v}'s data is not loaded`), tokens = { host: () => hostVocabularies() }) {
   /** `assemble`'s options as the wasm takes them: the JSON, the session, the files' bytes. */
   function assembleInput(fn, o) {
     const json = {};
@@ -466,7 +466,7 @@ export function bind(raw, ready = () => {}, load = (fn, v) => fail(fn, `pi ${v}'
     return call(fn, () => {
       if (session !== undefined) sessionInto(raw, session);
       const meta = withData(fn, raw, load, () => raw.assembleRaw(JSON.stringify(json), session !== undefined, blob, counter), counter);
-      return toAssembly(meta, raw.takeBody(), tokens.entry);
+      return toAssembly(meta, raw.takeBody());
     });
   }
 
@@ -497,7 +497,7 @@ export function bind(raw, ready = () => {}, load = (fn, v) => fail(fn, `pi ${v}'
     ready(fn);
     return call(fn, () => {
       const meta = withData(fn, raw, load, () => raw.assembleCaseRaw(JSON.stringify(json), blob, counter), counter);
-      return toAssembly(meta, raw.takeBody(), tokens.entry);
+      return toAssembly(meta, raw.takeBody());
     });
   }
 
@@ -568,7 +568,7 @@ export function bind(raw, ready = () => {}, load = (fn, v) => fail(fn, `pi ${v}'
         const counter = optTokens(fn, merged) ? tokens.host() : undefined;
         return call(fn, () => {
           const meta = withData(fn, raw, load, () => raw.workspaceAssembleRaw(handle, JSON.stringify(j), counter), counter);
-          return toAssembly(meta, raw.takeBody(), tokens.entry);
+          return toAssembly(meta, raw.takeBody());
         });
       },
       free() {

@@ -108,6 +108,6 @@ export function bindBrowser(notReady, notLoaded, entry) {
       }
       return dataBlob(raw, (name) => files.get(name));
     },
-    { host: () => hostVocabularies(), entry },
+    { host: () => hostVocabularies(undefined, entry) },
   );
 }

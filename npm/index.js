@@ -17,7 +17,7 @@ function load(_fn, version) {
   return dataBlob(raw, (name) => readFileSync(new URL(`./data/pi-${version}/${name}`, import.meta.url)));
 }
 
-export const { assemble, assembleCase, parseSession, createWorkspace } = bind(raw, undefined, load, { host: nodeVocabularies, entry: "ctxlens" });
+export const { assemble, assembleCase, parseSession, createWorkspace } = bind(raw, undefined, load, { host: nodeVocabularies });
 // The real machine (the package's second wasm, loaded on first use): see node.js.
 export { assembleSession, usage } from "./node.js";
 /** Already resolved: the same code runs here and in the bundler entry, where it waits for the wasm. */

@@ -913,6 +913,55 @@ export interface SessionTree {
   diagnostics: Diagnostic[];
 }
 
+/**
+ * `result.tokens` (a call with `tokens: true`): what the model's tokens are counted with,
+ * and whether they were.
+ */
+export interface TokensInfo {
+  /**
+   * The vocabulary the model's provider counts with (ctxlens's rules, by provider and
+   * model id); null: none public or none known. It may be one the package does not ship
+   * (`gemma3`).
+   */
+  vocabulary: string | null;
+  /**
+   * Whether that vocabulary's counts are the provider's (false: an estimate, e.g. Gemini
+   * on Gemma's vocabulary, or a vocabulary no reference tokenizer confirmed).
+   */
+  exact: boolean;
+  /**
+   * Without a vocabulary, the estimate that applies (`claude`: calibrated on the
+   * session's usage, its calls rebuilt); else null.
+   */
+  estimate: string | null;
+  /**
+   * Whether `stats` carry `tokens` (counted with `vocabulary`, or `estimate`d:
+   * `stats.tokenizer.exact` is then false).
+   */
+  counted: boolean;
+  /**
+   * Why nothing was counted and what to do (`tokens not counted: ...`), or a remark on
+   * the counts; null when there is none.
+   */
+  note: string | null;
+  /**
+   * The request against the model's `contextWindow` and pi's compaction threshold
+   * (`contextWindow - compaction.reserveTokens`); null without tokens.
+   */
+  window: WindowInfo | null;
+  /**
+   * For an estimate: every call with usage rebuilt beside the provider's count, and the
+   * characters per token fitted on them with the error measured by leaving each call
+   * out; as `ctxlens stats`' `calibration`.
+   */
+  calibration: CalibrationInfo | null;
+  /**
+   * The core's notes on the tokens (why not counted, how estimated), as `ctxlens stats`'
+   * `tokenNotes`.
+   */
+  notes: string[];
+}
+
 /** One call with usage, rebuilt beside the tokens the provider reported. */
 export interface CalibratedCall {
   /** 1-based index on its branch. */

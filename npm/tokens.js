@@ -218,41 +218,18 @@ export function loadVocabularyNode(readBytes) {
 /**
  * What the wasm counts through for a call that asks for tokens (`JsVocabularies` in
  * wasm/src/lib.rs): `countTexts(name, bytes, ends)` with the loaded vocabulary, `undefined`
- * when it is not loaded. `autoload(name)` may load it first (Node: synchronously).
+ * when it is not loaded. `autoload(name)` may load it first (Node: synchronously). `shipped` and
+ * `entry` (the module the user imports `loadVocabulary` from) are for the note of a call that
+ * counted nothing (`result.tokens.note`).
  */
-export function hostVocabularies(autoload) {
+export function hostVocabularies(autoload, entry = "ctxlens") {
   return {
+    shipped: vocabularies,
+    entry,
     countTexts(name, bytes, ends) {
       let v = loaded.get(name);
       if (!v && autoload && vocabularies.includes(name)) v = autoload(name);
       return v ? v.countTexts(bytes, ends) : undefined;
     },
   };
-}
-
-/**
- * The result's `tokens` from the wasm's: which vocabulary the model needs, whether the stats
- * count tokens, and when they do not, a note that says why and what to do.
- */
-export function tokensOf(meta, entry) {
-  if (!meta) return undefined;
-  const { vocabulary, exact, estimate, why, counted, notLoaded, error } = meta;
-  let note = null;
-  if (counted && estimate) note = (meta.notes ?? []).find((n) => n.startsWith("tokens estimated")) ?? why ?? null;
-  else if (counted) note = why ?? null;
-  else if (error) note = `tokens not counted: ${error}`;
-  else if (vocabulary && !vocabularies.includes(vocabulary)) {
-    note = `tokens not counted: the ${vocabulary} vocabulary is not in this package (only ${vocabularies.join(", ")})${why ? `; ${why}` : ""}`;
-  } else if (vocabulary && notLoaded) {
-    note = `tokens not counted: the model's vocabulary, ${vocabulary}, is not loaded: \`await loadVocabulary("${vocabulary}")\` (from "${entry}"), then call again`;
-  } else if (!vocabulary && estimate) {
-    note = `tokens not counted: the model has no public vocabulary${why ? ` (${why})` : ""}`;
-  } else if (!vocabulary) {
-    note = `tokens not counted: ${why ?? "no vocabulary is known for this model"}`;
-  } else {
-    note = "tokens not counted: the request was not built";
-  }
-  // The request against the context window and pi's compaction threshold, the calls rebuilt
-  // against their usage (for Claude's estimate), and the core's notes: as `ctxlens stats` gives them.
-  return { vocabulary: vocabulary ?? null, exact: !!exact, estimate: estimate ?? null, counted: !!counted, note, window: meta.window ?? null, calibration: meta.calibration ?? null, notes: meta.notes ?? [] };
 }

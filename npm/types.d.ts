@@ -2,7 +2,7 @@
 // Hand-written beside npm/api.js, except the report's types generated from its Rust types
 // (report.d.ts); checked by `tsc --noEmit` in tests/npm/.
 
-import type { AssemblyResult, CalibrationInfo, Comparison, EntryNode, JsonValue, PiVersion, SessionTree, Upgrade, WhatIf, WindowInfo } from "./report.js";
+import type { AssemblyResult, Comparison, EntryNode, JsonValue, PiVersion, SessionTree, TokensInfo, Upgrade, WhatIf } from "./report.js";
 export * from "./report.js";
 
 /** The protocols (pi-ai "apis") pi 0.85.1 has adapters for. */
@@ -218,30 +218,6 @@ export interface Assembly extends AssemblyResult {
 
 /** The vocabularies this package ships, one wasm module each (tokenizers/NAME.wasm). */
 export type VocabularyName = "o200k_base" | "cl100k_base" | "qwen2" | "deepseek_v3" | "llama3" | "mistral_v3" | "kimi_k2" | "glm4" | "glm5" | "minimax_m2";
-
-/** `result.tokens`. */
-export interface TokensInfo {
-  /** The vocabulary the model's provider counts with (ctxlens's rules, by provider and model id); null: none public or none known. It may be one this package does not ship (`gemma3`). */
-  vocabulary: string | null;
-  /** Whether that vocabulary's counts are the provider's (false: an estimate, e.g. Gemini on Gemma's vocabulary, or a vocabulary no reference tokenizer confirmed). */
-  exact: boolean;
-  /** Without a vocabulary, the estimate that applies (`claude`: calibrated on the session's usage, its calls rebuilt); else null. */
-  estimate: string | null;
-  /** Whether `stats` carry `tokens` (counted with `vocabulary`, or `estimate`d: `stats.tokenizer.exact` is then false). */
-  counted: boolean;
-  /** Why nothing was counted and what to do (`tokens not counted: ...`), or a remark on the counts; null when there is none. */
-  note: string | null;
-  /** The request against the model's `contextWindow` and pi's compaction threshold (`contextWindow - compaction.reserveTokens`); null without tokens. */
-  window: WindowInfo | null;
-  /**
-   * For an estimate: every call with usage rebuilt beside the provider's count (`reportedTokens` =
-   * input + cache read + cache write, `rebuiltChars`), and the characters per token fitted on
-   * them with the error measured by leaving each call out; as `ctxlens stats`' `calibration`.
-   */
-  calibration: CalibrationInfo | null;
-  /** The core's notes on the tokens (why not counted, how estimated), as `ctxlens stats`' `tokenNotes`. */
-  notes: string[];
-}
 
 /** A loaded vocabulary. */
 export interface Vocabulary {

@@ -15,6 +15,7 @@ use ctxlens::calls::CallRef;
 use ctxlens::case::{inputs_for_call, CaseFiles};
 use ctxlens::js::path::join_path;
 use ctxlens::js::{self, utf16_len, Object, Value};
+use ctxlens::report::api_types;
 use ctxlens::report::wire::Wire;
 use ctxlens::session;
 use ctxlens::tokens::{TokenCounter, TokenizerInfo, Vocabulary};
@@ -590,6 +591,12 @@ pub trait Vocabularies {
     /// One count per text with vocabulary `name`, each text encoded on its own; `None` when the
     /// host has not loaded `name`; an error says why the texts could not be counted.
     fn count(&mut self, name: &str, texts: &[&str]) -> Option<Result<Vec<usize>, String>>;
+    /// The vocabularies the host ships: the note of a call whose model's vocabulary is not one
+    /// of them says so.
+    fn shipped(&self) -> Vec<String>;
+    /// The module the host's user imports `loadVocabulary` from (the note of a call whose
+    /// vocabulary is not loaded says to).
+    fn entry(&self) -> String;
 }
 
 /// The [`TokenCounter`] the core counts through, over the host's vocabulary `info.name`.
@@ -627,36 +634,18 @@ fn count_tokens(
     host: &mut dyn Vocabularies,
 ) -> (Value, Option<Stats>) {
     let vocabulary = ctxlens::tokens::vocabulary_of(a);
-    let mut o = Object::new();
-    let mut counter = None;
-    match &vocabulary {
-        Some(Vocabulary::Known { name, exact, why }) => {
-            o.insert("vocabulary", Value::str(name));
-            o.insert("exact", Value::Bool(*exact));
-            o.insert("estimate", Value::Null);
-            o.insert("why", why.as_deref().map_or(Value::Null, Value::str));
-            counter = Some(HostCounter {
-                host,
-                info: TokenizerInfo {
-                    name: name.clone(),
-                    exact: *exact,
-                },
-                not_loaded: false,
-            });
-        }
-        Some(Vocabulary::Unknown { kind, why }) => {
-            o.insert("vocabulary", Value::Null);
-            o.insert("exact", Value::Bool(false));
-            o.insert("estimate", kind.as_deref().map_or(Value::Null, Value::str));
-            o.insert("why", why.as_deref().map_or(Value::Null, Value::str));
-        }
-        None => {
-            o.insert("vocabulary", Value::Null);
-            o.insert("exact", Value::Bool(false));
-            o.insert("estimate", Value::Null);
-            o.insert("why", Value::Null);
-        }
-    }
+    let (shipped, entry) = (host.shipped(), host.entry());
+    let mut counter = match &vocabulary {
+        Some(Vocabulary::Known { name, exact, .. }) => Some(HostCounter {
+            host,
+            info: TokenizerInfo {
+                name: name.clone(),
+                exact: *exact,
+            },
+            not_loaded: false,
+        }),
+        _ => None,
+    };
     let counted = ctxlens::tokens::count(
         inputs,
         a,
@@ -664,44 +653,17 @@ fn count_tokens(
         ctxlens::tokens::Calls::ForEstimate,
         None,
     );
-    let not_loaded = counter.as_ref().is_some_and(|c| c.not_loaded);
-    let stats = counted.as_ref().map(|c| c.stats.clone());
-    let is_counted = stats.as_ref().is_some_and(|s| s.tokenizer.is_some());
-    // A counting error other than a vocabulary not loaded: the core's note says it.
-    let error = counted.as_ref().and_then(|c| {
-        c.notes
-            .iter()
-            .filter(|_| !not_loaded)
-            .find_map(|n| n.strip_prefix("the tokens could not be counted: "))
-            .map(str::to_string)
-    });
-    o.insert("counted", Value::Bool(is_counted));
-    o.insert("notLoaded", Value::Bool(not_loaded));
-    o.insert("error", error.map_or(Value::Null, Value::from));
-    o.insert(
-        "window",
-        counted
-            .as_ref()
-            .and_then(|c| c.window.as_ref())
-            .map_or(Value::Null, ctxlens::report::calibration::window_json),
-    );
-    o.insert(
-        "calibration",
-        counted
-            .as_ref()
-            .and_then(|c| c.calibration.as_ref())
-            .map_or(Value::Null, ctxlens::report::calibration::to_json),
-    );
-    o.insert(
-        "notes",
-        Value::Array(
-            counted
-                .as_ref()
-                .map(|c| c.notes.iter().map(|n| Value::str(n.as_str())).collect())
-                .unwrap_or_default(),
-        ),
-    );
-    (o.into(), stats)
+    let outcome = api_types::TokensOutcome {
+        vocabulary: vocabulary.as_ref(),
+        counted: counted.as_ref(),
+        not_loaded: counter.as_ref().is_some_and(|c| c.not_loaded),
+    };
+    let host = api_types::TokensHost {
+        shipped: &shipped,
+        entry: &entry,
+    };
+    let info = api_types::tokens_info(&outcome, &host);
+    (info.to_value(), counted.map(|c| c.stats))
 }
 
 /// [`run`] with what an entry point's options ask for besides the inputs: `compareWith`, the
@@ -1270,6 +1232,14 @@ mod tests {
                 Host::Broken => Some(Err("the module trapped".into())),
             }
         }
+
+        fn shipped(&self) -> Vec<String> {
+            vec!["o200k_base".into(), "cl100k_base".into()]
+        }
+
+        fn entry(&self) -> String {
+            "ctxlens".into()
+        }
     }
 
     const GPT5: &str =
@@ -1314,14 +1284,24 @@ mod tests {
             "counting changes nothing of the body"
         );
 
+        // The vocabulary not loaded: the note says how to load it, from the host's module.
         let (t, stats) = tokens_of(&assemble(GPT5, None, &[], Some(&mut Host::Nothing)).unwrap());
         assert_eq!(t.get("counted"), Some(&Value::Bool(false)));
-        assert_eq!(t.get("notLoaded"), Some(&Value::Bool(true)));
+        assert_eq!(
+            t.get_str("note"),
+            Some("tokens not counted: the model's vocabulary, o200k_base, is not loaded: `await loadVocabulary(\"o200k_base\")` (from \"ctxlens\"), then call again")
+        );
         assert!(stats.get("tokenizer").unwrap().is_null());
 
         let (t, _) = tokens_of(&assemble(GPT5, None, &[], Some(&mut Host::Broken)).unwrap());
         assert_eq!(t.get("counted"), Some(&Value::Bool(false)));
-        assert_eq!(t.get_str("error"), Some("the module trapped"));
+        assert_eq!(
+            t.get_str("note"),
+            Some("tokens not counted: the module trapped")
+        );
+        // The result's `tokens` reads back as the generated type, all of it.
+        let info = api_types::TokensInfo::from_value(&t).expect("a TokensInfo");
+        assert_eq!(info.to_value().to_json(), t.to_json());
     }
 
     /// Claude: no public vocabulary, none loaded (the host's o200k is not its); with no usage to

@@ -91,6 +91,12 @@ extern "C" {
         bytes: &[u8],
         ends: &[u32],
     ) -> Result<Option<Vec<u32>>, JsValue>;
+    /// `shipped`: the names of the vocabularies the package ships.
+    #[wasm_bindgen(method, getter)]
+    fn shipped(this: &JsVocabularies) -> Option<Vec<String>>;
+    /// `entry`: the module the user imports `loadVocabulary` from (`ctxlens`, `ctxlens/web`).
+    #[wasm_bindgen(method, getter)]
+    fn entry(this: &JsVocabularies) -> Option<String>;
 }
 
 impl api::Vocabularies for JsVocabularies {
@@ -116,6 +122,14 @@ impl api::Vocabularies for JsVocabularies {
             ))),
             Err(e) => Some(Err(e.as_string().unwrap_or_else(|| format!("{e:?}")))),
         }
+    }
+
+    fn shipped(&self) -> Vec<String> {
+        JsVocabularies::shipped(self).unwrap_or_default()
+    }
+
+    fn entry(&self) -> String {
+        JsVocabularies::entry(self).unwrap_or_else(|| "ctxlens".into())
     }
 }
 

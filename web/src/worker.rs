@@ -2469,19 +2469,21 @@ fn assemble(
     let Some(l) = guard.as_mut().filter(|l| l.gen == gen) else {
         return;
     };
-    if let Some(v) = l.missing_release(api, []) {
-        drop(guard);
-        return fetch_release_then(scope, loaded, v, msg.clone());
-    }
     let start = js_sys::Date::now();
     let session = l.files.get("session.jsonl").map(Vec::len).unwrap_or(0);
     let total: usize = l.files.values().map(Vec::len).sum();
+    // Said first: which release the request needs is known once the session's lines are read
+    // (the first time, on a long session, a large part of the wait).
     p(
         gen,
         api,
         &format!("laying out {} files ({})", l.files.len(), mb(total)),
         0.02,
     );
+    if let Some(v) = l.missing_release(api, []) {
+        drop(guard);
+        return fetch_release_then(scope, loaded, v, msg.clone());
+    }
     let what = if session > 0 {
         format!("parsing a {} session and assembling", mb(session))
     } else {

@@ -91,3 +91,132 @@ wire_struct! {
         pub diagnostics: Vec<Diagnostic> = "diagnostics",
     }
 }
+
+wire_struct! {
+    /// `result.tokens` (a call with `tokens: true`): what the model's tokens are counted with,
+    /// and whether they were.
+    pub struct TokensInfo {
+        /// The vocabulary the model's provider counts with (ctxlens's rules, by provider and
+        /// model id); null: none public or none known. It may be one the package does not ship
+        /// (`gemma3`).
+        pub vocabulary: Option<String> = "vocabulary",
+        /// Whether that vocabulary's counts are the provider's (false: an estimate, e.g. Gemini
+        /// on Gemma's vocabulary, or a vocabulary no reference tokenizer confirmed).
+        pub exact: bool = "exact",
+        /// Without a vocabulary, the estimate that applies (`claude`: calibrated on the
+        /// session's usage, its calls rebuilt); else null.
+        pub estimate: Option<String> = "estimate",
+        /// Whether `stats` carry `tokens` (counted with `vocabulary`, or `estimate`d:
+        /// `stats.tokenizer.exact` is then false).
+        pub counted: bool = "counted",
+        /// Why nothing was counted and what to do (`tokens not counted: ...`), or a remark on
+        /// the counts; null when there is none.
+        pub note: Option<String> = "note",
+        /// The request against the model's `contextWindow` and pi's compaction threshold
+        /// (`contextWindow - compaction.reserveTokens`); null without tokens.
+        pub window: Option<WindowInfo> = "window",
+        /// For an estimate: every call with usage rebuilt beside the provider's count, and the
+        /// characters per token fitted on them with the error measured by leaving each call
+        /// out; as `ctxlens stats`' `calibration`.
+        pub calibration: Option<CalibrationInfo> = "calibration",
+        /// The core's notes on the tokens (why not counted, how estimated), as `ctxlens stats`'
+        /// `tokenNotes`.
+        pub notes: Vec<String> = "notes",
+    }
+}
+
+/// What a host that counts tokens says of itself, for [`tokens_info`]'s note: the vocabularies
+/// it ships and the module its user imports `loadVocabulary` from.
+pub struct TokensHost<'a> {
+    pub shipped: &'a [String],
+    pub entry: &'a str,
+}
+
+/// How a call's tokens went, for [`tokens_info`].
+pub struct TokensOutcome<'a> {
+    /// The model's vocabulary (`crate::tokens::vocabulary_of`).
+    pub vocabulary: Option<&'a crate::tokens::Vocabulary>,
+    /// What the core counted (`crate::tokens::count`).
+    pub counted: Option<&'a crate::tokens::Counted>,
+    /// The host had not loaded the model's vocabulary.
+    pub not_loaded: bool,
+}
+
+/// `result.tokens` for what a call counted, with a note that says why nothing was counted and
+/// what the user does about it.
+pub fn tokens_info(outcome: &TokensOutcome, host: &TokensHost) -> TokensInfo {
+    use crate::tokens::Vocabulary;
+    let (vocabulary, exact, estimate, why) = match outcome.vocabulary {
+        Some(Vocabulary::Known { name, exact, why }) => (Some(name.clone()), *exact, None, why),
+        Some(Vocabulary::Unknown { kind, why }) => (None, false, kind.clone(), why),
+        None => (None, false, None, &None),
+    };
+    let c = outcome.counted;
+    let notes: Vec<String> = c.map(|c| c.notes.clone()).unwrap_or_default();
+    let counted = c.is_some_and(|c| c.stats.tokenizer.is_some());
+    // A counting error other than a vocabulary not loaded: the core's note says it.
+    let error = notes
+        .iter()
+        .filter(|_| !outcome.not_loaded)
+        .find_map(|n| n.strip_prefix("the tokens could not be counted: "));
+    let note = tokens_note(
+        (vocabulary.as_deref(), estimate.as_deref(), why.as_deref()),
+        (counted, error, outcome.not_loaded),
+        &notes,
+        host,
+    );
+    TokensInfo {
+        vocabulary,
+        exact,
+        estimate,
+        counted,
+        note,
+        window: c
+            .and_then(|c| c.window.as_ref())
+            .map(super::calibration::window),
+        calibration: c
+            .and_then(|c| c.calibration.as_ref())
+            .map(super::calibration::calibration),
+        notes,
+    }
+}
+
+/// [`TokensInfo::note`]: how the tokens were counted, or why not and what to do.
+fn tokens_note(
+    (vocabulary, estimate, why): (Option<&str>, Option<&str>, Option<&str>),
+    (counted, error, not_loaded): (bool, Option<&str>, bool),
+    notes: &[String],
+    host: &TokensHost,
+) -> Option<String> {
+    let why_suffix =
+        |sep: &str, close: &str| why.map_or(String::new(), |w| format!("{sep}{w}{close}"));
+    Some(match (vocabulary, estimate) {
+        (_, Some(_)) if counted => {
+            return notes
+                .iter()
+                .find(|n| n.starts_with("tokens estimated"))
+                .cloned()
+                .or_else(|| why.map(str::to_string));
+        }
+        _ if counted => return why.map(str::to_string),
+        _ if error.is_some() => format!("tokens not counted: {}", error.unwrap_or_default()),
+        (Some(v), _) if !host.shipped.iter().any(|s| s == v) => format!(
+            "tokens not counted: the {v} vocabulary is not in this package (only {}){}",
+            host.shipped.join(", "),
+            why_suffix("; ", "")
+        ),
+        (Some(v), _) if not_loaded => format!(
+            "tokens not counted: the model's vocabulary, {v}, is not loaded: `await loadVocabulary(\"{v}\")` (from \"{}\"), then call again",
+            host.entry
+        ),
+        (None, Some(_)) => format!(
+            "tokens not counted: the model has no public vocabulary{}",
+            why_suffix(" (", ")")
+        ),
+        (None, None) => format!(
+            "tokens not counted: {}",
+            why.unwrap_or("no vocabulary is known for this model")
+        ),
+        (Some(_), _) => "tokens not counted: the request was not built".to_string(),
+    })
+}

@@ -699,6 +699,7 @@ pub fn typescript() -> String {
         super::api_types::ModelRef::declaration(),
         super::api_types::ReleaseChoice::declaration(),
         super::api_types::SessionTree::declaration(),
+        super::api_types::TokensInfo::declaration(),
         CalibratedCall::declaration(),
         FramingInfo::declaration(),
         FitErrorInfo::declaration(),
