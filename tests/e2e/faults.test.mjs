@@ -72,3 +72,36 @@ test("a worker that cannot start is not started again and again: the page says w
   await page.locator('.view-area[data-state="ready"]').waitFor({ timeout: 120000 });
   assert.equal(requests(), 3);
 });
+
+test("a worker that stops between a report and its session: the request stays, the session's views say the entries did not come, the next protocol brings them", async () => {
+  browser ??= await launch();
+  // The first worker drops the `session` message that follows its first report, then stops (as
+  // a trap would stop it) when the page asks for that report's tokens (it asks once the report
+  // is on screen).
+  const trap = `{
+    const post = self.postMessage.bind(self);
+    let dropped = false;
+    self.postMessage = (m, ...rest) => {
+      if (m?.type === "session") { dropped = true; return; }
+      return post(m, ...rest);
+    };
+    self.addEventListener("message", (e) => { if (dropped && e.data?.type === "tokens") throw new Error("RuntimeError: unreachable"); });
+  }\n${realWorker}`;
+  const { server, requests } = await served((n) => (n === 1 ? trap : null));
+  closing.push(server.close);
+  const { page, errors } = await open(browser, server.url + "/#view=session");
+  const lost = page.getByTestId("session-lost").first();
+  await lost.waitFor({ timeout: 60000 });
+  assert.equal(await page.locator(".view-area").getAttribute("data-state"), "ready", "the request's report stays");
+  assert.equal(await page.locator(".view-area").getAttribute("data-session"), "ready", "nothing is waited for");
+  assert.match(await page.locator(".bottom").textContent(), /the session's entries, calls and usage timeline did not reach the page/);
+  assert.equal(requests(), 2, "a new worker was started");
+  // The next protocol's report, from the new worker, brings the session with it.
+  const api = await page.locator(".view-area").getAttribute("data-api");
+  const other = api === "anthropic-messages" ? "openai-completions" : "anthropic-messages";
+  await page.getByTestId(`protocol-${other}`).click();
+  await page.locator(`.view-area[data-api="${other}"][data-state="ready"][data-session="ready"]`).waitFor({ timeout: 60000 });
+  await page.getByTestId("session-view").waitFor({ timeout: 10000 });
+  assert.match(await page.getByTestId("session-view").textContent(), /\d+ entries · /);
+  assert.deepEqual(errors.filter((e) => !/unreachable/.test(e)), [], "no page errors");
+});

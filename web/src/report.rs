@@ -197,6 +197,11 @@ impl Report {
         r
     }
 
+    /// Whether the report holds its session parts: not on their way, not lost on the way.
+    pub fn has_session_parts(&self) -> bool {
+        !self.session_pending && !self.unread.contains(&"session")
+    }
+
     pub fn json(&self) -> &Value {
         &self.json
     }

@@ -55,9 +55,18 @@ pub(super) fn diagnostics_panel(p: &DiagnosticsProps) -> Html {
                 if let Some(f) = &p.failure { { diag_row(&p.laid, "error", &p.api, None, f, None) } }
                 { for p.notes.iter().map(|d| diag_row(&p.laid, d.severity.as_str(), &d.file, d.line.map(f64::from), &d.message, d.skipped.as_deref())) }
                 { for from_report.iter().map(|d| diag_row(&p.laid, d.severity.as_str(), &d.file, d.line.map(|l| l as f64), &d.message, d.skipped.as_deref())) }
-                { for unread.iter().map(|part| diag_row(&p.laid, "error", "report", None, &format!("the report's {part} did not read as this page expects them (the worker and the page are from different builds?): the views leave them out"), Some(part))) }
+                { for unread.iter().map(|part| diag_row(&p.laid, "error", "report", None, &unread_message(part), Some(part))) }
                 if count == 0 { <li class="diag none">{"No problems with the inputs."}</li> }
             </ul>
         </section>
+    }
+}
+
+/// Why a part of the report is missing ([`crate::report::Report::unread`]).
+fn unread_message(part: &str) -> String {
+    match part {
+        // Sent after the report, it did not come (the worker stopped) or did not read.
+        "session" => "the session's entries, calls and usage timeline did not reach the page (the worker stopped before it sent them, or they did not read): the Session, Transcript and Usage views leave them out".into(),
+        _ => format!("the report's {part} did not read as this page expects them (the worker and the page are from different builds?): the views leave them out"),
     }
 }

@@ -484,8 +484,13 @@ impl AppState {
         let Some(api) = want else { return };
         let link = self.host.link.borrow();
         let Some(link) = link.as_ref() else { return };
-        // Any report of this scenario has the session's parts the new one needs.
-        let shared_from = self.reports.keys().next().map(String::as_str);
+        // A report of this scenario that holds the session's parts the new one needs (none: they
+        // follow the new one).
+        let shared_from = self
+            .reports
+            .iter()
+            .find(|(_, r)| r.has_session_parts())
+            .map(|(k, _)| k.as_str());
         link.assemble(self.gen, api.as_deref(), shared_from);
         let shown = api.is_none() || api == self.current_api();
         if shown {
@@ -706,6 +711,8 @@ impl AppState {
         if r.body_pending {
             self.await_body(r.seq, &report);
         }
+        // (A worker that stops drops its link, and the reports it sent that the page had not
+        // joined yet with it: a report that comes has a worker to send its session.)
         if r.session_follows {
             self.sessions_due.push((r.seq, key.clone()));
         }
@@ -948,12 +955,15 @@ impl AppState {
     /// The worker stopped: what it was doing fails with why, and a new one is started (unless
     /// it stopped while starting).
     fn on_crash(&mut self, message: &str) {
-        // With no assembly in flight, it was a comparison that stopped the worker.
-        let comparing = self.in_flight.is_none()
-            && (self.compares.values().any(|c| *c == Comparison::Pending)
-                || self.upgrades.values().any(Upgrading::pending)
-                || self.whatifs.values().any(Upgrading::pending));
+        // With no assembly in flight, it was something else that stopped the worker (a
+        // comparison, a what-if, the tokens' count): the reports on screen stay.
+        let assembling = self.in_flight.is_some();
         self.fail_pending_compares(&format!("the worker stopped ({message})"));
+        // The session parts it had still to send will not come: the reports are shown without
+        // them (their diagnostics say so), and the page asks for the next protocols again.
+        for (seq, _) in self.sessions_due.clone() {
+            self.on_session(self.gen, seq, None);
+        }
         // Not asked again (it might stop the worker again): said.
         for t in self.tokens.values_mut().filter(|t| t.pending()) {
             *t = TokenUpdate::Failed {
@@ -965,7 +975,7 @@ impl AppState {
         // A worker that stopped before it was ready would stop again: not started
         // over and over; said, and Assemble again starts one.
         let starting = !self.ready;
-        if !comparing && !starting {
+        if assembling && !starting {
             let key = match &self.in_flight {
                 Some((_, Some(a))) => a.clone(),
                 _ => String::new(),

@@ -172,8 +172,8 @@ pub fn SessionView(p: &ViewProps) -> Html {
     });
     let only_branch = use_state(|| false);
     let file = super::transcript::use_session_file(p.laid.clone());
-    if p.report.session_pending {
-        return html! { <section class="session-view">{super::util::session_pending()}</section> };
+    if let Some(h) = super::util::session_placeholder(&p.report) {
+        return html! { <section class="session-view">{h}</section> };
     }
     let Some(sess) = p.report.session.as_ref() else {
         return html! { <section class="session-view">{not_available("No session: this request starts a new conversation.")}</section> };

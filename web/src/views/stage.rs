@@ -48,8 +48,8 @@ fn stage_data(p: &ViewProps, id: &str) -> Html {
     let r = &*p.report;
     match id {
         "session-read" | "agent-messages" => {
-            if r.session_pending {
-                return super::util::session_pending();
+            if let Some(h) = super::util::session_placeholder(r) {
+                return h;
             }
             let Some(sess) = r.session.as_ref() else {
                 return html! { <p class="na">{"No session: the context starts empty."}</p> };

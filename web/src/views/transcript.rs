@@ -339,8 +339,8 @@ pub fn use_session_file(
 pub fn TranscriptView(p: &ViewProps) -> Html {
     let branch_only = use_state(|| false);
     let file = use_session_file(p.laid.clone());
-    if p.report.session_pending {
-        return html! { <section class="transcript-view" data-testid="transcript-view">{super::util::session_pending()}</section> };
+    if let Some(h) = super::util::session_placeholder(&p.report) {
+        return html! { <section class="transcript-view" data-testid="transcript-view">{h}</section> };
     }
     let Some(session) = p.report.session.clone() else {
         return html! { <section class="transcript-view" data-testid="transcript-view">{not_available("No session: this request starts a new conversation.")}</section> };

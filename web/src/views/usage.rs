@@ -428,14 +428,14 @@ pub fn UsageView(p: &ViewProps) -> Html {
     html! {
         <section class="usage-view" data-testid="usage-view">
             <h3>{"Usage and cache"}
-                if !r.session_pending {
+                if r.has_session_parts() {
                     <span class="muted small">{format!(" · {} calls recorded in the session", timeline.len())}</span>
                 }
             </h3>
             <TokenNote tokens={p.tokens.clone()} model={model.clone()} />
             {usage_cards(r, tk, cache)}
-            if r.session_pending {
-                {super::util::session_pending()}
+            if let Some(h) = super::util::session_placeholder(r) {
+                {h}
             } else {
                 {usage_chart(p, timeline, breaks)}
                 {calls_picker(p)}

@@ -45,9 +45,17 @@ pub fn not_available(what: &str) -> Html {
 }
 
 /// In place of what the session's parts show while they are on their way (the worker sends a
-/// scenario's first report without them: [`crate::report::Report::session_pending`]).
-pub fn session_pending() -> Html {
-    html! { <p class="na" data-testid="session-pending">{"Reading the session's entries and calls…"}</p> }
+/// scenario's first report without them: [`crate::report::Report::session_pending`]), or when
+/// they did not come; `None` when the report has them (or has no session).
+pub fn session_placeholder(r: &Report) -> Option<Html> {
+    if r.session_pending {
+        return Some(
+            html! { <p class="na" data-testid="session-pending">{"Reading the session's entries and calls…"}</p> },
+        );
+    }
+    r.unread.contains(&"session").then(|| {
+        html! { <p class="na" data-testid="session-lost">{"The session's entries and calls did not reach the page: see the diagnostics. Another protocol's report brings them again."}</p> }
+    })
 }
 
 /// A value as display text: strings bare, everything else as JSON.

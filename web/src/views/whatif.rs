@@ -644,11 +644,11 @@ fn history_group(ctl: Controls, r: &Report) -> Option<Html> {
     let entries = context_entries(r);
     let turns = context_turns(r);
     const ENTRIES_SHOWN: usize = 400;
-    if r.session_pending {
+    if let Some(h) = super::util::session_placeholder(r) {
         return Some(html! {
             <fieldset class="whatif-group" data-testid="whatif-history">
                 <legend>{"History"}</legend>
-                {super::util::session_pending()}
+                {h}
             </fieldset>
         });
     }
