@@ -1,6 +1,5 @@
 //! The header's parts: the call rebuilt, a protocol's tab and the status line.
 
-use ctxlens::js::Value;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
@@ -66,10 +65,7 @@ pub(super) fn protocol_tab(
     let d = d.clone();
     let selected = current_api == api;
     let native = state.native_api.as_deref() == Some(api);
-    let has = state
-        .reports
-        .get(api)
-        .map(|r| !r.get("request").is_none_or(Value::is_null));
+    let has = state.reports.get(api).map(|r| r.request.is_some());
     let failed = state.failures.contains_key(api);
     let onclick = Callback::from(move |_| d.dispatch(Action::SetApi(Some(api.to_string()))));
     let status = match (has, failed) {

@@ -16,7 +16,6 @@ mod util;
 
 use std::rc::Rc;
 
-use ctxlens::js::Value;
 use ctxlens::Api;
 use yew::prelude::*;
 
@@ -324,10 +323,7 @@ fn viewport(state: &AppState, d: &UseReducerDispatcher<AppState>, screen: &Scree
             state.reports.get(&was).cloned().map(|r| (was, r))
         })
         .flatten();
-    let has_request = screen
-        .report
-        .as_ref()
-        .map(|r| !r.get("request").is_none_or(Value::is_null));
+    let has_request = screen.report.as_ref().map(|r| r.request.is_some());
     let retry = {
         let d = d.clone();
         Callback::from(move |_| d.dispatch(Action::Retry))

@@ -450,11 +450,7 @@ impl AppState {
         }
         let native = self.native_api.as_ref().and_then(|a| self.reports.get(a));
         native.is_some_and(|r| {
-            r.get("request")
-                .and_then(|q| q.get_str("body"))
-                .map(|b| b.len() as f64)
-                .unwrap_or(0.0)
-                < PREFETCH_LIMIT
+            r.request.as_ref().map_or(0.0, |q| q.body.len() as f64) < PREFETCH_LIMIT
         })
     }
 
@@ -516,9 +512,8 @@ impl AppState {
         let Some(body) = self
             .reports
             .get(&api)
-            .and_then(|r| r.get("request"))
-            .filter(|q| !q.is_null())
-            .map(|q| q.get_str("body").map_or(0, str::len))
+            .and_then(|r| r.request.as_ref())
+            .map(|q| q.body.len())
         else {
             return;
         };
