@@ -229,6 +229,54 @@ impl Deref for Report {
 mod tests {
     use super::*;
 
+    /// The demo's report as the worker sends a first one (without its session parts), then with
+    /// them: the same session, calls and usage timeline as the whole report's; a report of
+    /// another protocol shares them; parts that did not come are said.
+    #[test]
+    fn a_report_s_session_parts_come_after_it_and_are_shared() {
+        let inputs = crate::demo::inputs();
+        let a = ctxlens::assemble(&inputs);
+        let omit = ctxlens::report::Omit {
+            session: true,
+            ..Default::default()
+        };
+        let whole = Report::new(ctxlens::report::assembly_json_with(&a, Default::default()));
+        let first = Report::new(ctxlens::report::assembly_json_with(&a, omit));
+        assert!(first.session.is_none() && first.calls.is_empty());
+        let first = Report {
+            session_pending: true,
+            ..first
+        };
+        assert!(!first.has_session_parts());
+        let parts = ctxlens::report::session_parts_json(&a);
+        let done = first.with_session_parts(Some(parts));
+        assert!(
+            done.has_session_parts() && done.unread.is_empty(),
+            "{:?}",
+            done.unread
+        );
+        let entries = |r: &Report| r.session.as_ref().map(|s| s.entries.len());
+        let timeline = |r: &Report| r.usage.as_ref().and_then(|u| u.timeline.0.clone());
+        assert!(entries(&whole).unwrap() > 10 && whole.calls.len() > 2);
+        assert_eq!(entries(&done), entries(&whole));
+        assert_eq!(done.calls, whole.calls);
+        assert_eq!(timeline(&done), timeline(&whole));
+        assert!(timeline(&whole).is_some_and(|t| !t.is_empty()));
+        // Another protocol's report takes them from it, the same values, not copies.
+        let mut other = Report::new(ctxlens::report::assembly_json_with(&a, omit));
+        other.share_session_of(&done);
+        assert!(Rc::ptr_eq(&other.calls, &done.calls));
+        assert!(Rc::ptr_eq(
+            other.session.as_ref().unwrap(),
+            done.session.as_ref().unwrap()
+        ));
+        assert_eq!(timeline(&other), timeline(&whole));
+        // Parts that did not come: said, and no report shares them.
+        let lost = first.with_session_parts(None);
+        assert!(!lost.session_pending && lost.unread == ["session"]);
+        assert!(!lost.has_session_parts());
+    }
+
     /// A part that is there but does not read as its type is said, not dropped in silence; a
     /// part that is absent or null is not.
     #[test]
