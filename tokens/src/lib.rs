@@ -117,3 +117,51 @@ impl Tokenizer for HfTokenizer {
             .map_err(|e| format!("{}: cannot encode a text: {e}", self.name))
     }
 }
+
+#[cfg(test)]
+mod shipped_list {
+    /// The vocabularies are listed by name in several places besides [`super::BUILTINS`]: the
+    /// script that builds their wasm modules, the npm package's list and its TypeScript type,
+    /// and the npm tests' expectation. They must name the same vocabularies, in the same order.
+    #[test]
+    fn every_list_of_the_vocabularies_names_the_builtins() {
+        let ours: Vec<&str> = super::BUILTINS.iter().map(|(n, _, _)| *n).collect();
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let read = |p: &str| std::fs::read_to_string(root.join(p)).expect(p);
+        // The quoted names (or the bare words of a bash array) between `start` and `end`.
+        let between = |text: &str, start: &str, end: &str| -> Vec<String> {
+            let from = text.find(start).unwrap_or_else(|| panic!("{start}")) + start.len();
+            let to = from + text[from..].find(end).unwrap_or_else(|| panic!("{end}"));
+            text[from..to]
+                .split([',', '|', ' '])
+                .map(|w| w.trim().trim_matches('"').to_string())
+                .filter(|w| !w.is_empty())
+                .collect()
+        };
+        let lists = [
+            (
+                "scripts/build-tokenizers.sh",
+                between(&read("scripts/build-tokenizers.sh"), "all=(", ")"),
+            ),
+            (
+                "npm/tokens.js",
+                between(
+                    &read("npm/tokens.js"),
+                    "export const vocabularies = Object.freeze([",
+                    "]",
+                ),
+            ),
+            (
+                "npm/types.d.ts",
+                between(&read("npm/types.d.ts"), "export type VocabularyName =", ";"),
+            ),
+            (
+                "tests/npm/tokens.test.mjs",
+                between(&read("tests/npm/tokens.test.mjs"), "const SHIPPED = [", "]"),
+            ),
+        ];
+        for (file, names) in lists {
+            assert_eq!(names, ours, "{file} lists other vocabularies than BUILTINS");
+        }
+    }
+}
