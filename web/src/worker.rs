@@ -1232,9 +1232,9 @@ async fn join_report(data: JsValue, cb: Rc<dyn Fn(FromWorker)>, epoch: Rc<Cell<u
             api.as_deref().unwrap_or("native")
         ));
     }
-    let session_follows = get(&data, "sessionFollows").as_bool().unwrap_or(false);
     let mut report = crate::report::Report::new(report);
-    report.session_pending = session_follows;
+    // Its session parts follow in a `session` message with the same `seq`.
+    report.session_pending = get(&data, "sessionFollows").as_bool().unwrap_or(false);
     cb(FromWorker::Report(Arrived {
         gen,
         api,
@@ -1243,7 +1243,6 @@ async fn join_report(data: JsValue, cb: Rc<dyn Fn(FromWorker)>, epoch: Rc<Cell<u
         body_pending: get(&data, "bodyPending").as_bool().unwrap_or(false),
         provenance_in_worker: get(&data, "provenanceInWorker").as_bool().unwrap_or(false),
         shared_from: get(&data, "sharedFrom").as_string(),
-        session_follows,
         bytes: total as usize,
         ms: get(&data, "ms").as_f64().unwrap_or(0.0),
         memory_bytes: get(&data, "memoryBytes").as_f64().unwrap_or(0.0),
@@ -1264,9 +1263,6 @@ pub struct Arrived {
     /// The report (by its key) whose session parts (`session`, `calls`, `usage.timeline`)
     /// this one shares: the worker left them out.
     pub shared_from: Option<String>,
-    /// Its session parts follow ([`FromWorker::Session`] with the same `seq`): the worker left
-    /// them out of a scenario's first report.
-    pub session_follows: bool,
     /// The JSON's size, in bytes.
     pub bytes: usize,
     /// The worker's time for it.

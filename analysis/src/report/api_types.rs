@@ -152,71 +152,68 @@ pub fn tokens_info(outcome: &TokensOutcome, host: &TokensHost) -> TokensInfo {
         None => (None, false, None, &None),
     };
     let c = outcome.counted;
-    let notes: Vec<String> = c.map(|c| c.notes.clone()).unwrap_or_default();
-    let counted = c.is_some_and(|c| c.stats.tokenizer.is_some());
-    // A counting error other than a vocabulary not loaded: the core's note says it.
-    let error = notes
-        .iter()
-        .filter(|_| !outcome.not_loaded)
-        .find_map(|n| n.strip_prefix("the tokens could not be counted: "));
-    let note = tokens_note(
-        (vocabulary.as_deref(), estimate.as_deref(), why.as_deref()),
-        (counted, error, outcome.not_loaded),
-        &notes,
-        host,
-    );
-    TokensInfo {
+    let mut info = TokensInfo {
         vocabulary,
         exact,
         estimate,
-        counted,
-        note,
+        counted: c.is_some_and(|c| c.stats.tokenizer.is_some()),
+        note: None,
         window: c
             .and_then(|c| c.window.as_ref())
             .map(super::calibration::window),
         calibration: c
             .and_then(|c| c.calibration.as_ref())
             .map(super::calibration::calibration),
-        notes,
-    }
+        notes: c.map(|c| c.notes.clone()).unwrap_or_default(),
+    };
+    info.note = tokens_note(&info, why.as_deref(), outcome.not_loaded, host);
+    info
 }
 
-/// [`TokensInfo::note`]: how the tokens were counted, or why not and what to do.
+/// [`TokensInfo::note`] for `t` (all but its note made): how the tokens were counted, or why
+/// not and what to do.
 fn tokens_note(
-    (vocabulary, estimate, why): (Option<&str>, Option<&str>, Option<&str>),
-    (counted, error, not_loaded): (bool, Option<&str>, bool),
-    notes: &[String],
+    t: &TokensInfo,
+    why: Option<&str>,
+    not_loaded: bool,
     host: &TokensHost,
 ) -> Option<String> {
-    let why_suffix =
-        |sep: &str, close: &str| why.map_or(String::new(), |w| format!("{sep}{w}{close}"));
-    Some(match (vocabulary, estimate) {
-        (_, Some(_)) if counted => {
-            return notes
-                .iter()
-                .find(|n| n.starts_with("tokens estimated"))
-                .cloned()
-                .or_else(|| why.map(str::to_string));
-        }
-        _ if counted => return why.map(str::to_string),
-        _ if error.is_some() => format!("tokens not counted: {}", error.unwrap_or_default()),
+    if t.counted {
+        let estimated = t.notes.iter().find(|n| n.starts_with("tokens estimated"));
+        return match t.estimate {
+            Some(_) => estimated.cloned().or_else(|| why.map(str::to_string)),
+            None => why.map(str::to_string),
+        };
+    }
+    // A counting error other than a vocabulary not loaded: the core's note says it.
+    let error = t
+        .notes
+        .iter()
+        .filter(|_| !not_loaded)
+        .find_map(|n| n.strip_prefix("the tokens could not be counted: "));
+    if let Some(e) = error {
+        return Some(format!("tokens not counted: {e}"));
+    }
+    let why_in =
+        |open: &str, close: &str| why.map_or(String::new(), |w| format!("{open}{w}{close}"));
+    Some(match (t.vocabulary.as_deref(), &t.estimate) {
         (Some(v), _) if !host.shipped.iter().any(|s| s == v) => format!(
             "tokens not counted: the {v} vocabulary is not in this package (only {}){}",
             host.shipped.join(", "),
-            why_suffix("; ", "")
+            why_in("; ", "")
         ),
         (Some(v), _) if not_loaded => format!(
             "tokens not counted: the model's vocabulary, {v}, is not loaded: `await loadVocabulary(\"{v}\")` (from \"{}\"), then call again",
             host.entry
         ),
+        (Some(_), _) => "tokens not counted: the request was not built".to_string(),
         (None, Some(_)) => format!(
             "tokens not counted: the model has no public vocabulary{}",
-            why_suffix(" (", ")")
+            why_in(" (", ")")
         ),
         (None, None) => format!(
             "tokens not counted: {}",
             why.unwrap_or("no vocabulary is known for this model")
         ),
-        (Some(_), _) => "tokens not counted: the request was not built".to_string(),
     })
 }

@@ -780,24 +780,8 @@ pub struct Omit {
     pub session: bool,
 }
 
-/// Puts back into `report` what [`Omit::session`] left out of it, from `from` (a report of the
-/// same inputs that has them).
-pub fn restore_session(report: &mut Value, from: &Value) {
-    let Some(o) = report.as_object_mut() else {
-        return;
-    };
-    for k in ["session", "calls"] {
-        o.insert(k, from.get(k).cloned().unwrap_or(Value::Null));
-    }
-    let timeline = from.get("usage").and_then(|u| u.get("timeline"));
-    if let (Some(Value::Object(u)), Some(t)) = (o.get_mut("usage"), timeline) {
-        u.insert("timeline", t.clone());
-    }
-}
-
 /// What [`Omit::session`] leaves out of `a`'s report, for a host that sends it after the rest
-/// (the app's first view): `{session, calls, usage: {timeline}}`, which [`restore_session`]
-/// puts back.
+/// (the app's first view): `{session, calls, usage: {timeline}}`, as the whole report has them.
 pub fn session_parts_json(a: &Assembly) -> Value {
     Object::new()
         .with("session", session_json(a))
@@ -940,9 +924,8 @@ mod tests {
                 if let Some(Value::Object(u)) = want.get_mut("usage") {
                     u.remove("timeline");
                 }
-                // What was left out, sent after the rest, puts it back.
-                let mut restored = omitted.clone();
-                restore_session(&mut restored, &session_parts_json(&a));
+                // What was left out, sent after the rest, is the whole report's.
+                let parts = session_parts_json(&a);
                 assert_eq!(
                     omitted.to_json(),
                     Value::Object(want).to_json(),
@@ -954,7 +937,7 @@ mod tests {
                     _ => r.get(k).map(Value::to_json),
                 };
                 for k in ["session", "calls", "timeline"] {
-                    let got = part(&restored, k);
+                    let got = part(&parts, k);
                     assert!(got.is_some(), "{}: {k}", case.name);
                     assert_eq!(got, part(&full, k), "{}: {k}", case.name);
                 }

@@ -451,9 +451,9 @@ fn detect_lines(session: &SourceText, lines: &Lines, upto: u32) -> Option<Detect
         if r.prompts == 0 && line.contains("\"user\"") {
             r.prompts += 1;
         }
-        r.read_system_message(n, value);
-        r.read_later_entry(n, value);
-        r.read_checkpoint(n, value);
+        if let Some(v) = value {
+            r.read_entry(n, v);
+        }
     }
     if r.entries == 0 {
         return None;
@@ -523,50 +523,27 @@ impl Reading {
         }
     }
 
-    /// A system message (0.86.0 on): its line is kept.
-    fn read_system_message(&mut self, n: u32, value: Option<&Object>) {
-        if let Some(v) = value {
-            let m = v.get("message");
-            if v.get_str("type") == Some("message")
-                && m.and_then(|m| m.get_str("role")) == Some("system")
-            {
-                self.system_lines.push(n);
+    /// What an entry proves by its type: a system message (0.86.0 on: its line is kept), a
+    /// `context_edit` (0.87.0) or `usage` (0.86.0) entry, a compaction's system-prompt
+    /// checkpoint (0.86.0).
+    fn read_entry(&mut self, n: u32, v: &Object) {
+        let later = match v.get_str("type") {
+            Some("message") => {
+                if v.get("message").and_then(|m| m.get_str("role")) == Some("system") {
+                    self.system_lines.push(n);
+                }
+                None
             }
-        }
-    }
-
-    /// A `context_edit` (0.87.0) or `usage` (0.86.0) entry.
-    fn read_later_entry(&mut self, n: u32, value: Option<&Object>) {
-        if let Some(v) = value {
-            if v.get_str("type") == Some("context_edit") {
-                self.raise("0.87.0");
-                self.evidence
-                    .push(Evidence::later(Some(n), "a context_edit entry", "0.87.0"));
+            Some("context_edit") => Some(("a context_edit entry", "0.87.0")),
+            Some("usage") => Some(("a usage entry (cache warming)", "0.86.0")),
+            Some("compaction") if v.get("systemMessage").is_some() => {
+                Some(("a compaction with a system-prompt checkpoint", "0.86.0"))
             }
-        }
-        if let Some(v) = value {
-            if v.get_str("type") == Some("usage") {
-                self.raise("0.86.0");
-                self.evidence.push(Evidence::later(
-                    Some(n),
-                    "a usage entry (cache warming)",
-                    "0.86.0",
-                ));
-            }
-        }
-    }
-
-    /// A compaction's system-prompt checkpoint (0.86.0).
-    fn read_checkpoint(&mut self, n: u32, value: Option<&Object>) {
-        if let Some(v) = value {
-            if v.get_str("type") == Some("compaction") && v.get("systemMessage").is_some() {
-                self.raise("0.86.0");
-                self.evidence.push(Evidence::later(
-                    Some(n),
-                    "a compaction with a system-prompt checkpoint",
-                    "0.86.0",
-                ));
-            }
+            _ => None,
+        };
+        if let Some((what, since)) = later {
+            self.raise(since);
+            self.evidence.push(Evidence::later(Some(n), what, since));
         }
     }
 

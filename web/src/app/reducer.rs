@@ -708,7 +708,7 @@ impl AppState {
         }
         // (A worker that stops drops its link, and the reports it sent that the page had not
         // joined yet with it: a report that comes has a worker to send its session.)
-        if r.session_follows {
+        if report.session_pending {
             self.sessions_due.push((r.seq, key.clone()));
         }
         if r.provenance_in_worker {
@@ -741,7 +741,8 @@ impl AppState {
         };
         match self.reports.get(&from) {
             Some(src) => {
-                let mut r = (*report).clone();
+                // The page's only copy of a report just joined: taken, not copied.
+                let mut r = Rc::try_unwrap(report.0).unwrap_or_else(|r| (*r).clone());
                 r.share_session_of(src);
                 Some(Shared::new(r))
             }
