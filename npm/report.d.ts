@@ -121,6 +121,11 @@ export interface Stage {
   /** Named counts after the stage (`messages`, `tools`, `bytes`, ...). */
   counts: { [name: string]: number };
   events: StageEvent[];
+  /**
+   * The events after `events` that the report leaves out, when a host asked for only a
+   * stage's first ones ([`crate::report::Omit::events`]), grouped.
+   */
+  eventsLeft?: EventsLeft;
 }
 
 /** A vocabulary a host can count with: its name and whether its counts are the provider's. */
@@ -238,6 +243,12 @@ export interface HistoryStats {
   byKindTokens?: KindTokens;
   toolResultsByTool: ToolResultSize[];
   byMessage: MessageSize[];
+  /**
+   * How many of the body's messages `byMessage` leaves out, when a host asked for only
+   * the largest ([`crate::report::Omit::messages`]): it then holds those, in the body's
+   * order.
+   */
+  messagesLeft?: number;
 }
 
 /** A parameter's value. */

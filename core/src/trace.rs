@@ -149,6 +149,37 @@ impl EventKind {
     }
 }
 
+/// Events of one kind and one rule of pi, counted: how a long list reads (a long session's
+/// adapter makes one event per message).
+#[derive(Clone, Debug, PartialEq)]
+pub struct EventGroup {
+    pub kind: EventKind,
+    pub pi_source: Option<&'static str>,
+    pub count: usize,
+    /// The first of them.
+    pub example: String,
+}
+
+/// `events` grouped by kind and rule, in the order each group first occurs.
+pub fn group_events<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec<EventGroup> {
+    let mut out: Vec<EventGroup> = Vec::new();
+    for e in events {
+        match out
+            .iter_mut()
+            .find(|g| g.kind == e.kind && g.pi_source == e.pi_source)
+        {
+            Some(g) => g.count += 1,
+            None => out.push(EventGroup {
+                kind: e.kind,
+                pi_source: e.pi_source,
+                count: 1,
+                example: e.message.clone(),
+            }),
+        }
+    }
+    out
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Event {
     /// The stage that did it (set by the [`Events`] sink it was pushed into).

@@ -634,3 +634,56 @@ test("a pi package folder dropped on an opened case is placed as pi install puts
   const row = page.locator('[data-testid="prompt-packages"] tbody tr[data-source="npm:deploy-kit"]');
   assert.match(await row.textContent(), /skills: deploy · prompt templates: ship/);
 });
+
+test("a long session's per-message events and message sizes: the first and the largest listed, the rest counted, as ctxlens report has them", async () => {
+  // 300 turns whose answers came from another model: transformMessages turns each one's
+  // thinking into text, an event per message, past what a stage lists one by one.
+  const src = path.join(corpus, "oc-no-tools-history");
+  const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ctxlens-events-")), "many-events");
+  fs.cpSync(src, dir, { recursive: true });
+  const head = fs.readFileSync(path.join(src, "session.jsonl"), "utf8").split("\n")[0];
+  const lines = [head];
+  let parent = null;
+  for (let i = 0; i < 600; i++) {
+    const id = `b${String(i).padStart(7, "0")}`;
+    const ts = 1767603601000 + i * 1000;
+    const text = `turn ${i} ` + "words ".repeat((i * 37) % 211);
+    const message = i % 2 === 0
+      ? { role: "user", content: [{ type: "text", text }], timestamp: ts }
+      : { role: "assistant", content: [{ type: "thinking", thinking: `thought ${i}` }, { type: "text", text }], api: "openai-completions", provider: "mock", model: "other-model",
+          usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: "stop", timestamp: ts };
+    lines.push(JSON.stringify({ type: "message", id, parentId: parent, timestamp: new Date(ts).toISOString(), message }));
+    parent = id;
+  }
+  fs.writeFileSync(path.join(dir, "session.jsonl"), lines.join("\n") + "\n");
+  const report = JSON.parse(execFileSync(cliBin(), ["report", "--case", dir], { maxBuffer: 1 << 28 }).toString("utf8"));
+  const stages = report.stages;
+  const at = stages.findIndex((s) => s.id === "transform-messages");
+  const all = stages[at].events;
+  assert.ok(all.length > 250, `an event per answer (${all.length})`);
+  const { page, context } = await openApp();
+  await openFolder(page, dir);
+  await page.locator(".stages .stage-link").nth(at).click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="stage-view"]')?.dataset.stage === "transform-messages");
+  // The first 200 one by one, as the report has them; the rest counted by kind and rule.
+  const shown = await page.locator('[data-testid="stage-events"] > li .msg').allTextContents();
+  assert.deepEqual(shown, all.slice(0, 200).map((e) => e.message));
+  const left = page.locator('[data-testid="stage-events-left"] li');
+  const counts = (await left.evaluateAll((ls) => ls.map((l) => Number(l.dataset.count)))).reduce((a, b) => a + b, 0);
+  assert.equal(counts, all.length - 200, "every event left out is counted");
+  assert.match(await page.getByTestId("stage-events-left").textContent(), new RegExp(`${(all.length - 200).toLocaleString("en-US")} more events after the first 200, counted by rule`));
+  // The stage's counts by kind are the whole stage's.
+  const converted = all.filter((e) => e.kind === "converted").length;
+  assert.match(await page.getByTestId("stage-changes").textContent(), new RegExp(`${converted} converted`));
+  await page.getByTestId("stage-events-left").screenshot({ path: screenshotPath("stage-events-left.png") });
+  // The History view lists the largest messages of all the body's, and says how many there are.
+  await showView(page, "history", "History");
+  const byMessage = report.stats.history.byMessage;
+  assert.ok(byMessage.length > 200);
+  assert.match(await page.locator('[data-testid="view-history"] h4', { hasText: "By message" }).textContent(), new RegExp(`By message · ${byMessage.length} · the 200 largest`));
+  const largest = byMessage.map((m, i) => [m, i]).sort((a, b) => b[0].chars - a[0].chars || a[1] - b[1]).slice(0, 200).map(([m]) => m.path);
+  const rows = await page.locator('[data-testid="history-messages"] tbody tr').evaluateAll((rs) => rs.map((r) => r.dataset.path));
+  assert.deepEqual(rows, largest, "the 200 largest, largest first");
+  await context.close();
+  fs.rmSync(path.dirname(dir), { recursive: true, force: true });
+});

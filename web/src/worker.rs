@@ -67,7 +67,10 @@
 //! per task: the page's other messages are answered between two calls, and a newer `whatif`
 //! drops the session being rebuilt (the page sends one only when it no longer waits for it).
 //!
-//! A report is `report::assembly_json` without `request.body` and, when it has more than
+//! A report is `report::assembly_json` without `request.body`, with each stage's first
+//! [`crate::views::STAGE_EVENTS`] events (the rest counted by kind and rule: a long session's
+//! adapter makes one per message) and the statistics' [`crate::views::MESSAGE_ROWS`] largest
+//! messages (a `tokens` answer's statistics keep the same ones), and, when it has more than
 //! [`PROVENANCE_INLINE`] entries, without `provenance` (the worker keeps it and answers path by
 //! path): `parts` is `[[path, append, offset, length]…]` ([`crate::wire::split`]) into the UTF-8
 //! JSON of `partsBytes`; `body` is the body's UTF-8 bytes (no JSON escaping). Both buffers are
@@ -2196,7 +2199,12 @@ fn handle_tokens(
     let Some(counted) = counted else {
         return nothing("no request was assembled");
     };
-    let stats = ctxlens::report::stats::to_json(&counted.stats);
+    // The messages the report's statistics have (the largest), in the same places.
+    let mut stats = ctxlens::report::stats::report(&counted.stats);
+    stats
+        .history
+        .keep_largest_messages(crate::views::MESSAGE_ROWS);
+    let stats = stats.to_value();
     let has_tokens = counted.stats.tokenizer.is_some();
     let window = window_of(&assembly, has_tokens.then(|| counted.stats.total_tokens()));
     let mut calibration = counted
@@ -2507,6 +2515,10 @@ fn assemble(
         ctxlens::report::Omit {
             provenance: in_worker,
             session: shared_from.is_some() || session_follows,
+            // A long session's stages have an event per message (tens of thousands) and its
+            // statistics a size per message: the page lists the first and the largest.
+            events: Some(crate::views::STAGE_EVENTS),
+            messages: Some(crate::views::MESSAGE_ROWS),
         },
     );
     // What pi read of the files and what it ignored (the inputs panel's list).

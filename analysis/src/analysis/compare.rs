@@ -84,13 +84,7 @@ pub struct Loss {
 }
 
 /// Events of one side grouped by kind and rule.
-#[derive(Clone, Debug, PartialEq)]
-pub struct EventGroup {
-    pub kind: EventKind,
-    pub pi_source: Option<&'static str>,
-    pub count: usize,
-    pub example: String,
-}
+pub use crate::trace::EventGroup;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct SideInfo {
@@ -249,29 +243,17 @@ fn side_info(a: &Assembly) -> SideInfo {
 }
 
 fn event_groups(a: &Assembly) -> Vec<EventGroup> {
-    let mut out: Vec<EventGroup> = Vec::new();
-    for s in a.trace.stages.iter().filter(|s| {
+    let adapter = a.trace.stages.iter().filter(|s| {
         matches!(
             s.id,
             StageId::TransformMessages | StageId::ConvertMessages | StageId::BuildParams
         )
-    }) {
-        for e in s.events.iter().filter(|e| e.kind != EventKind::Note) {
-            match out
-                .iter_mut()
-                .find(|g| g.kind == e.kind && g.pi_source == e.pi_source)
-            {
-                Some(g) => g.count += 1,
-                None => out.push(EventGroup {
-                    kind: e.kind,
-                    pi_source: e.pi_source,
-                    count: 1,
-                    example: e.message.clone(),
-                }),
-            }
-        }
-    }
-    out
+    });
+    crate::trace::group_events(
+        adapter
+            .flat_map(|s| &s.events)
+            .filter(|e| e.kind != EventKind::Note),
+    )
 }
 
 /// The LLM messages a body carries (any leaf of theirs).

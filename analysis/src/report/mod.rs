@@ -33,7 +33,7 @@ use crate::pi::Pi;
 use crate::session;
 use crate::trace::Trace;
 use crate::AssemblyStats;
-use wire::Wire;
+use wire::{Skip, Wire};
 
 pub(crate) fn opt_str(s: Option<&str>) -> Value {
     s.map(Value::from).unwrap_or(Value::Null)
@@ -133,23 +133,47 @@ pub fn trace_json(pi: Option<&Pi>, trace: &Trace) -> Value {
 
 /// The trace's stages as the report has them, pi's source locations as in the release rebuilt.
 pub fn stages(pi: Option<&Pi>, trace: &Trace) -> Vec<types::Stage> {
-    let stage = |s: &crate::trace::Stage| types::Stage {
-        id: s.id,
-        title: s.id.title().to_string(),
-        pi_function: s.id.pi_function().to_string(),
-        explanation: s.id.explanation().to_string(),
-        pi_source: pi_source(pi, s.pi_source),
-        summary: s.summary.clone(),
-        counts: types::Counts(s.counts.iter().map(|(k, v)| (k.clone(), *v)).collect()),
-        events: s
-            .events
-            .iter()
-            .map(|e| types::StageEvent {
-                kind: e.kind,
-                message: e.message.clone(),
-                pi_source: e.pi_source.map(|k| pi_source(pi, k)).into(),
-            })
-            .collect(),
+    stages_with(pi, trace, None)
+}
+
+/// [`stages`], each with its first `first` events (all with `None`), the rest counted and
+/// grouped by kind and rule in `eventsLeft`.
+pub fn stages_with(pi: Option<&Pi>, trace: &Trace, first: Option<usize>) -> Vec<types::Stage> {
+    let source = |k: Option<&str>| k.map(|k| pi_source(pi, k));
+    let stage = |s: &crate::trace::Stage| {
+        let shown = first.unwrap_or(usize::MAX).min(s.events.len());
+        let left = &s.events[shown..];
+        types::Stage {
+            id: s.id,
+            title: s.id.title().to_string(),
+            pi_function: s.id.pi_function().to_string(),
+            explanation: s.id.explanation().to_string(),
+            pi_source: pi_source(pi, s.pi_source),
+            summary: s.summary.clone(),
+            counts: types::Counts(s.counts.iter().map(|(k, v)| (k.clone(), *v)).collect()),
+            events: s.events[..shown]
+                .iter()
+                .map(|e| types::StageEvent {
+                    kind: e.kind,
+                    message: e.message.clone(),
+                    pi_source: source(e.pi_source).into(),
+                })
+                .collect(),
+            events_left: Skip((!left.is_empty()).then(|| {
+                types::EventsLeft {
+                    count: left.len(),
+                    groups: crate::trace::group_events(left)
+                        .into_iter()
+                        .map(|g| compare_types::EventGroup {
+                            kind: g.kind,
+                            pi_source: source(g.pi_source),
+                            count: g.count,
+                            example: g.example,
+                        })
+                        .collect(),
+                }
+            })),
+        }
     };
     trace.stages.iter().map(stage).collect()
 }
@@ -778,6 +802,10 @@ pub struct Omit {
     /// inputs under another protocol. They are the session's alone (its entries, its active
     /// branch, the usage it recorded), so they are the same for every protocol (`report::tests`).
     pub session: bool,
+    /// Each stage's events after its first `n` (counted and grouped in `eventsLeft`).
+    pub events: Option<usize>,
+    /// The statistics' `history.byMessage` but for the `n` largest (`messagesLeft`).
+    pub messages: Option<usize>,
 }
 
 /// What [`Omit::session`] leaves out of `a`'s report, for a host that sends it after the rest
@@ -798,7 +826,11 @@ pub fn session_parts_json(a: &Assembly) -> Value {
 
 /// [`assembly_json`] without what `omit` says.
 pub fn assembly_json_with(a: &Assembly, omit: Omit) -> Value {
-    let stats = a.stats().map(stats::report);
+    let mut stats = a.stats().map(stats::report);
+    if let (Some(s), Some(n)) = (stats.as_mut(), omit.messages) {
+        s.history.keep_largest_messages(n);
+    }
+    let stages = stages_with(a.pi.as_ref(), &a.trace, omit.events);
     let packages = if a.parts.resources.packages.is_empty() {
         Vec::new()
     } else {
@@ -808,7 +840,7 @@ pub fn assembly_json_with(a: &Assembly, omit: Omit) -> Value {
         .with("request", request_json(a))
         .with("model", model_json(a))
         .with("pi", pi_json(a))
-        .with("stages", trace_json(a.pi.as_ref(), &a.trace))
+        .with("stages", stages.to_value())
         .with("sourcePrefixes", source_prefixes_json(a.pi.as_ref()))
         .with("stats", stats.to_value())
         .with("systemPrompt", system_prompt_json(a))
@@ -973,5 +1005,84 @@ mod tests {
         // A user message with no image: neither.
         let o = sizes(r#"{"type":"message","id":"u","message":{"role":"user","content":"hi"}}"#);
         assert!(o.tool_result.is_none() && o.images.is_none());
+    }
+
+    /// What the app's worker leaves out of a long session's report is counted where it was:
+    /// each stage keeps its first events and counts the rest by kind and rule (each stage's
+    /// count of a kind is the whole trace's), and the statistics keep the largest messages, in
+    /// the body's order, with the number left out.
+    #[test]
+    fn a_report_s_first_events_and_largest_messages_count_the_rest() {
+        let cases: Vec<_> = ctxlens_corpus::cases("pi-")
+            .into_iter()
+            .filter(|c| {
+                ["thinking", "midconvo"]
+                    .iter()
+                    .any(|w| c.folder().contains(w))
+            })
+            .collect();
+        let (mut events_left, mut messages_left) = (0, 0);
+        for case in cases.iter().step_by(3) {
+            let Ok(inputs) = crate::case::inputs_from_case(&case.files(), None) else {
+                continue;
+            };
+            let a = crate::assemble(&inputs);
+            let whole = stages(a.pi.as_ref(), &a.trace);
+            for (w, s) in whole
+                .iter()
+                .zip(stages_with(a.pi.as_ref(), &a.trace, Some(2)))
+            {
+                assert!(w.events_left.is_none(), "{}", case.name);
+                assert_eq!(
+                    s.events[..],
+                    w.events[..w.events.len().min(2)],
+                    "{}",
+                    case.name
+                );
+                let left = &w.events[s.events.len()..];
+                match s.events_left.as_ref() {
+                    None => assert!(left.is_empty()),
+                    Some(l) => {
+                        events_left += 1;
+                        assert_eq!(l.count, left.len());
+                        assert_eq!(l.groups.iter().map(|g| g.count).sum::<usize>(), l.count);
+                        for g in &l.groups {
+                            let first = left
+                                .iter()
+                                .find(|e| e.kind == g.kind && e.pi_source.0 == g.pi_source)
+                                .unwrap();
+                            assert_eq!(first.message, g.example, "{}", case.name);
+                        }
+                    }
+                }
+                use crate::trace::EventKind as Kind;
+                for k in [Kind::Converted, Kind::Inserted, Kind::Note] {
+                    let n = w.events.iter().filter(|e| e.kind == k).count();
+                    assert_eq!(s.count_of(k), n, "{}: {k:?}", case.name);
+                }
+            }
+            let Some(st) = a.stats() else { continue };
+            let full = stats::report(st).history;
+            let mut kept = full.clone();
+            kept.keep_largest_messages(3);
+            assert_eq!(kept.message_count(), full.by_message.len());
+            if full.by_message.len() <= 3 {
+                assert_eq!(kept, full);
+                continue;
+            }
+            messages_left += 1;
+            assert_eq!(*kept.messages_left, Some(full.by_message.len() - 3));
+            // The three largest (of equal ones the first), in the body's order.
+            let mut want: Vec<usize> = (0..full.by_message.len()).collect();
+            want.sort_by_key(|&i| std::cmp::Reverse(full.by_message[i].chars));
+            want.truncate(3);
+            want.sort();
+            let want: Vec<_> = want.iter().map(|&i| full.by_message[i].clone()).collect();
+            assert_eq!(kept.by_message, want, "{}", case.name);
+        }
+        assert!(
+            events_left >= 3 && messages_left >= 3,
+            "{events_left} {messages_left}"
+        );
     }
 }

@@ -102,6 +102,7 @@ pub fn report(s: &Stats) -> types::Stats {
             by_kind_tokens: Skip(counted.then(|| kind_tokens(&s.by_kind_tokens))),
             tool_results_by_tool: by_result.collect(),
             by_message: by_message.collect(),
+            messages_left: Skip(None),
         },
         parameters: types::ParametersStats {
             chars: s.parameters_chars,

@@ -141,6 +141,39 @@ wire_struct! {
         pub by_kind_tokens: Skip<KindTokens> = "byKindTokens",
         pub tool_results_by_tool: Vec<ToolResultSize> = "toolResultsByTool",
         pub by_message: Vec<MessageSize> = "byMessage",
+        /// How many of the body's messages `byMessage` leaves out, when a host asked for only
+        /// the largest (the app's worker sends the 200 largest): it then holds those, in the body's
+        /// order.
+        pub messages_left: Skip<usize> = "messagesLeft",
+    }
+}
+
+impl HistoryStats {
+    /// Keeps the `n` largest of `byMessage` (by characters; of equal ones the first), in the
+    /// body's order, and says how many it left out. Two statistics of the same body (with and
+    /// without tokens) keep the same messages, in the same places.
+    pub fn keep_largest_messages(&mut self, n: usize) {
+        let all = self.by_message.len();
+        if all <= n {
+            return;
+        }
+        let mut order: Vec<usize> = (0..all).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(self.by_message[i].chars));
+        let mut keep = vec![false; all];
+        for &i in &order[..n] {
+            keep[i] = true;
+        }
+        let mut i = 0;
+        self.by_message.retain(|_| {
+            i += 1;
+            keep[i - 1]
+        });
+        self.messages_left = Skip(Some(all - n));
+    }
+
+    /// The number of the body's messages, those `byMessage` leaves out included.
+    pub fn message_count(&self) -> usize {
+        self.by_message.len() + self.messages_left.unwrap_or(0)
     }
 }
 
@@ -295,6 +328,33 @@ wire_struct! {
         /// Named counts after the stage (`messages`, `tools`, `bytes`, ...).
         pub counts: Counts = "counts",
         pub events: Vec<StageEvent> = "events",
+        /// The events after `events` that the report leaves out, when a host asked for only a
+        /// stage's first ones (the app's worker sends a stage's first 200), grouped.
+        pub events_left: Skip<EventsLeft> = "eventsLeft",
+    }
+}
+
+wire_struct! {
+    /// The events of a stage after its first ones (a message's conversion is one event each: a
+    /// long session's build-params has tens of thousands), grouped by kind and rule.
+    pub struct EventsLeft {
+        pub count: usize = "count",
+        /// By kind and pi's rule (its source location), in the order each first occurs.
+        pub groups: Vec<crate::report::compare_types::EventGroup> = "groups",
+    }
+}
+
+impl Stage {
+    /// The number of the stage's events of `kind`, those left out included.
+    pub fn count_of(&self, kind: EventKind) -> usize {
+        let left = self.events_left.as_ref().map_or(0, |l| {
+            l.groups
+                .iter()
+                .filter(|g| g.kind == kind)
+                .map(|g| g.count)
+                .sum()
+        });
+        self.events.iter().filter(|e| e.kind == kind).count() + left
     }
 }
 

@@ -10,7 +10,7 @@ use super::components::{color, thousands};
 use super::overview::KIND_LABELS;
 use super::tokens::{TokenNote, Tokens};
 use super::util::not_available;
-use super::ViewProps;
+use super::{ViewProps, MESSAGE_ROWS};
 
 pub fn kind_color(k: &str) -> String {
     match k {
@@ -57,7 +57,7 @@ pub fn HistoryView(p: &ViewProps) -> Html {
         .collect();
     // The messages of the body, largest first (the first MESSAGE_ROWS).
     let mut messages: Vec<(usize, &MessageSize)> = h.by_message.iter().enumerate().collect();
-    let message_count = messages.len();
+    let message_count = h.message_count();
     messages.sort_by_key(|m| std::cmp::Reverse(m.1.chars));
     messages.truncate(MESSAGE_ROWS);
     let kinds: Vec<Seg> = KIND_LABELS
@@ -154,6 +154,3 @@ pub fn HistoryView(p: &ViewProps) -> Html {
         </section>
     }
 }
-
-/// Rows of the message table.
-const MESSAGE_ROWS: usize = 200;

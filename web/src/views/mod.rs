@@ -26,6 +26,13 @@ pub mod components;
 pub(crate) mod util;
 
 mod findings;
+
+/// Rows of the History view's message table: the largest messages. The worker sends no more of
+/// a report's `byMessage` than these.
+pub const MESSAGE_ROWS: usize = 200;
+/// The events a stage lists one by one; the worker sends the rest of a stage's events counted
+/// and grouped (`eventsLeft`).
+pub const STAGE_EVENTS: usize = 200;
 mod history;
 mod overview;
 mod prompt;

@@ -91,10 +91,8 @@ pub fn OverviewView(p: &ViewProps) -> Html {
     let changes: usize = stages
         .iter()
         .map(|st| {
-            st.events
-                .iter()
-                .filter(|e| e.kind != EventKind::Note)
-                .count()
+            let all: usize = st.events.len() + st.events_left.as_ref().map_or(0, |l| l.count);
+            all - st.count_of(EventKind::Note)
         })
         .sum();
     html! {

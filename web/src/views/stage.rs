@@ -1,31 +1,28 @@
 //! The selected pipeline stage: what it holds and what it changed, with pi's source location.
 
-use ctxlens::report::types::Stage;
+use ctxlens::report::types::{EventKind, EventsLeft, Stage};
 use yew::prelude::*;
 
 use super::components::thousands;
 use super::util::pi_source_title;
 use super::ViewProps;
 
-/// Event kinds in display order, with their label.
-pub const KINDS: [(&str, &str); 8] = [
-    ("dropped", "dropped"),
-    ("inserted", "inserted"),
-    ("converted", "converted"),
-    ("renamed", "renamed"),
-    ("moved", "moved"),
-    ("replaced", "replaced"),
-    ("clamped", "clamped"),
-    ("note", "note"),
+/// Event kinds in display order.
+const KINDS: [EventKind; 8] = [
+    EventKind::Dropped,
+    EventKind::Inserted,
+    EventKind::Converted,
+    EventKind::Renamed,
+    EventKind::Moved,
+    EventKind::Replaced,
+    EventKind::Clamped,
+    EventKind::Note,
 ];
 
 fn kind_counts(st: &Stage) -> Vec<(&'static str, usize)> {
     KINDS
         .iter()
-        .map(|(k, _)| {
-            let n = st.events.iter().filter(|e| e.kind.as_str() == *k).count();
-            (*k, n)
-        })
+        .map(|&k| (k.as_str(), st.count_of(k)))
         .filter(|(_, n)| *n > 0)
         .collect()
 }
@@ -160,6 +157,32 @@ fn stage_data(p: &ViewProps, id: &str) -> Html {
     }
 }
 
+/// The events after the first ones a stage lists, by kind and pi's rule: how many, and the
+/// first of each.
+fn events_left(r: &crate::report::Report, shown: usize, left: &EventsLeft) -> Html {
+    html! {
+        <div class="events-left" data-testid="stage-events-left">
+            <p class="muted small">
+                {format!(
+                    "… and {} more {} after the first {shown}, counted by rule (the command line lists each: ",
+                    thousands(left.count as f64),
+                    if left.count == 1 { "event" } else { "events" },
+                )}
+                <code>{"ctxlens trace SESSION"}</code>{"):"}
+            </p>
+            <ul class="events">
+            { for left.groups.iter().map(|g| html! {
+                <li class={classes!("event", g.kind.as_str())} data-count={g.count.to_string()}>
+                    <span class={classes!("badge", g.kind.as_str())}>{g.kind.as_str()}</span>
+                    <span class="msg">{format!("{} × ", thousands(g.count as f64))}<span class="muted">{"like "}</span>{super::util::with_pi_paths(r, &g.example)}</span>
+                    if let Some(src) = g.pi_source.as_deref() { <code class="pi-source" title={pi_source_title(r, src)}>{super::util::pi_source_path(r, src)}</code> }
+                </li>
+            }) }
+            </ul>
+        </div>
+    }
+}
+
 #[function_component]
 pub fn StageView(p: &ViewProps) -> Html {
     let stages = &p.report.stages;
@@ -217,6 +240,9 @@ pub fn StageView(p: &ViewProps) -> Html {
                     </li>
                 }) }
                 </ul>
+            }
+            if let Some(left) = st.events_left.as_ref() {
+                {events_left(&p.report, st.events.len(), left)}
             }
             <div class="stage-data">{stage_data(p, id)}</div>
         </section>
