@@ -123,7 +123,7 @@ export interface Stage {
   events: StageEvent[];
   /**
    * The events after `events` that the report leaves out, when a host asked for only a
-   * stage's first ones ([`crate::report::Omit::events`]), grouped.
+   * stage's first ones (the app's worker sends a stage's first 200), grouped.
    */
   eventsLeft?: EventsLeft;
 }
@@ -245,7 +245,7 @@ export interface HistoryStats {
   byMessage: MessageSize[];
   /**
    * How many of the body's messages `byMessage` leaves out, when a host asked for only
-   * the largest ([`crate::report::Omit::messages`]): it then holds those, in the body's
+   * the largest (the app's worker sends the 200 largest): it then holds those, in the body's
    * order.
    */
   messagesLeft?: number;

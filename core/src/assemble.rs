@@ -56,6 +56,8 @@ pub struct Assembly {
 pub struct Derived {
     body: std::cell::OnceCell<Option<Value>>,
     provenance: std::cell::OnceCell<Arc<Vec<crate::provenance::Origin>>>,
+    /// [`crate::provenance::llm_to_agent_indices`].
+    agent_indices: std::cell::OnceCell<Vec<usize>>,
     /// The layer above's own derivation (its statistics), of a type this layer does not know:
     /// the assembly never imports the analysis ([`Assembly::analysis`]).
     analysis: std::cell::OnceCell<Arc<dyn std::any::Any + Send + Sync>>,
@@ -144,6 +146,15 @@ impl Assembly {
                     .and_then(|r| crate::js::parse(&r.body).ok())
             })
             .as_ref()
+    }
+
+    /// Each LLM message's index among the agent messages ([`crate::provenance::agent_indices`]),
+    /// made once for every analysis that names a message's session line.
+    pub fn agent_indices(&self) -> &[usize] {
+        self.derived.agent_indices.get_or_init(|| match &self.pi {
+            Some(pi) => crate::provenance::agent_indices(pi, &self.parts.agent_messages),
+            None => Vec::new(),
+        })
     }
 
     /// The source of every leaf of the body ([`crate::provenance::provenance`]),

@@ -182,11 +182,8 @@ fn system_parts(a: &Assembly) -> Vec<(usize, usize)> {
 
 /// For each LLM message, the agent message it came from (`convertToLlm` keeps or converts one
 /// by one and drops excluded bash runs and unknown roles: CA/core/messages.js:75–122).
-pub fn llm_to_agent_indices(a: &Assembly) -> Vec<usize> {
-    match &a.pi {
-        Some(pi) => agent_indices(pi, &a.parts.agent_messages),
-        None => Vec::new(),
-    }
+pub fn llm_to_agent_indices(a: &Assembly) -> &[usize] {
+    a.agent_indices()
 }
 
 /// [`llm_to_agent_indices`] for `agent` messages (0.86 on, system messages pass too).
@@ -434,7 +431,7 @@ struct Sources<'a> {
     tool_names: Vec<String>,
     parts: Vec<(usize, usize)>,
     skip: usize,
-    map: Vec<usize>,
+    map: &'a [usize],
     pis: &'static [(String, &'static str)],
     parameters: &'a [String],
     params_cache: HashMap<String, (String, Option<String>)>,
@@ -608,7 +605,7 @@ impl<'a> Sources<'a> {
                 (Some(i), None) => (
                     Source::Message(message_ref(
                         a,
-                        &self.map,
+                        self.map,
                         i as usize,
                         message_part(kind, self.role(i)),
                     )),
@@ -649,14 +646,14 @@ impl<'a> Sources<'a> {
                 let llms = &self.wire_llms[&leaf.wire.unwrap_or_default()];
                 Source::Messages(
                     llms.iter()
-                        .map(|&i| message_ref(a, &self.map, i as usize, "structure"))
+                        .map(|&i| message_ref(a, self.map, i as usize, "structure"))
                         .collect(),
                 )
             }
             body::Tag::Message { llm, .. } | body::Tag::Block { llm, .. }
                 if llm != body::NO_MESSAGE =>
             {
-                Source::Message(message_ref(a, &self.map, llm as usize, "structure"))
+                Source::Message(message_ref(a, self.map, llm as usize, "structure"))
             }
             body::Tag::Inserted { key, .. } => self.inserted(key),
             _ => self.param(leaf.path.split('.').next().unwrap_or("")),

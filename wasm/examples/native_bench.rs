@@ -163,6 +163,23 @@ fn main() {
                     + ctxlens::report::declared_tools_json(a).to_json().len()
                     + ctxlens::report::resources_json(a).to_json().len()
             }),
+            ("report.worker", &|a: &ctxlens::Assembly| {
+                // The app worker's report of a fresh assembly (its statistics made for it):
+                // without the body, the provenance, the session's parts, with a stage's first
+                // 200 events and the 200 largest messages.
+                let mut a = a.clone();
+                a.derived = Default::default();
+                let omit = ctxlens::report::Omit {
+                    provenance: true,
+                    session: true,
+                    events: Some(200),
+                    messages: Some(200),
+                    body: true,
+                };
+                ctxlens::report::assembly_json_with(&a, omit)
+                    .to_json()
+                    .len()
+            }),
             ("report.tree", &|a: &ctxlens::Assembly| {
                 // The report as a tree, not serialized.
                 std::hint::black_box(ctxlens::report::assembly_json(a));
@@ -173,6 +190,10 @@ fn main() {
                 0
             }),
         ] {
+            // `ONLY=NAME`: that section alone (for a profile of it).
+            if std::env::var("ONLY").is_ok_and(|only| only != name) {
+                continue;
+            }
             let mut t = Vec::new();
             for _ in 0..runs {
                 let t0 = Instant::now();

@@ -143,11 +143,6 @@ fn extend(a: &mut Vec<Value>, v: Value) -> Result<(), String> {
     }
 }
 
-/// The object `v` with `key` taken out (`v` unchanged when it is not an object).
-pub fn take(v: &mut Value, key: &str) -> Option<Value> {
-    v.as_object_mut().and_then(|o: &mut Object| o.remove(key))
-}
-
 /// The worker's answer to a `compare` request (the core's comparison of two protocols'
 /// assemblies, `ctxlens::report::compare_json`), as the JSON text it posts: `{"comparison": …}`,
 /// or `{"error": "…"}` when it could not compare.

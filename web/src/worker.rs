@@ -23,7 +23,7 @@
 //! | `{type: "progress", gen, api, stage, done, upgrade}` | what it is doing now; `done`: the share of the work done (0–1); `upgrade`: the release of an `upgrade` it is working on (else absent) |
 //! | `{type: "report", gen, api, seq, parts, partsBytes, body, bodyPending, provenanceInWorker, sharedFrom, sessionFollows, ms, memoryBytes}` | see below (`sharedFrom`: as asked, the report without `session`, `calls` and `usage.timeline`; `seq`: the worker's number of the report; `bodyPending`: a `body` message follows; `sessionFollows`: a `session` message follows) |
 //! | `{type: "session", gen, seq, parts, partsBytes}` | the session's parts of report `seq` (`{session, calls, usage: {timeline}}`): see below |
-//! | `{type: "body", gen, seq, parts, partsBytes}` | the body of report `seq`, parsed: see below |
+//! | `{type: "body", gen, seq, parts, partsBytes}` | the body of report `seq`, parsed (`null` when it did not parse: the page parses it itself): see below |
 //! | `{type: "provenance", gen, api, path, json}` | `views::prov_answer` for that path (or `{error}`) |
 //! | `{type: "compare", gen, a, b, json}` | [`crate::wire::compare_answer`]: `ctxlens::report::compare_json` of the two assemblies (or `{error}`) |
 //! | `{type: "upgrade", gen, api, pi, tokens, json}` | [`crate::wire::upgrade_answer`]: `ctxlens::report::upgrade::to_json` (or `{error}`) |
@@ -113,7 +113,7 @@ use wasm_bindgen::JsCast;
 use crate::shared::Shared;
 use crate::state::{inputs_of, Laid, LayOptions};
 use crate::wire::{
-    compare_answer, read_compare_answer, read_upgrade_answer, read_whatif_answer, split, take,
+    compare_answer, read_compare_answer, read_upgrade_answer, read_whatif_answer, split,
     upgrade_answer, whatif_answer, Part, PART_BYTES,
 };
 
@@ -1135,7 +1135,7 @@ async fn join_follower(data: JsValue, cb: Rc<dyn Fn(FromWorker)>, epoch: Rc<Cell
         FromWorker::Body {
             gen,
             seq,
-            parsed: joined.map(Shared::new),
+            parsed: joined.filter(|v| !v.is_null()).map(Shared::new),
         }
     });
 }
@@ -2519,6 +2519,8 @@ fn assemble(
             // statistics a size per message: the page lists the first and the largest.
             events: Some(crate::views::STAGE_EVENTS),
             messages: Some(crate::views::MESSAGE_ROWS),
+            // Its bytes are sent as they are, beside the report.
+            body: true,
         },
     );
     // What pi read of the files and what it ignored (the inputs panel's list).
@@ -2532,11 +2534,7 @@ fn assemble(
             .unwrap_or("")
             .to_string()
     });
-    let body = report
-        .as_object_mut()
-        .and_then(|o| o.get_mut("request"))
-        .and_then(|r| take(r, "body"));
-    let body = body.as_ref().and_then(Value::as_str);
+    let body = assembly.request.as_ref().map(|r| r.body.as_str());
     if in_worker {
         l.provenance.retain(|(a, _)| *a != key);
         l.provenance.push((
@@ -2572,16 +2570,15 @@ fn assemble(
         transfer.push(&bytes.buffer());
         set(&m, "body", bytes);
     }
-    drop(report);
     // The parsed body (the Request view's tree) follows in its own message, so the
     // report is on screen without waiting for it; both carry the report's number.
-    let body_value = assembly.body_value();
+    let body_pending = assembly.request.is_some();
     let seq = REPORTS_SENT.with(|n| {
         n.set(n.get() + 1);
         n.get()
     });
     set(&m, "seq", seq as f64);
-    set(&m, "bodyPending", body_value.is_some());
+    set(&m, "bodyPending", body_pending);
     set(&m, "provenanceInWorker", in_worker);
     set(&m, "sharedFrom", opt_str(shared_from));
     set(&m, "sessionFollows", session_follows);
@@ -2590,12 +2587,16 @@ fn assemble(
     if scope.post_message_with_transfer(&m, &transfer).is_err() {
         post(scope, &m);
     }
+    drop(report);
     if session_follows {
         let parts = ctxlens::report::session_parts_json(&assembly);
         post_follower(scope, "session", gen, seq, &parts);
     }
-    if let Some(v) = body_value {
-        // The body as parsed once for the analyses (the assembly's own).
+    if body_pending {
+        // The body as parsed once for the analyses (the assembly's own; parsed here when no
+        // analysis needed it, after the report is sent). `null` if it did not parse: the page
+        // then parses it itself.
+        let v = assembly.body_value().unwrap_or(&Value::Null);
         post_follower(scope, "body", gen, seq, v);
     }
 }

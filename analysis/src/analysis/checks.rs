@@ -56,7 +56,7 @@ pub fn undefined_tool_calls(a: &Assembly) -> Vec<UndefinedToolCall> {
             if defined.contains(&name) {
                 continue;
             }
-            let (line, entry_id) = match message_origin(a, &map, i) {
+            let (line, entry_id) = match message_origin(a, map, i) {
                 MessageOrigin::Session { line, entry_id, .. } => (Some(line), entry_id),
                 MessageOrigin::ThisTurn => (None, None),
             };

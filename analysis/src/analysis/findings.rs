@@ -205,7 +205,7 @@ struct Ctx<'a> {
     a: &'a Assembly,
     pi: &'a Pi,
     p: &'a Parts,
-    map: Vec<usize>,
+    map: &'a [usize],
     model: Option<&'a Model>,
     /// The request's provider, protocol and model id.
     current: Option<(String, String, String)>,

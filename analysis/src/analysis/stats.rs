@@ -431,15 +431,19 @@ struct HistorySums<'a> {
     api: &'a str,
     llm: &'a [Value],
     /// Each LLM message's agent message (for the session line it came from).
-    map: Vec<usize>,
+    map: &'a [usize],
     wires: &'a [WireMessage],
-    call_names: HashMap<&'a str, &'a str>,
+    /// The names of the calls, by id (a result pi inserted answers one): made when one is met.
+    call_names: Option<HashMap<&'a str, &'a str>>,
     kinds: KindStats,
     kind_tokens: KindStats,
     by_message: Vec<MessageStat>,
     by_result_tool: Vec<ToolResultStat>,
-    message_rows: HashMap<Option<u32>, usize>,
-    result_seen: HashSet<(Option<u32>, Option<usize>, String)>,
+    /// Each wire message's row in `by_message`, by its number (the last: the parts in no wire
+    /// message).
+    message_rows: Vec<Option<usize>>,
+    /// The results counted: by wire message and LLM message (which name their tool).
+    result_seen: HashSet<(Option<u32>, Option<usize>)>,
 }
 
 impl<'a> HistorySums<'a> {
@@ -464,14 +468,7 @@ impl<'a> HistorySums<'a> {
             llm,
             map: provenance::llm_to_agent_indices(a),
             wires: &request.accounting.wires,
-            // The names of the calls, by id (a result pi inserted answers one).
-            call_names: llm
-                .iter()
-                .filter_map(|m| m.get("content").and_then(Value::as_array))
-                .flatten()
-                .filter(|b| b.get_str("type") == Some("toolCall"))
-                .filter_map(|b| Some((b.get_str("id")?, b.get_str("name")?)))
-                .collect(),
+            call_names: None,
             kinds: KindStats {
                 images,
                 ..Default::default()
@@ -482,7 +479,7 @@ impl<'a> HistorySums<'a> {
             },
             by_message: Vec::new(),
             by_result_tool: Vec::new(),
-            message_rows: HashMap::new(),
+            message_rows: vec![None; request.accounting.wires.len() + 1],
             result_seen: HashSet::new(),
         }
     }
@@ -493,25 +490,25 @@ impl<'a> HistorySums<'a> {
         *self.kinds.slot(kind) += n;
         *self.kind_tokens.slot(kind) += t;
         let wire_msg = wire.and_then(|w| wires.get(w as usize));
-        let wire_role = wire_msg.and_then(|x| x.role.clone());
-        let pi_role = index
-            .and_then(|i| llm.get(i))
-            .and_then(|m| m.get_str("role"))
-            .map(str::to_string);
-        let role = match (&pi_role, &wire_role) {
-            (Some(r), _) => wire_role_of(self.api, r).to_string(),
-            (None, Some(r)) => normal_role(r).to_string(),
-            (None, None) => "other".to_string(),
-        };
         // Each wire message's row, found by its number (an index, not a scan: a long
-        // session has tens of thousands of parts and of messages).
-        let m = match self.message_rows.get(&wire) {
-            Some(&i) => &mut self.by_message[i],
+        // session has tens of thousands of parts and of messages); its role is its first
+        // part's.
+        let slot = wire.map_or(wires.len(), |w| (w as usize).min(wires.len()));
+        let m = match self.message_rows[slot] {
+            Some(i) => &mut self.by_message[i],
             None => {
-                self.message_rows.insert(wire, self.by_message.len());
+                let pi_role = index
+                    .and_then(|i| llm.get(i))
+                    .and_then(|m| m.get_str("role"));
+                let role = match (pi_role, wire_msg.and_then(|x| x.role.as_deref())) {
+                    (Some(r), _) => wire_role_of(self.api, r),
+                    (None, Some(r)) => normal_role(r),
+                    (None, None) => "other",
+                };
+                self.message_rows[slot] = Some(self.by_message.len());
                 self.by_message.push(MessageStat {
                     path: wire_msg.map(|x| x.path.clone()).unwrap_or_default(),
-                    role: role.clone(),
+                    role: role.to_string(),
                     ..Default::default()
                 });
                 self.by_message.last_mut().expect("just pushed")
@@ -523,7 +520,7 @@ impl<'a> HistorySums<'a> {
             if !m.messages.contains(&i) {
                 m.messages.push(i);
                 if let provenance::MessageOrigin::Session { line, .. } =
-                    provenance::message_origin(self.a, &self.map, i)
+                    provenance::message_origin(self.a, self.map, i)
                 {
                     m.lines.push(line);
                 }
@@ -550,11 +547,20 @@ impl<'a> HistorySums<'a> {
             .or_else(|| {
                 // A result pi inserted: its call's name, by the call id it answers.
                 let id = wire_msg.and_then(|x| x.call_id.as_deref())?;
-                self.call_names.get(id).copied()
+                let llm = self.llm;
+                let names = self.call_names.get_or_insert_with(|| {
+                    llm.iter()
+                        .filter_map(|m| m.get("content").and_then(Value::as_array))
+                        .flatten()
+                        .filter(|b| b.get_str("type") == Some("toolCall"))
+                        .filter_map(|b| Some((b.get_str("id")?, b.get_str("name")?)))
+                        .collect()
+                });
+                names.get(id).copied()
             })
             .unwrap_or("?")
             .to_string();
-        let first = self.result_seen.insert((wire, index, name.clone()));
+        let first = self.result_seen.insert((wire, index));
         match self.by_result_tool.iter_mut().find(|r| r.name == name) {
             Some(r) => {
                 r.chars += n;
@@ -585,10 +591,19 @@ impl<'a> HistorySums<'a> {
 /// The roles: each LLM message the body carries once, each message pi inserted once.
 fn roles(by_message: &[MessageStat]) -> Vec<RoleStat> {
     let mut roles: Vec<RoleStat> = Vec::new();
-    let mut counted: HashSet<usize> = HashSet::new();
+    // The LLM messages counted already, by index.
+    let last = by_message
+        .iter()
+        .flat_map(|m| m.messages.iter().copied())
+        .max();
+    let mut counted = vec![false; last.map_or(0, |l| l + 1)];
     for m in by_message {
-        // Each message once (`insert` is false for one counted already).
-        let fresh = m.messages.iter().filter(|i| counted.insert(**i)).count();
+        // Each message once.
+        let fresh = m
+            .messages
+            .iter()
+            .filter(|&&i| !std::mem::replace(&mut counted[i], true))
+            .count();
         let count = if m.messages.is_empty() { 1 } else { fresh };
         match roles.iter_mut().find(|r| r.role == m.role) {
             Some(r) => {

@@ -194,21 +194,48 @@ pub fn request_json(a: &Assembly) -> Value {
     request(a).to_value()
 }
 
+/// [`request_json`], without `body` when `omit_body`.
+fn request_json_with(a: &Assembly, omit_body: bool) -> Value {
+    if !omit_body {
+        return request_json(a);
+    }
+    let Some(r) = a.request.as_ref() else {
+        return Value::Null;
+    };
+    let mut v = types::RequestInfo {
+        body: Default::default(),
+        ..request_parts(a, r)
+    }
+    .to_value();
+    if let Some(o) = v.as_object_mut() {
+        o.remove("body");
+    }
+    v
+}
+
 /// [`request_json`] as the report's type (`None`: pi would send nothing).
 pub fn request(a: &Assembly) -> Option<types::RequestInfo> {
     let r = a.request.as_ref()?;
+    Some(types::RequestInfo {
+        body: r.body.as_str().into(),
+        ..request_parts(a, r)
+    })
+}
+
+/// The request's method, URL and headers (its body left empty).
+fn request_parts(a: &Assembly, r: &crate::protocols::Request) -> types::RequestInfo {
     let api = a.api_name();
     let runtime = api
         .parse::<crate::Api>()
         .map_or(&[][..], crate::Api::runtime_headers);
-    Some(types::RequestInfo {
+    types::RequestInfo {
         method: r.method.into(),
         url: r.url.clone(),
         headers: r.headers.clone(),
         runtime_headers: runtime.iter().map(|h| h.to_string()).collect(),
-        body: r.body.as_str().into(),
+        body: Default::default(),
         url_note: r.url_note.clone(),
-    })
+    }
 }
 
 /// What a message entry stores that a what-if can cut (the What-if view lists them, largest
@@ -806,6 +833,8 @@ pub struct Omit {
     pub events: Option<usize>,
     /// The statistics' `history.byMessage` but for the `n` largest (`messagesLeft`).
     pub messages: Option<usize>,
+    /// `request.body`: the host sends the body's bytes itself (not copied into the report).
+    pub body: bool,
 }
 
 /// What [`Omit::session`] leaves out of `a`'s report, for a host that sends it after the rest
@@ -837,7 +866,7 @@ pub fn assembly_json_with(a: &Assembly, omit: Omit) -> Value {
         packages::of(a, stats.as_ref())
     };
     let mut o = Object::new()
-        .with("request", request_json(a))
+        .with("request", request_json_with(a, omit.body))
         .with("model", model_json(a))
         .with("pi", pi_json(a))
         .with("stages", stages.to_value())
