@@ -506,6 +506,148 @@ pub fn first_difference(got: &str, want: &str) -> Option<(usize, String, String)
 /// object), with each side's value there (compact JSON, cut to 200 bytes). `None` when they
 /// are equal as JSON values in key order, or when either is not JSON.
 pub fn json_difference(got: &str, want: &str) -> Option<(String, String, String)> {
+    let (a, b) = (js::parse(got).ok()?, js::parse(want).ok()?);
+    value_difference(&mut Vec::new(), &a, &b, 0)
+}
+
+/// [`json_difference`] of two JSON texts, both valid, that first differ at byte `byte`
+/// ([`first_difference`]): only the innermost array or object open there is read as a value —
+/// what comes before it is the same text on both sides, so it holds no difference — and of an
+/// array, only its items from the one the difference is in.
+pub fn json_difference_at(got: &str, want: &str, byte: usize) -> Option<(String, String, String)> {
+    let open = open_at(got, byte).unwrap_or_default();
+    let Some((inner, outer)) = open.split_last() else {
+        return json_difference(got, want);
+    };
+    let mut path: Vec<String> = Vec::new();
+    for f in outer {
+        path.push(f.child(got)?);
+    }
+    // Of an array, its items from the one the difference is in (the same index on both
+    // sides): `[` and the rest of the array's text.
+    let from = match inner.kind {
+        b'[' if inner.index > 0 => inner.child_start,
+        _ => inner.start,
+    };
+    let text = |s: &str| -> Option<Value> {
+        let end = container_end(s, inner.start)?;
+        let rest = s.get(from..end)?;
+        if from == inner.start {
+            js::parse(rest).ok()
+        } else {
+            js::parse(&format!("[{rest}")).ok()
+        }
+    };
+    let offset = if from == inner.start { 0 } else { inner.index };
+    match value_difference(&mut path, &text(got)?, &text(want)?, offset) {
+        // Equal as values though not as text (an escape written two ways): later text may
+        // differ too.
+        None => json_difference(got, want),
+        found => found,
+    }
+}
+
+/// An array or object open at a byte of a JSON text: where it starts, and its child there (the
+/// count of its items or members before, where the current one starts, and a member's key).
+struct Open {
+    kind: u8,
+    start: usize,
+    index: usize,
+    child_start: usize,
+    key: Option<(usize, usize)>,
+}
+
+impl Open {
+    /// The child's path component: a member's key, an item's index.
+    fn child(&self, text: &str) -> Option<String> {
+        match self.key {
+            Some((s, e)) if self.kind == b'{' => {
+                js::parse(text.get(s..e)?).ok()?.as_str().map(String::from)
+            }
+            _ => Some(self.index.to_string()),
+        }
+    }
+}
+
+/// The arrays and objects open at `byte` of JSON text `s`, outermost first (`None`: none, or
+/// `byte` is inside a string of no container).
+fn open_at(s: &str, byte: usize) -> Option<Vec<Open>> {
+    let bytes = s.as_bytes();
+    let mut stack: Vec<Open> = Vec::new();
+    let mut i = 0;
+    while i < byte.min(bytes.len()) {
+        match bytes[i] {
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                // A key: a string where a member starts.
+                if let Some(f) = stack.last_mut() {
+                    if f.kind == b'{' && f.key.is_none() {
+                        f.key = Some((start, (i + 1).min(bytes.len())));
+                    }
+                }
+            }
+            c @ (b'{' | b'[') => stack.push(Open {
+                kind: c,
+                start: i,
+                index: 0,
+                child_start: i + 1,
+                key: None,
+            }),
+            b'}' | b']' => {
+                stack.pop();
+            }
+            b',' => {
+                if let Some(f) = stack.last_mut() {
+                    f.index += 1;
+                    f.child_start = i + 1;
+                    f.key = None;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    (!stack.is_empty()).then_some(stack)
+}
+
+/// The byte after the array or object of JSON text `s` that opens at `start`.
+fn container_end(s: &str, start: usize) -> Option<usize> {
+    let bytes = s.as_bytes();
+    let mut depth = 0usize;
+    let mut i = start;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The first difference of `a` and `b` at `path` (an array's items numbered from `offset`).
+fn value_difference(
+    path: &mut Vec<String>,
+    a: &Value,
+    b: &Value,
+    offset: usize,
+) -> Option<(String, String, String)> {
     fn cut(v: Option<&Value>) -> String {
         let s = v.map_or_else(|| "(absent)".to_string(), Value::to_json);
         match s.char_indices().nth(200) {
@@ -513,54 +655,50 @@ pub fn json_difference(got: &str, want: &str) -> Option<(String, String, String)
             None => s,
         }
     }
-    fn walk(path: &mut Vec<String>, a: &Value, b: &Value) -> Option<(String, String, String)> {
-        let here = |path: &[String]| path.join(".");
-        match (a, b) {
-            (Value::Object(x), Value::Object(y)) => {
-                let kx: Vec<&str> = x.keys().map(|k| k.as_str()).collect();
-                let ky: Vec<&str> = y.keys().map(|k| k.as_str()).collect();
-                for (i, k) in kx.iter().enumerate() {
-                    if ky.get(i) != Some(k) {
-                        // A member out of order or only on one side.
-                        path.push((*k).to_string());
-                        let at = here(path);
-                        path.pop();
-                        return Some((at, cut(x.get(k)), cut(y.get(k))));
-                    }
-                    path.push((*k).to_string());
-                    let d = walk(path, x.get(k)?, y.get(k)?);
-                    path.pop();
-                    if d.is_some() {
-                        return d;
-                    }
-                }
-                ky.get(kx.len()).map(|k| {
+    let here = |path: &[String]| path.join(".");
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let kx: Vec<&str> = x.keys().map(|k| k.as_str()).collect();
+            let ky: Vec<&str> = y.keys().map(|k| k.as_str()).collect();
+            for (i, k) in kx.iter().enumerate() {
+                if ky.get(i) != Some(k) {
+                    // A member out of order or only on one side.
                     path.push((*k).to_string());
                     let at = here(path);
                     path.pop();
-                    (at, cut(None), cut(y.get(k)))
-                })
-            }
-            (Value::Array(x), Value::Array(y)) => {
-                for i in 0..x.len().max(y.len()) {
-                    path.push(i.to_string());
-                    let d = match (x.get(i), y.get(i)) {
-                        (Some(p), Some(q)) => walk(path, p, q),
-                        (p, q) => Some((here(path), cut(p), cut(q))),
-                    };
-                    path.pop();
-                    if d.is_some() {
-                        return d;
-                    }
+                    return Some((at, cut(x.get(k)), cut(y.get(k))));
                 }
-                None
+                path.push((*k).to_string());
+                let d = value_difference(path, x.get(k)?, y.get(k)?, 0);
+                path.pop();
+                if d.is_some() {
+                    return d;
+                }
             }
-            _ if a.to_json() == b.to_json() => None,
-            _ => Some((here(path), cut(Some(a)), cut(Some(b)))),
+            ky.get(kx.len()).map(|k| {
+                path.push((*k).to_string());
+                let at = here(path);
+                path.pop();
+                (at, cut(None), cut(y.get(k)))
+            })
         }
+        (Value::Array(x), Value::Array(y)) => {
+            for i in 0..x.len().max(y.len()) {
+                path.push((offset + i).to_string());
+                let d = match (x.get(i), y.get(i)) {
+                    (Some(p), Some(q)) => value_difference(path, p, q, 0),
+                    (p, q) => Some((here(path), cut(p), cut(q))),
+                };
+                path.pop();
+                if d.is_some() {
+                    return d;
+                }
+            }
+            None
+        }
+        _ if a.to_json() == b.to_json() => None,
+        _ => Some((here(path), cut(Some(a)), cut(Some(b)))),
     }
-    let (a, b) = (js::parse(got).ok()?, js::parse(want).ok()?);
-    walk(&mut Vec::new(), &a, &b)
 }
 
 /// A capture's inputs on the session as pi left it (`session.after.jsonl`, where every call of
@@ -627,4 +765,137 @@ pub fn calls_on_active_branch(inputs: &Inputs) -> usize {
         .into_iter()
         .filter(|&i| crate::calls::is_call(&file, i))
         .count()
+}
+
+#[cfg(test)]
+mod difference_tests {
+    use super::*;
+
+    /// A small deterministic generator (the same mutations every run).
+    struct Lcg(u64);
+    impl Lcg {
+        fn next(&mut self, n: usize) -> usize {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((self.0 >> 33) as usize) % n.max(1)
+        }
+    }
+
+    /// Changes the `target`-th node of `v` (in document order) one way or another: a string
+    /// longer or cut, a number changed, a member removed or moved last, an item removed,
+    /// doubled or a container emptied. Returns how many nodes it passed.
+    fn mutate(v: &mut Value, target: &mut usize, how: usize) -> bool {
+        if *target == 0 {
+            match v {
+                Value::String(s) => {
+                    let t = s.to_string();
+                    *v = Value::str(if how % 2 == 0 {
+                        format!("{t}x")
+                    } else {
+                        t.chars().take(t.chars().count() / 2).collect()
+                    });
+                }
+                Value::Number(n) => *n += 1.0,
+                Value::Object(o) if !o.is_empty() => {
+                    let keys: Vec<String> = o.keys().map(|k| k.to_string()).collect();
+                    let k = &keys[how % keys.len()];
+                    let x = o.remove(k).unwrap();
+                    if how % 3 == 0 {
+                        o.insert(k.as_str(), x);
+                    }
+                }
+                Value::Array(a) if !a.is_empty() => {
+                    let i = how % a.len();
+                    match how % 3 {
+                        0 => {
+                            a.remove(i);
+                        }
+                        1 => {
+                            let x = a[i].clone();
+                            a.insert(i, x);
+                        }
+                        _ => a.truncate(i),
+                    }
+                }
+                other => *other = Value::Bool(true),
+            }
+            return true;
+        }
+        *target -= 1;
+        match v {
+            Value::Object(o) => o.iter_mut().any(|(_, x)| mutate(x, target, how)),
+            Value::Array(a) => a.iter_mut().any(|x| mutate(x, target, how)),
+            _ => false,
+        }
+    }
+
+    fn nodes(v: &Value) -> usize {
+        1 + match v {
+            Value::Object(o) => o.iter().map(|(_, x)| nodes(x)).sum(),
+            Value::Array(a) => a.iter().map(nodes).sum(),
+            _ => 0,
+        }
+    }
+
+    fn check(a: &str, b: &str, what: &str) -> bool {
+        let Some((byte, _, _)) = first_difference(a, b) else {
+            return false;
+        };
+        assert_eq!(
+            json_difference_at(a, b, byte),
+            json_difference(a, b),
+            "{what}"
+        );
+        true
+    }
+
+    /// Reading only the innermost array or object open at the first differing byte finds what
+    /// reading both texts whole finds: on every captured body changed at random places (each
+    /// kind of change at every depth), and between consecutive captured requests of a case.
+    #[test]
+    fn the_difference_found_from_the_first_differing_byte_is_the_whole_texts_one() {
+        let mut rng = Lcg(7);
+        let (mut pairs, mut nested) = (0, 0);
+        for case in ctxlens_corpus::cases("").into_iter().step_by(7) {
+            let Some(a) = case.body(1) else { continue };
+            let Ok(v) = js::parse(&a) else { continue };
+            let n = nodes(&v);
+            for _ in 0..6 {
+                let mut w = v.clone();
+                let mut target = rng.next(n);
+                let deep = target > 0;
+                mutate(&mut w, &mut target, rng.next(1000));
+                pairs += usize::from(check(&a, &w.to_json(), &case.name));
+                nested += usize::from(deep);
+            }
+            if let Some(b) = case.body(2) {
+                pairs += usize::from(check(&a, &b, &case.name));
+            }
+        }
+        assert!(
+            pairs > 500 && nested > 400,
+            "{pairs} pairs, {nested} nested"
+        );
+    }
+
+    #[test]
+    fn a_difference_in_an_array_s_later_items_is_numbered_in_the_whole_array() {
+        let (a, b) = (r#"{"m":[1,2,[3,"x"],4]}"#, r#"{"m":[1,2,[3,"y"]]}"#);
+        let byte = first_difference(a, b).unwrap().0;
+        let found = json_difference_at(a, b, byte).unwrap();
+        assert_eq!(
+            found,
+            (
+                "m.2.1".to_string(),
+                "\"x\"".to_string(),
+                "\"y\"".to_string()
+            )
+        );
+        assert_eq!(Some(found), json_difference(a, b));
+        let (a, b) = (r#"[1,2,3]"#, r#"[1,2]"#);
+        let found = json_difference_at(a, b, first_difference(a, b).unwrap().0);
+        assert_eq!(found, Some(("2".into(), "3".into(), "(absent)".into())));
+    }
 }

@@ -92,7 +92,7 @@ pub fn diff(a: &Assembly, b: &Assembly, a_stats: Option<&Stats>, b_stats: Option
             while !ra.body.is_char_boundary(at) {
                 at -= 1;
             }
-            let json = crate::case::json_difference(&ra.body, &rb.body);
+            let json = crate::case::json_difference_at(&ra.body, &rb.body, byte);
             let block = json.as_ref().and_then(|(path, _, _)| {
                 let origins = a.provenance();
                 // The path or its nearest ancestor with an origin.
