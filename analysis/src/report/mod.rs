@@ -1084,6 +1084,7 @@ mod tests {
                         }
                     }
                 }
+                assert_eq!(s.event_count(), w.events.len());
                 use crate::trace::EventKind as Kind;
                 for k in [Kind::Converted, Kind::Inserted, Kind::Note] {
                     let n = w.events.iter().filter(|e| e.kind == k).count();

@@ -345,6 +345,11 @@ wire_struct! {
 }
 
 impl Stage {
+    /// The number of the stage's events, those left out included.
+    pub fn event_count(&self) -> usize {
+        self.events.len() + self.events_left.as_ref().map_or(0, |l| l.count)
+    }
+
     /// The number of the stage's events of `kind`, those left out included.
     pub fn count_of(&self, kind: EventKind) -> usize {
         let left = self.events_left.as_ref().map_or(0, |l| {

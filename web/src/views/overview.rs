@@ -90,10 +90,7 @@ pub fn OverviewView(p: &ViewProps) -> Html {
     let stages = &r.stages;
     let changes: usize = stages
         .iter()
-        .map(|st| {
-            let all: usize = st.events.len() + st.events_left.as_ref().map_or(0, |l| l.count);
-            all - st.count_of(EventKind::Note)
-        })
+        .map(|st| st.event_count() - st.count_of(EventKind::Note))
         .sum();
     html! {
         <section class="overview" data-testid="overview">
