@@ -106,6 +106,16 @@ export interface StageEvent {
   piSource?: string;
 }
 
+/**
+ * The events of a stage after its first ones (a message's conversion is one event each: a
+ * long session's build-params has tens of thousands), grouped by kind and rule.
+ */
+export interface EventsLeft {
+  count: number;
+  /** By kind and pi's rule (its source location), in the order each first occurs. */
+  groups: EventGroup[];
+}
+
 /** One stage of pi's request assembly. */
 export interface Stage {
   id: StageId;

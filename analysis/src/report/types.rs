@@ -700,6 +700,7 @@ pub fn typescript() -> String {
         StageId::declaration(),
         EventKind::declaration(),
         StageEvent::declaration(),
+        EventsLeft::declaration(),
         Stage::declaration(),
         TokenizerInfo::declaration(),
         Section::declaration(),
