@@ -56,7 +56,7 @@ pub struct Assembly {
 pub struct Derived {
     body: std::cell::OnceCell<Option<Value>>,
     provenance: std::cell::OnceCell<Arc<Vec<crate::provenance::Origin>>>,
-    /// [`crate::provenance::llm_to_agent_indices`].
+    /// [`Assembly::agent_indices`].
     agent_indices: std::cell::OnceCell<Vec<usize>>,
     /// The layer above's own derivation (its statistics), of a type this layer does not know:
     /// the assembly never imports the analysis ([`Assembly::analysis`]).

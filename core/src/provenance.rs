@@ -180,13 +180,10 @@ fn system_parts(a: &Assembly) -> Vec<(usize, usize)> {
 // Message references.
 // ---------------------------------------------------------------------------------------------
 
-/// For each LLM message, the agent message it came from (`convertToLlm` keeps or converts one
-/// by one and drops excluded bash runs and unknown roles: CA/core/messages.js:75–122).
-pub fn llm_to_agent_indices(a: &Assembly) -> &[usize] {
-    a.agent_indices()
-}
-
-/// [`llm_to_agent_indices`] for `agent` messages (0.86 on, system messages pass too).
+/// For each LLM message made of `agent`, the agent message it came from (`convertToLlm` keeps
+/// or converts one by one and drops excluded bash runs and unknown roles:
+/// CA/core/messages.js:75–122; 0.86 on, system messages pass too). An assembly keeps its own
+/// ([`Assembly::agent_indices`]).
 pub fn agent_indices(pi: &crate::pi::Pi, agent: &[Value]) -> Vec<usize> {
     let mut out = Vec::with_capacity(agent.len());
     for (i, m) in agent.iter().enumerate() {
@@ -447,7 +444,7 @@ impl<'a> Sources<'a> {
         let parts = system_parts(a);
         // pi's own system blocks (Claude Code's identity) come before the prompt's texts.
         let skip = (acc.systems as usize).saturating_sub(parts.len());
-        let map = llm_to_agent_indices(a);
+        let map = a.agent_indices();
         let pis = a.pi.map_or(&[][..], |pi| pi.data.inserted_strings());
         // The LLM messages each wire message renders, in order.
         let mut wire_llms: HashMap<u32, Vec<u32>> = HashMap::new();

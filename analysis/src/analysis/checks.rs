@@ -6,7 +6,7 @@
 use crate::assemble::Assembly;
 use crate::context::LlmContext;
 use crate::js::Value;
-use crate::provenance::{llm_to_agent_indices, message_origin, MessageOrigin};
+use crate::provenance::{message_origin, MessageOrigin};
 
 /// An assistant's tool call, in what the request sends, to a tool the request does not define.
 #[derive(Clone, Debug, PartialEq)]
@@ -37,7 +37,7 @@ pub fn defined_tool_names(a: &Assembly) -> Vec<&str> {
 /// them (AI/api/transform-messages.js:159), so their calls are not sent.
 pub fn undefined_tool_calls(a: &Assembly) -> Vec<UndefinedToolCall> {
     let defined = defined_tool_names(a);
-    let map = llm_to_agent_indices(a);
+    let map = a.agent_indices();
     let mut out = Vec::new();
     for (i, m) in a.parts.llm_messages.iter().enumerate() {
         if m.get_str("role") != Some("assistant")

@@ -255,7 +255,7 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
         a,
         pi,
         p,
-        map: crate::provenance::llm_to_agent_indices(a),
+        map: a.agent_indices(),
         model,
         current: model.map(|m| {
             (

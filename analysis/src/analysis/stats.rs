@@ -466,7 +466,7 @@ impl<'a> HistorySums<'a> {
             a,
             api,
             llm,
-            map: provenance::llm_to_agent_indices(a),
+            map: a.agent_indices(),
             wires: &request.accounting.wires,
             call_names: None,
             kinds: KindStats {
