@@ -581,10 +581,21 @@ pub fn inputs_with(
     o: &Opts,
     session: Option<SourceText>,
 ) -> Result<Inputs, String> {
+    inputs_in(host, o, session, &ctxlens::Workspace::with_budget(0))
+}
+
+/// [`inputs_with`], the release chosen in `ws`: a host that then assembles in `ws` reads the
+/// session's lines once.
+pub fn inputs_in(
+    host: &mut dyn Host,
+    o: &Opts,
+    session: Option<SourceText>,
+    ws: &ctxlens::Workspace,
+) -> Result<Inputs, String> {
     let new_session = session.is_none();
     let mut notes: Vec<Diagnostic> = Vec::new();
     let (package_dir, installed_version) = installed_pi(host, o, &mut notes)?;
-    let pi = chosen_pi(o, &session, &installed_version)?;
+    let pi = chosen_pi(o, &session, &installed_version, ws)?;
     let mut pi_args = o.pi_args.clone();
     let tools = tool_set(host, o, &mut pi_args, &mut notes)?;
     let no_tool_set = o.tool_set.is_none()
@@ -654,6 +665,7 @@ fn chosen_pi(
     o: &Opts,
     session: &Option<SourceText>,
     installed_version: &Option<String>,
+    ws: &ctxlens::Workspace,
 ) -> Result<Pi, String> {
     let probe = Inputs {
         session: session.clone(),
@@ -662,7 +674,7 @@ fn chosen_pi(
         call: o.call.clone(),
         ..Inputs::default()
     };
-    let choice = ctxlens::Workspace::with_budget(0).choose(&probe);
+    let choice = ws.choose(&probe);
     Pi::new(choice.version).map_err(|e| e.to_string())
 }
 

@@ -9,7 +9,7 @@ use ctxlens::install::{FileKind, Machine};
 use ctxlens::js::path::{join_path, resolve_path};
 use ctxlens::report::ledger::Read;
 
-use crate::commands::{inputs_with, read_session, Progress};
+use crate::commands::{inputs_in, read_session, Progress};
 use crate::host::Host;
 use crate::opts::Opts;
 
@@ -76,8 +76,8 @@ fn rebuild(
         session: Some(file.to_string()),
         ..o.clone()
     };
-    let inputs = inputs_with(host, &so, Some(session))?;
     let ws = ctxlens::Workspace::with_budget(0);
+    let inputs = inputs_in(host, &so, Some(session), &ws)?;
     let n = calls.len();
     // Each request's parts counted with its model's vocabulary, where this build has it.
     let mut counter = |name: &str, exact: bool| crate::tokens::counter(name, exact, None).ok();

@@ -39,7 +39,7 @@ pub struct Assembly {
     pub diagnostics: Vec<Diagnostic>,
     /// The model calls on pi's active branch (its assistant messages, root → leaf), each with
     /// the usage the provider reported.
-    pub calls: Vec<Call>,
+    pub calls: Arc<Vec<Call>>,
     /// The call whose request was rebuilt ([`Inputs::call`], or the session's last call when
     /// there is no prompt); `None`: the next request.
     pub call: Option<RebuiltCall>,
@@ -223,7 +223,7 @@ pub(crate) fn assemble_in(ws: &Workspace, inputs: &Inputs) -> Assembly {
         switched_from: None,
         llm: LlmContext::default(),
         failed: false,
-        calls: Vec::new(),
+        calls: Arc::default(),
         call: None,
         choice_run: choice.call_run.clone(),
     };
@@ -307,7 +307,7 @@ struct Run<'a> {
     /// pi throws before the adapter (a diagnostic says why): no request is built.
     failed: bool,
     /// The calls on the active branch.
-    calls: Vec<Call>,
+    calls: Arc<Vec<Call>>,
     /// The call being rebuilt.
     call: Option<RebuiltCall>,
     /// A past call rebuilt by its own release, where the session goes on past its run.
@@ -440,17 +440,25 @@ impl Run<'_> {
     /// The session context of the request rebuilt: pi's active branch, or — for a past call
     /// (`Inputs::call`, or the last call when there is no prompt and the branch ends with an
     /// answer) — the branch up to that answer's parent, as pi's leaf was when it sent the call.
-    fn context_for_call(&mut self, f: &SessionFile) -> SessionContext {
+    fn context_for_call(&mut self, f: &Arc<SessionFile>) -> SessionContext {
         let pi = self.pi;
-        let mut events = Events::new(StageId::SessionRead);
-        let mut diags = Vec::new();
-        let active_ctx = session::build_context(&pi, f, &mut events, &mut diags);
-        let active = &active_ctx.path_indices;
-        self.calls = calls::calls_on(f, active, true);
-        let Some((call, chosen)) = self.target_call(f, &active_ctx) else {
-            self.rec.events.extend(events);
-            self.diags.extend(diags);
-            return active_ctx;
+        let active = self.ws.active_branch(f, pi.version, || {
+            let mut events = Events::new(StageId::SessionRead);
+            let mut diagnostics = Vec::new();
+            let context = session::build_context(&pi, f, &mut events, &mut diagnostics);
+            let calls = Arc::new(calls::calls_on(f, &context.path_indices, true));
+            crate::workspace::ActiveBranch {
+                context,
+                calls,
+                events: events.into_vec(),
+                diagnostics,
+            }
+        });
+        self.calls = active.calls.clone();
+        let Some((call, chosen)) = self.target_call(f, &active.context) else {
+            self.rec.events.replay(&active.events);
+            self.diags.extend(active.diagnostics.iter().cloned());
+            return active.context.clone();
         };
         let leaf = leaf_before(f, &call);
         self.note_call(&call, chosen);

@@ -86,7 +86,7 @@ impl PartialEq for ContextKey {
 /// The session context stage's result and what it said.
 pub(crate) struct KeptContext {
     pub context: session::SessionContext,
-    pub calls: Vec<crate::calls::Call>,
+    pub calls: Arc<Vec<crate::calls::Call>>,
     pub call: Option<crate::calls::RebuiltCall>,
     /// It refused the call (no request is built).
     pub failed: bool,
@@ -97,6 +97,19 @@ pub(crate) struct KeptContext {
 /// How many session contexts a workspace keeps: the request and the past calls a whole-session
 /// what-if rebuilds (the analysis's calibration), and a few more.
 const CONTEXTS_KEPT: usize = 24;
+
+/// The active branch of a session file (read under a release) as pi's `buildSessionContext`
+/// gives it, with its calls and what the walk said: what every call rebuilt from that file
+/// starts from, to find the call ([`Workspace::active_branch`]).
+pub(crate) struct ActiveBranch {
+    pub context: session::SessionContext,
+    pub calls: Arc<Vec<crate::calls::Call>>,
+    pub events: Vec<crate::trace::Event>,
+    pub diagnostics: Vec<crate::diagnostics::Diagnostic>,
+}
+
+/// How many session files' active branches a workspace keeps.
+const BRANCHES_KEPT: usize = 4;
 
 /// What a workspace did, for tests and benchmarks: how often each stage ran and how often a
 /// kept result was used instead.
@@ -114,12 +127,15 @@ pub struct Counts {
     pub reused: usize,
     /// Session contexts made (the active branch or a past call's branch, as messages).
     pub contexts: usize,
+    /// Active branches walked to find a call ([`Workspace::active_branch`]).
+    pub branches: usize,
 }
 
 /// See the module docs.
 pub struct Workspace {
     reads: RefCell<Vec<Rc<Read>>>,
     contexts: RefCell<Vec<(ContextKey, Rc<KeptContext>)>>,
+    branches: RefCell<Vec<((Arc<SessionFile>, PiVersion), Rc<ActiveBranch>)>>,
     kept: RefCell<Vec<Kept>>,
     budget: usize,
     counts: Cell<Counts>,
@@ -142,6 +158,7 @@ impl Workspace {
         Workspace {
             reads: RefCell::new(Vec::new()),
             contexts: RefCell::new(Vec::new()),
+            branches: RefCell::new(Vec::new()),
             kept: RefCell::new(Vec::new()),
             budget: bytes,
             counts: Cell::new(Counts::default()),
@@ -302,6 +319,34 @@ impl Workspace {
             .rev()
             .find(|(k, _)| k == key)
             .map(|(_, c)| c.clone())
+    }
+
+    /// The active branch of `file` read under `version`: kept, else made by `make` and kept
+    /// (the oldest let go past [`BRANCHES_KEPT`]). Every past call of a session is found from
+    /// it, so a host that rebuilds each call walks the branch once.
+    pub(crate) fn active_branch(
+        &self,
+        file: &Arc<SessionFile>,
+        version: PiVersion,
+        make: impl FnOnce() -> ActiveBranch,
+    ) -> Rc<ActiveBranch> {
+        let found = self
+            .branches
+            .borrow()
+            .iter()
+            .find(|((f, v), _)| Arc::ptr_eq(f, file) && *v == version)
+            .map(|(_, b)| b.clone());
+        if let Some(b) = found {
+            return b;
+        }
+        self.count(|c| c.branches += 1);
+        let b = Rc::new(make());
+        let mut branches = self.branches.borrow_mut();
+        if branches.len() == BRANCHES_KEPT {
+            branches.remove(0);
+        }
+        branches.push(((file.clone(), version), b.clone()));
+        b
     }
 
     /// Keeps the session context of `key` (the oldest let go past [`CONTEXTS_KEPT`]).

@@ -159,8 +159,9 @@ fn a_budget_lets_the_oldest_assembly_go_first() {
     assert!(ws.kept(&y).is_some() && ws.kept(&z).is_some());
 }
 
-/// Each past call's session context is made once and given again under another protocol and for
-/// a refused call; every assembly equals a one-shot one (its trace and diagnostics included).
+/// Each past call's session context is made once (the active branch, to find it, walked once)
+/// and given again under another protocol and for a refused call; every assembly equals a
+/// one-shot one (its trace and diagnostics included).
 #[test]
 fn past_calls_make_their_session_context_once_and_equal_one_shot_assemblies() {
     let mut checked = 0;
@@ -187,6 +188,11 @@ fn past_calls_make_their_session_context_once_and_equal_one_shot_assemblies() {
             }
         }
         assert_eq!(ws.counts().contexts, n + 1, "{name}");
+        assert_eq!(
+            ws.counts().branches,
+            1,
+            "{name}: the active branch walked once"
+        );
         checked += 1;
     }
     assert!(checked >= 3, "{checked} cases with past calls");

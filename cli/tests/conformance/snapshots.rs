@@ -118,7 +118,7 @@ fn calls(a: &Assembly) -> String {
     for d in &a.diagnostics {
         s.push_str(&format!("{d}\n"));
     }
-    for c in &a.calls {
+    for c in a.calls.iter() {
         let usage = c.usage.as_ref().map(|u| {
             format!(
                 "; input {} output {} cacheRead {} cacheWrite {} total {}",

@@ -363,8 +363,14 @@ impl Registry {
     /// if every key were there (see [`super::placeholder_provider`]).
     pub fn with_all_configured(&self) -> Registry {
         let mut r = self.clone();
+        // The catalog lists a provider's models together: each provider is inserted once.
+        let mut last = None;
         for m in &self.models {
-            r.configured.insert(m.provider().to_string());
+            let p = m.provider();
+            if last != Some(p) && !r.configured.contains(p) {
+                r.configured.insert(p.to_string());
+            }
+            last = Some(p);
         }
         r
     }
