@@ -111,6 +111,9 @@ pub(crate) struct ActiveBranch {
 /// How many session files' active branches a workspace keeps.
 const BRANCHES_KEPT: usize = 4;
 
+/// What an active branch depends on: the session file read under a release (by identity).
+type BranchKey = (Arc<SessionFile>, PiVersion);
+
 /// What a workspace did, for tests and benchmarks: how often each stage ran and how often a
 /// kept result was used instead.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -135,7 +138,7 @@ pub struct Counts {
 pub struct Workspace {
     reads: RefCell<Vec<Rc<Read>>>,
     contexts: RefCell<Vec<(ContextKey, Rc<KeptContext>)>>,
-    branches: RefCell<Vec<((Arc<SessionFile>, PiVersion), Rc<ActiveBranch>)>>,
+    branches: RefCell<Vec<(BranchKey, Rc<ActiveBranch>)>>,
     kept: RefCell<Vec<Kept>>,
     budget: usize,
     counts: Cell<Counts>,

@@ -213,7 +213,7 @@ struct Ctx<'a> {
     /// part of the fixed prefix.
     updates: usize,
     /// The usage timeline of the session's calls.
-    timeline: Vec<UsagePoint>,
+    timeline: &'a [UsagePoint],
 }
 
 /// A check: adds its findings, numbered in the order the registry runs them.
@@ -271,7 +271,7 @@ pub fn findings(a: &Assembly) -> Vec<Finding> {
             .filter(|m| m.update)
             .map(|m| m.end - m.start)
             .sum(),
-        timeline: crate::analysis::usage::usage_timeline(a),
+        timeline: crate::analysis::derived::timeline(a),
     };
     let mut list = List { items: Vec::new() };
     for check in CHECKS {

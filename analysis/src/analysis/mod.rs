@@ -6,6 +6,7 @@
 pub mod calibration;
 pub mod checks;
 pub mod compare;
+pub mod derived;
 pub mod diff;
 pub mod findings;
 pub mod ledger;

@@ -672,11 +672,11 @@ pub trait AssemblyStats {
 
 impl AssemblyStats for Assembly {
     fn stats(&self) -> Option<&Stats> {
-        self.analysis(compute).and_then(Option::as_ref)
+        super::derived::stats(self)
     }
 
     fn set_stats(&mut self, stats: Option<Stats>) {
-        self.set_analysis(stats);
+        self.set_analysis(super::derived::Derived::with_stats(stats));
     }
 }
 

@@ -152,7 +152,7 @@ pub fn usage_timeline(a: &Assembly) -> Vec<UsagePoint> {
 
 /// The fixed prefix, the history, totals and the likely cache breaks along the branch.
 pub fn cache_facts(a: &Assembly) -> CacheFacts {
-    cache_facts_from(a, &usage_timeline(a))
+    cache_facts_from(a, super::derived::timeline(a))
 }
 
 /// [`cache_facts`] over a timeline already computed.

@@ -741,7 +741,7 @@ pub fn model(a: &Assembly) -> Option<types::ModelInfo> {
 /// The release's chars per token, and pi's estimate of the context beside the model's window
 /// ([`crate::analysis::checks::context_size`]; null without a model window).
 pub fn estimate(a: &Assembly) -> types::ContextEstimate {
-    let size = crate::analysis::checks::context_size(a);
+    let size = crate::analysis::derived::context_size(a);
     types::ContextEstimate {
         chars_per_token: a
             .pi
@@ -756,13 +756,13 @@ pub fn estimate(a: &Assembly) -> types::ContextEstimate {
 /// Tool calls the request sends to tools it does not define
 /// ([`crate::analysis::checks::undefined_tool_calls`]).
 pub fn undefined_tool_calls(a: &Assembly) -> Vec<types::UndefinedToolCall> {
-    crate::analysis::checks::undefined_tool_calls(a)
-        .into_iter()
+    crate::analysis::derived::undefined_tool_calls(a)
+        .iter()
         .map(|u| types::UndefinedToolCall {
-            name: u.name,
-            call_id: u.call_id,
+            name: u.name.clone(),
+            call_id: u.call_id.clone(),
             line: u.line.map(|l| l as usize),
-            entry_id: u.entry_id,
+            entry_id: u.entry_id.clone(),
         })
         .collect()
 }
@@ -847,7 +847,7 @@ pub fn session_parts_json(a: &Assembly) -> Value {
             "usage",
             Object::new().with(
                 "timeline",
-                usage::timeline_json(&crate::analysis::usage::usage_timeline(a)),
+                usage::timeline_json(crate::analysis::derived::timeline(a)),
             ),
         )
         .into()

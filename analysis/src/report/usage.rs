@@ -82,10 +82,10 @@ pub fn usage_json_with(a: &Assembly, with_timeline: bool) -> Value {
 
 /// [`usage_json_with`] as the report's type.
 pub fn session_usage(a: &Assembly, with_timeline: bool) -> types::SessionUsage {
-    let t = usage_timeline(a);
-    let f = cache_facts_from(a, &t);
+    let t = crate::analysis::derived::timeline(a);
+    let f = cache_facts_from(a, t);
     types::SessionUsage {
-        timeline: with_timeline.then(|| timeline(&t)).into(),
+        timeline: with_timeline.then(|| timeline(t)).into(),
         cache: cache_facts(&f),
     }
 }

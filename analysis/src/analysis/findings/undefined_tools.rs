@@ -4,11 +4,11 @@ use super::*;
 
 pub(super) fn check(cx: &Ctx, list: &mut List) {
     let a = cx.a;
-    let undefined = crate::analysis::checks::undefined_tool_calls(a);
+    let undefined = crate::analysis::derived::undefined_tool_calls(a);
     if !undefined.is_empty() {
         // name → (calls, the lines they are on).
         let mut names: Vec<(&str, usize, Vec<String>)> = Vec::new();
-        for u in &undefined {
+        for u in undefined {
             let line = u
                 .line
                 .map_or_else(|| "this turn".to_string(), |l| l.to_string());

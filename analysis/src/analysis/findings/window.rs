@@ -9,7 +9,7 @@ pub(super) fn check(cx: &Ctx, list: &mut List) {
     let a = cx.a;
     let pi = cx.pi;
     let model = cx.model;
-    if let (Some(c), Some(m)) = (crate::analysis::checks::context_size(a), model) {
+    if let (Some(c), Some(m)) = (crate::analysis::derived::context_size(a), model) {
         let ratio = pi.data.default_number("estimateCharsPerToken");
         let body = a.stats().map(|s| match s.tokenizer.as_ref() {
             Some(t) => (s.total_tokens() as f64, format!("counted with {}", t.name)),
