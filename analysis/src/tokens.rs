@@ -88,9 +88,13 @@ fn strings(v: &Value, what: &str) -> Result<Vec<String>, String> {
 }
 
 impl Rules {
-    /// The rules shipped with ctxlens.
-    pub fn shipped() -> Rules {
-        Rules::parse(MODEL_TOKENIZERS_JSON).expect("data/model-tokenizers.json is valid (tested)")
+    /// The rules shipped with ctxlens (read once per process).
+    pub fn shipped() -> &'static Rules {
+        static SHIPPED: std::sync::OnceLock<Rules> = std::sync::OnceLock::new();
+        SHIPPED.get_or_init(|| {
+            Rules::parse(MODEL_TOKENIZERS_JSON)
+                .expect("data/model-tokenizers.json is valid (tested)")
+        })
     }
 
     /// Parses a rules file; the error names the rule and what is wrong with it.

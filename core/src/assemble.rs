@@ -336,9 +336,10 @@ impl Run<'_> {
             // after it is not something that release failed to know.
             let upto = self.choice_run.as_ref().map_or(u32::MAX, |r| r.last_line);
             self.diags.extend(
-                crate::pi::choice::unknown_in_session(&pi, f)
-                    .into_iter()
-                    .filter(|d| d.line.is_none_or(|l| l <= upto)),
+                f.unknown
+                    .iter()
+                    .filter(|d| d.line.is_none_or(|l| l <= upto))
+                    .cloned(),
             );
             if f.original_version < pi.rules.session_version && f.header.is_some() {
                 self.rec.events.push(

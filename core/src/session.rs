@@ -58,6 +58,9 @@ pub struct SessionFile {
     /// The version the file declared before migration (1 when absent).
     pub original_version: u32,
     pub diagnostics: Vec<Diagnostic>,
+    /// What the release it was read under does not know in it (entry types, message roles,
+    /// fields: [`crate::pi::choice::unknown_in_session`]), found once when it is read.
+    pub unknown: Vec<Diagnostic>,
 }
 
 impl SessionFile {
@@ -278,6 +281,7 @@ pub fn parse_lines(pi: &Pi, src: &SourceText, lines: &Lines) -> SessionFile {
         }
         file.entries.push(Entry { line, depth, value });
     }
+    file.unknown = crate::pi::choice::unknown_in_session(pi, &file);
     file
 }
 
