@@ -718,28 +718,38 @@ impl Run<'_> {
     fn settings_and_models(&mut self, cwd: &str) -> (Settings, Registry) {
         let (pi, inputs) = (self.pi, self.inputs);
         let args = &self.parts.args;
-        let settings = settings::load(
-            &inputs.files,
-            &inputs.home,
-            &inputs.agent_dir,
-            cwd,
-            args,
-            &mut self.diags,
-        );
-        let models_path = join_path(&inputs.agent_dir, "models.json");
-        let models_json = inputs
-            .files
-            .read_to_string(&models_path)
-            .map(|text| SourceText {
-                name: models_path.clone(),
-                text: text.into(),
-            });
-        let mut registry = Registry::load(&pi, models_json.as_ref(), &inputs.env, &mut self.diags);
-        let auth_path = join_path(&inputs.agent_dir, "auth.json");
-        if let Some(text) = inputs.files.read_to_string(&auth_path) {
-            registry.apply_auth_json(&text, &auth_path, &inputs.env, &mut self.diags);
-        }
-        (settings, registry)
+        let kept = self.ws.setup(pi.version, inputs, cwd, args, || {
+            let mut diagnostics = Vec::new();
+            let settings = settings::load(
+                &inputs.files,
+                &inputs.home,
+                &inputs.agent_dir,
+                cwd,
+                args,
+                &mut diagnostics,
+            );
+            let models_path = join_path(&inputs.agent_dir, "models.json");
+            let models_json = inputs
+                .files
+                .read_to_string(&models_path)
+                .map(|text| SourceText {
+                    name: models_path.clone(),
+                    text: text.into(),
+                });
+            let mut registry =
+                Registry::load(&pi, models_json.as_ref(), &inputs.env, &mut diagnostics);
+            let auth_path = join_path(&inputs.agent_dir, "auth.json");
+            if let Some(text) = inputs.files.read_to_string(&auth_path) {
+                registry.apply_auth_json(&text, &auth_path, &inputs.env, &mut diagnostics);
+            }
+            crate::workspace::KeptSetup {
+                settings,
+                registry,
+                diagnostics,
+            }
+        });
+        self.diags.extend(kept.diagnostics.iter().cloned());
+        (kept.settings.clone(), kept.registry.clone())
     }
 
     /// A past call runs with the model that answered it and the level recorded on the answer,

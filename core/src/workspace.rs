@@ -114,6 +114,47 @@ const BRANCHES_KEPT: usize = 4;
 /// What an active branch depends on: the session file read under a release (by identity).
 type BranchKey = (Arc<SessionFile>, PiVersion);
 
+/// The settings and the models pi reads for a request, and what reading them said
+/// ([`Workspace::setup`]).
+pub(crate) struct KeptSetup {
+    pub settings: crate::settings::Settings,
+    pub registry: crate::model::Registry,
+    pub diagnostics: Vec<crate::diagnostics::Diagnostic>,
+}
+
+/// What the settings and the models depend on: the release, the files, the folders, the
+/// command line's flags and the environment — not the session's messages, nor the call.
+struct SetupKey {
+    version: PiVersion,
+    files: crate::inputs::VirtualFs,
+    home: String,
+    agent_dir: String,
+    cwd: String,
+    args: crate::args::PiArgs,
+    env: std::collections::BTreeMap<String, String>,
+}
+
+impl SetupKey {
+    fn is(
+        &self,
+        version: PiVersion,
+        inputs: &Inputs,
+        cwd: &str,
+        args: &crate::args::PiArgs,
+    ) -> bool {
+        self.version == version
+            && self.cwd == cwd
+            && self.home == inputs.home
+            && self.agent_dir == inputs.agent_dir
+            && self.args == *args
+            && self.env == inputs.env
+            && self.files == inputs.files
+    }
+}
+
+/// How many setups a workspace keeps.
+const SETUPS_KEPT: usize = 4;
+
 /// What a workspace did, for tests and benchmarks: how often each stage ran and how often a
 /// kept result was used instead.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -132,6 +173,8 @@ pub struct Counts {
     pub contexts: usize,
     /// Active branches walked to find a call ([`Workspace::active_branch`]).
     pub branches: usize,
+    /// Settings and models read ([`Workspace::setup`]).
+    pub setups: usize,
 }
 
 /// See the module docs.
@@ -139,6 +182,7 @@ pub struct Workspace {
     reads: RefCell<Vec<Rc<Read>>>,
     contexts: RefCell<Vec<(ContextKey, Rc<KeptContext>)>>,
     branches: RefCell<Vec<(BranchKey, Rc<ActiveBranch>)>>,
+    setups: RefCell<Vec<(SetupKey, Rc<KeptSetup>)>>,
     kept: RefCell<Vec<Kept>>,
     budget: usize,
     counts: Cell<Counts>,
@@ -162,6 +206,7 @@ impl Workspace {
             reads: RefCell::new(Vec::new()),
             contexts: RefCell::new(Vec::new()),
             branches: RefCell::new(Vec::new()),
+            setups: RefCell::new(Vec::new()),
             kept: RefCell::new(Vec::new()),
             budget: bytes,
             counts: Cell::new(Counts::default()),
@@ -350,6 +395,46 @@ impl Workspace {
         }
         branches.push(((file.clone(), version), b.clone()));
         b
+    }
+
+    /// The settings and the models pi reads under `version` for `inputs` (`cwd`: the folder pi
+    /// runs in, `args`: its command line): kept, else made by `make` and kept (the oldest let go
+    /// past [`SETUPS_KEPT`]). They do not depend on the call, so a host that rebuilds each call
+    /// of a session reads them once.
+    pub(crate) fn setup(
+        &self,
+        version: PiVersion,
+        inputs: &Inputs,
+        cwd: &str,
+        args: &crate::args::PiArgs,
+        make: impl FnOnce() -> KeptSetup,
+    ) -> Rc<KeptSetup> {
+        let found = self
+            .setups
+            .borrow()
+            .iter()
+            .find(|(k, _)| k.is(version, inputs, cwd, args))
+            .map(|(_, s)| s.clone());
+        if let Some(s) = found {
+            return s;
+        }
+        self.count(|c| c.setups += 1);
+        let s = Rc::new(make());
+        let mut setups = self.setups.borrow_mut();
+        if setups.len() == SETUPS_KEPT {
+            setups.remove(0);
+        }
+        let key = SetupKey {
+            version,
+            files: inputs.files.clone(),
+            home: inputs.home.clone(),
+            agent_dir: inputs.agent_dir.clone(),
+            cwd: cwd.to_string(),
+            args: args.clone(),
+            env: inputs.env.clone(),
+        };
+        setups.push((key, s.clone()));
+        s
     }
 
     /// Keeps the session context of `key` (the oldest let go past [`CONTEXTS_KEPT`]).

@@ -193,6 +193,11 @@ fn past_calls_make_their_session_context_once_and_equal_one_shot_assemblies() {
             1,
             "{name}: the active branch walked once"
         );
+        assert_eq!(
+            ws.counts().setups,
+            1,
+            "{name}: the settings and the models read once"
+        );
         checked += 1;
     }
     assert!(checked >= 3, "{checked} cases with past calls");

@@ -1,6 +1,7 @@
 //! All models pi knows: the built-in catalog overlaid by models.json, with the auth pi can know offline.
 
 use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
 
 use crate::diagnostics::Diagnostic;
 use crate::inputs::SourceText;
@@ -87,6 +88,8 @@ pub struct Registry {
     /// `--api-key`: `setRuntimeApiKey(provider, key)` (CA/main.js:642–650), a credential that
     /// wins over models.json and the environment for that provider.
     runtime_key: Option<(String, String)>,
+    /// The providers of `models`, each once, in their order (found when they are loaded).
+    providers: Arc<Vec<String>>,
 }
 
 impl Registry {
@@ -173,6 +176,13 @@ impl Registry {
             }
         }
         reg.configs = config;
+        let mut providers: Vec<String> = Vec::new();
+        for m in &reg.models {
+            if !providers.iter().any(|p| p == m.provider()) {
+                providers.push(m.provider().to_string());
+            }
+        }
+        reg.providers = Arc::new(providers);
         reg
     }
 
@@ -363,14 +373,10 @@ impl Registry {
     /// if every key were there (see [`super::placeholder_provider`]).
     pub fn with_all_configured(&self) -> Registry {
         let mut r = self.clone();
-        // The catalog lists a provider's models together: each provider is inserted once.
-        let mut last = None;
-        for m in &self.models {
-            let p = m.provider();
-            if last != Some(p) && !r.configured.contains(p) {
-                r.configured.insert(p.to_string());
+        for p in self.providers.iter() {
+            if !r.configured.contains(p.as_str()) {
+                r.configured.insert(p.clone());
             }
-            last = Some(p);
         }
         r
     }
