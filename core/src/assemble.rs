@@ -1431,7 +1431,7 @@ impl Run<'_> {
         // Each message and block marked with what it is, so the adapter's body says where each
         // of its characters came from.
         let mut llm = llm;
-        crate::protocols::body::mark_llm_messages(&mut llm);
+        self.ws.mark_llm_messages(&mut llm);
         // 0.86 on, the context is only `{messages}`: the prompt and the tools are in its system
         // messages (`normalizeContext`, CORE/agent-loop.js:273).
         self.llm = if self.pi.rules.transcript {

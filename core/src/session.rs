@@ -61,6 +61,9 @@ pub struct SessionFile {
     /// What the release it was read under does not know in it (entry types, message roles,
     /// fields: [`crate::pi::choice::unknown_in_session`]), found once when it is read.
     pub unknown: Vec<Diagnostic>,
+    /// pi's `_buildIndex` over [`Self::entries`], made the first time a branch is walked: every
+    /// past call of a session walks a branch of the same entries.
+    index: std::sync::OnceLock<FileIndex>,
 }
 
 impl SessionFile {
@@ -568,19 +571,48 @@ fn id_key(v: Option<&Value>) -> Option<IdKey<'_>> {
     }
 }
 
-/// pi's `byId`, `leafId` and `labelsById` after `_buildIndex`.
-struct SessionIndex<'a> {
-    by_id: HashMap<IdKey<'a>, usize>,
-    /// The last entry in file order (the leaf whatever its id), and its id value.
-    leaf: Option<usize>,
+/// What `_buildIndex` (CA/core/session-manager.js:686–707) finds in a file, whatever its leaf:
+/// `byId` resolved for each entry's parent, `labelsById`, and the duplicate ids it reports.
+#[derive(Clone, Debug)]
+struct FileIndex {
+    /// Per entry, the entry its truthy `parentId` names in `byId` (every non-header entry in
+    /// file order, the last duplicate id winning); `None` when it names none.
+    parents: Vec<Option<usize>>,
     labels: Vec<(String, String)>,
+    diagnostics: Vec<Diagnostic>,
 }
 
-/// `_buildIndex` (CA/core/session-manager.js:686–707): every non-header entry in file order goes
-/// into `byId` (the last duplicate id wins), `leafId` = the last entry's id, and each `label`
-/// entry sets (truthy `label`) or deletes its target's label.
+/// pi's `byId` (as each entry's parent), `leafId` and `labelsById` after `_buildIndex`.
+struct SessionIndex<'a> {
+    found: std::borrow::Cow<'a, FileIndex>,
+    /// The last entry in file order (the leaf whatever its id), and its id value.
+    leaf: Option<usize>,
+}
+
+/// `_buildIndex` for `file`: its [`FileIndex`] (made once per file; its diagnostics are added
+/// to `diags` at each walk), the leaf being the last entry.
 fn build_index<'a>(file: &'a SessionFile, diags: &mut Vec<Diagnostic>) -> SessionIndex<'a> {
-    let mut by_id: HashMap<IdKey<'a>, usize> = HashMap::with_capacity(file.entries.len());
+    use std::borrow::Cow;
+    let kept = file.index.get_or_init(|| file_index(file));
+    // Entries are only pushed while a file is parsed, before any walk; were they changed
+    // after, the index is made again rather than read stale.
+    let found = if kept.parents.len() == file.entries.len() {
+        Cow::Borrowed(kept)
+    } else {
+        Cow::Owned(file_index(file))
+    };
+    diags.extend(found.diagnostics.iter().cloned());
+    SessionIndex {
+        found,
+        leaf: file.entries.len().checked_sub(1),
+    }
+}
+
+/// Every non-header entry in file order goes into `byId` (the last duplicate id wins), and each
+/// `label` entry sets (truthy `label`) or deletes its target's label.
+fn file_index(file: &SessionFile) -> FileIndex {
+    let mut diagnostics = Vec::new();
+    let mut by_id: HashMap<IdKey<'_>, usize> = HashMap::with_capacity(file.entries.len());
     // labelsById as a Map: a slot per live key, in insertion order; a deleted key re-inserted
     // goes to the end.
     let mut label_slots: Vec<Option<(String, String)>> = Vec::new();
@@ -588,7 +620,7 @@ fn build_index<'a>(file: &'a SessionFile, diags: &mut Vec<Diagnostic>) -> Sessio
     for (i, entry) in file.entries.iter().enumerate() {
         if let Some(key) = id_key(entry.value.get("id")) {
             if let Some(prev) = by_id.insert(key, i) {
-                diags.push(
+                diagnostics.push(
                     Diagnostic::warning(
                         &file.name,
                         Some(entry.line),
@@ -621,10 +653,18 @@ fn build_index<'a>(file: &'a SessionFile, diags: &mut Vec<Diagnostic>) -> Sessio
             }
         }
     }
-    SessionIndex {
-        by_id,
-        leaf: file.entries.len().checked_sub(1),
+    let parents = file
+        .entries
+        .iter()
+        .map(|e| {
+            let p = e.value.get("parentId").filter(|p| p.truthy());
+            id_key(p).and_then(|k| by_id.get(&k).copied())
+        })
+        .collect();
+    FileIndex {
+        parents,
         labels: label_slots.into_iter().flatten().collect(),
+        diagnostics,
     }
 }
 
@@ -725,7 +765,7 @@ fn build_session_path(
             }
             None => None,
             Some(p) => {
-                let found = id_key(Some(p)).and_then(|k| index.by_id.get(&k).copied());
+                let found = index.found.parents[i];
                 if found.is_none() {
                     diags.push(Diagnostic::warning(
                         &file.name,
@@ -1320,7 +1360,7 @@ pub fn build_context_at(
         compaction_id: compaction
             .and_then(|c| file.entries[c].id())
             .map(String::from),
-        labels: index.labels,
+        labels: index.found.labels.clone(),
     }
 }
 

@@ -129,6 +129,57 @@ fn crlf_lines_load() {
 }
 
 #[test]
+fn each_walk_of_a_file_reads_its_index_once_made_and_says_the_same() {
+    // The index (`_buildIndex`) is made on the first walk and kept with the file: every walk
+    // after it, to any leaf, finds the same parents and reports the same duplicate id.
+    let text = [
+        HEADER.to_string(),
+        user("a1", None, "first a1"),
+        user("a1", None, "second a1"),
+        assistant("a2", "a1", "answer", "m"),
+        user("u3", Some("a2"), "next"),
+        assistant("a4", "u3", "done", "m"),
+    ]
+    .join("\n");
+    let f = file(&text);
+    let walk = |leaf: Leaf| {
+        let mut diags = Vec::new();
+        let ctx = build_context_at(&pi(), &f, leaf, &mut Events::default(), &mut diags);
+        let dup: Vec<_> = diags
+            .iter()
+            .filter(|d| d.message.contains("duplicate entry id a1"))
+            .map(|d| d.line)
+            .collect();
+        (texts(&ctx), dup)
+    };
+    let first = walk(Leaf::Last);
+    assert_eq!(
+        first.0,
+        vec![
+            "user:second a1",
+            "assistant:answer",
+            "user:next",
+            "assistant:done"
+        ]
+    );
+    assert_eq!(first.1, vec![Some(3)]);
+    assert_eq!(walk(Leaf::Last), first);
+    assert_eq!(
+        walk(Leaf::Entry(2)),
+        (
+            vec!["user:second a1".to_string(), "assistant:answer".to_string()],
+            vec![Some(3)]
+        )
+    );
+    // A copy of the file (its index with it) walks the same.
+    let copy = f.clone();
+    let mut diags = Vec::new();
+    let ctx = build_context(&pi(), &copy, &mut Events::default(), &mut diags);
+    assert_eq!(texts(&ctx), first.0);
+    assert_eq!(active_path(&copy), active_path(&f));
+}
+
+#[test]
 fn duplicate_ids_last_wins() {
     let text = [
         HEADER.to_string(),

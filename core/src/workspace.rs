@@ -30,6 +30,7 @@ use std::sync::Arc;
 use crate::assemble::Assembly;
 use crate::calls::CallRef;
 use crate::inputs::{Inputs, SourceText};
+use crate::js::{Object, Value};
 use crate::pi::choice::{self, Choice, Detection};
 use crate::pi::{Pi, PiVersion};
 use crate::session::{self, Lines, SessionFile};
@@ -183,6 +184,8 @@ pub struct Workspace {
     contexts: RefCell<Vec<(ContextKey, Rc<KeptContext>)>>,
     branches: RefCell<Vec<(BranchKey, Rc<ActiveBranch>)>>,
     setups: RefCell<Vec<(SetupKey, Rc<KeptSetup>)>>,
+    /// The LLM messages the last assembly marked, each beside the message it was marked from.
+    marked: RefCell<Vec<Option<(Object, Value)>>>,
     kept: RefCell<Vec<Kept>>,
     budget: usize,
     counts: Cell<Counts>,
@@ -207,6 +210,7 @@ impl Workspace {
             contexts: RefCell::new(Vec::new()),
             branches: RefCell::new(Vec::new()),
             setups: RefCell::new(Vec::new()),
+            marked: RefCell::new(Vec::new()),
             kept: RefCell::new(Vec::new()),
             budget: bytes,
             counts: Cell::new(Counts::default()),
@@ -435,6 +439,30 @@ impl Workspace {
         };
         setups.push((key, s.clone()));
         s
+    }
+
+    /// `llm` marked with what each message and block is
+    /// ([`crate::protocols::body::mark_llm_messages`]); a message the last assembly marked at
+    /// the same place is taken as it was marked then. The calls of a session, and one call's
+    /// protocols and what-ifs, send the same messages, and marking a message copies it.
+    pub(crate) fn mark_llm_messages(&self, llm: &mut [Value]) {
+        use crate::protocols::body::mark_llm_message;
+        let mut marked = self.marked.borrow_mut();
+        let mut now = Vec::with_capacity(llm.len());
+        for (i, m) in llm.iter_mut().enumerate() {
+            let Value::Object(source) = m else {
+                mark_llm_message(i, m);
+                now.push(None);
+                continue;
+            };
+            let source = source.clone();
+            match marked.get(i) {
+                Some(Some((was, done))) if was.same(&source) => *m = done.clone(),
+                _ => mark_llm_message(i, m),
+            }
+            now.push(Some((source, m.clone())));
+        }
+        *marked = now;
     }
 
     /// Keeps the session context of `key` (the oldest let go past [`CONTEXTS_KEPT`]).

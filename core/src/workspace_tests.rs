@@ -202,3 +202,67 @@ fn past_calls_make_their_session_context_once_and_equal_one_shot_assemblies() {
     }
     assert!(checked >= 3, "{checked} cases with past calls");
 }
+
+#[test]
+fn marks_made_by_the_last_assembly_are_taken_only_for_the_same_message_at_the_same_place() {
+    use crate::js::{parse, Value};
+    use crate::protocols::body::mark_llm_messages;
+    let msgs = |text: &str| -> Vec<Value> {
+        match parse(text).unwrap() {
+            Value::Array(v) => v,
+            _ => unreachable!(),
+        }
+    };
+    let marks = |v: &[Value]| -> Vec<String> {
+        v.iter()
+            .map(|m| {
+                let o = m.as_object().unwrap();
+                let blocks: Vec<_> = match o.get("content") {
+                    Some(Value::Array(b)) => {
+                        b.iter().map(|b| b.as_object().unwrap().mark()).collect()
+                    }
+                    _ => Vec::new(),
+                };
+                format!("{:?} {:?}", o.mark(), blocks)
+            })
+            .collect()
+    };
+    let first = msgs(
+        r#"[{"role":"user","content":[{"type":"text","text":"a"}]},
+            {"role":"assistant","content":[{"type":"thinking","thinking":"t"},{"type":"toolCall","id":"c","name":"read","arguments":{}}]},
+            {"role":"toolResult","content":[{"type":"text","text":"r"}]}]"#,
+    );
+    let ws = Workspace::new();
+    let mut a = first.clone();
+    ws.mark_llm_messages(&mut a);
+    let mut expected = first.clone();
+    mark_llm_messages(&mut expected);
+    assert_eq!(marks(&a), marks(&expected));
+    // The next call: the same first two messages, then another at the third place, and one
+    // more; and the second message now at the first place (its marks say place 0).
+    let other = msgs(r#"[{"role":"user","content":[{"type":"text","text":"b"}]}]"#);
+    let mut b = vec![
+        first[0].clone(),
+        first[1].clone(),
+        other[0].clone(),
+        first[2].clone(),
+    ];
+    let mut expected = b.clone();
+    ws.mark_llm_messages(&mut b);
+    mark_llm_messages(&mut expected);
+    assert_eq!(marks(&b), marks(&expected));
+    let taken = |x: &Value, y: &Value| x.as_object().unwrap().same(y.as_object().unwrap());
+    assert!(
+        taken(&b[0], &a[0]) && taken(&b[1], &a[1]),
+        "the same messages' marks are taken"
+    );
+    let mut c = vec![first[1].clone()];
+    let mut expected = c.clone();
+    ws.mark_llm_messages(&mut c);
+    mark_llm_messages(&mut expected);
+    assert_eq!(marks(&c), marks(&expected));
+    assert!(
+        !taken(&c[0], &b[1]),
+        "a message at another place is marked again"
+    );
+}

@@ -159,6 +159,12 @@ impl Object {
         self.mark
     }
 
+    /// Whether `other` is this very object (the same members, shared, and the same mark), not
+    /// only an equal one: what was derived from one holds for the other.
+    pub fn same(&self, other: &Object) -> bool {
+        Arc::ptr_eq(&self.entries, &other.entries) && self.mark == other.mark
+    }
+
     pub fn set_mark(&mut self, mark: Mark) {
         self.mark = mark;
     }

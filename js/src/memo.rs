@@ -56,8 +56,14 @@ fn escaped(s: &str) -> String {
 impl Known {
     fn of(s: &Str) -> Known {
         let utf16 = utf16_len(s);
+        let lone_surrogates = crate::string::has_lone_surrogate(s);
         let (json_len, json_utf16) = if s.is_plain() {
             (s.len() + 2, utf16 + 2)
+        } else if !lone_surrogates {
+            // Every escape is ASCII and replaces one ASCII character: it adds as many UTF-16
+            // units as bytes.
+            let json_len = escaped_json_len(s);
+            (json_len, utf16 + (json_len - s.len()))
         } else {
             let json = escaped(s);
             (json.len(), utf16_len(&json))
@@ -69,7 +75,7 @@ impl Known {
                 json_len,
                 json_utf16,
                 digest: digest(s.as_bytes()),
-                lone_surrogates: crate::string::has_lone_surrogate(s),
+                lone_surrogates,
             },
             json: None,
         }
@@ -230,6 +236,7 @@ mod tests {
             "tab\tand \"quote\" ",
             "é😀 ",
             "\u{1}ctl ",
+            "é\t😀\u{1f}\"\n ",
             "\u{10F800} lone ",
         ] {
             let s = long(text);

@@ -75,8 +75,9 @@ fn builtin_env_auth(
 #[derive(Clone, Debug, Default)]
 pub struct Registry {
     /// In pi's order: built-in providers as the catalog lists them, then providers that only
-    /// models.json defines.
-    pub models: Vec<Model>,
+    /// models.json defines. Shared: a call's registry (a placeholder key set) is a copy of the
+    /// setup's, and its 1,300 models are never changed after loading.
+    pub models: Arc<Vec<Model>>,
     /// Per provider: the API key pi would resolve (models.json `apiKey` with `$ENV` references
     /// resolved, or a built-in provider's env var), used for auth checks and OAuth
     /// detection. A `!command` key is kept unresolved.
@@ -132,8 +133,7 @@ impl Registry {
         }
 
         let mut reg = Registry::default();
-        reg.models
-            .reserve(catalog.iter().map(|(_, ms)| ms.len()).sum());
+        let mut all: Vec<Model> = Vec::with_capacity(catalog.iter().map(|(_, ms)| ms.len()).sum());
         for pid in order {
             let base_objs: &[Object] = catalog
                 .iter()
@@ -161,10 +161,7 @@ impl Registry {
                     }
                 }
             };
-            for obj in models {
-                let model = Model { obj };
-                reg.models.push(model);
-            }
+            all.extend(models.into_iter().map(|obj| Model { obj }));
             // What is said about the provider's key, at its models.json line (found only then).
             let said = diags.len();
             reg.resolve_auth(pi, pid, config.get(pid), is_builtin, env, &file, diags);
@@ -176,8 +173,9 @@ impl Registry {
             }
         }
         reg.configs = config;
+        reg.models = Arc::new(all);
         let mut providers: Vec<String> = Vec::new();
-        for m in &reg.models {
+        for m in reg.models.iter() {
             if !providers.iter().any(|p| p == m.provider()) {
                 providers.push(m.provider().to_string());
             }

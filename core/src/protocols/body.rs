@@ -239,28 +239,33 @@ fn mark_system_message(o: &mut Object) {
 /// system message (0.86 on) as a system text. Adapters copy these marks onto what they write.
 pub fn mark_llm_messages(messages: &mut [Value]) {
     for (i, m) in messages.iter_mut().enumerate() {
-        let Some(o) = m.as_object_mut() else { continue };
-        let role = o.get_str("role").unwrap_or("").to_string();
-        if role == "system" {
-            mark_system_message(o);
-            continue;
-        }
-        let llm = i as u32;
-        let kind = Kind::of_role(&role);
-        o.set_mark(Tag::Message { llm, kind }.mark());
-        if let Some(Value::Array(blocks)) = o.get_mut("content") {
-            for b in blocks.iter_mut() {
-                let Some(bo) = b.as_object_mut() else {
-                    continue;
-                };
-                let k = match bo.get_str("type") {
-                    Some("thinking") | Some("redactedThinking") => Kind::Reasoning,
-                    Some("toolCall") => Kind::ToolArguments,
-                    Some("image") => Kind::ImageData,
-                    _ => kind,
-                };
-                bo.set_mark(Tag::Block { llm, kind: k }.mark());
-            }
+        mark_llm_message(i, m);
+    }
+}
+
+/// Marks LLM message `i` and its content blocks ([`mark_llm_messages`]).
+pub fn mark_llm_message(i: usize, m: &mut Value) {
+    let Some(o) = m.as_object_mut() else { return };
+    let role = o.get_str("role").unwrap_or("").to_string();
+    if role == "system" {
+        mark_system_message(o);
+        return;
+    }
+    let llm = i as u32;
+    let kind = Kind::of_role(&role);
+    o.set_mark(Tag::Message { llm, kind }.mark());
+    if let Some(Value::Array(blocks)) = o.get_mut("content") {
+        for b in blocks.iter_mut() {
+            let Some(bo) = b.as_object_mut() else {
+                continue;
+            };
+            let k = match bo.get_str("type") {
+                Some("thinking") | Some("redactedThinking") => Kind::Reasoning,
+                Some("toolCall") => Kind::ToolArguments,
+                Some("image") => Kind::ImageData,
+                _ => kind,
+            };
+            bo.set_mark(Tag::Block { llm, kind: k }.mark());
         }
     }
 }
@@ -554,13 +559,20 @@ pub fn written(params: &Value) -> (String, Accounting) {
 /// (a string member cannot carry a mark): `("instructions", Tag::System)`.
 pub fn written_with_root(params: &Value, root: &[(&str, Tag)]) -> (String, Accounting) {
     let root: Vec<(String, Tag)> = root.iter().map(|(k, t)| (k.to_string(), *t)).collect();
-    let mut out = String::with_capacity(json::compact_len(params));
+    let elide = crate::js::memo::is_measuring();
+    // A body measured, not sent, leaves its long texts out: it is a fraction of the JSON's
+    // length, which is then neither measured nor reserved.
+    let mut out = if elide {
+        String::new()
+    } else {
+        String::with_capacity(json::compact_len(params))
+    };
     let mut w = Writer {
         out: &mut out,
         acc: Accounting::default(),
         counted_to: 0,
         digests: crate::js::memo::active(),
-        elide: crate::js::memo::is_measuring(),
+        elide,
         steps: Vec::new(),
         leaves: None,
         root: &root,
