@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # build-npm.sh [--no-app | --repack]: builds the `ctxlens` npm package from the repo into pkg/ and packs it.
-#   cargo (wasm/, lto; once without features at the release profile, opt-level z: the browser
+#   cargo (wasm/, lto; once without features at the wasm profile, opt-level z: the browser
 #   wasm, small; once with `node` at the release-fast profile, opt-level s: Node's wasm — the API in
 #   Node, assembleSession and the bin — faster) → wasm-bindgen --target web (the pinned CLI) →
 #   wasm-opt (npm binaryen; -Oz --converge, or -Os for Node's) → each vocabulary's wasm
@@ -89,7 +89,7 @@ mkdir -p "$work"
 
 # build NAME PROFILE [FEATURES]: cargo (cargo keeps each profile's and feature set's build, so
 # switching is a copy), wasm-bindgen into $work/NAME/, then wasm-opt into $work/NAME.wasm only
-# when wasm-bindgen's output changed: -Oz --converge for the release profile (size), -Os for
+# when wasm-bindgen's output changed: -Oz --converge for the wasm profile (size), -Os for
 # release-fast (speed, Cargo.toml says why).
 build() {
   local name=$1 profile=$2 features=${3:-} opt
@@ -103,7 +103,7 @@ build() {
   if [[ ! -f "$work/$name.wasm" || "$(cat "$work/$name.sum" 2>/dev/null)" != "$sum" ]]; then
     # --converge repeats -Oz until the size stops shrinking; --low-memory-unused lets loads and
     # stores fold constant offsets (Rust's wasm never uses the first KB: the stack starts at 1 MB).
-    if [[ $profile == release ]]; then opt=(-Oz --converge); else opt=(-Os); fi
+    if [[ $profile == wasm ]]; then opt=(-Oz --converge); else opt=(-Os); fi
     say "wasm-opt ${opt[*]} --low-memory-unused ($name)"
     "$wasm_opt" "${opt[@]}" --low-memory-unused --strip-debug --strip-producers \
       --enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int --enable-mutable-globals \
@@ -115,7 +115,7 @@ build() {
 # The browser wasm (the browser and bundler entries: small), then the Node one (feature `node`:
 # the API in Node, assembleSession and the bin, which read the real filesystem: faster, for 1.3×
 # the size).
-build ctxlens release
+build ctxlens wasm
 build ctxlens_node release-fast node
 # The vocabularies (one wasm module each, loaded when a call counts tokens with it).
 say "scripts/build-tokenizers.sh"

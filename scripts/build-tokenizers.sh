@@ -3,7 +3,7 @@
 # `ctxlens-tokenizer-wasm`, with that one vocabulary's feature) into target/tokenizers/NAME.wasm,
 # then prints their sizes, raw and gzipped (-9), on stderr, and their paths on stdout. Default:
 # all ten.
-#   cargo (release profile: opt-level z, lto; the 16 MB wasm stack comes from the crate's build.rs,
+#   cargo (wasm profile: opt-level z, lto; the 16 MB wasm stack comes from the crate's build.rs,
 #   so no RUSTFLAGS: the workspace's target dir is shared and regex etc. compile once)
 #   → wasm-opt -Oz --low-memory-unused (npm binaryen, as scripts/build-npm.sh runs it, without
 #   --converge: see below), two modules at a time
@@ -30,12 +30,12 @@ wasm_opt="$repo/node_modules/.bin/wasm-opt"
 
 out="$repo/target/tokenizers"
 mkdir -p "$out"
-built="${CARGO_TARGET_DIR:-$repo/target}/wasm32-unknown-unknown/release/ctxlens_tokenizer_wasm.wasm"
+built="${CARGO_TARGET_DIR:-$repo/target}/wasm32-unknown-unknown/wasm/ctxlens_tokenizer_wasm.wasm"
 # cargo one feature at a time (they share the target dir's lock); each output is kept as
 # NAME.cargo.wasm, and wasm-opt runs on those that changed, two at a time.
 todo=()
 for n in "${names[@]}"; do
-  cargo build -p ctxlens-tokenizer-wasm --release --target wasm32-unknown-unknown --quiet --features "$n"
+  cargo build -p ctxlens-tokenizer-wasm --profile wasm --target wasm32-unknown-unknown --quiet --features "$n"
   sum=$(sha256sum "$built" | cut -d' ' -f1)
   if [[ ! -f "$out/$n.wasm" || "$(cat "$out/$n.sum" 2>/dev/null)" != "$sum" ]]; then
     cp "$built" "$out/$n.cargo.wasm"

@@ -29,7 +29,7 @@ claim_shared_target() {
     dir=$(basename "$dir")
     case $dir in
       debug) cargo clean -q --workspace --target-dir "$target" ;;
-      release | profiling | profiling-z | release-fast)
+      release | wasm | profiling | profiling-z | release-fast)
         cargo clean -q --workspace --target-dir "$target" --profile "$dir" ;;
       *-*-*)
         triple=$dir
