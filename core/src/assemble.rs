@@ -646,7 +646,7 @@ impl Run<'_> {
     /// The agent's state (`createAgentSession`, CA/core/sdk.js:66–274): cwd, settings, the model
     /// and thinking level, the active tools, context files and skills, the system prompt.
     fn agent_context(&mut self) {
-        let (pi, inputs) = (self.pi, self.inputs);
+        let inputs = self.inputs;
         self.rec.begin(StageId::AgentContext);
         let file = self.parts.session.as_ref();
         let cwd = file
@@ -656,26 +656,14 @@ impl Run<'_> {
             .and_then(|f| f.session_id())
             .map(String::from)
             .or_else(|| inputs.session_id.clone());
-        let (settings, mut registry) = self.settings_and_models(&cwd);
+        let setup = self.settings_and_models(&cwd);
+        let (settings, mut registry) = (setup.settings.clone(), setup.registry.clone());
         let package_dir = package_dir(inputs);
         let call_entry = self.past_call_model_and_level();
         let (mut choice, switched_from) =
             self.choose_model(&mut registry, &settings, &package_dir, call_entry);
         let active_tools = self.active_tools(&cwd, &settings);
-        let args = &self.parts.args;
-        let res = resources::load(
-            &pi,
-            &inputs.files,
-            &inputs.home,
-            &inputs.agent_dir,
-            &cwd,
-            &inputs.cwd,
-            args,
-            &settings,
-            &inputs.env,
-            inputs.npm_global_root.as_deref(),
-            &mut self.diags,
-        );
+        let res = self.resources(&setup, &cwd);
         let (system_prompt, prompt_sections) =
             self.system_prompt(&active_tools, &res, &cwd, &package_dir);
         let prompt_chars = utf16_len(&system_prompt.text);
@@ -713,9 +701,36 @@ impl Run<'_> {
         self.switched_from = switched_from;
     }
 
+    /// The context files, skills, prompts, prompt templates and packages pi loads
+    /// (`DefaultResourceLoader`), once per setup: they depend on the files, the folders, the
+    /// command line and the settings, not on the call.
+    fn resources(&mut self, setup: &crate::workspace::KeptSetup, cwd: &str) -> Resources {
+        let (pi, inputs) = (self.pi, self.inputs);
+        let args = &self.parts.args;
+        let (res, diagnostics) = setup.resources.get_or_init(|| {
+            let mut diagnostics = Vec::new();
+            let res = resources::load(
+                &pi,
+                &inputs.files,
+                &inputs.home,
+                &inputs.agent_dir,
+                cwd,
+                &inputs.cwd,
+                args,
+                &setup.settings,
+                &inputs.env,
+                inputs.npm_global_root.as_deref(),
+                &mut diagnostics,
+            );
+            (res, diagnostics)
+        });
+        self.diags.extend(diagnostics.iter().cloned());
+        res.clone()
+    }
+
     /// pi's settings and model registry (the settings files, `models.json`, `auth.json`), as
     /// `createAgentSession` makes them (CA/core/sdk.js).
-    fn settings_and_models(&mut self, cwd: &str) -> (Settings, Registry) {
+    fn settings_and_models(&mut self, cwd: &str) -> std::rc::Rc<crate::workspace::KeptSetup> {
         let (pi, inputs) = (self.pi, self.inputs);
         let args = &self.parts.args;
         let kept = self.ws.setup(pi.version, inputs, cwd, args, || {
@@ -746,10 +761,11 @@ impl Run<'_> {
                 settings,
                 registry,
                 diagnostics,
+                resources: std::cell::OnceCell::new(),
             }
         });
         self.diags.extend(kept.diagnostics.iter().cloned());
-        (kept.settings.clone(), kept.registry.clone())
+        kept
     }
 
     /// A past call runs with the model that answered it and the level recorded on the answer,

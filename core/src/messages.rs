@@ -559,6 +559,16 @@ fn transform_assistant(
             _ => out.push(block.clone()),
         }
     }
+    // `{...assistantMsg, content}` with every block kept as it was is the message itself: it
+    // stays the same object (what later stages know of it holds).
+    let unchanged = out.len() == content.len()
+        && out.iter().zip(content).all(|(o, c)| match (o, c) {
+            (Value::Object(o), Value::Object(c)) => o.same(c),
+            _ => false,
+        });
+    if unchanged {
+        return msg.clone();
+    }
     let mut result = msg.clone();
     if let Some(o) = result.as_object_mut() {
         o.insert("content", Value::Array(out));

@@ -716,7 +716,8 @@ fn build_session_path(
         return Vec::new();
     }
     let mut visited = vec![false; file.entries.len()];
-    let mut path: Vec<usize> = Vec::new();
+    // Most entries of a session are on the branch of its last entry.
+    let mut path: Vec<usize> = Vec::with_capacity(file.entries.len());
     let mut current = Some(leaf);
     while let Some(i) = current {
         if visited[i] {

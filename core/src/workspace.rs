@@ -121,16 +121,25 @@ pub(crate) struct KeptSetup {
     pub settings: crate::settings::Settings,
     pub registry: crate::model::Registry,
     pub diagnostics: Vec<crate::diagnostics::Diagnostic>,
+    /// The context files, skills, prompts, templates and packages the settings lead to, and
+    /// what loading them said: made by the first request that needs them.
+    pub resources: OnceCell<(
+        crate::resources::Resources,
+        Vec<crate::diagnostics::Diagnostic>,
+    )>,
 }
 
-/// What the settings and the models depend on: the release, the files, the folders, the
-/// command line's flags and the environment — not the session's messages, nor the call.
+/// What the settings and the models depend on: the release, the files, the folders (and the
+/// process's, and npm's global root, which the resources depend on too), the command line's
+/// flags and the environment — not the session's messages, nor the call.
 struct SetupKey {
     version: PiVersion,
     files: crate::inputs::VirtualFs,
     home: String,
     agent_dir: String,
     cwd: String,
+    process_cwd: String,
+    npm_global_root: Option<String>,
     args: crate::args::PiArgs,
     env: std::collections::BTreeMap<String, String>,
 }
@@ -145,6 +154,8 @@ impl SetupKey {
     ) -> bool {
         self.version == version
             && self.cwd == cwd
+            && self.process_cwd == inputs.cwd
+            && self.npm_global_root == inputs.npm_global_root
             && self.home == inputs.home
             && self.agent_dir == inputs.agent_dir
             && self.args == *args
@@ -434,6 +445,8 @@ impl Workspace {
             home: inputs.home.clone(),
             agent_dir: inputs.agent_dir.clone(),
             cwd: cwd.to_string(),
+            process_cwd: inputs.cwd.clone(),
+            npm_global_root: inputs.npm_global_root.clone(),
             args: args.clone(),
             env: inputs.env.clone(),
         };
