@@ -53,6 +53,61 @@ fn session_files(host: &dyn Host, root: &str, read: &mut Read) -> Vec<String> {
     out
 }
 
+/// Reads and scans each of `files` for its calls ([`ledger::scan`]): on every core when the host
+/// has worker threads, in turn otherwise. Returns, in `files`' order, each file's size and
+/// calls, or why it could not be read.
+fn scan_all(
+    host: &mut dyn Host,
+    files: &[String],
+    p: &mut Progress,
+) -> Vec<Result<(usize, ledger::Scan), String>> {
+    let one = |h: &mut dyn Host, f: &str| {
+        read_session(h, f).map(|text| (text.text.len(), ledger::scan(f, &text.text)))
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(files.len());
+    let workers: Vec<Box<dyn Host + Send>> = if threads > 1 {
+        (1..threads).map_while(|_| host.worker()).collect()
+    } else {
+        Vec::new()
+    };
+    if workers.is_empty() {
+        return files
+            .iter()
+            .enumerate()
+            .map(|(k, f)| {
+                p.show(host, &format!("reading {}/{} files…", k + 1, files.len()));
+                one(host, f)
+            })
+            .collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done: std::sync::Mutex<Vec<Option<_>>> =
+        std::sync::Mutex::new(files.iter().map(|_| None).collect());
+    let work = |w: &mut dyn Host, p: &mut Progress| loop {
+        let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let Some(f) = files.get(k) else { break };
+        p.show(w, &format!("reading {}/{} files…", k + 1, files.len()));
+        let scanned = one(w, f);
+        if let Ok(mut d) = done.lock() {
+            d[k] = Some(scanned);
+        }
+    };
+    std::thread::scope(|s| {
+        for mut w in workers {
+            let work = &work;
+            s.spawn(move || work(&mut *w, &mut Progress::new(false)));
+        }
+        work(host, p);
+    });
+    let mut done = done.into_inner().unwrap_or_default();
+    done.resize_with(files.len(), || None);
+    done.into_iter()
+        .map(|d| d.unwrap_or_else(|| Err("not read: its reader stopped".into())))
+        .collect()
+}
+
 /// Rebuilds the calls of one file (its calls are `calls`), by the files pi reads for it.
 /// Returns what changed in the file since it was first read (`read` bytes then), if it did.
 fn rebuild(
@@ -274,12 +329,11 @@ pub fn run(host: &mut dyn Host, o: &Opts) -> i32 {
     let mut calls: Vec<LedgerCall> = Vec::new();
     let mut headless: Vec<(String, String)> = Vec::new();
     let mut sizes = std::collections::HashMap::new();
-    for (k, f) in files.iter().enumerate() {
-        p.show(host, &format!("reading {}/{} files…", k + 1, files.len()));
-        match read_session(host, f) {
-            Ok(text) => {
-                sizes.insert(f.clone(), text.text.len());
-                let got = reader.file(f, &text.text);
+    for (f, scanned) in files.iter().zip(scan_all(host, &files, &mut p)) {
+        match scanned {
+            Ok((size, scan)) => {
+                sizes.insert(f.clone(), size);
+                let got = reader.scanned(f, scan);
                 if let Some(why) = got.not_a_session {
                     headless.push((f.clone(), why));
                 }

@@ -691,7 +691,13 @@ impl Reader {
 
     /// Reads the calls of the session file `path` (its text `text`).
     pub fn file(&mut self, path: &str, text: &str) -> FileCalls {
-        let scan = scan(path, text);
+        self.scanned(path, scan(path, text))
+    }
+
+    /// Takes the calls of the session file `path` as [`scan`] read them (a host may scan its
+    /// files on several threads; they are taken in their order, so a call two files hold is
+    /// counted in the first).
+    pub fn scanned(&mut self, path: &str, scan: Scan) -> FileCalls {
         self.read.files += 1;
         self.read.skipped.extend(
             scan.skipped
