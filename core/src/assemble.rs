@@ -377,13 +377,13 @@ impl Run<'_> {
                     "{} entries read from {}; {} on the active branch",
                     entries,
                     f.name,
-                    context.path.len()
+                    context.path_indices.len()
                 ),
                 None => "no session: pi starts a new one".into(),
             },
             vec![
                 ("entries".into(), entries as f64),
-                ("branch".into(), context.path.len() as f64),
+                ("branch".into(), context.path_indices.len() as f64),
             ],
         );
         self.rec.record(

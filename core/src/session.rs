@@ -107,9 +107,6 @@ pub struct SessionContext {
     pub messages: Vec<Value>,
     /// Parallel to `messages`.
     pub sources: Vec<MessageSource>,
-    /// Entry ids on the active branch, root → leaf (before compaction trimming). An entry whose
-    /// id is not a string (only the leaf can be one) is listed by its JSON text (`""` if none).
-    pub path: Vec<String>,
     /// The same branch as indices into [`SessionFile::entries`].
     pub path_indices: Vec<usize>,
     /// `getBranch()` (CA/core/session-manager.js:958–969) as indices into
@@ -139,6 +136,17 @@ pub struct SessionContext {
 }
 
 impl SessionContext {
+    /// The entry ids on the branch ([`Self::path_indices`] of `file`, the file it was built
+    /// from), root → leaf (before compaction trimming). An entry whose id is not a string (only
+    /// the leaf can be one) is listed by its JSON text (`""` if none).
+    pub fn path_ids(&self, file: &SessionFile) -> Vec<String> {
+        self.path_indices
+            .iter()
+            .filter_map(|&i| file.entries.get(i))
+            .map(id_text)
+            .collect()
+    }
+
     /// The label of an entry id, if any.
     pub fn label(&self, id: &str) -> Option<&str> {
         self.labels
@@ -1349,7 +1357,6 @@ pub fn build_context_at(
     SessionContext {
         messages,
         sources,
-        path: path.iter().map(|&i| id_text(&file.entries[i])).collect(),
         branch_indices: branch_for_settings.to_vec(),
         path_indices: path,
         context_indices,

@@ -248,9 +248,9 @@ fn leaf_is_the_last_entry_even_on_another_branch() {
         assistant("b2", "a1", "branch answer", "m2"),
     ]
     .join("\n");
-    let (_, ctx, events, _) = run(&text);
+    let (f, ctx, events, _) = run(&text);
     assert_eq!(ctx.leaf_id.as_deref(), Some("b2"));
-    assert_eq!(ctx.path, vec!["a1", "b2"]);
+    assert_eq!(ctx.path_ids(&f), vec!["a1", "b2"]);
     assert_eq!(texts(&ctx), vec!["user:root", "assistant:branch answer"]);
     assert_eq!(ctx.model, Some(("mock".into(), "m2".into())));
     assert!(events
@@ -401,7 +401,7 @@ fn compaction_with_first_kept_id() {
         ]
     );
     assert_eq!(ctx.compaction_id.as_deref(), Some("c1"));
-    assert_eq!(ctx.path.len(), 6);
+    assert_eq!(ctx.path_indices.len(), 6);
     assert_eq!(
         ctx.messages[0].to_json(),
         r#"{"role":"compactionSummary","summary":"sum","tokensBefore":1234,"timestamp":1767607200000}"#
@@ -585,7 +585,7 @@ fn leaf_with_null_id_gives_an_empty_context() {
     .join("\n");
     let (_, ctx, _, _) = run(&text);
     assert!(ctx.messages.is_empty());
-    assert!(ctx.path.is_empty());
+    assert!(ctx.path_indices.is_empty());
 }
 
 #[test]
@@ -685,7 +685,7 @@ fn long_linear_session_is_iterative() {
     }
     let (_, ctx, _, _) = run(&text);
     assert_eq!(ctx.messages.len(), n);
-    assert_eq!(ctx.path.len(), n);
+    assert_eq!(ctx.path_indices.len(), n);
 }
 
 #[test]

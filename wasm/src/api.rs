@@ -1023,7 +1023,7 @@ pub fn parse_session(options_json: &str, text: String) -> Result<String, String>
         version: file.original_version as usize,
         entries: ctxlens::report::entry_nodes(Some(&pi), &file, &ctx),
         leaf_id: ctx.leaf_id.clone(),
-        branch: ctx.path.clone(),
+        branch: ctx.path_ids(&file),
         messages: ctx.messages.len(),
         model: ctx.model.as_ref().map(|(provider, id)| ModelRef {
             provider: provider.clone(),

@@ -52,7 +52,11 @@ pub fn build(
 
 /// A string member that pi calls a string method on (`.trim()`, `.replace()`): anything else
 /// throws a TypeError in pi.
-fn str_member<'a>(obj: &'a Value, key: &str, what: &str) -> Result<&'a Str, AdapterError> {
+fn str_member<'a>(
+    obj: &'a Value,
+    key: &str,
+    what: impl std::fmt::Display,
+) -> Result<&'a Str, AdapterError> {
     match obj.get(key) {
         Some(Value::String(s)) => Ok(s),
         _ => Err(err(format!(
@@ -61,13 +65,25 @@ fn str_member<'a>(obj: &'a Value, key: &str, what: &str) -> Result<&'a Str, Adap
     }
 }
 
-/// A short description of message `i` for events.
-fn msg_label(i: usize, msg: &Value) -> String {
-    format!(
-        "message #{} ({})",
-        i + 1,
-        msg.get_str("role").unwrap_or("?")
-    )
+/// A short description of message `i` for events ("message #3 (assistant)"), written only
+/// when something is said about the message.
+#[derive(Clone, Copy)]
+struct MsgLabel<'a> {
+    i: usize,
+    role: &'a str,
+}
+
+impl std::fmt::Display for MsgLabel<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "message #{} ({})", self.i + 1, self.role)
+    }
+}
+
+fn msg_label(i: usize, msg: &Value) -> MsgLabel<'_> {
+    MsgLabel {
+        i,
+        role: msg.get_str("role").unwrap_or("?"),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1699,7 +1715,7 @@ fn convert_content_blocks(
     pi: &Pi,
     msg: &Value,
     content: &[Value],
-    label: &str,
+    label: &MsgLabel,
     events: &mut Events,
 ) -> Result<Value, AdapterError> {
     let has_images = content.iter().any(|c| c.get_str("type") == Some("image"));
@@ -1792,7 +1808,7 @@ fn convert_tool_result(
     pi: &Pi,
     msg: &Value,
     content: Option<&Value>,
-    label: &str,
+    label: &MsgLabel,
     is_oauth: bool,
     deferred_names: &HashSet<String>,
     loaded_names: &mut HashSet<String>,
@@ -1957,7 +1973,7 @@ impl MessageConversion<'_> {
     fn system_message(
         &mut self,
         msg: &Value,
-        label: String,
+        label: MsgLabel,
         events: &mut Events,
     ) -> Result<(), AdapterError> {
         let (pi, opts) = (self.pi, self.opts);
@@ -1971,7 +1987,7 @@ impl MessageConversion<'_> {
             );
         } else {
             self.pending_system.push((
-                label,
+                label.to_string(),
                 Value::Object(
                     Object::new()
                         .with("role", "system")
@@ -1989,7 +2005,7 @@ impl MessageConversion<'_> {
     fn assistant_message(
         &mut self,
         msg: &Value,
-        label: &str,
+        label: &MsgLabel,
         events: &mut Events,
     ) -> Result<(), AdapterError> {
         let (pi, opts) = (self.pi, self.opts);
@@ -1999,7 +2015,7 @@ impl MessageConversion<'_> {
             flush_pending_system_messages(
                 &mut self.params,
                 &mut self.pending_system,
-                Some(label),
+                Some(*label),
                 events,
             );
         }
@@ -2023,7 +2039,7 @@ impl MessageConversion<'_> {
         flush_pending_system_messages(
             &mut self.params,
             &mut self.pending_system,
-            Some(label),
+            Some(*label),
             events,
         );
         let index = self.params.len();
@@ -2055,7 +2071,7 @@ impl MessageConversion<'_> {
         &mut self,
         transformed: &[Value],
         i: usize,
-        label: &str,
+        label: &MsgLabel,
         events: &mut Events,
     ) -> Result<usize, AdapterError> {
         let (pi, opts) = (self.pi, self.opts);
@@ -2147,7 +2163,7 @@ impl MessageConversion<'_> {
 fn convert_system_message(
     pi: &Pi,
     msg: &Value,
-    label: &str,
+    label: &MsgLabel,
     is_oauth: bool,
     native: Option<&ToolConverter>,
     events: &mut Events,
@@ -2292,7 +2308,7 @@ fn convert_system_message(
 fn flush_pending_system_messages(
     params: &mut Vec<Value>,
     pending: &mut Vec<(String, Value)>,
-    before: Option<&str>,
+    before: Option<MsgLabel>,
     events: &mut Events,
 ) {
     if pending.is_empty() {
@@ -2318,7 +2334,7 @@ fn flush_pending_system_messages(
 /// The user branch of `convertMessages` (:934–975).
 fn convert_user_message(
     msg: &Value,
-    label: &str,
+    label: &MsgLabel,
     events: &mut Events,
 ) -> Result<Option<Value>, AdapterError> {
     match msg.get("content") {
@@ -2390,7 +2406,7 @@ fn convert_user_message(
 fn convert_assistant_blocks(
     pi: &Pi,
     msg: &Value,
-    label: &str,
+    label: &MsgLabel,
     is_oauth: bool,
     allow_empty_signature: bool,
     events: &mut Events,
