@@ -53,6 +53,15 @@ fn session_files(host: &dyn Host, root: &str, read: &mut Read) -> Vec<String> {
     out
 }
 
+/// The hosts of the worker threads for `jobs` jobs: one per core besides this thread's (this
+/// thread works too), none when the host has no threads.
+fn workers(host: &dyn Host, jobs: usize) -> Vec<Box<dyn Host + Send>> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(jobs);
+    (1..threads).map_while(|_| host.worker()).collect()
+}
+
 /// Reads and scans each of `files` for its calls ([`ledger::scan`]): on every core when the host
 /// has worker threads, in turn otherwise. Returns, in `files`' order, each file's size and
 /// calls, or why it could not be read.
@@ -64,14 +73,7 @@ fn scan_all(
     let one = |h: &mut dyn Host, f: &str| {
         read_session(h, f).map(|text| (text.text.len(), ledger::scan(f, &text.text)))
     };
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(files.len());
-    let workers: Vec<Box<dyn Host + Send>> = if threads > 1 {
-        (1..threads).map_while(|_| host.worker()).collect()
-    } else {
-        Vec::new()
-    };
+    let workers = workers(host, files.len());
     if workers.is_empty() {
         return files
             .iter()
@@ -204,15 +206,7 @@ fn rebuild_all(
         c.sort();
         c
     };
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(total);
-    // This thread works too: the other threads' workers are one fewer.
-    let workers: Vec<Box<dyn Host + Send>> = if threads > 1 {
-        (1..threads).map_while(|_| host.worker()).collect()
-    } else {
-        Vec::new()
-    };
+    let workers = workers(host, total);
     if workers.is_empty() {
         for (k, (file, lo, hi)) in runs.into_iter().enumerate() {
             one(host, &file, &mut calls[lo..hi], p, k);

@@ -656,7 +656,7 @@ impl Run<'_> {
             .and_then(|f| f.session_id())
             .map(String::from)
             .or_else(|| inputs.session_id.clone());
-        let setup = self.settings_and_models(&cwd);
+        let setup = self.setup(&cwd);
         let (settings, mut registry) = (setup.settings.clone(), setup.registry.clone());
         let package_dir = package_dir(inputs);
         let call_entry = self.past_call_model_and_level();
@@ -729,8 +729,9 @@ impl Run<'_> {
     }
 
     /// pi's settings and model registry (the settings files, `models.json`, `auth.json`), as
-    /// `createAgentSession` makes them (CA/core/sdk.js).
-    fn settings_and_models(&mut self, cwd: &str) -> std::rc::Rc<crate::workspace::KeptSetup> {
+    /// `createAgentSession` makes them (CA/core/sdk.js), kept in the workspace
+    /// ([`Workspace::setup`], where [`Run::resources`] keeps the resources too).
+    fn setup(&mut self, cwd: &str) -> std::rc::Rc<crate::workspace::KeptSetup> {
         let (pi, inputs) = (self.pi, self.inputs);
         let args = &self.parts.args;
         let kept = self.ws.setup(pi.version, inputs, cwd, args, || {

@@ -189,6 +189,32 @@ pub struct Counts {
     pub setups: usize,
 }
 
+/// The value of `list` whose key `is` picks, else the one `make` gives, kept with its key (the
+/// oldest let go past `cap`); and whether it was made now. `make` runs with `list` let go.
+fn kept_or_made<K, V>(
+    list: &RefCell<Vec<(K, Rc<V>)>>,
+    cap: usize,
+    is: impl Fn(&K) -> bool,
+    make: impl FnOnce() -> (K, V),
+) -> (Rc<V>, bool) {
+    let found = list
+        .borrow()
+        .iter()
+        .find(|(k, _)| is(k))
+        .map(|(_, v)| v.clone());
+    if let Some(v) = found {
+        return (v, false);
+    }
+    let (key, value) = make();
+    let v = Rc::new(value);
+    let mut list = list.borrow_mut();
+    if list.len() == cap {
+        list.remove(0);
+    }
+    list.push((key, v.clone()));
+    (v, true)
+}
+
 /// See the module docs.
 pub struct Workspace {
     reads: RefCell<Vec<Rc<Read>>>,
@@ -393,22 +419,15 @@ impl Workspace {
         version: PiVersion,
         make: impl FnOnce() -> ActiveBranch,
     ) -> Rc<ActiveBranch> {
-        let found = self
-            .branches
-            .borrow()
-            .iter()
-            .find(|((f, v), _)| Arc::ptr_eq(f, file) && *v == version)
-            .map(|(_, b)| b.clone());
-        if let Some(b) = found {
-            return b;
+        let (b, made) = kept_or_made(
+            &self.branches,
+            BRANCHES_KEPT,
+            |(f, v)| Arc::ptr_eq(f, file) && *v == version,
+            || ((file.clone(), version), make()),
+        );
+        if made {
+            self.count(|c| c.branches += 1);
         }
-        self.count(|c| c.branches += 1);
-        let b = Rc::new(make());
-        let mut branches = self.branches.borrow_mut();
-        if branches.len() == BRANCHES_KEPT {
-            branches.remove(0);
-        }
-        branches.push(((file.clone(), version), b.clone()));
         b
     }
 
@@ -424,33 +443,28 @@ impl Workspace {
         args: &crate::args::PiArgs,
         make: impl FnOnce() -> KeptSetup,
     ) -> Rc<KeptSetup> {
-        let found = self
-            .setups
-            .borrow()
-            .iter()
-            .find(|(k, _)| k.is(version, inputs, cwd, args))
-            .map(|(_, s)| s.clone());
-        if let Some(s) = found {
-            return s;
+        let (s, made) = kept_or_made(
+            &self.setups,
+            SETUPS_KEPT,
+            |k| k.is(version, inputs, cwd, args),
+            || {
+                let key = SetupKey {
+                    version,
+                    files: inputs.files.clone(),
+                    home: inputs.home.clone(),
+                    agent_dir: inputs.agent_dir.clone(),
+                    cwd: cwd.to_string(),
+                    process_cwd: inputs.cwd.clone(),
+                    npm_global_root: inputs.npm_global_root.clone(),
+                    args: args.clone(),
+                    env: inputs.env.clone(),
+                };
+                (key, make())
+            },
+        );
+        if made {
+            self.count(|c| c.setups += 1);
         }
-        self.count(|c| c.setups += 1);
-        let s = Rc::new(make());
-        let mut setups = self.setups.borrow_mut();
-        if setups.len() == SETUPS_KEPT {
-            setups.remove(0);
-        }
-        let key = SetupKey {
-            version,
-            files: inputs.files.clone(),
-            home: inputs.home.clone(),
-            agent_dir: inputs.agent_dir.clone(),
-            cwd: cwd.to_string(),
-            process_cwd: inputs.cwd.clone(),
-            npm_global_root: inputs.npm_global_root.clone(),
-            args: args.clone(),
-            env: inputs.env.clone(),
-        };
-        setups.push((key, s.clone()));
         s
     }
 
