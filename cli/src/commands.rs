@@ -553,15 +553,14 @@ pub fn read_session(host: &mut dyn Host, file: &str) -> Result<SourceText, Strin
         shown: false,
     };
     progress.show(host, &format!("reading {path} ({})…", human_size(size)));
-    let bytes = host.fs().read(&path).map_err(|e| format!("{path}: {e}"));
+    let text = host
+        .fs()
+        .read_text(&path)
+        .map_err(|e| format!("{path}: {e}"));
     progress.done(host);
-    let text = match String::from_utf8(bytes?) {
-        Ok(t) => t,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-    };
     Ok(SourceText {
         name: path,
-        text: text.into(),
+        text: text?,
     })
 }
 

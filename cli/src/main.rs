@@ -27,6 +27,23 @@ impl HostFs for StdFs {
         std::fs::read(path).map_err(|e| e.to_string())
     }
 
+    fn read_text(&self, path: &str) -> Result<ctxlens::js::Str, String> {
+        use std::io::Read;
+        let mut f = std::fs::File::open(path).map_err(|e| e.to_string())?;
+        let len = f.metadata().map_err(|e| e.to_string())?.len();
+        let Ok(len) = usize::try_from(len) else {
+            return Err(format!("{len} bytes: too large to read"));
+        };
+        let mut text = ctxlens::js::StrBuilder::new(len);
+        // One byte more than its size: a file that changed meanwhile (pi appends to the session
+        // it runs) is read again, whole, as `read` reads it.
+        let mut more = [0u8; 1];
+        match (f.read_exact(text.slice_mut(0, len)), f.read(&mut more)) {
+            (Ok(()), Ok(0)) => Ok(text.finish()),
+            _ => self.read(path).map(|b| ctxlens::install::text_of(&b)),
+        }
+    }
+
     fn read_head(&self, path: &str, max: usize) -> Result<Vec<u8>, String> {
         use std::io::Read;
         let f = std::fs::File::open(path).map_err(|e| e.to_string())?;
@@ -132,10 +149,10 @@ impl Host for StdHost {
 }
 
 /// glibc gives each block past its mmap threshold (at most 32 MB) back to the system when it
-/// is freed, so a command that builds a body of tens of megabytes per call (`usage`, a
-/// whole-session what-if) pays a page fault for every page of every body: a third of `usage`'s
-/// time on a 40 MB session (docs/benchmarks.md). Large blocks come from the heap instead, and a
-/// freed body's memory is reused by the next call's.
+/// is freed, so a command that builds a body of tens of megabytes per call (a whole-session
+/// what-if) pays a page fault for every page of every body: a third of the time of rebuilding
+/// every call of a 40 MB session (docs/benchmarks.md). Large blocks come from the heap instead,
+/// and a freed body's memory is reused by the next call's.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn keep_freed_memory() {
     // SAFETY: mallopt only sets the allocator's parameters; it is called first thing in main,
@@ -150,11 +167,18 @@ fn keep_freed_memory() {
 fn keep_freed_memory() {}
 
 fn main() {
-    keep_freed_memory();
     let argv: Vec<String> = std::env::args_os()
         .skip(1)
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
+    // `usage` measures its bodies rather than writing them (no block of a body's size), and
+    // rebuilds sessions on every core: memory one thread freed is given back, not kept in its
+    // arena (on the 1.2 GB folder: 190 → 156 MB, in the same time).
+    let usage =
+        ctxlens_cli::opts::parse(&argv).is_ok_and(|o| o.command.as_deref() == Some("usage"));
+    if !usage {
+        keep_freed_memory();
+    }
     let cwd = std::env::current_dir()
         .map(|p| p.to_string_lossy().into_owned())
         .unwrap_or_else(|_| "/".into());

@@ -18,13 +18,16 @@ const MAX_DEPTH: usize = 6;
 /// How many files one run reads at most.
 const MAX_FILES: usize = 100_000;
 
-/// The `.jsonl` files below `root` (or `root` itself), sorted; what could not be listed is said.
-fn session_files(host: &dyn Host, root: &str, read: &mut Read) -> Vec<String> {
+/// The `.jsonl` files below `root` (or `root` itself), sorted, each with its size; what could
+/// not be listed is said.
+fn session_files(host: &dyn Host, root: &str, read: &mut Read) -> Vec<(String, usize)> {
     let mut out = Vec::new();
     let mut stack = vec![(root.to_string(), 0usize)];
     while let Some((path, depth)) = stack.pop() {
         match host.fs().stat(&path) {
-            Some(FileKind::File { .. }) if path.ends_with(".jsonl") || depth == 0 => out.push(path),
+            Some(FileKind::File { size }) if path.ends_with(".jsonl") || depth == 0 => {
+                out.push((path, usize::try_from(size).unwrap_or(usize::MAX)))
+            }
             Some(FileKind::Dir) if depth <= MAX_DEPTH => match host.fs().read_dir(&path) {
                 Ok(mut names) => {
                     names.sort();
@@ -62,46 +65,146 @@ fn workers(host: &dyn Host, jobs: usize) -> Vec<Box<dyn Host + Send>> {
     (1..threads).map_while(|_| host.worker()).collect()
 }
 
-/// Reads and scans each of `files` for its calls ([`ledger::scan`]): on every core when the host
-/// has worker threads, in turn otherwise. Returns, in `files`' order, each file's size and
-/// calls, or why it could not be read.
+/// How many bytes of session files are worked on at once, for files of at most `largest`
+/// bytes: the largest, and a quarter more for the other cores. A session's work holds about
+/// twice its file (its text and the texts decoded from it), so memory stays bounded by the
+/// largest session, whatever the folder and however many cores.
+fn budget(largest: usize) -> usize {
+    largest + largest / 4
+}
+
+/// Jobs `(index, bytes, job)` started in their order, except that one waits while the bytes in
+/// flight and its own would pass the budget: a later one that fits starts first, and a job
+/// larger than the budget starts alone.
+struct Budgeted<J> {
+    waiting: std::collections::VecDeque<(usize, usize, J)>,
+    in_flight: usize,
+    budget: usize,
+}
+
+impl<J> Budgeted<J> {
+    fn new(jobs: Vec<(usize, usize, J)>, budget: usize) -> Self {
+        Budgeted {
+            waiting: jobs.into(),
+            in_flight: 0,
+            budget,
+        }
+    }
+
+    /// The next job to start now, if one may.
+    fn start(&mut self) -> Option<(usize, usize, J)> {
+        let free = self.budget.saturating_sub(self.in_flight);
+        let idle = self.in_flight == 0;
+        let at = self.waiting.iter().position(|j| idle || j.1 <= free)?;
+        let job = self.waiting.remove(at)?;
+        self.in_flight += job.1;
+        Some(job)
+    }
+
+    /// A job of `bytes` is done.
+    fn finish(&mut self, bytes: usize) {
+        self.in_flight -= bytes;
+    }
+}
+
+/// [`Budgeted`] jobs shared by threads: a thread waits for a job that may start, until none
+/// is left.
+struct Pool<J> {
+    jobs: std::sync::Mutex<Budgeted<J>>,
+    turn: std::sync::Condvar,
+}
+
+impl<J> Pool<J> {
+    fn new(jobs: Vec<(usize, usize, J)>, budget: usize) -> Self {
+        Pool {
+            jobs: std::sync::Mutex::new(Budgeted::new(jobs, budget)),
+            turn: std::sync::Condvar::new(),
+        }
+    }
+
+    /// The next job, once it may start; `None` when none is left.
+    fn take(&self) -> Option<(usize, usize, J)> {
+        let mut q = self.jobs.lock().ok()?;
+        loop {
+            if let Some(job) = q.start() {
+                return Some(job);
+            }
+            if q.waiting.is_empty() {
+                return None;
+            }
+            q = self.turn.wait(q).ok()?;
+        }
+    }
+
+    /// A job of `bytes` is done: the threads waiting look again.
+    fn done(&self, bytes: usize) {
+        if let Ok(mut q) = self.jobs.lock() {
+            q.finish(bytes);
+        }
+        self.turn.notify_all();
+    }
+}
+
+/// Runs `work` on each of `jobs` (each with its index and its bytes): on every core when the
+/// host has worker threads (this thread too, with `p`), within `budget` bytes at once
+/// ([`Budgeted`]); in turn otherwise.
+fn pooled<J: Send>(
+    host: &mut dyn Host,
+    jobs: Vec<(usize, usize, J)>,
+    budget: usize,
+    p: &mut Progress,
+    work: impl Fn(&mut dyn Host, &mut Progress, usize, J) + Sync,
+) {
+    let workers = workers(host, jobs.len());
+    if workers.is_empty() {
+        for (k, _, j) in jobs {
+            work(host, p, k, j);
+        }
+        return;
+    }
+    let pool = Pool::new(jobs, budget);
+    let run = |w: &mut dyn Host, p: &mut Progress, first: Option<(usize, usize, J)>| {
+        let mut job = first.or_else(|| pool.take());
+        while let Some((k, bytes, j)) = job {
+            work(w, p, k, j);
+            pool.done(bytes);
+            job = pool.take();
+        }
+    };
+    // This thread takes the first job (the largest, where they are sorted so): its memory
+    // comes from the main heap, which keeps room for the largest session.
+    let first = pool.take();
+    std::thread::scope(|s| {
+        for mut w in workers {
+            let run = &run;
+            s.spawn(move || run(&mut *w, &mut Progress::new(false), None));
+        }
+        run(host, p, first);
+    });
+}
+
+/// Reads and scans each of `files` (each with its size when listed) for its calls
+/// ([`ledger::scan`]), on every core, within the byte budget. Returns, in `files`' order, each
+/// file's size as read and calls, or why it could not be read.
 fn scan_all(
     host: &mut dyn Host,
-    files: &[String],
+    files: &[(String, usize)],
     p: &mut Progress,
 ) -> Vec<Result<(usize, ledger::Scan), String>> {
-    let one = |h: &mut dyn Host, f: &str| {
-        read_session(h, f).map(|text| (text.text.len(), ledger::scan(f, &text.text)))
-    };
-    let workers = workers(host, files.len());
-    if workers.is_empty() {
-        return files
-            .iter()
-            .enumerate()
-            .map(|(k, f)| {
-                p.show(host, &format!("reading {}/{} files…", k + 1, files.len()));
-                one(host, f)
-            })
-            .collect();
-    }
-    let next = std::sync::atomic::AtomicUsize::new(0);
+    let largest = files.iter().map(|f| f.1).max().unwrap_or(0);
     let done: std::sync::Mutex<Vec<Option<_>>> =
         std::sync::Mutex::new(files.iter().map(|_| None).collect());
-    let work = |w: &mut dyn Host, p: &mut Progress| loop {
-        let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let Some(f) = files.get(k) else { break };
-        p.show(w, &format!("reading {}/{} files…", k + 1, files.len()));
-        let scanned = one(w, f);
+    let jobs = files
+        .iter()
+        .enumerate()
+        .map(|(k, f)| (k, f.1, &f.0))
+        .collect();
+    pooled(host, jobs, budget(largest), p, |h, p, k, f| {
+        p.show(h, &format!("reading {}/{} files…", k + 1, files.len()));
+        let scanned = read_session(h, f).map(|text| (text.text.len(), ledger::scan(f, &text.text)));
         if let Ok(mut d) = done.lock() {
             d[k] = Some(scanned);
         }
-    };
-    std::thread::scope(|s| {
-        for mut w in workers {
-            let work = &work;
-            s.spawn(move || work(&mut *w, &mut Progress::new(false)));
-        }
-        work(host, p);
     });
     let mut done = done.into_inner().unwrap_or_default();
     done.resize_with(files.len(), || None);
@@ -165,8 +268,8 @@ fn runs(calls: &[LedgerCall]) -> Vec<(String, usize, usize)> {
 }
 
 /// Rebuilds the calls of each file (a run of `calls`): on every core when the host has worker
-/// threads, one session per worker, else in turn. `sizes`: each file's bytes when it was read.
-/// Returns the files that changed meanwhile, and how.
+/// threads, one session per worker, within the byte budget. `sizes`: each file's bytes when
+/// it was read. Returns the files that changed meanwhile, and how.
 fn rebuild_all(
     host: &mut dyn Host,
     o: &Opts,
@@ -178,16 +281,38 @@ fn rebuild_all(
     let runs = runs(calls);
     let total = runs.len();
     let changed = std::sync::Mutex::new(Vec::new());
-    let one =
-        |h: &mut dyn Host, file: &str, mine: &mut [LedgerCall], p: &mut Progress, k: usize| {
-            let why = if let Some((_, why)) = headless.iter().find(|(f, _)| f == file) {
+    let done = std::sync::Mutex::new(Vec::new());
+    // The runs leave `calls` as jobs and come back in their order. The sessions with the most
+    // calls go first (a session's calls take time in proportion to their number times its
+    // size), so the largest does not start last.
+    let mut rest = std::mem::take(calls);
+    let mut jobs = Vec::new();
+    for (k, (file, lo, hi)) in runs.into_iter().enumerate().rev() {
+        let mine = rest.split_off(lo);
+        debug_assert_eq!(mine.len(), hi - lo);
+        let bytes = sizes.get(&file).copied().unwrap_or(0);
+        jobs.push((k, bytes, (file, mine)));
+    }
+    drop(rest);
+    jobs.sort_by_key(|(k, _, (_, mine))| (std::cmp::Reverse(mine.len()), *k));
+    if jobs.len() > 1 {
+        p.show(host, &format!("rebuilding the calls of {total} sessions…"));
+    }
+    let largest = sizes.values().copied().max().unwrap_or(0);
+    pooled(
+        host,
+        jobs,
+        budget(largest),
+        p,
+        |h, p, k, (file, mut mine)| {
+            let why = if let Some((_, why)) = headless.iter().find(|(f, _)| *f == file) {
                 Some(why.clone())
             } else {
-                let read = sizes.get(file).copied().unwrap_or(0);
-                match rebuild(h, o, (file, read), mine, p, (k + 1, total)) {
+                let read = sizes.get(&file).copied().unwrap_or(0);
+                match rebuild(h, o, (&file, read), &mut mine, p, (k + 1, total)) {
                     Ok(Some(how)) => {
                         if let Ok(mut c) = changed.lock() {
-                            c.push((file.to_string(), how));
+                            c.push((file.clone(), how));
                         }
                         None
                     }
@@ -200,64 +325,20 @@ fn rebuild_all(
                     c.note = Some(why.clone());
                 }
             }
-        };
-    let take = |changed: std::sync::Mutex<Vec<(String, String)>>| {
-        let mut c = changed.into_inner().unwrap_or_default();
-        c.sort();
-        c
-    };
-    let workers = workers(host, total);
-    if workers.is_empty() {
-        for (k, (file, lo, hi)) in runs.into_iter().enumerate() {
-            one(host, &file, &mut calls[lo..hi], p, k);
-        }
-        return take(changed);
-    }
-    p.show(
-        host,
-        &format!(
-            "rebuilding the calls of {total} sessions on {} threads…",
-            workers.len() + 1
-        ),
-    );
-    // The runs leave `calls` as jobs and come back in their order. The sessions with the most
-    // calls go first (a session's calls take time in proportion to their number times its
-    // size), so the largest does not start last; this thread takes the first: its memory
-    // comes from the main heap, which has room for the largest bodies.
-    let mut rest = std::mem::take(calls);
-    let mut jobs = Vec::new();
-    for (k, (file, lo, hi)) in runs.into_iter().enumerate().rev() {
-        let mine = rest.split_off(lo);
-        debug_assert_eq!(mine.len(), hi - lo);
-        jobs.push((k, file, mine));
-    }
-    jobs.sort_by_key(|(k, _, mine)| (std::cmp::Reverse(mine.len()), *k));
-    let queue = std::sync::Mutex::new(std::collections::VecDeque::from(jobs));
-    let done = std::sync::Mutex::new(Vec::new());
-    // The lock is let go before the work (a closure's temporary).
-    let next = || queue.lock().ok().and_then(|mut q| q.pop_front());
-    let work = |w: &mut dyn Host, first: Option<(usize, String, Vec<LedgerCall>)>| {
-        let mut job = first.or_else(next);
-        while let Some((k, file, mut mine)) = job {
-            one(w, &file, &mut mine, &mut Progress::new(false), k);
             if let Ok(mut d) = done.lock() {
                 d.push((k, mine));
             }
-            job = next();
-        }
-    };
-    let first = next();
-    std::thread::scope(|s| {
-        for mut w in workers {
-            let work = &work;
-            s.spawn(move || work(&mut *w, None));
-        }
-        work(host, first);
-    });
+        },
+    );
     let mut done = done.into_inner().unwrap_or_default();
     done.sort_by_key(|d| d.0);
-    *calls = done.into_iter().flat_map(|d| d.1).collect();
-    take(changed)
+    calls.reserve_exact(done.iter().map(|d| d.1.len()).sum());
+    for (_, mine) in done {
+        calls.extend(mine);
+    }
+    let mut changed = changed.into_inner().unwrap_or_default();
+    changed.sort();
+    changed
 }
 
 /// Writes the calls' Parquet tables into `dir`.
@@ -315,7 +396,7 @@ pub fn run(host: &mut dyn Host, o: &Opts) -> i32 {
         ));
         return 2;
     }
-    let mut files: Vec<String> = Vec::new();
+    let mut files: Vec<(String, usize)> = Vec::new();
     for r in &roots {
         files.extend(session_files(host, r, &mut listing));
     }
@@ -323,7 +404,10 @@ pub fn run(host: &mut dyn Host, o: &Opts) -> i32 {
     let mut calls: Vec<LedgerCall> = Vec::new();
     let mut headless: Vec<(String, String)> = Vec::new();
     let mut sizes = std::collections::HashMap::new();
-    for (f, scanned) in files.iter().zip(scan_all(host, &files, &mut p)) {
+    let scanned = scan_all(host, &files, &mut p);
+    // Every call of the folder is a row: the rows are made once, at their number.
+    calls.reserve_exact(scanned.iter().flatten().map(|s| s.1.calls.len()).sum());
+    for ((f, _), scanned) in files.iter().zip(scanned) {
         match scanned {
             Ok((size, scan)) => {
                 sizes.insert(f.clone(), size);
@@ -370,5 +454,75 @@ pub fn run(host: &mut dyn Host, o: &Opts) -> i32 {
     match host.stdout(text.as_bytes()) {
         Ok(()) => 0,
         Err(_) => 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_job_waits_while_the_bytes_in_flight_would_pass_the_budget() {
+        let jobs = [8, 5, 2, 12, 1].into_iter().enumerate();
+        let mut q = Budgeted::new(jobs.map(|(k, b)| (k, b, ())).collect(), 10);
+        let started = |q: &mut Budgeted<()>| q.start().map(|j| j.0);
+        // 8 starts; 5 would pass the budget, so 2 goes first; then nothing fits.
+        assert_eq!(started(&mut q), Some(0));
+        assert_eq!(started(&mut q), Some(2));
+        assert_eq!(started(&mut q), None);
+        q.finish(2);
+        // 1 fits beside 8 (5 still does not).
+        assert_eq!(started(&mut q), Some(4));
+        q.finish(8);
+        q.finish(1);
+        // A job larger than the budget starts alone, and nothing beside it.
+        assert_eq!(started(&mut q), Some(1));
+        assert_eq!(started(&mut q), None);
+        q.finish(5);
+        assert_eq!(started(&mut q), Some(3));
+        assert_eq!(started(&mut q), None);
+        q.finish(12);
+        assert_eq!(started(&mut q), None);
+        assert!(q.waiting.is_empty());
+    }
+
+    #[test]
+    fn threads_share_the_jobs_within_the_budget_and_each_runs_once() {
+        let sizes = [40, 3, 30, 10, 10, 1, 25, 2, 40, 9, 9, 9, 50, 4];
+        let budget = 50;
+        let pool = Pool::new(
+            sizes
+                .iter()
+                .copied()
+                .enumerate()
+                .map(|(k, b)| (k, b, k))
+                .collect(),
+            budget,
+        );
+        let in_flight = std::sync::Mutex::new((0usize, 0usize));
+        let ran = std::sync::Mutex::new(Vec::new());
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    while let Some((k, bytes, job)) = pool.take() {
+                        {
+                            let mut f = in_flight.lock().unwrap();
+                            f.0 += bytes;
+                            f.1 = f.1.max(f.0);
+                            assert!(f.0 <= budget || f.0 == bytes, "{} bytes in flight", f.0);
+                        }
+                        assert_eq!(k, job);
+                        std::thread::yield_now();
+                        in_flight.lock().unwrap().0 -= bytes;
+                        ran.lock().unwrap().push(job);
+                        pool.done(bytes);
+                    }
+                });
+            }
+        });
+        let mut ran = ran.into_inner().unwrap();
+        ran.sort();
+        assert_eq!(ran, (0..sizes.len()).collect::<Vec<_>>());
+        assert!(in_flight.into_inner().unwrap().1 <= budget);
     }
 }

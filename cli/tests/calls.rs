@@ -114,3 +114,42 @@ fn the_running_pis_model_and_level_are_said_as_such() {
     assert!(running.contains("(from pi's current level)"), "{running}");
     assert!(!running.contains("from --"), "{running}");
 }
+
+/// A session file is read as pi reads it (`readFileSync(path, "utf8")`): a byte that is not
+/// UTF-8 is U+FFFD, whether the file is read whole or straight into its text's buffer.
+#[test]
+fn a_session_byte_that_is_not_utf8_is_sent_as_u_fffd() {
+    let demo = ctxlens_corpus::workspace().join("www/demo/session.jsonl");
+    let text = std::fs::read_to_string(demo).expect("the demo session");
+    let at = text
+        .find(r#""role":"user","content":[{"type":"text","text":""#)
+        .expect("a user text")
+        + r#""role":"user","content":[{"type":"text","text":""#.len();
+    let dir = std::env::temp_dir().join(format!("ctxlens-not-utf8-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let with = |bytes: &[u8], name: &str| {
+        let mut b = text.as_bytes()[..at].to_vec();
+        b.extend_from_slice(bytes);
+        b.extend_from_slice(&text.as_bytes()[at..]);
+        let path = dir.join(name);
+        std::fs::write(&path, b).unwrap();
+        path.to_string_lossy().into_owned()
+    };
+    let bad = with(b"\xff", "bad.jsonl");
+    let replaced = with("\u{FFFD}".as_bytes(), "replaced.jsonl");
+    // The demo's model is the oracle's stand-in: a built-in one with a key gives a request.
+    let assemble = |session: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_ctxlens"))
+            .args(["assemble", session, "--call", "1"])
+            .args(["--model", "anthropic/claude-sonnet-4-5"])
+            .env("ANTHROPIC_API_KEY", "sk-ant-test")
+            .output()
+            .expect("run ctxlens");
+        (out.stdout, String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (a, err) = assemble(&bad);
+    let (b, _) = assemble(&replaced);
+    assert!(String::from_utf8_lossy(&a).contains("\u{FFFD}The cart"), "{err}");
+    assert_eq!(a, b);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -71,11 +71,27 @@ pub trait HostFs {
         })
     }
 
+    /// A text file as pi reads it (`readFileSync(path, "utf8")`: a byte sequence that is not
+    /// UTF-8 becomes U+FFFD). A host that can reads it straight into the string's buffer (a
+    /// session file is the largest thing read: it is then held once, not twice while copied).
+    fn read_text(&self, path: &str) -> Result<crate::js::Str, String> {
+        self.read(path).map(|b| text_of(&b))
+    }
+
     fn is_file(&self, path: &str) -> bool {
         matches!(self.stat(path), Some(FileKind::File { .. }))
     }
     fn is_dir(&self, path: &str) -> bool {
         self.stat(path) == Some(FileKind::Dir)
+    }
+}
+
+/// `bytes` as text, as `readFileSync(path, "utf8")` decodes them (U+FFFD for a byte sequence
+/// that is not UTF-8).
+pub fn text_of(bytes: &[u8]) -> crate::js::Str {
+    match std::str::from_utf8(bytes) {
+        Ok(t) => crate::js::Str::from(t),
+        Err(_) => crate::js::Str::from(String::from_utf8_lossy(bytes).as_ref()),
     }
 }
 

@@ -54,19 +54,33 @@ pub struct Blocks {
     pub history: usize,
     pub parameters: usize,
     pub structure: usize,
-    /// Each tool's description and schema.
-    pub by_tool: Vec<(String, usize)>,
-    /// Each system-prompt section: name, source (a file, a skill), characters.
-    pub sections: Vec<(String, String, usize)>,
+    /// Each tool's description and schema (shared with the call before, where the same).
+    pub by_tool: Shared<(String, usize)>,
+    /// Each system-prompt section: name, source (a file, a skill), characters (shared with
+    /// the call before, where the same).
+    pub sections: Shared<(String, String, usize)>,
     pub kinds: KindStats,
     /// Tool results by the tool that produced them.
     pub tool_results: Vec<(String, usize)>,
     /// The context files another context file of the same request already holds, each with
     /// that file: (the file sent again, the file holding its text).
-    pub shadowed: Vec<(String, String)>,
+    pub shadowed: Shared<(String, String)>,
     /// The parts counted with the model's vocabulary, when the host has it: the recorded prompt
     /// tokens are then split by these counts ([`LedgerCall::share_of`]); `None`: by characters.
     pub tokens: Option<BlockTokens>,
+}
+
+/// A list most calls of a session have the same as the call before (the tools, the system
+/// prompt's sections): one copy is kept for them all ([`Blocks::share`]), so the rows of a
+/// folder's calls grow with their number, not with their tool sets.
+pub type Shared<T> = std::sync::Arc<Vec<T>>;
+
+/// `now`, or `before` where it holds the same.
+fn shared<T: PartialEq>(now: Vec<T>, before: Option<&Shared<T>>) -> Shared<T> {
+    match before {
+        Some(b) if **b == now => b.clone(),
+        _ => std::sync::Arc::new(now),
+    }
 }
 
 /// A request's parts in tokens of the model's vocabulary, each text encoded on its own, in the
@@ -120,7 +134,8 @@ impl Blocks {
         ]
     }
 
-    fn of(s: &crate::analysis::stats::Stats) -> Blocks {
+    /// `s`'s blocks, with the lists that equal `before`'s shared with it.
+    fn of(s: &crate::analysis::stats::Stats, before: Option<&Blocks>) -> Blocks {
         Blocks {
             body_chars: s.body_chars,
             system_prompt: s.system_prompt_chars,
@@ -128,23 +143,27 @@ impl Blocks {
             history: s.history_chars,
             parameters: s.parameters_chars,
             structure: s.structure_chars,
-            by_tool: s
-                .by_tool
-                .iter()
-                .map(|t| (t.name.clone(), t.chars))
-                .collect(),
-            sections: s
-                .sections
-                .iter()
-                .map(|x| (x.name.clone(), x.source.clone(), x.chars))
-                .collect(),
+            by_tool: shared(
+                s.by_tool
+                    .iter()
+                    .map(|t| (t.name.clone(), t.chars))
+                    .collect(),
+                before.map(|b| &b.by_tool),
+            ),
+            sections: shared(
+                s.sections
+                    .iter()
+                    .map(|x| (x.name.clone(), x.source.clone(), x.chars))
+                    .collect(),
+                before.map(|b| &b.sections),
+            ),
             kinds: s.by_kind.clone(),
             tool_results: s
                 .tool_results_by_tool
                 .iter()
                 .map(|t| (t.name.clone(), t.chars))
                 .collect(),
-            shadowed: Vec::new(),
+            shadowed: Default::default(),
             tokens: s.tokenizer.as_ref().map(|t| BlockTokens {
                 vocabulary: t.name.clone(),
                 system_prompt: s.system_prompt_tokens,
@@ -368,12 +387,12 @@ pub struct LedgerCall {
     /// The release that rebuilt it (set by [`account`]).
     pub pi: Option<String>,
     /// Its request by block (set by [`account`]).
-    pub blocks: Option<Blocks>,
+    pub blocks: Option<Box<Blocks>>,
     /// With the what-if's changes made (set by [`account`] when it has changes).
     pub changed: Option<Changed>,
     /// Where its request stopped extending the previous call's on its branch (set by
     /// [`account`]): the prefix a provider's cache held was sent again.
-    pub cache_break: Option<CacheBreak>,
+    pub cache_break: Option<Box<CacheBreak>>,
     /// Why it was not rebuilt (set by [`account`], or by a host that could not read it).
     pub note: Option<String>,
     /// What the answer's tool calls named (their short string arguments: a path read) and the
@@ -815,6 +834,8 @@ pub struct Accountant<'a> {
     inputs: &'a Inputs,
     changes: &'a [Change],
     previous: Option<Previous>,
+    /// The last call's blocks, whose lists the next call shares where the same.
+    blocks: Option<Box<Blocks>>,
     vocabularies: Option<&'a mut Vocabularies<'a>>,
     /// The counters got from the host so far, by vocabulary (`None`: it has none).
     counters: HashMap<String, Option<Memo>>,
@@ -829,6 +850,7 @@ impl<'a> Accountant<'a> {
             inputs,
             changes,
             previous: None,
+            blocks: None,
             vocabularies: None,
             counters: HashMap::new(),
             _facts: crate::js::memo::remember(),
@@ -897,9 +919,14 @@ impl<'a> Accountant<'a> {
         let counted = self.counted(a);
         match counted.as_ref().or_else(|| a.stats()) {
             Some(s) if a.request.is_some() => {
-                let mut blocks = Blocks::of(s);
-                blocks.shadowed = shadowed_context_files(&a.parts.system_prompt);
-                c.blocks = Some(blocks);
+                let before = self.blocks.as_deref();
+                let mut blocks = Blocks::of(s, before);
+                blocks.shadowed = shared(
+                    shadowed_context_files(&a.parts.system_prompt),
+                    before.map(|b| &b.shadowed),
+                );
+                self.blocks = Some(Box::new(blocks.clone()));
+                c.blocks = Some(Box::new(blocks));
                 if !self.changes.is_empty() {
                     c.changed = Some(changed(self.ws, i, a, self.changes));
                 }
@@ -907,7 +934,8 @@ impl<'a> Accountant<'a> {
                 c.cache_break = self
                     .previous
                     .as_ref()
-                    .and_then(|p| cache_break(a, c, &units, p));
+                    .and_then(|p| cache_break(a, c, &units, p))
+                    .map(Box::new);
                 self.previous = Some(Previous {
                     entry_id: c.entry_id.clone(),
                     model: c.model.clone(),
@@ -1400,7 +1428,7 @@ pub fn ledger(
     out.cache_breaks.sort_by(|a, b| b.2.total_cmp(&a.2));
     out.breaks = kept
         .iter()
-        .filter_map(|c| Some((CallAt::of(c), c.cache_break.clone()?)))
+        .filter_map(|c| Some((CallAt::of(c), (**c.cache_break.as_ref()?).clone())))
         .collect();
     out.breaks
         .sort_by(|a, b| b.1.lost_tokens.total_cmp(&a.1.lost_tokens));
@@ -1450,7 +1478,7 @@ fn shadowed(kept: &[&LedgerCall]) -> Vec<Item> {
     let mut items: Vec<Item> = Vec::new();
     for c in kept {
         let Some(b) = &c.blocks else { continue };
-        for (file, holder) in &b.shadowed {
+        for (file, holder) in b.shadowed.iter() {
             let (mut chars, mut tokens) = (0, Some(0));
             for ((name, source, n), counted) in b.sections_counted() {
                 if name == "context-file" && source == file {

@@ -461,18 +461,18 @@ fn skills_never_used_are_suggested() {
         )
     };
     for c in &mut calls {
-        c.blocks = Some(Blocks {
+        c.blocks = Some(Box::new(Blocks {
             body_chars: 10_000,
             system_prompt: 1_000,
-            sections: vec![
+            sections: std::sync::Arc::new(vec![
                 ("skills".into(), "pi".into(), 100),
                 skill("pdf", 300),
                 skill("release-notes", 200),
                 skill("tiny", 50),
                 skill("big", 400),
-            ],
+            ]),
             ..Blocks::default()
-        });
+        }));
     }
     let l = ledger(&calls, GroupBy::Day, None, None);
     let never: Vec<(&str, &str, usize)> = l
@@ -578,7 +578,7 @@ fn a_context_file_sent_twice_is_suggested() {
     assert!(calls.len() > 1);
     for c in &calls {
         let b = c.blocks.as_ref().expect("rebuilt");
-        assert_eq!(b.shadowed, [(global.clone(), project.to_string())]);
+        assert_eq!(*b.shadowed, [(global.clone(), project.to_string())]);
     }
     let l = ledger(&calls, GroupBy::Day, None, None);
     let [item] = &l.shadowed[..] else {
