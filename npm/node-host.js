@@ -40,6 +40,29 @@ export function nodeHost({ env = process.env, cwd = process.cwd(), output = true
         return fail(e);
       }
     },
+    /**
+     * The file's bytes read straight into `into` (a view of the wasm memory, the size `stat`
+     * gave): how many were read, one more when the file has grown past it, or -1.
+     */
+    readInto(path, into) {
+      let fd;
+      try {
+        fd = fs.openSync(path, "r");
+        let at = 0;
+        while (at < into.length) {
+          const n = fs.readSync(fd, into, at, into.length - at, at);
+          if (n === 0) break;
+          at += n;
+        }
+        if (at === into.length && fs.readSync(fd, Buffer.alloc(1), 0, 1, at) > 0) at += 1;
+        return at;
+      } catch (e) {
+        fail(e);
+        return -1;
+      } finally {
+        if (fd !== undefined) fs.closeSync(fd);
+      }
+    },
     readHead(path, max) {
       let fd;
       try {

@@ -145,11 +145,17 @@ fn a_session_byte_that_is_not_utf8_is_sent_as_u_fffd() {
             .env("ANTHROPIC_API_KEY", "sk-ant-test")
             .output()
             .expect("run ctxlens");
-        (out.stdout, String::from_utf8_lossy(&out.stderr).into_owned())
+        (
+            out.stdout,
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
     };
     let (a, err) = assemble(&bad);
     let (b, _) = assemble(&replaced);
-    assert!(String::from_utf8_lossy(&a).contains("\u{FFFD}The cart"), "{err}");
+    assert!(
+        String::from_utf8_lossy(&a).contains("\u{FFFD}The cart"),
+        "{err}"
+    );
     assert_eq!(a, b);
     std::fs::remove_dir_all(&dir).ok();
 }

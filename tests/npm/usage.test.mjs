@@ -120,3 +120,25 @@ test("usage() in Node gives the command's report, and says what is wrong with it
   assert.throws(() => usage(sessions, { rebuild: false, without: ["tool:bash"] }), /no-rebuild/);
   assert.throws(() => usage(sessions, { colour: true }), /unknown option/);
 });
+
+test("a session byte that is not UTF-8 is read as U+FFFD, as pi and ccusage read it", () => {
+  const bad = fs.mkdtempSync(path.join(os.tmpdir(), "ctxlens-usage-bytes-"));
+  try {
+    const line = (model) =>
+      Buffer.concat([
+        Buffer.from('{"type":"message","id":"a1","timestamp":"2026-11-30T10:00:00.000Z","message":{"role":"assistant","model":"'),
+        model,
+        Buffer.from('","usage":{"input":5,"output":5}}}\n'),
+      ]);
+    fs.writeFileSync(path.join(bad, "bytes.jsonl"), line(Buffer.from([0x6d, 0xff])));
+    const r = spawnSync("npx", ["--prefix", project, "--no", "--offline", "ctxlens", "usage", bad, "--json", "--no-rebuild", "--by", "model"], {
+      env: { ...process.env, npm_config_cache: npmCache, npm_config_update_notifier: "false" },
+    });
+    assert.equal(r.status, 0, r.stderr.toString());
+    const report = JSON.parse(r.stdout.toString("utf8"));
+    assert.deepEqual(report.groups.map((g) => g.key), ["m\uFFFD"]);
+    assert.equal(report.totals.calls, 1);
+  } finally {
+    fs.rmSync(bad, { recursive: true, force: true });
+  }
+});
