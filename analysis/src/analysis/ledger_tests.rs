@@ -340,13 +340,47 @@ fn the_text_report_fits_80_columns() {
         changed: vec![(long.clone(), "changed while it was read".into())],
         not_rebuilt: vec![(long, 7, "pi would fail here: ".repeat(10))],
     };
-    for by in GroupBy::ALL {
-        let l = ledger(&calls, by, None, None);
-        let text = crate::report::ledger::to_text(&l, &read);
-        for line in text.lines() {
-            assert!(line.chars().count() <= 80, "--by {}: {line:?}", by.as_str());
+    // A team's year: billions of tokens read from the cache, thousands of dollars.
+    let mut heavy = calls.clone();
+    for c in &mut heavy {
+        c.usage.input *= 7e6;
+        c.usage.output *= 3e6;
+        c.usage.cache_read = 4.2e10 + c.usage.cache_read;
+        c.usage.cache_write = 2.5e9 + c.usage.cache_write;
+        c.usage.cost *= 1e5;
+    }
+    for (calls, what) in [(&calls, "the corpus"), (&heavy, "billions of tokens")] {
+        for by in GroupBy::ALL {
+            let l = ledger(calls, by, None, None);
+            let text = crate::report::ledger::to_text(&l, &read);
+            for line in text.lines() {
+                assert!(
+                    line.chars().count() <= 80,
+                    "{what}, --by {}: {line:?}",
+                    by.as_str()
+                );
+            }
         }
     }
+    // The usage table's whole counts, where they fit; abbreviated where they do not.
+    let text = |calls: &[LedgerCall]| {
+        crate::report::ledger::to_text(&ledger(calls, GroupBy::Day, None, None), &read)
+    };
+    let total = ledger(&calls, GroupBy::Day, None, None).totals;
+    assert!(text(&calls).contains(&crate::analysis::findings::thousands(
+        total.cache_read as usize
+    )));
+    let heavy_total = ledger(&heavy, GroupBy::Day, None, None).totals;
+    // Hundreds of billions: three figures, no decimals.
+    assert!((1e11..1e12).contains(&heavy_total.cache_read));
+    let billions = format!("{:.0}B", heavy_total.cache_read / 1e9);
+    assert!(
+        text(&heavy)
+            .lines()
+            .any(|l| l.starts_with("Total") && l.contains(&billions)),
+        "{}",
+        text(&heavy)
+    );
 }
 
 /// The JSON report reads back as its types (the app's view reads it so), whatever the grouping,

@@ -265,17 +265,84 @@ fn dollars(x: f64) -> String {
     }
 }
 
-fn usage_row(label: &str, t: &Totals) -> String {
-    format!(
-        "{:<18} {:>6} {:>10} {:>9} {:>11} {:>9} {:>9}\n",
-        cut_middle(label, 18),
+/// The width the text report fits.
+const WIDTH: usize = 80;
+
+/// The usage table's columns after the label, each with its width when its numbers fit it.
+const USAGE_COLUMNS: [(&str, usize); 6] = [
+    ("Calls", 6),
+    ("Input", 10),
+    ("Output", 9),
+    ("Cache read", 11),
+    ("Cache wr.", 9),
+    ("Cost", 9),
+];
+
+/// A count in three significant figures with its unit (`1.23M`, `45.6B`), for a usage table
+/// whose whole counts would not fit [`WIDTH`].
+fn abbreviated(x: f64) -> String {
+    for (unit, suffix) in [(1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")] {
+        let v = x / unit;
+        if v.abs() >= 1.0 {
+            let digits = if v.abs() >= 100.0 {
+                0
+            } else if v.abs() >= 10.0 {
+                1
+            } else {
+                2
+            };
+            return format!("{v:.digits$}{suffix}");
+        }
+    }
+    count(x)
+}
+
+/// A usage row's cells: whole counts, or `abbreviated` ones.
+fn usage_cells(t: &Totals, short: bool) -> [String; 6] {
+    let n = |x: f64| if short { abbreviated(x) } else { count(x) };
+    [
         count(t.calls as f64),
-        count(t.input),
-        count(t.output),
-        count(t.cache_read),
-        count(t.cache_write),
-        dollars(t.cost)
-    )
+        n(t.input),
+        n(t.output),
+        n(t.cache_read),
+        n(t.cache_write),
+        dollars(t.cost),
+    ]
+}
+
+/// The usage table of `rows` under `head`, in [`WIDTH`] columns: the label column narrows for
+/// wide numbers (to a date's 10 characters), and the token counts are abbreviated when even
+/// that is not enough (a team's month of cache reads runs into the billions).
+fn usage_table(head: &str, rows: &[(&str, &Totals)]) -> String {
+    let table = |short: bool| {
+        let cells: Vec<[String; 6]> = rows.iter().map(|r| usage_cells(r.1, short)).collect();
+        let widths: [usize; 6] = std::array::from_fn(|i| {
+            cells
+                .iter()
+                .map(|c| c[i].chars().count())
+                .fold(USAGE_COLUMNS[i].1, usize::max)
+        });
+        (cells, widths)
+    };
+    let numbers = |w: &[usize; 6]| w.iter().map(|w| w + 1).sum::<usize>();
+    let (mut cells, mut widths) = table(false);
+    if 10 + numbers(&widths) > WIDTH {
+        (cells, widths) = table(true);
+    }
+    let label = WIDTH.saturating_sub(numbers(&widths)).clamp(10, 18);
+    let line = |first: &str, rest: [&str; 6]| {
+        let mut l = format!("{:<label$}", cut_middle(first, label));
+        for (c, w) in rest.iter().zip(widths) {
+            l.push_str(&format!(" {c:>w$}"));
+        }
+        l.push('\n');
+        l
+    };
+    let mut s = line(head, USAGE_COLUMNS.map(|c| c.0));
+    for ((name, _), c) in rows.iter().zip(&cells) {
+        s.push_str(&line(name, std::array::from_fn(|i| c[i].as_str())));
+    }
+    s
 }
 
 fn share_row(label: &str, s: &Share, of: &Share) -> String {
@@ -385,14 +452,13 @@ fn totals_text(l: &Ledger) -> String {
         "model" => "Model",
         _ => "pi release",
     };
-    let mut s = format!(
-        "{:<18} {:>6} {:>10} {:>9} {:>11} {:>9} {:>9}\n",
-        head, "Calls", "Input", "Output", "Cache read", "Cache wr.", "Cost"
-    );
-    for g in &l.groups {
-        s.push_str(&usage_row(&g.key, &g.totals));
-    }
-    s.push_str(&usage_row("Total", &l.totals));
+    let rows: Vec<(&str, &Totals)> = l
+        .groups
+        .iter()
+        .map(|g| (g.key.as_str(), &g.totals))
+        .chain([("Total", &l.totals)])
+        .collect();
+    let mut s = usage_table(head, &rows);
     s.push_str("  (the usage and cost pi recorded on each answer)\n");
     s
 }
