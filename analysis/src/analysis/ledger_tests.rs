@@ -345,8 +345,8 @@ fn the_text_report_fits_80_columns() {
     for c in &mut heavy {
         c.usage.input *= 7e6;
         c.usage.output *= 3e6;
-        c.usage.cache_read = 4.2e10 + c.usage.cache_read;
-        c.usage.cache_write = 2.5e9 + c.usage.cache_write;
+        c.usage.cache_read += 4.2e10;
+        c.usage.cache_write += 2.5e9;
         c.usage.cost *= 1e5;
     }
     for (calls, what) in [(&calls, "the corpus"), (&heavy, "billions of tokens")] {
