@@ -15,7 +15,6 @@ use crate::calls::CallRef;
 use crate::inputs::Inputs;
 use crate::js::{self, Value};
 use crate::tokens::TokenCounter;
-use crate::AssemblyStats;
 
 /// The usage pi recorded on one answer.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -882,7 +881,7 @@ impl<'a> Accountant<'a> {
                 })
             })
             .as_mut()?;
-        crate::analysis::stats::compute_with_tokens(a, counter)
+        crate::analysis::stats::sums(a, Some(counter))
             .ok()
             .flatten()
     }
@@ -917,7 +916,8 @@ impl<'a> Accountant<'a> {
     fn record(&mut self, c: &mut LedgerCall, i: &Inputs, a: &crate::Assembly) {
         c.pi = a.pi.as_ref().map(|p| p.version.to_string());
         let counted = self.counted(a);
-        match counted.as_ref().or_else(|| a.stats()) {
+        let sums = || crate::analysis::stats::sums(a, None).ok().flatten();
+        match counted.or_else(sums).as_ref() {
             Some(s) if a.request.is_some() => {
                 let before = self.blocks.as_deref();
                 let mut blocks = Blocks::of(s, before);
@@ -1038,18 +1038,23 @@ fn cache_break(
     })
 }
 
+/// The characters of `a`'s request (0: pi would send none).
+fn body_chars(a: &crate::Assembly) -> usize {
+    a.request.as_ref().map_or(0, |r| r.accounting.body_chars)
+}
+
 /// The call's request with `changes` made (a change that finds nothing in it leaves it as is).
 fn changed(ws: &crate::Workspace, i: &Inputs, a: &crate::Assembly, changes: &[Change]) -> Changed {
     match whatif::apply(i, a, changes) {
         Ok((ci, _)) => {
             let c = ws.assemble_unkept(&ci);
             Changed {
-                body_chars: c.stats().map_or(0, |s| s.body_chars),
+                body_chars: body_chars(&c),
                 applies: true,
             }
         }
         Err(_) => Changed {
-            body_chars: a.stats().map_or(0, |s| s.body_chars),
+            body_chars: body_chars(a),
             applies: false,
         },
     }

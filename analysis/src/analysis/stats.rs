@@ -234,15 +234,27 @@ pub fn compute_with_tokens(
 }
 
 fn compute_(a: &Assembly, counter: Option<&mut dyn TokenCounter>) -> Result<Option<Stats>, String> {
-    let Some(s) = walk_and_sum(a, counter)? else {
-        return Ok(None);
-    };
-    Ok(Some(s))
+    walk_and_sum(a, counter, Rows::Kept)
+}
+
+/// [`compute_with_tokens`] (or [`compute`], without a counter) with the sums alone: no row per
+/// wire message (`by_message`) and so no roles (`by_role`). What `usage` reads of each of its
+/// calls: on a long session a row per message of every call is most of the statistics' work.
+pub fn sums(a: &Assembly, counter: Option<&mut dyn TokenCounter>) -> Result<Option<Stats>, String> {
+    walk_and_sum(a, counter, Rows::Left)
+}
+
+/// Whether the statistics keep a row per wire message.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Rows {
+    Kept,
+    Left,
 }
 
 fn walk_and_sum(
     a: &Assembly,
     counter: Option<&mut dyn TokenCounter>,
+    rows: Rows,
 ) -> Result<Option<Stats>, String> {
     let (Some(request), Some(pi)) = (a.request.as_ref(), a.pi.as_ref()) else {
         return Ok(None);
@@ -263,7 +275,7 @@ fn walk_and_sum(
         count_tokens(counter, request, &parts, &prompt.text, &mut s, &mut tokens)?;
     }
 
-    let mut history = HistorySums::new(a, request, api, &parts);
+    let mut history = HistorySums::new(a, request, api, &parts, rows);
     let mut payload_chars = 0usize;
     for (i, (part, n)) in parts.iter().enumerate() {
         let t = tokens[i];
@@ -444,11 +456,18 @@ struct HistorySums<'a> {
     message_rows: Vec<Option<usize>>,
     /// The results counted: by wire message and LLM message (which name their tool).
     result_seen: HashSet<(Option<u32>, Option<usize>)>,
+    rows: Rows,
 }
 
 impl<'a> HistorySums<'a> {
     /// No sums yet over `a`'s history; the images are counted among `parts`.
-    fn new(a: &'a Assembly, request: &'a Request, api: &'a str, parts: &[(Part, usize)]) -> Self {
+    fn new(
+        a: &'a Assembly,
+        request: &'a Request,
+        api: &'a str,
+        parts: &[(Part, usize)],
+        rows: Rows,
+    ) -> Self {
         let llm = &a.parts.llm_messages;
         let images = parts
             .iter()
@@ -479,8 +498,12 @@ impl<'a> HistorySums<'a> {
             },
             by_message: Vec::new(),
             by_result_tool: Vec::new(),
-            message_rows: vec![None; request.accounting.wires.len() + 1],
+            message_rows: match rows {
+                Rows::Kept => vec![None; request.accounting.wires.len() + 1],
+                Rows::Left => Vec::new(),
+            },
             result_seen: HashSet::new(),
+            rows,
         }
     }
 
@@ -490,6 +513,12 @@ impl<'a> HistorySums<'a> {
         *self.kinds.slot(kind) += n;
         *self.kind_tokens.slot(kind) += t;
         let wire_msg = wire.and_then(|w| wires.get(w as usize));
+        if kind == Kind::ToolResults {
+            self.add_tool_result(wire, index, wire_msg, n, t);
+        }
+        if self.rows == Rows::Left {
+            return;
+        }
         // Each wire message's row, found by its number (an index, not a scan: a long
         // session has tens of thousands of parts and of messages); its role is its first
         // part's.
@@ -525,9 +554,6 @@ impl<'a> HistorySums<'a> {
                     m.lines.push(line);
                 }
             }
-        }
-        if kind == Kind::ToolResults {
-            self.add_tool_result(wire, index, wire_msg, n, t);
         }
     }
 

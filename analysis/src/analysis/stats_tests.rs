@@ -423,6 +423,16 @@ fn the_parts_add_up_to_the_body_for_every_case_and_every_protocol() {
             if let Err(e) = adds_up(&a) {
                 failures.push(format!("{} {:?}: {e}", case.name, api.map(Api::as_str)));
             }
+            // The sums alone (what `usage` reads) are the full statistics' sums.
+            let rowless = super::compute(&a).map(|mut s| {
+                s.by_message.clear();
+                s.by_role.clear();
+                s
+            });
+            if super::sums(&a, None).ok().flatten() != rowless {
+                let api = api.map(Api::as_str);
+                failures.push(format!("{} {api:?}: the sums alone differ", case.name));
+            }
         }
     }
     assert!(checked > 1000, "only {checked} requests");
@@ -553,6 +563,16 @@ fn the_token_accounting_matches_an_independent_recount_of_every_captured_body() 
             .expect("stats");
         // Counting tokens changes no character count.
         assert_eq!(Some(&s.by_kind), a.stats().map(|x| &x.by_kind));
+        // The sums alone (what `usage` reads), counted the same.
+        let mut rowless = s.clone();
+        rowless.by_message.clear();
+        rowless.by_role.clear();
+        assert_eq!(
+            super::sums(&a, Some(&mut StandIn)).ok().flatten(),
+            Some(rowless),
+            "{}",
+            case.name
+        );
         assert_eq!(
             s.tokenizer.as_ref().map(|t| t.name.as_str()),
             Some("stand-in")
