@@ -894,7 +894,7 @@ fn whatif_output(
         };
         let mut count = |_: &Inputs, x: &Assembly| -> Option<usize> {
             let c = counter.as_mut()?;
-            ctxlens::analysis::stats::compute_with_tokens(x, &mut **c)
+            ctxlens::analysis::stats::sums(x, Some(&mut **c))
                 .ok()
                 .flatten()
                 .map(|s| s.total_tokens())

@@ -897,7 +897,7 @@ impl WhatIfBase {
                     info: TokenizerInfo { name, exact },
                     not_loaded: false,
                 };
-                ctxlens::analysis::stats::compute_with_tokens(x, &mut c)
+                ctxlens::analysis::stats::sums(x, Some(&mut c))
                     .ok()
                     .flatten()
                     .map(|s| s.total_tokens())

@@ -1704,8 +1704,16 @@ fn session_step(loaded: &Rc<RefCell<Option<Loaded>>>) {
         0.6 + 0.35 * done as f64 / total.max(1) as f64,
     );
     let module = &job.module;
-    let mut per_call =
-        |_: &ctxlens::Inputs, x: &Assembly| stats_with_tokens(module, x).map(|s| s.total_tokens());
+    let mut per_call = |_: &ctxlens::Inputs, x: &Assembly| {
+        let (m, exact) = module.as_ref()?;
+        let no_progress = |_: f64| {};
+        let mut c = crate::vocab::Counter::new(m, *exact, &no_progress);
+        // The sums alone: no row per message of every call.
+        ctxlens::analysis::stats::sums(x, Some(&mut c))
+            .ok()
+            .flatten()
+            .map(|s| s.total_tokens())
+    };
     job.rebuild.step(&l.engine, &mut per_call);
     drop(guard);
     let (done, total) = job.rebuild.progress();

@@ -1599,6 +1599,15 @@ pub fn session(
     r.finish()
 }
 
+/// The system prompt, tools and history of `a`'s request in characters: the statistics' sums
+/// alone (a session's every call is rebuilt twice; no row per message is needed of them).
+fn total_chars(a: &Assembly) -> Option<usize> {
+    crate::analysis::stats::sums(a, None)
+        .ok()
+        .flatten()
+        .map(|s| s.total_chars())
+}
+
 /// [`session`] one call at a time, for a host that has other work between the calls (the app's
 /// worker answers a newer what-if without waiting for the whole session of an older one).
 pub struct SessionRebuild {
@@ -1710,7 +1719,7 @@ impl SessionRebuild {
             index: call.index,
             entry_id: call.entry_id.clone(),
             line: call.line,
-            before_chars: b.stats().map_or(0, |s| s.total_chars()),
+            before_chars: total_chars(&b).unwrap_or(0),
             after_chars: None,
             before_tokens: None,
             after_tokens: None,
@@ -1735,7 +1744,7 @@ impl SessionRebuild {
             out.calls.push(row);
             return true;
         }
-        row.after_chars = c.stats().map(|s| s.total_chars());
+        row.after_chars = total_chars(c);
         // A warning about this call's rebuild that the request itself does not have (an older
         // pi made the call, ...): not what was sent, so not in the totals.
         if let Some(w) = b
