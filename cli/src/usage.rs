@@ -126,7 +126,8 @@ impl<J> Pool<J> {
 
     /// The next job, once it may start; `None` when none is left.
     fn take(&self) -> Option<(usize, usize, J)> {
-        let mut q = self.jobs.lock().ok()?;
+        // A lock a panicking thread let go of is taken as it is: the queue stays consistent.
+        let mut q = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
         loop {
             if let Some(job) = q.start() {
                 return Some(job);
@@ -134,16 +135,26 @@ impl<J> Pool<J> {
             if q.waiting.is_empty() {
                 return None;
             }
-            q = self.turn.wait(q).ok()?;
+            q = self.turn.wait(q).unwrap_or_else(|e| e.into_inner());
         }
     }
 
     /// A job of `bytes` is done: the threads waiting look again.
     fn done(&self, bytes: usize) {
-        if let Ok(mut q) = self.jobs.lock() {
-            q.finish(bytes);
-        }
+        self.jobs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .finish(bytes);
         self.turn.notify_all();
+    }
+}
+
+/// A job of `.1` bytes in `.0`, done when dropped.
+struct Done<'p, J>(&'p Pool<J>, usize);
+
+impl<J> Drop for Done<'_, J> {
+    fn drop(&mut self) {
+        self.0.done(self.1);
     }
 }
 
@@ -168,8 +179,11 @@ fn pooled<J: Send>(
     let run = |w: &mut dyn Host, p: &mut Progress, first: Option<(usize, usize, J)>| {
         let mut job = first.or_else(|| pool.take());
         while let Some((k, bytes, j)) = job {
+            // Its bytes are given back however the work ends: a thread that panics (a bug)
+            // leaves no other waiting for them.
+            let _done = Done(&pool, bytes);
             work(w, p, k, j);
-            pool.done(bytes);
+            drop(_done);
             job = pool.take();
         }
     };
@@ -486,6 +500,31 @@ mod tests {
         q.finish(12);
         assert_eq!(started(&mut q), None);
         assert!(q.waiting.is_empty());
+    }
+
+    #[test]
+    fn a_job_that_panics_gives_its_bytes_back() {
+        let pool = Pool::new(vec![(0, 10, ()), (1, 10, ()), (2, 10, ())], 10);
+        let ran = std::sync::Mutex::new(0);
+        let others_finished = std::thread::scope(|s| {
+            let first = s.spawn(|| {
+                let (_, bytes, ()) = pool.take().unwrap();
+                let _done = Done(&pool, bytes);
+                panic!("a bug in one session's rebuild");
+            });
+            let _ = first.join();
+            // The other jobs still start: the panicked job's bytes were given back.
+            s.spawn(|| {
+                while let Some((_, bytes, ())) = pool.take() {
+                    let _done = Done(&pool, bytes);
+                    *ran.lock().unwrap() += 1;
+                }
+            })
+            .join()
+            .is_ok()
+        });
+        assert!(others_finished);
+        assert_eq!(*ran.lock().unwrap(), 2);
     }
 
     #[test]
