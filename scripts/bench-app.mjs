@@ -328,7 +328,9 @@ async function bench() {
     // The worker's receipts of the page's messages (`load` of a dropped session, then the request
     // answered: `assemble` or `whatif`).
     const recvs = seen.msgs.flatMap((x) => x.recv);
-    const recvOf = (type) => recvs.filter(([k]) => k === type).map(([, t]) => t).at(-1) ?? null;
+    // The last receipt before the reply was sent: a what-if's page asks for the whole session
+    // once the request's answer is in, and that later `whatif` is not the one answered.
+    const recvOf = (type) => recvs.filter(([k, t]) => k === type && (reply.sent === null || t <= reply.sent)).map(([, t]) => t).at(-1) ?? null;
     const loadAt = recvOf("load");
     const recv = recvOf(replyType === "report" ? "assemble" : replyType);
     const joined = seen.marks.filter(([n]) => n.startsWith("ctxlens:report-joined")).at(-1)?.[1] ?? null;
