@@ -116,13 +116,13 @@ fn calls_table(calls: &[&LedgerCall]) -> Table {
     let int = |f: &dyn Fn(&LedgerCall) -> Option<usize>| -> Vec<Option<i64>> {
         calls.iter().map(|c| f(c).map(|n| n as i64)).collect()
     };
-    t.text("file", text(&|c| Some(c.file.clone())));
+    t.text("file", text(&|c| Some(c.file.to_string())));
     t.int("line", int(&|c| Some(c.line as usize)));
     t.text("entry_id", text(&|c| c.entry_id.clone()));
-    t.text("session_id", text(&|c| Some(c.session_id.clone())));
+    t.text("session_id", text(&|c| Some(c.session_id.to_string())));
     t.text(
         "project",
-        text(&|c| Some(c.cwd.clone().unwrap_or_else(|| c.folder.clone()))),
+        text(&|c| Some(c.cwd.as_deref().unwrap_or(&c.folder).to_string())),
     );
     t.text("timestamp", text(&|c| Some(c.timestamp.clone())));
     t.text("day", text(&|c| Some(c.day.clone())));
@@ -240,7 +240,7 @@ fn blocks_table(calls: &[&LedgerCall]) -> Table {
     };
     t.text(
         "file",
-        rows.iter().map(|r| Some(r.call.file.clone())).collect(),
+        rows.iter().map(|r| Some(r.call.file.to_string())).collect(),
     );
     t.int(
         "line",

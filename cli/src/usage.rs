@@ -276,8 +276,8 @@ fn runs(calls: &[LedgerCall]) -> Vec<(String, usize, usize)> {
     let mut out: Vec<(String, usize, usize)> = Vec::new();
     for (i, c) in calls.iter().enumerate() {
         match out.last_mut() {
-            Some(r) if r.0 == c.file => r.2 = i + 1,
-            _ => out.push((c.file.clone(), i, i + 1)),
+            Some(r) if *r.0 == *c.file => r.2 = i + 1,
+            _ => out.push((c.file.to_string(), i, i + 1)),
         }
     }
     out

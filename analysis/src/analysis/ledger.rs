@@ -363,19 +363,23 @@ struct Previous {
 /// A payload of the prompt: its block, its characters and a digest of its bytes.
 type Unit = (&'static str, usize, u64);
 
+/// A text every call of a session file has the same (its path, its session's id, its folder,
+/// its cwd): one copy for them all, so a folder's rows grow with its calls, not their paths.
+pub type FileText = std::sync::Arc<str>;
+
 /// One model call, as recorded in a session file.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LedgerCall {
-    pub file: String,
+    pub file: FileText,
     /// 1-based line of the answer in `file`.
     pub line: u32,
     pub entry_id: Option<String>,
     /// The session's id as ccusage names it (the file name after its first `_`).
-    pub session_id: String,
+    pub session_id: FileText,
     /// The folder below `sessions/` (ccusage's project), or `unknown`.
-    pub folder: String,
+    pub folder: FileText,
     /// The session header's `cwd`, when the file has one.
-    pub cwd: Option<String>,
+    pub cwd: Option<FileText>,
     /// The entry's `timestamp` (ISO text).
     pub timestamp: String,
     /// Its UTC date (`2026-11-30`).
@@ -581,7 +585,9 @@ fn folder_of(path: &str) -> String {
 /// Reads the calls of one session file (`path` names it; its folder is ccusage's project).
 pub fn scan(path: &str, text: &str) -> Scan {
     let mut out = Scan::default();
-    let (session_id, folder) = (session_id_of(path), folder_of(path));
+    let file: FileText = path.into();
+    let session_id: FileText = session_id_of(path).into();
+    let folder: FileText = folder_of(path).into();
     // Skills asked for since the last call, given to the next one.
     let mut asked: Vec<String> = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -613,7 +619,7 @@ pub fn scan(path: &str, text: &str) -> Scan {
                     asked.drain(..).map(|n| format!("/skill:{n}")).collect();
                 uses.extend(m.map(tool_call_strings).unwrap_or_default());
                 out.calls.push(LedgerCall {
-                    file: path.to_string(),
+                    file: file.clone(),
                     line: n,
                     entry_id: v.get_str("id").map(str::to_string),
                     session_id: session_id.clone(),
@@ -636,8 +642,9 @@ pub fn scan(path: &str, text: &str) -> Scan {
             Err(_) => {}
         }
     }
+    let cwd: Option<FileText> = out.cwd.as_deref().filter(|c| !c.is_empty()).map(Into::into);
     for c in &mut out.calls {
-        c.cwd = out.cwd.clone().filter(|c| !c.is_empty());
+        c.cwd = cwd.clone();
     }
     out
 }
@@ -743,7 +750,7 @@ impl Reader {
             if let Some(why) = &c.note {
                 self.read
                     .not_rebuilt
-                    .push((c.file.clone(), c.line, why.clone()));
+                    .push((c.file.to_string(), c.line, why.clone()));
             }
         }
     }
@@ -1116,8 +1123,8 @@ impl GroupBy {
             GroupBy::Day => c.day.clone(),
             GroupBy::Week => week_of(c),
             GroupBy::Month => c.day.get(..7).unwrap_or("").to_string(),
-            GroupBy::Session => c.file.clone(),
-            GroupBy::Project => c.cwd.clone().unwrap_or_else(|| c.folder.clone()),
+            GroupBy::Session => c.file.to_string(),
+            GroupBy::Project => c.cwd.as_deref().unwrap_or(&c.folder).to_string(),
             GroupBy::Model => match (&c.provider, &c.model) {
                 (Some(p), Some(m)) => format!("{p}/{m}"),
                 (None, Some(m)) => m.clone(),
@@ -1331,7 +1338,7 @@ pub struct CallAt {
 impl CallAt {
     fn of(c: &LedgerCall) -> CallAt {
         CallAt {
-            file: c.file.clone(),
+            file: c.file.to_string(),
             line: c.line,
             entry_id: c.entry_id.clone(),
             timestamp: c.timestamp.clone(),

@@ -39,10 +39,7 @@ fn calls_are_read_as_ccusage_reads_them() {
         .collect();
     assert_eq!(ids, ["a1", "a2", "a3"]);
     let a1 = &s.calls[0];
-    assert_eq!(
-        (a1.session_id.as_str(), a1.folder.as_str()),
-        ("s1", "--home-u-proj--")
-    );
+    assert_eq!((&*a1.session_id, &*a1.folder), ("s1", "--home-u-proj--"));
     assert_eq!(a1.cwd.as_deref(), Some("/home/u/proj"));
     assert_eq!(a1.usage.total_tokens, 1170.0);
     assert_eq!(a1.usage.prompt_tokens(), 1120.0);
@@ -68,7 +65,7 @@ fn a_file_outside_a_sessions_folder_is_an_unknown_project() {
         &answer("a1", "2026-11-30T10:00:01.000Z", USAGE),
     );
     assert_eq!(
-        (s.calls[0].folder.as_str(), s.calls[0].session_id.as_str()),
+        (&*s.calls[0].folder, &*s.calls[0].session_id),
         ("unknown", "abc")
     );
     assert_eq!(s.cwd, None);
@@ -102,7 +99,7 @@ fn a_call_read_twice_is_counted_once() {
     assert_eq!((r.read.files, r.read.duplicates), (3, 2));
     let kept: Vec<_> = calls
         .iter()
-        .map(|c| (c.session_id.as_str(), c.entry_id.as_deref().unwrap()))
+        .map(|c| (&*c.session_id, c.entry_id.as_deref().unwrap()))
         .collect();
     assert_eq!(kept, [("s1", "a1"), ("s1", "a2"), ("s3", "a9")]);
 }
