@@ -34,14 +34,10 @@ impl HostFs for StdFs {
         let Ok(len) = usize::try_from(len) else {
             return Err(format!("{len} bytes: too large to read"));
         };
-        let mut text = ctxlens::js::StrBuilder::new(len);
-        // One byte more than its size: a file that changed meanwhile (pi appends to the session
-        // it runs) is read again, whole, as `read` reads it.
-        let mut more = [0u8; 1];
-        match (f.read_exact(text.slice_mut(0, len)), f.read(&mut more)) {
-            (Ok(()), Ok(0)) => Ok(text.finish()),
-            _ => self.read(path).map(|b| ctxlens::install::text_of(&b)),
-        }
+        // Whole when its size is read and then nothing more.
+        ctxlens::install::text_in_place(self, path, len, |into| {
+            Ok(f.read_exact(into).is_ok() && matches!(f.read(&mut [0u8; 1]), Ok(0)))
+        })
     }
 
     fn read_head(&self, path: &str, max: usize) -> Result<Vec<u8>, String> {

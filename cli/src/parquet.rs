@@ -120,10 +120,7 @@ fn calls_table(calls: &[&LedgerCall]) -> Table {
     t.int("line", int(&|c| Some(c.line as usize)));
     t.text("entry_id", text(&|c| c.entry_id.clone()));
     t.text("session_id", text(&|c| Some(c.session_id.to_string())));
-    t.text(
-        "project",
-        text(&|c| Some(c.cwd.as_deref().unwrap_or(&c.folder).to_string())),
-    );
+    t.text("project", text(&|c| Some(c.project().to_string())));
     t.text("timestamp", text(&|c| Some(c.timestamp.clone())));
     t.text("day", text(&|c| Some(c.day.clone())));
     t.text("provider", text(&|c| c.provider.clone()));

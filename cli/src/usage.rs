@@ -181,9 +181,9 @@ fn pooled<J: Send>(
         while let Some((k, bytes, j)) = job {
             // Its bytes are given back however the work ends: a thread that panics (a bug)
             // leaves no other waiting for them.
-            let _done = Done(&pool, bytes);
+            let done = Done(&pool, bytes);
             work(w, p, k, j);
-            drop(_done);
+            drop(done);
             job = pool.take();
         }
     };

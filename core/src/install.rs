@@ -95,6 +95,24 @@ pub fn text_of(bytes: &[u8]) -> crate::js::Str {
     }
 }
 
+/// The text of `path`, `len` bytes as its host last gave its size, read straight into the
+/// text's buffer by `fill` ([`HostFs::read_text`]), which says whether that was the whole file.
+/// A file that changed meanwhile (pi appends to the session it runs) is read again, whole, by
+/// [`HostFs::read`].
+pub fn text_in_place<F: HostFs + ?Sized>(
+    fs: &F,
+    path: &str,
+    len: usize,
+    fill: impl FnOnce(&mut [u8]) -> Result<bool, String>,
+) -> Result<crate::js::Str, String> {
+    let mut text = crate::js::StrBuilder::new(len);
+    if fill(text.slice_mut(0, len))? {
+        Ok(text.finish())
+    } else {
+        fs.read(path).map(|b| text_of(&b))
+    }
+}
+
 /// Bounds on what is read.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {

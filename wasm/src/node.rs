@@ -30,11 +30,11 @@ extern "C" {
     /// `fs.readFileSync`; `None` when it failed.
     #[wasm_bindgen(method)]
     fn read(this: &NodeHost, path: &str) -> Option<Vec<u8>>;
-    /// At most the first `max` bytes of a file.
     /// Reads a file into `into` (its size as `stat` gave it): the bytes read, one more when the
     /// file has grown past `into`, or -1 (`lastError`).
     #[wasm_bindgen(method, js_name = readInto)]
     fn read_into(this: &NodeHost, path: &str, into: &mut [u8]) -> f64;
+    /// At most the first `max` bytes of a file.
     #[wasm_bindgen(method, js_name = readHead)]
     fn read_head(this: &NodeHost, path: &str, max: u32) -> Option<Vec<u8>>;
     /// `fs.readdirSync`: the names joined by NUL (a byte no file name holds).
@@ -107,16 +107,12 @@ impl HostFs for NodeFs<'_> {
         let Some(len) = size else {
             return self.read(path).map(|b| ctxlens::install::text_of(&b));
         };
-        let mut text = ctxlens::js::StrBuilder::new(len);
-        let read = self.0.read_into(path, text.slice_mut(0, len));
-        if read < 0.0 {
-            Err(self.0.last_error())
-        } else if read == len as f64 {
-            Ok(text.finish())
-        } else {
-            // It changed since `stat`: read whole, as `read` reads it.
-            self.read(path).map(|b| ctxlens::install::text_of(&b))
-        }
+        ctxlens::install::text_in_place(self, path, len, |into| {
+            match self.0.read_into(path, into) {
+                n if n < 0.0 => Err(self.0.last_error()),
+                n => Ok(n == len as f64),
+            }
+        })
     }
 
     fn read_head(&self, path: &str, max: usize) -> Result<Vec<u8>, String> {

@@ -1662,17 +1662,27 @@ struct SessionJob {
     rebuild: ctxlens::analysis::whatif::SessionRebuild,
 }
 
+/// `f` with a counter of `module`'s vocabulary (`None`: no vocabulary, characters only).
+fn with_counter<R>(
+    module: &Option<(Rc<crate::vocab::VocabModule>, bool)>,
+    f: impl FnOnce(&mut crate::vocab::Counter) -> R,
+) -> Option<R> {
+    let (m, exact) = module.as_ref()?;
+    let no_progress = |_: f64| {};
+    Some(f(&mut crate::vocab::Counter::new(m, *exact, &no_progress)))
+}
+
 /// The statistics of `x` with tokens counted by `module` (`None`: characters only).
 fn stats_with_tokens(
     module: &Option<(Rc<crate::vocab::VocabModule>, bool)>,
     x: &Assembly,
 ) -> Option<ctxlens::analysis::stats::Stats> {
-    let (m, exact) = module.as_ref()?;
-    let no_progress = |_: f64| {};
-    let mut c = crate::vocab::Counter::new(m, *exact, &no_progress);
-    ctxlens::analysis::stats::compute_with_tokens(x, &mut c)
-        .ok()
-        .flatten()
+    with_counter(module, |c| {
+        ctxlens::analysis::stats::compute_with_tokens(x, c)
+            .ok()
+            .flatten()
+    })
+    .flatten()
 }
 
 /// Runs the session job's next call in a task of its own (a timer: the page's messages that came
@@ -1704,15 +1714,13 @@ fn session_step(loaded: &Rc<RefCell<Option<Loaded>>>) {
         0.6 + 0.35 * done as f64 / total.max(1) as f64,
     );
     let module = &job.module;
+    // The statistics' sums alone: no row per message of every call.
     let mut per_call = |_: &ctxlens::Inputs, x: &Assembly| {
-        let (m, exact) = module.as_ref()?;
-        let no_progress = |_: f64| {};
-        let mut c = crate::vocab::Counter::new(m, *exact, &no_progress);
-        // The sums alone: no row per message of every call.
-        ctxlens::analysis::stats::sums(x, Some(&mut c))
-            .ok()
-            .flatten()
-            .map(|s| s.total_tokens())
+        with_counter(module, |c| {
+            ctxlens::analysis::stats::sums(x, Some(c)).ok().flatten()
+        })
+        .flatten()
+        .map(|s| s.total_tokens())
     };
     job.rebuild.step(&l.engine, &mut per_call);
     drop(guard);

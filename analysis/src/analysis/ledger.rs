@@ -70,8 +70,8 @@ pub struct Blocks {
 }
 
 /// A list most calls of a session have the same as the call before (the tools, the system
-/// prompt's sections): one copy is kept for them all ([`Blocks::share`]), so the rows of a
-/// folder's calls grow with their number, not with their tool sets.
+/// prompt's sections): one copy is kept for them all, so the rows of a folder's calls grow
+/// with their number, not with their tool sets.
 pub type Shared<T> = std::sync::Arc<Vec<T>>;
 
 /// `now`, or `before` where it holds the same.
@@ -329,6 +329,11 @@ pub struct CacheBreak {
 }
 
 impl LedgerCall {
+    /// Its project: the session's cwd, else its folder below `sessions/` (as ccusage names it).
+    pub fn project(&self) -> &str {
+        self.cwd.as_deref().unwrap_or(&self.folder)
+    }
+
     /// A part of this call's request as its prompt tokens and prompt cost: the recorded ones
     /// split by the part's share of the request (0 for a call not rebuilt).
     ///
@@ -1124,7 +1129,7 @@ impl GroupBy {
             GroupBy::Week => week_of(c),
             GroupBy::Month => c.day.get(..7).unwrap_or("").to_string(),
             GroupBy::Session => c.file.to_string(),
-            GroupBy::Project => c.cwd.as_deref().unwrap_or(&c.folder).to_string(),
+            GroupBy::Project => c.project().to_string(),
             GroupBy::Model => match (&c.provider, &c.model) {
                 (Some(p), Some(m)) => format!("{p}/{m}"),
                 (None, Some(m)) => m.clone(),

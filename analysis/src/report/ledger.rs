@@ -267,6 +267,9 @@ fn dollars(x: f64) -> String {
 
 /// The width the text report fits.
 const WIDTH: usize = 80;
+/// The usage table's label column: a date's width at the narrowest, as wide as a session's
+/// name shortened in its middle at the widest.
+const LABEL: std::ops::RangeInclusive<usize> = 10..=18;
 
 /// The usage table's columns after the label, each with its width when its numbers fit it.
 const USAGE_COLUMNS: [(&str, usize); 6] = [
@@ -326,10 +329,12 @@ fn usage_table(head: &str, rows: &[(&str, &Totals)]) -> String {
     };
     let numbers = |w: &[usize; 6]| w.iter().map(|w| w + 1).sum::<usize>();
     let (mut cells, mut widths) = table(false);
-    if 10 + numbers(&widths) > WIDTH {
+    if LABEL.start() + numbers(&widths) > WIDTH {
         (cells, widths) = table(true);
     }
-    let label = WIDTH.saturating_sub(numbers(&widths)).clamp(10, 18);
+    let label = WIDTH
+        .saturating_sub(numbers(&widths))
+        .clamp(*LABEL.start(), *LABEL.end());
     let line = |first: &str, rest: [&str; 6]| {
         let mut l = format!("{:<label$}", cut_middle(first, label));
         for (c, w) in rest.iter().zip(widths) {
